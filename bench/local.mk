@@ -1,0 +1,1 @@
+# bench/ build fragment (included by Makefile.am)

@@ -1,0 +1,30 @@
+/* cmds.h — the command handlers memsz.c dispatches to.
+ *
+ * Every handler has the same signature: argv[0] is the command name, options
+ * follow (getopt_long, one struct option[] beside its usage text). It returns
+ * the process exit status: 0 success, 1 failure (one line already printed on
+ * stderr), 129 usage error (usage printed), like git.
+ * Each command also exports its usage text so `memsz help CMD` and
+ * `memsz CMD --help` print exactly the same thing.
+ */
+#ifndef MEMSZ_CMDS_H
+#define MEMSZ_CMDS_H
+
+#include <stdio.h>
+
+struct memsz_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	void (*usage)(FILE *out);
+	const char *summary;
+};
+
+/* The command table (memsz.c). NULL-name terminated. */
+extern const struct memsz_cmd memsz_cmds[];
+
+#define EXIT_USAGE 129
+
+int cmd_size(int argc, char **argv);
+void usage_size(FILE *out);
+
+#endif

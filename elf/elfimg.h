@@ -1,0 +1,122 @@
+/* elfimg.h — an ELF image on disk: its headers, its base DualMap and the data
+ * sources (segments, sections, symbols) that label its bytes.
+ *
+ * Knows nothing of processes. Opens 32- and 64-bit, little- and big-endian
+ * files through libelf, validates every header it uses against the file size
+ * before use, and fails with a MEMSZ_E* code on anything inconsistent.
+ */
+#ifndef MEMSZ_ELFIMG_H
+#define MEMSZ_ELFIMG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maps/labels.h"
+#include "maps/rangemap.h"
+
+struct elf_segment {
+	uint32_t index;  /* program header index: "LOAD #<index>" */
+	uint32_t type;   /* PT_* */
+	uint32_t flags;  /* PF_R | PF_W | PF_X */
+	uint64_t offset, vaddr, filesz, memsz, align;
+};
+
+struct elf_section {
+	const char *name; /* borrowed from the image; "" if unnamed */
+	uint32_t index, type, link, info;
+	uint64_t flags, addr, offset, size, entsize;
+};
+
+struct elfimg {
+	char *path;            /* as given to elfimg_open */
+	uint64_t file_size;    /* st_size of the file */
+	int elfclass;          /* ELFCLASS32 or ELFCLASS64 */
+	bool big_endian;
+	uint16_t type;         /* ET_EXEC, ET_DYN, ... */
+	uint16_t machine;      /* EM_* */
+	uint64_t ehdr_size;    /* e_ehsize */
+	uint64_t phoff, phdr_size; /* program header table [phoff, +size) */
+	uint64_t shoff, shdr_size; /* section header table [shoff, +size) */
+
+	struct elf_segment *segs; /* every program header, in order */
+	size_t nsegs;
+	struct elf_section *secs; /* every section header, index order */
+	size_t nsecs;
+
+	uint64_t vm_size;      /* sum of PT_LOAD p_memsz: the mapped VM size */
+
+	uint8_t build_id[64];  /* NT_GNU_BUILD_ID descriptor, if any */
+	size_t build_id_len;   /* 0: none */
+	char *debuglink;       /* .gnu_debuglink file name, or NULL */
+	uint32_t debuglink_crc;
+
+	/* Separate debug file whose build-id matches (or debuglink CRC when
+	 * the image has no build-id); NULL until elfimg_find_debug() found
+	 * one. Owned by this image. */
+	struct elfimg *debug;
+
+	void *priv;            /* libelf handle and fd; private to elf/ */
+};
+
+/* Open and validate path. On success *out is a new image (close with
+ * elfimg_close) and 0 is returned; else a negative code (-errno or
+ * -MEMSZ_E*) and *out is untouched. Directories give -EISDIR. */
+int elfimg_open(const char *path, struct elfimg **out);
+/* Close img and its debug image. NULL is fine. */
+void elfimg_close(struct elfimg *img);
+
+/* Look for a separate debug file: /usr/lib/debug/.build-id/xx/rest.debug
+ * by build-id, then .gnu_debuglink next to the image, in .debug/ beside it
+ * and under /usr/lib/debug/<dir>/. A candidate is accepted only if its
+ * build-id equals the image's (or, without build-ids, its CRC32 matches the
+ * debuglink CRC). debug_root replaces "/usr/lib/debug" when not NULL (tests).
+ * Returns 1 if found (img->debug set), 0 if none, negative on error. */
+int elfimg_find_debug(struct elfimg *img, const char *debug_root);
+
+/* Hex string of the build-id into buf (2*len+1 bytes); "" if none. */
+char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len);
+
+/* The base map: VM and file space of the whole image with translation.
+ * File: [0, file_size) fully covered: ELF header, program header table,
+ * section header table, PT_LOAD segments ("LOAD #n [RWX]"), and
+ * "[Unmapped]" for bytes no segment holds. VM: every PT_LOAD's
+ * [vaddr, vaddr+memsz), translated to file for its first filesz bytes. */
+int elfimg_base_map(struct elfimg *img, struct labels *lb,
+		    struct dualmap *out);
+
+enum elf_source {
+	ELFSRC_SEGMENTS,
+	ELFSRC_SECTIONS,
+	ELFSRC_SYMBOLS,
+	ELFSRC__COUNT
+};
+
+/* Source by key name ("segments", "sections", "symbols"); -1 if none. */
+int elfsrc_from_name(const char *name);
+const char *elfsrc_name(enum elf_source src);
+
+/* Counts of what a source could not use exactly (shown in footers). */
+struct elfsrc_stats {
+	uint64_t symbols;         /* symbols labelled */
+	uint64_t aliases;         /* symbols folded into another (same range) */
+	uint64_t clipped;         /* symbols cut to their section's end */
+	bool used_debug_file;     /* symbols came from img->debug */
+	bool used_dynsym;         /* no .symtab anywhere: .dynsym used */
+};
+
+/* Label every byte of img for source src into out (initialised with
+ * dualmap_init by the caller): the source's own labels first, then
+ * fallbacks ("[section .x]", "LOAD #n [R X]", "[ELF Headers]",
+ * "[Unmapped]") so that out->file covers [0, file_size) and out->vm covers
+ * exactly the base map's VM. base is elfimg_base_map()'s result.
+ * stats may be NULL. Returns 0 or a negative code. */
+int elfimg_source_map(struct elfimg *img, enum elf_source src,
+		      struct labels *lb, struct dualmap *base,
+		      struct dualmap *out, struct elfsrc_stats *stats);
+
+/* Demangle a C++ (Itanium ABI) name; returns a malloc'd string or NULL if
+ * name is not mangled. */
+char *elf_demangle(const char *name);
+
+#endif

@@ -1,0 +1,1 @@
+# elf/ build fragment (included by Makefile.am)

@@ -1,0 +1,1 @@
+# man/ build fragment (included by Makefile.am)

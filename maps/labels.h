@@ -1,0 +1,42 @@
+/* labels.h — interned label strings.
+ *
+ * Range maps store a 32-bit label id, never a string: a library's 200 000
+ * symbols cost one string each however many ranges carry them. Ids are dense
+ * (0, 1, 2, ... in order of first interning) so callers can index arrays by id.
+ * A label may carry aliases (other names for the same bytes, e.g. symbols
+ * folded by identical-code-folding) which writers list in csv/json.
+ */
+#ifndef MEMSZ_LABELS_H
+#define MEMSZ_LABELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LABEL_NONE UINT32_MAX
+
+struct labels;
+
+/* New empty table. Free with labels_free(). */
+struct labels *labels_new(void);
+/* Free the table and every string in it. NULL is fine. */
+void labels_free(struct labels *lb);
+
+/* Id of s, interning a copy on first sight. Never returns LABEL_NONE. */
+uint32_t labels_intern(struct labels *lb, const char *s);
+/* Id of the string of length n at s (need not be NUL-terminated). */
+uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
+/* Id of s if already interned, else LABEL_NONE. */
+uint32_t labels_find(const struct labels *lb, const char *s);
+/* String of id; borrowed, valid until labels_free(). id must be valid. */
+const char *labels_str(const struct labels *lb, uint32_t id);
+/* Number of distinct labels interned (ids are 0 .. count-1). */
+size_t labels_count(const struct labels *lb);
+
+/* Record that alias is another name for label id (duplicates ignored). */
+void labels_add_alias(struct labels *lb, uint32_t id, const char *alias);
+/* Aliases of id (not counting the label itself); *n receives the count.
+ * Borrowed array, valid until the next labels_add_alias() or labels_free(). */
+const char *const *labels_aliases(const struct labels *lb, uint32_t id,
+				  size_t *n);
+
+#endif

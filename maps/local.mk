@@ -1,0 +1,1 @@
+# maps/ build fragment (included by Makefile.am)

@@ -1,0 +1,123 @@
+/* rangemap.h — sparse maps of [start, end) -> label, and DualMaps.
+ *
+ * A RangeMap (after Bloaty's) assigns labels to disjoint half-open ranges of
+ * one address space (file offsets or VM addresses). Each range may also carry
+ * the start of the same bytes in the *other* space, so that an address can be
+ * translated (VM -> file or file -> VM).
+ *
+ * Rules, which every mutation preserves:
+ *  - first writer wins: a later add never changes a byte already labelled; it
+ *    only fills the gaps it overlaps (one add may become several pieces);
+ *  - a range of unknown size (rmap_add_open) extends to the start of the next
+ *    range in the map - even one added later - but never past its limit;
+ *  - after any mutation, entries are sorted, disjoint and non-empty; adjacent
+ *    entries with the same label and contiguous translation may be merged.
+ *
+ * Adds are cheap (appended); the map is settled lazily on the first query
+ * after a batch of adds, in O(n log n). Querying between single adds is
+ * correct but slow; build then query.
+ *
+ * A DualMap pairs a VM map and a file map describing one image.
+ */
+#ifndef MEMSZ_RANGEMAP_H
+#define MEMSZ_RANGEMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RMAP_NO_TRANSLATION UINT64_MAX
+
+struct rmap;
+
+/* One settled range: [start, end) labelled label; other is the address of
+ * start in the other space, or RMAP_NO_TRANSLATION. */
+struct rmap_entry {
+	uint64_t start, end;
+	uint64_t other;
+	uint32_t label;
+};
+
+/* New empty map. Free with rmap_free(); NULL is fine there. */
+struct rmap *rmap_new(void);
+void rmap_free(struct rmap *m);
+
+/* Label [start, start+size) where not yet labelled. size 0 is a no-op;
+ * a range that would wrap past UINT64_MAX is clipped at UINT64_MAX. */
+void rmap_add(struct rmap *m, uint64_t start, uint64_t size, uint32_t label);
+/* As rmap_add, and byte start+i translates to other+i. */
+void rmap_add_translated(struct rmap *m, uint64_t start, uint64_t size,
+			 uint64_t other, uint32_t label);
+/* A range whose size is unknown: [start, min(next range start, limit)).
+ * "next range" is the nearest range of the settled map that starts after
+ * start, whatever order it was added in. */
+void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
+		   uint32_t label);
+
+/* Label of addr, or LABEL_NONE (from labels.h: UINT32_MAX) if unlabelled.
+ * If other is not NULL it receives addr translated, or RMAP_NO_TRANSLATION. */
+uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other);
+/* Translate addr into the other space. Returns false if addr is unlabelled
+ * or its range has no translation. */
+bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out);
+/* True if every byte of [start, end) is labelled (true for start >= end). */
+bool rmap_covers(struct rmap *m, uint64_t start, uint64_t end);
+
+/* The settled entries, sorted by start; *n receives the count. Borrowed,
+ * valid until the next mutation or rmap_free(). */
+const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n);
+/* Index of the first settled entry with end > addr (== count if none). */
+size_t rmap_find(struct rmap *m, uint64_t addr);
+
+/* Call fn for each labelled piece of [start, end), clipped to it, in order.
+ * A non-zero return from fn stops the walk and is returned. */
+int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
+		 int (*fn)(void *arg, const struct rmap_entry *piece),
+		 void *arg);
+
+/* Walk [start, end) over several maps at once, cutting at every boundary of
+ * every map (Bloaty's rollup): fn gets each elementary piece with labels[i]
+ * the label of maps[i] over it (LABEL_NONE where maps[i] has none).
+ * n must be <= RMAP_ROLLUP_MAX. A non-zero return from fn stops the walk. */
+#define RMAP_ROLLUP_MAX 16
+int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
+		uint64_t end,
+		int (*fn)(void *arg, const uint32_t *labels, uint64_t start,
+			  uint64_t end),
+		void *arg);
+
+/* Check the invariants (sorted, disjoint, non-empty). Returns 0 or -1.
+ * Tests call it after every mutation. */
+int rmap_check(struct rmap *m);
+
+/* Number of settled entries. */
+size_t rmap_count(struct rmap *m);
+
+/* --- DualMap --- */
+
+struct dualmap {
+	struct rmap *vm;
+	struct rmap *file;
+};
+
+/* Allocate both maps. dualmap_free() frees them (not dm itself). */
+void dualmap_init(struct dualmap *dm);
+void dualmap_free(struct dualmap *dm);
+
+/* Label VM range [vmaddr, vmaddr+size) in dm->vm and, through base->vm's
+ * translations, the file bytes those VM bytes come from in dm->file.
+ * VM bytes that base does not map are still labelled in dm->vm only if
+ * base is NULL; with a base, dm->vm is labelled only where base->vm is. */
+void dualmap_add_vm(struct dualmap *dm, struct dualmap *base,
+		    uint64_t vmaddr, uint64_t size, uint32_t label);
+/* Label file range [off, off+size) in dm->file and, through base->file's
+ * translations, the VM bytes it is loaded at in dm->vm. */
+void dualmap_add_file(struct dualmap *dm, struct dualmap *base,
+		      uint64_t off, uint64_t size, uint32_t label);
+/* Label both spaces explicitly (no base needed): VM [vmaddr, vmaddr+vmsize)
+ * and file [off, off+filesize), translated to each other over the common
+ * prefix MIN(vmsize, filesize). */
+void dualmap_add_both(struct dualmap *dm, uint64_t vmaddr, uint64_t vmsize,
+		      uint64_t off, uint64_t filesize, uint32_t label);
+
+#endif

@@ -1,0 +1,108 @@
+/* memsz.c — the command table and main(). Every command lives in its own
+ * cmd_*.c file; this file only dispatches. */
+#include "config.h"
+
+#include "cmds.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int cmd_help(int argc, char **argv);
+static void usage_help(FILE *out);
+
+const struct memsz_cmd memsz_cmds[] = {
+	{ "size", cmd_size, usage_size,
+	  "on-disk size of ELF files by segments, sections, symbols" },
+	{ "help", cmd_help, usage_help, "show help for memsz or a command" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const struct memsz_cmd *find_cmd(const char *name)
+{
+	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void usage_main(FILE *out)
+{
+	fprintf(out, "usage: memsz [--version] [--help] <command> [<args>]\n\n"
+		     "memsz tells what, byte by byte, occupies a process's RAM,\n"
+		     "set beside what the same things cost on disk.\n\n"
+		     "Commands:\n");
+	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++)
+		fprintf(out, "   %-8s %s\n", c->name, c->summary);
+	fprintf(out, "\n'memsz help <command>' or 'memsz <command> --help' "
+		     "shows a command's options.\n");
+}
+
+static void usage_help(FILE *out)
+{
+	fprintf(out, "usage: memsz help [<command>]\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct memsz_cmd *c;
+
+	if (argc < 2) {
+		usage_main(stdout);
+		return 0;
+	}
+	if (argc > 2) {
+		usage_help(stderr);
+		return EXIT_USAGE;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		memsz_error("'%s' is not a memsz command; see 'memsz --help'",
+			    argv[1]);
+		return 1;
+	}
+	c->usage(stdout);
+	return 0;
+}
+
+static void unknown_command(const char *name)
+{
+	fprintf(stderr, "memsz: '%s' is not a memsz command. Commands are:",
+		name);
+	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++)
+		fprintf(stderr, " %s", c->name);
+	fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+	const struct memsz_cmd *c;
+	int i;
+
+	if (argc < 2) {
+		usage_main(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
+	    !strcmp(argv[1], "version")) {
+		printf("memsz %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage_main(stdout);
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		unknown_command(argv[1]);
+		return 1;
+	}
+	/* `memsz CMD --help` is `memsz help CMD`, before any option parsing
+	 * (and before the "--" that ends memsz's options). */
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			c->usage(stdout);
+			return 0;
+		}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,1 @@
+# record/ build fragment (included by Makefile.am)

@@ -1,0 +1,1 @@
+# report/ build fragment (included by Makefile.am)

@@ -1,0 +1,38 @@
+/* output.h — writers for a finished row tree: table, csv, tsv, json.
+ *
+ * One writer per format, all reading the same struct rowtree. The table is
+ * Bloaty-like (percent and human size per column, nested rows indented, a
+ * TOTAL row); csv/tsv print one line per leaf with its full key path and
+ * exact bytes; json prints the nested tree with exact bytes.
+ */
+#ifndef MEMSZ_OUTPUT_H
+#define MEMSZ_OUTPUT_H
+
+#include <stdio.h>
+
+#include "report/rows.h"
+
+enum out_format { OUT_TABLE, OUT_CSV, OUT_TSV, OUT_JSON };
+
+/* Parse "table", "csv", "tsv", "json". Returns 0 or -1. */
+int out_format_parse(const char *s, enum out_format *fmt);
+
+struct out_opts {
+	enum out_format fmt;
+	const char *const *keys; /* names of the levels, depth of them */
+	const enum col_id *cols; /* columns to print, in order */
+	size_t ncols;
+	const char *const *notes; /* footer lines (may be NULL/0) */
+	size_t nnotes;
+};
+
+/* Write the finished tree t to f. Notes go after the TOTAL in a table,
+ * into a "notes" array in json, and are left to the caller for csv/tsv
+ * (which stay pure data). Returns 0 or -errno on a write error. */
+int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
+
+/* Write an error in the current mode: a JSON object {"error": msg} on
+ * stdout in json mode, else "memsz: msg" on stderr. */
+void out_error(enum out_format fmt, const char *msg);
+
+#endif

@@ -1,0 +1,71 @@
+/* rows.h — the one row model every report is rendered from.
+ *
+ * A row tree has one level per key of --by (files, sections, symbols, ...).
+ * Callers add leaf paths with their values; rows_finish() sorts each level,
+ * folds what is past -n into one "[N others]" row per level, and computes
+ * the TOTAL. Writers (output.h) render the finished tree; nothing else does.
+ */
+#ifndef MEMSZ_ROWS_H
+#define MEMSZ_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maps/labels.h"
+
+/* Columns. PSS is stored in fixed point (bytes << COL_PSS_SHIFT) so that
+ * sums of page/mapcount stay exact; every other column is plain bytes. */
+enum col_id {
+	COL_FILE,  /* FILE SIZE: bytes on disk */
+	COL_VM,    /* VM SIZE: bytes mapped */
+	COL_RSS,
+	COL_PSS,
+	COL_USS,
+	COL_DIRTY,
+	COL_SWAP,
+	COL__COUNT
+};
+#define COL_PSS_SHIFT 12
+
+struct coldef {
+	const char *header; /* table header: "FILE SIZE" */
+	const char *key;    /* --sort name and csv/json field: "file_size" */
+	const char *sortname; /* short --sort name: "file" */
+	unsigned shift;     /* fixed-point shift of stored values */
+};
+extern const struct coldef coldefs[COL__COUNT];
+
+/* Column by --sort name ("file", "vm", "rss", ...) or key; -1 if none. */
+int col_from_name(const char *name);
+
+struct row {
+	uint32_t label;           /* id in the tree's labels */
+	uint64_t vals[COL__COUNT];
+	struct row *children;     /* array of nchildren, sorted after finish */
+	size_t nchildren, cap;
+	uint64_t folded;          /* for an "[N others]" row: N, else 0 */
+	void *index;              /* private: label -> child lookup */
+};
+
+struct rowtree {
+	struct labels *lb;        /* borrowed */
+	size_t depth;             /* number of keys */
+	struct row total;         /* root: label LABEL_NONE, sums everything */
+};
+
+/* New tree of depth levels over label table lb (borrowed; "[N others]"
+ * labels are interned into it). Free with rowtree_free(). */
+struct rowtree *rowtree_new(struct labels *lb, size_t depth);
+void rowtree_free(struct rowtree *t);
+
+/* Add vals (indexed by enum col_id) to the row at path[0..depth-1] and to
+ * every ancestor including the total. path labels must be valid ids. */
+void rowtree_add(struct rowtree *t, const uint32_t *path,
+		 const uint64_t *vals);
+
+/* Sort every level by column sort, descending (ties by label string),
+ * then keep at most limit rows per level (0: all), folding the rest into
+ * one "[N others]" row placed last. Call once, after all adds. */
+void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit);
+
+#endif

@@ -1,0 +1,1 @@
+# tests/ build fragment (included by Makefile.am)

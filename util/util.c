@@ -1,0 +1,181 @@
+/* util.c — see util.h */
+#include "config.h"
+
+#include "util/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *memsz_progname = "memsz";
+
+static const char *const memsz_errors[] = {
+	[MEMSZ_ENOTELF - MEMSZ_EBASE] = "not an ELF file",
+	[MEMSZ_ETRUNC - MEMSZ_EBASE] = "file is truncated",
+	[MEMSZ_EBADELF - MEMSZ_EBASE] = "corrupt ELF header",
+	[MEMSZ_EBADPHDR - MEMSZ_EBASE] = "corrupt program header table",
+	[MEMSZ_EBADSHDR - MEMSZ_EBASE] = "corrupt section header table",
+	[MEMSZ_EBADSTRTAB - MEMSZ_EBASE] = "corrupt string table",
+	[MEMSZ_EBADSYM - MEMSZ_EBASE] = "corrupt symbol table",
+	[MEMSZ_EBADDATA - MEMSZ_EBASE] = "malformed record",
+	[MEMSZ_EBADMAGIC - MEMSZ_EBASE] = "not a memsz.data file (bad magic)",
+	[MEMSZ_EVERSION - MEMSZ_EBASE] = "written by a newer memsz (unknown format version)",
+	[MEMSZ_EUSAGE - MEMSZ_EBASE] = "invalid argument",
+	[MEMSZ_ENOTSUP - MEMSZ_EBASE] = "not supported",
+};
+
+const char *memsz_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err > MEMSZ_EBASE && err < MEMSZ_ELAST &&
+	    memsz_errors[err - MEMSZ_EBASE])
+		return memsz_errors[err - MEMSZ_EBASE];
+	return strerror(err);
+}
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "%s: out of memory allocating %zu bytes\n",
+		memsz_progname, n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom(strlen(s) + 1);
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+	if (!p)
+		oom(n + 1);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom(strlen(fmt));
+	return s;
+}
+
+void xgrow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	void **p = arr;
+	size_t ncap;
+
+	if (need <= *cap)
+		return;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			oom(SIZE_MAX);
+		ncap *= 2;
+	}
+	*p = xrealloc(*p, ncap * elem);
+	*cap = ncap;
+}
+
+char *fmt_human(char *buf, size_t len, double bytes)
+{
+	static const char *const units[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
+	double v = bytes < 0 ? -bytes : bytes;
+	const char *sign = bytes < 0 ? "-" : "";
+	size_t u = 0;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%s%.0f", sign, v);
+		return buf;
+	}
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	if (v < 10)
+		snprintf(buf, len, "%s%.2f%s", sign, v, units[u]);
+	else if (v < 100)
+		snprintf(buf, len, "%s%.1f%s", sign, v, units[u]);
+	else
+		snprintf(buf, len, "%s%.0f%s", sign, v, units[u]);
+	return buf;
+}
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", memsz_progname, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void memsz_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void memsz_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

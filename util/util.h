@@ -1,0 +1,72 @@
+/* util.h — allocation, error codes and small helpers shared by every layer.
+ *
+ * Error convention: library functions return 0 (or a count) on success and a
+ * negative code on failure: either -errno, or one of the MEMSZ_E* codes below
+ * (all below -MEMSZ_EBASE, so they never collide with errno values).
+ * Library code never prints and never exits; only cmd_* functions talk to the
+ * user. Allocation failure is the one exception: x*alloc abort with a message,
+ * as git's do, because no caller can do anything useful about it.
+ */
+#ifndef MEMSZ_UTIL_H
+#define MEMSZ_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MEMSZ_EBASE 4096
+
+enum memsz_error {
+	MEMSZ_ENOTELF = MEMSZ_EBASE + 1, /* not an ELF file */
+	MEMSZ_ETRUNC,                   /* file ends inside a structure */
+	MEMSZ_EBADELF,                  /* ELF header inconsistent */
+	MEMSZ_EBADPHDR,                 /* program header table corrupt */
+	MEMSZ_EBADSHDR,                 /* section header table corrupt */
+	MEMSZ_EBADSTRTAB,               /* string table corrupt */
+	MEMSZ_EBADSYM,                  /* symbol table corrupt */
+	MEMSZ_EBADDATA,                 /* memsz.data: malformed record */
+	MEMSZ_EBADMAGIC,                /* memsz.data: wrong magic */
+	MEMSZ_EVERSION,                 /* memsz.data: newer format version */
+	MEMSZ_EUSAGE,                   /* bad argument from the user */
+	MEMSZ_ENOTSUP,                  /* kernel or file lacks a feature */
+	MEMSZ_ELAST
+};
+
+/* Message for a code returned by a library function (negative errno or
+ * -MEMSZ_E*). Never NULL; static storage. */
+const char *memsz_strerror(int err);
+
+/* Allocation that cannot fail: on out-of-memory print one line and abort. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Allocating sprintf; caller frees. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr (element size elem) so that it holds at least need elements;
+ * *cap is updated. Amortised doubling. */
+void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Human-readable size with binary units as Bloaty prints them
+ * ("0", "812", "1.50Ki", "23.4Mi"). buf must hold 16 bytes. Returns buf. */
+char *fmt_human(char *buf, size_t len, double bytes);
+
+/* Program name used in messages ("memsz"). */
+extern const char *memsz_progname;
+
+/* Print "memsz: <msg>\n" on stderr. Only cmd_* code may call these. */
+void memsz_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void memsz_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a non-negative decimal integer that must fill the whole string.
+ * Returns 0 or -EINVAL / -ERANGE. */
+int parse_u64(const char *s, uint64_t *out);
+
+#endif
