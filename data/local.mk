@@ -1,0 +1,1 @@
+# data/ build fragment: the memsz.data format (included by Makefile.am)
