@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev elfutils binutils linux-perf \
-python3 clang util-linux procps"
+python3 clang gcc-multilib libc6-dbg util-linux procps"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -1,0 +1,207 @@
+/* size.c — see size.h */
+#include "config.h"
+
+#include "report/size.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "elf/elfimg.h"
+#include "maps/rangemap.h"
+#include "util/util.h"
+
+static const char *const size_key_names[SIZEKEY__COUNT] = {
+	[SIZEKEY_FILES] = "files",
+	[SIZEKEY_SEGMENTS] = "segments",
+	[SIZEKEY_SECTIONS] = "sections",
+	[SIZEKEY_SYMBOLS] = "symbols",
+};
+
+/* The ELF data source behind each key; -1 for keys that are not one. */
+static const int size_key_source[SIZEKEY__COUNT] = {
+	[SIZEKEY_FILES] = -1,
+	[SIZEKEY_SEGMENTS] = ELFSRC_SEGMENTS,
+	[SIZEKEY_SECTIONS] = ELFSRC_SECTIONS,
+	[SIZEKEY_SYMBOLS] = ELFSRC_SYMBOLS,
+};
+
+const char *size_key_name(enum size_key k)
+{
+	return size_key_names[k];
+}
+
+const char *size_key_list(void)
+{
+	return "files, segments, sections, symbols";
+}
+
+int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
+{
+	const char *p = spec;
+	int n = 0;
+
+	*bad = NULL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < SIZEKEY__COUNT; k++)
+			if (strlen(size_key_names[k]) == len &&
+			    !strncmp(size_key_names[k], p, len))
+				break;
+		for (int i = 0; k < SIZEKEY__COUNT && i < n; i++)
+			if (keys[i] == (enum size_key)k)
+				k = SIZEKEY__COUNT; /* repeated */
+		if (k == SIZEKEY__COUNT || n == SIZE_MAX_KEYS) {
+			*bad = xstrndup(p, len);
+			return -1;
+		}
+		keys[n++] = k;
+		if (!p[len])
+			return n;
+		p += len + 1;
+	}
+}
+
+static void note_add(struct size_notes *notes, char *line)
+{
+	xgrow(&notes->lines, &notes->cap, notes->n + 1, sizeof(*notes->lines));
+	notes->lines[notes->n++] = line;
+}
+
+void size_notes_free(struct size_notes *notes)
+{
+	for (size_t i = 0; i < notes->n; i++)
+		free(notes->lines[i]);
+	free(notes->lines);
+	memset(notes, 0, sizeof(*notes));
+}
+
+/* State of one rollup walk: which rollup column is which key. */
+struct size_walk {
+	struct rowtree *t;
+	const enum size_key *keys;
+	size_t nkeys;
+	uint32_t file_label;     /* label of the "files" key */
+	size_t map_of_key[SIZE_MAX_KEYS]; /* index into labels[] per key */
+	int base_index;          /* labels[] index of base map, or -1 */
+	enum col_id col;
+};
+
+static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
+		      uint64_t end)
+{
+	struct size_walk *w = arg;
+	uint32_t path[SIZE_MAX_KEYS];
+	uint64_t vals[COL__COUNT] = { 0 };
+
+	if (w->base_index >= 0 && labels[w->base_index] == LABEL_NONE)
+		return 0; /* VM hole between segments: not mapped */
+	for (size_t i = 0; i < w->nkeys; i++) {
+		if (w->keys[i] == SIZEKEY_FILES) {
+			path[i] = w->file_label;
+			continue;
+		}
+		path[i] = labels[w->map_of_key[i]];
+		/* Every source map covers the base map completely; a hole
+		 * here is a bug in elf/, not something to hide. */
+		if (path[i] == LABEL_NONE)
+			return -MEMSZ_EBADELF;
+	}
+	vals[w->col] = end - start;
+	rowtree_add(w->t, path, vals);
+	return 0;
+}
+
+static void source_notes(struct size_notes *notes, const char *path,
+			 const struct elfimg *img,
+			 const struct elfsrc_stats *st)
+{
+	if (st->used_debug_file && img->debug)
+		note_add(notes, xasprintf("%s: symbols from debug file '%s'",
+					  path, img->debug->path));
+	if (st->used_dynsym)
+		note_add(notes, xasprintf("%s: no .symtab, only the dynamic "
+					  "symbols (.dynsym) are named", path));
+	if (st->aliases)
+		note_add(notes, xasprintf("%s: %llu symbols share an address "
+					  "and size with another and are "
+					  "counted as its aliases", path,
+					  (unsigned long long)st->aliases));
+	if (st->clipped)
+		note_add(notes, xasprintf("%s: %llu symbols run past the end "
+					  "of their section and were cut "
+					  "there", path,
+					  (unsigned long long)st->clipped));
+}
+
+int size_add_file(struct rowtree *t, struct labels *lb, const char *path,
+		  const enum size_key *keys, size_t nkeys,
+		  const char *debug_root, struct size_notes *notes)
+{
+	struct elfimg *img = NULL;
+	struct dualmap base = { 0 }, maps[SIZE_MAX_KEYS] = { { 0 } };
+	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
+	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys };
+	size_t nmaps = 0;
+	const struct rmap_entry *vme;
+	size_t nvme;
+	int ret;
+
+	ret = elfimg_open(path, &img);
+	if (ret < 0)
+		return ret;
+	w.file_label = labels_intern(lb, path);
+	dualmap_init(&base);
+	ret = elfimg_base_map(img, lb, &base);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < nkeys; i++) {
+		struct elfsrc_stats st = { 0 };
+		int src = size_key_source[keys[i]];
+
+		if (src < 0)
+			continue;
+		if (src == ELFSRC_SYMBOLS) {
+			ret = elfimg_find_debug(img, debug_root);
+			if (ret < 0)
+				note_add(notes, xasprintf(
+					"%s: looking for a debug file: %s",
+					path, memsz_strerror(ret)));
+		}
+		dualmap_init(&maps[nmaps]);
+		ret = elfimg_source_map(img, src, lb, &base, &maps[nmaps],
+					&st);
+		if (ret < 0) {
+			nmaps++;
+			goto out;
+		}
+		source_notes(notes, path, img, &st);
+		w.map_of_key[i] = nmaps;
+		fmaps[nmaps] = maps[nmaps].file;
+		vmaps[nmaps] = maps[nmaps].vm;
+		nmaps++;
+	}
+
+	/* File space: the base file map covers [0, file size) exactly. */
+	w.col = COL_FILE;
+	w.base_index = -1;
+	ret = rmap_rollup(fmaps, nmaps, 0, img->file_size, size_piece, &w);
+	if (ret < 0)
+		goto out;
+
+	/* VM space: only what the base map maps (the PT_LOAD ranges). */
+	w.col = COL_VM;
+	w.base_index = (int)nmaps;
+	vmaps[nmaps] = base.vm;
+	vme = rmap_entries(base.vm, &nvme);
+	if (nvme)
+		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
+				  vme[nvme - 1].end, size_piece, &w);
+out:
+	for (size_t i = 0; i < nmaps; i++)
+		dualmap_free(&maps[i]);
+	dualmap_free(&base);
+	elfimg_close(img);
+	return ret;
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""I1 on real ELF files: `memsz size` against readelf's own numbers.
+
+For every ELF file below (test fixtures built here, memsz itself, and the
+large system libraries and programs of the machine when present):
+  - for every key, FILE SIZE sums to the file's size (stat) and VM SIZE to
+    the sum of the PT_LOAD MemSiz that `readelf -lW` prints;
+  - --by sections: every section's FILE SIZE equals readelf -SW's size (not
+    NOBITS) and its VM SIZE equals that size for SHF_ALLOC sections (.tbss,
+    a per-thread template, is not mapped and has no VM);
+  - --by segments: every LOAD row plus the TLS bytes inside it equals
+    readelf -lW's FileSiz and MemSiz.
+Ground truth is binutils' readelf, which shares no code with memsz.
+"""
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MEMSZ = os.environ.get("MEMSZ", "./memsz")
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("not ok -", what)
+
+
+def memsz_csv(path, key):
+    out = subprocess.run([MEMSZ, "size", "--by", key, "-n", "0",
+                          "--format", "csv", path],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("memsz size %s failed: %s" % (path, out.stderr))
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    return rows
+
+
+def readelf(args, path):
+    return subprocess.run(["readelf", "-W"] + args + [path],
+                          capture_output=True, text=True, check=True).stdout
+
+
+SEC_RE = re.compile(r"^\s*\[\s*(\d+)\]\s+(\S*)\s+(\S+)\s+([0-9a-f]+)\s+"
+                    r"([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+(\S*)\s+")
+
+
+def sections(path):
+    secs = []
+    for line in readelf(["-S"], path).splitlines():
+        # Index 0 (the null section) has an empty name; the regex copes.
+        line = line.replace("[ 0]", "[0]")
+        m = SEC_RE.match(line)
+        if not m or m.group(1) == "0":
+            continue
+        secs.append(dict(name=m.group(2), type=m.group(3),
+                         addr=int(m.group(4), 16), off=int(m.group(5), 16),
+                         size=int(m.group(6), 16), flags=m.group(8)))
+    return secs
+
+
+def segments(path):
+    segs = []
+    idx = 0
+    in_table = False
+    for line in readelf(["-l"], path).splitlines():
+        if line.strip().startswith("Type") and "Offset" in line:
+            in_table = True
+            continue
+        if not in_table:
+            continue
+        f = line.split()
+        if not f:
+            if segs or idx:
+                break
+            continue
+        if f[0].startswith("[Requesting"):
+            continue
+        if not f[0].isupper() and not f[0].startswith("LOOS") and \
+           not f[0].startswith("0x"):
+            continue
+        if len(f) < 7 or not f[1].startswith("0x"):
+            continue
+        segs.append(dict(index=idx, type=f[0], off=int(f[1], 16),
+                         vaddr=int(f[2], 16), filesz=int(f[4], 16),
+                         memsz=int(f[5], 16)))
+        idx += 1
+    return segs
+
+
+def check_file(path):
+    size = os.stat(path).st_size
+    segs = segments(path)
+    vm_total = sum(s["memsz"] for s in segs if s["type"] == "LOAD")
+    name = os.path.basename(path)
+    for key in ("segments", "sections", "symbols", "sections,symbols",
+                "files,segments"):
+        rows = memsz_csv(path, key)
+        fsum = sum(int(r["file_size"]) for r in rows)
+        vsum = sum(int(r["vm_size"]) for r in rows)
+        check(fsum == size, "%s --by %s: FILE SIZE sums to %d, file is %d"
+              % (name, key, fsum, size))
+        check(vsum == vm_total, "%s --by %s: VM SIZE sums to %d, PT_LOAD "
+              "MemSiz sum to %d" % (name, key, vsum, vm_total))
+
+    rows = {r["sections"]: r for r in memsz_csv(path, "sections")}
+    want_file, want_vm = {}, {}
+    for s in sections(path):
+        if not s["name"]:
+            continue
+        tls_nobits = s["type"] == "NOBITS" and "T" in s["flags"]
+        if s["type"] != "NOBITS":
+            want_file[s["name"]] = want_file.get(s["name"], 0) + s["size"]
+        if "A" in s["flags"] and not tls_nobits:
+            want_vm[s["name"]] = want_vm.get(s["name"], 0) + s["size"]
+    for sec, n in want_file.items():
+        got = int(rows[sec]["file_size"]) if sec in rows else 0
+        check(got == n, "%s section %s: FILE SIZE %d, readelf says %d"
+              % (name, sec, got, n))
+    for sec, n in want_vm.items():
+        got = int(rows[sec]["vm_size"]) if sec in rows else 0
+        check(got == n, "%s section %s: VM SIZE %d, readelf says %d"
+              % (name, sec, got, n))
+
+    rows = {r["segments"]: r for r in memsz_csv(path, "segments")}
+    tls = [s for s in segs if s["type"] == "TLS"]
+    for s in segs:
+        if s["type"] != "LOAD":
+            continue
+        label = [k for k in rows
+                 if re.match(r"LOAD #%d \[" % s["index"], k)]
+        check(len(label) == 1, "%s: one row for LOAD #%d (rows: %s)"
+              % (name, s["index"], sorted(rows)))
+        if len(label) != 1:
+            continue
+        got_f = int(rows[label[0]]["file_size"])
+        got_v = int(rows[label[0]]["vm_size"])
+        for t in tls:  # TLS bytes inside this LOAD are labelled TLS
+            lo, hi = max(t["off"], s["off"]), min(t["off"] + t["filesz"],
+                                                  s["off"] + s["filesz"])
+            got_f += max(0, hi - lo)
+            lo = max(t["vaddr"], s["vaddr"])
+            hi = min(t["vaddr"] + t["filesz"], s["vaddr"] + s["memsz"])
+            got_v += max(0, hi - lo)
+        check(got_f == s["filesz"], "%s LOAD #%d: FILE SIZE %d, readelf "
+              "FileSiz %d" % (name, s["index"], got_f, s["filesz"]))
+        check(got_v == s["memsz"], "%s LOAD #%d: VM SIZE %d, readelf "
+              "MemSiz %d" % (name, s["index"], got_v, s["memsz"]))
+
+
+def build_fixtures(tmp):
+    src = os.path.join(tmp, "fx.c")
+    with open(src, "w") as f:
+        f.write("""
+#include <stdio.h>
+__thread int tls_counter = 3;
+__thread char tls_buf[4096];
+static char big_bss[1 << 20];
+const char table[100000] = { 1, 2, 3 };
+int data_val = 42;
+void *ptrs[] = { (void *)&data_val, (void *)table, (void *)big_bss };
+int main(void) { printf("%d %p\\n", tls_counter + tls_buf[0], ptrs[1]); return 0; }
+""")
+    out = []
+    for name, flags in (("fx-pie", ["-O2", "-g"]),
+                        ("fx-nopie", ["-O0", "-no-pie"]),
+                        ("fx-static", ["-O2", "-static"]),
+                        ("fx-m32", ["-m32", "-O2"]),
+                        ("fx-relr", ["-O2", "-Wl,-z,pack-relative-relocs"])):
+        dst = os.path.join(tmp, name)
+        r = subprocess.run(["gcc", src, "-o", dst] + flags,
+                           capture_output=True)
+        if r.returncode == 0:
+            out.append(dst)
+        else:
+            print("# skipping fixture %s: gcc %s failed" % (name, flags))
+    stripped = os.path.join(tmp, "fx-stripped")
+    if subprocess.run(["strip", "-o", stripped, out[0]]).returncode == 0:
+        out.append(stripped)
+    return out
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        files = build_fixtures(tmp)
+        if not files:
+            print("cannot build any fixture with gcc")
+            return 1
+        files.append(os.path.realpath(MEMSZ))
+        for p in ("/usr/lib/x86_64-linux-gnu/libc.so.6",
+                  "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+                  "/usr/bin/python3.11", "/usr/bin/node",
+                  "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"):
+            if os.path.exists(p):
+                files.append(os.path.realpath(p))
+            else:
+                print("# not on this machine: %s" % p)
+        for p in files:
+            try:
+                check_file(p)
+            except Exception as e:  # a crash or error is a failure
+                check(False, "%s: %s" % (p, e))
+        print("%d checks on %d files, %d failed" % (checks, len(files),
+                                                    failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+#!/bin/sh
+# memsz's command line and `memsz size` on good and bad input: exit codes,
+# one-line errors naming the file, help texts, output formats.
+MEMSZ=${MEMSZ:-./memsz}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+# expect_fail NAME PATTERN CMD...: non-zero exit, exactly one stderr line
+# matching PATTERN, nothing on stdout.
+expect_fail() {
+	name=$1 pat=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 -o "$rc" -eq 129 ] &&
+	   [ "$lines" -eq 1 ] && grep -q -- "$pat" "$tmp/err" &&
+	   [ ! -s "$tmp/out" ]; then
+		ok "$name"
+	else
+		notok "$name (rc=$rc, stderr: $(cat "$tmp/err"))"
+	fi
+}
+
+$MEMSZ --version | grep -q '^memsz [0-9]' && ok "--version" || notok "--version"
+$MEMSZ --help | grep -q 'size' && ok "--help lists commands" || notok "--help"
+$MEMSZ help size >"$tmp/h1" && $MEMSZ size --help >"$tmp/h2" &&
+	cmp -s "$tmp/h1" "$tmp/h2" && grep -q -- '--by' "$tmp/h1" &&
+	ok "memsz size --help == memsz help size" || notok "help size"
+expect_fail "unknown command names the valid ones" "Commands are:.*size" \
+	$MEMSZ frobnicate
+expect_fail "missing file" "'$tmp/nope': No such file" $MEMSZ size "$tmp/nope"
+expect_fail "directory" "'$tmp': Is a directory" $MEMSZ size "$tmp"
+echo "hello, not an ELF" >"$tmp/text"
+expect_fail "not an ELF" "'$tmp/text': not an ELF file" $MEMSZ size "$tmp/text"
+: >"$tmp/empty"
+expect_fail "empty file" "'$tmp/empty': " $MEMSZ size "$tmp/empty"
+expect_fail "unknown key" "unknown or repeated key 'bogus'" \
+	$MEMSZ size --by bogus "$MEMSZ"
+expect_fail "repeated key" "unknown or repeated key 'sections'" \
+	$MEMSZ size --by sections,sections "$MEMSZ"
+expect_fail "bad format" "unknown format 'xml'" $MEMSZ size --format xml "$MEMSZ"
+expect_fail "bad -n" "-n wants a number" $MEMSZ size -n lots "$MEMSZ"
+
+# Truncations of a real ELF at the header boundaries and a sweep of offsets:
+# each is a clean one-line error or a valid report, never a crash.
+cp "$MEMSZ" "$tmp/elf"
+size=$(stat -c %s "$tmp/elf")
+crashes=0
+for cut in 0 1 4 16 52 63 64 65 120 200 4096 8192 65536 $((size / 2)) \
+	   $((size - 4096)) $((size - 1)); do
+	head -c "$cut" "$tmp/elf" >"$tmp/cut"
+	$MEMSZ size --by sections,symbols "$tmp/cut" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ge 128 ] || { [ "$rc" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; }; then
+		crashes=$((crashes + 1))
+		echo "# cut at $cut: rc=$rc $(cat "$tmp/err")"
+	fi
+done
+[ "$crashes" -eq 0 ] && ok "truncated ELF files: no crash, one line" ||
+	notok "truncated ELF files: $crashes bad exits"
+
+# No permission: root reads anything, so drop to nobody.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	cp "$tmp/elf" "$tmp/secret" && chmod 600 "$tmp/secret" && chmod 755 "$tmp"
+	expect_fail "no permission" "'$tmp/secret': Permission denied" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		$MEMSZ size "$tmp/secret"
+else
+	ok "no permission # SKIP not root"
+fi
+
+# Formats.
+$MEMSZ size --format json --by sections,symbols -n 3 "$MEMSZ" >"$tmp/j" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rows"]' "$tmp/j" &&
+	ok "json parses" || notok "json parses"
+$MEMSZ size --format csv -n 0 "$MEMSZ" | head -1 | grep -q '^sections,file_size,vm_size$' &&
+	ok "csv header" || notok "csv header"
+$MEMSZ size --format tsv -n 0 "$MEMSZ" | head -1 | grep -q "^sections	file_size	vm_size$" &&
+	ok "tsv header" || notok "tsv header"
+$MEMSZ size -n 3 "$MEMSZ" >"$tmp/t" && grep -q '\[[0-9]* others\]' "$tmp/t" &&
+	grep -q 'TOTAL' "$tmp/t" && ok "table folds into [N others] and has TOTAL" ||
+	notok "table -n"
+total=$($MEMSZ size --format csv --by files "$MEMSZ" "$MEMSZ" | awk -F, 'NR>1{s+=$2}END{print s}')
+[ "$total" -eq $((2 * size)) ] && ok "two files add up" || notok "two files: $total"
+
+echo "$((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
