@@ -159,6 +159,11 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+static int put_run(FILE *f, const unsigned char *s, size_t n)
+{
+	return n && fwrite_unlocked(s, 1, n, f) != n ? -1 : 0;
+}
+
 int json_escape(FILE *f, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -183,7 +188,7 @@ int json_escape(FILE *f, const char *str, size_t n)
 			}
 		}
 		/* s[run..i) is plain; c needs an escape */
-		if (i > run && fwrite_unlocked(s + run, 1, i - run, f) != i - run)
+		if (put_run(f, s + run, i - run))
 			return -1;
 		switch (c) {
 		case '"': e = "\\\""; break;
@@ -204,9 +209,7 @@ int json_escape(FILE *f, const char *str, size_t n)
 			return -1;
 		run = ++i;
 	}
-	if (i > run && fwrite_unlocked(s + run, 1, i - run, f) != i - run)
-		return -1;
-	return 0;
+	return put_run(f, s + run, i - run);
 }
 
 void jw_string_n(struct jw *w, const char *s, size_t n)

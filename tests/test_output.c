@@ -285,7 +285,7 @@ static void test_csv_quoting_and_others(void **state)
 	vals[COL_PSS] = UINT64_C(100) << COL_PSS_SHIFT;
 	rowtree_add(t, path, vals);
 	path[0] = labels_intern(lb, "small1");
-	path[1] = labels_intern(lb, "s");
+	path[1] = labels_intern(lb, "say \"hi\"");
 	vals[COL_VM] = 3;
 	vals[COL_PSS] = 2048;
 	rowtree_add(t, path, vals);
@@ -303,7 +303,7 @@ static void test_csv_quoting_and_others(void **state)
 		"sections,symbols,vm_size,pss\n"
 		"\"lib,\"\"x\"\".so\",\"operator()(int, char)\",4096,1365.33\n"
 		"\"lib,\"\"x\"\".so\",\"line\nbreak\ttab\",100,100.00\n"
-		"small1,s,3,0.50\n"
+		"small1,\"say \"\"hi\"\"\",3,0.50\n"
 		"[2 others],,3,0.50\n");
 	free(s);
 	o.fmt = OUT_TSV;
@@ -312,7 +312,7 @@ static void test_csv_quoting_and_others(void **state)
 		"sections\tsymbols\tvm_size\tpss\n"
 		"lib,\"x\".so\toperator()(int, char)\t4096\t1365.33\n"
 		"lib,\"x\".so\tline break tab\t100\t100.00\n"
-		"small1\ts\t3\t0.50\n"
+		"small1\tsay \"hi\"\t3\t0.50\n"
 		"[2 others]\t\t3\t0.50\n");
 	free(s);
 	rowtree_free(t);
@@ -484,7 +484,8 @@ static void test_json_random(void **state)
 			size_t n = 1 + rand_r(&seed) % 3;
 
 			for (k = 0; k < n; k++)
-				lab[k] = (char)(1 + rand_r(&seed) % (d ? 255 : 4));
+				lab[k] = (char)(1 + rand_r(&seed) %
+						    (d ? 255 : 4));
 			lab[n] = 0;
 			path[d] = labels_intern(lb, lab);
 		}

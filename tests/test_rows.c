@@ -230,7 +230,8 @@ static void test_fold(void **state)
 	assert_int_equal(ch[2].folded, 3);
 	assert_int_equal(ch[2].vals[COL_FILE], 60);
 	assert_int_equal(ch[2].vals[COL_VM], 4);
-	assert_int_equal(ch[2].nchildren, 0); /* folded rows' children dropped */
+	/* the folded rows' children are dropped, their sums kept */
+	assert_int_equal(ch[2].nchildren, 0);
 	id = labels_find(fx->lb, "[3 others]");
 	assert_int_equal(id, ch[2].label);
 	assert_int_equal(fx->t->total.vals[COL_FILE], 150);
