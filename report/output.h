@@ -4,6 +4,11 @@
  * Bloaty-like (percent and human size per column, nested rows indented, a
  * TOTAL row); csv/tsv print one line per leaf with its full key path and
  * exact bytes; json prints the nested tree with exact bytes.
+ * Values with a fixed-point shift (PSS) print with two decimals in csv,
+ * tsv and json. json: {"keys", "columns", "total", "rows", "notes"}; each
+ * row has "name", "aliases" (only if any), "others" (N, only for an
+ * "[N others]" row), one field per column, and "rows" (only if it has
+ * children).
  */
 #ifndef MEMSZ_OUTPUT_H
 #define MEMSZ_OUTPUT_H
