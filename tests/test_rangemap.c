@@ -523,17 +523,43 @@ static void test_rollup(void **state)
 		rmap_free(m[i]);
 }
 
+static void dm_check(struct dualmap *d)
+{
+	assert_int_equal(rmap_check(d->vm), 0);
+	assert_int_equal(rmap_check(d->file), 0);
+}
+
+static void dm_vm(struct dualmap *d, struct dualmap *b, uint64_t vmaddr,
+		  uint64_t size, uint32_t l)
+{
+	dualmap_add_vm(d, b, vmaddr, size, l);
+	dm_check(d);
+}
+
+static void dm_file(struct dualmap *d, struct dualmap *b, uint64_t off,
+		    uint64_t size, uint32_t l)
+{
+	dualmap_add_file(d, b, off, size, l);
+	dm_check(d);
+}
+
+static void dm_both(struct dualmap *d, uint64_t vmaddr, uint64_t vmsize,
+		    uint64_t off, uint64_t filesize, uint32_t l)
+{
+	dualmap_add_both(d, vmaddr, vmsize, off, filesize, l);
+	dm_check(d);
+}
+
 /* A base like an ELF with two PT_LOADs: text at VM 0x1000 from file 0x0
  * (0x800 bytes), data at VM 0x3000 from file 0x1000 with filesz 0x100 and
  * memsz 0x300 (the .bss tail is VM only). */
 static void make_base(struct dualmap *b)
 {
 	dualmap_init(b);
-	dualmap_add_both(b, 0x1000, 0x800, 0x0, 0x800, 1);
-	dualmap_add_both(b, 0x3000, 0x300, 0x1000, 0x100, 2);
-	dualmap_add_both(b, 0, 0, 0, 0x2000, 3);	/* [Unmapped] file */
-	assert_int_equal(rmap_check(b->vm), 0);
-	assert_int_equal(rmap_check(b->file), 0);
+	dm_check(b);
+	dm_both(b, 0x1000, 0x800, 0x0, 0x800, 1);
+	dm_both(b, 0x3000, 0x300, 0x1000, 0x100, 2);
+	dm_both(b, 0, 0, 0, 0x2000, 3);	/* [Unmapped] file */
 }
 
 static void test_dualmap(void **state)
@@ -550,17 +576,15 @@ static void test_dualmap(void **state)
 
 	dualmap_init(&d);
 	/* a symbol in text */
-	dualmap_add_vm(&d, &b, 0x1100, 0x10, 10);
+	dm_vm(&d, &b, 0x1100, 0x10, 10);
 	/* a variable straddling the end of .data into .bss */
-	dualmap_add_vm(&d, &b, 0x30f0, 0x20, 11);
+	dm_vm(&d, &b, 0x30f0, 0x20, 11);
 	/* something spanning the unmapped VM gap: only mapped bytes count */
-	dualmap_add_vm(&d, &b, 0x1700, 0x2000, 12);
+	dm_vm(&d, &b, 0x1700, 0x2000, 12);
 	/* a file range through base->file: .symtab-like, no VM */
-	dualmap_add_file(&d, &b, 0x1800, 0x100, 13);
+	dm_file(&d, &b, 0x1800, 0x100, 13);
 	/* a file range in text: VM too */
-	dualmap_add_file(&d, &b, 0x200, 0x8, 14);
-	assert_int_equal(rmap_check(d.vm), 0);
-	assert_int_equal(rmap_check(d.file), 0);
+	dm_file(&d, &b, 0x200, 0x8, 14);
 	EXPECT(d.vm, { 0x1100, 0x1110, 0x100, 10 },
 	       { 0x1200, 0x1208, 0x200, 14 },
 	       { 0x1700, 0x1800, 0x700, 12 },
@@ -578,8 +602,8 @@ static void test_dualmap(void **state)
 
 	/* without a base: VM only / file only */
 	dualmap_init(&d);
-	dualmap_add_vm(&d, NULL, 0x5000, 0x10, 1);
-	dualmap_add_file(&d, NULL, 0x20, 0x10, 2);
+	dm_vm(&d, NULL, 0x5000, 0x10, 1);
+	dm_file(&d, NULL, 0x20, 0x10, 2);
 	EXPECT(d.vm, { 0x5000, 0x5010, NO, 1 });
 	EXPECT(d.file, { 0x20, 0x30, NO, 2 });
 	dualmap_free(&d);
