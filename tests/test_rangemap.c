@@ -18,6 +18,7 @@
 #define NO RMAP_NO_TRANSLATION
 #define NONE LABEL_NONE
 #define UMAX UINT64_MAX
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* --- helpers: every mutation is followed by rmap_check --- */
@@ -993,6 +994,104 @@ static void test_random_interleaved(void **state)
 	}
 }
 
+/* DualMaps through a random base: paint a byte model of both spaces. */
+static void paint(struct model *md, uint64_t b, uint64_t other, uint32_t l)
+{
+	if (b < SPACE && md->label[b] == NONE) {
+		md->label[b] = l;
+		md->other[b] = other;
+	}
+}
+
+static void compare_model(struct rmap *m, const struct model *md)
+{
+	static struct rmap_entry got[SPACE], want[SPACE];
+	size_t ng, nw, i;
+
+	CHECK(rmap_check(m) == 0);
+	ng = merged_entries(m, got);
+	nw = model_entries(md, want);
+	CHECK(ng == nw);
+	for (i = 0; i < ng; i++) {
+		CHECK(got[i].start == want[i].start);
+		CHECK(got[i].end == want[i].end);
+		CHECK(got[i].other == want[i].other);
+		CHECK(got[i].label == want[i].label);
+	}
+}
+
+static void test_random_dualmap(void **state)
+{
+	unsigned iter;
+
+	(void)state;
+	for (iter = 0; iter < 200; iter++) {
+		struct dualmap b, d;
+		struct model *bv = malloc(sizeof(*bv)), *bf = malloc(sizeof(*bf));
+		struct model *dv = malloc(sizeof(*dv)), *df = malloc(sizeof(*df));
+		unsigned k, nseg, op;
+		uint64_t x;
+
+		cur_seed = 0xd0a10000ULL + iter;
+		rng_state = cur_seed * 0x9e3779b97f4a7c15ULL | 1;
+		model_init(bv);
+		model_init(bf);
+		model_init(dv);
+		model_init(df);
+		dualmap_init(&b);
+		dualmap_init(&d);
+		nseg = 1 + rnd_below(4);
+		for (k = 0; k < nseg; k++) {
+			uint64_t va = rnd_below(SPACE), off = rnd_below(SPACE);
+			uint64_t vs = rnd_below(SPACE / 4), fs = rnd_below(vs + 1);
+
+			if (rnd_below(3) == 0)
+				fs = vs;	/* no .bss */
+			vs = MIN(vs, SPACE - va);
+			fs = MIN(fs, SPACE - off);
+			dm_both(&b, va, vs, off, fs, k);
+			for (x = 0; x < vs; x++)
+				paint(bv, va + x, x < MIN(vs, fs) ? off + x : NO,
+				      k);
+			for (x = 0; x < fs; x++)
+				paint(bf, off + x, x < MIN(vs, fs) ? va + x : NO,
+				      k);
+		}
+		compare_model(b.vm, bv);
+		compare_model(b.file, bf);
+		for (op = 0; op < 40; op++) {
+			uint64_t a = rnd_below(SPACE);
+			uint64_t size = rnd_below(SPACE / 8);
+			uint32_t l = 100 + rnd_below(5);
+			bool vm = rnd_below(2);
+			struct model *from = vm ? bv : bf;
+			struct model *same = vm ? dv : df;
+			struct model *other = vm ? df : dv;
+
+			size = MIN(size, SPACE - a);
+			if (vm)
+				dm_vm(&d, &b, a, size, l);
+			else
+				dm_file(&d, &b, a, size, l);
+			for (x = a; x < a + size; x++) {
+				if (from->label[x] == NONE)
+					continue;
+				paint(same, x, from->other[x], l);
+				if (from->other[x] != NO)
+					paint(other, from->other[x], x, l);
+			}
+		}
+		compare_model(d.vm, dv);
+		compare_model(d.file, df);
+		dualmap_free(&b);
+		dualmap_free(&d);
+		free(bv);
+		free(bf);
+		free(dv);
+		free(df);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1015,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(test_random_single),
 		cmocka_unit_test(test_random_rollup),
 		cmocka_unit_test(test_random_interleaved),
+		cmocka_unit_test(test_random_dualmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
