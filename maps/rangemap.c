@@ -47,7 +47,7 @@ struct rmap {
 	uint64_t *starts;	/* sorted unique starts of settled adds */
 	size_t nstarts;
 
-	uint64_t *top;		/* end of each block of 1 << TOP_SHIFT entries */
+	uint64_t *top;		/* end of each block of 2^TOP_SHIFT entries */
 	size_t ntop;
 
 	size_t np_checked;	/* pending adds rmap_check has seen */
@@ -324,7 +324,8 @@ static void settle(struct rmap *m)
 		if (!h.n) {
 			if (i == m->n && j == np)
 				break;
-			if (j == np || (i < m->n && m->ent[i].start <= k[j].start))
+			if (j == np ||
+			    (i < m->n && m->ent[i].start <= k[j].start))
 				x = m->ent[i].start;
 			else
 				x = k[j].start;
@@ -575,9 +576,12 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 		if (ret)
 			return ret;
 		pos = next;
-		for (k = 0; k < n; k++)
-			if (idx[k] < maps[k]->n && maps[k]->ent[idx[k]].end <= pos)
+		for (k = 0; k < n; k++) {
+			const struct rmap *m = maps[k];
+
+			if (idx[k] < m->n && m->ent[idx[k]].end <= pos)
 				idx[k]++;
+		}
 	}
 	return 0;
 }

@@ -153,7 +153,7 @@ static void test_translation_of_pieces(void **state)
 	assert_int_equal(o, 1029);
 	assert_true(rmap_translate(m, 20, &o));
 	assert_int_equal(o, 1020);
-	assert_false(rmap_translate(m, 15, &o));	/* labelled, no translation */
+	assert_false(rmap_translate(m, 15, &o));	/* not translated */
 	assert_false(rmap_translate(m, 30, &o));	/* unlabelled */
 	assert_int_equal(rmap_lookup(m, 25, &o), 2);
 	assert_int_equal(o, 1025);
@@ -1027,8 +1027,10 @@ static void test_random_dualmap(void **state)
 	(void)state;
 	for (iter = 0; iter < 200; iter++) {
 		struct dualmap b, d;
-		struct model *bv = malloc(sizeof(*bv)), *bf = malloc(sizeof(*bf));
-		struct model *dv = malloc(sizeof(*dv)), *df = malloc(sizeof(*df));
+		struct model *bv = malloc(sizeof(*bv));
+		struct model *bf = malloc(sizeof(*bf));
+		struct model *dv = malloc(sizeof(*dv));
+		struct model *df = malloc(sizeof(*df));
 		unsigned k, nseg, op;
 		uint64_t x;
 
@@ -1043,7 +1045,8 @@ static void test_random_dualmap(void **state)
 		nseg = 1 + rnd_below(4);
 		for (k = 0; k < nseg; k++) {
 			uint64_t va = rnd_below(SPACE), off = rnd_below(SPACE);
-			uint64_t vs = rnd_below(SPACE / 4), fs = rnd_below(vs + 1);
+			uint64_t vs = rnd_below(SPACE / 4);
+			uint64_t fs = rnd_below(vs + 1);
 
 			if (rnd_below(3) == 0)
 				fs = vs;	/* no .bss */
@@ -1051,11 +1054,11 @@ static void test_random_dualmap(void **state)
 			fs = MIN(fs, SPACE - off);
 			dm_both(&b, va, vs, off, fs, k);
 			for (x = 0; x < vs; x++)
-				paint(bv, va + x, x < MIN(vs, fs) ? off + x : NO,
-				      k);
+				paint(bv, va + x,
+				      x < MIN(vs, fs) ? off + x : NO, k);
 			for (x = 0; x < fs; x++)
-				paint(bf, off + x, x < MIN(vs, fs) ? va + x : NO,
-				      k);
+				paint(bf, off + x,
+				      x < MIN(vs, fs) ? va + x : NO, k);
 		}
 		compare_model(b.vm, bv);
 		compare_model(b.file, bf);
