@@ -26,6 +26,7 @@
 #include "util/util.h"
 
 #define NO RMAP_NO_TRANSLATION
+#define TOP_SHIFT 5
 
 struct pend {
 	uint64_t start;
@@ -46,6 +47,9 @@ struct rmap {
 	uint64_t *starts;	/* sorted unique starts of settled adds */
 	size_t nstarts;
 
+	uint64_t *top;		/* end of each block of 2^TOP_SHIFT entries */
+	size_t ntop;
+
 	size_t np_checked;	/* pending adds rmap_check has seen */
 	bool ent_checked;	/* rmap_check has seen the settled entries */
 };
@@ -65,6 +69,7 @@ void rmap_free(struct rmap *m)
 	free(m->ent);
 	free(m->pend);
 	free(m->starts);
+	free(m->top);
 	free(m);
 }
 
@@ -270,6 +275,8 @@ static void merge_starts(struct rmap *m, const struct skey *k, size_t nk)
 	m->nstarts = n;
 }
 
+static void build_top(struct rmap *m);
+
 static void settle(struct rmap *m)
 {
 	struct skey *k;
@@ -317,7 +324,8 @@ static void settle(struct rmap *m)
 		if (!h.n) {
 			if (i == m->n && j == np)
 				break;
-			if (j == np || (i < m->n && m->ent[i].start <= k[j].start))
+			if (j == np ||
+			    (i < m->n && m->ent[i].start <= k[j].start))
 				x = m->ent[i].start;
 			else
 				x = k[j].start;
@@ -366,23 +374,71 @@ static void settle(struct rmap *m)
 	m->pend_sorted = true;
 	m->np_checked = 0;
 	m->ent_checked = false;
+	build_top(m);
 }
 
 /* --- queries --- */
 
+/* Index of the first of top[0..n) that is > addr (n if none): a
+ * branchless lower bound. */
+static inline size_t lb_u64(const uint64_t *v, size_t n, uint64_t addr)
+{
+	const uint64_t *b = v;
+
+	if (!n)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
+
+		/* arithmetic, not ?:, so that it compiles without a branch */
+		b += half & -(size_t)(b[half - 1] <= addr);
+		n -= half;
+	}
+	return (size_t)(b - v) + (*b <= addr);
+}
+
+/* Same over the ends of n entries. */
+static inline size_t lb_ent(const struct rmap_entry *v, size_t n,
+			    uint64_t addr)
+{
+	const struct rmap_entry *b = v;
+
+	if (!n)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
+
+		b += half & -(size_t)(b[half - 1].end <= addr);
+		n -= half;
+	}
+	return (size_t)(b - v) + (b->end <= addr);
+}
+
+/* Index of the first entry with end > addr: search the small, cache-hot
+ * index of block ends, then one block. */
 static size_t find(const struct rmap *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
+	size_t blk = lb_u64(m->top, m->ntop, addr), first, n, i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (blk == m->ntop)
+		return m->n;
+	first = blk << TOP_SHIFT;
+	n = MIN(m->n - first, (size_t)1 << TOP_SHIFT);
+	/* fetch the whole block at once rather than line by line */
+	for (i = 0; i < n; i += 64 / sizeof(*m->ent))
+		__builtin_prefetch(&m->ent[first + i]);
+	return first + lb_ent(m->ent + first, n, addr);
+}
 
-		if (m->ent[mid].end > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+static void build_top(struct rmap *m)
+{
+	size_t k;
+
+	free(m->top);
+	m->ntop = (m->n + (1u << TOP_SHIFT) - 1) >> TOP_SHIFT;
+	m->top = xmalloc((m->ntop ? m->ntop : 1) * sizeof(*m->top));
+	for (k = 0; k < m->ntop; k++)
+		m->top[k] = m->ent[MIN(((k + 1) << TOP_SHIFT), m->n) - 1].end;
 }
 
 size_t rmap_find(struct rmap *m, uint64_t addr)
@@ -520,9 +576,12 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 		if (ret)
 			return ret;
 		pos = next;
-		for (k = 0; k < n; k++)
-			if (idx[k] < maps[k]->n && maps[k]->ent[idx[k]].end <= pos)
+		for (k = 0; k < n; k++) {
+			const struct rmap *m = maps[k];
+
+			if (idx[k] < m->n && m->ent[idx[k]].end <= pos)
 				idx[k]++;
+		}
 	}
 	return 0;
 }

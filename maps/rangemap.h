@@ -77,8 +77,9 @@ const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n);
 /* Index of the first settled entry with end > addr (== count if none). */
 size_t rmap_find(struct rmap *m, uint64_t addr);
 
-/* Call fn for each labelled piece of [start, end), clipped to it, in order.
- * A non-zero return from fn stops the walk and is returned. */
+/* Call fn for each labelled piece of [start, end), clipped to it (other
+ * adjusted), in order. fn must not add to m. A non-zero return from fn stops
+ * the walk and is returned. */
 int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
 		 int (*fn)(void *arg, const struct rmap_entry *piece),
 		 void *arg);

@@ -18,6 +18,7 @@
 #define NO RMAP_NO_TRANSLATION
 #define NONE LABEL_NONE
 #define UMAX UINT64_MAX
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* --- helpers: every mutation is followed by rmap_check --- */
@@ -152,7 +153,7 @@ static void test_translation_of_pieces(void **state)
 	assert_int_equal(o, 1029);
 	assert_true(rmap_translate(m, 20, &o));
 	assert_int_equal(o, 1020);
-	assert_false(rmap_translate(m, 15, &o));	/* labelled, no translation */
+	assert_false(rmap_translate(m, 15, &o));	/* not translated */
 	assert_false(rmap_translate(m, 30, &o));	/* unlabelled */
 	assert_int_equal(rmap_lookup(m, 25, &o), 2);
 	assert_int_equal(o, 1025);
@@ -523,17 +524,43 @@ static void test_rollup(void **state)
 		rmap_free(m[i]);
 }
 
+static void dm_check(struct dualmap *d)
+{
+	assert_int_equal(rmap_check(d->vm), 0);
+	assert_int_equal(rmap_check(d->file), 0);
+}
+
+static void dm_vm(struct dualmap *d, struct dualmap *b, uint64_t vmaddr,
+		  uint64_t size, uint32_t l)
+{
+	dualmap_add_vm(d, b, vmaddr, size, l);
+	dm_check(d);
+}
+
+static void dm_file(struct dualmap *d, struct dualmap *b, uint64_t off,
+		    uint64_t size, uint32_t l)
+{
+	dualmap_add_file(d, b, off, size, l);
+	dm_check(d);
+}
+
+static void dm_both(struct dualmap *d, uint64_t vmaddr, uint64_t vmsize,
+		    uint64_t off, uint64_t filesize, uint32_t l)
+{
+	dualmap_add_both(d, vmaddr, vmsize, off, filesize, l);
+	dm_check(d);
+}
+
 /* A base like an ELF with two PT_LOADs: text at VM 0x1000 from file 0x0
  * (0x800 bytes), data at VM 0x3000 from file 0x1000 with filesz 0x100 and
  * memsz 0x300 (the .bss tail is VM only). */
 static void make_base(struct dualmap *b)
 {
 	dualmap_init(b);
-	dualmap_add_both(b, 0x1000, 0x800, 0x0, 0x800, 1);
-	dualmap_add_both(b, 0x3000, 0x300, 0x1000, 0x100, 2);
-	dualmap_add_both(b, 0, 0, 0, 0x2000, 3);	/* [Unmapped] file */
-	assert_int_equal(rmap_check(b->vm), 0);
-	assert_int_equal(rmap_check(b->file), 0);
+	dm_check(b);
+	dm_both(b, 0x1000, 0x800, 0x0, 0x800, 1);
+	dm_both(b, 0x3000, 0x300, 0x1000, 0x100, 2);
+	dm_both(b, 0, 0, 0, 0x2000, 3);	/* [Unmapped] file */
 }
 
 static void test_dualmap(void **state)
@@ -550,17 +577,15 @@ static void test_dualmap(void **state)
 
 	dualmap_init(&d);
 	/* a symbol in text */
-	dualmap_add_vm(&d, &b, 0x1100, 0x10, 10);
+	dm_vm(&d, &b, 0x1100, 0x10, 10);
 	/* a variable straddling the end of .data into .bss */
-	dualmap_add_vm(&d, &b, 0x30f0, 0x20, 11);
+	dm_vm(&d, &b, 0x30f0, 0x20, 11);
 	/* something spanning the unmapped VM gap: only mapped bytes count */
-	dualmap_add_vm(&d, &b, 0x1700, 0x2000, 12);
+	dm_vm(&d, &b, 0x1700, 0x2000, 12);
 	/* a file range through base->file: .symtab-like, no VM */
-	dualmap_add_file(&d, &b, 0x1800, 0x100, 13);
+	dm_file(&d, &b, 0x1800, 0x100, 13);
 	/* a file range in text: VM too */
-	dualmap_add_file(&d, &b, 0x200, 0x8, 14);
-	assert_int_equal(rmap_check(d.vm), 0);
-	assert_int_equal(rmap_check(d.file), 0);
+	dm_file(&d, &b, 0x200, 0x8, 14);
 	EXPECT(d.vm, { 0x1100, 0x1110, 0x100, 10 },
 	       { 0x1200, 0x1208, 0x200, 14 },
 	       { 0x1700, 0x1800, 0x700, 12 },
@@ -578,8 +603,8 @@ static void test_dualmap(void **state)
 
 	/* without a base: VM only / file only */
 	dualmap_init(&d);
-	dualmap_add_vm(&d, NULL, 0x5000, 0x10, 1);
-	dualmap_add_file(&d, NULL, 0x20, 0x10, 2);
+	dm_vm(&d, NULL, 0x5000, 0x10, 1);
+	dm_file(&d, NULL, 0x20, 0x10, 2);
 	EXPECT(d.vm, { 0x5000, 0x5010, NO, 1 });
 	EXPECT(d.file, { 0x20, 0x30, NO, 2 });
 	dualmap_free(&d);
@@ -969,6 +994,107 @@ static void test_random_interleaved(void **state)
 	}
 }
 
+/* DualMaps through a random base: paint a byte model of both spaces. */
+static void paint(struct model *md, uint64_t b, uint64_t other, uint32_t l)
+{
+	if (b < SPACE && md->label[b] == NONE) {
+		md->label[b] = l;
+		md->other[b] = other;
+	}
+}
+
+static void compare_model(struct rmap *m, const struct model *md)
+{
+	static struct rmap_entry got[SPACE], want[SPACE];
+	size_t ng, nw, i;
+
+	CHECK(rmap_check(m) == 0);
+	ng = merged_entries(m, got);
+	nw = model_entries(md, want);
+	CHECK(ng == nw);
+	for (i = 0; i < ng; i++) {
+		CHECK(got[i].start == want[i].start);
+		CHECK(got[i].end == want[i].end);
+		CHECK(got[i].other == want[i].other);
+		CHECK(got[i].label == want[i].label);
+	}
+}
+
+static void test_random_dualmap(void **state)
+{
+	unsigned iter;
+
+	(void)state;
+	for (iter = 0; iter < 200; iter++) {
+		struct dualmap b, d;
+		struct model *bv = malloc(sizeof(*bv));
+		struct model *bf = malloc(sizeof(*bf));
+		struct model *dv = malloc(sizeof(*dv));
+		struct model *df = malloc(sizeof(*df));
+		unsigned k, nseg, op;
+		uint64_t x;
+
+		cur_seed = 0xd0a10000ULL + iter;
+		rng_state = cur_seed * 0x9e3779b97f4a7c15ULL | 1;
+		model_init(bv);
+		model_init(bf);
+		model_init(dv);
+		model_init(df);
+		dualmap_init(&b);
+		dualmap_init(&d);
+		nseg = 1 + rnd_below(4);
+		for (k = 0; k < nseg; k++) {
+			uint64_t va = rnd_below(SPACE), off = rnd_below(SPACE);
+			uint64_t vs = rnd_below(SPACE / 4);
+			uint64_t fs = rnd_below(vs + 1);
+
+			if (rnd_below(3) == 0)
+				fs = vs;	/* no .bss */
+			vs = MIN(vs, SPACE - va);
+			fs = MIN(fs, SPACE - off);
+			dm_both(&b, va, vs, off, fs, k);
+			for (x = 0; x < vs; x++)
+				paint(bv, va + x,
+				      x < MIN(vs, fs) ? off + x : NO, k);
+			for (x = 0; x < fs; x++)
+				paint(bf, off + x,
+				      x < MIN(vs, fs) ? va + x : NO, k);
+		}
+		compare_model(b.vm, bv);
+		compare_model(b.file, bf);
+		for (op = 0; op < 40; op++) {
+			uint64_t a = rnd_below(SPACE);
+			uint64_t size = rnd_below(SPACE / 8);
+			uint32_t l = 100 + rnd_below(5);
+			bool vm = rnd_below(2);
+			struct model *from = vm ? bv : bf;
+			struct model *same = vm ? dv : df;
+			struct model *other = vm ? df : dv;
+
+			size = MIN(size, SPACE - a);
+			if (vm)
+				dm_vm(&d, &b, a, size, l);
+			else
+				dm_file(&d, &b, a, size, l);
+			for (x = a; x < a + size; x++) {
+				if (from->label[x] == NONE)
+					continue;
+				paint(same, x, from->other[x], l);
+				if (from->other[x] != NO)
+					paint(other, from->other[x], x, l);
+			}
+		}
+		compare_model(d.vm, dv);
+		compare_model(d.file, df);
+		dualmap_free(&b);
+		dualmap_free(&d);
+		free(bv);
+		free(bf);
+		free(dv);
+		free(df);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -991,6 +1117,7 @@ int main(void)
 		cmocka_unit_test(test_random_single),
 		cmocka_unit_test(test_random_rollup),
 		cmocka_unit_test(test_random_interleaved),
+		cmocka_unit_test(test_random_dualmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
