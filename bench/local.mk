@@ -2,7 +2,7 @@
 # assert nothing. `make bench` runs them all.
 EXTRA_DIST += bench/bench_size.py
 BENCH_SCRIPTS = bench/bench_size.py
-BENCH_PROGRAMS =
+BENCH_PROGRAMS = bench/bench_rangemap
 
 bench: all $(noinst_PROGRAMS)
 	@for b in $(BENCH_SCRIPTS); do \
