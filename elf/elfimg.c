@@ -122,7 +122,7 @@ static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
 	} else {
 		if (h->shentsize != shsz)
 			return -MEMSZ_EBADSHDR;
-		if (table_end(h->shoff, 1, shsz, &end))
+		if (table_end(h->shoff, MAX(h->shnum, 1), shsz, &end))
 			return -MEMSZ_EBADSHDR;
 		if (end > fsize)
 			return -MEMSZ_ETRUNC;
