@@ -6,6 +6,8 @@ check_PROGRAMS += tests/test_elf
 TESTS += tests/test_elf
 tests_test_elf_SOURCES = tests/test_elf.c
 tests_test_elf_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_elf_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/elf-fixtures/elf-byteswap.py
 

@@ -560,8 +560,9 @@ static const char *byteswap_script(void)
 	static char path[1024];
 	const char *top = getenv("top_srcdir");
 
+	/* make check exports top_srcdir; run by hand, the configured one */
 	snprintf(path, sizeof(path), "%s/tests/elf-fixtures/elf-byteswap.py",
-		 top ? top : ".");
+		 top && top[0] == '/' ? top : ELF_TEST_SRCDIR);
 	return path;
 }
 
@@ -754,7 +755,8 @@ static void test_cxx_demangled(void **state)
 	     i++, line = strtok_r(NULL, "\n", &save)) {
 		const struct rsym *y = &t.syms[i];
 
-		if (strncmp(y->name, "_ZN5fxns", 8) || !y->size ||
+		if (strncmp(y->name, "_Z", 2) ||
+		    !strstr(y->name, "4fxns") || !y->size ||
 		    (strcmp(y->type, "FUNC") && strcmp(y->type, "OBJECT")))
 			continue;
 		char *dm = elf_demangle(y->name);
@@ -1055,14 +1057,18 @@ static int open_and_map(const char *path)
 	return 0;
 }
 
-static void truncation_sweep(const char *src)
+static void truncation_sweep(const char *path)
 {
-	uint64_t size = file_size(src);
+	char src[512];
+	uint64_t size;
 	struct truth t;
 	uint64_t cuts[4096];
 	size_t n = 0, len;
-	unsigned char *buf = slurp(src, &len);
+	unsigned char *buf;
 
+	snprintf(src, sizeof(src), "%s", path); /* fx() buffers rotate */
+	size = file_size(src);
+	buf = slurp(src, &len);
 	truth_read(src, &t);
 	/* header boundaries from readelf */
 	cuts[n++] = t.ehsize;
@@ -1087,7 +1093,7 @@ static void truncation_sweep(const char *src)
 			continue;
 		spit(fx("trunc.bin"), buf, cuts[i]);
 		int ret = open_and_map(fx("trunc.bin"));
-		if (ret != -MEMSZ_ETRUNC)
+		if (ret != -MEMSZ_ETRUNC && cuts[i])
 			print_message("%s cut at %lu: %d\n", src,
 				      (unsigned long)cuts[i], ret);
 		assert_int_equal(ret, cuts[i] ? -MEMSZ_ETRUNC :
