@@ -257,7 +257,8 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 		if (ret)
 			return ret;
 	}
-	qsort(syms, n, sizeof(*syms), sym_cmp);
+	if (n)
+		qsort(syms, n, sizeof(*syms), sym_cmp);
 
 	for (size_t i = 0; i < n;) {
 		char *dm = elf_demangle(syms[i].name);
