@@ -133,8 +133,9 @@ static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
 			return -MEMSZ_ETRUNC;
 		/* sh_size, sh_link, sh_info of section 0 */
 		if (h->shnum == 0)
-			h->shnum = h->cls == ELFCLASS64 ? rd(s0 + 32, 8, h->be) :
-							  rd(s0 + 20, 4, h->be);
+			h->shnum = h->cls == ELFCLASS64 ?
+					   rd(s0 + 32, 8, h->be) :
+					   rd(s0 + 20, 4, h->be);
 		if (h->shstrndx == SHN_XINDEX)
 			h->shstrndx = h->cls == ELFCLASS64 ?
 					      rd(s0 + 40, 4, h->be) :

@@ -59,7 +59,8 @@ static int sh(const char *fmt, ...)
 }
 
 /* Output of a shell command; caller frees. */
-static char *capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *capture(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 static char *capture(const char *fmt, ...)
 {
 	char *cmd, *buf = NULL;
@@ -320,7 +321,8 @@ static void check_i1(struct dualmap *dm, const struct truth *t, uint64_t fsz)
 		for (size_t j = 0; j < t->nsegs && !in; j++) {
 			const struct rseg *g = &t->segs[j];
 
-			in = !strcmp(g->type, "LOAD") && e[i].start >= g->vaddr &&
+			in = !strcmp(g->type, "LOAD") &&
+			     e[i].start >= g->vaddr &&
 			     e[i].end <= g->vaddr + g->memsz;
 		}
 		assert_true(in);
@@ -466,7 +468,8 @@ static void check_image(const char *path, const char *symprefix)
 
 			if (strncmp(y->name, symprefix, strlen(symprefix)) ||
 			    !y->size || strcmp(y->ndx, "UND") == 0 ||
-			    (strcmp(y->type, "FUNC") && strcmp(y->type, "OBJECT")))
+			    (strcmp(y->type, "FUNC") &&
+			     strcmp(y->type, "OBJECT")))
 				continue;
 			if (labels_find(m.lb, y->name) != LABEL_NONE) {
 				/* same name, other ranges: one label (as
@@ -484,7 +487,7 @@ static void check_image(const char *path, const char *symprefix)
 				checked++;
 				continue;
 			}
-			/* not a label: an alias of a symbol of the same range */
+			/* not a label: alias of a symbol of the same range */
 			for (size_t j = 0; j < t.nsyms && !alias; j++) {
 				const struct rsym *z = &t.syms[j];
 				const char *const *al;
@@ -733,9 +736,9 @@ static void test_aliases(void **state)
 	(void)state;
 	assert_int_equal(map_image(fx("fx"), ELFSRC_SYMBOLS, &m, NULL), 0);
 	/* readelf: fx_func_a and fx_func_b share value and size */
-	char *out = capture("LC_ALL=C readelf -W -s '%s' | awk '$8==\"fx_func_a\""
-			    "||$8==\"fx_func_b\" {print $2, $3}' | sort -u | "
-			    "wc -l",
+	char *out = capture("LC_ALL=C readelf -W -s '%s' | "
+			    "awk '$8==\"fx_func_a\"||$8==\"fx_func_b\" "
+			    "{print $2, $3}' | sort -u | wc -l",
 			    fx("fx"));
 	assert_string_equal(out, "1\n");
 	free(out);
@@ -809,8 +812,8 @@ static void test_debuglink(void **state)
 	(void)state;
 	assert_int_equal(sh("cd %s && mkdir -p dl empty && "
 			    "objcopy --only-keep-debug fx dl/fx.debug && "
-			    "objcopy --strip-all --add-gnu-debuglink=dl/fx.debug"
-			    " fx dl/fx.stripped",
+			    "objcopy --strip-all "
+			    "--add-gnu-debuglink=dl/fx.debug fx dl/fx.stripped",
 			    tmpdir),
 			 0);
 	assert_int_equal(elfimg_open(fx("dl/fx.stripped"), &img), 0);
