@@ -20,16 +20,34 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
-rm -rf _build && mkdir _build && cd _build
-../configure --enable-werror >/dev/null
-make -j"$jobs" >/dev/null
-status=0
-make -j"$jobs" check || status=$?
-# One plain closing line from automake's summary.
-pass=$(sed -n 's/^# PASS: *//p' test-suite.log 2>/dev/null | head -1)
-fail=$(sed -n 's/^# FAIL: *//p' test-suite.log 2>/dev/null | head -1)
-skip=$(sed -n 's/^# SKIP: *//p' test-suite.log 2>/dev/null | head -1)
-err=$(sed -n 's/^# ERROR: *//p' test-suite.log 2>/dev/null | head -1)
-[ "$status" -eq 0 ] || cat test-suite.log
-echo "${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
+
+# check DIR CONFIGURE-ARGS...: a fresh build in DIR and its `make check`.
+total_pass=0 total_fail=0 total_skip=0 status=0
+check() {
+	dir=$1
+	shift
+	rm -rf "$dir" && mkdir "$dir"
+	(cd "$dir" && ../configure "$@" >/dev/null && make -j"$jobs" >/dev/null)
+	rc=0
+	(cd "$dir" && make -j"$jobs" check) || rc=$?
+	log="$dir/test-suite.log"
+	p=$(sed -n 's/^# PASS: *//p' "$log" 2>/dev/null | head -1)
+	f=$(sed -n 's/^# FAIL: *//p' "$log" 2>/dev/null | head -1)
+	e=$(sed -n 's/^# ERROR: *//p' "$log" 2>/dev/null | head -1)
+	s=$(sed -n 's/^# SKIP: *//p' "$log" 2>/dev/null | head -1)
+	if [ "$rc" -ne 0 ]; then
+		cat "$log" 2>/dev/null
+		status=1
+		[ -n "$f$e" ] || f=1
+	fi
+	total_pass=$((total_pass + ${p:-0}))
+	total_fail=$((total_fail + ${f:-0} + ${e:-0}))
+	total_skip=$((total_skip + ${s:-0}))
+}
+
+# The suite runs twice: a plain build, and one with AddressSanitizer and
+# UndefinedBehaviorSanitizer.
+check _build --enable-werror
+check _build-san --enable-werror --enable-sanitizers
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 exit "$status"
