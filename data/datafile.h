@@ -159,9 +159,11 @@ struct md_note {
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
+	uint64_t size;                /* its size in bytes, header included */
+	uint32_t rec_flags;           /* md_rec_header.flags (0 so far) */
 	union {
 		struct md_image image;
-		struct md_mmap2 mmap2;
+		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
 		struct md_task task;
 		struct md_lost lost;
 		struct md_snap_begin snap_begin;
@@ -188,6 +190,13 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r);
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
 int md_write_note(struct md_writer *w, const char *text);
+/* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the
+ * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
+ * flags, filename of r); the reader returns it in rec->u.mmap2. */
+int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
+/* File offset where the next record will be written (the file's size when
+ * every record so far was written). */
+uint64_t md_writer_offset(const struct md_writer *w);
 /* Flush and close; returns 0 or -errno. NULL is fine. */
 int md_writer_close(struct md_writer *w);
 
