@@ -28,7 +28,7 @@ import re, sys
 mm = re.compile(r'MMAP2\S*\s+(\d+)/\d+:?\s+\[0x[0-9a-f]+\((0x[0-9a-f]+)\).*'
                 r'\s(\S*data\.bin)$')
 snap = re.compile(r'SNAP_BEGIN\b.*?\bpid[ =:]*(\d+)')
-fork = re.compile(r'FORK\S*\((\d+):(\d+)\):\((\d+):(\d+)\)')
+fork = re.compile(r'FORK\S*[ (]+(\d+)[:/](\d+)')
 child, atexit, forks = {}, set(), set()
 for line in open(sys.argv[1]):
     line = line.rstrip('\n')
