@@ -81,7 +81,6 @@ static void unknown_command(const char *name)
 int main(int argc, char **argv)
 {
 	const struct memsz_cmd *c;
-	int i;
 
 	if (argc < 2) {
 		usage_main(stderr);
@@ -101,12 +100,11 @@ int main(int argc, char **argv)
 		unknown_command(argv[1]);
 		return 1;
 	}
-	/* `memsz CMD --help` is `memsz help CMD`, before any option parsing
-	 * (and before the "--" that ends memsz's options). */
-	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			c->usage(stdout);
-			return 0;
-		}
+	/* `memsz CMD --help` is `memsz help CMD` (only right after CMD, so
+	 * that an option's value or a file may be called "-h"). */
+	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		c->usage(stdout);
+		return 0;
+	}
 	return c->fn(argc - 1, argv + 1);
 }

@@ -95,6 +95,9 @@ int cmd_size(int argc, char **argv)
 		case 'd':
 			debug_root = optarg;
 			break;
+		case 'h':
+			usage_size(stdout);
+			return 0;
 		default:
 			usage_size(stderr);
 			return EXIT_USAGE;
