@@ -6,16 +6,7 @@ cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev python3"
-missing=""
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	echo "run-demo.sh: installing:$missing"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
-fi
+scripts/ensure-packages.sh $pkgs
 
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 mkdir -p _build && cd _build

@@ -2,4 +2,4 @@
 # in their module's fragment). Numbered by family: t1xxx size, t2xxx record,
 # t3xxx report.
 TESTS += tests/t1000-size-i1.py tests/t1001-size-cli.sh
-EXTRA_DIST += tests/t1000-size-i1.py tests/t1001-size-cli.sh
+EXTRA_DIST += tests/lib.sh tests/t1000-size-i1.py tests/t1001-size-cli.sh

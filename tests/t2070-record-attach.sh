@@ -8,10 +8,7 @@ W=$top_srcdir/tests/workloads
 T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2070.XXXXXX") || exit 1
 P=
 trap '[ -n "$P" ] && kill $P 2>/dev/null; rm -rf "$T"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$top_srcdir/tests/lib.sh"
 
 command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
 gcc -O1 -o "$T/rec_sleep" "$W/rec_sleep.c" -lpthread || exit 1

@@ -7,10 +7,7 @@ W=$top_srcdir/tests/workloads
 T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2080.XXXXXX") || exit 1
 P=
 trap '[ -n "$P" ] && kill $P 2>/dev/null; rm -rf "$T"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$top_srcdir/tests/lib.sh"
 wait_file() {
 	i=0
 	while [ ! -s "$1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done

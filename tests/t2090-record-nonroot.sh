@@ -14,10 +14,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2090.XXXXXX") || exit 1
 chmod 777 "$T"
 P=
 trap '[ -n "$P" ] && kill $P 2>/dev/null; rm -rf "$T"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$top_srcdir/tests/lib.sh"
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 wait_file() {
 	i=0

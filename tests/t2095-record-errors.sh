@@ -7,10 +7,7 @@ set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2095.XXXXXX") || exit 1
 MNT=
 trap '[ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$top_srcdir/tests/lib.sh"
 
 # fails NAME PATTERN ARGS...: non-zero exit, exactly one line matching.
 fails() {

@@ -1,0 +1,13 @@
+#!/bin/sh
+# ensure-packages.sh PKG... — install the Debian packages that are missing
+# (as root, with apt-get). Used by run-demo.sh and run-tests.sh.
+set -eu
+missing=""
+for p in "$@"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -n "$missing" ] || exit 0
+echo "installing:$missing"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
