@@ -1,0 +1,11 @@
+# report/report.mk — `memsz report`: the attribution engine, the row
+# building and the command (included by Makefile.am).
+libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
+	report/report.c report/report.h
+memsz_SOURCES += report/cmd_report.c
+
+check_PROGRAMS += tests/test_attrib
+TESTS += tests/test_attrib
+tests_test_attrib_SOURCES = tests/test_attrib.c
+tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
+tests_test_attrib_LDADD = $(TEST_LIBS)
