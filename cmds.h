@@ -26,6 +26,8 @@ extern const struct memsz_cmd memsz_cmds[];
 
 int cmd_size(int argc, char **argv);
 void usage_size(FILE *out);
+int cmd_record(int argc, char **argv);
+void usage_record(FILE *out);
 int cmd_report(int argc, char **argv);
 void usage_report(FILE *out);
 

@@ -14,6 +14,8 @@ static void usage_help(FILE *out);
 const struct memsz_cmd memsz_cmds[] = {
 	{ "size", cmd_size, usage_size,
 	  "on-disk size of ELF files by segments, sections, symbols" },
+	{ "record", cmd_record, usage_record,
+	  "record where images are loaded and which pages are resident" },
 	{ "report", cmd_report, usage_report,
 	  "attribute recorded resident memory to files, sections, symbols" },
 	{ "help", cmd_help, usage_help, "show help for memsz or a command" },

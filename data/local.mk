@@ -1,1 +1,14 @@
-# data/ build fragment: the memsz.data format (included by Makefile.am)
+# data/ build fragment: the memsz.data format (included by Makefile.am).
+# Also lists recA's record/ sources (procmaps, snapshot), memsz dump, their
+# tests, man pages and the snapshot benchmark.
+libmemsz_a_SOURCES += data/datafile.c data/datafile.h
+libmemsz_a_SOURCES += record/procmaps.c record/procmaps.h
+
+check_PROGRAMS += tests/test_datafile tests/test_procmaps
+TESTS += tests/test_datafile tests/test_procmaps
+tests_test_datafile_SOURCES = tests/test_datafile.c
+tests_test_datafile_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_LDADD = $(TEST_LIBS)
+tests_test_procmaps_SOURCES = tests/test_procmaps.c
+tests_test_procmaps_CFLAGS = $(TEST_CFLAGS)
+tests_test_procmaps_LDADD = $(TEST_LIBS)

@@ -61,7 +61,16 @@ struct elfimg {
 
 /* Open and validate path. On success *out is a new image (close with
  * elfimg_close) and 0 is returned; else a negative code (-errno or
- * -MEMSZ_E*) and *out is untouched. Directories give -EISDIR. */
+ * -MEMSZ_E*) and *out is untouched. Directories give -EISDIR, other
+ * non-regular files and files without the ELF magic (empty ones too)
+ * -MEMSZ_ENOTELF. Anything running past the end of the file (a header,
+ * a header table, a non-NOBITS section, a segment's file bytes) gives
+ * -MEMSZ_ETRUNC; impossible values -MEMSZ_EBADELF (ELF header),
+ * -MEMSZ_EBADPHDR (entry size, wrapping range, PT_LOAD filesz > memsz),
+ * -MEMSZ_EBADSHDR (entry size, wrapping range, e_shstrndx out of range or
+ * not a string table, a symbol table not linked to a string table);
+ * a section name outside .shstrtab -MEMSZ_EBADSTRTAB. Symbol entries are
+ * checked when the symbols source is built (elfimg_source_map). */
 int elfimg_open(const char *path, struct elfimg **out);
 /* Close img and its debug image. NULL is fine. */
 void elfimg_close(struct elfimg *img);
@@ -78,10 +87,13 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root);
 char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len);
 
 /* The base map: VM and file space of the whole image with translation.
- * File: [0, file_size) fully covered: ELF header, program header table,
- * section header table, PT_LOAD segments ("LOAD #n [RWX]"), and
+ * File: [0, file_size) fully covered, first writer wins in this order:
+ * "[ELF Header]", "[ELF Program Headers]", "[ELF Section Headers]" (each
+ * translated to VM when a PT_LOAD holds it), PT_LOAD segments
+ * ("LOAD #<phdr index> [RWX]", letters present only: "LOAD #3 [RX]"), and
  * "[Unmapped]" for bytes no segment holds. VM: every PT_LOAD's
- * [vaddr, vaddr+memsz), translated to file for its first filesz bytes. */
+ * [vaddr, vaddr+memsz), translated to file for its first filesz bytes.
+ * Returns 0. */
 int elfimg_base_map(struct elfimg *img, struct labels *lb,
 		    struct dualmap *out);
 
@@ -107,10 +119,30 @@ struct elfsrc_stats {
 
 /* Label every byte of img for source src into out (initialised with
  * dualmap_init by the caller): the source's own labels first, then
- * fallbacks ("[section .x]", "LOAD #n [R X]", "[ELF Headers]",
+ * fallbacks ("[section .x]" for symbols, then "LOAD #n [RX]",
+ * "[ELF Header]", "[ELF Program Headers]", "[ELF Section Headers]",
  * "[Unmapped]") so that out->file covers [0, file_size) and out->vm covers
  * exactly the base map's VM. base is elfimg_base_map()'s result.
- * stats may be NULL. Returns 0 or a negative code. */
+ * stats may be NULL. Returns 0 or a negative code.
+ *
+ * segments: "TLS" (PT_TLS: its file bytes and [vaddr, vaddr+filesz) in VM;
+ *   the .tbss tail has no address in the image), then the PT_LOADs.
+ * sections: section names; SHF_ALLOC ones in VM (clipped to the base VM)
+ *   and file, others file only, NOBITS VM only. .tbss (SHF_TLS NOBITS) gets
+ *   nothing: it is the template of per-thread blocks the TLS runtime
+ *   allocates, and its sh_addr overlaps the sections after it.
+ * symbols: .symtab, else img->debug's .symtab, else .dynsym. STT_FUNC,
+ *   STT_OBJECT and STT_GNU_IFUNC with st_size > 0 in a real section (not
+ *   UNDEF/ABS/COMMON; never STT_TLS, whose values are offsets), VM
+ *   [value, value+size) through base (bit 0 cleared for EM_ARM functions).
+ *   C++ names are demangled. Symbols of the same address and size are one
+ *   entry labelled by the first (GLOBAL before WEAK before LOCAL, then
+ *   lexical); the other names are labels_add_alias()ed. Symbols of the
+ *   same name but different ranges (two static foo()) share the one label,
+ *   as in Bloaty. A used symbol starting outside its section gives
+ *   -MEMSZ_EBADSYM (so do a wrong sh_entsize and st_shndx >= shnum); one
+ *   running past its section's end is clipped (stats->clipped); a name
+ *   outside the string table gives -MEMSZ_EBADSTRTAB. */
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats);

@@ -1,1 +1,16 @@
 # elf/ build fragment (included by Makefile.am)
+libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
+	elf/debugfile.c elf/demangle.c
+
+check_PROGRAMS += tests/test_elf
+TESTS += tests/test_elf
+tests_test_elf_SOURCES = tests/test_elf.c
+tests_test_elf_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_elf_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/elf-fixtures/elf-byteswap.py
+
+noinst_PROGRAMS += bench/bench_elf
+bench_bench_elf_SOURCES = bench/bench_elf.c
+bench_bench_elf_LDADD = $(MEMSZ_LIBS)

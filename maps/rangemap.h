@@ -9,13 +9,16 @@
  *  - first writer wins: a later add never changes a byte already labelled; it
  *    only fills the gaps it overlaps (one add may become several pieces);
  *  - a range of unknown size (rmap_add_open) extends to the start of the next
- *    range in the map - even one added later - but never past its limit;
+ *    range added - even one added later - but never past its limit (it is
+ *    fixed when the map settles, see below);
  *  - after any mutation, entries are sorted, disjoint and non-empty; adjacent
  *    entries with the same label and contiguous translation may be merged.
  *
  * Adds are cheap (appended); the map is settled lazily on the first query
- * after a batch of adds, in O(n log n). Querying between single adds is
- * correct but slow; build then query.
+ * after a batch of adds, in O(n + p log p) for n entries and p new adds.
+ * Querying between single adds is correct but slow; build then query.
+ * Settling fixes the extent of the open ranges of the batch: adds made after
+ * that query no longer shorten them (they only fill gaps, as usual).
  *
  * A DualMap pairs a VM map and a file map describing one image.
  */
@@ -43,14 +46,19 @@ struct rmap *rmap_new(void);
 void rmap_free(struct rmap *m);
 
 /* Label [start, start+size) where not yet labelled. size 0 is a no-op;
- * a range that would wrap past UINT64_MAX is clipped at UINT64_MAX. */
+ * a range that would wrap past UINT64_MAX is clipped at UINT64_MAX.
+ * label must not be LABEL_NONE (such an add is ignored). */
 void rmap_add(struct rmap *m, uint64_t start, uint64_t size, uint32_t label);
-/* As rmap_add, and byte start+i translates to other+i. */
+/* As rmap_add, and byte start+i translates to other+i. The range is also
+ * clipped so that other+size does not pass UINT64_MAX. other ==
+ * RMAP_NO_TRANSLATION makes it a plain rmap_add. */
 void rmap_add_translated(struct rmap *m, uint64_t start, uint64_t size,
 			 uint64_t other, uint32_t label);
-/* A range whose size is unknown: [start, min(next range start, limit)).
- * "next range" is the nearest range of the settled map that starts after
- * start, whatever order it was added in. */
+/* A range whose size is unknown: [start, min(next start, limit)), where
+ * next start is the smallest start > start of any other non-empty add
+ * (open or not) made before the map settles, whatever order it was added in.
+ * No translation. limit <= start is a no-op. Like any add, it only fills
+ * bytes still unlabelled; of two open adds at one start, the first wins. */
 void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 		   uint32_t label);
 
@@ -69,16 +77,18 @@ const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n);
 /* Index of the first settled entry with end > addr (== count if none). */
 size_t rmap_find(struct rmap *m, uint64_t addr);
 
-/* Call fn for each labelled piece of [start, end), clipped to it, in order.
- * A non-zero return from fn stops the walk and is returned. */
+/* Call fn for each labelled piece of [start, end), clipped to it (other
+ * adjusted), in order. fn must not add to m. A non-zero return from fn stops
+ * the walk and is returned. */
 int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
 		 int (*fn)(void *arg, const struct rmap_entry *piece),
 		 void *arg);
 
 /* Walk [start, end) over several maps at once, cutting at every boundary of
- * every map (Bloaty's rollup): fn gets each elementary piece with labels[i]
- * the label of maps[i] over it (LABEL_NONE where maps[i] has none).
- * n must be <= RMAP_ROLLUP_MAX. A non-zero return from fn stops the walk. */
+ * every map (Bloaty's rollup): fn gets each elementary piece, in order and
+ * covering [start, end) exactly, with labels[i] the label of maps[i] over it
+ * (LABEL_NONE where maps[i] has none). n must be <= RMAP_ROLLUP_MAX (else
+ * returns -1). A non-zero return from fn stops the walk and is returned. */
 #define RMAP_ROLLUP_MAX 16
 int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 		uint64_t end,
@@ -86,11 +96,14 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 			  uint64_t end),
 		void *arg);
 
-/* Check the invariants (sorted, disjoint, non-empty). Returns 0 or -1.
- * Tests call it after every mutation. */
+/* Check the invariants (sorted, disjoint, non-empty, no label LABEL_NONE,
+ * translations that do not wrap) of the settled entries and that the pending
+ * adds are well formed. Returns 0 or -1. Does NOT settle the map (so calling
+ * it cannot change where open ranges end) and costs amortised O(1) per add:
+ * tests call it after every mutation. */
 int rmap_check(struct rmap *m);
 
-/* Number of settled entries. */
+/* Number of settled entries (settles the map). */
 size_t rmap_count(struct rmap *m);
 
 /* --- DualMap --- */
@@ -106,11 +119,14 @@ void dualmap_free(struct dualmap *dm);
 
 /* Label VM range [vmaddr, vmaddr+size) in dm->vm and, through base->vm's
  * translations, the file bytes those VM bytes come from in dm->file.
- * VM bytes that base does not map are still labelled in dm->vm only if
- * base is NULL; with a base, dm->vm is labelled only where base->vm is. */
+ * With base NULL, only dm->vm is labelled (no translation). With a base,
+ * dm->vm is labelled only where base->vm is, and the entries added to both
+ * maps carry the translation (dm->vm: file offset, dm->file: VM address).
+ * base must not be dm. */
 void dualmap_add_vm(struct dualmap *dm, struct dualmap *base,
 		    uint64_t vmaddr, uint64_t size, uint32_t label);
-/* Label file range [off, off+size) in dm->file and, through base->file's
+/* Mirror of dualmap_add_vm: label file range [off, off+size) in dm->file
+ * (only where base->file is, if base is not NULL) and, through base->file's
  * translations, the VM bytes it is loaded at in dm->vm. */
 void dualmap_add_file(struct dualmap *dm, struct dualmap *base,
 		      uint64_t off, uint64_t size, uint32_t label);

@@ -4,10 +4,17 @@
  * Bloaty-like (percent and human size per column, nested rows indented, a
  * TOTAL row); csv/tsv print one line per leaf with its full key path and
  * exact bytes; json prints the nested tree with exact bytes.
+ * Values with a fixed-point shift (PSS) print with two decimals in csv,
+ * tsv and json. json: {"keys", "columns", "total", "rows", "notes"}; each
+ * row has "name", "aliases" (only if any), "others" (N, only for an
+ * "[N others]" row), one field per column, and "rows" (only if it has
+ * children).
  */
 #ifndef MEMSZ_OUTPUT_H
 #define MEMSZ_OUTPUT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "report/rows.h"
@@ -30,6 +37,11 @@ struct out_opts {
  * into a "notes" array in json, and are left to the caller for csv/tsv
  * (which stay pure data). Returns 0 or -errno on a write error. */
 int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
+
+/* Format v, stored with fixed-point shift, as csv and json print it: a
+ * plain integer when shift is 0, else a decimal with two places rounded
+ * half up ("12.50"). buf should hold 32 bytes. Returns buf. */
+char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift);
 
 /* Write an error in the current mode: a JSON object {"error": msg} on
  * stdout in json mode, else "memsz: msg" on stderr. */

@@ -1,9 +1,11 @@
 /* rows.h — the one row model every report is rendered from.
  *
  * A row tree has one level per key of --by (files, sections, symbols, ...).
- * Callers add leaf paths with their values; rows_finish() sorts each level,
- * folds what is past -n into one "[N others]" row per level, and computes
- * the TOTAL. Writers (output.h) render the finished tree; nothing else does.
+ * Callers add leaf paths with their values (rowtree_add() keeps every
+ * ancestor and the TOTAL summed as it goes); rowtree_finish() sorts each
+ * level and folds what is past -n into one "[N others]" row per level.
+ * Writers (output.h) render the finished tree; nothing else does.
+ * Rows whose values are all zero are kept: a symbol with no RSS is news.
  */
 #ifndef MEMSZ_ROWS_H
 #define MEMSZ_ROWS_H
@@ -65,7 +67,8 @@ void rowtree_add(struct rowtree *t, const uint32_t *path,
 
 /* Sort every level by column sort, descending (ties by label string),
  * then keep at most limit rows per level (0: all), folding the rest into
- * one "[N others]" row placed last. Call once, after all adds. */
+ * one "[N others]" row placed last (row.folded = N; the folded rows'
+ * children are dropped, their sums kept). Call once, after all adds. */
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit);
 
 #endif

@@ -1,0 +1,732 @@
+/* datafile.c — the memsz.data codec: explicit little-endian encoding, one
+ * write() per record, and a validating reader. See datafile.h and
+ * man/memsz-data.5 for the layout. */
+#include "config.h"
+
+#include "data/datafile.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MD_HEADER_SIZE 64
+#define MD_REC_HDR 16
+#define MD_RUN_SIZE 24
+#define MD_BUILD_ID_MAX 20
+
+/* --- little-endian helpers --- */
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	put_u32(p, (uint32_t)v);
+	put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Encoded size of a string: u32 length, the bytes, at least one NUL, zero
+ * padding to a multiple of 8. */
+static size_t str_size(const char *s)
+{
+	return align8(4 + strlen(s ? s : "") + 1);
+}
+
+/* --- record builder --- */
+
+struct md_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static uint8_t *buf_grow(struct md_buf *b, size_t n)
+{
+	uint8_t *q;
+
+	xgrow(&b->p, &b->cap, b->len + n, 1);
+	q = b->p + b->len;
+	memset(q, 0, n);
+	b->len += n;
+	return q;
+}
+
+static void buf_u32(struct md_buf *b, uint32_t v)
+{
+	put_u32(buf_grow(b, 4), v);
+}
+
+static void buf_u64(struct md_buf *b, uint64_t v)
+{
+	put_u64(buf_grow(b, 8), v);
+}
+
+static void buf_str(struct md_buf *b, const char *s)
+{
+	size_t n, sz;
+	uint8_t *q;
+
+	if (!s)
+		s = "";
+	n = strlen(s);
+	sz = str_size(s);
+	q = buf_grow(b, sz); /* zeroed: NUL and padding */
+	put_u32(q, (uint32_t)n);
+	memcpy(q + 4, s, n);
+}
+
+static void buf_pad8(struct md_buf *b)
+{
+	if (b->len % 8)
+		buf_grow(b, 8 - b->len % 8);
+}
+
+/* --- writer --- */
+
+struct md_writer {
+	int fd;
+	uint64_t off;   /* end of the last complete record */
+	int err;        /* sticky: once a write failed, every call fails */
+	struct md_buf b;
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
+{
+	ssize_t w;
+
+	*done = 0;
+	while (*done < n) {
+		w = write(fd, p + *done, n - *done);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -ENOSPC;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+/* Write the built record in w->b (its header is filled in here). On a
+ * failure the partial record is cut off again (best effort: ftruncate does
+ * not apply to every file type) and the writer stays failed. */
+static int writer_commit(struct md_writer *w, enum md_rec_type type)
+{
+	size_t done;
+	int ret;
+
+	buf_pad8(&w->b);
+	put_u32(w->b.p, type);
+	put_u32(w->b.p + 4, 0);
+	put_u64(w->b.p + 8, w->b.len);
+	ret = write_all(w->fd, w->b.p, w->b.len, &done);
+	if (ret < 0) {
+		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
+			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
+		w->err = ret;
+		return ret;
+	}
+	w->off += w->b.len;
+	return 0;
+}
+
+/* Start a record: the header is reserved and filled by writer_commit. */
+static int writer_begin(struct md_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	w->b.len = 0;
+	buf_grow(&w->b, MD_REC_HDR);
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int md_writer_open(const char *path, struct md_writer **out)
+{
+	struct md_writer *w;
+	struct stat st;
+	uint8_t hdr[MD_HEADER_SIZE] = { 0 };
+	size_t done;
+	char *old;
+	int fd, ret;
+
+	if (!lstat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		old = xasprintf("%s.old", path);
+		ret = rename(path, old) ? -errno : 0;
+		free(old);
+		if (ret < 0)
+			return ret;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	memcpy(hdr, MD_MAGIC, 8);
+	put_u32(hdr + 8, MD_VERSION);
+	put_u32(hdr + 12, MD_HEADER_SIZE);
+	put_u64(hdr + 16, 0);
+	put_u64(hdr + 24, clock_ns(CLOCK_REALTIME));
+	put_u64(hdr + 32, clock_ns(CLOCK_MONOTONIC));
+	put_u32(hdr + 40, (uint32_t)sysconf(_SC_PAGESIZE));
+	ret = write_all(fd, hdr, sizeof(hdr), &done);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->off = MD_HEADER_SIZE;
+	*out = w;
+	return 0;
+}
+
+uint64_t md_writer_offset(const struct md_writer *w)
+{
+	return w->off;
+}
+
+static void buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len)
+{
+	uint8_t *q = buf_grow(b, 24);
+
+	if (len > MD_BUILD_ID_MAX)
+		len = MD_BUILD_ID_MAX;
+	memcpy(q, id, len);
+}
+
+int md_write_image(struct md_writer *w, const struct md_image *r)
+{
+	int ret = writer_begin(w);
+
+	if (ret < 0)
+		return ret;
+	buf_u32(&w->b, r->id);
+	buf_u32(&w->b, r->dev_major);
+	buf_u32(&w->b, r->dev_minor);
+	buf_u32(&w->b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
+	buf_u64(&w->b, r->ino);
+	buf_u64(&w->b, r->size);
+	buf_u64(&w->b, (uint64_t)r->mtime_ns);
+	buf_build_id(&w->b, r->build_id, r->build_id_len);
+	buf_str(&w->b, r->path);
+	buf_str(&w->b, r->open_path);
+	return writer_commit(w, MD_REC_IMAGE);
+}
+
+static int write_mmap2_like(struct md_writer *w, enum md_rec_type type,
+			    const struct md_mmap2 *r)
+{
+	int ret = writer_begin(w);
+
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u32(&w->b, r->pid);
+	buf_u32(&w->b, r->tid);
+	buf_u64(&w->b, r->start);
+	buf_u64(&w->b, r->len);
+	buf_u64(&w->b, r->pgoff);
+	buf_u32(&w->b, r->dev_major);
+	buf_u32(&w->b, r->dev_minor);
+	buf_u64(&w->b, r->ino);
+	buf_u64(&w->b, r->ino_generation);
+	buf_u32(&w->b, r->prot);
+	buf_u32(&w->b, r->flags);
+	buf_u32(&w->b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
+	buf_u32(&w->b, r->synthesized ? 1 : 0);
+	buf_build_id(&w->b, r->build_id, r->build_id_len);
+	buf_str(&w->b, r->filename);
+	return writer_commit(w, type);
+}
+
+int md_write_mmap2(struct md_writer *w, const struct md_mmap2 *r)
+{
+	return write_mmap2_like(w, MD_REC_MMAP2, r);
+}
+
+int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r)
+{
+	return write_mmap2_like(w, MD_REC_MUNMAP, r);
+}
+
+int md_write_task(struct md_writer *w, enum md_rec_type type,
+		  const struct md_task *r)
+{
+	int ret;
+
+	if (type != MD_REC_COMM && type != MD_REC_FORK && type != MD_REC_EXIT)
+		return -EINVAL;
+	ret = writer_begin(w);
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u32(&w->b, r->pid);
+	buf_u32(&w->b, r->tid);
+	buf_u32(&w->b, r->ppid);
+	buf_u32(&w->b, r->ptid);
+	buf_str(&w->b, type == MD_REC_COMM ? r->comm : "");
+	return writer_commit(w, type);
+}
+
+int md_write_lost(struct md_writer *w, const struct md_lost *r)
+{
+	int ret = writer_begin(w);
+
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u64(&w->b, r->count);
+	return writer_commit(w, MD_REC_LOST);
+}
+
+int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
+{
+	int ret = writer_begin(w);
+
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u32(&w->b, r->pid);
+	buf_u32(&w->b, r->seq);
+	buf_u32(&w->b, r->flags);
+	buf_u32(&w->b, r->nmappings);
+	return writer_commit(w, MD_REC_SNAP_BEGIN);
+}
+
+int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
+{
+	uint8_t *q;
+	size_t i;
+	int ret = writer_begin(w);
+
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->start);
+	buf_u64(&w->b, r->end);
+	buf_u64(&w->b, r->pgoff);
+	buf_u32(&w->b, r->dev_major);
+	buf_u32(&w->b, r->dev_minor);
+	buf_u64(&w->b, r->ino);
+	buf_u32(&w->b, r->prot);
+	buf_u32(&w->b, r->flags);
+	buf_u32(&w->b, r->image_id);
+	buf_u32(&w->b, 0);
+	buf_u64(&w->b, r->nruns);
+	buf_str(&w->b, r->name);
+	q = buf_grow(&w->b, r->nruns * MD_RUN_SIZE);
+	for (i = 0; i < r->nruns; i++, q += MD_RUN_SIZE) {
+		put_u64(q, r->runs[i].vaddr);
+		put_u32(q + 8, r->runs[i].npages);
+		put_u32(q + 12, r->runs[i].flags);
+		put_u32(q + 16, r->runs[i].mapcount);
+		put_u32(q + 20, 0);
+	}
+	return writer_commit(w, MD_REC_SNAP_MAPPING);
+}
+
+int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r)
+{
+	int ret = writer_begin(w);
+
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u32(&w->b, r->pid);
+	buf_u32(&w->b, r->seq);
+	buf_u64(&w->b, r->unreadable_pages);
+	return writer_commit(w, MD_REC_SNAP_END);
+}
+
+int md_write_note(struct md_writer *w, const char *text)
+{
+	int ret = writer_begin(w);
+
+	if (ret < 0)
+		return ret;
+	buf_str(&w->b, text);
+	return writer_commit(w, MD_REC_NOTE);
+}
+
+int md_writer_close(struct md_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = w->err;
+	if (close(w->fd) && !ret)
+		ret = -errno;
+	free(w->b.p);
+	free(w);
+	return ret;
+}
+
+/* --- reader --- */
+
+struct md_reader {
+	const uint8_t *map;
+	size_t size;
+	uint64_t off;             /* next record */
+	struct md_file_header hdr;
+	struct md_run *runs;      /* decoded runs of the last mapping */
+	size_t runs_cap;
+};
+
+/* A cursor over one record's payload; every get checks the bounds. */
+struct md_cur {
+	const uint8_t *p;
+	size_t len, pos;
+	int err;
+};
+
+static const uint8_t *cur_take(struct md_cur *c, size_t n)
+{
+	const uint8_t *q;
+
+	if (c->err || n > c->len - c->pos) {
+		c->err = -MEMSZ_EBADDATA;
+		return NULL;
+	}
+	q = c->p + c->pos;
+	c->pos += n;
+	return q;
+}
+
+static uint32_t cur_u32(struct md_cur *c)
+{
+	const uint8_t *q = cur_take(c, 4);
+
+	return q ? get_u32(q) : 0;
+}
+
+static uint64_t cur_u64(struct md_cur *c)
+{
+	const uint8_t *q = cur_take(c, 8);
+
+	return q ? get_u64(q) : 0;
+}
+
+/* A string: its length must fit the record, the byte after it must be NUL
+ * and it must hold no NUL itself. Returns "" on error (c->err set). */
+static const char *cur_str(struct md_cur *c)
+{
+	uint32_t n = cur_u32(c);
+	const uint8_t *q;
+
+	if (c->err)
+		return "";
+	if (c->len - c->pos < (size_t)n + 1) {
+		c->err = -MEMSZ_EBADDATA;
+		return "";
+	}
+	q = c->p + c->pos;
+	if (q[n] != 0 || memchr(q, 0, n)) {
+		c->err = -MEMSZ_EBADDATA;
+		return "";
+	}
+	/* skip bytes, NUL and padding up to the next multiple of 8 */
+	c->pos = MIN(c->len, align8(c->pos + n + 1));
+	return (const char *)q;
+}
+
+static void cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len)
+{
+	const uint8_t *q = cur_take(c, 24);
+
+	if (q)
+		memcpy(dst, q, MD_BUILD_ID_MAX);
+	if (len > MD_BUILD_ID_MAX)
+		c->err = -MEMSZ_EBADDATA;
+}
+
+int md_reader_open(const char *path, struct md_reader **out)
+{
+	struct md_reader *r;
+	struct stat st;
+	const uint8_t *p;
+	void *map = NULL;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out_close;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			   fd, 0);
+		if (map == MAP_FAILED) {
+			ret = -errno;
+			goto out_close;
+		}
+	}
+	p = map;
+	if (st.st_size >= 8 && memcmp(p, MD_MAGIC, 8)) {
+		ret = -MEMSZ_EBADMAGIC;
+		goto out_unmap;
+	}
+	if (st.st_size < MD_HEADER_SIZE) {
+		/* a prefix of a valid header: the file was cut */
+		ret = st.st_size && memcmp(p, MD_MAGIC, MIN(8, st.st_size)) ?
+			      -MEMSZ_EBADMAGIC : -MEMSZ_ETRUNC;
+		goto out_unmap;
+	}
+	r = xcalloc(1, sizeof(*r));
+	memcpy(r->hdr.magic, p, 8);
+	r->hdr.version = get_u32(p + 8);
+	r->hdr.header_size = get_u32(p + 12);
+	r->hdr.flags = get_u64(p + 16);
+	r->hdr.start_realtime_ns = get_u64(p + 24);
+	r->hdr.start_mono_ns = get_u64(p + 32);
+	r->hdr.page_size = get_u32(p + 40);
+	r->hdr.reserved0 = get_u32(p + 44);
+	r->hdr.reserved[0] = get_u64(p + 48);
+	r->hdr.reserved[1] = get_u64(p + 56);
+	if (r->hdr.version > MD_VERSION || r->hdr.version == 0) {
+		ret = r->hdr.version ? -MEMSZ_EVERSION : -MEMSZ_EBADDATA;
+		free(r);
+		goto out_unmap;
+	}
+	if (r->hdr.header_size < MD_HEADER_SIZE || r->hdr.header_size % 8) {
+		ret = -MEMSZ_EBADDATA;
+		free(r);
+		goto out_unmap;
+	}
+	if (r->hdr.header_size > (uint64_t)st.st_size) {
+		ret = -MEMSZ_ETRUNC;
+		free(r);
+		goto out_unmap;
+	}
+	r->map = p;
+	r->size = (size_t)st.st_size;
+	r->off = r->hdr.header_size;
+	*out = r;
+	close(fd);
+	return 0;
+
+out_unmap:
+	if (map)
+		munmap(map, (size_t)st.st_size);
+out_close:
+	close(fd);
+	return ret;
+}
+
+const struct md_file_header *md_reader_header(const struct md_reader *r)
+{
+	return &r->hdr;
+}
+
+uint64_t md_reader_offset(const struct md_reader *r)
+{
+	return r->off;
+}
+
+static int decode_mapping(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m)
+{
+	const uint8_t *q;
+	uint64_t nruns;
+	size_t i;
+
+	m->start = cur_u64(c);
+	m->end = cur_u64(c);
+	m->pgoff = cur_u64(c);
+	m->dev_major = cur_u32(c);
+	m->dev_minor = cur_u32(c);
+	m->ino = cur_u64(c);
+	m->prot = cur_u32(c);
+	m->flags = cur_u32(c);
+	m->image_id = cur_u32(c);
+	cur_u32(c);
+	nruns = cur_u64(c);
+	m->name = cur_str(c);
+	if (c->err)
+		return c->err;
+	if (nruns > (c->len - c->pos) / MD_RUN_SIZE)
+		return -MEMSZ_EBADDATA;
+	q = cur_take(c, nruns * MD_RUN_SIZE);
+	if (!q)
+		return c->err;
+	xgrow(&r->runs, &r->runs_cap, nruns, sizeof(*r->runs));
+	for (i = 0; i < nruns; i++, q += MD_RUN_SIZE) {
+		r->runs[i].vaddr = get_u64(q);
+		r->runs[i].npages = get_u32(q + 8);
+		r->runs[i].flags = get_u32(q + 12);
+		r->runs[i].mapcount = get_u32(q + 16);
+		r->runs[i].reserved = get_u32(q + 20);
+	}
+	m->runs = r->runs;
+	m->nruns = nruns;
+	return 0;
+}
+
+static int decode_mmap2(struct md_cur *c, struct md_mmap2 *m)
+{
+	m->time = cur_u64(c);
+	m->pid = cur_u32(c);
+	m->tid = cur_u32(c);
+	m->start = cur_u64(c);
+	m->len = cur_u64(c);
+	m->pgoff = cur_u64(c);
+	m->dev_major = cur_u32(c);
+	m->dev_minor = cur_u32(c);
+	m->ino = cur_u64(c);
+	m->ino_generation = cur_u64(c);
+	m->prot = cur_u32(c);
+	m->flags = cur_u32(c);
+	m->build_id_len = cur_u32(c);
+	m->synthesized = cur_u32(c) != 0;
+	cur_build_id(c, m->build_id, m->build_id_len);
+	m->filename = cur_str(c);
+	return c->err;
+}
+
+/* Decode the payload of a known record type; unknown types return 1. */
+static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
+{
+	struct md_image *im = &rec->u.image;
+	struct md_task *t = &rec->u.task;
+
+	switch (rec->type) {
+	case MD_REC_IMAGE:
+		im->id = cur_u32(c);
+		im->dev_major = cur_u32(c);
+		im->dev_minor = cur_u32(c);
+		im->build_id_len = cur_u32(c);
+		im->ino = cur_u64(c);
+		im->size = cur_u64(c);
+		im->mtime_ns = (int64_t)cur_u64(c);
+		cur_build_id(c, im->build_id, im->build_id_len);
+		im->path = cur_str(c);
+		im->open_path = cur_str(c);
+		return c->err;
+	case MD_REC_MMAP2:
+	case MD_REC_MUNMAP:
+		return decode_mmap2(c, &rec->u.mmap2);
+	case MD_REC_COMM:
+	case MD_REC_FORK:
+	case MD_REC_EXIT:
+		t->time = cur_u64(c);
+		t->pid = cur_u32(c);
+		t->tid = cur_u32(c);
+		t->ppid = cur_u32(c);
+		t->ptid = cur_u32(c);
+		t->comm = cur_str(c);
+		return c->err;
+	case MD_REC_LOST:
+		rec->u.lost.time = cur_u64(c);
+		rec->u.lost.count = cur_u64(c);
+		return c->err;
+	case MD_REC_SNAP_BEGIN:
+		rec->u.snap_begin.time = cur_u64(c);
+		rec->u.snap_begin.pid = cur_u32(c);
+		rec->u.snap_begin.seq = cur_u32(c);
+		rec->u.snap_begin.flags = cur_u32(c);
+		rec->u.snap_begin.nmappings = cur_u32(c);
+		return c->err;
+	case MD_REC_SNAP_MAPPING:
+		return decode_mapping(r, c, &rec->u.mapping);
+	case MD_REC_SNAP_END:
+		rec->u.snap_end.time = cur_u64(c);
+		rec->u.snap_end.pid = cur_u32(c);
+		rec->u.snap_end.seq = cur_u32(c);
+		rec->u.snap_end.unreadable_pages = cur_u64(c);
+		return c->err;
+	case MD_REC_NOTE:
+		rec->u.note.text = cur_str(c);
+		return c->err;
+	default:
+		return 1;
+	}
+}
+
+int md_read_next(struct md_reader *r, struct md_record *rec)
+{
+	const uint8_t *p;
+	uint64_t size, left;
+	struct md_cur c;
+	int ret;
+
+	for (;;) {
+		left = r->size - r->off;
+		if (left == 0)
+			return 0;
+		if (left < MD_REC_HDR)
+			return -MEMSZ_ETRUNC;
+		p = r->map + r->off;
+		size = get_u64(p + 8);
+		if (size < MD_REC_HDR || size % 8)
+			return -MEMSZ_EBADDATA;
+		if (size > left)
+			return -MEMSZ_ETRUNC;
+		memset(rec, 0, sizeof(*rec));
+		rec->type = get_u32(p);
+		rec->rec_flags = get_u32(p + 4);
+		rec->offset = r->off;
+		rec->size = size;
+		c.p = p + MD_REC_HDR;
+		c.len = size - MD_REC_HDR;
+		c.pos = 0;
+		c.err = 0;
+		ret = decode(r, &c, rec);
+		if (ret < 0)
+			return ret;
+		r->off += size;
+		if (ret == 0)
+			return 1;
+		/* unknown type of this major version: skip by size */
+	}
+}
+
+void md_reader_close(struct md_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap((void *)r->map, r->size);
+	free(r->runs);
+	free(r);
+}

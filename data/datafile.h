@@ -1,0 +1,217 @@
+/* datafile.h — the memsz.data format: definitions, writer and reader.
+ *
+ * Layout (all integers little-endian, fixed width; see man/memsz-data.5):
+ *   file header (struct md_file_header, 64 bytes)
+ *   records, appended as they happen, each:
+ *     struct md_rec_header { u32 type; u32 flags; u64 size; }  size counts the
+ *     header and is a multiple of 8; the payload follows.
+ * A file cut short (crash, full disk) reads up to its last complete record;
+ * the reader reports the cut. Unknown record types of the same major version
+ * are skipped by size (forward compatible).
+ *
+ * record/ only writes, report/ only reads; both go through this codec.
+ */
+#ifndef MEMSZ_DATAFILE_H
+#define MEMSZ_DATAFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MD_MAGIC "MEMSZDAT"
+#define MD_VERSION 1
+
+struct md_file_header {
+	char magic[8];        /* MD_MAGIC, no NUL */
+	uint32_t version;     /* MD_VERSION */
+	uint32_t header_size; /* 64 */
+	uint64_t flags;       /* MD_F_* */
+	uint64_t start_realtime_ns; /* wall clock when recording began */
+	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at that moment */
+	uint32_t page_size;
+	uint32_t reserved0;
+	uint64_t reserved[2];
+};
+
+enum md_rec_type {
+	MD_REC_IMAGE = 1,     /* metadata of one mapped file */
+	MD_REC_MMAP2,         /* a mapping appeared (perf mmap2 or synthesized) */
+	MD_REC_COMM,
+	MD_REC_FORK,
+	MD_REC_EXIT,
+	MD_REC_LOST,          /* perf records lost */
+	MD_REC_SNAP_BEGIN,    /* a residency snapshot of one pid begins */
+	MD_REC_SNAP_MAPPING,  /* one VMA of the snapshot and its page runs */
+	MD_REC_SNAP_END,      /* the snapshot is complete */
+	MD_REC_NOTE,          /* a free-text message for the report footer */
+	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
+	MD_REC__COUNT
+};
+
+/* Page-run flags (struct md_run.flags). The first group comes from
+ * /proc/PID/pagemap, the second from /proc/kpageflags (valid only when
+ * MD_SNAP_F_KPAGEFLAGS is set in the snapshot). */
+enum md_page_flags {
+	MD_PG_PRESENT = 1u << 0,
+	MD_PG_SWAPPED = 1u << 1,
+	MD_PG_FILE = 1u << 2,      /* pagemap bit 61: file page or shared anon */
+	MD_PG_EXCLUSIVE = 1u << 3, /* pagemap bit 56 */
+	MD_PG_SOFTDIRTY = 1u << 4, /* pagemap bit 55 */
+	MD_PG_DIRTY = 1u << 8,     /* kpageflags KPF_DIRTY */
+	MD_PG_ANON = 1u << 9,
+	MD_PG_SWAPBACKED = 1u << 10,
+	MD_PG_KSM = 1u << 11,
+	MD_PG_THP = 1u << 12,
+	MD_PG_HUGE = 1u << 13,
+	MD_PG_ZERO = 1u << 14,
+	MD_PG_IDLE = 1u << 15,
+	MD_PG_PRIVATE_DIRTY = 1u << 16, /* counted in smaps Private_Dirty */
+	MD_PG_SHARED_DIRTY = 1u << 17,  /* counted in smaps Shared_Dirty */
+};
+
+/* Snapshot flags (md_snap_begin.flags). */
+enum md_snap_flags {
+	MD_SNAP_F_PFN = 1u << 0,        /* PFNs were readable: mapcounts valid */
+	MD_SNAP_F_KPAGEFLAGS = 1u << 1, /* kpageflags were readable */
+	MD_SNAP_F_FROZEN = 1u << 2,     /* target stopped during the snapshot */
+	MD_SNAP_F_AT_EXIT = 1u << 3,    /* taken at exit (PTRACE_EVENT_EXIT) */
+	MD_SNAP_F_PAGEMAP_SCAN = 1u << 4, /* PAGEMAP_SCAN was used */
+};
+
+/* One run of consecutive pages with identical flags and mapcount. */
+struct md_run {
+	uint64_t vaddr;
+	uint32_t npages;
+	uint32_t flags;    /* MD_PG_* */
+	uint32_t mapcount; /* 0 = unknown (no PFN) */
+	uint32_t reserved;
+};
+
+/* Decoded records, as the reader hands them out. Strings and arrays are
+ * borrowed from the reader and valid until the next md_read_next(). */
+struct md_image {
+	uint32_t id;                  /* referenced by mappings */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, size;
+	int64_t mtime_ns;
+	uint8_t build_id[20];
+	uint32_t build_id_len;        /* 0: unknown */
+	const char *path;             /* path as the process sees it */
+	const char *open_path;        /* where memsz could open it at record
+					 time ("/proc/PID/root/..."), or "" */
+};
+
+struct md_mmap2 {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;         /* PROT_*, MAP_* */
+	uint8_t build_id[20];
+	uint32_t build_id_len;
+	bool synthesized;             /* from /proc/PID/maps, not a perf event */
+	const char *filename;
+};
+
+struct md_task {                      /* COMM, FORK, EXIT */
+	uint64_t time;
+	uint32_t pid, tid, ppid, ptid;
+	const char *comm;             /* COMM only */
+};
+
+struct md_lost {
+	uint64_t time;
+	uint64_t count;
+};
+
+struct md_snap_begin {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t seq;                 /* 0, 1, 2 ... per file */
+	uint32_t flags;               /* MD_SNAP_F_* */
+	uint32_t nmappings;
+};
+
+struct md_snap_mapping {
+	uint64_t start, end, pgoff;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	uint32_t prot;                /* PROT_* */
+	uint32_t flags;               /* MAP_SHARED or MAP_PRIVATE */
+	uint32_t image_id;            /* UINT32_MAX: anonymous / no image */
+	const char *name;             /* path or [heap]/[stack]/[anon:x]/"" */
+	const struct md_run *runs;
+	size_t nruns;
+};
+
+struct md_snap_end {
+	uint64_t time;
+	uint32_t pid, seq;
+	uint64_t unreadable_pages;    /* pages pagemap could not report */
+};
+
+struct md_note {
+	const char *text;
+};
+
+struct md_record {
+	enum md_rec_type type;
+	uint64_t offset;              /* file offset of the record */
+	uint64_t size;                /* its size in bytes, header included */
+	uint32_t rec_flags;           /* md_rec_header.flags (0 so far) */
+	union {
+		struct md_image image;
+		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
+		struct md_task task;
+		struct md_lost lost;
+		struct md_snap_begin snap_begin;
+		struct md_snap_mapping mapping;
+		struct md_snap_end snap_end;
+		struct md_note note;
+	} u;
+};
+
+/* --- writer --- */
+struct md_writer;
+
+/* Create path for writing (an existing file is first renamed path.old).
+ * Returns 0 and *out, or a negative code. */
+int md_writer_open(const char *path, struct md_writer **out);
+/* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
+ * After an error the file still holds every complete earlier record. */
+int md_write_image(struct md_writer *w, const struct md_image *r);
+int md_write_mmap2(struct md_writer *w, const struct md_mmap2 *r);
+int md_write_task(struct md_writer *w, enum md_rec_type type,
+		  const struct md_task *r);
+int md_write_lost(struct md_writer *w, const struct md_lost *r);
+int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r);
+int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r);
+int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
+int md_write_note(struct md_writer *w, const char *text);
+/* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the
+ * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
+ * flags, filename of r); the reader returns it in rec->u.mmap2. */
+int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
+/* File offset where the next record will be written (the file's size when
+ * every record so far was written). */
+uint64_t md_writer_offset(const struct md_writer *w);
+/* Flush and close; returns 0 or -errno. NULL is fine. */
+int md_writer_close(struct md_writer *w);
+
+/* --- reader --- */
+struct md_reader;
+
+/* Open path and check the header. Returns 0 and *out, or -errno,
+ * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. */
+int md_reader_open(const char *path, struct md_reader **out);
+const struct md_file_header *md_reader_header(const struct md_reader *r);
+/* Next record into *rec. Returns 1 if a record was read, 0 at a clean
+ * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a
+ * record at md_reader_offset(); -MEMSZ_EBADDATA: a malformed record). */
+int md_read_next(struct md_reader *r, struct md_record *rec);
+uint64_t md_reader_offset(const struct md_reader *r);
+void md_reader_close(struct md_reader *r);
+
+#endif

@@ -1,0 +1,138 @@
+/* debugfile.c — find the separate debug file of an image (by build-id,
+ * then by .gnu_debuglink) and check that it belongs to the image. */
+#include "config.h"
+
+#include "elf/elfpriv.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* CRC-32, reflected polynomial 0xedb88320 (zlib's, as GNU ld and
+ * objcopy --add-gnu-debuglink compute it). */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	static uint32_t table[256];
+
+	if (!table[1]) {
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	}
+	crc = ~crc;
+	while (n--)
+		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+int elf_file_crc32(int fd, uint32_t *out)
+{
+	unsigned char *buf = xmalloc(1 << 16);
+	uint32_t crc = 0;
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, 1 << 16, off)) > 0) {
+		crc = crc32_update(crc, buf, n);
+		off += n;
+	}
+	free(buf);
+	if (n < 0)
+		return -errno;
+	*out = crc;
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* Open candidate path and keep it as img->debug if it matches. */
+static int try_candidate(struct elfimg *img, const char *path)
+{
+	struct elfimg *dbg;
+	bool ok;
+
+	if (same_file(path, img->path))
+		return 0;
+	if (elfimg_open(path, &dbg))
+		return 0; /* missing or unusable: not this one */
+	if (img->build_id_len) {
+		ok = dbg->build_id_len == img->build_id_len &&
+		     !memcmp(dbg->build_id, img->build_id, img->build_id_len);
+	} else {
+		uint32_t crc;
+
+		ok = img->debuglink &&
+		     !elf_file_crc32(((struct elfimg_priv *)dbg->priv)->fd,
+				     &crc) &&
+		     crc == img->debuglink_crc;
+	}
+	if (!ok) {
+		elfimg_close(dbg);
+		return 0;
+	}
+	img->debug = dbg;
+	return 1;
+}
+
+int elfimg_find_debug(struct elfimg *img, const char *debug_root)
+{
+	char *path, *dir = NULL, *real = NULL, *slash;
+	int ret = 0;
+
+	if (img->debug)
+		return 1;
+	if (!debug_root)
+		debug_root = "/usr/lib/debug";
+
+	if (img->build_id_len >= 2) {
+		char hex[2 * sizeof(img->build_id) + 1];
+
+		elfimg_build_id_hex(img, hex, sizeof(hex));
+		path = xasprintf("%s/.build-id/%.2s/%s.debug", debug_root, hex,
+				 hex + 2);
+		ret = try_candidate(img, path);
+		free(path);
+		if (ret)
+			return ret;
+	}
+	if (!img->debuglink || strchr(img->debuglink, '/'))
+		return 0;
+
+	real = realpath(img->path, NULL);
+	dir = xstrdup(real ? real : img->path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = 0;
+	else
+		strcpy(dir, ".");
+
+	const char *const fmts[] = { "%s/%s", "%s/.debug/%s" };
+	for (size_t i = 0; i < ARRAY_SIZE(fmts) && !ret; i++) {
+		path = xasprintf(fmts[i], dir, img->debuglink);
+		ret = try_candidate(img, path);
+		free(path);
+	}
+	if (!ret && dir[0] == '/') {
+		path = xasprintf("%s%s/%s", debug_root,
+				 strcmp(dir, "/") ? dir : "", img->debuglink);
+		ret = try_candidate(img, path);
+		free(path);
+	}
+	free(dir);
+	free(real);
+	return ret;
+}

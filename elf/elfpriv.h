@@ -1,0 +1,32 @@
+/* elfpriv.h — what the elf/ files share about an open image; not public. */
+#ifndef MEMSZ_ELFPRIV_H
+#define MEMSZ_ELFPRIV_H
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include "elf/elfimg.h"
+
+struct elfimg_priv {
+	int fd;
+	Elf *elf;
+	size_t shstrndx;  /* 0: no section names */
+};
+
+static inline Elf *elfimg_elf(const struct elfimg *img)
+{
+	return ((struct elfimg_priv *)img->priv)->elf;
+}
+
+/* "LOAD #n [RWX]" label text of segment seg into buf (>= 40 bytes). */
+void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len);
+
+/* Add the fallback labels shared by every source: PT_LOAD segments (unless
+ * no_loads), the three header tables (file only) and "[Unmapped]". */
+void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
+			  struct dualmap *out, bool no_loads);
+
+/* CRC-32 (the .gnu_debuglink one: zlib's polynomial) of a whole file. */
+int elf_file_crc32(int fd, uint32_t *out);
+
+#endif

@@ -1,0 +1,260 @@
+/* labels.c — interned label strings.
+ *
+ * Strings live in an arena of chunks (so a pointer handed out never moves)
+ * and are indexed by dense ids. An open-addressing table with linear probing
+ * maps a string to its id; a slot holds id + 1 (0 = empty) and the table is
+ * kept at most half full.
+ */
+#include "maps/labels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define ARENA_CHUNK (64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	char data[];
+};
+
+struct alias_list {
+	const char **v;
+	size_t n, cap;
+};
+
+struct labels {
+	/* by id */
+	const char **str;
+	size_t *len;
+	uint32_t *hash;
+	size_t count, cap;
+
+	/* hash table: id + 1, 0 = empty; nslot is a power of two */
+	uint32_t *slot;
+	size_t nslot;
+
+	/* string arena */
+	struct arena_chunk *chunks;
+	char *cur;
+	size_t left;
+
+	/* aliases, allocated lazily; nalias entries valid */
+	struct alias_list *alias;
+	size_t nalias;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	uint64_t w;
+
+	while (n >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 32;
+	return h;
+}
+
+/* Copy n bytes of s plus a NUL into the arena. */
+static const char *arena_dup(struct labels *lb, const char *s, size_t n)
+{
+	char *p;
+
+	if (n + 1 > lb->left) {
+		size_t sz = ARENA_CHUNK;
+		struct arena_chunk *c;
+
+		if (n + 1 > ARENA_CHUNK / 4) {
+			/* big string: its own chunk, keep the current one */
+			c = xmalloc(sizeof(*c) + n + 1);
+			if (lb->chunks) {
+				c->next = lb->chunks->next;
+				lb->chunks->next = c;
+			} else {
+				c->next = NULL;
+				lb->chunks = c;
+			}
+			p = c->data;
+			goto copy;
+		}
+		c = xmalloc(sizeof(*c) + sz);
+		c->next = lb->chunks;
+		lb->chunks = c;
+		lb->cur = c->data;
+		lb->left = sz;
+	}
+	p = lb->cur;
+	lb->cur += n + 1;
+	lb->left -= n + 1;
+copy:
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+struct labels *labels_new(void)
+{
+	struct labels *lb = xcalloc(1, sizeof(*lb));
+
+	lb->nslot = 64;
+	lb->slot = xcalloc(lb->nslot, sizeof(*lb->slot));
+	return lb;
+}
+
+void labels_free(struct labels *lb)
+{
+	struct arena_chunk *c, *next;
+	size_t i;
+
+	if (!lb)
+		return;
+	for (c = lb->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	for (i = 0; i < lb->nalias; i++)
+		free(lb->alias[i].v);
+	free(lb->alias);
+	free(lb->slot);
+	free(lb->str);
+	free(lb->len);
+	free(lb->hash);
+	free(lb);
+}
+
+/* Slot index where s lives, or the empty slot where it would go. */
+static size_t probe(const struct labels *lb, const char *s, size_t n,
+		    uint32_t h)
+{
+	size_t mask = lb->nslot - 1;
+	size_t i = h & mask;
+
+	for (;;) {
+		uint32_t v = lb->slot[i];
+
+		if (!v)
+			return i;
+		v--;
+		if (lb->hash[v] == h && lb->len[v] == n &&
+		    !memcmp(lb->str[v], s, n))
+			return i;
+		i = (i + 1) & mask;
+	}
+}
+
+static void rehash(struct labels *lb)
+{
+	size_t nslot = lb->nslot * 2, mask = nslot - 1, id;
+	uint32_t *slot = xcalloc(nslot, sizeof(*slot));
+
+	for (id = 0; id < lb->count; id++) {
+		size_t i = lb->hash[id] & mask;
+
+		while (slot[i])
+			i = (i + 1) & mask;
+		slot[i] = id + 1;
+	}
+	free(lb->slot);
+	lb->slot = slot;
+	lb->nslot = nslot;
+}
+
+uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
+{
+	uint32_t h = (uint32_t)hash_bytes(s, n);
+	size_t i = probe(lb, s, n, h);
+	uint32_t id;
+
+	if (lb->slot[i])
+		return lb->slot[i] - 1;
+	if (lb->count >= LABEL_NONE - 1)
+		abort(); /* 4 billion labels: cannot happen in practice */
+	if (lb->count == lb->cap) {
+		size_t cap = lb->cap;
+
+		xgrow(&lb->str, &cap, lb->count + 1, sizeof(*lb->str));
+		cap = lb->cap;
+		xgrow(&lb->len, &cap, lb->count + 1, sizeof(*lb->len));
+		cap = lb->cap;
+		xgrow(&lb->hash, &cap, lb->count + 1, sizeof(*lb->hash));
+		lb->cap = cap;
+	}
+	id = lb->count++;
+	lb->str[id] = arena_dup(lb, s, n);
+	lb->len[id] = n;
+	lb->hash[id] = h;
+	lb->slot[i] = id + 1;
+	if (lb->count * 2 > lb->nslot)
+		rehash(lb);
+	return id;
+}
+
+uint32_t labels_intern(struct labels *lb, const char *s)
+{
+	return labels_intern_n(lb, s, strlen(s));
+}
+
+uint32_t labels_find(const struct labels *lb, const char *s)
+{
+	size_t n = strlen(s);
+	size_t i = probe(lb, s, n, (uint32_t)hash_bytes(s, n));
+
+	return lb->slot[i] ? lb->slot[i] - 1 : LABEL_NONE;
+}
+
+const char *labels_str(const struct labels *lb, uint32_t id)
+{
+	return id < lb->count ? lb->str[id] : NULL;
+}
+
+size_t labels_count(const struct labels *lb)
+{
+	return lb->count;
+}
+
+void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
+{
+	struct alias_list *al;
+	size_t i, n = strlen(alias);
+
+	if (id >= lb->count)
+		return;
+	if (lb->len[id] == n && !memcmp(lb->str[id], alias, n))
+		return;
+	if (id >= lb->nalias) {
+		size_t cap = lb->nalias;
+
+		xgrow(&lb->alias, &cap, lb->count, sizeof(*lb->alias));
+		memset(lb->alias + lb->nalias, 0,
+		       (cap - lb->nalias) * sizeof(*lb->alias));
+		lb->nalias = cap;
+	}
+	al = &lb->alias[id];
+	for (i = 0; i < al->n; i++)
+		if (!strcmp(al->v[i], alias))
+			return;
+	xgrow(&al->v, &al->cap, al->n + 1, sizeof(*al->v));
+	al->v[al->n++] = arena_dup(lb, alias, n);
+}
+
+const char *const *labels_aliases(const struct labels *lb, uint32_t id,
+				  size_t *n)
+{
+	if (id >= lb->nalias || !lb->alias[id].n) {
+		*n = 0;
+		return NULL;
+	}
+	*n = lb->alias[id].n;
+	return lb->alias[id].v;
+}

@@ -1,0 +1,709 @@
+/* rangemap.c — sparse maps of [start, end) -> label, and DualMaps.
+ *
+ * Adds are appended to a pending array; their index is their sequence
+ * number. The first query settles the map:
+ *
+ *  1. the pending adds are sorted by (start, sequence) with a stable radix
+ *     sort (skipped when they were added in order);
+ *  2. the starts of all adds ever made (kept sorted and unique across
+ *     settles) are merged with the pending starts, and every open add is
+ *     resolved to [start, min(next start, limit));
+ *  3. one sweep over the settled entries and the sorted adds paints the
+ *     result: a min-heap keyed by sequence number holds the ranges covering
+ *     the sweep position (settled entries have sequence 0, so they beat every
+ *     pending add; among adds the first one wins). Expired ranges are removed
+ *     lazily when they reach the top. Each piece is emitted, merged with the
+ *     previous one when it has the same label and a contiguous translation.
+ *
+ * Cost: O(n + p log p) per settle for n settled entries and p pending adds.
+ */
+#include "maps/rangemap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps/labels.h"
+#include "util/util.h"
+
+#define NO RMAP_NO_TRANSLATION
+#define TOP_SHIFT 5
+
+struct pend {
+	uint64_t start;
+	uint64_t end;		/* for an open add: its limit */
+	uint64_t other;
+	uint32_t label;
+	uint32_t open;
+};
+
+struct rmap {
+	struct rmap_entry *ent;	/* settled, sorted, disjoint */
+	size_t n, cap;
+
+	struct pend *pend;	/* pending adds in order of arrival */
+	size_t np, pcap;
+	bool pend_sorted;	/* pending starts are non-decreasing */
+
+	uint64_t *starts;	/* sorted unique starts of settled adds */
+	size_t nstarts;
+
+	uint64_t *top;		/* end of each block of 2^TOP_SHIFT entries */
+	size_t ntop;
+
+	size_t np_checked;	/* pending adds rmap_check has seen */
+	bool ent_checked;	/* rmap_check has seen the settled entries */
+};
+
+struct rmap *rmap_new(void)
+{
+	struct rmap *m = xcalloc(1, sizeof(*m));
+
+	m->pend_sorted = true;
+	return m;
+}
+
+void rmap_free(struct rmap *m)
+{
+	if (!m)
+		return;
+	free(m->ent);
+	free(m->pend);
+	free(m->starts);
+	free(m->top);
+	free(m);
+}
+
+static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
+		      uint64_t other, uint32_t label, bool open)
+{
+	struct pend *p;
+
+	if (m->np >= UINT32_MAX - 1)
+		abort(); /* sequence numbers are 32-bit */
+	xgrow(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
+	if (m->np && m->pend[m->np - 1].start > start)
+		m->pend_sorted = false;
+	p = &m->pend[m->np++];
+	p->start = start;
+	p->end = end;
+	p->other = other;
+	p->label = label;
+	p->open = open;
+}
+
+void rmap_add_translated(struct rmap *m, uint64_t start, uint64_t size,
+			 uint64_t other, uint32_t label)
+{
+	if (label == LABEL_NONE)
+		return;
+	if (size > UINT64_MAX - start)
+		size = UINT64_MAX - start;
+	if (other != NO && size > UINT64_MAX - other)
+		size = UINT64_MAX - other;
+	if (!size)
+		return;
+	pend_push(m, start, start + size, other, label, false);
+}
+
+void rmap_add(struct rmap *m, uint64_t start, uint64_t size, uint32_t label)
+{
+	rmap_add_translated(m, start, size, NO, label);
+}
+
+void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
+		   uint32_t label)
+{
+	if (label == LABEL_NONE || limit <= start)
+		return;
+	pend_push(m, start, limit, NO, label, true);
+}
+
+/* --- settling --- */
+
+struct skey {
+	uint64_t start;
+	uint32_t idx;
+};
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES 6	/* 66 bits >= 64 */
+
+/* Stable LSD radix sort of keys by start. */
+static void radix_sort(struct skey *k, size_t n)
+{
+	size_t (*hist)[RADIX_SIZE];
+	struct skey *tmp, *src = k, *dst;
+	size_t i, pass;
+
+	hist = xcalloc(RADIX_PASSES, sizeof(*hist));
+	for (i = 0; i < n; i++) {
+		uint64_t v = k[i].start;
+
+		for (pass = 0; pass < RADIX_PASSES; pass++)
+			hist[pass][(v >> (pass * RADIX_BITS)) &
+				   (RADIX_SIZE - 1)]++;
+	}
+	tmp = xmalloc(n * sizeof(*tmp));
+	dst = tmp;
+	for (pass = 0; pass < RADIX_PASSES; pass++) {
+		size_t *h = hist[pass], sum = 0, b;
+		unsigned shift = pass * RADIX_BITS;
+		struct skey *t;
+
+		if (h[(src[0].start >> shift) & (RADIX_SIZE - 1)] == n)
+			continue; /* every key has the same digit */
+		for (b = 0; b < RADIX_SIZE; b++) {
+			size_t c = h[b];
+
+			h[b] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[h[(src[i].start >> shift) & (RADIX_SIZE - 1)]++] =
+				src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != k)
+		memcpy(k, src, n * sizeof(*k));
+	free(tmp);
+	free(hist);
+}
+
+struct hitem {
+	uint64_t start, end, other;
+	uint32_t seq, label;
+};
+
+struct heap {
+	struct hitem *v;
+	size_t n, cap;
+};
+
+static void heap_push(struct heap *h, const struct hitem *it)
+{
+	size_t i;
+
+	xgrow(&h->v, &h->cap, h->n + 1, sizeof(*h->v));
+	i = h->n++;
+	while (i) {
+		size_t parent = (i - 1) / 2;
+
+		if (h->v[parent].seq <= it->seq)
+			break;
+		h->v[i] = h->v[parent];
+		i = parent;
+	}
+	h->v[i] = *it;
+}
+
+static void heap_pop(struct heap *h)
+{
+	struct hitem last = h->v[--h->n];
+	size_t i = 0, n = h->n;
+
+	if (!n)
+		return;
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && h->v[c + 1].seq < h->v[c].seq)
+			c++;
+		if (last.seq <= h->v[c].seq)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	h->v[i] = last;
+}
+
+struct outv {
+	struct rmap_entry *v;
+	size_t n, cap;
+};
+
+static inline bool contiguous(const struct rmap_entry *e, uint64_t other)
+{
+	if (other == NO || e->other == NO)
+		return other == e->other;
+	return e->other + (e->end - e->start) == other;
+}
+
+static void emit(struct outv *o, uint64_t start, uint64_t end,
+		 uint64_t other, uint32_t label)
+{
+	struct rmap_entry *e;
+
+	if (o->n) {
+		e = &o->v[o->n - 1];
+		if (e->end == start && e->label == label &&
+		    contiguous(e, other)) {
+			e->end = end;
+			return;
+		}
+	}
+	xgrow(&o->v, &o->cap, o->n + 1, sizeof(*o->v));
+	e = &o->v[o->n++];
+	e->start = start;
+	e->end = end;
+	e->other = other;
+	e->label = label;
+}
+
+/* Merge the sorted unique m->starts with the sorted pending keys. */
+static void merge_starts(struct rmap *m, const struct skey *k, size_t nk)
+{
+	uint64_t *out = xmalloc((m->nstarts + nk) * sizeof(*out));
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < m->nstarts || j < nk) {
+		uint64_t v;
+
+		if (j == nk || (i < m->nstarts && m->starts[i] <= k[j].start))
+			v = m->starts[i++];
+		else
+			v = k[j++].start;
+		if (!n || out[n - 1] != v)
+			out[n++] = v;
+	}
+	free(m->starts);
+	m->starts = xrealloc(out, (n ? n : 1) * sizeof(*out));
+	m->nstarts = n;
+}
+
+static void build_top(struct rmap *m);
+
+static void settle(struct rmap *m)
+{
+	struct skey *k;
+	struct heap h = { 0 };
+	struct outv o = { 0 };
+	size_t np = m->np, i, j, p;
+	bool any_open = false;
+	uint64_t x = 0;
+
+	if (!np)
+		return;
+
+	k = xmalloc(np * sizeof(*k));
+	for (i = 0; i < np; i++) {
+		k[i].start = m->pend[i].start;
+		k[i].idx = i;
+		any_open |= m->pend[i].open;
+	}
+	if (!m->pend_sorted)
+		radix_sort(k, np);
+
+	merge_starts(m, k, np);
+	if (any_open) {
+		for (i = 0, p = 0; i < np; i++) {
+			struct pend *a = &m->pend[k[i].idx];
+
+			if (!a->open)
+				continue;
+			while (p < m->nstarts && m->starts[p] <= a->start)
+				p++;
+			if (p < m->nstarts && m->starts[p] < a->end)
+				a->end = m->starts[p];
+			a->open = 0;
+		}
+	}
+
+	o.cap = m->n + np + 16;
+	o.v = xmalloc(o.cap * sizeof(*o.v));
+	i = 0;
+	j = 0;
+	for (;;) {
+		const struct hitem *top;
+		uint64_t nb;
+
+		if (!h.n) {
+			if (i == m->n && j == np)
+				break;
+			if (j == np ||
+			    (i < m->n && m->ent[i].start <= k[j].start))
+				x = m->ent[i].start;
+			else
+				x = k[j].start;
+		}
+		while (i < m->n && m->ent[i].start <= x) {
+			const struct rmap_entry *e = &m->ent[i++];
+			struct hitem it = { e->start, e->end, e->other, 0,
+					    e->label };
+
+			heap_push(&h, &it);
+		}
+		while (j < np && k[j].start <= x) {
+			const struct pend *a = &m->pend[k[j].idx];
+			struct hitem it = { a->start, a->end, a->other,
+					    k[j].idx + 1, a->label };
+
+			j++;
+			heap_push(&h, &it);
+		}
+		while (h.n && h.v[0].end <= x)
+			heap_pop(&h);
+		if (!h.n)
+			continue;
+		top = &h.v[0];
+		nb = top->end;
+		if (i < m->n && m->ent[i].start < nb)
+			nb = m->ent[i].start;
+		if (j < np && k[j].start < nb)
+			nb = k[j].start;
+		emit(&o, x, nb,
+		     top->other == NO ? NO : top->other + (x - top->start),
+		     top->label);
+		x = nb;
+	}
+
+	free(h.v);
+	free(k);
+	free(m->ent);
+	m->ent = o.n ? xrealloc(o.v, o.n * sizeof(*o.v)) : o.v;
+	m->n = o.n;
+	m->cap = o.n;
+	free(m->pend);
+	m->pend = NULL;
+	m->np = 0;
+	m->pcap = 0;
+	m->pend_sorted = true;
+	m->np_checked = 0;
+	m->ent_checked = false;
+	build_top(m);
+}
+
+/* --- queries --- */
+
+/* Index of the first of top[0..n) that is > addr (n if none): a
+ * branchless lower bound. */
+static inline size_t lb_u64(const uint64_t *v, size_t n, uint64_t addr)
+{
+	const uint64_t *b = v;
+
+	if (!n)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
+
+		/* arithmetic, not ?:, so that it compiles without a branch */
+		b += half & -(size_t)(b[half - 1] <= addr);
+		n -= half;
+	}
+	return (size_t)(b - v) + (*b <= addr);
+}
+
+/* Same over the ends of n entries. */
+static inline size_t lb_ent(const struct rmap_entry *v, size_t n,
+			    uint64_t addr)
+{
+	const struct rmap_entry *b = v;
+
+	if (!n)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
+
+		b += half & -(size_t)(b[half - 1].end <= addr);
+		n -= half;
+	}
+	return (size_t)(b - v) + (b->end <= addr);
+}
+
+/* Index of the first entry with end > addr: search the small, cache-hot
+ * index of block ends, then one block. */
+static size_t find(const struct rmap *m, uint64_t addr)
+{
+	size_t blk = lb_u64(m->top, m->ntop, addr), first, n, i;
+
+	if (blk == m->ntop)
+		return m->n;
+	first = blk << TOP_SHIFT;
+	n = MIN(m->n - first, (size_t)1 << TOP_SHIFT);
+	/* fetch the whole block at once rather than line by line */
+	for (i = 0; i < n; i += 64 / sizeof(*m->ent))
+		__builtin_prefetch(&m->ent[first + i]);
+	return first + lb_ent(m->ent + first, n, addr);
+}
+
+static void build_top(struct rmap *m)
+{
+	size_t k;
+
+	free(m->top);
+	m->ntop = (m->n + (1u << TOP_SHIFT) - 1) >> TOP_SHIFT;
+	m->top = xmalloc((m->ntop ? m->ntop : 1) * sizeof(*m->top));
+	for (k = 0; k < m->ntop; k++)
+		m->top[k] = m->ent[MIN(((k + 1) << TOP_SHIFT), m->n) - 1].end;
+}
+
+size_t rmap_find(struct rmap *m, uint64_t addr)
+{
+	settle(m);
+	return find(m, addr);
+}
+
+uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other)
+{
+	size_t i;
+
+	settle(m);
+	i = find(m, addr);
+	if (i < m->n && m->ent[i].start <= addr) {
+		const struct rmap_entry *e = &m->ent[i];
+
+		if (other)
+			*other = e->other == NO ? NO
+						: e->other + (addr - e->start);
+		return e->label;
+	}
+	if (other)
+		*other = NO;
+	return LABEL_NONE;
+}
+
+bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out)
+{
+	uint64_t o;
+
+	if (rmap_lookup(m, addr, &o) == LABEL_NONE || o == NO)
+		return false;
+	*out = o;
+	return true;
+}
+
+bool rmap_covers(struct rmap *m, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	if (start >= end)
+		return true;
+	settle(m);
+	for (i = find(m, start); i < m->n; i++) {
+		if (m->ent[i].start > start)
+			return false;
+		if (m->ent[i].end >= end)
+			return true;
+		start = m->ent[i].end;
+	}
+	return false;
+}
+
+const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n)
+{
+	settle(m);
+	*n = m->n;
+	return m->ent;
+}
+
+size_t rmap_count(struct rmap *m)
+{
+	settle(m);
+	return m->n;
+}
+
+int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
+		 int (*fn)(void *arg, const struct rmap_entry *piece),
+		 void *arg)
+{
+	size_t i;
+
+	if (start >= end)
+		return 0;
+	settle(m);
+	for (i = find(m, start); i < m->n && m->ent[i].start < end; i++) {
+		struct rmap_entry piece = m->ent[i];
+		int ret;
+
+		if (piece.start < start) {
+			if (piece.other != NO)
+				piece.other += start - piece.start;
+			piece.start = start;
+		}
+		if (piece.end > end)
+			piece.end = end;
+		ret = fn(arg, &piece);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
+		uint64_t end,
+		int (*fn)(void *arg, const uint32_t *labels, uint64_t start,
+			  uint64_t end),
+		void *arg)
+{
+	size_t idx[RMAP_ROLLUP_MAX], k;
+	uint32_t labels[RMAP_ROLLUP_MAX] = { 0 };
+	uint64_t pos = start;
+
+	if (n > RMAP_ROLLUP_MAX)
+		return -1;
+	for (k = 0; k < n; k++) {
+		settle(maps[k]);
+		idx[k] = find(maps[k], start);
+	}
+	while (pos < end) {
+		uint64_t next = end;
+		int ret;
+
+		for (k = 0; k < n; k++) {
+			const struct rmap *m = maps[k];
+			const struct rmap_entry *e;
+
+			if (idx[k] >= m->n) {
+				labels[k] = LABEL_NONE;
+				continue;
+			}
+			e = &m->ent[idx[k]];
+			if (e->start <= pos) {
+				labels[k] = e->label;
+				if (e->end < next)
+					next = e->end;
+			} else {
+				labels[k] = LABEL_NONE;
+				if (e->start < next)
+					next = e->start;
+			}
+		}
+		ret = fn(arg, labels, pos, next);
+		if (ret)
+			return ret;
+		pos = next;
+		for (k = 0; k < n; k++) {
+			const struct rmap *m = maps[k];
+
+			if (idx[k] < m->n && m->ent[idx[k]].end <= pos)
+				idx[k]++;
+		}
+	}
+	return 0;
+}
+
+int rmap_check(struct rmap *m)
+{
+	size_t i;
+
+	for (i = m->np_checked; i < m->np; i++) {
+		const struct pend *a = &m->pend[i];
+
+		if (a->start >= a->end || a->label == LABEL_NONE)
+			return -1;
+		if (a->other != NO && a->end - a->start > UINT64_MAX - a->other)
+			return -1;
+		if (a->open && a->other != NO)
+			return -1;
+		if (i && m->pend[i - 1].start > a->start && m->pend_sorted)
+			return -1;
+	}
+	m->np_checked = m->np;
+	if (m->ent_checked)
+		return 0;
+	if (m->n && !m->ent)
+		return -1;
+	for (i = 0; i < m->n; i++) {
+		const struct rmap_entry *e = &m->ent[i];
+
+		if (e->start >= e->end)
+			return -1;
+		if (e->label == LABEL_NONE)
+			return -1;
+		if (e->other != NO && e->end - e->start > UINT64_MAX - e->other)
+			return -1;
+		if (i && m->ent[i - 1].end > e->start)
+			return -1;
+	}
+	for (i = 1; i < m->nstarts; i++)
+		if (m->starts[i - 1] >= m->starts[i])
+			return -1;
+	m->ent_checked = true;
+	return 0;
+}
+
+/* --- DualMap --- */
+
+void dualmap_init(struct dualmap *dm)
+{
+	dm->vm = rmap_new();
+	dm->file = rmap_new();
+}
+
+void dualmap_free(struct dualmap *dm)
+{
+	if (!dm)
+		return;
+	rmap_free(dm->vm);
+	rmap_free(dm->file);
+	dm->vm = NULL;
+	dm->file = NULL;
+}
+
+struct through {
+	struct rmap *same, *other;
+	uint32_t label;
+};
+
+static int add_through(void *arg, const struct rmap_entry *piece)
+{
+	struct through *t = arg;
+	uint64_t len = piece->end - piece->start;
+
+	rmap_add_translated(t->same, piece->start, len, piece->other,
+			    t->label);
+	if (piece->other != NO)
+		rmap_add_translated(t->other, piece->other, len, piece->start,
+				    t->label);
+	return 0;
+}
+
+static uint64_t clip_end(uint64_t start, uint64_t size)
+{
+	return size > UINT64_MAX - start ? UINT64_MAX : start + size;
+}
+
+void dualmap_add_vm(struct dualmap *dm, struct dualmap *base,
+		    uint64_t vmaddr, uint64_t size, uint32_t label)
+{
+	struct through t = { dm->vm, dm->file, label };
+
+	if (!base) {
+		rmap_add(dm->vm, vmaddr, size, label);
+		return;
+	}
+	rmap_foreach(base->vm, vmaddr, clip_end(vmaddr, size), add_through,
+		     &t);
+}
+
+void dualmap_add_file(struct dualmap *dm, struct dualmap *base,
+		      uint64_t off, uint64_t size, uint32_t label)
+{
+	struct through t = { dm->file, dm->vm, label };
+
+	if (!base) {
+		rmap_add(dm->file, off, size, label);
+		return;
+	}
+	rmap_foreach(base->file, off, clip_end(off, size), add_through, &t);
+}
+
+void dualmap_add_both(struct dualmap *dm, uint64_t vmaddr, uint64_t vmsize,
+		      uint64_t off, uint64_t filesize, uint32_t label)
+{
+	uint64_t common = MIN(vmsize, filesize);
+
+	/* The translated prefix must fit in both spaces. */
+	common = MIN(common, UINT64_MAX - vmaddr);
+	common = MIN(common, UINT64_MAX - off);
+	rmap_add_translated(dm->vm, vmaddr, common, off, label);
+	rmap_add_translated(dm->file, off, common, vmaddr, label);
+	if (vmsize > common)
+		rmap_add(dm->vm, vmaddr + common, vmsize - common, label);
+	if (filesize > common)
+		rmap_add(dm->file, off + common, filesize - common, label);
+}

@@ -1,0 +1,531 @@
+/* perf.c — perf_event_open side-band capture (see perf.h). */
+#include "config.h"
+
+#include "record/perf.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_RING_PAGES 128
+#define REORDER_WINDOW_NS (50ull * 1000 * 1000)
+#define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
+
+struct ring {
+	int cpu;
+	int fd;                         /* the event whose buffer this is */
+	struct perf_event_mmap_page *mp;
+	size_t map_len;
+	uint8_t *data;
+	uint64_t size;
+};
+
+struct pending {
+	uint64_t time, seq;
+	void *raw;
+	size_t len;
+};
+
+struct perf_capture {
+	struct perf_capture_opts o;
+	int *cpus;
+	size_t ncpus;
+	struct ring *rings;             /* one per cpu, fd -1 until opened */
+	int *fds;                       /* every event fd */
+	size_t nfds, fds_cap;
+	bool build_id;                  /* attr.build_id accepted */
+	bool build_id_probed;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	uint64_t seq, bad;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
+			       int group_fd, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The sample_id trailer: u32 pid, tid; u64 time. */
+static void trailer(const uint8_t *raw, size_t len, uint32_t *pid,
+		    uint32_t *tid, uint64_t *time)
+{
+	const uint8_t *t = raw + len - SAMPLE_ID_SIZE;
+
+	if (pid)
+		*pid = rd32(t);
+	if (tid)
+		*tid = rd32(t + 4);
+	*time = rd64(t + 8);
+}
+
+/* A NUL-terminated string in [p, p+n), or NULL. */
+static const char *str_in(const uint8_t *p, size_t n)
+{
+	return memchr(p, 0, n) ? (const char *)p : NULL;
+}
+
+int perf_decode(const void *rawv, size_t len, struct perf_rec *out)
+{
+	const uint8_t *raw = rawv;
+	struct perf_event_header h;
+	const uint8_t *b;
+
+	if (len < sizeof(h))
+		return -MEMSZ_EBADDATA;
+	memcpy(&h, raw, sizeof(h));
+	if (h.size != len || len % 8)
+		return -MEMSZ_EBADDATA;
+	b = raw + sizeof(h);
+	memset(out, 0, sizeof(*out));
+	switch (h.type) {
+	case PERF_RECORD_MMAP2: {
+		struct md_mmap2 *m = &out->u.mmap2;
+
+		if (len < 8 + 64 + 8 + SAMPLE_ID_SIZE)
+			return -MEMSZ_EBADDATA;
+		out->type = MD_REC_MMAP2;
+		m->pid = rd32(b);
+		m->tid = rd32(b + 4);
+		m->start = rd64(b + 8);
+		m->len = rd64(b + 16);
+		m->pgoff = rd64(b + 24);
+		if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			m->build_id_len = MIN(b[32], 20);
+			memcpy(m->build_id, b + 36, m->build_id_len);
+		} else {
+			m->dev_major = rd32(b + 32);
+			m->dev_minor = rd32(b + 36);
+			m->ino = rd64(b + 40);
+			m->ino_generation = rd64(b + 48);
+		}
+		m->prot = rd32(b + 56);
+		m->flags = rd32(b + 60);
+		m->filename = str_in(b + 64, len - 8 - 64 - SAMPLE_ID_SIZE);
+		if (!m->filename)
+			return -MEMSZ_EBADDATA;
+		trailer(raw, len, NULL, NULL, &m->time);
+		return 1;
+	}
+	case PERF_RECORD_COMM: {
+		struct md_task *t = &out->u.task;
+
+		if (len < 8 + 8 + 8 + SAMPLE_ID_SIZE)
+			return -MEMSZ_EBADDATA;
+		out->type = MD_REC_COMM;
+		t->pid = rd32(b);
+		t->tid = rd32(b + 4);
+		t->comm = str_in(b + 8, len - 16 - SAMPLE_ID_SIZE);
+		if (!t->comm)
+			return -MEMSZ_EBADDATA;
+		trailer(raw, len, NULL, NULL, &t->time);
+		return 1;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		struct md_task *t = &out->u.task;
+
+		if (len < 8 + 24 + SAMPLE_ID_SIZE)
+			return -MEMSZ_EBADDATA;
+		out->type = h.type == PERF_RECORD_FORK ? MD_REC_FORK :
+							 MD_REC_EXIT;
+		t->pid = rd32(b);
+		t->ppid = rd32(b + 4);
+		t->tid = rd32(b + 8);
+		t->ptid = rd32(b + 12);
+		t->time = rd64(b + 16);
+		return 1;
+	}
+	case PERF_RECORD_LOST:
+		if (len < 8 + 16 + SAMPLE_ID_SIZE)
+			return -MEMSZ_EBADDATA;
+		out->type = MD_REC_LOST;
+		out->u.lost.count = rd64(b + 8);
+		trailer(raw, len, NULL, NULL, &out->u.lost.time);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+uint64_t perf_ring_consume(const uint8_t *data, uint64_t size, uint64_t tail,
+			   uint64_t head,
+			   void (*fn)(const void *raw, size_t len, void *arg),
+			   void *arg)
+{
+	uint8_t *bounce = NULL;
+	size_t bounce_len = 0;
+
+	while (head - tail >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		uint64_t off = tail & (size - 1);
+		uint64_t first;
+
+		/* The header itself may wrap (records are 8-byte aligned and
+		 * the area a power of 2, so it never does; be safe anyway). */
+		first = MIN(sizeof(h), size - off);
+		memcpy(&h, data + off, first);
+		if (first < sizeof(h))
+			memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;
+		if (off + h.size <= size) {
+			fn(data + off, h.size, arg);
+		} else {
+			if (bounce_len < h.size) {
+				bounce = xrealloc(bounce, h.size);
+				bounce_len = h.size;
+			}
+			first = size - off;
+			memcpy(bounce, data + off, first);
+			memcpy(bounce + first, data, h.size - first);
+			fn(bounce, h.size, arg);
+		}
+		tail += h.size;
+	}
+	free(bounce);
+	return tail;
+}
+
+/* "0-3,5,7-8" → list of cpus. */
+static int online_cpus(int **out, size_t *n)
+{
+	char buf[4096], *p, *end;
+	size_t cap = 0;
+	ssize_t len;
+	int fd;
+
+	*out = NULL;
+	*n = 0;
+	fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (c < 1)
+			c = 1;
+		snprintf(buf, sizeof(buf), "0-%ld", c - 1);
+		len = strlen(buf);
+	}
+	buf[len] = 0;
+	for (p = buf; *p && *p != '\n';) {
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -MEMSZ_EBADDATA;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++) {
+			xgrow(out, &cap, *n + 1, sizeof(**out));
+			(*out)[(*n)++] = c;
+		}
+		if (*p == ',')
+			p++;
+	}
+	return *n ? 0 : -MEMSZ_EBADDATA;
+}
+
+int perf_capture_new(const struct perf_capture_opts *o,
+		     struct perf_capture **out)
+{
+	struct perf_capture *pc = xcalloc(1, sizeof(*pc));
+	int ret;
+
+	pc->o = *o;
+	if (!pc->o.ring_pages)
+		pc->o.ring_pages = DEFAULT_RING_PAGES;
+	ret = online_cpus(&pc->cpus, &pc->ncpus);
+	if (ret < 0) {
+		perf_capture_free(pc);
+		return ret;
+	}
+	pc->rings = xcalloc(pc->ncpus, sizeof(*pc->rings));
+	for (size_t i = 0; i < pc->ncpus; i++) {
+		pc->rings[i].cpu = pc->cpus[i];
+		pc->rings[i].fd = -1;
+	}
+	*out = pc;
+	return 0;
+}
+
+static void fill_attr(const struct perf_capture *pc, struct perf_event_attr *a,
+		      bool build_id)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->sample_period = 1;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->disabled = 1;
+	a->inherit = pc->o.inherit;
+	a->enable_on_exec = pc->o.enable_on_exec;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->mmap_data = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->build_id = build_id;
+	a->watermark = 1;
+	a->wakeup_watermark = pc->o.ring_pages * 4096 / 4;
+}
+
+static int open_event(struct perf_capture *pc, int tid, int cpu)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	if (!pc->build_id_probed || pc->build_id) {
+		fill_attr(pc, &attr, true);
+		fd = sys_perf_event_open(&attr, tid, cpu, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0 || errno != EINVAL || pc->build_id_probed) {
+			if (fd >= 0) {
+				pc->build_id = true;
+				pc->build_id_probed = true;
+			}
+			return fd < 0 ? -errno : fd;
+		}
+		pc->build_id_probed = true;
+		pc->build_id = false;
+	}
+	fill_attr(pc, &attr, false);
+	fd = sys_perf_event_open(&attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int ring_map(struct ring *r, int fd, unsigned pages)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	for (;;) {
+		size_t len = (size_t)(pages + 1) * psz;
+
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED) {
+			r->map_len = len;
+			break;
+		}
+		/* Over perf_event_mlock_kb: try a smaller ring. */
+		if (errno != EPERM || pages <= 8)
+			return -errno;
+		pages /= 2;
+	}
+	r->mp = p;
+	r->fd = fd;
+	if (r->mp->data_size) {
+		r->data = (uint8_t *)p + r->mp->data_offset;
+		r->size = r->mp->data_size;
+	} else {
+		r->data = (uint8_t *)p + psz;
+		r->size = (uint64_t)pages * psz;
+	}
+	return 0;
+}
+
+int perf_capture_add_task(struct perf_capture *pc, int tid)
+{
+	size_t opened = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < pc->ncpus; i++) {
+		struct ring *r = &pc->rings[i];
+		int fd = open_event(pc, tid, r->cpu);
+
+		if (fd < 0) {
+			/* An offline cpu is not an error. */
+			if (fd == -ENODEV || (fd == -EINVAL && opened))
+				continue;
+			ret = fd;
+			break;
+		}
+		xgrow(&pc->fds, &pc->fds_cap, pc->nfds + 1, sizeof(int));
+		pc->fds[pc->nfds++] = fd;
+		opened++;
+		if (r->fd < 0)
+			ret = ring_map(r, fd, pc->o.ring_pages);
+		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+			ret = -errno;
+		if (ret < 0)
+			break;
+	}
+	if (!ret && !opened)
+		ret = -ENODEV;
+	return ret;
+}
+
+int perf_capture_enable(struct perf_capture *pc)
+{
+	for (size_t i = 0; i < pc->nfds; i++)
+		if (ioctl(pc->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
+			    size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pc->ncpus && n < max; i++) {
+		if (pc->rings[i].fd < 0)
+			continue;
+		fds[n].fd = pc->rings[i].fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+static void collect(const void *raw, size_t len, void *arg)
+{
+	struct perf_capture *pc = arg;
+	struct perf_rec rec;
+	struct pending *p;
+	int ret = perf_decode(raw, len, &rec);
+
+	if (ret < 0)
+		pc->bad++;
+	if (ret <= 0)
+		return;
+	xgrow(&pc->pend, &pc->pend_cap, pc->npend + 1, sizeof(*pc->pend));
+	p = &pc->pend[pc->npend++];
+	switch (rec.type) {
+	case MD_REC_MMAP2:
+		p->time = rec.u.mmap2.time;
+		break;
+	case MD_REC_LOST:
+		p->time = rec.u.lost.time;
+		break;
+	default:
+		p->time = rec.u.task.time;
+		break;
+	}
+	p->seq = pc->seq++;
+	p->raw = xmalloc(len);
+	memcpy(p->raw, raw, len);
+	p->len = len;
+}
+
+static int pending_cmp(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int perf_capture_drain(struct perf_capture *pc, bool flush_all,
+		       perf_rec_fn fn, void *arg)
+{
+	uint64_t now = mono_ns(), limit;
+	size_t i, done = 0;
+	int ret = 0;
+
+	for (i = 0; i < pc->ncpus; i++) {
+		struct ring *r = &pc->rings[i];
+		uint64_t head, tail;
+
+		if (r->fd < 0)
+			continue;
+		head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
+		tail = r->mp->data_tail;
+		tail = perf_ring_consume(r->data, r->size, tail, head, collect,
+					 pc);
+		__atomic_store_n(&r->mp->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	qsort(pc->pend, pc->npend, sizeof(*pc->pend), pending_cmp);
+	limit = now > REORDER_WINDOW_NS ? now - REORDER_WINDOW_NS : 0;
+	for (; done < pc->npend; done++) {
+		struct pending *p = &pc->pend[done];
+		struct perf_rec rec;
+
+		if (!flush_all && p->time > limit)
+			break;
+		if (perf_decode(p->raw, p->len, &rec) == 1)
+			ret = fn(arg, &rec);
+		free(p->raw);
+		if (ret < 0) {
+			done++;
+			break;
+		}
+	}
+	memmove(pc->pend, pc->pend + done,
+		(pc->npend - done) * sizeof(*pc->pend));
+	pc->npend -= done;
+	return ret < 0 ? ret : (int)done;
+}
+
+bool perf_capture_has_build_id(const struct perf_capture *pc)
+{
+	return pc->build_id;
+}
+
+uint64_t perf_capture_bad(const struct perf_capture *pc)
+{
+	return pc->bad;
+}
+
+void perf_capture_free(struct perf_capture *pc)
+{
+	if (!pc)
+		return;
+	for (size_t i = 0; pc->rings && i < pc->ncpus; i++)
+		if (pc->rings[i].mp)
+			munmap(pc->rings[i].mp, pc->rings[i].map_len);
+	for (size_t i = 0; i < pc->nfds; i++)
+		close(pc->fds[i]);
+	for (size_t i = 0; i < pc->npend; i++)
+		free(pc->pend[i].raw);
+	free(pc->pend);
+	free(pc->fds);
+	free(pc->rings);
+	free(pc->cpus);
+	free(pc);
+}

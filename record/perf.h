@@ -1,0 +1,85 @@
+/* perf.h — side-band capture with perf_event_open: where images are mapped.
+ *
+ * One dummy software event per (target thread, cpu), with mmap2, mmap_data,
+ * comm, task and sample_id_all (TID|TIME on CLOCK_MONOTONIC), build_id where
+ * the kernel has it. The kernel refuses to mmap an inherited per-task event
+ * with cpu == -1, so, like `perf record`, events are per task and per cpu and
+ * every event of one cpu writes into that cpu's ring (PERF_EVENT_IOC_SET_OUTPUT).
+ * Records of the rings are merged in time order before they are handed out.
+ */
+#ifndef MEMSZ_PERF_H
+#define MEMSZ_PERF_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/datafile.h"
+
+struct perf_capture;
+
+struct perf_capture_opts {
+	bool inherit;         /* follow new threads and forked children */
+	bool enable_on_exec;  /* created disabled, enabled at the next exec */
+	unsigned ring_pages;  /* data pages per cpu ring (power of 2); 0: 128 */
+};
+
+/* One decoded record. type says which member is valid: MD_REC_MMAP2 → mmap2,
+ * MD_REC_COMM / MD_REC_FORK / MD_REC_EXIT → task, MD_REC_LOST → lost.
+ * Strings point into the raw record (borrowed, valid during the callback). */
+struct perf_rec {
+	enum md_rec_type type;
+	union {
+		struct md_mmap2 mmap2;
+		struct md_task task;
+		struct md_lost lost;
+	} u;
+};
+
+/* Called for each record, in time order. Returns 0 to go on or a negative
+ * code, which stops the drain and is returned by perf_capture_drain(). */
+typedef int (*perf_rec_fn)(void *arg, const struct perf_rec *rec);
+
+/* Decode one raw record (len bytes, header included) read from a ring whose
+ * events use sample_type TID|TIME with sample_id_all. Returns 1 and *out for
+ * a record memsz keeps, 0 for a type it ignores (THROTTLE, ...), or
+ * -MEMSZ_EBADDATA when the record is malformed. */
+int perf_decode(const void *raw, size_t len, struct perf_rec *out);
+
+/* Consume the records between tail and head of a ring data area (size bytes,
+ * a power of 2): fn(raw, len, arg) for each complete record, a record that
+ * wraps the end of the area is first copied to a bounce buffer. Returns the
+ * new tail (the position after the last complete record handed out). */
+uint64_t perf_ring_consume(const uint8_t *data, uint64_t size, uint64_t tail,
+			   uint64_t head,
+			   void (*fn)(const void *raw, size_t len, void *arg),
+			   void *arg);
+
+/* New capture with no events yet. Returns 0 and *out or a negative code. */
+int perf_capture_new(const struct perf_capture_opts *o,
+		     struct perf_capture **out);
+/* Open the events of thread tid (one per cpu) and attach them to the cpu
+ * rings. Returns 0, -ESRCH (no such thread), -EACCES/-EPERM (not allowed:
+ * perf_event_paranoid or another user's process), or another -errno. */
+int perf_capture_add_task(struct perf_capture *pc, int tid);
+/* Enable every event (attach mode; launched commands use enable_on_exec).
+ * Returns 0 or -errno. */
+int perf_capture_enable(struct perf_capture *pc);
+/* Fill fds (at most max) with the ring fds to poll for POLLIN.
+ * Returns the number filled. */
+size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
+			    size_t max);
+/* Read every ring and hand fn, in time order, the records older than
+ * CLOCK_MONOTONIC now - 50 ms (all of them when flush_all), keeping the rest
+ * for the next call. Returns the number handed out or fn's negative code. */
+int perf_capture_drain(struct perf_capture *pc, bool flush_all,
+		       perf_rec_fn fn, void *arg);
+/* True if mmap2 records carry build-ids (attr.build_id accepted). */
+bool perf_capture_has_build_id(const struct perf_capture *pc);
+/* Malformed records seen and skipped so far. */
+uint64_t perf_capture_bad(const struct perf_capture *pc);
+/* Close every event and unmap the rings. NULL is fine. */
+void perf_capture_free(struct perf_capture *pc);
+
+#endif

@@ -1,0 +1,186 @@
+/* procmaps.c — parse /proc/PID/maps exactly as the kernel prints it
+ * (fs/proc/task_mmu.c show_map_vma): "START-END PERM OFFSET MAJ:MIN INODE",
+ * a space, padding to column 72, one more space, then the name. */
+#include "config.h"
+
+#include "record/procmaps.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The kernel pads the fixed part to 25 + 6 * sizeof(void *) - 1 columns
+ * (64-bit kernel) before the space that precedes the name. */
+#define MAPS_NAME_COLUMN 72
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parse a non-empty hex number at *p; advance *p. Returns 0 or -1. */
+static int parse_hex(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	int d;
+
+	if (hexval(*s) < 0)
+		return -1;
+	while ((d = hexval(*s)) >= 0) {
+		if (v >> 60)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+		s++;
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+static int parse_dec(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	while (*s >= '0' && *s <= '9') {
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		s++;
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+static int expect(const char **p, char c)
+{
+	if (**p != c)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+/* Parse one line (without its newline) into m; name is allocated. */
+static int parse_line(const char *line, struct procmap *m)
+{
+	const char *p = line, *name;
+	uint64_t maj, min;
+	size_t col;
+
+	memset(m, 0, sizeof(*m));
+	if (parse_hex(&p, &m->start) || expect(&p, '-') ||
+	    parse_hex(&p, &m->end) || expect(&p, ' ') || m->end < m->start)
+		return -1;
+	if ((p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
+	    (p[2] != 'x' && p[2] != '-') || (p[3] != 'p' && p[3] != 's'))
+		return -1;
+	m->prot = (p[0] == 'r' ? PROT_READ : 0) |
+		  (p[1] == 'w' ? PROT_WRITE : 0) |
+		  (p[2] == 'x' ? PROT_EXEC : 0);
+	m->flags = p[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	p += 4;
+	if (expect(&p, ' ') || parse_hex(&p, &m->pgoff) || expect(&p, ' ') ||
+	    parse_hex(&p, &maj) || expect(&p, ':') || parse_hex(&p, &min) ||
+	    expect(&p, ' ') || parse_dec(&p, &m->ino))
+		return -1;
+	if (maj > UINT32_MAX || min > UINT32_MAX)
+		return -1;
+	m->dev_major = (uint32_t)maj;
+	m->dev_minor = (uint32_t)min;
+	/* the fixed part ends with one space (the kernel always prints it;
+	 * tolerate its absence at the end of a hand-written line) */
+	if (*p == 0) {
+		name = p;
+	} else {
+		if (expect(&p, ' '))
+			return -1;
+		col = (size_t)(p - line);
+		name = p;
+		if (*name) {
+			/* padding up to the column, then one space */
+			while (col < MAPS_NAME_COLUMN && *name == ' ') {
+				name++;
+				col++;
+			}
+			/* the space after the padding; a hand-written line
+			 * with a shorter padding keeps the name as it is */
+			if (*name == ' ')
+				name++;
+		}
+	}
+	m->name = xstrdup(name);
+	return 0;
+}
+
+int procmaps_parse(FILE *f, struct procmaps *out)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, ret = 0;
+	struct procmap m;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (len == 0)
+			continue;
+		if (parse_line(line, &m) < 0) {
+			ret = -MEMSZ_EBADDATA;
+			break;
+		}
+		xgrow(&out->maps, &out->cap, out->n + 1, sizeof(*out->maps));
+		out->maps[out->n++] = m;
+		n++;
+	}
+	if (!ret && ferror(f))
+		ret = -EIO;
+	free(line);
+	return ret < 0 ? ret : n;
+}
+
+int procmaps_read(int pid, int tid, struct procmaps *out)
+{
+	char path[64];
+	FILE *f;
+	int ret;
+
+	if (tid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* one large buffer: the kernel produces the text a page at a time */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	ret = procmaps_parse(f, out);
+	fclose(f);
+	return ret;
+}
+
+void procmaps_free(struct procmaps *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++)
+		free(m->maps[i].name);
+	free(m->maps);
+	m->maps = NULL;
+	m->n = m->cap = 0;
+}

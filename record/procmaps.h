@@ -1,0 +1,37 @@
+/* procmaps.h — parse /proc/PID/maps text.
+ *
+ * Parsers take a FILE * so tests feed fixtures without a live process.
+ */
+#ifndef MEMSZ_PROCMAPS_H
+#define MEMSZ_PROCMAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct procmap {
+	uint64_t start, end, pgoff;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	uint32_t prot;   /* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint32_t flags;  /* MAP_SHARED or MAP_PRIVATE */
+	char *name;      /* path, "[heap]", "[anon:x]", "" for anonymous;
+			    " (deleted)" kept as the kernel prints it */
+};
+
+struct procmaps {
+	struct procmap *maps;
+	size_t n, cap;
+};
+
+/* Parse every line of f into out (appended; out zeroed by the caller).
+ * Returns the number of mappings parsed or -MEMSZ_EBADDATA on a malformed
+ * line (out then holds the lines before it). */
+int procmaps_parse(FILE *f, struct procmaps *out);
+/* Read /proc/<pid>/maps (or /proc/<pid>/task/<tid>/maps when tid > 0).
+ * Returns count or -errno (-ESRCH if the process is gone). */
+int procmaps_read(int pid, int tid, struct procmaps *out);
+/* Free the arrays and names; *m is left empty. */
+void procmaps_free(struct procmaps *m);
+
+#endif

@@ -1,0 +1,50 @@
+/* snapshot.h — one residency snapshot of one process into memsz.data.
+ *
+ * Reads the VMA list (/proc/PID/maps), then per VMA the pagemap entries
+ * (large preads, or PAGEMAP_SCAN where the kernel has it and it is faster),
+ * and, when PFNs are readable, kpagecount/kpageflags for the pages that are
+ * not exclusively mapped (sorted by PFN, read in blocks). Writes SNAP_BEGIN,
+ * one SNAP_MAPPING per VMA with run-length encoded page runs, SNAP_END.
+ * Never writes to the target.
+ */
+#ifndef MEMSZ_SNAPSHOT_H
+#define MEMSZ_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "data/datafile.h"
+
+/* Per-recording state: open kpagecount/kpageflags fds, detected kernel
+ * features, image ids already written. One per `memsz record`. */
+struct snapper;
+
+struct snap_stats {
+	uint64_t mappings, pages_present, pages_swapped, runs;
+	uint64_t kpage_lookups;
+	bool pfn_available;      /* false: no CAP_SYS_ADMIN, no PSS */
+	bool used_pagemap_scan;
+};
+
+/* New snapper; probes /proc/kpagecount, /proc/kpageflags and PAGEMAP_SCAN.
+ * Returns 0 and *out or a negative code. */
+int snapper_new(struct md_writer *w, struct snapper **out);
+void snapper_free(struct snapper *s);
+/* True if PFNs can be read (so PSS and kpageflags are available). */
+bool snapper_has_pfn(const struct snapper *s);
+
+/* Take one snapshot of pid, written as sequence number seq with extra
+ * MD_SNAP_F_* flags (FROZEN, AT_EXIT) ORed in. Writes an IMAGE record the
+ * first time each (dev, ino) file is seen. Returns 0, -ESRCH if the process
+ * is gone (nothing partial is left unterminated: a begun snapshot always
+ * gets its SNAP_END), or another negative code. stats may be NULL. */
+int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
+		 struct snap_stats *stats);
+
+/* Write an IMAGE record for the file mapped at path by pid if (dev, ino)
+ * is new; *image_id receives its id. Used by the mmap2 consumer too. */
+int snapper_image(struct snapper *s, int pid, const char *path,
+		  uint32_t dev_major, uint32_t dev_minor, uint64_t ino,
+		  const uint8_t *build_id, uint32_t build_id_len,
+		  uint32_t *image_id);
+
+#endif

@@ -1,0 +1,79 @@
+/* target.h — the processes `memsz record` follows: launch, attach, ptrace,
+ * freeze.
+ *
+ * A launched command is forked and waits on a pipe until the caller has set
+ * up its perf events and seized it with ptrace (PTRACE_O_TRACEEXIT, and
+ * TRACEFORK/VFORK/CLONE when following children), so the last snapshot of
+ * each process can be taken at its exit, before the kernel tears the address
+ * space down. memsz never writes to a target's memory.
+ */
+#ifndef MEMSZ_TARGET_H
+#define MEMSZ_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Parse "PID[,PID...]" into a new array *pids (caller frees). Returns the
+ * count or -MEMSZ_EUSAGE. */
+int target_parse_pids(const char *s, int **pids);
+/* 0 if pid is a live process whose memory maps memsz may read, -ESRCH if
+ * there is none (or a zombie), -EACCES/-EPERM if not allowed. */
+int target_check_pid(int pid);
+/* Thread ids of pid from /proc/PID/task into a new array *tids (caller
+ * frees). Returns the count or -errno. */
+int target_threads(int pid, int **tids);
+/* Thread-group id of tid (/proc/TID/status), or -errno. */
+int target_tgid(int tid);
+/* One-letter scheduler state of tid ('R', 'S', 'T', 't', 'Z', ...), or 0 if
+ * it cannot be read. */
+char target_state(int tgid, int tid);
+
+/* Fork a child that will execvp(argv[0], argv) once target_launch_go() is
+ * called; until then it waits. Returns the child's pid or -errno. */
+int target_launch(char **argv);
+/* Let the child launched as pid exec. Returns 0 once it has exec'd, or the
+ * negative errno of a failed exec (the child then exits with 127). */
+int target_launch_go(int pid);
+
+/* SIGSTOP every thread of pid unless it is already stopped, and wait until
+ * all are (at most 1 s). Returns 1 if memsz stopped it (so it must call
+ * target_thaw_signal()), 0 if it was stopped already, or -errno. For targets
+ * that are not traced by memsz. */
+int target_freeze_signal(int pid);
+/* SIGCONT pid. Returns 0 or -errno. */
+int target_thaw_signal(int pid);
+
+/* --- ptrace --- */
+struct tracer;
+
+struct tracer_ops {
+	/* A traced task completed an execve (pid is its thread-group id). */
+	void (*at_exec)(void *arg, int pid);
+	/* A new process (not a thread) was forked by a traced process. */
+	void (*at_fork)(void *arg, int pid, int ppid);
+	/* The last live thread of process tgid stopped at its exit: its
+	 * address space is still whole; tid is the thread to read it through
+	 * (/proc/TID/...), which is tgid unless the leader exited first. */
+	void (*at_exit)(void *arg, int tgid, int tid);
+};
+
+/* PTRACE_SEIZE pid with TRACEEXIT | TRACEEXEC (and TRACEFORK | TRACEVFORK |
+ * TRACECLONE when follow). Returns 0 and *out or -errno. */
+int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
+		 void *arg, struct tracer **out);
+/* Handle every pending wait status of the traced tasks (non-blocking):
+ * resume them, calling ops at exec, fork and last-thread exit. Returns the
+ * number of statuses handled. */
+int tracer_poll(struct tracer *t);
+/* True once the seized process has been reaped; *status (may be NULL) gets
+ * its wait status. */
+bool tracer_done(const struct tracer *t, int *status);
+/* Hold every thread of process tgid in a ptrace stop (PTRACE_INTERRUPT),
+ * waiting at most 1 s. Returns 0 or -errno. */
+int tracer_freeze(struct tracer *t, int tgid);
+/* Resume what tracer_freeze() held. */
+void tracer_thaw(struct tracer *t, int tgid);
+/* Detach from every task (they run on) and free. NULL is fine. */
+void tracer_free(struct tracer *t);
+
+#endif

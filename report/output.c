@@ -1,0 +1,392 @@
+/* output.c — see output.h */
+#include "config.h"
+
+#include "report/output.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/json_writer.h"
+#include "util/util.h"
+
+/* Width of one column's "percent size" pair in the table. */
+#define TABLE_PCT_W 6
+#define TABLE_SIZE_W 7
+#define TABLE_COL_W (TABLE_PCT_W + 1 + TABLE_SIZE_W)
+
+static const struct {
+	const char *name;
+	enum out_format fmt;
+} out_formats[] = {
+	{ "table", OUT_TABLE },
+	{ "csv", OUT_CSV },
+	{ "tsv", OUT_TSV },
+	{ "json", OUT_JSON },
+};
+
+int out_format_parse(const char *s, enum out_format *fmt)
+{
+	size_t i;
+
+	for (i = 0; s && i < ARRAY_SIZE(out_formats); i++) {
+		if (!strcmp(s, out_formats[i].name)) {
+			*fmt = out_formats[i].fmt;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift)
+{
+	uint64_t ip, frac, cents;
+
+	if (!shift) {
+		snprintf(buf, len, "%" PRIu64, v);
+		return buf;
+	}
+	ip = v >> shift;
+	frac = v & ((UINT64_C(1) << shift) - 1);
+	cents = (frac * 100 + (UINT64_C(1) << (shift - 1))) >> shift;
+	if (cents >= 100) {
+		ip++;
+		cents -= 100;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%02" PRIu64, ip, cents);
+	return buf;
+}
+
+static const char *level_key(const struct out_opts *o, size_t level,
+			     char *buf, size_t len)
+{
+	if (o->keys && o->keys[level])
+		return o->keys[level];
+	snprintf(buf, len, "key%zu", level + 1);
+	return buf;
+}
+
+/* ---- table ---- */
+
+/* Print label s for a terminal: control characters (C0, DEL, C1) and
+ * bytes that are not valid UTF-8 are shown as \xHH / \uHHHH escapes. */
+static void put_label_safe(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, len;
+	uint32_t cp;
+
+	while (i < n) {
+		len = utf8_decode(s + i, n - i, &cp);
+		if (!len) {
+			fprintf(f, "\\x%02x", s[i]);
+			i++;
+		} else if (cp < 0x20 || cp == 0x7f) {
+			fprintf(f, "\\x%02x", cp);
+			i++;
+		} else if (cp >= 0x80 && cp < 0xa0) {
+			fprintf(f, "\\u%04x", cp);
+			i += len;
+		} else {
+			fwrite(s + i, 1, len, f);
+			i += len;
+		}
+	}
+}
+
+static void table_row(FILE *f, const struct rowtree *t,
+		      const struct out_opts *o, const struct row *r,
+		      const struct row *parent, size_t level)
+{
+	char size[32];
+	size_t c, i;
+
+	fputc(' ', f);
+	for (c = 0; c < o->ncols; c++) {
+		enum col_id col = o->cols[c];
+		unsigned shift = coldefs[col].shift;
+		uint64_t v = r->vals[col];
+		double pct = 100.0;
+
+		if (parent)
+			pct = parent->vals[col] ?
+				      100.0 * v / parent->vals[col] : 0.0;
+		fmt_human(size, sizeof(size),
+			  (double)v / (double)(UINT64_C(1) << shift));
+		fprintf(f, "%*.1f%% %*s ", TABLE_PCT_W - 1, pct, TABLE_SIZE_W,
+			size);
+	}
+	fputs("   ", f);
+	for (i = 0; i < level; i++)
+		fputs("    ", f);
+	if (parent)
+		put_label_safe(f, labels_str(t->lb, r->label));
+	else
+		fputs("TOTAL", f);
+	fputc('\n', f);
+}
+
+static void table_tree(FILE *f, const struct rowtree *t,
+		       const struct out_opts *o, const struct row *r,
+		       size_t level)
+{
+	size_t i;
+
+	for (i = 0; i < r->nchildren; i++) {
+		table_row(f, t, o, &r->children[i], r, level);
+		table_tree(f, t, o, &r->children[i], level + 1);
+	}
+}
+
+/* Write line (without its trailing spaces) and a newline. */
+static void put_rstrip(FILE *f, char *line, size_t n)
+{
+	while (n && line[n - 1] == ' ')
+		n--;
+	fwrite(line, 1, n, f);
+	fputc('\n', f);
+}
+
+static void table_write(FILE *f, const struct rowtree *t,
+			const struct out_opts *o)
+{
+	size_t w = o->ncols * (TABLE_COL_W + 2) + 1, c, i;
+	char *line = xmalloc(w);
+	size_t pos;
+
+	/* header: each column's name centred over its pair, spare space
+	 * on the left, as Bloaty does */
+	pos = 0;
+	for (c = 0; c < o->ncols; c++) {
+		const char *h = coldefs[o->cols[c]].header;
+		size_t hl = strlen(h), left;
+
+		if (hl > TABLE_COL_W)
+			hl = TABLE_COL_W;
+		left = (TABLE_COL_W - hl + 1) / 2;
+		memset(line + pos, ' ', TABLE_COL_W + 2);
+		memcpy(line + pos + 1 + left, h, hl);
+		pos += TABLE_COL_W + 2;
+	}
+	put_rstrip(f, line, pos);
+
+	pos = 0;
+	for (c = 0; c < o->ncols; c++) {
+		line[pos++] = ' ';
+		for (i = 0; i < TABLE_COL_W; i++)
+			line[pos++] = '-';
+		line[pos++] = ' ';
+	}
+	put_rstrip(f, line, pos);
+	free(line);
+
+	table_tree(f, t, o, &t->total, 0);
+	table_row(f, t, o, &t->total, NULL, 0);
+	for (i = 0; i < o->nnotes; i++)
+		fprintf(f, "%s\n", o->notes[i]);
+}
+
+/* ---- csv / tsv ---- */
+
+static void csv_field(FILE *f, const char *s, bool tsv)
+{
+	const char *p;
+
+	if (tsv) {
+		for (p = s; *p; p++)
+			fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p,
+			      f);
+		return;
+	}
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_tree(FILE *f, const struct rowtree *t,
+		     const struct out_opts *o, const struct row *r,
+		     const char **path, size_t level, bool tsv)
+{
+	char sep = tsv ? '\t' : ',';
+	char num[32];
+	size_t i, c;
+
+	for (i = 0; i < r->nchildren; i++) {
+		const struct row *ch = &r->children[i];
+
+		path[level] = labels_str(t->lb, ch->label);
+		if (ch->nchildren) {
+			csv_tree(f, t, o, ch, path, level + 1, tsv);
+			continue;
+		}
+		for (c = 0; c < t->depth; c++) {
+			if (c)
+				fputc(sep, f);
+			if (c <= level)
+				csv_field(f, path[c], tsv);
+		}
+		for (c = 0; c < o->ncols; c++) {
+			enum col_id col = o->cols[c];
+
+			if (t->depth || c)
+				fputc(sep, f);
+			fputs(out_fmt_value(num, sizeof(num), ch->vals[col],
+					    coldefs[col].shift),
+			      f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void csv_write(FILE *f, const struct rowtree *t,
+		      const struct out_opts *o, bool tsv)
+{
+	char sep = tsv ? '\t' : ',';
+	const char **path;
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < t->depth; i++) {
+		if (i)
+			fputc(sep, f);
+		csv_field(f, level_key(o, i, buf, sizeof(buf)), tsv);
+	}
+	for (i = 0; i < o->ncols; i++) {
+		if (t->depth || i)
+			fputc(sep, f);
+		fputs(coldefs[o->cols[i]].key, f);
+	}
+	fputc('\n', f);
+
+	path = xcalloc(t->depth + 1, sizeof(*path));
+	csv_tree(f, t, o, &t->total, path, 0, tsv);
+	free(path);
+}
+
+/* ---- json ---- */
+
+static void json_vals(struct jw *w, const struct out_opts *o,
+		      const struct row *r)
+{
+	char num[32];
+	size_t c;
+
+	for (c = 0; c < o->ncols; c++) {
+		enum col_id col = o->cols[c];
+
+		jw_name(w, coldefs[col].key);
+		jw_number(w, out_fmt_value(num, sizeof(num), r->vals[col],
+					   coldefs[col].shift));
+	}
+}
+
+static void json_rows(struct jw *w, const struct rowtree *t,
+		      const struct out_opts *o, const struct row *r)
+{
+	size_t i, j, nal;
+
+	jw_name(w, "rows");
+	jw_start_array(w);
+	for (i = 0; i < r->nchildren; i++) {
+		const struct row *ch = &r->children[i];
+		const char *const *al;
+
+		jw_start_object(w);
+		jw_string_field(w, "name", labels_str(t->lb, ch->label));
+		al = labels_aliases(t->lb, ch->label, &nal);
+		if (nal) {
+			jw_name(w, "aliases");
+			jw_start_array(w);
+			for (j = 0; j < nal; j++)
+				jw_string(w, al[j]);
+			jw_end_array(w);
+		}
+		if (ch->folded)
+			jw_uint_field(w, "others", ch->folded);
+		json_vals(w, o, ch);
+		if (ch->nchildren)
+			json_rows(w, t, o, ch);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
+static int json_write(FILE *f, const struct rowtree *t,
+		      const struct out_opts *o)
+{
+	struct jw *w = jw_new(f, true);
+	char buf[32];
+	size_t i;
+
+	jw_start_object(w);
+	jw_name(w, "keys");
+	jw_start_array(w);
+	for (i = 0; i < t->depth; i++)
+		jw_string(w, level_key(o, i, buf, sizeof(buf)));
+	jw_end_array(w);
+	jw_name(w, "columns");
+	jw_start_array(w);
+	for (i = 0; i < o->ncols; i++)
+		jw_string(w, coldefs[o->cols[i]].key);
+	jw_end_array(w);
+	jw_name(w, "total");
+	jw_start_object(w);
+	json_vals(w, o, &t->total);
+	jw_end_object(w);
+	json_rows(w, t, o, &t->total);
+	jw_name(w, "notes");
+	jw_start_array(w);
+	for (i = 0; i < o->nnotes; i++)
+		jw_string(w, o->notes[i]);
+	jw_end_array(w);
+	jw_end_object(w);
+	return jw_finish(w);
+}
+
+int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
+{
+	int err = 0;
+
+	errno = 0;
+	switch (o->fmt) {
+	case OUT_TABLE:
+		table_write(f, t, o);
+		break;
+	case OUT_CSV:
+	case OUT_TSV:
+		csv_write(f, t, o, o->fmt == OUT_TSV);
+		break;
+	case OUT_JSON:
+		err = json_write(f, t, o);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (fflush(f) == EOF || ferror(f))
+		err = err ? err : (errno ? -errno : -EIO);
+	return err;
+}
+
+void out_error(enum out_format fmt, const char *msg)
+{
+	struct jw *w;
+
+	if (fmt != OUT_JSON) {
+		memsz_error("%s", msg);
+		return;
+	}
+	w = jw_new(stdout, false);
+	jw_start_object(w);
+	jw_string_field(w, "error", msg);
+	jw_end_object(w);
+	jw_finish(w);
+}

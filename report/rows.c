@@ -1,0 +1,238 @@
+/* rows.c — see rows.h */
+#include "config.h"
+
+#include "report/rows.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+const struct coldef coldefs[COL__COUNT] = {
+	[COL_FILE] = { "FILE SIZE", "file_size", "file", 0 },
+	[COL_VM] = { "VM SIZE", "vm_size", "vm", 0 },
+	[COL_RSS] = { "RSS", "rss", "rss", 0 },
+	[COL_PSS] = { "PSS", "pss", "pss", COL_PSS_SHIFT },
+	[COL_USS] = { "USS", "uss", "uss", 0 },
+	[COL_DIRTY] = { "DIRTY", "dirty", "dirty", 0 },
+	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
+};
+
+int col_from_name(const char *name)
+{
+	int i;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < COL__COUNT; i++)
+		if (!strcmp(name, coldefs[i].sortname) ||
+		    !strcmp(name, coldefs[i].key))
+			return i;
+	return -1;
+}
+
+/* Children are found by a linear scan while there are few of them, then
+ * by an open-addressing hash of label -> index into row->children. */
+#define ROW_SCAN_MAX 8
+
+struct row_slot {
+	uint32_t label; /* LABEL_NONE: empty */
+	uint32_t idx;
+};
+
+struct row_index {
+	struct row_slot *slots;
+	size_t mask; /* nslots - 1; nslots is a power of two */
+};
+
+static inline size_t label_hash(uint32_t label)
+{
+	uint64_t h = (uint64_t)label * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32);
+}
+
+static void index_put(struct row_index *ix, uint32_t label, uint32_t idx)
+{
+	size_t i = label_hash(label) & ix->mask;
+
+	while (ix->slots[i].label != LABEL_NONE)
+		i = (i + 1) & ix->mask;
+	ix->slots[i].label = label;
+	ix->slots[i].idx = idx;
+}
+
+/* Rebuild r's index so that it holds all children at load <= 1/2. */
+static void index_rebuild(struct row *r, size_t nslots)
+{
+	struct row_index *ix = r->index;
+	size_t i;
+
+	if (!ix) {
+		ix = xcalloc(1, sizeof(*ix));
+		r->index = ix;
+	}
+	free(ix->slots);
+	ix->slots = xmalloc(nslots * sizeof(*ix->slots));
+	memset(ix->slots, 0xff, nslots * sizeof(*ix->slots));
+	ix->mask = nslots - 1;
+	for (i = 0; i < r->nchildren; i++)
+		index_put(ix, r->children[i].label, (uint32_t)i);
+}
+
+static void index_free(struct row *r)
+{
+	struct row_index *ix = r->index;
+
+	if (ix) {
+		free(ix->slots);
+		free(ix);
+		r->index = NULL;
+	}
+}
+
+/* Child of r labelled label, created (zeroed) if missing. */
+static struct row *row_child(struct row *r, uint32_t label)
+{
+	struct row_index *ix = r->index;
+	struct row *c;
+	size_t i;
+
+	if (ix) {
+		for (i = label_hash(label) & ix->mask;
+		     ix->slots[i].label != LABEL_NONE; i = (i + 1) & ix->mask)
+			if (ix->slots[i].label == label)
+				return &r->children[ix->slots[i].idx];
+	} else {
+		for (i = 0; i < r->nchildren; i++)
+			if (r->children[i].label == label)
+				return &r->children[i];
+	}
+
+	if (r->nchildren >= UINT32_MAX - 1)
+		abort(); /* more than 4G distinct labels cannot be interned */
+	xgrow(&r->children, &r->cap, r->nchildren + 1, sizeof(*r->children));
+	c = &r->children[r->nchildren++];
+	memset(c, 0, sizeof(*c));
+	c->label = label;
+
+	if (ix && (r->nchildren * 2 > ix->mask + 1))
+		index_rebuild(r, (ix->mask + 1) * 2);
+	else if (ix)
+		index_put(ix, label, (uint32_t)(r->nchildren - 1));
+	else if (r->nchildren > ROW_SCAN_MAX)
+		index_rebuild(r, 64);
+	return c;
+}
+
+static void row_free_children(struct row *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nchildren; i++)
+		row_free_children(&r->children[i]);
+	free(r->children);
+	r->children = NULL;
+	r->nchildren = r->cap = 0;
+	index_free(r);
+}
+
+struct rowtree *rowtree_new(struct labels *lb, size_t depth)
+{
+	struct rowtree *t = xcalloc(1, sizeof(*t));
+
+	t->lb = lb;
+	t->depth = depth;
+	t->total.label = LABEL_NONE;
+	return t;
+}
+
+void rowtree_free(struct rowtree *t)
+{
+	if (!t)
+		return;
+	row_free_children(&t->total);
+	free(t);
+}
+
+static inline void vals_add(uint64_t *dst, const uint64_t *src)
+{
+	int c;
+
+	for (c = 0; c < COL__COUNT; c++)
+		dst[c] += src[c];
+}
+
+void rowtree_add(struct rowtree *t, const uint32_t *path,
+		 const uint64_t *vals)
+{
+	struct row *r = &t->total;
+	size_t d;
+
+	vals_add(r->vals, vals);
+	for (d = 0; d < t->depth; d++) {
+		r = row_child(r, path[d]);
+		vals_add(r->vals, vals);
+	}
+}
+
+struct sort_ctx {
+	const struct labels *lb;
+	enum col_id col;
+};
+
+static int row_cmp(const void *a, const void *b, void *arg)
+{
+	const struct row *x = a, *y = b;
+	const struct sort_ctx *ctx = arg;
+	uint64_t vx = x->vals[ctx->col], vy = y->vals[ctx->col];
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	if (x->label == y->label)
+		return 0;
+	return strcmp(labels_str(ctx->lb, x->label),
+		      labels_str(ctx->lb, y->label));
+}
+
+static void row_finish(struct rowtree *t, struct row *r,
+		       const struct sort_ctx *ctx, size_t limit)
+{
+	size_t i;
+
+	index_free(r);
+	if (!r->nchildren)
+		return;
+	qsort_r(r->children, r->nchildren, sizeof(*r->children), row_cmp,
+		(void *)ctx);
+
+	if (limit && r->nchildren > limit) {
+		struct row others;
+		char name[48];
+
+		memset(&others, 0, sizeof(others));
+		others.folded = r->nchildren - limit;
+		for (i = limit; i < r->nchildren; i++) {
+			vals_add(others.vals, r->children[i].vals);
+			row_free_children(&r->children[i]);
+		}
+		snprintf(name, sizeof(name), "[%" PRIu64 " others]",
+			 others.folded);
+		others.label = labels_intern(t->lb, name);
+		r->children[limit] = others;
+		r->nchildren = limit + 1;
+	}
+
+	for (i = 0; i < r->nchildren; i++)
+		if (!r->children[i].folded)
+			row_finish(t, &r->children[i], ctx, limit);
+}
+
+void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
+{
+	struct sort_ctx ctx = { t->lb, sort };
+
+	row_finish(t, &t->total, &ctx, limit);
+}

@@ -1,0 +1,630 @@
+/* test_datafile.c — the memsz.data codec: round trip of every record type,
+ * a file cut at every byte, corrupt headers and records, full disks. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "data/datafile.h"
+#include "util/util.h"
+
+static char tmpdir[] = "/tmp/memsz-test-datafile-XXXXXX";
+
+static char *tpath(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	void *p;
+
+	assert_non_null(f);
+	assert_int_equal(fstat(fileno(f), &st), 0);
+	p = xmalloc(st.st_size + 1);
+	assert_int_equal(fread(p, 1, st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	*len = st.st_size;
+	return p;
+}
+
+static void write_file(const char *path, const void *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static const struct md_run runs[] = {
+	{ 0x400000, 3, MD_PG_PRESENT | MD_PG_FILE, 2, 0 },
+	{ 0x403000, 1, MD_PG_SWAPPED, 0, 0 },
+	{ 0x404000, 100000, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
+				    MD_PG_PRIVATE_DIRTY, 1, 0 },
+};
+
+/* Writes one record of every type; returns the count written. */
+static int write_all_types(struct md_writer *w)
+{
+	struct md_image im = {
+		.id = 7, .dev_major = 0x103, .dev_minor = 0x10001,
+		.ino = 1234567890123ull, .size = 4096 * 5 + 3,
+		.mtime_ns = -5, .build_id = { 0xde, 0xad, 0xbe, 0xef, 1, 2 },
+		.build_id_len = 20, .path = "/usr/lib/lib with space.so",
+		.open_path = "/proc/42/root/usr/lib/lib with space.so",
+	};
+	struct md_mmap2 mm = {
+		.time = 123456789, .pid = 42, .tid = 43, .start = 0x7f0000001000,
+		.len = 0x3000, .pgoff = 0x2000, .dev_major = 8, .dev_minor = 1,
+		.ino = 99, .ino_generation = 5, .prot = 5, .flags = 2,
+		.build_id = { 1, 2, 3 }, .build_id_len = 3, .synthesized = true,
+		.filename = "/bin/true (deleted)",
+	};
+	struct md_task comm = { 1, 42, 43, 0, 0, "worker" };
+	struct md_task fork = { 2, 44, 44, 42, 43, "ignored" };
+	struct md_task ex = { 3, 44, 44, 42, 43, NULL };
+	struct md_lost lost = { 4, 17 };
+	struct md_snap_begin sb = { 5, 42, 0, MD_SNAP_F_PFN, 2 };
+	struct md_snap_mapping map = {
+		.start = 0x400000, .end = 0x800000, .pgoff = 0,
+		.dev_major = 8, .dev_minor = 1, .ino = 99, .prot = 5,
+		.flags = 2, .image_id = 7, .name = "/bin/true",
+		.runs = runs, .nruns = ARRAY_SIZE(runs),
+	};
+	struct md_snap_mapping anon = {
+		.start = 0x1000, .end = 0x2000, .image_id = UINT32_MAX,
+		.name = "", .runs = NULL, .nruns = 0,
+	};
+	struct md_snap_end se = { 6, 42, 0, 12 };
+
+	assert_int_equal(md_write_image(w, &im), 0);
+	assert_int_equal(md_write_mmap2(w, &mm), 0);
+	assert_int_equal(md_write_task(w, MD_REC_COMM, &comm), 0);
+	assert_int_equal(md_write_task(w, MD_REC_FORK, &fork), 0);
+	assert_int_equal(md_write_task(w, MD_REC_EXIT, &ex), 0);
+	assert_int_equal(md_write_lost(w, &lost), 0);
+	assert_int_equal(md_write_snap_begin(w, &sb), 0);
+	assert_int_equal(md_write_mapping(w, &map), 0);
+	assert_int_equal(md_write_mapping(w, &anon), 0);
+	assert_int_equal(md_write_snap_end(w, &se), 0);
+	assert_int_equal(md_write_note(w, "PSS unavailable"), 0);
+	mm.time = 9;
+	mm.synthesized = false;
+	mm.build_id_len = 0;
+	assert_int_equal(md_write_munmap(w, &mm), 0);
+	return 12;
+}
+
+static void check_all_types(struct md_reader *r)
+{
+	struct md_record rec;
+	uint64_t off = 64;
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_IMAGE);
+	assert_int_equal(rec.offset, off);
+	assert_int_equal(rec.u.image.id, 7);
+	assert_int_equal(rec.u.image.dev_major, 0x103);
+	assert_int_equal(rec.u.image.dev_minor, 0x10001);
+	assert_int_equal(rec.u.image.ino, 1234567890123ull);
+	assert_int_equal(rec.u.image.size, 4096 * 5 + 3);
+	assert_int_equal(rec.u.image.mtime_ns, -5);
+	assert_int_equal(rec.u.image.build_id_len, 20);
+	assert_int_equal(rec.u.image.build_id[3], 0xef);
+	assert_string_equal(rec.u.image.path, "/usr/lib/lib with space.so");
+	assert_string_equal(rec.u.image.open_path,
+			    "/proc/42/root/usr/lib/lib with space.so");
+	off += rec.size;
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_MMAP2);
+	assert_int_equal(rec.offset, off);
+	assert_int_equal(rec.u.mmap2.time, 123456789);
+	assert_int_equal(rec.u.mmap2.pid, 42);
+	assert_int_equal(rec.u.mmap2.tid, 43);
+	assert_int_equal(rec.u.mmap2.start, 0x7f0000001000);
+	assert_int_equal(rec.u.mmap2.len, 0x3000);
+	assert_int_equal(rec.u.mmap2.pgoff, 0x2000);
+	assert_int_equal(rec.u.mmap2.dev_major, 8);
+	assert_int_equal(rec.u.mmap2.dev_minor, 1);
+	assert_int_equal(rec.u.mmap2.ino, 99);
+	assert_int_equal(rec.u.mmap2.ino_generation, 5);
+	assert_int_equal(rec.u.mmap2.prot, 5);
+	assert_int_equal(rec.u.mmap2.flags, 2);
+	assert_int_equal(rec.u.mmap2.build_id_len, 3);
+	assert_int_equal(rec.u.mmap2.build_id[2], 3);
+	assert_true(rec.u.mmap2.synthesized);
+	assert_string_equal(rec.u.mmap2.filename, "/bin/true (deleted)");
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_COMM);
+	assert_int_equal(rec.u.task.pid, 42);
+	assert_int_equal(rec.u.task.tid, 43);
+	assert_string_equal(rec.u.task.comm, "worker");
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_FORK);
+	assert_int_equal(rec.u.task.time, 2);
+	assert_int_equal(rec.u.task.pid, 44);
+	assert_int_equal(rec.u.task.ppid, 42);
+	assert_int_equal(rec.u.task.ptid, 43);
+	assert_string_equal(rec.u.task.comm, "");
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_EXIT);
+	assert_int_equal(rec.u.task.time, 3);
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_LOST);
+	assert_int_equal(rec.u.lost.time, 4);
+	assert_int_equal(rec.u.lost.count, 17);
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_BEGIN);
+	assert_int_equal(rec.u.snap_begin.time, 5);
+	assert_int_equal(rec.u.snap_begin.pid, 42);
+	assert_int_equal(rec.u.snap_begin.seq, 0);
+	assert_int_equal(rec.u.snap_begin.flags, MD_SNAP_F_PFN);
+	assert_int_equal(rec.u.snap_begin.nmappings, 2);
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_MAPPING);
+	assert_int_equal(rec.u.mapping.start, 0x400000);
+	assert_int_equal(rec.u.mapping.end, 0x800000);
+	assert_int_equal(rec.u.mapping.prot, 5);
+	assert_int_equal(rec.u.mapping.flags, 2);
+	assert_int_equal(rec.u.mapping.image_id, 7);
+	assert_string_equal(rec.u.mapping.name, "/bin/true");
+	assert_int_equal(rec.u.mapping.nruns, ARRAY_SIZE(runs));
+	assert_memory_equal(rec.u.mapping.runs, runs, sizeof(runs));
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_MAPPING);
+	assert_int_equal(rec.u.mapping.image_id, UINT32_MAX);
+	assert_int_equal(rec.u.mapping.nruns, 0);
+	assert_string_equal(rec.u.mapping.name, "");
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_END);
+	assert_int_equal(rec.u.snap_end.unreadable_pages, 12);
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_NOTE);
+	assert_string_equal(rec.u.note.text, "PSS unavailable");
+
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_MUNMAP);
+	assert_int_equal(rec.u.mmap2.time, 9);
+	assert_false(rec.u.mmap2.synthesized);
+	assert_string_equal(rec.u.mmap2.filename, "/bin/true (deleted)");
+
+	assert_int_equal(md_read_next(r, &rec), 0);
+	assert_int_equal(md_read_next(r, &rec), 0);
+}
+
+static char *make_full_file(void)
+{
+	char *path = tpath("all.data");
+	struct md_writer *w;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	write_all_types(w);
+	assert_int_equal(md_writer_close(w), 0);
+	return path;
+}
+
+static void test_round_trip(void **state)
+{
+	char *path = make_full_file();
+	struct md_reader *r;
+	const struct md_file_header *h;
+	size_t len;
+	uint8_t *raw;
+
+	assert_int_equal(md_reader_open(path, &r), 0);
+	h = md_reader_header(r);
+	assert_memory_equal(h->magic, "MEMSZDAT", 8);
+	assert_int_equal(h->version, MD_VERSION);
+	assert_int_equal(h->header_size, 64);
+	assert_int_equal(h->page_size, sysconf(_SC_PAGESIZE));
+	assert_true(h->start_realtime_ns > 1600000000ull * 1000000000ull);
+	check_all_types(r);
+	md_reader_close(r);
+
+	/* the encoding is little-endian byte by byte, whatever the host */
+	raw = read_file(path, &len);
+	assert_int_equal(len % 8, 0);
+	assert_int_equal(raw[8], 1);
+	assert_int_equal(raw[9] | raw[10] | raw[11], 0);
+	assert_int_equal(raw[64], MD_REC_IMAGE);
+	assert_int_equal(raw[64 + 16 + 4], 0x03); /* dev_major 0x103 LE */
+	assert_int_equal(raw[64 + 16 + 5], 0x01);
+	free(raw);
+	free(path);
+	(void)state;
+}
+
+static void test_old_renamed(void **state)
+{
+	char *path = tpath("keep.data"), *old = tpath("keep.data.old");
+	struct md_writer *w;
+	struct stat st;
+
+	write_file(path, "previous", 8);
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(stat(old, &st), 0);
+	assert_int_equal(st.st_size, 8);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 64);
+	free(path);
+	free(old);
+	(void)state;
+}
+
+/* Record boundaries of the full file, from the reader itself and cross-checked
+ * against the size fields read raw. */
+static size_t boundaries(const uint8_t *raw, size_t len, uint64_t *b)
+{
+	size_t n = 0;
+	uint64_t off = 64;
+
+	b[n++] = off;
+	while (off < len) {
+		uint64_t sz = 0;
+		for (int i = 7; i >= 0; i--)
+			sz = sz << 8 | raw[off + 8 + i];
+		off += sz;
+		b[n++] = off;
+	}
+	assert_int_equal(off, len);
+	return n;
+}
+
+static void test_truncated_everywhere(void **state)
+{
+	char *path = make_full_file(), *cut = tpath("cut.data");
+	uint64_t b[64];
+	size_t len, nb, i, k;
+	uint8_t *raw = read_file(path, &len);
+
+	nb = boundaries(raw, len, b);
+	assert_int_equal(nb, 13);
+	for (i = 0; i <= len; i++) {
+		struct md_reader *r;
+		struct md_record rec;
+		size_t complete = 0, expect = 0;
+		int ret;
+
+		write_file(cut, raw, i);
+		ret = md_reader_open(cut, &r);
+		if (i < 64) {
+			assert_int_equal(ret, -MEMSZ_ETRUNC);
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		while ((ret = md_read_next(r, &rec)) == 1)
+			complete++;
+		for (k = 1; k < nb; k++)
+			if (b[k] <= i)
+				expect++;
+		assert_int_equal(complete, expect);
+		if (b[expect] == i) {
+			assert_int_equal(ret, 0);
+		} else {
+			assert_int_equal(ret, -MEMSZ_ETRUNC);
+			assert_int_equal(md_reader_offset(r), b[expect]);
+		}
+		md_reader_close(r);
+	}
+	free(raw);
+	free(path);
+	free(cut);
+	(void)state;
+}
+
+static int open_patched(const char *src, size_t at, const void *bytes,
+			size_t n, struct md_reader **r)
+{
+	char *dst = tpath("patched.data");
+	size_t len;
+	uint8_t *raw = read_file(src, &len);
+	int ret;
+
+	memcpy(raw + at, bytes, n);
+	write_file(dst, raw, len);
+	ret = md_reader_open(dst, r);
+	free(raw);
+	free(dst);
+	return ret;
+}
+
+static int read_until_error(struct md_reader *r, uint64_t *off)
+{
+	struct md_record rec;
+	int ret;
+
+	while ((ret = md_read_next(r, &rec)) == 1)
+		;
+	*off = md_reader_offset(r);
+	md_reader_close(r);
+	return ret;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = v >> (8 * i);
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = v >> (8 * i);
+}
+
+static void test_corrupt(void **state)
+{
+	char *path = make_full_file();
+	struct md_reader *r;
+	uint8_t b[8];
+	uint64_t off, bnd[64];
+	size_t len;
+	uint8_t *raw = read_file(path, &len);
+
+	boundaries(raw, len, bnd);
+	/* bad magic */
+	assert_int_equal(open_patched(path, 0, "MEMSZDAX", 8, &r),
+			 -MEMSZ_EBADMAGIC);
+	/* newer version */
+	put_le32(b, MD_VERSION + 1);
+	assert_int_equal(open_patched(path, 8, b, 4, &r), -MEMSZ_EVERSION);
+	/* header_size not a multiple of 8 */
+	put_le32(b, 65);
+	assert_int_equal(open_patched(path, 12, b, 4, &r), -MEMSZ_EBADDATA);
+	/* record size overrunning the file: third record */
+	put_le64(b, len);
+	assert_int_equal(open_patched(path, bnd[2] + 8, b, 8, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_ETRUNC);
+	assert_int_equal(off, bnd[2]);
+	/* record size below the header, or not a multiple of 8 */
+	put_le64(b, 8);
+	assert_int_equal(open_patched(path, bnd[1] + 8, b, 8, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, bnd[1]);
+	put_le64(b, bnd[2] - bnd[1] + 4);
+	assert_int_equal(open_patched(path, bnd[1] + 8, b, 8, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	/* string length overrunning its record: the COMM record's comm */
+	put_le32(b, 1000);
+	assert_int_equal(open_patched(path, bnd[2] + 16 + 24, b, 4, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, bnd[2]);
+	/* string without its NUL: length one too long for "worker" */
+	put_le32(b, 7);
+	assert_int_equal(open_patched(path, bnd[2] + 16 + 24, b, 4, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	/* nruns overrunning the mapping record (record 8 = index 7) */
+	put_le64(b, 1000);
+	assert_int_equal(open_patched(path, bnd[7] + 16 + 56, b, 8, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, bnd[7]);
+	/* an unknown type is skipped by its size */
+	put_le32(b, 1000);
+	assert_int_equal(open_patched(path, bnd[5], b, 4, &r), 0);
+	{
+		struct md_record rec;
+		int n = 0, ret;
+
+		while ((ret = md_read_next(r, &rec)) == 1) {
+			assert_int_not_equal(rec.type, MD_REC_LOST);
+			n++;
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(n, 11);
+		md_reader_close(r);
+	}
+	free(raw);
+	free(path);
+	(void)state;
+}
+
+static void test_dev_full(void **state)
+{
+	struct md_writer *w;
+	struct stat st;
+
+	if (stat("/dev/full", &st) || !S_ISCHR(st.st_mode))
+		skip();
+	assert_int_equal(md_writer_open("/dev/full", &w), -ENOSPC);
+	/* /dev/full is not renamed away */
+	assert_int_equal(stat("/dev/full", &st), 0);
+	(void)state;
+}
+
+/* Write records until the file system is full; return how many were
+ * written and the error of the first failure. */
+static int fill(const char *path, int *err)
+{
+	struct md_writer *w;
+	struct md_snap_mapping m = {
+		.start = 0x1000, .end = 0x100000, .name = "[heap]",
+		.runs = runs, .nruns = ARRAY_SIZE(runs),
+	};
+	char note[700];
+	int n = 0, ret;
+
+	memset(note, 'x', sizeof(note) - 1);
+	note[sizeof(note) - 1] = 0;
+	ret = md_writer_open(path, &w);
+	if (ret < 0) {
+		*err = ret;
+		return 0;
+	}
+	for (;;) {
+		ret = n % 2 ? md_write_note(w, note) : md_write_mapping(w, &m);
+		if (ret < 0)
+			break;
+		n++;
+	}
+	*err = ret;
+	/* further writes keep failing, they never append */
+	if (md_write_note(w, "late") == 0)
+		*err = -EINVAL;
+	md_writer_close(w);
+	return n;
+}
+
+static void check_filled(const char *path, int n)
+{
+	struct md_reader *r;
+	struct md_record rec;
+	int got = 0, ret;
+
+	assert_int_equal(md_reader_open(path, &r), 0);
+	while ((ret = md_read_next(r, &rec)) == 1)
+		got++;
+	/* the partial record was cut off again: a clean end */
+	assert_int_equal(ret, 0);
+	assert_int_equal(got, n);
+	md_reader_close(r);
+}
+
+static void test_fsize_limit(void **state)
+{
+	char *path = tpath("limited.data");
+	int status, pipefd[2], res[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 10000, 10000 };
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		res[0] = fill(path, &res[1]);
+		if (write(pipefd[1], res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(read(pipefd[0], res, sizeof(res)), sizeof(res));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	assert_int_equal(res[1], -EFBIG);
+	assert_true(res[0] > 5);
+	check_filled(path, res[0]);
+	free(path);
+	(void)state;
+}
+
+static void test_full_tmpfs(void **state)
+{
+	char *mnt = tpath("mnt"), *copy = tpath("from-tmpfs.data");
+	int status, res[2] = { -1, 0 }, pipefd[2];
+	pid_t pid;
+
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		char *p = xasprintf("%s/x.data", mnt), cmd[512];
+
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("tmpfs", mnt, "tmpfs", 0, "size=16k"))
+			_exit(77);
+		res[0] = fill(p, &res[1]);
+		snprintf(cmd, sizeof(cmd), "cp %s %s", p, copy);
+		if (system(cmd))
+			_exit(2);
+		if (write(pipefd[1], res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(pipefd[1]);
+	if (WEXITSTATUS(status) == 77) {
+		close(pipefd[0]);
+		rmdir(mnt);
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(read(pipefd[0], res, sizeof(res)), sizeof(res));
+	close(pipefd[0]);
+	assert_int_equal(res[1], -ENOSPC);
+	assert_true(res[0] > 5);
+	check_filled(copy, res[0]);
+	rmdir(mnt);
+	free(mnt);
+	free(copy);
+	(void)state;
+}
+
+static void test_not_memsz(void **state)
+{
+	char *p = tpath("short.data");
+	struct md_reader *r;
+
+	write_file(p, "MEMSZ", 5);
+	assert_int_equal(md_reader_open(p, &r), -MEMSZ_ETRUNC);
+	write_file(p, "ELF\x7f", 4);
+	assert_int_equal(md_reader_open(p, &r), -MEMSZ_EBADMAGIC);
+	write_file(p, "hello world, this is text", 25);
+	assert_int_equal(md_reader_open(p, &r), -MEMSZ_EBADMAGIC);
+	assert_int_equal(md_reader_open("/nonexistent/x", &r), -ENOENT);
+	free(p);
+	(void)state;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_old_renamed),
+		cmocka_unit_test(test_truncated_everywhere),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_not_memsz),
+		cmocka_unit_test(test_dev_full),
+		cmocka_unit_test(test_fsize_limit),
+		cmocka_unit_test(test_full_tmpfs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,151 @@
+/* test_labels.c — label interning and aliases. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "maps/labels.h"
+
+static void test_round_trip(void **state)
+{
+	struct labels *lb = labels_new();
+	uint32_t a, b, c, e;
+
+	(void)state;
+	assert_int_equal(labels_count(lb), 0);
+	assert_int_equal(labels_find(lb, "main"), LABEL_NONE);
+	a = labels_intern(lb, "main");
+	b = labels_intern(lb, ".text");
+	c = labels_intern(lb, "main");
+	e = labels_intern(lb, "");
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(c, a);
+	assert_int_equal(e, 2);
+	assert_int_equal(labels_count(lb), 3);
+	assert_string_equal(labels_str(lb, a), "main");
+	assert_string_equal(labels_str(lb, b), ".text");
+	assert_string_equal(labels_str(lb, e), "");
+	assert_int_equal(labels_find(lb, ".text"), b);
+	assert_int_equal(labels_find(lb, ""), e);
+	assert_int_equal(labels_find(lb, "mai"), LABEL_NONE);
+	assert_int_equal(labels_find(lb, "main2"), LABEL_NONE);
+	labels_free(lb);
+	labels_free(NULL);
+}
+
+static void test_intern_n(void **state)
+{
+	struct labels *lb = labels_new();
+	const char buf[] = "foo.bar.baz";	/* not split by NULs */
+	uint32_t foo, bar, foobar;
+
+	(void)state;
+	foo = labels_intern_n(lb, buf, 3);
+	bar = labels_intern_n(lb, buf + 4, 3);
+	foobar = labels_intern_n(lb, buf, 7);
+	assert_int_equal(foo, 0);
+	assert_int_equal(bar, 1);
+	assert_int_equal(foobar, 2);
+	assert_string_equal(labels_str(lb, foo), "foo");
+	assert_string_equal(labels_str(lb, bar), "bar");
+	assert_string_equal(labels_str(lb, foobar), "foo.bar");
+	assert_int_equal(labels_intern(lb, "foo"), foo);
+	assert_int_equal(labels_find(lb, "bar"), bar);
+	assert_int_equal(labels_intern_n(lb, buf + 8, 3),
+			 labels_intern(lb, "baz"));
+	assert_int_equal(labels_intern_n(lb, buf, 0), labels_intern(lb, ""));
+	/* a string with an embedded NUL is its own label */
+	assert_int_not_equal(labels_intern_n(lb, "ab\0c", 4),
+			     labels_intern(lb, "ab"));
+	labels_free(lb);
+}
+
+#define MANY 100000
+
+static void test_many(void **state)
+{
+	struct labels *lb = labels_new();
+	char buf[64];
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < MANY; i++) {
+		snprintf(buf, sizeof(buf), "_ZN3foo%uEv", i);
+		assert_int_equal(labels_intern(lb, buf), i);
+	}
+	/* a long one (bigger than an arena chunk's share) */
+	{
+		size_t n = 100000;
+		char *big = malloc(n + 1);
+
+		memset(big, 'x', n);
+		big[n] = '\0';
+		assert_int_equal(labels_intern(lb, big), MANY);
+		assert_int_equal(labels_find(lb, big), MANY);
+		assert_int_equal(strlen(labels_str(lb, MANY)), n);
+		free(big);
+	}
+	assert_int_equal(labels_count(lb), MANY + 1);
+	for (i = 0; i < MANY; i++) {
+		snprintf(buf, sizeof(buf), "_ZN3foo%uEv", i);
+		if (labels_find(lb, buf) != i || labels_intern(lb, buf) != i ||
+		    strcmp(labels_str(lb, i), buf))
+			fail_msg("label %u lost after rehash", i);
+	}
+	assert_int_equal(labels_count(lb), MANY + 1);
+	assert_int_equal(labels_find(lb, "_ZN3foo100000Ev"), LABEL_NONE);
+	labels_free(lb);
+}
+
+static void test_aliases(void **state)
+{
+	struct labels *lb = labels_new();
+	const char *const *al;
+	uint32_t a, b;
+	size_t n = 99;
+
+	(void)state;
+	a = labels_intern(lb, "memcpy");
+	b = labels_intern(lb, "memmove");
+	al = labels_aliases(lb, a, &n);
+	assert_int_equal(n, 0);
+	assert_null(al);
+	labels_add_alias(lb, a, "__memcpy_avx");
+	labels_add_alias(lb, a, "__memcpy_sse2");
+	labels_add_alias(lb, a, "__memcpy_avx");	/* duplicate */
+	labels_add_alias(lb, a, "memcpy");		/* the label itself */
+	al = labels_aliases(lb, a, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(al[0], "__memcpy_avx");
+	assert_string_equal(al[1], "__memcpy_sse2");
+	al = labels_aliases(lb, b, &n);
+	assert_int_equal(n, 0);
+	/* aliases on a label interned after the first alias was added */
+	b = labels_intern(lb, "later");
+	labels_add_alias(lb, b, "later2");
+	al = labels_aliases(lb, b, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(al[0], "later2");
+	/* aliases are not labels */
+	assert_int_equal(labels_find(lb, "later2"), LABEL_NONE);
+	assert_int_equal(labels_count(lb), 3);
+	labels_free(lb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_intern_n),
+		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_aliases),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,256 @@
+/* test_procmaps.c — /proc/PID/maps parsing: fixtures in the kernel's exact
+ * layout, malformed lines, and the live /proc/self/maps checked against
+ * `wc -l` and against /proc/self/map_files. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "record/procmaps.h"
+#include "util/util.h"
+
+/* Lines as the kernel prints them: the fixed part with its trailing space,
+ * padded to column 72, one space, the name (see show_map_vma). */
+static const char *const lines[][2] = {
+	{ "55b91efe9000-55b91efeb000 r--p 00000000 fe:00 247134 ",
+	  "/usr/bin/cat" },
+	{ "55b9588f7000-55b958918000 rw-p 00000000 00:00 0 ", "[heap]" },
+	{ "7f0642ce1000-7f0642da5000 rw-p 00000000 00:00 0 ", NULL },
+	{ "7f0642feb000-7f0642ff2000 r--s 0001a000 103:10001 332280 ",
+	  "/tmp/dir with spaces/file name (deleted)" },
+	{ "7f0642ff5000-7f0642ff9000 r--p 00000000 00:00 0 ",
+	  "[anon:my pool]" },
+	{ "7ffd1c3d2000-7ffd1c3f3000 rw-p 00000000 00:00 0 ", "[stack]" },
+	{ "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 ",
+	  "[vsyscall]" },
+	/* longer than the padding: the name follows after one space */
+	{ "ffffffffff600000-ffffffffff601000 r-xs 00000000 fff:fffff "
+	  "18446744073709551615 ", "/x" },
+	{ "7f0642ff5000-7f0642ff9000 r--p 00000000 00:00 0 ",
+	  "  two leading spaces" },
+};
+
+static char *fixture_text(void)
+{
+	char *text = xstrdup(""), *t;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		if (lines[i][1])
+			t = xasprintf("%s%-72s %s\n", text, lines[i][0],
+				      lines[i][1]);
+		else
+			t = xasprintf("%s%s\n", text, lines[i][0]);
+		free(text);
+		text = t;
+	}
+	return text;
+}
+
+static FILE *mem(const char *s)
+{
+	FILE *f = fmemopen((void *)s, strlen(s), "r");
+
+	assert_non_null(f);
+	return f;
+}
+
+static void test_fixture(void **state)
+{
+	struct procmaps m = { 0 };
+	char *text = fixture_text();
+	FILE *f = mem(text);
+	struct procmap *p;
+
+	assert_int_equal(procmaps_parse(f, &m), 9);
+	fclose(f);
+	free(text);
+	p = m.maps;
+	assert_int_equal(p[0].start, 0x55b91efe9000);
+	assert_int_equal(p[0].end, 0x55b91efeb000);
+	assert_int_equal(p[0].prot, PROT_READ);
+	assert_int_equal(p[0].flags, MAP_PRIVATE);
+	assert_int_equal(p[0].dev_major, 0xfe);
+	assert_int_equal(p[0].dev_minor, 0);
+	assert_int_equal(p[0].ino, 247134);
+	assert_string_equal(p[0].name, "/usr/bin/cat");
+	assert_string_equal(p[1].name, "[heap]");
+	assert_int_equal(p[1].prot, PROT_READ | PROT_WRITE);
+	assert_string_equal(p[2].name, "");
+	assert_int_equal(p[3].flags, MAP_SHARED);
+	assert_int_equal(p[3].pgoff, 0x1a000);
+	assert_int_equal(p[3].dev_major, 0x103);
+	assert_int_equal(p[3].dev_minor, 0x10001);
+	assert_string_equal(p[3].name,
+			    "/tmp/dir with spaces/file name (deleted)");
+	assert_string_equal(p[4].name, "[anon:my pool]");
+	assert_string_equal(p[5].name, "[stack]");
+	assert_int_equal(p[6].start, 0xffffffffff600000);
+	assert_int_equal(p[6].prot, PROT_EXEC);
+	assert_string_equal(p[6].name, "[vsyscall]");
+	assert_int_equal(p[7].start, 0xffffffffff600000);
+	assert_int_equal(p[7].flags, MAP_SHARED);
+	assert_int_equal(p[7].prot, PROT_READ | PROT_EXEC);
+	assert_int_equal(p[7].dev_major, 0xfff);
+	assert_int_equal(p[7].dev_minor, 0xfffff);
+	assert_int_equal(p[7].ino, UINT64_MAX);
+	assert_string_equal(p[7].name, "/x");
+	/* the padding ends at column 72, then one space: the rest is name */
+	assert_string_equal(p[8].name, "  two leading spaces");
+	procmaps_free(&m);
+	assert_int_equal(m.n, 0);
+	assert_null(m.maps);
+	(void)state;
+}
+
+static void test_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"zz-1000 r--p 00000000 00:00 0\n",
+		"1000-2000 r--q 00000000 00:00 0\n",
+		"1000-2000 r--p 00000000 0000 0\n",
+		"1000-2000 r--p 00000000 00:00 x\n",
+		"2000-1000 r--p 00000000 00:00 0\n",
+		"1000-2000 r--p\n",
+		"1000-2000 rw-p 00000000 00:00 0\tname\n",
+		"10000000000000000-2000 r--p 00000000 00:00 0\n",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *text = xasprintf("1000-2000 r--p 00000000 00:00 0\n%s",
+				       bad[i]);
+		struct procmaps m = { 0 };
+		FILE *f = mem(text);
+
+		assert_int_equal(procmaps_parse(f, &m), -MEMSZ_EBADDATA);
+		/* the good line before it is kept */
+		assert_int_equal(m.n, 1);
+		fclose(f);
+		procmaps_free(&m);
+		free(text);
+	}
+	(void)state;
+}
+
+static size_t wc_l(const char *path)
+{
+	char cmd[256], buf[64];
+	FILE *p;
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd), "wc -l < %s", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(buf, sizeof(buf), p));
+	n = strtoul(buf, NULL, 10);
+	pclose(p);
+	return n;
+}
+
+/* Print every parsed mapping back in the kernel's layout: it must give the
+ * file's text again, byte for byte. */
+static void check_reprint(const char *path, const struct procmaps *m)
+{
+	FILE *f = fopen(path, "r");
+	char line[8192], pre[256], *again;
+	size_t i;
+
+	assert_non_null(f);
+	for (i = 0; i < m->n; i++) {
+		const struct procmap *p = &m->maps[i];
+
+		assert_non_null(fgets(line, sizeof(line), f));
+		snprintf(pre, sizeof(pre),
+			 "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ",
+			 (unsigned long)p->start, (unsigned long)p->end,
+			 p->prot & PROT_READ ? 'r' : '-',
+			 p->prot & PROT_WRITE ? 'w' : '-',
+			 p->prot & PROT_EXEC ? 'x' : '-',
+			 p->flags == MAP_SHARED ? 's' : 'p',
+			 (unsigned long)p->pgoff, p->dev_major, p->dev_minor,
+			 (unsigned long)p->ino);
+		if (p->name[0])
+			again = xasprintf("%-72s %s\n", pre, p->name);
+		else
+			again = xasprintf("%s\n", pre);
+		assert_string_equal(line, again);
+		free(again);
+	}
+	assert_null(fgets(line, sizeof(line), f));
+	fclose(f);
+}
+
+/* The live maps of a stopped child (so `wc -l` and our read see the same
+ * address space), every file mapping's name checked against the kernel's
+ * own map_files link. */
+static void test_live(void **state)
+{
+	struct procmaps m = { 0 };
+	char path[64], link[PATH_MAX + 32], target[PATH_MAX];
+	pid_t pid;
+	int n, checked = 0;
+	size_t i;
+	ssize_t len;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	n = procmaps_read(pid, 0, &m);
+	assert_true(n > 5);
+	assert_int_equal((size_t)n, wc_l(path));
+	check_reprint(path, &m);
+	for (i = 0; i < m.n; i++) {
+		struct procmap *p = &m.maps[i];
+
+		assert_true(p->start < p->end);
+		assert_int_equal(p->start % 4096, 0);
+		if (p->name[0] != '/')
+			continue;
+		snprintf(link, sizeof(link), "/proc/%d/map_files/%lx-%lx", pid,
+			 (unsigned long)p->start, (unsigned long)p->end);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len < 0)
+			continue; /* needs CAP_SYS_ADMIN */
+		target[len] = 0;
+		assert_string_equal(p->name, target);
+		checked++;
+	}
+	if (geteuid() == 0)
+		assert_true(checked > 0);
+	procmaps_free(&m);
+	/* thread maps too */
+	assert_true(procmaps_read(pid, pid, &m) > 5);
+	procmaps_free(&m);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(procmaps_read(pid, 0, &m), -ESRCH);
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_live),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,439 @@
+/* test_rows.c — the row tree: sums, ordering, ties, -n folding, depth. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "maps/labels.h"
+#include "report/rows.h"
+
+struct fixture {
+	struct labels *lb;
+	struct rowtree *t;
+};
+
+static struct fixture *fx_new(size_t depth)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	fx->lb = labels_new();
+	fx->t = rowtree_new(fx->lb, depth);
+	return fx;
+}
+
+static void fx_free(struct fixture *fx)
+{
+	rowtree_free(fx->t);
+	labels_free(fx->lb);
+	free(fx);
+}
+
+/* Add one leaf: path given as up to 3 strings, file and vm values, the
+ * other columns derived so that every column carries distinct data. */
+static void add3(struct fixture *fx, const char *a, const char *b,
+		 const char *c, uint64_t file, uint64_t vm)
+{
+	const char *p[3] = { a, b, c };
+	uint32_t path[3];
+	uint64_t vals[COL__COUNT] = { 0 };
+	size_t i;
+
+	for (i = 0; i < fx->t->depth; i++)
+		path[i] = labels_intern(fx->lb, p[i]);
+	vals[COL_FILE] = file;
+	vals[COL_VM] = vm;
+	vals[COL_RSS] = vm / 2;
+	vals[COL_PSS] = (vm << COL_PSS_SHIFT) / 3;
+	vals[COL_USS] = vm / 4;
+	vals[COL_DIRTY] = file % 7;
+	vals[COL_SWAP] = 1;
+	rowtree_add(fx->t, path, vals);
+}
+
+static const char *name(const struct fixture *fx, const struct row *r)
+{
+	return labels_str(fx->lb, r->label);
+}
+
+/* Every row with children equals the sum of its children in every column;
+ * each level is sorted by col (desc, ties by label) except a trailing
+ * "[N others]" row. Returns the number of leaves. */
+static size_t check_tree(const struct fixture *fx, const struct row *r,
+			 enum col_id col, size_t level)
+{
+	uint64_t sum[COL__COUNT] = { 0 };
+	size_t i, leaves = 0, n = r->nchildren;
+	int c;
+
+	if (!n)
+		return 1;
+	assert_true(level < fx->t->depth);
+	for (i = 0; i < n; i++) {
+		const struct row *ch = &r->children[i];
+
+		for (c = 0; c < COL__COUNT; c++)
+			sum[c] += ch->vals[c];
+		if (ch->folded) {
+			assert_int_equal(i, n - 1);
+			assert_int_equal(ch->nchildren, 0);
+		} else {
+			leaves += check_tree(fx, ch, col, level + 1);
+		}
+		if (i + 1 < n && !r->children[i + 1].folded) {
+			const struct row *nx = &r->children[i + 1];
+
+			assert_true(ch->vals[col] >= nx->vals[col]);
+			if (ch->vals[col] == nx->vals[col])
+				assert_true(strcmp(name(fx, ch),
+						   name(fx, nx)) < 0);
+		}
+	}
+	for (c = 0; c < COL__COUNT; c++)
+		assert_int_equal(sum[c], r->vals[c]);
+	return leaves;
+}
+
+static void test_coldefs(void **state)
+{
+	(void)state;
+	assert_int_equal(col_from_name("file"), COL_FILE);
+	assert_int_equal(col_from_name("file_size"), COL_FILE);
+	assert_int_equal(col_from_name("vm"), COL_VM);
+	assert_int_equal(col_from_name("vm_size"), COL_VM);
+	assert_int_equal(col_from_name("rss"), COL_RSS);
+	assert_int_equal(col_from_name("pss"), COL_PSS);
+	assert_int_equal(col_from_name("uss"), COL_USS);
+	assert_int_equal(col_from_name("dirty"), COL_DIRTY);
+	assert_int_equal(col_from_name("swap"), COL_SWAP);
+	assert_int_equal(col_from_name("FILE SIZE"), -1);
+	assert_int_equal(col_from_name("bogus"), -1);
+	assert_int_equal(col_from_name(""), -1);
+	assert_int_equal(col_from_name(NULL), -1);
+	assert_string_equal(coldefs[COL_FILE].header, "FILE SIZE");
+	assert_string_equal(coldefs[COL_VM].header, "VM SIZE");
+	assert_string_equal(coldefs[COL_PSS].key, "pss");
+	assert_int_equal(coldefs[COL_PSS].shift, 12);
+	assert_int_equal(coldefs[COL_RSS].shift, 0);
+}
+
+static void test_empty(void **state)
+{
+	struct fixture *fx = fx_new(2);
+	int c;
+
+	(void)state;
+	rowtree_finish(fx->t, COL_FILE, 3);
+	assert_int_equal(fx->t->total.nchildren, 0);
+	assert_int_equal(fx->t->total.label, LABEL_NONE);
+	for (c = 0; c < COL__COUNT; c++)
+		assert_int_equal(fx->t->total.vals[c], 0);
+	fx_free(fx);
+	rowtree_free(NULL);
+}
+
+static void test_depth1_order(void **state)
+{
+	struct fixture *fx = fx_new(1);
+	const struct row *ch;
+
+	(void)state;
+	add3(fx, "a", NULL, NULL, 10, 100);
+	add3(fx, "b", NULL, NULL, 30, 10);
+	add3(fx, "c", NULL, NULL, 20, 1);
+	add3(fx, "a", NULL, NULL, 5, 0);
+	add3(fx, "zero", NULL, NULL, 0, 0);
+	rowtree_finish(fx->t, COL_FILE, 0);
+	ch = fx->t->total.children;
+	assert_int_equal(fx->t->total.nchildren, 4);
+	assert_string_equal(name(fx, &ch[0]), "b");
+	assert_string_equal(name(fx, &ch[1]), "c");
+	assert_string_equal(name(fx, &ch[2]), "a");
+	assert_string_equal(name(fx, &ch[3]), "zero"); /* kept though 0 */
+	assert_int_equal(ch[2].vals[COL_FILE], 15);
+	assert_int_equal(ch[2].vals[COL_VM], 100);
+	assert_int_equal(ch[2].vals[COL_SWAP], 2);
+	assert_int_equal(fx->t->total.vals[COL_FILE], 65);
+	assert_int_equal(fx->t->total.vals[COL_VM], 111);
+	assert_int_equal(fx->t->total.vals[COL_SWAP], 5);
+	assert_int_equal(check_tree(fx, &fx->t->total, COL_FILE, 0), 4);
+	fx_free(fx);
+}
+
+static void test_sort_other_column(void **state)
+{
+	struct fixture *fx = fx_new(1);
+	const struct row *ch;
+
+	(void)state;
+	add3(fx, "a", NULL, NULL, 10, 100);
+	add3(fx, "b", NULL, NULL, 30, 10);
+	add3(fx, "c", NULL, NULL, 20, 1000);
+	rowtree_finish(fx->t, COL_PSS, 0);
+	ch = fx->t->total.children;
+	assert_string_equal(name(fx, &ch[0]), "c");
+	assert_string_equal(name(fx, &ch[1]), "a");
+	assert_string_equal(name(fx, &ch[2]), "b");
+	check_tree(fx, &fx->t->total, COL_PSS, 0);
+	fx_free(fx);
+}
+
+static void test_ties(void **state)
+{
+	struct fixture *fx = fx_new(1);
+	const struct row *ch;
+
+	(void)state;
+	/* interned in an order unlike the string order */
+	add3(fx, "zeta", NULL, NULL, 7, 0);
+	add3(fx, "alpha", NULL, NULL, 7, 0);
+	add3(fx, "mid", NULL, NULL, 7, 0);
+	add3(fx, "Upper", NULL, NULL, 7, 0);
+	add3(fx, "big", NULL, NULL, 8, 0);
+	rowtree_finish(fx->t, COL_FILE, 0);
+	ch = fx->t->total.children;
+	assert_string_equal(name(fx, &ch[0]), "big");
+	assert_string_equal(name(fx, &ch[1]), "Upper"); /* 'U' < 'a' */
+	assert_string_equal(name(fx, &ch[2]), "alpha");
+	assert_string_equal(name(fx, &ch[3]), "mid");
+	assert_string_equal(name(fx, &ch[4]), "zeta");
+	fx_free(fx);
+}
+
+static void test_fold(void **state)
+{
+	struct fixture *fx = fx_new(2);
+	const struct row *ch;
+	uint32_t id;
+
+	(void)state;
+	add3(fx, "e", "e1", NULL, 10, 1);
+	add3(fx, "a", "a1", NULL, 50, 1);
+	add3(fx, "d", "d1", NULL, 15, 1);
+	add3(fx, "d", "d2", NULL, 5, 1);
+	add3(fx, "b", "b1", NULL, 40, 1);
+	add3(fx, "c", "c1", NULL, 30, 1);
+	rowtree_finish(fx->t, COL_FILE, 2);
+	ch = fx->t->total.children;
+	assert_int_equal(fx->t->total.nchildren, 3);
+	assert_string_equal(name(fx, &ch[0]), "a");
+	assert_string_equal(name(fx, &ch[1]), "b");
+	assert_string_equal(name(fx, &ch[2]), "[3 others]");
+	assert_int_equal(ch[0].folded, 0);
+	assert_int_equal(ch[2].folded, 3);
+	assert_int_equal(ch[2].vals[COL_FILE], 60);
+	assert_int_equal(ch[2].vals[COL_VM], 4);
+	/* the folded rows' children are dropped, their sums kept */
+	assert_int_equal(ch[2].nchildren, 0);
+	id = labels_find(fx->lb, "[3 others]");
+	assert_int_equal(id, ch[2].label);
+	assert_int_equal(fx->t->total.vals[COL_FILE], 150);
+	assert_int_equal(check_tree(fx, &fx->t->total, COL_FILE, 0), 2);
+	fx_free(fx);
+
+	/* limit equal to the row count: nothing folds */
+	fx = fx_new(1);
+	add3(fx, "x", NULL, NULL, 1, 0);
+	add3(fx, "y", NULL, NULL, 2, 0);
+	rowtree_finish(fx->t, COL_FILE, 2);
+	assert_int_equal(fx->t->total.nchildren, 2);
+	assert_int_equal(fx->t->total.children[1].folded, 0);
+	fx_free(fx);
+
+	/* the others row goes last even when it is the biggest */
+	fx = fx_new(1);
+	add3(fx, "x", NULL, NULL, 10, 0);
+	add3(fx, "y", NULL, NULL, 9, 0);
+	add3(fx, "z", NULL, NULL, 8, 0);
+	rowtree_finish(fx->t, COL_FILE, 1);
+	ch = fx->t->total.children;
+	assert_int_equal(fx->t->total.nchildren, 2);
+	assert_string_equal(name(fx, &ch[0]), "x");
+	assert_string_equal(name(fx, &ch[1]), "[2 others]");
+	assert_int_equal(ch[1].vals[COL_FILE], 17);
+	fx_free(fx);
+}
+
+/* Deterministic pseudo-random numbers (64-bit LCG, top bits). */
+static uint64_t rnd_state = 42;
+static uint32_t rnd(void)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rnd_state >> 33);
+}
+
+/* Depth 1, 2 and 3 trees fed random leaves; each leaf's expected sums are
+ * kept in a plain array indexed by its coordinates and compared. */
+static void check_random_depth(size_t depth, size_t limit)
+{
+	enum { W = 6 };
+	uint64_t expect[W][W][W][2];
+	uint64_t tot[2] = { 0, 0 };
+	struct fixture *fx = fx_new(depth);
+	char s[3][16];
+	size_t i, n, leaves = 0;
+
+	memset(expect, 0, sizeof(expect));
+	for (n = 0; n < 3000; n++) {
+		size_t x = rnd() % W, y = rnd() % W, z = rnd() % W;
+		uint64_t f = rnd() % 5000, v = rnd() % 3;
+
+		if (depth < 3)
+			z = 0;
+		if (depth < 2)
+			y = 0;
+		snprintf(s[0], sizeof(s[0]), "f%zu", x);
+		snprintf(s[1], sizeof(s[1]), "s%zu", y);
+		snprintf(s[2], sizeof(s[2]), "y%zu", z);
+		add3(fx, s[0], s[1], s[2], f, v);
+		expect[x][y][z][0] += f;
+		expect[x][y][z][1] += v;
+		tot[0] += f;
+		tot[1] += v;
+	}
+	rowtree_finish(fx->t, COL_FILE, limit);
+	assert_int_equal(fx->t->total.vals[COL_FILE], tot[0]);
+	assert_int_equal(fx->t->total.vals[COL_VM], tot[1]);
+	leaves = check_tree(fx, &fx->t->total, COL_FILE, 0);
+	if (!limit) {
+		size_t want = 1;
+
+		for (i = 0; i < depth; i++)
+			want *= W;
+		assert_int_equal(leaves, want); /* every cell was hit */
+	}
+	/* look every unfolded leaf up by its path */
+	for (i = 0; i < fx->t->total.nchildren; i++) {
+		const struct row *a = &fx->t->total.children[i];
+		size_t j, k;
+
+		if (a->folded)
+			continue;
+		for (j = 0; j < (depth > 1 ? a->nchildren : 1); j++) {
+			const struct row *b = depth > 1 ? &a->children[j] : a;
+
+			if (b->folded)
+				continue;
+			for (k = 0; k < (depth > 2 ? b->nchildren : 1); k++) {
+				const struct row *c =
+					depth > 2 ? &b->children[k] : b;
+				size_t x, y = 0, z = 0;
+
+				if (c->folded)
+					continue;
+				x = atoi(name(fx, a) + 1);
+				if (depth > 1)
+					y = atoi(name(fx, b) + 1);
+				if (depth > 2)
+					z = atoi(name(fx, c) + 1);
+				assert_int_equal(c->nchildren, 0);
+				assert_int_equal(c->vals[COL_FILE],
+						 expect[x][y][z][0]);
+				assert_int_equal(c->vals[COL_VM],
+						 expect[x][y][z][1]);
+			}
+		}
+	}
+	fx_free(fx);
+}
+
+static void test_depths(void **state)
+{
+	(void)state;
+	check_random_depth(1, 0);
+	check_random_depth(2, 0);
+	check_random_depth(3, 0);
+	check_random_depth(3, 4);
+	check_random_depth(2, 1);
+}
+
+/* One million distinct leaves (two adds each) under few parents, then a
+ * million under one parent: builds and finishes; the time is printed. */
+static void test_million(void **state)
+{
+	enum { N = 1000000 };
+	struct fixture *fx = fx_new(2);
+	uint32_t *ids = malloc(N * sizeof(*ids)), top[4], path[2];
+	uint64_t vals[COL__COUNT] = { 0 }, want = 0;
+	struct timespec t0, t1, t2;
+	char s[32];
+	size_t i, pass, leaves;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		snprintf(s, sizeof(s), "sym%zu", i);
+		ids[i] = labels_intern(fx->lb, s);
+	}
+	for (i = 0; i < 4; i++) {
+		snprintf(s, sizeof(s), "lib%zu.so", i);
+		top[i] = labels_intern(fx->lb, s);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < N; i++) {
+			size_t j = (i * 7919) % N; /* scattered order */
+
+			path[0] = top[j % 4];
+			path[1] = ids[j];
+			vals[COL_FILE] = j % 4096;
+			vals[COL_RSS] = 4096;
+			want += vals[COL_FILE];
+			rowtree_add(fx->t, path, vals);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rowtree_finish(fx->t, COL_FILE, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	assert_int_equal(fx->t->total.vals[COL_FILE], want);
+	assert_int_equal(fx->t->total.vals[COL_RSS], 2ull * N * 4096);
+	leaves = check_tree(fx, &fx->t->total, COL_FILE, 0);
+	assert_int_equal(leaves, N);
+	printf("# 2M adds (1M leaves, depth 2): %.3f s add, %.3f s finish\n",
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       (t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9);
+	rowtree_free(fx->t);
+
+	/* one level, one million siblings, folded to 10 */
+	fx->t = rowtree_new(fx->lb, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < N; i++) {
+		path[0] = ids[i];
+		vals[COL_FILE] = i % 1000;
+		rowtree_add(fx->t, path, vals);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rowtree_finish(fx->t, COL_FILE, 10);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	assert_int_equal(fx->t->total.nchildren, 11);
+	assert_int_equal(fx->t->total.children[10].folded, N - 10);
+	assert_int_equal(fx->t->total.children[0].vals[COL_FILE], 999);
+	check_tree(fx, &fx->t->total, COL_FILE, 0);
+	printf("# 1M adds (1M siblings): %.3f s add, %.3f s finish -n 10\n",
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       (t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9);
+	free(ids);
+	fx_free(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_coldefs),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_depth1_order),
+		cmocka_unit_test(test_sort_other_column),
+		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_depths),
+		cmocka_unit_test(test_million),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
