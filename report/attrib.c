@@ -40,6 +40,8 @@ struct attrib_img {
 	uint32_t path_label;
 	uint64_t fallback_vm, fallback_rss; /* bytes charged to fallbacks */
 	uint64_t noseg_vm, noseg_rss;       /* mappings no segment matched */
+	uint64_t last_bias;       /* load bias of the last mapping tied */
+	bool have_bias;
 };
 
 enum kind {
@@ -353,13 +355,22 @@ static uint32_t prot_kind(struct attrib *a, uint32_t prot)
 		       prot & PROT_WRITE ? KIND_DATA : KIND_RODATA];
 }
 
-/* The PT_LOAD that mapping m maps: its page-aligned file extent holds
- * m's pgoff; an exact match of the aligned p_offset is preferred (the
- * first mapping of a segment), then one whose X permission agrees (a
- * segment split by mprotect, e.g. RELRO, continues at a later pgoff). */
-static int find_segment(const struct attrib *a, const struct elfimg *img,
+static uint64_t seg_bias(const struct elf_segment *s,
+			 const struct attrib_map *m)
+{
+	return m->start - m->pgoff + s->offset - s->vaddr;
+}
+
+/* The PT_LOAD that mapping m maps: its page-aligned file extent holds m's
+ * pgoff. Two segments may share a file page (the end of one, the start of
+ * the next), so the one whose load bias agrees with the image's previous
+ * mapping wins; then an exact match of the aligned p_offset (the first
+ * mapping of a segment); then one whose X permission agrees (a segment
+ * split by mprotect, e.g. RELRO, continues at a later pgoff). */
+static int find_segment(const struct attrib *a, const struct attrib_img *im,
 			const struct attrib_map *m)
 {
+	const struct elfimg *img = im->si.img;
 	uint64_t mask = a->page_size - 1;
 	int best = -1, best_score = -1;
 
@@ -375,6 +386,8 @@ static int find_segment(const struct attrib *a, const struct elfimg *img,
 			continue;
 		if ((s->vaddr & mask) != (s->offset & mask))
 			continue; /* cannot be mapped by mmap */
+		if (im->have_bias && seg_bias(s, m) == im->last_bias)
+			score += 4;
 		if (m->pgoff == off0)
 			score += 2;
 		if (!!(m->prot & PROT_EXEC) == !!(s->flags & PF_X))
@@ -453,7 +466,7 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	switch (im->state) {
 	case IMG_ELF:
 		p->cls = ACLS_IMAGE;
-		p->seg = find_segment(a, im->si.img, m);
+		p->seg = find_segment(a, im, m);
 		if (p->seg < 0) {
 			p->inner_label = a->no_segment;
 			p->kind_label = prot_kind(a, m->prot);
@@ -463,7 +476,9 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 			const struct elf_segment *s =
 				&im->si.img->segs[p->seg];
 
-			p->bias = m->start - m->pgoff + s->offset - s->vaddr;
+			p->bias = seg_bias(s, m);
+			im->last_bias = p->bias;
+			im->have_bias = true;
 			p->inner_label = im->seg_label[p->seg];
 			p->kind_label = im->seg_kind[p->seg];
 		}

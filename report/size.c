@@ -4,6 +4,7 @@
 #include "report/size.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elf/elfimg.h"
