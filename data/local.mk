@@ -3,12 +3,19 @@
 # tests, man pages and the snapshot benchmark.
 libmemsz_a_SOURCES += data/datafile.c data/datafile.h
 libmemsz_a_SOURCES += record/procmaps.c record/procmaps.h
+libmemsz_a_SOURCES += record/snapshot.c record/snapshot.h
 
-check_PROGRAMS += tests/test_datafile tests/test_procmaps
-TESTS += tests/test_datafile tests/test_procmaps
+check_PROGRAMS += tests/test_datafile tests/test_procmaps tests/test_snapshot
+TESTS += tests/test_datafile tests/test_procmaps tests/test_snapshot
 tests_test_datafile_SOURCES = tests/test_datafile.c
 tests_test_datafile_CFLAGS = $(TEST_CFLAGS)
 tests_test_datafile_LDADD = $(TEST_LIBS)
 tests_test_procmaps_SOURCES = tests/test_procmaps.c
 tests_test_procmaps_CFLAGS = $(TEST_CFLAGS)
 tests_test_procmaps_LDADD = $(TEST_LIBS)
+tests_test_snapshot_SOURCES = tests/test_snapshot.c
+tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DWORKLOAD_DIR='"$(abs_top_srcdir)/tests/workloads"'
+tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
+tests_test_snapshot_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/workloads/snap_workload.c

@@ -395,8 +395,6 @@ static void snapshot(struct rec *r, struct rec_target *t, int read_pid,
 		fprintf(stderr, "memsz: page frame numbers are not readable "
 				"(no CAP_SYS_ADMIN): recording without PSS, "
 				"mapcounts and page flags\n");
-		note(r, "PFNs not readable (no CAP_SYS_ADMIN): no PSS, "
-			"mapcounts or kpageflags");
 	}
 }
 
@@ -840,6 +838,7 @@ int cmd_record(int argc, char **argv)
 			poll_maps(r, &r->t[i]);
 	}
 
+	drain(r, true);
 	if (!r->werr && !r->child)
 		final_snapshots(r);
 	drain(r, true);

@@ -275,12 +275,15 @@ int target_thaw_signal(int pid)
 
 /* --- ptrace --- */
 
+#define LEADER_HOLD_NS (100ull * 1000 * 1000)
+
 struct tracee {
 	int tid, tgid;
 	bool exiting;     /* seen at PTRACE_EVENT_EXIT */
 	bool want_freeze; /* hold at the next stop */
 	bool held;        /* stopped; resume with req/sig at thaw */
 	int req, sig;
+	uint64_t exit_hold; /* leader held at its exit stop since (ns) */
 };
 
 struct tracer {
@@ -385,6 +388,63 @@ static bool others_live(struct tracer *tr, int tgid, int tid)
 	return live;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Release a leader held at its exit stop. */
+static void release_leader(struct tracer *tr, int tgid)
+{
+	struct tracee *l = tracee_find(tr, tgid);
+
+	if (!l || !l->exit_hold)
+		return;
+	l->exit_hold = 0;
+	if (l->want_freeze)
+		return; /* tracer_thaw resumes it */
+	l->held = false;
+	ptrace(PTRACE_CONT, l->tid, 0, 0);
+}
+
+/* A thread reached its exit stop. The leader is held there (at most
+ * LEADER_HOLD_NS) while other threads live, because /proc/TGID/maps reads
+ * the leader's mm: so the last thread's exit can still be snapshot through
+ * the tgid. Other threads are resumed at once. */
+static void handle_exit(struct tracer *tr, int tid)
+{
+	struct tracee *t = tracee_add(tr, tid, 0);
+	struct tracee *l;
+
+	t->exiting = true;
+	if (t->tgid <= 0) {
+		resume(tr, tid, PTRACE_CONT, 0);
+		return;
+	}
+	if (others_live(tr, t->tgid, tid)) {
+		if (tid == t->tgid && !t->want_freeze) {
+			t->held = true;
+			t->req = PTRACE_CONT;
+			t->sig = 0;
+			t->exit_hold = mono_ns();
+		} else {
+			resume(tr, tid, PTRACE_CONT, 0);
+		}
+		return;
+	}
+	l = tracee_find(tr, t->tgid);
+	if (tr->ops->at_exit)
+		tr->ops->at_exit(tr->arg, t->tgid,
+				 tid == t->tgid || (l && l->exit_hold) ?
+					 t->tgid : tid);
+	if (tid != t->tgid)
+		release_leader(tr, t->tgid);
+	resume(tr, tid, PTRACE_CONT, 0);
+}
+
 static void handle_stop(struct tracer *tr, int tid, int status)
 {
 	int sig = WSTOPSIG(status), ev = (unsigned)status >> 16;
@@ -393,12 +453,7 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 
 	switch (ev) {
 	case PTRACE_EVENT_EXIT:
-		t = tracee_add(tr, tid, 0);
-		t->exiting = true;
-		if (t->tgid > 0 && !others_live(tr, t->tgid, tid) &&
-		    tr->ops->at_exit)
-			tr->ops->at_exit(tr->arg, t->tgid, tid);
-		resume(tr, tid, PTRACE_CONT, 0);
+		handle_exit(tr, tid);
 		break;
 	case PTRACE_EVENT_EXEC:
 		/* After a non-leader exec, the task now has the leader's id. */
@@ -454,6 +509,10 @@ int tracer_poll(struct tracer *tr)
 			handle_stop(tr, tid, status);
 		}
 	}
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->t[i].exit_hold &&
+		    mono_ns() - tr->t[i].exit_hold > LEADER_HOLD_NS)
+			release_leader(tr, tr->t[i].tgid);
 	return handled;
 }
 

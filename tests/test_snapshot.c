@@ -1,0 +1,470 @@
+/* test_snapshot.c — residency snapshots against the kernel's own numbers.
+ *
+ * A workload built at test time (tests/workloads/snap_workload.c) maps anon,
+ * zero-page, THP, private/COW/shared file and shared anon memory, forks a
+ * child sharing it all and stops itself. Both stopped processes are
+ * snapshotted, the file is read back, and every mapping is compared with
+ * /proc/PID/smaps: Rss, Swap, Private/Shared Clean/Dirty and (with PFNs)
+ * Pss; the mapping list with the smaps headers. Run as root the test also
+ * re-runs itself as nobody (setpriv) for the path without PFNs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "data/datafile.h"
+#include "record/snapshot.h"
+#include "util/util.h"
+
+#ifndef WORKLOAD_DIR
+#define WORKLOAD_DIR "tests/workloads"
+#endif
+
+static char tmpdir[] = "/tmp/memsz-test-snapshot-XXXXXX";
+static char *workload;
+static bool as_nobody;
+
+struct smap {
+	uint64_t start, end, pgoff, ino;
+	unsigned maj, min;
+	char perms[5];
+	char name[512];
+	long rss, pss, swap, sh_clean, sh_dirty, pr_clean, pr_dirty;
+};
+
+/* Parse /proc/PID/smaps with sscanf, independently of record/procmaps.c. */
+static size_t read_smaps(int pid, struct smap **out)
+{
+	char path[64], line[1024];
+	struct smap *v = NULL, *cur = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		struct smap m = { 0 };
+		int pos = 0;
+		long val;
+		char key[64];
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &m.start, &m.end,
+			   m.perms, &m.pgoff, &m.maj, &m.min, &m.ino, &pos) >= 7 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			/* the name starts after column 72 and one space */
+			if (strlen(line) > 73)
+				snprintf(m.name, sizeof(m.name), "%.500s",
+					 line + 73);
+			xgrow(&v, &cap, n + 1, sizeof(*v));
+			v[n] = m;
+			cur = &v[n++];
+			continue;
+		}
+		if (!cur || sscanf(line, "%63[^:]: %ld kB", key, &val) != 2)
+			continue;
+		if (!strcmp(key, "Rss"))
+			cur->rss = val;
+		else if (!strcmp(key, "Pss"))
+			cur->pss = val;
+		else if (!strcmp(key, "Swap"))
+			cur->swap = val;
+		else if (!strcmp(key, "Shared_Clean"))
+			cur->sh_clean = val;
+		else if (!strcmp(key, "Shared_Dirty"))
+			cur->sh_dirty = val;
+		else if (!strcmp(key, "Private_Clean"))
+			cur->pr_clean = val;
+		else if (!strcmp(key, "Private_Dirty"))
+			cur->pr_dirty = val;
+	}
+	fclose(f);
+	*out = v;
+	return n;
+}
+
+struct sums {
+	uint64_t start, end, pgoff, ino;
+	unsigned maj, min, prot, flags;
+	char *name;
+	uint64_t present, swapped, zero, pr, sh, pr_dirty, sh_dirty;
+	uint64_t pss_fixed; /* sum of (page_size << 12) / mapcount */
+	bool pss_known;
+};
+
+struct snapview {
+	struct sums *m;
+	size_t n, cap;
+	uint32_t flags;
+	bool pss_note;
+	bool ended;
+};
+
+static void read_snapshot(const char *path, int pid, struct snapview *sv)
+{
+	struct md_reader *r;
+	struct md_record rec;
+	bool in = false;
+	long ps = sysconf(_SC_PAGESIZE);
+	int ret;
+
+	memset(sv, 0, sizeof(*sv));
+	assert_int_equal(md_reader_open(path, &r), 0);
+	while ((ret = md_read_next(r, &rec)) == 1) {
+		if (rec.type == MD_REC_NOTE &&
+		    strstr(rec.u.note.text, "PSS unavailable"))
+			sv->pss_note = true;
+		if (rec.type == MD_REC_SNAP_BEGIN) {
+			in = rec.u.snap_begin.pid == (uint32_t)pid;
+			if (in)
+				sv->flags = rec.u.snap_begin.flags;
+		} else if (rec.type == MD_REC_SNAP_END && in) {
+			sv->ended = true;
+			in = false;
+		} else if (rec.type == MD_REC_SNAP_MAPPING && in) {
+			const struct md_snap_mapping *m = &rec.u.mapping;
+			struct sums s = { 0 };
+
+			s.start = m->start;
+			s.end = m->end;
+			s.pgoff = m->pgoff;
+			s.ino = m->ino;
+			s.maj = m->dev_major;
+			s.min = m->dev_minor;
+			s.prot = m->prot;
+			s.flags = m->flags;
+			s.name = xstrdup(m->name);
+			s.pss_known = true;
+			for (size_t i = 0; i < m->nruns; i++) {
+				const struct md_run *u = &m->runs[i];
+				uint64_t np = u->npages;
+
+				assert_true(u->vaddr >= m->start);
+				assert_true(u->vaddr + np * ps <= m->end);
+				if (u->flags & MD_PG_SWAPPED)
+					s.swapped += np;
+				if (u->flags & MD_PG_ZERO)
+					s.zero += np;
+				if (!(u->flags & MD_PG_PRESENT))
+					continue;
+				s.present += np;
+				if (u->flags & MD_PG_EXCLUSIVE)
+					s.pr += np;
+				else
+					s.sh += np;
+				if (u->flags & MD_PG_PRIVATE_DIRTY)
+					s.pr_dirty += np;
+				if (u->flags & MD_PG_SHARED_DIRTY)
+					s.sh_dirty += np;
+				if (u->mapcount == 0)
+					s.pss_known = false;
+				else
+					s.pss_fixed += np * (((uint64_t)ps << 12) /
+							     u->mapcount);
+			}
+			xgrow(&sv->m, &sv->cap, sv->n + 1,
+			      sizeof(*sv->m));
+			sv->m[sv->n++] = s;
+		}
+	}
+	assert_int_equal(ret, 0);
+	md_reader_close(r);
+}
+
+static void free_view(struct snapview *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->m[i].name);
+	free(sv->m);
+}
+
+#define CHECK_EQ(what, a, b)                                                  \
+	do {                                                                  \
+		if ((long)(a) != (long)(b)) {                                 \
+			print_error("%s %lx-%lx %s: %s %ld != smaps %ld\n",   \
+				    label, (unsigned long)s->start,           \
+				    (unsigned long)s->end, s->name, what,     \
+				    (long)(a), (long)(b));                    \
+			bad++;                                                \
+		}                                                             \
+	} while (0)
+
+/* Compare one process's snapshot with its smaps; returns the number of
+ * mismatches (each printed). */
+static int compare(const char *label, int pid, const struct snapview *sv,
+		   bool exact_dirty)
+{
+	struct smap *sm;
+	size_t n = read_smaps(pid, &sm), i;
+	long kb = sysconf(_SC_PAGESIZE) / 1024;
+	int bad = 0, checked_pss = 0;
+
+	assert_int_equal(sv->n, n);
+	for (i = 0; i < n; i++) {
+		const struct sums *s = &sv->m[i];
+		const struct smap *k = &sm[i];
+		char perms[5];
+
+		snprintf(perms, sizeof(perms), "%c%c%c%c",
+			 s->prot & PROT_READ ? 'r' : '-',
+			 s->prot & PROT_WRITE ? 'w' : '-',
+			 s->prot & PROT_EXEC ? 'x' : '-',
+			 s->flags == MAP_SHARED ? 's' : 'p');
+		/* the mapping list is the kernel's */
+		CHECK_EQ("start", s->start, k->start);
+		CHECK_EQ("end", s->end, k->end);
+		CHECK_EQ("pgoff", s->pgoff, k->pgoff);
+		CHECK_EQ("major", s->maj, k->maj);
+		CHECK_EQ("minor", s->min, k->min);
+		CHECK_EQ("inode", s->ino, k->ino);
+		if (strcmp(perms, k->perms) || strcmp(s->name, k->name)) {
+			print_error("%s: mapping %zu: %s '%s' != smaps %s '%s'\n",
+				    label, i, perms, s->name, k->perms, k->name);
+			bad++;
+		}
+		CHECK_EQ("Rss", s->present * kb, k->rss);
+		CHECK_EQ("Swap", s->swapped * kb, k->swap);
+		CHECK_EQ("private", s->pr * kb, k->pr_clean + k->pr_dirty);
+		CHECK_EQ("shared", s->sh * kb, k->sh_clean + k->sh_dirty);
+		if (exact_dirty) {
+			CHECK_EQ("Private_Dirty", s->pr_dirty * kb, k->pr_dirty);
+			CHECK_EQ("Shared_Dirty", s->sh_dirty * kb, k->sh_dirty);
+			CHECK_EQ("Private_Clean", (s->pr - s->pr_dirty) * kb,
+				 k->pr_clean);
+			CHECK_EQ("Shared_Clean", (s->sh - s->sh_dirty) * kb,
+				 k->sh_clean);
+		}
+		/* Pss of system libraries moves with every process that
+		 * starts or exits anywhere on the machine: compare it only
+		 * where the sharers are the two stopped workload processes */
+		if ((sv->flags & MD_SNAP_F_PFN) &&
+		    (s->name[0] != '/' || !strncmp(s->name, tmpdir,
+						   strlen(tmpdir)))) {
+			long pss = (long)(s->pss_fixed >> 12 >> 10);
+
+			if (!s->pss_known || labs(pss - k->pss) > kb)
+				CHECK_EQ("Pss", pss, k->pss);
+			checked_pss++;
+		}
+	}
+	free(sm);
+	if (sv->flags & MD_SNAP_F_PFN)
+		assert_true(checked_pss > 8);
+	return bad;
+}
+
+static char proc_state(int pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p ? p[2] : 0;
+}
+
+/* Start the workload; when both processes are stopped return their pids. */
+static void start_workload(const char *dir, int mib, int *parent, int *child)
+{
+	int fd[2], status, i;
+	char line[128], arg[16];
+	pid_t pid;
+	FILE *f;
+
+	assert_int_equal(pipe(fd), 0);
+	snprintf(arg, sizeof(arg), "%d", mib);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		execl(workload, workload, dir, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	f = fdopen(fd[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_int_equal(sscanf(line, "ready %d %d", parent, child), 2);
+	assert_int_equal(*parent, pid);
+	assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+	assert_true(WIFSTOPPED(status));
+	for (i = 0; i < 1000 && proc_state(*child) != 'T'; i++)
+		usleep(1000);
+	assert_int_equal(proc_state(*child), 'T');
+}
+
+static void stop_workload(int parent, int child)
+{
+	kill(child, SIGKILL);
+	kill(parent, SIGKILL);
+	waitpid(parent, NULL, 0);
+}
+
+static void run_case(bool exact_dirty)
+{
+	char *dir = xasprintf("%s/%s", tmpdir, as_nobody ? "nobody" : "root");
+	char *data = xasprintf("%s/snap.data", dir);
+	struct md_writer *w;
+	struct snapper *s;
+	struct snap_stats st;
+	struct snapview pv, cv;
+	int parent, child, bad = 0;
+
+	mkdir(dir, 0755);
+	start_workload(dir, 64, &parent, &child);
+	assert_int_equal(md_writer_open(data, &w), 0);
+	assert_int_equal(snapper_new(w, &s), 0);
+	assert_int_equal(snapper_has_pfn(s), !as_nobody);
+	assert_int_equal(snapper_take(s, parent, 0, MD_SNAP_F_FROZEN, &st), 0);
+	assert_true(st.pages_present >= 64 * 256);
+	assert_int_equal(st.pfn_available, !as_nobody);
+	assert_int_equal(snapper_take(s, child, 1, MD_SNAP_F_FROZEN, NULL), 0);
+	snapper_free(s);
+	assert_int_equal(md_writer_close(w), 0);
+
+	read_snapshot(data, parent, &pv);
+	read_snapshot(data, child, &cv);
+	assert_true(pv.ended && cv.ended);
+	assert_true(pv.flags & MD_SNAP_F_FROZEN);
+	if (as_nobody) {
+		assert_false(pv.flags & MD_SNAP_F_PFN);
+		assert_true(pv.pss_note);
+	} else {
+		assert_true(pv.flags & MD_SNAP_F_PFN);
+		assert_false(pv.pss_note);
+	}
+	/* the read-only anon MiB maps the zero page: not in Rss */
+	{
+		uint64_t zero = 0;
+
+		for (size_t i = 0; i < pv.n; i++)
+			zero += pv.m[i].zero;
+		assert_true(zero >= 256);
+	}
+	bad += compare("parent", parent, &pv, exact_dirty);
+	bad += compare("child", child, &cv, exact_dirty);
+	stop_workload(parent, child);
+	free_view(&pv);
+	free_view(&cv);
+	assert_int_equal(bad, 0);
+	free(data);
+	free(dir);
+}
+
+static void test_vs_smaps(void **state)
+{
+	(void)state;
+	run_case(!as_nobody);
+}
+
+/* The gone process: a clean -ESRCH, nothing written. */
+static void test_gone(void **state)
+{
+	char *data = xasprintf("%s/gone.data", tmpdir);
+	struct md_writer *w;
+	struct snapper *s;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(md_writer_open(data, &w), 0);
+	assert_int_equal(snapper_new(w, &s), 0);
+	assert_int_equal(snapper_take(s, pid, 0, 0, NULL), -ESRCH);
+	snapper_free(s);
+	md_writer_close(w);
+	free(data);
+	(void)state;
+}
+
+/* As root, run this very test as nobody: no PFNs, exact Rss, a note. */
+static void test_nonroot(void **state)
+{
+	char self[4096], cmd[8192];
+	ssize_t n;
+	int ret;
+
+	(void)state;
+	if (geteuid() != 0 || system("command -v setpriv >/dev/null"))
+		skip();
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/nobody && chown nobody %s/nobody",
+		 tmpdir, tmpdir);
+	assert_int_equal(system(cmd), 0);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(n > 0);
+	self[n] = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "setpriv --reuid=nobody --regid=nogroup --clear-groups "
+		 "%s --as-nobody %s %s", self, tmpdir, workload);
+	ret = system(cmd);
+	assert_int_equal(ret, 0);
+}
+
+static int setup(void **state)
+{
+	char cmd[8192];
+
+	(void)state;
+	if (as_nobody)
+		return 0;
+	if (!mkdtemp(tmpdir) || chmod(tmpdir, 0755))
+		return -1;
+	workload = xasprintf("%s/snap_workload", tmpdir);
+	snprintf(cmd, sizeof(cmd), "gcc -O1 -o %s %s/snap_workload.c",
+		 workload, WORKLOAD_DIR);
+	return system(cmd) ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	if (as_nobody)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vs_smaps),
+		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_nonroot),
+	};
+	const struct CMUnitTest nobody_tests[] = {
+		cmocka_unit_test(test_vs_smaps),
+	};
+
+	if (argc == 4 && !strcmp(argv[1], "--as-nobody")) {
+		as_nobody = true;
+		snprintf(tmpdir, sizeof(tmpdir), "%s", argv[2]);
+		workload = argv[3];
+		return cmocka_run_group_tests(nobody_tests, setup, teardown);
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,122 @@
+/* snap_workload.c — a process whose residency is known page by page, for
+ * the snapshot tests (compiled at test time).
+ * usage: snap_workload DIR ANON_MIB
+ * Builds: ANON_MIB of written anon memory; 1 MiB of anon memory only read
+ * (zero page); an 8 MiB MADV_HUGEPAGE region (THP where possible); a 4 MiB
+ * file mapped MAP_PRIVATE read-only, half its pages read; a 1 MiB file
+ * mapped MAP_PRIVATE read-write with every 4th page written (COW copies);
+ * a 1 MiB file mapped MAP_SHARED with half its pages written; 1 MiB of
+ * shared anonymous memory, half written. Then forks a child that shares
+ * it all and stops itself; the parent rewrites a quarter of the anon
+ * memory (breaking COW), prints "ready PARENT CHILD" and stops itself. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static char *map_file(const char *dir, const char *name, size_t len,
+		      int prot, int flags)
+{
+	char path[4096], *buf;
+	int fd;
+	void *p;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die(path);
+	buf = malloc(len);
+	memset(buf, 'a', len);
+	if (write(fd, buf, len) != (ssize_t)len)
+		die("write");
+	free(buf);
+	fsync(fd);
+	/* drop the page cache: only what the mapping touches is resident */
+	posix_fadvise(fd, 0, len, POSIX_FADV_DONTNEED);
+	p = mmap(NULL, len, prot, flags, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	close(fd);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), i, mib;
+	volatile char sink = 0;
+	char *anon, *zero, *thp, *ro, *cow, *shf, *sha;
+	pid_t child;
+
+	if (argc != 3)
+		return 2;
+	mib = strtoul(argv[2], NULL, 10);
+	anon = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (anon == MAP_FAILED)
+		die("mmap anon");
+	madvise(anon, mib << 20, MADV_NOHUGEPAGE);
+	memset(anon, 1, mib << 20);
+
+	zero = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	madvise(zero, 1 << 20, MADV_NOHUGEPAGE);
+	for (i = 0; i < (1 << 20); i += pg)
+		sink += zero[i];
+
+	thp = mmap(NULL, 8 << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	thp = (char *)(((unsigned long)thp + (2 << 20) - 1) & ~((2ul << 20) - 1));
+	madvise(thp, 4 << 20, MADV_HUGEPAGE);
+	memset(thp, 2, 4 << 20);
+
+	ro = map_file(argv[1], "ro.bin", 4 << 20, PROT_READ, MAP_PRIVATE);
+	for (i = 0; i < (4 << 20); i += 2 * pg)
+		sink += ro[i];
+
+	cow = map_file(argv[1], "cow.bin", 1 << 20, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE);
+	for (i = 0; i < (1 << 20); i += pg) {
+		if ((i / pg) % 4 == 0)
+			cow[i] = 'b';
+		else
+			sink += cow[i];
+	}
+
+	shf = map_file(argv[1], "shared.bin", 1 << 20, PROT_READ | PROT_WRITE,
+		       MAP_SHARED);
+	for (i = 0; i < (1 << 20); i += pg) {
+		if ((i / pg) % 2 == 0)
+			shf[i] = 'c';
+		else if ((i / pg) % 3 == 0)
+			sink += shf[i];
+	}
+
+	sha = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	memset(sha, 3, 1 << 19);
+
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	for (i = 0; i < (mib << 20) / 4; i += pg)
+		anon[i] = 5;
+	printf("ready %d %d\n", (int)getpid(), (int)child);
+	fflush(stdout);
+	raise(SIGSTOP);
+	kill(child, SIGKILL);
+	return sink == 42;
+}
