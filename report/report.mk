@@ -9,3 +9,8 @@ TESTS += tests/test_attrib
 tests_test_attrib_SOURCES = tests/test_attrib.c
 tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
 tests_test_attrib_LDADD = $(TEST_LIBS)
+
+# End-to-end: I2 against smaps, the known-layout workload, errors.
+TESTS += tests/t3000-report-i2.py tests/t3001-report-layout.py
+EXTRA_DIST += tests/t3000-report-i2.py tests/t3001-report-layout.py \
+	tests/workloads/rep_layout.c
