@@ -11,6 +11,7 @@ tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
 tests_test_attrib_LDADD = $(TEST_LIBS)
 
 # End-to-end: I2 against smaps, the known-layout workload, errors.
-TESTS += tests/t3000-report-i2.py tests/t3001-report-layout.py
+TESTS += tests/t3000-report-i2.py tests/t3001-report-layout.py \
+	tests/t3002-report-errors.sh
 EXTRA_DIST += tests/t3000-report-i2.py tests/t3001-report-layout.py \
-	tests/workloads/rep_layout.c
+	tests/t3002-report-errors.sh tests/workloads/rep_layout.c
