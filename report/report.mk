@@ -15,3 +15,5 @@ TESTS += tests/t3000-report-i2.py tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh
 EXTRA_DIST += tests/t3000-report-i2.py tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh tests/workloads/rep_layout.c
+
+dist_man_MANS += man/memsz-report.1
