@@ -17,3 +17,7 @@ EXTRA_DIST += tests/t3000-report-i2.py tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh tests/workloads/rep_layout.c
 
 dist_man_MANS += man/memsz-report.1
+
+# `make bench`: report beside `memsz size` on libLLVM and node.
+bench_scripts += bench/bench_report.py
+EXTRA_DIST += bench/bench_report.py
