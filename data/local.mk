@@ -4,6 +4,9 @@
 libmemsz_a_SOURCES += data/datafile.c data/datafile.h
 libmemsz_a_SOURCES += record/procmaps.c record/procmaps.h
 libmemsz_a_SOURCES += record/snapshot.c record/snapshot.h
+libmemsz_a_SOURCES += report/cmd_dump.c
+
+dist_man_MANS += man/memsz-dump.1 man/memsz-data.5
 
 check_PROGRAMS += tests/test_datafile tests/test_procmaps tests/test_snapshot
 TESTS += tests/test_datafile tests/test_procmaps tests/test_snapshot
@@ -19,3 +22,10 @@ tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
 tests_test_snapshot_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/workloads/snap_workload.c
+
+TESTS += tests/t2001-dump.sh
+EXTRA_DIST += tests/t2001-dump.sh
+
+noinst_PROGRAMS += bench/bench_snapshot
+bench_bench_snapshot_SOURCES = bench/bench_snapshot.c
+bench_bench_snapshot_LDADD = $(MEMSZ_LIBS)

@@ -12,3 +12,13 @@ TESTS += tests/test_perf
 tests_test_perf_SOURCES = tests/test_perf.c
 tests_test_perf_CFLAGS = $(TEST_CFLAGS)
 tests_test_perf_LDADD = $(TEST_LIBS)
+
+# End-to-end record tests (need the memsz binary with `memsz dump`).
+TESTS += tests/t2050-record-mmaps.sh tests/t2060-record-fork.sh \
+	tests/t2070-record-attach.sh tests/t2080-record-sigint.sh \
+	tests/t2090-record-nonroot.sh tests/t2095-record-errors.sh
+EXTRA_DIST += tests/t2050-record-mmaps.sh tests/t2060-record-fork.sh \
+	tests/t2070-record-attach.sh tests/t2080-record-sigint.sh \
+	tests/t2090-record-nonroot.sh tests/t2095-record-errors.sh \
+	tests/workloads/rec_lib.c tests/workloads/rec_dlopen.c \
+	tests/workloads/rec_fork.c tests/workloads/rec_sleep.c

@@ -480,7 +480,8 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 					 pc);
 		__atomic_store_n(&r->mp->data_tail, tail, __ATOMIC_RELEASE);
 	}
-	qsort(pc->pend, pc->npend, sizeof(*pc->pend), pending_cmp);
+	if (pc->npend)
+		qsort(pc->pend, pc->npend, sizeof(*pc->pend), pending_cmp);
 	limit = now > REORDER_WINDOW_NS ? now - REORDER_WINDOW_NS : 0;
 	for (; done < pc->npend; done++) {
 		struct pending *p = &pc->pend[done];
@@ -496,9 +497,11 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 			break;
 		}
 	}
-	memmove(pc->pend, pc->pend + done,
-		(pc->npend - done) * sizeof(*pc->pend));
-	pc->npend -= done;
+	if (done) {
+		memmove(pc->pend, pc->pend + done,
+			(pc->npend - done) * sizeof(*pc->pend));
+		pc->npend -= done;
+	}
 	return ret < 0 ? ret : (int)done;
 }
 

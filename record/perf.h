@@ -3,8 +3,9 @@
  * One dummy software event per (target thread, cpu), with mmap2, mmap_data,
  * comm, task and sample_id_all (TID|TIME on CLOCK_MONOTONIC), build_id where
  * the kernel has it. The kernel refuses to mmap an inherited per-task event
- * with cpu == -1, so, like `perf record`, events are per task and per cpu and
- * every event of one cpu writes into that cpu's ring (PERF_EVENT_IOC_SET_OUTPUT).
+ * with cpu == -1, so, like `perf record`, events are per task and per cpu,
+ * and every event of one cpu writes into that cpu's ring
+ * (PERF_EVENT_IOC_SET_OUTPUT).
  * Records of the rings are merged in time order before they are handed out.
  */
 #ifndef MEMSZ_PERF_H

@@ -1,7 +1,7 @@
 /* rec_sleep.c — a long-running target for attach tests: maps FILE, touches
  * 64 anonymous pages, writes its pid to READY (atomically, when set up), then
- * every 20 ms maps FILE again and unmaps it HOLD ms later (default 0),
- * until killed. A second thread sleeps. usage: rec_sleep FILE READY [HOLD] */
+ * maps FILE again and unmaps it HOLD ms later, HOLD ms apart (with no HOLD:
+ * at once, every 20 ms), until killed. A second thread sleeps. usage: rec_sleep FILE READY [HOLD] */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -51,6 +51,6 @@ int main(int argc, char **argv)
 			usleep(hold * 1000);
 		if (p != MAP_FAILED)
 			munmap(p, 8192);
-		usleep(20000);
+		usleep(hold ? hold * 1000 : 20000);
 	}
 }
