@@ -24,22 +24,23 @@ void usage_report(FILE *out)
 		"                    [--snapshot first|last|peak|N]\n"
 		"                    [--format table|csv|tsv|json]\n"
 		"\n"
-		"Attribute the resident memory recorded by 'memsz record' to\n"
-		"files, segments, sections and symbols of the mapped images, and\n"
-		"anonymous memory to its kind, beside the images' size on disk.\n"
+		"Attribute the resident memory recorded by 'memsz record'\n"
+		"to files, segments, sections and symbols of the mapped\n"
+		"images, and anonymous memory to its kind, beside the\n"
+		"images' size on disk.\n"
 		"\n"
-		"    -i, --input FILE   recording to read (default: memsz.data)\n"
-		"    --by KEY[,KEY...]  keys, outermost first (default: files):\n"
+		"    -i, --input FILE   recording to read (default memsz.data)\n"
+		"    --by KEY[,KEY...]  keys, outermost first (default files):\n"
 		"                       %s\n"
-		"    --sort COL         file, vm, rss (default), pss, uss, dirty,"
-		"\n"
-		"                       swap\n"
+		"    --sort COL         file, vm, rss (default), pss, uss,\n"
+		"                       dirty, swap\n"
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20; 0: all)\n"
 		"    --filter REGEX     keep rows with a label matching REGEX\n"
 		"                       (POSIX extended) at any level\n"
 		"    --pid PID          only this process\n"
-		"    --snapshot WHICH   per process: first, last (default), peak\n"
+		"    --snapshot WHICH   per process: first, last (default),\n"
+		"                       peak\n"
 		"                       (highest RSS) or N (the Nth, from 0)\n"
 		"    --format FMT       table (default), csv, tsv or json\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
@@ -79,8 +80,8 @@ static void res_note(struct report_result *res, struct labels *lb)
 		line = next;
 	}
 	if (top->vals[COL_VM]) {
-		next = xasprintf("%s; TOTAL %.1f%%", line,
-				 100.0 * top->vals[COL_RSS] / top->vals[COL_VM]);
+		next = xasprintf("%s; TOTAL %.1f%%", line, 100.0 *
+				 top->vals[COL_RSS] / top->vals[COL_VM]);
 		free(line);
 		line = next;
 	}
@@ -175,8 +176,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'S':
 			if (report_pick_parse(optarg, &o.pick, &o.index) < 0) {
-				memsz_error("--snapshot wants first, last, peak "
-					    "or a number, not '%s'", optarg);
+				memsz_error("--snapshot wants first, last, "
+					    "peak or a number, not '%s'",
+					    optarg);
 				ret = EXIT_USAGE;
 				goto out;
 			}

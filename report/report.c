@@ -335,8 +335,8 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 		chosen[best] = true;
 		nchosen++;
 		if (c->snaps[best].unreadable)
-			note(c, xasprintf("pid %u: %" PRIu64 " page(s) could not "
-					  "be read from pagemap", pid,
+			note(c, xasprintf("pid %u: %" PRIu64 " page(s) could "
+					  "not be read from pagemap", pid,
 					  c->snaps[best].unreadable));
 	}
 	return nchosen;

@@ -119,21 +119,25 @@ static void source_notes(struct size_notes *notes, const char *path,
 			 const struct elfsrc_stats *st)
 {
 	if (st->used_debug_file && img->debug)
-		size_note_add(notes, xasprintf("%s: symbols from debug file '%s'",
-					  path, img->debug->path));
+		size_note_add(notes,
+			      xasprintf("%s: symbols from debug file '%s'",
+					path, img->debug->path));
 	if (st->used_dynsym)
-		size_note_add(notes, xasprintf("%s: no .symtab, only the dynamic "
-					  "symbols (.dynsym) are named", path));
+		size_note_add(notes,
+			      xasprintf("%s: no .symtab, only the dynamic "
+					"symbols (.dynsym) are named", path));
 	if (st->aliases)
-		size_note_add(notes, xasprintf("%s: %llu symbols share an address "
-					  "and size with another and are "
-					  "counted as its aliases", path,
-					  (unsigned long long)st->aliases));
+		size_note_add(notes,
+			      xasprintf("%s: %llu symbols share an address "
+					"and size with another and are "
+					"counted as its aliases", path,
+					(unsigned long long)st->aliases));
 	if (st->clipped)
-		size_note_add(notes, xasprintf("%s: %llu symbols run past the end "
-					  "of their section and were cut "
-					  "there", path,
-					  (unsigned long long)st->clipped));
+		size_note_add(notes,
+			      xasprintf("%s: %llu symbols run past the end "
+					"of their section and were cut "
+					"there", path,
+					(unsigned long long)st->clipped));
 }
 
 int size_image_open(struct size_image *si, const char *path,

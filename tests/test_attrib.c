@@ -156,7 +156,8 @@ static void write_data(const uint8_t *build_id, const char *path,
 				m.start = last_end; /* shared file page */
 			m.pgoff = (sg->offset & ~(PAGE - 1)) +
 				  (m.start - BASE - (sg->vaddr & ~(PAGE - 1)));
-			m.prot = PROT_READ | (sg->flags & PF_W ? PROT_WRITE : 0) |
+			m.prot = PROT_READ |
+				 (sg->flags & PF_W ? PROT_WRITE : 0) |
 				 (sg->flags & PF_X ? PROT_EXEC : 0);
 			m.flags = MAP_PRIVATE;
 			m.image_id = 7;
