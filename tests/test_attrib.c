@@ -33,6 +33,7 @@
 
 static char tmpdir[] = "/tmp/memsz-test-attrib-XXXXXX";
 static char exe[256], data[256];
+static uint32_t snap_flags = MD_SNAP_F_PFN; /* of the snapshots written */
 
 static const char fixture_src[] =
 	"__attribute__((aligned(4096), noinline)) int fn_one(int x)\n"
@@ -136,7 +137,7 @@ static void write_data(const uint8_t *build_id, const char *path,
 	assert_int_equal(md_write_image(w, &im), 0);
 	for (int s = 0; s < nsnaps; s++) {
 		struct md_snap_begin b = { .pid = 42, .seq = s,
-					   .flags = MD_SNAP_F_PFN };
+					   .flags = snap_flags };
 		struct md_snap_end e = { .pid = 42, .seq = s };
 		uint64_t last_end = 0;
 
@@ -399,6 +400,28 @@ static void test_truncated_and_incomplete(void **state)
 	labels_free(lb);
 }
 
+/* Recorded without PFNs (not root): no PSS, and the footer says so. */
+static void test_no_pfn(void **state)
+{
+	struct sym two = nm_sym("fn_two");
+	struct present pr[] = { { two.addr, MD_PG_PRESENT, 0 } };
+	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_result res;
+	struct labels *lb;
+
+	(void)state;
+	snap_flags = 0;
+	write_data(NULL, NULL, pr, 1, 1, false);
+	snap_flags = MD_SNAP_F_PFN;
+	build(&o, "files", &lb, &res);
+	assert_false(res.have_pss);
+	assert_true(has_note(&res, "no PSS"));
+	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
+	assert_int_equal(res.t->total.vals[COL_PSS], 0);
+	report_result_free(&res);
+	labels_free(lb);
+}
+
 static void test_keys_parse(void **state)
 {
 	enum report_key k[REPORT_MAX_KEYS];
@@ -424,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_replaced_image),
 		cmocka_unit_test(test_missing_image),
 		cmocka_unit_test(test_truncated_and_incomplete),
+		cmocka_unit_test(test_no_pfn),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
