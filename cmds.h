@@ -28,6 +28,8 @@ int cmd_size(int argc, char **argv);
 void usage_size(FILE *out);
 int cmd_record(int argc, char **argv);
 void usage_record(FILE *out);
+int cmd_report(int argc, char **argv);
+void usage_report(FILE *out);
 int cmd_dump(int argc, char **argv);
 void usage_dump(FILE *out);
 

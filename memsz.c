@@ -16,6 +16,8 @@ const struct memsz_cmd memsz_cmds[] = {
 	  "on-disk size of ELF files by segments, sections, symbols" },
 	{ "record", cmd_record, usage_record,
 	  "record where images are loaded and which pages are resident" },
+	{ "report", cmd_report, usage_report,
+	  "attribute recorded resident memory to files, sections, symbols" },
 	{ "dump", cmd_dump, usage_dump,
 	  "print every record of a memsz.data file" },
 	{ "help", cmd_help, usage_help, "show help for memsz or a command" },

@@ -64,7 +64,7 @@ int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
 	}
 }
 
-static void note_add(struct size_notes *notes, char *line)
+void size_note_add(struct size_notes *notes, char *line)
 {
 	xgrow(&notes->lines, &notes->cap, notes->n + 1, sizeof(*notes->lines));
 	notes->lines[notes->n++] = line;
@@ -119,29 +119,91 @@ static void source_notes(struct size_notes *notes, const char *path,
 			 const struct elfsrc_stats *st)
 {
 	if (st->used_debug_file && img->debug)
-		note_add(notes, xasprintf("%s: symbols from debug file '%s'",
-					  path, img->debug->path));
+		size_note_add(notes,
+			      xasprintf("%s: symbols from debug file '%s'",
+					path, img->debug->path));
 	if (st->used_dynsym)
-		note_add(notes, xasprintf("%s: no .symtab, only the dynamic "
-					  "symbols (.dynsym) are named", path));
+		size_note_add(notes,
+			      xasprintf("%s: no .symtab, only the dynamic "
+					"symbols (.dynsym) are named", path));
 	if (st->aliases)
-		note_add(notes, xasprintf("%s: %llu symbols share an address "
-					  "and size with another and are "
-					  "counted as its aliases", path,
-					  (unsigned long long)st->aliases));
+		size_note_add(notes,
+			      xasprintf("%s: %llu symbols share an address "
+					"and size with another and are "
+					"counted as its aliases", path,
+					(unsigned long long)st->aliases));
 	if (st->clipped)
-		note_add(notes, xasprintf("%s: %llu symbols run past the end "
-					  "of their section and were cut "
-					  "there", path,
-					  (unsigned long long)st->clipped));
+		size_note_add(notes,
+			      xasprintf("%s: %llu symbols run past the end "
+					"of their section and were cut "
+					"there", path,
+					(unsigned long long)st->clipped));
+}
+
+int size_image_open(struct size_image *si, const char *path,
+		    struct labels *lb)
+{
+	int ret;
+
+	ret = elfimg_open(path, &si->img);
+	if (ret < 0) {
+		si->img = NULL;
+		return ret;
+	}
+	dualmap_init(&si->base);
+	ret = elfimg_base_map(si->img, lb, &si->base);
+	if (ret < 0)
+		size_image_close(si);
+	return ret;
+}
+
+int size_image_source(struct size_image *si, enum elf_source src,
+		      struct labels *lb, const char *debug_root,
+		      struct size_notes *notes, struct dualmap **out)
+{
+	const char *path = si->img->path;
+	struct elfsrc_stats st = { 0 };
+	int ret;
+
+	if (si->built[src]) {
+		*out = &si->src[src];
+		return 0;
+	}
+	if (src == ELFSRC_SYMBOLS) {
+		ret = elfimg_find_debug(si->img, debug_root);
+		if (ret < 0)
+			size_note_add(notes, xasprintf(
+				"%s: looking for a debug file: %s",
+				path, memsz_strerror(ret)));
+	}
+	dualmap_init(&si->src[src]);
+	si->built[src] = true;
+	ret = elfimg_source_map(si->img, src, lb, &si->base, &si->src[src],
+				&st);
+	if (ret < 0)
+		return ret;
+	source_notes(notes, path, si->img, &st);
+	*out = &si->src[src];
+	return 0;
+}
+
+void size_image_close(struct size_image *si)
+{
+	if (!si->img)
+		return;
+	for (size_t i = 0; i < ELFSRC__COUNT; i++)
+		if (si->built[i])
+			dualmap_free(&si->src[i]);
+	dualmap_free(&si->base);
+	elfimg_close(si->img);
+	memset(si, 0, sizeof(*si));
 }
 
 int size_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		  const enum size_key *keys, size_t nkeys,
 		  const char *debug_root, struct size_notes *notes)
 {
-	struct elfimg *img = NULL;
-	struct dualmap base = { 0 }, maps[SIZE_MAX_KEYS] = { { 0 } };
+	struct size_image si = { 0 };
 	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
 	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys };
 	size_t nmaps = 0;
@@ -149,60 +211,41 @@ int size_add_file(struct rowtree *t, struct labels *lb, const char *path,
 	size_t nvme;
 	int ret;
 
-	ret = elfimg_open(path, &img);
+	ret = size_image_open(&si, path, lb);
 	if (ret < 0)
 		return ret;
 	w.file_label = labels_intern(lb, path);
-	dualmap_init(&base);
-	ret = elfimg_base_map(img, lb, &base);
-	if (ret < 0)
-		goto out;
 	for (size_t i = 0; i < nkeys; i++) {
-		struct elfsrc_stats st = { 0 };
+		struct dualmap *dm;
 		int src = size_key_source[keys[i]];
 
 		if (src < 0)
 			continue;
-		if (src == ELFSRC_SYMBOLS) {
-			ret = elfimg_find_debug(img, debug_root);
-			if (ret < 0)
-				note_add(notes, xasprintf(
-					"%s: looking for a debug file: %s",
-					path, memsz_strerror(ret)));
-		}
-		dualmap_init(&maps[nmaps]);
-		ret = elfimg_source_map(img, src, lb, &base, &maps[nmaps],
-					&st);
-		if (ret < 0) {
-			nmaps++;
+		ret = size_image_source(&si, src, lb, debug_root, notes, &dm);
+		if (ret < 0)
 			goto out;
-		}
-		source_notes(notes, path, img, &st);
 		w.map_of_key[i] = nmaps;
-		fmaps[nmaps] = maps[nmaps].file;
-		vmaps[nmaps] = maps[nmaps].vm;
+		fmaps[nmaps] = dm->file;
+		vmaps[nmaps] = dm->vm;
 		nmaps++;
 	}
 
 	/* File space: the base file map covers [0, file size) exactly. */
 	w.col = COL_FILE;
 	w.base_index = -1;
-	ret = rmap_rollup(fmaps, nmaps, 0, img->file_size, size_piece, &w);
+	ret = rmap_rollup(fmaps, nmaps, 0, si.img->file_size, size_piece, &w);
 	if (ret < 0)
 		goto out;
 
 	/* VM space: only what the base map maps (the PT_LOAD ranges). */
 	w.col = COL_VM;
 	w.base_index = (int)nmaps;
-	vmaps[nmaps] = base.vm;
-	vme = rmap_entries(base.vm, &nvme);
+	vmaps[nmaps] = si.base.vm;
+	vme = rmap_entries(si.base.vm, &nvme);
 	if (nvme)
 		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
 				  vme[nvme - 1].end, size_piece, &w);
 out:
-	for (size_t i = 0; i < nmaps; i++)
-		dualmap_free(&maps[i]);
-	dualmap_free(&base);
-	elfimg_close(img);
+	size_image_close(&si);
 	return ret;
 }

@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elf/elfimg.h"
 #include "maps/labels.h"
+#include "maps/rangemap.h"
 #include "report/rows.h"
 
 /* Keys of `memsz size --by`. */
@@ -41,6 +43,31 @@ struct size_notes {
 	size_t n, cap;
 };
 void size_notes_free(struct size_notes *notes);
+/* Append line (malloc'd; the notes take it). */
+void size_note_add(struct size_notes *notes, char *line);
+
+/* One opened ELF image and the DualMaps built from it on demand: shared by
+ * `memsz size` and `memsz report`, so both label bytes the same way. */
+struct size_image {
+	struct elfimg *img;
+	struct dualmap base;
+	struct dualmap src[ELFSRC__COUNT];
+	bool built[ELFSRC__COUNT];
+};
+
+/* Open path into si (zeroed by the caller) and build its base map.
+ * Returns 0 or a negative code (si is then left closed). */
+int size_image_open(struct size_image *si, const char *path,
+		    struct labels *lb);
+/* The DualMap of source src, built on the first call (symbols look for a
+ * debug file under debug_root first); notes about it are appended then.
+ * Returns 0 and *out (borrowed, valid until size_image_close), or a
+ * negative code. */
+int size_image_source(struct size_image *si, enum elf_source src,
+		      struct labels *lb, const char *debug_root,
+		      struct size_notes *notes, struct dualmap **out);
+/* Free the maps and close the image; si may be closed already. */
+void size_image_close(struct size_image *si);
 
 /* Add the bytes of the ELF file at path to tree t (depth nkeys, over
  * label table lb) along keys. Debug files are looked for under debug_root

@@ -1,0 +1,836 @@
+/* attrib.c — see attrib.h */
+#include "config.h"
+
+#include "report/attrib.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "elf/elfimg.h"
+#include "maps/rangemap.h"
+#include "util/util.h"
+
+enum img_state {
+	IMG_UNTRIED,
+	IMG_ELF,      /* opened and verified */
+	IMG_NOTELF,   /* a regular file that is not ELF: labelled by path */
+	IMG_BROKEN,   /* could not open or verify: fallback labels */
+};
+
+struct attrib_img {
+	uint32_t id;
+	size_t seq;               /* registration order */
+	struct md_image rec;      /* path and open_path owned */
+	enum img_state state;
+	char *why;                /* IMG_BROKEN: the reason, for the footer */
+	struct size_image si;
+	struct dualmap kinds;     /* VM + file map of the "kinds" source */
+	bool kinds_built;
+	int src_err[ASRC__COUNT]; /* a source map that failed: its code */
+	uint32_t *seg_label;      /* per program header: "LOAD #n [RW]" */
+	uint32_t *seg_kind;       /* per program header: kind label */
+	uint32_t path_label;
+	uint64_t fallback_vm, fallback_rss; /* bytes charged to fallbacks */
+	uint64_t noseg_vm, noseg_rss;       /* mappings no segment matched */
+	uint64_t last_bias;       /* load bias of the last mapping tied */
+	bool have_bias;
+};
+
+enum kind {
+	KIND_CODE,
+	KIND_RODATA,
+	KIND_RELRO,
+	KIND_DATA,
+	KIND_BSS,
+	KIND_HEAP,
+	KIND_STACK,
+	KIND_ANON,
+	KIND_SHMEM,
+	KIND_FILE,
+	KIND__COUNT
+};
+
+static const char *const kind_names[KIND__COUNT] = {
+	[KIND_CODE] = "code",
+	[KIND_RODATA] = "read-only data",
+	[KIND_RELRO] = "relro",
+	[KIND_DATA] = "data",
+	[KIND_BSS] = "bss",
+	[KIND_HEAP] = "heap",
+	[KIND_STACK] = "stack",
+	[KIND_ANON] = "anon",
+	[KIND_SHMEM] = "shmem",
+	[KIND_FILE] = "file",
+};
+
+struct attrib {
+	struct labels *lb;
+	const char *debug_root;
+	uint64_t page_size;
+	struct attrib_img **imgs; /* sorted by id once lookups begin */
+	size_t nimgs, cap;
+	bool sorted;
+	uint32_t kind[KIND__COUNT];
+	uint32_t load_unknown;    /* "[LOAD #?]" */
+	uint32_t no_segment;      /* "[no segment]" */
+	uint32_t unmapped;        /* "[Unmapped]" */
+	struct size_notes src_notes; /* notes from building source maps */
+};
+
+struct attrib *attrib_new(struct labels *lb, const char *debug_root)
+{
+	struct attrib *a = xcalloc(1, sizeof(*a));
+	long ps = sysconf(_SC_PAGESIZE);
+
+	a->lb = lb;
+	a->debug_root = debug_root;
+	a->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	for (int i = 0; i < KIND__COUNT; i++)
+		a->kind[i] = labels_intern(lb, kind_names[i]);
+	a->load_unknown = labels_intern(lb, "[LOAD #?]");
+	a->no_segment = labels_intern(lb, "[no segment]");
+	a->unmapped = labels_intern(lb, "[Unmapped]");
+	return a;
+}
+
+void attrib_set_page_size(struct attrib *a, uint64_t page_size)
+{
+	if (page_size && !(page_size & (page_size - 1)))
+		a->page_size = page_size;
+}
+
+static void img_free(struct attrib_img *im)
+{
+	if (!im)
+		return;
+	if (im->kinds_built)
+		dualmap_free(&im->kinds);
+	size_image_close(&im->si);
+	free((char *)im->rec.path);
+	free((char *)im->rec.open_path);
+	free(im->why);
+	free(im->seg_label);
+	free(im->seg_kind);
+	free(im);
+}
+
+void attrib_free(struct attrib *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nimgs; i++)
+		img_free(a->imgs[i]);
+	free(a->imgs);
+	size_notes_free(&a->src_notes);
+	free(a);
+}
+
+void attrib_add_image(struct attrib *a, const struct md_image *rec)
+{
+	struct attrib_img *im = xcalloc(1, sizeof(*im));
+
+	im->id = rec->id;
+	im->seq = a->nimgs;
+	im->rec = *rec;
+	im->rec.path = xstrdup(rec->path ? rec->path : "");
+	im->rec.open_path = xstrdup(rec->open_path ? rec->open_path : "");
+	im->path_label = labels_intern(a->lb, im->rec.path);
+	xgrow(&a->imgs, &a->cap, a->nimgs + 1, sizeof(*a->imgs));
+	a->imgs[a->nimgs++] = im;
+	a->sorted = false;
+}
+
+static int img_cmp(const void *x, const void *y)
+{
+	const struct attrib_img *const *p = x, *const *q = y;
+
+	if ((*p)->id != (*q)->id)
+		return (*p)->id < (*q)->id ? -1 : 1;
+	return (*p)->seq < (*q)->seq ? -1 : (*p)->seq > (*q)->seq;
+}
+
+static struct attrib_img *img_find(struct attrib *a, uint32_t id)
+{
+	size_t lo = 0, hi;
+
+	if (!a->sorted) {
+		/* Sort by id, then registration order; keep the first of
+		 * each id. */
+		size_t k = 0;
+
+		qsort(a->imgs, a->nimgs, sizeof(*a->imgs), img_cmp);
+		for (size_t i = 0; i < a->nimgs; i++) {
+			if (k && a->imgs[k - 1]->id == a->imgs[i]->id) {
+				img_free(a->imgs[i]);
+				continue;
+			}
+			a->imgs[k++] = a->imgs[i];
+		}
+		a->nimgs = k;
+		a->sorted = true;
+	}
+	hi = a->nimgs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->imgs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->nimgs && a->imgs[lo]->id == id ? a->imgs[lo] : NULL;
+}
+
+/* 1 if path starts with the ELF magic, 0 if not, negative if unreadable. */
+static int is_elf_file(const char *path)
+{
+	unsigned char m[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, m, sizeof(m));
+	close(fd);
+	return n == SELFMAG && !memcmp(m, ELFMAG, SELFMAG);
+}
+
+static void build_id_hex(char *buf, const uint8_t *id, size_t len)
+{
+	buf[0] = 0;
+	for (size_t i = 0; i < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+}
+
+/* Check the image on disk against what was recorded. Returns NULL if it
+ * matches, else a malloc'd reason. */
+static char *img_verify(struct attrib_img *im, const char *path)
+{
+	const struct elfimg *img = im->si.img;
+	const struct md_image *r = &im->rec;
+	char want[2 * 20 + 1], got[2 * 64 + 1];
+	struct stat st;
+
+	if (r->build_id_len) {
+		size_t len = MIN(r->build_id_len, sizeof(r->build_id));
+
+		if (img->build_id_len >= len &&
+		    !memcmp(img->build_id, r->build_id, len))
+			return NULL;
+		build_id_hex(want, r->build_id, len);
+		build_id_hex(got, img->build_id, MIN(img->build_id_len, 64));
+		return xasprintf("build-id %s on disk, %s recorded",
+				 got[0] ? got : "(none)", want);
+	}
+	if (stat(path, &st) < 0)
+		return xasprintf("cannot stat: %s", strerror(errno));
+	if (r->ino && (st.st_ino != r->ino ||
+		       major(st.st_dev) != r->dev_major ||
+		       minor(st.st_dev) != r->dev_minor))
+		return xstrdup("not the same file (device or inode differs)");
+	if (r->size && (uint64_t)st.st_size != r->size)
+		return xasprintf("size %llu on disk, %llu recorded",
+				 (unsigned long long)st.st_size,
+				 (unsigned long long)r->size);
+	if (r->mtime_ns &&
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
+		    r->mtime_ns)
+		return xstrdup("modified since it was recorded (mtime)");
+	return NULL;
+}
+
+static const char *img_path(const struct attrib_img *im)
+{
+	if (im->rec.open_path[0] && access(im->rec.open_path, F_OK) == 0)
+		return im->rec.open_path;
+	return im->rec.path;
+}
+
+static void img_open(struct attrib *a, struct attrib_img *im)
+{
+	const char *path = img_path(im);
+	const struct elfimg *img;
+	char buf[48];
+	int ret;
+
+	ret = is_elf_file(path);
+	if (ret == 0) {
+		im->state = IMG_NOTELF;
+		return;
+	}
+	if (ret > 0)
+		ret = size_image_open(&im->si, path, a->lb);
+	if (ret < 0) {
+		im->state = IMG_BROKEN;
+		im->why = xasprintf("cannot open '%s': %s", path,
+				    memsz_strerror(ret));
+		return;
+	}
+	im->why = img_verify(im, path);
+	if (im->why) {
+		size_image_close(&im->si);
+		im->state = IMG_BROKEN;
+		return;
+	}
+	img = im->si.img;
+	im->seg_label = xcalloc(img->nsegs + 1, sizeof(*im->seg_label));
+	im->seg_kind = xcalloc(img->nsegs + 1, sizeof(*im->seg_kind));
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct elf_segment *s = &img->segs[i];
+
+		/* The same text as elf/'s base map labels. */
+		snprintf(buf, sizeof(buf), "LOAD #%u [%s%s%s]", s->index,
+			 s->flags & PF_R ? "R" : "", s->flags & PF_W ? "W" : "",
+			 s->flags & PF_X ? "X" : "");
+		im->seg_label[i] = labels_intern(a->lb, buf);
+		im->seg_kind[i] = a->kind[s->flags & PF_X ? KIND_CODE :
+					  s->flags & PF_W ? KIND_DATA :
+							    KIND_RODATA];
+	}
+	im->state = IMG_ELF;
+}
+
+static struct attrib_img *img_get(struct attrib *a, uint32_t id)
+{
+	struct attrib_img *im;
+
+	if (id == UINT32_MAX)
+		return NULL;
+	im = img_find(a, id);
+	if (im && im->state == IMG_UNTRIED)
+		img_open(a, im);
+	return im;
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+const char *attrib_anon_name(const char *name, uint32_t image_id,
+			     enum attrib_class *cls)
+{
+	*cls = ACLS_ANON;
+	if (!name || !name[0])
+		return "[anon]";
+	if (name[0] == '[')
+		return name;
+	if (has_prefix(name, "/dev/shm/") || has_prefix(name, "/SYSV") ||
+	    has_prefix(name, "/memfd:") || has_prefix(name, "/dev/zero") ||
+	    has_prefix(name, "/anon_hugepage")) {
+		*cls = ACLS_SHMEM;
+		return name;
+	}
+	(void)image_id;
+	return NULL;
+}
+
+static uint32_t anon_kind(struct attrib *a, const char *name,
+			  enum attrib_class cls)
+{
+	if (cls == ACLS_SHMEM)
+		return a->kind[KIND_SHMEM];
+	if (!strcmp(name, "[heap]"))
+		return a->kind[KIND_HEAP];
+	if (has_prefix(name, "[stack"))
+		return a->kind[KIND_STACK];
+	if (!strcmp(name, "[vdso]") || !strcmp(name, "[vsyscall]"))
+		return a->kind[KIND_CODE];
+	if (has_prefix(name, "[vvar"))
+		return a->kind[KIND_RODATA];
+	return a->kind[KIND_ANON];
+}
+
+static uint32_t prot_kind(struct attrib *a, uint32_t prot)
+{
+	return a->kind[prot & PROT_EXEC ? KIND_CODE :
+		       prot & PROT_WRITE ? KIND_DATA : KIND_RODATA];
+}
+
+static uint64_t seg_bias(const struct elf_segment *s,
+			 const struct attrib_map *m)
+{
+	return m->start - m->pgoff + s->offset - s->vaddr;
+}
+
+/* The PT_LOAD that mapping m maps: its page-aligned file extent holds m's
+ * pgoff. Two segments may share a file page (the end of one, the start of
+ * the next), so the one whose load bias agrees with the image's previous
+ * mapping wins; then an exact match of the aligned p_offset (the first
+ * mapping of a segment); then one whose X permission agrees (a segment
+ * split by mprotect, e.g. RELRO, continues at a later pgoff). */
+static int find_segment(const struct attrib *a, const struct attrib_img *im,
+			const struct attrib_map *m)
+{
+	const struct elfimg *img = im->si.img;
+	uint64_t mask = a->page_size - 1;
+	int best = -1, best_score = -1;
+
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct elf_segment *s = &img->segs[i];
+		uint64_t off0 = s->offset & ~mask;
+		uint64_t fend = (s->offset + s->filesz + mask) & ~mask;
+		int score = 0;
+
+		if (s->type != PT_LOAD || !s->filesz)
+			continue;
+		if (m->pgoff < off0 || m->pgoff >= fend)
+			continue;
+		if ((s->vaddr & mask) != (s->offset & mask))
+			continue; /* cannot be mapped by mmap */
+		if (im->have_bias && seg_bias(s, m) == im->last_bias)
+			score += 4;
+		if (m->pgoff == off0)
+			score += 2;
+		if (!!(m->prot & PROT_EXEC) == !!(s->flags & PF_X))
+			score += 1;
+		if (score > best_score) {
+			best = (int)i;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+int attrib_classify(struct attrib *a, const struct attrib_map *m,
+		    const struct attrib_part *prev, struct attrib_part *parts)
+{
+	struct attrib_part *p = &parts[0];
+	enum attrib_class cls;
+	struct attrib_img *im;
+	const char *anon;
+	int n = 1;
+
+	memset(p, 0, sizeof(*p));
+	p->start = m->start;
+	p->end = m->end;
+	p->seg = -1;
+
+	anon = attrib_anon_name(m->name, m->image_id, &cls);
+	if (anon) {
+		p->cls = cls;
+		p->file_label = labels_intern(a->lb, anon);
+		p->inner_label = p->file_label;
+		p->kind_label = anon_kind(a, anon, cls);
+		/* The .bss tail of the image mapped just before. */
+		if (cls == ACLS_ANON && !strcmp(anon, "[anon]") && prev &&
+		    prev->cls == ACLS_IMAGE && prev->seg >= 0 &&
+		    prev->end == m->start) {
+			const struct elf_segment *s =
+				&prev->img->si.img->segs[prev->seg];
+			uint64_t mask = a->page_size - 1;
+			uint64_t vm = m->start - prev->bias;
+			uint64_t vend = (s->vaddr + s->memsz + mask) & ~mask;
+
+			if (s->memsz > s->filesz && vm >= s->vaddr &&
+			    vm < vend) {
+				struct attrib_part rest = *p;
+
+				p->cls = ACLS_BSS;
+				p->img = prev->img;
+				p->seg = prev->seg;
+				p->bias = prev->bias;
+				p->end = MIN(m->end, vend + prev->bias);
+				p->file_label = prev->file_label;
+				p->inner_label = prev->img->seg_label[p->seg];
+				p->kind_label = a->kind[KIND_BSS];
+				if (p->end < m->end) {
+					rest.start = p->end;
+					parts[1] = rest;
+					n = 2;
+				}
+			}
+		}
+		return n;
+	}
+
+	im = img_get(a, m->image_id);
+	if (!im) {
+		/* A file with no IMAGE record: labelled by its path. */
+		p->cls = ACLS_FILE;
+		p->file_label = labels_intern(a->lb, m->name);
+		p->inner_label = p->file_label;
+		p->kind_label = a->kind[KIND_FILE];
+		return 1;
+	}
+	p->img = im;
+	p->file_label = im->path_label;
+	switch (im->state) {
+	case IMG_ELF:
+		p->cls = ACLS_IMAGE;
+		p->seg = find_segment(a, im, m);
+		if (p->seg < 0) {
+			p->inner_label = a->no_segment;
+			p->kind_label = prot_kind(a, m->prot);
+			break;
+		}
+		{
+			const struct elf_segment *s =
+				&im->si.img->segs[p->seg];
+
+			p->bias = seg_bias(s, m);
+			im->last_bias = p->bias;
+			im->have_bias = true;
+			p->inner_label = im->seg_label[p->seg];
+			p->kind_label = im->seg_kind[p->seg];
+		}
+		break;
+	case IMG_NOTELF:
+		p->cls = ACLS_FILE;
+		p->inner_label = im->path_label;
+		p->kind_label = a->kind[KIND_FILE];
+		break;
+	default:
+		p->cls = ACLS_BROKEN;
+		p->inner_label = a->load_unknown;
+		p->kind_label = prot_kind(a, m->prot);
+		break;
+	}
+	return 1;
+}
+
+/* The kinds source: sections by flags (RELRO from PT_GNU_RELRO), then the
+ * segments by their flags, then "[Unmapped]" for the rest of the file. */
+static void build_kinds(struct attrib *a, struct attrib_img *im)
+{
+	const struct elfimg *img = im->si.img;
+	uint64_t relro_start = 0, relro_end = 0;
+
+	dualmap_init(&im->kinds);
+	im->kinds_built = true;
+	for (size_t i = 0; i < img->nsegs; i++)
+		if (img->segs[i].type == PT_GNU_RELRO) {
+			relro_start = img->segs[i].vaddr;
+			relro_end = relro_start + img->segs[i].memsz;
+		}
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		enum kind k;
+
+		if (!(s->flags & SHF_ALLOC) || !s->size ||
+		    s->type == SHT_NULL)
+			continue;
+		if (s->type == SHT_NOBITS) {
+			if (s->flags & SHF_TLS)
+				continue;
+			k = KIND_BSS;
+		} else if (s->flags & SHF_EXECINSTR) {
+			k = KIND_CODE;
+		} else if (s->flags & SHF_WRITE) {
+			k = s->addr >= relro_start &&
+					    s->addr + s->size <= relro_end &&
+					    relro_end > relro_start ?
+				    KIND_RELRO :
+				    KIND_DATA;
+		} else {
+			k = KIND_RODATA;
+		}
+		dualmap_add_vm(&im->kinds, &im->si.base, s->addr, s->size,
+			       a->kind[k]);
+	}
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct elf_segment *s = &img->segs[i];
+
+		if (s->type == PT_LOAD)
+			dualmap_add_vm(&im->kinds, &im->si.base, s->vaddr,
+				       s->memsz, im->seg_kind[i]);
+	}
+	rmap_add(im->kinds.file, 0, img->file_size, a->unmapped);
+}
+
+/* The DualMap of src for image im, or NULL if it could not be built (the
+ * reason goes to the footer once). */
+static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
+				  enum attrib_src src)
+{
+	static const enum elf_source elfsrc[] = {
+		[ASRC_SEGMENTS] = ELFSRC_SEGMENTS,
+		[ASRC_SECTIONS] = ELFSRC_SECTIONS,
+		[ASRC_SYMBOLS] = ELFSRC_SYMBOLS,
+	};
+	struct dualmap *dm = NULL;
+	int ret;
+
+	if (im->src_err[src])
+		return NULL;
+	if (src == ASRC_KINDS) {
+		if (!im->kinds_built)
+			build_kinds(a, im);
+		return &im->kinds;
+	}
+	ret = size_image_source(&im->si, elfsrc[src], a->lb, a->debug_root,
+				&a->src_notes, &dm);
+	if (ret < 0) {
+		im->src_err[src] = ret;
+		size_note_add(&a->src_notes,
+			      xasprintf("%s: cannot read its %s (%s): its "
+					"bytes are charged to its segments",
+					im->rec.path, elfsrc_name(elfsrc[src]),
+					memsz_strerror(ret)));
+		return NULL;
+	}
+	return dm;
+}
+
+/* One walk of attrib_charge/attrib_file. */
+struct walk {
+	attrib_fn fn;
+	void *arg;
+	size_t n;
+	int map_of[ATTRIB_MAX_SRCS];  /* index into rollup labels, or -1 */
+	uint32_t none[ATTRIB_MAX_SRCS]; /* label where the map has none */
+	/* values per byte of the current run */
+	enum col_id col;              /* COL_VM or COL_FILE: walk mode */
+	bool run;                     /* a page run (not VM/FILE) */
+	bool present, swapped, dirty, uss;
+	uint32_t mapcount;            /* 0: no PSS */
+};
+
+static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
+{
+	memset(vals, 0, sizeof(*vals) * COL__COUNT);
+	if (w->swapped)
+		vals[COL_SWAP] = bytes;
+	if (!w->present)
+		return;
+	vals[COL_RSS] = bytes;
+	if (w->mapcount)
+		vals[COL_PSS] = (bytes << COL_PSS_SHIFT) / w->mapcount;
+	if (w->uss)
+		vals[COL_USS] = bytes;
+	if (w->dirty)
+		vals[COL_DIRTY] = bytes;
+}
+
+static int walk_piece(void *arg, const uint32_t *labels, uint64_t start,
+		      uint64_t end)
+{
+	struct walk *w = arg;
+	uint32_t out[ATTRIB_MAX_SRCS];
+	uint64_t vals[COL__COUNT] = { 0 };
+
+	for (size_t i = 0; i < w->n; i++) {
+		uint32_t l = w->map_of[i] >= 0 ? labels[w->map_of[i]] :
+						 LABEL_NONE;
+
+		out[i] = l == LABEL_NONE ? w->none[i] : l;
+	}
+	if (w->run)
+		run_vals(w, end - start, vals);
+	else
+		vals[w->col] = end - start;
+	return w->fn(w->arg, out, vals);
+}
+
+/* Set w up for part p: the VM (or file) maps of the image-internal
+ * sources, and the constant labels where there is no map. Returns the
+ * number of maps put in maps[]. */
+static size_t walk_setup(struct attrib *a, struct walk *w,
+			 const struct attrib_part *p,
+			 const enum attrib_src *srcs, size_t n, bool file,
+			 struct rmap **maps)
+{
+	bool image = (p->cls == ACLS_IMAGE || p->cls == ACLS_BSS) &&
+		     p->seg >= 0;
+	size_t k = 0;
+
+	w->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct dualmap *dm = NULL;
+
+		w->map_of[i] = -1;
+		w->none[i] = srcs[i] == ASRC_KINDS ? p->kind_label :
+						     p->inner_label;
+		if (image) {
+			dm = img_source(a, p->img, srcs[i]);
+			if (file)
+				w->none[i] = a->unmapped;
+			else if (srcs[i] == ASRC_KINDS)
+				w->none[i] = p->img->seg_kind[p->seg];
+			else
+				w->none[i] = p->img->seg_label[p->seg];
+		}
+		if (dm) {
+			w->map_of[i] = (int)k;
+			maps[k++] = file ? dm->file : dm->vm;
+		}
+	}
+	return k;
+}
+
+static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
+{
+	w->present = r->flags & MD_PG_PRESENT;
+	w->swapped = !w->present && (r->flags & MD_PG_SWAPPED);
+	w->dirty = r->flags & MD_PG_PRIVATE_DIRTY;
+	w->mapcount = 0;
+	if (with_pss)
+		w->mapcount = r->mapcount ? r->mapcount :
+			      (r->flags & MD_PG_EXCLUSIVE) ? 1 : 0;
+	w->uss = r->mapcount == 1 ||
+		 (!r->mapcount && (r->flags & MD_PG_EXCLUSIVE));
+}
+
+int attrib_charge(struct attrib *a, const struct attrib_part *p,
+		  const struct attrib_map *m, const enum attrib_src *srcs,
+		  size_t n, bool with_pss, attrib_fn fn, void *arg)
+{
+	struct rmap *maps[RMAP_ROLLUP_MAX];
+	struct walk w = { .fn = fn, .arg = arg };
+	uint64_t ps = a->page_size, rss = 0;
+	size_t k;
+	int ret;
+
+	if (n > ATTRIB_MAX_SRCS)
+		return -EINVAL;
+	k = walk_setup(a, &w, p, srcs, n, false, maps);
+	if (!k) {
+		/* Constant labels: one piece with every run summed. */
+		uint32_t labels[ATTRIB_MAX_SRCS];
+		uint64_t vals[COL__COUNT] = { 0 }, rv[COL__COUNT];
+
+		for (size_t i = 0; i < n; i++)
+			labels[i] = w.none[i];
+		vals[COL_VM] = p->end - p->start;
+		w.run = true;
+		for (size_t i = 0; i < m->nruns; i++) {
+			const struct md_run *r = &m->runs[i];
+			uint64_t s = MAX(r->vaddr, p->start);
+			uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * ps,
+					 p->end);
+
+			if (s >= e)
+				continue;
+			run_setup(&w, r, with_pss);
+			run_vals(&w, e - s, rv);
+			for (int c = 0; c < COL__COUNT; c++)
+				vals[c] += rv[c];
+		}
+		rss = vals[COL_RSS];
+		ret = fn(arg, labels, vals);
+		goto out;
+	}
+
+	w.col = COL_VM;
+	ret = rmap_rollup(maps, k, p->start - p->bias, p->end - p->bias,
+			  walk_piece, &w);
+	if (ret)
+		return ret;
+	w.run = true;
+	for (size_t i = 0; i < m->nruns; i++) {
+		const struct md_run *r = &m->runs[i];
+		uint64_t s = MAX(r->vaddr, p->start);
+		uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * ps, p->end);
+
+		if (s >= e || !(r->flags & (MD_PG_PRESENT | MD_PG_SWAPPED)))
+			continue;
+		run_setup(&w, r, with_pss);
+		if (w.present)
+			rss += e - s;
+		ret = rmap_rollup(maps, k, s - p->bias, e - p->bias,
+				  walk_piece, &w);
+		if (ret)
+			return ret;
+	}
+out:
+	if (p->img && p->cls == ACLS_BROKEN) {
+		p->img->fallback_vm += p->end - p->start;
+		p->img->fallback_rss += rss;
+	} else if (p->img && p->cls == ACLS_IMAGE && p->seg < 0) {
+		p->img->noseg_vm += p->end - p->start;
+		p->img->noseg_rss += rss;
+	}
+	return ret;
+}
+
+uint64_t attrib_file_size(const struct attrib_part *p)
+{
+	if (p->cls == ACLS_ANON || p->cls == ACLS_SHMEM || !p->img)
+		return 0;
+	if (p->img->state == IMG_ELF)
+		return p->img->si.img->file_size;
+	return p->img->rec.size;
+}
+
+uint32_t attrib_image_id(const struct attrib_part *p)
+{
+	return p->img ? p->img->id : UINT32_MAX;
+}
+
+int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
+		uint64_t end, const enum attrib_src *srcs, size_t n,
+		attrib_fn fn, void *arg)
+{
+	struct rmap *maps[RMAP_ROLLUP_MAX];
+	struct walk w = { .fn = fn, .arg = arg, .col = COL_FILE };
+	uint64_t size = attrib_file_size(p);
+	size_t k;
+
+	if (n > ATTRIB_MAX_SRCS)
+		return -EINVAL;
+	end = MIN(end, size);
+	if (off >= end)
+		return 0;
+	if (p->cls == ACLS_IMAGE || p->cls == ACLS_BSS) {
+		/* The whole file is the image's, whatever segment this
+		 * part maps. */
+		struct attrib_part whole = *p;
+
+		if (whole.seg < 0)
+			whole.seg = 0;
+		k = walk_setup(a, &w, &whole, srcs, n, true, maps);
+	} else {
+		k = walk_setup(a, &w, p, srcs, n, true, maps);
+	}
+	if (!k) {
+		uint32_t labels[ATTRIB_MAX_SRCS];
+		uint64_t vals[COL__COUNT] = { 0 };
+
+		for (size_t i = 0; i < n; i++)
+			labels[i] = w.none[i];
+		vals[COL_FILE] = end - off;
+		return fn(arg, labels, vals);
+	}
+	return rmap_rollup(maps, k, off, end, walk_piece, &w);
+}
+
+static void human(char *buf, size_t len, uint64_t bytes)
+{
+	fmt_human(buf, len, (double)bytes);
+}
+
+void attrib_notes(struct attrib *a, struct size_notes *notes)
+{
+	char vm[16], rss[16];
+
+	for (size_t i = 0; i < a->nimgs; i++) {
+		struct attrib_img *im = a->imgs[i];
+
+		if (im->state == IMG_BROKEN && im->fallback_vm) {
+			human(vm, sizeof(vm), im->fallback_vm);
+			human(rss, sizeof(rss), im->fallback_rss);
+			size_note_add(notes, xasprintf(
+				"%s: %s; its %s mapped (%s resident) are "
+				"charged to [LOAD #?]", im->rec.path,
+				im->why, vm, rss));
+		}
+		if (im->noseg_vm && im->noseg_rss) {
+			human(vm, sizeof(vm), im->noseg_vm);
+			human(rss, sizeof(rss), im->noseg_rss);
+			size_note_add(notes, xasprintf(
+				"%s: %s mapped (%s resident) match no "
+				"PT_LOAD segment and are charged to "
+				"[no segment]", im->rec.path, vm, rss));
+		}
+	}
+	for (size_t i = 0; i < a->src_notes.n; i++)
+		size_note_add(notes, xstrdup(a->src_notes.lines[i]));
+}

@@ -1,0 +1,132 @@
+/* attrib.h — the attribution engine: resident pages of a mapping -> labels.
+ *
+ * Implements the attribution rule of DESIGN.md. A mapping of a snapshot is
+ * first classified (attrib_classify): a file mapping of an ELF image is tied
+ * to the PT_LOAD segment it maps, which gives the load bias b (image VM
+ * address = va - b); the anonymous mapping right after an image's last RW
+ * segment is that image's .bss tail (same image, same bias); everything else
+ * is labelled by its kind ([heap], [stack], [anon:NAME], shared memory by
+ * path, [vdso], ...) or, for other files, by path.
+ *
+ * attrib_charge() then walks the mapping in image VM space over the source
+ * maps of the image-internal keys (segments, sections, symbols, kinds),
+ * cutting at every label boundary and at every page run, and hands each
+ * piece with its values (VM, RSS, PSS, USS, DIRTY, SWAP) to a callback.
+ * Every byte of the mapping is handed out exactly once per call.
+ *
+ * Images are opened once per attrib (cached by image id) and checked
+ * against the recorded build-id (or dev/inode/size/mtime); their source
+ * maps are built lazily, only for the sources asked for.
+ */
+#ifndef MEMSZ_ATTRIB_H
+#define MEMSZ_ATTRIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/datafile.h"
+#include "maps/labels.h"
+#include "report/rows.h"
+#include "report/size.h"
+
+/* Image-internal label sources (keys whose labels come from inside an
+ * image; an anonymous mapping gets its kind label for each of them). */
+enum attrib_src {
+	ASRC_SEGMENTS,
+	ASRC_SECTIONS,
+	ASRC_SYMBOLS,
+	ASRC_KINDS,
+	ASRC__COUNT
+};
+
+#define ATTRIB_MAX_SRCS 8
+
+/* What a part of a mapping is. */
+enum attrib_class {
+	ACLS_IMAGE,  /* file mapping of an ELF image, tied to a segment */
+	ACLS_BSS,    /* anonymous .bss tail of an ELF image */
+	ACLS_FILE,   /* another file (not ELF, or no segment matches) */
+	ACLS_BROKEN, /* an ELF image that could not be opened or verified */
+	ACLS_ANON,   /* anonymous: heap, stack, anon, vdso, ... */
+	ACLS_SHMEM,  /* shared memory: /dev/shm, SysV, memfd, /dev/zero */
+};
+
+struct attrib;
+struct attrib_img;
+
+/* One mapping of a snapshot (borrowed from the reader by the caller). */
+struct attrib_map {
+	uint64_t start, end, pgoff;
+	uint32_t prot, flags, image_id;
+	const char *name;
+	const struct md_run *runs;
+	size_t nruns;
+};
+
+/* A part of a mapping with one class (a mapping has one or two parts: an
+ * anonymous mapping may be a .bss tail followed by plain anonymous bytes). */
+struct attrib_part {
+	uint64_t start, end;          /* process VA, within the mapping */
+	enum attrib_class cls;
+	struct attrib_img *img;       /* IMAGE/BSS/BROKEN/FILE with an image
+					 record; else NULL */
+	int seg;                      /* index in img's segments, or -1 */
+	uint64_t bias;                /* image VM = va - bias (IMAGE/BSS) */
+	uint32_t file_label;          /* the "files" key label */
+	uint32_t inner_label;         /* image-internal keys, when constant */
+	uint32_t kind_label;          /* the "kinds" key, when constant */
+};
+
+/* New engine interning into lb (borrowed). Debug files are looked for under
+ * debug_root (NULL: /usr/lib/debug). Free with attrib_free(). */
+struct attrib *attrib_new(struct labels *lb, const char *debug_root);
+void attrib_free(struct attrib *a);
+/* Page size of the recording (default: this machine's). */
+void attrib_set_page_size(struct attrib *a, uint64_t page_size);
+
+/* Register an IMAGE record (copied). A later record with the same id
+ * replaces nothing: the first wins. */
+void attrib_add_image(struct attrib *a, const struct md_image *im);
+
+/* Cut mapping m into parts (at most 2, written to parts[]); prev is the last
+ * part of the mapping just before m in the same snapshot, or NULL. Opens
+ * the image on first use. Returns the number of parts. */
+int attrib_classify(struct attrib *a, const struct attrib_map *m,
+		    const struct attrib_part *prev, struct attrib_part *parts);
+
+/* Callback for each piece: labels[i] is the label of srcs[i]; vals is
+ * indexed by enum col_id (PSS fixed point, COL_FILE 0). Non-zero stops. */
+typedef int (*attrib_fn)(void *arg, const uint32_t *labels,
+			 const uint64_t *vals);
+
+/* Charge the bytes of part p of mapping m to the labels of srcs[0..n-1]
+ * (n <= ATTRIB_MAX_SRCS): VM SIZE over the whole part, RSS/PSS/USS/DIRTY/
+ * SWAP from the page runs. with_pss: mapcounts are valid. Returns 0, the
+ * callback's non-zero value, or a negative code. */
+int attrib_charge(struct attrib *a, const struct attrib_part *p,
+		  const struct attrib_map *m, const enum attrib_src *srcs,
+		  size_t n, bool with_pss, attrib_fn fn, void *arg);
+
+/* Charge the on-disk bytes [off, end) of p's file (clipped to its size) to
+ * the labels of srcs as COL_FILE. Nothing for anonymous parts. */
+int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
+		uint64_t end, const enum attrib_src *srcs, size_t n,
+		attrib_fn fn, void *arg);
+
+/* Size of p's file (0 for anonymous parts). */
+uint64_t attrib_file_size(const struct attrib_part *p);
+/* Id of the IMAGE record behind p, or UINT32_MAX. */
+uint32_t attrib_image_id(const struct attrib_part *p);
+
+/* Append footer lines: images not opened or mismatched, with the bytes
+ * charged to fallback labels, and notes from the source maps. */
+void attrib_notes(struct attrib *a, struct size_notes *notes);
+
+/* Name of a kind of anonymous mapping: "[heap]", "[stack]", "[anon]",
+ * "[anon:x]", ... or the path for shared memory; sets *cls (ANON or SHMEM)
+ * and returns NULL for a regular file mapping. buf holds 32 bytes. */
+const char *attrib_anon_name(const char *name, uint32_t image_id,
+			     enum attrib_class *cls);
+
+#endif

@@ -1,0 +1,585 @@
+/* report.c — see report.h */
+#include "config.h"
+
+#include "report/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "data/datafile.h"
+#include "report/attrib.h"
+#include "util/util.h"
+
+struct report_ctx;
+struct snap_state;
+
+/* A key: its name and, for keys whose labels come from the process rather
+ * than from inside an image, the function giving the label of a part.
+ * Image-internal keys name their attribution source instead. Adding a key
+ * is one entry here (and one in enum report_key). */
+struct report_keydef {
+	const char *name;
+	int src; /* enum attrib_src, or -1 */
+	uint32_t (*label)(struct report_ctx *c, const struct attrib_map *m,
+			  const struct attrib_part *p);
+};
+
+static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
+			  const struct attrib_part *p);
+static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
+			   const struct attrib_part *p);
+static uint32_t label_mapping(struct report_ctx *c,
+			      const struct attrib_map *m,
+			      const struct attrib_part *p);
+
+static const struct report_keydef keydefs[RKEY__COUNT] = {
+	[RKEY_PIDS] = { "pids", -1, label_pid },
+	[RKEY_FILES] = { "files", -1, label_file },
+	[RKEY_MAPPINGS] = { "mappings", -1, label_mapping },
+	[RKEY_SEGMENTS] = { "segments", ASRC_SEGMENTS, NULL },
+	[RKEY_SECTIONS] = { "sections", ASRC_SECTIONS, NULL },
+	[RKEY_SYMBOLS] = { "symbols", ASRC_SYMBOLS, NULL },
+	[RKEY_KINDS] = { "kinds", ASRC_KINDS, NULL },
+};
+
+const char *report_key_name(enum report_key k)
+{
+	return keydefs[k].name;
+}
+
+const char *report_key_list(void)
+{
+	return "pids, files, mappings, segments, sections, symbols, kinds";
+}
+
+int report_keys_parse(const char *spec, enum report_key *keys, char **bad)
+{
+	const char *p = spec;
+	int n = 0;
+
+	*bad = NULL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < RKEY__COUNT; k++)
+			if (strlen(keydefs[k].name) == len &&
+			    !strncmp(keydefs[k].name, p, len))
+				break;
+		for (int i = 0; k < RKEY__COUNT && i < n; i++)
+			if (keys[i] == (enum report_key)k)
+				k = RKEY__COUNT;
+		if (k == RKEY__COUNT || n == REPORT_MAX_KEYS) {
+			*bad = xstrndup(p, len);
+			return -1;
+		}
+		keys[n++] = k;
+		if (!p[len])
+			return n;
+		p += len + 1;
+	}
+}
+
+int report_pick_parse(const char *s, enum report_pick *pick,
+		      uint64_t *index)
+{
+	if (!strcmp(s, "last"))
+		*pick = PICK_LAST;
+	else if (!strcmp(s, "first"))
+		*pick = PICK_FIRST;
+	else if (!strcmp(s, "peak"))
+		*pick = PICK_PEAK;
+	else if (parse_u64(s, index) == 0)
+		*pick = PICK_INDEX;
+	else
+		return -1;
+	return 0;
+}
+
+/* What pass 1 learns about one snapshot. */
+struct snapinfo {
+	uint32_t pid, seq, flags;
+	uint64_t offset;          /* file offset of its SNAP_BEGIN */
+	uint64_t rss_pages;
+	uint64_t unreadable;
+	bool complete;
+};
+
+struct pidinfo {
+	uint32_t pid;
+	char *comm;
+	uint32_t label;
+};
+
+/* FILE SIZE is added once per image per distinct prefix of the keys that
+ * do not come from inside images. */
+struct seen_file {
+	uint32_t image_id;
+	uint32_t labels[REPORT_MAX_KEYS];
+};
+
+struct report_ctx {
+	const struct report_opts *o;
+	struct labels *lb;
+	struct attrib *a;
+	struct rowtree *t;
+	struct report_result *res;
+
+	struct snapinfo *snaps;
+	size_t nsnaps, snapcap;
+	struct pidinfo *pids;
+	size_t npids, pidcap;
+	uint64_t lost;
+	size_t truncated_at;      /* 0: read to a clean end */
+	int read_err;
+
+	/* the walk */
+	enum attrib_src srcs[REPORT_MAX_KEYS];
+	size_t nsrcs;
+	int src_of_key[REPORT_MAX_KEYS];   /* index into srcs, or -1 */
+	uint32_t fixed[REPORT_MAX_KEYS];   /* labels of process keys */
+	const struct pidinfo *cur_pid;
+	bool has_mappings_key;
+	struct seen_file *seen;
+	size_t nseen, seencap;
+	uint8_t *match;           /* filter cache per label: 0 ?, 1 y, 2 n */
+	size_t matchcap;
+};
+
+static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
+{
+	for (size_t i = 0; i < c->npids; i++)
+		if (c->pids[i].pid == pid)
+			return &c->pids[i];
+	xgrow(&c->pids, &c->pidcap, c->npids + 1, sizeof(*c->pids));
+	c->pids[c->npids] = (struct pidinfo){ .pid = pid };
+	return &c->pids[c->npids++];
+}
+
+static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
+			  const struct attrib_part *p)
+{
+	(void)m;
+	(void)p;
+	return c->cur_pid->label;
+}
+
+static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
+			   const struct attrib_part *p)
+{
+	(void)c;
+	(void)m;
+	return p->file_label;
+}
+
+static uint32_t label_mapping(struct report_ctx *c,
+			      const struct attrib_map *m,
+			      const struct attrib_part *p)
+{
+	char *s;
+	uint32_t id;
+
+	(void)p;
+	s = xasprintf("%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start,
+		      m->end, m->prot & PROT_READ ? 'r' : '-',
+		      m->prot & PROT_WRITE ? 'w' : '-',
+		      m->prot & PROT_EXEC ? 'x' : '-',
+		      m->flags & MAP_SHARED ? 's' : 'p',
+		      m->name && m->name[0] ? m->name : "[anon]");
+	id = labels_intern(c->lb, s);
+	free(s);
+	return id;
+}
+
+static void note(struct report_ctx *c, char *line)
+{
+	size_note_add(&c->res->notes, line);
+}
+
+/* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
+
+static int pass1(struct report_ctx *c, char **msg)
+{
+	struct md_reader *r = NULL;
+	struct md_record rec;
+	struct snapinfo *cur = NULL;
+	int ret;
+
+	ret = md_reader_open(c->o->input, &r);
+	if (ret < 0) {
+		*msg = xasprintf("cannot read '%s': %s", c->o->input,
+				 memsz_strerror(ret));
+		return ret;
+	}
+	attrib_set_page_size(c->a, md_reader_header(r)->page_size);
+	while ((ret = md_read_next(r, &rec)) > 0) {
+		switch (rec.type) {
+		case MD_REC_IMAGE:
+			attrib_add_image(c->a, &rec.u.image);
+			break;
+		case MD_REC_COMM: {
+			struct pidinfo *pi = pid_get(c, rec.u.task.pid);
+
+			free(pi->comm);
+			pi->comm = xstrdup(rec.u.task.comm ?
+						   rec.u.task.comm : "");
+			break;
+		}
+		case MD_REC_LOST:
+			c->lost += rec.u.lost.count;
+			break;
+		case MD_REC_NOTE:
+			note(c, xstrdup(rec.u.note.text));
+			break;
+		case MD_REC_SNAP_BEGIN:
+			xgrow(&c->snaps, &c->snapcap, c->nsnaps + 1,
+			      sizeof(*c->snaps));
+			cur = &c->snaps[c->nsnaps++];
+			*cur = (struct snapinfo){
+				.pid = rec.u.snap_begin.pid,
+				.seq = rec.u.snap_begin.seq,
+				.flags = rec.u.snap_begin.flags,
+				.offset = rec.offset,
+			};
+			pid_get(c, cur->pid);
+			break;
+		case MD_REC_SNAP_MAPPING:
+			if (!cur)
+				break;
+			for (size_t i = 0; i < rec.u.mapping.nruns; i++)
+				if (rec.u.mapping.runs[i].flags &
+				    MD_PG_PRESENT)
+					cur->rss_pages +=
+						rec.u.mapping.runs[i].npages;
+			break;
+		case MD_REC_SNAP_END:
+			if (cur && cur->pid == rec.u.snap_end.pid &&
+			    cur->seq == rec.u.snap_end.seq) {
+				cur->complete = true;
+				cur->unreadable =
+					rec.u.snap_end.unreadable_pages;
+			}
+			cur = NULL;
+			break;
+		default:
+			break;
+		}
+	}
+	if (ret < 0) {
+		c->read_err = ret;
+		c->truncated_at = md_reader_offset(r);
+		note(c, xasprintf("'%s' is damaged at offset %zu (%s): read "
+				  "up to there", c->o->input,
+				  c->truncated_at, memsz_strerror(ret)));
+	}
+	md_reader_close(r);
+	return 0;
+}
+
+/* Choose one complete snapshot per pid; returns how many were chosen and
+ * marks them in chosen[] (parallel to c->snaps). */
+static size_t choose(struct report_ctx *c, bool *chosen)
+{
+	size_t nchosen = 0, incomplete = 0;
+
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (!c->snaps[i].complete)
+			incomplete++;
+	if (incomplete)
+		note(c, xasprintf("%zu snapshot%s without an end record "
+				  "(incomplete) ignored", incomplete,
+				  incomplete == 1 ? "" : "s"));
+	for (size_t p = 0; p < c->npids; p++) {
+		uint32_t pid = c->pids[p].pid;
+		long best = -1;
+		uint64_t n = 0;
+
+		if (c->o->pid >= 0 && (long)pid != c->o->pid)
+			continue;
+		for (size_t i = 0; i < c->nsnaps; i++) {
+			const struct snapinfo *s = &c->snaps[i];
+
+			if (s->pid != pid || !s->complete)
+				continue;
+			switch (c->o->pick) {
+			case PICK_FIRST:
+				if (best < 0)
+					best = (long)i;
+				break;
+			case PICK_LAST:
+				best = (long)i;
+				break;
+			case PICK_PEAK:
+				if (best < 0 ||
+				    s->rss_pages > c->snaps[best].rss_pages)
+					best = (long)i;
+				break;
+			case PICK_INDEX:
+				if (n == c->o->index)
+					best = (long)i;
+				break;
+			}
+			n++;
+		}
+		if (best < 0) {
+			if (n && c->o->pick == PICK_INDEX)
+				note(c, xasprintf("pid %u has %" PRIu64
+						  " snapshots, no #%" PRIu64,
+						  pid, n, c->o->index));
+			continue;
+		}
+		chosen[best] = true;
+		nchosen++;
+		if (c->snaps[best].unreadable)
+			note(c, xasprintf("pid %u: %" PRIu64 " page(s) could "
+					  "not be read from pagemap", pid,
+					  c->snaps[best].unreadable));
+	}
+	return nchosen;
+}
+
+/* --- pass 2: the chosen snapshots' mappings --- */
+
+static bool label_matches(struct report_ctx *c, uint32_t id)
+{
+	if (id >= c->matchcap) {
+		size_t old = c->matchcap;
+
+		xgrow(&c->match, &c->matchcap, (size_t)id + 1, 1);
+		memset(c->match + old, 0, c->matchcap - old);
+	}
+	if (!c->match[id])
+		c->match[id] = regexec(c->o->filter, labels_str(c->lb, id), 0,
+				       NULL, 0) == 0 ? 1 : 2;
+	return c->match[id] == 1;
+}
+
+static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
+{
+	struct report_ctx *c = arg;
+	uint32_t path[REPORT_MAX_KEYS];
+	bool keep = !c->o->filter;
+
+	for (size_t i = 0; i < c->o->nkeys; i++) {
+		path[i] = c->src_of_key[i] >= 0 ? labels[c->src_of_key[i]] :
+						  c->fixed[i];
+		if (!keep && label_matches(c, path[i]))
+			keep = true;
+	}
+	if (keep)
+		rowtree_add(c->t, path, vals);
+	return 0;
+}
+
+/* True the first time image_id is seen with the current process labels. */
+static bool first_file_prefix(struct report_ctx *c, uint32_t image_id)
+{
+	struct seen_file sf = { .image_id = image_id };
+
+	for (size_t i = 0; i < c->o->nkeys; i++)
+		sf.labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
+	for (size_t i = 0; i < c->nseen; i++)
+		if (!memcmp(&c->seen[i], &sf, sizeof(sf)))
+			return false;
+	xgrow(&c->seen, &c->seencap, c->nseen + 1, sizeof(*c->seen));
+	c->seen[c->nseen++] = sf;
+	return true;
+}
+
+static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
+		      bool with_pss, struct attrib_part *prev,
+		      bool *have_prev)
+{
+	struct attrib_map m = {
+		.start = sm->start, .end = sm->end, .pgoff = sm->pgoff,
+		.prot = sm->prot, .flags = sm->flags,
+		.image_id = sm->image_id, .name = sm->name,
+		.runs = sm->runs, .nruns = sm->nruns,
+	};
+	struct attrib_part parts[2];
+	int n, ret;
+
+	if (m.end <= m.start)
+		return 0;
+	n = attrib_classify(c->a, &m, *have_prev ? prev : NULL, parts);
+	for (int i = 0; i < n; i++) {
+		const struct attrib_part *p = &parts[i];
+
+		for (size_t k = 0; k < c->o->nkeys; k++)
+			if (c->src_of_key[k] < 0)
+				c->fixed[k] = keydefs[c->o->keys[k]].label(
+					c, &m, p);
+		ret = attrib_charge(c->a, p, &m, c->srcs, c->nsrcs, with_pss,
+				    add_piece, c);
+		if (ret)
+			return ret;
+		if (!attrib_file_size(p))
+			continue;
+		if (c->has_mappings_key) {
+			uint64_t off;
+
+			if (p->cls == ACLS_BSS)
+				continue;
+			off = m.pgoff + (p->start - m.start);
+			ret = attrib_file(c->a, p, off,
+					  off + (p->end - p->start), c->srcs,
+					  c->nsrcs, add_piece, c);
+		} else if (first_file_prefix(c, attrib_image_id(p))) {
+			ret = attrib_file(c->a, p, 0, UINT64_MAX, c->srcs,
+					  c->nsrcs, add_piece, c);
+		}
+		if (ret)
+			return ret;
+	}
+	*prev = parts[n - 1];
+	*have_prev = true;
+	return 0;
+}
+
+static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
+{
+	struct md_reader *r = NULL;
+	struct md_record rec;
+	struct attrib_part prev;
+	bool in = false, have_prev = false, with_pss = false;
+	size_t next = 0;
+	int ret;
+
+	ret = md_reader_open(c->o->input, &r);
+	if (ret < 0) {
+		*msg = xasprintf("cannot read '%s': %s", c->o->input,
+				 memsz_strerror(ret));
+		return ret;
+	}
+	while ((ret = md_read_next(r, &rec)) > 0) {
+		switch (rec.type) {
+		case MD_REC_SNAP_BEGIN:
+			in = false;
+			/* snapshots come in file order: find this one */
+			while (next < c->nsnaps &&
+			       c->snaps[next].offset < rec.offset)
+				next++;
+			if (next < c->nsnaps &&
+			    c->snaps[next].offset == rec.offset &&
+			    chosen[next]) {
+				in = true;
+				have_prev = false;
+				with_pss = c->snaps[next].flags &
+					   MD_SNAP_F_PFN;
+				for (size_t p = 0; p < c->npids; p++)
+					if (c->pids[p].pid ==
+					    c->snaps[next].pid)
+						c->cur_pid = &c->pids[p];
+			}
+			break;
+		case MD_REC_SNAP_MAPPING:
+			if (!in)
+				break;
+			ret = do_mapping(c, &rec.u.mapping, with_pss, &prev,
+					 &have_prev);
+			if (ret < 0) {
+				*msg = xasprintf("cannot attribute mapping "
+						 "%" PRIx64 "-%" PRIx64 ": %s",
+						 rec.u.mapping.start,
+						 rec.u.mapping.end,
+						 memsz_strerror(ret));
+				goto out;
+			}
+			break;
+		case MD_REC_SNAP_END:
+			in = false;
+			break;
+		default:
+			break;
+		}
+	}
+	ret = 0; /* a damaged tail was noted in pass 1 */
+out:
+	md_reader_close(r);
+	return ret;
+}
+
+int report_build(const struct report_opts *o, struct labels *lb,
+		 struct report_result *res, char **msg)
+{
+	struct report_ctx c = { .o = o, .lb = lb, .res = res };
+	bool *chosen = NULL;
+	int ret;
+
+	*msg = NULL;
+	c.a = attrib_new(lb, o->debug_root);
+	res->t = c.t = rowtree_new(lb, o->nkeys);
+	for (size_t i = 0; i < o->nkeys; i++) {
+		int src = keydefs[o->keys[i]].src;
+
+		c.src_of_key[i] = -1;
+		if (o->keys[i] == RKEY_MAPPINGS)
+			c.has_mappings_key = true;
+		if (src < 0)
+			continue;
+		c.src_of_key[i] = (int)c.nsrcs;
+		c.srcs[c.nsrcs++] = src;
+	}
+
+	ret = pass1(&c, msg);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < c.npids; i++) {
+		char *s = c.pids[i].comm && c.pids[i].comm[0] ?
+				  xasprintf("%u %s", c.pids[i].pid,
+					    c.pids[i].comm) :
+				  xasprintf("%u", c.pids[i].pid);
+
+		c.pids[i].label = labels_intern(lb, s);
+		free(s);
+	}
+	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
+	res->nsnapshots = choose(&c, chosen);
+	if (!res->nsnapshots) {
+		ret = -ENOENT;
+		if (o->pid >= 0)
+			*msg = xasprintf("'%s' has no complete snapshot of "
+					 "pid %ld", o->input, o->pid);
+		else
+			*msg = xasprintf("'%s' has no complete snapshot",
+					 o->input);
+		goto out;
+	}
+	res->have_pss = true;
+	for (size_t i = 0; i < c.nsnaps; i++)
+		if (chosen[i] && !(c.snaps[i].flags & MD_SNAP_F_PFN))
+			res->have_pss = false;
+
+	ret = pass2(&c, chosen, msg);
+	if (ret < 0)
+		goto out;
+	if (c.lost)
+		note(&c, xasprintf("%" PRIu64 " perf records were lost while "
+				   "recording: the mapping history may miss "
+				   "events (snapshots are complete)", c.lost));
+	attrib_notes(c.a, &res->notes);
+	if (!res->have_pss)
+		note(&c, xstrdup("no PSS: recorded without access to page "
+				 "frame numbers (needs CAP_SYS_ADMIN)"));
+out:
+	free(chosen);
+	for (size_t i = 0; i < c.npids; i++)
+		free(c.pids[i].comm);
+	free(c.pids);
+	free(c.snaps);
+	free(c.seen);
+	free(c.match);
+	attrib_free(c.a);
+	return ret;
+}
+
+void report_result_free(struct report_result *res)
+{
+	rowtree_free(res->t);
+	size_notes_free(&res->notes);
+	memset(res, 0, sizeof(*res));
+}

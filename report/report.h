@@ -1,0 +1,79 @@
+/* report.h — `memsz report`: memsz.data + images -> rows.
+ *
+ * Reads memsz.data twice: first for the images, comms, lost counts, notes
+ * and a summary of every snapshot (to choose one per pid), then for the
+ * chosen snapshots' mappings, which go through the attribution engine
+ * (attrib.h) straight into a row tree, with no copy of the page runs.
+ */
+#ifndef MEMSZ_REPORT_H
+#define MEMSZ_REPORT_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maps/labels.h"
+#include "report/rows.h"
+#include "report/size.h"
+
+/* Keys of `memsz report --by`, outermost first. The table in report.c
+ * says which come from inside images. */
+enum report_key {
+	RKEY_PIDS,
+	RKEY_FILES,
+	RKEY_MAPPINGS,
+	RKEY_SEGMENTS,
+	RKEY_SECTIONS,
+	RKEY_SYMBOLS,
+	RKEY_KINDS,
+	RKEY__COUNT
+};
+
+#define REPORT_MAX_KEYS 8
+
+/* Parse a comma-separated key list into keys[]. Returns the count, or -1
+ * if a key is unknown or repeated (*bad: malloc'd copy, caller frees). */
+int report_keys_parse(const char *spec, enum report_key *keys, char **bad);
+const char *report_key_name(enum report_key k);
+/* Comma-separated names of every key; static storage. */
+const char *report_key_list(void);
+
+enum report_pick {
+	PICK_LAST,
+	PICK_FIRST,
+	PICK_PEAK,  /* highest total RSS */
+	PICK_INDEX, /* the Nth complete snapshot of each pid, from 0 */
+};
+
+/* Parse "first", "last", "peak" or a number. Returns 0 or -1. */
+int report_pick_parse(const char *s, enum report_pick *pick,
+		      uint64_t *index);
+
+struct report_opts {
+	const char *input;          /* memsz.data path */
+	enum report_key keys[REPORT_MAX_KEYS];
+	size_t nkeys;
+	long pid;                   /* only this pid; -1: all */
+	enum report_pick pick;
+	uint64_t index;             /* PICK_INDEX */
+	const regex_t *filter;      /* keep paths with a matching label */
+	const char *debug_root;     /* NULL: /usr/lib/debug */
+};
+
+struct report_result {
+	struct rowtree *t;          /* unfinished: caller sorts/limits */
+	bool have_pss;              /* every chosen snapshot had PFNs */
+	size_t nsnapshots;          /* snapshots reported */
+	struct size_notes notes;    /* footer lines */
+};
+
+/* Build the rows for o into res (zeroed by the caller) over label table
+ * lb. Returns 0, or a negative code with *msg (malloc'd, caller frees)
+ * saying what went wrong; res must be freed either way. */
+int report_build(const struct report_opts *o, struct labels *lb,
+		 struct report_result *res, char **msg);
+/* Free what report_build put in res. */
+void report_result_free(struct report_result *res);
+
+#endif

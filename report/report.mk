@@ -1,0 +1,27 @@
+# report/report.mk — `memsz report`: the attribution engine, the row
+# building and the command (included by Makefile.am).
+libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
+	report/report.c report/report.h
+memsz_SOURCES += report/cmd_report.c
+
+check_PROGRAMS += tests/test_attrib
+TESTS += tests/test_attrib
+tests_test_attrib_SOURCES = tests/test_attrib.c
+tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
+tests_test_attrib_LDADD = $(TEST_LIBS)
+
+# End-to-end: I2 against smaps, the known-layout workload, errors.
+TESTS += tests/t3000-report-i2.py tests/t3001-report-layout.py \
+	tests/t3002-report-errors.sh
+EXTRA_DIST += tests/t3000-report-i2.py tests/t3001-report-layout.py \
+	tests/t3002-report-errors.sh tests/workloads/rep_layout.c
+
+dist_man_MANS += man/memsz-report.1
+
+# `make bench`: report beside `memsz size` on libLLVM and node.
+EXTRA_DIST += bench/bench_report.py
+bench: bench-report
+bench-report: all
+	@echo "== bench/bench_report.py"; \
+	MEMSZ=$(abs_top_builddir)/memsz python3 $(srcdir)/bench/bench_report.py
+.PHONY: bench-report

@@ -1,0 +1,454 @@
+/* test_attrib.c — the attribution engine and report building, on
+ * memsz.data files written here around a fixture ELF compiled at test time.
+ *
+ * The fixture is "loaded" the way ld.so maps a PIE (one file mapping per
+ * PT_LOAD at its page-aligned offset, the .bss tail anonymous), so the
+ * expected numbers come from `nm -S` of the fixture and the page runs the
+ * test itself writes.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "data/datafile.h"
+#include "elf/elfimg.h"
+#include "report/report.h"
+#include "report/rows.h"
+#include "util/util.h"
+
+#define PAGE 4096ull
+#define BASE 0x7f0000000000ull
+
+static char tmpdir[] = "/tmp/memsz-test-attrib-XXXXXX";
+static char exe[256], data[256];
+static uint32_t snap_flags = MD_SNAP_F_PFN; /* of the snapshots written */
+
+static const char fixture_src[] =
+	"__attribute__((aligned(4096), noinline)) int fn_one(int x)\n"
+	"{ return x * 3 + 1; }\n"
+	"__attribute__((aligned(4096), noinline)) int fn_two(int x)\n"
+	"{ return x * 5 + 2; }\n"
+	"__attribute__((aligned(4096))) int obj_data[2048] = { 1 };\n"
+	"__attribute__((aligned(4096))) char zbuf[3 * 4096];\n"
+	"int main(void) { return fn_one(1) + fn_two(2) + obj_data[0] +"
+	" zbuf[0]; }\n";
+
+struct sym {
+	uint64_t addr, size;
+};
+
+static struct sym nm_sym(const char *name)
+{
+	char cmd[512], line[512];
+	struct sym s = { 0, 0 };
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", exe);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, z;
+		char t, n[256];
+
+		if (sscanf(line, "%llx %llx %c %255s", &a, &z, &t, n) == 4 &&
+		    !strcmp(n, name)) {
+			s.addr = a;
+			s.size = z;
+		}
+	}
+	pclose(f);
+	assert_true(s.size > 0);
+	return s;
+}
+
+static int setup(void **state)
+{
+	char cmd[1024];
+	FILE *f;
+
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(exe, sizeof(exe), "%s/fixture", tmpdir);
+	snprintf(data, sizeof(data), "%s/memsz.data", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s/fixture.c", tmpdir);
+	f = fopen(cmd, "w");
+	if (!f)
+		return -1;
+	fputs(fixture_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -O1 -fPIE -pie -Wl,--build-id -o '%s' '%s/fixture.c'",
+		 exe, tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[512];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* What a synthetic snapshot marks present. */
+struct present {
+	uint64_t vaddr; /* image VM address of a page */
+	uint32_t flags, mapcount;
+};
+
+/* Write a memsz.data with one snapshot of pid 42 mapping the fixture at
+ * BASE like ld.so. build_id: the IMAGE's build-id (NULL: the file's).
+ * path: the IMAGE path (NULL: exe). nsnaps snapshots; the last one with
+ * no SNAP_END if incomplete. */
+static void write_data(const uint8_t *build_id, const char *path,
+		       const struct present *pr, size_t npr, int nsnaps,
+		       bool incomplete)
+{
+	struct md_writer *w;
+	struct elfimg *img;
+	struct md_image im = { 0 };
+	struct stat st;
+
+	assert_int_equal(elfimg_open(exe, &img), 0);
+	assert_int_equal(stat(exe, &st), 0);
+	assert_int_equal(md_writer_open(data, &w), 0);
+	im.id = 7;
+	im.ino = 0; /* build-id decides */
+	im.size = st.st_size;
+	im.build_id_len = img->build_id_len > 20 ? 20 : img->build_id_len;
+	memcpy(im.build_id, build_id ? build_id : img->build_id,
+	       im.build_id_len);
+	im.path = path ? path : exe;
+	im.open_path = "";
+	assert_int_equal(md_write_image(w, &im), 0);
+	for (int s = 0; s < nsnaps; s++) {
+		struct md_snap_begin b = { .pid = 42, .seq = s,
+					   .flags = snap_flags };
+		struct md_snap_end e = { .pid = 42, .seq = s };
+		uint64_t last_end = 0;
+
+		assert_int_equal(md_write_snap_begin(w, &b), 0);
+		for (size_t i = 0; i < img->nsegs; i++) {
+			const struct elf_segment *sg = &img->segs[i];
+			struct md_snap_mapping m = { 0 };
+			struct md_run runs[16];
+			size_t n = 0;
+
+			if (sg->type != PT_LOAD)
+				continue;
+			m.start = BASE + (sg->vaddr & ~(PAGE - 1));
+			m.end = BASE + ((sg->vaddr + sg->filesz + PAGE - 1) &
+					~(PAGE - 1));
+			if (m.start < last_end)
+				m.start = last_end; /* shared file page */
+			m.pgoff = (sg->offset & ~(PAGE - 1)) +
+				  (m.start - BASE - (sg->vaddr & ~(PAGE - 1)));
+			m.prot = PROT_READ |
+				 (sg->flags & PF_W ? PROT_WRITE : 0) |
+				 (sg->flags & PF_X ? PROT_EXEC : 0);
+			m.flags = MAP_PRIVATE;
+			m.image_id = 7;
+			m.name = im.path;
+			for (size_t k = 0; k < npr; k++)
+				if (BASE + pr[k].vaddr >= m.start &&
+				    BASE + pr[k].vaddr < m.end && n < 16 &&
+				    (s == nsnaps - 1 || k == 0))
+					runs[n++] = (struct md_run){
+						.vaddr = BASE + pr[k].vaddr,
+						.npages = 1,
+						.flags = pr[k].flags,
+						.mapcount = pr[k].mapcount };
+			m.runs = runs;
+			m.nruns = n;
+			assert_int_equal(md_write_mapping(w, &m), 0);
+			last_end = m.end;
+			if (sg->memsz > sg->filesz) {
+				struct md_snap_mapping t = m;
+				uint64_t end = BASE + ((sg->vaddr + sg->memsz +
+							PAGE - 1) &
+						       ~(PAGE - 1));
+
+				if (end <= m.end)
+					continue;
+				t.start = m.end;
+				t.end = end;
+				t.pgoff = 0;
+				t.image_id = UINT32_MAX;
+				t.name = "";
+				n = 0;
+				for (size_t k = 0; k < npr; k++)
+					if (BASE + pr[k].vaddr >= t.start &&
+					    BASE + pr[k].vaddr < t.end &&
+					    n < 16)
+						runs[n++] = (struct md_run){
+							.vaddr = BASE +
+								 pr[k].vaddr,
+							.npages = 1,
+							.flags = pr[k].flags,
+							.mapcount =
+								pr[k].mapcount };
+				t.nruns = n;
+				assert_int_equal(md_write_mapping(w, &t), 0);
+				last_end = t.end;
+			}
+		}
+		if (!(incomplete && s == nsnaps - 1))
+			assert_int_equal(md_write_snap_end(w, &e), 0);
+	}
+	assert_int_equal(md_writer_close(w), 0);
+	elfimg_close(img);
+}
+
+static const struct row *child(const struct rowtree *t, const struct row *r,
+			       const char *label)
+{
+	for (size_t i = 0; i < r->nchildren; i++)
+		if (r->children[i].label != LABEL_NONE &&
+		    !strcmp(labels_str(t->lb, r->children[i].label), label))
+			return &r->children[i];
+	return NULL;
+}
+
+static uint64_t col(const struct rowtree *t, const char *label,
+		    enum col_id c)
+{
+	const struct row *r = child(t, &t->total, label);
+
+	return r ? r->vals[c] : 0;
+}
+
+static void build(struct report_opts *o, const char *keys,
+		  struct labels **lb, struct report_result *res)
+{
+	char *bad = NULL, *msg = NULL;
+	int n = report_keys_parse(keys, o->keys, &bad);
+
+	assert_true(n > 0);
+	o->nkeys = n;
+	o->input = data;
+	*lb = labels_new();
+	memset(res, 0, sizeof(*res));
+	if (report_build(o, *lb, res, &msg) < 0)
+		fail_msg("report_build: %s", msg);
+	free(msg);
+}
+
+static bool has_note(const struct report_result *res, const char *needle)
+{
+	for (size_t i = 0; i < res->notes.n; i++)
+		if (strstr(res->notes.lines[i], needle))
+			return true;
+	return false;
+}
+
+static void test_symbols_exact(void **state)
+{
+	struct sym one = nm_sym("fn_one"), two = nm_sym("fn_two");
+	struct sym obj = nm_sym("obj_data");
+	struct present pr[] = {
+		{ two.addr, MD_PG_PRESENT | MD_PG_FILE, 2 },
+		{ obj.addr, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
+				    MD_PG_PRIVATE_DIRTY, 1 },
+	};
+	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_result res;
+	struct labels *lb;
+
+	(void)state;
+	write_data(NULL, NULL, pr, 2, 1, false);
+	build(&o, "symbols", &lb, &res);
+	assert_int_equal(col(res.t, "fn_two", COL_RSS), two.size);
+	assert_int_equal(col(res.t, "fn_two", COL_PSS),
+			 (two.size << COL_PSS_SHIFT) / 2);
+	assert_int_equal(col(res.t, "fn_two", COL_USS), 0);
+	assert_int_equal(col(res.t, "fn_one", COL_RSS), 0);
+	assert_int_equal(col(res.t, "fn_one", COL_VM), one.size);
+	/* obj_data is 8 KiB; one of its pages present, dirty, private */
+	assert_int_equal(col(res.t, "obj_data", COL_RSS), PAGE);
+	assert_int_equal(col(res.t, "obj_data", COL_DIRTY), PAGE);
+	assert_int_equal(col(res.t, "obj_data", COL_USS), PAGE);
+	/* every byte of the two present pages, and nothing else */
+	assert_int_equal(res.t->total.vals[COL_RSS], 2 * PAGE);
+	assert_int_equal(res.t->total.vals[COL_DIRTY], PAGE);
+	assert_true(res.have_pss);
+	report_result_free(&res);
+	labels_free(lb);
+}
+
+static void test_bss_tail(void **state)
+{
+	struct sym z = nm_sym("zbuf");
+	struct present pr[] = {
+		{ z.addr + 2 * PAGE, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
+					     MD_PG_PRIVATE_DIRTY, 1 },
+	};
+	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_result res;
+	struct labels *lb;
+	const struct row *f;
+
+	(void)state;
+	write_data(NULL, NULL, pr, 1, 1, false);
+	build(&o, "files,sections", &lb, &res);
+	f = child(res.t, &res.t->total, exe);
+	assert_non_null(f);
+	assert_non_null(child(res.t, f, ".bss"));
+	assert_int_equal(child(res.t, f, ".bss")->vals[COL_RSS], PAGE);
+	assert_null(child(res.t, &res.t->total, "[anon]"));
+	/* FILE SIZE of the image counted once: the file's size */
+	{
+		struct stat st;
+
+		assert_int_equal(stat(exe, &st), 0);
+		assert_int_equal(f->vals[COL_FILE], (uint64_t)st.st_size);
+	}
+	report_result_free(&res);
+	labels_free(lb);
+}
+
+static void test_replaced_image(void **state)
+{
+	struct sym two = nm_sym("fn_two");
+	struct present pr[] = { { two.addr, MD_PG_PRESENT, 1 } };
+	uint8_t wrong[20];
+	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_result res;
+	struct labels *lb;
+
+	(void)state;
+	memset(wrong, 0xab, sizeof(wrong));
+	write_data(wrong, NULL, pr, 1, 1, false);
+	build(&o, "symbols", &lb, &res);
+	assert_int_equal(col(res.t, "fn_two", COL_RSS), 0);
+	assert_int_equal(col(res.t, "[LOAD #?]", COL_RSS), PAGE);
+	assert_true(has_note(&res, "build-id"));
+	assert_true(has_note(&res, "[LOAD #?]"));
+	report_result_free(&res);
+	labels_free(lb);
+}
+
+static void test_missing_image(void **state)
+{
+	struct sym two = nm_sym("fn_two");
+	struct present pr[] = { { two.addr, MD_PG_PRESENT, 1 } };
+	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_result res;
+	struct labels *lb;
+
+	(void)state;
+	write_data(NULL, "/nonexistent/lib.so", pr, 1, 1, false);
+	build(&o, "files,segments", &lb, &res);
+	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
+	assert_int_equal(col(res.t, "/nonexistent/lib.so", COL_RSS), PAGE);
+	assert_true(has_note(&res, "cannot open"));
+	report_result_free(&res);
+	labels_free(lb);
+}
+
+static void test_truncated_and_incomplete(void **state)
+{
+	struct sym two = nm_sym("fn_two"), obj = nm_sym("obj_data");
+	struct present pr[] = {
+		{ two.addr, MD_PG_PRESENT, 1 },
+		{ obj.addr, MD_PG_PRESENT, 1 },
+	};
+	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_result res;
+	struct labels *lb;
+	struct stat st;
+
+	(void)state;
+	/* 3 snapshots, the last without its end: the 2nd is reported */
+	write_data(NULL, NULL, pr, 2, 3, true);
+	build(&o, "symbols", &lb, &res);
+	assert_true(has_note(&res, "incomplete"));
+	assert_int_equal(res.t->total.vals[COL_RSS], PAGE); /* 2nd: 1 page */
+	report_result_free(&res);
+	labels_free(lb);
+
+	/* peak: the snapshot with the most resident pages */
+	write_data(NULL, NULL, pr, 2, 3, false);
+	o.pick = PICK_PEAK;
+	build(&o, "symbols", &lb, &res);
+	assert_int_equal(res.t->total.vals[COL_RSS], 2 * PAGE);
+	report_result_free(&res);
+	labels_free(lb);
+
+	/* cut inside the last record: read up to there, said so */
+	assert_int_equal(stat(data, &st), 0);
+	assert_int_equal(truncate(data, st.st_size - 5), 0);
+	o.pick = PICK_LAST;
+	build(&o, "symbols", &lb, &res);
+	assert_true(has_note(&res, "damaged"));
+	assert_true(has_note(&res, "incomplete"));
+	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
+	report_result_free(&res);
+	labels_free(lb);
+}
+
+/* Recorded without PFNs (not root): no PSS, and the footer says so. */
+static void test_no_pfn(void **state)
+{
+	struct sym two = nm_sym("fn_two");
+	struct present pr[] = { { two.addr, MD_PG_PRESENT, 0 } };
+	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_result res;
+	struct labels *lb;
+
+	(void)state;
+	snap_flags = 0;
+	write_data(NULL, NULL, pr, 1, 1, false);
+	snap_flags = MD_SNAP_F_PFN;
+	build(&o, "files", &lb, &res);
+	assert_false(res.have_pss);
+	assert_true(has_note(&res, "no PSS"));
+	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
+	assert_int_equal(res.t->total.vals[COL_PSS], 0);
+	report_result_free(&res);
+	labels_free(lb);
+}
+
+static void test_keys_parse(void **state)
+{
+	enum report_key k[REPORT_MAX_KEYS];
+	char *bad;
+
+	(void)state;
+	assert_int_equal(report_keys_parse("files,symbols", k, &bad), 2);
+	assert_int_equal(k[0], RKEY_FILES);
+	assert_int_equal(k[1], RKEY_SYMBOLS);
+	assert_int_equal(report_keys_parse("files,nope", k, &bad), -1);
+	assert_string_equal(bad, "nope");
+	free(bad);
+	assert_int_equal(report_keys_parse("files,files", k, &bad), -1);
+	free(bad);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keys_parse),
+		cmocka_unit_test(test_symbols_exact),
+		cmocka_unit_test(test_bss_tail),
+		cmocka_unit_test(test_replaced_image),
+		cmocka_unit_test(test_missing_image),
+		cmocka_unit_test(test_truncated_and_incomplete),
+		cmocka_unit_test(test_no_pfn),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
