@@ -1,8 +1,8 @@
 # bench/: benchmarks print figures measured side by side in one run; they
 # assert nothing. `make bench` runs them all.
 EXTRA_DIST += bench/bench_size.py
-bench_scripts = bench/bench_size.py
-bench_programs = bench/bench_rangemap
+bench_scripts += bench/bench_size.py
+bench_programs += bench/bench_rangemap bench/bench_snapshot
 
 bench: all $(noinst_PROGRAMS)
 	@for b in $(bench_scripts); do \

@@ -20,8 +20,4 @@ dist_man_MANS += man/memsz-report.1
 
 # `make bench`: report beside `memsz size` on libLLVM and node.
 EXTRA_DIST += bench/bench_report.py
-bench: bench-report
-bench-report: all
-	@echo "== bench/bench_report.py"; \
-	MEMSZ=$(abs_top_builddir)/memsz python3 $(srcdir)/bench/bench_report.py
-.PHONY: bench-report
+bench_scripts += bench/bench_report.py
