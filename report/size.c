@@ -136,6 +136,24 @@ static void source_notes(struct size_notes *notes, const char *path,
 					  (unsigned long long)st->clipped));
 }
 
+/* A debug file that was found but refused: say why symbols lack names. */
+static void debug_note(struct size_notes *notes, const char *path,
+		       const struct elfimg *img)
+{
+	const char *why;
+
+	if (img->debug || !img->debug_rejected)
+		return;
+	if (img->debug_rejected_err)
+		why = memsz_strerror(img->debug_rejected_err);
+	else if (img->build_id_len)
+		why = "build-id does not match";
+	else
+		why = "CRC does not match";
+	note_add(notes, xasprintf("%s: debug file '%s' rejected: %s", path,
+				  img->debug_rejected, why));
+}
+
 int size_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		  const enum size_key *keys, size_t nkeys,
 		  const char *debug_root, struct size_notes *notes)
@@ -169,6 +187,7 @@ int size_add_file(struct rowtree *t, struct labels *lb, const char *path,
 				note_add(notes, xasprintf(
 					"%s: looking for a debug file: %s",
 					path, memsz_strerror(ret)));
+			debug_note(notes, path, img);
 		}
 		dualmap_init(&maps[nmaps]);
 		ret = elfimg_source_map(img, src, lb, &base, &maps[nmaps],
