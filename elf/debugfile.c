@@ -59,16 +59,30 @@ static bool same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+static void reject(struct elfimg *img, const char *path, int err)
+{
+	if (img->debug_rejected)
+		return;
+	img->debug_rejected = xstrdup(path);
+	img->debug_rejected_err = err;
+}
+
 /* Open candidate path and keep it as img->debug if it matches. */
 static int try_candidate(struct elfimg *img, const char *path)
 {
 	struct elfimg *dbg;
 	bool ok;
+	int ret;
 
 	if (same_file(path, img->path))
 		return 0;
-	if (elfimg_open(path, &dbg))
-		return 0; /* missing or unusable: not this one */
+	ret = elfimg_open_mode(path, true, &dbg);
+	if (ret) {
+		/* missing: not this one; there but unusable: say so */
+		if (ret != -ENOENT && ret != -ENOTDIR)
+			reject(img, path, ret);
+		return 0;
+	}
 	if (img->build_id_len) {
 		ok = dbg->build_id_len == img->build_id_len &&
 		     !memcmp(dbg->build_id, img->build_id, img->build_id_len);
@@ -81,6 +95,7 @@ static int try_candidate(struct elfimg *img, const char *path)
 		     crc == img->debuglink_crc;
 	}
 	if (!ok) {
+		reject(img, path, 0);
 		elfimg_close(dbg);
 		return 0;
 	}
@@ -134,5 +149,9 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 	}
 	free(dir);
 	free(real);
+	if (ret > 0) {
+		free(img->debug_rejected);
+		img->debug_rejected = NULL;
+	}
 	return ret;
 }

@@ -173,7 +173,50 @@ static int range_in_file(uint64_t off, uint64_t size, uint64_t fsize, int bad)
 	return 0;
 }
 
-static int load_segments(struct elfimg *img, Elf *elf, size_t phnum)
+static int cmp_u64pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return 0;
+}
+
+/* PT_LOADs must not overlap in VM: the VM size is their sum (invariant I1)
+ * and the loader never maps two segments over each other. */
+static int check_load_overlap(struct elfimg *img)
+{
+	uint64_t *r = xcalloc(2 * (img->nsegs ? img->nsegs : 1),
+			      sizeof(*r));
+	size_t n = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < img->nsegs; i++) {
+		struct elf_segment *s = &img->segs[i];
+
+		if (s->type != PT_LOAD || !s->memsz)
+			continue;
+		r[2 * n] = s->vaddr;
+		r[2 * n + 1] = s->vaddr + s->memsz;
+		n++;
+	}
+	if (n)
+		qsort(r, n, 2 * sizeof(*r), cmp_u64pair);
+	for (size_t i = 1; i < n; i++)
+		if (r[2 * i] < r[2 * i - 1]) {
+			ret = -MEMSZ_EBADPHDR;
+			break;
+		}
+	free(r);
+	return ret;
+}
+
+/* Read every program header. In debug mode (a separate debug file, of
+ * which only sections, symbols and notes are used) the segments are kept
+ * but not checked: `eu-strip -f` leaves the original program headers in
+ * the smaller .debug file, so their file ranges run past its end. */
+static int load_segments(struct elfimg *img, Elf *elf, size_t phnum,
+			 bool debug)
 {
 	img->segs = xcalloc(phnum ? phnum : 1, sizeof(*img->segs));
 	for (size_t i = 0; i < phnum; i++) {
@@ -192,7 +235,7 @@ static int load_segments(struct elfimg *img, Elf *elf, size_t phnum)
 		s->memsz = ph.p_memsz;
 		s->align = ph.p_align;
 		img->nsegs++;
-		if (s->type == PT_NULL)
+		if (s->type == PT_NULL || debug)
 			continue;
 		ret = range_in_file(s->offset, s->filesz, img->file_size,
 				    -MEMSZ_EBADPHDR);
@@ -204,9 +247,11 @@ static int load_segments(struct elfimg *img, Elf *elf, size_t phnum)
 			return -MEMSZ_EBADPHDR;
 		if (s->vaddr > UINT64_MAX - s->memsz)
 			return -MEMSZ_EBADPHDR;
+		if (img->vm_size > UINT64_MAX - s->memsz)
+			return -MEMSZ_EBADPHDR;
 		img->vm_size += s->memsz;
 	}
-	return 0;
+	return debug ? 0 : check_load_overlap(img);
 }
 
 static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
@@ -312,7 +357,8 @@ static void read_notes(struct elfimg *img, Elf *elf)
 		struct elf_segment *s = &img->segs[i];
 		Elf_Data *d;
 
-		if (s->type != PT_NOTE || !s->filesz)
+		if (s->type != PT_NOTE || !s->filesz ||
+		    range_in_file(s->offset, s->filesz, img->file_size, -1))
 			continue;
 		d = elf_getdata_rawchunk(elf, s->offset, s->filesz,
 					 s->align == 8 ? ELF_T_NHDR8 :
@@ -348,7 +394,7 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 	}
 }
 
-int elfimg_open(const char *path, struct elfimg **out)
+int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 {
 	struct elfimg_priv *priv = NULL;
 	struct elfimg *img = NULL;
@@ -356,9 +402,11 @@ int elfimg_open(const char *path, struct elfimg **out)
 	struct rawhdr h;
 	struct stat st;
 	GElf_Ehdr eh;
-	int fd, ret;
+	int fd, ret, fl;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
+	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -371,6 +419,11 @@ int elfimg_open(const char *path, struct elfimg **out)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = -MEMSZ_ENOTELF;
+		goto out_close;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		ret = -errno;
 		goto out_close;
 	}
 	ret = read_rawhdr(fd, st.st_size, &h);
@@ -423,7 +476,7 @@ int elfimg_open(const char *path, struct elfimg **out)
 	img->shoff = h.shoff;
 	img->shdr_size = shnum * h.shentsize;
 
-	ret = load_segments(img, priv->elf, phnum);
+	ret = load_segments(img, priv->elf, phnum, debug);
 	if (ret)
 		goto out_free;
 	ret = load_sections(img, priv->elf, shnum, priv->shstrndx);
@@ -440,6 +493,11 @@ out_free:
 out_close:
 	close(fd);
 	return ret;
+}
+
+int elfimg_open(const char *path, struct elfimg **out)
+{
+	return elfimg_open_mode(path, false, out);
 }
 
 void elfimg_close(struct elfimg *img)
@@ -459,6 +517,7 @@ void elfimg_close(struct elfimg *img)
 	free(img->segs);
 	free(img->secs);
 	free(img->debuglink);
+	free(img->debug_rejected);
 	free(img->path);
 	free(img);
 }

@@ -55,6 +55,12 @@ struct elfimg {
 	 * the image has no build-id); NULL until elfimg_find_debug() found
 	 * one. Owned by this image. */
 	struct elfimg *debug;
+	/* The first candidate elfimg_find_debug() found under a name it looks
+	 * for but refused, or NULL; owned. debug_rejected_err says why: a
+	 * negative code from opening it, or 0 when its build-id (or the
+	 * debuglink CRC) does not match. */
+	char *debug_rejected;
+	int debug_rejected_err;
 
 	void *priv;            /* libelf handle and fd; private to elf/ */
 };
@@ -66,11 +72,13 @@ struct elfimg {
  * -MEMSZ_ENOTELF. Anything running past the end of the file (a header,
  * a header table, a non-NOBITS section, a segment's file bytes) gives
  * -MEMSZ_ETRUNC; impossible values -MEMSZ_EBADELF (ELF header),
- * -MEMSZ_EBADPHDR (entry size, wrapping range, PT_LOAD filesz > memsz),
+ * -MEMSZ_EBADPHDR (entry size, wrapping range, PT_LOAD filesz > memsz,
+ * two PT_LOADs overlapping in VM),
  * -MEMSZ_EBADSHDR (entry size, wrapping range, e_shstrndx out of range or
  * not a string table, a symbol table not linked to a string table);
  * a section name outside .shstrtab -MEMSZ_EBADSTRTAB. Symbol entries are
- * checked when the symbols source is built (elfimg_source_map). */
+ * checked when the symbols source is built (elfimg_source_map). A FIFO
+ * is never waited on: it is refused like any non-regular file. */
 int elfimg_open(const char *path, struct elfimg **out);
 /* Close img and its debug image. NULL is fine. */
 void elfimg_close(struct elfimg *img);
@@ -79,7 +87,11 @@ void elfimg_close(struct elfimg *img);
  * by build-id, then .gnu_debuglink next to the image, in .debug/ beside it
  * and under /usr/lib/debug/<dir>/. A candidate is accepted only if its
  * build-id equals the image's (or, without build-ids, its CRC32 matches the
- * debuglink CRC). debug_root replaces "/usr/lib/debug" when not NULL (tests).
+ * debuglink CRC). Candidates are opened in debug mode: their program
+ * headers are not checked (`eu-strip -f` keeps the original ones in the
+ * smaller .debug file); only sections, symbols and notes are used. A
+ * candidate that exists but is refused is recorded in img->debug_rejected.
+ * debug_root replaces "/usr/lib/debug" when not NULL (tests).
  * Returns 1 if found (img->debug set), 0 if none, negative on error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
 
@@ -147,8 +159,10 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats);
 
-/* Demangle a C++ (Itanium ABI) name; returns a malloc'd string or NULL if
- * name is not mangled. */
+/* Demangle a C++ (Itanium ABI) name; returns a malloc'd string, or NULL
+ * if name is not mangled or too costly to demangle (longer than 1 KiB, an
+ * estimated output over 16 MiB, a result over 8 KiB, or this process's
+ * budget for expensive names spent; see demangle.c). */
 char *elf_demangle(const char *name);
 
 #endif

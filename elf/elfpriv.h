@@ -18,6 +18,11 @@ static inline Elf *elfimg_elf(const struct elfimg *img)
 	return ((struct elfimg_priv *)img->priv)->elf;
 }
 
+/* elfimg_open(), or with debug set for a separate debug file: program
+ * headers are read but not validated (segs of such an image are not to be
+ * used; vm_size stays 0). */
+int elfimg_open_mode(const char *path, bool debug, struct elfimg **out);
+
 /* "LOAD #n [RWX]" label text of segment seg into buf (>= 40 bytes). */
 void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len);
 

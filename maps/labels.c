@@ -4,6 +4,11 @@
  * and are indexed by dense ids. An open-addressing table with linear probing
  * maps a string to its id; a slot holds id + 1 (0 = empty) and the table is
  * kept at most half full.
+ *
+ * Aliases of a label are kept in insertion order; once a label has more
+ * than a few, a per-label open-addressing set of their indexes (same
+ * scheme: index + 1, at most half full) makes the duplicate check O(1), so
+ * adding n aliases to one label costs O(n), not O(n^2).
  */
 #include "maps/labels.h"
 
@@ -19,9 +24,14 @@ struct arena_chunk {
 	char data[];
 };
 
+#define ALIAS_LINEAR 8 /* up to this many aliases: no set, just compare */
+
 struct alias_list {
 	const char **v;
+	uint32_t *hash;   /* hash of v[i] */
 	size_t n, cap;
+	uint32_t *set;    /* index + 1, 0 = empty; NULL while n <= ALIAS_LINEAR */
+	size_t nset;      /* power of two */
 };
 
 struct labels {
@@ -123,8 +133,11 @@ void labels_free(struct labels *lb)
 		next = c->next;
 		free(c);
 	}
-	for (i = 0; i < lb->nalias; i++)
+	for (i = 0; i < lb->nalias; i++) {
 		free(lb->alias[i].v);
+		free(lb->alias[i].hash);
+		free(lb->alias[i].set);
+	}
 	free(lb->alias);
 	free(lb->slot);
 	free(lb->str);
@@ -223,29 +236,78 @@ size_t labels_count(const struct labels *lb)
 	return lb->count;
 }
 
+/* Slot of al's set where alias (length n, hash h) is, or the empty slot
+ * where it would go. */
+static size_t alias_probe(const struct alias_list *al, const char *alias,
+			  uint32_t h)
+{
+	size_t mask = al->nset - 1, i = h & mask;
+
+	for (;;) {
+		uint32_t v = al->set[i];
+
+		if (!v || (al->hash[v - 1] == h && !strcmp(al->v[v - 1], alias)))
+			return i;
+		i = (i + 1) & mask;
+	}
+}
+
+/* (Re)build al's set with room for at least 2 * (n + 1) entries. */
+static void alias_rehash(struct alias_list *al)
+{
+	size_t nset = al->nset ? al->nset : 32;
+
+	while (nset < 2 * (al->n + 1))
+		nset *= 2;
+	free(al->set);
+	al->set = xcalloc(nset, sizeof(*al->set));
+	al->nset = nset;
+	for (size_t k = 0; k < al->n; k++)
+		al->set[alias_probe(al, al->v[k], al->hash[k])] = k + 1;
+}
+
 void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 {
 	struct alias_list *al;
-	size_t i, n = strlen(alias);
+	size_t i, n = strlen(alias), cap;
+	uint32_t h;
 
 	if (id >= lb->count)
 		return;
 	if (lb->len[id] == n && !memcmp(lb->str[id], alias, n))
 		return;
 	if (id >= lb->nalias) {
-		size_t cap = lb->nalias;
-
+		cap = lb->nalias;
 		xgrow(&lb->alias, &cap, lb->count, sizeof(*lb->alias));
 		memset(lb->alias + lb->nalias, 0,
 		       (cap - lb->nalias) * sizeof(*lb->alias));
 		lb->nalias = cap;
 	}
 	al = &lb->alias[id];
-	for (i = 0; i < al->n; i++)
-		if (!strcmp(al->v[i], alias))
+	h = (uint32_t)hash_bytes(alias, n);
+	if (al->set) {
+		i = alias_probe(al, alias, h);
+		if (al->set[i])
 			return;
-	xgrow(&al->v, &al->cap, al->n + 1, sizeof(*al->v));
-	al->v[al->n++] = arena_dup(lb, alias, n);
+	} else {
+		for (i = 0; i < al->n; i++)
+			if (al->hash[i] == h && !strcmp(al->v[i], alias))
+				return;
+	}
+	cap = al->cap;
+	xgrow(&al->v, &cap, al->n + 1, sizeof(*al->v));
+	cap = al->cap;
+	xgrow(&al->hash, &cap, al->n + 1, sizeof(*al->hash));
+	al->cap = cap;
+	al->v[al->n] = arena_dup(lb, alias, n);
+	al->hash[al->n] = h;
+	al->n++;
+	if (al->n > ALIAS_LINEAR) {
+		if (!al->set || 2 * (al->n + 1) > al->nset)
+			alias_rehash(al);
+		else
+			al->set[alias_probe(al, al->v[al->n - 1], h)] = al->n;
+	}
 }
 
 const char *const *labels_aliases(const struct labels *lb, uint32_t id,

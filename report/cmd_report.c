@@ -61,33 +61,6 @@ static const struct option report_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* RES% = RSS / VM SIZE of the top-level rows, as a footer line: the row
- * writers have no derived columns. */
-static void res_note(struct report_result *res, struct labels *lb)
-{
-	const struct row *top = &res->t->total;
-	char *line = xstrdup("RES% (RSS / VM SIZE):"), *next;
-
-	for (size_t i = 0; i < top->nchildren && i < 8; i++) {
-		const struct row *r = &top->children[i];
-
-		if (!r->vals[COL_VM] || r->folded)
-			continue;
-		next = xasprintf("%s%s %s %.1f%%", line, i ? "," : "",
-				 labels_str(lb, r->label),
-				 100.0 * r->vals[COL_RSS] / r->vals[COL_VM]);
-		free(line);
-		line = next;
-	}
-	if (top->vals[COL_VM]) {
-		next = xasprintf("%s; TOTAL %.1f%%", line, 100.0 *
-				 top->vals[COL_RSS] / top->vals[COL_VM]);
-		free(line);
-		line = next;
-	}
-	size_note_add(&res->notes, line);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {
@@ -214,8 +187,6 @@ int cmd_report(int argc, char **argv)
 	if (sort == COL_PSS && !res.have_pss)
 		sort = COL_RSS;
 	rowtree_finish(res.t, sort, limit);
-	if (oo.fmt == OUT_TABLE)
-		res_note(&res, lb);
 	for (int i = 0; i < COL__COUNT; i++)
 		if (i != COL_PSS || res.have_pss)
 			cols[ncols++] = i;
@@ -224,6 +195,7 @@ int cmd_report(int argc, char **argv)
 	oo.keys = keynames;
 	oo.cols = cols;
 	oo.ncols = ncols;
+	oo.res_pct = true;
 	oo.notes = (const char *const *)res.notes.lines;
 	oo.nnotes = res.notes.n;
 	if (out_write(stdout, res.t, &oo) < 0 || fflush(stdout) == EOF) {

@@ -58,6 +58,18 @@ char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift)
 	return buf;
 }
 
+/* RES% of r as printed by every writer: one decimal, "" if VM is 0. */
+static const char *res_pct(char *buf, size_t len, const struct row *r)
+{
+	if (!r->vals[COL_VM])
+		buf[0] = 0;
+	else
+		snprintf(buf, len, "%.1f",
+			 100.0 * (double)r->vals[COL_RSS] /
+				 (double)r->vals[COL_VM]);
+	return buf;
+}
+
 static const char *level_key(const struct out_opts *o, size_t level,
 			     char *buf, size_t len)
 {
@@ -117,6 +129,10 @@ static void table_row(FILE *f, const struct rowtree *t,
 		fprintf(f, "%*.1f%% %*s ", TABLE_PCT_W - 1, pct, TABLE_SIZE_W,
 			size);
 	}
+	if (o->res_pct) {
+		res_pct(size, sizeof(size), r);
+		fprintf(f, " %5s%s ", *size ? size : "-", *size ? "%" : " ");
+	}
 	fputs("   ", f);
 	for (i = 0; i < level; i++)
 		fputs("    ", f);
@@ -151,7 +167,7 @@ static void put_rstrip(FILE *f, char *line, size_t n)
 static void table_write(FILE *f, const struct rowtree *t,
 			const struct out_opts *o)
 {
-	size_t w = o->ncols * (TABLE_COL_W + 2) + 1, c, i;
+	size_t w = o->ncols * (TABLE_COL_W + 2) + 16, c, i;
 	char *line = xmalloc(w);
 	size_t pos;
 
@@ -169,6 +185,8 @@ static void table_write(FILE *f, const struct rowtree *t,
 		memcpy(line + pos + 1 + left, h, hl);
 		pos += TABLE_COL_W + 2;
 	}
+	if (o->res_pct)
+		pos += sprintf(line + pos, "  RES%%  ");
 	put_rstrip(f, line, pos);
 
 	pos = 0;
@@ -178,6 +196,8 @@ static void table_write(FILE *f, const struct rowtree *t,
 			line[pos++] = '-';
 		line[pos++] = ' ';
 	}
+	if (o->res_pct)
+		pos += sprintf(line + pos, " ------ ");
 	put_rstrip(f, line, pos);
 	free(line);
 
@@ -243,6 +263,10 @@ static void csv_tree(FILE *f, const struct rowtree *t,
 					    coldefs[col].shift),
 			      f);
 		}
+		if (o->res_pct) {
+			fputc(sep, f);
+			fputs(res_pct(num, sizeof(num), ch), f);
+		}
 		fputc('\n', f);
 	}
 }
@@ -265,6 +289,10 @@ static void csv_write(FILE *f, const struct rowtree *t,
 			fputc(sep, f);
 		fputs(coldefs[o->cols[i]].key, f);
 	}
+	if (o->res_pct) {
+		fputc(sep, f);
+		fputs("res_pct", f);
+	}
 	fputc('\n', f);
 
 	path = xcalloc(t->depth + 1, sizeof(*path));
@@ -286,6 +314,13 @@ static void json_vals(struct jw *w, const struct out_opts *o,
 		jw_name(w, coldefs[col].key);
 		jw_number(w, out_fmt_value(num, sizeof(num), r->vals[col],
 					   coldefs[col].shift));
+	}
+	if (o->res_pct) {
+		jw_name(w, "res_pct");
+		if (r->vals[COL_VM])
+			jw_number(w, res_pct(num, sizeof(num), r));
+		else
+			jw_null(w);
 	}
 }
 
@@ -337,6 +372,8 @@ static int json_write(FILE *f, const struct rowtree *t,
 	jw_start_array(w);
 	for (i = 0; i < o->ncols; i++)
 		jw_string(w, coldefs[o->cols[i]].key);
+	if (o->res_pct)
+		jw_string(w, "res_pct");
 	jw_end_array(w);
 	jw_name(w, "total");
 	jw_start_object(w);

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "report/rows.h"
@@ -31,6 +32,9 @@ struct out_opts {
 	size_t ncols;
 	const char *const *notes; /* footer lines (may be NULL/0) */
 	size_t nnotes;
+	bool res_pct;            /* add RES% = RSS / VM SIZE after the
+				    columns ("res_pct" in csv/json; "-" or
+				    empty where VM SIZE is 0) */
 };
 
 /* Write the finished tree t to f. Notes go after the TOTAL in a table,

@@ -140,6 +140,24 @@ static void source_notes(struct size_notes *notes, const char *path,
 					(unsigned long long)st->clipped));
 }
 
+/* A debug file that was found but refused: say why symbols lack names. */
+static void debug_note(struct size_notes *notes, const char *path,
+		       const struct elfimg *img)
+{
+	const char *why;
+
+	if (img->debug || !img->debug_rejected)
+		return;
+	if (img->debug_rejected_err)
+		why = memsz_strerror(img->debug_rejected_err);
+	else if (img->build_id_len)
+		why = "build-id does not match";
+	else
+		why = "CRC does not match";
+	size_note_add(notes, xasprintf("%s: debug file '%s' rejected: %s", path,
+				  img->debug_rejected, why));
+}
+
 int size_image_open(struct size_image *si, const char *path,
 		    struct labels *lb)
 {
@@ -175,6 +193,7 @@ int size_image_source(struct size_image *si, enum elf_source src,
 			size_note_add(notes, xasprintf(
 				"%s: looking for a debug file: %s",
 				path, memsz_strerror(ret)));
+		debug_note(notes, path, si->img);
 	}
 	dualmap_init(&si->src[src]);
 	si->built[src] = true;

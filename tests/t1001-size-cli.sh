@@ -46,6 +46,40 @@ expect_fail "repeated key" "unknown or repeated key 'sections'" \
 expect_fail "bad format" "unknown format 'xml'" $MEMSZ size --format xml "$MEMSZ"
 expect_fail "bad -n" "-n wants a number" $MEMSZ size -n lots "$MEMSZ"
 
+# A FIFO is refused at once, never opened for reading and waited on:
+# given directly, and named by a .gnu_debuglink (timeout: 124 if it hangs).
+mkfifo "$tmp/fifo"
+expect_fail "fifo" "'$tmp/fifo': not an ELF file" \
+	timeout 20 $MEMSZ size "$tmp/fifo"
+mkdir "$tmp/fl"
+objcopy --only-keep-debug "$MEMSZ" "$tmp/fl/m.debug" &&
+	objcopy --strip-all --add-gnu-debuglink="$tmp/fl/m.debug" \
+		"$MEMSZ" "$tmp/fl/m" && rm "$tmp/fl/m.debug" &&
+	mkfifo "$tmp/fl/m.debug"
+timeout 20 $MEMSZ size --by symbols --debug-root "$tmp/fl" "$tmp/fl/m" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] &&
+	grep -q "debug file '$tmp/fl/m.debug' rejected: not an ELF file" "$tmp/out" &&
+	ok "debuglink naming a fifo: refused with a note" ||
+	notok "debuglink naming a fifo (rc=$rc, $(cat "$tmp/err"))"
+
+# Two PT_LOADs overlapping in VM: a one-line error, not a wrong VM total.
+python3 - "$MEMSZ" "$tmp/overlap" <<'EOF_PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+assert b[4] == 2 and b[5] == 1  # ELF64 little-endian
+phoff, = struct.unpack_from("<Q", b, 32)
+phnum, = struct.unpack_from("<H", b, 56)
+loads = [phoff + 56 * i for i in range(phnum)
+         if struct.unpack_from("<I", b, phoff + 56 * i)[0] == 1]
+first, = struct.unpack_from("<Q", b, loads[0] + 16)
+struct.pack_into("<Q", b, loads[1] + 16, first)
+open(sys.argv[2], "wb").write(b)
+EOF_PY
+expect_fail "overlapping PT_LOADs" "'$tmp/overlap': corrupt program header table" \
+	$MEMSZ size "$tmp/overlap"
+
 # Truncations of a real ELF at the header boundaries and a sweep of offsets:
 # each is a clean one-line error or a valid report, never a crash.
 cp "$MEMSZ" "$tmp/elf"

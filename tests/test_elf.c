@@ -19,12 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <elf.h>
 #include <unistd.h>
 
 #include "elf/elfimg.h"
+#include "elf/elfpriv.h"
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/memsz-test-elf.XXXXXX";
@@ -908,6 +910,213 @@ static void test_debug_build_id(void **state)
 	unmap_image(&m);
 }
 
+static int open_code(const char *path)
+{
+	struct elfimg *img = NULL;
+	int ret = elfimg_open(path, &img);
+
+	if (ret == 0)
+		elfimg_close(img);
+	return ret;
+}
+
+/* A FIFO is refused at once, never waited on: given directly, and named by
+ * a .gnu_debuglink (SIGALRM fails the test if open() blocks). */
+static void test_fifo(void **state)
+{
+	struct elfimg *img;
+
+	(void)state;
+	assert_int_equal(sh("cd %s && rm -rf fl && mkdir -p fl empty && "
+			    "mkfifo fl/pipe && "
+			    "objcopy --only-keep-debug fx fl/fx.debug && "
+			    "objcopy --strip-all "
+			    "--add-gnu-debuglink=fl/fx.debug fx fl/fx.stripped "
+			    "&& rm fl/fx.debug && mkfifo fl/fx.debug",
+			    tmpdir),
+			 0);
+	alarm(60);
+	assert_int_equal(open_code(fx("fl/pipe")), -MEMSZ_ENOTELF);
+	assert_int_equal(elfimg_open(fx("fl/fx.stripped"), &img), 0);
+	assert_string_equal(img->debuglink, "fx.debug");
+	assert_int_equal(elfimg_find_debug(img, fx("empty")), 0);
+	assert_null(img->debug);
+	/* found under its name but refused, and why */
+	assert_non_null(img->debug_rejected);
+	assert_string_equal(img->debug_rejected, fx("fl/fx.debug"));
+	assert_int_equal(img->debug_rejected_err, -MEMSZ_ENOTELF);
+	elfimg_close(img);
+	alarm(0);
+}
+
+/* `eu-strip -f` keeps the original program headers in the smaller .debug
+ * file: it is still used for symbols. */
+static void test_eu_strip(void **state)
+{
+	struct mapped m;
+	struct truth t;
+	struct elfimg *img;
+	size_t checked = 0;
+
+	(void)state;
+	if (sh("command -v eu-strip >/dev/null")) {
+		print_message("no eu-strip (elfutils): skipped\n");
+		skip();
+	}
+	assert_int_equal(sh("cd %s && rm -rf eu && mkdir -p eu empty && "
+			    "eu-strip -f eu/fx.debug -o eu/fx.s fx",
+			    tmpdir),
+			 0);
+	/* ground truth: readelf shows a LOAD running past the debug file */
+	truth_read(fx("eu/fx.debug"), &t);
+	for (size_t i = 0; i < t.nsegs; i++)
+		if (!strcmp(t.segs[i].type, "LOAD") &&
+		    t.segs[i].off + t.segs[i].filesz >
+			    file_size(fx("eu/fx.debug")))
+			checked++;
+	assert_true(checked > 0);
+	truth_free(&t);
+	/* as an image of its own it is truncated; as a debug file fine */
+	assert_int_equal(open_code(fx("eu/fx.debug")), -MEMSZ_ETRUNC);
+	assert_int_equal(elfimg_open_mode(fx("eu/fx.debug"), true, &img), 0);
+	elfimg_close(img);
+
+	truth_read(fx("fx"), &t);
+	assert_int_equal(map_image(fx("eu/fx.s"), ELFSRC_SYMBOLS, &m,
+				   fx("empty")),
+			 0);
+	assert_true(m.st.used_debug_file);
+	assert_false(m.st.used_dynsym);
+	assert_null(m.img->debug_rejected);
+	checked = 0;
+	for (size_t i = 0; i < t.nsyms; i++) {
+		const struct rsym *y = &t.syms[i];
+
+		if (!strcmp(y->name, "fx_data") || !strcmp(y->name, "fx_ro") ||
+		    !strcmp(y->name, "fx_bss") ||
+		    !strcmp(y->name, "fx_func_a")) {
+			assert_int_equal(label_bytes(m.src.vm, m.lb, y->name),
+					 y->size);
+			checked++;
+		}
+	}
+	assert_int_equal(checked, 4);
+	truth_free(&t);
+	truth_read(fx("eu/fx.s"), &t);
+	check_i1(&m.src, &t, file_size(fx("eu/fx.s")));
+	truth_free(&t);
+	unmap_image(&m);
+
+	/* a debug file of another build there: refused, and recorded */
+	assert_int_equal(sh("cd %s && "
+			    "eu-strip -f eu/other.debug -o eu/other.s fx2 && "
+			    "cp eu/other.debug eu/fx.debug",
+			    tmpdir),
+			 0);
+	assert_int_equal(elfimg_open(fx("eu/fx.s"), &img), 0);
+	assert_int_equal(elfimg_find_debug(img, fx("empty")), 0);
+	assert_string_equal(img->debug_rejected, fx("eu/fx.debug"));
+	assert_int_equal(img->debug_rejected_err, 0);
+	elfimg_close(img);
+}
+
+/* Mangled name whose demangling doubles with each of levels nestings of
+ * back-references (as in the reviewer's generator). */
+static char *bomb_name(int levels)
+{
+	static const char b36[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char *s = xstrdup("_Z1fIJ1AIiiE");
+
+	for (int i = 0; i < levels; i++) {
+		char seq[8] = "";
+		char *n;
+
+		/* S_ is candidate 0, S0_ candidate 1, ... (base 36) */
+		if (i >= 36)
+			snprintf(seq, sizeof(seq), "%c%c", b36[i / 36],
+				 b36[i % 36]);
+		else
+			snprintf(seq, sizeof(seq), "%c", b36[i]);
+		n = xasprintf("%sS_IS%s_S%s_E", s, seq, seq);
+		free(s);
+		s = n;
+	}
+	{
+		char *n = xasprintf("%sEEvv", s);
+
+		free(s);
+		return n;
+	}
+}
+
+static void test_demangle_bomb(void **state)
+{
+	char *name = bomb_name(48), *dm, *want;
+	struct rusage ru;
+	int st;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	/* c++filt agrees a small one is valid and it does double */
+	dm = bomb_name(4);
+	want = capture("c++filt '%s'", dm);
+	want[strcspn(want, "\n")] = 0;
+	assert_string_not_equal(want, dm);
+	char *got = elf_demangle(dm);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	free(dm);
+	/* a real name with many back-references still demangles */
+	dm = elf_demangle("_ZSt17__rotate_adaptiveIPN5clang17Overload"
+			  "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
+	want = capture("c++filt _ZSt17__rotate_adaptiveIPN5clang17Overload"
+		       "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
+	want[strcspn(want, "\n")] = 0;
+	assert_non_null(dm);
+	assert_string_equal(dm, want);
+	free(dm);
+	free(want);
+	/* names over 1 KiB are left alone */
+	dm = bomb_name(120);
+	assert_true(strlen(dm) > 1024);
+	assert_null(elf_demangle(dm));
+	free(dm);
+
+	/* an ELF with the 48-level bomb: labelled by the mangled name, in a
+	 * child whose peak RSS we read back */
+	f = fopen(fx("bomb.s"), "w");
+	assert_non_null(f);
+	fprintf(f, ".text\n.globl _start\n_start: ret\n.globl %s\n"
+		   ".type %s,@function\n%s:\n ret\n.size %s,1\n",
+		name, name, name, name);
+	fclose(f);
+	assert_int_equal(sh("cd %s && gcc -nostdlib -static -o bomb bomb.s",
+			    tmpdir),
+			 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct mapped m;
+		int ok;
+
+		ok = map_image(fx("bomb"), ELFSRC_SYMBOLS, &m, NULL) == 0 &&
+		     labels_find(m.lb, name) != LABEL_NONE &&
+		     m.st.symbols == 1;
+		unmap_image(&m);
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(wait4(pid, &st, 0, &ru), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	print_message("demangle bomb: child peak RSS %ld KiB\n",
+		      ru.ru_maxrss);
+	assert_true(ru.ru_maxrss < 200 * 1024);
+	free(name);
+}
+
 /* Relocatable objects from clang for other machines: real big-endian and
  * 32-bit ELF written by a compiler, not by our byte-swapper. */
 static void test_relocatable(void **state)
@@ -1034,16 +1243,6 @@ static void test_source_names(void **state)
 }
 
 /* ---------- hostile input ---------- */
-
-static int open_code(const char *path)
-{
-	struct elfimg *img = NULL;
-	int ret = elfimg_open(path, &img);
-
-	if (ret == 0)
-		elfimg_close(img);
-	return ret;
-}
 
 static void test_not_elf(void **state)
 {
@@ -1378,6 +1577,25 @@ static void ed_load_offset(unsigned char *b, const struct truth *t, size_t l)
 		}
 }
 
+/* Second PT_LOAD moved onto the first in VM. */
+static void ed_load_overlap(unsigned char *b, const struct truth *t,
+			    size_t l)
+{
+	const struct rseg *first = NULL;
+
+	(void)l;
+	for (size_t i = 0; i < t->nsegs; i++) {
+		if (strcmp(t->segs[i].type, "LOAD"))
+			continue;
+		if (!first) {
+			first = &t->segs[i];
+			continue;
+		}
+		put(b, t->phoff + i * t->phentsize + 16, first->vaddr + 16, 8);
+		return;
+	}
+}
+
 static uint64_t sym_at(const struct truth *t, const char *name)
 {
 	return sec_named(t, ".symtab", NULL)->off + sym_index(t, name) * 24;
@@ -1442,6 +1660,8 @@ static void test_corrupt(void **state)
 		  ed_load_filesz },
 		{ { "LOAD offset past EOF", -MEMSZ_ETRUNC, false },
 		  ed_load_offset },
+		{ { "LOADs overlap in VM", -MEMSZ_EBADPHDR, false },
+		  ed_load_overlap },
 		{ { "st_name past strtab", -MEMSZ_EBADSTRTAB, true },
 		  ed_st_name },
 		{ { "symbol outside its section", -MEMSZ_EBADSYM, true },
@@ -1480,27 +1700,99 @@ static void test_corrupt(void **state)
 	truth_free(&t);
 }
 
-/* Random byte flips in the headers and tables: never crash. */
+/* The PT_LOADs of a 64-bit little-endian image decoded from its bytes
+ * (extended e_phnum too) into t->segs, for check_i1. */
+static void raw_loads(const unsigned char *b, size_t len, struct truth *t)
+{
+	uint64_t phoff = 0, phnum = 0, shoff = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < 8; i++) {
+		phoff |= (uint64_t)b[E_PHOFF + i] << (8 * i);
+		shoff |= (uint64_t)b[E_SHOFF + i] << (8 * i);
+	}
+	phnum = b[E_PHNUM] | b[E_PHNUM + 1] << 8;
+	if (phnum == 0xffff && shoff + 48 <= len)
+		phnum = b[shoff + 44] | b[shoff + 45] << 8 |
+			(uint64_t)b[shoff + 46] << 16 |
+			(uint64_t)b[shoff + 47] << 24;
+	t->segs = xcalloc(phnum ? phnum : 1, sizeof(*t->segs));
+	for (uint64_t i = 0; i < phnum && phoff + (i + 1) * 56 <= len; i++) {
+		const unsigned char *p = b + phoff + i * 56;
+		struct rseg *g = &t->segs[t->nsegs++];
+		uint64_t v = 0, m = 0;
+
+		for (int k = 0; k < 8; k++) {
+			v |= (uint64_t)p[16 + k] << (8 * k);
+			m |= (uint64_t)p[40 + k] << (8 * k);
+		}
+		snprintf(g->type, sizeof(g->type), "%s",
+			 p[0] == PT_LOAD && !p[1] && !p[2] && !p[3] ? "LOAD" :
+								       "-");
+		g->vaddr = v;
+		g->memsz = m;
+	}
+}
+
+/* Open, map every source (debug files looked for), and check I1 against
+ * the PT_LOADs in the bytes for each map that was built. */
+static int fuzz_one(const char *path, const unsigned char *buf, size_t len)
+{
+	struct truth t;
+	int ret = open_code(path);
+
+	if (ret)
+		return ret;
+	raw_loads(buf, len, &t);
+	for (int src = 0; src < ELFSRC__COUNT && !ret; src++) {
+		struct mapped m;
+
+		ret = map_image(path, src, &m, fx("empty"));
+		if (m.img) {
+			check_i1(&m.base, &t, len);
+			if (!ret)
+				check_i1(&m.src, &t, len);
+		}
+		unmap_image(&m);
+	}
+	truth_free(&t);
+	return ret;
+}
+
+/* Random bit flips in the headers, tables, notes, .gnu_debuglink and
+ * .symtab of an image with a debug link: never crash, and whatever opens
+ * keeps I1. */
 static void test_fuzz(void **state)
 {
 	unsigned char *orig, *buf;
 	unsigned int seed = 12345;
+	const struct rsec *regions[3];
 	struct truth t;
 	size_t len;
 	int ok = 0;
 
 	(void)state;
-	truth_read(fx("fs64"), &t);
-	orig = slurp(fx("fs64"), &len);
+	assert_int_equal(sh("cd %s && mkdir -p fz empty && "
+			    "objcopy --only-keep-debug fs64 fz/fs64.debug && "
+			    "objcopy --add-gnu-debuglink=fz/fs64.debug "
+			    "fs64 fz/fs64dl",
+			    tmpdir),
+			 0);
+	truth_read(fx("fz/fs64dl"), &t);
+	regions[0] = sec_named(&t, ".symtab", NULL);
+	regions[1] = sec_named(&t, ".note.gnu.build-id", NULL);
+	regions[2] = sec_named(&t, ".gnu_debuglink", NULL);
+	orig = slurp(fx("fz/fs64dl"), &len);
 	buf = xmalloc(len);
 	for (int iter = 0; iter < 1500; iter++) {
 		int flips = 1 + rand_r(&seed) % 4;
 
 		memcpy(buf, orig, len);
 		for (int f = 0; f < flips; f++) {
+			const struct rsec *r;
 			uint64_t off;
 
-			switch (rand_r(&seed) % 3) {
+			switch (rand_r(&seed) % 5) {
 			case 0:
 				off = rand_r(&seed) % 64;
 				break;
@@ -1508,17 +1800,19 @@ static void test_fuzz(void **state)
 				off = t.shoff + rand_r(&seed) %
 							(t.shnum * t.shentsize);
 				break;
-			default: {
-				const struct rsec *s =
-					sec_named(&t, ".symtab", NULL);
-				off = s->off + rand_r(&seed) % s->size;
-			}
+			case 2:
+				off = t.phoff + rand_r(&seed) %
+							(t.phnum * t.phentsize);
+				break;
+			default:
+				r = regions[rand_r(&seed) % 3];
+				off = r->off + rand_r(&seed) % r->size;
 			}
 			if (off < len)
 				buf[off] ^= 1u << (rand_r(&seed) % 8);
 		}
-		spit(fx("fuzz.bin"), buf, len);
-		ok += open_and_map(fx("fuzz.bin")) == 0;
+		spit(fx("fz/fuzz.bin"), buf, len);
+		ok += fuzz_one(fx("fz/fuzz.bin"), buf, len) == 0;
 	}
 	print_message("fuzz: %d of 1500 variants still mapped\n", ok);
 	free(buf);
@@ -1541,6 +1835,9 @@ int main(void)
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_debug_build_id),
 		cmocka_unit_test(test_debug_crc),
+		cmocka_unit_test(test_fifo),
+		cmocka_unit_test(test_eu_strip),
+		cmocka_unit_test(test_demangle_bomb),
 		cmocka_unit_test(test_relocatable),
 		cmocka_unit_test(test_libc_debug),
 		cmocka_unit_test(test_system_files),

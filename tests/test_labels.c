@@ -138,6 +138,43 @@ static void test_aliases(void **state)
 	labels_free(lb);
 }
 
+/* 200 000 aliases of one label (a symbol folded 200 000 times): all kept,
+ * in order, duplicates still ignored. Quadratic before (strcmp against
+ * every alias already there). */
+static void test_many_aliases(void **state)
+{
+	enum { NAL = 200000 };
+	struct labels *lb = labels_new();
+	const char *const *al;
+	char buf[64];
+	uint32_t id, other;
+	size_t n;
+
+	(void)state;
+	id = labels_intern(lb, "folded");
+	other = labels_intern(lb, "other");
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < NAL; i++) {
+			snprintf(buf, sizeof(buf), "alias_%d", i);
+			labels_add_alias(lb, id, buf);
+		}
+	labels_add_alias(lb, id, "folded");
+	labels_add_alias(lb, other, "alias_7");
+	al = labels_aliases(lb, id, &n);
+	assert_int_equal(n, NAL);
+	for (int i = 0; i < NAL; i += 997) {
+		snprintf(buf, sizeof(buf), "alias_%d", i);
+		assert_string_equal(al[i], buf);
+	}
+	assert_string_equal(al[NAL - 1], "alias_199999");
+	al = labels_aliases(lb, other, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(al[0], "alias_7");
+	assert_int_equal(labels_count(lb), 2);
+	assert_int_equal(labels_find(lb, "alias_5"), LABEL_NONE);
+	labels_free(lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_intern_n),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_many_aliases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -136,7 +136,7 @@ static void test_table(void **state)
 	static const char *const notes[] = {
 		"note: 2 images could not be opened",
 	};
-	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, notes, 1 };
+	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, notes, 1, false };
 	char *s;
 
 	(void)state;
@@ -161,7 +161,7 @@ static void test_table_columns(void **state)
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 1);
 	static const enum col_id cols[] = { COL_RSS, COL_PSS, COL_DIRTY };
-	struct out_opts o = { OUT_TABLE, NULL, cols, 3, NULL, 0 };
+	struct out_opts o = { OUT_TABLE, NULL, cols, 3, NULL, 0, false };
 	uint64_t vals[COL__COUNT] = { 0 };
 	uint32_t path[1];
 	char *s;
@@ -193,11 +193,61 @@ static void test_table_columns(void **state)
 	labels_free(lb);
 }
 
+/* RES% = RSS / VM SIZE per row, in every format; empty where VM is 0. */
+static void test_res_pct(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *t = rowtree_new(lb, 1);
+	static const enum col_id cols[] = { COL_VM, COL_RSS };
+	struct out_opts o = { .fmt = OUT_TABLE, .cols = cols, .ncols = 2,
+			      .res_pct = true };
+	static const char *const keys1[] = { "files" };
+	uint64_t vals[COL__COUNT] = { 0 };
+	uint32_t path[1];
+	char *s;
+
+	(void)state;
+	path[0] = labels_intern(lb, "libc.so.6");
+	vals[COL_VM] = 8192;
+	vals[COL_RSS] = 2048;
+	rowtree_add(t, path, vals);
+	path[0] = labels_intern(lb, "[nothing]");
+	vals[COL_VM] = 0;
+	vals[COL_RSS] = 0;
+	rowtree_add(t, path, vals);
+	rowtree_finish(t, COL_RSS, 0);
+	o.keys = keys1;
+	s = render(t, &o);
+	/* 2048 of 8192 is 25.0% */
+	assert_string_equal(s,
+		"     VM SIZE           RSS        RES%\n"
+		" --------------  --------------  ------\n"
+		" 100.0%  8.00Ki 100.0%  2.00Ki   25.0%    libc.so.6\n"
+		"   0.0%       0   0.0%       0      -     [nothing]\n"
+		" 100.0%  8.00Ki 100.0%  2.00Ki   25.0%    TOTAL\n");
+	free(s);
+	o.fmt = OUT_CSV;
+	s = render(t, &o);
+	assert_string_equal(s, "files,vm_size,rss,res_pct\n"
+			       "libc.so.6,8192,2048,25.0\n"
+			       "[nothing],0,0,\n");
+	free(s);
+	o.fmt = OUT_JSON;
+	s = render(t, &o);
+	assert_int_equal(python_json(s,
+		"assert d[\"columns\"] == [\"vm_size\", \"rss\", \"res_pct\"]\n"
+		"assert d[\"total\"][\"res_pct\"] == 25.0\n"
+		"assert d[\"rows\"][1][\"res_pct\"] is None\n"), 0);
+	free(s);
+	rowtree_free(t);
+	labels_free(lb);
+}
+
 static void test_table_empty(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0 };
+	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0, false };
 	char *s;
 
 	(void)state;
@@ -241,7 +291,7 @@ static void test_csv_tsv(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = small_tree(lb);
-	struct out_opts o = { OUT_CSV, keys2, cols_fv, 2, NULL, 0 };
+	struct out_opts o = { OUT_CSV, keys2, cols_fv, 2, NULL, 0, false };
 	char *s;
 
 	(void)state;
@@ -269,7 +319,7 @@ static void test_csv_quoting_and_others(void **state)
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
 	static const enum col_id cols[] = { COL_VM, COL_PSS };
-	struct out_opts o = { OUT_CSV, keys2, cols, 2, NULL, 0 };
+	struct out_opts o = { OUT_CSV, keys2, cols, 2, NULL, 0, false };
 	uint64_t vals[COL__COUNT] = { 0 };
 	uint32_t path[2];
 	char *s;
@@ -326,7 +376,7 @@ static void test_json(void **state)
 	static const enum col_id cols[] = { COL_RSS, COL_PSS };
 	static const char *const keys[] = { "symbols" };
 	static const char *const notes[] = { "lost 3 \"records\"" };
-	struct out_opts o = { OUT_JSON, keys, cols, 2, notes, 1 };
+	struct out_opts o = { OUT_JSON, keys, cols, 2, notes, 1, false };
 	uint64_t vals[COL__COUNT] = { 0 };
 	uint32_t path[1], id;
 	char *s;
@@ -470,7 +520,7 @@ static void test_json_random(void **state)
 					    COL_PSS, COL_USS, COL_DIRTY,
 					    COL_SWAP };
 	static const char *const keys[] = { "files", "sections", "symbols" };
-	struct out_opts o = { OUT_JSON, keys, cols, 7, NULL, 0 };
+	struct out_opts o = { OUT_JSON, keys, cols, 7, NULL, 0, false };
 	uint64_t vals[COL__COUNT];
 	uint32_t path[3];
 	unsigned seed = 7;
@@ -521,7 +571,7 @@ static void test_write_error(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = small_tree(lb);
-	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0 };
+	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0, false };
 	FILE *f = fopen("/dev/full", "w");
 
 	(void)state;
@@ -589,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_table_empty),
+		cmocka_unit_test(test_res_pct),
 		cmocka_unit_test(test_csv_tsv),
 		cmocka_unit_test(test_csv_quoting_and_others),
 		cmocka_unit_test(test_json),
