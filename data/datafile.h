@@ -46,6 +46,7 @@ enum md_rec_type {
 	MD_REC_SNAP_END,      /* the snapshot is complete */
 	MD_REC_NOTE,          /* a free-text message for the report footer */
 	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
+	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
 	MD_REC__COUNT
 };
 
@@ -156,6 +157,29 @@ struct md_note {
 	const char *text;
 };
 
+/* A page-fault (or other event) sample: where the fault was, which code
+ * made it, and what is needed to unwind the user stack at report time.
+ * Either callchain (kernel frame-pointer chain, --call-graph fp) or
+ * regs + stack (PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER, for
+ * unwinding with libunwind from .eh_frame/.debug_frame), or neither. */
+struct md_sample {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t pid, tid;
+	uint64_t addr;                /* faulting data address */
+	uint64_t ip;                  /* user instruction pointer */
+	uint32_t event;               /* index into the recording's event
+					 names (NOTE "event N: name") */
+	uint32_t abi;                 /* PERF_SAMPLE_REGS_ABI_*; 0: none */
+	uint64_t regs_mask;           /* perf_event_attr.sample_regs_user */
+	const uint64_t *regs;         /* one per bit of regs_mask */
+	uint32_t nregs;
+	const uint64_t *callchain;    /* user frames, innermost first */
+	uint32_t ncallchain;
+	uint64_t stack_sp;            /* user sp at the sample (regs' SP) */
+	const uint8_t *stack;         /* copy of [stack_sp, +stack_size) */
+	uint32_t stack_size;          /* dyn_size: bytes actually copied */
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
@@ -170,6 +194,7 @@ struct md_record {
 		struct md_snap_mapping mapping;
 		struct md_snap_end snap_end;
 		struct md_note note;
+		struct md_sample sample;
 	} u;
 };
 
@@ -194,6 +219,8 @@ int md_write_note(struct md_writer *w, const char *text);
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
  * flags, filename of r); the reader returns it in rec->u.mmap2. */
 int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
+/* A sample record (MD_REC_SAMPLE); arrays copied into the record. */
+int md_write_sample(struct md_writer *w, const struct md_sample *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);
