@@ -14,3 +14,10 @@ EXTRA_DIST += tests/elf-fixtures/elf-byteswap.py
 noinst_PROGRAMS += bench/bench_elf
 bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)
+
+libmemsz_a_SOURCES += elf/bbaddrmap.c elf/bbaddrmap.h
+check_PROGRAMS += tests/test_bbaddrmap
+TESTS += tests/test_bbaddrmap
+tests_test_bbaddrmap_SOURCES = tests/test_bbaddrmap.c
+tests_test_bbaddrmap_CFLAGS = $(TEST_CFLAGS)
+tests_test_bbaddrmap_LDADD = $(TEST_LIBS)

@@ -555,6 +555,7 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		[ASRC_SEGMENTS] = ELFSRC_SEGMENTS,
 		[ASRC_SECTIONS] = ELFSRC_SECTIONS,
 		[ASRC_SYMBOLS] = ELFSRC_SYMBOLS,
+		[ASRC_BBS] = ELFSRC_BBS,
 	};
 	struct dualmap *dm = NULL;
 	int ret;

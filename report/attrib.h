@@ -37,6 +37,7 @@ enum attrib_src {
 	ASRC_SECTIONS,
 	ASRC_SYMBOLS,
 	ASRC_KINDS,
+	ASRC_BBS,
 	ASRC__COUNT
 };
 

@@ -27,6 +27,7 @@ enum report_key {
 	RKEY_SECTIONS,
 	RKEY_SYMBOLS,
 	RKEY_KINDS,
+	RKEY_BBS,
 	RKEY__COUNT
 };
 

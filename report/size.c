@@ -16,6 +16,7 @@ static const char *const size_key_names[SIZEKEY__COUNT] = {
 	[SIZEKEY_SEGMENTS] = "segments",
 	[SIZEKEY_SECTIONS] = "sections",
 	[SIZEKEY_SYMBOLS] = "symbols",
+	[SIZEKEY_BBS] = "bbs",
 };
 
 /* The ELF data source behind each key; -1 for keys that are not one. */
@@ -24,6 +25,7 @@ static const int size_key_source[SIZEKEY__COUNT] = {
 	[SIZEKEY_SEGMENTS] = ELFSRC_SEGMENTS,
 	[SIZEKEY_SECTIONS] = ELFSRC_SECTIONS,
 	[SIZEKEY_SYMBOLS] = ELFSRC_SYMBOLS,
+	[SIZEKEY_BBS] = ELFSRC_BBS,
 };
 
 const char *size_key_name(enum size_key k)
@@ -33,7 +35,7 @@ const char *size_key_name(enum size_key k)
 
 const char *size_key_list(void)
 {
-	return "files, segments, sections, symbols";
+	return "files, segments, sections, symbols, bbs";
 }
 
 int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
@@ -114,6 +116,20 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 	return 0;
 }
 
+/* What the bbs source found (nothing is news: no map in the image). */
+static void bbs_notes(struct size_notes *notes, const char *path,
+		      const struct elfsrc_stats *st)
+{
+	if (st->bb_error)
+		size_note_add(notes,
+			      xasprintf("%s: basic block address map read "
+					"up to a record it cannot use (%s): "
+					"%llu functions, %llu blocks", path,
+					memsz_strerror(st->bb_error),
+					(unsigned long long)st->bb_functions,
+					(unsigned long long)st->bb_blocks));
+}
+
 static void source_notes(struct size_notes *notes, const char *path,
 			 const struct elfimg *img,
 			 const struct elfsrc_stats *st)
@@ -132,6 +148,7 @@ static void source_notes(struct size_notes *notes, const char *path,
 					"and size with another and are "
 					"counted as its aliases", path,
 					(unsigned long long)st->aliases));
+	bbs_notes(notes, path, st);
 	if (st->clipped)
 		size_note_add(notes,
 			      xasprintf("%s: %llu symbols run past the end "
@@ -187,7 +204,7 @@ int size_image_source(struct size_image *si, enum elf_source src,
 		*out = &si->src[src];
 		return 0;
 	}
-	if (src == ELFSRC_SYMBOLS) {
+	if (src == ELFSRC_SYMBOLS || src == ELFSRC_BBS) {
 		ret = elfimg_find_debug(si->img, debug_root);
 		if (ret < 0)
 			size_note_add(notes, xasprintf(
