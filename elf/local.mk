@@ -16,7 +16,8 @@ noinst_PROGRAMS += bench/bench_elf
 bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)
 
-libmemsz_a_SOURCES += elf/bbaddrmap.c elf/bbaddrmap.h
+libmemsz_a_SOURCES += elf/bbaddrmap.c elf/bbaddrmap.h \
+	elf/relocsrc.c elf/relocsrc.h
 check_PROGRAMS += tests/test_bbaddrmap
 TESTS += tests/test_bbaddrmap
 tests_test_bbaddrmap_SOURCES = tests/test_bbaddrmap.c
