@@ -45,6 +45,7 @@ static const struct report_keydef keydefs[RKEY__COUNT] = {
 	[RKEY_SYMBOLS] = { "symbols", ASRC_SYMBOLS, NULL },
 	[RKEY_KINDS] = { "kinds", ASRC_KINDS, NULL },
 	[RKEY_BBS] = { "bbs", ASRC_BBS, NULL },
+	[RKEY_RELOCS] = { "relocs", ASRC_RELOCS, NULL },
 };
 
 const char *report_key_name(enum report_key k)
@@ -55,7 +56,7 @@ const char *report_key_name(enum report_key k)
 const char *report_key_list(void)
 {
 	return "pids, files, mappings, segments, sections, symbols, kinds, "
-	       "bbs";
+	       "bbs, relocs";
 }
 
 int report_keys_parse(const char *spec, enum report_key *keys, char **bad)

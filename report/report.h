@@ -28,6 +28,7 @@ enum report_key {
 	RKEY_SYMBOLS,
 	RKEY_KINDS,
 	RKEY_BBS,
+	RKEY_RELOCS,
 	RKEY__COUNT
 };
 
