@@ -113,6 +113,8 @@ enum elf_source {
 	ELFSRC_SEGMENTS,
 	ELFSRC_SECTIONS,
 	ELFSRC_SYMBOLS,
+	ELFSRC_BBS,
+	ELFSRC_RELOCS,
 	ELFSRC__COUNT
 };
 
@@ -127,6 +129,14 @@ struct elfsrc_stats {
 	uint64_t clipped;         /* symbols cut to their section's end */
 	bool used_debug_file;     /* symbols came from img->debug */
 	bool used_dynsym;         /* no .symtab anywhere: .dynsym used */
+	uint64_t bb_functions, bb_blocks; /* bbs: what the map held */
+	int bb_error;             /* bbs: why reading the map stopped, or 0 */
+	/* relocs: RELATIVE relocations (all tables), those in REL/RELA
+	 * tables and the bytes of their entries; bytes of SHT_RELR tables;
+	 * bytes every RELATIVE one would take as RELR words; entries or
+	 * sections elf_relocs_read() skipped. */
+	uint64_t rel_relative, rel_relative_rela, rel_relative_bytes;
+	uint64_t relr_bytes, relr_estimate, rel_skipped;
 };
 
 /* Label every byte of img for source src into out (initialised with
@@ -154,7 +164,14 @@ struct elfsrc_stats {
  *   as in Bloaty. A used symbol starting outside its section gives
  *   -MEMSZ_EBADSYM (so do a wrong sh_entsize and st_shndx >= shnum); one
  *   running past its section's end is clipped (stats->clipped); a name
- *   outside the string table gives -MEMSZ_EBADSTRTAB. */
+ *   outside the string table gives -MEMSZ_EBADSTRTAB.
+ * bbs: basic blocks of SHT_LLVM_BB_ADDR_MAP sections (elf/bbaddrmap.h),
+ *   "FUNCTION#ID" over each block's VM and file bytes, then the fallbacks
+ *   of symbols ("[section .text]", ...). A map that cannot be read to its
+ *   end is used up to there (stats->bb_error says why).
+ * relocs: the entries of the dynamic relocation tables by type
+ *   ("R_X86_64_RELATIVE", "R_X86_64_RELATIVE (RELR)"; elf/relocsrc.h),
+ *   then the fallbacks of symbols. */
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats);

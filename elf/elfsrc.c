@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
+#include "elf/bbaddrmap.h"
 #include "elf/elfpriv.h"
+#include "elf/relocsrc.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -18,6 +20,8 @@ static const char *const source_names[ELFSRC__COUNT] = {
 	[ELFSRC_SEGMENTS] = "segments",
 	[ELFSRC_SECTIONS] = "sections",
 	[ELFSRC_SYMBOLS] = "symbols",
+	[ELFSRC_BBS] = "bbs",
+	[ELFSRC_RELOCS] = "relocs",
 };
 
 int elfsrc_from_name(const char *name)
@@ -307,6 +311,18 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		return 0;
 	case ELFSRC_SYMBOLS:
 		return source_symbols(img, lb, base, out, stats);
+	case ELFSRC_BBS:
+	case ELFSRC_RELOCS: {
+		int ret = src == ELFSRC_BBS ?
+				  elfsrc_bbs(img, lb, base, out, stats) :
+				  elfsrc_relocs(img, lb, base, out, stats);
+
+		if (ret < 0)
+			return ret;
+		add_sections(img, lb, base, out, true);
+		elfimg_add_fallbacks(img, lb, out, false);
+		return 0;
+	}
 	default:
 		return -EINVAL;
 	}

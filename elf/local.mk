@@ -1,6 +1,7 @@
 # elf/ build fragment (included by Makefile.am)
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/debugfile.c elf/demangle.c
+libmemsz_a_SOURCES += elf/relocs.h elf/relocs.c
 
 check_PROGRAMS += tests/test_elf
 TESTS += tests/test_elf
@@ -14,3 +15,11 @@ EXTRA_DIST += tests/elf-fixtures/elf-byteswap.py
 noinst_PROGRAMS += bench/bench_elf
 bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)
+
+libmemsz_a_SOURCES += elf/bbaddrmap.c elf/bbaddrmap.h \
+	elf/relocsrc.c elf/relocsrc.h
+check_PROGRAMS += tests/test_bbaddrmap
+TESTS += tests/test_bbaddrmap
+tests_test_bbaddrmap_SOURCES = tests/test_bbaddrmap.c
+tests_test_bbaddrmap_CFLAGS = $(TEST_CFLAGS)
+tests_test_bbaddrmap_LDADD = $(TEST_LIBS)

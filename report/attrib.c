@@ -16,6 +16,7 @@
 
 #include "elf/elfimg.h"
 #include "maps/rangemap.h"
+#include "report/relocmap.h"
 #include "util/util.h"
 
 enum img_state {
@@ -34,6 +35,8 @@ struct attrib_img {
 	struct size_image si;
 	struct dualmap kinds;     /* VM + file map of the "kinds" source */
 	bool kinds_built;
+	struct relocmap relocs;   /* the relocs source */
+	bool relocs_built;
 	int src_err[ASRC__COUNT]; /* a source map that failed: its code */
 	uint32_t *seg_label;      /* per program header: "LOAD #n [RW]" */
 	uint32_t *seg_kind;       /* per program header: kind label */
@@ -82,6 +85,7 @@ struct attrib {
 	uint32_t load_unknown;    /* "[LOAD #?]" */
 	uint32_t no_segment;      /* "[no segment]" */
 	uint32_t unmapped;        /* "[Unmapped]" */
+	uint32_t clean;           /* "[clean]": relocs key, not dirty */
 	struct size_notes src_notes; /* notes from building source maps */
 };
 
@@ -98,6 +102,7 @@ struct attrib *attrib_new(struct labels *lb, const char *debug_root)
 	a->load_unknown = labels_intern(lb, "[LOAD #?]");
 	a->no_segment = labels_intern(lb, "[no segment]");
 	a->unmapped = labels_intern(lb, "[Unmapped]");
+	a->clean = labels_intern(lb, "[clean]");
 	return a;
 }
 
@@ -113,6 +118,8 @@ static void img_free(struct attrib_img *im)
 		return;
 	if (im->kinds_built)
 		dualmap_free(&im->kinds);
+	if (im->relocs_built)
+		relocmap_free(&im->relocs);
 	size_image_close(&im->si);
 	free((char *)im->rec.path);
 	free((char *)im->rec.open_path);
@@ -555,6 +562,7 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		[ASRC_SEGMENTS] = ELFSRC_SEGMENTS,
 		[ASRC_SECTIONS] = ELFSRC_SECTIONS,
 		[ASRC_SYMBOLS] = ELFSRC_SYMBOLS,
+		[ASRC_BBS] = ELFSRC_BBS,
 	};
 	struct dualmap *dm = NULL;
 	int ret;
@@ -565,6 +573,24 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		if (!im->kinds_built)
 			build_kinds(a, im);
 		return &im->kinds;
+	}
+	if (src == ASRC_RELOCS) {
+		if (!im->relocs_built) {
+			im->relocs_built = true;
+			ret = relocmap_build(&im->relocs, &im->si, a->lb,
+					     a->debug_root, &a->src_notes,
+					     a->page_size);
+			if (ret < 0) {
+				im->src_err[src] = ret;
+				size_note_add(&a->src_notes, xasprintf(
+					"%s: cannot read its relocations "
+					"(%s): its bytes are charged to its "
+					"segments", im->rec.path,
+					memsz_strerror(ret)));
+				return NULL;
+			}
+		}
+		return &im->relocs.map;
 	}
 	ret = size_image_source(&im->si, elfsrc[src], a->lb, a->debug_root,
 				&a->src_notes, &dm);
@@ -592,6 +618,11 @@ struct walk {
 	bool run;                     /* a page run (not VM/FILE) */
 	bool present, swapped, dirty, uss;
 	uint32_t mapcount;            /* 0: no PSS */
+	/* the relocs source: its index in srcs (-1: none), its map's
+	 * targets (NULL: none for this part), the "[clean]" label */
+	int relocs_src;
+	const struct relocmap *rm;
+	uint32_t clean;
 };
 
 static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
@@ -627,6 +658,12 @@ static int walk_piece(void *arg, const uint32_t *labels, uint64_t start,
 		run_vals(w, end - start, vals);
 	else
 		vals[w->col] = end - start;
+	if (w->rm && w->run && w->present) {
+		if (w->dirty)
+			vals[COL_RELOCS] = relocmap_count(w->rm, start, end);
+		else
+			out[w->relocs_src] = w->clean;
+	}
 	return w->fn(w->arg, out, vals);
 }
 
@@ -643,6 +680,9 @@ static size_t walk_setup(struct attrib *a, struct walk *w,
 	size_t k = 0;
 
 	w->n = n;
+	w->relocs_src = -1;
+	w->rm = NULL;
+	w->clean = a->clean;
 	for (size_t i = 0; i < n; i++) {
 		struct dualmap *dm = NULL;
 
@@ -661,6 +701,10 @@ static size_t walk_setup(struct attrib *a, struct walk *w,
 		if (dm) {
 			w->map_of[i] = (int)k;
 			maps[k++] = file ? dm->file : dm->vm;
+			if (srcs[i] == ASRC_RELOCS) {
+				w->relocs_src = (int)i;
+				w->rm = &p->img->relocs;
+			}
 		}
 	}
 	return k;

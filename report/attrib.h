@@ -12,6 +12,9 @@
  * maps of the image-internal keys (segments, sections, symbols, kinds),
  * cutting at every label boundary and at every page run, and hands each
  * piece with its values (VM, RSS, PSS, USS, DIRTY, SWAP) to a callback.
+ * With the relocs source, resident pieces that are not private dirty are
+ * "[clean]" under it, and private dirty pieces carry RELOCS: the number
+ * of the image's relocation targets in them.
  * Every byte of the mapping is handed out exactly once per call.
  *
  * Images are opened once per attrib (cached by image id) and checked
@@ -37,6 +40,8 @@ enum attrib_src {
 	ASRC_SECTIONS,
 	ASRC_SYMBOLS,
 	ASRC_KINDS,
+	ASRC_BBS,
+	ASRC_RELOCS,  /* dirty-by-relocation (report/relocmap.h) */
 	ASRC__COUNT
 };
 

@@ -28,13 +28,15 @@ void usage_report(FILE *out)
 		"to files, segments, sections and symbols of the mapped\n"
 		"images, and anonymous memory to its kind, beside the\n"
 		"images' size on disk. Columns: FILE SIZE, VM SIZE, RSS,\n"
-		"PSS, USS, DIRTY (private dirty), SWAP and RES%% (RSS / VM SIZE).\n"
+		"PSS, USS, DIRTY (private dirty), SWAP and RES%% (RSS / VM SIZE);\n"
+		"with --by relocs also RELOCS (relocation targets on private\n"
+		"dirty pages).\n"
 		"\n"
 		"    -i, --input FILE   recording to read (default memsz.data)\n"
 		"    --by KEY[,KEY...]  keys, outermost first (default files):\n"
 		"                       %s\n"
 		"    --sort COL         file, vm, rss (default), pss, uss,\n"
-		"                       dirty, swap\n"
+		"                       dirty, swap, relocs\n"
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20; 0: all)\n"
 		"    --filter REGEX     keep rows with a label matching REGEX\n"
@@ -78,7 +80,7 @@ int cmd_report(int argc, char **argv)
 	struct report_result res = { 0 };
 	struct labels *lb = NULL;
 	regex_t re;
-	bool have_re = false;
+	bool have_re = false, with_relocs = false;
 	uint64_t limit = 20, u;
 	size_t ncols = 0;
 	int c, n, ret = 1;
@@ -102,6 +104,10 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			o.nkeys = n;
+			with_relocs = false;
+			for (int k = 0; k < n; k++)
+				if (o.keys[k] == RKEY_RELOCS)
+					with_relocs = true;
 			break;
 		case 'n':
 			if (parse_u64(optarg, &limit) < 0) {
@@ -116,7 +122,7 @@ int cmd_report(int argc, char **argv)
 			if (n < 0) {
 				memsz_error("cannot sort by '%s' (columns: "
 					    "file, vm, rss, pss, uss, dirty, "
-					    "swap)", optarg);
+					    "swap, relocs)", optarg);
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -189,7 +195,8 @@ int cmd_report(int argc, char **argv)
 		sort = COL_RSS;
 	rowtree_finish(res.t, sort, limit);
 	for (int i = 0; i < COL__COUNT; i++)
-		if (i != COL_PSS || res.have_pss)
+		if ((i != COL_PSS || res.have_pss) &&
+		    (i != COL_RELOCS || with_relocs))
 			cols[ncols++] = i;
 	for (size_t i = 0; i < o.nkeys; i++)
 		keynames[i] = report_key_name(o.keys[i]);

@@ -124,8 +124,11 @@ static void table_row(FILE *f, const struct rowtree *t,
 		if (parent)
 			pct = parent->vals[col] ?
 				      100.0 * v / parent->vals[col] : 0.0;
-		fmt_human(size, sizeof(size),
-			  (double)v / (double)(UINT64_C(1) << shift));
+		if (coldefs[col].count)
+			snprintf(size, sizeof(size), "%" PRIu64, v);
+		else
+			fmt_human(size, sizeof(size),
+				  (double)v / (double)(UINT64_C(1) << shift));
 		fprintf(f, "%*.1f%% %*s ", TABLE_PCT_W - 1, pct, TABLE_SIZE_W,
 			size);
 	}

@@ -44,6 +44,8 @@ static const struct report_keydef keydefs[RKEY__COUNT] = {
 	[RKEY_SECTIONS] = { "sections", ASRC_SECTIONS, NULL },
 	[RKEY_SYMBOLS] = { "symbols", ASRC_SYMBOLS, NULL },
 	[RKEY_KINDS] = { "kinds", ASRC_KINDS, NULL },
+	[RKEY_BBS] = { "bbs", ASRC_BBS, NULL },
+	[RKEY_RELOCS] = { "relocs", ASRC_RELOCS, NULL },
 };
 
 const char *report_key_name(enum report_key k)
@@ -53,7 +55,8 @@ const char *report_key_name(enum report_key k)
 
 const char *report_key_list(void)
 {
-	return "pids, files, mappings, segments, sections, symbols, kinds";
+	return "pids, files, mappings, segments, sections, symbols, kinds, "
+	       "bbs, relocs";
 }
 
 int report_keys_parse(const char *spec, enum report_key *keys, char **bad)

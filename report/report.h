@@ -27,6 +27,8 @@ enum report_key {
 	RKEY_SECTIONS,
 	RKEY_SYMBOLS,
 	RKEY_KINDS,
+	RKEY_BBS,
+	RKEY_RELOCS,
 	RKEY__COUNT
 };
 

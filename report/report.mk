@@ -21,3 +21,8 @@ dist_man_MANS += man/memsz-report.1
 # `make bench`: report beside `memsz size` on libLLVM and node.
 EXTRA_DIST += bench/bench_report.py
 bench_scripts += bench/bench_report.py
+
+# Dirty-by-relocation: the relocs key and the RELOCS column.
+libmemsz_a_SOURCES += report/relocmap.c report/relocmap.h
+TESTS += tests/t3010-report-relocs.py
+EXTRA_DIST += tests/t3010-report-relocs.py

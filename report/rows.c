@@ -18,6 +18,7 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_USS] = { "USS", "uss", "uss", 0 },
 	[COL_DIRTY] = { "DIRTY", "dirty", "dirty", 0 },
 	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
+	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
 };
 
 int col_from_name(const char *name)

@@ -10,13 +10,15 @@
 #ifndef MEMSZ_ROWS_H
 #define MEMSZ_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "maps/labels.h"
 
 /* Columns. PSS is stored in fixed point (bytes << COL_PSS_SHIFT) so that
- * sums of page/mapcount stay exact; every other column is plain bytes. */
+ * sums of page/mapcount stay exact; every other column is plain bytes,
+ * except RELOCS, a count. */
 enum col_id {
 	COL_FILE,  /* FILE SIZE: bytes on disk */
 	COL_VM,    /* VM SIZE: bytes mapped */
@@ -25,6 +27,7 @@ enum col_id {
 	COL_USS,
 	COL_DIRTY,
 	COL_SWAP,
+	COL_RELOCS, /* count: relocation targets on private dirty pages */
 	COL__COUNT
 };
 #define COL_PSS_SHIFT 12
@@ -34,6 +37,7 @@ struct coldef {
 	const char *key;    /* --sort name and csv/json field: "file_size" */
 	const char *sortname; /* short --sort name: "file" */
 	unsigned shift;     /* fixed-point shift of stored values */
+	bool count;         /* a count, not bytes: the table prints it whole */
 };
 extern const struct coldef coldefs[COL__COUNT];
 

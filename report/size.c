@@ -16,6 +16,8 @@ static const char *const size_key_names[SIZEKEY__COUNT] = {
 	[SIZEKEY_SEGMENTS] = "segments",
 	[SIZEKEY_SECTIONS] = "sections",
 	[SIZEKEY_SYMBOLS] = "symbols",
+	[SIZEKEY_BBS] = "bbs",
+	[SIZEKEY_RELOCS] = "relocs",
 };
 
 /* The ELF data source behind each key; -1 for keys that are not one. */
@@ -24,6 +26,8 @@ static const int size_key_source[SIZEKEY__COUNT] = {
 	[SIZEKEY_SEGMENTS] = ELFSRC_SEGMENTS,
 	[SIZEKEY_SECTIONS] = ELFSRC_SECTIONS,
 	[SIZEKEY_SYMBOLS] = ELFSRC_SYMBOLS,
+	[SIZEKEY_BBS] = ELFSRC_BBS,
+	[SIZEKEY_RELOCS] = ELFSRC_RELOCS,
 };
 
 const char *size_key_name(enum size_key k)
@@ -33,7 +37,7 @@ const char *size_key_name(enum size_key k)
 
 const char *size_key_list(void)
 {
-	return "files, segments, sections, symbols";
+	return "files, segments, sections, symbols, bbs, relocs";
 }
 
 int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
@@ -114,6 +118,52 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 	return 0;
 }
 
+/* What the bbs source found (nothing is news: no map in the image). */
+static void bbs_notes(struct size_notes *notes, const char *path,
+		      const struct elfsrc_stats *st)
+{
+	if (st->bb_error)
+		size_note_add(notes,
+			      xasprintf("%s: basic block address map read "
+					"up to a record it cannot use (%s): "
+					"%llu functions, %llu blocks", path,
+					memsz_strerror(st->bb_error),
+					(unsigned long long)st->bb_functions,
+					(unsigned long long)st->bb_blocks));
+}
+
+/* The RELR estimate of the relocs source: what the RELATIVE relocations
+ * take now and what the jump+bitmap encoding of .relr.dyn would take. */
+static void relr_note(struct size_notes *notes, const char *path,
+		      const struct elfsrc_stats *st)
+{
+	unsigned long long k = st->rel_relative, m = st->rel_relative_bytes;
+	unsigned long long r = st->relr_bytes, e = st->relr_estimate;
+
+	if (st->rel_skipped)
+		size_note_add(notes,
+			      xasprintf("%s: %llu relocation entries or "
+					"tables could not be read", path,
+					(unsigned long long)st->rel_skipped));
+	if (!k)
+		return;
+	if (!r)
+		size_note_add(notes,
+			      xasprintf("%s: RELR would take %llu bytes "
+					"instead of %llu for the %llu relative "
+					"relocations (ld -z "
+					"pack-relative-relocs)", path, e, m,
+					k));
+	else
+		size_note_add(notes,
+			      xasprintf("%s: %llu relative relocations take "
+					"%llu bytes of RELR and %llu of "
+					"REL/RELA (%llu relocations); all as "
+					"RELR: %llu bytes", path, k, r, m,
+					(unsigned long long)
+						st->rel_relative_rela, e));
+}
+
 static void source_notes(struct size_notes *notes, const char *path,
 			 const struct elfimg *img,
 			 const struct elfsrc_stats *st)
@@ -132,6 +182,8 @@ static void source_notes(struct size_notes *notes, const char *path,
 					"and size with another and are "
 					"counted as its aliases", path,
 					(unsigned long long)st->aliases));
+	bbs_notes(notes, path, st);
+	relr_note(notes, path, st);
 	if (st->clipped)
 		size_note_add(notes,
 			      xasprintf("%s: %llu symbols run past the end "
@@ -187,7 +239,7 @@ int size_image_source(struct size_image *si, enum elf_source src,
 		*out = &si->src[src];
 		return 0;
 	}
-	if (src == ELFSRC_SYMBOLS) {
+	if (src == ELFSRC_SYMBOLS || src == ELFSRC_BBS) {
 		ret = elfimg_find_debug(si->img, debug_root);
 		if (ret < 0)
 			size_note_add(notes, xasprintf(

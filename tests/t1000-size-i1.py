@@ -101,6 +101,7 @@ def check_file(path):
     vm_total = sum(s["memsz"] for s in segs if s["type"] == "LOAD")
     name = os.path.basename(path)
     for key in ("segments", "sections", "symbols", "sections,symbols",
+                "bbs", "symbols,bbs", "relocs",
                 "files,segments"):
         rows = memsz_csv(path, key)
         fsum = sum(int(r["file_size"]) for r in rows)

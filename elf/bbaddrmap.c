@@ -1,0 +1,223 @@
+/* bbaddrmap.c — see bbaddrmap.h */
+#include "config.h"
+
+#include "elf/bbaddrmap.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/elfpriv.h"
+#include "util/util.h"
+
+struct cursor {
+	const uint8_t *p, *end;
+};
+
+static int read_uleb(struct cursor *c, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	for (;;) {
+		uint8_t b;
+
+		if (c->p >= c->end)
+			return -MEMSZ_ETRUNC;
+		b = *c->p++;
+		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
+			return -MEMSZ_ETRUNC; /* does not fit 64 bits */
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	*out = v;
+	return 0;
+}
+
+static int read_addr(struct cursor *c, unsigned size, bool big_endian,
+		     uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if ((size_t)(c->end - c->p) < size)
+		return -MEMSZ_ETRUNC;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned k = big_endian ? i : size - 1 - i;
+
+		v = v << 8 | c->p[k];
+	}
+	c->p += size;
+	*out = v;
+	return 0;
+}
+
+/* One function record at c; appends to m. */
+static int parse_func(struct bbaddrmap *m, struct cursor *c,
+		      uint32_t sh_type, unsigned addr_size, bool big_endian)
+{
+	struct bb_func f = { 0 };
+	uint64_t nblocks, prev_end = 0;
+	int ret;
+
+	if (sh_type == BBADDRMAP_SHT) {
+		if (c->end - c->p < 2)
+			return -MEMSZ_ETRUNC;
+		f.version = c->p[0];
+		if (f.version > 2 || c->p[1] != 0)
+			return -MEMSZ_ENOTSUP;
+		c->p += 2;
+	}
+	ret = read_addr(c, addr_size, big_endian, &f.addr);
+	if (!ret)
+		ret = read_uleb(c, &nblocks);
+	if (ret)
+		return ret;
+	/* Each block takes at least 3 bytes: bound the count by the data. */
+	if (nblocks > (uint64_t)(c->end - c->p) / 3)
+		return -MEMSZ_ETRUNC;
+	f.first = m->nblocks;
+	for (uint64_t i = 0; i < nblocks; i++) {
+		struct bb_block b = { .func = (uint32_t)m->nfuncs,
+				      .id = (uint32_t)i };
+		uint64_t id = i, off, size, md;
+
+		if (f.version >= 2 && (ret = read_uleb(c, &id)))
+			return ret;
+		if ((ret = read_uleb(c, &off)) || (ret = read_uleb(c, &size)) ||
+		    (ret = read_uleb(c, &md)))
+			return ret;
+		if (f.version >= 1)
+			off += prev_end;
+		prev_end = off + size;
+		b.id = (uint32_t)id;
+		b.offset = off;
+		b.size = size;
+		b.metadata = (uint32_t)md;
+		xgrow(&m->blocks, &m->bcap, m->nblocks + 1, sizeof(*m->blocks));
+		m->blocks[m->nblocks++] = b;
+		f.n++;
+	}
+	xgrow(&m->funcs, &m->fcap, m->nfuncs + 1, sizeof(*m->funcs));
+	m->funcs[m->nfuncs++] = f;
+	return 0;
+}
+
+int bbaddrmap_parse(struct bbaddrmap *m, const uint8_t *buf, size_t len,
+		    uint32_t sh_type, unsigned addr_size, bool big_endian)
+{
+	struct cursor c = { buf, buf + len };
+
+	if (sh_type != BBADDRMAP_SHT && sh_type != BBADDRMAP_SHT_V0)
+		return -EINVAL;
+	if (addr_size != 4 && addr_size != 8)
+		return -EINVAL;
+	while (c.p < c.end) {
+		size_t nb = m->nblocks;
+		int ret = parse_func(m, &c, sh_type, addr_size, big_endian);
+
+		if (ret) {
+			m->nblocks = nb; /* drop the partial function */
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int bbaddrmap_read(struct elfimg *img, struct bbaddrmap *m)
+{
+	Elf *elf = elfimg_elf(img);
+	unsigned asize = img->elfclass == ELFCLASS32 ? 4 : 8;
+	int n = 0;
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		Elf_Data *d;
+		int ret;
+
+		if (s->type != BBADDRMAP_SHT && s->type != BBADDRMAP_SHT_V0)
+			continue;
+		if (s->flags & SHF_COMPRESSED)
+			return -MEMSZ_ENOTSUP;
+		d = elf_rawdata(elf_getscn(elf, i), NULL);
+		if (!d || d->d_size != s->size)
+			return -MEMSZ_ETRUNC;
+		ret = bbaddrmap_parse(m, d->d_buf, d->d_size, s->type, asize,
+				      img->big_endian);
+		if (ret)
+			return ret;
+		n++;
+	}
+	return n;
+}
+
+void bbaddrmap_free(struct bbaddrmap *m)
+{
+	if (!m)
+		return;
+	free(m->funcs);
+	free(m->blocks);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Name of the function at addr: the symbols source's label there. */
+static const char *func_name(struct labels *lb, struct dualmap *syms,
+			     uint64_t addr, char *buf, size_t len)
+{
+	uint32_t id = rmap_lookup(syms->vm, addr, NULL);
+	const char *s;
+
+	if (id != LABEL_NONE) {
+		s = labels_str(lb, id);
+		if (s[0] != '[')
+			return s;
+	}
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+int elfsrc_bbs(struct elfimg *img, struct labels *lb, struct dualmap *base,
+	       struct dualmap *out, struct elfsrc_stats *stats)
+{
+	struct bbaddrmap m = { 0 };
+	struct dualmap syms;
+	int ret, perr;
+
+	perr = bbaddrmap_read(img, &m);
+	if (stats) {
+		stats->bb_error = perr < 0 ? perr : 0;
+		stats->bb_functions = m.nfuncs;
+		stats->bb_blocks = m.nblocks;
+	}
+	if (!m.nfuncs)
+		return 0;
+	dualmap_init(&syms);
+	ret = elfimg_source_map(img, ELFSRC_SYMBOLS, lb, base, &syms, NULL);
+	if (ret < 0)
+		goto out;
+	for (size_t f = 0; f < m.nfuncs; f++) {
+		const struct bb_func *fn = &m.funcs[f];
+		char buf[32];
+		const char *name = func_name(lb, &syms, fn->addr, buf,
+					     sizeof(buf));
+
+		for (size_t i = fn->first; i < fn->first + fn->n; i++) {
+			const struct bb_block *b = &m.blocks[i];
+			char *label;
+
+			if (!b->size || b->offset > UINT64_MAX - fn->addr)
+				continue;
+			label = xasprintf("%s#%" PRIu32, name, b->id);
+			dualmap_add_vm(out, base, fn->addr + b->offset,
+				       b->size, labels_intern(lb, label));
+			free(label);
+		}
+	}
+out:
+	dualmap_free(&syms);
+	bbaddrmap_free(&m);
+	return ret;
+}
