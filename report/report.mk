@@ -25,4 +25,4 @@ bench_scripts += bench/bench_report.py
 # Dirty-by-relocation: the relocs key and the RELOCS column.
 libmemsz_a_SOURCES += report/relocmap.c report/relocmap.h
 TESTS += tests/t3010-report-relocs.py
-EXTRA_DIST += tests/t3010-report-relocs.py
+EXTRA_DIST += tests/t3010-report-relocs.py tests/workloads/rep_relocs.cc
