@@ -113,10 +113,13 @@ enum elf_source {
 	ELFSRC_SEGMENTS,
 	ELFSRC_SECTIONS,
 	ELFSRC_SYMBOLS,
+	ELFSRC_COMPILEUNITS,
+	ELFSRC_INLINES,
 	ELFSRC__COUNT
 };
 
-/* Source by key name ("segments", "sections", "symbols"); -1 if none. */
+/* Source by key name ("segments", "sections", "symbols", "compileunits",
+ * "inlines"); -1 if none. */
 int elfsrc_from_name(const char *name);
 const char *elfsrc_name(enum elf_source src);
 
@@ -127,6 +130,12 @@ struct elfsrc_stats {
 	uint64_t clipped;         /* symbols cut to their section's end */
 	bool used_debug_file;     /* symbols came from img->debug */
 	bool used_dynsym;         /* no .symtab anywhere: .dynsym used */
+	/* compileunits, inlines (DWARF; see elf/dwarf.h) */
+	uint64_t units;           /* compile units that labelled bytes */
+	uint64_t split_missing;   /* skeleton units whose .dwo was not found */
+	uint64_t dwarf_errors;    /* units or tables libdw could not read */
+	bool dwarf_from_debug;    /* the DWARF came from img->debug */
+	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
 };
 
 /* Label every byte of img for source src into out (initialised with
@@ -154,7 +163,9 @@ struct elfsrc_stats {
  *   as in Bloaty. A used symbol starting outside its section gives
  *   -MEMSZ_EBADSYM (so do a wrong sh_entsize and st_shndx >= shnum); one
  *   running past its section's end is clipped (stats->clipped); a name
- *   outside the string table gives -MEMSZ_EBADSTRTAB. */
+ *   outside the string table gives -MEMSZ_EBADSTRTAB.
+ * compileunits, inlines: from DWARF (libdw), in img or else img->debug;
+ *   then the symbols' fallbacks ("[section .x]", ...). See elf/dwarf.h. */
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats);

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "elf/dwarf.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
 
@@ -18,6 +19,8 @@ static const char *const source_names[ELFSRC__COUNT] = {
 	[ELFSRC_SEGMENTS] = "segments",
 	[ELFSRC_SECTIONS] = "sections",
 	[ELFSRC_SYMBOLS] = "symbols",
+	[ELFSRC_COMPILEUNITS] = "compileunits",
+	[ELFSRC_INLINES] = "inlines",
 };
 
 int elfsrc_from_name(const char *name)
@@ -307,6 +310,16 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		return 0;
 	case ELFSRC_SYMBOLS:
 		return source_symbols(img, lb, base, out, stats);
+	case ELFSRC_COMPILEUNITS:
+	case ELFSRC_INLINES: {
+		int ret = elf_dwarf_source(img, src, lb, base, out, stats);
+
+		if (ret < 0)
+			return ret;
+		add_sections(img, lb, base, out, true);
+		elfimg_add_fallbacks(img, lb, out, false);
+		return 0;
+	}
 	default:
 		return -EINVAL;
 	}

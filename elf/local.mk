@@ -1,6 +1,6 @@
 # elf/ build fragment (included by Makefile.am)
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
-	elf/debugfile.c elf/demangle.c
+	elf/debugfile.c elf/demangle.c elf/dwarf.h elf/dwarf.c
 
 check_PROGRAMS += tests/test_elf
 TESTS += tests/test_elf
