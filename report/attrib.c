@@ -555,6 +555,8 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		[ASRC_SEGMENTS] = ELFSRC_SEGMENTS,
 		[ASRC_SECTIONS] = ELFSRC_SECTIONS,
 		[ASRC_SYMBOLS] = ELFSRC_SYMBOLS,
+		[ASRC_COMPILEUNITS] = ELFSRC_COMPILEUNITS,
+		[ASRC_INLINES] = ELFSRC_INLINES,
 	};
 	struct dualmap *dm = NULL;
 	int ret;
