@@ -181,10 +181,16 @@ static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
 	const char *name = dwarf_diename(cudie);
 	char buf[64];
 
+	Dwarf_Attribute a;
+
 	if (!name && sub)
 		name = dwarf_diename(sub);
+	if (!name)
+		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_dwo_name, &a));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name,
+						   &a));
 	if (name && name[0]) {
-		Dwarf_Attribute a;
 		const char *dir = dwarf_formstring(
 			dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
 		char *path = path_norm(dir, name);

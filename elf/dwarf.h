@@ -15,9 +15,10 @@
 /* Add the own labels of src (ELFSRC_COMPILEUNITS or ELFSRC_INLINES) of img
  * to out, before any fallback (the caller adds those):
  *
- * compileunits: label = the CU's DW_AT_name as written by the compiler
- *   (relative names stay relative, as in Bloaty; DW_AT_comp_dir is not
- *   prepended). VM (and through base, file): every range of the CU DIE
+ * compileunits: label = the CU's DW_AT_name (a skeleton without one: its
+ *   DW_AT_dwo_name), joined to DW_AT_comp_dir when relative, "." and ".."
+ *   removed lexically ("./csu" + "../sysdeps/x.c" -> "sysdeps/x.c"; Bloaty
+ *   shows the bare DW_AT_name, which merges CUs of one name). VM (and through base, file): every range of the CU DIE
  *   (DW_AT_low_pc/high_pc, DW_AT_ranges, DWARF 4 .debug_ranges and 5
  *   .debug_rnglists), then .debug_aranges, then every DW_TAG_variable
  *   whose DW_AT_location is one DW_OP_addr (or DW_OP_addrx) with the byte
@@ -30,8 +31,9 @@
  *   .debug_line go to the CU.
  * inlines: every row of each CU's line table (dwarf_getsrclines), range
  *   [row address, next row address), labelled "FILE:LINE" with FILE as
- *   libdw gives it (dwarf_linesrc: made absolute with the CU's
- *   directories); consecutive rows of one FILE:LINE make one range.
+ *   dwarf_linesrc() gives it, joined to the comp_dir and normalised like
+ *   CU names; consecutive rows of one FILE:LINE make one range. Rows are
+ *   cut at the end of the CU range holding them (see add_lines()).
  *
  * stats (may be NULL): units, split_missing, dwarf_errors,
  * dwarf_from_debug, no_dwarf. Returns 0; a DWARF libdw cannot read is not

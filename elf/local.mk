@@ -14,3 +14,9 @@ EXTRA_DIST += tests/elf-fixtures/elf-byteswap.py
 noinst_PROGRAMS += bench/bench_elf
 bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)
+
+TESTS += tests/t1100-size-compileunits.py
+EXTRA_DIST += tests/t1100-size-compileunits.py
+
+EXTRA_DIST += bench/bench_dwarf.py
+bench_scripts += bench/bench_dwarf.py

@@ -101,7 +101,8 @@ def check_file(path):
     vm_total = sum(s["memsz"] for s in segs if s["type"] == "LOAD")
     name = os.path.basename(path)
     for key in ("segments", "sections", "symbols", "sections,symbols",
-                "files,segments"):
+                "files,segments",
+                "compileunits", "inlines", "sections,compileunits"):
         rows = memsz_csv(path, key)
         fsum = sum(int(r["file_size"]) for r in rows)
         vsum = sum(int(r["vm_size"]) for r in rows)
