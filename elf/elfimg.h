@@ -115,10 +115,13 @@ enum elf_source {
 	ELFSRC_SYMBOLS,
 	ELFSRC_BBS,
 	ELFSRC_RELOCS,
+	ELFSRC_COMPILEUNITS,
+	ELFSRC_INLINES,
 	ELFSRC__COUNT
 };
 
-/* Source by key name ("segments", "sections", "symbols"); -1 if none. */
+/* Source by key name ("segments", "sections", "symbols", "compileunits",
+ * "inlines"); -1 if none. */
 int elfsrc_from_name(const char *name);
 const char *elfsrc_name(enum elf_source src);
 
@@ -137,6 +140,12 @@ struct elfsrc_stats {
 	 * sections elf_relocs_read() skipped. */
 	uint64_t rel_relative, rel_relative_rela, rel_relative_bytes;
 	uint64_t relr_bytes, relr_estimate, rel_skipped;
+	/* compileunits, inlines (DWARF; see elf/dwarf.h) */
+	uint64_t units;           /* compile units that labelled bytes */
+	uint64_t split_missing;   /* skeleton units whose .dwo was not found */
+	uint64_t dwarf_errors;    /* units or tables libdw could not read */
+	bool dwarf_from_debug;    /* the DWARF came from img->debug */
+	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
 };
 
 /* Label every byte of img for source src into out (initialised with
@@ -171,7 +180,9 @@ struct elfsrc_stats {
  *   end is used up to there (stats->bb_error says why).
  * relocs: the entries of the dynamic relocation tables by type
  *   ("R_X86_64_RELATIVE", "R_X86_64_RELATIVE (RELR)"; elf/relocsrc.h),
- *   then the fallbacks of symbols. */
+ *   then the fallbacks of symbols.
+ * compileunits, inlines: from DWARF (libdw), in img or else img->debug;
+ *   then the symbols' fallbacks ("[section .x]", ...). See elf/dwarf.h. */
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats);

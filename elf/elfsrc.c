@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "elf/bbaddrmap.h"
+#include "elf/dwarf.h"
 #include "elf/elfpriv.h"
 #include "elf/relocsrc.h"
 #include "util/util.h"
@@ -22,6 +23,8 @@ static const char *const source_names[ELFSRC__COUNT] = {
 	[ELFSRC_SYMBOLS] = "symbols",
 	[ELFSRC_BBS] = "bbs",
 	[ELFSRC_RELOCS] = "relocs",
+	[ELFSRC_COMPILEUNITS] = "compileunits",
+	[ELFSRC_INLINES] = "inlines",
 };
 
 int elfsrc_from_name(const char *name)
@@ -312,10 +315,17 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 	case ELFSRC_SYMBOLS:
 		return source_symbols(img, lb, base, out, stats);
 	case ELFSRC_BBS:
-	case ELFSRC_RELOCS: {
-		int ret = src == ELFSRC_BBS ?
-				  elfsrc_bbs(img, lb, base, out, stats) :
-				  elfsrc_relocs(img, lb, base, out, stats);
+	case ELFSRC_RELOCS:
+	case ELFSRC_COMPILEUNITS:
+	case ELFSRC_INLINES: {
+		int ret;
+
+		if (src == ELFSRC_BBS)
+			ret = elfsrc_bbs(img, lb, base, out, stats);
+		else if (src == ELFSRC_RELOCS)
+			ret = elfsrc_relocs(img, lb, base, out, stats);
+		else
+			ret = elf_dwarf_source(img, src, lb, base, out, stats);
 
 		if (ret < 0)
 			return ret;

@@ -1,6 +1,6 @@
 # elf/ build fragment (included by Makefile.am)
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
-	elf/debugfile.c elf/demangle.c
+	elf/debugfile.c elf/demangle.c elf/dwarf.h elf/dwarf.c
 libmemsz_a_SOURCES += elf/relocs.h elf/relocs.c
 
 check_PROGRAMS += tests/test_elf
@@ -23,3 +23,8 @@ TESTS += tests/test_bbaddrmap
 tests_test_bbaddrmap_SOURCES = tests/test_bbaddrmap.c
 tests_test_bbaddrmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_bbaddrmap_LDADD = $(TEST_LIBS)
+TESTS += tests/t1100-size-compileunits.py
+EXTRA_DIST += tests/t1100-size-compileunits.py
+
+EXTRA_DIST += bench/bench_dwarf.py
+bench_scripts += bench/bench_dwarf.py

@@ -563,6 +563,8 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		[ASRC_SECTIONS] = ELFSRC_SECTIONS,
 		[ASRC_SYMBOLS] = ELFSRC_SYMBOLS,
 		[ASRC_BBS] = ELFSRC_BBS,
+		[ASRC_COMPILEUNITS] = ELFSRC_COMPILEUNITS,
+		[ASRC_INLINES] = ELFSRC_INLINES,
 	};
 	struct dualmap *dm = NULL;
 	int ret;

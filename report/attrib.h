@@ -42,6 +42,8 @@ enum attrib_src {
 	ASRC_KINDS,
 	ASRC_BBS,
 	ASRC_RELOCS,  /* dirty-by-relocation (report/relocmap.h) */
+	ASRC_COMPILEUNITS,
+	ASRC_INLINES,
 	ASRC__COUNT
 };
 

@@ -46,6 +46,8 @@ static const struct report_keydef keydefs[RKEY__COUNT] = {
 	[RKEY_KINDS] = { "kinds", ASRC_KINDS, NULL },
 	[RKEY_BBS] = { "bbs", ASRC_BBS, NULL },
 	[RKEY_RELOCS] = { "relocs", ASRC_RELOCS, NULL },
+	[RKEY_COMPILEUNITS] = { "compileunits", ASRC_COMPILEUNITS, NULL },
+	[RKEY_INLINES] = { "inlines", ASRC_INLINES, NULL },
 };
 
 const char *report_key_name(enum report_key k)
@@ -56,7 +58,7 @@ const char *report_key_name(enum report_key k)
 const char *report_key_list(void)
 {
 	return "pids, files, mappings, segments, sections, symbols, kinds, "
-	       "bbs, relocs";
+	       "bbs, relocs, compileunits, inlines";
 }
 
 int report_keys_parse(const char *spec, enum report_key *keys, char **bad)
@@ -151,6 +153,8 @@ struct report_ctx {
 	size_t nseen, seencap;
 	uint8_t *match;           /* filter cache per label: 0 ?, 1 y, 2 n */
 	size_t matchcap;
+	/* RSS under fallback labels per key (image keys), and all RSS */
+	uint64_t fallback_rss[REPORT_MAX_KEYS], rss;
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -361,6 +365,40 @@ static bool label_matches(struct report_ctx *c, uint32_t id)
 	return c->match[id] == 1;
 }
 
+/* Add the RSS of a piece under a fallback label (size.h) to its key. */
+static void count_fallback(struct report_ctx *c, const uint32_t *path,
+			   const uint64_t *vals)
+{
+	c->rss += vals[COL_RSS];
+	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++) {
+		int src = keydefs[c->o->keys[i]].src;
+
+		if (src < 0 || src == ASRC_KINDS)
+			continue;
+		if (size_label_is_fallback(src == ASRC_SEGMENTS ?
+						   ELFSRC_SEGMENTS :
+						   ELFSRC_SYMBOLS,
+					   labels_str(c->lb, path[i])))
+			c->fallback_rss[i] += vals[COL_RSS];
+	}
+}
+
+static void fallback_notes(struct report_ctx *c)
+{
+	for (size_t i = 0; i < c->o->nkeys; i++) {
+		int src = keydefs[c->o->keys[i]].src;
+
+		if (src < 0 || src == ASRC_KINDS)
+			continue;
+		note(c, xasprintf("%s: %" PRIu64 " bytes (%.1f%%) of RSS under "
+				  "fallback labels", keydefs[c->o->keys[i]].name,
+				  c->fallback_rss[i],
+				  c->rss ? 100.0 * (double)c->fallback_rss[i] /
+						   (double)c->rss :
+					   0.0));
+	}
+}
+
 static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 {
 	struct report_ctx *c = arg;
@@ -373,8 +411,10 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		if (!keep && label_matches(c, path[i]))
 			keep = true;
 	}
-	if (keep)
+	if (keep) {
 		rowtree_add(c->t, path, vals);
+		count_fallback(c, path, vals);
+	}
 	return 0;
 }
 
@@ -565,6 +605,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 				   "recording: the mapping history may miss "
 				   "events (snapshots are complete)", c.lost));
 	attrib_notes(c.a, &res->notes);
+	fallback_notes(&c);
 	if (!res->have_pss)
 		note(&c, xstrdup("no PSS: recorded without access to page "
 				 "frame numbers (needs CAP_SYS_ADMIN)"));

@@ -18,6 +18,8 @@ static const char *const size_key_names[SIZEKEY__COUNT] = {
 	[SIZEKEY_SYMBOLS] = "symbols",
 	[SIZEKEY_BBS] = "bbs",
 	[SIZEKEY_RELOCS] = "relocs",
+	[SIZEKEY_COMPILEUNITS] = "compileunits",
+	[SIZEKEY_INLINES] = "inlines",
 };
 
 /* The ELF data source behind each key; -1 for keys that are not one. */
@@ -28,6 +30,8 @@ static const int size_key_source[SIZEKEY__COUNT] = {
 	[SIZEKEY_SYMBOLS] = ELFSRC_SYMBOLS,
 	[SIZEKEY_BBS] = ELFSRC_BBS,
 	[SIZEKEY_RELOCS] = ELFSRC_RELOCS,
+	[SIZEKEY_COMPILEUNITS] = ELFSRC_COMPILEUNITS,
+	[SIZEKEY_INLINES] = ELFSRC_INLINES,
 };
 
 const char *size_key_name(enum size_key k)
@@ -37,7 +41,8 @@ const char *size_key_name(enum size_key k)
 
 const char *size_key_list(void)
 {
-	return "files, segments, sections, symbols, bbs, relocs";
+	return "files, segments, sections, symbols, bbs, relocs, "
+	       "compileunits, inlines";
 }
 
 int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
@@ -91,6 +96,9 @@ struct size_walk {
 	size_t map_of_key[SIZE_MAX_KEYS]; /* index into labels[] per key */
 	int base_index;          /* labels[] index of base map, or -1 */
 	enum col_id col;
+	struct labels *lb;
+	uint64_t fallback[SIZE_MAX_KEYS][2]; /* bytes: [key][file, vm] */
+	uint64_t total[2];
 };
 
 static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
@@ -112,7 +120,11 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 		 * here is a bug in elf/, not something to hide. */
 		if (path[i] == LABEL_NONE)
 			return -MEMSZ_EBADELF;
+		if (size_label_is_fallback(size_key_source[w->keys[i]],
+					   labels_str(w->lb, path[i])))
+			w->fallback[i][w->col == COL_VM] += end - start;
 	}
+	w->total[w->col == COL_VM] += end - start;
 	vals[w->col] = end - start;
 	rowtree_add(w->t, path, vals);
 	return 0;
@@ -192,6 +204,47 @@ static void source_notes(struct size_notes *notes, const char *path,
 					(unsigned long long)st->clipped));
 }
 
+static void dwarf_notes(struct size_notes *notes, const char *path,
+			const struct elfimg *img, enum elf_source src,
+			const struct elfsrc_stats *st)
+{
+	const char *key = elfsrc_name(src);
+
+	if (st->no_dwarf && !st->dwarf_errors)
+		size_note_add(notes, xasprintf("%s: %s: no DWARF in the file "
+					       "nor in a debug file", path,
+					       key));
+	else if (st->no_dwarf)
+		size_note_add(notes, xasprintf("%s: %s: libdw cannot read its "
+					       "DWARF", path, key));
+	else if (st->dwarf_errors)
+		size_note_add(notes, xasprintf("%s: %s: %llu DWARF units or "
+					       "tables could not be read",
+					       path, key,
+					       (unsigned long long)
+						       st->dwarf_errors));
+	if (st->dwarf_from_debug && img->debug)
+		size_note_add(notes, xasprintf("%s: %s from debug file '%s'",
+					       path, key, img->debug->path));
+	if (st->split_missing)
+		size_note_add(notes, xasprintf("%s: %s: %llu split DWARF units "
+					       "(.dwo) not found", path, key,
+					       (unsigned long long)
+						       st->split_missing));
+}
+
+bool size_label_is_fallback(enum elf_source src, const char *label)
+{
+	if (!strncmp(label, "[section ", 9))
+		return true;
+	if (!strncmp(label, "LOAD #", 6))
+		return src != ELFSRC_SEGMENTS;
+	return !strcmp(label, "[ELF Header]") ||
+	       !strcmp(label, "[ELF Program Headers]") ||
+	       !strcmp(label, "[ELF Section Headers]") ||
+	       !strcmp(label, "[Unmapped]");
+}
+
 /* A debug file that was found but refused: say why symbols lack names. */
 static void debug_note(struct size_notes *notes, const char *path,
 		       const struct elfimg *img)
@@ -239,7 +292,8 @@ int size_image_source(struct size_image *si, enum elf_source src,
 		*out = &si->src[src];
 		return 0;
 	}
-	if (src == ELFSRC_SYMBOLS || src == ELFSRC_BBS) {
+	if (src == ELFSRC_SYMBOLS || src == ELFSRC_BBS ||
+	    src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES) {
 		ret = elfimg_find_debug(si->img, debug_root);
 		if (ret < 0)
 			size_note_add(notes, xasprintf(
@@ -254,6 +308,8 @@ int size_image_source(struct size_image *si, enum elf_source src,
 	if (ret < 0)
 		return ret;
 	source_notes(notes, path, si->img, &st);
+	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)
+		dwarf_notes(notes, path, si->img, src, &st);
 	*out = &si->src[src];
 	return 0;
 }
@@ -270,13 +326,37 @@ void size_image_close(struct size_image *si)
 	memset(si, 0, sizeof(*si));
 }
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* One footer line per key: how much of the file is under fallbacks. */
+static void fallback_notes(struct size_notes *notes, const char *path,
+			   const struct size_walk *w)
+{
+	for (size_t i = 0; i < w->nkeys; i++) {
+		const uint64_t *fb = w->fallback[i];
+
+		if (w->keys[i] == SIZEKEY_FILES)
+			continue;
+		size_note_add(notes, xasprintf(
+			"%s: %s: %llu bytes (%.1f%%) of FILE SIZE, %llu "
+			"(%.1f%%) of VM SIZE under fallback labels", path,
+			size_key_name(w->keys[i]), (unsigned long long)fb[0],
+			pct(fb[0], w->total[0]), (unsigned long long)fb[1],
+			pct(fb[1], w->total[1])));
+	}
+}
+
 int size_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		  const enum size_key *keys, size_t nkeys,
 		  const char *debug_root, struct size_notes *notes)
 {
 	struct size_image si = { 0 };
 	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
-	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys };
+	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys,
+			       .lb = lb };
 	size_t nmaps = 0;
 	const struct rmap_entry *vme;
 	size_t nvme;
@@ -316,6 +396,8 @@ int size_add_file(struct rowtree *t, struct labels *lb, const char *path,
 	if (nvme)
 		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
 				  vme[nvme - 1].end, size_piece, &w);
+	if (ret >= 0)
+		fallback_notes(notes, path, &w);
 out:
 	size_image_close(&si);
 	return ret;

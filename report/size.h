@@ -25,6 +25,8 @@ enum size_key {
 	SIZEKEY_SYMBOLS,
 	SIZEKEY_BBS,
 	SIZEKEY_RELOCS,
+	SIZEKEY_COMPILEUNITS,
+	SIZEKEY_INLINES,
 	SIZEKEY__COUNT
 };
 
@@ -38,6 +40,13 @@ int size_keys_parse(const char *spec, enum size_key *keys, char **bad);
 const char *size_key_name(enum size_key k);
 /* Comma-separated names of every key, for messages; static storage. */
 const char *size_key_list(void);
+
+/* True if label is a fallback of elf source src: a label given to bytes
+ * the source itself does not explain. Those are "[section X]", the PT_LOAD
+ * labels "LOAD #n [..]" (except for segments, whose own labels they are),
+ * "[ELF Header]", "[ELF Program Headers]", "[ELF Section Headers]" and
+ * "[Unmapped]". Kind labels of anonymous memory ("[heap]") are not. */
+bool size_label_is_fallback(enum elf_source src, const char *label);
 
 /* What could not be attributed exactly, for the footer. */
 struct size_notes {

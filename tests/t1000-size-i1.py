@@ -102,7 +102,8 @@ def check_file(path):
     name = os.path.basename(path)
     for key in ("segments", "sections", "symbols", "sections,symbols",
                 "bbs", "symbols,bbs", "relocs",
-                "files,segments"):
+                "files,segments",
+                "compileunits", "inlines", "sections,compileunits"):
         rows = memsz_csv(path, key)
         fsum = sum(int(r["file_size"]) for r in rows)
         vsum = sum(int(r["vm_size"]) for r in rows)

@@ -1,0 +1,595 @@
+/* dwarf.c — compileunits and inlines from DWARF (libdw); see dwarf.h. */
+#include "config.h"
+
+#include "elf/dwarf.h"
+#include "elf/elfpriv.h"
+#include "util/util.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An allocated section of the image: [start, end) in VM. */
+struct asec {
+	uint64_t start, end;
+};
+
+struct dctx {
+	struct elfimg *img;        /* the image being labelled */
+	struct elfimg *dimg;       /* where the DWARF is: img or img->debug */
+	Dwarf *dbg;
+	struct labels *lb;
+	struct dualmap *base, *out;
+	struct elfsrc_stats *st;
+	struct asec *secs;         /* SHF_ALLOC sections of img, by address */
+	size_t nsecs;
+	/* CU DIE offset -> label, in .debug_info order (for aranges) */
+	struct cuent {
+		uint64_t dieoff;
+		uint32_t label;
+	} *cus;
+	size_t ncus, cucap;
+	const char *comp_dir;      /* of the current CU (inlines), or NULL */
+	struct asec *cur;          /* ranges of the current CU (inlines) */
+	size_t ncur, curcap;
+};
+
+static int asec_cmp(const void *a, const void *b)
+{
+	const struct asec *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The allocated sections of img that hold bytes at run time (not .tbss). */
+static void collect_secs(struct dctx *c)
+{
+	struct elfimg *img = c->img;
+	size_t cap = 0;
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		struct elf_section *s = &img->secs[i];
+
+		if (!(s->flags & SHF_ALLOC) || !s->size ||
+		    s->addr + s->size < s->addr)
+			continue;
+		if (s->type == SHT_NOBITS && (s->flags & SHF_TLS))
+			continue;
+		xgrow(&c->secs, &cap, c->nsecs + 1, sizeof(*c->secs));
+		c->secs[c->nsecs].start = s->addr;
+		c->secs[c->nsecs].end = s->addr + s->size;
+		c->nsecs++;
+	}
+	if (c->nsecs)
+		qsort(c->secs, c->nsecs, sizeof(*c->secs), asec_cmp);
+}
+
+/* Index of the first section whose end is > addr (nsecs if none). */
+static size_t sec_find(const struct dctx *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nsecs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->secs[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Label VM [start, end) with label where allocated sections are; the file
+ * bytes follow through the base map. */
+static void add_range(struct dctx *c, uint64_t start, uint64_t end,
+		      uint32_t label)
+{
+	size_t i;
+
+	/* 0 and 1 are what linkers leave for code they discarded */
+	if (start < 2)
+		return;
+	i = sec_find(c, start);
+
+	for (; i < c->nsecs && start < end; i++) {
+		uint64_t s = c->secs[i].start, e = c->secs[i].end;
+
+		if (e <= start)
+			continue;
+		if (s >= end)
+			break;
+		if (s > start)
+			start = s;
+		dualmap_add_vm(c->out, c->base, start,
+			       (e < end ? e : end) - start, label);
+		start = e;
+	}
+}
+
+static const struct elf_section *find_named(const struct elfimg *img,
+					    const char *name)
+{
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (!strcmp(img->secs[i].name, name))
+			return &img->secs[i];
+	return NULL;
+}
+
+static bool has_dwarf(const struct elfimg *img)
+{
+	const struct elf_section *s = find_named(img, ".debug_info");
+
+	return s && s->type != SHT_NOBITS && s->size;
+}
+
+/* name made absolute with dir when relative and dir is not NULL, then
+ * "." and ".." components and repeated slashes removed lexically ("./csu"
+ * + "../sysdeps/x.c" -> "sysdeps/x.c"; a ".." with nothing left to remove
+ * stays). Returns a malloc'd string. */
+static char *path_norm(const char *dir, const char *name)
+{
+	char *in = name[0] != '/' && dir && dir[0] ?
+			   xasprintf("%s/%s", dir, name) :
+			   xstrdup(name);
+	char *out = xmalloc(strlen(in) + 2);
+	size_t o = 0, keep = 0; /* keep: length that ".." may not remove */
+	bool abs = in[0] == '/';
+	char *p = in;
+
+	if (abs)
+		out[o++] = '/';
+	keep = o;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || n == 0) {
+			/* skip */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.' && o > keep) {
+			while (o > keep && out[o - 1] != '/')
+				o--;
+			if (o > keep)
+				o--; /* the slash before it */
+			else if (abs)
+				o = keep;
+		} else {
+			if (o > (abs ? 1u : 0u))
+				out[o++] = '/';
+			memcpy(out + o, p, n);
+			o += n;
+			if (n == 2 && p[0] == '.' && p[1] == '.')
+				keep = o;
+		}
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	if (!o)
+		out[o++] = '.';
+	out[o] = 0;
+	free(in);
+	return out;
+}
+
+static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
+{
+	const char *name = dwarf_diename(cudie);
+	char buf[64];
+
+	Dwarf_Attribute a;
+
+	if (!name && sub)
+		name = dwarf_diename(sub);
+	if (!name)
+		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_dwo_name, &a));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name,
+						   &a));
+	if (name && name[0]) {
+		const char *dir = dwarf_formstring(
+			dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
+		char *path = path_norm(dir, name);
+		uint32_t id = labels_intern(c->lb, path);
+
+		free(path);
+		return id;
+	}
+	snprintf(buf, sizeof(buf), "<unnamed unit at .debug_info+0x%llx>",
+		 (unsigned long long)dwarf_dieoffset(cudie));
+	return labels_intern(c->lb, buf);
+}
+
+/* --- file bytes of .debug_info and .debug_line (DWARF in img only) --- */
+
+struct rawsec {
+	const struct elf_section *sec;
+	const uint8_t *buf;   /* raw bytes; NULL: not charged per unit */
+	uint64_t size;
+};
+
+static void rawsec_open(struct dctx *c, const char *name, struct rawsec *r)
+{
+	Elf_Data *d;
+	Elf_Scn *scn;
+
+	memset(r, 0, sizeof(*r));
+	if (c->dimg != c->img)
+		return;
+	r->sec = find_named(c->img, name);
+	if (!r->sec || r->sec->type == SHT_NOBITS ||
+	    (r->sec->flags & SHF_COMPRESSED))
+		return;
+	scn = elf_getscn(elfimg_elf(c->img), r->sec - c->img->secs);
+	/* elf_rawdata: the bytes as in the file, even if libdw has
+	 * decompressed a copy for itself */
+	d = scn ? elf_rawdata(scn, NULL) : NULL;
+	if (!d || !d->d_buf || d->d_size != r->sec->size)
+		return;
+	r->buf = d->d_buf;
+	r->size = d->d_size;
+}
+
+static uint64_t rd(const struct dctx *c, const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++) {
+		int b = c->img->big_endian ? i : n - 1 - i;
+
+		v = v << 8 | p[b];
+	}
+	return v;
+}
+
+/* Charge the unit starting at off in r (initial length + contents) to
+ * label, in the image's file space. */
+static void charge_unit(struct dctx *c, const struct rawsec *r, uint64_t off,
+			uint32_t label)
+{
+	uint64_t len, hdr = 4;
+
+	if (!r->buf || off >= r->size || r->size - off < 4)
+		return;
+	len = rd(c, r->buf + off, 4);
+	if (len == 0xffffffff) {
+		if (r->size - off < 12)
+			return;
+		len = rd(c, r->buf + off + 4, 8);
+		hdr = 12;
+	} else if (len >= 0xfffffff0) {
+		return; /* reserved */
+	}
+	if (len > r->size - off - hdr)
+		len = r->size - off - hdr;
+	rmap_add(c->out->file, r->sec->offset + off, hdr + len, label);
+}
+
+/* --- compileunits --- */
+
+static bool var_addr(Dwarf_Die *die, Dwarf_Addr *addr)
+{
+	Dwarf_Attribute a, res;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr(die, DW_AT_location, &a))
+		return false;
+	if (dwarf_getlocation(&a, &ops, &nops) != 0 || nops != 1)
+		return false;
+	if (ops[0].atom == DW_OP_addr) {
+		*addr = ops[0].number;
+		return true;
+	}
+	if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index)
+		return dwarf_getlocation_attr(&a, ops, &res) == 0 &&
+		       dwarf_formaddr(&res, addr) == 0;
+	return false;
+}
+
+static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
+{
+	Dwarf_Attribute ta;
+	Dwarf_Die type;
+	Dwarf_Word size;
+	Dwarf_Addr addr;
+
+	if (!var_addr(die, &addr))
+		return;
+	if (!dwarf_attr_integrate(die, DW_AT_type, &ta) ||
+	    !dwarf_formref_die(&ta, &type) ||
+	    dwarf_aggregate_size(&type, &size) != 0 || !size)
+		return;
+	if (addr + size < addr)
+		return;
+	add_range(c, addr, addr + size, label);
+}
+
+/* Variables with a static address anywhere below die (functions, blocks,
+ * namespaces; not inside types). depth bounds hostile nesting. */
+static void walk_vars(struct dctx *c, Dwarf_Die *parent, uint32_t label,
+		      int depth)
+{
+	Dwarf_Die die;
+	int r;
+
+	if (depth > 64 || dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&die)) {
+		case DW_TAG_variable:
+			add_variable(c, &die, label);
+			break;
+		case DW_TAG_subprogram:
+		case DW_TAG_lexical_block:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			if (dwarf_haschildren(&die))
+				walk_vars(c, &die, label, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while ((r = dwarf_siblingof(&die, &die)) == 0);
+	if (r < 0 && c->st)
+		c->st->dwarf_errors++;
+}
+
+static int cuent_cmp(const void *a, const void *b)
+{
+	const struct cuent *x = a, *y = b;
+
+	return x->dieoff < y->dieoff ? -1 : x->dieoff > y->dieoff;
+}
+
+static void add_aranges(struct dctx *c)
+{
+	Dwarf_Aranges *ar;
+	size_t n;
+
+	if (!c->ncus || dwarf_getaranges(c->dbg, &ar, &n) != 0)
+		return;
+	qsort(c->cus, c->ncus, sizeof(*c->cus), cuent_cmp);
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Arange *a = dwarf_onearange(ar, i);
+		Dwarf_Addr addr;
+		Dwarf_Word len;
+		Dwarf_Off off;
+		struct cuent key, *hit;
+
+		if (!a || dwarf_getarangeinfo(a, &addr, &len, &off) != 0 ||
+		    !len || addr + len < addr)
+			continue;
+		key.dieoff = off;
+		hit = bsearch(&key, c->cus, c->ncus, sizeof(*c->cus),
+			      cuent_cmp);
+		if (hit)
+			add_range(c, addr, addr + len, hit->label);
+	}
+}
+
+/* One labelled range of line rows: "FILE:LINE", FILE normalised like CU
+ * names (with the CU's comp_dir in c->comp_dir). */
+static void add_line_run(struct dctx *c, const char *file, int line,
+			 uint64_t start, uint64_t end)
+{
+	size_t dl = c->comp_dir ? strlen(c->comp_dir) : 0;
+	/* libdw joins names of directory 0 (DWARF 5: the comp_dir) with
+	 * it already, not those of other relative directories */
+	bool joined = dl && !strncmp(file, c->comp_dir, dl) && file[dl] == '/';
+	char *path = path_norm(joined ? NULL : c->comp_dir, file);
+	char *s = xasprintf("%s:%d", path, line);
+
+	add_range(c, start, end, labels_intern(c->lb, s));
+	free(s);
+	free(path);
+}
+
+/* The ranges of cudie (not those at 0 or 1: discarded code), sorted,
+ * into c->cur (c->ncur). */
+static void cu_ranges(struct dctx *c, Dwarf_Die *cudie)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	c->ncur = 0;
+	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0) {
+		if (end <= start || start < 2)
+			continue;
+		xgrow(&c->cur, &c->curcap, c->ncur + 1, sizeof(*c->cur));
+		c->cur[c->ncur].start = start;
+		c->cur[c->ncur++].end = end;
+	}
+	if (off < 0 && c->st)
+		c->st->dwarf_errors++;
+	if (c->ncur > 1)
+		qsort(c->cur, c->ncur, sizeof(*c->cur), asec_cmp);
+}
+
+/* The end of the CU range holding addr (ranges sorted, *hint advanced
+ * monotonically), or 0 if none does. */
+static uint64_t cu_range_end(struct dctx *c, uint64_t addr, size_t *hint)
+{
+	size_t i = *hint;
+
+	while (i < c->ncur && c->cur[i].end <= addr)
+		i++;
+	*hint = i;
+	for (size_t j = i; j < c->ncur && c->cur[j].start <= addr; j++)
+		if (addr < c->cur[j].end)
+			return c->cur[j].end;
+	return 0;
+}
+
+/* inlines: the rows of cudie's line table. False if it has none.
+ * libdw sorts the rows of all sequences by address, putting an end of
+ * sequence before a row at the same address: a last row of zero length
+ * then seems to reach the next sequence. So each row's range is also cut
+ * at the end of the CU range holding its address (rows outside every CU
+ * range are dropped), when the CU has ranges. */
+static bool add_lines(struct dctx *c, Dwarf_Die *cudie)
+{
+	Dwarf_Lines *lines;
+	size_t n, hint = 0;
+	const char *rfile = NULL;
+	int rline = 0;
+	uint64_t rstart = 0, rend = 0;
+
+	if (dwarf_getsrclines(cudie, &lines, &n) != 0) {
+		if (c->st && dwarf_hasattr(cudie, DW_AT_stmt_list))
+			c->st->dwarf_errors++;
+		return false;
+	}
+	for (size_t i = 0; i + 1 < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Line *nl = dwarf_onesrcline(lines, i + 1);
+		Dwarf_Addr a, na;
+		bool endseq = true;
+		const char *file;
+		int lineno = 0;
+
+		if (!l || !nl || dwarf_lineaddr(l, &a) != 0 ||
+		    dwarf_lineendsequence(l, &endseq) != 0 || endseq ||
+		    dwarf_lineaddr(nl, &na) != 0 || na <= a || a < 2)
+			continue;
+		if (c->ncur) {
+			uint64_t e = cu_range_end(c, a, &hint);
+
+			if (!e)
+				continue;
+			if (na > e)
+				na = e;
+		}
+		file = dwarf_linesrc(l, NULL, NULL);
+		if (!file)
+			file = "?";
+		dwarf_lineno(l, &lineno);
+		if (rfile && (file != rfile || lineno != rline || a != rend)) {
+			add_line_run(c, rfile, rline, rstart, rend);
+			rfile = NULL;
+		}
+		if (!rfile) {
+			rfile = file;
+			rline = lineno;
+			rstart = a;
+		}
+		rend = na;
+	}
+	if (rfile)
+		add_line_run(c, rfile, rline, rstart, rend);
+	return true;
+}
+
+static void one_cu(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
+		   const struct rawsec *info, const struct rawsec *line,
+		   bool cus)
+{
+	uint32_t label = 0;
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	if (cus) {
+		Dwarf_Attribute a;
+		Dwarf_Word stmt;
+
+		label = cu_label(c, cudie, sub);
+		xgrow(&c->cus, &c->cucap, c->ncus + 1, sizeof(*c->cus));
+		c->cus[c->ncus].dieoff = dwarf_dieoffset(cudie);
+		c->cus[c->ncus++].label = label;
+		while ((off = dwarf_ranges(cudie, off, &base, &start,
+					   &end)) > 0)
+			if (end > start)
+				add_range(c, start, end, label);
+		if (off < 0 && c->st)
+			c->st->dwarf_errors++;
+		walk_vars(c, sub ? sub : cudie, label, 0);
+		charge_unit(c, info,
+			    dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie),
+			    label);
+		if (dwarf_attr(cudie, DW_AT_stmt_list, &a) &&
+		    dwarf_formudata(&a, &stmt) == 0)
+			charge_unit(c, line, stmt, label);
+	} else {
+		Dwarf_Attribute a;
+
+		c->comp_dir = dwarf_formstring(
+			dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
+		cu_ranges(c, cudie);
+		if (!add_lines(c, cudie))
+			return;
+	}
+	if (c->st)
+		c->st->units++;
+}
+
+int elf_dwarf_source(struct elfimg *img, enum elf_source src,
+		     struct labels *lb, struct dualmap *base,
+		     struct dualmap *out, struct elfsrc_stats *stats)
+{
+	struct dctx c = { .img = img, .lb = lb, .base = base, .out = out,
+			  .st = stats };
+	struct rawsec info, line;
+	Dwarf_CU *cu = NULL, *next;
+	bool cus = src == ELFSRC_COMPILEUNITS;
+	int r;
+
+	if (src != ELFSRC_COMPILEUNITS && src != ELFSRC_INLINES)
+		return -EINVAL;
+	if (has_dwarf(img))
+		c.dimg = img;
+	else if (img->debug && has_dwarf(img->debug))
+		c.dimg = img->debug;
+	if (!c.dimg) {
+		if (stats)
+			stats->no_dwarf = true;
+		return 0;
+	}
+	if (stats)
+		stats->dwarf_from_debug = c.dimg != img;
+	c.dbg = dwarf_begin_elf(elfimg_elf(c.dimg), DWARF_C_READ, NULL);
+	if (!c.dbg) {
+		if (stats) {
+			stats->no_dwarf = true;
+			stats->dwarf_errors++;
+		}
+		return 0;
+	}
+	collect_secs(&c);
+	rawsec_open(&c, ".debug_info", &info);
+	rawsec_open(&c, ".debug_line", &line);
+
+	for (;;) {
+		Dwarf_Half version;
+		uint8_t type;
+		Dwarf_Die cudie, subdie;
+		bool split;
+
+		r = dwarf_get_units(c.dbg, cu, &next, &version, &type, &cudie,
+				    &subdie);
+		if (r != 0)
+			break;
+		cu = next;
+		if (type != DW_UT_compile && type != DW_UT_skeleton)
+			continue;
+		split = type == DW_UT_skeleton && subdie.addr != NULL &&
+			dwarf_tag(&subdie) == DW_TAG_compile_unit;
+		if (type == DW_UT_skeleton && !split && stats)
+			stats->split_missing++;
+		one_cu(&c, &cudie, split ? &subdie : NULL, &info, &line, cus);
+	}
+	if (r < 0 && stats)
+		stats->dwarf_errors++;
+	if (cus)
+		add_aranges(&c);
+
+	dwarf_end(c.dbg);
+	free(c.secs);
+	free(c.cus);
+	free(c.cur);
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* dwarf.h — the DWARF data sources of an image (compileunits, inlines);
+ * private to elf/, reached through elfimg_source_map().
+ *
+ * The DWARF is read with libdw from the image itself when it has a
+ * .debug_info, else from img->debug (elfimg_find_debug(); same addresses).
+ * Split DWARF: a skeleton unit's ranges and line table are in the image;
+ * its split unit (.dwo) is used when libdw finds it, else counted in
+ * stats->split_missing.
+ */
+#ifndef MEMSZ_DWARF_H
+#define MEMSZ_DWARF_H
+
+#include "elf/elfimg.h"
+
+/* Add the own labels of src (ELFSRC_COMPILEUNITS or ELFSRC_INLINES) of img
+ * to out, before any fallback (the caller adds those):
+ *
+ * compileunits: label = the CU's DW_AT_name (a skeleton without one: its
+ *   DW_AT_dwo_name), joined to DW_AT_comp_dir when relative, "." and ".."
+ *   removed lexically ("./csu" + "../sysdeps/x.c" -> "sysdeps/x.c"; Bloaty
+ *   shows the bare DW_AT_name, which merges CUs of one name). VM (and through base, file): every range of the CU DIE
+ *   (DW_AT_low_pc/high_pc, DW_AT_ranges, DWARF 4 .debug_ranges and 5
+ *   .debug_rnglists), then .debug_aranges, then every DW_TAG_variable
+ *   whose DW_AT_location is one DW_OP_addr (or DW_OP_addrx) with the byte
+ *   size of its type. Only type/partial units give nothing. Ranges are
+ *   clipped to the image's SHF_ALLOC sections (a range at address 0 left
+ *   by a discarded COMDAT or gc'd section is dropped). File only, when the
+ *   DWARF is in img and the section is not compressed: each unit's
+ *   .debug_info bytes (unit header + DIEs: initial length + 4, or + 12 for
+ *   64-bit DWARF) and the line program its DW_AT_stmt_list points at in
+ *   .debug_line go to the CU.
+ * inlines: every row of each CU's line table (dwarf_getsrclines), range
+ *   [row address, next row address), labelled "FILE:LINE" with FILE as
+ *   dwarf_linesrc() gives it, joined to the comp_dir and normalised like
+ *   CU names; consecutive rows of one FILE:LINE make one range. Rows are
+ *   cut at the end of the CU range holding them (see add_lines()).
+ *
+ * stats (may be NULL): units, split_missing, dwarf_errors,
+ * dwarf_from_debug, no_dwarf. Returns 0; a DWARF libdw cannot read is not
+ * an error (its bytes fall back; counted in stats->dwarf_errors). */
+int elf_dwarf_source(struct elfimg *img, enum elf_source src,
+		     struct labels *lb, struct dualmap *base,
+		     struct dualmap *out, struct elfsrc_stats *stats);
+
+#endif

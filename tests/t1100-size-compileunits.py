@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""`memsz size --by compileunits / inlines` against binutils' readelf.
+
+Fixtures: three C files built here with -g (DWARF 5), -gdwarf-4 and
+-gsplit-dwarf, -O2, -ffunction-sections -fdata-sections. Ground truth:
+  - per CU, VM SIZE = the sum of st_size of the FUNC and OBJECT symbols
+    its object file defines (readelf -s on the .o);
+  - per CU, the .debug_info bytes = the unit's "Length:" + 4 (readelf
+    --debug-dump=info), and its .debug_line bytes = the "Length:" + 4 of
+    the line program its DW_AT_stmt_list names (readelf -wl);
+  - inlines: for every FILE:LINE, the bytes of the decoded line table
+    rows (readelf -wL: [row address, next row address) in a sequence);
+  - I1: FILE SIZE sums to the file size, VM SIZE to the PT_LOAD MemSiz.
+And on libc.so.6 with its libc6-dbg debug file (when installed): at least
+95 % of .text is under a compile unit, and the footer says how much is
+under fallback labels.
+"""
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MEMSZ = os.environ.get("MEMSZ", "./memsz")
+LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+failures = 0
+checks = 0
+
+SOURCES = {
+    "a.c": """
+int table_a[100] = { 1 };
+static int counter_a;
+int fa1(int x) { static int calls; calls++; counter_a += x;
+                 return table_a[x % 100] + calls + counter_a; }
+int fa2(int x) { int s = 0; for (int i = 0; i < x; i++) s += fa1(i);
+                 return s; }
+""",
+    "b.c": """
+const char msg_b[64] = "hello";
+double vals_b[33];
+static inline int sq(int x) { return x * x; }
+int fb1(int x) { vals_b[x & 31] += 1.5; return sq(x) + msg_b[x & 7]; }
+long fb2(long x) { return x * 3 + (long)vals_b[x & 31]; }
+""",
+    "m.c": """
+int fa2(int); int fb1(int); long fb2(long);
+int main(int argc, char **argv) { (void)argv;
+    return fa2(argc) + fb1(argc) + (int)fb2(argc); }
+""",
+}
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("not ok -", what)
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+def memsz(path, key, fmt="csv"):
+    out = run([MEMSZ, "size", "--by", key, "-n", "0", "--format", fmt,
+               path])
+    if out.returncode != 0:
+        raise RuntimeError("memsz size %s failed: %s" % (path, out.stderr))
+    if fmt != "csv":
+        return out.stdout
+    return list(csv.DictReader(io.StringIO(out.stdout))), out.stderr
+
+
+def readelf(args, path):
+    return run(["readelf", "-W"] + args + [path], check=True).stdout
+
+
+def defined_sizes(obj):
+    """Sum of st_size of FUNC and OBJECT symbols defined in obj."""
+    total = 0
+    for line in readelf(["-s"], obj).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].endswith(":") and f[3] in ("FUNC",
+                                                           "OBJECT") \
+                and f[6] != "UND":
+            total += int(f[2], 0)
+    return total
+
+
+def load_vm(path):
+    total = 0
+    for line in readelf(["-l"], path).splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            total += int(f[5], 16)
+    return total
+
+
+def units(path):
+    """[(cu label, unit length incl. initial length, stmt_list)]"""
+    out = []
+    cur = None
+    for line in readelf(["--debug-dump=info", "--debug-dump=no-follow-links"],
+                        path).splitlines():
+        m = re.match(r"\s*Length:\s+(0x[0-9a-f]+) \((32|64)-bit\)", line)
+        if m:
+            cur = dict(len=int(m.group(1), 16) +
+                       (4 if m.group(2) == "32" else 12),
+                       name=None, dir=None, stmt=None, top=True)
+            out.append(cur)
+            continue
+        if cur is None:
+            continue
+        if re.match(r"\s*<1>", line):
+            cur["top"] = False
+        if not cur["top"]:
+            continue
+        m = re.search(r"DW_AT_(name|comp_dir|stmt_list)\s*:\s*(.*)$", line)
+        if m:
+            val = m.group(2).strip()
+            # "(line_strp) (offset: 0x9): a.c", "(sec_offset) 0", "(string) x"
+            if "): " in val:
+                val = val.rsplit("): ", 1)[1]
+            val = re.sub(r"^\((?:[a-z_0-9]+)\) ", "", val)
+            if m.group(1) == "name":
+                cur["name"] = val
+            elif m.group(1) == "comp_dir":
+                cur["dir"] = val
+            else:
+                cur["stmt"] = int(val.split()[-1], 16)
+    res = []
+    for u in out:
+        if u["name"] is None:
+            continue
+        label = os.path.normpath(os.path.join(u["dir"] or "", u["name"]))
+        res.append((label, u["len"], u["stmt"]))
+    return res
+
+
+def line_programs(path):
+    """{offset: length incl. initial length} of .debug_line programs."""
+    progs = {}
+    off = None
+    for line in readelf(["-wl"], path).splitlines():
+        m = re.match(r"\s*Offset:\s+(0x[0-9a-f]+)", line)
+        if m:
+            off = int(m.group(1), 16)
+            continue
+        m = re.match(r"\s*Length:\s+(\d+)", line)
+        if m and off is not None:
+            progs[off] = int(m.group(1)) + 4
+            off = None
+    return progs
+
+
+def decoded_lines(path):
+    """{(basename, line): bytes} from readelf -wL."""
+    want = {}
+    prev = None
+    for line in readelf(["-wL"], path).splitlines():
+        f = line.split()
+        if len(f) < 3 or not f[2].startswith("0x"):
+            if not f:
+                prev = None
+            continue
+        addr = int(f[2], 16)
+        if prev is not None and addr > prev[2]:
+            key = (prev[0], prev[1])
+            want[key] = want.get(key, 0) + addr - prev[2]
+        prev = None if f[1] == "-" else (os.path.basename(f[0]), f[1],
+                                          addr)
+    return want
+
+
+def build(tmp, variant, flags):
+    d = os.path.join(tmp, variant)
+    os.mkdir(d)
+    objs = []
+    for name, text in SOURCES.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        r = run(["gcc", "-c", "-O2", "-ffunction-sections", "-fdata-sections",
+                 name] + flags, cwd=d)
+        if r.returncode:
+            print("# skipping %s: gcc %s: %s" % (variant, flags, r.stderr))
+            return None, None
+        objs.append(name[:-2] + ".o")
+    r = run(["gcc", "-o", "prog"] + objs + flags, cwd=d)
+    if r.returncode:
+        print("# skipping %s: link: %s" % (variant, r.stderr))
+        return None, None
+    return d, os.path.join(d, "prog")
+
+
+def check_i1(path, key, tag):
+    rows, _ = memsz(path, key)
+    fsum = sum(int(r["file_size"]) for r in rows)
+    vsum = sum(int(r["vm_size"]) for r in rows)
+    check(fsum == os.stat(path).st_size, "%s --by %s: FILE SIZE %d == "
+          "file size %d" % (tag, key, fsum, os.stat(path).st_size))
+    check(vsum == load_vm(path), "%s --by %s: VM SIZE %d == PT_LOAD "
+          "MemSiz %d" % (tag, key, vsum, load_vm(path)))
+    return rows
+
+
+def check_fixture(d, prog, variant, split=False):
+    rows = check_i1(prog, "compileunits", variant)
+    cu_vm = {r["compileunits"]: int(r["vm_size"]) for r in rows}
+    for name in SOURCES:
+        label = os.path.join(d, name)
+        want = defined_sizes(os.path.join(d, name[:-2] + ".o"))
+        check(cu_vm.get(label) == want, "%s: CU %s VM SIZE %s == its "
+              "symbols' sizes %d" % (variant, name, cu_vm.get(label),
+                                      want))
+
+    # .debug_info and .debug_line bytes per CU
+    srows, _ = memsz(prog, "sections,compileunits")
+    got = {}
+    for r in srows:
+        got[(r["sections"], r["compileunits"])] = int(r["file_size"])
+    progs = line_programs(prog)
+    for label, length, stmt in units(prog):
+        if not label.startswith(d):
+            continue  # crt objects of the toolchain, if they have DWARF
+        check(got.get((".debug_info", label)) == length,
+              "%s: .debug_info of %s: %s == unit length %d"
+              % (variant, label, got.get((".debug_info", label)), length))
+        if stmt is not None and stmt in progs:
+            check(got.get((".debug_line", label)) == progs[stmt],
+                  "%s: .debug_line of %s: %s == program length %d"
+                  % (variant, label, got.get((".debug_line", label)),
+                     progs[stmt]))
+
+    # inlines: every FILE:LINE of the fixture's own files
+    rows = check_i1(prog, "inlines", variant)
+    have = {}
+    for r in rows:
+        m = re.match(r"(.*):(\d+)$", r["inlines"])
+        if not m or not m.group(1).startswith(d):
+            continue
+        key = (os.path.basename(m.group(1)), m.group(2))
+        have[key] = have.get(key, 0) + int(r["vm_size"])
+    want = {k: v for k, v in decoded_lines(prog).items()
+            if k[0] in SOURCES}
+    check(want and have == want, "%s: inlines rows of a.c, b.c, m.c equal "
+          "readelf -wL's rows (%s vs %s)" % (variant, sorted(have.items()),
+                                             sorted(want.items())))
+
+
+def check_split(d, prog):
+    """Without the .dwo files the code stays attributed (skeleton ranges,
+    to the .dwo name as the skeleton has no DW_AT_name) and the footer says
+    the split units are missing."""
+    rows, _ = memsz(prog, "compileunits")
+    before = {r["compileunits"]: int(r["vm_size"]) for r in rows}
+    for name in SOURCES:
+        dwo = os.path.join(d, name[:-2] + ".dwo")
+        if os.path.exists(dwo):
+            os.rename(dwo, dwo + ".away")
+    rows, err = memsz(prog, "compileunits")
+    after = {r["compileunits"]: int(r["vm_size"]) for r in rows}
+    text = memsz(prog, "compileunits", fmt="table")
+    check("split DWARF units (.dwo) not found" in text,
+          "split: a missing .dwo is in the footer")
+    for name in SOURCES:
+        label = os.path.join(d, name)
+        dwo = os.path.join(d, name[:-2] + ".dwo")
+        check(0 < after.get(dwo, 0) <= before.get(label, 0),
+              "split: CU %s keeps its code without its .dwo (%s, %s)"
+              % (name, after.get(label), before.get(label)))
+
+
+def check_libc():
+    if not os.path.exists(LIBC):
+        print("# no %s" % LIBC)
+        return
+    text = memsz(LIBC, "compileunits", fmt="table")
+    if "compileunits from debug file" not in text:
+        print("# no debug file for libc (libc6-dbg): acceptance skipped")
+        return
+    m = re.search(r"compileunits: (\d+) bytes \(([\d.]+)%\) of FILE SIZE, "
+                  r"(\d+) \(([\d.]+)%\) of VM SIZE under fallback labels",
+                  text)
+    check(m is not None, "libc: footer gives the fallback fraction")
+    rows = check_i1(LIBC, "sections,compileunits", "libc")
+    text_total = sum(int(r["vm_size"]) for r in rows
+                     if r["sections"] == ".text")
+    fallback = sum(int(r["vm_size"]) for r in rows
+                   if r["sections"] == ".text" and
+                   (r["compileunits"].startswith("[") or
+                    r["compileunits"].startswith("LOAD #")))
+    cover = 100.0 * (text_total - fallback) / text_total
+    print("# libc: %.2f%% of .text (%d bytes) under compile units"
+          % (cover, text_total))
+    check(cover >= 95.0, "libc: compile units cover %.2f%% >= 95%% of .text"
+          % cover)
+    check_i1(LIBC, "inlines", "libc")
+    for p in ("/usr/bin/python3.11",):
+        if os.path.exists(p):
+            check_i1(p, "compileunits", p)
+            check_i1(p, "inlines", p)
+
+
+def main():
+    if not shutil.which("readelf") or not shutil.which("gcc"):
+        print("readelf and gcc are needed", file=sys.stderr)
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        for variant, flags in (("dwarf5", ["-g"]),
+                               ("dwarf4", ["-gdwarf-4"]),
+                               ("split5", ["-g", "-gsplit-dwarf"]),
+                               ("split4", ["-gdwarf-4", "-gsplit-dwarf"])):
+            d, prog = build(tmp, variant, flags)
+            if not prog:
+                continue
+            check_fixture(d, prog, variant)
+            if variant.startswith("split"):
+                check_split(d, prog)
+        nodebug, prog = build(tmp, "nodebug", [])
+        if prog:
+            rows = check_i1(prog, "compileunits", "nodebug")
+            check(all(r["compileunits"].startswith(("[", "LOAD #"))
+                      for r in rows), "no -g: everything is fallback")
+            text = memsz(prog, "compileunits", fmt="table")
+            check("no DWARF in the file" in text, "no -g: footer says so")
+    check_libc()
+    print("%d checks, %d failed" % (checks, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
