@@ -668,16 +668,58 @@ static void note_events(struct rec *r, const char *list)
 	free(copy);
 }
 
-static void note_samples_user_only(struct rec *r)
+/* Say when sampling is less than asked: user-mode faults only, or rings
+ * smaller than asked (perf_event_mlock_kb). */
+static void note_samples_user_only(struct rec *r, unsigned ring_pages)
 {
 	const char *msg = "kernel-mode faults not permitted "
 			  "(perf_event_paranoid): sampling faults taken "
 			  "in user mode only";
+	uint64_t got, want;
+	char *m;
 
-	if (!r->pc || !perf_capture_samples_user_only(r->pc))
+	if (!r->pc || !r->nsattr)
 		return;
-	memsz_warning("%s", msg);
-	note(r, msg);
+	if (perf_capture_samples_user_only(r->pc)) {
+		memsz_warning("%s", msg);
+		note(r, msg);
+	}
+	got = perf_capture_sample_ring_size(r->pc);
+	want = ring_pages ? (uint64_t)ring_pages * sysconf(_SC_PAGESIZE) :
+			    8ull << 20;
+	if (got && got < want) {
+		m = xasprintf("sample ring buffers limited to %llu KiB per "
+			      "cpu (perf_event_mlock_kb): samples may be "
+			      "lost", (unsigned long long)got >> 10);
+		memsz_warning("%s", m);
+		note(r, m);
+		free(m);
+	}
+}
+
+/* Samples the kernel dropped without telling (no LOST record follows a
+ * loss until the ring is written again, and it is not after the target
+ * exits): the events' counts minus what arrived and what LOST records
+ * told. Written as one more LOST record. */
+static void unreported_lost(struct rec *r)
+{
+	uint64_t *counts, expected = 0;
+	struct md_lost l = { .time = mono_ns() };
+
+	if (!r->pc || !r->nsattr || r->werr)
+		return;
+	counts = xcalloc(r->nsattr, sizeof(*counts));
+	if (perf_capture_sample_counts(r->pc, counts) == 0) {
+		for (size_t i = 0; i < r->nsattr; i++)
+			expected += counts[i] / r->sattr[i].sample_period;
+		if (expected > r->nsamples + r->lost) {
+			l.count = expected - r->nsamples - r->lost;
+			r->lost += l.count;
+			if (!wfail(r, md_write_lost(r->w, &l)))
+				r->nevents++;
+		}
+	}
+	free(counts);
 }
 
 int cmd_record(int argc, char **argv)
@@ -880,7 +922,7 @@ int cmd_record(int argc, char **argv)
 				    memsz_strerror(err));
 			goto out_child;
 		}
-		note_samples_user_only(r);
+		note_samples_user_only(r, ring_pages);
 		err = target_launch_go(r->child);
 		if (err < 0) {
 			memsz_error("cannot run '%s': %s", argv[optind],
@@ -914,7 +956,7 @@ int cmd_record(int argc, char **argv)
 				goto out_targets;
 			}
 		}
-		note_samples_user_only(r);
+		note_samples_user_only(r, ring_pages);
 		for (size_t i = 0; r->pc && i < r->nt; i++)
 			synthesize(r, &r->t[i]);
 		for (size_t i = 0; i < r->nt; i++)
@@ -1021,6 +1063,7 @@ int cmd_record(int argc, char **argv)
 	if (!r->werr && !r->child)
 		final_snapshots(r);
 	drain(r, true);
+	unreported_lost(r);
 	if (r->lost && !r->werr) {
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->lost);

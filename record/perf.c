@@ -56,6 +56,11 @@ struct perf_capture {
 	struct perf_event_attr *sattr;  /* sampling events */
 	size_t nsattr;
 	struct ring *srings;            /* [event * ncpus + cpu index] */
+	struct sfd {
+		int fd;
+		size_t ev;
+	} *sfds;                        /* every sampling event fd */
+	size_t nsfds, sfds_cap;
 	bool user_only;                 /* kernel-mode samples refused */
 };
 
@@ -582,6 +587,10 @@ int perf_capture_add_task(struct perf_capture *pc, int tid)
 			xgrow(&pc->fds, &pc->fds_cap, pc->nfds + 1,
 			      sizeof(int));
 			pc->fds[pc->nfds++] = fd;
+			xgrow(&pc->sfds, &pc->sfds_cap, pc->nsfds + 1,
+			      sizeof(*pc->sfds));
+			pc->sfds[pc->nsfds].fd = fd;
+			pc->sfds[pc->nsfds++].ev = ev;
 			if (sr->fd < 0)
 				ret = ring_map(sr, fd,
 					       pc->o.sample_ring_pages);
@@ -783,6 +792,20 @@ bool perf_capture_has_build_id(const struct perf_capture *pc)
 	return pc->build_id;
 }
 
+int perf_capture_sample_counts(const struct perf_capture *pc,
+			       uint64_t *counts)
+{
+	memset(counts, 0, pc->nsattr * sizeof(*counts));
+	for (size_t i = 0; i < pc->nsfds; i++) {
+		uint64_t v;
+
+		if (read(pc->sfds[i].fd, &v, sizeof(v)) != sizeof(v))
+			return -errno;
+		counts[pc->sfds[i].ev] += v;
+	}
+	return 0;
+}
+
 bool perf_capture_samples_user_only(const struct perf_capture *pc)
 {
 	return pc->user_only;
@@ -790,10 +813,12 @@ bool perf_capture_samples_user_only(const struct perf_capture *pc)
 
 uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc)
 {
+	uint64_t min = 0;
+
 	for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++)
-		if (pc->srings[i].fd >= 0)
-			return pc->srings[i].size;
-	return 0;
+		if (pc->srings[i].fd >= 0 && (!min || pc->srings[i].size < min))
+			min = pc->srings[i].size;
+	return min;
 }
 
 uint64_t perf_capture_bad(const struct perf_capture *pc)
@@ -813,6 +838,7 @@ void perf_capture_free(struct perf_capture *pc)
 			munmap(pc->srings[i].mp, pc->srings[i].map_len);
 	free(pc->srings);
 	free(pc->sattr);
+	free(pc->sfds);
 	for (size_t i = 0; i < pc->nfds; i++)
 		close(pc->fds[i]);
 	for (size_t i = 0; i < pc->npend; i++)

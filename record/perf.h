@@ -102,10 +102,17 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 		       perf_rec_fn fn, void *arg);
 /* True if mmap2 records carry build-ids (attr.build_id accepted). */
 bool perf_capture_has_build_id(const struct perf_capture *pc);
+/* How many times each sampling event fired so far (counts[i] for event i;
+ * the caller gives nsamples slots), summed over tasks and cpus; children
+ * count once they have exited. With the samples received and the LOST
+ * records this tells samples the kernel dropped without a LOST record
+ * (a ring still full when the target exited). Returns 0 or -errno. */
+int perf_capture_sample_counts(const struct perf_capture *pc,
+			       uint64_t *counts);
 /* True if the sampling events had to be reopened user-only (the kernel
  * refused kernel-mode faults: perf_event_paranoid). */
 bool perf_capture_samples_user_only(const struct perf_capture *pc);
-/* Data bytes of each sample ring actually mapped (0: none yet). */
+/* Data bytes of the smallest sample ring mapped (0: none yet). */
 uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
 /* Malformed records seen and skipped so far. */
 uint64_t perf_capture_bad(const struct perf_capture *pc);
