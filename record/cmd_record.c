@@ -94,7 +94,8 @@ void usage_record(FILE *out)
 		"[-e EVENT[,EVENT...]] [-c N]\n"
 		"                    [--call-graph fp|dwarf] "
 		"[--stack-size BYTES]\n"
-		"                    [-m PAGES] (-p PID[,PID...] | -- CMD [ARG...])\n\n"
+		"                    [-m PAGES] (-p PID[,PID...] | "
+		"-- CMD [ARG...])\n\n"
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, every --interval, "
 		"and at the end).\n\n"
@@ -880,11 +881,13 @@ int cmd_record(int argc, char **argv)
 		note_events(r, events);
 
 	if (launch) {
-		struct perf_capture_opts o = { .inherit = r->inherit,
-					       .enable_on_exec = true,
-					       .samples = r->sattr,
-					       .nsamples = r->nsattr,
-					       .sample_ring_pages = ring_pages };
+		struct perf_capture_opts o = {
+			.inherit = r->inherit,
+			.enable_on_exec = true,
+			.samples = r->sattr,
+			.nsamples = r->nsattr,
+			.sample_ring_pages = ring_pages,
+		};
 
 		err = target_launch(argv + optind);
 		if (err < 0) {
