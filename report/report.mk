@@ -21,3 +21,11 @@ dist_man_MANS += man/memsz-report.1
 # `make bench`: report beside `memsz size` on libLLVM and node.
 EXTRA_DIST += bench/bench_report.py
 bench_scripts += bench/bench_report.py
+
+# Fault samples: remote unwinding of recorded user stacks (libunwind).
+libmemsz_a_SOURCES += report/unwind.c report/unwind.h
+check_PROGRAMS += tests/test_unwind
+TESTS += tests/test_unwind
+tests_test_unwind_SOURCES = tests/test_unwind.c
+tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
+tests_test_unwind_LDADD = $(TEST_LIBS)
