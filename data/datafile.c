@@ -114,7 +114,15 @@ struct md_writer {
 	uint64_t off;   /* end of the last complete record */
 	int err;        /* sticky: once a write failed, every call fails */
 	struct md_buf b;
+	struct md_buf sb; /* SAMPLE records not yet written (batched) */
 };
+
+#define MD_SAMPLE_BATCH (1u << 20) /* write samples in chunks of 1 MiB */
+#define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
+#define MD_SAMPLE_MAX_REGS 64
+#define MD_SAMPLE_MAX_CHAIN 4096
+
+static int writer_flush_samples(struct md_writer *w);
 
 static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 {
@@ -164,6 +172,8 @@ static int writer_begin(struct md_writer *w)
 	if (!w)
 		return -EINVAL;
 	if (w->err)
+		return w->err;
+	if (w->sb.len && writer_flush_samples(w) < 0)
 		return w->err;
 	w->b.len = 0;
 	buf_grow(&w->b, MD_REC_HDR);
@@ -218,7 +228,7 @@ int md_writer_open(const char *path, struct md_writer **out)
 
 uint64_t md_writer_offset(const struct md_writer *w)
 {
-	return w->off;
+	return w->off + w->sb.len;
 }
 
 static void buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len)
@@ -383,16 +393,85 @@ int md_write_note(struct md_writer *w, const char *text)
 	return writer_commit(w, MD_REC_NOTE);
 }
 
+/* Write the batched SAMPLE records (whole records only). On a failure the
+ * partial batch is cut off and the writer stays failed. */
+static int writer_flush_samples(struct md_writer *w)
+{
+	size_t done;
+	int ret;
+
+	if (w->err || !w->sb.len)
+		return w->err;
+	ret = write_all(w->fd, w->sb.p, w->sb.len, &done);
+	if (ret < 0) {
+		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
+			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
+		w->err = ret;
+	} else {
+		w->off += w->sb.len;
+	}
+	w->sb.len = 0;
+	return ret;
+}
+
+int md_write_sample(struct md_writer *w, const struct md_sample *r)
+{
+	size_t nregs, nchain, size;
+	uint8_t *q;
+
+	if (!w || (r->nregs && !r->regs) || (r->ncallchain && !r->callchain) ||
+	    (r->stack_size && !r->stack) || r->nregs > MD_SAMPLE_MAX_REGS ||
+	    r->ncallchain > MD_SAMPLE_MAX_CHAIN)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	nregs = r->nregs;
+	nchain = r->ncallchain;
+	size = MD_REC_HDR + MD_SAMPLE_HDR + 8 * (nregs + nchain) +
+	       align8(r->stack_size);
+	/* Encoded straight into the batch: one copy of the stack. */
+	q = buf_grow(&w->sb, size);
+	put_u32(q, MD_REC_SAMPLE);
+	put_u32(q + 4, 0);
+	put_u64(q + 8, size);
+	q += MD_REC_HDR;
+	put_u64(q, r->time);
+	put_u32(q + 8, r->pid);
+	put_u32(q + 12, r->tid);
+	put_u64(q + 16, r->addr);
+	put_u64(q + 24, r->ip);
+	put_u32(q + 32, r->event);
+	put_u32(q + 36, r->abi);
+	put_u64(q + 40, r->regs_mask);
+	put_u32(q + 48, (uint32_t)nregs);
+	put_u32(q + 52, (uint32_t)nchain);
+	put_u64(q + 56, r->stack_sp);
+	put_u32(q + 64, r->stack_size);
+	put_u32(q + 68, 0);
+	q += MD_SAMPLE_HDR;
+	for (size_t i = 0; i < nregs; i++, q += 8)
+		put_u64(q, r->regs[i]);
+	for (size_t i = 0; i < nchain; i++, q += 8)
+		put_u64(q, r->callchain[i]);
+	if (r->stack_size)
+		memcpy(q, r->stack, r->stack_size);
+	if (w->sb.len >= MD_SAMPLE_BATCH)
+		return writer_flush_samples(w);
+	return 0;
+}
+
 int md_writer_close(struct md_writer *w)
 {
 	int ret;
 
 	if (!w)
 		return 0;
+	writer_flush_samples(w);
 	ret = w->err;
 	if (close(w->fd) && !ret)
 		ret = -errno;
 	free(w->b.p);
+	free(w->sb.p);
 	free(w);
 	return ret;
 }
@@ -406,6 +485,8 @@ struct md_reader {
 	struct md_file_header hdr;
 	struct md_run *runs;      /* decoded runs of the last mapping */
 	size_t runs_cap;
+	uint64_t *u64s;           /* regs + callchain of the last sample */
+	size_t u64s_cap;
 };
 
 /* A cursor over one record's payload; every get checks the bounds. */
@@ -624,6 +705,51 @@ static int decode_mmap2(struct md_cur *c, struct md_mmap2 *m)
 	return c->err;
 }
 
+static int decode_sample(struct md_reader *r, struct md_cur *c,
+			 struct md_sample *s)
+{
+	const uint8_t *q;
+	uint32_t nregs, nchain;
+	size_t i;
+
+	s->time = cur_u64(c);
+	s->pid = cur_u32(c);
+	s->tid = cur_u32(c);
+	s->addr = cur_u64(c);
+	s->ip = cur_u64(c);
+	s->event = cur_u32(c);
+	s->abi = cur_u32(c);
+	s->regs_mask = cur_u64(c);
+	nregs = cur_u32(c);
+	nchain = cur_u32(c);
+	s->stack_sp = cur_u64(c);
+	s->stack_size = cur_u32(c);
+	cur_u32(c);
+	if (c->err)
+		return c->err;
+	/* Registers are one per bit of the mask (or none at all). */
+	if (nregs > MD_SAMPLE_MAX_REGS || nchain > MD_SAMPLE_MAX_CHAIN ||
+	    (nregs && nregs != (uint32_t)__builtin_popcountll(s->regs_mask)))
+		return -MEMSZ_EBADDATA;
+	q = cur_take(c, 8 * ((size_t)nregs + nchain));
+	if (!q)
+		return c->err;
+	xgrow(&r->u64s, &r->u64s_cap, (size_t)nregs + nchain + 1,
+	      sizeof(*r->u64s));
+	for (i = 0; i < (size_t)nregs + nchain; i++)
+		r->u64s[i] = get_u64(q + 8 * i);
+	s->nregs = nregs;
+	s->regs = nregs ? r->u64s : NULL;
+	s->ncallchain = nchain;
+	s->callchain = nchain ? r->u64s + nregs : NULL;
+	if (s->stack_size) {
+		s->stack = cur_take(c, s->stack_size);
+		if (!s->stack)
+			return c->err;
+	}
+	return 0;
+}
+
 /* Decode the payload of a known record type; unknown types return 1. */
 static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 {
@@ -678,6 +804,8 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 	case MD_REC_NOTE:
 		rec->u.note.text = cur_str(c);
 		return c->err;
+	case MD_REC_SAMPLE:
+		return decode_sample(r, c, &rec->u.sample);
 	default:
 		return 1;
 	}
@@ -728,5 +856,6 @@ void md_reader_close(struct md_reader *r)
 	if (r->map)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
+	free(r->u64s);
 	free(r);
 }

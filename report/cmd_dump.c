@@ -40,6 +40,7 @@ static const char *const rec_names[] = {
 	[MD_REC_SNAP_END] = "SNAP_END",
 	[MD_REC_NOTE] = "NOTE",
 	[MD_REC_MUNMAP] = "MUNMAP",
+	[MD_REC_SAMPLE] = "SAMPLE",
 };
 
 static const struct {
@@ -214,6 +215,17 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 	case MD_REC_NOTE:
 		fprintf(out, "%s %s\n", name, rec->u.note.text);
 		break;
+	case MD_REC_SAMPLE: {
+		const struct md_sample *s = &rec->u.sample;
+
+		print_time(out, s->time);
+		fprintf(out, "%s %u/%u: addr 0x%" PRIx64 " ip 0x%" PRIx64
+			     " event %u regs %u sp 0x%" PRIx64 " stack %u"
+			     " callchain %u\n",
+			name, s->pid, s->tid, s->addr, s->ip, s->event,
+			s->nregs, s->stack_sp, s->stack_size, s->ncallchain);
+		break;
+	}
 	default:
 		fprintf(out, "%s type %u\n", name, (unsigned)rec->type);
 		break;
