@@ -27,6 +27,8 @@ enum report_key {
 	RKEY_SECTIONS,
 	RKEY_SYMBOLS,
 	RKEY_KINDS,
+	RKEY_CALLERS,   /* stack of the fault that made a page resident */
+	RKEY_FAULTSITE, /* its innermost frame */
 	RKEY__COUNT
 };
 

@@ -23,7 +23,8 @@ EXTRA_DIST += bench/bench_report.py
 bench_scripts += bench/bench_report.py
 
 # Fault samples: remote unwinding of recorded user stacks (libunwind).
-libmemsz_a_SOURCES += report/unwind.c report/unwind.h
+libmemsz_a_SOURCES += report/unwind.c report/unwind.h \
+	report/faults.c report/faults.h
 check_PROGRAMS += tests/test_unwind
 TESTS += tests/test_unwind
 tests_test_unwind_SOURCES = tests/test_unwind.c
