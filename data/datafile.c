@@ -429,8 +429,12 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	nchain = r->ncallchain;
 	size = MD_REC_HDR + MD_SAMPLE_HDR + 8 * (nregs + nchain) +
 	       align8(r->stack_size);
-	/* Encoded straight into the batch: one copy of the stack. */
-	q = buf_grow(&w->sb, size);
+	/* Encoded straight into the batch: one copy of the stack, and no
+	 * zeroing but of the padding (every other byte is written below). */
+	xgrow(&w->sb.p, &w->sb.cap, w->sb.len + size, 1);
+	q = w->sb.p + w->sb.len;
+	w->sb.len += size;
+	memset(q + size - 8, 0, 8);
 	put_u32(q, MD_REC_SAMPLE);
 	put_u32(q + 4, 0);
 	put_u64(q + 8, size);

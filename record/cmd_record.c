@@ -4,6 +4,7 @@
 
 #include "cmds.h"
 #include "data/datafile.h"
+#include "record/faults.h"
 #include "record/perf.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
@@ -63,6 +64,9 @@ struct rec {
 	struct synth_key *syn;
 	size_t nsyn, syncap;
 	uint64_t syn_time;          /* perf events up to then may be dups */
+	struct perf_event_attr *sattr; /* --faults / -e sampling events */
+	size_t nsattr;
+	uint64_t nsamples;
 };
 
 static const struct option record_options[] = {
@@ -72,6 +76,12 @@ static const struct option record_options[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freeze", no_argument, NULL, 'F' },
 	{ "no-inherit", no_argument, NULL, 'N' },
+	{ "faults", no_argument, NULL, 'f' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "call-graph", required_argument, NULL, 'g' },
+	{ "stack-size", required_argument, NULL, 'S' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -80,8 +90,11 @@ void usage_record(FILE *out)
 	fprintf(out,
 		"usage: memsz record [-o FILE] [--interval MS] [--duration S] "
 		"[--freeze]\n"
-		"                    [--no-inherit] (-p PID[,PID...] | "
-		"-- CMD [ARG...])\n\n"
+		"                    [--no-inherit] [--faults] "
+		"[-e EVENT[,EVENT...]] [-c N]\n"
+		"                    [--call-graph fp|dwarf] "
+		"[--stack-size BYTES]\n"
+		"                    [-m PAGES] (-p PID[,PID...] | -- CMD [ARG...])\n\n"
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, every --interval, "
 		"and at the end).\n\n"
@@ -95,7 +108,27 @@ void usage_record(FILE *out)
 		"    --duration S        stop after S seconds\n"
 		"    --freeze            stop the targets while a snapshot is "
 		"taken\n"
-		"    --no-inherit        do not follow forked children\n");
+		"    --no-inherit        do not follow forked children\n"
+		"    --faults            sample every page fault with its "
+		"address and user\n"
+		"                        stack (same as -e page-faults)\n"
+		"    -e, --event EVENT,...  sample these events (libpfm4 "
+		"names: page-faults,\n"
+		"                        minor-faults, major-faults, "
+		"perf::PAGE-FAULTS:u ...)\n"
+		"    -c, --count N       sample every N-th event (default 1)\n"
+		"    --call-graph MODE   dwarf: copy registers and user stack "
+		"for unwinding\n"
+		"                        at report time (default); fp: the "
+		"kernel's\n"
+		"                        frame-pointer callchain\n"
+		"    --stack-size BYTES  user stack bytes copied per sample "
+		"(dwarf; default\n"
+		"                        8192, at most 65528)\n"
+		"    -m, --mmap-pages PAGES  ring buffer pages per cpu for "
+		"samples (a power\n"
+		"                        of 2; default 64 MiB per cpu, 512 "
+		"MiB in all)\n");
 }
 
 static uint64_t mono_ns(void)
@@ -218,6 +251,10 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 	case MD_REC_EXIT:
 		if (!wfail(r, md_write_task(r->w, c.type, &c.u.task)))
 			r->nevents++;
+		break;
+	case MD_REC_SAMPLE:
+		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
+			r->nsamples++;
 		break;
 	case MD_REC_LOST:
 		r->lost += c.u.lost.count;
@@ -488,9 +525,12 @@ static const char *paranoid_reason(int err)
 }
 
 /* Open perf events on every thread of every attached target. */
-static int attach_perf(struct rec *r)
+static int attach_perf(struct rec *r, unsigned ring_pages)
 {
-	struct perf_capture_opts o = { .inherit = r->inherit };
+	struct perf_capture_opts o = { .inherit = r->inherit,
+				       .samples = r->sattr,
+				       .nsamples = r->nsattr,
+				       .sample_ring_pages = ring_pages };
 	int ret = perf_capture_new(&o, &r->pc);
 
 	for (size_t i = 0; !ret && i < r->nt; i++) {
@@ -578,6 +618,68 @@ static bool any_alive(struct rec *r)
 	return false;
 }
 
+/* Parse the -e list (and --faults) into r->sattr; prints the error. */
+static int parse_events(struct rec *r, const char *list,
+			const struct faults_opts *fo)
+{
+	char *copy = xstrdup(list), *save = NULL, *name;
+	int ret = 0;
+
+	for (name = strtok_r(copy, ",", &save); name && !ret;
+	     name = strtok_r(NULL, ",", &save)) {
+		struct perf_event_attr a;
+		char *hint;
+
+		ret = faults_event_attr(name, fo, &a);
+		if (ret == -MEMSZ_EUSAGE) {
+			hint = faults_suggest(name);
+			if (hint)
+				memsz_error("unknown event '%s' (did you mean "
+					    "%s?)", name, hint);
+			else
+				memsz_error("unknown event '%s'", name);
+			free(hint);
+		} else if (ret < 0) {
+			memsz_error("cannot encode event '%s': %s", name,
+				    memsz_strerror(ret));
+		} else {
+			r->sattr = xrealloc(r->sattr, (r->nsattr + 1) *
+							      sizeof(a));
+			r->sattr[r->nsattr++] = a;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+/* NOTE "event N: NAME" for each sampling event, in -e order. */
+static void note_events(struct rec *r, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL, *name;
+	unsigned n = 0;
+
+	for (name = strtok_r(copy, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		char *msg = xasprintf("event %u: %s", n++, name);
+
+		note(r, msg);
+		free(msg);
+	}
+	free(copy);
+}
+
+static void note_samples_user_only(struct rec *r)
+{
+	const char *msg = "kernel-mode faults not permitted "
+			  "(perf_event_paranoid): sampling faults taken "
+			  "in user mode only";
+
+	if (!r->pc || !perf_capture_samples_user_only(r->pc))
+		return;
+	memsz_warning("%s", msg);
+	note(r, msg);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct rec rec = { .path = "memsz.data", .inherit = true };
@@ -591,10 +693,14 @@ int cmd_record(int argc, char **argv)
 	sigset_t mask, oldmask;
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
+	struct faults_opts fo = { .period = 1 };
+	unsigned ring_pages = 0;
+	char *events = NULL;
+	uint64_t v;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:", record_options, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:e:c:m:", record_options,
+				NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			r->path = optarg;
@@ -623,23 +729,73 @@ int cmd_record(int argc, char **argv)
 		case 'N':
 			r->inherit = false;
 			break;
+		case 'f':
+		case 'e': {
+			const char *add = c == 'f' ? "page-faults" : optarg;
+			char *n = xasprintf("%s%s%s", events ? events : "",
+					    events ? "," : "", add);
+
+			free(events);
+			events = n;
+			break;
+		}
+		case 'c':
+			if (parse_u64(optarg, &fo.period) < 0 || !fo.period) {
+				memsz_error("invalid --count '%s': expected an "
+					    "integer > 0", optarg);
+				goto out_usage;
+			}
+			break;
+		case 'g':
+			if (!strcmp(optarg, "fp")) {
+				fo.cg = FAULTS_CG_FP;
+			} else if (!strcmp(optarg, "dwarf")) {
+				fo.cg = FAULTS_CG_DWARF;
+			} else {
+				memsz_error("invalid --call-graph '%s': "
+					    "expected fp or dwarf", optarg);
+				goto out_usage;
+			}
+			break;
+		case 'S':
+			if (parse_u64(optarg, &v) < 0 || !v ||
+			    v > FAULTS_MAX_STACK) {
+				memsz_error("invalid --stack-size '%s': "
+					    "expected 1 to %u bytes", optarg,
+					    FAULTS_MAX_STACK);
+				goto out_usage;
+			}
+			fo.stack_size = (uint32_t)v;
+			break;
+		case 'm':
+			if (parse_u64(optarg, &v) < 0 || v < 2 ||
+			    v > (1u << 20) || (v & (v - 1))) {
+				memsz_error("invalid --mmap-pages '%s': "
+					    "expected a power of 2 from 2 to "
+					    "1048576", optarg);
+				goto out_usage;
+			}
+			ring_pages = (unsigned)v;
+			break;
 		default:
 			usage_record(stderr);
-			return EXIT_USAGE;
+			goto out_usage;
 		}
 	}
+	if (events && parse_events(r, events, &fo) < 0)
+		goto out_usage;
 	launch = optind < argc;
 	if (launch == !!pidlist) {
 		memsz_error(launch ? "give either -p PID or a command, not both"
 				   : "nothing to record: give -p PID or "
 				     "-- CMD [ARG...]");
-		return EXIT_USAGE;
+		goto out_usage;
 	}
 	if (pidlist) {
 		npids = target_parse_pids(pidlist, &pids);
 		if (npids < 0) {
 			memsz_error("invalid pid list '%s'", pidlist);
-			return EXIT_USAGE;
+			goto out_usage;
 		}
 		for (int i = 0; i < npids; i++) {
 			err = target_check_pid(pids[i]);
@@ -678,10 +834,15 @@ int cmd_record(int argc, char **argv)
 		memsz_error("cannot start snapshots: %s", memsz_strerror(err));
 		goto out_writer;
 	}
+	if (events)
+		note_events(r, events);
 
 	if (launch) {
 		struct perf_capture_opts o = { .inherit = r->inherit,
-					       .enable_on_exec = true };
+					       .enable_on_exec = true,
+					       .samples = r->sattr,
+					       .nsamples = r->nsattr,
+					       .sample_ring_pages = ring_pages };
 
 		err = target_launch(argv + optind);
 		if (err < 0) {
@@ -690,13 +851,21 @@ int cmd_record(int argc, char **argv)
 		}
 		r->child = err;
 		target_add(r, r->child, true);
-		if (perf_disabled_by_env()) {
+		if (perf_disabled_by_env() && r->nsattr) {
+			memsz_error("cannot sample events: MEMSZ_NO_PERF is "
+				    "set");
+			goto out_child;
+		} else if (perf_disabled_by_env()) {
 			fallback(r, "MEMSZ_NO_PERF is set");
 		} else {
 			err = perf_capture_new(&o, &r->pc);
 			if (!err)
 				err = perf_capture_add_task(r->pc, r->child);
-			if (err == -EACCES || err == -EPERM) {
+			if ((err == -EACCES || err == -EPERM) && r->nsattr) {
+				memsz_error("cannot sample events: %s",
+					    paranoid_reason(err));
+				goto out_child;
+			} else if (err == -EACCES || err == -EPERM) {
 				fallback(r, paranoid_reason(err));
 			} else if (err < 0) {
 				memsz_error("cannot open perf events: %s",
@@ -711,6 +880,7 @@ int cmd_record(int argc, char **argv)
 				    memsz_strerror(err));
 			goto out_child;
 		}
+		note_samples_user_only(r);
 		err = target_launch_go(r->child);
 		if (err < 0) {
 			memsz_error("cannot run '%s': %s", argv[optind],
@@ -724,11 +894,19 @@ int cmd_record(int argc, char **argv)
 
 			t->pidfd = syscall(SYS_pidfd_open, pids[i], 0);
 		}
-		if (perf_disabled_by_env()) {
+		if (perf_disabled_by_env() && r->nsattr) {
+			memsz_error("cannot sample events: MEMSZ_NO_PERF is "
+				    "set");
+			goto out_targets;
+		} else if (perf_disabled_by_env()) {
 			fallback(r, "MEMSZ_NO_PERF is set");
 		} else {
-			err = attach_perf(r);
-			if (err == -EACCES || err == -EPERM) {
+			err = attach_perf(r, ring_pages);
+			if ((err == -EACCES || err == -EPERM) && r->nsattr) {
+				memsz_error("cannot sample events: %s",
+					    paranoid_reason(err));
+				goto out_targets;
+			} else if (err == -EACCES || err == -EPERM) {
 				fallback(r, paranoid_reason(err));
 			} else if (err < 0) {
 				memsz_error("cannot open perf events: %s",
@@ -736,6 +914,7 @@ int cmd_record(int argc, char **argv)
 				goto out_targets;
 			}
 		}
+		note_samples_user_only(r);
 		for (size_t i = 0; r->pc && i < r->nt; i++)
 			synthesize(r, &r->t[i]);
 		for (size_t i = 0; i < r->nt; i++)
@@ -857,11 +1036,22 @@ int cmd_record(int argc, char **argv)
 	} else {
 		ret = launch && got_exit ? exit_code(status) : 0;
 	}
-	fprintf(stderr,
-		"[ memsz record: wrote %llu events, %llu snapshots, "
-		"%.3f MiB to '%s' ]\n",
-		(unsigned long long)r->nevents, (unsigned long long)r->nsnaps,
-		md_writer_offset(r->w) / 1048576.0, r->path);
+	if (r->nsattr)
+		fprintf(stderr,
+			"[ memsz record: wrote %llu events, %llu samples "
+			"(%llu lost), %llu snapshots, %.3f MiB to '%s' ]\n",
+			(unsigned long long)r->nevents,
+			(unsigned long long)r->nsamples,
+			(unsigned long long)r->lost,
+			(unsigned long long)r->nsnaps,
+			md_writer_offset(r->w) / 1048576.0, r->path);
+	else
+		fprintf(stderr,
+			"[ memsz record: wrote %llu events, %llu snapshots, "
+			"%.3f MiB to '%s' ]\n",
+			(unsigned long long)r->nevents,
+			(unsigned long long)r->nsnaps,
+			md_writer_offset(r->w) / 1048576.0, r->path);
 	goto out_targets;
 
 out_child:
@@ -895,5 +1085,12 @@ out_sig:
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out_pids:
 	free(pids);
+	free(events);
+	free(r->sattr);
 	return ret;
+
+out_usage:
+	free(events);
+	free(r->sattr);
+	return EXIT_USAGE;
 }

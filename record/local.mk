@@ -22,3 +22,13 @@ EXTRA_DIST += tests/t2050-record-mmaps.sh tests/t2060-record-fork.sh \
 	tests/t2090-record-nonroot.sh tests/t2095-record-errors.sh \
 	tests/workloads/rec_lib.c tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c tests/workloads/rec_sleep.c
+
+# frec: page-fault sampling (memsz record --faults / -e)
+libmemsz_a_SOURCES += record/faults.c record/faults.h
+check_PROGRAMS += tests/test_faults
+TESTS += tests/test_faults
+tests_test_faults_SOURCES = tests/test_faults.c
+tests_test_faults_CFLAGS = $(TEST_CFLAGS)
+tests_test_faults_LDADD = $(TEST_LIBS)
+TESTS += tests/t2100-record-faults.sh
+EXTRA_DIST += tests/t2100-record-faults.sh tests/workloads/fault_paths.c

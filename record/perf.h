@@ -20,21 +20,36 @@
 
 struct perf_capture;
 
+struct perf_event_attr;
+
 struct perf_capture_opts {
 	bool inherit;         /* follow new threads and forked children */
 	bool enable_on_exec;  /* created disabled, enabled at the next exec */
 	unsigned ring_pages;  /* data pages per cpu ring (power of 2); 0: 128 */
+	/* Sampling events (faults.h builds them; copied by perf_capture_new).
+	 * Each is opened per task and per cpu into its own per-cpu ring of
+	 * sample_ring_pages pages (power of 2; 0: 512 MiB shared by the
+	 * cpus, 8 to 64 MiB each; halved while the kernel refuses the size
+	 * or has not the memory). Their samples
+	 * reach the drain callback at once, not through the time-ordering
+	 * window of the side-band records. */
+	const struct perf_event_attr *samples;
+	size_t nsamples;
+	unsigned sample_ring_pages;
 };
 
 /* One decoded record. type says which member is valid: MD_REC_MMAP2 → mmap2,
- * MD_REC_COMM / MD_REC_FORK / MD_REC_EXIT → task, MD_REC_LOST → lost.
- * Strings point into the raw record (borrowed, valid during the callback). */
+ * MD_REC_COMM / MD_REC_FORK / MD_REC_EXIT → task, MD_REC_LOST → lost,
+ * MD_REC_SAMPLE → sample (event = index into perf_capture_opts.samples).
+ * Strings and arrays point into the raw record (borrowed, valid during the
+ * callback). */
 struct perf_rec {
 	enum md_rec_type type;
 	union {
 		struct md_mmap2 mmap2;
 		struct md_task task;
 		struct md_lost lost;
+		struct md_sample sample;
 	} u;
 };
 
@@ -47,6 +62,15 @@ typedef int (*perf_rec_fn)(void *arg, const struct perf_rec *rec);
  * a record memsz keeps, 0 for a type it ignores (THROTTLE, ...), or
  * -MEMSZ_EBADDATA when the record is malformed. */
 int perf_decode(const void *raw, size_t len, struct perf_rec *out);
+
+/* Decode a PERF_RECORD_SAMPLE (len bytes, header included) of an event
+ * opened with attr a (sample_type a subset of IP|TID|TIME|ADDR|CALLCHAIN|
+ * REGS_USER|STACK_USER). The callchain starts after its leading
+ * PERF_CONTEXT_* markers and ends at the next one (user frames only).
+ * Arrays point into raw (borrowed). Returns 0 and *out (event left 0), or
+ * -MEMSZ_EBADDATA. */
+int perf_decode_sample(const struct perf_event_attr *a, const void *raw,
+		       size_t len, struct md_sample *out);
 
 /* Consume the records between tail and head of a ring data area (size bytes,
  * a power of 2): fn(raw, len, arg) for each complete record, a record that
@@ -78,6 +102,11 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 		       perf_rec_fn fn, void *arg);
 /* True if mmap2 records carry build-ids (attr.build_id accepted). */
 bool perf_capture_has_build_id(const struct perf_capture *pc);
+/* True if the sampling events had to be reopened user-only (the kernel
+ * refused kernel-mode faults: perf_event_paranoid). */
+bool perf_capture_samples_user_only(const struct perf_capture *pc);
+/* Data bytes of each sample ring actually mapped (0: none yet). */
+uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
 /* Malformed records seen and skipped so far. */
 uint64_t perf_capture_bad(const struct perf_capture *pc);
 /* Close every event and unmap the rings. NULL is fine. */
