@@ -30,3 +30,6 @@ TESTS += tests/test_unwind
 tests_test_unwind_SOURCES = tests/test_unwind.c
 tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)
+# End-to-end: stacks of fault samples charged to the pages they made resident.
+TESTS += tests/t3100-report-callers.py
+EXTRA_DIST += tests/t3100-report-callers.py tests/workloads/fault_paths.c
