@@ -195,9 +195,10 @@ int cmd_report(int argc, char **argv)
 		sort = COL_RSS;
 	if (oo.fmt == OUT_FOLDED)
 		limit = 0; /* every stack, nothing folded into [N others] */
-	oo.folded_col = sort;
 	rowtree_finish(res.t, sort, limit);
-	for (int i = 0; i < COL__COUNT; i++)
+	if (oo.fmt == OUT_FOLDED)
+		cols[ncols++] = sort; /* folded prints one value */
+	for (int i = 0; i < COL__COUNT && oo.fmt != OUT_FOLDED; i++)
 		if (i != COL_PSS || res.have_pss)
 			cols[ncols++] = i;
 	for (size_t i = 0; i < o.nkeys; i++)

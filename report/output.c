@@ -396,7 +396,7 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 			const struct out_opts *o, const struct row *r,
 			const char **path, size_t level)
 {
-	enum col_id col = o->folded_col;
+	enum col_id col = o->ncols ? o->cols[0] : COL_RSS;
 
 	for (size_t i = 0; i < r->nchildren; i++) {
 		const struct row *ch = &r->children[i];

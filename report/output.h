@@ -25,7 +25,7 @@ enum out_format { OUT_TABLE, OUT_CSV, OUT_TSV, OUT_JSON, OUT_FOLDED };
 /* Parse "table", "csv", "tsv", "json", "folded". Returns 0 or -1.
  * folded: one line per leaf with a non-zero value, "a;b;c BYTES": the
  * labels of its path joined by ';' (as flame-graph tools read stacks), a
- * space, and the value of column folded_col in whole bytes. */
+ * space, and the value of the first column of cols in whole bytes. */
 int out_format_parse(const char *s, enum out_format *fmt);
 
 struct out_opts {
@@ -38,7 +38,6 @@ struct out_opts {
 	bool res_pct;            /* add RES% = RSS / VM SIZE after the
 				    columns ("res_pct" in csv/json; "-" or
 				    empty where VM SIZE is 0) */
-	enum col_id folded_col;  /* OUT_FOLDED: the value printed */
 };
 
 /* Write the finished tree t to f. Notes go after the TOTAL in a table,
