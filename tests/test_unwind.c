@@ -274,7 +274,7 @@ static void test_eh_frame(void **state)
 {
 	uint64_t ips[MAXF];
 	void *h;
-	int n, k, i;
+	int n, k, i, j;
 
 	(void)state;
 	h = call_fixture(lib_eh);
@@ -287,12 +287,17 @@ static void test_eh_frame(void **state)
 	assert_string_equal(fn_name(ips[1]), "lib_c");
 	assert_string_equal(fn_name(ips[2]), "lib_b");
 	assert_string_equal(fn_name(ips[3]), "lib_a");
-	k = MIN(n, cap.nbt);
-	for (i = 1; i < k; i++)
-		assert_int_equal(ips[i], (uint64_t)(uintptr_t)cap.bt[i]);
-	/* the stack copy ends before main's caller's frames: at least the
-	 * frames into main */
-	assert_true(k >= 6);
+	/* backtrace() may see one more frame on top (an interceptor under
+	 * the sanitizers): line the lists up at lib_c's return address. */
+	for (j = 0; j < cap.nbt; j++)
+		if ((uint64_t)(uintptr_t)cap.bt[j] == ips[1])
+			break;
+	assert_true(j < cap.nbt);
+	k = MIN(n - 1, cap.nbt - j);
+	for (i = 0; i < k; i++)
+		assert_int_equal(ips[1 + i], (uint64_t)(uintptr_t)cap.bt[j + i]);
+	/* lib_c, lib_b, lib_a, call_fixture, the test, cmocka... */
+	assert_true(k >= 5);
 	dlclose(h);
 }
 
