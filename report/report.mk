@@ -32,4 +32,4 @@ tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)
 # End-to-end: stacks of fault samples charged to the pages they made resident.
 TESTS += tests/t3100-report-callers.py
-EXTRA_DIST += tests/t3100-report-callers.py tests/workloads/fault_paths.c
+EXTRA_DIST += tests/t3100-report-callers.py tests/workloads/rep_fault_paths.c

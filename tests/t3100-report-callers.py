@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """t3100: `memsz report --by callers` on fault samples of a known workload.
 
-tests/workloads/fault_paths.c, built here with -O2 -fomit-frame-pointer
+tests/workloads/rep_fault_paths.c, built here with -O2 -fomit-frame-pointer
 -fasynchronous-unwind-tables (no frame pointers: only DWARF CFI unwinds
 it), makes memory resident from three call paths (alloc_a -> touch,
 alloc_b -> touch, alloc_c -> memset) and stops itself. While it is
@@ -96,7 +96,7 @@ def main():
         exe = os.path.join(tmp, "fault_paths")
         subprocess.run(["gcc", "-O2", "-fomit-frame-pointer",
                         "-fasynchronous-unwind-tables", "-o", exe,
-                        os.path.join(SRCDIR, "tests/workloads/fault_paths.c")],
+                        os.path.join(SRCDIR, "tests/workloads/rep_fault_paths.c")],
                        check=True)
         data = os.path.join(tmp, "memsz.data")
         rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--faults",

@@ -1,4 +1,4 @@
-/* fault_paths.c — workload of t3100: memory made resident from three known
+/* rep_fault_paths.c — workload of t3100: memory made resident from three known
  * call paths with known sizes, then a stop so that the recorder's last
  * snapshot sees a still process.
  *
