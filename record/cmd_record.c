@@ -127,8 +127,8 @@ void usage_record(FILE *out)
 		"                        8192, at most 65528)\n"
 		"    -m, --mmap-pages PAGES  ring buffer pages per cpu for "
 		"samples (a power\n"
-		"                        of 2; default 64 MiB per cpu, 512 "
-		"MiB in all)\n");
+		"                        of 2; default 64 MiB per cpu, less "
+		"with > 8 cpus)\n");
 }
 
 static uint64_t mono_ns(void)
