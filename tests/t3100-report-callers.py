@@ -96,7 +96,8 @@ def main():
         exe = os.path.join(tmp, "fault_paths")
         subprocess.run(["gcc", "-O2", "-fomit-frame-pointer",
                         "-fasynchronous-unwind-tables", "-o", exe,
-                        os.path.join(SRCDIR, "tests/workloads/rep_fault_paths.c")],
+                        os.path.join(SRCDIR, "tests/workloads",
+                                     "rep_fault_paths.c")],
                        check=True)
         data = os.path.join(tmp, "memsz.data")
         rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--faults",

@@ -1,5 +1,5 @@
-/* rep_fault_paths.c — workload of t3100: memory made resident from three known
- * call paths with known sizes, then a stop so that the recorder's last
+/* rep_fault_paths.c — workload of t3100: memory made resident from three
+ * known call paths of known sizes, then a stop so that the recorder's last
  * snapshot sees a still process.
  *
  *   main -> alloc_a -> touch    3 MiB (malloc'd, one write per page)
