@@ -393,12 +393,25 @@ window:
 bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 		 uint32_t *callers, uint32_t *site)
 {
-	const struct page_ent *e;
+	const struct page_ent *e = NULL;
+	uint64_t before = UINT64_MAX;
+	struct proc *p = proc_find(f, pid);
 
-	e = hash_get(&f->pages, page_key(pid, va, f->page_shift));
-	if (!e && file)
-		e = hash_get(&f->windows,
-			     page_key(pid, va, FAULT_AROUND_SHIFT));
+	/* A forked child shares its parent's pages of before the fork:
+	 * those the child never faulted on are the parent's. */
+	for (int depth = 0; depth < 16; depth++) {
+		e = hash_get(&f->pages, page_key(pid, va, f->page_shift));
+		if (!e && file)
+			e = hash_get(&f->windows,
+				     page_key(pid, va, FAULT_AROUND_SHIFT));
+		if (e && e->time > before)
+			e = NULL;
+		if (e || !p || !p->has_parent)
+			break;
+		before = MIN(before, p->fork_time);
+		pid = p->ppid;
+		p = proc_find(f, pid);
+	}
 	if (!e) {
 		*callers = *site = f->none;
 		return false;
