@@ -1,7 +1,7 @@
 # bench/: benchmarks print figures measured side by side in one run; they
 # assert nothing. `make bench` runs them all.
-EXTRA_DIST += bench/bench_size.py
-bench_scripts += bench/bench_size.py
+EXTRA_DIST += bench/bench_size.py bench/bench_faults.py
+bench_scripts += bench/bench_size.py bench/bench_faults.py
 bench_programs += bench/bench_rangemap bench/bench_snapshot
 
 bench: all $(noinst_PROGRAMS)

@@ -880,3 +880,77 @@ void attrib_notes(struct attrib *a, struct size_notes *notes)
 	for (size_t i = 0; i < a->src_notes.n; i++)
 		size_note_add(notes, xstrdup(a->src_notes.lines[i]));
 }
+
+/* --- images by address, for fault samples (report/faults.c) --- */
+
+uint32_t attrib_image_lookup(struct attrib *a, const char *path,
+			     uint32_t dev_major, uint32_t dev_minor,
+			     uint64_t ino)
+{
+	uint32_t by_path = UINT32_MAX;
+
+	img_find(a, 0); /* sorts and dedupes */
+	for (size_t i = 0; i < a->nimgs; i++) {
+		const struct md_image *r = &a->imgs[i]->rec;
+
+		if (ino && r->ino == ino && r->dev_major == dev_major &&
+		    r->dev_minor == dev_minor)
+			return r->id;
+		if (by_path == UINT32_MAX && path && !strcmp(r->path, path))
+			by_path = r->id;
+	}
+	return by_path;
+}
+
+const char *attrib_image_elf_path(struct attrib *a, uint32_t id)
+{
+	struct attrib_img *im = img_get(a, id);
+
+	return im && im->state == IMG_ELF ? img_path(im) : NULL;
+}
+
+const char *attrib_image_name(struct attrib *a, uint32_t id)
+{
+	struct attrib_img *im = img_find(a, id);
+
+	return im ? im->rec.path : NULL;
+}
+
+int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
+		      uint64_t end, uint64_t pgoff, uint32_t prot,
+		      uint64_t *bias)
+{
+	struct attrib_img *im = img_get(a, id);
+	struct attrib_map m = { .start = start, .end = end, .pgoff = pgoff,
+				.prot = prot, .image_id = id };
+	int seg;
+
+	if (!im || im->state != IMG_ELF)
+		return -ENOENT;
+	seg = find_segment(a, im, &m);
+	if (seg < 0)
+		return -ENOENT;
+	*bias = seg_bias(&im->si.img->segs[seg], &m);
+	return 0;
+}
+
+uint32_t attrib_image_symbol(struct attrib *a, uint32_t id, uint64_t vm)
+{
+	struct attrib_img *im = img_get(a, id);
+	struct dualmap *dm;
+	const char *s;
+	uint32_t l;
+
+	if (!im || im->state != IMG_ELF)
+		return LABEL_NONE;
+	dm = img_source(a, im, ASRC_SYMBOLS);
+	if (!dm)
+		return LABEL_NONE;
+	l = rmap_lookup(dm->vm, vm, NULL);
+	if (l == LABEL_NONE)
+		return l;
+	s = labels_str(a->lb, l);
+	if (s[0] == '[' || !strncmp(s, "LOAD #", 6))
+		return LABEL_NONE; /* a fallback, not a function */
+	return l;
+}

@@ -136,4 +136,28 @@ void attrib_notes(struct attrib *a, struct size_notes *notes);
 const char *attrib_anon_name(const char *name, uint32_t image_id,
 			     enum attrib_class *cls);
 
+/* --- images by address, for fault samples --- */
+
+/* Id of the IMAGE record of a file mapped from path with device dev and
+ * inode ino (ino 0: match by path only), or UINT32_MAX if none. */
+uint32_t attrib_image_lookup(struct attrib *a, const char *path,
+			     uint32_t dev_major, uint32_t dev_minor,
+			     uint64_t ino);
+/* Path to open image id's ELF file (verified against the recording), or
+ * NULL if it is not a usable ELF image. Borrowed, valid until
+ * attrib_free(). */
+const char *attrib_image_elf_path(struct attrib *a, uint32_t id);
+/* The recorded path of image id, or NULL. Borrowed. */
+const char *attrib_image_name(struct attrib *a, uint32_t id);
+/* Load bias (image VM = va - bias) of a mapping [start, end) of image id
+ * at file offset pgoff with prot. Returns 0, or -ENOENT if the image is
+ * not a usable ELF image or no PT_LOAD matches. */
+int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
+		      uint64_t end, uint64_t pgoff, uint32_t prot,
+		      uint64_t *bias);
+/* Label of the symbol (function or object) at image VM address vm of image
+ * id, from the symbols source; LABEL_NONE where only a fallback label
+ * ("[section .text]", "LOAD #2 [RX]") covers it. */
+uint32_t attrib_image_symbol(struct attrib *a, uint32_t id, uint64_t vm);
+
 #endif

@@ -22,12 +22,14 @@ void usage_report(FILE *out)
 		" [-n N]\n"
 		"                    [--filter REGEX] [--pid PID]\n"
 		"                    [--snapshot first|last|peak|N]\n"
-		"                    [--format table|csv|tsv|json]\n"
+		"                    [--format table|csv|tsv|json|folded]\n"
 		"\n"
 		"Attribute the resident memory recorded by 'memsz record'\n"
 		"to files, segments, sections and symbols of the mapped\n"
 		"images, and anonymous memory to its kind, beside the\n"
-		"images' size on disk. Columns: FILE SIZE, VM SIZE, RSS,\n"
+		"images' size on disk; with fault samples ('memsz record\n"
+		"--faults'), to the call stack that made each page resident\n"
+		"(keys callers and faultsite). Columns: FILE SIZE, VM SIZE, RSS,\n"
 		"PSS, USS, DIRTY (private dirty), SWAP and RES%% (RSS / VM SIZE);\n"
 		"with --by relocs also RELOCS (relocation targets on private\n"
 		"dirty pages).\n"
@@ -45,7 +47,10 @@ void usage_report(FILE *out)
 		"    --snapshot WHICH   per process: first, last (default),\n"
 		"                       peak\n"
 		"                       (highest RSS) or N (the Nth, from 0)\n"
-		"    --format FMT       table (default), csv, tsv or json\n"
+		"    --format FMT       table (default), csv, tsv, json or\n"
+		"                       folded (flame-graph stacks: the key\n"
+		"                       path joined by ';' and the --sort\n"
+		"                       column in bytes, all rows)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
 		report_key_list());
@@ -166,7 +171,8 @@ int cmd_report(int argc, char **argv)
 		case 'f':
 			if (out_format_parse(optarg, &oo.fmt) < 0) {
 				memsz_error("unknown format '%s' (formats: "
-					    "table, csv, tsv, json)", optarg);
+					    "table, csv, tsv, json, folded)",
+					    optarg);
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -193,8 +199,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (sort == COL_PSS && !res.have_pss)
 		sort = COL_RSS;
+	if (oo.fmt == OUT_FOLDED)
+		limit = 0; /* every stack, nothing folded into [N others] */
 	rowtree_finish(res.t, sort, limit);
-	for (int i = 0; i < COL__COUNT; i++)
+	if (oo.fmt == OUT_FOLDED)
+		cols[ncols++] = sort; /* folded prints one value */
+	for (int i = 0; i < COL__COUNT && oo.fmt != OUT_FOLDED; i++)
 		if ((i != COL_PSS || res.have_pss) &&
 		    (i != COL_RELOCS || with_relocs))
 			cols[ncols++] = i;
@@ -211,7 +221,7 @@ int cmd_report(int argc, char **argv)
 			    memsz_strerror(-errno));
 		goto out;
 	}
-	if (oo.fmt == OUT_CSV || oo.fmt == OUT_TSV)
+	if (oo.fmt == OUT_CSV || oo.fmt == OUT_TSV || oo.fmt == OUT_FOLDED)
 		for (size_t i = 0; i < res.notes.n; i++)
 			fprintf(stderr, "memsz: note: %s\n",
 				res.notes.lines[i]);

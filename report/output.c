@@ -24,6 +24,7 @@ static const struct {
 	{ "csv", OUT_CSV },
 	{ "tsv", OUT_TSV },
 	{ "json", OUT_JSON },
+	{ "folded", OUT_FOLDED },
 };
 
 int out_format_parse(const char *s, enum out_format *fmt)
@@ -392,6 +393,35 @@ static int json_write(FILE *f, const struct rowtree *t,
 	return jw_finish(w);
 }
 
+/* Folded stacks: "a;b;c bytes" per leaf; the labels of each level are
+ * printed with any line break replaced, so one leaf is one line. */
+static void folded_tree(FILE *f, const struct rowtree *t,
+			const struct out_opts *o, const struct row *r,
+			const char **path, size_t level)
+{
+	enum col_id col = o->ncols ? o->cols[0] : COL_RSS;
+
+	for (size_t i = 0; i < r->nchildren; i++) {
+		const struct row *ch = &r->children[i];
+		uint64_t v = ch->vals[col] >> coldefs[col].shift;
+
+		path[level] = labels_str(t->lb, ch->label);
+		if (ch->nchildren) {
+			folded_tree(f, t, o, ch, path, level + 1);
+			continue;
+		}
+		if (!v)
+			continue;
+		for (size_t c = 0; c <= level; c++) {
+			if (c)
+				fputc(';', f);
+			for (const char *p = path[c]; *p; p++)
+				fputc(*p == '\n' || *p == '\r' ? '?' : *p, f);
+		}
+		fprintf(f, " %llu\n", (unsigned long long)v);
+	}
+}
+
 int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 {
 	int err = 0;
@@ -408,6 +438,13 @@ int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 	case OUT_JSON:
 		err = json_write(f, t, o);
 		break;
+	case OUT_FOLDED: {
+		const char **path = xcalloc(t->depth + 1, sizeof(*path));
+
+		folded_tree(f, t, o, &t->total, path, 0);
+		free(path);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}

@@ -20,9 +20,12 @@
 
 #include "report/rows.h"
 
-enum out_format { OUT_TABLE, OUT_CSV, OUT_TSV, OUT_JSON };
+enum out_format { OUT_TABLE, OUT_CSV, OUT_TSV, OUT_JSON, OUT_FOLDED };
 
-/* Parse "table", "csv", "tsv", "json". Returns 0 or -1. */
+/* Parse "table", "csv", "tsv", "json", "folded". Returns 0 or -1.
+ * folded: one line per leaf with a non-zero value, "a;b;c BYTES": the
+ * labels of its path joined by ';' (as flame-graph tools read stacks), a
+ * space, and the value of the first column of cols in whole bytes. */
 int out_format_parse(const char *s, enum out_format *fmt);
 
 struct out_opts {

@@ -12,6 +12,7 @@
 
 #include "data/datafile.h"
 #include "report/attrib.h"
+#include "report/faults.h"
 #include "util/util.h"
 
 struct report_ctx;
@@ -36,6 +37,9 @@ static uint32_t label_mapping(struct report_ctx *c,
 			      const struct attrib_map *m,
 			      const struct attrib_part *p);
 
+static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
+			    const struct attrib_part *p);
+
 static const struct report_keydef keydefs[RKEY__COUNT] = {
 	[RKEY_PIDS] = { "pids", -1, label_pid },
 	[RKEY_FILES] = { "files", -1, label_file },
@@ -48,6 +52,8 @@ static const struct report_keydef keydefs[RKEY__COUNT] = {
 	[RKEY_RELOCS] = { "relocs", ASRC_RELOCS, NULL },
 	[RKEY_COMPILEUNITS] = { "compileunits", ASRC_COMPILEUNITS, NULL },
 	[RKEY_INLINES] = { "inlines", ASRC_INLINES, NULL },
+	[RKEY_CALLERS] = { "callers", -1, label_fault },
+	[RKEY_FAULTSITE] = { "faultsite", -1, label_fault },
 };
 
 const char *report_key_name(enum report_key k)
@@ -58,7 +64,7 @@ const char *report_key_name(enum report_key k)
 const char *report_key_list(void)
 {
 	return "pids, files, mappings, segments, sections, symbols, kinds, "
-	       "bbs, relocs, compileunits, inlines";
+	       "bbs, relocs, compileunits, inlines, callers, faultsite";
 }
 
 int report_keys_parse(const char *spec, enum report_key *keys, char **bad)
@@ -107,6 +113,7 @@ int report_pick_parse(const char *s, enum report_pick *pick,
 
 /* What pass 1 learns about one snapshot. */
 struct snapinfo {
+	uint64_t time;
 	uint32_t pid, seq, flags;
 	uint64_t offset;          /* file offset of its SNAP_BEGIN */
 	uint64_t rss_pages;
@@ -155,6 +162,8 @@ struct report_ctx {
 	size_t matchcap;
 	/* RSS under fallback labels per key (image keys), and all RSS */
 	uint64_t fallback_rss[REPORT_MAX_KEYS], rss;
+	struct faults *faults;    /* callers/faultsite keys asked for */
+	uint64_t page_size;
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -202,6 +211,14 @@ static uint32_t label_mapping(struct report_ctx *c,
 	return id;
 }
 
+static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
+			    const struct attrib_part *p)
+{
+	(void)m;
+	(void)p;
+	return faults_none(c->faults); /* per page: see do_fault_groups */
+}
+
 static void note(struct report_ctx *c, char *line)
 {
 	size_note_add(&c->res->notes, line);
@@ -223,6 +240,8 @@ static int pass1(struct report_ctx *c, char **msg)
 		return ret;
 	}
 	attrib_set_page_size(c->a, md_reader_header(r)->page_size);
+	if (md_reader_header(r)->page_size)
+		c->page_size = md_reader_header(r)->page_size;
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_IMAGE:
@@ -239,6 +258,16 @@ static int pass1(struct report_ctx *c, char **msg)
 		case MD_REC_LOST:
 			c->lost += rec.u.lost.count;
 			break;
+		case MD_REC_MMAP2:
+		case MD_REC_MUNMAP:
+			if (c->faults)
+				faults_add_mmap2(c->faults, &rec.u.mmap2,
+						 rec.type == MD_REC_MUNMAP);
+			break;
+		case MD_REC_FORK:
+			if (c->faults)
+				faults_add_fork(c->faults, &rec.u.task);
+			break;
 		case MD_REC_NOTE:
 			note(c, xstrdup(rec.u.note.text));
 			break;
@@ -251,6 +280,7 @@ static int pass1(struct report_ctx *c, char **msg)
 				.seq = rec.u.snap_begin.seq,
 				.flags = rec.u.snap_begin.flags,
 				.offset = rec.offset,
+				.time = rec.u.snap_begin.time,
 			};
 			pid_get(c, cur->pid);
 			break;
@@ -433,6 +463,149 @@ static bool first_file_prefix(struct report_ctx *c, uint32_t image_id)
 	return true;
 }
 
+/* --- fault samples: the stack that made each page resident --- */
+
+static void set_fault_labels(struct report_ctx *c, uint32_t callers,
+			     uint32_t site)
+{
+	for (size_t k = 0; k < c->o->nkeys; k++)
+		if (c->o->keys[k] == RKEY_CALLERS)
+			c->fixed[k] = callers;
+		else if (c->o->keys[k] == RKEY_FAULTSITE)
+			c->fixed[k] = site;
+}
+
+/* A run of pages of one part with the same fault labels. */
+struct fault_group {
+	struct report_ctx *c;
+	const struct attrib_part *p;
+	const struct attrib_map *m;
+	bool with_pss;
+	uint64_t start, end;
+	uint32_t callers, site;
+	size_t run;               /* first run that may overlap start */
+	uint64_t page;
+};
+
+static int group_flush(struct fault_group *g)
+{
+	struct attrib_part sub = *g->p;
+	struct attrib_map mm = *g->m;
+	size_t last;
+
+	if (g->end <= g->start)
+		return 0;
+	while (g->run < g->m->nruns &&
+	       g->m->runs[g->run].vaddr +
+			       (uint64_t)g->m->runs[g->run].npages * g->page <=
+		       g->start)
+		g->run++;
+	last = g->run;
+	while (last < g->m->nruns && g->m->runs[last].vaddr < g->end)
+		last++;
+	mm.runs = g->m->runs + g->run;
+	mm.nruns = last - g->run;
+	sub.start = g->start;
+	sub.end = g->end;
+	set_fault_labels(g->c, g->callers, g->site);
+	return attrib_charge(g->c->a, &sub, &mm, g->c->srcs, g->c->nsrcs,
+			     g->with_pss, add_piece, g->c);
+}
+
+/* Add [s, e) with labels (callers, site) to the group, flushing it first
+ * if the labels change; a gap before s is "[no fault seen]". */
+static int group_extend(struct fault_group *g, uint64_t s, uint64_t e,
+			uint32_t callers, uint32_t site)
+{
+	uint32_t none = faults_none(g->c->faults);
+	int ret;
+
+	if (s > g->end) {
+		ret = group_extend(g, g->end, s, none, none);
+		if (ret)
+			return ret;
+	}
+	if (callers != g->callers || site != g->site) {
+		ret = group_flush(g);
+		if (ret)
+			return ret;
+		g->start = s;
+		g->callers = callers;
+		g->site = site;
+	}
+	g->end = e;
+	return 0;
+}
+
+/* attrib_charge() of part p, cut where the page's fault stack changes. */
+static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
+			   const struct attrib_map *m, bool with_pss)
+{
+	uint32_t none = faults_none(c->faults);
+	struct fault_group g = {
+		.c = c, .p = p, .m = m, .with_pss = with_pss,
+		.start = p->start, .end = p->start,
+		.callers = none, .site = none, .page = c->page_size,
+	};
+	bool file = p->cls == ACLS_IMAGE || p->cls == ACLS_FILE ||
+		    p->cls == ACLS_BROKEN;
+	int ret;
+
+	for (size_t i = 0; i < m->nruns; i++) {
+		const struct md_run *r = &m->runs[i];
+		uint64_t s = MAX(r->vaddr, p->start);
+		uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * g.page,
+				 p->end);
+
+		if (s >= e || s < g.end)
+			continue;
+		if (!(r->flags & (MD_PG_PRESENT | MD_PG_SWAPPED))) {
+			ret = group_extend(&g, s, e, none, none);
+			if (ret)
+				return ret;
+			continue;
+		}
+		for (uint64_t va = s; va < e; va += g.page) {
+			uint32_t callers, site;
+
+			faults_page(c->faults, c->cur_pid->pid, va, file,
+				    &callers, &site);
+			ret = group_extend(&g, va, MIN(va + g.page, e),
+					   callers, site);
+			if (ret)
+				return ret;
+		}
+	}
+	ret = group_extend(&g, p->end, p->end, none, none);
+	if (!ret)
+		ret = group_flush(&g);
+	set_fault_labels(c, none, none);
+	return ret;
+}
+
+static int pass_faults(struct report_ctx *c, const bool *chosen, char **msg)
+{
+	struct md_reader *r = NULL;
+	struct md_record rec;
+	int ret;
+
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (chosen[i])
+			faults_set_limit(c->faults, c->snaps[i].pid,
+					 c->snaps[i].time);
+	ret = md_reader_open(c->o->input, &r);
+	if (ret < 0) {
+		*msg = xasprintf("cannot read '%s': %s", c->o->input,
+				 memsz_strerror(ret));
+		return ret;
+	}
+	while ((ret = md_read_next(r, &rec)) > 0)
+		if (rec.type == MD_REC_SAMPLE)
+			faults_add_sample(c->faults, &rec.u.sample);
+	md_reader_close(r);
+	return 0; /* a damaged tail was noted in pass 1 */
+}
+
 static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 		      bool with_pss, struct attrib_part *prev,
 		      bool *have_prev)
@@ -456,8 +629,11 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 			if (c->src_of_key[k] < 0)
 				c->fixed[k] = keydefs[c->o->keys[k]].label(
 					c, &m, p);
-		ret = attrib_charge(c->a, p, &m, c->srcs, c->nsrcs, with_pss,
-				    add_piece, c);
+		if (c->faults)
+			ret = charge_by_fault(c, p, &m, with_pss);
+		else
+			ret = attrib_charge(c->a, p, &m, c->srcs, c->nsrcs,
+					    with_pss, add_piece, c);
 		if (ret)
 			return ret;
 		if (!attrib_file_size(p))
@@ -549,7 +725,8 @@ out:
 int report_build(const struct report_opts *o, struct labels *lb,
 		 struct report_result *res, char **msg)
 {
-	struct report_ctx c = { .o = o, .lb = lb, .res = res };
+	struct report_ctx c = { .o = o, .lb = lb, .res = res,
+				.page_size = 4096 };
 	bool *chosen = NULL;
 	int ret;
 
@@ -562,6 +739,9 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		c.src_of_key[i] = -1;
 		if (o->keys[i] == RKEY_MAPPINGS)
 			c.has_mappings_key = true;
+		if ((o->keys[i] == RKEY_CALLERS ||
+		     o->keys[i] == RKEY_FAULTSITE) && !c.faults)
+			c.faults = faults_new(c.a, lb, o->debug_root, 4096);
 		if (src < 0)
 			continue;
 		c.src_of_key[i] = (int)c.nsrcs;
@@ -597,9 +777,16 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		if (chosen[i] && !(c.snaps[i].flags & MD_SNAP_F_PFN))
 			res->have_pss = false;
 
+	if (c.faults) {
+		ret = pass_faults(&c, chosen, msg);
+		if (ret < 0)
+			goto out;
+	}
 	ret = pass2(&c, chosen, msg);
 	if (ret < 0)
 		goto out;
+	if (c.faults)
+		faults_notes(c.faults, &res->notes);
 	if (c.lost)
 		note(&c, xasprintf("%" PRIu64 " perf records were lost while "
 				   "recording: the mapping history may miss "
@@ -617,6 +804,7 @@ out:
 	free(c.snaps);
 	free(c.seen);
 	free(c.match);
+	faults_free(c.faults);
 	attrib_free(c.a);
 	return ret;
 }

@@ -31,6 +31,8 @@ enum report_key {
 	RKEY_RELOCS,
 	RKEY_COMPILEUNITS,
 	RKEY_INLINES,
+	RKEY_CALLERS,   /* stack of the fault that made a page resident */
+	RKEY_FAULTSITE, /* its innermost frame */
 	RKEY__COUNT
 };
 

@@ -26,3 +26,14 @@ bench_scripts += bench/bench_report.py
 libmemsz_a_SOURCES += report/relocmap.c report/relocmap.h
 TESTS += tests/t3010-report-relocs.py
 EXTRA_DIST += tests/t3010-report-relocs.py tests/workloads/rep_relocs.cc
+# Fault samples: remote unwinding of recorded user stacks (libunwind).
+libmemsz_a_SOURCES += report/unwind.c report/unwind.h \
+	report/faults.c report/faults.h
+check_PROGRAMS += tests/test_unwind
+TESTS += tests/test_unwind
+tests_test_unwind_SOURCES = tests/test_unwind.c
+tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
+tests_test_unwind_LDADD = $(TEST_LIBS)
+# End-to-end: stacks of fault samples charged to the pages they made resident.
+TESTS += tests/t3100-report-callers.py
+EXTRA_DIST += tests/t3100-report-callers.py tests/workloads/rep_fault_paths.c

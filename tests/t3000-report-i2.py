@@ -21,7 +21,7 @@ MEMSZ = os.environ.get("MEMSZ", "memsz")
 SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
                                                     ".."))
 KEYS = ["pids", "files", "mappings", "segments", "sections", "symbols",
-        "kinds", "bbs", "relocs"]
+        "kinds", "bbs", "relocs", "callers", "faultsite"]
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 failures = 0

@@ -1,0 +1,446 @@
+/* faults.c — see faults.h */
+#include "config.h"
+
+#include "report/faults.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/unwind.h"
+#include "util/util.h"
+
+#define MAX_FRAMES 128
+#define FAULT_AROUND_SHIFT 16 /* the kernel's fault_around_bytes: 64 KiB */
+#define PERF_CONTEXT_MAX ((uint64_t)-4095)
+
+/* One MMAP2 or MUNMAP record of a pid. */
+struct hist_ent {
+	uint64_t time, start, end, pgoff, ino;
+	uint32_t prot, dev_major, dev_minor;
+	uint32_t image_id;        /* resolved on first use */
+	bool resolved, unmap;
+	char *name;
+};
+
+struct proc {
+	uint32_t pid, ppid;
+	uint64_t fork_time;
+	bool has_parent, has_limit;
+	uint64_t limit;
+	struct hist_ent *ents;
+	size_t n, cap;
+};
+
+/* Open-addressing hash of pages (or fault-around windows): key + 1 so
+ * that 0 marks an empty slot. */
+struct page_ent {
+	uint64_t key, time;
+	uint32_t callers, site;
+};
+
+struct page_hash {
+	struct page_ent *tab;
+	size_t n, size;           /* size: a power of two */
+};
+
+struct faults {
+	struct attrib *a;
+	struct labels *lb;
+	struct unwinder *u;
+	unsigned page_shift;
+	struct proc *procs;
+	size_t nprocs, proccap;
+	struct page_hash pages, windows;
+	uint32_t none, unknown;
+	/* counts for the footer */
+	uint64_t samples, used, late, nolimit, ip_only, nostack;
+	char *buf;                /* scratch for stack labels */
+	size_t bufcap;
+};
+
+struct faults *faults_new(struct attrib *a, struct labels *lb,
+			  const char *debug_root, uint64_t page_size)
+{
+	struct faults *f = xcalloc(1, sizeof(*f));
+
+	f->a = a;
+	f->lb = lb;
+	f->u = unwind_new(debug_root);
+	f->page_shift = 12;
+	while (page_size && (1ULL << f->page_shift) < page_size)
+		f->page_shift++;
+	f->none = labels_intern(lb, "[no fault seen]");
+	f->unknown = labels_intern(lb, "[unknown]");
+	return f;
+}
+
+void faults_free(struct faults *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nprocs; i++) {
+		for (size_t j = 0; j < f->procs[i].n; j++)
+			free(f->procs[i].ents[j].name);
+		free(f->procs[i].ents);
+	}
+	free(f->procs);
+	free(f->pages.tab);
+	free(f->windows.tab);
+	free(f->buf);
+	unwind_free(f->u);
+	free(f);
+}
+
+static struct proc *proc_find(struct faults *f, uint32_t pid)
+{
+	for (size_t i = 0; i < f->nprocs; i++)
+		if (f->procs[i].pid == pid)
+			return &f->procs[i];
+	return NULL;
+}
+
+static struct proc *proc_get(struct faults *f, uint32_t pid)
+{
+	struct proc *p = proc_find(f, pid);
+
+	if (p)
+		return p;
+	xgrow(&f->procs, &f->proccap, f->nprocs + 1, sizeof(*f->procs));
+	p = &f->procs[f->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m,
+		      bool unmap)
+{
+	struct proc *p = proc_get(f, m->pid);
+	struct hist_ent *e;
+
+	if (!m->len)
+		return;
+	xgrow(&p->ents, &p->cap, p->n + 1, sizeof(*p->ents));
+	e = &p->ents[p->n++];
+	*e = (struct hist_ent){
+		.time = m->time, .start = m->start, .end = m->start + m->len,
+		.pgoff = m->pgoff, .ino = m->ino, .prot = m->prot,
+		.dev_major = m->dev_major, .dev_minor = m->dev_minor,
+		.image_id = UINT32_MAX, .unmap = unmap,
+		.name = xstrdup(m->filename ? m->filename : ""),
+	};
+}
+
+void faults_add_fork(struct faults *f, const struct md_task *t)
+{
+	struct proc *p;
+
+	if (t->pid == t->ppid)
+		return; /* a new thread, same address space */
+	p = proc_get(f, t->pid);
+	p->ppid = t->ppid;
+	p->fork_time = t->time;
+	p->has_parent = true;
+}
+
+void faults_set_limit(struct faults *f, uint32_t pid, uint64_t time)
+{
+	struct proc *p = proc_get(f, pid);
+
+	p->limit = time;
+	p->has_limit = true;
+}
+
+/* The mapping of p holding addr at time t: the latest record at or before
+ * t, else (mappings listed from /proc after the fact) the earliest one;
+ * then the parent's before the fork. NULL if none or unmapped. */
+static struct hist_ent *lookup(struct faults *f, struct proc *p,
+			       uint64_t t, uint64_t addr)
+{
+	for (int depth = 0; p && depth < 16; depth++) {
+		struct hist_ent *best = NULL, *later = NULL;
+
+		for (size_t i = p->n; i-- > 0;) {
+			struct hist_ent *e = &p->ents[i];
+
+			if (addr < e->start || addr >= e->end)
+				continue;
+			if (e->time <= t) {
+				if (!best || e->time > best->time)
+					best = e;
+			} else if (!later || e->time <= later->time) {
+				later = e;
+			}
+		}
+		if (!best)
+			best = later;
+		if (best)
+			return best->unmap ? NULL : best;
+		if (!p->has_parent)
+			return NULL;
+		t = MIN(t, p->fork_time);
+		p = proc_find(f, p->ppid);
+	}
+	return NULL;
+}
+
+static uint32_t ent_image(struct faults *f, struct hist_ent *e)
+{
+	if (!e->resolved) {
+		e->resolved = true;
+		if (e->name[0] == '/')
+			e->image_id = attrib_image_lookup(
+				f->a, e->name, e->dev_major, e->dev_minor,
+				e->ino);
+	}
+	return e->image_id;
+}
+
+struct find_arg {
+	struct faults *f;
+	struct proc *p;
+	uint64_t time;
+};
+
+static int find_map(void *arg, uint64_t addr, struct unwind_map *out)
+{
+	struct find_arg *fa = arg;
+	struct hist_ent *e = lookup(fa->f, fa->p, fa->time, addr);
+	uint32_t id;
+
+	if (!e)
+		return -ENOENT;
+	out->start = e->start;
+	out->end = e->end;
+	out->pgoff = e->pgoff;
+	out->path = NULL;
+	id = ent_image(fa->f, e);
+	if (id != UINT32_MAX)
+		out->path = attrib_image_elf_path(fa->f->a, id);
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Name of the frame at ip (a return address unless innermost): appended
+ * to f->buf at *len. */
+static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
+		       bool innermost, size_t *len)
+{
+	uint64_t at = innermost || !ip ? ip : ip - 1, bias;
+	struct hist_ent *e = lookup(f, fa->p, fa->time, at);
+	char tmp[300];
+	const char *name = tmp;
+	uint32_t id, l;
+
+	if (!e) {
+		name = "[unknown]";
+	} else if ((id = ent_image(f, e)) != UINT32_MAX &&
+		   attrib_image_bias(f->a, id, e->start, e->end, e->pgoff,
+				     e->prot, &bias) == 0 &&
+		   (l = attrib_image_symbol(f->a, id, at - bias)) !=
+			   LABEL_NONE) {
+		name = labels_str(f->lb, l);
+	} else if (e->name[0] == '[') {
+		name = e->name;
+	} else if (e->name[0]) {
+		snprintf(tmp, sizeof(tmp), "[%s]", base_name(e->name));
+	} else {
+		name = "[anon]";
+	}
+	xgrow(&f->buf, &f->bufcap, *len + strlen(name) + 2, 1);
+	if (*len)
+		f->buf[(*len)++] = ';';
+	memcpy(f->buf + *len, name, strlen(name) + 1);
+	*len += strlen(name);
+}
+
+static void hash_grow(struct page_hash *h);
+
+static struct page_ent *hash_slot(struct page_hash *h, uint64_t key)
+{
+	size_t i;
+
+	if (!h->size || (h->n + 1) * 2 > h->size)
+		hash_grow(h);
+	i = (size_t)((key + 1) * 0x9e3779b97f4a7c15ULL) & (h->size - 1);
+	while (h->tab[i].key && h->tab[i].key != key + 1)
+		i = (i + 1) & (h->size - 1);
+	return &h->tab[i];
+}
+
+static void hash_grow(struct page_hash *h)
+{
+	struct page_hash old = *h;
+
+	h->size = old.size ? old.size * 2 : 1024;
+	h->tab = xcalloc(h->size, sizeof(*h->tab));
+	h->n = 0;
+	for (size_t i = 0; i < old.size; i++) {
+		struct page_ent *e;
+
+		if (!old.tab[i].key)
+			continue;
+		e = hash_slot(h, old.tab[i].key - 1);
+		*e = old.tab[i];
+		h->n++;
+	}
+	free(old.tab);
+}
+
+static const struct page_ent *hash_get(const struct page_hash *h,
+				       uint64_t key)
+{
+	size_t i;
+
+	if (!h->size)
+		return NULL;
+	i = (size_t)((key + 1) * 0x9e3779b97f4a7c15ULL) & (h->size - 1);
+	while (h->tab[i].key) {
+		if (h->tab[i].key == key + 1)
+			return &h->tab[i];
+		i = (i + 1) & (h->size - 1);
+	}
+	return NULL;
+}
+
+static uint64_t page_key(uint32_t pid, uint64_t addr, unsigned shift)
+{
+	return ((uint64_t)pid << 40) ^ (addr >> shift);
+}
+
+int faults_add_sample(struct faults *f, const struct md_sample *s)
+{
+	struct find_arg fa = { .f = f, .time = s->time };
+	struct unwind_regs r = {
+		.abi = s->abi, .mask = s->regs_mask, .regs = s->regs,
+		.nregs = s->nregs, .sp = s->stack_sp, .stack = s->stack,
+		.stack_size = s->stack_size,
+	};
+	uint64_t ips[MAX_FRAMES];
+	struct page_ent *e;
+	uint32_t callers, site;
+	size_t len = 0;
+	int n = 0;
+
+	f->samples++;
+	fa.p = proc_find(f, s->pid);
+	if (!fa.p || !fa.p->has_limit) {
+		f->nolimit++;
+		return 0;
+	}
+	if (s->time > fa.p->limit) {
+		f->late++;
+		return 0;
+	}
+	if (s->abi && s->nregs) {
+		n = unwind_sample(f->u, &r, find_map, &fa, ips, MAX_FRAMES);
+	} else if (s->ncallchain) {
+		for (uint32_t i = 0; i < s->ncallchain && n < MAX_FRAMES; i++)
+			if (s->callchain[i] < PERF_CONTEXT_MAX)
+				ips[n++] = s->callchain[i];
+	}
+	if (n <= 0 && s->ip) {
+		ips[0] = s->ip;
+		n = 1;
+		f->nostack++;
+	} else if (n == 1) {
+		f->ip_only++;
+	}
+	if (n <= 0) {
+		callers = site = f->unknown;
+	} else {
+		for (int i = n - 1; i >= 0; i--)
+			frame_name(f, &fa, ips[i], i == 0, &len);
+		callers = labels_intern(f->lb, f->buf);
+		len = 0;
+		frame_name(f, &fa, ips[0], true, &len);
+		site = labels_intern(f->lb, f->buf);
+	}
+	f->used++;
+	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift));
+	if (!e->key) {
+		f->pages.n++;
+	} else if (e->time > s->time) {
+		goto window; /* a later fault of this page is known */
+	}
+	*e = (struct page_ent){
+		.key = page_key(s->pid, s->addr, f->page_shift) + 1,
+		.time = s->time, .callers = callers, .site = site,
+	};
+window:
+	e = hash_slot(&f->windows,
+		      page_key(s->pid, s->addr, FAULT_AROUND_SHIFT));
+	if (e->key && e->time <= s->time)
+		return 0; /* the first fault of the window brought it in */
+	if (!e->key)
+		f->windows.n++;
+	*e = (struct page_ent){
+		.key = page_key(s->pid, s->addr, FAULT_AROUND_SHIFT) + 1,
+		.time = s->time, .callers = callers, .site = site,
+	};
+	return 0;
+}
+
+bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
+		 uint32_t *callers, uint32_t *site)
+{
+	const struct page_ent *e = NULL;
+	uint64_t before = UINT64_MAX;
+	struct proc *p = proc_find(f, pid);
+
+	/* A forked child shares its parent's pages of before the fork:
+	 * those the child never faulted on are the parent's. */
+	for (int depth = 0; depth < 16; depth++) {
+		e = hash_get(&f->pages, page_key(pid, va, f->page_shift));
+		if (!e && file)
+			e = hash_get(&f->windows,
+				     page_key(pid, va, FAULT_AROUND_SHIFT));
+		if (e && e->time > before)
+			e = NULL;
+		if (e || !p || !p->has_parent)
+			break;
+		before = MIN(before, p->fork_time);
+		pid = p->ppid;
+		p = proc_find(f, pid);
+	}
+	if (!e) {
+		*callers = *site = f->none;
+		return false;
+	}
+	*callers = e->callers;
+	*site = e->site;
+	return true;
+}
+
+uint32_t faults_none(const struct faults *f)
+{
+	return f->none;
+}
+
+void faults_notes(const struct faults *f, struct size_notes *notes)
+{
+	if (!f->samples) {
+		size_note_add(notes, xstrdup(
+			"no fault samples in the recording: every page is "
+			"[no fault seen] (record with --faults)"));
+		return;
+	}
+	size_note_add(notes, xasprintf(
+		"%" PRIu64 " fault samples, %" PRIu64 " before the snapshots "
+		"used, %" PRIu64 " after them ignored", f->samples, f->used,
+		f->late + f->nolimit));
+	if (f->nostack || f->ip_only)
+		size_note_add(notes, xasprintf(
+			"%" PRIu64 " samples had no user stack and %" PRIu64
+			" could not be unwound past their first frame",
+			f->nostack, f->ip_only));
+}

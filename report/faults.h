@@ -1,0 +1,65 @@
+/* faults.h — page-fault samples -> the call stack that made each page
+ * resident (the `callers` and `faultsite` keys of `memsz report`).
+ *
+ * Fed in two rounds. First the address-space history: every MMAP2, MUNMAP
+ * and FORK record (faults_add_mmap2/faults_add_fork) and, per pid, the
+ * time of the snapshot reported (faults_set_limit). Then the samples
+ * (faults_add_sample): each one's user stack is unwound (unwind.h)
+ * against the mappings of its pid at its time, its frames symbolized
+ * through the attribution engine's images (attrib.h), and the page of its
+ * faulting address remembered with the stack, the last fault before the
+ * snapshot winning (a page faulted, freed and faulted again belongs to the
+ * last fault).
+ *
+ * faults_page() then names the stack of a resident page: its own last
+ * fault; for a page of a file mapping with no fault of its own, the first
+ * fault in the same 64 KiB-aligned window (the kernel maps file pages
+ * around a fault, "fault-around"); else "[no fault seen]".
+ */
+#ifndef MEMSZ_FAULTS_H
+#define MEMSZ_FAULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "data/datafile.h"
+#include "maps/labels.h"
+#include "report/attrib.h"
+#include "report/size.h"
+
+struct faults;
+
+/* New matcher interning stack labels into lb and resolving images through
+ * a (both borrowed). Debug files (.debug_frame) are looked for under
+ * debug_root (NULL: /usr/lib/debug). Free with faults_free(). */
+struct faults *faults_new(struct attrib *a, struct labels *lb,
+			  const char *debug_root, uint64_t page_size);
+void faults_free(struct faults *f);
+
+/* A mapping appeared (unmap false) or went away (unmap true). */
+void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m,
+		      bool unmap);
+/* A fork: the child sees the parent's mappings of before t->time. */
+void faults_add_fork(struct faults *f, const struct md_task *t);
+/* Samples of pid after time are ignored (the snapshot reported). Pids
+ * never given a limit have all their samples ignored. */
+void faults_set_limit(struct faults *f, uint32_t pid, uint64_t time);
+
+/* Unwind, symbolize and remember sample s. Returns 0 (a sample that
+ * cannot be unwound is counted and kept with what could be had). */
+int faults_add_sample(struct faults *f, const struct md_sample *s);
+
+/* Labels for the page at va of pid: the stack of the fault that made it
+ * resident, outermost first joined by ';' ("main;alloc_a;touch"), and its
+ * innermost frame ("touch"). file: the page belongs to a file mapping
+ * (fault-around applies). Returns true if a fault was found; else both
+ * are the "[no fault seen]" label. */
+bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
+		 uint32_t *callers, uint32_t *site);
+/* The "[no fault seen]" label. */
+uint32_t faults_none(const struct faults *f);
+
+/* Footer lines: samples used, ignored, not unwound. */
+void faults_notes(const struct faults *f, struct size_notes *notes);
+
+#endif

@@ -1,0 +1,738 @@
+/* unwind.c — see unwind.h */
+#include "config.h"
+
+#include "report/unwind.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elfimg.h"
+#include "util/util.h"
+
+#if defined(__x86_64__)
+#define MEMSZ_UNWIND_X86_64 1
+#include <libunwind.h>
+
+/* Not in libunwind's public headers, but exported (perf declares it the
+ * same way): search a binary-search table of FDEs for ip. */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
+					      unw_word_t ip,
+					      unw_dyn_info_t *di,
+					      unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+#endif
+
+#define DW_EH_PE_omit 0xff
+#define DW_EH_PE_absptr 0x00
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_udata8 0x04
+#define DW_EH_PE_sdata8 0x0c
+#define DW_EH_PE_pcrel 0x10
+#define DW_EH_PE_datarel 0x30
+
+/* Converted .debug_frame (see dframe_build) lives at fake addresses above
+ * anything a user process can map. */
+#define DFRAME_BASE 0xffff900000000000ULL
+#define DFRAME_STRIDE 0x0000001000000000ULL
+
+/* One image file, mapped for reading. */
+struct uw_image {
+	char *path;
+	int err;                   /* < 0: could not be opened */
+	const uint8_t *data;       /* the whole file, read-only */
+	size_t size;
+	struct elf_segment *loads; /* PT_LOADs */
+	size_t nloads, loadcap;
+	uint64_t lo, hi;           /* image VM range of the PT_LOADs */
+	/* .eh_frame_hdr search table */
+	bool have_hdr;
+	uint64_t hdr_vaddr;        /* image VM address of .eh_frame_hdr */
+	uint64_t table_vaddr;      /* of its table */
+	uint64_t fde_count;
+	/* .debug_frame, converted to .eh_frame form with a search table,
+	 * for a load bias (dframe_bias) */
+	uint8_t *dframe;           /* converted entries, then the table */
+	size_t dframe_len, dframe_table_off, dframe_count;
+	uint64_t dframe_bias, dframe_addr;
+	bool dframe_built;
+	/* .debug_frame as found (image or debug file), owned copy */
+	uint8_t *dfsrc;
+	size_t dfsrc_len;
+};
+
+struct unwinder {
+	const char *debug_root;
+	struct uw_image **imgs;
+	size_t nimgs, cap;
+#ifdef MEMSZ_UNWIND_X86_64
+	unw_addr_space_t as;
+#endif
+};
+
+/* Per unwind_sample(): what the accessors read. */
+struct uw_ctx {
+	struct unwinder *u;
+	const struct unwind_regs *r;
+	unwind_find_fn find;
+	void *arg;
+	/* last mapping found, to spare find() calls */
+	uint64_t m_start, m_end, m_pgoff;
+	struct uw_image *m_img;    /* NULL: anonymous */
+	bool m_valid;
+};
+
+int unwind_reg(const struct unwind_regs *r, unsigned reg, uint64_t *val)
+{
+	uint64_t below;
+	unsigned idx;
+
+	if (!r->abi || reg >= 64 || !(r->mask & (1ULL << reg)))
+		return -ENOENT;
+	below = r->mask & ((1ULL << reg) - 1);
+	idx = (unsigned)__builtin_popcountll(below);
+	if (idx >= r->nregs || !r->regs)
+		return -ENOENT;
+	*val = r->regs[idx];
+	return 0;
+}
+
+/* --- images --- */
+
+static void uw_image_free(struct uw_image *im)
+{
+	if (!im)
+		return;
+	if (im->data)
+		munmap((void *)im->data, im->size);
+	free(im->path);
+	free(im->loads);
+	free(im->dframe);
+	free(im->dfsrc);
+	free(im);
+}
+
+/* File offset of image VM address va, if a PT_LOAD holds it in its file
+ * bytes. */
+static bool va_to_off(const struct uw_image *im, uint64_t va, uint64_t *off)
+{
+	for (size_t i = 0; i < im->nloads; i++) {
+		const struct elf_segment *s = &im->loads[i];
+
+		if (va >= s->vaddr && va < s->vaddr + s->filesz) {
+			*off = va - s->vaddr + s->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool read_at(const struct uw_image *im, uint64_t off, void *buf,
+		    size_t len)
+{
+	if (off > im->size || len > im->size - off)
+		return false;
+	memcpy(buf, im->data + off, len);
+	return true;
+}
+
+/* Read a pointer of encoding enc at image VM address *va (advanced). Only
+ * the encodings .eh_frame_hdr uses in practice. */
+static bool read_encoded(const struct uw_image *im, uint64_t *va,
+			 uint8_t enc, uint64_t hdr_va, uint64_t *out)
+{
+	uint64_t off, base = 0, v;
+	int32_t s4;
+	uint32_t u4;
+
+	if (!va_to_off(im, *va, &off))
+		return false;
+	switch (enc & 0x70) {
+	case 0:
+		break;
+	case DW_EH_PE_pcrel:
+		base = *va;
+		break;
+	case DW_EH_PE_datarel:
+		base = hdr_va;
+		break;
+	default:
+		return false;
+	}
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		if (!read_at(im, off, &v, 8))
+			return false;
+		*va += 8;
+		break;
+	case DW_EH_PE_udata4:
+		if (!read_at(im, off, &u4, 4))
+			return false;
+		v = u4;
+		*va += 4;
+		break;
+	case DW_EH_PE_sdata4:
+		if (!read_at(im, off, &s4, 4))
+			return false;
+		v = (uint64_t)(int64_t)s4;
+		*va += 4;
+		break;
+	default:
+		return false;
+	}
+	*out = base + v;
+	return true;
+}
+
+static void parse_eh_frame_hdr(struct uw_image *im, const struct elfimg *e)
+{
+	uint8_t h[4];
+	uint64_t va, off, ptr, count;
+
+	for (size_t i = 0; i < e->nsegs; i++) {
+		if (e->segs[i].type != PT_GNU_EH_FRAME)
+			continue;
+		im->hdr_vaddr = e->segs[i].vaddr;
+		if (!va_to_off(im, im->hdr_vaddr, &off) ||
+		    !read_at(im, off, h, 4) || h[0] != 1)
+			return;
+		va = im->hdr_vaddr + 4;
+		if (h[1] == DW_EH_PE_omit ||
+		    !read_encoded(im, &va, h[1], im->hdr_vaddr, &ptr))
+			return;
+		if (h[2] == DW_EH_PE_omit ||
+		    !read_encoded(im, &va, h[2], im->hdr_vaddr, &count))
+			return;
+		if (h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) || !count)
+			return;
+		im->table_vaddr = va;
+		im->fde_count = count;
+		im->have_hdr = true;
+		return;
+	}
+}
+
+/* Copy section name's bytes of e (whose file is mapped at data/size). */
+static bool copy_section(const struct elfimg *e, const char *name,
+			 const uint8_t *data, size_t size, uint8_t **out,
+			 size_t *len)
+{
+	for (size_t i = 1; i < e->nsecs; i++) {
+		const struct elf_section *s = &e->secs[i];
+
+		if (strcmp(s->name, name) || s->type == SHT_NOBITS ||
+		    !s->size)
+			continue;
+		if (s->offset > size || s->size > size - s->offset)
+			return false;
+		*out = xmalloc(s->size);
+		memcpy(*out, data + s->offset, s->size);
+		*len = s->size;
+		return true;
+	}
+	return false;
+}
+
+/* Keep a copy of .debug_frame: from the image, else from its debug file. */
+static void find_debug_frame(struct uw_image *im, struct elfimg *e,
+			     const char *debug_root, bool debug_file)
+{
+	const uint8_t *data = MAP_FAILED;
+	struct stat st;
+	int fd;
+
+	if (copy_section(e, ".debug_frame", im->data, im->size, &im->dfsrc,
+			 &im->dfsrc_len) || !debug_file)
+		return;
+	if (elfimg_find_debug(e, debug_root) <= 0 || !e->debug)
+		return;
+	fd = open(e->debug->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (data == MAP_FAILED)
+		return;
+	copy_section(e->debug, ".debug_frame", data, st.st_size, &im->dfsrc,
+		     &im->dfsrc_len);
+	munmap((void *)data, st.st_size);
+}
+
+static void uw_image_open(struct unwinder *u, struct uw_image *im)
+{
+	struct elfimg *e = NULL;
+	struct stat st;
+	void *data;
+	int fd, ret;
+
+	fd = open(im->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		im->err = -errno;
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		im->err = -MEMSZ_ENOTELF;
+		return;
+	}
+	data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (data == MAP_FAILED) {
+		im->err = -errno;
+		return;
+	}
+	im->data = data;
+	im->size = st.st_size;
+	ret = elfimg_open(im->path, &e);
+	if (ret < 0) {
+		im->err = ret;
+		return;
+	}
+	im->lo = UINT64_MAX;
+	for (size_t i = 0; i < e->nsegs; i++) {
+		const struct elf_segment *s = &e->segs[i];
+
+		if (s->type != PT_LOAD)
+			continue;
+		xgrow(&im->loads, &im->loadcap, im->nloads + 1,
+		      sizeof(*im->loads));
+		im->loads[im->nloads++] = *s;
+		im->lo = MIN(im->lo, s->vaddr);
+		im->hi = MAX(im->hi, s->vaddr + s->memsz);
+	}
+	if (!im->nloads) {
+		im->err = -MEMSZ_EBADELF;
+		elfimg_close(e);
+		return;
+	}
+	parse_eh_frame_hdr(im, e);
+	find_debug_frame(im, e, im->have_hdr ? NULL : u->debug_root,
+			 !im->have_hdr);
+	elfimg_close(e);
+}
+
+static struct uw_image *uw_image_get(struct unwinder *u, const char *path)
+{
+	struct uw_image *im;
+
+	for (size_t i = 0; i < u->nimgs; i++)
+		if (!strcmp(u->imgs[i]->path, path))
+			return u->imgs[i]->err ? NULL : u->imgs[i];
+	im = xcalloc(1, sizeof(*im));
+	im->path = xstrdup(path);
+	uw_image_open(u, im);
+	xgrow(&u->imgs, &u->cap, u->nimgs + 1, sizeof(*u->imgs));
+	u->imgs[u->nimgs++] = im;
+	return im->err ? NULL : im;
+}
+
+/* Load bias of the mapping [start, +) at file offset pgoff of im: the
+ * PT_LOAD holding the file offset gives image VM = va - bias. */
+static bool image_bias(const struct uw_image *im, uint64_t start,
+		       uint64_t pgoff, uint64_t va, uint64_t *bias)
+{
+	uint64_t off = va - start + pgoff;
+
+	for (size_t i = 0; i < im->nloads; i++) {
+		const struct elf_segment *s = &im->loads[i];
+		uint64_t fs = s->offset & ~(uint64_t)4095;
+
+		if (off >= fs && off < s->offset + MAX(s->filesz, 1)) {
+			*bias = start - pgoff + s->offset - s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --- .debug_frame, converted to the .eh_frame form libunwind reads ---
+ *
+ * libunwind (as Debian builds it) parses .debug_frame only in its local
+ * address space. We rewrite it as .eh_frame entries: CIE id 0, CIE
+ * pointers relative, FDE start addresses relocated by the load bias (the
+ * CIEs have no augmentation, so FDE addresses stay absolute pointers), and
+ * append a sorted table of (start - image start, FDE offset). The result
+ * is served from fake addresses by access_mem. */
+
+struct dframe_ent {
+	uint64_t start;
+	uint64_t fde_off;
+};
+
+static int dframe_cmp(const void *x, const void *y)
+{
+	const struct dframe_ent *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static bool dframe_build(struct uw_image *im, uint64_t bias, uint64_t addr)
+{
+	const uint8_t *src = im->dfsrc;
+	size_t len = im->dfsrc_len, pos = 0;
+	struct dframe_ent *ents = NULL;
+	size_t nents = 0, cap = 0;
+	uint8_t *out;
+	uint64_t base = im->lo + bias;
+
+	free(im->dframe);
+	im->dframe = NULL;
+	im->dframe_built = false;
+	out = xmalloc(len + 8);
+	memcpy(out, src, len);
+	while (pos + 12 <= len) {
+		uint32_t l32, id;
+		uint64_t start;
+
+		memcpy(&l32, src + pos, 4);
+		if (l32 == 0 || l32 == 0xffffffff || l32 > len - pos - 4)
+			break; /* 64-bit DWARF: not handled */
+		memcpy(&id, src + pos + 4, 4);
+		if (id == 0xffffffff) {
+			/* CIE: id 0; needs an empty augmentation */
+			uint32_t zero = 0;
+
+			memcpy(out + pos + 4, &zero, 4);
+			if (src[pos + 9] != 0)
+				goto fail;
+		} else if (l32 >= 4 + 16) {
+			/* FDE: CIE pointer relative to this field */
+			uint32_t rel = (uint32_t)(pos + 4 - id);
+
+			if (id >= pos)
+				goto fail;
+			memcpy(out + pos + 4, &rel, 4);
+			memcpy(&start, src + pos + 8, 8);
+			if (start >= im->lo && start < im->hi) {
+				start += bias;
+				memcpy(out + pos + 8, &start, 8);
+				xgrow(&ents, &cap, nents + 1, sizeof(*ents));
+				ents[nents].start = start;
+				ents[nents].fde_off = pos;
+				nents++;
+			}
+		}
+		pos += 4 + (size_t)l32;
+	}
+	if (!nents)
+		goto fail;
+	qsort(ents, nents, sizeof(*ents), dframe_cmp);
+	im->dframe_table_off = (len + 7) & ~(size_t)7;
+	im->dframe_len = im->dframe_table_off + nents * 8;
+	out = xrealloc(out, im->dframe_len);
+	memset(out + len, 0, im->dframe_table_off - len);
+	for (size_t i = 0; i < nents; i++) {
+		int32_t e[2] = { (int32_t)(ents[i].start - base),
+				 (int32_t)ents[i].fde_off };
+
+		memcpy(out + im->dframe_table_off + i * 8, e, 8);
+	}
+	im->dframe = out;
+	im->dframe_count = nents;
+	im->dframe_bias = bias;
+	im->dframe_addr = addr;
+	im->dframe_built = true;
+	free(ents);
+	return true;
+fail:
+	free(ents);
+	free(out);
+	return false;
+}
+
+/* --- libunwind accessors --- */
+
+#ifdef MEMSZ_UNWIND_X86_64
+
+/* perf register number of a libunwind x86_64 register, or -1. */
+static int perf_reg_of(int unw)
+{
+	static const int map[] = {
+		[UNW_X86_64_RAX] = UNWIND_PERF_AX,
+		[UNW_X86_64_RDX] = UNWIND_PERF_DX,
+		[UNW_X86_64_RCX] = UNWIND_PERF_CX,
+		[UNW_X86_64_RBX] = UNWIND_PERF_BX,
+		[UNW_X86_64_RSI] = UNWIND_PERF_SI,
+		[UNW_X86_64_RDI] = UNWIND_PERF_DI,
+		[UNW_X86_64_RBP] = UNWIND_PERF_BP,
+		[UNW_X86_64_RSP] = UNWIND_PERF_SP,
+		[UNW_X86_64_R8] = UNWIND_PERF_R8,
+		[UNW_X86_64_R9] = UNWIND_PERF_R9,
+		[UNW_X86_64_R10] = UNWIND_PERF_R10,
+		[UNW_X86_64_R11] = UNWIND_PERF_R11,
+		[UNW_X86_64_R12] = UNWIND_PERF_R12,
+		[UNW_X86_64_R13] = UNWIND_PERF_R13,
+		[UNW_X86_64_R14] = UNWIND_PERF_R14,
+		[UNW_X86_64_R15] = UNWIND_PERF_R15,
+		[UNW_X86_64_RIP] = UNWIND_PERF_IP,
+	};
+
+	if (unw < 0 || unw > UNW_X86_64_RIP)
+		return -1;
+	return map[unw];
+}
+
+/* The mapping holding addr: sets c->m_*; false if none. */
+static bool ctx_map(struct uw_ctx *c, uint64_t addr)
+{
+	struct unwind_map m;
+
+	if (c->m_valid && addr >= c->m_start && addr < c->m_end)
+		return true;
+	if (c->find(c->arg, addr, &m) < 0 || addr < m.start ||
+	    addr >= m.end)
+		return false;
+	c->m_start = m.start;
+	c->m_end = m.end;
+	c->m_pgoff = m.pgoff;
+	c->m_img = m.path && m.path[0] ? uw_image_get(c->u, m.path) : NULL;
+	c->m_valid = true;
+	return true;
+}
+
+static int read_word(struct uw_ctx *c, uint64_t addr, unw_word_t *val)
+{
+	const struct unwind_regs *r = c->r;
+	uint64_t off;
+
+	if (r->stack && addr >= r->sp && addr - r->sp <= r->stack_size &&
+	    r->stack_size - (addr - r->sp) >= sizeof(*val)) {
+		memcpy(val, r->stack + (addr - r->sp), sizeof(*val));
+		return 0;
+	}
+	if (addr >= DFRAME_BASE) {
+		for (size_t i = 0; i < c->u->nimgs; i++) {
+			struct uw_image *im = c->u->imgs[i];
+
+			if (!im->dframe_built || addr < im->dframe_addr ||
+			    addr - im->dframe_addr > im->dframe_len ||
+			    im->dframe_len - (addr - im->dframe_addr) < 8)
+				continue;
+			memcpy(val, im->dframe + (addr - im->dframe_addr), 8);
+			return 0;
+		}
+		return -UNW_EINVAL;
+	}
+	if (!ctx_map(c, addr) || !c->m_img)
+		return -UNW_EINVAL;
+	off = addr - c->m_start + c->m_pgoff;
+	if (!read_at(c->m_img, off, val, sizeof(*val)))
+		return -UNW_EINVAL;
+	return 0;
+}
+
+static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
+			      unw_proc_info_t *pi, int need_unwind_info,
+			      void *arg)
+{
+	struct uw_ctx *c = arg;
+	struct uw_image *im;
+	unw_dyn_info_t di;
+	uint64_t bias;
+
+	if (!ctx_map(c, ip) || !(im = c->m_img))
+		return -UNW_ENOINFO;
+	if (!image_bias(im, c->m_start, c->m_pgoff, ip, &bias))
+		return -UNW_ENOINFO;
+	memset(&di, 0, sizeof(di));
+	di.start_ip = im->lo + bias;
+	di.end_ip = im->hi + bias;
+	if (ip < di.start_ip || ip >= di.end_ip)
+		return -UNW_ENOINFO;
+	if (im->have_hdr) {
+		int ret;
+
+		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+		di.u.rti.segbase = im->hdr_vaddr + bias;
+		di.u.rti.table_data = im->table_vaddr + bias;
+		di.u.rti.table_len = im->fde_count * 8 / sizeof(unw_word_t);
+		ret = UNW_OBJ(dwarf_search_unwind_table)(
+			as, ip, &di, pi, need_unwind_info, arg);
+		if (ret >= 0 || !im->dfsrc)
+			return ret;
+		memset(&di, 0, sizeof(di));
+		di.start_ip = im->lo + bias;
+		di.end_ip = im->hi + bias;
+	}
+	if (!im->dfsrc)
+		return -UNW_ENOINFO;
+	if (!im->dframe_built || im->dframe_bias != bias) {
+		size_t idx = 0;
+
+		while (idx < c->u->nimgs && c->u->imgs[idx] != im)
+			idx++;
+		if (!dframe_build(im, bias, DFRAME_BASE + idx * DFRAME_STRIDE))
+			return -UNW_ENOINFO;
+	}
+	di.format = UNW_INFO_FORMAT_IP_OFFSET;
+	di.u.rti.segbase = im->dframe_addr;
+	di.u.rti.table_data = im->dframe_addr + im->dframe_table_off;
+	di.u.rti.table_len = im->dframe_count * 8 / sizeof(unw_word_t);
+	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
+						  need_unwind_info, arg);
+}
+
+static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
+				void *arg)
+{
+	(void)as;
+	(void)arg;
+	free(pi->unwind_info);
+	pi->unwind_info = NULL;
+}
+
+static int acc_get_dyn_info_list_addr(unw_addr_space_t as,
+				      unw_word_t *dilap, void *arg)
+{
+	(void)as;
+	(void)dilap;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+static int acc_access_mem(unw_addr_space_t as, unw_word_t addr,
+			  unw_word_t *valp, int write, void *arg)
+{
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;
+	return read_word(arg, addr, valp);
+}
+
+static int acc_access_reg(unw_addr_space_t as, unw_regnum_t regnum,
+			  unw_word_t *valp, int write, void *arg)
+{
+	struct uw_ctx *c = arg;
+	int reg = perf_reg_of(regnum);
+	uint64_t v;
+
+	(void)as;
+	if (write || reg < 0)
+		return -UNW_EBADREG;
+	if (unwind_reg(c->r, (unsigned)reg, &v) < 0)
+		return -UNW_EBADREG;
+	*valp = v;
+	return 0;
+}
+
+static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t num,
+			    unw_fpreg_t *val, int write, void *arg)
+{
+	(void)as;
+	(void)num;
+	(void)val;
+	(void)write;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int acc_resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
+{
+	(void)as;
+	(void)cu;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr,
+			     char *bufp, size_t buf_len, unw_word_t *offp,
+			     void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)bufp;
+	(void)buf_len;
+	(void)offp;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = acc_find_proc_info,
+	.put_unwind_info = acc_put_unwind_info,
+	.get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
+	.access_mem = acc_access_mem,
+	.access_reg = acc_access_reg,
+	.access_fpreg = acc_access_fpreg,
+	.resume = acc_resume,
+	.get_proc_name = acc_get_proc_name,
+};
+
+#endif /* MEMSZ_UNWIND_X86_64 */
+
+struct unwinder *unwind_new(const char *debug_root)
+{
+	struct unwinder *u = xcalloc(1, sizeof(*u));
+
+	u->debug_root = debug_root;
+#ifdef MEMSZ_UNWIND_X86_64
+	u->as = unw_create_addr_space(&accessors, 0);
+	if (u->as)
+		unw_set_caching_policy(u->as, UNW_CACHE_NONE);
+#endif
+	return u;
+}
+
+void unwind_free(struct unwinder *u)
+{
+	if (!u)
+		return;
+#ifdef MEMSZ_UNWIND_X86_64
+	if (u->as)
+		unw_destroy_addr_space(u->as);
+#endif
+	for (size_t i = 0; i < u->nimgs; i++)
+		uw_image_free(u->imgs[i]);
+	free(u->imgs);
+	free(u);
+}
+
+int unwind_sample(struct unwinder *u, const struct unwind_regs *r,
+		  unwind_find_fn find, void *arg, uint64_t *ips, size_t max)
+{
+	uint64_t ip;
+	size_t n = 0;
+
+	if (!max || unwind_reg(r, UNWIND_PERF_IP, &ip) < 0 || !ip)
+		return 0;
+#ifdef MEMSZ_UNWIND_X86_64
+	if (u->as) {
+		struct uw_ctx c = { .u = u, .r = r, .find = find,
+				    .arg = arg };
+		unw_cursor_t cur;
+		unw_word_t w, sp, last_sp = 0;
+
+		if (unw_init_remote(&cur, u->as, &c) < 0)
+			goto ip_only;
+		do {
+			if (unw_get_reg(&cur, UNW_REG_IP, &w) < 0 || !w ||
+			    unw_get_reg(&cur, UNW_REG_SP, &sp) < 0)
+				break;
+			/* a frame that does not move: a broken chain */
+			if (n && ips[n - 1] == w && sp == last_sp)
+				break;
+			last_sp = sp;
+			ips[n++] = w;
+		} while (n < max && unw_step(&cur) > 0);
+		if (n)
+			return (int)n;
+	}
+ip_only:
+#else
+	(void)u;
+	(void)find;
+	(void)arg;
+#endif
+	ips[0] = ip;
+	return 1;
+}
