@@ -849,6 +849,8 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 			goto out;
 		}
 		c->scanned = true;
+		if (!got)
+			goto out;   /* nothing present or swapped: no runs */
 		ret = read_marked(s, c, j->pm, va, n);
 		if (ret < 0)
 			goto out;
