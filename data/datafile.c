@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,27 +144,77 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 	return 0;
 }
 
-/* Write the built record in w->b (its header is filled in here). On a
+/* writev the two buffers whole; *done counts the bytes written. */
+static int writev_all(int fd, struct iovec *iov, size_t n, size_t *done)
+{
+	ssize_t w;
+
+	*done = 0;
+	while (n) {
+		if (!iov->iov_len) {
+			iov++;
+			n--;
+			continue;
+		}
+		w = writev(fd, iov, (int)n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -ENOSPC;
+		*done += (size_t)w;
+		while (n && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* Write the built record in w->b followed by tail_len (a multiple of 8)
+ * bytes already encoded at tail; the header is filled in here. On a
  * failure the partial record is cut off again (best effort: ftruncate does
  * not apply to every file type) and the writer stays failed. */
-static int writer_commit(struct md_writer *w, enum md_rec_type type)
+static int writer_commit_tail(struct md_writer *w, enum md_rec_type type,
+			      const void *tail, size_t tail_len)
 {
+	struct iovec iov[2];
 	size_t done;
 	int ret;
 
 	buf_pad8(&w->b);
 	put_u32(w->b.p, type);
 	put_u32(w->b.p + 4, 0);
-	put_u64(w->b.p + 8, w->b.len);
-	ret = write_all(w->fd, w->b.p, w->b.len, &done);
+	put_u64(w->b.p + 8, w->b.len + tail_len);
+	iov[0].iov_base = w->b.p;
+	iov[0].iov_len = w->b.len;
+	iov[1].iov_base = (void *)tail;
+	iov[1].iov_len = tail_len;
+	if (tail_len)
+		ret = writev_all(w->fd, iov, 2, &done);
+	else
+		ret = write_all(w->fd, w->b.p, w->b.len, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
 			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
 		w->err = ret;
 		return ret;
 	}
-	w->off += w->b.len;
+	w->off += w->b.len + tail_len;
 	return 0;
+}
+
+/* Write the built record in w->b (see writer_commit_tail). */
+static int writer_commit(struct md_writer *w, enum md_rec_type type)
+{
+	return writer_commit_tail(w, type, NULL, 0);
 }
 
 /* Start a record: the header is reserved and filled by writer_commit. */
@@ -339,6 +390,26 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 	return writer_commit(w, MD_REC_SNAP_BEGIN);
 }
 
+/* True if the runs in memory are already their on-disk encoding (a
+ * little-endian host, the struct's layout, reserved zero): then they are
+ * written as they are. */
+static bool runs_are_encoded(const struct md_run *runs, size_t n)
+{
+	uint32_t any = 0;
+	size_t i;
+
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
+	    sizeof(struct md_run) != MD_RUN_SIZE ||
+	    offsetof(struct md_run, npages) != 8 ||
+	    offsetof(struct md_run, flags) != 12 ||
+	    offsetof(struct md_run, mapcount) != 16 ||
+	    offsetof(struct md_run, reserved) != 20 || !n)
+		return false;
+	for (i = 0; i < n; i++)
+		any |= runs[i].reserved;
+	return !any;
+}
+
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 {
 	uint8_t *q;
@@ -359,6 +430,9 @@ int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 	buf_u32(&w->b, 0);
 	buf_u64(&w->b, r->nruns);
 	buf_str(&w->b, r->name);
+	if (runs_are_encoded(r->runs, r->nruns))
+		return writer_commit_tail(w, MD_REC_SNAP_MAPPING, r->runs,
+					  r->nruns * MD_RUN_SIZE);
 	q = buf_grow(&w->b, r->nruns * MD_RUN_SIZE);
 	for (i = 0; i < r->nruns; i++, q += MD_RUN_SIZE) {
 		put_u64(q, r->runs[i].vaddr);

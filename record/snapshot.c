@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/kernel-page-flags.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,18 +63,46 @@ struct snap_scan_arg {
 #define SCAN_IS_PFNZERO (1u << 5)
 #define SCAN_IS_HUGE (1u << 6)
 
-#define CHUNK_PAGES (1u << 16)   /* pagemap entries per pread */
+#define CHUNK_PAGES (1u << 14)   /* pagemap entries per pread = per task */
 #define SCAN_VEC 4096            /* regions per PAGEMAP_SCAN call */
 #define KPAGE_BLOCK (1u << 17)   /* max entries per kpage pread (1 MiB) */
 #define KPAGE_GAP 32             /* read through gaps this small */
 /* A chunk whose resident fraction is below 1/SPARSE is "sparse": the next
  * one is found with PAGEMAP_SCAN instead of a plain pread. */
 #define SPARSE 8
+/* Threads that read and classify chunks (the caller's included), and how
+ * many chunks may be claimed ahead of the oldest one not yet written. */
+#define SNAP_THREADS_MAX 4
+#define WINDOW 64
+/* Below this many pages of VM a snapshot runs in the caller's thread. */
+#define THREAD_MIN_PAGES (1u << 15)
 
 struct snap_image {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
 	uint32_t id;
+};
+
+/* Per-thread scratch for one chunk. */
+struct snap_ctx {
+	uint64_t *pm;            /* pagemap entries */
+	uint8_t *extra;          /* SCAN_IS_* bits per page (when scanned) */
+	uint64_t *kcount, *kflags;
+	struct snap_lookup { uint64_t pfn; uint32_t idx; } *look;
+	uint64_t *kbuf;
+	struct snap_page_region *vec;
+	uint64_t kpage_lookups;
+	bool scanned;
+};
+
+/* The result of one chunk, kept until it is written (slot = chunk index
+ * modulo WINDOW). */
+struct snap_slot {
+	struct md_run *runs;
+	size_t nruns, cap;
+	uint64_t present, swapped, unreadable;
+	int ret;
+	bool done;
 };
 
 struct snapper {
@@ -83,19 +112,15 @@ struct snapper {
 	bool pss_note_written;
 	size_t page_size;
 	unsigned page_shift;
+	unsigned nthreads;
 	struct snap_image *images;
 	size_t nimages, images_cap;
 	char **noted;            /* unreadable mapping names already noted */
 	size_t nnoted, noted_cap;
 
-	/* per-chunk scratch */
-	uint64_t *pm;            /* pagemap entries */
-	uint8_t *extra;          /* SCAN_IS_* bits per page (when scanned) */
-	uint64_t *kcount, *kflags;
-	struct snap_lookup { uint64_t pfn; uint32_t idx; } *look;
-	uint64_t *kbuf;
-	struct snap_page_region *vec;
-	struct md_run *runs;
+	struct snap_ctx *ctx[SNAP_THREADS_MAX];
+	struct snap_slot slots[WINDOW];
+	struct md_run *runs;     /* the runs of the mapping being written */
 	size_t runs_cap;
 };
 
@@ -159,6 +184,7 @@ static bool probe_scan(int pm, size_t page_size)
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
 	struct snapper *s = xcalloc(1, sizeof(*s));
+	long ncpu;
 	int pm;
 
 	s->w = w;
@@ -180,13 +206,8 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 			s->has_pfn = false;
 		s->has_kpageflags = s->has_pfn && s->kpageflags_fd >= 0;
 	}
-	s->pm = xmalloc(CHUNK_PAGES * sizeof(*s->pm));
-	s->extra = xmalloc(CHUNK_PAGES);
-	s->kcount = xmalloc(CHUNK_PAGES * sizeof(*s->kcount));
-	s->kflags = xmalloc(CHUNK_PAGES * sizeof(*s->kflags));
-	s->look = xmalloc(CHUNK_PAGES * sizeof(*s->look));
-	s->kbuf = xmalloc(KPAGE_BLOCK * sizeof(*s->kbuf));
-	s->vec = xmalloc(SCAN_VEC * sizeof(*s->vec));
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	s->nthreads = (unsigned)MAX(1, MIN(ncpu, SNAP_THREADS_MAX));
 	*out = s;
 	return 0;
 }
@@ -205,13 +226,22 @@ void snapper_free(struct snapper *s)
 		free(s->noted[i]);
 	free(s->noted);
 	free(s->images);
-	free(s->pm);
-	free(s->extra);
-	free(s->kcount);
-	free(s->kflags);
-	free(s->look);
-	free(s->kbuf);
-	free(s->vec);
+	for (i = 0; i < SNAP_THREADS_MAX; i++) {
+		struct snap_ctx *c = s->ctx[i];
+
+		if (!c)
+			continue;
+		free(c->pm);
+		free(c->extra);
+		free(c->kcount);
+		free(c->kflags);
+		free(c->look);
+		free(c->kbuf);
+		free(c->vec);
+		free(c);
+	}
+	for (i = 0; i < WINDOW; i++)
+		free(s->slots[i].runs);
 	free(s->runs);
 	free(s);
 }
@@ -433,31 +463,22 @@ int snapper_image(struct snapper *s, int pid, const char *path,
 
 /* --- page runs --- */
 
-struct vma_state {
-	int pid;
-	struct md_run *runs;
-	size_t nruns;
-	uint64_t present, swapped, unreadable;
-};
-
-static void run_add(struct snapper *s, struct vma_state *v, uint64_t va,
-		    uint32_t flags, uint32_t mapcount)
+static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
 {
-	struct md_run *r = v->nruns ? &s->runs[v->nruns - 1] : NULL;
+	struct snap_ctx *c = s->ctx[t];
 
-	if (r && r->flags == flags && r->mapcount == mapcount &&
-	    r->npages < UINT32_MAX &&
-	    r->vaddr + ((uint64_t)r->npages << s->page_shift) == va) {
-		r->npages++;
-		return;
-	}
-	xgrow(&s->runs, &s->runs_cap, v->nruns + 1, sizeof(*s->runs));
-	r = &s->runs[v->nruns++];
-	r->vaddr = va;
-	r->npages = 1;
-	r->flags = flags;
-	r->mapcount = mapcount;
-	r->reserved = 0;
+	if (c)
+		return c;
+	c = xcalloc(1, sizeof(*c));
+	c->pm = xmalloc(CHUNK_PAGES * sizeof(*c->pm));
+	c->extra = xmalloc(CHUNK_PAGES);
+	c->kcount = xmalloc(CHUNK_PAGES * sizeof(*c->kcount));
+	c->kflags = xmalloc(CHUNK_PAGES * sizeof(*c->kflags));
+	c->look = xmalloc(CHUNK_PAGES * sizeof(*c->look));
+	c->kbuf = xmalloc(KPAGE_BLOCK * sizeof(*c->kbuf));
+	c->vec = xmalloc(SCAN_VEC * sizeof(*c->vec));
+	s->ctx[t] = c;
+	return c;
 }
 
 static int cmp_lookup(const void *a, const void *b)
@@ -469,38 +490,38 @@ static int cmp_lookup(const void *a, const void *b)
 
 /* Fill kcount/kflags for the n looked-up pages (sorted by PFN): one pread
  * per block of nearby PFNs. */
-static int kpage_fill(struct snapper *s, size_t n)
+static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n)
 {
 	size_t i = 0, j, k;
 	int fds[2] = { s->kpagecount_fd,
 		       s->has_kpageflags ? s->kpageflags_fd : -1 };
-	uint64_t *dst[2] = { s->kcount, s->kflags };
+	uint64_t *dst[2] = { c->kcount, c->kflags };
 
-	qsort(s->look, n, sizeof(*s->look), cmp_lookup);
+	qsort(c->look, n, sizeof(*c->look), cmp_lookup);
 	while (i < n) {
-		uint64_t first = s->look[i].pfn, cnt;
+		uint64_t first = c->look[i].pfn, cnt;
 
 		j = i + 1;
-		while (j < n && s->look[j].pfn - s->look[j - 1].pfn <= KPAGE_GAP &&
-		       s->look[j].pfn - first < KPAGE_BLOCK)
+		while (j < n && c->look[j].pfn - c->look[j - 1].pfn <= KPAGE_GAP &&
+		       c->look[j].pfn - first < KPAGE_BLOCK)
 			j++;
-		cnt = s->look[j - 1].pfn - first + 1;
+		cnt = c->look[j - 1].pfn - first + 1;
 		for (int f = 0; f < 2; f++) {
 			ssize_t r;
 
 			if (fds[f] < 0) {
 				for (k = i; k < j; k++)
-					dst[f][s->look[k].idx] = 0;
+					dst[f][c->look[k].idx] = 0;
 				continue;
 			}
-			r = pread_full(fds[f], s->kbuf, cnt * 8, first * 8);
+			r = pread_full(fds[f], c->kbuf, cnt * 8, first * 8);
 			if (r < 0)
 				return (int)r;
 			for (k = i; k < j; k++) {
-				uint64_t o = s->look[k].pfn - first;
+				uint64_t o = c->look[k].pfn - first;
 
-				dst[f][s->look[k].idx] =
-					(o + 1) * 8 <= (uint64_t)r ? s->kbuf[o] : 0;
+				dst[f][c->look[k].idx] =
+					(o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
 			}
 		}
 		i = j;
@@ -508,132 +529,193 @@ static int kpage_fill(struct snapper *s, size_t n)
 	return 0;
 }
 
-/* Classify the n pages of one chunk at va (entries in s->pm, scan bits in
- * s->extra) and append them to the VMA's runs. */
-static int classify(struct snapper *s, struct vma_state *v, uint64_t va,
-		    size_t n, struct snap_stats *st)
+/* What one page is: its run flags and mapcount, and how it counts. */
+enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
+
+/* Classify one page from its pagemap entry e, its PAGEMAP_SCAN bits x and,
+ * if looked (see needs_lookup), its kpageflags kf and kpagecount kc. */
+static enum page_kind page_class(const struct snapper *s, uint64_t e,
+				 uint8_t x, bool looked, uint64_t kf,
+				 uint64_t kc, uint32_t *flp, uint32_t *mcp)
+{
+	uint32_t fl = 0, mapcount = 0;
+	bool dirty;
+
+	*mcp = 0;
+	if (e & PM_SWAPPED) {
+		fl = MD_PG_SWAPPED;
+		if (e & PM_FILE)
+			fl |= MD_PG_FILE;
+		if (e & PM_SOFTDIRTY)
+			fl |= MD_PG_SOFTDIRTY;
+		*flp = fl;
+		return PAGE_SWAPPED;
+	}
+	if (!(e & PM_PRESENT))
+		return PAGE_NONE;
+	if (e & PM_FILE)
+		fl |= MD_PG_FILE;
+	if (e & PM_EXCLUSIVE)
+		fl |= MD_PG_EXCLUSIVE;
+	if (e & PM_SOFTDIRTY)
+		fl |= MD_PG_SOFTDIRTY;
+	if (x & SCAN_IS_HUGE)
+		fl |= MD_PG_THP;
+	if (looked) {
+		mapcount = (uint32_t)MIN(kc, UINT32_MAX);
+		if (s->has_kpageflags) {
+			if (kf & (1ull << KPF_DIRTY))
+				fl |= MD_PG_DIRTY;
+			if (kf & (1ull << KPF_ANON))
+				fl |= MD_PG_ANON;
+			if (kf & (1ull << KPF_SWAPBACKED))
+				fl |= MD_PG_SWAPBACKED;
+			if (kf & (1ull << KPF_KSM))
+				fl |= MD_PG_KSM;
+			if (kf & (1ull << KPF_THP))
+				fl |= MD_PG_THP;
+			if (kf & (1ull << KPF_HUGE))
+				fl |= MD_PG_HUGE;
+			if (kf & (1ull << KPF_IDLE))
+				fl |= MD_PG_IDLE;
+		}
+		/* not a normal page (the zero page, a pfn mapping): smaps
+		 * does not count it */
+		if ((kf & ((1ull << KPF_ZERO_PAGE) | (1ull << KPF_NOPAGE))) ||
+		    mapcount == 0) {
+			*flp = (fl & ~(uint32_t)MD_PG_THP) | MD_PG_ZERO;
+			return PAGE_ZERO;
+		}
+	} else if (x & SCAN_IS_PFNZERO) {
+		*flp = fl | MD_PG_ZERO;
+		return PAGE_ZERO;
+	}
+	fl |= MD_PG_PRESENT;
+	if (e & PM_EXCLUSIVE)
+		mapcount = 1;
+	if (!(e & PM_FILE) && !looked) {
+		/* anonymous, not looked up: swap-backed, dirty */
+		if (s->has_kpageflags)
+			fl |= MD_PG_ANON | MD_PG_SWAPBACKED;
+		dirty = true;
+	} else if (s->has_kpageflags) {
+		dirty = (fl & MD_PG_DIRTY) ||
+			((fl & MD_PG_ANON) && (fl & MD_PG_SWAPBACKED));
+	} else {
+		dirty = !(e & PM_FILE);
+	}
+	if (dirty)
+		fl |= (e & PM_EXCLUSIVE) ? MD_PG_PRIVATE_DIRTY :
+					   MD_PG_SHARED_DIRTY;
+	*flp = fl;
+	*mcp = mapcount;
+	return PAGE_PRESENT;
+}
+
+/* True if a page's sharing and dirtiness need kpagecount/kpageflags:
+ * present with a PFN, unless exclusive anonymous (mapcount 1, dirty). */
+static inline bool needs_lookup(uint64_t e)
+{
+	return (e & PM_PRESENT) && (e & PM_PFN_MASK) &&
+	       (!(e & PM_EXCLUSIVE) || (e & PM_FILE));
+}
+
+/* The bits of a pagemap entry that page_class reads when it does not look
+ * the page up (the PFN only as "non-zero"). */
+#define PM_KEY_MASK (PM_PRESENT | PM_SWAPPED | PM_FILE | PM_EXCLUSIVE | \
+		     PM_SOFTDIRTY)
+
+/* Classify the n pages of one chunk at va (entries in c->pm, scan bits in
+ * c->extra) into the slot's runs. Pages that need no look-up are
+ * classified once per distinct masked entry. */
+static int classify(const struct snapper *s, struct snap_ctx *c,
+		    struct snap_slot *sl, uint64_t va, size_t n)
 {
 	size_t i, nlook = 0;
+	uint64_t pkey = UINT64_MAX;
+	uint32_t pfl = 0, pmc = 0;
+	enum page_kind pkind = PAGE_NONE;
+	struct md_run *cur = NULL;
+	uint64_t cnt[4] = { 0 };
 	int ret;
 
 	if (s->has_pfn) {
 		for (i = 0; i < n; i++) {
-			uint64_t e = s->pm[i];
+			uint64_t e = c->pm[i];
 
-			if (!(e & PM_PRESENT) || !(e & PM_PFN_MASK))
+			if (!needs_lookup(e))
 				continue;
-			/* exclusive anonymous pages: mapcount 1, dirty */
-			if ((e & PM_EXCLUSIVE) && !(e & PM_FILE))
-				continue;
-			s->look[nlook].pfn = e & PM_PFN_MASK;
-			s->look[nlook].idx = (uint32_t)i;
+			c->look[nlook].pfn = e & PM_PFN_MASK;
+			c->look[nlook].idx = (uint32_t)i;
 			nlook++;
 		}
 		if (nlook) {
-			ret = kpage_fill(s, nlook);
+			ret = kpage_fill(s, c, nlook);
 			if (ret < 0)
 				return ret;
-			if (st)
-				st->kpage_lookups += nlook;
+			c->kpage_lookups += nlook;
 		}
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t e = s->pm[i], kf = 0;
-		uint32_t fl = 0, mapcount = 0;
-		bool dirty, looked;
+		uint64_t e = c->pm[i], key;
+		uint32_t fl, mc;
+		enum page_kind kind;
 
-		if (e & PM_SWAPPED) {
-			fl = MD_PG_SWAPPED;
-			if (e & PM_FILE)
-				fl |= MD_PG_FILE;
-			if (e & PM_SOFTDIRTY)
-				fl |= MD_PG_SOFTDIRTY;
-			v->swapped++;
-			run_add(s, v, va + (i << s->page_shift), fl, 0);
+		if (!(e & (PM_PRESENT | PM_SWAPPED))) {
+			cur = NULL;
 			continue;
 		}
-		if (!(e & PM_PRESENT))
-			continue;
-		if (e & PM_FILE)
-			fl |= MD_PG_FILE;
-		if (e & PM_EXCLUSIVE)
-			fl |= MD_PG_EXCLUSIVE;
-		if (e & PM_SOFTDIRTY)
-			fl |= MD_PG_SOFTDIRTY;
-		if (s->extra[i] & SCAN_IS_HUGE)
-			fl |= MD_PG_THP;
-		looked = s->has_pfn && (e & PM_PFN_MASK) &&
-			 !((e & PM_EXCLUSIVE) && !(e & PM_FILE));
-		if (looked) {
-			kf = s->kflags[i];
-			mapcount = (uint32_t)MIN(s->kcount[i], UINT32_MAX);
-			if (s->has_kpageflags) {
-				if (kf & (1ull << KPF_DIRTY))
-					fl |= MD_PG_DIRTY;
-				if (kf & (1ull << KPF_ANON))
-					fl |= MD_PG_ANON;
-				if (kf & (1ull << KPF_SWAPBACKED))
-					fl |= MD_PG_SWAPBACKED;
-				if (kf & (1ull << KPF_KSM))
-					fl |= MD_PG_KSM;
-				if (kf & (1ull << KPF_THP))
-					fl |= MD_PG_THP;
-				if (kf & (1ull << KPF_HUGE))
-					fl |= MD_PG_HUGE;
-				if (kf & (1ull << KPF_IDLE))
-					fl |= MD_PG_IDLE;
-			}
-			/* not a normal page (the zero page, a pfn mapping):
-			 * smaps does not count it */
-			if ((kf & ((1ull << KPF_ZERO_PAGE) |
-				   (1ull << KPF_NOPAGE))) ||
-			    mapcount == 0) {
-				fl = (fl & ~(uint32_t)MD_PG_THP) | MD_PG_ZERO;
-				run_add(s, v, va + (i << s->page_shift), fl, 0);
-				continue;
-			}
-		} else if (s->extra[i] & SCAN_IS_PFNZERO) {
-			run_add(s, v, va + (i << s->page_shift),
-				fl | MD_PG_ZERO, 0);
-			continue;
-		}
-		fl |= MD_PG_PRESENT;
-		if (e & PM_EXCLUSIVE)
-			mapcount = 1;
-		if (!(e & PM_FILE) && !looked) {
-			/* anonymous, not looked up: swap-backed, dirty */
-			if (s->has_kpageflags)
-				fl |= MD_PG_ANON | MD_PG_SWAPBACKED;
-			dirty = true;
-		} else if (s->has_kpageflags) {
-			dirty = (fl & MD_PG_DIRTY) ||
-				((fl & MD_PG_ANON) && (fl & MD_PG_SWAPBACKED));
+		if (s->has_pfn && needs_lookup(e)) {
+			kind = page_class(s, e, c->extra[i], true,
+					  c->kflags[i], c->kcount[i], &fl, &mc);
 		} else {
-			dirty = !(e & PM_FILE);
+			key = (e & PM_KEY_MASK) | c->extra[i] |
+			      ((e & PM_PFN_MASK) ? 0x100 : 0);
+			if (key != pkey) {
+				pkind = page_class(s, e, c->extra[i], false,
+						   0, 0, &pfl, &pmc);
+				pkey = key;
+			}
+			kind = pkind;
+			fl = pfl;
+			mc = pmc;
 		}
-		if (dirty)
-			fl |= (e & PM_EXCLUSIVE) ? MD_PG_PRIVATE_DIRTY :
-						   MD_PG_SHARED_DIRTY;
-		v->present++;
-		run_add(s, v, va + (i << s->page_shift), fl, mapcount);
+		cnt[kind]++;
+		/* cur, when set, ends at this page */
+		if (cur && cur->flags == fl && cur->mapcount == mc &&
+		    cur->npages < UINT32_MAX) {
+			cur->npages++;
+			continue;
+		}
+		if (sl->nruns == sl->cap)
+			xgrow(&sl->runs, &sl->cap, sl->nruns + 1,
+			      sizeof(*sl->runs));
+		cur = &sl->runs[sl->nruns++];
+		cur->vaddr = va + ((uint64_t)i << s->page_shift);
+		cur->npages = 1;
+		cur->flags = fl;
+		cur->mapcount = mc;
+		cur->reserved = 0;
 	}
+	sl->present += cnt[PAGE_PRESENT];
+	sl->swapped += cnt[PAGE_SWAPPED];
 	return 0;
 }
 
-/* PAGEMAP_SCAN over [start, end): fill s->extra for the pages of the chunk
+/* PAGEMAP_SCAN over [start, end): fill c->extra for the pages of the chunk
  * at base (n pages) with each region's categories. Returns the number of
  * pages reported present or swapped, or a negative code. */
-static long scan_range(struct snapper *s, int pm, uint64_t base, size_t n,
-		       uint64_t mask)
+static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
+		       uint64_t base, size_t n, uint64_t mask)
 {
 	uint64_t start = base, end = base + ((uint64_t)n << s->page_shift);
 	long pages = 0;
 
-	memset(s->extra, 0, n);
+	memset(c->extra, 0, n);
 	while (start < end) {
 		struct snap_scan_arg a = {
 			.size = sizeof(a), .start = start, .end = end,
-			.vec = (uintptr_t)s->vec, .vec_len = SCAN_VEC,
+			.vec = (uintptr_t)c->vec, .vec_len = SCAN_VEC,
 			.category_anyof_mask = mask,
 			.return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
 				       SCAN_IS_PFNZERO | SCAN_IS_HUGE,
@@ -643,11 +725,11 @@ static long scan_range(struct snapper *s, int pm, uint64_t base, size_t n,
 		if (r < 0)
 			return -errno;
 		for (long k = 0; k < r; k++) {
-			uint64_t a0 = (s->vec[k].start - base) >> s->page_shift;
-			uint64_t a1 = (s->vec[k].end - base) >> s->page_shift;
-			uint8_t c = (uint8_t)(s->vec[k].categories | 0x80);
+			uint64_t a0 = (c->vec[k].start - base) >> s->page_shift;
+			uint64_t a1 = (c->vec[k].end - base) >> s->page_shift;
+			uint8_t cat = (uint8_t)(c->vec[k].categories | 0x80);
 
-			memset(s->extra + a0, c, a1 - a0);
+			memset(c->extra + a0, cat, a1 - a0);
 			pages += (long)(a1 - a0);
 		}
 		if (a.walk_end <= start)
@@ -657,16 +739,17 @@ static long scan_range(struct snapper *s, int pm, uint64_t base, size_t n,
 	return pages;
 }
 
-/* Read pagemap for the pages of the chunk marked in s->extra (bit 0x80),
+/* Read pagemap for the pages of the chunk marked in c->extra (bit 0x80),
  * in spans that skip long holes; other entries are zeroed. */
-static int read_marked(struct snapper *s, int pm, uint64_t base, size_t n)
+static int read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
+		       uint64_t base, size_t n)
 {
 	size_t i = 0, j;
 	uint64_t first = base >> s->page_shift;
 
 	while (i < n) {
-		if (!s->extra[i]) {
-			s->pm[i++] = 0;
+		if (!c->extra[i]) {
+			c->pm[i++] = 0;
 			continue;
 		}
 		/* extend the span through holes shorter than 64 pages */
@@ -674,24 +757,24 @@ static int read_marked(struct snapper *s, int pm, uint64_t base, size_t n)
 		for (;;) {
 			size_t k = j;
 
-			while (k < n && !s->extra[k] && k - j < 64)
+			while (k < n && !c->extra[k] && k - j < 64)
 				k++;
-			if (k < n && s->extra[k])
+			if (k < n && c->extra[k])
 				j = k + 1;
 			else
 				break;
-			while (j < n && s->extra[j])
+			while (j < n && c->extra[j])
 				j++;
 		}
-		ssize_t r = pread_full(pm, s->pm + i, (j - i) * 8,
+		ssize_t r = pread_full(pm, c->pm + i, (j - i) * 8,
 				       (first + i) * 8);
 		if (r < 0)
 			return (int)r;
 		if ((size_t)r < (j - i) * 8)
 			return -ESRCH;
 		for (size_t k = i; k < j; k++)
-			if (!s->extra[k])
-				s->pm[k] = 0;
+			if (!c->extra[k])
+				c->pm[k] = 0;
 		i = j;
 	}
 	return 0;
@@ -717,82 +800,170 @@ static bool process_gone(int pid)
 	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
-static int snap_vma(struct snapper *s, int pm, const struct procmap *m,
-		    struct vma_state *v, struct snap_stats *st, bool *scanned)
+/* One chunk of at most CHUNK_PAGES pages of one mapping. */
+struct snap_task {
+	uint32_t vma;
+	uint32_t n;              /* pages */
+	uint64_t first;          /* first page, counted from the VMA start */
+};
+
+/* One snapshot's work, shared by its threads. The tasks are claimed in
+ * order (next) and written in order (flushed) by the caller's thread; a
+ * task k may be claimed only while k < flushed + WINDOW, so its slot
+ * (k % WINDOW) is free. */
+struct snap_job {
+	struct snapper *s;
+	int pid, pm;
+	const struct procmaps *maps;
+	struct snap_task *tasks;
+	size_t ntasks;
+	uint8_t *sparse;         /* per VMA: read the next chunk by scanning */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next, flushed;    /* under mu */
+	bool stop;               /* under mu */
+};
+
+/* Read and classify task k into its slot (sl->ret holds the outcome). */
+static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 {
-	uint64_t npages = (m->end - m->start) >> s->page_shift, done = 0;
-	bool sparse = s->has_scan && npages > CHUNK_PAGES;
-	int ret;
+	struct snapper *s = j->s;
+	const struct snap_task *t = &j->tasks[k];
+	const struct procmap *m = &j->maps->maps[t->vma];
+	struct snap_slot *sl = &s->slots[k % WINDOW];
+	uint64_t va = m->start + (t->first << s->page_shift);
+	size_t n = t->n, i, amb = 0, lo = n, hi = 0;
+	bool sparse = __atomic_load_n(&j->sparse[t->vma], __ATOMIC_RELAXED);
+	int ret = 0;
 
-	v->nruns = 0;
-	v->present = v->swapped = v->unreadable = 0;
-	if (m->start >= m->end)
-		return 0;
-	while (done < npages) {
-		size_t n = (size_t)MIN(npages - done, (uint64_t)CHUNK_PAGES);
-		uint64_t va = m->start + (done << s->page_shift);
-		ssize_t r;
-		size_t i, amb = 0, lo = n, hi = 0;
+	sl->nruns = 0;
+	sl->present = sl->swapped = sl->unreadable = 0;
+	if (!n)
+		goto out;
+	if (sparse) {
+		long got = scan_range(s, c, j->pm, va, n,
+				      SCAN_IS_PRESENT | SCAN_IS_SWAPPED);
 
-		if (sparse) {
-			long got = scan_range(s, pm, va, n,
-					      SCAN_IS_PRESENT | SCAN_IS_SWAPPED);
-
-			if (got < 0)
-				return (int)got;
-			*scanned = true;
-			ret = read_marked(s, pm, va, n);
-			if (ret < 0)
-				return ret;
-			sparse = (size_t)got * SPARSE < n;
-		} else {
-			r = pread_full(pm, s->pm, n * 8,
+		if (got < 0) {
+			ret = (int)got;
+			goto out;
+		}
+		c->scanned = true;
+		if (!got)
+			goto out;   /* nothing present or swapped: no runs */
+		ret = read_marked(s, c, j->pm, va, n);
+		if (ret < 0)
+			goto out;
+		if ((size_t)got * SPARSE >= n)
+			__atomic_store_n(&j->sparse[t->vma], 0,
+					 __ATOMIC_RELAXED);
+	} else {
+		ssize_t r = pread_full(j->pm, c->pm, n * 8,
 				       (va >> s->page_shift) * 8);
-			if (r < 0 && r != -EIO && r != -EINVAL)
-				return (int)r;
-			if (r < (ssize_t)(n * 8)) {
-				if (process_gone(v->pid))
-					return -ESRCH;
-				/* e.g. [vsyscall], above the task size */
-				v->unreadable += npages - done;
-				break;
-			}
-			memset(s->extra, 0, n);
-			for (i = 0; i < n; i++) {
-				uint64_t e = s->pm[i];
 
-				if (e & (PM_PRESENT | PM_SWAPPED))
-					amb++;
-				/* present, neither file nor exclusive, no
-				 * PFN to look at: maybe the zero page */
-				if ((e & PM_PRESENT) && !(e & PM_FILE) &&
-				    !(e & PM_EXCLUSIVE) && !s->has_pfn) {
+		if (r < 0 && r != -EIO && r != -EINVAL) {
+			ret = (int)r;
+			goto out;
+		}
+		if (r < (ssize_t)(n * 8)) {
+			if (process_gone(j->pid)) {
+				ret = -ESRCH;
+				goto out;
+			}
+			/* e.g. [vsyscall], above the task size */
+			sl->unreadable = n;
+			goto out;
+		}
+		memset(c->extra, 0, n);
+		for (i = 0; i < n; i++) {
+			uint64_t e = c->pm[i];
+
+			amb += !!(e & (PM_PRESENT | PM_SWAPPED));
+		}
+		/* present, neither file nor exclusive, no PFN to look at:
+		 * maybe the zero page */
+		if (!s->has_pfn && s->has_scan) {
+			for (i = 0; i < n; i++) {
+				uint64_t e = c->pm[i];
+
+				if ((e & (PM_PRESENT | PM_FILE |
+					  PM_EXCLUSIVE)) == PM_PRESENT) {
 					lo = MIN(lo, i);
 					hi = i + 1;
 				}
 			}
-			if (s->has_scan && npages > CHUNK_PAGES &&
-			    amb * SPARSE < n)
-				sparse = true;
-			if (s->has_scan && hi > lo) {
-				long got = scan_range(
-					s, pm, va + (lo << s->page_shift),
-					hi - lo, SCAN_IS_PFNZERO);
-
-				if (got < 0)
-					return (int)got;
-				*scanned = true;
-				memmove(s->extra + lo, s->extra, hi - lo);
-				memset(s->extra, 0, lo);
-			}
 		}
-		ret = classify(s, v, va, n, st);
-		if (ret < 0)
-			return ret;
-		done += n;
+		if (s->has_scan && amb * SPARSE < n &&
+		    (uint64_t)(m->end - m->start) >> s->page_shift >
+			    CHUNK_PAGES)
+			__atomic_store_n(&j->sparse[t->vma], 1,
+					 __ATOMIC_RELAXED);
+		if (hi > lo) {
+			long got = scan_range(s, c, j->pm,
+					      va + (lo << s->page_shift),
+					      hi - lo, SCAN_IS_PFNZERO);
+
+			if (got < 0) {
+				ret = (int)got;
+				goto out;
+			}
+			c->scanned = true;
+			memmove(c->extra + lo, c->extra, hi - lo);
+			memset(c->extra, 0, lo);
+		}
 	}
-	v->runs = s->runs;
-	return 0;
+	ret = classify(s, c, sl, va, n);
+out:
+	sl->ret = ret;
+}
+
+/* Claim the next task, waiting while the window is full. Returns its index
+ * or SIZE_MAX when there is nothing left to claim. Called with j->mu held;
+ * the caller's thread (flusher) must not wait on itself. */
+static size_t task_claim(struct snap_job *j, bool flusher)
+{
+	while (!j->stop && j->next < j->ntasks &&
+	       j->next >= j->flushed + WINDOW) {
+		if (flusher)
+			return SIZE_MAX;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	if (j->stop || j->next >= j->ntasks)
+		return SIZE_MAX;
+	j->s->slots[j->next % WINDOW].done = false;
+	return j->next++;
+}
+
+static void task_done(struct snap_job *j, size_t k)
+{
+	pthread_mutex_lock(&j->mu);
+	j->s->slots[k % WINDOW].done = true;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
+
+struct snap_thread {
+	struct snap_job *j;
+	struct snap_ctx *c;
+	pthread_t tid;
+};
+
+static void *worker_main(void *arg)
+{
+	struct snap_thread *th = arg;
+	struct snap_job *j = th->j;
+	size_t k;
+
+	for (;;) {
+		pthread_mutex_lock(&j->mu);
+		k = task_claim(j, false);
+		pthread_mutex_unlock(&j->mu);
+		if (k == SIZE_MAX)
+			break;
+		task_run(j, th->c, k);
+		task_done(j, k);
+	}
+	return NULL;
 }
 
 static bool noted(struct snapper *s, const char *name)
@@ -805,6 +976,228 @@ static bool noted(struct snapper *s, const char *name)
 	return false;
 }
 
+/* The mapping being assembled from its tasks' runs. */
+struct vma_acc {
+	size_t nruns;
+	uint64_t present, swapped, unreadable;
+};
+
+/* Append the runs of a finished task to the mapping's, joining the run
+ * that crosses the chunk boundary as run-by-run building would. Runs of a
+ * mapping that is one task stay in the slot (*direct). */
+static void acc_add(struct snapper *s, struct vma_acc *a,
+		    struct snap_slot *sl, bool whole, bool *direct)
+{
+	const struct md_run *src = sl->runs;
+	size_t n = sl->nruns;
+
+	a->present += sl->present;
+	a->swapped += sl->swapped;
+	a->unreadable += sl->unreadable;
+	*direct = whole;
+	if (whole) {
+		a->nruns = n;
+		return;
+	}
+	if (n && a->nruns) {
+		struct md_run *r = &s->runs[a->nruns - 1];
+
+		if (r->flags == src->flags && r->mapcount == src->mapcount &&
+		    r->vaddr + ((uint64_t)r->npages << s->page_shift) ==
+			    src->vaddr) {
+			uint32_t room = UINT32_MAX - r->npages;
+
+			if (room >= src->npages) {
+				r->npages += src->npages;
+				src++;
+				n--;
+			} else if (room) {
+				/* the rare 16 TiB run: fill, then go on */
+				struct md_run *d;
+
+				r->npages = UINT32_MAX;
+				xgrow(&s->runs, &s->runs_cap, a->nruns + n,
+				      sizeof(*s->runs));
+				d = &s->runs[a->nruns++];
+				*d = *src;
+				d->vaddr += (uint64_t)room << s->page_shift;
+				d->npages -= room;
+				src++;
+				n--;
+			}
+		}
+	}
+	if (!n)
+		return;
+	xgrow(&s->runs, &s->runs_cap, a->nruns + n, sizeof(*s->runs));
+	memcpy(s->runs + a->nruns, src, n * sizeof(*src));
+	a->nruns += n;
+}
+
+/* Write the finished tasks [from, to) in order: a mapping record when its
+ * last task is written. Returns 0 or the first task's error. */
+static int flush_tasks(struct snap_job *j, size_t from, size_t to,
+		       const uint32_t *ids, struct vma_acc *a,
+		       struct md_snap_end *e, struct snap_stats *st)
+{
+	struct snapper *s = j->s;
+	size_t k;
+	int ret;
+
+	for (k = from; k < to; k++) {
+		const struct snap_task *t = &j->tasks[k];
+		const struct procmap *m = &j->maps->maps[t->vma];
+		struct snap_slot *sl = &s->slots[k % WINDOW];
+		uint64_t npages = (m->end - m->start) >> s->page_shift;
+		bool direct;
+
+		if (sl->ret < 0)
+			return sl->ret;
+		if (t->first == 0)
+			memset(a, 0, sizeof(*a));
+		acc_add(s, a, sl, t->first == 0 && t->n >= npages, &direct);
+		if (t->first + t->n < npages)
+			continue;
+		struct md_snap_mapping mr = {
+			.start = m->start, .end = m->end, .pgoff = m->pgoff,
+			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
+			.ino = m->ino, .prot = m->prot, .flags = m->flags,
+			.image_id = ids[t->vma], .name = m->name,
+			.runs = direct ? sl->runs : s->runs,
+			.nruns = a->nruns,
+		};
+
+		e->unreadable_pages += a->unreadable;
+		if (a->unreadable && !noted(s, m->name)) {
+			char *txt = xasprintf("%lu pages of '%s' cannot be "
+					      "read from pagemap",
+					      (unsigned long)a->unreadable,
+					      m->name);
+
+			ret = md_write_note(s->w, txt);
+			free(txt);
+			if (ret < 0)
+				return ret;
+		}
+		ret = md_write_mapping(s->w, &mr);
+		if (ret < 0)
+			return ret;
+		st->mappings++;
+		st->pages_present += a->present;
+		st->pages_swapped += a->swapped;
+		st->runs += a->nruns;
+	}
+	return 0;
+}
+
+/* Split the mappings into tasks of at most CHUNK_PAGES pages (one even
+ * for an empty mapping, so that every mapping gets its record). */
+static void tasks_make(struct snap_job *j, uint64_t *total_pages)
+{
+	const struct snapper *s = j->s;
+	size_t cap = 0, i;
+
+	*total_pages = 0;
+	j->ntasks = 0;
+	j->sparse = xcalloc(j->maps->n + 1, 1);
+	for (i = 0; i < j->maps->n; i++) {
+		const struct procmap *m = &j->maps->maps[i];
+		uint64_t npages = m->start < m->end ?
+				  (m->end - m->start) >> s->page_shift : 0;
+		uint64_t first = 0;
+
+		*total_pages += npages;
+		j->sparse[i] = s->has_scan && npages > CHUNK_PAGES;
+		do {
+			struct snap_task *t;
+
+			xgrow(&j->tasks, &cap, j->ntasks + 1,
+			      sizeof(*j->tasks));
+			t = &j->tasks[j->ntasks++];
+			t->vma = (uint32_t)i;
+			t->first = first;
+			t->n = (uint32_t)MIN(npages - first,
+					     (uint64_t)CHUNK_PAGES);
+			first += t->n;
+		} while (first < npages);
+	}
+}
+
+/* Run the job's tasks on up to s->nthreads threads and write the mapping
+ * records in order. Returns 0 or the first error. */
+static int job_run(struct snap_job *j, const uint32_t *ids,
+		   struct md_snap_end *e, struct snap_stats *st)
+{
+	struct snapper *s = j->s;
+	struct snap_thread th[SNAP_THREADS_MAX];
+	struct snap_ctx *c0 = ctx_get(s, 0);
+	struct vma_acc acc = { 0 };
+	uint64_t total;
+	unsigned nth = 0, t;
+	int ret = 0;
+
+	tasks_make(j, &total);
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	if (j->ntasks > 1 && total >= THREAD_MIN_PAGES) {
+		for (t = 1; t < s->nthreads; t++) {
+			th[nth].j = j;
+			th[nth].c = ctx_get(s, t);
+			if (pthread_create(&th[nth].tid, NULL, worker_main,
+					   &th[nth]))
+				break;
+			nth++;
+		}
+	}
+	for (;;) {
+		size_t from, to, k;
+
+		pthread_mutex_lock(&j->mu);
+		from = to = j->flushed;
+		while (to < j->next && s->slots[to % WINDOW].done)
+			to++;
+		k = to == from ? task_claim(j, true) : SIZE_MAX;
+		if (to == from && k == SIZE_MAX) {
+			if (from == j->ntasks) {
+				pthread_mutex_unlock(&j->mu);
+				break;
+			}
+			/* wait for a task another thread is running */
+			pthread_cond_wait(&j->cv, &j->mu);
+		}
+		pthread_mutex_unlock(&j->mu);
+		if (k != SIZE_MAX) {
+			task_run(j, c0, k);
+			task_done(j, k);
+			continue;
+		}
+		if (to == from)
+			continue;
+		ret = flush_tasks(j, from, to, ids, &acc, e, st);
+		pthread_mutex_lock(&j->mu);
+		j->flushed = to;
+		if (ret < 0)
+			j->stop = true;
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+		if (ret < 0)
+			break;
+	}
+	for (t = 0; t < nth; t++)
+		pthread_join(th[t].tid, NULL);
+	for (t = 0; t < SNAP_THREADS_MAX; t++) {
+		if (!s->ctx[t])
+			continue;
+		st->kpage_lookups += s->ctx[t]->kpage_lookups;
+		st->used_pagemap_scan |= s->ctx[t]->scanned;
+		s->ctx[t]->kpage_lookups = 0;
+		s->ctx[t]->scanned = false;
+	}
+	pthread_cond_destroy(&j->cv);
+	pthread_mutex_destroy(&j->mu);
+	return ret;
+}
+
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats)
 {
@@ -813,10 +1206,10 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	struct md_snap_end e = { 0 };
 	struct snap_stats local = { 0 };
 	struct snap_stats *st = stats ? stats : &local;
+	struct snap_job j = { .s = s, .pid = pid, .pm = -1, .maps = &maps };
 	uint32_t *ids = NULL;
-	bool scanned = false;
 	char path[64];
-	int pm = -1, ret, ret2;
+	int ret, ret2;
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
@@ -825,8 +1218,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	if (ret < 0)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
-	pm = open(path, O_RDONLY | O_CLOEXEC);
-	if (pm < 0) {
+	j.pm = open(path, O_RDONLY | O_CLOEXEC);
+	if (j.pm < 0) {
 		ret = errno == ENOENT ? -ESRCH : -errno;
 		goto out;
 	}
@@ -861,46 +1254,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = md_write_snap_begin(s->w, &b);
 	if (ret < 0)
 		goto out;
-	for (i = 0; i < maps.n; i++) {
-		struct procmap *m = &maps.maps[i];
-		struct vma_state v = { .pid = pid };
-		struct md_snap_mapping mr = {
-			.start = m->start, .end = m->end, .pgoff = m->pgoff,
-			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
-			.ino = m->ino, .prot = m->prot, .flags = m->flags,
-			.image_id = ids[i], .name = m->name,
-		};
-
-		ret = snap_vma(s, pm, m, &v, st, &scanned);
-		if (ret < 0 && ret != -ESRCH)
-			break;
-		if (ret == -ESRCH) {
-			/* the process is gone: end what was begun */
-			break;
-		}
-		mr.runs = v.runs;
-		mr.nruns = v.nruns;
-		e.unreadable_pages += v.unreadable;
-		if (v.unreadable && !noted(s, m->name)) {
-			char *t = xasprintf("%lu pages of '%s' cannot be read "
-					    "from pagemap",
-					    (unsigned long)v.unreadable,
-					    m->name);
-
-			ret = md_write_note(s->w, t);
-			free(t);
-			if (ret < 0)
-				break;
-		}
-		ret = md_write_mapping(s->w, &mr);
-		if (ret < 0)
-			break;
-		st->mappings++;
-		st->pages_present += v.present;
-		st->pages_swapped += v.swapped;
-		st->runs += v.nruns;
-	}
-	st->used_pagemap_scan = scanned;
+	/* on an error (-ESRCH: the process is gone) end what was begun */
+	ret = job_run(&j, ids, &e, st);
 	e.time = now_ns();
 	e.pid = (uint32_t)pid;
 	e.seq = seq;
@@ -908,8 +1263,10 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	if (!ret)
 		ret = ret2;
 out:
-	if (pm >= 0)
-		close(pm);
+	if (j.pm >= 0)
+		close(j.pm);
+	free(j.tasks);
+	free(j.sparse);
 	free(ids);
 	procmaps_free(&maps);
 	return ret;
