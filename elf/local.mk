@@ -15,3 +15,12 @@ EXTRA_DIST += tests/elf-fixtures/elf-byteswap.py
 noinst_PROGRAMS += bench/bench_elf
 bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)
+
+check_PROGRAMS += tests/test_ehframe tests/test_relocs
+TESTS += tests/test_ehframe tests/test_relocs
+tests_test_ehframe_SOURCES = tests/test_ehframe.c
+tests_test_ehframe_CFLAGS = $(TEST_CFLAGS)
+tests_test_ehframe_LDADD = $(TEST_LIBS)
+tests_test_relocs_SOURCES = tests/test_relocs.c
+tests_test_relocs_CFLAGS = $(TEST_CFLAGS)
+tests_test_relocs_LDADD = $(TEST_LIBS)
