@@ -5,7 +5,8 @@
  * sections) are compiled at test time; ground truth is `readelf -wf`
  * (binutils) for every CIE and FDE, `eu-readelf --debug-dump=frames` for
  * the .eh_frame_hdr search table and `readelf -sW` for the symbols. Hand-
- * made and mutated buffers check that nothing trusts a length.
+ * made and mutated buffers check that nothing trusts a length. Also the
+ * "[padding]" the symbols source puts between aligned symbols.
  */
 #include "config.h"
 
@@ -123,6 +124,22 @@ static const char cxx_src[] =
 	"    return -1; } }\n"
 	"int main(int c, char **) { return catcher(c) < 0; }\n";
 
+static const char pad_src[] =
+	"#define FN(n, k) __attribute__((noinline)) int pad_fn_##n(int x)"
+	" { int s = 0; for (int i = 0; i < x * k; i++) s += i ^ k;"
+	" return s; }\n"
+	"FN(a, 1) FN(b, 2) FN(c, 3) FN(d, 4) FN(e, 5)\n"
+	"#define OBJ(n, len) __attribute__((aligned(32))) char "
+	"pad_obj_##n[len] = { 1 };\n"
+	"OBJ(a, 5) OBJ(b, 33) OBJ(c, 17) OBJ(d, 2)\n"
+	"#define BSS(n, len) __attribute__((aligned(16))) char "
+	"pad_bss_##n[len];\n"
+	"BSS(a, 3) BSS(b, 20) BSS(c, 9)\n"
+	"int main(int c, char **v) { (void)v; return pad_fn_a(c) +"
+	" pad_fn_b(c) + pad_fn_c(c) + pad_fn_d(c) + pad_fn_e(c) +"
+	" pad_obj_a[c] + pad_obj_b[c] + pad_obj_c[c] + pad_obj_d[c] +"
+	" pad_bss_a[c] + pad_bss_b[c] + pad_bss_c[c]; }\n";
+
 static int setup(void **state)
 {
 	FILE *f;
@@ -135,6 +152,14 @@ static int setup(void **state)
 		return -1;
 	fputs(c_src, f);
 	fclose(f);
+	f = fopen(fx("pad.c"), "w");
+	if (!f)
+		return -1;
+	fputs(pad_src, f);
+	fclose(f);
+	if (sh("cd '%s' && gcc -O1 -falign-functions=64 -o pad pad.c",
+	       tmpdir))
+		return -1;
 	f = fopen(fx("b.cc"), "w");
 	if (!f)
 		return -1;
@@ -534,6 +559,102 @@ static void test_charges_cxx(void **state)
 	check_charges(fx("cxx"));
 }
 
+/* ---------- padding between symbols ---------- */
+
+static int cmp_tsym(const void *a, const void *b)
+{
+	const struct tsym *x = a, *y = b;
+
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* Symbols of path named prefix*, FUNC or OBJECT, sorted by address. */
+static struct tsym *prefixed(const char *path, const char *prefix,
+			     size_t *n)
+{
+	struct tsym *v = NULL;
+	size_t nl, cap = 0;
+	char **l = lines_of(&nl, "readelf -sW '%s'", path);
+
+	*n = 0;
+	for (size_t i = 0; i < nl; i++) {
+		unsigned long long value, size;
+		char type[32], bind[32], vis[32], ndx[32], name[256];
+		unsigned idx;
+
+		if (sscanf(l[i], " %u: %llx %llu %31s %31s %31s %31s %255s",
+			   &idx, &value, &size, type, bind, vis, ndx,
+			   name) != 8 ||
+		    strncmp(name, prefix, strlen(prefix)))
+			continue;
+		xgrow(&v, &cap, *n + 1, sizeof(*v));
+		snprintf(v[*n].name, sizeof(v[*n].name), "%s", name);
+		v[*n].value = value;
+		v[*n].size = size;
+		(*n)++;
+	}
+	free_lines(l, nl);
+	/* .dynsym and .symtab may both list them: keep one of each */
+	qsort(v, *n, sizeof(*v), cmp_tsym);
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (!m || v[m - 1].value != v[i].value)
+			v[m++] = v[i];
+	*n = m;
+	return v;
+}
+
+/* The gaps the compiler left between functions aligned to 64 bytes, between
+ * objects aligned to 32 in .data and to 16 in .bss, are "[padding]" in the
+ * symbols map; the gaps are measured from readelf's symbol table. */
+static void test_padding(void **state)
+{
+	static const char *const prefixes[] = { "pad_fn_", "pad_obj_",
+						"pad_bss_" };
+	static const uint64_t align[] = { 64, 32, 16 };
+	struct dualmap base, src;
+	struct elfimg *img;
+	struct labels *lb;
+	uint32_t id;
+
+	(void)state;
+	assert_int_equal(elfimg_open(fx("pad"), &img), 0);
+	lb = labels_new();
+	dualmap_init(&base);
+	dualmap_init(&src);
+	elfimg_base_map(img, lb, &base);
+	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, lb, &base,
+					   &src, NULL),
+			 0);
+	id = labels_find(lb, "[padding]");
+	assert_int_not_equal(id, LABEL_NONE);
+	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
+		struct tsym *y;
+		size_t n;
+		uint64_t want = 0;
+
+		y = prefixed(fx("pad"), prefixes[p], &n);
+		assert_true(n >= 3);
+		for (size_t i = 0; i + 1 < n; i++) {
+			uint64_t end = y[i].value + y[i].size;
+
+			assert_int_equal(y[i + 1].value % align[p], 0);
+			assert_true(y[i + 1].value >= end);
+			assert_true(y[i + 1].value - end < align[p]);
+			want += y[i + 1].value - end;
+		}
+		assert_true(want > 0);
+		assert_int_equal(bytes_in(src.vm, id, y[0].value,
+					  y[n - 1].value + y[n - 1].size),
+				 want);
+		free(y);
+	}
+	dualmap_free(&src);
+	dualmap_free(&base);
+	labels_free(lb);
+	elfimg_close(img);
+}
+
 /* ---------- hand-made and hostile buffers ---------- */
 
 struct buf {
@@ -890,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_charges_c64),
 		cmocka_unit_test(test_charges_fsections),
 		cmocka_unit_test(test_charges_cxx),
+		cmocka_unit_test(test_padding),
 		cmocka_unit_test(test_encodings),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hdr_hostile),
