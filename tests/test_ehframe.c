@@ -981,6 +981,7 @@ static void test_corrupt_image(void **state)
 	fclose(fp);
 
 	assert_int_equal(elfimg_open(fx("bad"), &img), 0);
+	eh = sec_by_name(img, ".eh_frame");
 	assert_int_equal(elf_ehframe_read(img, &f, &n), 1);
 	free(f);
 	lb = labels_new();
