@@ -174,6 +174,15 @@ struct elfsrc_stats {
  *   -MEMSZ_EBADSYM (so do a wrong sh_entsize and st_shndx >= shnum); one
  *   running past its section's end is clipped (stats->clipped); a name
  *   outside the string table gives -MEMSZ_EBADSTRTAB.
+ *   Then, before the fallbacks, metadata goes to the symbol it serves
+ *   (file, and VM for loaded sections): each .eh_frame FDE and
+ *   .eh_frame_hdr table entry to the symbol of its function, each dynamic
+ *   relocation entry (RELR: word, to its first address in a symbol) to
+ *   the symbol it patches, each .symtab/.dynsym entry of a labelled
+ *   symbol with its name and .gnu.version entry to that symbol (see
+ *   ehframe.h, relocs.h); gaps between symbols that the next symbol's
+ *   alignment explains and filler bytes fill are "[padding]". Metadata
+ *   that cannot be decoded is left to the fallbacks, never an error.
  * bbs: basic blocks of SHT_LLVM_BB_ADDR_MAP sections (elf/bbaddrmap.h),
  *   "FUNCTION#ID" over each block's VM and file bytes, then the fallbacks
  *   of symbols ("[section .text]", ...). A map that cannot be read to its

@@ -8,7 +8,9 @@
 
 #include "elf/bbaddrmap.h"
 #include "elf/dwarf.h"
+#include "elf/ehframe.h"
 #include "elf/elfpriv.h"
+#include "elf/relocs.h"
 #include "elf/relocsrc.h"
 #include "util/util.h"
 
@@ -235,6 +237,314 @@ out_free:
 	return ret;
 }
 
+/* --- metadata charged to the symbol it serves ---
+ *
+ * The symbols map is queried (its VM side holds nothing but symbols at that
+ * point) for the symbol each metadata entry describes; the entries are
+ * collected first and added afterwards, so that the queries see a settled
+ * map and the adds come before every fallback. */
+
+struct meta {
+	uint64_t off, size; /* file range of the entry */
+	uint32_t label;
+	bool alloc;         /* also label the VM it is loaded at */
+};
+
+struct metavec {
+	struct meta *v;
+	size_t n, cap;
+};
+
+static void meta_push(struct metavec *mv, uint64_t off, uint64_t size,
+		      uint32_t label, bool alloc)
+{
+	if (label == LABEL_NONE || !size)
+		return;
+	xgrow(&mv->v, &mv->cap, mv->n + 1, sizeof(*mv->v));
+	mv->v[mv->n++] = (struct meta){ off, size, label, alloc };
+}
+
+/* Symbol label at VM address addr, or LABEL_NONE. */
+static uint32_t sym_at(struct dualmap *out, uint64_t addr)
+{
+	return rmap_lookup(out->vm, addr, NULL);
+}
+
+/* Each FDE (its whole record) to the symbol holding its pc_begin; each
+ * .eh_frame_hdr search table entry to the symbol of its initial location.
+ * CIEs and the table's header stay "[section ...]". */
+static void meta_unwind(struct elfimg *img, struct dualmap *out,
+			struct metavec *mv)
+{
+	struct elf_ehhdr_entry *hent = NULL;
+	struct elf_fde *fdes = NULL;
+	size_t nf = 0, nh = 0;
+
+	elf_ehframe_read(img, &fdes, &nf);
+	for (size_t i = 0; i < nf; i++)
+		meta_push(mv, fdes[i].off, fdes[i].size,
+			  sym_at(out, fdes[i].pc_begin), true);
+	if (elf_ehframe_hdr_read(img, &hent, &nh) == 0)
+		for (size_t i = 0; i < nh; i++)
+			meta_push(mv, hent[i].off, hent[i].size,
+				  sym_at(out, hent[i].initial_loc), true);
+	free(fdes);
+	free(hent);
+}
+
+/* Each relocation entry to the symbol holding the address it patches; a
+ * RELR word (which may set up to 63 addresses) to the symbol of the first
+ * address it encodes that lies in a symbol. */
+static void meta_relocs(struct elfimg *img, struct dualmap *out,
+			struct metavec *mv)
+{
+	struct elf_reloc *r = NULL;
+	uint64_t done = UINT64_MAX;
+	size_t n = 0;
+
+	elf_relocs_read(img, &r, &n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id;
+
+		if (r[i].entry_off == done)
+			continue;
+		id = sym_at(out, r[i].target);
+		if (id == LABEL_NONE)
+			continue;
+		meta_push(mv, r[i].entry_off, r[i].entry_size, id, true);
+		done = r[i].entry_off;
+	}
+	free(r);
+}
+
+/* Entries of symbol table tabndx of img describing a labelled symbol (a
+ * defined function or object of non-zero size whose address the symbols
+ * map labels), their names, and for .dynsym their .gnu.version entries,
+ * to that symbol. */
+static void meta_symtab(struct elfimg *img, size_t tabndx,
+			struct dualmap *out, struct metavec *mv)
+{
+	Elf *elf = elfimg_elf(img);
+	const struct elf_section *tab = &img->secs[tabndx];
+	const struct elf_section *strs, *ver = NULL;
+	size_t entsize, nsyms;
+	bool alloc = tab->flags & SHF_ALLOC;
+	Elf_Data *d, *sd;
+
+	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (tab->entsize != entsize || tab->size % entsize ||
+	    tab->type == SHT_NOBITS)
+		return;
+	strs = &img->secs[tab->link];
+	d = elf_getdata(elf_getscn(elf, tabndx), NULL);
+	sd = elf_rawdata(elf_getscn(elf, tab->link), NULL);
+	if (!d || d->d_size != tab->size || !sd || !sd->d_buf ||
+	    sd->d_size != strs->size || strs->type == SHT_NOBITS)
+		return;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == SHT_GNU_versym &&
+		    img->secs[i].link == tabndx &&
+		    img->secs[i].size == tab->size / entsize * 2)
+			ver = &img->secs[i];
+	nsyms = tab->size / entsize;
+	for (size_t i = 1; i < nsyms; i++) {
+		const char *name;
+		uint64_t value;
+		uint32_t id;
+		size_t len;
+		GElf_Sym sym;
+		int type;
+
+		if (!gelf_getsym(d, i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_OBJECT &&
+		     type != STT_GNU_IFUNC) || !sym.st_size ||
+		    sym.st_shndx == SHN_UNDEF ||
+		    (sym.st_shndx >= SHN_LORESERVE &&
+		     sym.st_shndx != SHN_XINDEX))
+			continue;
+		value = sym.st_value;
+		if (img->machine == EM_ARM && type == STT_FUNC)
+			value &= ~(uint64_t)1;
+		id = sym_at(out, value);
+		if (id == LABEL_NONE)
+			continue;
+		meta_push(mv, tab->offset + i * entsize, entsize, id, alloc);
+		if (ver)
+			meta_push(mv, ver->offset + i * 2, 2, id,
+				  ver->flags & SHF_ALLOC);
+		if (sym.st_name == 0 || sym.st_name >= sd->d_size)
+			continue;
+		name = (const char *)sd->d_buf + sym.st_name;
+		len = strnlen(name, sd->d_size - sym.st_name);
+		if (len < sd->d_size - sym.st_name)
+			meta_push(mv, strs->offset + sym.st_name, len + 1, id,
+				  strs->flags & SHF_ALLOC);
+	}
+}
+
+static void add_metadata(struct elfimg *img, struct dualmap *base,
+			 struct dualmap *out)
+{
+	struct metavec mv = { 0 };
+
+	meta_unwind(img, out, &mv);
+	meta_relocs(img, out, &mv);
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == SHT_SYMTAB ||
+		    img->secs[i].type == SHT_DYNSYM)
+			meta_symtab(img, i, out, &mv);
+	for (size_t i = 0; i < mv.n; i++) {
+		struct meta *m = &mv.v[i];
+
+		if (m->alloc)
+			dualmap_add_file(out, base, m->off, m->size, m->label);
+		else
+			rmap_add(out->file, m->off, m->size, m->label);
+	}
+	free(mv.v);
+}
+
+/* --- padding between symbols --- */
+
+/* Length of the x86 filler instruction at p (a nop of any length, int3,
+ * or a zero byte), 0 if it is something else. */
+static size_t x86_fill_len(const unsigned char *p, size_t n)
+{
+	static const unsigned char lea[][7] = {
+		/* i386 gas fillers: mov %esi,%esi; lea 0(%esi),%esi ... */
+		{ 2, 0x89, 0xf6 },
+		{ 3, 0x8d, 0x76, 0x00 },
+		{ 4, 0x8d, 0x74, 0x26, 0x00 },
+		{ 6, 0x8d, 0xb6, 0, 0, 0, 0 },
+	};
+	size_t i = 0, len;
+	unsigned mod, rm;
+
+	if (p[0] == 0x90 || p[0] == 0xcc || p[0] == 0x00)
+		return 1;
+	for (size_t k = 0; k < ARRAY_SIZE(lea); k++)
+		if (lea[k][0] <= n && !memcmp(p, lea[k] + 1, lea[k][0]))
+			return lea[k][0];
+	while (i < n && i < 14 && (p[i] == 0x66 || p[i] == 0x2e))
+		i++;
+	if (i < n && p[i] == 0x90)
+		return i + 1;
+	if (i + 3 > n || p[i] != 0x0f || p[i + 1] != 0x1f)
+		return 0;
+	/* nopl/nopw with a ModRM memory operand */
+	mod = p[i + 2] >> 6;
+	rm = p[i + 2] & 7;
+	len = i + 3;
+	if (mod != 3 && rm == 4) {
+		if (len >= n)
+			return 0;
+		if (mod == 0 && (p[len] & 7) == 5)
+			len += 4;
+		len++;
+	}
+	if (mod == 0 && rm == 5)
+		len += 4;
+	else if (mod == 1)
+		len += 1;
+	else if (mod == 2)
+		len += 4;
+	return len <= n ? len : 0;
+}
+
+/* Does buf[0, n) look like filler for section s of img? */
+static bool is_fill(const struct elfimg *img, const struct elf_section *s,
+		    const unsigned char *buf, size_t n)
+{
+	bool x86 = img->machine == EM_X86_64 || img->machine == EM_386;
+	bool code = s->flags & SHF_EXECINSTR;
+
+	for (size_t i = 0; i < n;) {
+		size_t k = 1;
+
+		if (buf[i] == 0) {
+			i++;
+			continue;
+		}
+		if (!code)
+			return false;
+		if (x86) {
+			k = x86_fill_len(buf + i, n - i);
+			if (!k)
+				return false;
+		} else if (img->machine == EM_AARCH64) {
+			/* nop: d503201f (little-endian) */
+			if (n - i < 4 || (i & 3) ||
+			    memcmp(buf + i, "\x1f\x20\x03\xd5", 4))
+				return false;
+			k = 4;
+		}
+		/* other machines: code fill not checked */
+		i += k;
+	}
+	return true;
+}
+
+/* Label "[padding]" the gaps between two symbols of one section that the
+ * alignment of the following symbol explains: shorter than its address's
+ * alignment (at most 64) and made of filler bytes (zeros; nops or int3 in
+ * x86 code, nops in AArch64 code; not checked in other machines' code and
+ * in NOBITS sections). syms is sorted by address. */
+static void add_padding(struct elfimg *img, struct labels *lb,
+			struct dualmap *base, struct dualmap *out,
+			const struct sym *syms, size_t n)
+{
+	Elf *elf = elfimg_elf(img);
+	uint32_t id = LABEL_NONE;
+	uint64_t end = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = syms[i].addr, gap, align;
+		const struct elf_section *s = NULL;
+		bool ok = true;
+
+		if (i == 0 || a <= end)
+			goto next;
+		gap = a - end;
+		align = a & -a;
+		if (!align || align > 64)
+			align = 64;
+		if (gap >= align)
+			goto next;
+		for (size_t k = 1; k < img->nsecs; k++) {
+			const struct elf_section *c = &img->secs[k];
+
+			if ((c->flags & SHF_ALLOC) && end >= c->addr &&
+			    a <= c->addr + c->size && !(c->flags & SHF_TLS) &&
+			    c->size) {
+				s = c;
+				break;
+			}
+		}
+		if (!s)
+			goto next;
+		if (s->type != SHT_NOBITS) {
+			Elf_Data *d = elf_rawdata(elf_getscn(elf, s->index),
+						  NULL);
+
+			ok = d && d->d_buf && d->d_size == s->size &&
+			     is_fill(img, s,
+				     (const unsigned char *)d->d_buf +
+					     (end - s->addr),
+				     gap);
+		}
+		if (ok) {
+			if (id == LABEL_NONE)
+				id = labels_intern(lb, "[padding]");
+			dualmap_add_vm(out, base, end, gap, id);
+		}
+next:
+		if (i == 0 || a + syms[i].size > end)
+			end = a + syms[i].size;
+	}
+}
+
 static int source_symbols(struct elfimg *img, struct labels *lb,
 			  struct dualmap *base, struct dualmap *out,
 			  struct elfsrc_stats *st)
@@ -292,6 +602,9 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 		free(dm);
 		i = j;
 	}
+
+	add_metadata(img, base, out);
+	add_padding(img, lb, base, out, syms, n);
 	free(syms);
 
 	add_sections(img, lb, base, out, true);

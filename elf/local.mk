@@ -1,7 +1,7 @@
 # elf/ build fragment (included by Makefile.am)
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/debugfile.c elf/demangle.c elf/dwarf.h elf/dwarf.c
-libmemsz_a_SOURCES += elf/relocs.h elf/relocs.c
+libmemsz_a_SOURCES += elf/relocs.h elf/relocs.c elf/ehframe.h elf/ehframe.c
 
 check_PROGRAMS += tests/test_elf
 TESTS += tests/test_elf
@@ -28,3 +28,11 @@ EXTRA_DIST += tests/t1100-size-compileunits.py
 
 EXTRA_DIST += bench/bench_dwarf.py
 bench_scripts += bench/bench_dwarf.py
+check_PROGRAMS += tests/test_ehframe tests/test_relocs
+TESTS += tests/test_ehframe tests/test_relocs
+tests_test_ehframe_SOURCES = tests/test_ehframe.c
+tests_test_ehframe_CFLAGS = $(TEST_CFLAGS)
+tests_test_ehframe_LDADD = $(TEST_LIBS)
+tests_test_relocs_SOURCES = tests/test_relocs.c
+tests_test_relocs_CFLAGS = $(TEST_CFLAGS)
+tests_test_relocs_LDADD = $(TEST_LIBS)

@@ -90,7 +90,10 @@ static int setup(void **state)
 	fputs(fixture_src, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
-		 "gcc -O1 -fPIE -pie -Wl,--build-id -o '%s' '%s/fixture.c'",
+		 "gcc -O1 -fPIE -pie -Wl,--build-id "
+		 /* no .eh_frame: symbols keep exactly their st_size of VM */
+		 "-fno-asynchronous-unwind-tables -fno-unwind-tables "
+		 "-o '%s' '%s/fixture.c'",
 		 exe, tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }

@@ -1,0 +1,505 @@
+/* ehframe.c — parse .eh_frame (CIEs, FDEs) and .eh_frame_hdr.
+ *
+ * Format (LSB "Exception Frames", DWARF call frame information): a
+ * sequence of records, each a 4-byte length (0xffffffff: an 8-byte length
+ * follows), then a CIE id (0) or CIE pointer (the distance back from this
+ * field to the CIE), then the body. FDE pointers are encoded as the CIE's
+ * 'R' augmentation says (DW_EH_PE_*: a format in the low nibble, an
+ * application - absolute, pc-relative, data-relative - in the high one).
+ *
+ * Every read goes through a bounded cursor; a failed read marks the cursor
+ * and the record is skipped.
+ */
+#include "config.h"
+
+#include "elf/ehframe.h"
+#include "elf/elfpriv.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* DW_EH_PE_* pointer encodings */
+enum {
+	PE_ABSPTR = 0x00,
+	PE_ULEB128 = 0x01,
+	PE_UDATA2 = 0x02,
+	PE_UDATA4 = 0x03,
+	PE_UDATA8 = 0x04,
+	PE_SLEB128 = 0x09,
+	PE_SDATA2 = 0x0a,
+	PE_SDATA4 = 0x0b,
+	PE_SDATA8 = 0x0c,
+	PE_PCREL = 0x10,
+	PE_DATAREL = 0x30,
+	PE_INDIRECT = 0x80,
+	PE_OMIT = 0xff,
+};
+
+struct cur {
+	const unsigned char *buf; /* whole buffer */
+	size_t pos, end;          /* read position, limit */
+	bool be, err;
+	int addr_size;            /* absptr: 4 or 8 */
+};
+
+static uint64_t cur_uint(struct cur *c, size_t n)
+{
+	uint64_t v = 0;
+
+	if (c->err || n > c->end - c->pos) {
+		c->err = true;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)c->buf[c->pos + (c->be ? n - 1 - i : i)]
+		     << (8 * i);
+	c->pos += n;
+	return v;
+}
+
+static uint64_t cur_uleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (!c->err) {
+		uint8_t b;
+
+		if (c->pos >= c->end) {
+			c->err = true;
+			break;
+		}
+		b = c->buf[c->pos++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	return 0;
+}
+
+static int64_t cur_sleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (!c->err) {
+		uint8_t b;
+
+		if (c->pos >= c->end) {
+			c->err = true;
+			break;
+		}
+		b = c->buf[c->pos++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			return (int64_t)v;
+		}
+	}
+	return 0;
+}
+
+/* Fixed size of encoding enc's format, 0 for LEB128 or invalid ones. */
+static size_t pe_size(uint8_t enc, int addr_size)
+{
+	switch (enc & 0x0f) {
+	case PE_ABSPTR:
+		return addr_size;
+	case PE_UDATA2:
+	case PE_SDATA2:
+		return 2;
+	case PE_UDATA4:
+	case PE_SDATA4:
+		return 4;
+	case PE_UDATA8:
+	case PE_SDATA8:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* Read a value of encoding enc's format (no application). */
+static uint64_t cur_pe_raw(struct cur *c, uint8_t enc)
+{
+	uint64_t v;
+
+	switch (enc & 0x0f) {
+	case PE_ULEB128:
+		return cur_uleb(c);
+	case PE_SLEB128:
+		return (uint64_t)cur_sleb(c);
+	case PE_ABSPTR:
+	case PE_UDATA2:
+	case PE_UDATA4:
+	case PE_UDATA8:
+		return cur_uint(c, pe_size(enc, c->addr_size));
+	case PE_SDATA2:
+		return (uint64_t)(int64_t)(int16_t)cur_uint(c, 2);
+	case PE_SDATA4:
+		return (uint64_t)(int64_t)(int32_t)cur_uint(c, 4);
+	case PE_SDATA8:
+		v = cur_uint(c, 8);
+		return v;
+	default:
+		c->err = true;
+		return 0;
+	}
+}
+
+/* Read a pointer of encoding enc at the cursor, whose buffer is loaded at
+ * VM address addr; datarel is the base of DW_EH_PE_datarel (or
+ * UINT64_MAX: not allowed). Indirect and text/func-relative pointers mark
+ * the cursor failed (after consuming the bytes). */
+static uint64_t cur_pe(struct cur *c, uint8_t enc, uint64_t addr,
+		       uint64_t datarel)
+{
+	uint64_t field = addr + c->pos;
+	uint64_t v = cur_pe_raw(c, enc);
+
+	if (enc & PE_INDIRECT) {
+		c->err = true;
+		return 0;
+	}
+	switch (enc & 0x70) {
+	case 0:
+		break;
+	case PE_PCREL:
+		v += field;
+		break;
+	case PE_DATAREL:
+		if (datarel == UINT64_MAX)
+			c->err = true;
+		v += datarel;
+		break;
+	default:
+		c->err = true;
+		break;
+	}
+	if (c->addr_size == 4)
+		v &= 0xffffffffu;
+	return v;
+}
+
+/* Read a record header at c->pos: sets *body (start of the id field), *end
+ * (end of the record), *idsize. Returns 1 for a record, 0 for the zero
+ * terminator, -1 if the length overruns. */
+static int record_header(struct cur *c, size_t *body, size_t *end,
+			 size_t *idsize)
+{
+	uint64_t len = cur_uint(c, 4);
+
+	*idsize = 4;
+	if (c->err)
+		return -1;
+	if (len == 0)
+		return 0;
+	if (len == 0xffffffffu) {
+		len = cur_uint(c, 8);
+		*idsize = 8;
+		if (c->err)
+			return -1;
+	}
+	if (len > c->end - c->pos || len < *idsize)
+		return -1;
+	*body = c->pos;
+	*end = c->pos + len;
+	return 1;
+}
+
+/* The R encoding of the CIE at buffer offset off, or -1 if it is not a
+ * decodable CIE. */
+static int cie_fde_encoding(const struct cur *top, size_t off)
+{
+	struct cur c = *top;
+	size_t body, end, idsize;
+	const char *aug;
+	size_t auglen, augend;
+	uint8_t version;
+	int enc = PE_ABSPTR;
+
+	c.pos = off;
+	if (record_header(&c, &body, &end, &idsize) != 1)
+		return -1;
+	c.end = end;
+	if (cur_uint(&c, idsize) != 0 || c.err)
+		return -1;
+	version = cur_uint(&c, 1);
+	if (c.err || (version != 1 && version != 3 && version != 4))
+		return -1;
+	aug = (const char *)c.buf + c.pos;
+	auglen = strnlen(aug, c.end - c.pos);
+	if (auglen == c.end - c.pos)
+		return -1;
+	c.pos += auglen + 1;
+	if (aug[0] == 'e' && aug[1] == 'h') {
+		cur_uint(&c, c.addr_size);
+		aug += 2;
+	}
+	if (version == 4) {
+		cur_uint(&c, 1); /* address_size */
+		cur_uint(&c, 1); /* segment_selector_size */
+	}
+	cur_uleb(&c); /* code alignment */
+	cur_sleb(&c); /* data alignment */
+	if (version == 1)
+		cur_uint(&c, 1);
+	else
+		cur_uleb(&c); /* return address register */
+	if (c.err)
+		return -1;
+	if (aug[0] == 0)
+		return enc;
+	if (aug[0] != 'z')
+		return -1; /* unknown augmentation without a length */
+	auglen = cur_uleb(&c);
+	if (c.err || auglen > c.end - c.pos)
+		return -1;
+	augend = c.pos + auglen;
+	c.end = augend;
+	for (aug++; *aug && !c.err; aug++) {
+		uint8_t pe;
+
+		switch (*aug) {
+		case 'R':
+			enc = cur_uint(&c, 1);
+			break;
+		case 'L':
+			cur_uint(&c, 1);
+			break;
+		case 'P':
+			pe = cur_uint(&c, 1);
+			/* its value only needs skipping */
+			if (pe != PE_OMIT)
+				cur_pe_raw(&c, pe & 0x0f);
+			break;
+		case 'S':
+		case 'B':
+		case 'G':
+			break;
+		default:
+			/* unknown: the rest of the data is skipped by
+			 * its length, 'R' must have come before */
+			return c.err ? -1 : enc;
+		}
+	}
+	if (c.err || enc == PE_OMIT)
+		return -1;
+	return enc;
+}
+
+struct cie_cache {
+	size_t off;
+	int enc;
+};
+
+int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr,
+		      int elfclass, bool be, struct elf_fde **out, size_t *n,
+		      size_t *ncies)
+{
+	struct cur c = {
+		.buf = buf, .pos = 0, .end = len, .be = be,
+		.addr_size = elfclass == ELFCLASS32 ? 4 : 8,
+	};
+	struct elf_fde *fdes = NULL;
+	size_t cnt = 0, cap = 0, cies = 0;
+	struct cie_cache last = { SIZE_MAX, -1 };
+	int bad = 0;
+
+	while (c.pos < len) {
+		size_t start = c.pos, body, end, idsize;
+		struct cur r;
+		uint64_t id, pc, range;
+		size_t cie_off;
+		int enc, h;
+
+		c.err = false;
+		h = record_header(&c, &body, &end, &idsize);
+		if (h <= 0) {
+			if (h < 0)
+				bad++;
+			break;
+		}
+		r = c;
+		r.end = end;
+		id = cur_uint(&r, idsize);
+		c.pos = end;
+		if (id == 0) {
+			cies++;
+			continue;
+		}
+		if (id > body) {
+			bad++;
+			continue;
+		}
+		cie_off = body - id;
+		if (cie_off == last.off) {
+			enc = last.enc;
+		} else {
+			enc = cie_fde_encoding(&c, cie_off);
+			last.off = cie_off;
+			last.enc = enc;
+		}
+		if (enc < 0) {
+			bad++;
+			continue;
+		}
+		pc = cur_pe(&r, enc, addr, UINT64_MAX);
+		range = cur_pe_raw(&r, enc & 0x0f);
+		if (r.err) {
+			bad++;
+			continue;
+		}
+		if (r.addr_size == 4)
+			range &= 0xffffffffu;
+		xgrow(&fdes, &cap, cnt + 1, sizeof(*fdes));
+		fdes[cnt].off = start;
+		fdes[cnt].size = end - start;
+		fdes[cnt].cie_off = cie_off;
+		fdes[cnt].pc_begin = pc;
+		fdes[cnt].pc_range = range;
+		cnt++;
+	}
+	*out = fdes;
+	*n = cnt;
+	if (ncies)
+		*ncies = cies;
+	return bad;
+}
+
+int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
+			  int elfclass, bool be, struct elf_ehhdr_entry **out,
+			  size_t *n, uint64_t *fde_count)
+{
+	struct cur c = {
+		.buf = buf, .pos = 0, .end = len, .be = be,
+		.addr_size = elfclass == ELFCLASS32 ? 4 : 8,
+	};
+	struct elf_ehhdr_entry *ents = NULL;
+	uint8_t version, ptr_enc, cnt_enc, tab_enc;
+	uint64_t count = 0, fit;
+	size_t fsize;
+
+	*out = NULL;
+	*n = 0;
+	if (fde_count)
+		*fde_count = 0;
+	version = cur_uint(&c, 1);
+	ptr_enc = cur_uint(&c, 1);
+	cnt_enc = cur_uint(&c, 1);
+	tab_enc = cur_uint(&c, 1);
+	if (c.err || version != 1)
+		return -EINVAL;
+	if (ptr_enc != PE_OMIT)
+		cur_pe(&c, ptr_enc, addr, addr);
+	if (c.err)
+		return -EINVAL;
+	if (cnt_enc == PE_OMIT || tab_enc == PE_OMIT)
+		return 0;
+	count = cur_pe(&c, cnt_enc, addr, addr);
+	fsize = pe_size(tab_enc, c.addr_size);
+	if (c.err || !fsize || (tab_enc & PE_INDIRECT))
+		return -EINVAL;
+	if (fde_count)
+		*fde_count = count;
+	fit = (len - c.pos) / (2 * fsize);
+	if (count > fit)
+		count = fit;
+	if (count)
+		ents = xcalloc(count, sizeof(*ents));
+	for (uint64_t i = 0; i < count; i++) {
+		ents[i].off = c.pos;
+		ents[i].size = 2 * fsize;
+		ents[i].initial_loc = cur_pe(&c, tab_enc, addr, addr);
+		ents[i].fde_addr = cur_pe(&c, tab_enc, addr, addr);
+		if (c.err) {
+			free(ents);
+			return -EINVAL;
+		}
+	}
+	*out = ents;
+	*n = count;
+	return 0;
+}
+
+/* Is section s an unwind section named name (PROGBITS, or x86-64's
+ * SHT_X86_64_UNWIND), ALLOC, with file bytes? */
+static bool is_unwind(const struct elf_section *s, const char *name)
+{
+	if (strcmp(s->name, name) || !(s->flags & SHF_ALLOC) || !s->size)
+		return false;
+	return s->type == SHT_PROGBITS || s->type == SHT_X86_64_UNWIND;
+}
+
+int elf_ehframe_read(struct elfimg *img, struct elf_fde **out, size_t *n)
+{
+	Elf *elf = elfimg_elf(img);
+	struct elf_fde *all = NULL;
+	size_t cnt = 0, cap = 0;
+	int bad = 0;
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		struct elf_fde *f;
+		size_t m;
+		Elf_Data *d;
+
+		if (!is_unwind(s, ".eh_frame"))
+			continue;
+		d = elf_rawdata(elf_getscn(elf, i), NULL);
+		if (!d || !d->d_buf || d->d_size != s->size) {
+			bad++;
+			continue;
+		}
+		bad += elf_ehframe_parse(d->d_buf, d->d_size, s->addr,
+					 img->elfclass, img->big_endian, &f,
+					 &m, NULL);
+		xgrow(&all, &cap, cnt + m, sizeof(*all));
+		for (size_t k = 0; k < m; k++) {
+			all[cnt + k] = f[k];
+			all[cnt + k].off += s->offset;
+			all[cnt + k].cie_off += s->offset;
+		}
+		cnt += m;
+		free(f);
+	}
+	*out = all;
+	*n = cnt;
+	return bad;
+}
+
+int elf_ehframe_hdr_read(struct elfimg *img, struct elf_ehhdr_entry **out,
+			 size_t *n)
+{
+	Elf *elf = elfimg_elf(img);
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		Elf_Data *d;
+		int ret;
+
+		if (!is_unwind(s, ".eh_frame_hdr"))
+			continue;
+		d = elf_rawdata(elf_getscn(elf, i), NULL);
+		if (!d || !d->d_buf || d->d_size != s->size)
+			return -EINVAL;
+		ret = elf_ehframe_hdr_parse(d->d_buf, d->d_size, s->addr,
+					    img->elfclass, img->big_endian,
+					    out, n, NULL);
+		if (ret)
+			return ret;
+		for (size_t k = 0; k < *n; k++)
+			(*out)[k].off += s->offset;
+		return 0;
+	}
+	return 0;
+}

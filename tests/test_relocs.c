@@ -1,0 +1,810 @@
+/* test_relocs.c — elf/relocs.c (REL, RELA, RELR) and the relocation and
+ * symbol-table charges of the symbols source.
+ *
+ * Fixtures compiled at test time: a PIE with an array of 1000 pointers in
+ * .data.rel.ro, with and without -Wl,-z,pack-relative-relocs, 64- and
+ * 32-bit, and a shared library (for .dynsym/.dynstr/.gnu.version). Ground
+ * truth is `readelf -rW` (every entry; RELR decoded by binutils) and
+ * `readelf -sW` (symbol values, sizes, names), never memsz's own code.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "elf/elfimg.h"
+#include "elf/elfpriv.h"
+#include "elf/relocs.h"
+#include "util/util.h"
+
+static char tmpdir[] = "/tmp/memsz-test-relocs.XXXXXX";
+static bool have_m32;
+
+static char *fx(const char *name)
+{
+	static char bufs[8][512];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	snprintf(b, 512, "%s/%s", tmpdir, name);
+	return b;
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	st = system(cmd);
+	free(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char **lines_of(size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static char **lines_of(size_t *n, const char *fmt, ...)
+{
+	char *cmd, *line = NULL, **v = NULL;
+	size_t cap = 0, lcap = 0;
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	*n = 0;
+	while (getline(&line, &lcap, p) >= 0) {
+		xgrow(&v, &cap, *n + 1, sizeof(*v));
+		v[(*n)++] = xstrdup(line);
+	}
+	free(line);
+	pclose(p);
+	free(cmd);
+	return v;
+}
+
+static void free_lines(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static const char ptrs_src[] =
+	"#include <stdio.h>\n"
+	"static int vals[1000];\n"
+	"#define P4(i) &vals[i], &vals[i+1], &vals[i+2], &vals[i+3]\n"
+	"#define P20(i) P4(i),P4(i+4),P4(i+8),P4(i+12),P4(i+16)\n"
+	"#define P100(i) P20(i),P20(i+20),P20(i+40),P20(i+60),P20(i+80)\n"
+	"int *const ptr_array[1000] = { P100(0), P100(100), P100(200),\n"
+	"  P100(300), P100(400), P100(500), P100(600), P100(700), P100(800),\n"
+	"  P100(900) };\n"
+	"int *sparse_ptrs[200] = { &vals[1], 0, &vals[2], 0, 0, 0, &vals[3],\n"
+	"  [100] = &vals[4], [199] = &vals[5] };\n"
+	"int main(int c, char **v) { (void)v;\n"
+	"  printf(\"%p %p\\n\", (void *)ptr_array[c], (void *)sparse_ptrs[c]);\n"
+	"  return 0; }\n";
+
+static const char lib_src[] =
+	"int memsz_lib_counter;\n"
+	"const char *memsz_lib_names[3] = { \"a\", \"b\", \"c\" };\n"
+	"int memsz_lib_alpha(int x) { return x + memsz_lib_counter; }\n"
+	"int memsz_lib_beta_function(int x) { return memsz_lib_alpha(x) *"
+	" 2; }\n"
+	"static int memsz_lib_hidden(int x) { return x - 1; }\n"
+	"int (*memsz_lib_fp)(int) = memsz_lib_hidden;\n"
+	"int memsz_lib_folded(int) __attribute__((alias(\"memsz_lib_alpha\")));"
+	"\n";
+
+static int setup(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	f = fopen(fx("ptrs.c"), "w");
+	if (!f)
+		return -1;
+	fputs(ptrs_src, f);
+	fclose(f);
+	f = fopen(fx("lib.c"), "w");
+	if (!f)
+		return -1;
+	fputs(lib_src, f);
+	fclose(f);
+	if (sh("cd '%s' && gcc -O1 -fPIE -pie -o rela ptrs.c && "
+	       "gcc -O1 -fPIE -pie -Wl,-z,pack-relative-relocs -o relr "
+	       "ptrs.c && gcc -O1 -fPIC -shared -o lib.so lib.c",
+	       tmpdir))
+		return -1;
+	have_m32 = sh("cd '%s' && gcc -m32 -O1 -fPIE -pie -o rel32 ptrs.c "
+		      "2>/dev/null && gcc -m32 -O1 -fPIE -pie "
+		      "-Wl,-z,pack-relative-relocs -o relr32 ptrs.c "
+		      "2>/dev/null",
+		      tmpdir) == 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("rm -rf '%s'", tmpdir);
+	return 0;
+}
+
+/* ---------- ground truth ---------- */
+
+struct trel {
+	char sec[64];
+	uint64_t off, info;
+	char type[64];
+	bool relr;
+};
+
+struct tsec {
+	char name[64];
+	uint64_t entries; /* "contains N entries" (RELR: words) */
+};
+
+/* Every relocation readelf -rW lists for path, in order; the sections
+ * with their entry counts into *secs. */
+static struct trel *readelf_relocs(const char *path, size_t *n,
+				   struct tsec **secs, size_t *nsecs)
+{
+	struct trel *v = NULL;
+	struct tsec *s = NULL;
+	size_t nl, cap = 0, scap = 0;
+	char **l = lines_of(&nl, "readelf -rW '%s'", path);
+	char cur[64] = "";
+	bool relr = false;
+
+	*n = 0;
+	*nsecs = 0;
+	for (size_t i = 0; i < nl; i++) {
+		unsigned long long off, info, cnt;
+		char name[64], type[64];
+
+		if (sscanf(l[i], "Relocation section '%63[^']' at offset "
+				 "%llx contains %llu",
+			   name, &off, &cnt) == 3) {
+			snprintf(cur, sizeof(cur), "%s", name);
+			relr = strstr(cur, ".relr") != NULL;
+			xgrow(&s, &scap, *nsecs + 1, sizeof(*s));
+			snprintf(s[*nsecs].name, sizeof(s[*nsecs].name), "%s",
+				 name);
+			s[(*nsecs)++].entries = cnt;
+			continue;
+		}
+		if (!cur[0])
+			continue;
+		if (relr) {
+			char extra[8];
+
+			if (sscanf(l[i], "%llx %7s", &off, extra) != 1)
+				continue;
+			info = 0;
+			type[0] = 0;
+		} else if (sscanf(l[i], "%llx %llx %63s", &off, &info,
+				  type) != 3) {
+			continue;
+		}
+		xgrow(&v, &cap, *n + 1, sizeof(*v));
+		snprintf(v[*n].sec, sizeof(v[*n].sec), "%s", cur);
+		v[*n].off = off;
+		v[*n].info = info;
+		snprintf(v[*n].type, sizeof(v[*n].type), "%s", type);
+		v[*n].relr = relr;
+		(*n)++;
+	}
+	free_lines(l, nl);
+	*secs = s;
+	return v;
+}
+
+struct tsym {
+	char name[256];
+	char type[16];
+	uint64_t value, size;
+	unsigned idx;
+};
+
+/* Defined FUNC/OBJECT symbols with a size of table tab (".symtab" or
+ * ".dynsym") per readelf -sW (versions stripped from names). */
+static struct tsym *readelf_syms(const char *path, const char *tab,
+				 size_t *n)
+{
+	struct tsym *v = NULL;
+	size_t nl, cap = 0;
+	char **l = lines_of(&nl, "readelf -sW '%s'", path);
+	char want[80];
+	bool in = false;
+
+	snprintf(want, sizeof(want), "'%s'", tab);
+	*n = 0;
+	for (size_t i = 0; i < nl; i++) {
+		unsigned long long value, size;
+		char type[16], bind[32], vis[32], ndx[32], name[256];
+		unsigned idx;
+
+		if (!strncmp(l[i], "Symbol table '", 14)) {
+			in = strstr(l[i], want) != NULL;
+			continue;
+		}
+		if (!in ||
+		    sscanf(l[i], " %u: %llx %llu %15s %31s %31s %31s %255s",
+			   &idx, &value, &size, type, bind, vis, ndx,
+			   name) != 8)
+			continue;
+		if ((strcmp(type, "FUNC") && strcmp(type, "OBJECT")) ||
+		    !size || !strcmp(ndx, "UND") || !strcmp(ndx, "ABS"))
+			continue;
+		if (strchr(name, '@'))
+			*strchr(name, '@') = 0;
+		xgrow(&v, &cap, *n + 1, sizeof(*v));
+		snprintf(v[*n].name, sizeof(v[*n].name), "%s", name);
+		snprintf(v[*n].type, sizeof(v[*n].type), "%s", type);
+		v[*n].value = value;
+		v[*n].size = size;
+		v[*n].idx = idx;
+		(*n)++;
+	}
+	free_lines(l, nl);
+	return v;
+}
+
+static const struct elf_section *sec_by_name(const struct elfimg *img,
+					     const char *name)
+{
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (!strcmp(img->secs[i].name, name))
+			return &img->secs[i];
+	return NULL;
+}
+
+static uint64_t bytes_in(struct rmap *m, uint32_t id, uint64_t lo,
+			 uint64_t hi)
+{
+	const struct rmap_entry *e;
+	uint64_t sum = 0;
+	size_t n;
+
+	if (id == LABEL_NONE)
+		return 0;
+	e = rmap_entries(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = MAX(e[i].start, lo), t = MIN(e[i].end, hi);
+
+		if (e[i].label == id && t > s)
+			sum += t - s;
+	}
+	return sum;
+}
+
+/* Bytes of label name in section sname, file and VM (VM must agree for an
+ * ALLOC section, be 0 otherwise). */
+static uint64_t sec_bytes(struct elfimg *img, struct dualmap *src,
+			  struct labels *lb, const char *name,
+			  const char *sname)
+{
+	const struct elf_section *s = sec_by_name(img, sname);
+	uint32_t id = labels_find(lb, name);
+	uint64_t f, v;
+
+	if (!s)
+		return 0;
+	f = bytes_in(src->file, id, s->offset, s->offset + s->size);
+	v = bytes_in(src->vm, id, s->addr, s->addr + s->size);
+	if (s->flags & SHF_ALLOC)
+		assert_int_equal(f, v);
+	return f;
+}
+
+struct mapped {
+	struct elfimg *img;
+	struct labels *lb;
+	struct dualmap base, src;
+};
+
+static void map_symbols(const char *path, struct mapped *m)
+{
+	assert_int_equal(elfimg_open(path, &m->img), 0);
+	m->lb = labels_new();
+	dualmap_init(&m->base);
+	dualmap_init(&m->src);
+	elfimg_base_map(m->img, m->lb, &m->base);
+	assert_int_equal(elfimg_source_map(m->img, ELFSRC_SYMBOLS, m->lb,
+					   &m->base, &m->src, NULL),
+			 0);
+	/* I1 on the file side */
+	assert_true(rmap_covers(m->src.file, 0, m->img->file_size));
+}
+
+static void unmap(struct mapped *m)
+{
+	dualmap_free(&m->src);
+	dualmap_free(&m->base);
+	labels_free(m->lb);
+	elfimg_close(m->img);
+}
+
+/* ---------- reading ---------- */
+
+static void check_read(const char *path)
+{
+	struct elf_reloc *r;
+	struct trel *t;
+	struct tsec *ts;
+	struct elfimg *img;
+	size_t n, nt, nts, relr_words = 0;
+	uint64_t last_word = UINT64_MAX;
+
+	assert_int_equal(elfimg_open(path, &img), 0);
+	t = readelf_relocs(path, &nt, &ts, &nts);
+	assert_true(nt > 0);
+	assert_int_equal(elf_relocs_read(img, &r, &n), 0);
+	assert_int_equal(n, nt);
+	for (size_t i = 0; i < n; i++) {
+		const struct elf_section *s = &img->secs[r[i].section];
+		bool is64 = img->elfclass == ELFCLASS64;
+
+		assert_string_equal(s->name, t[i].sec);
+		assert_int_equal(r[i].target, t[i].off);
+		assert_true(r[i].entry_off >= s->offset &&
+			    r[i].entry_off + r[i].entry_size <=
+				    s->offset + s->size);
+		assert_int_equal(r[i].entry_addr - s->addr,
+				 r[i].entry_off - s->offset);
+		if (t[i].relr) {
+			assert_int_equal(r[i].kind, ELF_RELOC_RELR);
+			assert_true(r[i].is_relative);
+			assert_int_equal(r[i].entry_size, is64 ? 8 : 4);
+			if (r[i].entry_off != last_word)
+				relr_words++;
+			last_word = r[i].entry_off;
+			continue;
+		}
+		assert_int_equal(r[i].type, is64 ? ELF64_R_TYPE(t[i].info) :
+						   ELF32_R_TYPE(t[i].info));
+		assert_int_equal(r[i].sym, is64 ? ELF64_R_SYM(t[i].info) :
+						  ELF32_R_SYM(t[i].info));
+		assert_int_equal(r[i].entry_size, s->entsize);
+		assert_int_equal(r[i].is_relative,
+				 strstr(t[i].type, "_RELATIVE") != NULL &&
+					 !strstr(t[i].type, "IRELATIVE"));
+		if (elf_reloc_type_name(img->machine, r[i].type))
+			assert_string_equal(
+				elf_reloc_type_name(img->machine, r[i].type),
+				t[i].type);
+	}
+	/* every RELR word decodes to at least one address here */
+	for (size_t k = 0; k < nts; k++)
+		if (strstr(ts[k].name, ".relr"))
+			assert_int_equal(relr_words, ts[k].entries);
+	free(r);
+	free(t);
+	free(ts);
+	elfimg_close(img);
+}
+
+static void test_read_rela(void **state)
+{
+	(void)state;
+	check_read(fx("rela"));
+	check_read(fx("lib.so"));
+}
+
+static void test_read_relr(void **state)
+{
+	(void)state;
+	check_read(fx("relr"));
+}
+
+static void test_read_32(void **state)
+{
+	(void)state;
+	if (!have_m32)
+		skip();
+	check_read(fx("rel32"));
+	check_read(fx("relr32"));
+}
+
+/* The estimate re-encodes the RELATIVE relocations it is given: fed the
+ * addresses of a RELR build (checked against readelf above) it must find
+ * the size the linker gave .relr.dyn; fed a RELA build, no more than its
+ * relative entries take, and at least one word. (Two links differ in
+ * layout, so a RELA build's estimate need not equal the RELR build's.) */
+static void check_estimate(const char *rela, const char *relr)
+{
+	struct elfimg *a, *b;
+	struct elf_reloc *r;
+	uint64_t est, nrel = 0;
+	size_t n;
+
+	assert_int_equal(elfimg_open(rela, &a), 0);
+	assert_int_equal(elfimg_open(relr, &b), 0);
+	assert_int_equal(elf_relocs_read(b, &r, &n), 0);
+	assert_int_equal(elf_relocs_relr_size(r, n, b->elfclass),
+			 sec_by_name(b, ".relr.dyn")->size);
+	free(r);
+	assert_int_equal(elf_relocs_read(a, &r, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		nrel += r[i].is_relative;
+	est = elf_relocs_relr_size(r, n, a->elfclass);
+	assert_true(nrel >= 1000);
+	assert_true(est > 0 && est < nrel * r[0].entry_size / 10);
+	free(r);
+	elfimg_close(a);
+	elfimg_close(b);
+}
+
+static void test_relr_estimate(void **state)
+{
+	(void)state;
+	check_estimate(fx("rela"), fx("relr"));
+	if (have_m32)
+		check_estimate(fx("rel32"), fx("relr32"));
+}
+
+/* ---------- charges ---------- */
+
+static bool unique_name(const struct tsym *y, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != i && !strcmp(y[j].name, y[i].name))
+			return false;
+	return true;
+}
+
+/* Each symbol's share of the REL/RELA sections is entsize times the
+ * relocations readelf lists inside it. */
+static void check_rela_charges(const char *path, const char *sname,
+			       uint64_t entsize)
+{
+	struct mapped m;
+	struct trel *t;
+	struct tsec *ts;
+	struct tsym *y;
+	size_t nt, nts, ny, checked = 0;
+
+	map_symbols(path, &m);
+	t = readelf_relocs(path, &nt, &ts, &nts);
+	y = readelf_syms(path, ".symtab", &ny);
+	for (size_t i = 0; i < ny; i++) {
+		uint64_t want = 0;
+
+		if (!unique_name(y, ny, i) ||
+		    labels_find(m.lb, y[i].name) == LABEL_NONE)
+			continue;
+		for (size_t k = 0; k < nt; k++)
+			if (!strcmp(t[k].sec, sname) &&
+			    t[k].off >= y[i].value &&
+			    t[k].off < y[i].value + y[i].size)
+				want += entsize;
+		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
+					   sname),
+				 want);
+		if (!strcmp(y[i].name, "ptr_array"))
+			assert_int_equal(want, 1000 * entsize);
+		if (!strcmp(y[i].name, "sparse_ptrs"))
+			assert_int_equal(want, 5 * entsize);
+		checked += want > 0;
+	}
+	assert_true(checked >= 2);
+	free(y);
+	free(t);
+	free(ts);
+	unmap(&m);
+}
+
+static void test_charge_rela(void **state)
+{
+	(void)state;
+	check_rela_charges(fx("rela"), ".rela.dyn", 24);
+	if (have_m32)
+		check_rela_charges(fx("rel32"), ".rel.dyn", 8);
+}
+
+/* RELR: readelf's address list is re-encoded here the way the linkers do
+ * (an address word, then bitmap words while the next address is within
+ * the window) - which must give readelf's word count - and each word goes
+ * to the symbol of the first of its addresses that lies in a symbol. */
+static void check_relr_charges(const char *path, uint64_t w)
+{
+	struct mapped m;
+	struct trel *t;
+	struct tsec *ts;
+	struct tsym *y;
+	size_t nt, nts, ny, words = 0, entries = 0;
+	uint64_t *want;
+	uint64_t bits = 8 * w - 1;
+
+	map_symbols(path, &m);
+	t = readelf_relocs(path, &nt, &ts, &nts);
+	y = readelf_syms(path, ".symtab", &ny);
+	want = xcalloc(ny + 1, sizeof(*want));
+	for (size_t k = 0; k < nts; k++)
+		if (!strcmp(ts[k].name, ".relr.dyn"))
+			entries = ts[k].entries;
+	for (size_t k = 0; k < nt;) {
+		uint64_t base;
+		size_t first, end;
+
+		if (!t[k].relr) {
+			k++;
+			continue;
+		}
+		/* address word */
+		first = k;
+		end = k + 1;
+		base = t[k].off + w;
+		for (;;) {
+			/* charge the word [first, end) */
+			size_t owner = ny;
+
+			for (size_t a = first; a < end && owner == ny; a++)
+				for (size_t j = 0; j < ny; j++)
+					if (t[a].off >= y[j].value &&
+					    t[a].off < y[j].value + y[j].size) {
+						owner = j;
+						break;
+					}
+			want[owner] += w;
+			words++;
+			if (end >= nt || !t[end].relr ||
+			    t[end].off >= base + bits * w)
+				break;
+			/* bitmap word */
+			first = end;
+			while (end < nt && t[end].relr &&
+			       t[end].off < base + bits * w)
+				end++;
+			base += bits * w;
+		}
+		k = end;
+	}
+	assert_int_equal(words, entries);
+	for (size_t j = 0; j < ny; j++) {
+		if (!unique_name(y, ny, j) ||
+		    labels_find(m.lb, y[j].name) == LABEL_NONE)
+			continue;
+		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[j].name,
+					   ".relr.dyn"),
+				 want[j]);
+	}
+	/* ptr_array: 1000 contiguous pointers, 1 + ceil(999 / bits) words */
+	for (size_t j = 0; j < ny; j++)
+		if (!strcmp(y[j].name, "ptr_array"))
+			assert_true(want[j] >= (1 + 999 / bits) * w);
+	free(want);
+	free(y);
+	free(t);
+	free(ts);
+	unmap(&m);
+}
+
+static void test_charge_relr(void **state)
+{
+	(void)state;
+	check_relr_charges(fx("relr"), 8);
+	if (have_m32)
+		check_relr_charges(fx("relr32"), 4);
+}
+
+/* Symbol table entries and names: each labelled symbol gets one entry of
+ * .symtab and strlen(name) + 1 bytes of .strtab for itself and each of its
+ * aliases (symbols of the same address and size, which must be listed as
+ * its aliases); exported ones the same of .dynsym/.dynstr and 2 bytes of
+ * .gnu.version. */
+static void check_symtab_charges(const char *path)
+{
+	struct mapped m;
+	struct tsym *y, *dy;
+	size_t ny, ndy, checked = 0, aliases = 0;
+	uint64_t entsize;
+
+	map_symbols(path, &m);
+	entsize = m.img->elfclass == ELFCLASS64 ? 24 : 16;
+	y = readelf_syms(path, ".symtab", &ny);
+	dy = readelf_syms(path, ".dynsym", &ndy);
+	for (size_t i = 0; i < ny; i++) {
+		uint64_t st = 0, str = 0, dst = 0, dstr = 0, ver = 0;
+		uint32_t id;
+
+		if (strncmp(y[i].name, "memsz_lib_", 10) &&
+		    strcmp(y[i].name, "ptr_array") &&
+		    strcmp(y[i].name, "sparse_ptrs") &&
+		    strcmp(y[i].name, "main"))
+			continue;
+		assert_true(unique_name(y, ny, i));
+		id = labels_find(m.lb, y[i].name);
+		if (id == LABEL_NONE) {
+			/* an alias of the label of its address and size */
+			bool listed = false;
+
+			for (size_t j = 0; j < ny && !listed; j++) {
+				uint32_t lid = labels_find(m.lb, y[j].name);
+				const char *const *al;
+				size_t na;
+
+				if (y[j].value != y[i].value ||
+				    y[j].size != y[i].size || lid == LABEL_NONE)
+					continue;
+				al = labels_aliases(m.lb, lid, &na);
+				for (size_t k = 0; k < na; k++)
+					listed |= !strcmp(al[k], y[i].name);
+			}
+			assert_true(listed);
+			aliases++;
+			continue;
+		}
+		for (size_t j = 0; j < ny; j++) {
+			if (y[j].value != y[i].value || y[j].size != y[i].size)
+				continue;
+			st += entsize;
+			str += strlen(y[j].name) + 1;
+		}
+		for (size_t j = 0; j < ndy; j++) {
+			if (dy[j].value != y[i].value ||
+			    dy[j].size != y[i].size)
+				continue;
+			dst += entsize;
+			dstr += strlen(dy[j].name) + 1;
+			ver += 2;
+		}
+		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
+					   ".symtab"),
+				 st);
+		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
+					   ".strtab"),
+				 str);
+		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
+					   ".dynsym"),
+				 dst);
+		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
+					   ".dynstr"),
+				 dstr);
+		if (sec_by_name(m.img, ".gnu.version"))
+			assert_int_equal(sec_bytes(m.img, &m.src, m.lb,
+						   y[i].name, ".gnu.version"),
+					 ver);
+		checked++;
+	}
+	assert_true(checked >= 3);
+	if (strstr(path, "lib.so"))
+		assert_int_equal(aliases, 1);
+	free(y);
+	free(dy);
+	unmap(&m);
+}
+
+static void test_charge_symtab(void **state)
+{
+	(void)state;
+	check_symtab_charges(fx("rela"));
+	check_symtab_charges(fx("lib.so"));
+}
+
+/* The shared library's exported functions and objects really are in
+ * .dynsym (the fixture is what the test above needs). */
+static void test_lib_exports(void **state)
+{
+	struct tsym *dy;
+	size_t ndy, found = 0;
+
+	(void)state;
+	dy = readelf_syms(fx("lib.so"), ".dynsym", &ndy);
+	for (size_t j = 0; j < ndy; j++)
+		found += !strncmp(dy[j].name, "memsz_lib_", 10);
+	assert_true(found >= 4);
+	free(dy);
+}
+
+/* ---------- hostile RELR ---------- */
+
+static void write_at(const char *path, uint64_t off, const void *b,
+		     size_t n)
+{
+	FILE *f = fopen(path, "r+b");
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+static void test_relr_hostile(void **state)
+{
+	const struct elf_section *s;
+	struct elf_reloc *r;
+	struct elfimg *img;
+	struct mapped m;
+	uint64_t off, size, words[64];
+	size_t n;
+	int dropped;
+
+	(void)state;
+	assert_int_equal(sh("cp '%s' '%s'", fx("relr"), fx("bad")), 0);
+	assert_int_equal(elfimg_open(fx("bad"), &img), 0);
+	s = sec_by_name(img, ".relr.dyn");
+	off = s->offset;
+	size = s->size;
+	elfimg_close(img);
+	assert_true(size >= 3 * 8);
+
+	/* a bitmap before any address, then all-ones bitmaps from an
+	 * address near the top of the address space, then one far away */
+	size_t nw = MIN(size / 8, ARRAY_SIZE(words));
+	for (size_t i = 0; i < nw; i++)
+		words[i] = UINT64_MAX;
+	words[1] = UINT64_MAX - 4095; /* even: an address */
+	if (nw > 6)
+		words[5] = 0x10000000000ull;
+	write_at(fx("bad"), off, words, nw * 8);
+
+	assert_int_equal(elfimg_open(fx("bad"), &img), 0);
+	dropped = elf_relocs_read(img, &r, &n);
+	assert_true(dropped > 0);
+	for (size_t i = 0; i < n; i++) {
+		bool in = false;
+
+		for (size_t k = 0; k < img->nsegs; k++)
+			in |= img->segs[k].type == PT_LOAD &&
+			      r[i].target >= img->segs[k].vaddr &&
+			      r[i].target < img->segs[k].vaddr +
+						    img->segs[k].memsz;
+		assert_true(in);
+	}
+	free(r);
+	elfimg_close(img);
+
+	/* the whole section falls back when no word decodes into a
+	 * symbol; I1 holds (map_symbols checks the file side) */
+	map_symbols(fx("bad"), &m);
+	assert_int_equal(sec_bytes(m.img, &m.src, m.lb, "[section .relr.dyn]",
+				   ".relr.dyn"),
+			 size - (nw < size / 8 ? size - nw * 8 : 0) -
+				 sec_bytes(m.img, &m.src, m.lb, "ptr_array",
+					   ".relr.dyn") -
+				 sec_bytes(m.img, &m.src, m.lb, "sparse_ptrs",
+					   ".relr.dyn"));
+	unmap(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_rela),
+		cmocka_unit_test(test_read_relr),
+		cmocka_unit_test(test_read_32),
+		cmocka_unit_test(test_relr_estimate),
+		cmocka_unit_test(test_charge_rela),
+		cmocka_unit_test(test_charge_relr),
+		cmocka_unit_test(test_lib_exports),
+		cmocka_unit_test(test_charge_symtab),
+		cmocka_unit_test(test_relr_hostile),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
