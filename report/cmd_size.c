@@ -17,7 +17,7 @@ void usage_size(FILE *out)
 {
 	fprintf(out,
 		"usage: memsz size [--by KEY[,KEY...]] [-n N] [--sort file|vm]\n"
-		"                  [--format table|csv|tsv|json] FILE...\n"
+		"                  [--format table|csv|tsv|json|folded] FILE...\n"
 		"\n"
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
 		"as mapped (VM SIZE), to the labels of the chosen keys.\n"
@@ -27,7 +27,9 @@ void usage_size(FILE *out)
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20; 0: all)\n"
 		"    --sort COL         sort rows by file (default) or vm size\n"
-		"    --format FMT       table (default), csv, tsv or json\n"
+		"    --format FMT       table (default), csv, tsv, json, or\n"
+		"                       folded ('a;b;c BYTES' lines of the\n"
+		"                       --sort column, for flame graphs)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
 		size_key_list());
@@ -128,6 +130,10 @@ int cmd_size(int argc, char **argv)
 	oo.keys = keynames;
 	oo.cols = cols;
 	oo.ncols = ARRAY_SIZE(cols);
+	if (oo.fmt == OUT_FOLDED) {
+		cols[0] = sort; /* folded prints one value per line */
+		oo.ncols = 1;
+	}
 	oo.notes = (const char *const *)notes.lines;
 	oo.nnotes = notes.n;
 	if (out_write(stdout, t, &oo) < 0 || fflush(stdout) == EOF) {

@@ -119,6 +119,9 @@ $MEMSZ size --format tsv -n 0 "$MEMSZ" | head -1 | grep -q "^sections	file_size	
 $MEMSZ size -n 3 "$MEMSZ" >"$tmp/t" && grep -q '\[[0-9]* others\]' "$tmp/t" &&
 	grep -q 'TOTAL' "$tmp/t" && ok "table folds into [N others] and has TOTAL" ||
 	notok "table -n"
+fsum=$($MEMSZ size --format folded --by sections,symbols -n 0 "$MEMSZ" | awk '{s+=$NF}END{print s}')
+[ "$fsum" -eq "$size" ] && ok "folded lines sum to the file size" ||
+	notok "folded: $fsum != $size"
 total=$($MEMSZ size --format csv --by files "$MEMSZ" "$MEMSZ" | awk -F, 'NR>1{s+=$2}END{print s}')
 [ "$total" -eq $((2 * size)) ] && ok "two files add up" || notok "two files: $total"
 
