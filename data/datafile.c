@@ -688,7 +688,11 @@ int md_reader_open(const char *path, struct md_reader **out)
 		free(r);
 		goto out_unmap;
 	}
-	if (r->hdr.header_size < MD_HEADER_SIZE || r->hdr.header_size % 8) {
+	/* every page count in the file is scaled by page_size: a corrupt one
+	 * would make every number wrong */
+	if (r->hdr.header_size < MD_HEADER_SIZE || r->hdr.header_size % 8 ||
+	    r->hdr.page_size < 4096 || r->hdr.page_size > (1u << 30) ||
+	    (r->hdr.page_size & (r->hdr.page_size - 1))) {
 		ret = -MEMSZ_EBADDATA;
 		free(r);
 		goto out_unmap;

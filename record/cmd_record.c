@@ -210,7 +210,8 @@ static void write_mmap2(struct rec *r, struct md_mmap2 *m)
 	if (m->build_id_len && !m->ino)
 		fill_dev_ino(m);
 	if (m->filename[0] == '/' && (m->ino || m->build_id_len)) {
-		ret = snapper_image(r->s, m->pid, m->filename, m->dev_major,
+		ret = snapper_image(r->s, m->pid, m->filename, m->start,
+				    m->start + m->len, m->dev_major,
 				    m->dev_minor, m->ino, m->build_id,
 				    m->build_id_len, &id);
 		if (ret == -ENOSPC || ret == -EIO || ret == -EFBIG)

@@ -35,7 +35,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
+#include <inttypes.h>
 
 /* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
 #define PM_PRESENT (1ull << 63)
@@ -358,14 +358,13 @@ static bool same_file(const struct stat *st, uint32_t maj, uint32_t min,
 /* Find where the file (dev, ino) mapped by pid at path can be opened:
  * /proc/PID/root/PATH, PATH itself, or an entry of /proc/PID/map_files.
  * Returns an allocated path ("" if none) and fills *st. */
-static char *find_open_path(int pid, const char *path, uint32_t maj,
-			    uint32_t min, uint64_t ino, struct stat *st)
+static char *find_open_path(int pid, const char *path, uint64_t start,
+			    uint64_t end, uint32_t maj, uint32_t min,
+			    uint64_t ino, struct stat *st)
 {
 	char *p, *clean = xstrdup(path);
 	size_t len = strlen(clean);
 	static const char deleted[] = " (deleted)";
-	DIR *d;
-	struct dirent *de;
 
 	if (len > sizeof(deleted) - 1 &&
 	    !strcmp(clean + len - (sizeof(deleted) - 1), deleted))
@@ -380,22 +379,13 @@ static char *find_open_path(int pid, const char *path, uint32_t maj,
 			goto found;
 		}
 	}
-	p = xasprintf("/proc/%d/map_files", pid);
-	d = opendir(p);
+	/* Deleted files, memfd, shared memory, other mount namespaces: the
+	 * mapping's own link (one stat, not a walk of every mapping). */
+	p = xasprintf("/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start,
+		      end);
+	if (!stat(p, st) && same_file(st, maj, min, ino))
+		goto found;
 	free(p);
-	if (d) {
-		while ((de = readdir(d))) {
-			if (de->d_name[0] == '.')
-				continue;
-			p = xasprintf("/proc/%d/map_files/%s", pid, de->d_name);
-			if (!stat(p, st) && same_file(st, maj, min, ino)) {
-				closedir(d);
-				goto found;
-			}
-			free(p);
-		}
-		closedir(d);
-	}
 	free(clean);
 	memset(st, 0, sizeof(*st));
 	return xstrdup("");
@@ -405,9 +395,9 @@ found:
 }
 
 int snapper_image(struct snapper *s, int pid, const char *path,
-		  uint32_t dev_major, uint32_t dev_minor, uint64_t ino,
-		  const uint8_t *build_id, uint32_t build_id_len,
-		  uint32_t *image_id)
+		  uint64_t start, uint64_t end, uint32_t dev_major,
+		  uint32_t dev_minor, uint64_t ino, const uint8_t *build_id,
+		  uint32_t build_id_len, uint32_t *image_id)
 {
 	struct md_image im = { 0 };
 	struct snap_image *si;
@@ -424,7 +414,8 @@ int snapper_image(struct snapper *s, int pid, const char *path,
 			return 0;
 		}
 	}
-	open_path = find_open_path(pid, path, dev_major, dev_minor, ino, &st);
+	open_path = find_open_path(pid, path, start, end, dev_major, dev_minor,
+				   ino, &st);
 	im.id = (uint32_t)s->nimages;
 	im.dev_major = dev_major;
 	im.dev_minor = dev_minor;
@@ -1235,8 +1226,9 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		ids[i] = UINT32_MAX;
 		if (m->ino == 0 && m->dev_major == 0 && m->dev_minor == 0)
 			continue;
-		ret = snapper_image(s, pid, m->name, m->dev_major, m->dev_minor,
-				    m->ino, NULL, 0, &ids[i]);
+		ret = snapper_image(s, pid, m->name, m->start, m->end,
+				    m->dev_major, m->dev_minor, m->ino, NULL, 0,
+				    &ids[i]);
 		if (ret < 0)
 			goto out;
 	}

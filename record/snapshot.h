@@ -40,11 +40,13 @@ bool snapper_has_pfn(const struct snapper *s);
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats);
 
-/* Write an IMAGE record for the file mapped at path by pid if (dev, ino)
- * is new; *image_id receives its id. Used by the mmap2 consumer too. */
+/* Write an IMAGE record for the file mapped at [start, end) at path by pid
+ * if (dev, ino) is new; *image_id receives its id. A file the path does not
+ * reach is opened through /proc/PID/map_files/START-END. Used by the mmap2
+ * consumer too. */
 int snapper_image(struct snapper *s, int pid, const char *path,
-		  uint32_t dev_major, uint32_t dev_minor, uint64_t ino,
-		  const uint8_t *build_id, uint32_t build_id_len,
-		  uint32_t *image_id);
+		  uint64_t start, uint64_t end, uint32_t dev_major,
+		  uint32_t dev_minor, uint64_t ino, const uint8_t *build_id,
+		  uint32_t build_id_len, uint32_t *image_id);
 
 #endif

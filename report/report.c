@@ -118,7 +118,8 @@ struct snapinfo {
 	uint64_t offset;          /* file offset of its SNAP_BEGIN */
 	uint64_t rss_pages;
 	uint64_t unreadable;
-	bool complete;
+	uint32_t nmappings, seen; /* announced by SNAP_BEGIN, and read */
+	bool complete;            /* SNAP_END read after all its mappings */
 };
 
 struct pidinfo {
@@ -281,12 +282,14 @@ static int pass1(struct report_ctx *c, char **msg)
 				.flags = rec.u.snap_begin.flags,
 				.offset = rec.offset,
 				.time = rec.u.snap_begin.time,
+				.nmappings = rec.u.snap_begin.nmappings,
 			};
 			pid_get(c, cur->pid);
 			break;
 		case MD_REC_SNAP_MAPPING:
 			if (!cur)
 				break;
+			cur->seen++;
 			for (size_t i = 0; i < rec.u.mapping.nruns; i++)
 				if (rec.u.mapping.runs[i].flags &
 				    MD_PG_PRESENT)
@@ -294,8 +297,11 @@ static int pass1(struct report_ctx *c, char **msg)
 						rec.u.mapping.runs[i].npages;
 			break;
 		case MD_REC_SNAP_END:
+			/* a snapshot the process's exit cut short has its
+			 * SNAP_END but not all of its mappings */
 			if (cur && cur->pid == rec.u.snap_end.pid &&
-			    cur->seq == rec.u.snap_end.seq) {
+			    cur->seq == rec.u.snap_end.seq &&
+			    cur->seen == cur->nmappings) {
 				cur->complete = true;
 				cur->unreadable =
 					rec.u.snap_end.unreadable_pages;

@@ -116,10 +116,12 @@ struct present {
 /* Write a memsz.data with one snapshot of pid 42 mapping the fixture at
  * BASE like ld.so. build_id: the IMAGE's build-id (NULL: the file's).
  * path: the IMAGE path (NULL: exe). nsnaps snapshots; the last one with
- * no SNAP_END if incomplete. */
+ * no SNAP_END if incomplete is CUT_NO_END, or announcing one mapping more
+ * than it holds (a process that exited mid-snapshot) if CUT_SHORT. */
+enum { CUT_NONE, CUT_NO_END, CUT_SHORT };
 static void write_data(const uint8_t *build_id, const char *path,
 		       const struct present *pr, size_t npr, int nsnaps,
-		       bool incomplete)
+		       int incomplete)
 {
 	struct md_writer *w;
 	struct elfimg *img;
@@ -144,6 +146,22 @@ static void write_data(const uint8_t *build_id, const char *path,
 		struct md_snap_end e = { .pid = 42, .seq = s };
 		uint64_t last_end = 0;
 
+		/* one mapping per PT_LOAD, one more for a .bss tail past the
+		 * file pages (as the loop below writes them) */
+		for (size_t i = 0; i < img->nsegs; i++) {
+			const struct elf_segment *sg = &img->segs[i];
+
+			if (sg->type != PT_LOAD)
+				continue;
+			b.nmappings++;
+			if (sg->memsz > sg->filesz &&
+			    ((sg->vaddr + sg->memsz + PAGE - 1) & ~(PAGE - 1)) >
+				    ((sg->vaddr + sg->filesz + PAGE - 1) &
+				     ~(PAGE - 1)))
+				b.nmappings++;
+		}
+		if (incomplete == CUT_SHORT && s == nsnaps - 1)
+			b.nmappings++;
 		assert_int_equal(md_write_snap_begin(w, &b), 0);
 		for (size_t i = 0; i < img->nsegs; i++) {
 			const struct elf_segment *sg = &img->segs[i];
@@ -209,7 +227,7 @@ static void write_data(const uint8_t *build_id, const char *path,
 				last_end = t.end;
 			}
 		}
-		if (!(incomplete && s == nsnaps - 1))
+		if (!(incomplete == CUT_NO_END && s == nsnaps - 1))
 			assert_int_equal(md_write_snap_end(w, &e), 0);
 	}
 	assert_int_equal(md_writer_close(w), 0);
@@ -272,7 +290,7 @@ static void test_symbols_exact(void **state)
 	struct labels *lb;
 
 	(void)state;
-	write_data(NULL, NULL, pr, 2, 1, false);
+	write_data(NULL, NULL, pr, 2, 1, CUT_NONE);
 	build(&o, "symbols", &lb, &res);
 	assert_int_equal(col(res.t, "fn_two", COL_RSS), two.size);
 	assert_int_equal(col(res.t, "fn_two", COL_PSS),
@@ -305,7 +323,7 @@ static void test_bss_tail(void **state)
 	const struct row *f;
 
 	(void)state;
-	write_data(NULL, NULL, pr, 1, 1, false);
+	write_data(NULL, NULL, pr, 1, 1, CUT_NONE);
 	build(&o, "files,sections", &lb, &res);
 	f = child(res.t, &res.t->total, exe);
 	assert_non_null(f);
@@ -334,7 +352,7 @@ static void test_replaced_image(void **state)
 
 	(void)state;
 	memset(wrong, 0xab, sizeof(wrong));
-	write_data(wrong, NULL, pr, 1, 1, false);
+	write_data(wrong, NULL, pr, 1, 1, CUT_NONE);
 	build(&o, "symbols", &lb, &res);
 	assert_int_equal(col(res.t, "fn_two", COL_RSS), 0);
 	assert_int_equal(col(res.t, "[LOAD #?]", COL_RSS), PAGE);
@@ -353,7 +371,7 @@ static void test_missing_image(void **state)
 	struct labels *lb;
 
 	(void)state;
-	write_data(NULL, "/nonexistent/lib.so", pr, 1, 1, false);
+	write_data(NULL, "/nonexistent/lib.so", pr, 1, 1, CUT_NONE);
 	build(&o, "files,segments", &lb, &res);
 	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
 	assert_int_equal(col(res.t, "/nonexistent/lib.so", COL_RSS), PAGE);
@@ -376,15 +394,24 @@ static void test_truncated_and_incomplete(void **state)
 
 	(void)state;
 	/* 3 snapshots, the last without its end: the 2nd is reported */
-	write_data(NULL, NULL, pr, 2, 3, true);
+	write_data(NULL, NULL, pr, 2, 3, CUT_NO_END);
 	build(&o, "symbols", &lb, &res);
 	assert_true(has_note(&res, "incomplete"));
 	assert_int_equal(res.t->total.vals[COL_RSS], PAGE); /* 2nd: 1 page */
 	report_result_free(&res);
 	labels_free(lb);
 
+	/* the last one ended but holds fewer mappings than it announced
+	 * (the process exited during it): ignored too */
+	write_data(NULL, NULL, pr, 2, 3, CUT_SHORT);
+	build(&o, "symbols", &lb, &res);
+	assert_true(has_note(&res, "incomplete"));
+	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
+	report_result_free(&res);
+	labels_free(lb);
+
 	/* peak: the snapshot with the most resident pages */
-	write_data(NULL, NULL, pr, 2, 3, false);
+	write_data(NULL, NULL, pr, 2, 3, CUT_NONE);
 	o.pick = PICK_PEAK;
 	build(&o, "symbols", &lb, &res);
 	assert_int_equal(res.t->total.vals[COL_RSS], 2 * PAGE);
@@ -414,7 +441,7 @@ static void test_no_pfn(void **state)
 
 	(void)state;
 	snap_flags = 0;
-	write_data(NULL, NULL, pr, 1, 1, false);
+	write_data(NULL, NULL, pr, 1, 1, CUT_NONE);
 	snap_flags = MD_SNAP_F_PFN;
 	build(&o, "files", &lb, &res);
 	assert_false(res.have_pss);

@@ -400,6 +400,17 @@ static void test_corrupt(void **state)
 	/* header_size not a multiple of 8 */
 	put_le32(b, 65);
 	assert_int_equal(open_patched(path, 12, b, 4, &r), -MEMSZ_EBADDATA);
+	/* page_size not a power of two from 4 KiB to 1 GiB */
+	for (size_t i = 0; i < 4; i++) {
+		static const uint32_t bad[] = { 0, 1, 12288, 0x80000000u };
+
+		put_le32(b, bad[i]);
+		assert_int_equal(open_patched(path, 40, b, 4, &r),
+				 -MEMSZ_EBADDATA);
+	}
+	put_le32(b, 65536);
+	assert_int_equal(open_patched(path, 40, b, 4, &r), 0);
+	md_reader_close(r);
 	/* record size overrunning the file: third record */
 	put_le64(b, len);
 	assert_int_equal(open_patched(path, bnd[2] + 8, b, 8, &r), 0);
