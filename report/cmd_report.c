@@ -214,6 +214,8 @@ int cmd_report(int argc, char **argv)
 	oo.cols = cols;
 	oo.ncols = ncols;
 	oo.res_pct = true;
+	for (size_t i = 0; i < o.nkeys; i++)
+		oo.aliases |= o.keys[i] == RKEY_SYMBOLS;
 	oo.notes = (const char *const *)res.notes.lines;
 	oo.nnotes = res.notes.n;
 	if (out_write(stdout, res.t, &oo) < 0 || fflush(stdout) == EOF) {

@@ -134,6 +134,8 @@ int cmd_size(int argc, char **argv)
 		cols[0] = sort; /* folded prints one value per line */
 		oo.ncols = 1;
 	}
+	for (int i = 0; i < nkeys; i++)
+		oo.aliases |= keys[i] == SIZEKEY_SYMBOLS;
 	oo.notes = (const char *const *)notes.lines;
 	oo.nnotes = notes.n;
 	if (out_write(stdout, t, &oo) < 0 || fflush(stdout) == EOF) {

@@ -236,9 +236,30 @@ static void csv_field(FILE *f, const char *s, bool tsv)
 	fputc('"', f);
 }
 
+/* The aliases of every label of a path, joined by ";", as one field. */
+static void csv_aliases(FILE *f, const struct rowtree *t, const uint32_t *ids,
+			size_t n, bool tsv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	for (size_t i = 0; m && i < n; i++) {
+		size_t nal;
+		const char *const *al = labels_aliases(t->lb, ids[i], &nal);
+
+		for (size_t j = 0; j < nal; j++)
+			fprintf(m, "%s%s", ftell(m) ? ";" : "", al[j]);
+	}
+	if (m && fclose(m) == 0) {
+		csv_field(f, buf, tsv);
+		free(buf);
+	}
+}
+
 static void csv_tree(FILE *f, const struct rowtree *t,
 		     const struct out_opts *o, const struct row *r,
-		     const char **path, size_t level, bool tsv)
+		     const char **path, uint32_t *ids, size_t level, bool tsv)
 {
 	char sep = tsv ? '\t' : ',';
 	char num[32];
@@ -248,8 +269,9 @@ static void csv_tree(FILE *f, const struct rowtree *t,
 		const struct row *ch = &r->children[i];
 
 		path[level] = labels_str(t->lb, ch->label);
+		ids[level] = ch->label;
 		if (ch->nchildren) {
-			csv_tree(f, t, o, ch, path, level + 1, tsv);
+			csv_tree(f, t, o, ch, path, ids, level + 1, tsv);
 			continue;
 		}
 		for (c = 0; c < t->depth; c++) {
@@ -271,6 +293,10 @@ static void csv_tree(FILE *f, const struct rowtree *t,
 			fputc(sep, f);
 			fputs(res_pct(num, sizeof(num), ch), f);
 		}
+		if (o->aliases) {
+			fputc(sep, f);
+			csv_aliases(f, t, ids, level + 1, tsv);
+		}
 		fputc('\n', f);
 	}
 }
@@ -280,6 +306,7 @@ static void csv_write(FILE *f, const struct rowtree *t,
 {
 	char sep = tsv ? '\t' : ',';
 	const char **path;
+	uint32_t *ids;
 	char buf[32];
 	size_t i;
 
@@ -297,10 +324,16 @@ static void csv_write(FILE *f, const struct rowtree *t,
 		fputc(sep, f);
 		fputs("res_pct", f);
 	}
+	if (o->aliases) {
+		fputc(sep, f);
+		fputs("aliases", f);
+	}
 	fputc('\n', f);
 
 	path = xcalloc(t->depth + 1, sizeof(*path));
-	csv_tree(f, t, o, &t->total, path, 0, tsv);
+	ids = xcalloc(t->depth + 1, sizeof(*ids));
+	csv_tree(f, t, o, &t->total, path, ids, 0, tsv);
+	free(ids);
 	free(path);
 }
 

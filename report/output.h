@@ -35,6 +35,9 @@ struct out_opts {
 	size_t ncols;
 	const char *const *notes; /* footer lines (may be NULL/0) */
 	size_t nnotes;
+	bool aliases;            /* csv/tsv: a last "aliases" column, the
+				    other names of the path's labels joined
+				    by ";" (json always lists them) */
 	bool res_pct;            /* add RES% = RSS / VM SIZE after the
 				    columns ("res_pct" in csv/json; "-" or
 				    empty where VM SIZE is 0) */
