@@ -235,6 +235,8 @@ static void dwarf_notes(struct size_notes *notes, const char *path,
 
 bool size_label_is_fallback(enum elf_source src, const char *label)
 {
+	if (label[0] != '[' && label[0] != 'L')
+		return false; /* every symbol, file and line: the hot path */
 	if (!strncmp(label, "[section ", 9))
 		return true;
 	if (!strncmp(label, "LOAD #", 6))
