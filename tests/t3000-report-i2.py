@@ -17,21 +17,14 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import PAGE, SRCDIR, check  # noqa: E402
+
+
 MEMSZ = os.environ.get("MEMSZ", "memsz")
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
-                                                    ".."))
 KEYS = ["pids", "files", "mappings", "segments", "sections", "symbols",
         "kinds", "bbs", "relocs", "callers", "faultsite"]
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok     " if ok else "NOT OK ") + what)
-    if not ok:
-        failures += 1
 
 
 def smaps_totals(pid):
@@ -160,7 +153,7 @@ def main():
                 pass
             p.wait()
         subprocess.run(["rm", "-rf", tmp])
-    return 1 if failures else 0
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":

@@ -11,35 +11,18 @@ binary built here, and the setup itself is checked against smaps:
  - forked child: the 4 MiB region written before fork() has PSS = RSS/2
    in each process (as root).
 """
-import csv
-import io
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
-                                                    ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, SRCDIR, check, report, stopped  # noqa: E402
+
+
 MiB = 1024 * 1024
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok     " if ok else "NOT OK ") + what)
-    if not ok:
-        failures += 1
-
-
-def report(data, by, *extra):
-    out = subprocess.run([MEMSZ, "report", "-i", data, "--by", by, "-n", "0",
-                          "--format", "csv", *extra],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, check=True)
-    return list(csv.DictReader(io.StringIO(out.stdout)))
 
 
 def nm_sizes(exe):
@@ -51,15 +34,6 @@ def nm_sizes(exe):
         if len(f) == 4:
             sizes[f[3]] = int(f[1], 16)
     return sizes
-
-
-def stopped(pid):
-    os.kill(pid, signal.SIGSTOP)
-    for _ in range(200):
-        with open(f"/proc/{pid}/stat") as f:
-            if f.read().rsplit(")", 1)[1].split()[0] in "Tt":
-                return
-        time.sleep(0.01)
 
 
 def record(pids, data):
@@ -184,7 +158,7 @@ def main():
             p.kill()
             p.wait()
         subprocess.run(["rm", "-rf", tmp])
-    return 1 if failures else 0
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":

@@ -22,24 +22,13 @@ import csv
 import io
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
-                                                    ".."))
-PAGE = os.sysconf("SC_PAGE_SIZE")
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok     " if ok else "NOT OK ") + what)
-    if not ok:
-        failures += 1
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, PAGE, SRCDIR, check, stopped  # noqa: E402
 
 
 def run(*args):
@@ -104,15 +93,6 @@ def split_bytes(offs, syms, secs):
             end = runs[i + 1][1] if i + 1 < len(runs) else page + PAGE
             got[o] = got.get(o, 0) + end - start
     return got
-
-
-def stopped(pid):
-    os.kill(pid, signal.SIGSTOP)
-    for _ in range(200):
-        with open(f"/proc/{pid}/stat") as f:
-            if f.read().rsplit(")", 1)[1].split()[0] in "Tt":
-                return
-        time.sleep(0.01)
 
 
 def smaps(pid, path):
@@ -219,7 +199,7 @@ def main():
         check(int(r["file_size"]) == real,
               f"R_X86_64_RELATIVE (RELR) row {r['file_size']} == {real}")
     subprocess.run(["rm", "-rf", tmp])
-    return 1 if failures else 0
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
