@@ -1,6 +1,7 @@
 """memsz_testlib: helpers shared by the Python tests (tests/t*.py).
 
 A test imports it from its own directory:
+    sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import memsz_testlib as lib
 and ends with `return 1 if lib.failures else 0`.
