@@ -69,3 +69,21 @@ def stopped(pid):
         if proc_state(pid) in "Tt":
             return
         time.sleep(0.01)
+
+
+def smaps_vmas(pid):
+    """The VMAs of /proc/PID/smaps in order, as dicts: "start", "end"
+    (ints), "last" (the header's last field: the path, or the inode of an
+    anonymous mapping) and each "kB" field in bytes ("Rss", "Pss", ...)."""
+    vmas = []
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            p = line.split()
+            if not p:
+                continue
+            if "-" in p[0] and not p[0].endswith(":"):
+                s, e = (int(x, 16) for x in p[0].split("-"))
+                vmas.append({"start": s, "end": e, "last": p[-1]})
+            elif vmas and len(p) == 3 and p[2] == "kB":
+                vmas[-1][p[0][:-1]] = int(p[1]) * 1024
+    return vmas

@@ -20,7 +20,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import PAGE, SRCDIR, check  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    PAGE, SRCDIR, check, proc_state, smaps_vmas)
 
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
@@ -29,14 +30,10 @@ KEYS = ["pids", "files", "mappings", "segments", "sections", "symbols",
 
 
 def smaps_totals(pid):
-    tot = {"Rss": 0, "Pss": 0, "Private_Dirty": 0, "Swap": 0, "n": 0}
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            parts = line.split()
-            if parts and "-" in parts[0] and not parts[0].endswith(":"):
-                tot["n"] += 1
-            elif parts and parts[0][:-1] in tot:
-                tot[parts[0][:-1]] += int(parts[1]) * 1024
+    vmas = smaps_vmas(pid)
+    tot = {k: sum(v.get(k, 0) for v in vmas)
+           for k in ("Rss", "Pss", "Private_Dirty", "Swap")}
+    tot["n"] = len(vmas)
     return tot
 
 
@@ -104,9 +101,8 @@ def stop_all(pids):
     # wait until every one is really stopped
     for pid in pids:
         for _ in range(200):
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] in "Tt":
-                    break
+            if proc_state(pid) in "Tt":
+                break
             time.sleep(0.01)
 
 

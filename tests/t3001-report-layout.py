@@ -20,7 +20,8 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, SRCDIR, check, report, stopped  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    MEMSZ, SRCDIR, check, report, stopped, smaps_vmas)
 
 
 MiB = 1024 * 1024
@@ -45,16 +46,8 @@ def record(pids, data):
 
 def smaps_rss(pid, lo, hi):
     """Rss of the VMAs inside [lo, hi)."""
-    rss, cur = 0, None
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            p = line.split()
-            if "-" in p[0] and not p[0].endswith(":"):
-                s, e = (int(x, 16) for x in p[0].split("-"))
-                cur = lo <= s and e <= hi
-            elif p[0] == "Rss:" and cur:
-                rss += int(p[1]) * 1024
-    return rss
+    return sum(v.get("Rss", 0) for v in smaps_vmas(pid)
+               if lo <= v["start"] and v["end"] <= hi)
 
 
 def main():

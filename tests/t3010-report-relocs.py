@@ -29,7 +29,8 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, PAGE, SRCDIR, check, stopped  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    MEMSZ, PAGE, SRCDIR, check, stopped, smaps_vmas)
 
 
 def run(*args):
@@ -97,18 +98,9 @@ def split_bytes(offs, syms, secs):
 
 
 def smaps(pid, path):
-    rss = dirty = 0
-    cur = False
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            p = line.split()
-            if "-" in p[0] and not p[0].endswith(":"):
-                cur = p[-1] == path
-            elif cur and p[0] == "Rss:":
-                rss += int(p[1]) * 1024
-            elif cur and p[0] == "Private_Dirty:":
-                dirty += int(p[1]) * 1024
-    return rss, dirty
+    vmas = [v for v in smaps_vmas(pid) if v["last"] == path]
+    return (sum(v.get("Rss", 0) for v in vmas),
+            sum(v.get("Private_Dirty", 0) for v in vmas))
 
 
 def main():

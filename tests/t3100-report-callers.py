@@ -27,7 +27,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import (  # noqa: E402
-    MEMSZ, PAGE, SRCDIR, check, report, proc_state as state)
+    MEMSZ, PAGE, SRCDIR, check, report, proc_state as state, smaps_vmas)
 
 
 def skip(why):
@@ -38,15 +38,9 @@ def skip(why):
 def vma_rss(pid, addr):
     """Rss of the VMA of pid holding addr, from smaps."""
     rss = None
-    cur = False
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            first = line.split()[0]
-            if "-" in first and not first.endswith(":"):
-                s, e = (int(x, 16) for x in first.split("-"))
-                cur = s <= addr < e
-            elif cur and first == "Rss:":
-                rss = int(line.split()[1]) * 1024
+    for v in smaps_vmas(pid):
+        if v["start"] <= addr < v["end"] and "Rss" in v:
+            rss = v["Rss"]
     return rss
 
 
