@@ -85,8 +85,8 @@ static void truth_free(struct truth *t)
 
 static void truth_read(const char *path, struct truth *t)
 {
-	char *out = capture("LC_ALL=C readelf -W -h -S -l -s '%s' 2>/dev/null",
-			    path);
+	char *out = sh_output(
+		"LC_ALL=C readelf -W -h -S -l -s '%s' 2>/dev/null", path);
 	size_t cs = 0, cg = 0, cy = 0;
 	enum { NONE, SECS, SEGS, SYMS, OTHERSYMS } mode = NONE;
 	char *save, *line;
@@ -588,8 +588,8 @@ static void test_open_fields(void **state)
 	assert_int_equal(img->elfclass, ELFCLASS64);
 	assert_false(img->big_endian);
 	assert_int_equal(img->file_size, file_size(fx("fx")));
-	out = capture("LC_ALL=C readelf -n '%s' | sed -n 's/.*Build ID: //p'",
-		      fx("fx"));
+	out = sh_output("LC_ALL=C readelf -n '%s' | sed -n 's/.*Build ID: //p'",
+			fx("fx"));
 	out[strcspn(out, "\n")] = 0;
 	assert_true(img->build_id_len > 0);
 	assert_string_equal(elfimg_build_id_hex(img, hex, sizeof(hex)), out);
@@ -693,10 +693,10 @@ static void test_aliases(void **state)
 	(void)state;
 	assert_int_equal(map_image(fx("fx"), ELFSRC_SYMBOLS, &m, NULL), 0);
 	/* readelf: fx_func_a and fx_func_b share value and size */
-	char *out = capture("LC_ALL=C readelf -W -s '%s' | "
-			    "awk '$8==\"fx_func_a\"||$8==\"fx_func_b\" "
-			    "{print $2, $3}' | sort -u | wc -l",
-			    fx("fx"));
+	char *out = sh_output("LC_ALL=C readelf -W -s '%s' | "
+			      "awk '$8==\"fx_func_a\"||$8==\"fx_func_b\" "
+			      "{print $2, $3}' | sort -u | wc -l",
+			      fx("fx"));
 	assert_string_equal(out, "1\n");
 	free(out);
 	id = labels_find(m.lb, "fx_func_a");
@@ -732,7 +732,7 @@ static void test_cxx_demangled(void **state)
 	for (size_t i = 0; i < t.nsyms; i++)
 		fprintf(f, "%s\n", t.syms[i].name[0] ? t.syms[i].name : "-");
 	fclose(f);
-	names = capture("c++filt < '%s'", fx("mangled.txt"));
+	names = sh_output("c++filt < '%s'", fx("mangled.txt"));
 	line = strtok_r(names, "\n", &save);
 	for (size_t i = 0; i < t.nsyms && line;
 	     i++, line = strtok_r(NULL, "\n", &save)) {
@@ -1015,7 +1015,7 @@ static void test_demangle_bomb(void **state)
 	(void)state;
 	/* c++filt agrees a small one is valid and it does double */
 	dm = bomb_name(4);
-	want = capture("c++filt '%s'", dm);
+	want = sh_output("c++filt '%s'", dm);
 	want[strcspn(want, "\n")] = 0;
 	assert_string_not_equal(want, dm);
 	char *got = elf_demangle(dm);
@@ -1027,8 +1027,8 @@ static void test_demangle_bomb(void **state)
 	/* a real name with many back-references still demangles */
 	dm = elf_demangle("_ZSt17__rotate_adaptiveIPN5clang17Overload"
 			  "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
-	want = capture("c++filt _ZSt17__rotate_adaptiveIPN5clang17Overload"
-		       "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
+	want = sh_output("c++filt _ZSt17__rotate_adaptiveIPN5clang17Overload"
+			 "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
 	want[strcspn(want, "\n")] = 0;
 	assert_non_null(dm);
 	assert_string_equal(dm, want);

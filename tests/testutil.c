@@ -28,10 +28,9 @@ int tmpdir_make(char *templ)
 	return 0;
 }
 
-void tmpdir_remove(void)
+int tmpdir_remove(void)
 {
-	if (fixture_dir[0])
-		sh("rm -rf '%s'", fixture_dir);
+	return fixture_dir[0] ? sh("rm -rf '%s'", fixture_dir) : 0;
 }
 
 char *fx(const char *name)
@@ -90,7 +89,7 @@ FILE *pipe_of(const char *fmt, ...)
 	return p;
 }
 
-char *capture(const char *fmt, ...)
+char *sh_output(const char *fmt, ...)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;

@@ -19,8 +19,9 @@
  * the directory fx() names files in; returns 0, or -1 on failure. */
 int tmpdir_make(char *templ);
 
-/* Removes the tmpdir_make() directory and everything in it (rm -rf). */
-void tmpdir_remove(void);
+/* Removes the tmpdir_make() directory and everything in it (rm -rf);
+ * returns rm's exit status as sh() does (0 if there is no directory). */
+int tmpdir_remove(void);
 
 /* "<tmpdir>/<name>" in one of 8 rotating static buffers: valid until the
  * eighth next call, never freed. */
@@ -32,7 +33,8 @@ int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Everything the formatted shell command writes to stdout, NUL-terminated;
  * caller frees. */
-char *capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *sh_output(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 /* The lines (each with its '\n') the formatted shell command writes to
  * stdout, *n of them; caller frees with free_lines(). */
