@@ -10,7 +10,7 @@ dist_man_MANS += man/memsz-dump.1 man/memsz-data.5
 
 check_PROGRAMS += tests/test_datafile tests/test_procmaps tests/test_snapshot
 TESTS += tests/test_datafile tests/test_procmaps tests/test_snapshot
-tests_test_datafile_SOURCES = tests/test_datafile.c
+tests_test_datafile_SOURCES = tests/test_datafile.c tests/testutil.c tests/testutil.h
 tests_test_datafile_CFLAGS = $(TEST_CFLAGS)
 tests_test_datafile_LDADD = $(TEST_LIBS)
 tests_test_procmaps_SOURCES = tests/test_procmaps.c

@@ -46,42 +46,20 @@ struct cur {
 
 static uint64_t cur_uint(struct cur *c, size_t n)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
 	if (c->err || n > c->end - c->pos) {
 		c->err = true;
 		return 0;
 	}
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)c->buf[c->pos + (c->be ? n - 1 - i : i)]
-		     << (8 * i);
+	v = elf_get_uint(c->buf + c->pos, n, c->be);
 	c->pos += n;
 	return v;
 }
 
-static uint64_t cur_uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (!c->err) {
-		uint8_t b;
-
-		if (c->pos >= c->end) {
-			c->err = true;
-			break;
-		}
-		b = c->buf[c->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	return 0;
-}
-
-static int64_t cur_sleb(struct cur *c)
+/* The LEB128 number at c, sign-extended if sign; 0 with c->err set if it
+ * runs past the end. Bits past the 64th are dropped. */
+static uint64_t cur_leb(struct cur *c, bool sign)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -98,12 +76,22 @@ static int64_t cur_sleb(struct cur *c)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
+			if (sign && shift < 64 && (b & 0x40))
 				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			return v;
 		}
 	}
 	return 0;
+}
+
+static uint64_t cur_uleb(struct cur *c)
+{
+	return cur_leb(c, false);
+}
+
+static int64_t cur_sleb(struct cur *c)
+{
+	return (int64_t)cur_leb(c, true);
 }
 
 /* Fixed size of encoding enc's format, 0 for LEB128 or invalid ones. */

@@ -35,15 +35,6 @@ struct rawhdr {
 	uint64_t phnum, shnum, shstrndx;
 };
 
-static uint64_t rd(const unsigned char *p, size_t n, bool be)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
-	return v;
-}
-
 /* end = off + n * entsize, checked: -1 on overflow. */
 static int table_end(uint64_t off, uint64_t n, uint64_t entsize,
 		     uint64_t *end)
@@ -90,23 +81,23 @@ static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
 	if (fsize < need)
 		return -MEMSZ_ETRUNC;
 
-	h->type = rd(b + 16, 2, h->be);
-	h->machine = rd(b + 18, 2, h->be);
+	h->type = elf_get_uint(b + 16, 2, h->be);
+	h->machine = elf_get_uint(b + 18, 2, h->be);
 	if (h->cls == ELFCLASS64) {
-		h->phoff = rd(b + 32, 8, h->be);
-		h->shoff = rd(b + 40, 8, h->be);
+		h->phoff = elf_get_uint(b + 32, 8, h->be);
+		h->shoff = elf_get_uint(b + 40, 8, h->be);
 		e = b + 52;
 	} else {
-		h->phoff = rd(b + 28, 4, h->be);
-		h->shoff = rd(b + 32, 4, h->be);
+		h->phoff = elf_get_uint(b + 28, 4, h->be);
+		h->shoff = elf_get_uint(b + 32, 4, h->be);
 		e = b + 40;
 	}
-	h->ehsize = rd(e, 2, h->be);
-	h->phentsize = rd(e + 2, 2, h->be);
-	h->phnum = rd(e + 4, 2, h->be);
-	h->shentsize = rd(e + 6, 2, h->be);
-	h->shnum = rd(e + 8, 2, h->be);
-	h->shstrndx = rd(e + 10, 2, h->be);
+	h->ehsize = elf_get_uint(e, 2, h->be);
+	h->phentsize = elf_get_uint(e + 2, 2, h->be);
+	h->phnum = elf_get_uint(e + 4, 2, h->be);
+	h->shentsize = elf_get_uint(e + 6, 2, h->be);
+	h->shnum = elf_get_uint(e + 8, 2, h->be);
+	h->shstrndx = elf_get_uint(e + 10, 2, h->be);
 	if (h->ehsize < need)
 		return -MEMSZ_EBADELF;
 	if (h->ehsize > fsize)
@@ -134,16 +125,16 @@ static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
 		/* sh_size, sh_link, sh_info of section 0 */
 		if (h->shnum == 0)
 			h->shnum = h->cls == ELFCLASS64 ?
-					   rd(s0 + 32, 8, h->be) :
-					   rd(s0 + 20, 4, h->be);
+					   elf_get_uint(s0 + 32, 8, h->be) :
+					   elf_get_uint(s0 + 20, 4, h->be);
 		if (h->shstrndx == SHN_XINDEX)
 			h->shstrndx = h->cls == ELFCLASS64 ?
-					      rd(s0 + 40, 4, h->be) :
-					      rd(s0 + 24, 4, h->be);
+					      elf_get_uint(s0 + 40, 4, h->be) :
+					      elf_get_uint(s0 + 24, 4, h->be);
 		if (h->phnum == PN_XNUM)
 			h->phnum = h->cls == ELFCLASS64 ?
-					   rd(s0 + 44, 4, h->be) :
-					   rd(s0 + 28, 4, h->be);
+					   elf_get_uint(s0 + 44, 4, h->be) :
+					   elf_get_uint(s0 + 28, 4, h->be);
 		if (table_end(h->shoff, h->shnum, shsz, &end))
 			return -MEMSZ_EBADSHDR;
 		if (end > fsize)
@@ -389,7 +380,8 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 		if (crc_off + 4 > d->d_size)
 			return;
 		img->debuglink = xstrndup((const char *)p, len);
-		img->debuglink_crc = rd(p + crc_off, 4, img->big_endian);
+		img->debuglink_crc = elf_get_uint(p + crc_off, 4,
+						  img->big_endian);
 		return;
 	}
 }

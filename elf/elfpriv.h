@@ -4,6 +4,9 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "elf/elfimg.h"
 
@@ -16,6 +19,17 @@ struct elfimg_priv {
 static inline Elf *elfimg_elf(const struct elfimg *img)
 {
 	return ((struct elfimg_priv *)img->priv)->elf;
+}
+
+/* The n-byte (n <= 8) unsigned integer at p, big-endian if be; the caller
+ * checks that the n bytes are there. */
+static inline uint64_t elf_get_uint(const unsigned char *p, size_t n, bool be)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
+	return v;
 }
 
 /* elfimg_open(), or with debug set for a separate debug file: program

@@ -24,15 +24,6 @@
 #define EM_LOONGARCH 258
 #endif
 
-static uint64_t rdw(const unsigned char *p, size_t n, bool be)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
-	return v;
-}
-
 uint32_t elf_reloc_relative_type(uint16_t machine)
 {
 	switch (machine) {
@@ -159,9 +150,9 @@ static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
 		return 1;
 	for (uint64_t off = 0; off < s->size; off += esz) {
 		struct elf_reloc *r = relvec_push(rv);
-		uint64_t info = rdw(p + off + w, w, be);
+		uint64_t info = elf_get_uint(p + off + w, w, be);
 
-		r->target = rdw(p + off, w, be);
+		r->target = elf_get_uint(p + off, w, be);
 		r->entry_off = s->offset + off;
 		r->entry_addr = s->addr + off;
 		r->entry_size = esz;
@@ -169,7 +160,7 @@ static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
 		r->sym = is64 ? ELF64_R_SYM(info) : ELF32_R_SYM(info);
 		r->section = i;
 		if (rela) {
-			uint64_t a = rdw(p + off + 2 * w, w, be);
+			uint64_t a = elf_get_uint(p + off + 2 * w, w, be);
 
 			if (!is64)
 				a = (uint64_t)(int64_t)(int32_t)a;
@@ -195,7 +186,7 @@ static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
 	if ((s->entsize && s->entsize != w) || s->size % w)
 		return 1;
 	for (uint64_t off = 0; off < s->size; off += w) {
-		uint64_t word = rdw(p + off, w, img->big_endian);
+		uint64_t word = elf_get_uint(p + off, w, img->big_endian);
 		uint64_t targets[64];
 		size_t nt = 0;
 

@@ -6,7 +6,7 @@ memsz_SOURCES += report/cmd_report.c
 
 check_PROGRAMS += tests/test_attrib
 TESTS += tests/test_attrib
-tests_test_attrib_SOURCES = tests/test_attrib.c
+tests_test_attrib_SOURCES = tests/test_attrib.c tests/testutil.c tests/testutil.h
 tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
 tests_test_attrib_LDADD = $(TEST_LIBS)
 
@@ -31,7 +31,7 @@ libmemsz_a_SOURCES += report/unwind.c report/unwind.h \
 	report/faults.c report/faults.h
 check_PROGRAMS += tests/test_unwind
 TESTS += tests/test_unwind
-tests_test_unwind_SOURCES = tests/test_unwind.c
+tests_test_unwind_SOURCES = tests/test_unwind.c tests/testutil.c tests/testutil.h
 tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)
 # End-to-end: stacks of fault samples charged to the pages they made resident.

@@ -3,3 +3,4 @@
 # t3xxx report.
 TESTS += tests/t1000-size-i1.py tests/t1001-size-cli.sh
 EXTRA_DIST += tests/lib.sh tests/t1000-size-i1.py tests/t1001-size-cli.sh
+EXTRA_DIST += tests/memsz_testlib.py

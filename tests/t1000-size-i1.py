@@ -20,17 +20,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import readelf, check_quiet as check  # noqa: E402
+
+
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("not ok -", what)
 
 
 def memsz_csv(path, key):
@@ -41,11 +37,6 @@ def memsz_csv(path, key):
         raise RuntimeError("memsz size %s failed: %s" % (path, out.stderr))
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     return rows
-
-
-def readelf(args, path):
-    return subprocess.run(["readelf", "-W"] + args + [path],
-                          capture_output=True, text=True, check=True).stdout
 
 
 SEC_RE = re.compile(r"^\s*\[\s*(\d+)\]\s+(\S*)\s+(\S+)\s+([0-9a-f]+)\s+"
@@ -209,9 +200,9 @@ def main():
                 check_file(p)
             except Exception as e:  # a crash or error is a failure
                 check(False, "%s: %s" % (p, e))
-        print("%d checks on %d files, %d failed" % (checks, len(files),
-                                                    failures))
-    return 1 if failures else 0
+        print("%d checks on %d files, %d failed" % (lib.checks, len(files),
+                                                    lib.failures))
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":

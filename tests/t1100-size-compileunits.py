@@ -24,10 +24,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import readelf, check_quiet as check  # noqa: E402
+
+
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
-failures = 0
-checks = 0
 
 SOURCES = {
     "a.c": """
@@ -53,14 +57,6 @@ int main(int argc, char **argv) { (void)argv;
 }
 
 
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("not ok -", what)
-
-
 def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, **kw)
 
@@ -73,10 +69,6 @@ def memsz(path, key, fmt="csv"):
     if fmt != "csv":
         return out.stdout
     return list(csv.DictReader(io.StringIO(out.stdout))), out.stderr
-
-
-def readelf(args, path):
-    return run(["readelf", "-W"] + args + [path], check=True).stdout
 
 
 def defined_sizes(obj):
@@ -328,8 +320,8 @@ def main():
             text = memsz(prog, "compileunits", fmt="table")
             check("no DWARF in the file" in text, "no -g: footer says so")
     check_libc()
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    print("%d checks, %d failed" % (lib.checks, lib.failures))
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":

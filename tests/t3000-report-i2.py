@@ -17,32 +17,23 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    PAGE, SRCDIR, check, proc_state, smaps_vmas)
+
+
 MEMSZ = os.environ.get("MEMSZ", "memsz")
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
-                                                    ".."))
 KEYS = ["pids", "files", "mappings", "segments", "sections", "symbols",
         "kinds", "bbs", "relocs", "callers", "faultsite"]
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok     " if ok else "NOT OK ") + what)
-    if not ok:
-        failures += 1
 
 
 def smaps_totals(pid):
-    tot = {"Rss": 0, "Pss": 0, "Private_Dirty": 0, "Swap": 0, "n": 0}
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            parts = line.split()
-            if parts and "-" in parts[0] and not parts[0].endswith(":"):
-                tot["n"] += 1
-            elif parts and parts[0][:-1] in tot:
-                tot[parts[0][:-1]] += int(parts[1]) * 1024
+    vmas = smaps_vmas(pid)
+    tot = {k: sum(v.get(k, 0) for v in vmas)
+           for k in ("Rss", "Pss", "Private_Dirty", "Swap")}
+    tot["n"] = len(vmas)
     return tot
 
 
@@ -110,9 +101,8 @@ def stop_all(pids):
     # wait until every one is really stopped
     for pid in pids:
         for _ in range(200):
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] in "Tt":
-                    break
+            if proc_state(pid) in "Tt":
+                break
             time.sleep(0.01)
 
 
@@ -160,7 +150,7 @@ def main():
                 pass
             p.wait()
         subprocess.run(["rm", "-rf", tmp])
-    return 1 if failures else 0
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":

@@ -11,35 +11,20 @@ binary built here, and the setup itself is checked against smaps:
  - forked child: the 4 MiB region written before fork() has PSS = RSS/2
    in each process (as root).
 """
-import csv
-import io
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
-                                                    ".."))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    MEMSZ, SRCDIR, check, report, stopped, smaps_vmas)
+
+
 MiB = 1024 * 1024
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok     " if ok else "NOT OK ") + what)
-    if not ok:
-        failures += 1
-
-
-def report(data, by, *extra):
-    out = subprocess.run([MEMSZ, "report", "-i", data, "--by", by, "-n", "0",
-                          "--format", "csv", *extra],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, check=True)
-    return list(csv.DictReader(io.StringIO(out.stdout)))
 
 
 def nm_sizes(exe):
@@ -53,15 +38,6 @@ def nm_sizes(exe):
     return sizes
 
 
-def stopped(pid):
-    os.kill(pid, signal.SIGSTOP)
-    for _ in range(200):
-        with open(f"/proc/{pid}/stat") as f:
-            if f.read().rsplit(")", 1)[1].split()[0] in "Tt":
-                return
-        time.sleep(0.01)
-
-
 def record(pids, data):
     subprocess.run([MEMSZ, "record", "-p", ",".join(map(str, pids)), "-o",
                     data, "--duration", "0.1"], stdout=subprocess.DEVNULL,
@@ -70,16 +46,8 @@ def record(pids, data):
 
 def smaps_rss(pid, lo, hi):
     """Rss of the VMAs inside [lo, hi)."""
-    rss, cur = 0, None
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            p = line.split()
-            if "-" in p[0] and not p[0].endswith(":"):
-                s, e = (int(x, 16) for x in p[0].split("-"))
-                cur = lo <= s and e <= hi
-            elif p[0] == "Rss:" and cur:
-                rss += int(p[1]) * 1024
-    return rss
+    return sum(v.get("Rss", 0) for v in smaps_vmas(pid)
+               if lo <= v["start"] and v["end"] <= hi)
 
 
 def main():
@@ -184,7 +152,7 @@ def main():
             p.kill()
             p.wait()
         subprocess.run(["rm", "-rf", tmp])
-    return 1 if failures else 0
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":

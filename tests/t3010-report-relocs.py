@@ -22,24 +22,15 @@ import csv
 import io
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
-                                                    ".."))
-PAGE = os.sysconf("SC_PAGE_SIZE")
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok     " if ok else "NOT OK ") + what)
-    if not ok:
-        failures += 1
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    MEMSZ, PAGE, SRCDIR, check, stopped, smaps_vmas)
 
 
 def run(*args):
@@ -106,28 +97,10 @@ def split_bytes(offs, syms, secs):
     return got
 
 
-def stopped(pid):
-    os.kill(pid, signal.SIGSTOP)
-    for _ in range(200):
-        with open(f"/proc/{pid}/stat") as f:
-            if f.read().rsplit(")", 1)[1].split()[0] in "Tt":
-                return
-        time.sleep(0.01)
-
-
 def smaps(pid, path):
-    rss = dirty = 0
-    cur = False
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            p = line.split()
-            if "-" in p[0] and not p[0].endswith(":"):
-                cur = p[-1] == path
-            elif cur and p[0] == "Rss:":
-                rss += int(p[1]) * 1024
-            elif cur and p[0] == "Private_Dirty:":
-                dirty += int(p[1]) * 1024
-    return rss, dirty
+    vmas = [v for v in smaps_vmas(pid) if v["last"] == path]
+    return (sum(v.get("Rss", 0) for v in vmas),
+            sum(v.get("Private_Dirty", 0) for v in vmas))
 
 
 def main():
@@ -219,7 +192,7 @@ def main():
         check(int(r["file_size"]) == real,
               f"R_X86_64_RELATIVE (RELR) row {r['file_size']} == {real}")
     subprocess.run(["rm", "-rf", tmp])
-    return 1 if failures else 0
+    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":

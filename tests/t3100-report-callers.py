@@ -16,8 +16,6 @@ holding each buffer is the ground truth. Then, recorded with
  - faultsite names the innermost frame; --format folded prints the same
    numbers as "a;b;c bytes" lines.
 """
-import csv
-import io
 import os
 import signal
 import subprocess
@@ -25,18 +23,11 @@ import sys
 import tempfile
 import time
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__),
-                                                    ".."))
-PAGE = os.sysconf("SC_PAGE_SIZE")
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok     " if ok else "NOT OK ") + what)
-    if not ok:
-        failures += 1
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    MEMSZ, PAGE, SRCDIR, check, report, proc_state as state, smaps_vmas)
 
 
 def skip(why):
@@ -44,26 +35,12 @@ def skip(why):
     sys.exit(77)
 
 
-def report(data, by, *extra):
-    out = subprocess.run([MEMSZ, "report", "-i", data, "--by", by, "-n", "0",
-                          "--format", "csv", *extra],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, check=True)
-    return list(csv.DictReader(io.StringIO(out.stdout)))
-
-
 def vma_rss(pid, addr):
     """Rss of the VMA of pid holding addr, from smaps."""
     rss = None
-    cur = False
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            first = line.split()[0]
-            if "-" in first and not first.endswith(":"):
-                s, e = (int(x, 16) for x in first.split("-"))
-                cur = s <= addr < e
-            elif cur and first == "Rss:":
-                rss = int(line.split()[1]) * 1024
+    for v in smaps_vmas(pid):
+        if v["start"] <= addr < v["end"] and "Rss" in v:
+            rss = v["Rss"]
     return rss
 
 
@@ -76,11 +53,6 @@ def children(pid):
         except OSError:
             pass
     return kids
-
-
-def state(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
 
 
 def main():
@@ -195,5 +167,5 @@ def main():
 
 
 main()
-print(f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+print(f"{lib.failures} failure(s)")
+sys.exit(1 if lib.failures else 0)

@@ -26,6 +26,7 @@
 #include "elf/elfimg.h"
 #include "report/report.h"
 #include "report/rows.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 #define PAGE 4096ull
@@ -75,36 +76,23 @@ static struct sym nm_sym(const char *name)
 
 static int setup(void **state)
 {
-	char cmd[1024];
-	FILE *f;
-
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (tmpdir_make(tmpdir))
 		return -1;
 	snprintf(exe, sizeof(exe), "%s/fixture", tmpdir);
 	snprintf(data, sizeof(data), "%s/memsz.data", tmpdir);
-	snprintf(cmd, sizeof(cmd), "%s/fixture.c", tmpdir);
-	f = fopen(cmd, "w");
-	if (!f)
-		return -1;
-	fputs(fixture_src, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -O1 -fPIE -pie -Wl,--build-id "
-		 /* no .eh_frame: symbols keep exactly their st_size of VM */
-		 "-fno-asynchronous-unwind-tables -fno-unwind-tables "
-		 "-o '%s' '%s/fixture.c'",
-		 exe, tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	write_text(fx("fixture.c"), fixture_src);
+	return sh("gcc -O1 -fPIE -pie -Wl,--build-id "
+		  /* no .eh_frame: symbols keep exactly their st_size of VM */
+		  "-fno-asynchronous-unwind-tables -fno-unwind-tables "
+		  "-o '%s' '%s/fixture.c'",
+		  exe, tmpdir) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmpdir_remove() == 0 ? 0 : -1;
 }
 
 /* What a synthetic snapshot marks present. */

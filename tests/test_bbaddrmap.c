@@ -27,55 +27,12 @@
 
 #include "elf/bbaddrmap.h"
 #include "elf/elfimg.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/memsz-test-bb.XXXXXX";
 static char clang[64];   /* "" if none */
 static char readobj[64]; /* "" if none */
-
-static char *fx(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, 512, "%s/%s", tmpdir, name);
-	return b;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	st = system(cmd);
-	free(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static FILE *pipe_of(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static FILE *pipe_of(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	FILE *p;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	p = popen(cmd, "r");
-	free(cmd);
-	assert_non_null(p);
-	return p;
-}
 
 static const char prog_c[] =
 	"#include <stdio.h>\n"
@@ -113,7 +70,7 @@ static int group_setup(void **state)
 	FILE *f;
 
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (tmpdir_make(tmpdir))
 		return -1;
 	for (size_t i = 0; i < 2 && !clang[0]; i++)
 		if (sh("command -v %s >/dev/null 2>&1", clangs[i]) == 0)
@@ -136,7 +93,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", tmpdir);
+	tmpdir_remove();
 	return 0;
 }
 
@@ -249,17 +206,6 @@ static uint64_t label_bytes(struct rmap *rm, struct labels *lb,
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(labels_str(lb, e[i].label), label))
 			sum += e[i].end - e[i].start;
-	return sum;
-}
-
-static uint64_t map_total(struct rmap *rm)
-{
-	size_t n;
-	const struct rmap_entry *e = rmap_entries(rm, &n);
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sum += e[i].end - e[i].start;
 	return sum;
 }
 

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "data/datafile.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/memsz-test-datafile-XXXXXX";
@@ -28,30 +29,6 @@ static char tmpdir[] = "/tmp/memsz-test-datafile-XXXXXX";
 static char *tpath(const char *name)
 {
 	return xasprintf("%s/%s", tmpdir, name);
-}
-
-static void *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	void *p;
-
-	assert_non_null(f);
-	assert_int_equal(fstat(fileno(f), &st), 0);
-	p = xmalloc(st.st_size + 1);
-	assert_int_equal(fread(p, 1, st.st_size, f), (size_t)st.st_size);
-	fclose(f);
-	*len = st.st_size;
-	return p;
-}
-
-static void write_file(const char *path, const void *p, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
 }
 
 static const struct md_run runs[] = {
@@ -612,16 +589,13 @@ static void test_not_memsz(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tmpdir_make(tmpdir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
+	return tmpdir_remove();
 }
 
 int main(void)

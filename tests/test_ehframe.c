@@ -29,72 +29,11 @@
 #include "elf/ehframe.h"
 #include "elf/elfimg.h"
 #include "elf/elfpriv.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/memsz-test-ehframe.XXXXXX";
 static bool have_m32, have_cxx;
-
-static char *fx(const char *name)
-{
-	static char bufs[8][512];
-	static int next;
-	char *b = bufs[next++ % 8];
-
-	snprintf(b, 512, "%s/%s", tmpdir, name);
-	return b;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	st = system(cmd);
-	free(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Lines of a shell command's output: *n lines, caller frees with
- * free_lines(). */
-static char **lines_of(size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static char **lines_of(size_t *n, const char *fmt, ...)
-{
-	char *cmd, *line = NULL, **v = NULL;
-	size_t cap = 0, lcap = 0;
-	va_list ap;
-	ssize_t len;
-	FILE *p;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	*n = 0;
-	while ((len = getline(&line, &lcap, p)) >= 0) {
-		xgrow(&v, &cap, *n + 1, sizeof(*v));
-		v[(*n)++] = xstrdup(line);
-	}
-	free(line);
-	pclose(p);
-	free(cmd);
-	return v;
-}
-
-static void free_lines(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 static const char c_src[] =
 	"#include <stdio.h>\n"
@@ -145,7 +84,7 @@ static int setup(void **state)
 	FILE *f;
 
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (tmpdir_make(tmpdir))
 		return -1;
 	f = fopen(fx("a.c"), "w");
 	if (!f)
@@ -179,7 +118,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf '%s'", tmpdir);
+	tmpdir_remove();
 	return 0;
 }
 
@@ -300,33 +239,6 @@ static struct tsym *readelf_funcs(const char *path, size_t *n)
 	}
 	free_lines(l, nl);
 	return v;
-}
-
-static const struct elf_section *sec_by_name(const struct elfimg *img,
-					     const char *name)
-{
-	for (size_t i = 1; i < img->nsecs; i++)
-		if (!strcmp(img->secs[i].name, name))
-			return &img->secs[i];
-	return NULL;
-}
-
-/* Bytes of label id in map m inside [lo, hi). */
-static uint64_t bytes_in(struct rmap *m, uint32_t id, uint64_t lo,
-			 uint64_t hi)
-{
-	const struct rmap_entry *e;
-	uint64_t sum = 0;
-	size_t n;
-
-	e = rmap_entries(m, &n);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t s = MAX(e[i].start, lo), t = MIN(e[i].end, hi);
-
-		if (e[i].label == id && t > s)
-			sum += t - s;
-	}
-	return sum;
 }
 
 static int cmp_fde(const void *a, const void *b)

@@ -27,74 +27,13 @@
 
 #include "elf/elfimg.h"
 #include "elf/elfpriv.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/memsz-test-elf.XXXXXX";
 static bool have_m32;
 
 /* ---------- helpers ---------- */
-
-static char *fx(const char *name)
-{
-	static char bufs[8][512];
-	static int next;
-	char *b = bufs[next++ % 8];
-
-	snprintf(b, 512, "%s/%s", tmpdir, name);
-	return b;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	st = system(cmd);
-	free(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Output of a shell command; caller frees. */
-static char *capture(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static char *capture(const char *fmt, ...)
-{
-	char *cmd, *buf = NULL;
-	size_t len = 0, cap = 0;
-	va_list ap;
-	FILE *p;
-	int c;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while ((c = fgetc(p)) != EOF) {
-		xgrow(&buf, &cap, len + 2, 1);
-		buf[len++] = c;
-	}
-	xgrow(&buf, &cap, len + 1, 1);
-	buf[len] = 0;
-	pclose(p);
-	free(cmd);
-	return buf;
-}
-
-static uint64_t file_size(const char *path)
-{
-	struct stat st;
-
-	assert_int_equal(stat(path, &st), 0);
-	return st.st_size;
-}
 
 static int tokenize(char *line, char **tok, int max)
 {
@@ -146,8 +85,8 @@ static void truth_free(struct truth *t)
 
 static void truth_read(const char *path, struct truth *t)
 {
-	char *out = capture("LC_ALL=C readelf -W -h -S -l -s '%s' 2>/dev/null",
-			    path);
+	char *out = sh_output(
+		"LC_ALL=C readelf -W -h -S -l -s '%s' 2>/dev/null", path);
 	size_t cs = 0, cg = 0, cy = 0;
 	enum { NONE, SECS, SEGS, SYMS, OTHERSYMS } mode = NONE;
 	char *save, *line;
@@ -254,18 +193,6 @@ static void truth_read(const char *path, struct truth *t)
 }
 
 /* ---------- map helpers ---------- */
-
-static uint64_t map_total(struct rmap *m)
-{
-	const struct rmap_entry *e;
-	uint64_t sum = 0;
-	size_t n;
-
-	e = rmap_entries(m, &n);
-	for (size_t i = 0; i < n; i++)
-		sum += e[i].end - e[i].start;
-	return sum;
-}
 
 /* Bytes of m labelled name (0 if the label does not exist). */
 static uint64_t label_bytes(struct rmap *m, struct labels *lb,
@@ -606,15 +533,6 @@ static const char fs_c[] =
 	"int fs_func(int x) { return x * 3 + fs_data[x]; }\n"
 	"void _start(void) { for (;;) fs_func(fs_bss[0] + fs_tls); }\n";
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static const char *byteswap_script(void)
 {
 	static char path[1024];
@@ -629,13 +547,13 @@ static const char *byteswap_script(void)
 static int group_setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (tmpdir_make(tmpdir))
 		return -1;
 	chmod(tmpdir, 0755);
-	write_file(fx("fx.c"), fx_c);
-	write_file(fx("fxx.cc"), fxx_cc);
-	write_file(fx("fs.c"), fs_c);
-	write_file(fx("fx_other.c"), fx_other_c);
+	write_text(fx("fx.c"), fx_c);
+	write_text(fx("fxx.cc"), fxx_cc);
+	write_text(fx("fs.c"), fs_c);
+	write_text(fx("fx_other.c"), fx_other_c);
 	if (sh("cd %s && gcc -O1 -g -DOTHER=0 -o fx fx.c fx_other.c && "
 	       "gcc -O1 -g -DOTHER=1 -o fx2 fx.c fx_other.c && "
 	       "gcc -O1 -Wl,--build-id=none -DOTHER=2 -o fxnb fx.c "
@@ -654,7 +572,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", tmpdir);
+	tmpdir_remove();
 	return 0;
 }
 
@@ -670,8 +588,8 @@ static void test_open_fields(void **state)
 	assert_int_equal(img->elfclass, ELFCLASS64);
 	assert_false(img->big_endian);
 	assert_int_equal(img->file_size, file_size(fx("fx")));
-	out = capture("LC_ALL=C readelf -n '%s' | sed -n 's/.*Build ID: //p'",
-		      fx("fx"));
+	out = sh_output("LC_ALL=C readelf -n '%s' | sed -n 's/.*Build ID: //p'",
+			fx("fx"));
 	out[strcspn(out, "\n")] = 0;
 	assert_true(img->build_id_len > 0);
 	assert_string_equal(elfimg_build_id_hex(img, hex, sizeof(hex)), out);
@@ -775,10 +693,10 @@ static void test_aliases(void **state)
 	(void)state;
 	assert_int_equal(map_image(fx("fx"), ELFSRC_SYMBOLS, &m, NULL), 0);
 	/* readelf: fx_func_a and fx_func_b share value and size */
-	char *out = capture("LC_ALL=C readelf -W -s '%s' | "
-			    "awk '$8==\"fx_func_a\"||$8==\"fx_func_b\" "
-			    "{print $2, $3}' | sort -u | wc -l",
-			    fx("fx"));
+	char *out = sh_output("LC_ALL=C readelf -W -s '%s' | "
+			      "awk '$8==\"fx_func_a\"||$8==\"fx_func_b\" "
+			      "{print $2, $3}' | sort -u | wc -l",
+			      fx("fx"));
 	assert_string_equal(out, "1\n");
 	free(out);
 	id = labels_find(m.lb, "fx_func_a");
@@ -814,7 +732,7 @@ static void test_cxx_demangled(void **state)
 	for (size_t i = 0; i < t.nsyms; i++)
 		fprintf(f, "%s\n", t.syms[i].name[0] ? t.syms[i].name : "-");
 	fclose(f);
-	names = capture("c++filt < '%s'", fx("mangled.txt"));
+	names = sh_output("c++filt < '%s'", fx("mangled.txt"));
 	line = strtok_r(names, "\n", &save);
 	for (size_t i = 0; i < t.nsyms && line;
 	     i++, line = strtok_r(NULL, "\n", &save)) {
@@ -1097,7 +1015,7 @@ static void test_demangle_bomb(void **state)
 	(void)state;
 	/* c++filt agrees a small one is valid and it does double */
 	dm = bomb_name(4);
-	want = capture("c++filt '%s'", dm);
+	want = sh_output("c++filt '%s'", dm);
 	want[strcspn(want, "\n")] = 0;
 	assert_string_not_equal(want, dm);
 	char *got = elf_demangle(dm);
@@ -1109,8 +1027,8 @@ static void test_demangle_bomb(void **state)
 	/* a real name with many back-references still demangles */
 	dm = elf_demangle("_ZSt17__rotate_adaptiveIPN5clang17Overload"
 			  "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
-	want = capture("c++filt _ZSt17__rotate_adaptiveIPN5clang17Overload"
-		       "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
+	want = sh_output("c++filt _ZSt17__rotate_adaptiveIPN5clang17Overload"
+			 "CandidateES2_lET_S3_S3_S3_T1_S4_T0_S4_");
 	want[strcspn(want, "\n")] = 0;
 	assert_non_null(dm);
 	assert_string_equal(dm, want);
@@ -1284,9 +1202,9 @@ static void test_source_names(void **state)
 static void test_not_elf(void **state)
 {
 	(void)state;
-	write_file(fx("text.txt"), "hello, this is not an ELF file\n");
-	write_file(fx("empty.bin"), "");
-	write_file(fx("short.bin"), "\177EL");
+	write_text(fx("text.txt"), "hello, this is not an ELF file\n");
+	write_text(fx("empty.bin"), "");
+	write_text(fx("short.bin"), "\177EL");
 	assert_int_equal(open_code(fx("text.txt")), -MEMSZ_ENOTELF);
 	assert_int_equal(open_code(fx("empty.bin")), -MEMSZ_ENOTELF);
 	assert_int_equal(open_code(fx("short.bin")), -MEMSZ_ETRUNC);
@@ -1319,28 +1237,6 @@ static void test_no_permission(void **state)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-}
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf;
-
-	assert_non_null(f);
-	*n = file_size(path);
-	buf = xmalloc(*n);
-	assert_int_equal(fread(buf, 1, *n, f), *n);
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const void *buf, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, n, f), n);
-	fclose(f);
 }
 
 static void truncate_at(const char *src, size_t len)
@@ -1380,7 +1276,7 @@ static void truncation_sweep(const char *path)
 
 	snprintf(src, sizeof(src), "%s", path); /* fx() buffers rotate */
 	size = file_size(src);
-	buf = slurp(src, &len);
+	buf = read_file(src, &len);
 	truth_read(src, &t);
 	/* header boundaries from readelf */
 	cuts[n++] = t.ehsize;
@@ -1403,7 +1299,7 @@ static void truncation_sweep(const char *path)
 	for (size_t i = 0; i < n; i++) {
 		if (cuts[i] >= size)
 			continue;
-		spit(fx("trunc.bin"), buf, cuts[i]);
+		write_file(fx("trunc.bin"), buf, cuts[i]);
 		int ret = open_and_map(fx("trunc.bin"));
 		if (ret != -MEMSZ_ETRUNC && cuts[i])
 			print_message("%s cut at %lu: %d\n", src,
@@ -1411,7 +1307,7 @@ static void truncation_sweep(const char *path)
 		assert_int_equal(ret, cuts[i] ? -MEMSZ_ETRUNC :
 						 -MEMSZ_ENOTELF);
 	}
-	spit(fx("trunc.bin"), buf, 0);
+	write_file(fx("trunc.bin"), buf, 0);
 	assert_int_equal(open_and_map(fx("trunc.bin")), -MEMSZ_ENOTELF);
 	truncate_at(src, size);
 	assert_int_equal(open_and_map(fx("trunc.bin")), 0);
@@ -1474,7 +1370,7 @@ static void try_corrupt(const unsigned char *orig, size_t len,
 
 	memcpy(buf, orig, len);
 	edit(buf, t, len);
-	spit(fx("corrupt.bin"), buf, len);
+	write_file(fx("corrupt.bin"), buf, len);
 	free(buf);
 	if (c->at_symbols) {
 		struct mapped m;
@@ -1713,7 +1609,7 @@ static void test_corrupt(void **state)
 
 	(void)state;
 	truth_read(fx("fx"), &t);
-	orig = slurp(fx("fx"), &len);
+	orig = read_file(fx("fx"), &len);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		try_corrupt(orig, len, &cases[i].c, cases[i].edit, &t);
 
@@ -1724,7 +1620,7 @@ static void test_corrupt(void **state)
 
 		memcpy(buf, orig, len);
 		ed_st_size(buf, &t, len);
-		spit(fx("corrupt.bin"), buf, len);
+		write_file(fx("corrupt.bin"), buf, len);
 		free(buf);
 		assert_int_equal(map_image(fx("corrupt.bin"), ELFSRC_SYMBOLS,
 					   &m, NULL),
@@ -1819,7 +1715,7 @@ static void test_fuzz(void **state)
 	regions[0] = sec_named(&t, ".symtab", NULL);
 	regions[1] = sec_named(&t, ".note.gnu.build-id", NULL);
 	regions[2] = sec_named(&t, ".gnu_debuglink", NULL);
-	orig = slurp(fx("fz/fs64dl"), &len);
+	orig = read_file(fx("fz/fs64dl"), &len);
 	buf = xmalloc(len);
 	for (int iter = 0; iter < 1500; iter++) {
 		int flips = 1 + rand_r(&seed) % 4;
@@ -1848,7 +1744,7 @@ static void test_fuzz(void **state)
 			if (off < len)
 				buf[off] ^= 1u << (rand_r(&seed) % 8);
 		}
-		spit(fx("fz/fuzz.bin"), buf, len);
+		write_file(fx("fz/fuzz.bin"), buf, len);
 		ok += fuzz_one(fx("fz/fuzz.bin"), buf, len) == 0;
 	}
 	print_message("fuzz: %d of 1500 variants still mapped\n", ok);

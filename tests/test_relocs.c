@@ -27,69 +27,11 @@
 #include "elf/elfimg.h"
 #include "elf/elfpriv.h"
 #include "elf/relocs.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/memsz-test-relocs.XXXXXX";
 static bool have_m32;
-
-static char *fx(const char *name)
-{
-	static char bufs[8][512];
-	static int next;
-	char *b = bufs[next++ % 8];
-
-	snprintf(b, 512, "%s/%s", tmpdir, name);
-	return b;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	st = system(cmd);
-	free(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char **lines_of(size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static char **lines_of(size_t *n, const char *fmt, ...)
-{
-	char *cmd, *line = NULL, **v = NULL;
-	size_t cap = 0, lcap = 0;
-	va_list ap;
-	FILE *p;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	*n = 0;
-	while (getline(&line, &lcap, p) >= 0) {
-		xgrow(&v, &cap, *n + 1, sizeof(*v));
-		v[(*n)++] = xstrdup(line);
-	}
-	free(line);
-	pclose(p);
-	free(cmd);
-	return v;
-}
-
-static void free_lines(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 static const char ptrs_src[] =
 	"#include <stdio.h>\n"
@@ -122,7 +64,7 @@ static int setup(void **state)
 	FILE *f;
 
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (tmpdir_make(tmpdir))
 		return -1;
 	f = fopen(fx("ptrs.c"), "w");
 	if (!f)
@@ -150,7 +92,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf '%s'", tmpdir);
+	tmpdir_remove();
 	return 0;
 }
 
@@ -272,34 +214,6 @@ static struct tsym *readelf_syms(const char *path, const char *tab,
 	}
 	free_lines(l, nl);
 	return v;
-}
-
-static const struct elf_section *sec_by_name(const struct elfimg *img,
-					     const char *name)
-{
-	for (size_t i = 1; i < img->nsecs; i++)
-		if (!strcmp(img->secs[i].name, name))
-			return &img->secs[i];
-	return NULL;
-}
-
-static uint64_t bytes_in(struct rmap *m, uint32_t id, uint64_t lo,
-			 uint64_t hi)
-{
-	const struct rmap_entry *e;
-	uint64_t sum = 0;
-	size_t n;
-
-	if (id == LABEL_NONE)
-		return 0;
-	e = rmap_entries(m, &n);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t s = MAX(e[i].start, lo), t = MIN(e[i].end, hi);
-
-		if (e[i].label == id && t > s)
-			sum += t - s;
-	}
-	return sum;
 }
 
 /* Bytes of label name in section sname, file and VM (VM must agree for an

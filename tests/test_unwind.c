@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "report/unwind.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 #define STACK_COPY 8192
@@ -75,17 +76,12 @@ static int run(const char *cmd)
 static int setup(void **state)
 {
 	char src[300], cmd[1024];
-	FILE *f;
 
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (tmpdir_make(tmpdir))
 		return -1;
 	snprintf(src, sizeof(src), "%s/fix.c", tmpdir);
-	f = fopen(src, "w");
-	if (!f)
-		return -1;
-	fputs(fixture_src, f);
-	fclose(f);
+	write_text(src, fixture_src);
 	snprintf(lib_eh, sizeof(lib_eh), "%s/libeh.so", tmpdir);
 	snprintf(lib_df, sizeof(lib_df), "%s/libdf.so", tmpdir);
 	snprintf(cmd, sizeof(cmd),
@@ -106,11 +102,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return run(cmd);
+	return tmpdir_remove() == 0 ? 0 : -1;
 }
 
 /* Copy the stack without the sanitizers' view of frames getting in the
