@@ -231,14 +231,6 @@ static int writer_begin(struct md_writer *w)
 	return 0;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int md_writer_open(const char *path, struct md_writer **out)
 {
 	struct md_writer *w;

@@ -39,7 +39,6 @@ struct rec_target {
 	bool traced;          /* launched (or forked from it): under ptrace */
 	int pidfd;            /* attach mode: readable at exit; -1 */
 	struct procmaps last; /* polling fallback: the maps seen last */
-	bool have_last;
 };
 
 struct synth_key {
@@ -82,6 +81,7 @@ static const struct option record_options[] = {
 	{ "call-graph", required_argument, NULL, 'g' },
 	{ "stack-size", required_argument, NULL, 'S' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -130,14 +130,6 @@ void usage_record(FILE *out)
 		"samples (a power\n"
 		"                        of 2; default 64 MiB per cpu, less "
 		"with > 8 cpus)\n");
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* Remember the first write error; later writes are skipped. */
@@ -389,7 +381,6 @@ static void poll_maps(struct rec *r, struct rec_target *t)
 	}
 	procmaps_free(&t->last);
 	t->last = now;
-	t->have_last = true;
 }
 
 static void snapshot(struct rec *r, struct rec_target *t, int read_pid,
@@ -448,7 +439,6 @@ static void at_exec(void *arg, int pid)
 		return;
 	/* The address space was replaced: the fallback starts over. */
 	procmaps_free(&t->last);
-	t->have_last = false;
 	if (pid == r->child && !r->started) {
 		r->started = true;
 		snapshot(r, t, pid, MD_SNAP_F_FROZEN);
@@ -724,6 +714,49 @@ static void unreported_lost(struct rec *r)
 	free(counts);
 }
 
+/* Open the perf events for a launched child (pid > 0) or for the attached
+ * targets (pid 0), or fall back to polling /proc when perf is refused or
+ * MEMSZ_NO_PERF is set. Sampling (--faults, -e) has no fallback. Returns 0,
+ * or -1 after printing why recording cannot go on. */
+static int start_capture(struct rec *r, unsigned ring_pages, int pid)
+{
+	/* a launched command's events start counting at its exec */
+	struct perf_capture_opts o = { .inherit = r->inherit,
+				       .enable_on_exec = pid > 0,
+				       .samples = r->sattr,
+				       .nsamples = r->nsattr,
+				       .sample_ring_pages = ring_pages };
+	int err;
+
+	if (perf_disabled_by_env()) {
+		if (r->nsattr) {
+			memsz_error("cannot sample events: MEMSZ_NO_PERF is "
+				    "set");
+			return -1;
+		}
+		fallback(r, "MEMSZ_NO_PERF is set");
+		return 0;
+	}
+	if (pid > 0) {
+		err = perf_capture_new(&o, &r->pc);
+		if (!err)
+			err = perf_capture_add_task(r->pc, pid);
+	} else {
+		err = attach_perf(r, ring_pages);
+	}
+	if ((err == -EACCES || err == -EPERM) && r->nsattr) {
+		memsz_error("cannot sample events: %s", paranoid_reason(err));
+		return -1;
+	} else if (err == -EACCES || err == -EPERM) {
+		fallback(r, paranoid_reason(err));
+	} else if (err < 0) {
+		memsz_error("cannot open perf events: %s",
+			    memsz_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct rec rec = { .path = "memsz.data", .inherit = true };
@@ -821,6 +854,11 @@ int cmd_record(int argc, char **argv)
 			}
 			ring_pages = (unsigned)v;
 			break;
+		case 'h':
+			usage_record(stdout);
+			free(events);
+			free(r->sattr);
+			return 0;
 		default:
 			usage_record(stderr);
 			goto out_usage;
@@ -882,14 +920,6 @@ int cmd_record(int argc, char **argv)
 		note_events(r, events);
 
 	if (launch) {
-		struct perf_capture_opts o = {
-			.inherit = r->inherit,
-			.enable_on_exec = true,
-			.samples = r->sattr,
-			.nsamples = r->nsattr,
-			.sample_ring_pages = ring_pages,
-		};
-
 		err = target_launch(argv + optind);
 		if (err < 0) {
 			memsz_error("cannot fork: %s", memsz_strerror(err));
@@ -897,28 +927,8 @@ int cmd_record(int argc, char **argv)
 		}
 		r->child = err;
 		target_add(r, r->child, true);
-		if (perf_disabled_by_env() && r->nsattr) {
-			memsz_error("cannot sample events: MEMSZ_NO_PERF is "
-				    "set");
+		if (start_capture(r, ring_pages, r->child) < 0)
 			goto out_child;
-		} else if (perf_disabled_by_env()) {
-			fallback(r, "MEMSZ_NO_PERF is set");
-		} else {
-			err = perf_capture_new(&o, &r->pc);
-			if (!err)
-				err = perf_capture_add_task(r->pc, r->child);
-			if ((err == -EACCES || err == -EPERM) && r->nsattr) {
-				memsz_error("cannot sample events: %s",
-					    paranoid_reason(err));
-				goto out_child;
-			} else if (err == -EACCES || err == -EPERM) {
-				fallback(r, paranoid_reason(err));
-			} else if (err < 0) {
-				memsz_error("cannot open perf events: %s",
-					    memsz_strerror(err));
-				goto out_child;
-			}
-		}
 		err = tracer_seize(r->child, r->inherit, &rec_tracer_ops, r,
 				   &r->tr);
 		if (err < 0) {
@@ -940,26 +950,8 @@ int cmd_record(int argc, char **argv)
 
 			t->pidfd = syscall(SYS_pidfd_open, pids[i], 0);
 		}
-		if (perf_disabled_by_env() && r->nsattr) {
-			memsz_error("cannot sample events: MEMSZ_NO_PERF is "
-				    "set");
+		if (start_capture(r, ring_pages, 0) < 0)
 			goto out_targets;
-		} else if (perf_disabled_by_env()) {
-			fallback(r, "MEMSZ_NO_PERF is set");
-		} else {
-			err = attach_perf(r, ring_pages);
-			if ((err == -EACCES || err == -EPERM) && r->nsattr) {
-				memsz_error("cannot sample events: %s",
-					    paranoid_reason(err));
-				goto out_targets;
-			} else if (err == -EACCES || err == -EPERM) {
-				fallback(r, paranoid_reason(err));
-			} else if (err < 0) {
-				memsz_error("cannot open perf events: %s",
-					    memsz_strerror(err));
-				goto out_targets;
-			}
-		}
 		note_samples_user_only(r, ring_pages);
 		for (size_t i = 0; r->pc && i < r->nt; i++)
 			synthesize(r, &r->t[i]);

@@ -64,14 +64,6 @@ struct perf_capture {
 	bool user_only;                 /* kernel-mode samples refused */
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
 			       int group_fd, unsigned long flags)
 {
@@ -785,11 +777,6 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 		pc->npend -= done;
 	}
 	return ret < 0 ? ret : (int)done + nsamples;
-}
-
-bool perf_capture_has_build_id(const struct perf_capture *pc)
-{
-	return pc->build_id;
 }
 
 int perf_capture_sample_counts(const struct perf_capture *pc,

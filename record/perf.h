@@ -100,8 +100,6 @@ size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
  * for the next call. Returns the number handed out or fn's negative code. */
 int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 		       perf_rec_fn fn, void *arg);
-/* True if mmap2 records carry build-ids (attr.build_id accepted). */
-bool perf_capture_has_build_id(const struct perf_capture *pc);
 /* How many times each sampling event fired so far (counts[i] for event i;
  * the caller gives nsamples slots), summed over tasks and cpus; children
  * count once they have exited. With the samples received and the LOST

@@ -388,14 +388,6 @@ static bool others_live(struct tracer *tr, int tgid, int tid)
 	return live;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Release a leader held at its exit stop. */
 static void release_leader(struct tracer *tr, int tgid)
 {

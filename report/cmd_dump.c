@@ -16,6 +16,7 @@
 static const struct option dump_options[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -250,6 +251,9 @@ int cmd_dump(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'h':
+			usage_dump(stdout);
+			return 0;
 		default:
 			usage_dump(stderr);
 			return EXIT_USAGE;

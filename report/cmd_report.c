@@ -180,6 +180,10 @@ int cmd_report(int argc, char **argv)
 		case 'd':
 			o.debug_root = optarg;
 			break;
+		case 'h':
+			usage_report(stdout);
+			ret = 0;
+			goto out;
 		default:
 			usage_report(stderr);
 			ret = EXIT_USAGE;

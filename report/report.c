@@ -148,7 +148,6 @@ struct report_ctx {
 	size_t npids, pidcap;
 	uint64_t lost;
 	size_t truncated_at;      /* 0: read to a clean end */
-	int read_err;
 
 	/* the walk */
 	enum attrib_src srcs[REPORT_MAX_KEYS];
@@ -313,7 +312,6 @@ static int pass1(struct report_ctx *c, char **msg)
 		}
 	}
 	if (ret < 0) {
-		c->read_err = ret;
 		c->truncated_at = md_reader_offset(r);
 		note(c, xasprintf("'%s' is damaged at offset %zu (%s): read "
 				  "up to there", c->o->input,

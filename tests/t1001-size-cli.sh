@@ -31,6 +31,16 @@ $MEMSZ --help | grep -q 'size' && ok "--help lists commands" || notok "--help"
 $MEMSZ help size >"$tmp/h1" && $MEMSZ size --help >"$tmp/h2" &&
 	cmp -s "$tmp/h1" "$tmp/h2" && grep -q -- '--by' "$tmp/h1" &&
 	ok "memsz size --help == memsz help size" || notok "help size"
+# --help after other options prints the same usage as `memsz help CMD`
+for cmd_opt in "size -n 3" "report -n 3" "record -o $tmp/x.data" "dump -v"; do
+	cmd=${cmd_opt%% *}
+	$MEMSZ help "$cmd" >"$tmp/h1" 2>&1
+	$MEMSZ $cmd_opt --help >"$tmp/h2" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] && cmp -s "$tmp/h1" "$tmp/h2" &&
+		ok "memsz $cmd_opt --help == memsz help $cmd" ||
+		notok "memsz $cmd_opt --help (rc=$rc)"
+done
 expect_fail "unknown command names the valid ones" "Commands are:.*size" \
 	$MEMSZ frobnicate
 expect_fail "missing file" "'$tmp/nope': No such file" $MEMSZ size "$tmp/nope"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *memsz_progname = "memsz";
 
@@ -178,4 +179,17 @@ int parse_u64(const char *s, uint64_t *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+uint64_t clock_ns(int clock_id)
+{
+	struct timespec ts;
+
+	clock_gettime(clock_id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }

@@ -58,6 +58,11 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
  * ("0", "812", "1.50Ki", "23.4Mi"). buf must hold 16 bytes. Returns buf. */
 char *fmt_human(char *buf, size_t len, double bytes);
 
+/* Nanoseconds of clock id (CLOCK_MONOTONIC, CLOCK_REALTIME, ...). */
+uint64_t clock_ns(int clock_id);
+/* clock_ns(CLOCK_MONOTONIC): the clock perf events are stamped with. */
+uint64_t mono_ns(void);
+
 /* Program name used in messages ("memsz"). */
 extern const char *memsz_progname;
 
