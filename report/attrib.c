@@ -5,7 +5,6 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,27 +195,6 @@ static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 	return lo < a->nimgs && a->imgs[lo]->id == id ? a->imgs[lo] : NULL;
 }
 
-/* 1 if path starts with the ELF magic, 0 if not, negative if unreadable. */
-static int is_elf_file(const char *path)
-{
-	unsigned char m[SELFMAG];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, m, sizeof(m));
-	close(fd);
-	return n == SELFMAG && !memcmp(m, ELFMAG, SELFMAG);
-}
-
-static void build_id_hex(char *buf, const uint8_t *id, size_t len)
-{
-	buf[0] = 0;
-	for (size_t i = 0; i < len; i++)
-		snprintf(buf + 2 * i, 3, "%02x", id[i]);
-}
-
 /* Check the image on disk against what was recorded. Returns NULL if it
  * matches, else a malloc'd reason. */
 static char *img_verify(struct attrib_img *im, const char *path)
@@ -228,12 +206,15 @@ static char *img_verify(struct attrib_img *im, const char *path)
 
 	if (r->build_id_len) {
 		size_t len = MIN(r->build_id_len, sizeof(r->build_id));
+		struct elfimg rec = { .build_id_len = len };
 
 		if (img->build_id_len >= len &&
 		    !memcmp(img->build_id, r->build_id, len))
 			return NULL;
-		build_id_hex(want, r->build_id, len);
-		build_id_hex(got, img->build_id, MIN(img->build_id_len, 64));
+		/* the recorded build-id, in an elfimg to print it */
+		memcpy(rec.build_id, r->build_id, len);
+		elfimg_build_id_hex(&rec, want, sizeof(want));
+		elfimg_build_id_hex(img, got, sizeof(got));
 		return xasprintf("build-id %s on disk, %s recorded",
 				 got[0] ? got : "(none)", want);
 	}
@@ -268,13 +249,11 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 	char buf[48];
 	int ret;
 
-	ret = is_elf_file(path);
-	if (ret == 0) {
+	ret = size_image_open(&im->si, path, a->lb);
+	if (ret == -MEMSZ_ENOTELF) {
 		im->state = IMG_NOTELF;
 		return;
 	}
-	if (ret > 0)
-		ret = size_image_open(&im->si, path, a->lb);
 	if (ret < 0) {
 		im->state = IMG_BROKEN;
 		im->why = xasprintf("cannot open '%s': %s", path,
@@ -322,8 +301,7 @@ static bool has_prefix(const char *s, const char *p)
 	return !strncmp(s, p, strlen(p));
 }
 
-const char *attrib_anon_name(const char *name, uint32_t image_id,
-			     enum attrib_class *cls)
+const char *attrib_anon_name(const char *name, enum attrib_class *cls)
 {
 	*cls = ACLS_ANON;
 	if (!name || !name[0])
@@ -336,7 +314,6 @@ const char *attrib_anon_name(const char *name, uint32_t image_id,
 		*cls = ACLS_SHMEM;
 		return name;
 	}
-	(void)image_id;
 	return NULL;
 }
 
@@ -421,7 +398,7 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	p->end = m->end;
 	p->seg = -1;
 
-	anon = attrib_anon_name(m->name, m->image_id, &cls);
+	anon = attrib_anon_name(m->name, &cls);
 	if (anon) {
 		p->cls = cls;
 		p->file_label = labels_intern(a->lb, anon);
@@ -907,13 +884,6 @@ const char *attrib_image_elf_path(struct attrib *a, uint32_t id)
 	struct attrib_img *im = img_get(a, id);
 
 	return im && im->state == IMG_ELF ? img_path(im) : NULL;
-}
-
-const char *attrib_image_name(struct attrib *a, uint32_t id)
-{
-	struct attrib_img *im = img_find(a, id);
-
-	return im ? im->rec.path : NULL;
 }
 
 int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,

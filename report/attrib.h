@@ -130,11 +130,11 @@ uint32_t attrib_image_id(const struct attrib_part *p);
  * charged to fallback labels, and notes from the source maps. */
 void attrib_notes(struct attrib *a, struct size_notes *notes);
 
-/* Name of a kind of anonymous mapping: "[heap]", "[stack]", "[anon]",
- * "[anon:x]", ... or the path for shared memory; sets *cls (ANON or SHMEM)
- * and returns NULL for a regular file mapping. buf holds 32 bytes. */
-const char *attrib_anon_name(const char *name, uint32_t image_id,
-			     enum attrib_class *cls);
+/* Name of a kind of anonymous mapping of name (NULL or "": "[anon]";
+ * "[heap]", "[stack]", "[anon:x]", ... as given) or the path for shared
+ * memory; sets *cls (ANON or SHMEM). Returns NULL for a regular file
+ * mapping. The result is name itself or a string constant. */
+const char *attrib_anon_name(const char *name, enum attrib_class *cls);
 
 /* --- images by address, for fault samples --- */
 
@@ -147,8 +147,6 @@ uint32_t attrib_image_lookup(struct attrib *a, const char *path,
  * NULL if it is not a usable ELF image. Borrowed, valid until
  * attrib_free(). */
 const char *attrib_image_elf_path(struct attrib *a, uint32_t id);
-/* The recorded path of image id, or NULL. Borrowed. */
-const char *attrib_image_name(struct attrib *a, uint32_t id);
 /* Load bias (image VM = va - bias) of a mapping [start, end) of image id
  * at file offset pgoff with prot. Returns 0, or -ENOENT if the image is
  * not a usable ELF image or no PT_LOAD matches. */
