@@ -347,15 +347,14 @@ static uint64_t seg_bias(const struct elf_segment *s,
 
 /* The PT_LOAD that mapping m maps: its page-aligned file extent holds m's
  * pgoff. Two segments may share a file page (the end of one, the start of
- * the next), so the one whose load bias agrees with the image's previous
- * mapping wins; then an exact match of the aligned p_offset (the first
- * mapping of a segment); then one whose X permission agrees (a segment
- * split by mprotect, e.g. RELRO, continues at a later pgoff). */
-static int find_segment(const struct attrib *a, const struct attrib_img *im,
-			const struct attrib_map *m)
+ * the next), so the one whose load bias is *prefer wins; then an exact
+ * match of the aligned p_offset (the first mapping of a segment); then one
+ * whose X permission agrees (a segment split by mprotect, e.g. RELRO,
+ * continues at a later pgoff). */
+static int find_segment(const struct elfimg *img, uint64_t page_size,
+			const struct attrib_map *m, const uint64_t *prefer)
 {
-	const struct elfimg *img = im->si.img;
-	uint64_t mask = a->page_size - 1;
+	uint64_t mask = page_size - 1;
 	int best = -1, best_score = -1;
 
 	for (size_t i = 0; i < img->nsegs; i++) {
@@ -370,7 +369,7 @@ static int find_segment(const struct attrib *a, const struct attrib_img *im,
 			continue;
 		if ((s->vaddr & mask) != (s->offset & mask))
 			continue; /* cannot be mapped by mmap */
-		if (im->have_bias && seg_bias(s, m) == im->last_bias)
+		if (prefer && seg_bias(s, m) == *prefer)
 			score += 4;
 		if (m->pgoff == off0)
 			score += 2;
@@ -382,6 +381,30 @@ static int find_segment(const struct attrib *a, const struct attrib_img *im,
 		}
 	}
 	return best;
+}
+
+static int img_segment(const struct attrib *a, const struct attrib_img *im,
+		       const struct attrib_map *m)
+{
+	return find_segment(im->si.img, a->page_size, m,
+			    im->have_bias ? &im->last_bias : NULL);
+}
+
+int attrib_elf_segment(const struct elfimg *img, uint64_t page_size,
+		       uint64_t start, uint64_t pgoff, uint32_t prot,
+		       uint64_t *bias)
+{
+	struct attrib_map m = { .start = start, .pgoff = pgoff,
+				.prot = prot };
+	int seg;
+
+	if (!page_size || (page_size & (page_size - 1)))
+		return -EINVAL;
+	seg = find_segment(img, page_size, &m, NULL);
+	if (seg < 0)
+		return -ENOENT;
+	*bias = seg_bias(&img->segs[seg], &m);
+	return seg;
 }
 
 int attrib_classify(struct attrib *a, const struct attrib_map *m,
@@ -450,7 +473,7 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	switch (im->state) {
 	case IMG_ELF:
 		p->cls = ACLS_IMAGE;
-		p->seg = find_segment(a, im, m);
+		p->seg = img_segment(a, im, m);
 		if (p->seg < 0) {
 			p->inner_label = a->no_segment;
 			p->kind_label = prot_kind(a, m->prot);
@@ -879,11 +902,11 @@ uint32_t attrib_image_lookup(struct attrib *a, const char *path,
 	return by_path;
 }
 
-const char *attrib_image_elf_path(struct attrib *a, uint32_t id)
+struct elfimg *attrib_image_elf(struct attrib *a, uint32_t id)
 {
 	struct attrib_img *im = img_get(a, id);
 
-	return im && im->state == IMG_ELF ? img_path(im) : NULL;
+	return im && im->state == IMG_ELF ? im->si.img : NULL;
 }
 
 int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
@@ -897,7 +920,7 @@ int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 
 	if (!im || im->state != IMG_ELF)
 		return -ENOENT;
-	seg = find_segment(a, im, &m);
+	seg = img_segment(a, im, &m);
 	if (seg < 0)
 		return -ENOENT;
 	*bias = seg_bias(&im->si.img->segs[seg], &m);
