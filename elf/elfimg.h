@@ -202,4 +202,9 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
  * budget for expensive names spent; see demangle.c). */
 char *elf_demangle(const char *name);
 
+/* The whole file of img as libelf holds it (mapped, not copied), its size
+ * in *len; NULL (*len 0) if libelf cannot give it. Borrowed: valid until
+ * elfimg_close(img). (elf/elfraw.c) */
+const void *elfimg_raw(struct elfimg *img, size_t *len);
+
 #endif

@@ -5,7 +5,6 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,27 +195,6 @@ static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 	return lo < a->nimgs && a->imgs[lo]->id == id ? a->imgs[lo] : NULL;
 }
 
-/* 1 if path starts with the ELF magic, 0 if not, negative if unreadable. */
-static int is_elf_file(const char *path)
-{
-	unsigned char m[SELFMAG];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, m, sizeof(m));
-	close(fd);
-	return n == SELFMAG && !memcmp(m, ELFMAG, SELFMAG);
-}
-
-static void build_id_hex(char *buf, const uint8_t *id, size_t len)
-{
-	buf[0] = 0;
-	for (size_t i = 0; i < len; i++)
-		snprintf(buf + 2 * i, 3, "%02x", id[i]);
-}
-
 /* Check the image on disk against what was recorded. Returns NULL if it
  * matches, else a malloc'd reason. */
 static char *img_verify(struct attrib_img *im, const char *path)
@@ -228,12 +206,15 @@ static char *img_verify(struct attrib_img *im, const char *path)
 
 	if (r->build_id_len) {
 		size_t len = MIN(r->build_id_len, sizeof(r->build_id));
+		struct elfimg rec = { .build_id_len = len };
 
 		if (img->build_id_len >= len &&
 		    !memcmp(img->build_id, r->build_id, len))
 			return NULL;
-		build_id_hex(want, r->build_id, len);
-		build_id_hex(got, img->build_id, MIN(img->build_id_len, 64));
+		/* the recorded build-id, in an elfimg to print it */
+		memcpy(rec.build_id, r->build_id, len);
+		elfimg_build_id_hex(&rec, want, sizeof(want));
+		elfimg_build_id_hex(img, got, sizeof(got));
 		return xasprintf("build-id %s on disk, %s recorded",
 				 got[0] ? got : "(none)", want);
 	}
@@ -268,13 +249,11 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 	char buf[48];
 	int ret;
 
-	ret = is_elf_file(path);
-	if (ret == 0) {
+	ret = size_image_open(&im->si, path, a->lb);
+	if (ret == -MEMSZ_ENOTELF) {
 		im->state = IMG_NOTELF;
 		return;
 	}
-	if (ret > 0)
-		ret = size_image_open(&im->si, path, a->lb);
 	if (ret < 0) {
 		im->state = IMG_BROKEN;
 		im->why = xasprintf("cannot open '%s': %s", path,
@@ -322,8 +301,7 @@ static bool has_prefix(const char *s, const char *p)
 	return !strncmp(s, p, strlen(p));
 }
 
-const char *attrib_anon_name(const char *name, uint32_t image_id,
-			     enum attrib_class *cls)
+const char *attrib_anon_name(const char *name, enum attrib_class *cls)
 {
 	*cls = ACLS_ANON;
 	if (!name || !name[0])
@@ -336,7 +314,6 @@ const char *attrib_anon_name(const char *name, uint32_t image_id,
 		*cls = ACLS_SHMEM;
 		return name;
 	}
-	(void)image_id;
 	return NULL;
 }
 
@@ -370,15 +347,14 @@ static uint64_t seg_bias(const struct elf_segment *s,
 
 /* The PT_LOAD that mapping m maps: its page-aligned file extent holds m's
  * pgoff. Two segments may share a file page (the end of one, the start of
- * the next), so the one whose load bias agrees with the image's previous
- * mapping wins; then an exact match of the aligned p_offset (the first
- * mapping of a segment); then one whose X permission agrees (a segment
- * split by mprotect, e.g. RELRO, continues at a later pgoff). */
-static int find_segment(const struct attrib *a, const struct attrib_img *im,
-			const struct attrib_map *m)
+ * the next), so the one whose load bias is *prefer wins; then an exact
+ * match of the aligned p_offset (the first mapping of a segment); then one
+ * whose X permission agrees (a segment split by mprotect, e.g. RELRO,
+ * continues at a later pgoff). */
+static int find_segment(const struct elfimg *img, uint64_t page_size,
+			const struct attrib_map *m, const uint64_t *prefer)
 {
-	const struct elfimg *img = im->si.img;
-	uint64_t mask = a->page_size - 1;
+	uint64_t mask = page_size - 1;
 	int best = -1, best_score = -1;
 
 	for (size_t i = 0; i < img->nsegs; i++) {
@@ -393,7 +369,7 @@ static int find_segment(const struct attrib *a, const struct attrib_img *im,
 			continue;
 		if ((s->vaddr & mask) != (s->offset & mask))
 			continue; /* cannot be mapped by mmap */
-		if (im->have_bias && seg_bias(s, m) == im->last_bias)
+		if (prefer && seg_bias(s, m) == *prefer)
 			score += 4;
 		if (m->pgoff == off0)
 			score += 2;
@@ -405,6 +381,30 @@ static int find_segment(const struct attrib *a, const struct attrib_img *im,
 		}
 	}
 	return best;
+}
+
+static int img_segment(const struct attrib *a, const struct attrib_img *im,
+		       const struct attrib_map *m)
+{
+	return find_segment(im->si.img, a->page_size, m,
+			    im->have_bias ? &im->last_bias : NULL);
+}
+
+int attrib_elf_segment(const struct elfimg *img, uint64_t page_size,
+		       uint64_t start, uint64_t pgoff, uint32_t prot,
+		       uint64_t *bias)
+{
+	struct attrib_map m = { .start = start, .pgoff = pgoff,
+				.prot = prot };
+	int seg;
+
+	if (!page_size || (page_size & (page_size - 1)))
+		return -EINVAL;
+	seg = find_segment(img, page_size, &m, NULL);
+	if (seg < 0)
+		return -ENOENT;
+	*bias = seg_bias(&img->segs[seg], &m);
+	return seg;
 }
 
 int attrib_classify(struct attrib *a, const struct attrib_map *m,
@@ -421,7 +421,7 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	p->end = m->end;
 	p->seg = -1;
 
-	anon = attrib_anon_name(m->name, m->image_id, &cls);
+	anon = attrib_anon_name(m->name, &cls);
 	if (anon) {
 		p->cls = cls;
 		p->file_label = labels_intern(a->lb, anon);
@@ -473,7 +473,7 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	switch (im->state) {
 	case IMG_ELF:
 		p->cls = ACLS_IMAGE;
-		p->seg = find_segment(a, im, m);
+		p->seg = img_segment(a, im, m);
 		if (p->seg < 0) {
 			p->inner_label = a->no_segment;
 			p->kind_label = prot_kind(a, m->prot);
@@ -902,18 +902,11 @@ uint32_t attrib_image_lookup(struct attrib *a, const char *path,
 	return by_path;
 }
 
-const char *attrib_image_elf_path(struct attrib *a, uint32_t id)
+struct elfimg *attrib_image_elf(struct attrib *a, uint32_t id)
 {
 	struct attrib_img *im = img_get(a, id);
 
-	return im && im->state == IMG_ELF ? img_path(im) : NULL;
-}
-
-const char *attrib_image_name(struct attrib *a, uint32_t id)
-{
-	struct attrib_img *im = img_find(a, id);
-
-	return im ? im->rec.path : NULL;
+	return im && im->state == IMG_ELF ? im->si.img : NULL;
 }
 
 int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
@@ -927,7 +920,7 @@ int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 
 	if (!im || im->state != IMG_ELF)
 		return -ENOENT;
-	seg = find_segment(a, im, &m);
+	seg = img_segment(a, im, &m);
 	if (seg < 0)
 		return -ENOENT;
 	*bias = seg_bias(&im->si.img->segs[seg], &m);

@@ -61,6 +61,7 @@ enum attrib_class {
 
 struct attrib;
 struct attrib_img;
+struct elfimg;
 
 /* One mapping of a snapshot (borrowed from the reader by the caller). */
 struct attrib_map {
@@ -130,11 +131,11 @@ uint32_t attrib_image_id(const struct attrib_part *p);
  * charged to fallback labels, and notes from the source maps. */
 void attrib_notes(struct attrib *a, struct size_notes *notes);
 
-/* Name of a kind of anonymous mapping: "[heap]", "[stack]", "[anon]",
- * "[anon:x]", ... or the path for shared memory; sets *cls (ANON or SHMEM)
- * and returns NULL for a regular file mapping. buf holds 32 bytes. */
-const char *attrib_anon_name(const char *name, uint32_t image_id,
-			     enum attrib_class *cls);
+/* Name of a kind of anonymous mapping of name (NULL or "": "[anon]";
+ * "[heap]", "[stack]", "[anon:x]", ... as given) or the path for shared
+ * memory; sets *cls (ANON or SHMEM). Returns NULL for a regular file
+ * mapping. The result is name itself or a string constant. */
+const char *attrib_anon_name(const char *name, enum attrib_class *cls);
 
 /* --- images by address, for fault samples --- */
 
@@ -143,18 +144,23 @@ const char *attrib_anon_name(const char *name, uint32_t image_id,
 uint32_t attrib_image_lookup(struct attrib *a, const char *path,
 			     uint32_t dev_major, uint32_t dev_minor,
 			     uint64_t ino);
-/* Path to open image id's ELF file (verified against the recording), or
- * NULL if it is not a usable ELF image. Borrowed, valid until
- * attrib_free(). */
-const char *attrib_image_elf_path(struct attrib *a, uint32_t id);
-/* The recorded path of image id, or NULL. Borrowed. */
-const char *attrib_image_name(struct attrib *a, uint32_t id);
+/* Image id's ELF file, open and verified against the recording, or NULL
+ * if it is not a usable ELF image. Borrowed, open until attrib_free(). */
+struct elfimg *attrib_image_elf(struct attrib *a, uint32_t id);
 /* Load bias (image VM = va - bias) of a mapping [start, end) of image id
  * at file offset pgoff with prot. Returns 0, or -ENOENT if the image is
  * not a usable ELF image or no PT_LOAD matches. */
 int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 		      uint64_t end, uint64_t pgoff, uint32_t prot,
 		      uint64_t *bias);
+/* The rule behind attrib_image_bias() for an image img outside any attrib:
+ * the PT_LOAD of img that a mapping at start of file offset pgoff with
+ * prot maps, for pages of page_size (a power of two). Sets *bias (image
+ * VM = va - bias) and returns the segment's index in img->segs, or
+ * -ENOENT if none matches (-EINVAL for a bad page_size). */
+int attrib_elf_segment(const struct elfimg *img, uint64_t page_size,
+		       uint64_t start, uint64_t pgoff, uint32_t prot,
+		       uint64_t *bias);
 /* Label of the symbol (function or object) at image VM address vm of image
  * id, from the symbols source; LABEL_NONE where only a fallback label
  * ("[section .text]", "LOAD #2 [RX]") covers it. */

@@ -20,8 +20,12 @@
 struct hist_ent {
 	uint64_t time, start, end, pgoff, ino;
 	uint32_t prot, dev_major, dev_minor;
-	uint32_t image_id;        /* resolved on first use */
-	bool resolved, unmap;
+	size_t seq;               /* record order within its pid */
+	/* resolved on first use (ent_resolve) */
+	uint32_t image_id;        /* UINT32_MAX: none */
+	struct elfimg *img;       /* usable ELF image, or NULL */
+	uint64_t bias;            /* load bias, if have_bias */
+	bool resolved, have_bias, unmap;
 	char *name;
 };
 
@@ -30,8 +34,11 @@ struct proc {
 	uint64_t fork_time;
 	bool has_parent, has_limit;
 	uint64_t limit;
-	struct hist_ent *ents;
+	struct hist_ent *ents;    /* sorted by start, then seq, once lookups
+				     begin (sorted) */
 	size_t n, cap;
+	uint64_t *maxend;         /* sorted: max end of ents[0..i] */
+	bool sorted;
 };
 
 /* Open-addressing hash of pages (or fault-around windows): key + 1 so
@@ -85,6 +92,7 @@ void faults_free(struct faults *f)
 		for (size_t j = 0; j < f->procs[i].n; j++)
 			free(f->procs[i].ents[j].name);
 		free(f->procs[i].ents);
+		free(f->procs[i].maxend);
 	}
 	free(f->procs);
 	free(f->pages.tab);
@@ -129,9 +137,10 @@ void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m,
 		.time = m->time, .start = m->start, .end = m->start + m->len,
 		.pgoff = m->pgoff, .ino = m->ino, .prot = m->prot,
 		.dev_major = m->dev_major, .dev_minor = m->dev_minor,
-		.image_id = UINT32_MAX, .unmap = unmap,
+		.seq = p->n - 1, .image_id = UINT32_MAX, .unmap = unmap,
 		.name = xstrdup(m->filename ? m->filename : ""),
 	};
+	p->sorted = false;
 }
 
 void faults_add_fork(struct faults *f, const struct md_task *t)
@@ -154,6 +163,47 @@ void faults_set_limit(struct faults *f, uint32_t pid, uint64_t time)
 	p->has_limit = true;
 }
 
+static int ent_cmp(const void *x, const void *y)
+{
+	const struct hist_ent *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Sort p's records by start and note the running maximum of their ends,
+ * so that the records holding an address are found by binary search. */
+static void proc_sort(struct proc *p)
+{
+	uint64_t max = 0;
+
+	qsort(p->ents, p->n, sizeof(*p->ents), ent_cmp);
+	free(p->maxend);
+	p->maxend = xmalloc((p->n + 1) * sizeof(*p->maxend));
+	for (size_t i = 0; i < p->n; i++) {
+		max = MAX(max, p->ents[i].end);
+		p->maxend[i] = max;
+	}
+	p->sorted = true;
+}
+
+/* Is e a better pick than cur (NULL: none) for time t: the latest record
+ * at or before t (the last one recorded among equal times), else the
+ * earliest one after t (the first recorded among equal times)? */
+static bool ent_better(const struct hist_ent *e, const struct hist_ent *cur,
+		       uint64_t t)
+{
+	if (!cur)
+		return true;
+	if ((e->time <= t) != (cur->time <= t))
+		return e->time <= t;
+	if (e->time != cur->time)
+		return e->time <= t ? e->time > cur->time :
+				      e->time < cur->time;
+	return e->time <= t ? e->seq > cur->seq : e->seq < cur->seq;
+}
+
 /* The mapping of p holding addr at time t: the latest record at or before
  * t, else (mappings listed from /proc after the fact) the earliest one;
  * then the parent's before the fork. NULL if none or unmapped. */
@@ -161,22 +211,27 @@ static struct hist_ent *lookup(struct faults *f, struct proc *p,
 			       uint64_t t, uint64_t addr)
 {
 	for (int depth = 0; p && depth < 16; depth++) {
-		struct hist_ent *best = NULL, *later = NULL;
+		struct hist_ent *best = NULL;
+		size_t lo = 0, hi;
 
-		for (size_t i = p->n; i-- > 0;) {
+		if (!p->sorted)
+			proc_sort(p);
+		/* records [0, hi) start at or before addr */
+		hi = p->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->ents[mid].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t i = hi; i-- > 0 && p->maxend[i] > addr;) {
 			struct hist_ent *e = &p->ents[i];
 
-			if (addr < e->start || addr >= e->end)
-				continue;
-			if (e->time <= t) {
-				if (!best || e->time > best->time)
-					best = e;
-			} else if (!later || e->time <= later->time) {
-				later = e;
-			}
+			if (addr < e->end && ent_better(e, best, t))
+				best = e;
 		}
-		if (!best)
-			best = later;
 		if (best)
 			return best->unmap ? NULL : best;
 		if (!p->has_parent)
@@ -187,16 +242,20 @@ static struct hist_ent *lookup(struct faults *f, struct proc *p,
 	return NULL;
 }
 
-static uint32_t ent_image(struct faults *f, struct hist_ent *e)
+/* Resolve e's image and load bias (once). */
+static void ent_resolve(struct faults *f, struct hist_ent *e)
 {
-	if (!e->resolved) {
-		e->resolved = true;
-		if (e->name[0] == '/')
-			e->image_id = attrib_image_lookup(
-				f->a, e->name, e->dev_major, e->dev_minor,
-				e->ino);
-	}
-	return e->image_id;
+	if (e->resolved)
+		return;
+	e->resolved = true;
+	if (e->name[0] == '/')
+		e->image_id = attrib_image_lookup(f->a, e->name, e->dev_major,
+						  e->dev_minor, e->ino);
+	if (e->image_id == UINT32_MAX)
+		return;
+	e->img = attrib_image_elf(f->a, e->image_id);
+	e->have_bias = attrib_image_bias(f->a, e->image_id, e->start, e->end,
+					 e->pgoff, e->prot, &e->bias) == 0;
 }
 
 struct find_arg {
@@ -209,17 +268,14 @@ static int find_map(void *arg, uint64_t addr, struct unwind_map *out)
 {
 	struct find_arg *fa = arg;
 	struct hist_ent *e = lookup(fa->f, fa->p, fa->time, addr);
-	uint32_t id;
 
 	if (!e)
 		return -ENOENT;
-	out->start = e->start;
-	out->end = e->end;
-	out->pgoff = e->pgoff;
-	out->path = NULL;
-	id = ent_image(fa->f, e);
-	if (id != UINT32_MAX)
-		out->path = attrib_image_elf_path(fa->f->a, id);
+	ent_resolve(fa->f, e);
+	*out = (struct unwind_map){
+		.start = e->start, .end = e->end, .pgoff = e->pgoff,
+		.img = e->img, .have_bias = e->have_bias, .bias = e->bias,
+	};
 	return 0;
 }
 
@@ -235,19 +291,19 @@ static const char *base_name(const char *path)
 static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 		       bool innermost, size_t *len)
 {
-	uint64_t at = innermost || !ip ? ip : ip - 1, bias;
+	uint64_t at = innermost || !ip ? ip : ip - 1;
 	struct hist_ent *e = lookup(f, fa->p, fa->time, at);
 	char tmp[300];
 	const char *name = tmp;
-	uint32_t id, l;
+	uint32_t l;
 
+	if (e)
+		ent_resolve(f, e);
 	if (!e) {
 		name = "[unknown]";
-	} else if ((id = ent_image(f, e)) != UINT32_MAX &&
-		   attrib_image_bias(f->a, id, e->start, e->end, e->pgoff,
-				     e->prot, &bias) == 0 &&
-		   (l = attrib_image_symbol(f->a, id, at - bias)) !=
-			   LABEL_NONE) {
+	} else if (e->have_bias &&
+		   (l = attrib_image_symbol(f->a, e->image_id,
+					    at - e->bias)) != LABEL_NONE) {
 		name = labels_str(f->lb, l);
 	} else if (e->name[0] == '[') {
 		name = e->name;
@@ -328,7 +384,7 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 	uint64_t ips[MAX_FRAMES];
 	struct page_ent *e;
 	uint32_t callers, site;
-	size_t len = 0;
+	size_t len = 0, last = 0;
 	int n = 0;
 
 	f->samples++;
@@ -358,12 +414,13 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 	if (n <= 0) {
 		callers = site = f->unknown;
 	} else {
-		for (int i = n - 1; i >= 0; i--)
+		for (int i = n - 1; i >= 0; i--) {
+			last = len ? len + 1 : 0; /* after the ';' */
 			frame_name(f, &fa, ips[i], i == 0, &len);
+		}
 		callers = labels_intern(f->lb, f->buf);
-		len = 0;
-		frame_name(f, &fa, ips[0], true, &len);
-		site = labels_intern(f->lb, f->buf);
+		/* the innermost frame's name, the last one appended */
+		site = labels_intern(f->lb, f->buf + last);
 	}
 	f->used++;
 	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift));

@@ -162,7 +162,8 @@ struct report_ctx {
 	size_t matchcap;
 	/* RSS under fallback labels per key (image keys), and all RSS */
 	uint64_t fallback_rss[REPORT_MAX_KEYS], rss;
-	struct faults *faults;    /* callers/faultsite keys asked for */
+	bool want_faults;         /* callers/faultsite keys asked for */
+	struct faults *faults;    /* made by pass 1 if want_faults */
 	uint64_t page_size;
 };
 
@@ -240,6 +241,9 @@ static int pass1(struct report_ctx *c, char **msg)
 		return ret;
 	}
 	attrib_set_page_size(c->a, md_reader_header(r)->page_size);
+	if (c->want_faults)
+		c->faults = faults_new(c->a, c->lb, c->o->debug_root,
+				       md_reader_header(r)->page_size);
 	if (md_reader_header(r)->page_size)
 		c->page_size = md_reader_header(r)->page_size;
 	while ((ret = md_read_next(r, &rec)) > 0) {
@@ -743,9 +747,9 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		c.src_of_key[i] = -1;
 		if (o->keys[i] == RKEY_MAPPINGS)
 			c.has_mappings_key = true;
-		if ((o->keys[i] == RKEY_CALLERS ||
-		     o->keys[i] == RKEY_FAULTSITE) && !c.faults)
-			c.faults = faults_new(c.a, lb, o->debug_root, 4096);
+		if (o->keys[i] == RKEY_CALLERS ||
+		    o->keys[i] == RKEY_FAULTSITE)
+			c.want_faults = true;
 		if (src < 0)
 			continue;
 		c.src_of_key[i] = (int)c.nsrcs;

@@ -5,15 +5,15 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf/ehframe.h"
 #include "elf/elfimg.h"
+#include "report/attrib.h"
 #include "util/util.h"
 
 #if defined(__x86_64__)
@@ -29,28 +29,23 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
 					      int need_unwind_info, void *arg);
 #endif
 
-#define DW_EH_PE_omit 0xff
-#define DW_EH_PE_absptr 0x00
-#define DW_EH_PE_udata4 0x03
-#define DW_EH_PE_sdata4 0x0b
-#define DW_EH_PE_udata8 0x04
-#define DW_EH_PE_sdata8 0x0c
-#define DW_EH_PE_pcrel 0x10
-#define DW_EH_PE_datarel 0x30
+/* .eh_frame_hdr table encoding libunwind's remote table search reads:
+ * DW_EH_PE_datarel | DW_EH_PE_sdata4 */
+#define EH_TABLE_ENC 0x3b
 
 /* Converted .debug_frame (see dframe_build) lives at fake addresses above
  * anything a user process can map. */
 #define DFRAME_BASE 0xffff900000000000ULL
 #define DFRAME_STRIDE 0x0000001000000000ULL
 
-/* One image file, mapped for reading. */
+/* One ELF image: the caller's (struct unwind_map img) or one the unwinder
+ * opened from a path. */
 struct uw_image {
-	char *path;
+	char *path;                /* opened by path: the path; else NULL */
+	struct elfimg *e;          /* borrowed from the caller unless path */
 	int err;                   /* < 0: could not be opened */
-	const uint8_t *data;       /* the whole file, read-only */
+	const uint8_t *data;       /* the whole file (elfimg_raw) */
 	size_t size;
-	struct elf_segment *loads; /* PT_LOADs */
-	size_t nloads, loadcap;
 	uint64_t lo, hi;           /* image VM range of the PT_LOADs */
 	/* .eh_frame_hdr search table */
 	bool have_hdr;
@@ -63,8 +58,9 @@ struct uw_image {
 	size_t dframe_len, dframe_table_off, dframe_count;
 	uint64_t dframe_bias, dframe_addr;
 	bool dframe_built;
-	/* .debug_frame as found (image or debug file), owned copy */
-	uint8_t *dfsrc;
+	/* .debug_frame as found (image or debug file), borrowed from its
+	 * elfimg_raw() bytes */
+	const uint8_t *dfsrc;
 	size_t dfsrc_len;
 };
 
@@ -84,9 +80,9 @@ struct uw_ctx {
 	unwind_find_fn find;
 	void *arg;
 	/* last mapping found, to spare find() calls */
-	uint64_t m_start, m_end, m_pgoff;
+	uint64_t m_start, m_end, m_pgoff, m_bias;
 	struct uw_image *m_img;    /* NULL: anonymous */
-	bool m_valid;
+	bool m_valid, m_have_bias;
 };
 
 int unwind_reg(const struct unwind_regs *r, unsigned reg, uint64_t *val)
@@ -110,28 +106,11 @@ static void uw_image_free(struct uw_image *im)
 {
 	if (!im)
 		return;
-	if (im->data)
-		munmap((void *)im->data, im->size);
+	if (im->path)
+		elfimg_close(im->e);
 	free(im->path);
-	free(im->loads);
 	free(im->dframe);
-	free(im->dfsrc);
 	free(im);
-}
-
-/* File offset of image VM address va, if a PT_LOAD holds it in its file
- * bytes. */
-static bool va_to_off(const struct uw_image *im, uint64_t va, uint64_t *off)
-{
-	for (size_t i = 0; i < im->nloads; i++) {
-		const struct elf_segment *s = &im->loads[i];
-
-		if (va >= s->vaddr && va < s->vaddr + s->filesz) {
-			*off = va - s->vaddr + s->offset;
-			return true;
-		}
-	}
-	return false;
 }
 
 static bool read_at(const struct uw_image *im, uint64_t off, void *buf,
@@ -143,88 +122,9 @@ static bool read_at(const struct uw_image *im, uint64_t off, void *buf,
 	return true;
 }
 
-/* Read a pointer of encoding enc at image VM address *va (advanced). Only
- * the encodings .eh_frame_hdr uses in practice. */
-static bool read_encoded(const struct uw_image *im, uint64_t *va,
-			 uint8_t enc, uint64_t hdr_va, uint64_t *out)
-{
-	uint64_t off, base = 0, v;
-	int32_t s4;
-	uint32_t u4;
-
-	if (!va_to_off(im, *va, &off))
-		return false;
-	switch (enc & 0x70) {
-	case 0:
-		break;
-	case DW_EH_PE_pcrel:
-		base = *va;
-		break;
-	case DW_EH_PE_datarel:
-		base = hdr_va;
-		break;
-	default:
-		return false;
-	}
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		if (!read_at(im, off, &v, 8))
-			return false;
-		*va += 8;
-		break;
-	case DW_EH_PE_udata4:
-		if (!read_at(im, off, &u4, 4))
-			return false;
-		v = u4;
-		*va += 4;
-		break;
-	case DW_EH_PE_sdata4:
-		if (!read_at(im, off, &s4, 4))
-			return false;
-		v = (uint64_t)(int64_t)s4;
-		*va += 4;
-		break;
-	default:
-		return false;
-	}
-	*out = base + v;
-	return true;
-}
-
-static void parse_eh_frame_hdr(struct uw_image *im, const struct elfimg *e)
-{
-	uint8_t h[4];
-	uint64_t va, off, ptr, count;
-
-	for (size_t i = 0; i < e->nsegs; i++) {
-		if (e->segs[i].type != PT_GNU_EH_FRAME)
-			continue;
-		im->hdr_vaddr = e->segs[i].vaddr;
-		if (!va_to_off(im, im->hdr_vaddr, &off) ||
-		    !read_at(im, off, h, 4) || h[0] != 1)
-			return;
-		va = im->hdr_vaddr + 4;
-		if (h[1] == DW_EH_PE_omit ||
-		    !read_encoded(im, &va, h[1], im->hdr_vaddr, &ptr))
-			return;
-		if (h[2] == DW_EH_PE_omit ||
-		    !read_encoded(im, &va, h[2], im->hdr_vaddr, &count))
-			return;
-		if (h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) || !count)
-			return;
-		im->table_vaddr = va;
-		im->fde_count = count;
-		im->have_hdr = true;
-		return;
-	}
-}
-
-/* Copy section name's bytes of e (whose file is mapped at data/size). */
-static bool copy_section(const struct elfimg *e, const char *name,
-			 const uint8_t *data, size_t size, uint8_t **out,
-			 size_t *len)
+/* Section name of e with file bytes in e's raw data[0, size), or NULL. */
+static const struct elf_section *find_section(const struct elfimg *e,
+					      const char *name, size_t size)
 {
 	for (size_t i = 1; i < e->nsecs; i++) {
 		const struct elf_section *s = &e->secs[i];
@@ -233,69 +133,68 @@ static bool copy_section(const struct elfimg *e, const char *name,
 		    !s->size)
 			continue;
 		if (s->offset > size || s->size > size - s->offset)
-			return false;
-		*out = xmalloc(s->size);
-		memcpy(*out, data + s->offset, s->size);
-		*len = s->size;
-		return true;
+			return NULL;
+		return s;
 	}
-	return false;
+	return NULL;
 }
 
-/* Keep a copy of .debug_frame: from the image, else from its debug file. */
-static void find_debug_frame(struct uw_image *im, struct elfimg *e,
-			     const char *debug_root, bool debug_file)
+/* The .eh_frame_hdr search table of im (elf/ehframe.h parses it), if
+ * libunwind can search it in place. */
+static void find_eh_frame_hdr(struct uw_image *im)
 {
-	const uint8_t *data = MAP_FAILED;
-	struct stat st;
-	int fd;
+	const struct elf_section *s;
+	struct elf_ehhdr_entry *ents = NULL;
+	size_t n = 0;
 
-	if (copy_section(e, ".debug_frame", im->data, im->size, &im->dfsrc,
-			 &im->dfsrc_len) || !debug_file)
+	s = find_section(im->e, ".eh_frame_hdr", im->size);
+	if (!s || !(s->flags & SHF_ALLOC) || s->size < 4 ||
+	    im->data[s->offset + 3] != EH_TABLE_ENC)
 		return;
-	if (elfimg_find_debug(e, debug_root) <= 0 || !e->debug)
-		return;
-	fd = open(e->debug->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (data == MAP_FAILED)
-		return;
-	copy_section(e->debug, ".debug_frame", data, st.st_size, &im->dfsrc,
-		     &im->dfsrc_len);
-	munmap((void *)data, st.st_size);
+	if (elf_ehframe_hdr_read(im->e, &ents, &n) == 0 && n &&
+	    ents[0].size == 8 && ents[0].off >= s->offset &&
+	    ents[0].off - s->offset < s->size) {
+		im->hdr_vaddr = s->addr;
+		im->table_vaddr = s->addr + (ents[0].off - s->offset);
+		im->fde_count = n;
+		im->have_hdr = true;
+	}
+	free(ents);
 }
 
-static void uw_image_open(struct unwinder *u, struct uw_image *im)
+/* .debug_frame of im: from the image, else (debug_file) from its separate
+ * debug file. */
+static void find_debug_frame(struct uw_image *im, const char *debug_root,
+			     bool debug_file)
 {
-	struct elfimg *e = NULL;
-	struct stat st;
-	void *data;
-	int fd, ret;
+	const struct elf_section *s;
+	struct elfimg *d;
+	const uint8_t *data;
+	size_t size;
 
-	fd = open(im->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		im->err = -errno;
+	s = find_section(im->e, ".debug_frame", im->size);
+	if (s) {
+		im->dfsrc = im->data + s->offset;
+		im->dfsrc_len = s->size;
 		return;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
+	if (!debug_file || elfimg_find_debug(im->e, debug_root) <= 0 ||
+	    !(d = im->e->debug))
+		return;
+	data = elfimg_raw(d, &size);
+	if (!data || !(s = find_section(d, ".debug_frame", size)))
+		return;
+	im->dfsrc = data + s->offset;
+	im->dfsrc_len = s->size;
+}
+
+static void uw_image_init(struct unwinder *u, struct uw_image *im)
+{
+	const struct elfimg *e = im->e;
+
+	im->data = elfimg_raw(im->e, &im->size);
+	if (!im->data) {
 		im->err = -MEMSZ_ENOTELF;
-		return;
-	}
-	data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (data == MAP_FAILED) {
-		im->err = -errno;
-		return;
-	}
-	im->data = data;
-	im->size = st.st_size;
-	ret = elfimg_open(im->path, &e);
-	if (ret < 0) {
-		im->err = ret;
 		return;
 	}
 	im->lo = UINT64_MAX;
@@ -304,55 +203,43 @@ static void uw_image_open(struct unwinder *u, struct uw_image *im)
 
 		if (s->type != PT_LOAD)
 			continue;
-		xgrow(&im->loads, &im->loadcap, im->nloads + 1,
-		      sizeof(*im->loads));
-		im->loads[im->nloads++] = *s;
 		im->lo = MIN(im->lo, s->vaddr);
 		im->hi = MAX(im->hi, s->vaddr + s->memsz);
 	}
-	if (!im->nloads) {
+	if (im->lo == UINT64_MAX) {
 		im->err = -MEMSZ_EBADELF;
-		elfimg_close(e);
 		return;
 	}
-	parse_eh_frame_hdr(im, e);
-	find_debug_frame(im, e, im->have_hdr ? NULL : u->debug_root,
-			 !im->have_hdr);
-	elfimg_close(e);
+	find_eh_frame_hdr(im);
+	find_debug_frame(im, u->debug_root, !im->have_hdr);
 }
 
-static struct uw_image *uw_image_get(struct unwinder *u, const char *path)
+/* The image of mapping m (NULL: anonymous or unusable). */
+static struct uw_image *uw_image_get(struct unwinder *u,
+				     const struct unwind_map *m)
 {
 	struct uw_image *im;
 
-	for (size_t i = 0; i < u->nimgs; i++)
-		if (!strcmp(u->imgs[i]->path, path))
-			return u->imgs[i]->err ? NULL : u->imgs[i];
+	if (!m->img && (!m->path || !m->path[0]))
+		return NULL;
+	for (size_t i = 0; i < u->nimgs; i++) {
+		im = u->imgs[i];
+		if (m->img ? im->e == m->img :
+			     im->path && !strcmp(im->path, m->path))
+			return im->err ? NULL : im;
+	}
 	im = xcalloc(1, sizeof(*im));
-	im->path = xstrdup(path);
-	uw_image_open(u, im);
+	if (m->img) {
+		im->e = m->img;
+	} else {
+		im->path = xstrdup(m->path);
+		im->err = elfimg_open(im->path, &im->e);
+	}
+	if (!im->err)
+		uw_image_init(u, im);
 	xgrow(&u->imgs, &u->cap, u->nimgs + 1, sizeof(*u->imgs));
 	u->imgs[u->nimgs++] = im;
 	return im->err ? NULL : im;
-}
-
-/* Load bias of the mapping [start, +) at file offset pgoff of im: the
- * PT_LOAD holding the file offset gives image VM = va - bias. */
-static bool image_bias(const struct uw_image *im, uint64_t start,
-		       uint64_t pgoff, uint64_t va, uint64_t *bias)
-{
-	uint64_t off = va - start + pgoff;
-
-	for (size_t i = 0; i < im->nloads; i++) {
-		const struct elf_segment *s = &im->loads[i];
-		uint64_t fs = s->offset & ~(uint64_t)4095;
-
-		if (off >= fs && off < s->offset + MAX(s->filesz, 1)) {
-			*bias = start - pgoff + s->offset - s->vaddr;
-			return true;
-		}
-	}
-	return false;
 }
 
 /* --- .debug_frame, converted to the .eh_frame form libunwind reads ---
@@ -485,7 +372,7 @@ static int perf_reg_of(int unw)
 /* The mapping holding addr: sets c->m_*; false if none. */
 static bool ctx_map(struct uw_ctx *c, uint64_t addr)
 {
-	struct unwind_map m;
+	struct unwind_map m = { 0 };
 
 	if (c->m_valid && addr >= c->m_start && addr < c->m_end)
 		return true;
@@ -495,7 +382,18 @@ static bool ctx_map(struct uw_ctx *c, uint64_t addr)
 	c->m_start = m.start;
 	c->m_end = m.end;
 	c->m_pgoff = m.pgoff;
-	c->m_img = m.path && m.path[0] ? uw_image_get(c->u, m.path) : NULL;
+	c->m_img = uw_image_get(c->u, &m);
+	c->m_have_bias = m.have_bias;
+	c->m_bias = m.bias;
+	if (c->m_img && !m.img && !m.have_bias) {
+		/* a live process of this machine (see unwind_map): the
+		 * mapping of an ip is executable */
+		long ps = sysconf(_SC_PAGESIZE);
+
+		c->m_have_bias = attrib_elf_segment(
+			c->m_img->e, ps > 0 ? (uint64_t)ps : 4096, m.start,
+			m.pgoff, PROT_READ | PROT_EXEC, &c->m_bias) >= 0;
+	}
 	c->m_valid = true;
 	return true;
 }
@@ -540,10 +438,9 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 	unw_dyn_info_t di;
 	uint64_t bias;
 
-	if (!ctx_map(c, ip) || !(im = c->m_img))
+	if (!ctx_map(c, ip) || !(im = c->m_img) || !c->m_have_bias)
 		return -UNW_ENOINFO;
-	if (!image_bias(im, c->m_start, c->m_pgoff, ip, &bias))
-		return -UNW_ENOINFO;
+	bias = c->m_bias;
 	memset(&di, 0, sizeof(di));
 	di.start_ip = im->lo + bias;
 	di.end_ip = im->hi + bias;

@@ -12,22 +12,37 @@
  * file). Where no table covers an address libunwind falls back on frame
  * pointers.
  *
- * Images are opened once per unwinder (by path) and stay mapped until
- * unwind_free(). x86_64 only; on other machines unwind_sample() returns the
- * sampled ip alone.
+ * The images are the caller's open struct elfimg (their bytes read through
+ * elfimg_raw(), nothing copied), with the load bias the caller found; or,
+ * for a find function that only knows paths, images the unwinder opens
+ * once (by path) and keeps until unwind_free(). x86_64 only; on other
+ * machines unwind_sample() returns the sampled ip alone.
  */
 #ifndef MEMSZ_UNWIND_H
 #define MEMSZ_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct elfimg;
 
 /* A mapping of the sampled process, as the unwinder needs it. */
 struct unwind_map {
 	uint64_t start, end, pgoff;
-	const char *path;  /* file holding the mapped bytes; NULL: anonymous.
-			      Borrowed: valid until the find function is
-			      called again. */
+	/* The ELF image mapped there, open; borrowed: it must stay open
+	 * until unwind_free(). NULL: see path. */
+	struct elfimg *img;
+	/* Without img: the file holding the mapped bytes, opened by the
+	 * unwinder; NULL: anonymous. Borrowed: valid until the find
+	 * function is called again. */
+	const char *path;
+	/* The load bias (image VM = va - bias), as attrib_image_bias()
+	 * finds it; needed with img. Without img and bias the unwinder
+	 * takes the process for a live one of this machine and applies
+	 * attrib_elf_segment() with this machine's page size. */
+	bool have_bias;
+	uint64_t bias;
 };
 
 /* Resolve an address of the sampled process at the sample's time: fill *out
