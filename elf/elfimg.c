@@ -503,6 +503,7 @@ void elfimg_close(struct elfimg *img)
 		if (priv->elf)
 			elf_end(priv->elf);
 		close(priv->fd);
+		free(priv->debug_root);
 		free(priv);
 	}
 	elfimg_close(img->debug);

@@ -61,6 +61,10 @@ struct elfimg {
 	 * debuglink CRC) does not match. */
 	char *debug_rejected;
 	int debug_rejected_err;
+	/* elfimg_find_debug() has run: later calls with the same
+	 * debug_root return its answer without probing again (a miss is
+	 * cached too). */
+	bool debug_searched;
 
 	void *priv;            /* libelf handle and fd; private to elf/ */
 };
@@ -92,7 +96,9 @@ void elfimg_close(struct elfimg *img);
  * smaller .debug file); only sections, symbols and notes are used. A
  * candidate that exists but is refused is recorded in img->debug_rejected.
  * debug_root replaces "/usr/lib/debug" when not NULL (tests).
- * Returns 1 if found (img->debug set), 0 if none, negative on error. */
+ * Searches once per image and debug_root: a later call with the same
+ * debug_root returns the first answer without probing again. Returns 1 if found (img->debug set), 0 if none, negative on
+ * error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
 
 /* Hex string of the build-id into buf (2*len+1 bytes); "" if none. */

@@ -14,6 +14,7 @@ struct elfimg_priv {
 	int fd;
 	Elf *elf;
 	size_t shstrndx;  /* 0: no section names */
+	char *debug_root; /* root of the cached debug search; NULL: default */
 };
 
 static inline Elf *elfimg_elf(const struct elfimg *img)
