@@ -504,6 +504,7 @@ void elfimg_close(struct elfimg *img)
 			elf_end(priv->elf);
 		close(priv->fd);
 		free(priv->debug_root);
+		free(priv->relocs);
 		free(priv);
 	}
 	elfimg_close(img->debug);

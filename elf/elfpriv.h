@@ -10,11 +10,18 @@
 
 #include "elf/elfimg.h"
 
+struct elf_reloc;
+
 struct elfimg_priv {
 	int fd;
 	Elf *elf;
 	size_t shstrndx;  /* 0: no section names */
 	char *debug_root; /* root of the cached debug search; NULL: default */
+	/* elf_relocs_get()'s cache: elf_relocs_read() once, owned here. */
+	struct elf_reloc *relocs;
+	size_t nrelocs;
+	int relocs_bad;
+	bool relocs_read;
 };
 
 static inline Elf *elfimg_elf(const struct elfimg *img)
