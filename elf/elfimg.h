@@ -101,6 +101,15 @@ void elfimg_close(struct elfimg *img);
  * error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
 
+/* The NT_GNU_BUILD_ID descriptor of the ELF file open on fd, into id (at
+ * most max bytes: a longer one is cut, as perf does): the first such note
+ * of its SHT_NOTE sections, else of its PT_NOTE segments. Reads only the
+ * ELF header, the section and program header tables and the note data,
+ * with pread (the file offset is unchanged; nothing is mapped or kept).
+ * Returns the id's length, 0 if none, -MEMSZ_ENOTELF if fd is not an ELF
+ * file, or -errno if reading fails. */
+int elf_build_id_read(int fd, uint8_t *id, size_t max);
+
 /* Hex string of the build-id into buf (2*len+1 bytes); "" if none. */
 char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len);
 

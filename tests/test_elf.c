@@ -598,6 +598,59 @@ static void test_open_fields(void **state)
 	elfimg_close(NULL);
 }
 
+/* elf_build_id_read() against readelf -n: sections, PT_NOTE only (section
+ * header fields zeroed), big-endian, cut to max, none, not ELF. */
+static void check_build_id_fd(const char *path, size_t max)
+{
+	uint8_t id[64];
+	char hex[130], *want;
+	int fd, n;
+
+	want = sh_output("LC_ALL=C readelf -n '%s' | "
+			 "sed -n 's/.*Build ID: //p'", path);
+	want[strcspn(want, "\n")] = 0;
+	assert_true(strlen(want) >= 2 * max);
+	want[2 * max] = 0;
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = elf_build_id_read(fd, id, max);
+	close(fd);
+	assert_int_equal(n, max);
+	for (int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * n] = 0;
+	assert_string_equal(hex, want);
+	free(want);
+}
+
+static void test_build_id_read(void **state)
+{
+	uint8_t id[64];
+	int fd;
+
+	(void)state;
+	check_build_id_fd(fx("fx"), 20);
+	check_build_id_fd(fx("fx"), 4);
+	check_build_id_fd(fx("fs64be"), 20);
+	/* no section headers: e_shoff, e_shnum, e_shstrndx zeroed */
+	assert_int_equal(sh("cd %s && cp fx fxnoshdr && python3 -c \""
+			    "import struct; f=open('fxnoshdr','r+b'); "
+			    "f.seek(40); f.write(struct.pack('<Q',0)); "
+			    "f.seek(60); f.write(struct.pack('<HH',0,0))\"",
+			    tmpdir),
+			 0);
+	check_build_id_fd(fx("fxnoshdr"), 20);
+	fd = open(fx("fxnb"), O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_build_id_read(fd, id, sizeof(id)), 0);
+	close(fd);
+	fd = open(fx("fx.c"), O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_build_id_read(fd, id, sizeof(id)),
+			 -MEMSZ_ENOTELF);
+	close(fd);
+}
+
 static void test_fx_dynamic(void **state)
 {
 	(void)state;
@@ -1767,6 +1820,7 @@ int main(void)
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_debug_build_id),
+		cmocka_unit_test(test_build_id_read),
 		cmocka_unit_test(test_debug_crc),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_eu_strip),
