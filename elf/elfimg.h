@@ -110,6 +110,10 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root);
  * file, or -errno if reading fails. */
 int elf_build_id_read(int fd, uint8_t *id, size_t max);
 
+/* The label of segment seg, "LOAD #<index> [RWX]" (letters present only:
+ * "LOAD #3 [RX]"), into buf of len bytes (40 always suffice). */
+void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len);
+
 /* Hex string of the build-id into buf (2*len+1 bytes); "" if none. */
 char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len);
 
