@@ -16,24 +16,17 @@ struct cursor {
 	const uint8_t *p, *end;
 };
 
+/* A ULEB128 that must fit 64 bits as written. */
 static int read_uleb(struct cursor *c, uint64_t *out)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	const uint8_t *q;
+	uint64_t v;
+	bool wide;
 
-	for (;;) {
-		uint8_t b;
-
-		if (c->p >= c->end)
-			return -MEMSZ_ETRUNC;
-		b = *c->p++;
-		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
-			return -MEMSZ_ETRUNC; /* does not fit 64 bits */
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
+	q = elf_get_leb(c->p, c->end, false, &v, &wide);
+	if (!q || wide)
+		return -MEMSZ_ETRUNC;
+	c->p = q;
 	*out = v;
 	return 0;
 }
@@ -41,17 +34,10 @@ static int read_uleb(struct cursor *c, uint64_t *out)
 static int read_addr(struct cursor *c, unsigned size, bool big_endian,
 		     uint64_t *out)
 {
-	uint64_t v = 0;
-
 	if ((size_t)(c->end - c->p) < size)
 		return -MEMSZ_ETRUNC;
-	for (unsigned i = 0; i < size; i++) {
-		unsigned k = big_endian ? i : size - 1 - i;
-
-		v = v << 8 | c->p[k];
-	}
+	*out = elf_get_uint(c->p, size, big_endian);
 	c->p += size;
-	*out = v;
 	return 0;
 }
 

@@ -103,13 +103,26 @@ static int try_candidate(struct elfimg *img, const char *path)
 	return 1;
 }
 
+/* Two debug_root arguments, NULL (the default) included, are the same. */
+static bool same_root(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
 int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 {
+	struct elfimg_priv *priv = img->priv;
 	char *path, *dir = NULL, *real = NULL, *slash;
 	int ret = 0;
 
+	/* try_candidate() never fails: the first answer is 1 or 0. */
+	if (img->debug_searched && same_root(priv->debug_root, debug_root))
+		return img->debug ? 1 : 0;
 	if (img->debug)
 		return 1;
+	img->debug_searched = true;
+	free(priv->debug_root);
+	priv->debug_root = debug_root ? xstrdup(debug_root) : NULL;
 	if (!debug_root)
 		debug_root = "/usr/lib/debug";
 

@@ -234,18 +234,6 @@ static void rawsec_open(struct dctx *c, const char *name, struct rawsec *r)
 	r->size = d->d_size;
 }
 
-static uint64_t rd(const struct dctx *c, const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++) {
-		int b = c->img->big_endian ? i : n - 1 - i;
-
-		v = v << 8 | p[b];
-	}
-	return v;
-}
-
 /* Charge the unit starting at off in r (initial length + contents) to
  * label, in the image's file space. */
 static void charge_unit(struct dctx *c, const struct rawsec *r, uint64_t off,
@@ -255,11 +243,12 @@ static void charge_unit(struct dctx *c, const struct rawsec *r, uint64_t off,
 
 	if (!r->buf || off >= r->size || r->size - off < 4)
 		return;
-	len = rd(c, r->buf + off, 4);
+	len = elf_get_uint(r->buf + off, 4, c->img->big_endian);
 	if (len == 0xffffffff) {
 		if (r->size - off < 12)
 			return;
-		len = rd(c, r->buf + off + 4, 8);
+		len = elf_get_uint(r->buf + off + 4, 8,
+				   c->img->big_endian);
 		hdr = 12;
 	} else if (len >= 0xfffffff0) {
 		return; /* reserved */

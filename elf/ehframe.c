@@ -61,27 +61,18 @@ static uint64_t cur_uint(struct cur *c, size_t n)
  * runs past the end. Bits past the 64th are dropped. */
 static uint64_t cur_leb(struct cur *c, bool sign)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	const unsigned char *q;
+	uint64_t v;
 
-	while (!c->err) {
-		uint8_t b;
-
-		if (c->pos >= c->end) {
-			c->err = true;
-			break;
-		}
-		b = c->buf[c->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (sign && shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return v;
-		}
+	if (c->err)
+		return 0;
+	q = elf_get_leb(c->buf + c->pos, c->buf + c->end, sign, &v, NULL);
+	if (!q) {
+		c->err = true;
+		return 0;
 	}
-	return 0;
+	c->pos = q - c->buf;
+	return v;
 }
 
 static uint64_t cur_uleb(struct cur *c)

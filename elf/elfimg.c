@@ -315,47 +315,158 @@ static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
 	return 0;
 }
 
-static void read_build_id(struct elfimg *img, Elf_Data *d)
-{
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nh;
+/* --- build-id: pread only, shared with record/ (elf_build_id_read) --- */
 
-	while (d && off < d->d_size &&
-	       (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((char *)d->d_buf + name_off, "GNU", 4))
-			continue;
-		if (nh.n_descsz == 0 || nh.n_descsz > sizeof(img->build_id))
-			continue;
-		memcpy(img->build_id, (char *)d->d_buf + desc_off,
-		       nh.n_descsz);
-		img->build_id_len = nh.n_descsz;
-		return;
+/* The NT_GNU_BUILD_ID descriptor in the notes p[0, size) (padded to align:
+ * 8 or else 4), copied to id. One longer than max is cut to max bytes if
+ * cut, else skipped. Returns its length, 0 if none. */
+static int notes_build_id(const unsigned char *p, uint64_t size,
+			  uint64_t align, bool be, uint8_t *id, size_t max,
+			  bool cut)
+{
+	uint64_t pad = align == 8 ? 7 : 3, pos = 0;
+
+	while (size - pos >= 12) {
+		uint64_t nsz = elf_get_uint(p + pos, 4, be);
+		uint64_t dsz = elf_get_uint(p + pos + 4, 4, be);
+		uint64_t type = elf_get_uint(p + pos + 8, 4, be);
+		uint64_t name = pos + 12;
+		uint64_t desc = (name + nsz + pad) & ~pad;
+		uint64_t next = (desc + dsz + pad) & ~pad;
+
+		if (desc + dsz > size)
+			break;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 &&
+		    !memcmp(p + name, "GNU", 4) && dsz &&
+		    (cut || dsz <= max)) {
+			dsz = MIN(dsz, max);
+			memcpy(id, p + desc, dsz);
+			return dsz;
+		}
+		if (next >= size)
+			break;
+		pos = next;
 	}
+	return 0;
 }
 
-static void read_notes(struct elfimg *img, Elf *elf)
+/* notes_build_id() of the file bytes [off, off+size). */
+static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
+		       bool be, uint8_t *id, size_t max, bool cut)
 {
-	for (size_t i = 1; i < img->nsecs && !img->build_id_len; i++) {
-		struct elf_section *s = &img->secs[i];
+	unsigned char *buf;
+	int ret = 0;
 
-		if (s->type != SHT_NOTE || !s->size)
-			continue;
-		read_build_id(img, elf_getdata(elf_getscn(elf, i), NULL));
-	}
-	/* No section headers (sstrip'ed): PT_NOTE segments. */
-	for (size_t i = 0; i < img->nsegs && !img->build_id_len; i++) {
-		struct elf_segment *s = &img->segs[i];
-		Elf_Data *d;
+	if (size < 12 || size > (1 << 20) || off > INT64_MAX - size)
+		return 0;
+	buf = xmalloc(size);
+	if (pread(fd, buf, size, off) == (ssize_t)size)
+		ret = notes_build_id(buf, size, align, be, id, max, cut);
+	free(buf);
+	return ret;
+}
 
-		if (s->type != PT_NOTE || !s->filesz ||
-		    range_in_file(s->offset, s->filesz, img->file_size, -1))
-			continue;
-		d = elf_getdata_rawchunk(elf, s->offset, s->filesz,
-					 s->align == 8 ? ELF_T_NHDR8 :
-							 ELF_T_NHDR);
-		read_build_id(img, d);
+/* n headers of entsize bytes at off, malloc'd; NULL if unreadable. */
+static unsigned char *pread_table(int fd, uint64_t off, uint64_t n,
+				  uint64_t entsize)
+{
+	unsigned char *buf;
+	uint64_t end;
+
+	if (!n || table_end(off, n, entsize, &end) || end > INT64_MAX ||
+	    n * entsize > (64 << 20))
+		return NULL;
+	buf = xmalloc(n * entsize);
+	if (pread(fd, buf, n * entsize, off) != (ssize_t)(n * entsize)) {
+		free(buf);
+		return NULL;
 	}
+	return buf;
+}
+
+/* The build-id of the ELF file open on fd: the first NT_GNU_BUILD_ID note
+ * of its SHT_NOTE sections, else of its PT_NOTE segments (sstrip'ed
+ * files). See elf_build_id_read(); cut as in notes_build_id(). */
+static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
+{
+	unsigned char b[64], *t;
+	uint64_t phoff, shoff, phnum, shnum, phsz, shsz;
+	bool is64, be;
+	ssize_t n;
+	int ret = 0;
+
+	n = pread(fd, b, sizeof(b), 0);
+	if (n < 0)
+		return -errno;
+	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG) ||
+	    (b[EI_CLASS] != ELFCLASS32 && b[EI_CLASS] != ELFCLASS64) ||
+	    (b[EI_DATA] != ELFDATA2LSB && b[EI_DATA] != ELFDATA2MSB))
+		return -MEMSZ_ENOTELF;
+	is64 = b[EI_CLASS] == ELFCLASS64;
+	be = b[EI_DATA] == ELFDATA2MSB;
+	if ((size_t)n < (is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+		return -MEMSZ_ETRUNC;
+	phsz = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	shsz = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	phoff = elf_get_uint(b + (is64 ? 32 : 28), is64 ? 8 : 4, be);
+	shoff = elf_get_uint(b + (is64 ? 40 : 32), is64 ? 8 : 4, be);
+	phnum = elf_get_uint(b + (is64 ? 56 : 44), 2, be);
+	shnum = elf_get_uint(b + (is64 ? 60 : 48), 2, be);
+	if (elf_get_uint(b + (is64 ? 54 : 42), 2, be) != phsz)
+		phnum = 0;
+	if (elf_get_uint(b + (is64 ? 58 : 46), 2, be) != shsz || !shoff)
+		shnum = 0;
+	else if (!shnum || phnum == PN_XNUM) {
+		/* extended numbering: sh_size, sh_info of section 0 */
+		t = pread_table(fd, shoff, 1, shsz);
+		if (t && !shnum)
+			shnum = elf_get_uint(t + (is64 ? 32 : 20),
+					     is64 ? 8 : 4, be);
+		if (t && phnum == PN_XNUM)
+			phnum = elf_get_uint(t + (is64 ? 44 : 28), 4, be);
+		free(t);
+	}
+	if (phnum == PN_XNUM)
+		phnum = 0;
+
+	t = pread_table(fd, shoff, shnum, shsz);
+	for (uint64_t i = 1; t && i < shnum && !ret; i++) {
+		const unsigned char *h = t + i * shsz;
+
+		if (elf_get_uint(h + 4, 4, be) != SHT_NOTE)
+			continue;
+		ret = pread_notes(fd,
+				  elf_get_uint(h + (is64 ? 24 : 16),
+					       is64 ? 8 : 4, be),
+				  elf_get_uint(h + (is64 ? 32 : 20),
+					       is64 ? 8 : 4, be),
+				  elf_get_uint(h + (is64 ? 48 : 32),
+					       is64 ? 8 : 4, be),
+				  be, id, max, cut);
+	}
+	free(t);
+	t = pread_table(fd, phoff, phnum, phsz);
+	for (uint64_t i = 0; t && i < phnum && !ret; i++) {
+		const unsigned char *h = t + i * phsz;
+
+		if (elf_get_uint(h, 4, be) != PT_NOTE)
+			continue;
+		ret = pread_notes(fd,
+				  elf_get_uint(h + (is64 ? 8 : 4),
+					       is64 ? 8 : 4, be),
+				  elf_get_uint(h + (is64 ? 32 : 16),
+					       is64 ? 8 : 4, be),
+				  elf_get_uint(h + (is64 ? 48 : 28),
+					       is64 ? 8 : 4, be),
+				  be, id, max, cut);
+	}
+	free(t);
+	return ret;
+}
+
+int elf_build_id_read(int fd, uint8_t *id, size_t max)
+{
+	return build_id_scan(fd, id, max, true);
 }
 
 static void read_debuglink(struct elfimg *img, Elf *elf)
@@ -474,7 +585,8 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 	ret = load_sections(img, priv->elf, shnum, priv->shstrndx);
 	if (ret)
 		goto out_free;
-	read_notes(img, priv->elf);
+	ret = build_id_scan(fd, img->build_id, sizeof(img->build_id), false);
+	img->build_id_len = ret > 0 ? ret : 0;
 	read_debuglink(img, priv->elf);
 	*out = img;
 	return 0;
@@ -503,6 +615,8 @@ void elfimg_close(struct elfimg *img)
 		if (priv->elf)
 			elf_end(priv->elf);
 		close(priv->fd);
+		free(priv->debug_root);
+		free(priv->relocs);
 		free(priv);
 	}
 	elfimg_close(img->debug);

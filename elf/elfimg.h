@@ -61,6 +61,10 @@ struct elfimg {
 	 * debuglink CRC) does not match. */
 	char *debug_rejected;
 	int debug_rejected_err;
+	/* elfimg_find_debug() has run: later calls with the same
+	 * debug_root return its answer without probing again (a miss is
+	 * cached too). */
+	bool debug_searched;
 
 	void *priv;            /* libelf handle and fd; private to elf/ */
 };
@@ -92,8 +96,23 @@ void elfimg_close(struct elfimg *img);
  * smaller .debug file); only sections, symbols and notes are used. A
  * candidate that exists but is refused is recorded in img->debug_rejected.
  * debug_root replaces "/usr/lib/debug" when not NULL (tests).
- * Returns 1 if found (img->debug set), 0 if none, negative on error. */
+ * Searches once per image and debug_root: a later call with the same
+ * debug_root returns the first answer without probing again. Returns 1 if found (img->debug set), 0 if none, negative on
+ * error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
+
+/* The NT_GNU_BUILD_ID descriptor of the ELF file open on fd, into id (at
+ * most max bytes: a longer one is cut, as perf does): the first such note
+ * of its SHT_NOTE sections, else of its PT_NOTE segments. Reads only the
+ * ELF header, the section and program header tables and the note data,
+ * with pread (the file offset is unchanged; nothing is mapped or kept).
+ * Returns the id's length, 0 if none, -MEMSZ_ENOTELF if fd is not an ELF
+ * file, or -errno if reading fails. */
+int elf_build_id_read(int fd, uint8_t *id, size_t max);
+
+/* The label of segment seg, "LOAD #<index> [RWX]" (letters present only:
+ * "LOAD #3 [RX]"), into buf of len bytes (40 always suffice). */
+void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len);
 
 /* Hex string of the build-id into buf (2*len+1 bytes); "" if none. */
 char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len);

@@ -10,10 +10,18 @@
 
 #include "elf/elfimg.h"
 
+struct elf_reloc;
+
 struct elfimg_priv {
 	int fd;
 	Elf *elf;
 	size_t shstrndx;  /* 0: no section names */
+	char *debug_root; /* root of the cached debug search; NULL: default */
+	/* elf_relocs_get()'s cache: elf_relocs_read() once, owned here. */
+	struct elf_reloc *relocs;
+	size_t nrelocs;
+	int relocs_bad;
+	bool relocs_read;
 };
 
 static inline Elf *elfimg_elf(const struct elfimg *img)
@@ -32,13 +40,47 @@ static inline uint64_t elf_get_uint(const unsigned char *p, size_t n, bool be)
 	return v;
 }
 
+/* The LEB128 number at p (bytes up to end) into *out, sign-extended if
+ * sign; bits past the 64th are dropped. *wide (if not NULL) tells whether
+ * it did not fit 64 bits as written (an 11th byte, or a 10th with more
+ * than bit 63). Returns the byte after it, or NULL (*out untouched) if it
+ * runs past end. */
+static inline const unsigned char *elf_get_leb(const unsigned char *p,
+					       const unsigned char *end,
+					       bool sign, uint64_t *out,
+					       bool *wide)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	bool w = false;
+
+	for (;;) {
+		unsigned char b;
+
+		if (p >= end)
+			return NULL;
+		b = *p++;
+		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
+			w = true;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (sign && shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			break;
+		}
+	}
+	*out = v;
+	if (wide)
+		*wide = w;
+	return p;
+}
+
 /* elfimg_open(), or with debug set for a separate debug file: program
  * headers are read but not validated (segs of such an image are not to be
  * used; vm_size stays 0). */
 int elfimg_open_mode(const char *path, bool debug, struct elfimg **out);
-
-/* "LOAD #n [RWX]" label text of segment seg into buf (>= 40 bytes). */
-void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len);
 
 /* Add the fallback labels shared by every source: PT_LOAD segments (unless
  * no_loads), the three header tables (file only) and "[Unmapped]". */

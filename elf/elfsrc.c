@@ -298,11 +298,11 @@ static void meta_unwind(struct elfimg *img, struct dualmap *out,
 static void meta_relocs(struct elfimg *img, struct dualmap *out,
 			struct metavec *mv)
 {
-	struct elf_reloc *r = NULL;
+	const struct elf_reloc *r;
 	uint64_t done = UINT64_MAX;
-	size_t n = 0;
+	size_t n;
 
-	elf_relocs_read(img, &r, &n);
+	elf_relocs_get(img, &r, &n);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id;
 
@@ -314,7 +314,6 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 		meta_push(mv, r[i].entry_off, r[i].entry_size, id, true);
 		done = r[i].entry_off;
 	}
-	free(r);
 }
 
 /* Entries of symbol table tabndx of img describing a labelled symbol (a

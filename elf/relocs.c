@@ -254,6 +254,21 @@ int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n)
 	return bad;
 }
 
+int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out,
+		   size_t *n)
+{
+	struct elfimg_priv *priv = img->priv;
+
+	if (!priv->relocs_read) {
+		priv->relocs_bad = elf_relocs_read(img, &priv->relocs,
+						   &priv->nrelocs);
+		priv->relocs_read = true;
+	}
+	*out = priv->relocs;
+	*n = priv->nrelocs;
+	return priv->relocs_bad;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -49,6 +49,12 @@ struct elf_reloc {
  * well-formed image); never fails except by aborting on out-of-memory. */
 int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n);
 
+/* elf_relocs_read(), decoded once per image and kept in it: *out is
+ * borrowed (do not free), valid until elfimg_close(img); NULL when *n is 0.
+ * Returns what elf_relocs_read() returned on the first call. */
+int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out,
+		   size_t *n);
+
 /* The RELATIVE relocation type of ELF machine EM_*, or 0 if unknown
  * (x86-64, i386, AArch64, ARM, RISC-V, PowerPC, s390, SPARC, LoongArch). */
 uint32_t elf_reloc_relative_type(uint16_t machine);

@@ -37,14 +37,14 @@ int elfsrc_relocs(struct elfimg *img, struct labels *lb,
 		  struct dualmap *base, struct dualmap *out,
 		  struct elfsrc_stats *stats)
 {
-	struct elf_reloc *rels = NULL;
-	size_t n = 0;
+	const struct elf_reloc *rels;
+	size_t n;
 	uint64_t run_off = 0, run_len = 0;
 	uint32_t run_label = LABEL_NONE, prev_type = UINT32_MAX;
 	enum elf_reloc_kind prev_kind = ELF_RELOC_REL;
 	int bad;
 
-	bad = elf_relocs_read(img, &rels, &n);
+	bad = elf_relocs_get(img, &rels, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct elf_reloc *r = &rels[i];
 		uint32_t id;
@@ -92,6 +92,5 @@ int elfsrc_relocs(struct elfimg *img, struct labels *lb,
 			    (img->secs[i].flags & SHF_ALLOC))
 				stats->relr_bytes += img->secs[i].size;
 	}
-	free(rels);
 	return 0;
 }

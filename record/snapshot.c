@@ -18,10 +18,10 @@
 #include "config.h"
 
 #include "record/snapshot.h"
+#include "elf/elfimg.h"
 #include "record/procmaps.h"
 #include "util/util.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -253,101 +253,6 @@ bool snapper_has_pfn(const struct snapper *s)
 
 /* --- images --- */
 
-/* Read the NT_GNU_BUILD_ID note of an ELF file through its PT_NOTE
- * segments. Returns the id's length (0 if none). */
-static uint32_t read_build_id(int fd, uint8_t *id, uint32_t max)
-{
-	unsigned char eh[64];
-	bool is64, swap;
-	uint64_t phoff;
-	unsigned phnum, phentsize, i;
-
-	if (pread(fd, eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh, ELFMAG, SELFMAG))
-		return 0;
-	is64 = eh[EI_CLASS] == ELFCLASS64;
-	swap = eh[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
-					ELFDATA2LSB : ELFDATA2MSB);
-#define RD16(p) (swap ? __builtin_bswap16(*(uint16_t *)(p)) : *(uint16_t *)(p))
-#define RD32(p) (swap ? __builtin_bswap32(*(uint32_t *)(p)) : *(uint32_t *)(p))
-#define RD64(p) (swap ? __builtin_bswap64(*(uint64_t *)(p)) : *(uint64_t *)(p))
-	if (is64) {
-		Elf64_Ehdr h;
-
-		memcpy(&h, eh, sizeof(h));
-		phoff = RD64(&h.e_phoff);
-		phnum = RD16(&h.e_phnum);
-		phentsize = RD16(&h.e_phentsize);
-	} else {
-		Elf32_Ehdr h;
-
-		memcpy(&h, eh, sizeof(h));
-		phoff = RD32(&h.e_phoff);
-		phnum = RD16(&h.e_phnum);
-		phentsize = RD16(&h.e_phentsize);
-	}
-	if (phentsize < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
-	    phnum > 4096)
-		return 0;
-	for (i = 0; i < phnum; i++) {
-		unsigned char ph[sizeof(Elf64_Phdr)], *note;
-		uint64_t off, size, pos = 0;
-
-		if (pread(fd, ph, phentsize > sizeof(ph) ? sizeof(ph) :
-			  phentsize, (off_t)(phoff + (uint64_t)i * phentsize)) <
-		    (ssize_t)(is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
-			return 0;
-		if (is64) {
-			Elf64_Phdr p;
-
-			memcpy(&p, ph, sizeof(p));
-			if (RD32(&p.p_type) != PT_NOTE)
-				continue;
-			off = RD64(&p.p_offset);
-			size = RD64(&p.p_filesz);
-		} else {
-			Elf32_Phdr p;
-
-			memcpy(&p, ph, sizeof(p));
-			if (RD32(&p.p_type) != PT_NOTE)
-				continue;
-			off = RD32(&p.p_offset);
-			size = RD32(&p.p_filesz);
-		}
-		if (size > (1 << 20) || size < 12)
-			continue;
-		note = xmalloc(size);
-		if (pread(fd, note, size, (off_t)off) != (ssize_t)size) {
-			free(note);
-			continue;
-		}
-		while (pos + 12 <= size) {
-			uint32_t nsz = RD32(note + pos), dsz = RD32(note + pos + 4);
-			uint32_t type = RD32(note + pos + 8);
-			uint64_t name = pos + 12;
-			uint64_t desc = name + ((nsz + 3ull) & ~3ull);
-			uint64_t next = desc + ((dsz + 3ull) & ~3ull);
-
-			if (next > size)
-				break;
-			if (type == NT_GNU_BUILD_ID && nsz == 4 &&
-			    !memcmp(note + name, "GNU", 4) && dsz > 0) {
-				uint32_t n = dsz < max ? dsz : max;
-
-				memcpy(id, note + desc, n);
-				free(note);
-				return n;
-			}
-			pos = next;
-		}
-		free(note);
-	}
-#undef RD16
-#undef RD32
-#undef RD64
-	return 0;
-}
-
 static bool same_file(const struct stat *st, uint32_t maj, uint32_t min,
 		      uint64_t ino)
 {
@@ -433,8 +338,9 @@ int snapper_image(struct snapper *s, int pid, const char *path,
 	} else if (open_path[0] && S_ISREG(st.st_mode)) {
 		fd = open(open_path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			im.build_id_len = read_build_id(fd, im.build_id,
-							sizeof(im.build_id));
+			ret = elf_build_id_read(fd, im.build_id,
+						sizeof(im.build_id));
+			im.build_id_len = ret > 0 ? ret : 0;
 			close(fd);
 		}
 	}

@@ -3,10 +3,10 @@
 
 #include "report/relocmap.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf/elfpriv.h"
 #include "elf/relocs.h"
 #include "util/util.h"
 
@@ -73,10 +73,10 @@ int relocmap_build(struct relocmap *rm, struct size_image *si,
 		   struct size_notes *notes, uint64_t page_size)
 {
 	struct dualmap *syms, *tables;
-	struct elf_reloc *rels = NULL;
+	const struct elf_reloc *rels;
 	const struct elfimg *img = si->img;
 	uint64_t mask = page_size - 1;
-	size_t n = 0;
+	size_t n;
 	int ret;
 
 	ret = size_image_source(si, ELFSRC_SYMBOLS, lb, debug_root, notes,
@@ -87,11 +87,10 @@ int relocmap_build(struct relocmap *rm, struct size_image *si,
 				&tables);
 	if (ret < 0)
 		return ret;
-	elf_relocs_read(si->img, &rels, &n);
+	elf_relocs_get(si->img, &rels, &n);
 	rm->targets = xmalloc((n ? n : 1) * sizeof(*rm->targets));
 	for (size_t i = 0; i < n; i++)
 		rm->targets[i] = rels[i].target;
-	free(rels);
 	rm->ntargets = n;
 	qsort(rm->targets, n, sizeof(*rm->targets), cmp_u64);
 

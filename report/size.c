@@ -282,6 +282,13 @@ int size_image_open(struct size_image *si, const char *path,
 	return ret;
 }
 
+/* Sources that look for a separate debug file first. */
+static bool uses_debug(enum elf_source src)
+{
+	return src == ELFSRC_SYMBOLS || src == ELFSRC_BBS ||
+	       src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES;
+}
+
 int size_image_source(struct size_image *si, enum elf_source src,
 		      struct labels *lb, const char *debug_root,
 		      struct size_notes *notes, struct dualmap **out)
@@ -294,14 +301,21 @@ int size_image_source(struct size_image *si, enum elf_source src,
 		*out = &si->src[src];
 		return 0;
 	}
-	if (src == ELFSRC_SYMBOLS || src == ELFSRC_BBS ||
-	    src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES) {
+	if (uses_debug(src)) {
+		/* The first such key searches and notes; the search is
+		 * cached in the image, so the others would repeat it. */
+		bool first = true;
+
+		for (size_t i = 0; i < ELFSRC__COUNT; i++)
+			if (si->built[i] && uses_debug(i))
+				first = false;
 		ret = elfimg_find_debug(si->img, debug_root);
-		if (ret < 0)
+		if (ret < 0 && first)
 			size_note_add(notes, xasprintf(
 				"%s: looking for a debug file: %s",
 				path, memsz_strerror(ret)));
-		debug_note(notes, path, si->img);
+		if (first)
+			debug_note(notes, path, si->img);
 	}
 	dualmap_init(&si->src[src]);
 	si->built[src] = true;

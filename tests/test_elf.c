@@ -27,6 +27,7 @@
 
 #include "elf/elfimg.h"
 #include "elf/elfpriv.h"
+#include "elf/relocs.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -596,6 +597,112 @@ static void test_open_fields(void **state)
 	free(out);
 	elfimg_close(img);
 	elfimg_close(NULL);
+}
+
+/* elf_build_id_read() against readelf -n: sections, PT_NOTE only (section
+ * header fields zeroed), big-endian, cut to max, none, not ELF. */
+static void check_build_id_fd(const char *path, size_t max)
+{
+	uint8_t id[64];
+	char hex[130], *want;
+	int fd, n;
+
+	want = sh_output("LC_ALL=C readelf -n '%s' | "
+			 "sed -n 's/.*Build ID: //p'", path);
+	want[strcspn(want, "\n")] = 0;
+	assert_true(strlen(want) >= 2 * max);
+	want[2 * max] = 0;
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = elf_build_id_read(fd, id, max);
+	close(fd);
+	assert_int_equal(n, max);
+	for (int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * n] = 0;
+	assert_string_equal(hex, want);
+	free(want);
+}
+
+/* A miss is cached per debug root: the file created after the first
+ * search is not seen with the same root, but is under another one. */
+static void test_debug_search_cached(void **state)
+{
+	struct elfimg *img;
+	char hex[130];
+
+	(void)state;
+	assert_int_equal(elfimg_open(fx("fx"), &img), 0);
+	elfimg_build_id_hex(img, hex, sizeof(hex));
+	assert_int_equal(elfimg_find_debug(img, fx("late")), 0);
+	assert_false(img->debug_rejected);
+	assert_int_equal(sh("cd %s && mkdir -p late/.build-id/%.2s && "
+			    "objcopy --only-keep-debug fx "
+			    "late/.build-id/%.2s/%s.debug && "
+			    "cp -r late late2",
+			    tmpdir, hex, hex, hex + 2),
+			 0);
+	assert_int_equal(elfimg_find_debug(img, fx("late")), 0);
+	assert_null(img->debug);
+	assert_int_equal(elfimg_find_debug(img, fx("late2")), 1);
+	assert_non_null(img->debug);
+	assert_int_equal(elfimg_find_debug(img, fx("late2")), 1);
+	elfimg_close(img);
+}
+
+/* elf_relocs_get() decodes once: the same array on every call, equal to
+ * elf_relocs_read()'s. */
+static void test_relocs_get_once(void **state)
+{
+	const struct elf_reloc *a, *b;
+	struct elf_reloc *r;
+	struct elfimg *img;
+	size_t na, nb, n;
+
+	(void)state;
+	assert_int_equal(elfimg_open(fx("fx"), &img), 0);
+	assert_int_equal(elf_relocs_read(img, &r, &n), 0);
+	assert_true(n > 0);
+	assert_int_equal(elf_relocs_get(img, &a, &na), 0);
+	assert_int_equal(elf_relocs_get(img, &b, &nb), 0);
+	assert_ptr_equal(a, b);
+	assert_int_equal(na, n);
+	assert_int_equal(nb, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(a[i].target, r[i].target);
+		assert_int_equal(a[i].entry_off, r[i].entry_off);
+		assert_int_equal(a[i].type, r[i].type);
+	}
+	free(r);
+	elfimg_close(img);
+}
+
+static void test_build_id_read(void **state)
+{
+	uint8_t id[64];
+	int fd;
+
+	(void)state;
+	check_build_id_fd(fx("fx"), 20);
+	check_build_id_fd(fx("fx"), 4);
+	check_build_id_fd(fx("fs64be"), 20);
+	/* no section headers: e_shoff, e_shnum, e_shstrndx zeroed */
+	assert_int_equal(sh("cd %s && cp fx fxnoshdr && python3 -c \""
+			    "import struct; f=open('fxnoshdr','r+b'); "
+			    "f.seek(40); f.write(struct.pack('<Q',0)); "
+			    "f.seek(60); f.write(struct.pack('<HH',0,0))\"",
+			    tmpdir),
+			 0);
+	check_build_id_fd(fx("fxnoshdr"), 20);
+	fd = open(fx("fxnb"), O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_build_id_read(fd, id, sizeof(id)), 0);
+	close(fd);
+	fd = open(fx("fx.c"), O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_build_id_read(fd, id, sizeof(id)),
+			 -MEMSZ_ENOTELF);
+	close(fd);
 }
 
 static void test_fx_dynamic(void **state)
@@ -1767,6 +1874,9 @@ int main(void)
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_debug_build_id),
+		cmocka_unit_test(test_build_id_read),
+		cmocka_unit_test(test_debug_search_cached),
+		cmocka_unit_test(test_relocs_get_once),
 		cmocka_unit_test(test_debug_crc),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_eu_strip),
