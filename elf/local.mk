@@ -1,7 +1,8 @@
 # elf/ build fragment (included by Makefile.am)
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/debugfile.c elf/demangle.c elf/dwarf.h elf/dwarf.c
-libmemsz_a_SOURCES += elf/relocs.h elf/relocs.c elf/ehframe.h elf/ehframe.c
+libmemsz_a_SOURCES += elf/relocs.h elf/relocs.c elf/ehframe.h elf/ehframe.c \
+	elf/elfraw.c
 
 check_PROGRAMS += tests/test_elf
 TESTS += tests/test_elf

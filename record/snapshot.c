@@ -124,14 +124,6 @@ struct snapper {
 	size_t runs_cap;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
@@ -1147,7 +1139,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 			goto out;
 		s->pss_note_written = true;
 	}
-	b.time = now_ns();
+	b.time = mono_ns();
 	b.pid = (uint32_t)pid;
 	b.seq = seq;
 	b.flags = flags | (s->has_pfn ? MD_SNAP_F_PFN : 0) |
@@ -1159,7 +1151,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		goto out;
 	/* on an error (-ESRCH: the process is gone) end what was begun */
 	ret = job_run(&j, ids, &e, st);
-	e.time = now_ns();
+	e.time = mono_ns();
 	e.pid = (uint32_t)pid;
 	e.seq = seq;
 	ret2 = md_write_snap_end(s->w, &e);

@@ -272,10 +272,8 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 	for (size_t i = 0; i < img->nsegs; i++) {
 		const struct elf_segment *s = &img->segs[i];
 
-		/* The same text as elf/'s base map labels. */
-		snprintf(buf, sizeof(buf), "LOAD #%u [%s%s%s]", s->index,
-			 s->flags & PF_R ? "R" : "", s->flags & PF_W ? "W" : "",
-			 s->flags & PF_X ? "X" : "");
+		/* the same text as elf/'s base map labels */
+		elfimg_load_label(s, buf, sizeof(buf));
 		im->seg_label[i] = labels_intern(a->lb, buf);
 		im->seg_kind[i] = a->kind[s->flags & PF_X ? KIND_CODE :
 					  s->flags & PF_W ? KIND_DATA :

@@ -12,5 +12,3 @@ tests_test_output_SOURCES = tests/test_output.c
 tests_test_output_CFLAGS = $(TEST_CFLAGS)
 tests_test_output_LDADD = $(TEST_LIBS)
 
-# elfimg_raw() (declared at the end of elf/elfimg.h), for the unwinder
-libmemsz_a_SOURCES += elf/elfraw.c
