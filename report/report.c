@@ -67,32 +67,19 @@ const char *report_key_list(void)
 	       "bbs, relocs, compileunits, inlines, callers, faultsite";
 }
 
+static const char *report_key_name_at(int k)
+{
+	return report_key_name((enum report_key)k);
+}
+
 int report_keys_parse(const char *spec, enum report_key *keys, char **bad)
 {
-	const char *p = spec;
-	int n = 0;
+	int idx[REPORT_MAX_KEYS];
+	int n = keylist_parse(spec, report_key_name_at, RKEY__COUNT, idx, REPORT_MAX_KEYS, bad);
 
-	*bad = NULL;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		int k;
-
-		for (k = 0; k < RKEY__COUNT; k++)
-			if (strlen(keydefs[k].name) == len &&
-			    !strncmp(keydefs[k].name, p, len))
-				break;
-		for (int i = 0; k < RKEY__COUNT && i < n; i++)
-			if (keys[i] == (enum report_key)k)
-				k = RKEY__COUNT;
-		if (k == RKEY__COUNT || n == REPORT_MAX_KEYS) {
-			*bad = xstrndup(p, len);
-			return -1;
-		}
-		keys[n++] = k;
-		if (!p[len])
-			return n;
-		p += len + 1;
-	}
+	for (int i = 0; i < n; i++)
+		keys[i] = (enum report_key)idx[i];
+	return n;
 }
 
 int report_pick_parse(const char *s, enum report_pick *pick,

@@ -45,32 +45,19 @@ const char *size_key_list(void)
 	       "compileunits, inlines";
 }
 
+static const char *size_key_name_at(int k)
+{
+	return size_key_name((enum size_key)k);
+}
+
 int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
 {
-	const char *p = spec;
-	int n = 0;
+	int idx[SIZE_MAX_KEYS];
+	int n = keylist_parse(spec, size_key_name_at, SIZEKEY__COUNT, idx, SIZE_MAX_KEYS, bad);
 
-	*bad = NULL;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		int k;
-
-		for (k = 0; k < SIZEKEY__COUNT; k++)
-			if (strlen(size_key_names[k]) == len &&
-			    !strncmp(size_key_names[k], p, len))
-				break;
-		for (int i = 0; k < SIZEKEY__COUNT && i < n; i++)
-			if (keys[i] == (enum size_key)k)
-				k = SIZEKEY__COUNT; /* repeated */
-		if (k == SIZEKEY__COUNT || n == SIZE_MAX_KEYS) {
-			*bad = xstrndup(p, len);
-			return -1;
-		}
-		keys[n++] = k;
-		if (!p[len])
-			return n;
-		p += len + 1;
-	}
+	for (int i = 0; i < n; i++)
+		keys[i] = (enum size_key)idx[i];
+	return n;
 }
 
 void size_note_add(struct size_notes *notes, char *line)

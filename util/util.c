@@ -193,3 +193,31 @@ uint64_t mono_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
 }
+
+int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
+		  int *out, size_t max, char **bad)
+{
+	const char *p = spec;
+	size_t n = 0;
+
+	*bad = NULL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < nnames; k++)
+			if (strlen(name(k)) == len && !strncmp(name(k), p, len))
+				break;
+		for (size_t i = 0; k < nnames && i < n; i++)
+			if (out[i] == k)
+				k = nnames; /* repeated */
+		if (k == nnames || n == max) {
+			*bad = xstrndup(p, len);
+			return -1;
+		}
+		out[n++] = k;
+		if (!p[len])
+			return (int)n;
+		p += len + 1;
+	}
+}

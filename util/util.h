@@ -58,6 +58,13 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
  * ("0", "812", "1.50Ki", "23.4Mi"). buf must hold 16 bytes. Returns buf. */
 char *fmt_human(char *buf, size_t len, double bytes);
 
+/* Parse a comma-separated key list ("sections,symbols") against nnames
+ * names, name(i) giving the i-th; out[] receives the indexes (at most max).
+ * Returns the count, or -1 with *bad a malloc'd copy of the first key that
+ * is unknown, repeated or one too many (caller frees). */
+int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
+		  int *out, size_t max, char **bad);
+
 /* Nanoseconds of clock id (CLOCK_MONOTONIC, CLOCK_REALTIME, ...). */
 uint64_t clock_ns(int clock_id);
 /* clock_ns(CLOCK_MONOTONIC): the clock perf events are stamped with. */
