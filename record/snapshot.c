@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include "record/snapshot.h"
+#include "record/target.h"
 #include "elf/elfimg.h"
 #include "record/procmaps.h"
 #include "util/util.h"
@@ -672,21 +673,9 @@ static int read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
 /* True if pid has exited (gone or a zombie: its memory is released). */
 static bool process_gone(int pid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	char st = target_state(pid, pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	return !st || st == 'Z' || st == 'X';
 }
 
 /* One chunk of at most CHUNK_PAGES pages of one mapping. */
