@@ -2,7 +2,7 @@
  * cmd_*.c file; this file only dispatches. */
 #include "config.h"
 
-#include "cmds.h"
+#include "builtin/builtin.h"
 #include "util/util.h"
 
 #include <stdio.h>

@@ -1,8 +1,16 @@
 # bench/: benchmarks print figures measured side by side in one run; they
 # assert nothing. `make bench` runs them all.
-EXTRA_DIST += bench/bench_size.py bench/bench_faults.py
-bench_scripts += bench/bench_size.py bench/bench_faults.py
-bench_programs += bench/bench_rangemap bench/bench_snapshot
+bench_scripts += bench/bench_size.py bench/bench_faults.py \
+	bench/bench_dwarf.py bench/bench_report.py
+EXTRA_DIST += $(bench_scripts)
+bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf
+noinst_PROGRAMS += $(bench_programs)
+bench_bench_rangemap_SOURCES = bench/bench_rangemap.c
+bench_bench_rangemap_LDADD = $(MEMSZ_LIBS)
+bench_bench_snapshot_SOURCES = bench/bench_snapshot.c
+bench_bench_snapshot_LDADD = $(MEMSZ_LIBS)
+bench_bench_elf_SOURCES = bench/bench_elf.c
+bench_bench_elf_LDADD = $(MEMSZ_LIBS)
 
 bench: all $(noinst_PROGRAMS)
 	@for b in $(bench_scripts); do \

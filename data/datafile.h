@@ -11,8 +11,8 @@
  *
  * record/ only writes, report/ only reads; both go through this codec.
  */
-#ifndef MEMSZ_DATAFILE_H
-#define MEMSZ_DATAFILE_H
+#ifndef MEMSZ_DATA_DATAFILE_H
+#define MEMSZ_DATA_DATAFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,8 +13,8 @@
  * Features (PGO data, several ranges: LLVM 17+) and versions above 2 are
  * not read: parsing stops there with -MEMSZ_ENOTSUP.
  */
-#ifndef MEMSZ_BBADDRMAP_H
-#define MEMSZ_BBADDRMAP_H
+#ifndef MEMSZ_ELF_BBADDRMAP_H
+#define MEMSZ_ELF_BBADDRMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * its split unit (.dwo) is used when libdw finds it, else counted in
  * stats->split_missing.
  */
-#ifndef MEMSZ_DWARF_H
-#define MEMSZ_DWARF_H
+#ifndef MEMSZ_ELF_DWARF_H
+#define MEMSZ_ELF_DWARF_H
 
 #include "elf/elfimg.h"
 

@@ -7,8 +7,8 @@
  * CIE pointer, unknown augmentation, unsupported pointer encoding) is skipped
  * and counted, never fatal.
  */
-#ifndef MEMSZ_EHFRAME_H
-#define MEMSZ_EHFRAME_H
+#ifndef MEMSZ_ELF_EHFRAME_H
+#define MEMSZ_ELF_EHFRAME_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * files through libelf, validates every header it uses against the file size
  * before use, and fails with a MEMSZ_E* code on anything inconsistent.
  */
-#ifndef MEMSZ_ELFIMG_H
-#define MEMSZ_ELFIMG_H
+#ifndef MEMSZ_ELF_ELFIMG_H
+#define MEMSZ_ELF_ELFIMG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* elfpriv.h — what the elf/ files share about an open image; not public. */
-#ifndef MEMSZ_ELFPRIV_H
-#define MEMSZ_ELFPRIV_H
+#ifndef MEMSZ_ELF_ELFPRIV_H
+#define MEMSZ_ELF_ELFPRIV_H
 
 #include <gelf.h>
 #include <libelf.h>

@@ -7,9 +7,7 @@
  * RELR (gABI, binutils -z pack-relative-relocs): a sequence of words. An
  * even word is an address: relocate it, the next address is one word past
  * it. An odd word is a bitmap: bit i (1 <= i < word bits) set relocates
- * base + (i - 1) words; then base advances by (word bits - 1) words. This
- * is the ratified successor of the seed's ".relrz" prototype (8-bit jump,
- * 56-bit bitmap), which nobody ships.
+ * base + (i - 1) words; then base advances by (word bits - 1) words.
  */
 #include "config.h"
 

@@ -8,8 +8,8 @@
  * relocation sections (static ones: .rela.text of --emit-relocs) are not
  * read. Entries are decoded by hand in the file's byte order, both classes.
  */
-#ifndef MEMSZ_RELOCS_H
-#define MEMSZ_RELOCS_H
+#ifndef MEMSZ_ELF_RELOCS_H
+#define MEMSZ_ELF_RELOCS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * dynamic relocation tables labelled by relocation type, and the numbers
  * behind the RELR estimate. Internal to elf/ (elfsrc.c dispatches to it).
  */
-#ifndef MEMSZ_RELOCSRC_H
-#define MEMSZ_RELOCSRC_H
+#ifndef MEMSZ_ELF_RELOCSRC_H
+#define MEMSZ_ELF_RELOCSRC_H
 
 #include "elf/elfimg.h"
 

@@ -6,8 +6,8 @@
  * A label may carry aliases (other names for the same bytes, e.g. symbols
  * folded by identical-code-folding) which writers list in csv/json.
  */
-#ifndef MEMSZ_LABELS_H
-#define MEMSZ_LABELS_H
+#ifndef MEMSZ_MAPS_LABELS_H
+#define MEMSZ_MAPS_LABELS_H
 
 #include <stddef.h>
 #include <stdint.h>

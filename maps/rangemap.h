@@ -22,8 +22,8 @@
  *
  * A DualMap pairs a VM map and a file map describing one image.
  */
-#ifndef MEMSZ_RANGEMAP_H
-#define MEMSZ_RANGEMAP_H
+#ifndef MEMSZ_MAPS_RANGEMAP_H
+#define MEMSZ_MAPS_RANGEMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * (PERF_EVENT_IOC_SET_OUTPUT).
  * Records of the rings are merged in time order before they are handed out.
  */
-#ifndef MEMSZ_PERF_H
-#define MEMSZ_PERF_H
+#ifndef MEMSZ_RECORD_PERF_H
+#define MEMSZ_RECORD_PERF_H
 
 #include <poll.h>
 #include <stdbool.h>

@@ -2,8 +2,8 @@
  *
  * Parsers take a FILE * so tests feed fixtures without a live process.
  */
-#ifndef MEMSZ_PROCMAPS_H
-#define MEMSZ_PROCMAPS_H
+#ifndef MEMSZ_RECORD_PROCMAPS_H
+#define MEMSZ_RECORD_PROCMAPS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * one SNAP_MAPPING per VMA with run-length encoded page runs, SNAP_END.
  * Never writes to the target.
  */
-#ifndef MEMSZ_SNAPSHOT_H
-#define MEMSZ_SNAPSHOT_H
+#ifndef MEMSZ_RECORD_SNAPSHOT_H
+#define MEMSZ_RECORD_SNAPSHOT_H
 
 #include <stdint.h>
 

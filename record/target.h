@@ -7,8 +7,8 @@
  * each process can be taken at its exit, before the kernel tears the address
  * space down. memsz never writes to a target's memory.
  */
-#ifndef MEMSZ_TARGET_H
-#define MEMSZ_TARGET_H
+#ifndef MEMSZ_RECORD_TARGET_H
+#define MEMSZ_RECORD_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -31,7 +31,7 @@ struct attrib_img {
 	struct md_image rec;      /* path and open_path owned */
 	enum img_state state;
 	char *why;                /* IMG_BROKEN: the reason, for the footer */
-	struct size_image si;
+	struct imgmaps si;
 	struct dualmap kinds;     /* VM + file map of the "kinds" source */
 	bool kinds_built;
 	struct relocmap relocs;   /* the relocs source */
@@ -85,7 +85,7 @@ struct attrib {
 	uint32_t no_segment;      /* "[no segment]" */
 	uint32_t unmapped;        /* "[Unmapped]" */
 	uint32_t clean;           /* "[clean]": relocs key, not dirty */
-	struct size_notes src_notes; /* notes from building source maps */
+	struct strlist src_notes; /* notes from building source maps */
 };
 
 struct attrib *attrib_new(struct labels *lb, const char *debug_root)
@@ -119,7 +119,7 @@ static void img_free(struct attrib_img *im)
 		dualmap_free(&im->kinds);
 	if (im->relocs_built)
 		relocmap_free(&im->relocs);
-	size_image_close(&im->si);
+	imgmaps_close(&im->si);
 	free((char *)im->rec.path);
 	free((char *)im->rec.open_path);
 	free(im->why);
@@ -135,7 +135,7 @@ void attrib_free(struct attrib *a)
 	for (size_t i = 0; i < a->nimgs; i++)
 		img_free(a->imgs[i]);
 	free(a->imgs);
-	size_notes_free(&a->src_notes);
+	strlist_free(&a->src_notes);
 	free(a);
 }
 
@@ -249,7 +249,7 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 	char buf[48];
 	int ret;
 
-	ret = size_image_open(&im->si, path, a->lb);
+	ret = imgmaps_open(&im->si, path, a->lb);
 	if (ret == -MEMSZ_ENOTELF) {
 		im->state = IMG_NOTELF;
 		return;
@@ -262,7 +262,7 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 	}
 	im->why = img_verify(im, path);
 	if (im->why) {
-		size_image_close(&im->si);
+		imgmaps_close(&im->si);
 		im->state = IMG_BROKEN;
 		return;
 	}
@@ -582,7 +582,7 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 					     a->page_size);
 			if (ret < 0) {
 				im->src_err[src] = ret;
-				size_note_add(&a->src_notes, xasprintf(
+				strlist_add(&a->src_notes, xasprintf(
 					"%s: cannot read its relocations "
 					"(%s): its bytes are charged to its "
 					"segments", im->rec.path,
@@ -592,11 +592,11 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		}
 		return &im->relocs.map;
 	}
-	ret = size_image_source(&im->si, elfsrc[src], a->lb, a->debug_root,
+	ret = imgmaps_source(&im->si, elfsrc[src], a->lb, a->debug_root,
 				&a->src_notes, &dm);
 	if (ret < 0) {
 		im->src_err[src] = ret;
-		size_note_add(&a->src_notes,
+		strlist_add(&a->src_notes,
 			      xasprintf("%s: cannot read its %s (%s): its "
 					"bytes are charged to its segments",
 					im->rec.path, elfsrc_name(elfsrc[src]),
@@ -851,7 +851,7 @@ static void human(char *buf, size_t len, uint64_t bytes)
 	fmt_human(buf, len, (double)bytes);
 }
 
-void attrib_notes(struct attrib *a, struct size_notes *notes)
+void attrib_notes(struct attrib *a, struct strlist *notes)
 {
 	char vm[16], rss[16];
 
@@ -861,7 +861,7 @@ void attrib_notes(struct attrib *a, struct size_notes *notes)
 		if (im->state == IMG_BROKEN && im->fallback_vm) {
 			human(vm, sizeof(vm), im->fallback_vm);
 			human(rss, sizeof(rss), im->fallback_rss);
-			size_note_add(notes, xasprintf(
+			strlist_add(notes, xasprintf(
 				"%s: %s; its %s mapped (%s resident) are "
 				"charged to [LOAD #?]", im->rec.path,
 				im->why, vm, rss));
@@ -869,14 +869,14 @@ void attrib_notes(struct attrib *a, struct size_notes *notes)
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);
 			human(rss, sizeof(rss), im->noseg_rss);
-			size_note_add(notes, xasprintf(
+			strlist_add(notes, xasprintf(
 				"%s: %s mapped (%s resident) match no "
 				"PT_LOAD segment and are charged to "
 				"[no segment]", im->rec.path, vm, rss));
 		}
 	}
 	for (size_t i = 0; i < a->src_notes.n; i++)
-		size_note_add(notes, xstrdup(a->src_notes.lines[i]));
+		strlist_add(notes, xstrdup(a->src_notes.lines[i]));
 }
 
 /* --- images by address, for fault samples (report/faults.c) --- */

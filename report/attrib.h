@@ -21,8 +21,8 @@
  * against the recorded build-id (or dev/inode/size/mtime); their source
  * maps are built lazily, only for the sources asked for.
  */
-#ifndef MEMSZ_ATTRIB_H
-#define MEMSZ_ATTRIB_H
+#ifndef MEMSZ_REPORT_ATTRIB_H
+#define MEMSZ_REPORT_ATTRIB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,8 +30,8 @@
 
 #include "data/datafile.h"
 #include "maps/labels.h"
-#include "report/rows.h"
-#include "report/size.h"
+#include "out/rows.h"
+#include "elf/imagemaps.h"
 
 /* Image-internal label sources (keys whose labels come from inside an
  * image; an anonymous mapping gets its kind label for each of them). */
@@ -129,7 +129,7 @@ uint32_t attrib_image_id(const struct attrib_part *p);
 
 /* Append footer lines: images not opened or mismatched, with the bytes
  * charged to fallback labels, and notes from the source maps. */
-void attrib_notes(struct attrib *a, struct size_notes *notes);
+void attrib_notes(struct attrib *a, struct strlist *notes);
 
 /* Name of a kind of anonymous mapping of name (NULL or "": "[anon]";
  * "[heap]", "[stack]", "[anon:x]", ... as given) or the path for shared

@@ -483,20 +483,20 @@ uint32_t faults_none(const struct faults *f)
 	return f->none;
 }
 
-void faults_notes(const struct faults *f, struct size_notes *notes)
+void faults_notes(const struct faults *f, struct strlist *notes)
 {
 	if (!f->samples) {
-		size_note_add(notes, xstrdup(
+		strlist_add(notes, xstrdup(
 			"no fault samples in the recording: every page is "
 			"[no fault seen] (record with --faults)"));
 		return;
 	}
-	size_note_add(notes, xasprintf(
+	strlist_add(notes, xasprintf(
 		"%" PRIu64 " fault samples, %" PRIu64 " before the snapshots "
 		"used, %" PRIu64 " after them ignored", f->samples, f->used,
 		f->late + f->nolimit));
 	if (f->nostack || f->ip_only)
-		size_note_add(notes, xasprintf(
+		strlist_add(notes, xasprintf(
 			"%" PRIu64 " samples had no user stack and %" PRIu64
 			" could not be unwound past their first frame",
 			f->nostack, f->ip_only));

@@ -16,8 +16,8 @@
  * fault in the same 64 KiB-aligned window (the kernel maps file pages
  * around a fault, "fault-around"); else "[no fault seen]".
  */
-#ifndef MEMSZ_FAULTS_H
-#define MEMSZ_FAULTS_H
+#ifndef MEMSZ_REPORT_FAULTS_H
+#define MEMSZ_REPORT_FAULTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@
 #include "data/datafile.h"
 #include "maps/labels.h"
 #include "report/attrib.h"
-#include "report/size.h"
+#include "util/strlist.h"
 
 struct faults;
 
@@ -60,6 +60,6 @@ bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 uint32_t faults_none(const struct faults *f);
 
 /* Footer lines: samples used, ignored, not unwound. */
-void faults_notes(const struct faults *f, struct size_notes *notes);
+void faults_notes(const struct faults *f, struct strlist *notes);
 
 #endif

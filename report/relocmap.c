@@ -68,9 +68,9 @@ static void add_page(struct relocmap *rm, struct dualmap *base,
 		dualmap_add_vm(&rm->map, base, start, page + ps - start, cur);
 }
 
-int relocmap_build(struct relocmap *rm, struct size_image *si,
+int relocmap_build(struct relocmap *rm, struct imgmaps *si,
 		   struct labels *lb, const char *debug_root,
-		   struct size_notes *notes, uint64_t page_size)
+		   struct strlist *notes, uint64_t page_size)
 {
 	struct dualmap *syms, *tables;
 	const struct elf_reloc *rels;
@@ -79,11 +79,11 @@ int relocmap_build(struct relocmap *rm, struct size_image *si,
 	size_t n;
 	int ret;
 
-	ret = size_image_source(si, ELFSRC_SYMBOLS, lb, debug_root, notes,
+	ret = imgmaps_source(si, ELFSRC_SYMBOLS, lb, debug_root, notes,
 				&syms);
 	if (ret < 0)
 		return ret;
-	ret = size_image_source(si, ELFSRC_RELOCS, lb, debug_root, notes,
+	ret = imgmaps_source(si, ELFSRC_RELOCS, lb, debug_root, notes,
 				&tables);
 	if (ret < 0)
 		return ret;

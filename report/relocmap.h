@@ -11,15 +11,15 @@
  * ("vtable for Foo", or "[section .got]" where no symbol is). Pages without
  * targets are "[no relocations]".
  */
-#ifndef MEMSZ_RELOCMAP_H
-#define MEMSZ_RELOCMAP_H
+#ifndef MEMSZ_REPORT_RELOCMAP_H
+#define MEMSZ_REPORT_RELOCMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "maps/labels.h"
 #include "maps/rangemap.h"
-#include "report/size.h"
+#include "elf/imagemaps.h"
 
 struct relocmap {
 	uint64_t *targets;     /* sorted VM addresses, one per relocation */
@@ -34,9 +34,9 @@ struct relocmap {
  * bytes, using si's symbols and relocs sources (built if need be; debug
  * files under debug_root, notes appended to notes). Returns 0 or a
  * negative code from those sources. */
-int relocmap_build(struct relocmap *rm, struct size_image *si,
+int relocmap_build(struct relocmap *rm, struct imgmaps *si,
 		   struct labels *lb, const char *debug_root,
-		   struct size_notes *notes, uint64_t page_size);
+		   struct strlist *notes, uint64_t page_size);
 /* Number of relocation targets in image VM [start, end). */
 uint64_t relocmap_count(const struct relocmap *rm, uint64_t start,
 			uint64_t end);

@@ -209,7 +209,7 @@ static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
 
 static void note(struct report_ctx *c, char *line)
 {
-	size_note_add(&c->res->notes, line);
+	strlist_add(&c->res->notes, line);
 }
 
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
@@ -400,7 +400,7 @@ static void count_fallback(struct report_ctx *c, const uint32_t *path,
 
 		if (src < 0 || src == ASRC_KINDS)
 			continue;
-		if (size_label_is_fallback(src == ASRC_SEGMENTS ?
+		if (elf_label_is_fallback(src == ASRC_SEGMENTS ?
 						   ELFSRC_SEGMENTS :
 						   ELFSRC_SYMBOLS,
 					   labels_str(c->lb, path[i])))
@@ -807,6 +807,6 @@ out:
 void report_result_free(struct report_result *res)
 {
 	rowtree_free(res->t);
-	size_notes_free(&res->notes);
+	strlist_free(&res->notes);
 	memset(res, 0, sizeof(*res));
 }

@@ -5,8 +5,8 @@
  * chosen snapshots' mappings, which go through the attribution engine
  * (attrib.h) straight into a row tree, with no copy of the page runs.
  */
-#ifndef MEMSZ_REPORT_H
-#define MEMSZ_REPORT_H
+#ifndef MEMSZ_REPORT_REPORT_H
+#define MEMSZ_REPORT_REPORT_H
 
 #include <regex.h>
 #include <stdbool.h>
@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "maps/labels.h"
-#include "report/rows.h"
-#include "report/size.h"
+#include "out/rows.h"
+#include "util/strlist.h"
 
 /* Keys of `memsz report --by`, outermost first. The table in report.c
  * says which come from inside images. */
@@ -71,7 +71,7 @@ struct report_result {
 	struct rowtree *t;          /* unfinished: caller sorts/limits */
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
-	struct size_notes notes;    /* footer lines */
+	struct strlist notes;    /* footer lines */
 };
 
 /* Build the rows for o into res (zeroed by the caller) over label table

@@ -18,8 +18,8 @@
  * once (by path) and keeps until unwind_free(). x86_64 only; on other
  * machines unwind_sample() returns the sampled ip alone.
  */
-#ifndef MEMSZ_UNWIND_H
-#define MEMSZ_UNWIND_H
+#ifndef MEMSZ_REPORT_UNWIND_H
+#define MEMSZ_REPORT_UNWIND_H
 
 #include <stdbool.h>
 #include <stddef.h>

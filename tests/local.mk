@@ -1,6 +1,85 @@
-# tests/: end-to-end tests of whole commands (module unit tests are listed
-# in their module's fragment). Numbered by family: t1xxx size, t2xxx record,
-# t3xxx report.
-TESTS += tests/t1000-size-i1.py tests/t1001-size-cli.sh
-EXTRA_DIST += tests/lib.sh tests/t1000-size-i1.py tests/t1001-size-cli.sh
-EXTRA_DIST += tests/memsz_testlib.py
+# tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
+# scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
+# Fixtures are generated at test time.
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_ehframe tests/test_elf tests/test_events tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_unwind
+check_PROGRAMS += $(unit_tests)
+TESTS += $(unit_tests)
+
+tests_test_attrib_SOURCES = tests/test_attrib.c tests/testutil.c tests/testutil.h
+tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
+tests_test_attrib_LDADD = $(TEST_LIBS)
+tests_test_bbaddrmap_SOURCES = tests/test_bbaddrmap.c tests/testutil.c tests/testutil.h
+tests_test_bbaddrmap_CFLAGS = $(TEST_CFLAGS)
+tests_test_bbaddrmap_LDADD = $(TEST_LIBS)
+tests_test_datafile_SOURCES = tests/test_datafile.c tests/testutil.c tests/testutil.h
+tests_test_datafile_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_LDADD = $(TEST_LIBS)
+tests_test_ehframe_SOURCES = tests/test_ehframe.c tests/testutil.c tests/testutil.h
+tests_test_ehframe_CFLAGS = $(TEST_CFLAGS)
+tests_test_ehframe_LDADD = $(TEST_LIBS)
+tests_test_elf_SOURCES = tests/test_elf.c tests/testutil.c tests/testutil.h
+tests_test_elf_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_LDADD = $(TEST_LIBS)
+tests_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_events_SOURCES = tests/test_events.c tests/testutil.c tests/testutil.h
+tests_test_events_CFLAGS = $(TEST_CFLAGS)
+tests_test_events_LDADD = $(TEST_LIBS)
+tests_test_labels_SOURCES = tests/test_labels.c tests/testutil.c tests/testutil.h
+tests_test_labels_CFLAGS = $(TEST_CFLAGS)
+tests_test_labels_LDADD = $(TEST_LIBS)
+tests_test_output_SOURCES = tests/test_output.c tests/testutil.c tests/testutil.h
+tests_test_output_CFLAGS = $(TEST_CFLAGS)
+tests_test_output_LDADD = $(TEST_LIBS)
+tests_test_perf_SOURCES = tests/test_perf.c tests/testutil.c tests/testutil.h
+tests_test_perf_CFLAGS = $(TEST_CFLAGS)
+tests_test_perf_LDADD = $(TEST_LIBS)
+tests_test_procmaps_SOURCES = tests/test_procmaps.c tests/testutil.c tests/testutil.h
+tests_test_procmaps_CFLAGS = $(TEST_CFLAGS)
+tests_test_procmaps_LDADD = $(TEST_LIBS)
+tests_test_rangemap_SOURCES = tests/test_rangemap.c tests/testutil.c tests/testutil.h
+tests_test_rangemap_CFLAGS = $(TEST_CFLAGS)
+tests_test_rangemap_LDADD = $(TEST_LIBS)
+tests_test_relocs_SOURCES = tests/test_relocs.c tests/testutil.c tests/testutil.h
+tests_test_relocs_CFLAGS = $(TEST_CFLAGS)
+tests_test_relocs_LDADD = $(TEST_LIBS)
+tests_test_rows_SOURCES = tests/test_rows.c tests/testutil.c tests/testutil.h
+tests_test_rows_CFLAGS = $(TEST_CFLAGS)
+tests_test_rows_LDADD = $(TEST_LIBS)
+tests_test_snapshot_SOURCES = tests/test_snapshot.c tests/testutil.c tests/testutil.h
+tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
+tests_test_snapshot_LDADD = $(TEST_LIBS)
+tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DWORKLOAD_DIR='"$(abs_top_srcdir)/tests/workloads"'
+tests_test_unwind_SOURCES = tests/test_unwind.c tests/testutil.c tests/testutil.h
+tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
+tests_test_unwind_LDADD = $(TEST_LIBS)
+
+e2e_tests = tests/t1000-size-i1.py \
+	tests/t1001-size-cli.sh \
+	tests/t1100-size-compileunits.py \
+	tests/t2001-dump.sh \
+	tests/t2050-record-mmaps.sh \
+	tests/t2060-record-fork.sh \
+	tests/t2070-record-attach.sh \
+	tests/t2080-record-sigint.sh \
+	tests/t2090-record-nonroot.sh \
+	tests/t2095-record-errors.sh \
+	tests/t2100-record-faults.sh \
+	tests/t3000-report-i2.py \
+	tests/t3001-report-layout.py \
+	tests/t3002-report-errors.sh \
+	tests/t3010-report-relocs.py \
+	tests/t3100-report-callers.py
+TESTS += $(e2e_tests)
+EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
+	tests/elf-fixtures/elf-byteswap.py \
+	tests/workloads/fault_paths.c \
+	tests/workloads/rec_dlopen.c \
+	tests/workloads/rec_fork.c \
+	tests/workloads/rec_lib.c \
+	tests/workloads/rec_sleep.c \
+	tests/workloads/rep_fault_paths.c \
+	tests/workloads/rep_layout.c \
+	tests/workloads/rep_relocs.cc \
+	tests/workloads/snap_workload.c

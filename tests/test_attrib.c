@@ -25,7 +25,7 @@
 #include "data/datafile.h"
 #include "elf/elfimg.h"
 #include "report/report.h"
-#include "report/rows.h"
+#include "out/rows.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 

@@ -18,9 +18,9 @@
 #include <cmocka.h>
 
 #include "maps/labels.h"
-#include "report/json_writer.h"
-#include "report/output.h"
-#include "report/rows.h"
+#include "out/json_writer.h"
+#include "out/output.h"
+#include "out/rows.h"
 
 static const char *const keys2[] = { "sections", "symbols" };
 static const enum col_id cols_fv[] = { COL_FILE, COL_VM };

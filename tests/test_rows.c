@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "maps/labels.h"
-#include "report/rows.h"
+#include "out/rows.h"
 
 struct fixture {
 	struct labels *lb;

@@ -1,2 +1,2 @@
-# util/: allocation, errors, formatting helpers
-libmemsz_a_SOURCES += util/util.c util/util.h
+# util/: allocation, error codes, formatting helpers, string lists.
+libmemsz_a_SOURCES += util/util.c util/util.h util/strlist.c util/strlist.h

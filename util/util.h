@@ -7,8 +7,8 @@
  * user. Allocation failure is the one exception: x*alloc abort with a message,
  * as git's do, because no caller can do anything useful about it.
  */
-#ifndef MEMSZ_UTIL_H
-#define MEMSZ_UTIL_H
+#ifndef MEMSZ_UTIL_UTIL_H
+#define MEMSZ_UTIL_UTIL_H
 
 #include <stdarg.h>
 #include <stdbool.h>

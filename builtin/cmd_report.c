@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "report/output.h"
+#include "builtin/builtin.h"
+#include "out/output.h"
 #include "report/report.h"
-#include "report/rows.h"
+#include "out/rows.h"
 #include "util/util.h"
 
 void usage_report(FILE *out)

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "report/output.h"
-#include "report/rows.h"
-#include "report/size.h"
+#include "builtin/builtin.h"
+#include "out/output.h"
+#include "out/rows.h"
+#include "report/ondisk.h"
 #include "util/util.h"
 
 void usage_size(FILE *out)
@@ -51,7 +51,7 @@ int cmd_size(int argc, char **argv)
 	enum col_id cols[] = { COL_FILE, COL_VM };
 	enum col_id sort = COL_FILE;
 	struct out_opts oo = { .fmt = OUT_TABLE };
-	struct size_notes notes = { 0 };
+	struct strlist notes = { 0 };
 	const char *debug_root = NULL;
 	struct labels *lb = NULL;
 	struct rowtree *t = NULL;
@@ -113,7 +113,7 @@ int cmd_size(int argc, char **argv)
 	lb = labels_new();
 	t = rowtree_new(lb, nkeys);
 	for (int i = optind; i < argc; i++) {
-		int err = size_add_file(t, lb, argv[i], keys, nkeys,
+		int err = ondisk_add_file(t, lb, argv[i], keys, nkeys,
 					 debug_root, &notes);
 
 		if (err < 0) {
@@ -148,7 +148,7 @@ int cmd_size(int argc, char **argv)
 			fprintf(stderr, "memsz: note: %s\n", notes.lines[i]);
 	ret = 0;
 out:
-	size_notes_free(&notes);
+	strlist_free(&notes);
 	rowtree_free(t);
 	labels_free(lb);
 	return ret;

@@ -17,18 +17,18 @@
 #include <cmocka.h>
 
 #include "data/datafile.h"
-#include "record/faults.h"
+#include "record/events.h"
 #include "record/perf.h"
 #include "util/util.h"
 
 static void test_event_names(void **state)
 {
-	struct faults_opts o = { 0 };
+	struct events_opts o = { 0 };
 	struct perf_event_attr a;
 
 	(void)state;
 	/* ground truth: linux/perf_event.h */
-	assert_int_equal(faults_event_attr("page-faults", &o, &a), 0);
+	assert_int_equal(events_attr("page-faults", &o, &a), 0);
 	assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(a.config, PERF_COUNT_SW_PAGE_FAULTS);
 	assert_int_equal(a.sample_period, 1);
@@ -43,30 +43,30 @@ static void test_event_names(void **state)
 	assert_int_equal(a.sample_regs_user, 0xff0fff);
 	assert_int_equal(__builtin_popcountll(a.sample_regs_user), 20);
 #endif
-	assert_int_equal(faults_event_attr("perf::MINOR-FAULTS", &o, &a), 0);
+	assert_int_equal(events_attr("perf::MINOR-FAULTS", &o, &a), 0);
 	assert_int_equal(a.config, PERF_COUNT_SW_PAGE_FAULTS_MIN);
-	assert_int_equal(faults_event_attr("major-faults", &o, &a), 0);
+	assert_int_equal(events_attr("major-faults", &o, &a), 0);
 	assert_int_equal(a.config, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
-	assert_int_equal(faults_event_attr("perf::PAGE-FAULTS:u", &o, &a), 0);
+	assert_int_equal(events_attr("perf::PAGE-FAULTS:u", &o, &a), 0);
 	assert_int_equal(a.config, PERF_COUNT_SW_PAGE_FAULTS);
 	assert_int_equal(a.exclude_kernel, 1);
 
 	o.period = 10;
-	o.cg = FAULTS_CG_FP;
-	assert_int_equal(faults_event_attr("page-faults", &o, &a), 0);
+	o.cg = EVENTS_CG_FP;
+	assert_int_equal(events_attr("page-faults", &o, &a), 0);
 	assert_int_equal(a.sample_period, 10);
 	assert_true(a.sample_type & PERF_SAMPLE_CALLCHAIN);
 	assert_false(a.sample_type & PERF_SAMPLE_STACK_USER);
 	assert_int_equal(a.sample_regs_user, 0);
 
-	o.cg = FAULTS_CG_DWARF;
+	o.cg = EVENTS_CG_DWARF;
 	o.stack_size = 100; /* rounded up to a multiple of 8 */
-	assert_int_equal(faults_event_attr("page-faults", &o, &a), 0);
+	assert_int_equal(events_attr("page-faults", &o, &a), 0);
 	assert_int_equal(a.sample_stack_user, 104);
 
-	assert_int_equal(faults_event_attr("page-fault", &o, &a),
+	assert_int_equal(events_attr("page-fault", &o, &a),
 			 -MEMSZ_EUSAGE);
-	assert_int_equal(faults_event_attr("no-such-event-at-all", &o, &a),
+	assert_int_equal(events_attr("no-such-event-at-all", &o, &a),
 			 -MEMSZ_EUSAGE);
 }
 
@@ -75,22 +75,22 @@ static void test_suggest(void **state)
 	char *s;
 
 	(void)state;
-	assert_int_equal(faults_edit_distance("kitten", "sitting"), 3);
-	assert_int_equal(faults_edit_distance("PAGE", "page"), 0);
-	assert_int_equal(faults_edit_distance("", "abc"), 3);
-	s = faults_suggest("page-fault");
+	assert_int_equal(events_edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(events_edit_distance("PAGE", "page"), 0);
+	assert_int_equal(events_edit_distance("", "abc"), 3);
+	s = events_suggest("page-fault");
 	assert_non_null(s);
 	assert_non_null(strstr(s, "page-faults"));
 	free(s);
-	s = faults_suggest("perf::minor-fault:u");
+	s = events_suggest("perf::minor-fault:u");
 	assert_non_null(s);
 	assert_non_null(strstr(s, "minor-faults"));
 	free(s);
-	s = faults_suggest("majorfaults");
+	s = events_suggest("majorfaults");
 	assert_non_null(s);
 	assert_non_null(strstr(s, "major-faults"));
 	free(s);
-	assert_null(faults_suggest("zzzzzzzzzzzzzzzzzzzzzz"));
+	assert_null(events_suggest("zzzzzzzzzzzzzzzzzzzzzz"));
 }
 
 /* A PERF_RECORD_SAMPLE laid out by hand as the kernel writes it
@@ -130,15 +130,15 @@ static size_t build_sample(uint64_t *w, const struct perf_event_attr *a,
 
 static void test_decode_sample(void **state)
 {
-	struct faults_opts o = { .stack_size = 64 };
+	struct events_opts o = { .stack_size = 64 };
 	struct perf_event_attr a;
 	struct md_sample s;
 	uint64_t w[256];
 	size_t len;
 
 	(void)state;
-	assert_int_equal(faults_event_attr("page-faults", &o, &a), 0);
-	a.sample_regs_user = FAULTS_X86_64_REGS_MASK;
+	assert_int_equal(events_attr("page-faults", &o, &a), 0);
+	a.sample_regs_user = EVENTS_X86_64_REGS_MASK;
 	a.sample_type |= PERF_SAMPLE_REGS_USER;
 	len = build_sample(w, &a, 40);
 	assert_int_equal(perf_decode_sample(&a, w, len, &s), 0);
@@ -161,8 +161,8 @@ static void test_decode_sample(void **state)
 	assert_int_equal(perf_decode_sample(&a, w, len - 8, &s),
 			 -MEMSZ_EBADDATA);
 
-	o.cg = FAULTS_CG_FP;
-	assert_int_equal(faults_event_attr("page-faults", &o, &a), 0);
+	o.cg = EVENTS_CG_FP;
+	assert_int_equal(events_attr("page-faults", &o, &a), 0);
 	len = build_sample(w, &a, 0);
 	assert_int_equal(perf_decode_sample(&a, w, len, &s), 0);
 	assert_int_equal(s.ncallchain, 3);

@@ -10,15 +10,15 @@
  * "[N others]" row), one field per column, and "rows" (only if it has
  * children).
  */
-#ifndef MEMSZ_OUTPUT_H
-#define MEMSZ_OUTPUT_H
+#ifndef MEMSZ_OUT_OUTPUT_H
+#define MEMSZ_OUT_OUTPUT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/rows.h"
+#include "out/rows.h"
 
 enum out_format { OUT_TABLE, OUT_CSV, OUT_TSV, OUT_JSON, OUT_FOLDED };
 

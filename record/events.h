@@ -1,12 +1,12 @@
-/* faults.h — sampling events for `memsz record --faults` and `-e EVENT`:
+/* events.h — sampling events for `memsz record --faults` and `-e EVENT`:
  * event names through libpfm4, the perf_event_attr of a sampling event that
  * records the faulting address, the ip and the user stack (registers and a
  * stack copy for DWARF unwinding, or the kernel's frame-pointer callchain).
  * The attrs are handed to perf_capture (perf.h), which opens them per task
  * and per cpu into their own rings and decodes their samples.
  */
-#ifndef MEMSZ_FAULTS_H
-#define MEMSZ_FAULTS_H
+#ifndef MEMSZ_RECORD_EVENTS_H
+#define MEMSZ_RECORD_EVENTS_H
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -14,24 +14,24 @@
 
 /* The user registers DWARF unwinding needs, as perf's PERF_REGS_MASK for
  * x86-64: AX..GS and R8..R15 without DS, ES, FS, GS (bits 12-15). */
-#define FAULTS_X86_64_REGS_MASK 0xff0fffull
+#define EVENTS_X86_64_REGS_MASK 0xff0fffull
 
-#define FAULTS_DEFAULT_STACK 8192u
-#define FAULTS_MAX_STACK 65528u /* perf limits a sample to 64 KiB */
+#define EVENTS_DEFAULT_STACK 8192u
+#define EVENTS_MAX_STACK 65528u /* perf limits a sample to 64 KiB */
 
-enum faults_callgraph {
-	FAULTS_CG_DWARF,      /* PERF_SAMPLE_REGS_USER | STACK_USER */
-	FAULTS_CG_FP,         /* PERF_SAMPLE_CALLCHAIN (user frames only) */
+enum events_callgraph {
+	EVENTS_CG_DWARF,      /* PERF_SAMPLE_REGS_USER | STACK_USER */
+	EVENTS_CG_FP,         /* PERF_SAMPLE_CALLCHAIN (user frames only) */
 };
 
-struct faults_opts {
+struct events_opts {
 	uint64_t period;              /* sample every N events; 0: 1 */
-	enum faults_callgraph cg;
+	enum events_callgraph cg;
 	uint32_t stack_size;          /* dwarf: bytes of stack; 0: 8192 */
 };
 
 /* Initialise libpfm4 once. Returns 0 or -MEMSZ_ENOTSUP. */
-int faults_init(void);
+int events_init(void);
 
 /* Encode the event name (libpfm4 syntax: "page-faults",
  * "perf::MINOR-FAULTS", "major-faults:u", ...) into *attr, set up to sample
@@ -39,19 +39,19 @@ int faults_init(void);
  * from callchains. Faults taken in kernel mode on behalf of user code are
  * sampled too unless the name says ":u" (perf.c retries user-only when the
  * kernel refuses). Returns 0, -MEMSZ_EUSAGE (unknown name or bad
- * modifier; faults_suggest() tells close names) or -MEMSZ_ENOTSUP. */
-int faults_event_attr(const char *name, const struct faults_opts *o,
+ * modifier; events_suggest() tells close names) or -MEMSZ_ENOTSUP. */
+int events_attr(const char *name, const struct events_opts *o,
 		      struct perf_event_attr *attr);
 
 /* Up to three event names of libpfm4's perf PMU closest to name (edit
  * distance, case-insensitive, "perf::" and modifiers ignored), joined by
  * ", ", or NULL when none is close. Caller frees. */
-char *faults_suggest(const char *name);
+char *events_suggest(const char *name);
 
 /* Levenshtein distance of a and b, ignoring ASCII case. */
-unsigned faults_edit_distance(const char *a, const char *b);
+unsigned events_edit_distance(const char *a, const char *b);
 
 /* sample_regs_user for DWARF unwinding on this architecture (0: none). */
-uint64_t faults_regs_mask(void);
+uint64_t events_regs_mask(void);
 
 #endif

@@ -1,7 +1,7 @@
-/* faults.c — sampling event attrs through libpfm4 (see faults.h). */
+/* events.c — sampling event attrs through libpfm4 (see events.h). */
 #include "config.h"
 
-#include "record/faults.h"
+#include "record/events.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -12,7 +12,7 @@
 
 static int pfm_state; /* 0 not yet, 1 ok, <0 failed */
 
-int faults_init(void)
+int events_init(void)
 {
 	if (!pfm_state)
 		pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 :
@@ -20,16 +20,16 @@ int faults_init(void)
 	return pfm_state < 0 ? pfm_state : 0;
 }
 
-uint64_t faults_regs_mask(void)
+uint64_t events_regs_mask(void)
 {
 #if defined(__x86_64__)
-	return FAULTS_X86_64_REGS_MASK;
+	return EVENTS_X86_64_REGS_MASK;
 #else
 	return 0;
 #endif
 }
 
-int faults_event_attr(const char *name, const struct faults_opts *o,
+int events_attr(const char *name, const struct events_opts *o,
 		      struct perf_event_attr *attr)
 {
 	pfm_perf_encode_arg_t arg;
@@ -37,7 +37,7 @@ int faults_event_attr(const char *name, const struct faults_opts *o,
 	uint32_t stack;
 	int ret;
 
-	ret = faults_init();
+	ret = events_init();
 	if (ret < 0)
 		return ret;
 	memset(&a, 0, sizeof(a));
@@ -57,12 +57,12 @@ int faults_event_attr(const char *name, const struct faults_opts *o,
 			PERF_SAMPLE_ADDR;
 	a.exclude_hv = 1;
 	a.exclude_callchain_kernel = 1;
-	if (o->cg == FAULTS_CG_FP) {
+	if (o->cg == EVENTS_CG_FP) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	} else {
-		stack = o->stack_size ? o->stack_size : FAULTS_DEFAULT_STACK;
-		stack = (MIN(stack, FAULTS_MAX_STACK) + 7) & ~7u;
-		a.sample_regs_user = faults_regs_mask();
+		stack = o->stack_size ? o->stack_size : EVENTS_DEFAULT_STACK;
+		stack = (MIN(stack, EVENTS_MAX_STACK) + 7) & ~7u;
+		a.sample_regs_user = events_regs_mask();
 		if (a.sample_regs_user)
 			a.sample_type |= PERF_SAMPLE_REGS_USER;
 		a.sample_type |= PERF_SAMPLE_STACK_USER;
@@ -72,7 +72,7 @@ int faults_event_attr(const char *name, const struct faults_opts *o,
 	return 0;
 }
 
-unsigned faults_edit_distance(const char *a, const char *b)
+unsigned events_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	unsigned *row = xcalloc(lb + 1, sizeof(*row)), d;
@@ -115,7 +115,7 @@ static void cand_name(char *dst, size_t n, const char *name)
 	dst[i] = 0;
 }
 
-char *faults_suggest(const char *name)
+char *events_suggest(const char *name)
 {
 	struct cand best[3];
 	size_t nbest = 0, len;
@@ -123,7 +123,7 @@ char *faults_suggest(const char *name)
 	char *key, *p, *out = NULL;
 	unsigned limit;
 
-	if (faults_init() < 0)
+	if (events_init() < 0)
 		return NULL;
 	/* "perf::page-fault:u" → "page-fault" */
 	p = strstr(name, "::");
@@ -145,7 +145,7 @@ char *faults_suggest(const char *name)
 		if (pfm_get_event_info(i, PFM_OS_NONE, &e) != PFM_SUCCESS ||
 		    !e.name)
 			continue;
-		c.dist = faults_edit_distance(key, e.name);
+		c.dist = events_edit_distance(key, e.name);
 		/* "fault" is close to "page-faults" by meaning, not letters */
 		if (len >= 4 && strcasestr(e.name, key) && c.dist > limit)
 			c.dist = limit;

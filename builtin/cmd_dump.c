@@ -3,7 +3,7 @@
  * before the damage, then one error line. */
 #include "config.h"
 
-#include "cmds.h"
+#include "builtin/builtin.h"
 #include "data/datafile.h"
 #include "util/util.h"
 

@@ -1,4 +1,4 @@
-/* cmds.h — the command handlers memsz.c dispatches to.
+/* builtin.h — the command handlers memsz.c dispatches to.
  *
  * Every handler has the same signature: argv[0] is the command name, options
  * follow (getopt_long, one struct option[] beside its usage text). It returns
@@ -7,8 +7,8 @@
  * Each command also exports its usage text so `memsz help CMD` and
  * `memsz CMD --help` print exactly the same thing.
  */
-#ifndef MEMSZ_CMDS_H
-#define MEMSZ_CMDS_H
+#ifndef MEMSZ_BUILTIN_H
+#define MEMSZ_BUILTIN_H
 
 #include <stdio.h>
 

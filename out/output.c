@@ -1,14 +1,14 @@
 /* output.c — see output.h */
 #include "config.h"
 
-#include "report/output.h"
+#include "out/output.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/json_writer.h"
+#include "out/json_writer.h"
 #include "util/util.h"
 
 /* Width of one column's "percent size" pair in the table. */

@@ -7,8 +7,8 @@
  * Writers (output.h) render the finished tree; nothing else does.
  * Rows whose values are all zero are kept: a symbol with no RSS is news.
  */
-#ifndef MEMSZ_ROWS_H
-#define MEMSZ_ROWS_H
+#ifndef MEMSZ_OUT_ROWS_H
+#define MEMSZ_OUT_ROWS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,9 +2,9 @@
  * into memsz.data. The logic lives in perf.c, target.c and snapshot.c. */
 #include "config.h"
 
-#include "cmds.h"
+#include "builtin/builtin.h"
 #include "data/datafile.h"
-#include "record/faults.h"
+#include "record/events.h"
 #include "record/perf.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
@@ -612,7 +612,7 @@ static bool any_alive(struct rec *r)
 
 /* Parse the -e list (and --faults) into r->sattr; prints the error. */
 static int parse_events(struct rec *r, const char *list,
-			const struct faults_opts *fo)
+			const struct events_opts *fo)
 {
 	char *copy = xstrdup(list), *save = NULL, *name;
 	int ret = 0;
@@ -622,9 +622,9 @@ static int parse_events(struct rec *r, const char *list,
 		struct perf_event_attr a;
 		char *hint;
 
-		ret = faults_event_attr(name, fo, &a);
+		ret = events_attr(name, fo, &a);
 		if (ret == -MEMSZ_EUSAGE) {
-			hint = faults_suggest(name);
+			hint = events_suggest(name);
 			if (hint)
 				memsz_error("unknown event '%s' (did you mean "
 					    "%s?)", name, hint);
@@ -770,7 +770,7 @@ int cmd_record(int argc, char **argv)
 	sigset_t mask, oldmask;
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
-	struct faults_opts fo = { .period = 1 };
+	struct events_opts fo = { .period = 1 };
 	unsigned ring_pages = 0;
 	char *events = NULL;
 	uint64_t v;
@@ -825,9 +825,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 			if (!strcmp(optarg, "fp")) {
-				fo.cg = FAULTS_CG_FP;
+				fo.cg = EVENTS_CG_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
-				fo.cg = FAULTS_CG_DWARF;
+				fo.cg = EVENTS_CG_DWARF;
 			} else {
 				memsz_error("invalid --call-graph '%s': "
 					    "expected fp or dwarf", optarg);
@@ -836,10 +836,10 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'S':
 			if (parse_u64(optarg, &v) < 0 || !v ||
-			    v > FAULTS_MAX_STACK) {
+			    v > EVENTS_MAX_STACK) {
 				memsz_error("invalid --stack-size '%s': "
 					    "expected 1 to %u bytes", optarg,
-					    FAULTS_MAX_STACK);
+					    EVENTS_MAX_STACK);
 				goto out_usage;
 			}
 			fo.stack_size = (uint32_t)v;

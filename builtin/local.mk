@@ -1,0 +1,3 @@
+# builtin/: the commands (thin: parse options, call the library, print).
+memsz_SOURCES += builtin/builtin.h builtin/cmd_size.c builtin/cmd_record.c \
+	builtin/cmd_report.c builtin/cmd_dump.c

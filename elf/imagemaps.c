@@ -1,0 +1,222 @@
+/* imagemaps.c — see imagemaps.h */
+#include "config.h"
+
+#include "elf/imagemaps.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* What the bbs source found (nothing is news: no map in the image). */
+static void bbs_notes(struct strlist *notes, const char *path,
+		      const struct elfsrc_stats *st)
+{
+	if (st->bb_error)
+		strlist_add(notes,
+			      xasprintf("%s: basic block address map read "
+					"up to a record it cannot use (%s): "
+					"%llu functions, %llu blocks", path,
+					memsz_strerror(st->bb_error),
+					(unsigned long long)st->bb_functions,
+					(unsigned long long)st->bb_blocks));
+}
+
+/* The RELR estimate of the relocs source: what the RELATIVE relocations
+ * take now and what the jump+bitmap encoding of .relr.dyn would take. */
+static void relr_note(struct strlist *notes, const char *path,
+		      const struct elfsrc_stats *st)
+{
+	unsigned long long k = st->rel_relative, m = st->rel_relative_bytes;
+	unsigned long long r = st->relr_bytes, e = st->relr_estimate;
+
+	if (st->rel_skipped)
+		strlist_add(notes,
+			      xasprintf("%s: %llu relocation entries or "
+					"tables could not be read", path,
+					(unsigned long long)st->rel_skipped));
+	if (!k)
+		return;
+	if (!r)
+		strlist_add(notes,
+			      xasprintf("%s: RELR would take %llu bytes "
+					"instead of %llu for the %llu relative "
+					"relocations (ld -z "
+					"pack-relative-relocs)", path, e, m,
+					k));
+	else
+		strlist_add(notes,
+			      xasprintf("%s: %llu relative relocations take "
+					"%llu bytes of RELR and %llu of "
+					"REL/RELA (%llu relocations); all as "
+					"RELR: %llu bytes", path, k, r, m,
+					(unsigned long long)
+						st->rel_relative_rela, e));
+}
+
+static void source_notes(struct strlist *notes, const char *path,
+			 const struct elfimg *img,
+			 const struct elfsrc_stats *st)
+{
+	if (st->used_debug_file && img->debug)
+		strlist_add(notes,
+			      xasprintf("%s: symbols from debug file '%s'",
+					path, img->debug->path));
+	if (st->used_dynsym)
+		strlist_add(notes,
+			      xasprintf("%s: no .symtab, only the dynamic "
+					"symbols (.dynsym) are named", path));
+	if (st->aliases)
+		strlist_add(notes,
+			      xasprintf("%s: %llu symbols share an address "
+					"and size with another and are "
+					"counted as its aliases", path,
+					(unsigned long long)st->aliases));
+	bbs_notes(notes, path, st);
+	relr_note(notes, path, st);
+	if (st->clipped)
+		strlist_add(notes,
+			      xasprintf("%s: %llu symbols run past the end "
+					"of their section and were cut "
+					"there", path,
+					(unsigned long long)st->clipped));
+}
+
+static void dwarf_notes(struct strlist *notes, const char *path,
+			const struct elfimg *img, enum elf_source src,
+			const struct elfsrc_stats *st)
+{
+	const char *key = elfsrc_name(src);
+
+	if (st->no_dwarf && !st->dwarf_errors)
+		strlist_add(notes, xasprintf("%s: %s: no DWARF in the file "
+					       "nor in a debug file", path,
+					       key));
+	else if (st->no_dwarf)
+		strlist_add(notes, xasprintf("%s: %s: libdw cannot read its "
+					       "DWARF", path, key));
+	else if (st->dwarf_errors)
+		strlist_add(notes, xasprintf("%s: %s: %llu DWARF units or "
+					       "tables could not be read",
+					       path, key,
+					       (unsigned long long)
+						       st->dwarf_errors));
+	if (st->dwarf_from_debug && img->debug)
+		strlist_add(notes, xasprintf("%s: %s from debug file '%s'",
+					       path, key, img->debug->path));
+	if (st->split_missing)
+		strlist_add(notes, xasprintf("%s: %s: %llu split DWARF units "
+					       "(.dwo) not found", path, key,
+					       (unsigned long long)
+						       st->split_missing));
+}
+
+bool elf_label_is_fallback(enum elf_source src, const char *label)
+{
+	if (label[0] != '[' && label[0] != 'L')
+		return false; /* every symbol, file and line: the hot path */
+	if (!strncmp(label, "[section ", 9))
+		return true;
+	if (!strncmp(label, "LOAD #", 6))
+		return src != ELFSRC_SEGMENTS;
+	return !strcmp(label, "[ELF Header]") ||
+	       !strcmp(label, "[ELF Program Headers]") ||
+	       !strcmp(label, "[ELF Section Headers]") ||
+	       !strcmp(label, "[Unmapped]");
+}
+
+/* A debug file that was found but refused: say why symbols lack names. */
+static void debug_note(struct strlist *notes, const char *path,
+		       const struct elfimg *img)
+{
+	const char *why;
+
+	if (img->debug || !img->debug_rejected)
+		return;
+	if (img->debug_rejected_err)
+		why = memsz_strerror(img->debug_rejected_err);
+	else if (img->build_id_len)
+		why = "build-id does not match";
+	else
+		why = "CRC does not match";
+	strlist_add(notes, xasprintf("%s: debug file '%s' rejected: %s", path,
+				  img->debug_rejected, why));
+}
+
+int imgmaps_open(struct imgmaps *im, const char *path,
+		    struct labels *lb)
+{
+	int ret;
+
+	ret = elfimg_open(path, &im->img);
+	if (ret < 0) {
+		im->img = NULL;
+		return ret;
+	}
+	dualmap_init(&im->base);
+	ret = elfimg_base_map(im->img, lb, &im->base);
+	if (ret < 0)
+		imgmaps_close(im);
+	return ret;
+}
+
+/* Sources that look for a separate debug file first. */
+static bool uses_debug(enum elf_source src)
+{
+	return src == ELFSRC_SYMBOLS || src == ELFSRC_BBS ||
+	       src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES;
+}
+
+int imgmaps_source(struct imgmaps *im, enum elf_source src,
+		      struct labels *lb, const char *debug_root,
+		      struct strlist *notes, struct dualmap **out)
+{
+	const char *path = im->img->path;
+	struct elfsrc_stats st = { 0 };
+	int ret;
+
+	if (im->built[src]) {
+		*out = &im->src[src];
+		return 0;
+	}
+	if (uses_debug(src)) {
+		/* The first such key searches and notes; the search is
+		 * cached in the image, so the others would repeat it. */
+		bool first = true;
+
+		for (size_t i = 0; i < ELFSRC__COUNT; i++)
+			if (im->built[i] && uses_debug(i))
+				first = false;
+		ret = elfimg_find_debug(im->img, debug_root);
+		if (ret < 0 && first)
+			strlist_add(notes, xasprintf(
+				"%s: looking for a debug file: %s",
+				path, memsz_strerror(ret)));
+		if (first)
+			debug_note(notes, path, im->img);
+	}
+	dualmap_init(&im->src[src]);
+	im->built[src] = true;
+	ret = elfimg_source_map(im->img, src, lb, &im->base, &im->src[src],
+				&st);
+	if (ret < 0)
+		return ret;
+	source_notes(notes, path, im->img, &st);
+	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)
+		dwarf_notes(notes, path, im->img, src, &st);
+	*out = &im->src[src];
+	return 0;
+}
+
+void imgmaps_close(struct imgmaps *im)
+{
+	if (!im->img)
+		return;
+	for (size_t i = 0; i < ELFSRC__COUNT; i++)
+		if (im->built[i])
+			dualmap_free(&im->src[i]);
+	dualmap_free(&im->base);
+	elfimg_close(im->img);
+	memset(im, 0, sizeof(*im));
+}

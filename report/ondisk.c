@@ -1,0 +1,182 @@
+/* ondisk.c — see ondisk.h */
+#include "config.h"
+
+#include "report/ondisk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/imagemaps.h"
+#include "maps/rangemap.h"
+#include "util/util.h"
+
+static const char *const size_key_names[SIZEKEY__COUNT] = {
+	[SIZEKEY_FILES] = "files",
+	[SIZEKEY_SEGMENTS] = "segments",
+	[SIZEKEY_SECTIONS] = "sections",
+	[SIZEKEY_SYMBOLS] = "symbols",
+	[SIZEKEY_BBS] = "bbs",
+	[SIZEKEY_RELOCS] = "relocs",
+	[SIZEKEY_COMPILEUNITS] = "compileunits",
+	[SIZEKEY_INLINES] = "inlines",
+};
+
+/* The ELF data source behind each key; -1 for keys that are not one. */
+static const int size_key_source[SIZEKEY__COUNT] = {
+	[SIZEKEY_FILES] = -1,
+	[SIZEKEY_SEGMENTS] = ELFSRC_SEGMENTS,
+	[SIZEKEY_SECTIONS] = ELFSRC_SECTIONS,
+	[SIZEKEY_SYMBOLS] = ELFSRC_SYMBOLS,
+	[SIZEKEY_BBS] = ELFSRC_BBS,
+	[SIZEKEY_RELOCS] = ELFSRC_RELOCS,
+	[SIZEKEY_COMPILEUNITS] = ELFSRC_COMPILEUNITS,
+	[SIZEKEY_INLINES] = ELFSRC_INLINES,
+};
+
+const char *size_key_name(enum size_key k)
+{
+	return size_key_names[k];
+}
+
+const char *size_key_list(void)
+{
+	return "files, segments, sections, symbols, bbs, relocs, "
+	       "compileunits, inlines";
+}
+
+static const char *size_key_name_at(int k)
+{
+	return size_key_name((enum size_key)k);
+}
+
+int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
+{
+	int idx[SIZE_MAX_KEYS];
+	int n = keylist_parse(spec, size_key_name_at, SIZEKEY__COUNT, idx, SIZE_MAX_KEYS, bad);
+
+	for (int i = 0; i < n; i++)
+		keys[i] = (enum size_key)idx[i];
+	return n;
+}
+
+
+/* State of one rollup walk: which rollup column is which key. */
+struct size_walk {
+	struct rowtree *t;
+	const enum size_key *keys;
+	size_t nkeys;
+	uint32_t file_label;     /* label of the "files" key */
+	size_t map_of_key[SIZE_MAX_KEYS]; /* index into labels[] per key */
+	int base_index;          /* labels[] index of base map, or -1 */
+	enum col_id col;
+	struct labels *lb;
+	uint64_t fallback[SIZE_MAX_KEYS][2]; /* bytes: [key][file, vm] */
+	uint64_t total[2];
+};
+
+static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
+		      uint64_t end)
+{
+	struct size_walk *w = arg;
+	uint32_t path[SIZE_MAX_KEYS];
+	uint64_t vals[COL__COUNT] = { 0 };
+
+	if (w->base_index >= 0 && labels[w->base_index] == LABEL_NONE)
+		return 0; /* VM hole between segments: not mapped */
+	for (size_t i = 0; i < w->nkeys; i++) {
+		if (w->keys[i] == SIZEKEY_FILES) {
+			path[i] = w->file_label;
+			continue;
+		}
+		path[i] = labels[w->map_of_key[i]];
+		/* Every source map covers the base map completely; a hole
+		 * here is a bug in elf/, not something to hide. */
+		if (path[i] == LABEL_NONE)
+			return -MEMSZ_EBADELF;
+		if (elf_label_is_fallback(size_key_source[w->keys[i]],
+					   labels_str(w->lb, path[i])))
+			w->fallback[i][w->col == COL_VM] += end - start;
+	}
+	w->total[w->col == COL_VM] += end - start;
+	vals[w->col] = end - start;
+	rowtree_add(w->t, path, vals);
+	return 0;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* One footer line per key: how much of the file is under fallbacks. */
+static void fallback_notes(struct strlist *notes, const char *path,
+			   const struct size_walk *w)
+{
+	for (size_t i = 0; i < w->nkeys; i++) {
+		const uint64_t *fb = w->fallback[i];
+
+		if (w->keys[i] == SIZEKEY_FILES)
+			continue;
+		strlist_add(notes, xasprintf(
+			"%s: %s: %llu bytes (%.1f%%) of FILE SIZE, %llu "
+			"(%.1f%%) of VM SIZE under fallback labels", path,
+			size_key_name(w->keys[i]), (unsigned long long)fb[0],
+			pct(fb[0], w->total[0]), (unsigned long long)fb[1],
+			pct(fb[1], w->total[1])));
+	}
+}
+
+int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
+		  const enum size_key *keys, size_t nkeys,
+		  const char *debug_root, struct strlist *notes)
+{
+	struct imgmaps im = { 0 };
+	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
+	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys,
+			       .lb = lb };
+	size_t nmaps = 0;
+	const struct rmap_entry *vme;
+	size_t nvme;
+	int ret;
+
+	ret = imgmaps_open(&im, path, lb);
+	if (ret < 0)
+		return ret;
+	w.file_label = labels_intern(lb, path);
+	for (size_t i = 0; i < nkeys; i++) {
+		struct dualmap *dm;
+		int src = size_key_source[keys[i]];
+
+		if (src < 0)
+			continue;
+		ret = imgmaps_source(&im, src, lb, debug_root, notes, &dm);
+		if (ret < 0)
+			goto out;
+		w.map_of_key[i] = nmaps;
+		fmaps[nmaps] = dm->file;
+		vmaps[nmaps] = dm->vm;
+		nmaps++;
+	}
+
+	/* File space: the base file map covers [0, file size) exactly. */
+	w.col = COL_FILE;
+	w.base_index = -1;
+	ret = rmap_rollup(fmaps, nmaps, 0, im.img->file_size, size_piece, &w);
+	if (ret < 0)
+		goto out;
+
+	/* VM space: only what the base map maps (the PT_LOAD ranges). */
+	w.col = COL_VM;
+	w.base_index = (int)nmaps;
+	vmaps[nmaps] = im.base.vm;
+	vme = rmap_entries(im.base.vm, &nvme);
+	if (nvme)
+		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
+				  vme[nvme - 1].end, size_piece, &w);
+	if (ret >= 0)
+		fallback_notes(notes, path, &w);
+out:
+	imgmaps_close(&im);
+	return ret;
+}

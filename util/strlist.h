@@ -1,0 +1,21 @@
+/* strlist.h — a growable list of owned strings (the footer's notes).
+ *
+ * A zeroed struct strlist is an empty list. The list owns every line added
+ * to it; strlist_free() frees them all.
+ */
+#ifndef MEMSZ_UTIL_STRLIST_H
+#define MEMSZ_UTIL_STRLIST_H
+
+#include <stddef.h>
+
+struct strlist {
+	char **lines;
+	size_t n, cap;
+};
+
+/* Append line (malloc'd; the list takes it). */
+void strlist_add(struct strlist *l, char *line);
+/* Free every line and the array; l is empty afterwards. l may be empty. */
+void strlist_free(struct strlist *l);
+
+#endif
