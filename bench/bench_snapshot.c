@@ -110,6 +110,7 @@ static double time_snapshot(pid_t pid, const char *out, struct snap_stats *st)
 	if (snapper_take(s, pid, 0, 0, st) < 0)
 		exit(1);
 	snapper_free(s);
+	md_writer_commit(w);
 	md_writer_close(w);
 	t = now() - t0;
 	return t;

@@ -58,9 +58,11 @@ void usage_record(FILE *out)
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, every --interval, "
 		"and at the end).\n\n"
-		"    -o, --output FILE   write to FILE (default memsz.data; an "
-		"existing one\n"
-		"                        is kept as FILE.old)\n"
+		"    -o, --output FILE   write to FILE (default memsz.data), "
+		"replaced only\n"
+		"                        by a complete recording; the "
+		"previous one is kept\n"
+		"                        as FILE.old\n"
 		"    -p, --pid PID,...   attach to running processes (all "
 		"their threads)\n"
 		"    --interval MS       also take a snapshot every MS "
@@ -351,11 +353,16 @@ static int record(struct record_args *a, const int *pids, int npids)
 	session_run(s);
 	session_finish(s, &st);
 	if (st.werr)
-		memsz_error("cannot write '%s': %s; recording stopped",
-			    a->so.path, memsz_strerror(st.werr));
+		memsz_error("cannot write '%s': %s; recording stopped, '%s' "
+			    "left as it was", a->so.path,
+			    memsz_strerror(st.werr), a->so.path);
+	else if (!st.committed)
+		memsz_error("nothing recorded: no snapshot of any target "
+			    "could be taken; '%s' left as it was", a->so.path);
 	else
 		ret = session_exit_code(s);
-	print_summary(a, &st);
+	if (st.committed)
+		print_summary(a, &st);
 out:
 	err = session_free(s);
 	if (err < 0 && ret == 0) {

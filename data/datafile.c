@@ -112,6 +112,9 @@ static void buf_pad8(struct md_buf *b)
 
 struct md_writer {
 	int fd;
+	char *path;     /* where the recording goes once committed */
+	char *tmp;      /* the file written until then; NULL: writing path */
+	bool committed;
 	uint64_t off;   /* end of the last complete record */
 	int err;        /* sticky: once a write failed, every call fails */
 	struct md_buf b;
@@ -231,25 +234,51 @@ static int writer_begin(struct md_writer *w)
 	return 0;
 }
 
+/* Create the file records are written to: a temporary file beside path
+ * (mode 0666 less the umask, like open would give), or path itself when it
+ * exists and is not a regular file (a device, a pipe). Returns the fd and
+ * *tmp (NULL when writing path itself), or -errno. */
+static int writer_create(const char *path, char **tmp)
+{
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	*tmp = NULL;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	*tmp = xasprintf("%s.tmp.XXXXXX", path);
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		free(*tmp);
+		*tmp = NULL;
+		return fd;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0) {
+		fd = -errno;
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
 int md_writer_open(const char *path, struct md_writer **out)
 {
 	struct md_writer *w;
-	struct stat st;
 	uint8_t hdr[MD_HEADER_SIZE] = { 0 };
 	size_t done;
-	char *old;
+	char *tmp;
 	int fd, ret;
 
-	if (!lstat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-		old = xasprintf("%s.old", path);
-		ret = rename(path, old) ? -errno : 0;
-		free(old);
-		if (ret < 0)
-			return ret;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = writer_create(path, &tmp);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	memcpy(hdr, MD_MAGIC, 8);
 	put_u32(hdr + 8, MD_VERSION);
 	put_u32(hdr + 12, MD_HEADER_SIZE);
@@ -260,13 +289,57 @@ int md_writer_open(const char *path, struct md_writer **out)
 	ret = write_all(fd, hdr, sizeof(hdr), &done);
 	if (ret < 0) {
 		close(fd);
+		if (tmp)
+			unlink(tmp);
+		free(tmp);
 		return ret;
 	}
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
+	w->path = xstrdup(path);
+	w->tmp = tmp;
 	w->off = MD_HEADER_SIZE;
 	*out = w;
 	return 0;
+}
+
+int md_writer_commit(struct md_writer *w)
+{
+	struct stat st;
+	char *old;
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (w->committed)
+		return 0;
+	writer_flush_samples(w);
+	if (w->err)
+		return w->err;
+	if (!w->tmp) {
+		w->committed = true;
+		return 0;
+	}
+	/* The data must be on disk before the name points at it, or a crash
+	 * could leave an empty file where the old recording was. */
+	if (fsync(w->fd) < 0)
+		return w->err = -errno;
+	if (!lstat(w->path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		old = xasprintf("%s.old", w->path);
+		ret = rename(w->path, old) ? -errno : 0;
+		free(old);
+		if (ret < 0)
+			return w->err = ret;
+	}
+	if (rename(w->tmp, w->path) < 0)
+		return w->err = -errno;
+	w->committed = true;
+	return 0;
+}
+
+const char *md_writer_temp_path(const struct md_writer *w)
+{
+	return w->tmp && !w->committed ? w->tmp : w->path;
 }
 
 uint64_t md_writer_offset(const struct md_writer *w)
@@ -540,6 +613,10 @@ int md_writer_close(struct md_writer *w)
 	ret = w->err;
 	if (close(w->fd) && !ret)
 		ret = -errno;
+	if (w->tmp && !w->committed)
+		unlink(w->tmp);
+	free(w->tmp);
+	free(w->path);
 	free(w->b.p);
 	free(w->sb.p);
 	free(w);

@@ -201,9 +201,16 @@ struct md_record {
 /* --- writer --- */
 struct md_writer;
 
-/* Create path for writing (an existing file is first renamed path.old).
- * Returns 0 and *out, or a negative code. */
+/* Start a recording for path. Records go to a new temporary file beside it
+ * (path.tmp.XXXXXX) and path is left as it is until md_writer_commit(); a
+ * path that exists and is not a regular file (a device, a pipe) is written
+ * directly. Returns 0 and *out, or a negative code (-errno). */
 int md_writer_open(const char *path, struct md_writer **out);
+/* The recording is valid: flush, sync, rename an existing non-empty path to
+ * path.old and the temporary file to path. Returns 0 or a negative code
+ * (then path and path.old are as they were, unless only the second rename
+ * failed: path.old then holds the previous recording). */
+int md_writer_commit(struct md_writer *w);
 /* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
  * After an error the file still holds every complete earlier record. */
 int md_write_image(struct md_writer *w, const struct md_image *r);
@@ -221,10 +228,15 @@ int md_write_note(struct md_writer *w, const char *text);
 int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
 /* A sample record (MD_REC_SAMPLE); arrays copied into the record. */
 int md_write_sample(struct md_writer *w, const struct md_sample *r);
+/* The file records are being written to: the temporary file until
+ * md_writer_commit(), then the path given to md_writer_open() (borrowed,
+ * valid until md_writer_close()). */
+const char *md_writer_temp_path(const struct md_writer *w);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);
-/* Flush and close; returns 0 or -errno. NULL is fine. */
+/* Flush and close; returns 0 or -errno. A temporary file that was never
+ * committed is removed. NULL is fine. */
 int md_writer_close(struct md_writer *w);
 
 /* --- reader --- */

@@ -931,6 +931,9 @@ void session_finish(struct session *r, struct session_stats *st)
 		say(r, false, msg);
 		free(msg);
 	}
+	/* Only a recording that holds a snapshot replaces the previous one. */
+	if (!r->werr && r->nsnaps)
+		wfail(r, md_writer_commit(r->w));
 	if (!st)
 		return;
 	st->nevents = r->nevents;
@@ -939,6 +942,7 @@ void session_finish(struct session *r, struct session_stats *st)
 	st->nsnaps = r->nsnaps;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;
+	st->committed = !r->werr && r->nsnaps;
 }
 
 int session_exit_code(const struct session *r)

@@ -44,6 +44,7 @@ struct session_stats {
 	uint64_t nevents, nsamples, lost, nsnaps;
 	uint64_t bytes;          /* memsz.data size so far */
 	int werr;                /* first write error, 0 if none */
+	bool committed;          /* the recording replaced path */
 };
 
 /* Block the signals the loop reads, open the output and start snapshots.
@@ -63,7 +64,9 @@ int session_attach(struct session *s, const int *pids, int n);
  * targets are gone, the duration ends, a signal arrives or a write fails. */
 void session_run(struct session *s);
 /* Final snapshots of the attached targets, the last perf records, a note
- * of lost records. Fills *st (may be NULL). */
+ * of lost records; then, if no write failed and a snapshot was taken, the
+ * recording is committed to its path (md_writer_commit). Fills *st (may
+ * be NULL). */
 void session_finish(struct session *s, struct session_stats *st);
 /* Exit status the launched command ended with (128 + signal when killed),
  * or 0 when attached or when it has not been reaped. */

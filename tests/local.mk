@@ -66,6 +66,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2100-record-faults.sh \
+	tests/t2110-record-keep.sh \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \

@@ -218,6 +218,7 @@ static void write_data(const uint8_t *build_id, const char *path,
 		if (!(incomplete == CUT_NO_END && s == nsnaps - 1))
 			assert_int_equal(md_write_snap_end(w, &e), 0);
 	}
+	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	elfimg_close(img);
 }

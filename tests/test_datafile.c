@@ -204,6 +204,7 @@ static char *make_full_file(void)
 
 	assert_int_equal(md_writer_open(path, &w), 0);
 	write_all_types(w);
+	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	return path;
 }
@@ -247,6 +248,7 @@ static void test_old_renamed(void **state)
 
 	write_file(path, "previous", 8);
 	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	assert_int_equal(stat(old, &st), 0);
 	assert_int_equal(st.st_size, 8);
@@ -476,6 +478,10 @@ static int fill(const char *path, int *err)
 	*err = ret;
 	/* further writes keep failing, they never append */
 	if (md_write_note(w, "late") == 0)
+		*err = -EINVAL;
+	/* A failed recording is never committed; keep what the temporary
+	 * file holds under path to check it. */
+	if (link(md_writer_temp_path(w), path) < 0)
 		*err = -EINVAL;
 	md_writer_close(w);
 	return n;

@@ -209,6 +209,7 @@ static void test_datafile_sample(void **state)
 		if (i % 1000 == 0)
 			assert_int_equal(md_write_note(w, "between"), 0);
 	}
+	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	f = fopen(path, "rb");
 	fseek(f, 0, SEEK_END);
@@ -272,6 +273,7 @@ static void test_datafile_sample_bad(void **state)
 	close(fd);
 	assert_int_equal(md_writer_open(path, &w), 0);
 	assert_int_equal(md_write_sample(w, &s), 0);
+	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	f = fopen(path, "rb");
 	len = fread(buf, 1, sizeof(buf), f);

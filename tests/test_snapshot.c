@@ -343,6 +343,7 @@ static void run_case(bool exact_dirty)
 	assert_int_equal(st.pfn_available, !as_nobody);
 	assert_int_equal(snapper_take(s, child, 1, MD_SNAP_F_FROZEN, NULL), 0);
 	snapper_free(s);
+	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 
 	read_snapshot(data, parent, &pv);
