@@ -42,6 +42,7 @@ static const char *const rec_names[] = {
 	[MD_REC_NOTE] = "NOTE",
 	[MD_REC_MUNMAP] = "MUNMAP",
 	[MD_REC_SAMPLE] = "SAMPLE",
+	[MD_REC_CMDLINE] = "CMDLINE",
 };
 
 static const struct {
@@ -182,6 +183,7 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 		fprintf(out, " %s\n", mm->filename);
 		break;
 	case MD_REC_COMM:
+	case MD_REC_CMDLINE:
 		print_time(out, t->time);
 		fprintf(out, "%s %u/%u: %s\n", name, t->pid, t->tid, t->comm);
 		break;

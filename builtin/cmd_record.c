@@ -65,9 +65,11 @@ void usage_record(FILE *out)
 		"                        as FILE.old\n"
 		"    -p, --pid PID,...   attach to running processes (all "
 		"their threads)\n"
+		"                        and follow the children they fork\n"
 		"    --interval MS       also take a snapshot every MS "
 		"milliseconds\n"
-		"    --duration S        stop after S seconds\n"
+		"    --duration S        stop after S seconds (0 with -p: one "
+		"snapshot, then exit)\n"
 		"    --freeze            stop the targets while a snapshot is "
 		"taken\n"
 		"    --no-inherit        do not follow forked children\n"
@@ -127,13 +129,14 @@ static int parse_events(struct record_args *a, const char *list,
 	return ret;
 }
 
+/* Seconds >= 0 (0: one-shot). */
 static int parse_seconds(const char *s, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out > 0) || !isfinite(*out))
+	if (errno || end == s || *end || !(*out >= 0) || !isfinite(*out))
 		return -EINVAL;
 	return 0;
 }
@@ -179,10 +182,11 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'd':
 		if (parse_seconds(arg, &d) < 0) {
 			memsz_error("invalid --duration '%s': expected "
-				    "seconds > 0", arg);
+				    "seconds >= 0", arg);
 			return -1;
 		}
 		a->so.duration_ns = (uint64_t)(d * 1e9);
+		a->so.one_shot = d == 0;
 		break;
 	case 'F':
 		a->so.freeze = true;
@@ -265,6 +269,16 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		a->cmd = argv + optind;
+	if (a->so.one_shot && a->cmd) {
+		memsz_error("--duration 0 takes one snapshot of running "
+			    "processes: give -p PID");
+		return -1;
+	}
+	if (a->so.one_shot && a->nsattr) {
+		memsz_error("--duration 0 takes one snapshot: it samples no "
+			    "events");
+		return -1;
+	}
 	a->so.samples = a->sattr;
 	a->so.nsamples = a->nsattr;
 	a->so.names = a->events;
@@ -285,6 +299,16 @@ static int check_pids(const char *list, int **pids)
 	for (int i = 0; i < n; i++) {
 		int err = target_check_pid((*pids)[i]);
 
+		if (target_is_kthread((*pids)[i])) {
+			memsz_error("pid %d is a kernel thread: it has no "
+				    "user memory to record", (*pids)[i]);
+			return -1;
+		}
+		if (err == -ESRCH && target_is_zombie((*pids)[i])) {
+			memsz_error("pid %d is a zombie: it has exited and "
+				    "holds no memory", (*pids)[i]);
+			return -1;
+		}
 		if (err == -ESRCH) {
 			memsz_error("no process with pid %d", (*pids)[i]);
 			return -1;

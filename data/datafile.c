@@ -416,7 +416,8 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 {
 	int ret;
 
-	if (type != MD_REC_COMM && type != MD_REC_FORK && type != MD_REC_EXIT)
+	if (type != MD_REC_COMM && type != MD_REC_FORK &&
+	    type != MD_REC_EXIT && type != MD_REC_CMDLINE)
 		return -EINVAL;
 	ret = writer_begin(w);
 	if (ret < 0)
@@ -426,7 +427,8 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 	buf_u32(&w->b, r->tid);
 	buf_u32(&w->b, r->ppid);
 	buf_u32(&w->b, r->ptid);
-	buf_str(&w->b, type == MD_REC_COMM ? r->comm : "");
+	buf_str(&w->b, type == MD_REC_COMM || type == MD_REC_CMDLINE ?
+				r->comm : "");
 	return writer_commit(w, type);
 }
 
@@ -926,6 +928,7 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 	case MD_REC_COMM:
 	case MD_REC_FORK:
 	case MD_REC_EXIT:
+	case MD_REC_CMDLINE:
 		t->time = cur_u64(c);
 		t->pid = cur_u32(c);
 		t->tid = cur_u32(c);

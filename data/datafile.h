@@ -47,6 +47,7 @@ enum md_rec_type {
 	MD_REC_NOTE,          /* a free-text message for the report footer */
 	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
 	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
+	MD_REC_CMDLINE,       /* a process's command line (task payload) */
 	MD_REC__COUNT
 };
 
@@ -116,10 +117,11 @@ struct md_mmap2 {
 	const char *filename;
 };
 
-struct md_task {                      /* COMM, FORK, EXIT */
+struct md_task {                      /* COMM, FORK, EXIT, CMDLINE */
 	uint64_t time;
 	uint32_t pid, tid, ppid, ptid;
-	const char *comm;             /* COMM only */
+	const char *comm;             /* COMM: the command name; CMDLINE: the
+					 arguments joined by spaces */
 };
 
 struct md_lost {
@@ -188,7 +190,7 @@ struct md_record {
 	union {
 		struct md_image image;
 		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
-		struct md_task task;
+		struct md_task task;          /* COMM FORK EXIT CMDLINE */
 		struct md_lost lost;
 		struct md_snap_begin snap_begin;
 		struct md_snap_mapping mapping;

@@ -45,8 +45,14 @@
 struct rec_target {
 	int pid;
 	bool alive;
-	bool traced;          /* launched (or forked from it): under ptrace */
+	bool traced;          /* under ptrace: snapshot at its exit stop */
+	bool exit_snap;       /* that snapshot was taken */
+	bool unreadable;      /* its pages cannot be read: left out */
+	bool told;            /* why it is missing was said and noted */
 	int pidfd;            /* attach mode: readable at exit; -1 */
+	uint32_t nsnaps;      /* snapshots taken of it */
+	char comm[16];        /* command name when it was added */
+	char *cmdline;        /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
 };
 
@@ -83,6 +89,7 @@ struct session {
 	struct pollfd *pfd;
 	size_t pfd_cap;
 	bool stop, term_sent, got_exit, exec_failed;
+	bool ptrace_told;           /* said once that ptrace was refused */
 	uint64_t deadline, kill_at;
 	int status;                 /* wait status of the launched command */
 	char why[320];              /* explanation of the last failure */
@@ -144,7 +151,38 @@ static struct rec_target *target_add(struct session *r, int pid, bool traced)
 	t->alive = true;
 	t->traced = traced;
 	t->pidfd = -1;
+	if (target_comm(pid, t->comm, sizeof(t->comm)) < 0)
+		snprintf(t->comm, sizeof(t->comm), "gone");
 	return t;
+}
+
+/* A synthesized COMM record for pid, from /proc/PID/comm. */
+static void write_comm(struct session *r, struct rec_target *t)
+{
+	struct md_task k = { .time = mono_ns(), .pid = t->pid,
+			     .tid = t->pid, .comm = t->comm };
+
+	if (!r->werr && strcmp(t->comm, "gone") &&
+	    !wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
+		r->nevents++;
+}
+
+/* A process forked by a target: follow it (traced: the tracer already
+ * holds it). Attached recordings watch its exit with a pidfd. The kernel
+ * gives a child its parent's command name without a COMM record, so one is
+ * written. A process seen before is left as it is. */
+static void follow_child(struct session *r, int pid, bool traced)
+{
+	struct rec_target *t = target_find(r, pid);
+
+	if (t)
+		return;
+	t = target_add(r, pid, traced);
+	if (!r->child)
+		t->pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (!r->child && t->pidfd < 0)
+		t->alive = false; /* gone already */
+	write_comm(r, t);
 }
 
 /* dev/ino of a mapping whose perf record carried a build-id instead. */
@@ -220,6 +258,13 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 	case MD_REC_EXIT:
 		if (!wfail(r, md_write_task(r->w, c.type, &c.u.task)))
 			r->nevents++;
+		/* attached: a new process forked by a target (without
+		 * ptrace, this is how it is found) */
+		if (c.type == MD_REC_FORK && !r->child && r->inherit &&
+		    c.u.task.pid == c.u.task.tid &&
+		    c.u.task.pid != c.u.task.ppid &&
+		    target_find(r, c.u.task.ppid))
+			follow_child(r, c.u.task.pid, false);
 		break;
 	case MD_REC_SAMPLE:
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
@@ -358,6 +403,39 @@ static void poll_maps(struct session *r, struct rec_target *t)
 	t->last = now;
 }
 
+/* A CMDLINE record for t when its command line changed since the last. */
+static void write_cmdline(struct session *r, struct rec_target *t)
+{
+	struct md_task k = { .pid = t->pid, .tid = t->pid };
+	char *line;
+
+	if (r->werr || target_cmdline(t->pid, &line) < 0)
+		return;
+	if (!line[0] || (t->cmdline && !strcmp(t->cmdline, line))) {
+		free(line);
+		return;
+	}
+	free(t->cmdline);
+	t->cmdline = line;
+	k.time = mono_ns();
+	k.comm = line;
+	if (!wfail(r, md_write_task(r->w, MD_REC_CMDLINE, &k)))
+		r->nevents++;
+}
+
+/* Say (and note) that t is left out of the recording, and why. */
+static void left_out(struct session *r, struct rec_target *t, int err)
+{
+	char *msg = xasprintf("pid %d (%s) left out: cannot read its memory "
+			      "(%s)", t->pid, t->comm, memsz_strerror(err));
+
+	t->unreadable = true;
+	t->told = true;
+	say(r, true, msg);
+	note(r, msg);
+	free(msg);
+}
+
 static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		     uint32_t flags)
 {
@@ -365,10 +443,11 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	bool thaw_sig = false, thaw_tr = false;
 	int ret;
 
-	if (r->werr)
+	if (r->werr || t->unreadable)
 		return;
 	drain(r, true);
 	poll_maps(r, t);
+	write_cmdline(r, t);
 	if (r->freeze && !(flags & MD_SNAP_F_FROZEN)) {
 		if (t->traced && r->tr) {
 			thaw_tr = true;
@@ -390,11 +469,18 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		t->alive = false;
 		return;
 	}
+	if (ret == -EACCES || ret == -EPERM) {
+		left_out(r, t, ret);
+		return;
+	}
 	if (ret < 0) {
 		wfail(r, ret);
 		return;
 	}
 	r->nsnaps++;
+	t->nsnaps++;
+	if (flags & MD_SNAP_F_AT_EXIT)
+		t->exit_snap = true;
 	if (!st.pfn_available && !r->pss_told) {
 		r->pss_told = true;
 		say(r, false, "page frame numbers are not readable "
@@ -428,7 +514,7 @@ static void at_fork(void *arg, int pid, int ppid)
 	struct session *r = arg;
 
 	(void)ppid;
-	target_add(r, pid, true);
+	follow_child(r, pid, true);
 }
 
 static void at_exit(void *arg, int tgid, int tid)
@@ -544,18 +630,26 @@ static void final_snapshots(struct session *r)
 	for (size_t i = 0; i < r->nt; i++) {
 		struct rec_target *t = &r->t[i];
 
+		char *msg = NULL;
+
 		if (t->alive && target_state(t->pid, t->pid) &&
 		    target_check_pid(t->pid) == 0)
 			snapshot(r, t, live_tid(t->pid), 0);
 		else if (t->alive)
 			t->alive = false;
-		if (!t->alive && !t->traced) {
-			char *msg = xasprintf("pid %d exited before the final "
-					      "snapshot", t->pid);
-
-			note(r, msg);
-			free(msg);
-		}
+		if (t->alive || t->exit_snap || t->told)
+			continue;
+		if (t->nsnaps)
+			msg = xasprintf("pid %d (%s) exited before the final "
+					"snapshot", t->pid, t->comm);
+		else
+			msg = xasprintf("pid %d (%s) not recorded: it exited "
+					"before a snapshot could be taken",
+					t->pid, t->comm);
+		note(r, msg);
+		if (!t->nsnaps)
+			say(r, true, msg);
+		free(msg);
 	}
 }
 
@@ -766,6 +860,57 @@ out_child:
 	return err;
 }
 
+/* Hold the attached targets under ptrace (following the children they
+ * fork when inheriting), so each gets a snapshot at its exit stop. Where
+ * ptrace is refused the recording goes on without it: children are then
+ * found by their perf FORK records, and snapshot at intervals only. */
+static void trace_attached(struct session *r)
+{
+	for (size_t i = 0; i < r->nt; i++) {
+		struct rec_target *t = &r->t[i];
+		char *msg;
+		int err;
+
+		if (!t->alive)
+			continue;
+		err = tracer_attach(&r->tr, t->pid, r->inherit,
+				    &rec_tracer_ops, r);
+		if (!err) {
+			t->traced = true;
+			continue;
+		}
+		msg = xasprintf("cannot ptrace pid %d (%s): no snapshot "
+				"at its exit%s", t->pid, memsz_strerror(err),
+				r->inherit ? "; children it forks are "
+					     "snapshot at --interval and at "
+					     "the end only" : "");
+		note(r, msg);
+		if (!r->ptrace_told)
+			say(r, true, msg);
+		r->ptrace_told = true;
+		free(msg);
+	}
+}
+
+/* Say (and note) which targets were gone before their first snapshot. */
+static void note_gone_at_attach(struct session *r)
+{
+	for (size_t i = 0; i < r->nt; i++) {
+		struct rec_target *t = &r->t[i];
+		char *msg;
+
+		if (t->nsnaps || t->told)
+			continue;
+		t->alive = false;
+		t->told = true;
+		msg = xasprintf("pid %d (%s) not recorded: it exited while "
+				"memsz attached", t->pid, t->comm);
+		say(r, true, msg);
+		note(r, msg);
+		free(msg);
+	}
+}
+
 int session_attach(struct session *r, const int *pids, int n)
 {
 	int err;
@@ -774,15 +919,21 @@ int session_attach(struct session *r, const int *pids, int n)
 		struct rec_target *t = target_add(r, pids[i], false);
 
 		t->pidfd = syscall(SYS_pidfd_open, pids[i], 0);
+		write_comm(r, t);
 	}
-	err = start_capture(r, r->o.ring_pages, 0);
-	if (err < 0)
-		return err;
-	note_samples_user_only(r, r->o.ring_pages);
+	if (!r->o.one_shot) {
+		err = start_capture(r, r->o.ring_pages, 0);
+		if (err < 0)
+			return err;
+		note_samples_user_only(r, r->o.ring_pages);
+	}
 	for (size_t i = 0; r->pc && i < r->nt; i++)
 		synthesize(r, &r->t[i]);
 	for (size_t i = 0; i < r->nt; i++)
 		snapshot(r, &r->t[i], live_tid(r->t[i].pid), 0);
+	note_gone_at_attach(r);
+	if (!r->o.one_shot)
+		trace_attached(r);
 	return 0;
 }
 
@@ -813,13 +964,13 @@ static bool loop_continue(struct session *r, uint64_t now)
 {
 	if (r->tr) {
 		tracer_poll(r->tr);
-		if (tracer_done(r->tr, &r->status)) {
+		if (r->child && tracer_done(r->tr, &r->status)) {
 			r->got_exit = true;
 			return false;
 		}
-	} else if (r->stop || !any_alive(r)) {
-		return false;
 	}
+	if (!r->child && (r->stop || !any_alive(r)))
+		return false;
 	if (r->deadline && now >= r->deadline && !r->stop)
 		r->stop = true;
 	if (r->stop && r->child && !r->term_sent) {
@@ -893,6 +1044,8 @@ static void handle_pollfds(struct session *r, size_t n)
 
 void session_run(struct session *r)
 {
+	if (r->o.one_shot)
+		return;
 	start_clocks(r);
 	while (!r->werr) {
 		uint64_t now = mono_ns();
@@ -919,7 +1072,7 @@ void session_run(struct session *r)
 void session_finish(struct session *r, struct session_stats *st)
 {
 	drain(r, true);
-	if (!r->werr && !r->child)
+	if (!r->werr && !r->child && !r->o.one_shot)
 		final_snapshots(r);
 	drain(r, true);
 	unreported_lost(r);
@@ -972,6 +1125,7 @@ int session_free(struct session *r)
 		if (r->t[i].pidfd >= 0)
 			close(r->t[i].pidfd);
 		procmaps_free(&r->t[i].last);
+		free(r->t[i].cmdline);
 	}
 	free(r->t);
 	free(r->syn);

@@ -27,6 +27,7 @@ struct session_opts {
 	bool inherit;            /* follow forked children */
 	uint64_t interval_ms;    /* 0: no periodic snapshots */
 	uint64_t duration_ns;    /* 0: until the targets end or a signal */
+	bool one_shot;           /* attach: one snapshot each, no events */
 	/* Sampling events (--faults, -e), copied; names is the -e list as
 	 * the user gave it, for the "event N: NAME" notes (NULL: none). */
 	const struct perf_event_attr *samples;
@@ -57,11 +58,15 @@ int session_open(const struct session_opts *o, struct session **out);
  * child is then already reaped). */
 int session_launch(struct session *s, char **argv);
 /* Attach to the processes pids[0..n): open their perf events, describe
- * their current mappings and take a first snapshot of each. Returns 0, or a
- * negative code with session_why(). */
+ * their current mappings, take a first snapshot of each and hold them under
+ * ptrace (following their children unless !inherit) so that each process
+ * gets a snapshot at its exit. A target gone before its first snapshot is
+ * said and noted. One-shot: the snapshot only. Returns 0, or a negative
+ * code with session_why(). */
 int session_attach(struct session *s, const int *pids, int n);
 /* Run the event loop until the launched command exits, the attached
- * targets are gone, the duration ends, a signal arrives or a write fails. */
+ * targets are gone, the duration ends, a signal arrives or a write fails.
+ * Returns at once for a one-shot recording. */
 void session_run(struct session *s);
 /* Final snapshots of the attached targets, the last perf records, a note
  * of lost records; then, if no write failed and a snapshot was taken, the

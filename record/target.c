@@ -93,6 +93,96 @@ int target_check_pid(int pid)
 	return 0;
 }
 
+/* PF_KTHREAD in the flags field (the 9th) of /proc/PID/stat. */
+#define STAT_PF_KTHREAD 0x00200000u
+
+bool target_is_kthread(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags = 0;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = 0;
+	p = strrchr(buf, ')');
+	/* ") S ppid pgrp session tty_nr tpgid flags" */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return flags & STAT_PF_KTHREAD;
+}
+
+bool target_is_zombie(int pid)
+{
+	char st = target_state(pid, pid);
+	int *tids = NULL, n;
+
+	if (st != 'Z' && st != 'X')
+		return false;
+	n = target_threads(pid, &tids);
+	free(tids);
+	return n <= 1;
+}
+
+int target_comm(int pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, size - 1);
+	if (len < 0)
+		len = -errno;
+	close(fd);
+	if (len < 0)
+		return (int)len;
+	buf[len] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* Longest command line kept: the kernel's own limit for the arguments of
+ * one exec is far larger, but a label needs no more. */
+#define CMDLINE_MAX 4096
+
+int target_cmdline(int pid, char **out)
+{
+	char path[64], *buf = xmalloc(CMDLINE_MAX + 1);
+	ssize_t len, got = 0;
+	int fd;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	while (got < CMDLINE_MAX &&
+	       (len = read(fd, buf + got, CMDLINE_MAX - got)) > 0)
+		got += len;
+	close(fd);
+	while (got > 0 && (buf[got - 1] == 0 || buf[got - 1] == ' '))
+		got--;
+	for (ssize_t i = 0; i < got; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	buf[got] = 0;
+	*out = buf;
+	return 0;
+}
+
 int target_threads(int pid, int **tids)
 {
 	char path[64];
@@ -343,25 +433,79 @@ static void resume(struct tracer *tr, int tid, int req, int sig)
 	ptrace(req, tid, 0, (void *)(long)sig);
 }
 
-int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
-		 void *arg, struct tracer **out)
+static long trace_options(bool follow)
 {
 	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC;
-	struct tracer *tr;
 
 	if (follow)
 		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			PTRACE_O_TRACECLONE;
-	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0)
-		return -errno;
-	tr = xcalloc(1, sizeof(*tr));
+	return opts;
+}
+
+static struct tracer *tracer_new(int pid, bool follow,
+				 const struct tracer_ops *ops, void *arg)
+{
+	struct tracer *tr = xcalloc(1, sizeof(*tr));
+
 	tr->pid = pid;
 	tr->follow = follow;
 	tr->ops = ops;
 	tr->arg = arg;
+	return tr;
+}
+
+int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
+		 void *arg, struct tracer **out)
+{
+	struct tracer *tr;
+
+	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)trace_options(follow)) < 0)
+		return -errno;
+	tr = tracer_new(pid, follow, ops, arg);
 	tracee_add(tr, pid, pid);
 	*out = tr;
 	return 0;
+}
+
+/* Seize every thread of pid not traced yet; returns how many were seized
+ * or -errno (threads that exit meanwhile are skipped). */
+static int seize_threads(struct tracer *tr, int pid)
+{
+	int *tids = NULL, n = target_threads(pid, &tids), got = 0;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (tracee_find(tr, tids[i]))
+			continue;
+		if (ptrace(PTRACE_SEIZE, tids[i], 0,
+			   (void *)trace_options(tr->follow)) < 0) {
+			if (errno == ESRCH)
+				continue;
+			got = -errno;
+			break;
+		}
+		tracee_add(tr, tids[i], pid);
+		got++;
+	}
+	free(tids);
+	return got;
+}
+
+int tracer_attach(struct tracer **trp, int pid, bool follow,
+		  const struct tracer_ops *ops, void *arg)
+{
+	int ret;
+
+	if (!*trp)
+		*trp = tracer_new(0, follow, ops, arg);
+	/* Threads started by a thread not seized yet are found by the next
+	 * pass; those started by a seized one are traced by the kernel. */
+	do
+		ret = seize_threads(*trp, pid);
+	while (ret > 0);
+	return ret;
 }
 
 /* Is any thread of tgid other than tid still running toward its exit or

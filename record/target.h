@@ -19,6 +19,17 @@ int target_parse_pids(const char *s, int **pids);
 /* 0 if pid is a live process whose memory maps memsz may read, -ESRCH if
  * there is none (or a zombie), -EACCES/-EPERM if not allowed. */
 int target_check_pid(int pid);
+/* True if pid is a kernel thread (PF_KTHREAD): it has no user memory. */
+bool target_is_kthread(int pid);
+/* True if pid is a zombie: exited, not reaped, no live thread left. */
+bool target_is_zombie(int pid);
+/* The command name of pid (/proc/PID/comm, without the newline) into buf
+ * of size bytes. Returns 0 or -errno. */
+int target_comm(int pid, char *buf, size_t size);
+/* The command line of pid (/proc/PID/cmdline, arguments joined by spaces,
+ * at most 4096 bytes; "" for kernel threads and zombies) into a new string
+ * *out (caller frees). Returns 0 or -errno. */
+int target_cmdline(int pid, char **out);
 /* Thread ids of pid from /proc/PID/task into a new array *tids (caller
  * frees). Returns the count or -errno. */
 int target_threads(int pid, int **tids);
@@ -61,6 +72,12 @@ struct tracer_ops {
  * TRACECLONE when follow). Returns 0 and *out or -errno. */
 int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
 		 void *arg, struct tracer **out);
+/* Seize every thread of the running process pid (not a child of memsz)
+ * with the same options, into *tr (created if NULL; freed by
+ * tracer_free() even when this fails). tracer_done() never becomes true
+ * for an attached process. Returns 0 or -errno (-EPERM: not allowed). */
+int tracer_attach(struct tracer **tr, int pid, bool follow,
+		  const struct tracer_ops *ops, void *arg);
 /* Handle every pending wait status of the traced tasks (non-blocking):
  * resume them, calling ops at exec, fork and last-thread exit. Returns the
  * number of statuses handled. */

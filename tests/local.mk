@@ -67,6 +67,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2095-record-errors.sh \
 	tests/t2100-record-faults.sh \
 	tests/t2110-record-keep.sh \
+	tests/t2120-record-follow.sh \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -83,4 +84,5 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_layout.c \
 	tests/workloads/rep_relocs.cc \
-	tests/workloads/snap_workload.c
+	tests/workloads/snap_workload.c \
+	tests/workloads/spawner.py

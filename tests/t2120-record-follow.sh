@@ -1,0 +1,173 @@
+#!/bin/sh
+# t2120-record-follow.sh — `record -p` follows the processes its targets
+# fork after attach (a server forking a child per request): their events,
+# snapshots at intervals, at their exit and at the end, under their own pid
+# and name; --no-inherit does not. Bad targets (a kernel thread, a zombie)
+# are one-line errors; --duration 0 is one snapshot. A child that execs a
+# set-user-ID program is recorded or named in a note, never dropped
+# silently.
+set -u
+: "${MEMSZ:?}" "${top_srcdir:?}"
+W=$top_srcdir/tests/workloads
+[ "$(id -u)" = 0 ] || { echo "needs root to drop to nobody" >&2; exit 77; }
+command -v setpriv >/dev/null 2>&1 || { echo "no setpriv" >&2; exit 77; }
+# as nobody: the system python, not a per-user shim
+PY=/usr/bin/python3
+[ -x "$PY" ] || { echo "$PY not found" >&2; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2120.XXXXXX") || exit 1
+chmod 777 "$T"
+S= M= Z=
+trap '[ -n "$M" ] && kill $M 2>/dev/null; [ -n "$S" ] && kill $S 2>/dev/null; [ -n "$Z" ] && kill $Z 2>/dev/null; rm -rf "$T"' EXIT
+. "$top_srcdir/tests/lib.sh"
+# Not a function: "$NOBODY cmd &" must leave the command's pid in $!.
+NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+wait_file() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+# wait_snapshot DIR: until memsz's unfinished recording in DIR holds a
+# complete snapshot (memsz is attached).
+wait_snapshot() {
+	i=0
+	while [ $i -lt 1000 ]; do
+		for f in "$1"/*.tmp.*; do
+			[ -e "$f" ] && "$MEMSZ" dump -i "$f" 2>/dev/null |
+				grep -q SNAP_END && return 0
+		done
+		sleep 0.01
+		i=$((i + 1))
+	done
+	return 1
+}
+$NOBODY test -x "$MEMSZ" || { echo "$MEMSZ not executable by nobody" >&2; exit 77; }
+
+# start_server DIR: the spawner, as nobody, in DIR.
+start_server() {
+	mkdir -p "$1" && chmod 777 "$1"
+	$NOBODY "$PY" "$W/spawner.py" "$1" & S=$!
+	wait_file "$1/ready" || { nok "spawner did not start"; exit 1; }
+}
+cmd() { echo "$2" > "$1/cmd"; }
+
+# 1. Follow: one child lives on to the end, one exits while recorded, one
+# execs a set-user-ID program.
+D=$T/f
+start_server "$D"
+P=$(cat "$D/ready")
+$NOBODY "$MEMSZ" record -o "$D/f.data" -p "$P" --interval 100 2>"$T/err" &
+M=$!
+check "memsz attached" wait_snapshot "$D"
+cmd "$D" "spawn a 8"
+wait_file "$D/a"
+cmd "$D" "spawn b 4"
+wait_file "$D/b"
+cmd "$D" "release b"
+wait_file "$D/b.gone"
+cmd "$D" "exec c /bin/mount"
+wait_file "$D/c.gone"
+A=$(cat "$D/a") B=$(cat "$D/b") C=$(cat "$D/c.gone")
+kill -INT $M
+wait $M
+check "record exits 0" test $? -eq 0
+M=
+"$MEMSZ" dump -i "$D/f.data" > "$T/f.txt"
+check "the file dumps cleanly" test $? -eq 0
+for p in $A $B; do
+	check "child $p: FORK record" grep -q "FORK $p/$p: parent $P/" "$T/f.txt"
+	check "child $p: COMM record" grep -q "COMM $p/$p: python3" "$T/f.txt"
+done
+c=$(grep -c "SNAP_BEGIN pid $A " "$T/f.txt")
+check "child $A: snapshots at intervals and at the end ($c >= 2)" \
+	test "$c" -ge 2
+check "exited child $B: a snapshot at its exit" \
+	grep -q "SNAP_BEGIN pid $B .*at-exit" "$T/f.txt"
+check "server: CMDLINE with its arguments" \
+	grep -q "CMDLINE $P/$P: .*python3 .*spawner\.py $D" "$T/f.txt"
+"$MEMSZ" report -i "$D/f.data" --by pids --format tsv > "$T/f.tsv" 2>&1
+for p in $P $A $B; do
+	check "report --by pids lists $p" grep -q "^$p[ 	]" "$T/f.tsv"
+done
+# The child's peak holds its 8 MiB: RSS of the last snapshot >= 8 MiB.
+rss=$(awk -F'\t' -v p="$A" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rss") c = i }
+	$1 ~ "^" p "( |$)" { print $c }' "$T/f.tsv")
+check "child $A: its 8 MiB are resident in the report ($rss)" \
+	test "${rss:-0}" -ge 8388608
+if grep -q "SNAP_BEGIN pid $C " "$T/f.txt"; then
+	ok "set-user-ID child $C recorded"
+else
+	check "set-user-ID child $C named in a note" \
+		grep -q "NOTE pid $C " "$T/f.txt"
+fi
+check "the server was left running" kill -0 "$S"
+check "... and so was its child" kill -0 "$A"
+cmd "$D" quit
+wait $S
+S=
+
+# 2. --no-inherit: the children are not recorded.
+D=$T/n
+start_server "$D"
+P=$(cat "$D/ready")
+$NOBODY "$MEMSZ" record -o "$D/n.data" --no-inherit -p "$P" 2>"$T/err" &
+M=$!
+check "--no-inherit: memsz attached" wait_snapshot "$D"
+cmd "$D" "spawn a 1"
+wait_file "$D/a"
+A=$(cat "$D/a")
+kill -INT $M
+wait $M
+M=
+"$MEMSZ" dump -i "$D/n.data" > "$T/n.txt"
+check "--no-inherit: the child has no snapshot" \
+	test "$(grep -c "SNAP_BEGIN pid $A " "$T/n.txt")" -eq 0
+
+# 3. One-shot: one snapshot, memsz exits, the target runs on.
+"$MEMSZ" record -o "$T/o.data" -p "$P" --duration 0 2>"$T/err"
+check "--duration 0: exits 0" test $? -eq 0
+"$MEMSZ" dump -i "$T/o.data" > "$T/o.txt"
+check "--duration 0: exactly one snapshot" \
+	test "$(grep -c SNAP_BEGIN "$T/o.txt")" -eq 1
+check "--duration 0: with its name" grep -q "CMDLINE $P/$P: .*python3" "$T/o.txt"
+check "--duration 0: the target runs on" kill -0 "$P"
+"$MEMSZ" record -o "$T/o2.data" --duration 0 -- true 2>"$T/err"
+check "--duration 0 with a command: a usage error" test $? -eq 129
+cmd "$D" quit
+wait $S
+S=
+
+# 4. Bad targets.
+# fails NAME PATTERN ARGS...: non-zero exit, exactly one line matching.
+fails() {
+	d=$1 pat=$2
+	shift 2
+	"$MEMSZ" record -o "$T/bad.data" "$@" > /dev/null 2> "$T/err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+	   grep -q "$pat" "$T/err" && [ ! -e "$T/bad.data" ]; then
+		ok "$d"
+	else
+		nok "$d (exit $rc: $(cat "$T/err"))"
+	fi
+}
+K=$(ps -eo pid=,comm= | awk '$2 == "kthreadd" { print $1; exit }')
+if [ -n "$K" ]; then
+	fails "kernel thread" "^memsz: pid $K is a kernel thread" -p "$K"
+else
+	nok "no kthreadd to try"
+fi
+python3 -c '
+import os, sys, time
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+print(pid, flush=True)
+time.sleep(3600)
+' > "$T/zombie" & Z=$!
+wait_file "$T/zombie"
+zp=$(cat "$T/zombie")
+i=0
+while [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$zp/status)" != Z ] &&
+      [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+fails "zombie" "^memsz: pid $zp is a zombie" -p "$zp"
+exit $fail
