@@ -63,6 +63,7 @@ static const struct {
 	{ MD_SNAP_F_FROZEN, "frozen" },
 	{ MD_SNAP_F_AT_EXIT, "at-exit" },
 	{ MD_SNAP_F_PAGEMAP_SCAN, "pagemap-scan" },
+	{ MD_SNAP_F_OBSERVER_FREE, "observer-free" },
 };
 
 #define PRINT_FLAGS(out, table, v)                                      \

@@ -79,6 +79,7 @@ enum md_snap_flags {
 	MD_SNAP_F_FROZEN = 1u << 2,     /* target stopped during the snapshot */
 	MD_SNAP_F_AT_EXIT = 1u << 3,    /* taken at exit (PTRACE_EVENT_EXIT) */
 	MD_SNAP_F_PAGEMAP_SCAN = 1u << 4, /* PAGEMAP_SCAN was used */
+	MD_SNAP_F_OBSERVER_FREE = 1u << 5, /* mapcounts leave memsz out */
 };
 
 /* One run of consecutive pages with identical flags and mapcount. */

@@ -123,6 +123,10 @@ struct snapper {
 	struct snap_slot slots[WINDOW];
 	struct md_run *runs;     /* the runs of the mapping being written */
 	size_t runs_cap;
+	/* PFNs memsz's own file mappings hold (observer-free mapcounts): a
+	 * bitmap of the PFNs [self_lo, self_lo + 64 * self_words). */
+	uint64_t *self_bits;
+	uint64_t self_lo, self_words;
 };
 
 static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
@@ -215,6 +219,7 @@ void snapper_free(struct snapper *s)
 		close(s->kpagecount_fd);
 	if (s->kpageflags_fd >= 0)
 		close(s->kpageflags_fd);
+	free(s->self_bits);
 	for (i = 0; i < s->nnoted; i++)
 		free(s->noted[i]);
 	free(s->noted);
@@ -419,6 +424,92 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n)
 	return 0;
 }
 
+/* True if memsz itself maps the page frame pfn (see self_load). */
+static inline bool self_maps(const struct snapper *s, uint64_t pfn)
+{
+	uint64_t o = pfn - s->self_lo;
+
+	return s->self_bits && pfn >= s->self_lo && o / 64 < s->self_words &&
+	       (s->self_bits[o / 64] >> (o % 64) & 1);
+}
+
+/* MADV_POPULATE_READ (linux/mman.h, 5.14+), for older headers. */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+/* Map every page of memsz's own file mapping m into its page tables, once:
+ * then the set of pages memsz shares with a target does not grow while a
+ * snapshot runs (the code it first runs there would otherwise be mapped
+ * after the set was read, and still counted as a sharer). */
+static void self_populate(const struct procmap *m)
+{
+	if (m->name && m->name[0] == '/' && !(m->flags & MAP_SHARED))
+		(void)madvise((void *)(uintptr_t)m->start, m->end - m->start,
+			      MADV_POPULATE_READ);
+}
+
+/* Collect the PFNs of the resident pages of memsz's own file mappings
+ * (/proc/self/maps, /proc/self/pagemap) into s->self_bits, so that memsz
+ * does not count itself as a sharer of a target's page: the libraries it
+ * maps too (libc, libz, libstdc++ ...) would otherwise show a lower PSS
+ * than when memsz is not running. Returns 0 or -errno. */
+static int self_load(struct snapper *s)
+{
+	struct procmaps pm = { 0 };
+	uint64_t *pfns = NULL, lo = UINT64_MAX, hi = 0, *buf = NULL;
+	size_t n = 0, cap = 0, bufcap = 0;
+	int fd, ret = procmaps_read(getpid(), 0, &pm);
+
+	free(s->self_bits);
+	s->self_bits = NULL;
+	s->self_words = 0;
+	if (ret < 0)
+		goto out;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < pm.n; i++) {
+		const struct procmap *m = &pm.maps[i];
+		size_t np = (m->end - m->start) >> s->page_shift;
+		ssize_t got;
+
+		if (!m->ino || !np)
+			continue;
+		self_populate(m);
+		xgrow(&buf, &bufcap, np, sizeof(*buf));
+		got = pread_full(fd, buf, np * 8,
+				 (m->start >> s->page_shift) * 8);
+		for (ssize_t k = 0; k < got / 8; k++) {
+			uint64_t pfn = buf[k] & PM_PFN_MASK;
+
+			if (!(buf[k] & PM_PRESENT) || !pfn)
+				continue;
+			xgrow(&pfns, &cap, n + 1, sizeof(*pfns));
+			pfns[n++] = pfn;
+			lo = MIN(lo, pfn);
+			hi = MAX(hi, pfn);
+		}
+	}
+	close(fd);
+	if (n) {
+		s->self_lo = lo;
+		s->self_words = (hi - lo) / 64 + 1;
+		s->self_bits = xcalloc(s->self_words, sizeof(uint64_t));
+		for (size_t k = 0; k < n; k++)
+			s->self_bits[(pfns[k] - lo) / 64] |=
+				1ull << ((pfns[k] - lo) % 64);
+	}
+	ret = 0;
+out:
+	free(buf);
+	free(pfns);
+	procmaps_free(&pm);
+	return ret;
+}
+
 /* What one page is: its run flags and mapcount, and how it counts. */
 enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
 
@@ -483,6 +574,16 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 	fl |= MD_PG_PRESENT;
 	if (e & PM_EXCLUSIVE)
 		mapcount = 1;
+	/* memsz's own mapping of the page is not a sharer: without memsz
+	 * the page would be mapped once less (and private if that leaves
+	 * one) */
+	if (looked && mapcount > 1 && self_maps(s, e & PM_PFN_MASK)) {
+		mapcount--;
+		if (mapcount == 1) {
+			fl |= MD_PG_EXCLUSIVE;
+			e |= PM_EXCLUSIVE;
+		}
+	}
 	if (!(e & PM_FILE) && !looked) {
 		/* anonymous, not looked up: swap-backed, dirty */
 		if (s->has_kpageflags)
@@ -1128,6 +1229,10 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 			goto out;
 		s->pss_note_written = true;
 	}
+	/* memsz's own pages, as late as possible: it maps more of its
+	 * libraries as it runs */
+	if (s->has_pfn && self_load(s) == 0)
+		flags |= MD_SNAP_F_OBSERVER_FREE;
 	b.time = mono_ns();
 	b.pid = (uint32_t)pid;
 	b.seq = seq;
