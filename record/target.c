@@ -703,16 +703,47 @@ void tracer_thaw(struct tracer *tr, int tgid)
 	}
 }
 
+/* Wait (at most 1 s) for tracee tid to stop after PTRACE_INTERRUPT and
+ * detach it, handing back a signal it was stopped for: a SIGSTOP caught
+ * in its signal-delivery-stop must still stop it, and a process in a
+ * group-stop stays stopped after the detach. */
+static void detach_one(struct tracer *tr, struct tracee *t)
+{
+	int status, sig = 0;
+
+	if (t->held) {
+		ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)t->sig);
+		return;
+	}
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+		return; /* gone */
+	for (int i = 0; i < 1000; i++) {
+		pid_t w = waitpid(t->tid, &status, __WALL | WNOHANG);
+
+		if (w < 0 || (w > 0 && !WIFSTOPPED(status)))
+			return; /* exited */
+		if (w > 0) {
+			if (((unsigned)status >> 16) == 0)
+				sig = WSTOPSIG(status);
+			ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig);
+			return;
+		}
+		sleep_ms(1);
+	}
+	(void)tr;
+}
+
 void tracer_free(struct tracer *tr)
 {
 	if (!tr)
 		return;
+	/* Handle the stops already reported (a signal a tracee is stopped
+	 * for is delivered), then detach every tracee: the kernel's own
+	 * detach when memsz exits would drop such a signal, and would let a
+	 * process stopped by the user run on. */
+	tracer_poll(tr);
 	for (size_t i = 0; i < tr->n; i++)
-		if (tr->t[i].held)
-			ptrace(tr->t[i].req, tr->t[i].tid, 0,
-			       (void *)(long)tr->t[i].sig);
-	/* Tracees are detached by the kernel when memsz exits; PTRACE_DETACH
-	 * would need each of them stopped first. */
+		detach_one(tr, &tr->t[i]);
 	free(tr->t);
 	free(tr);
 }

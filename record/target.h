@@ -90,7 +90,9 @@ bool tracer_done(const struct tracer *t, int *status);
 int tracer_freeze(struct tracer *t, int tgid);
 /* Resume what tracer_freeze() held. */
 void tracer_thaw(struct tracer *t, int tgid);
-/* Detach from every task (they run on) and free. NULL is fine. */
+/* Detach from every task and free: each is left as it would be without
+ * memsz (running, or stopped if it was stopped by a signal). NULL is
+ * fine. */
 void tracer_free(struct tracer *t);
 
 #endif

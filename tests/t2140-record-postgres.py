@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""t2140: a real service. A PostgreSQL 15 cluster (initdb into a temporary
+directory as nobody, a unix socket there, no TCP) is recorded with
+`memsz record -p POSTMASTER` while psql sessions open and run queries (one
+session ends while recorded, two stay). The cluster is then stopped
+(SIGSTOP) and the recording ended. Every backend forked meanwhile must be
+in the recording under its pid and its `postgres: ...` name, and for each
+recorded process alive at the end, the last snapshot's RSS, DIRTY and SWAP
+must equal its /proc/PID/smaps sums and PSS be within a page per mapping
+(smaps read after memsz has exited: PSS is observer-free).
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import PAGE, check, proc_state, smaps_vmas  # noqa: E402
+
+MEMSZ = os.environ.get("MEMSZ", "memsz")
+PGBIN = "/usr/lib/postgresql/15/bin"
+NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+def wait_for(cond, what, limit=3000):
+    """Poll cond() every 10 ms (at most limit times); fail if never."""
+    for _ in range(limit):
+        if cond():
+            return True
+        time.sleep(0.01)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+def attached(tmp):
+    """True once memsz's unfinished recording in tmp holds a snapshot."""
+    for f in os.listdir(tmp):
+        if ".tmp." in f:
+            out = subprocess.run([MEMSZ, "dump", "-i", os.path.join(tmp, f)],
+                                 capture_output=True, text=True).stdout
+            if "SNAP_END" in out:
+                return True
+    return False
+
+
+class Session:
+    """A psql session kept open; query() returns the first output line."""
+
+    def __init__(self, sock):
+        self.p = subprocess.Popen(
+            NOBODY + [f"{PGBIN}/psql", "-X", "-At", "-h", sock, "-U",
+                      "tester", "-d", "postgres"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def query(self, sql):
+        self.p.stdin.write(sql + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def children(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)],
+                         capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def smaps_sums(pid):
+    vmas = smaps_vmas(pid)
+    sums = {k: sum(v.get(k, 0) for v in vmas)
+            for k in ("Rss", "Pss", "Private_Dirty", "Swap")}
+    sums["n"] = len(vmas)
+    return sums
+
+
+def run(tmp):
+    data = os.path.join(tmp, "pg.data")
+    pgdata = os.path.join(tmp, "data")
+    os.chmod(tmp, 0o777)
+    subprocess.run(NOBODY + [f"{PGBIN}/initdb", "-D", pgdata, "-A", "trust",
+                             "-U", "tester", "--no-sync"],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(NOBODY + [f"{PGBIN}/pg_ctl", "-D", pgdata, "-w", "-l",
+                             os.path.join(tmp, "log"), "-o",
+                             f"-k {tmp} -c listen_addresses=''", "start"],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(pgdata, "postmaster.pid")) as f:
+        pm = int(f.readline())
+    rec = subprocess.Popen([MEMSZ, "record", "-o", data, "-p", str(pm),
+                            "--interval", "200"], stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        wait_for(lambda: attached(tmp) or rec.poll() is not None,
+                 "memsz to attach")
+        check(rec.poll() is None, "memsz attached to the postmaster")
+        # one session that runs a query and ends while recorded
+        s0 = Session(tmp)
+        gone = int(s0.query("select pg_backend_pid();"))
+        s0.query("select count(*) from generate_series(1, 100000);")
+        s0.close()
+        wait_for(lambda: not os.path.exists(f"/proc/{gone}"),
+                 "the first backend to exit")
+        # two that stay, with queries that make them use memory
+        sessions = [Session(tmp), Session(tmp)]
+        live = [int(s.query("select pg_backend_pid();")) for s in sessions]
+        for s in sessions:
+            s.query("select sum(length(repeat('x', g))) from "
+                    "generate_series(1, 2000) g;")
+            s.query("select count(*) from pg_class;")
+        # stop the whole cluster, then end the recording
+        procs = [pm] + children(pm)
+        for p in procs:
+            os.kill(p, signal.SIGSTOP)
+        for p in procs:
+            wait_for(lambda: proc_state(p) in "Tt", f"{p} to stop")
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate()
+        check(rec.returncode == 0, f"record exits 0 ({err.strip()})")
+        # a process memsz detached from re-enters its group-stop
+        for p in procs:
+            try:
+                wait_for(lambda: proc_state(p) in "Tt", f"{p} to stop",
+                         limit=500)
+            except RuntimeError:
+                pass
+        states = {p: proc_state(p) for p in procs}
+        check(all(st in "Tt" for st in states.values()),
+              f"the cluster is still stopped after memsz exited {states}")
+
+        dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
+                              capture_output=True, text=True).stdout
+        rows = {}
+        for r in lib.report(data, "pids"):
+            pid = int(r["pids"].split()[0])
+            rows[pid] = r
+        for b in [gone] + live:
+            check(f"FORK {b}/{b}: parent {pm}/" in dump,
+                  f"backend {b}: FORK record")
+            label = rows.get(b, {}).get("pids", "")
+            check(label.startswith(f"{b} postgres: tester postgres"),
+                  f"backend {b} in report --by pids as '{label}'")
+        check(f"SNAP_BEGIN pid {gone} " in dump and
+              any(f"SNAP_BEGIN pid {gone} " in line and "at-exit" in line
+                  for line in dump.splitlines()),
+              f"ended backend {gone}: a snapshot at its exit")
+        for p in [pm] + live:
+            want = smaps_sums(p)
+            r = rows.get(p)
+            if r is None:
+                check(False, f"{p} in the report")
+                continue
+            check(int(r["rss"]) == want["Rss"],
+                  f"{p}: RSS {r['rss']} == smaps Rss {want['Rss']}")
+            check(int(r["dirty"]) == want["Private_Dirty"],
+                  f"{p}: DIRTY {r['dirty']} == smaps Private_Dirty "
+                  f"{want['Private_Dirty']}")
+            check(int(r["swap"]) == want["Swap"],
+                  f"{p}: SWAP {r['swap']} == smaps Swap {want['Swap']}")
+            tol = want["n"] * PAGE
+            check(abs(float(r["pss"]) - want["Pss"]) <= tol,
+                  f"{p}: PSS {float(r['pss']):.0f} == smaps Pss "
+                  f"{want['Pss']} within {want['n']} pages")
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        for p in [pm] + children(pm):
+            try:
+                os.kill(p, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        for s in locals().get("sessions", []):
+            s.close()
+        subprocess.run(NOBODY + [f"{PGBIN}/pg_ctl", "-D", pgdata, "-m",
+                                 "immediate", "stop"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def main():
+    if os.geteuid() != 0:
+        print("needs root: nobody runs the cluster, memsz needs PFNs")
+        return 77
+    if not os.access(f"{PGBIN}/postgres", os.X_OK):
+        print(f"no {PGBIN}/postgres (Debian package postgresql)")
+        return 77
+    with tempfile.TemporaryDirectory(prefix="memsz-t2140.") as tmp:
+        run(tmp)
+    return 1 if lib.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
