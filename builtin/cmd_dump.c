@@ -64,6 +64,7 @@ static const struct {
 	{ MD_SNAP_F_AT_EXIT, "at-exit" },
 	{ MD_SNAP_F_PAGEMAP_SCAN, "pagemap-scan" },
 	{ MD_SNAP_F_OBSERVER_FREE, "observer-free" },
+	{ MD_SNAP_F_GROWTH, "growth" },
 };
 
 #define PRINT_FLAGS(out, table, v)                                      \
@@ -212,9 +213,12 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 		break;
 	case MD_REC_SNAP_END:
 		print_time(out, rec->u.snap_end.time);
-		fprintf(out, "%s pid %u seq %u unreadable %" PRIu64 "\n", name,
+		fprintf(out, "%s pid %u seq %u unreadable %" PRIu64, name,
 			rec->u.snap_end.pid, rec->u.snap_end.seq,
 			rec->u.snap_end.unreadable_pages);
+		if (rec->u.snap_end.vm_hwm)
+			fprintf(out, " vm_hwm %" PRIu64, rec->u.snap_end.vm_hwm);
+		fputc('\n', out);
 		break;
 	case MD_REC_NOTE:
 		fprintf(out, "%s %s\n", name, rec->u.note.text);

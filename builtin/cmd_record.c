@@ -34,6 +34,7 @@ static const struct option record_options[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freeze", no_argument, NULL, 'F' },
 	{ "no-inherit", no_argument, NULL, 'N' },
+	{ "no-growth", no_argument, NULL, 'G' },
 	{ "faults", no_argument, NULL, 'f' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "count", required_argument, NULL, 'c' },
@@ -49,7 +50,7 @@ void usage_record(FILE *out)
 	fprintf(out,
 		"usage: memsz record [-o FILE] [--interval MS] [--duration S] "
 		"[--freeze]\n"
-		"                    [--no-inherit] [--faults] "
+		"                    [--no-inherit] [--no-growth] [--faults] "
 		"[-e EVENT[,EVENT...]] [-c N]\n"
 		"                    [--call-graph fp|dwarf] "
 		"[--stack-size BYTES]\n"
@@ -73,6 +74,12 @@ void usage_record(FILE *out)
 		"    --freeze            stop the targets while a snapshot is "
 		"taken\n"
 		"    --no-inherit        do not follow forked children\n"
+		"    --no-growth         no snapshot when a target's resident "
+		"memory grows\n"
+		"                        (by default: growth by 1/32 or 32 "
+		"MiB, checked\n"
+		"                        when the kernel counts 128 more "
+		"page faults)\n"
 		"    --faults            sample every page fault with its "
 		"address and user\n"
 		"                        stack (same as -e page-faults)\n"
@@ -193,6 +200,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		break;
 	case 'N':
 		a->so.inherit = false;
+		break;
+	case 'G':
+		a->so.no_growth = true;
 		break;
 	case 'f':
 		add_event(a, "page-faults");

@@ -521,6 +521,7 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r)
 	buf_u32(&w->b, r->pid);
 	buf_u32(&w->b, r->seq);
 	buf_u64(&w->b, r->unreadable_pages);
+	buf_u64(&w->b, r->vm_hwm);
 	return writer_commit(w, MD_REC_SNAP_END);
 }
 
@@ -954,6 +955,8 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 		rec->u.snap_end.pid = cur_u32(c);
 		rec->u.snap_end.seq = cur_u32(c);
 		rec->u.snap_end.unreadable_pages = cur_u64(c);
+		/* appended field: absent in older files */
+		rec->u.snap_end.vm_hwm = c->len - c->pos >= 8 ? cur_u64(c) : 0;
 		return c->err;
 	case MD_REC_NOTE:
 		rec->u.note.text = cur_str(c);

@@ -80,6 +80,7 @@ enum md_snap_flags {
 	MD_SNAP_F_AT_EXIT = 1u << 3,    /* taken at exit (PTRACE_EVENT_EXIT) */
 	MD_SNAP_F_PAGEMAP_SCAN = 1u << 4, /* PAGEMAP_SCAN was used */
 	MD_SNAP_F_OBSERVER_FREE = 1u << 5, /* mapcounts leave memsz out */
+	MD_SNAP_F_GROWTH = 1u << 6,     /* taken because resident memory grew */
 };
 
 /* One run of consecutive pages with identical flags and mapcount. */
@@ -154,6 +155,9 @@ struct md_snap_end {
 	uint64_t time;
 	uint32_t pid, seq;
 	uint64_t unreadable_pages;    /* pages pagemap could not report */
+	uint64_t vm_hwm;              /* peak RSS of the process so far
+					 (VmHWM, bytes); 0: unknown (files
+					 written before it was recorded) */
 };
 
 struct md_note {

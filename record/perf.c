@@ -25,6 +25,9 @@
 #define X86_PERF_REG_SP 7
 #define REORDER_WINDOW_NS (50ull * 1000 * 1000)
 #define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
+/* The growth trigger's ring per cpu: each overflow is a 24-byte sample and
+ * wakes the reader, so 8 pages hold over a thousand undrained ones. */
+#define GROWTH_RING_PAGES 8
 
 struct ring {
 	int cpu;
@@ -53,8 +56,10 @@ struct perf_capture {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t seq, bad;
-	struct perf_event_attr *sattr;  /* sampling events */
+	struct perf_event_attr *sattr;  /* sampling events (the user's, then
+					   the growth trigger if any) */
 	size_t nsattr;
+	size_t nuser;                   /* the user's sampling events */
 	struct ring *srings;            /* [event * ncpus + cpu index] */
 	struct sfd {
 		int fd;
@@ -377,6 +382,8 @@ static int online_cpus(int **out, size_t *n)
 	return *n ? 0 : -MEMSZ_EBADDATA;
 }
 
+static void growth_attr(struct perf_event_attr *a, uint64_t period);
+
 static unsigned sample_ring_pages(size_t ncpus)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), bytes = SAMPLE_RING_MIN;
@@ -406,12 +413,17 @@ int perf_capture_new(const struct perf_capture_opts *o,
 		pc->rings[i].cpu = pc->cpus[i];
 		pc->rings[i].fd = -1;
 	}
-	if (o->nsamples) {
+	pc->nuser = o->nsamples;
+	pc->nsattr = o->nsamples + (o->growth_period ? 1 : 0);
+	if (pc->nsattr) {
 		if (!pc->o.sample_ring_pages)
 			pc->o.sample_ring_pages = sample_ring_pages(pc->ncpus);
-		pc->nsattr = o->nsamples;
-		pc->sattr = xcalloc(o->nsamples, sizeof(*pc->sattr));
-		memcpy(pc->sattr, o->samples, o->nsamples * sizeof(*pc->sattr));
+		pc->sattr = xcalloc(pc->nsattr, sizeof(*pc->sattr));
+		if (o->nsamples)
+			memcpy(pc->sattr, o->samples,
+			       o->nsamples * sizeof(*pc->sattr));
+		if (o->growth_period)
+			growth_attr(&pc->sattr[pc->nuser], o->growth_period);
 		pc->srings = xcalloc(pc->nsattr * pc->ncpus,
 				     sizeof(*pc->srings));
 		for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++) {
@@ -422,6 +434,20 @@ int perf_capture_new(const struct perf_capture_opts *o,
 	pc->o.samples = NULL;
 	*out = pc;
 	return 0;
+}
+
+/* The growth trigger: user-mode page faults of the task, counted, a
+ * sample (TID|TIME) each period faults. */
+static void growth_attr(struct perf_event_attr *a, uint64_t period)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_PAGE_FAULTS;
+	a->sample_period = period;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
 }
 
 static void fill_attr(const struct perf_capture *pc, struct perf_event_attr *a,
@@ -496,6 +522,11 @@ static int open_sample(struct perf_capture *pc, size_t ev, int tid, int cpu,
 		/* wake the reader early: a ring drained at 1/16 full
 		 * absorbs a burst 15 times as long as one drain takes */
 		a.wakeup_watermark = (uint32_t)MAX(ring_bytes / 16, 4096);
+		if (ev == pc->nuser) {
+			/* the growth trigger wakes the reader at once */
+			a.watermark = 0;
+			a.wakeup_events = 1;
+		}
 		fd = sys_perf_event_open(&a, tid, cpu, -1,
 					 PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0)
@@ -585,7 +616,9 @@ int perf_capture_add_task(struct perf_capture *pc, int tid)
 			pc->sfds[pc->nsfds++].ev = ev;
 			if (sr->fd < 0)
 				ret = ring_map(sr, fd,
-					       pc->o.sample_ring_pages);
+					       ev == pc->nuser ?
+						       GROWTH_RING_PAGES :
+						       pc->o.sample_ring_pages);
 			else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
 				       sr->fd) < 0)
 				ret = -errno;
@@ -694,12 +727,16 @@ static void sample_rec(const void *raw, size_t len, void *arg)
 	if (c->ret < 0)
 		return;
 	memcpy(&h, raw, sizeof(h));
+	if (c->ev == c->pc->nuser && h.type != PERF_RECORD_SAMPLE)
+		return; /* the growth trigger's own LOST records */
 	if (h.type == PERF_RECORD_SAMPLE) {
 		memset(&rec, 0, sizeof(rec));
 		rec.type = MD_REC_SAMPLE;
 		ret = perf_decode_sample(&c->pc->sattr[c->ev], raw, len,
 					 &rec.u.sample);
-		rec.u.sample.event = (uint32_t)c->ev;
+		rec.u.sample.event = c->ev == c->pc->nuser ?
+					     PERF_GROWTH_EVENT :
+					     (uint32_t)c->ev;
 		if (!ret)
 			ret = 1;
 	} else {
@@ -787,10 +824,12 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 int perf_capture_sample_counts(const struct perf_capture *pc,
 			       uint64_t *counts)
 {
-	memset(counts, 0, pc->nsattr * sizeof(*counts));
+	memset(counts, 0, pc->nuser * sizeof(*counts));
 	for (size_t i = 0; i < pc->nsfds; i++) {
 		uint64_t v;
 
+		if (pc->sfds[i].ev >= pc->nuser)
+			continue;
 		if (read(pc->sfds[i].fd, &v, sizeof(v)) != sizeof(v))
 			return -errno;
 		counts[pc->sfds[i].ev] += v;
@@ -807,7 +846,7 @@ uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc)
 {
 	uint64_t min = 0;
 
-	for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++)
+	for (size_t i = 0; i < pc->nuser * pc->ncpus; i++)
 		if (pc->srings[i].fd >= 0 && (!min || pc->srings[i].size < min))
 			min = pc->srings[i].size;
 	return min;

@@ -36,7 +36,14 @@ struct perf_capture_opts {
 	const struct perf_event_attr *samples;
 	size_t nsamples;
 	unsigned sample_ring_pages;
+	/* > 0: also count each task's user-mode page faults and wake the
+	 * reader every growth_period of them (a small ring per cpu); each
+	 * overflow reaches the drain callback as an MD_REC_SAMPLE with event
+	 * PERF_GROWTH_EVENT (pid, tid, time only). */
+	uint64_t growth_period;
 };
+
+#define PERF_GROWTH_EVENT UINT32_MAX
 
 /* One decoded record. type says which member is valid: MD_REC_MMAP2 → mmap2,
  * MD_REC_COMM / MD_REC_FORK / MD_REC_EXIT → task, MD_REC_LOST → lost,

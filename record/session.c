@@ -41,6 +41,16 @@
 #define PFD_SIGNAL 0
 #define PFD_TIMER 1
 #define PFD_FIXED 2
+/* Growth snapshots: the kernel wakes memsz every GROWTH_FAULTS user-mode
+ * page faults of a target (512 KiB of 4 KiB pages); memsz then reads its
+ * RSS and takes a snapshot, holding a traced target, if it grew by at
+ * least 1/GROWTH_FRACTION or by GROWTH_MAX_STEP bytes, whichever is less,
+ * since its last snapshot. The highest snapshot is then within about
+ * 1/32 + 512 KiB (plus what the process gains and frees while memsz
+ * wakes up) of the true peak. */
+#define GROWTH_FAULTS 128
+#define GROWTH_FRACTION 32
+#define GROWTH_MAX_STEP (32ull << 20)
 
 struct rec_target {
 	int pid;
@@ -51,6 +61,8 @@ struct rec_target {
 	bool told;            /* why it is missing was said and noted */
 	int pidfd;            /* attach mode: readable at exit; -1 */
 	uint32_t nsnaps;      /* snapshots taken of it */
+	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
+	bool grew;            /* the growth trigger fired since last looked */
 	char comm[16];        /* command name when it was added */
 	char *cmdline;        /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
@@ -267,6 +279,13 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 			follow_child(r, c.u.task.pid, false);
 		break;
 	case MD_REC_SAMPLE:
+		if (c.u.sample.event == PERF_GROWTH_EVENT) {
+			struct rec_target *t = target_find(r, c.u.sample.pid);
+
+			if (t)
+				t->grew = true;
+			break;
+		}
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
 			r->nsamples++;
 		break;
@@ -448,7 +467,10 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	drain(r, true);
 	poll_maps(r, t);
 	write_cmdline(r, t);
-	if (r->freeze && !(flags & MD_SNAP_F_FROZEN)) {
+	/* a growth snapshot of a traced target holds it, so that what grew
+	 * is still there when it is read */
+	if ((r->freeze || ((flags & MD_SNAP_F_GROWTH) && t->traced && r->tr)) &&
+	    !(flags & MD_SNAP_F_FROZEN)) {
 		if (t->traced && r->tr) {
 			thaw_tr = true;
 			if (tracer_freeze(r->tr, t->pid) == 0)
@@ -479,6 +501,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	}
 	r->nsnaps++;
 	t->nsnaps++;
+	t->last_rss = st.pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (flags & MD_SNAP_F_AT_EXIT)
 		t->exit_snap = true;
 	if (!st.pfn_available && !r->pss_told) {
@@ -582,7 +605,9 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 	struct perf_capture_opts o = { .inherit = r->inherit,
 				       .samples = r->sattr,
 				       .nsamples = r->nsattr,
-				       .sample_ring_pages = ring_pages };
+				       .sample_ring_pages = ring_pages,
+				       .growth_period = r->o.no_growth ?
+						0 : GROWTH_FAULTS };
 	int ret = perf_capture_new(&o, &r->pc);
 
 	for (size_t i = 0; !ret && i < r->nt; i++) {
@@ -748,7 +773,9 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 				       .enable_on_exec = pid > 0,
 				       .samples = r->sattr,
 				       .nsamples = r->nsattr,
-				       .sample_ring_pages = ring_pages };
+				       .sample_ring_pages = ring_pages,
+				       .growth_period = r->o.no_growth ?
+						0 : GROWTH_FAULTS };
 	char reason[160];
 	int err;
 
@@ -1006,6 +1033,25 @@ static size_t fill_pollfds(struct session *r)
 	return n;
 }
 
+/* Snapshot the targets whose growth trigger fired if their RSS grew
+ * materially since their last snapshot (see GROWTH_FAULTS). */
+static void growth_snapshots(struct session *r)
+{
+	for (size_t i = 0; i < r->nt && !r->werr; i++) {
+		struct rec_target *t = &r->t[i];
+		uint64_t step = MIN(t->last_rss / GROWTH_FRACTION,
+				    GROWTH_MAX_STEP);
+		int64_t rss;
+
+		if (!t->grew)
+			continue;
+		t->grew = false;
+		rss = target_rss(t->pid);
+		if (t->alive && rss > 0 && (uint64_t)rss >= t->last_rss + step)
+			snapshot(r, t, live_tid(t->pid), MD_SNAP_F_GROWTH);
+	}
+}
+
 /* Act on what poll() reported in r->pfd[0..n). */
 static void handle_pollfds(struct session *r, size_t n)
 {
@@ -1064,6 +1110,7 @@ void session_run(struct session *r)
 			break;
 		handle_pollfds(r, n);
 		drain(r, false);
+		growth_snapshots(r);
 		for (size_t i = 0; !r->pc && i < r->nt; i++)
 			poll_maps(r, &r->t[i]);
 	}

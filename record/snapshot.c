@@ -1193,6 +1193,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	struct snap_job j = { .s = s, .pid = pid, .pm = -1, .maps = &maps };
 	uint32_t *ids = NULL;
 	char path[64];
+	int64_t hwm;
 	int ret, ret2;
 	size_t i;
 
@@ -1245,6 +1246,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		goto out;
 	/* on an error (-ESRCH: the process is gone) end what was begun */
 	ret = job_run(&j, ids, &e, st);
+	hwm = target_status_kb(pid, "VmHWM");
+	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
 	e.time = mono_ns();
 	e.pid = (uint32_t)pid;
 	e.seq = seq;

@@ -183,6 +183,47 @@ int target_cmdline(int pid, char **out)
 	return 0;
 }
 
+int64_t target_status_kb(int pid, const char *field)
+{
+	char path[64], line[256];
+	size_t n = strlen(field);
+	int64_t kb = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			kb = strtoll(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
+}
+
+int64_t target_rss(int pid)
+{
+	char path[64], buf[256];
+	unsigned long long size, res;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -ESRCH;
+	buf[len] = 0;
+	if (sscanf(buf, "%llu %llu", &size, &res) != 2)
+		return -EINVAL;
+	return (int64_t)res * sysconf(_SC_PAGESIZE);
+}
+
 int target_threads(int pid, int **tids)
 {
 	char path[64];

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Parse "PID[,PID...]" into a new array *pids (caller frees). Returns the
  * count or -MEMSZ_EUSAGE. */
@@ -30,6 +31,11 @@ int target_comm(int pid, char *buf, size_t size);
  * at most 4096 bytes; "" for kernel threads and zombies) into a new string
  * *out (caller frees). Returns 0 or -errno. */
 int target_cmdline(int pid, char **out);
+/* The value of a "Field:  N kB" line of /proc/PID/status (field without
+ * the colon, e.g. "VmHWM"), in kB, or -errno (-ENOENT: no such line). */
+int64_t target_status_kb(int pid, const char *field);
+/* Resident bytes of pid now (/proc/PID/statm), or -errno. */
+int64_t target_rss(int pid);
 /* Thread ids of pid from /proc/PID/task into a new array *tids (caller
  * frees). Returns the count or -errno. */
 int target_threads(int pid, int **tids);

@@ -70,6 +70,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2120-record-follow.sh \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \
+	tests/t2150-record-peak.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \

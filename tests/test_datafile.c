@@ -70,7 +70,7 @@ static int write_all_types(struct md_writer *w)
 		.start = 0x1000, .end = 0x2000, .image_id = UINT32_MAX,
 		.name = "", .runs = NULL, .nruns = 0,
 	};
-	struct md_snap_end se = { 6, 42, 0, 12 };
+	struct md_snap_end se = { 6, 42, 0, 12, 1 << 20 };
 
 	assert_int_equal(md_write_image(w, &im), 0);
 	assert_int_equal(md_write_mmap2(w, &mm), 0);
@@ -182,6 +182,7 @@ static void check_all_types(struct md_reader *r)
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_SNAP_END);
 	assert_int_equal(rec.u.snap_end.unreadable_pages, 12);
+	assert_int_equal(rec.u.snap_end.vm_hwm, 1 << 20);
 
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_NOTE);
