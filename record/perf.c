@@ -755,7 +755,10 @@ static int drain_samples(struct perf_capture *pc, perf_rec_fn fn, void *arg)
 {
 	struct sample_ctx c = { .pc = pc, .fn = fn, .arg = arg };
 
-	for (size_t i = 0; i < pc->nsattr * pc->ncpus && c.ret >= 0; i++) {
+	/* last event first: the growth trigger is acted on before the
+	 * fault samples are written */
+	for (size_t k = pc->nsattr * pc->ncpus; k-- > 0 && c.ret >= 0;) {
+		size_t i = k;
 		struct ring *r = &pc->srings[i];
 		uint64_t head, tail;
 

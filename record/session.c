@@ -42,14 +42,14 @@
 #define PFD_TIMER 1
 #define PFD_FIXED 2
 /* Growth snapshots: the kernel wakes memsz every GROWTH_FAULTS user-mode
- * page faults of a target (512 KiB of 4 KiB pages); memsz then reads its
+ * page faults of a target (256 KiB of 4 KiB pages); memsz then reads its
  * RSS and takes a snapshot, holding a traced target, if it grew by at
  * least 1/GROWTH_FRACTION or by GROWTH_MAX_STEP bytes, whichever is less,
  * since its last snapshot. The highest snapshot is then within about
- * 1/32 + 512 KiB (plus what the process gains and frees while memsz
+ * 1/64 + 256 KiB (plus what the process gains and frees while memsz
  * wakes up) of the true peak. */
-#define GROWTH_FAULTS 128
-#define GROWTH_FRACTION 32
+#define GROWTH_FAULTS 64
+#define GROWTH_FRACTION 64
 #define GROWTH_MAX_STEP (32ull << 20)
 
 struct rec_target {
@@ -63,6 +63,7 @@ struct rec_target {
 	uint32_t nsnaps;      /* snapshots taken of it */
 	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
 	bool grew;            /* the growth trigger fired since last looked */
+	bool hold;            /* asked to stop for a growth snapshot */
 	char comm[16];        /* command name when it was added */
 	char *cmdline;        /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
@@ -138,6 +139,12 @@ static void note(struct session *r, const char *text)
 {
 	if (!r->werr)
 		wfail(r, md_write_note(r->w, text));
+}
+
+/* Growth since t's last snapshot that makes a growth snapshot. */
+static uint64_t growth_step(const struct rec_target *t)
+{
+	return MIN(t->last_rss / GROWTH_FRACTION, GROWTH_MAX_STEP);
 }
 
 static struct rec_target *target_find(struct session *r, int pid)
@@ -253,6 +260,25 @@ static bool synth_dup(struct session *r, const struct md_mmap2 *m)
 	return false;
 }
 
+/* The growth trigger fired for t. A traced target that grew enough is
+ * asked to stop at once, before the rest of the rings is drained, so the
+ * snapshot growth_snapshots() takes sees it as close to now as can be. */
+static void growth_fired(struct session *r, struct rec_target *t)
+{
+	int64_t rss;
+
+	if (!t || !t->alive)
+		return;
+	t->grew = true;
+	if (!t->traced || !r->tr || t->hold)
+		return;
+	rss = target_rss(t->pid);
+	if (rss > 0 && (uint64_t)rss >= t->last_rss + growth_step(t)) {
+		tracer_interrupt(r->tr, t->pid);
+		t->hold = true;
+	}
+}
+
 static int on_perf_rec(void *arg, const struct perf_rec *pr)
 {
 	struct session *r = arg;
@@ -280,10 +306,7 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 		break;
 	case MD_REC_SAMPLE:
 		if (c.u.sample.event == PERF_GROWTH_EVENT) {
-			struct rec_target *t = target_find(r, c.u.sample.pid);
-
-			if (t)
-				t->grew = true;
+			growth_fired(r, target_find(r, c.u.sample.pid));
 			break;
 		}
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
@@ -464,11 +487,10 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 
 	if (r->werr || t->unreadable)
 		return;
-	drain(r, true);
-	poll_maps(r, t);
-	write_cmdline(r, t);
 	/* a growth snapshot of a traced target holds it, so that what grew
-	 * is still there when it is read */
+	 * is still there when it is read; a target held first does not fill
+	 * the sample rings while the events before the snapshot are
+	 * drained */
 	if ((r->freeze || ((flags & MD_SNAP_F_GROWTH) && t->traced && r->tr)) &&
 	    !(flags & MD_SNAP_F_FROZEN)) {
 		if (t->traced && r->tr) {
@@ -482,6 +504,9 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 				flags |= MD_SNAP_F_FROZEN;
 		}
 	}
+	drain(r, true);
+	poll_maps(r, t);
+	write_cmdline(r, t);
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
 	if (thaw_tr)
 		tracer_thaw(r->tr, t->pid);
@@ -1039,16 +1064,18 @@ static void growth_snapshots(struct session *r)
 {
 	for (size_t i = 0; i < r->nt && !r->werr; i++) {
 		struct rec_target *t = &r->t[i];
-		uint64_t step = MIN(t->last_rss / GROWTH_FRACTION,
-				    GROWTH_MAX_STEP);
 		int64_t rss;
 
 		if (!t->grew)
 			continue;
 		t->grew = false;
 		rss = target_rss(t->pid);
-		if (t->alive && rss > 0 && (uint64_t)rss >= t->last_rss + step)
+		if (t->alive && (t->hold || (rss > 0 && (uint64_t)rss >=
+						  t->last_rss + growth_step(t))))
 			snapshot(r, t, live_tid(t->pid), MD_SNAP_F_GROWTH);
+		if (t->hold && r->tr)
+			tracer_thaw(r->tr, t->pid);
+		t->hold = false;
 	}
 }
 

@@ -709,17 +709,22 @@ static bool group_held(struct tracer *tr, int tgid)
 	return true;
 }
 
-int tracer_freeze(struct tracer *tr, int tgid)
+void tracer_interrupt(struct tracer *tr, int tgid)
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		struct tracee *t = &tr->t[i];
 
-		if (t->tgid != tgid || t->exiting)
+		if (t->tgid != tgid || t->exiting || t->want_freeze)
 			continue;
 		t->want_freeze = true;
 		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 			t->want_freeze = false; /* gone */
 	}
+}
+
+int tracer_freeze(struct tracer *tr, int tgid)
+{
+	tracer_interrupt(tr, tgid);
 	for (int i = 0; i < 1000; i++) {
 		tracer_poll(tr);
 		if (group_held(tr, tgid))

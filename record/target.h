@@ -94,6 +94,10 @@ bool tracer_done(const struct tracer *t, int *status);
 /* Hold every thread of process tgid in a ptrace stop (PTRACE_INTERRUPT),
  * waiting at most 1 s. Returns 0 or -errno. */
 int tracer_freeze(struct tracer *t, int tgid);
+/* Ask every thread of process tgid to stop (PTRACE_INTERRUPT) without
+ * waiting: a later tracer_freeze() waits for them, tracer_thaw() lets
+ * them go. */
+void tracer_interrupt(struct tracer *t, int tgid);
 /* Resume what tracer_freeze() held. */
 void tracer_thaw(struct tracer *t, int tgid);
 /* Detach from every task and free: each is left as it would be without
