@@ -392,7 +392,13 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n)
 		       s->has_kpageflags ? s->kpageflags_fd : -1 };
 	uint64_t *dst[2] = { c->kcount, c->kflags };
 
-	qsort(c->look, n, sizeof(*c->look), cmp_lookup);
+	/* pages of a file read in order often have rising PFNs: sort only
+	 * when they do not */
+	for (i = 1; i < n && c->look[i].pfn >= c->look[i - 1].pfn; i++)
+		;
+	if (i < n)
+		qsort(c->look, n, sizeof(*c->look), cmp_lookup);
+	i = 0;
 	while (i < n) {
 		uint64_t first = c->look[i].pfn, cnt;
 
