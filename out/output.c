@@ -27,6 +27,17 @@ static const struct {
 	{ "folded", OUT_FOLDED },
 };
 
+const char *out_format_list(void)
+{
+	static char buf[64];
+
+	if (!buf[0])
+		for (size_t i = 0; i < ARRAY_SIZE(out_formats); i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%s%s", i ? ", " : "", out_formats[i].name);
+	return buf;
+}
+
 int out_format_parse(const char *s, enum out_format *fmt)
 {
 	size_t i;

@@ -27,6 +27,8 @@ enum out_format { OUT_TABLE, OUT_CSV, OUT_TSV, OUT_JSON, OUT_FOLDED };
  * labels of its path joined by ';' (as flame-graph tools read stacks), a
  * space, and the value of the first column of cols in whole bytes. */
 int out_format_parse(const char *s, enum out_format *fmt);
+/* The format names, comma-separated, for messages; static storage. */
+const char *out_format_list(void);
 
 struct out_opts {
 	enum out_format fmt;

@@ -13,74 +13,11 @@
 #include "data/datafile.h"
 #include "report/attrib.h"
 #include "report/faults.h"
+#include "report/keys.h"
 #include "util/util.h"
 
 struct report_ctx;
 struct snap_state;
-
-/* A key: its name and, for keys whose labels come from the process rather
- * than from inside an image, the function giving the label of a part.
- * Image-internal keys name their attribution source instead. Adding a key
- * is one entry here (and one in enum report_key). */
-struct report_keydef {
-	const char *name;
-	int src; /* enum attrib_src, or -1 */
-	uint32_t (*label)(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p);
-};
-
-static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p);
-static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
-			   const struct attrib_part *p);
-static uint32_t label_mapping(struct report_ctx *c,
-			      const struct attrib_map *m,
-			      const struct attrib_part *p);
-
-static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
-			    const struct attrib_part *p);
-
-static const struct report_keydef keydefs[RKEY__COUNT] = {
-	[RKEY_PIDS] = { "pids", -1, label_pid },
-	[RKEY_FILES] = { "files", -1, label_file },
-	[RKEY_MAPPINGS] = { "mappings", -1, label_mapping },
-	[RKEY_SEGMENTS] = { "segments", ASRC_SEGMENTS, NULL },
-	[RKEY_SECTIONS] = { "sections", ASRC_SECTIONS, NULL },
-	[RKEY_SYMBOLS] = { "symbols", ASRC_SYMBOLS, NULL },
-	[RKEY_KINDS] = { "kinds", ASRC_KINDS, NULL },
-	[RKEY_BBS] = { "bbs", ASRC_BBS, NULL },
-	[RKEY_RELOCS] = { "relocs", ASRC_RELOCS, NULL },
-	[RKEY_COMPILEUNITS] = { "compileunits", ASRC_COMPILEUNITS, NULL },
-	[RKEY_INLINES] = { "inlines", ASRC_INLINES, NULL },
-	[RKEY_CALLERS] = { "callers", -1, label_fault },
-	[RKEY_FAULTSITE] = { "faultsite", -1, label_fault },
-};
-
-const char *report_key_name(enum report_key k)
-{
-	return keydefs[k].name;
-}
-
-const char *report_key_list(void)
-{
-	return "pids, files, mappings, segments, sections, symbols, kinds, "
-	       "bbs, relocs, compileunits, inlines, callers, faultsite";
-}
-
-static const char *report_key_name_at(int k)
-{
-	return report_key_name((enum report_key)k);
-}
-
-int report_keys_parse(const char *spec, enum report_key *keys, char **bad)
-{
-	int idx[REPORT_MAX_KEYS];
-	int n = keylist_parse(spec, report_key_name_at, RKEY__COUNT, idx, REPORT_MAX_KEYS, bad);
-
-	for (int i = 0; i < n; i++)
-		keys[i] = (enum report_key)idx[i];
-	return n;
-}
 
 int report_pick_parse(const char *s, enum report_pick *pick,
 		      uint64_t *index)
@@ -119,7 +56,7 @@ struct pidinfo {
  * do not come from inside images. */
 struct seen_file {
 	uint32_t image_id;
-	uint32_t labels[REPORT_MAX_KEYS];
+	uint32_t labels[KEYS_MAX];
 };
 
 struct report_ctx {
@@ -137,10 +74,10 @@ struct report_ctx {
 	size_t truncated_at;      /* 0: read to a clean end */
 
 	/* the walk */
-	enum attrib_src srcs[REPORT_MAX_KEYS];
+	enum key_id srcs[KEYS_MAX];     /* the image keys */
 	size_t nsrcs;
-	int src_of_key[REPORT_MAX_KEYS];   /* index into srcs, or -1 */
-	uint32_t fixed[REPORT_MAX_KEYS];   /* labels of process keys */
+	int src_of_key[KEYS_MAX];   /* index into srcs, or -1 */
+	uint32_t fixed[KEYS_MAX];   /* labels of process keys */
 	const struct pidinfo *cur_pid;
 	bool has_mappings_key;
 	struct seen_file *seen;
@@ -148,7 +85,7 @@ struct report_ctx {
 	uint8_t *match;           /* filter cache per label: 0 ?, 1 y, 2 n */
 	size_t matchcap;
 	/* RSS under fallback labels per key (image keys), and all RSS */
-	uint64_t fallback_rss[REPORT_MAX_KEYS], rss;
+	uint64_t fallback_rss[KEYS_MAX], rss;
 	bool want_faults;         /* callers/faultsite keys asked for */
 	struct faults *faults;    /* made by pass 1 if want_faults */
 	uint64_t page_size;
@@ -164,30 +101,12 @@ static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 	return &c->pids[c->npids++];
 }
 
-static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p)
-{
-	(void)m;
-	(void)p;
-	return c->cur_pid->label;
-}
-
-static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
-			   const struct attrib_part *p)
-{
-	(void)c;
-	(void)m;
-	return p->file_label;
-}
-
 static uint32_t label_mapping(struct report_ctx *c,
-			      const struct attrib_map *m,
-			      const struct attrib_part *p)
+			      const struct attrib_map *m)
 {
 	char *s;
 	uint32_t id;
 
-	(void)p;
 	s = xasprintf("%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start,
 		      m->end, m->prot & PROT_READ ? 'r' : '-',
 		      m->prot & PROT_WRITE ? 'w' : '-',
@@ -199,12 +118,24 @@ static uint32_t label_mapping(struct report_ctx *c,
 	return id;
 }
 
-static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
+/* The label of part p of mapping m under key k, a key that is not an
+ * image key (those are labelled piece by piece by attrib_charge). Fault
+ * keys get a placeholder here: their labels are set per page (see
+ * do_fault_groups). */
+static uint32_t fixed_label(struct report_ctx *c, enum key_id k,
+			    const struct attrib_map *m,
 			    const struct attrib_part *p)
 {
-	(void)m;
-	(void)p;
-	return faults_none(c->faults); /* per page: see do_fault_groups */
+	switch (keydefs[k].space) {
+	case KEYSP_PROCESS:
+		return k == KEY_PIDS ? c->cur_pid->label :
+				       label_mapping(c, m);
+	case KEYSP_FILE:
+		return p->file_label;
+	case KEYSP_FAULT:
+	default:
+		return faults_none(c->faults);
+	}
 }
 
 static void note(struct report_ctx *c, char *line)
@@ -395,39 +326,27 @@ static void count_fallback(struct report_ctx *c, const uint32_t *path,
 			   const uint64_t *vals)
 {
 	c->rss += vals[COL_RSS];
-	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++) {
-		int src = keydefs[c->o->keys[i]].src;
-
-		if (src < 0 || src == ASRC_KINDS)
-			continue;
-		if (elf_label_is_fallback(src == ASRC_SEGMENTS ?
-						   ELFSRC_SEGMENTS :
-						   ELFSRC_SYMBOLS,
+	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
+		if (keys_label_is_fallback(c->o->keys[i],
 					   labels_str(c->lb, path[i])))
 			c->fallback_rss[i] += vals[COL_RSS];
-	}
 }
 
 static void fallback_notes(struct report_ctx *c)
 {
-	for (size_t i = 0; i < c->o->nkeys; i++) {
-		int src = keydefs[c->o->keys[i]].src;
+	static const char *const rss = "RSS";
 
-		if (src < 0 || src == ASRC_KINDS)
-			continue;
-		note(c, xasprintf("%s: %" PRIu64 " bytes (%.1f%%) of RSS under "
-				  "fallback labels", keydefs[c->o->keys[i]].name,
-				  c->fallback_rss[i],
-				  c->rss ? 100.0 * (double)c->fallback_rss[i] /
-						   (double)c->rss :
-					   0.0));
-	}
+	for (size_t i = 0; i < c->o->nkeys; i++)
+		if (keydefs[c->o->keys[i]].elfsrc >= 0)
+			note(c, keys_fallback_note(NULL, c->o->keys[i], 1,
+						   &c->fallback_rss[i],
+						   &c->rss, &rss));
 }
 
 static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 {
 	struct report_ctx *c = arg;
-	uint32_t path[REPORT_MAX_KEYS];
+	uint32_t path[KEYS_MAX];
 	bool keep = !c->o->filter;
 
 	for (size_t i = 0; i < c->o->nkeys; i++) {
@@ -464,9 +383,9 @@ static void set_fault_labels(struct report_ctx *c, uint32_t callers,
 			     uint32_t site)
 {
 	for (size_t k = 0; k < c->o->nkeys; k++)
-		if (c->o->keys[k] == RKEY_CALLERS)
+		if (c->o->keys[k] == KEY_CALLERS)
 			c->fixed[k] = callers;
-		else if (c->o->keys[k] == RKEY_FAULTSITE)
+		else if (c->o->keys[k] == KEY_FAULTSITE)
 			c->fixed[k] = site;
 }
 
@@ -622,8 +541,8 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 
 		for (size_t k = 0; k < c->o->nkeys; k++)
 			if (c->src_of_key[k] < 0)
-				c->fixed[k] = keydefs[c->o->keys[k]].label(
-					c, &m, p);
+				c->fixed[k] = fixed_label(c, c->o->keys[k],
+							  &m, p);
 		if (c->faults)
 			ret = charge_by_fault(c, p, &m, with_pss);
 		else
@@ -729,18 +648,16 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	c.a = attrib_new(lb, o->debug_root);
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	for (size_t i = 0; i < o->nkeys; i++) {
-		int src = keydefs[o->keys[i]].src;
-
 		c.src_of_key[i] = -1;
-		if (o->keys[i] == RKEY_MAPPINGS)
+		if (o->keys[i] == KEY_MAPPINGS)
 			c.has_mappings_key = true;
-		if (o->keys[i] == RKEY_CALLERS ||
-		    o->keys[i] == RKEY_FAULTSITE)
+		if (o->keys[i] == KEY_CALLERS ||
+		    o->keys[i] == KEY_FAULTSITE)
 			c.want_faults = true;
-		if (src < 0)
+		if (keydefs[o->keys[i]].space != KEYSP_IMAGE)
 			continue;
 		c.src_of_key[i] = (int)c.nsrcs;
-		c.srcs[c.nsrcs++] = src;
+		c.srcs[c.nsrcs++] = o->keys[i];
 	}
 
 	ret = pass1(&c, msg);

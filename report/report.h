@@ -15,35 +15,8 @@
 
 #include "maps/labels.h"
 #include "out/rows.h"
+#include "report/keys.h"
 #include "util/strlist.h"
-
-/* Keys of `memsz report --by`, outermost first. The table in report.c
- * says which come from inside images. */
-enum report_key {
-	RKEY_PIDS,
-	RKEY_FILES,
-	RKEY_MAPPINGS,
-	RKEY_SEGMENTS,
-	RKEY_SECTIONS,
-	RKEY_SYMBOLS,
-	RKEY_KINDS,
-	RKEY_BBS,
-	RKEY_RELOCS,
-	RKEY_COMPILEUNITS,
-	RKEY_INLINES,
-	RKEY_CALLERS,   /* stack of the fault that made a page resident */
-	RKEY_FAULTSITE, /* its innermost frame */
-	RKEY__COUNT
-};
-
-#define REPORT_MAX_KEYS 8
-
-/* Parse a comma-separated key list into keys[]. Returns the count, or -1
- * if a key is unknown or repeated (*bad: malloc'd copy, caller frees). */
-int report_keys_parse(const char *spec, enum report_key *keys, char **bad);
-const char *report_key_name(enum report_key k);
-/* Comma-separated names of every key; static storage. */
-const char *report_key_list(void);
 
 enum report_pick {
 	PICK_LAST,
@@ -58,7 +31,7 @@ int report_pick_parse(const char *s, enum report_pick *pick,
 
 struct report_opts {
 	const char *input;          /* memsz.data path */
-	enum report_key keys[REPORT_MAX_KEYS];
+	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
 	long pid;                   /* only this pid; -1: all */
 	enum report_pick pick;
