@@ -120,8 +120,6 @@ struct md_writer {
 
 #define MD_SAMPLE_BATCH (1u << 20) /* write samples in chunks of 1 MiB */
 #define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
-#define MD_SAMPLE_MAX_REGS 64
-#define MD_SAMPLE_MAX_CHAIN 4096
 
 static int writer_flush_samples(struct md_writer *w);
 

@@ -611,6 +611,36 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 	return 0;
 }
 
+/* The bbs source's own labels (see elfimg.h): the blocks of img's BB
+ * address maps, each named after the symbol of its function. The symbols
+ * source is built only when the maps hold a function. stats (may be NULL)
+ * gets the counts of functions and blocks and the parse error. Returns 0
+ * or a negative code from the symbols source. */
+static int source_bbs(struct elfimg *img, struct labels *lb,
+		      struct dualmap *base, struct dualmap *out,
+		      struct elfsrc_stats *stats)
+{
+	struct bbaddrmap m = { 0 };
+	struct dualmap syms;
+	int ret, perr;
+
+	perr = bbaddrmap_read(img, &m);
+	if (stats) {
+		stats->bb_error = perr < 0 ? perr : 0;
+		stats->bb_functions = m.nfuncs;
+		stats->bb_blocks = m.nblocks;
+	}
+	if (!m.nfuncs)
+		return 0;
+	dualmap_init(&syms);
+	ret = source_symbols(img, lb, base, &syms, NULL);
+	if (ret >= 0)
+		bbaddrmap_label(&m, lb, &syms, base, out);
+	dualmap_free(&syms);
+	bbaddrmap_free(&m);
+	return ret;
+}
+
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats)
@@ -633,7 +663,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		int ret;
 
 		if (src == ELFSRC_BBS)
-			ret = elfsrc_bbs(img, lb, base, out, stats);
+			ret = source_bbs(img, lb, base, out, stats);
 		else if (src == ELFSRC_RELOCS)
 			ret = elfsrc_relocs(img, lb, base, out, stats);
 		else
