@@ -736,6 +736,11 @@ int perf_capture_enable(struct perf_capture *pc)
 	return 0;
 }
 
+size_t perf_capture_nrings(const struct perf_capture *pc)
+{
+	return pc->ncpus * (1 + pc->nsattr);
+}
+
 size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
 			    size_t max)
 {

@@ -92,6 +92,9 @@ int perf_capture_add_task(struct perf_capture *pc, int tid);
 /* Enable every event (attach mode; launched commands use enable_on_exec).
  * Returns 0 or -errno. */
 int perf_capture_enable(struct perf_capture *pc);
+/* How many ring fds perf_capture_pollfds() can fill at most: one side-band
+ * ring per cpu and one per cpu for each sampling event. */
+size_t perf_capture_nrings(const struct perf_capture *pc);
 /* Fill fds (at most max) with the ring fds to poll for POLLIN.
  * Returns the number filled. */
 size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
