@@ -470,49 +470,57 @@ static int note_tables_read(int fd, struct note_tables *t)
 	return 0;
 }
 
+/* The first build-id note (see notes_build_id()) in the note areas that
+ * a header table of the file open on fd lists: SHT_NOTE sections when
+ * sections, else PT_NOTE segments. Returns its length, 0 if none. */
+static int table_build_id(int fd, const struct note_tables *nt,
+			  bool sections, uint8_t *id, size_t max, bool cut)
+{
+	bool is64 = nt->is64, be = nt->be;
+	uint64_t esz = sections ? ELF_SIZEOF(is64, Shdr) :
+				  ELF_SIZEOF(is64, Phdr);
+	uint64_t n = sections ? nt->shnum : nt->phnum;
+	unsigned char *t;
+	int ret = 0;
+
+	t = pread_table(fd, sections ? nt->shoff : nt->phoff, n, esz);
+	/* section 0 is the reserved null entry */
+	for (uint64_t i = sections ? 1 : 0; t && i < n && !ret; i++) {
+		const unsigned char *h = t + i * esz;
+		uint64_t off, size, align;
+
+		if (sections) {
+			if (ELF_FIELD(h, is64, Shdr, sh_type, be) != SHT_NOTE)
+				continue;
+			off = ELF_FIELD(h, is64, Shdr, sh_offset, be);
+			size = ELF_FIELD(h, is64, Shdr, sh_size, be);
+			align = ELF_FIELD(h, is64, Shdr, sh_addralign, be);
+		} else {
+			if (ELF_FIELD(h, is64, Phdr, p_type, be) != PT_NOTE)
+				continue;
+			off = ELF_FIELD(h, is64, Phdr, p_offset, be);
+			size = ELF_FIELD(h, is64, Phdr, p_filesz, be);
+			align = ELF_FIELD(h, is64, Phdr, p_align, be);
+		}
+		ret = pread_notes(fd, off, size, align, be, id, max, cut);
+	}
+	free(t);
+	return ret;
+}
+
 /* The build-id of the ELF file open on fd: the first NT_GNU_BUILD_ID note
  * of its SHT_NOTE sections, else of its PT_NOTE segments (sstrip'ed
  * files). See elf_build_id_read(); cut as in notes_build_id(). */
 static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
 {
 	struct note_tables nt = { 0 };
-	uint64_t phsz, shsz;
-	unsigned char *t;
-	bool is64, be;
 	int ret;
 
 	ret = note_tables_read(fd, &nt);
-	if (ret)
-		return ret;
-	is64 = nt.is64;
-	be = nt.be;
-	phsz = ELF_SIZEOF(is64, Phdr);
-	shsz = ELF_SIZEOF(is64, Shdr);
-
-	t = pread_table(fd, nt.shoff, nt.shnum, shsz);
-	for (uint64_t i = 1; t && i < nt.shnum && !ret; i++) {
-		const unsigned char *h = t + i * shsz;
-
-		if (ELF_FIELD(h, is64, Shdr, sh_type, be) != SHT_NOTE)
-			continue;
-		ret = pread_notes(fd, ELF_FIELD(h, is64, Shdr, sh_offset, be),
-				  ELF_FIELD(h, is64, Shdr, sh_size, be),
-				  ELF_FIELD(h, is64, Shdr, sh_addralign, be),
-				  be, id, max, cut);
-	}
-	free(t);
-	t = pread_table(fd, nt.phoff, nt.phnum, phsz);
-	for (uint64_t i = 0; t && i < nt.phnum && !ret; i++) {
-		const unsigned char *h = t + i * phsz;
-
-		if (ELF_FIELD(h, is64, Phdr, p_type, be) != PT_NOTE)
-			continue;
-		ret = pread_notes(fd, ELF_FIELD(h, is64, Phdr, p_offset, be),
-				  ELF_FIELD(h, is64, Phdr, p_filesz, be),
-				  ELF_FIELD(h, is64, Phdr, p_align, be),
-				  be, id, max, cut);
-	}
-	free(t);
+	if (!ret)
+		ret = table_build_id(fd, &nt, true, id, max, cut);
+	if (!ret)
+		ret = table_build_id(fd, &nt, false, id, max, cut);
 	return ret;
 }
 
