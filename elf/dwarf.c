@@ -42,8 +42,8 @@ static int asec_cmp(const void *a, const void *b)
 	const struct asec *x = a, *y = b;
 
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+		return u64_cmp(x->start, y->start);
+	return u64_cmp(x->end, y->end);
 }
 
 /* The allocated sections of img that hold bytes at run time (not .tbss). */
@@ -333,7 +333,7 @@ static int cuent_cmp(const void *a, const void *b)
 {
 	const struct cuent *x = a, *y = b;
 
-	return x->dieoff < y->dieoff ? -1 : x->dieoff > y->dieoff;
+	return u64_cmp(x->dieoff, y->dieoff);
 }
 
 static void add_aranges(struct dctx *c)

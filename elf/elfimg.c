@@ -184,15 +184,6 @@ static int range_in_file(uint64_t off, uint64_t size, uint64_t fsize, int bad)
 	return 0;
 }
 
-static int cmp_u64pair(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return 0;
-}
-
 /* PT_LOADs must not overlap in VM: the VM size is their sum (invariant I1)
  * and the loader never maps two segments over each other. */
 static int check_load_overlap(struct elfimg *img)
@@ -212,7 +203,7 @@ static int check_load_overlap(struct elfimg *img)
 		n++;
 	}
 	if (n)
-		qsort(r, n, 2 * sizeof(*r), cmp_u64pair);
+		qsort(r, n, 2 * sizeof(*r), u64_sort_cmp); /* by start */
 	for (size_t i = 1; i < n; i++)
 		if (r[2 * i] < r[2 * i - 1]) {
 			ret = -MEMSZ_EBADPHDR;

@@ -110,9 +110,9 @@ static int sym_cmp(const void *a, const void *b)
 	const struct sym *x = a, *y = b;
 
 	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
+		return u64_cmp(x->addr, y->addr);
 	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
+		return u64_cmp(y->size, x->size); /* larger first */
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	return strcmp(x->name, y->name);

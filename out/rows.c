@@ -191,7 +191,7 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	uint64_t vx = x->vals[ctx->col], vy = y->vals[ctx->col];
 
 	if (vx != vy)
-		return vx > vy ? -1 : 1;
+		return u64_cmp(vy, vx); /* larger first */
 	if (x->label == y->label)
 		return 0;
 	return strcmp(labels_str(ctx->lb, x->label),

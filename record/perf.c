@@ -795,8 +795,8 @@ static int pending_cmp(const void *a, const void *b)
 	const struct pending *x = a, *y = b;
 
 	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+		return u64_cmp(x->time, y->time);
+	return u64_cmp(x->seq, y->seq);
 }
 
 struct sample_ctx {

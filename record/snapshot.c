@@ -375,7 +375,7 @@ static int cmp_lookup(const void *a, const void *b)
 {
 	const struct snap_lookup *x = a, *y = b;
 
-	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+	return u64_cmp(x->pfn, y->pfn);
 }
 
 /* Fill kcount/kflags for the n looked-up pages (sorted by PFN): one pread

@@ -168,8 +168,8 @@ static int ent_cmp(const void *x, const void *y)
 	const struct hist_ent *a = x, *b = y;
 
 	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+		return u64_cmp(a->start, b->start);
+	return u64_cmp(a->seq, b->seq);
 }
 
 /* Sort p's records by start and note the running maximum of their ends,

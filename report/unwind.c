@@ -260,7 +260,7 @@ static int dframe_cmp(const void *x, const void *y)
 {
 	const struct dframe_ent *a = x, *b = y;
 
-	return a->start < b->start ? -1 : a->start > b->start;
+	return u64_cmp(a->start, b->start);
 }
 
 static bool dframe_build(struct uw_image *im, uint64_t bias, uint64_t addr)

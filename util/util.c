@@ -221,3 +221,12 @@ int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 		p += len + 1;
 	}
 }
+
+int u64_sort_cmp(const void *a, const void *b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return u64_cmp(x, y);
+}

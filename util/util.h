@@ -54,6 +54,18 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* -1, 0 or 1 as a is below, equal to or above b: the step of a qsort()
+ * comparator (a difference would overflow an int). */
+static inline int u64_cmp(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* qsort() comparator for an array of uint64_t, ascending. Reads only the
+ * first uint64_t of each element, so it also sorts records by a leading
+ * uint64_t key. */
+int u64_sort_cmp(const void *a, const void *b);
+
 /* Human-readable size with binary units as Bloaty prints them
  * ("0", "812", "1.50Ki", "23.4Mi"). buf must hold 16 bytes. Returns buf. */
 char *fmt_human(char *buf, size_t len, double bytes);
