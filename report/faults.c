@@ -491,13 +491,14 @@ void faults_notes(const struct faults *f, struct strlist *notes)
 			"[no fault seen] (record with --faults)"));
 		return;
 	}
-	strlist_add(notes, xasprintf(
-		"%" PRIu64 " fault samples, %" PRIu64 " before the snapshots "
-		"used, %" PRIu64 " after them ignored", f->samples, f->used,
-		f->late + f->nolimit));
+	strlist_addf(notes,
+		     "%" PRIu64 " fault samples, %" PRIu64 " before the "
+		     "snapshots used, %" PRIu64 " after them ignored",
+		     f->samples, f->used, f->late + f->nolimit);
 	if (f->nostack || f->ip_only)
-		strlist_add(notes, xasprintf(
-			"%" PRIu64 " samples had no user stack and %" PRIu64
-			" could not be unwound past their first frame",
-			f->nostack, f->ip_only));
+		strlist_addf(notes,
+			     "%" PRIu64 " samples had no user stack and "
+			     "%" PRIu64 " could not be unwound past their "
+			     "first frame",
+			     f->nostack, f->ip_only);
 }

@@ -45,6 +45,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Allocating sprintf; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* xasprintf() with a va_list (ap is consumed); caller frees. */
+char *xvasprintf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 
 /* Grow *arr (element size elem) so that it holds at least need elements;
  * *cap is updated. Amortised doubling. */
