@@ -419,6 +419,20 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n)
 	return 0;
 }
 
+/* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
+static const struct {
+	uint8_t kpf;
+	uint32_t md;
+} kpf_kept[] = {
+	{ KPF_DIRTY, MD_PG_DIRTY },
+	{ KPF_ANON, MD_PG_ANON },
+	{ KPF_SWAPBACKED, MD_PG_SWAPBACKED },
+	{ KPF_KSM, MD_PG_KSM },
+	{ KPF_THP, MD_PG_THP },
+	{ KPF_HUGE, MD_PG_HUGE },
+	{ KPF_IDLE, MD_PG_IDLE },
+};
+
 /* What one page is: its run flags and mapcount, and how it counts. */
 enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
 
@@ -453,22 +467,10 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 		fl |= MD_PG_THP;
 	if (looked) {
 		mapcount = (uint32_t)MIN(kc, UINT32_MAX);
-		if (s->has_kpageflags) {
-			if (kf & (1ull << KPF_DIRTY))
-				fl |= MD_PG_DIRTY;
-			if (kf & (1ull << KPF_ANON))
-				fl |= MD_PG_ANON;
-			if (kf & (1ull << KPF_SWAPBACKED))
-				fl |= MD_PG_SWAPBACKED;
-			if (kf & (1ull << KPF_KSM))
-				fl |= MD_PG_KSM;
-			if (kf & (1ull << KPF_THP))
-				fl |= MD_PG_THP;
-			if (kf & (1ull << KPF_HUGE))
-				fl |= MD_PG_HUGE;
-			if (kf & (1ull << KPF_IDLE))
-				fl |= MD_PG_IDLE;
-		}
+		for (size_t i = 0; s->has_kpageflags && i < ARRAY_SIZE(kpf_kept);
+		     i++)
+			if (kf & (1ull << kpf_kept[i].kpf))
+				fl |= kpf_kept[i].md;
 		/* not a normal page (the zero page, a pfn mapping): smaps
 		 * does not count it */
 		if ((kf & ((1ull << KPF_ZERO_PAGE) | (1ull << KPF_NOPAGE))) ||
