@@ -548,38 +548,84 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 	}
 }
 
+/* Open path for reading into *fd and its stat into *st: a regular file
+ * only, never waiting on a FIFO. Returns 0, -EISDIR, -MEMSZ_ENOTELF (not a
+ * regular file) or -errno; *fd is open only on success. */
+static int open_regular(const char *path, int *fd, struct stat *st)
+{
+	int fl, ret;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
+	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, st) < 0)
+		ret = -errno;
+	else if (S_ISDIR(st->st_mode))
+		ret = -EISDIR;
+	else if (!S_ISREG(st->st_mode))
+		ret = -MEMSZ_ENOTELF;
+	else if ((fl = fcntl(*fd, F_GETFL)) < 0 ||
+		 fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		ret = -errno;
+	else
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+/* Check that libelf's view of img (priv->elf) has exactly the header
+ * tables h describes, and set priv->shstrndx and the header fields of
+ * img from h. Returns 0, -MEMSZ_EBADELF, -MEMSZ_EBADSHDR or
+ * -MEMSZ_EBADPHDR. */
+static int check_libelf(struct elfimg *img, const struct rawhdr *h,
+			size_t *shnum, size_t *phnum)
+{
+	struct elfimg_priv *priv = img->priv;
+	size_t shstrndx = 0;
+	GElf_Ehdr eh;
+
+	if (!priv->elf || elf_kind(priv->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(priv->elf, &eh))
+		return -MEMSZ_EBADELF;
+	if (elf_getshdrnum(priv->elf, shnum) ||
+	    elf_getshdrstrndx(priv->elf, &shstrndx))
+		return -MEMSZ_EBADSHDR;
+	if (elf_getphdrnum(priv->elf, phnum))
+		return -MEMSZ_EBADPHDR;
+	/* libelf must see exactly the tables we checked. */
+	if (*shnum != h->shnum || (*shnum && shstrndx != h->shstrndx))
+		return -MEMSZ_EBADSHDR;
+	if (*phnum != h->phnum)
+		return -MEMSZ_EBADPHDR;
+	priv->shstrndx = *shnum ? shstrndx : 0;
+
+	img->elfclass = h->cls;
+	img->big_endian = h->be;
+	img->type = h->type;
+	img->machine = h->machine;
+	img->ehdr_size = h->ehsize;
+	img->phoff = h->phoff;
+	img->phdr_size = *phnum * h->phentsize;
+	img->shoff = h->shoff;
+	img->shdr_size = *shnum * h->shentsize;
+	return 0;
+}
+
 int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 {
 	struct elfimg_priv *priv = NULL;
 	struct elfimg *img = NULL;
-	size_t shnum = 0, phnum = 0, shstrndx = 0;
+	size_t shnum = 0, phnum = 0;
 	struct rawhdr h;
 	struct stat st;
-	GElf_Ehdr eh;
-	int fd, ret, fl;
+	int fd, ret;
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
-	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -MEMSZ_ENOTELF;
-		goto out_close;
-	}
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
+	ret = open_regular(path, &fd, &st);
+	if (ret)
+		return ret;
 	ret = read_rawhdr(fd, st.st_size, &h);
 	if (ret)
 		goto out_close;
@@ -594,41 +640,10 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 	img->path = xstrdup(path);
 	priv->fd = fd;
 	priv->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!priv->elf || elf_kind(priv->elf) != ELF_K_ELF ||
-	    !gelf_getehdr(priv->elf, &eh)) {
-		ret = -MEMSZ_EBADELF;
-		goto out_free;
-	}
-	if (elf_getshdrnum(priv->elf, &shnum) ||
-	    elf_getshdrstrndx(priv->elf, &shstrndx)) {
-		ret = -MEMSZ_EBADSHDR;
-		goto out_free;
-	}
-	if (elf_getphdrnum(priv->elf, &phnum)) {
-		ret = -MEMSZ_EBADPHDR;
-		goto out_free;
-	}
-	/* libelf must see exactly the tables we checked. */
-	if (shnum != h.shnum || (shnum && shstrndx != h.shstrndx)) {
-		ret = -MEMSZ_EBADSHDR;
-		goto out_free;
-	}
-	if (phnum != h.phnum) {
-		ret = -MEMSZ_EBADPHDR;
-		goto out_free;
-	}
-	priv->shstrndx = shnum ? shstrndx : 0;
-
 	img->file_size = st.st_size;
-	img->elfclass = h.cls;
-	img->big_endian = h.be;
-	img->type = h.type;
-	img->machine = h.machine;
-	img->ehdr_size = h.ehsize;
-	img->phoff = h.phoff;
-	img->phdr_size = phnum * h.phentsize;
-	img->shoff = h.shoff;
-	img->shdr_size = shnum * h.shentsize;
+	ret = check_libelf(img, &h, &shnum, &phnum);
+	if (ret)
+		goto out_free;
 
 	ret = load_segments(img, priv->elf, phnum, debug);
 	if (ret)
