@@ -713,8 +713,9 @@ int md_reader_open(const char *path, struct md_reader **out)
 	}
 	if (st.st_size < MD_HEADER_SIZE) {
 		/* a prefix of a valid header: the file was cut */
-		ret = st.st_size && memcmp(p, MD_MAGIC,
-					   MIN(MD_MAGIC_LEN, (size_t)st.st_size)) ?
+		size_t have = MIN(MD_MAGIC_LEN, (size_t)st.st_size);
+
+		ret = st.st_size && memcmp(p, MD_MAGIC, have) ?
 			      -MEMSZ_EBADMAGIC : -MEMSZ_ETRUNC;
 		goto out_unmap;
 	}

@@ -431,6 +431,14 @@ static void add_metadata(struct elfimg *img, struct dualmap *base,
 
 /* --- padding between symbols --- */
 
+/* The longest x86 instruction is 15 bytes: a nop has at most 14 prefix
+ * bytes (0x66 operand size, 0x2e segment) before its opcode. */
+#define X86_MAX_NOP_PREFIXES 14
+/* A gap between symbols is alignment padding only if shorter than the
+ * alignment of the next symbol's address, capped at one cache line: a
+ * higher power of two in an address is taken as chance, not as asked. */
+#define PADDING_MAX_ALIGN 64
+
 /* Length of the x86 filler instruction at p (a nop of any length, int3,
  * or a zero byte), 0 if it is something else. */
 static size_t x86_fill_len(const unsigned char *p, size_t n)
@@ -450,7 +458,8 @@ static size_t x86_fill_len(const unsigned char *p, size_t n)
 	for (size_t k = 0; k < ARRAY_SIZE(lea); k++)
 		if (lea[k][0] <= n && !memcmp(p, lea[k] + 1, lea[k][0]))
 			return lea[k][0];
-	while (i < n && i < 14 && (p[i] == 0x66 || p[i] == 0x2e))
+	while (i < n && i < X86_MAX_NOP_PREFIXES &&
+	       (p[i] == 0x66 || p[i] == 0x2e))
 		i++;
 	if (i < n && p[i] == 0x90)
 		return i + 1;
@@ -531,8 +540,8 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 			goto next;
 		gap = a - end;
 		align = a & -a;
-		if (!align || align > 64)
-			align = 64;
+		if (!align || align > PADDING_MAX_ALIGN)
+			align = PADDING_MAX_ALIGN;
 		if (gap >= align)
 			goto next;
 		for (size_t k = 1; k < img->nsecs; k++) {

@@ -186,7 +186,7 @@ static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
 		return 1;
 	for (uint64_t off = 0; off < s->size; off += w) {
 		uint64_t word = elf_get_uint(p + off, w, img->big_endian);
-		uint64_t targets[64];
+		uint64_t targets[64]; /* a bitmap word: up to 63 */
 		size_t nt = 0;
 
 		if (!(word & 1)) {

@@ -30,7 +30,7 @@
 #define X86_PERF_REG_SP 7 /* PERF_REG_X86_SP of <asm/perf_regs.h> */
 /* Records of the per-cpu rings are handed out once they are this old, so
  * that a later drain of another ring cannot bring an earlier one. */
-#define REORDER_WINDOW_NS (50ull * 1000 * 1000)
+#define REORDER_WINDOW_NS (50 * NSEC_PER_MSEC)
 #define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
 
 struct ring {

@@ -192,7 +192,7 @@ uint64_t clock_ns(int clock_id)
 	struct timespec ts;
 
 	clock_gettime(clock_id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t mono_ns(void)

@@ -57,6 +57,10 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* 2^64 divided by the golden ratio, odd: multiplying a key by it spreads
+ * neighbouring keys over the high bits (Fibonacci hashing). */
+#define HASH_GOLDEN_U64 0x9e3779b97f4a7c15ULL
+
 /* -1, 0 or 1 as a is below, equal to or above b: the step of a qsort()
  * comparator (a difference would overflow an int). */
 static inline int u64_cmp(uint64_t a, uint64_t b)
@@ -79,6 +83,9 @@ char *fmt_human(char *buf, size_t len, double bytes);
  * is unknown, repeated or one too many (caller frees). */
 int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 		  int *out, size_t max, char **bad);
+
+#define NSEC_PER_SEC 1000000000L
+#define NSEC_PER_MSEC 1000000L
 
 /* Nanoseconds of clock id (CLOCK_MONOTONIC, CLOCK_REALTIME, ...). */
 uint64_t clock_ns(int clock_id);
