@@ -184,15 +184,6 @@ static int range_in_file(uint64_t off, uint64_t size, uint64_t fsize, int bad)
 	return 0;
 }
 
-static int cmp_u64pair(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return 0;
-}
-
 /* PT_LOADs must not overlap in VM: the VM size is their sum (invariant I1)
  * and the loader never maps two segments over each other. */
 static int check_load_overlap(struct elfimg *img)
@@ -212,7 +203,7 @@ static int check_load_overlap(struct elfimg *img)
 		n++;
 	}
 	if (n)
-		qsort(r, n, 2 * sizeof(*r), cmp_u64pair);
+		qsort(r, n, 2 * sizeof(*r), u64_sort_cmp); /* by start */
 	for (size_t i = 1; i < n; i++)
 		if (r[2 * i] < r[2 * i - 1]) {
 			ret = -MEMSZ_EBADPHDR;
@@ -470,49 +461,57 @@ static int note_tables_read(int fd, struct note_tables *t)
 	return 0;
 }
 
+/* The first build-id note (see notes_build_id()) in the note areas that
+ * a header table of the file open on fd lists: SHT_NOTE sections when
+ * sections, else PT_NOTE segments. Returns its length, 0 if none. */
+static int table_build_id(int fd, const struct note_tables *nt,
+			  bool sections, uint8_t *id, size_t max, bool cut)
+{
+	bool is64 = nt->is64, be = nt->be;
+	uint64_t esz = sections ? ELF_SIZEOF(is64, Shdr) :
+				  ELF_SIZEOF(is64, Phdr);
+	uint64_t n = sections ? nt->shnum : nt->phnum;
+	unsigned char *t;
+	int ret = 0;
+
+	t = pread_table(fd, sections ? nt->shoff : nt->phoff, n, esz);
+	/* section 0 is the reserved null entry */
+	for (uint64_t i = sections ? 1 : 0; t && i < n && !ret; i++) {
+		const unsigned char *h = t + i * esz;
+		uint64_t off, size, align;
+
+		if (sections) {
+			if (ELF_FIELD(h, is64, Shdr, sh_type, be) != SHT_NOTE)
+				continue;
+			off = ELF_FIELD(h, is64, Shdr, sh_offset, be);
+			size = ELF_FIELD(h, is64, Shdr, sh_size, be);
+			align = ELF_FIELD(h, is64, Shdr, sh_addralign, be);
+		} else {
+			if (ELF_FIELD(h, is64, Phdr, p_type, be) != PT_NOTE)
+				continue;
+			off = ELF_FIELD(h, is64, Phdr, p_offset, be);
+			size = ELF_FIELD(h, is64, Phdr, p_filesz, be);
+			align = ELF_FIELD(h, is64, Phdr, p_align, be);
+		}
+		ret = pread_notes(fd, off, size, align, be, id, max, cut);
+	}
+	free(t);
+	return ret;
+}
+
 /* The build-id of the ELF file open on fd: the first NT_GNU_BUILD_ID note
  * of its SHT_NOTE sections, else of its PT_NOTE segments (sstrip'ed
  * files). See elf_build_id_read(); cut as in notes_build_id(). */
 static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
 {
 	struct note_tables nt = { 0 };
-	uint64_t phsz, shsz;
-	unsigned char *t;
-	bool is64, be;
 	int ret;
 
 	ret = note_tables_read(fd, &nt);
-	if (ret)
-		return ret;
-	is64 = nt.is64;
-	be = nt.be;
-	phsz = ELF_SIZEOF(is64, Phdr);
-	shsz = ELF_SIZEOF(is64, Shdr);
-
-	t = pread_table(fd, nt.shoff, nt.shnum, shsz);
-	for (uint64_t i = 1; t && i < nt.shnum && !ret; i++) {
-		const unsigned char *h = t + i * shsz;
-
-		if (ELF_FIELD(h, is64, Shdr, sh_type, be) != SHT_NOTE)
-			continue;
-		ret = pread_notes(fd, ELF_FIELD(h, is64, Shdr, sh_offset, be),
-				  ELF_FIELD(h, is64, Shdr, sh_size, be),
-				  ELF_FIELD(h, is64, Shdr, sh_addralign, be),
-				  be, id, max, cut);
-	}
-	free(t);
-	t = pread_table(fd, nt.phoff, nt.phnum, phsz);
-	for (uint64_t i = 0; t && i < nt.phnum && !ret; i++) {
-		const unsigned char *h = t + i * phsz;
-
-		if (ELF_FIELD(h, is64, Phdr, p_type, be) != PT_NOTE)
-			continue;
-		ret = pread_notes(fd, ELF_FIELD(h, is64, Phdr, p_offset, be),
-				  ELF_FIELD(h, is64, Phdr, p_filesz, be),
-				  ELF_FIELD(h, is64, Phdr, p_align, be),
-				  be, id, max, cut);
-	}
-	free(t);
+	if (!ret)
+		ret = table_build_id(fd, &nt, true, id, max, cut);
+	if (!ret)
+		ret = table_build_id(fd, &nt, false, id, max, cut);
 	return ret;
 }
 
@@ -549,38 +548,84 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 	}
 }
 
+/* Open path for reading into *fd and its stat into *st: a regular file
+ * only, never waiting on a FIFO. Returns 0, -EISDIR, -MEMSZ_ENOTELF (not a
+ * regular file) or -errno; *fd is open only on success. */
+static int open_regular(const char *path, int *fd, struct stat *st)
+{
+	int fl, ret;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
+	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, st) < 0)
+		ret = -errno;
+	else if (S_ISDIR(st->st_mode))
+		ret = -EISDIR;
+	else if (!S_ISREG(st->st_mode))
+		ret = -MEMSZ_ENOTELF;
+	else if ((fl = fcntl(*fd, F_GETFL)) < 0 ||
+		 fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		ret = -errno;
+	else
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+/* Check that libelf's view of img (priv->elf) has exactly the header
+ * tables h describes, and set priv->shstrndx and the header fields of
+ * img from h. Returns 0, -MEMSZ_EBADELF, -MEMSZ_EBADSHDR or
+ * -MEMSZ_EBADPHDR. */
+static int check_libelf(struct elfimg *img, const struct rawhdr *h,
+			size_t *shnum, size_t *phnum)
+{
+	struct elfimg_priv *priv = img->priv;
+	size_t shstrndx = 0;
+	GElf_Ehdr eh;
+
+	if (!priv->elf || elf_kind(priv->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(priv->elf, &eh))
+		return -MEMSZ_EBADELF;
+	if (elf_getshdrnum(priv->elf, shnum) ||
+	    elf_getshdrstrndx(priv->elf, &shstrndx))
+		return -MEMSZ_EBADSHDR;
+	if (elf_getphdrnum(priv->elf, phnum))
+		return -MEMSZ_EBADPHDR;
+	/* libelf must see exactly the tables we checked. */
+	if (*shnum != h->shnum || (*shnum && shstrndx != h->shstrndx))
+		return -MEMSZ_EBADSHDR;
+	if (*phnum != h->phnum)
+		return -MEMSZ_EBADPHDR;
+	priv->shstrndx = *shnum ? shstrndx : 0;
+
+	img->elfclass = h->cls;
+	img->big_endian = h->be;
+	img->type = h->type;
+	img->machine = h->machine;
+	img->ehdr_size = h->ehsize;
+	img->phoff = h->phoff;
+	img->phdr_size = *phnum * h->phentsize;
+	img->shoff = h->shoff;
+	img->shdr_size = *shnum * h->shentsize;
+	return 0;
+}
+
 int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 {
 	struct elfimg_priv *priv = NULL;
 	struct elfimg *img = NULL;
-	size_t shnum = 0, phnum = 0, shstrndx = 0;
+	size_t shnum = 0, phnum = 0;
 	struct rawhdr h;
 	struct stat st;
-	GElf_Ehdr eh;
-	int fd, ret, fl;
+	int fd, ret;
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
-	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -MEMSZ_ENOTELF;
-		goto out_close;
-	}
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
+	ret = open_regular(path, &fd, &st);
+	if (ret)
+		return ret;
 	ret = read_rawhdr(fd, st.st_size, &h);
 	if (ret)
 		goto out_close;
@@ -595,41 +640,10 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 	img->path = xstrdup(path);
 	priv->fd = fd;
 	priv->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!priv->elf || elf_kind(priv->elf) != ELF_K_ELF ||
-	    !gelf_getehdr(priv->elf, &eh)) {
-		ret = -MEMSZ_EBADELF;
-		goto out_free;
-	}
-	if (elf_getshdrnum(priv->elf, &shnum) ||
-	    elf_getshdrstrndx(priv->elf, &shstrndx)) {
-		ret = -MEMSZ_EBADSHDR;
-		goto out_free;
-	}
-	if (elf_getphdrnum(priv->elf, &phnum)) {
-		ret = -MEMSZ_EBADPHDR;
-		goto out_free;
-	}
-	/* libelf must see exactly the tables we checked. */
-	if (shnum != h.shnum || (shnum && shstrndx != h.shstrndx)) {
-		ret = -MEMSZ_EBADSHDR;
-		goto out_free;
-	}
-	if (phnum != h.phnum) {
-		ret = -MEMSZ_EBADPHDR;
-		goto out_free;
-	}
-	priv->shstrndx = shnum ? shstrndx : 0;
-
 	img->file_size = st.st_size;
-	img->elfclass = h.cls;
-	img->big_endian = h.be;
-	img->type = h.type;
-	img->machine = h.machine;
-	img->ehdr_size = h.ehsize;
-	img->phoff = h.phoff;
-	img->phdr_size = phnum * h.phentsize;
-	img->shoff = h.shoff;
-	img->shdr_size = shnum * h.shentsize;
+	ret = check_libelf(img, &h, &shnum, &phnum);
+	if (ret)
+		goto out_free;
 
 	ret = load_segments(img, priv->elf, phnum, debug);
 	if (ret)

@@ -40,6 +40,12 @@ static inline uint64_t elf_get_uint(const unsigned char *p, size_t n, bool be)
 	return v;
 }
 
+/* A 4-byte initial length of this value in DWARF data (.debug_*,
+ * .eh_frame) says that the 64-bit format follows: an 8-byte length. */
+#define DWARF64_LENGTH 0xffffffffu
+/* Initial lengths from this one up to DWARF64_LENGTH are reserved. */
+#define DWARF_LENGTH_RESERVED 0xfffffff0u
+
 /* Size of the ELF structure Elf64_T or Elf32_T (is64 says which class). */
 #define ELF_SIZEOF(is64, T) ((is64) ? sizeof(Elf64_##T) : sizeof(Elf32_##T))
 

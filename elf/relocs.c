@@ -186,7 +186,7 @@ static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
 		return 1;
 	for (uint64_t off = 0; off < s->size; off += w) {
 		uint64_t word = elf_get_uint(p + off, w, img->big_endian);
-		uint64_t targets[64];
+		uint64_t targets[64]; /* a bitmap word: up to 63 */
 		size_t nt = 0;
 
 		if (!(word & 1)) {
@@ -268,13 +268,6 @@ int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out,
 	return priv->relocs_bad;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			      int elfclass)
 {
@@ -286,7 +279,7 @@ uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (rels[i].is_relative)
 			a[m++] = rels[i].target;
-	qsort(a, m, sizeof(*a), cmp_u64);
+	qsort(a, m, sizeof(*a), u64_sort_cmp);
 	for (size_t i = 0; i < m;) {
 		uint64_t base;
 

@@ -15,6 +15,9 @@
 #define TABLE_PCT_W 6
 #define TABLE_SIZE_W 7
 #define TABLE_COL_W (TABLE_PCT_W + 1 + TABLE_SIZE_W)
+/* Room after the columns in a header line: the RES% header or its rule
+ * (8 characters) and the NUL sprintf() writes. */
+#define TABLE_RES_ROOM 16
 
 static const struct {
 	const char *name;
@@ -182,7 +185,7 @@ static void put_rstrip(FILE *f, char *line, size_t n)
 static void table_write(FILE *f, const struct rowtree *t,
 			const struct out_opts *o)
 {
-	size_t w = o->ncols * (TABLE_COL_W + 2) + 16, c, i;
+	size_t w = o->ncols * (TABLE_COL_W + 2) + TABLE_RES_ROOM, c, i;
 	char *line = xmalloc(w);
 	size_t pos;
 

@@ -30,7 +30,7 @@
 #define X86_PERF_REG_SP 7 /* PERF_REG_X86_SP of <asm/perf_regs.h> */
 /* Records of the per-cpu rings are handed out once they are this old, so
  * that a later drain of another ring cannot bring an earlier one. */
-#define REORDER_WINDOW_NS (50ull * 1000 * 1000)
+#define REORDER_WINDOW_NS (50 * NSEC_PER_MSEC)
 #define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
 
 struct ring {
@@ -166,20 +166,34 @@ struct lost_body {
  * word (the kernel pads strings to 8 bytes). */
 #define MIN_STR_SIZE 8
 
-/* PERF_RECORD_MMAP2 body b (len: the whole record's size, header
- * included) into out->u.mmap2. Returns 1, or -MEMSZ_EBADDATA. */
+/* The fixed body (body_size bytes, copied to body) of record raw (len
+ * bytes, header and sample_id trailer included) and the NUL-terminated
+ * string that follows it. Returns the string (in raw), or NULL if the
+ * record is too short or the string not terminated. */
+static const char *body_and_str(const uint8_t *raw, size_t len, void *body,
+				size_t body_size)
+{
+	const size_t fixed = sizeof(struct perf_event_header) + body_size +
+			     SAMPLE_ID_SIZE;
+	const uint8_t *b = raw + sizeof(struct perf_event_header);
+
+	if (len < fixed + MIN_STR_SIZE)
+		return NULL;
+	memcpy(body, b, body_size);
+	return str_in(b + body_size, len - fixed);
+}
+
+/* PERF_RECORD_MMAP2 raw (len bytes, header included; misc from its
+ * header) into out->u.mmap2. Returns 1, or -MEMSZ_EBADDATA. */
 static int decode_mmap2(const uint8_t *raw, size_t len, uint16_t misc,
 			struct perf_rec *out)
 {
-	const size_t fixed = sizeof(struct perf_event_header) +
-			     sizeof(struct mmap2_body) + SAMPLE_ID_SIZE;
-	const uint8_t *b = raw + sizeof(struct perf_event_header);
 	struct md_mmap2 *m = &out->u.mmap2;
 	struct mmap2_body mb;
 
-	if (len < fixed + MIN_STR_SIZE)
+	m->filename = body_and_str(raw, len, &mb, sizeof(mb));
+	if (!m->filename)
 		return -MEMSZ_EBADDATA;
-	memcpy(&mb, b, sizeof(mb));
 	out->type = MD_REC_MMAP2;
 	m->pid = mb.pid;
 	m->tid = mb.tid;
@@ -197,9 +211,6 @@ static int decode_mmap2(const uint8_t *raw, size_t len, uint16_t misc,
 	}
 	m->prot = mb.prot;
 	m->flags = mb.flags;
-	m->filename = str_in(b + sizeof(mb), len - fixed);
-	if (!m->filename)
-		return -MEMSZ_EBADDATA;
 	trailer(raw, len, NULL, NULL, &m->time);
 	return 1;
 }
@@ -207,21 +218,15 @@ static int decode_mmap2(const uint8_t *raw, size_t len, uint16_t misc,
 /* PERF_RECORD_COMM into out->u.task. Returns 1, or -MEMSZ_EBADDATA. */
 static int decode_comm(const uint8_t *raw, size_t len, struct perf_rec *out)
 {
-	const size_t fixed = sizeof(struct perf_event_header) +
-			     sizeof(struct comm_body) + SAMPLE_ID_SIZE;
-	const uint8_t *b = raw + sizeof(struct perf_event_header);
 	struct md_task *t = &out->u.task;
 	struct comm_body cb;
 
-	if (len < fixed + MIN_STR_SIZE)
+	t->comm = body_and_str(raw, len, &cb, sizeof(cb));
+	if (!t->comm)
 		return -MEMSZ_EBADDATA;
-	memcpy(&cb, b, sizeof(cb));
 	out->type = MD_REC_COMM;
 	t->pid = cb.pid;
 	t->tid = cb.tid;
-	t->comm = str_in(b + sizeof(cb), len - fixed);
-	if (!t->comm)
-		return -MEMSZ_EBADDATA;
 	trailer(raw, len, NULL, NULL, &t->time);
 	return 1;
 }
@@ -800,8 +805,8 @@ static int pending_cmp(const void *a, const void *b)
 	const struct pending *x = a, *y = b;
 
 	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+		return u64_cmp(x->time, y->time);
+	return u64_cmp(x->seq, y->seq);
 }
 
 struct sample_ctx {
