@@ -30,6 +30,8 @@ int cmd_record(int argc, char **argv);
 void usage_record(FILE *out);
 int cmd_report(int argc, char **argv);
 void usage_report(FILE *out);
+int cmd_diff(int argc, char **argv);
+void usage_diff(FILE *out);
 int cmd_dump(int argc, char **argv);
 void usage_dump(FILE *out);
 
