@@ -342,27 +342,46 @@ static void dtable_tree(FILE *f, const struct difftree *d,
 	}
 }
 
+/* Write the n bytes of line without their trailing spaces, and a
+ * newline. */
+static void put_rstrip(FILE *f, const char *line, size_t n)
+{
+	while (n && line[n - 1] == ' ')
+		n--;
+	fwrite(line, 1, n, f);
+	fputc('\n', f);
+}
+
 static void dtable_write(FILE *f, const struct difftree *d,
 			 const struct out_opts *o)
 {
+	size_t w = o->ncols * (DT_GROUP + 4) + 1, pos = 0;
+	char *line = xmalloc(w);
+
 	for (size_t k = 0; k < o->ncols; k++) {
 		const char *h = coldefs[o->cols[k]].header;
 		int hl = (int)strlen(h), left = (DT_GROUP - 2 - hl) / 2;
 
-		fprintf(f, "%*s%s%*s", left, "", h, DT_GROUP - left - hl, "");
+		pos += (size_t)snprintf(line + pos, w - pos, "%*s%s%*s", left,
+					"", h, DT_GROUP - left - hl, "");
 	}
-	fputc('\n', f);
+	put_rstrip(f, line, pos);
+	pos = 0;
 	for (size_t k = 0; k < o->ncols; k++)
-		/* "Δ" is two bytes of UTF-8 but one column wide */
-		fprintf(f, "%*s %*s %*s\xce\x94  ", DT_W, "OLD", DT_W, "NEW",
-			DT_DW - 1, "");
-	fputc('\n', f);
+		/* "\xce\x94" (a capital delta) is two bytes of UTF-8 but
+		 * one column wide */
+		pos += (size_t)snprintf(line + pos, w - pos,
+					"%*s %*s %*s\xce\x94  ", DT_W, "OLD",
+					DT_W, "NEW", DT_DW - 1, "");
+	put_rstrip(f, line, pos);
+	pos = 0;
 	for (size_t k = 0; k < o->ncols; k++) {
-		for (int i = 0; i < DT_GROUP - 2; i++)
-			fputc('-', f);
-		fputs("  ", f);
+		memset(line + pos, '-', DT_GROUP - 2);
+		memset(line + pos + DT_GROUP - 2, ' ', 2);
+		pos += DT_GROUP;
 	}
-	fputc('\n', f);
+	put_rstrip(f, line, pos);
+	free(line);
 	dtable_tree(f, d, o, &d->total, 0);
 	dtable_row(f, d, o, &d->total, 0, true);
 	for (size_t i = 0; i < o->nnotes; i++)
