@@ -78,8 +78,9 @@ bool diff_col_is_zero(const struct difftree *d, enum col_id c);
  * after the label, TOTAL, notes. csv/tsv: one line per leaf, key path,
  * then COL_old, COL_new, COL_delta per column and a "change" field (new,
  * gone, changed, same). json: {"keys", "columns", "total", "rows",
- * "unchanged" (rows left out), "notes"}, each row with "name", "change", and per column an object
- * {"old", "new", "delta"}, "others" and "rows" as out_write() has them.
+ * "unchanged" (rows left out), "notes"}, each row with "name", "change",
+ * per column an object {"old", "new", "delta"}, and "others" and "rows"
+ * as out_write() has them.
  * Returns 0, -EINVAL for another format, or -errno on a write error. */
 int diff_write(FILE *f, const struct difftree *d, const struct out_opts *o);
 
