@@ -59,6 +59,14 @@ int report_timeline(const struct view *v, struct report_opts *o,
 	cols[0] = v->sort;
 	if (spec && (ncols = parse_cols(spec, cols)) < 0)
 		return EXIT_USAGE;
+	/* the fault samples are cut at one time per process, which a
+	 * timeline of many snapshots does not have */
+	for (size_t i = 0; i < v->nkeys; i++)
+		if (keydefs[v->keys[i]].space == KEYSP_FAULT) {
+			memsz_error("--timeline does not take the key '%s'",
+				    keydefs[v->keys[i]].name);
+			return EXIT_USAGE;
+		}
 	o->pick = PICK_ALL;
 	lb = labels_new();
 	if (report_build(o, lb, &res, &msg) < 0) {
