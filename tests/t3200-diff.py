@@ -11,7 +11,8 @@ notes tell a rebuild from a file that changed with its build-id kept.
 Recordings: diff_grow (built here) writes N pages, is stopped and recorded
 (`record -p`), then writes M more pages, is stopped and recorded again.
 The change of RSS (total, and of the grown mapping) equals the change of
-smaps Rss. A third recording holds both states as its first and last
+smaps Rss. Two runs of it (two pids) are one row under --by pids. A third
+recording holds both states as its first and last
 snapshots (the first is waited for in `memsz dump`, no sleeps); `diff -i`
 gives the same change. csv and json are parsed here.
 """
@@ -269,11 +270,31 @@ def record_case(tmp):
           "a recording against an ELF file is refused")
 
 
+def runs_case(tmp):
+    """Two runs of one program (two pids): --by pids pairs them by name."""
+    exe = os.path.join(tmp, "diff_grow")
+    datas = []
+    for i, n in enumerate((64, 192)):
+        data = os.path.join(tmp, f"run{i}.data")
+        p = subprocess.run([MEMSZ, "record", "-o", data, "--", exe, str(n),
+                            "0"], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True)
+        check(p.returncode == 0, f"run {i} recorded")
+        datas.append(data)
+    rows, err = diff_csv("--by", "pids", *datas)
+    check(len(rows) == 1 and rows[0]["change"] == "changed" and
+          rows[0]["pids"].endswith(" diff_grow"),
+          "two runs --by pids: one process row, changed")
+    check("of OLD is compared with" in err,
+          "two runs: a note says which processes were paired")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="memsz-t3200-")
     try:
         elf_case(tmp)
         record_case(tmp)
+        runs_case(tmp)
     finally:
         subprocess.run(["rm", "-rf", tmp])
     return 1 if lib.failures else 0
