@@ -60,6 +60,23 @@ static void merge_notes(struct strlist *out, const struct strlist *old,
 			strlist_add(out, xasprintf("NEW: %s", new->lines[i]));
 }
 
+/* Move the notes of l to out, each without a leading "PATH: " (the
+ * side's file name, which the OLD:/NEW: prefix replaces). */
+static void strip_path(struct strlist *out, struct strlist *l,
+		       const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < l->n; i++) {
+		const char *s = l->lines[i];
+
+		if (!strncmp(s, path, n) && !strncmp(s + n, ": ", 2))
+			s += n + 2;
+		strlist_add(out, xstrdup(s));
+	}
+	strlist_free(l);
+}
+
 static char *hex(const uint8_t *id, size_t len)
 {
 	char *s = xmalloc(2 * len + 1);
@@ -425,7 +442,7 @@ static int elf_side(const struct diff_opts *o, const char *path,
 static int diff_elf(const struct diff_opts *o, struct labels *lb,
 		    struct diff_result *res, char **msg)
 {
-	struct strlist na = { 0 }, nb = { 0 };
+	struct strlist na = { 0 }, nb = { 0 }, sa = { 0 }, sb = { 0 };
 	struct rowtree *a = NULL, *b = NULL;
 	struct diff_rename rn;
 	int ret;
@@ -440,13 +457,17 @@ static int diff_elf(const struct diff_opts *o, struct labels *lb,
 	rn.from = labels_intern(lb, o->old.path);
 	rn.to = labels_intern(lb, o->new.path);
 	res->d = diff_merge(a, b, &rn, 1);
-	merge_notes(&res->notes, &na, &nb);
+	strip_path(&sa, &na, o->old.path);
+	strip_path(&sb, &nb, o->new.path);
+	merge_notes(&res->notes, &sa, &sb);
 	elf_notes(o, &res->notes);
 out:
 	rowtree_free(a);
 	rowtree_free(b);
 	strlist_free(&na);
 	strlist_free(&nb);
+	strlist_free(&sa);
+	strlist_free(&sb);
 	return ret;
 }
 
