@@ -11,7 +11,8 @@ notes tell a rebuild from a file that changed with its build-id kept.
 Recordings: diff_grow (built here) writes N pages, is stopped and recorded
 (`record -p`), then writes M more pages, is stopped and recorded again.
 The change of RSS (total, and of the grown mapping) equals the change of
-smaps Rss. Two runs of it (two pids) are one row under --by pids. A third
+smaps Rss. Runs of a program rebuilt in place between them are one row
+under --by pids, and the notes say whether its build-id changed. A third
 recording holds both states as its first and last
 snapshots (the first is waited for in `memsz dump`, no sleeps); `diff -i`
 gives the same change. csv and json are parsed here.
@@ -271,22 +272,52 @@ def record_case(tmp):
 
 
 def runs_case(tmp):
-    """Two runs of one program (two pids): --by pids pairs them by name."""
-    exe = os.path.join(tmp, "diff_grow")
-    datas = []
-    for i, n in enumerate((64, 192)):
-        data = os.path.join(tmp, f"run{i}.data")
+    """Runs of one program rebuilt in place between runs (two pids each
+    time): --by pids pairs them by name; the notes tell a new build-id
+    from a program that changed while keeping its build-id or having
+    none."""
+    src = os.path.join(SRCDIR, "tests", "workloads", "diff_grow.c")
+    exe = os.path.join(tmp, "prog")
+
+    def build(opt, build_id):
+        run("gcc", opt, f"-Wl,--build-id={build_id}", "-o", exe, src)
+
+    def rec(name, n):
+        data = os.path.join(tmp, name)
         p = subprocess.run([MEMSZ, "record", "-o", data, "--", exe, str(n),
                             "0"], stdin=subprocess.DEVNULL,
                            capture_output=True, text=True)
-        check(p.returncode == 0, f"run {i} recorded")
-        datas.append(data)
-    rows, err = diff_csv("--by", "pids", *datas)
+        check(p.returncode == 0, f"{name} recorded")
+        return data
+
+    build("-O1", "sha1")
+    r1 = rec("run1.data", 64)
+    build("-O2", "sha1")                 # other code: a new build-id
+    r2 = rec("run2.data", 192)
+    os.utime(exe, (1, 1))                # same bytes, another mtime
+    r3 = rec("run3.data", 64)
+    build("-O1", "none")
+    r4 = rec("run4.data", 64)
+    build("-O2", "none")                 # other code, no build-id
+    r5 = rec("run5.data", 64)
+
+    rows, err = diff_csv("--by", "pids", r1, r2)
     check(len(rows) == 1 and rows[0]["change"] == "changed" and
-          rows[0]["pids"].endswith(" diff_grow"),
+          rows[0]["pids"].endswith(" prog"),
           "two runs --by pids: one process row, changed")
     check("of OLD is compared with" in err,
           "two runs: a note says which processes were paired")
+    check(f"'{exe}': new build-id" in err,
+          "a rebuilt program: a note gives its new build-id")
+    _, err = diff_csv(r2, r3)
+    check(f"'{exe}' changed" in err and "kept its build-id" in err,
+          "same build-id, new mtime: noted as kept build-id")
+    _, err = diff_csv(r4, r5)
+    check(f"'{exe}' has no build-id" in err,
+          "a changed program without build-id is noted")
+    _, err = diff_csv(r1, r1)
+    check("new build-id" not in err and "kept its" not in err,
+          "a recording against itself: no build-id note")
 
 
 def main():
