@@ -43,7 +43,8 @@ void usage_report(FILE *out)
 		"    --sort COL         file, vm, rss (default), pss, uss,\n"
 		"                       dirty, swap, relocs\n"
 		"    -n N               rows per level, the rest folded into\n"
-		"                       '[N others]' (default 20; 0: all)\n"
+		"                       '[N others]' (default 20, with\n"
+		"                       --timeline 10; 0: all)\n"
 		"    --filter REGEX     keep rows with a label matching REGEX\n"
 		"                       (POSIX extended) at any level\n"
 		"    --pid PID          only this process\n"
@@ -190,7 +191,7 @@ int cmd_report(int argc, char **argv)
 		.nkeys = 1,
 		.sort = COL_RSS,
 		.sortable = (1u << COL__COUNT) - 1,
-		.limit = 20,
+		.limit = UINT64_MAX, /* 20, or 10 with --timeline */
 		.fmt = OUT_TABLE,
 	};
 	enum col_id cols[COL__COUNT];
@@ -210,6 +211,8 @@ int cmd_report(int argc, char **argv)
 	memcpy(o.keys, v.keys, sizeof(o.keys));
 	o.nkeys = v.nkeys;
 	o.debug_root = v.debug_root;
+	if (v.limit == UINT64_MAX)
+		v.limit = when.timeline ? 10 : 20;
 	if (when.timeline) {
 		ret = report_timeline(&v, &o, when.cols);
 		goto out;
