@@ -248,11 +248,27 @@ static int pass1(struct report_ctx *c, char **msg)
 	return 0;
 }
 
+/* Say how many snapshots are incomplete (and so never chosen). */
+static void note_incomplete(struct report_ctx *c)
+{
+	size_t incomplete = 0;
+
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (!c->snaps[i].complete)
+			incomplete++;
+	if (incomplete)
+		note(c, xasprintf("%zu snapshot%s without an end record "
+				  "(incomplete) ignored", incomplete,
+				  incomplete == 1 ? "" : "s"));
+}
+
 /* PICK_ALL: choose every complete snapshot of the pids asked for, each
  * numbered among its pid's; returns how many. */
 static size_t choose_all(struct report_ctx *c, bool *chosen)
 {
 	size_t nchosen = 0;
+
+	note_incomplete(c);
 
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].pid, n = 0;
@@ -281,15 +297,9 @@ static size_t choose_all(struct report_ctx *c, bool *chosen)
  * marks them in chosen[] (parallel to c->snaps). */
 static size_t choose(struct report_ctx *c, bool *chosen)
 {
-	size_t nchosen = 0, incomplete = 0;
+	size_t nchosen = 0;
 
-	for (size_t i = 0; i < c->nsnaps; i++)
-		if (!c->snaps[i].complete)
-			incomplete++;
-	if (incomplete)
-		note(c, xasprintf("%zu snapshot%s without an end record "
-				  "(incomplete) ignored", incomplete,
-				  incomplete == 1 ? "" : "s"));
+	note_incomplete(c);
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].pid;
 		long best = -1;

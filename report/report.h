@@ -24,7 +24,8 @@ enum report_pick {
 	PICK_PEAK,  /* highest total RSS */
 	PICK_INDEX, /* the Nth complete snapshot of each pid, from 0 */
 	PICK_ALL,   /* every complete snapshot: the Nth of each pid into
-		       step N of the result (a timeline) */
+		       step N of the result (a timeline); the fault keys
+		       then use each pid's samples up to its last one */
 };
 
 /* Parse "first", "last", "peak" or a number. Returns 0 or -1. */
