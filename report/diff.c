@@ -289,6 +289,30 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 	return nr;
 }
 
+/* "snapshot last", "snapshot #3" ... of side s; caller frees. */
+static char *side_name(const struct diff_side *s)
+{
+	static const char *const picks[] = {
+		[PICK_LAST] = "last", [PICK_FIRST] = "first",
+		[PICK_PEAK] = "peak", [PICK_INDEX] = "#", [PICK_ALL] = "all",
+	};
+
+	if (s->pick == PICK_INDEX)
+		return xasprintf("'%s' snapshot #%" PRIu64, s->path, s->index);
+	return xasprintf("'%s' snapshot %s", s->path, picks[s->pick]);
+}
+
+/* The footer line saying which snapshots the two sides are. */
+static void note_sides(const struct diff_opts *o, struct strlist *notes)
+{
+	char *so = side_name(&o->old), *sn = side_name(&o->new);
+
+	strlist_add(notes, xasprintf("OLD: %s (of each process); NEW: %s",
+				     so, sn));
+	free(so);
+	free(sn);
+}
+
 static int data_side(const struct diff_opts *o, const struct diff_side *s,
 		     struct labels *lb, struct report_result *res, char **msg)
 {
@@ -328,6 +352,7 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 	if (strcmp(o->old.path, o->new.path))
 		nrn = pid_renames(o, a.t, b.t, &rn);
 	res->d = diff_merge(a.t, b.t, rn, nrn);
+	note_sides(o, &res->notes);
 	merge_notes(&res->notes, &a.notes, &b.notes);
 	if (strcmp(o->old.path, o->new.path))
 		data_image_notes(o, &res->notes);
