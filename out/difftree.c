@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/fields.h"
 #include "out/json_writer.h"
 #include "util/util.h"
 
@@ -260,42 +261,11 @@ static const char *change_name(const struct diffrow *r)
 	return row_same(r) ? "same" : "changed";
 }
 
-static const char *level_key(const struct out_opts *o, size_t level,
-			     char *buf, size_t len)
-{
-	if (o->keys && o->keys[level])
-		return o->keys[level];
-	snprintf(buf, len, "key%zu", level + 1);
-	return buf;
-}
-
 /* ---- table ---- */
 
 #define DT_W 8                  /* OLD and NEW */
 #define DT_DW 9                 /* the change, with its sign */
 #define DT_GROUP (DT_W + 1 + DT_W + 1 + DT_DW + 2)
-
-/* Print label s with control characters and invalid UTF-8 escaped. */
-static void put_label_safe(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, len;
-	uint32_t cp;
-
-	while (i < n) {
-		len = utf8_decode(s + i, n - i, &cp);
-		if (!len || cp < 0x20 || cp == 0x7f) {
-			fprintf(f, "\\x%02x", len ? cp : s[i]);
-			i++;
-		} else if (cp >= 0x80 && cp < 0xa0) {
-			fprintf(f, "\\u%04x", cp);
-			i += len;
-		} else {
-			fwrite(s + i, 1, len, f);
-			i += len;
-		}
-	}
-}
 
 static void dtable_row(FILE *f, const struct difftree *d,
 		       const struct out_opts *o, const struct diffrow *r,
@@ -324,7 +294,7 @@ static void dtable_row(FILE *f, const struct difftree *d,
 		fputs("TOTAL\n", f);
 		return;
 	}
-	put_label_safe(f, labels_str(d->lb, r->label));
+	out_put_label(f, labels_str(d->lb, r->label));
 	if (r->state == DIFF_NEW)
 		fputs(" [new]", f);
 	else if (r->state == DIFF_GONE)
@@ -390,27 +360,6 @@ static void dtable_write(FILE *f, const struct difftree *d,
 
 /* ---- csv / tsv ---- */
 
-static void csv_field(FILE *f, const char *s, bool tsv)
-{
-	if (tsv) {
-		for (const char *p = s; *p; p++)
-			fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p,
-			      f);
-		return;
-	}
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 static void dcsv_leaf(FILE *f, const struct difftree *d,
 		      const struct out_opts *o, const struct diffrow *r,
 		      const char **path, size_t level, bool tsv)
@@ -422,7 +371,7 @@ static void dcsv_leaf(FILE *f, const struct difftree *d,
 		if (c)
 			fputc(sep, f);
 		if (c <= level)
-			csv_field(f, path[c], tsv);
+			out_csv_field(f, path[c], tsv);
 	}
 	for (size_t k = 0; k < o->ncols; k++) {
 		enum col_id col = o->cols[k];
@@ -464,7 +413,7 @@ static void dcsv_write(FILE *f, const struct difftree *d,
 	for (size_t i = 0; i < d->depth; i++) {
 		if (i)
 			fputc(sep, f);
-		csv_field(f, level_key(o, i, buf, sizeof(buf)), tsv);
+		out_csv_field(f, out_level_key(o, i, buf, sizeof(buf)), tsv);
 	}
 	for (size_t k = 0; k < o->ncols; k++) {
 		const char *key = coldefs[o->cols[k]].key;
@@ -534,7 +483,7 @@ static int djson_write(FILE *f, const struct difftree *d,
 	jw_name(w, "keys");
 	jw_start_array(w);
 	for (size_t i = 0; i < d->depth; i++)
-		jw_string(w, level_key(o, i, buf, sizeof(buf)));
+		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
 	jw_end_array(w);
 	jw_name(w, "columns");
 	jw_start_array(w);

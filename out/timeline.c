@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/fields.h"
 #include "out/json_writer.h"
 #include "util/util.h"
 
@@ -146,15 +147,6 @@ void timeline_free(struct timeline *tl)
 
 /* ---- writers ---- */
 
-static const char *level_key(const struct out_opts *o, size_t level,
-			     char *buf, size_t len)
-{
-	if (o->keys && o->keys[level])
-		return o->keys[level];
-	snprintf(buf, len, "key%zu", level + 1);
-	return buf;
-}
-
 /* The name of series s: its labels joined by " / ", or "[N others]".
  * Caller frees. */
 static char *series_name(const struct timeline *tl,
@@ -227,7 +219,9 @@ static void table_write(FILE *f, const struct timeline *tl,
 			char *name = series_name(tl, &tl->series[i]);
 
 			table_vals(f, tl, c, tl->series[i].vals);
-			fprintf(f, "   %s\n", name);
+			fputs("   ", f);
+			out_put_label(f, name);
+			fputc('\n', f);
 			free(name);
 		}
 		table_vals(f, tl, c, tl->total);
@@ -237,25 +231,28 @@ static void table_write(FILE *f, const struct timeline *tl,
 		fprintf(f, "%s\n", o->notes[i]);
 }
 
-static void csv_field(FILE *f, const char *s, bool tsv)
+/* One csv/tsv line: series s at point p. */
+static void csv_line(FILE *f, const struct timeline *tl,
+		     const struct timeline_series *s, size_t p, bool tsv)
 {
-	if (tsv) {
-		for (const char *p = s; *p; p++)
-			fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p,
-			      f);
-		return;
+	char sep = tsv ? '\t' : ',';
+	char buf[32];
+
+	for (size_t k = 0; k < tl->depth; k++) {
+		if (s->path)
+			out_csv_field(f, labels_str(tl->lb, s->path[k]), tsv);
+		else if (!k)
+			fprintf(f, "[%" PRIu64 " others]", s->folded);
+		fputc(sep, f);
 	}
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
+	fprintf(f, "%zu%c%s", p, sep,
+		fmt_secs(buf, sizeof(buf), tl->points[p].time));
+	for (size_t c = 0; c < tl->ncols; c++)
+		fprintf(f, "%c%s", sep,
+			out_fmt_value(buf, sizeof(buf),
+				      s->vals[p * tl->ncols + c],
+				      coldefs[tl->cols[c]].shift));
+	fputc('\n', f);
 }
 
 static void csv_write(FILE *f, const struct timeline *tl,
@@ -265,42 +262,16 @@ static void csv_write(FILE *f, const struct timeline *tl,
 	char buf[32];
 
 	for (size_t i = 0; i < tl->depth; i++) {
-		csv_field(f, level_key(o, i, buf, sizeof(buf)), tsv);
+		out_csv_field(f, out_level_key(o, i, buf, sizeof(buf)), tsv);
 		fputc(sep, f);
 	}
 	fprintf(f, "snapshot%ctime", sep);
 	for (size_t c = 0; c < tl->ncols; c++)
 		fprintf(f, "%c%s", sep, coldefs[tl->cols[c]].key);
 	fputc('\n', f);
-	for (size_t i = 0; i < tl->nseries; i++) {
-		const struct timeline_series *s = &tl->series[i];
-
-		for (size_t p = 0; p < tl->npoints; p++) {
-			for (size_t k = 0; k < tl->depth; k++) {
-				if (s->path) {
-					csv_field(f,
-						  labels_str(tl->lb,
-							     s->path[k]),
-						  tsv);
-				} else if (!k) {
-					fprintf(f, "[%" PRIu64 " others]",
-						s->folded);
-				}
-				fputc(sep, f);
-			}
-			fprintf(f, "%zu%c%s", p, sep,
-				fmt_secs(buf, sizeof(buf),
-					 tl->points[p].time));
-			for (size_t c = 0; c < tl->ncols; c++)
-				fprintf(f, "%c%s", sep,
-					out_fmt_value(buf, sizeof(buf),
-						      s->vals[p * tl->ncols +
-							      c],
-						      coldefs[tl->cols[c]]
-							      .shift));
-			fputc('\n', f);
-		}
-	}
+	for (size_t i = 0; i < tl->nseries; i++)
+		for (size_t p = 0; p < tl->npoints; p++)
+			csv_line(f, tl, &tl->series[i], p, tsv);
 }
 
 static void json_vals(struct jw *w, const struct timeline *tl,
@@ -329,7 +300,7 @@ static int json_write(FILE *f, const struct timeline *tl,
 	jw_name(w, "keys");
 	jw_start_array(w);
 	for (size_t i = 0; i < tl->depth; i++)
-		jw_string(w, level_key(o, i, buf, sizeof(buf)));
+		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
 	jw_end_array(w);
 	jw_name(w, "columns");
 	jw_start_array(w);
