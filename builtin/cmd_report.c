@@ -21,7 +21,8 @@ void usage_report(FILE *out)
 		"usage: memsz report [-i FILE] [--by KEY[,KEY...]] [--sort COL]"
 		" [-n N]\n"
 		"                    [--filter REGEX] [--pid PID]\n"
-		"                    [--snapshot first|last|peak|N]\n"
+		"                    [--snapshot first|last|peak|N |"
+		" --timeline[=COL[,COL...]]]\n"
 		"                    [--format table|csv|tsv|json|folded]\n"
 		"       memsz report --list-keys\n"
 		"\n"
@@ -42,13 +43,20 @@ void usage_report(FILE *out)
 		"    --sort COL         file, vm, rss (default), pss, uss,\n"
 		"                       dirty, swap, relocs\n"
 		"    -n N               rows per level, the rest folded into\n"
-		"                       '[N others]' (default 20; 0: all)\n"
+		"                       '[N others]' (default 20, with\n"
+		"                       --timeline 10; 0: all)\n"
 		"    --filter REGEX     keep rows with a label matching REGEX\n"
 		"                       (POSIX extended) at any level\n"
 		"    --pid PID          only this process\n"
 		"    --snapshot WHICH   per process: first, last (default),\n"
 		"                       peak\n"
 		"                       (highest RSS) or N (the Nth, from 0)\n"
+		"    --timeline[=COLS]  the top -n rows at every snapshot: the\n"
+		"                       Nth snapshot of each process summed\n"
+		"                       (as --snapshot N), at the time of the\n"
+		"                       earliest of them; COLS: rss, pss, uss,\n"
+		"                       dirty, swap... (default the --sort\n"
+		"                       column); table, csv, tsv or json\n"
 		"    --format FMT       table (default), csv, tsv, json or\n"
 		"                       folded (flame-graph stacks: the key\n"
 		"                       path joined by ';' and the --sort\n"
@@ -64,6 +72,7 @@ static const struct option report_options[] = {
 	{ "filter", required_argument, NULL, 'F' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "snapshot", required_argument, NULL, 'S' },
+	{ "timeline", optional_argument, NULL, 'T' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -87,14 +96,24 @@ static int parse_filter(const char *arg, regex_t *re, bool *have_re)
 	return 0;
 }
 
+/* --timeline[=COLS] and --snapshot, which exclude each other. */
+struct report_when {
+	bool timeline, snapshot;
+	const char *cols;         /* --timeline=COLS */
+};
+
 /* One option of report's own (not a view option) into o. Returns -1 to
  * go on, or the exit status. */
 static int report_option(int c, const char *arg, struct report_opts *o,
-			 regex_t *re, bool *have_re)
+			 regex_t *re, bool *have_re, struct report_when *w)
 {
 	uint64_t u;
 
 	switch (c) {
+	case 'T':
+		w->timeline = true;
+		w->cols = arg;
+		return -1;
 	case 'i':
 		o->input = arg;
 		return -1;
@@ -116,6 +135,7 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 				    "number, not '%s'", arg);
 			return EXIT_USAGE;
 		}
+		w->snapshot = true;
 		return -1;
 	case 'h':
 		usage_report(stdout);
@@ -128,7 +148,8 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 
 /* Parse argv into v and o. Returns -1 to go on, or the exit status. */
 static int report_parse(int argc, char **argv, struct view *v,
-			struct report_opts *o, regex_t *re, bool *have_re)
+			struct report_opts *o, regex_t *re, bool *have_re,
+			struct report_when *w)
 {
 	int c, ret;
 
@@ -137,7 +158,7 @@ static int report_parse(int argc, char **argv, struct view *v,
 	       -1) {
 		if (c == VIEW_GETOPT_USAGE)
 			return EXIT_USAGE;
-		ret = report_option(c, optarg, o, re, have_re);
+		ret = report_option(c, optarg, o, re, have_re, w);
 		if (ret >= 0)
 			return ret;
 	}
@@ -147,6 +168,11 @@ static int report_parse(int argc, char **argv, struct view *v,
 	}
 	if (optind < argc) {
 		usage_report(stderr);
+		return EXIT_USAGE;
+	}
+	if (w->timeline && (w->snapshot || v->fmt == OUT_FOLDED)) {
+		memsz_error("--timeline shows every snapshot: no --snapshot, "
+			    "and formats table, csv, tsv or json");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -165,25 +191,32 @@ int cmd_report(int argc, char **argv)
 		.nkeys = 1,
 		.sort = COL_RSS,
 		.sortable = (1u << COL__COUNT) - 1,
-		.limit = 20,
+		.limit = UINT64_MAX, /* 20, or 10 with --timeline */
 		.fmt = OUT_TABLE,
 	};
 	enum col_id cols[COL__COUNT];
 	struct report_result res = { 0 };
 	struct labels *lb = NULL;
+	struct report_when when = { 0 };
 	regex_t re;
 	bool have_re = false, with_relocs = false;
 	size_t ncols = 0;
 	char *msg = NULL;
 	int ret;
 
-	ret = report_parse(argc, argv, &v, &o, &re, &have_re);
+	ret = report_parse(argc, argv, &v, &o, &re, &have_re, &when);
 	if (ret >= 0)
 		goto out;
 	ret = 1;
 	memcpy(o.keys, v.keys, sizeof(o.keys));
 	o.nkeys = v.nkeys;
 	o.debug_root = v.debug_root;
+	if (v.limit == UINT64_MAX)
+		v.limit = when.timeline ? 10 : 20;
+	if (when.timeline) {
+		ret = report_timeline(&v, &o, when.cols);
+		goto out;
+	}
 	for (size_t k = 0; k < v.nkeys; k++)
 		with_relocs |= v.keys[k] == KEY_RELOCS;
 

@@ -43,6 +43,7 @@ struct snapinfo {
 	uint64_t rss_pages;
 	uint64_t unreadable;
 	uint32_t nmappings, seen; /* announced by SNAP_BEGIN, and read */
+	uint32_t nth;             /* PICK_ALL: its index among its pid's */
 	bool complete;            /* SNAP_END read after all its mappings */
 };
 
@@ -56,6 +57,7 @@ struct pidinfo {
  * do not come from inside images. */
 struct seen_file {
 	uint32_t image_id;
+	uint32_t step;            /* PICK_ALL: the step's own FILE SIZE */
 	uint32_t labels[KEYS_MAX];
 };
 
@@ -89,6 +91,8 @@ struct report_ctx {
 	bool want_faults;         /* callers/faultsite keys asked for */
 	struct faults *faults;    /* made by pass 1 if want_faults */
 	uint64_t page_size;
+	uint64_t start_ns;        /* header start_mono_ns */
+	uint32_t step;            /* PICK_ALL: step of the snapshot read */
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -164,6 +168,7 @@ static int pass1(struct report_ctx *c, char **msg)
 				       md_reader_header(r)->page_size);
 	if (md_reader_header(r)->page_size)
 		c->page_size = md_reader_header(r)->page_size;
+	c->start_ns = md_reader_header(r)->start_mono_ns;
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_IMAGE:
@@ -243,11 +248,10 @@ static int pass1(struct report_ctx *c, char **msg)
 	return 0;
 }
 
-/* Choose one complete snapshot per pid; returns how many were chosen and
- * marks them in chosen[] (parallel to c->snaps). */
-static size_t choose(struct report_ctx *c, bool *chosen)
+/* Say how many snapshots are incomplete (and so never chosen). */
+static void note_incomplete(struct report_ctx *c)
 {
-	size_t nchosen = 0, incomplete = 0;
+	size_t incomplete = 0;
 
 	for (size_t i = 0; i < c->nsnaps; i++)
 		if (!c->snaps[i].complete)
@@ -256,6 +260,46 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 		note(c, xasprintf("%zu snapshot%s without an end record "
 				  "(incomplete) ignored", incomplete,
 				  incomplete == 1 ? "" : "s"));
+}
+
+/* PICK_ALL: choose every complete snapshot of the pids asked for, each
+ * numbered among its pid's; returns how many. */
+static size_t choose_all(struct report_ctx *c, bool *chosen)
+{
+	size_t nchosen = 0;
+
+	note_incomplete(c);
+
+	for (size_t p = 0; p < c->npids; p++) {
+		uint32_t pid = c->pids[p].pid, n = 0;
+
+		if (c->o->pid >= 0 && (long)pid != c->o->pid)
+			continue;
+		for (size_t i = 0; i < c->nsnaps; i++) {
+			struct snapinfo *s = &c->snaps[i];
+
+			if (s->pid != pid || !s->complete)
+				continue;
+			s->nth = n++;
+			chosen[i] = true;
+			nchosen++;
+			if (s->unreadable)
+				note(c, xasprintf("pid %u snapshot %u: %" PRIu64
+						  " page(s) could not be "
+						  "read from pagemap", pid,
+						  s->nth, s->unreadable));
+		}
+	}
+	return nchosen;
+}
+
+/* Choose one complete snapshot per pid; returns how many were chosen and
+ * marks them in chosen[] (parallel to c->snaps). */
+static size_t choose(struct report_ctx *c, bool *chosen)
+{
+	size_t nchosen = 0;
+
+	note_incomplete(c);
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].pid;
 		long best = -1;
@@ -284,6 +328,8 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 			case PICK_INDEX:
 				if (n == c->o->index)
 					best = (long)i;
+				break;
+			case PICK_ALL: /* choose_all() */
 				break;
 			}
 			n++;
@@ -365,7 +411,7 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 /* True the first time image_id is seen with the current process labels. */
 static bool first_file_prefix(struct report_ctx *c, uint32_t image_id)
 {
-	struct seen_file sf = { .image_id = image_id };
+	struct seen_file sf = { .image_id = image_id, .step = c->step };
 
 	for (size_t i = 0; i < c->o->nkeys; i++)
 		sf.labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
@@ -573,6 +619,29 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	return 0;
 }
 
+/* PICK_ALL: rows of snapshot s go to the tree of its step. */
+static void enter_step(struct report_ctx *c, const struct snapinfo *s)
+{
+	struct report_result *res = c->res;
+	uint64_t t = s->time > c->start_ns ? s->time - c->start_ns : 0;
+	struct report_step *st;
+
+	while (res->nsteps <= s->nth) {
+		res->steps = xrealloc(res->steps, (res->nsteps + 1) *
+							  sizeof(*res->steps));
+		res->steps[res->nsteps++] = (struct report_step){
+			.t = rowtree_new(c->lb, c->o->nkeys),
+			.time = UINT64_MAX,
+		};
+	}
+	st = &res->steps[s->nth];
+	st->time = MIN(st->time, t);
+	st->time_last = MAX(st->time_last, t);
+	st->nsnapshots++;
+	c->t = st->t;
+	c->step = s->nth;
+}
+
 static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 {
 	struct md_reader *r = NULL;
@@ -607,6 +676,8 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 					if (c->pids[p].pid ==
 					    c->snaps[next].pid)
 						c->cur_pid = &c->pids[p];
+				if (c->o->pick == PICK_ALL)
+					enter_step(c, &c->snaps[next]);
 			}
 			break;
 		case MD_REC_SNAP_MAPPING:
@@ -673,7 +744,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		free(s);
 	}
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
-	res->nsnapshots = choose(&c, chosen);
+	res->nsnapshots = o->pick == PICK_ALL ? choose_all(&c, chosen) :
+						choose(&c, chosen);
 	if (!res->nsnapshots) {
 		ret = -ENOENT;
 		if (o->pid >= 0)
@@ -723,6 +795,9 @@ out:
 
 void report_result_free(struct report_result *res)
 {
+	for (size_t i = 0; i < res->nsteps; i++)
+		rowtree_free(res->steps[i].t);
+	free(res->steps);
 	rowtree_free(res->t);
 	strlist_free(&res->notes);
 	memset(res, 0, sizeof(*res));
