@@ -182,6 +182,16 @@
 		return out;
 	}
 
+	/* A box's label: a call stack by its innermost frame (the whole
+	 * stack is in the tooltip and the flame graph). */
+	function shortName(n) {
+		var i = n.name.lastIndexOf(';');
+
+		if (n.depth - 1 !== callersLevel || i < 0)
+			return n.name;
+		return '\u2026' + n.name.slice(i + 1);
+	}
+
 	/* Draw n's children into box (a positioned element) of w x h, and
 	 * their children inside them while there is room. */
 	function drawLevel(box, n, w, h, nest) {
@@ -194,7 +204,8 @@
 			var r = rects[i];
 			var d = el('div', { 'class': 'tm' });
 			var lbl = el('div', { 'class': 'lbl' },
-				c.name + ' ' + human(val(c), colDef(state.col).count));
+				shortName(c) + ' ' +
+				human(val(c), colDef(state.col).count));
 
 			if (!r || r.w < 1 || r.h < 1)
 				return;
@@ -548,11 +559,6 @@
 			(rep.keys.join(' > ') || '(none)')));
 		sum.appendChild(el('span', { id: 'matched' }));
 		mainEl.appendChild(sum);
-		mainEl.appendChild(el('nav', { id: 'crumbs' }));
-		mainEl.appendChild(el('div', { id: 'treemap' }));
-		mainEl.appendChild(el('div', { 'class': 'hint' }, 'Click a box ' +
-			'to zoom into it, the path above to zoom out; hover for ' +
-			'every column.'));
 		if (callersLevel >= 0) {
 			var fs = el('section', { id: 'flame' });
 
@@ -564,6 +570,13 @@
 			mainEl.appendChild(fs);
 			flameRoot = buildFlame();
 		}
+		mainEl.appendChild(el('h2', {}, 'Treemap: ' +
+			(rep.keys.join(' > ') || 'total')));
+		mainEl.appendChild(el('nav', { id: 'crumbs' }));
+		mainEl.appendChild(el('div', { id: 'treemap' }));
+		mainEl.appendChild(el('div', { 'class': 'hint' }, 'Click a box ' +
+			'to zoom into it, the path above to zoom out; hover for ' +
+			'every column.'));
 		if (meta.snapshots.length > 1) {
 			var ts = el('section', { id: 'timeline' });
 
