@@ -112,6 +112,7 @@ int cmd_size(int argc, char **argv)
 	struct labels *lb = NULL;
 	struct rowtree *t = NULL;
 	struct out_image *images = NULL;
+	char *title = NULL;
 	int first, ret;
 
 	ret = size_parse(argc, argv, &v, &first);
@@ -136,7 +137,9 @@ int cmd_size(int argc, char **argv)
 		images[v.nimages++].build_id = build_id_hex(argv[i]);
 	}
 	v.images = images;
-	v.title = "memsz size";
+	title = xasprintf("memsz size of %s%s", argv[first],
+			  argc - first > 1 ? " ..." : "");
+	v.title = title;
 	if (v.fmt == OUT_PPROF)
 		v.limit = 0; /* every row a sample, none folded */
 	rowtree_finish(t, v.sort, v.limit);
@@ -149,6 +152,7 @@ out:
 	for (size_t i = 0; images && i < v.nimages; i++)
 		free((char *)images[i].build_id);
 	free(images);
+	free(title);
 	strlist_free(&notes);
 	rowtree_free(t);
 	labels_free(lb);
