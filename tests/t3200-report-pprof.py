@@ -16,7 +16,8 @@ view of the profile memsz wrote must be memsz's own csv:
    cumulative bytes of alloc_a/b/c, and `pprof -traces` shows each stack
    leaf first (touch, alloc_a, main) with the csv's bytes;
  - memsz size --format pprof of the workload: FILE SIZE total is the
-   file's size, and the top rows are size's csv.
+   file's size, and the top rows are size's csv;
+ - pprof output is refused on a terminal.
 """
 import csv
 import io
@@ -268,6 +269,17 @@ def main():
                     "size --by sections,symbols")
         compare_top(prof, srows, "vm_size", lambda r: r["symbols"],
                     "size --by sections,symbols")
+
+        # binary output is not written to a terminal (script(1) gives
+        # memsz a pseudo-terminal as stdout)
+        r = subprocess.run(["script", "-qec", f"'{MEMSZ}' size --format "
+                            f"pprof '{exe}'; echo rc=$?", "/dev/null"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace")
+        check("redirect it to a file" in r.stdout and "rc=1" in r.stdout and
+              "\x1f\x8b" not in r.stdout,
+              "pprof to a terminal: refused with one line, exit 1 "
+              f"({r.stdout.strip()[:120]!r})")
 
 
 main()
