@@ -604,7 +604,13 @@
 		/* #col=pss&q=REGEX in the address selects a column and a search */
 		location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
 			var p = kv.split('=');
-			var v = decodeURIComponent(p[1] || '');
+			var v = p[1] || '';
+
+			try {
+				v = decodeURIComponent(v);
+			} catch (e) {
+				/* a malformed escape: take the text as it is */
+			}
 
 			if (p[0] === 'col' && cols.some(function (c) {
 				return c.key === v;
