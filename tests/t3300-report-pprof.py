@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""t3200: `--format pprof` read back by pprof itself (`go tool pprof`).
+"""t3300: `--format pprof` read back by pprof itself (`go tool pprof`).
 
 tests/workloads/rep_fault_paths.c, built here, makes memory resident from
 three known call paths (main -> alloc_a -> touch, alloc_b -> touch,
@@ -172,7 +172,7 @@ def main():
     global GO_ENV
     if not shutil.which("go"):
         skip("go (Debian golang-go) is not installed")
-    with tempfile.TemporaryDirectory(prefix="memsz-t3200-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="memsz-t3300-") as tmp:
         GO_ENV = dict(os.environ, HOME=tmp,
                       GOCACHE=os.path.join(tmp, "gocache"),
                       GOPATH=os.path.join(tmp, "gopath"),

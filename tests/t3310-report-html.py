@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""t3210: `--format html` opened in a real browser (headless Chromium).
+"""t3310: `--format html` opened in a real browser (headless Chromium).
 
 Two recordings made here: the demo workload of run-demo.sh (python3
 filling 30 MB, a snapshot every 100 ms) and tests/workloads/
@@ -17,7 +17,7 @@ back (--dump-dom):
    alloc_c, and each alloc_X frame's width is its share of the total;
  - memsz size --format html shows the file's size as its FILE SIZE total;
  - the page references nothing outside itself.
-Screenshots are kept in the build directory (tests/t3210-*.png).
+Screenshots are kept in the build directory (tests/t3310-*.png).
 """
 import json
 import os
@@ -161,7 +161,7 @@ def main():
         skip("chromium (Debian chromium) is not installed")
     keep = os.path.join(BUILDDIR, "tests")
     os.makedirs(keep, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="memsz-t3210-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="memsz-t3310-") as tmp:
         data = record_demo(tmp)
         keys = "files,sections,symbols"
         page = os.path.join(tmp, "report.html")
@@ -201,7 +201,7 @@ def main():
         check(got is not None and abs(float(got) - want) < 0.01 and want,
               f"search 'libc': the page's matching total {got} == {want}")
 
-        shot = os.path.join(keep, "t3210-report.png")
+        shot = os.path.join(keep, "t3310-report.png")
         chromium(tmp, "--window-size=1100,820", "--screenshot=" + shot,
                  "file://" + page)
         with open(shot, "rb") as f:
@@ -234,7 +234,7 @@ def main():
                       f"share of RSS is {share:.4f}")
             check_columns(tmp, page, rep, "report callers")
             chromium(tmp, "--window-size=1100,820", "--screenshot=" +
-                     os.path.join(keep, "t3210-callers.png"),
+                     os.path.join(keep, "t3310-callers.png"),
                      "file://" + page)
 
             page = os.path.join(tmp, "size.html")
