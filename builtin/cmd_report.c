@@ -23,7 +23,7 @@ void usage_report(FILE *out)
 		"                    [--filter REGEX] [--pid PID]\n"
 		"                    [--snapshot first|last|peak|N |"
 		" --timeline[=COL[,COL...]]]\n"
-		"                    [--format table|csv|tsv|json|folded]\n"
+		"                    [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"       memsz report --list-keys\n"
 		"\n"
 		"Attribute the resident memory recorded by 'memsz record'\n"
@@ -57,10 +57,15 @@ void usage_report(FILE *out)
 		"                       earliest of them; COLS: rss, pss, uss,\n"
 		"                       dirty, swap... (default the --sort\n"
 		"                       column); table, csv, tsv or json\n"
-		"    --format FMT       table (default), csv, tsv, json or\n"
+		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded (flame-graph stacks: the key\n"
 		"                       path joined by ';' and the --sort\n"
-		"                       column in bytes, all rows)\n"
+		"                       column in bytes, all rows), pprof\n"
+		"                       (gzipped profile.proto for 'go tool\n"
+		"                       pprof', all rows; redirect it) or\n"
+		"                       html (one offline page: treemap,\n"
+		"                       column switch, search, flame graph\n"
+		"                       for callers, RSS timeline)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
 		keys_list(KEY_IN_REPORT));
@@ -201,7 +206,7 @@ int cmd_report(int argc, char **argv)
 	regex_t re;
 	bool have_re = false, with_relocs = false;
 	size_t ncols = 0;
-	char *msg = NULL;
+	char *msg = NULL, *title = NULL;
 	int ret;
 
 	ret = report_parse(argc, argv, &v, &o, &re, &have_re, &when);
@@ -227,7 +232,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
-	if (v.fmt == OUT_FOLDED)
+	if (v.fmt == OUT_FOLDED || v.fmt == OUT_PPROF)
 		v.limit = 0; /* every stack, nothing folded into [N others] */
 	rowtree_finish(res.t, v.sort, v.limit);
 	if (v.fmt == OUT_FOLDED)
@@ -236,8 +241,16 @@ int cmd_report(int argc, char **argv)
 		if ((i != COL_PSS || res.have_pss) &&
 		    (i != COL_RELOCS || with_relocs))
 			cols[ncols++] = i;
-	ret = view_write(&v, res.t, cols, ncols, true, &res.notes);
+	v.images = res.images;
+	v.nimages = res.nimages;
+	v.snaps = res.snaps;
+	v.nsnaps = res.nsnaps;
+	title = xasprintf("memsz report of %s", o.input);
+	v.title = title;
+	ret = view_write(&v, res.t, cols, ncols, v.fmt != OUT_PPROF,
+			 &res.notes);
 out:
+	free(title);
 	free(msg);
 	report_result_free(&res);
 	labels_free(lb);

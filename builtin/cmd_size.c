@@ -1,12 +1,15 @@
 /* cmd_size.c — `memsz size`: on-disk size of ELF files, Bloaty-like. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "builtin/builtin.h"
 #include "builtin/view.h"
+#include "elf/elfimg.h"
 #include "out/rows.h"
 #include "report/ondisk.h"
 #include "util/util.h"
@@ -15,7 +18,8 @@ void usage_size(FILE *out)
 {
 	fprintf(out,
 		"usage: memsz size [--by KEY[,KEY...]] [-n N] [--sort file|vm]\n"
-		"                  [--format table|csv|tsv|json|folded] FILE...\n"
+		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
+		"                  FILE...\n"
 		"       memsz size --list-keys\n"
 		"\n"
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
@@ -27,12 +31,33 @@ void usage_size(FILE *out)
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20; 0: all)\n"
 		"    --sort COL         sort rows by file (default) or vm size\n"
-		"    --format FMT       table (default), csv, tsv, json, or\n"
+		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded ('a;b;c BYTES' lines of the\n"
-		"                       --sort column, for flame graphs)\n"
+		"                       --sort column, for flame graphs),\n"
+		"                       pprof (gzipped profile.proto, all\n"
+		"                       rows; redirect it) or html (one\n"
+		"                       offline page with a treemap)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
 		keys_list(KEY_IN_SIZE));
+}
+
+/* The build-id of the ELF file at path as lowercase hex ("" if it has
+ * none or cannot be read): pprof names each file's mapping by it.
+ * Caller frees. */
+static char *build_id_hex(const char *path)
+{
+	uint8_t id[64];
+	char *hex;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int n = fd < 0 ? 0 : elf_build_id_read(fd, id, sizeof(id));
+
+	if (fd >= 0)
+		close(fd);
+	hex = xcalloc(1, 2 * (n > 0 ? n : 0) + 1);
+	for (int i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	return hex;
 }
 
 static const struct option size_options[] = {
@@ -86,12 +111,15 @@ int cmd_size(int argc, char **argv)
 	struct strlist notes = { 0 };
 	struct labels *lb = NULL;
 	struct rowtree *t = NULL;
+	struct out_image *images = NULL;
+	char *title = NULL;
 	int first, ret;
 
 	ret = size_parse(argc, argv, &v, &first);
 	if (ret >= 0)
 		return ret;
 	ret = 1;
+	images = xcalloc(argc - first + 1, sizeof(*images));
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
@@ -105,7 +133,15 @@ int cmd_size(int argc, char **argv)
 			free(msg);
 			goto out;
 		}
+		images[v.nimages].path = argv[i];
+		images[v.nimages++].build_id = build_id_hex(argv[i]);
 	}
+	v.images = images;
+	title = xasprintf("memsz size of %s%s", argv[first],
+			  argc - first > 1 ? " ..." : "");
+	v.title = title;
+	if (v.fmt == OUT_PPROF)
+		v.limit = 0; /* every row a sample, none folded */
 	rowtree_finish(t, v.sort, v.limit);
 	if (v.fmt == OUT_FOLDED) {
 		cols[0] = v.sort; /* folded prints one value per line */
@@ -113,6 +149,10 @@ int cmd_size(int argc, char **argv)
 	}
 	ret = view_write(&v, t, cols, ncols, false, &notes);
 out:
+	for (size_t i = 0; images && i < v.nimages; i++)
+		free((char *)images[i].build_id);
+	free(images);
+	free(title);
 	strlist_free(&notes);
 	rowtree_free(t);
 	labels_free(lb);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
@@ -123,11 +124,22 @@ int view_write(const struct view *v, const struct rowtree *t,
 		.notes = (const char *const *)notes->lines,
 		.nnotes = notes->n,
 		.res_pct = res_pct,
+		.sort = v->sort,
+		.images = v->images,
+		.nimages = v->nimages,
+		.snaps = v->snaps,
+		.nsnaps = v->nsnaps,
+		.title = v->title,
 	};
 
 	for (size_t i = 0; i < v->nkeys; i++) {
 		keynames[i] = keydefs[v->keys[i]].name;
 		oo.aliases |= v->keys[i] == KEY_SYMBOLS;
+	}
+	if (v->fmt == OUT_PPROF && isatty(STDOUT_FILENO)) {
+		memsz_error("pprof output is binary: redirect it to a file "
+			    "(> memsz.pb.gz)");
+		return 1;
 	}
 	if (out_write(stdout, t, &oo) < 0 || fflush(stdout) == EOF) {
 		memsz_error("cannot write the report: %s",

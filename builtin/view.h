@@ -44,6 +44,12 @@ struct view {
 	enum out_format fmt;
 	const char *debug_root;       /* NULL: /usr/lib/debug */
 	bool list_keys;               /* --list-keys was given */
+	/* for pprof and html (out_opts), set by the command: */
+	const struct out_image *images;
+	size_t nimages;
+	const struct out_snap *snaps;
+	size_t nsnaps;
+	const char *title;
 };
 
 #define VIEW_GETOPT_USAGE (-2)
@@ -57,8 +63,9 @@ int view_getopt(int argc, char **argv, const char *shortopts,
 
 /* Write the finished tree t with columns cols[0..ncols-1] and notes to
  * stdout in v's format; csv, tsv and folded stay pure data and their notes
- * go to stderr. res_pct: add RES%. Returns 0, or 1 after printing why the
- * report could not be written. */
+ * go to stderr. pprof, being binary, is not written to a terminal.
+ * res_pct: add RES%. Returns 0, or 1 after printing why the report could
+ * not be written. */
 int view_write(const struct view *v, const struct rowtree *t,
 	       const enum col_id *cols, size_t ncols, bool res_pct,
 	       const struct strlist *notes);

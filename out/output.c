@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/html.h"
 #include "out/json_writer.h"
+#include "out/pprof.h"
 #include "util/util.h"
 
 /* Width of one column's "percent size" pair in the table. */
@@ -28,6 +30,8 @@ static const struct {
 	{ "tsv", OUT_TSV },
 	{ "json", OUT_JSON },
 	{ "folded", OUT_FOLDED },
+	{ "pprof", OUT_PPROF },
+	{ "html", OUT_HTML },
 };
 
 const char *out_format_list(void)
@@ -492,6 +496,12 @@ int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 		free(path);
 		break;
 	}
+	case OUT_PPROF:
+		err = pprof_write(f, t, o);
+		break;
+	case OUT_HTML:
+		err = html_write(f, t, o);
+		break;
 	default:
 		return -EINVAL;
 	}

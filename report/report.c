@@ -149,6 +149,38 @@ static void note(struct report_ctx *c, char *line)
 
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
 
+/* Keep im's path and build-id in res (for pprof mappings). */
+static void result_add_image(struct report_result *res,
+			     const struct md_image *im)
+{
+	char *hex = xcalloc(1, 2 * im->build_id_len + 1);
+
+	for (uint32_t i = 0; i < im->build_id_len && i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", im->build_id[i]);
+	res->images = xrealloc(res->images,
+			       (res->nimages + 1) * sizeof(*res->images));
+	res->images[res->nimages++] = (struct out_image){
+		.path = xstrdup(im->path ? im->path : ""),
+		.build_id = hex,
+	};
+}
+
+/* Keep every complete snapshot's total RSS in res (the html timeline). */
+static void result_set_snaps(struct report_ctx *c, const bool *chosen)
+{
+	struct report_result *res = c->res;
+
+	res->snaps = xcalloc(c->nsnaps + 1, sizeof(*res->snaps));
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (c->snaps[i].complete)
+			res->snaps[res->nsnaps++] = (struct out_snap){
+				.time_ns = c->snaps[i].time,
+				.pid = c->snaps[i].pid,
+				.rss = c->snaps[i].rss_pages * c->page_size,
+				.chosen = chosen[i],
+			};
+}
+
 static int pass1(struct report_ctx *c, char **msg)
 {
 	struct md_reader *r = NULL;
@@ -173,6 +205,7 @@ static int pass1(struct report_ctx *c, char **msg)
 		switch (rec.type) {
 		case MD_REC_IMAGE:
 			attrib_add_image(c->a, &rec.u.image);
+			result_add_image(c->res, &rec.u.image);
 			break;
 		case MD_REC_COMM: {
 			struct pidinfo *pi = pid_get(c, rec.u.task.pid);
@@ -746,6 +779,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
 	res->nsnapshots = o->pick == PICK_ALL ? choose_all(&c, chosen) :
 						choose(&c, chosen);
+	result_set_snaps(&c, chosen);
 	if (!res->nsnapshots) {
 		ret = -ENOENT;
 		if (o->pid >= 0)
@@ -800,5 +834,11 @@ void report_result_free(struct report_result *res)
 	free(res->steps);
 	rowtree_free(res->t);
 	strlist_free(&res->notes);
+	for (size_t i = 0; i < res->nimages; i++) {
+		free((char *)res->images[i].path);
+		free((char *)res->images[i].build_id);
+	}
+	free(res->images);
+	free(res->snaps);
 	memset(res, 0, sizeof(*res));
 }

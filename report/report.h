@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "maps/labels.h"
+#include "out/output.h"
 #include "out/rows.h"
 #include "report/keys.h"
 #include "util/strlist.h"
@@ -60,6 +61,12 @@ struct report_result {
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
 	struct strlist notes;    /* footer lines */
+	struct out_image *images;   /* every image recorded: path and
+				       build-id (hex), malloc'd */
+	size_t nimages;
+	struct out_snap *snaps;     /* every complete snapshot, in file
+				       order, with its total RSS */
+	size_t nsnaps;
 };
 
 /* Build the rows for o into res (zeroed by the caller) over label table

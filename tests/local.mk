@@ -75,7 +75,9 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t3010-report-relocs.py \
 	tests/t3100-report-callers.py \
 	tests/t3200-diff.py \
-	tests/t3210-report-timeline.py
+	tests/t3210-report-timeline.py \
+	tests/t3300-report-pprof.py \
+	tests/t3310-report-html.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/elf-fixtures/elf-byteswap.py \
