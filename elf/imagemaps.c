@@ -14,13 +14,13 @@ static void bbs_notes(struct strlist *notes, const char *path,
 		      const struct elfsrc_stats *st)
 {
 	if (st->bb_error)
-		strlist_add(notes,
-			      xasprintf("%s: basic block address map read "
-					"up to a record it cannot use (%s): "
-					"%llu functions, %llu blocks", path,
-					memsz_strerror(st->bb_error),
-					(unsigned long long)st->bb_functions,
-					(unsigned long long)st->bb_blocks));
+		strlist_addf(notes,
+			     "%s: basic block address map read "
+			     "up to a record it cannot use (%s): "
+			     "%llu functions, %llu blocks",
+			     path, memsz_strerror(st->bb_error),
+			     (unsigned long long)st->bb_functions,
+			     (unsigned long long)st->bb_blocks);
 }
 
 /* The RELR estimate of the relocs source: what the RELATIVE relocations
@@ -32,27 +32,27 @@ static void relr_note(struct strlist *notes, const char *path,
 	unsigned long long r = st->relr_bytes, e = st->relr_estimate;
 
 	if (st->rel_skipped)
-		strlist_add(notes,
-			      xasprintf("%s: %llu relocation entries or "
-					"tables could not be read", path,
-					(unsigned long long)st->rel_skipped));
+		strlist_addf(notes,
+			     "%s: %llu relocation entries or "
+			     "tables could not be read",
+			     path, (unsigned long long)st->rel_skipped);
 	if (!k)
 		return;
 	if (!r)
-		strlist_add(notes,
-			      xasprintf("%s: RELR would take %llu bytes "
-					"instead of %llu for the %llu relative "
-					"relocations (ld -z "
-					"pack-relative-relocs)", path, e, m,
-					k));
+		strlist_addf(notes,
+			     "%s: RELR would take %llu bytes "
+			     "instead of %llu for the %llu relative "
+			     "relocations (ld -z "
+			     "pack-relative-relocs)",
+			     path, e, m, k);
 	else
-		strlist_add(notes,
-			      xasprintf("%s: %llu relative relocations take "
-					"%llu bytes of RELR and %llu of "
-					"REL/RELA (%llu relocations); all as "
-					"RELR: %llu bytes", path, k, r, m,
-					(unsigned long long)
-						st->rel_relative_rela, e));
+		strlist_addf(notes,
+			     "%s: %llu relative relocations take "
+			     "%llu bytes of RELR and %llu of "
+			     "REL/RELA (%llu relocations); all as "
+			     "RELR: %llu bytes",
+			     path, k, r, m,
+			     (unsigned long long)st->rel_relative_rela, e);
 }
 
 static void source_notes(struct strlist *notes, const char *path,
@@ -60,27 +60,27 @@ static void source_notes(struct strlist *notes, const char *path,
 			 const struct elfsrc_stats *st)
 {
 	if (st->used_debug_file && img->debug)
-		strlist_add(notes,
-			      xasprintf("%s: symbols from debug file '%s'",
-					path, img->debug->path));
+		strlist_addf(notes, "%s: symbols from debug file '%s'", path,
+			     img->debug->path);
 	if (st->used_dynsym)
-		strlist_add(notes,
-			      xasprintf("%s: no .symtab, only the dynamic "
-					"symbols (.dynsym) are named", path));
+		strlist_addf(notes,
+			     "%s: no .symtab, only the dynamic "
+			     "symbols (.dynsym) are named",
+			     path);
 	if (st->aliases)
-		strlist_add(notes,
-			      xasprintf("%s: %llu symbols share an address "
-					"and size with another and are "
-					"counted as its aliases", path,
-					(unsigned long long)st->aliases));
+		strlist_addf(notes,
+			     "%s: %llu symbols share an address "
+			     "and size with another and are "
+			     "counted as its aliases",
+			     path, (unsigned long long)st->aliases);
 	bbs_notes(notes, path, st);
 	relr_note(notes, path, st);
 	if (st->clipped)
-		strlist_add(notes,
-			      xasprintf("%s: %llu symbols run past the end "
-					"of their section and were cut "
-					"there", path,
-					(unsigned long long)st->clipped));
+		strlist_addf(notes,
+			     "%s: %llu symbols run past the end "
+			     "of their section and were cut "
+			     "there",
+			     path, (unsigned long long)st->clipped);
 }
 
 static void dwarf_notes(struct strlist *notes, const char *path,
@@ -90,26 +90,28 @@ static void dwarf_notes(struct strlist *notes, const char *path,
 	const char *key = elfsrc_name(src);
 
 	if (st->no_dwarf && !st->dwarf_errors)
-		strlist_add(notes, xasprintf("%s: %s: no DWARF in the file "
-					       "nor in a debug file", path,
-					       key));
+		strlist_addf(notes,
+			     "%s: %s: no DWARF in the file "
+			     "nor in a debug file",
+			     path, key);
 	else if (st->no_dwarf)
-		strlist_add(notes, xasprintf("%s: %s: libdw cannot read its "
-					       "DWARF", path, key));
+		strlist_addf(notes,
+			     "%s: %s: libdw cannot read its "
+			     "DWARF",
+			     path, key);
 	else if (st->dwarf_errors)
-		strlist_add(notes, xasprintf("%s: %s: %llu DWARF units or "
-					       "tables could not be read",
-					       path, key,
-					       (unsigned long long)
-						       st->dwarf_errors));
+		strlist_addf(notes,
+			     "%s: %s: %llu DWARF units or "
+			     "tables could not be read",
+			     path, key, (unsigned long long)st->dwarf_errors);
 	if (st->dwarf_from_debug && img->debug)
-		strlist_add(notes, xasprintf("%s: %s from debug file '%s'",
-					       path, key, img->debug->path));
+		strlist_addf(notes, "%s: %s from debug file '%s'", path, key,
+			     img->debug->path);
 	if (st->split_missing)
-		strlist_add(notes, xasprintf("%s: %s: %llu split DWARF units "
-					       "(.dwo) not found", path, key,
-					       (unsigned long long)
-						       st->split_missing));
+		strlist_addf(notes,
+			     "%s: %s: %llu split DWARF units "
+			     "(.dwo) not found",
+			     path, key, (unsigned long long)st->split_missing);
 }
 
 bool elf_label_is_fallback(enum elf_source src, const char *label)
@@ -140,8 +142,8 @@ static void debug_note(struct strlist *notes, const char *path,
 		why = "build-id does not match";
 	else
 		why = "CRC does not match";
-	strlist_add(notes, xasprintf("%s: debug file '%s' rejected: %s", path,
-				  img->debug_rejected, why));
+	strlist_addf(notes, "%s: debug file '%s' rejected: %s", path,
+		     img->debug_rejected, why);
 }
 
 int imgmaps_open(struct imgmaps *im, const char *path,
@@ -190,9 +192,8 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src,
 				first = false;
 		ret = elfimg_find_debug(im->img, debug_root);
 		if (ret < 0 && first)
-			strlist_add(notes, xasprintf(
-				"%s: looking for a debug file: %s",
-				path, memsz_strerror(ret)));
+			strlist_addf(notes, "%s: looking for a debug file: %s",
+				     path, memsz_strerror(ret));
 		if (first)
 			debug_note(notes, path, im->img);
 	}

@@ -8,13 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/html.h"
 #include "out/json_writer.h"
+#include "out/pprof.h"
 #include "util/util.h"
 
 /* Width of one column's "percent size" pair in the table. */
 #define TABLE_PCT_W 6
 #define TABLE_SIZE_W 7
 #define TABLE_COL_W (TABLE_PCT_W + 1 + TABLE_SIZE_W)
+/* Room after the columns in a header line: the RES% header or its rule
+ * (8 characters) and the NUL sprintf() writes. */
+#define TABLE_RES_ROOM 16
 
 static const struct {
 	const char *name;
@@ -25,7 +30,20 @@ static const struct {
 	{ "tsv", OUT_TSV },
 	{ "json", OUT_JSON },
 	{ "folded", OUT_FOLDED },
+	{ "pprof", OUT_PPROF },
+	{ "html", OUT_HTML },
 };
+
+const char *out_format_list(void)
+{
+	static char buf[64];
+
+	if (!buf[0])
+		for (size_t i = 0; i < ARRAY_SIZE(out_formats); i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%s%s", i ? ", " : "", out_formats[i].name);
+	return buf;
+}
 
 int out_format_parse(const char *s, enum out_format *fmt)
 {
@@ -171,7 +189,7 @@ static void put_rstrip(FILE *f, char *line, size_t n)
 static void table_write(FILE *f, const struct rowtree *t,
 			const struct out_opts *o)
 {
-	size_t w = o->ncols * (TABLE_COL_W + 2) + 16, c, i;
+	size_t w = o->ncols * (TABLE_COL_W + 2) + TABLE_RES_ROOM, c, i;
 	char *line = xmalloc(w);
 	size_t pos;
 
@@ -478,6 +496,12 @@ int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 		free(path);
 		break;
 	}
+	case OUT_PPROF:
+		err = pprof_write(f, t, o);
+		break;
+	case OUT_HTML:
+		err = html_write(f, t, o);
+		break;
 	default:
 		return -EINVAL;
 	}

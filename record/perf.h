@@ -25,7 +25,8 @@ struct perf_event_attr;
 struct perf_capture_opts {
 	bool inherit;         /* follow new threads and forked children */
 	bool enable_on_exec;  /* created disabled, enabled at the next exec */
-	unsigned ring_pages;  /* data pages per cpu ring (power of 2); 0: 128 */
+	/* data pages per cpu ring (power of 2); 0: 512 KiB of pages */
+	unsigned ring_pages;
 	/* Sampling events (faults.h builds them; copied by perf_capture_new).
 	 * Each is opened per task and per cpu into its own per-cpu ring of
 	 * sample_ring_pages pages (power of 2; 0: 512 MiB shared by the

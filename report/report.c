@@ -13,74 +13,11 @@
 #include "data/datafile.h"
 #include "report/attrib.h"
 #include "report/faults.h"
+#include "report/keys.h"
 #include "util/util.h"
 
 struct report_ctx;
 struct snap_state;
-
-/* A key: its name and, for keys whose labels come from the process rather
- * than from inside an image, the function giving the label of a part.
- * Image-internal keys name their attribution source instead. Adding a key
- * is one entry here (and one in enum report_key). */
-struct report_keydef {
-	const char *name;
-	int src; /* enum attrib_src, or -1 */
-	uint32_t (*label)(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p);
-};
-
-static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p);
-static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
-			   const struct attrib_part *p);
-static uint32_t label_mapping(struct report_ctx *c,
-			      const struct attrib_map *m,
-			      const struct attrib_part *p);
-
-static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
-			    const struct attrib_part *p);
-
-static const struct report_keydef keydefs[RKEY__COUNT] = {
-	[RKEY_PIDS] = { "pids", -1, label_pid },
-	[RKEY_FILES] = { "files", -1, label_file },
-	[RKEY_MAPPINGS] = { "mappings", -1, label_mapping },
-	[RKEY_SEGMENTS] = { "segments", ASRC_SEGMENTS, NULL },
-	[RKEY_SECTIONS] = { "sections", ASRC_SECTIONS, NULL },
-	[RKEY_SYMBOLS] = { "symbols", ASRC_SYMBOLS, NULL },
-	[RKEY_KINDS] = { "kinds", ASRC_KINDS, NULL },
-	[RKEY_BBS] = { "bbs", ASRC_BBS, NULL },
-	[RKEY_RELOCS] = { "relocs", ASRC_RELOCS, NULL },
-	[RKEY_COMPILEUNITS] = { "compileunits", ASRC_COMPILEUNITS, NULL },
-	[RKEY_INLINES] = { "inlines", ASRC_INLINES, NULL },
-	[RKEY_CALLERS] = { "callers", -1, label_fault },
-	[RKEY_FAULTSITE] = { "faultsite", -1, label_fault },
-};
-
-const char *report_key_name(enum report_key k)
-{
-	return keydefs[k].name;
-}
-
-const char *report_key_list(void)
-{
-	return "pids, files, mappings, segments, sections, symbols, kinds, "
-	       "bbs, relocs, compileunits, inlines, callers, faultsite";
-}
-
-static const char *report_key_name_at(int k)
-{
-	return report_key_name((enum report_key)k);
-}
-
-int report_keys_parse(const char *spec, enum report_key *keys, char **bad)
-{
-	int idx[REPORT_MAX_KEYS];
-	int n = keylist_parse(spec, report_key_name_at, RKEY__COUNT, idx, REPORT_MAX_KEYS, bad);
-
-	for (int i = 0; i < n; i++)
-		keys[i] = (enum report_key)idx[i];
-	return n;
-}
 
 int report_pick_parse(const char *s, enum report_pick *pick,
 		      uint64_t *index)
@@ -106,6 +43,7 @@ struct snapinfo {
 	uint64_t rss_pages;
 	uint64_t unreadable;
 	uint32_t nmappings, seen; /* announced by SNAP_BEGIN, and read */
+	uint32_t nth;             /* PICK_ALL: its index among its pid's */
 	bool complete;            /* SNAP_END read after all its mappings */
 };
 
@@ -119,7 +57,8 @@ struct pidinfo {
  * do not come from inside images. */
 struct seen_file {
 	uint32_t image_id;
-	uint32_t labels[REPORT_MAX_KEYS];
+	uint32_t step;            /* PICK_ALL: the step's own FILE SIZE */
+	uint32_t labels[KEYS_MAX];
 };
 
 struct report_ctx {
@@ -137,10 +76,10 @@ struct report_ctx {
 	size_t truncated_at;      /* 0: read to a clean end */
 
 	/* the walk */
-	enum attrib_src srcs[REPORT_MAX_KEYS];
+	enum key_id srcs[KEYS_MAX];     /* the image keys */
 	size_t nsrcs;
-	int src_of_key[REPORT_MAX_KEYS];   /* index into srcs, or -1 */
-	uint32_t fixed[REPORT_MAX_KEYS];   /* labels of process keys */
+	int src_of_key[KEYS_MAX];   /* index into srcs, or -1 */
+	uint32_t fixed[KEYS_MAX];   /* labels of process keys */
 	const struct pidinfo *cur_pid;
 	bool has_mappings_key;
 	struct seen_file *seen;
@@ -148,10 +87,12 @@ struct report_ctx {
 	uint8_t *match;           /* filter cache per label: 0 ?, 1 y, 2 n */
 	size_t matchcap;
 	/* RSS under fallback labels per key (image keys), and all RSS */
-	uint64_t fallback_rss[REPORT_MAX_KEYS], rss;
+	uint64_t fallback_rss[KEYS_MAX], rss;
 	bool want_faults;         /* callers/faultsite keys asked for */
 	struct faults *faults;    /* made by pass 1 if want_faults */
 	uint64_t page_size;
+	uint64_t start_ns;        /* header start_mono_ns */
+	uint32_t step;            /* PICK_ALL: step of the snapshot read */
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -164,30 +105,12 @@ static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 	return &c->pids[c->npids++];
 }
 
-static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p)
-{
-	(void)m;
-	(void)p;
-	return c->cur_pid->label;
-}
-
-static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
-			   const struct attrib_part *p)
-{
-	(void)c;
-	(void)m;
-	return p->file_label;
-}
-
 static uint32_t label_mapping(struct report_ctx *c,
-			      const struct attrib_map *m,
-			      const struct attrib_part *p)
+			      const struct attrib_map *m)
 {
 	char *s;
 	uint32_t id;
 
-	(void)p;
 	s = xasprintf("%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start,
 		      m->end, m->prot & PROT_READ ? 'r' : '-',
 		      m->prot & PROT_WRITE ? 'w' : '-',
@@ -199,12 +122,24 @@ static uint32_t label_mapping(struct report_ctx *c,
 	return id;
 }
 
-static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
+/* The label of part p of mapping m under key k, a key that is not an
+ * image key (those are labelled piece by piece by attrib_charge). Fault
+ * keys get a placeholder here: their labels are set per page (see
+ * do_fault_groups). */
+static uint32_t fixed_label(struct report_ctx *c, enum key_id k,
+			    const struct attrib_map *m,
 			    const struct attrib_part *p)
 {
-	(void)m;
-	(void)p;
-	return faults_none(c->faults); /* per page: see do_fault_groups */
+	switch (keydefs[k].space) {
+	case KEYSP_PROCESS:
+		return k == KEY_PIDS ? c->cur_pid->label :
+				       label_mapping(c, m);
+	case KEYSP_FILE:
+		return p->file_label;
+	case KEYSP_FAULT:
+	default:
+		return faults_none(c->faults);
+	}
 }
 
 static void note(struct report_ctx *c, char *line)
@@ -213,6 +148,38 @@ static void note(struct report_ctx *c, char *line)
 }
 
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
+
+/* Keep im's path and build-id in res (for pprof mappings). */
+static void result_add_image(struct report_result *res,
+			     const struct md_image *im)
+{
+	char *hex = xcalloc(1, 2 * im->build_id_len + 1);
+
+	for (uint32_t i = 0; i < im->build_id_len && i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", im->build_id[i]);
+	res->images = xrealloc(res->images,
+			       (res->nimages + 1) * sizeof(*res->images));
+	res->images[res->nimages++] = (struct out_image){
+		.path = xstrdup(im->path ? im->path : ""),
+		.build_id = hex,
+	};
+}
+
+/* Keep every complete snapshot's total RSS in res (the html timeline). */
+static void result_set_snaps(struct report_ctx *c, const bool *chosen)
+{
+	struct report_result *res = c->res;
+
+	res->snaps = xcalloc(c->nsnaps + 1, sizeof(*res->snaps));
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (c->snaps[i].complete)
+			res->snaps[res->nsnaps++] = (struct out_snap){
+				.time_ns = c->snaps[i].time,
+				.pid = c->snaps[i].pid,
+				.rss = c->snaps[i].rss_pages * c->page_size,
+				.chosen = chosen[i],
+			};
+}
 
 static int pass1(struct report_ctx *c, char **msg)
 {
@@ -233,10 +200,12 @@ static int pass1(struct report_ctx *c, char **msg)
 				       md_reader_header(r)->page_size);
 	if (md_reader_header(r)->page_size)
 		c->page_size = md_reader_header(r)->page_size;
+	c->start_ns = md_reader_header(r)->start_mono_ns;
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_IMAGE:
 			attrib_add_image(c->a, &rec.u.image);
+			result_add_image(c->res, &rec.u.image);
 			break;
 		case MD_REC_COMM: {
 			struct pidinfo *pi = pid_get(c, rec.u.task.pid);
@@ -312,11 +281,10 @@ static int pass1(struct report_ctx *c, char **msg)
 	return 0;
 }
 
-/* Choose one complete snapshot per pid; returns how many were chosen and
- * marks them in chosen[] (parallel to c->snaps). */
-static size_t choose(struct report_ctx *c, bool *chosen)
+/* Say how many snapshots are incomplete (and so never chosen). */
+static void note_incomplete(struct report_ctx *c)
 {
-	size_t nchosen = 0, incomplete = 0;
+	size_t incomplete = 0;
 
 	for (size_t i = 0; i < c->nsnaps; i++)
 		if (!c->snaps[i].complete)
@@ -325,6 +293,46 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 		note(c, xasprintf("%zu snapshot%s without an end record "
 				  "(incomplete) ignored", incomplete,
 				  incomplete == 1 ? "" : "s"));
+}
+
+/* PICK_ALL: choose every complete snapshot of the pids asked for, each
+ * numbered among its pid's; returns how many. */
+static size_t choose_all(struct report_ctx *c, bool *chosen)
+{
+	size_t nchosen = 0;
+
+	note_incomplete(c);
+
+	for (size_t p = 0; p < c->npids; p++) {
+		uint32_t pid = c->pids[p].pid, n = 0;
+
+		if (c->o->pid >= 0 && (long)pid != c->o->pid)
+			continue;
+		for (size_t i = 0; i < c->nsnaps; i++) {
+			struct snapinfo *s = &c->snaps[i];
+
+			if (s->pid != pid || !s->complete)
+				continue;
+			s->nth = n++;
+			chosen[i] = true;
+			nchosen++;
+			if (s->unreadable)
+				note(c, xasprintf("pid %u snapshot %u: %" PRIu64
+						  " page(s) could not be "
+						  "read from pagemap", pid,
+						  s->nth, s->unreadable));
+		}
+	}
+	return nchosen;
+}
+
+/* Choose one complete snapshot per pid; returns how many were chosen and
+ * marks them in chosen[] (parallel to c->snaps). */
+static size_t choose(struct report_ctx *c, bool *chosen)
+{
+	size_t nchosen = 0;
+
+	note_incomplete(c);
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].pid;
 		long best = -1;
@@ -353,6 +361,8 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 			case PICK_INDEX:
 				if (n == c->o->index)
 					best = (long)i;
+				break;
+			case PICK_ALL: /* choose_all() */
 				break;
 			}
 			n++;
@@ -395,39 +405,27 @@ static void count_fallback(struct report_ctx *c, const uint32_t *path,
 			   const uint64_t *vals)
 {
 	c->rss += vals[COL_RSS];
-	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++) {
-		int src = keydefs[c->o->keys[i]].src;
-
-		if (src < 0 || src == ASRC_KINDS)
-			continue;
-		if (elf_label_is_fallback(src == ASRC_SEGMENTS ?
-						   ELFSRC_SEGMENTS :
-						   ELFSRC_SYMBOLS,
+	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
+		if (keys_label_is_fallback(c->o->keys[i],
 					   labels_str(c->lb, path[i])))
 			c->fallback_rss[i] += vals[COL_RSS];
-	}
 }
 
 static void fallback_notes(struct report_ctx *c)
 {
-	for (size_t i = 0; i < c->o->nkeys; i++) {
-		int src = keydefs[c->o->keys[i]].src;
+	static const char *const rss = "RSS";
 
-		if (src < 0 || src == ASRC_KINDS)
-			continue;
-		note(c, xasprintf("%s: %" PRIu64 " bytes (%.1f%%) of RSS under "
-				  "fallback labels", keydefs[c->o->keys[i]].name,
-				  c->fallback_rss[i],
-				  c->rss ? 100.0 * (double)c->fallback_rss[i] /
-						   (double)c->rss :
-					   0.0));
-	}
+	for (size_t i = 0; i < c->o->nkeys; i++)
+		if (keydefs[c->o->keys[i]].elfsrc >= 0)
+			note(c, keys_fallback_note(NULL, c->o->keys[i], 1,
+						   &c->fallback_rss[i],
+						   &c->rss, &rss));
 }
 
 static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 {
 	struct report_ctx *c = arg;
-	uint32_t path[REPORT_MAX_KEYS];
+	uint32_t path[KEYS_MAX];
 	bool keep = !c->o->filter;
 
 	for (size_t i = 0; i < c->o->nkeys; i++) {
@@ -446,7 +444,7 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 /* True the first time image_id is seen with the current process labels. */
 static bool first_file_prefix(struct report_ctx *c, uint32_t image_id)
 {
-	struct seen_file sf = { .image_id = image_id };
+	struct seen_file sf = { .image_id = image_id, .step = c->step };
 
 	for (size_t i = 0; i < c->o->nkeys; i++)
 		sf.labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
@@ -464,9 +462,9 @@ static void set_fault_labels(struct report_ctx *c, uint32_t callers,
 			     uint32_t site)
 {
 	for (size_t k = 0; k < c->o->nkeys; k++)
-		if (c->o->keys[k] == RKEY_CALLERS)
+		if (c->o->keys[k] == KEY_CALLERS)
 			c->fixed[k] = callers;
-		else if (c->o->keys[k] == RKEY_FAULTSITE)
+		else if (c->o->keys[k] == KEY_FAULTSITE)
 			c->fixed[k] = site;
 }
 
@@ -622,8 +620,8 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 
 		for (size_t k = 0; k < c->o->nkeys; k++)
 			if (c->src_of_key[k] < 0)
-				c->fixed[k] = keydefs[c->o->keys[k]].label(
-					c, &m, p);
+				c->fixed[k] = fixed_label(c, c->o->keys[k],
+							  &m, p);
 		if (c->faults)
 			ret = charge_by_fault(c, p, &m, with_pss);
 		else
@@ -652,6 +650,29 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	*prev = parts[n - 1];
 	*have_prev = true;
 	return 0;
+}
+
+/* PICK_ALL: rows of snapshot s go to the tree of its step. */
+static void enter_step(struct report_ctx *c, const struct snapinfo *s)
+{
+	struct report_result *res = c->res;
+	uint64_t t = s->time > c->start_ns ? s->time - c->start_ns : 0;
+	struct report_step *st;
+
+	while (res->nsteps <= s->nth) {
+		res->steps = xrealloc(res->steps, (res->nsteps + 1) *
+							  sizeof(*res->steps));
+		res->steps[res->nsteps++] = (struct report_step){
+			.t = rowtree_new(c->lb, c->o->nkeys),
+			.time = UINT64_MAX,
+		};
+	}
+	st = &res->steps[s->nth];
+	st->time = MIN(st->time, t);
+	st->time_last = MAX(st->time_last, t);
+	st->nsnapshots++;
+	c->t = st->t;
+	c->step = s->nth;
 }
 
 static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
@@ -688,6 +709,8 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 					if (c->pids[p].pid ==
 					    c->snaps[next].pid)
 						c->cur_pid = &c->pids[p];
+				if (c->o->pick == PICK_ALL)
+					enter_step(c, &c->snaps[next]);
 			}
 			break;
 		case MD_REC_SNAP_MAPPING:
@@ -729,18 +752,16 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	c.a = attrib_new(lb, o->debug_root);
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	for (size_t i = 0; i < o->nkeys; i++) {
-		int src = keydefs[o->keys[i]].src;
-
 		c.src_of_key[i] = -1;
-		if (o->keys[i] == RKEY_MAPPINGS)
+		if (o->keys[i] == KEY_MAPPINGS)
 			c.has_mappings_key = true;
-		if (o->keys[i] == RKEY_CALLERS ||
-		    o->keys[i] == RKEY_FAULTSITE)
+		if (o->keys[i] == KEY_CALLERS ||
+		    o->keys[i] == KEY_FAULTSITE)
 			c.want_faults = true;
-		if (src < 0)
+		if (keydefs[o->keys[i]].space != KEYSP_IMAGE)
 			continue;
 		c.src_of_key[i] = (int)c.nsrcs;
-		c.srcs[c.nsrcs++] = src;
+		c.srcs[c.nsrcs++] = o->keys[i];
 	}
 
 	ret = pass1(&c, msg);
@@ -756,7 +777,9 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		free(s);
 	}
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
-	res->nsnapshots = choose(&c, chosen);
+	res->nsnapshots = o->pick == PICK_ALL ? choose_all(&c, chosen) :
+						choose(&c, chosen);
+	result_set_snaps(&c, chosen);
 	if (!res->nsnapshots) {
 		ret = -ENOENT;
 		if (o->pid >= 0)
@@ -806,7 +829,16 @@ out:
 
 void report_result_free(struct report_result *res)
 {
+	for (size_t i = 0; i < res->nsteps; i++)
+		rowtree_free(res->steps[i].t);
+	free(res->steps);
 	rowtree_free(res->t);
 	strlist_free(&res->notes);
+	for (size_t i = 0; i < res->nimages; i++) {
+		free((char *)res->images[i].path);
+		free((char *)res->images[i].build_id);
+	}
+	free(res->images);
+	free(res->snaps);
 	memset(res, 0, sizeof(*res));
 }

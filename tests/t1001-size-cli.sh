@@ -55,6 +55,28 @@ expect_fail "repeated key" "unknown or repeated key 'sections'" \
 	$MEMSZ size --by sections,sections "$MEMSZ"
 expect_fail "bad format" "unknown format 'xml'" $MEMSZ size --format xml "$MEMSZ"
 expect_fail "bad -n" "-n wants a number" $MEMSZ size -n lots "$MEMSZ"
+expect_fail "a report-only key" "unknown or repeated key 'pids'" \
+	$MEMSZ size --by sections,pids "$MEMSZ"
+expect_fail "bad --sort" "cannot sort by 'rss' (columns: file, vm)" \
+	$MEMSZ size --sort rss "$MEMSZ"
+
+# --list-keys: one line per key, the same keys --help lists, each of them
+# accepted by --by and summing to the file size.
+$MEMSZ size --list-keys >"$tmp/keys"
+listed=$(cut -d' ' -f1 "$tmp/keys" | tr '\n' ' ')
+helped=$($MEMSZ size --help | sed -n '/--by KEY.*keys,/{n;p;}' | tr -d ',' |
+	sed 's/^ *//')
+fsize=$(stat -c %s "$MEMSZ")
+bad=""
+for k in $listed; do
+	t=$($MEMSZ size --by "$k" --format csv "$MEMSZ" 2>/dev/null |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "file_size") c = i }
+			 NR > 1 { s += $c } END { print s }')
+	[ "$t" = "$fsize" ] || bad="$bad $k($t)"
+done
+[ "$listed" = "$helped " ] && [ "$(wc -l <"$tmp/keys")" -eq 8 ] &&
+	[ -z "$bad" ] && ok "size --list-keys: 8 keys, as --help, each sums to the file" ||
+	notok "size --list-keys (listed '$listed', help '$helped', bad:$bad)"
 
 # A FIFO is refused at once, never opened for reading and waited on:
 # given directly, and named by a .gnu_debuglink (timeout: 124 if it hangs).

@@ -91,6 +91,21 @@ check "[ \"$(total_rss <"$tmp/rep.csv")\" = '$good' ]" \
 "$MEMSZ" report --by nope >/dev/null 2>"$tmp/err"
 check "[ $? -eq 129 ] && grep -q \"unknown or repeated key 'nope'\" '$tmp/err'" \
 	"unknown key: usage error"
+"$MEMSZ" report --sort bogus >/dev/null 2>"$tmp/err"
+check "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs)\" '$tmp/err'" \
+	"bad --sort: usage error naming the columns"
+# --list-keys: every key --help lists, one line each, each accepted by --by
+"$MEMSZ" report --list-keys >"$tmp/keys"
+listed=$(cut -d' ' -f1 "$tmp/keys" | tr '\n' ' ')
+helped=$("$MEMSZ" report --help | sed -n '/--by KEY.*keys,/{n;p;}' |
+	tr -d ',' | sed 's/^ *//')
+bad=""
+for k in $listed; do
+	"$MEMSZ" report -i "$tmp/m.data" --by "$k" -n 1 >/dev/null 2>&1 ||
+		bad="$bad $k"
+done
+check "[ '$listed' = '$helped ' ] && [ -z '$bad' ] && [ \$(wc -l <'$tmp/keys') -eq 13 ]" \
+	"report --list-keys: the keys --help lists, each accepted"
 "$MEMSZ" report --snapshot sometimes >/dev/null 2>&1
 check "[ $? -eq 129 ]" "bad --snapshot: usage error"
 "$MEMSZ" report -i "$tmp/m.data" --pid 1 >/dev/null 2>"$tmp/err"

@@ -3,6 +3,7 @@
 
 #include "util/strlist.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,15 @@ void strlist_add(struct strlist *l, char *line)
 {
 	xgrow(&l->lines, &l->cap, l->n + 1, sizeof(*l->lines));
 	l->lines[l->n++] = line;
+}
+
+void strlist_addf(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_add(l, xvasprintf(fmt, ap));
+	va_end(ap);
 }
 
 void strlist_free(struct strlist *l)

@@ -15,6 +15,9 @@ struct strlist {
 
 /* Append line (malloc'd; the list takes it). */
 void strlist_add(struct strlist *l, char *line);
+/* Append the line printf would print for fmt and its arguments. */
+void strlist_addf(struct strlist *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Free every line and the array; l is empty afterwards. l may be empty. */
 void strlist_free(struct strlist *l);
 
