@@ -13,7 +13,12 @@
 
 const struct keydef keydefs[KEY__COUNT] = {
 	[KEY_PIDS] = { "pids", KEYSP_PROCESS, KEYMAP_NONE, -1, KEY_IN_REPORT,
-		       "each process, as 'PID comm'" },
+		       "each process, as 'PID name' (its command line, "
+		       "else its command name)" },
+	[KEY_COMMS] = { "comms", KEYSP_PROCESS, KEYMAP_NONE, -1,
+			KEY_IN_REPORT,
+			"processes grouped by command name (comm), like "
+			"smem -P" },
 	[KEY_FILES] = { "files", KEYSP_FILE, KEYMAP_NONE, -1, BOTH,
 			"each file (image) by path; anonymous memory by "
 			"kind" },

@@ -17,6 +17,7 @@
 /* Keys in table order: the order of every key list printed. */
 enum key_id {
 	KEY_PIDS,
+	KEY_COMMS,     /* processes grouped by command name */
 	KEY_FILES,
 	KEY_MAPPINGS,
 	KEY_SEGMENTS,

@@ -49,9 +49,15 @@ struct snapinfo {
 
 struct pidinfo {
 	uint32_t pid;
-	char *comm;
-	uint32_t label;
+	char *comm;          /* last COMM record */
+	char *cmdline;       /* last CMDLINE record */
+	uint32_t label;      /* pids: "PID name" */
+	uint32_t comm_label; /* comms: the command name */
 };
+
+/* Longest process name in a pids label: command lines can run to
+ * kilobytes (a JVM's), a label needs its start. */
+#define PID_NAME_MAX 72
 
 /* FILE SIZE is added once per image per distinct prefix of the keys that
  * do not come from inside images. */
@@ -105,6 +111,28 @@ static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 	return &c->pids[c->npids++];
 }
 
+/* The labels of process pi: "PID name" for pids, where name is its last
+ * command line (cut to PID_NAME_MAX bytes, "..." marking the cut), else its
+ * command name; the command name for comms ("[unknown]" without one). */
+static void pid_labels(struct labels *lb, struct pidinfo *pi)
+{
+	const char *name = pi->cmdline && pi->cmdline[0] ? pi->cmdline :
+			   pi->comm ? pi->comm : "";
+	size_t len = strlen(name);
+	char *s;
+
+	if (!name[0])
+		s = xasprintf("%u", pi->pid);
+	else if (len > PID_NAME_MAX)
+		s = xasprintf("%u %.*s...", pi->pid, PID_NAME_MAX, name);
+	else
+		s = xasprintf("%u %s", pi->pid, name);
+	pi->label = labels_intern(lb, s);
+	free(s);
+	pi->comm_label = labels_intern(lb, pi->comm && pi->comm[0] ?
+						   pi->comm : "[unknown]");
+}
+
 static uint32_t label_mapping(struct report_ctx *c,
 			      const struct attrib_map *m)
 {
@@ -132,8 +160,11 @@ static uint32_t fixed_label(struct report_ctx *c, enum key_id k,
 {
 	switch (keydefs[k].space) {
 	case KEYSP_PROCESS:
-		return k == KEY_PIDS ? c->cur_pid->label :
-				       label_mapping(c, m);
+		if (k == KEY_PIDS)
+			return c->cur_pid->label;
+		if (k == KEY_COMMS)
+			return c->cur_pid->comm_label;
+		return label_mapping(c, m);
 	case KEYSP_FILE:
 		return p->file_label;
 	case KEYSP_FAULT:
@@ -213,6 +244,14 @@ static int pass1(struct report_ctx *c, char **msg)
 			free(pi->comm);
 			pi->comm = xstrdup(rec.u.task.comm ?
 						   rec.u.task.comm : "");
+			break;
+		}
+		case MD_REC_CMDLINE: {
+			struct pidinfo *pi = pid_get(c, rec.u.task.pid);
+
+			free(pi->cmdline);
+			pi->cmdline = xstrdup(rec.u.task.comm ?
+						      rec.u.task.comm : "");
 			break;
 		}
 		case MD_REC_LOST:
@@ -767,15 +806,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	ret = pass1(&c, msg);
 	if (ret < 0)
 		goto out;
-	for (size_t i = 0; i < c.npids; i++) {
-		char *s = c.pids[i].comm && c.pids[i].comm[0] ?
-				  xasprintf("%u %s", c.pids[i].pid,
-					    c.pids[i].comm) :
-				  xasprintf("%u", c.pids[i].pid);
-
-		c.pids[i].label = labels_intern(lb, s);
-		free(s);
-	}
+	for (size_t i = 0; i < c.npids; i++)
+		pid_labels(lb, &c.pids[i]);
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
 	res->nsnapshots = o->pick == PICK_ALL ? choose_all(&c, chosen) :
 						choose(&c, chosen);
@@ -816,8 +848,10 @@ int report_build(const struct report_opts *o, struct labels *lb,
 				 "frame numbers (needs CAP_SYS_ADMIN)"));
 out:
 	free(chosen);
-	for (size_t i = 0; i < c.npids; i++)
+	for (size_t i = 0; i < c.npids; i++) {
 		free(c.pids[i].comm);
+		free(c.pids[i].cmdline);
+	}
 	free(c.pids);
 	free(c.snaps);
 	free(c.seen);

@@ -7,7 +7,8 @@ session ends while recorded, two stay). The cluster is then stopped
 in the recording under its pid and its `postgres: ...` name, and for each
 recorded process alive at the end, the last snapshot's RSS, DIRTY and SWAP
 must equal its /proc/PID/smaps sums and PSS be within a page per mapping
-(smaps read after memsz has exited: PSS is observer-free).
+(smaps read after memsz has exited: PSS is observer-free). --by comms
+groups them all under "postgres".
 """
 import os
 import signal
@@ -149,6 +150,15 @@ def run(tmp):
               any(f"SNAP_BEGIN pid {gone} " in line and "at-exit" in line
                   for line in dump.splitlines()),
               f"ended backend {gone}: a snapshot at its exit")
+        # comms groups every recorded process by command name: one row,
+        # "postgres", holding the sum of theirs
+        comms = lib.report(data, "comms")
+        check([r["comms"] for r in comms] == ["postgres"],
+              f"report --by comms: one 'postgres' row "
+              f"({[r['comms'] for r in comms]})")
+        check(comms and int(comms[0]["rss"]) ==
+              sum(int(r["rss"]) for r in rows.values()),
+              "report --by comms: its RSS is the sum of the processes'")
         for p in [pm] + live:
             want = smaps_sums(p)
             r = rows.get(p)

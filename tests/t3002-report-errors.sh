@@ -104,7 +104,7 @@ for k in $listed; do
 	"$MEMSZ" report -i "$tmp/m.data" --by "$k" -n 1 >/dev/null 2>&1 ||
 		bad="$bad $k"
 done
-check "[ '$listed' = '$helped ' ] && [ -z '$bad' ] && [ \$(wc -l <'$tmp/keys') -eq 13 ]" \
+check "[ '$listed' = '$helped ' ] && [ -z '$bad' ] && [ \$(wc -l <'$tmp/keys') -eq 14 ]" \
 	"report --list-keys: the keys --help lists, each accepted"
 "$MEMSZ" report --snapshot sometimes >/dev/null 2>&1
 check "[ $? -eq 129 ]" "bad --snapshot: usage error"
