@@ -53,6 +53,7 @@ struct pidinfo {
 	char *cmdline;       /* last CMDLINE record */
 	uint32_t label;      /* pids: "PID name" */
 	uint32_t comm_label; /* comms: the command name */
+	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
 };
 
 /* Longest process name in a pids label: command lines can run to
@@ -304,6 +305,12 @@ static int pass1(struct report_ctx *c, char **msg)
 				cur->unreadable =
 					rec.u.snap_end.unreadable_pages;
 			}
+			if (cur) {
+				struct pidinfo *pi = pid_get(c, cur->pid);
+
+				pi->vm_hwm = MAX(pi->vm_hwm,
+						 rec.u.snap_end.vm_hwm);
+			}
 			cur = NULL;
 			break;
 		default:
@@ -421,6 +428,29 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 					  c->snaps[best].unreadable));
 	}
 	return nchosen;
+}
+
+/* A footer line per process whose peak RSS the kernel told (VmHWM): that
+ * peak beside its highest complete snapshot's RSS, so a peak no snapshot
+ * caught shows. */
+static void peak_notes(struct report_ctx *c, long only_pid)
+{
+	for (size_t p = 0; p < c->npids; p++) {
+		const struct pidinfo *pi = &c->pids[p];
+		uint64_t best = 0;
+
+		if (!pi->vm_hwm || (only_pid >= 0 && pi->pid != only_pid))
+			continue;
+		for (size_t i = 0; i < c->nsnaps; i++)
+			if (c->snaps[i].pid == pi->pid && c->snaps[i].complete)
+				best = MAX(best, c->snaps[i].rss_pages *
+							 c->page_size);
+		note(c, xasprintf("pid %u: peak RSS %.1f MiB (kernel VmHWM), "
+				  "highest snapshot %.1f MiB (%.0f%%)",
+				  pi->pid, pi->vm_hwm / 1048576.0,
+				  best / 1048576.0,
+				  100.0 * best / pi->vm_hwm));
+	}
 }
 
 /* --- pass 2: the chosen snapshots' mappings --- */
@@ -822,6 +852,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 					 o->input);
 		goto out;
 	}
+	peak_notes(&c, o->pid);
 	res->have_pss = true;
 	for (size_t i = 0; i < c.nsnaps; i++)
 		if (chosen[i] && !(c.snaps[i].flags & MD_SNAP_F_PFN))

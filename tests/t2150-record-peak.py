@@ -55,6 +55,13 @@ def main():
               f"peak snapshot RSS {rss} >= 90 % of VmHWM {hwm} "
               f"({100.0 * rss / hwm:.1f} %)")
 
+        out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "pids"],
+                             capture_output=True, text=True)
+        want = f"peak RSS {hwm / 1048576:.1f} MiB (kernel VmHWM), " \
+               f"highest snapshot {rss / 1048576:.1f} MiB"
+        check(want in out.stdout + out.stderr,
+              f"the footer says '{want}'")
+
         data = os.path.join(tmp, "f.data")
         hwm, snaps = record(data, "--faults")
         rows = lib.report(data, "callers", "--snapshot", "peak")
