@@ -226,21 +226,37 @@ static void level_labels(const struct row *r, size_t lvl, uint32_t **out,
 }
 
 /* "PID comm" -> "comm" (the label with no comm: ""). */
-static const char *comm_of(const struct labels *lb, uint32_t id)
+/* The command name in a pids label "PID name", where name is a command
+ * line or a command name: its first word, up to a space or a ':' (as in
+ * "postgres: alice db idle"), without its directory. Into buf (size
+ * bytes); "" when the label has no name. */
+static const char *comm_of(const struct labels *lb, uint32_t id, char *buf,
+			   size_t size)
 {
-	const char *s = strchr(labels_str(lb, id), ' ');
+	const char *s = strchr(labels_str(lb, id), ' '), *slash;
+	size_t n;
 
-	return s ? s + 1 : "";
+	if (!s)
+		return "";
+	s++;
+	n = strcspn(s, " :");
+	while ((slash = memchr(s, '/', n))) {
+		n -= (size_t)(slash + 1 - s);
+		s = slash + 1;
+	}
+	snprintf(buf, size, "%.*s", (int)n, s);
+	return buf;
 }
 
 /* How many of ids[0..n-1] have command name comm. */
 static size_t count_comm(const struct labels *lb, const uint32_t *ids,
 			 size_t n, const char *comm, uint32_t *which)
 {
+	char buf[256];
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(comm_of(lb, ids[i]), comm)) {
+		if (!strcmp(comm_of(lb, ids[i], buf, sizeof(buf)), comm)) {
 			k++;
 			*which = ids[i];
 		}
@@ -272,8 +288,9 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 	level_labels(&a->total, lvl, &ia, &na, &ca);
 	level_labels(&b->total, lvl, &ib, &nb, &cb);
 	for (size_t i = 0; i < na; i++) {
-		const char *comm = comm_of(a->lb, ia[i]);
-		uint32_t x, y;
+		char buf[256];
+		const char *comm = comm_of(a->lb, ia[i], buf, sizeof(buf));
+		uint32_t x = 0, y = 0;
 
 		if (!comm[0] || count_comm(a->lb, ia, na, comm, &x) != 1 ||
 		    count_comm(b->lb, ib, nb, comm, &y) != 1 || x == y)

@@ -50,6 +50,17 @@ def report(data, by, *extra):
     return list(csv.DictReader(io.StringIO(out.stdout)))
 
 
+def recording(data):
+    """The file an unfinished `memsz record -o data` is writing: a
+    temporary data.tmp.XXXXXX beside data until the recording is complete
+    and renamed to data (then data itself)."""
+    d, base = os.path.split(data)
+    for f in sorted(os.listdir(d or ".")):
+        if f.startswith(base + ".tmp."):
+            return os.path.join(d, f)
+    return data
+
+
 def readelf(args, path):
     """Stdout of `readelf -W args path`; raises if readelf fails."""
     return subprocess.run(["readelf", "-W"] + args + [path],

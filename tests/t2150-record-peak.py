@@ -68,9 +68,12 @@ def main():
         memset = sum(int(r["rss"]) for r in rows
                      if r["callers"].split(";")[-1].startswith(
                          ("memset", "__memset")))
-        check(memset >= 0.9 * BUF,
+        # sampling every fault with its stack slows the target and memsz
+        # both: on a loaded machine the peak snapshot may hold a little
+        # less of the buffer than without --faults
+        check(memset >= 0.85 * BUF,
               f"--faults: {memset} bytes charged to memset "
-              f"(>= 90 % of {BUF})")
+              f"(>= 85 % of {BUF})")
     return 1 if lib.failures else 0
 
 

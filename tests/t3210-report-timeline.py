@@ -34,8 +34,9 @@ def run(*args):
 
 
 def snap_ends(data):
-    p = subprocess.run([MEMSZ, "dump", "-i", data], capture_output=True,
-                       text=True)
+    # while recording, the records are in a temporary file beside data
+    p = subprocess.run([MEMSZ, "dump", "-i", lib.recording(data)],
+                       capture_output=True, text=True)
     return p.stdout.count("SNAP_END")
 
 
