@@ -217,7 +217,8 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 			rec->u.snap_end.pid, rec->u.snap_end.seq,
 			rec->u.snap_end.unreadable_pages);
 		if (rec->u.snap_end.vm_hwm)
-			fprintf(out, " vm_hwm %" PRIu64, rec->u.snap_end.vm_hwm);
+			fprintf(out, " vm_hwm %" PRIu64,
+				rec->u.snap_end.vm_hwm);
 		fputc('\n', out);
 		break;
 	case MD_REC_NOTE:

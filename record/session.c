@@ -1065,13 +1065,15 @@ static void growth_snapshots(struct session *r)
 	for (size_t i = 0; i < r->nt && !r->werr; i++) {
 		struct rec_target *t = &r->t[i];
 		int64_t rss;
+		bool grown;
 
 		if (!t->grew)
 			continue;
 		t->grew = false;
 		rss = target_rss(t->pid);
-		if (t->alive && (t->hold || (rss > 0 && (uint64_t)rss >=
-						  t->last_rss + growth_step(t))))
+		grown = rss > 0 &&
+			(uint64_t)rss >= t->last_rss + growth_step(t);
+		if (t->alive && (t->hold || grown))
 			snapshot(r, t, live_tid(t->pid), MD_SNAP_F_GROWTH);
 		if (t->hold && r->tr)
 			tracer_thaw(r->tr, t->pid);

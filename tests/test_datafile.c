@@ -438,6 +438,47 @@ static void test_corrupt(void **state)
 	(void)state;
 }
 
+/* A SNAP_END as files written before vm_hwm was appended hold it (24
+ * payload bytes) reads with vm_hwm 0; a CMDLINE record reads back. */
+static void test_old_snap_end(void **state)
+{
+	char *path = tpath("old-end.data");
+	uint8_t rec[40] = { 0 };
+	struct md_task k = { .time = 1, .pid = 7, .tid = 7,
+			     .comm = "postgres: idle" };
+	struct md_writer *w;
+	struct md_reader *r;
+	struct md_record got;
+	int fd;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_task(w, MD_REC_CMDLINE, &k), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	rec[0] = MD_REC_SNAP_END; /* u32 type, u32 flags, u64 size = 40 */
+	rec[8] = sizeof(rec);
+	rec[16] = 5;              /* time */
+	rec[24] = 7;              /* pid */
+	rec[32] = 3;              /* unreadable_pages */
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, rec, sizeof(rec)), sizeof(rec));
+	close(fd);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(md_read_next(r, &got), 1);
+	assert_int_equal(got.type, MD_REC_CMDLINE);
+	assert_string_equal(got.u.task.comm, "postgres: idle");
+	assert_int_equal(md_read_next(r, &got), 1);
+	assert_int_equal(got.type, MD_REC_SNAP_END);
+	assert_int_equal(got.u.snap_end.pid, 7);
+	assert_int_equal(got.u.snap_end.unreadable_pages, 3);
+	assert_int_equal(got.u.snap_end.vm_hwm, 0);
+	assert_int_equal(md_read_next(r, &got), 0);
+	md_reader_close(r);
+	free(path);
+	(void)state;
+}
+
 static void test_dev_full(void **state)
 {
 	struct md_writer *w;
@@ -614,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_not_memsz),
 		cmocka_unit_test(test_dev_full),
+		cmocka_unit_test(test_old_snap_end),
 		cmocka_unit_test(test_fsize_limit),
 		cmocka_unit_test(test_full_tmpfs),
 	};
