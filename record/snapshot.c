@@ -1198,6 +1198,31 @@ static int job_run(struct snap_job *j, const uint32_t *ids,
 	return ret;
 }
 
+/* Name "[stack:TID]" each anonymous mapping that holds the stack pointer
+ * of thread TID (not the main thread's, which the kernel names [stack]),
+ * as kernels before 4.5 did in /proc/PID/maps. A thread running right now
+ * has no stack pointer to read: its stack stays unnamed. */
+static void name_thread_stacks(int pid, struct procmaps *maps)
+{
+	struct target_sp *sps = NULL;
+	int n = target_thread_sps(pid, &sps);
+
+	for (int i = 0; i < n; i++) {
+		for (size_t k = 0; k < maps->n; k++) {
+			struct procmap *m = &maps->maps[k];
+
+			if (sps[i].sp < m->start || sps[i].sp >= m->end)
+				continue;
+			if (!m->ino && (!m->name || !m->name[0])) {
+				free(m->name);
+				m->name = xasprintf("[stack:%d]", sps[i].tid);
+			}
+			break;
+		}
+	}
+	free(sps);
+}
+
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats)
 {
@@ -1218,6 +1243,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = procmaps_read(pid, 0, &maps);
 	if (ret < 0)
 		return ret;
+	name_thread_stacks(pid, &maps);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	j.pm = open(path, O_RDONLY | O_CLOEXEC);
 	if (j.pm < 0) {

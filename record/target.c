@@ -229,6 +229,52 @@ int64_t target_rss(int pid)
 	return (int64_t)res * sysconf(_SC_PAGESIZE);
 }
 
+/* The user stack pointer of thread tid of pid from
+ * /proc/PID/task/TID/syscall ("NR ARG1..ARG6 SP PC", or "-1 SP PC" when
+ * blocked outside a system call; "running" gives none). 0 if unknown. */
+static uint64_t thread_sp(int pid, int tid)
+{
+	char path[64], buf[256], *tok[10], *save = NULL;
+	ssize_t len;
+	int fd, n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	for (char *t = strtok_r(buf, " \n", &save); t && n < 10;
+	     t = strtok_r(NULL, " \n", &save))
+		tok[n++] = t;
+	if (n != 3 && n != 9)
+		return 0;
+	return strtoull(tok[n - 2], NULL, 16);
+}
+
+int target_thread_sps(int pid, struct target_sp **out)
+{
+	int *tids = NULL, n = target_threads(pid, &tids), k = 0;
+
+	*out = NULL;
+	if (n < 0)
+		return n;
+	*out = xcalloc((size_t)n + 1, sizeof(**out));
+	for (int i = 0; i < n; i++) {
+		uint64_t sp = thread_sp(pid, tids[i]);
+
+		if (!sp)
+			continue;
+		(*out)[k].tid = tids[i];
+		(*out)[k++].sp = sp;
+	}
+	free(tids);
+	return k;
+}
+
 int target_threads(int pid, int **tids)
 {
 	char path[64];

@@ -36,6 +36,15 @@ int target_cmdline(int pid, char **out);
 int64_t target_status_kb(int pid, const char *field);
 /* Resident bytes of pid now (/proc/PID/statm), or -errno. */
 int64_t target_rss(int pid);
+struct target_sp {
+	int tid;
+	uint64_t sp;
+};
+
+/* The user stack pointer of each thread of pid that is not running now
+ * (from /proc/PID/task/TID/syscall; needs ptrace read access) into a new
+ * array *out (caller frees). Returns the count or -errno. */
+int target_thread_sps(int pid, struct target_sp **out);
 /* Thread ids of pid from /proc/PID/task into a new array *tids (caller
  * frees). Returns the count or -errno. */
 int target_threads(int pid, int **tids);

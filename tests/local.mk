@@ -74,6 +74,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \
 	tests/t2150-record-peak.py \
+	tests/t2160-record-thread-stacks.sh \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -96,4 +97,5 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rep_layout.c \
 	tests/workloads/rep_relocs.cc \
 	tests/workloads/snap_workload.c \
-	tests/workloads/spawner.py
+	tests/workloads/spawner.py \
+	tests/workloads/rec_threads.c
