@@ -14,7 +14,12 @@
 void usage_size(FILE *out)
 {
 	fprintf(out,
-		"usage: memsz size [--by KEY[,KEY...]] [-n N] [--sort file|vm]\n"
+		"usage: memsz size [--by KEY[,KEY...]]"
+		" [-F|--fields COL[,COL...]]\n"
+		"                  [-n N] [--sort file|vm]"
+		" [--filter [KEY=]REGEX]...\n"
+		"                  [--exclude [KEY=]REGEX]... [--width N]"
+		" [-v]\n"
 		"                  [--format table|csv|tsv|json|folded] FILE...\n"
 		"       memsz size --list-keys\n"
 		"\n"
@@ -24,9 +29,24 @@ void usage_size(FILE *out)
 		"    --by KEY[,KEY...]  keys, outermost first (default: sections):\n"
 		"                       %s\n"
 		"    --list-keys        print every key with what it labels\n"
+		"    -F, --fields COLS  columns and their order: file, vm\n"
+		"                       (default both; folded: the first)\n"
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20; 0: all)\n"
-		"    --sort COL         sort rows by file (default) or vm size\n"
+		"    --sort COL         sort rows by file (default: the first\n"
+		"                       of --fields) or vm size\n"
+		"    --filter [KEY=]REGEX\n"
+		"                       keep rows whose KEY label matches\n"
+		"                       REGEX (POSIX extended); no KEY=:\n"
+		"                       a label at any level; repeated:\n"
+		"                       all must match\n"
+		"    --exclude [KEY=]REGEX\n"
+		"                       drop the rows that match\n"
+		"    --width N          table width; labels are cut in the\n"
+		"                       middle to fit (default $COLUMNS, the\n"
+		"                       terminal, or 120; 0: no limit)\n"
+		"    -v, --verbose      every footer note in full, not one\n"
+		"                       line per kind\n"
 		"    --format FMT       table (default), csv, tsv, json, or\n"
 		"                       folded ('a;b;c BYTES' lines of the\n"
 		"                       --sort column, for flame graphs)\n"
@@ -47,56 +67,62 @@ static int size_parse(int argc, char **argv, struct view *v, int *files)
 {
 	int c;
 
+	view_prescan(argc, argv, v);
 	optind = 1;
-	while ((c = view_getopt(argc, argv, "n:", size_options, v)) != -1) {
+	while ((c = view_getopt(argc, argv, VIEW_SHORT, size_options, v)) !=
+	       -1) {
 		if (c == VIEW_GETOPT_USAGE)
 			return EXIT_USAGE;
 		if (c == 'h') {
 			usage_size(stdout);
 			return 0;
 		}
-		usage_size(stderr);
-		return EXIT_USAGE;
+		return view_usage_error(v, "unknown option; see 'memsz size "
+					"--help'");
 	}
 	if (v->list_keys) {
 		keys_print(stdout, v->cmd);
 		return 0;
 	}
-	if (optind >= argc) {
-		usage_size(stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return view_usage_error(v, "no FILE given; see 'memsz size "
+					"--help'");
+	if (!v->sort_given && v->nfields)
+		v->sort = v->fields[0];
 	*files = optind;
-	return -1;
+	return view_check(v);
 }
 
 int cmd_size(int argc, char **argv)
 {
 	struct view v = {
+		.cmdname = "size",
 		.cmd = KEY_IN_SIZE,
 		.keys = { KEY_SECTIONS },
 		.nkeys = 1,
 		.sort = COL_FILE,
-		.sortable = 1u << COL_FILE | 1u << COL_VM,
+		.columns = 1u << COL_FILE | 1u << COL_VM,
 		.limit = 20,
 		.fmt = OUT_TABLE,
+		.width = -1,
 	};
-	enum col_id cols[] = { COL_FILE, COL_VM };
-	size_t ncols = ARRAY_SIZE(cols);
+	static const enum col_id table_dflt[] = { COL_FILE, COL_VM };
+	enum col_id cols[COL__COUNT];
+	size_t ncols;
 	struct strlist notes = { 0 };
 	struct labels *lb = NULL;
 	struct rowtree *t = NULL;
-	int first, ret;
+	int first = 0, ret;
 
 	ret = size_parse(argc, argv, &v, &first);
 	if (ret >= 0)
-		return ret;
+		goto out;
 	ret = 1;
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
 		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
-					  v.debug_root, &notes);
+					  v.debug_root, &v.filter, &notes);
 
 		if (err < 0) {
 			char *msg = xasprintf("'%s': %s", argv[i],
@@ -107,14 +133,13 @@ int cmd_size(int argc, char **argv)
 		}
 	}
 	rowtree_finish(t, v.sort, v.limit);
-	if (v.fmt == OUT_FOLDED) {
-		cols[0] = v.sort; /* folded prints one value per line */
-		ncols = 1;
-	}
+	ncols = view_columns(&v, v.columns, table_dflt,
+			     ARRAY_SIZE(table_dflt), cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);
 out:
 	strlist_free(&notes);
 	rowtree_free(t);
 	labels_free(lb);
+	view_free(&v);
 	return ret;
 }

@@ -15,6 +15,10 @@
 #define TABLE_PCT_W 6
 #define TABLE_SIZE_W 7
 #define TABLE_COL_W (TABLE_PCT_W + 1 + TABLE_SIZE_W)
+/* Width of the RES% column: " 100.0% ". */
+#define TABLE_RES_W 8
+/* Spaces between the last column and the label. */
+#define TABLE_GAP 3
 
 static const struct {
 	const char *name;
@@ -66,20 +70,34 @@ char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift)
 		ip++;
 		cents -= 100;
 	}
-	snprintf(buf, len, "%" PRIu64 ".%02" PRIu64, ip, cents);
+	if (snprintf(buf, len, "%" PRIu64 ".%02" PRIu64, ip, cents) < 0)
+		buf[0] = 0;
 	return buf;
 }
 
-/* RES% of r as printed by every writer: one decimal, "" if VM is 0. */
+/* RES% of r as printed by every writer: RSS over the VM SIZE of every
+ * mapping summed (a file several processes map counts once in VM SIZE,
+ * but its RSS is theirs added), one decimal, "" if that is 0. */
 static const char *res_pct(char *buf, size_t len, const struct row *r)
 {
-	if (!r->vals[COL_VM])
+	uint64_t vm = MAX(r->vm_sum, r->vals[COL_VM]);
+
+	if (!vm)
 		buf[0] = 0;
 	else
 		snprintf(buf, len, "%.1f",
-			 100.0 * (double)r->vals[COL_RSS] /
-				 (double)r->vals[COL_VM]);
+			 100.0 * (double)r->vals[COL_RSS] / (double)vm);
 	return buf;
+}
+
+/* The text of column col of row r in csv and json: exact bytes, PSS with
+ * two decimals, RES% with one ("" where VM SIZE is 0). */
+static const char *col_text(char *buf, size_t len, const struct row *r,
+			    enum col_id col)
+{
+	if (col == COL_RES_PCT)
+		return res_pct(buf, len, r);
+	return out_fmt_value(buf, len, r->vals[col], coldefs[col].shift);
 }
 
 static const char *level_key(const struct out_opts *o, size_t level,
@@ -93,30 +111,95 @@ static const char *level_key(const struct out_opts *o, size_t level,
 
 /* ---- table ---- */
 
-/* Print label s for a terminal: control characters (C0, DEL, C1) and
- * bytes that are not valid UTF-8 are shown as \xHH / \uHHHH escapes. */
-static void put_label_safe(FILE *f, const char *str)
+/* Label str made safe for a terminal (caller frees): control characters
+ * (C0, DEL, C1) and bytes that are not valid UTF-8 are shown as \xHH /
+ * \uHHHH escapes. *ncp: its length in code points. */
+static char *label_safe(const char *str, size_t *ncp)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, len;
+	size_t n = strlen(str), i = 0, len, cap = n * 6 + 1, pos = 0;
+	char *out = xmalloc(cap);
 	uint32_t cp;
 
+	*ncp = 0;
 	while (i < n) {
 		len = utf8_decode(s + i, n - i, &cp);
 		if (!len) {
-			fprintf(f, "\\x%02x", s[i]);
+			pos += sprintf(out + pos, "\\x%02x", s[i]);
+			*ncp += 4;
 			i++;
 		} else if (cp < 0x20 || cp == 0x7f) {
-			fprintf(f, "\\x%02x", cp);
+			pos += sprintf(out + pos, "\\x%02x", cp);
+			*ncp += 4;
 			i++;
 		} else if (cp >= 0x80 && cp < 0xa0) {
-			fprintf(f, "\\u%04x", cp);
+			pos += sprintf(out + pos, "\\u%04x", cp);
+			*ncp += 6;
 			i += len;
 		} else {
-			fwrite(s + i, 1, len, f);
+			memcpy(out + pos, s + i, len);
+			pos += len;
+			(*ncp)++;
 			i += len;
 		}
 	}
+	out[pos] = 0;
+	return out;
+}
+
+/* Byte offset of code point number k of UTF-8 string s (valid UTF-8). */
+static size_t cp_offset(const char *s, size_t k)
+{
+	size_t i = 0;
+
+	while (s[i] && k) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		k--;
+	}
+	return i;
+}
+
+/* Print label str in at most max code points (0: no limit), cutting out
+ * its middle for an ellipsis when it is longer: both ends of a path or a
+ * symbol say the most. */
+static void put_label(FILE *f, const char *str, size_t max)
+{
+	size_t n, head, tail;
+	char *s = label_safe(str, &n);
+
+	if (!max || n <= max) {
+		fputs(s, f);
+		free(s);
+		return;
+	}
+	head = (max - 1) / 2;
+	tail = max - 1 - head;
+	fwrite(s, 1, cp_offset(s, head), f);
+	fputs("\u2026", f);
+	fputs(s + cp_offset(s, n - tail), f);
+	free(s);
+}
+
+size_t out_table_cols_width(const enum col_id *cols, size_t ncols)
+{
+	size_t w = 1; /* a row starts with a space */
+
+	for (size_t c = 0; c < ncols; c++)
+		w += cols[c] == COL_RES_PCT ? TABLE_RES_W : TABLE_COL_W + 1;
+	return w + TABLE_GAP;
+}
+
+/* Most code points a label at level may take, or 0 for no limit. */
+static size_t label_room(const struct out_opts *o, size_t level)
+{
+	size_t used = out_table_cols_width(o->cols, o->ncols) + 4 * level;
+
+	if (!o->width)
+		return 0;
+	return o->width > used + TABLE_LABEL_MIN ? o->width - used :
+						   TABLE_LABEL_MIN;
 }
 
 static void table_row(FILE *f, const struct rowtree *t,
@@ -133,6 +216,12 @@ static void table_row(FILE *f, const struct rowtree *t,
 		uint64_t v = r->vals[col];
 		double pct = 100.0;
 
+		if (col == COL_RES_PCT) {
+			res_pct(size, sizeof(size), r);
+			fprintf(f, " %5s%s ", *size ? size : "-",
+				*size ? "%" : " ");
+			continue;
+		}
 		if (parent)
 			pct = parent->vals[col] ?
 				      100.0 * v / parent->vals[col] : 0.0;
@@ -144,15 +233,12 @@ static void table_row(FILE *f, const struct rowtree *t,
 		fprintf(f, "%*.1f%% %*s ", TABLE_PCT_W - 1, pct, TABLE_SIZE_W,
 			size);
 	}
-	if (o->res_pct) {
-		res_pct(size, sizeof(size), r);
-		fprintf(f, " %5s%s ", *size ? size : "-", *size ? "%" : " ");
-	}
-	fputs("   ", f);
+	fputs("   ", f); /* TABLE_GAP */
 	for (i = 0; i < level; i++)
 		fputs("    ", f);
 	if (parent)
-		put_label_safe(f, labels_str(t->lb, r->label));
+		put_label(f, labels_str(t->lb, r->label),
+			  label_room(o, level));
 	else
 		fputs("TOTAL", f);
 	fputc('\n', f);
@@ -182,7 +268,7 @@ static void put_rstrip(FILE *f, char *line, size_t n)
 static void table_write(FILE *f, const struct rowtree *t,
 			const struct out_opts *o)
 {
-	size_t w = o->ncols * (TABLE_COL_W + 2) + 16, c, i;
+	size_t w = out_table_cols_width(o->cols, o->ncols) + 16, c, i;
 	char *line = xmalloc(w);
 	size_t pos;
 
@@ -191,28 +277,28 @@ static void table_write(FILE *f, const struct rowtree *t,
 	pos = 0;
 	for (c = 0; c < o->ncols; c++) {
 		const char *h = coldefs[o->cols[c]].header;
-		size_t hl = strlen(h), left;
+		size_t hl = strlen(h), left, cw;
 
-		if (hl > TABLE_COL_W)
-			hl = TABLE_COL_W;
-		left = (TABLE_COL_W - hl + 1) / 2;
-		memset(line + pos, ' ', TABLE_COL_W + 2);
+		cw = o->cols[c] == COL_RES_PCT ? TABLE_RES_W - 2 : TABLE_COL_W;
+		if (hl > cw)
+			hl = cw;
+		left = (cw - hl + 1) / 2;
+		memset(line + pos, ' ', cw + 2);
 		memcpy(line + pos + 1 + left, h, hl);
-		pos += TABLE_COL_W + 2;
+		pos += cw + 2;
 	}
-	if (o->res_pct)
-		pos += sprintf(line + pos, "  RES%%  ");
 	put_rstrip(f, line, pos);
 
 	pos = 0;
 	for (c = 0; c < o->ncols; c++) {
+		size_t cw = o->cols[c] == COL_RES_PCT ? TABLE_RES_W - 2 :
+							TABLE_COL_W;
+
 		line[pos++] = ' ';
-		for (i = 0; i < TABLE_COL_W; i++)
+		for (i = 0; i < cw; i++)
 			line[pos++] = '-';
 		line[pos++] = ' ';
 	}
-	if (o->res_pct)
-		pos += sprintf(line + pos, " ------ ");
 	put_rstrip(f, line, pos);
 	free(line);
 
@@ -296,13 +382,7 @@ static void csv_tree(FILE *f, const struct rowtree *t,
 
 			if (t->depth || c)
 				fputc(sep, f);
-			fputs(out_fmt_value(num, sizeof(num), ch->vals[col],
-					    coldefs[col].shift),
-			      f);
-		}
-		if (o->res_pct) {
-			fputc(sep, f);
-			fputs(res_pct(num, sizeof(num), ch), f);
+			fputs(col_text(num, sizeof(num), ch, col), f);
 		}
 		if (o->aliases) {
 			fputc(sep, f);
@@ -331,10 +411,6 @@ static void csv_write(FILE *f, const struct rowtree *t,
 			fputc(sep, f);
 		fputs(coldefs[o->cols[i]].key, f);
 	}
-	if (o->res_pct) {
-		fputc(sep, f);
-		fputs("res_pct", f);
-	}
 	if (o->aliases) {
 		fputc(sep, f);
 		fputs("aliases", f);
@@ -360,15 +436,10 @@ static void json_vals(struct jw *w, const struct out_opts *o,
 		enum col_id col = o->cols[c];
 
 		jw_name(w, coldefs[col].key);
-		jw_number(w, out_fmt_value(num, sizeof(num), r->vals[col],
-					   coldefs[col].shift));
-	}
-	if (o->res_pct) {
-		jw_name(w, "res_pct");
-		if (r->vals[COL_VM])
-			jw_number(w, res_pct(num, sizeof(num), r));
-		else
+		if (col == COL_RES_PCT && !*col_text(num, sizeof(num), r, col))
 			jw_null(w);
+		else
+			jw_number(w, col_text(num, sizeof(num), r, col));
 	}
 }
 
@@ -420,8 +491,6 @@ static int json_write(FILE *f, const struct rowtree *t,
 	jw_start_array(w);
 	for (i = 0; i < o->ncols; i++)
 		jw_string(w, coldefs[o->cols[i]].key);
-	if (o->res_pct)
-		jw_string(w, "res_pct");
 	jw_end_array(w);
 	jw_name(w, "total");
 	jw_start_object(w);
@@ -443,7 +512,8 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 			const struct out_opts *o, const struct row *r,
 			const char **path, size_t level)
 {
-	enum col_id col = o->ncols ? o->cols[0] : COL_RSS;
+	enum col_id col = o->ncols && !coldefs[o->cols[0]].derived ?
+				  o->cols[0] : COL_RSS;
 
 	for (size_t i = 0; i < r->nchildren; i++) {
 		const struct row *ch = &r->children[i];
@@ -466,10 +536,23 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 	}
 }
 
-int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
+int out_write(FILE *f, const struct rowtree *t, const struct out_opts *oo)
 {
+	enum col_id cols[COL__COUNT + 1];
+	struct out_opts ob = *oo, *o = &ob;
+	bool has_res = false;
 	int err = 0;
 
+	/* res_pct: RES% as a last column, unless cols has it already */
+	for (size_t c = 0; c < oo->ncols && c < COL__COUNT; c++) {
+		cols[c] = oo->cols[c];
+		has_res |= cols[c] == COL_RES_PCT;
+	}
+	if (oo->res_pct && !has_res && oo->ncols < COL__COUNT) {
+		cols[oo->ncols] = COL_RES_PCT;
+		ob.cols = cols;
+		ob.ncols = oo->ncols + 1;
+	}
 	errno = 0;
 	switch (o->fmt) {
 	case OUT_TABLE:

@@ -575,7 +575,9 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 					     a->page_size);
 			if (ret < 0) {
 				im->src_err[src] = ret;
-				strlist_add(&a->src_notes, xasprintf(
+				strlist_add_note(&a->src_notes,
+					NOTE_SOURCE_ERROR, im->rec.path,
+					xasprintf(
 					"%s: cannot read its relocations "
 					"(%s): its bytes are charged to its "
 					"segments", im->rec.path,
@@ -589,7 +591,7 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 				&a->src_notes, &dm);
 	if (ret < 0) {
 		im->src_err[src] = ret;
-		strlist_add(&a->src_notes,
+		strlist_add_note(&a->src_notes, NOTE_SOURCE_ERROR, im->rec.path,
 			      xasprintf("%s: cannot read its %s (%s): its "
 					"bytes are charged to its segments",
 					im->rec.path, elfsrc_name(elfsrc),
@@ -855,7 +857,8 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 		if (im->state == IMG_BROKEN && im->fallback_vm) {
 			human(vm, sizeof(vm), im->fallback_vm);
 			human(rss, sizeof(rss), im->fallback_rss);
-			strlist_add(notes, xasprintf(
+			strlist_add_note(notes, NOTE_IMAGE_BROKEN,
+				im->rec.path, xasprintf(
 				"%s: %s; its %s mapped (%s resident) are "
 				"charged to [LOAD #?]", im->rec.path,
 				im->why, vm, rss));
@@ -863,14 +866,15 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);
 			human(rss, sizeof(rss), im->noseg_rss);
-			strlist_add(notes, xasprintf(
+			strlist_add_note(notes, NOTE_NO_SEGMENT,
+				im->rec.path, xasprintf(
 				"%s: %s mapped (%s resident) match no "
 				"PT_LOAD segment and are charged to "
 				"[no segment]", im->rec.path, vm, rss));
 		}
 	}
 	for (size_t i = 0; i < a->src_notes.n; i++)
-		strlist_add(notes, xstrdup(a->src_notes.lines[i]));
+		strlist_add_copy(notes, &a->src_notes, i);
 }
 
 /* --- images by address, for fault samples (report/faults.c) --- */

@@ -15,6 +15,7 @@
 
 #include "maps/labels.h"
 #include "out/rows.h"
+#include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"
 
@@ -36,7 +37,7 @@ struct report_opts {
 	long pid;                   /* only this pid; -1: all */
 	enum report_pick pick;
 	uint64_t index;             /* PICK_INDEX */
-	const regex_t *filter;      /* keep paths with a matching label */
+	struct filter *filter;      /* paths to keep; NULL or empty: all */
 	const char *debug_root;     /* NULL: /usr/lib/debug */
 };
 
@@ -44,7 +45,8 @@ struct report_result {
 	struct rowtree *t;          /* unfinished: caller sorts/limits */
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
-	struct strlist notes;    /* footer lines */
+	struct strlist notes;       /* footer notes, without those about
+				       images no kept row shows */
 };
 
 /* Build the rows for o into res (zeroed by the caller) over label table

@@ -136,7 +136,7 @@ static void test_table(void **state)
 	static const char *const notes[] = {
 		"note: 2 images could not be opened",
 	};
-	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, notes, 1, false, false };
+	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, notes, 1, false, false, 0 };
 	char *s;
 
 	(void)state;
@@ -161,7 +161,7 @@ static void test_table_columns(void **state)
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 1);
 	static const enum col_id cols[] = { COL_RSS, COL_PSS, COL_DIRTY };
-	struct out_opts o = { OUT_TABLE, NULL, cols, 3, NULL, 0, false, false };
+	struct out_opts o = { OUT_TABLE, NULL, cols, 3, NULL, 0, false, false, 0 };
 	uint64_t vals[COL__COUNT] = { 0 };
 	uint32_t path[1];
 	char *s;
@@ -247,7 +247,7 @@ static void test_table_empty(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0, false, false };
+	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0, false, false, 0 };
 	char *s;
 
 	(void)state;
@@ -291,7 +291,7 @@ static void test_csv_tsv(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = small_tree(lb);
-	struct out_opts o = { OUT_CSV, keys2, cols_fv, 2, NULL, 0, false, false };
+	struct out_opts o = { OUT_CSV, keys2, cols_fv, 2, NULL, 0, false, false, 0 };
 	char *s;
 
 	(void)state;
@@ -344,7 +344,7 @@ static void test_csv_quoting_and_others(void **state)
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
 	static const enum col_id cols[] = { COL_VM, COL_PSS };
-	struct out_opts o = { OUT_CSV, keys2, cols, 2, NULL, 0, false, false };
+	struct out_opts o = { OUT_CSV, keys2, cols, 2, NULL, 0, false, false, 0 };
 	uint64_t vals[COL__COUNT] = { 0 };
 	uint32_t path[2];
 	char *s;
@@ -401,7 +401,7 @@ static void test_json(void **state)
 	static const enum col_id cols[] = { COL_RSS, COL_PSS };
 	static const char *const keys[] = { "symbols" };
 	static const char *const notes[] = { "lost 3 \"records\"" };
-	struct out_opts o = { OUT_JSON, keys, cols, 2, notes, 1, false, false };
+	struct out_opts o = { OUT_JSON, keys, cols, 2, notes, 1, false, false, 0 };
 	uint64_t vals[COL__COUNT] = { 0 };
 	uint32_t path[1], id;
 	char *s;
@@ -545,7 +545,7 @@ static void test_json_random(void **state)
 					    COL_PSS, COL_USS, COL_DIRTY,
 					    COL_SWAP };
 	static const char *const keys[] = { "files", "sections", "symbols" };
-	struct out_opts o = { OUT_JSON, keys, cols, 7, NULL, 0, false, false };
+	struct out_opts o = { OUT_JSON, keys, cols, 7, NULL, 0, false, false, 0 };
 	uint64_t vals[COL__COUNT];
 	uint32_t path[3];
 	unsigned seed = 7;
@@ -596,7 +596,7 @@ static void test_write_error(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = small_tree(lb);
-	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0, false, false };
+	struct out_opts o = { OUT_TABLE, keys2, cols_fv, 2, NULL, 0, false, false, 0 };
 	FILE *f = fopen("/dev/full", "w");
 
 	(void)state;
