@@ -260,6 +260,55 @@ int view_check(struct view *v)
 	return EXIT_USAGE;
 }
 
+/* The table's width: --width, else $COLUMNS, else the terminal's, else
+ * VIEW_DEFAULT_WIDTH. 0: no limit. */
+static size_t table_width(const struct view *v)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	uint64_t u;
+
+	if (v->width >= 0)
+		return (size_t)v->width;
+	if (env && parse_u64(env, &u) == 0 && u > 0 && u <= 100000)
+		return (size_t)u;
+	if (isatty(STDOUT_FILENO) &&
+	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return VIEW_DEFAULT_WIDTH;
+}
+
+/* Default table columns are left out in this order while the labels of
+ * the innermost key would get fewer than VIEW_LABEL_WANT characters. */
+static const enum col_id drop_order[] = {
+	COL_VM, COL_FILE, COL_SWAP, COL_USS, COL_RES_PCT, COL_DIRTY,
+	COL_PSS, COL_RELOCS,
+};
+
+/* Leave out of cols[0..n-1] the columns of drop_order, in that order,
+ * until the labels of the innermost key fit VIEW_LABEL_WANT characters in
+ * width (0: no limit) or one column is left. Returns the new count. */
+static size_t fit_width(const struct view *v, enum col_id *cols, size_t n)
+{
+	size_t width = table_width(v), indent = 4 * (v->nkeys ? v->nkeys - 1 :
+							     0);
+
+	for (size_t d = 0; width && d < ARRAY_SIZE(drop_order) && n > 1; d++) {
+		if (out_table_cols_width(cols, n) + indent + VIEW_LABEL_WANT <=
+		    width)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (cols[i] != drop_order[d])
+				continue;
+			memmove(cols + i, cols + i + 1,
+				(n - i - 1) * sizeof(*cols));
+			n--;
+			break;
+		}
+	}
+	return n;
+}
+
 size_t view_columns(const struct view *v, unsigned avail,
 		    const enum col_id *table_dflt, size_t ntable,
 		    enum col_id *cols)
@@ -285,30 +334,12 @@ size_t view_columns(const struct view *v, unsigned avail,
 		for (size_t i = 0; i < ntable; i++)
 			if (avail & (1u << table_dflt[i]))
 				cols[n++] = table_dflt[i];
-		return n;
+		return fit_width(v, cols, n);
 	}
 	for (int i = 0; i < COL__COUNT; i++)
 		if (avail & (1u << i))
 			cols[n++] = i;
 	return n;
-}
-
-/* The table's width: --width, else $COLUMNS, else the terminal's, else
- * VIEW_DEFAULT_WIDTH. 0: no limit. */
-static size_t table_width(const struct view *v)
-{
-	const char *env = getenv("COLUMNS");
-	struct winsize ws;
-	uint64_t u;
-
-	if (v->width >= 0)
-		return (size_t)v->width;
-	if (env && parse_u64(env, &u) == 0 && u > 0 && u <= 100000)
-		return (size_t)u;
-	if (isatty(STDOUT_FILENO) &&
-	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return VIEW_DEFAULT_WIDTH;
 }
 
 int view_write(const struct view *v, const struct rowtree *t,

@@ -50,6 +50,9 @@ enum {
 
 /* The table's width when neither --width, COLUMNS nor a terminal says. */
 #define VIEW_DEFAULT_WIDTH 120
+/* The characters a label should keep before the default table leaves out
+ * columns to make room. */
+#define VIEW_LABEL_WANT 24
 
 struct view {
 	const char *cmdname;          /* "size" or "report", for messages */
@@ -100,9 +103,11 @@ int view_check(struct view *v);
 
 /* The columns to print into cols (room for COL__COUNT): the --fields
  * list less the columns not in avail (bit per col_id: what this report
- * has), or, without --fields, table_dflt[0..ntable-1] for the table and
- * every column in avail for the other formats; folded gets one column,
- * the first field or the --sort column. Returns the count. */
+ * has), or, without --fields, table_dflt[0..ntable-1] for the table (less
+ * VM SIZE, then FILE SIZE, then DIRTY ... while the labels of the
+ * innermost key would get fewer than VIEW_LABEL_WANT characters of the
+ * width) and every column in avail for the other formats; folded gets one
+ * column, the first field or the --sort column. Returns the count. */
 size_t view_columns(const struct view *v, unsigned avail,
 		    const enum col_id *table_dflt, size_t ntable,
 		    enum col_id *cols);

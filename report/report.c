@@ -633,12 +633,13 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 	if (!c->faults && (p->cls == ACLS_IMAGE || p->cls == ACLS_FILE) &&
 	    attrib_file_size(p)) {
 		uint64_t off = m->pgoff + (p->start - m->start);
-
 		size_t from = share_level(c, attrib_image_id(p), off,
 					  off + (p->end - p->start), true);
 
+		/* from > nkeys: the same range with the same labels again
+		 * (mapped twice): its VM is counted already */
 		c->share_cols = 1u << COL_VM;
-		c->share_from = MIN(from, c->o->nkeys);
+		c->share_from = from;
 	}
 	if (c->faults)
 		ret = charge_by_fault(c, p, m, with_pss);
@@ -814,14 +815,17 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 static void moment_notes(struct report_ctx *c, const bool *chosen)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
+	bool process_key = false;
 	size_t n = 0;
 
-	if (c->shared_once)
+	for (size_t k = 0; k < c->o->nkeys; k++)
+		process_key |= keydefs[c->o->keys[k]].space == KEYSP_PROCESS;
+	if (c->shared_once && process_key)
 		strlist_add(&c->res->notes, xstrdup(
-			"FILE SIZE and VM SIZE count a file mapped by several "
-			"processes once in the TOTAL and in the rows above the "
-			"process keys: there they are less than the sum of the "
-			"rows below"));
+			"FILE SIZE and VM SIZE count a file several processes "
+			"map once, in the TOTAL and in the rows above the "
+			"pids or mappings key: there they are less than the "
+			"sum of the rows below"));
 	for (size_t i = 0; i < c->nsnaps; i++) {
 		if (!chosen[i])
 			continue;
