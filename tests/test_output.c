@@ -656,6 +656,63 @@ static void test_out_error(void **state)
 	free(s);
 }
 
+/* RES% as a column of cols, in any place; labels cut in the middle to
+ * fit o.width in the table only. */
+static void test_fields_width(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *t = rowtree_new(lb, 1);
+	static const enum col_id cols[] = { COL_RES_PCT, COL_RSS };
+	static const char *const keys1[] = { "files" };
+	const char *longname = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1";
+	struct out_opts o = { .fmt = OUT_TABLE, .keys = keys1, .cols = cols,
+			      .ncols = 2, .width = 40 };
+	uint64_t vals[COL__COUNT] = { 0 };
+	uint32_t path[1];
+	char *s;
+
+	(void)state;
+	path[0] = labels_intern(lb, longname);
+	vals[COL_VM] = 8192;
+	vals[COL_RSS] = 4096;
+	rowtree_add(t, path, vals);
+	path[0] = labels_intern(lb, "\xc3\xa9t\xc3\xa9-\xc3\xa9t\xc3\xa9-"
+				    "\xc3\xa9t\xc3\xa9-\xc3\xa9t\xc3\xa9"
+				    "-\xc3\xa9t\xc3\xa9");
+	rowtree_add(t, path, vals);
+	rowtree_finish(t, COL_RSS, 0);
+	/* 1 + 8 + 15 + 3 = 27 characters before a label: 13 left, 6 of
+	 * its head, the ellipsis, 6 of its tail (code points, not bytes) */
+	s = render(t, &o);
+	assert_string_equal(s,
+		"  RES%         RSS\n"
+		" ------  --------------\n"
+		"   50.0%  50.0%  4.00Ki    /usr/l\u20265.so.1\n"
+		"   50.0%  50.0%  4.00Ki    \xc3\xa9t\xc3\xa9-\xc3\xa9t"
+		"\u2026t\xc3\xa9-\xc3\xa9t\xc3\xa9\n"
+		"   50.0% 100.0%  8.00Ki    TOTAL\n");
+	free(s);
+	o.width = 0;
+	s = render(t, &o);
+	assert_non_null(strstr(s, longname));
+	free(s);
+	o.fmt = OUT_CSV;
+	o.width = 10;
+	s = render(t, &o);
+	assert_non_null(strstr(s, "files,res_pct,rss\n"));
+	assert_non_null(strstr(s, longname));
+	free(s);
+	o.fmt = OUT_JSON;
+	s = render(t, &o);
+	assert_int_equal(python_json(s,
+		"assert d[\"columns\"] == [\"res_pct\", \"rss\"]\n"
+		"assert d[\"rows\"][0][\"name\"].endswith(\"15.so.1\")\n"
+		"assert list(d[\"total\"]) == [\"res_pct\", \"rss\"]\n"), 0);
+	free(s);
+	rowtree_free(t);
+	labels_free(lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_table_empty),
 		cmocka_unit_test(test_res_pct),
+		cmocka_unit_test(test_fields_width),
 		cmocka_unit_test(test_csv_tsv),
 		cmocka_unit_test(test_csv_aliases),
 		cmocka_unit_test(test_csv_quoting_and_others),
