@@ -68,12 +68,17 @@ static void fallback_notes(struct strlist *notes, const char *path,
 {
 	static const char *const names[2] = { "FILE SIZE", "VM SIZE" };
 
-	for (size_t i = 0; i < w->nkeys; i++)
+	for (size_t i = 0; i < w->nkeys; i++) {
+		/* grouped only when there are bytes to speak of */
+		enum note_kind k = w->fallback[i][0] || w->fallback[i][1] ?
+					   NOTE_FALLBACK : NOTE_OTHER;
+
 		if (keydefs[w->keys[i]].elfsrc >= 0)
-			strlist_add_note(notes, NOTE_FALLBACK, path,
+			strlist_add_note(notes, k, path,
 					 keys_fallback_note(path, w->keys[i],
 							    2, w->fallback[i],
 							    w->total, names));
+	}
 }
 
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
