@@ -115,8 +115,8 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 		usage_report(stdout);
 		return 0;
 	default:
-		return view_usage_error(v, "unknown option; see 'memsz report "
-					"--help'");
+		return view_usage_error(v, "unknown option; see 'memsz help "
+					"report'");
 	}
 }
 
@@ -142,7 +142,7 @@ static int report_parse(int argc, char **argv, struct view *v,
 	}
 	if (optind < argc)
 		return view_usage_error(v, "unexpected argument '%s'; see "
-					"'memsz report --help'", argv[optind]);
+					"'memsz help report'", argv[optind]);
 	if (!v->sort_given && v->nfields &&
 	    !coldefs[v->fields[0]].derived)
 		v->sort = v->fields[0];
@@ -188,7 +188,6 @@ int cmd_report(int argc, char **argv)
 		.columns = (1u << COL__COUNT) - 1,
 		.limit = 20,
 		.fmt = OUT_TABLE,
-		.width = -1,
 	};
 	/* The table's default columns, most useful first: what is on disk
 	 * and mapped, what is resident, its fair share, and what is this

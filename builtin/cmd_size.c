@@ -78,16 +78,16 @@ static int size_parse(int argc, char **argv, struct view *v, int *files)
 			usage_size(stdout);
 			return 0;
 		}
-		return view_usage_error(v, "unknown option; see 'memsz size "
-					"--help'");
+		return view_usage_error(v, "unknown option; see 'memsz help "
+					"size'");
 	}
 	if (v->list_keys) {
 		keys_print(stdout, v->cmd);
 		return 0;
 	}
 	if (optind >= argc)
-		return view_usage_error(v, "no FILE given; see 'memsz size "
-					"--help'");
+		return view_usage_error(v, "no FILE given; see 'memsz help "
+					"size'");
 	if (!v->sort_given && v->nfields)
 		v->sort = v->fields[0];
 	*files = optind;
@@ -105,7 +105,6 @@ int cmd_size(int argc, char **argv)
 		.columns = 1u << COL_FILE | 1u << COL_VM,
 		.limit = 20,
 		.fmt = OUT_TABLE,
-		.width = -1,
 	};
 	static const enum col_id table_dflt[] = { COL_FILE, COL_VM };
 	enum col_id cols[COL__COUNT];

@@ -160,7 +160,8 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 					 "columns, not '%s'", arg);
 			return VIEW_USAGE;
 		}
-		v->width = (long)u;
+		v->width = (size_t)u;
+		v->width_given = true;
 		return VIEW_OK;
 	case VIEW_OPT_FILTER:
 	case VIEW_OPT_EXCLUDE:
@@ -214,10 +215,10 @@ static void bad_option(struct view *v, int c, char **argv)
 		arg = opt;
 	if (c == ':')
 		view_usage_error(v, "option '%s' needs a value; see 'memsz "
-				 "%s --help'", arg, v->cmdname);
+				 "help %s'", arg, v->cmdname ? v->cmdname : "");
 	else
-		view_usage_error(v, "unknown option '%s'; see 'memsz %s "
-				 "--help'", arg, v->cmdname);
+		view_usage_error(v, "unknown option '%s'; see 'memsz help "
+				 "%s'", arg, v->cmdname ? v->cmdname : "");
 }
 
 int view_getopt(int argc, char **argv, const char *shortopts,
@@ -268,8 +269,8 @@ static size_t table_width(const struct view *v)
 	struct winsize ws;
 	uint64_t u;
 
-	if (v->width >= 0)
-		return (size_t)v->width;
+	if (v->width_given)
+		return v->width;
 	if (env && parse_u64(env, &u) == 0 && u > 0 && u <= 100000)
 		return (size_t)u;
 	if (isatty(STDOUT_FILENO) &&

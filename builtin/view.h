@@ -68,7 +68,8 @@ struct view {
 	bool list_keys;               /* --list-keys was given */
 	enum col_id fields[COL__COUNT]; /* --fields, in order */
 	size_t nfields;               /* 0: the command's defaults */
-	long width;                   /* --width; -1: not given */
+	size_t width;                 /* --width (0: no limit) */
+	bool width_given;             /* else COLUMNS, the terminal, 120 */
 	struct filter filter;         /* --filter, --exclude */
 	bool verbose;                 /* -v: every note in full */
 };

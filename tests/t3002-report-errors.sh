@@ -84,7 +84,7 @@ json_err "json: --filter on a key not in --by, exit 129" 129 \
 	"$MEMSZ" report --format json --filter symbols=x
 "$MEMSZ" report --bogus >"$tmp/out" 2>"$tmp/err"
 check "[ $? -eq 129 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && [ ! -s '$tmp/out' ] && \
-grep -q \"unknown option '--bogus'; see 'memsz report --help'\" '$tmp/err'" \
+grep -q \"unknown option '--bogus'; see 'memsz help report'\" '$tmp/err'" \
 	"unknown option: one line, exit 129"
 
 # --- a workload run from a copy we can delete or replace ---
