@@ -21,6 +21,8 @@ const struct memsz_cmd memsz_cmds[] = {
 	  "record where images are loaded and which pages are resident" },
 	{ "report", cmd_report, usage_report,
 	  "attribute recorded resident memory to files, sections, symbols" },
+	{ "diff", cmd_diff, usage_diff,
+	  "compare two recordings, two snapshots or two ELF files" },
 	{ "dump", cmd_dump, usage_dump,
 	  "print every record of a memsz.data file" },
 	{ "help", cmd_help, usage_help, "show help for memsz or a command" },

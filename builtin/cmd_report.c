@@ -23,9 +23,10 @@ void usage_report(FILE *out)
 		"                    [--sort COL] [-n N]"
 		" [--filter [KEY=]REGEX]...\n"
 		"                    [--exclude [KEY=]REGEX]... [--pid PID]\n"
-		"                    [--snapshot first|last|peak|N] [--width N]"
-		" [-v]\n"
-		"                    [--format table|csv|tsv|json|folded]\n"
+		"                    [--snapshot first|last|peak|N |"
+		" --timeline[=COL[,COL...]]]\n"
+		"                    [--width N] [-v]"
+		" [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"       memsz report --list-keys\n"
 		"\n"
 		"Attribute the resident memory recorded by 'memsz record'\n"
@@ -51,29 +52,32 @@ void usage_report(FILE *out)
 		"                       of --fields), pss, uss, dirty, swap,\n"
 		"                       relocs\n"
 		"    -n N               rows per level, the rest folded into\n"
-		"                       '[N others]' (default 20; 0: all)\n"
-		"    --filter [KEY=]REGEX\n"
-		"                       keep rows whose KEY label matches\n"
-		"                       REGEX (POSIX extended); no KEY=:\n"
-		"                       a label at any level; repeated:\n"
-		"                       all must match\n"
-		"    --exclude [KEY=]REGEX\n"
-		"                       drop the rows that match\n"
+		"                       '[N others]' (default 20, with\n"
+		"                       --timeline 10; 0: all)\n"
+		VIEW_HELP_FILTER
 		"    --pid PID          only this process\n"
 		"    --snapshot WHICH   per process: first, last (default),\n"
 		"                       peak (highest RSS) or N (the Nth,\n"
 		"                       from 0)\n"
-		"    --width N          table width; labels are cut in the\n"
-		"                       middle to fit, default columns left\n"
-		"                       out (default $COLUMNS, the terminal,\n"
-		"                       or 120; 0: no limit)\n"
-		"    -v, --verbose      every footer note in full, not one\n"
-		"                       line per kind\n"
-		"    --format FMT       table (default), csv, tsv, json or\n"
+		"    --timeline[=COLS]  the top -n rows at every snapshot: the\n"
+		"                       Nth snapshot of each process summed\n"
+		"                       (as --snapshot N), at the time of the\n"
+		"                       earliest of them; COLS: rss, pss, uss,\n"
+		"                       dirty, swap... (default --fields, else\n"
+		"                       the --sort column); table, csv, tsv\n"
+		"                       or json\n"
+		VIEW_HELP_WIDTH_VERBOSE
+		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded (flame-graph stacks: the key\n"
 		"                       path joined by ';' and the first\n"
 		"                       field or the --sort column in\n"
-		"                       bytes, all rows)\n"
+		"                       bytes, all rows), pprof (gzipped\n"
+		"                       profile.proto for 'go tool pprof',\n"
+		"                       a sample type per field, all rows;\n"
+		"                       redirect it) or html (one offline\n"
+		"                       page: treemap, column switch,\n"
+		"                       search, flame graph for callers,\n"
+		"                       RSS timeline)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
 		keys_list(KEY_IN_REPORT));
@@ -84,18 +88,29 @@ static const struct option report_options[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "snapshot", required_argument, NULL, 'S' },
+	{ "timeline", optional_argument, NULL, 'T' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+/* --timeline[=COLS] and --snapshot, which exclude each other. */
+struct report_when {
+	bool timeline, snapshot;
+	const char *cols;         /* --timeline=COLS */
 };
 
 /* One option of report's own (not a view option) into o. Returns -1 to
  * go on, or the exit status. */
 static int report_option(int c, const char *arg, struct report_opts *o,
-			 const struct view *v)
+			 const struct view *v, struct report_when *w)
 {
 	uint64_t u;
 
 	switch (c) {
+	case 'T':
+		w->timeline = true;
+		w->cols = arg;
+		return -1;
 	case 'i':
 		o->input = arg;
 		return -1;
@@ -110,6 +125,7 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 			return view_usage_error(v, "--snapshot wants first, "
 						"last, peak or a number, not "
 						"'%s'", arg);
+		w->snapshot = true;
 		return -1;
 	case 'h':
 		usage_report(stdout);
@@ -122,7 +138,7 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 
 /* Parse argv into v and o. Returns -1 to go on, or the exit status. */
 static int report_parse(int argc, char **argv, struct view *v,
-			struct report_opts *o)
+			struct report_opts *o, struct report_when *w)
 {
 	int c, ret;
 
@@ -132,7 +148,7 @@ static int report_parse(int argc, char **argv, struct view *v,
 				v)) != -1) {
 		if (c == VIEW_GETOPT_USAGE)
 			return EXIT_USAGE;
-		ret = report_option(c, optarg, o, v);
+		ret = report_option(c, optarg, o, v, w);
 		if (ret >= 0)
 			return ret;
 	}
@@ -155,6 +171,11 @@ static int report_parse(int argc, char **argv, struct view *v,
 			return view_usage_error(v, "field 'relocs' needs the "
 						"relocs key in --by");
 	}
+	if (w->timeline && (w->snapshot || v->fmt == OUT_FOLDED ||
+			    v->fmt == OUT_PPROF || v->fmt == OUT_HTML))
+		return view_usage_error(v, "--timeline shows every snapshot: "
+					"no --snapshot, and formats table, "
+					"csv, tsv or json");
 	return view_check(v);
 }
 
@@ -186,7 +207,7 @@ int cmd_report(int argc, char **argv)
 		.nkeys = 1,
 		.sort = COL_RSS,
 		.columns = (1u << COL__COUNT) - 1,
-		.limit = 20,
+		.limit = UINT64_MAX, /* 20, or 10 with --timeline */
 		.fmt = OUT_TABLE,
 	};
 	/* The table's default columns, most useful first: what is on disk
@@ -197,13 +218,14 @@ int cmd_report(int argc, char **argv)
 	enum col_id cols[COL__COUNT];
 	struct report_result res = { 0 };
 	struct labels *lb = NULL;
+	struct report_when when = { 0 };
 	bool with_relocs = false;
 	unsigned avail;
 	size_t ncols;
-	char *msg = NULL;
+	char *msg = NULL, *title = NULL;
 	int ret;
 
-	ret = report_parse(argc, argv, &v, &o);
+	ret = report_parse(argc, argv, &v, &o, &when);
 	if (ret >= 0)
 		goto out;
 	ret = 1;
@@ -211,6 +233,12 @@ int cmd_report(int argc, char **argv)
 	o.nkeys = v.nkeys;
 	o.debug_root = v.debug_root;
 	o.filter = &v.filter;
+	if (v.limit == UINT64_MAX)
+		v.limit = when.timeline ? 10 : 20;
+	if (when.timeline) {
+		ret = report_timeline(&v, &o, when.cols);
+		goto out;
+	}
 	for (size_t k = 0; k < v.nkeys; k++)
 		with_relocs |= v.keys[k] == KEY_RELOCS;
 
@@ -231,7 +259,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!with_relocs)
 		avail &= ~(1u << COL_RELOCS);
-	if (v.fmt == OUT_FOLDED)
+	if (v.fmt == OUT_FOLDED || v.fmt == OUT_PPROF)
 		v.limit = 0; /* every stack, nothing folded into [N others] */
 	rowtree_finish(res.t, v.sort, v.limit);
 	ncols = view_columns(&v, avail, table_dflt, ARRAY_SIZE(table_dflt),
@@ -241,8 +269,15 @@ int cmd_report(int argc, char **argv)
 				 "(no PSS without page frame numbers)");
 		goto out;
 	}
+	v.images = res.images;
+	v.nimages = res.nimages;
+	v.snaps = res.snaps;
+	v.nsnaps = res.nsnaps;
+	title = xasprintf("memsz report of %s", o.input);
+	v.title = title;
 	ret = view_write(&v, res.t, cols, ncols, false, &res.notes);
 out:
+	free(title);
 	free(msg);
 	report_result_free(&res);
 	labels_free(lb);

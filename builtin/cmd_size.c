@@ -1,12 +1,15 @@
 /* cmd_size.c — `memsz size`: on-disk size of ELF files, Bloaty-like. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "builtin/builtin.h"
 #include "builtin/view.h"
+#include "elf/elfimg.h"
 #include "out/rows.h"
 #include "report/ondisk.h"
 #include "util/util.h"
@@ -20,7 +23,8 @@ void usage_size(FILE *out)
 		" [--filter [KEY=]REGEX]...\n"
 		"                  [--exclude [KEY=]REGEX]... [--width N]"
 		" [-v]\n"
-		"                  [--format table|csv|tsv|json|folded] FILE...\n"
+		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
+		"                  FILE...\n"
 		"       memsz size --list-keys\n"
 		"\n"
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
@@ -35,25 +39,36 @@ void usage_size(FILE *out)
 		"                       '[N others]' (default 20; 0: all)\n"
 		"    --sort COL         sort rows by file (default: the first\n"
 		"                       of --fields) or vm size\n"
-		"    --filter [KEY=]REGEX\n"
-		"                       keep rows whose KEY label matches\n"
-		"                       REGEX (POSIX extended); no KEY=:\n"
-		"                       a label at any level; repeated:\n"
-		"                       all must match\n"
-		"    --exclude [KEY=]REGEX\n"
-		"                       drop the rows that match\n"
-		"    --width N          table width; labels are cut in the\n"
-		"                       middle to fit, default columns left\n"
-		"                       out (default $COLUMNS, the terminal,\n"
-		"                       or 120; 0: no limit)\n"
-		"    -v, --verbose      every footer note in full, not one\n"
-		"                       line per kind\n"
-		"    --format FMT       table (default), csv, tsv, json, or\n"
+		VIEW_HELP_FILTER
+		VIEW_HELP_WIDTH_VERBOSE
+		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded ('a;b;c BYTES' lines of the\n"
-		"                       --sort column, for flame graphs)\n"
+		"                       --sort column, for flame graphs),\n"
+		"                       pprof (gzipped profile.proto, a\n"
+		"                       sample type per field, all rows;\n"
+		"                       redirect it) or html (one offline\n"
+		"                       page with a treemap)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
 		keys_list(KEY_IN_SIZE));
+}
+
+/* The build-id of the ELF file at path as lowercase hex ("" if it has
+ * none or cannot be read): pprof names each file's mapping by it.
+ * Caller frees. */
+static char *build_id_hex(const char *path)
+{
+	uint8_t id[64];
+	char *hex;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int n = fd < 0 ? 0 : elf_build_id_read(fd, id, sizeof(id));
+
+	if (fd >= 0)
+		close(fd);
+	hex = xcalloc(1, 2 * (n > 0 ? n : 0) + 1);
+	for (int i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	return hex;
 }
 
 static const struct option size_options[] = {
@@ -112,12 +127,15 @@ int cmd_size(int argc, char **argv)
 	struct strlist notes = { 0 };
 	struct labels *lb = NULL;
 	struct rowtree *t = NULL;
+	struct out_image *images = NULL;
+	char *title = NULL;
 	int first = 0, ret;
 
 	ret = size_parse(argc, argv, &v, &first);
 	if (ret >= 0)
 		goto out;
 	ret = 1;
+	images = xcalloc(argc - first + 1, sizeof(*images));
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
@@ -131,12 +149,24 @@ int cmd_size(int argc, char **argv)
 			free(msg);
 			goto out;
 		}
+		images[v.nimages].path = argv[i];
+		images[v.nimages++].build_id = build_id_hex(argv[i]);
 	}
+	v.images = images;
+	title = xasprintf("memsz size of %s%s", argv[first],
+			  argc - first > 1 ? " ..." : "");
+	v.title = title;
+	if (v.fmt == OUT_PPROF)
+		v.limit = 0; /* every row a sample, none folded */
 	rowtree_finish(t, v.sort, v.limit);
 	ncols = view_columns(&v, v.columns, table_dflt,
 			     ARRAY_SIZE(table_dflt), cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);
 out:
+	for (size_t i = 0; images && i < v.nimages; i++)
+		free((char *)images[i].build_id);
+	free(images);
+	free(title);
 	strlist_free(&notes);
 	rowtree_free(t);
 	labels_free(lb);

@@ -326,10 +326,18 @@ size_t view_columns(const struct view *v, unsigned avail,
 		return n;
 	}
 	if (v->nfields) {
+		unsigned taken = 0;
+
 		for (size_t i = 0; i < v->nfields; i++)
-			if (avail & (1u << v->fields[i]))
+			if (avail & (1u << v->fields[i])) {
 				cols[n++] = v->fields[i];
-		return n;
+				taken |= 1u << v->fields[i];
+			}
+		if (v->fmt != OUT_HTML || !n)
+			return n;
+		/* the page's column switch offers every column, the
+		 * chosen ones first */
+		avail &= ~taken;
 	}
 	if (v->fmt == OUT_TABLE) {
 		for (size_t i = 0; i < ntable; i++)
@@ -356,6 +364,12 @@ int view_write(const struct view *v, const struct rowtree *t,
 		.ncols = ncols,
 		.res_pct = res_pct,
 		.width = v->fmt == OUT_TABLE ? table_width(v) : 0,
+		.sort = v->sort,
+		.images = v->images,
+		.nimages = v->nimages,
+		.snaps = v->snaps,
+		.nsnaps = v->nsnaps,
+		.title = v->title,
 	};
 	int ret = 0;
 
@@ -365,6 +379,12 @@ int view_write(const struct view *v, const struct rowtree *t,
 	for (size_t i = 0; i < v->nkeys; i++) {
 		keynames[i] = keydefs[v->keys[i]].name;
 		oo.aliases |= v->keys[i] == KEY_SYMBOLS;
+	}
+	if (v->fmt == OUT_PPROF && isatty(STDOUT_FILENO)) {
+		memsz_error("pprof output is binary: redirect it to a file "
+			    "(> memsz.pb.gz)");
+		ret = 1;
+		goto out;
 	}
 	if (out_write(stdout, t, &oo) < 0 || fflush(stdout) == EOF) {
 		memsz_error("cannot write the report: %s",

@@ -1,7 +1,7 @@
-/* view.h — the options and the output that `memsz size` and `memsz report`
- * share: --by, --fields, -n, --sort, --format, --width, --filter,
- * --exclude, -v, --debug-root, --list-keys, usage errors in the output
- * mode, and writing a finished row tree with its notes.
+/* view.h — the options and the output that `memsz size`, `memsz report`
+ * and `memsz diff` share: --by, --fields, -n, --sort, --format, --width,
+ * --filter, --exclude, -v, --debug-root, --list-keys, usage errors in the
+ * output mode, and writing a finished row tree with its notes.
  *
  * A command puts VIEW_LONG_OPTIONS in its struct option[] and VIEW_SHORT
  * in its short options, calls view_prescan() on argv, reads its options
@@ -54,8 +54,26 @@ enum {
  * columns to make room. */
 #define VIEW_LABEL_WANT 24
 
+/* --help lines of the shared --filter and --exclude options. */
+#define VIEW_HELP_FILTER                                                    \
+	"    --filter [KEY=]REGEX\n"                                         \
+	"                       keep rows whose KEY label matches\n"         \
+	"                       REGEX (POSIX extended); no KEY=:\n"          \
+	"                       a label at any level; repeated:\n"           \
+	"                       all must match\n"                            \
+	"    --exclude [KEY=]REGEX\n"                                        \
+	"                       drop the rows that match\n"
+/* --help lines of the shared --width and -v options. */
+#define VIEW_HELP_WIDTH_VERBOSE                                             \
+	"    --width N          table width; labels are cut in the\n"        \
+	"                       middle to fit, default columns left\n"       \
+	"                       out (default $COLUMNS, the terminal,\n"      \
+	"                       or 120; 0: no limit)\n"                      \
+	"    -v, --verbose      every footer note in full, not one\n"        \
+	"                       line per kind\n"
+
 struct view {
-	const char *cmdname;          /* "size" or "report", for messages */
+	const char *cmdname;          /* "size", "report", "diff": messages */
 	unsigned cmd;                 /* KEY_IN_SIZE or KEY_IN_REPORT */
 	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
@@ -72,6 +90,12 @@ struct view {
 	bool width_given;             /* else COLUMNS, the terminal, 120 */
 	struct filter filter;         /* --filter, --exclude */
 	bool verbose;                 /* -v: every note in full */
+	/* for pprof and html (out_opts), set by the command: */
+	const struct out_image *images;
+	size_t nimages;
+	const struct out_snap *snaps;
+	size_t nsnaps;
+	const char *title;
 };
 
 #define VIEW_GETOPT_USAGE (-2)
@@ -108,16 +132,19 @@ int view_check(struct view *v);
  * VM SIZE, then FILE SIZE, then DIRTY ... while the labels of the
  * innermost key would get fewer than VIEW_LABEL_WANT characters of the
  * width) and every column in avail for the other formats; folded gets one
- * column, the first field or the --sort column. Returns the count. */
+ * column, the first field or the --sort column; html gets the --fields
+ * list then the rest of avail (its page switches between columns).
+ * Returns the count. */
 size_t view_columns(const struct view *v, unsigned avail,
 		    const enum col_id *table_dflt, size_t ntable,
 		    enum col_id *cols);
 
 /* Write the finished tree t with columns cols[0..ncols-1] and notes to
  * stdout in v's format; csv, tsv and folded stay pure data and their notes
- * go to stderr. res_pct: add RES% last if cols lack it. Notes of one
- * kind about several images are one line unless -v. Returns 0, or 1
- * after printing why the report could not be written. */
+ * go to stderr. pprof, being binary, is not written to a terminal.
+ * res_pct: add RES% last if cols lack it. Notes of one kind about
+ * several images are one line unless -v. Returns 0, or 1 after printing
+ * why the report could not be written. */
 int view_write(const struct view *v, const struct rowtree *t,
 	       const enum col_id *cols, size_t ncols, bool res_pct,
 	       const struct strlist *notes);

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/fields.h"
+#include "out/html.h"
 #include "out/json_writer.h"
+#include "out/pprof.h"
 #include "util/util.h"
 
 /* Width of one column's "percent size" pair in the table. */
@@ -19,6 +22,9 @@
 #define TABLE_RES_W 8
 /* Spaces between the last column and the label. */
 #define TABLE_GAP 3
+/* Room after the columns in a header line: the header's headroom over a
+ * row and the NUL sprintf() writes. */
+#define TABLE_LINE_ROOM 16
 
 static const struct {
 	const char *name;
@@ -29,6 +35,8 @@ static const struct {
 	{ "tsv", OUT_TSV },
 	{ "json", OUT_JSON },
 	{ "folded", OUT_FOLDED },
+	{ "pprof", OUT_PPROF },
+	{ "html", OUT_HTML },
 };
 
 const char *out_format_list(void)
@@ -100,87 +108,7 @@ static const char *col_text(char *buf, size_t len, const struct row *r,
 	return out_fmt_value(buf, len, r->vals[col], coldefs[col].shift);
 }
 
-static const char *level_key(const struct out_opts *o, size_t level,
-			     char *buf, size_t len)
-{
-	if (o->keys && o->keys[level])
-		return o->keys[level];
-	snprintf(buf, len, "key%zu", level + 1);
-	return buf;
-}
-
 /* ---- table ---- */
-
-/* Label str made safe for a terminal (caller frees): control characters
- * (C0, DEL, C1) and bytes that are not valid UTF-8 are shown as \xHH /
- * \uHHHH escapes. *ncp: its length in code points. */
-static char *label_safe(const char *str, size_t *ncp)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, len, cap = n * 6 + 1, pos = 0;
-	char *out = xmalloc(cap);
-	uint32_t cp;
-
-	*ncp = 0;
-	while (i < n) {
-		len = utf8_decode(s + i, n - i, &cp);
-		if (!len) {
-			pos += sprintf(out + pos, "\\x%02x", s[i]);
-			*ncp += 4;
-			i++;
-		} else if (cp < 0x20 || cp == 0x7f) {
-			pos += sprintf(out + pos, "\\x%02x", cp);
-			*ncp += 4;
-			i++;
-		} else if (cp >= 0x80 && cp < 0xa0) {
-			pos += sprintf(out + pos, "\\u%04x", cp);
-			*ncp += 6;
-			i += len;
-		} else {
-			memcpy(out + pos, s + i, len);
-			pos += len;
-			(*ncp)++;
-			i += len;
-		}
-	}
-	out[pos] = 0;
-	return out;
-}
-
-/* Byte offset of code point number k of UTF-8 string s (valid UTF-8). */
-static size_t cp_offset(const char *s, size_t k)
-{
-	size_t i = 0;
-
-	while (s[i] && k) {
-		i++;
-		while (((unsigned char)s[i] & 0xc0) == 0x80)
-			i++;
-		k--;
-	}
-	return i;
-}
-
-/* Print label str in at most max code points (0: no limit), cutting out
- * its middle for an ellipsis when it is longer: both ends of a path or a
- * symbol say the most. */
-static void put_label(FILE *f, const char *str, size_t max)
-{
-	size_t n, head, tail;
-	char *s = label_safe(str, &n);
-
-	if (!max || n <= max) {
-		fputs(s, f);
-		free(s);
-		return;
-	}
-	head = (max - 1) / 2;
-	tail = max - 1 - head;
-	fwrite(s, 1, cp_offset(s, head), f);
-	fputs("\u2026", f);
-	fputs(s + cp_offset(s, n - tail), f);
-	free(s);
-}
 
 size_t out_table_cols_width(const enum col_id *cols, size_t ncols)
 {
@@ -237,7 +165,7 @@ static void table_row(FILE *f, const struct rowtree *t,
 	for (i = 0; i < level; i++)
 		fputs("    ", f);
 	if (parent)
-		put_label(f, labels_str(t->lb, r->label),
+		out_put_label(f, labels_str(t->lb, r->label),
 			  label_room(o, level));
 	else
 		fputs("TOTAL", f);
@@ -268,7 +196,8 @@ static void put_rstrip(FILE *f, char *line, size_t n)
 static void table_write(FILE *f, const struct rowtree *t,
 			const struct out_opts *o)
 {
-	size_t w = out_table_cols_width(o->cols, o->ncols) + 16, c, i;
+	size_t w = out_table_cols_width(o->cols, o->ncols) + TABLE_LINE_ROOM,
+	       c, i;
 	char *line = xmalloc(w);
 	size_t pos;
 
@@ -310,29 +239,6 @@ static void table_write(FILE *f, const struct rowtree *t,
 
 /* ---- csv / tsv ---- */
 
-static void csv_field(FILE *f, const char *s, bool tsv)
-{
-	const char *p;
-
-	if (tsv) {
-		for (p = s; *p; p++)
-			fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p,
-			      f);
-		return;
-	}
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 /* The aliases of every label of a path, joined by ";", as one field. */
 static void csv_aliases(FILE *f, const struct rowtree *t, const uint32_t *ids,
 			size_t n, bool tsv)
@@ -349,7 +255,7 @@ static void csv_aliases(FILE *f, const struct rowtree *t, const uint32_t *ids,
 			fprintf(m, "%s%s", ftell(m) ? ";" : "", al[j]);
 	}
 	if (m && fclose(m) == 0) {
-		csv_field(f, buf, tsv);
+		out_csv_field(f, buf, tsv);
 		free(buf);
 	}
 }
@@ -375,7 +281,7 @@ static void csv_tree(FILE *f, const struct rowtree *t,
 			if (c)
 				fputc(sep, f);
 			if (c <= level)
-				csv_field(f, path[c], tsv);
+				out_csv_field(f, path[c], tsv);
 		}
 		for (c = 0; c < o->ncols; c++) {
 			enum col_id col = o->cols[c];
@@ -404,7 +310,7 @@ static void csv_write(FILE *f, const struct rowtree *t,
 	for (i = 0; i < t->depth; i++) {
 		if (i)
 			fputc(sep, f);
-		csv_field(f, level_key(o, i, buf, sizeof(buf)), tsv);
+		out_csv_field(f, out_level_key(o, i, buf, sizeof(buf)), tsv);
 	}
 	for (i = 0; i < o->ncols; i++) {
 		if (t->depth || i)
@@ -485,7 +391,7 @@ static int json_write(FILE *f, const struct rowtree *t,
 	jw_name(w, "keys");
 	jw_start_array(w);
 	for (i = 0; i < t->depth; i++)
-		jw_string(w, level_key(o, i, buf, sizeof(buf)));
+		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
 	jw_end_array(w);
 	jw_name(w, "columns");
 	jw_start_array(w);
@@ -540,19 +446,24 @@ int out_write(FILE *f, const struct rowtree *t, const struct out_opts *oo)
 {
 	enum col_id cols[COL__COUNT + 1];
 	struct out_opts ob = *oo, *o = &ob;
+	/* pprof sample values and the page's treemap areas are sums: a
+	 * derived ratio is none */
+	bool sums = oo->fmt == OUT_PPROF || oo->fmt == OUT_HTML;
 	bool has_res = false;
+	size_t n = 0;
 	int err = 0;
 
-	/* res_pct: RES% as a last column, unless cols has it already */
 	for (size_t c = 0; c < oo->ncols && c < COL__COUNT; c++) {
-		cols[c] = oo->cols[c];
-		has_res |= cols[c] == COL_RES_PCT;
+		if (sums && coldefs[oo->cols[c]].derived)
+			continue;
+		cols[n++] = oo->cols[c];
+		has_res |= oo->cols[c] == COL_RES_PCT;
 	}
-	if (oo->res_pct && !has_res && oo->ncols < COL__COUNT) {
-		cols[oo->ncols] = COL_RES_PCT;
-		ob.cols = cols;
-		ob.ncols = oo->ncols + 1;
-	}
+	/* res_pct: RES% as a last column, unless cols has it already */
+	if (oo->res_pct && !sums && !has_res && n < COL__COUNT)
+		cols[n++] = COL_RES_PCT;
+	ob.cols = cols;
+	ob.ncols = n;
 	errno = 0;
 	switch (o->fmt) {
 	case OUT_TABLE:
@@ -572,6 +483,12 @@ int out_write(FILE *f, const struct rowtree *t, const struct out_opts *oo)
 		free(path);
 		break;
 	}
+	case OUT_PPROF:
+		err = pprof_write(f, t, o);
+		break;
+	case OUT_HTML:
+		err = html_write(f, t, o);
+		break;
 	default:
 		return -EINVAL;
 	}

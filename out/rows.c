@@ -38,6 +38,7 @@ int col_from_name(const char *name)
 /* Children are found by a linear scan while there are few of them, then
  * by an open-addressing hash of label -> index into row->children. */
 #define ROW_SCAN_MAX 8
+#define ROW_INDEX_SLOTS 64 /* slots of a new hash (a power of two) */
 
 struct row_slot {
 	uint32_t label; /* LABEL_NONE: empty */
@@ -51,7 +52,7 @@ struct row_index {
 
 static inline size_t label_hash(uint32_t label)
 {
-	uint64_t h = (uint64_t)label * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (uint64_t)label * HASH_GOLDEN_U64;
 
 	return (size_t)(h >> 32);
 }
@@ -125,7 +126,7 @@ static struct row *row_child(struct row *r, uint32_t label)
 	else if (ix)
 		index_put(ix, label, (uint32_t)(r->nchildren - 1));
 	else if (r->nchildren > ROW_SCAN_MAX)
-		index_rebuild(r, 64);
+		index_rebuild(r, ROW_INDEX_SLOTS);
 	return c;
 }
 
@@ -216,7 +217,7 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	uint64_t vx = x->vals[ctx->col], vy = y->vals[ctx->col];
 
 	if (vx != vy)
-		return vx > vy ? -1 : 1;
+		return u64_cmp(vy, vx); /* larger first */
 	if (x->label == y->label)
 		return 0;
 	return strcmp(labels_str(ctx->lb, x->label),

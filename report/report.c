@@ -48,6 +48,7 @@ struct snapinfo {
 	uint64_t rss_pages;
 	uint64_t unreadable;
 	uint32_t nmappings, seen; /* announced by SNAP_BEGIN, and read */
+	uint32_t nth;             /* PICK_ALL: its index among its pid's */
 	bool complete;            /* SNAP_END read after all its mappings */
 };
 
@@ -66,6 +67,7 @@ struct share_key {
 	uint32_t image_id;
 	uint32_t level;           /* depth, | SHARE_VM for a VM walk */
 	uint64_t off, end;        /* file range walked */
+	uint32_t step;            /* PICK_ALL: the step charged */
 	uint32_t labels[KEYS_MAX];
 };
 #define SHARE_VM 0x80000000u
@@ -110,6 +112,8 @@ struct report_ctx {
 	bool want_faults;         /* callers/faultsite keys asked for */
 	struct faults *faults;    /* made by pass 1 if want_faults */
 	uint64_t page_size;
+	uint64_t start_ns;        /* header start_mono_ns */
+	uint32_t step;            /* PICK_ALL: step of the snapshot read */
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -193,6 +197,38 @@ static void recorded_note(struct report_ctx *c, const char *text)
 
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
 
+/* Keep im's path and build-id in res (for pprof mappings). */
+static void result_add_image(struct report_result *res,
+			     const struct md_image *im)
+{
+	char *hex = xcalloc(1, 2 * im->build_id_len + 1);
+
+	for (uint32_t i = 0; i < im->build_id_len && i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", im->build_id[i]);
+	res->images = xrealloc(res->images,
+			       (res->nimages + 1) * sizeof(*res->images));
+	res->images[res->nimages++] = (struct out_image){
+		.path = xstrdup(im->path ? im->path : ""),
+		.build_id = hex,
+	};
+}
+
+/* Keep every complete snapshot's total RSS in res (the html timeline). */
+static void result_set_snaps(struct report_ctx *c, const bool *chosen)
+{
+	struct report_result *res = c->res;
+
+	res->snaps = xcalloc(c->nsnaps + 1, sizeof(*res->snaps));
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (c->snaps[i].complete)
+			res->snaps[res->nsnaps++] = (struct out_snap){
+				.time_ns = c->snaps[i].time,
+				.pid = c->snaps[i].pid,
+				.rss = c->snaps[i].rss_pages * c->page_size,
+				.chosen = chosen[i],
+			};
+}
+
 static int pass1(struct report_ctx *c, char **msg)
 {
 	struct md_reader *r = NULL;
@@ -212,10 +248,12 @@ static int pass1(struct report_ctx *c, char **msg)
 				       md_reader_header(r)->page_size);
 	if (md_reader_header(r)->page_size)
 		c->page_size = md_reader_header(r)->page_size;
+	c->start_ns = md_reader_header(r)->start_mono_ns;
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_IMAGE:
 			attrib_add_image(c->a, &rec.u.image);
+			result_add_image(c->res, &rec.u.image);
 			break;
 		case MD_REC_COMM: {
 			struct pidinfo *pi = pid_get(c, rec.u.task.pid);
@@ -291,14 +329,10 @@ static int pass1(struct report_ctx *c, char **msg)
 	return 0;
 }
 
-/* Choose one complete snapshot per pid; returns how many were chosen and
- * marks them in chosen[] (parallel to c->snaps). *most: the most complete
- * snapshots any pid considered has. */
-static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
+/* Say how many snapshots are incomplete (and so never chosen). */
+static void note_incomplete(struct report_ctx *c)
 {
-	size_t nchosen = 0, incomplete = 0;
-
-	*most = 0;
+	size_t incomplete = 0;
 
 	for (size_t i = 0; i < c->nsnaps; i++)
 		if (!c->snaps[i].complete)
@@ -307,6 +341,50 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 		note(c, xasprintf("%zu snapshot%s without an end record "
 				  "(incomplete) ignored", incomplete,
 				  incomplete == 1 ? "" : "s"));
+}
+
+/* PICK_ALL: choose every complete snapshot of the pids asked for, each
+ * numbered among its pid's; returns how many. *most: the most complete
+ * snapshots any pid considered has. */
+static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
+{
+	size_t nchosen = 0;
+
+	*most = 0;
+	note_incomplete(c);
+	for (size_t p = 0; p < c->npids; p++) {
+		uint32_t pid = c->pids[p].pid, n = 0;
+
+		if (c->o->pid >= 0 && (long)pid != c->o->pid)
+			continue;
+		for (size_t i = 0; i < c->nsnaps; i++) {
+			struct snapinfo *s = &c->snaps[i];
+
+			if (s->pid != pid || !s->complete)
+				continue;
+			s->nth = n++;
+			chosen[i] = true;
+			nchosen++;
+			if (s->unreadable)
+				note(c, xasprintf("pid %u snapshot %u: %" PRIu64
+						  " page(s) could not be "
+						  "read from pagemap", pid,
+						  s->nth, s->unreadable));
+		}
+		*most = MAX(*most, n);
+	}
+	return nchosen;
+}
+
+/* Choose one complete snapshot per pid; returns how many were chosen and
+ * marks them in chosen[] (parallel to c->snaps). *most: the most complete
+ * snapshots any pid considered has. */
+static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
+{
+	size_t nchosen = 0;
+
+	*most = 0;
+	note_incomplete(c);
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].pid;
 		long best = -1;
@@ -335,6 +413,8 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 			case PICK_INDEX:
 				if (n == c->o->index)
 					best = (long)i;
+				break;
+			case PICK_ALL: /* choose_all() */
 				break;
 			}
 			n++;
@@ -461,6 +541,7 @@ static size_t share_level(struct report_ctx *c, uint32_t image_id,
 
 	memset(&k, 0, sizeof(k)); /* padding too: keys are hashed as bytes */
 	k.image_id = image_id;
+	k.step = c->step;
 	k.off = off;
 	k.end = end;
 	for (size_t d = 0; d <= c->o->nkeys; d++) {
@@ -715,6 +796,29 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	return 0;
 }
 
+/* PICK_ALL: rows of snapshot s go to the tree of its step. */
+static void enter_step(struct report_ctx *c, const struct snapinfo *s)
+{
+	struct report_result *res = c->res;
+	uint64_t t = s->time > c->start_ns ? s->time - c->start_ns : 0;
+	struct report_step *st;
+
+	while (res->nsteps <= s->nth) {
+		res->steps = xrealloc(res->steps, (res->nsteps + 1) *
+							  sizeof(*res->steps));
+		res->steps[res->nsteps++] = (struct report_step){
+			.t = rowtree_new(c->lb, c->o->nkeys),
+			.time = UINT64_MAX,
+		};
+	}
+	st = &res->steps[s->nth];
+	st->time = MIN(st->time, t);
+	st->time_last = MAX(st->time_last, t);
+	st->nsnapshots++;
+	c->t = st->t;
+	c->step = s->nth;
+}
+
 static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 {
 	struct md_reader *r = NULL;
@@ -749,6 +853,8 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 					if (c->pids[p].pid ==
 					    c->snaps[next].pid)
 						c->cur_pid = &c->pids[p];
+				if (c->o->pick == PICK_ALL)
+					enter_step(c, &c->snaps[next]);
 			}
 			break;
 		case MD_REC_SNAP_MAPPING:
@@ -833,18 +939,20 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 		hi = MAX(hi, c->snaps[i].time);
 		n++;
 	}
-	if (n < 2)
+	/* PICK_ALL: the steps are apart by design; each step's own spread
+	 * is the timeline's to show */
+	if (n < 2 || c->o->pick == PICK_ALL)
 		return;
 	if (c->o->pick == PICK_PEAK)
-		strlist_add(&c->res->notes, xasprintf(
-			"the TOTAL adds the peak snapshot of each of %zu "
-			"processes, taken %.3f s apart at most: not one "
-			"moment", n, (double)(hi - lo) / 1e9));
+		strlist_addf(&c->res->notes,
+			     "the TOTAL adds the peak snapshot of each of %zu "
+			     "processes, taken %.3f s apart at most: not one "
+			     "moment", n, (double)(hi - lo) / 1e9);
 	else if (hi - lo >= MOMENT_NS)
-		strlist_add(&c->res->notes, xasprintf(
-			"the TOTAL adds snapshots of %zu processes taken "
-			"%.3f s apart at most: not one moment", n,
-			(double)(hi - lo) / 1e9));
+		strlist_addf(&c->res->notes,
+			     "the TOTAL adds snapshots of %zu processes taken "
+			     "%.3f s apart at most: not one moment", n,
+			     (double)(hi - lo) / 1e9);
 }
 
 static bool has_kind(const struct strlist *l, enum note_kind k)
@@ -914,7 +1022,10 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		free(s);
 	}
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
-	res->nsnapshots = choose(&c, chosen, &most);
+	res->nsnapshots = o->pick == PICK_ALL ?
+				  choose_all(&c, chosen, &most) :
+				  choose(&c, chosen, &most);
+	result_set_snaps(&c, chosen);
 	if (!res->nsnapshots) {
 		ret = -ENOENT;
 		*msg = no_snapshot_msg(&c, most);
@@ -965,7 +1076,16 @@ out:
 
 void report_result_free(struct report_result *res)
 {
+	for (size_t i = 0; i < res->nsteps; i++)
+		rowtree_free(res->steps[i].t);
+	free(res->steps);
 	rowtree_free(res->t);
 	strlist_free(&res->notes);
+	for (size_t i = 0; i < res->nimages; i++) {
+		free((char *)res->images[i].path);
+		free((char *)res->images[i].build_id);
+	}
+	free(res->images);
+	free(res->snaps);
 	memset(res, 0, sizeof(*res));
 }

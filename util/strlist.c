@@ -3,6 +3,7 @@
 
 #include "util/strlist.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,25 @@ void strlist_add_copy(struct strlist *l, const struct strlist *src,
 			 xstrdup(src->lines[i]));
 }
 
+void strlist_addf(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_add(l, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
+void strlist_add_notef(struct strlist *l, enum note_kind kind,
+		       const char *subject, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_add_note(l, kind, subject, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
 void strlist_free(struct strlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -163,7 +183,7 @@ static char *group_line(const struct strlist *l, const bool *keep,
 	return t;
 }
 
-static bool have_line(const struct strlist *l, const char *line)
+bool strlist_has(const struct strlist *l, const char *line)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (!strcmp(l->lines[i], line))
@@ -196,7 +216,7 @@ void strlist_summarize(const struct strlist *l, const bool *keep,
 				continue;
 			}
 		}
-		if (!have_line(out, l->lines[i]))
+		if (!strlist_has(out, l->lines[i]))
 			strlist_add_copy(out, l, i);
 	}
 }

@@ -50,13 +50,24 @@ struct strlist {
 
 /* Append line (malloc'd; the list takes it) as a NOTE_OTHER note. */
 void strlist_add(struct strlist *l, char *line);
+/* Append the line printf would print for fmt and its arguments, as a
+ * NOTE_OTHER note. */
+void strlist_addf(struct strlist *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Append line (malloc'd; the list takes it) of kind about subject (copied;
  * NULL: about the whole report). */
 void strlist_add_note(struct strlist *l, enum note_kind kind,
 		      const char *subject, char *line);
+/* Append the line printf would print for fmt and its arguments as a note
+ * of kind about subject (copied; NULL: about the whole report). */
+void strlist_add_notef(struct strlist *l, enum note_kind kind,
+		       const char *subject, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Append a copy of note i of src to l. */
 void strlist_add_copy(struct strlist *l, const struct strlist *src,
 		      size_t i);
+/* True if l has a note whose text is line. */
+bool strlist_has(const struct strlist *l, const char *line);
 /* Free every line and the arrays; l is empty afterwards. l may be
  * empty. */
 void strlist_free(struct strlist *l);
