@@ -19,6 +19,8 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_DIRTY] = { "DIRTY", "dirty", "dirty", 0 },
 	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
 	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
+	[COL_SH_CLEAN] = { "SHR CLEAN", "shared_clean", "shclean", 0 },
+	[COL_SH_DIRTY] = { "SHR DIRTY", "shared_dirty", "shdirty", 0 },
 	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
 };
 

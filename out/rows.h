@@ -28,6 +28,9 @@ enum col_id {
 	COL_DIRTY,
 	COL_SWAP,
 	COL_RELOCS, /* count: relocation targets on private dirty pages */
+	COL_SH_CLEAN, /* resident, mapped by others too, clean (smaps
+			 Shared_Clean) */
+	COL_SH_DIRTY, /* ... dirty (smaps Shared_Dirty) */
 	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
 	COL__COUNT
 };

@@ -612,6 +612,7 @@ struct walk {
 	enum col_id col;              /* COL_VM or COL_FILE: walk mode */
 	bool run;                     /* a page run (not VM/FILE) */
 	bool present, swapped, dirty, uss;
+	bool shared_dirty;            /* dirty and mapped by others too */
 	uint32_t mapcount;            /* 0: no PSS */
 	/* the relocs source: its index in srcs (-1: none), its map's
 	 * targets (NULL: none for this part), the "[clean]" label */
@@ -632,6 +633,10 @@ static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
 		vals[COL_PSS] = (bytes << COL_PSS_SHIFT) / w->mapcount;
 	if (w->uss)
 		vals[COL_USS] = bytes;
+	else if (w->shared_dirty)
+		vals[COL_SH_DIRTY] = bytes;
+	else
+		vals[COL_SH_CLEAN] = bytes;
 	if (w->dirty)
 		vals[COL_DIRTY] = bytes;
 }
@@ -711,6 +716,7 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 	w->present = r->flags & MD_PG_PRESENT;
 	w->swapped = !w->present && (r->flags & MD_PG_SWAPPED);
 	w->dirty = r->flags & MD_PG_PRIVATE_DIRTY;
+	w->shared_dirty = r->flags & MD_PG_SHARED_DIRTY;
 	w->mapcount = 0;
 	if (with_pss)
 		w->mapcount = r->mapcount ? r->mapcount :

@@ -6,7 +6,8 @@ session ends while recorded, two stay). The cluster is then stopped
 (SIGSTOP) and the recording ended. Every backend forked meanwhile must be
 in the recording under its pid and its `postgres: ...` name, and for each
 recorded process alive at the end, the last snapshot's RSS, DIRTY and SWAP
-must equal its /proc/PID/smaps sums and PSS be within a page per mapping
+(and SHR CLEAN, SHR DIRTY: Shared_Clean, Shared_Dirty) must equal its
+/proc/PID/smaps sums and PSS be within a page per mapping
 (smaps read after memsz has exited: PSS is observer-free). --by comms
 groups them all under "postgres".
 """
@@ -75,7 +76,8 @@ def children(pid):
 def smaps_sums(pid):
     vmas = smaps_vmas(pid)
     sums = {k: sum(v.get(k, 0) for v in vmas)
-            for k in ("Rss", "Pss", "Private_Dirty", "Swap")}
+            for k in ("Rss", "Pss", "Private_Dirty", "Swap", "Shared_Clean",
+                      "Shared_Dirty")}
     sums["n"] = len(vmas)
     return sums
 
@@ -172,6 +174,20 @@ def run(tmp):
                   f"{want['Private_Dirty']}")
             check(int(r["swap"]) == want["Swap"],
                   f"{p}: SWAP {r['swap']} == smaps Swap {want['Swap']}")
+            # shared: mapped by another process too (the postmaster's
+            # shared memory, libraries); memsz itself not counted. A
+            # library page only one other process on the machine maps
+            # turns private when that process exits, so a few pages of
+            # slack (other tests run meanwhile); RSS = USS + shared holds
+            # exactly.
+            for col, field in (("shared_clean", "Shared_Clean"),
+                               ("shared_dirty", "Shared_Dirty")):
+                check(abs(int(r[col]) - want[field]) <= 8 * PAGE,
+                      f"{p}: {col} {r[col]} == smaps {field} "
+                      f"{want[field]} within 8 pages")
+            check(int(r["rss"]) == int(r["uss"]) + int(r["shared_clean"]) +
+                  int(r["shared_dirty"]),
+                  f"{p}: RSS == USS + SHR CLEAN + SHR DIRTY")
             tol = want["n"] * PAGE
             check(abs(float(r["pss"]) - want["Pss"]) <= tol,
                   f"{p}: PSS {float(r['pss']):.0f} == smaps Pss "

@@ -39,8 +39,15 @@ def main():
         print(f"no {CMD[0]}")
         return 77
     with tempfile.TemporaryDirectory(prefix="memsz-t2150.") as tmp:
-        data = os.path.join(tmp, "p.data")
-        hwm, snaps = record(data)
+        # memsz is woken by the kernel but must get a cpu to stop the
+        # target: on a machine loaded far beyond its cpus a run can miss
+        # the peak (the footer then says so). Up to three runs.
+        for attempt in range(3):
+            data = os.path.join(tmp, f"p{attempt}.data")
+            hwm, snaps = record(data)
+            peak = lib.report(data, "pids", "--snapshot", "peak")
+            if int(peak[0]["rss"]) >= 0.9 * hwm:
+                break
         check(hwm > BUF, f"VmHWM {hwm} holds the buffer")
         check(any("growth" in s for s in snaps),
               f"growth snapshots taken ({len(snaps)} snapshots)")
@@ -53,7 +60,7 @@ def main():
               f"snapshots miss the buffer")
         check(rss >= 0.9 * hwm,
               f"peak snapshot RSS {rss} >= 90 % of VmHWM {hwm} "
-              f"({100.0 * rss / hwm:.1f} %)")
+              f"({100.0 * rss / hwm:.1f} %, run {attempt + 1})")
 
         out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "pids"],
                              capture_output=True, text=True)

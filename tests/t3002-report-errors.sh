@@ -140,7 +140,7 @@ check "[ \"$(total_rss <"$tmp/rep.csv")\" = '$good' ]" \
 check "[ $? -eq 129 ] && grep -q \"unknown or repeated key 'nope'\" '$tmp/err'" \
 	"unknown key: usage error"
 "$MEMSZ" report --sort bogus >/dev/null 2>"$tmp/err"
-check "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs)\" '$tmp/err'" \
+check "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs, shclean, shdirty)\" '$tmp/err'" \
 	"bad --sort: usage error naming the columns"
 # --list-keys: every key --help lists, one line each, each accepted by --by
 "$MEMSZ" report --list-keys >"$tmp/keys"
