@@ -512,11 +512,22 @@ static void tracee_del(struct tracer *tr, int tid)
 		}
 }
 
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
 static void resume(struct tracer *tr, int tid, int req, int sig)
 {
 	struct tracee *t = tracee_add(tr, tid, 0);
 
-	if (t->want_freeze) {
+	/* A stop signal is delivered at once even while freezing: the task
+	 * then stops in its group-stop (and is held there). Held back, it
+	 * would be delivered at the thaw, after a SIGCONT sent meanwhile by
+	 * someone who took the ptrace hold for that stop, and stop the
+	 * process for good. */
+	if (t->want_freeze && !(req == PTRACE_CONT && is_stop_signal(sig))) {
 		t->held = true;
 		t->req = req;
 		t->sig = sig;
@@ -706,8 +717,7 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 		resume(tr, tid, PTRACE_CONT, 0);
 		break;
 	case PTRACE_EVENT_STOP:
-		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-		    sig == SIGTTOU)
+		if (is_stop_signal(sig))
 			resume(tr, tid, PTRACE_LISTEN, 0); /* group-stop */
 		else
 			resume(tr, tid, PTRACE_CONT, 0);
