@@ -75,7 +75,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2100-record-faults.sh \
-	tests/t2110-record-keep.sh \
+	tests/t2115-record-keep.sh \
 	tests/t2120-record-follow.sh \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t2110-record-keep.sh — a failed `memsz record` never touches the previous
+# t2115-record-keep.sh — a failed `memsz record` never touches the previous
 # recording: a command that cannot run, a bad option, a missing pid, a
 # directory the user may not write, a full disk and SIGKILL all leave FILE
 # and FILE.old byte-identical; only a recording that completes rotates them.
@@ -9,7 +9,7 @@ W=$top_srcdir/tests/workloads
 [ "$(id -u)" = 0 ] || { echo "needs root (tmpfs mount, nobody)" >&2; exit 77; }
 command -v setpriv >/dev/null 2>&1 || { echo "no setpriv" >&2; exit 77; }
 command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2110.XXXXXX") || exit 1
+T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2115.XXXXXX") || exit 1
 chmod 755 "$T"
 MNT= M=
 trap '[ -n "$M" ] && kill -9 $M 2>/dev/null; [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"' EXIT
