@@ -1,0 +1,568 @@
+/* pgstate.c — the compact page-state encoding of SNAP_MAPPING records:
+ * runs where runs are long, a presence bitmap with a small per-block
+ * palette where they are short. See pgstate.h and man/memsz-data.5. */
+#include "config.h"
+
+#include "data/pgstate.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run or a hole this many pages long gets a block of its own (RUN or
+ * SKIP, 2 to 4 bytes): in a bitmap it would cost a bit a page. */
+#define LONG_PAGES 64
+/* Distinct entries of one MAP block (its count is stored in a byte). */
+#define LOCAL_MAX 256
+
+enum { BLK_SKIP = 0, BLK_RUN = 1, BLK_MAP = 2 };
+
+/* Consecutive pages of one palette entry: the runs as they decode. */
+struct pgstate_seg {
+	uint64_t page;   /* from the mapping's first page */
+	uint64_t len;    /* <= UINT32_MAX */
+	uint32_t idx;    /* palette index */
+};
+
+/* A palette hash slot, valid when gen is the mapping's generation. */
+struct pgstate_slot {
+	uint32_t gen;
+	uint32_t idx;
+};
+
+static void le32_put(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static uint32_t le32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Bytes of v as LEB128. */
+static size_t var_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* Bits of a code that can name any of m local entries. */
+static unsigned code_bits(uint32_t m)
+{
+	return m > 1 ? 32 - (unsigned)__builtin_clz(m - 1) : 0;
+}
+
+/* --- encoder --- */
+
+/* n zeroed bytes appended to the stream. */
+static uint8_t *out_grow(struct pgstate_enc *e, size_t n)
+{
+	uint8_t *q;
+
+	xgrow(&e->out, &e->out_cap, e->len + n, 1);
+	q = e->out + e->len;
+	memset(q, 0, n);
+	e->len += n;
+	return q;
+}
+
+static void out_var(struct pgstate_enc *e, uint64_t v)
+{
+	uint8_t *q = out_grow(e, var_len(v));
+
+	while (v >= 0x80) {
+		*q++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*q = (uint8_t)v;
+}
+
+static size_t slot_of(uint32_t fl, uint32_t mc, size_t mask)
+{
+	uint64_t k = ((uint64_t)fl << 32 | mc) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(k >> 32) & mask;
+}
+
+static void hash_insert(struct pgstate_enc *e, uint32_t idx)
+{
+	struct pgstate_slot *h = (struct pgstate_slot *)e->hash;
+	const uint8_t *p = e->pal + (size_t)idx * PGSTATE_PAL_SIZE;
+	size_t mask = e->hash_cap - 1;
+	size_t i = slot_of(le32_get(p), le32_get(p + 4), mask);
+
+	while (h[i].gen == e->gen)
+		i = (i + 1) & mask;
+	h[i].gen = e->gen;
+	h[i].idx = idx;
+}
+
+/* The palette index of (fl, mc), added to the palette if new. */
+static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
+{
+	struct pgstate_slot *h = (struct pgstate_slot *)e->hash;
+	size_t mask, i;
+	uint8_t *p;
+
+	if ((size_t)(e->npal + 1) * 2 > e->hash_cap) {
+		size_t cap = e->hash_cap ? e->hash_cap * 2 : 64;
+
+		free(e->hash);
+		e->hash = xcalloc(cap, sizeof(struct pgstate_slot));
+		e->hash_cap = cap;
+		for (uint32_t k = 0; k < e->npal; k++)
+			hash_insert(e, k);
+		h = (struct pgstate_slot *)e->hash;
+	}
+	mask = e->hash_cap - 1;
+	for (i = slot_of(fl, mc, mask); h[i].gen == e->gen;
+	     i = (i + 1) & mask) {
+		p = e->pal + (size_t)h[i].idx * PGSTATE_PAL_SIZE;
+		if (le32_get(p) == fl && le32_get(p + 4) == mc)
+			return h[i].idx;
+	}
+	xgrow(&e->pal, &e->pal_cap, (size_t)(e->npal + 1) * PGSTATE_PAL_SIZE,
+	      1);
+	p = e->pal + (size_t)e->npal * PGSTATE_PAL_SIZE;
+	le32_put(p, fl);
+	le32_put(p + 4, mc);
+	h[i].gen = e->gen;
+	h[i].idx = e->npal;
+	return e->npal++;
+}
+
+/* Check the runs and turn them into segments: consecutive runs of one
+ * entry joined (up to UINT32_MAX pages), as the decoder will. */
+static int segs_make(struct pgstate_enc *e, uint64_t start, uint64_t npages,
+		     unsigned shift, const struct md_run *runs, size_t nruns,
+		     size_t *nseg)
+{
+	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	uint64_t next = 0, pgmask = ((uint64_t)1 << shift) - 1;
+	size_t n = 0;
+
+	xgrow(&e->segs, &e->segs_cap, nruns + 1, sizeof(*e->segs));
+	for (size_t i = 0; i < nruns; i++) {
+		const struct md_run *r = &runs[i];
+		struct pgstate_seg *last = n ? &e->segs[n - 1] : NULL;
+		uint64_t page, len = r->npages;
+		uint32_t idx;
+
+		if (!len || r->vaddr < start || ((r->vaddr - start) & pgmask) ||
+		    !(r->flags & kinds))
+			return -EINVAL;
+		page = (r->vaddr - start) >> shift;
+		if (page < next || page > npages || len > npages - page)
+			return -EINVAL;
+		next = page + len;
+		idx = pal_index(e, r->flags, r->mapcount);
+		if (last && last->idx == idx && last->page + last->len == page &&
+		    last->len < UINT32_MAX) {
+			uint64_t add = MIN(len, UINT32_MAX - last->len);
+
+			last->len += add;
+			page += add;
+			len -= add;
+			if (!len)
+				continue;
+		}
+		e->segs[n++] = (struct pgstate_seg){ page, len, idx };
+	}
+	*nseg = n;
+	return 0;
+}
+
+/* The MAP block being gathered: segments [first, ...) from page start,
+ * and its local entries. */
+struct map_blk {
+	uint64_t start;
+	size_t first;
+	uint32_t local[LOCAL_MAX];
+	uint32_t nlocal;
+};
+
+/* The local code of palette entry idx in the open block, or -1. */
+static int local_code(const struct pgstate_enc *e, uint32_t idx)
+{
+	return e->local_gen[idx] == e->lgen ? (int)e->local_idx[idx] : -1;
+}
+
+/* Add idx to the block's local entries; false if they are full. */
+static bool local_add(struct pgstate_enc *e, struct map_blk *b, uint32_t idx)
+{
+	if (local_code(e, idx) >= 0)
+		return true;
+	if (b->nlocal == LOCAL_MAX)
+		return false;
+	e->local_gen[idx] = e->lgen;
+	e->local_idx[idx] = b->nlocal;
+	b->local[b->nlocal++] = idx;
+	return true;
+}
+
+static void emit_run(struct pgstate_enc *e, const struct pgstate_seg *s)
+{
+	out_var(e, s->len << 2 | BLK_RUN);
+	out_var(e, s->idx);
+}
+
+/* Write segments [b->first, end) (pages [b->start, stop)) as one MAP
+ * block, or as SKIP and RUN blocks if those are no longer. */
+static void map_close(struct pgstate_enc *e, struct map_blk *b, size_t end,
+		      uint64_t stop)
+{
+	uint64_t n = stop - b->start, present = 0, prev = b->start, bit;
+	unsigned k = code_bits(b->nlocal);
+	size_t map_cost, runs_cost = 0, i;
+	uint8_t *q;
+
+	for (i = b->first; i < end; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+
+		if (s->page > prev)
+			runs_cost += var_len((s->page - prev) << 2);
+		runs_cost += var_len(s->len << 2) + var_len(s->idx);
+		present += s->len;
+		prev = s->page + s->len;
+	}
+	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
+	for (i = 0; i < b->nlocal; i++)
+		map_cost += var_len(b->local[i]);
+	if (runs_cost <= map_cost) {
+		prev = b->start;
+		for (i = b->first; i < end; i++) {
+			const struct pgstate_seg *s = &e->segs[i];
+
+			if (s->page > prev)
+				out_var(e, (s->page - prev) << 2 | BLK_SKIP);
+			emit_run(e, s);
+			prev = s->page + s->len;
+		}
+		return;
+	}
+	out_var(e, n << 2 | BLK_MAP);
+	*out_grow(e, 1) = (uint8_t)(b->nlocal - 1);
+	for (i = 0; i < b->nlocal; i++)
+		out_var(e, b->local[i]);
+	q = out_grow(e, (n + 7) / 8);
+	for (i = b->first; i < end; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+
+		for (bit = s->page - b->start; bit < s->page - b->start + s->len;
+		     bit++)
+			q[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+	}
+	if (!k)
+		return;
+	q = out_grow(e, (present * k + 7) / 8);
+	bit = 0;
+	for (i = b->first; i < end; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+		unsigned code = (unsigned)local_code(e, s->idx);
+
+		for (uint64_t j = 0; j < s->len; j++, bit += k) {
+			unsigned sh = bit & 7;
+
+			q[bit >> 3] |= (uint8_t)(code << sh);
+			if (sh + k > 8)
+				q[(bit >> 3) + 1] |= (uint8_t)(code >> (8 - sh));
+		}
+	}
+}
+
+/* Choose the blocks: long runs and holes as RUN and SKIP, stretches of
+ * short ones as MAP blocks. */
+static void blocks_make(struct pgstate_enc *e, size_t nseg)
+{
+	struct map_blk b = { 0 };
+	uint64_t pos = 0;
+	bool open = false;
+
+	for (size_t i = 0; i < nseg; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+		uint64_t gap = s->page - pos;
+		bool long_run = s->len >= LONG_PAGES;
+
+		if (open && (gap >= LONG_PAGES || long_run ||
+			     s->page + s->len - b.start > PGSTATE_MAP_MAX ||
+			     !local_add(e, &b, s->idx))) {
+			map_close(e, &b, i, pos);
+			open = false;
+		}
+		if (!open && gap)
+			out_var(e, gap << 2 | BLK_SKIP);
+		if (long_run) {
+			emit_run(e, s);
+		} else if (!open) {
+			/* a new block with fresh local entries */
+			if (++e->lgen == 0) {
+				memset(e->local_gen, 0,
+				       e->local_cap * sizeof(*e->local_gen));
+				e->lgen = 1;
+			}
+			b.start = s->page;
+			b.first = i;
+			b.nlocal = 0;
+			local_add(e, &b, s->idx);
+			open = true;
+		}
+		pos = s->page + s->len;
+	}
+	if (open)
+		map_close(e, &b, nseg, pos);
+}
+
+int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
+		   unsigned page_shift, const struct md_run *runs,
+		   size_t nruns)
+{
+	size_t nseg;
+	int ret;
+
+	e->npal = 0;
+	e->len = 0;
+	e->nruns = 0;
+	/* a new generation empties the palette hash and the local tables */
+	if (++e->gen == 0) {
+		if (e->hash)
+			memset(e->hash, 0,
+			       e->hash_cap * sizeof(struct pgstate_slot));
+		e->gen = 1;
+	}
+	ret = segs_make(e, start, npages, page_shift, runs, nruns, &nseg);
+	if (ret < 0)
+		return ret;
+	if (e->local_cap < e->npal) {
+		size_t cap = MAX((size_t)e->npal, 2 * e->local_cap);
+
+		free(e->local_gen);
+		free(e->local_idx);
+		/* zeroed: no slot belongs to a block yet */
+		e->local_gen = xcalloc(cap, sizeof(*e->local_gen));
+		e->local_idx = xcalloc(cap, sizeof(*e->local_idx));
+		e->local_cap = cap;
+	}
+	blocks_make(e, nseg);
+	e->nruns = nseg;
+	return 0;
+}
+
+void pgstate_enc_free(struct pgstate_enc *e)
+{
+	if (!e)
+		return;
+	free(e->pal);
+	free(e->out);
+	free(e->segs);
+	free(e->hash);
+	free(e->local_gen);
+	free(e->local_idx);
+	memset(e, 0, sizeof(*e));
+}
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32), four bits a step. */
+static const uint32_t crc_nibble[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n)
+{
+	uint32_t c = ~crc;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		c = (c >> 4) ^ crc_nibble[c & 15];
+		c = (c >> 4) ^ crc_nibble[c & 15];
+	}
+	return ~c;
+}
+
+/* --- decoder --- */
+
+struct dec {
+	struct md_run *runs;
+	size_t n, max;
+	uint64_t start;
+	unsigned shift;
+};
+
+static bool var_get(const uint8_t *s, size_t len, size_t *pos, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned sh = 0;
+
+	while (*pos < len) {
+		uint8_t b = s[(*pos)++];
+
+		if (sh == 63 && b > 1)
+			return false;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+		sh += 7;
+		if (sh > 63)
+			return false;
+	}
+	return false;
+}
+
+/* Append len pages at page, joined to the last run when it continues it.
+ * False if that makes more runs than announced. */
+static bool dec_emit(struct dec *d, uint64_t page, uint64_t len, uint32_t fl,
+		     uint32_t mc)
+{
+	uint64_t va = d->start + (page << d->shift);
+
+	while (len) {
+		struct md_run *r = d->n ? &d->runs[d->n - 1] : NULL;
+		uint64_t add;
+
+		if (r && r->flags == fl && r->mapcount == mc &&
+		    r->npages < UINT32_MAX &&
+		    r->vaddr + ((uint64_t)r->npages << d->shift) == va) {
+			add = MIN(len, UINT32_MAX - r->npages);
+			r->npages += (uint32_t)add;
+		} else {
+			if (d->n == d->max)
+				return false;
+			add = MIN(len, UINT32_MAX);
+			d->runs[d->n++] = (struct md_run){
+				.vaddr = va, .npages = (uint32_t)add,
+				.flags = fl, .mapcount = mc,
+			};
+		}
+		len -= add;
+		va += add << d->shift;
+	}
+	return true;
+}
+
+/* One MAP block of n pages at page; *pos is just after its header. */
+static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
+		    const uint8_t *s, size_t len, size_t *pos, uint64_t page,
+		    uint64_t n)
+{
+	uint32_t lfl[LOCAL_MAX], lmc[LOCAL_MAX], m;
+	uint64_t v, present = 0, bit = 0, nb, cb;
+	const uint8_t *bm, *codes;
+	unsigned k, mask;
+
+	if (n > PGSTATE_MAP_MAX || *pos >= len)
+		return false;
+	m = (uint32_t)s[(*pos)++] + 1;
+	for (uint32_t j = 0; j < m; j++) {
+		if (!var_get(s, len, pos, &v) || v >= npal)
+			return false;
+		lfl[j] = le32_get(pal + v * PGSTATE_PAL_SIZE);
+		lmc[j] = le32_get(pal + v * PGSTATE_PAL_SIZE + 4);
+	}
+	k = code_bits(m);
+	mask = (1u << k) - 1;
+	nb = (n + 7) / 8;
+	if (len - *pos < nb)
+		return false;
+	bm = s + *pos;
+	*pos += nb;
+	if ((n & 7) && (bm[nb - 1] >> (n & 7)))
+		return false;
+	for (uint64_t i = 0; i < nb; i++)
+		present += (unsigned)__builtin_popcount(bm[i]);
+	cb = (present * k + 7) / 8;
+	if (len - *pos < cb)
+		return false;
+	codes = s + *pos;
+	*pos += cb;
+	if (((present * k) & 7) && (codes[cb - 1] >> ((present * k) & 7)))
+		return false;
+	for (uint64_t i = 0; i < nb; i++) {
+		unsigned b = bm[i];
+
+		while (b) {
+			unsigned t = (unsigned)__builtin_ctz(b), c = 0;
+
+			b &= b - 1;
+			if (k) {
+				uint64_t at = bit >> 3;
+				unsigned w = codes[at];
+
+				if (at + 1 < cb)
+					w |= (unsigned)codes[at + 1] << 8;
+				c = (w >> (bit & 7)) & mask;
+				bit += k;
+				if (c >= m)
+					return false;
+			}
+			if (!dec_emit(d, page + i * 8 + t, 1, lfl[c], lmc[c]))
+				return false;
+		}
+	}
+	return true;
+}
+
+int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
+		   size_t nbytes, uint64_t start, uint64_t npages,
+		   unsigned page_shift, uint64_t nruns, struct md_run **runs,
+		   size_t *cap)
+{
+	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	struct dec d = { .start = start, .shift = page_shift };
+	uint64_t page = 0, h, n, v;
+	size_t pos = 0;
+
+	/* every run starts at a present page of a MAP block (a bit of the
+	 * stream) or is a RUN block (two bytes or more) */
+	if (nruns > npages || nruns / 8 > nbytes)
+		return -MEMSZ_EBADDATA;
+	for (uint32_t i = 0; i < npal; i++)
+		if (!(le32_get(pal + (size_t)i * PGSTATE_PAL_SIZE) & kinds))
+			return -MEMSZ_EBADDATA;
+	xgrow(runs, cap, nruns + 1, sizeof(**runs));
+	d.runs = *runs;
+	d.max = nruns;
+	while (pos < nbytes) {
+		if (!var_get(s, nbytes, &pos, &h))
+			return -MEMSZ_EBADDATA;
+		n = h >> 2;
+		if (!n || n > npages - page)
+			return -MEMSZ_EBADDATA;
+		switch (h & 3) {
+		case BLK_SKIP:
+			break;
+		case BLK_RUN:
+			if (n > UINT32_MAX || !var_get(s, nbytes, &pos, &v) ||
+			    v >= npal ||
+			    !dec_emit(&d, page, n,
+				      le32_get(pal + v * PGSTATE_PAL_SIZE),
+				      le32_get(pal + v * PGSTATE_PAL_SIZE + 4)))
+				return -MEMSZ_EBADDATA;
+			break;
+		case BLK_MAP:
+			if (!dec_map(&d, pal, npal, s, nbytes, &pos, page, n))
+				return -MEMSZ_EBADDATA;
+			break;
+		default:
+			return -MEMSZ_EBADDATA;
+		}
+		page += n;
+	}
+	if (d.n != nruns)
+		return -MEMSZ_EBADDATA;
+	return 0;
+}
