@@ -7,6 +7,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,12 @@
 
 enum { BLK_SKIP = 0, BLK_RUN = 1, BLK_MAP = 2 };
 
-/* Consecutive pages of one palette entry: the runs as they decode. */
+/* A short segment of the open MAP block: consecutive pages of one
+ * palette entry (fewer than LONG_PAGES), from the block's first page. */
 struct pgstate_seg {
-	uint64_t page;   /* from the mapping's first page */
-	uint64_t len;    /* <= UINT32_MAX */
-	uint32_t idx;    /* palette index */
+	uint32_t off;
+	uint32_t len;
+	uint32_t idx;
 };
 
 /* A palette hash slot, valid when gen is the mapping's generation. */
@@ -140,57 +142,31 @@ static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 	le32_put(p + 4, mc);
 	h[i].gen = e->gen;
 	h[i].idx = e->npal;
+	if (e->npal >= e->local_cap) {
+		size_t cap = MAX(2 * e->local_cap, (size_t)64);
+
+		e->local_gen = xrealloc(e->local_gen,
+					cap * sizeof(*e->local_gen));
+		e->local_idx = xrealloc(e->local_idx,
+					cap * sizeof(*e->local_idx));
+		/* no new slot belongs to a block yet */
+		memset(e->local_gen + e->local_cap, 0,
+		       (cap - e->local_cap) * sizeof(*e->local_gen));
+		e->local_cap = cap;
+	}
 	return e->npal++;
 }
 
-/* Check the runs and turn them into segments: consecutive runs of one
- * entry joined (up to UINT32_MAX pages), as the decoder will. */
-static int segs_make(struct pgstate_enc *e, uint64_t start, uint64_t npages,
-		     unsigned shift, const struct md_run *runs, size_t nruns,
-		     size_t *nseg)
-{
-	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
-	uint64_t next = 0, pgmask = ((uint64_t)1 << shift) - 1;
-	size_t n = 0;
-
-	xgrow(&e->segs, &e->segs_cap, nruns + 1, sizeof(*e->segs));
-	for (size_t i = 0; i < nruns; i++) {
-		const struct md_run *r = &runs[i];
-		struct pgstate_seg *last = n ? &e->segs[n - 1] : NULL;
-		uint64_t page, len = r->npages;
-		uint32_t idx;
-
-		if (!len || r->vaddr < start || ((r->vaddr - start) & pgmask) ||
-		    !(r->flags & kinds))
-			return -EINVAL;
-		page = (r->vaddr - start) >> shift;
-		if (page < next || page > npages || len > npages - page)
-			return -EINVAL;
-		next = page + len;
-		idx = pal_index(e, r->flags, r->mapcount);
-		if (last && last->idx == idx && last->page + last->len == page &&
-		    last->len < UINT32_MAX) {
-			uint64_t add = MIN(len, UINT32_MAX - last->len);
-
-			last->len += add;
-			page += add;
-			len -= add;
-			if (!len)
-				continue;
-		}
-		e->segs[n++] = (struct pgstate_seg){ page, len, idx };
-	}
-	*nseg = n;
-	return 0;
-}
-
-/* The MAP block being gathered: segments [first, ...) from page start,
- * and its local entries. */
+/* The MAP block being gathered. */
 struct map_blk {
-	uint64_t start;
-	size_t first;
-	uint32_t local[LOCAL_MAX];
+	uint64_t start;     /* its first page */
+	uint64_t end;       /* the page after its last segment */
+	uint64_t present;   /* pages of its segments */
+	size_t runs_cost;   /* bytes as SKIP and RUN blocks instead */
+	size_t nseg;        /* segments in e->segs */
+	bool open;
 	uint32_t nlocal;
+	uint32_t local[LOCAL_MAX];
 };
 
 /* The local code of palette entry idx in the open block, or -1. */
@@ -212,43 +188,35 @@ static bool local_add(struct pgstate_enc *e, struct map_blk *b, uint32_t idx)
 	return true;
 }
 
-static void emit_run(struct pgstate_enc *e, const struct pgstate_seg *s)
+static void emit_run(struct pgstate_enc *e, uint64_t len, uint32_t idx)
 {
-	out_var(e, s->len << 2 | BLK_RUN);
-	out_var(e, s->idx);
+	out_var(e, len << 2 | BLK_RUN);
+	out_var(e, idx);
 }
 
-/* Write segments [b->first, end) (pages [b->start, stop)) as one MAP
- * block, or as SKIP and RUN blocks if those are no longer. */
-static void map_close(struct pgstate_enc *e, struct map_blk *b, size_t end,
-		      uint64_t stop)
+/* Write the open block as one MAP block, or as SKIP and RUN blocks if
+ * those are no longer. */
+static void map_close(struct pgstate_enc *e, struct map_blk *b)
 {
-	uint64_t n = stop - b->start, present = 0, prev = b->start, bit;
+	uint64_t n = b->end - b->start, present = b->present, bit;
 	unsigned k = code_bits(b->nlocal);
-	size_t map_cost, runs_cost = 0, i;
+	size_t map_cost, i;
+	uint32_t prev = 0;
 	uint8_t *q;
 
-	for (i = b->first; i < end; i++) {
-		const struct pgstate_seg *s = &e->segs[i];
-
-		if (s->page > prev)
-			runs_cost += var_len((s->page - prev) << 2);
-		runs_cost += var_len(s->len << 2) + var_len(s->idx);
-		present += s->len;
-		prev = s->page + s->len;
-	}
+	b->open = false;
 	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
 	for (i = 0; i < b->nlocal; i++)
 		map_cost += var_len(b->local[i]);
-	if (runs_cost <= map_cost) {
-		prev = b->start;
-		for (i = b->first; i < end; i++) {
+	if (b->runs_cost <= map_cost) {
+		for (i = 0; i < b->nseg; i++) {
 			const struct pgstate_seg *s = &e->segs[i];
 
-			if (s->page > prev)
-				out_var(e, (s->page - prev) << 2 | BLK_SKIP);
-			emit_run(e, s);
-			prev = s->page + s->len;
+			if (s->off > prev)
+				out_var(e, (uint64_t)(s->off - prev) << 2 |
+						   BLK_SKIP);
+			emit_run(e, s->len, s->idx);
+			prev = s->off + s->len;
 		}
 		return;
 	}
@@ -257,22 +225,21 @@ static void map_close(struct pgstate_enc *e, struct map_blk *b, size_t end,
 	for (i = 0; i < b->nlocal; i++)
 		out_var(e, b->local[i]);
 	q = out_grow(e, (n + 7) / 8);
-	for (i = b->first; i < end; i++) {
+	for (i = 0; i < b->nseg; i++) {
 		const struct pgstate_seg *s = &e->segs[i];
 
-		for (bit = s->page - b->start; bit < s->page - b->start + s->len;
-		     bit++)
+		for (bit = s->off; bit < (uint64_t)s->off + s->len; bit++)
 			q[bit >> 3] |= (uint8_t)(1u << (bit & 7));
 	}
 	if (!k)
 		return;
 	q = out_grow(e, (present * k + 7) / 8);
 	bit = 0;
-	for (i = b->first; i < end; i++) {
+	for (i = 0; i < b->nseg; i++) {
 		const struct pgstate_seg *s = &e->segs[i];
 		unsigned code = (unsigned)local_code(e, s->idx);
 
-		for (uint64_t j = 0; j < s->len; j++, bit += k) {
+		for (uint32_t j = 0; j < s->len; j++, bit += k) {
 			unsigned sh = bit & 7;
 
 			q[bit >> 3] |= (uint8_t)(code << sh);
@@ -282,80 +249,114 @@ static void map_close(struct pgstate_enc *e, struct map_blk *b, size_t end,
 	}
 }
 
-/* Choose the blocks: long runs and holes as RUN and SKIP, stretches of
- * short ones as MAP blocks. */
-static void blocks_make(struct pgstate_enc *e, size_t nseg)
+/* Encode the next run as it decodes (len pages of entry idx at page, past
+ * the previous one): a long run as RUN, a long hole as SKIP, short ones
+ * gathered into a MAP block. *pos is the page after the previous run. */
+static void push_run(struct pgstate_enc *e, struct map_blk *b, uint64_t *pos,
+		     uint64_t page, uint64_t len, uint32_t idx)
 {
-	struct map_blk b = { 0 };
-	uint64_t pos = 0;
-	bool open = false;
+	uint64_t gap = page - *pos;
+	bool long_run = len >= LONG_PAGES;
 
-	for (size_t i = 0; i < nseg; i++) {
-		const struct pgstate_seg *s = &e->segs[i];
-		uint64_t gap = s->page - pos;
-		bool long_run = s->len >= LONG_PAGES;
-
-		if (open && (gap >= LONG_PAGES || long_run ||
-			     s->page + s->len - b.start > PGSTATE_MAP_MAX ||
-			     !local_add(e, &b, s->idx))) {
-			map_close(e, &b, i, pos);
-			open = false;
-		}
-		if (!open && gap)
-			out_var(e, gap << 2 | BLK_SKIP);
-		if (long_run) {
-			emit_run(e, s);
-		} else if (!open) {
-			/* a new block with fresh local entries */
-			if (++e->lgen == 0) {
-				memset(e->local_gen, 0,
-				       e->local_cap * sizeof(*e->local_gen));
-				e->lgen = 1;
-			}
-			b.start = s->page;
-			b.first = i;
-			b.nlocal = 0;
-			local_add(e, &b, s->idx);
-			open = true;
-		}
-		pos = s->page + s->len;
+	e->nruns++;
+	*pos = page + len;
+	if (b->open && (gap >= LONG_PAGES || long_run ||
+			page + len - b->start > PGSTATE_MAP_MAX ||
+			!local_add(e, b, idx)))
+		map_close(e, b);
+	if (!b->open && gap)
+		out_var(e, gap << 2 | BLK_SKIP);
+	if (long_run) {
+		emit_run(e, len, idx);
+		return;
 	}
-	if (open)
-		map_close(e, &b, nseg, pos);
+	if (!b->open) {
+		/* a new block with fresh local entries */
+		if (++e->lgen == 0) {
+			memset(e->local_gen, 0,
+			       e->local_cap * sizeof(*e->local_gen));
+			e->lgen = 1;
+		}
+		b->open = true;
+		b->start = b->end = page;
+		b->present = 0;
+		b->runs_cost = 0;
+		b->nseg = 0;
+		b->nlocal = 0;
+		local_add(e, b, idx);
+	}
+	if (page > b->end)
+		b->runs_cost += var_len((page - b->end) << 2);
+	b->runs_cost += var_len(len << 2) + var_len(idx);
+	b->present += len;
+	b->end = page + len;
+	e->segs[b->nseg++] = (struct pgstate_seg){
+		(uint32_t)(page - b->start), (uint32_t)len, idx,
+	};
 }
 
 int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 		   unsigned page_shift, const struct md_run *runs,
 		   size_t nruns)
 {
-	size_t nseg;
-	int ret;
+	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	uint64_t next = 0, pos = 0, pgmask = ((uint64_t)1 << page_shift) - 1;
+	uint64_t spage = 0, slen = 0;       /* the run being joined */
+	uint32_t pfl = 0, pmc = 0, pidx = UINT32_MAX, sidx = UINT32_MAX;
+	struct map_blk b;
 
 	e->npal = 0;
 	e->len = 0;
 	e->nruns = 0;
-	/* a new generation empties the palette hash and the local tables */
+	b.open = false;
+	/* a new generation empties the palette hash */
 	if (++e->gen == 0) {
 		if (e->hash)
 			memset(e->hash, 0,
 			       e->hash_cap * sizeof(struct pgstate_slot));
 		e->gen = 1;
 	}
-	ret = segs_make(e, start, npages, page_shift, runs, nruns, &nseg);
-	if (ret < 0)
-		return ret;
-	if (e->local_cap < e->npal) {
-		size_t cap = MAX((size_t)e->npal, 2 * e->local_cap);
+	/* a MAP block holds at most one segment a page */
+	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
+	for (size_t i = 0; i < nruns; i++) {
+		const struct md_run *r = &runs[i];
+		uint64_t page, len = r->npages;
 
-		free(e->local_gen);
-		free(e->local_idx);
-		/* zeroed: no slot belongs to a block yet */
-		e->local_gen = xcalloc(cap, sizeof(*e->local_gen));
-		e->local_idx = xcalloc(cap, sizeof(*e->local_idx));
-		e->local_cap = cap;
+		if (!len || r->vaddr < start || ((r->vaddr - start) & pgmask) ||
+		    !(r->flags & kinds))
+			return -EINVAL;
+		page = (r->vaddr - start) >> page_shift;
+		if (page < next || page > npages || len > npages - page)
+			return -EINVAL;
+		next = page + len;
+		/* neighbouring runs mostly share an entry */
+		if (pidx == UINT32_MAX || r->flags != pfl ||
+		    r->mapcount != pmc) {
+			pfl = r->flags;
+			pmc = r->mapcount;
+			pidx = pal_index(e, pfl, pmc);
+		}
+		/* join runs of one entry as the decoder does */
+		if (slen && sidx == pidx && spage + slen == page &&
+		    slen < UINT32_MAX) {
+			uint64_t add = MIN(len, UINT32_MAX - slen);
+
+			slen += add;
+			page += add;
+			len -= add;
+			if (!len)
+				continue;
+		}
+		if (slen)
+			push_run(e, &b, &pos, spage, slen, sidx);
+		spage = page;
+		slen = len;
+		sidx = pidx;
 	}
-	blocks_make(e, nseg);
-	e->nruns = nseg;
+	if (slen)
+		push_run(e, &b, &pos, spage, slen, sidx);
+	if (b.open)
+		map_close(e, &b);
 	return 0;
 }
 
@@ -372,23 +373,42 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32), four bits a step. */
-static const uint32_t crc_nibble[16] = {
-	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
-	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
-	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
-	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
-};
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32), eight bytes a step
+ * ("slicing by 8"): crc_tab[k][b] is the CRC of byte b followed by k zero
+ * bytes. The tables are built once, on first use. */
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t b = 0; b < 256; b++) {
+		uint32_t c = b;
+
+		for (int i = 0; i < 8; i++)
+			c = (c >> 1) ^ (c & 1 ? 0xedb88320u : 0);
+		crc_tab[0][b] = c;
+	}
+	for (uint32_t b = 0; b < 256; b++)
+		for (int k = 1; k < 8; k++)
+			crc_tab[k][b] = (crc_tab[k - 1][b] >> 8) ^
+					crc_tab[0][crc_tab[k - 1][b] & 0xff];
+}
 
 uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n)
 {
 	uint32_t c = ~crc;
 
-	for (size_t i = 0; i < n; i++) {
-		c ^= p[i];
-		c = (c >> 4) ^ crc_nibble[c & 15];
-		c = (c >> 4) ^ crc_nibble[c & 15];
+	pthread_once(&crc_once, crc_init);
+	for (; n >= 8; n -= 8, p += 8) {
+		uint32_t lo = c ^ le32_get(p), hi = le32_get(p + 4);
+
+		c = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
+		    crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
+		    crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
+		    crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
 	}
+	while (n--)
+		c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
 	return ~c;
 }
 
@@ -454,6 +474,17 @@ static bool dec_emit(struct dec *d, uint64_t page, uint64_t len, uint32_t fl,
 	return true;
 }
 
+/* Bits set in each byte value. */
+static const uint8_t popcount8[256] = {
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+	B6(0), B6(1), B6(1), B6(2)
+#undef B6
+#undef B4
+#undef B2
+};
+
 /* One MAP block of n pages at page; *pos is just after its header. */
 static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
 		    const uint8_t *s, size_t len, size_t *pos, uint64_t page,
@@ -483,7 +514,7 @@ static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
 	if ((n & 7) && (bm[nb - 1] >> (n & 7)))
 		return false;
 	for (uint64_t i = 0; i < nb; i++)
-		present += (unsigned)__builtin_popcount(bm[i]);
+		present += popcount8[bm[i]];
 	cb = (present * k + 7) / 8;
 	if (len - *pos < cb)
 		return false;
@@ -509,8 +540,21 @@ static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
 				if (c >= m)
 					return false;
 			}
-			if (!dec_emit(d, page + i * 8 + t, 1, lfl[c], lmc[c]))
+			uint64_t va = d->start + ((page + i * 8 + t) << d->shift);
+			struct md_run *r = d->n ? &d->runs[d->n - 1] : NULL;
+
+			if (r && r->flags == lfl[c] && r->mapcount == lmc[c] &&
+			    r->npages < UINT32_MAX &&
+			    r->vaddr + ((uint64_t)r->npages << d->shift) == va) {
+				r->npages++;
+				continue;
+			}
+			if (d->n == d->max)
 				return false;
+			d->runs[d->n++] = (struct md_run){
+				.vaddr = va, .npages = 1,
+				.flags = lfl[c], .mapcount = lmc[c],
+			};
 		}
 	}
 	return true;

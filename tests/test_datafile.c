@@ -841,6 +841,12 @@ static void test_pages_fields(void **state)
 	};
 	int ret;
 
+	/* the check of the page states is zlib's CRC-32 */
+	assert_int_equal(pgstate_crc(0, (const uint8_t *)"123456789", 9),
+			 0xcbf43926);
+	assert_int_equal(pgstate_crc(pgstate_crc(0, ok, 3), ok + 3,
+				     sizeof(ok) - 3),
+			 pgstate_crc(0, ok, sizeof(ok)));
 	/* the valid stream: runs [2,5) entry 1, 5 6 entry 0, 8 entry 1 */
 	assert_int_equal(decode_raw(ok, sizeof(ok), 3, 0), 0);
 	/* run count not the announced one */
