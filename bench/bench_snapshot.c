@@ -3,8 +3,9 @@
  * until the end, nothing parsed), in the same run, for page layouts of
  * one large mapping, and the size of memsz.data per mapped page.
  * usage: bench_snapshot [MAPPED_GIB [RESIDENT_GIB [RUNS [LAYOUT]]]]
- * (defaults 16, 4, 5, all; LAYOUT 0-3 runs one of the layouts below). A child maps MAPPED_GIB of anonymous memory (no
- * THP) and touches about RESIDENT_GIB of it in one layout:
+ * (defaults 16, 4, 5, all; LAYOUT 0-3 runs one of the layouts below).
+ * A child maps MAPPED_GIB of anonymous memory (no THP) and touches about
+ * RESIDENT_GIB of it in one layout:
  *   contiguous   the first RESIDENT_GIB
  *   every 2nd    every other page of the first 2 * RESIDENT_GIB (the
  *                worst layout: no two resident pages adjacent)

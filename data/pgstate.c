@@ -100,7 +100,7 @@ static size_t slot_of(uint32_t fl, uint32_t mc, size_t mask)
 
 static void hash_insert(struct pgstate_enc *e, uint32_t idx)
 {
-	struct pgstate_slot *h = (struct pgstate_slot *)e->hash;
+	struct pgstate_slot *h = e->hash;
 	const uint8_t *p = e->pal + (size_t)idx * PGSTATE_PAL_SIZE;
 	size_t mask = e->hash_cap - 1;
 	size_t i = slot_of(le32_get(p), le32_get(p + 4), mask);
@@ -114,7 +114,7 @@ static void hash_insert(struct pgstate_enc *e, uint32_t idx)
 /* The palette index of (fl, mc), added to the palette if new. */
 static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 {
-	struct pgstate_slot *h = (struct pgstate_slot *)e->hash;
+	struct pgstate_slot *h = e->hash;
 	size_t mask, i;
 	uint8_t *p;
 
@@ -126,7 +126,7 @@ static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 		e->hash_cap = cap;
 		for (uint32_t k = 0; k < e->npal; k++)
 			hash_insert(e, k);
-		h = (struct pgstate_slot *)e->hash;
+		h = e->hash;
 	}
 	mask = e->hash_cap - 1;
 	for (i = slot_of(fl, mc, mask); h[i].gen == e->gen;
@@ -244,7 +244,8 @@ static void map_close(struct pgstate_enc *e, struct map_blk *b)
 
 			q[bit >> 3] |= (uint8_t)(code << sh);
 			if (sh + k > 8)
-				q[(bit >> 3) + 1] |= (uint8_t)(code >> (8 - sh));
+				q[(bit >> 3) + 1] |=
+					(uint8_t)(code >> (8 - sh));
 		}
 	}
 }
@@ -540,12 +541,15 @@ static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
 				if (c >= m)
 					return false;
 			}
-			uint64_t va = d->start + ((page + i * 8 + t) << d->shift);
+			uint64_t pg = page + i * 8 + t;
+			uint64_t va = d->start + (pg << d->shift);
 			struct md_run *r = d->n ? &d->runs[d->n - 1] : NULL;
 
+			/* join the last run when this page continues it */
 			if (r && r->flags == lfl[c] && r->mapcount == lmc[c] &&
 			    r->npages < UINT32_MAX &&
-			    r->vaddr + ((uint64_t)r->npages << d->shift) == va) {
+			    r->vaddr + ((uint64_t)r->npages << d->shift) ==
+				    va) {
 				r->npages++;
 				continue;
 			}

@@ -45,7 +45,7 @@ struct pgstate_enc {
 	size_t pal_cap, out_cap;
 	struct pgstate_seg *segs;
 	size_t segs_cap;
-	uint32_t *hash;               /* palette index + 1, 0: empty slot */
+	struct pgstate_slot *hash;    /* palette entries by value */
 	size_t hash_cap;
 	uint32_t *local_gen, *local_idx;
 	size_t local_cap;

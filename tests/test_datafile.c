@@ -559,7 +559,8 @@ static void check_layout(const char *path, const uint16_t *pg, size_t n)
 		assert_true(first + u->npages <= n);
 		assert_int_equal(u->reserved, 0);
 		for (uint16_t k = 0; k < NPAL_REF; k++)
-			if (ref_flags[k] == u->flags && ref_mc[k] == u->mapcount)
+			if (ref_flags[k] == u->flags &&
+			    ref_mc[k] == u->mapcount)
 				e = k + 1;
 		assert_int_not_equal(e, 0);
 		if (i) {
@@ -613,7 +614,8 @@ static void layout_make(uint16_t *pg, size_t n, enum layout_kind kind,
 		/* runs and holes of random lengths, some long */
 		while (i < n) {
 			size_t len = 1 + rnd() % (rnd() % 4 ? 8 : 300);
-			uint16_t e = rnd() % 2 ? 0 : 1 + (uint16_t)(rnd() % npal);
+			uint16_t e = rnd() % 2 ? 0 :
+						 1 + (uint16_t)(rnd() % npal);
 
 			for (; len && i < n; len--, i++)
 				pg[i] = e;
