@@ -41,11 +41,18 @@
 #define PFD_SIGNAL 0
 #define PFD_TIMER 1
 #define PFD_FIXED 2
+/* Backpressure: when a sample ring is this full (per mille) as memsz gets
+ * to drain it, memsz has fallen behind: the targets are held until it has
+ * drained. Rings wake memsz at 1/16 full, so a memsz that keeps up never
+ * holds; what stays free (7/8 of a ring) absorbs the faults made while
+ * the hold takes effect. */
+#define HOLD_FILL_PERMILLE 125
 
 struct rec_target {
 	int pid;
 	bool alive;
 	bool traced;          /* launched (or forked from it): under ptrace */
+	bool seized;          /* attached and seized: can be held */
 	int pidfd;            /* attach mode: readable at exit; -1 */
 	struct procmaps last; /* polling fallback: the maps seen last */
 };
@@ -76,6 +83,8 @@ struct session {
 	struct perf_event_attr *sattr; /* --faults / -e sampling events */
 	size_t nsattr;
 	uint64_t nsamples;
+	bool hold;                  /* backpressure: hold targets, lose none */
+	uint64_t held_ns, nholds;   /* time and times targets were held */
 	/* event loop */
 	int sfd, tfd;               /* signalfd, interval timerfd (-1) */
 	sigset_t oldmask;
@@ -362,30 +371,23 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		     uint32_t flags)
 {
 	struct snap_stats st = { 0 };
-	bool thaw_sig = false, thaw_tr = false;
+	bool thaw_tr = false;
 	int ret;
 
 	if (r->werr)
 		return;
 	drain(r, true);
 	poll_maps(r, t);
-	if (r->freeze && !(flags & MD_SNAP_F_FROZEN)) {
-		if (t->traced && r->tr) {
-			thaw_tr = true;
-			if (tracer_freeze(r->tr, t->pid) == 0)
-				flags |= MD_SNAP_F_FROZEN;
-		} else {
-			ret = target_freeze_signal(t->pid);
-			thaw_sig = ret == 1;
-			if (ret >= 0)
-				flags |= MD_SNAP_F_FROZEN;
-		}
+	/* Only ptrace stops: the kernel ends them if memsz dies. */
+	if (r->freeze && !(flags & MD_SNAP_F_FROZEN) && r->tr &&
+	    (t->traced || t->seized)) {
+		thaw_tr = true;
+		if (tracer_freeze(r->tr, t->pid) == 0)
+			flags |= MD_SNAP_F_FROZEN;
 	}
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
 	if (thaw_tr)
 		tracer_thaw(r->tr, t->pid);
-	if (thaw_sig)
-		target_thaw_signal(t->pid);
 	if (ret == -ESRCH) {
 		t->alive = false;
 		return;
@@ -696,6 +698,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	r->path = o->path;
 	r->freeze = o->freeze;
 	r->inherit = o->inherit;
+	r->hold = o->nsamples && !o->lossy;
 	r->sfd = -1;
 	r->tfd = -1;
 	if (o->nsamples) {
@@ -766,6 +769,34 @@ out_child:
 	return err;
 }
 
+static const struct tracer_ops holder_ops = { 0 };
+
+/* Seize the attached targets so that they can be held (--freeze,
+ * backpressure) by ptrace stops, which end with memsz. A target that
+ * cannot be seized is recorded without; the user is told. */
+static void seize_targets(struct session *r)
+{
+	tracer_holder(&holder_ops, r, &r->tr);
+	for (size_t i = 0; i < r->nt; i++) {
+		struct rec_target *t = &r->t[i];
+		int err = tracer_attach(r->tr, t->pid);
+		char *msg;
+
+		if (!err) {
+			t->seized = true;
+			continue;
+		}
+		msg = xasprintf("cannot hold pid %d (ptrace: %s): %s", t->pid,
+				memsz_strerror(err),
+				r->hold ? "samples may be lost when memsz "
+					  "falls behind" :
+					  "snapshots are taken while it runs");
+		say(r, true, msg);
+		note(r, msg);
+		free(msg);
+	}
+}
+
 int session_attach(struct session *r, const int *pids, int n)
 {
 	int err;
@@ -779,6 +810,8 @@ int session_attach(struct session *r, const int *pids, int n)
 	if (err < 0)
 		return err;
 	note_samples_user_only(r, r->o.ring_pages);
+	if (r->freeze || r->hold)
+		seize_targets(r);
 	for (size_t i = 0; r->pc && i < r->nt; i++)
 		synthesize(r, &r->t[i]);
 	for (size_t i = 0; i < r->nt; i++)
@@ -811,8 +844,9 @@ static void start_clocks(struct session *r)
  * SIGKILL after a grace period — like perf. Returns false to leave. */
 static bool loop_continue(struct session *r, uint64_t now)
 {
-	if (r->tr) {
+	if (r->tr)
 		tracer_poll(r->tr);
+	if (r->child) {
 		if (tracer_done(r->tr, &r->status)) {
 			r->got_exit = true;
 			return false;
@@ -891,6 +925,24 @@ static void handle_pollfds(struct session *r, size_t n)
 	}
 }
 
+/* Backpressure: if memsz has fallen behind (a sample ring is
+ * HOLD_FILL_PERMILLE full), hold every traced thread while the rings are
+ * drained, so that the kernel never has to drop a sample. */
+static void backpressure(struct session *r)
+{
+	uint64_t t0;
+
+	if (!r->hold || !r->pc || !r->tr || r->werr ||
+	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
+		return;
+	t0 = mono_ns();
+	tracer_hold_all(r->tr);
+	drain(r, false);
+	tracer_release_all(r->tr);
+	r->held_ns += mono_ns() - t0;
+	r->nholds++;
+}
+
 void session_run(struct session *r)
 {
 	start_clocks(r);
@@ -910,6 +962,7 @@ void session_run(struct session *r)
 		if (poll(r->pfd, n, timeout) < 0 && errno != EINTR)
 			break;
 		handle_pollfds(r, n);
+		backpressure(r);
 		drain(r, false);
 		for (size_t i = 0; !r->pc && i < r->nt; i++)
 			poll_maps(r, &r->t[i]);
@@ -923,6 +976,16 @@ void session_finish(struct session *r, struct session_stats *st)
 		final_snapshots(r);
 	drain(r, true);
 	unreported_lost(r);
+	if (r->nholds && !r->werr) {
+		char *msg = xasprintf("targets held %llu times, %.3f s in "
+				      "all, while memsz drained the sample "
+				      "rings (backpressure)",
+				      (unsigned long long)r->nholds,
+				      r->held_ns / 1e9);
+
+		note(r, msg);
+		free(msg);
+	}
 	if (r->lost && !r->werr) {
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->lost);
@@ -937,6 +1000,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	st->nsamples = r->nsamples;
 	st->lost = r->lost;
 	st->nsnaps = r->nsnaps;
+	st->held_ns = r->held_ns;
+	st->nholds = r->nholds;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;
 }
