@@ -20,7 +20,8 @@ void usage_report(FILE *out)
 	fprintf(out,
 		"usage: memsz report [-i FILE] [--by KEY[,KEY...]] [--sort COL]"
 		" [-n N]\n"
-		"                    [--filter REGEX] [--pid PID]\n"
+		"                    [--filter REGEX] [--pid PID]"
+		" [--skip-frames REGEX]\n"
 		"                    [--snapshot first|last|peak|N]\n"
 		"                    [--format table|csv|tsv|json|folded]\n"
 		"       memsz report --list-keys\n"
@@ -46,6 +47,11 @@ void usage_report(FILE *out)
 		"    --filter REGEX     keep rows with a label matching REGEX\n"
 		"                       (POSIX extended) at any level\n"
 		"    --pid PID          only this process\n"
+		"    --skip-frames REGEX  frames the faultsite key looks past\n"
+		"                       to name the first frame that is the\n"
+		"                       program's (default: the C library's\n"
+		"                       memory and string routines, malloc and\n"
+		"                       its internals, operator new; '': none)\n"
 		"    --snapshot WHICH   per process: first, last (default),\n"
 		"                       peak\n"
 		"                       (highest RSS) or N (the Nth, from 0)\n"
@@ -64,6 +70,7 @@ static const struct option report_options[] = {
 	{ "filter", required_argument, NULL, 'F' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "snapshot", required_argument, NULL, 'S' },
+	{ "skip-frames", required_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -92,6 +99,7 @@ static int parse_filter(const char *arg, regex_t *re, bool *have_re)
 static int report_option(int c, const char *arg, struct report_opts *o,
 			 regex_t *re, bool *have_re)
 {
+	regex_t skip;
 	uint64_t u;
 
 	switch (c) {
@@ -109,6 +117,16 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 			return EXIT_USAGE;
 		}
 		o->pid = (long)u;
+		return -1;
+	case 'K':
+		if (arg[0] && regcomp(&skip, arg, REG_EXTENDED | REG_NOSUB)) {
+			memsz_error("bad --skip-frames '%s': not a POSIX "
+				    "extended regex", arg);
+			return EXIT_USAGE;
+		}
+		if (arg[0])
+			regfree(&skip);
+		o->skip_frames = arg;
 		return -1;
 	case 'S':
 		if (report_pick_parse(arg, &o->pick, &o->index) < 0) {

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,8 @@ struct faults {
 	uint64_t samples, used, late, nolimit, ip_only, nostack;
 	char *buf;                /* scratch for stack labels */
 	size_t bufcap;
+	regex_t skip;             /* frames faultsite looks past */
+	bool have_skip;
 };
 
 struct faults *faults_new(struct attrib *a, struct labels *lb,
@@ -114,8 +117,51 @@ void faults_free(struct faults *f)
 	free(f->pages.tab);
 	free(f->windows.tab);
 	free(f->buf);
+	if (f->have_skip)
+		regfree(&f->skip);
 	unwind_free(f->u);
 	free(f);
+}
+
+int faults_set_skip(struct faults *f, const char *regex)
+{
+	if (f->have_skip)
+		regfree(&f->skip);
+	f->have_skip = false;
+	if (!regex || !regex[0])
+		return 0;
+	if (regcomp(&f->skip, regex, REG_EXTENDED | REG_NOSUB))
+		return -MEMSZ_EUSAGE;
+	f->have_skip = true;
+	return 0;
+}
+
+/* The site of the stack in f->buf whose frame i (innermost first) starts
+ * at starts[i]: the innermost frame the skip regex does not match. */
+static uint32_t stack_site(struct faults *f, const size_t *starts, int n)
+{
+	size_t len = strlen(f->buf);
+
+	for (int i = 0; f->have_skip && i < n; i++) {
+		/* frame i ends at the ';' before frame i-1, or the end */
+		size_t end = i ? starts[i - 1] - 1 : len;
+		char save;
+		bool skip;
+
+		save = f->buf[end];
+		f->buf[end] = 0;
+		skip = !regexec(&f->skip, f->buf + starts[i], 0, NULL, 0);
+		f->buf[end] = save;
+		if (!skip) {
+			char *name = xstrndup(f->buf + starts[i],
+					      end - starts[i]);
+			uint32_t l = labels_intern(f->lb, name);
+
+			free(name);
+			return l;
+		}
+	}
+	return labels_intern(f->lb, f->buf + starts[0]);
 }
 
 static struct proc *proc_find(struct faults *f, uint32_t pid)
@@ -404,9 +450,10 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		.stack_size = s->stack_size,
 	};
 	uint64_t ips[MAX_FRAMES];
+	size_t starts[MAX_FRAMES];
 	struct page_ent *e;
 	uint32_t callers, site;
-	size_t len = 0, last = 0;
+	size_t len = 0;
 	int n = 0;
 
 	f->samples++;
@@ -437,12 +484,11 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		callers = site = f->unknown;
 	} else {
 		for (int i = n - 1; i >= 0; i--) {
-			last = len ? len + 1 : 0; /* after the ';' */
+			starts[i] = len ? len + 1 : 0; /* after the ';' */
 			frame_name(f, &fa, ips[i], i == 0, &len);
 		}
 		callers = labels_intern(f->lb, f->buf);
-		/* the innermost frame's name, the last one appended */
-		site = labels_intern(f->lb, f->buf + last);
+		site = stack_site(f, starts, n);
 	}
 	f->used++;
 	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift));

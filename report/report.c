@@ -159,9 +159,18 @@ static int pass1(struct report_ctx *c, char **msg)
 		return ret;
 	}
 	attrib_set_page_size(c->a, md_reader_header(r)->page_size);
-	if (c->want_faults)
+	if (c->want_faults) {
 		c->faults = faults_new(c->a, c->lb, c->o->debug_root,
 				       md_reader_header(r)->page_size);
+		if (faults_set_skip(c->faults, c->o->skip_frames ?
+						       c->o->skip_frames :
+						       FAULTS_SKIP_DEFAULT)) {
+			*msg = xasprintf("bad --skip-frames '%s'",
+					 c->o->skip_frames);
+			md_reader_close(r);
+			return -MEMSZ_EUSAGE;
+		}
+	}
 	if (md_reader_header(r)->page_size)
 		c->page_size = md_reader_header(r)->page_size;
 	while ((ret = md_read_next(r, &rec)) > 0) {

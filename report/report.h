@@ -38,6 +38,9 @@ struct report_opts {
 	uint64_t index;             /* PICK_INDEX */
 	const regex_t *filter;      /* keep paths with a matching label */
 	const char *debug_root;     /* NULL: /usr/lib/debug */
+	/* frames faultsite looks past (regex); NULL: FAULTS_SKIP_DEFAULT,
+	 * "": none */
+	const char *skip_frames;
 };
 
 struct report_result {
