@@ -6,7 +6,8 @@ cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev elfutils binutils linux-perf \
-python3 clang llvm-14 g++ gcc-multilib libc6-dbg util-linux procps"
+python3 clang llvm-14 g++ gcc-multilib libc6-dbg util-linux procps \
+nodejs"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)

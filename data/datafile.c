@@ -511,6 +511,30 @@ int md_write_note(struct md_writer *w, const char *text)
 	return writer_commit(w, MD_REC_NOTE);
 }
 
+int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
+{
+	int ret;
+
+	if (!r->nsyms || r->nsyms > MD_JITMAP_MAX_SYMS || !r->syms)
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->nsyms; i++)
+		if (!r->syms[i].size ||
+		    r->syms[i].start + r->syms[i].size < r->syms[i].start)
+			return -EINVAL;
+	ret = writer_begin(w);
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u32(&w->b, r->pid);
+	buf_u32(&w->b, r->nsyms);
+	for (uint32_t i = 0; i < r->nsyms; i++) {
+		buf_u64(&w->b, r->syms[i].start);
+		buf_u64(&w->b, r->syms[i].size);
+		buf_str(&w->b, r->syms[i].name);
+	}
+	return writer_commit(w, MD_REC_JITMAP);
+}
+
 /* Write the batched SAMPLE records (whole records only). On a failure the
  * partial batch is cut off and the writer stays failed. */
 static int writer_flush_samples(struct md_writer *w)
@@ -609,6 +633,8 @@ struct md_reader {
 	size_t runs_cap;
 	uint64_t *u64s;           /* regs + callchain of the last sample */
 	size_t u64s_cap;
+	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
+	size_t jit_cap;
 };
 
 /* A cursor over one record's payload; every get checks the bounds. */
@@ -880,6 +906,36 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 	return 0;
 }
 
+/* The smallest encoded JIT symbol: start, size and an empty string. */
+#define MD_JIT_SYM_MIN 24
+
+static int decode_jitmap(struct md_reader *r, struct md_cur *c,
+			 struct md_jitmap *j)
+{
+	j->time = cur_u64(c);
+	j->pid = cur_u32(c);
+	j->nsyms = cur_u32(c);
+	if (c->err)
+		return c->err;
+	if (!j->nsyms || j->nsyms > MD_JITMAP_MAX_SYMS ||
+	    j->nsyms > (c->len - c->pos) / MD_JIT_SYM_MIN)
+		return -MEMSZ_EBADDATA;
+	xgrow(&r->jit, &r->jit_cap, j->nsyms, sizeof(*r->jit));
+	for (uint32_t i = 0; i < j->nsyms; i++) {
+		struct md_jit_sym *s = &r->jit[i];
+
+		s->start = cur_u64(c);
+		s->size = cur_u64(c);
+		s->name = cur_str(c);
+		if (c->err)
+			return c->err;
+		if (!s->size || s->start + s->size < s->start)
+			return -MEMSZ_EBADDATA;
+	}
+	j->syms = r->jit;
+	return 0;
+}
+
 /* Decode the payload of a known record type; unknown types return 1. */
 static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 {
@@ -936,6 +992,8 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 		return c->err;
 	case MD_REC_SAMPLE:
 		return decode_sample(r, c, &rec->u.sample);
+	case MD_REC_JITMAP:
+		return decode_jitmap(r, c, &rec->u.jitmap);
 	default:
 		return 1;
 	}
@@ -987,5 +1045,6 @@ void md_reader_close(struct md_reader *r)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
 	free(r->u64s);
+	free(r->jit);
 	free(r);
 }

@@ -47,6 +47,7 @@ enum md_rec_type {
 	MD_REC_NOTE,          /* a free-text message for the report footer */
 	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
 	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
+	MD_REC_JITMAP,        /* JIT code symbols of a pid (perf-PID.map) */
 	MD_REC__COUNT
 };
 
@@ -187,6 +188,27 @@ struct md_sample {
 	uint32_t stack_size;          /* dyn_size: bytes actually copied */
 };
 
+/* One symbol of JIT-compiled code: [start, start+size) is name. */
+struct md_jit_sym {
+	uint64_t start, size;
+	const char *name;
+};
+
+/* Bound on the symbols of one JITMAP record (the recorder writes a map
+ * file in chunks of at most this many). */
+#define MD_JITMAP_MAX_SYMS 65536
+
+/* Symbols a JIT compiler of process pid wrote to its perf map
+ * (/tmp/perf-PID.map) since the last JITMAP record of pid, as read at time.
+ * Of two symbols over the same bytes, the later one (later record, or
+ * later in the record) is the current one. */
+struct md_jitmap {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t nsyms;
+	const struct md_jit_sym *syms;
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
@@ -202,6 +224,7 @@ struct md_record {
 		struct md_snap_end snap_end;
 		struct md_note note;
 		struct md_sample sample;
+		struct md_jitmap jitmap;
 	} u;
 };
 
@@ -228,6 +251,9 @@ int md_write_note(struct md_writer *w, const char *text);
 int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
 /* A sample record (MD_REC_SAMPLE); arrays copied into the record. */
 int md_write_sample(struct md_writer *w, const struct md_sample *r);
+/* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
+ * and not wrapping (else -EINVAL). */
+int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);

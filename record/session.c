@@ -5,6 +5,7 @@
 #include "record/session.h"
 
 #include "data/datafile.h"
+#include "record/jitmap.h"
 #include "record/perf.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
@@ -55,6 +56,7 @@ struct rec_target {
 	bool seized;          /* attached and seized: can be held */
 	int pidfd;            /* attach mode: readable at exit; -1 */
 	struct procmaps last; /* polling fallback: the maps seen last */
+	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
 };
 
 struct synth_key {
@@ -367,6 +369,30 @@ static void poll_maps(struct session *r, struct rec_target *t)
 	t->last = now;
 }
 
+/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
+ * last read, as JITMAP records (the file may go with the process, so it is
+ * read at every snapshot and at exit). */
+static void write_jit(struct session *r, struct rec_target *t)
+{
+	struct jitmap jm = { 0 };
+	uint64_t now = mono_ns();
+
+	if (r->werr || jitmap_read_pid(t->pid, &t->jit_off, &jm) <= 0)
+		goto out;
+	for (size_t i = 0; i < jm.n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
+		struct md_jitmap rec = {
+			.time = now, .pid = (uint32_t)t->pid,
+			.nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
+			.syms = jm.syms + i,
+		};
+
+		if (!wfail(r, md_write_jitmap(r->w, &rec)))
+			r->nevents++;
+	}
+out:
+	jitmap_free(&jm);
+}
+
 static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		     uint32_t flags)
 {
@@ -385,6 +411,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		if (tracer_freeze(r->tr, t->pid) == 0)
 			flags |= MD_SNAP_F_FROZEN;
 	}
+	write_jit(r, t);
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
 	if (thaw_tr)
 		tracer_thaw(r->tr, t->pid);
@@ -918,6 +945,7 @@ static void handle_pollfds(struct session *r, size_t n)
 			if (t->pidfd >= 0 && pfd[k].fd == t->pidfd)
 				p = &pfd[k];
 		if (p && (p->revents & (POLLIN | POLLHUP))) {
+			write_jit(r, t);
 			t->alive = false;
 			close(t->pidfd);
 			t->pidfd = -1;

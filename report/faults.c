@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/jitsyms.h"
 #include "report/unwind.h"
 #include "util/util.h"
 
@@ -85,6 +86,7 @@ struct faults {
 	size_t bufcap;
 	regex_t skip;             /* frames faultsite looks past */
 	bool have_skip;
+	struct jitsyms *jit;      /* names of JIT code, or NULL (borrowed) */
 };
 
 struct faults *faults_new(struct attrib *a, struct labels *lb,
@@ -121,6 +123,11 @@ void faults_free(struct faults *f)
 		regfree(&f->skip);
 	unwind_free(f->u);
 	free(f);
+}
+
+void faults_set_jit(struct faults *f, struct jitsyms *j)
+{
+	f->jit = j;
 }
 
 int faults_set_skip(struct faults *f, const char *regex)
@@ -361,12 +368,16 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 
 	if (e)
 		ent_resolve(f, e);
-	if (!e) {
-		name = "[unknown]";
-	} else if (e->have_bias &&
-		   (l = attrib_image_symbol(f->a, e->image_id,
-					    at - e->bias)) != LABEL_NONE) {
+	if (e && e->have_bias &&
+	    (l = attrib_image_symbol(f->a, e->image_id, at - e->bias)) !=
+		    LABEL_NONE) {
 		name = labels_str(f->lb, l);
+	} else if ((!e || e->image_id == UINT32_MAX) && f->jit &&
+		   (l = jitsyms_lookup(f->jit, fa->p->pid, at)) !=
+			   LABEL_NONE) {
+		name = labels_str(f->lb, l);
+	} else if (!e) {
+		name = "[unknown]";
 	} else if (e->name[0] == '[') {
 		name = e->name;
 	} else if (e->name[0]) {

@@ -60,6 +60,12 @@ void faults_set_limit(struct faults *f, uint32_t pid, uint64_t time);
 	"(_[a-z0-9_]+)?(\\.[a-z]+\\.[0-9]+)*(@@?[A-Za-z0-9_.]+)?$|"        \
 	"^operator (new|delete)|^\\[libc\\.so[.0-9]*\\]$"
 
+struct jitsyms;
+
+/* Name frames in anonymous memory by the JIT symbols of j (borrowed; NULL:
+ * none). Call before the first sample. */
+void faults_set_jit(struct faults *f, struct jitsyms *j);
+
 /* The site of a stack (faultsite) is its innermost frame whose name does
  * not match regex (NULL or "": the innermost frame; all frames matching:
  * the innermost too). Call before the first sample. Returns 0, or

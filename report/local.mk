@@ -6,4 +6,5 @@ libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/unwind.c report/unwind.h \
 	report/faults.c report/faults.h \
 	report/ondisk.c report/ondisk.h \
-	report/keys.c report/keys.h
+	report/keys.c report/keys.h \
+	report/jitsyms.c report/jitsyms.h

@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_ehframe tests/test_elf tests/test_events tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_ehframe tests/test_elf tests/test_events tests/test_jitmap tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -25,6 +25,9 @@ tests_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_test_events_SOURCES = tests/test_events.c tests/testutil.c tests/testutil.h
 tests_test_events_CFLAGS = $(TEST_CFLAGS)
 tests_test_events_LDADD = $(TEST_LIBS)
+tests_test_jitmap_SOURCES = tests/test_jitmap.c tests/testutil.c tests/testutil.h
+tests_test_jitmap_CFLAGS = $(TEST_CFLAGS)
+tests_test_jitmap_LDADD = $(TEST_LIBS)
 tests_test_labels_SOURCES = tests/test_labels.c tests/testutil.c tests/testutil.h
 tests_test_labels_CFLAGS = $(TEST_CFLAGS)
 tests_test_labels_LDADD = $(TEST_LIBS)
@@ -66,6 +69,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2100-record-faults.sh \
+	tests/t2110-record-jit-node.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \

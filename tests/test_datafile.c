@@ -435,6 +435,68 @@ static void test_corrupt(void **state)
 	(void)state;
 }
 
+/* JITMAP: symbols written are read back; bad ones are refused by the
+ * writer and, patched into a file, by the reader. */
+static void test_jitmap(void **state)
+{
+	static const struct md_jit_sym syms[] = {
+		{ 0x7f0000001000, 0x40, "JS:*hot /app/x.js:3:10" },
+		{ 0x7f0000001040, 0x1b4, "" },
+		{ 0x7f0000001000, 0x20, "LazyCompile:~later" },
+	};
+	struct md_jitmap jm = { .time = 77, .pid = 4242, .nsyms = 3,
+				.syms = syms };
+	struct md_jit_sym bad = { 0xfffffffffffff000ull, 0x2000, "wraps" };
+	struct md_jitmap badm = { .pid = 1, .nsyms = 1, .syms = &bad };
+	char *path = tpath("jit.data");
+	struct md_writer *w;
+	struct md_reader *r;
+	struct md_record rec;
+	uint8_t b[8];
+	uint64_t off;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_jitmap(w, &badm), -EINVAL);
+	bad.start = 0x1000;
+	bad.size = 0;
+	assert_int_equal(md_write_jitmap(w, &badm), -EINVAL);
+	badm.nsyms = 0;
+	assert_int_equal(md_write_jitmap(w, &badm), -EINVAL);
+	assert_int_equal(md_write_jitmap(w, &jm), 0);
+	assert_int_equal(md_writer_close(w), 0);
+
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_JITMAP);
+	assert_int_equal(rec.u.jitmap.time, 77);
+	assert_int_equal(rec.u.jitmap.pid, 4242);
+	assert_int_equal(rec.u.jitmap.nsyms, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(rec.u.jitmap.syms[i].start, syms[i].start);
+		assert_int_equal(rec.u.jitmap.syms[i].size, syms[i].size);
+		assert_string_equal(rec.u.jitmap.syms[i].name, syms[i].name);
+	}
+	assert_int_equal(md_read_next(r, &rec), 0);
+	md_reader_close(r);
+
+	/* payload at 64 + 16: time, pid, nsyms, then start, size, name */
+	put_le32(b, 4);    /* one symbol more than the record holds */
+	assert_int_equal(open_patched(path, 64 + 16 + 12, b, 4, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	put_le32(b, 0);    /* no symbol */
+	assert_int_equal(open_patched(path, 64 + 16 + 12, b, 4, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	put_le64(b, 0);    /* size 0 */
+	assert_int_equal(open_patched(path, 64 + 16 + 24, b, 8, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	put_le64(b, UINT64_MAX); /* start + size wraps */
+	assert_int_equal(open_patched(path, 64 + 16 + 16, b, 8, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 64);
+	free(path);
+	(void)state;
+}
+
 static void test_dev_full(void **state)
 {
 	struct md_writer *w;
@@ -605,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_old_renamed),
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_jitmap),
 		cmocka_unit_test(test_not_memsz),
 		cmocka_unit_test(test_dev_full),
 		cmocka_unit_test(test_fsize_limit),
