@@ -48,6 +48,8 @@ enum md_rec_type {
 	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
 	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
 	MD_REC_JITMAP,        /* JIT code symbols of a pid (perf-PID.map) */
+	MD_REC_PACKED,        /* SAMPLE records compressed together (zstd);
+				 the reader hands out the records inside */
 	MD_REC__COUNT
 };
 
@@ -213,7 +215,8 @@ struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
 	uint64_t size;                /* its size in bytes, header included */
-	uint32_t rec_flags;           /* md_rec_header.flags (0 so far) */
+	uint32_t rec_flags;           /* md_rec_header.flags; MD_RECF_PACKED:
+					 came out of a PACKED record */
 	union {
 		struct md_image image;
 		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
@@ -227,6 +230,8 @@ struct md_record {
 		struct md_jitmap jitmap;
 	} u;
 };
+
+#define MD_RECF_PACKED 1u
 
 /* --- writer --- */
 struct md_writer;
@@ -249,8 +254,14 @@ int md_write_note(struct md_writer *w, const char *text);
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
  * flags, filename of r); the reader returns it in rec->u.mmap2. */
 int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
-/* A sample record (MD_REC_SAMPLE); arrays copied into the record. */
+/* A sample record (MD_REC_SAMPLE); arrays copied into the record.
+ * Samples are batched, and each batch is written as one PACKED record
+ * (zstd) when that is smaller, else as plain SAMPLE records. */
 int md_write_sample(struct md_writer *w, const struct md_sample *r);
+/* Write the batched samples now. Returns 0 or -errno. */
+int md_writer_flush(struct md_writer *w);
+/* Compress sample batches (default) or write them plain. */
+void md_writer_set_compress(struct md_writer *w, bool on);
 /* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
  * and not wrapping (else -EINVAL). */
 int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
@@ -269,7 +280,10 @@ int md_reader_open(const char *path, struct md_reader **out);
 const struct md_file_header *md_reader_header(const struct md_reader *r);
 /* Next record into *rec. Returns 1 if a record was read, 0 at a clean
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a
- * record at md_reader_offset(); -MEMSZ_EBADDATA: a malformed record). */
+ * record at md_reader_offset(); -MEMSZ_EBADDATA: a malformed record). The
+ * records inside a PACKED record are handed out one by one, each with the
+ * PACKED record's offset and MD_RECF_PACKED in rec_flags; PACKED itself is
+ * never handed out. */
 int md_read_next(struct md_reader *r, struct md_record *rec);
 uint64_t md_reader_offset(const struct md_reader *r);
 void md_reader_close(struct md_reader *r);

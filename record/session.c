@@ -1029,6 +1029,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	st->lost = r->lost;
 	st->nsnaps = r->nsnaps;
 	st->held_ns = r->held_ns;
+	if (r->w && !r->werr)
+		wfail(r, md_writer_flush(r->w));
 	st->nholds = r->nholds;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;

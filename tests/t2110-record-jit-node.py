@@ -2,16 +2,17 @@
 """t2110: JIT code named, with node --perf-basic-prof.
 
 A node script (Debian's /usr/bin/node) runs a hot JavaScript function,
-hotAllocator, that allocates ~100 MB of objects, prints "ready PID" and
-waits. It runs under `memsz record --faults`; while it waits the test reads
+hotFill, that writes every element of a fresh 64 MiB Float64Array (its
+pages untouched until then: V8 gets big zeroed buffers from mmap), prints
+"ready PID" and waits. It runs under `memsz record --faults`; while it waits the test reads
 node's own /tmp/perf-PID.map (the ground truth: what V8 says its code is),
 then stops the recording with SIGINT (final snapshot of the live process).
  - the recording holds JITMAP records of that pid, and every line node had
    written to its map is among their symbols (`memsz dump -v`);
- - `report --by faultsite` charges most of the heap to a frame named by a
-   hotAllocator line of node's map ("JS:*hotAllocator /path:1:22"), not to
-   an anonymous frame;
- - `report --by symbols` charges resident JIT code to hotAllocator symbols,
+ - `report --by faultsite` charges at least 3/4 of the array to a frame
+   named by a hotFill line of node's map ("JS:*hotFill /path:2:17"): the
+   optimized loop that touched it, not an anonymous frame;
+ - `report --by symbols` charges resident JIT code to hotFill symbols,
    never more VM bytes than node's map gives those symbols.
 """
 import os
@@ -27,14 +28,13 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check, report  # noqa: E402
 
 NODE = "/usr/bin/node"
+ARRAY_MIB = 64
 SCRIPT = r"""
-function hotAllocator(n) {
-  const a = [];
-  for (let i = 0; i < n; i++) a.push({ k: i, s: 'x' + i });
+function hotFill(a) {
+  for (let i = 0; i < a.length; i++) a[i] = i;
   return a;
 }
-const keep = [];
-for (let j = 0; j < 30; j++) keep.push(hotAllocator(100000));
+const keep = hotFill(new Float64Array(ARRAY_MIB << 17));
 console.log('ready ' + process.pid + ' ' + keep.length);
 setInterval(() => {}, 1000);
 """
@@ -63,7 +63,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="memsz-t2110-") as tmp:
         js = os.path.join(tmp, "hot.js")
         with open(js, "w") as f:
-            f.write(SCRIPT)
+            f.write(SCRIPT.replace("ARRAY_MIB", str(ARRAY_MIB)))
         data = os.path.join(tmp, "memsz.data")
         rec = subprocess.Popen([MEMSZ, "record", "--faults", "-o", data,
                                 "--", NODE, "--perf-basic-prof", js],
@@ -91,8 +91,8 @@ def main():
               f"record ends when interrupted ({rec.returncode}): "
               + err.strip())
         check("(0 lost)" in err, "no sample lost: " + err.strip())
-        hot = [t for t in truth if "hotAllocator" in t[2]]
-        check(hot, f"node's map names hotAllocator ({len(truth)} lines)")
+        hot = [t for t in truth if "hotFill" in t[2]]
+        check(hot, f"node's map names hotFill ({len(truth)} lines)")
 
         dump = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
                               stdout=subprocess.PIPE, text=True,
@@ -112,21 +112,21 @@ def main():
                  for r in report(data, "faultsite")}
         total = sum(sites.values())
         hot_rss = sum(v for k, v in sites.items() if k in hot_names)
-        check(hot_rss >= 32 << 20,
-              f"faultsite: {hot_rss >> 20} MiB charged to hotAllocator "
+        check(hot_rss >= (ARRAY_MIB << 20) * 3 // 4,
+              f"faultsite: {hot_rss >> 20} MiB charged to hotFill "
               f"as node's map names it, of {total >> 20} MiB "
               f"(top: {sorted(sites, key=sites.get)[-3:]})")
         check(not any(k in ("[anon]", "[unknown]") and v > hot_rss
                       for k, v in sites.items()),
-              "faultsite: no anonymous frame outweighs hotAllocator")
-        syms = report(data, "symbols", "--filter", "hotAllocator")
+              "faultsite: no anonymous frame outweighs hotFill")
+        syms = report(data, "symbols", "--filter", "hotFill")
         vm = sum(int(r["vm_size"]) for r in syms
                  if r["symbols"] in hot_names)
         rss = sum(int(r["rss"]) for r in syms
                   if r["symbols"] in hot_names)
         size = sum(t[1] for t in hot)
         check(0 < rss <= vm <= size,
-              f"symbols: resident JIT code of hotAllocator ({rss} B, VM "
+              f"symbols: resident JIT code of hotFill ({rss} B, VM "
               f"{vm} B) within the bytes node's map gives it ({size} B)")
 
 
