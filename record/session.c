@@ -48,6 +48,9 @@
  * holds; what stays free (7/8 of a ring) absorbs the faults made while
  * the hold takes effect. */
 #define HOLD_FILL_PERMILLE 125
+/* While draining, the fill of the rings is looked at again after this many
+ * samples: a long drain of one ring must not let another one overflow. */
+#define HOLD_CHECK_SAMPLES 64
 
 struct rec_target {
 	int pid;
@@ -87,6 +90,8 @@ struct session {
 	uint64_t nsamples;
 	bool hold;                  /* backpressure: hold targets, lose none */
 	uint64_t held_ns, nholds;   /* time and times targets were held */
+	bool draining, holding;     /* in drain(); targets held in it */
+	uint64_t hold_start;
 	/* event loop */
 	int sfd, tfd;               /* signalfd, interval timerfd (-1) */
 	sigset_t oldmask;
@@ -214,6 +219,31 @@ static bool synth_dup(struct session *r, const struct md_mmap2 *m)
 	return false;
 }
 
+/* Backpressure: if memsz has fallen behind (a sample ring is
+ * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
+ * way has emptied the rings, so that the kernel never has to drop a sample.
+ * Looked at before each drain and during it. */
+static void backpressure(struct session *r)
+{
+	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
+	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
+		return;
+	r->hold_start = mono_ns();
+	r->holding = true;
+	tracer_hold_all(r->tr);
+}
+
+/* End a hold: the rings have been drained. */
+static void release(struct session *r)
+{
+	if (!r->holding)
+		return;
+	tracer_release_all(r->tr);
+	r->holding = false;
+	r->held_ns += mono_ns() - r->hold_start;
+	r->nholds++;
+}
+
 static int on_perf_rec(void *arg, const struct perf_rec *pr)
 {
 	struct session *r = arg;
@@ -235,6 +265,8 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 	case MD_REC_SAMPLE:
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
 			r->nsamples++;
+		if (r->nsamples % HOLD_CHECK_SAMPLES == 0)
+			backpressure(r);
 		break;
 	case MD_REC_LOST:
 		r->lost += c.u.lost.count;
@@ -247,10 +279,21 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 	return r->werr;
 }
 
+/* Hand the perf records to on_perf_rec (all of them, or those older than
+ * the time-ordering window), holding the targets while it runs if memsz
+ * has fallen behind. Not re-entered: a snapshot taken from a tracer
+ * callback during a hold leaves the records to the drain under way. */
 static void drain(struct session *r, bool all)
 {
-	if (r->pc && !r->werr)
+	if (!r->pc || r->werr || r->draining)
+		return;
+	r->draining = true;
+	backpressure(r);
+	perf_capture_drain(r->pc, all, on_perf_rec, r);
+	if (r->holding) /* what came while the holds took effect */
 		perf_capture_drain(r->pc, all, on_perf_rec, r);
+	release(r);
+	r->draining = false;
 }
 
 static void procmap_to_mmap2(int pid, const struct procmap *p, uint64_t now,
@@ -953,24 +996,6 @@ static void handle_pollfds(struct session *r, size_t n)
 	}
 }
 
-/* Backpressure: if memsz has fallen behind (a sample ring is
- * HOLD_FILL_PERMILLE full), hold every traced thread while the rings are
- * drained, so that the kernel never has to drop a sample. */
-static void backpressure(struct session *r)
-{
-	uint64_t t0;
-
-	if (!r->hold || !r->pc || !r->tr || r->werr ||
-	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
-		return;
-	t0 = mono_ns();
-	tracer_hold_all(r->tr);
-	drain(r, false);
-	tracer_release_all(r->tr);
-	r->held_ns += mono_ns() - t0;
-	r->nholds++;
-}
-
 void session_run(struct session *r)
 {
 	start_clocks(r);
@@ -990,7 +1015,6 @@ void session_run(struct session *r)
 		if (poll(r->pfd, n, timeout) < 0 && errno != EINTR)
 			break;
 		handle_pollfds(r, n);
-		backpressure(r);
 		drain(r, false);
 		for (size_t i = 0; !r->pc && i < r->nt; i++)
 			poll_maps(r, &r->t[i]);

@@ -69,6 +69,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2100-record-faults.sh \
+	tests/t2105-record-faults-busy.py \
 	tests/t2110-record-jit-node.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
@@ -79,6 +80,8 @@ TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/elf-fixtures/elf-byteswap.py \
 	tests/workloads/fault_paths.c \
+	tests/workloads/fault_threads.c \
+	tests/workloads/fault_loop.c \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \
 	tests/workloads/rec_lib.c \
