@@ -66,6 +66,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2060-record-fork.sh \
 	tests/t2070-record-attach.sh \
 	tests/t2080-record-sigint.sh \
+	tests/t2085-record-kill-held.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2100-record-faults.sh \
