@@ -26,9 +26,9 @@ void usage_dump(FILE *out)
 		"usage: memsz dump [-v] [-i FILE]\n\n"
 		"Print every record of a memsz.data file, one per line.\n\n"
 		"    -i, --input FILE   file to read (default memsz.data)\n"
-		"    -v, --verbose      also print every page run of a snapshot "
-		"and every\n"
-		"                       JIT symbol\n");
+		"    -v, --verbose      also print every page run of a "
+		"snapshot and\n"
+		"                       every JIT symbol\n");
 }
 
 static const char *const rec_names[] = {

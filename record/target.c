@@ -366,7 +366,8 @@ int tracer_attach(struct tracer *tr, int pid)
 		for (int i = 0; i < n; i++) {
 			if (tracee_find(tr, tids[i]))
 				continue;
-			if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)opts) < 0) {
+			if (ptrace(PTRACE_SEIZE, tids[i], 0,
+				   (void *)opts) < 0) {
 				if (errno != ESRCH && !seized) {
 					ret = -errno;
 					break;

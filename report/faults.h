@@ -78,8 +78,8 @@ int faults_add_sample(struct faults *f, const struct md_sample *s);
 
 /* Labels for the page at va of pid: the stack of the fault that made it
  * resident, outermost first joined by ';' ("main;alloc_a;touch"), and its
- * site: the innermost frame not skipped (faults_set_skip), "touch". file: the page belongs to a file mapping
- * (fault-around applies). Returns true if a fault was found; else both
+ * site: the innermost frame not skipped (faults_set_skip), "touch".
+ * file: the page belongs to a file mapping (fault-around applies). Returns true if a fault was found; else both
  * are the "[no fault seen]" label. */
 bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 		 uint32_t *callers, uint32_t *site);
