@@ -846,7 +846,7 @@ static const struct tracer_ops holder_ops = { 0 };
  * cannot be seized is recorded without; the user is told. */
 static void seize_targets(struct session *r)
 {
-	tracer_holder(&holder_ops, r, &r->tr);
+	tracer_holder(r->inherit, &holder_ops, r, &r->tr);
 	for (size_t i = 0; i < r->nt; i++) {
 		struct rec_target *t = &r->t[i];
 		int err = tracer_attach(r->tr, t->pid);

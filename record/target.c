@@ -340,19 +340,22 @@ int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
 	return 0;
 }
 
-int tracer_holder(const struct tracer_ops *ops, void *arg,
+int tracer_holder(bool follow, const struct tracer_ops *ops, void *arg,
 		  struct tracer **out)
 {
-	*out = tracer_new(false, ops, arg);
+	*out = tracer_new(follow, ops, arg);
 	return 0;
 }
 
 int tracer_attach(struct tracer *tr, int pid)
 {
-	/* New threads are followed so that they can be held too; nothing
-	 * else stops the process (no exit, exec or fork events). */
+	/* New threads (and, when following, new processes) are traced so
+	 * that they can be held too; no exit or exec events stop it. */
 	long opts = PTRACE_O_TRACECLONE;
 	int ret = 0, seized = 0;
+
+	if (tr->follow)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 
 	/* Threads started while seizing are seized through CLONE events of
 	 * the seized ones; a second pass catches those that raced. */

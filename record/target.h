@@ -64,12 +64,14 @@ int tracer_poll(struct tracer *t);
  * its wait status. */
 bool tracer_done(const struct tracer *t, int *status);
 /* A tracer for processes memsz did not launch (attach mode): empty, fill
- * it with tracer_attach(). Returns 0 and *out. */
-int tracer_holder(const struct tracer_ops *ops, void *arg,
+ * it with tracer_attach(). follow: also trace the processes they fork.
+ * Returns 0 and *out. */
+int tracer_holder(bool follow, const struct tracer_ops *ops, void *arg,
 		  struct tracer **out);
 /* PTRACE_SEIZE every thread of the running process pid (following the
- * threads it starts, nothing else): it runs on, and can be held. Returns 0,
- * -ESRCH, or -EPERM/-EACCES (not allowed, or traced by another tracer). */
+ * threads it starts, and the processes it forks if the tracer follows
+ * them): it runs on, and can be held. Returns 0, -ESRCH, or -EPERM/-EACCES
+ * (not allowed, or traced by another tracer). */
 int tracer_attach(struct tracer *t, int pid);
 /* True if t traces threads of process tgid. */
 bool tracer_has(const struct tracer *t, int tgid);
