@@ -445,7 +445,7 @@ static int charge_range(struct report_ctx *c, const struct attrib_part *p,
 	}
 	for (last = lo; last < m->nruns && m->runs[last].vaddr < e; last++)
 		;
-	mm.runs = m->runs + lo;
+	mm.runs = m->nruns ? m->runs + lo : NULL;
 	mm.nruns = last - lo;
 	sub.start = s;
 	sub.end = e;
@@ -519,7 +519,7 @@ static int group_flush(struct fault_group *g)
 	last = g->run;
 	while (last < g->m->nruns && g->m->runs[last].vaddr < g->end)
 		last++;
-	mm.runs = g->m->runs + g->run;
+	mm.runs = g->m->nruns ? g->m->runs + g->run : NULL;
 	mm.nruns = last - g->run;
 	sub.start = g->start;
 	sub.end = g->end;
