@@ -12,7 +12,8 @@ user stack per fault). Prints one row per run, side by side: the
 workload's own time for its work and the command's wall time, each against
 the bare run of the same workload and load, the samples written and lost
 (memsz: its summary line; perf: its warning and `perf report --stats`),
-and the size of the data file, memsz's against perf's. Goal: memsz 0 lost
+the size of the data file, memsz's against perf's, and how long memsz
+held the workload (backpressure). Goal: memsz 0 lost
 in every row, slowdown <= perf's, data <= 0.5x perf.data. Asserts
 nothing.
 
@@ -113,7 +114,8 @@ def main():
               f"{os.cpu_count()} cpus; hog: a busy loop on the last cpu")
         print(f"{'workload':8} {'load':5} {'tool':6} {'work s':>7} "
               f"{'x bare':>7} {'wall s':>7} {'x bare':>7} {'samples':>8} "
-              f"{'lost':>7} {'lost %':>7} {'data MiB':>9} {'x perf':>7}")
+              f"{'lost':>7} {'lost %':>7} {'data MiB':>9} {'x perf':>7} "
+              f"{'held s':>6}")
         for wname, argv in work.items():
             for load in ("alone", "hog"):
                 tools = {"bare": argv,
@@ -129,9 +131,12 @@ def main():
                     for _ in range(reps):
                         for tname, targv in tools.items():
                             wall, wk, err = run(targv)
+                            held = None
                             if tname == "memsz":
                                 c = bf.memsz_counts(err)
                                 size = os.path.getsize(mdata)
+                                m = re.search(r"held ([\d.]+) s", err)
+                                held = float(m.group(1)) if m else None
                             elif tname == "perf":
                                 c = bf.perf_counts(err, pdata)
                                 size = os.path.getsize(pdata)
@@ -142,7 +147,9 @@ def main():
                                 wall, wk = min(wall, old[0]), min(wk, old[1])
                                 if (old[2][1] or 0) > (c[1] or 0):
                                     c = old[2]
-                            res[tname] = (wall, wk, c, size)
+                                if old[4] is not None:
+                                    held = max(held or 0, old[4])
+                            res[tname] = (wall, wk, c, size, held)
                             for f in (mdata, pdata):
                                 if os.path.exists(f):
                                     os.unlink(f)
@@ -152,7 +159,8 @@ def main():
                         hog.wait()
                 bw, bk = res["bare"][0], res["bare"][1]
                 psize = res["perf"][3] if "perf" in res else None
-                for tname, (wall, wk, (n, lost), size) in res.items():
+                for tname, (wall, wk, (n, lost), size, held) in \
+                        res.items():
                     pct = (f"{100.0 * lost / (n + lost):6.1f}%"
                            if n is not None and lost is not None and
                            n + lost else "-")
@@ -163,6 +171,8 @@ def main():
                           f"{pct:>7} "
                           f"{size / 1048576 if size else 0:9.1f} "
                           + (f"{size / psize:6.3f}x" if size and psize
+                             else "      -")
+                          + (f" {held:6.2f}" if held is not None
                              else "      -"))
                 sys.stdout.flush()
         if not have_perf:
