@@ -19,6 +19,7 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_DIRTY] = { "DIRTY", "dirty", "dirty", 0 },
 	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
 	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
+	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
 };
 
 int col_from_name(const char *name)
@@ -174,9 +175,33 @@ void rowtree_add(struct rowtree *t, const uint32_t *path,
 	size_t d;
 
 	vals_add(r->vals, vals);
+	r->vm_sum += vals[COL_VM];
 	for (d = 0; d < t->depth; d++) {
 		r = row_child(r, path[d]);
 		vals_add(r->vals, vals);
+		r->vm_sum += vals[COL_VM];
+	}
+}
+
+void rowtree_add_from(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, unsigned shared, size_t from)
+{
+	uint64_t part[COL__COUNT];
+	struct row *r = &t->total;
+	size_t d;
+
+	if (!shared || !from) {
+		rowtree_add(t, path, vals);
+		return;
+	}
+	for (int c = 0; c < COL__COUNT; c++)
+		part[c] = shared & (1u << c) ? 0 : vals[c];
+	vals_add(r->vals, part);
+	r->vm_sum += vals[COL_VM];
+	for (d = 0; d < t->depth; d++) {
+		r = row_child(r, path[d]);
+		vals_add(r->vals, d + 1 >= from ? vals : part);
+		r->vm_sum += vals[COL_VM];
 	}
 }
 
@@ -218,6 +243,7 @@ static void row_finish(struct rowtree *t, struct row *r,
 		others.folded = r->nchildren - limit;
 		for (i = limit; i < r->nchildren; i++) {
 			vals_add(others.vals, r->children[i].vals);
+			others.vm_sum += r->children[i].vm_sum;
 			row_free_children(&r->children[i]);
 		}
 		snprintf(name, sizeof(name), "[%" PRIu64 " others]",

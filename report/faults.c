@@ -566,19 +566,19 @@ uint32_t faults_none(const struct faults *f)
 void faults_notes(const struct faults *f, struct strlist *notes)
 {
 	if (!f->samples) {
-		strlist_add(notes, xstrdup(
+		strlist_add_note(notes, NOTE_SAMPLING, NULL, xstrdup(
 			"no fault samples in the recording: every page is "
 			"[no fault seen] (record with --faults)"));
 		return;
 	}
-	strlist_addf(notes,
-		     "%" PRIu64 " fault samples, %" PRIu64 " before the "
-		     "snapshots used, %" PRIu64 " after them ignored",
-		     f->samples, f->used, f->late + f->nolimit);
+	strlist_add_notef(notes, NOTE_SAMPLING, NULL,
+			  "%" PRIu64 " fault samples, %" PRIu64 " before the "
+			  "snapshots used, %" PRIu64 " after them ignored",
+			  f->samples, f->used, f->late + f->nolimit);
 	if (f->nostack || f->ip_only)
-		strlist_addf(notes,
-			     "%" PRIu64 " samples had no user stack and "
-			     "%" PRIu64 " could not be unwound past their "
-			     "first frame",
-			     f->nostack, f->ip_only);
+		strlist_add_notef(notes, NOTE_SAMPLING, NULL,
+				  "%" PRIu64 " samples had no user stack and "
+				  "%" PRIu64 " could not be unwound past "
+				  "their first frame",
+				  f->nostack, f->ip_only);
 }

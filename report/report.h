@@ -14,7 +14,9 @@
 #include <stdint.h>
 
 #include "maps/labels.h"
+#include "out/output.h"
 #include "out/rows.h"
+#include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"
 
@@ -23,6 +25,9 @@ enum report_pick {
 	PICK_FIRST,
 	PICK_PEAK,  /* highest total RSS */
 	PICK_INDEX, /* the Nth complete snapshot of each pid, from 0 */
+	PICK_ALL,   /* every complete snapshot: the Nth of each pid into
+		       step N of the result (a timeline); the fault keys
+		       then use each pid's samples up to its last one */
 };
 
 /* Parse "first", "last", "peak" or a number. Returns 0 or -1. */
@@ -36,18 +41,37 @@ struct report_opts {
 	long pid;                   /* only this pid; -1: all */
 	enum report_pick pick;
 	uint64_t index;             /* PICK_INDEX */
-	const regex_t *filter;      /* keep paths with a matching label */
+	struct filter *filter;      /* paths to keep; NULL or empty: all */
 	const char *debug_root;     /* NULL: /usr/lib/debug */
 	/* frames faultsite looks past (regex); NULL: FAULTS_SKIP_DEFAULT,
 	 * "": none */
 	const char *skip_frames;
 };
 
+/* With PICK_ALL, one step per snapshot index: the Nth complete snapshot
+ * of every pid, summed as `--snapshot N` would report them. */
+struct report_step {
+	struct rowtree *t;          /* unfinished */
+	uint64_t time, time_last;   /* ns since the recording began: its
+				       earliest and latest snapshot */
+	size_t nsnapshots;          /* processes with an Nth snapshot */
+};
+
 struct report_result {
-	struct rowtree *t;          /* unfinished: caller sorts/limits */
+	struct rowtree *t;          /* unfinished: caller sorts/limits;
+				       empty with PICK_ALL */
+	struct report_step *steps;  /* PICK_ALL only, nsteps of them */
+	size_t nsteps;
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
-	struct strlist notes;    /* footer lines */
+	struct strlist notes;       /* footer notes, without those about
+				       images no kept row shows */
+	struct out_image *images;   /* every image recorded: path and
+				       build-id (hex), malloc'd */
+	size_t nimages;
+	struct out_snap *snaps;     /* every complete snapshot, in file
+				       order, with its total RSS */
+	size_t nsnaps;
 };
 
 /* Build the rows for o into res (zeroed by the caller) over label table
