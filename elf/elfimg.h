@@ -185,8 +185,8 @@ struct elfsrc_stats {
  *   STT_OBJECT and STT_GNU_IFUNC with st_size > 0 in a real section (not
  *   UNDEF/ABS/COMMON; never STT_TLS, whose values are offsets), VM
  *   [value, value+size) through base (bit 0 cleared for EM_ARM functions).
- *   C++ names are demangled. Symbols of the same address and size are one
- *   entry labelled by the first (GLOBAL before WEAK before LOCAL, then
+ *   C++ and Rust names are demangled. Symbols of the same address and
+ *   size are one entry labelled by the first (GLOBAL before WEAK before LOCAL, then
  *   lexical); the other names are labels_add_alias()ed. Symbols of the
  *   same name but different ranges (two static foo()) share the one label,
  *   as in Bloaty. A used symbol starting outside its section gives
@@ -215,10 +215,11 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats);
 
-/* Demangle a C++ (Itanium ABI) name; returns a malloc'd string, or NULL
- * if name is not mangled or too costly to demangle (longer than 1 KiB, an
- * estimated output over 16 MiB, a result over 8 KiB, or this process's
- * budget for expensive names spent; see demangle.c). */
+/* Demangle a symbol name: C++ (Itanium ABI) exactly as c++filt prints it
+ * (a trailing "@VERSION" or other non-name text kept as it is), Rust
+ * legacy and v0 names without their hashes (elf/demangle.h). Returns a
+ * malloc'd string, or NULL if name is not mangled, not valid, longer than
+ * 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
 char *elf_demangle(const char *name);
 
 /* The whole file of img as libelf holds it (mapped, not copied), its size
