@@ -366,6 +366,20 @@ static void check_image(const char *path, const char *symprefix)
 			tv = overlap(tls->vaddr, tls->filesz, g->vaddr,
 				     g->memsz);
 		}
+		/* the header tables inside it are rows of their own */
+		{
+			const uint64_t ho[3] = { 0, t.phoff, t.shoff };
+			const uint64_t hs[3] = { t.ehsize,
+						 t.phnum * t.phentsize,
+						 t.shnum * t.shentsize };
+
+			for (int k = 0; k < 3; k++)
+				if (hs[k] && ho[k] >= g->off &&
+				    ho[k] + hs[k] <= g->off + g->filesz) {
+					tf += hs[k];
+					tv += hs[k];
+				}
+		}
 		/* the base map: the whole segment */
 		assert_int_equal(label_bytes(m.base.vm, m.lb, label),
 				 g->memsz);
