@@ -52,7 +52,9 @@ void usage_report(FILE *out)
 		"                       path joined by ';' and the --sort\n"
 		"                       column in bytes, all rows)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n",
+		"                       of /usr/lib/debug\n"
+		"\nWith DEBUGINFOD_URLS set, debug files missing locally are\n"
+		"fetched from those debuginfod servers (libdebuginfod's cache).\n",
 		report_key_list());
 }
 

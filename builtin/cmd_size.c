@@ -31,7 +31,9 @@ void usage_size(FILE *out)
 		"                       folded ('a;b;c BYTES' lines of the\n"
 		"                       --sort column, for flame graphs)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n",
+		"                       of /usr/lib/debug\n"
+		"\nWith DEBUGINFOD_URLS set, debug files missing locally are\n"
+		"fetched from those debuginfod servers (libdebuginfod's cache).\n",
 		size_key_list());
 }
 
