@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev libiberty-dev libdebuginfod-dev python3 libc6-dbg"
+libunwind-dev libpfm4-dev libcmocka-dev libiberty-dev libdebuginfod-dev libcapstone-dev python3 libc6-dbg"
 scripts/ensure-packages.sh $pkgs
 
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi

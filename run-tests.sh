@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev libiberty-dev libdebuginfod-dev elfutils binutils linux-perf \
+libunwind-dev libpfm4-dev libcmocka-dev libiberty-dev libdebuginfod-dev libcapstone-dev elfutils binutils linux-perf \
 python3 debuginfod clang llvm-14 g++ gcc-multilib libc6-dbg util-linux procps"
 scripts/ensure-packages.sh $pkgs
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "elf/elfimg.h"
 #include "out/output.h"
 #include "out/rows.h"
 #include "report/ondisk.h"
@@ -17,7 +18,8 @@ void usage_size(FILE *out)
 {
 	fprintf(out,
 		"usage: memsz size [--by KEY[,KEY...]] [-n N] [--sort file|vm]\n"
-		"                  [--format table|csv|tsv|json|folded] FILE...\n"
+		"                  [--format table|csv|tsv|json|folded]\n"
+		"                  [--debug-root DIR] [--disasm] FILE...\n"
 		"\n"
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
 		"as mapped (VM SIZE), to the labels of the chosen keys.\n"
@@ -32,6 +34,11 @@ void usage_size(FILE *out)
 		"                       --sort column, for flame graphs)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n"
+		"    --disasm           disassemble x86-64 code: data it\n"
+		"                       refers to (RIP-relative) and no symbol\n"
+		"                       or unit covers goes to that code under\n"
+		"                       symbols, compileunits and inlines\n"
+		"                       (costs several times the rest)\n"
 		"\nWith DEBUGINFOD_URLS set, debug files missing locally are\n"
 		"fetched from those debuginfod servers (libdebuginfod's cache).\n",
 		size_key_list());
@@ -42,6 +49,7 @@ static const struct option size_options[] = {
 	{ "sort", required_argument, NULL, 's' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "debug-root", required_argument, NULL, 'd' },
+	{ "disasm", no_argument, NULL, 'D' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -98,6 +106,9 @@ int cmd_size(int argc, char **argv)
 			break;
 		case 'd':
 			debug_root = optarg;
+			break;
+		case 'D':
+			elfimg_set_disasm(true);
 			break;
 		case 'h':
 			usage_size(stdout);

@@ -168,7 +168,18 @@ struct elfsrc_stats {
 	uint64_t dwarf_errors;    /* units or tables libdw could not read */
 	bool dwarf_from_debug;    /* the DWARF came from img->debug */
 	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
+	/* symbols, compileunits, inlines with elfimg_set_disasm(true): data
+	 * ranges given to the code that refers to them, and their bytes */
+	uint64_t xref_targets, xref_bytes;
 };
+
+/* Process-wide: when on, the symbols, compileunits and inlines sources of
+ * x86-64 images also charge the unlabelled data that code addresses
+ * RIP-relative to the referring code (capstone; elf/xrefs.c). Off by
+ * default: disassembly costs several times the rest of the map. Set it
+ * before building any map. */
+void elfimg_set_disasm(bool on);
+bool elfimg_disasm_enabled(void);
 
 /* Label every byte of img for source src into out (initialised with
  * dualmap_init by the caller): the source's own labels first, then

@@ -12,6 +12,7 @@
 #include "elf/elfpriv.h"
 #include "elf/relocs.h"
 #include "elf/relocsrc.h"
+#include "elf/xrefs.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -712,6 +713,9 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 	add_metadata(img, base, out);
 	add_padding(img, lb, base, out, syms, n);
 	free(syms);
+	ret = elf_xrefs_add(img, base, out, st);
+	if (ret)
+		return ret;
 
 	add_sections(img, lb, base, out, true);
 	elfimg_add_fallbacks(img, lb, out, false);
@@ -759,6 +763,9 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 			if (load_symbols(img, &syms, &n, NULL) == 0)
 				add_padding(img, lb, base, out, syms, n);
 			free(syms);
+			ret = elf_xrefs_add(img, base, out, stats);
+			if (ret)
+				return ret;
 		}
 		add_sections(img, lb, base, out, true);
 		elfimg_add_fallbacks(img, lb, out, false);

@@ -59,6 +59,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t1001-size-cli.sh \
 	tests/t1100-size-compileunits.py \
 	tests/t1200-size-debuginfod.py \
+	tests/t1300-size-disasm.py \
 	tests/t2001-dump.sh \
 	tests/t2050-record-mmaps.sh \
 	tests/t2060-record-fork.sh \

@@ -1,0 +1,17 @@
+/* xrefs.h — code-to-data references (elf/xrefs.c); private to elf/. */
+#ifndef MEMSZ_ELF_XREFS_H
+#define MEMSZ_ELF_XREFS_H
+
+#include "elf/elfimg.h"
+
+/* When elfimg_set_disasm(true) was called and img is x86-64: disassemble
+ * its code and give each unlabelled data range that an instruction
+ * addresses RIP-relative to the label of that instruction in out->vm (see
+ * xrefs.c), in VM and through base in file. Call after the source's own
+ * labels and metadata, before the fallbacks. Counts in
+ * st->xref_targets/xref_bytes (st may be NULL). Returns 0, or
+ * -MEMSZ_ENOTSUP if capstone cannot be opened. */
+int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
+		  struct dualmap *out, struct elfsrc_stats *st);
+
+#endif

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""`memsz size --disasm`: string literals charged to the code using them.
+
+A program built here (x86-64, -O2 -g, PIE) returns three string literals
+from three functions; the literals have no symbol. Ground truth: binutils'
+objdump -d (the RIP-relative address each function's lea names, in its
+"# ADDR" comment) and readelf -p / -SW (where each string starts in
+.rodata and where the section ends):
+  - without --disasm the functions own no .rodata byte;
+  - with it, each function owns, in VM and file, its string's bytes: from
+    the address its lea names to the next string or the section's end;
+  - --by compileunits grows the unit by exactly those bytes;
+  - I1 still holds for both keys.
+"""
+import csv
+import io
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import readelf, check  # noqa: E402
+
+MEMSZ = os.environ.get("MEMSZ", "./memsz")
+FUNCS = {"lit_one": "alpha literal number one, charged to lit_one",
+         "lit_two": "beta literal two",
+         "lit_three": "gamma literal three is the longest of the three"}
+
+SOURCE = "#include <stdio.h>\n" + "".join(
+    "__attribute__((noinline)) const char *%s(void) { return \"%s\"; }\n"
+    % (f, s) for f, s in FUNCS.items()) + """
+int main(void) { puts(lit_one()); puts(lit_two()); puts(lit_three());
+                 return 0; }
+"""
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+def size_rows(path, key, extra=()):
+    r = run([MEMSZ, "size", *extra, "--by", key, "-n", "0", "--format",
+             "csv", path])
+    if r.returncode:
+        raise RuntimeError("memsz size failed: %s" % r.stderr)
+    return list(csv.DictReader(io.StringIO(r.stdout)))
+
+
+def lea_targets(prog):
+    """{function: address its RIP-relative operand names} (objdump -d)."""
+    out, fn = {}, None
+    for line in run(["objdump", "-d", "--no-show-raw-insn", prog],
+                    check=True).stdout.splitlines():
+        m = re.match(r"[0-9a-f]+ <(\w+)>:", line)
+        if m:
+            fn = m.group(1)
+            continue
+        m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line)
+        if fn in FUNCS and m and fn not in out:
+            out[fn] = int(m.group(1), 16)
+    return out
+
+
+def main():
+    if platform.machine() != "x86_64":
+        print("SKIP: --disasm reads x86-64 code; this is %s"
+              % platform.machine())
+        return 77
+    tmp = tempfile.mkdtemp(prefix="memsz-t1300-")
+    try:
+        src = os.path.join(tmp, "lit.c")
+        with open(src, "w") as f:
+            f.write(SOURCE)
+        prog = os.path.join(tmp, "lit")
+        run(["gcc", "-O2", "-g", "-fPIE", "-pie", "-o", prog, src],
+            check=True)
+        secs = {}
+        for line in readelf(["-SW"], prog).splitlines():
+            m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+"
+                         r"[0-9a-f]+\s+([0-9a-f]+)", line)
+            if m:
+                secs[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16))
+        ro_addr, ro_size = secs[".rodata"]
+        starts = []
+        for line in readelf(["-p", ".rodata"], prog).splitlines():
+            m = re.match(r"\s*\[\s*([0-9a-f]+)\]\s+(.*)$", line)
+            if m:
+                starts.append((ro_addr + int(m.group(1), 16), m.group(2)))
+        starts.sort()
+        targets = lea_targets(prog)
+        check(sorted(targets) == sorted(FUNCS),
+              "objdump shows a RIP-relative operand in each function (%s)"
+              % sorted(targets))
+        want = {}
+        for fn, text in FUNCS.items():
+            at = [a for a, s in starts if s == text]
+            check(at and targets.get(fn) == at[0],
+                  "%s's operand names its string at %s (readelf -p: %s)"
+                  % (fn, hex(targets.get(fn, 0)),
+                     [hex(a) for a in at]))
+            if not at:
+                continue
+            nxt = [a for a, _ in starts if a > at[0]]
+            want[fn] = (min(nxt) if nxt else ro_addr + ro_size) - at[0]
+
+        def rodata_of(rows):
+            got = {}
+            for r in rows:
+                if r["sections"] == ".rodata":
+                    got[r["symbols"]] = (int(r["file_size"]),
+                                         int(r["vm_size"]))
+            return got
+
+        plain = rodata_of(size_rows(prog, "sections,symbols"))
+        for fn in FUNCS:
+            check(fn not in plain, "without --disasm %s owns no .rodata "
+                  "(%s)" % (fn, plain.get(fn)))
+        dis = rodata_of(size_rows(prog, "sections,symbols", ["--disasm"]))
+        for fn, n in want.items():
+            check(dis.get(fn) == (n, n), "--disasm: %s owns %s bytes of "
+                  ".rodata (file, VM), its string's %d"
+                  % (fn, dis.get(fn), n))
+
+        size = os.stat(prog).st_size
+        for key in ("symbols", "compileunits", "inlines"):
+            rows = size_rows(prog, key, ["--disasm"])
+            check(sum(int(r["file_size"]) for r in rows) == size,
+                  "--disasm --by %s: FILE SIZE sums to the file size" % key)
+        cu = {r["compileunits"]: int(r["vm_size"])
+              for r in size_rows(prog, "compileunits")}
+        cud = {r["compileunits"]: int(r["vm_size"])
+               for r in size_rows(prog, "compileunits", ["--disasm"])}
+        check(cud.get(src, 0) - cu.get(src, 0) == sum(want.values()),
+              "--disasm --by compileunits: %s grows by %d bytes (%d -> %d)"
+              % (src, sum(want.values()), cu.get(src, 0), cud.get(src, 0)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d checks, %d failed" % (lib.checks, lib.failures))
+    return 1 if lib.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
