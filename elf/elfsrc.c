@@ -757,13 +757,16 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		 * alignment padding between symbols is "[padding]" as there. */
 		if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES) {
 			struct sym *syms;
+			bool labelled;
 			size_t n;
 
 			add_metadata(img, base, out);
+			/* without DWARF no code has a unit to charge */
+			labelled = rmap_count(out->vm) > 0;
 			if (load_symbols(img, &syms, &n, NULL) == 0)
 				add_padding(img, lb, base, out, syms, n);
 			free(syms);
-			ret = elf_xrefs_add(img, base, out, stats);
+			ret = labelled ? elf_xrefs_add(img, base, out, stats) : 0;
 			if (ret)
 				return ret;
 		}
