@@ -120,10 +120,11 @@ bool elf_label_is_fallback(enum elf_source src, const char *label)
 		return true;
 	if (!strncmp(label, "LOAD #", 6))
 		return src != ELFSRC_SEGMENTS;
-	return !strcmp(label, "[ELF Header]") ||
-	       !strcmp(label, "[ELF Program Headers]") ||
-	       !strcmp(label, "[ELF Section Headers]") ||
-	       !strcmp(label, "[Unmapped]");
+	if (!strcmp(label, "[ELF Header]") ||
+	    !strcmp(label, "[ELF Program Headers]") ||
+	    !strcmp(label, "[ELF Section Headers]"))
+		return src != ELFSRC_SEGMENTS && src != ELFSRC_SECTIONS;
+	return !strcmp(label, "[Unmapped]");
 }
 
 /* A debug file that was found but refused: say why symbols lack names. */
