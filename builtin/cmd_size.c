@@ -35,7 +35,7 @@ void usage_size(FILE *out)
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n"
 		"    --disasm           disassemble x86-64 code: data it\n"
-		"                       refers to (RIP-relative) and no symbol\n"
+		"                       refers to and no symbol\n"
 		"                       or unit covers goes to that code under\n"
 		"                       symbols, compileunits and inlines\n"
 		"                       (costs several times the rest)\n"

@@ -2,7 +2,10 @@
  *
  * Every executable section is disassembled with capstone (a linear sweep;
  * a byte capstone cannot decode is stepped over). Each memory operand
- * addressed relative to RIP names target = next instruction + disp. A
+ * addressed relative to RIP names target = next instruction + disp; in a
+ * position-dependent executable (ET_EXEC) so do a memory operand without
+ * base register (disp, as in "jmp *TABLE(,%rax,8)") and the 32- or 64-bit
+ * immediate of a mov ("mov $STRING, %edi"). A
  * target in a loaded non-code section that no label covers yet (string
  * literals, switch tables, constants no symbol describes) starts a range
  * given to the label of the referring instruction (its symbol, compile
@@ -76,6 +79,8 @@ static void sweep(struct elfimg *img, csh h, cs_insn *in,
 		  struct xrefvec *xv)
 {
 	Elf_Data *d = elf_rawdata(elf_getscn(elfimg_elf(img), s->index), NULL);
+	/* position-dependent executables address data absolutely */
+	bool abs = img->type == ET_EXEC;
 	const uint8_t *p;
 	uint64_t addr;
 	size_t n;
@@ -100,11 +105,20 @@ static void sweep(struct elfimg *img, csh h, cs_insn *in,
 			uint64_t t;
 			uint32_t sec, label;
 
-			if (op->type != X86_OP_MEM ||
-			    op->mem.base != X86_REG_RIP ||
-			    op->mem.index != X86_REG_INVALID)
+			if (op->type == X86_OP_MEM &&
+			    op->mem.base == X86_REG_RIP &&
+			    op->mem.index == X86_REG_INVALID)
+				t = in->address + in->size +
+				    (uint64_t)op->mem.disp;
+			else if (abs && op->type == X86_OP_MEM &&
+				 op->mem.base == X86_REG_INVALID &&
+				 op->mem.segment == X86_REG_INVALID)
+				t = (uint64_t)op->mem.disp;
+			else if (abs && op->type == X86_OP_IMM &&
+				 in->id == X86_INS_MOV && op->size >= 4)
+				t = (uint64_t)op->imm;
+			else
 				continue;
-			t = in->address + in->size + (uint64_t)op->mem.disp;
 			if (rmap_lookup(out->vm, t, NULL) != LABEL_NONE)
 				continue;
 			sec = data_section(img, t);

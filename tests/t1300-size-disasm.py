@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """`memsz size --disasm`: string literals charged to the code using them.
 
-A program built here (x86-64, -O2 -g, PIE) returns three string literals
-from three functions; the literals have no symbol. Ground truth: binutils'
-objdump -d (the RIP-relative address each function's lea names, in its
-"# ADDR" comment) and readelf -p / -SW (where each string starts in
-.rodata and where the section ends):
+A program built here (x86-64, -O2 -g, as a PIE and as a position-dependent
+executable) returns three string literals from three functions; the
+literals have no symbol. Ground truth: binutils' objdump -d (the
+RIP-relative address each function's lea names, in its "# ADDR" comment,
+or in the position-dependent build the immediate its mov loads) and
+readelf -p / -SW (where each string starts in .rodata and where the
+section ends):
   - without --disasm the functions own no .rodata byte;
   - with it, each function owns, in VM and file, its string's bytes: from
     the address its lea names to the next string or the section's end;
@@ -53,7 +55,8 @@ def size_rows(path, key, extra=()):
 
 
 def lea_targets(prog):
-    """{function: address its RIP-relative operand names} (objdump -d)."""
+    """{function: address its RIP-relative operand names, or in a
+    position-dependent program the immediate its mov loads} (objdump -d)."""
     out, fn = {}, None
     for line in run(["objdump", "-d", "--no-show-raw-insn", prog],
                     check=True).stdout.splitlines():
@@ -61,7 +64,8 @@ def lea_targets(prog):
         if m:
             fn = m.group(1)
             continue
-        m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line)
+        m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line) or \
+            re.search(r"\bmov\s+\$0x([0-9a-f]+),", line)
         if fn in FUNCS and m and fn not in out:
             out[fn] = int(m.group(1), 16)
     return out
@@ -77,72 +81,81 @@ def main():
         src = os.path.join(tmp, "lit.c")
         with open(src, "w") as f:
             f.write(SOURCE)
-        prog = os.path.join(tmp, "lit")
-        run(["gcc", "-O2", "-g", "-fPIE", "-pie", "-o", prog, src],
-            check=True)
-        secs = {}
-        for line in readelf(["-SW"], prog).splitlines():
-            m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+"
-                         r"[0-9a-f]+\s+([0-9a-f]+)", line)
-            if m:
-                secs[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16))
-        ro_addr, ro_size = secs[".rodata"]
-        starts = []
-        for line in readelf(["-p", ".rodata"], prog).splitlines():
-            m = re.match(r"\s*\[\s*([0-9a-f]+)\]\s+(.*)$", line)
-            if m:
-                starts.append((ro_addr + int(m.group(1), 16), m.group(2)))
-        starts.sort()
-        targets = lea_targets(prog)
-        check(sorted(targets) == sorted(FUNCS),
-              "objdump shows a RIP-relative operand in each function (%s)"
-              % sorted(targets))
-        want = {}
-        for fn, text in FUNCS.items():
-            at = [a for a, s in starts if s == text]
-            check(at and targets.get(fn) == at[0],
-                  "%s's operand names its string at %s (readelf -p: %s)"
-                  % (fn, hex(targets.get(fn, 0)),
-                     [hex(a) for a in at]))
-            if not at:
-                continue
-            nxt = [a for a, _ in starts if a > at[0]]
-            want[fn] = (min(nxt) if nxt else ro_addr + ro_size) - at[0]
-
-        def rodata_of(rows):
-            got = {}
-            for r in rows:
-                if r["sections"] == ".rodata":
-                    got[r["symbols"]] = (int(r["file_size"]),
-                                         int(r["vm_size"]))
-            return got
-
-        plain = rodata_of(size_rows(prog, "sections,symbols"))
-        for fn in FUNCS:
-            check(fn not in plain, "without --disasm %s owns no .rodata "
-                  "(%s)" % (fn, plain.get(fn)))
-        dis = rodata_of(size_rows(prog, "sections,symbols", ["--disasm"]))
-        for fn, n in want.items():
-            check(dis.get(fn) == (n, n), "--disasm: %s owns %s bytes of "
-                  ".rodata (file, VM), its string's %d"
-                  % (fn, dis.get(fn), n))
-
-        size = os.stat(prog).st_size
-        for key in ("symbols", "compileunits", "inlines"):
-            rows = size_rows(prog, key, ["--disasm"])
-            check(sum(int(r["file_size"]) for r in rows) == size,
-                  "--disasm --by %s: FILE SIZE sums to the file size" % key)
-        cu = {r["compileunits"]: int(r["vm_size"])
-              for r in size_rows(prog, "compileunits")}
-        cud = {r["compileunits"]: int(r["vm_size"])
-               for r in size_rows(prog, "compileunits", ["--disasm"])}
-        check(cud.get(src, 0) - cu.get(src, 0) == sum(want.values()),
-              "--disasm --by compileunits: %s grows by %d bytes (%d -> %d)"
-              % (src, sum(want.values()), cu.get(src, 0), cud.get(src, 0)))
+        for variant, flags in (("pie", ["-fPIE", "-pie"]),
+                               ("no-pie", ["-fno-pie", "-no-pie"])):
+            prog = os.path.join(tmp, "lit-" + variant)
+            run(["gcc", "-O2", "-g", *flags, "-o", prog, src], check=True)
+            check_prog(prog, src, variant)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d checks, %d failed" % (lib.checks, lib.failures))
     return 1 if lib.failures else 0
+
+
+def check_prog(prog, src, variant):
+    """The checks on one build of the program."""
+    def ck(ok, what):
+        check(ok, variant + ": " + what)
+
+    secs = {}
+    for line in readelf(["-SW"], prog).splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+"
+                     r"[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m:
+            secs[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16))
+    ro_addr, ro_size = secs[".rodata"]
+    starts = []
+    for line in readelf(["-p", ".rodata"], prog).splitlines():
+        m = re.match(r"\s*\[\s*([0-9a-f]+)\]\s+(.*)$", line)
+        if m:
+            starts.append((ro_addr + int(m.group(1), 16), m.group(2)))
+    starts.sort()
+    targets = lea_targets(prog)
+    ck(sorted(targets) == sorted(FUNCS),
+       "objdump shows a data address in each function (%s)"
+       % sorted(targets))
+    want = {}
+    for fn, text in FUNCS.items():
+        at = [a for a, s in starts if s == text]
+        ck(at and targets.get(fn) == at[0],
+              "%s's operand names its string at %s (readelf -p: %s)"
+              % (fn, hex(targets.get(fn, 0)),
+                 [hex(a) for a in at]))
+        if not at:
+            continue
+        nxt = [a for a, _ in starts if a > at[0]]
+        want[fn] = (min(nxt) if nxt else ro_addr + ro_size) - at[0]
+
+    def rodata_of(rows):
+        got = {}
+        for r in rows:
+            if r["sections"] == ".rodata":
+                got[r["symbols"]] = (int(r["file_size"]),
+                                     int(r["vm_size"]))
+        return got
+
+    plain = rodata_of(size_rows(prog, "sections,symbols"))
+    for fn in FUNCS:
+        ck(fn not in plain, "without --disasm %s owns no .rodata "
+              "(%s)" % (fn, plain.get(fn)))
+    dis = rodata_of(size_rows(prog, "sections,symbols", ["--disasm"]))
+    for fn, n in want.items():
+        ck(dis.get(fn) == (n, n), "--disasm: %s owns %s bytes of "
+              ".rodata (file, VM), its string's %d"
+              % (fn, dis.get(fn), n))
+
+    size = os.stat(prog).st_size
+    for key in ("symbols", "compileunits", "inlines"):
+        rows = size_rows(prog, key, ["--disasm"])
+        ck(sum(int(r["file_size"]) for r in rows) == size,
+              "--disasm --by %s: FILE SIZE sums to the file size" % key)
+    cu = {r["compileunits"]: int(r["vm_size"])
+          for r in size_rows(prog, "compileunits")}
+    cud = {r["compileunits"]: int(r["vm_size"])
+           for r in size_rows(prog, "compileunits", ["--disasm"])}
+    ck(cud.get(src, 0) - cu.get(src, 0) == sum(want.values()),
+          "--disasm --by compileunits: %s grows by %d bytes (%d -> %d)"
+          % (src, sum(want.values()), cu.get(src, 0), cud.get(src, 0)))
 
 
 if __name__ == "__main__":
