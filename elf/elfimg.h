@@ -175,7 +175,8 @@ struct elfsrc_stats {
 
 /* Process-wide: when on, the symbols, compileunits and inlines sources of
  * x86-64 images also charge the unlabelled data that code addresses
- * RIP-relative to the referring code (capstone; elf/xrefs.c). Off by
+ * (RIP-relative; absolutely in ET_EXEC) to the referring code (capstone;
+ * elf/xrefs.c). Off by
  * default: disassembly costs several times the rest of the map. Set it
  * before building any map. */
 void elfimg_set_disasm(bool on);

@@ -6,7 +6,7 @@
 
 /* When elfimg_set_disasm(true) was called and img is x86-64: disassemble
  * its code and give each unlabelled data range that an instruction
- * addresses RIP-relative to the label of that instruction in out->vm (see
+ * addresses (RIP-relative; absolutely in ET_EXEC) to the label of that instruction in out->vm (see
  * xrefs.c), in VM and through base in file. Call after the source's own
  * labels and metadata, before the fallbacks. Counts in
  * st->xref_targets/xref_bytes (st may be NULL). Returns 0, or
