@@ -514,32 +514,24 @@ static void path(struct rd *r, bool in_value)
 	r->depth--;
 }
 
+/* The basic type of tag c, or NULL. */
 static const char *basic_type(int c)
 {
-	switch (c) {
-	case 'a': return "i8";
-	case 'b': return "bool";
-	case 'c': return "char";
-	case 'd': return "f64";
-	case 'e': return "str";
-	case 'f': return "f32";
-	case 'h': return "u8";
-	case 'i': return "isize";
-	case 'j': return "usize";
-	case 'l': return "i32";
-	case 'm': return "u32";
-	case 'n': return "i128";
-	case 'o': return "u128";
-	case 's': return "i16";
-	case 't': return "u16";
-	case 'x': return "i64";
-	case 'y': return "u64";
-	case 'z': return "!";
-	case 'u': return "()";
-	case 'v': return "...";
-	case 'p': return "_";
-	default: return NULL;
-	}
+	static const char *const names[26] = {
+		['a' - 'a'] = "i8",    ['b' - 'a'] = "bool",
+		['c' - 'a'] = "char",  ['d' - 'a'] = "f64",
+		['e' - 'a'] = "str",   ['f' - 'a'] = "f32",
+		['h' - 'a'] = "u8",    ['i' - 'a'] = "isize",
+		['j' - 'a'] = "usize", ['l' - 'a'] = "i32",
+		['m' - 'a'] = "u32",   ['n' - 'a'] = "i128",
+		['o' - 'a'] = "u128",  ['p' - 'a'] = "_",
+		['s' - 'a'] = "i16",   ['t' - 'a'] = "u16",
+		['u' - 'a'] = "()",    ['v' - 'a'] = "...",
+		['x' - 'a'] = "i64",   ['y' - 'a'] = "u64",
+		['z' - 'a'] = "!",
+	};
+
+	return c >= 'a' && c <= 'z' ? names[c - 'a'] : NULL;
 }
 
 /* [binder]: "for<'a, 'b> " and the lifetimes it binds, around fn */
