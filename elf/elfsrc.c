@@ -713,13 +713,35 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 	add_metadata(img, base, out);
 	add_padding(img, lb, base, out, syms, n);
 	free(syms);
-	ret = elf_xrefs_add(img, base, out, st);
+	ret = elf_xrefs_add(img, base, out, NULL, 0, st);
 	if (ret)
 		return ret;
 
 	add_sections(img, lb, base, out, true);
 	elfimg_add_fallbacks(img, lb, out, false);
 	return 0;
+}
+
+/* --disasm under compileunits and inlines, before the metadata (so that
+ * the relocations of a vtable given to a unit go with it): the data the
+ * code of a unit refers to; a referenced symbol no unit covers goes whole
+ * to the unit of its first referrer. Nothing to do without DWARF labels. */
+static int cu_xrefs(struct elfimg *img, struct dualmap *base,
+		    struct dualmap *out, const struct sym *syms, size_t n,
+		    struct elfsrc_stats *st)
+{
+	struct elf_range *r;
+	int ret;
+
+	if (!elfimg_disasm_enabled() || !rmap_count(out->vm))
+		return 0;
+	r = xcalloc(n ? n : 1, sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct elf_range){ syms[i].addr,
+					   syms[i].addr + syms[i].size };
+	ret = elf_xrefs_add(img, base, out, r, n, st);
+	free(r);
+	return ret;
 }
 
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
@@ -756,19 +778,18 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		 * line) that holds the address its symbol starts at; the
 		 * alignment padding between symbols is "[padding]" as there. */
 		if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES) {
-			struct sym *syms;
-			bool labelled;
-			size_t n;
+			struct sym *syms = NULL;
+			size_t n = 0;
 
-			add_metadata(img, base, out);
-			/* without DWARF no code has a unit to charge */
-			labelled = rmap_count(out->vm) > 0;
-			if (load_symbols(img, &syms, &n, NULL) == 0)
-				add_padding(img, lb, base, out, syms, n);
-			free(syms);
-			ret = labelled ? elf_xrefs_add(img, base, out, stats) : 0;
-			if (ret)
+			load_symbols(img, &syms, &n, NULL);
+			ret = cu_xrefs(img, base, out, syms, n, stats);
+			if (ret) {
+				free(syms);
 				return ret;
+			}
+			add_metadata(img, base, out);
+			add_padding(img, lb, base, out, syms, n);
+			free(syms);
 		}
 		add_sections(img, lb, base, out, true);
 		elfimg_add_fallbacks(img, lb, out, false);

@@ -12,7 +12,8 @@
  * unit or line): the range runs to the next such target, the next
  * labelled byte or the section's end, whichever comes first (as Bloaty
  * sizes its references). Of several references to one target the first
- * in address order wins.
+ * in address order wins. A target inside a symbol (a vtable under
+ * compileunits, where no unit describes it) gives the whole symbol.
  */
 #include "config.h"
 
@@ -134,8 +135,28 @@ static void sweep(struct elfimg *img, csh h, cs_insn *in,
 	}
 }
 
+/* The symbol range of syms (sorted by start) holding a, or NULL. */
+static const struct elf_range *sym_holding(const struct elf_range *syms,
+					   size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && a < syms[lo - 1].end)
+		return &syms[lo - 1];
+	return NULL;
+}
+
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
-		  struct dualmap *out, struct elfsrc_stats *st)
+		  struct dualmap *out, const struct elf_range *syms,
+		  size_t nsyms, struct elfsrc_stats *st)
 {
 	struct xrefvec xv = { 0 };
 	const struct rmap_entry *e;
@@ -186,8 +207,17 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 		ends[i] = end;
 	}
 	for (size_t i = 0; i < xv.n; i++) {
+		const struct elf_range *sym;
+
 		if (i && xv.v[i].target == xv.v[i - 1].target)
 			continue;
+		sym = sym_holding(syms, nsyms, xv.v[i].target);
+		if (sym) {
+			/* the whole symbol, once: first referrer wins */
+			dualmap_add_vm(out, base, sym->start,
+				       sym->end - sym->start, xv.v[i].label);
+			continue;
+		}
 		dualmap_add_vm(out, base, xv.v[i].target,
 			       ends[i] - xv.v[i].target, xv.v[i].label);
 		if (st) {

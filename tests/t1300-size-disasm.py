@@ -13,6 +13,11 @@ section ends):
     the address its lea names to the next string or the section's end;
   - --by compileunits grows the unit by exactly those bytes;
   - I1 still holds for both keys.
+And a C++ program whose vtable no compile unit describes (GCC emits no
+DIE with its address): with --disasm the vtable (readelf -s: _ZTV5Shape
+and its size) goes whole to the unit of the constructor code that loads
+its address, and with it its RELATIVE relocations (readelf -r: the
+entries whose offset lies in it, 24 bytes each).
 """
 import csv
 import io
@@ -86,6 +91,7 @@ def main():
             prog = os.path.join(tmp, "lit-" + variant)
             run(["gcc", "-O2", "-g", *flags, "-o", prog, src], check=True)
             check_prog(prog, src, variant)
+        check_vtable(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d checks, %d failed" % (lib.checks, lib.failures))
@@ -156,6 +162,60 @@ def check_prog(prog, src, variant):
     ck(cud.get(src, 0) - cu.get(src, 0) == sum(want.values()),
           "--disasm --by compileunits: %s grows by %d bytes (%d -> %d)"
           % (src, sum(want.values()), cu.get(src, 0), cud.get(src, 0)))
+
+
+VTABLE_SOURCE = """
+struct Shape {
+    virtual ~Shape();
+    virtual int area() const;
+    int w = 3;
+};
+Shape::~Shape() {}
+int Shape::area() const { return w * w; }
+__attribute__((noinline)) Shape *make() { return new Shape; }
+int main() { Shape *s = make(); int a = s->area(); delete s; return a; }
+"""
+
+
+def check_vtable(tmp):
+    src = os.path.join(tmp, "vt.cc")
+    with open(src, "w") as f:
+        f.write(VTABLE_SOURCE)
+    prog = os.path.join(tmp, "vt")
+    run(["g++", "-O2", "-g", "-fPIE", "-pie", "-o", prog, src], check=True)
+    vt = None
+    for line in readelf(["-sW"], prog).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[7] == "_ZTV5Shape":
+            vt = (int(f[1], 16), int(f[2], 0))
+    check(vt is not None, "readelf -s: the vtable _ZTV5Shape %s" % (vt,))
+    if vt is None:
+        return
+    nrel = 0
+    for line in readelf(["-rW"], prog).splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[2] == "R_X86_64_RELATIVE" and \
+                vt[0] <= int(f[0], 16) < vt[0] + vt[1]:
+            nrel += 1
+
+    def unit_bytes(extra):
+        got = {}
+        for r in size_rows(prog, "sections,compileunits", extra):
+            if r["compileunits"] == src:
+                got[r["sections"]] = int(r["vm_size"])
+        return got
+
+    plain, dis = unit_bytes([]), unit_bytes(["--disasm"])
+    check(plain.get(".data.rel.ro", 0) == 0,
+          "vtable: no unit holds .data.rel.ro without --disasm (%s)"
+          % plain.get(".data.rel.ro"))
+    check(dis.get(".data.rel.ro") == vt[1],
+          "vtable: --disasm gives vt.cc the %d bytes of _ZTV5Shape (%s)"
+          % (vt[1], dis.get(".data.rel.ro")))
+    grew = dis.get(".rela.dyn", 0) - plain.get(".rela.dyn", 0)
+    check(nrel > 0 and grew == 24 * nrel,
+          "vtable: and its %d RELATIVE relocations, %d bytes (%d)"
+          % (nrel, 24 * nrel, grew))
 
 
 if __name__ == "__main__":
