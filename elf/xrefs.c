@@ -159,6 +159,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 		  size_t nsyms, struct elfsrc_stats *st)
 {
 	struct xrefvec xv = { 0 };
+	const struct elf_range *last_sym = NULL;
 	const struct rmap_entry *e;
 	uint64_t *ends;
 	size_t ne, k = 0;
@@ -212,10 +213,27 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 		if (i && xv.v[i].target == xv.v[i - 1].target)
 			continue;
 		sym = sym_holding(syms, nsyms, xv.v[i].target);
+		if (sym && sym == last_sym)
+			continue; /* targets sorted: its first referrer had it */
 		if (sym) {
-			/* the whole symbol, once: first referrer wins */
+			uint32_t label = xv.v[i].label;
+			uint64_t seq = xv.v[i].seq;
+
+			/* the whole symbol, once, to the first reference (in
+			 * code order) to any address inside it */
+			for (size_t j = i + 1;
+			     j < xv.n && xv.v[j].target < sym->end; j++)
+				if (xv.v[j].seq < seq) {
+					seq = xv.v[j].seq;
+					label = xv.v[j].label;
+				}
+			last_sym = sym;
 			dualmap_add_vm(out, base, sym->start,
-				       sym->end - sym->start, xv.v[i].label);
+				       sym->end - sym->start, label);
+			if (st) {
+				st->xref_targets++;
+				st->xref_bytes += sym->end - sym->start;
+			}
 			continue;
 		}
 		dualmap_add_vm(out, base, xv.v[i].target,
