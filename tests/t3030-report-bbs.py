@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""t3020: `memsz report --by symbols,bbs` on a process whose basic blocks
+"""t3030: `memsz report --by symbols,bbs` on a process whose basic blocks
 lie on known pages (workloads/rep_bbs.c, built with clang
 -fbasic-block-sections=labels).
 
@@ -66,7 +66,7 @@ def main():
     if not tool or not shutil.which("clang"):
         print("FAIL: needs clang and llvm-readobj-14 (Debian clang, llvm-14)")
         return 1
-    tmp = tempfile.mkdtemp(prefix="memsz-t3020-")
+    tmp = tempfile.mkdtemp(prefix="memsz-t3030-")
     exe = os.path.join(tmp, "rep_bbs")
     src = os.path.join(SRCDIR, "tests", "workloads", "rep_bbs.c")
     subprocess.run(["clang", "-O1", "-fbasic-block-sections=labels",
