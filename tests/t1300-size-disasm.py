@@ -21,6 +21,7 @@ entries whose offset lies in it, 24 bytes each).
 """
 import csv
 import io
+import json
 import os
 import platform
 import re
@@ -149,6 +150,39 @@ def check_prog(prog, src, variant):
         ck(dis.get(fn) == (n, n), "--disasm: %s owns %s bytes of "
               ".rodata (file, VM), its string's %d"
               % (fn, dis.get(fn), n))
+
+    # the footer note counts what moved: the bytes it names are the bytes
+    # that left the "[section ...]" rows of --by symbols
+    def section_vm(rows):
+        return sum(int(r["vm_size"]) for r in rows
+                   if r["symbols"].startswith("[section "))
+    r = run([MEMSZ, "size", "--disasm", "--by", "symbols", "--format",
+             "json", prog])
+    notes = json.loads(r.stdout).get("notes", []) if not r.returncode \
+        else []
+    m = [re.search(r"symbols: --disasm charged (\d+) data ranges "
+                   r"\((\d+) bytes\)", n) for n in notes]
+    m = [x for x in m if x]
+    moved = section_vm(size_rows(prog, "symbols")) - \
+        section_vm(size_rows(prog, "symbols", ["--disasm"]))
+    ck(len(m) == 1 and int(m[0].group(2)) == moved and
+       moved >= sum(want.values()),
+       "--disasm note names the %d bytes that left [section ...] rows, "
+       "the strings' %d among them (notes %s)"
+       % (moved, sum(want.values()), notes))
+
+    # diff takes --disasm too: its NEW side is what size --disasm counts
+    r = run([MEMSZ, "diff", "--disasm", "--by", "symbols", "-n", "0",
+             "--format", "csv", "/bin/true", prog])
+    new = {d["symbols"]: int(d["vm_size_new"])
+           for d in csv.DictReader(io.StringIO(r.stdout))}
+    sized = {d["symbols"]: int(d["vm_size"])
+             for d in size_rows(prog, "symbols", ["--disasm"])}
+    ck(r.returncode == 0 and all(new.get(fn) == sized.get(fn)
+                                 for fn in FUNCS),
+       "diff --disasm: NEW side of %s as size --disasm (%s, %s)"
+       % (sorted(FUNCS), {fn: new.get(fn) for fn in FUNCS},
+          {fn: sized.get(fn) for fn in FUNCS}))
 
     size = os.stat(prog).st_size
     for key in ("symbols", "compileunits", "inlines"):

@@ -12,6 +12,7 @@ offset and size in bb_fn), nm (bb_fn's address) and the kernel's
     hot blocks whole, the cold block only the part on the first page;
   - the blocks' RSS sums to the one present page.
 """
+import json
 import os
 import re
 import shutil
@@ -108,6 +109,22 @@ def main():
                      if k.startswith("bb_fn#"))
         check(fn_rss == total == PAGE, "bb_fn: RSS of its blocks %d == %d "
               "== the one present page" % (fn_rss, total))
+        # report takes --disasm as size does: bytes move between labels,
+        # the resident total stays, and a note says what moved in exe
+        plain = report(data, "symbols")
+        dis = report(data, "symbols", "--disasm")
+        rss = [sum(int(r["rss"]) for r in rs) for rs in (plain, dis)]
+        check(rss[0] == rss[1] > 0, "report --disasm: RSS total %d == %d "
+              "without it" % (rss[1], rss[0]))
+        out = subprocess.run([MEMSZ, "report", "-i", data, "--by",
+                              "symbols", "--disasm", "-v", "--format",
+                              "json"], stdout=subprocess.PIPE, text=True)
+        notes = json.loads(out.stdout).get("notes", []) \
+            if out.returncode == 0 else []
+        check(any(exe + ": symbols: --disasm charged " in n
+                  for n in notes),
+              "report --disasm: a note counts what it charged in %s (%s)"
+              % (exe, [n for n in notes if "--disasm" in n]))
         os.kill(pid, signal.SIGKILL)
     finally:
         if p:

@@ -27,7 +27,9 @@
 
 #include "elf/elfimg.h"
 #include "elf/elfpriv.h"
+#include "elf/imagemaps.h"
 #include "elf/relocs.h"
+#include "report/keys.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -1951,6 +1953,37 @@ static void test_fuzz(void **state)
 	truth_free(&t);
 }
 
+/* The key table's fallback test is the ELF sources' own: the header rows
+ * are real labels under segments and sections and fallbacks under every
+ * other ELF key; keys that are no ELF source have no fallbacks. */
+static void test_keys_fallback(void **state)
+{
+	static const char *const hdrs[] = { "[ELF Header]",
+					    "[ELF Program Headers]",
+					    "[ELF Section Headers]" };
+	(void)state;
+	for (int k = 0; k < KEY__COUNT; k++) {
+		int src = keydefs[k].elfsrc;
+
+		for (size_t i = 0; i < ARRAY_SIZE(hdrs); i++) {
+			bool want = src >= 0 && src != ELFSRC_SEGMENTS &&
+				    src != ELFSRC_SECTIONS;
+
+			assert_int_equal(keys_label_is_fallback(k, hdrs[i]),
+					 want);
+			if (src >= 0)
+				assert_int_equal(
+				    elf_label_is_fallback(src, hdrs[i]), want);
+		}
+		assert_int_equal(keys_label_is_fallback(k, "[section .data]"),
+				 src >= 0);
+		assert_false(keys_label_is_fallback(k, "main"));
+	}
+	assert_true(keys_label_is_fallback(KEY_SYMBOLS, "[ELF Header]"));
+	assert_false(keys_label_is_fallback(KEY_SECTIONS, "[ELF Header]"));
+	assert_false(keys_label_is_fallback(KEY_FILES, "[ELF Header]"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1981,6 +2014,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_keys_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
