@@ -41,6 +41,7 @@ static const struct option record_options[] = {
 	{ "call-graph", required_argument, NULL, 'g' },
 	{ "stack-size", required_argument, NULL, 'S' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "lossy", no_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -54,7 +55,7 @@ void usage_record(FILE *out)
 		"[-c N]\n"
 		"                    [-e EVENT[,EVENT...]] "
 		"[--call-graph fp|dwarf]\n"
-		"                    [--stack-size BYTES] [-m PAGES]\n"
+		"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
 		"                    (-p PID[,PID...] | -- CMD [ARG...])\n\n"
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, when resident memory "
@@ -72,7 +73,8 @@ void usage_record(FILE *out)
 		"    --duration S        stop after S seconds (0 with -p: one "
 		"snapshot, then exit)\n"
 		"    --freeze            stop the targets while a snapshot is "
-		"taken\n"
+		"taken (ptrace\n"
+		"                        stops: they end if memsz dies)\n"
 		"    --no-inherit        do not follow forked children\n"
 		"    --no-growth         no snapshot when a target's resident "
 		"memory grows\n"
@@ -99,7 +101,12 @@ void usage_record(FILE *out)
 		"    -m, --mmap-pages PAGES  ring buffer pages per cpu for "
 		"samples (a power\n"
 		"                        of 2; default 64 MiB per cpu, less "
-		"with > 8 cpus)\n");
+		"with > 8 cpus)\n"
+		"    --lossy             when memsz falls behind, let the "
+		"kernel drop\n"
+		"                        samples (as perf does) instead of "
+		"holding the\n"
+		"                        targets until memsz has caught up\n");
 }
 
 /* Parse the -e list (and --faults) into a->sattr; prints the error. */
@@ -197,6 +204,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		break;
 	case 'F':
 		a->so.freeze = true;
+		break;
+	case 'L':
+		a->so.lossy = true;
 		break;
 	case 'N':
 		a->so.inherit = false;
@@ -347,12 +357,14 @@ static void print_summary(const struct record_args *a,
 	if (a->nsattr)
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
-			"(%llu lost), %llu snapshots, %.3f MiB to '%s' ]\n",
+			"(%llu lost), %llu snapshots, %.3f MiB to '%s'; "
+			"targets held %.3f s (%llu times) ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsamples,
 			(unsigned long long)st->lost,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
-			a->so.path);
+			a->so.path, st->held_ns / 1e9,
+			(unsigned long long)st->nholds);
 	else
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu snapshots, "

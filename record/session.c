@@ -5,6 +5,7 @@
 #include "record/session.h"
 
 #include "data/datafile.h"
+#include "record/jitmap.h"
 #include "record/perf.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
@@ -51,6 +52,15 @@
 #define GROWTH_FAULTS 64
 #define GROWTH_FRACTION 64
 #define GROWTH_MAX_STEP (32ull << 20)
+/* Backpressure: when a sample ring is this full (per mille) as memsz gets
+ * to drain it, memsz has fallen behind: the targets are held until it has
+ * drained. Rings wake memsz at 1/16 full, so a memsz that keeps up never
+ * holds; what stays free (7/8 of a ring) absorbs the faults made while
+ * the hold takes effect. */
+#define HOLD_FILL_PERMILLE 125
+/* While draining, the fill of the rings is looked at again after this many
+ * samples: a long drain of one ring must not let another one overflow. */
+#define HOLD_CHECK_SAMPLES 64
 
 struct rec_target {
 	int pid;
@@ -67,6 +77,7 @@ struct rec_target {
 	char comm[16];        /* command name when it was added */
 	char *cmdline;        /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
+	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
 };
 
 struct synth_key {
@@ -95,6 +106,10 @@ struct session {
 	struct perf_event_attr *sattr; /* --faults / -e sampling events */
 	size_t nsattr;
 	uint64_t nsamples;
+	bool hold;                  /* backpressure: hold targets, lose none */
+	uint64_t held_ns, nholds;   /* time and times targets were held */
+	bool draining, holding;     /* in drain(); targets held in it */
+	uint64_t hold_start;
 	/* event loop */
 	int sfd, tfd;               /* signalfd, interval timerfd (-1) */
 	sigset_t oldmask;
@@ -189,13 +204,16 @@ static void write_comm(struct session *r, struct rec_target *t)
 /* A process forked by a target: follow it (traced: the tracer already
  * holds it). Attached recordings watch its exit with a pidfd. The kernel
  * gives a child its parent's command name without a COMM record, so one is
- * written. A process seen before is left as it is. */
+ * written. A process seen before (its perf FORK record may come first) is
+ * only marked traced when it is. */
 static void follow_child(struct session *r, int pid, bool traced)
 {
 	struct rec_target *t = target_find(r, pid);
 
-	if (t)
+	if (t) {
+		t->traced |= traced;
 		return;
+	}
 	t = target_add(r, pid, traced);
 	if (!r->child)
 		t->pidfd = syscall(SYS_pidfd_open, pid, 0);
@@ -279,6 +297,31 @@ static void growth_fired(struct session *r, struct rec_target *t)
 	}
 }
 
+/* Backpressure: if memsz has fallen behind (a sample ring is
+ * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
+ * way has emptied the rings, so that the kernel never has to drop a sample.
+ * Looked at before each drain and during it. */
+static void backpressure(struct session *r)
+{
+	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
+	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
+		return;
+	r->hold_start = mono_ns();
+	r->holding = true;
+	tracer_hold_all(r->tr);
+}
+
+/* End a hold: the rings have been drained. */
+static void release(struct session *r)
+{
+	if (!r->holding)
+		return;
+	tracer_release_all(r->tr);
+	r->holding = false;
+	r->held_ns += mono_ns() - r->hold_start;
+	r->nholds++;
+}
+
 static int on_perf_rec(void *arg, const struct perf_rec *pr)
 {
 	struct session *r = arg;
@@ -311,6 +354,8 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 		}
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
 			r->nsamples++;
+		if (r->nsamples % HOLD_CHECK_SAMPLES == 0)
+			backpressure(r);
 		break;
 	case MD_REC_LOST:
 		r->lost += c.u.lost.count;
@@ -323,10 +368,21 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 	return r->werr;
 }
 
+/* Hand the perf records to on_perf_rec (all of them, or those older than
+ * the time-ordering window), holding the targets while it runs if memsz
+ * has fallen behind. Not re-entered: a snapshot taken from a tracer
+ * callback during a hold leaves the records to the drain under way. */
 static void drain(struct session *r, bool all)
 {
-	if (r->pc && !r->werr)
+	if (!r->pc || r->werr || r->draining)
+		return;
+	r->draining = true;
+	backpressure(r);
+	perf_capture_drain(r->pc, all, on_perf_rec, r);
+	if (r->holding) /* what came while the holds took effect */
 		perf_capture_drain(r->pc, all, on_perf_rec, r);
+	release(r);
+	r->draining = false;
 }
 
 static void procmap_to_mmap2(int pid, const struct procmap *p, uint64_t now,
@@ -478,40 +534,57 @@ static void left_out(struct session *r, struct rec_target *t, int err)
 	free(msg);
 }
 
+/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
+ * last read, as JITMAP records (the file may go with the process, so it is
+ * read at every snapshot and at exit). */
+static void write_jit(struct session *r, struct rec_target *t)
+{
+	struct jitmap jm = { 0 };
+	uint64_t now = mono_ns();
+
+	if (r->werr || jitmap_read_pid(t->pid, &t->jit_off, &jm) <= 0)
+		goto out;
+	for (size_t i = 0; i < jm.n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
+		struct md_jitmap rec = {
+			.time = now, .pid = (uint32_t)t->pid,
+			.nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
+			.syms = jm.syms + i,
+		};
+
+		if (!wfail(r, md_write_jitmap(r->w, &rec)))
+			r->nevents++;
+	}
+out:
+	jitmap_free(&jm);
+}
+
 static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		     uint32_t flags)
 {
 	struct snap_stats st = { 0 };
-	bool thaw_sig = false, thaw_tr = false;
+	bool thaw_tr = false;
 	int ret;
 
 	if (r->werr || t->unreadable)
 		return;
-	/* a growth snapshot of a traced target holds it, so that what grew
-	 * is still there when it is read; a target held first does not fill
+	/* Only ptrace stops: the kernel ends them if memsz dies. A growth
+	 * snapshot of a traced target holds it too, so that what grew is
+	 * still there when it is read; a target held first does not fill
 	 * the sample rings while the events before the snapshot are
-	 * drained */
-	if ((r->freeze || ((flags & MD_SNAP_F_GROWTH) && t->traced && r->tr)) &&
+	 * drained. */
+	if ((r->freeze || (flags & MD_SNAP_F_GROWTH)) && t->traced && r->tr &&
 	    !(flags & MD_SNAP_F_FROZEN)) {
-		if (t->traced && r->tr) {
-			thaw_tr = true;
-			if (tracer_freeze(r->tr, t->pid) == 0)
-				flags |= MD_SNAP_F_FROZEN;
-		} else {
-			ret = target_freeze_signal(t->pid);
-			thaw_sig = ret == 1;
-			if (ret >= 0)
-				flags |= MD_SNAP_F_FROZEN;
-		}
+		thaw_tr = true;
+		if (tracer_freeze(r->tr, t->pid) == 0)
+			flags |= MD_SNAP_F_FROZEN;
 	}
 	drain(r, true);
 	poll_maps(r, t);
 	write_cmdline(r, t);
+	write_jit(r, t);
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
 	if (thaw_tr)
 		tracer_thaw(r->tr, t->pid);
-	if (thaw_sig)
-		target_thaw_signal(t->pid);
 	if (ret == -ESRCH) {
 		t->alive = false;
 		return;
@@ -537,7 +610,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	}
 }
 
-/* --- tracer callbacks (launch mode) --- */
+/* --- tracer callbacks (launched and attached targets) --- */
 
 static void at_exec(void *arg, int pid)
 {
@@ -842,6 +915,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	r->path = o->path;
 	r->freeze = o->freeze;
 	r->inherit = o->inherit;
+	r->hold = o->nsamples && !o->lossy;
 	r->sfd = -1;
 	r->tfd = -1;
 	if (o->nsamples) {
@@ -912,10 +986,12 @@ out_child:
 	return err;
 }
 
-/* Hold the attached targets under ptrace (following the children they
- * fork when inheriting), so each gets a snapshot at its exit stop. Where
- * ptrace is refused the recording goes on without it: children are then
- * found by their perf FORK records, and snapshot at intervals only. */
+/* Seize the attached targets with ptrace (following the children they
+ * fork when inheriting): each gets a snapshot at its exit stop, and can be
+ * held by ptrace stops, which end with memsz (--freeze, backpressure).
+ * Where ptrace is refused the recording goes on without it: children are
+ * then found by their perf FORK records, and snapshot at intervals only.
+ * A target already gone is said by note_gone_at_attach(). */
 static void trace_attached(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
@@ -931,11 +1007,18 @@ static void trace_attached(struct session *r)
 			t->traced = true;
 			continue;
 		}
+		if (err == -ESRCH || err == -ENOENT)
+			continue;
 		msg = xasprintf("cannot ptrace pid %d (%s): no snapshot "
-				"at its exit%s", t->pid, memsz_strerror(err),
+				"at its exit%s%s%s", t->pid,
+				memsz_strerror(err),
 				r->inherit ? "; children it forks are "
 					     "snapshot at --interval and at "
-					     "the end only" : "");
+					     "the end only" : "",
+				r->freeze ? "; snapshots are taken while it "
+					    "runs" : "",
+				r->hold ? "; samples may be lost when memsz "
+					  "falls behind" : "");
 		note(r, msg);
 		if (!r->ptrace_told)
 			say(r, true, msg);
@@ -979,13 +1062,13 @@ int session_attach(struct session *r, const int *pids, int n)
 			return err;
 		note_samples_user_only(r, r->o.ring_pages);
 	}
+	if (!r->o.one_shot || r->freeze)
+		trace_attached(r);
 	for (size_t i = 0; r->pc && i < r->nt; i++)
 		synthesize(r, &r->t[i]);
 	for (size_t i = 0; i < r->nt; i++)
 		snapshot(r, &r->t[i], live_tid(r->t[i].pid), 0);
 	note_gone_at_attach(r);
-	if (!r->o.one_shot)
-		trace_attached(r);
 	return 0;
 }
 
@@ -1014,9 +1097,10 @@ static void start_clocks(struct session *r)
  * SIGKILL after a grace period — like perf. Returns false to leave. */
 static bool loop_continue(struct session *r, uint64_t now)
 {
-	if (r->tr) {
+	if (r->tr)
 		tracer_poll(r->tr);
-		if (r->child && tracer_done(r->tr, &r->status)) {
+	if (r->child) {
+		if (tracer_done(r->tr, &r->status)) {
 			r->got_exit = true;
 			return false;
 		}
@@ -1110,6 +1194,7 @@ static void handle_pollfds(struct session *r, size_t n)
 			if (t->pidfd >= 0 && pfd[k].fd == t->pidfd)
 				p = &pfd[k];
 		if (p && (p->revents & (POLLIN | POLLHUP))) {
+			write_jit(r, t);
 			t->alive = false;
 			close(t->pidfd);
 			t->pidfd = -1;
@@ -1152,6 +1237,16 @@ void session_finish(struct session *r, struct session_stats *st)
 		final_snapshots(r);
 	drain(r, true);
 	unreported_lost(r);
+	if (r->nholds && !r->werr) {
+		char *msg = xasprintf("targets held %llu times, %.3f s in "
+				      "all, while memsz drained the sample "
+				      "rings (backpressure)",
+				      (unsigned long long)r->nholds,
+				      r->held_ns / 1e9);
+
+		note(r, msg);
+		free(msg);
+	}
 	if (r->lost && !r->werr) {
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->lost);
@@ -1160,7 +1255,10 @@ void session_finish(struct session *r, struct session_stats *st)
 		say(r, false, msg);
 		free(msg);
 	}
-	/* Only a recording that holds a snapshot replaces the previous one. */
+	/* The last sample batch, then: only a recording that holds a
+	 * snapshot replaces the previous one. */
+	if (r->w && !r->werr)
+		wfail(r, md_writer_flush(r->w));
 	if (!r->werr && r->nsnaps)
 		wfail(r, md_writer_commit(r->w));
 	if (!st)
@@ -1169,6 +1267,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	st->nsamples = r->nsamples;
 	st->lost = r->lost;
 	st->nsnaps = r->nsnaps;
+	st->held_ns = r->held_ns;
+	st->nholds = r->nholds;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;
 	st->committed = !r->werr && r->nsnaps;

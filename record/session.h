@@ -3,9 +3,15 @@
  *
  * The loop waits (poll) on a signalfd (SIGINT/SIGTERM/SIGHUP end the
  * recording, SIGCHLD wakes it), an optional interval timerfd, a pidfd per
- * attached target and the perf rings. Launched commands are run under
- * ptrace so each process gets a last snapshot at its exit; attached ones
- * get a final snapshot when the recording stops. Without perf permission
+ * attached target and the perf rings. Launched commands and attached
+ * processes (with the children they fork) are run under one ptrace tracer:
+ * each process gets a last snapshot at its exit, and can be held: for
+ * --freeze and growth snapshots, and for backpressure when sampling (a
+ * sample ring filling faster than memsz drains it holds every traced
+ * thread until it is drained). Attached ones also get a final snapshot
+ * when the recording stops. A ptrace stop ends when memsz does, so memsz
+ * never leaves a target stopped; a process stopped by a signal stays
+ * stopped after the detach. Without perf permission
  * mappings are followed by polling /proc/PID/maps.
  *
  * The session never prints: messages for the user go to opts.say, errors
@@ -24,6 +30,9 @@ struct session;
 struct session_opts {
 	const char *path;        /* memsz.data to write (borrowed) */
 	bool freeze;             /* stop the targets while snapshotting */
+	/* Sampling: let the kernel drop samples when memsz falls behind
+	 * rather than hold the targets (backpressure) until it catches up. */
+	bool lossy;
 	bool inherit;            /* follow forked children */
 	uint64_t interval_ms;    /* 0: no periodic snapshots */
 	uint64_t duration_ns;    /* 0: until the targets end or a signal */
@@ -44,6 +53,7 @@ struct session_opts {
 /* What a finished session wrote, for the summary line. */
 struct session_stats {
 	uint64_t nevents, nsamples, lost, nsnaps;
+	uint64_t held_ns, nholds; /* backpressure: targets held, how long */
 	uint64_t bytes;          /* memsz.data size so far */
 	int werr;                /* first write error, 0 if none */
 	bool committed;          /* the recording replaced path */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,21 +48,38 @@ int target_parse_pids(const char *s, int **pids)
 	return n;
 }
 
-char target_state(int tgid, int tid)
+/* Read the /proc file named by fmt (at most size - 1 bytes, one read)
+ * into buf, NUL-terminated. Returns the length (0: empty) or -errno. */
+static ssize_t read_proc(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static ssize_t read_proc(char *buf, size_t size, const char *fmt, ...)
 {
-	char path[64], buf[512], *p;
+	char path[64];
 	ssize_t len;
+	va_list ap;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tgid, tid);
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
+		return -errno;
+	len = read(fd, buf, size - 1);
+	if (len < 0)
+		len = -errno;
 	close(fd);
-	if (len <= 0)
+	buf[len > 0 ? len : 0] = 0;
+	return len;
+}
+
+char target_state(int tgid, int tid)
+{
+	char buf[512], *p;
+
+	if (read_proc(buf, sizeof(buf), "/proc/%d/task/%d/stat", tgid,
+		      tid) <= 0)
 		return 0;
-	buf[len] = 0;
 	/* "pid (comm) S ..." — comm may hold spaces and parentheses. */
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
@@ -103,20 +121,11 @@ int target_check_pid(int pid)
 
 bool target_is_kthread(int pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long flags = 0;
-	ssize_t len;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_proc(buf, sizeof(buf), "/proc/%d/stat", pid) <= 0)
 		return false;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return false;
-	buf[len] = 0;
 	p = strrchr(buf, ')');
 	/* ") S ppid pgrp session tty_nr tpgid flags" */
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
@@ -138,21 +147,10 @@ bool target_is_zombie(int pid)
 
 int target_comm(int pid, char *buf, size_t size)
 {
-	char path[64];
-	ssize_t len;
-	int fd;
+	ssize_t len = read_proc(buf, size, "/proc/%d/comm", pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, size - 1);
-	if (len < 0)
-		len = -errno;
-	close(fd);
 	if (len < 0)
 		return (int)len;
-	buf[len] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
 }
@@ -210,20 +208,14 @@ int64_t target_status_kb(int pid, const char *field)
 
 int64_t target_rss(int pid)
 {
-	char path[64], buf[256];
+	char buf[256];
 	unsigned long long size, res;
-	ssize_t len;
-	int fd;
+	ssize_t len = read_proc(buf, sizeof(buf), "/proc/%d/statm", pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
+	if (len < 0)
+		return len;
+	if (!len)
 		return -ESRCH;
-	buf[len] = 0;
 	if (sscanf(buf, "%llu %llu", &size, &res) != 2)
 		return -EINVAL;
 	return (int64_t)res * sysconf(_SC_PAGESIZE);
@@ -234,19 +226,12 @@ int64_t target_rss(int pid)
  * blocked outside a system call; "running" gives none). 0 if unknown. */
 static uint64_t thread_sp(int pid, int tid)
 {
-	char path[64], buf[256], *tok[10], *save = NULL;
-	ssize_t len;
-	int fd, n = 0;
+	char buf[256], *tok[10], *save = NULL;
+	int n = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_proc(buf, sizeof(buf), "/proc/%d/task/%d/syscall", pid,
+		      tid) <= 0)
 		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
 	for (char *t = strtok_r(buf, " \n", &save); t && n < 10;
 	     t = strtok_r(NULL, " \n", &save))
 		tok[n++] = t;
@@ -411,59 +396,31 @@ int target_launch_go(int pid)
 	return -e;
 }
 
-/* --- freeze with signals --- */
-
-static void sleep_ms(long ms)
+static void sleep_us(long us)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * NSEC_PER_MSEC };
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
-}
-
-static bool all_stopped(int pid)
-{
-	int *tids = NULL;
-	int n = target_threads(pid, &tids);
-	bool ok = n > 0;
-
-	for (int i = 0; i < n && ok; i++) {
-		char st = target_state(pid, tids[i]);
-
-		ok = st == 'T' || st == 't' || st == 'Z' || st == 'X' || !st;
-	}
-	free(tids);
-	return ok;
-}
-
-int target_freeze_signal(int pid)
-{
-	char st = target_state(pid, pid);
-
-	if (!st)
-		return -ESRCH;
-	if (st == 'T' || st == 't')
-		return 0;
-	if (kill(pid, SIGSTOP) < 0)
-		return -errno;
-	for (int i = 0; i < FREEZE_WAIT_MS && !all_stopped(pid); i++)
-		sleep_ms(1);
-	return 1;
-}
-
-int target_thaw_signal(int pid)
-{
-	return kill(pid, SIGCONT) < 0 ? -errno : 0;
 }
 
 /* --- ptrace --- */
 
 #define LEADER_HOLD_NS (100 * NSEC_PER_MSEC)
 
+/* Why a tracee is held: a snapshot of its process (tracer_freeze), or
+ * every traced thread (tracer_hold_all, backpressure). Each is released
+ * on its own; a tracee runs again once no reason is left. */
+#define HOLD_GROUP 1u
+#define HOLD_ALL 2u
+
 struct tracee {
 	int tid, tgid;
 	bool exiting;     /* seen at PTRACE_EVENT_EXIT */
-	bool want_freeze; /* hold at the next stop */
+	unsigned holds;   /* HOLD_* reasons to keep it stopped: hold it at
+			   * its next stop while any is set */
 	bool held;        /* stopped; resume with req/sig at thaw */
+	bool unwanted;    /* a process cloned while not following: detach
+			   * it at its first stop */
 	int req, sig;
 	uint64_t exit_hold; /* leader held at its exit stop since (ns) */
 };
@@ -527,7 +484,7 @@ static void resume(struct tracer *tr, int tid, int req, int sig)
 	 * would be delivered at the thaw, after a SIGCONT sent meanwhile by
 	 * someone who took the ptrace hold for that stop, and stop the
 	 * process for good. */
-	if (t->want_freeze && !(req == PTRACE_CONT && is_stop_signal(sig))) {
+	if (t->holds && !(req == PTRACE_CONT && is_stop_signal(sig))) {
 		t->held = true;
 		t->req = req;
 		t->sig = sig;
@@ -536,13 +493,15 @@ static void resume(struct tracer *tr, int tid, int req, int sig)
 	ptrace(req, tid, 0, (void *)(long)sig);
 }
 
+/* Every thread of a traced process is traced (so that all can be held),
+ * with its exec and exit; forked processes too when following. */
 static long trace_options(bool follow)
 {
-	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC;
+	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC |
+		    PTRACE_O_TRACECLONE;
 
 	if (follow)
-		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-			PTRACE_O_TRACECLONE;
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	return opts;
 }
 
@@ -558,14 +517,26 @@ static struct tracer *tracer_new(int pid, bool follow,
 	return tr;
 }
 
+/* PTRACE_SEIZE tid, a thread of tgid. Returns 0 or -errno. */
+static int seize_one(struct tracer *tr, int tid, int tgid)
+{
+	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)trace_options(tr->follow)) <
+	    0)
+		return -errno;
+	tracee_add(tr, tid, tgid);
+	return 0;
+}
+
 int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
 		 void *arg, struct tracer **out)
 {
-	struct tracer *tr;
+	struct tracer *tr = tracer_new(pid, follow, ops, arg);
+	int ret = seize_one(tr, pid, pid);
 
-	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)trace_options(follow)) < 0)
-		return -errno;
-	tr = tracer_new(pid, follow, ops, arg);
+	if (ret < 0) {
+		free(tr);
+		return ret;
+	}
 	tracee_add(tr, pid, pid);
 	*out = tr;
 	return 0;
@@ -580,16 +551,17 @@ static int seize_threads(struct tracer *tr, int pid)
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
+		int ret;
+
 		if (tracee_find(tr, tids[i]))
 			continue;
-		if (ptrace(PTRACE_SEIZE, tids[i], 0,
-			   (void *)trace_options(tr->follow)) < 0) {
-			if (errno == ESRCH)
-				continue;
-			got = -errno;
+		ret = seize_one(tr, tids[i], pid);
+		if (ret == -ESRCH)
+			continue;
+		if (ret < 0) {
+			got = ret;
 			break;
 		}
-		tracee_add(tr, tids[i], pid);
 		got++;
 	}
 	free(tids);
@@ -599,15 +571,20 @@ static int seize_threads(struct tracer *tr, int pid)
 int tracer_attach(struct tracer **trp, int pid, bool follow,
 		  const struct tracer_ops *ops, void *arg)
 {
-	int ret;
+	int ret, seized = 0;
 
 	if (!*trp)
 		*trp = tracer_new(0, follow, ops, arg);
 	/* Threads started by a thread not seized yet are found by the next
 	 * pass; those started by a seized one are traced by the kernel. */
-	do
+	do {
 		ret = seize_threads(*trp, pid);
-	while (ret > 0);
+		if (ret > 0)
+			seized += ret;
+	} while (ret > 0);
+	if (!ret && !seized)
+		ret = -ESRCH;
+	return ret < 0 ? ret : 0;
 	return ret;
 }
 
@@ -643,8 +620,8 @@ static void release_leader(struct tracer *tr, int tgid)
 	if (!l || !l->exit_hold)
 		return;
 	l->exit_hold = 0;
-	if (l->want_freeze)
-		return; /* tracer_thaw resumes it */
+	if (l->holds)
+		return; /* the thaw resumes it */
 	l->held = false;
 	ptrace(PTRACE_CONT, l->tid, 0, 0);
 }
@@ -664,7 +641,7 @@ static void handle_exit(struct tracer *tr, int tid)
 		return;
 	}
 	if (others_live(tr, t->tgid, tid)) {
-		if (tid == t->tgid && !t->want_freeze) {
+		if (tid == t->tgid && !t->holds) {
 			t->held = true;
 			t->req = PTRACE_CONT;
 			t->sig = 0;
@@ -689,8 +666,13 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 	/* PTRACE_EVENT_* in bits 16 and up (ptrace(2)) */
 	int sig = WSTOPSIG(status), ev = (unsigned)status >> 16;
 	unsigned long msg = 0;
-	struct tracee *t;
+	struct tracee *t = tracee_find(tr, tid);
 
+	if (t && t->unwanted) {
+		ptrace(PTRACE_DETACH, tid, 0, (void *)(long)(ev ? 0 : sig));
+		tracee_del(tr, tid);
+		return;
+	}
 	switch (ev) {
 	case PTRACE_EVENT_EXIT:
 		handle_exit(tr, tid);
@@ -709,8 +691,12 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg) {
 			int child = msg, tgid = target_tgid(child);
 
-			tracee_add(tr, child, tgid);
-			if (tgid == child && tr->ops->at_fork)
+			t = tracee_add(tr, child, tgid);
+			/* a process made by clone() is traced as a thread
+			 * is; when not following, it is let go */
+			if (tgid == child && !tr->follow)
+				t->unwanted = true;
+			else if (tgid == child && tr->ops->at_fork)
 				tr->ops->at_fork(tr->arg, child,
 						 target_tgid(tid));
 		}
@@ -762,60 +748,97 @@ bool tracer_done(const struct tracer *tr, int *status)
 	return tr->done;
 }
 
-static bool group_held(struct tracer *tr, int tgid)
+static bool matches(const struct tracee *t, int tgid)
+{
+	return !tgid || t->tgid == tgid;
+}
+
+/* Is every tracee of tgid (all when 0) held for reason stopped? */
+static bool group_held(struct tracer *tr, int tgid, unsigned reason)
 {
 	for (size_t i = 0; i < tr->n; i++)
-		if (tr->t[i].tgid == tgid && tr->t[i].want_freeze &&
+		if (matches(&tr->t[i], tgid) && (tr->t[i].holds & reason) &&
 		    !tr->t[i].held)
 			return false;
 	return true;
 }
 
-void tracer_interrupt(struct tracer *tr, int tgid)
+/* Ask every live tracee of tgid (all of them when tgid is 0) to stop
+ * (PTRACE_INTERRUPT) and stay stopped for reason. */
+static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		struct tracee *t = &tr->t[i];
 
-		if (t->tgid != tgid || t->exiting || t->want_freeze)
+		if (!matches(t, tgid) || t->exiting || (t->holds & reason))
 			continue;
-		t->want_freeze = true;
-		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
-			t->want_freeze = false; /* gone */
+		if (!t->holds && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+			continue; /* gone */
+		t->holds |= reason;
 	}
 }
 
-int tracer_freeze(struct tracer *tr, int tgid)
+/* interrupt_group(), then wait until each is held, at most
+ * FREEZE_WAIT_MS. */
+static int freeze_group(struct tracer *tr, int tgid, unsigned reason)
 {
-	tracer_interrupt(tr, tgid);
-	for (int i = 0; i < FREEZE_WAIT_MS; i++) {
+	interrupt_group(tr, tgid, reason);
+	for (int i = 0; i < FREEZE_WAIT_MS * 10; i++) {
 		tracer_poll(tr);
-		if (group_held(tr, tgid))
+		if (group_held(tr, tgid, reason))
 			return 0;
-		sleep_ms(1);
+		sleep_us(100);
 	}
 	return -ETIMEDOUT;
 }
 
-void tracer_thaw(struct tracer *tr, int tgid)
+/* Drop reason from the tracees of tgid (all when 0); those left with no
+ * reason run on. */
+static void thaw_group(struct tracer *tr, int tgid, unsigned reason)
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		struct tracee *t = &tr->t[i];
 
-		if (t->tgid != tgid || !t->want_freeze)
+		if (!matches(t, tgid) || !(t->holds & reason))
 			continue;
-		t->want_freeze = false;
-		if (t->held) {
+		t->holds &= ~reason;
+		if (!t->holds && t->held) {
 			t->held = false;
 			ptrace(t->req, t->tid, 0, (void *)(long)t->sig);
 		}
 	}
 }
 
+void tracer_interrupt(struct tracer *tr, int tgid)
+{
+	interrupt_group(tr, tgid, HOLD_GROUP);
+}
+
+int tracer_freeze(struct tracer *tr, int tgid)
+{
+	return freeze_group(tr, tgid, HOLD_GROUP);
+}
+
+void tracer_thaw(struct tracer *tr, int tgid)
+{
+	thaw_group(tr, tgid, HOLD_GROUP);
+}
+
+int tracer_hold_all(struct tracer *tr)
+{
+	return freeze_group(tr, 0, HOLD_ALL);
+}
+
+void tracer_release_all(struct tracer *tr)
+{
+	thaw_group(tr, 0, HOLD_ALL);
+}
+
 /* Wait (at most 1 s) for tracee tid to stop after PTRACE_INTERRUPT and
  * detach it, handing back a signal it was stopped for: a SIGSTOP caught
  * in its signal-delivery-stop must still stop it, and a process in a
  * group-stop stays stopped after the detach. */
-static void detach_one(struct tracer *tr, struct tracee *t)
+static void detach_one(struct tracee *t)
 {
 	int status, sig = 0;
 
@@ -825,7 +848,7 @@ static void detach_one(struct tracer *tr, struct tracee *t)
 	}
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 		return; /* gone */
-	for (int i = 0; i < FREEZE_WAIT_MS; i++) {
+	for (int i = 0; i < FREEZE_WAIT_MS * 10; i++) {
 		pid_t w = waitpid(t->tid, &status, __WALL | WNOHANG);
 
 		if (w < 0 || (w > 0 && !WIFSTOPPED(status)))
@@ -836,9 +859,8 @@ static void detach_one(struct tracer *tr, struct tracee *t)
 			ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig);
 			return;
 		}
-		sleep_ms(1);
+		sleep_us(100);
 	}
-	(void)tr;
 }
 
 void tracer_free(struct tracer *tr)
@@ -851,7 +873,7 @@ void tracer_free(struct tracer *tr)
 	 * process stopped by the user run on. */
 	tracer_poll(tr);
 	for (size_t i = 0; i < tr->n; i++)
-		detach_one(tr, &tr->t[i]);
+		detach_one(&tr->t[i]);
 	free(tr->t);
 	free(tr);
 }

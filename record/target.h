@@ -2,10 +2,16 @@
  * freeze.
  *
  * A launched command is forked and waits on a pipe until the caller has set
- * up its perf events and seized it with ptrace (PTRACE_O_TRACEEXIT, and
- * TRACEFORK/VFORK/CLONE when following children), so the last snapshot of
- * each process can be taken at its exit, before the kernel tears the address
- * space down. memsz never writes to a target's memory.
+ * up its perf events and seized it with ptrace (PTRACE_O_TRACEEXIT and
+ * TRACECLONE, TRACEFORK/VFORK when following children), so the last
+ * snapshot of each process can be taken at its exit, before the kernel
+ * tears the address space down. Attached processes are seized the same
+ * way, every thread of them: one tracer follows their children and exits
+ * and holds them (--freeze, growth snapshots, backpressure when sampling
+ * without --lossy). Every stop memsz makes is a ptrace stop, which the
+ * kernel ends when memsz exits or dies; at a normal end memsz detaches so
+ * that a process stopped by a signal stays stopped. memsz never writes to
+ * a target's memory.
  */
 #ifndef MEMSZ_RECORD_TARGET_H
 #define MEMSZ_RECORD_TARGET_H
@@ -61,14 +67,6 @@ int target_launch(char **argv);
  * negative errno of a failed exec (the child then exits with 127). */
 int target_launch_go(int pid);
 
-/* SIGSTOP every thread of pid unless it is already stopped, and wait until
- * all are (at most 1 s). Returns 1 if memsz stopped it (so it must call
- * target_thaw_signal()), 0 if it was stopped already, or -errno. For targets
- * that are not traced by memsz. */
-int target_freeze_signal(int pid);
-/* SIGCONT pid. Returns 0 or -errno. */
-int target_thaw_signal(int pid);
-
 /* --- ptrace --- */
 struct tracer;
 
@@ -83,14 +81,18 @@ struct tracer_ops {
 	void (*at_exit)(void *arg, int tgid, int tid);
 };
 
-/* PTRACE_SEIZE pid with TRACEEXIT | TRACEEXEC (and TRACEFORK | TRACEVFORK |
- * TRACECLONE when follow). Returns 0 and *out or -errno. */
+/* PTRACE_SEIZE pid, the child memsz launched, with TRACEEXIT | TRACEEXEC |
+ * TRACECLONE (every thread it starts is traced too) and TRACEFORK |
+ * TRACEVFORK when follow (so are the processes it forks). Returns 0 and
+ * *out or -errno. */
 int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
 		 void *arg, struct tracer **out);
 /* Seize every thread of the running process pid (not a child of memsz)
  * with the same options, into *tr (created if NULL; freed by
- * tracer_free() even when this fails). tracer_done() never becomes true
- * for an attached process. Returns 0 or -errno (-EPERM: not allowed). */
+ * tracer_free() even when this fails): it runs on, can be held, and its
+ * exit is seen. tracer_done() never becomes true for an attached process.
+ * Returns 0, -ESRCH/-ENOENT (gone) or -EPERM/-EACCES (not allowed, or
+ * traced by another tracer). */
 int tracer_attach(struct tracer **tr, int pid, bool follow,
 		  const struct tracer_ops *ops, void *arg);
 /* Handle every pending wait status of the traced tasks (non-blocking):
@@ -107,8 +109,15 @@ int tracer_freeze(struct tracer *t, int tgid);
  * waiting: a later tracer_freeze() waits for them, tracer_thaw() lets
  * them go. */
 void tracer_interrupt(struct tracer *t, int tgid);
-/* Resume what tracer_freeze() held. */
+/* Resume what tracer_freeze() or tracer_interrupt() held. */
 void tracer_thaw(struct tracer *t, int tgid);
+/* Hold every traced thread of every process (PTRACE_INTERRUPT), waiting
+ * at most 1 s for all to stop. Returns 0 or -ETIMEDOUT (some still run).
+ * Independent of tracer_freeze(): a thread held for both runs again only
+ * once both are released. */
+int tracer_hold_all(struct tracer *t);
+/* Resume what tracer_hold_all() held. */
+void tracer_release_all(struct tracer *t);
 /* Detach from every task and free: each is left as it would be without
  * memsz (running, or stopped if it was stopped by a signal). NULL is
  * fine. */

@@ -5,7 +5,8 @@
 # and name; --no-inherit does not. Bad targets (a kernel thread, a zombie)
 # are one-line errors; --duration 0 is one snapshot. A child that execs a
 # set-user-ID program is recorded or named in a note, never dropped
-# silently.
+# silently. --freeze and fault sampling hold the followed processes on the
+# same tracer.
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
 W=$top_srcdir/tests/workloads
@@ -34,6 +35,20 @@ wait_snapshot() {
 		for f in "$1"/*.tmp.*; do
 			[ -e "$f" ] && "$MEMSZ" dump -i "$f" 2>/dev/null |
 				grep -q SNAP_END && return 0
+		done
+		sleep 0.01
+		i=$((i + 1))
+	done
+	return 1
+}
+# wait_child_snapshot DIR PID: until the unfinished recording in DIR
+# holds a complete snapshot of PID.
+wait_child_snapshot() {
+	i=0
+	while [ $i -lt 1000 ]; do
+		for f in "$1"/*.tmp.*; do
+			[ -e "$f" ] && "$MEMSZ" dump -i "$f" 2>/dev/null |
+				grep -q "SNAP_END pid $2 " && return 0
 		done
 		sleep 0.01
 		i=$((i + 1))
@@ -101,6 +116,46 @@ else
 fi
 check "the server was left running" kill -0 "$S"
 check "... and so was its child" kill -0 "$A"
+cmd "$D" quit
+wait $S
+S=
+
+# 1b. One tracer: --freeze and fault sampling (backpressure holds) on the
+# same ptrace tracer that follows the children: a child forked after
+# attach is snapshot frozen and at its exit, its faults are sampled, and
+# every process runs on afterwards.
+D=$T/z
+start_server "$D"
+P=$(cat "$D/ready")
+"$MEMSZ" record -o "$D/z.data" -p "$P" --freeze --faults --interval 100 \
+	2>"$T/zerr" &
+M=$!
+check "--freeze --faults: memsz attached" wait_snapshot "$D"
+cmd "$D" "spawn a 4"
+wait_file "$D/a"
+A=$(cat "$D/a")
+check "--freeze --faults: the child is snapshot while it lives" \
+	wait_child_snapshot "$D" "$A"
+cmd "$D" "release a"
+wait_file "$D/a.gone"
+kill -INT $M
+wait $M
+check "--freeze --faults: record exits 0" test $? -eq 0
+M=
+"$MEMSZ" dump -i "$D/z.data" > "$T/z.txt"
+check "--freeze --faults: the server's snapshots are frozen" \
+	grep -q "SNAP_BEGIN pid $P .*frozen" "$T/z.txt"
+check "--freeze --faults: the child's interval snapshot is frozen" \
+	grep -q "SNAP_BEGIN pid $A .*frozen" "$T/z.txt"
+check "--freeze --faults: the child's exit snapshot" \
+	grep -q "SNAP_BEGIN pid $A .*at-exit" "$T/z.txt"
+check "--freeze --faults: the child's faults are sampled" \
+	grep -q "SAMPLE $A/$A" "$T/z.txt"
+check "--freeze --faults: no ptrace warning" \
+	test -z "$(grep 'cannot ptrace' "$T/zerr")"
+st=$(awk '{ print $3 }' "/proc/$P/stat")
+check "--freeze --faults: the server runs on (state $st)" \
+	test "$st" != T -a "$st" != t
 cmd "$D" quit
 wait $S
 S=

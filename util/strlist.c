@@ -60,6 +60,10 @@ static const struct {
 			      "from pagemap", NULL },
 	[NOTE_NO_PSS] = { NULL, NULL },
 	[NOTE_SAMPLING] = { NULL, NULL },
+	[NOTE_JIT] = { NULL, NULL },
+	[NOTE_DISASM] = { "images have data charged to the code that "
+			  "refers to it (--disasm)", "-v gives the bytes" },
+	[NOTE_PEAK_RSS] = { NULL, NULL },
 };
 
 /* Subjects named in a grouped line. */

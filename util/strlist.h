@@ -38,6 +38,9 @@ enum note_kind {
 	NOTE_UNREADABLE,     /* pages that cannot be read from pagemap */
 	NOTE_NO_PSS,         /* recorded without page frame numbers */
 	NOTE_SAMPLING,       /* how fault samples were taken */
+	NOTE_JIT,            /* JIT code named from perf-PID.map */
+	NOTE_DISASM,         /* data charged to code by --disasm */
+	NOTE_PEAK_RSS,       /* a process's kernel peak RSS (VmHWM) */
 	NOTE__COUNT
 };
 
