@@ -254,7 +254,7 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 		relocs |= v->keys[k] == KEY_RELOCS;
 	for (int i = 0; i < COL__COUNT; i++) {
 		if ((i == COL_PSS && !res->have_pss) ||
-		    (i == COL_RELOCS && !relocs))
+		    (i == COL_RELOCS && !relocs) || i == COL_PROCS)
 			continue;
 		/* a table has no room for columns that are 0 on both
 		 * sides; csv and json keep every column */

@@ -6,6 +6,7 @@
 #include "record/events.h"
 #include "record/session.h"
 #include "record/target.h"
+#include "record/targets_scan.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -20,6 +21,8 @@
 struct record_args {
 	struct session_opts so;
 	const char *pidlist;
+	bool all;                      /* -a */
+	const char *cgroup;            /* -G */
 	char *events;                  /* --faults and -e, comma-joined */
 	struct events_opts fo;
 	struct perf_event_attr *sattr; /* parsed from events */
@@ -30,6 +33,8 @@ struct record_args {
 static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, 'G' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freeze", no_argument, NULL, 'F' },
@@ -53,8 +58,9 @@ void usage_record(FILE *out)
 		"[-e EVENT[,EVENT...]] [-c N]\n"
 		"                    [--call-graph fp|dwarf] "
 		"[--stack-size BYTES]\n"
-		"                    [-m PAGES] (-p PID[,PID...] | "
-		"-- CMD [ARG...])\n\n"
+		"                    [-m PAGES] (-p PID[,PID...] | -a | "
+		"-G CGROUP |\n"
+		"                    -- CMD [ARG...])\n\n"
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, every --interval, "
 		"and at the end).\n\n"
@@ -63,9 +69,22 @@ void usage_record(FILE *out)
 		"                        is kept as FILE.old)\n"
 		"    -p, --pid PID,...   attach to running processes (all "
 		"their threads)\n"
+		"    -a, --all           every process memsz may read "
+		"(kernel threads\n"
+		"                        skipped); new ones are found at "
+		"every --interval\n"
+		"    -G, --cgroup CGROUP every process of a cgroup v2 and "
+		"its descendants\n"
+		"                        (a path under the cgroup2 mount, "
+		"e.g.\n"
+		"                        system.slice/ssh.service), and "
+		"those that join\n"
 		"    --interval MS       also take a snapshot every MS "
 		"milliseconds\n"
-		"    --duration S        stop after S seconds\n"
+		"    --duration S        stop after S seconds (0 with -p, -a "
+		"or -G: one\n"
+		"                        snapshot of each process, then "
+		"exit)\n"
 		"    --freeze            stop the targets while a snapshot is "
 		"taken\n"
 		"    --no-inherit        do not follow forked children\n"
@@ -125,13 +144,14 @@ static int parse_events(struct record_args *a, const char *list,
 	return ret;
 }
 
+/* Seconds >= 0 (0: one-shot). */
 static int parse_seconds(const char *s, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out > 0) || !isfinite(*out))
+	if (errno || end == s || *end || !(*out >= 0) || !isfinite(*out))
 		return -EINVAL;
 	return 0;
 }
@@ -166,6 +186,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'p':
 		a->pidlist = arg;
 		break;
+	case 'a':
+		a->all = true;
+		break;
+	case 'G':
+		a->cgroup = arg;
+		break;
 	case 'I':
 		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
 		    !a->so.interval_ms) {
@@ -177,10 +203,11 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'd':
 		if (parse_seconds(arg, &d) < 0) {
 			memsz_error("invalid --duration '%s': expected "
-				    "seconds > 0", arg);
+				    "seconds >= 0", arg);
 			return -1;
 		}
 		a->so.duration_ns = (uint64_t)(d * 1e9);
+		a->so.one_shot = d == 0;
 		break;
 	case 'F':
 		a->so.freeze = true;
@@ -236,6 +263,42 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	return 0;
 }
 
+/* Exactly one way to choose targets, and options that fit it. Returns 0
+ * or -1 after printing why not. */
+static int check_targets(const struct record_args *a, bool cmd)
+{
+	int n = !!a->pidlist + a->all + !!a->cgroup + cmd;
+
+	if (n != 1) {
+		memsz_error(n ? "give one of -p PID, -a, -G CGROUP or a "
+				"command"
+			      : "nothing to record: give -p PID, -a, "
+				"-G CGROUP or -- CMD [ARG...]");
+		return -1;
+	}
+	if ((a->all || a->cgroup) && a->events) {
+		memsz_error("sampling events (-e, --faults) cannot be "
+			    "recorded with %s", a->all ? "-a" : "-G");
+		return -1;
+	}
+	if (a->all && a->so.freeze) {
+		memsz_error("--freeze cannot be used with -a: it would stop "
+			    "every process of the machine");
+		return -1;
+	}
+	if (a->so.one_shot && cmd) {
+		memsz_error("--duration 0 takes one snapshot of running "
+			    "processes: give -p PID, -a or -G CGROUP");
+		return -1;
+	}
+	if (a->so.one_shot && a->events) {
+		memsz_error("--duration 0 takes one snapshot: it samples no "
+			    "events");
+		return -1;
+	}
+	return 0;
+}
+
 /* Parse argv into *a. Returns 0 to record, 1 after --help, or -1 after
  * printing a usage error. */
 static int parse_args(struct record_args *a, int argc, char **argv)
@@ -243,7 +306,7 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:e:c:m:", record_options,
+	while ((c = getopt_long(argc, argv, "+o:p:aG:e:c:m:", record_options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			usage_record(stdout);
@@ -254,13 +317,8 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 	}
 	if (a->events && parse_events(a, a->events, &a->fo) < 0)
 		return -1;
-	if ((optind < argc) == !!a->pidlist) {
-		memsz_error(optind < argc ? "give either -p PID or a command, "
-					    "not both"
-					  : "nothing to record: give -p PID "
-					    "or -- CMD [ARG...]");
+	if (check_targets(a, optind < argc) < 0)
 		return -1;
-	}
 	if (optind < argc)
 		a->cmd = argv + optind;
 	a->so.samples = a->sattr;
@@ -296,6 +354,26 @@ static int check_pids(const char *list, int **pids)
 	return n;
 }
 
+/* The scan of -a or -G into *scan. Returns 0, or 1 after printing why the
+ * cgroup cannot be recorded. */
+static int open_scan(const struct record_args *a, struct target_scan **scan)
+{
+	int err = a->all ? target_scan_all(scan) :
+			   target_scan_cgroup(a->cgroup, scan);
+
+	if (err == -ENODEV)
+		memsz_error("cannot record cgroup '%s': no cgroup2 file system "
+			    "is mounted", a->cgroup);
+	else if (err == -ENOTDIR)
+		memsz_error("'%s' is not a cgroup v2 directory", a->cgroup);
+	else if (err == -ENOENT)
+		memsz_error("no cgroup '%s'", a->cgroup);
+	else if (err < 0)
+		memsz_error("cannot record cgroup '%s': %s", a->cgroup,
+			    memsz_strerror(err));
+	return err < 0 ? 1 : 0;
+}
+
 static void say(void *arg, bool warning, const char *msg)
 {
 	(void)arg;
@@ -327,7 +405,8 @@ static void print_summary(const struct record_args *a,
 }
 
 /* Record with the parsed options; returns the exit status. */
-static int record(struct record_args *a, const int *pids, int npids)
+static int record(struct record_args *a, const int *pids, int npids,
+		  struct target_scan *scan)
 {
 	struct session_stats st = { 0 };
 	struct session *s = NULL;
@@ -336,12 +415,16 @@ static int record(struct record_args *a, const int *pids, int npids)
 	a->so.say = say;
 	if (session_open(&a->so, &s) < 0) {
 		memsz_error("%s", session_why(s));
+		target_scan_free(scan);
 		goto out;
 	}
 	if (a->cmd)
 		err = session_launch(s, a->cmd);
+	else if (scan)
+		err = session_scan(s, scan);
 	else
 		err = session_attach(s, pids, npids);
+	scan = NULL; /* the session owns it */
 	if (err < 0) {
 		memsz_error("%s", session_why(s));
 		if (session_exec_failed(s))
@@ -371,6 +454,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a = { .so = { .path = "memsz.data",
 					 .inherit = true },
 				 .fo = { .period = 1 } };
+	struct target_scan *scan = NULL;
 	int *pids = NULL, npids = 0, ret;
 
 	ret = parse_args(&a, argc, argv);
@@ -385,7 +469,12 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = record(&a, pids, npids);
+	if (a.all || a.cgroup) {
+		ret = open_scan(&a, &scan);
+		if (ret)
+			goto out;
+	}
+	ret = record(&a, pids, npids, scan);
 out:
 	free(pids);
 	record_args_free(&a);

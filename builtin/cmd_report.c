@@ -239,7 +239,8 @@ int cmd_report(int argc, char **argv)
 		cols[ncols++] = v.sort; /* folded prints one value */
 	for (int i = 0; i < COL__COUNT && v.fmt != OUT_FOLDED; i++)
 		if ((i != COL_PSS || res.have_pss) &&
-		    (i != COL_RELOCS || with_relocs))
+		    (i != COL_RELOCS || with_relocs) &&
+		    (i != COL_PROCS || res.nprocs > 1))
 			cols[ncols++] = i;
 	v.images = res.images;
 	v.nimages = res.nimages;

@@ -19,6 +19,7 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_DIRTY] = { "DIRTY", "dirty", "dirty", 0 },
 	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
 	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
+	[COL_PROCS] = { "PROCS", "processes", "procs", 0, true },
 };
 
 int col_from_name(const char *name)
@@ -167,17 +168,33 @@ static inline void vals_add(uint64_t *dst, const uint64_t *src)
 		dst[c] += src[c];
 }
 
-void rowtree_add(struct rowtree *t, const uint32_t *path,
-		 const uint64_t *vals)
+static inline void row_tag(struct row *r, uint64_t tag)
+{
+	if (tag && r->tag != tag) {
+		r->tag = tag;
+		r->vals[COL_PROCS]++;
+	}
+}
+
+void rowtree_add_tagged(struct rowtree *t, const uint32_t *path,
+			const uint64_t *vals, uint64_t tag)
 {
 	struct row *r = &t->total;
 	size_t d;
 
 	vals_add(r->vals, vals);
+	row_tag(r, tag);
 	for (d = 0; d < t->depth; d++) {
 		r = row_child(r, path[d]);
 		vals_add(r->vals, vals);
+		row_tag(r, tag);
 	}
+}
+
+void rowtree_add(struct rowtree *t, const uint32_t *path,
+		 const uint64_t *vals)
+{
+	rowtree_add_tagged(t, path, vals, 0);
 }
 
 struct sort_ctx {

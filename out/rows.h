@@ -28,6 +28,8 @@ enum col_id {
 	COL_DIRTY,
 	COL_SWAP,
 	COL_RELOCS, /* count: relocation targets on private dirty pages */
+	COL_PROCS,  /* count: processes with a piece in the row (see
+		       rowtree_add_tagged) */
 	COL__COUNT
 };
 #define COL_PSS_SHIFT 12
@@ -50,6 +52,7 @@ struct row {
 	struct row *children;     /* array of nchildren, sorted after finish */
 	size_t nchildren, cap;
 	uint64_t folded;          /* for an "[N others]" row: N, else 0 */
+	uint64_t tag;             /* last tag counted in COL_PROCS */
 	void *index;              /* private: label -> child lookup */
 };
 
@@ -68,6 +71,13 @@ void rowtree_free(struct rowtree *t);
  * every ancestor including the total. path labels must be valid ids. */
 void rowtree_add(struct rowtree *t, const uint32_t *path,
 		 const uint64_t *vals);
+
+/* rowtree_add(), and count tag (one non-zero tag per process) once in
+ * COL_PROCS of that row and each ancestor, the total included: the pieces
+ * of one process must be added one after another. An "[N others]" row
+ * gets the sum of its rows' counts. */
+void rowtree_add_tagged(struct rowtree *t, const uint32_t *path,
+			const uint64_t *vals, uint64_t tag);
 
 /* Sort every level by column sort, descending (ties by label string),
  * then keep at most limit rows per level (0: all), folding the rest into

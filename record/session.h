@@ -20,6 +20,7 @@
 
 struct perf_event_attr;
 struct session;
+struct target_scan;
 
 struct session_opts {
 	const char *path;        /* memsz.data to write (borrowed) */
@@ -27,6 +28,7 @@ struct session_opts {
 	bool inherit;            /* follow forked children */
 	uint64_t interval_ms;    /* 0: no periodic snapshots */
 	uint64_t duration_ns;    /* 0: until the targets end or a signal */
+	bool one_shot;           /* attach: one snapshot each, no events */
 	/* Sampling events (--faults, -e), copied; names is the -e list as
 	 * the user gave it, for the "event N: NAME" notes (NULL: none). */
 	const struct perf_event_attr *samples;
@@ -59,8 +61,18 @@ int session_launch(struct session *s, char **argv);
  * their current mappings and take a first snapshot of each. Returns 0, or a
  * negative code with session_why(). */
 int session_attach(struct session *s, const int *pids, int n);
+/* Record the processes scan finds (record -a, -G): the session takes scan
+ * and frees it. Each process gets a COMM record with its owner and a first
+ * snapshot; there are no perf events and no ptrace, so mappings are known
+ * from the snapshots only. The loop scans again — a cgroup at every turn,
+ * all processes at every --interval — and records the processes that
+ * appeared. Processes that cannot be read are left out, counted in a note.
+ * Returns 0, or a negative code with session_why(). */
+int session_scan(struct session *s, struct target_scan *scan);
 /* Run the event loop until the launched command exits, the attached
- * targets are gone, the duration ends, a signal arrives or a write fails. */
+ * targets are gone, the duration ends, a signal arrives or a write fails.
+ * A scan recording runs until the duration ends or a signal. Returns at
+ * once for a one-shot recording. */
 void session_run(struct session *s);
 /* Final snapshots of the attached targets, the last perf records, a note
  * of lost records. Fills *st (may be NULL). */

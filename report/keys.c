@@ -14,6 +14,9 @@
 const struct keydef keydefs[KEY__COUNT] = {
 	[KEY_PIDS] = { "pids", KEYSP_PROCESS, KEYMAP_NONE, -1, KEY_IN_REPORT,
 		       "each process, as 'PID comm'" },
+	[KEY_USERS] = { "users", KEYSP_PROCESS, KEYMAP_NONE, -1, KEY_IN_REPORT,
+			"the owner of each process (user name, or 'uid N'; "
+			"'[unknown user]' if not recorded)" },
 	[KEY_FILES] = { "files", KEYSP_FILE, KEYMAP_NONE, -1, BOTH,
 			"each file (image) by path; anonymous memory by "
 			"kind" },

@@ -17,6 +17,7 @@
 /* Keys in table order: the order of every key list printed. */
 enum key_id {
 	KEY_PIDS,
+	KEY_USERS,     /* the owner of each process */
 	KEY_FILES,
 	KEY_MAPPINGS,
 	KEY_SEGMENTS,

@@ -51,6 +51,8 @@ struct pidinfo {
 	uint32_t pid;
 	char *comm;
 	uint32_t label;
+	char *user;               /* owner, from a COMM record with one */
+	uint32_t user_label;
 };
 
 /* FILE SIZE is added once per image per distinct prefix of the keys that
@@ -93,6 +95,7 @@ struct report_ctx {
 	uint64_t page_size;
 	uint64_t start_ns;        /* header start_mono_ns */
 	uint32_t step;            /* PICK_ALL: step of the snapshot read */
+	uint64_t tag;             /* the snapshot read (COL_PROCS), from 1 */
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -132,8 +135,11 @@ static uint32_t fixed_label(struct report_ctx *c, enum key_id k,
 {
 	switch (keydefs[k].space) {
 	case KEYSP_PROCESS:
-		return k == KEY_PIDS ? c->cur_pid->label :
-				       label_mapping(c, m);
+		if (k == KEY_PIDS)
+			return c->cur_pid->label;
+		if (k == KEY_USERS)
+			return c->cur_pid->user_label;
+		return label_mapping(c, m);
 	case KEYSP_FILE:
 		return p->file_label;
 	case KEYSP_FAULT:
@@ -213,6 +219,13 @@ static int pass1(struct report_ctx *c, char **msg)
 			free(pi->comm);
 			pi->comm = xstrdup(rec.u.task.comm ?
 						   rec.u.task.comm : "");
+			if (rec.u.task.has_owner) {
+				free(pi->user);
+				pi->user = rec.u.task.user && rec.u.task.user[0] ?
+						   xstrdup(rec.u.task.user) :
+						   xasprintf("uid %u",
+							     rec.u.task.uid);
+			}
 			break;
 		}
 		case MD_REC_LOST:
@@ -435,7 +448,7 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 			keep = true;
 	}
 	if (keep) {
-		rowtree_add(c->t, path, vals);
+		rowtree_add_tagged(c->t, path, vals, c->tag);
 		count_fallback(c, path, vals);
 	}
 	return 0;
@@ -703,6 +716,7 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 			    chosen[next]) {
 				in = true;
 				have_prev = false;
+				c->tag = next + 1;
 				with_pss = c->snaps[next].flags &
 					   MD_SNAP_F_PFN;
 				for (size_t p = 0; p < c->npids; p++)
@@ -775,6 +789,9 @@ int report_build(const struct report_opts *o, struct labels *lb,
 
 		c.pids[i].label = labels_intern(lb, s);
 		free(s);
+		c.pids[i].user_label = labels_intern(
+			lb, c.pids[i].user ? c.pids[i].user :
+					     "[unknown user]");
 	}
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
 	res->nsnapshots = o->pick == PICK_ALL ? choose_all(&c, chosen) :
@@ -790,6 +807,12 @@ int report_build(const struct report_opts *o, struct labels *lb,
 					 o->input);
 		goto out;
 	}
+	for (size_t p = 0; p < c.npids; p++)
+		for (size_t i = 0; i < c.nsnaps; i++)
+			if (chosen[i] && c.snaps[i].pid == c.pids[p].pid) {
+				res->nprocs++;
+				break;
+			}
 	res->have_pss = true;
 	for (size_t i = 0; i < c.nsnaps; i++)
 		if (chosen[i] && !(c.snaps[i].flags & MD_SNAP_F_PFN))
@@ -816,8 +839,10 @@ int report_build(const struct report_opts *o, struct labels *lb,
 				 "frame numbers (needs CAP_SYS_ADMIN)"));
 out:
 	free(chosen);
-	for (size_t i = 0; i < c.npids; i++)
+	for (size_t i = 0; i < c.npids; i++) {
 		free(c.pids[i].comm);
+		free(c.pids[i].user);
+	}
 	free(c.pids);
 	free(c.snaps);
 	free(c.seen);

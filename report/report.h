@@ -60,6 +60,7 @@ struct report_result {
 	size_t nsteps;
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
+	size_t nprocs;              /* processes reported */
 	struct strlist notes;    /* footer lines */
 	struct out_image *images;   /* every image recorded: path and
 				       build-id (hex), malloc'd */
