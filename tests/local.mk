@@ -69,6 +69,9 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2100-record-faults.sh \
+	tests/t2300-record-all.py \
+	tests/t2310-record-cgroup.py \
+	tests/t2320-record-smem.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -90,4 +93,5 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_layout.c \
 	tests/workloads/rep_relocs.cc \
-	tests/workloads/snap_workload.c
+	tests/workloads/snap_workload.c \
+	tests/workloads/sys_share.c

@@ -87,3 +87,52 @@ def smaps_vmas(pid):
             elif vmas and len(p) == 3 and p[2] == "kB":
                 vmas[-1][p[0][:-1]] = int(p[1]) * 1024
     return vmas
+
+
+def smaps_rollup(pid):
+    """The "kB" fields of /proc/PID/smaps_rollup in bytes ("Rss", "Pss",
+    ...); {} for a process without user memory (a kernel thread); None if
+    it is gone; raises PermissionError if it may not be read."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            text = f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    out = {}
+    for line in text.splitlines():
+        p = line.split()
+        if len(p) == 3 and p[2] == "kB":
+            out[p[0][:-1]] = int(p[1]) * 1024
+    return out
+
+
+def all_rollups():
+    """{pid: smaps_rollup(pid)} of every process in /proc, with the value
+    "denied" for those that may not be read; gone ones left out."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            r = smaps_rollup(int(d))
+        except PermissionError:
+            r = "denied"
+        if r is not None:
+            out[int(d)] = r
+    return out
+
+
+def is_kthread(pid):
+    """True if pid is a kernel thread (PF_KTHREAD in /proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return bool(int(rest[6]) & 0x00200000)
+
+
+def pid_rows(data, *extra):
+    """{pid: row} of `memsz report --by pids` (csv) of data."""
+    return {int(r["pids"].split()[0]): r for r in report(data, "pids", *extra)
+            if r["pids"] != "TOTAL" and r["pids"][0].isdigit()}

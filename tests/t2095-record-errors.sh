@@ -30,7 +30,7 @@ fails "missing pid" "^memsz: no process with pid $max\$" -p "$max"
 fails "missing pid in a list" "^memsz: no process with pid $max\$" \
 	-p "$$,$max"
 fails "no target" "^memsz: nothing to record"
-fails "both -p and a command" "^memsz: give either -p PID or a command" \
+fails "both -p and a command" "^memsz: give one of -p PID, -a, -G CGROUP or a command" \
 	-p $$ -- true
 fails "pid list that is not numbers" "^memsz: invalid pid list 'abc'" -p abc
 fails "zero interval" "^memsz: invalid --interval '0'" --interval 0 -p $$

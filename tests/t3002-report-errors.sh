@@ -92,7 +92,7 @@ check "[ \"$(total_rss <"$tmp/rep.csv")\" = '$good' ]" \
 check "[ $? -eq 129 ] && grep -q \"unknown or repeated key 'nope'\" '$tmp/err'" \
 	"unknown key: usage error"
 "$MEMSZ" report --sort bogus >/dev/null 2>"$tmp/err"
-check "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs)\" '$tmp/err'" \
+check "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs, procs)\" '$tmp/err'" \
 	"bad --sort: usage error naming the columns"
 # --list-keys: every key --help lists, one line each, each accepted by --by
 "$MEMSZ" report --list-keys >"$tmp/keys"
@@ -104,7 +104,7 @@ for k in $listed; do
 	"$MEMSZ" report -i "$tmp/m.data" --by "$k" -n 1 >/dev/null 2>&1 ||
 		bad="$bad $k"
 done
-check "[ '$listed' = '$helped ' ] && [ -z '$bad' ] && [ \$(wc -l <'$tmp/keys') -eq 13 ]" \
+check "[ '$listed' = '$helped ' ] && [ -z '$bad' ] && [ \$(wc -l <'$tmp/keys') -eq 14 ]" \
 	"report --list-keys: the keys --help lists, each accepted"
 "$MEMSZ" report --snapshot sometimes >/dev/null 2>&1
 check "[ $? -eq 129 ]" "bad --snapshot: usage error"
