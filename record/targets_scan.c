@@ -205,6 +205,7 @@ static bool is_cgroup2_dir(const char *path)
 int target_scan_cgroup(const char *path, struct target_scan **out)
 {
 	char root[PATH_MAX], *mi = NULL, *dir = NULL;
+	bool elsewhere = false; /* path is a directory, not of a cgroup */
 	ssize_t n;
 	int ret = 0;
 
@@ -213,6 +214,7 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 		dir = xstrdup(path);
 		goto done;
 	}
+	elsewhere = path[0] == '/' && access(path, F_OK) == 0;
 	n = read_small("/proc/self/mountinfo", &mi);
 	if (n < 0)
 		return (int)n;
@@ -224,7 +226,7 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 	 * relative to the mount */
 	dir = xasprintf("%s%s%s", root, path[0] == '/' ? "" : "/", path);
 	if (access(dir, F_OK) < 0)
-		ret = -ENOENT;
+		ret = elsewhere ? -ENOTDIR : -ENOENT;
 	else if (!is_cgroup2_dir(dir))
 		ret = -ENOTDIR;
 	if (ret < 0) {
