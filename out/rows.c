@@ -237,6 +237,9 @@ static void row_finish(struct rowtree *t, struct row *r,
 			vals_add(others.vals, r->children[i].vals);
 			row_free_children(&r->children[i]);
 		}
+		/* processes are not additive: at most those of the parent */
+		others.vals[COL_PROCS] = MIN(others.vals[COL_PROCS],
+					     r->vals[COL_PROCS]);
 		snprintf(name, sizeof(name), "[%" PRIu64 " others]",
 			 others.folded);
 		others.label = labels_intern(t->lb, name);

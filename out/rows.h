@@ -75,7 +75,8 @@ void rowtree_add(struct rowtree *t, const uint32_t *path,
 /* rowtree_add(), and count tag (one non-zero tag per process) once in
  * COL_PROCS of that row and each ancestor, the total included: the pieces
  * of one process must be added one after another. An "[N others]" row
- * gets the sum of its rows' counts. */
+ * gets the sum of its rows' counts, capped at its parent's (an upper
+ * bound: one process may be in several of its rows). */
 void rowtree_add_tagged(struct rowtree *t, const uint32_t *path,
 			const uint64_t *vals, uint64_t tag);
 
