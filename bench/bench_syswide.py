@@ -57,6 +57,52 @@ def rollups():
     return out
 
 
+def snap_times(data):
+    """{pid: seconds between its SNAP_BEGIN and SNAP_END} from memsz dump."""
+    out = subprocess.run([MEMSZ, "dump", "-i", data], capture_output=True,
+                         text=True).stdout
+    begin, took = {}, {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) > 5 and f[3] in ("SNAP_BEGIN", "SNAP_END"):
+            pid = int(f[5])
+            if f[3] == "SNAP_BEGIN":
+                begin[pid] = float(f[2])
+            elif pid in begin:
+                took[pid] = float(f[2]) - begin[pid]
+    return took
+
+
+def read_time(pids, name):
+    """Seconds to read /proc/PID/name of pids, one after another."""
+    t0 = time.perf_counter()
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/{name}") as f:
+                f.read()
+        except OSError:
+            pass
+    return time.perf_counter() - t0
+
+
+def split(data, rows):
+    """Time inside snapshots, for processes mapping at most 1 TiB and the
+    others (sanitizer shadows: tens of TiB of sparse address space)."""
+    took = snap_times(data)
+    small = [p for p in took if p in rows and
+             int(rows[p]["vm_size"]) <= 1 << 40]
+    big = [p for p in took if p in rows and p not in small]
+    ts = sum(took[p] for p in small)
+    tb = sum(took[p] for p in big)
+    rs = min(read_time(small, "smaps_rollup") for _ in range(3))
+    sm = min(read_time(small, "smaps") for _ in range(3))
+    print(f"time inside snapshots: {ts * 1000:.1f} ms for {len(small)} "
+          f"processes of <= 1 TiB VM; reading their smaps_rollup "
+          f"{rs * 1000:.1f} ms ({ts / rs:.2f}x), their smaps "
+          f"{sm * 1000:.1f} ms ({ts / sm:.2f}x); {tb * 1000:.1f} ms for "
+          f"{len(big)} larger ones")
+
+
 def compare(data):
     before = rollups()
     subprocess.run([MEMSZ, "record", "-a", "--duration", "0", "-o", data],
@@ -78,6 +124,7 @@ def compare(data):
     m_pss = sum(float(rows[p]["pss"]) for p in stable)
     k_pss = sum(after[p]["Pss"] for p in stable)
     nmaps = sum(after[p]["maps"] for p in stable)
+    split(data, rows)
     print(f"processes recorded: {len(rows)}; with Rss unchanged around the "
           f"recording: {len(stable)}")
     print(f"  RSS equal to smaps_rollup: {rss_eq}/{len(stable)}; "
