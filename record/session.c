@@ -156,6 +156,24 @@ static struct rec_target *target_add(struct session *r, int pid, bool traced)
 	return t;
 }
 
+static bool scan_is_denied(const struct session *r, int pid)
+{
+	for (size_t i = 0; i < r->ndenied; i++)
+		if (r->denied[i] == pid)
+			return true;
+	return false;
+}
+
+/* Remember that pid, found by a scan, could not be read (err), once. */
+static void scan_denied(struct session *r, int pid, int err)
+{
+	if (scan_is_denied(r, pid))
+		return;
+	xgrow(&r->denied, &r->deniedcap, r->ndenied + 1, sizeof(*r->denied));
+	r->denied[r->ndenied++] = pid;
+	r->denied_err = err;
+}
+
 /* dev/ino of a mapping whose perf record carried a build-id instead. */
 static void fill_dev_ino(struct md_mmap2 *m)
 {
@@ -400,7 +418,8 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		return;
 	}
 	if (r->scan && (ret == -EACCES || ret == -EPERM)) {
-		t->alive = false; /* its owner changed: left out from now */
+		scan_denied(r, t->pid, ret); /* left out from now */
+		t->alive = false;
 		return;
 	}
 	if (ret < 0) {
@@ -801,17 +820,6 @@ int session_attach(struct session *r, const int *pids, int n)
 
 /* --- targets found by a scan (record -a, -G) --- */
 
-/* Remember that pid could not be read (err), once. */
-static void scan_denied(struct session *r, int pid, int err)
-{
-	for (size_t i = 0; i < r->ndenied; i++)
-		if (r->denied[i] == pid)
-			return;
-	xgrow(&r->denied, &r->deniedcap, r->ndenied + 1, sizeof(*r->denied));
-	r->denied[r->ndenied++] = pid;
-	r->denied_err = err;
-}
-
 /* Follow pid, found by the scan, if it is new (or its pid was reused):
  * name it with its owner and take its first snapshot. */
 static void scan_add(struct session *r, int pid)
@@ -822,7 +830,7 @@ static void scan_add(struct session *r, int pid)
 	struct md_task k;
 	int err;
 
-	if (r->werr || (t && t->alive))
+	if (r->werr || (t && t->alive) || scan_is_denied(r, pid))
 		return;
 	err = target_check_pid(pid);
 	if (err == -EACCES || err == -EPERM)
@@ -834,11 +842,8 @@ static void scan_add(struct session *r, int pid)
 	if (!wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
 		r->nevents++;
 	snapshot(r, t, live_tid(pid), 0);
-	if (r->nsnaps == before && !r->werr) {
-		if (t->alive)
-			scan_denied(r, pid, -EACCES);
-		else
-			r->scan_gone++;
+	if (r->nsnaps == before && !r->werr && !scan_is_denied(r, pid)) {
+		r->scan_gone++;
 		t->alive = false;
 	}
 }
