@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_targets_scan tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -54,6 +54,9 @@ tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
 tests_test_snapshot_LDADD = $(TEST_LIBS)
 tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DWORKLOAD_DIR='"$(abs_top_srcdir)/tests/workloads"'
+tests_test_targets_scan_SOURCES = tests/test_targets_scan.c tests/testutil.c tests/testutil.h
+tests_test_targets_scan_CFLAGS = $(TEST_CFLAGS)
+tests_test_targets_scan_LDADD = $(TEST_LIBS)
 tests_test_unwind_SOURCES = tests/test_unwind.c tests/testutil.c tests/testutil.h
 tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)

@@ -124,6 +124,65 @@ static void test_coldefs(void **state)
 	assert_int_equal(coldefs[COL_RSS].shift, 0);
 }
 
+/* COL_PROCS counts each tag (process) once per row: librank's process
+ * count beside the sums. */
+static void test_procs_tagged(void **state)
+{
+	struct fixture *fx = fx_new(2);
+	uint64_t vals[COL__COUNT] = { 0 };
+	/* process 1 maps libc (two pieces) and a.out; 2 libc; 3 libz */
+	static const struct { uint64_t tag; const char *a, *b; } add[] = {
+		{ 1, "libc", ".text" }, { 1, "libc", ".data" },
+		{ 1, "a.out", ".text" }, { 2, "libc", ".text" },
+		{ 3, "libz", ".text" },
+	};
+	const struct row *ch;
+
+	(void)state;
+	vals[COL_RSS] = 4096;
+	for (size_t i = 0; i < sizeof(add) / sizeof(add[0]); i++) {
+		uint32_t path[2] = { labels_intern(fx->lb, add[i].a),
+				     labels_intern(fx->lb, add[i].b) };
+
+		rowtree_add_tagged(fx->t, path, vals, add[i].tag);
+	}
+	rowtree_finish(fx->t, COL_PROCS, 1);
+	ch = fx->t->total.children;
+	assert_int_equal(fx->t->total.vals[COL_PROCS], 3);
+	assert_int_equal(fx->t->total.vals[COL_RSS], 5 * 4096);
+	assert_string_equal(name(fx, &ch[0]), "libc");
+	assert_int_equal(ch[0].vals[COL_PROCS], 2);
+	assert_int_equal(ch[0].vals[COL_RSS], 3 * 4096);
+	/* .text of libc: processes 1 and 2; .data (folded): 1 */
+	assert_string_equal(name(fx, &ch[0].children[0]), ".text");
+	assert_int_equal(ch[0].children[0].vals[COL_PROCS], 2);
+	assert_int_equal(ch[0].children[1].vals[COL_PROCS], 1);
+	/* a.out (1) and libz (3) fold: 1 + 1, at most the total's 3 */
+	assert_string_equal(name(fx, &ch[1]), "[2 others]");
+	assert_int_equal(ch[1].vals[COL_PROCS], 2);
+	fx_free(fx);
+
+	/* one process in every folded row: capped at the parent's count */
+	fx = fx_new(1);
+	for (const char *l = "xyzwx"; *l; l++) {
+		char lab[2] = { *l, 0 };
+		uint32_t path[1] = { labels_intern(fx->lb, lab) };
+
+		/* process 1 maps x, y, z and w; then process 2 maps x */
+		rowtree_add_tagged(fx->t, path, vals, l[1] ? 1 : 2);
+	}
+	rowtree_finish(fx->t, COL_PROCS, 1);
+	ch = fx->t->total.children;
+	assert_string_equal(name(fx, &ch[0]), "x");
+	assert_int_equal(ch[0].vals[COL_PROCS], 2);
+	assert_string_equal(name(fx, &ch[1]), "[3 others]");
+	assert_int_equal(ch[1].vals[COL_PROCS], 2);
+	assert_string_equal(coldefs[COL_PROCS].key, "processes");
+	assert_true(coldefs[COL_PROCS].count);
+	assert_int_equal(col_from_name("procs"), COL_PROCS);
+	fx_free(fx);
+}
+
 static void test_empty(void **state)
 {
 	struct fixture *fx = fx_new(2);
@@ -427,6 +486,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_coldefs),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_procs_tagged),
 		cmocka_unit_test(test_depth1_order),
 		cmocka_unit_test(test_sort_other_column),
 		cmocka_unit_test(test_ties),
