@@ -176,25 +176,24 @@ static inline void row_tag(struct row *r, uint64_t tag)
 	}
 }
 
-void rowtree_add_tagged(struct rowtree *t, const uint32_t *path,
-			const uint64_t *vals, uint64_t tag)
+void rowtree_set_tag(struct rowtree *t, uint64_t tag)
 {
-	struct row *r = &t->total;
-	size_t d;
-
-	vals_add(r->vals, vals);
-	row_tag(r, tag);
-	for (d = 0; d < t->depth; d++) {
-		r = row_child(r, path[d]);
-		vals_add(r->vals, vals);
-		row_tag(r, tag);
-	}
+	t->tag = tag;
 }
 
 void rowtree_add(struct rowtree *t, const uint32_t *path,
 		 const uint64_t *vals)
 {
-	rowtree_add_tagged(t, path, vals, 0);
+	struct row *r = &t->total;
+	size_t d;
+
+	vals_add(r->vals, vals);
+	row_tag(r, t->tag);
+	for (d = 0; d < t->depth; d++) {
+		r = row_child(r, path[d]);
+		vals_add(r->vals, vals);
+		row_tag(r, t->tag);
+	}
 }
 
 struct sort_ctx {

@@ -29,7 +29,7 @@ enum col_id {
 	COL_SWAP,
 	COL_RELOCS, /* count: relocation targets on private dirty pages */
 	COL_PROCS,  /* count: processes with a piece in the row (see
-		       rowtree_add_tagged) */
+		       rowtree_set_tag) */
 	COL__COUNT
 };
 #define COL_PSS_SHIFT 12
@@ -60,6 +60,7 @@ struct rowtree {
 	struct labels *lb;        /* borrowed */
 	size_t depth;             /* number of keys */
 	struct row total;         /* root: label LABEL_NONE, sums everything */
+	uint64_t tag;             /* rowtree_set_tag(); 0: none */
 };
 
 /* New tree of depth levels over label table lb (borrowed; "[N others]"
@@ -72,13 +73,12 @@ void rowtree_free(struct rowtree *t);
 void rowtree_add(struct rowtree *t, const uint32_t *path,
 		 const uint64_t *vals);
 
-/* rowtree_add(), and count tag (one non-zero tag per process) once in
- * COL_PROCS of that row and each ancestor, the total included: the pieces
- * of one process must be added one after another. An "[N others]" row
- * gets the sum of its rows' counts, capped at its parent's (an upper
- * bound: one process may be in several of its rows). */
-void rowtree_add_tagged(struct rowtree *t, const uint32_t *path,
-			const uint64_t *vals, uint64_t tag);
+/* From now on every row an add reaches, the total included, counts tag
+ * (one non-zero tag per process) once in COL_PROCS: the pieces of one
+ * process must be added one after another. 0 stops counting. An "[N
+ * others]" row gets the sum of its rows' counts, capped at its parent's
+ * (an upper bound: one process may be in several of its rows). */
+void rowtree_set_tag(struct rowtree *t, uint64_t tag);
 
 /* Sort every level by column sort, descending (ties by label string),
  * then keep at most limit rows per level (0: all), folding the rest into

@@ -95,7 +95,6 @@ struct report_ctx {
 	uint64_t page_size;
 	uint64_t start_ns;        /* header start_mono_ns */
 	uint32_t step;            /* PICK_ALL: step of the snapshot read */
-	uint64_t tag;             /* the snapshot read (COL_PROCS), from 1 */
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -448,7 +447,7 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 			keep = true;
 	}
 	if (keep) {
-		rowtree_add_tagged(c->t, path, vals, c->tag);
+		rowtree_add(c->t, path, vals);
 		count_fallback(c, path, vals);
 	}
 	return 0;
@@ -716,7 +715,6 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 			    chosen[next]) {
 				in = true;
 				have_prev = false;
-				c->tag = next + 1;
 				with_pss = c->snaps[next].flags &
 					   MD_SNAP_F_PFN;
 				for (size_t p = 0; p < c->npids; p++)
@@ -725,6 +723,8 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 						c->cur_pid = &c->pids[p];
 				if (c->o->pick == PICK_ALL)
 					enter_step(c, &c->snaps[next]);
+				/* PROCS: one count per snapshot read */
+				rowtree_set_tag(c->t, next + 1);
 			}
 			break;
 		case MD_REC_SNAP_MAPPING:

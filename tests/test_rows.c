@@ -144,7 +144,8 @@ static void test_procs_tagged(void **state)
 		uint32_t path[2] = { labels_intern(fx->lb, add[i].a),
 				     labels_intern(fx->lb, add[i].b) };
 
-		rowtree_add_tagged(fx->t, path, vals, add[i].tag);
+		rowtree_set_tag(fx->t, add[i].tag);
+		rowtree_add(fx->t, path, vals);
 	}
 	rowtree_finish(fx->t, COL_PROCS, 1);
 	ch = fx->t->total.children;
@@ -169,7 +170,8 @@ static void test_procs_tagged(void **state)
 		uint32_t path[1] = { labels_intern(fx->lb, lab) };
 
 		/* process 1 maps x, y, z and w; then process 2 maps x */
-		rowtree_add_tagged(fx->t, path, vals, l[1] ? 1 : 2);
+		rowtree_set_tag(fx->t, l[1] ? 1 : 2);
+		rowtree_add(fx->t, path, vals);
 	}
 	rowtree_finish(fx->t, COL_PROCS, 1);
 	ch = fx->t->total.children;
