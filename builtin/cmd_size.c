@@ -17,7 +17,12 @@
 void usage_size(FILE *out)
 {
 	fprintf(out,
-		"usage: memsz size [--by KEY[,KEY...]] [-n N] [--sort file|vm]\n"
+		"usage: memsz size [--by KEY[,KEY...]]"
+		" [-F|--fields COL[,COL...]]\n"
+		"                  [-n N] [--sort file|vm]"
+		" [--filter [KEY=]REGEX]...\n"
+		"                  [--exclude [KEY=]REGEX]... [--width N]"
+		" [-v]\n"
 		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"                  FILE...\n"
 		"       memsz size --list-keys\n"
@@ -28,15 +33,21 @@ void usage_size(FILE *out)
 		"    --by KEY[,KEY...]  keys, outermost first (default: sections):\n"
 		"                       %s\n"
 		"    --list-keys        print every key with what it labels\n"
+		"    -F, --fields COLS  columns and their order: file, vm\n"
+		"                       (default both; folded: the first)\n"
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20; 0: all)\n"
-		"    --sort COL         sort rows by file (default) or vm size\n"
+		"    --sort COL         sort rows by file (default: the first\n"
+		"                       of --fields) or vm size\n"
+		VIEW_HELP_FILTER
+		VIEW_HELP_WIDTH_VERBOSE
 		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded ('a;b;c BYTES' lines of the\n"
 		"                       --sort column, for flame graphs),\n"
-		"                       pprof (gzipped profile.proto, all\n"
-		"                       rows; redirect it) or html (one\n"
-		"                       offline page with a treemap)\n"
+		"                       pprof (gzipped profile.proto, a\n"
+		"                       sample type per field, all rows;\n"
+		"                       redirect it) or html (one offline\n"
+		"                       page with a treemap)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
 		keys_list(KEY_IN_SIZE));
@@ -72,59 +83,64 @@ static int size_parse(int argc, char **argv, struct view *v, int *files)
 {
 	int c;
 
+	view_prescan(argc, argv, v);
 	optind = 1;
-	while ((c = view_getopt(argc, argv, "n:", size_options, v)) != -1) {
+	while ((c = view_getopt(argc, argv, VIEW_SHORT, size_options, v)) !=
+	       -1) {
 		if (c == VIEW_GETOPT_USAGE)
 			return EXIT_USAGE;
 		if (c == 'h') {
 			usage_size(stdout);
 			return 0;
 		}
-		usage_size(stderr);
-		return EXIT_USAGE;
+		return view_usage_error(v, "unknown option; see 'memsz help "
+					"size'");
 	}
 	if (v->list_keys) {
 		keys_print(stdout, v->cmd);
 		return 0;
 	}
-	if (optind >= argc) {
-		usage_size(stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return view_usage_error(v, "no FILE given; see 'memsz help "
+					"size'");
+	if (!v->sort_given && v->nfields)
+		v->sort = v->fields[0];
 	*files = optind;
-	return -1;
+	return view_check(v);
 }
 
 int cmd_size(int argc, char **argv)
 {
 	struct view v = {
+		.cmdname = "size",
 		.cmd = KEY_IN_SIZE,
 		.keys = { KEY_SECTIONS },
 		.nkeys = 1,
 		.sort = COL_FILE,
-		.sortable = 1u << COL_FILE | 1u << COL_VM,
+		.columns = 1u << COL_FILE | 1u << COL_VM,
 		.limit = 20,
 		.fmt = OUT_TABLE,
 	};
-	enum col_id cols[] = { COL_FILE, COL_VM };
-	size_t ncols = ARRAY_SIZE(cols);
+	static const enum col_id table_dflt[] = { COL_FILE, COL_VM };
+	enum col_id cols[COL__COUNT];
+	size_t ncols;
 	struct strlist notes = { 0 };
 	struct labels *lb = NULL;
 	struct rowtree *t = NULL;
 	struct out_image *images = NULL;
 	char *title = NULL;
-	int first, ret;
+	int first = 0, ret;
 
 	ret = size_parse(argc, argv, &v, &first);
 	if (ret >= 0)
-		return ret;
+		goto out;
 	ret = 1;
 	images = xcalloc(argc - first + 1, sizeof(*images));
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
 		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
-					  v.debug_root, &notes);
+					  v.debug_root, &v.filter, &notes);
 
 		if (err < 0) {
 			char *msg = xasprintf("'%s': %s", argv[i],
@@ -143,10 +159,8 @@ int cmd_size(int argc, char **argv)
 	if (v.fmt == OUT_PPROF)
 		v.limit = 0; /* every row a sample, none folded */
 	rowtree_finish(t, v.sort, v.limit);
-	if (v.fmt == OUT_FOLDED) {
-		cols[0] = v.sort; /* folded prints one value per line */
-		ncols = 1;
-	}
+	ncols = view_columns(&v, v.columns, table_dflt,
+			     ARRAY_SIZE(table_dflt), cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);
 out:
 	for (size_t i = 0; images && i < v.nimages; i++)
@@ -156,5 +170,6 @@ out:
 	strlist_free(&notes);
 	rowtree_free(t);
 	labels_free(lb);
+	view_free(&v);
 	return ret;
 }

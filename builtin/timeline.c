@@ -13,8 +13,18 @@
 #include "out/timeline.h"
 #include "util/util.h"
 
-/* "rss,pss,dirty" into cols; returns how many, or -1 after saying why. */
-static int parse_cols(const char *spec, enum col_id *cols)
+/* True if column c is a sum over rows, as a timeline's series are:
+ * neither derived (RES%) nor a count of processes (PROCS). */
+static bool col_sums(int c)
+{
+	return !coldefs[c].derived && c != COL_PROCS;
+}
+
+/* "rss,pss,dirty" into cols; returns how many, or -1 after the usage
+ * error in v's output mode. Columns that are not sums (RES%, PROCS)
+ * cannot rank the rows. */
+static int parse_cols(const struct view *v, const char *spec,
+		      enum col_id *cols)
 {
 	char *s = xstrdup(spec), *save = NULL, *tok;
 	int n = 0;
@@ -26,10 +36,11 @@ static int parse_cols(const char *spec, enum col_id *cols)
 
 		for (int i = 0; i < n; i++)
 			dup |= (int)cols[i] == c;
-		if (c < 0 || dup || n == COL__COUNT) {
-			memsz_error("--timeline: unknown or repeated column "
-				    "'%s' (columns: file, vm, rss, pss, uss, "
-				    "dirty, swap, relocs)", tok);
+		if (c < 0 || dup || n == COL__COUNT || !col_sums(c)) {
+			view_usage_error(v, "--timeline: unknown or repeated "
+					 "column '%s' (columns: file, vm, "
+					 "rss, pss, uss, dirty, swap, "
+					 "relocs)", tok);
 			n = -1;
 			break;
 		}
@@ -37,9 +48,28 @@ static int parse_cols(const char *spec, enum col_id *cols)
 	}
 	free(s);
 	if (!n) {
-		memsz_error("--timeline wants columns, not '%s'", spec);
+		view_usage_error(v, "--timeline wants columns, not '%s'",
+				 spec);
 		n = -1;
 	}
+	return n;
+}
+
+/* The columns of the timeline into cols: --timeline=COLS, else those of
+ * --fields that are sums, else the --sort column. Returns how many, or
+ * -1 after the usage error. */
+static int timeline_cols(const struct view *v, const char *spec,
+			 enum col_id *cols)
+{
+	int n = 0;
+
+	if (spec)
+		return parse_cols(v, spec, cols);
+	for (size_t i = 0; i < v->nfields; i++)
+		if (col_sums(v->fields[i]))
+			cols[n++] = v->fields[i];
+	if (!n)
+		cols[n++] = col_sums(v->sort) ? v->sort : COL_RSS;
 	return n;
 }
 
@@ -54,19 +84,19 @@ int report_timeline(const struct view *v, struct report_opts *o,
 	const char *keynames[KEYS_MAX];
 	struct labels *lb = NULL;
 	char *msg = NULL;
-	int ncols = 1, ret = 1;
+	struct strlist shown = { 0 };
+	int ncols, ret = 1;
 
-	cols[0] = v->sort;
-	if (spec && (ncols = parse_cols(spec, cols)) < 0)
+	ncols = timeline_cols(v, spec, cols);
+	if (ncols < 0)
 		return EXIT_USAGE;
 	/* the fault samples are cut at one time per process, which a
 	 * timeline of many snapshots does not have */
 	for (size_t i = 0; i < v->nkeys; i++)
-		if (keydefs[v->keys[i]].space == KEYSP_FAULT) {
-			memsz_error("--timeline does not take the key '%s'",
-				    keydefs[v->keys[i]].name);
-			return EXIT_USAGE;
-		}
+		if (keydefs[v->keys[i]].space == KEYSP_FAULT)
+			return view_usage_error(v, "--timeline does not take "
+						"the key '%s'",
+						keydefs[v->keys[i]].name);
 	o->pick = PICK_ALL;
 	lb = labels_new();
 	if (report_build(o, lb, &res, &msg) < 0) {
@@ -96,24 +126,25 @@ int report_timeline(const struct view *v, struct report_opts *o,
 	}
 	for (size_t i = 0; i < v->nkeys; i++)
 		keynames[i] = keydefs[v->keys[i]].name;
+	strlist_summarize(&res.notes, NULL, v->verbose, &shown);
 	ret = 0;
 	if (timeline_write(stdout, tl,
 			   &(struct out_opts){
 				   .fmt = v->fmt,
 				   .keys = keynames,
-				   .notes = (const char *const *)res.notes.lines,
-				   .nnotes = res.notes.n,
+				   .notes = (const char *const *)shown.lines,
+				   .nnotes = shown.n,
 			   }) < 0 ||
 	    fflush(stdout) == EOF) {
 		memsz_error("cannot write the timeline: %s",
 			    memsz_strerror(-errno));
 		ret = 1;
 	} else if (v->fmt == OUT_CSV || v->fmt == OUT_TSV) {
-		for (size_t i = 0; i < res.notes.n; i++)
-			fprintf(stderr, "memsz: note: %s\n",
-				res.notes.lines[i]);
+		for (size_t i = 0; i < shown.n; i++)
+			fprintf(stderr, "memsz: note: %s\n", shown.lines[i]);
 	}
 out:
+	strlist_free(&shown);
 	timeline_free(tl);
 	free(trees);
 	free(pts);

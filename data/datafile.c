@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "data/datafile.h"
+#include "data/pgstate.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -43,7 +44,12 @@ enum {
 #define MD_REC_HDR 16
 enum { REC_TYPE = 0, REC_FLAGS = 4, REC_SIZE = 8 };
 
-/* A page run of a SNAP_MAPPING record (struct md_run). */
+/* A page run of a version 1 SNAP_MAPPING record (struct md_run). Version
+ * 2 stores the pages in the encoding of pgstate.h instead, after the
+ * name: u32 npalette, u32 crc, u64 nbytes, the palette (npalette
+ * entries of PGSTATE_PAL_SIZE bytes), the block stream (nbytes), zero
+ * padding to a multiple of 8. crc is the CRC-32 of nruns (8 bytes), the
+ * palette and the stream: damage that would still decode is refused. */
 #define MD_RUN_SIZE 24
 enum {
 	RUN_VADDR = 0,     /* u64 */
@@ -155,6 +161,8 @@ struct md_writer {
 	int err;        /* sticky: once a write failed, every call fails */
 	struct md_buf b;
 	struct md_buf sb; /* SAMPLE records not yet written (batched) */
+	unsigned page_shift; /* of the page size in the header */
+	struct pgstate_enc enc; /* scratch of md_write_mapping */
 };
 
 #define MD_SAMPLE_BATCH (1u << 20) /* write samples in chunks of 1 MiB */
@@ -318,6 +326,8 @@ int md_writer_open(const char *path, struct md_writer **out)
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->off = MD_HEADER_SIZE;
+	w->page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(
+		_SC_PAGESIZE));
 	*out = w;
 	return 0;
 }
@@ -440,33 +450,26 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 	return writer_commit(w, MD_REC_SNAP_BEGIN);
 }
 
-/* True if the runs in memory are already their on-disk encoding (a
- * little-endian host, the struct's layout, reserved zero): then they are
- * written as they are. */
-static bool runs_are_encoded(const struct md_run *runs, size_t n)
-{
-	uint32_t any = 0;
-	size_t i;
-
-	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
-	    sizeof(struct md_run) != MD_RUN_SIZE ||
-	    offsetof(struct md_run, vaddr) != RUN_VADDR ||
-	    offsetof(struct md_run, npages) != RUN_NPAGES ||
-	    offsetof(struct md_run, flags) != RUN_FLAGS ||
-	    offsetof(struct md_run, mapcount) != RUN_MAPCOUNT ||
-	    offsetof(struct md_run, reserved) != RUN_RESERVED || !n)
-		return false;
-	for (i = 0; i < n; i++)
-		any |= runs[i].reserved;
-	return !any;
-}
-
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 {
-	uint8_t *q;
-	size_t i;
-	int ret = writer_begin(w);
+	struct pgstate_enc *e;
+	uint8_t le_nruns[8];
+	uint64_t pgmask;
+	uint32_t crc;
+	int ret;
 
+	if (!w || !r || (r->nruns && !r->runs))
+		return -EINVAL;
+	pgmask = ((uint64_t)1 << w->page_shift) - 1;
+	if (r->end < r->start || ((r->start | r->end) & pgmask))
+		return -EINVAL;
+	ret = writer_begin(w);
+	if (ret < 0)
+		return ret;
+	e = &w->enc;
+	ret = pgstate_encode(e, r->start,
+			     (r->end - r->start) >> w->page_shift,
+			     w->page_shift, r->runs, r->nruns);
 	if (ret < 0)
 		return ret;
 	buf_u64(&w->b, r->start);
@@ -479,19 +482,21 @@ int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 	buf_u32(&w->b, r->flags);
 	buf_u32(&w->b, r->image_id);
 	buf_u32(&w->b, 0);
-	buf_u64(&w->b, r->nruns);
+	buf_u64(&w->b, e->nruns);
 	buf_str(&w->b, r->name);
-	if (runs_are_encoded(r->runs, r->nruns))
-		return writer_commit_tail(w, MD_REC_SNAP_MAPPING, r->runs,
-					  r->nruns * MD_RUN_SIZE);
-	q = buf_grow(&w->b, r->nruns * MD_RUN_SIZE);
-	for (i = 0; i < r->nruns; i++, q += MD_RUN_SIZE) {
-		put_u64(q + RUN_VADDR, r->runs[i].vaddr);
-		put_u32(q + RUN_NPAGES, r->runs[i].npages);
-		put_u32(q + RUN_FLAGS, r->runs[i].flags);
-		put_u32(q + RUN_MAPCOUNT, r->runs[i].mapcount);
-		put_u32(q + RUN_RESERVED, 0);
-	}
+	put_u64(le_nruns, e->nruns);
+	crc = pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), e->pal,
+				      (size_t)e->npal * PGSTATE_PAL_SIZE),
+			  e->out, e->len);
+	buf_u32(&w->b, e->npal);
+	buf_u32(&w->b, crc);
+	buf_u64(&w->b, e->len);
+	if (e->npal)
+		memcpy(buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
+		       e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
+	if (e->len)
+		memcpy(buf_grow(&w->b, e->len), e->out, e->len);
+	buf_pad8(&w->b);
 	return writer_commit(w, MD_REC_SNAP_MAPPING);
 }
 
@@ -601,6 +606,7 @@ int md_writer_close(struct md_writer *w)
 		ret = -errno;
 	free(w->b.p);
 	free(w->sb.p);
+	pgstate_enc_free(&w->enc);
 	free(w);
 	return ret;
 }
@@ -782,27 +788,13 @@ uint64_t md_reader_offset(const struct md_reader *r)
 	return r->off;
 }
 
-static int decode_mapping(struct md_reader *r, struct md_cur *c,
-			  struct md_snap_mapping *m)
+/* Version 1: nruns runs of MD_RUN_SIZE bytes. */
+static int decode_runs_v1(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
 {
 	const uint8_t *q;
-	uint64_t nruns;
 	size_t i;
 
-	m->start = cur_u64(c);
-	m->end = cur_u64(c);
-	m->pgoff = cur_u64(c);
-	m->dev_major = cur_u32(c);
-	m->dev_minor = cur_u32(c);
-	m->ino = cur_u64(c);
-	m->prot = cur_u32(c);
-	m->flags = cur_u32(c);
-	m->image_id = cur_u32(c);
-	cur_u32(c);
-	nruns = cur_u64(c);
-	m->name = cur_str(c);
-	if (c->err)
-		return c->err;
 	if (nruns > (c->len - c->pos) / MD_RUN_SIZE)
 		return -MEMSZ_EBADDATA;
 	q = cur_take(c, nruns * MD_RUN_SIZE);
@@ -819,6 +811,79 @@ static int decode_mapping(struct md_reader *r, struct md_cur *c,
 	m->runs = r->runs;
 	m->nruns = nruns;
 	return 0;
+}
+
+/* Version 2: a palette and a block stream (pgstate.h) that decode to
+ * nruns runs. */
+static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
+{
+	unsigned shift = (unsigned)__builtin_ctz(r->hdr.page_size);
+	const uint8_t *pal, *s, *pad;
+	uint8_t le_nruns[8];
+	size_t padn;
+	uint32_t npal, crc;
+	uint64_t nbytes;
+	int ret;
+
+	npal = cur_u32(c);
+	crc = cur_u32(c);
+	nbytes = cur_u64(c);
+	if (c->err)
+		return c->err;
+	/* the pages are counted from start: a range that is not whole
+	 * pages cannot be decoded */
+	if (m->end < m->start ||
+	    ((m->start | m->end) & (r->hdr.page_size - 1)) ||
+	    npal > (c->len - c->pos) / PGSTATE_PAL_SIZE ||
+	    nbytes > c->len - c->pos - (size_t)npal * PGSTATE_PAL_SIZE)
+		return -MEMSZ_EBADDATA;
+	pal = cur_take(c, (size_t)npal * PGSTATE_PAL_SIZE);
+	s = cur_take(c, nbytes);
+	padn = align8(c->pos) - c->pos;
+	pad = cur_take(c, padn);
+	if (!pal || !s || !pad)
+		return -MEMSZ_EBADDATA;
+	for (size_t i = 0; i < padn; i++)
+		if (pad[i])
+			return -MEMSZ_EBADDATA;
+	put_u64(le_nruns, nruns);
+	if (pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), pal,
+				    (size_t)npal * PGSTATE_PAL_SIZE),
+			s, nbytes) != crc)
+		return -MEMSZ_EBADDATA;
+	ret = pgstate_decode(pal, npal, s, nbytes, m->start,
+			     (m->end - m->start) >> shift, shift, nruns,
+			     &r->runs, &r->runs_cap);
+	if (ret < 0)
+		return ret;
+	m->runs = r->runs;
+	m->nruns = nruns;
+	return 0;
+}
+
+static int decode_mapping(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m)
+{
+	uint64_t nruns;
+
+	m->start = cur_u64(c);
+	m->end = cur_u64(c);
+	m->pgoff = cur_u64(c);
+	m->dev_major = cur_u32(c);
+	m->dev_minor = cur_u32(c);
+	m->ino = cur_u64(c);
+	m->prot = cur_u32(c);
+	m->flags = cur_u32(c);
+	m->image_id = cur_u32(c);
+	cur_u32(c);
+	nruns = cur_u64(c);
+	m->name = cur_str(c);
+	if (c->err)
+		return c->err;
+	if (r->hdr.version == 1)
+		return decode_runs_v1(r, c, m, nruns);
+	return decode_runs_v2(r, c, m, nruns);
 }
 
 static int decode_mmap2(struct md_cur *c, struct md_mmap2 *m)

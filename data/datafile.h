@@ -20,7 +20,9 @@
 #include <stdio.h>
 
 #define MD_MAGIC "MEMSZDAT"
-#define MD_VERSION 1
+/* Version 2 stores a snapshot mapping's pages compactly (runs where long,
+ * bitmaps where short); the reader still reads version 1 files. */
+#define MD_VERSION 2
 
 struct md_file_header {
 	char magic[8];        /* MD_MAGIC, no NUL */
@@ -225,6 +227,13 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 		  const struct md_task *r);
 int md_write_lost(struct md_writer *w, const struct md_lost *r);
 int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r);
+/* A mapping's runs are stored compactly (runs where they are long, a bitmap
+ * where they are short) and read back as the same pages in maximal runs
+ * (consecutive equal pages joined, at most UINT32_MAX pages a run). The
+ * runs must be sorted, page-aligned, inside [start, end), not overlapping,
+ * of at least one page, each present, swapped or the zero page (flags
+ * MD_PG_PRESENT, MD_PG_SWAPPED or MD_PG_ZERO); start and end page-aligned.
+ * Otherwise -EINVAL and nothing is written. */
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
 int md_write_note(struct md_writer *w, const char *text);

@@ -294,7 +294,7 @@ static void dtable_row(FILE *f, const struct difftree *d,
 		fputs("TOTAL\n", f);
 		return;
 	}
-	out_put_label(f, labels_str(d->lb, r->label));
+	out_put_label(f, labels_str(d->lb, r->label), 0);
 	if (r->state == DIFF_NEW)
 		fputs(" [new]", f);
 	else if (r->state == DIFF_GONE)

@@ -90,6 +90,7 @@ static int to_memory(const struct rowtree *t, const struct out_opts *o,
 	if (!m)
 		return -ENOMEM;
 	jo.fmt = OUT_JSON;
+	jo.res_pct = false; /* o's columns are the page's: no ratio */
 	ret = meta ? meta_json(m, o) : out_write(m, t, &jo);
 	if (fclose(m) != 0 && !ret)
 		ret = -ENOMEM;

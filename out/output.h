@@ -57,7 +57,8 @@ struct out_snap {
 struct out_opts {
 	enum out_format fmt;
 	const char *const *keys; /* names of the levels, depth of them */
-	const enum col_id *cols; /* columns to print, in order */
+	const enum col_id *cols; /* columns to print, in order; COL_RES_PCT
+				    is computed from RSS and VM SIZE */
 	size_t ncols;
 	const char *const *notes; /* footer lines (may be NULL/0) */
 	size_t nnotes;
@@ -65,8 +66,13 @@ struct out_opts {
 				    other names of the path's labels joined
 				    by ";" (json always lists them) */
 	bool res_pct;            /* add RES% = RSS / VM SIZE after the
-				    columns ("res_pct" in csv/json; "-" or
-				    empty where VM SIZE is 0) */
+				    columns if cols lack COL_RES_PCT
+				    ("res_pct" in csv/json; "-" or empty
+				    where VM SIZE is 0) */
+	size_t width;            /* table: the widest a line may be; labels
+				    are cut in the middle with an ellipsis to
+				    fit (never below TABLE_LABEL_MIN columns);
+				    0: no limit. Other formats ignore it. */
 	enum col_id sort;        /* pprof: the default sample type */
 	const struct out_image *images; /* pprof: images by path (may be
 					   NULL/0) */
@@ -78,9 +84,17 @@ struct out_opts {
 				    memsz.data"); NULL: "memsz" */
 };
 
+/* The narrowest a table label is cut to, whatever the width. */
+#define TABLE_LABEL_MIN 12
+
+/* Columns a table line takes before its label (indent and label not
+ * counted) for columns cols[0..ncols-1]. */
+size_t out_table_cols_width(const enum col_id *cols, size_t ncols);
+
 /* Write the finished tree t to f. Notes go after the TOTAL in a table,
  * into a "notes" array in json, and are left to the caller for csv/tsv
- * (which stay pure data). Returns 0 or -errno on a write error. */
+ * (which stay pure data). pprof and html leave out derived columns
+ * (RES%): their values are sums. Returns 0 or -errno on a write error. */
 int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
 
 /* Format v, stored with fixed-point shift, as csv and json print it: a

@@ -20,6 +20,7 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
 	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
 	[COL_PROCS] = { "PROCS", "processes", "procs", 0, true },
+	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
 };
 
 int col_from_name(const char *name)
@@ -176,6 +177,15 @@ static inline void row_tag(struct row *r, uint64_t tag)
 	}
 }
 
+/* Add vals to r, vm to its RES% denominator, and count tag in PROCS. */
+static inline void row_add(struct row *r, const uint64_t *vals, uint64_t vm,
+			   uint64_t tag)
+{
+	vals_add(r->vals, vals);
+	r->vm_sum += vm;
+	row_tag(r, tag);
+}
+
 void rowtree_set_tag(struct rowtree *t, uint64_t tag)
 {
 	t->tag = tag;
@@ -184,15 +194,26 @@ void rowtree_set_tag(struct rowtree *t, uint64_t tag)
 void rowtree_add(struct rowtree *t, const uint32_t *path,
 		 const uint64_t *vals)
 {
+	rowtree_add_from(t, path, vals, 0, 0);
+}
+
+void rowtree_add_from(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, unsigned shared, size_t from)
+{
+	uint64_t part[COL__COUNT];
+	const uint64_t *above = vals; /* what the rows above from get */
 	struct row *r = &t->total;
 	size_t d;
 
-	vals_add(r->vals, vals);
-	row_tag(r, t->tag);
+	if (shared && from) {
+		for (int c = 0; c < COL__COUNT; c++)
+			part[c] = shared & (1u << c) ? 0 : vals[c];
+		above = part;
+	}
+	row_add(r, above, vals[COL_VM], t->tag);
 	for (d = 0; d < t->depth; d++) {
 		r = row_child(r, path[d]);
-		vals_add(r->vals, vals);
-		row_tag(r, t->tag);
+		row_add(r, d + 1 >= from ? vals : above, vals[COL_VM], t->tag);
 	}
 }
 
@@ -234,6 +255,7 @@ static void row_finish(struct rowtree *t, struct row *r,
 		others.folded = r->nchildren - limit;
 		for (i = limit; i < r->nchildren; i++) {
 			vals_add(others.vals, r->children[i].vals);
+			others.vm_sum += r->children[i].vm_sum;
 			row_free_children(&r->children[i]);
 		}
 		/* processes are not additive: at most those of the parent */

@@ -18,7 +18,7 @@
 
 /* Columns. PSS is stored in fixed point (bytes << COL_PSS_SHIFT) so that
  * sums of page/mapcount stay exact; every other column is plain bytes,
- * except RELOCS, a count. */
+ * except RELOCS and PROCS, counts, and RES%, derived. */
 enum col_id {
 	COL_FILE,  /* FILE SIZE: bytes on disk */
 	COL_VM,    /* VM SIZE: bytes mapped */
@@ -30,6 +30,7 @@ enum col_id {
 	COL_RELOCS, /* count: relocation targets on private dirty pages */
 	COL_PROCS,  /* count: processes with a piece in the row (see
 		       rowtree_set_tag) */
+	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
 	COL__COUNT
 };
 #define COL_PSS_SHIFT 12
@@ -40,10 +41,13 @@ struct coldef {
 	const char *sortname; /* short --sort name: "file" */
 	unsigned shift;     /* fixed-point shift of stored values */
 	bool count;         /* a count, not bytes: the table prints it whole */
+	bool derived;       /* computed from other columns when printed:
+			       not stored in rows, not sortable */
 };
 extern const struct coldef coldefs[COL__COUNT];
 
-/* Column by --sort name ("file", "vm", "rss", ...) or key; -1 if none. */
+/* Column by short name ("file", "vm", "rss", ..., "res") or key
+ * ("file_size", ..., "res_pct"); -1 if none. */
 int col_from_name(const char *name);
 
 struct row {
@@ -53,6 +57,9 @@ struct row {
 	size_t nchildren, cap;
 	uint64_t folded;          /* for an "[N others]" row: N, else 0 */
 	uint64_t tag;             /* last tag counted in COL_PROCS */
+	uint64_t vm_sum;          /* VM SIZE of every piece added, also those
+				     rowtree_add_from() kept out of
+				     vals[COL_VM]: RES%'s denominator */
 	void *index;              /* private: label -> child lookup */
 };
 
@@ -79,6 +86,14 @@ void rowtree_add(struct rowtree *t, const uint32_t *path,
  * others]" row gets the sum of its rows' counts, capped at its parent's
  * (an upper bound: one process may be in several of its rows). */
 void rowtree_set_tag(struct rowtree *t, uint64_t tag);
+
+/* rowtree_add() for a piece of something several paths share (a file
+ * mapped by several processes): the columns in shared (bit per col_id)
+ * are added only to the rows at depth >= from (0: the total too, 1: the
+ * first key's rows and below, ...), every other column everywhere; the
+ * process tag is counted as rowtree_add() counts it. */
+void rowtree_add_from(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, unsigned shared, size_t from);
 
 /* Sort every level by column sort, descending (ties by label string),
  * then keep at most limit rows per level (0: all), folding the rest into

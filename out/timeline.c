@@ -220,7 +220,7 @@ static void table_write(FILE *f, const struct timeline *tl,
 
 			table_vals(f, tl, c, tl->series[i].vals);
 			fputs("   ", f);
-			out_put_label(f, name);
+			out_put_label(f, name, 0);
 			fputc('\n', f);
 			free(name);
 		}

@@ -575,11 +575,13 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 					     a->page_size);
 			if (ret < 0) {
 				im->src_err[src] = ret;
-				strlist_add(&a->src_notes, xasprintf(
-					"%s: cannot read its relocations "
-					"(%s): its bytes are charged to its "
-					"segments", im->rec.path,
-					memsz_strerror(ret)));
+				strlist_add_notef(
+				    &a->src_notes, NOTE_SOURCE_ERROR,
+				    im->rec.path,
+				    "%s: cannot read its relocations "
+				    "(%s): its bytes are charged to its "
+				    "segments",
+				    im->rec.path, memsz_strerror(ret));
 				return NULL;
 			}
 		}
@@ -589,11 +591,11 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 				&a->src_notes, &dm);
 	if (ret < 0) {
 		im->src_err[src] = ret;
-		strlist_add(&a->src_notes,
-			      xasprintf("%s: cannot read its %s (%s): its "
-					"bytes are charged to its segments",
-					im->rec.path, elfsrc_name(elfsrc),
-					memsz_strerror(ret)));
+		strlist_add_notef(
+		    &a->src_notes, NOTE_SOURCE_ERROR, im->rec.path,
+		    "%s: cannot read its %s (%s): its "
+		    "bytes are charged to its segments",
+		    im->rec.path, elfsrc_name(elfsrc), memsz_strerror(ret));
 		return NULL;
 	}
 	return dm;
@@ -855,22 +857,25 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 		if (im->state == IMG_BROKEN && im->fallback_vm) {
 			human(vm, sizeof(vm), im->fallback_vm);
 			human(rss, sizeof(rss), im->fallback_rss);
-			strlist_add(notes, xasprintf(
-				"%s: %s; its %s mapped (%s resident) are "
-				"charged to [LOAD #?]", im->rec.path,
-				im->why, vm, rss));
+			strlist_add_notef(
+			    notes, NOTE_IMAGE_BROKEN, im->rec.path,
+			    "%s: %s; its %s mapped (%s resident) are "
+			    "charged to [LOAD #?]",
+			    im->rec.path, im->why, vm, rss);
 		}
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);
 			human(rss, sizeof(rss), im->noseg_rss);
-			strlist_add(notes, xasprintf(
-				"%s: %s mapped (%s resident) match no "
-				"PT_LOAD segment and are charged to "
-				"[no segment]", im->rec.path, vm, rss));
+			strlist_add_notef(
+			    notes, NOTE_NO_SEGMENT, im->rec.path,
+			    "%s: %s mapped (%s resident) match no "
+			    "PT_LOAD segment and are charged to "
+			    "[no segment]",
+			    im->rec.path, vm, rss);
 		}
 	}
 	for (size_t i = 0; i < a->src_notes.n; i++)
-		strlist_add(notes, xstrdup(a->src_notes.lines[i]));
+		strlist_add_copy(notes, &a->src_notes, i);
 }
 
 /* --- images by address, for fault samples (report/faults.c) --- */

@@ -38,26 +38,18 @@ int diff_detect(const char *path, enum diff_kind *kind)
 
 /* ---- notes ---- */
 
-static bool has_line(const struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->lines[i], s))
-			return true;
-	return false;
-}
-
 /* Footer of the two sides: a note both sides have once, the others
  * prefixed with the side they come from. */
 static void merge_notes(struct strlist *out, const struct strlist *old,
 			const struct strlist *new)
 {
 	for (size_t i = 0; i < old->n; i++)
-		strlist_add(out, has_line(new, old->lines[i]) ?
-					 xstrdup(old->lines[i]) :
-					 xasprintf("OLD: %s", old->lines[i]));
+		strlist_addf(out, "%s%s",
+			     strlist_has(new, old->lines[i]) ? "" : "OLD: ",
+			     old->lines[i]);
 	for (size_t i = 0; i < new->n; i++)
-		if (!has_line(old, new->lines[i]))
-			strlist_add(out, xasprintf("NEW: %s", new->lines[i]));
+		if (!strlist_has(old, new->lines[i]))
+			strlist_addf(out, "NEW: %s", new->lines[i]);
 }
 
 /* Move the notes of l to out, each without a leading "PATH: " (the
@@ -307,8 +299,7 @@ static void note_sides(const struct diff_opts *o, struct strlist *notes)
 {
 	char *so = side_name(&o->old), *sn = side_name(&o->new);
 
-	strlist_add(notes, xasprintf("OLD: %s (of each process); NEW: %s",
-				     so, sn));
+	strlist_addf(notes, "OLD: %s (of each process); NEW: %s", so, sn);
 	free(so);
 	free(sn);
 }
@@ -323,6 +314,7 @@ static int data_side(const struct diff_opts *o, const struct diff_side *s,
 		.pick = s->pick,
 		.index = s->index,
 		.debug_root = o->debug_root,
+		.filter = o->filter,
 	};
 
 	memcpy(ro.keys, o->keys, sizeof(ro.keys));
@@ -442,8 +434,7 @@ static void elf_notes(const struct diff_opts *o, struct strlist *n)
 		       xasprintf("%s' -> '%s", o->old.path, o->new.path) :
 		       xstrdup(o->old.path);
 	if (same)
-		strlist_add(n, xasprintf("'%s': the files are identical",
-					 name));
+		strlist_addf(n, "'%s': the files are identical", name);
 	s = image_note(name, &a, &b);
 	if (s)
 		strlist_add(n, s);
@@ -458,7 +449,7 @@ static int elf_side(const struct diff_opts *o, const char *path,
 
 	*t = rowtree_new(lb, o->nkeys);
 	ret = ondisk_add_file(*t, lb, path, o->keys, o->nkeys, o->debug_root,
-			      notes);
+			      o->filter, notes);
 	if (ret < 0)
 		*msg = xasprintf("'%s': %s", path, memsz_strerror(ret));
 	return ret;

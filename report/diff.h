@@ -20,6 +20,7 @@
 
 #include "maps/labels.h"
 #include "out/difftree.h"
+#include "report/filter.h"
 #include "report/keys.h"
 #include "report/report.h"
 #include "util/strlist.h"
@@ -46,6 +47,7 @@ struct diff_opts {
 	size_t nkeys;
 	long pid;                     /* recordings: only this pid; -1: all */
 	const char *debug_root;       /* NULL: /usr/lib/debug */
+	struct filter *filter;        /* both sides' rows; NULL: all */
 };
 
 struct diff_result {

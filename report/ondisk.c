@@ -24,6 +24,8 @@ struct size_walk {
 	struct labels *lb;
 	uint64_t fallback[KEYS_MAX][2]; /* bytes: [key][file, vm] */
 	uint64_t total[2];
+	struct filter *filter;   /* NULL: keep all */
+	bool kept;               /* a piece was kept */
 };
 
 static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
@@ -45,10 +47,15 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 		 * here is a bug in elf/, not something to hide. */
 		if (path[i] == LABEL_NONE)
 			return -MEMSZ_EBADELF;
-		if (keys_label_is_fallback(w->keys[i],
+	}
+	if (!filter_keep(w->filter, w->lb, path, w->nkeys))
+		return 0;
+	for (size_t i = 0; i < w->nkeys; i++)
+		if (keydefs[w->keys[i]].space != KEYSP_FILE &&
+		    keys_label_is_fallback(w->keys[i],
 					   labels_str(w->lb, path[i])))
 			w->fallback[i][w->col == COL_VM] += end - start;
-	}
+	w->kept = true;
 	w->total[w->col == COL_VM] += end - start;
 	vals[w->col] = end - start;
 	rowtree_add(w->t, path, vals);
@@ -61,21 +68,29 @@ static void fallback_notes(struct strlist *notes, const char *path,
 {
 	static const char *const names[2] = { "FILE SIZE", "VM SIZE" };
 
-	for (size_t i = 0; i < w->nkeys; i++)
+	for (size_t i = 0; i < w->nkeys; i++) {
+		/* grouped only when there are bytes to speak of */
+		enum note_kind k = w->fallback[i][0] || w->fallback[i][1] ?
+					   NOTE_FALLBACK : NOTE_OTHER;
+
 		if (keydefs[w->keys[i]].elfsrc >= 0)
-			strlist_add(notes, keys_fallback_note(
-				path, w->keys[i], 2, w->fallback[i],
-				w->total, names));
+			strlist_add_note(notes, k, path,
+					 keys_fallback_note(path, w->keys[i],
+							    2, w->fallback[i],
+							    w->total, names));
+	}
 }
 
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
-		  const enum key_id *keys, size_t nkeys,
-		  const char *debug_root, struct strlist *notes)
+		    const enum key_id *keys, size_t nkeys,
+		    const char *debug_root, struct filter *filter,
+		    struct strlist *notes)
 {
 	struct imgmaps im = { 0 };
 	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
 	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys,
-			       .lb = lb };
+			       .lb = lb, .filter = filter };
+	struct strlist mine = { 0 };
 	size_t nmaps = 0;
 	const struct rmap_entry *vme;
 	size_t nvme;
@@ -91,7 +106,7 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 
 		if (src < 0)
 			continue;
-		ret = imgmaps_source(&im, src, lb, debug_root, notes, &dm);
+		ret = imgmaps_source(&im, src, lb, debug_root, &mine, &dm);
 		if (ret < 0)
 			goto out;
 		w.map_of_key[i] = nmaps;
@@ -116,8 +131,13 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
 				  vme[nvme - 1].end, size_piece, &w);
 	if (ret >= 0)
-		fallback_notes(notes, path, &w);
+		fallback_notes(&mine, path, &w);
 out:
+	/* notes about a file the filter left nothing of are not news */
+	for (size_t i = 0; i < mine.n && (w.kept || filter_empty(filter));
+	     i++)
+		strlist_add_copy(notes, &mine, i);
+	strlist_free(&mine);
 	imgmaps_close(&im);
 	return ret;
 }

@@ -16,16 +16,19 @@
 #include "maps/labels.h"
 #include "maps/rangemap.h"
 #include "out/rows.h"
+#include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"
 
 /* Add the bytes of the ELF file at path to tree t (depth nkeys, over
- * label table lb) along keys. Debug files are looked for under debug_root
- * (NULL: /usr/lib/debug). Notes about this file are appended to
- * notes. Returns 0, or a negative code: then t may hold part of the
- * file and the caller must not print it. */
+ * label table lb) along keys, only the paths filter keeps (NULL: all).
+ * Debug files are looked for under debug_root (NULL: /usr/lib/debug).
+ * Notes about this file are appended to notes unless the filter kept none
+ * of its bytes. Returns 0, or a negative code: then t may hold part of
+ * the file and the caller must not print it. */
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
-		  const enum key_id *keys, size_t nkeys,
-		  const char *debug_root, struct strlist *notes);
+		    const enum key_id *keys, size_t nkeys,
+		    const char *debug_root, struct filter *filter,
+		    struct strlist *notes);
 
 #endif

@@ -16,6 +16,7 @@
 #include "maps/labels.h"
 #include "out/output.h"
 #include "out/rows.h"
+#include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"
 
@@ -40,7 +41,7 @@ struct report_opts {
 	long pid;                   /* only this pid; -1: all */
 	enum report_pick pick;
 	uint64_t index;             /* PICK_INDEX */
-	const regex_t *filter;      /* keep paths with a matching label */
+	struct filter *filter;      /* paths to keep; NULL or empty: all */
 	const char *debug_root;     /* NULL: /usr/lib/debug */
 };
 
@@ -61,7 +62,8 @@ struct report_result {
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
 	size_t nprocs;              /* processes reported */
-	struct strlist notes;    /* footer lines */
+	struct strlist notes;       /* footer notes, without those about
+				       images no kept row shows */
 	struct out_image *images;   /* every image recorded: path and
 				       build-id (hex), malloc'd */
 	size_t nimages;

@@ -133,6 +133,30 @@ def elf_case(tmp):
           "ELF --by symbols: the unchanged function is left out")
     check(sum(int(r["vm_size_delta"]) for r in rows) == total_vm,
           "ELF: VM SIZE changes sum the same by sections and by symbols")
+    # --fields chooses the columns compared; --filter the rows of both
+    # sides; nm gives the size of what is kept
+    # (a symbol's row holds its metadata too: at least its nm size)
+    want = by["added_function"]["vm_size_delta"]
+    rows, _ = diff_csv("--by", "symbols", "-F", "vm", "--filter",
+                       "symbols=^added_", old, new)
+    check(len(rows) == 1 and rows[0]["symbols"] == "added_function" and
+          rows[0]["vm_size_delta"] == want and int(want) >= added and
+          "file_size_delta" not in rows[0],
+          f"ELF --fields vm --filter: added_function alone, VM SIZE "
+          f"+{want} as unfiltered (nm: {added}), no FILE SIZE column")
+    rows, _ = diff_csv("--by", "symbols", "--exclude", "symbols=^added_",
+                       old, new)
+    check(rows and all(r["symbols"] != "added_function" for r in rows),
+          "ELF --exclude: the excluded symbol is left out")
+    for args, why in ((["-F", "rss"], "rss of an ELF file"),
+                      (["-F", "res"], "RES% has no change"),
+                      (["--filter", "nokey=x"], "a filter on no key"),
+                      (["--width", "80"], "--width")):
+        p = run(MEMSZ, "diff", "--format", "json", *args, old, new,
+                ok=False)
+        check(p.returncode == 129 and "error" in json.loads(p.stdout or
+                                                            "{}"),
+              f"diff {' '.join(args)}: usage error (129) in json ({why})")
     tab = run(MEMSZ, "diff", "--by", "symbols", old, new).stdout
     check(any(ln.rstrip().endswith("added_function [new]")
               for ln in tab.splitlines()),

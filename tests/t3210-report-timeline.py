@@ -148,6 +148,40 @@ def main():
                for n in (0, nsnap - 1)]
         check([int(js["total"]["rss"][0]), int(js["total"]["rss"][-1])] ==
               tot, "json: totals equal report --snapshot 0 and last")
+        js = json.loads(run(MEMSZ, "report", "-i", data, "--timeline",
+                            "--fields", "dirty,res,rss", "--format",
+                            "json"))
+        check(js["columns"] == ["dirty", "rss"],
+              "json: --fields chooses the timeline's columns (RES% not)")
+        # a filter keeps at every snapshot what report --snapshot N keeps
+        filt = ("--filter", "files=^\\[", "--exclude", "files=stack")
+        out = run(MEMSZ, "report", "-i", data, "--by", "files", "-n", "0",
+                  "--timeline", "--format", "csv", *filt)
+        tl = list(csv.DictReader(io.StringIO(out)))
+        bad = kept = 0
+        for n in (0, nsnap - 1):
+            rep = run(MEMSZ, "report", "-i", data, "--by", "files", "-n",
+                      "0", "--format", "csv", "--snapshot", str(n), *filt)
+            want = {r["files"]: int(r["rss"])
+                    for r in csv.DictReader(io.StringIO(rep))}
+            got = {r["files"]: int(r["rss"]) for r in tl
+                   if int(r["snapshot"]) == n}
+            want = {k: v for k, v in want.items() if v}
+            got = {k: v for k, v in got.items() if v}
+            kept += len(got)
+            if want != got or \
+                    any(not k.startswith("[") or "stack" in k for k in got):
+                bad += 1
+                print(f"  snapshot {n}: report {want} timeline {got}")
+        check(bad == 0 and kept, "--filter/--exclude: the timeline keeps "
+              f"what report --snapshot N keeps ({kept} rows)")
+        for args in (["--timeline=res"], ["--timeline", "--fields", "x"]):
+            p = subprocess.run([MEMSZ, "report", "-i", data, *args,
+                                "--format", "json"],
+                               capture_output=True, text=True)
+            check(p.returncode == 129 and
+                  "error" in json.loads(p.stdout or "{}"),
+                  f"{args}: a usage error, as json")
         tab = run(MEMSZ, "report", "-i", data, "--timeline", "-n", "2")
         check("TOTAL" in tab and "RSS at each snapshot" in tab,
               "table: a block per column with TOTAL")

@@ -125,6 +125,12 @@ def build_ids(prof):
     return ids
 
 
+def sample_types(prof):
+    """The sample types of pprof -raw, "[dflt]" marking the default."""
+    raw = pprof("-raw", prof)
+    return raw.split("Samples:", 1)[1].lstrip().splitlines()[0].split()
+
+
 def readelf_build_id(path):
     out = subprocess.run(["readelf", "-n", path], capture_output=True,
                          text=True).stdout
@@ -192,6 +198,17 @@ def main():
         for col in ("rss", "pss", "dirty", "file_size"):
             compare_top(prof, rows, col, lambda r: r["symbols"],
                         f"--by {keys}")
+        # --fields chooses the sample types, in order; RES%, a ratio,
+        # is none
+        prof = os.path.join(tmp, "fields.pb.gz")
+        write_pprof("report", prof, "-i", data, "--by", keys, "-F",
+                    "dirty,res,rss")
+        check(sample_types(prof) == ["dirty/bytes[dflt]", "rss/bytes"],
+              f"-F dirty,res,rss: sample types dirty (default) and rss "
+              f"({sample_types(prof)})")
+        compare_top(prof, rows, "dirty", lambda r: r["symbols"],
+                    f"-F dirty,res,rss --by {keys}")
+        prof = os.path.join(tmp, "fss.pb.gz")
         ids = build_ids(prof)
         check(ids.get(exe) == readelf_build_id(exe) != "",
               f"the workload's mapping has its build-id "
@@ -269,6 +286,15 @@ def main():
                     "size --by sections,symbols")
         compare_top(prof, srows, "vm_size", lambda r: r["symbols"],
                     "size --by sections,symbols")
+
+        # --fields chooses the sample types
+        prof = os.path.join(tmp, "size-vm.pb.gz")
+        write_pprof("size", prof, "--by", "sections,symbols", "-F", "vm",
+                    exe)
+        check(sample_types(prof) == ["vm_size/bytes[dflt]"],
+              "size -F vm: the one sample type is vm_size")
+        compare_top(prof, srows, "vm_size", lambda r: r["symbols"],
+                    "size -F vm")
 
         # binary output is not written to a terminal (script(1) gives
         # memsz a pseudo-terminal as stdout)

@@ -178,6 +178,27 @@ def main():
               f"the page fetches nothing (CSP set; references: {urls})")
         check_columns(tmp, page, rep, "report " + keys)
 
+        # --fields: the first is the page's column; the switch offers all
+        fpage = os.path.join(tmp, "fields.html")
+        write(fpage, "report", "-i", os.path.basename(data), "--snapshot",
+              "peak", "--by", keys, "-F", "dirty,res")
+        html = dom(tmp, fpage)
+        got = attr(html, "total", "data-value")
+        check(attr(html, "total", "data-col") == "dirty" and
+              got is not None and
+              abs(float(got) - float(rep["total"]["dirty"])) < 0.01,
+              f"-F dirty,res: the page shows DIRTY first ({got} == the "
+              f"report's {rep['total']['dirty']})")
+        html = dom(tmp, fpage, "#col=pss")
+        got = attr(html, "total", "data-value")
+        check(attr(html, "total", "data-col") == "pss" and
+              got is not None and
+              abs(float(got) - float(rep["total"]["pss"])) < 0.01,
+              "-F dirty,res: the column switch still offers PSS")
+        with open(fpage) as f:
+            check("res_pct" not in f.read(),
+                  "-F dirty,res: RES% is no column of the page")
+
         html = dom(tmp, page)
         boxes = re.findall(r'<div class="lbl">([^<]*)</div>', html)
         # rows of at least 0.1% of the total: big enough to be drawn

@@ -668,6 +668,63 @@ static void test_out_error(void **state)
 	free(s);
 }
 
+/* RES% as a column of cols, in any place; labels cut in the middle to
+ * fit o.width in the table only. */
+static void test_fields_width(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *t = rowtree_new(lb, 1);
+	static const enum col_id cols[] = { COL_RES_PCT, COL_RSS };
+	static const char *const keys1[] = { "files" };
+	const char *longname = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1";
+	struct out_opts o = { .fmt = OUT_TABLE, .keys = keys1, .cols = cols,
+			      .ncols = 2, .width = 40 };
+	uint64_t vals[COL__COUNT] = { 0 };
+	uint32_t path[1];
+	char *s;
+
+	(void)state;
+	path[0] = labels_intern(lb, longname);
+	vals[COL_VM] = 8192;
+	vals[COL_RSS] = 4096;
+	rowtree_add(t, path, vals);
+	path[0] = labels_intern(lb, "\xc3\xa9t\xc3\xa9-\xc3\xa9t\xc3\xa9-"
+				    "\xc3\xa9t\xc3\xa9-\xc3\xa9t\xc3\xa9"
+				    "-\xc3\xa9t\xc3\xa9");
+	rowtree_add(t, path, vals);
+	rowtree_finish(t, COL_RSS, 0);
+	/* 1 + 8 + 15 + 3 = 27 characters before a label: 13 left, 6 of
+	 * its head, the ellipsis, 6 of its tail (code points, not bytes) */
+	s = render(t, &o);
+	assert_string_equal(s,
+		"  RES%         RSS\n"
+		" ------  --------------\n"
+		"   50.0%  50.0%  4.00Ki    /usr/l\u20265.so.1\n"
+		"   50.0%  50.0%  4.00Ki    \xc3\xa9t\xc3\xa9-\xc3\xa9t"
+		"\u2026t\xc3\xa9-\xc3\xa9t\xc3\xa9\n"
+		"   50.0% 100.0%  8.00Ki    TOTAL\n");
+	free(s);
+	o.width = 0;
+	s = render(t, &o);
+	assert_non_null(strstr(s, longname));
+	free(s);
+	o.fmt = OUT_CSV;
+	o.width = 10;
+	s = render(t, &o);
+	assert_non_null(strstr(s, "files,res_pct,rss\n"));
+	assert_non_null(strstr(s, longname));
+	free(s);
+	o.fmt = OUT_JSON;
+	s = render(t, &o);
+	assert_int_equal(python_json(s,
+		"assert d[\"columns\"] == [\"res_pct\", \"rss\"]\n"
+		"assert d[\"rows\"][0][\"name\"].endswith(\"15.so.1\")\n"
+		"assert list(d[\"total\"]) == [\"res_pct\", \"rss\"]\n"), 0);
+	free(s);
+	rowtree_free(t);
+	labels_free(lb);
+}
+
 /* Inflate gzip data gz[0..n) into a malloc'd buffer; *len its size. */
 static uint8_t *gunzip(const char *gz, size_t n, size_t *len)
 {
@@ -814,6 +871,44 @@ static void test_pprof(void **state)
 	labels_free(lb);
 }
 
+/* RES%, a ratio, is no pprof sample type and no column of the html page,
+ * wherever cols has it and with res_pct */
+static void test_pprof_html_ratio(void **state)
+{
+	static const enum col_id cols[] = { COL_RES_PCT, COL_RSS };
+	struct labels *lb = labels_new();
+	struct rowtree *t = rowtree_new(lb, 2);
+	struct out_opts o = { .fmt = OUT_PPROF, .keys = keys2, .cols = cols,
+			      .ncols = 2, .res_pct = true, .sort = COL_RSS };
+	Perftools__Profiles__Profile *p;
+	char *buf = NULL, *s;
+	size_t len = 0, plen;
+	uint8_t *raw;
+	FILE *f;
+
+	(void)state;
+	add(t, "/lib/a.so", ".text", 10, 10);
+	rowtree_finish(t, COL_RSS, 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(out_write(f, t, &o), 0);
+	fclose(f);
+	raw = gunzip(buf, len, &plen);
+	p = perftools__profiles__profile__unpack(NULL, plen, raw);
+	assert_non_null(p);
+	assert_int_equal(p->n_sample_type, 1);
+	assert_string_equal(pstr(p, p->sample_type[0]->type), "rss");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+	free(buf);
+	o.fmt = OUT_HTML;
+	s = render(t, &o);
+	assert_null(strstr(s, "res_pct"));
+	assert_non_null(strstr(s, "\"key\":\"rss\""));
+	free(s);
+	rowtree_free(t);
+	labels_free(lb);
+}
+
 /* html: a label cannot end the data's <script> block; nothing is fetched */
 static void test_html_escape(void **state)
 {
@@ -851,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_table_empty),
 		cmocka_unit_test(test_res_pct),
+		cmocka_unit_test(test_fields_width),
 		cmocka_unit_test(test_csv_tsv),
 		cmocka_unit_test(test_csv_aliases),
 		cmocka_unit_test(test_csv_quoting_and_others),
@@ -860,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_out_error),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_html_ratio),
 		cmocka_unit_test(test_html_escape),
 	};
 
