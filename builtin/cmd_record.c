@@ -45,6 +45,7 @@ static const struct option record_options[] = {
 	{ "call-graph", required_argument, NULL, 'g' },
 	{ "stack-size", required_argument, NULL, 'S' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "lossy", no_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -58,8 +59,8 @@ void usage_record(FILE *out)
 		"[-e EVENT[,EVENT...]] [-c N]\n"
 		"                    [--call-graph fp|dwarf] "
 		"[--stack-size BYTES]\n"
-		"                    [-m PAGES] (-p PID[,PID...] | -a | "
-		"-G CGROUP |\n"
+		"                    [-m PAGES] [--lossy] (-p PID[,PID...] | "
+		"-a | -G CGROUP |\n"
 		"                    -- CMD [ARG...])\n\n"
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, every --interval, "
@@ -86,7 +87,8 @@ void usage_record(FILE *out)
 		"                        snapshot of each process, then "
 		"exit)\n"
 		"    --freeze            stop the targets while a snapshot is "
-		"taken\n"
+		"taken (ptrace\n"
+		"                        stops: they end if memsz dies)\n"
 		"    --no-inherit        do not follow forked children\n"
 		"    --faults            sample every page fault with its "
 		"address and user\n"
@@ -107,7 +109,12 @@ void usage_record(FILE *out)
 		"    -m, --mmap-pages PAGES  ring buffer pages per cpu for "
 		"samples (a power\n"
 		"                        of 2; default 64 MiB per cpu, less "
-		"with > 8 cpus)\n");
+		"with > 8 cpus)\n"
+		"    --lossy             when memsz falls behind, let the "
+		"kernel drop\n"
+		"                        samples (as perf does) instead of "
+		"holding the\n"
+		"                        targets until memsz has caught up\n");
 }
 
 /* Parse the -e list (and --faults) into a->sattr; prints the error. */
@@ -212,6 +219,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'F':
 		a->so.freeze = true;
 		break;
+	case 'L':
+		a->so.lossy = true;
+		break;
 	case 'N':
 		a->so.inherit = false;
 		break;
@@ -284,6 +294,12 @@ static int check_targets(const struct record_args *a, bool cmd)
 	if (a->all && a->so.freeze) {
 		memsz_error("--freeze cannot be used with -a: it would stop "
 			    "every process of the machine");
+		return -1;
+	}
+	/* --freeze holds targets in ptrace stops; -G traces nothing */
+	if (a->cgroup && a->so.freeze) {
+		memsz_error("--freeze cannot be used with -G: the processes "
+			    "of a cgroup are not traced");
 		return -1;
 	}
 	if (a->so.one_shot && cmd) {
@@ -389,12 +405,14 @@ static void print_summary(const struct record_args *a,
 	if (a->nsattr)
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
-			"(%llu lost), %llu snapshots, %.3f MiB to '%s' ]\n",
+			"(%llu lost), %llu snapshots, %.3f MiB to '%s'; "
+			"targets held %.3f s (%llu times) ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsamples,
 			(unsigned long long)st->lost,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
-			a->so.path);
+			a->so.path, st->held_ns / 1e9,
+			(unsigned long long)st->nholds);
 	else
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu snapshots, "

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 /* The layouts below are those of man/memsz-data.5: byte offsets of each
  * field, so that the writer and the reader say the same thing by name. */
@@ -163,9 +164,31 @@ struct md_writer {
 	struct md_buf sb; /* SAMPLE records not yet written (batched) */
 	unsigned page_shift; /* of the page size in the header */
 	struct pgstate_enc enc; /* scratch of md_write_mapping */
+	uint32_t nsb;     /* records in sb */
+	bool compress;    /* write batches as PACKED records */
+	ZSTD_CCtx *cctx;
+	struct md_buf zb; /* a PACKED record being built */
 };
 
-#define MD_SAMPLE_BATCH (1u << 20) /* write samples in chunks of 1 MiB */
+/* Samples are written in batches of 4 MiB: a batch is compressed as one
+ * zstd frame, and the stack copies of consecutive faults repeat, so the
+ * bigger the frame the better it packs (4 MiB: about 1/40 on node). */
+#define MD_SAMPLE_BATCH (4u << 20)
+/* A PACKED record: u32 codec, u32 nrecords, u64 raw_size, u64 zsize, then
+ * zsize bytes of one zstd frame holding raw_size bytes of records. */
+#define MD_PACKED_HDR 24
+enum {
+	PK_CODEC = 0,    /* u32: MD_CODEC_ZSTD */
+	PK_NRECS = 4,    /* u32 */
+	PK_RAW_SIZE = 8, /* u64 */
+	PK_ZSIZE = 16,   /* u64 */
+};
+#define MD_CODEC_ZSTD 1
+/* Level 1: compresses at ~500 MB/s, nearly as small as level 3 here. */
+#define MD_ZSTD_LEVEL 1
+/* Largest raw_size a reader accepts (the writer's batch plus the one
+ * record that crossed it, at most 64 KiB of stack and arrays). */
+#define MD_PACKED_MAX_RAW (MD_SAMPLE_BATCH + (1u << 20))
 #define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
 /* Its fields; the registers, the callchain and the stack follow. */
 enum {
@@ -328,6 +351,7 @@ int md_writer_open(const char *path, struct md_writer **out)
 	w->off = MD_HEADER_SIZE;
 	w->page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(
 		_SC_PAGESIZE));
+	w->compress = true;
 	*out = w;
 	return 0;
 }
@@ -523,24 +547,91 @@ int md_write_note(struct md_writer *w, const char *text)
 	return writer_commit(w, MD_REC_NOTE);
 }
 
-/* Write the batched SAMPLE records (whole records only). On a failure the
- * partial batch is cut off and the writer stays failed. */
+int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
+{
+	int ret;
+
+	if (!r->nsyms || r->nsyms > MD_JITMAP_MAX_SYMS || !r->syms)
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->nsyms; i++)
+		if (!r->syms[i].size ||
+		    r->syms[i].start + r->syms[i].size < r->syms[i].start)
+			return -EINVAL;
+	ret = writer_begin(w);
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u32(&w->b, r->pid);
+	buf_u32(&w->b, r->nsyms);
+	for (uint32_t i = 0; i < r->nsyms; i++) {
+		buf_u64(&w->b, r->syms[i].start);
+		buf_u64(&w->b, r->syms[i].size);
+		buf_str(&w->b, r->syms[i].name);
+	}
+	return writer_commit(w, MD_REC_JITMAP);
+}
+
+int md_writer_flush(struct md_writer *w)
+{
+	return writer_flush_samples(w);
+}
+
+void md_writer_set_compress(struct md_writer *w, bool on)
+{
+	w->compress = on;
+}
+
+/* The batch in w->sb as a PACKED record in w->zb. Returns false if that
+ * would not be smaller (or zstd failed): the batch is then written plain. */
+static bool pack_samples(struct md_writer *w)
+{
+	size_t bound = ZSTD_compressBound(w->sb.len), z;
+	uint8_t *q;
+
+	if (!w->cctx && !(w->cctx = ZSTD_createCCtx()))
+		return false;
+	w->zb.len = 0;
+	q = buf_grow(&w->zb, MD_REC_HDR + MD_PACKED_HDR + align8(bound));
+	z = ZSTD_compressCCtx(w->cctx, q + MD_REC_HDR + MD_PACKED_HDR, bound,
+			      w->sb.p, w->sb.len, MD_ZSTD_LEVEL);
+	if (ZSTD_isError(z) ||
+	    MD_REC_HDR + MD_PACKED_HDR + align8(z) >= w->sb.len)
+		return false;
+	w->zb.len = MD_REC_HDR + MD_PACKED_HDR + align8(z);
+	put_u32(q + REC_TYPE, MD_REC_PACKED);
+	put_u32(q + REC_FLAGS, 0);
+	put_u64(q + REC_SIZE, w->zb.len);
+	q += MD_REC_HDR;
+	put_u32(q + PK_CODEC, MD_CODEC_ZSTD);
+	put_u32(q + PK_NRECS, w->nsb);
+	put_u64(q + PK_RAW_SIZE, w->sb.len);
+	put_u64(q + PK_ZSIZE, z);
+	return true;
+}
+
+/* Write the batched SAMPLE records (whole records only), packed if that
+ * is smaller. On a failure the partial batch is cut off and the writer
+ * stays failed. */
 static int writer_flush_samples(struct md_writer *w)
 {
+	const struct md_buf *out = &w->sb;
 	size_t done;
 	int ret;
 
 	if (w->err || !w->sb.len)
 		return w->err;
-	ret = write_all(w->fd, w->sb.p, w->sb.len, &done);
+	if (w->compress && pack_samples(w))
+		out = &w->zb;
+	ret = write_all(w->fd, out->p, out->len, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
 			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
 		w->err = ret;
 	} else {
-		w->off += w->sb.len;
+		w->off += out->len;
 	}
 	w->sb.len = 0;
+	w->nsb = 0;
 	return ret;
 }
 
@@ -564,6 +655,7 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	xgrow(&w->sb.p, &w->sb.cap, w->sb.len + size, 1);
 	q = w->sb.p + w->sb.len;
 	w->sb.len += size;
+	w->nsb++;
 	memset(q + size - 8, 0, 8);
 	put_u32(q + REC_TYPE, MD_REC_SAMPLE);
 	put_u32(q + REC_FLAGS, 0);
@@ -607,6 +699,8 @@ int md_writer_close(struct md_writer *w)
 	free(w->b.p);
 	free(w->sb.p);
 	pgstate_enc_free(&w->enc);
+	free(w->zb.p);
+	ZSTD_freeCCtx(w->cctx);
 	free(w);
 	return ret;
 }
@@ -622,6 +716,14 @@ struct md_reader {
 	size_t runs_cap;
 	uint64_t *u64s;           /* regs + callchain of the last sample */
 	size_t u64s_cap;
+	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
+	size_t jit_cap;
+	/* the records of the last PACKED record, handed out one by one */
+	ZSTD_DCtx *dctx;
+	uint8_t *z;
+	size_t zcap, zlen, zpos;
+	uint32_t zleft;           /* records still to come in it */
+	uint64_t zoff;            /* its offset */
 };
 
 /* A cursor over one record's payload; every get checks the bounds. */
@@ -952,6 +1054,36 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 	return 0;
 }
 
+/* The smallest encoded JIT symbol: start, size and an empty string. */
+#define MD_JIT_SYM_MIN 24
+
+static int decode_jitmap(struct md_reader *r, struct md_cur *c,
+			 struct md_jitmap *j)
+{
+	j->time = cur_u64(c);
+	j->pid = cur_u32(c);
+	j->nsyms = cur_u32(c);
+	if (c->err)
+		return c->err;
+	if (!j->nsyms || j->nsyms > MD_JITMAP_MAX_SYMS ||
+	    j->nsyms > (c->len - c->pos) / MD_JIT_SYM_MIN)
+		return -MEMSZ_EBADDATA;
+	xgrow(&r->jit, &r->jit_cap, j->nsyms, sizeof(*r->jit));
+	for (uint32_t i = 0; i < j->nsyms; i++) {
+		struct md_jit_sym *s = &r->jit[i];
+
+		s->start = cur_u64(c);
+		s->size = cur_u64(c);
+		s->name = cur_str(c);
+		if (c->err)
+			return c->err;
+		if (!s->size || s->start + s->size < s->start)
+			return -MEMSZ_EBADDATA;
+	}
+	j->syms = r->jit;
+	return 0;
+}
+
 /* Decode the payload of a known record type; unknown types return 1. */
 static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 {
@@ -1016,9 +1148,78 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 		return c->err;
 	case MD_REC_SAMPLE:
 		return decode_sample(r, c, &rec->u.sample);
+	case MD_REC_JITMAP:
+		return decode_jitmap(r, c, &rec->u.jitmap);
 	default:
 		return 1;
 	}
+}
+
+/* Decompress the PACKED record at p (payload of len bytes) into r->z.
+ * Returns 0 or -MEMSZ_EBADDATA. */
+static int unpack(struct md_reader *r, const uint8_t *p, size_t len)
+{
+	uint64_t raw, zsize;
+	size_t got;
+
+	if (len < MD_PACKED_HDR || get_u32(p + PK_CODEC) != MD_CODEC_ZSTD)
+		return -MEMSZ_EBADDATA;
+	raw = get_u64(p + PK_RAW_SIZE);
+	zsize = get_u64(p + PK_ZSIZE);
+	r->zleft = get_u32(p + PK_NRECS);
+	if (!raw || raw % 8 || raw > MD_PACKED_MAX_RAW || !r->zleft ||
+	    r->zleft > raw / MD_REC_HDR || zsize > len - MD_PACKED_HDR)
+		return -MEMSZ_EBADDATA;
+	if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
+		return -ENOMEM;
+	xgrow(&r->z, &r->zcap, raw, 1);
+	got = ZSTD_decompressDCtx(r->dctx, r->z, raw, p + MD_PACKED_HDR,
+				  zsize);
+	if (ZSTD_isError(got) || got != raw)
+		return -MEMSZ_EBADDATA;
+	r->zlen = raw;
+	r->zpos = 0;
+	return 0;
+}
+
+/* The next record inside the current PACKED record: only SAMPLE records
+ * are packed. Returns 1, or -MEMSZ_EBADDATA (then the reader's offset is
+ * the PACKED record's). */
+static int read_packed(struct md_reader *r, struct md_record *rec)
+{
+	const uint8_t *p = r->z + r->zpos;
+	uint64_t size, left = r->zlen - r->zpos;
+	struct md_cur c;
+	int ret = -MEMSZ_EBADDATA;
+
+	if (left < MD_REC_HDR || !r->zleft)
+		goto bad;
+	size = get_u64(p + REC_SIZE);
+	if (size < MD_REC_HDR || size % 8 || size > left ||
+	    get_u32(p + REC_TYPE) != MD_REC_SAMPLE)
+		goto bad;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = MD_REC_SAMPLE;
+	rec->rec_flags = get_u32(p + REC_FLAGS) | MD_RECF_PACKED;
+	rec->offset = r->zoff;
+	rec->size = size;
+	c = (struct md_cur){ .p = p + MD_REC_HDR, .len = size - MD_REC_HDR };
+	ret = decode(r, &c, rec);
+	if (ret < 0)
+		goto bad;
+	r->zpos += size;
+	r->zleft--;
+	/* the count and the bytes must end together */
+	if ((r->zpos == r->zlen) != (r->zleft == 0)) {
+		ret = -MEMSZ_EBADDATA;
+		goto bad;
+	}
+	return 1;
+bad:
+	r->zlen = r->zpos = 0;
+	r->zleft = 0;
+	r->off = r->zoff;
+	return ret;
 }
 
 int md_read_next(struct md_reader *r, struct md_record *rec)
@@ -1029,6 +1230,8 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 	int ret;
 
 	for (;;) {
+		if (r->zpos < r->zlen)
+			return read_packed(r, rec);
 		left = r->size - r->off;
 		if (left == 0)
 			return 0;
@@ -1049,6 +1252,14 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 		c.len = size - MD_REC_HDR;
 		c.pos = 0;
 		c.err = 0;
+		if (rec->type == MD_REC_PACKED) {
+			ret = unpack(r, c.p, c.len);
+			if (ret < 0)
+				return ret;
+			r->zoff = r->off;
+			r->off += size;
+			continue;
+		}
 		ret = decode(r, &c, rec);
 		if (ret < 0)
 			return ret;
@@ -1067,5 +1278,8 @@ void md_reader_close(struct md_reader *r)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
 	free(r->u64s);
+	free(r->jit);
+	free(r->z);
+	ZSTD_freeDCtx(r->dctx);
 	free(r);
 }

@@ -32,6 +32,9 @@ fails "missing pid in a list" "^memsz: no process with pid $max\$" \
 fails "no target" "^memsz: nothing to record"
 fails "both -p and a command" "^memsz: give one of -p PID, -a, -G CGROUP or a command" \
 	-p $$ -- true
+fails "-a with --freeze" "^memsz: --freeze cannot be used with -a" -a --freeze
+fails "-G with --freeze" "^memsz: --freeze cannot be used with -G" \
+	-G / --freeze
 fails "pid list that is not numbers" "^memsz: invalid pid list 'abc'" -p abc
 fails "zero interval" "^memsz: invalid --interval '0'" --interval 0 -p $$
 fails "bad duration" "^memsz: invalid --duration 'x'" --duration x -p $$
