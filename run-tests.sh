@@ -5,8 +5,9 @@ set -eu
 cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev elfutils binutils linux-perf \
-python3 clang llvm-14 g++ gcc-multilib libc6-dbg util-linux procps \
+libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev libcapstone-dev \
+elfutils binutils linux-perf \
+python3 debuginfod clang llvm-14 g++ gcc-multilib libc6-dbg util-linux procps \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium nodejs \
 smem"
 scripts/ensure-packages.sh $pkgs

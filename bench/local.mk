@@ -2,7 +2,8 @@
 # assert nothing. `make bench` runs them all.
 bench_scripts += bench/bench_size.py bench/bench_faults.py \
 	bench/bench_faults_runtimes.py \
-	bench/bench_dwarf.py bench/bench_report.py bench/bench_syswide.py
+	bench/bench_dwarf.py bench/bench_report.py bench/bench_fallback.py \
+	bench/bench_syswide.py
 EXTRA_DIST += $(bench_scripts) bench/benchlib.py
 bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf
 noinst_PROGRAMS += $(bench_programs)

@@ -23,7 +23,8 @@ void usage_diff(FILE *out)
 		" [--exclude [KEY=]REGEX]...\n"
 		"                  [--pid PID]"
 		" [--snapshot WHICH [--snapshot WHICH]] [-v]\n"
-		"                  [--format table|csv|tsv|json] OLD NEW\n"
+		"                  [--disasm]"
+		" [--format table|csv|tsv|json] OLD NEW\n"
 		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
 		" [...]\n"
 		"       memsz diff --list-keys\n"
@@ -61,7 +62,8 @@ void usage_diff(FILE *out)
 		"    -v, --verbose      every footer note in full\n"
 		"    --format FMT       table (default), csv, tsv or json\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n",
+		"                       of /usr/lib/debug\n"
+		VIEW_HELP_DISASM,
 		keys_list(KEY_IN_SIZE | KEY_IN_REPORT));
 }
 

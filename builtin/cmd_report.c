@@ -26,7 +26,7 @@ void usage_report(FILE *out)
 		" [--skip-frames REGEX]\n"
 		"                    [--snapshot first|last|peak|N |"
 		" --timeline[=COL[,COL...]]]\n"
-		"                    [--width N] [-v]"
+		"                    [--width N] [-v] [--disasm]"
 		" [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"       memsz report --list-keys\n"
 		"\n"
@@ -88,7 +88,10 @@ void usage_report(FILE *out)
 		"                       search, flame graph for callers,\n"
 		"                       RSS timeline)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n",
+		"                       of /usr/lib/debug\n"
+		VIEW_HELP_DISASM
+		"\nWith DEBUGINFOD_URLS set, debug files missing locally are\n"
+		"fetched from those debuginfod servers (libdebuginfod's cache).\n",
 		keys_list(KEY_IN_REPORT));
 }
 

@@ -24,7 +24,7 @@ void usage_size(FILE *out)
 		"                  [--exclude [KEY=]REGEX]... [--width N]"
 		" [-v]\n"
 		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
-		"                  FILE...\n"
+		"                  [--debug-root DIR] [--disasm] FILE...\n"
 		"       memsz size --list-keys\n"
 		"\n"
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
@@ -49,7 +49,10 @@ void usage_size(FILE *out)
 		"                       redirect it) or html (one offline\n"
 		"                       page with a treemap)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n",
+		"                       of /usr/lib/debug\n"
+		VIEW_HELP_DISASM
+		"\nWith DEBUGINFOD_URLS set, debug files missing locally are\n"
+		"fetched from those debuginfod servers (libdebuginfod's cache).\n",
 		keys_list(KEY_IN_SIZE));
 }
 

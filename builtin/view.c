@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "elf/elfimg.h"
 #include "util/util.h"
 
 /* What view_option() did with an option. */
@@ -180,6 +181,11 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 		return VIEW_OK;
 	case VIEW_OPT_LIST_KEYS:
 		v->list_keys = true;
+		return VIEW_OK;
+	case VIEW_OPT_DISASM:
+		/* a process-wide switch read where the symbol, unit and
+		 * line maps of an image are built (elf/xrefs.c) */
+		elfimg_set_disasm(true);
 		return VIEW_OK;
 	default:
 		return VIEW_NOT_MINE;

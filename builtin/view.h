@@ -1,7 +1,8 @@
 /* view.h — the options and the output that `memsz size`, `memsz report`
  * and `memsz diff` share: --by, --fields, -n, --sort, --format, --width,
- * --filter, --exclude, -v, --debug-root, --list-keys, usage errors in the
- * output mode, and writing a finished row tree with its notes.
+ * --filter, --exclude, -v, --debug-root, --disasm, --list-keys, usage
+ * errors in the output mode, and writing a finished row tree with its
+ * notes.
  *
  * A command puts VIEW_LONG_OPTIONS in its struct option[] and VIEW_SHORT
  * in its short options, calls view_prescan() on argv, reads its options
@@ -31,6 +32,7 @@ enum {
 	VIEW_OPT_WIDTH,
 	VIEW_OPT_FILTER,
 	VIEW_OPT_EXCLUDE,
+	VIEW_OPT_DISASM,
 };
 
 #define VIEW_LONG_OPTIONS                                                   \
@@ -43,7 +45,8 @@ enum {
 	{ "width", required_argument, NULL, VIEW_OPT_WIDTH },               \
 	{ "filter", required_argument, NULL, VIEW_OPT_FILTER },             \
 	{ "exclude", required_argument, NULL, VIEW_OPT_EXCLUDE },           \
-	{ "verbose", no_argument, NULL, 'v' }
+	{ "verbose", no_argument, NULL, 'v' },                              \
+	{ "disasm", no_argument, NULL, VIEW_OPT_DISASM }
 
 /* The short options view_getopt() handles: -n N, -F COLS, -v. */
 #define VIEW_SHORT "n:F:v"
@@ -71,6 +74,14 @@ enum {
 	"                       or 120; 0: no limit)\n"                      \
 	"    -v, --verbose      every footer note in full, not one\n"        \
 	"                       line per kind\n"
+
+/* --help lines of the shared --disasm option. */
+#define VIEW_HELP_DISASM                                                    \
+	"    --disasm           disassemble x86-64 code: data it\n"        \
+	"                       refers to and no symbol or unit\n"         \
+	"                       covers goes to that code under\n"          \
+	"                       symbols, compileunits and inlines\n"       \
+	"                       (costs several times the rest)\n"
 
 struct view {
 	const char *cmdname;          /* "size", "report", "diff": messages */

@@ -5,6 +5,7 @@
 #include "elf/elfpriv.h"
 #include "util/util.h"
 
+#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -106,6 +107,33 @@ static int try_candidate(struct elfimg *img, const char *path)
 	return 1;
 }
 
+/* Ask the debuginfod servers of $DEBUGINFOD_URLS for the debug file of
+ * img's build-id (libdebuginfod downloads it into its cache,
+ * $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client, and answers from
+ * there next time). Returns 1 if it was found and matches, else 0. */
+static int try_debuginfod(struct elfimg *img)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *c;
+	char *path = NULL;
+	int fd, ret = 0;
+
+	if (!urls || !urls[0] || !img->build_id_len)
+		return 0;
+	c = debuginfod_begin();
+	if (!c)
+		return 0;
+	fd = debuginfod_find_debuginfo(c, img->build_id, img->build_id_len,
+				       &path);
+	if (fd >= 0) {
+		close(fd);
+		ret = try_candidate(img, path);
+	}
+	free(path);
+	debuginfod_end(c);
+	return ret;
+}
+
 /* Two debug_root arguments, NULL (the default) included, are the same. */
 static bool same_root(const char *a, const char *b)
 {
@@ -141,7 +169,7 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 			return ret;
 	}
 	if (!img->debuglink || strchr(img->debuglink, '/'))
-		return 0;
+		return try_debuginfod(img);
 
 	real = realpath(img->path, NULL);
 	dir = xstrdup(real ? real : img->path);
@@ -165,6 +193,8 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 	}
 	free(dir);
 	free(real);
+	if (!ret)
+		ret = try_debuginfod(img);
 	if (ret > 0) {
 		free(img->debug_rejected);
 		img->debug_rejected = NULL;

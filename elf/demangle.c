@@ -1,97 +1,116 @@
-/* demangle.c — C++ names through the C++ runtime's own demangler, with a
- * bound on what a hostile name can cost.
+/* demangle.c — symbol names as people read them: C++ (Itanium ABI) through
+ * the GNU demangler c++filt uses, Rust (legacy and v0) through
+ * elf/rustdemangle.c.
  *
- * __cxa_demangle's output is unbounded: every back-reference (S_, S<n>_,
- * T_, T<n>_) and pack expansion (Dp) prints a component that appeared
- * before, and nesting them doubles the output each time, so a 400-byte
- * name can expand to hundreds of megabytes (time and memory). Before
- * demangling we over-estimate the output from the mangled text alone: each
- * plain character prints at most DM_CHAR_COST characters ("TS" prints
- * "typeinfo name for ", "Sa" "std::allocator") and each back-reference or
- * Dp at most everything printed before it, so
- *     E = 0; plain char: E += DM_CHAR_COST; reference: E = 2E + DM_CHAR_COST.
- * Names are left mangled when they are longer than DM_MAX_IN, when E
- * exceeds DM_MAX_EST, or when the names with E > DM_CHEAP already
- * demangled by this process add up past DM_BUDGET (so a file of many
- * near-limit names stays bounded too). A demangled name longer than
- * DM_MAX_OUT is dropped for the mangled one as well.
+ * C++: libiberty's cplus_demangle_v3_callback with c++filt's options
+ * (DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE), so every name reads exactly as
+ * `c++filt` prints it, "_GLOBAL__sub_I_x" and "[clone .cold]" suffixes
+ * included. Its output is unbounded (every back-reference prints a
+ * component again; nesting them doubles the output each time, so a
+ * 400-byte name can ask for gigabytes), so the output is streamed through
+ * a callback that gives up once it passes DM_MAX_OUT bytes: the callback
+ * longjmp()s out of the demangler, which is safe because the callback
+ * interface allocates nothing on the heap (its tables are on the stack).
+ * Names longer than DM_MAX_IN are not tried: the parser keeps two
+ * components per input byte on the stack. The bound is far above real
+ * names (the longest demangled names of node, libLLVM and libjvm are under
+ * 7 KiB).
  */
 #include "config.h"
 
+#include "elf/demangle.h"
 #include "elf/elfimg.h"
+#include "util/util.h"
 
+#include <libiberty/demangle.h>
 #include <ctype.h>
-#include <stdint.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* From the Itanium C++ ABI (libstdc++, linked as $(DEMANGLE_LIBS)). */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+#define DM_MAX_IN (16 * 1024)
+#define DM_MAX_OUT (256 * 1024)
 
-#define DM_MAX_IN 1024
-#define DM_MAX_OUT 8192
-#define DM_CHAR_COST 40
-#define DM_CHEAP (64 * 1024)
-#define DM_MAX_EST (16 * 1024 * 1024)
-#define DM_BUDGET (256ULL * 1024 * 1024)
+struct dm_out {
+	char *buf;
+	size_t len, cap;
+	jmp_buf fail;
+};
 
-static uint64_t dm_spent; /* estimates of the expensive names demangled */
-
-/* Upper bound of the demangled length of name (see above); stops counting
- * once past DM_MAX_EST. */
-static uint64_t demangle_estimate(const char *name)
+static void dm_append(const char *s, size_t n, void *opaque)
 {
-	uint64_t e = 0;
+	struct dm_out *o = opaque;
 
-	for (const char *p = name; *p && e <= DM_MAX_EST;) {
-		bool ref = false;
+	if (o->len + n > DM_MAX_OUT)
+		longjmp(o->fail, 1);
+	xgrow(&o->buf, &o->cap, o->len + n + 1, 1);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = 0;
+}
 
-		if (*p == 'S' || *p == 'T') {
-			const char *q = p + 1;
+static char *demangle_cxx(const char *name)
+{
+	/* volatile: read after longjmp */
+	struct dm_out o = { 0 };
+	struct dm_out *volatile op = &o;
+	int ok;
 
-			while (isdigit((unsigned char)*q) ||
-			       isupper((unsigned char)*q))
-				q++;
-			if (*q == '_') {
-				ref = true;
-				p = q + 1;
-			}
-		} else if (p[0] == 'D' && p[1] == 'p') {
-			ref = true;
-			p += 2;
-		}
-		if (ref) {
-			e = 2 * e + DM_CHAR_COST;
-		} else {
-			e += DM_CHAR_COST;
-			p++;
-		}
+	if (setjmp(o.fail)) {
+		free(op->buf);
+		return NULL;
 	}
-	return e;
+	ok = cplus_demangle_v3_callback(name,
+					DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE,
+					dm_append, &o);
+	if (!ok || !o.buf) {
+		free(o.buf);
+		return NULL;
+	}
+	return o.buf;
+}
+
+/* Length of the leading run of characters c++filt takes as one name
+ * (letters, digits, '_', '$', '.'): a versioned name "_ZSt4cout@@GLIBCXX_3.4"
+ * is demangled up to the '@' and the rest is kept as it is. */
+static size_t word_len(const char *s)
+{
+	size_t n = 0;
+
+	while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '$' ||
+	       s[n] == '.')
+		n++;
+	return n;
+}
+
+static char *demangle_word(const char *name)
+{
+	char *out = elf_demangle_rust(name, DM_MAX_OUT);
+
+	if (out || name[1] == 'R')
+		return out;
+	return demangle_cxx(name);
 }
 
 char *elf_demangle(const char *name)
 {
-	int status = 0;
-	uint64_t est;
-	char *out;
+	char *word, *dm, *out;
+	size_t n;
 
-	if (!name || strncmp(name, "_Z", 2))
+	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) &&
+		      strncmp(name, "_GLOBAL_", 8)))
 		return NULL;
-	if (strnlen(name, DM_MAX_IN + 1) > DM_MAX_IN)
+	n = word_len(name);
+	if (n > DM_MAX_IN)
 		return NULL;
-	est = demangle_estimate(name);
-	if (est > DM_MAX_EST)
+	if (!name[n])
+		return demangle_word(name);
+	word = xstrndup(name, n);
+	dm = demangle_word(word);
+	free(word);
+	if (!dm)
 		return NULL;
-	if (est > DM_CHEAP) {
-		if (dm_spent + est > DM_BUDGET)
-			return NULL;
-		dm_spent += est;
-	}
-	out = __cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0 || !out || strlen(out) > DM_MAX_OUT) {
-		free(out);
-		return NULL;
-	}
+	out = xasprintf("%s%s", dm, name + n);
+	free(dm);
 	return out;
 }

@@ -713,19 +713,24 @@ void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len)
 		 seg->flags & PF_X ? "X" : "");
 }
 
-/* Label a header table in the file; translated to VM when a PT_LOAD holds
- * all of it (the first two usually are, at the start of LOAD #0). */
+/* Label a header table in the file; when a PT_LOAD holds all of it (the
+ * first two usually are, at the start of LOAD #0) translated to VM, and
+ * with vm set labelled in VM too. */
 static void add_header(struct elfimg *img, struct dualmap *out,
-		       uint64_t off, uint64_t size, uint32_t label)
+		       uint64_t off, uint64_t size, uint32_t label, bool vm)
 {
 	for (size_t i = 0; i < img->nsegs; i++) {
 		struct elf_segment *s = &img->segs[i];
+		uint64_t va;
 
 		if (s->type != PT_LOAD || off < s->offset ||
 		    off + size > s->offset + s->filesz)
 			continue;
-		rmap_add_translated(out->file, off, size,
-				    s->vaddr + (off - s->offset), label);
+		va = s->vaddr + (off - s->offset);
+		if (vm)
+			dualmap_add_both(out, va, size, off, size, label);
+		else
+			rmap_add_translated(out->file, off, size, va, label);
 		return;
 	}
 	rmap_add(out->file, off, size, label);
@@ -748,31 +753,33 @@ static void add_loads(struct elfimg *img, struct labels *lb,
 }
 
 static void add_headers(struct elfimg *img, struct labels *lb,
-			struct dualmap *out)
+			struct dualmap *out, bool vm)
 {
 	add_header(img, out, 0, img->ehdr_size,
-		   labels_intern(lb, "[ELF Header]"));
+		   labels_intern(lb, "[ELF Header]"), vm);
 	if (img->phdr_size)
 		add_header(img, out, img->phoff, img->phdr_size,
-			   labels_intern(lb, "[ELF Program Headers]"));
+			   labels_intern(lb, "[ELF Program Headers]"), vm);
 	if (img->shdr_size)
 		add_header(img, out, img->shoff, img->shdr_size,
-			   labels_intern(lb, "[ELF Section Headers]"));
+			   labels_intern(lb, "[ELF Section Headers]"), vm);
 }
 
 void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
 			  struct dualmap *out, bool no_loads)
 {
+	/* The headers before the LOADs: a header table a PT_LOAD maps is
+	 * its own row in both spaces, not part of "LOAD #0 [R]". */
+	add_headers(img, lb, out, !no_loads);
 	if (!no_loads)
 		add_loads(img, lb, out);
-	add_headers(img, lb, out);
 	rmap_add(out->file, 0, img->file_size, labels_intern(lb, "[Unmapped]"));
 }
 
 int elfimg_base_map(struct elfimg *img, struct labels *lb,
 		    struct dualmap *out)
 {
-	add_headers(img, lb, out);
+	add_headers(img, lb, out, false);
 	add_loads(img, lb, out);
 	rmap_add(out->file, 0, img->file_size, labels_intern(lb, "[Unmapped]"));
 	return 0;

@@ -95,6 +95,9 @@ void elfimg_close(struct elfimg *img);
  * headers are not checked (`eu-strip -f` keeps the original ones in the
  * smaller .debug file); only sections, symbols and notes are used. A
  * candidate that exists but is refused is recorded in img->debug_rejected.
+ * When none is found and $DEBUGINFOD_URLS is set, the file of the image's
+ * build-id is fetched through libdebuginfod (its cache first) and checked
+ * the same way.
  * debug_root replaces "/usr/lib/debug" when not NULL (tests).
  * Searches once per image and debug_root: a later call with the same
  * debug_root returns the first answer without probing again. Returns 1 if found (img->debug set), 0 if none, negative on
@@ -165,7 +168,19 @@ struct elfsrc_stats {
 	uint64_t dwarf_errors;    /* units or tables libdw could not read */
 	bool dwarf_from_debug;    /* the DWARF came from img->debug */
 	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
+	/* symbols, compileunits, inlines with elfimg_set_disasm(true): data
+	 * ranges given to the code that refers to them, and their bytes */
+	uint64_t xref_targets, xref_bytes;
 };
+
+/* Process-wide: when on, the symbols, compileunits and inlines sources of
+ * x86-64 images also charge the unlabelled data that code addresses
+ * (RIP-relative; absolutely in ET_EXEC) to the referring code (capstone;
+ * elf/xrefs.c). Off by
+ * default: disassembly costs several times the rest of the map. Set it
+ * before building any map. */
+void elfimg_set_disasm(bool on);
+bool elfimg_disasm_enabled(void);
 
 /* Label every byte of img for source src into out (initialised with
  * dualmap_init by the caller): the source's own labels first, then
@@ -185,8 +200,8 @@ struct elfsrc_stats {
  *   STT_OBJECT and STT_GNU_IFUNC with st_size > 0 in a real section (not
  *   UNDEF/ABS/COMMON; never STT_TLS, whose values are offsets), VM
  *   [value, value+size) through base (bit 0 cleared for EM_ARM functions).
- *   C++ names are demangled. Symbols of the same address and size are one
- *   entry labelled by the first (GLOBAL before WEAK before LOCAL, then
+ *   C++ and Rust names are demangled. Symbols of the same address and
+ *   size are one entry labelled by the first (GLOBAL before WEAK before LOCAL, then
  *   lexical); the other names are labels_add_alias()ed. Symbols of the
  *   same name but different ranges (two static foo()) share the one label,
  *   as in Bloaty. A used symbol starting outside its section gives
@@ -215,10 +230,11 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats);
 
-/* Demangle a C++ (Itanium ABI) name; returns a malloc'd string, or NULL
- * if name is not mangled or too costly to demangle (longer than 1 KiB, an
- * estimated output over 16 MiB, a result over 8 KiB, or this process's
- * budget for expensive names spent; see demangle.c). */
+/* Demangle a symbol name: C++ (Itanium ABI) exactly as c++filt prints it
+ * (a trailing "@VERSION" or other non-name text kept as it is), Rust
+ * legacy and v0 names without their hashes (elf/demangle.h). Returns a
+ * malloc'd string, or NULL if name is not mangled, not valid, longer than
+ * 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
 char *elf_demangle(const char *name);
 
 /* The whole file of img as libelf holds it (mapped, not copied), its size

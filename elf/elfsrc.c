@@ -12,6 +12,7 @@
 #include "elf/elfpriv.h"
 #include "elf/relocs.h"
 #include "elf/relocsrc.h"
+#include "elf/xrefs.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -263,8 +264,9 @@ static int collect_symbols(struct elfimg *img, size_t symndx,
 
 /* --- metadata charged to the symbol it serves ---
  *
- * The symbols map is queried (its VM side holds nothing but symbols at that
- * point) for the symbol each metadata entry describes; the entries are
+ * The map being built is queried (its VM side holds nothing but symbols,
+ * or compile units, or line rows, at that point) for the label at the
+ * address each metadata entry describes; the entries are
  * collected first and added afterwards, so that the queries see a settled
  * map and the adds come before every fallback. */
 
@@ -288,7 +290,8 @@ static void meta_push(struct metavec *mv, uint64_t off, uint64_t size,
 	mv->v[mv->n++] = (struct meta){ off, size, label, alloc };
 }
 
-/* Symbol label at VM address addr, or LABEL_NONE. */
+/* Label at VM address addr, or LABEL_NONE: the symbol there (--by symbols)
+ * or the unit or line there (compileunits, inlines). */
 static uint32_t sym_at(struct dualmap *out, uint64_t addr)
 {
 	return rmap_lookup(out->vm, addr, NULL);
@@ -343,9 +346,11 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 /* Entries of symbol table tabndx of img describing a labelled symbol (a
  * defined function or object of non-zero size whose address the symbols
  * map labels), their names, and for .dynsym their .gnu.version entries,
- * to that symbol. */
+ * to that symbol. With ids set, *ids is a new array (caller frees) of the
+ * label of every entry (LABEL_NONE for the others), *nids entries. */
 static void meta_symtab(struct elfimg *img, size_t tabndx,
-			struct dualmap *out, struct metavec *mv)
+			struct dualmap *out, struct metavec *mv,
+			uint32_t **ids, size_t *nids)
 {
 	Elf *elf = elfimg_elf(img);
 	const struct elf_section *tab = &img->secs[tabndx];
@@ -370,6 +375,12 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		    img->secs[i].size == tab->size / entsize * 2)
 			ver = &img->secs[i];
 	nsyms = tab->size / entsize;
+	if (ids) {
+		*ids = xcalloc(nsyms, sizeof(**ids));
+		*nids = nsyms;
+		for (size_t i = 0; i < nsyms; i++)
+			(*ids)[i] = LABEL_NONE;
+	}
 	for (size_t i = 1; i < nsyms; i++) {
 		const char *name;
 		uint64_t value;
@@ -393,6 +404,8 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		id = sym_at(out, value);
 		if (id == LABEL_NONE)
 			continue;
+		if (ids)
+			(*ids)[i] = id;
 		meta_push(mv, tab->offset + i * entsize, entsize, id, alloc);
 		if (ver)
 			meta_push(mv, ver->offset + i * 2, 2, id,
@@ -407,6 +420,78 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 	}
 }
 
+/* The words of the symbol hash tables of symbol table tabndx (.hash,
+ * .gnu.hash) that name one symbol, to that symbol's label ids[index]:
+ * .hash's bucket (the first symbol of its chain) and chain words (one per
+ * symbol), .gnu.hash's buckets (the first symbol of the bucket) and hash
+ * values (one per symbol from symoffset on). Headers and .gnu.hash's bloom
+ * filter serve all symbols and stay "[section ...]". */
+static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
+		      size_t nids, struct metavec *mv)
+{
+	Elf *elf = elfimg_elf(img);
+	bool be = img->big_endian;
+
+	for (size_t k = 1; k < img->nsecs; k++) {
+		const struct elf_section *h = &img->secs[k];
+		bool alloc = h->flags & SHF_ALLOC;
+		const unsigned char *p;
+		uint64_t nb, w, hdr;
+		Elf_Data *d;
+
+		if ((h->type != SHT_HASH && h->type != SHT_GNU_HASH) ||
+		    h->link != tabndx)
+			continue;
+		d = elf_rawdata(elf_getscn(elf, k), NULL);
+		if (!d || !d->d_buf || d->d_size != h->size || h->size < 16)
+			continue;
+		p = d->d_buf;
+		nb = elf_get_uint(p, 4, be);
+		if (h->type == SHT_HASH) {
+			uint64_t nc = elf_get_uint(p + 4, 4, be);
+
+			if (8 + (nb + nc) * 4 > h->size || nc > nids)
+				continue;
+			for (uint64_t b = 0; b < nb; b++) {
+				uint64_t y = elf_get_uint(p + 8 + b * 4, 4, be);
+
+				if (y && y < nids)
+					meta_push(mv, h->offset + 8 + b * 4, 4,
+						  ids[y], alloc);
+			}
+			for (uint64_t i = 1; i < nc; i++)
+				meta_push(mv, h->offset + 8 + (nb + i) * 4, 4,
+					  ids[i], alloc);
+			continue;
+		}
+		/* .gnu.hash: nbuckets, symoffset, bloom_size, bloom_shift */
+		w = img->elfclass == ELFCLASS64 ? 8 : 4;
+		{
+			uint64_t symoff = elf_get_uint(p + 4, 4, be);
+			uint64_t nbloom = elf_get_uint(p + 8, 4, be);
+
+			if (nbloom > h->size / w || nb > h->size / 4)
+				continue;
+			hdr = 16 + nbloom * w;
+			if (hdr + nb * 4 > h->size || symoff > nids)
+				continue;
+			for (uint64_t b = 0; b < nb; b++) {
+				uint64_t y = elf_get_uint(p + hdr + b * 4, 4,
+							  be);
+
+				if (y && y < nids)
+					meta_push(mv, h->offset + hdr + b * 4,
+						  4, ids[y], alloc);
+			}
+			hdr += nb * 4;
+			for (uint64_t i = symoff; i < nids &&
+			     hdr + (i - symoff + 1) * 4 <= h->size; i++)
+				meta_push(mv, h->offset + hdr + (i - symoff) * 4,
+					  4, ids[i], alloc);
+		}
+	}
+}
+
 static void add_metadata(struct elfimg *img, struct dualmap *base,
 			 struct dualmap *out)
 {
@@ -414,10 +499,18 @@ static void add_metadata(struct elfimg *img, struct dualmap *base,
 
 	meta_unwind(img, out, &mv);
 	meta_relocs(img, out, &mv);
-	for (size_t i = 1; i < img->nsecs; i++)
-		if (img->secs[i].type == SHT_SYMTAB ||
-		    img->secs[i].type == SHT_DYNSYM)
-			meta_symtab(img, i, out, &mv);
+	for (size_t i = 1; i < img->nsecs; i++) {
+		uint32_t *ids = NULL;
+		size_t nids = 0;
+
+		if (img->secs[i].type == SHT_SYMTAB) {
+			meta_symtab(img, i, out, &mv, NULL, NULL);
+		} else if (img->secs[i].type == SHT_DYNSYM) {
+			meta_symtab(img, i, out, &mv, &ids, &nids);
+			meta_hash(img, i, ids, nids, &mv);
+			free(ids);
+		}
+	}
 	for (size_t i = 0; i < mv.n; i++) {
 		struct meta *m = &mv.v[i];
 
@@ -577,16 +670,17 @@ next:
 	}
 }
 
-static int source_symbols(struct elfimg *img, struct labels *lb,
-			  struct dualmap *base, struct dualmap *out,
-			  struct elfsrc_stats *st)
+/* The usable symbols of .symtab, else img->debug's .symtab, else .dynsym,
+ * sorted by address, into *out (caller frees) and *n. */
+static int load_symbols(struct elfimg *img, struct sym **out, size_t *n,
+			struct elfsrc_stats *st)
 {
 	struct elfimg *from = img;
-	struct sym *syms = NULL;
-	size_t n = 0;
 	ssize_t tab;
 	int ret;
 
+	*out = NULL;
+	*n = 0;
 	tab = find_section(img, SHT_SYMTAB);
 	if (tab < 0 && img->debug) {
 		tab = find_section(img->debug, SHT_SYMTAB);
@@ -602,12 +696,26 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 			st->used_dynsym = true;
 	}
 	if (tab >= 0) {
-		ret = collect_symbols(from, tab, &syms, &n, st);
+		ret = collect_symbols(from, tab, out, n, st);
 		if (ret)
 			return ret;
 	}
-	if (n)
-		qsort(syms, n, sizeof(*syms), sym_cmp);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), sym_cmp);
+	return 0;
+}
+
+static int source_symbols(struct elfimg *img, struct labels *lb,
+			  struct dualmap *base, struct dualmap *out,
+			  struct elfsrc_stats *st)
+{
+	struct sym *syms = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = load_symbols(img, &syms, &n, st);
+	if (ret)
+		return ret;
 
 	for (size_t i = 0; i < n;) {
 		char *dm = elf_demangle(syms[i].name);
@@ -638,10 +746,35 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 	add_metadata(img, base, out);
 	add_padding(img, lb, base, out, syms, n);
 	free(syms);
+	ret = elf_xrefs_add(img, base, out, NULL, 0, st);
+	if (ret)
+		return ret;
 
 	add_sections(img, lb, base, out, true);
 	elfimg_add_fallbacks(img, lb, out, false);
 	return 0;
+}
+
+/* --disasm under compileunits and inlines, before the metadata (so that
+ * the relocations of a vtable given to a unit go with it): the data the
+ * code of a unit refers to; a referenced symbol no unit covers goes whole
+ * to the unit of its first referrer. Nothing to do without DWARF labels. */
+static int cu_xrefs(struct elfimg *img, struct dualmap *base,
+		    struct dualmap *out, const struct sym *syms, size_t n,
+		    struct elfsrc_stats *st)
+{
+	struct elf_range *r;
+	int ret;
+
+	if (!elfimg_disasm_enabled() || !rmap_count(out->vm))
+		return 0;
+	r = xcalloc(n ? n : 1, sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct elf_range){ syms[i].addr,
+					   syms[i].addr + syms[i].size };
+	ret = elf_xrefs_add(img, base, out, r, n, st);
+	free(r);
+	return ret;
 }
 
 /* The bbs source's own labels (see elfimg.h): the blocks of img's BB
@@ -704,6 +837,23 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 
 		if (ret < 0)
 			return ret;
+		/* Metadata goes where --by symbols puts it, to the unit (or
+		 * line) that holds the address its symbol starts at; the
+		 * alignment padding between symbols is "[padding]" as there. */
+		if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES) {
+			struct sym *syms = NULL;
+			size_t n = 0;
+
+			load_symbols(img, &syms, &n, NULL);
+			ret = cu_xrefs(img, base, out, syms, n, stats);
+			if (ret) {
+				free(syms);
+				return ret;
+			}
+			add_metadata(img, base, out);
+			add_padding(img, lb, base, out, syms, n);
+			free(syms);
+		}
 		add_sections(img, lb, base, out, true);
 		elfimg_add_fallbacks(img, lb, out, false);
 		return 0;

@@ -84,6 +84,23 @@ static void source_notes(struct strlist *notes, const char *path,
 				  path, (unsigned long long)st->clipped);
 }
 
+/* --disasm's counts for a symbols, compileunits or inlines map: the data
+ * ranges it gave to the code that refers to them, and their bytes. */
+static void disasm_note(struct strlist *notes, const char *path,
+			enum elf_source src, const struct elfsrc_stats *st)
+{
+	if (!elfimg_disasm_enabled() ||
+	    (src != ELFSRC_SYMBOLS && src != ELFSRC_COMPILEUNITS &&
+	     src != ELFSRC_INLINES))
+		return;
+	strlist_add_notef(notes, NOTE_DISASM, path,
+			  "%s: %s: --disasm charged %llu data ranges "
+			  "(%llu bytes) to the code that refers to them",
+			  path, elfsrc_name(src),
+			  (unsigned long long)st->xref_targets,
+			  (unsigned long long)st->xref_bytes);
+}
+
 static void dwarf_notes(struct strlist *notes, const char *path,
 			const struct elfimg *img, enum elf_source src,
 			const struct elfsrc_stats *st)
@@ -126,10 +143,11 @@ bool elf_label_is_fallback(enum elf_source src, const char *label)
 		return true;
 	if (!strncmp(label, "LOAD #", 6))
 		return src != ELFSRC_SEGMENTS;
-	return !strcmp(label, "[ELF Header]") ||
-	       !strcmp(label, "[ELF Program Headers]") ||
-	       !strcmp(label, "[ELF Section Headers]") ||
-	       !strcmp(label, "[Unmapped]");
+	if (!strcmp(label, "[ELF Header]") ||
+	    !strcmp(label, "[ELF Program Headers]") ||
+	    !strcmp(label, "[ELF Section Headers]"))
+		return src != ELFSRC_SEGMENTS && src != ELFSRC_SECTIONS;
+	return !strcmp(label, "[Unmapped]");
 }
 
 /* A debug file that was found but refused: say why symbols lack names. */
@@ -210,6 +228,7 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 	if (ret < 0)
 		return ret;
 	source_notes(notes, path, im->img, &st);
+	disasm_note(notes, path, src, &st);
 	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)
 		dwarf_notes(notes, path, im->img, src, &st);
 	*out = &im->src[src];

@@ -18,7 +18,8 @@
 /* True if label is a fallback of elf source src: a label given to bytes
  * the source itself does not explain. Those are "[section X]", the PT_LOAD
  * labels "LOAD #n [..]" (except for segments, whose own labels they are),
- * "[ELF Header]", "[ELF Program Headers]", "[ELF Section Headers]" and
+ * "[ELF Header]", "[ELF Program Headers]", "[ELF Section Headers]" (except
+ * for segments and sections, which name them as readelf does) and
  * "[Unmapped]". Kind labels of anonymous memory ("[heap]") are not. */
 bool elf_label_is_fallback(enum elf_source src, const char *label);
 

@@ -72,7 +72,10 @@ tests_test_unwind_LDADD = $(TEST_LIBS)
 
 e2e_tests = tests/t1000-size-i1.py \
 	tests/t1001-size-cli.sh \
+	tests/t1010-size-hash.py \
 	tests/t1100-size-compileunits.py \
+	tests/t1200-size-debuginfod.py \
+	tests/t1300-size-disasm.py \
 	tests/t2001-dump.sh \
 	tests/t2050-record-mmaps.sh \
 	tests/t2060-record-fork.sh \
@@ -92,6 +95,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t3002-report-errors.sh \
 	tests/t3010-report-relocs.py \
 	tests/t3020-report-views.py \
+	tests/t3030-report-bbs.py \
 	tests/t3100-report-callers.py \
 	tests/t3200-diff.py \
 	tests/t3210-report-timeline.py \
@@ -110,6 +114,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_sleep.c \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_layout.c \
+	tests/workloads/rep_bbs.c \
 	tests/workloads/rep_relocs.cc \
 	tests/workloads/snap_workload.c \
 	tests/workloads/sys_share.c

@@ -8,8 +8,12 @@ large system libraries and programs of the machine when present):
   - --by sections: every section's FILE SIZE equals readelf -SW's size (not
     NOBITS) and its VM SIZE equals that size for SHF_ALLOC sections (.tbss,
     a per-thread template, is not mapped and has no VM);
-  - --by segments: every LOAD row plus the TLS bytes inside it equals
-    readelf -lW's FileSiz and MemSiz.
+  - --by segments: every LOAD row plus the TLS bytes and the header tables
+    inside it equals readelf -lW's FileSiz and MemSiz;
+  - --by segments and --by sections: "[ELF Header]", "[ELF Program
+    Headers]" and "[ELF Section Headers]" are rows of the sizes readelf -h
+    gives (e_ehsize, e_phnum * e_phentsize, e_shnum * e_shentsize), in VM
+    too when a LOAD maps them.
 Ground truth is binutils' readelf, which shares no code with memsz.
 """
 import csv
@@ -86,6 +90,42 @@ def segments(path):
     return segs
 
 
+def headers(path, segs):
+    """The three header tables as readelf -h places them: a list of
+    (label, offset, size, mapped) with mapped true when a PT_LOAD holds
+    the whole table."""
+    h = {}
+    for line in readelf(["-h"], path).splitlines():
+        k, _, v = line.strip().partition(":")
+        m = re.match(r"\s*(\d+)", v)
+        if m:
+            h[k] = int(m.group(1))
+    out = []
+    for label, off, size in (
+            ("[ELF Header]", 0, h["Size of this header"]),
+            ("[ELF Program Headers]", h["Start of program headers"],
+             h["Number of program headers"] * h["Size of program headers"]),
+            ("[ELF Section Headers]", h["Start of section headers"],
+             h["Number of section headers"] * h["Size of section headers"])):
+        if not size:
+            continue
+        mapped = any(s["type"] == "LOAD" and s["off"] <= off and
+                     off + size <= s["off"] + s["filesz"] for s in segs)
+        out.append((label, off, size, mapped))
+    return out
+
+
+def check_headers(name, key, rows, hdrs):
+    for label, off, size, mapped in hdrs:
+        got_f = int(rows[label]["file_size"]) if label in rows else 0
+        got_v = int(rows[label]["vm_size"]) if label in rows else 0
+        check(got_f == size, "%s --by %s %s: FILE SIZE %d, readelf -h "
+              "says %d" % (name, key, label, got_f, size))
+        check(got_v == (size if mapped else 0), "%s --by %s %s: VM SIZE "
+              "%d, readelf -h says %d%s" % (name, key, label, got_v, size,
+                                           "" if mapped else " unmapped"))
+
+
 def check_file(path):
     size = os.stat(path).st_size
     segs = segments(path)
@@ -103,7 +143,9 @@ def check_file(path):
         check(vsum == vm_total, "%s --by %s: VM SIZE sums to %d, PT_LOAD "
               "MemSiz sum to %d" % (name, key, vsum, vm_total))
 
+    hdrs = headers(path, segs)
     rows = {r["sections"]: r for r in memsz_csv(path, "sections")}
+    check_headers(name, "sections", rows, hdrs)
     want_file, want_vm = {}, {}
     for s in sections(path):
         if not s["name"]:
@@ -123,6 +165,7 @@ def check_file(path):
               % (name, sec, got, n))
 
     rows = {r["segments"]: r for r in memsz_csv(path, "segments")}
+    check_headers(name, "segments", rows, hdrs)
     tls = [s for s in segs if s["type"] == "TLS"]
     for s in segs:
         if s["type"] != "LOAD":
@@ -142,6 +185,11 @@ def check_file(path):
             lo = max(t["vaddr"], s["vaddr"])
             hi = min(t["vaddr"] + t["filesz"], s["vaddr"] + s["memsz"])
             got_v += max(0, hi - lo)
+        for label, off, size, mapped in hdrs:  # header rows of its own
+            if mapped and s["off"] <= off and \
+               off + size <= s["off"] + s["filesz"]:
+                got_f += size
+                got_v += size
         check(got_f == s["filesz"], "%s LOAD #%d: FILE SIZE %d, readelf "
               "FileSiz %d" % (name, s["index"], got_f, s["filesz"]))
         check(got_v == s["memsz"], "%s LOAD #%d: VM SIZE %d, readelf "

@@ -4,16 +4,21 @@
 Fixtures: three C files built here with -g (DWARF 5), -gdwarf-4 and
 -gsplit-dwarf, -O2, -ffunction-sections -fdata-sections. Ground truth:
   - per CU, VM SIZE = the sum of st_size of the FUNC and OBJECT symbols
-    its object file defines (readelf -s on the .o);
+    its object file defines (readelf -s on the .o), plus the metadata
+    --by symbols charges to them: each function's .eh_frame FDE (readelf
+    -wf: length + 4, found by its pc) and its 8-byte .eh_frame_hdr entry;
   - per CU, the .debug_info bytes = the unit's "Length:" + 4 (readelf
     --debug-dump=info), and its .debug_line bytes = the "Length:" + 4 of
     the line program its DW_AT_stmt_list names (readelf -wl);
-  - inlines: for every FILE:LINE, the bytes of the decoded line table
-    rows (readelf -wL: [row address, next row address) in a sequence);
+  - inlines: for every FILE:LINE, the .text bytes of the decoded line
+    table rows (readelf -wL: [row address, next row address) in a
+    sequence); the FDE and .eh_frame_hdr bytes of the fixture's functions
+    go to FILE:LINE labels too;
   - I1: FILE SIZE sums to the file size, VM SIZE to the PT_LOAD MemSiz.
 And on libc.so.6 with its libc6-dbg debug file (when installed): at least
-95 % of .text is under a compile unit, and the footer says how much is
-under fallback labels.
+95 % of .text is under a compile unit, so is 95 % of .eh_frame,
+.eh_frame_hdr, .dynsym and .dynstr, and the footer says how much is under
+fallback labels.
 """
 import csv
 import io
@@ -80,6 +85,37 @@ def defined_sizes(obj):
                                                            "OBJECT") \
                 and f[6] != "UND":
             total += int(f[2], 0)
+    return total
+
+
+def functions(obj):
+    """Names of the FUNC symbols obj defines."""
+    names = set()
+    for line in readelf(["-s"], obj).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].endswith(":") and f[3] == "FUNC" \
+                and f[6] != "UND":
+            names.add(f[7])
+    return names
+
+
+def fde_bytes(prog, names):
+    """Bytes of the .eh_frame FDEs (length + 4, readelf -wf) of the
+    functions of prog named in names, plus 8 for each one's .eh_frame_hdr
+    search table entry when prog has that section."""
+    addr = {}
+    for line in readelf(["-s"], prog).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].endswith(":") and f[3] == "FUNC" \
+                and f[7] in names:
+            addr[int(f[1], 16)] = f[7]
+    hdr = ".eh_frame_hdr" in readelf(["-SW"], prog)
+    total = 0
+    for line in readelf(["-wf"], prog).splitlines():
+        m = re.match(r"\s*[0-9a-f]+ ([0-9a-f]+) [0-9a-f]+ FDE .*pc=([0-9a-f]+)",
+                     line)
+        if m and int(m.group(2), 16) in addr:
+            total += int(m.group(1), 16) + 4 + (8 if hdr else 0)
     return total
 
 
@@ -204,10 +240,11 @@ def check_fixture(d, prog, variant, split=False):
     cu_vm = {r["compileunits"]: int(r["vm_size"]) for r in rows}
     for name in SOURCES:
         label = os.path.join(d, name)
-        want = defined_sizes(os.path.join(d, name[:-2] + ".o"))
+        obj = os.path.join(d, name[:-2] + ".o")
+        want = defined_sizes(obj) + fde_bytes(prog, functions(obj))
         check(cu_vm.get(label) == want, "%s: CU %s VM SIZE %s == its "
-              "symbols' sizes %d" % (variant, name, cu_vm.get(label),
-                                      want))
+              "symbols' sizes and their FDEs %d" % (variant, name,
+                                                    cu_vm.get(label), want))
 
     # .debug_info and .debug_line bytes per CU
     srows, _ = memsz(prog, "sections,compileunits")
@@ -228,14 +265,27 @@ def check_fixture(d, prog, variant, split=False):
                      progs[stmt]))
 
     # inlines: every FILE:LINE of the fixture's own files
-    rows = check_i1(prog, "inlines", variant)
+    check_i1(prog, "inlines", variant)
+    rows, _ = memsz(prog, "sections,inlines")
     have = {}
+    meta = 0
     for r in rows:
         m = re.match(r"(.*):(\d+)$", r["inlines"])
         if not m or not m.group(1).startswith(d):
             continue
+        if r["sections"] in (".eh_frame", ".eh_frame_hdr"):
+            meta += int(r["vm_size"])
+        if r["sections"] != ".text":
+            continue
         key = (os.path.basename(m.group(1)), m.group(2))
         have[key] = have.get(key, 0) + int(r["vm_size"])
+    fns = set()
+    for name in SOURCES:
+        fns |= functions(os.path.join(d, name[:-2] + ".o"))
+    want_meta = fde_bytes(prog, fns)
+    check(meta == want_meta, "%s: inlines: FDE and .eh_frame_hdr bytes of "
+          "the fixture's functions under its lines %d == %d"
+          % (variant, meta, want_meta))
     want = {k: v for k, v in decoded_lines(prog).items()
             if k[0] in SOURCES}
     check(want and have == want, "%s: inlines rows of a.c, b.c, m.c equal "
@@ -290,6 +340,18 @@ def check_libc():
           % (cover, text_total))
     check(cover >= 95.0, "libc: compile units cover %.2f%% >= 95%% of .text"
           % cover)
+    # metadata --by symbols charges per symbol is charged per unit too
+    for sec in (".eh_frame", ".eh_frame_hdr", ".dynsym", ".dynstr"):
+        total = sum(int(r["file_size"]) for r in rows
+                    if r["sections"] == sec)
+        under = sum(int(r["file_size"]) for r in rows
+                    if r["sections"] == sec and
+                    not r["compileunits"].startswith("[") and
+                    not r["compileunits"].startswith("LOAD #"))
+        print("# libc: %s: %d of %d bytes under compile units"
+              % (sec, under, total))
+        check(total and under >= 0.95 * total, "libc: %s %d of %d bytes "
+              "under compile units (>= 95%%)" % (sec, under, total))
     check_i1(LIBC, "inlines", "libc")
     for p in ("/usr/bin/python3.11",):
         if os.path.exists(p):

@@ -34,6 +34,15 @@ function hotFill(a) {
   for (let i = 0; i < a.length; i++) a[i] = i;
   return a;
 }
+// Optimize hotFill before the big array, synchronously: left to itself V8
+// compiles the loop on a background thread while the interpreter goes on
+// writing, and on a busy machine the whole array can be written before
+// the optimized code is ready (then no fault is in hotFill's JIT code).
+%PrepareFunctionForOptimization(hotFill);
+hotFill(new Float64Array(1024));
+hotFill(new Float64Array(1024));
+%OptimizeFunctionOnNextCall(hotFill);
+hotFill(new Float64Array(1024));
 const keep = hotFill(new Float64Array(ARRAY_MIB << 17));
 console.log('ready ' + process.pid + ' ' + keep.length);
 setInterval(() => {}, 1000);
@@ -66,7 +75,8 @@ def main():
             f.write(SCRIPT.replace("ARRAY_MIB", str(ARRAY_MIB)))
         data = os.path.join(tmp, "memsz.data")
         rec = subprocess.Popen([MEMSZ, "record", "--faults", "-o", data,
-                                "--", NODE, "--perf-basic-prof", js],
+                                "--", NODE, "--perf-basic-prof",
+                                "--allow-natives-syntax", js],
                                stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         line = rec.stdout.readline().split()

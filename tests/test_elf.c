@@ -27,7 +27,9 @@
 
 #include "elf/elfimg.h"
 #include "elf/elfpriv.h"
+#include "elf/imagemaps.h"
 #include "elf/relocs.h"
+#include "report/keys.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -365,6 +367,20 @@ static void check_image(const char *path, const char *symprefix)
 			tf = overlap(tls->off, tls->filesz, g->off, g->filesz);
 			tv = overlap(tls->vaddr, tls->filesz, g->vaddr,
 				     g->memsz);
+		}
+		/* the header tables inside it are rows of their own */
+		{
+			const uint64_t ho[3] = { 0, t.phoff, t.shoff };
+			const uint64_t hs[3] = { t.ehsize,
+						 t.phnum * t.phentsize,
+						 t.shnum * t.shentsize };
+
+			for (int k = 0; k < 3; k++)
+				if (hs[k] && ho[k] >= g->off &&
+				    ho[k] + hs[k] <= g->off + g->filesz) {
+					tf += hs[k];
+					tv += hs[k];
+				}
 		}
 		/* the base map: the whole segment */
 		assert_int_equal(label_bytes(m.base.vm, m.lb, label),
@@ -865,6 +881,83 @@ static void test_cxx_demangled(void **state)
 	truth_free(&t);
 }
 
+/* Real Rust names (v0 from rustc's own libraries, legacy from a program
+ * built with -C symbol-mangling-version=legacy): each must read as
+ * c++filt prints it once c++filt's extras are taken out (crate hashes
+ * "[0123abcd]", the legacy "::h<hash>", the ": usize" type of a constant),
+ * which is what rustfilt shows. */
+static void test_rust_demangled(void **state)
+{
+	static const char *const names[] = {
+		"_RNvXs_NtCsgEmfK2I1SDS_4core3anyDNtB4_3AnyEL_NtNtB6_3fmt5Debug3fmt",
+		"_RNvXs0_NtNtCs7OxSQD10jZQ_18tracing_subscriber3fmt4timeFG0_QL1_"
+		"INtNtB7_6format6WriterL0_EEINtNtCsgEmfK2I1SDS_4core6result6"
+		"ResultuNtNtB1u_3fmt5ErrorENtB5_10FormatTime11format_time",
+		"_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecTOhFUKCBN_Eu"
+		"ENtNtCsjrHSEGnQ3l9_3std5alloc6SystemE8grow_oneB13_",
+		"_RINvNtCsgEmfK2I1SDS_4core9panicking13assert_failedONtNtB4_3ffi"
+		"6c_voidBM_ECs2N2TEQjwqGk_7stacker",
+		"_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecINtNtB7_5boxed"
+		"3BoxDINtNtNtCsgEmfK2I1SDS_4core3ops8function5FnMutuEp6Output"
+		"INtNtB1c_6result6ResultuNtNtNtCsjrHSEGnQ3l9_3std2io5error5Error"
+		"ENtNtB1c_6marker4SyncNtB32_4SendEL_EE8grow_oneB2s_",
+		"_RNvXs_NtCsfqPBR87PSkx_9rustc_hir10intravisitzNtB4_9HirTyCtxt8"
+		"hir_body",
+		"_RNvXs8_NtCsfoXig8kEbyV_12simd_adler324hashAhj8_NtB7_11Adler32"
+		"Hash4hash",
+		"_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h8cd93d847"
+		"1d054beE",
+		"_ZN42_$LT$$RF$T$u20$as$u20$core..fmt..Debug$GT$3fmt17h14ab7e4a3"
+		"3641fa3E",
+		"_ZN4core3ptr110drop_glue$LT$std..collections..hash..map..HashMap"
+		"$LT$alloc..string..String$C$alloc..vec..Vec$LT$u8$GT$$GT$$GT$17h"
+		"9609bf1ab3991671E",
+		"_ZN9hashbrown3raw21RawTable$LT$T$C$A$GT$14reserve_rehash17hb5b610"
+		"3bfce6abbfE.llvm.1234567890",
+	};
+	char *dm;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *want = sh_output(
+			"echo '%s' | c++filt | sed -E "
+			"-e 's/\\[[0-9a-f]+\\]//g' -e 's/::h[0-9a-f]{16}//' "
+			"-e 's/\\.llvm\\.[0-9]+$//' "
+			"-e 's/([0-9]): (u|i)(8|16|32|64|128|size)/\\1/g'",
+			names[i]);
+
+		want[strcspn(want, "\n")] = 0;
+		dm = elf_demangle(names[i]);
+		assert_non_null(dm);
+		assert_string_equal(dm, want);
+		free(dm);
+		free(want);
+	}
+	/* spelled out from the v0 grammar and the legacy escapes */
+	dm = elf_demangle(names[0]);
+	assert_string_equal(dm, "<dyn core::any::Any as core::fmt::Debug>::fmt");
+	free(dm);
+	dm = elf_demangle(names[1]);
+	assert_string_equal(dm, "<for<'a, 'b> fn(&'a mut tracing_subscriber::"
+				"fmt::format::Writer<'b>) -> core::result::"
+				"Result<(), core::fmt::Error> as tracing_"
+				"subscriber::fmt::time::FormatTime>::format_time");
+	free(dm);
+	dm = elf_demangle(names[8]);
+	assert_string_equal(dm, "<&T as core::fmt::Debug>::fmt");
+	free(dm);
+	/* not Rust: a C++ name whose last component is not a hash, and a
+	 * v0 name cut short */
+	dm = elf_demangle("_ZN3foo3barE");
+	assert_string_equal(dm, "foo::bar");
+	free(dm);
+	assert_null(elf_demangle("_RNvCs1234_5alloc"));
+	/* a versioned C++ name demangles up to the '@', as c++filt does */
+	dm = elf_demangle("_ZSt4cout@@GLIBCXX_3.4");
+	assert_string_equal(dm, "std::cout@@GLIBCXX_3.4");
+	free(dm);
+}
+
 /* ---------- separate debug files ---------- */
 
 static void test_debuglink(void **state)
@@ -1141,7 +1234,7 @@ static void test_demangle_bomb(void **state)
 	assert_string_equal(dm, want);
 	free(dm);
 	free(want);
-	/* names over 1 KiB are left alone */
+	/* a deeper bomb asks for more than the output bound: left alone */
 	dm = bomb_name(120);
 	assert_true(strlen(dm) > 1024);
 	assert_null(elf_demangle(dm));
@@ -1860,6 +1953,37 @@ static void test_fuzz(void **state)
 	truth_free(&t);
 }
 
+/* The key table's fallback test is the ELF sources' own: the header rows
+ * are real labels under segments and sections and fallbacks under every
+ * other ELF key; keys that are no ELF source have no fallbacks. */
+static void test_keys_fallback(void **state)
+{
+	static const char *const hdrs[] = { "[ELF Header]",
+					    "[ELF Program Headers]",
+					    "[ELF Section Headers]" };
+	(void)state;
+	for (int k = 0; k < KEY__COUNT; k++) {
+		int src = keydefs[k].elfsrc;
+
+		for (size_t i = 0; i < ARRAY_SIZE(hdrs); i++) {
+			bool want = src >= 0 && src != ELFSRC_SEGMENTS &&
+				    src != ELFSRC_SECTIONS;
+
+			assert_int_equal(keys_label_is_fallback(k, hdrs[i]),
+					 want);
+			if (src >= 0)
+				assert_int_equal(
+				    elf_label_is_fallback(src, hdrs[i]), want);
+		}
+		assert_int_equal(keys_label_is_fallback(k, "[section .data]"),
+				 src >= 0);
+		assert_false(keys_label_is_fallback(k, "main"));
+	}
+	assert_true(keys_label_is_fallback(KEY_SYMBOLS, "[ELF Header]"));
+	assert_false(keys_label_is_fallback(KEY_SECTIONS, "[ELF Header]"));
+	assert_false(keys_label_is_fallback(KEY_FILES, "[ELF Header]"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1872,6 +1996,7 @@ int main(void)
 		cmocka_unit_test(test_base_map_labels),
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_cxx_demangled),
+		cmocka_unit_test(test_rust_demangled),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_debug_build_id),
 		cmocka_unit_test(test_build_id_read),
@@ -1889,6 +2014,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_keys_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -61,6 +61,8 @@ static const struct {
 	[NOTE_NO_PSS] = { NULL, NULL },
 	[NOTE_SAMPLING] = { NULL, NULL },
 	[NOTE_JIT] = { NULL, NULL },
+	[NOTE_DISASM] = { "images have data charged to the code that "
+			  "refers to it (--disasm)", "-v gives the bytes" },
 };
 
 /* Subjects named in a grouped line. */

@@ -39,6 +39,7 @@ enum note_kind {
 	NOTE_NO_PSS,         /* recorded without page frame numbers */
 	NOTE_SAMPLING,       /* how fault samples were taken */
 	NOTE_JIT,            /* JIT code named from perf-PID.map */
+	NOTE_DISASM,         /* data charged to code by --disasm */
 	NOTE__COUNT
 };
 

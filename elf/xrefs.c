@@ -1,0 +1,249 @@
+/* xrefs.c — data that code refers to, charged to the code (x86-64).
+ *
+ * Every executable section is disassembled with capstone (a linear sweep;
+ * a byte capstone cannot decode is stepped over). Each memory operand
+ * addressed relative to RIP names target = next instruction + disp; in a
+ * position-dependent executable (ET_EXEC) so do a memory operand without
+ * base register (disp, as in "jmp *TABLE(,%rax,8)") and the 32- or 64-bit
+ * immediate of a mov ("mov $STRING, %edi"). A
+ * target in a loaded non-code section that no label covers yet (string
+ * literals, switch tables, constants no symbol describes) starts a range
+ * given to the label of the referring instruction (its symbol, compile
+ * unit or line): the range runs to the next such target, the next
+ * labelled byte or the section's end, whichever comes first (as Bloaty
+ * sizes its references). Of several references to one target the first
+ * in address order wins. A target inside a symbol (a vtable under
+ * compileunits, where no unit describes it) gives the whole symbol.
+ */
+#include "config.h"
+
+#include "elf/elfpriv.h"
+#include "elf/xrefs.h"
+#include "util/util.h"
+
+#include <capstone/capstone.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool xrefs_on;
+
+void elfimg_set_disasm(bool on)
+{
+	xrefs_on = on;
+}
+
+bool elfimg_disasm_enabled(void)
+{
+	return xrefs_on;
+}
+
+struct xref {
+	uint64_t target;
+	uint64_t seq;     /* discovery order: the first reference wins */
+	uint32_t label;
+	uint32_t sec;     /* index of the data section holding target */
+};
+
+struct xrefvec {
+	struct xref *v;
+	size_t n, cap;
+};
+
+static int xref_cmp(const void *a, const void *b)
+{
+	const struct xref *x = a, *y = b;
+
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The loaded non-code, non-TLS section holding VM address a, or 0. */
+static uint32_t data_section(const struct elfimg *img, uint64_t a)
+{
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+
+		if (!(s->flags & SHF_ALLOC) || (s->flags & SHF_EXECINSTR) ||
+		    (s->flags & SHF_TLS) || !s->size)
+			continue;
+		if (a >= s->addr && a - s->addr < s->size)
+			return i;
+	}
+	return 0;
+}
+
+/* Disassemble section s and collect its RIP-relative references to
+ * unlabelled data into xv. */
+static void sweep(struct elfimg *img, csh h, cs_insn *in,
+		  const struct elf_section *s, struct dualmap *out,
+		  struct xrefvec *xv)
+{
+	Elf_Data *d = elf_rawdata(elf_getscn(elfimg_elf(img), s->index), NULL);
+	/* position-dependent executables address data absolutely */
+	bool abs = img->type == ET_EXEC;
+	const uint8_t *p;
+	uint64_t addr;
+	size_t n;
+
+	if (!d || !d->d_buf || d->d_size != s->size)
+		return;
+	p = d->d_buf;
+	n = d->d_size;
+	addr = s->addr;
+	while (n) {
+		const cs_x86 *x;
+
+		if (!cs_disasm_iter(h, &p, &n, &addr, in)) {
+			p++;
+			n--;
+			addr++;
+			continue;
+		}
+		x = &in->detail->x86;
+		for (uint8_t i = 0; i < x->op_count; i++) {
+			const cs_x86_op *op = &x->operands[i];
+			uint64_t t;
+			uint32_t sec, label;
+
+			if (op->type == X86_OP_MEM &&
+			    op->mem.base == X86_REG_RIP &&
+			    op->mem.index == X86_REG_INVALID)
+				t = in->address + in->size +
+				    (uint64_t)op->mem.disp;
+			else if (abs && op->type == X86_OP_MEM &&
+				 op->mem.base == X86_REG_INVALID &&
+				 op->mem.segment == X86_REG_INVALID)
+				t = (uint64_t)op->mem.disp;
+			else if (abs && op->type == X86_OP_IMM &&
+				 in->id == X86_INS_MOV && op->size >= 4)
+				t = (uint64_t)op->imm;
+			else
+				continue;
+			if (rmap_lookup(out->vm, t, NULL) != LABEL_NONE)
+				continue;
+			sec = data_section(img, t);
+			if (!sec)
+				continue;
+			label = rmap_lookup(out->vm, in->address, NULL);
+			if (label == LABEL_NONE)
+				continue;
+			xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
+			xv->v[xv->n] = (struct xref){ t, xv->n, label, sec };
+			xv->n++;
+		}
+	}
+}
+
+/* The symbol range of syms (sorted by start) holding a, or NULL. */
+static const struct elf_range *sym_holding(const struct elf_range *syms,
+					   size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && a < syms[lo - 1].end)
+		return &syms[lo - 1];
+	return NULL;
+}
+
+int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
+		  struct dualmap *out, const struct elf_range *syms,
+		  size_t nsyms, struct elfsrc_stats *st)
+{
+	struct xrefvec xv = { 0 };
+	const struct elf_range *last_sym = NULL;
+	const struct rmap_entry *e;
+	uint64_t *ends;
+	size_t ne, k = 0;
+	cs_insn *in;
+	csh h;
+
+	if (!xrefs_on || img->machine != EM_X86_64 ||
+	    img->elfclass != ELFCLASS64 || img->big_endian)
+		return 0;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -MEMSZ_ENOTSUP;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in = cs_malloc(h);
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+
+		if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
+		    s->type == SHT_PROGBITS && s->size)
+			sweep(img, h, in, s, out, &xv);
+	}
+	cs_free(in, 1);
+	cs_close(&h);
+	if (!xv.n)
+		return 0;
+
+	qsort(xv.v, xv.n, sizeof(*xv.v), xref_cmp);
+	/* one range per distinct target, its end fixed on the settled map
+	 * before anything is added */
+	ends = xcalloc(xv.n, sizeof(*ends));
+	e = rmap_entries(out->vm, &ne);
+	for (size_t i = 0; i < xv.n; i++) {
+		const struct elf_section *s = &img->secs[xv.v[i].sec];
+		uint64_t end = s->addr + s->size;
+		size_t j = i + 1;
+
+		if (i && xv.v[i].target == xv.v[i - 1].target)
+			continue;
+		while (j < xv.n && xv.v[j].target == xv.v[i].target)
+			j++;
+		if (j < xv.n && xv.v[j].target < end)
+			end = xv.v[j].target;
+		while (k < ne && e[k].end <= xv.v[i].target)
+			k++;
+		if (k < ne && e[k].start < end)
+			end = e[k].start;
+		ends[i] = end;
+	}
+	for (size_t i = 0; i < xv.n; i++) {
+		const struct elf_range *sym;
+
+		if (i && xv.v[i].target == xv.v[i - 1].target)
+			continue;
+		sym = sym_holding(syms, nsyms, xv.v[i].target);
+		if (sym && sym == last_sym)
+			continue; /* targets sorted: its first referrer had it */
+		if (sym) {
+			uint32_t label = xv.v[i].label;
+			uint64_t seq = xv.v[i].seq;
+
+			/* the whole symbol, once, to the first reference (in
+			 * code order) to any address inside it */
+			for (size_t j = i + 1;
+			     j < xv.n && xv.v[j].target < sym->end; j++)
+				if (xv.v[j].seq < seq) {
+					seq = xv.v[j].seq;
+					label = xv.v[j].label;
+				}
+			last_sym = sym;
+			dualmap_add_vm(out, base, sym->start,
+				       sym->end - sym->start, label);
+			if (st) {
+				st->xref_targets++;
+				st->xref_bytes += sym->end - sym->start;
+			}
+			continue;
+		}
+		dualmap_add_vm(out, base, xv.v[i].target,
+			       ends[i] - xv.v[i].target, xv.v[i].label);
+		if (st) {
+			st->xref_targets++;
+			st->xref_bytes += ends[i] - xv.v[i].target;
+		}
+	}
+	free(ends);
+	free(xv.v);
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* xrefs.h — code-to-data references (elf/xrefs.c); private to elf/. */
+#ifndef MEMSZ_ELF_XREFS_H
+#define MEMSZ_ELF_XREFS_H
+
+#include "elf/elfimg.h"
+
+/* A symbol's VM range [start, end). */
+struct elf_range {
+	uint64_t start, end;
+};
+
+/* When elfimg_set_disasm(true) was called and img is x86-64: disassemble
+ * its code and give each unlabelled data range that an instruction
+ * addresses (RIP-relative; absolutely in ET_EXEC) to the label of that instruction in out->vm (see
+ * xrefs.c), in VM and through base in file. A target inside one of the
+ * nsyms symbol ranges syms (sorted by start; NULL if none) gives the
+ * whole symbol instead (compileunits: a vtable no unit describes goes to
+ * the unit of the code using it). Call after the source's own labels,
+ * before the fallbacks. Counts in st->xref_targets/xref_bytes (st may be
+ * NULL). Returns 0, or -MEMSZ_ENOTSUP if capstone cannot be opened. */
+int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
+		  struct dualmap *out, const struct elf_range *syms,
+		  size_t nsyms, struct elfsrc_stats *st);
+
+#endif
