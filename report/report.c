@@ -1049,8 +1049,8 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 		strlist_add(&c->res->notes, xstrdup(
 			"FILE SIZE and VM SIZE count a file several processes "
 			"map once, in the TOTAL and in the rows above the "
-			"pids or mappings key: there they are less than the "
-			"sum of the rows below"));
+			"pids, users or mappings key: there they are less "
+			"than the sum of the rows below"));
 	for (size_t i = 0; i < c->nsnaps; i++) {
 		if (!chosen[i])
 			continue;
