@@ -14,6 +14,7 @@
 
 #include "maps/labels.h"
 #include "out/rows.h"
+#include "tests/testutil.h"
 
 struct fixture {
 	struct labels *lb;
@@ -435,5 +436,5 @@ int main(void)
 		cmocka_unit_test(test_million),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@
 #include "data/datafile.h"
 #include "record/snapshot.h"
 #include "util/util.h"
+#include "tests/testutil.h"
 
 #ifndef WORKLOAD_DIR
 #define WORKLOAD_DIR "tests/workloads"
@@ -408,8 +409,10 @@ static void test_nonroot(void **state)
 	int ret;
 
 	(void)state;
-	if (geteuid() != 0 || system("command -v setpriv >/dev/null"))
-		skip();
+	if (geteuid() != 0)
+		test_skip("running as nobody needs root");
+	if (system("command -v setpriv >/dev/null"))
+		test_skip("no setpriv (util-linux)");
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s/nobody && chown nobody %s/nobody",
 		 tmpdir, tmpdir);
 	assert_int_equal(system(cmd), 0);
@@ -464,7 +467,7 @@ int main(int argc, char **argv)
 		as_nobody = true;
 		snprintf(tmpdir, sizeof(tmpdir), "%s", argv[2]);
 		workload = argv[3];
-		return cmocka_run_group_tests(nobody_tests, setup, teardown);
+		return test_run_group(nobody_tests, setup, teardown);
 	}
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_run_group(tests, setup, teardown);
 }
