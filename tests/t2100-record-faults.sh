@@ -7,27 +7,20 @@
 # records give libc's mappings). python3 allocating 50 MB records with no
 # LOST record at default settings. Event names go through libpfm4; an
 # unknown one is a one-line error with a suggestion.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
-: "${MEMSZ:?}" "${top_srcdir:?}"
-W=$top_srcdir/tests/workloads
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2100.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-. "$top_srcdir/tests/lib.sh"
-
-command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
-command -v nm >/dev/null 2>&1 || { echo "nm not found" >&2; exit 77; }
+need gcc gcc
+need nm binutils
 PY=/usr/bin/python3
-test -x $PY || { echo "$PY not found" >&2; exit 77; }
+test -x $PY || skip_all "no $PY (python3)"
 # Sampling needs perf_event_open on our own children.
 "$MEMSZ" record --faults -o "$T/probe.data" -- true 2>"$T/probe.err" || {
 	if grep -q 'not permitted' "$T/probe.err"; then
-		cat "$T/probe.err" >&2
-		exit 77
+		skip_all "perf_event_open refused: $(cat "$T/probe.err")"
 	fi
 }
-gcc -O2 -fomit-frame-pointer -g -pthread -o "$T/fault_paths" \
-	"$W/fault_paths.c" || exit 1
-nm -S "$T/fault_paths" > "$T/nm.txt" || exit 1
+build_workload fault_paths fault_paths.c -O2 -fomit-frame-pointer -g -pthread
+nm -S "$T/fault_paths" > "$T/nm.txt" || fail_all "nm -S failed"
 
 cat > "$T/check.py" <<'PY'
 # check.py DUMP PATHS NM: per path, samples of its tid in its buffer
@@ -171,4 +164,4 @@ check "far-off name: one line without suggestion" \
 check "bad --call-graph rejected" test $? -eq 129
 "$MEMSZ" record --faults --stack-size 70000 -- true 2>"$T/s.err"
 check "too big --stack-size rejected" test $? -eq 129
-exit $fail
+finish
