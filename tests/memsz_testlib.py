@@ -4,13 +4,20 @@ A test imports it from its own directory:
     sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import memsz_testlib as lib
-and ends with `return 1 if lib.failures else 0`.
+and ends with `sys.exit(lib.finish())`.
+
+Conventions, the same as tests/lib.sh for the shell tests: each check is one
+named assertion; what cannot be checked here is said with skip_part(why)
+(the test goes on) or skip(why) (it ends now, exit 77: automake's SKIP); a
+test that cannot go on calls fail(why). finish() gives the exit status.
+No fixed sleeps: wait_until() polls for an event.
 """
 import csv
 import io
 import os
 import signal
 import subprocess
+import sys
 import time
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
@@ -20,6 +27,7 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 failures = 0
 checks = 0
+skipped = []
 
 
 def check(ok, what):
@@ -38,6 +46,53 @@ def check_quiet(cond, what):
     if not cond:
         failures += 1
         print("not ok -", what)
+
+
+def skip_part(why):
+    """A part of the test is not checked here (why names the missing tool
+    or package); the test goes on and finish() then returns 77."""
+    print("# skipped: " + why)
+    skipped.append(why)
+
+
+def skip(why):
+    """Nothing more can be checked here: exits 77 with why (or 1 if a check
+    already failed)."""
+    skip_part(why)
+    sys.exit(finish())
+
+
+def fail(why):
+    """The test cannot go on: one failed check, exit 1."""
+    check(False, why)
+    sys.exit(finish())
+
+
+def finish():
+    """The exit status: 1 if a check failed or none ran, else 77 after one
+    "SKIP: why" line per skip, else 0."""
+    print(f"# {checks - failures} passed, {failures} failed")
+    if failures:
+        return 1
+    if skipped:
+        for why in skipped:
+            print("SKIP: " + why)
+        return 77
+    if not checks:
+        print("NOT OK no check ran")
+        return 1
+    return 0
+
+
+def wait_until(cond, what, guard=120):
+    """Polls cond() until it is true. Raises TimeoutError(what) only if it
+    is still false after guard seconds: a guard against hanging, not a
+    timing assumption."""
+    end = time.monotonic() + guard
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError("gave up waiting for " + what)
+        time.sleep(0.01)
 
 
 def report(data, by, *extra):
@@ -62,13 +117,15 @@ def proc_state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def wait_stopped(pid):
+    """Waits until pid is stopped (state T or t); see wait_until."""
+    wait_until(lambda: proc_state(pid) in "Tt", f"pid {pid} to stop")
+
+
 def stopped(pid):
-    """Sends SIGSTOP to pid and waits (up to 2 s) until it is stopped."""
+    """Sends SIGSTOP to pid and waits until it is stopped."""
     os.kill(pid, signal.SIGSTOP)
-    for _ in range(200):
-        if proc_state(pid) in "Tt":
-            return
-        time.sleep(0.01)
+    wait_stopped(pid)
 
 
 def smaps_vmas(pid):

@@ -19,7 +19,7 @@ nobody test -x "$MEMSZ" || fail_all "$MEMSZ not executable by nobody"
 build_workload rec_sleep rec_sleep.c -lpthread
 head -c 65536 /dev/zero > "$T/data.bin"
 chmod 644 "$T/data.bin"
-cd "$T" || exit 1
+cd "$T" || fail_all "cannot cd to $T"
 $NOBODY "$T/rec_sleep" "$T/data.bin" "$T/ready" 300 & P=$!
 track $P
 wait_file "$T/ready"

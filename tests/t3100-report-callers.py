@@ -21,18 +21,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import (  # noqa: E402
-    MEMSZ, PAGE, SRCDIR, check, report, proc_state as state, smaps_vmas)
-
-
-def skip(why):
-    print("skip: " + why, file=sys.stderr)
-    sys.exit(77)
+    MEMSZ, PAGE, SRCDIR, check, report, smaps_vmas)
 
 
 def vma_rss(pid, addr):
@@ -58,12 +52,12 @@ def children(pid):
 def main():
     if os.geteuid() != 0 and not os.path.exists(
             "/proc/sys/kernel/perf_event_paranoid"):
-        skip("no perf events")
+        lib.skip("no perf events in this kernel")
     help_ = subprocess.run([MEMSZ, "record", "--help"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True).stdout
     if "--faults" not in help_:
-        skip("memsz record has no --faults")
+        lib.fail("memsz record has no --faults")
     with tempfile.TemporaryDirectory(prefix="memsz-t3100-") as tmp:
         exe = os.path.join(tmp, "fault_paths")
         subprocess.run(["gcc", "-O2", "-fomit-frame-pointer",
@@ -80,16 +74,13 @@ def main():
             rec.kill()
             err = rec.communicate()[1]
             if "perf" in err or "permission" in err.lower():
-                skip("cannot sample page faults: " + err.strip())
+                lib.skip("cannot sample page faults: " + err.strip())
             check(False, "workload printed its buffers: " + err.strip())
             return
         kids = children(rec.pid)
         check(len(kids) == 1, "one workload process")
         pid = kids[0]
-        for _ in range(500):
-            if state(pid) in "Tt":
-                break
-            time.sleep(0.01)
+        lib.wait_stopped(pid)
         truth = [vma_rss(pid, a) for a in addrs]
         os.kill(pid, signal.SIGCONT)
         out, err = rec.communicate(timeout=120)
@@ -167,5 +158,4 @@ def main():
 
 
 main()
-print(f"{lib.failures} failure(s)")
-sys.exit(1 if lib.failures else 0)
+sys.exit(lib.finish())
