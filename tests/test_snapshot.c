@@ -312,7 +312,9 @@ static void start_workload(const char *dir, int mib, int *parent, int *child)
 	assert_int_equal(*parent, pid);
 	assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
 	assert_true(WIFSTOPPED(status));
-	for (i = 0; i < 1000 && proc_state(*child) != 'T'; i++)
+	/* the child stops itself: poll for that, giving up only after
+	 * two minutes (a hang, not a slow machine) */
+	for (i = 0; i < 120000 && proc_state(*child) != 'T'; i++)
 		usleep(1000);
 	assert_int_equal(proc_state(*child), 'T');
 }
