@@ -187,6 +187,18 @@ stop_and_wait() {
 	fi
 }
 
+# urgent CMD...: runs CMD (a memsz that samples) at nice -20 while the
+# processes it forks run at the default priority, so that the reader keeps
+# up with its workload however loaded the machine is. Needs root
+# (CAP_SYS_NICE); otherwise CMD runs as is.
+urgent() {
+	if [ "$(id -u)" = 0 ]; then
+		chrt --reset-on-fork --other 0 nice -n -20 "$@"
+	else
+		"$@"
+	fi
+}
+
 # expect_error NAME PATTERN CMD...: CMD exits non-zero (not by a signal;
 # 129 is memsz's usage status), prints exactly one line on stderr matching
 # PATTERN and nothing on stdout. Its exit status is left in $rc.

@@ -66,8 +66,9 @@ def main():
                                      "rep_fault_paths.c")],
                        check=True)
         data = os.path.join(tmp, "memsz.data")
-        rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--faults",
-                                "--", exe], stdout=subprocess.PIPE,
+        argv = lib.urgent() + [MEMSZ, "record", "-o", data, "--faults",
+                               "--", exe]
+        rec = subprocess.Popen(argv, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         addrs = [int(x, 16) for x in rec.stdout.readline().split()]
         if len(addrs) != 3:
