@@ -16,10 +16,47 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The layouts below are those of man/memsz-data.5: byte offsets of each
+ * field, so that the writer and the reader say the same thing by name. */
+
+/* The file header (struct md_file_header). */
 #define MD_HEADER_SIZE 64
+#define MD_MAGIC_LEN (sizeof(MD_MAGIC) - 1) /* no NUL in the file */
+enum {
+	HDR_MAGIC = 0,
+	HDR_VERSION = 8,      /* u32 */
+	HDR_HEADER_SIZE = 12, /* u32 */
+	HDR_FLAGS = 16,       /* u64 */
+	HDR_REALTIME = 24,    /* u64 start_realtime_ns */
+	HDR_MONO = 32,        /* u64 start_mono_ns */
+	HDR_PAGE_SIZE = 40,   /* u32 */
+	HDR_RESERVED0 = 44,   /* u32 */
+	HDR_RESERVED = 48,    /* u64[2] */
+};
+/* Base page sizes a header may give: Linux uses 4 KiB to 256 KiB; every
+ * page count is scaled by it, so anything outside these bounds (or not a
+ * power of two) is taken as corruption. */
+#define MD_PAGE_SIZE_MIN 4096u
+#define MD_PAGE_SIZE_MAX (1u << 30)
+
+/* Each record's header: u32 type, u32 flags, u64 size. */
 #define MD_REC_HDR 16
+enum { REC_TYPE = 0, REC_FLAGS = 4, REC_SIZE = 8 };
+
+/* A page run of a SNAP_MAPPING record (struct md_run). */
 #define MD_RUN_SIZE 24
+enum {
+	RUN_VADDR = 0,     /* u64 */
+	RUN_NPAGES = 8,    /* u32 */
+	RUN_FLAGS = 12,    /* u32 */
+	RUN_MAPCOUNT = 16, /* u32 */
+	RUN_RESERVED = 20, /* u32 */
+};
+
+/* A build-id field: up to 20 bytes (a SHA-1), zero-padded to 24 to keep
+ * what follows 8-byte aligned. */
 #define MD_BUILD_ID_MAX 20
+#define MD_BUILD_ID_FIELD 24
 
 /* --- little-endian helpers --- */
 
@@ -120,8 +157,22 @@ struct md_writer {
 
 #define MD_SAMPLE_BATCH (1u << 20) /* write samples in chunks of 1 MiB */
 #define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
-#define MD_SAMPLE_MAX_REGS 64
-#define MD_SAMPLE_MAX_CHAIN 4096
+/* Its fields; the registers, the callchain and the stack follow. */
+enum {
+	SMP_TIME = 0,        /* u64 */
+	SMP_PID = 8,         /* u32 */
+	SMP_TID = 12,        /* u32 */
+	SMP_ADDR = 16,       /* u64 */
+	SMP_IP = 24,         /* u64 */
+	SMP_EVENT = 32,      /* u32 */
+	SMP_ABI = 36,        /* u32 */
+	SMP_REGS_MASK = 40,  /* u64 */
+	SMP_NREGS = 48,      /* u32 */
+	SMP_NCHAIN = 52,     /* u32 */
+	SMP_STACK_SP = 56,   /* u64 */
+	SMP_STACK_SIZE = 64, /* u32 */
+	SMP_RESERVED = 68,   /* u32 */
+};
 
 static int writer_flush_samples(struct md_writer *w);
 
@@ -190,9 +241,9 @@ static int writer_commit_tail(struct md_writer *w, enum md_rec_type type,
 	int ret;
 
 	buf_pad8(&w->b);
-	put_u32(w->b.p, type);
-	put_u32(w->b.p + 4, 0);
-	put_u64(w->b.p + 8, w->b.len + tail_len);
+	put_u32(w->b.p + REC_TYPE, type);
+	put_u32(w->b.p + REC_FLAGS, 0);
+	put_u64(w->b.p + REC_SIZE, w->b.len + tail_len);
 	iov[0].iov_base = w->b.p;
 	iov[0].iov_len = w->b.len;
 	iov[1].iov_base = (void *)tail;
@@ -250,13 +301,13 @@ int md_writer_open(const char *path, struct md_writer **out)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	memcpy(hdr, MD_MAGIC, 8);
-	put_u32(hdr + 8, MD_VERSION);
-	put_u32(hdr + 12, MD_HEADER_SIZE);
-	put_u64(hdr + 16, 0);
-	put_u64(hdr + 24, clock_ns(CLOCK_REALTIME));
-	put_u64(hdr + 32, clock_ns(CLOCK_MONOTONIC));
-	put_u32(hdr + 40, (uint32_t)sysconf(_SC_PAGESIZE));
+	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);
+	put_u32(hdr + HDR_VERSION, MD_VERSION);
+	put_u32(hdr + HDR_HEADER_SIZE, MD_HEADER_SIZE);
+	put_u64(hdr + HDR_FLAGS, 0);
+	put_u64(hdr + HDR_REALTIME, clock_ns(CLOCK_REALTIME));
+	put_u64(hdr + HDR_MONO, clock_ns(CLOCK_MONOTONIC));
+	put_u32(hdr + HDR_PAGE_SIZE, (uint32_t)sysconf(_SC_PAGESIZE));
 	ret = write_all(fd, hdr, sizeof(hdr), &done);
 	if (ret < 0) {
 		close(fd);
@@ -276,7 +327,7 @@ uint64_t md_writer_offset(const struct md_writer *w)
 
 static void buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len)
 {
-	uint8_t *q = buf_grow(b, 24);
+	uint8_t *q = buf_grow(b, MD_BUILD_ID_FIELD);
 
 	if (len > MD_BUILD_ID_MAX)
 		len = MD_BUILD_ID_MAX;
@@ -392,10 +443,11 @@ static bool runs_are_encoded(const struct md_run *runs, size_t n)
 
 	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
 	    sizeof(struct md_run) != MD_RUN_SIZE ||
-	    offsetof(struct md_run, npages) != 8 ||
-	    offsetof(struct md_run, flags) != 12 ||
-	    offsetof(struct md_run, mapcount) != 16 ||
-	    offsetof(struct md_run, reserved) != 20 || !n)
+	    offsetof(struct md_run, vaddr) != RUN_VADDR ||
+	    offsetof(struct md_run, npages) != RUN_NPAGES ||
+	    offsetof(struct md_run, flags) != RUN_FLAGS ||
+	    offsetof(struct md_run, mapcount) != RUN_MAPCOUNT ||
+	    offsetof(struct md_run, reserved) != RUN_RESERVED || !n)
 		return false;
 	for (i = 0; i < n; i++)
 		any |= runs[i].reserved;
@@ -427,11 +479,11 @@ int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 					  r->nruns * MD_RUN_SIZE);
 	q = buf_grow(&w->b, r->nruns * MD_RUN_SIZE);
 	for (i = 0; i < r->nruns; i++, q += MD_RUN_SIZE) {
-		put_u64(q, r->runs[i].vaddr);
-		put_u32(q + 8, r->runs[i].npages);
-		put_u32(q + 12, r->runs[i].flags);
-		put_u32(q + 16, r->runs[i].mapcount);
-		put_u32(q + 20, 0);
+		put_u64(q + RUN_VADDR, r->runs[i].vaddr);
+		put_u32(q + RUN_NPAGES, r->runs[i].npages);
+		put_u32(q + RUN_FLAGS, r->runs[i].flags);
+		put_u32(q + RUN_MAPCOUNT, r->runs[i].mapcount);
+		put_u32(q + RUN_RESERVED, 0);
 	}
 	return writer_commit(w, MD_REC_SNAP_MAPPING);
 }
@@ -501,23 +553,23 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	q = w->sb.p + w->sb.len;
 	w->sb.len += size;
 	memset(q + size - 8, 0, 8);
-	put_u32(q, MD_REC_SAMPLE);
-	put_u32(q + 4, 0);
-	put_u64(q + 8, size);
+	put_u32(q + REC_TYPE, MD_REC_SAMPLE);
+	put_u32(q + REC_FLAGS, 0);
+	put_u64(q + REC_SIZE, size);
 	q += MD_REC_HDR;
-	put_u64(q, r->time);
-	put_u32(q + 8, r->pid);
-	put_u32(q + 12, r->tid);
-	put_u64(q + 16, r->addr);
-	put_u64(q + 24, r->ip);
-	put_u32(q + 32, r->event);
-	put_u32(q + 36, r->abi);
-	put_u64(q + 40, r->regs_mask);
-	put_u32(q + 48, (uint32_t)nregs);
-	put_u32(q + 52, (uint32_t)nchain);
-	put_u64(q + 56, r->stack_sp);
-	put_u32(q + 64, r->stack_size);
-	put_u32(q + 68, 0);
+	put_u64(q + SMP_TIME, r->time);
+	put_u32(q + SMP_PID, r->pid);
+	put_u32(q + SMP_TID, r->tid);
+	put_u64(q + SMP_ADDR, r->addr);
+	put_u64(q + SMP_IP, r->ip);
+	put_u32(q + SMP_EVENT, r->event);
+	put_u32(q + SMP_ABI, r->abi);
+	put_u64(q + SMP_REGS_MASK, r->regs_mask);
+	put_u32(q + SMP_NREGS, (uint32_t)nregs);
+	put_u32(q + SMP_NCHAIN, (uint32_t)nchain);
+	put_u64(q + SMP_STACK_SP, r->stack_sp);
+	put_u32(q + SMP_STACK_SIZE, r->stack_size);
+	put_u32(q + SMP_RESERVED, 0);
 	q += MD_SAMPLE_HDR;
 	for (size_t i = 0; i < nregs; i++, q += 8)
 		put_u64(q, r->regs[i]);
@@ -618,7 +670,7 @@ static const char *cur_str(struct md_cur *c)
 
 static void cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len)
 {
-	const uint8_t *q = cur_take(c, 24);
+	const uint8_t *q = cur_take(c, MD_BUILD_ID_FIELD);
 
 	if (q)
 		memcpy(dst, q, MD_BUILD_ID_MAX);
@@ -654,27 +706,30 @@ int md_reader_open(const char *path, struct md_reader **out)
 		}
 	}
 	p = map;
-	if (st.st_size >= 8 && memcmp(p, MD_MAGIC, 8)) {
+	if (st.st_size >= (off_t)MD_MAGIC_LEN &&
+	    memcmp(p, MD_MAGIC, MD_MAGIC_LEN)) {
 		ret = -MEMSZ_EBADMAGIC;
 		goto out_unmap;
 	}
 	if (st.st_size < MD_HEADER_SIZE) {
 		/* a prefix of a valid header: the file was cut */
-		ret = st.st_size && memcmp(p, MD_MAGIC, MIN(8, st.st_size)) ?
+		size_t have = MIN(MD_MAGIC_LEN, (size_t)st.st_size);
+
+		ret = st.st_size && memcmp(p, MD_MAGIC, have) ?
 			      -MEMSZ_EBADMAGIC : -MEMSZ_ETRUNC;
 		goto out_unmap;
 	}
 	r = xcalloc(1, sizeof(*r));
-	memcpy(r->hdr.magic, p, 8);
-	r->hdr.version = get_u32(p + 8);
-	r->hdr.header_size = get_u32(p + 12);
-	r->hdr.flags = get_u64(p + 16);
-	r->hdr.start_realtime_ns = get_u64(p + 24);
-	r->hdr.start_mono_ns = get_u64(p + 32);
-	r->hdr.page_size = get_u32(p + 40);
-	r->hdr.reserved0 = get_u32(p + 44);
-	r->hdr.reserved[0] = get_u64(p + 48);
-	r->hdr.reserved[1] = get_u64(p + 56);
+	memcpy(r->hdr.magic, p + HDR_MAGIC, MD_MAGIC_LEN);
+	r->hdr.version = get_u32(p + HDR_VERSION);
+	r->hdr.header_size = get_u32(p + HDR_HEADER_SIZE);
+	r->hdr.flags = get_u64(p + HDR_FLAGS);
+	r->hdr.start_realtime_ns = get_u64(p + HDR_REALTIME);
+	r->hdr.start_mono_ns = get_u64(p + HDR_MONO);
+	r->hdr.page_size = get_u32(p + HDR_PAGE_SIZE);
+	r->hdr.reserved0 = get_u32(p + HDR_RESERVED0);
+	r->hdr.reserved[0] = get_u64(p + HDR_RESERVED);
+	r->hdr.reserved[1] = get_u64(p + HDR_RESERVED + 8);
 	if (r->hdr.version > MD_VERSION || r->hdr.version == 0) {
 		ret = r->hdr.version ? -MEMSZ_EVERSION : -MEMSZ_EBADDATA;
 		free(r);
@@ -683,7 +738,8 @@ int md_reader_open(const char *path, struct md_reader **out)
 	/* every page count in the file is scaled by page_size: a corrupt one
 	 * would make every number wrong */
 	if (r->hdr.header_size < MD_HEADER_SIZE || r->hdr.header_size % 8 ||
-	    r->hdr.page_size < 4096 || r->hdr.page_size > (1u << 30) ||
+	    r->hdr.page_size < MD_PAGE_SIZE_MIN ||
+	    r->hdr.page_size > MD_PAGE_SIZE_MAX ||
 	    (r->hdr.page_size & (r->hdr.page_size - 1))) {
 		ret = -MEMSZ_EBADDATA;
 		free(r);
@@ -747,11 +803,11 @@ static int decode_mapping(struct md_reader *r, struct md_cur *c,
 		return c->err;
 	xgrow(&r->runs, &r->runs_cap, nruns, sizeof(*r->runs));
 	for (i = 0; i < nruns; i++, q += MD_RUN_SIZE) {
-		r->runs[i].vaddr = get_u64(q);
-		r->runs[i].npages = get_u32(q + 8);
-		r->runs[i].flags = get_u32(q + 12);
-		r->runs[i].mapcount = get_u32(q + 16);
-		r->runs[i].reserved = get_u32(q + 20);
+		r->runs[i].vaddr = get_u64(q + RUN_VADDR);
+		r->runs[i].npages = get_u32(q + RUN_NPAGES);
+		r->runs[i].flags = get_u32(q + RUN_FLAGS);
+		r->runs[i].mapcount = get_u32(q + RUN_MAPCOUNT);
+		r->runs[i].reserved = get_u32(q + RUN_RESERVED);
 	}
 	m->runs = r->runs;
 	m->nruns = nruns;
@@ -899,14 +955,14 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 		if (left < MD_REC_HDR)
 			return -MEMSZ_ETRUNC;
 		p = r->map + r->off;
-		size = get_u64(p + 8);
+		size = get_u64(p + REC_SIZE);
 		if (size < MD_REC_HDR || size % 8)
 			return -MEMSZ_EBADDATA;
 		if (size > left)
 			return -MEMSZ_ETRUNC;
 		memset(rec, 0, sizeof(*rec));
-		rec->type = get_u32(p);
-		rec->rec_flags = get_u32(p + 4);
+		rec->type = get_u32(p + REC_TYPE);
+		rec->rec_flags = get_u32(p + REC_FLAGS);
 		rec->offset = r->off;
 		rec->size = size;
 		c.p = p + MD_REC_HDR;

@@ -157,6 +157,13 @@ struct md_note {
 	const char *text;
 };
 
+/* Bounds of a sample's arrays: md_write_sample() refuses more and the
+ * reader takes more as corruption. 64 registers: one per bit of
+ * regs_mask (a u64). 4096 frames: the recorder cuts deeper chains, so a
+ * corrupt count cannot make the reader take megabytes for one sample. */
+#define MD_SAMPLE_MAX_REGS 64
+#define MD_SAMPLE_MAX_CHAIN 4096
+
 /* A page-fault (or other event) sample: where the fault was, which code
  * made it, and what is needed to unwind the user stack at report time.
  * Either callchain (kernel frame-pointer chain, --call-graph fp) or

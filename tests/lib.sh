@@ -215,3 +215,22 @@ expect_error() {
 		nok "$ee_name (exit $rc, stderr: $(cat "$T/ee.err"))"
 	fi
 }
+
+# expect_json_error NAME RC PATTERN CMD...: CMD exits RC with nothing on
+# stderr and, on stdout, one JSON object {"error": "..."} (parsed by
+# python's json) whose text matches the python regex PATTERN.
+expect_json_error() {
+	ej_name=$1 ej_want=$2 ej_pat=$3
+	shift 3
+	"$@" >"$T/ej.out" 2>"$T/ej.err"
+	rc=$?
+	if [ "$rc" -eq "$ej_want" ] && [ ! -s "$T/ej.err" ] &&
+	   python3 -c 'import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["error"] and re.search(sys.argv[2], d["error"]), d' \
+		"$T/ej.out" "$ej_pat"; then
+		ok "$ej_name"
+	else
+		nok "$ej_name (exit $rc, want $ej_want, out: $(cat "$T/ej.out"), err: $(cat "$T/ej.err"))"
+	fi
+}

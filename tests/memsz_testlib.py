@@ -155,3 +155,62 @@ def smaps_vmas(pid):
             elif vmas and len(p) == 3 and p[2] == "kB":
                 vmas[-1][p[0][:-1]] = int(p[1]) * 1024
     return vmas
+
+
+def children(pid):
+    """The pids of pid's children (from /proc/PID/task/*/children)."""
+    kids = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def stopped_child(pid):
+    """Waits until pid's first child exists and is stopped (state T or t),
+    as a workload that stops itself is; returns its pid. See wait_until."""
+    found = []
+
+    def ready():
+        try:
+            kids = children(pid)
+            if kids and proc_state(kids[0]) in "Tt":
+                found.append(kids[0])
+                return True
+        except (OSError, IndexError):
+            pass
+        return False
+    wait_until(ready, f"a stopped child of pid {pid}")
+    return found[0]
+
+
+def snap_ends(data):
+    """The number of complete snapshots (SNAP_END records) `memsz dump`
+    reads in data, which may still be being written."""
+    p = subprocess.run([MEMSZ, "dump", "-i", data], capture_output=True,
+                       text=True)
+    return p.stdout.count("SNAP_END")
+
+
+def wait_snaps(data, n):
+    """Waits (polling data for records; see wait_until) until data holds n
+    complete snapshots; returns how many it holds (fewer only at the hang
+    guard)."""
+    try:
+        wait_until(lambda: snap_ends(data) >= n, f"{n} snapshots in {data}")
+    except TimeoutError as e:
+        print("# " + str(e))
+    return snap_ends(data)
+
+
+def snapshot_after(data, what):
+    """Checks that data, still being recorded, gets a complete snapshot
+    begun after now, i.e. after the snapshot under way (if any) ends: waits
+    for two SNAP_END records more than it has now. Returns the number of
+    that snapshot; what names the event it follows, for the check."""
+    k = snap_ends(data) + 1
+    check(wait_snaps(data, k + 1) >= k + 1, f"a snapshot after {what}")
+    return k

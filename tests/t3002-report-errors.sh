@@ -28,8 +28,37 @@ grep -q \"^memsz: cannot read '$tmp/bad.data'\" '$tmp/err'" \
 expect "[ $? -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ]" \
 	"empty file: one line, exit 1 ($(cat "$tmp/err"))"
 "$MEMSZ" report -i "$tmp/nonexistent.data" >/dev/null 2>"$tmp/err"
-expect "[ $? -eq 1 ] && grep -q 'No such file' '$tmp/err'" \
-	"missing file: one line, exit 1"
+expect "[ $? -eq 1 ] && grep -q 'No such file' '$tmp/err' && \
+[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"'memsz record -p PID'\" '$tmp/err'" \
+	"missing file: one line, exit 1, says how to make one"
+mkdir "$tmp/empty"
+(cd "$tmp/empty" && "$MEMSZ" report >"$tmp/out" 2>"$tmp/err")
+expect "[ $? -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && \
+grep -q \"cannot read 'memsz.data': No such file.*memsz record\" '$tmp/err'" \
+	"no memsz.data here: says so and how to make one ($(cat "$tmp/err"))"
+expect_json_error "json: no memsz.data is a JSON error, exit 1" 1 \
+	"cannot read 'memsz.data': No such file.*memsz record" \
+	sh -c "cd '$tmp/empty' && '$MEMSZ' report --format json"
+expect_json_error "json: unknown option, exit 129" 129 \
+	"unknown option '--bogus'" \
+	"$MEMSZ" report --bogus --format json
+expect_json_error "json: unknown key, exit 129" 129 \
+	"unknown or repeated key 'nope'" \
+	"$MEMSZ" report --format json --by nope
+expect_json_error "json: bad --snapshot, exit 129" 129 "--snapshot wants" \
+	"$MEMSZ" report --format=json --snapshot sometimes
+expect_json_error "json: option without a value, exit 129" 129 "needs a value" \
+	"$MEMSZ" report --format json -i
+expect_json_error "json: a stray argument, exit 129" 129 \
+	"unexpected argument 'extra'" \
+	"$MEMSZ" report --format json extra
+expect_json_error "json: --filter on a key not in --by, exit 129" 129 \
+	"not in --by" \
+	"$MEMSZ" report --format json --filter symbols=x
+"$MEMSZ" report --bogus >"$tmp/out" 2>"$tmp/err"
+expect "[ $? -eq 129 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && [ ! -s '$tmp/out' ] && \
+grep -q \"unknown option '--bogus'; see 'memsz help report'\" '$tmp/err'" \
+	"unknown option: one line, exit 129"
 
 # --- a workload run from a copy we can delete or replace ---
 need gcc gcc
@@ -84,9 +113,35 @@ expect "[ \"$(total_rss <"$tmp/rep.csv")\" = '$good' ]" \
 "$MEMSZ" report --by nope >/dev/null 2>"$tmp/err"
 expect "[ $? -eq 129 ] && grep -q \"unknown or repeated key 'nope'\" '$tmp/err'" \
 	"unknown key: usage error"
+"$MEMSZ" report --sort bogus >/dev/null 2>"$tmp/err"
+expect "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs)\" '$tmp/err'" \
+	"bad --sort: usage error naming the columns"
+# --list-keys: every key --help lists, one line each, each accepted by --by
+"$MEMSZ" report --list-keys >"$tmp/keys"
+listed=$(cut -d' ' -f1 "$tmp/keys" | tr '\n' ' ')
+helped=$("$MEMSZ" report --help | sed -n '/--by KEY.*keys,/{n;p;}' |
+	tr -d ',' | sed 's/^ *//')
+bad=""
+for k in $listed; do
+	"$MEMSZ" report -i "$tmp/m.data" --by "$k" -n 1 >/dev/null 2>&1 ||
+		bad="$bad $k"
+done
+expect "[ '$listed' = '$helped ' ] && [ -z '$bad' ] && [ \$(wc -l <'$tmp/keys') -eq 13 ]" \
+	"report --list-keys: the keys --help lists, each accepted"
 "$MEMSZ" report --snapshot sometimes >/dev/null 2>&1
 expect "[ $? -eq 129 ]" "bad --snapshot: usage error"
 "$MEMSZ" report -i "$tmp/m.data" --pid 1 >/dev/null 2>"$tmp/err"
 expect "[ $? -eq 1 ] && grep -q 'no complete snapshot of pid 1' '$tmp/err'" \
 	"--pid not recorded: one line, exit 1"
+# --snapshot N past the last: says how many there are (counted in dump)
+nsnap=$("$MEMSZ" dump -i "$tmp/m.data" | grep -c ' SNAP_END ')
+"$MEMSZ" report -i "$tmp/m.data" --snapshot 99 >"$tmp/out" 2>"$tmp/err"
+expect "[ $? -eq 1 ] && [ $nsnap -ge 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && \
+grep -q \"\-\-snapshot 99: '$tmp/m.data' has $nsnap complete snapshots\\?, numbered 0 to $((nsnap - 1))\" '$tmp/err'" \
+	"--snapshot 99 of $nsnap: says how many ($(cat "$tmp/err"))"
+expect_json_error "json: --snapshot out of range, exit 1" 1 \
+	"has $nsnap complete snapshot" \
+	"$MEMSZ" report -i "$tmp/m.data" --snapshot 99 --format json
+"$MEMSZ" report -i "$tmp/m.data" --snapshot $((nsnap - 1)) >/dev/null 2>&1
+expect "[ $? -eq 0 ]" "--snapshot $((nsnap - 1)), the last: reported"
 finish

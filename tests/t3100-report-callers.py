@@ -38,17 +38,6 @@ def vma_rss(pid, addr):
     return rss
 
 
-def children(pid):
-    kids = []
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids += [int(x) for x in f.read().split()]
-        except OSError:
-            pass
-    return kids
-
-
 def main():
     if os.geteuid() != 0 and not os.path.exists(
             "/proc/sys/kernel/perf_event_paranoid"):
@@ -78,7 +67,7 @@ def main():
                 lib.skip("cannot sample page faults: " + err.strip())
             check(False, "workload printed its buffers: " + err.strip())
             return
-        kids = children(rec.pid)
+        kids = lib.children(rec.pid)
         check(len(kids) == 1, "one workload process")
         pid = kids[0]
         lib.wait_stopped(pid)
