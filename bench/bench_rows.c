@@ -10,28 +10,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "maps/labels.h"
 #include "out/rows.h"
 #include "util/util.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long peak_rss_kib(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
+#include "bench/benchutil.h"
 
 /* Adds every one of the n leaves twice under 4 parents, in a scattered
  * order or in order, and finishes; the times go to *add and *fin. */
@@ -44,7 +27,7 @@ static void depth2(struct labels *lb, const uint32_t *ids, size_t n,
 	uint32_t path[2];
 	double t0, t1, t2;
 
-	t0 = now();
+	t0 = bench_now();
 	for (size_t pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
 			size_t j = scattered ? (i * 7919) % n : i;
@@ -56,9 +39,9 @@ static void depth2(struct labels *lb, const uint32_t *ids, size_t n,
 			rowtree_add(t, path, vals);
 		}
 	}
-	t1 = now();
+	t1 = bench_now();
 	rowtree_finish(t, COL_FILE, 0);
-	t2 = now();
+	t2 = bench_now();
 	rowtree_free(t);
 	*add = t1 - t0;
 	*fin = t2 - t1;
@@ -92,15 +75,15 @@ int main(int argc, char **argv)
 	depth2(lb, ids, n, top, 0, &oa, &of);
 
 	t = rowtree_new(lb, 1);
-	t0 = now();
+	t0 = bench_now();
 	for (size_t i = 0; i < n; i++) {
 		path[0] = ids[i];
 		vals[COL_FILE] = i % 1000;
 		rowtree_add(t, path, vals);
 	}
-	t1 = now();
+	t1 = bench_now();
 	rowtree_finish(t, COL_FILE, 10);
-	t2 = now();
+	t2 = bench_now();
 	rowtree_free(t);
 
 	printf("depth 2, %zu leaves under 4 parents, %zu adds:\n", n, 2 * n);
@@ -111,7 +94,7 @@ int main(int argc, char **argv)
 	printf("depth 1, %zu siblings, finish -n 10:\n", n);
 	printf("  %8.3f s add, %8.3f s finish (%.0f ns per add)\n", t1 - t0,
 	       t2 - t1, (t1 - t0) * 1e9 / n);
-	printf("peak RSS: %.1f MiB\n", peak_rss_kib() / 1024.0);
+	printf("peak RSS: %.1f MiB\n", bench_peak_rss_kib() / 1024.0);
 	labels_free(lb);
 	free(ids);
 	return 0;

@@ -19,16 +19,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
+#include "bench/benchutil.h"
 
 static pid_t spawn(size_t len, size_t resident, int pattern)
 {
@@ -76,7 +69,7 @@ static pid_t spawn(size_t len, size_t resident, int pattern)
 static double time_smaps(pid_t pid, long *rss)
 {
 	char path[64], line[512];
-	double t0 = now();
+	double t0 = bench_now();
 	FILE *f;
 	long v;
 
@@ -87,7 +80,7 @@ static double time_smaps(pid_t pid, long *rss)
 		if (sscanf(line, "Rss: %ld", &v) == 1)
 			*rss += v;
 	fclose(f);
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 static double time_snapshot(pid_t pid, const char *out, struct snap_stats *st)
@@ -103,7 +96,7 @@ static double time_snapshot(pid_t pid, const char *out, struct snap_stats *st)
 		unlink(old);
 	}
 	free(old);
-	t0 = now();
+	t0 = bench_now();
 
 	if (md_writer_open(out, &w) || snapper_new(w, &s))
 		exit(1);
@@ -111,7 +104,7 @@ static double time_snapshot(pid_t pid, const char *out, struct snap_stats *st)
 		exit(1);
 	snapper_free(s);
 	md_writer_close(w);
-	t = now() - t0;
+	t = bench_now() - t0;
 	return t;
 }
 
