@@ -22,12 +22,14 @@ cd "$(dirname "$0")"
 #                test_datafile)
 #   procps       ps, kill
 #   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  --format pprof (build)
+#   libzstd-dev  PACKED sample records (build)
 #   golang-go    go tool pprof, the ground truth of t3300
 #   chromium     headless page loads of t3310's html report
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev elfutils binutils linux-perf \
-python3 clang llvm-14 g++ gcc-multilib libc6-dbg nodejs util-linux mount \
-procps libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium"
+libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev elfutils binutils \
+linux-perf python3 clang llvm-14 g++ gcc-multilib libc6-dbg nodejs \
+util-linux mount procps libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
+golang-go chromium"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "data/datafile.h"
+#include "data/pgstate.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 /* The layouts below are those of man/memsz-data.5: byte offsets of each
  * field, so that the writer and the reader say the same thing by name. */
@@ -43,7 +45,12 @@ enum {
 #define MD_REC_HDR 16
 enum { REC_TYPE = 0, REC_FLAGS = 4, REC_SIZE = 8 };
 
-/* A page run of a SNAP_MAPPING record (struct md_run). */
+/* A page run of a version 1 SNAP_MAPPING record (struct md_run). Version
+ * 2 stores the pages in the encoding of pgstate.h instead, after the
+ * name: u32 npalette, u32 crc, u64 nbytes, the palette (npalette
+ * entries of PGSTATE_PAL_SIZE bytes), the block stream (nbytes), zero
+ * padding to a multiple of 8. crc is the CRC-32 of nruns (8 bytes), the
+ * palette and the stream: damage that would still decode is refused. */
 #define MD_RUN_SIZE 24
 enum {
 	RUN_VADDR = 0,     /* u64 */
@@ -153,9 +160,33 @@ struct md_writer {
 	int err;        /* sticky: once a write failed, every call fails */
 	struct md_buf b;
 	struct md_buf sb; /* SAMPLE records not yet written (batched) */
+	unsigned page_shift; /* of the page size in the header */
+	struct pgstate_enc enc; /* scratch of md_write_mapping */
+	uint32_t nsb;     /* records in sb */
+	bool compress;    /* write batches as PACKED records */
+	ZSTD_CCtx *cctx;
+	struct md_buf zb; /* a PACKED record being built */
 };
 
-#define MD_SAMPLE_BATCH (1u << 20) /* write samples in chunks of 1 MiB */
+/* Samples are written in batches of 4 MiB: a batch is compressed as one
+ * zstd frame, and the stack copies of consecutive faults repeat, so the
+ * bigger the frame the better it packs (4 MiB: about 1/40 on node). */
+#define MD_SAMPLE_BATCH (4u << 20)
+/* A PACKED record: u32 codec, u32 nrecords, u64 raw_size, u64 zsize, then
+ * zsize bytes of one zstd frame holding raw_size bytes of records. */
+#define MD_PACKED_HDR 24
+enum {
+	PK_CODEC = 0,    /* u32: MD_CODEC_ZSTD */
+	PK_NRECS = 4,    /* u32 */
+	PK_RAW_SIZE = 8, /* u64 */
+	PK_ZSIZE = 16,   /* u64 */
+};
+#define MD_CODEC_ZSTD 1
+/* Level 1: compresses at ~500 MB/s, nearly as small as level 3 here. */
+#define MD_ZSTD_LEVEL 1
+/* Largest raw_size a reader accepts (the writer's batch plus the one
+ * record that crossed it, at most 64 KiB of stack and arrays). */
+#define MD_PACKED_MAX_RAW (MD_SAMPLE_BATCH + (1u << 20))
 #define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
 /* Its fields; the registers, the callchain and the stack follow. */
 enum {
@@ -316,6 +347,9 @@ int md_writer_open(const char *path, struct md_writer **out)
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->off = MD_HEADER_SIZE;
+	w->page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(
+		_SC_PAGESIZE));
+	w->compress = true;
 	*out = w;
 	return 0;
 }
@@ -433,33 +467,26 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 	return writer_commit(w, MD_REC_SNAP_BEGIN);
 }
 
-/* True if the runs in memory are already their on-disk encoding (a
- * little-endian host, the struct's layout, reserved zero): then they are
- * written as they are. */
-static bool runs_are_encoded(const struct md_run *runs, size_t n)
-{
-	uint32_t any = 0;
-	size_t i;
-
-	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
-	    sizeof(struct md_run) != MD_RUN_SIZE ||
-	    offsetof(struct md_run, vaddr) != RUN_VADDR ||
-	    offsetof(struct md_run, npages) != RUN_NPAGES ||
-	    offsetof(struct md_run, flags) != RUN_FLAGS ||
-	    offsetof(struct md_run, mapcount) != RUN_MAPCOUNT ||
-	    offsetof(struct md_run, reserved) != RUN_RESERVED || !n)
-		return false;
-	for (i = 0; i < n; i++)
-		any |= runs[i].reserved;
-	return !any;
-}
-
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 {
-	uint8_t *q;
-	size_t i;
-	int ret = writer_begin(w);
+	struct pgstate_enc *e;
+	uint8_t le_nruns[8];
+	uint64_t pgmask;
+	uint32_t crc;
+	int ret;
 
+	if (!w || !r || (r->nruns && !r->runs))
+		return -EINVAL;
+	pgmask = ((uint64_t)1 << w->page_shift) - 1;
+	if (r->end < r->start || ((r->start | r->end) & pgmask))
+		return -EINVAL;
+	ret = writer_begin(w);
+	if (ret < 0)
+		return ret;
+	e = &w->enc;
+	ret = pgstate_encode(e, r->start,
+			     (r->end - r->start) >> w->page_shift,
+			     w->page_shift, r->runs, r->nruns);
 	if (ret < 0)
 		return ret;
 	buf_u64(&w->b, r->start);
@@ -472,19 +499,21 @@ int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 	buf_u32(&w->b, r->flags);
 	buf_u32(&w->b, r->image_id);
 	buf_u32(&w->b, 0);
-	buf_u64(&w->b, r->nruns);
+	buf_u64(&w->b, e->nruns);
 	buf_str(&w->b, r->name);
-	if (runs_are_encoded(r->runs, r->nruns))
-		return writer_commit_tail(w, MD_REC_SNAP_MAPPING, r->runs,
-					  r->nruns * MD_RUN_SIZE);
-	q = buf_grow(&w->b, r->nruns * MD_RUN_SIZE);
-	for (i = 0; i < r->nruns; i++, q += MD_RUN_SIZE) {
-		put_u64(q + RUN_VADDR, r->runs[i].vaddr);
-		put_u32(q + RUN_NPAGES, r->runs[i].npages);
-		put_u32(q + RUN_FLAGS, r->runs[i].flags);
-		put_u32(q + RUN_MAPCOUNT, r->runs[i].mapcount);
-		put_u32(q + RUN_RESERVED, 0);
-	}
+	put_u64(le_nruns, e->nruns);
+	crc = pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), e->pal,
+				      (size_t)e->npal * PGSTATE_PAL_SIZE),
+			  e->out, e->len);
+	buf_u32(&w->b, e->npal);
+	buf_u32(&w->b, crc);
+	buf_u64(&w->b, e->len);
+	if (e->npal)
+		memcpy(buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
+		       e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
+	if (e->len)
+		memcpy(buf_grow(&w->b, e->len), e->out, e->len);
+	buf_pad8(&w->b);
 	return writer_commit(w, MD_REC_SNAP_MAPPING);
 }
 
@@ -511,24 +540,91 @@ int md_write_note(struct md_writer *w, const char *text)
 	return writer_commit(w, MD_REC_NOTE);
 }
 
-/* Write the batched SAMPLE records (whole records only). On a failure the
- * partial batch is cut off and the writer stays failed. */
+int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
+{
+	int ret;
+
+	if (!r->nsyms || r->nsyms > MD_JITMAP_MAX_SYMS || !r->syms)
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->nsyms; i++)
+		if (!r->syms[i].size ||
+		    r->syms[i].start + r->syms[i].size < r->syms[i].start)
+			return -EINVAL;
+	ret = writer_begin(w);
+	if (ret < 0)
+		return ret;
+	buf_u64(&w->b, r->time);
+	buf_u32(&w->b, r->pid);
+	buf_u32(&w->b, r->nsyms);
+	for (uint32_t i = 0; i < r->nsyms; i++) {
+		buf_u64(&w->b, r->syms[i].start);
+		buf_u64(&w->b, r->syms[i].size);
+		buf_str(&w->b, r->syms[i].name);
+	}
+	return writer_commit(w, MD_REC_JITMAP);
+}
+
+int md_writer_flush(struct md_writer *w)
+{
+	return writer_flush_samples(w);
+}
+
+void md_writer_set_compress(struct md_writer *w, bool on)
+{
+	w->compress = on;
+}
+
+/* The batch in w->sb as a PACKED record in w->zb. Returns false if that
+ * would not be smaller (or zstd failed): the batch is then written plain. */
+static bool pack_samples(struct md_writer *w)
+{
+	size_t bound = ZSTD_compressBound(w->sb.len), z;
+	uint8_t *q;
+
+	if (!w->cctx && !(w->cctx = ZSTD_createCCtx()))
+		return false;
+	w->zb.len = 0;
+	q = buf_grow(&w->zb, MD_REC_HDR + MD_PACKED_HDR + align8(bound));
+	z = ZSTD_compressCCtx(w->cctx, q + MD_REC_HDR + MD_PACKED_HDR, bound,
+			      w->sb.p, w->sb.len, MD_ZSTD_LEVEL);
+	if (ZSTD_isError(z) ||
+	    MD_REC_HDR + MD_PACKED_HDR + align8(z) >= w->sb.len)
+		return false;
+	w->zb.len = MD_REC_HDR + MD_PACKED_HDR + align8(z);
+	put_u32(q + REC_TYPE, MD_REC_PACKED);
+	put_u32(q + REC_FLAGS, 0);
+	put_u64(q + REC_SIZE, w->zb.len);
+	q += MD_REC_HDR;
+	put_u32(q + PK_CODEC, MD_CODEC_ZSTD);
+	put_u32(q + PK_NRECS, w->nsb);
+	put_u64(q + PK_RAW_SIZE, w->sb.len);
+	put_u64(q + PK_ZSIZE, z);
+	return true;
+}
+
+/* Write the batched SAMPLE records (whole records only), packed if that
+ * is smaller. On a failure the partial batch is cut off and the writer
+ * stays failed. */
 static int writer_flush_samples(struct md_writer *w)
 {
+	const struct md_buf *out = &w->sb;
 	size_t done;
 	int ret;
 
 	if (w->err || !w->sb.len)
 		return w->err;
-	ret = write_all(w->fd, w->sb.p, w->sb.len, &done);
+	if (w->compress && pack_samples(w))
+		out = &w->zb;
+	ret = write_all(w->fd, out->p, out->len, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
 			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
 		w->err = ret;
 	} else {
-		w->off += w->sb.len;
+		w->off += out->len;
 	}
 	w->sb.len = 0;
+	w->nsb = 0;
 	return ret;
 }
 
@@ -552,6 +648,7 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	xgrow(&w->sb.p, &w->sb.cap, w->sb.len + size, 1);
 	q = w->sb.p + w->sb.len;
 	w->sb.len += size;
+	w->nsb++;
 	memset(q + size - 8, 0, 8);
 	put_u32(q + REC_TYPE, MD_REC_SAMPLE);
 	put_u32(q + REC_FLAGS, 0);
@@ -594,6 +691,9 @@ int md_writer_close(struct md_writer *w)
 		ret = -errno;
 	free(w->b.p);
 	free(w->sb.p);
+	pgstate_enc_free(&w->enc);
+	free(w->zb.p);
+	ZSTD_freeCCtx(w->cctx);
 	free(w);
 	return ret;
 }
@@ -609,6 +709,14 @@ struct md_reader {
 	size_t runs_cap;
 	uint64_t *u64s;           /* regs + callchain of the last sample */
 	size_t u64s_cap;
+	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
+	size_t jit_cap;
+	/* the records of the last PACKED record, handed out one by one */
+	ZSTD_DCtx *dctx;
+	uint8_t *z;
+	size_t zcap, zlen, zpos;
+	uint32_t zleft;           /* records still to come in it */
+	uint64_t zoff;            /* its offset */
 };
 
 /* A cursor over one record's payload; every get checks the bounds. */
@@ -775,27 +883,13 @@ uint64_t md_reader_offset(const struct md_reader *r)
 	return r->off;
 }
 
-static int decode_mapping(struct md_reader *r, struct md_cur *c,
-			  struct md_snap_mapping *m)
+/* Version 1: nruns runs of MD_RUN_SIZE bytes. */
+static int decode_runs_v1(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
 {
 	const uint8_t *q;
-	uint64_t nruns;
 	size_t i;
 
-	m->start = cur_u64(c);
-	m->end = cur_u64(c);
-	m->pgoff = cur_u64(c);
-	m->dev_major = cur_u32(c);
-	m->dev_minor = cur_u32(c);
-	m->ino = cur_u64(c);
-	m->prot = cur_u32(c);
-	m->flags = cur_u32(c);
-	m->image_id = cur_u32(c);
-	cur_u32(c);
-	nruns = cur_u64(c);
-	m->name = cur_str(c);
-	if (c->err)
-		return c->err;
 	if (nruns > (c->len - c->pos) / MD_RUN_SIZE)
 		return -MEMSZ_EBADDATA;
 	q = cur_take(c, nruns * MD_RUN_SIZE);
@@ -812,6 +906,79 @@ static int decode_mapping(struct md_reader *r, struct md_cur *c,
 	m->runs = r->runs;
 	m->nruns = nruns;
 	return 0;
+}
+
+/* Version 2: a palette and a block stream (pgstate.h) that decode to
+ * nruns runs. */
+static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
+{
+	unsigned shift = (unsigned)__builtin_ctz(r->hdr.page_size);
+	const uint8_t *pal, *s, *pad;
+	uint8_t le_nruns[8];
+	size_t padn;
+	uint32_t npal, crc;
+	uint64_t nbytes;
+	int ret;
+
+	npal = cur_u32(c);
+	crc = cur_u32(c);
+	nbytes = cur_u64(c);
+	if (c->err)
+		return c->err;
+	/* the pages are counted from start: a range that is not whole
+	 * pages cannot be decoded */
+	if (m->end < m->start ||
+	    ((m->start | m->end) & (r->hdr.page_size - 1)) ||
+	    npal > (c->len - c->pos) / PGSTATE_PAL_SIZE ||
+	    nbytes > c->len - c->pos - (size_t)npal * PGSTATE_PAL_SIZE)
+		return -MEMSZ_EBADDATA;
+	pal = cur_take(c, (size_t)npal * PGSTATE_PAL_SIZE);
+	s = cur_take(c, nbytes);
+	padn = align8(c->pos) - c->pos;
+	pad = cur_take(c, padn);
+	if (!pal || !s || !pad)
+		return -MEMSZ_EBADDATA;
+	for (size_t i = 0; i < padn; i++)
+		if (pad[i])
+			return -MEMSZ_EBADDATA;
+	put_u64(le_nruns, nruns);
+	if (pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), pal,
+				    (size_t)npal * PGSTATE_PAL_SIZE),
+			s, nbytes) != crc)
+		return -MEMSZ_EBADDATA;
+	ret = pgstate_decode(pal, npal, s, nbytes, m->start,
+			     (m->end - m->start) >> shift, shift, nruns,
+			     &r->runs, &r->runs_cap);
+	if (ret < 0)
+		return ret;
+	m->runs = r->runs;
+	m->nruns = nruns;
+	return 0;
+}
+
+static int decode_mapping(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m)
+{
+	uint64_t nruns;
+
+	m->start = cur_u64(c);
+	m->end = cur_u64(c);
+	m->pgoff = cur_u64(c);
+	m->dev_major = cur_u32(c);
+	m->dev_minor = cur_u32(c);
+	m->ino = cur_u64(c);
+	m->prot = cur_u32(c);
+	m->flags = cur_u32(c);
+	m->image_id = cur_u32(c);
+	cur_u32(c);
+	nruns = cur_u64(c);
+	m->name = cur_str(c);
+	if (c->err)
+		return c->err;
+	if (r->hdr.version == 1)
+		return decode_runs_v1(r, c, m, nruns);
+	return decode_runs_v2(r, c, m, nruns);
 }
 
 static int decode_mmap2(struct md_cur *c, struct md_mmap2 *m)
@@ -880,6 +1047,36 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 	return 0;
 }
 
+/* The smallest encoded JIT symbol: start, size and an empty string. */
+#define MD_JIT_SYM_MIN 24
+
+static int decode_jitmap(struct md_reader *r, struct md_cur *c,
+			 struct md_jitmap *j)
+{
+	j->time = cur_u64(c);
+	j->pid = cur_u32(c);
+	j->nsyms = cur_u32(c);
+	if (c->err)
+		return c->err;
+	if (!j->nsyms || j->nsyms > MD_JITMAP_MAX_SYMS ||
+	    j->nsyms > (c->len - c->pos) / MD_JIT_SYM_MIN)
+		return -MEMSZ_EBADDATA;
+	xgrow(&r->jit, &r->jit_cap, j->nsyms, sizeof(*r->jit));
+	for (uint32_t i = 0; i < j->nsyms; i++) {
+		struct md_jit_sym *s = &r->jit[i];
+
+		s->start = cur_u64(c);
+		s->size = cur_u64(c);
+		s->name = cur_str(c);
+		if (c->err)
+			return c->err;
+		if (!s->size || s->start + s->size < s->start)
+			return -MEMSZ_EBADDATA;
+	}
+	j->syms = r->jit;
+	return 0;
+}
+
 /* Decode the payload of a known record type; unknown types return 1. */
 static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 {
@@ -936,9 +1133,78 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 		return c->err;
 	case MD_REC_SAMPLE:
 		return decode_sample(r, c, &rec->u.sample);
+	case MD_REC_JITMAP:
+		return decode_jitmap(r, c, &rec->u.jitmap);
 	default:
 		return 1;
 	}
+}
+
+/* Decompress the PACKED record at p (payload of len bytes) into r->z.
+ * Returns 0 or -MEMSZ_EBADDATA. */
+static int unpack(struct md_reader *r, const uint8_t *p, size_t len)
+{
+	uint64_t raw, zsize;
+	size_t got;
+
+	if (len < MD_PACKED_HDR || get_u32(p + PK_CODEC) != MD_CODEC_ZSTD)
+		return -MEMSZ_EBADDATA;
+	raw = get_u64(p + PK_RAW_SIZE);
+	zsize = get_u64(p + PK_ZSIZE);
+	r->zleft = get_u32(p + PK_NRECS);
+	if (!raw || raw % 8 || raw > MD_PACKED_MAX_RAW || !r->zleft ||
+	    r->zleft > raw / MD_REC_HDR || zsize > len - MD_PACKED_HDR)
+		return -MEMSZ_EBADDATA;
+	if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
+		return -ENOMEM;
+	xgrow(&r->z, &r->zcap, raw, 1);
+	got = ZSTD_decompressDCtx(r->dctx, r->z, raw, p + MD_PACKED_HDR,
+				  zsize);
+	if (ZSTD_isError(got) || got != raw)
+		return -MEMSZ_EBADDATA;
+	r->zlen = raw;
+	r->zpos = 0;
+	return 0;
+}
+
+/* The next record inside the current PACKED record: only SAMPLE records
+ * are packed. Returns 1, or -MEMSZ_EBADDATA (then the reader's offset is
+ * the PACKED record's). */
+static int read_packed(struct md_reader *r, struct md_record *rec)
+{
+	const uint8_t *p = r->z + r->zpos;
+	uint64_t size, left = r->zlen - r->zpos;
+	struct md_cur c;
+	int ret = -MEMSZ_EBADDATA;
+
+	if (left < MD_REC_HDR || !r->zleft)
+		goto bad;
+	size = get_u64(p + REC_SIZE);
+	if (size < MD_REC_HDR || size % 8 || size > left ||
+	    get_u32(p + REC_TYPE) != MD_REC_SAMPLE)
+		goto bad;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = MD_REC_SAMPLE;
+	rec->rec_flags = get_u32(p + REC_FLAGS) | MD_RECF_PACKED;
+	rec->offset = r->zoff;
+	rec->size = size;
+	c = (struct md_cur){ .p = p + MD_REC_HDR, .len = size - MD_REC_HDR };
+	ret = decode(r, &c, rec);
+	if (ret < 0)
+		goto bad;
+	r->zpos += size;
+	r->zleft--;
+	/* the count and the bytes must end together */
+	if ((r->zpos == r->zlen) != (r->zleft == 0)) {
+		ret = -MEMSZ_EBADDATA;
+		goto bad;
+	}
+	return 1;
+bad:
+	r->zlen = r->zpos = 0;
+	r->zleft = 0;
+	r->off = r->zoff;
+	return ret;
 }
 
 int md_read_next(struct md_reader *r, struct md_record *rec)
@@ -949,6 +1215,8 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 	int ret;
 
 	for (;;) {
+		if (r->zpos < r->zlen)
+			return read_packed(r, rec);
 		left = r->size - r->off;
 		if (left == 0)
 			return 0;
@@ -969,6 +1237,14 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 		c.len = size - MD_REC_HDR;
 		c.pos = 0;
 		c.err = 0;
+		if (rec->type == MD_REC_PACKED) {
+			ret = unpack(r, c.p, c.len);
+			if (ret < 0)
+				return ret;
+			r->zoff = r->off;
+			r->off += size;
+			continue;
+		}
 		ret = decode(r, &c, rec);
 		if (ret < 0)
 			return ret;
@@ -987,5 +1263,8 @@ void md_reader_close(struct md_reader *r)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
 	free(r->u64s);
+	free(r->jit);
+	free(r->z);
+	ZSTD_freeDCtx(r->dctx);
 	free(r);
 }

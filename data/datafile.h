@@ -20,7 +20,9 @@
 #include <stdio.h>
 
 #define MD_MAGIC "MEMSZDAT"
-#define MD_VERSION 1
+/* Version 2 stores a snapshot mapping's pages compactly (runs where long,
+ * bitmaps where short); the reader still reads version 1 files. */
+#define MD_VERSION 2
 
 struct md_file_header {
 	char magic[8];        /* MD_MAGIC, no NUL */
@@ -47,6 +49,9 @@ enum md_rec_type {
 	MD_REC_NOTE,          /* a free-text message for the report footer */
 	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
 	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
+	MD_REC_JITMAP,        /* JIT code symbols of a pid (perf-PID.map) */
+	MD_REC_PACKED,        /* SAMPLE records compressed together (zstd);
+				 the reader hands out the records inside */
 	MD_REC__COUNT
 };
 
@@ -187,11 +192,33 @@ struct md_sample {
 	uint32_t stack_size;          /* dyn_size: bytes actually copied */
 };
 
+/* One symbol of JIT-compiled code: [start, start+size) is name. */
+struct md_jit_sym {
+	uint64_t start, size;
+	const char *name;
+};
+
+/* Bound on the symbols of one JITMAP record (the recorder writes a map
+ * file in chunks of at most this many). */
+#define MD_JITMAP_MAX_SYMS 65536
+
+/* Symbols a JIT compiler of process pid wrote to its perf map
+ * (/tmp/perf-PID.map) since the last JITMAP record of pid, as read at time.
+ * Of two symbols over the same bytes, the later one (later record, or
+ * later in the record) is the current one. */
+struct md_jitmap {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t nsyms;
+	const struct md_jit_sym *syms;
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
 	uint64_t size;                /* its size in bytes, header included */
-	uint32_t rec_flags;           /* md_rec_header.flags (0 so far) */
+	uint32_t rec_flags;           /* md_rec_header.flags; MD_RECF_PACKED:
+					 came out of a PACKED record */
 	union {
 		struct md_image image;
 		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
@@ -202,8 +229,11 @@ struct md_record {
 		struct md_snap_end snap_end;
 		struct md_note note;
 		struct md_sample sample;
+		struct md_jitmap jitmap;
 	} u;
 };
+
+#define MD_RECF_PACKED 1u
 
 /* --- writer --- */
 struct md_writer;
@@ -219,6 +249,13 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 		  const struct md_task *r);
 int md_write_lost(struct md_writer *w, const struct md_lost *r);
 int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r);
+/* A mapping's runs are stored compactly (runs where they are long, a bitmap
+ * where they are short) and read back as the same pages in maximal runs
+ * (consecutive equal pages joined, at most UINT32_MAX pages a run). The
+ * runs must be sorted, page-aligned, inside [start, end), not overlapping,
+ * of at least one page, each present, swapped or the zero page (flags
+ * MD_PG_PRESENT, MD_PG_SWAPPED or MD_PG_ZERO); start and end page-aligned.
+ * Otherwise -EINVAL and nothing is written. */
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
 int md_write_note(struct md_writer *w, const char *text);
@@ -226,8 +263,17 @@ int md_write_note(struct md_writer *w, const char *text);
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
  * flags, filename of r); the reader returns it in rec->u.mmap2. */
 int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
-/* A sample record (MD_REC_SAMPLE); arrays copied into the record. */
+/* A sample record (MD_REC_SAMPLE); arrays copied into the record.
+ * Samples are batched, and each batch is written as one PACKED record
+ * (zstd) when that is smaller, else as plain SAMPLE records. */
 int md_write_sample(struct md_writer *w, const struct md_sample *r);
+/* Write the batched samples now. Returns 0 or -errno. */
+int md_writer_flush(struct md_writer *w);
+/* Compress sample batches (default) or write them plain. */
+void md_writer_set_compress(struct md_writer *w, bool on);
+/* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
+ * and not wrapping (else -EINVAL). */
+int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);
@@ -243,7 +289,10 @@ int md_reader_open(const char *path, struct md_reader **out);
 const struct md_file_header *md_reader_header(const struct md_reader *r);
 /* Next record into *rec. Returns 1 if a record was read, 0 at a clean
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a
- * record at md_reader_offset(); -MEMSZ_EBADDATA: a malformed record). */
+ * record at md_reader_offset(); -MEMSZ_EBADDATA: a malformed record). The
+ * records inside a PACKED record are handed out one by one, each with the
+ * PACKED record's offset and MD_RECF_PACKED in rec_flags; PACKED itself is
+ * never handed out. */
 int md_read_next(struct md_reader *r, struct md_record *rec);
 uint64_t md_reader_offset(const struct md_reader *r);
 void md_reader_close(struct md_reader *r);
