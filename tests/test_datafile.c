@@ -1135,7 +1135,7 @@ static void test_dev_full(void **state)
 	struct stat st;
 
 	if (stat("/dev/full", &st) || !S_ISCHR(st.st_mode))
-		skip();
+		test_skip("no /dev/full character device");
 	assert_int_equal(md_writer_open("/dev/full", &w), -ENOSPC);
 	/* /dev/full is not renamed away */
 	assert_int_equal(stat("/dev/full", &st), 0);
@@ -1226,7 +1226,7 @@ static void test_full_tmpfs(void **state)
 	pid_t pid;
 
 	if (geteuid() != 0)
-		skip();
+		test_skip("mounting a full tmpfs needs root");
 	assert_int_equal(mkdir(mnt, 0700), 0);
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
@@ -1250,7 +1250,7 @@ static void test_full_tmpfs(void **state)
 	if (WEXITSTATUS(status) == 77) {
 		close(pipefd[0]);
 		rmdir(mnt);
-		skip();
+		test_skip("cannot mount a small tmpfs on '%s'", mnt);
 	}
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(read(pipefd[0], res, sizeof(res)), sizeof(res));
@@ -1314,5 +1314,5 @@ int main(void)
 		cmocka_unit_test(test_full_tmpfs),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_run_group(tests, setup, teardown);
 }
