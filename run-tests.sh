@@ -1,14 +1,40 @@
 #!/bin/sh
 # Build memsz and run its whole test suite (what CI runs, via .ci/run).
-# On a fresh Debian 12 machine as root it first installs what it needs.
+# On a fresh Debian 12 machine as root it first installs what it needs:
+# every test runs all its checks there, so the skip count is 0. Tests that
+# skip say why ("SKIP: ..." lines, repeated at the end).
 set -eu
 cd "$(dirname "$0")"
 
+# What the tests need beyond the build:
+#   elfutils     eu-readelf, eu-strip (test_ehframe, test_elf)
+#   binutils     readelf, nm, objcopy, c++filt, strip (most tests)
+#   linux-perf   perf record/script, the ground truth of t2050
+#   python3      the t*.py tests, t2100's allocating workload
+#   clang llvm-14  bb-addr-map programs and llvm-readobj (test_bbaddrmap),
+#                clang's foreign-target objects (test_elf)
+#   g++          C++ fixtures (test_ehframe, t3010)
+#   gcc-multilib -m32 fixtures (test_elf, test_ehframe, test_relocs, t1000)
+#   libc6-dbg    libc's debug file (test_elf, t1100's libc acceptance)
+#   nodejs       /usr/bin/node, one of t1000's big real files
+#   util-linux mount  setpriv to run as nobody (t1001, t2090,
+#                test_snapshot), tmpfs mounts for a full disk (t2095,
+#                test_datafile)
+#   procps       ps, kill
+#   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  --format pprof (build)
+#   libzstd-dev  PACKED sample records (build)
+#   golang-go    go tool pprof, the ground truth of t3300
+#   chromium     headless page loads of t3310's html report
+#   libiberty-dev libcapstone-dev libdebuginfod-dev  demangler, --disasm,
+#                debuginfod client (build)
+#   debuginfod   the real server t1200 starts on 127.0.0.1
+#   smem         the ground truth of t2320 (record -a)
+#   postgresql   the server t2140 records
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev libcapstone-dev \
-elfutils binutils linux-perf \
-python3 debuginfod clang llvm-14 g++ gcc-multilib libc6-dbg util-linux procps \
-libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium nodejs \
+libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev \
+libcapstone-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 g++ \
+gcc-multilib libc6-dbg nodejs util-linux mount procps libprotobuf-c-dev \
+protobuf-c-compiler zlib1g-dev golang-go chromium smem \
 postgresql"
 scripts/ensure-packages.sh $pkgs
 
@@ -16,7 +42,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 
 # check DIR CONFIGURE-ARGS...: a fresh build in DIR and its `make check`.
-total_pass=0 total_fail=0 total_skip=0 status=0
+total_pass=0 total_fail=0 total_skip=0 status=0 skips=
 check() {
 	dir=$1
 	shift
@@ -37,11 +63,20 @@ check() {
 	total_pass=$((total_pass + ${p:-0}))
 	total_fail=$((total_fail + ${f:-0} + ${e:-0}))
 	total_skip=$((total_skip + ${s:-0}))
+	# each skipped test with its reasons
+	for trs in "$dir"/tests/*.trs; do
+		grep -q '^:test-result: SKIP' "$trs" 2>/dev/null || continue
+		t=${trs%.trs}
+		reasons=$(sed -n 's/^SKIP: //p' "$t.log" | paste -sd ';' -)
+		skips="$skips$dir: ${t#"$dir"/}: ${reasons:-no reason given}
+"
+	done
 }
 
 # The suite runs twice: a plain build, and one with AddressSanitizer and
 # UndefinedBehaviorSanitizer.
 check _build --enable-werror
 check _build-san --enable-werror --enable-sanitizers
+printf '%s' "$skips" | sed 's/^/SKIP: /'
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 exit "$status"

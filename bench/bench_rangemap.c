@@ -10,12 +10,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "maps/labels.h"
 #include "maps/rangemap.h"
 #include "util/util.h"
+#include "bench/benchutil.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
@@ -25,22 +24,6 @@ static uint64_t rnd(void)
 	rng ^= rng << 25;
 	rng ^= rng >> 27;
 	return rng * 0x2545f4914f6cdd1dULL;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long peak_rss_kib(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
 }
 
 struct sym {
@@ -83,7 +66,7 @@ int main(int argc, char **argv)
 		syms[j] = t;
 	}
 
-	t0 = now();
+	t0 = bench_now();
 	for (i = 0; i < n; i++)
 		rmap_add_translated(m, syms[i].start, syms[i].size,
 				    syms[i].start - 0x1000, (uint32_t)i);
@@ -95,10 +78,10 @@ int main(int argc, char **argv)
 		rmap_add(sec, s, e - s, (uint32_t)i);
 	}
 	rmap_add(m, 0, total + 4096, (uint32_t)(n + nsec));
-	t1 = now();
+	t1 = bench_now();
 	rmap_count(m);
 	rmap_count(sec);
-	t2 = now();
+	t2 = bench_now();
 
 	for (i = 0; i < n; i++) {
 		uint64_t a = rnd() % total;
@@ -107,19 +90,19 @@ int main(int argc, char **argv)
 		if (rmap_lookup(m, a, &o) < n)
 			hits++;
 	}
-	t3 = now();
+	t3 = bench_now();
 
 	maps[0] = m;
 	maps[1] = sec;
 	rmap_rollup(maps, 2, 0, total + 8192, count_piece, acc);
-	t4 = now();
+	t4 = bench_now();
 
 	/* page-sized rollups, as done once per resident page */
 	pages = total / 4096;
 	for (i = 0; i < pages; i++)
 		rmap_rollup(maps, 2, i * 4096, (i + 1) * 4096, count_piece,
 			    acc);
-	t5 = now();
+	t5 = bench_now();
 
 	printf("ranges: %zu symbols + %zu fallbacks over %.1f MiB, "
 	       "%zu entries after settle\n",
@@ -132,7 +115,7 @@ int main(int argc, char **argv)
 	printf("rollup whole:    %8.3f s\n", t4 - t3);
 	printf("%zu page rollups: %8.3f s (%.0f ns each)\n", pages, t5 - t4,
 	       (t5 - t4) * 1e9 / (pages ? pages : 1));
-	printf("peak RSS:        %8.1f MiB\n", peak_rss_kib() / 1024.0);
+	printf("peak RSS:        %8.1f MiB\n", bench_peak_rss_kib() / 1024.0);
 
 	rmap_free(m);
 	rmap_free(sec);

@@ -33,22 +33,15 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "bench/benchutil.h"
 
 enum layout { CONTIGUOUS, EVERY2, EVERY4, RANDOM25, LAYOUT_COUNT };
 
 static const char *const layout_names[] = {
 	"contiguous", "every 2nd page", "every 4th page", "random 25%",
 };
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* CPU time (user + system) of this process, every thread. */
 static double cpu(void)
@@ -132,7 +125,7 @@ static struct cost time_smaps(pid_t pid, size_t *bytes)
 {
 	static char buf[1 << 16];
 	char path[64];
-	double c0 = cpu(), t0 = now();
+	double c0 = cpu(), t0 = bench_now();
 	ssize_t n;
 	int fd;
 
@@ -144,7 +137,7 @@ static struct cost time_smaps(pid_t pid, size_t *bytes)
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		*bytes += (size_t)n;
 	close(fd);
-	return (struct cost){ now() - t0, cpu() - c0 };
+	return (struct cost){ bench_now() - t0, cpu() - c0 };
 }
 
 static struct cost time_snapshot(pid_t pid, const char *out,
@@ -160,7 +153,7 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	unlink(old);
 	free(old);
 	c0 = cpu();
-	t0 = now();
+	t0 = bench_now();
 	if (md_writer_open(out, &w) || snapper_new(w, &s))
 		exit(1);
 	if (snapper_take(s, pid, 0, 0, st) < 0)
@@ -168,7 +161,7 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	snapper_free(s);
 	md_writer_commit(w);
 	md_writer_close(w);
-	return (struct cost){ now() - t0, cpu() - c0 };
+	return (struct cost){ bench_now() - t0, cpu() - c0 };
 }
 
 /* Mapped pages and the version 1 size of the snapshot in file out. */

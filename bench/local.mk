@@ -3,16 +3,20 @@
 bench_scripts += bench/bench_size.py bench/bench_faults.py \
 	bench/bench_faults_runtimes.py \
 	bench/bench_dwarf.py bench/bench_report.py bench/bench_fallback.py \
-	bench/bench_oneshot.py
+	bench/bench_oneshot.py \
+	bench/bench_syswide.py
 EXTRA_DIST += $(bench_scripts) bench/benchlib.py
-bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf
+bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf \
+	bench/bench_rows
 noinst_PROGRAMS += $(bench_programs)
-bench_bench_rangemap_SOURCES = bench/bench_rangemap.c
+bench_bench_rangemap_SOURCES = bench/bench_rangemap.c bench/benchutil.h
 bench_bench_rangemap_LDADD = $(MEMSZ_LIBS)
-bench_bench_snapshot_SOURCES = bench/bench_snapshot.c
+bench_bench_snapshot_SOURCES = bench/bench_snapshot.c bench/benchutil.h
 bench_bench_snapshot_LDADD = $(MEMSZ_LIBS)
 bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)
+bench_bench_rows_SOURCES = bench/bench_rows.c bench/benchutil.h
+bench_bench_rows_LDADD = $(MEMSZ_LIBS)
 
 bench: all $(noinst_PROGRAMS)
 	@for b in $(bench_scripts); do \

@@ -277,7 +277,8 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 	}
 	for (int i = 0; i < COL__COUNT; i++) {
 		if ((i == COL_PSS && !res->have_pss) ||
-		    (i == COL_RELOCS && !relocs) || coldefs[i].derived)
+		    (i == COL_RELOCS && !relocs) || coldefs[i].derived ||
+		    i == COL_PROCS)
 			continue;
 		/* a table has no room for columns that are 0 on both
 		 * sides; csv and json keep every column */
@@ -327,9 +328,11 @@ int cmd_diff(int argc, char **argv)
 		.cmdname = "diff",
 		.cmd = KEY_IN_SIZE | KEY_IN_REPORT,
 		.sort = COL__COUNT, /* by kind, once known */
-		/* every stored column: a derived one (RES%) has no change to
-		 * show */
-		.columns = ((1u << COL__COUNT) - 1) & ~(1u << COL_RES_PCT),
+		/* every stored byte column: a derived one (RES%) has no
+		 * change to show, nor a count of processes that is not a
+		 * sum (PROCS) */
+		.columns = ((1u << COL__COUNT) - 1) &
+			   ~(1u << COL_RES_PCT | 1u << COL_PROCS),
 		.limit = 20,
 		.fmt = OUT_TABLE,
 	};

@@ -190,7 +190,10 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 	case MD_REC_COMM:
 	case MD_REC_CMDLINE:
 		print_time(out, t->time);
-		fprintf(out, "%s %u/%u: %s\n", name, t->pid, t->tid, t->comm);
+		fprintf(out, "%s %u/%u: %s", name, t->pid, t->tid, t->comm);
+		if (t->has_owner)
+			fprintf(out, " (uid %u %s)", t->uid, t->user);
+		fputc('\n', out);
 		break;
 	case MD_REC_FORK:
 	case MD_REC_EXIT:

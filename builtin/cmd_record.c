@@ -6,6 +6,7 @@
 #include "record/events.h"
 #include "record/session.h"
 #include "record/target.h"
+#include "record/targets_scan.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -20,6 +21,8 @@
 struct record_args {
 	struct session_opts so;
 	const char *pidlist;
+	bool all;                      /* -a */
+	const char *cgroup;            /* -G */
 	char *events;                  /* --faults and -e, comma-joined */
 	struct events_opts fo;
 	struct perf_event_attr *sattr; /* parsed from events */
@@ -30,11 +33,13 @@ struct record_args {
 static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, 'G' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freeze", no_argument, NULL, 'F' },
 	{ "no-inherit", no_argument, NULL, 'N' },
-	{ "no-growth", no_argument, NULL, 'G' },
+	{ "no-growth", no_argument, NULL, 'W' },
 	{ "faults", no_argument, NULL, 'f' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "count", required_argument, NULL, 'c' },
@@ -56,7 +61,8 @@ void usage_record(FILE *out)
 		"                    [-e EVENT[,EVENT...]] "
 		"[--call-graph fp|dwarf]\n"
 		"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
-		"                    (-p PID[,PID...] | -- CMD [ARG...])\n\n"
+		"                    (-p PID[,PID...] | -a | -G CGROUP | "
+		"-- CMD [ARG...])\n\n"
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, when resident memory "
 		"grows, every --interval,\nand at the end).\n\n"
@@ -68,10 +74,22 @@ void usage_record(FILE *out)
 		"    -p, --pid PID,...   attach to running processes (all "
 		"their threads)\n"
 		"                        and follow the children they fork\n"
+		"    -a, --all           every process memsz may read "
+		"(kernel threads\n"
+		"                        skipped); new ones are found at "
+		"every --interval\n"
+		"    -G, --cgroup CGROUP every process of a cgroup v2 and "
+		"its descendants\n"
+		"                        (a path under the cgroup2 mount, "
+		"e.g.\n"
+		"                        system.slice/ssh.service), and "
+		"those that join\n"
 		"    --interval MS       also take a snapshot every MS "
 		"milliseconds\n"
-		"    --duration S        stop after S seconds (0 with -p: one "
-		"snapshot, then exit)\n"
+		"    --duration S        stop after S seconds (0 with -p, -a "
+		"or -G: one\n"
+		"                        snapshot of each process, then "
+		"exit)\n"
 		"    --freeze            stop the targets while a snapshot is "
 		"taken (ptrace\n"
 		"                        stops: they end if memsz dies)\n"
@@ -185,6 +203,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'p':
 		a->pidlist = arg;
 		break;
+	case 'a':
+		a->all = true;
+		break;
+	case 'G':
+		a->cgroup = arg;
+		break;
 	case 'I':
 		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
 		    !a->so.interval_ms) {
@@ -211,7 +235,7 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'N':
 		a->so.inherit = false;
 		break;
-	case 'G':
+	case 'W':
 		a->so.no_growth = true;
 		break;
 	case 'f':
@@ -262,6 +286,48 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	return 0;
 }
 
+/* Exactly one way to choose targets, and options that fit it. Returns 0
+ * or -1 after printing why not. */
+static int check_targets(const struct record_args *a, bool cmd)
+{
+	int n = !!a->pidlist + a->all + !!a->cgroup + cmd;
+
+	if (n != 1) {
+		memsz_error(n ? "give one of -p PID, -a, -G CGROUP or a "
+				"command"
+			      : "nothing to record: give -p PID, -a, "
+				"-G CGROUP or -- CMD [ARG...]");
+		return -1;
+	}
+	if ((a->all || a->cgroup) && a->events) {
+		memsz_error("sampling events (-e, --faults) cannot be "
+			    "recorded with %s", a->all ? "-a" : "-G");
+		return -1;
+	}
+	if (a->all && a->so.freeze) {
+		memsz_error("--freeze cannot be used with -a: it would stop "
+			    "every process of the machine");
+		return -1;
+	}
+	/* --freeze holds targets in ptrace stops; -G traces nothing */
+	if (a->cgroup && a->so.freeze) {
+		memsz_error("--freeze cannot be used with -G: the processes "
+			    "of a cgroup are not traced");
+		return -1;
+	}
+	if (a->so.one_shot && cmd) {
+		memsz_error("--duration 0 takes one snapshot of running "
+			    "processes: give -p PID, -a or -G CGROUP");
+		return -1;
+	}
+	if (a->so.one_shot && a->events) {
+		memsz_error("--duration 0 takes one snapshot: it samples no "
+			    "events");
+		return -1;
+	}
+	return 0;
+}
+
 /* Parse argv into *a. Returns 0 to record, 1 after --help, or -1 after
  * printing a usage error. */
 static int parse_args(struct record_args *a, int argc, char **argv)
@@ -269,7 +335,7 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:e:c:m:", record_options,
+	while ((c = getopt_long(argc, argv, "+o:p:aG:e:c:m:", record_options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			usage_record(stdout);
@@ -280,25 +346,10 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 	}
 	if (a->events && parse_events(a, a->events, &a->fo) < 0)
 		return -1;
-	if ((optind < argc) == !!a->pidlist) {
-		memsz_error(optind < argc ? "give either -p PID or a command, "
-					    "not both"
-					  : "nothing to record: give -p PID "
-					    "or -- CMD [ARG...]");
+	if (check_targets(a, optind < argc) < 0)
 		return -1;
-	}
 	if (optind < argc)
 		a->cmd = argv + optind;
-	if (a->so.one_shot && a->cmd) {
-		memsz_error("--duration 0 takes one snapshot of running "
-			    "processes: give -p PID");
-		return -1;
-	}
-	if (a->so.one_shot && a->nsattr) {
-		memsz_error("--duration 0 takes one snapshot: it samples no "
-			    "events");
-		return -1;
-	}
 	a->so.samples = a->sattr;
 	a->so.nsamples = a->nsattr;
 	a->so.names = a->events;
@@ -342,6 +393,26 @@ static int check_pids(const char *list, int **pids)
 	return n;
 }
 
+/* The scan of -a or -G into *scan. Returns 0, or 1 after printing why the
+ * cgroup cannot be recorded. */
+static int open_scan(const struct record_args *a, struct target_scan **scan)
+{
+	int err = a->all ? target_scan_all(scan) :
+			   target_scan_cgroup(a->cgroup, scan);
+
+	if (err == -ENODEV)
+		memsz_error("cannot record cgroup '%s': no cgroup2 file system "
+			    "is mounted", a->cgroup);
+	else if (err == -ENOTDIR)
+		memsz_error("'%s' is not a cgroup v2 directory", a->cgroup);
+	else if (err == -ENOENT)
+		memsz_error("no cgroup '%s'", a->cgroup);
+	else if (err < 0)
+		memsz_error("cannot record cgroup '%s': %s", a->cgroup,
+			    memsz_strerror(err));
+	return err < 0 ? 1 : 0;
+}
+
 static void say(void *arg, bool warning, const char *msg)
 {
 	(void)arg;
@@ -375,7 +446,8 @@ static void print_summary(const struct record_args *a,
 }
 
 /* Record with the parsed options; returns the exit status. */
-static int record(struct record_args *a, const int *pids, int npids)
+static int record(struct record_args *a, const int *pids, int npids,
+		  struct target_scan *scan)
 {
 	struct session_stats st = { 0 };
 	struct session *s = NULL;
@@ -384,12 +456,16 @@ static int record(struct record_args *a, const int *pids, int npids)
 	a->so.say = say;
 	if (session_open(&a->so, &s) < 0) {
 		memsz_error("%s", session_why(s));
+		target_scan_free(scan);
 		goto out;
 	}
 	if (a->cmd)
 		err = session_launch(s, a->cmd);
+	else if (scan)
+		err = session_scan(s, scan);
 	else
 		err = session_attach(s, pids, npids);
+	scan = NULL; /* the session owns it */
 	if (err < 0) {
 		memsz_error("%s", session_why(s));
 		if (session_exec_failed(s))
@@ -424,6 +500,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a = { .so = { .path = "memsz.data",
 					 .inherit = true },
 				 .fo = { .period = 1 } };
+	struct target_scan *scan = NULL;
 	int *pids = NULL, npids = 0, ret;
 
 	ret = parse_args(&a, argc, argv);
@@ -438,7 +515,12 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = record(&a, pids, npids);
+	if (a.all || a.cgroup) {
+		ret = open_scan(&a, &scan);
+		if (ret)
+			goto out;
+	}
+	ret = record(&a, pids, npids, scan);
 out:
 	free(pids);
 	record_args_free(&a);

@@ -49,11 +49,13 @@ void usage_report(FILE *out)
 		"    -F, --fields COLS  columns and their order; table\n"
 		"                       default file,vm,rss,pss,dirty (uss\n"
 		"                       for pss without PSS; relocs with\n"
-		"                       --by relocs), other formats all,\n"
-		"                       folded the first\n"
+		"                       --by relocs), other formats all\n"
+		"                       (procs when the report covers more\n"
+		"                       than one process), folded the first\n"
 		"    --sort COL         file, vm, rss (default, or the first\n"
 		"                       of --fields), pss, uss, dirty, swap,\n"
-		"                       relocs\n"
+		"                       relocs, procs (the processes in a\n"
+		"                       row)\n"
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20, with\n"
 		"                       --timeline 10; 0: all)\n"
@@ -282,14 +284,20 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!with_relocs)
 		avail &= ~(1u << COL_RELOCS);
+	/* PROCS only where several processes share rows; pprof samples
+	 * and the page's treemap areas are sums, which it is not */
+	if (res.nprocs < 2 || v.fmt == OUT_PPROF || v.fmt == OUT_HTML)
+		avail &= ~(1u << COL_PROCS);
 	if (v.fmt == OUT_FOLDED || v.fmt == OUT_PPROF)
 		v.limit = 0; /* every stack, nothing folded into [N others] */
 	rowtree_finish(res.t, v.sort, v.limit);
 	ncols = view_columns(&v, avail, table_dflt, ARRAY_SIZE(table_dflt),
 			     cols);
 	if (!ncols) {
-		out_error(v.fmt, "no column of --fields is in this recording "
-				 "(no PSS without page frame numbers)");
+		out_error(v.fmt, "no column of --fields is in this report "
+				 "(no PSS without page frame numbers, no "
+				 "procs for one process, in pprof or html)");
+		ret = 1;
 		goto out;
 	}
 	v.images = res.images;

@@ -13,9 +13,16 @@
 #include "out/timeline.h"
 #include "util/util.h"
 
+/* True if column c is a sum over rows, as a timeline's series are:
+ * neither derived (RES%) nor a count of processes (PROCS). */
+static bool col_sums(int c)
+{
+	return !coldefs[c].derived && c != COL_PROCS;
+}
+
 /* "rss,pss,dirty" into cols; returns how many, or -1 after the usage
- * error in v's output mode. Derived columns (RES%) are not summed over
- * rows and so cannot rank them. */
+ * error in v's output mode. Columns that are not sums (RES%, PROCS)
+ * cannot rank the rows. */
 static int parse_cols(const struct view *v, const char *spec,
 		      enum col_id *cols)
 {
@@ -29,7 +36,7 @@ static int parse_cols(const struct view *v, const char *spec,
 
 		for (int i = 0; i < n; i++)
 			dup |= (int)cols[i] == c;
-		if (c < 0 || dup || n == COL__COUNT || coldefs[c].derived) {
+		if (c < 0 || dup || n == COL__COUNT || !col_sums(c)) {
 			view_usage_error(v, "--timeline: unknown or repeated "
 					 "column '%s' (columns: file, vm, "
 					 "rss, pss, uss, dirty, swap, "
@@ -59,10 +66,10 @@ static int timeline_cols(const struct view *v, const char *spec,
 	if (spec)
 		return parse_cols(v, spec, cols);
 	for (size_t i = 0; i < v->nfields; i++)
-		if (!coldefs[v->fields[i]].derived)
+		if (col_sums(v->fields[i]))
 			cols[n++] = v->fields[i];
 	if (!n)
-		cols[n++] = v->sort;
+		cols[n++] = col_sums(v->sort) ? v->sort : COL_RSS;
 	return n;
 }
 

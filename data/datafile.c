@@ -64,6 +64,8 @@ enum {
  * what follows 8-byte aligned. */
 #define MD_BUILD_ID_MAX 20
 #define MD_BUILD_ID_FIELD 24
+/* COMM: flags after the comm string, then the owner's user name */
+#define MD_TASK_F_OWNER 1u
 
 /* --- little-endian helpers --- */
 
@@ -514,6 +516,11 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 	buf_u32(&w->b, r->ptid);
 	buf_str(&w->b, type == MD_REC_COMM || type == MD_REC_CMDLINE ?
 				r->comm : "");
+	if (type == MD_REC_COMM && r->has_owner) {
+		buf_u32(&w->b, r->uid);
+		buf_u32(&w->b, MD_TASK_F_OWNER);
+		buf_str(&w->b, r->user ? r->user : "");
+	}
 	return writer_commit(w, type);
 }
 
@@ -1189,6 +1196,14 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 		t->ppid = cur_u32(c);
 		t->ptid = cur_u32(c);
 		t->comm = cur_str(c);
+		t->has_owner = false;
+		/* appended fields: the owner, in COMM records memsz wrote */
+		if (rec->type == MD_REC_COMM && !c->err &&
+		    c->len - c->pos >= 8) {
+			t->uid = cur_u32(c);
+			t->has_owner = cur_u32(c) & MD_TASK_F_OWNER;
+			t->user = t->has_owner ? cur_str(c) : NULL;
+		}
 		return c->err;
 	case MD_REC_LOST:
 		rec->u.lost.time = cur_u64(c);

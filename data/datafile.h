@@ -130,6 +130,12 @@ struct md_task {                      /* COMM, FORK, EXIT, CMDLINE */
 	uint32_t pid, tid, ppid, ptid;
 	const char *comm;             /* COMM: the command name; CMDLINE: the
 					 arguments joined by spaces */
+	/* COMM only: the process's owner (the uid owning /proc/PID) and its
+	 * user name at record time, in COMM records memsz writes itself;
+	 * has_owner is false in those that come from perf. */
+	bool has_owner;
+	uint32_t uid;
+	const char *user;             /* "" if the uid has no name */
 };
 
 struct md_lost {

@@ -21,6 +21,7 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
 	[COL_SH_CLEAN] = { "SHR CLEAN", "shared_clean", "shclean", 0 },
 	[COL_SH_DIRTY] = { "SHR DIRTY", "shared_dirty", "shdirty", 0 },
+	[COL_PROCS] = { "PROCS", "processes", "procs", 0, true },
 	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
 };
 
@@ -170,40 +171,51 @@ static inline void vals_add(uint64_t *dst, const uint64_t *src)
 		dst[c] += src[c];
 }
 
+static inline void row_tag(struct row *r, uint64_t tag)
+{
+	if (tag && r->tag != tag) {
+		r->tag = tag;
+		r->vals[COL_PROCS]++;
+	}
+}
+
+/* Add vals to r, vm to its RES% denominator, and count tag in PROCS. */
+static inline void row_add(struct row *r, const uint64_t *vals, uint64_t vm,
+			   uint64_t tag)
+{
+	vals_add(r->vals, vals);
+	r->vm_sum += vm;
+	row_tag(r, tag);
+}
+
+void rowtree_set_tag(struct rowtree *t, uint64_t tag)
+{
+	t->tag = tag;
+}
+
 void rowtree_add(struct rowtree *t, const uint32_t *path,
 		 const uint64_t *vals)
 {
-	struct row *r = &t->total;
-	size_t d;
-
-	vals_add(r->vals, vals);
-	r->vm_sum += vals[COL_VM];
-	for (d = 0; d < t->depth; d++) {
-		r = row_child(r, path[d]);
-		vals_add(r->vals, vals);
-		r->vm_sum += vals[COL_VM];
-	}
+	rowtree_add_from(t, path, vals, 0, 0);
 }
 
 void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 		      const uint64_t *vals, unsigned shared, size_t from)
 {
 	uint64_t part[COL__COUNT];
+	const uint64_t *above = vals; /* what the rows above from get */
 	struct row *r = &t->total;
 	size_t d;
 
-	if (!shared || !from) {
-		rowtree_add(t, path, vals);
-		return;
+	if (shared && from) {
+		for (int c = 0; c < COL__COUNT; c++)
+			part[c] = shared & (1u << c) ? 0 : vals[c];
+		above = part;
 	}
-	for (int c = 0; c < COL__COUNT; c++)
-		part[c] = shared & (1u << c) ? 0 : vals[c];
-	vals_add(r->vals, part);
-	r->vm_sum += vals[COL_VM];
+	row_add(r, above, vals[COL_VM], t->tag);
 	for (d = 0; d < t->depth; d++) {
 		r = row_child(r, path[d]);
-		vals_add(r->vals, d + 1 >= from ? vals : part);
-		r->vm_sum += vals[COL_VM];
+		row_add(r, d + 1 >= from ? vals : above, vals[COL_VM], t->tag);
 	}
 }
 
@@ -248,6 +260,9 @@ static void row_finish(struct rowtree *t, struct row *r,
 			others.vm_sum += r->children[i].vm_sum;
 			row_free_children(&r->children[i]);
 		}
+		/* processes are not additive: at most those of the parent */
+		others.vals[COL_PROCS] = MIN(others.vals[COL_PROCS],
+					     r->vals[COL_PROCS]);
 		snprintf(name, sizeof(name), "[%" PRIu64 " others]",
 			 others.folded);
 		others.label = labels_intern(t->lb, name);

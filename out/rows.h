@@ -18,7 +18,7 @@
 
 /* Columns. PSS is stored in fixed point (bytes << COL_PSS_SHIFT) so that
  * sums of page/mapcount stay exact; every other column is plain bytes,
- * except RELOCS, a count. */
+ * except RELOCS and PROCS, counts, and RES%, derived. */
 enum col_id {
 	COL_FILE,  /* FILE SIZE: bytes on disk */
 	COL_VM,    /* VM SIZE: bytes mapped */
@@ -31,6 +31,8 @@ enum col_id {
 	COL_SH_CLEAN, /* resident, mapped by others too, clean (smaps
 			 Shared_Clean) */
 	COL_SH_DIRTY, /* ... dirty (smaps Shared_Dirty) */
+	COL_PROCS,  /* count: processes with a piece in the row (see
+		       rowtree_set_tag) */
 	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
 	COL__COUNT
 };
@@ -57,6 +59,7 @@ struct row {
 	struct row *children;     /* array of nchildren, sorted after finish */
 	size_t nchildren, cap;
 	uint64_t folded;          /* for an "[N others]" row: N, else 0 */
+	uint64_t tag;             /* last tag counted in COL_PROCS */
 	uint64_t vm_sum;          /* VM SIZE of every piece added, also those
 				     rowtree_add_from() kept out of
 				     vals[COL_VM]: RES%'s denominator */
@@ -67,6 +70,7 @@ struct rowtree {
 	struct labels *lb;        /* borrowed */
 	size_t depth;             /* number of keys */
 	struct row total;         /* root: label LABEL_NONE, sums everything */
+	uint64_t tag;             /* rowtree_set_tag(); 0: none */
 };
 
 /* New tree of depth levels over label table lb (borrowed; "[N others]"
@@ -79,10 +83,18 @@ void rowtree_free(struct rowtree *t);
 void rowtree_add(struct rowtree *t, const uint32_t *path,
 		 const uint64_t *vals);
 
+/* From now on every row an add reaches, the total included, counts tag
+ * (one non-zero tag per process) once in COL_PROCS: the pieces of one
+ * process must be added one after another. 0 stops counting. An "[N
+ * others]" row gets the sum of its rows' counts, capped at its parent's
+ * (an upper bound: one process may be in several of its rows). */
+void rowtree_set_tag(struct rowtree *t, uint64_t tag);
+
 /* rowtree_add() for a piece of something several paths share (a file
  * mapped by several processes): the columns in shared (bit per col_id)
  * are added only to the rows at depth >= from (0: the total too, 1: the
- * first key's rows and below, ...), every other column everywhere. */
+ * first key's rows and below, ...), every other column everywhere; the
+ * process tag is counted as rowtree_add() counts it. */
 void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 		      const uint64_t *vals, unsigned shared, size_t from);
 

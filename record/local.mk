@@ -6,4 +6,5 @@ libmemsz_a_SOURCES += record/perf.c record/perf.h \
 	record/snapshot.c record/snapshot.h \
 	record/events.c record/events.h \
 	record/session.c record/session.h \
-	record/jitmap.c record/jitmap.h
+	record/jitmap.c record/jitmap.h \
+	record/targets_scan.c record/targets_scan.h

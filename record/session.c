@@ -10,6 +10,7 @@
 #include "record/procmaps.h"
 #include "record/snapshot.h"
 #include "record/target.h"
+#include "record/targets_scan.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -121,6 +122,14 @@ struct session {
 	uint64_t deadline, kill_at;
 	int status;                 /* wait status of the launched command */
 	char why[320];              /* explanation of the last failure */
+	/* record -a, -G: the scan, and what it left out */
+	struct target_scan *scan;
+	int *denied;                /* pids whose memory may not be read */
+	size_t ndenied, deniedcap;
+	int denied_err;
+	uint64_t scan_gone;         /* exited before their first snapshot */
+	size_t kthreads;            /* kernel threads the first scan skipped */
+	int scan_err;               /* the last scan failed (told once) */
 };
 
 static void say(struct session *r, bool warning, const char *msg)
@@ -220,6 +229,24 @@ static void follow_child(struct session *r, int pid, bool traced)
 	if (!r->child && t->pidfd < 0)
 		t->alive = false; /* gone already */
 	write_comm(r, t);
+}
+
+static bool scan_is_denied(const struct session *r, int pid)
+{
+	for (size_t i = 0; i < r->ndenied; i++)
+		if (r->denied[i] == pid)
+			return true;
+	return false;
+}
+
+/* Remember that pid, found by a scan, could not be read (err), once. */
+static void scan_denied(struct session *r, int pid, int err)
+{
+	if (scan_is_denied(r, pid))
+		return;
+	xgrow(&r->denied, &r->deniedcap, r->ndenied + 1, sizeof(*r->denied));
+	r->denied[r->ndenied++] = pid;
+	r->denied_err = err;
 }
 
 /* dev/ino of a mapping whose perf record carried a build-id instead. */
@@ -470,7 +497,7 @@ static void poll_maps(struct session *r, struct rec_target *t)
 	uint64_t time;
 	size_t i = 0, j = 0;
 
-	if (r->pc || !t->alive || r->werr)
+	if (r->pc || r->scan || !t->alive || r->werr)
 		return;
 	if (procmaps_read(t->pid, 0, &now) < 0) {
 		procmaps_free(&now);
@@ -586,6 +613,11 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	if (thaw_tr)
 		tracer_thaw(r->tr, t->pid);
 	if (ret == -ESRCH) {
+		t->alive = false;
+		return;
+	}
+	if (r->scan && (ret == -EACCES || ret == -EPERM)) {
+		scan_denied(r, t->pid, ret); /* left out from now */
 		t->alive = false;
 		return;
 	}
@@ -752,7 +784,6 @@ static void final_snapshots(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
 		struct rec_target *t = &r->t[i];
-
 		char *msg = NULL;
 
 		if (t->alive && target_state(t->pid, t->pid) &&
@@ -760,7 +791,10 @@ static void final_snapshots(struct session *r)
 			snapshot(r, t, live_tid(t->pid), 0);
 		else if (t->alive)
 			t->alive = false;
-		if (t->alive || t->exit_snap || t->told)
+		/* a scan's processes without a snapshot (gone or denied)
+		 * are counted by note_scan() */
+		if (t->alive || t->exit_snap || t->told ||
+		    (r->scan && !t->nsnaps))
 			continue;
 		if (t->nsnaps)
 			msg = xasprintf("pid %d (%s) exited before the final "
@@ -1072,6 +1106,127 @@ int session_attach(struct session *r, const int *pids, int n)
 	return 0;
 }
 
+/* --- targets found by a scan (record -a, -G) --- */
+
+/* Follow pid, found by the scan, if it is new (or its pid was reused):
+ * name it with its owner and take its first snapshot. */
+static void scan_add(struct session *r, int pid)
+{
+	struct rec_target *t = target_find(r, pid);
+	char comm[16], user[64];
+	uint64_t before = r->nsnaps;
+	struct md_task k;
+	int err;
+
+	if (r->werr || (t && t->alive) || scan_is_denied(r, pid))
+		return;
+	err = target_check_pid(pid);
+	if (err == -EACCES || err == -EPERM)
+		scan_denied(r, pid, err);
+	if (err < 0 || target_scan_comm(pid, &k, comm, user) < 0)
+		return; /* unreadable, or gone already */
+	t = target_add(r, pid, false);
+	procmaps_free(&t->last);
+	if (!wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
+		r->nevents++;
+	snapshot(r, t, live_tid(pid), 0);
+	if (r->nsnaps == before && !r->werr && !scan_is_denied(r, pid)) {
+		r->scan_gone++;
+		t->alive = false;
+	}
+}
+
+/* Scan and follow what is new. A failed scan (the cgroup was removed) is
+ * noted once; the processes already found are still followed. */
+static void scan_targets(struct session *r)
+{
+	struct target_scan_stats st;
+	int *pids = NULL;
+	int n = target_scan_list(r->scan, &pids, &st);
+
+	if (n < 0) {
+		if (!r->scan_err) {
+			char *msg = xasprintf("cannot list the processes of "
+					      "'%s' any more: %s",
+					      target_scan_dir(r->scan),
+					      memsz_strerror(n));
+
+			say(r, true, msg);
+			note(r, msg);
+			free(msg);
+		}
+		r->scan_err = n;
+		return;
+	}
+	r->scan_err = 0;
+	if (!r->kthreads)
+		r->kthreads = st.kthreads;
+	for (int i = 0; i < n; i++)
+		scan_add(r, pids[i]);
+	free(pids);
+}
+
+int session_scan(struct session *r, struct target_scan *scan)
+{
+	int *pids = NULL;
+	int n;
+
+	r->scan = scan;
+	if (r->nsattr)
+		return fail(r, -MEMSZ_EUSAGE, "sampling events cannot be "
+			    "recorded with -a or -G");
+	n = target_scan_list(scan, &pids, NULL);
+	free(pids);
+	if (n < 0)
+		return fail(r, n, "cannot list the processes of '%s': %s",
+			    target_scan_is_cgroup(scan) ? target_scan_dir(scan) :
+							  "/proc",
+			    memsz_strerror(n));
+	scan_targets(r);
+	return 0;
+}
+
+/* NOTE (and say) what the scan left out: processes that could not be read,
+ * processes gone before their first snapshot, kernel threads. */
+static void note_scan(struct session *r)
+{
+	char *msg, *list = xstrdup(""), *t;
+
+	if (!r->scan || r->werr)
+		goto out;
+	for (size_t i = 0; i < r->ndenied && i < 10; i++) {
+		t = xasprintf("%s%s%d", list, i ? ", " : "", r->denied[i]);
+		free(list);
+		list = t;
+	}
+	if (r->ndenied) {
+		msg = xasprintf("%zu process%s could not be read (%s) and %s "
+				"left out: pid %s%s", r->ndenied,
+				r->ndenied == 1 ? "" : "es",
+				memsz_strerror(r->denied_err),
+				r->ndenied == 1 ? "is" : "are", list,
+				r->ndenied > 10 ? ", ..." : "");
+		say(r, true, msg);
+		note(r, msg);
+		free(msg);
+	}
+	if (r->scan_gone) {
+		msg = xasprintf("%llu process%s exited before its first "
+				"snapshot", (unsigned long long)r->scan_gone,
+				r->scan_gone == 1 ? "" : "es");
+		note(r, msg);
+		free(msg);
+	}
+	if (r->kthreads && !target_scan_is_cgroup(r->scan)) {
+		msg = xasprintf("%zu kernel thread%s skipped (no user memory)",
+				r->kthreads, r->kthreads == 1 ? "" : "s");
+		note(r, msg);
+		free(msg);
+	}
+out:
+	free(list);
+}
+
 /* Arm the --interval timer and the --duration deadline. */
 static void start_clocks(struct session *r)
 {
@@ -1105,7 +1260,7 @@ static bool loop_continue(struct session *r, uint64_t now)
 			return false;
 		}
 	}
-	if (!r->child && (r->stop || !any_alive(r)))
+	if (!r->child && (r->stop || (!r->scan && !any_alive(r))))
 		return false;
 	if (r->deadline && now >= r->deadline && !r->stop)
 		r->stop = true;
@@ -1185,6 +1340,8 @@ static void handle_pollfds(struct session *r, size_t n)
 				if (r->t[i].alive)
 					snapshot(r, &r->t[i],
 						 live_tid(r->t[i].pid), 0);
+		if (r->scan && !target_scan_is_cgroup(r->scan))
+			scan_targets(r);
 	}
 	for (size_t i = 0; i < r->nt; i++) {
 		struct rec_target *t = &r->t[i];
@@ -1223,6 +1380,8 @@ void session_run(struct session *r)
 		if (poll(r->pfd, n, timeout) < 0 && errno != EINTR)
 			break;
 		handle_pollfds(r, n);
+		if (r->scan && target_scan_is_cgroup(r->scan))
+			scan_targets(r);
 		drain(r, false);
 		growth_snapshots(r);
 		for (size_t i = 0; !r->pc && i < r->nt; i++)
@@ -1235,6 +1394,7 @@ void session_finish(struct session *r, struct session_stats *st)
 	drain(r, true);
 	if (!r->werr && !r->child && !r->o.one_shot)
 		final_snapshots(r);
+	note_scan(r);
 	drain(r, true);
 	unreported_lost(r);
 	if (r->nholds && !r->werr) {
@@ -1315,6 +1475,8 @@ int session_free(struct session *r)
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	free(r->sattr);
+	target_scan_free(r->scan);
+	free(r->denied);
 	free(r);
 	return ret;
 }

@@ -26,6 +26,7 @@
 
 struct perf_event_attr;
 struct session;
+struct target_scan;
 
 struct session_opts {
 	const char *path;        /* memsz.data to write (borrowed) */
@@ -75,9 +76,18 @@ int session_launch(struct session *s, char **argv);
  * said and noted. One-shot: the snapshot only. Returns 0, or a negative
  * code with session_why(). */
 int session_attach(struct session *s, const int *pids, int n);
+/* Record the processes scan finds (record -a, -G): the session takes scan
+ * and frees it. Each process gets a COMM record with its owner and a first
+ * snapshot; there are no perf events and no ptrace, so mappings are known
+ * from the snapshots only. The loop scans again — a cgroup at every turn,
+ * all processes at every --interval — and records the processes that
+ * appeared. Processes that cannot be read are left out, counted in a note.
+ * Returns 0, or a negative code with session_why(). */
+int session_scan(struct session *s, struct target_scan *scan);
 /* Run the event loop until the launched command exits, the attached
  * targets are gone, the duration ends, a signal arrives or a write fails.
- * Returns at once for a one-shot recording. */
+ * A scan recording runs until the duration ends or a signal. Returns at
+ * once for a one-shot recording. */
 void session_run(struct session *s);
 /* Final snapshots of the attached targets, the last perf records, a note
  * of lost records; then, if no write failed and a snapshot was taken, the

@@ -186,11 +186,13 @@ int target_cmdline(int pid, char **out)
 	return 0;
 }
 
-int64_t target_status_kb(int pid, const char *field)
+/* The number after "Field:" on the field line of /proc/PID/status, or
+ * -errno (-ENOENT: no such line). */
+static int64_t status_value(int pid, const char *field)
 {
 	char path[64], line[256];
 	size_t n = strlen(field);
-	int64_t kb = -ENOENT;
+	int64_t v = -ENOENT;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
@@ -199,11 +201,16 @@ int64_t target_status_kb(int pid, const char *field)
 		return -errno;
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, field, n) && line[n] == ':') {
-			kb = strtoll(line + n + 1, NULL, 10);
+			v = strtoll(line + n + 1, NULL, 10);
 			break;
 		}
 	fclose(f);
-	return kb;
+	return v;
+}
+
+int64_t target_status_kb(int pid, const char *field)
+{
+	return status_value(pid, field);
 }
 
 int64_t target_rss(int pid)
@@ -286,21 +293,9 @@ int target_threads(int pid, int **tids)
 
 int target_tgid(int tid)
 {
-	char path[64], line[256];
-	int tgid = -ESRCH;
-	FILE *f;
+	int64_t tgid = status_value(tid, "Tgid");
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Tgid:", 5)) {
-			tgid = atoi(line + 5);
-			break;
-		}
-	fclose(f);
-	return tgid;
+	return tgid == -ENOENT ? -ESRCH : (int)tgid;
 }
 
 /* --- launch --- */

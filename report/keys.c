@@ -19,6 +19,9 @@ const struct keydef keydefs[KEY__COUNT] = {
 			KEY_IN_REPORT,
 			"processes grouped by command name (comm), like "
 			"smem -P" },
+	[KEY_USERS] = { "users", KEYSP_PROCESS, KEYMAP_NONE, -1, KEY_IN_REPORT,
+			"the owner of each process (user name, or 'uid N'; "
+			"'[unknown user]' if not recorded)" },
 	[KEY_FILES] = { "files", KEYSP_FILE, KEYMAP_NONE, -1, BOTH,
 			"each file (image) by path; anonymous memory by "
 			"kind" },

@@ -18,6 +18,7 @@
 enum key_id {
 	KEY_PIDS,
 	KEY_COMMS,     /* processes grouped by command name */
+	KEY_USERS,     /* the owner of each process */
 	KEY_FILES,
 	KEY_MAPPINGS,
 	KEY_SEGMENTS,

@@ -60,6 +60,8 @@ struct pidinfo {
 	uint32_t label;      /* pids: "PID name" */
 	uint32_t comm_label; /* comms: the command name */
 	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
+	char *user;          /* owner, from a COMM record with one */
+	uint32_t user_label; /* users: the owner */
 };
 
 /* Longest process name in a pids label: command lines can run to
@@ -158,6 +160,8 @@ static void pid_labels(struct labels *lb, struct pidinfo *pi)
 	free(s);
 	pi->comm_label = labels_intern(lb, pi->comm && pi->comm[0] ?
 						   pi->comm : "[unknown]");
+	pi->user_label = labels_intern(lb, pi->user ? pi->user :
+						      "[unknown user]");
 }
 
 static uint32_t label_mapping(struct report_ctx *c,
@@ -191,6 +195,8 @@ static uint32_t fixed_label(struct report_ctx *c, enum key_id k,
 			return c->cur_pid->label;
 		if (k == KEY_COMMS)
 			return c->cur_pid->comm_label;
+		if (k == KEY_USERS)
+			return c->cur_pid->user_label;
 		return label_mapping(c, m);
 	case KEYSP_FILE:
 		return p->file_label;
@@ -310,6 +316,13 @@ static int pass1(struct report_ctx *c, char **msg)
 
 			free(*to);
 			*to = xstrdup(rec.u.task.comm ? rec.u.task.comm : "");
+			if (rec.type == MD_REC_COMM && rec.u.task.has_owner) {
+				free(pi->user);
+				pi->user = rec.u.task.user && rec.u.task.user[0] ?
+						   xstrdup(rec.u.task.user) :
+						   xasprintf("uid %u",
+							     rec.u.task.uid);
+			}
 			break;
 		}
 		case MD_REC_LOST:
@@ -1022,6 +1035,8 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 						c->cur_pid = &c->pids[p];
 				if (c->o->pick == PICK_ALL)
 					enter_step(c, &c->snaps[next]);
+				/* PROCS: one count per snapshot read */
+				rowtree_set_tag(c->t, next + 1);
 			}
 			break;
 		case MD_REC_SNAP_MAPPING:
@@ -1097,8 +1112,8 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 		strlist_add(&c->res->notes, xstrdup(
 			"FILE SIZE and VM SIZE count a file several processes "
 			"map once, in the TOTAL and in the rows above the "
-			"pids or mappings key: there they are less than the "
-			"sum of the rows below"));
+			"pids, users or mappings key: there they are less "
+			"than the sum of the rows below"));
 	for (size_t i = 0; i < c->nsnaps; i++) {
 		if (!chosen[i])
 			continue;
@@ -1196,6 +1211,12 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		goto out;
 	}
 	peak_notes(&c, o->pid);
+	for (size_t p = 0; p < c.npids; p++)
+		for (size_t i = 0; i < c.nsnaps; i++)
+			if (chosen[i] && c.snaps[i].pid == c.pids[p].pid) {
+				res->nprocs++;
+				break;
+			}
 	res->have_pss = true;
 	for (size_t i = 0; i < c.nsnaps; i++)
 		if (chosen[i] && !(c.snaps[i].flags & MD_SNAP_F_PFN))
@@ -1232,6 +1253,7 @@ out:
 	for (size_t i = 0; i < c.npids; i++) {
 		free(c.pids[i].comm);
 		free(c.pids[i].cmdline);
+		free(c.pids[i].user);
 	}
 	free(c.pids);
 	free(c.snaps);

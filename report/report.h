@@ -64,6 +64,7 @@ struct report_result {
 	size_t nsteps;
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
+	size_t nprocs;              /* processes reported */
 	struct strlist notes;       /* footer notes, without those about
 				       images no kept row shows */
 	struct out_image *images;   /* every image recorded: path and

@@ -1,6 +1,7 @@
 #!/bin/sh
 # ensure-packages.sh PKG... — install the Debian packages that are missing
-# (as root, with apt-get). Used by run-demo.sh and run-tests.sh.
+# (as root, with apt-get). Used by run-demo.sh and run-tests.sh. Others may
+# be installing at the same time: wait for the dpkg lock instead of failing.
 set -eu
 missing=""
 for p in "$@"; do
@@ -9,5 +10,6 @@ for p in "$@"; do
 done
 [ -n "$missing" ] || exit 0
 echo "installing:$missing"
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=900 update -qq
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
+	install -y -qq $missing >/dev/null

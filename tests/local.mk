@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_jitmap tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strlist tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_jitmap tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strlist tests/test_targets_scan tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -63,6 +63,9 @@ tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_test_strlist_SOURCES = tests/test_strlist.c tests/testutil.c tests/testutil.h
 tests_test_strlist_CFLAGS = $(TEST_CFLAGS)
 tests_test_strlist_LDADD = $(TEST_LIBS)
+tests_test_targets_scan_SOURCES = tests/test_targets_scan.c tests/testutil.c tests/testutil.h
+tests_test_targets_scan_CFLAGS = $(TEST_CFLAGS)
+tests_test_targets_scan_LDADD = $(TEST_LIBS)
 tests_test_unwind_SOURCES = tests/test_unwind.c tests/testutil.c tests/testutil.h
 tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)
@@ -90,6 +93,9 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2140-record-postgres.py \
 	tests/t2150-record-peak.py \
 	tests/t2160-record-thread-stacks.sh \
+	tests/t2300-record-all.py \
+	tests/t2310-record-cgroup.py \
+	tests/t2320-record-smem.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -118,4 +124,5 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rep_relocs.cc \
 	tests/workloads/snap_workload.c \
 	tests/workloads/spawner.py \
-	tests/workloads/rec_threads.c
+	tests/workloads/rec_threads.c \
+	tests/workloads/sys_share.c

@@ -4,13 +4,20 @@ A test imports it from its own directory:
     sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import memsz_testlib as lib
-and ends with `return 1 if lib.failures else 0`.
+and ends with `sys.exit(lib.finish())`.
+
+Conventions, the same as tests/lib.sh for the shell tests: each check is one
+named assertion; what cannot be checked here is said with skip_part(why)
+(the test goes on) or skip(why) (it ends now, exit 77: automake's SKIP); a
+test that cannot go on calls fail(why). finish() gives the exit status.
+No fixed sleeps: wait_until() polls for an event.
 """
 import csv
 import io
 import os
 import signal
 import subprocess
+import sys
 import time
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
@@ -20,6 +27,7 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 failures = 0
 checks = 0
+skipped = []
 
 
 def check(ok, what):
@@ -38,6 +46,64 @@ def check_quiet(cond, what):
     if not cond:
         failures += 1
         print("not ok -", what)
+
+
+def skip_part(why):
+    """A part of the test is not checked here (why names the missing tool
+    or package); the test goes on and finish() then returns 77."""
+    print("# skipped: " + why)
+    skipped.append(why)
+
+
+def skip(why):
+    """Nothing more can be checked here: exits 77 with why (or 1 if a check
+    already failed)."""
+    skip_part(why)
+    sys.exit(finish())
+
+
+def fail(why):
+    """The test cannot go on: one failed check, exit 1."""
+    check(False, why)
+    sys.exit(finish())
+
+
+def finish():
+    """The exit status: 1 if a check failed or none ran, else 77 after one
+    "SKIP: why" line per skip, else 0."""
+    print(f"# {checks - failures} passed, {failures} failed")
+    if failures:
+        return 1
+    if skipped:
+        for why in skipped:
+            print("SKIP: " + why)
+        return 77
+    if not checks:
+        print("NOT OK no check ran")
+        return 1
+    return 0
+
+
+def wait_until(cond, what, guard=120):
+    """Polls cond() until it is true. Raises TimeoutError(what) only if it
+    is still false after guard seconds: a guard against hanging, not a
+    timing assumption."""
+    end = time.monotonic() + guard
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError("gave up waiting for " + what)
+        time.sleep(0.01)
+
+
+def urgent():
+    """A prefix for the argv of a memsz that samples: it runs at nice -20
+    while the processes it forks run at the default priority, so that the
+    reader keeps up with its workload however loaded the machine is. Empty
+    (and a skip_part) without root (CAP_SYS_NICE)."""
+    if os.geteuid() != 0:
+        skip_part("sample loss checks without raised priority (needs root)")
+        return []
+    return ["chrt", "--reset-on-fork", "--other", "0", "nice", "-n", "-20"]
 
 
 def report(data, by, *extra):
@@ -73,13 +139,15 @@ def proc_state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def wait_stopped(pid):
+    """Waits until pid is stopped (state T or t); see wait_until."""
+    wait_until(lambda: proc_state(pid) in "Tt", f"pid {pid} to stop")
+
+
 def stopped(pid):
-    """Sends SIGSTOP to pid and waits (up to 2 s) until it is stopped."""
+    """Sends SIGSTOP to pid and waits until it is stopped."""
     os.kill(pid, signal.SIGSTOP)
-    for _ in range(200):
-        if proc_state(pid) in "Tt":
-            return
-        time.sleep(0.01)
+    wait_stopped(pid)
 
 
 def smaps_vmas(pid):
@@ -98,3 +166,121 @@ def smaps_vmas(pid):
             elif vmas and len(p) == 3 and p[2] == "kB":
                 vmas[-1][p[0][:-1]] = int(p[1]) * 1024
     return vmas
+
+
+def smaps_rollup(pid):
+    """The "kB" fields of /proc/PID/smaps_rollup in bytes ("Rss", "Pss",
+    ...); {} for a process without user memory (a kernel thread); None if
+    it is gone; raises PermissionError if it may not be read."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            text = f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    out = {}
+    for line in text.splitlines():
+        p = line.split()
+        if len(p) == 3 and p[2] == "kB":
+            out[p[0][:-1]] = int(p[1]) * 1024
+    return out
+
+
+def all_rollups():
+    """{pid: smaps_rollup(pid)} of every process in /proc, with the value
+    "denied" for those that may not be read; gone ones left out."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            r = smaps_rollup(int(d))
+        except PermissionError:
+            r = "denied"
+        if r is not None:
+            out[int(d)] = r
+    return out
+
+
+def is_kthread(pid):
+    """True if pid is a kernel thread (PF_KTHREAD in /proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return bool(int(rest[6]) & 0x00200000)
+
+
+def pid_rows(data, *extra):
+    """{pid: row} of `memsz report --by pids` (csv) of data."""
+    return {int(r["pids"].split()[0]): r for r in report(data, "pids", *extra)
+            if r["pids"] != "TOTAL" and r["pids"][0].isdigit()}
+
+
+def children(pid):
+    """The pids of pid's children (from /proc/PID/task/*/children)."""
+    kids = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def stopped_child(pid):
+    """Waits until pid's first child exists and is stopped (state T or t),
+    as a workload that stops itself is; returns its pid. See wait_until."""
+    found = []
+
+    def ready():
+        try:
+            kids = children(pid)
+            if kids and proc_state(kids[0]) in "Tt":
+                found.append(kids[0])
+                return True
+        except (OSError, IndexError):
+            pass
+        return False
+    wait_until(ready, f"a stopped child of pid {pid}")
+    return found[0]
+
+
+def pid_label_is(label, pid, name):
+    """True if label is process pid's --by pids label, 'PID' then its
+    command line (or its command name when it has none), for a program
+    whose file name is name."""
+    parts = (label or "").split(" ")
+    return (len(parts) >= 2 and parts[0] == str(pid) and
+            os.path.basename(parts[1]) == name)
+
+
+def snap_ends(data):
+    """The number of complete snapshots (SNAP_END records) `memsz dump`
+    reads in data, which may still be being written (then into its
+    temporary file, see recording)."""
+    p = subprocess.run([MEMSZ, "dump", "-i", recording(data)],
+                       capture_output=True, text=True)
+    return p.stdout.count("SNAP_END")
+
+
+def wait_snaps(data, n):
+    """Waits (polling data for records; see wait_until) until data holds n
+    complete snapshots; returns how many it holds (fewer only at the hang
+    guard)."""
+    try:
+        wait_until(lambda: snap_ends(data) >= n, f"{n} snapshots in {data}")
+    except TimeoutError as e:
+        print("# " + str(e))
+    return snap_ends(data)
+
+
+def snapshot_after(data, what):
+    """Checks that data, still being recorded, gets a complete snapshot
+    begun after now, i.e. after the snapshot under way (if any) ends: waits
+    for two SNAP_END records more than it has now. Returns the number of
+    that snapshot; what names the event it follows, for the check."""
+    k = snap_ends(data) + 1
+    check(wait_snaps(data, k + 1) >= k + 1, f"a snapshot after {what}")
+    return k

@@ -221,7 +221,9 @@ int main(void) { printf("%d %p\\n", tls_counter + tls_buf[0], ptrs[1]); return 0
         if r.returncode == 0:
             out.append(dst)
         else:
-            print("# skipping fixture %s: gcc %s failed" % (name, flags))
+            lib.skip_part("fixture %s: gcc %s failed (%s)"
+                          % (name, " ".join(flags),
+                             "gcc-multilib" if "-m32" in flags else "gcc"))
     stripped = os.path.join(tmp, "fx-stripped")
     if subprocess.run(["strip", "-o", stripped, out[0]]).returncode == 0:
         out.append(stripped)
@@ -232,8 +234,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         files = build_fixtures(tmp)
         if not files:
-            print("cannot build any fixture with gcc")
-            return 1
+            lib.fail("cannot build any fixture with gcc")
         files.append(os.path.realpath(MEMSZ))
         for p in ("/usr/lib/x86_64-linux-gnu/libc.so.6",
                   "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
@@ -242,7 +243,7 @@ def main():
             if os.path.exists(p):
                 files.append(os.path.realpath(p))
             else:
-                print("# not on this machine: %s" % p)
+                lib.skip_part("not on this machine: %s" % p)
         for p in files:
             try:
                 check_file(p)
@@ -250,7 +251,7 @@ def main():
                 check(False, "%s: %s" % (p, e))
         print("%d checks on %d files, %d failed" % (lib.checks, len(files),
                                                     lib.failures))
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":

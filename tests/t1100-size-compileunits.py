@@ -214,12 +214,13 @@ def build(tmp, variant, flags):
         r = run(["gcc", "-c", "-O2", "-ffunction-sections", "-fdata-sections",
                  name] + flags, cwd=d)
         if r.returncode:
-            print("# skipping %s: gcc %s: %s" % (variant, flags, r.stderr))
+            lib.skip_part("%s: gcc %s failed: %s" % (variant, " ".join(flags),
+                                                    r.stderr))
             return None, None
         objs.append(name[:-2] + ".o")
     r = run(["gcc", "-o", "prog"] + objs + flags, cwd=d)
     if r.returncode:
-        print("# skipping %s: link: %s" % (variant, r.stderr))
+        lib.skip_part("%s: link failed: %s" % (variant, r.stderr))
         return None, None
     return d, os.path.join(d, "prog")
 
@@ -318,11 +319,11 @@ def check_split(d, prog):
 
 def check_libc():
     if not os.path.exists(LIBC):
-        print("# no %s" % LIBC)
+        lib.skip_part("libc acceptance: no %s" % LIBC)
         return
     text = memsz(LIBC, "compileunits", fmt="table")
     if "compileunits from debug file" not in text:
-        print("# no debug file for libc (libc6-dbg): acceptance skipped")
+        lib.skip_part("libc acceptance: no debug file for libc (libc6-dbg)")
         return
     m = re.search(r"compileunits: (\d+) bytes \(([\d.]+)%\) of FILE SIZE, "
                   r"(\d+) \(([\d.]+)%\) of VM SIZE under fallback labels",
@@ -357,12 +358,13 @@ def check_libc():
         if os.path.exists(p):
             check_i1(p, "compileunits", p)
             check_i1(p, "inlines", p)
+        else:
+            lib.skip_part("not on this machine: %s (python3)" % p)
 
 
 def main():
     if not shutil.which("readelf") or not shutil.which("gcc"):
-        print("readelf and gcc are needed", file=sys.stderr)
-        return 77
+        lib.skip("readelf (binutils) and gcc (gcc) are needed")
     with tempfile.TemporaryDirectory() as tmp:
         for variant, flags in (("dwarf5", ["-g"]),
                                ("dwarf4", ["-gdwarf-4"]),
@@ -383,7 +385,7 @@ def main():
             check("no DWARF in the file" in text, "no -g: footer says so")
     check_libc()
     print("%d checks, %d failed" % (lib.checks, lib.failures))
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":

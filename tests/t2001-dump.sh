@@ -2,13 +2,12 @@
 # t2001-dump: `memsz dump` prints every record of a recorded file; a file
 # cut at or inside any record prints every complete record before the cut,
 # and a cut inside a record is one error line with its offset, exit 1.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
-: "${MEMSZ:?}"
-tmp=$(mktemp -d /tmp/memsz-t2001-XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "t2001: $*" >&2; exit 1; }
+tmp=$T
+fail() { fail_all "$*"; }
 
-"$MEMSZ" record -o "$tmp/rec.data" -- /bin/sleep 0.2 \
+"$MEMSZ" record -o "$tmp/rec.data" -- /bin/true \
 	>"$tmp/record.out" 2>&1 || {
 	cat "$tmp/record.out" >&2
 	fail "memsz record failed"
@@ -31,10 +30,12 @@ last=$(grep '^0x' "$tmp/all" | tail -n 1 |
 	sed 's/^\(0x[0-9a-f]*\) \[\(0x[0-9a-f]*\)\].*/\1 \2/')
 set -- $last
 [ $(($1 + $2)) -eq "$size" ] || fail "records end at $(($1 + $2)), file $size"
+ok "the whole file dumps: $nrec records, the last ending at the file size"
 
 # -v prints runs
 "$MEMSZ" dump -v -i "$tmp/rec.data" | grep -q '^    run 0x' ||
 	fail "dump -v prints no runs"
+ok "dump -v prints runs"
 
 # 2. cut at every record boundary, and 8 bytes into every record
 i=0
@@ -59,6 +60,7 @@ while read -r off; do
 		fail "cut at $off: wrong message: $(cat "$tmp/err")"
 	i=$((i + 1))
 done <"$tmp/offsets"
+ok "cut at each of the $i record boundaries and inside each record"
 
 # 3. not a memsz.data file; a newer version
 printf 'hello, this is not a memsz.data file at all, really not. ok......' \
@@ -66,11 +68,14 @@ printf 'hello, this is not a memsz.data file at all, really not. ok......' \
 "$MEMSZ" dump -i "$tmp/bad" >/dev/null 2>"$tmp/err" && fail "bad magic: exit 0"
 grep -q "^memsz: '$tmp/bad': not a memsz.data file" "$tmp/err" ||
 	fail "bad magic: $(cat "$tmp/err")"
+ok "not a memsz.data file: one error line"
 { head -c 8 "$tmp/rec.data"; printf '\011\000\000\000'
   tail -c +13 "$tmp/rec.data"; } >"$tmp/newer"
 "$MEMSZ" dump -i "$tmp/newer" >/dev/null 2>"$tmp/err" && fail "newer: exit 0"
 grep -q "newer memsz" "$tmp/err" || fail "newer: $(cat "$tmp/err")"
+ok "a newer version: says so"
 "$MEMSZ" dump -i "$tmp/none" >/dev/null 2>"$tmp/err" && fail "missing: exit 0"
 grep -q "^memsz: cannot open '$tmp/none': No such file" "$tmp/err" ||
 	fail "missing: $(cat "$tmp/err")"
-exit 0
+ok "a missing file: cannot open"
+finish

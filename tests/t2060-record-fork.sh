@@ -1,15 +1,10 @@
 #!/bin/sh
 # t2060-record-fork.sh — forked children of a launched command are recorded:
 # their mmaps under their own pids, and a snapshot at each process's exit.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
-: "${MEMSZ:?}" "${top_srcdir:?}"
-W=$top_srcdir/tests/workloads
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2060.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-. "$top_srcdir/tests/lib.sh"
-
-command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
-gcc -O1 -o "$T/rec_fork" "$W/rec_fork.c" -lpthread || exit 1
+need gcc gcc
+build_workload rec_fork rec_fork.c -lpthread
 head -c 65536 /dev/zero > "$T/data.bin"
 
 "$MEMSZ" record -o "$T/f.data" -- "$T/rec_fork" "$T/data.bin" 3 \
@@ -59,4 +54,4 @@ for c in "$c1" "$c2" "$c3"; do
 done
 set -- $ax
 check "the parent has an exit snapshot too (4 processes)" test $# -eq 4
-exit $fail
+finish

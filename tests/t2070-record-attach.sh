@@ -2,32 +2,38 @@
 # t2070-record-attach.sh — `memsz record -p PID`: mappings that exist at
 # attach are synthesized (== /proc/PID/maps), new ones come from perf, and a
 # target killed mid-record leaves a valid file with a note.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
-: "${MEMSZ:?}" "${top_srcdir:?}"
-W=$top_srcdir/tests/workloads
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2070.XXXXXX") || exit 1
-P=
-trap '[ -n "$P" ] && kill $P 2>/dev/null; rm -rf "$T"' EXIT
-. "$top_srcdir/tests/lib.sh"
-
-command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
-gcc -O1 -o "$T/rec_sleep" "$W/rec_sleep.c" -lpthread || exit 1
+need gcc gcc
+build_workload rec_sleep rec_sleep.c -lpthread
 head -c 65536 /dev/zero > "$T/data.bin"
+P=
 start_target() {
 	rm -f "$T/ready"
 	"$T/rec_sleep" "$T/data.bin" "$T/ready" "$@" &
 	P=$!
-	i=0
-	while [ ! -s "$T/ready" ] && [ $i -lt 500 ]; do
-		sleep 0.01; i=$((i + 1))
-	done
+	track $P
+	wait_file "$T/ready"
+}
+# perf_maps_ge DATA N: DATA holds N MMAP2 records of the workload's 2-page
+# mappings that came from perf (not synthesized at attach).
+perf_maps_ge() {
+	[ "$(memsz dump -i "$(recording "$1")" 2>/dev/null |
+		grep -E 'MMAP2.*\(0x2000\).*data\.bin' | grep -vc synth)" -ge "$2" ]
 }
 
-# 1. Attach for a fixed time: stable mappings synthesized, exactly once.
+# 1. Attach until SIGINT: stable mappings synthesized, exactly once; ended
+# once the file holds 3 snapshots and 2 mappings made after the attach.
 start_target 100
 grep -v ' .*data.bin$' /proc/$P/maps > "$T/maps.before"
-"$MEMSZ" record -o "$T/a.data" --duration 1 --interval 250 -p $P 2>"$T/err"
-check "attach with --duration exits 0" test $? -eq 0
+"$MEMSZ" record -o "$T/a.data" --interval 250 -p $P 2>"$T/err" &
+M=$!
+track $M
+wait_records "$T/a.data" ' SNAP_END ' 3
+wait_for "2 new mappings" perf_maps_ge "$T/a.data" 2 ||
+	fail_all "no new mapping recorded"
+stop_and_wait INT $M
+check "attach ended by SIGINT exits 0 ($rc)" test $rc -eq 0
 "$MEMSZ" dump -i "$T/a.data" > "$T/a.txt"
 check "dump reads the file" test $? -eq 0
 python3 - "$T/maps.before" "$T/a.txt" $P <<'PY'
@@ -64,18 +70,28 @@ check "snapshots at start, every interval and at the end ($c >= 4)" \
 c=$(grep -E 'MMAP2.*\(0x2000\).*data\.bin' "$T/a.txt" | grep -vc synth)
 check "new mappings come from perf events ($c >= 2)" test "$c" -ge 2
 check "target still running afterwards" kill -0 $P
+
+# --duration ends the recording by itself: start and final snapshots.
+"$MEMSZ" record -o "$T/d.data" --duration 0.2 -p $P 2>"$T/err"
+check "attach with --duration exits 0" test $? -eq 0
+c=$(dump_count "$T/d.data" ' SNAP_END ')
+check "--duration: start and final snapshots ($c >= 2)" test "$c" -ge 2
+check "target still running after --duration" kill -0 $P
 kill $P; wait $P 2>/dev/null; P=
 
-# 2. The target is killed mid-record: memsz ends, the file is valid.
+# 2. The target is killed mid-record, once its start snapshot is written:
+# memsz ends, the file is valid.
 start_target
 "$MEMSZ" record -o "$T/k.data" -p $P 2>"$T/err" &
 M=$!
-sleep 0.5
+track $M
+wait_records "$T/k.data" ' SNAP_END ' 1
 kill -9 $P; wait $P 2>/dev/null; P=
-i=0
-while kill -0 $M 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-kill -0 $M 2>/dev/null && { kill $M; nok "memsz ends when its target exits"; } ||
+if wait_gone $M; then
 	ok "memsz ends when its target exits"
+else
+	kill $M; nok "memsz ends when its target exits"
+fi
 wait $M
 check "... with status 0" test $? -eq 0
 "$MEMSZ" dump -i "$T/k.data" > "$T/k.txt"
@@ -90,4 +106,4 @@ else
 	check "... and a note that it exited first" grep -q 'exited before' \
 		"$T/k.txt"
 fi
-exit $fail
+finish

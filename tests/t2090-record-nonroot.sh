@@ -4,36 +4,35 @@
 # (MEMSZ_NO_PERF=1, the same path as perf_event_paranoid forbidding it) it
 # polls /proc/PID/maps and writes MMAP2 and MUNMAP records; another user's
 # process is a one-line error.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
-: "${MEMSZ:?}" "${top_srcdir:?}"
-W=$top_srcdir/tests/workloads
-[ "$(id -u)" = 0 ] || { echo "needs root to drop to nobody" >&2; exit 77; }
-command -v setpriv >/dev/null 2>&1 || { echo "no setpriv" >&2; exit 77; }
-command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2090.XXXXXX") || exit 1
+[ "$(id -u)" = 0 ] || skip_all "dropping to nobody needs root"
+need setpriv util-linux
+need gcc gcc
 chmod 777 "$T"
-P=
-trap '[ -n "$P" ] && kill $P 2>/dev/null; rm -rf "$T"' EXIT
-. "$top_srcdir/tests/lib.sh"
-nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
-}
+# setpriv execs its command: $! of "$NOBODY cmd &" is cmd itself
+NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+nobody() { $NOBODY "$@"; }
 # The built memsz must be reachable by nobody.
-nobody test -x "$MEMSZ" || { echo "$MEMSZ not executable by nobody" >&2; exit 77; }
+nobody test -x "$MEMSZ" || fail_all "$MEMSZ not executable by nobody"
 
-gcc -O1 -o "$T/rec_sleep" "$W/rec_sleep.c" -lpthread || exit 1
+build_workload rec_sleep rec_sleep.c -lpthread
 head -c 65536 /dev/zero > "$T/data.bin"
 chmod 644 "$T/data.bin"
-cd "$T" || exit 1
-nobody "$T/rec_sleep" "$T/data.bin" "$T/ready" 300 & P=$!
+cd "$T" || fail_all "cannot cd to $T"
+$NOBODY "$T/rec_sleep" "$T/data.bin" "$T/ready" 300 & P=$!
+track $P
 wait_file "$T/ready"
 P=$(cat "$T/ready")
+track $P
 
-nobody "$MEMSZ" record -o "$T/n.data" --interval 200 --duration 0.7 -p $P \
-	2>"$T/err"
-check "as nobody: record exits 0" test $? -eq 0
+# Stopped by SIGINT once three snapshots are written.
+$NOBODY "$MEMSZ" record -o "$T/n.data" --interval 200 -p $P 2>"$T/err" &
+M=$!
+track $M
+wait_records "$T/n.data" ' SNAP_END ' 3
+stop_and_wait INT $M
+check "as nobody: record exits 0 ($rc)" test $rc -eq 0
 c=$(grep -c 'no CAP_SYS_ADMIN' "$T/err")
 check "as nobody: 'no PSS' said exactly once ($c)" test "$c" -eq 1
 nobody "$MEMSZ" dump -i "$T/n.data" > "$T/n.txt"
@@ -43,18 +42,25 @@ if grep -q 'polling /proc/PID/maps' "$T/err"; then
 	echo "# perf_event_open refused here: the real path is the fallback"
 fi
 
-MEMSZ_NO_PERF=1 nobody "$MEMSZ" record -o "$T/f.data" --duration 1.2 -p $P \
-	2>"$T/err"
-check "fallback: record exits 0" test $? -eq 0
+# Polling /proc/PID/maps, stopped by SIGINT once it has seen the workload
+# map its file twice and unmap it.
+new_maps='MMAP2.*\(0x2000\).*data\.bin'
+unmaps='MUNMAP.*\(0x2000\).*data\.bin'
+MEMSZ_NO_PERF=1 $NOBODY "$MEMSZ" record -o "$T/f.data" -p $P 2>"$T/err" &
+M=$!
+track $M
+wait_records "$T/f.data" "$new_maps" 2
+wait_records "$T/f.data" "$unmaps" 1
+stop_and_wait INT $M
+check "fallback: record exits 0 ($rc)" test $rc -eq 0
 c=$(grep -c 'polling /proc/PID/maps' "$T/err")
 check "fallback: said once on stderr ($c)" test "$c" -eq 1
 nobody "$MEMSZ" dump -i "$T/f.data" > "$T/f.txt"
 check "fallback: the file dumps cleanly" test $? -eq 0
 check "fallback: a note in the file" grep -q 'polling' "$T/f.txt"
 check "fallback: new mapping seen by polling" \
-	test "$(grep -E 'MMAP2.*\(0x2000\).*data\.bin' "$T/f.txt" | wc -l)" -ge 2
-check "fallback: unmapping seen by polling" \
-	grep -qE 'MUNMAP.*\(0x2000\).*data\.bin' "$T/f.txt"
+	test "$(grep -E "$new_maps" "$T/f.txt" | wc -l)" -ge 2
+check "fallback: unmapping seen by polling" grep -qE "$unmaps" "$T/f.txt"
 
 nobody "$MEMSZ" record -o "$T/x.data" -p 1 2>"$T/err"
 rc=$?
@@ -62,4 +68,4 @@ check "another user's process: non-zero exit ($rc)" test $rc -ne 0
 check "another user's process: one line on stderr" \
 	test "$(wc -l < "$T/err")" -eq 1
 check "another user's process: says so" grep -q '^memsz: cannot trace pid 1' "$T/err"
-exit $fail
+finish

@@ -2,26 +2,17 @@
 # t2095-record-errors.sh — bad arguments, missing processes, a command that
 # cannot run and a full disk: one line on stderr, non-zero exit, and no
 # file left behind.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
-: "${MEMSZ:?}" "${top_srcdir:?}"
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2095.XXXXXX") || exit 1
-MNT=
-trap '[ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"' EXIT
-. "$top_srcdir/tests/lib.sh"
 
-# fails NAME PATTERN ARGS...: non-zero exit, exactly one line matching.
+# fails NAME PATTERN ARGS...: `memsz record ARGS` (run in $T) exits
+# non-zero with exactly one line on stderr matching PATTERN.
 fails() {
 	d=$1 pat=$2
 	shift 2
-	(cd "$T" && "$MEMSZ" record "$@") > "$T/out" 2> "$T/err"
-	rc=$?
-	if [ $rc -ne 0 ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
-	   grep -q "$pat" "$T/err"; then
-		ok "$d"
-	else
-		nok "$d (exit $rc: $(cat "$T/err"))"
-	fi
+	expect_error "$d" "$pat" lib_in_T "$MEMSZ" record "$@"
 }
+lib_in_T() { (cd "$T" && "$@"); }
 
 # A pid that does not exist: the highest pid + 1 is free for a moment;
 # pid_max itself is never handed out while we look.
@@ -30,8 +21,11 @@ fails "missing pid" "^memsz: no process with pid $max\$" -p "$max"
 fails "missing pid in a list" "^memsz: no process with pid $max\$" \
 	-p "$$,$max"
 fails "no target" "^memsz: nothing to record"
-fails "both -p and a command" "^memsz: give either -p PID or a command" \
+fails "both -p and a command" "^memsz: give one of -p PID, -a, -G CGROUP or a command" \
 	-p $$ -- true
+fails "-a with --freeze" "^memsz: --freeze cannot be used with -a" -a --freeze
+fails "-G with --freeze" "^memsz: --freeze cannot be used with -G" \
+	-G / --freeze
 fails "pid list that is not numbers" "^memsz: invalid pid list 'abc'" -p abc
 fails "zero interval" "^memsz: invalid --interval '0'" --interval 0 -p $$
 fails "bad duration" "^memsz: invalid --duration 'x'" --duration x -p $$
@@ -47,19 +41,32 @@ fails "unwritable output" "^memsz: cannot open '/nonexistent/x.data'" \
 (cd "$T" && "$MEMSZ" record -- sh -c 'exit 0' -o foo) 2>/dev/null
 check "options after CMD belong to CMD" test $? -eq 0 -a -s "$T/memsz.data"
 
-# A full disk: a 256 KiB tmpfs fills up while recording. The recording is
-# not committed: one line says so and nothing is left behind.
-if [ "$(id -u)" = 0 ] && mkdir "$T/mnt" &&
-   mount -t tmpfs -o size=256k tmpfs "$T/mnt" 2>/dev/null; then
-	MNT=$T/mnt
-	"$MEMSZ" record -o "$MNT/full.data" --interval 5 -- sleep 5 2>"$T/err"
+# A full disk: a 256 KiB tmpfs fills up while recording a command that
+# runs until it reads end-of-file on a FIFO this script holds open. The
+# recording is not committed: one line says so and nothing is left behind.
+[ "$(id -u)" = 0 ] || skip_all "full disk: mounting a small tmpfs needs root"
+mkdir "$T/mnt" && mount -t tmpfs -o size=256k tmpfs "$T/mnt" ||
+	skip_all "full disk: cannot mount a small tmpfs"
+MNT=$T/mnt
+track_mount "$MNT"
+mkfifo "$T/hold"
+exec 3<>"$T/hold"
+"$MEMSZ" record -o "$MNT/full.data" --interval 5 -- cat <"$T/hold" \
+	>/dev/null 2>"$T/err" 3>&- &
+M=$!
+track $M
+if wait_gone $M; then
+	wait $M
 	rc=$?
-	check "full disk: non-zero exit ($rc)" test $rc -ne 0
-	check "full disk: one error line" \
-		grep -q "^memsz: cannot write '$MNT/full.data': No space left" "$T/err"
-	check "full disk: no file and no temporary file left" \
-		test -z "$(ls "$MNT")"
 else
-	echo "# cannot mount a small tmpfs: full-disk case skipped"
+	rc=999
+	kill -9 $M
 fi
-exit $fail
+exec 3>&-
+check "full disk: memsz stops by itself with a non-zero exit ($rc)" \
+	test $rc -ne 0 -a $rc -ne 999
+check "full disk: one error line" \
+	grep -q "^memsz: cannot write '$MNT/full.data': No space left" "$T/err"
+check "full disk: no file and no temporary file left" \
+	test -z "$(ls "$MNT")"
+finish

@@ -5,15 +5,13 @@
 # and FILE.old byte-identical; only a recording that completes rotates them.
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
-W=$top_srcdir/tests/workloads
+. "$top_srcdir/tests/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "needs root (tmpfs mount, nobody)" >&2; exit 77; }
 command -v setpriv >/dev/null 2>&1 || { echo "no setpriv" >&2; exit 77; }
 command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2115.XXXXXX") || exit 1
 chmod 755 "$T"
 MNT= M=
-trap '[ -n "$M" ] && kill -9 $M 2>/dev/null; [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"' EXIT
-. "$top_srcdir/tests/lib.sh"
+trap '[ -n "$M" ] && kill -9 $M 2>/dev/null; [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; lib_cleanup' EXIT
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 wait_file() {
 	i=0
@@ -91,4 +89,4 @@ cur=$(md5sum < memsz.data)
 "$MEMSZ" record -- true 2>/dev/null
 check "success: previous memsz.data is now memsz.data.old" \
 	test "$(md5sum < memsz.data.old)" = "$cur"
-exit $fail
+finish

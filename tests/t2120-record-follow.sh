@@ -9,17 +9,15 @@
 # same tracer.
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
-W=$top_srcdir/tests/workloads
+. "$top_srcdir/tests/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "needs root to drop to nobody" >&2; exit 77; }
 command -v setpriv >/dev/null 2>&1 || { echo "no setpriv" >&2; exit 77; }
 # as nobody: the system python, not a per-user shim
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "$PY not found" >&2; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2120.XXXXXX") || exit 1
 chmod 777 "$T"
 S= M= Z=
-trap '[ -n "$M" ] && kill $M 2>/dev/null; [ -n "$S" ] && kill $S 2>/dev/null; [ -n "$Z" ] && kill $Z 2>/dev/null; rm -rf "$T"' EXIT
-. "$top_srcdir/tests/lib.sh"
+trap '[ -n "$M" ] && kill $M 2>/dev/null; [ -n "$S" ] && kill $S 2>/dev/null; [ -n "$Z" ] && kill $Z 2>/dev/null; lib_cleanup' EXIT
 # Not a function: "$NOBODY cmd &" must leave the command's pid in $!.
 NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 wait_file() {
@@ -225,4 +223,4 @@ i=0
 while [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$zp/status)" != Z ] &&
       [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 fails "zombie" "^memsz: pid $zp is a zombie" -p "$zp"
-exit $fail
+finish

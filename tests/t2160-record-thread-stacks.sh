@@ -5,11 +5,9 @@
 # that address after the thread; the main thread's stays [stack].
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
-W=$top_srcdir/tests/workloads
-T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-t2160.XXXXXX") || exit 1
-P=
-trap '[ -n "$P" ] && kill $P 2>/dev/null; rm -rf "$T"' EXIT
 . "$top_srcdir/tests/lib.sh"
+P=
+trap '[ -n "$P" ] && kill $P 2>/dev/null; lib_cleanup' EXIT
 command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
 gcc -O1 -o "$T/rec_threads" "$W/rec_threads.c" -lpthread || exit 1
 
@@ -45,4 +43,4 @@ check "the main thread's stack is [stack]" \
 exec 3>&-
 wait $P
 P=
-exit $fail
+finish

@@ -15,13 +15,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import (  # noqa: E402
-    PAGE, SRCDIR, check, proc_state, smaps_vmas)
+    PAGE, SRCDIR, check, smaps_vmas)
 
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
@@ -100,10 +99,7 @@ def stop_all(pids):
         os.kill(pid, signal.SIGSTOP)
     # wait until every one is really stopped
     for pid in pids:
-        for _ in range(200):
-            if proc_state(pid) in "Tt":
-                break
-            time.sleep(0.01)
+        lib.wait_stopped(pid)
 
 
 def main():
@@ -112,8 +108,7 @@ def main():
     src = os.path.join(SRCDIR, "tests", "workloads", "rep_layout.c")
     cc = subprocess.run(["gcc", "-O1", "-fPIE", "-pie", "-o", exe, src])
     if cc.returncode != 0:
-        print("cannot build the workload", file=sys.stderr)
-        return 1
+        lib.fail("cannot build the workload with gcc")
 
     procs = []
     try:
@@ -150,7 +145,7 @@ def main():
                 pass
             p.wait()
         subprocess.run(["rm", "-rf", tmp])
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":

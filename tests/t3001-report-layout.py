@@ -152,7 +152,7 @@ def main():
             p.kill()
             p.wait()
         subprocess.run(["rm", "-rf", tmp])
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":

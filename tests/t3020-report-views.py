@@ -374,7 +374,8 @@ def check_notes(rec, d):
 def check_nonroot(tmp, d, exe, data):
     """As nobody (no PFNs): one line about PSS, not two."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
-        print("ok     no PSS said once # SKIP needs root and setpriv")
+        lib.skip_part("no PSS said once as nobody: needs root and setpriv "
+                      "(util-linux)")
         return
     os.chmod(tmp, 0o755)
     rec = os.path.join(tmp, "nobody")
@@ -401,7 +402,8 @@ def check_sampling(tmp, exe, data):
     p = subprocess.run([MEMSZ, "record", "--faults", "-o", rec, "--", exe,
                         data], capture_output=True, text=True)
     if p.returncode != 0 and "not permitted" in p.stderr:
-        print("ok     sampling notes # SKIP perf sampling not permitted")
+        lib.skip_part("sampling notes: perf sampling not permitted: " +
+                      p.stderr.strip())
         return
     check(p.returncode == 0, f"record --faults ({p.stderr.strip()})")
     j = json.loads(run(["report", "-i", rec, "--format", "json"]).stdout)
@@ -414,10 +416,10 @@ def check_sampling(tmp, exe, data):
 
 
 def main():
-    for tool in ("gcc", "strip", "readelf"):
+    for tool, pkg in (("gcc", "gcc"), ("strip", "binutils"),
+                      ("readelf", "binutils")):
         if not shutil.which(tool):
-            print(f"{tool} not found", file=sys.stderr)
-            return 77
+            lib.skip(f"{tool} ({pkg}) is not installed")
     tmp = tempfile.mkdtemp(prefix="memsz-t3020-")
     try:
         d, exe, data = build(tmp)
@@ -425,8 +427,7 @@ def main():
         p = subprocess.run([MEMSZ, "record", "-o", rec, "--", exe, data],
                            capture_output=True, text=True, timeout=120)
         if p.returncode != 0:
-            print(f"record failed: {p.stderr}", file=sys.stderr)
-            return 1
+            lib.fail(f"record failed: {p.stderr}")
         check_totals(rec)
         check_fields(rec)
         check_table(rec, exe)
@@ -436,8 +437,8 @@ def main():
         check_sampling(tmp, exe, data)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

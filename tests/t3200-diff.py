@@ -25,7 +25,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -219,12 +218,6 @@ def smaps_state(pid, addr):
     return total, mine
 
 
-def snap_ends(data):
-    # while recording, the records are in a temporary file beside data
-    p = run(MEMSZ, "dump", "-i", lib.recording(data), ok=False)
-    return p.stdout.count("SNAP_END")
-
-
 def record_case(tmp):
     exe = os.path.join(tmp, "diff_grow")
     run("gcc", "-O1", "-o", exe,
@@ -245,10 +238,12 @@ def record_case(tmp):
         rec = subprocess.Popen([MEMSZ, "record", "-p", str(pid), "-o", c],
                                stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while snap_ends(c) < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)  # polling for a record, not a fixed delay
-        check(snap_ends(c) >= 1, "the third recording took its first "
+        try:
+            lib.wait_until(lambda: lib.snap_ends(c) >= 1,
+                           "the third recording's first snapshot")
+        except TimeoutError as e:
+            lib.fail(str(e))
+        check(lib.snap_ends(c) >= 1, "the third recording took its first "
               "snapshot")
         os.kill(pid, signal.SIGCONT)
         p.stdin.write("go\n")
@@ -361,8 +356,8 @@ def main():
         runs_case(tmp)
     finally:
         subprocess.run(["rm", "-rf", tmp])
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

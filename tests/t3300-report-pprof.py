@@ -28,18 +28,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import (  # noqa: E402
-    MEMSZ, SRCDIR, check, report, proc_state as state)
-
-
-def skip(why):
-    print("skip: " + why, file=sys.stderr)
-    sys.exit(77)
+    MEMSZ, SRCDIR, check, report)
 
 
 GO_ENV = {}
@@ -154,20 +148,11 @@ def record(tmp):
         rec.kill()
         err = rec.communicate()[1]
         if "perf" in err or "permission" in err.lower():
-            skip("cannot sample page faults: " + err.strip())
+            lib.skip("cannot sample page faults: " + err.strip())
         check(False, "workload printed its buffers: " + err.strip())
         return None, None
     # the workload stops itself: wait for that, then let it finish
-    pid = None
-    for _ in range(1000):
-        for tid in os.listdir(f"/proc/{rec.pid}/task"):
-            with open(f"/proc/{rec.pid}/task/{tid}/children") as f:
-                kids = f.read().split()
-            if kids:
-                pid = int(kids[0])
-        if pid and state(pid) in "Tt":
-            break
-        time.sleep(0.01)
+    pid = lib.stopped_child(rec.pid)
     os.kill(pid, signal.SIGCONT)
     err = rec.communicate(timeout=120)[1]
     check(rec.returncode == 0, "record exits 0: " + err.strip())
@@ -177,7 +162,7 @@ def record(tmp):
 def main():
     global GO_ENV
     if not shutil.which("go"):
-        skip("go (Debian golang-go) is not installed")
+        lib.skip("go (golang-go) is not installed")
     with tempfile.TemporaryDirectory(prefix="memsz-t3300-") as tmp:
         GO_ENV = dict(os.environ, HOME=tmp,
                       GOCACHE=os.path.join(tmp, "gocache"),
@@ -309,5 +294,4 @@ def main():
 
 
 main()
-print(f"{lib.failures} failure(s)")
-sys.exit(1 if lib.failures else 0)
+sys.exit(lib.finish())

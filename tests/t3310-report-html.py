@@ -23,24 +23,19 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import (  # noqa: E402
-    MEMSZ, SRCDIR, check, proc_state as state)
+    MEMSZ, SRCDIR, check)
 
 CHROMIUM = "/usr/bin/chromium"
 BUILDDIR = os.environ.get("top_builddir", ".")
-
-
-def skip(why):
-    print("skip: " + why, file=sys.stderr)
-    sys.exit(77)
 
 
 def chromium(tmp, *args):
@@ -100,14 +95,28 @@ def matched(rows, rx, col):
 
 def record_demo(tmp):
     data = os.path.join(tmp, "demo.data")
-    subprocess.run([MEMSZ, "record", "-o", data, "--interval", "100", "--",
-                    sys.executable, "-c",
-                    "import json, sqlite3, decimal, time\n"
-                    "x = bytearray(30_000_000)\n"
-                    "x[::4096] = b'x' * len(x[::4096])\n"
-                    "time.sleep(0.5)\n"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                   check=True)
+    rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--interval", "100",
+                            "--", sys.executable, "-c",
+                            "import json, sqlite3, decimal, sys\n"
+                            "x = bytearray(30_000_000)\n"
+                            "x[::4096] = b'x' * len(x[::4096])\n"
+                            "print('ready', flush=True)\n"
+                            "sys.stdin.readline()\n"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        check(rec.stdout.readline().startswith("ready"),
+              "demo workload filled its 30 MB")
+        # the workload holds its memory until a snapshot begun after
+        # "ready" has ended, so there are snapshots before and at the peak
+        lib.snapshot_after(data, "the demo's 'ready'")
+        err = rec.communicate(timeout=120)[1]
+        if rec.returncode != 0:
+            lib.fail(f"demo record exits {rec.returncode}: {err.strip()}")
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
     return data
 
 
@@ -125,20 +134,11 @@ def record_faults(tmp):
         rec.kill()
         err = rec.communicate()[1]
         if "perf" in err or "permission" in err.lower():
-            skip("cannot sample page faults: " + err.strip())
+            lib.skip("cannot sample page faults: " + err.strip())
         check(False, "workload printed its buffers: " + err.strip())
         return None, None
-    pid = None
-    for _ in range(1000):  # the workload stops itself; then resume it
-        for tid in os.listdir(f"/proc/{rec.pid}/task"):
-            with open(f"/proc/{rec.pid}/task/{tid}/children") as f:
-                kids = f.read().split()
-            if kids:
-                pid = int(kids[0])
-        if pid and state(pid) in "Tt":
-            break
-        time.sleep(0.01)
-    os.kill(pid, 18)  # SIGCONT
+    # the workload stops itself; then resume it
+    os.kill(lib.stopped_child(rec.pid), signal.SIGCONT)
     rec.communicate(timeout=120)
     check(rec.returncode == 0, "record --faults exits 0")
     return exe, data
@@ -158,7 +158,7 @@ def check_columns(tmp, page, rep, what):
 
 def main():
     if not os.access(CHROMIUM, os.X_OK):
-        skip("chromium (Debian chromium) is not installed")
+        lib.skip("chromium (chromium) is not installed")
     keep = os.path.join(BUILDDIR, "tests")
     os.makedirs(keep, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="memsz-t3310-") as tmp:
@@ -269,5 +269,4 @@ def main():
 
 
 main()
-print(f"{lib.failures} failure(s)")
-sys.exit(1 if lib.failures else 0)
+sys.exit(lib.finish())

@@ -478,5 +478,5 @@ int main(void)
 		cmocka_unit_test(test_no_pfn),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_run_group(tests, setup, teardown);
 }

@@ -167,7 +167,7 @@ static void test_real_map_matches_readobj(void **state)
 
 	(void)state;
 	if (!clang[0] || !readobj[0])
-		skip();
+		test_skip("needs clang and llvm-readobj (clang, llvm-14)");
 	n = truth_read(fx("prog"), fs, 64);
 	assert_true(n >= 3); /* f, s, main at least */
 	assert_int_equal(elfimg_open(fx("prog"), &img), 0);
@@ -220,7 +220,7 @@ static void test_bbs_source(void **state)
 
 	(void)state;
 	if (!clang[0] || !readobj[0])
-		skip();
+		test_skip("needs clang and llvm-readobj (clang, llvm-14)");
 	n = truth_read(fx("prog"), fs, 64);
 	assert_int_equal(elfimg_open(fx("prog"), &img), 0);
 	dualmap_init(&base);
@@ -283,7 +283,7 @@ static void test_no_map(void **state)
 
 	(void)state;
 	if (!clang[0])
-		skip();
+		test_skip("needs clang (clang)");
 	assert_int_equal(elfimg_open(fx("plain"), &img), 0);
 	assert_int_equal(bbaddrmap_read(img, &m), 0);
 	dualmap_init(&base);
@@ -464,5 +464,5 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return test_run_group(tests, group_setup, group_teardown);
 }

@@ -58,9 +58,12 @@ static int write_all_types(struct md_writer *w)
 		.build_id = { 1, 2, 3 }, .build_id_len = 3, .synthesized = true,
 		.filename = "/bin/true (deleted)",
 	};
-	struct md_task comm = { 1, 42, 43, 0, 0, "worker" };
-	struct md_task fork = { 2, 44, 44, 42, 43, "ignored" };
-	struct md_task ex = { 3, 44, 44, 42, 43, NULL };
+	struct md_task comm = { .time = 1, .pid = 42, .tid = 43,
+				.comm = "worker" };
+	struct md_task fork = { .time = 2, .pid = 44, .tid = 44, .ppid = 42,
+				.ptid = 43, .comm = "ignored" };
+	struct md_task ex = { .time = 3, .pid = 44, .tid = 44, .ppid = 42,
+			      .ptid = 43 };
 	struct md_lost lost = { 4, 17 };
 	struct md_snap_begin sb = { 5, 42, 0, MD_SNAP_F_PFN, 2 };
 	struct md_snap_mapping map = {
@@ -211,6 +214,49 @@ static char *make_full_file(void)
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	return path;
+}
+
+/* A COMM record with its owner reads back with it; one without reads
+ * back without (has_owner false), as a COMM from perf does. */
+static void test_comm_owner(void **state)
+{
+	char *path = tpath("owner.data");
+	struct md_task k = { .time = 1, .pid = 7, .tid = 7, .comm = "sshd",
+			     .has_owner = true, .uid = 65534,
+			     .user = "nobody" };
+	struct md_task plain = { .time = 2, .pid = 8, .tid = 8,
+				 .comm = "perfcomm" };
+	struct md_writer *w;
+	struct md_reader *r;
+	struct md_record rec;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_task(w, MD_REC_COMM, &k), 0);
+	assert_int_equal(md_write_task(w, MD_REC_COMM, &plain), 0);
+	k.user = "";
+	k.uid = 1234;
+	assert_int_equal(md_write_task(w, MD_REC_COMM, &k), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_string_equal(rec.u.task.comm, "sshd");
+	assert_true(rec.u.task.has_owner);
+	assert_int_equal(rec.u.task.uid, 65534);
+	assert_string_equal(rec.u.task.user, "nobody");
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_string_equal(rec.u.task.comm, "perfcomm");
+	assert_false(rec.u.task.has_owner);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_true(rec.u.task.has_owner);
+	assert_int_equal(rec.u.task.uid, 1234);
+	assert_string_equal(rec.u.task.user, "");
+	assert_int_equal(md_read_next(r, &rec), 0);
+	md_reader_close(r);
+	unlink(path);
+	free(path);
+	(void)state;
 }
 
 static void test_round_trip(void **state)
@@ -1138,7 +1184,7 @@ static void test_dev_full(void **state)
 	struct stat st;
 
 	if (stat("/dev/full", &st) || !S_ISCHR(st.st_mode))
-		skip();
+		test_skip("no /dev/full character device");
 	assert_int_equal(md_writer_open("/dev/full", &w), -ENOSPC);
 	/* /dev/full is not renamed away */
 	assert_int_equal(stat("/dev/full", &st), 0);
@@ -1233,7 +1279,7 @@ static void test_full_tmpfs(void **state)
 	pid_t pid;
 
 	if (geteuid() != 0)
-		skip();
+		test_skip("mounting a full tmpfs needs root");
 	assert_int_equal(mkdir(mnt, 0700), 0);
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
@@ -1257,7 +1303,7 @@ static void test_full_tmpfs(void **state)
 	if (WEXITSTATUS(status) == 77) {
 		close(pipefd[0]);
 		rmdir(mnt);
-		skip();
+		test_skip("cannot mount a small tmpfs on '%s'", mnt);
 	}
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(read(pipefd[0], res, sizeof(res)), sizeof(res));
@@ -1303,6 +1349,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_comm_owner),
 		cmocka_unit_test(test_old_renamed),
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_corrupt),
@@ -1321,5 +1368,5 @@ int main(void)
 		cmocka_unit_test(test_full_tmpfs),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_run_group(tests, setup, teardown);
 }

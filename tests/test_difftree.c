@@ -18,6 +18,7 @@
 #include "out/difftree.h"
 #include "out/rows.h"
 #include "out/timeline.h"
+#include "tests/testutil.h"
 
 /* Add a leaf "a/b" (depth 2) or "a" (depth 1) with RSS rss and PSS
  * rss/3 in fixed point, FILE SIZE file. */
@@ -233,5 +234,5 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

@@ -328,7 +328,7 @@ static void test_parse_c32(void **state)
 {
 	(void)state;
 	if (!have_m32)
-		skip();
+		test_skip("gcc -m32 cannot link (gcc-multilib)");
 	check_image(fx("c32"));
 }
 
@@ -340,7 +340,7 @@ static void test_parse_cxx(void **state)
 
 	(void)state;
 	if (!have_cxx)
-		skip();
+		test_skip("g++ cannot build a C++ program (g++)");
 	/* the fixture has the personality/LSDA CIE this test is for */
 	l = lines_of(&nl, "readelf -wf '%s'", fx("cxx"));
 	for (size_t i = 0; i < nl; i++)
@@ -467,7 +467,7 @@ static void test_charges_cxx(void **state)
 {
 	(void)state;
 	if (!have_cxx)
-		skip();
+		test_skip("g++ cannot build a C++ program (g++)");
 	check_charges(fx("cxx"));
 }
 
@@ -932,5 +932,5 @@ int main(void)
 		cmocka_unit_test(test_corrupt_image),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_run_group(tests, setup, teardown);
 }

@@ -20,6 +20,7 @@
 #include "record/events.h"
 #include "record/perf.h"
 #include "util/util.h"
+#include "tests/testutil.h"
 
 static void test_event_names(void **state)
 {
@@ -311,5 +312,5 @@ int main(void)
 		cmocka_unit_test(test_datafile_sample_bad),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

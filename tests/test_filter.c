@@ -1,5 +1,7 @@
 /* test_filter.c — --filter/--exclude rules: KEY=REGEX on one level, bare
  * REGEX on any, AND of filters, exclusion, errors. */
+#include "config.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +15,7 @@
 
 #include "maps/labels.h"
 #include "report/filter.h"
+#include "tests/testutil.h"
 
 static const enum key_id keys[] = { KEY_FILES, KEY_SECTIONS, KEY_SYMBOLS };
 
@@ -149,5 +152,5 @@ int main(void)
 		cmocka_unit_test(test_errors),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

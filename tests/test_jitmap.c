@@ -14,6 +14,7 @@
 #include "record/jitmap.h"
 #include "report/jitsyms.h"
 #include "util/util.h"
+#include "tests/testutil.h"
 
 /* Complete lines are parsed, a partial last one is left for later; hex
  * with or without 0x; names keep their spaces; malformed lines counted. */
@@ -91,5 +92,5 @@ int main(void)
 		cmocka_unit_test(test_later_wins),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

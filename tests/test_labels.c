@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "maps/labels.h"
+#include "tests/testutil.h"
 
 static void test_round_trip(void **state)
 {
@@ -185,5 +186,5 @@ int main(void)
 		cmocka_unit_test(test_many_aliases),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
 #include "out/json_writer.h"
 #include "out/output.h"
 #include "out/rows.h"
+#include "tests/testutil.h"
 
 static const char *const keys2[] = { "sections", "symbols" };
 static const enum col_id cols_fv[] = { COL_FILE, COL_VM };
@@ -613,7 +614,7 @@ static void test_write_error(void **state)
 
 	(void)state;
 	if (!f) {
-		skip();
+		test_skip("cannot open /dev/full");
 		return;
 	}
 	assert_int_equal(out_write(f, t, &o), -ENOSPC);
@@ -960,5 +961,5 @@ int main(void)
 		cmocka_unit_test(test_html_escape),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "record/procmaps.h"
 #include "record/target.h"
 #include "util/util.h"
+#include "tests/testutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -293,7 +294,8 @@ static void test_live_child(void **state)
 		waitpid(l.pid, NULL, 0);
 		perf_capture_free(pc);
 		unlink(tmpl);
-		skip();
+		test_skip("perf_event_open refused: %s",
+			  strerror(-ret));
 	}
 	assert_int_equal(ret, 0);
 	assert_int_equal(perf_capture_enable(pc), 0);
@@ -350,7 +352,8 @@ static void test_live_matches_maps(void **state)
 		kill(l.pid, SIGKILL);
 		waitpid(l.pid, NULL, 0);
 		perf_capture_free(pc);
-		skip();
+		test_skip("perf_event_open refused: %s",
+			  strerror(-ret));
 	}
 	assert_int_equal(ret, 0);
 	assert_int_equal(perf_capture_enable(pc), 0);
@@ -404,5 +407,5 @@ int main(void)
 		cmocka_unit_test(test_parse_pids),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 
 #include "record/procmaps.h"
 #include "util/util.h"
+#include "tests/testutil.h"
 
 /* Lines as the kernel prints them: the fixed part with its trailing space,
  * padded to column 72, one space, the name (see show_map_vma). */
@@ -252,5 +253,5 @@ int main(void)
 		cmocka_unit_test(test_live),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

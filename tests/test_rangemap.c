@@ -14,6 +14,7 @@
 
 #include "maps/labels.h"
 #include "maps/rangemap.h"
+#include "tests/testutil.h"
 
 #define NO RMAP_NO_TRANSLATION
 #define NONE LABEL_NONE
@@ -1120,5 +1121,5 @@ int main(void)
 		cmocka_unit_test(test_random_dualmap),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

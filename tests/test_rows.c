@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
 #include "maps/labels.h"
 #include "out/rows.h"
+#include "tests/testutil.h"
 
 struct fixture {
 	struct labels *lb;
@@ -122,6 +122,67 @@ static void test_coldefs(void **state)
 	assert_string_equal(coldefs[COL_PSS].key, "pss");
 	assert_int_equal(coldefs[COL_PSS].shift, 12);
 	assert_int_equal(coldefs[COL_RSS].shift, 0);
+}
+
+/* COL_PROCS counts each tag (process) once per row: librank's process
+ * count beside the sums. */
+static void test_procs_tagged(void **state)
+{
+	struct fixture *fx = fx_new(2);
+	uint64_t vals[COL__COUNT] = { 0 };
+	/* process 1 maps libc (two pieces) and a.out; 2 libc; 3 libz */
+	static const struct { uint64_t tag; const char *a, *b; } add[] = {
+		{ 1, "libc", ".text" }, { 1, "libc", ".data" },
+		{ 1, "a.out", ".text" }, { 2, "libc", ".text" },
+		{ 3, "libz", ".text" },
+	};
+	const struct row *ch;
+
+	(void)state;
+	vals[COL_RSS] = 4096;
+	for (size_t i = 0; i < sizeof(add) / sizeof(add[0]); i++) {
+		uint32_t path[2] = { labels_intern(fx->lb, add[i].a),
+				     labels_intern(fx->lb, add[i].b) };
+
+		rowtree_set_tag(fx->t, add[i].tag);
+		rowtree_add(fx->t, path, vals);
+	}
+	rowtree_finish(fx->t, COL_PROCS, 1);
+	ch = fx->t->total.children;
+	assert_int_equal(fx->t->total.vals[COL_PROCS], 3);
+	assert_int_equal(fx->t->total.vals[COL_RSS], 5 * 4096);
+	assert_string_equal(name(fx, &ch[0]), "libc");
+	assert_int_equal(ch[0].vals[COL_PROCS], 2);
+	assert_int_equal(ch[0].vals[COL_RSS], 3 * 4096);
+	/* .text of libc: processes 1 and 2; .data (folded): 1 */
+	assert_string_equal(name(fx, &ch[0].children[0]), ".text");
+	assert_int_equal(ch[0].children[0].vals[COL_PROCS], 2);
+	assert_int_equal(ch[0].children[1].vals[COL_PROCS], 1);
+	/* a.out (1) and libz (3) fold: 1 + 1, at most the total's 3 */
+	assert_string_equal(name(fx, &ch[1]), "[2 others]");
+	assert_int_equal(ch[1].vals[COL_PROCS], 2);
+	fx_free(fx);
+
+	/* one process in every folded row: capped at the parent's count */
+	fx = fx_new(1);
+	for (const char *l = "xyzwx"; *l; l++) {
+		char lab[2] = { *l, 0 };
+		uint32_t path[1] = { labels_intern(fx->lb, lab) };
+
+		/* process 1 maps x, y, z and w; then process 2 maps x */
+		rowtree_set_tag(fx->t, l[1] ? 1 : 2);
+		rowtree_add(fx->t, path, vals);
+	}
+	rowtree_finish(fx->t, COL_PROCS, 1);
+	ch = fx->t->total.children;
+	assert_string_equal(name(fx, &ch[0]), "x");
+	assert_int_equal(ch[0].vals[COL_PROCS], 2);
+	assert_string_equal(name(fx, &ch[1]), "[3 others]");
+	assert_int_equal(ch[1].vals[COL_PROCS], 2);
+	assert_string_equal(coldefs[COL_PROCS].key, "processes");
+	assert_true(coldefs[COL_PROCS].count);
+	assert_int_equal(col_from_name("procs"), COL_PROCS);
+	fx_free(fx);
 }
 
 static void test_empty(void **state)
@@ -355,14 +416,14 @@ static void test_depths(void **state)
 }
 
 /* One million distinct leaves (two adds each) under few parents, then a
- * million under one parent: builds and finishes; the time is printed. */
+ * million under one parent: sums, order and folding stay right at that
+ * size. bench/bench_rows times the same trees. */
 static void test_million(void **state)
 {
 	enum { N = 1000000 };
 	struct fixture *fx = fx_new(2);
 	uint32_t *ids = malloc(N * sizeof(*ids)), top[4], path[2];
 	uint64_t vals[COL__COUNT] = { 0 }, want = 0;
-	struct timespec t0, t1, t2;
 	char s[32];
 	size_t i, pass, leaves;
 
@@ -375,7 +436,6 @@ static void test_million(void **state)
 		snprintf(s, sizeof(s), "lib%zu.so", i);
 		top[i] = labels_intern(fx->lb, s);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < N; i++) {
 			size_t j = (i * 7919) % N; /* scattered order */
@@ -388,42 +448,31 @@ static void test_million(void **state)
 			rowtree_add(fx->t, path, vals);
 		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rowtree_finish(fx->t, COL_FILE, 0);
-	clock_gettime(CLOCK_MONOTONIC, &t2);
 	assert_int_equal(fx->t->total.vals[COL_FILE], want);
 	assert_int_equal(fx->t->total.vals[COL_RSS], 2ull * N * 4096);
 	leaves = check_tree(fx, &fx->t->total, COL_FILE, 0);
 	assert_int_equal(leaves, N);
-	printf("# 2M adds (1M leaves, depth 2): %.3f s add, %.3f s finish\n",
-	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-	       (t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9);
 	rowtree_free(fx->t);
 
 	/* one level, one million siblings, folded to 10 */
 	fx->t = rowtree_new(fx->lb, 1);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < N; i++) {
 		path[0] = ids[i];
 		vals[COL_FILE] = i % 1000;
 		rowtree_add(fx->t, path, vals);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rowtree_finish(fx->t, COL_FILE, 10);
-	clock_gettime(CLOCK_MONOTONIC, &t2);
 	assert_int_equal(fx->t->total.nchildren, 11);
 	assert_int_equal(fx->t->total.children[10].folded, N - 10);
 	assert_int_equal(fx->t->total.children[0].vals[COL_FILE], 999);
 	check_tree(fx, &fx->t->total, COL_FILE, 0);
-	printf("# 1M adds (1M siblings): %.3f s add, %.3f s finish -n 10\n",
-	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-	       (t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9);
 	free(ids);
 	fx_free(fx);
 }
 
 /* rowtree_add_from: the shared columns reach only the rows at depth >=
- * from; the others, and vm_sum, every row. */
+ * from; the others, vm_sum and the process tag (PROCS) every row. */
 static void test_add_from(void **state)
 {
 	struct labels *lb = labels_new();
@@ -439,11 +488,18 @@ static void test_add_from(void **state)
 	vals[COL_FILE] = 1000;
 	vals[COL_VM] = 400;
 	vals[COL_RSS] = 100;
+	rowtree_set_tag(t, 1);
 	rowtree_add_from(t, p1, vals, 1u << COL_FILE | 1u << COL_VM, 0);
+	rowtree_set_tag(t, 2);
 	rowtree_add_from(t, p2, vals, 1u << COL_FILE | 1u << COL_VM, 1);
 	vals[COL_FILE] = 0;
 	rowtree_add_from(t, p2, vals, 1u << COL_VM, 3); /* VM nowhere */
 	rowtree_finish(t, COL_RSS, 0);
+	/* both processes in the total, each once in its rows */
+	assert_int_equal(t->total.vals[COL_PROCS], 2);
+	assert_int_equal(t->total.children[0].vals[COL_PROCS], 1);
+	assert_int_equal(t->total.children[0].children[0].vals[COL_PROCS], 1);
+	assert_int_equal(t->total.children[1].vals[COL_PROCS], 1);
 	assert_int_equal(t->total.vals[COL_FILE], 1000);
 	assert_int_equal(t->total.vals[COL_VM], 400);
 	assert_int_equal(t->total.vals[COL_RSS], 300);
@@ -470,6 +526,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_coldefs),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_procs_tagged),
 		cmocka_unit_test(test_depth1_order),
 		cmocka_unit_test(test_sort_other_column),
 		cmocka_unit_test(test_ties),
@@ -479,5 +536,5 @@ int main(void)
 		cmocka_unit_test(test_add_from),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@
 #include "data/datafile.h"
 #include "record/snapshot.h"
 #include "util/util.h"
+#include "tests/testutil.h"
 
 #ifndef WORKLOAD_DIR
 #define WORKLOAD_DIR "tests/workloads"
@@ -311,7 +312,9 @@ static void start_workload(const char *dir, int mib, int *parent, int *child)
 	assert_int_equal(*parent, pid);
 	assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
 	assert_true(WIFSTOPPED(status));
-	for (i = 0; i < 1000 && proc_state(*child) != 'T'; i++)
+	/* the child stops itself: poll for that, giving up only after
+	 * two minutes (a hang, not a slow machine) */
+	for (i = 0; i < 120000 && proc_state(*child) != 'T'; i++)
 		usleep(1000);
 	assert_int_equal(proc_state(*child), 'T');
 }
@@ -489,8 +492,10 @@ static void test_nonroot(void **state)
 	int ret;
 
 	(void)state;
-	if (geteuid() != 0 || system("command -v setpriv >/dev/null"))
-		skip();
+	if (geteuid() != 0)
+		test_skip("running as nobody needs root");
+	if (system("command -v setpriv >/dev/null"))
+		test_skip("no setpriv (util-linux)");
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s/nobody && chown nobody %s/nobody",
 		 tmpdir, tmpdir);
 	assert_int_equal(system(cmd), 0);
@@ -546,7 +551,7 @@ int main(int argc, char **argv)
 		as_nobody = true;
 		snprintf(tmpdir, sizeof(tmpdir), "%s", argv[2]);
 		workload = argv[3];
-		return cmocka_run_group_tests(nobody_tests, setup, teardown);
+		return test_run_group(nobody_tests, setup, teardown);
 	}
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_run_group(tests, setup, teardown);
 }

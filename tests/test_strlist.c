@@ -1,5 +1,7 @@
 /* test_strlist.c — footer notes: kinds, subjects, the summary that groups
  * a kind's notes about several subjects into one line. */
+#include "config.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +15,7 @@
 
 #include "util/strlist.h"
 #include "util/util.h"
+#include "tests/testutil.h"
 
 static void add_dynsym(struct strlist *l, const char *path)
 {
@@ -137,5 +140,5 @@ int main(void)
 		cmocka_unit_test(test_many),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }

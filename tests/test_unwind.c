@@ -337,5 +337,5 @@ int main(void)
 		cmocka_unit_test(test_short_stack),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_run_group(tests, setup, teardown);
 }

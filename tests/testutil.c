@@ -20,6 +20,50 @@
 
 static const char *fixture_dir = "";
 
+/* Why parts of tests were not checked, each reason once. */
+static char **skip_reasons;
+static size_t nskip_reasons, skip_reasons_cap;
+
+void test_skip_part(const char *fmt, ...)
+{
+	char *why;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	print_message("skipped: %s\n", why);
+	for (size_t i = 0; i < nskip_reasons; i++) {
+		if (!strcmp(skip_reasons[i], why)) {
+			free(why);
+			return;
+		}
+	}
+	xgrow(&skip_reasons, &skip_reasons_cap, nskip_reasons + 1,
+	      sizeof(*skip_reasons));
+	skip_reasons[nskip_reasons++] = why;
+}
+
+int test_run_tests(const char *name, const struct CMUnitTest *tests,
+		   size_t n, CMFixtureFunction setup,
+		   CMFixtureFunction teardown)
+{
+	int failed = _cmocka_run_group_tests(name, tests, n, setup, teardown);
+	int ret = failed ? 1 : nskip_reasons ? 77 : 0;
+
+	for (size_t i = 0; i < nskip_reasons; i++) {
+		if (!failed)
+			printf("SKIP: %s\n", skip_reasons[i]);
+		free(skip_reasons[i]);
+	}
+	free(skip_reasons);
+	skip_reasons = NULL;
+	nskip_reasons = skip_reasons_cap = 0;
+	fflush(stdout);
+	return ret;
+}
+
 int tmpdir_make(char *templ)
 {
 	if (!mkdtemp(templ))

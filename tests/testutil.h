@@ -1,9 +1,12 @@
-/* testutil.h — helpers shared by the cmocka tests: a per-program fixture
- * directory, running shell commands and reading their output, whole-file
- * reads and writes, and sums over range maps.
+/* testutil.h — helpers shared by the cmocka tests: running a group with
+ * honest skip accounting, a per-program fixture directory, running shell
+ * commands and reading their output, whole-file reads and writes, and sums
+ * over range maps.
  *
  * Include after <cmocka.h>; failures inside a helper fail the running test
- * through cmocka's assertions.
+ * through cmocka's assertions. Every test program's main() returns
+ * test_run_group(); a test that cannot check something says why with
+ * test_skip() or test_skip_part(), never with cmocka's bare skip().
  */
 #ifndef MEMSZ_TESTUTIL_H
 #define MEMSZ_TESTUTIL_H
@@ -14,6 +17,39 @@
 
 #include "elf/elfimg.h"
 #include "maps/rangemap.h"
+
+/* Records that a part of the running test was not checked, and why (a
+ * printf format: the missing tool or package, the refused permission); the
+ * test goes on with what it can check. */
+void test_skip_part(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Records why the running test cannot run, and leaves it (cmocka skip). */
+#define test_skip(...)                                                     \
+	do {                                                               \
+		test_skip_part(__VA_ARGS__);                               \
+		_skip(__FILE__, __LINE__);                                 \
+	} while (0)
+
+/* A bare skip() gives no reason and is not counted: use test_skip(). */
+#undef skip
+#define skip() use_test_skip_with_a_reason
+
+/* Runs the n tests with cmocka (group setup and teardown may be NULL) and
+ * returns main()'s exit status for automake: 1 if a test failed, else 77
+ * (SKIP) after one "SKIP: reason" line per test_skip()/test_skip_part() if
+ * any was called, else 0. */
+int test_run_tests(const char *name, const struct CMUnitTest *tests,
+		   size_t n, CMFixtureFunction setup,
+		   CMFixtureFunction teardown);
+
+#define test_run_group(tests, setup, teardown)                             \
+	test_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]),   \
+		       setup, teardown)
+
+/* Straight cmocka runs would count every skipped test as passed. */
+#undef cmocka_run_group_tests
+#define cmocka_run_group_tests(...) use_test_run_group
 
 /* mkdtemp(templ) (templ is modified and must outlive the tests) and make it
  * the directory fx() names files in; returns 0, or -1 on failure. */

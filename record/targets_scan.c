@@ -1,0 +1,376 @@
+/* targets_scan.c — every process, or every process of a cgroup v2
+ * subtree (see targets_scan.h). */
+#include "config.h"
+
+#include "record/targets_scan.h"
+#include "util/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+/* include/linux/sched.h: the task is a kernel thread */
+#define PF_KTHREAD 0x00200000u
+/* Deepest cgroup subtree walked (the kernel's own default is unlimited,
+ * real hierarchies are a few levels). */
+#define CGROUP_DEPTH_MAX 64
+
+struct target_scan {
+	char *dir; /* cgroup directory, or NULL: all of /proc */
+};
+
+/* Read a small /proc or cgroupfs file whole into a new NUL-terminated
+ * buffer (caller frees). Returns its length or -errno. */
+static ssize_t read_small(const char *path, char **out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = xmalloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	*out = NULL;
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (;;) {
+		if (len + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (n < 0) {
+		n = -errno;
+		free(buf);
+		return n;
+	}
+	buf[len] = 0;
+	*out = buf;
+	return (ssize_t)len;
+}
+
+int target_scan_parse_mountinfo(const char *buf, size_t len, char *out,
+				size_t size)
+{
+	const char *p = buf, *end = buf + len;
+	bool found = false;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *le = nl ? nl : end, *sep;
+		char mnt[PATH_MAX], fstype[64];
+		size_t ml;
+
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SRC .." */
+		sep = p;
+		while (sep + 3 <= le && memcmp(sep, " - ", 3))
+			sep++;
+		if (sep + 3 <= le &&
+		    sscanf(p, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+		    sscanf(sep + 3, "%63s", fstype) == 1 &&
+		    !strcmp(fstype, "cgroup2")) {
+			ml = strlen(mnt);
+			if (ml < size && (!found || !strcmp(mnt, "/sys/fs/cgroup"))) {
+				memcpy(out, mnt, ml + 1);
+				found = true;
+			}
+		}
+		p = le + 1;
+	}
+	return found ? 0 : -ENODEV;
+}
+
+int target_scan_parse_procs(const char *buf, size_t len, int **pids,
+			    size_t *n, size_t *cap)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *le = nl ? nl : end;
+		char num[16];
+		uint64_t v;
+
+		if (le > p) {
+			if ((size_t)(le - p) >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, p, le - p);
+			num[le - p] = 0;
+			if (parse_u64(num, &v) < 0 || !v || v > INT32_MAX)
+				return -EINVAL;
+			xgrow(pids, cap, *n + 1, sizeof(**pids));
+			(*pids)[(*n)++] = (int)v;
+		}
+		p = le + 1;
+	}
+	return 0;
+}
+
+bool target_scan_stat_kthread(const char *buf, size_t len, char *state)
+{
+	const char *p = NULL;
+	unsigned long flags = 0;
+
+	*state = 0;
+	/* "pid (comm) S ppid pgrp session tty_nr tpgid flags ..." — comm may
+	 * hold spaces and parentheses: the last ')' ends it. */
+	for (size_t i = len; i > 0; i--)
+		if (buf[i - 1] == ')') {
+			p = buf + i;
+			break;
+		}
+	if (!p || p + 3 > buf + len || p[0] != ' ')
+		return false;
+	*state = p[1];
+	if (sscanf(p + 2, "%*d %*d %*d %*d %*d %lu", &flags) != 1) {
+		*state = 0;
+		return false;
+	}
+	return flags & PF_KTHREAD;
+}
+
+int target_owner(int pid, uid_t *uid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st) < 0)
+		return -errno;
+	*uid = st.st_uid;
+	return 0;
+}
+
+int target_scan_comm(int pid, struct md_task *k, char *comm, char *user)
+{
+	char path[48], *buf = NULL, pw[1024];
+	struct passwd pwd, *res = NULL;
+	ssize_t len;
+	uid_t uid = 0;
+	int ret;
+
+	ret = target_owner(pid, &uid);
+	if (ret < 0)
+		return ret;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	len = read_small(path, &buf);
+	if (len < 0)
+		return (int)len;
+	len = strcspn(buf, "\n");
+	len = MIN(len, 15);
+	memcpy(comm, buf, len);
+	comm[len] = 0;
+	free(buf);
+	user[0] = 0;
+	if (getpwuid_r(uid, &pwd, pw, sizeof(pw), &res) == 0 && res)
+		snprintf(user, 64, "%s", res->pw_name);
+	*k = (struct md_task){ .time = mono_ns(), .pid = pid, .tid = pid,
+			       .comm = comm, .has_owner = true, .uid = uid,
+			       .user = user };
+	return 0;
+}
+
+int target_scan_all(struct target_scan **out)
+{
+	*out = xcalloc(1, sizeof(**out));
+	return 0;
+}
+
+static bool is_cgroup2_dir(const char *path)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       statfs(path, &sf) == 0 &&
+	       (unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+int target_scan_cgroup(const char *path, struct target_scan **out)
+{
+	char root[PATH_MAX], *mi = NULL, *dir = NULL;
+	bool elsewhere = false; /* path is a directory, not of a cgroup */
+	ssize_t n;
+	int ret = 0;
+
+	*out = NULL;
+	if (path[0] == '/' && is_cgroup2_dir(path)) {
+		dir = xstrdup(path);
+		goto done;
+	}
+	elsewhere = path[0] == '/' && access(path, F_OK) == 0;
+	n = read_small("/proc/self/mountinfo", &mi);
+	if (n < 0)
+		return (int)n;
+	ret = target_scan_parse_mountinfo(mi, (size_t)n, root, sizeof(root));
+	free(mi);
+	if (ret < 0)
+		return ret;
+	/* "/system.slice/x.service" as /proc/PID/cgroup shows it, or a path
+	 * relative to the mount */
+	dir = xasprintf("%s%s%s", root, path[0] == '/' ? "" : "/", path);
+	if (access(dir, F_OK) < 0)
+		ret = elsewhere ? -ENOTDIR : -ENOENT;
+	else if (!is_cgroup2_dir(dir))
+		ret = -ENOTDIR;
+	if (ret < 0) {
+		free(dir);
+		return ret;
+	}
+done:
+	*out = xcalloc(1, sizeof(**out));
+	(*out)->dir = dir;
+	return 0;
+}
+
+const char *target_scan_dir(const struct target_scan *sc)
+{
+	return sc->dir;
+}
+
+bool target_scan_is_cgroup(const struct target_scan *sc)
+{
+	return sc->dir != NULL;
+}
+
+void target_scan_free(struct target_scan *sc)
+{
+	if (!sc)
+		return;
+	free(sc->dir);
+	free(sc);
+}
+
+/* Append the pids of dir's cgroup.procs and of its descendants'. A
+ * descendant removed meanwhile is skipped. */
+static int walk_cgroup(const char *dir, int depth, int **pids, size_t *n,
+		       size_t *cap)
+{
+	char *path = xasprintf("%s/cgroup.procs", dir), *buf = NULL;
+	ssize_t len = read_small(path, &buf);
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	free(path);
+	if (len < 0)
+		return (int)len;
+	ret = target_scan_parse_procs(buf, (size_t)len, pids, n, cap);
+	free(buf);
+	if (ret < 0 || depth >= CGROUP_DEPTH_MAX)
+		return ret;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		int err;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		err = walk_cgroup(path, depth + 1, pids, n, cap);
+		free(path);
+		if (err < 0 && err != -ENOENT)
+			ret = err;
+	}
+	closedir(d);
+	return ret;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Keep the pids that are user processes: not memsz, not a kernel thread,
+ * not a zombie (counted in st); gone ones are dropped. */
+static size_t keep_user(int *pids, size_t n, struct target_scan_stats *st)
+{
+	int self = getpid(), prev = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char path[48], *buf = NULL, state;
+		ssize_t len;
+		bool kthread;
+
+		if (pids[i] == self || pids[i] == prev)
+			continue;
+		prev = pids[i];
+		snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
+		len = read_small(path, &buf);
+		if (len < 0)
+			continue;
+		kthread = target_scan_stat_kthread(buf, (size_t)len, &state);
+		free(buf);
+		if (kthread)
+			st->kthreads++;
+		else if (state == 'Z' || state == 'X')
+			st->zombies++;
+		else if (state)
+			pids[k++] = pids[i];
+	}
+	return k;
+}
+
+/* Append every numeric entry of /proc. */
+static int list_proc(int **pids, size_t *n, size_t *cap)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		uint64_t v;
+
+		if (parse_u64(de->d_name, &v) < 0 || !v || v > INT32_MAX)
+			continue;
+		xgrow(pids, cap, *n + 1, sizeof(**pids));
+		(*pids)[(*n)++] = (int)v;
+	}
+	closedir(d);
+	return 0;
+}
+
+int target_scan_list(struct target_scan *sc, int **pids,
+		     struct target_scan_stats *st)
+{
+	struct target_scan_stats local = { 0 };
+	size_t n = 0, cap = 0;
+	int ret;
+
+	*pids = NULL;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	if (sc->dir)
+		ret = walk_cgroup(sc->dir, 0, pids, &n, &cap);
+	else
+		ret = list_proc(pids, &n, &cap);
+	if (ret < 0) {
+		free(*pids);
+		*pids = NULL;
+		return ret;
+	}
+	qsort(*pids, n, sizeof(**pids), cmp_int);
+	return (int)keep_user(*pids, n, st);
+}

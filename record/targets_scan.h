@@ -1,0 +1,74 @@
+/* targets_scan.h — targets chosen by a scan rather than by pid: every
+ * process of the machine (`record -a`) or every process of a cgroup v2
+ * subtree (`record -G CGROUP`).
+ *
+ * A scan lists the thread-group ids it finds now; the recording calls it
+ * again to find processes that appeared since (a process forked inside a
+ * cgroup is in that cgroup's cgroup.procs from its fork on, and one moved
+ * into it appears there once moved). Kernel threads (no user memory),
+ * zombies and memsz itself are never listed. Parsers take a buffer.
+ */
+#ifndef MEMSZ_RECORD_TARGETS_SCAN_H
+#define MEMSZ_RECORD_TARGETS_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "data/datafile.h"
+
+struct target_scan;
+
+/* What one scan found besides the pids it returned. */
+struct target_scan_stats {
+	size_t kthreads;  /* kernel threads skipped */
+	size_t zombies;   /* exited processes not yet reaped, skipped */
+};
+
+/* A scan of every process in /proc. Returns 0 and *out (free with
+ * target_scan_free()). */
+int target_scan_all(struct target_scan **out);
+/* A scan of the cgroup v2 directory named by path: absolute (a directory
+ * of a cgroup2 file system, or a path as /proc/PID/cgroup shows it, taken
+ * under the cgroup2 mount) or relative to the cgroup2 mount (usually
+ * /sys/fs/cgroup). Returns 0 and *out, -ENOENT if there is no such cgroup,
+ * -ENOTDIR if path is not a cgroup v2 directory, -ENODEV if no cgroup2 file
+ * system is mounted. */
+int target_scan_cgroup(const char *path, struct target_scan **out);
+/* The cgroup directory a cgroup scan reads (borrowed), or NULL for -a. */
+const char *target_scan_dir(const struct target_scan *sc);
+/* True for a cgroup scan (cheap enough to repeat at every loop turn). */
+bool target_scan_is_cgroup(const struct target_scan *sc);
+/* List the processes the scan covers now into a new sorted array *pids
+ * (caller frees), filling *st (may be NULL). Returns the count, or -errno
+ * when the cgroup or /proc cannot be read. */
+int target_scan_list(struct target_scan *sc, int **pids,
+		     struct target_scan_stats *st);
+void target_scan_free(struct target_scan *sc);
+
+/* The cgroup2 mount point from a /proc/self/mountinfo text buf[0..len),
+ * into out (size bytes): the first cgroup2 mount, /sys/fs/cgroup preferred.
+ * Returns 0 or -ENODEV. */
+int target_scan_parse_mountinfo(const char *buf, size_t len, char *out,
+				size_t size);
+/* Parse a cgroup.procs text buf[0..len) (one decimal pid a line), appending
+ * to *pids (count *n, capacity *cap; caller frees). Returns 0 or -EINVAL
+ * at a malformed line. */
+int target_scan_parse_procs(const char *buf, size_t len, int **pids,
+			    size_t *n, size_t *cap);
+/* True if a /proc/PID/stat text buf[0..len) is of a kernel thread
+ * (PF_KTHREAD in its flags); *state gets its state letter (0 if the text
+ * is malformed). */
+bool target_scan_stat_kthread(const char *buf, size_t len, char *state);
+
+/* The owner of process pid as `ps` and smem show it: the uid owning
+ * /proc/PID (its effective uid). Returns 0 and *uid, or -errno. */
+int target_owner(int pid, uid_t *uid);
+
+/* A COMM record for pid naming it (/proc/PID/comm) with its owner and the
+ * owner's user name, into *k; the strings point into comm[16] and
+ * user[64]. Returns 0, or -errno if the process is gone. */
+int target_scan_comm(int pid, struct md_task *k, char *comm, char *user);
+
+#endif

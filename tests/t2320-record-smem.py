@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""t2320: `memsz record -a` reports beside Debian's smem, read at the same
+moment.
+
+A workload built here under a name of its own (sys_share: a shared file
+read whole by a parent and its forked child) is stopped; smaps_rollup of
+every process is read, then `memsz record -a --duration 0`, `smem -t`
+(per process), `smem -m` (per mapped file), `smem -u -P ^PATH` (per user,
+the workload only), and smaps_rollup again. Tolerances:
+- the stopped workload: RSS and USS equal smem's exactly (smem prints kB;
+  pages are whole kB); PSS within 1 KiB per mapping (smem adds the
+  kernel's per-mapping Pss, each rounded down to a kB) plus one page per
+  mapping (its shared C library pages may change sharers meanwhile);
+- `smem -m`: the shared file has PIDs 2 and memsz's PROCS 2, and the same
+  PSS within 1 KiB per process;
+- `smem -u -P ^PATH` against `report --by users,pids --filter NAME`: the same
+  user, count and RSS, PSS as above;
+- processes memsz does not control, read by both: those whose Rss did not
+  change between the two smaps_rollup reads (within 1 %) agree with smem's
+  RSS within 2 % + 64 KiB, and their sums within 1 %.
+"""
+import os
+import pwd
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, PAGE, SRCDIR, check  # noqa: E402
+
+
+def smem(*args):
+    out = subprocess.run(["smem", "-H", *args], capture_output=True,
+                         text=True, check=True).stdout
+    return [line.split() for line in out.splitlines()
+            if line.strip() and not line.startswith("-")]
+
+
+def nmaps(pid):
+    with open(f"/proc/{pid}/maps") as f:
+        return sum(1 for _ in f)
+
+
+def main():
+    if not shutil.which("smem"):
+        print("SKIP: smem not installed (Debian package smem)")
+        return 77
+    name = f"t2320w{os.getpid()}"[:15]
+    with tempfile.TemporaryDirectory(prefix="memsz-t2320-") as tmp:
+        exe = os.path.join(tmp, name)
+        subprocess.run(["gcc", "-O1", "-o", exe, os.path.join(
+            SRCDIR, "tests/workloads/sys_share.c")], check=True)
+        data_file = os.path.join(tmp, "shared.bin")
+        with open(data_file, "wb") as f:
+            f.write(os.urandom(64 * PAGE))
+        p = subprocess.Popen([exe, data_file, "1024"],
+                             stdout=subprocess.PIPE, text=True)
+        parent = int(p.stdout.readline().split()[1])
+        child = int(p.stdout.readline().split()[1])
+        try:
+            return run(tmp, name, exe, data_file, parent, child)
+        finally:
+            for pid in (child, parent):
+                os.kill(pid, signal.SIGKILL)
+            p.wait()
+
+
+def run(tmp, name, exe, data_file, parent, child):
+    data = os.path.join(tmp, "all.data")
+    lib.stopped(parent)
+    lib.stopped(child)
+    before = lib.all_rollups()
+    rec = subprocess.run([MEMSZ, "record", "-a", "--duration", "0", "-o",
+                          data], capture_output=True, text=True)
+    procs = {int(r[0]): r for r in smem("-t", "-c", "pid user rss pss uss")
+             if r[0].isdigit()}
+    maps = smem("-m", "-c", "pids pss map")
+    # -P matches command lines too: anchored, so that smem's own (which
+    # holds the pattern) does not
+    users = smem("-u", "-P", "^" + re.escape(exe), "-c",
+                 "user count rss pss")
+    after = lib.all_rollups()
+    check(rec.returncode == 0, f"record -a exits 0 ({rec.stderr.strip()})")
+    if rec.returncode:
+        return 1
+    rows = lib.pid_rows(data)
+
+    for pid in (parent, child):
+        r, s = rows.get(pid), procs.get(pid)
+        check(r is not None and s is not None,
+              f"pid {pid} in both memsz and smem")
+        if r is None or s is None:
+            continue
+        check(int(r["rss"]) == int(s[2]) * 1024,
+              f"pid {pid}: RSS {r['rss']} == smem {int(s[2]) * 1024}")
+        check(int(r["uss"]) == int(s[4]) * 1024,
+              f"pid {pid}: USS {r['uss']} == smem {int(s[4]) * 1024}")
+        tol = (1024 + PAGE) * nmaps(pid)
+        check(abs(float(r["pss"]) - int(s[3]) * 1024) <= tol,
+              f"pid {pid}: PSS {float(r['pss']):.0f} within {tol} of smem "
+              f"{int(s[3]) * 1024}")
+
+    # smem -m: the shared file
+    real = os.path.realpath(data_file)
+    m = [x for x in maps if x[-1] == real]
+    files = {r["files"]: r for r in lib.report(data, "files")}
+    f = files.get(real)
+    check(m and f and int(m[0][0]) == 2 and f["processes"] == "2",
+          f"smem -m PIDs {m and m[0][0]} == memsz PROCS "
+          f"{f and f['processes']} == 2 for the shared file")
+    if m and f:
+        check(abs(float(f["pss"]) - int(m[0][1]) * 1024) <= 2 * 1024,
+              f"its PSS {float(f['pss']):.0f} within 2 KiB of smem -m "
+              f"{int(m[0][1]) * 1024}")
+
+    # smem -u -P ^PATH: the workload's user
+    owner = pwd.getpwuid(os.stat(f"/proc/{parent}").st_uid).pw_name
+    u = {x[0]: x for x in users}
+    # --filter keeps the paths with a label matching at any level: the
+    # workload's pids under their user
+    by_up = lib.report(data, "users,pids", "--filter", f"[ /]{name}( |$)")
+    got = [r for r in by_up if r.get("pids") and
+           lib.pid_label_is(r["pids"], r["pids"].split(" ")[0], name)]
+    rss = sum(int(r["rss"]) for r in got)
+    pss = sum(float(r["pss"]) for r in got)
+    check(owner in u and int(u[owner][1]) == len(got) == 2 and
+          all(r["users"] == owner for r in got),
+          f"smem -u -P: user {owner}, count {u.get(owner, ['', '?'])[1]} "
+          f"== memsz {len(got)}")
+    if owner in u:
+        check(int(u[owner][2]) * 1024 == rss,
+              f"smem -u RSS {int(u[owner][2]) * 1024} == memsz {rss}")
+        tol = (1024 + PAGE) * (nmaps(parent) + nmaps(child))
+        check(abs(int(u[owner][3]) * 1024 - pss) <= tol,
+              f"smem -u PSS {int(u[owner][3]) * 1024} within {tol} of "
+              f"memsz {pss:.0f}")
+
+    # the rest of the machine: stable processes
+    stable = [p for p in set(rows) & set(procs) & set(before) & set(after)
+              if p not in (parent, child) and isinstance(before[p], dict)
+              and isinstance(after[p], dict) and before[p] and after[p] and
+              abs(before[p]["Rss"] - after[p]["Rss"]) <=
+              0.01 * after[p]["Rss"]]
+    bad = [(p, int(rows[p]["rss"]), int(procs[p][2]) * 1024)
+           for p in stable if abs(int(rows[p]["rss"]) -
+                                  int(procs[p][2]) * 1024) >
+           0.02 * int(procs[p][2]) * 1024 + 65536]
+    check(stable and not bad,
+          f"{len(stable)} stable processes: RSS within 2 % + 64 KiB of "
+          f"smem (off: {bad[:5]})")
+    a = sum(int(rows[p]["rss"]) for p in stable)
+    b = sum(int(procs[p][2]) * 1024 for p in stable)
+    check(abs(a - b) <= 0.01 * b,
+          f"their RSS sum {a} within 1 % of smem's {b}")
+    return 1 if lib.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
