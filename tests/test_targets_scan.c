@@ -150,5 +150,5 @@ int main(void)
 		cmocka_unit_test(test_cgroup_errors),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_run_group(tests, NULL, NULL);
 }
