@@ -178,7 +178,8 @@ static void proc_sort(struct proc *p)
 {
 	uint64_t max = 0;
 
-	qsort(p->ents, p->n, sizeof(*p->ents), ent_cmp);
+	if (p->n) /* ents is NULL while empty: qsort wants an array */
+		qsort(p->ents, p->n, sizeof(*p->ents), ent_cmp);
 	free(p->maxend);
 	p->maxend = xmalloc((p->n + 1) * sizeof(*p->maxend));
 	for (size_t i = 0; i < p->n; i++) {

@@ -498,7 +498,8 @@ static int group_flush(struct fault_group *g)
 	last = g->run;
 	while (last < g->m->nruns && g->m->runs[last].vaddr < g->end)
 		last++;
-	mm.runs = g->m->runs + g->run;
+	/* a mapping with no runs has runs == NULL: no pointer arithmetic */
+	mm.runs = last > g->run ? g->m->runs + g->run : NULL;
 	mm.nruns = last - g->run;
 	sub.start = g->start;
 	sub.end = g->end;
