@@ -304,9 +304,15 @@ static int pass1(struct report_ctx *c, char **msg)
 	}
 	if (ret < 0) {
 		c->truncated_at = md_reader_offset(r);
-		note(c, xasprintf("'%s' is damaged at offset %zu (%s): read "
-				  "up to there", c->o->input,
-				  c->truncated_at, memsz_strerror(ret)));
+		note(c, xasprintf("'%s' is damaged at offset %zu (%s: %s): "
+				  "read up to there", c->o->input,
+				  c->truncated_at, memsz_strerror(ret),
+				  md_reader_why(r)));
+	} else if (md_reader_cut_short(r)) {
+		note(c, xasprintf("'%s' was cut short at offset %" PRIu64
+				  " (no END record: the recording was killed "
+				  "or its disk was full): read up to there",
+				  c->o->input, md_reader_offset(r)));
 	}
 	md_reader_close(r);
 	return 0;

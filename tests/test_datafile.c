@@ -61,14 +61,14 @@ static int write_all_types(struct md_writer *w)
 	struct md_lost lost = { 4, 17 };
 	struct md_snap_begin sb = { 5, 42, 0, MD_SNAP_F_PFN, 2 };
 	struct md_snap_mapping map = {
-		.start = 0x400000, .end = 0x800000, .pgoff = 0,
+		.start = 0x400000, .end = 0x20000000, .pgoff = 0,
 		.dev_major = 8, .dev_minor = 1, .ino = 99, .prot = 5,
 		.flags = 2, .image_id = 7, .name = "/bin/true",
 		.runs = runs, .nruns = ARRAY_SIZE(runs),
 	};
 	struct md_snap_mapping anon = {
-		.start = 0x1000, .end = 0x2000, .image_id = UINT32_MAX,
-		.name = "", .runs = NULL, .nruns = 0,
+		.start = 0x20000000, .end = 0x20001000, .flags = 2,
+		.image_id = UINT32_MAX, .name = "", .runs = NULL, .nruns = 0,
 	};
 	struct md_snap_end se = { 6, 42, 0, 12 };
 
@@ -165,7 +165,7 @@ static void check_all_types(struct md_reader *r)
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_SNAP_MAPPING);
 	assert_int_equal(rec.u.mapping.start, 0x400000);
-	assert_int_equal(rec.u.mapping.end, 0x800000);
+	assert_int_equal(rec.u.mapping.end, 0x20000000);
 	assert_int_equal(rec.u.mapping.prot, 5);
 	assert_int_equal(rec.u.mapping.flags, 2);
 	assert_int_equal(rec.u.mapping.image_id, 7);
@@ -193,8 +193,15 @@ static void check_all_types(struct md_reader *r)
 	assert_false(rec.u.mmap2.synthesized);
 	assert_string_equal(rec.u.mmap2.filename, "/bin/true (deleted)");
 
+	/* the writer's close appended the END record: the file is whole */
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
+	assert_int_equal(rec.u.end.nrecords, 12);
+	assert_int_equal(rec.u.end.nsamples, 0);
+
 	assert_int_equal(md_read_next(r, &rec), 0);
 	assert_int_equal(md_read_next(r, &rec), 0);
+	assert_false(md_reader_cut_short(r));
 }
 
 static char *make_full_file(void)
@@ -251,7 +258,7 @@ static void test_old_renamed(void **state)
 	assert_int_equal(stat(old, &st), 0);
 	assert_int_equal(st.st_size, 8);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_size, 64);
+	assert_int_equal(st.st_size, 64 + 40); /* header, END record */
 	free(path);
 	free(old);
 	(void)state;
@@ -284,7 +291,7 @@ static void test_truncated_everywhere(void **state)
 	uint8_t *raw = read_file(path, &len);
 
 	nb = boundaries(raw, len, b);
-	assert_int_equal(nb, 13);
+	assert_int_equal(nb, 14);
 	for (i = 0; i <= len; i++) {
 		struct md_reader *r;
 		struct md_record rec;
@@ -305,7 +312,10 @@ static void test_truncated_everywhere(void **state)
 				expect++;
 		assert_int_equal(complete, expect);
 		if (b[expect] == i) {
+			/* cut on a record boundary: a clean end, but before
+			 * the END record the file says it was cut short */
 			assert_int_equal(ret, 0);
+			assert_int_equal(md_reader_cut_short(r), i < len);
 		} else {
 			assert_int_equal(ret, -MEMSZ_ETRUNC);
 			assert_int_equal(md_reader_offset(r), b[expect]);
@@ -327,6 +337,8 @@ static int open_patched(const char *src, size_t at, const void *bytes,
 	int ret;
 
 	memcpy(raw + at, bytes, n);
+	/* past the checksums, to reach the checks behind them */
+	md_checksum_fix(raw, len);
 	write_file(dst, raw, len);
 	ret = md_reader_open(dst, r);
 	free(raw);
@@ -427,10 +439,139 @@ static void test_corrupt(void **state)
 			n++;
 		}
 		assert_int_equal(ret, 0);
-		assert_int_equal(n, 11);
+		assert_int_equal(n, 12);
 		md_reader_close(r);
 	}
 	free(raw);
+	free(path);
+	(void)state;
+}
+
+/* A file with one snapshot of two mappings; patch(raw, len, rec offsets)
+ * damages it behind its checksums. */
+struct damage {
+	const char *what;   /* md_reader_why() expected */
+	size_t rec;         /* index of the record that must be refused */
+	void (*patch)(uint8_t *raw, const uint64_t *b);
+};
+
+static void dm_end_beyond(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[8] + 16 + 8, 0x80007febb63a7000ull);
+}
+
+static void dm_overlap(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[8] + 16, 0x1000); /* anon starts before map ends */
+}
+
+static void dm_run_outside(uint8_t *raw, const uint64_t *b)
+{
+	/* the third run of 100000 pages grows past the mapping's end */
+	put_le32(raw + b[7] + 16 + 64 + 16 + 2 * 24 + 8, 200000);
+}
+
+static void dm_run_overlap(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[7] + 16 + 64 + 16 + 24, 0x401000);
+}
+
+static void dm_no_image(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(raw + b[7] + 16 + 48, 8);
+}
+
+static void dm_nested(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(raw + b[9], MD_REC_SNAP_BEGIN);
+}
+
+static void dm_end_pairing(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(raw + b[9] + 16 + 12, 5); /* SNAP_END of seq 5 */
+}
+
+static void dm_not_present(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(raw + b[7] + 16 + 64 + 16 + 12, MD_PG_FILE);
+}
+
+static void dm_end_count(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[12] + 16 + 8, 11);
+}
+
+static void test_invariants(void **state)
+{
+	static const struct damage dm[] = {
+		{ "mapping beyond the user address space", 8, dm_end_beyond },
+		{ "mapping out of order or overlapping the previous one", 8,
+		  dm_overlap },
+		{ "page run outside its mapping or overlapping the previous "
+		  "run", 7, dm_run_outside },
+		{ "page run outside its mapping or overlapping the previous "
+		  "run", 7, dm_run_overlap },
+		{ "mapping of an image id with no IMAGE record", 7,
+		  dm_no_image },
+		{ "snapshot begins inside another one", 9, dm_nested },
+		{ "snapshot end without its begin", 9, dm_end_pairing },
+		{ "page run neither present, swapped nor zero page", 7,
+		  dm_not_present },
+		{ "the END record counts other records than the file holds",
+		  12, dm_end_count },
+	};
+	char *path = make_full_file(), *dst = tpath("damaged.data");
+	uint64_t b[64], off;
+	size_t len;
+	uint8_t *raw = read_file(path, &len), *cp = xmalloc(len);
+	struct md_reader *r;
+
+	boundaries(raw, len, b);
+	for (size_t i = 0; i < ARRAY_SIZE(dm); i++) {
+		struct md_record rec;
+		size_t n = 0;
+		int ret;
+
+		memcpy(cp, raw, len);
+		dm[i].patch(cp, b);
+		/* without its checksum fixed, the record is refused first */
+		write_file(dst, cp, len);
+		assert_int_equal(md_reader_open(dst, &r), 0);
+		while ((ret = md_read_next(r, &rec)) == 1)
+			n++;
+		assert_int_equal(ret, -MEMSZ_EBADDATA);
+		assert_string_equal(md_reader_why(r), "checksum mismatch");
+		md_reader_close(r);
+		/* with it fixed, the invariant check refuses it */
+		assert_true(md_checksum_fix(cp, len) > 0);
+		write_file(dst, cp, len);
+		assert_int_equal(md_reader_open(dst, &r), 0);
+		n = 0;
+		while ((ret = md_read_next(r, &rec)) == 1)
+			n++;
+		print_message("%s\n", dm[i].what);
+		assert_int_equal(ret, -MEMSZ_EBADDATA);
+		assert_string_equal(md_reader_why(r), dm[i].what);
+		assert_int_equal(n, dm[i].rec);
+		off = md_reader_offset(r);
+		assert_int_equal(off, b[dm[i].rec]);
+		/* the error sticks */
+		assert_int_equal(md_read_next(r, &rec), -MEMSZ_EBADDATA);
+		md_reader_close(r);
+	}
+	/* a damaged header checksum, and a header that drops MD_F_CRC but
+	 * keeps a checksum, are refused at open */
+	memcpy(cp, raw, len);
+	cp[24] ^= 1;
+	write_file(dst, cp, len);
+	assert_int_equal(md_reader_open(dst, &r), -MEMSZ_EBADDATA);
+	memcpy(cp, raw, len);
+	cp[16] &= (uint8_t)~MD_F_CRC;
+	write_file(dst, cp, len);
+	assert_int_equal(md_reader_open(dst, &r), -MEMSZ_EBADDATA);
+	free(cp);
+	free(raw);
+	free(dst);
 	free(path);
 	(void)state;
 }
@@ -453,9 +594,10 @@ static void test_dev_full(void **state)
 static int fill(const char *path, int *err)
 {
 	struct md_writer *w;
+	struct md_snap_begin b = { .pid = 1, .nmappings = 1u << 30 };
 	struct md_snap_mapping m = {
-		.start = 0x1000, .end = 0x100000, .name = "[heap]",
-		.runs = runs, .nruns = ARRAY_SIZE(runs),
+		.start = 0x1000, .end = 0x2000, .flags = 2,
+		.image_id = UINT32_MAX, .name = "[heap]",
 	};
 	char note[700];
 	int n = 0, ret;
@@ -468,9 +610,17 @@ static int fill(const char *path, int *err)
 		return 0;
 	}
 	for (;;) {
-		ret = n % 2 ? md_write_note(w, note) : md_write_mapping(w, &m);
+		/* one snapshot that never ends: mappings and notes */
+		if (n == 0)
+			ret = md_write_snap_begin(w, &b);
+		else if (n % 2)
+			ret = md_write_note(w, note);
+		else
+			ret = md_write_mapping(w, &m);
 		if (ret < 0)
 			break;
+		m.start += 0x2000;
+		m.end += 0x2000;
 		n++;
 	}
 	*err = ret;
@@ -490,10 +640,71 @@ static void check_filled(const char *path, int n)
 	assert_int_equal(md_reader_open(path, &r), 0);
 	while ((ret = md_read_next(r, &rec)) == 1)
 		got++;
-	/* the partial record was cut off again: a clean end */
+	/* the partial record was cut off again: a clean end, and with no
+	 * END record the file says it was cut short */
 	assert_int_equal(ret, 0);
 	assert_int_equal(got, n);
+	assert_true(md_reader_cut_short(r));
 	md_reader_close(r);
+}
+
+/* Write SAMPLE records (batched) under a file size limit that cuts a batch
+ * in the middle: the whole records written stay, the summary counts what
+ * the file holds. */
+static void test_samples_partial_batch(void **state)
+{
+	char *path = tpath("samples.data");
+	int status, pipefd[2];
+	struct md_writer_stats st[2];
+	struct md_reader *r;
+	struct md_record rec;
+	uint64_t got = 0;
+	pid_t pid;
+	int ret;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 200000, 200000 };
+		static uint8_t stack[1000];
+		struct md_sample s = { .pid = 1, .tid = 1,
+				       .stack = stack, .stack_size = 1000 };
+		struct md_writer *w;
+		uint64_t given = 0;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		if (md_writer_open(path, &w))
+			_exit(1);
+		/* 300 KB of samples: more than the limit, less than one
+		 * batch, so the limit cuts the batch's only write */
+		for (int i = 0; i < 300; i++, given++)
+			md_write_sample(w, &s);
+		assert_int_equal(md_writer_flush(w), -EFBIG);
+		md_writer_stats(w, &st[0]);
+		st[1].samples = given;
+		md_writer_close(w);
+		if (write(pipefd[1], st, sizeof(st)) != sizeof(st))
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(read(pipefd[0], st, sizeof(st)), sizeof(st));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	while ((ret = md_read_next(r, &rec)) == 1)
+		got += rec.type == MD_REC_SAMPLE;
+	assert_int_equal(ret, 0);
+	assert_true(md_reader_cut_short(r));
+	md_reader_close(r);
+	/* about 195 of the 300 fit under the limit: kept, not discarded */
+	assert_true(got > 150);
+	assert_int_equal(st[0].samples, got);
+	assert_int_equal(st[0].samples_lost, st[1].samples - got);
+	assert_true(st[0].bytes <= 200000);
+	free(path);
+	(void)state;
 }
 
 static void test_fsize_limit(void **state)
@@ -605,6 +816,8 @@ int main(void)
 		cmocka_unit_test(test_old_renamed),
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_samples_partial_batch),
 		cmocka_unit_test(test_not_memsz),
 		cmocka_unit_test(test_dev_full),
 		cmocka_unit_test(test_fsize_limit),
