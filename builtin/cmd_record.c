@@ -576,6 +576,27 @@ static int exit_code(int status)
 	return 1;
 }
 
+/* After a write error: end the launched command rather than leave it
+ * running unwatched (SIGTERM, SIGKILL after the grace period), and reap
+ * it through the tracer. */
+static void stop_launched(struct rec *r, int *status)
+{
+	uint64_t kill_at = mono_ns() + KILL_GRACE_NS;
+	bool killed = false;
+
+	kill(r->child, SIGTERM);
+	for (;;) {
+		tracer_poll(r->tr);
+		if (tracer_done(r->tr, status))
+			return;
+		if (!killed && mono_ns() >= kill_at) {
+			kill(r->child, SIGKILL);
+			killed = true;
+		}
+		poll(NULL, 0, 10);
+	}
+}
+
 static void final_snapshots(struct rec *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
@@ -767,6 +788,7 @@ int cmd_record(int argc, char **argv)
 	int *pids = NULL, npids = 0, sfd = -1, tfd = -1, status = 0;
 	int ret = 1, c, err;
 	bool stop = false, launch, term_sent = false, got_exit = false;
+	struct md_writer_stats st;
 	sigset_t mask, oldmask;
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
@@ -1060,6 +1082,10 @@ int cmd_record(int argc, char **argv)
 		final_snapshots(r);
 	drain(r, true);
 	unreported_lost(r);
+	/* the batched samples now, so that the summary counts the file */
+	wfail(r, md_writer_flush(r->w));
+	if (r->werr && r->tr && !got_exit)
+		stop_launched(r, &status);
 	if (r->lost && !r->werr) {
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->lost);
@@ -1068,9 +1094,11 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "memsz: %s\n", msg);
 		free(msg);
 	}
+	md_writer_stats(r->w, &st);
 	if (r->werr) {
-		memsz_error("cannot write '%s': %s; recording stopped", r->path,
-			    memsz_strerror(r->werr));
+		memsz_error("cannot write '%s': %s; recording stopped%s",
+			    r->path, memsz_strerror(r->werr),
+			    launch ? " and the command ended" : "");
 		ret = 1;
 	} else {
 		ret = launch && got_exit ? exit_code(status) : 0;
@@ -1078,10 +1106,12 @@ int cmd_record(int argc, char **argv)
 	if (r->nsattr)
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
-			"(%llu lost), %llu snapshots, %.3f MiB to '%s' ]\n",
+			"(%llu lost, %llu not written), %llu snapshots, "
+			"%.3f MiB to '%s' ]\n",
 			(unsigned long long)r->nevents,
-			(unsigned long long)r->nsamples,
+			(unsigned long long)st.samples,
 			(unsigned long long)r->lost,
+			(unsigned long long)st.samples_lost,
 			(unsigned long long)r->nsnaps,
 			md_writer_offset(r->w) / 1048576.0, r->path);
 	else
