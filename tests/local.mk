@@ -65,6 +65,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2080-record-sigint.sh \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
+	tests/t2096-record-enospc.sh \
 	tests/t2100-record-faults.sh \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
