@@ -314,7 +314,13 @@ uint64_t perf_ring_consume(const uint8_t *data, uint64_t size, uint64_t tail,
 		memcpy(&h, data + off, first);
 		if (first < sizeof(h))
 			memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
-		if (h.size < sizeof(h) || h.size > head - tail)
+		/* a size the kernel never writes: the records after it
+		 * cannot be found, drop the rest of the ring */
+		if (h.size < sizeof(h) || h.size % 8) {
+			tail = head;
+			break;
+		}
+		if (h.size > head - tail)
 			break;
 		if (off + h.size <= size) {
 			fn(data + off, h.size, arg);
