@@ -135,6 +135,7 @@ struct report_ctx {
 	size_t npids, pidcap;
 	uint64_t lost;
 	size_t truncated_at;      /* 0: read to a clean end */
+	char *stop;               /* why the read stopped early, or NULL */
 
 	/* the walk */
 	enum attrib_src srcs[REPORT_MAX_KEYS];
@@ -304,16 +305,17 @@ static int pass1(struct report_ctx *c, char **msg)
 	}
 	if (ret < 0) {
 		c->truncated_at = md_reader_offset(r);
-		note(c, xasprintf("'%s' is damaged at offset %zu (%s: %s): "
-				  "read up to there", c->o->input,
-				  c->truncated_at, memsz_strerror(ret),
-				  md_reader_why(r)));
+		c->stop = xasprintf("is damaged at offset %zu (%s: %s)",
+				    c->truncated_at, memsz_strerror(ret),
+				    md_reader_why(r));
 	} else if (md_reader_cut_short(r)) {
-		note(c, xasprintf("'%s' was cut short at offset %" PRIu64
-				  " (no END record: the recording was killed "
-				  "or its disk was full): read up to there",
-				  c->o->input, md_reader_offset(r)));
+		c->stop = xasprintf("was cut short at offset %" PRIu64 " (no "
+				    "END record: the recording was killed or "
+				    "its disk was full)", md_reader_offset(r));
 	}
+	if (c->stop)
+		note(c, xasprintf("'%s' %s: read up to there", c->o->input,
+				  c->stop));
 	md_reader_close(r);
 	return 0;
 }
@@ -770,8 +772,9 @@ int report_build(const struct report_opts *o, struct labels *lb,
 			*msg = xasprintf("'%s' has no complete snapshot of "
 					 "pid %ld", o->input, o->pid);
 		else
-			*msg = xasprintf("'%s' has no complete snapshot",
-					 o->input);
+			*msg = xasprintf("'%s' has no complete snapshot%s%s",
+					 o->input, c.stop ? ": it " : "",
+					 c.stop ? c.stop : "");
 		goto out;
 	}
 	res->have_pss = true;
@@ -804,6 +807,7 @@ out:
 		free(c.pids[i].comm);
 	free(c.pids);
 	free(c.snaps);
+	free(c.stop);
 	free(c.seen);
 	free(c.match);
 	faults_free(c.faults);
