@@ -71,6 +71,8 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
 	tests/t3010-report-relocs.py \
+	tests/t3050-report-mutations.py \
+	tests/t3060-report-repro.py \
 	tests/t3100-report-callers.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \

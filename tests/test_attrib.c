@@ -24,6 +24,7 @@
 
 #include "data/datafile.h"
 #include "elf/elfimg.h"
+#include "report/attrib.h"
 #include "report/report.h"
 #include "out/rows.h"
 #include "tests/testutil.h"
@@ -441,6 +442,29 @@ static void test_no_pfn(void **state)
 	labels_free(lb);
 }
 
+/* A mapping naming an image id when no IMAGE record was registered at all
+ * (the image table is empty): classified without an image, no undefined
+ * behaviour (the sanitizer build checks the look-up). */
+static void test_no_images(void **state)
+{
+	struct labels *lb = labels_new();
+	struct attrib *a = attrib_new(lb, "/nonexistent");
+	struct attrib_map m = { .start = 0x1000, .end = 0x3000,
+				.prot = PROT_READ, .flags = MAP_PRIVATE,
+				.image_id = 3, .name = "/lib/none.so" };
+	struct attrib_part parts[2];
+	int n;
+
+	(void)state;
+	n = attrib_classify(a, &m, NULL, parts);
+	assert_true(n >= 1);
+	assert_null(parts[0].img);
+	assert_int_not_equal(parts[0].cls, ACLS_IMAGE);
+	assert_null(attrib_image_elf(a, 3));
+	attrib_free(a);
+	labels_free(lb);
+}
+
 static void test_keys_parse(void **state)
 {
 	enum report_key k[REPORT_MAX_KEYS];
@@ -461,6 +485,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_parse),
+		cmocka_unit_test(test_no_images),
 		cmocka_unit_test(test_symbols_exact),
 		cmocka_unit_test(test_bss_tail),
 		cmocka_unit_test(test_replaced_image),
