@@ -54,24 +54,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(copy);
 	{
 		char *dump[] = { "dump", "-v", "-i", (char *)path, NULL };
-		char *inner[] = { "report", "-i", (char *)path, "-d",
+		char *inner[] = { "report", "-i", (char *)path, "--debug-root",
 				  "/nonexistent-memsz-fuzz", "--by",
 				  "pids,mappings,files,segments,sections,"
 				  "symbols,bbs,kinds",
 				  "-n", "3", "--snapshot",
 				  (char *)picks[size % 4], NULL };
-		char *outer[] = { "report", "-i", (char *)path, "-d",
+		char *outer[] = { "report", "-i", (char *)path, "--debug-root",
 				  "/nonexistent-memsz-fuzz", "--by",
 				  "callers,faultsite,relocs,compileunits,"
 				  "inlines",
 				  "--format", (char *)formats[size / 4 % 4],
 				  NULL };
 
+		int r1, r2, r3;
+
 		fuzz_quiet_begin();
-		cmd_dump(4, dump);
-		cmd_report(11, inner);
-		cmd_report(9, outer);
+		r1 = cmd_dump(4, dump);
+		r2 = cmd_report(11, inner);
+		r3 = cmd_report(9, outer);
 		fuzz_quiet_end();
+		/* a usage error: the harness no longer matches the commands */
+		if (r1 == EXIT_USAGE || r2 == EXIT_USAGE || r3 == EXIT_USAGE)
+			abort();
 	}
 	return 0;
 }

@@ -13,9 +13,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/memsz-seeds.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # --- ELF ---
-$cc -static -nostdlib -fno-stack-protector -no-pie -O1 -g \
+# the recordings' image: no debug info, so that a fuzzed report does not
+# parse DWARF at every run (fuzz_elf does); a copy with it for fuzz_elf
+$cc -static -nostdlib -fno-stack-protector -fno-pie -O1 \
 	-Wl,--build-id -o "$out/seed_prog" "$srcdir/fuzz/seed_prog.c"
-cp "$out/seed_prog" "$out/elf/static-nolibc-g"
+$cc -static -nostdlib -fno-stack-protector -fno-pie -O1 -g \
+	-Wl,--build-id -o "$out/elf/static-nolibc-g" "$srcdir/fuzz/seed_prog.c"
 cat >"$tmp/lib.c" <<'C'
 #include <stdio.h>
 static int counter;
@@ -47,10 +50,12 @@ if $cc -m32 -shared -fPIC -O2 -o "$out/elf/lib32.so" "$tmp/lib.c" \
 python3 "$srcdir/tests/elf-fixtures/elf-byteswap.py" "$out/seed_prog" \
 	"$out/elf/static-be"
 cat >"$tmp/t.cc" <<'C'
-#include <map>
-#include <string>
-namespace ns { template <class T> struct box { T v; virtual ~box() {} };
-std::map<std::string, int> m; box<int> b; int get() { return m["x"] + b.v; } }
+namespace ns {
+template <class T, int N> struct box { T v[N]; virtual ~box() {}
+	virtual T at(int i) const { return v[i % N]; } };
+box<long, 3> b3; box<char, 7> b7;
+long get(const box<long, 3> &b, int i) { return b.at(i) + b7.at(i); }
+}
 C
 if command -v g++ >/dev/null; then
 	g++ -O1 -g -c -o "$out/elf/cxx.o" "$tmp/t.cc"
