@@ -1103,24 +1103,29 @@ int cmd_record(int argc, char **argv)
 	} else {
 		ret = launch && got_exit ? exit_code(status) : 0;
 	}
-	if (r->nsattr)
+	if (r->nsattr) {
+		char unwritten[48] = "";
+
+		if (st.samples_lost)
+			snprintf(unwritten, sizeof(unwritten),
+				 ", %llu not written",
+				 (unsigned long long)st.samples_lost);
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
-			"(%llu lost, %llu not written), %llu snapshots, "
-			"%.3f MiB to '%s' ]\n",
+			"(%llu lost%s), %llu snapshots, %.3f MiB to '%s' ]\n",
 			(unsigned long long)r->nevents,
 			(unsigned long long)st.samples,
-			(unsigned long long)r->lost,
-			(unsigned long long)st.samples_lost,
+			(unsigned long long)r->lost, unwritten,
 			(unsigned long long)r->nsnaps,
 			md_writer_offset(r->w) / 1048576.0, r->path);
-	else
+	} else {
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu snapshots, "
 			"%.3f MiB to '%s' ]\n",
 			(unsigned long long)r->nevents,
 			(unsigned long long)r->nsnaps,
 			md_writer_offset(r->w) / 1048576.0, r->path);
+	}
 	goto out_targets;
 
 out_child:
