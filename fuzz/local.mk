@@ -54,5 +54,5 @@ endif
 
 clean-local: clean-fuzz
 clean-fuzz:
-	rm -rf fuzz/seeds fuzz/corpus fuzz/crash-*
+	rm -rf fuzz/seeds fuzz/corpus fuzz/crash-* fuzz/libfuzzer-*.out
 .PHONY: clean-fuzz

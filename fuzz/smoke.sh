@@ -21,7 +21,7 @@ elf) dict=-dict=$top_srcdir/fuzz/elf.dict ;;
 datafile) dict=-dict=$top_srcdir/fuzz/memsz.dict ;;
 procmaps) dict=-dict=$top_srcdir/fuzz/maps.dict ;;
 esac
-log=$top_builddir/fuzz/smoke-$t.log
+log=$top_builddir/fuzz/libfuzzer-$t.out
 MEMSZ_FUZZ_IMAGE=$seeds/seed_prog \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	"$bin" -max_total_time="$secs" -timeout=10 -error_exitcode=1 \
