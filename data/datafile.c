@@ -717,7 +717,6 @@ int md_writer_close(struct md_writer *w)
 struct md_reader {
 	const uint8_t *map;
 	size_t size;
-	bool mapped;              /* map is ours to munmap */
 	uint64_t off;             /* next record */
 	struct md_file_header hdr;
 	struct md_run *runs;      /* decoded runs of the last mapping */
@@ -866,9 +865,9 @@ static int header_check(struct md_reader *r, const uint8_t *p, size_t size)
 	return 0;
 }
 
-/* A reader over size bytes at p (map: ours to munmap). */
-static int reader_new(const uint8_t *p, size_t size, bool mapped,
-		      struct md_reader **out)
+/* A reader over the size bytes mapped at p (unmapped by
+ * md_reader_close). */
+static int reader_new(const uint8_t *p, size_t size, struct md_reader **out)
 {
 	struct md_reader *r = xcalloc(1, sizeof(*r));
 	int ret = header_check(r, p, size);
@@ -879,7 +878,6 @@ static int reader_new(const uint8_t *p, size_t size, bool mapped,
 	}
 	r->map = p;
 	r->size = size;
-	r->mapped = mapped;
 	r->off = r->hdr.header_size;
 	r->why = "";
 	*out = r;
@@ -911,17 +909,12 @@ int md_reader_open(const char *path, struct md_reader **out)
 			goto out_close;
 		}
 	}
-	ret = reader_new(map, (size_t)st.st_size, true, out);
+	ret = reader_new(map, (size_t)st.st_size, out);
 	if (ret < 0 && map)
 		munmap(map, (size_t)st.st_size);
 out_close:
 	close(fd);
 	return ret;
-}
-
-int md_reader_open_mem(const void *buf, size_t len, struct md_reader **out)
-{
-	return reader_new(buf, len, false, out);
 }
 
 const struct md_file_header *md_reader_header(const struct md_reader *r)
@@ -1353,7 +1346,7 @@ void md_reader_close(struct md_reader *r)
 {
 	if (!r)
 		return;
-	if (r->mapped && r->map)
+	if (r->map)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
 	free(r->u64s);

@@ -272,9 +272,6 @@ struct md_reader;
  * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. */
 int md_reader_open(const char *path, struct md_reader **out);
 const struct md_file_header *md_reader_header(const struct md_reader *r);
-/* Open a file image in memory (borrowed: buf must outlive the reader), as
- * md_reader_open() does a file. */
-int md_reader_open_mem(const void *buf, size_t len, struct md_reader **out);
 /* Next record into *rec. Returns 1 if a record was read, 0 at a clean
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a
  * record at md_reader_offset(); -MEMSZ_EBADDATA: the record at
