@@ -9,6 +9,11 @@ line (the json error object), or exit 0 with the original TOTAL row, or exit 0 w
 footer note the original report does not have (what was dropped). Any
 other outcome is a silent difference; a crash or a sanitizer report fails
 too. The counts of each outcome are printed.
+
+With MUTATE_FIX_CRC=1 the checksums of each copy are recomputed after the
+change (the checks behind them alone are measured; the count of silent
+differences is printed, not asserted: a changed page count or flag that
+keeps every rule cannot be told from the truth without the checksum).
 """
 import json
 import os
@@ -41,6 +46,7 @@ def report(path, pick):
 
 def main():
     n = int(os.environ.get("MUTATIONS", "450"))
+    fix_crc = os.environ.get("MUTATE_FIX_CRC") == "1"
     rng = random.Random(3050)
     with tempfile.TemporaryDirectory(prefix="memsz-t3050-") as tmp:
         orig = os.path.join(tmp, "orig.data")
@@ -62,6 +68,8 @@ def main():
             for _ in range(rng.randint(1, 8)):
                 at = rng.randrange(len(data))
                 data[at] = (data[at] + rng.randint(1, 255)) & 0xff
+            if fix_crc:
+                lib.md_fix_checksums(data)
             with open(mut, "wb") as f:
                 f.write(data)
             pick = ("last", "peak")[i % 2]
@@ -90,7 +98,7 @@ def main():
                counts["silent"]))
         for i, what in bad[:10]:
             print("# mutation %d: %s" % (i, what))
-        lib.check(counts["silent"] == 0,
+        lib.check(counts["silent"] == 0 or fix_crc,
                   "no report with different totals and no note (%d)" %
                   counts["silent"])
         lib.check(not [b for b in bad if b[1].startswith("exit")],
