@@ -576,6 +576,24 @@ static void test_invariants(void **state)
 	(void)state;
 }
 
+/* CRC-32C: the check value of the standard, and continuation. */
+static void test_crc32c(void **state)
+{
+	static const char s[] = "123456789";
+	uint8_t big[1000];
+
+	assert_int_equal(md_crc32c(0, s, 9), 0xe3069283u);
+	assert_int_equal(md_crc32c(md_crc32c(0, s, 4), s + 4, 5), 0xe3069283u);
+	assert_int_equal(md_crc32c(0, NULL, 0), 0);
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	for (size_t cut = 0; cut < sizeof(big); cut += 13)
+		assert_int_equal(md_crc32c(md_crc32c(0, big, cut), big + cut,
+					   sizeof(big) - cut),
+				 md_crc32c(0, big, sizeof(big)));
+	(void)state;
+}
+
 static void test_dev_full(void **state)
 {
 	struct md_writer *w;
@@ -817,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_samples_partial_batch),
 		cmocka_unit_test(test_not_memsz),
 		cmocka_unit_test(test_dev_full),
