@@ -571,7 +571,19 @@ static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
 		}
 		for (uint64_t va = s; va < e; va += g.page) {
 			uint32_t callers, site;
+			uint64_t next = faults_next(c->faults,
+						    c->cur_pid->pid, va, e,
+						    file);
 
+			/* pages no fault can name: one piece, not one
+			 * look-up per page */
+			if (next > va) {
+				ret = group_extend(&g, va, next, none, none);
+				if (ret)
+					return ret;
+				va = next - g.page;
+				continue;
+			}
 			faults_page(c->faults, c->cur_pid->pid, va, file,
 				    &callers, &site);
 			ret = group_extend(&g, va, MIN(va + g.page, e),
