@@ -576,23 +576,39 @@ static int exit_code(int status)
 	return 1;
 }
 
-/* After a write error: end the launched command rather than leave it
- * running unwatched (SIGTERM, SIGKILL after the grace period), and reap
- * it through the tracer. */
+/* Send sig to the launched command and every process forked from it that
+ * still exists. Returns true if any does. */
+static bool signal_launched(struct rec *r, int sig)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->nt; i++)
+		if (r->t[i].traced && kill(r->t[i].pid, 0) == 0) {
+			kill(r->t[i].pid, sig);
+			any = true;
+		}
+	return any;
+}
+
+/* After a write error: end the launched command and what it forked rather
+ * than leave them running unwatched (SIGTERM, SIGKILL after the grace
+ * period; processes forked meanwhile get the same as the tracer reports
+ * them), reaping them through the tracer. */
 static void stop_launched(struct rec *r, int *status)
 {
-	uint64_t kill_at = mono_ns() + KILL_GRACE_NS;
-	bool killed = false;
+	uint64_t start = mono_ns();
 
 	kill(r->child, SIGTERM);
 	for (;;) {
+		uint64_t now = mono_ns();
+		bool any;
+
 		tracer_poll(r->tr);
-		if (tracer_done(r->tr, status))
+		any = signal_launched(r, now - start < KILL_GRACE_NS ?
+						 SIGTERM : SIGKILL);
+		if ((tracer_done(r->tr, status) && !any) ||
+		    now - start > 2 * KILL_GRACE_NS)
 			return;
-		if (!killed && mono_ns() >= kill_at) {
-			kill(r->child, SIGKILL);
-			killed = true;
-		}
 		poll(NULL, 0, 10);
 	}
 }

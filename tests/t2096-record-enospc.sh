@@ -1,6 +1,7 @@
 #!/bin/sh
 # t2096-record-enospc.sh — `record --faults` into a 64 KiB tmpfs: the disk
-# fills while samples are batched. The launched command is ended, not left
+# fills while samples are batched. The launched command (a shell wrapper
+# that forks python3) and the process it forked are ended, not left
 # running; the summary counts the samples the file holds; the file reads
 # up to its last whole record and report and dump say it was cut short.
 set -u
@@ -21,9 +22,11 @@ mkdir "$T/mnt" && mount -t tmpfs -o size=64k tmpfs "$T/mnt" || {
 MNT=$T/mnt
 
 # The workload faults pages for at most 60 s (the disk fills in well
-# under a second).
+# under a second), in a child of the launched shell.
+printf '#!/bin/sh\npython3 "$@"\nexit $?\n' >"$T/python3"
+chmod +x "$T/python3"
 "$MEMSZ" record -o "$MNT/f.data" --faults -c 50 --stack-size 512 \
-	--interval 50 -- python3 -c '
+	--interval 50 -- "$T/python3" -c '
 import time
 end = time.monotonic() + 60
 while time.monotonic() < end:
@@ -47,6 +50,15 @@ if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 else
 	ok "the command is not left running"
 fi
+# every process it forked that the file names is gone too
+kids=$(sed -n 's/.* FORK \([0-9]*\)\/.*/\1/p' "$T/dump" | sort -u)
+check "the file names the forked python3" test -n "$kids"
+left=
+for k in $kids; do
+	kill -0 "$k" 2>/dev/null && left="$left $k"
+done
+check "no forked process left running ($left)" test -z "$left"
+for k in $left; do kill -9 "$k"; done
 check "dump says the file was cut short" grep -q '^# cut short at offset' "$T/dump"
 held=$(grep -c ' SAMPLE ' "$T/dump")
 said=$(sed -n 's/.*wrote [0-9]* events, \([0-9]*\) samples.*/\1/p' "$T/err")
