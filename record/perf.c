@@ -275,9 +275,10 @@ int perf_decode_sample(const struct perf_event_attr *a, const void *rawv,
 		size = rd64(p);
 		p += 8;
 		if (size) {
-			if (size % 8)
+			/* size + 8 must not wrap: compare with what is left */
+			if (size % 8 || (uint64_t)(end - p) < 8 ||
+			    size > (uint64_t)(end - p) - 8)
 				return -MEMSZ_EBADDATA;
-			NEED(size + 8);
 			dyn = rd64(p + size);
 			if (dyn > size)
 				return -MEMSZ_EBADDATA;
