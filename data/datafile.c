@@ -56,8 +56,11 @@ static size_t align8(size_t n)
 /* --- CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) --- */
 
 static uint32_t crc_table[8][256];
+static int crc_mode; /* 1: tables, 2: the crc32 instruction */
 
-static void crc_init_table(void)
+/* Fill the tables and choose the implementation once, at load time (no
+ * lazy set-up that threads could race on). */
+__attribute__((constructor)) static void crc_init(void)
 {
 	for (uint32_t i = 0; i < 256; i++) {
 		uint32_t c = i;
@@ -70,6 +73,12 @@ static void crc_init_table(void)
 		for (int t = 1; t < 8; t++)
 			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
 					  crc_table[0][crc_table[t - 1][i] & 0xff];
+	crc_mode = 1;
+#if defined(__x86_64__)
+	__builtin_cpu_init(); /* a constructor may run before libgcc's */
+	if (__builtin_cpu_supports("sse4.2"))
+		crc_mode = 2;
+#endif
 }
 
 /* Slicing-by-8 over the tables. */
@@ -115,19 +124,10 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c,
 
 uint32_t md_crc32c(uint32_t crc, const void *p, size_t n)
 {
-	static int mode; /* 0: not chosen, 1: tables, 2: instruction */
 	uint32_t c = ~crc;
 
-	if (!mode) {
-		crc_init_table();
-		mode = 1;
 #if defined(__x86_64__)
-		if (__builtin_cpu_supports("sse4.2"))
-			mode = 2;
-#endif
-	}
-#if defined(__x86_64__)
-	if (mode == 2)
+	if (crc_mode == 2)
 		return ~crc_hw(c, p, n);
 #endif
 	return ~crc_sw(c, p, n);
