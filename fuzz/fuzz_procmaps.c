@@ -1,5 +1,5 @@
 /* fuzz_procmaps.c — libFuzzer target: the /proc/PID/maps parser over the
- * fuzz bytes as the file's text. */
+ * fuzz bytes as the file's text, then procmaps_order() on what it read. */
 #include "config.h"
 
 #include <stddef.h>
@@ -22,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	procmaps_parse(f, &m);
 	fclose(f);
+	procmaps_order(&m);
 	procmaps_free(&m);
 	return 0;
 }
