@@ -3,9 +3,12 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
+#include "builtin/view.h"
+#include "out/output.h"
 #include "util/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cmd_help(int argc, char **argv);
@@ -18,6 +21,8 @@ const struct memsz_cmd memsz_cmds[] = {
 	  "record where images are loaded and which pages are resident" },
 	{ "report", cmd_report, usage_report,
 	  "attribute recorded resident memory to files, sections, symbols" },
+	{ "diff", cmd_diff, usage_diff,
+	  "compare two recordings, two snapshots or two ELF files" },
 	{ "dump", cmd_dump, usage_dump,
 	  "print every record of a memsz.data file" },
 	{ "help", cmd_help, usage_help, "show help for memsz or a command" },
@@ -65,19 +70,27 @@ static int cmd_help(int argc, char **argv)
 	if (!c) {
 		memsz_error("'%s' is not a memsz command; see 'memsz --help'",
 			    argv[1]);
-		return 1;
+		return EXIT_USAGE;
 	}
 	c->usage(stdout);
 	return 0;
 }
 
-static void unknown_command(const char *name)
+/* An unknown command: one line naming the commands, as JSON on stdout
+ * when argv asks for --format json. */
+static void unknown_command(int argc, char **argv)
 {
-	fprintf(stderr, "memsz: '%s' is not a memsz command. Commands are:",
-		name);
-	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++)
-		fprintf(stderr, " %s", c->name);
-	fputc('\n', stderr);
+	char *s = xasprintf("'%s' is not a memsz command. Commands are:",
+			    argv[1]);
+
+	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++) {
+		char *t = xasprintf("%s %s", s, c->name);
+
+		free(s);
+		s = t;
+	}
+	out_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE, s);
+	free(s);
 }
 
 int main(int argc, char **argv)
@@ -99,8 +112,8 @@ int main(int argc, char **argv)
 	}
 	c = find_cmd(argv[1]);
 	if (!c) {
-		unknown_command(argv[1]);
-		return 1;
+		unknown_command(argc, argv);
+		return EXIT_USAGE;
 	}
 	/* `memsz CMD --help` is `memsz help CMD` (only right after CMD, so
 	 * that an option's value or a file may be called "-h"). */

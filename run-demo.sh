@@ -5,7 +5,8 @@ set -eu
 cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev python3 libc6-dbg"
+libunwind-dev libpfm4-dev libcmocka-dev python3 libc6-dbg \
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go"
 scripts/ensure-packages.sh $pkgs
 
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
@@ -34,3 +35,8 @@ echo
 lib=/usr/lib/x86_64-linux-gnu/libc.so.6
 echo "== memsz size --by sections,symbols -n 4 $lib   (on disk only)"
 ./memsz size --by sections,symbols -n 4 "$lib"
+echo
+echo "== memsz report -i demo.data --snapshot peak --by files,sections,symbols --format html > demo.html"
+./memsz report -i demo.data --snapshot peak --by files,sections,symbols \
+	--format html > demo.html
+echo "open $(pwd)/demo.html in a browser (one file, works offline)"

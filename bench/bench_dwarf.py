@@ -9,7 +9,8 @@ each command, and memsz's ratio to the baseline. Asserts nothing.
 import os
 import subprocess
 import sys
-import time
+
+import benchlib
 
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 RUNS = int(os.environ.get("RUNS", "3"))
@@ -19,24 +20,8 @@ NODE = "/usr/bin/node"
 
 def measure(cmd, may_fail=False):
     """Best wall time over RUNS and peak RSS (KiB) of cmd (output
-    discarded). may_fail: eu-readelf exits 1 after decoding everything
-    when it met something it could not print (not a failed run)."""
-    best, peak = None, 0
-    for _ in range(RUNS):
-        t0 = time.perf_counter()
-        pid = os.fork()
-        if pid == 0:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
-            os.execvp(cmd[0], cmd)
-        _, status, ru = os.wait4(pid, 0)
-        dt = time.perf_counter() - t0
-        if os.waitstatus_to_exitcode(status) != 0 and not may_fail:
-            raise SystemExit("failed: %s" % " ".join(cmd))
-        best = dt if best is None else min(best, dt)
-        peak = max(peak, ru.ru_maxrss)
-    return best, peak
+    discarded); may_fail as in benchlib.measure()."""
+    return benchlib.measure(cmd, RUNS, may_fail=may_fail, quiet=True)
 
 
 def debug_file(path):

@@ -10,7 +10,8 @@ import os
 import resource
 import subprocess
 import sys
-import time
+
+import benchlib
 
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 RUNS = int(os.environ.get("RUNS", "3"))
@@ -21,21 +22,7 @@ FILES = sys.argv[1:] or ["/usr/bin/node",
 
 def measure(cmd):
     """Best wall time over RUNS and peak RSS (KiB) of one run of cmd."""
-    best, peak = None, 0
-    for _ in range(RUNS):
-        t0 = time.perf_counter()
-        pid = os.fork()
-        if pid == 0:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.execvp(cmd[0], cmd)
-        _, status, ru = os.wait4(pid, 0)
-        dt = time.perf_counter() - t0
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit("failed: %s" % " ".join(cmd))
-        best = dt if best is None else min(best, dt)
-        peak = max(peak, ru.ru_maxrss)
-    return best, peak
+    return benchlib.measure(cmd, RUNS)
 
 
 print("%-48s %10s %10s %10s %10s %7s" % ("file / command", "wall s",

@@ -1,26 +1,46 @@
 /* bench_snapshot.c — one residency snapshot beside one read of the same
- * process's /proc/PID/smaps, in the same run, and their ratio.
- * usage: bench_snapshot [DENSE_GIB [SPARSE_GIB RESIDENT_GIB [RUNS]]]
- * (defaults 3, 16, 4, 5: a child with DENSE_GIB of anon memory, every third
- * page freed; then a SPARSE_GIB mapping with RESIDENT_GIB touched in 2 MiB
- * islands spread over it; a size of 0 skips that case). Each figure is the
- * best of RUNS runs; the snapshot is timed writing a fresh file (the
- * previous one is removed before the clock starts) and writing to
- * /dev/null. */
+ * process's /proc/PID/smaps (what `cat /proc/PID/smaps` costs: read(2)
+ * until the end, nothing parsed), in the same run, for page layouts of
+ * one large mapping, and the size of memsz.data per mapped page.
+ * usage: bench_snapshot [MAPPED_GIB [RESIDENT_GIB [RUNS [LAYOUT]]]]
+ * (defaults 16, 4, 5, all; LAYOUT 0-3 runs one of the layouts below).
+ * A child maps MAPPED_GIB of anonymous memory (no THP) and touches about
+ * RESIDENT_GIB of it in one layout:
+ *   contiguous   the first RESIDENT_GIB
+ *   every 2nd    every other page of the first 2 * RESIDENT_GIB (the
+ *                worst layout: no two resident pages adjacent)
+ *   every 4th    every fourth page
+ *   random 25%   each page with probability 1/4, over the whole mapping
+ * (a span larger than the mapping is cut to it). Each time is the best of
+ * RUNS runs, as wall time and as CPU time of every thread (the snapshot
+ * reads pagemap on several threads; CPU time is what a loaded machine
+ * shows best); the snapshot is timed writing a fresh file (the previous one
+ * is removed before the clock starts). Bits per mapped page count the
+ * whole file over every mapping of the process; "v1" is what the same
+ * runs took in format version 1 (24 bytes a run). */
 #include "config.h"
 
 #include "data/datafile.h"
 #include "record/snapshot.h"
 #include "util/util.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+enum layout { CONTIGUOUS, EVERY2, EVERY4, RANDOM25, LAYOUT_COUNT };
+
+static const char *const layout_names[] = {
+	"contiguous", "every 2nd page", "every 4th page", "random 25%",
+};
 
 static double now(void)
 {
@@ -30,7 +50,54 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static pid_t spawn(size_t len, size_t resident, int pattern)
+/* CPU time (user + system) of this process, every thread. */
+static double cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Wall and CPU time of one measured call. */
+struct cost {
+	double wall, cpu;
+};
+
+/* Touch the pages of layout l in a[0, len); resident is the target. */
+static void touch(char *a, size_t len, size_t resident, enum layout l)
+{
+	size_t pg = 4096, npages = len / pg, i;
+	uint64_t x = 88172645463325252ull;
+
+	switch (l) {
+	case CONTIGUOUS:
+		for (i = 0; i < MIN(resident, len); i += pg)
+			a[i] = 1;
+		break;
+	case EVERY2:
+	case EVERY4: {
+		size_t step = l == EVERY2 ? 2 : 4;
+		size_t span = MIN(npages, resident / pg * step);
+
+		for (i = 0; i < span; i += step)
+			a[i * pg] = 1;
+		break;
+	}
+	default:
+		for (i = 0; i < npages; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (x % 4 == 0)
+				a[i * pg] = 1;
+		}
+		break;
+	}
+}
+
+static pid_t spawn(size_t len, size_t resident, enum layout l)
 {
 	int fd[2];
 	char c;
@@ -40,7 +107,6 @@ static pid_t spawn(size_t len, size_t resident, int pattern)
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
-		size_t pg = 4096, i;
 		char *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 			       -1, 0);
@@ -48,19 +114,7 @@ static pid_t spawn(size_t len, size_t resident, int pattern)
 		if (a == MAP_FAILED)
 			_exit(1);
 		madvise(a, len, MADV_NOHUGEPAGE);
-		if (pattern == 0) {
-			for (i = 0; i < len; i += pg)
-				a[i] = 1;
-			for (i = 0; i < len / pg; i += 3)
-				madvise(a + i * pg, pg, MADV_DONTNEED);
-		} else {
-			/* islands of 2 MiB, evenly spread */
-			size_t islands = resident >> 21;
-			size_t stride = len / islands;
-
-			for (i = 0; i < islands; i++)
-				memset(a + i * stride, 1, 2 << 20);
-		}
+		touch(a, len, resident, l);
 		if (write(fd[1], "r", 1) != 1)
 			_exit(1);
 		pause();
@@ -73,71 +127,107 @@ static pid_t spawn(size_t len, size_t resident, int pattern)
 	return pid;
 }
 
-static double time_smaps(pid_t pid, long *rss)
+/* Read /proc/PID/smaps to its end, as cat does. */
+static struct cost time_smaps(pid_t pid, size_t *bytes)
 {
-	char path[64], line[512];
-	double t0 = now();
-	FILE *f;
-	long v;
+	static char buf[1 << 16];
+	char path[64];
+	double c0 = cpu(), t0 = now();
+	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
-	f = fopen(path, "r");
-	*rss = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Rss: %ld", &v) == 1)
-			*rss += v;
-	fclose(f);
-	return now() - t0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		exit(1);
+	*bytes = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		*bytes += (size_t)n;
+	close(fd);
+	return (struct cost){ now() - t0, cpu() - c0 };
 }
 
-static double time_snapshot(pid_t pid, const char *out, struct snap_stats *st)
+static struct cost time_snapshot(pid_t pid, const char *out,
+				 struct snap_stats *st)
 {
 	struct md_writer *w;
 	struct snapper *s;
 	char *old = xasprintf("%s.old", out);
-	double t0, t;
+	double t0, c0;
 
 	/* freeing the previous file's pages is not the snapshot's cost */
-	if (strcmp(out, "/dev/null")) {
-		unlink(out);
-		unlink(old);
-	}
+	unlink(out);
+	unlink(old);
 	free(old);
+	c0 = cpu();
 	t0 = now();
-
 	if (md_writer_open(out, &w) || snapper_new(w, &s))
 		exit(1);
 	if (snapper_take(s, pid, 0, 0, st) < 0)
 		exit(1);
 	snapper_free(s);
 	md_writer_close(w);
-	t = now() - t0;
-	return t;
+	return (struct cost){ now() - t0, cpu() - c0 };
 }
 
-static void bench(const char *what, size_t len, size_t resident, int pattern,
+/* Mapped pages and the version 1 size of the snapshot in file out. */
+static void file_pages(const char *out, uint64_t *mapped, uint64_t *v1)
+{
+	struct md_reader *r;
+	struct md_record rec;
+	uint64_t ps;
+
+	*mapped = 0;
+	*v1 = 0;
+	if (md_reader_open(out, &r))
+		exit(1);
+	ps = md_reader_header(r)->page_size;
+	*v1 = md_reader_offset(r);
+	while (md_read_next(r, &rec) == 1) {
+		if (rec.type != MD_REC_SNAP_MAPPING) {
+			*v1 += rec.size;
+			continue;
+		}
+		*mapped += (rec.u.mapping.end - rec.u.mapping.start) / ps;
+		*v1 += 16 + 64 + ((4 + strlen(rec.u.mapping.name) + 1 + 7) &
+				  ~7ul) + 24 * rec.u.mapping.nruns;
+	}
+	md_reader_close(r);
+}
+
+static void bench(enum layout l, size_t len, size_t resident,
 		  const char *out, int runs)
 {
-	pid_t pid = spawn(len, resident, pattern);
-	double best_snap = 1e9, best_smaps = 1e9, best_null = 1e9;
+	pid_t pid = spawn(len, resident, l);
+	struct cost snap = { 1e9, 1e9 }, smaps = { 1e9, 1e9 }, c;
 	struct snap_stats st;
-	long rss = 0;
+	uint64_t mapped, v1;
+	size_t smaps_bytes = 0;
+	struct stat sb;
 
 	for (int i = 0; i < runs; i++) {
-		best_smaps = MIN(best_smaps, time_smaps(pid, &rss));
-		best_snap = MIN(best_snap, time_snapshot(pid, out, &st));
-		best_null = MIN(best_null, time_snapshot(pid, "/dev/null", &st));
+		c = time_smaps(pid, &smaps_bytes);
+		smaps.wall = MIN(smaps.wall, c.wall);
+		smaps.cpu = MIN(smaps.cpu, c.cpu);
+		c = time_snapshot(pid, out, &st);
+		snap.wall = MIN(snap.wall, c.wall);
+		snap.cpu = MIN(snap.cpu, c.cpu);
 	}
-	printf("%s: smaps %.2f ms (Rss %ld MiB)\n"
-	       "  snapshot %.2f ms (%lu pages present, %lu runs, "
-	       "%lu kpage look-ups%s)  ratio %.2f\n"
-	       "  snapshot to /dev/null %.2f ms  ratio %.2f\n",
-	       what, best_smaps * 1e3, rss >> 10, best_snap * 1e3,
-	       (unsigned long)st.pages_present, (unsigned long)st.runs,
-	       (unsigned long)st.kpage_lookups,
-	       st.used_pagemap_scan ? ", PAGEMAP_SCAN" : "",
-	       best_snap / best_smaps, best_null * 1e3,
-	       best_null / best_smaps);
+	if (stat(out, &sb))
+		exit(1);
+	file_pages(out, &mapped, &v1);
+	printf("%-15s %7.0f MiB %9lu %8.2f %6.3f %6.3f %7.1f %7.1f %5.2f "
+	       "%7.1f %7.1f %5.2f\n",
+	       layout_names[l],
+	       (double)st.pages_present * 4096 / (1 << 20),
+	       (unsigned long)st.runs, (double)sb.st_size / 1024,
+	       (double)sb.st_size / (double)mapped,
+	       (double)sb.st_size * 8 / (double)mapped,
+	       snap.wall * 1e3, smaps.wall * 1e3, snap.wall / smaps.wall,
+	       snap.cpu * 1e3, smaps.cpu * 1e3, snap.cpu / smaps.cpu);
+	printf("%-15s %-11s %9s %8.0f %6.3f %6.3f   (version 1)\n", "", "",
+	       "", (double)v1 / 1024, (double)v1 / (double)mapped,
+	       (double)v1 * 8 / (double)mapped);
 	fflush(stdout);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -145,30 +235,29 @@ static void bench(const char *what, size_t len, size_t resident, int pattern,
 
 int main(int argc, char **argv)
 {
-	size_t dense = argc > 1 ? strtoul(argv[1], NULL, 10) : 3;
-	size_t sparse = argc > 2 ? strtoul(argv[2], NULL, 10) : 16;
-	size_t res = argc > 3 ? strtoul(argv[3], NULL, 10) : 4;
-	int runs = argc > 4 ? atoi(argv[4]) : 5;
+	size_t mapped = argc > 1 ? strtoul(argv[1], NULL, 10) : 16;
+	size_t res = argc > 2 ? strtoul(argv[2], NULL, 10) : 4;
+	int runs = argc > 3 ? atoi(argv[3]) : 5;
+	int only = argc > 4 ? atoi(argv[4]) : -1;
 	char out[] = "/tmp/memsz-bench-XXXXXX";
-	char what[128];
 	char *old;
 	int fd = mkstemp(out);
 
-	if (fd < 0)
+	if (fd < 0 || !mapped || !res)
 		return 1;
 	close(fd);
 	if (runs < 1)
 		runs = 1;
-	if (dense) {
-		snprintf(what, sizeof(what),
-			 "%zu GiB anon, every 3rd page freed", dense);
-		bench(what, dense << 30, 0, 0, out, runs);
-	}
-	if (sparse && res) {
-		snprintf(what, sizeof(what), "%zu GiB sparse, %zu GiB resident",
-			 sparse, res);
-		bench(what, sparse << 30, res << 30, 1, out, runs);
-	}
+	printf("one %zu GiB anonymous mapping, about %zu GiB resident; "
+	       "best of %d\n", mapped, res, runs);
+	printf("%-15s %11s %9s %8s %6s %6s %-21s %-21s\n", "", "", "", "",
+	       "", "", "wall ms", "cpu ms");
+	printf("%-15s %11s %9s %8s %6s %6s %7s %7s %5s %7s %7s %5s\n",
+	       "layout", "resident", "runs", "file KiB", "B/page", "bit/pg",
+	       "snap", "smaps", "ratio", "snap", "smaps", "ratio");
+	for (int l = 0; l < LAYOUT_COUNT; l++)
+		if (only < 0 || only == l)
+			bench(l, mapped << 30, res << 30, out, runs);
 	old = xasprintf("%s.old", out);
 	unlink(out);
 	unlink(old);

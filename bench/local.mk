@@ -2,7 +2,7 @@
 # assert nothing. `make bench` runs them all.
 bench_scripts += bench/bench_size.py bench/bench_faults.py \
 	bench/bench_dwarf.py bench/bench_report.py
-EXTRA_DIST += $(bench_scripts)
+EXTRA_DIST += $(bench_scripts) bench/benchlib.py
 bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf
 noinst_PROGRAMS += $(bench_programs)
 bench_bench_rangemap_SOURCES = bench/bench_rangemap.c

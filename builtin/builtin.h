@@ -30,6 +30,16 @@ int cmd_record(int argc, char **argv);
 void usage_record(FILE *out);
 int cmd_report(int argc, char **argv);
 void usage_report(FILE *out);
+int cmd_diff(int argc, char **argv);
+void usage_diff(FILE *out);
+struct view;
+struct report_opts;
+/* `memsz report --timeline[=COLS]` (builtin/timeline.c): build every
+ * snapshot of o as v asks and print the top rows at each; spec: the
+ * columns ("rss,pss"), NULL for v's --sort column. Returns the exit
+ * status. */
+int report_timeline(const struct view *v, struct report_opts *o,
+		    const char *spec);
 int cmd_dump(int argc, char **argv);
 void usage_dump(FILE *out);
 

@@ -79,8 +79,8 @@ static const struct {
 
 static void print_time(FILE *out, uint64_t ns)
 {
-	fprintf(out, "%" PRIu64 ".%09" PRIu64 " ", ns / 1000000000u,
-		ns % 1000000000u);
+	fprintf(out, "%" PRIu64 ".%09" PRIu64 " ", ns / NSEC_PER_SEC,
+		ns % NSEC_PER_SEC);
 }
 
 static void print_build_id(FILE *out, const uint8_t *id, uint32_t len)
@@ -285,9 +285,10 @@ int cmd_dump(int argc, char **argv)
 	       "started %" PRIu64 ".%09" PRIu64 " (monotonic %" PRIu64
 	       ".%09" PRIu64 ")\n",
 	       h->version, h->header_size, h->page_size,
-	       h->start_realtime_ns / 1000000000u,
-	       h->start_realtime_ns % 1000000000u,
-	       h->start_mono_ns / 1000000000u, h->start_mono_ns % 1000000000u);
+	       h->start_realtime_ns / NSEC_PER_SEC,
+	       h->start_realtime_ns % NSEC_PER_SEC,
+	       h->start_mono_ns / NSEC_PER_SEC,
+	       h->start_mono_ns % NSEC_PER_SEC);
 	while ((ret = md_read_next(r, &rec)) == 1)
 		print_record(stdout, &rec, verbose, h->page_size);
 	fflush(stdout);

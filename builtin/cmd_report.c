@@ -4,13 +4,13 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin/builtin.h"
-#include "out/output.h"
+#include "builtin/view.h"
 #include "report/report.h"
 #include "out/rows.h"
 #include "util/util.h"
@@ -18,225 +18,269 @@
 void usage_report(FILE *out)
 {
 	fprintf(out,
-		"usage: memsz report [-i FILE] [--by KEY[,KEY...]] [--sort COL]"
-		" [-n N]\n"
-		"                    [--filter REGEX] [--pid PID]\n"
-		"                    [--snapshot first|last|peak|N]\n"
-		"                    [--format table|csv|tsv|json|folded]\n"
+		"usage: memsz report [-i FILE] [--by KEY[,KEY...]]"
+		" [-F|--fields COL[,COL...]]\n"
+		"                    [--sort COL] [-n N]"
+		" [--filter [KEY=]REGEX]...\n"
+		"                    [--exclude [KEY=]REGEX]... [--pid PID]\n"
+		"                    [--snapshot first|last|peak|N |"
+		" --timeline[=COL[,COL...]]]\n"
+		"                    [--width N] [-v]"
+		" [--format table|csv|tsv|json|folded|pprof|html]\n"
+		"       memsz report --list-keys\n"
 		"\n"
 		"Attribute the resident memory recorded by 'memsz record'\n"
 		"to files, segments, sections and symbols of the mapped\n"
 		"images, and anonymous memory to its kind, beside the\n"
 		"images' size on disk; with fault samples ('memsz record\n"
 		"--faults'), to the call stack that made each page resident\n"
-		"(keys callers and faultsite). Columns: FILE SIZE, VM SIZE, RSS,\n"
-		"PSS, USS, DIRTY (private dirty), SWAP and RES%% (RSS / VM SIZE);\n"
-		"with --by relocs also RELOCS (relocation targets on private\n"
-		"dirty pages).\n"
+		"(keys callers and faultsite). Columns: file (FILE SIZE),\n"
+		"vm (VM SIZE), rss, pss, uss, dirty (private dirty), swap,\n"
+		"relocs (relocation targets on private dirty pages, with\n"
+		"--by relocs) and res (RES%%: RSS / VM SIZE).\n"
 		"\n"
 		"    -i, --input FILE   recording to read (default memsz.data)\n"
 		"    --by KEY[,KEY...]  keys, outermost first (default files):\n"
 		"                       %s\n"
-		"    --sort COL         file, vm, rss (default), pss, uss,\n"
-		"                       dirty, swap, relocs\n"
+		"    --list-keys        print every key with what it labels\n"
+		"    -F, --fields COLS  columns and their order; table\n"
+		"                       default file,vm,rss,pss,dirty (uss\n"
+		"                       for pss without PSS; relocs with\n"
+		"                       --by relocs), other formats all,\n"
+		"                       folded the first\n"
+		"    --sort COL         file, vm, rss (default, or the first\n"
+		"                       of --fields), pss, uss, dirty, swap,\n"
+		"                       relocs\n"
 		"    -n N               rows per level, the rest folded into\n"
-		"                       '[N others]' (default 20; 0: all)\n"
-		"    --filter REGEX     keep rows with a label matching REGEX\n"
-		"                       (POSIX extended) at any level\n"
+		"                       '[N others]' (default 20, with\n"
+		"                       --timeline 10; 0: all)\n"
+		VIEW_HELP_FILTER
 		"    --pid PID          only this process\n"
 		"    --snapshot WHICH   per process: first, last (default),\n"
-		"                       peak\n"
-		"                       (highest RSS) or N (the Nth, from 0)\n"
-		"    --format FMT       table (default), csv, tsv, json or\n"
+		"                       peak (highest RSS) or N (the Nth,\n"
+		"                       from 0)\n"
+		"    --timeline[=COLS]  the top -n rows at every snapshot: the\n"
+		"                       Nth snapshot of each process summed\n"
+		"                       (as --snapshot N), at the time of the\n"
+		"                       earliest of them; COLS: rss, pss, uss,\n"
+		"                       dirty, swap... (default --fields, else\n"
+		"                       the --sort column); table, csv, tsv\n"
+		"                       or json\n"
+		VIEW_HELP_WIDTH_VERBOSE
+		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded (flame-graph stacks: the key\n"
-		"                       path joined by ';' and the --sort\n"
-		"                       column in bytes, all rows)\n"
+		"                       path joined by ';' and the first\n"
+		"                       field or the --sort column in\n"
+		"                       bytes, all rows), pprof (gzipped\n"
+		"                       profile.proto for 'go tool pprof',\n"
+		"                       a sample type per field, all rows;\n"
+		"                       redirect it) or html (one offline\n"
+		"                       page: treemap, column switch,\n"
+		"                       search, flame graph for callers,\n"
+		"                       RSS timeline)\n"
 		"    --debug-root DIR   look for debug files under DIR instead\n"
 		"                       of /usr/lib/debug\n",
-		report_key_list());
+		keys_list(KEY_IN_REPORT));
 }
 
 static const struct option report_options[] = {
+	VIEW_LONG_OPTIONS,
 	{ "input", required_argument, NULL, 'i' },
-	{ "by", required_argument, NULL, 'b' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "filter", required_argument, NULL, 'F' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "snapshot", required_argument, NULL, 'S' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "debug-root", required_argument, NULL, 'd' },
+	{ "timeline", optional_argument, NULL, 'T' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --timeline[=COLS] and --snapshot, which exclude each other. */
+struct report_when {
+	bool timeline, snapshot;
+	const char *cols;         /* --timeline=COLS */
+};
+
+/* One option of report's own (not a view option) into o. Returns -1 to
+ * go on, or the exit status. */
+static int report_option(int c, const char *arg, struct report_opts *o,
+			 const struct view *v, struct report_when *w)
+{
+	uint64_t u;
+
+	switch (c) {
+	case 'T':
+		w->timeline = true;
+		w->cols = arg;
+		return -1;
+	case 'i':
+		o->input = arg;
+		return -1;
+	case 'p':
+		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
+			return view_usage_error(v, "--pid wants a process id, "
+						"not '%s'", arg);
+		o->pid = (long)u;
+		return -1;
+	case 'S':
+		if (report_pick_parse(arg, &o->pick, &o->index) < 0)
+			return view_usage_error(v, "--snapshot wants first, "
+						"last, peak or a number, not "
+						"'%s'", arg);
+		w->snapshot = true;
+		return -1;
+	case 'h':
+		usage_report(stdout);
+		return 0;
+	default:
+		return view_usage_error(v, "unknown option; see 'memsz help "
+					"report'");
+	}
+}
+
+/* Parse argv into v and o. Returns -1 to go on, or the exit status. */
+static int report_parse(int argc, char **argv, struct view *v,
+			struct report_opts *o, struct report_when *w)
+{
+	int c, ret;
+
+	view_prescan(argc, argv, v);
+	optind = 1;
+	while ((c = view_getopt(argc, argv, "i:" VIEW_SHORT, report_options,
+				v)) != -1) {
+		if (c == VIEW_GETOPT_USAGE)
+			return EXIT_USAGE;
+		ret = report_option(c, optarg, o, v, w);
+		if (ret >= 0)
+			return ret;
+	}
+	if (v->list_keys) {
+		keys_print(stdout, v->cmd);
+		return 0;
+	}
+	if (optind < argc)
+		return view_usage_error(v, "unexpected argument '%s'; see "
+					"'memsz help report'", argv[optind]);
+	if (!v->sort_given && v->nfields &&
+	    !coldefs[v->fields[0]].derived)
+		v->sort = v->fields[0];
+	for (size_t i = 0; i < v->nfields; i++) {
+		bool relocs = false;
+
+		for (size_t k = 0; k < v->nkeys; k++)
+			relocs |= v->keys[k] == KEY_RELOCS;
+		if (v->fields[i] == COL_RELOCS && !relocs)
+			return view_usage_error(v, "field 'relocs' needs the "
+						"relocs key in --by");
+	}
+	if (w->timeline && (w->snapshot || v->fmt == OUT_FOLDED ||
+			    v->fmt == OUT_PPROF || v->fmt == OUT_HTML))
+		return view_usage_error(v, "--timeline shows every snapshot: "
+					"no --snapshot, and formats table, "
+					"csv, tsv or json");
+	return view_check(v);
+}
+
+/* The message for a recording that cannot be read; caller frees. */
+static char *input_msg(const char *input, int err, char *msg)
+{
+	char *m;
+
+	if (err != -ENOENT || access(input, F_OK) == 0)
+		return msg;
+	m = xasprintf("cannot read '%s': No such file or directory (make "
+		      "one with 'memsz record -p PID' or 'memsz record -- "
+		      "COMMAND', or name one with -i)", input);
+	free(msg);
+	return m;
+}
 
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {
 		.input = "memsz.data",
-		.keys = { RKEY_FILES },
-		.nkeys = 1,
 		.pid = -1,
 		.pick = PICK_LAST,
 	};
-	const char *keynames[REPORT_MAX_KEYS];
+	struct view v = {
+		.cmdname = "report",
+		.cmd = KEY_IN_REPORT,
+		.keys = { KEY_FILES },
+		.nkeys = 1,
+		.sort = COL_RSS,
+		.columns = (1u << COL__COUNT) - 1,
+		.limit = UINT64_MAX, /* 20, or 10 with --timeline */
+		.fmt = OUT_TABLE,
+	};
+	/* The table's default columns, most useful first: what is on disk
+	 * and mapped, what is resident, its fair share, and what is this
+	 * process's own dirty memory. */
+	enum col_id table_dflt[] = { COL_FILE, COL_VM, COL_RSS, COL_PSS,
+				     COL_DIRTY, COL_RELOCS };
 	enum col_id cols[COL__COUNT];
-	enum col_id sort = COL_RSS;
-	struct out_opts oo = { .fmt = OUT_TABLE };
 	struct report_result res = { 0 };
 	struct labels *lb = NULL;
-	regex_t re;
-	bool have_re = false, with_relocs = false;
-	uint64_t limit = 20, u;
-	size_t ncols = 0;
-	int c, n, ret = 1;
-	char *bad, *msg = NULL;
+	struct report_when when = { 0 };
+	bool with_relocs = false;
+	unsigned avail;
+	size_t ncols;
+	char *msg = NULL, *title = NULL;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:n:", report_options, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'i':
-			o.input = optarg;
-			break;
-		case 'b':
-			n = report_keys_parse(optarg, o.keys, &bad);
-			if (n < 0) {
-				memsz_error("unknown or repeated key '%s' "
-					    "(keys: %s)", bad,
-					    report_key_list());
-				free(bad);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			o.nkeys = n;
-			with_relocs = false;
-			for (int k = 0; k < n; k++)
-				if (o.keys[k] == RKEY_RELOCS)
-					with_relocs = true;
-			break;
-		case 'n':
-			if (parse_u64(optarg, &limit) < 0) {
-				memsz_error("-n wants a number, not '%s'",
-					    optarg);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case 's':
-			n = col_from_name(optarg);
-			if (n < 0) {
-				memsz_error("cannot sort by '%s' (columns: "
-					    "file, vm, rss, pss, uss, dirty, "
-					    "swap, relocs)", optarg);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			sort = n;
-			break;
-		case 'F':
-			if (have_re)
-				regfree(&re);
-			have_re = false;
-			n = regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB);
-			if (n) {
-				char ebuf[128];
-
-				regerror(n, &re, ebuf, sizeof(ebuf));
-				memsz_error("bad --filter '%s': %s", optarg,
-					    ebuf);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			have_re = true;
-			o.filter = &re;
-			break;
-		case 'p':
-			if (parse_u64(optarg, &u) < 0 || u > INT32_MAX) {
-				memsz_error("--pid wants a process id, not "
-					    "'%s'", optarg);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			o.pid = (long)u;
-			break;
-		case 'S':
-			if (report_pick_parse(optarg, &o.pick, &o.index) < 0) {
-				memsz_error("--snapshot wants first, last, "
-					    "peak or a number, not '%s'",
-					    optarg);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case 'f':
-			if (out_format_parse(optarg, &oo.fmt) < 0) {
-				memsz_error("unknown format '%s' (formats: "
-					    "table, csv, tsv, json, folded)",
-					    optarg);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case 'd':
-			o.debug_root = optarg;
-			break;
-		case 'h':
-			usage_report(stdout);
-			ret = 0;
-			goto out;
-		default:
-			usage_report(stderr);
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		usage_report(stderr);
-		ret = EXIT_USAGE;
+	ret = report_parse(argc, argv, &v, &o, &when);
+	if (ret >= 0)
+		goto out;
+	ret = 1;
+	memcpy(o.keys, v.keys, sizeof(o.keys));
+	o.nkeys = v.nkeys;
+	o.debug_root = v.debug_root;
+	o.filter = &v.filter;
+	if (v.limit == UINT64_MAX)
+		v.limit = when.timeline ? 10 : 20;
+	if (when.timeline) {
+		ret = report_timeline(&v, &o, when.cols);
 		goto out;
 	}
+	for (size_t k = 0; k < v.nkeys; k++)
+		with_relocs |= v.keys[k] == KEY_RELOCS;
 
 	lb = labels_new();
-	if (report_build(&o, lb, &res, &msg) < 0) {
-		out_error(oo.fmt, msg);
+	ret = report_build(&o, lb, &res, &msg);
+	if (ret < 0) {
+		msg = input_msg(o.input, ret, msg);
+		out_error(v.fmt, msg);
+		ret = 1;
 		goto out;
 	}
-	if (sort == COL_PSS && !res.have_pss)
-		sort = COL_RSS;
-	if (oo.fmt == OUT_FOLDED)
-		limit = 0; /* every stack, nothing folded into [N others] */
-	rowtree_finish(res.t, sort, limit);
-	if (oo.fmt == OUT_FOLDED)
-		cols[ncols++] = sort; /* folded prints one value */
-	for (int i = 0; i < COL__COUNT && oo.fmt != OUT_FOLDED; i++)
-		if ((i != COL_PSS || res.have_pss) &&
-		    (i != COL_RELOCS || with_relocs))
-			cols[ncols++] = i;
-	for (size_t i = 0; i < o.nkeys; i++)
-		keynames[i] = report_key_name(o.keys[i]);
-	oo.keys = keynames;
-	oo.cols = cols;
-	oo.ncols = ncols;
-	oo.res_pct = true;
-	for (size_t i = 0; i < o.nkeys; i++)
-		oo.aliases |= o.keys[i] == RKEY_SYMBOLS;
-	oo.notes = (const char *const *)res.notes.lines;
-	oo.nnotes = res.notes.n;
-	if (out_write(stdout, res.t, &oo) < 0 || fflush(stdout) == EOF) {
-		memsz_error("cannot write the report: %s",
-			    memsz_strerror(-errno));
+	avail = v.columns;
+	if (!res.have_pss) {
+		avail &= ~(1u << COL_PSS);
+		table_dflt[3] = COL_USS;
+		if (v.sort == COL_PSS)
+			v.sort = COL_RSS;
+	}
+	if (!with_relocs)
+		avail &= ~(1u << COL_RELOCS);
+	if (v.fmt == OUT_FOLDED || v.fmt == OUT_PPROF)
+		v.limit = 0; /* every stack, nothing folded into [N others] */
+	rowtree_finish(res.t, v.sort, v.limit);
+	ncols = view_columns(&v, avail, table_dflt, ARRAY_SIZE(table_dflt),
+			     cols);
+	if (!ncols) {
+		out_error(v.fmt, "no column of --fields is in this recording "
+				 "(no PSS without page frame numbers)");
 		goto out;
 	}
-	if (oo.fmt == OUT_CSV || oo.fmt == OUT_TSV || oo.fmt == OUT_FOLDED)
-		for (size_t i = 0; i < res.notes.n; i++)
-			fprintf(stderr, "memsz: note: %s\n",
-				res.notes.lines[i]);
-	ret = 0;
+	v.images = res.images;
+	v.nimages = res.nimages;
+	v.snaps = res.snaps;
+	v.nsnaps = res.nsnaps;
+	title = xasprintf("memsz report of %s", o.input);
+	v.title = title;
+	ret = view_write(&v, res.t, cols, ncols, false, &res.notes);
 out:
+	free(title);
 	free(msg);
 	report_result_free(&res);
 	labels_free(lb);
-	if (have_re)
-		regfree(&re);
+	view_free(&v);
 	return ret;
 }

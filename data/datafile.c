@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "data/datafile.h"
+#include "data/pgstate.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -16,10 +17,52 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The layouts below are those of man/memsz-data.5: byte offsets of each
+ * field, so that the writer and the reader say the same thing by name. */
+
+/* The file header (struct md_file_header). */
 #define MD_HEADER_SIZE 64
+#define MD_MAGIC_LEN (sizeof(MD_MAGIC) - 1) /* no NUL in the file */
+enum {
+	HDR_MAGIC = 0,
+	HDR_VERSION = 8,      /* u32 */
+	HDR_HEADER_SIZE = 12, /* u32 */
+	HDR_FLAGS = 16,       /* u64 */
+	HDR_REALTIME = 24,    /* u64 start_realtime_ns */
+	HDR_MONO = 32,        /* u64 start_mono_ns */
+	HDR_PAGE_SIZE = 40,   /* u32 */
+	HDR_CRC = 44,         /* u32 header_crc (MD_F_CRC) */
+	HDR_RESERVED = 48,    /* u64[2] */
+};
+/* Base page sizes a header may give: Linux uses 4 KiB to 256 KiB; every
+ * page count is scaled by it, so anything outside these bounds (or not a
+ * power of two) is taken as corruption. */
+#define MD_PAGE_SIZE_MIN 4096u
+#define MD_PAGE_SIZE_MAX (1u << 30)
+
+/* Each record's header: u32 type, u32 crc (MD_F_CRC; else 0), u64 size. */
 #define MD_REC_HDR 16
+enum { REC_TYPE = 0, REC_CRC = 4, REC_SIZE = 8 };
+
+/* A page run of a version 1 SNAP_MAPPING record (struct md_run). Version
+ * 2 stores the pages in the encoding of pgstate.h instead, after the
+ * name: u32 npalette, u32 crc, u64 nbytes, the palette (npalette
+ * entries of PGSTATE_PAL_SIZE bytes), the block stream (nbytes), zero
+ * padding to a multiple of 8. crc is the CRC-32 of nruns (8 bytes), the
+ * palette and the stream: damage that would still decode is refused. */
 #define MD_RUN_SIZE 24
+enum {
+	RUN_VADDR = 0,     /* u64 */
+	RUN_NPAGES = 8,    /* u32 */
+	RUN_FLAGS = 12,    /* u32 */
+	RUN_MAPCOUNT = 16, /* u32 */
+	RUN_RESERVED = 20, /* u32 */
+};
+
+/* A build-id field: up to 20 bytes (a SHA-1), zero-padded to 24 to keep
+ * what follows 8-byte aligned. */
 #define MD_BUILD_ID_MAX 20
+#define MD_BUILD_ID_FIELD 24
 
 /* --- little-endian helpers --- */
 
@@ -133,25 +176,27 @@ uint32_t md_crc32c(uint32_t crc, const void *p, size_t n)
 	return ~crc_sw(c, p, n);
 }
 
-/* CRC of a record of size bytes at p (size >= 16), its crc word (bytes 4
- * to 8) taken as zero. */
-static uint32_t record_crc(const uint8_t *p, uint64_t size)
+/* CRC-32C of n bytes at p with the u32 at p + at taken as zero. */
+static uint32_t crc_without(const uint8_t *p, size_t n, size_t at)
 {
 	static const uint8_t zero[4];
-	uint32_t c = md_crc32c(0, p, 4);
+	uint32_t c = md_crc32c(0, p, at);
 
 	c = md_crc32c(c, zero, 4);
-	return md_crc32c(c, p + 8, size - 8);
+	return md_crc32c(c, p + at + 4, n - at - 4);
 }
 
-/* CRC of a file header of hsize bytes, its header_crc (44..48) as zero. */
+/* CRC of a record of size bytes at p (size >= MD_REC_HDR), its crc word
+ * taken as zero. */
+static uint32_t record_crc(const uint8_t *p, uint64_t size)
+{
+	return crc_without(p, size, REC_CRC);
+}
+
+/* CRC of a file header of hsize bytes, its header_crc taken as zero. */
 static uint32_t header_crc(const uint8_t *p, size_t hsize)
 {
-	static const uint8_t zero[4];
-	uint32_t c = md_crc32c(0, p, 44);
-
-	c = md_crc32c(c, zero, 4);
-	return md_crc32c(c, p + 48, hsize - 48);
+	return crc_without(p, hsize, HDR_CRC);
 }
 
 /* Encoded size of a string: u32 length, the bytes, at least one NUL, zero
@@ -219,12 +264,28 @@ struct md_writer {
 	struct md_buf sb; /* SAMPLE records not yet written (batched) */
 	uint64_t sb_count;  /* records in sb */
 	uint64_t nrecords, nsamples, samples_lost; /* see md_writer_stats */
+	unsigned page_shift; /* of the page size in the header */
+	struct pgstate_enc enc; /* scratch of md_write_mapping */
 };
 
 #define MD_SAMPLE_BATCH (1u << 20) /* write samples in chunks of 1 MiB */
 #define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
-#define MD_SAMPLE_MAX_REGS 64
-#define MD_SAMPLE_MAX_CHAIN 4096
+/* Its fields; the registers, the callchain and the stack follow. */
+enum {
+	SMP_TIME = 0,        /* u64 */
+	SMP_PID = 8,         /* u32 */
+	SMP_TID = 12,        /* u32 */
+	SMP_ADDR = 16,       /* u64 */
+	SMP_IP = 24,         /* u64 */
+	SMP_EVENT = 32,      /* u32 */
+	SMP_ABI = 36,        /* u32 */
+	SMP_REGS_MASK = 40,  /* u64 */
+	SMP_NREGS = 48,      /* u32 */
+	SMP_NCHAIN = 52,     /* u32 */
+	SMP_STACK_SP = 56,   /* u64 */
+	SMP_STACK_SIZE = 64, /* u32 */
+	SMP_RESERVED = 68,   /* u32 */
+};
 
 static int writer_flush_samples(struct md_writer *w);
 
@@ -293,12 +354,12 @@ static int writer_commit_tail(struct md_writer *w, enum md_rec_type type,
 	int ret;
 
 	buf_pad8(&w->b);
-	put_u32(w->b.p, type);
-	put_u32(w->b.p + 4, 0);
-	put_u64(w->b.p + 8, w->b.len + tail_len);
+	put_u32(w->b.p + REC_TYPE, type);
+	put_u32(w->b.p + REC_CRC, 0);
+	put_u64(w->b.p + REC_SIZE, w->b.len + tail_len);
 	/* the crc word is zero while the CRC is computed */
-	put_u32(w->b.p + 4, md_crc32c(md_crc32c(0, w->b.p, w->b.len), tail,
-				      tail_len));
+	put_u32(w->b.p + REC_CRC, md_crc32c(md_crc32c(0, w->b.p, w->b.len),
+					    tail, tail_len));
 	iov[0].iov_base = w->b.p;
 	iov[0].iov_len = w->b.len;
 	iov[1].iov_base = (void *)tail;
@@ -357,14 +418,14 @@ int md_writer_open(const char *path, struct md_writer **out)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	memcpy(hdr, MD_MAGIC, 8);
-	put_u32(hdr + 8, MD_VERSION);
-	put_u32(hdr + 12, MD_HEADER_SIZE);
-	put_u64(hdr + 16, MD_F_CRC | MD_F_END);
-	put_u64(hdr + 24, clock_ns(CLOCK_REALTIME));
-	put_u64(hdr + 32, clock_ns(CLOCK_MONOTONIC));
-	put_u32(hdr + 40, (uint32_t)sysconf(_SC_PAGESIZE));
-	put_u32(hdr + 44, header_crc(hdr, MD_HEADER_SIZE));
+	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);
+	put_u32(hdr + HDR_VERSION, MD_VERSION);
+	put_u32(hdr + HDR_HEADER_SIZE, MD_HEADER_SIZE);
+	put_u64(hdr + HDR_FLAGS, MD_F_CRC | MD_F_END);
+	put_u64(hdr + HDR_REALTIME, clock_ns(CLOCK_REALTIME));
+	put_u64(hdr + HDR_MONO, clock_ns(CLOCK_MONOTONIC));
+	put_u32(hdr + HDR_PAGE_SIZE, (uint32_t)sysconf(_SC_PAGESIZE));
+	put_u32(hdr + HDR_CRC, header_crc(hdr, MD_HEADER_SIZE));
 	ret = write_all(fd, hdr, sizeof(hdr), &done);
 	if (ret < 0) {
 		close(fd);
@@ -373,6 +434,8 @@ int md_writer_open(const char *path, struct md_writer **out)
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->off = MD_HEADER_SIZE;
+	w->page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(
+		_SC_PAGESIZE));
 	*out = w;
 	return 0;
 }
@@ -384,7 +447,7 @@ uint64_t md_writer_offset(const struct md_writer *w)
 
 static void buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len)
 {
-	uint8_t *q = buf_grow(b, 24);
+	uint8_t *q = buf_grow(b, MD_BUILD_ID_FIELD);
 
 	if (len > MD_BUILD_ID_MAX)
 		len = MD_BUILD_ID_MAX;
@@ -490,32 +553,26 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 	return writer_commit(w, MD_REC_SNAP_BEGIN);
 }
 
-/* True if the runs in memory are already their on-disk encoding (a
- * little-endian host, the struct's layout, reserved zero): then they are
- * written as they are. */
-static bool runs_are_encoded(const struct md_run *runs, size_t n)
-{
-	uint32_t any = 0;
-	size_t i;
-
-	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
-	    sizeof(struct md_run) != MD_RUN_SIZE ||
-	    offsetof(struct md_run, npages) != 8 ||
-	    offsetof(struct md_run, flags) != 12 ||
-	    offsetof(struct md_run, mapcount) != 16 ||
-	    offsetof(struct md_run, reserved) != 20 || !n)
-		return false;
-	for (i = 0; i < n; i++)
-		any |= runs[i].reserved;
-	return !any;
-}
-
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 {
-	uint8_t *q;
-	size_t i;
-	int ret = writer_begin(w);
+	struct pgstate_enc *e;
+	uint8_t le_nruns[8];
+	uint64_t pgmask;
+	uint32_t crc;
+	int ret;
 
+	if (!w || !r || (r->nruns && !r->runs))
+		return -EINVAL;
+	pgmask = ((uint64_t)1 << w->page_shift) - 1;
+	if (r->end < r->start || ((r->start | r->end) & pgmask))
+		return -EINVAL;
+	ret = writer_begin(w);
+	if (ret < 0)
+		return ret;
+	e = &w->enc;
+	ret = pgstate_encode(e, r->start,
+			     (r->end - r->start) >> w->page_shift,
+			     w->page_shift, r->runs, r->nruns);
 	if (ret < 0)
 		return ret;
 	buf_u64(&w->b, r->start);
@@ -528,19 +585,21 @@ int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 	buf_u32(&w->b, r->flags);
 	buf_u32(&w->b, r->image_id);
 	buf_u32(&w->b, 0);
-	buf_u64(&w->b, r->nruns);
+	buf_u64(&w->b, e->nruns);
 	buf_str(&w->b, r->name);
-	if (runs_are_encoded(r->runs, r->nruns))
-		return writer_commit_tail(w, MD_REC_SNAP_MAPPING, r->runs,
-					  r->nruns * MD_RUN_SIZE);
-	q = buf_grow(&w->b, r->nruns * MD_RUN_SIZE);
-	for (i = 0; i < r->nruns; i++, q += MD_RUN_SIZE) {
-		put_u64(q, r->runs[i].vaddr);
-		put_u32(q + 8, r->runs[i].npages);
-		put_u32(q + 12, r->runs[i].flags);
-		put_u32(q + 16, r->runs[i].mapcount);
-		put_u32(q + 20, 0);
-	}
+	put_u64(le_nruns, e->nruns);
+	crc = pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), e->pal,
+				      (size_t)e->npal * PGSTATE_PAL_SIZE),
+			  e->out, e->len);
+	buf_u32(&w->b, e->npal);
+	buf_u32(&w->b, crc);
+	buf_u64(&w->b, e->len);
+	if (e->npal)
+		memcpy(buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
+		       e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
+	if (e->len)
+		memcpy(buf_grow(&w->b, e->len), e->out, e->len);
+	buf_pad8(&w->b);
 	return writer_commit(w, MD_REC_SNAP_MAPPING);
 }
 
@@ -582,8 +641,8 @@ static int writer_flush_samples(struct md_writer *w)
 	if (ret < 0) {
 		/* the batch holds whole records: keep those written */
 		while (n < w->sb_count &&
-		       kept + get_u64(w->sb.p + kept + 8) <= done) {
-			kept += get_u64(w->sb.p + kept + 8);
+		       kept + get_u64(w->sb.p + kept + REC_SIZE) <= done) {
+			kept += get_u64(w->sb.p + kept + REC_SIZE);
 			n++;
 		}
 		if (done > kept &&
@@ -641,23 +700,23 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	q = w->sb.p + w->sb.len;
 	w->sb.len += size;
 	memset(q + size - 8, 0, 8);
-	put_u32(q, MD_REC_SAMPLE);
-	put_u32(q + 4, 0);
-	put_u64(q + 8, size);
+	put_u32(q + REC_TYPE, MD_REC_SAMPLE);
+	put_u32(q + REC_CRC, 0);
+	put_u64(q + REC_SIZE, size);
 	q += MD_REC_HDR;
-	put_u64(q, r->time);
-	put_u32(q + 8, r->pid);
-	put_u32(q + 12, r->tid);
-	put_u64(q + 16, r->addr);
-	put_u64(q + 24, r->ip);
-	put_u32(q + 32, r->event);
-	put_u32(q + 36, r->abi);
-	put_u64(q + 40, r->regs_mask);
-	put_u32(q + 48, (uint32_t)nregs);
-	put_u32(q + 52, (uint32_t)nchain);
-	put_u64(q + 56, r->stack_sp);
-	put_u32(q + 64, r->stack_size);
-	put_u32(q + 68, 0);
+	put_u64(q + SMP_TIME, r->time);
+	put_u32(q + SMP_PID, r->pid);
+	put_u32(q + SMP_TID, r->tid);
+	put_u64(q + SMP_ADDR, r->addr);
+	put_u64(q + SMP_IP, r->ip);
+	put_u32(q + SMP_EVENT, r->event);
+	put_u32(q + SMP_ABI, r->abi);
+	put_u64(q + SMP_REGS_MASK, r->regs_mask);
+	put_u32(q + SMP_NREGS, (uint32_t)nregs);
+	put_u32(q + SMP_NCHAIN, (uint32_t)nchain);
+	put_u64(q + SMP_STACK_SP, r->stack_sp);
+	put_u32(q + SMP_STACK_SIZE, r->stack_size);
+	put_u32(q + SMP_RESERVED, 0);
 	q += MD_SAMPLE_HDR;
 	for (size_t i = 0; i < nregs; i++, q += 8)
 		put_u64(q, r->regs[i]);
@@ -666,7 +725,7 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	if (r->stack_size)
 		memcpy(q, r->stack, r->stack_size);
 	q = w->sb.p + w->sb.len - size;
-	put_u32(q + 4, record_crc(q, size));
+	put_u32(q + REC_CRC, record_crc(q, size));
 	w->sb_count++;
 	if (w->sb.len >= MD_SAMPLE_BATCH)
 		return writer_flush_samples(w);
@@ -692,6 +751,7 @@ int md_writer_close(struct md_writer *w)
 		ret = -errno;
 	free(w->b.p);
 	free(w->sb.p);
+	pgstate_enc_free(&w->enc);
 	free(w);
 	return ret;
 }
@@ -815,7 +875,7 @@ static const char *cur_str(struct md_cur *c)
 
 static void cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len)
 {
-	const uint8_t *q = cur_take(c, 24);
+	const uint8_t *q = cur_take(c, MD_BUILD_ID_FIELD);
 
 	if (q)
 		memcpy(dst, q, MD_BUILD_ID_MAX);
@@ -829,28 +889,29 @@ static void cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len)
  * negative code. */
 static int header_check(struct md_reader *r, const uint8_t *p, size_t size)
 {
-	if (size >= 8 && memcmp(p, MD_MAGIC, 8))
+	if (size >= MD_MAGIC_LEN && memcmp(p, MD_MAGIC, MD_MAGIC_LEN))
 		return -MEMSZ_EBADMAGIC;
 	if (size < MD_HEADER_SIZE)
 		/* a prefix of a valid header: the file was cut */
-		return size && memcmp(p, MD_MAGIC, MIN(8, size)) ?
+		return size && memcmp(p, MD_MAGIC, MIN(MD_MAGIC_LEN, size)) ?
 			       -MEMSZ_EBADMAGIC : -MEMSZ_ETRUNC;
-	memcpy(r->hdr.magic, p, 8);
-	r->hdr.version = get_u32(p + 8);
-	r->hdr.header_size = get_u32(p + 12);
-	r->hdr.flags = get_u64(p + 16);
-	r->hdr.start_realtime_ns = get_u64(p + 24);
-	r->hdr.start_mono_ns = get_u64(p + 32);
-	r->hdr.page_size = get_u32(p + 40);
-	r->hdr.header_crc = get_u32(p + 44);
-	r->hdr.reserved[0] = get_u64(p + 48);
-	r->hdr.reserved[1] = get_u64(p + 56);
+	memcpy(r->hdr.magic, p + HDR_MAGIC, MD_MAGIC_LEN);
+	r->hdr.version = get_u32(p + HDR_VERSION);
+	r->hdr.header_size = get_u32(p + HDR_HEADER_SIZE);
+	r->hdr.flags = get_u64(p + HDR_FLAGS);
+	r->hdr.start_realtime_ns = get_u64(p + HDR_REALTIME);
+	r->hdr.start_mono_ns = get_u64(p + HDR_MONO);
+	r->hdr.page_size = get_u32(p + HDR_PAGE_SIZE);
+	r->hdr.header_crc = get_u32(p + HDR_CRC);
+	r->hdr.reserved[0] = get_u64(p + HDR_RESERVED);
+	r->hdr.reserved[1] = get_u64(p + HDR_RESERVED + 8);
 	if (r->hdr.version > MD_VERSION || r->hdr.version == 0)
 		return r->hdr.version ? -MEMSZ_EVERSION : -MEMSZ_EBADDATA;
 	/* every page count in the file is scaled by page_size: a corrupt one
 	 * would make every number wrong */
 	if (r->hdr.header_size < MD_HEADER_SIZE || r->hdr.header_size % 8 ||
-	    r->hdr.page_size < 4096 || r->hdr.page_size > (1u << 30) ||
+	    r->hdr.page_size < MD_PAGE_SIZE_MIN ||
+	    r->hdr.page_size > MD_PAGE_SIZE_MAX ||
 	    (r->hdr.page_size & (r->hdr.page_size - 1)) ||
 	    (r->hdr.flags & ~(uint64_t)(MD_F_CRC | MD_F_END)))
 		return -MEMSZ_EBADDATA;
@@ -1024,13 +1085,96 @@ static const char *mapping_check(struct md_reader *r,
 	return NULL;
 }
 
+/* Version 1: nruns runs of MD_RUN_SIZE bytes, filling the record. Returns
+ * 0 or c->err. */
+static int decode_runs_v1(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
+{
+	const uint8_t *q;
+	size_t i;
+
+	if (nruns != (c->len - c->pos) / MD_RUN_SIZE ||
+	    (c->len - c->pos) % MD_RUN_SIZE)
+		cur_fail(c, "mapping size does not match its run count");
+	q = cur_take(c, nruns * MD_RUN_SIZE);
+	if (!q)
+		return c->err;
+	xgrow(&r->runs, &r->runs_cap, nruns, sizeof(*r->runs));
+	for (i = 0; i < nruns; i++, q += MD_RUN_SIZE) {
+		r->runs[i].vaddr = get_u64(q + RUN_VADDR);
+		r->runs[i].npages = get_u32(q + RUN_NPAGES);
+		r->runs[i].flags = get_u32(q + RUN_FLAGS);
+		r->runs[i].mapcount = get_u32(q + RUN_MAPCOUNT);
+		r->runs[i].reserved = get_u32(q + RUN_RESERVED);
+	}
+	m->runs = nruns ? r->runs : NULL;
+	m->nruns = nruns;
+	return 0;
+}
+
+/* Version 2: a palette and a block stream (pgstate.h) that decode to
+ * nruns runs. The page-data CRC-32 is checked only in a file without
+ * record checksums (MD_F_CRC): the record's CRC-32C covers the same bytes.
+ * Returns 0 or c->err. */
+static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
+{
+	unsigned shift = (unsigned)__builtin_ctz(r->hdr.page_size);
+	const uint8_t *pal, *s, *pad;
+	uint8_t le_nruns[8];
+	size_t padn;
+	uint32_t npal, crc;
+	uint64_t nbytes;
+
+	npal = cur_u32(c);
+	crc = cur_u32(c);
+	nbytes = cur_u64(c);
+	if (c->err)
+		return c->err;
+	/* the pages are counted from start: a range that is not whole
+	 * pages cannot be decoded */
+	if (m->end <= m->start ||
+	    ((m->start | m->end) & (r->hdr.page_size - 1))) {
+		cur_fail(c, "mapping range empty or not page aligned");
+		return c->err;
+	}
+	if (npal > (c->len - c->pos) / PGSTATE_PAL_SIZE ||
+	    nbytes > c->len - c->pos - (size_t)npal * PGSTATE_PAL_SIZE) {
+		cur_fail(c, "page states run past the end of the mapping");
+		return c->err;
+	}
+	pal = cur_take(c, (size_t)npal * PGSTATE_PAL_SIZE);
+	s = cur_take(c, nbytes);
+	padn = align8(c->pos) - c->pos;
+	pad = cur_take(c, padn);
+	if (!pal || !s || !pad)
+		return c->err;
+	if (!all_zero(pad, padn))
+		cur_fail(c, "page states not zero padded");
+	put_u64(le_nruns, nruns);
+	if (!(r->hdr.flags & MD_F_CRC) &&
+	    pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), pal,
+				    (size_t)npal * PGSTATE_PAL_SIZE),
+			s, nbytes) != crc)
+		cur_fail(c, "page states checksum mismatch");
+	if (c->err)
+		return c->err;
+	if (pgstate_decode(pal, npal, s, nbytes, m->start,
+			   (m->end - m->start) >> shift, shift, nruns,
+			   &r->runs, &r->runs_cap) < 0) {
+		cur_fail(c, "page states that do not decode");
+		return c->err;
+	}
+	m->runs = nruns ? r->runs : NULL;
+	m->nruns = nruns;
+	return 0;
+}
+
 static int decode_mapping(struct md_reader *r, struct md_cur *c,
 			  struct md_snap_mapping *m)
 {
-	const uint8_t *q;
 	uint64_t nruns;
 	uint32_t reserved;
-	size_t i;
 
 	m->start = cur_u64(c);
 	m->end = cur_u64(c);
@@ -1044,27 +1188,13 @@ static int decode_mapping(struct md_reader *r, struct md_cur *c,
 	reserved = cur_u32(c);
 	nruns = cur_u64(c);
 	m->name = cur_str(c);
-	if (c->err)
-		return c->err;
 	if (reserved)
 		cur_fail(c, "mapping with a non-zero reserved field");
-	if (nruns != (c->len - c->pos) / MD_RUN_SIZE ||
-	    (c->len - c->pos) % MD_RUN_SIZE)
-		cur_fail(c, "mapping size does not match its run count");
-	q = cur_take(c, nruns * MD_RUN_SIZE);
-	if (!q)
+	if (c->err)
 		return c->err;
-	xgrow(&r->runs, &r->runs_cap, nruns, sizeof(*r->runs));
-	for (i = 0; i < nruns; i++, q += MD_RUN_SIZE) {
-		r->runs[i].vaddr = get_u64(q);
-		r->runs[i].npages = get_u32(q + 8);
-		r->runs[i].flags = get_u32(q + 12);
-		r->runs[i].mapcount = get_u32(q + 16);
-		r->runs[i].reserved = get_u32(q + 20);
-	}
-	m->runs = nruns ? r->runs : NULL;
-	m->nruns = nruns;
-	return 0;
+	if (r->hdr.version == 1)
+		return decode_runs_v1(r, c, m, nruns);
+	return decode_runs_v2(r, c, m, nruns);
 }
 
 static int decode_mmap2(struct md_cur *c, struct md_mmap2 *m)
@@ -1306,20 +1436,20 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 			return reader_fail(r, -MEMSZ_ETRUNC,
 					   "the file ends inside a record");
 		p = r->map + r->off;
-		size = get_u64(p + 8);
+		size = get_u64(p + REC_SIZE);
 		if (size < MD_REC_HDR || size % 8)
 			return reader_fail(r, -MEMSZ_EBADDATA,
 					   "record size not a multiple of 8");
 		if (size > left)
 			return reader_fail(r, -MEMSZ_ETRUNC,
 					   "the file ends inside a record");
-		crc = get_u32(p + 4);
+		crc = get_u32(p + REC_CRC);
 		if ((r->hdr.flags & MD_F_CRC) ? crc != record_crc(p, size) :
 						crc != 0)
 			return reader_fail(r, -MEMSZ_EBADDATA,
 					   "checksum mismatch");
 		memset(rec, 0, sizeof(*rec));
-		rec->type = get_u32(p);
+		rec->type = get_u32(p + REC_TYPE);
 		rec->crc = crc;
 		rec->offset = r->off;
 		rec->size = size;
@@ -1360,18 +1490,18 @@ long md_checksum_fix(uint8_t *buf, size_t len)
 	uint32_t hsize;
 	long n = 0;
 
-	if (len < MD_HEADER_SIZE || memcmp(buf, MD_MAGIC, 8) ||
-	    !(get_u64(buf + 16) & MD_F_CRC))
+	if (len < MD_HEADER_SIZE || memcmp(buf, MD_MAGIC, MD_MAGIC_LEN) ||
+	    !(get_u64(buf + HDR_FLAGS) & MD_F_CRC))
 		return -1;
-	hsize = get_u32(buf + 12);
+	hsize = get_u32(buf + HDR_HEADER_SIZE);
 	if (hsize < MD_HEADER_SIZE || hsize > len)
 		hsize = MD_HEADER_SIZE;
-	put_u32(buf + 44, header_crc(buf, hsize));
+	put_u32(buf + HDR_CRC, header_crc(buf, hsize));
 	for (off = hsize; len - off >= MD_REC_HDR; off += size, n++) {
-		size = get_u64(buf + off + 8);
+		size = get_u64(buf + off + REC_SIZE);
 		if (size < MD_REC_HDR || size > len - off)
 			break;
-		put_u32(buf + off + 4, record_crc(buf + off, size));
+		put_u32(buf + off + REC_CRC, record_crc(buf + off, size));
 	}
 	return n;
 }

@@ -28,7 +28,9 @@
 #include <stdio.h>
 
 #define MD_MAGIC "MEMSZDAT"
-#define MD_VERSION 1
+/* Version 2 stores a snapshot mapping's pages compactly (runs where long,
+ * bitmaps where short); the reader still reads version 1 files. */
+#define MD_VERSION 2
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {
@@ -62,7 +64,9 @@ enum md_rec_type {
 	MD_REC_NOTE,          /* a free-text message for the report footer */
 	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
 	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
-	MD_REC_END,           /* the writer closed the file (MD_F_END) */
+	/* 13 and 14 are JITMAP and PACKED (memsz-data(5)); a reader that does
+	 * not decode them skips them by size */
+	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
 	MD_REC__COUNT
 };
 
@@ -173,6 +177,13 @@ struct md_note {
 	const char *text;
 };
 
+/* Bounds of a sample's arrays: md_write_sample() refuses more and the
+ * reader takes more as corruption. 64 registers: one per bit of
+ * regs_mask (a u64). 4096 frames: the recorder cuts deeper chains, so a
+ * corrupt count cannot make the reader take megabytes for one sample. */
+#define MD_SAMPLE_MAX_REGS 64
+#define MD_SAMPLE_MAX_CHAIN 4096
+
 /* A page-fault (or other event) sample: where the fault was, which code
  * made it, and what is needed to unwind the user stack at report time.
  * Either callchain (kernel frame-pointer chain, --call-graph fp) or
@@ -236,6 +247,13 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 		  const struct md_task *r);
 int md_write_lost(struct md_writer *w, const struct md_lost *r);
 int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r);
+/* A mapping's runs are stored compactly (runs where they are long, a bitmap
+ * where they are short) and read back as the same pages in maximal runs
+ * (consecutive equal pages joined, at most UINT32_MAX pages a run). The
+ * runs must be sorted, page-aligned, inside [start, end), not overlapping,
+ * of at least one page, each present, swapped or the zero page (flags
+ * MD_PG_PRESENT, MD_PG_SWAPPED or MD_PG_ZERO); start and end page-aligned.
+ * Otherwise -EINVAL and nothing is written. */
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
 int md_write_note(struct md_writer *w, const char *text);

@@ -1,2 +1,3 @@
 # data/: the memsz.data format, writer and validating reader.
-libmemsz_a_SOURCES += data/datafile.c data/datafile.h
+libmemsz_a_SOURCES += data/datafile.c data/datafile.h data/pgstate.c \
+	data/pgstate.h

@@ -165,33 +165,18 @@ static const char *func_name(struct labels *lb, struct dualmap *syms,
 	return buf;
 }
 
-int elfsrc_bbs(struct elfimg *img, struct labels *lb, struct dualmap *base,
-	       struct dualmap *out, struct elfsrc_stats *stats)
+void bbaddrmap_label(const struct bbaddrmap *m, struct labels *lb,
+		     struct dualmap *syms, struct dualmap *base,
+		     struct dualmap *out)
 {
-	struct bbaddrmap m = { 0 };
-	struct dualmap syms;
-	int ret, perr;
-
-	perr = bbaddrmap_read(img, &m);
-	if (stats) {
-		stats->bb_error = perr < 0 ? perr : 0;
-		stats->bb_functions = m.nfuncs;
-		stats->bb_blocks = m.nblocks;
-	}
-	if (!m.nfuncs)
-		return 0;
-	dualmap_init(&syms);
-	ret = elfimg_source_map(img, ELFSRC_SYMBOLS, lb, base, &syms, NULL);
-	if (ret < 0)
-		goto out;
-	for (size_t f = 0; f < m.nfuncs; f++) {
-		const struct bb_func *fn = &m.funcs[f];
+	for (size_t f = 0; f < m->nfuncs; f++) {
+		const struct bb_func *fn = &m->funcs[f];
 		char buf[32];
-		const char *name = func_name(lb, &syms, fn->addr, buf,
+		const char *name = func_name(lb, syms, fn->addr, buf,
 					     sizeof(buf));
 
 		for (size_t i = fn->first; i < fn->first + fn->n; i++) {
-			const struct bb_block *b = &m.blocks[i];
+			const struct bb_block *b = &m->blocks[i];
 			char *label;
 
 			if (!b->size || b->offset > UINT64_MAX - fn->addr)
@@ -202,8 +187,4 @@ int elfsrc_bbs(struct elfimg *img, struct labels *lb, struct dualmap *base,
 			free(label);
 		}
 	}
-out:
-	dualmap_free(&syms);
-	bbaddrmap_free(&m);
-	return ret;
 }

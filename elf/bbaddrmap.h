@@ -63,13 +63,14 @@ int bbaddrmap_read(struct elfimg *img, struct bbaddrmap *m);
 /* Free what m holds (not m itself). */
 void bbaddrmap_free(struct bbaddrmap *m);
 
-/* The labels of the bbs source: each block's VM range (through base, so
- * its file bytes too) labelled "FUNCTION#ID", FUNCTION being the symbol at
- * the function address as the symbols source names it (demangled), or
- * "0xADDR" when no symbol starts there. Fallbacks are left to the caller.
- * stats (may be NULL) gets the counts of functions and blocks and the
- * parse error. Returns 0 or a negative code from the symbols source. */
-int elfsrc_bbs(struct elfimg *img, struct labels *lb, struct dualmap *base,
-	       struct dualmap *out, struct elfsrc_stats *stats);
+/* Label each block of m in out: its VM range (through base, so its file
+ * bytes too) as "FUNCTION#ID", FUNCTION being syms's VM label at the
+ * function address (syms is the image's symbols source, built by the
+ * caller) or "0xADDR" where syms has no symbol there (nothing, or a
+ * "[...]" fallback). Blocks of size 0, or whose end would wrap, are
+ * skipped. Fallbacks are left to the caller. */
+void bbaddrmap_label(const struct bbaddrmap *m, struct labels *lb,
+		     struct dualmap *syms, struct dualmap *base,
+		     struct dualmap *out);
 
 #endif

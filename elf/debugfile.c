@@ -33,14 +33,17 @@ static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 	return ~crc;
 }
 
+/* elf_file_crc32() reads the file in chunks of this size. */
+#define CRC_CHUNK (64u << 10)
+
 int elf_file_crc32(int fd, uint32_t *out)
 {
-	unsigned char *buf = xmalloc(1 << 16);
+	unsigned char *buf = xmalloc(CRC_CHUNK);
 	uint32_t crc = 0;
 	off_t off = 0;
 	ssize_t n;
 
-	while ((n = pread(fd, buf, 1 << 16, off)) > 0) {
+	while ((n = pread(fd, buf, CRC_CHUNK, off)) > 0) {
 		crc = crc32_update(crc, buf, n);
 		off += n;
 	}

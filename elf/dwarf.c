@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Nesting of DIEs walk_vars() descends into below a unit: deeper DWARF
+ * (real code nests a few levels) is taken as hostile and not walked. */
+#define MAX_DIE_DEPTH 64
+
 /* An allocated section of the image: [start, end) in VM. */
 struct asec {
 	uint64_t start, end;
@@ -42,8 +46,8 @@ static int asec_cmp(const void *a, const void *b)
 	const struct asec *x = a, *y = b;
 
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+		return u64_cmp(x->start, y->start);
+	return u64_cmp(x->end, y->end);
 }
 
 /* The allocated sections of img that hold bytes at run time (not .tbss). */
@@ -239,19 +243,21 @@ static void rawsec_open(struct dctx *c, const char *name, struct rawsec *r)
 static void charge_unit(struct dctx *c, const struct rawsec *r, uint64_t off,
 			uint32_t label)
 {
-	uint64_t len, hdr = 4;
+	/* initial length: 4 bytes, or DWARF64_LENGTH and 8 bytes */
+	const uint64_t len32 = 4, len64 = 4 + 8;
+	uint64_t len, hdr = len32;
 
-	if (!r->buf || off >= r->size || r->size - off < 4)
+	if (!r->buf || off >= r->size || r->size - off < len32)
 		return;
 	len = elf_get_uint(r->buf + off, 4, c->img->big_endian);
-	if (len == 0xffffffff) {
-		if (r->size - off < 12)
+	if (len == DWARF64_LENGTH) {
+		if (r->size - off < len64)
 			return;
 		len = elf_get_uint(r->buf + off + 4, 8,
 				   c->img->big_endian);
-		hdr = 12;
-	} else if (len >= 0xfffffff0) {
-		return; /* reserved */
+		hdr = len64;
+	} else if (len >= DWARF_LENGTH_RESERVED) {
+		return;
 	}
 	if (len > r->size - off - hdr)
 		len = r->size - off - hdr;
@@ -306,7 +312,7 @@ static void walk_vars(struct dctx *c, Dwarf_Die *parent, uint32_t label,
 	Dwarf_Die die;
 	int r;
 
-	if (depth > 64 || dwarf_child(parent, &die) != 0)
+	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &die) != 0)
 		return;
 	do {
 		switch (dwarf_tag(&die)) {
@@ -333,7 +339,7 @@ static int cuent_cmp(const void *a, const void *b)
 {
 	const struct cuent *x = a, *y = b;
 
-	return x->dieoff < y->dieoff ? -1 : x->dieoff > y->dieoff;
+	return u64_cmp(x->dieoff, y->dieoff);
 }
 
 static void add_aranges(struct dctx *c)

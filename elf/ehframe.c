@@ -35,6 +35,8 @@ enum {
 	PE_DATAREL = 0x30,
 	PE_INDIRECT = 0x80,
 	PE_OMIT = 0xff,
+	PE_FORMAT_MASK = 0x0f, /* the low nibble: how the value is stored */
+	PE_APPL_MASK = 0x70,   /* what it is relative to (PE_INDIRECT apart) */
 };
 
 struct cur {
@@ -88,7 +90,7 @@ static int64_t cur_sleb(struct cur *c)
 /* Fixed size of encoding enc's format, 0 for LEB128 or invalid ones. */
 static size_t pe_size(uint8_t enc, int addr_size)
 {
-	switch (enc & 0x0f) {
+	switch (enc & PE_FORMAT_MASK) {
 	case PE_ABSPTR:
 		return addr_size;
 	case PE_UDATA2:
@@ -110,7 +112,7 @@ static uint64_t cur_pe_raw(struct cur *c, uint8_t enc)
 {
 	uint64_t v;
 
-	switch (enc & 0x0f) {
+	switch (enc & PE_FORMAT_MASK) {
 	case PE_ULEB128:
 		return cur_uleb(c);
 	case PE_SLEB128:
@@ -147,7 +149,7 @@ static uint64_t cur_pe(struct cur *c, uint8_t enc, uint64_t addr,
 		c->err = true;
 		return 0;
 	}
-	switch (enc & 0x70) {
+	switch (enc & PE_APPL_MASK) {
 	case 0:
 		break;
 	case PE_PCREL:
@@ -163,7 +165,7 @@ static uint64_t cur_pe(struct cur *c, uint8_t enc, uint64_t addr,
 		break;
 	}
 	if (c->addr_size == 4)
-		v &= 0xffffffffu;
+		v &= UINT32_MAX;
 	return v;
 }
 
@@ -180,7 +182,7 @@ static int record_header(struct cur *c, size_t *body, size_t *end,
 		return -1;
 	if (len == 0)
 		return 0;
-	if (len == 0xffffffffu) {
+	if (len == DWARF64_LENGTH) {
 		len = cur_uint(c, 8);
 		*idsize = 8;
 		if (c->err)
@@ -257,7 +259,7 @@ static int cie_fde_encoding(const struct cur *top, size_t off)
 			pe = cur_uint(&c, 1);
 			/* its value only needs skipping */
 			if (pe != PE_OMIT)
-				cur_pe_raw(&c, pe & 0x0f);
+				cur_pe_raw(&c, pe & PE_FORMAT_MASK);
 			break;
 		case 'S':
 		case 'B':
@@ -331,13 +333,13 @@ int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr,
 			continue;
 		}
 		pc = cur_pe(&r, enc, addr, UINT64_MAX);
-		range = cur_pe_raw(&r, enc & 0x0f);
+		range = cur_pe_raw(&r, enc & PE_FORMAT_MASK);
 		if (r.err) {
 			bad++;
 			continue;
 		}
 		if (r.addr_size == 4)
-			range &= 0xffffffffu;
+			range &= UINT32_MAX;
 		xgrow(&fdes, &cap, cnt + 1, sizeof(*fdes));
 		fdes[cnt].off = start;
 		fdes[cnt].size = end - start;

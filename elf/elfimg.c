@@ -47,20 +47,17 @@ static int table_end(uint64_t off, uint64_t n, uint64_t entsize,
 	return 0;
 }
 
-static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
+/* Decode the ELF header of a file of fsize bytes from its first bytes b
+ * (MIN(fsize, 64) of them, read by the caller) into h: identification,
+ * type and machine, the two header tables' offsets, entry sizes and
+ * counts as written (extended numbering not resolved yet). Returns 0 or a
+ * negative code (see elfimg_open()). */
+static int decode_ehdr(const unsigned char *b, uint64_t fsize,
+		       struct rawhdr *h)
 {
-	unsigned char b[64], s0[64];
-	const unsigned char *e;
-	size_t need, shsz, phsz;
-	uint64_t end;
-	ssize_t n;
+	size_t need;
+	bool is64;
 
-	memset(h, 0, sizeof(*h));
-	n = pread(fd, b, MIN(fsize, sizeof(b)), 0);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n < MIN(fsize, sizeof(b)))
-		return -MEMSZ_ETRUNC;
 	if (fsize == 0)
 		return -MEMSZ_ENOTELF;
 	if (memcmp(b, ELFMAG, MIN(fsize, (uint64_t)SELFMAG)))
@@ -75,74 +72,97 @@ static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
 		return -MEMSZ_EBADELF;
 	h->cls = b[EI_CLASS];
 	h->be = b[EI_DATA] == ELFDATA2MSB;
-	need = h->cls == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	shsz = h->cls == ELFCLASS64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	phsz = h->cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	is64 = h->cls == ELFCLASS64;
+	need = ELF_SIZEOF(is64, Ehdr);
 	if (fsize < need)
 		return -MEMSZ_ETRUNC;
 
-	h->type = elf_get_uint(b + 16, 2, h->be);
-	h->machine = elf_get_uint(b + 18, 2, h->be);
-	if (h->cls == ELFCLASS64) {
-		h->phoff = elf_get_uint(b + 32, 8, h->be);
-		h->shoff = elf_get_uint(b + 40, 8, h->be);
-		e = b + 52;
-	} else {
-		h->phoff = elf_get_uint(b + 28, 4, h->be);
-		h->shoff = elf_get_uint(b + 32, 4, h->be);
-		e = b + 40;
-	}
-	h->ehsize = elf_get_uint(e, 2, h->be);
-	h->phentsize = elf_get_uint(e + 2, 2, h->be);
-	h->phnum = elf_get_uint(e + 4, 2, h->be);
-	h->shentsize = elf_get_uint(e + 6, 2, h->be);
-	h->shnum = elf_get_uint(e + 8, 2, h->be);
-	h->shstrndx = elf_get_uint(e + 10, 2, h->be);
+	h->type = ELF_FIELD(b, is64, Ehdr, e_type, h->be);
+	h->machine = ELF_FIELD(b, is64, Ehdr, e_machine, h->be);
+	h->phoff = ELF_FIELD(b, is64, Ehdr, e_phoff, h->be);
+	h->shoff = ELF_FIELD(b, is64, Ehdr, e_shoff, h->be);
+	h->ehsize = ELF_FIELD(b, is64, Ehdr, e_ehsize, h->be);
+	h->phentsize = ELF_FIELD(b, is64, Ehdr, e_phentsize, h->be);
+	h->phnum = ELF_FIELD(b, is64, Ehdr, e_phnum, h->be);
+	h->shentsize = ELF_FIELD(b, is64, Ehdr, e_shentsize, h->be);
+	h->shnum = ELF_FIELD(b, is64, Ehdr, e_shnum, h->be);
+	h->shstrndx = ELF_FIELD(b, is64, Ehdr, e_shstrndx, h->be);
 	if (h->ehsize < need)
 		return -MEMSZ_EBADELF;
 	if (h->ehsize > fsize)
 		return -MEMSZ_ETRUNC;
+	return 0;
+}
 
-	/* Section header table, with extended numbering from section 0. */
+/* Check the section header table of h against the file (fd, fsize bytes)
+ * and resolve extended numbering: a section count, string table index or
+ * program header count too large for the ELF header is in sh_size,
+ * sh_link or sh_info of section 0. Returns 0 or a negative code. */
+static int check_shdr_table(int fd, uint64_t fsize, struct rawhdr *h)
+{
+	bool is64 = h->cls == ELFCLASS64;
+	size_t shsz = ELF_SIZEOF(is64, Shdr);
+	unsigned char s0[sizeof(Elf64_Shdr)];
+	uint64_t end;
+	ssize_t n;
+
 	if (h->shoff == 0) {
 		if (h->shnum)
 			return -MEMSZ_EBADSHDR;
 		if (h->phnum == PN_XNUM)
 			return -MEMSZ_EBADPHDR;
 		h->shstrndx = 0;
-	} else {
-		if (h->shentsize != shsz)
-			return -MEMSZ_EBADSHDR;
-		if (table_end(h->shoff, MAX(h->shnum, 1), shsz, &end))
-			return -MEMSZ_EBADSHDR;
-		if (end > fsize)
-			return -MEMSZ_ETRUNC;
-		n = pread(fd, s0, shsz, h->shoff);
-		if (n < 0)
-			return -errno;
-		if ((size_t)n < shsz)
-			return -MEMSZ_ETRUNC;
-		/* sh_size, sh_link, sh_info of section 0 */
-		if (h->shnum == 0)
-			h->shnum = h->cls == ELFCLASS64 ?
-					   elf_get_uint(s0 + 32, 8, h->be) :
-					   elf_get_uint(s0 + 20, 4, h->be);
-		if (h->shstrndx == SHN_XINDEX)
-			h->shstrndx = h->cls == ELFCLASS64 ?
-					      elf_get_uint(s0 + 40, 4, h->be) :
-					      elf_get_uint(s0 + 24, 4, h->be);
-		if (h->phnum == PN_XNUM)
-			h->phnum = h->cls == ELFCLASS64 ?
-					   elf_get_uint(s0 + 44, 4, h->be) :
-					   elf_get_uint(s0 + 28, 4, h->be);
-		if (table_end(h->shoff, h->shnum, shsz, &end))
-			return -MEMSZ_EBADSHDR;
-		if (end > fsize)
-			return -MEMSZ_ETRUNC;
-		if (h->shnum == 0 || h->shstrndx >= h->shnum)
-			return -MEMSZ_EBADSHDR;
+		return 0;
 	}
+	if (h->shentsize != shsz)
+		return -MEMSZ_EBADSHDR;
+	if (table_end(h->shoff, MAX(h->shnum, 1), shsz, &end))
+		return -MEMSZ_EBADSHDR;
+	if (end > fsize)
+		return -MEMSZ_ETRUNC;
+	n = pread(fd, s0, shsz, h->shoff);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < shsz)
+		return -MEMSZ_ETRUNC;
+	if (h->shnum == 0)
+		h->shnum = ELF_FIELD(s0, is64, Shdr, sh_size, h->be);
+	if (h->shstrndx == SHN_XINDEX)
+		h->shstrndx = ELF_FIELD(s0, is64, Shdr, sh_link, h->be);
+	if (h->phnum == PN_XNUM)
+		h->phnum = ELF_FIELD(s0, is64, Shdr, sh_info, h->be);
+	if (table_end(h->shoff, h->shnum, shsz, &end))
+		return -MEMSZ_EBADSHDR;
+	if (end > fsize)
+		return -MEMSZ_ETRUNC;
+	if (h->shnum == 0 || h->shstrndx >= h->shnum)
+		return -MEMSZ_EBADSHDR;
+	return 0;
+}
 
+/* Read and check the ELF header of the file open on fd (fsize bytes) and
+ * its two header tables' bounds into h. Returns 0 or a negative code. */
+static int read_rawhdr(int fd, uint64_t fsize, struct rawhdr *h)
+{
+	unsigned char b[sizeof(Elf64_Ehdr)];
+	size_t phsz;
+	uint64_t end;
+	ssize_t n;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	n = pread(fd, b, MIN(fsize, sizeof(b)), 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < MIN(fsize, sizeof(b)))
+		return -MEMSZ_ETRUNC;
+	ret = decode_ehdr(b, fsize, h);
+	if (!ret)
+		ret = check_shdr_table(fd, fsize, h);
+	if (ret)
+		return ret;
+
+	phsz = ELF_SIZEOF(h->cls == ELFCLASS64, Phdr);
 	if (h->phnum) {
 		if (h->phentsize != phsz)
 			return -MEMSZ_EBADPHDR;
@@ -161,15 +181,6 @@ static int range_in_file(uint64_t off, uint64_t size, uint64_t fsize, int bad)
 		return bad;
 	if (off + size > fsize)
 		return -MEMSZ_ETRUNC;
-	return 0;
-}
-
-static int cmp_u64pair(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
 	return 0;
 }
 
@@ -192,7 +203,7 @@ static int check_load_overlap(struct elfimg *img)
 		n++;
 	}
 	if (n)
-		qsort(r, n, 2 * sizeof(*r), cmp_u64pair);
+		qsort(r, n, 2 * sizeof(*r), u64_sort_cmp); /* by start */
 	for (size_t i = 1; i < n; i++)
 		if (r[2 * i] < r[2 * i - 1]) {
 			ret = -MEMSZ_EBADPHDR;
@@ -317,6 +328,14 @@ static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
 
 /* --- build-id: pread only, shared with record/ (elf_build_id_read) --- */
 
+/* Note areas larger than this are not read: a build-id note takes 36
+ * bytes, and a bound keeps a hostile header from making us allocate
+ * gigabytes. */
+#define NOTES_MAX_BYTES (1u << 20)
+/* Header tables larger than this (a million 64-byte section headers) are
+ * not read, for the same reason. */
+#define HDR_TABLE_MAX_BYTES (64u << 20)
+
 /* The NT_GNU_BUILD_ID descriptor in the notes p[0, size) (padded to align:
  * 8 or else 4), copied to id. One longer than max is cut to max bytes if
  * cut, else skipped. Returns its length, 0 if none. */
@@ -324,21 +343,23 @@ static int notes_build_id(const unsigned char *p, uint64_t size,
 			  uint64_t align, bool be, uint8_t *id, size_t max,
 			  bool cut)
 {
+	/* Elf32_Nhdr and Elf64_Nhdr are the same three 4-byte words. */
 	uint64_t pad = align == 8 ? 7 : 3, pos = 0;
 
-	while (size - pos >= 12) {
-		uint64_t nsz = elf_get_uint(p + pos, 4, be);
-		uint64_t dsz = elf_get_uint(p + pos + 4, 4, be);
-		uint64_t type = elf_get_uint(p + pos + 8, 4, be);
-		uint64_t name = pos + 12;
+	while (size - pos >= sizeof(Elf32_Nhdr)) {
+		const unsigned char *nh = p + pos;
+		uint64_t nsz = ELF_FIELD(nh, false, Nhdr, n_namesz, be);
+		uint64_t dsz = ELF_FIELD(nh, false, Nhdr, n_descsz, be);
+		uint64_t type = ELF_FIELD(nh, false, Nhdr, n_type, be);
+		uint64_t name = pos + sizeof(Elf32_Nhdr);
 		uint64_t desc = (name + nsz + pad) & ~pad;
 		uint64_t next = (desc + dsz + pad) & ~pad;
 
 		if (desc + dsz > size)
 			break;
-		if (type == NT_GNU_BUILD_ID && nsz == 4 &&
-		    !memcmp(p + name, "GNU", 4) && dsz &&
-		    (cut || dsz <= max)) {
+		if (type == NT_GNU_BUILD_ID && nsz == sizeof(ELF_NOTE_GNU) &&
+		    !memcmp(p + name, ELF_NOTE_GNU, sizeof(ELF_NOTE_GNU)) &&
+		    dsz && (cut || dsz <= max)) {
 			dsz = MIN(dsz, max);
 			memcpy(id, p + desc, dsz);
 			return dsz;
@@ -357,7 +378,8 @@ static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
 	unsigned char *buf;
 	int ret = 0;
 
-	if (size < 12 || size > (1 << 20) || off > INT64_MAX - size)
+	if (size < sizeof(Elf32_Nhdr) || size > NOTES_MAX_BYTES ||
+	    off > INT64_MAX - size)
 		return 0;
 	buf = xmalloc(size);
 	if (pread(fd, buf, size, off) == (ssize_t)size)
@@ -374,7 +396,7 @@ static unsigned char *pread_table(int fd, uint64_t off, uint64_t n,
 	uint64_t end;
 
 	if (!n || table_end(off, n, entsize, &end) || end > INT64_MAX ||
-	    n * entsize > (64 << 20))
+	    n * entsize > HDR_TABLE_MAX_BYTES)
 		return NULL;
 	buf = xmalloc(n * entsize);
 	if (pread(fd, buf, n * entsize, off) != (ssize_t)(n * entsize)) {
@@ -384,16 +406,23 @@ static unsigned char *pread_table(int fd, uint64_t off, uint64_t n,
 	return buf;
 }
 
-/* The build-id of the ELF file open on fd: the first NT_GNU_BUILD_ID note
- * of its SHT_NOTE sections, else of its PT_NOTE segments (sstrip'ed
- * files). See elf_build_id_read(); cut as in notes_build_id(). */
-static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
+/* Where build_id_scan() looks: the header tables of the ELF file as its
+ * ELF header gives them (a count is 0 when the table is unusable). */
+struct note_tables {
+	bool is64, be;
+	uint64_t phoff, shoff, phnum, shnum;
+};
+
+/* Read the ELF header of the file open on fd into t: offsets and counts
+ * of its header tables, extended numbering resolved, a table whose entry
+ * size is wrong left out. Returns 0, -MEMSZ_ENOTELF, -MEMSZ_ETRUNC or
+ * -errno. */
+static int note_tables_read(int fd, struct note_tables *t)
 {
-	unsigned char b[64], *t;
-	uint64_t phoff, shoff, phnum, shnum, phsz, shsz;
+	unsigned char b[sizeof(Elf64_Ehdr)], *s0;
+	uint64_t phsz, shsz;
 	bool is64, be;
 	ssize_t n;
-	int ret = 0;
 
 	n = pread(fd, b, sizeof(b), 0);
 	if (n < 0)
@@ -404,63 +433,85 @@ static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
 		return -MEMSZ_ENOTELF;
 	is64 = b[EI_CLASS] == ELFCLASS64;
 	be = b[EI_DATA] == ELFDATA2MSB;
-	if ((size_t)n < (is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+	if ((size_t)n < ELF_SIZEOF(is64, Ehdr))
 		return -MEMSZ_ETRUNC;
-	phsz = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	shsz = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	phoff = elf_get_uint(b + (is64 ? 32 : 28), is64 ? 8 : 4, be);
-	shoff = elf_get_uint(b + (is64 ? 40 : 32), is64 ? 8 : 4, be);
-	phnum = elf_get_uint(b + (is64 ? 56 : 44), 2, be);
-	shnum = elf_get_uint(b + (is64 ? 60 : 48), 2, be);
-	if (elf_get_uint(b + (is64 ? 54 : 42), 2, be) != phsz)
-		phnum = 0;
-	if (elf_get_uint(b + (is64 ? 58 : 46), 2, be) != shsz || !shoff)
-		shnum = 0;
-	else if (!shnum || phnum == PN_XNUM) {
+	phsz = ELF_SIZEOF(is64, Phdr);
+	shsz = ELF_SIZEOF(is64, Shdr);
+	t->is64 = is64;
+	t->be = be;
+	t->phoff = ELF_FIELD(b, is64, Ehdr, e_phoff, be);
+	t->shoff = ELF_FIELD(b, is64, Ehdr, e_shoff, be);
+	t->phnum = ELF_FIELD(b, is64, Ehdr, e_phnum, be);
+	t->shnum = ELF_FIELD(b, is64, Ehdr, e_shnum, be);
+	if (ELF_FIELD(b, is64, Ehdr, e_phentsize, be) != phsz)
+		t->phnum = 0;
+	if (ELF_FIELD(b, is64, Ehdr, e_shentsize, be) != shsz || !t->shoff)
+		t->shnum = 0;
+	else if (!t->shnum || t->phnum == PN_XNUM) {
 		/* extended numbering: sh_size, sh_info of section 0 */
-		t = pread_table(fd, shoff, 1, shsz);
-		if (t && !shnum)
-			shnum = elf_get_uint(t + (is64 ? 32 : 20),
-					     is64 ? 8 : 4, be);
-		if (t && phnum == PN_XNUM)
-			phnum = elf_get_uint(t + (is64 ? 44 : 28), 4, be);
-		free(t);
+		s0 = pread_table(fd, t->shoff, 1, shsz);
+		if (s0 && !t->shnum)
+			t->shnum = ELF_FIELD(s0, is64, Shdr, sh_size, be);
+		if (s0 && t->phnum == PN_XNUM)
+			t->phnum = ELF_FIELD(s0, is64, Shdr, sh_info, be);
+		free(s0);
 	}
-	if (phnum == PN_XNUM)
-		phnum = 0;
+	if (t->phnum == PN_XNUM)
+		t->phnum = 0;
+	return 0;
+}
 
-	t = pread_table(fd, shoff, shnum, shsz);
-	for (uint64_t i = 1; t && i < shnum && !ret; i++) {
-		const unsigned char *h = t + i * shsz;
+/* The first build-id note (see notes_build_id()) in the note areas that
+ * a header table of the file open on fd lists: SHT_NOTE sections when
+ * sections, else PT_NOTE segments. Returns its length, 0 if none. */
+static int table_build_id(int fd, const struct note_tables *nt,
+			  bool sections, uint8_t *id, size_t max, bool cut)
+{
+	bool is64 = nt->is64, be = nt->be;
+	uint64_t esz = sections ? ELF_SIZEOF(is64, Shdr) :
+				  ELF_SIZEOF(is64, Phdr);
+	uint64_t n = sections ? nt->shnum : nt->phnum;
+	unsigned char *t;
+	int ret = 0;
 
-		if (elf_get_uint(h + 4, 4, be) != SHT_NOTE)
-			continue;
-		ret = pread_notes(fd,
-				  elf_get_uint(h + (is64 ? 24 : 16),
-					       is64 ? 8 : 4, be),
-				  elf_get_uint(h + (is64 ? 32 : 20),
-					       is64 ? 8 : 4, be),
-				  elf_get_uint(h + (is64 ? 48 : 32),
-					       is64 ? 8 : 4, be),
-				  be, id, max, cut);
+	t = pread_table(fd, sections ? nt->shoff : nt->phoff, n, esz);
+	/* section 0 is the reserved null entry */
+	for (uint64_t i = sections ? 1 : 0; t && i < n && !ret; i++) {
+		const unsigned char *h = t + i * esz;
+		uint64_t off, size, align;
+
+		if (sections) {
+			if (ELF_FIELD(h, is64, Shdr, sh_type, be) != SHT_NOTE)
+				continue;
+			off = ELF_FIELD(h, is64, Shdr, sh_offset, be);
+			size = ELF_FIELD(h, is64, Shdr, sh_size, be);
+			align = ELF_FIELD(h, is64, Shdr, sh_addralign, be);
+		} else {
+			if (ELF_FIELD(h, is64, Phdr, p_type, be) != PT_NOTE)
+				continue;
+			off = ELF_FIELD(h, is64, Phdr, p_offset, be);
+			size = ELF_FIELD(h, is64, Phdr, p_filesz, be);
+			align = ELF_FIELD(h, is64, Phdr, p_align, be);
+		}
+		ret = pread_notes(fd, off, size, align, be, id, max, cut);
 	}
 	free(t);
-	t = pread_table(fd, phoff, phnum, phsz);
-	for (uint64_t i = 0; t && i < phnum && !ret; i++) {
-		const unsigned char *h = t + i * phsz;
+	return ret;
+}
 
-		if (elf_get_uint(h, 4, be) != PT_NOTE)
-			continue;
-		ret = pread_notes(fd,
-				  elf_get_uint(h + (is64 ? 8 : 4),
-					       is64 ? 8 : 4, be),
-				  elf_get_uint(h + (is64 ? 32 : 16),
-					       is64 ? 8 : 4, be),
-				  elf_get_uint(h + (is64 ? 48 : 28),
-					       is64 ? 8 : 4, be),
-				  be, id, max, cut);
-	}
-	free(t);
+/* The build-id of the ELF file open on fd: the first NT_GNU_BUILD_ID note
+ * of its SHT_NOTE sections, else of its PT_NOTE segments (sstrip'ed
+ * files). See elf_build_id_read(); cut as in notes_build_id(). */
+static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
+{
+	struct note_tables nt = { 0 };
+	int ret;
+
+	ret = note_tables_read(fd, &nt);
+	if (!ret)
+		ret = table_build_id(fd, &nt, true, id, max, cut);
+	if (!ret)
+		ret = table_build_id(fd, &nt, false, id, max, cut);
 	return ret;
 }
 
@@ -497,38 +548,84 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 	}
 }
 
+/* Open path for reading into *fd and its stat into *st: a regular file
+ * only, never waiting on a FIFO. Returns 0, -EISDIR, -MEMSZ_ENOTELF (not a
+ * regular file) or -errno; *fd is open only on success. */
+static int open_regular(const char *path, int *fd, struct stat *st)
+{
+	int fl, ret;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
+	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, st) < 0)
+		ret = -errno;
+	else if (S_ISDIR(st->st_mode))
+		ret = -EISDIR;
+	else if (!S_ISREG(st->st_mode))
+		ret = -MEMSZ_ENOTELF;
+	else if ((fl = fcntl(*fd, F_GETFL)) < 0 ||
+		 fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		ret = -errno;
+	else
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+/* Check that libelf's view of img (priv->elf) has exactly the header
+ * tables h describes, and set priv->shstrndx and the header fields of
+ * img from h. Returns 0, -MEMSZ_EBADELF, -MEMSZ_EBADSHDR or
+ * -MEMSZ_EBADPHDR. */
+static int check_libelf(struct elfimg *img, const struct rawhdr *h,
+			size_t *shnum, size_t *phnum)
+{
+	struct elfimg_priv *priv = img->priv;
+	size_t shstrndx = 0;
+	GElf_Ehdr eh;
+
+	if (!priv->elf || elf_kind(priv->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(priv->elf, &eh))
+		return -MEMSZ_EBADELF;
+	if (elf_getshdrnum(priv->elf, shnum) ||
+	    elf_getshdrstrndx(priv->elf, &shstrndx))
+		return -MEMSZ_EBADSHDR;
+	if (elf_getphdrnum(priv->elf, phnum))
+		return -MEMSZ_EBADPHDR;
+	/* libelf must see exactly the tables we checked. */
+	if (*shnum != h->shnum || (*shnum && shstrndx != h->shstrndx))
+		return -MEMSZ_EBADSHDR;
+	if (*phnum != h->phnum)
+		return -MEMSZ_EBADPHDR;
+	priv->shstrndx = *shnum ? shstrndx : 0;
+
+	img->elfclass = h->cls;
+	img->big_endian = h->be;
+	img->type = h->type;
+	img->machine = h->machine;
+	img->ehdr_size = h->ehsize;
+	img->phoff = h->phoff;
+	img->phdr_size = *phnum * h->phentsize;
+	img->shoff = h->shoff;
+	img->shdr_size = *shnum * h->shentsize;
+	return 0;
+}
+
 int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 {
 	struct elfimg_priv *priv = NULL;
 	struct elfimg *img = NULL;
-	size_t shnum = 0, phnum = 0, shstrndx = 0;
+	size_t shnum = 0, phnum = 0;
 	struct rawhdr h;
 	struct stat st;
-	GElf_Ehdr eh;
-	int fd, ret, fl;
+	int fd, ret;
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
-	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -MEMSZ_ENOTELF;
-		goto out_close;
-	}
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
+	ret = open_regular(path, &fd, &st);
+	if (ret)
+		return ret;
 	ret = read_rawhdr(fd, st.st_size, &h);
 	if (ret)
 		goto out_close;
@@ -543,41 +640,10 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 	img->path = xstrdup(path);
 	priv->fd = fd;
 	priv->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!priv->elf || elf_kind(priv->elf) != ELF_K_ELF ||
-	    !gelf_getehdr(priv->elf, &eh)) {
-		ret = -MEMSZ_EBADELF;
-		goto out_free;
-	}
-	if (elf_getshdrnum(priv->elf, &shnum) ||
-	    elf_getshdrstrndx(priv->elf, &shstrndx)) {
-		ret = -MEMSZ_EBADSHDR;
-		goto out_free;
-	}
-	if (elf_getphdrnum(priv->elf, &phnum)) {
-		ret = -MEMSZ_EBADPHDR;
-		goto out_free;
-	}
-	/* libelf must see exactly the tables we checked. */
-	if (shnum != h.shnum || (shnum && shstrndx != h.shstrndx)) {
-		ret = -MEMSZ_EBADSHDR;
-		goto out_free;
-	}
-	if (phnum != h.phnum) {
-		ret = -MEMSZ_EBADPHDR;
-		goto out_free;
-	}
-	priv->shstrndx = shnum ? shstrndx : 0;
-
 	img->file_size = st.st_size;
-	img->elfclass = h.cls;
-	img->big_endian = h.be;
-	img->type = h.type;
-	img->machine = h.machine;
-	img->ehdr_size = h.ehsize;
-	img->phoff = h.phoff;
-	img->phdr_size = phnum * h.phentsize;
-	img->shoff = h.shoff;
-	img->shdr_size = shnum * h.shentsize;
+	ret = check_libelf(img, &h, &shnum, &phnum);
+	if (ret)
+		goto out_free;
 
 	ret = load_segments(img, priv->elf, phnum, debug);
 	if (ret)

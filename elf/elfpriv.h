@@ -40,6 +40,27 @@ static inline uint64_t elf_get_uint(const unsigned char *p, size_t n, bool be)
 	return v;
 }
 
+/* A 4-byte initial length of this value in DWARF data (.debug_*,
+ * .eh_frame) says that the 64-bit format follows: an 8-byte length. */
+#define DWARF64_LENGTH 0xffffffffu
+/* Initial lengths from this one up to DWARF64_LENGTH are reserved. */
+#define DWARF_LENGTH_RESERVED 0xfffffff0u
+
+/* Size of the ELF structure Elf64_T or Elf32_T (is64 says which class). */
+#define ELF_SIZEOF(is64, T) ((is64) ? sizeof(Elf64_##T) : sizeof(Elf32_##T))
+
+/* Field f of the ELF structure T (Ehdr, Shdr, Phdr, Nhdr, Rela...) held in
+ * raw file bytes at p, of class is64 and byte order be: read at its
+ * offsetof in Elf64_T or Elf32_T, with that field's size. The caller
+ * checks that the structure's bytes are there. */
+#define ELF_FIELD(p, is64, T, f, be)                                       \
+	((is64) ? elf_get_uint((const unsigned char *)(p) +                \
+				       offsetof(Elf64_##T, f),             \
+			       sizeof(((Elf64_##T *)0)->f), (be)) :        \
+		  elf_get_uint((const unsigned char *)(p) +                \
+				       offsetof(Elf32_##T, f),             \
+			       sizeof(((Elf32_##T *)0)->f), (be)))
+
 /* The LEB128 number at p (bytes up to end) into *out, sign-extended if
  * sign; bits past the 64th are dropped. *wide (if not NULL) tells whether
  * it did not fit 64 bits as written (an 11th byte, or a 10th with more

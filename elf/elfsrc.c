@@ -110,9 +110,9 @@ static int sym_cmp(const void *a, const void *b)
 	const struct sym *x = a, *y = b;
 
 	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
+		return u64_cmp(x->addr, y->addr);
 	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
+		return u64_cmp(y->size, x->size); /* larger first */
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	return strcmp(x->name, y->name);
@@ -126,115 +126,139 @@ static ssize_t find_section(const struct elfimg *img, uint32_t type)
 	return -1;
 }
 
-/* Collect the usable symbols of table symndx of img into *out (*n). */
-static int collect_symbols(struct elfimg *img, size_t symndx,
-			   struct sym **out, size_t *n,
-			   struct elfsrc_stats *st)
+/* A symbol table being read: its entries, names and extended section
+ * indexes (SHT_SYMTAB_SHNDX; NULL if none). */
+struct symtab {
+	Elf_Data *d, *sd, *xd;
+	const char *names;
+	size_t nsyms;
+};
+
+/* Open symbol table symndx of img into t: entry size, string table (not
+ * NOBITS, NUL-terminated) and the data libelf gives must all agree with
+ * the section headers. Returns 0, -MEMSZ_EBADSYM or -MEMSZ_EBADSTRTAB. */
+static int symtab_open(struct elfimg *img, size_t symndx, struct symtab *t)
 {
 	Elf *elf = elfimg_elf(img);
 	struct elf_section *tab = &img->secs[symndx];
 	struct elf_section *strs;
-	Elf_Data *d, *sd, *xd = NULL;
-	const char *names;
-	size_t nsyms, cap = 0, cnt = 0, entsize;
-	struct sym *syms = NULL;
-	int ret = 0;
+	size_t entsize;
 
+	memset(t, 0, sizeof(*t));
 	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (tab->entsize != entsize || tab->size % entsize)
 		return -MEMSZ_EBADSYM;
 	strs = &img->secs[tab->link];
 	if (strs->type == SHT_NOBITS)
 		return -MEMSZ_EBADSTRTAB;
-	d = elf_getdata(elf_getscn(elf, symndx), NULL);
-	sd = elf_rawdata(elf_getscn(elf, tab->link), NULL);
-	if (!d || d->d_size != tab->size)
+	t->d = elf_getdata(elf_getscn(elf, symndx), NULL);
+	t->sd = elf_rawdata(elf_getscn(elf, tab->link), NULL);
+	if (!t->d || t->d->d_size != tab->size)
 		return -MEMSZ_EBADSYM;
-	if (!sd || sd->d_size != strs->size || !sd->d_size)
+	if (!t->sd || t->sd->d_size != strs->size || !t->sd->d_size)
 		return -MEMSZ_EBADSTRTAB;
-	names = sd->d_buf;
-	if (names[sd->d_size - 1] != 0)
+	t->names = t->sd->d_buf;
+	if (t->names[t->sd->d_size - 1] != 0)
 		return -MEMSZ_EBADSTRTAB;
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (img->secs[i].type == SHT_SYMTAB_SHNDX &&
 		    img->secs[i].link == symndx) {
-			xd = elf_getdata(elf_getscn(elf, i), NULL);
+			t->xd = elf_getdata(elf_getscn(elf, i), NULL);
 			break;
 		}
+	t->nsyms = tab->size / entsize;
+	return 0;
+}
 
-	nsyms = tab->size / entsize;
-	for (size_t i = 1; i < nsyms; i++) {
-		GElf_Sym sym;
-		Elf32_Word xndx = 0;
-		uint64_t shndx, value, size, secend;
-		struct elf_section *sec;
-		int type, bind;
+/* Entry i of t as a labelled symbol into *out: a defined STT_FUNC,
+ * STT_OBJECT or STT_GNU_IFUNC of non-zero size in a real section, its
+ * size cut to its section's end (counted in st->clipped). Returns 1 if
+ * it is one, 0 if it is skipped, or -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB
+ * for an entry that cannot be right. */
+static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
+		      struct sym *out, struct elfsrc_stats *st)
+{
+	GElf_Sym sym;
+	Elf32_Word xndx = 0;
+	uint64_t shndx, value, size, secend;
+	struct elf_section *sec;
+	int type, bind;
 
-		if (!gelf_getsymshndx(d, xd, i, &sym, &xndx)) {
-			ret = -MEMSZ_EBADSYM;
-			goto out_free;
+	if (!gelf_getsymshndx(t->d, t->xd, i, &sym, &xndx))
+		return -MEMSZ_EBADSYM;
+	if (sym.st_name >= t->sd->d_size)
+		return -MEMSZ_EBADSTRTAB;
+	shndx = sym.st_shndx;
+	if (shndx == SHN_XINDEX) {
+		if (!t->xd)
+			return -MEMSZ_EBADSYM;
+		shndx = xndx;
+	} else if (shndx >= SHN_LORESERVE) {
+		return 0; /* SHN_ABS, SHN_COMMON, processor-specific */
+	}
+	if (shndx == SHN_UNDEF)
+		return 0;
+	if (shndx >= img->nsecs)
+		return -MEMSZ_EBADSYM;
+	type = GELF_ST_TYPE(sym.st_info);
+	bind = GELF_ST_BIND(sym.st_info);
+	if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC)
+		return 0;
+	if (sym.st_size == 0)
+		return 0;
+	value = sym.st_value;
+	if (img->machine == EM_ARM && type == STT_FUNC)
+		value &= ~(uint64_t)1;
+	size = sym.st_size;
+	sec = &img->secs[shndx];
+	secend = sec->addr + sec->size;
+	if (secend < sec->addr)
+		secend = UINT64_MAX;
+	if (value < sec->addr || value > secend)
+		return -MEMSZ_EBADSYM;
+	if (size > secend - value) {
+		size = secend - value;
+		if (st)
+			st->clipped++;
+		if (!size)
+			return 0;
+	}
+	out->addr = value;
+	out->size = size;
+	out->name = t->names + sym.st_name;
+	out->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	return 1;
+}
+
+/* Collect the usable symbols of table symndx of img into *out (*n). */
+static int collect_symbols(struct elfimg *img, size_t symndx,
+			   struct sym **out, size_t *n,
+			   struct elfsrc_stats *st)
+{
+	size_t cap = 0, cnt = 0;
+	struct sym *syms = NULL;
+	struct symtab t;
+	int ret;
+
+	ret = symtab_open(img, symndx, &t);
+	if (ret)
+		return ret;
+	for (size_t i = 1; i < t.nsyms; i++) {
+		struct sym one;
+
+		ret = symtab_get(img, &t, i, &one, st);
+		if (ret < 0) {
+			free(syms);
+			return ret;
 		}
-		if (sym.st_name >= sd->d_size) {
-			ret = -MEMSZ_EBADSTRTAB;
-			goto out_free;
-		}
-		shndx = sym.st_shndx;
-		if (shndx == SHN_XINDEX) {
-			if (!xd) {
-				ret = -MEMSZ_EBADSYM;
-				goto out_free;
-			}
-			shndx = xndx;
-		} else if (shndx >= SHN_LORESERVE) {
-			continue; /* SHN_ABS, SHN_COMMON, processor-specific */
-		}
-		if (shndx == SHN_UNDEF)
+		if (!ret)
 			continue;
-		if (shndx >= img->nsecs) {
-			ret = -MEMSZ_EBADSYM;
-			goto out_free;
-		}
-		type = GELF_ST_TYPE(sym.st_info);
-		bind = GELF_ST_BIND(sym.st_info);
-		if (type != STT_FUNC && type != STT_OBJECT &&
-		    type != STT_GNU_IFUNC)
-			continue;
-		if (sym.st_size == 0)
-			continue;
-		value = sym.st_value;
-		if (img->machine == EM_ARM && type == STT_FUNC)
-			value &= ~(uint64_t)1;
-		size = sym.st_size;
-		sec = &img->secs[shndx];
-		secend = sec->addr + sec->size;
-		if (secend < sec->addr)
-			secend = UINT64_MAX;
-		if (value < sec->addr || value > secend) {
-			ret = -MEMSZ_EBADSYM;
-			goto out_free;
-		}
-		if (size > secend - value) {
-			size = secend - value;
-			if (st)
-				st->clipped++;
-			if (!size)
-				continue;
-		}
 		xgrow(&syms, &cap, cnt + 1, sizeof(*syms));
-		syms[cnt].addr = value;
-		syms[cnt].size = size;
-		syms[cnt].name = names + sym.st_name;
-		syms[cnt].rank = bind == STB_GLOBAL ? 0 :
-				 bind == STB_WEAK ? 1 : 2;
-		cnt++;
+		syms[cnt++] = one;
 	}
 	*out = syms;
 	*n = cnt;
 	return 0;
-
-out_free:
-	free(syms);
-	return ret;
 }
 
 /* --- metadata charged to the symbol it serves ---
@@ -407,6 +431,14 @@ static void add_metadata(struct elfimg *img, struct dualmap *base,
 
 /* --- padding between symbols --- */
 
+/* The longest x86 instruction is 15 bytes: a nop has at most 14 prefix
+ * bytes (0x66 operand size, 0x2e segment) before its opcode. */
+#define X86_MAX_NOP_PREFIXES 14
+/* A gap between symbols is alignment padding only if shorter than the
+ * alignment of the next symbol's address, capped at one cache line: a
+ * higher power of two in an address is taken as chance, not as asked. */
+#define PADDING_MAX_ALIGN 64
+
 /* Length of the x86 filler instruction at p (a nop of any length, int3,
  * or a zero byte), 0 if it is something else. */
 static size_t x86_fill_len(const unsigned char *p, size_t n)
@@ -426,7 +458,8 @@ static size_t x86_fill_len(const unsigned char *p, size_t n)
 	for (size_t k = 0; k < ARRAY_SIZE(lea); k++)
 		if (lea[k][0] <= n && !memcmp(p, lea[k] + 1, lea[k][0]))
 			return lea[k][0];
-	while (i < n && i < 14 && (p[i] == 0x66 || p[i] == 0x2e))
+	while (i < n && i < X86_MAX_NOP_PREFIXES &&
+	       (p[i] == 0x66 || p[i] == 0x2e))
 		i++;
 	if (i < n && p[i] == 0x90)
 		return i + 1;
@@ -507,8 +540,8 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 			goto next;
 		gap = a - end;
 		align = a & -a;
-		if (!align || align > 64)
-			align = 64;
+		if (!align || align > PADDING_MAX_ALIGN)
+			align = PADDING_MAX_ALIGN;
 		if (gap >= align)
 			goto next;
 		for (size_t k = 1; k < img->nsecs; k++) {
@@ -611,6 +644,36 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 	return 0;
 }
 
+/* The bbs source's own labels (see elfimg.h): the blocks of img's BB
+ * address maps, each named after the symbol of its function. The symbols
+ * source is built only when the maps hold a function. stats (may be NULL)
+ * gets the counts of functions and blocks and the parse error. Returns 0
+ * or a negative code from the symbols source. */
+static int source_bbs(struct elfimg *img, struct labels *lb,
+		      struct dualmap *base, struct dualmap *out,
+		      struct elfsrc_stats *stats)
+{
+	struct bbaddrmap m = { 0 };
+	struct dualmap syms;
+	int ret, perr;
+
+	perr = bbaddrmap_read(img, &m);
+	if (stats) {
+		stats->bb_error = perr < 0 ? perr : 0;
+		stats->bb_functions = m.nfuncs;
+		stats->bb_blocks = m.nblocks;
+	}
+	if (!m.nfuncs)
+		return 0;
+	dualmap_init(&syms);
+	ret = source_symbols(img, lb, base, &syms, NULL);
+	if (ret >= 0)
+		bbaddrmap_label(&m, lb, &syms, base, out);
+	dualmap_free(&syms);
+	bbaddrmap_free(&m);
+	return ret;
+}
+
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats)
@@ -633,7 +696,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		int ret;
 
 		if (src == ELFSRC_BBS)
-			ret = elfsrc_bbs(img, lb, base, out, stats);
+			ret = source_bbs(img, lb, base, out, stats);
 		else if (src == ELFSRC_RELOCS)
 			ret = elfsrc_relocs(img, lb, base, out, stats);
 		else

@@ -14,13 +14,13 @@ static void bbs_notes(struct strlist *notes, const char *path,
 		      const struct elfsrc_stats *st)
 {
 	if (st->bb_error)
-		strlist_add(notes,
-			      xasprintf("%s: basic block address map read "
-					"up to a record it cannot use (%s): "
-					"%llu functions, %llu blocks", path,
-					memsz_strerror(st->bb_error),
-					(unsigned long long)st->bb_functions,
-					(unsigned long long)st->bb_blocks));
+		strlist_add_notef(notes, NOTE_BBS_ERROR, path,
+				  "%s: basic block address map read "
+				  "up to a record it cannot use (%s): "
+				  "%llu functions, %llu blocks",
+				  path, memsz_strerror(st->bb_error),
+				  (unsigned long long)st->bb_functions,
+				  (unsigned long long)st->bb_blocks);
 }
 
 /* The RELR estimate of the relocs source: what the RELATIVE relocations
@@ -32,27 +32,27 @@ static void relr_note(struct strlist *notes, const char *path,
 	unsigned long long r = st->relr_bytes, e = st->relr_estimate;
 
 	if (st->rel_skipped)
-		strlist_add(notes,
-			      xasprintf("%s: %llu relocation entries or "
-					"tables could not be read", path,
-					(unsigned long long)st->rel_skipped));
+		strlist_add_notef(notes, NOTE_RELOC_ERRORS, path,
+				  "%s: %llu relocation entries or "
+				  "tables could not be read",
+				  path, (unsigned long long)st->rel_skipped);
 	if (!k)
 		return;
 	if (!r)
-		strlist_add(notes,
-			      xasprintf("%s: RELR would take %llu bytes "
-					"instead of %llu for the %llu relative "
-					"relocations (ld -z "
-					"pack-relative-relocs)", path, e, m,
-					k));
+		strlist_add_notef(notes, NOTE_RELR, path,
+				  "%s: RELR would take %llu bytes "
+				  "instead of %llu for the %llu relative "
+				  "relocations (ld -z "
+				  "pack-relative-relocs)",
+				  path, e, m, k);
 	else
-		strlist_add(notes,
-			      xasprintf("%s: %llu relative relocations take "
-					"%llu bytes of RELR and %llu of "
-					"REL/RELA (%llu relocations); all as "
-					"RELR: %llu bytes", path, k, r, m,
-					(unsigned long long)
-						st->rel_relative_rela, e));
+		strlist_add_notef(notes, NOTE_RELR_STATS, path,
+				  "%s: %llu relative relocations take "
+				  "%llu bytes of RELR and %llu of "
+				  "REL/RELA (%llu relocations); all as "
+				  "RELR: %llu bytes",
+				  path, k, r, m,
+				  (unsigned long long)st->rel_relative_rela, e);
 }
 
 static void source_notes(struct strlist *notes, const char *path,
@@ -60,27 +60,28 @@ static void source_notes(struct strlist *notes, const char *path,
 			 const struct elfsrc_stats *st)
 {
 	if (st->used_debug_file && img->debug)
-		strlist_add(notes,
-			      xasprintf("%s: symbols from debug file '%s'",
-					path, img->debug->path));
+		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
+				  "%s: symbols from debug file '%s'", path,
+				  img->debug->path);
 	if (st->used_dynsym)
-		strlist_add(notes,
-			      xasprintf("%s: no .symtab, only the dynamic "
-					"symbols (.dynsym) are named", path));
+		strlist_add_notef(notes, NOTE_DYNSYM, path,
+				  "%s: no .symtab, only the dynamic "
+				  "symbols (.dynsym) are named",
+				  path);
 	if (st->aliases)
-		strlist_add(notes,
-			      xasprintf("%s: %llu symbols share an address "
-					"and size with another and are "
-					"counted as its aliases", path,
-					(unsigned long long)st->aliases));
+		strlist_add_notef(notes, NOTE_ALIASES, path,
+				  "%s: %llu symbols share an address "
+				  "and size with another and are "
+				  "counted as its aliases",
+				  path, (unsigned long long)st->aliases);
 	bbs_notes(notes, path, st);
 	relr_note(notes, path, st);
 	if (st->clipped)
-		strlist_add(notes,
-			      xasprintf("%s: %llu symbols run past the end "
-					"of their section and were cut "
-					"there", path,
-					(unsigned long long)st->clipped));
+		strlist_add_notef(notes, NOTE_CLIPPED, path,
+				  "%s: %llu symbols run past the end "
+				  "of their section and were cut "
+				  "there",
+				  path, (unsigned long long)st->clipped);
 }
 
 static void dwarf_notes(struct strlist *notes, const char *path,
@@ -90,26 +91,31 @@ static void dwarf_notes(struct strlist *notes, const char *path,
 	const char *key = elfsrc_name(src);
 
 	if (st->no_dwarf && !st->dwarf_errors)
-		strlist_add(notes, xasprintf("%s: %s: no DWARF in the file "
-					       "nor in a debug file", path,
-					       key));
+		strlist_add_notef(notes, NOTE_NO_DWARF, path,
+				  "%s: %s: no DWARF in the file nor "
+				  "in a debug file",
+				  path, key);
 	else if (st->no_dwarf)
-		strlist_add(notes, xasprintf("%s: %s: libdw cannot read its "
-					       "DWARF", path, key));
+		strlist_add_notef(notes, NOTE_NO_DWARF, path,
+				  "%s: %s: libdw cannot read its "
+				  "DWARF",
+				  path, key);
 	else if (st->dwarf_errors)
-		strlist_add(notes, xasprintf("%s: %s: %llu DWARF units or "
-					       "tables could not be read",
-					       path, key,
-					       (unsigned long long)
-						       st->dwarf_errors));
+		strlist_add_notef(notes, NOTE_DWARF_ERRORS, path,
+				  "%s: %s: %llu DWARF units or "
+				  "tables could not be read",
+				  path, key,
+				  (unsigned long long)st->dwarf_errors);
 	if (st->dwarf_from_debug && img->debug)
-		strlist_add(notes, xasprintf("%s: %s from debug file '%s'",
-					       path, key, img->debug->path));
+		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
+				  "%s: %s from debug file '%s'", path, key,
+				  img->debug->path);
 	if (st->split_missing)
-		strlist_add(notes, xasprintf("%s: %s: %llu split DWARF units "
-					       "(.dwo) not found", path, key,
-					       (unsigned long long)
-						       st->split_missing));
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: %llu split DWARF units "
+				  "(.dwo) not found",
+				  path, key,
+				  (unsigned long long)st->split_missing);
 }
 
 bool elf_label_is_fallback(enum elf_source src, const char *label)
@@ -140,12 +146,12 @@ static void debug_note(struct strlist *notes, const char *path,
 		why = "build-id does not match";
 	else
 		why = "CRC does not match";
-	strlist_add(notes, xasprintf("%s: debug file '%s' rejected: %s", path,
-				  img->debug_rejected, why));
+	strlist_add_notef(notes, NOTE_DEBUG_REJECTED, path,
+			  "%s: debug file '%s' rejected: %s", path,
+			  img->debug_rejected, why);
 }
 
-int imgmaps_open(struct imgmaps *im, const char *path,
-		    struct labels *lb)
+int imgmaps_open(struct imgmaps *im, const char *path, struct labels *lb)
 {
 	int ret;
 
@@ -168,12 +174,12 @@ static bool uses_debug(enum elf_source src)
 	       src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES;
 }
 
-int imgmaps_source(struct imgmaps *im, enum elf_source src,
-		      struct labels *lb, const char *debug_root,
-		      struct strlist *notes, struct dualmap **out)
+int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
+		   const char *debug_root, struct strlist *notes,
+		   struct dualmap **out)
 {
 	const char *path = im->img->path;
-	struct elfsrc_stats st = { 0 };
+	struct elfsrc_stats st = {0};
 	int ret;
 
 	if (im->built[src]) {
@@ -190,16 +196,17 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src,
 				first = false;
 		ret = elfimg_find_debug(im->img, debug_root);
 		if (ret < 0 && first)
-			strlist_add(notes, xasprintf(
-				"%s: looking for a debug file: %s",
-				path, memsz_strerror(ret)));
+			strlist_add_notef(notes, NOTE_DEBUG_LOOKUP, path,
+					  "%s: looking for a debug "
+					  "file: %s",
+					  path, memsz_strerror(ret));
 		if (first)
 			debug_note(notes, path, im->img);
 	}
 	dualmap_init(&im->src[src]);
 	im->built[src] = true;
-	ret = elfimg_source_map(im->img, src, lb, &im->base, &im->src[src],
-				&st);
+	ret =
+	    elfimg_source_map(im->img, src, lb, &im->base, &im->src[src], &st);
 	if (ret < 0)
 		return ret;
 	source_notes(notes, path, im->img, &st);

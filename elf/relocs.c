@@ -141,16 +141,16 @@ static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
 	bool is64 = img->elfclass == ELFCLASS64;
 	bool rela = s->type == SHT_RELA;
 	bool be = img->big_endian;
-	size_t w = is64 ? 8 : 4;
-	size_t esz = (rela ? 3 : 2) * w;
+	size_t esz = rela ? ELF_SIZEOF(is64, Rela) : ELF_SIZEOF(is64, Rel);
 
 	if (s->entsize != esz || s->size % esz)
 		return 1;
 	for (uint64_t off = 0; off < s->size; off += esz) {
 		struct elf_reloc *r = relvec_push(rv);
-		uint64_t info = elf_get_uint(p + off + w, w, be);
+		/* Elf_Rel is the first two fields of Elf_Rela */
+		uint64_t info = ELF_FIELD(p + off, is64, Rela, r_info, be);
 
-		r->target = elf_get_uint(p + off, w, be);
+		r->target = ELF_FIELD(p + off, is64, Rela, r_offset, be);
 		r->entry_off = s->offset + off;
 		r->entry_addr = s->addr + off;
 		r->entry_size = esz;
@@ -158,7 +158,8 @@ static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
 		r->sym = is64 ? ELF64_R_SYM(info) : ELF32_R_SYM(info);
 		r->section = i;
 		if (rela) {
-			uint64_t a = elf_get_uint(p + off + 2 * w, w, be);
+			uint64_t a = ELF_FIELD(p + off, is64, Rela, r_addend,
+					       be);
 
 			if (!is64)
 				a = (uint64_t)(int64_t)(int32_t)a;
@@ -185,7 +186,7 @@ static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
 		return 1;
 	for (uint64_t off = 0; off < s->size; off += w) {
 		uint64_t word = elf_get_uint(p + off, w, img->big_endian);
-		uint64_t targets[64];
+		uint64_t targets[64]; /* a bitmap word: up to 63 */
 		size_t nt = 0;
 
 		if (!(word & 1)) {
@@ -267,13 +268,6 @@ int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out,
 	return priv->relocs_bad;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			      int elfclass)
 {
@@ -285,7 +279,7 @@ uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (rels[i].is_relative)
 			a[m++] = rels[i].target;
-	qsort(a, m, sizeof(*a), cmp_u64);
+	qsort(a, m, sizeof(*a), u64_sort_cmp);
 	for (size_t i = 0; i < m;) {
 		uint64_t base;
 

@@ -21,11 +21,12 @@ fuzz_programs = fuzz/fuzz_elf fuzz/fuzz_datafile fuzz/fuzz_procmaps \
 noinst_PROGRAMS += $(fuzz_programs)
 FUZZ_LINK = $(AM_LDFLAGS) -fsanitize=fuzzer
 fuzz_fuzz_elf_SOURCES = fuzz/fuzz_elf.c fuzz/fuzzutil.c fuzz/fuzzutil.h \
-	builtin/cmd_size.c
+	builtin/cmd_size.c builtin/view.c builtin/view.h
 fuzz_fuzz_elf_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_elf_LDADD = $(MEMSZ_LIBS)
 fuzz_fuzz_datafile_SOURCES = fuzz/fuzz_datafile.c fuzz/fuzzutil.c \
-	fuzz/fuzzutil.h builtin/cmd_report.c builtin/cmd_dump.c
+	fuzz/fuzzutil.h builtin/cmd_report.c builtin/cmd_dump.c \
+	builtin/timeline.c builtin/view.c builtin/view.h
 fuzz_fuzz_datafile_LDFLAGS = $(FUZZ_LINK) -Wl,--wrap=imgmaps_open
 fuzz_fuzz_datafile_LDADD = $(MEMSZ_LIBS)
 fuzz_fuzz_procmaps_SOURCES = fuzz/fuzz_procmaps.c

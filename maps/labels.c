@@ -55,9 +55,12 @@ struct labels {
 	size_t nalias;
 };
 
+/* A 64-bit hash of s[0, n): 8 bytes at a time, each step and the end
+ * mixed with the multipliers of MurmurHash3's and SplitMix64's
+ * finalizers. */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	uint64_t h = HASH_GOLDEN_U64 ^ n;
 	uint64_t w;
 
 	while (n >= 8) {

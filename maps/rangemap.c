@@ -667,29 +667,35 @@ static uint64_t clip_end(uint64_t start, uint64_t size)
 	return size > UINT64_MAX - start ? UINT64_MAX : start + size;
 }
 
+/* Label [start, start+size) of space same (dm->vm or dm->file; other is
+ * the other one) with label: through base_same, base's map of the same
+ * space, when there is a base (see dualmap_add_vm()), else as it is. */
+static void add_via_base(struct rmap *same, struct rmap *other,
+			 struct rmap *base_same, uint64_t start,
+			 uint64_t size, uint32_t label)
+{
+	struct through t = { same, other, label };
+
+	if (!base_same) {
+		rmap_add(same, start, size, label);
+		return;
+	}
+	rmap_foreach(base_same, start, clip_end(start, size), add_through,
+		     &t);
+}
+
 void dualmap_add_vm(struct dualmap *dm, struct dualmap *base,
 		    uint64_t vmaddr, uint64_t size, uint32_t label)
 {
-	struct through t = { dm->vm, dm->file, label };
-
-	if (!base) {
-		rmap_add(dm->vm, vmaddr, size, label);
-		return;
-	}
-	rmap_foreach(base->vm, vmaddr, clip_end(vmaddr, size), add_through,
-		     &t);
+	add_via_base(dm->vm, dm->file, base ? base->vm : NULL, vmaddr, size,
+		     label);
 }
 
 void dualmap_add_file(struct dualmap *dm, struct dualmap *base,
 		      uint64_t off, uint64_t size, uint32_t label)
 {
-	struct through t = { dm->file, dm->vm, label };
-
-	if (!base) {
-		rmap_add(dm->file, off, size, label);
-		return;
-	}
-	rmap_foreach(base->file, off, clip_end(off, size), add_through, &t);
+	add_via_base(dm->file, dm->vm, base ? base->file : NULL, off, size,
+		     label);
 }
 
 void dualmap_add_both(struct dualmap *dm, uint64_t vmaddr, uint64_t vmsize,

@@ -8,13 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/fields.h"
+#include "out/html.h"
 #include "out/json_writer.h"
+#include "out/pprof.h"
 #include "util/util.h"
 
 /* Width of one column's "percent size" pair in the table. */
 #define TABLE_PCT_W 6
 #define TABLE_SIZE_W 7
 #define TABLE_COL_W (TABLE_PCT_W + 1 + TABLE_SIZE_W)
+/* Width of the RES% column: " 100.0% ". */
+#define TABLE_RES_W 8
+/* Spaces between the last column and the label. */
+#define TABLE_GAP 3
+/* Room after the columns in a header line: the header's headroom over a
+ * row and the NUL sprintf() writes. */
+#define TABLE_LINE_ROOM 16
 
 static const struct {
 	const char *name;
@@ -25,7 +35,20 @@ static const struct {
 	{ "tsv", OUT_TSV },
 	{ "json", OUT_JSON },
 	{ "folded", OUT_FOLDED },
+	{ "pprof", OUT_PPROF },
+	{ "html", OUT_HTML },
 };
+
+const char *out_format_list(void)
+{
+	static char buf[64];
+
+	if (!buf[0])
+		for (size_t i = 0; i < ARRAY_SIZE(out_formats); i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%s%s", i ? ", " : "", out_formats[i].name);
+	return buf;
+}
 
 int out_format_parse(const char *s, enum out_format *fmt)
 {
@@ -55,57 +78,56 @@ char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift)
 		ip++;
 		cents -= 100;
 	}
-	snprintf(buf, len, "%" PRIu64 ".%02" PRIu64, ip, cents);
+	if (snprintf(buf, len, "%" PRIu64 ".%02" PRIu64, ip, cents) < 0)
+		buf[0] = 0;
 	return buf;
 }
 
-/* RES% of r as printed by every writer: one decimal, "" if VM is 0. */
+/* RES% of r as printed by every writer: RSS over the VM SIZE of every
+ * mapping summed (a file several processes map counts once in VM SIZE,
+ * but its RSS is theirs added), one decimal, "" if that is 0. */
 static const char *res_pct(char *buf, size_t len, const struct row *r)
 {
-	if (!r->vals[COL_VM])
+	uint64_t vm = MAX(r->vm_sum, r->vals[COL_VM]);
+
+	if (!vm)
 		buf[0] = 0;
 	else
 		snprintf(buf, len, "%.1f",
-			 100.0 * (double)r->vals[COL_RSS] /
-				 (double)r->vals[COL_VM]);
+			 100.0 * (double)r->vals[COL_RSS] / (double)vm);
 	return buf;
 }
 
-static const char *level_key(const struct out_opts *o, size_t level,
-			     char *buf, size_t len)
+/* The text of column col of row r in csv and json: exact bytes, PSS with
+ * two decimals, RES% with one ("" where VM SIZE is 0). */
+static const char *col_text(char *buf, size_t len, const struct row *r,
+			    enum col_id col)
 {
-	if (o->keys && o->keys[level])
-		return o->keys[level];
-	snprintf(buf, len, "key%zu", level + 1);
-	return buf;
+	if (col == COL_RES_PCT)
+		return res_pct(buf, len, r);
+	return out_fmt_value(buf, len, r->vals[col], coldefs[col].shift);
 }
 
 /* ---- table ---- */
 
-/* Print label s for a terminal: control characters (C0, DEL, C1) and
- * bytes that are not valid UTF-8 are shown as \xHH / \uHHHH escapes. */
-static void put_label_safe(FILE *f, const char *str)
+size_t out_table_cols_width(const enum col_id *cols, size_t ncols)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, len;
-	uint32_t cp;
+	size_t w = 1; /* a row starts with a space */
 
-	while (i < n) {
-		len = utf8_decode(s + i, n - i, &cp);
-		if (!len) {
-			fprintf(f, "\\x%02x", s[i]);
-			i++;
-		} else if (cp < 0x20 || cp == 0x7f) {
-			fprintf(f, "\\x%02x", cp);
-			i++;
-		} else if (cp >= 0x80 && cp < 0xa0) {
-			fprintf(f, "\\u%04x", cp);
-			i += len;
-		} else {
-			fwrite(s + i, 1, len, f);
-			i += len;
-		}
-	}
+	for (size_t c = 0; c < ncols; c++)
+		w += cols[c] == COL_RES_PCT ? TABLE_RES_W : TABLE_COL_W + 1;
+	return w + TABLE_GAP;
+}
+
+/* Most code points a label at level may take, or 0 for no limit. */
+static size_t label_room(const struct out_opts *o, size_t level)
+{
+	size_t used = out_table_cols_width(o->cols, o->ncols) + 4 * level;
+
+	if (!o->width)
+		return 0;
+	return o->width > used + TABLE_LABEL_MIN ? o->width - used :
+						   TABLE_LABEL_MIN;
 }
 
 static void table_row(FILE *f, const struct rowtree *t,
@@ -122,6 +144,12 @@ static void table_row(FILE *f, const struct rowtree *t,
 		uint64_t v = r->vals[col];
 		double pct = 100.0;
 
+		if (col == COL_RES_PCT) {
+			res_pct(size, sizeof(size), r);
+			fprintf(f, " %5s%s ", *size ? size : "-",
+				*size ? "%" : " ");
+			continue;
+		}
 		if (parent)
 			pct = parent->vals[col] ?
 				      100.0 * v / parent->vals[col] : 0.0;
@@ -133,15 +161,12 @@ static void table_row(FILE *f, const struct rowtree *t,
 		fprintf(f, "%*.1f%% %*s ", TABLE_PCT_W - 1, pct, TABLE_SIZE_W,
 			size);
 	}
-	if (o->res_pct) {
-		res_pct(size, sizeof(size), r);
-		fprintf(f, " %5s%s ", *size ? size : "-", *size ? "%" : " ");
-	}
-	fputs("   ", f);
+	fputs("   ", f); /* TABLE_GAP */
 	for (i = 0; i < level; i++)
 		fputs("    ", f);
 	if (parent)
-		put_label_safe(f, labels_str(t->lb, r->label));
+		out_put_label(f, labels_str(t->lb, r->label),
+			  label_room(o, level));
 	else
 		fputs("TOTAL", f);
 	fputc('\n', f);
@@ -171,7 +196,8 @@ static void put_rstrip(FILE *f, char *line, size_t n)
 static void table_write(FILE *f, const struct rowtree *t,
 			const struct out_opts *o)
 {
-	size_t w = o->ncols * (TABLE_COL_W + 2) + 16, c, i;
+	size_t w = out_table_cols_width(o->cols, o->ncols) + TABLE_LINE_ROOM,
+	       c, i;
 	char *line = xmalloc(w);
 	size_t pos;
 
@@ -180,28 +206,28 @@ static void table_write(FILE *f, const struct rowtree *t,
 	pos = 0;
 	for (c = 0; c < o->ncols; c++) {
 		const char *h = coldefs[o->cols[c]].header;
-		size_t hl = strlen(h), left;
+		size_t hl = strlen(h), left, cw;
 
-		if (hl > TABLE_COL_W)
-			hl = TABLE_COL_W;
-		left = (TABLE_COL_W - hl + 1) / 2;
-		memset(line + pos, ' ', TABLE_COL_W + 2);
+		cw = o->cols[c] == COL_RES_PCT ? TABLE_RES_W - 2 : TABLE_COL_W;
+		if (hl > cw)
+			hl = cw;
+		left = (cw - hl + 1) / 2;
+		memset(line + pos, ' ', cw + 2);
 		memcpy(line + pos + 1 + left, h, hl);
-		pos += TABLE_COL_W + 2;
+		pos += cw + 2;
 	}
-	if (o->res_pct)
-		pos += sprintf(line + pos, "  RES%%  ");
 	put_rstrip(f, line, pos);
 
 	pos = 0;
 	for (c = 0; c < o->ncols; c++) {
+		size_t cw = o->cols[c] == COL_RES_PCT ? TABLE_RES_W - 2 :
+							TABLE_COL_W;
+
 		line[pos++] = ' ';
-		for (i = 0; i < TABLE_COL_W; i++)
+		for (i = 0; i < cw; i++)
 			line[pos++] = '-';
 		line[pos++] = ' ';
 	}
-	if (o->res_pct)
-		pos += sprintf(line + pos, " ------ ");
 	put_rstrip(f, line, pos);
 	free(line);
 
@@ -212,29 +238,6 @@ static void table_write(FILE *f, const struct rowtree *t,
 }
 
 /* ---- csv / tsv ---- */
-
-static void csv_field(FILE *f, const char *s, bool tsv)
-{
-	const char *p;
-
-	if (tsv) {
-		for (p = s; *p; p++)
-			fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p,
-			      f);
-		return;
-	}
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
-}
 
 /* The aliases of every label of a path, joined by ";", as one field. */
 static void csv_aliases(FILE *f, const struct rowtree *t, const uint32_t *ids,
@@ -252,7 +255,7 @@ static void csv_aliases(FILE *f, const struct rowtree *t, const uint32_t *ids,
 			fprintf(m, "%s%s", ftell(m) ? ";" : "", al[j]);
 	}
 	if (m && fclose(m) == 0) {
-		csv_field(f, buf, tsv);
+		out_csv_field(f, buf, tsv);
 		free(buf);
 	}
 }
@@ -278,20 +281,14 @@ static void csv_tree(FILE *f, const struct rowtree *t,
 			if (c)
 				fputc(sep, f);
 			if (c <= level)
-				csv_field(f, path[c], tsv);
+				out_csv_field(f, path[c], tsv);
 		}
 		for (c = 0; c < o->ncols; c++) {
 			enum col_id col = o->cols[c];
 
 			if (t->depth || c)
 				fputc(sep, f);
-			fputs(out_fmt_value(num, sizeof(num), ch->vals[col],
-					    coldefs[col].shift),
-			      f);
-		}
-		if (o->res_pct) {
-			fputc(sep, f);
-			fputs(res_pct(num, sizeof(num), ch), f);
+			fputs(col_text(num, sizeof(num), ch, col), f);
 		}
 		if (o->aliases) {
 			fputc(sep, f);
@@ -313,16 +310,12 @@ static void csv_write(FILE *f, const struct rowtree *t,
 	for (i = 0; i < t->depth; i++) {
 		if (i)
 			fputc(sep, f);
-		csv_field(f, level_key(o, i, buf, sizeof(buf)), tsv);
+		out_csv_field(f, out_level_key(o, i, buf, sizeof(buf)), tsv);
 	}
 	for (i = 0; i < o->ncols; i++) {
 		if (t->depth || i)
 			fputc(sep, f);
 		fputs(coldefs[o->cols[i]].key, f);
-	}
-	if (o->res_pct) {
-		fputc(sep, f);
-		fputs("res_pct", f);
 	}
 	if (o->aliases) {
 		fputc(sep, f);
@@ -349,15 +342,10 @@ static void json_vals(struct jw *w, const struct out_opts *o,
 		enum col_id col = o->cols[c];
 
 		jw_name(w, coldefs[col].key);
-		jw_number(w, out_fmt_value(num, sizeof(num), r->vals[col],
-					   coldefs[col].shift));
-	}
-	if (o->res_pct) {
-		jw_name(w, "res_pct");
-		if (r->vals[COL_VM])
-			jw_number(w, res_pct(num, sizeof(num), r));
-		else
+		if (col == COL_RES_PCT && !*col_text(num, sizeof(num), r, col))
 			jw_null(w);
+		else
+			jw_number(w, col_text(num, sizeof(num), r, col));
 	}
 }
 
@@ -403,14 +391,12 @@ static int json_write(FILE *f, const struct rowtree *t,
 	jw_name(w, "keys");
 	jw_start_array(w);
 	for (i = 0; i < t->depth; i++)
-		jw_string(w, level_key(o, i, buf, sizeof(buf)));
+		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
 	jw_end_array(w);
 	jw_name(w, "columns");
 	jw_start_array(w);
 	for (i = 0; i < o->ncols; i++)
 		jw_string(w, coldefs[o->cols[i]].key);
-	if (o->res_pct)
-		jw_string(w, "res_pct");
 	jw_end_array(w);
 	jw_name(w, "total");
 	jw_start_object(w);
@@ -432,7 +418,8 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 			const struct out_opts *o, const struct row *r,
 			const char **path, size_t level)
 {
-	enum col_id col = o->ncols ? o->cols[0] : COL_RSS;
+	enum col_id col = o->ncols && !coldefs[o->cols[0]].derived ?
+				  o->cols[0] : COL_RSS;
 
 	for (size_t i = 0; i < r->nchildren; i++) {
 		const struct row *ch = &r->children[i];
@@ -455,10 +442,28 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 	}
 }
 
-int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
+int out_write(FILE *f, const struct rowtree *t, const struct out_opts *oo)
 {
+	enum col_id cols[COL__COUNT + 1];
+	struct out_opts ob = *oo, *o = &ob;
+	/* pprof sample values and the page's treemap areas are sums: a
+	 * derived ratio is none */
+	bool sums = oo->fmt == OUT_PPROF || oo->fmt == OUT_HTML;
+	bool has_res = false;
+	size_t n = 0;
 	int err = 0;
 
+	for (size_t c = 0; c < oo->ncols && c < COL__COUNT; c++) {
+		if (sums && coldefs[oo->cols[c]].derived)
+			continue;
+		cols[n++] = oo->cols[c];
+		has_res |= oo->cols[c] == COL_RES_PCT;
+	}
+	/* res_pct: RES% as a last column, unless cols has it already */
+	if (oo->res_pct && !sums && !has_res && n < COL__COUNT)
+		cols[n++] = COL_RES_PCT;
+	ob.cols = cols;
+	ob.ncols = n;
 	errno = 0;
 	switch (o->fmt) {
 	case OUT_TABLE:
@@ -478,6 +483,12 @@ int out_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 		free(path);
 		break;
 	}
+	case OUT_PPROF:
+		err = pprof_write(f, t, o);
+		break;
+	case OUT_HTML:
+		err = html_write(f, t, o);
+		break;
 	default:
 		return -EINVAL;
 	}

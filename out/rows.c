@@ -19,6 +19,7 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_DIRTY] = { "DIRTY", "dirty", "dirty", 0 },
 	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
 	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
+	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
 };
 
 int col_from_name(const char *name)
@@ -37,6 +38,7 @@ int col_from_name(const char *name)
 /* Children are found by a linear scan while there are few of them, then
  * by an open-addressing hash of label -> index into row->children. */
 #define ROW_SCAN_MAX 8
+#define ROW_INDEX_SLOTS 64 /* slots of a new hash (a power of two) */
 
 struct row_slot {
 	uint32_t label; /* LABEL_NONE: empty */
@@ -50,7 +52,7 @@ struct row_index {
 
 static inline size_t label_hash(uint32_t label)
 {
-	uint64_t h = (uint64_t)label * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (uint64_t)label * HASH_GOLDEN_U64;
 
 	return (size_t)(h >> 32);
 }
@@ -124,7 +126,7 @@ static struct row *row_child(struct row *r, uint32_t label)
 	else if (ix)
 		index_put(ix, label, (uint32_t)(r->nchildren - 1));
 	else if (r->nchildren > ROW_SCAN_MAX)
-		index_rebuild(r, 64);
+		index_rebuild(r, ROW_INDEX_SLOTS);
 	return c;
 }
 
@@ -173,9 +175,33 @@ void rowtree_add(struct rowtree *t, const uint32_t *path,
 	size_t d;
 
 	vals_add(r->vals, vals);
+	r->vm_sum += vals[COL_VM];
 	for (d = 0; d < t->depth; d++) {
 		r = row_child(r, path[d]);
 		vals_add(r->vals, vals);
+		r->vm_sum += vals[COL_VM];
+	}
+}
+
+void rowtree_add_from(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, unsigned shared, size_t from)
+{
+	uint64_t part[COL__COUNT];
+	struct row *r = &t->total;
+	size_t d;
+
+	if (!shared || !from) {
+		rowtree_add(t, path, vals);
+		return;
+	}
+	for (int c = 0; c < COL__COUNT; c++)
+		part[c] = shared & (1u << c) ? 0 : vals[c];
+	vals_add(r->vals, part);
+	r->vm_sum += vals[COL_VM];
+	for (d = 0; d < t->depth; d++) {
+		r = row_child(r, path[d]);
+		vals_add(r->vals, d + 1 >= from ? vals : part);
+		r->vm_sum += vals[COL_VM];
 	}
 }
 
@@ -191,7 +217,7 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	uint64_t vx = x->vals[ctx->col], vy = y->vals[ctx->col];
 
 	if (vx != vy)
-		return vx > vy ? -1 : 1;
+		return u64_cmp(vy, vx); /* larger first */
 	if (x->label == y->label)
 		return 0;
 	return strcmp(labels_str(ctx->lb, x->label),
@@ -217,6 +243,7 @@ static void row_finish(struct rowtree *t, struct row *r,
 		others.folded = r->nchildren - limit;
 		for (i = limit; i < r->nchildren; i++) {
 			vals_add(others.vals, r->children[i].vals);
+			others.vm_sum += r->children[i].vm_sum;
 			row_free_children(&r->children[i]);
 		}
 		snprintf(name, sizeof(name), "[%" PRIu64 " others]",

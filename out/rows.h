@@ -28,6 +28,7 @@ enum col_id {
 	COL_DIRTY,
 	COL_SWAP,
 	COL_RELOCS, /* count: relocation targets on private dirty pages */
+	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
 	COL__COUNT
 };
 #define COL_PSS_SHIFT 12
@@ -38,10 +39,13 @@ struct coldef {
 	const char *sortname; /* short --sort name: "file" */
 	unsigned shift;     /* fixed-point shift of stored values */
 	bool count;         /* a count, not bytes: the table prints it whole */
+	bool derived;       /* computed from other columns when printed:
+			       not stored in rows, not sortable */
 };
 extern const struct coldef coldefs[COL__COUNT];
 
-/* Column by --sort name ("file", "vm", "rss", ...) or key; -1 if none. */
+/* Column by short name ("file", "vm", "rss", ..., "res") or key
+ * ("file_size", ..., "res_pct"); -1 if none. */
 int col_from_name(const char *name);
 
 struct row {
@@ -50,6 +54,9 @@ struct row {
 	struct row *children;     /* array of nchildren, sorted after finish */
 	size_t nchildren, cap;
 	uint64_t folded;          /* for an "[N others]" row: N, else 0 */
+	uint64_t vm_sum;          /* VM SIZE of every piece added, also those
+				     rowtree_add_from() kept out of
+				     vals[COL_VM]: RES%'s denominator */
 	void *index;              /* private: label -> child lookup */
 };
 
@@ -68,6 +75,13 @@ void rowtree_free(struct rowtree *t);
  * every ancestor including the total. path labels must be valid ids. */
 void rowtree_add(struct rowtree *t, const uint32_t *path,
 		 const uint64_t *vals);
+
+/* rowtree_add() for a piece of something several paths share (a file
+ * mapped by several processes): the columns in shared (bit per col_id)
+ * are added only to the rows at depth >= from (0: the total too, 1: the
+ * first key's rows and below, ...), every other column everywhere. */
+void rowtree_add_from(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, unsigned shared, size_t from);
 
 /* Sort every level by column sort, descending (ties by label string),
  * then keep at most limit rows per level (0: all), folding the rest into

@@ -107,7 +107,8 @@ struct cand {
  * users write them ("page-faults"); PERF_COUNT_* names as they are. */
 static void cand_name(char *dst, size_t n, const char *name)
 {
-	bool alias = strncmp(name, "PERF_COUNT_", 11) != 0;
+	static const char prefix[] = "PERF_COUNT_";
+	bool alias = strncmp(name, prefix, sizeof(prefix) - 1) != 0;
 	size_t i;
 
 	for (i = 0; i + 1 < n && name[i]; i++)

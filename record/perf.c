@@ -15,15 +15,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_RING_PAGES 128
+/* Side-band ring per cpu: 512 KiB (128 pages of 4 KiB) hold the mmap,
+ * comm and task records of a busy process between two drains. */
+#define DEFAULT_RING_BYTES (512ull << 10)
+/* A ring the kernel refuses (perf_event_mlock_kb, memory) is halved down
+ * to this size before giving up. */
+#define RING_MIN_BYTES (32ull << 10)
 /* Sample rings: 512 MiB over all cpus, 8 to 64 MiB per cpu and event. A
  * page fault with an 8 KiB stack copy takes 8.4 KiB of ring: 64 MiB hold
  * the 13000 faults of a 50 MB allocation with nothing drained. */
 #define SAMPLE_RING_TOTAL (512ull << 20)
 #define SAMPLE_RING_MIN (8ull << 20)
 #define SAMPLE_RING_MAX (64ull << 20)
-#define X86_PERF_REG_SP 7
-#define REORDER_WINDOW_NS (50ull * 1000 * 1000)
+#define X86_PERF_REG_SP 7 /* PERF_REG_X86_SP of <asm/perf_regs.h> */
+/* Records of the per-cpu rings are handed out once they are this old, so
+ * that a later drain of another ring cannot bring an earlier one. */
+#define REORDER_WINDOW_NS (50 * NSEC_PER_MSEC)
 #define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
 
 struct ring {
@@ -70,6 +77,18 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
+/* The kernel's page size: perf rings are mapped and sized in pages. */
+static uint64_t page_size(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* ring_bytes as a number of pages, at least one. */
+static unsigned ring_pages_of(uint64_t ring_bytes)
+{
+	return (unsigned)MAX(ring_bytes / page_size(), 1);
+}
+
 static uint32_t rd32(const uint8_t *p)
 {
 	uint32_t v;
@@ -105,6 +124,113 @@ static const char *str_in(const uint8_t *p, size_t n)
 	return memchr(p, 0, n) ? (const char *)p : NULL;
 }
 
+/* The bodies (after struct perf_event_header) of the side-band records
+ * memsz keeps, as <linux/perf_event.h> describes them in comments (it
+ * declares no struct for them). Each is followed by the sample_id trailer
+ * (SAMPLE_ID_SIZE bytes); MMAP2 and COMM have a NUL-terminated string,
+ * padded to 8 bytes, before it. */
+struct mmap2_body {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		} dev;
+		struct { /* PERF_RECORD_MISC_MMAP_BUILD_ID */
+			uint8_t size;
+			uint8_t reserved_1;
+			uint16_t reserved_2;
+			uint8_t id[20];
+		} build_id;
+	} u;
+	uint32_t prot, flags;
+	/* char filename[] */
+};
+
+struct comm_body {
+	uint32_t pid, tid;
+	/* char comm[] */
+};
+
+struct fork_exit_body {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct lost_body {
+	uint64_t id, lost;
+};
+
+/* The shortest NUL-terminated string a record can carry: one 8-byte
+ * word (the kernel pads strings to 8 bytes). */
+#define MIN_STR_SIZE 8
+
+/* The fixed body (body_size bytes, copied to body) of record raw (len
+ * bytes, header and sample_id trailer included) and the NUL-terminated
+ * string that follows it. Returns the string (in raw), or NULL if the
+ * record is too short or the string not terminated. */
+static const char *body_and_str(const uint8_t *raw, size_t len, void *body,
+				size_t body_size)
+{
+	const size_t fixed = sizeof(struct perf_event_header) + body_size +
+			     SAMPLE_ID_SIZE;
+	const uint8_t *b = raw + sizeof(struct perf_event_header);
+
+	if (len < fixed + MIN_STR_SIZE)
+		return NULL;
+	memcpy(body, b, body_size);
+	return str_in(b + body_size, len - fixed);
+}
+
+/* PERF_RECORD_MMAP2 raw (len bytes, header included; misc from its
+ * header) into out->u.mmap2. Returns 1, or -MEMSZ_EBADDATA. */
+static int decode_mmap2(const uint8_t *raw, size_t len, uint16_t misc,
+			struct perf_rec *out)
+{
+	struct md_mmap2 *m = &out->u.mmap2;
+	struct mmap2_body mb;
+
+	m->filename = body_and_str(raw, len, &mb, sizeof(mb));
+	if (!m->filename)
+		return -MEMSZ_EBADDATA;
+	out->type = MD_REC_MMAP2;
+	m->pid = mb.pid;
+	m->tid = mb.tid;
+	m->start = mb.addr;
+	m->len = mb.len;
+	m->pgoff = mb.pgoff;
+	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m->build_id_len = MIN(mb.u.build_id.size, sizeof(m->build_id));
+		memcpy(m->build_id, mb.u.build_id.id, m->build_id_len);
+	} else {
+		m->dev_major = mb.u.dev.maj;
+		m->dev_minor = mb.u.dev.min;
+		m->ino = mb.u.dev.ino;
+		m->ino_generation = mb.u.dev.ino_generation;
+	}
+	m->prot = mb.prot;
+	m->flags = mb.flags;
+	trailer(raw, len, NULL, NULL, &m->time);
+	return 1;
+}
+
+/* PERF_RECORD_COMM into out->u.task. Returns 1, or -MEMSZ_EBADDATA. */
+static int decode_comm(const uint8_t *raw, size_t len, struct perf_rec *out)
+{
+	struct md_task *t = &out->u.task;
+	struct comm_body cb;
+
+	t->comm = body_and_str(raw, len, &cb, sizeof(cb));
+	if (!t->comm)
+		return -MEMSZ_EBADDATA;
+	out->type = MD_REC_COMM;
+	t->pid = cb.pid;
+	t->tid = cb.tid;
+	trailer(raw, len, NULL, NULL, &t->time);
+	return 1;
+}
+
 int perf_decode(const void *rawv, size_t len, struct perf_rec *out)
 {
 	const uint8_t *raw = rawv;
@@ -119,81 +245,147 @@ int perf_decode(const void *rawv, size_t len, struct perf_rec *out)
 	b = raw + sizeof(h);
 	memset(out, 0, sizeof(*out));
 	switch (h.type) {
-	case PERF_RECORD_MMAP2: {
-		struct md_mmap2 *m = &out->u.mmap2;
-
-		if (len < 8 + 64 + 8 + SAMPLE_ID_SIZE)
-			return -MEMSZ_EBADDATA;
-		out->type = MD_REC_MMAP2;
-		m->pid = rd32(b);
-		m->tid = rd32(b + 4);
-		m->start = rd64(b + 8);
-		m->len = rd64(b + 16);
-		m->pgoff = rd64(b + 24);
-		if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			m->build_id_len = MIN(b[32], 20);
-			memcpy(m->build_id, b + 36, m->build_id_len);
-		} else {
-			m->dev_major = rd32(b + 32);
-			m->dev_minor = rd32(b + 36);
-			m->ino = rd64(b + 40);
-			m->ino_generation = rd64(b + 48);
-		}
-		m->prot = rd32(b + 56);
-		m->flags = rd32(b + 60);
-		m->filename = str_in(b + 64, len - 8 - 64 - SAMPLE_ID_SIZE);
-		if (!m->filename)
-			return -MEMSZ_EBADDATA;
-		trailer(raw, len, NULL, NULL, &m->time);
-		return 1;
-	}
-	case PERF_RECORD_COMM: {
-		struct md_task *t = &out->u.task;
-
-		if (len < 8 + 8 + 8 + SAMPLE_ID_SIZE)
-			return -MEMSZ_EBADDATA;
-		out->type = MD_REC_COMM;
-		t->pid = rd32(b);
-		t->tid = rd32(b + 4);
-		t->comm = str_in(b + 8, len - 16 - SAMPLE_ID_SIZE);
-		if (!t->comm)
-			return -MEMSZ_EBADDATA;
-		trailer(raw, len, NULL, NULL, &t->time);
-		return 1;
-	}
+	case PERF_RECORD_MMAP2:
+		return decode_mmap2(raw, len, h.misc, out);
+	case PERF_RECORD_COMM:
+		return decode_comm(raw, len, out);
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: {
 		struct md_task *t = &out->u.task;
+		struct fork_exit_body fb;
 
-		if (len < 8 + 24 + SAMPLE_ID_SIZE)
+		if (len < sizeof(h) + sizeof(fb) + SAMPLE_ID_SIZE)
 			return -MEMSZ_EBADDATA;
+		memcpy(&fb, b, sizeof(fb));
 		out->type = h.type == PERF_RECORD_FORK ? MD_REC_FORK :
 							 MD_REC_EXIT;
-		t->pid = rd32(b);
-		t->ppid = rd32(b + 4);
-		t->tid = rd32(b + 8);
-		t->ptid = rd32(b + 12);
-		t->time = rd64(b + 16);
+		t->pid = fb.pid;
+		t->ppid = fb.ppid;
+		t->tid = fb.tid;
+		t->ptid = fb.ptid;
+		t->time = fb.time;
 		return 1;
 	}
-	case PERF_RECORD_LOST:
-		if (len < 8 + 16 + SAMPLE_ID_SIZE)
+	case PERF_RECORD_LOST: {
+		struct lost_body lb;
+
+		if (len < sizeof(h) + sizeof(lb) + SAMPLE_ID_SIZE)
 			return -MEMSZ_EBADDATA;
+		memcpy(&lb, b, sizeof(lb));
 		out->type = MD_REC_LOST;
-		out->u.lost.count = rd64(b + 8);
+		out->u.lost.count = lb.lost;
 		trailer(raw, len, NULL, NULL, &out->u.lost.time);
 		return 1;
+	}
 	default:
 		return 0;
 	}
 }
 
+/* A PERF_RECORD_SAMPLE being read: the bytes [p, end) not read yet. */
+struct sample_cursor {
+	const uint8_t *p, *end;
+};
+
+/* Are n more bytes there? */
+static bool sample_has(const struct sample_cursor *c, uint64_t n)
+{
+	return (uint64_t)(c->end - c->p) >= n;
+}
+
+/* PERF_SAMPLE_CALLCHAIN (u64 nr; u64 ips[nr]) at c into out: the user
+ * frames after the leading PERF_CONTEXT_* markers, up to the next one, at
+ * most MD_SAMPLE_MAX_CHAIN of them. Returns 0 or -MEMSZ_EBADDATA. */
+static int sample_callchain(struct sample_cursor *c, struct md_sample *out)
+{
+	const uint64_t *ips;
+	uint64_t n, i = 0, k;
+
+	if (!sample_has(c, 8))
+		return -MEMSZ_EBADDATA;
+	n = rd64(c->p);
+	c->p += 8;
+	if (n > (uint64_t)(c->end - c->p) / 8)
+		return -MEMSZ_EBADDATA;
+	ips = (const uint64_t *)c->p; /* records are 8-byte aligned */
+	while (i < n && ips[i] >= (uint64_t)PERF_CONTEXT_MAX)
+		i++;
+	for (k = i; k < n && ips[k] < (uint64_t)PERF_CONTEXT_MAX; k++)
+		;
+	out->callchain = k > i ? ips + i : NULL;
+	out->ncallchain = (uint32_t)MIN(k - i, MD_SAMPLE_MAX_CHAIN);
+	c->p += 8 * n;
+	return 0;
+}
+
+/* PERF_SAMPLE_REGS_USER (u64 abi; u64 regs[weight(mask)] unless abi is 0)
+ * at c into out, mask being the event's sample_regs_user. Returns 0 or
+ * -MEMSZ_EBADDATA. */
+static int sample_regs(struct sample_cursor *c, uint64_t mask,
+		       struct md_sample *out)
+{
+	uint64_t n;
+
+	if (!sample_has(c, 8))
+		return -MEMSZ_EBADDATA;
+	out->abi = (uint32_t)rd64(c->p);
+	c->p += 8;
+	if (!out->abi)
+		return 0;
+	n = (uint64_t)__builtin_popcountll(mask);
+	if (!sample_has(c, 8 * n))
+		return -MEMSZ_EBADDATA;
+	out->regs_mask = mask;
+	out->regs = (const uint64_t *)c->p;
+	out->nregs = (uint32_t)n;
+	c->p += 8 * n;
+	return 0;
+}
+
+/* PERF_SAMPLE_STACK_USER (u64 size; char data[size]; u64 dyn_size unless
+ * size is 0) at c into out: the dyn_size bytes actually copied. Returns 0
+ * or -MEMSZ_EBADDATA. */
+static int sample_stack(struct sample_cursor *c, struct md_sample *out)
+{
+	uint64_t size, dyn;
+
+	if (!sample_has(c, 8))
+		return -MEMSZ_EBADDATA;
+	size = rd64(c->p);
+	c->p += 8;
+	if (!size)
+		return 0;
+	/* size + 8 must not wrap: compare with what is left */
+	if (size % 8 || !sample_has(c, 8) ||
+	    size > (uint64_t)(c->end - c->p) - 8)
+		return -MEMSZ_EBADDATA;
+	dyn = rd64(c->p + size);
+	if (dyn > size)
+		return -MEMSZ_EBADDATA;
+	out->stack = dyn ? c->p : NULL;
+	out->stack_size = (uint32_t)dyn;
+	c->p += size + 8;
+	return 0;
+}
+
+/* The u64 of a fixed-size sample field at c, or -MEMSZ_EBADDATA. */
+static int sample_u64(struct sample_cursor *c, uint64_t *v)
+{
+	if (!sample_has(c, 8))
+		return -MEMSZ_EBADDATA;
+	*v = rd64(c->p);
+	c->p += 8;
+	return 0;
+}
+
 int perf_decode_sample(const struct perf_event_attr *a, const void *rawv,
 		       size_t len, struct md_sample *out)
 {
-	const uint8_t *raw = rawv, *p, *end;
+	const uint8_t *raw = rawv;
 	struct perf_event_header h;
-	uint64_t st = a->sample_type, n;
+	struct sample_cursor c;
+	uint64_t st = a->sample_type, v;
+	int ret = 0;
 
 	if (len < sizeof(h) || len % 8)
 		return -MEMSZ_EBADDATA;
@@ -201,93 +393,35 @@ int perf_decode_sample(const struct perf_event_attr *a, const void *rawv,
 	if (h.size != len || h.type != PERF_RECORD_SAMPLE)
 		return -MEMSZ_EBADDATA;
 	memset(out, 0, sizeof(*out));
-	p = raw + sizeof(h);
-	end = raw + len;
-#define NEED(nb)                                                \
-	do {                                                    \
-		if ((uint64_t)(end - p) < (uint64_t)(nb))       \
-			return -MEMSZ_EBADDATA;                 \
-	} while (0)
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		NEED(8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_IP) {
-		NEED(8);
-		out->ip = rd64(p);
-		p += 8;
-	}
+	c.p = raw + sizeof(h);
+	c.end = raw + len;
+	/* The fixed u64 fields, in the kernel's order. */
+	if ((st & PERF_SAMPLE_IDENTIFIER) && (ret = sample_u64(&c, &v)))
+		return ret;
+	if ((st & PERF_SAMPLE_IP) && (ret = sample_u64(&c, &out->ip)))
+		return ret;
 	if (st & PERF_SAMPLE_TID) {
-		NEED(8);
-		out->pid = rd32(p);
-		out->tid = rd32(p + 4);
-		p += 8;
+		if (!sample_has(&c, 8))
+			return -MEMSZ_EBADDATA;
+		out->pid = rd32(c.p);
+		out->tid = rd32(c.p + 4);
+		c.p += 8;
 	}
-	if (st & PERF_SAMPLE_TIME) {
-		NEED(8);
-		out->time = rd64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ADDR) {
-		NEED(8);
-		out->addr = rd64(p);
-		p += 8;
-	}
+	if ((st & PERF_SAMPLE_TIME) && (ret = sample_u64(&c, &out->time)))
+		return ret;
+	if ((st & PERF_SAMPLE_ADDR) && (ret = sample_u64(&c, &out->addr)))
+		return ret;
 	if (st & ~(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 		   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CALLCHAIN |
 		   PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
 		return -MEMSZ_EBADDATA; /* a layout this decoder skips wrong */
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		const uint64_t *ips;
-		uint64_t i = 0, k;
-
-		NEED(8);
-		n = rd64(p);
-		p += 8;
-		if (n > (uint64_t)(end - p) / 8)
-			return -MEMSZ_EBADDATA;
-		ips = (const uint64_t *)p; /* records are 8-byte aligned */
-		while (i < n && ips[i] >= (uint64_t)PERF_CONTEXT_MAX)
-			i++;
-		for (k = i; k < n && ips[k] < (uint64_t)PERF_CONTEXT_MAX; k++)
-			;
-		out->callchain = k > i ? ips + i : NULL;
-		out->ncallchain = (uint32_t)MIN(k - i, 4096);
-		p += 8 * n;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		NEED(8);
-		out->abi = (uint32_t)rd64(p);
-		p += 8;
-		if (out->abi) {
-			n = (uint64_t)__builtin_popcountll(a->sample_regs_user);
-			NEED(8 * n);
-			out->regs_mask = a->sample_regs_user;
-			out->regs = (const uint64_t *)p;
-			out->nregs = (uint32_t)n;
-			p += 8 * n;
-		}
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		uint64_t size, dyn;
-
-		NEED(8);
-		size = rd64(p);
-		p += 8;
-		if (size) {
-			/* size + 8 must not wrap: compare with what is left */
-			if (size % 8 || (uint64_t)(end - p) < 8 ||
-			    size > (uint64_t)(end - p) - 8)
-				return -MEMSZ_EBADDATA;
-			dyn = rd64(p + size);
-			if (dyn > size)
-				return -MEMSZ_EBADDATA;
-			out->stack = dyn ? p : NULL;
-			out->stack_size = (uint32_t)dyn;
-			p += size + 8;
-		}
-	}
-#undef NEED
+	if ((st & PERF_SAMPLE_CALLCHAIN) && (ret = sample_callchain(&c, out)))
+		return ret;
+	if ((st & PERF_SAMPLE_REGS_USER) &&
+	    (ret = sample_regs(&c, a->sample_regs_user, out)))
+		return ret;
+	if ((st & PERF_SAMPLE_STACK_USER) && (ret = sample_stack(&c, out)))
+		return ret;
 #if defined(__x86_64__)
 	if (out->nregs && (out->regs_mask >> X86_PERF_REG_SP & 1))
 		out->stack_sp = out->regs[__builtin_popcountll(
@@ -386,12 +520,12 @@ static int online_cpus(int **out, size_t *n)
 
 static unsigned sample_ring_pages(size_t ncpus)
 {
-	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), bytes = SAMPLE_RING_MIN;
+	uint64_t bytes = SAMPLE_RING_MIN;
 
 	while (bytes * 2 <= SAMPLE_RING_MAX &&
 	       bytes * 2 * ncpus <= SAMPLE_RING_TOTAL)
 		bytes *= 2;
-	return (unsigned)(bytes / psz);
+	return ring_pages_of(bytes);
 }
 
 int perf_capture_new(const struct perf_capture_opts *o,
@@ -402,7 +536,7 @@ int perf_capture_new(const struct perf_capture_opts *o,
 
 	pc->o = *o;
 	if (!pc->o.ring_pages)
-		pc->o.ring_pages = DEFAULT_RING_PAGES;
+		pc->o.ring_pages = ring_pages_of(DEFAULT_RING_BYTES);
 	ret = online_cpus(&pc->cpus, &pc->ncpus);
 	if (ret < 0) {
 		perf_capture_free(pc);
@@ -456,7 +590,8 @@ static void fill_attr(const struct perf_capture *pc, struct perf_event_attr *a,
 	a->clockid = CLOCK_MONOTONIC;
 	a->build_id = build_id;
 	a->watermark = 1;
-	a->wakeup_watermark = pc->o.ring_pages * 4096 / 4;
+	/* wake the reader when the ring is a quarter full */
+	a->wakeup_watermark = (uint32_t)(pc->o.ring_pages * page_size() / 4);
 }
 
 static int open_event(struct perf_capture *pc, int tid, int cpu)
@@ -502,7 +637,8 @@ static int open_sample(struct perf_capture *pc, size_t ev, int tid, int cpu,
 		a.watermark = 1;
 		/* wake the reader early: a ring drained at 1/16 full
 		 * absorbs a burst 15 times as long as one drain takes */
-		a.wakeup_watermark = (uint32_t)MAX(ring_bytes / 16, 4096);
+		a.wakeup_watermark =
+			(uint32_t)MAX(ring_bytes / 16, page_size());
 		fd = sys_perf_event_open(&a, tid, cpu, -1,
 					 PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0)
@@ -518,7 +654,8 @@ static int open_sample(struct perf_capture *pc, size_t ev, int tid, int cpu,
 
 static int ring_map(struct ring *r, int fd, unsigned pages)
 {
-	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t psz = page_size();
+	unsigned min_pages = ring_pages_of(RING_MIN_BYTES);
 	void *p;
 
 	for (;;) {
@@ -531,7 +668,7 @@ static int ring_map(struct ring *r, int fd, unsigned pages)
 		}
 		/* Over perf_event_mlock_kb or out of memory: try a smaller
 		 * ring. */
-		if ((errno != EPERM && errno != ENOMEM) || pages <= 8)
+		if ((errno != EPERM && errno != ENOMEM) || pages <= min_pages)
 			return -errno;
 		pages /= 2;
 	}
@@ -575,8 +712,7 @@ int perf_capture_add_task(struct perf_capture *pc, int tid)
 		for (size_t ev = 0; ev < pc->nsattr && !ret; ev++) {
 			struct ring *sr = &pc->srings[ev * pc->ncpus + i];
 			uint64_t bytes = sr->fd >= 0 ? sr->size :
-				(uint64_t)pc->o.sample_ring_pages *
-					  (uint64_t)sysconf(_SC_PAGESIZE);
+				(uint64_t)pc->o.sample_ring_pages * page_size();
 
 			fd = open_sample(pc, ev, tid, r->cpu, bytes);
 			if (fd < 0) {
@@ -611,6 +747,11 @@ int perf_capture_enable(struct perf_capture *pc)
 		if (ioctl(pc->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
 	return 0;
+}
+
+size_t perf_capture_nrings(const struct perf_capture *pc)
+{
+	return pc->ncpus * (1 + pc->nsattr);
 }
 
 size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
@@ -672,8 +813,8 @@ static int pending_cmp(const void *a, const void *b)
 	const struct pending *x = a, *y = b;
 
 	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+		return u64_cmp(x->time, y->time);
+	return u64_cmp(x->seq, y->seq);
 }
 
 struct sample_ctx {

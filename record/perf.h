@@ -25,7 +25,8 @@ struct perf_event_attr;
 struct perf_capture_opts {
 	bool inherit;         /* follow new threads and forked children */
 	bool enable_on_exec;  /* created disabled, enabled at the next exec */
-	unsigned ring_pages;  /* data pages per cpu ring (power of 2); 0: 128 */
+	/* data pages per cpu ring (power of 2); 0: 512 KiB of pages */
+	unsigned ring_pages;
 	/* Sampling events (faults.h builds them; copied by perf_capture_new).
 	 * Each is opened per task and per cpu into its own per-cpu ring of
 	 * sample_ring_pages pages (power of 2; 0: 512 MiB shared by the
@@ -93,6 +94,9 @@ int perf_capture_add_task(struct perf_capture *pc, int tid);
 /* Enable every event (attach mode; launched commands use enable_on_exec).
  * Returns 0 or -errno. */
 int perf_capture_enable(struct perf_capture *pc);
+/* How many ring fds perf_capture_pollfds() can fill at most: one side-band
+ * ring per cpu and one per cpu for each sampling event. */
+size_t perf_capture_nrings(const struct perf_capture *pc);
 /* Fill fds (at most max) with the ring fds to poll for POLLIN.
  * Returns the number filled. */
 size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,

@@ -37,7 +37,7 @@ static int parse_hex(const char **p, uint64_t *out)
 	if (hexval(*s) < 0)
 		return -1;
 	while ((d = hexval(*s)) >= 0) {
-		if (v >> 60)
+		if (v >> 60) /* a 17th significant digit: past 64 bits */
 			return -1;
 		v = v << 4 | (uint64_t)d;
 		s++;

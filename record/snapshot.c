@@ -63,11 +63,15 @@ struct snap_scan_arg {
 #define SCAN_IS_SWAPPED (1u << 4)
 #define SCAN_IS_PFNZERO (1u << 5)
 #define SCAN_IS_HUGE (1u << 6)
+/* Set in c->extra for every page PAGEMAP_SCAN returned, whatever its
+ * categories, so that read_marked() reads it. */
+#define SCAN_MARKED 0x80u
 
 #define CHUNK_PAGES (1u << 14)   /* pagemap entries per pread = per task */
 #define SCAN_VEC 4096            /* regions per PAGEMAP_SCAN call */
 #define KPAGE_BLOCK (1u << 17)   /* max entries per kpage pread (1 MiB) */
 #define KPAGE_GAP 32             /* read through gaps this small */
+#define PAGEMAP_GAP 64           /* pages: likewise for pagemap spans */
 /* A chunk whose resident fraction is below 1/SPARSE is "sparse": the next
  * one is found with PAGEMAP_SCAN instead of a plain pread. */
 #define SPARSE 8
@@ -322,7 +326,7 @@ int snapper_image(struct snapper *s, int pid, const char *path,
 	im.open_path = open_path;
 	if (open_path[0]) {
 		im.size = (uint64_t)st.st_size;
-		im.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		im.mtime_ns = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC +
 			      st.st_mtim.tv_nsec;
 	}
 	if (build_id && build_id_len) {
@@ -375,7 +379,7 @@ static int cmp_lookup(const void *a, const void *b)
 {
 	const struct snap_lookup *x = a, *y = b;
 
-	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+	return u64_cmp(x->pfn, y->pfn);
 }
 
 /* Fill kcount/kflags for the n looked-up pages (sorted by PFN): one pread
@@ -419,6 +423,20 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n)
 	return 0;
 }
 
+/* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
+static const struct {
+	uint8_t kpf;
+	uint32_t md;
+} kpf_kept[] = {
+	{ KPF_DIRTY, MD_PG_DIRTY },
+	{ KPF_ANON, MD_PG_ANON },
+	{ KPF_SWAPBACKED, MD_PG_SWAPBACKED },
+	{ KPF_KSM, MD_PG_KSM },
+	{ KPF_THP, MD_PG_THP },
+	{ KPF_HUGE, MD_PG_HUGE },
+	{ KPF_IDLE, MD_PG_IDLE },
+};
+
 /* What one page is: its run flags and mapcount, and how it counts. */
 enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
 
@@ -453,22 +471,10 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 		fl |= MD_PG_THP;
 	if (looked) {
 		mapcount = (uint32_t)MIN(kc, UINT32_MAX);
-		if (s->has_kpageflags) {
-			if (kf & (1ull << KPF_DIRTY))
-				fl |= MD_PG_DIRTY;
-			if (kf & (1ull << KPF_ANON))
-				fl |= MD_PG_ANON;
-			if (kf & (1ull << KPF_SWAPBACKED))
-				fl |= MD_PG_SWAPBACKED;
-			if (kf & (1ull << KPF_KSM))
-				fl |= MD_PG_KSM;
-			if (kf & (1ull << KPF_THP))
-				fl |= MD_PG_THP;
-			if (kf & (1ull << KPF_HUGE))
-				fl |= MD_PG_HUGE;
-			if (kf & (1ull << KPF_IDLE))
-				fl |= MD_PG_IDLE;
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(kpf_kept); i++)
+			if (s->has_kpageflags &&
+			    (kf & (1ull << kpf_kept[i].kpf)))
+				fl |= kpf_kept[i].md;
 		/* not a normal page (the zero page, a pfn mapping): smaps
 		 * does not count it */
 		if ((kf & ((1ull << KPF_ZERO_PAGE) | (1ull << KPF_NOPAGE))) ||
@@ -514,6 +520,9 @@ static inline bool needs_lookup(uint64_t e)
  * the page up (the PFN only as "non-zero"). */
 #define PM_KEY_MASK (PM_PRESENT | PM_SWAPPED | PM_FILE | PM_EXCLUSIVE | \
 		     PM_SOFTDIRTY)
+/* In such a key: the PFN is non-zero (above the 8 bits of c->extra, below
+ * PM_KEY_MASK's). */
+#define KEY_HAS_PFN 0x100u
 
 /* Classify the n pages of one chunk at va (entries in c->pm, scan bits in
  * c->extra) into the slot's runs. Pages that need no look-up are
@@ -560,7 +569,7 @@ static int classify(const struct snapper *s, struct snap_ctx *c,
 					  c->kflags[i], c->kcount[i], &fl, &mc);
 		} else {
 			key = (e & PM_KEY_MASK) | c->extra[i] |
-			      ((e & PM_PFN_MASK) ? 0x100 : 0);
+			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
 			if (key != pkey) {
 				pkind = page_class(s, e, c->extra[i], false,
 						   0, 0, &pfl, &pmc);
@@ -617,7 +626,8 @@ static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
 		for (long k = 0; k < r; k++) {
 			uint64_t a0 = (c->vec[k].start - base) >> s->page_shift;
 			uint64_t a1 = (c->vec[k].end - base) >> s->page_shift;
-			uint8_t cat = (uint8_t)(c->vec[k].categories | 0x80);
+			uint8_t cat =
+				(uint8_t)(c->vec[k].categories | SCAN_MARKED);
 
 			memset(c->extra + a0, cat, a1 - a0);
 			pages += (long)(a1 - a0);
@@ -629,7 +639,7 @@ static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
 	return pages;
 }
 
-/* Read pagemap for the pages of the chunk marked in c->extra (bit 0x80),
+/* Read pagemap for the pages of the chunk marked in c->extra,
  * in spans that skip long holes; other entries are zeroed. */
 static int read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
 		       uint64_t base, size_t n)
@@ -642,12 +652,12 @@ static int read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
 			c->pm[i++] = 0;
 			continue;
 		}
-		/* extend the span through holes shorter than 64 pages */
+		/* extend the span through holes shorter than PAGEMAP_GAP */
 		j = i + 1;
 		for (;;) {
 			size_t k = j;
 
-			while (k < n && !c->extra[k] && k - j < 64)
+			while (k < n && !c->extra[k] && k - j < PAGEMAP_GAP)
 				k++;
 			if (k < n && c->extra[k])
 				j = k + 1;

@@ -17,6 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The child's exit status when the command cannot be run, as a shell's. */
+#define EXIT_EXEC_FAILED 127
+/* How long a freeze waits for every thread to stop (polled each ms). */
+#define FREEZE_WAIT_MS 1000
+
 int target_parse_pids(const char *s, int **pids)
 {
 	size_t n = 0, cap = 0;
@@ -184,12 +189,12 @@ int target_launch(char **argv)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
-			_exit(127);
+			_exit(EXIT_EXEC_FAILED);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+			_exit(EXIT_EXEC_FAILED);
+		_exit(EXIT_EXEC_FAILED);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -233,7 +238,7 @@ int target_launch_go(int pid)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = { ms / 1000, (ms % 1000) * NSEC_PER_MSEC };
 
 	nanosleep(&ts, NULL);
 }
@@ -263,7 +268,7 @@ int target_freeze_signal(int pid)
 		return 0;
 	if (kill(pid, SIGSTOP) < 0)
 		return -errno;
-	for (int i = 0; i < 1000 && !all_stopped(pid); i++)
+	for (int i = 0; i < FREEZE_WAIT_MS && !all_stopped(pid); i++)
 		sleep_ms(1);
 	return 1;
 }
@@ -275,7 +280,7 @@ int target_thaw_signal(int pid)
 
 /* --- ptrace --- */
 
-#define LEADER_HOLD_NS (100ull * 1000 * 1000)
+#define LEADER_HOLD_NS (100 * NSEC_PER_MSEC)
 
 struct tracee {
 	int tid, tgid;
@@ -439,6 +444,7 @@ static void handle_exit(struct tracer *tr, int tid)
 
 static void handle_stop(struct tracer *tr, int tid, int status)
 {
+	/* PTRACE_EVENT_* in bits 16 and up (ptrace(2)) */
 	int sig = WSTOPSIG(status), ev = (unsigned)status >> 16;
 	unsigned long msg = 0;
 	struct tracee *t;
@@ -535,7 +541,7 @@ int tracer_freeze(struct tracer *tr, int tgid)
 		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 			t->want_freeze = false; /* gone */
 	}
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < FREEZE_WAIT_MS; i++) {
 		tracer_poll(tr);
 		if (group_held(tr, tgid))
 			return 0;

@@ -36,7 +36,7 @@ struct attrib_img {
 	bool kinds_built;
 	struct relocmap relocs;   /* the relocs source */
 	bool relocs_built;
-	int src_err[ASRC__COUNT]; /* a source map that failed: its code */
+	int src_err[KEY__COUNT]; /* a source map that failed: its code */
 	uint32_t *seg_label;      /* per program header: "LOAD #n [RW]" */
 	uint32_t *seg_kind;       /* per program header: kind label */
 	uint32_t path_label;
@@ -555,27 +555,20 @@ static void build_kinds(struct attrib *a, struct attrib_img *im)
 /* The DualMap of src for image im, or NULL if it could not be built (the
  * reason goes to the footer once). */
 static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
-				  enum attrib_src src)
+				  enum key_id src)
 {
-	static const enum elf_source elfsrc[] = {
-		[ASRC_SEGMENTS] = ELFSRC_SEGMENTS,
-		[ASRC_SECTIONS] = ELFSRC_SECTIONS,
-		[ASRC_SYMBOLS] = ELFSRC_SYMBOLS,
-		[ASRC_BBS] = ELFSRC_BBS,
-		[ASRC_COMPILEUNITS] = ELFSRC_COMPILEUNITS,
-		[ASRC_INLINES] = ELFSRC_INLINES,
-	};
+	enum elf_source elfsrc = keydefs[src].elfsrc;
 	struct dualmap *dm = NULL;
 	int ret;
 
 	if (im->src_err[src])
 		return NULL;
-	if (src == ASRC_KINDS) {
+	if (keydefs[src].map == KEYMAP_KINDS) {
 		if (!im->kinds_built)
 			build_kinds(a, im);
 		return &im->kinds;
 	}
-	if (src == ASRC_RELOCS) {
+	if (keydefs[src].map == KEYMAP_RELOCS) {
 		if (!im->relocs_built) {
 			im->relocs_built = true;
 			ret = relocmap_build(&im->relocs, &im->si, a->lb,
@@ -583,25 +576,27 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 					     a->page_size);
 			if (ret < 0) {
 				im->src_err[src] = ret;
-				strlist_add(&a->src_notes, xasprintf(
-					"%s: cannot read its relocations "
-					"(%s): its bytes are charged to its "
-					"segments", im->rec.path,
-					memsz_strerror(ret)));
+				strlist_add_notef(
+				    &a->src_notes, NOTE_SOURCE_ERROR,
+				    im->rec.path,
+				    "%s: cannot read its relocations "
+				    "(%s): its bytes are charged to its "
+				    "segments",
+				    im->rec.path, memsz_strerror(ret));
 				return NULL;
 			}
 		}
 		return &im->relocs.map;
 	}
-	ret = imgmaps_source(&im->si, elfsrc[src], a->lb, a->debug_root,
+	ret = imgmaps_source(&im->si, elfsrc, a->lb, a->debug_root,
 				&a->src_notes, &dm);
 	if (ret < 0) {
 		im->src_err[src] = ret;
-		strlist_add(&a->src_notes,
-			      xasprintf("%s: cannot read its %s (%s): its "
-					"bytes are charged to its segments",
-					im->rec.path, elfsrc_name(elfsrc[src]),
-					memsz_strerror(ret)));
+		strlist_add_notef(
+		    &a->src_notes, NOTE_SOURCE_ERROR, im->rec.path,
+		    "%s: cannot read its %s (%s): its "
+		    "bytes are charged to its segments",
+		    im->rec.path, elfsrc_name(elfsrc), memsz_strerror(ret));
 		return NULL;
 	}
 	return dm;
@@ -612,8 +607,8 @@ struct walk {
 	attrib_fn fn;
 	void *arg;
 	size_t n;
-	int map_of[ATTRIB_MAX_SRCS];  /* index into rollup labels, or -1 */
-	uint32_t none[ATTRIB_MAX_SRCS]; /* label where the map has none */
+	int map_of[KEYS_MAX];  /* index into rollup labels, or -1 */
+	uint32_t none[KEYS_MAX]; /* label where the map has none */
 	/* values per byte of the current run */
 	enum col_id col;              /* COL_VM or COL_FILE: walk mode */
 	bool run;                     /* a page run (not VM/FILE) */
@@ -646,7 +641,7 @@ static int walk_piece(void *arg, const uint32_t *labels, uint64_t start,
 		      uint64_t end)
 {
 	struct walk *w = arg;
-	uint32_t out[ATTRIB_MAX_SRCS];
+	uint32_t out[KEYS_MAX];
 	uint64_t vals[COL__COUNT] = { 0 };
 
 	for (size_t i = 0; i < w->n; i++) {
@@ -673,7 +668,7 @@ static int walk_piece(void *arg, const uint32_t *labels, uint64_t start,
  * number of maps put in maps[]. */
 static size_t walk_setup(struct attrib *a, struct walk *w,
 			 const struct attrib_part *p,
-			 const enum attrib_src *srcs, size_t n, bool file,
+			 const enum key_id *srcs, size_t n, bool file,
 			 struct rmap **maps)
 {
 	bool image = (p->cls == ACLS_IMAGE || p->cls == ACLS_BSS) &&
@@ -685,16 +680,17 @@ static size_t walk_setup(struct attrib *a, struct walk *w,
 	w->rm = NULL;
 	w->clean = a->clean;
 	for (size_t i = 0; i < n; i++) {
+		enum key_map how = keydefs[srcs[i]].map;
 		struct dualmap *dm = NULL;
 
 		w->map_of[i] = -1;
-		w->none[i] = srcs[i] == ASRC_KINDS ? p->kind_label :
-						     p->inner_label;
+		w->none[i] = how == KEYMAP_KINDS ? p->kind_label :
+						   p->inner_label;
 		if (image) {
 			dm = img_source(a, p->img, srcs[i]);
 			if (file)
 				w->none[i] = a->unmapped;
-			else if (srcs[i] == ASRC_KINDS)
+			else if (how == KEYMAP_KINDS)
 				w->none[i] = p->img->seg_kind[p->seg];
 			else
 				w->none[i] = p->img->seg_label[p->seg];
@@ -702,7 +698,7 @@ static size_t walk_setup(struct attrib *a, struct walk *w,
 		if (dm) {
 			w->map_of[i] = (int)k;
 			maps[k++] = file ? dm->file : dm->vm;
-			if (srcs[i] == ASRC_RELOCS) {
+			if (how == KEYMAP_RELOCS) {
 				w->relocs_src = (int)i;
 				w->rm = &p->img->relocs;
 			}
@@ -725,7 +721,7 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 }
 
 int attrib_charge(struct attrib *a, const struct attrib_part *p,
-		  const struct attrib_map *m, const enum attrib_src *srcs,
+		  const struct attrib_map *m, const enum key_id *srcs,
 		  size_t n, bool with_pss, attrib_fn fn, void *arg)
 {
 	struct rmap *maps[RMAP_ROLLUP_MAX];
@@ -734,12 +730,12 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 	size_t k;
 	int ret;
 
-	if (n > ATTRIB_MAX_SRCS)
+	if (n > KEYS_MAX)
 		return -EINVAL;
 	k = walk_setup(a, &w, p, srcs, n, false, maps);
 	if (!k) {
 		/* Constant labels: one piece with every run summed. */
-		uint32_t labels[ATTRIB_MAX_SRCS];
+		uint32_t labels[KEYS_MAX];
 		uint64_t vals[COL__COUNT] = { 0 }, rv[COL__COUNT];
 
 		for (size_t i = 0; i < n; i++)
@@ -811,7 +807,7 @@ uint32_t attrib_image_id(const struct attrib_part *p)
 }
 
 int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
-		uint64_t end, const enum attrib_src *srcs, size_t n,
+		uint64_t end, const enum key_id *srcs, size_t n,
 		attrib_fn fn, void *arg)
 {
 	struct rmap *maps[RMAP_ROLLUP_MAX];
@@ -819,7 +815,7 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 	uint64_t size = attrib_file_size(p);
 	size_t k;
 
-	if (n > ATTRIB_MAX_SRCS)
+	if (n > KEYS_MAX)
 		return -EINVAL;
 	end = MIN(end, size);
 	if (off >= end)
@@ -836,7 +832,7 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 		k = walk_setup(a, &w, p, srcs, n, true, maps);
 	}
 	if (!k) {
-		uint32_t labels[ATTRIB_MAX_SRCS];
+		uint32_t labels[KEYS_MAX];
 		uint64_t vals[COL__COUNT] = { 0 };
 
 		for (size_t i = 0; i < n; i++)
@@ -862,22 +858,25 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 		if (im->state == IMG_BROKEN && im->fallback_vm) {
 			human(vm, sizeof(vm), im->fallback_vm);
 			human(rss, sizeof(rss), im->fallback_rss);
-			strlist_add(notes, xasprintf(
-				"%s: %s; its %s mapped (%s resident) are "
-				"charged to [LOAD #?]", im->rec.path,
-				im->why, vm, rss));
+			strlist_add_notef(
+			    notes, NOTE_IMAGE_BROKEN, im->rec.path,
+			    "%s: %s; its %s mapped (%s resident) are "
+			    "charged to [LOAD #?]",
+			    im->rec.path, im->why, vm, rss);
 		}
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);
 			human(rss, sizeof(rss), im->noseg_rss);
-			strlist_add(notes, xasprintf(
-				"%s: %s mapped (%s resident) match no "
-				"PT_LOAD segment and are charged to "
-				"[no segment]", im->rec.path, vm, rss));
+			strlist_add_notef(
+			    notes, NOTE_NO_SEGMENT, im->rec.path,
+			    "%s: %s mapped (%s resident) match no "
+			    "PT_LOAD segment and are charged to "
+			    "[no segment]",
+			    im->rec.path, vm, rss);
 		}
 	}
 	for (size_t i = 0; i < a->src_notes.n; i++)
-		strlist_add(notes, xstrdup(a->src_notes.lines[i]));
+		strlist_add_copy(notes, &a->src_notes, i);
 }
 
 /* --- images by address, for fault samples (report/faults.c) --- */
@@ -935,7 +934,7 @@ uint32_t attrib_image_symbol(struct attrib *a, uint32_t id, uint64_t vm)
 
 	if (!im || im->state != IMG_ELF)
 		return LABEL_NONE;
-	dm = img_source(a, im, ASRC_SYMBOLS);
+	dm = img_source(a, im, KEY_SYMBOLS);
 	if (!dm)
 		return LABEL_NONE;
 	l = rmap_lookup(dm->vm, vm, NULL);

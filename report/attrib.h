@@ -31,23 +31,8 @@
 #include "data/datafile.h"
 #include "maps/labels.h"
 #include "out/rows.h"
+#include "report/keys.h"
 #include "elf/imagemaps.h"
-
-/* Image-internal label sources (keys whose labels come from inside an
- * image; an anonymous mapping gets its kind label for each of them). */
-enum attrib_src {
-	ASRC_SEGMENTS,
-	ASRC_SECTIONS,
-	ASRC_SYMBOLS,
-	ASRC_KINDS,
-	ASRC_BBS,
-	ASRC_RELOCS,  /* dirty-by-relocation (report/relocmap.h) */
-	ASRC_COMPILEUNITS,
-	ASRC_INLINES,
-	ASRC__COUNT
-};
-
-#define ATTRIB_MAX_SRCS 8
 
 /* What a part of a mapping is. */
 enum attrib_class {
@@ -109,17 +94,17 @@ typedef int (*attrib_fn)(void *arg, const uint32_t *labels,
 			 const uint64_t *vals);
 
 /* Charge the bytes of part p of mapping m to the labels of srcs[0..n-1]
- * (n <= ATTRIB_MAX_SRCS): VM SIZE over the whole part, RSS/PSS/USS/DIRTY/
+ * (n <= KEYS_MAX image keys, KEYSP_IMAGE): VM SIZE over the whole part, RSS/PSS/USS/DIRTY/
  * SWAP from the page runs. with_pss: mapcounts are valid. Returns 0, the
  * callback's non-zero value, or a negative code. */
 int attrib_charge(struct attrib *a, const struct attrib_part *p,
-		  const struct attrib_map *m, const enum attrib_src *srcs,
+		  const struct attrib_map *m, const enum key_id *srcs,
 		  size_t n, bool with_pss, attrib_fn fn, void *arg);
 
 /* Charge the on-disk bytes [off, end) of p's file (clipped to its size) to
  * the labels of srcs as COL_FILE. Nothing for anonymous parts. */
 int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
-		uint64_t end, const enum attrib_src *srcs, size_t n,
+		uint64_t end, const enum key_id *srcs, size_t n,
 		attrib_fn fn, void *arg);
 
 /* Size of p's file (0 for anonymous parts). */

@@ -12,9 +12,25 @@
 #include "report/unwind.h"
 #include "util/util.h"
 
-#define MAX_FRAMES 128
+#define MAX_FRAMES 128 /* frames kept of one stack, innermost first */
 #define FAULT_AROUND_SHIFT 16 /* the kernel's fault_around_bytes: 64 KiB */
+/* Callchain entries at or above this are PERF_CONTEXT_* markers, not
+ * addresses (<linux/perf_event.h>). */
 #define PERF_CONTEXT_MAX ((uint64_t)-4095)
+/* Page shift when the recording gives no page size: 4 KiB pages. */
+#define DEFAULT_PAGE_SHIFT 12
+/* Parents followed through forks to find who mapped or touched a page:
+ * bounds the walk on a fork cycle in a damaged recording. */
+#define MAX_FORK_DEPTH 16
+/* Slots of a page hash when it first grows (then doubled). */
+#define PAGE_HASH_INITIAL 1024
+/* page_key(): the pid goes from bit 40 up, the page number (addr >>
+ * shift) below: user addresses of 4-level paging (47 bits) give page
+ * numbers of at most 35 bits. */
+#define PAGE_KEY_PID_SHIFT 40
+/* "[FILE]" names a frame in a file without a symbol there; longer base
+ * names are cut to fit. */
+#define FRAME_NAME_MAX 300
 
 /* One MMAP2 or MUNMAP record of a pid. */
 struct hist_ent {
@@ -90,7 +106,7 @@ struct faults *faults_new(struct attrib *a, struct labels *lb,
 	f->a = a;
 	f->lb = lb;
 	f->u = unwind_new(debug_root);
-	f->page_shift = 12;
+	f->page_shift = DEFAULT_PAGE_SHIFT;
 	while (page_size && (1ULL << f->page_shift) < page_size)
 		f->page_shift++;
 	f->none = labels_intern(lb, "[no fault seen]");
@@ -184,8 +200,8 @@ static int ent_cmp(const void *x, const void *y)
 	const struct hist_ent *a = x, *b = y;
 
 	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+		return u64_cmp(a->start, b->start);
+	return u64_cmp(a->seq, b->seq);
 }
 
 /* Sort p's records by start and note the running maximum of their ends,
@@ -227,7 +243,7 @@ static bool ent_better(const struct hist_ent *e, const struct hist_ent *cur,
 static struct hist_ent *lookup(struct faults *f, struct proc *p,
 			       uint64_t t, uint64_t addr)
 {
-	for (int depth = 0; p && depth < 16; depth++) {
+	for (int depth = 0; p && depth < MAX_FORK_DEPTH; depth++) {
 		struct hist_ent *best = NULL;
 		size_t lo = 0, hi;
 
@@ -310,7 +326,7 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 {
 	uint64_t at = innermost || !ip ? ip : ip - 1;
 	struct hist_ent *e = lookup(f, fa->p, fa->time, at);
-	char tmp[300];
+	char tmp[FRAME_NAME_MAX];
 	const char *name = tmp;
 	uint32_t l;
 
@@ -338,13 +354,19 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 
 static void hash_grow(struct page_hash *h);
 
+/* The first slot to probe for key in h (h->size > 0). */
+static size_t hash_home(const struct page_hash *h, uint64_t key)
+{
+	return (size_t)((key + 1) * HASH_GOLDEN_U64) & (h->size - 1);
+}
+
 static struct page_ent *hash_slot(struct page_hash *h, uint64_t key)
 {
 	size_t i;
 
 	if (!h->size || (h->n + 1) * 2 > h->size)
 		hash_grow(h);
-	i = (size_t)((key + 1) * 0x9e3779b97f4a7c15ULL) & (h->size - 1);
+	i = hash_home(h, key);
 	while (h->tab[i].key && h->tab[i].key != key + 1)
 		i = (i + 1) & (h->size - 1);
 	return &h->tab[i];
@@ -354,7 +376,7 @@ static void hash_grow(struct page_hash *h)
 {
 	struct page_hash old = *h;
 
-	h->size = old.size ? old.size * 2 : 1024;
+	h->size = old.size ? old.size * 2 : PAGE_HASH_INITIAL;
 	h->tab = xcalloc(h->size, sizeof(*h->tab));
 	h->n = 0;
 	for (size_t i = 0; i < old.size; i++) {
@@ -376,7 +398,7 @@ static const struct page_ent *hash_get(const struct page_hash *h,
 
 	if (!h->size)
 		return NULL;
-	i = (size_t)((key + 1) * 0x9e3779b97f4a7c15ULL) & (h->size - 1);
+	i = hash_home(h, key);
 	while (h->tab[i].key) {
 		if (h->tab[i].key == key + 1)
 			return &h->tab[i];
@@ -387,7 +409,7 @@ static const struct page_ent *hash_get(const struct page_hash *h,
 
 static uint64_t page_key(uint32_t pid, uint64_t addr, unsigned shift)
 {
-	return ((uint64_t)pid << 40) ^ (addr >> shift);
+	return ((uint64_t)pid << PAGE_KEY_PID_SHIFT) ^ (addr >> shift);
 }
 
 static void index_add(struct page_index *x, uint32_t pid, uint64_t addr)
@@ -517,7 +539,7 @@ bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 
 	/* A forked child shares its parent's pages of before the fork:
 	 * those the child never faulted on are the parent's. */
-	for (int depth = 0; depth < 16; depth++) {
+	for (int depth = 0; depth < MAX_FORK_DEPTH; depth++) {
 		e = hash_get(&f->pages, page_key(pid, va, f->page_shift));
 		if (!e && file)
 			e = hash_get(&f->windows,
@@ -579,13 +601,14 @@ void faults_notes(const struct faults *f, struct strlist *notes)
 			"[no fault seen] (record with --faults)"));
 		return;
 	}
-	strlist_add(notes, xasprintf(
-		"%" PRIu64 " fault samples, %" PRIu64 " before the snapshots "
-		"used, %" PRIu64 " after them ignored", f->samples, f->used,
-		f->late + f->nolimit));
+	strlist_addf(notes,
+		     "%" PRIu64 " fault samples, %" PRIu64 " before the "
+		     "snapshots used, %" PRIu64 " after them ignored",
+		     f->samples, f->used, f->late + f->nolimit);
 	if (f->nostack || f->ip_only)
-		strlist_add(notes, xasprintf(
-			"%" PRIu64 " samples had no user stack and %" PRIu64
-			" could not be unwound past their first frame",
-			f->nostack, f->ip_only));
+		strlist_addf(notes,
+			     "%" PRIu64 " samples had no user stack and "
+			     "%" PRIu64 " could not be unwound past their "
+			     "first frame",
+			     f->nostack, f->ip_only);
 }

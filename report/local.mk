@@ -5,4 +5,7 @@ libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/relocmap.c report/relocmap.h \
 	report/unwind.c report/unwind.h \
 	report/faults.c report/faults.h \
-	report/ondisk.c report/ondisk.h
+	report/ondisk.c report/ondisk.h \
+	report/keys.c report/keys.h \
+	report/filter.c report/filter.h \
+	report/diff.c report/diff.h

@@ -9,83 +9,36 @@
 
 #include "elf/imagemaps.h"
 #include "maps/rangemap.h"
+#include "report/keys.h"
 #include "util/util.h"
-
-static const char *const size_key_names[SIZEKEY__COUNT] = {
-	[SIZEKEY_FILES] = "files",
-	[SIZEKEY_SEGMENTS] = "segments",
-	[SIZEKEY_SECTIONS] = "sections",
-	[SIZEKEY_SYMBOLS] = "symbols",
-	[SIZEKEY_BBS] = "bbs",
-	[SIZEKEY_RELOCS] = "relocs",
-	[SIZEKEY_COMPILEUNITS] = "compileunits",
-	[SIZEKEY_INLINES] = "inlines",
-};
-
-/* The ELF data source behind each key; -1 for keys that are not one. */
-static const int size_key_source[SIZEKEY__COUNT] = {
-	[SIZEKEY_FILES] = -1,
-	[SIZEKEY_SEGMENTS] = ELFSRC_SEGMENTS,
-	[SIZEKEY_SECTIONS] = ELFSRC_SECTIONS,
-	[SIZEKEY_SYMBOLS] = ELFSRC_SYMBOLS,
-	[SIZEKEY_BBS] = ELFSRC_BBS,
-	[SIZEKEY_RELOCS] = ELFSRC_RELOCS,
-	[SIZEKEY_COMPILEUNITS] = ELFSRC_COMPILEUNITS,
-	[SIZEKEY_INLINES] = ELFSRC_INLINES,
-};
-
-const char *size_key_name(enum size_key k)
-{
-	return size_key_names[k];
-}
-
-const char *size_key_list(void)
-{
-	return "files, segments, sections, symbols, bbs, relocs, "
-	       "compileunits, inlines";
-}
-
-static const char *size_key_name_at(int k)
-{
-	return size_key_name((enum size_key)k);
-}
-
-int size_keys_parse(const char *spec, enum size_key *keys, char **bad)
-{
-	int idx[SIZE_MAX_KEYS];
-	int n = keylist_parse(spec, size_key_name_at, SIZEKEY__COUNT, idx, SIZE_MAX_KEYS, bad);
-
-	for (int i = 0; i < n; i++)
-		keys[i] = (enum size_key)idx[i];
-	return n;
-}
-
 
 /* State of one rollup walk: which rollup column is which key. */
 struct size_walk {
 	struct rowtree *t;
-	const enum size_key *keys;
+	const enum key_id *keys;
 	size_t nkeys;
 	uint32_t file_label;     /* label of the "files" key */
-	size_t map_of_key[SIZE_MAX_KEYS]; /* index into labels[] per key */
+	size_t map_of_key[KEYS_MAX]; /* index into labels[] per key */
 	int base_index;          /* labels[] index of base map, or -1 */
 	enum col_id col;
 	struct labels *lb;
-	uint64_t fallback[SIZE_MAX_KEYS][2]; /* bytes: [key][file, vm] */
+	uint64_t fallback[KEYS_MAX][2]; /* bytes: [key][file, vm] */
 	uint64_t total[2];
+	struct filter *filter;   /* NULL: keep all */
+	bool kept;               /* a piece was kept */
 };
 
 static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 		      uint64_t end)
 {
 	struct size_walk *w = arg;
-	uint32_t path[SIZE_MAX_KEYS];
+	uint32_t path[KEYS_MAX];
 	uint64_t vals[COL__COUNT] = { 0 };
 
 	if (w->base_index >= 0 && labels[w->base_index] == LABEL_NONE)
 		return 0; /* VM hole between segments: not mapped */
 	for (size_t i = 0; i < w->nkeys; i++) {
-		if (w->keys[i] == SIZEKEY_FILES) {
+		if (keydefs[w->keys[i]].space == KEYSP_FILE) {
 			path[i] = w->file_label;
 			continue;
 		}
@@ -94,47 +47,50 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 		 * here is a bug in elf/, not something to hide. */
 		if (path[i] == LABEL_NONE)
 			return -MEMSZ_EBADELF;
-		if (elf_label_is_fallback(size_key_source[w->keys[i]],
+	}
+	if (!filter_keep(w->filter, w->lb, path, w->nkeys))
+		return 0;
+	for (size_t i = 0; i < w->nkeys; i++)
+		if (keydefs[w->keys[i]].space != KEYSP_FILE &&
+		    keys_label_is_fallback(w->keys[i],
 					   labels_str(w->lb, path[i])))
 			w->fallback[i][w->col == COL_VM] += end - start;
-	}
+	w->kept = true;
 	w->total[w->col == COL_VM] += end - start;
 	vals[w->col] = end - start;
 	rowtree_add(w->t, path, vals);
 	return 0;
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 /* One footer line per key: how much of the file is under fallbacks. */
 static void fallback_notes(struct strlist *notes, const char *path,
 			   const struct size_walk *w)
 {
-	for (size_t i = 0; i < w->nkeys; i++) {
-		const uint64_t *fb = w->fallback[i];
+	static const char *const names[2] = { "FILE SIZE", "VM SIZE" };
 
-		if (w->keys[i] == SIZEKEY_FILES)
-			continue;
-		strlist_add(notes, xasprintf(
-			"%s: %s: %llu bytes (%.1f%%) of FILE SIZE, %llu "
-			"(%.1f%%) of VM SIZE under fallback labels", path,
-			size_key_name(w->keys[i]), (unsigned long long)fb[0],
-			pct(fb[0], w->total[0]), (unsigned long long)fb[1],
-			pct(fb[1], w->total[1])));
+	for (size_t i = 0; i < w->nkeys; i++) {
+		/* grouped only when there are bytes to speak of */
+		enum note_kind k = w->fallback[i][0] || w->fallback[i][1] ?
+					   NOTE_FALLBACK : NOTE_OTHER;
+
+		if (keydefs[w->keys[i]].elfsrc >= 0)
+			strlist_add_note(notes, k, path,
+					 keys_fallback_note(path, w->keys[i],
+							    2, w->fallback[i],
+							    w->total, names));
 	}
 }
 
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
-		  const enum size_key *keys, size_t nkeys,
-		  const char *debug_root, struct strlist *notes)
+		    const enum key_id *keys, size_t nkeys,
+		    const char *debug_root, struct filter *filter,
+		    struct strlist *notes)
 {
 	struct imgmaps im = { 0 };
 	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
 	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys,
-			       .lb = lb };
+			       .lb = lb, .filter = filter };
+	struct strlist mine = { 0 };
 	size_t nmaps = 0;
 	const struct rmap_entry *vme;
 	size_t nvme;
@@ -146,11 +102,11 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 	w.file_label = labels_intern(lb, path);
 	for (size_t i = 0; i < nkeys; i++) {
 		struct dualmap *dm;
-		int src = size_key_source[keys[i]];
+		int src = keydefs[keys[i]].elfsrc;
 
 		if (src < 0)
 			continue;
-		ret = imgmaps_source(&im, src, lb, debug_root, notes, &dm);
+		ret = imgmaps_source(&im, src, lb, debug_root, &mine, &dm);
 		if (ret < 0)
 			goto out;
 		w.map_of_key[i] = nmaps;
@@ -175,8 +131,13 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
 				  vme[nvme - 1].end, size_piece, &w);
 	if (ret >= 0)
-		fallback_notes(notes, path, &w);
+		fallback_notes(&mine, path, &w);
 out:
+	/* notes about a file the filter left nothing of are not news */
+	for (size_t i = 0; i < mine.n && (w.kept || filter_empty(filter));
+	     i++)
+		strlist_add_copy(notes, &mine, i);
+	strlist_free(&mine);
 	imgmaps_close(&im);
 	return ret;
 }

@@ -16,39 +16,19 @@
 #include "maps/labels.h"
 #include "maps/rangemap.h"
 #include "out/rows.h"
+#include "report/filter.h"
+#include "report/keys.h"
 #include "util/strlist.h"
 
-/* Keys of `memsz size --by`. */
-enum size_key {
-	SIZEKEY_FILES,
-	SIZEKEY_SEGMENTS,
-	SIZEKEY_SECTIONS,
-	SIZEKEY_SYMBOLS,
-	SIZEKEY_BBS,
-	SIZEKEY_RELOCS,
-	SIZEKEY_COMPILEUNITS,
-	SIZEKEY_INLINES,
-	SIZEKEY__COUNT
-};
-
-#define SIZE_MAX_KEYS 8
-
-/* Parse a comma-separated key list ("sections,symbols") into keys[] (at
- * most SIZE_MAX_KEYS). Returns the count, or -1 if a key is unknown or
- * repeated, with *bad pointing at a malloc'd copy of it (caller frees). */
-int size_keys_parse(const char *spec, enum size_key *keys, char **bad);
-/* Name of a key ("files", ...). */
-const char *size_key_name(enum size_key k);
-/* Comma-separated names of every key, for messages; static storage. */
-const char *size_key_list(void);
-
 /* Add the bytes of the ELF file at path to tree t (depth nkeys, over
- * label table lb) along keys. Debug files are looked for under debug_root
- * (NULL: /usr/lib/debug). Notes about this file are appended to
- * notes. Returns 0, or a negative code: then t may hold part of the
- * file and the caller must not print it. */
+ * label table lb) along keys, only the paths filter keeps (NULL: all).
+ * Debug files are looked for under debug_root (NULL: /usr/lib/debug).
+ * Notes about this file are appended to notes unless the filter kept none
+ * of its bytes. Returns 0, or a negative code: then t may hold part of
+ * the file and the caller must not print it. */
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
-		  const enum size_key *keys, size_t nkeys,
-		  const char *debug_root, struct strlist *notes);
+		    const enum key_id *keys, size_t nkeys,
+		    const char *debug_root, struct filter *filter,
+		    struct strlist *notes);
 
 #endif

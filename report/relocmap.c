@@ -10,13 +10,6 @@
 #include "elf/relocs.h"
 #include "util/util.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* First index of rm->targets with value >= addr. */
 static size_t lower(const struct relocmap *rm, uint64_t addr)
 {
@@ -92,7 +85,7 @@ int relocmap_build(struct relocmap *rm, struct imgmaps *si,
 	for (size_t i = 0; i < n; i++)
 		rm->targets[i] = rels[i].target;
 	rm->ntargets = n;
-	qsort(rm->targets, n, sizeof(*rm->targets), cmp_u64);
+	qsort(rm->targets, n, sizeof(*rm->targets), u64_sort_cmp);
 
 	rm->no_relocs = labels_intern(lb, "[no relocations]");
 	/* The file side of the adds goes to a scratch map: the file map

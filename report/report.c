@@ -13,74 +13,16 @@
 #include "data/datafile.h"
 #include "report/attrib.h"
 #include "report/faults.h"
+#include "report/keys.h"
 #include "util/util.h"
 
 struct report_ctx;
 struct snap_state;
 
-/* A key: its name and, for keys whose labels come from the process rather
- * than from inside an image, the function giving the label of a part.
- * Image-internal keys name their attribution source instead. Adding a key
- * is one entry here (and one in enum report_key). */
-struct report_keydef {
-	const char *name;
-	int src; /* enum attrib_src, or -1 */
-	uint32_t (*label)(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p);
-};
-
-static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p);
-static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
-			   const struct attrib_part *p);
-static uint32_t label_mapping(struct report_ctx *c,
-			      const struct attrib_map *m,
-			      const struct attrib_part *p);
-
-static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
-			    const struct attrib_part *p);
-
-static const struct report_keydef keydefs[RKEY__COUNT] = {
-	[RKEY_PIDS] = { "pids", -1, label_pid },
-	[RKEY_FILES] = { "files", -1, label_file },
-	[RKEY_MAPPINGS] = { "mappings", -1, label_mapping },
-	[RKEY_SEGMENTS] = { "segments", ASRC_SEGMENTS, NULL },
-	[RKEY_SECTIONS] = { "sections", ASRC_SECTIONS, NULL },
-	[RKEY_SYMBOLS] = { "symbols", ASRC_SYMBOLS, NULL },
-	[RKEY_KINDS] = { "kinds", ASRC_KINDS, NULL },
-	[RKEY_BBS] = { "bbs", ASRC_BBS, NULL },
-	[RKEY_RELOCS] = { "relocs", ASRC_RELOCS, NULL },
-	[RKEY_COMPILEUNITS] = { "compileunits", ASRC_COMPILEUNITS, NULL },
-	[RKEY_INLINES] = { "inlines", ASRC_INLINES, NULL },
-	[RKEY_CALLERS] = { "callers", -1, label_fault },
-	[RKEY_FAULTSITE] = { "faultsite", -1, label_fault },
-};
-
-const char *report_key_name(enum report_key k)
-{
-	return keydefs[k].name;
-}
-
-const char *report_key_list(void)
-{
-	return "pids, files, mappings, segments, sections, symbols, kinds, "
-	       "bbs, relocs, compileunits, inlines, callers, faultsite";
-}
-
-static const char *report_key_name_at(int k)
-{
-	return report_key_name((enum report_key)k);
-}
-
-int report_keys_parse(const char *spec, enum report_key *keys, char **bad)
-{
-	int idx[REPORT_MAX_KEYS];
-	int n = keylist_parse(spec, report_key_name_at, RKEY__COUNT, idx, REPORT_MAX_KEYS, bad);
-
-	for (int i = 0; i < n; i++)
-		keys[i] = (enum report_key)idx[i];
-	return n;
-}
+/* Snapshots of several processes further apart than this are not one
+ * moment (the footer says so); one round of snapshots of a few processes
+ * takes far less. */
+#define MOMENT_NS 1000000000ull
 
 int report_pick_parse(const char *s, enum report_pick *pick,
 		      uint64_t *index)
@@ -106,6 +48,7 @@ struct snapinfo {
 	uint64_t rss_pages;
 	uint64_t unreadable;
 	uint32_t nmappings, seen; /* announced by SNAP_BEGIN, and read */
+	uint32_t nth;             /* PICK_ALL: its index among its pid's */
 	bool complete;            /* SNAP_END read after all its mappings */
 };
 
@@ -115,11 +58,25 @@ struct pidinfo {
 	uint32_t label;
 };
 
-/* FILE SIZE is added once per image per distinct prefix of the keys that
- * do not come from inside images. */
-struct seen_file {
+/* FILE SIZE and the VM SIZE of file mappings count once per row: a file
+ * mapped by several processes counts once in the TOTAL and in every row
+ * above the process keys. One entry per (file or VM walk of an image over
+ * a file range, level, labels of the keys above that level that do not
+ * come from inside images) already charged. */
+struct share_key {
 	uint32_t image_id;
-	uint32_t labels[REPORT_MAX_KEYS];
+	uint32_t level;           /* depth, | SHARE_VM for a VM walk */
+	uint64_t off, end;        /* file range walked */
+	uint32_t step;            /* PICK_ALL: the step charged */
+	uint32_t labels[KEYS_MAX];
+};
+#define SHARE_VM 0x80000000u
+
+struct share_set {
+	struct share_key *keys;
+	size_t n, cap;
+	uint32_t *slots;          /* index + 1 into keys; 0: empty */
+	size_t mask;              /* nslots - 1 */
 };
 
 struct report_ctx {
@@ -138,21 +95,26 @@ struct report_ctx {
 	char *stop;               /* why the read stopped early, or NULL */
 
 	/* the walk */
-	enum attrib_src srcs[REPORT_MAX_KEYS];
+	enum key_id srcs[KEYS_MAX];     /* the image keys */
 	size_t nsrcs;
-	int src_of_key[REPORT_MAX_KEYS];   /* index into srcs, or -1 */
-	uint32_t fixed[REPORT_MAX_KEYS];   /* labels of process keys */
+	int src_of_key[KEYS_MAX];   /* index into srcs, or -1 */
+	uint32_t fixed[KEYS_MAX];   /* labels of process keys */
 	const struct pidinfo *cur_pid;
 	bool has_mappings_key;
-	struct seen_file *seen;
-	size_t nseen, seencap;
-	uint8_t *match;           /* filter cache per label: 0 ?, 1 y, 2 n */
-	size_t matchcap;
+	struct share_set shared;
+	bool shared_once;         /* a file counted once for several rows */
+	size_t share_from;        /* add_piece: rowtree_add_from() level */
+	unsigned share_cols;      /* and columns (0: plain rowtree_add) */
+	uint32_t cur_subject[2];  /* labels of the part being charged */
+	uint8_t *shown;           /* per label: a kept row came from it */
+	size_t showncap;
 	/* RSS under fallback labels per key (image keys), and all RSS */
-	uint64_t fallback_rss[REPORT_MAX_KEYS], rss;
+	uint64_t fallback_rss[KEYS_MAX], rss;
 	bool want_faults;         /* callers/faultsite keys asked for */
 	struct faults *faults;    /* made by pass 1 if want_faults */
 	uint64_t page_size;
+	uint64_t start_ns;        /* header start_mono_ns */
+	uint32_t step;            /* PICK_ALL: step of the snapshot read */
 };
 
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
@@ -165,30 +127,12 @@ static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 	return &c->pids[c->npids++];
 }
 
-static uint32_t label_pid(struct report_ctx *c, const struct attrib_map *m,
-			  const struct attrib_part *p)
-{
-	(void)m;
-	(void)p;
-	return c->cur_pid->label;
-}
-
-static uint32_t label_file(struct report_ctx *c, const struct attrib_map *m,
-			   const struct attrib_part *p)
-{
-	(void)c;
-	(void)m;
-	return p->file_label;
-}
-
 static uint32_t label_mapping(struct report_ctx *c,
-			      const struct attrib_map *m,
-			      const struct attrib_part *p)
+			      const struct attrib_map *m)
 {
 	char *s;
 	uint32_t id;
 
-	(void)p;
 	s = xasprintf("%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start,
 		      m->end, m->prot & PROT_READ ? 'r' : '-',
 		      m->prot & PROT_WRITE ? 'w' : '-',
@@ -200,12 +144,24 @@ static uint32_t label_mapping(struct report_ctx *c,
 	return id;
 }
 
-static uint32_t label_fault(struct report_ctx *c, const struct attrib_map *m,
+/* The label of part p of mapping m under key k, a key that is not an
+ * image key (those are labelled piece by piece by attrib_charge). Fault
+ * keys get a placeholder here: their labels are set per page (see
+ * do_fault_groups). */
+static uint32_t fixed_label(struct report_ctx *c, enum key_id k,
+			    const struct attrib_map *m,
 			    const struct attrib_part *p)
 {
-	(void)m;
-	(void)p;
-	return faults_none(c->faults); /* per page: see do_fault_groups */
+	switch (keydefs[k].space) {
+	case KEYSP_PROCESS:
+		return k == KEY_PIDS ? c->cur_pid->label :
+				       label_mapping(c, m);
+	case KEYSP_FILE:
+		return p->file_label;
+	case KEYSP_FAULT:
+	default:
+		return faults_none(c->faults);
+	}
 }
 
 static void note(struct report_ctx *c, char *line)
@@ -213,7 +169,66 @@ static void note(struct report_ctx *c, char *line)
 	strlist_add(&c->res->notes, line);
 }
 
+/* A note written by `memsz record`, with its kind and subject when its
+ * text says what it is about. Sampling notes matter only to fault keys. */
+static void recorded_note(struct report_ctx *c, const char *text)
+{
+	enum note_kind k = NOTE_OTHER;
+	char *subject = NULL;
+	const char *q;
+	unsigned long n;
+	int end = 0;
+
+	if (!strncmp(text, "PSS unavailable", 15)) {
+		k = NOTE_NO_PSS;
+	} else if (!strncmp(text, "event ", 6) ||
+		   !strncmp(text, "kernel-mode faults", 18) ||
+		   !strncmp(text, "sample ring buffers", 19)) {
+		if (!c->want_faults)
+			return;
+		k = NOTE_SAMPLING;
+	} else if (sscanf(text, "%lu pages of '%n", &n, &end) == 1 && end &&
+		   (q = strrchr(text, '\'')) && q > text + end) {
+		k = NOTE_UNREADABLE;
+		subject = xstrndup(text + end, (size_t)(q - text - end));
+	}
+	strlist_add_note(&c->res->notes, k, subject, xstrdup(text));
+	free(subject);
+}
+
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
+
+/* Keep im's path and build-id in res (for pprof mappings). */
+static void result_add_image(struct report_result *res,
+			     const struct md_image *im)
+{
+	char *hex = xcalloc(1, 2 * im->build_id_len + 1);
+
+	for (uint32_t i = 0; i < im->build_id_len && i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", im->build_id[i]);
+	res->images = xrealloc(res->images,
+			       (res->nimages + 1) * sizeof(*res->images));
+	res->images[res->nimages++] = (struct out_image){
+		.path = xstrdup(im->path ? im->path : ""),
+		.build_id = hex,
+	};
+}
+
+/* Keep every complete snapshot's total RSS in res (the html timeline). */
+static void result_set_snaps(struct report_ctx *c, const bool *chosen)
+{
+	struct report_result *res = c->res;
+
+	res->snaps = xcalloc(c->nsnaps + 1, sizeof(*res->snaps));
+	for (size_t i = 0; i < c->nsnaps; i++)
+		if (c->snaps[i].complete)
+			res->snaps[res->nsnaps++] = (struct out_snap){
+				.time_ns = c->snaps[i].time,
+				.pid = c->snaps[i].pid,
+				.rss = c->snaps[i].rss_pages * c->page_size,
+				.chosen = chosen[i],
+			};
+}
 
 static int pass1(struct report_ctx *c, char **msg)
 {
@@ -234,10 +249,12 @@ static int pass1(struct report_ctx *c, char **msg)
 				       md_reader_header(r)->page_size);
 	if (md_reader_header(r)->page_size)
 		c->page_size = md_reader_header(r)->page_size;
+	c->start_ns = md_reader_header(r)->start_mono_ns;
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_IMAGE:
 			attrib_add_image(c->a, &rec.u.image);
+			result_add_image(c->res, &rec.u.image);
 			break;
 		case MD_REC_COMM: {
 			struct pidinfo *pi = pid_get(c, rec.u.task.pid);
@@ -261,7 +278,7 @@ static int pass1(struct report_ctx *c, char **msg)
 				faults_add_fork(c->faults, &rec.u.task);
 			break;
 		case MD_REC_NOTE:
-			note(c, xstrdup(rec.u.note.text));
+			recorded_note(c, rec.u.note.text);
 			break;
 		case MD_REC_SNAP_BEGIN:
 			xgrow(&c->snaps, &c->snapcap, c->nsnaps + 1,
@@ -320,11 +337,10 @@ static int pass1(struct report_ctx *c, char **msg)
 	return 0;
 }
 
-/* Choose one complete snapshot per pid; returns how many were chosen and
- * marks them in chosen[] (parallel to c->snaps). */
-static size_t choose(struct report_ctx *c, bool *chosen)
+/* Say how many snapshots are incomplete (and so never chosen). */
+static void note_incomplete(struct report_ctx *c)
 {
-	size_t nchosen = 0, incomplete = 0;
+	size_t incomplete = 0;
 
 	for (size_t i = 0; i < c->nsnaps; i++)
 		if (!c->snaps[i].complete)
@@ -333,6 +349,50 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 		note(c, xasprintf("%zu snapshot%s without an end record "
 				  "(incomplete) ignored", incomplete,
 				  incomplete == 1 ? "" : "s"));
+}
+
+/* PICK_ALL: choose every complete snapshot of the pids asked for, each
+ * numbered among its pid's; returns how many. *most: the most complete
+ * snapshots any pid considered has. */
+static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
+{
+	size_t nchosen = 0;
+
+	*most = 0;
+	note_incomplete(c);
+	for (size_t p = 0; p < c->npids; p++) {
+		uint32_t pid = c->pids[p].pid, n = 0;
+
+		if (c->o->pid >= 0 && (long)pid != c->o->pid)
+			continue;
+		for (size_t i = 0; i < c->nsnaps; i++) {
+			struct snapinfo *s = &c->snaps[i];
+
+			if (s->pid != pid || !s->complete)
+				continue;
+			s->nth = n++;
+			chosen[i] = true;
+			nchosen++;
+			if (s->unreadable)
+				note(c, xasprintf("pid %u snapshot %u: %" PRIu64
+						  " page(s) could not be "
+						  "read from pagemap", pid,
+						  s->nth, s->unreadable));
+		}
+		*most = MAX(*most, n);
+	}
+	return nchosen;
+}
+
+/* Choose one complete snapshot per pid; returns how many were chosen and
+ * marks them in chosen[] (parallel to c->snaps). *most: the most complete
+ * snapshots any pid considered has. */
+static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
+{
+	size_t nchosen = 0;
+
+	*most = 0;
+	note_incomplete(c);
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].pid;
 		long best = -1;
@@ -362,9 +422,12 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 				if (n == c->o->index)
 					best = (long)i;
 				break;
+			case PICK_ALL: /* choose_all() */
+				break;
 			}
 			n++;
 		}
+		*most = MAX(*most, n);
 		if (best < 0) {
 			if (n && c->o->pick == PICK_INDEX)
 				note(c, xasprintf("pid %u has %" PRIu64
@@ -384,18 +447,18 @@ static size_t choose(struct report_ctx *c, bool *chosen)
 
 /* --- pass 2: the chosen snapshots' mappings --- */
 
-static bool label_matches(struct report_ctx *c, uint32_t id)
+/* Remember that a kept row came from label id (a subject of notes). */
+static void mark_shown(struct report_ctx *c, uint32_t id)
 {
-	if (id >= c->matchcap) {
-		size_t old = c->matchcap;
+	if (id == LABEL_NONE)
+		return;
+	if (id >= c->showncap) {
+		size_t old = c->showncap;
 
-		xgrow(&c->match, &c->matchcap, (size_t)id + 1, 1);
-		memset(c->match + old, 0, c->matchcap - old);
+		xgrow(&c->shown, &c->showncap, (size_t)id + 1, 1);
+		memset(c->shown + old, 0, c->showncap - old);
 	}
-	if (!c->match[id])
-		c->match[id] = regexec(c->o->filter, labels_str(c->lb, id), 0,
-				       NULL, 0) == 0 ? 1 : 2;
-	return c->match[id] == 1;
+	c->shown[id] = 1;
 }
 
 /* Add the RSS of a piece under a fallback label (size.h) to its key. */
@@ -403,67 +466,105 @@ static void count_fallback(struct report_ctx *c, const uint32_t *path,
 			   const uint64_t *vals)
 {
 	c->rss += vals[COL_RSS];
-	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++) {
-		int src = keydefs[c->o->keys[i]].src;
-
-		if (src < 0 || src == ASRC_KINDS)
-			continue;
-		if (elf_label_is_fallback(src == ASRC_SEGMENTS ?
-						   ELFSRC_SEGMENTS :
-						   ELFSRC_SYMBOLS,
+	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
+		if (keys_label_is_fallback(c->o->keys[i],
 					   labels_str(c->lb, path[i])))
 			c->fallback_rss[i] += vals[COL_RSS];
-	}
 }
 
 static void fallback_notes(struct report_ctx *c)
 {
-	for (size_t i = 0; i < c->o->nkeys; i++) {
-		int src = keydefs[c->o->keys[i]].src;
+	static const char *const rss = "RSS";
 
-		if (src < 0 || src == ASRC_KINDS)
-			continue;
-		note(c, xasprintf("%s: %" PRIu64 " bytes (%.1f%%) of RSS under "
-				  "fallback labels", keydefs[c->o->keys[i]].name,
-				  c->fallback_rss[i],
-				  c->rss ? 100.0 * (double)c->fallback_rss[i] /
-						   (double)c->rss :
-					   0.0));
-	}
+	for (size_t i = 0; i < c->o->nkeys; i++)
+		if (keydefs[c->o->keys[i]].elfsrc >= 0)
+			note(c, keys_fallback_note(NULL, c->o->keys[i], 1,
+						   &c->fallback_rss[i],
+						   &c->rss, &rss));
 }
 
 static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 {
 	struct report_ctx *c = arg;
-	uint32_t path[REPORT_MAX_KEYS];
-	bool keep = !c->o->filter;
+	uint32_t path[KEYS_MAX];
 
-	for (size_t i = 0; i < c->o->nkeys; i++) {
+	for (size_t i = 0; i < c->o->nkeys; i++)
 		path[i] = c->src_of_key[i] >= 0 ? labels[c->src_of_key[i]] :
 						  c->fixed[i];
-		if (!keep && label_matches(c, path[i]))
-			keep = true;
-	}
-	if (keep) {
-		rowtree_add(c->t, path, vals);
-		count_fallback(c, path, vals);
-	}
+	if (!filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
+		return 0;
+	rowtree_add_from(c->t, path, vals, c->share_cols, c->share_from);
+	count_fallback(c, path, vals);
+	mark_shown(c, c->cur_subject[0]);
+	mark_shown(c, c->cur_subject[1]);
 	return 0;
 }
 
-/* True the first time image_id is seen with the current process labels. */
-static bool first_file_prefix(struct report_ctx *c, uint32_t image_id)
+static size_t share_hash(const struct share_key *k)
 {
-	struct seen_file sf = { .image_id = image_id };
+	const unsigned char *p = (const unsigned char *)k;
+	uint64_t h = 0xcbf29ce484222325ull;
 
-	for (size_t i = 0; i < c->o->nkeys; i++)
-		sf.labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
-	for (size_t i = 0; i < c->nseen; i++)
-		if (!memcmp(&c->seen[i], &sf, sizeof(sf)))
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Insert k into s; true if it was not there. */
+static bool share_insert(struct share_set *s, const struct share_key *k)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->mask + 1 || !s->slots) {
+		size_t nslots = s->slots ? (s->mask + 1) * 2 : 256;
+
+		free(s->slots);
+		s->slots = xcalloc(nslots, sizeof(*s->slots));
+		s->mask = nslots - 1;
+		for (size_t j = 0; j < s->n; j++) {
+			i = share_hash(&s->keys[j]) & s->mask;
+			while (s->slots[i])
+				i = (i + 1) & s->mask;
+			s->slots[i] = (uint32_t)j + 1;
+		}
+	}
+	for (i = share_hash(k) & s->mask; s->slots[i]; i = (i + 1) & s->mask)
+		if (!memcmp(&s->keys[s->slots[i] - 1], k, sizeof(*k)))
 			return false;
-	xgrow(&c->seen, &c->seencap, c->nseen + 1, sizeof(*c->seen));
-	c->seen[c->nseen++] = sf;
+	xgrow(&s->keys, &s->cap, s->n + 1, sizeof(*s->keys));
+	s->keys[s->n] = *k;
+	s->slots[i] = (uint32_t)++s->n;
 	return true;
+}
+
+/* The first level (0: the TOTAL, d: the rows of key d-1 and below) at
+ * which a walk of image_id over file range [off, end) is news, given the
+ * labels of the current process keys; nkeys + 1 if it is news nowhere
+ * (charged already with the same labels). vm: a VM walk. */
+static size_t share_level(struct report_ctx *c, uint32_t image_id,
+			  uint64_t off, uint64_t end, bool vm)
+{
+	struct share_key k;
+	size_t from = c->o->nkeys + 1;
+
+	memset(&k, 0, sizeof(k)); /* padding too: keys are hashed as bytes */
+	k.image_id = image_id;
+	k.step = c->step;
+	k.off = off;
+	k.end = end;
+	for (size_t d = 0; d <= c->o->nkeys; d++) {
+		if (d) {
+			size_t i = d - 1;
+
+			k.labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
+		}
+		k.level = (uint32_t)d | (vm ? SHARE_VM : 0);
+		if (share_insert(&c->shared, &k) && from > d)
+			from = d;
+	}
+	if (from > 0)
+		c->shared_once = true;
+	return from;
 }
 
 /* --- fault samples: the stack that made each page resident --- */
@@ -472,9 +573,9 @@ static void set_fault_labels(struct report_ctx *c, uint32_t callers,
 			     uint32_t site)
 {
 	for (size_t k = 0; k < c->o->nkeys; k++)
-		if (c->o->keys[k] == RKEY_CALLERS)
+		if (c->o->keys[k] == KEY_CALLERS)
 			c->fixed[k] = callers;
-		else if (c->o->keys[k] == RKEY_FAULTSITE)
+		else if (c->o->keys[k] == KEY_FAULTSITE)
 			c->fixed[k] = site;
 }
 
@@ -622,6 +723,62 @@ static int pass_faults(struct report_ctx *c, const bool *chosen, char **msg)
 	return 0; /* a damaged tail was noted in pass 1 */
 }
 
+/* Charge the resident pages and VM of part p of mapping m. The VM SIZE of
+ * a file mapping counts once per row however many processes map it. */
+static int charge_part(struct report_ctx *c, const struct attrib_part *p,
+		       const struct attrib_map *m, bool with_pss)
+{
+	int ret;
+
+	c->share_cols = 0;
+	c->share_from = 0;
+	if (!c->faults && (p->cls == ACLS_IMAGE || p->cls == ACLS_FILE) &&
+	    attrib_file_size(p)) {
+		uint64_t off = m->pgoff + (p->start - m->start);
+		size_t from = share_level(c, attrib_image_id(p), off,
+					  off + (p->end - p->start), true);
+
+		/* from > nkeys: the same range with the same labels again
+		 * (mapped twice): its VM is counted already */
+		c->share_cols = 1u << COL_VM;
+		c->share_from = from;
+	}
+	if (c->faults)
+		ret = charge_by_fault(c, p, m, with_pss);
+	else
+		ret = attrib_charge(c->a, p, m, c->srcs, c->nsrcs, with_pss,
+				    add_piece, c);
+	c->share_cols = 0;
+	c->share_from = 0;
+	return ret;
+}
+
+/* Charge the FILE SIZE of the file behind part p of mapping m: with the
+ * mappings key the file range it maps, else the whole file once per row. */
+static int charge_file(struct report_ctx *c, const struct attrib_part *p,
+		       const struct attrib_map *m)
+{
+	uint64_t off = 0, end = UINT64_MAX;
+	int ret;
+
+	if (!attrib_file_size(p))
+		return 0;
+	if (c->has_mappings_key) {
+		if (p->cls == ACLS_BSS)
+			return 0;
+		off = m->pgoff + (p->start - m->start);
+		end = off + (p->end - p->start);
+	}
+	c->share_from = share_level(c, attrib_image_id(p), off, end, false);
+	if (c->share_from > c->o->nkeys)
+		return 0;
+	c->share_cols = 1u << COL_FILE;
+	ret = attrib_file(c->a, p, off, end, c->srcs, c->nsrcs, add_piece, c);
+	c->share_cols = 0;
+	c->share_from = 0;
+	return ret;
+}
+
 static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 		      bool with_pss, struct attrib_part *prev,
 		      bool *have_prev)
@@ -638,41 +795,49 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	if (m.end <= m.start)
 		return 0;
 	n = attrib_classify(c->a, &m, *have_prev ? prev : NULL, parts);
+	c->cur_subject[1] = m.name ? labels_intern(c->lb, m.name) :
+				     LABEL_NONE;
 	for (int i = 0; i < n; i++) {
 		const struct attrib_part *p = &parts[i];
 
 		for (size_t k = 0; k < c->o->nkeys; k++)
 			if (c->src_of_key[k] < 0)
-				c->fixed[k] = keydefs[c->o->keys[k]].label(
-					c, &m, p);
-		if (c->faults)
-			ret = charge_by_fault(c, p, &m, with_pss);
-		else
-			ret = attrib_charge(c->a, p, &m, c->srcs, c->nsrcs,
-					    with_pss, add_piece, c);
+				c->fixed[k] = fixed_label(c, c->o->keys[k],
+							  &m, p);
+		c->cur_subject[0] = p->file_label;
+		ret = charge_part(c, p, &m, with_pss);
 		if (ret)
 			return ret;
-		if (!attrib_file_size(p))
-			continue;
-		if (c->has_mappings_key) {
-			uint64_t off;
-
-			if (p->cls == ACLS_BSS)
-				continue;
-			off = m.pgoff + (p->start - m.start);
-			ret = attrib_file(c->a, p, off,
-					  off + (p->end - p->start), c->srcs,
-					  c->nsrcs, add_piece, c);
-		} else if (first_file_prefix(c, attrib_image_id(p))) {
-			ret = attrib_file(c->a, p, 0, UINT64_MAX, c->srcs,
-					  c->nsrcs, add_piece, c);
-		}
+		ret = charge_file(c, p, &m);
 		if (ret)
 			return ret;
 	}
 	*prev = parts[n - 1];
 	*have_prev = true;
 	return 0;
+}
+
+/* PICK_ALL: rows of snapshot s go to the tree of its step. */
+static void enter_step(struct report_ctx *c, const struct snapinfo *s)
+{
+	struct report_result *res = c->res;
+	uint64_t t = s->time > c->start_ns ? s->time - c->start_ns : 0;
+	struct report_step *st;
+
+	while (res->nsteps <= s->nth) {
+		res->steps = xrealloc(res->steps, (res->nsteps + 1) *
+							  sizeof(*res->steps));
+		res->steps[res->nsteps++] = (struct report_step){
+			.t = rowtree_new(c->lb, c->o->nkeys),
+			.time = UINT64_MAX,
+		};
+	}
+	st = &res->steps[s->nth];
+	st->time = MIN(st->time, t);
+	st->time_last = MAX(st->time_last, t);
+	st->nsnapshots++;
+	c->t = st->t;
+	c->step = s->nth;
 }
 
 static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
@@ -709,6 +874,8 @@ static int pass2(struct report_ctx *c, const bool *chosen, char **msg)
 					if (c->pids[p].pid ==
 					    c->snaps[next].pid)
 						c->cur_pid = &c->pids[p];
+				if (c->o->pick == PICK_ALL)
+					enter_step(c, &c->snaps[next]);
 			}
 			break;
 		case MD_REC_SNAP_MAPPING:
@@ -738,30 +905,132 @@ out:
 	return ret;
 }
 
+/* Why no snapshot was chosen, for the error message; caller frees. */
+static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
+{
+	const char *in = c->o->input;
+
+	if (c->o->pick == PICK_INDEX && most)
+		return xasprintf("--snapshot %" PRIu64 ": '%s' has %s%" PRIu64
+				 " complete snapshot%s%s, numbered 0 to %"
+				 PRIu64, c->o->index, in,
+				 c->o->pid < 0 && c->npids > 1 ?
+					 "at most " : "",
+				 most, most == 1 ? "" : "s",
+				 c->o->pid >= 0 ? " of that pid" :
+				 c->npids > 1 ? " per process" : "",
+				 most - 1);
+	if (c->o->pid >= 0) {
+		for (size_t i = 0; i < c->npids; i++)
+			if ((long)c->pids[i].pid == c->o->pid)
+				return xasprintf("'%s' has no complete "
+						 "snapshot of pid %ld", in,
+						 c->o->pid);
+		return xasprintf("'%s' has no complete snapshot of pid %ld "
+				 "(pid %ld was not recorded)", in, c->o->pid,
+				 c->o->pid);
+	}
+	if (c->stop) /* damaged or cut short: say where the read stopped */
+		return xasprintf("'%s' has no complete snapshot: it %s", in,
+				 c->stop);
+	if (!c->nsnaps)
+		return xasprintf("'%s' has no snapshot: the recording ended "
+				 "before the first one", in);
+	return xasprintf("'%s' has no complete snapshot", in);
+}
+
+/* Say when the TOTAL is not the sum of its rows or not one moment: files
+ * counted once although several processes map them, snapshots of
+ * several processes taken at different times. */
+static void moment_notes(struct report_ctx *c, const bool *chosen)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	bool process_key = false;
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->o->nkeys; k++)
+		process_key |= keydefs[c->o->keys[k]].space == KEYSP_PROCESS;
+	if (c->shared_once && process_key)
+		strlist_add(&c->res->notes, xstrdup(
+			"FILE SIZE and VM SIZE count a file several processes "
+			"map once, in the TOTAL and in the rows above the "
+			"pids or mappings key: there they are less than the "
+			"sum of the rows below"));
+	for (size_t i = 0; i < c->nsnaps; i++) {
+		if (!chosen[i])
+			continue;
+		lo = MIN(lo, c->snaps[i].time);
+		hi = MAX(hi, c->snaps[i].time);
+		n++;
+	}
+	/* PICK_ALL: the steps are apart by design; each step's own spread
+	 * is the timeline's to show */
+	if (n < 2 || c->o->pick == PICK_ALL)
+		return;
+	if (c->o->pick == PICK_PEAK)
+		strlist_addf(&c->res->notes,
+			     "the TOTAL adds the peak snapshot of each of %zu "
+			     "processes, taken %.3f s apart at most: not one "
+			     "moment", n, (double)(hi - lo) / 1e9);
+	else if (hi - lo >= MOMENT_NS)
+		strlist_addf(&c->res->notes,
+			     "the TOTAL adds snapshots of %zu processes taken "
+			     "%.3f s apart at most: not one moment", n,
+			     (double)(hi - lo) / 1e9);
+}
+
+static bool has_kind(const struct strlist *l, enum note_kind k)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->kinds[i] == k)
+			return true;
+	return false;
+}
+
+/* Drop the notes about a subject (an image, a mapping) that no kept row
+ * comes from: the filter removed all of its rows. */
+static void drop_unshown_notes(struct report_ctx *c)
+{
+	struct strlist kept = { 0 };
+	struct strlist *l = &c->res->notes;
+
+	for (size_t i = 0; i < l->n; i++) {
+		uint32_t id;
+
+		if (l->subjects[i]) {
+			id = labels_intern(c->lb, l->subjects[i]);
+			if (id >= c->showncap || !c->shown[id])
+				continue;
+		}
+		strlist_add_copy(&kept, l, i);
+	}
+	strlist_free(l);
+	*l = kept;
+}
+
 int report_build(const struct report_opts *o, struct labels *lb,
 		 struct report_result *res, char **msg)
 {
 	struct report_ctx c = { .o = o, .lb = lb, .res = res,
 				.page_size = 4096 };
 	bool *chosen = NULL;
+	uint64_t most;
 	int ret;
 
 	*msg = NULL;
 	c.a = attrib_new(lb, o->debug_root);
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	for (size_t i = 0; i < o->nkeys; i++) {
-		int src = keydefs[o->keys[i]].src;
-
 		c.src_of_key[i] = -1;
-		if (o->keys[i] == RKEY_MAPPINGS)
+		if (o->keys[i] == KEY_MAPPINGS)
 			c.has_mappings_key = true;
-		if (o->keys[i] == RKEY_CALLERS ||
-		    o->keys[i] == RKEY_FAULTSITE)
+		if (o->keys[i] == KEY_CALLERS ||
+		    o->keys[i] == KEY_FAULTSITE)
 			c.want_faults = true;
-		if (src < 0)
+		if (keydefs[o->keys[i]].space != KEYSP_IMAGE)
 			continue;
 		c.src_of_key[i] = (int)c.nsrcs;
-		c.srcs[c.nsrcs++] = src;
+		c.srcs[c.nsrcs++] = o->keys[i];
 	}
 
 	ret = pass1(&c, msg);
@@ -777,16 +1046,13 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		free(s);
 	}
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
-	res->nsnapshots = choose(&c, chosen);
+	res->nsnapshots = o->pick == PICK_ALL ?
+				  choose_all(&c, chosen, &most) :
+				  choose(&c, chosen, &most);
+	result_set_snaps(&c, chosen);
 	if (!res->nsnapshots) {
 		ret = -ENOENT;
-		if (o->pid >= 0)
-			*msg = xasprintf("'%s' has no complete snapshot of "
-					 "pid %ld", o->input, o->pid);
-		else
-			*msg = xasprintf("'%s' has no complete snapshot%s%s",
-					 o->input, c.stop ? ": it " : "",
-					 c.stop ? c.stop : "");
+		*msg = no_snapshot_msg(&c, most);
 		goto out;
 	}
 	res->have_pss = true;
@@ -804,15 +1070,20 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		goto out;
 	if (c.faults)
 		faults_notes(c.faults, &res->notes);
+	moment_notes(&c, chosen);
 	if (c.lost)
 		note(&c, xasprintf("%" PRIu64 " perf records were lost while "
 				   "recording: the mapping history may miss "
 				   "events (snapshots are complete)", c.lost));
 	attrib_notes(c.a, &res->notes);
 	fallback_notes(&c);
-	if (!res->have_pss)
-		note(&c, xstrdup("no PSS: recorded without access to page "
-				 "frame numbers (needs CAP_SYS_ADMIN)"));
+	if (!res->have_pss && !has_kind(&res->notes, NOTE_NO_PSS))
+		strlist_add_note(&res->notes, NOTE_NO_PSS, NULL,
+				 xstrdup("no PSS: recorded without access to "
+					 "page frame numbers (needs "
+					 "CAP_SYS_ADMIN)"));
+	if (!filter_empty(o->filter))
+		drop_unshown_notes(&c);
 out:
 	free(chosen);
 	for (size_t i = 0; i < c.npids; i++)
@@ -820,8 +1091,9 @@ out:
 	free(c.pids);
 	free(c.snaps);
 	free(c.stop);
-	free(c.seen);
-	free(c.match);
+	free(c.shared.keys);
+	free(c.shared.slots);
+	free(c.shown);
 	faults_free(c.faults);
 	attrib_free(c.a);
 	return ret;
@@ -829,7 +1101,16 @@ out:
 
 void report_result_free(struct report_result *res)
 {
+	for (size_t i = 0; i < res->nsteps; i++)
+		rowtree_free(res->steps[i].t);
+	free(res->steps);
 	rowtree_free(res->t);
 	strlist_free(&res->notes);
+	for (size_t i = 0; i < res->nimages; i++) {
+		free((char *)res->images[i].path);
+		free((char *)res->images[i].build_id);
+	}
+	free(res->images);
+	free(res->snaps);
 	memset(res, 0, sizeof(*res));
 }

@@ -14,42 +14,20 @@
 #include <stdint.h>
 
 #include "maps/labels.h"
+#include "out/output.h"
 #include "out/rows.h"
+#include "report/filter.h"
+#include "report/keys.h"
 #include "util/strlist.h"
-
-/* Keys of `memsz report --by`, outermost first. The table in report.c
- * says which come from inside images. */
-enum report_key {
-	RKEY_PIDS,
-	RKEY_FILES,
-	RKEY_MAPPINGS,
-	RKEY_SEGMENTS,
-	RKEY_SECTIONS,
-	RKEY_SYMBOLS,
-	RKEY_KINDS,
-	RKEY_BBS,
-	RKEY_RELOCS,
-	RKEY_COMPILEUNITS,
-	RKEY_INLINES,
-	RKEY_CALLERS,   /* stack of the fault that made a page resident */
-	RKEY_FAULTSITE, /* its innermost frame */
-	RKEY__COUNT
-};
-
-#define REPORT_MAX_KEYS 8
-
-/* Parse a comma-separated key list into keys[]. Returns the count, or -1
- * if a key is unknown or repeated (*bad: malloc'd copy, caller frees). */
-int report_keys_parse(const char *spec, enum report_key *keys, char **bad);
-const char *report_key_name(enum report_key k);
-/* Comma-separated names of every key; static storage. */
-const char *report_key_list(void);
 
 enum report_pick {
 	PICK_LAST,
 	PICK_FIRST,
 	PICK_PEAK,  /* highest total RSS */
 	PICK_INDEX, /* the Nth complete snapshot of each pid, from 0 */
+	PICK_ALL,   /* every complete snapshot: the Nth of each pid into
+		       step N of the result (a timeline); the fault keys
+		       then use each pid's samples up to its last one */
 };
 
 /* Parse "first", "last", "peak" or a number. Returns 0 or -1. */
@@ -58,20 +36,39 @@ int report_pick_parse(const char *s, enum report_pick *pick,
 
 struct report_opts {
 	const char *input;          /* memsz.data path */
-	enum report_key keys[REPORT_MAX_KEYS];
+	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
 	long pid;                   /* only this pid; -1: all */
 	enum report_pick pick;
 	uint64_t index;             /* PICK_INDEX */
-	const regex_t *filter;      /* keep paths with a matching label */
+	struct filter *filter;      /* paths to keep; NULL or empty: all */
 	const char *debug_root;     /* NULL: /usr/lib/debug */
 };
 
+/* With PICK_ALL, one step per snapshot index: the Nth complete snapshot
+ * of every pid, summed as `--snapshot N` would report them. */
+struct report_step {
+	struct rowtree *t;          /* unfinished */
+	uint64_t time, time_last;   /* ns since the recording began: its
+				       earliest and latest snapshot */
+	size_t nsnapshots;          /* processes with an Nth snapshot */
+};
+
 struct report_result {
-	struct rowtree *t;          /* unfinished: caller sorts/limits */
+	struct rowtree *t;          /* unfinished: caller sorts/limits;
+				       empty with PICK_ALL */
+	struct report_step *steps;  /* PICK_ALL only, nsteps of them */
+	size_t nsteps;
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	size_t nsnapshots;          /* snapshots reported */
-	struct strlist notes;    /* footer lines */
+	struct strlist notes;       /* footer notes, without those about
+				       images no kept row shows */
+	struct out_image *images;   /* every image recorded: path and
+				       build-id (hex), malloc'd */
+	size_t nimages;
+	struct out_snap *snaps;     /* every complete snapshot, in file
+				       order, with its total RSS */
+	size_t nsnaps;
 };
 
 /* Build the rows for o into res (zeroed by the caller) over label table

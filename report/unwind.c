@@ -38,6 +38,15 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
 #define DFRAME_BASE 0xffff900000000000ULL
 #define DFRAME_STRIDE 0x0000001000000000ULL
 
+/* .debug_frame records as dframe_build() reads them (32-bit DWARF, 8-byte
+ * addresses): u32 length, u32 CIE id (CIE) or CIE offset (FDE), then a
+ * CIE's version byte and augmentation string, or an FDE's
+ * initial_location and address_range. */
+#define DF_DWARF64_LENGTH 0xffffffffu /* the 64-bit format: not handled */
+#define DF_CIE_ID 0xffffffffu         /* .eh_frame's CIE id is 0 instead */
+#define DF_MIN_RECORD 12     /* length, id, version, empty augmentation */
+#define DF_FDE_MIN_LEN (4 + 8 + 8) /* CIE offset, location, range */
+
 /* One ELF image: the caller's (struct unwind_map img) or one the unwinder
  * opened from a path. */
 struct uw_image {
@@ -90,7 +99,7 @@ int unwind_reg(const struct unwind_regs *r, unsigned reg, uint64_t *val)
 	uint64_t below;
 	unsigned idx;
 
-	if (!r->abi || reg >= 64 || !(r->mask & (1ULL << reg)))
+	if (!r->abi || reg >= 8 * sizeof(r->mask) || !(r->mask & (1ULL << reg)))
 		return -ENOENT;
 	below = r->mask & ((1ULL << reg) - 1);
 	idx = (unsigned)__builtin_popcountll(below);
@@ -260,7 +269,7 @@ static int dframe_cmp(const void *x, const void *y)
 {
 	const struct dframe_ent *a = x, *b = y;
 
-	return a->start < b->start ? -1 : a->start > b->start;
+	return u64_cmp(a->start, b->start);
 }
 
 static bool dframe_build(struct uw_image *im, uint64_t bias, uint64_t addr)
@@ -277,22 +286,22 @@ static bool dframe_build(struct uw_image *im, uint64_t bias, uint64_t addr)
 	im->dframe_built = false;
 	out = xmalloc(len + 8);
 	memcpy(out, src, len);
-	while (pos + 12 <= len) {
+	while (pos + DF_MIN_RECORD <= len) {
 		uint32_t l32, id;
 		uint64_t start;
 
 		memcpy(&l32, src + pos, 4);
-		if (l32 == 0 || l32 == 0xffffffff || l32 > len - pos - 4)
-			break; /* 64-bit DWARF: not handled */
+		if (l32 == 0 || l32 == DF_DWARF64_LENGTH || l32 > len - pos - 4)
+			break;
 		memcpy(&id, src + pos + 4, 4);
-		if (id == 0xffffffff) {
+		if (id == DF_CIE_ID) {
 			/* CIE: id 0; needs an empty augmentation */
 			uint32_t zero = 0;
 
 			memcpy(out + pos + 4, &zero, 4);
 			if (src[pos + 9] != 0)
 				goto fail;
-		} else if (l32 >= 4 + 16) {
+		} else if (l32 >= DF_FDE_MIN_LEN) {
 			/* FDE: CIE pointer relative to this field */
 			uint32_t rel = (uint32_t)(pos + 4 - id);
 

@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_ehframe tests/test_elf tests/test_events tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strlist tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -14,6 +14,9 @@ tests_test_bbaddrmap_LDADD = $(TEST_LIBS)
 tests_test_datafile_SOURCES = tests/test_datafile.c tests/testutil.c tests/testutil.h
 tests_test_datafile_CFLAGS = $(TEST_CFLAGS)
 tests_test_datafile_LDADD = $(TEST_LIBS)
+tests_test_difftree_SOURCES = tests/test_difftree.c tests/testutil.c tests/testutil.h
+tests_test_difftree_CFLAGS = $(TEST_CFLAGS)
+tests_test_difftree_LDADD = $(TEST_LIBS)
 tests_test_ehframe_SOURCES = tests/test_ehframe.c tests/testutil.c tests/testutil.h
 tests_test_ehframe_CFLAGS = $(TEST_CFLAGS)
 tests_test_ehframe_LDADD = $(TEST_LIBS)
@@ -25,6 +28,9 @@ tests_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_test_events_SOURCES = tests/test_events.c tests/testutil.c tests/testutil.h
 tests_test_events_CFLAGS = $(TEST_CFLAGS)
 tests_test_events_LDADD = $(TEST_LIBS)
+tests_test_filter_SOURCES = tests/test_filter.c tests/testutil.c tests/testutil.h
+tests_test_filter_CFLAGS = $(TEST_CFLAGS)
+tests_test_filter_LDADD = $(TEST_LIBS)
 tests_test_labels_SOURCES = tests/test_labels.c tests/testutil.c tests/testutil.h
 tests_test_labels_CFLAGS = $(TEST_CFLAGS)
 tests_test_labels_LDADD = $(TEST_LIBS)
@@ -51,6 +57,9 @@ tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
 tests_test_snapshot_LDADD = $(TEST_LIBS)
 tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DWORKLOAD_DIR='"$(abs_top_srcdir)/tests/workloads"'
+tests_test_strlist_SOURCES = tests/test_strlist.c tests/testutil.c tests/testutil.h
+tests_test_strlist_CFLAGS = $(TEST_CFLAGS)
+tests_test_strlist_LDADD = $(TEST_LIBS)
 tests_test_unwind_SOURCES = tests/test_unwind.c tests/testutil.c tests/testutil.h
 tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)
@@ -71,12 +80,18 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
 	tests/t3010-report-relocs.py \
+	tests/t3020-report-views.py \
 	tests/t3050-report-mutations.py \
 	tests/t3060-report-repro.py \
-	tests/t3100-report-callers.py
+	tests/t3100-report-callers.py \
+	tests/t3200-diff.py \
+	tests/t3210-report-timeline.py \
+	tests/t3300-report-pprof.py \
+	tests/t3310-report-html.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/elf-fixtures/elf-byteswap.py \
+	tests/workloads/diff_grow.c \
 	tests/workloads/fault_paths.c \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \

@@ -43,6 +43,56 @@ for cmd_opt in "size -n 3" "report -n 3" "record -o $tmp/x.data" "dump -v"; do
 done
 expect_fail "unknown command names the valid ones" "Commands are:.*size" \
 	$MEMSZ frobnicate
+# expect_rc NAME RC CMD...: exit status exactly RC
+expect_rc() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] && ok "$name" || notok "$name (rc=$rc, want $want)"
+}
+expect_rc "unknown command: exit 129 (as memsz(1) says)" 129 $MEMSZ frobnicate
+expect_rc "help for an unknown command: exit 129" 129 $MEMSZ help frobnicate
+expect_rc "no command: exit 129" 129 $MEMSZ
+# json_err NAME RC CMD...: exit RC, nothing on stderr, stdout one JSON
+# object {"error": "..."} (parsed by python's json)
+json_err() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && [ ! -s "$tmp/err" ] &&
+	   python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["error"] and d["error"], d' "$tmp/out"; then
+		ok "$name"
+	else
+		notok "$name (rc=$rc, out: $(cat "$tmp/out"), err: $(cat "$tmp/err"))"
+	fi
+}
+json_err "json: unknown command is a JSON error, exit 129" 129 \
+	$MEMSZ frobnicate --format json
+json_err "json: unknown option before --format, exit 129" 129 \
+	$MEMSZ size --bogus --format json "$MEMSZ"
+json_err "json: unknown key, exit 129" 129 \
+	$MEMSZ size --format=json --by bogus "$MEMSZ"
+json_err "json: bad -n, exit 129" 129 $MEMSZ size --format json -n x "$MEMSZ"
+json_err "json: option without its value, exit 129" 129 \
+	$MEMSZ size "$MEMSZ" --format json --by
+json_err "json: no FILE, exit 129" 129 $MEMSZ size --format json
+json_err "json: unknown field, exit 129" 129 \
+	$MEMSZ size --format json --fields rss "$MEMSZ"
+json_err "json: missing file, exit 1" 1 $MEMSZ size --format json "$tmp/nope"
+expect_fail "unknown option: one line, 129" "unknown option '--bogus'" \
+	$MEMSZ size --bogus "$MEMSZ"
+expect_fail "size has no rss field" "unknown or repeated field 'rss'" \
+	$MEMSZ size --fields rss "$MEMSZ"
+expect_fail "--filter with an unknown key" "unknown key 'flies'" \
+	$MEMSZ size --filter flies=x "$MEMSZ"
+expect_fail "--filter key not in --by" "key 'symbols' is not in --by" \
+	$MEMSZ size --filter symbols=x "$MEMSZ"
+expect_fail "bad --width" "--width wants a number" \
+	$MEMSZ size --width wide "$MEMSZ"
 expect_fail "missing file" "'$tmp/nope': No such file" $MEMSZ size "$tmp/nope"
 expect_fail "directory" "'$tmp': Is a directory" $MEMSZ size "$tmp"
 echo "hello, not an ELF" >"$tmp/text"
@@ -55,6 +105,28 @@ expect_fail "repeated key" "unknown or repeated key 'sections'" \
 	$MEMSZ size --by sections,sections "$MEMSZ"
 expect_fail "bad format" "unknown format 'xml'" $MEMSZ size --format xml "$MEMSZ"
 expect_fail "bad -n" "-n wants a number" $MEMSZ size -n lots "$MEMSZ"
+expect_fail "a report-only key" "unknown or repeated key 'pids'" \
+	$MEMSZ size --by sections,pids "$MEMSZ"
+expect_fail "bad --sort" "cannot sort by 'rss' (columns: file, vm)" \
+	$MEMSZ size --sort rss "$MEMSZ"
+
+# --list-keys: one line per key, the same keys --help lists, each of them
+# accepted by --by and summing to the file size.
+$MEMSZ size --list-keys >"$tmp/keys"
+listed=$(cut -d' ' -f1 "$tmp/keys" | tr '\n' ' ')
+helped=$($MEMSZ size --help | sed -n '/--by KEY.*keys,/{n;p;}' | tr -d ',' |
+	sed 's/^ *//')
+fsize=$(stat -c %s "$MEMSZ")
+bad=""
+for k in $listed; do
+	t=$($MEMSZ size --by "$k" --format csv "$MEMSZ" 2>/dev/null |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "file_size") c = i }
+			 NR > 1 { s += $c } END { print s }')
+	[ "$t" = "$fsize" ] || bad="$bad $k($t)"
+done
+[ "$listed" = "$helped " ] && [ "$(wc -l <"$tmp/keys")" -eq 8 ] &&
+	[ -z "$bad" ] && ok "size --list-keys: 8 keys, as --help, each sums to the file" ||
+	notok "size --list-keys (listed '$listed', help '$helped', bad:$bad)"
 
 # A FIFO is refused at once, never opened for reading and waited on:
 # given directly, and named by a .gnu_debuglink (timeout: 124 if it hangs).
@@ -134,6 +206,110 @@ fsum=$($MEMSZ size --format folded --by sections,symbols -n 0 "$MEMSZ" | awk '{s
 	notok "folded: $fsum != $size"
 total=$($MEMSZ size --format csv --by files "$MEMSZ" "$MEMSZ" | awk -F, 'NR>1{s+=$2}END{print s}')
 [ "$total" -eq $((2 * size)) ] && ok "two files add up" || notok "two files: $total"
+
+# --fields: chosen columns in order, in every format.
+$MEMSZ size --format csv -n 0 --fields vm,file "$MEMSZ" | head -1 |
+	grep -q '^sections,vm_size,file_size$' && ok "csv --fields vm,file" ||
+	notok "csv --fields vm,file"
+$MEMSZ size --format tsv -n 0 -F vm "$MEMSZ" | head -1 |
+	grep -q "^sections	vm_size$" && ok "tsv -F vm" || notok "tsv -F vm"
+$MEMSZ size --format json -F vm,file "$MEMSZ" >"$tmp/j" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["columns"] == ["vm_size", "file_size"], d["columns"]
+assert all([k for k in r if k in ("vm_size", "file_size")] ==
+           ["vm_size", "file_size"] and len(r) == 3 + ("others" in r)
+           for r in d["rows"]), d["rows"]' \
+	"$tmp/j" && ok "json -F vm,file: columns and row fields in order" ||
+	notok "json -F vm,file"
+vmsum=$($MEMSZ size --format csv -n 0 "$MEMSZ" |
+	awk -F, 'NR > 1 { s += $3 } END { print s }')
+fvsum=$($MEMSZ size --format folded -F vm -n 0 "$MEMSZ" |
+	awk '{ s += $NF } END { print s }')
+[ "$fvsum" -eq "$vmsum" ] && ok "folded -F vm: the VM bytes ($vmsum)" ||
+	notok "folded -F vm: $fvsum != $vmsum"
+$MEMSZ size -F vm,file "$MEMSZ" | head -1 | grep -q 'VM SIZE  *FILE SIZE' &&
+	ok "table -F vm,file: VM SIZE first" || notok "table -F vm,file"
+
+# --filter KEY=REGEX and --exclude against readelf's section sizes.
+# section_size REGEX: bytes of the sections whose name matches, per readelf
+section_size() {
+	readelf -W -S "$MEMSZ" | python3 -c 'import re, sys
+s = 0
+for line in sys.stdin:
+    m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+(\S+)", line)
+    if m and m.group(2) != "NOBITS" and re.search(sys.argv[1], m.group(1)):
+        s += int(m.group(3), 16)
+print(s)' "$1"
+}
+text=$(section_size '^\.text$')
+$MEMSZ size --by sections,symbols -n 0 --format csv \
+	--filter 'sections=^\.text$' "$MEMSZ" >"$tmp/f.csv"
+fsec=$(awk -F, 'NR > 1 && $1 != ".text" { print $1 }' "$tmp/f.csv" | sort -u)
+fsum=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$tmp/f.csv")
+[ -z "$fsec" ] && [ "$fsum" = "$text" ] &&
+	ok "--filter sections=^\.text\$: only .text, its readelf size $text" ||
+	notok "--filter sections: sections '$fsec', $fsum != $text"
+debug=$(section_size '^\.debug')
+esum=$($MEMSZ size --by sections -n 0 --format csv \
+	--exclude 'sections=^\.debug' "$MEMSZ" |
+	awk -F, 'NR > 1 { s += $2 } END { print s }')
+[ "$debug" -gt 0 ] && [ "$esum" -eq $((size - debug)) ] &&
+	ok "--exclude sections=^\.debug: the file less its .debug sections" ||
+	notok "--exclude: $esum != $size - $debug"
+esym=$($MEMSZ size --by sections,symbols -n 0 --format csv \
+	--filter 'sections=^\.text$' --exclude 'symbols=^main$' "$MEMSZ" |
+	awk -F, 'NR > 1 && $2 == "main"' | wc -l)
+fsym=$($MEMSZ size --by sections,symbols -n 0 --format csv \
+	--filter 'sections=^\.text$' --filter 'symbols=^main$' "$MEMSZ" |
+	awk -F, 'NR > 1' | cut -d, -f1,2)
+[ "$esym" -eq 0 ] && [ "$fsym" = ".text,main" ] &&
+	ok "filters on two keys AND together; --exclude drops" ||
+	notok "two keys: '$fsym', excluded main rows: $esym"
+
+# The table's width: a long path is cut in the middle to fit; csv never.
+long="$tmp/a_file_name_long_enough_that_it_cannot_fit_in_a_narrow_table.elf"
+cp "$MEMSZ" "$long"
+COLUMNS=60 $MEMSZ size --by files,sections "$long" >"$tmp/t60"
+wide=$(sed '/TOTAL$/q' "$tmp/t60" | python3 -c 'import sys
+print(max(len(l.rstrip("\n")) for l in sys.stdin))')
+[ "$wide" -le 60 ] && python3 -c 'import sys
+path = sys.argv[2]
+cut = [l.split("   ")[-1].strip() for l in open(sys.argv[1])
+       if "\u2026" in l and l.rstrip().endswith(".elf")]
+assert cut, "no cut label"
+h, t = cut[0].split("\u2026")
+assert path.startswith(h) and path.endswith(t) and len(h) > 5, cut' \
+	"$tmp/t60" "$long" &&
+	ok "COLUMNS=60: lines fit ($wide), the path cut in the middle" ||
+	notok "COLUMNS=60: widest $wide"
+unset COLUMNS
+$MEMSZ size --by files,sections --width 60 "$long" | cmp -s - "$tmp/t60" &&
+	ok "--width 60 is COLUMNS=60" || notok "--width 60"
+$MEMSZ size --by files,sections --width 0 "$long" | grep -q "^ .*   $long\$" &&
+	ok "--width 0: whole labels" || notok "--width 0"
+$MEMSZ size --by files,sections --format csv --width 20 "$long" |
+	grep -q "^$long," && ok "csv: whole labels whatever the width" ||
+	notok "csv cut a label"
+$MEMSZ size --by files "$long" | sed '/TOTAL$/q' | awk '{ print length }' |
+	sort -n | tail -1 | { read w; [ "$w" -le 120 ]; } &&
+	ok "COLUMNS unset: the table fits 120 columns" || notok "120 columns"
+
+# The footer: one line per kind with a count; -v in full; nothing about a
+# file the filter left nothing of.
+$MEMSZ size --by files,symbols "$MEMSZ" "$long" >"$tmp/t2"
+grep -q '^2 files have bytes under fallback labels: memsz, a_file_name' \
+	"$tmp/t2" && [ "$(grep -c 'under fallback labels' "$tmp/t2")" -eq 1 ] &&
+	ok "footer: one line for two files' fallback notes" ||
+	notok "grouped footer: $(sed -n '/TOTAL$/,$p' "$tmp/t2")"
+$MEMSZ size -v --by files,symbols "$MEMSZ" "$long" >"$tmp/t2v"
+[ "$(grep -c ': symbols: .* under fallback labels' "$tmp/t2v")" -eq 2 ] &&
+	ok "-v: each file's note in full" || notok "-v footer"
+$MEMSZ size --by files,symbols --filter 'files=elf$' "$MEMSZ" "$long" \
+	>"$tmp/tf"
+! grep -q "^$MEMSZ:" "$tmp/tf" && grep -q "^$long: symbols:" "$tmp/tf" &&
+	ok "--filter files=: no note about the file filtered out" ||
+	notok "--filter notes: $(sed -n '/TOTAL$/,$p' "$tmp/tf")"
 
 echo "$((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -36,8 +36,56 @@ grep -q \"^memsz: cannot read '$tmp/bad.data'\" '$tmp/err'" \
 check "[ $? -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ]" \
 	"empty file: one line, exit 1 ($(cat "$tmp/err"))"
 "$MEMSZ" report -i "$tmp/nonexistent.data" >/dev/null 2>"$tmp/err"
-check "[ $? -eq 1 ] && grep -q 'No such file' '$tmp/err'" \
-	"missing file: one line, exit 1"
+check "[ $? -eq 1 ] && grep -q 'No such file' '$tmp/err' && \
+[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"'memsz record -p PID'\" '$tmp/err'" \
+	"missing file: one line, exit 1, says how to make one"
+# json_err NAME RC CMD...: exit RC, nothing on stderr, stdout one JSON
+# object {"error": "..."} (python's json), its text matching $pat
+json_err() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && [ ! -s "$tmp/err" ] &&
+	   python3 -c 'import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["error"] and re.search(sys.argv[2], d["error"]), d' \
+		"$tmp/out" "$pat"; then
+		ok "$name"
+	else
+		notok "$name (rc=$rc, out: $(cat "$tmp/out"), err: $(cat "$tmp/err"))"
+	fi
+}
+mkdir "$tmp/empty"
+(cd "$tmp/empty" && "$MEMSZ" report >"$tmp/out" 2>"$tmp/err")
+check "[ $? -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && \
+grep -q \"cannot read 'memsz.data': No such file.*memsz record\" '$tmp/err'" \
+	"no memsz.data here: says so and how to make one ($(cat "$tmp/err"))"
+pat="cannot read 'memsz.data': No such file.*memsz record"
+json_err "json: no memsz.data is a JSON error, exit 1" 1 \
+	sh -c "cd '$tmp/empty' && '$MEMSZ' report --format json"
+pat="unknown option '--bogus'"
+json_err "json: unknown option, exit 129" 129 \
+	"$MEMSZ" report --bogus --format json
+pat="unknown or repeated key 'nope'"
+json_err "json: unknown key, exit 129" 129 \
+	"$MEMSZ" report --format json --by nope
+pat="--snapshot wants"
+json_err "json: bad --snapshot, exit 129" 129 \
+	"$MEMSZ" report --format=json --snapshot sometimes
+pat="needs a value"
+json_err "json: option without a value, exit 129" 129 \
+	"$MEMSZ" report --format json -i
+pat="unexpected argument 'extra'"
+json_err "json: a stray argument, exit 129" 129 \
+	"$MEMSZ" report --format json extra
+pat="not in --by"
+json_err "json: --filter on a key not in --by, exit 129" 129 \
+	"$MEMSZ" report --format json --filter symbols=x
+"$MEMSZ" report --bogus >"$tmp/out" 2>"$tmp/err"
+check "[ $? -eq 129 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && [ ! -s '$tmp/out' ] && \
+grep -q \"unknown option '--bogus'; see 'memsz help report'\" '$tmp/err'" \
+	"unknown option: one line, exit 129"
 
 # --- a workload run from a copy we can delete or replace ---
 gcc -O1 -fPIE -pie -Wl,--build-id -o "$tmp/app" \
@@ -91,9 +139,35 @@ check "[ \"$(total_rss <"$tmp/rep.csv")\" = '$good' ]" \
 "$MEMSZ" report --by nope >/dev/null 2>"$tmp/err"
 check "[ $? -eq 129 ] && grep -q \"unknown or repeated key 'nope'\" '$tmp/err'" \
 	"unknown key: usage error"
+"$MEMSZ" report --sort bogus >/dev/null 2>"$tmp/err"
+check "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs)\" '$tmp/err'" \
+	"bad --sort: usage error naming the columns"
+# --list-keys: every key --help lists, one line each, each accepted by --by
+"$MEMSZ" report --list-keys >"$tmp/keys"
+listed=$(cut -d' ' -f1 "$tmp/keys" | tr '\n' ' ')
+helped=$("$MEMSZ" report --help | sed -n '/--by KEY.*keys,/{n;p;}' |
+	tr -d ',' | sed 's/^ *//')
+bad=""
+for k in $listed; do
+	"$MEMSZ" report -i "$tmp/m.data" --by "$k" -n 1 >/dev/null 2>&1 ||
+		bad="$bad $k"
+done
+check "[ '$listed' = '$helped ' ] && [ -z '$bad' ] && [ \$(wc -l <'$tmp/keys') -eq 13 ]" \
+	"report --list-keys: the keys --help lists, each accepted"
 "$MEMSZ" report --snapshot sometimes >/dev/null 2>&1
 check "[ $? -eq 129 ]" "bad --snapshot: usage error"
 "$MEMSZ" report -i "$tmp/m.data" --pid 1 >/dev/null 2>"$tmp/err"
 check "[ $? -eq 1 ] && grep -q 'no complete snapshot of pid 1' '$tmp/err'" \
 	"--pid not recorded: one line, exit 1"
+# --snapshot N past the last: says how many there are (counted in dump)
+nsnap=$("$MEMSZ" dump -i "$tmp/m.data" | grep -c ' SNAP_END ')
+"$MEMSZ" report -i "$tmp/m.data" --snapshot 99 >"$tmp/out" 2>"$tmp/err"
+check "[ $? -eq 1 ] && [ $nsnap -ge 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && \
+grep -q \"\-\-snapshot 99: '$tmp/m.data' has $nsnap complete snapshots\\?, numbered 0 to $((nsnap - 1))\" '$tmp/err'" \
+	"--snapshot 99 of $nsnap: says how many ($(cat "$tmp/err"))"
+pat="has $nsnap complete snapshot"
+json_err "json: --snapshot out of range, exit 1" 1 \
+	"$MEMSZ" report -i "$tmp/m.data" --snapshot 99 --format json
+"$MEMSZ" report -i "$tmp/m.data" --snapshot $((nsnap - 1)) >/dev/null 2>&1
+check "[ $? -eq 0 ]" "--snapshot $((nsnap - 1)), the last: reported"
 exit $fail

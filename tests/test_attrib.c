@@ -245,7 +245,7 @@ static void build(struct report_opts *o, const char *keys,
 		  struct labels **lb, struct report_result *res)
 {
 	char *bad = NULL, *msg = NULL;
-	int n = report_keys_parse(keys, o->keys, &bad);
+	int n = keys_parse(keys, KEY_IN_REPORT, o->keys, &bad);
 
 	assert_true(n > 0);
 	o->nkeys = n;
@@ -467,18 +467,27 @@ static void test_no_images(void **state)
 
 static void test_keys_parse(void **state)
 {
-	enum report_key k[REPORT_MAX_KEYS];
+	enum key_id k[KEYS_MAX];
 	char *bad;
 
 	(void)state;
-	assert_int_equal(report_keys_parse("files,symbols", k, &bad), 2);
-	assert_int_equal(k[0], RKEY_FILES);
-	assert_int_equal(k[1], RKEY_SYMBOLS);
-	assert_int_equal(report_keys_parse("files,nope", k, &bad), -1);
+	assert_int_equal(keys_parse("files,symbols", KEY_IN_REPORT, k, &bad),
+			 2);
+	assert_int_equal(k[0], KEY_FILES);
+	assert_int_equal(k[1], KEY_SYMBOLS);
+	assert_int_equal(keys_parse("files,nope", KEY_IN_REPORT, k, &bad), -1);
 	assert_string_equal(bad, "nope");
 	free(bad);
-	assert_int_equal(report_keys_parse("files,files", k, &bad), -1);
+	assert_int_equal(keys_parse("files,files", KEY_IN_REPORT, k, &bad),
+			 -1);
 	free(bad);
+	/* a key of the other command is refused by name */
+	assert_int_equal(keys_parse("sections,pids", KEY_IN_SIZE, k, &bad), -1);
+	assert_string_equal(bad, "pids");
+	free(bad);
+	assert_string_equal(keys_list(KEY_IN_SIZE),
+			    "files, segments, sections, symbols, bbs, relocs, "
+			    "compileunits, inlines");
 }
 
 int main(void)

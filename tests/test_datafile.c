@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "data/datafile.h"
+#include "data/pgstate.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -37,6 +38,8 @@ static const struct md_run runs[] = {
 	{ 0x404000, 100000, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
 				    MD_PG_PRIVATE_DIRTY, 1, 0 },
 };
+/* A page-aligned end of a mapping that holds the runs above. */
+#define RUNS_END 0x20000000ull
 
 /* Writes one record of every type; returns the count written. */
 static int write_all_types(struct md_writer *w)
@@ -61,7 +64,7 @@ static int write_all_types(struct md_writer *w)
 	struct md_lost lost = { 4, 17 };
 	struct md_snap_begin sb = { 5, 42, 0, MD_SNAP_F_PFN, 2 };
 	struct md_snap_mapping map = {
-		.start = 0x400000, .end = 0x20000000, .pgoff = 0,
+		.start = 0x400000, .end = RUNS_END, .pgoff = 0,
 		.dev_major = 8, .dev_minor = 1, .ino = 99, .prot = 5,
 		.flags = 2, .image_id = 7, .name = "/bin/true",
 		.runs = runs, .nruns = ARRAY_SIZE(runs),
@@ -165,7 +168,7 @@ static void check_all_types(struct md_reader *r)
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_SNAP_MAPPING);
 	assert_int_equal(rec.u.mapping.start, 0x400000);
-	assert_int_equal(rec.u.mapping.end, 0x20000000);
+	assert_int_equal(rec.u.mapping.end, RUNS_END);
 	assert_int_equal(rec.u.mapping.prot, 5);
 	assert_int_equal(rec.u.mapping.flags, 2);
 	assert_int_equal(rec.u.mapping.image_id, 7);
@@ -236,7 +239,7 @@ static void test_round_trip(void **state)
 	/* the encoding is little-endian byte by byte, whatever the host */
 	raw = read_file(path, &len);
 	assert_int_equal(len % 8, 0);
-	assert_int_equal(raw[8], 1);
+	assert_int_equal(raw[8], MD_VERSION);
 	assert_int_equal(raw[9] | raw[10] | raw[11], 0);
 	assert_int_equal(raw[64], MD_REC_IMAGE);
 	assert_int_equal(raw[64 + 16 + 4], 0x03); /* dev_major 0x103 LE */
@@ -358,6 +361,12 @@ static int read_until_error(struct md_reader *r, uint64_t *off)
 	return ret;
 }
 
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -465,17 +474,6 @@ static void dm_overlap(uint8_t *raw, const uint64_t *b)
 	put_le64(raw + b[8] + 16, 0x1000); /* anon starts before map ends */
 }
 
-static void dm_run_outside(uint8_t *raw, const uint64_t *b)
-{
-	/* the third run of 100000 pages grows past the mapping's end */
-	put_le32(raw + b[7] + 16 + 64 + 16 + 2 * 24 + 8, 200000);
-}
-
-static void dm_run_overlap(uint8_t *raw, const uint64_t *b)
-{
-	put_le64(raw + b[7] + 16 + 64 + 16 + 24, 0x401000);
-}
-
 static void dm_no_image(uint8_t *raw, const uint64_t *b)
 {
 	put_le32(raw + b[7] + 16 + 48, 8);
@@ -491,9 +489,39 @@ static void dm_end_pairing(uint8_t *raw, const uint64_t *b)
 	put_le32(raw + b[9] + 16 + 12, 5); /* SNAP_END of seq 5 */
 }
 
-static void dm_not_present(uint8_t *raw, const uint64_t *b)
+/* The palette entry of the mapping at b[7] ("/bin/true") with flags f. */
+static uint8_t *pal_entry(uint8_t *raw, const uint64_t *b, uint32_t f)
 {
-	put_le32(raw + b[7] + 16 + 64 + 16 + 12, MD_PG_FILE);
+	/* payload: 64 bytes of fields, the name (16), npalette, crc,
+	 * nbytes (16), then the palette */
+	uint8_t *q = raw + b[7] + 16 + 64 + 16;
+	uint32_t npal = get_le32(q);
+
+	for (uint32_t i = 0; i < npal; i++)
+		if (get_le32(q + 16 + 8 * i) == f)
+			return q + 16 + 8 * i;
+	fail();
+	return NULL;
+}
+
+/* The decoded runs of a version 2 mapping go through the same checks as
+ * version 1 runs: a palette entry that is not a page state, an exclusive
+ * page mapped twice, kpageflags bits in a snapshot without them. */
+static void dm_pal_not_present(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(pal_entry(raw, b, MD_PG_SWAPPED), MD_PG_FILE);
+}
+
+static void dm_pal_mapcount(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(pal_entry(raw, b, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
+					   MD_PG_PRIVATE_DIRTY) + 4, 2);
+}
+
+static void dm_pal_kpageflags(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(pal_entry(raw, b, MD_PG_PRESENT | MD_PG_FILE),
+		 MD_PG_PRESENT | MD_PG_FILE | MD_PG_DIRTY);
 }
 
 static void dm_end_count(uint8_t *raw, const uint64_t *b)
@@ -507,16 +535,14 @@ static void test_invariants(void **state)
 		{ "mapping beyond the user address space", 8, dm_end_beyond },
 		{ "mapping out of order or overlapping the previous one", 8,
 		  dm_overlap },
-		{ "page run outside its mapping or overlapping the previous "
-		  "run", 7, dm_run_outside },
-		{ "page run outside its mapping or overlapping the previous "
-		  "run", 7, dm_run_overlap },
 		{ "mapping of an image id with no IMAGE record", 7,
 		  dm_no_image },
 		{ "snapshot begins inside another one", 9, dm_nested },
 		{ "snapshot end without its begin", 9, dm_end_pairing },
-		{ "page run neither present, swapped nor zero page", 7,
-		  dm_not_present },
+		{ "page states that do not decode", 7, dm_pal_not_present },
+		{ "page run with an impossible mapcount", 7, dm_pal_mapcount },
+		{ "page run with kpageflags in a snapshot without them", 7,
+		  dm_pal_kpageflags },
 		{ "the END record counts other records than the file holds",
 		  12, dm_end_count },
 	};
@@ -572,6 +598,393 @@ static void test_invariants(void **state)
 	free(cp);
 	free(raw);
 	free(dst);
+	(void)state;
+}
+
+/* --- the pages of a snapshot mapping: layouts against a reference --- */
+
+#define LAYOUT_START 0x7f0000000000ull
+#define NPAL_REF 600
+
+static uint32_t ref_flags[NPAL_REF], ref_mc[NPAL_REF];
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+/* Reference palette: entry 0 is a private dirty anon page, then file
+ * pages of growing mapcount, a swapped and a zero-page entry. */
+static void ref_palette(void)
+{
+	for (uint32_t i = 0; i < NPAL_REF; i++) {
+		ref_flags[i] = MD_PG_PRESENT | MD_PG_FILE;
+		ref_mc[i] = i + 1;
+	}
+	ref_flags[0] = MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_ANON |
+		       MD_PG_SWAPBACKED | MD_PG_DIRTY | MD_PG_PRIVATE_DIRTY;
+	ref_mc[0] = 1;
+	ref_flags[2] = MD_PG_SWAPPED;
+	ref_mc[2] = 0;
+	ref_flags[3] = MD_PG_ZERO;
+	ref_mc[3] = 0;
+}
+
+/* The runs of layout pg (0: absent, else 1 + reference entry), maximal
+ * but for random cuts when split. Returns their count. */
+static size_t layout_runs(const uint16_t *pg, size_t n, bool split,
+			  struct md_run *out)
+{
+	size_t nr = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct md_run *last = nr ? &out[nr - 1] : NULL;
+
+		if (!pg[i])
+			continue;
+		if (last && i && pg[i - 1] == pg[i] &&
+		    !(split && rnd() % 8 == 0)) {
+			last->npages++;
+			continue;
+		}
+		out[nr++] = (struct md_run){
+			.vaddr = LAYOUT_START + i * 4096ull, .npages = 1,
+			.flags = ref_flags[pg[i] - 1],
+			.mapcount = ref_mc[pg[i] - 1],
+		};
+	}
+	return nr;
+}
+
+/* Runs of layout pg when every run is as long as it can be. */
+static size_t maximal_runs(const uint16_t *pg, size_t n)
+{
+	size_t nr = 0;
+
+	for (size_t i = 0; i < n; i++)
+		nr += pg[i] && (!i || pg[i - 1] != pg[i]);
+	return nr;
+}
+
+/* Write layout pg as one snapshot of one mapping; returns the path. */
+static char *write_layout(const char *name, const uint16_t *pg, size_t n,
+			  bool split)
+{
+	char *path = tpath(name);
+	struct md_run *runs_l = xcalloc(n + 1, sizeof(*runs_l));
+	/* the reference palette has kpageflags bits */
+	struct md_snap_begin sb = { 1, 42, 0,
+				    MD_SNAP_F_PFN | MD_SNAP_F_KPAGEFLAGS, 1 };
+	struct md_snap_end se = { 2, 42, 0, 0 };
+	struct md_snap_mapping m = {
+		.start = LAYOUT_START, .end = LAYOUT_START + n * 4096ull,
+		.flags = 2, .image_id = UINT32_MAX, .name = "[anon:layout]",
+		.runs = runs_l,
+	};
+	struct md_writer *w;
+
+	m.nruns = layout_runs(pg, n, split, runs_l);
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_snap_begin(w, &sb), 0);
+	assert_int_equal(md_write_mapping(w, &m), 0);
+	assert_int_equal(md_write_snap_end(w, &se), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	free(runs_l);
+	return path;
+}
+
+/* Read the file back: the mapping's runs must give exactly layout pg, in
+ * sorted maximal runs. */
+static void check_layout(const char *path, const uint16_t *pg, size_t n)
+{
+	struct md_reader *r;
+	struct md_record rec;
+	uint16_t *got = xcalloc(n + 1, sizeof(*got));
+	const struct md_snap_mapping *m = &rec.u.mapping;
+
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_BEGIN);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_MAPPING);
+	assert_int_equal(m->end - m->start, n * 4096ull);
+	assert_int_equal(m->nruns, maximal_runs(pg, n));
+	for (size_t i = 0; i < m->nruns; i++) {
+		const struct md_run *u = &m->runs[i];
+		uint64_t first = (u->vaddr - LAYOUT_START) / 4096;
+		uint16_t e = 0;
+
+		assert_true(u->vaddr >= LAYOUT_START);
+		assert_int_equal(u->vaddr % 4096, 0);
+		assert_true(u->npages >= 1);
+		assert_true(first + u->npages <= n);
+		assert_int_equal(u->reserved, 0);
+		for (uint16_t k = 0; k < NPAL_REF; k++)
+			if (ref_flags[k] == u->flags &&
+			    ref_mc[k] == u->mapcount)
+				e = k + 1;
+		assert_int_not_equal(e, 0);
+		if (i) {
+			const struct md_run *p = &m->runs[i - 1];
+			bool joined = p->vaddr + p->npages * 4096ull ==
+				      u->vaddr;
+
+			assert_true(p->vaddr + p->npages * 4096ull <= u->vaddr);
+			assert_false(joined && p->flags == u->flags &&
+				     p->mapcount == u->mapcount);
+		}
+		for (uint64_t k = first; k < first + u->npages; k++)
+			got[k] = e;
+	}
+	assert_memory_equal(got, pg, n * sizeof(*pg));
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_END);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
+	assert_int_equal(md_read_next(r, &rec), 0);
+	assert_false(md_reader_cut_short(r));
+	md_reader_close(r);
+	free(got);
+}
+
+enum layout_kind {
+	LAYOUT_CONTIGUOUS, LAYOUT_EVERY2, LAYOUT_EVERY4, LAYOUT_RANDOM25,
+	LAYOUT_RANDOM_RUNS, LAYOUT__COUNT
+};
+
+/* Fill pg with a layout of n pages using the first npal entries. */
+static void layout_make(uint16_t *pg, size_t n, enum layout_kind kind,
+			uint32_t npal)
+{
+	size_t i = 0;
+
+	memset(pg, 0, n * sizeof(*pg));
+	switch (kind) {
+	case LAYOUT_CONTIGUOUS:
+		for (i = n / 8; i < n - n / 8; i++)
+			pg[i] = 1 + (uint16_t)(i * npal / n);
+		break;
+	case LAYOUT_EVERY2:
+	case LAYOUT_EVERY4:
+		for (i = 0; i < n; i += kind == LAYOUT_EVERY2 ? 2 : 4)
+			pg[i] = 1 + (uint16_t)(rnd() % npal);
+		break;
+	case LAYOUT_RANDOM25:
+		for (i = 0; i < n; i++)
+			if (rnd() % 4 == 0)
+				pg[i] = 1 + (uint16_t)(rnd() % npal);
+		break;
+	default:
+		/* runs and holes of random lengths, some long */
+		while (i < n) {
+			size_t len = 1 + rnd() % (rnd() % 4 ? 8 : 300);
+			uint16_t e = rnd() % 2 ? 0 :
+						 1 + (uint16_t)(rnd() % npal);
+
+			for (; len && i < n; len--, i++)
+				pg[i] = e;
+		}
+		break;
+	}
+}
+
+static void test_layouts_round_trip(void **state)
+{
+	static const size_t sizes[] = { 1, 3, 64, 1000, 70001, 200000 };
+	static const uint32_t npals[] = { 1, 2, 3, 5, 300, NPAL_REF };
+	uint16_t *pg = xcalloc(200000, sizeof(*pg));
+
+	ref_palette();
+	for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
+		for (int kind = 0; kind < LAYOUT__COUNT; kind++) {
+			for (size_t pi = 0; pi < ARRAY_SIZE(npals); pi++) {
+				size_t n = sizes[si];
+				char *path;
+
+				layout_make(pg, n, kind, npals[pi]);
+				path = write_layout("layout.data", pg, n,
+						    pi % 2);
+				check_layout(path, pg, n);
+				free(path);
+			}
+		}
+	}
+	free(pg);
+	(void)state;
+}
+
+/* The worst layout, every other page present: at most 2 bits per mapped
+ * page for the whole file with one or two distinct page states (a
+ * presence bit per page, a code bit per present page); four states take
+ * two code bits per present page, 2 bits per page and a few hundred bytes
+ * of headers. */
+static void test_worst_layout_bits(void **state)
+{
+	size_t n = 1u << 20;
+	uint16_t *pg = xcalloc(n, sizeof(*pg));
+	static const uint32_t npals[] = { 1, 2, 4 };
+
+	ref_palette();
+	for (size_t pi = 0; pi < ARRAY_SIZE(npals); pi++) {
+		struct stat st;
+		char *path;
+		double bits;
+
+		for (size_t i = 0; i < n; i += 2)
+			pg[i] = 1 + (uint16_t)(i / 2 % npals[pi]);
+		path = write_layout("worst.data", pg, n, false);
+		check_layout(path, pg, n);
+		assert_int_equal(stat(path, &st), 0);
+		bits = st.st_size * 8.0 / n;
+		print_message("every other page, %u page states: %.3f bits "
+			      "per mapped page\n", npals[pi], bits);
+		assert_true(bits <= (npals[pi] <= 2 ? 2.0 : 2.01));
+		/* one state: the presence bitmap alone */
+		if (npals[pi] == 1)
+			assert_true(bits <= 1.01);
+		free(path);
+	}
+	free(pg);
+	(void)state;
+}
+
+/* Build a version 1 file by hand (man/memsz-data.5): a snapshot with one
+ * mapping holding the runs of runs[] as 24-byte runs. */
+static size_t v1_file(uint8_t *b)
+{
+	size_t off = 0, rec;
+
+	memset(b, 0, 4096);
+	memcpy(b, "MEMSZDAT", 8);
+	put_le32(b + 8, 1);
+	put_le32(b + 12, 64);
+	put_le32(b + 40, 4096);
+	off = 64;
+	/* SNAP_BEGIN: time, pid, seq, flags, nmappings */
+	put_le32(b + off, MD_REC_SNAP_BEGIN);
+	put_le64(b + off + 8, 16 + 24);
+	put_le64(b + off + 16, 5);
+	put_le32(b + off + 24, 42);
+	put_le32(b + off + 32, MD_SNAP_F_PFN);
+	put_le32(b + off + 36, 1);
+	off += 40;
+	/* SNAP_MAPPING with nruns runs of 24 bytes after the name */
+	rec = off;
+	put_le32(b + off, MD_REC_SNAP_MAPPING);
+	off += 16;
+	put_le64(b + off, 0x400000);
+	put_le64(b + off + 8, RUNS_END);
+	put_le32(b + off + 40, 5);
+	put_le32(b + off + 44, 2);
+	put_le32(b + off + 48, UINT32_MAX);
+	put_le64(b + off + 56, ARRAY_SIZE(runs));
+	put_le32(b + off + 64, 4);
+	memcpy(b + off + 68, "[v1]", 4);
+	off += 64 + 16;
+	for (size_t i = 0; i < ARRAY_SIZE(runs); i++, off += 24) {
+		put_le64(b + off, runs[i].vaddr);
+		put_le32(b + off + 8, runs[i].npages);
+		put_le32(b + off + 12, runs[i].flags);
+		put_le32(b + off + 16, runs[i].mapcount);
+	}
+	put_le64(b + rec + 8, off - rec);
+	/* SNAP_END: time, pid, seq, unreadable */
+	put_le32(b + off, MD_REC_SNAP_END);
+	put_le64(b + off + 8, 16 + 24);
+	put_le32(b + off + 24, 42);
+	off += 40;
+	return off;
+}
+
+static void test_v1_file(void **state)
+{
+	char *path = tpath("v1.data");
+	uint8_t b[4096];
+	size_t len = v1_file(b);
+	struct md_reader *r;
+	struct md_record rec;
+	uint64_t off;
+
+	write_file(path, b, len);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(md_reader_header(r)->version, 1);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_BEGIN);
+	assert_int_equal(rec.u.snap_begin.pid, 42);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_MAPPING);
+	assert_string_equal(rec.u.mapping.name, "[v1]");
+	assert_int_equal(rec.u.mapping.end, RUNS_END);
+	assert_int_equal(rec.u.mapping.nruns, ARRAY_SIZE(runs));
+	assert_memory_equal(rec.u.mapping.runs, runs, sizeof(runs));
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_SNAP_END);
+	assert_int_equal(md_read_next(r, &rec), 0);
+	md_reader_close(r);
+
+	/* a version 1 nruns overrunning its record is refused there */
+	put_le64(b + 64 + 40 + 16 + 56, 1000);
+	write_file(path, b, len);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 64 + 40);
+	free(path);
+	(void)state;
+}
+
+/* Version 1 runs as stored: each rule on runs refuses the mapping record
+ * at its offset (the file has no checksums). */
+static void test_v1_run_invariants(void **state)
+{
+	static const struct {
+		size_t at;      /* offset of the field in its run */
+		int run;
+		uint64_t v;
+		int width;
+		const char *what;
+	} dm[] = {
+		/* the third run of 100000 pages grows past the mapping */
+		{ 8, 2, 200000, 4, "page run outside its mapping or "
+				   "overlapping the previous run" },
+		/* the second run starts inside the first */
+		{ 0, 1, 0x401000, 8, "page run outside its mapping or "
+				     "overlapping the previous run" },
+		{ 12, 2, MD_PG_FILE, 4, "page run neither present, swapped "
+					"nor zero page" },
+		{ 0, 1, 0x403001, 8, "page run empty or not page aligned" },
+		{ 16, 1, 3, 4, "page run with an impossible mapcount" },
+	};
+	char *path = tpath("v1-damaged.data");
+	uint8_t b[4096], cp[4096];
+	size_t len = v1_file(b);
+	/* SNAP_BEGIN at 64 (40 bytes), the mapping at 104: its runs after
+	 * 64 bytes of fields and the name "[v1]" (16) */
+	size_t runs0 = 104 + 16 + 64 + 16;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dm); i++) {
+		struct md_reader *r;
+		struct md_record rec;
+		uint8_t *q = cp + runs0 + 24 * dm[i].run + dm[i].at;
+		uint64_t off;
+
+		memcpy(cp, b, len);
+		if (dm[i].width == 8)
+			put_le64(q, dm[i].v);
+		else
+			put_le32(q, (uint32_t)dm[i].v);
+		write_file(path, cp, len);
+		assert_int_equal(md_reader_open(path, &r), 0);
+		while (md_read_next(r, &rec) == 1)
+			;
+		print_message("%s\n", dm[i].what);
+		assert_string_equal(md_reader_why(r), dm[i].what);
+		assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+		assert_int_equal(off, 104);
+	}
 	free(path);
 	(void)state;
 }
@@ -594,6 +1007,180 @@ static void test_crc32c(void **state)
 	(void)state;
 }
 
+/* Make raw (len bytes, records at the nb offsets of bnd) a file as
+ * written before the header flags existed: no flags, no checksums. */
+static void strip_checksums(uint8_t *raw, const uint64_t *bnd, size_t nb)
+{
+	put_le64(raw + 16, 0);
+	put_le32(raw + 44, 0);
+	for (size_t i = 0; i < nb; i++)
+		put_le32(raw + bnd[i] + 4, 0);
+}
+
+/* Any byte of a mapping's page states damaged: the record is refused at
+ * its offset, never read as other pages. With header flag CRC the
+ * record's CRC-32C refuses it; in a version 2 file without the flag
+ * (written before it existed) the page-data CRC-32 does. */
+static void test_corrupt_pages(void **state)
+{
+	size_t n = 5000, len, at, from;
+	uint16_t *pg = xcalloc(n, sizeof(*pg));
+	uint64_t bnd[8], off;
+	uint8_t *raw, *cp;
+	char *path, *dst = tpath("pages-damaged.data");
+	struct md_reader *r;
+
+	ref_palette();
+	layout_make(pg, n, LAYOUT_RANDOM_RUNS, 3);
+	path = write_layout("pages.data", pg, n, false);
+	raw = read_file(path, &len);
+	cp = xmalloc(len);
+	assert_int_equal(boundaries(raw, len, bnd), 5); /* END included */
+	/* nruns (payload offset 56), then from npalette (after the name
+	 * "[anon:layout]", 24 bytes) to the end of the record */
+	from = bnd[1] + 16 + 56;
+	for (int stripped = 0; stripped < 2; stripped++) {
+		if (stripped) {
+			strip_checksums(raw, bnd, 5);
+			/* still read whole, without checksums */
+			write_file(dst, raw, len);
+			check_layout(dst, pg, n);
+		}
+		for (at = from; at < bnd[2];
+		     at = at == from + 7 ? from + 32 : at + 1) {
+			static const uint8_t flips[] = { 0x01, 0x10, 0x80,
+							 0xff };
+
+			for (size_t k = 0; k < ARRAY_SIZE(flips); k++) {
+				memcpy(cp, raw, len);
+				cp[at] ^= flips[k];
+				write_file(dst, cp, len);
+				assert_int_equal(md_reader_open(dst, &r), 0);
+				assert_int_equal(read_until_error(r, &off),
+						 -MEMSZ_EBADDATA);
+				assert_int_equal(off, bnd[1]);
+			}
+		}
+	}
+	free(cp);
+	free(dst);
+	free(raw);
+	free(path);
+	free(pg);
+	(void)state;
+}
+
+/* Decode a hand-made stream against a two-entry palette over 100 pages. */
+static int decode_raw(const uint8_t *s, size_t len, uint64_t nruns,
+		      uint32_t bad_flags)
+{
+	uint8_t pal[2 * PGSTATE_PAL_SIZE] = { 0 };
+	struct md_run *out = NULL;
+	size_t cap = 0;
+	int ret;
+
+	put_le32(pal, MD_PG_PRESENT);
+	put_le32(pal + 4, 1);
+	put_le32(pal + 8, bad_flags ? bad_flags : MD_PG_SWAPPED);
+	ret = pgstate_decode(pal, 2, s, len, LAYOUT_START, 100, 12, nruns,
+			     &out, &cap);
+	free(out);
+	return ret;
+}
+
+/* Every field of the block stream is checked. */
+static void test_pages_fields(void **state)
+{
+	/* SKIP 2, RUN 3 of entry 1, MAP 10: m = 2, entries 0 and 1, pages
+	 * 0 1 3 present (bits 0b1011), codes 0 0 1 */
+	static const uint8_t ok[] = { 2 << 2 | 0, 3 << 2 | 1, 1,
+				      10 << 2 | 2, 1, 0, 1, 0x0b, 0, 0x04 };
+	uint8_t s[sizeof(ok) + 4];
+	static const struct { size_t at; uint8_t v; } bad[] = {
+		{ 0, 0 << 2 | 0 },     /* SKIP of no page */
+		{ 0, 0 << 2 | 3 },     /* kind 3 */
+		{ 0, 0x7f },           /* 31 pages of kind 3 */
+		{ 2, 2 },              /* RUN of entry 2 (palette has 2) */
+		{ 4, 0 },              /* m = 1: the stream shifts by one */
+		{ 5, 7 },              /* local entry 7 */
+		{ 8, 0x04 },           /* bitmap bit 10 beyond 10 pages */
+		{ 9, 0xc0 | 0x04 },    /* code bits past the 3 present */
+	};
+	int ret;
+
+	/* the check of the page states is zlib's CRC-32 */
+	assert_int_equal(pgstate_crc(0, (const uint8_t *)"123456789", 9),
+			 0xcbf43926);
+	assert_int_equal(pgstate_crc(pgstate_crc(0, ok, 3), ok + 3,
+				     sizeof(ok) - 3),
+			 pgstate_crc(0, ok, sizeof(ok)));
+	/* the valid stream: runs [2,5) entry 1, 5 6 entry 0, 8 entry 1 */
+	assert_int_equal(decode_raw(ok, sizeof(ok), 3, 0), 0);
+	/* run count not the announced one */
+	assert_int_equal(decode_raw(ok, sizeof(ok), 2, 0), -MEMSZ_EBADDATA);
+	assert_int_equal(decode_raw(ok, sizeof(ok), 4, 0), -MEMSZ_EBADDATA);
+	/* a palette entry neither present, swapped nor zero-page */
+	assert_int_equal(decode_raw(ok, sizeof(ok), 3, MD_PG_DIRTY),
+			 -MEMSZ_EBADDATA);
+	/* cut anywhere */
+	for (size_t k = 1; k < sizeof(ok); k++) {
+		ret = decode_raw(ok, k, 3, 0);
+		assert_int_equal(ret, -MEMSZ_EBADDATA);
+	}
+	/* a block past the mapping's 100 pages */
+	memcpy(s, ok, sizeof(ok));
+	s[sizeof(ok)] = 0xe8; /* SKIP 90 from page 15: 360 as LEB128 */
+	s[sizeof(ok) + 1] = 0x02;
+	assert_int_equal(decode_raw(s, sizeof(ok) + 2, 3, 0), -MEMSZ_EBADDATA);
+	/* a varint of more than 64 bits */
+	memset(s, 0xff, sizeof(s));
+	assert_int_equal(decode_raw(s, sizeof(s), 0, 0), -MEMSZ_EBADDATA);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		memcpy(s, ok, sizeof(ok));
+		s[bad[i].at] = bad[i].v;
+		ret = decode_raw(s, sizeof(ok), 3, 0);
+		assert_int_equal(ret, -MEMSZ_EBADDATA);
+	}
+	(void)state;
+}
+
+/* The writer refuses runs that are not pages of the mapping. */
+static void test_mapping_runs_refused(void **state)
+{
+	char *path = tpath("refused.data");
+	struct md_writer *w;
+	struct md_run bad[2] = {
+		{ 0x401000, 2, MD_PG_PRESENT, 1, 0 },
+		{ 0x402000, 1, MD_PG_PRESENT, 1, 0 }, /* overlaps */
+	};
+	struct md_snap_mapping m = {
+		.start = 0x400000, .end = 0x410000, .name = "",
+		.runs = bad, .nruns = 2,
+	};
+	struct stat st;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_mapping(w, &m), -EINVAL);
+	bad[1].vaddr = 0x410000; /* past the end */
+	assert_int_equal(md_write_mapping(w, &m), -EINVAL);
+	bad[1].vaddr = 0x40f800; /* not page-aligned */
+	assert_int_equal(md_write_mapping(w, &m), -EINVAL);
+	bad[1].vaddr = 0x40f000;
+	bad[1].flags = MD_PG_DIRTY; /* not a stored page */
+	assert_int_equal(md_write_mapping(w, &m), -EINVAL);
+	bad[1].flags = MD_PG_SWAPPED;
+	bad[1].npages = 0;
+	assert_int_equal(md_write_mapping(w, &m), -EINVAL);
+	bad[1].npages = 1;
+	assert_int_equal(md_write_mapping(w, &m), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	/* only the valid record was written */
+	assert_true(st.st_size > 64 && st.st_size < 64 + 200);
+	free(path);
+	(void)state;
+}
+
 static void test_dev_full(void **state)
 {
 	struct md_writer *w;
@@ -613,9 +1200,14 @@ static int fill(const char *path, int *err)
 {
 	struct md_writer *w;
 	struct md_snap_begin b = { .pid = 1, .nmappings = 1u << 30 };
+	struct md_run run = {
+		.vaddr = 0x1000, .npages = 1,
+		.flags = MD_PG_PRESENT | MD_PG_EXCLUSIVE, .mapcount = 1,
+	};
 	struct md_snap_mapping m = {
 		.start = 0x1000, .end = 0x2000, .flags = 2,
 		.image_id = UINT32_MAX, .name = "[heap]",
+		.runs = &run, .nruns = 1,
 	};
 	char note[700];
 	int n = 0, ret;
@@ -639,6 +1231,7 @@ static int fill(const char *path, int *err)
 			break;
 		m.start += 0x2000;
 		m.end += 0x2000;
+		run.vaddr += 0x2000;
 		n++;
 	}
 	*err = ret;
@@ -837,6 +1430,13 @@ int main(void)
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_samples_partial_batch),
+		cmocka_unit_test(test_layouts_round_trip),
+		cmocka_unit_test(test_worst_layout_bits),
+		cmocka_unit_test(test_v1_file),
+		cmocka_unit_test(test_v1_run_invariants),
+		cmocka_unit_test(test_corrupt_pages),
+		cmocka_unit_test(test_pages_fields),
+		cmocka_unit_test(test_mapping_runs_refused),
 		cmocka_unit_test(test_not_memsz),
 		cmocka_unit_test(test_dev_full),
 		cmocka_unit_test(test_fsize_limit),

@@ -422,6 +422,49 @@ static void test_million(void **state)
 	fx_free(fx);
 }
 
+/* rowtree_add_from: the shared columns reach only the rows at depth >=
+ * from; the others, and vm_sum, every row. */
+static void test_add_from(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *t = rowtree_new(lb, 2);
+	uint64_t vals[COL__COUNT] = { 0 };
+	uint32_t p1[2], p2[2];
+	const struct row *a, *b;
+
+	(void)state;
+	p1[0] = labels_intern(lb, "1 a");
+	p2[0] = labels_intern(lb, "2 b");
+	p1[1] = p2[1] = labels_intern(lb, "libc.so.6");
+	vals[COL_FILE] = 1000;
+	vals[COL_VM] = 400;
+	vals[COL_RSS] = 100;
+	rowtree_add_from(t, p1, vals, 1u << COL_FILE | 1u << COL_VM, 0);
+	rowtree_add_from(t, p2, vals, 1u << COL_FILE | 1u << COL_VM, 1);
+	vals[COL_FILE] = 0;
+	rowtree_add_from(t, p2, vals, 1u << COL_VM, 3); /* VM nowhere */
+	rowtree_finish(t, COL_RSS, 0);
+	assert_int_equal(t->total.vals[COL_FILE], 1000);
+	assert_int_equal(t->total.vals[COL_VM], 400);
+	assert_int_equal(t->total.vals[COL_RSS], 300);
+	assert_int_equal(t->total.vm_sum, 1200);
+	assert_int_equal(t->total.nchildren, 2);
+	a = &t->total.children[0];
+	b = &t->total.children[1];
+	assert_string_equal(labels_str(lb, a->label), "2 b");
+	assert_int_equal(a->vals[COL_FILE], 1000);
+	assert_int_equal(a->vals[COL_VM], 400);
+	assert_int_equal(a->vals[COL_RSS], 200);
+	assert_int_equal(a->vm_sum, 800);
+	assert_int_equal(a->children[0].vals[COL_FILE], 1000);
+	assert_int_equal(a->children[0].vals[COL_VM], 400);
+	assert_int_equal(a->children[0].vm_sum, 800);
+	assert_int_equal(b->vals[COL_FILE], 1000);
+	assert_int_equal(b->children[0].vals[COL_VM], 400);
+	rowtree_free(t);
+	labels_free(lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_depths),
 		cmocka_unit_test(test_million),
+		cmocka_unit_test(test_add_from),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -400,6 +400,85 @@ static void test_gone(void **state)
 	(void)state;
 }
 
+/* The worst layout on a live process: every other page of a 512 MiB
+ * mapping resident. The file stays within 2 bits per mapped page, that
+ * mapping's record too, and its resident pages are smaps' Rss. */
+static void test_worst_layout(void **state)
+{
+	char *data = xasprintf("%s/worst.data", tmpdir);
+	size_t len = 512u << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t mapped = 0, present = 0, rec_size = 0, start = 0;
+	struct md_writer *w;
+	struct md_reader *r;
+	struct md_record rec;
+	struct snapper *s;
+	struct smap *sm;
+	struct stat st;
+	int fd[2], ret;
+	size_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fd), 0);
+	pid = fork();
+	if (pid == 0) {
+		char *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (a == MAP_FAILED)
+			_exit(1);
+		madvise(a, len, MADV_NOHUGEPAGE);
+		for (size_t i = 0; i < len; i += 2 * pg)
+			a[i] = 1;
+		if (write(fd[1], &a, sizeof(a)) != sizeof(a))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fd[1]);
+	assert_int_equal(read(fd[0], &start, sizeof(start)), sizeof(start));
+	close(fd[0]);
+	assert_int_equal(md_writer_open(data, &w), 0);
+	assert_int_equal(snapper_new(w, &s), 0);
+	ret = snapper_take(s, pid, 0, 0, NULL);
+	snapper_free(s);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(ret, 0);
+
+	assert_int_equal(md_reader_open(data, &r), 0);
+	while ((ret = md_read_next(r, &rec)) == 1) {
+		const struct md_snap_mapping *m = &rec.u.mapping;
+
+		if (rec.type != MD_REC_SNAP_MAPPING)
+			continue;
+		mapped += (m->end - m->start) / pg;
+		if (m->start != start)
+			continue;
+		assert_int_equal(m->end - m->start, len);
+		rec_size = rec.size;
+		for (size_t i = 0; i < m->nruns; i++)
+			if (m->runs[i].flags & MD_PG_PRESENT)
+				present += m->runs[i].npages;
+	}
+	assert_int_equal(ret, 0);
+	md_reader_close(r);
+	n = read_smaps(pid, &sm);
+	for (size_t i = 0; i < n; i++)
+		if (sm[i].start == start)
+			assert_int_equal(present * pg / 1024, sm[i].rss);
+	free(sm);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(present, len / pg / 2);
+	assert_true(rec_size * 8 <= 2 * (len / pg));
+	assert_int_equal(stat(data, &st), 0);
+	print_message("every other page of %zu MiB: record %.3f bits per "
+		      "page, file %.3f bits per mapped page\n", len >> 20,
+		      rec_size * 8.0 / (len / pg), st.st_size * 8.0 / mapped);
+	assert_true((uint64_t)st.st_size * 8 <= 2 * mapped);
+	free(data);
+	(void)state;
+}
+
 /* As root, run this very test as nobody: no PFNs, exact Rss, a note. */
 static void test_nonroot(void **state)
 {
@@ -454,6 +533,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vs_smaps),
 		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_worst_layout),
 		cmocka_unit_test(test_nonroot),
 	};
 	const struct CMUnitTest nobody_tests[] = {

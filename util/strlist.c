@@ -3,21 +3,220 @@
 
 #include "util/strlist.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
 
+/* How notes of one kind read as one line: "N <what>: a, b, c, … — hint".
+ * what is plural; hint may be NULL. */
+static const struct {
+	const char *what;
+	const char *hint;
+} note_kinds[NOTE__COUNT] = {
+	[NOTE_OTHER] = { NULL, NULL },
+	[NOTE_DYNSYM] = { "images have only .dynsym symbols",
+			  "install their debug symbols (-dbgsym or -dbg "
+			  "packages) or name their directory with "
+			  "--debug-root" },
+	[NOTE_ALIASES] = { "images have symbols that share an address and "
+			   "size with another, counted as its aliases",
+			   NULL },
+	[NOTE_DEBUG_USED] = { "images take symbols or DWARF from a debug "
+			      "file", NULL },
+	[NOTE_DEBUG_REJECTED] = { "images have a debug file that was "
+				  "rejected", "-v says why" },
+	[NOTE_DEBUG_LOOKUP] = { "images could not be searched for a debug "
+				"file", "-v says why" },
+	[NOTE_RELR] = { "images would be smaller with RELR relocations",
+			"link with ld -z pack-relative-relocs; -v gives the "
+			"bytes" },
+	[NOTE_RELR_STATS] = { "images have RELR relocations",
+			      "-v gives the bytes" },
+	[NOTE_RELOC_ERRORS] = { "images have relocation entries or tables "
+				"that cannot be read", NULL },
+	[NOTE_CLIPPED] = { "images have symbols that run past the end of "
+			   "their section, cut there", NULL },
+	[NOTE_BBS_ERROR] = { "images have a basic block address map read "
+			     "only up to a record it cannot use", NULL },
+	[NOTE_NO_DWARF] = { "images have no DWARF that libdw can read",
+			    NULL },
+	[NOTE_DWARF_ERRORS] = { "images have DWARF units or tables that "
+				"cannot be read", NULL },
+	[NOTE_SPLIT_MISSING] = { "images miss split DWARF units (.dwo)",
+				 NULL },
+	[NOTE_SOURCE_ERROR] = { "images cannot be read for a key: their "
+				"bytes are charged to their segments",
+				"-v says why" },
+	[NOTE_IMAGE_BROKEN] = { "images cannot be used: their bytes are "
+				"charged to [LOAD #?]", "-v says why" },
+	[NOTE_NO_SEGMENT] = { "images have mapped bytes that match no "
+			      "PT_LOAD segment, charged to [no segment]",
+			      NULL },
+	[NOTE_FALLBACK] = { "files have bytes under fallback labels",
+			    "-v gives the bytes" },
+	[NOTE_UNREADABLE] = { "mappings have pages that cannot be read "
+			      "from pagemap", NULL },
+	[NOTE_NO_PSS] = { NULL, NULL },
+	[NOTE_SAMPLING] = { NULL, NULL },
+};
+
+/* Subjects named in a grouped line. */
+#define NOTE_EXAMPLES 3
+
+void strlist_add_note(struct strlist *l, enum note_kind kind,
+		      const char *subject, char *line)
+{
+	size_t cap = l->cap;
+
+	xgrow(&l->lines, &l->cap, l->n + 1, sizeof(*l->lines));
+	if (l->cap != cap || !l->kinds) {
+		l->kinds = xrealloc(l->kinds, l->cap * sizeof(*l->kinds));
+		l->subjects = xrealloc(l->subjects,
+				       l->cap * sizeof(*l->subjects));
+	}
+	l->lines[l->n] = line;
+	l->kinds[l->n] = (unsigned char)kind;
+	l->subjects[l->n] = subject ? xstrdup(subject) : NULL;
+	l->n++;
+}
+
 void strlist_add(struct strlist *l, char *line)
 {
-	xgrow(&l->lines, &l->cap, l->n + 1, sizeof(*l->lines));
-	l->lines[l->n++] = line;
+	strlist_add_note(l, NOTE_OTHER, NULL, line);
+}
+
+void strlist_add_copy(struct strlist *l, const struct strlist *src,
+		      size_t i)
+{
+	strlist_add_note(l, src->kinds[i], src->subjects[i],
+			 xstrdup(src->lines[i]));
+}
+
+void strlist_addf(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_add(l, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
+void strlist_add_notef(struct strlist *l, enum note_kind kind,
+		       const char *subject, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_add_note(l, kind, subject, xvasprintf(fmt, ap));
+	va_end(ap);
 }
 
 void strlist_free(struct strlist *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->lines[i]);
+		free(l->subjects[i]);
+	}
 	free(l->lines);
+	free(l->kinds);
+	free(l->subjects);
 	memset(l, 0, sizeof(*l));
+}
+
+static const char *last_component(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* Index of the first kept note before i with subject s and kind k, or i. */
+static size_t first_same(const struct strlist *l, const bool *keep,
+			 size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if ((!keep || keep[j]) && l->kinds[j] == l->kinds[i] &&
+		    l->subjects[j] && !strcmp(l->subjects[j], l->subjects[i]))
+			return j;
+	return i;
+}
+
+/* The one line for the kept notes of kind k, or NULL if they name fewer
+ * than two subjects (then they are printed as they are). */
+static char *group_line(const struct strlist *l, const bool *keep,
+			enum note_kind k)
+{
+	char *s = xstrdup(""), *t;
+	size_t n = 0;
+
+	if (!note_kinds[k].what) {
+		free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		if ((keep && !keep[i]) || l->kinds[i] != k || !l->subjects[i] ||
+		    first_same(l, keep, i) != i)
+			continue;
+		if (n < NOTE_EXAMPLES)
+			t = xasprintf("%s%s%s", s, n ? ", " : "",
+				      last_component(l->subjects[i]));
+		else if (n == NOTE_EXAMPLES)
+			t = xasprintf("%s, \u2026", s);
+		else
+			t = NULL;
+		if (t) {
+			free(s);
+			s = t;
+		}
+		n++;
+	}
+	if (n < 2) {
+		free(s);
+		return NULL;
+	}
+	t = xasprintf("%zu %s: %s%s%s", n, note_kinds[k].what, s,
+		      note_kinds[k].hint ? " \u2014 " : "",
+		      note_kinds[k].hint ? note_kinds[k].hint : "");
+	free(s);
+	return t;
+}
+
+bool strlist_has(const struct strlist *l, const char *line)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->lines[i], line))
+			return true;
+	return false;
+}
+
+void strlist_summarize(const struct strlist *l, const bool *keep,
+		       bool verbose, struct strlist *out)
+{
+	bool done[NOTE__COUNT] = { false };
+
+	for (size_t i = 0; i < l->n; i++) {
+		enum note_kind k = l->kinds[i];
+		char *g;
+
+		if (keep && !keep[i])
+			continue;
+		if (verbose) {
+			strlist_add_copy(out, l, i);
+			continue;
+		}
+		if (done[k] && l->subjects[i])
+			continue;
+		if (k != NOTE_OTHER && l->subjects[i]) {
+			g = group_line(l, keep, k);
+			if (g) {
+				done[k] = true;
+				strlist_add_note(out, k, NULL, g);
+				continue;
+			}
+		}
+		if (!strlist_has(out, l->lines[i]))
+			strlist_add_copy(out, l, i);
+	}
 }

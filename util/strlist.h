@@ -1,21 +1,84 @@
-/* strlist.h — a growable list of owned strings (the footer's notes).
+/* strlist.h — the footer's notes: a growable list of owned lines, each
+ * with a kind and the subject it is about.
  *
- * A zeroed struct strlist is an empty list. The list owns every line added
- * to it; strlist_free() frees them all.
+ * A zeroed struct strlist is an empty list. The list owns every line (and
+ * subject) added to it; strlist_free() frees them all. A note's kind says
+ * what sort of news it is (one row of the kind table in strlist.c), so
+ * that notes of one kind can be counted and shown as one line; its subject
+ * (an image path, a mapping name, or NULL) lets a report leave out notes
+ * about things none of its rows show.
  */
 #ifndef MEMSZ_UTIL_STRLIST_H
 #define MEMSZ_UTIL_STRLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-struct strlist {
-	char **lines;
-	size_t n, cap;
+/* Kinds of notes. Add rows at the end (before NOTE__COUNT) and a row in
+ * the kind table in strlist.c. */
+enum note_kind {
+	NOTE_OTHER,          /* shown as it is, never grouped */
+	NOTE_DYNSYM,         /* no .symtab: only .dynsym names */
+	NOTE_ALIASES,        /* symbols sharing address and size */
+	NOTE_DEBUG_USED,     /* symbols or DWARF from a debug file */
+	NOTE_DEBUG_REJECTED, /* a debug file found and refused */
+	NOTE_DEBUG_LOOKUP,   /* looking for a debug file failed */
+	NOTE_RELR,           /* RELR would be smaller */
+	NOTE_RELR_STATS,     /* RELR and REL/RELA sizes as they are */
+	NOTE_RELOC_ERRORS,   /* relocation entries that cannot be read */
+	NOTE_CLIPPED,        /* symbols cut at their section's end */
+	NOTE_BBS_ERROR,      /* basic block map read up to a bad record */
+	NOTE_NO_DWARF,       /* no DWARF, or libdw cannot read it */
+	NOTE_DWARF_ERRORS,   /* DWARF units that cannot be read */
+	NOTE_SPLIT_MISSING,  /* .dwo files not found */
+	NOTE_SOURCE_ERROR,   /* a key's map cannot be built: segments */
+	NOTE_IMAGE_BROKEN,   /* an image cannot be used: [LOAD #?] */
+	NOTE_NO_SEGMENT,     /* mapped bytes that match no PT_LOAD */
+	NOTE_FALLBACK,       /* bytes under fallback labels */
+	NOTE_UNREADABLE,     /* pages that cannot be read from pagemap */
+	NOTE_NO_PSS,         /* recorded without page frame numbers */
+	NOTE_SAMPLING,       /* how fault samples were taken */
+	NOTE__COUNT
 };
 
-/* Append line (malloc'd; the list takes it). */
+struct strlist {
+	char **lines;         /* the notes' full text */
+	size_t n, cap;
+	unsigned char *kinds; /* parallel to lines: enum note_kind */
+	char **subjects;      /* parallel to lines: subject or NULL */
+};
+
+/* Append line (malloc'd; the list takes it) as a NOTE_OTHER note. */
 void strlist_add(struct strlist *l, char *line);
-/* Free every line and the array; l is empty afterwards. l may be empty. */
+/* Append the line printf would print for fmt and its arguments, as a
+ * NOTE_OTHER note. */
+void strlist_addf(struct strlist *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append line (malloc'd; the list takes it) of kind about subject (copied;
+ * NULL: about the whole report). */
+void strlist_add_note(struct strlist *l, enum note_kind kind,
+		      const char *subject, char *line);
+/* Append the line printf would print for fmt and its arguments as a note
+ * of kind about subject (copied; NULL: about the whole report). */
+void strlist_add_notef(struct strlist *l, enum note_kind kind,
+		       const char *subject, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Append a copy of note i of src to l. */
+void strlist_add_copy(struct strlist *l, const struct strlist *src,
+		      size_t i);
+/* True if l has a note whose text is line. */
+bool strlist_has(const struct strlist *l, const char *line);
+/* Free every line and the arrays; l is empty afterwards. l may be
+ * empty. */
 void strlist_free(struct strlist *l);
+
+/* The lines to print for notes l into out (an empty list; caller frees
+ * it): notes whose keep[i] is false are left out (keep may be NULL: all
+ * kept). With verbose, every note as it is; else a kind with notes about
+ * two or more subjects becomes one line, "N images have only .dynsym
+ * symbols: a, b, c, … — install ...", naming up to three subjects by
+ * their last path component, and identical lines are printed once. */
+void strlist_summarize(const struct strlist *l, const bool *keep,
+		       bool verbose, struct strlist *out);
 
 #endif

@@ -84,17 +84,23 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom(strlen(fmt));
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		oom(strlen(fmt));
 	return s;
 }
 
@@ -186,7 +192,7 @@ uint64_t clock_ns(int clock_id)
 	struct timespec ts;
 
 	clock_gettime(clock_id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t mono_ns(void)
@@ -220,4 +226,13 @@ int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 			return (int)n;
 		p += len + 1;
 	}
+}
+
+int u64_sort_cmp(const void *a, const void *b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return u64_cmp(x, y);
 }

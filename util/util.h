@@ -45,6 +45,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Allocating sprintf; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* xasprintf() with a va_list (ap is consumed); caller frees. */
+char *xvasprintf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 
 /* Grow *arr (element size elem) so that it holds at least need elements;
  * *cap is updated. Amortised doubling. */
@@ -53,6 +56,22 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* 2^64 divided by the golden ratio, odd: multiplying a key by it spreads
+ * neighbouring keys over the high bits (Fibonacci hashing). */
+#define HASH_GOLDEN_U64 0x9e3779b97f4a7c15ULL
+
+/* -1, 0 or 1 as a is below, equal to or above b: the step of a qsort()
+ * comparator (a difference would overflow an int). */
+static inline int u64_cmp(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* qsort() comparator for an array of uint64_t, ascending. Reads only the
+ * first uint64_t of each element, so it also sorts records by a leading
+ * uint64_t key. */
+int u64_sort_cmp(const void *a, const void *b);
 
 /* Human-readable size with binary units as Bloaty prints them
  * ("0", "812", "1.50Ki", "23.4Mi"). buf must hold 16 bytes. Returns buf. */
@@ -64,6 +83,9 @@ char *fmt_human(char *buf, size_t len, double bytes);
  * is unknown, repeated or one too many (caller frees). */
 int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 		  int *out, size_t max, char **bad);
+
+#define NSEC_PER_SEC 1000000000L
+#define NSEC_PER_MSEC 1000000L
 
 /* Nanoseconds of clock id (CLOCK_MONOTONIC, CLOCK_REALTIME, ...). */
 uint64_t clock_ns(int clock_id);

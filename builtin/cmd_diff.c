@@ -1,0 +1,370 @@
+/* cmd_diff.c — `memsz diff`: what changed between two recordings, two
+ * snapshots of one recording, or two builds of an ELF file. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin/builtin.h"
+#include "builtin/view.h"
+#include "out/difftree.h"
+#include "report/diff.h"
+#include "util/util.h"
+
+void usage_diff(FILE *out)
+{
+	fprintf(out,
+		"usage: memsz diff [--by KEY[,KEY...]]"
+		" [-F|--fields COL[,COL...]] [--sort COL]\n"
+		"                  [-n N] [--filter [KEY=]REGEX]..."
+		" [--exclude [KEY=]REGEX]...\n"
+		"                  [--pid PID]"
+		" [--snapshot WHICH [--snapshot WHICH]] [-v]\n"
+		"                  [--format table|csv|tsv|json] OLD NEW\n"
+		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
+		" [...]\n"
+		"       memsz diff --list-keys\n"
+		"\n"
+		"Compare two recordings of 'memsz record', two snapshots of\n"
+		"one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
+		"as 'memsz size' counts them); the kind is told by each file's\n"
+		"first bytes. Every column is shown as OLD, NEW and the change\n"
+		"(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
+		"OLD [gone], and rows equal on both sides are left out. Notes\n"
+		"say when an image has a new build-id, or changed without one.\n"
+		"\n"
+		"    --by KEY[,KEY...]  keys, outermost first (default files for\n"
+		"                       recordings, sections for ELF files):\n"
+		"                       %s\n"
+		"    --list-keys        print every key with what it labels\n"
+		"    -F, --fields COLS  the columns compared, in order: file,\n"
+		"                       vm, rss, pss, uss, dirty, swap,\n"
+		"                       relocs (default: all the recordings\n"
+		"                       have; file,vm for ELF files)\n"
+		"    --sort COL         order rows by the size of the change of\n"
+		"                       COL: file, vm, rss, pss, uss, dirty,\n"
+		"                       swap, relocs (default the first of\n"
+		"                       --fields, else rss, or file for ELF\n"
+		"                       files)\n"
+		"    -n N               rows per level, the rest folded into\n"
+		"                       '[N others]' (default 20; 0: all)\n"
+		VIEW_HELP_FILTER
+		"    -i, --input FILE   compare two snapshots of FILE (default\n"
+		"                       the first and the last)\n"
+		"    --pid PID          only this process (recordings)\n"
+		"    --snapshot WHICH   first, last (default), peak or N, per\n"
+		"                       process as in 'memsz report'; once for\n"
+		"                       both sides, twice for OLD then NEW\n"
+		"    -v, --verbose      every footer note in full\n"
+		"    --format FMT       table (default), csv, tsv or json\n"
+		"    --debug-root DIR   look for debug files under DIR instead\n"
+		"                       of /usr/lib/debug\n",
+		keys_list(KEY_IN_SIZE | KEY_IN_REPORT));
+}
+
+static const struct option diff_options[] = {
+	VIEW_LONG_OPTIONS,
+	{ "input", required_argument, NULL, 'i' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "snapshot", required_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct diff_args {
+	const char *input;        /* -i */
+	int nsnap;                /* --snapshot given 0, 1 or 2 times */
+	struct diff_side snap[2];
+};
+
+/* One option of diff's own into o and a. Returns -1 to go on, or the
+ * exit status. */
+static int diff_option(int c, const char *arg, const struct view *v,
+		       struct diff_opts *o, struct diff_args *a)
+{
+	uint64_t u;
+
+	switch (c) {
+	case 'i':
+		a->input = arg;
+		return -1;
+	case 'p':
+		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
+			return view_usage_error(v, "--pid wants a process id, "
+						"not '%s'", arg);
+		o->pid = (long)u;
+		return -1;
+	case 'S':
+		if (a->nsnap == 2)
+			return view_usage_error(v, "--snapshot given more "
+						"than twice");
+		if (report_pick_parse(arg, &a->snap[a->nsnap].pick,
+				      &a->snap[a->nsnap].index) < 0)
+			return view_usage_error(v, "--snapshot wants first, "
+						"last, peak or a number, not "
+						"'%s'", arg);
+		a->nsnap++;
+		return -1;
+	case 'h':
+		usage_diff(stdout);
+		return 0;
+	default:
+		return view_usage_error(v, "unknown option; see 'memsz help "
+					"diff'");
+	}
+}
+
+/* The two sides from the operands and -i / --snapshot. Returns -1 to go
+ * on, or the exit status. */
+static int diff_sides(int argc, char **argv, const struct view *v,
+		      struct diff_opts *o, struct diff_args *a)
+{
+	int nargs = argc - optind;
+
+	if (a->input && nargs)
+		return view_usage_error(v, "unexpected argument '%s' with -i; "
+					"see 'memsz help diff'", argv[optind]);
+	if (!a->input && nargs != 2)
+		return view_usage_error(v, "diff wants two files, OLD and NEW, "
+					"or -i FILE; see 'memsz help diff'");
+	if (a->input && a->nsnap == 1)
+		return view_usage_error(v, "with -i, give --snapshot twice "
+					"(OLD, then NEW) or not at all (first "
+					"and last)");
+	o->old.path = a->input ? a->input : argv[optind];
+	o->new.path = a->input ? a->input : argv[optind + 1];
+	o->old.pick = o->new.pick = PICK_LAST;
+	if (a->input && !a->nsnap)
+		o->old.pick = PICK_FIRST;
+	if (a->nsnap) {
+		o->old.pick = a->snap[0].pick;
+		o->old.index = a->snap[0].index;
+		o->new.pick = a->snap[a->nsnap - 1].pick;
+		o->new.index = a->snap[a->nsnap - 1].index;
+	}
+	return -1;
+}
+
+/* Parse argv into v, o. Returns -1 to go on, or the exit status. */
+static int diff_parse(int argc, char **argv, struct view *v,
+		      struct diff_opts *o, struct diff_args *a)
+{
+	int c, ret;
+
+	view_prescan(argc, argv, v);
+	optind = 1;
+	while ((c = view_getopt(argc, argv, "i:" VIEW_SHORT, diff_options,
+				v)) != -1) {
+		if (c == VIEW_GETOPT_USAGE)
+			return EXIT_USAGE;
+		ret = diff_option(c, optarg, v, o, a);
+		if (ret >= 0)
+			return ret;
+	}
+	if (v->list_keys) {
+		keys_print(stdout, v->cmd);
+		return 0;
+	}
+	if (v->fmt != OUT_TABLE && v->fmt != OUT_CSV && v->fmt != OUT_TSV &&
+	    v->fmt != OUT_JSON)
+		return view_usage_error(v, "diff writes formats table, csv, tsv "
+					"and json only");
+	/* labels of a diff are printed whole */
+	if (v->width_given)
+		return view_usage_error(v, "diff has no --width");
+	return diff_sides(argc, argv, v, o, a);
+}
+
+/* Which kind of files the two sides are; both must be the same. Returns
+ * -1 to go on, or the exit status. */
+static int diff_kinds(const struct view *v, struct diff_opts *o,
+		      const struct diff_args *a)
+{
+	enum diff_kind k[2];
+	const char *path[2] = { o->old.path, o->new.path };
+
+	for (int i = 0; i < 2; i++) {
+		int err = diff_detect(path[i], &k[i]);
+		char *msg;
+
+		if (err == 0)
+			continue;
+		msg = err == -MEMSZ_EBADMAGIC ?
+			      xasprintf("'%s' is neither a memsz recording "
+					"nor an ELF file", path[i]) :
+			      xasprintf("cannot read '%s': %s", path[i],
+					memsz_strerror(err));
+		out_error(v->fmt, msg);
+		free(msg);
+		return 1;
+	}
+	if (k[0] != k[1])
+		return view_usage_error(v, "cannot compare a recording with an "
+					"ELF file ('%s', '%s')", path[0],
+					path[1]);
+	o->kind = k[0];
+	if (o->kind == DIFF_KIND_ELF && (a->nsnap || o->pid >= 0))
+		return view_usage_error(v, "--snapshot and --pid are for "
+					"recordings, not ELF files");
+	return -1;
+}
+
+/* Defaults that depend on the kind, and the keys and --sort column that
+ * kind offers. Returns -1 to go on, or the exit status. */
+static int diff_defaults(struct view *v, struct diff_opts *o)
+{
+	unsigned cmd = o->kind == DIFF_KIND_ELF ? KEY_IN_SIZE : KEY_IN_REPORT;
+
+	if (!v->nkeys) {
+		v->keys[0] = o->kind == DIFF_KIND_ELF ? KEY_SECTIONS :
+							KEY_FILES;
+		v->nkeys = 1;
+	}
+	for (size_t i = 0; i < v->nkeys; i++)
+		if (!(keydefs[v->keys[i]].cmds & cmd))
+			return view_usage_error(
+				v, "key '%s' is not offered for %s (keys: %s)",
+				keydefs[v->keys[i]].name,
+				o->kind == DIFF_KIND_ELF ? "ELF files" :
+							   "recordings",
+				keys_list(cmd));
+	for (size_t i = 0; i < v->nfields && o->kind == DIFF_KIND_ELF; i++)
+		if (v->fields[i] != COL_FILE && v->fields[i] != COL_VM)
+			return view_usage_error(v, "ELF files have the fields "
+						"file and vm, not '%s'",
+						coldefs[v->fields[i]].sortname);
+	if (v->sort == COL__COUNT && v->nfields)
+		v->sort = v->fields[0];
+	if (v->sort == COL__COUNT)
+		v->sort = o->kind == DIFF_KIND_ELF ? COL_FILE : COL_RSS;
+	if (o->kind == DIFF_KIND_ELF && v->sort != COL_FILE &&
+	    v->sort != COL_VM)
+		return view_usage_error(v, "ELF files are sorted by file or "
+					"vm, not '%s'",
+					coldefs[v->sort].sortname);
+	memcpy(o->keys, v->keys, sizeof(o->keys));
+	o->nkeys = v->nkeys;
+	o->debug_root = v->debug_root;
+	o->filter = &v->filter;
+	return view_check(v);
+}
+
+/* The columns to print, into cols; returns how many. */
+static size_t diff_cols(const struct view *v, const struct diff_opts *o,
+			const struct diff_result *res, enum col_id *cols)
+{
+	bool relocs = false;
+	size_t n = 0;
+
+	for (size_t k = 0; k < v->nkeys; k++)
+		relocs |= v->keys[k] == KEY_RELOCS;
+	if (v->nfields) {
+		for (size_t i = 0; i < v->nfields; i++)
+			if ((v->fields[i] != COL_PSS || res->have_pss) &&
+			    (v->fields[i] != COL_RELOCS || relocs))
+				cols[n++] = v->fields[i];
+		return n;
+	}
+	if (o->kind == DIFF_KIND_ELF) {
+		cols[n++] = COL_FILE;
+		cols[n++] = COL_VM;
+		return n;
+	}
+	for (int i = 0; i < COL__COUNT; i++) {
+		if ((i == COL_PSS && !res->have_pss) ||
+		    (i == COL_RELOCS && !relocs) || coldefs[i].derived)
+			continue;
+		/* a table has no room for columns that are 0 on both
+		 * sides; csv and json keep every column */
+		if (v->fmt == OUT_TABLE && i != v->sort &&
+		    diff_col_is_zero(res->d, i))
+			continue;
+		cols[n++] = i;
+	}
+	return n;
+}
+
+static int diff_print(const struct view *v, const struct diff_result *res,
+		      const enum col_id *cols, size_t ncols)
+{
+	const char *keynames[KEYS_MAX];
+	struct strlist shown = { 0 };
+	struct out_opts oo = {
+		.fmt = v->fmt,
+		.keys = keynames,
+		.cols = cols,
+		.ncols = ncols,
+	};
+	int ret = 0;
+
+	strlist_summarize(&res->notes, NULL, v->verbose, &shown);
+	oo.notes = (const char *const *)shown.lines;
+	oo.nnotes = shown.n;
+	for (size_t i = 0; i < v->nkeys; i++)
+		keynames[i] = keydefs[v->keys[i]].name;
+	if (diff_write(stdout, res->d, &oo) < 0 || fflush(stdout) == EOF) {
+		memsz_error("cannot write the diff: %s",
+			    memsz_strerror(-errno));
+		ret = 1;
+	} else if (v->fmt == OUT_CSV || v->fmt == OUT_TSV) {
+		for (size_t i = 0; i < shown.n; i++)
+			fprintf(stderr, "memsz: note: %s\n", shown.lines[i]);
+	}
+	strlist_free(&shown);
+	return ret;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_opts o = { .pid = -1 };
+	struct diff_args a = { 0 };
+	struct view v = {
+		.cmdname = "diff",
+		.cmd = KEY_IN_SIZE | KEY_IN_REPORT,
+		.sort = COL__COUNT, /* by kind, once known */
+		/* every stored column: a derived one (RES%) has no change to
+		 * show */
+		.columns = ((1u << COL__COUNT) - 1) & ~(1u << COL_RES_PCT),
+		.limit = 20,
+		.fmt = OUT_TABLE,
+	};
+	struct diff_result res = { 0 };
+	enum col_id cols[COL__COUNT];
+	struct labels *lb = NULL;
+	size_t ncols;
+	char *msg = NULL;
+	int ret;
+
+	ret = diff_parse(argc, argv, &v, &o, &a);
+	if (ret < 0)
+		ret = diff_kinds(&v, &o, &a);
+	if (ret < 0)
+		ret = diff_defaults(&v, &o);
+	if (ret >= 0)
+		goto out;
+	ret = 1;
+	lb = labels_new();
+	if (diff_build(&o, lb, &res, &msg) < 0) {
+		out_error(v.fmt, msg);
+		goto out;
+	}
+	if (v.sort == COL_PSS && !res.have_pss)
+		v.sort = COL_RSS;
+	diff_finish(res.d, v.sort, v.limit);
+	ncols = diff_cols(&v, &o, &res, cols);
+	if (!ncols) {
+		out_error(v.fmt, "no column of --fields is in both recordings "
+				 "(no PSS without page frame numbers)");
+		goto out;
+	}
+	ret = diff_print(&v, &res, cols, ncols);
+out:
+	free(msg);
+	diff_result_free(&res);
+	labels_free(lb);
+	view_free(&v);
+	return ret;
+}

@@ -1,0 +1,616 @@
+/* pgstate.c — the compact page-state encoding of SNAP_MAPPING records:
+ * runs where runs are long, a presence bitmap with a small per-block
+ * palette where they are short. See pgstate.h and man/memsz-data.5. */
+#include "config.h"
+
+#include "data/pgstate.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run or a hole this many pages long gets a block of its own (RUN or
+ * SKIP, 2 to 4 bytes): in a bitmap it would cost a bit a page. */
+#define LONG_PAGES 64
+/* Distinct entries of one MAP block (its count is stored in a byte). */
+#define LOCAL_MAX 256
+
+enum { BLK_SKIP = 0, BLK_RUN = 1, BLK_MAP = 2 };
+
+/* A short segment of the open MAP block: consecutive pages of one
+ * palette entry (fewer than LONG_PAGES), from the block's first page. */
+struct pgstate_seg {
+	uint32_t off;
+	uint32_t len;
+	uint32_t idx;
+};
+
+/* A palette hash slot, valid when gen is the mapping's generation. */
+struct pgstate_slot {
+	uint32_t gen;
+	uint32_t idx;
+};
+
+static void le32_put(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static uint32_t le32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Bytes of v as LEB128. */
+static size_t var_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* Bits of a code that can name any of m local entries. */
+static unsigned code_bits(uint32_t m)
+{
+	return m > 1 ? 32 - (unsigned)__builtin_clz(m - 1) : 0;
+}
+
+/* --- encoder --- */
+
+/* n zeroed bytes appended to the stream. */
+static uint8_t *out_grow(struct pgstate_enc *e, size_t n)
+{
+	uint8_t *q;
+
+	xgrow(&e->out, &e->out_cap, e->len + n, 1);
+	q = e->out + e->len;
+	memset(q, 0, n);
+	e->len += n;
+	return q;
+}
+
+static void out_var(struct pgstate_enc *e, uint64_t v)
+{
+	uint8_t *q = out_grow(e, var_len(v));
+
+	while (v >= 0x80) {
+		*q++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*q = (uint8_t)v;
+}
+
+static size_t slot_of(uint32_t fl, uint32_t mc, size_t mask)
+{
+	uint64_t k = ((uint64_t)fl << 32 | mc) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(k >> 32) & mask;
+}
+
+static void hash_insert(struct pgstate_enc *e, uint32_t idx)
+{
+	struct pgstate_slot *h = e->hash;
+	const uint8_t *p = e->pal + (size_t)idx * PGSTATE_PAL_SIZE;
+	size_t mask = e->hash_cap - 1;
+	size_t i = slot_of(le32_get(p), le32_get(p + 4), mask);
+
+	while (h[i].gen == e->gen)
+		i = (i + 1) & mask;
+	h[i].gen = e->gen;
+	h[i].idx = idx;
+}
+
+/* The palette index of (fl, mc), added to the palette if new. */
+static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
+{
+	struct pgstate_slot *h = e->hash;
+	size_t mask, i;
+	uint8_t *p;
+
+	if ((size_t)(e->npal + 1) * 2 > e->hash_cap) {
+		size_t cap = e->hash_cap ? e->hash_cap * 2 : 64;
+
+		free(e->hash);
+		e->hash = xcalloc(cap, sizeof(struct pgstate_slot));
+		e->hash_cap = cap;
+		for (uint32_t k = 0; k < e->npal; k++)
+			hash_insert(e, k);
+		h = e->hash;
+	}
+	mask = e->hash_cap - 1;
+	for (i = slot_of(fl, mc, mask); h[i].gen == e->gen;
+	     i = (i + 1) & mask) {
+		p = e->pal + (size_t)h[i].idx * PGSTATE_PAL_SIZE;
+		if (le32_get(p) == fl && le32_get(p + 4) == mc)
+			return h[i].idx;
+	}
+	xgrow(&e->pal, &e->pal_cap, (size_t)(e->npal + 1) * PGSTATE_PAL_SIZE,
+	      1);
+	p = e->pal + (size_t)e->npal * PGSTATE_PAL_SIZE;
+	le32_put(p, fl);
+	le32_put(p + 4, mc);
+	h[i].gen = e->gen;
+	h[i].idx = e->npal;
+	if (e->npal >= e->local_cap) {
+		size_t cap = MAX(2 * e->local_cap, (size_t)64);
+
+		e->local_gen = xrealloc(e->local_gen,
+					cap * sizeof(*e->local_gen));
+		e->local_idx = xrealloc(e->local_idx,
+					cap * sizeof(*e->local_idx));
+		/* no new slot belongs to a block yet */
+		memset(e->local_gen + e->local_cap, 0,
+		       (cap - e->local_cap) * sizeof(*e->local_gen));
+		e->local_cap = cap;
+	}
+	return e->npal++;
+}
+
+/* The MAP block being gathered. */
+struct map_blk {
+	uint64_t start;     /* its first page */
+	uint64_t end;       /* the page after its last segment */
+	uint64_t present;   /* pages of its segments */
+	size_t runs_cost;   /* bytes as SKIP and RUN blocks instead */
+	size_t nseg;        /* segments in e->segs */
+	bool open;
+	uint32_t nlocal;
+	uint32_t local[LOCAL_MAX];
+};
+
+/* The local code of palette entry idx in the open block, or -1. */
+static int local_code(const struct pgstate_enc *e, uint32_t idx)
+{
+	return e->local_gen[idx] == e->lgen ? (int)e->local_idx[idx] : -1;
+}
+
+/* Add idx to the block's local entries; false if they are full. */
+static bool local_add(struct pgstate_enc *e, struct map_blk *b, uint32_t idx)
+{
+	if (local_code(e, idx) >= 0)
+		return true;
+	if (b->nlocal == LOCAL_MAX)
+		return false;
+	e->local_gen[idx] = e->lgen;
+	e->local_idx[idx] = b->nlocal;
+	b->local[b->nlocal++] = idx;
+	return true;
+}
+
+static void emit_run(struct pgstate_enc *e, uint64_t len, uint32_t idx)
+{
+	out_var(e, len << 2 | BLK_RUN);
+	out_var(e, idx);
+}
+
+/* Write the open block as one MAP block, or as SKIP and RUN blocks if
+ * those are no longer. */
+static void map_close(struct pgstate_enc *e, struct map_blk *b)
+{
+	uint64_t n = b->end - b->start, present = b->present, bit;
+	unsigned k = code_bits(b->nlocal);
+	size_t map_cost, i;
+	uint32_t prev = 0;
+	uint8_t *q;
+
+	b->open = false;
+	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
+	for (i = 0; i < b->nlocal; i++)
+		map_cost += var_len(b->local[i]);
+	if (b->runs_cost <= map_cost) {
+		for (i = 0; i < b->nseg; i++) {
+			const struct pgstate_seg *s = &e->segs[i];
+
+			if (s->off > prev)
+				out_var(e, (uint64_t)(s->off - prev) << 2 |
+						   BLK_SKIP);
+			emit_run(e, s->len, s->idx);
+			prev = s->off + s->len;
+		}
+		return;
+	}
+	out_var(e, n << 2 | BLK_MAP);
+	*out_grow(e, 1) = (uint8_t)(b->nlocal - 1);
+	for (i = 0; i < b->nlocal; i++)
+		out_var(e, b->local[i]);
+	q = out_grow(e, (n + 7) / 8);
+	for (i = 0; i < b->nseg; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+
+		for (bit = s->off; bit < (uint64_t)s->off + s->len; bit++)
+			q[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+	}
+	if (!k)
+		return;
+	q = out_grow(e, (present * k + 7) / 8);
+	bit = 0;
+	for (i = 0; i < b->nseg; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+		unsigned code = (unsigned)local_code(e, s->idx);
+
+		for (uint32_t j = 0; j < s->len; j++, bit += k) {
+			unsigned sh = bit & 7;
+
+			q[bit >> 3] |= (uint8_t)(code << sh);
+			if (sh + k > 8)
+				q[(bit >> 3) + 1] |=
+					(uint8_t)(code >> (8 - sh));
+		}
+	}
+}
+
+/* Encode the next run as it decodes (len pages of entry idx at page, past
+ * the previous one): a long run as RUN, a long hole as SKIP, short ones
+ * gathered into a MAP block. *pos is the page after the previous run. */
+static void push_run(struct pgstate_enc *e, struct map_blk *b, uint64_t *pos,
+		     uint64_t page, uint64_t len, uint32_t idx)
+{
+	uint64_t gap = page - *pos;
+	bool long_run = len >= LONG_PAGES;
+
+	e->nruns++;
+	*pos = page + len;
+	if (b->open && (gap >= LONG_PAGES || long_run ||
+			page + len - b->start > PGSTATE_MAP_MAX ||
+			!local_add(e, b, idx)))
+		map_close(e, b);
+	if (!b->open && gap)
+		out_var(e, gap << 2 | BLK_SKIP);
+	if (long_run) {
+		emit_run(e, len, idx);
+		return;
+	}
+	if (!b->open) {
+		/* a new block with fresh local entries */
+		if (++e->lgen == 0) {
+			memset(e->local_gen, 0,
+			       e->local_cap * sizeof(*e->local_gen));
+			e->lgen = 1;
+		}
+		b->open = true;
+		b->start = b->end = page;
+		b->present = 0;
+		b->runs_cost = 0;
+		b->nseg = 0;
+		b->nlocal = 0;
+		local_add(e, b, idx);
+	}
+	if (page > b->end)
+		b->runs_cost += var_len((page - b->end) << 2);
+	b->runs_cost += var_len(len << 2) + var_len(idx);
+	b->present += len;
+	b->end = page + len;
+	e->segs[b->nseg++] = (struct pgstate_seg){
+		(uint32_t)(page - b->start), (uint32_t)len, idx,
+	};
+}
+
+int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
+		   unsigned page_shift, const struct md_run *runs,
+		   size_t nruns)
+{
+	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	uint64_t next = 0, pos = 0, pgmask = ((uint64_t)1 << page_shift) - 1;
+	uint64_t spage = 0, slen = 0;       /* the run being joined */
+	uint32_t pfl = 0, pmc = 0, pidx = UINT32_MAX, sidx = UINT32_MAX;
+	struct map_blk b;
+
+	e->npal = 0;
+	e->len = 0;
+	e->nruns = 0;
+	b.open = false;
+	/* a new generation empties the palette hash */
+	if (++e->gen == 0) {
+		if (e->hash)
+			memset(e->hash, 0,
+			       e->hash_cap * sizeof(struct pgstate_slot));
+		e->gen = 1;
+	}
+	/* a MAP block holds at most one segment a page */
+	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
+	for (size_t i = 0; i < nruns; i++) {
+		const struct md_run *r = &runs[i];
+		uint64_t page, len = r->npages;
+
+		if (!len || r->vaddr < start || ((r->vaddr - start) & pgmask) ||
+		    !(r->flags & kinds))
+			return -EINVAL;
+		page = (r->vaddr - start) >> page_shift;
+		if (page < next || page > npages || len > npages - page)
+			return -EINVAL;
+		next = page + len;
+		/* neighbouring runs mostly share an entry */
+		if (pidx == UINT32_MAX || r->flags != pfl ||
+		    r->mapcount != pmc) {
+			pfl = r->flags;
+			pmc = r->mapcount;
+			pidx = pal_index(e, pfl, pmc);
+		}
+		/* join runs of one entry as the decoder does */
+		if (slen && sidx == pidx && spage + slen == page &&
+		    slen < UINT32_MAX) {
+			uint64_t add = MIN(len, UINT32_MAX - slen);
+
+			slen += add;
+			page += add;
+			len -= add;
+			if (!len)
+				continue;
+		}
+		if (slen)
+			push_run(e, &b, &pos, spage, slen, sidx);
+		spage = page;
+		slen = len;
+		sidx = pidx;
+	}
+	if (slen)
+		push_run(e, &b, &pos, spage, slen, sidx);
+	if (b.open)
+		map_close(e, &b);
+	return 0;
+}
+
+void pgstate_enc_free(struct pgstate_enc *e)
+{
+	if (!e)
+		return;
+	free(e->pal);
+	free(e->out);
+	free(e->segs);
+	free(e->hash);
+	free(e->local_gen);
+	free(e->local_idx);
+	memset(e, 0, sizeof(*e));
+}
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32), eight bytes a step
+ * ("slicing by 8"): crc_tab[k][b] is the CRC of byte b followed by k zero
+ * bytes. The tables are built once, on first use. */
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t b = 0; b < 256; b++) {
+		uint32_t c = b;
+
+		for (int i = 0; i < 8; i++)
+			c = (c >> 1) ^ (c & 1 ? 0xedb88320u : 0);
+		crc_tab[0][b] = c;
+	}
+	for (uint32_t b = 0; b < 256; b++)
+		for (int k = 1; k < 8; k++)
+			crc_tab[k][b] = (crc_tab[k - 1][b] >> 8) ^
+					crc_tab[0][crc_tab[k - 1][b] & 0xff];
+}
+
+uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n)
+{
+	uint32_t c = ~crc;
+
+	pthread_once(&crc_once, crc_init);
+	for (; n >= 8; n -= 8, p += 8) {
+		uint32_t lo = c ^ le32_get(p), hi = le32_get(p + 4);
+
+		c = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
+		    crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
+		    crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
+		    crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
+	}
+	while (n--)
+		c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
+	return ~c;
+}
+
+/* --- decoder --- */
+
+struct dec {
+	struct md_run *runs;
+	size_t n, max;
+	uint64_t start;
+	unsigned shift;
+};
+
+static bool var_get(const uint8_t *s, size_t len, size_t *pos, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned sh = 0;
+
+	while (*pos < len) {
+		uint8_t b = s[(*pos)++];
+
+		if (sh == 63 && b > 1)
+			return false;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+		sh += 7;
+		if (sh > 63)
+			return false;
+	}
+	return false;
+}
+
+/* Append len pages at page, joined to the last run when it continues it.
+ * False if that makes more runs than announced. */
+static bool dec_emit(struct dec *d, uint64_t page, uint64_t len, uint32_t fl,
+		     uint32_t mc)
+{
+	uint64_t va = d->start + (page << d->shift);
+
+	while (len) {
+		struct md_run *r = d->n ? &d->runs[d->n - 1] : NULL;
+		uint64_t add;
+
+		if (r && r->flags == fl && r->mapcount == mc &&
+		    r->npages < UINT32_MAX &&
+		    r->vaddr + ((uint64_t)r->npages << d->shift) == va) {
+			add = MIN(len, UINT32_MAX - r->npages);
+			r->npages += (uint32_t)add;
+		} else {
+			if (d->n == d->max)
+				return false;
+			add = MIN(len, UINT32_MAX);
+			d->runs[d->n++] = (struct md_run){
+				.vaddr = va, .npages = (uint32_t)add,
+				.flags = fl, .mapcount = mc,
+			};
+		}
+		len -= add;
+		va += add << d->shift;
+	}
+	return true;
+}
+
+/* Bits set in each byte value. */
+static const uint8_t popcount8[256] = {
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+	B6(0), B6(1), B6(1), B6(2)
+#undef B6
+#undef B4
+#undef B2
+};
+
+/* One MAP block of n pages at page; *pos is just after its header. */
+static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
+		    const uint8_t *s, size_t len, size_t *pos, uint64_t page,
+		    uint64_t n)
+{
+	uint32_t lfl[LOCAL_MAX], lmc[LOCAL_MAX], m;
+	uint64_t v, present = 0, bit = 0, nb, cb;
+	const uint8_t *bm, *codes;
+	unsigned k, mask;
+
+	if (n > PGSTATE_MAP_MAX || *pos >= len)
+		return false;
+	m = (uint32_t)s[(*pos)++] + 1;
+	for (uint32_t j = 0; j < m; j++) {
+		if (!var_get(s, len, pos, &v) || v >= npal)
+			return false;
+		lfl[j] = le32_get(pal + v * PGSTATE_PAL_SIZE);
+		lmc[j] = le32_get(pal + v * PGSTATE_PAL_SIZE + 4);
+	}
+	k = code_bits(m);
+	mask = (1u << k) - 1;
+	nb = (n + 7) / 8;
+	if (len - *pos < nb)
+		return false;
+	bm = s + *pos;
+	*pos += nb;
+	if ((n & 7) && (bm[nb - 1] >> (n & 7)))
+		return false;
+	for (uint64_t i = 0; i < nb; i++)
+		present += popcount8[bm[i]];
+	cb = (present * k + 7) / 8;
+	if (len - *pos < cb)
+		return false;
+	codes = s + *pos;
+	*pos += cb;
+	if (((present * k) & 7) && (codes[cb - 1] >> ((present * k) & 7)))
+		return false;
+	for (uint64_t i = 0; i < nb; i++) {
+		unsigned b = bm[i];
+
+		while (b) {
+			unsigned t = (unsigned)__builtin_ctz(b), c = 0;
+
+			b &= b - 1;
+			if (k) {
+				uint64_t at = bit >> 3;
+				unsigned w = codes[at];
+
+				if (at + 1 < cb)
+					w |= (unsigned)codes[at + 1] << 8;
+				c = (w >> (bit & 7)) & mask;
+				bit += k;
+				if (c >= m)
+					return false;
+			}
+			uint64_t pg = page + i * 8 + t;
+			uint64_t va = d->start + (pg << d->shift);
+			struct md_run *r = d->n ? &d->runs[d->n - 1] : NULL;
+
+			/* join the last run when this page continues it */
+			if (r && r->flags == lfl[c] && r->mapcount == lmc[c] &&
+			    r->npages < UINT32_MAX &&
+			    r->vaddr + ((uint64_t)r->npages << d->shift) ==
+				    va) {
+				r->npages++;
+				continue;
+			}
+			if (d->n == d->max)
+				return false;
+			d->runs[d->n++] = (struct md_run){
+				.vaddr = va, .npages = 1,
+				.flags = lfl[c], .mapcount = lmc[c],
+			};
+		}
+	}
+	return true;
+}
+
+int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
+		   size_t nbytes, uint64_t start, uint64_t npages,
+		   unsigned page_shift, uint64_t nruns, struct md_run **runs,
+		   size_t *cap)
+{
+	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	struct dec d = { .start = start, .shift = page_shift };
+	uint64_t page = 0, h, n, v;
+	size_t pos = 0;
+
+	/* every run starts at a present page of a MAP block (a bit of the
+	 * stream) or is a RUN block (two bytes or more) */
+	if (nruns > npages || nruns / 8 > nbytes)
+		return -MEMSZ_EBADDATA;
+	for (uint32_t i = 0; i < npal; i++)
+		if (!(le32_get(pal + (size_t)i * PGSTATE_PAL_SIZE) & kinds))
+			return -MEMSZ_EBADDATA;
+	xgrow(runs, cap, nruns + 1, sizeof(**runs));
+	d.runs = *runs;
+	d.max = nruns;
+	while (pos < nbytes) {
+		if (!var_get(s, nbytes, &pos, &h))
+			return -MEMSZ_EBADDATA;
+		n = h >> 2;
+		if (!n || n > npages - page)
+			return -MEMSZ_EBADDATA;
+		switch (h & 3) {
+		case BLK_SKIP:
+			break;
+		case BLK_RUN:
+			if (n > UINT32_MAX || !var_get(s, nbytes, &pos, &v) ||
+			    v >= npal ||
+			    !dec_emit(&d, page, n,
+				      le32_get(pal + v * PGSTATE_PAL_SIZE),
+				      le32_get(pal + v * PGSTATE_PAL_SIZE + 4)))
+				return -MEMSZ_EBADDATA;
+			break;
+		case BLK_MAP:
+			if (!dec_map(&d, pal, npal, s, nbytes, &pos, page, n))
+				return -MEMSZ_EBADDATA;
+			break;
+		default:
+			return -MEMSZ_EBADDATA;
+		}
+		page += n;
+	}
+	if (d.n != nruns)
+		return -MEMSZ_EBADDATA;
+	return 0;
+}

@@ -1,0 +1,81 @@
+/* pgstate.h — the compact page-state encoding of a SNAP_MAPPING record
+ * (format version 2), used by datafile.c only.
+ *
+ * A mapping's pages are described by a palette of distinct (flags,
+ * mapcount) pairs and a byte stream of blocks, each one a LEB128 header
+ * h (kind = h & 3, pages = h >> 2, at least 1):
+ *   0 SKIP  pages absent pages
+ *   1 RUN   a LEB128 palette index; pages (<= UINT32_MAX) of that entry
+ *   2 MAP   pages (<= PGSTATE_MAP_MAX) described page by page: a byte
+ *           m - 1 (m local entries, 1..256), m LEB128 palette indices, a
+ *           presence bitmap of ceil(pages / 8) bytes (page i is bit i % 8
+ *           of byte i / 8), then for each present page in order a k-bit
+ *           code (k = bits of m - 1, 0 when m == 1) packed the same way,
+ *           ceil(present * k / 8) bytes; a code < m names local entry.
+ *           Unused bits of both bitmaps are zero.
+ *   3 (invalid)
+ * Blocks follow each other from the mapping's first page; pages after the
+ * last block are absent. Decoding merges consecutive pages with equal
+ * flags and mapcount into runs of at most UINT32_MAX pages, so the
+ * decoded runs are the same whatever blocks the encoder chose.
+ */
+#ifndef MEMSZ_DATA_PGSTATE_H
+#define MEMSZ_DATA_PGSTATE_H
+
+#include "data/datafile.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PGSTATE_MAP_MAX (1u << 16) /* pages in one MAP block */
+
+/* One palette entry, as encoded: u32 flags, u32 mapcount. */
+#define PGSTATE_PAL_SIZE 8
+
+/* Encoder scratch, reused from one mapping to the next. Zero-initialise;
+ * free with pgstate_enc_free(). */
+struct pgstate_enc {
+	uint8_t *pal;                 /* npal encoded palette entries */
+	uint32_t npal;
+	uint8_t *out;                 /* the block stream */
+	size_t len;                   /* its length in bytes */
+	uint64_t nruns;               /* runs the stream decodes to */
+
+	/* private */
+	size_t pal_cap, out_cap;
+	struct pgstate_seg *segs;
+	size_t segs_cap;
+	struct pgstate_slot *hash;    /* palette entries by value */
+	size_t hash_cap;
+	uint32_t *local_gen, *local_idx;
+	size_t local_cap;
+	uint32_t gen;                 /* of the palette hash: per mapping */
+	uint32_t lgen;                /* of the local tables: per block */
+};
+
+/* Encode the runs of a mapping of npages pages at start (pages of
+ * 1 << page_shift bytes) into e->pal / e->out / e->nruns. The runs must be
+ * sorted, page-aligned, inside the mapping, not overlapping, of at least
+ * one page, and each must be present, swapped or the zero page (flags
+ * MD_PG_PRESENT, MD_PG_SWAPPED or MD_PG_ZERO). Returns 0 or -EINVAL. */
+int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
+		   unsigned page_shift, const struct md_run *runs,
+		   size_t nruns);
+void pgstate_enc_free(struct pgstate_enc *e);
+
+/* Decode npal palette entries at pal and the nbytes-byte stream at s of a
+ * mapping of npages pages at start into exactly nruns runs, stored in
+ * *runs (grown as needed, *cap its capacity; the caller frees). Every field
+ * is checked: returns 0, or -MEMSZ_EBADDATA if anything is out of range,
+ * the stream is cut or too long, or the run count differs. */
+int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
+		   size_t nbytes, uint64_t start, uint64_t npages,
+		   unsigned page_shift, uint64_t nruns, struct md_run **runs,
+		   size_t *cap);
+
+/* CRC-32 of n bytes at p continuing crc (0 to start), the polynomial and
+ * bit order of zlib's crc32(): a SNAP_MAPPING record's check of its
+ * page states. */
+uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n);
+
+#endif

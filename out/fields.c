@@ -1,0 +1,110 @@
+/* fields.c — see fields.h */
+#include "config.h"
+
+#include "out/fields.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/json_writer.h"
+#include "util/util.h"
+
+void out_csv_field(FILE *f, const char *s, bool tsv)
+{
+	if (tsv) {
+		for (const char *p = s; *p; p++)
+			fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p,
+			      f);
+		return;
+	}
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* Label str made safe for a terminal (caller frees): control characters
+ * (C0, DEL, C1) and bytes that are not valid UTF-8 are shown as \xHH /
+ * \uHHHH escapes. *ncp: its length in code points. */
+static char *label_safe(const char *str, size_t *ncp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, len, cap = n * 6 + 1, pos = 0;
+	char *out = xmalloc(cap);
+	uint32_t cp;
+
+	*ncp = 0;
+	while (i < n) {
+		len = utf8_decode(s + i, n - i, &cp);
+		if (!len) {
+			pos += sprintf(out + pos, "\\x%02x", s[i]);
+			*ncp += 4;
+			i++;
+		} else if (cp < 0x20 || cp == 0x7f) {
+			pos += sprintf(out + pos, "\\x%02x", cp);
+			*ncp += 4;
+			i++;
+		} else if (cp >= 0x80 && cp < 0xa0) {
+			pos += sprintf(out + pos, "\\u%04x", cp);
+			*ncp += 6;
+			i += len;
+		} else {
+			memcpy(out + pos, s + i, len);
+			pos += len;
+			(*ncp)++;
+			i += len;
+		}
+	}
+	out[pos] = 0;
+	return out;
+}
+
+/* Byte offset of code point number k of UTF-8 string s (valid UTF-8). */
+static size_t cp_offset(const char *s, size_t k)
+{
+	size_t i = 0;
+
+	while (s[i] && k) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		k--;
+	}
+	return i;
+}
+
+/* Cut in the middle: both ends of a path or a symbol say the most. */
+void out_put_label(FILE *f, const char *str, size_t max)
+{
+	size_t n, head, tail;
+	char *s = label_safe(str, &n);
+
+	if (!max || n <= max) {
+		fputs(s, f);
+		free(s);
+		return;
+	}
+	head = (max - 1) / 2;
+	tail = max - 1 - head;
+	fwrite(s, 1, cp_offset(s, head), f);
+	fputs("\u2026", f);
+	fputs(s + cp_offset(s, n - tail), f);
+	free(s);
+}
+
+const char *out_level_key(const struct out_opts *o, size_t level, char *buf,
+			  size_t len)
+{
+	if (o->keys && o->keys[level])
+		return o->keys[level];
+	snprintf(buf, len, "key%zu", level + 1);
+	return buf;
+}

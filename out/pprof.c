@@ -1,0 +1,475 @@
+/* pprof.c — see pprof.h */
+#include "config.h"
+
+#include "out/pprof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "out/profile.pb-c.h"
+#include "util/util.h"
+
+/* A u64 -> id map (open addressing); keys are never UINT64_MAX. */
+struct idmap {
+	uint64_t *keys;
+	uint64_t *ids;
+	size_t n, size; /* size: 0 or a power of two */
+};
+
+static void idmap_free(struct idmap *m)
+{
+	free(m->keys);
+	free(m->ids);
+}
+
+static size_t idmap_slot(const struct idmap *m, uint64_t key)
+{
+	size_t i = (size_t)((key + 1) * 0x9e3779b97f4a7c15ULL >> 20) &
+		   (m->size - 1);
+
+	while (m->keys[i] != UINT64_MAX && m->keys[i] != key)
+		i = (i + 1) & (m->size - 1);
+	return i;
+}
+
+/* Id of key, or 0 if it has none. */
+static uint64_t idmap_get(const struct idmap *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->size)
+		return 0;
+	i = idmap_slot(m, key);
+	return m->keys[i] == key ? m->ids[i] : 0;
+}
+
+static void idmap_put(struct idmap *m, uint64_t key, uint64_t id)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->size) {
+		struct idmap old = *m;
+
+		m->size = m->size ? m->size * 2 : 64;
+		m->keys = xmalloc(m->size * sizeof(*m->keys));
+		m->ids = xmalloc(m->size * sizeof(*m->ids));
+		memset(m->keys, 0xff, m->size * sizeof(*m->keys));
+		m->n = 0;
+		for (i = 0; i < old.size; i++)
+			if (old.keys[i] != UINT64_MAX)
+				idmap_put(m, old.keys[i], old.ids[i]);
+		idmap_free(&old);
+	}
+	i = idmap_slot(m, key);
+	if (m->keys[i] == UINT64_MAX)
+		m->n++;
+	m->keys[i] = key;
+	m->ids[i] = id;
+}
+
+/* What a level of the key path is, by the key's name. */
+enum level_kind {
+	LVL_PLAIN,   /* one location, and a string label */
+	LVL_FILES,   /* also the mapping of the locations below */
+	LVL_PIDS,    /* also "pid" and "comm" labels */
+	LVL_CALLERS, /* a call stack, outermost first joined by ';' */
+};
+
+struct ppf_sample {
+	size_t loc0, nloc;    /* in pw.locids */
+	size_t val0;          /* in pw.vals, ncols of them */
+	size_t lab0, nlab;    /* in pw.labels */
+};
+
+struct pw {
+	const struct rowtree *t;
+	const struct out_opts *o;
+	enum level_kind *kinds;      /* per level */
+	int64_t *lvl_file;           /* per level: file it is in (string) */
+	uint64_t *lvl_map;           /* per level: its mapping, or 0 */
+	struct labels *strs;         /* the string table; "" is 0 */
+	struct idmap fn_ids, loc_ids, map_ids;
+	Perftools__Profiles__Function *fns;
+	size_t nfns, fncap;
+	Perftools__Profiles__Location *locs;
+	Perftools__Profiles__Line *lines; /* one per location */
+	size_t nlocs, loccap, linecap;
+	Perftools__Profiles__Mapping *maps;
+	size_t nmaps, mapcap;
+	Perftools__Profiles__Label *labels;
+	size_t nlabels, labcap;
+	uint64_t *locids;
+	size_t nlocids, locidcap;
+	int64_t *vals;
+	size_t nvals, valcap;
+	struct ppf_sample *samples;
+	size_t nsamples, samplecap;
+};
+
+static int64_t str_id(struct pw *w, const char *s)
+{
+	return (int64_t)labels_intern(w->strs, s);
+}
+
+static int64_t str_id_n(struct pw *w, const char *s, size_t n)
+{
+	return (int64_t)labels_intern_n(w->strs, s, n);
+}
+
+/* The build-id of the image at path, "" if not known. */
+static const char *build_id_of(const struct out_opts *o, const char *path)
+{
+	for (size_t i = 0; i < o->nimages; i++)
+		if (o->images[i].path && !strcmp(o->images[i].path, path))
+			return o->images[i].build_id ? o->images[i].build_id :
+						       "";
+	return "";
+}
+
+/* Mapping id of the "files" label id (made on first sight). */
+static uint64_t mapping_of(struct pw *w, uint32_t label)
+{
+	uint64_t id = idmap_get(&w->map_ids, label);
+	Perftools__Profiles__Mapping *m;
+	const char *path;
+
+	if (id)
+		return id;
+	path = labels_str(w->t->lb, label);
+	xgrow(&w->maps, &w->mapcap, w->nmaps + 1, sizeof(*w->maps));
+	m = &w->maps[w->nmaps++];
+	perftools__profiles__mapping__init(m);
+	m->id = w->nmaps;
+	m->filename = str_id(w, path);
+	m->build_id = str_id(w, build_id_of(w->o, path));
+	m->has_functions = true;
+	idmap_put(&w->map_ids, label, m->id);
+	return m->id;
+}
+
+static uint64_t function_of(struct pw *w, int64_t name, int64_t file)
+{
+	uint64_t key = (uint64_t)name << 32 | (uint64_t)file;
+	uint64_t id = idmap_get(&w->fn_ids, key);
+	Perftools__Profiles__Function *fn;
+
+	if (id)
+		return id;
+	xgrow(&w->fns, &w->fncap, w->nfns + 1, sizeof(*w->fns));
+	fn = &w->fns[w->nfns++];
+	perftools__profiles__function__init(fn);
+	fn->id = w->nfns;
+	fn->name = name;
+	fn->system_name = name;
+	fn->filename = file;
+	idmap_put(&w->fn_ids, key, fn->id);
+	return fn->id;
+}
+
+/* Append to the current sample the location of function name (a string
+ * id) in file (string id, 0: none) and mapping (0: none). */
+static void push_location(struct pw *w, int64_t name, int64_t file,
+			  uint64_t mapping)
+{
+	uint64_t fn = function_of(w, name, file);
+	uint64_t key = fn << 32 | mapping;
+	uint64_t id = idmap_get(&w->loc_ids, key);
+
+	if (!id) {
+		Perftools__Profiles__Location *l;
+
+		xgrow(&w->locs, &w->loccap, w->nlocs + 1, sizeof(*w->locs));
+		xgrow(&w->lines, &w->linecap, w->nlocs + 1,
+		      sizeof(*w->lines));
+		l = &w->locs[w->nlocs];
+		perftools__profiles__location__init(l);
+		perftools__profiles__line__init(&w->lines[w->nlocs]);
+		w->lines[w->nlocs].function_id = fn;
+		w->nlocs++;
+		l->id = id = w->nlocs;
+		l->mapping_id = mapping;
+		idmap_put(&w->loc_ids, key, id);
+	}
+	xgrow(&w->locids, &w->locidcap, w->nlocids + 1, sizeof(*w->locids));
+	w->locids[w->nlocids++] = id;
+}
+
+static void push_label(struct pw *w, const char *key, int64_t str,
+		       int64_t num)
+{
+	Perftools__Profiles__Label *l;
+
+	xgrow(&w->labels, &w->labcap, w->nlabels + 1, sizeof(*w->labels));
+	l = &w->labels[w->nlabels++];
+	perftools__profiles__label__init(l);
+	l->key = str_id(w, key);
+	l->str = str;
+	l->num = num;
+}
+
+/* The labels of a "pids" level label "PID COMM". */
+static void push_pid_labels(struct pw *w, const char *s)
+{
+	char *end;
+	unsigned long pid = strtoul(s, &end, 10);
+
+	if (end == s)
+		return;
+	push_label(w, "pid", 0, (int64_t)pid);
+	if (*end == ' ')
+		push_label(w, "comm", str_id(w, end + 1), 0);
+}
+
+/* One sample for leaf, whose path (outermost first) is rows[0..n-1]. */
+static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
+		       const struct row *leaf)
+{
+	const struct out_opts *o = w->o;
+	struct ppf_sample *s;
+	int64_t file = 0, *files = w->lvl_file;
+	uint64_t mapping = 0, *maps = w->lvl_map;
+	size_t lv;
+
+	xgrow(&w->samples, &w->samplecap, w->nsamples + 1,
+	      sizeof(*w->samples));
+	s = &w->samples[w->nsamples++];
+	s->loc0 = w->nlocids;
+	s->lab0 = w->nlabels;
+	/* a level below a "files" level is inside that file */
+	for (lv = 0; lv < n; lv++) {
+		files[lv] = file;
+		maps[lv] = mapping;
+		if (w->kinds[lv] == LVL_FILES) {
+			file = str_id(w, labels_str(w->t->lb, rows[lv]->label));
+			mapping = mapping_of(w, rows[lv]->label);
+		}
+	}
+	/* leaf first: the innermost level, then its parents */
+	for (lv = n; lv-- > 0;) {
+		const char *lab = labels_str(w->t->lb, rows[lv]->label);
+		const char *end;
+
+		if (w->kinds[lv] != LVL_CALLERS) {
+			push_location(w, str_id(w, lab), files[lv], maps[lv]);
+			push_label(w, o->keys[lv], str_id(w, lab), 0);
+			if (w->kinds[lv] == LVL_PIDS)
+				push_pid_labels(w, lab);
+			continue;
+		}
+		/* frames outermost first: push them from the end */
+		end = lab + strlen(lab);
+		while (end > lab) {
+			const char *p = end;
+
+			while (p > lab && p[-1] != ';')
+				p--;
+			if (end > p)
+				push_location(w, str_id_n(w, p, end - p), 0,
+					      0);
+			end = p > lab ? p - 1 : p;
+		}
+	}
+	s->nloc = w->nlocids - s->loc0;
+	s->nlab = w->nlabels - s->lab0;
+	s->val0 = w->nvals;
+	xgrow(&w->vals, &w->valcap, w->nvals + o->ncols, sizeof(*w->vals));
+	for (size_t c = 0; c < o->ncols; c++) {
+		unsigned shift = coldefs[o->cols[c]].shift;
+		uint64_t v = leaf->vals[o->cols[c]];
+
+		if (shift)
+			v = (v + (UINT64_C(1) << (shift - 1))) >> shift;
+		w->vals[w->nvals++] = (int64_t)v;
+	}
+}
+
+static void walk(struct pw *w, const struct row *r, const struct row **rows,
+		 size_t level)
+{
+	for (size_t i = 0; i < r->nchildren; i++) {
+		rows[level] = &r->children[i];
+		if (r->children[i].nchildren)
+			walk(w, &r->children[i], rows, level + 1);
+		else
+			add_sample(w, rows, level + 1, rows[level]);
+	}
+}
+
+/* Deflate buf[0..len) in gzip format to f. */
+static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
+{
+	uint8_t out[65536];
+	z_stream z;
+	int zr, ret = 0;
+
+	memset(&z, 0, sizeof(z));
+	/* windowBits 15 + 16: a gzip header and trailer (mtime 0) */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (uint8_t *)buf;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			ret = -EIO;
+			break;
+		}
+		if (fwrite(out, 1, sizeof(out) - z.avail_out, f) !=
+		    sizeof(out) - z.avail_out) {
+			ret = errno ? -errno : -EIO;
+			break;
+		}
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret;
+}
+
+static void pw_free(struct pw *w)
+{
+	idmap_free(&w->fn_ids);
+	idmap_free(&w->loc_ids);
+	idmap_free(&w->map_ids);
+	free(w->fns);
+	free(w->locs);
+	free(w->lines);
+	free(w->maps);
+	free(w->labels);
+	free(w->locids);
+	free(w->vals);
+	free(w->samples);
+	free(w->kinds);
+	free(w->lvl_file);
+	free(w->lvl_map);
+	labels_free(w->strs);
+}
+
+/* Pointer arrays of n elements of size elem at base (caller frees). */
+static void **ptrs(void *base, size_t n, size_t elem)
+{
+	void **p = xcalloc(n + 1, sizeof(*p));
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = (char *)base + i * elem;
+	return p;
+}
+
+/* Pack what w collected into a Profile and write it gzipped to f. */
+static int pw_emit(FILE *f, struct pw *w)
+{
+	const struct out_opts *o = w->o;
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType *vt = xcalloc(o->ncols + 1, sizeof(*vt));
+	Perftools__Profiles__Sample *sm =
+		xcalloc(w->nsamples + 1, sizeof(*sm));
+	Perftools__Profiles__Line **linep = xcalloc(w->nlocs + 1,
+						     sizeof(*linep));
+	size_t i, len;
+	uint8_t *buf;
+	int ret;
+
+	p.n_sample_type = o->ncols;
+	p.sample_type = (Perftools__Profiles__ValueType **)ptrs(
+		vt, o->ncols, sizeof(*vt));
+	for (i = 0; i < o->ncols; i++) {
+		perftools__profiles__value_type__init(&vt[i]);
+		vt[i].type = str_id(w, coldefs[o->cols[i]].key);
+		vt[i].unit = str_id(w, coldefs[o->cols[i]].count ? "count" :
+								  "bytes");
+		if (o->cols[i] == o->sort)
+			p.default_sample_type = vt[i].type;
+	}
+	p.n_comment = o->nnotes;
+	p.comment = xcalloc(o->nnotes + 1, sizeof(*p.comment));
+	for (i = 0; i < o->nnotes; i++)
+		p.comment[i] = str_id(w, o->notes[i]);
+
+	p.n_sample = w->nsamples;
+	p.sample = (Perftools__Profiles__Sample **)ptrs(sm, w->nsamples,
+							 sizeof(*sm));
+	for (i = 0; i < w->nsamples; i++) {
+		const struct ppf_sample *s = &w->samples[i];
+
+		perftools__profiles__sample__init(&sm[i]);
+		sm[i].n_location_id = s->nloc;
+		sm[i].location_id = w->locids + s->loc0;
+		sm[i].n_value = o->ncols;
+		sm[i].value = w->vals + s->val0;
+		sm[i].n_label = s->nlab;
+		sm[i].label = (Perftools__Profiles__Label **)ptrs(
+			w->labels + s->lab0, s->nlab, sizeof(*w->labels));
+	}
+	p.n_mapping = w->nmaps;
+	p.mapping = (Perftools__Profiles__Mapping **)ptrs(
+		w->maps, w->nmaps, sizeof(*w->maps));
+	p.n_location = w->nlocs;
+	p.location = (Perftools__Profiles__Location **)ptrs(
+		w->locs, w->nlocs, sizeof(*w->locs));
+	for (i = 0; i < w->nlocs; i++) {
+		linep[i] = &w->lines[i];
+		w->locs[i].n_line = 1;
+		w->locs[i].line = &linep[i];
+	}
+	p.n_function = w->nfns;
+	p.function = (Perftools__Profiles__Function **)ptrs(
+		w->fns, w->nfns, sizeof(*w->fns));
+	/* the string table last: everything above interned into it */
+	p.n_string_table = labels_count(w->strs);
+	p.string_table = xcalloc(p.n_string_table + 1, sizeof(char *));
+	for (i = 0; i < p.n_string_table; i++)
+		p.string_table[i] = (char *)labels_str(w->strs, (uint32_t)i);
+
+	len = perftools__profiles__profile__get_packed_size(&p);
+	buf = xmalloc(len ? len : 1);
+	perftools__profiles__profile__pack(&p, buf);
+	ret = gzip_write(f, buf, len);
+
+	free(buf);
+	free(p.string_table);
+	free(p.function);
+	free(p.location);
+	free(p.mapping);
+	for (i = 0; i < w->nsamples; i++)
+		free(sm[i].label);
+	free(p.sample);
+	free(p.comment);
+	free(p.sample_type);
+	free(linep);
+	free(sm);
+	free(vt);
+	return ret;
+}
+
+int pprof_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
+{
+	struct pw w = { .t = t, .o = o };
+	const struct row **rows;
+	int ret;
+
+	w.strs = labels_new();
+	labels_intern(w.strs, ""); /* string_table[0] must be "" */
+	w.kinds = xcalloc(t->depth + 1, sizeof(*w.kinds));
+	w.lvl_file = xcalloc(t->depth + 1, sizeof(*w.lvl_file));
+	w.lvl_map = xcalloc(t->depth + 1, sizeof(*w.lvl_map));
+	for (size_t i = 0; i < t->depth; i++) {
+		const char *k = o->keys && o->keys[i] ? o->keys[i] : "";
+
+		w.kinds[i] = !strcmp(k, "callers") ? LVL_CALLERS :
+			     !strcmp(k, "files")   ? LVL_FILES :
+			     !strcmp(k, "pids")    ? LVL_PIDS :
+						     LVL_PLAIN;
+	}
+	rows = xcalloc(t->depth + 1, sizeof(*rows));
+	if (t->depth)
+		walk(&w, &t->total, rows, 0);
+	else
+		add_sample(&w, rows, 0, &t->total);
+	ret = pw_emit(f, &w);
+	free(rows);
+	pw_free(&w);
+	return ret;
+}

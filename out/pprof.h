@@ -1,0 +1,29 @@
+/* pprof.h — the row tree as a pprof profile (`--format pprof`).
+ *
+ * Writes a gzip-compressed profile.proto message (out/profile.proto, the
+ * published pprof schema) that `go tool pprof` and other pprof readers
+ * open. One sample per leaf row; its values are the chosen columns (sample
+ * types "rss"/"bytes", "pss"/"bytes", ..., "reloc_count"/"count"; PSS
+ * rounded to whole bytes), the default sample type the sort column. Its
+ * stack is the key path, leaf first: one location per level, except a
+ * "callers" level, which is the fault's call stack, one location per
+ * frame, innermost first. Locations under a "files" level carry that
+ * image's mapping (path and build-id, when known) and its path as the
+ * functions' file. Each sample carries a string label per level that is
+ * not a stack ("sections" = ".text", ...), and for a "pids" level a number
+ * label "pid" and a string label "comm". Notes become profile comments.
+ */
+#ifndef MEMSZ_OUT_PPROF_H
+#define MEMSZ_OUT_PPROF_H
+
+#include <stdio.h>
+
+#include "out/output.h"
+#include "out/rows.h"
+
+/* Write finished tree t (all rows: finish it with no limit, or the "[N
+ * others]" rows become samples of their own) as a gzipped profile to f.
+ * Returns 0 or a negative errno (-EIO on a write error). */
+int pprof_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
+
+#endif

@@ -1,0 +1,1033 @@
+/* session.c — one `memsz record` run: targets, perf capture, snapshots and
+ * the poll loop that drives them (see session.h). */
+#include "config.h"
+
+#include "record/session.h"
+
+#include "data/datafile.h"
+#include "record/perf.h"
+#include "record/procmaps.h"
+#include "record/snapshot.h"
+#include "record/target.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Longest wait of the loop: how often the perf rings are drained (records
+ * older than the time-ordering window are handed out) and, without perf,
+ * how often /proc/PID/maps is polled for changes. */
+#define POLL_MS 100
+/* After SIGTERM at the end of --duration, a launched command gets this
+ * long to exit before it is sent SIGKILL. */
+#define KILL_GRACE_NS (2000ull * 1000 * 1000)
+/* Fixed entries at the head of the loop's pollfd array: the signalfd, then
+ * the interval timerfd (fd -1, ignored by poll, when there is none). */
+#define PFD_SIGNAL 0
+#define PFD_TIMER 1
+#define PFD_FIXED 2
+
+struct rec_target {
+	int pid;
+	bool alive;
+	bool traced;          /* launched (or forked from it): under ptrace */
+	int pidfd;            /* attach mode: readable at exit; -1 */
+	struct procmaps last; /* polling fallback: the maps seen last */
+};
+
+struct synth_key {
+	uint32_t pid;
+	uint64_t start, len, pgoff, ino;
+};
+
+struct session {
+	struct session_opts o;
+	const char *path;
+	struct md_writer *w;
+	struct snapper *s;
+	struct perf_capture *pc;    /* NULL: polling fallback */
+	struct tracer *tr;          /* launch mode */
+	int child;                  /* launched pid or 0 */
+	struct rec_target *t;
+	size_t nt, tcap;
+	bool freeze, inherit, started;
+	uint32_t seq;
+	uint64_t nevents, nsnaps, lost;
+	int werr;                   /* first write error */
+	bool pss_told;
+	struct synth_key *syn;
+	size_t nsyn, syncap;
+	uint64_t syn_time;          /* perf events up to then may be dups */
+	struct perf_event_attr *sattr; /* --faults / -e sampling events */
+	size_t nsattr;
+	uint64_t nsamples;
+	/* event loop */
+	int sfd, tfd;               /* signalfd, interval timerfd (-1) */
+	sigset_t oldmask;
+	bool masked;                /* oldmask must be restored */
+	struct pollfd *pfd;
+	size_t pfd_cap;
+	bool stop, term_sent, got_exit, exec_failed;
+	uint64_t deadline, kill_at;
+	int status;                 /* wait status of the launched command */
+	char why[320];              /* explanation of the last failure */
+};
+
+static void say(struct session *r, bool warning, const char *msg)
+{
+	if (r->o.say)
+		r->o.say(r->o.arg, warning, msg);
+}
+
+/* Set the explanation of a failure and return err. */
+static int fail(struct session *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct session *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* Remember the first write error; later writes are skipped. */
+static bool wfail(struct session *r, int ret)
+{
+	if (ret < 0 && !r->werr)
+		r->werr = ret;
+	return r->werr != 0;
+}
+
+static void note(struct session *r, const char *text)
+{
+	if (!r->werr)
+		wfail(r, md_write_note(r->w, text));
+}
+
+static struct rec_target *target_find(struct session *r, int pid)
+{
+	for (size_t i = 0; i < r->nt; i++)
+		if (r->t[i].pid == pid)
+			return &r->t[i];
+	return NULL;
+}
+
+static struct rec_target *target_add(struct session *r, int pid, bool traced)
+{
+	struct rec_target *t = target_find(r, pid);
+
+	if (t) {
+		t->alive = true;
+		return t;
+	}
+	xgrow(&r->t, &r->tcap, r->nt + 1, sizeof(*r->t));
+	t = &r->t[r->nt++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->alive = true;
+	t->traced = traced;
+	t->pidfd = -1;
+	return t;
+}
+
+/* dev/ino of a mapping whose perf record carried a build-id instead. */
+static void fill_dev_ino(struct md_mmap2 *m)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
+		 (unsigned long long)m->start,
+		 (unsigned long long)(m->start + m->len));
+	if (stat(path, &st) < 0) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid,
+			 m->filename);
+		if (stat(path, &st) < 0)
+			return;
+	}
+	m->dev_major = major(st.st_dev);
+	m->dev_minor = minor(st.st_dev);
+	m->ino = st.st_ino;
+}
+
+static void write_mmap2(struct session *r, struct md_mmap2 *m)
+{
+	uint32_t id;
+	int ret;
+
+	if (r->werr)
+		return;
+	if (m->build_id_len && !m->ino)
+		fill_dev_ino(m);
+	if (m->filename[0] == '/' && (m->ino || m->build_id_len)) {
+		ret = snapper_image(r->s, m->pid, m->filename, m->start,
+				    m->start + m->len, m->dev_major,
+				    m->dev_minor, m->ino, m->build_id,
+				    m->build_id_len, &id);
+		if (ret == -ENOSPC || ret == -EIO || ret == -EFBIG)
+			wfail(r, ret);
+	}
+	if (!wfail(r, md_write_mmap2(r->w, m)))
+		r->nevents++;
+}
+
+static bool synth_dup(struct session *r, const struct md_mmap2 *m)
+{
+	if (m->time > r->syn_time)
+		return false;
+	for (size_t i = 0; i < r->nsyn; i++) {
+		struct synth_key *k = &r->syn[i];
+
+		if (k->pid == m->pid && k->start == m->start &&
+		    k->len == m->len && k->pgoff == m->pgoff &&
+		    k->ino == m->ino)
+			return true;
+	}
+	return false;
+}
+
+static int on_perf_rec(void *arg, const struct perf_rec *pr)
+{
+	struct session *r = arg;
+	struct perf_rec c = *pr;
+
+	if (r->werr)
+		return r->werr;
+	switch (c.type) {
+	case MD_REC_MMAP2:
+		if (!synth_dup(r, &c.u.mmap2))
+			write_mmap2(r, &c.u.mmap2);
+		break;
+	case MD_REC_COMM:
+	case MD_REC_FORK:
+	case MD_REC_EXIT:
+		if (!wfail(r, md_write_task(r->w, c.type, &c.u.task)))
+			r->nevents++;
+		break;
+	case MD_REC_SAMPLE:
+		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
+			r->nsamples++;
+		break;
+	case MD_REC_LOST:
+		r->lost += c.u.lost.count;
+		if (!wfail(r, md_write_lost(r->w, &c.u.lost)))
+			r->nevents++;
+		break;
+	default:
+		break;
+	}
+	return r->werr;
+}
+
+static void drain(struct session *r, bool all)
+{
+	if (r->pc && !r->werr)
+		perf_capture_drain(r->pc, all, on_perf_rec, r);
+}
+
+static void procmap_to_mmap2(int pid, const struct procmap *p, uint64_t now,
+			     struct md_mmap2 *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time = now;
+	m->pid = pid;
+	m->tid = pid;
+	m->start = p->start;
+	m->len = p->end - p->start;
+	m->pgoff = p->pgoff;
+	m->dev_major = p->dev_major;
+	m->dev_minor = p->dev_minor;
+	m->ino = p->ino;
+	m->prot = p->prot;
+	m->flags = p->flags;
+	m->synthesized = true;
+	/* Name anonymous mappings as the kernel's mmap2 events do. */
+	m->filename = p->name && p->name[0] ? p->name : "//anon";
+}
+
+static bool procmap_eq(const struct procmap *a, const struct procmap *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->pgoff == b->pgoff && a->ino == b->ino &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	       a->prot == b->prot && a->flags == b->flags &&
+	       !strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+/* A thread of pid whose maps can be read (the leader may be a zombie). */
+static int live_tid(int pid)
+{
+	int *tids = NULL, n = target_threads(pid, &tids), tid = pid;
+
+	for (int i = 0; i < n; i++) {
+		char st = target_state(pid, tids[i]);
+
+		if (st && st != 'Z' && st != 'X') {
+			tid = tids[i];
+			break;
+		}
+	}
+	free(tids);
+	return tid;
+}
+
+/* Synthesize MMAP2 records for the mappings pid has now (attach), keeping
+ * their keys so that perf events seen meanwhile are not written twice. */
+static void synthesize(struct session *r, struct rec_target *t)
+{
+	struct procmaps pm = { 0 };
+	int tid = live_tid(t->pid);
+	uint64_t now;
+
+	if (procmaps_read(t->pid, tid == t->pid ? 0 : tid, &pm) < 0)
+		goto out;
+	now = mono_ns();
+	r->syn_time = now;
+	for (size_t i = 0; i < pm.n; i++) {
+		struct md_mmap2 m;
+		struct synth_key *k;
+
+		procmap_to_mmap2(t->pid, &pm.maps[i], now, &m);
+		m.tid = tid;
+		write_mmap2(r, &m);
+		xgrow(&r->syn, &r->syncap, r->nsyn + 1, sizeof(*r->syn));
+		k = &r->syn[r->nsyn++];
+		k->pid = m.pid;
+		k->start = m.start;
+		k->len = m.len;
+		k->pgoff = m.pgoff;
+		k->ino = m.ino;
+	}
+out:
+	procmaps_free(&pm);
+}
+
+/* Polling fallback: write MMAP2 / MUNMAP records for what changed in the
+ * maps of t since last time. Both lists are sorted by address. */
+static void poll_maps(struct session *r, struct rec_target *t)
+{
+	struct procmaps now = { 0 };
+	uint64_t time;
+	size_t i = 0, j = 0;
+
+	if (r->pc || !t->alive || r->werr)
+		return;
+	if (procmaps_read(t->pid, 0, &now) < 0) {
+		procmaps_free(&now);
+		return;
+	}
+	time = mono_ns();
+	while (i < t->last.n || j < now.n) {
+		const struct procmap *a = i < t->last.n ? &t->last.maps[i] :
+							  NULL;
+		const struct procmap *b = j < now.n ? &now.maps[j] : NULL;
+		struct md_mmap2 m;
+
+		if (a && b && procmap_eq(a, b)) {
+			i++;
+			j++;
+		} else if (a && (!b || a->start <= b->start)) {
+			procmap_to_mmap2(t->pid, a, time, &m);
+			if (!wfail(r, md_write_munmap(r->w, &m)))
+				r->nevents++;
+			i++;
+		} else {
+			procmap_to_mmap2(t->pid, b, time, &m);
+			write_mmap2(r, &m);
+			j++;
+		}
+	}
+	procmaps_free(&t->last);
+	t->last = now;
+}
+
+static void snapshot(struct session *r, struct rec_target *t, int read_pid,
+		     uint32_t flags)
+{
+	struct snap_stats st = { 0 };
+	bool thaw_sig = false, thaw_tr = false;
+	int ret;
+
+	if (r->werr)
+		return;
+	drain(r, true);
+	poll_maps(r, t);
+	if (r->freeze && !(flags & MD_SNAP_F_FROZEN)) {
+		if (t->traced && r->tr) {
+			thaw_tr = true;
+			if (tracer_freeze(r->tr, t->pid) == 0)
+				flags |= MD_SNAP_F_FROZEN;
+		} else {
+			ret = target_freeze_signal(t->pid);
+			thaw_sig = ret == 1;
+			if (ret >= 0)
+				flags |= MD_SNAP_F_FROZEN;
+		}
+	}
+	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
+	if (thaw_tr)
+		tracer_thaw(r->tr, t->pid);
+	if (thaw_sig)
+		target_thaw_signal(t->pid);
+	if (ret == -ESRCH) {
+		t->alive = false;
+		return;
+	}
+	if (ret < 0) {
+		wfail(r, ret);
+		return;
+	}
+	r->nsnaps++;
+	if (!st.pfn_available && !r->pss_told) {
+		r->pss_told = true;
+		say(r, false, "page frame numbers are not readable "
+			      "(no CAP_SYS_ADMIN): recording without PSS, "
+			      "mapcounts and page flags");
+	}
+}
+
+/* --- tracer callbacks (launch mode) --- */
+
+static void at_exec(void *arg, int pid)
+{
+	struct session *r = arg;
+	struct rec_target *t = target_find(r, pid);
+
+	if (!t)
+		return;
+	/* The address space was replaced: the fallback starts over. */
+	procmaps_free(&t->last);
+	if (pid == r->child && !r->started) {
+		r->started = true;
+		snapshot(r, t, pid, MD_SNAP_F_FROZEN);
+	} else {
+		drain(r, true);
+		poll_maps(r, t);
+	}
+}
+
+static void at_fork(void *arg, int pid, int ppid)
+{
+	struct session *r = arg;
+
+	(void)ppid;
+	target_add(r, pid, true);
+}
+
+static void at_exit(void *arg, int tgid, int tid)
+{
+	struct session *r = arg;
+	struct rec_target *t = target_find(r, tgid);
+
+	if (!t)
+		t = target_add(r, tgid, true);
+	if (t->alive)
+		snapshot(r, t, tid, MD_SNAP_F_AT_EXIT | MD_SNAP_F_FROZEN);
+	t->alive = false;
+}
+
+static const struct tracer_ops rec_tracer_ops = {
+	.at_exec = at_exec,
+	.at_fork = at_fork,
+	.at_exit = at_exit,
+};
+
+/* --- setup --- */
+
+static bool perf_disabled_by_env(void)
+{
+	const char *e = getenv("MEMSZ_NO_PERF");
+
+	return e && *e && strcmp(e, "0");
+}
+
+static void fallback(struct session *r, const char *why)
+{
+	char *msg = xasprintf("%s: polling /proc/PID/maps instead (mappings "
+			      "that live less than %d ms may be missed)",
+			      why, POLL_MS);
+
+	perf_capture_free(r->pc);
+	r->pc = NULL;
+	say(r, false, msg);
+	note(r, msg);
+	free(msg);
+}
+
+static const char *paranoid_reason(int err, char *buf, size_t size)
+{
+	char val[16] = "?";
+	int fd = open("/proc/sys/kernel/perf_event_paranoid",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t n = read(fd, val, sizeof(val) - 1);
+
+		val[n > 0 ? n : 0] = 0;
+		val[strcspn(val, "\n")] = 0;
+		close(fd);
+	}
+	snprintf(buf, size,
+		 "perf_event_open not permitted (%s, perf_event_paranoid=%s)",
+		 memsz_strerror(err), val);
+	return buf;
+}
+
+/* Open perf events on every thread of every attached target. */
+static int attach_perf(struct session *r, unsigned ring_pages)
+{
+	struct perf_capture_opts o = { .inherit = r->inherit,
+				       .samples = r->sattr,
+				       .nsamples = r->nsattr,
+				       .sample_ring_pages = ring_pages };
+	int ret = perf_capture_new(&o, &r->pc);
+
+	for (size_t i = 0; !ret && i < r->nt; i++) {
+		int *seen = NULL, nseen = 0;
+
+		/* Threads created while we open are caught by a rescan
+		 * (inherit covers those created after). */
+		for (int pass = 0; pass < 2 && !ret; pass++) {
+			int *tids = NULL, n = target_threads(r->t[i].pid, &tids);
+
+			for (int k = 0; k < n && !ret; k++) {
+				bool done = false;
+
+				for (int j = 0; j < nseen && !done; j++)
+					done = seen[j] == tids[k];
+				if (done)
+					continue;
+				ret = perf_capture_add_task(r->pc, tids[k]);
+				if (ret == -ESRCH)
+					ret = 0; /* thread already gone */
+				seen = xrealloc(seen,
+						(nseen + 1) * sizeof(*seen));
+				seen[nseen++] = tids[k];
+			}
+			free(tids);
+		}
+		free(seen);
+	}
+	if (!ret)
+		ret = perf_capture_enable(r->pc);
+	return ret;
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static void final_snapshots(struct session *r)
+{
+	for (size_t i = 0; i < r->nt; i++) {
+		struct rec_target *t = &r->t[i];
+
+		if (t->alive && target_state(t->pid, t->pid) &&
+		    target_check_pid(t->pid) == 0)
+			snapshot(r, t, live_tid(t->pid), 0);
+		else if (t->alive)
+			t->alive = false;
+		if (!t->alive && !t->traced) {
+			char *msg = xasprintf("pid %d exited before the final "
+					      "snapshot", t->pid);
+
+			note(r, msg);
+			free(msg);
+		}
+	}
+}
+
+static bool any_alive(struct session *r)
+{
+	for (size_t i = 0; i < r->nt; i++) {
+		struct rec_target *t = &r->t[i];
+
+		if (t->alive && !t->traced && t->pidfd < 0 &&
+		    target_check_pid(t->pid) == -ESRCH)
+			t->alive = false;
+		if (t->alive)
+			return true;
+	}
+	return false;
+}
+
+/* NOTE "event N: NAME" for each sampling event, in -e order. */
+static void note_events(struct session *r, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL, *name;
+	unsigned n = 0;
+
+	for (name = strtok_r(copy, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		char *msg = xasprintf("event %u: %s", n++, name);
+
+		note(r, msg);
+		free(msg);
+	}
+	free(copy);
+}
+
+/* Say when sampling is less than asked: user-mode faults only, or rings
+ * smaller than asked (perf_event_mlock_kb). */
+static void note_samples_user_only(struct session *r, unsigned ring_pages)
+{
+	const char *msg = "kernel-mode faults not permitted "
+			  "(perf_event_paranoid): sampling faults taken "
+			  "in user mode only";
+	uint64_t got, want;
+	char *m;
+
+	if (!r->pc || !r->nsattr)
+		return;
+	if (perf_capture_samples_user_only(r->pc)) {
+		say(r, true, msg);
+		note(r, msg);
+	}
+	got = perf_capture_sample_ring_size(r->pc);
+	want = ring_pages ? (uint64_t)ring_pages * sysconf(_SC_PAGESIZE) :
+			    8ull << 20;
+	if (got && got < want) {
+		m = xasprintf("sample ring buffers limited to %llu KiB per "
+			      "cpu (perf_event_mlock_kb): samples may be "
+			      "lost", (unsigned long long)got >> 10);
+		say(r, true, m);
+		note(r, m);
+		free(m);
+	}
+}
+
+/* Samples the kernel dropped without telling (no LOST record follows a
+ * loss until the ring is written again, and it is not after the target
+ * exits): the events' counts minus what arrived and what LOST records
+ * told. Written as one more LOST record. */
+static void unreported_lost(struct session *r)
+{
+	uint64_t *counts, expected = 0;
+	struct md_lost l = { .time = mono_ns() };
+
+	if (!r->pc || !r->nsattr || r->werr)
+		return;
+	counts = xcalloc(r->nsattr, sizeof(*counts));
+	if (perf_capture_sample_counts(r->pc, counts) == 0) {
+		for (size_t i = 0; i < r->nsattr; i++)
+			expected += counts[i] / r->sattr[i].sample_period;
+		if (expected > r->nsamples + r->lost) {
+			l.count = expected - r->nsamples - r->lost;
+			r->lost += l.count;
+			if (!wfail(r, md_write_lost(r->w, &l)))
+				r->nevents++;
+		}
+	}
+	free(counts);
+}
+
+/* Open the perf events for a launched child (pid > 0) or for the attached
+ * targets (pid 0), or fall back to polling /proc when perf is refused or
+ * MEMSZ_NO_PERF is set. Sampling (--faults, -e) has no fallback. Returns 0,
+ * or a negative code with r->why. */
+static int start_capture(struct session *r, unsigned ring_pages, int pid)
+{
+	/* a launched command's events start counting at its exec */
+	struct perf_capture_opts o = { .inherit = r->inherit,
+				       .enable_on_exec = pid > 0,
+				       .samples = r->sattr,
+				       .nsamples = r->nsattr,
+				       .sample_ring_pages = ring_pages };
+	char reason[160];
+	int err;
+
+	if (perf_disabled_by_env()) {
+		if (r->nsattr)
+			return fail(r, -MEMSZ_ENOTSUP, "cannot sample events: "
+				    "MEMSZ_NO_PERF is set");
+		fallback(r, "MEMSZ_NO_PERF is set");
+		return 0;
+	}
+	if (pid > 0) {
+		err = perf_capture_new(&o, &r->pc);
+		if (!err)
+			err = perf_capture_add_task(r->pc, pid);
+	} else {
+		err = attach_perf(r, ring_pages);
+	}
+	if (err == -EACCES || err == -EPERM) {
+		paranoid_reason(err, reason, sizeof(reason));
+		if (r->nsattr)
+			return fail(r, err, "cannot sample events: %s",
+				    reason);
+		fallback(r, reason);
+	} else if (err < 0) {
+		return fail(r, err, "cannot open perf events: %s",
+			    memsz_strerror(err));
+	}
+	return 0;
+}
+
+int session_open(const struct session_opts *o, struct session **out)
+{
+	struct session *r = xcalloc(1, sizeof(*r));
+	sigset_t mask;
+	int err;
+
+	*out = r;
+	r->o = *o;
+	r->path = o->path;
+	r->freeze = o->freeze;
+	r->inherit = o->inherit;
+	r->sfd = -1;
+	r->tfd = -1;
+	if (o->nsamples) {
+		r->sattr = xcalloc(o->nsamples, sizeof(*r->sattr));
+		memcpy(r->sattr, o->samples, o->nsamples * sizeof(*r->sattr));
+		r->nsattr = o->nsamples;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &r->oldmask);
+	r->masked = true;
+	r->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->sfd < 0)
+		return fail(r, -errno, "cannot create a signalfd: %s",
+			    strerror(errno));
+	err = md_writer_open(r->path, &r->w);
+	if (err < 0)
+		return fail(r, err, "cannot open '%s': %s", r->path,
+			    memsz_strerror(err));
+	err = snapper_new(r->w, &r->s);
+	if (err < 0)
+		return fail(r, err, "cannot start snapshots: %s",
+			    memsz_strerror(err));
+	if (o->names)
+		note_events(r, o->names);
+	return 0;
+}
+
+/* Kill and reap a launched child that will not be recorded. */
+static void reap_child(struct session *r)
+{
+	kill(r->child, SIGKILL);
+	while (waitpid(r->child, &r->status, __WALL) < 0 && errno == EINTR)
+		;
+}
+
+int session_launch(struct session *r, char **argv)
+{
+	int err = target_launch(argv);
+
+	if (err < 0)
+		return fail(r, err, "cannot fork: %s", memsz_strerror(err));
+	r->child = err;
+	target_add(r, r->child, true);
+	err = start_capture(r, r->o.ring_pages, r->child);
+	if (err < 0)
+		goto out_child;
+	err = tracer_seize(r->child, r->inherit, &rec_tracer_ops, r, &r->tr);
+	if (err < 0) {
+		fail(r, err, "cannot trace '%s': %s", argv[0],
+		     memsz_strerror(err));
+		goto out_child;
+	}
+	note_samples_user_only(r, r->o.ring_pages);
+	err = target_launch_go(r->child);
+	if (err < 0) {
+		fail(r, err, "cannot run '%s': %s", argv[0],
+		     memsz_strerror(err));
+		r->exec_failed = true;
+		goto out_child;
+	}
+	return 0;
+out_child:
+	reap_child(r);
+	return err;
+}
+
+int session_attach(struct session *r, const int *pids, int n)
+{
+	int err;
+
+	for (int i = 0; i < n; i++) {
+		struct rec_target *t = target_add(r, pids[i], false);
+
+		t->pidfd = syscall(SYS_pidfd_open, pids[i], 0);
+	}
+	err = start_capture(r, r->o.ring_pages, 0);
+	if (err < 0)
+		return err;
+	note_samples_user_only(r, r->o.ring_pages);
+	for (size_t i = 0; r->pc && i < r->nt; i++)
+		synthesize(r, &r->t[i]);
+	for (size_t i = 0; i < r->nt; i++)
+		snapshot(r, &r->t[i], live_tid(r->t[i].pid), 0);
+	return 0;
+}
+
+/* Arm the --interval timer and the --duration deadline. */
+static void start_clocks(struct session *r)
+{
+	uint64_t ms = r->o.interval_ms;
+
+	if (ms) {
+		struct itimerspec its = { 0 };
+
+		r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		its.it_value.tv_sec = ms / 1000;
+		its.it_value.tv_nsec = (ms % 1000) * 1000000;
+		its.it_interval = its.it_value;
+		if (r->tfd >= 0)
+			timerfd_settime(r->tfd, 0, &its, NULL);
+	}
+	if (r->o.duration_ns)
+		r->deadline = mono_ns() + r->o.duration_ns;
+}
+
+/* Decide whether the loop goes on: the launched command reaped, the
+ * targets gone, a stop asked for. At the deadline, a launched command gets
+ * its last snapshot now, then SIGTERM (its exit snapshot follows), then
+ * SIGKILL after a grace period — like perf. Returns false to leave. */
+static bool loop_continue(struct session *r, uint64_t now)
+{
+	if (r->tr) {
+		tracer_poll(r->tr);
+		if (tracer_done(r->tr, &r->status)) {
+			r->got_exit = true;
+			return false;
+		}
+	} else if (r->stop || !any_alive(r)) {
+		return false;
+	}
+	if (r->deadline && now >= r->deadline && !r->stop)
+		r->stop = true;
+	if (r->stop && r->child && !r->term_sent) {
+		final_snapshots(r);
+		kill(r->child, SIGTERM);
+		r->term_sent = true;
+		r->kill_at = now + KILL_GRACE_NS;
+	}
+	if (r->kill_at && now >= r->kill_at) {
+		kill(r->child, SIGKILL);
+		r->kill_at = 0;
+	}
+	return true;
+}
+
+/* Fill r->pfd: the fixed entries, the live targets' pidfds, the perf
+ * rings. Returns the count. */
+static size_t fill_pollfds(struct session *r)
+{
+	size_t n = 0, max = PFD_FIXED + r->nt;
+
+	if (r->pc)
+		max += perf_capture_nrings(r->pc);
+	xgrow(&r->pfd, &r->pfd_cap, max, sizeof(*r->pfd));
+	r->pfd[n++] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
+	r->pfd[n++] = (struct pollfd){ .fd = r->tfd, .events = POLLIN };
+	for (size_t i = 0; i < r->nt; i++)
+		if (r->t[i].pidfd >= 0 && r->t[i].alive)
+			r->pfd[n++] = (struct pollfd){ .fd = r->t[i].pidfd,
+						       .events = POLLIN };
+	if (r->pc)
+		n += perf_capture_pollfds(r->pc, r->pfd + n, max - n);
+	return n;
+}
+
+/* Act on what poll() reported in r->pfd[0..n). */
+static void handle_pollfds(struct session *r, size_t n)
+{
+	struct pollfd *pfd = r->pfd;
+
+	if (pfd[PFD_SIGNAL].revents & POLLIN) {
+		struct signalfd_siginfo si;
+
+		while (read(r->sfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo != SIGCHLD)
+				r->stop = true;
+	}
+	if (r->tfd >= 0 && (pfd[PFD_TIMER].revents & POLLIN)) {
+		uint64_t ticks;
+
+		if (read(r->tfd, &ticks, sizeof(ticks)) > 0)
+			for (size_t i = 0; i < r->nt; i++)
+				if (r->t[i].alive)
+					snapshot(r, &r->t[i],
+						 live_tid(r->t[i].pid), 0);
+	}
+	for (size_t i = 0; i < r->nt; i++) {
+		struct rec_target *t = &r->t[i];
+		struct pollfd *p = NULL;
+
+		for (size_t k = PFD_FIXED; k < n && !p; k++)
+			if (t->pidfd >= 0 && pfd[k].fd == t->pidfd)
+				p = &pfd[k];
+		if (p && (p->revents & (POLLIN | POLLHUP))) {
+			t->alive = false;
+			close(t->pidfd);
+			t->pidfd = -1;
+		}
+	}
+}
+
+void session_run(struct session *r)
+{
+	start_clocks(r);
+	while (!r->werr) {
+		uint64_t now = mono_ns();
+		int timeout = POLL_MS;
+		size_t n;
+
+		if (!loop_continue(r, now))
+			break;
+		if (r->stop && !r->child)
+			continue; /* the next turn leaves */
+		if (r->deadline && !r->stop)
+			timeout = MIN((uint64_t)timeout,
+				      (r->deadline - now) / 1000000 + 1);
+		n = fill_pollfds(r);
+		if (poll(r->pfd, n, timeout) < 0 && errno != EINTR)
+			break;
+		handle_pollfds(r, n);
+		drain(r, false);
+		for (size_t i = 0; !r->pc && i < r->nt; i++)
+			poll_maps(r, &r->t[i]);
+	}
+}
+
+/* Send sig to the launched command and every process forked from it that
+ * still exists. Returns true if any does. */
+static bool signal_launched(struct session *r, int sig)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->nt; i++)
+		if (r->t[i].traced && kill(r->t[i].pid, 0) == 0) {
+			kill(r->t[i].pid, sig);
+			any = true;
+		}
+	return any;
+}
+
+/* After a write error: end the launched command and what it forked rather
+ * than leave them running unwatched (SIGTERM, SIGKILL after the grace
+ * period; processes forked meanwhile get the same as the tracer reports
+ * them), reaping them through the tracer. */
+static void stop_launched(struct session *r)
+{
+	uint64_t start = mono_ns();
+
+	kill(r->child, SIGTERM);
+	for (;;) {
+		uint64_t now = mono_ns();
+		bool any;
+
+		tracer_poll(r->tr);
+		any = signal_launched(r, now - start < KILL_GRACE_NS ? SIGTERM
+								     : SIGKILL);
+		if ((tracer_done(r->tr, &r->status) && !any) ||
+		    now - start > 2 * KILL_GRACE_NS)
+			return;
+		poll(NULL, 0, 10);
+	}
+}
+
+void session_finish(struct session *r, struct session_stats *st)
+{
+	struct md_writer_stats ws = { 0 };
+
+	drain(r, true);
+	if (!r->werr && !r->child)
+		final_snapshots(r);
+	drain(r, true);
+	unreported_lost(r);
+	/* the batched samples now, so that the summary counts the file */
+	if (r->w)
+		wfail(r, md_writer_flush(r->w));
+	if (r->werr && r->tr && !r->got_exit)
+		stop_launched(r);
+	if (r->lost && !r->werr) {
+		char *msg = xasprintf("%llu perf records lost",
+				      (unsigned long long)r->lost);
+
+		note(r, msg);
+		say(r, false, msg);
+		free(msg);
+	}
+	if (!st)
+		return;
+	st->nevents = r->nevents;
+	if (r->w)
+		md_writer_stats(r->w, &ws);
+	st->nsamples = ws.samples;
+	st->unwritten = ws.samples_lost;
+	st->lost = r->lost;
+	st->nsnaps = r->nsnaps;
+	st->bytes = r->w ? md_writer_offset(r->w) : 0;
+	st->werr = r->werr;
+}
+
+int session_exit_code(const struct session *r)
+{
+	return r->child && r->got_exit ? exit_code(r->status) : 0;
+}
+
+const char *session_why(const struct session *r)
+{
+	return r->why;
+}
+
+bool session_exec_failed(const struct session *r)
+{
+	return r->exec_failed;
+}
+
+int session_free(struct session *r)
+{
+	int ret;
+
+	if (!r)
+		return 0;
+	tracer_free(r->tr);
+	perf_capture_free(r->pc);
+	for (size_t i = 0; i < r->nt; i++) {
+		if (r->t[i].pidfd >= 0)
+			close(r->t[i].pidfd);
+		procmaps_free(&r->t[i].last);
+	}
+	free(r->t);
+	free(r->syn);
+	free(r->pfd);
+	snapper_free(r->s);
+	ret = md_writer_close(r->w);
+	if (r->tfd >= 0)
+		close(r->tfd);
+	if (r->sfd >= 0)
+		close(r->sfd);
+	if (r->masked)
+		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+	free(r->sattr);
+	free(r);
+	return ret;
+}

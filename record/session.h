@@ -1,0 +1,85 @@
+/* session.h — one `memsz record` run: the targets, the perf capture, the
+ * snapshots and the event loop that drives them into memsz.data.
+ *
+ * The loop waits (poll) on a signalfd (SIGINT/SIGTERM/SIGHUP end the
+ * recording, SIGCHLD wakes it), an optional interval timerfd, a pidfd per
+ * attached target and the perf rings. Launched commands are run under
+ * ptrace so each process gets a last snapshot at its exit; attached ones
+ * get a final snapshot when the recording stops. Without perf permission
+ * mappings are followed by polling /proc/PID/maps.
+ *
+ * The session never prints: messages for the user go to opts.say, errors
+ * come back as codes with a one-line explanation from session_why().
+ */
+#ifndef MEMSZ_RECORD_SESSION_H
+#define MEMSZ_RECORD_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct perf_event_attr;
+struct session;
+
+struct session_opts {
+	const char *path;        /* memsz.data to write (borrowed) */
+	bool freeze;             /* stop the targets while snapshotting */
+	bool inherit;            /* follow forked children */
+	uint64_t interval_ms;    /* 0: no periodic snapshots */
+	uint64_t duration_ns;    /* 0: until the targets end or a signal */
+	/* Sampling events (--faults, -e), copied; names is the -e list as
+	 * the user gave it, for the "event N: NAME" notes (NULL: none). */
+	const struct perf_event_attr *samples;
+	size_t nsamples;
+	const char *names;
+	unsigned ring_pages;     /* sample ring pages per cpu; 0: default */
+	/* Told what the user should know (a fallback, lost records, missing
+	 * PSS); warning selects the "warning: " form. May be NULL. */
+	void (*say)(void *arg, bool warning, const char *msg);
+	void *arg;
+};
+
+/* What a finished session wrote, for the summary line. */
+struct session_stats {
+	uint64_t nevents, lost, nsnaps;
+	uint64_t nsamples;       /* SAMPLE records the file holds */
+	uint64_t unwritten;      /* samples a write error kept out of it */
+	uint64_t bytes;          /* memsz.data size so far */
+	int werr;                /* first write error, 0 if none */
+};
+
+/* Block the signals the loop reads, open the output and start snapshots.
+ * Returns 0 and *out, or a negative code with session_why() set (then *out
+ * is still set and must be given to session_free()). */
+int session_open(const struct session_opts *o, struct session **out);
+/* Launch argv under ptrace with its perf events enabled at exec and take the
+ * first snapshot there. Returns 0, or a negative code with session_why();
+ * session_exec_failed() tells when the command itself could not be run (the
+ * child is then already reaped). */
+int session_launch(struct session *s, char **argv);
+/* Attach to the processes pids[0..n): open their perf events, describe
+ * their current mappings and take a first snapshot of each. Returns 0, or a
+ * negative code with session_why(). */
+int session_attach(struct session *s, const int *pids, int n);
+/* Run the event loop until the launched command exits, the attached
+ * targets are gone, the duration ends, a signal arrives or a write fails. */
+void session_run(struct session *s);
+/* Final snapshots of the attached targets, the last perf records, a note
+ * of lost records, the batched samples written. After a write error the
+ * launched command and every process forked from it are ended (SIGTERM,
+ * SIGKILL after a grace period) and reaped rather than left running
+ * unwatched. Fills *st (may be NULL). */
+void session_finish(struct session *s, struct session_stats *st);
+/* Exit status the launched command ended with (128 + signal when killed),
+ * or 0 when attached or when it has not been reaped. */
+int session_exit_code(const struct session *s);
+/* The explanation of the last failed call (static storage of s). */
+const char *session_why(const struct session *s);
+/* True if session_launch() failed because the command could not exec. */
+bool session_exec_failed(const struct session *s);
+/* Stop tracing, close everything, restore the signal mask and close the
+ * output. Returns the writer's close status (0 or a negative code). NULL
+ * is fine. */
+int session_free(struct session *s);
+
+#endif

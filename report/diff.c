@@ -1,0 +1,512 @@
+/* diff.c — see diff.h */
+#include "config.h"
+
+#include "report/diff.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "data/datafile.h"
+#include "elf/elfimg.h"
+#include "report/ondisk.h"
+#include "util/util.h"
+
+int diff_detect(const char *path, enum diff_kind *kind)
+{
+	char magic[8];
+	ssize_t n;
+	int fd, ret = -MEMSZ_EBADMAGIC;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, magic, sizeof(magic), 0);
+	if (n < 0)
+		ret = -errno;
+	else if (n == sizeof(magic) && !memcmp(magic, MD_MAGIC, 8))
+		ret = 0, *kind = DIFF_KIND_DATA;
+	else if (n >= 4 && !memcmp(magic, "\177ELF", 4))
+		ret = 0, *kind = DIFF_KIND_ELF;
+	close(fd);
+	return ret;
+}
+
+/* ---- notes ---- */
+
+/* Footer of the two sides: a note both sides have once, the others
+ * prefixed with the side they come from. */
+static void merge_notes(struct strlist *out, const struct strlist *old,
+			const struct strlist *new)
+{
+	for (size_t i = 0; i < old->n; i++)
+		strlist_addf(out, "%s%s",
+			     strlist_has(new, old->lines[i]) ? "" : "OLD: ",
+			     old->lines[i]);
+	for (size_t i = 0; i < new->n; i++)
+		if (!strlist_has(old, new->lines[i]))
+			strlist_addf(out, "NEW: %s", new->lines[i]);
+}
+
+/* Move the notes of l to out, each without a leading "PATH: " (the
+ * side's file name, which the OLD:/NEW: prefix replaces). */
+static void strip_path(struct strlist *out, struct strlist *l,
+		       const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < l->n; i++) {
+		const char *s = l->lines[i];
+
+		if (!strncmp(s, path, n) && !strncmp(s + n, ": ", 2))
+			s += n + 2;
+		strlist_add(out, xstrdup(s));
+	}
+	strlist_free(l);
+}
+
+static char *hex(const uint8_t *id, size_t len)
+{
+	char *s = xmalloc(2 * len + 1);
+
+	for (size_t i = 0; i < len; i++)
+		snprintf(s + 2 * i, 3, "%02x", id[i]);
+	s[2 * len] = 0;
+	return s;
+}
+
+/* What an image is known by on one side. */
+struct imginfo {
+	char *path;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	uint64_t size;
+	int64_t mtime_ns;         /* INT64_MIN: unknown */
+	int content;              /* ELF diffs: 1 same as the other, 0 not */
+};
+
+/* The note comparing image o (OLD) with n (NEW) of the same name, or
+ * NULL if there is nothing to say. Caller frees. */
+static char *image_note(const char *name, const struct imginfo *o,
+			const struct imginfo *n)
+{
+	bool same_size = o->size == n->size;
+	bool same_time = o->mtime_ns == n->mtime_ns;
+	bool changed = o->content >= 0 ? !o->content :
+					 !same_size || !same_time;
+	char *a, *b, *s;
+
+	if (o->build_id_len && n->build_id_len &&
+	    (o->build_id_len != n->build_id_len ||
+	     memcmp(o->build_id, n->build_id, o->build_id_len))) {
+		a = hex(o->build_id, o->build_id_len);
+		b = hex(n->build_id, n->build_id_len);
+		s = xasprintf("'%s': new build-id %s (OLD %s)", name, b, a);
+		free(a);
+		free(b);
+		return s;
+	}
+	if (!changed)
+		return NULL;
+	if (o->build_id_len && n->build_id_len)
+		return xasprintf("'%s' changed (size %" PRIu64 " -> %" PRIu64
+				 "%s) but kept its build-id: the build-id "
+				 "does not tell these builds apart",
+				 name, o->size, n->size,
+				 same_time ? "" : ", new mtime");
+	if (o->content >= 0)
+		return xasprintf("'%s' changed (size %" PRIu64 " -> %" PRIu64
+				 ") and %s no build-id", name, o->size,
+				 n->size,
+				 !o->build_id_len && !n->build_id_len ?
+					 "has" : "one side has");
+	return xasprintf("'%s' has no build-id on %s side and its size or "
+			 "mtime changed (%" PRIu64 " -> %" PRIu64 " bytes): "
+			 "it may be another build", name,
+			 !o->build_id_len && !n->build_id_len ? "either" :
+								"one",
+			 o->size, n->size);
+}
+
+/* ---- two recordings ---- */
+
+struct imglist {
+	struct imginfo *v;
+	size_t n, cap;
+};
+
+static void imglist_free(struct imglist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+}
+
+/* The images recorded in path, by path (the last record of a path wins).
+ * A damaged file yields what could be read. */
+static int read_images(const char *path, struct imglist *l)
+{
+	struct md_reader *r = NULL;
+	struct md_record rec;
+	int ret = md_reader_open(path, &r);
+
+	if (ret < 0)
+		return ret;
+	while (md_read_next(r, &rec) > 0) {
+		const struct md_image *im = &rec.u.image;
+		struct imginfo *ii = NULL;
+
+		if (rec.type != MD_REC_IMAGE || !im->path || !im->path[0])
+			continue;
+		for (size_t i = 0; i < l->n && !ii; i++)
+			if (!strcmp(l->v[i].path, im->path))
+				ii = &l->v[i];
+		if (!ii) {
+			xgrow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
+			ii = &l->v[l->n++];
+			ii->path = xstrdup(im->path);
+		}
+		ii->build_id_len = MIN(im->build_id_len,
+				       (uint32_t)sizeof(im->build_id));
+		memcpy(ii->build_id, im->build_id, ii->build_id_len);
+		ii->size = im->size;
+		ii->mtime_ns = im->mtime_ns;
+		ii->content = -1;
+	}
+	md_reader_close(r);
+	return 0;
+}
+
+static void data_image_notes(const struct diff_opts *o, struct strlist *n)
+{
+	struct imglist a = { 0 }, b = { 0 };
+
+	if (read_images(o->old.path, &a) < 0 ||
+	    read_images(o->new.path, &b) < 0)
+		goto out;
+	for (size_t i = 0; i < a.n; i++)
+		for (size_t j = 0; j < b.n; j++) {
+			char *s;
+
+			if (strcmp(a.v[i].path, b.v[j].path))
+				continue;
+			s = image_note(a.v[i].path, &a.v[i], &b.v[j]);
+			if (s)
+				strlist_add(n, s);
+		}
+out:
+	imglist_free(&a);
+	imglist_free(&b);
+}
+
+/* Labels of level lvl of the subtree at r, into *out (grown). */
+static void level_labels(const struct row *r, size_t lvl, uint32_t **out,
+			 size_t *n, size_t *cap)
+{
+	for (size_t i = 0; i < r->nchildren; i++) {
+		if (lvl) {
+			level_labels(&r->children[i], lvl - 1, out, n, cap);
+			continue;
+		}
+		xgrow(out, cap, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = r->children[i].label;
+	}
+}
+
+/* "PID comm" -> "comm" (the label with no comm: ""). */
+static const char *comm_of(const struct labels *lb, uint32_t id)
+{
+	const char *s = strchr(labels_str(lb, id), ' ');
+
+	return s ? s + 1 : "";
+}
+
+/* How many of ids[0..n-1] have command name comm. */
+static size_t count_comm(const struct labels *lb, const uint32_t *ids,
+			 size_t n, const char *comm, uint32_t *which)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(comm_of(lb, ids[i]), comm)) {
+			k++;
+			*which = ids[i];
+		}
+	return k;
+}
+
+static bool has_rename(const struct diff_rename *r, size_t n, uint32_t from)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].from == from)
+			return true;
+	return false;
+}
+
+/* Renames that pair a process of OLD with the one of NEW that has the
+ * same command name, if that name is unique on both sides. */
+static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
+			  const struct rowtree *b, struct diff_rename **out)
+{
+	uint32_t *ia = NULL, *ib = NULL;
+	size_t na = 0, nb = 0, ca = 0, cb = 0, nr = 0, cap = 0;
+	size_t lvl = 0;
+
+	*out = NULL;
+	while (lvl < o->nkeys && o->keys[lvl] != KEY_PIDS)
+		lvl++;
+	if (lvl == o->nkeys)
+		return 0;
+	level_labels(&a->total, lvl, &ia, &na, &ca);
+	level_labels(&b->total, lvl, &ib, &nb, &cb);
+	for (size_t i = 0; i < na; i++) {
+		const char *comm = comm_of(a->lb, ia[i]);
+		uint32_t x, y;
+
+		if (!comm[0] || count_comm(a->lb, ia, na, comm, &x) != 1 ||
+		    count_comm(b->lb, ib, nb, comm, &y) != 1 || x == y)
+			continue;
+		/* the same label may be under several parents: once */
+		if (has_rename(*out, nr, x))
+			continue;
+		xgrow(out, &cap, nr + 1, sizeof(**out));
+		(*out)[nr++] = (struct diff_rename){ x, y };
+	}
+	free(ia);
+	free(ib);
+	return nr;
+}
+
+/* "snapshot last", "snapshot #3" ... of side s; caller frees. */
+static char *side_name(const struct diff_side *s)
+{
+	static const char *const picks[] = {
+		[PICK_LAST] = "last", [PICK_FIRST] = "first",
+		[PICK_PEAK] = "peak", [PICK_INDEX] = "#", [PICK_ALL] = "all",
+	};
+
+	if (s->pick == PICK_INDEX)
+		return xasprintf("'%s' snapshot #%" PRIu64, s->path, s->index);
+	return xasprintf("'%s' snapshot %s", s->path, picks[s->pick]);
+}
+
+/* The footer line saying which snapshots the two sides are. */
+static void note_sides(const struct diff_opts *o, struct strlist *notes)
+{
+	char *so = side_name(&o->old), *sn = side_name(&o->new);
+
+	strlist_addf(notes, "OLD: %s (of each process); NEW: %s", so, sn);
+	free(so);
+	free(sn);
+}
+
+static int data_side(const struct diff_opts *o, const struct diff_side *s,
+		     struct labels *lb, struct report_result *res, char **msg)
+{
+	struct report_opts ro = {
+		.input = s->path,
+		.nkeys = o->nkeys,
+		.pid = o->pid,
+		.pick = s->pick,
+		.index = s->index,
+		.debug_root = o->debug_root,
+		.filter = o->filter,
+	};
+
+	memcpy(ro.keys, o->keys, sizeof(ro.keys));
+	return report_build(&ro, lb, res, msg);
+}
+
+static int diff_data(const struct diff_opts *o, struct labels *lb,
+		     struct diff_result *res, char **msg)
+{
+	struct report_result a = { 0 }, b = { 0 };
+	struct diff_rename *rn = NULL;
+	size_t nrn = 0;
+	char *m = NULL;
+	int ret;
+
+	ret = data_side(o, &o->old, lb, &a, &m);
+	if (ret < 0) {
+		*msg = xasprintf("OLD: %s", m);
+		goto out;
+	}
+	ret = data_side(o, &o->new, lb, &b, &m);
+	if (ret < 0) {
+		*msg = xasprintf("NEW: %s", m);
+		goto out;
+	}
+	res->have_pss = a.have_pss && b.have_pss;
+	if (strcmp(o->old.path, o->new.path))
+		nrn = pid_renames(o, a.t, b.t, &rn);
+	res->d = diff_merge(a.t, b.t, rn, nrn);
+	note_sides(o, &res->notes);
+	merge_notes(&res->notes, &a.notes, &b.notes);
+	if (strcmp(o->old.path, o->new.path))
+		data_image_notes(o, &res->notes);
+	for (size_t i = 0; i < nrn; i++)
+		strlist_add(&res->notes,
+			    xasprintf("process '%s' of OLD is compared with "
+				      "'%s' of NEW",
+				      labels_str(lb, rn[i].from),
+				      labels_str(lb, rn[i].to)));
+out:
+	free(m);
+	free(rn);
+	report_result_free(&a);
+	report_result_free(&b);
+	return ret;
+}
+
+/* ---- two ELF files ---- */
+
+static int elf_info(const char *path, struct imginfo *ii)
+{
+	struct stat st;
+	int fd, n, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ii->size = (uint64_t)st.st_size;
+	ii->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		       st.st_mtim.tv_nsec;
+	n = elf_build_id_read(fd, ii->build_id, sizeof(ii->build_id));
+	ii->build_id_len = n > 0 ? (size_t)n : 0;
+out:
+	close(fd);
+	return ret;
+}
+
+/* 1 if the files at a and b hold the same bytes, 0 if not, or -errno. */
+static int same_content(const char *a, const char *b)
+{
+	char ba[65536], bb[65536];
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int ret = 1;
+
+	if (!fa || !fb) {
+		ret = -errno;
+		goto out;
+	}
+	for (;;) {
+		size_t na = fread(ba, 1, sizeof(ba), fa);
+		size_t nb = fread(bb, 1, sizeof(bb), fb);
+
+		if (na != nb || memcmp(ba, bb, na)) {
+			ret = 0;
+			break;
+		}
+		if (!na) {
+			ret = ferror(fa) || ferror(fb) ? -EIO : 1;
+			break;
+		}
+	}
+out:
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return ret;
+}
+
+static void elf_notes(const struct diff_opts *o, struct strlist *n)
+{
+	struct imginfo a = { 0 }, b = { 0 };
+	int same;
+	char *s, *name;
+
+	if (elf_info(o->old.path, &a) < 0 || elf_info(o->new.path, &b) < 0)
+		return;
+	same = same_content(o->old.path, o->new.path);
+	if (same < 0)
+		return;
+	a.content = b.content = same;
+	name = strcmp(o->old.path, o->new.path) ?
+		       xasprintf("%s' -> '%s", o->old.path, o->new.path) :
+		       xstrdup(o->old.path);
+	if (same)
+		strlist_addf(n, "'%s': the files are identical", name);
+	s = image_note(name, &a, &b);
+	if (s)
+		strlist_add(n, s);
+	free(name);
+}
+
+static int elf_side(const struct diff_opts *o, const char *path,
+		    struct labels *lb, struct rowtree **t,
+		    struct strlist *notes, char **msg)
+{
+	int ret;
+
+	*t = rowtree_new(lb, o->nkeys);
+	ret = ondisk_add_file(*t, lb, path, o->keys, o->nkeys, o->debug_root,
+			      o->filter, notes);
+	if (ret < 0)
+		*msg = xasprintf("'%s': %s", path, memsz_strerror(ret));
+	return ret;
+}
+
+static int diff_elf(const struct diff_opts *o, struct labels *lb,
+		    struct diff_result *res, char **msg)
+{
+	struct strlist na = { 0 }, nb = { 0 }, sa = { 0 }, sb = { 0 };
+	struct rowtree *a = NULL, *b = NULL;
+	struct diff_rename rn;
+	int ret;
+
+	ret = elf_side(o, o->old.path, lb, &a, &na, msg);
+	if (ret < 0)
+		goto out;
+	ret = elf_side(o, o->new.path, lb, &b, &nb, msg);
+	if (ret < 0)
+		goto out;
+	/* ondisk labels the files level with the path as given */
+	rn.from = labels_intern(lb, o->old.path);
+	rn.to = labels_intern(lb, o->new.path);
+	res->d = diff_merge(a, b, &rn, 1);
+	strip_path(&sa, &na, o->old.path);
+	strip_path(&sb, &nb, o->new.path);
+	merge_notes(&res->notes, &sa, &sb);
+	elf_notes(o, &res->notes);
+out:
+	rowtree_free(a);
+	rowtree_free(b);
+	strlist_free(&na);
+	strlist_free(&nb);
+	strlist_free(&sa);
+	strlist_free(&sb);
+	return ret;
+}
+
+int diff_build(const struct diff_opts *o, struct labels *lb,
+	       struct diff_result *res, char **msg)
+{
+	int ret;
+
+	*msg = NULL;
+	if (o->kind == DIFF_KIND_DATA)
+		ret = diff_data(o, lb, res, msg);
+	else
+		ret = diff_elf(o, lb, res, msg);
+	if (!ret && !res->d) {
+		*msg = xstrdup("the two sides cannot be merged");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+void diff_result_free(struct diff_result *res)
+{
+	diff_free(res->d);
+	strlist_free(&res->notes);
+	memset(res, 0, sizeof(*res));
+}

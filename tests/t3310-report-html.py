@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""t3310: `--format html` opened in a real browser (headless Chromium).
+
+Two recordings made here: the demo workload of run-demo.sh (python3
+filling 30 MB, a snapshot every 100 ms) and tests/workloads/
+rep_fault_paths.c under `record --faults` (three known call paths). Each
+page is loaded by /usr/bin/chromium --headless (no network, a fresh
+profile directory) and its DOM, after the page's script ran, is read
+back (--dump-dom):
+ - the total the page shows equals `--format json`'s total for every
+   column the switch offers (chosen by the page address, #col=...);
+ - a search (#q=...) totals the rows whose label matches, as computed
+   here from the json tree;
+ - the treemap drew a box for each top-level row with a non-zero value;
+ - the timeline has one point per snapshot in the recording;
+ - with --by callers the flame graph has frames main, alloc_a, alloc_b,
+   alloc_c, and each alloc_X frame's width is its share of the total;
+ - memsz size --format html shows the file's size as its FILE SIZE total;
+ - the page references nothing outside itself.
+Screenshots are kept in the build directory (tests/t3310-*.png).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import (  # noqa: E402
+    MEMSZ, SRCDIR, check, proc_state as state)
+
+CHROMIUM = "/usr/bin/chromium"
+BUILDDIR = os.environ.get("top_builddir", ".")
+
+
+def skip(why):
+    print("skip: " + why, file=sys.stderr)
+    sys.exit(77)
+
+
+def chromium(tmp, *args):
+    """Run headless Chromium with a fresh profile; its stdout."""
+    prof = tempfile.mkdtemp(prefix="chromium-", dir=tmp)
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox",
+                        "--disable-gpu", "--no-first-run",
+                        "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync",
+                        "--user-data-dir=" + prof, *args],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=180)
+    shutil.rmtree(prof, ignore_errors=True)
+    if r.returncode:
+        raise RuntimeError("chromium failed: " + r.stderr[-500:])
+    return r.stdout
+
+
+def dom(tmp, page, frag=""):
+    return chromium(tmp, "--dump-dom", "file://" + page + frag)
+
+
+def attr(html, elem_id, name):
+    """Attribute name of the element with id elem_id in html, or None."""
+    m = re.search(r'<[^>]* id="' + elem_id + r'"[^>]*>', html)
+    if not m:
+        return None
+    a = re.search(r'\b' + name + r'="([^"]*)"', m.group(0))
+    return a.group(1) if a else None
+
+
+def memsz(*args):
+    return subprocess.run([MEMSZ, *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True,
+                          check=True).stdout
+
+
+def write(path, *args):
+    """memsz ARGS --format html > path, run in path's directory (so that
+    a relative -i shows as given in the page's title)."""
+    with open(path, "w") as f:
+        subprocess.run([MEMSZ, *args, "--format", "html"], stdout=f,
+                       stderr=subprocess.PIPE, check=True,
+                       cwd=os.path.dirname(path))
+
+
+def matched(rows, rx, col):
+    """Sum of col over rows matching rx, each counted once."""
+    s = 0.0
+    for r in rows:
+        if rx.search(r["name"]):
+            s += float(r.get(col, 0))
+        else:
+            s += matched(r.get("rows", []), rx, col)
+    return s
+
+
+def record_demo(tmp):
+    data = os.path.join(tmp, "demo.data")
+    subprocess.run([MEMSZ, "record", "-o", data, "--interval", "100", "--",
+                    sys.executable, "-c",
+                    "import json, sqlite3, decimal, time\n"
+                    "x = bytearray(30_000_000)\n"
+                    "x[::4096] = b'x' * len(x[::4096])\n"
+                    "time.sleep(0.5)\n"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                   check=True)
+    return data
+
+
+def record_faults(tmp):
+    exe = os.path.join(tmp, "fault_paths")
+    subprocess.run(["gcc", "-O2", "-fomit-frame-pointer",
+                    "-fasynchronous-unwind-tables", "-o", exe,
+                    os.path.join(SRCDIR, "tests/workloads",
+                                 "rep_fault_paths.c")], check=True)
+    data = os.path.join(tmp, "faults.data")
+    rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--faults", "--",
+                            exe], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    if len(rec.stdout.readline().split()) != 3:
+        rec.kill()
+        err = rec.communicate()[1]
+        if "perf" in err or "permission" in err.lower():
+            skip("cannot sample page faults: " + err.strip())
+        check(False, "workload printed its buffers: " + err.strip())
+        return None, None
+    pid = None
+    for _ in range(1000):  # the workload stops itself; then resume it
+        for tid in os.listdir(f"/proc/{rec.pid}/task"):
+            with open(f"/proc/{rec.pid}/task/{tid}/children") as f:
+                kids = f.read().split()
+            if kids:
+                pid = int(kids[0])
+        if pid and state(pid) in "Tt":
+            break
+        time.sleep(0.01)
+    os.kill(pid, 18)  # SIGCONT
+    rec.communicate(timeout=120)
+    check(rec.returncode == 0, "record --faults exits 0")
+    return exe, data
+
+
+def check_columns(tmp, page, rep, what):
+    for c in rep["columns"]:
+        if c == "res_pct":
+            continue
+        html = dom(tmp, page, "#col=" + c)
+        got = attr(html, "total", "data-value")
+        want = float(rep["total"][c])
+        check(attr(html, "total", "data-col") == c and got is not None and
+              abs(float(got) - want) < 0.01,
+              f"{what}: the page's {c} total {got} == the report's {want}")
+
+
+def main():
+    if not os.access(CHROMIUM, os.X_OK):
+        skip("chromium (Debian chromium) is not installed")
+    keep = os.path.join(BUILDDIR, "tests")
+    os.makedirs(keep, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="memsz-t3310-") as tmp:
+        data = record_demo(tmp)
+        keys = "files,sections,symbols"
+        page = os.path.join(tmp, "report.html")
+        write(page, "report", "-i", os.path.basename(data), "--snapshot",
+              "peak", "--by", keys)
+        rep = json.loads(memsz("report", "-i", data, "--snapshot", "peak",
+                               "--by", keys, "--format", "json"))
+        with open(page) as f:
+            src = f.read()
+        urls = re.findall(r"""(?:src|href)\s*=|url\(|@import|https?://[^"'\s]*""",
+                          src)
+        urls = [u for u in urls if u != "http://www.w3.org/2000/svg"]
+        check("Content-Security-Policy" in src and not urls,
+              f"the page fetches nothing (CSP set; references: {urls})")
+        check_columns(tmp, page, rep, "report " + keys)
+
+        # --fields: the first is the page's column; the switch offers all
+        fpage = os.path.join(tmp, "fields.html")
+        write(fpage, "report", "-i", os.path.basename(data), "--snapshot",
+              "peak", "--by", keys, "-F", "dirty,res")
+        html = dom(tmp, fpage)
+        got = attr(html, "total", "data-value")
+        check(attr(html, "total", "data-col") == "dirty" and
+              got is not None and
+              abs(float(got) - float(rep["total"]["dirty"])) < 0.01,
+              f"-F dirty,res: the page shows DIRTY first ({got} == the "
+              f"report's {rep['total']['dirty']})")
+        html = dom(tmp, fpage, "#col=pss")
+        got = attr(html, "total", "data-value")
+        check(attr(html, "total", "data-col") == "pss" and
+              got is not None and
+              abs(float(got) - float(rep["total"]["pss"])) < 0.01,
+              "-F dirty,res: the column switch still offers PSS")
+        with open(fpage) as f:
+            check("res_pct" not in f.read(),
+                  "-F dirty,res: RES% is no column of the page")
+
+        html = dom(tmp, page)
+        boxes = re.findall(r'<div class="lbl">([^<]*)</div>', html)
+        # rows of at least 0.1% of the total: big enough to be drawn
+        tops = [r["name"] for r in rep["rows"]
+                if float(r["rss"]) >= float(rep["total"]["rss"]) / 1000]
+        check(tops and all(any(b.startswith(t + " ") for b in boxes)
+                           for t in tops),
+              f"the treemap has a box for each of the {len(tops)} "
+              f"top-level rows")
+        nsnap = len([1 for x in memsz("dump", "-i", data).splitlines()
+                     if "SNAP_BEGIN" in x])
+        points = len(re.findall(r"<circle", html))
+        check(nsnap > 1 and points == nsnap,
+              f"the timeline has one point per snapshot ({points} of "
+              f"{nsnap})")
+
+        rx = re.compile("libc", re.I)
+        html = dom(tmp, page, "#col=rss&q=libc")
+        got = attr(html, "matched", "data-value")
+        want = matched(rep["rows"], rx, "rss")
+        check(got is not None and abs(float(got) - want) < 0.01 and want,
+              f"search 'libc': the page's matching total {got} == {want}")
+
+        shot = os.path.join(keep, "t3310-report.png")
+        chromium(tmp, "--window-size=1100,820", "--screenshot=" + shot,
+                 "file://" + page)
+        with open(shot, "rb") as f:
+            png = f.read()
+        check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000,
+              f"screenshot kept: {shot} ({len(png)} bytes)")
+
+        # callers: the flame graph
+        exe, fdata = record_faults(tmp)
+        if fdata:
+            page = os.path.join(tmp, "callers.html")
+            write(page, "report", "-i", fdata, "--by", "callers", "-n", "0")
+            rep = json.loads(memsz("report", "-i", fdata, "--by", "callers",
+                                   "-n", "0", "--format", "json"))
+            html = dom(tmp, page)
+            frames = re.findall(r'<div class="fr" style="left: ([\d.]+)px; '
+                                r'width: ([\d.]+)px;[^"]*">([^<]*)</div>',
+                                html)
+            width = {}
+            for _, w, name in frames:
+                width[name] = width.get(name, 0) + float(w)
+            total = float(rep["total"]["rss"])
+            for fn in ("main", "alloc_a", "alloc_b", "alloc_c"):
+                share = sum(float(r["rss"]) for r in rep["rows"]
+                            if f";{fn};" in r["name"] or
+                            r["name"].startswith(fn + ";")) / total
+                got = width.get(fn, 0) / width.get("all", 1)
+                check(fn in width and abs(got - share) < 0.002,
+                      f"flame graph: {fn} is {got:.4f} of the width, its "
+                      f"share of RSS is {share:.4f}")
+            check_columns(tmp, page, rep, "report callers")
+            chromium(tmp, "--window-size=1100,820", "--screenshot=" +
+                     os.path.join(keep, "t3310-callers.png"),
+                     "file://" + page)
+
+            page = os.path.join(tmp, "size.html")
+            write(page, "size", "--by", "sections,symbols", exe)
+            html = dom(tmp, page)
+            got = attr(html, "total", "data-value")
+            check(attr(html, "total", "data-col") == "file_size" and
+                  got == str(os.path.getsize(exe)),
+                  f"size: the page's FILE SIZE total {got} == the file's "
+                  f"size {os.path.getsize(exe)}")
+
+
+main()
+print(f"{lib.failures} failure(s)")
+sys.exit(1 if lib.failures else 0)
