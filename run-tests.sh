@@ -5,9 +5,10 @@ set -eu
 cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev elfutils binutils linux-perf \
-python3 clang llvm-14 libclang-rt-14-dev g++ gcc-multilib libc6-dbg util-linux \
-procps libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium"
+libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev elfutils binutils \
+linux-perf python3 clang llvm-14 libclang-rt-14-dev g++ gcc-multilib \
+libc6-dbg util-linux procps libprotobuf-c-dev protobuf-c-compiler \
+zlib1g-dev golang-go chromium nodejs"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)

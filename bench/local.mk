@@ -1,6 +1,7 @@
 # bench/: benchmarks print figures measured side by side in one run; they
 # assert nothing. `make bench` runs them all.
 bench_scripts += bench/bench_size.py bench/bench_faults.py \
+	bench/bench_faults_runtimes.py \
 	bench/bench_dwarf.py bench/bench_report.py
 EXTRA_DIST += $(bench_scripts) bench/benchlib.py
 bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf

@@ -26,7 +26,9 @@ void usage_dump(FILE *out)
 		"usage: memsz dump [-v] [-i FILE]\n\n"
 		"Print every record of a memsz.data file, one per line.\n\n"
 		"    -i, --input FILE   file to read (default memsz.data)\n"
-		"    -v, --verbose      also print every page run of a snapshot\n");
+		"    -v, --verbose      also print every page run of a "
+		"snapshot and\n"
+		"                       every JIT symbol\n");
 }
 
 static const char *const rec_names[] = {
@@ -42,6 +44,7 @@ static const char *const rec_names[] = {
 	[MD_REC_NOTE] = "NOTE",
 	[MD_REC_MUNMAP] = "MUNMAP",
 	[MD_REC_SAMPLE] = "SAMPLE",
+	[MD_REC_JITMAP] = "JITMAP",
 	[MD_REC_END] = "END",
 };
 
@@ -226,6 +229,17 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 			     " callchain %u\n",
 			name, s->pid, s->tid, s->addr, s->ip, s->event,
 			s->nregs, s->stack_sp, s->stack_size, s->ncallchain);
+		break;
+	}
+	case MD_REC_JITMAP: {
+		const struct md_jitmap *j = &rec->u.jitmap;
+
+		print_time(out, j->time);
+		fprintf(out, "%s pid %u symbols %u\n", name, j->pid, j->nsyms);
+		for (uint32_t i = 0; verbose && i < j->nsyms; i++)
+			fprintf(out, "    0x%" PRIx64 " 0x%" PRIx64 " %s\n",
+				j->syms[i].start, j->syms[i].size,
+				j->syms[i].name);
 		break;
 	}
 	case MD_REC_END:

@@ -40,6 +40,7 @@ static const struct option record_options[] = {
 	{ "call-graph", required_argument, NULL, 'g' },
 	{ "stack-size", required_argument, NULL, 'S' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "lossy", no_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -53,7 +54,7 @@ void usage_record(FILE *out)
 		"[-e EVENT[,EVENT...]] [-c N]\n"
 		"                    [--call-graph fp|dwarf] "
 		"[--stack-size BYTES]\n"
-		"                    [-m PAGES] (-p PID[,PID...] | "
+		"                    [-m PAGES] [--lossy] (-p PID[,PID...] | "
 		"-- CMD [ARG...])\n\n"
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, every --interval, "
@@ -67,7 +68,8 @@ void usage_record(FILE *out)
 		"milliseconds\n"
 		"    --duration S        stop after S seconds\n"
 		"    --freeze            stop the targets while a snapshot is "
-		"taken\n"
+		"taken (ptrace\n"
+		"                        stops: they end if memsz dies)\n"
 		"    --no-inherit        do not follow forked children\n"
 		"    --faults            sample every page fault with its "
 		"address and user\n"
@@ -88,7 +90,12 @@ void usage_record(FILE *out)
 		"    -m, --mmap-pages PAGES  ring buffer pages per cpu for "
 		"samples (a power\n"
 		"                        of 2; default 64 MiB per cpu, less "
-		"with > 8 cpus)\n");
+		"with > 8 cpus)\n"
+		"    --lossy             when memsz falls behind, let the "
+		"kernel drop\n"
+		"                        samples (as perf does) instead of "
+		"holding the\n"
+		"                        targets until memsz has caught up\n");
 }
 
 /* Parse the -e list (and --faults) into a->sattr; prints the error. */
@@ -184,6 +191,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		break;
 	case 'F':
 		a->so.freeze = true;
+		break;
+	case 'L':
+		a->so.lossy = true;
 		break;
 	case 'N':
 		a->so.inherit = false;
@@ -318,12 +328,14 @@ static void print_summary(const struct record_args *a,
 	if (a->nsattr)
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
-			"(%llu lost%s), %llu snapshots, %.3f MiB to '%s' ]\n",
+			"(%llu lost%s), %llu snapshots, %.3f MiB to '%s'; "
+			"targets held %.3f s (%llu times) ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsamples,
 			(unsigned long long)st->lost, unwritten,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
-			a->so.path);
+			a->so.path, st->held_ns / 1e9,
+			(unsigned long long)st->nholds);
 	else
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu snapshots, "

@@ -22,7 +22,8 @@ void usage_report(FILE *out)
 		" [-F|--fields COL[,COL...]]\n"
 		"                    [--sort COL] [-n N]"
 		" [--filter [KEY=]REGEX]...\n"
-		"                    [--exclude [KEY=]REGEX]... [--pid PID]\n"
+		"                    [--exclude [KEY=]REGEX]... [--pid PID]"
+		" [--skip-frames REGEX]\n"
 		"                    [--snapshot first|last|peak|N |"
 		" --timeline[=COL[,COL...]]]\n"
 		"                    [--width N] [-v]"
@@ -56,6 +57,12 @@ void usage_report(FILE *out)
 		"                       --timeline 10; 0: all)\n"
 		VIEW_HELP_FILTER
 		"    --pid PID          only this process\n"
+		"    --skip-frames REGEX  frames the faultsite key looks past\n"
+		"                       to name the first frame that is the\n"
+		"                       program's (default: the C library's\n"
+		"                       memory and string routines, malloc\n"
+		"                       and its internals, operator new;\n"
+		"                       '': none)\n"
 		"    --snapshot WHICH   per process: first, last (default),\n"
 		"                       peak (highest RSS) or N (the Nth,\n"
 		"                       from 0)\n"
@@ -89,6 +96,7 @@ static const struct option report_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "snapshot", required_argument, NULL, 'S' },
 	{ "timeline", optional_argument, NULL, 'T' },
+	{ "skip-frames", required_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -104,6 +112,7 @@ struct report_when {
 static int report_option(int c, const char *arg, struct report_opts *o,
 			 const struct view *v, struct report_when *w)
 {
+	regex_t skip;
 	uint64_t u;
 
 	switch (c) {
@@ -119,6 +128,15 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 			return view_usage_error(v, "--pid wants a process id, "
 						"not '%s'", arg);
 		o->pid = (long)u;
+		return -1;
+	case 'K':
+		if (arg[0] && regcomp(&skip, arg, REG_EXTENDED | REG_NOSUB))
+			return view_usage_error(v, "bad --skip-frames '%s': "
+						"not a POSIX extended regex",
+						arg);
+		if (arg[0])
+			regfree(&skip);
+		o->skip_frames = arg;
 		return -1;
 	case 'S':
 		if (report_pick_parse(arg, &o->pick, &o->index) < 0)

@@ -64,8 +64,9 @@ enum md_rec_type {
 	MD_REC_NOTE,          /* a free-text message for the report footer */
 	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
 	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
-	/* 13 and 14 are JITMAP and PACKED (memsz-data(5)); a reader that does
-	 * not decode them skips them by size */
+	MD_REC_JITMAP,        /* JIT code symbols of a pid (perf-PID.map) */
+	MD_REC_PACKED,        /* SAMPLE records compressed together (zstd);
+				 the reader hands out the records inside */
 	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
 	MD_REC__COUNT
 };
@@ -214,11 +215,34 @@ struct md_end {
 	uint64_t nsamples;            /* SAMPLE records among them */
 };
 
+/* One symbol of JIT-compiled code: [start, start+size) is name. */
+struct md_jit_sym {
+	uint64_t start, size;
+	const char *name;
+};
+
+/* Bound on the symbols of one JITMAP record (the recorder writes a map
+ * file in chunks of at most this many). */
+#define MD_JITMAP_MAX_SYMS 65536
+
+/* Symbols a JIT compiler of process pid wrote to its perf map
+ * (/tmp/perf-PID.map) since the last JITMAP record of pid, as read at time.
+ * Of two symbols over the same bytes, the later one (later record, or
+ * later in the record) is the current one. */
+struct md_jitmap {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t nsyms;
+	const struct md_jit_sym *syms;
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
 	uint64_t size;                /* its size in bytes, header included */
 	uint32_t crc;                 /* the record's CRC-32C (MD_F_CRC) */
+	uint32_t rec_flags;           /* MD_RECF_PACKED: came out of a PACKED
+					 record (not a field of the file) */
 	union {
 		struct md_image image;
 		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
@@ -230,8 +254,11 @@ struct md_record {
 		struct md_note note;
 		struct md_sample sample;
 		struct md_end end;
+		struct md_jitmap jitmap;
 	} u;
 };
+
+#define MD_RECF_PACKED 1u
 
 /* --- writer --- */
 struct md_writer;
@@ -261,8 +288,17 @@ int md_write_note(struct md_writer *w, const char *text);
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
  * flags, filename of r); the reader returns it in rec->u.mmap2. */
 int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
-/* A sample record (MD_REC_SAMPLE); arrays copied into the record. */
+/* A sample record (MD_REC_SAMPLE); arrays copied into the record.
+ * Samples are batched, and each batch is written as one PACKED record
+ * (zstd) when that is smaller, else as plain SAMPLE records. */
 int md_write_sample(struct md_writer *w, const struct md_sample *r);
+/* Write the batched samples now. Returns 0 or -errno. */
+int md_writer_flush(struct md_writer *w);
+/* Compress sample batches (default) or write them plain. */
+void md_writer_set_compress(struct md_writer *w, bool on);
+/* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
+ * and not wrapping (else -EINVAL). */
+int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);
@@ -294,7 +330,10 @@ const struct md_file_header *md_reader_header(const struct md_reader *r);
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a
  * record at md_reader_offset(); -MEMSZ_EBADDATA: the record at
  * md_reader_offset() is damaged or breaks an invariant, md_reader_why()
- * says which). After an error every call returns the same error. */
+ * says which). After an error every call returns the same error.
+ * The records inside a PACKED record are handed out one by one, each with
+ * the PACKED record's offset and MD_RECF_PACKED in rec_flags; PACKED
+ * itself is never handed out. */
 int md_read_next(struct md_reader *r, struct md_record *rec);
 uint64_t md_reader_offset(const struct md_reader *r);
 /* What the last failed md_read_next() found ("checksum mismatch", "mapping

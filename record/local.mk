@@ -5,4 +5,5 @@ libmemsz_a_SOURCES += record/perf.c record/perf.h \
 	record/procmaps.c record/procmaps.h \
 	record/snapshot.c record/snapshot.h \
 	record/events.c record/events.h \
-	record/session.c record/session.h
+	record/session.c record/session.h \
+	record/jitmap.c record/jitmap.h

@@ -956,6 +956,23 @@ uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc)
 	return min;
 }
 
+unsigned perf_capture_sample_fill(const struct perf_capture *pc)
+{
+	unsigned max = 0;
+
+	for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++) {
+		const struct ring *r = &pc->srings[i];
+		uint64_t head, used;
+
+		if (r->fd < 0)
+			continue;
+		head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
+		used = head - r->mp->data_tail;
+		max = MAX(max, (unsigned)MIN(used * 1000 / r->size, 1000));
+	}
+	return max;
+}
+
 uint64_t perf_capture_bad(const struct perf_capture *pc)
 {
 	return pc->bad;

@@ -118,6 +118,9 @@ int perf_capture_sample_counts(const struct perf_capture *pc,
 bool perf_capture_samples_user_only(const struct perf_capture *pc);
 /* Data bytes of the smallest sample ring mapped (0: none yet). */
 uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
+/* How full the fullest sample ring is: its unread bytes in per mille of
+ * its size (0 without sampling events). */
+unsigned perf_capture_sample_fill(const struct perf_capture *pc);
 /* Malformed records seen and skipped so far. */
 uint64_t perf_capture_bad(const struct perf_capture *pc);
 /* Close every event and unmap the rings. NULL is fine. */

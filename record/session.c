@@ -5,6 +5,7 @@
 #include "record/session.h"
 
 #include "data/datafile.h"
+#include "record/jitmap.h"
 #include "record/perf.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
@@ -41,13 +42,24 @@
 #define PFD_SIGNAL 0
 #define PFD_TIMER 1
 #define PFD_FIXED 2
+/* Backpressure: when a sample ring is this full (per mille) as memsz gets
+ * to drain it, memsz has fallen behind: the targets are held until it has
+ * drained. Rings wake memsz at 1/16 full, so a memsz that keeps up never
+ * holds; what stays free (7/8 of a ring) absorbs the faults made while
+ * the hold takes effect. */
+#define HOLD_FILL_PERMILLE 125
+/* While draining, the fill of the rings is looked at again after this many
+ * samples: a long drain of one ring must not let another one overflow. */
+#define HOLD_CHECK_SAMPLES 64
 
 struct rec_target {
 	int pid;
 	bool alive;
 	bool traced;          /* launched (or forked from it): under ptrace */
+	bool seized;          /* attached and seized: can be held */
 	int pidfd;            /* attach mode: readable at exit; -1 */
 	struct procmaps last; /* polling fallback: the maps seen last */
+	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
 };
 
 struct synth_key {
@@ -76,6 +88,10 @@ struct session {
 	struct perf_event_attr *sattr; /* --faults / -e sampling events */
 	size_t nsattr;
 	uint64_t nsamples;
+	bool hold;                  /* backpressure: hold targets, lose none */
+	uint64_t held_ns, nholds;   /* time and times targets were held */
+	bool draining, holding;     /* in drain(); targets held in it */
+	uint64_t hold_start;
 	/* event loop */
 	int sfd, tfd;               /* signalfd, interval timerfd (-1) */
 	sigset_t oldmask;
@@ -203,6 +219,31 @@ static bool synth_dup(struct session *r, const struct md_mmap2 *m)
 	return false;
 }
 
+/* Backpressure: if memsz has fallen behind (a sample ring is
+ * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
+ * way has emptied the rings, so that the kernel never has to drop a sample.
+ * Looked at before each drain and during it. */
+static void backpressure(struct session *r)
+{
+	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
+	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
+		return;
+	r->hold_start = mono_ns();
+	r->holding = true;
+	tracer_hold_all(r->tr);
+}
+
+/* End a hold: the rings have been drained. */
+static void release(struct session *r)
+{
+	if (!r->holding)
+		return;
+	tracer_release_all(r->tr);
+	r->holding = false;
+	r->held_ns += mono_ns() - r->hold_start;
+	r->nholds++;
+}
+
 static int on_perf_rec(void *arg, const struct perf_rec *pr)
 {
 	struct session *r = arg;
@@ -224,6 +265,8 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 	case MD_REC_SAMPLE:
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
 			r->nsamples++;
+		if (r->nsamples % HOLD_CHECK_SAMPLES == 0)
+			backpressure(r);
 		break;
 	case MD_REC_LOST:
 		r->lost += c.u.lost.count;
@@ -236,10 +279,21 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 	return r->werr;
 }
 
+/* Hand the perf records to on_perf_rec (all of them, or those older than
+ * the time-ordering window), holding the targets while it runs if memsz
+ * has fallen behind. Not re-entered: a snapshot taken from a tracer
+ * callback during a hold leaves the records to the drain under way. */
 static void drain(struct session *r, bool all)
 {
-	if (r->pc && !r->werr)
+	if (!r->pc || r->werr || r->draining)
+		return;
+	r->draining = true;
+	backpressure(r);
+	perf_capture_drain(r->pc, all, on_perf_rec, r);
+	if (r->holding) /* what came while the holds took effect */
 		perf_capture_drain(r->pc, all, on_perf_rec, r);
+	release(r);
+	r->draining = false;
 }
 
 static void procmap_to_mmap2(int pid, const struct procmap *p, uint64_t now,
@@ -358,34 +412,52 @@ static void poll_maps(struct session *r, struct rec_target *t)
 	t->last = now;
 }
 
+/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
+ * last read, as JITMAP records (the file may go with the process, so it is
+ * read at every snapshot and at exit). */
+static void write_jit(struct session *r, struct rec_target *t)
+{
+	struct jitmap jm = { 0 };
+	uint64_t now = mono_ns();
+
+	if (r->werr || jitmap_read_pid(t->pid, &t->jit_off, &jm) <= 0)
+		goto out;
+	for (size_t i = 0; i < jm.n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
+		struct md_jitmap rec = {
+			.time = now, .pid = (uint32_t)t->pid,
+			.nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
+			.syms = jm.syms + i,
+		};
+
+		if (!wfail(r, md_write_jitmap(r->w, &rec)))
+			r->nevents++;
+	}
+out:
+	jitmap_free(&jm);
+}
+
 static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		     uint32_t flags)
 {
 	struct snap_stats st = { 0 };
-	bool thaw_sig = false, thaw_tr = false;
+	bool thaw_tr = false;
 	int ret;
 
 	if (r->werr)
 		return;
 	drain(r, true);
 	poll_maps(r, t);
-	if (r->freeze && !(flags & MD_SNAP_F_FROZEN)) {
-		if (t->traced && r->tr) {
-			thaw_tr = true;
-			if (tracer_freeze(r->tr, t->pid) == 0)
-				flags |= MD_SNAP_F_FROZEN;
-		} else {
-			ret = target_freeze_signal(t->pid);
-			thaw_sig = ret == 1;
-			if (ret >= 0)
-				flags |= MD_SNAP_F_FROZEN;
-		}
+	/* Only ptrace stops: the kernel ends them if memsz dies. */
+	if (r->freeze && !(flags & MD_SNAP_F_FROZEN) && r->tr &&
+	    (t->traced || t->seized)) {
+		thaw_tr = true;
+		if (tracer_freeze(r->tr, t->pid) == 0)
+			flags |= MD_SNAP_F_FROZEN;
 	}
+	write_jit(r, t);
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
 	if (thaw_tr)
 		tracer_thaw(r->tr, t->pid);
-	if (thaw_sig)
-		target_thaw_signal(t->pid);
 	if (ret == -ESRCH) {
 		t->alive = false;
 		return;
@@ -696,6 +768,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	r->path = o->path;
 	r->freeze = o->freeze;
 	r->inherit = o->inherit;
+	r->hold = o->nsamples && !o->lossy;
 	r->sfd = -1;
 	r->tfd = -1;
 	if (o->nsamples) {
@@ -766,6 +839,34 @@ out_child:
 	return err;
 }
 
+static const struct tracer_ops holder_ops = { 0 };
+
+/* Seize the attached targets so that they can be held (--freeze,
+ * backpressure) by ptrace stops, which end with memsz. A target that
+ * cannot be seized is recorded without; the user is told. */
+static void seize_targets(struct session *r)
+{
+	tracer_holder(r->inherit, &holder_ops, r, &r->tr);
+	for (size_t i = 0; i < r->nt; i++) {
+		struct rec_target *t = &r->t[i];
+		int err = tracer_attach(r->tr, t->pid);
+		char *msg;
+
+		if (!err) {
+			t->seized = true;
+			continue;
+		}
+		msg = xasprintf("cannot hold pid %d (ptrace: %s): %s", t->pid,
+				memsz_strerror(err),
+				r->hold ? "samples may be lost when memsz "
+					  "falls behind" :
+					  "snapshots are taken while it runs");
+		say(r, true, msg);
+		note(r, msg);
+		free(msg);
+	}
+}
+
 int session_attach(struct session *r, const int *pids, int n)
 {
 	int err;
@@ -779,6 +880,8 @@ int session_attach(struct session *r, const int *pids, int n)
 	if (err < 0)
 		return err;
 	note_samples_user_only(r, r->o.ring_pages);
+	if (r->freeze || r->hold)
+		seize_targets(r);
 	for (size_t i = 0; r->pc && i < r->nt; i++)
 		synthesize(r, &r->t[i]);
 	for (size_t i = 0; i < r->nt; i++)
@@ -811,8 +914,9 @@ static void start_clocks(struct session *r)
  * SIGKILL after a grace period — like perf. Returns false to leave. */
 static bool loop_continue(struct session *r, uint64_t now)
 {
-	if (r->tr) {
+	if (r->tr)
 		tracer_poll(r->tr);
+	if (r->child) {
 		if (tracer_done(r->tr, &r->status)) {
 			r->got_exit = true;
 			return false;
@@ -884,6 +988,7 @@ static void handle_pollfds(struct session *r, size_t n)
 			if (t->pidfd >= 0 && pfd[k].fd == t->pidfd)
 				p = &pfd[k];
 		if (p && (p->revents & (POLLIN | POLLHUP))) {
+			write_jit(r, t);
 			t->alive = false;
 			close(t->pidfd);
 			t->pidfd = -1;
@@ -962,6 +1067,16 @@ void session_finish(struct session *r, struct session_stats *st)
 		final_snapshots(r);
 	drain(r, true);
 	unreported_lost(r);
+	if (r->nholds && !r->werr) {
+		char *msg = xasprintf("targets held %llu times, %.3f s in "
+				      "all, while memsz drained the sample "
+				      "rings (backpressure)",
+				      (unsigned long long)r->nholds,
+				      r->held_ns / 1e9);
+
+		note(r, msg);
+		free(msg);
+	}
 	/* the batched samples now, so that the summary counts the file */
 	if (r->w)
 		wfail(r, md_writer_flush(r->w));
@@ -984,6 +1099,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	st->unwritten = ws.samples_lost;
 	st->lost = r->lost;
 	st->nsnaps = r->nsnaps;
+	st->held_ns = r->held_ns;
+	st->nholds = r->nholds;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;
 }

@@ -5,7 +5,11 @@
  * recording, SIGCHLD wakes it), an optional interval timerfd, a pidfd per
  * attached target and the perf rings. Launched commands are run under
  * ptrace so each process gets a last snapshot at its exit; attached ones
- * get a final snapshot when the recording stops. Without perf permission
+ * get a final snapshot when the recording stops, and are seized with
+ * ptrace when they may have to be held: --freeze, and backpressure when
+ * sampling (a sample ring filling faster than memsz drains it holds every
+ * traced thread until it is drained). A ptrace stop ends when memsz does,
+ * so a target is never left stopped. Without perf permission
  * mappings are followed by polling /proc/PID/maps.
  *
  * The session never prints: messages for the user go to opts.say, errors
@@ -24,6 +28,9 @@ struct session;
 struct session_opts {
 	const char *path;        /* memsz.data to write (borrowed) */
 	bool freeze;             /* stop the targets while snapshotting */
+	/* Sampling: let the kernel drop samples when memsz falls behind
+	 * rather than hold the targets (backpressure) until it catches up. */
+	bool lossy;
 	bool inherit;            /* follow forked children */
 	uint64_t interval_ms;    /* 0: no periodic snapshots */
 	uint64_t duration_ns;    /* 0: until the targets end or a signal */
@@ -44,6 +51,7 @@ struct session_stats {
 	uint64_t nevents, lost, nsnaps;
 	uint64_t nsamples;       /* SAMPLE records the file holds */
 	uint64_t unwritten;      /* samples a write error kept out of it */
+	uint64_t held_ns, nholds; /* backpressure: targets held, how long */
 	uint64_t bytes;          /* memsz.data size so far */
 	int werr;                /* first write error, 0 if none */
 };

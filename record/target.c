@@ -234,48 +234,11 @@ int target_launch_go(int pid)
 	return -e;
 }
 
-/* --- freeze with signals --- */
-
-static void sleep_ms(long ms)
+static void sleep_us(long us)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * NSEC_PER_MSEC };
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
-}
-
-static bool all_stopped(int pid)
-{
-	int *tids = NULL;
-	int n = target_threads(pid, &tids);
-	bool ok = n > 0;
-
-	for (int i = 0; i < n && ok; i++) {
-		char st = target_state(pid, tids[i]);
-
-		ok = st == 'T' || st == 't' || st == 'Z' || st == 'X' || !st;
-	}
-	free(tids);
-	return ok;
-}
-
-int target_freeze_signal(int pid)
-{
-	char st = target_state(pid, pid);
-
-	if (!st)
-		return -ESRCH;
-	if (st == 'T' || st == 't')
-		return 0;
-	if (kill(pid, SIGSTOP) < 0)
-		return -errno;
-	for (int i = 0; i < FREEZE_WAIT_MS && !all_stopped(pid); i++)
-		sleep_ms(1);
-	return 1;
-}
-
-int target_thaw_signal(int pid)
-{
-	return kill(pid, SIGCONT) < 0 ? -errno : 0;
 }
 
 /* --- ptrace --- */
@@ -348,6 +311,17 @@ static void resume(struct tracer *tr, int tid, int req, int sig)
 	ptrace(req, tid, 0, (void *)(long)sig);
 }
 
+static struct tracer *tracer_new(bool follow, const struct tracer_ops *ops,
+				 void *arg)
+{
+	struct tracer *tr = xcalloc(1, sizeof(*tr));
+
+	tr->follow = follow;
+	tr->ops = ops;
+	tr->arg = arg;
+	return tr;
+}
+
 int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
 		 void *arg, struct tracer **out)
 {
@@ -359,14 +333,60 @@ int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
 			PTRACE_O_TRACECLONE;
 	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0)
 		return -errno;
-	tr = xcalloc(1, sizeof(*tr));
+	tr = tracer_new(follow, ops, arg);
 	tr->pid = pid;
-	tr->follow = follow;
-	tr->ops = ops;
-	tr->arg = arg;
 	tracee_add(tr, pid, pid);
 	*out = tr;
 	return 0;
+}
+
+int tracer_holder(bool follow, const struct tracer_ops *ops, void *arg,
+		  struct tracer **out)
+{
+	*out = tracer_new(follow, ops, arg);
+	return 0;
+}
+
+int tracer_attach(struct tracer *tr, int pid)
+{
+	/* New threads (and, when following, new processes) are traced so
+	 * that they can be held too; no exit or exec events stop it. */
+	long opts = PTRACE_O_TRACECLONE;
+	int ret = 0, seized = 0;
+
+	if (tr->follow)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+
+	/* Threads started while seizing are seized through CLONE events of
+	 * the seized ones; a second pass catches those that raced. */
+	for (int pass = 0; pass < 2; pass++) {
+		int *tids = NULL, n = target_threads(pid, &tids);
+
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (tracee_find(tr, tids[i]))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tids[i], 0,
+				   (void *)opts) < 0) {
+				if (errno != ESRCH && !seized) {
+					ret = -errno;
+					break;
+				}
+				continue;
+			}
+			tracee_add(tr, tids[i], pid);
+			seized++;
+		}
+		free(tids);
+		if (ret < 0)
+			break;
+	}
+	if (!ret && !seized)
+		ret = -ESRCH;
+	return ret;
 }
 
 /* Is any thread of tgid other than tid still running toward its exit or
@@ -524,38 +544,40 @@ bool tracer_done(const struct tracer *tr, int *status)
 static bool group_held(struct tracer *tr, int tgid)
 {
 	for (size_t i = 0; i < tr->n; i++)
-		if (tr->t[i].tgid == tgid && tr->t[i].want_freeze &&
-		    !tr->t[i].held)
+		if ((!tgid || tr->t[i].tgid == tgid) &&
+		    tr->t[i].want_freeze && !tr->t[i].held)
 			return false;
 	return true;
 }
 
-int tracer_freeze(struct tracer *tr, int tgid)
+/* Interrupt every live tracee of tgid (all of them when tgid is 0) and
+ * wait until each is held, at most FREEZE_WAIT_MS. */
+static int freeze_group(struct tracer *tr, int tgid)
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		struct tracee *t = &tr->t[i];
 
-		if (t->tgid != tgid || t->exiting)
+		if ((tgid && t->tgid != tgid) || t->exiting || t->want_freeze)
 			continue;
 		t->want_freeze = true;
 		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 			t->want_freeze = false; /* gone */
 	}
-	for (int i = 0; i < FREEZE_WAIT_MS; i++) {
+	for (int i = 0; i < FREEZE_WAIT_MS * 10; i++) {
 		tracer_poll(tr);
 		if (group_held(tr, tgid))
 			return 0;
-		sleep_ms(1);
+		sleep_us(100);
 	}
 	return -ETIMEDOUT;
 }
 
-void tracer_thaw(struct tracer *tr, int tgid)
+static void thaw_group(struct tracer *tr, int tgid)
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		struct tracee *t = &tr->t[i];
 
-		if (t->tgid != tgid || !t->want_freeze)
+		if ((tgid && t->tgid != tgid) || !t->want_freeze)
 			continue;
 		t->want_freeze = false;
 		if (t->held) {
@@ -563,6 +585,34 @@ void tracer_thaw(struct tracer *tr, int tgid)
 			ptrace(t->req, t->tid, 0, (void *)(long)t->sig);
 		}
 	}
+}
+
+int tracer_freeze(struct tracer *tr, int tgid)
+{
+	return freeze_group(tr, tgid);
+}
+
+void tracer_thaw(struct tracer *tr, int tgid)
+{
+	thaw_group(tr, tgid);
+}
+
+int tracer_hold_all(struct tracer *tr)
+{
+	return freeze_group(tr, 0);
+}
+
+void tracer_release_all(struct tracer *tr)
+{
+	thaw_group(tr, 0);
+}
+
+bool tracer_has(const struct tracer *tr, int tgid)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->t[i].tgid == tgid)
+			return true;
+	return false;
 }
 
 void tracer_free(struct tracer *tr)

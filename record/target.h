@@ -5,7 +5,10 @@
  * up its perf events and seized it with ptrace (PTRACE_O_TRACEEXIT, and
  * TRACEFORK/VFORK/CLONE when following children), so the last snapshot of
  * each process can be taken at its exit, before the kernel tears the address
- * space down. memsz never writes to a target's memory.
+ * space down. Attached processes are seized too when they may have to be
+ * held (--freeze, sampling without --lossy). Every stop memsz makes is a
+ * ptrace stop, which the kernel ends when memsz exits or dies: a target is
+ * never left stopped. memsz never writes to a target's memory.
  */
 #ifndef MEMSZ_RECORD_TARGET_H
 #define MEMSZ_RECORD_TARGET_H
@@ -35,14 +38,6 @@ int target_launch(char **argv);
  * negative errno of a failed exec (the child then exits with 127). */
 int target_launch_go(int pid);
 
-/* SIGSTOP every thread of pid unless it is already stopped, and wait until
- * all are (at most 1 s). Returns 1 if memsz stopped it (so it must call
- * target_thaw_signal()), 0 if it was stopped already, or -errno. For targets
- * that are not traced by memsz. */
-int target_freeze_signal(int pid);
-/* SIGCONT pid. Returns 0 or -errno. */
-int target_thaw_signal(int pid);
-
 /* --- ptrace --- */
 struct tracer;
 
@@ -68,11 +63,28 @@ int tracer_poll(struct tracer *t);
 /* True once the seized process has been reaped; *status (may be NULL) gets
  * its wait status. */
 bool tracer_done(const struct tracer *t, int *status);
+/* A tracer for processes memsz did not launch (attach mode): empty, fill
+ * it with tracer_attach(). follow: also trace the processes they fork.
+ * Returns 0 and *out. */
+int tracer_holder(bool follow, const struct tracer_ops *ops, void *arg,
+		  struct tracer **out);
+/* PTRACE_SEIZE every thread of the running process pid (following the
+ * threads it starts, and the processes it forks if the tracer follows
+ * them): it runs on, and can be held. Returns 0, -ESRCH, or -EPERM/-EACCES
+ * (not allowed, or traced by another tracer). */
+int tracer_attach(struct tracer *t, int pid);
+/* True if t traces threads of process tgid. */
+bool tracer_has(const struct tracer *t, int tgid);
 /* Hold every thread of process tgid in a ptrace stop (PTRACE_INTERRUPT),
  * waiting at most 1 s. Returns 0 or -errno. */
 int tracer_freeze(struct tracer *t, int tgid);
 /* Resume what tracer_freeze() held. */
 void tracer_thaw(struct tracer *t, int tgid);
+/* Hold every traced thread of every process (PTRACE_INTERRUPT), waiting
+ * at most 1 s for all to stop. Returns 0 or -ETIMEDOUT (some still run). */
+int tracer_hold_all(struct tracer *t);
+/* Resume what tracer_hold_all() held. */
+void tracer_release_all(struct tracer *t);
 /* Detach from every task (they run on) and free. NULL is fine. */
 void tracer_free(struct tracer *t);
 

@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/jitsyms.h"
 #include "report/unwind.h"
 #include "util/util.h"
 
@@ -96,6 +98,9 @@ struct faults {
 	uint64_t samples, used, late, nolimit, ip_only, nostack;
 	char *buf;                /* scratch for stack labels */
 	size_t bufcap;
+	regex_t skip;             /* frames faultsite looks past */
+	bool have_skip;
+	struct jitsyms *jit;      /* names of JIT code, or NULL (borrowed) */
 };
 
 struct faults *faults_new(struct attrib *a, struct labels *lb,
@@ -130,8 +135,56 @@ void faults_free(struct faults *f)
 	free(f->pidx.v);
 	free(f->widx.v);
 	free(f->buf);
+	if (f->have_skip)
+		regfree(&f->skip);
 	unwind_free(f->u);
 	free(f);
+}
+
+void faults_set_jit(struct faults *f, struct jitsyms *j)
+{
+	f->jit = j;
+}
+
+int faults_set_skip(struct faults *f, const char *regex)
+{
+	if (f->have_skip)
+		regfree(&f->skip);
+	f->have_skip = false;
+	if (!regex || !regex[0])
+		return 0;
+	if (regcomp(&f->skip, regex, REG_EXTENDED | REG_NOSUB))
+		return -MEMSZ_EUSAGE;
+	f->have_skip = true;
+	return 0;
+}
+
+/* The site of the stack in f->buf whose frame i (innermost first) starts
+ * at starts[i]: the innermost frame the skip regex does not match. */
+static uint32_t stack_site(struct faults *f, const size_t *starts, int n)
+{
+	size_t len = strlen(f->buf);
+
+	for (int i = 0; f->have_skip && i < n; i++) {
+		/* frame i ends at the ';' before frame i-1, or the end */
+		size_t end = i ? starts[i - 1] - 1 : len;
+		char save;
+		bool skip;
+
+		save = f->buf[end];
+		f->buf[end] = 0;
+		skip = !regexec(&f->skip, f->buf + starts[i], 0, NULL, 0);
+		f->buf[end] = save;
+		if (!skip) {
+			char *name = xstrndup(f->buf + starts[i],
+					      end - starts[i]);
+			uint32_t l = labels_intern(f->lb, name);
+
+			free(name);
+			return l;
+		}
+	}
+	return labels_intern(f->lb, f->buf + starts[0]);
 }
 
 static struct proc *proc_find(struct faults *f, uint32_t pid)
@@ -210,7 +263,9 @@ static void proc_sort(struct proc *p)
 {
 	uint64_t max = 0;
 
-	if (p->n) /* ents is NULL while empty: qsort wants an array */
+	/* a pid seen only in samples or forks has no records, and ents is
+	 * NULL while empty: qsort wants an array */
+	if (p->n)
 		qsort(p->ents, p->n, sizeof(*p->ents), ent_cmp);
 	free(p->maxend);
 	p->maxend = xmalloc((p->n + 1) * sizeof(*p->maxend));
@@ -332,12 +387,16 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 
 	if (e)
 		ent_resolve(f, e);
-	if (!e) {
-		name = "[unknown]";
-	} else if (e->have_bias &&
-		   (l = attrib_image_symbol(f->a, e->image_id,
-					    at - e->bias)) != LABEL_NONE) {
+	if (e && e->have_bias &&
+	    (l = attrib_image_symbol(f->a, e->image_id, at - e->bias)) !=
+		    LABEL_NONE) {
 		name = labels_str(f->lb, l);
+	} else if ((!e || e->image_id == UINT32_MAX) && f->jit &&
+		   (l = jitsyms_lookup(f->jit, fa->p->pid, at)) !=
+			   LABEL_NONE) {
+		name = labels_str(f->lb, l);
+	} else if (!e) {
+		name = "[unknown]";
 	} else if (e->name[0] == '[') {
 		name = e->name;
 	} else if (e->name[0]) {
@@ -460,9 +519,10 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		.stack_size = s->stack_size,
 	};
 	uint64_t ips[MAX_FRAMES];
+	size_t starts[MAX_FRAMES];
 	struct page_ent *e;
 	uint32_t callers, site;
-	size_t len = 0, last = 0;
+	size_t len = 0;
 	int n = 0;
 
 	f->samples++;
@@ -493,12 +553,11 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		callers = site = f->unknown;
 	} else {
 		for (int i = n - 1; i >= 0; i--) {
-			last = len ? len + 1 : 0; /* after the ';' */
+			starts[i] = len ? len + 1 : 0; /* after the ';' */
 			frame_name(f, &fa, ips[i], i == 0, &len);
 		}
 		callers = labels_intern(f->lb, f->buf);
-		/* the innermost frame's name, the last one appended */
-		site = labels_intern(f->lb, f->buf + last);
+		site = stack_site(f, starts, n);
 	}
 	f->used++;
 	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift));
@@ -596,19 +655,19 @@ uint32_t faults_none(const struct faults *f)
 void faults_notes(const struct faults *f, struct strlist *notes)
 {
 	if (!f->samples) {
-		strlist_add(notes, xstrdup(
+		strlist_add_note(notes, NOTE_SAMPLING, NULL, xstrdup(
 			"no fault samples in the recording: every page is "
 			"[no fault seen] (record with --faults)"));
 		return;
 	}
-	strlist_addf(notes,
-		     "%" PRIu64 " fault samples, %" PRIu64 " before the "
-		     "snapshots used, %" PRIu64 " after them ignored",
-		     f->samples, f->used, f->late + f->nolimit);
+	strlist_add_notef(notes, NOTE_SAMPLING, NULL,
+			  "%" PRIu64 " fault samples, %" PRIu64 " before the "
+			  "snapshots used, %" PRIu64 " after them ignored",
+			  f->samples, f->used, f->late + f->nolimit);
 	if (f->nostack || f->ip_only)
-		strlist_addf(notes,
-			     "%" PRIu64 " samples had no user stack and "
-			     "%" PRIu64 " could not be unwound past their "
-			     "first frame",
-			     f->nostack, f->ip_only);
+		strlist_add_notef(notes, NOTE_SAMPLING, NULL,
+				  "%" PRIu64 " samples had no user stack and "
+				  "%" PRIu64 " could not be unwound past "
+				  "their first frame",
+				  f->nostack, f->ip_only);
 }

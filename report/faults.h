@@ -45,14 +45,41 @@ void faults_add_fork(struct faults *f, const struct md_task *t);
  * never given a limit have all their samples ignored. */
 void faults_set_limit(struct faults *f, uint32_t pid, uint64_t time);
 
+/* The frames faultsite looks past by default (POSIX extended regex over
+ * frame names): the C library's memory and string routines (memset, memcpy
+ * and their __memset_avx2_... variants, strdup, ...), malloc and its
+ * internals (_int_malloc, sysmalloc, tcache_*, ...), operator new, and
+ * libc frames without a symbol; with GCC's .constprop.N-like suffixes and
+ * symbol versions (memcpy@@GLIBC_2.14). */
+#define FAULTS_SKIP_DEFAULT                                                  \
+	"^(__GI_|__libc_)?_?_?(w?mem(set|cpy|move|cmp|chr|rchr|pcpy)|"      \
+	"st[rp]n?(cpy|dup|cat|len|cmp|chr|rchr|chrnul|casecmp)|"            \
+	"_int_[a-z_]+|malloc|calloc|realloc|reallocarray|free|memalign|"    \
+	"posix_memalign|aligned_alloc|valloc|pvalloc|sysmalloc[a-z_]*|"     \
+	"_mid_memalign|alloc_perturb|tcache_[a-z_]+|malloc_[a-z_]+)"        \
+	"(_[a-z0-9_]+)?(\\.[a-z]+\\.[0-9]+)*(@@?[A-Za-z0-9_.]+)?$|"        \
+	"^operator (new|delete)|^\\[libc\\.so[.0-9]*\\]$"
+
+struct jitsyms;
+
+/* Name frames in anonymous memory by the JIT symbols of j (borrowed; NULL:
+ * none). Call before the first sample. */
+void faults_set_jit(struct faults *f, struct jitsyms *j);
+
+/* The site of a stack (faultsite) is its innermost frame whose name does
+ * not match regex (NULL or "": the innermost frame; all frames matching:
+ * the innermost too). Call before the first sample. Returns 0, or
+ * -MEMSZ_EUSAGE if regex does not compile. */
+int faults_set_skip(struct faults *f, const char *regex);
+
 /* Unwind, symbolize and remember sample s. Returns 0 (a sample that
  * cannot be unwound is counted and kept with what could be had). */
 int faults_add_sample(struct faults *f, const struct md_sample *s);
 
 /* Labels for the page at va of pid: the stack of the fault that made it
  * resident, outermost first joined by ';' ("main;alloc_a;touch"), and its
- * innermost frame ("touch"). file: the page belongs to a file mapping
- * (fault-around applies). Returns true if a fault was found; else both
+ * site: the innermost frame not skipped (faults_set_skip), "touch".
+ * file: the page belongs to a file mapping (fault-around applies). Returns true if a fault was found; else both
  * are the "[no fault seen]" label. */
 bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 		 uint32_t *callers, uint32_t *site);

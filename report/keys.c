@@ -53,7 +53,9 @@ const struct keydef keydefs[KEY__COUNT] = {
 			  "resident (record --faults)" },
 	[KEY_FAULTSITE] = { "faultsite", KEYSP_FAULT, KEYMAP_NONE, -1,
 			    KEY_IN_REPORT,
-			    "innermost frame of that fault" },
+			    "first frame of that fault's stack that is the "
+			    "program's: past malloc, memset and the like "
+			    "(--skip-frames)" },
 };
 
 static const char *key_name_at(int k)

@@ -7,5 +7,6 @@ libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/faults.c report/faults.h \
 	report/ondisk.c report/ondisk.h \
 	report/keys.c report/keys.h \
+	report/jitsyms.c report/jitsyms.h \
 	report/filter.c report/filter.h \
 	report/diff.c report/diff.h

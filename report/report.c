@@ -13,6 +13,7 @@
 #include "data/datafile.h"
 #include "report/attrib.h"
 #include "report/faults.h"
+#include "report/jitsyms.h"
 #include "report/keys.h"
 #include "util/util.h"
 
@@ -113,6 +114,10 @@ struct report_ctx {
 	bool want_faults;         /* callers/faultsite keys asked for */
 	struct faults *faults;    /* made by pass 1 if want_faults */
 	uint64_t page_size;
+	struct jitsyms *jit;      /* JIT code names (JITMAP records) */
+	bool want_jit;            /* symbols key: name anonymous JIT code */
+	uint32_t jit_label;       /* symbols label of the piece charged, or
+				     LABEL_NONE */
 	uint64_t start_ns;        /* header start_mono_ns */
 	uint32_t step;            /* PICK_ALL: step of the snapshot read */
 };
@@ -183,7 +188,10 @@ static void recorded_note(struct report_ctx *c, const char *text)
 		k = NOTE_NO_PSS;
 	} else if (!strncmp(text, "event ", 6) ||
 		   !strncmp(text, "kernel-mode faults", 18) ||
-		   !strncmp(text, "sample ring buffers", 19)) {
+		   !strncmp(text, "sample ring buffers", 19) ||
+		   !strncmp(text, "targets held ", 13) ||
+		   (!strncmp(text, "cannot hold pid ", 16) &&
+		    strstr(text, "samples may be lost"))) {
 		if (!c->want_faults)
 			return;
 		k = NOTE_SAMPLING;
@@ -244,9 +252,18 @@ static int pass1(struct report_ctx *c, char **msg)
 		return ret;
 	}
 	attrib_set_page_size(c->a, md_reader_header(r)->page_size);
-	if (c->want_faults)
+	if (c->want_faults) {
 		c->faults = faults_new(c->a, c->lb, c->o->debug_root,
 				       md_reader_header(r)->page_size);
+		if (faults_set_skip(c->faults, c->o->skip_frames ?
+						       c->o->skip_frames :
+						       FAULTS_SKIP_DEFAULT)) {
+			*msg = xasprintf("bad --skip-frames '%s'",
+					 c->o->skip_frames);
+			md_reader_close(r);
+			return -MEMSZ_EUSAGE;
+		}
+	}
 	if (md_reader_header(r)->page_size)
 		c->page_size = md_reader_header(r)->page_size;
 	c->start_ns = md_reader_header(r)->start_mono_ns;
@@ -279,6 +296,9 @@ static int pass1(struct report_ctx *c, char **msg)
 			break;
 		case MD_REC_NOTE:
 			recorded_note(c, rec.u.note.text);
+			break;
+		case MD_REC_JITMAP:
+			jitsyms_add(c->jit, &rec.u.jitmap);
 			break;
 		case MD_REC_SNAP_BEGIN:
 			xgrow(&c->snaps, &c->snapcap, c->nsnaps + 1,
@@ -472,6 +492,18 @@ static void count_fallback(struct report_ctx *c, const uint32_t *path,
 			c->fallback_rss[i] += vals[COL_RSS];
 }
 
+/* Footer line: the JIT symbols that named anonymous code, if any. */
+static void jit_note(struct report_ctx *c)
+{
+	size_t npids, n = jitsyms_count(c->jit, &npids);
+
+	if (n)
+		strlist_add_notef(&c->res->notes, NOTE_JIT, NULL,
+				  "JIT code named by %zu symbols of %zu "
+				  "process(es) from /tmp/perf-PID.map", n,
+				  npids);
+}
+
 static void fallback_notes(struct report_ctx *c)
 {
 	static const char *const rss = "RSS";
@@ -488,9 +520,12 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 	struct report_ctx *c = arg;
 	uint32_t path[KEYS_MAX];
 
-	for (size_t i = 0; i < c->o->nkeys; i++)
+	for (size_t i = 0; i < c->o->nkeys; i++) {
 		path[i] = c->src_of_key[i] >= 0 ? labels[c->src_of_key[i]] :
 						  c->fixed[i];
+		if (c->jit_label != LABEL_NONE && c->o->keys[i] == KEY_SYMBOLS)
+			path[i] = c->jit_label;
+	}
 	if (!filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
 		return 0;
 	rowtree_add_from(c->t, path, vals, c->share_cols, c->share_from);
@@ -579,6 +614,78 @@ static void set_fault_labels(struct report_ctx *c, uint32_t callers,
 			c->fixed[k] = site;
 }
 
+/* --- JIT code: anonymous memory named by perf-PID.map symbols --- */
+
+/* attrib_charge() of [s, e) of part p of mapping m (runs sorted by
+ * address), symbols labelled jit_label when it is not LABEL_NONE. */
+static int charge_range(struct report_ctx *c, const struct attrib_part *p,
+			const struct attrib_map *m, uint64_t s, uint64_t e,
+			bool with_pss, uint32_t jit_label)
+{
+	struct attrib_part sub = *p;
+	struct attrib_map mm = *m;
+	size_t lo = 0, hi = m->nruns, last;
+	int ret;
+
+	if (e <= s)
+		return 0;
+	while (lo < hi) { /* first run ending after s */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct md_run *r = &m->runs[mid];
+
+		if (r->vaddr + (uint64_t)r->npages * c->page_size <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (last = lo; last < m->nruns && m->runs[last].vaddr < e; last++)
+		;
+	mm.runs = m->nruns ? m->runs + lo : NULL;
+	mm.nruns = last - lo;
+	sub.start = s;
+	sub.end = e;
+	c->jit_label = jit_label;
+	ret = attrib_charge(c->a, &sub, &mm, c->srcs, c->nsrcs, with_pss,
+			    add_piece, c);
+	c->jit_label = LABEL_NONE;
+	return ret;
+}
+
+/* attrib_charge() of part p of mapping m; under the symbols key, the bytes
+ * of anonymous memory that hold JIT code of the process are charged to the
+ * JIT symbols there. */
+static int charge_jit(struct report_ctx *c, const struct attrib_part *p,
+		       const struct attrib_map *m, bool with_pss)
+{
+	struct rmap *jm = c->want_jit && p->cls == ACLS_ANON ?
+				  jitsyms_map(c->jit, c->cur_pid->pid) :
+				  NULL;
+	const struct rmap_entry *ents;
+	uint64_t pos = p->start;
+	size_t n, i;
+	int ret = 0;
+
+	if (!jm)
+		return attrib_charge(c->a, p, m, c->srcs, c->nsrcs, with_pss,
+				     add_piece, c);
+	ents = rmap_entries(jm, &n);
+	for (i = rmap_find(jm, p->start); i < n && !ret; i++) {
+		uint64_t s = MAX(ents[i].start, p->start);
+		uint64_t e = MIN(ents[i].end, p->end);
+
+		if (s >= p->end)
+			break;
+		ret = charge_range(c, p, m, pos, s, with_pss, LABEL_NONE);
+		if (!ret)
+			ret = charge_range(c, p, m, s, e, with_pss,
+					   ents[i].label);
+		pos = e;
+	}
+	if (!ret)
+		ret = charge_range(c, p, m, pos, p->end, with_pss, LABEL_NONE);
+	return ret;
+}
+
 /* A run of pages of one part with the same fault labels. */
 struct fault_group {
 	struct report_ctx *c;
@@ -613,8 +720,7 @@ static int group_flush(struct fault_group *g)
 	sub.start = g->start;
 	sub.end = g->end;
 	set_fault_labels(g->c, g->callers, g->site);
-	return attrib_charge(g->c->a, &sub, &mm, g->c->srcs, g->c->nsrcs,
-			     g->with_pss, add_piece, g->c);
+	return charge_jit(g->c, &sub, &mm, g->with_pss);
 }
 
 /* Add [s, e) with labels (callers, site) to the group, flushing it first
@@ -746,8 +852,7 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 	if (c->faults)
 		ret = charge_by_fault(c, p, m, with_pss);
 	else
-		ret = attrib_charge(c->a, p, m, c->srcs, c->nsrcs, with_pss,
-				    add_piece, c);
+		ret = charge_jit(c, p, m, with_pss);
 	c->share_cols = 0;
 	c->share_from = 0;
 	return ret;
@@ -1019,6 +1124,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 
 	*msg = NULL;
 	c.a = attrib_new(lb, o->debug_root);
+	c.jit = jitsyms_new(lb);
+	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	for (size_t i = 0; i < o->nkeys; i++) {
 		c.src_of_key[i] = -1;
@@ -1027,6 +1134,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		if (o->keys[i] == KEY_CALLERS ||
 		    o->keys[i] == KEY_FAULTSITE)
 			c.want_faults = true;
+		if (o->keys[i] == KEY_SYMBOLS)
+			c.want_jit = true;
 		if (keydefs[o->keys[i]].space != KEYSP_IMAGE)
 			continue;
 		c.src_of_key[i] = (int)c.nsrcs;
@@ -1061,6 +1170,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 			res->have_pss = false;
 
 	if (c.faults) {
+		faults_set_jit(c.faults, c.jit);
 		ret = pass_faults(&c, chosen, msg);
 		if (ret < 0)
 			goto out;
@@ -1070,6 +1180,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		goto out;
 	if (c.faults)
 		faults_notes(c.faults, &res->notes);
+	jit_note(&c);
 	moment_notes(&c, chosen);
 	if (c.lost)
 		note(&c, xasprintf("%" PRIu64 " perf records were lost while "
@@ -1095,6 +1206,7 @@ out:
 	free(c.shared.slots);
 	free(c.shown);
 	faults_free(c.faults);
+	jitsyms_free(c.jit);
 	attrib_free(c.a);
 	return ret;
 }

@@ -43,6 +43,9 @@ struct report_opts {
 	uint64_t index;             /* PICK_INDEX */
 	struct filter *filter;      /* paths to keep; NULL or empty: all */
 	const char *debug_root;     /* NULL: /usr/lib/debug */
+	/* frames faultsite looks past (regex); NULL: FAULTS_SKIP_DEFAULT,
+	 * "": none */
+	const char *skip_frames;
 };
 
 /* With PICK_ALL, one step per snapshot index: the Nth complete snapshot

@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strlist tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_jitmap tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strlist tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -31,6 +31,9 @@ tests_test_events_LDADD = $(TEST_LIBS)
 tests_test_filter_SOURCES = tests/test_filter.c tests/testutil.c tests/testutil.h
 tests_test_filter_CFLAGS = $(TEST_CFLAGS)
 tests_test_filter_LDADD = $(TEST_LIBS)
+tests_test_jitmap_SOURCES = tests/test_jitmap.c tests/testutil.c tests/testutil.h
+tests_test_jitmap_CFLAGS = $(TEST_CFLAGS)
+tests_test_jitmap_LDADD = $(TEST_LIBS)
 tests_test_labels_SOURCES = tests/test_labels.c tests/testutil.c tests/testutil.h
 tests_test_labels_CFLAGS = $(TEST_CFLAGS)
 tests_test_labels_LDADD = $(TEST_LIBS)
@@ -72,10 +75,13 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2060-record-fork.sh \
 	tests/t2070-record-attach.sh \
 	tests/t2080-record-sigint.sh \
+	tests/t2085-record-kill-held.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2096-record-enospc.sh \
 	tests/t2100-record-faults.sh \
+	tests/t2105-record-faults-busy.py \
+	tests/t2110-record-jit-node.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -93,6 +99,8 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/elf-fixtures/elf-byteswap.py \
 	tests/workloads/diff_grow.c \
 	tests/workloads/fault_paths.c \
+	tests/workloads/fault_threads.c \
+	tests/workloads/fault_loop.c \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \
 	tests/workloads/rec_lib.c \

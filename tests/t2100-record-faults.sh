@@ -140,10 +140,11 @@ check "python3 50 MB: no LOST record" \
 check "python3 50 MB: no 'lost' note" \
 	sh -c "! grep -q 'NOTE .*lost' '$T/py.txt'"
 
-# 6. a ring too small for the burst: what is lost is counted, and samples
-# plus lost add up to the faults of the run (at least the 1500 pages; the
-# kernel's own event counts give the lost samples no LOST record told).
-"$MEMSZ" record --faults -m 4 -o "$T/small.data" -- "$T/fault_paths" \
+# 6. --lossy with a ring too small for the burst: what is lost is counted,
+# and samples plus lost add up to the faults of the run (at least the 1500
+# pages; the kernel's own event counts give the lost samples no LOST record
+# told).
+"$MEMSZ" record --faults --lossy -m 4 -o "$T/small.data" -- "$T/fault_paths" \
 	"$T/paths.txt" 2>"$T/small.err"
 "$MEMSZ" dump -i "$T/small.data" > "$T/small.txt"
 ns=$(grep -c ' SAMPLE ' "$T/small.txt")

@@ -13,8 +13,10 @@ holding each buffer is the ground truth. Then, recorded with
    under exactly main;alloc_X;touch (or ;memset...), the rest under frames
    called from alloc_X other than touch (the allocator's), which own at
    most a few anonymous pages (heap set-up);
- - faultsite names the innermost frame; --format folded prints the same
-   numbers as "a;b;c bytes" lines.
+ - faultsite names the first frame past the C library's memory routines
+   and malloc: alloc_c for the memset path (its whole Rss), touch for the
+   others; with --skip-frames '' the innermost frame (memset's);
+   --format folded prints the same numbers as "a;b;c bytes" lines.
 """
 import os
 import signal
@@ -152,6 +154,19 @@ def main():
         check(sites.get("touch", 0) == sum(
             v for k, v in by.items() if k.endswith(";touch")),
             "faultsite touch == sum of the stacks ending in touch")
+        c_all = sum(v for k, v in by.items() if "main;alloc_c;" in k)
+        check(sites.get("alloc_c", 0) >= truth[2] and
+              sites.get("alloc_c", 0) == c_all,
+              f"faultsite alloc_c: past memset and malloc, the Rss of "
+              f"alloc_c's VMA ({truth[2]}) and all its stacks' "
+              f"({c_all}): {sites.get('alloc_c', 0)}")
+        check(not any("memset" in k or "malloc" in k for k in sites),
+              f"faultsite: no memset or malloc frame: {sorted(sites)}")
+        raw = {r["faultsite"]: int(r["rss"])
+               for r in report(data, "faultsite", "--skip-frames", "")}
+        check("alloc_c" not in raw and
+              any("memset" in k or k == "[libc.so.6]" for k in raw),
+              f"--skip-frames '': the innermost frame: {sorted(raw)}")
 
         folded = subprocess.run([MEMSZ, "report", "-i", data, "--by",
                                  "callers", "--format", "folded"],

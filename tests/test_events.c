@@ -191,6 +191,7 @@ static void test_datafile_sample(void **state)
 		regs[i] = 0x1000000000ull + i;
 	memset(stack, 0xab, sizeof(stack));
 	assert_int_equal(md_writer_open(path, &w), 0);
+	md_writer_set_compress(w, false); /* the plain SAMPLE layout */
 	/* enough samples to span several write batches, with other records
 	 * in between (they flush the batch first: file order is kept) */
 	for (int i = 0; i < 3000; i++) {
@@ -276,6 +277,7 @@ static void test_datafile_sample_bad(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(md_writer_open(path, &w), 0);
+	md_writer_set_compress(w, false); /* the plain SAMPLE layout */
 	assert_int_equal(md_write_sample(w, &s), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	f = fopen(path, "rb");

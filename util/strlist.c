@@ -60,6 +60,7 @@ static const struct {
 			      "from pagemap", NULL },
 	[NOTE_NO_PSS] = { NULL, NULL },
 	[NOTE_SAMPLING] = { NULL, NULL },
+	[NOTE_JIT] = { NULL, NULL },
 };
 
 /* Subjects named in a grouped line. */

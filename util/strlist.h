@@ -38,6 +38,7 @@ enum note_kind {
 	NOTE_UNREADABLE,     /* pages that cannot be read from pagemap */
 	NOTE_NO_PSS,         /* recorded without page frame numbers */
 	NOTE_SAMPLING,       /* how fault samples were taken */
+	NOTE_JIT,            /* JIT code named from perf-PID.map */
 	NOTE__COUNT
 };
 
