@@ -1544,6 +1544,15 @@ static int reader_fail(struct md_reader *r, int err, const char *why)
 	return err;
 }
 
+/* Does the crc word of the record of size bytes at p hold its CRC-32C
+ * (header flag CRC), or 0 in a file without checksums? */
+static bool crc_ok(const struct md_reader *r, const uint8_t *p, uint64_t size)
+{
+	uint32_t crc = get_u32(p + REC_CRC);
+
+	return (r->hdr.flags & MD_F_CRC) ? crc == record_crc(p, size) : !crc;
+}
+
 /* Decompress the PACKED record at p (payload of len bytes) into r->z.
  * Returns NULL, or what is wrong with it. */
 static const char *unpack(struct md_reader *r, const uint8_t *p, size_t len)
@@ -1595,7 +1604,7 @@ static int read_packed(struct md_reader *r, struct md_record *rec)
 		goto bad;
 	crc = get_u32(p + REC_CRC);
 	why = "checksum mismatch";
-	if ((r->hdr.flags & MD_F_CRC) ? crc != record_crc(p, size) : crc != 0)
+	if (!crc_ok(r, p, size))
 		goto bad;
 	memset(rec, 0, sizeof(*rec));
 	rec->type = MD_REC_SAMPLE;
@@ -1659,8 +1668,7 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 			return reader_fail(r, -MEMSZ_ETRUNC,
 					   "the file ends inside a record");
 		crc = get_u32(p + REC_CRC);
-		if ((r->hdr.flags & MD_F_CRC) ? crc != record_crc(p, size) :
-						crc != 0)
+		if (!crc_ok(r, p, size))
 			return reader_fail(r, -MEMSZ_EBADDATA,
 					   "checksum mismatch");
 		memset(rec, 0, sizeof(*rec));
