@@ -139,6 +139,12 @@ def stopped(pid):
     wait_stopped(pid)
 
 
+def nmaps(pid):
+    """The number of mappings (lines of /proc/PID/maps) of pid."""
+    with open(f"/proc/{pid}/maps") as f:
+        return sum(1 for _ in f)
+
+
 def smaps_vmas(pid):
     """The VMAs of /proc/PID/smaps in order, as dicts: "start", "end"
     (ints), "last" (the header's last field: the path, or the inode of an
