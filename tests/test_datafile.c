@@ -256,6 +256,8 @@ static void test_comm_owner(void **state)
 	assert_true(rec.u.task.has_owner);
 	assert_int_equal(rec.u.task.uid, 1234);
 	assert_string_equal(rec.u.task.user, "");
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
 	assert_int_equal(md_read_next(r, &rec), 0);
 	md_reader_close(r);
 	unlink(path);
