@@ -32,24 +32,25 @@ cd "$(dirname "$0")"
 #   postgresql   the server t2140 records
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev \
-libcapstone-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 g++ \
-gcc-multilib libc6-dbg nodejs util-linux mount procps libprotobuf-c-dev \
-protobuf-c-compiler zlib1g-dev golang-go chromium smem \
+libcapstone-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
+libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium smem \
 postgresql"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 
-# check DIR CONFIGURE-ARGS...: a fresh build in DIR and its `make check`.
+# check DIR TARGET CONFIGURE-ARGS...: a fresh build in DIR and its
+# `make TARGET` (check, or fuzz-check: the fuzz targets' short runs).
 total_pass=0 total_fail=0 total_skip=0 status=0 skips=
 check() {
-	dir=$1
-	shift
+	dir=$1 target=$2
+	shift 2
 	rm -rf "$dir" && mkdir "$dir"
 	(cd "$dir" && ../configure "$@" >/dev/null && make -j"$jobs" >/dev/null)
 	rc=0
-	(cd "$dir" && make -j"$jobs" check) || rc=$?
+	(cd "$dir" && make -j"$jobs" "$target") || rc=$?
 	log="$dir/test-suite.log"
 	p=$(sed -n 's/^# PASS: *//p' "$log" 2>/dev/null | head -1)
 	f=$(sed -n 's/^# FAIL: *//p' "$log" 2>/dev/null | head -1)
@@ -74,9 +75,11 @@ check() {
 }
 
 # The suite runs twice: a plain build, and one with AddressSanitizer and
-# UndefinedBehaviorSanitizer.
-check _build --enable-werror
-check _build-san --enable-werror --enable-sanitizers
+# UndefinedBehaviorSanitizer. Then each libFuzzer target runs for
+# FUZZ_SECONDS (15) in a clang build (fuzz/, README.md "Fuzzing").
+check _build check --enable-werror
+check _build-san check --enable-werror --enable-sanitizers
+check _build-fuzz fuzz-check CC=clang --enable-fuzzing
 printf '%s' "$skips" | sed 's/^/SKIP: /'
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 exit "$status"

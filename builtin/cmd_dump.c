@@ -45,6 +45,7 @@ static const char *const rec_names[] = {
 	[MD_REC_MUNMAP] = "MUNMAP",
 	[MD_REC_SAMPLE] = "SAMPLE",
 	[MD_REC_JITMAP] = "JITMAP",
+	[MD_REC_END] = "END",
 	[MD_REC_CMDLINE] = "CMDLINE",
 };
 
@@ -252,6 +253,11 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 				j->syms[i].name);
 		break;
 	}
+	case MD_REC_END:
+		print_time(out, rec->u.end.time);
+		fprintf(out, "%s records %" PRIu64 " samples %" PRIu64 "\n",
+			name, rec->u.end.nrecords, rec->u.end.nsamples);
+		break;
 	default:
 		fprintf(out, "%s type %u\n", name, (unsigned)rec->type);
 		break;
@@ -312,8 +318,13 @@ int cmd_dump(int argc, char **argv)
 		print_record(stdout, &rec, verbose, h->page_size);
 	fflush(stdout);
 	if (ret < 0)
-		memsz_error("'%s': %s at offset %" PRIu64, input,
-			    memsz_strerror(ret), md_reader_offset(r));
+		memsz_error("'%s': %s at offset %" PRIu64 " (%s)", input,
+			    memsz_strerror(ret), md_reader_offset(r),
+			    md_reader_why(r));
+	else if (md_reader_cut_short(r))
+		printf("# cut short at offset %" PRIu64 ": no END record (the "
+		       "recording was killed or its disk was full)\n",
+		       md_reader_offset(r));
 	md_reader_close(r);
 	if (ferror(stdout)) {
 		memsz_error("cannot write the output");

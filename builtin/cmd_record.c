@@ -422,17 +422,24 @@ static void say(void *arg, bool warning, const char *msg)
 		memsz_error("%s", msg);
 }
 
+/* The summary line; it counts what the file holds, and names the samples
+ * a write error kept out of it when there are some. */
 static void print_summary(const struct record_args *a,
 			  const struct session_stats *st)
 {
+	char unwritten[48] = "";
+
+	if (st->unwritten)
+		snprintf(unwritten, sizeof(unwritten), ", %llu not written",
+			 (unsigned long long)st->unwritten);
 	if (a->nsattr)
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
-			"(%llu lost), %llu snapshots, %.3f MiB to '%s'; "
+			"(%llu lost%s), %llu snapshots, %.3f MiB to '%s'; "
 			"targets held %.3f s (%llu times) ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsamples,
-			(unsigned long long)st->lost,
+			(unsigned long long)st->lost, unwritten,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
 			a->so.path, st->held_ns / 1e9,
 			(unsigned long long)st->nholds);
@@ -475,9 +482,10 @@ static int record(struct record_args *a, const int *pids, int npids,
 	session_run(s);
 	session_finish(s, &st);
 	if (st.werr)
-		memsz_error("cannot write '%s': %s; recording stopped, '%s' "
-			    "left as it was", a->so.path,
-			    memsz_strerror(st.werr), a->so.path);
+		memsz_error("cannot write '%s': %s; recording stopped%s, "
+			    "'%s' left as it was", a->so.path,
+			    memsz_strerror(st.werr),
+			    a->cmd ? " and the command ended" : "", a->so.path);
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "
 			    "could be taken; '%s' left as it was", a->so.path);

@@ -32,7 +32,7 @@ enum {
 	HDR_REALTIME = 24,    /* u64 start_realtime_ns */
 	HDR_MONO = 32,        /* u64 start_mono_ns */
 	HDR_PAGE_SIZE = 40,   /* u32 */
-	HDR_RESERVED0 = 44,   /* u32 */
+	HDR_CRC = 44,         /* u32 header_crc (MD_F_CRC) */
 	HDR_RESERVED = 48,    /* u64[2] */
 };
 /* Base page sizes a header may give: Linux uses 4 KiB to 256 KiB; every
@@ -41,9 +41,9 @@ enum {
 #define MD_PAGE_SIZE_MIN 4096u
 #define MD_PAGE_SIZE_MAX (1u << 30)
 
-/* Each record's header: u32 type, u32 flags, u64 size. */
+/* Each record's header: u32 type, u32 crc (MD_F_CRC; else 0), u64 size. */
 #define MD_REC_HDR 16
-enum { REC_TYPE = 0, REC_FLAGS = 4, REC_SIZE = 8 };
+enum { REC_TYPE = 0, REC_CRC = 4, REC_SIZE = 8 };
 
 /* A page run of a version 1 SNAP_MAPPING record (struct md_run). Version
  * 2 stores the pages in the encoding of pgstate.h instead, after the
@@ -97,6 +97,109 @@ static uint64_t get_u64(const uint8_t *p)
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
+}
+
+/* --- CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) --- */
+
+static uint32_t crc_table[8][256];
+static int crc_mode; /* 1: tables, 2: the crc32 instruction */
+
+/* Fill the tables and choose the implementation once, at load time (no
+ * lazy set-up that threads could race on). */
+__attribute__((constructor)) static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+		crc_table[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
+					  crc_table[0][crc_table[t - 1][i] & 0xff];
+	crc_mode = 1;
+#if defined(__x86_64__)
+	__builtin_cpu_init(); /* a constructor may run before libgcc's */
+	if (__builtin_cpu_supports("sse4.2"))
+		crc_mode = 2;
+#endif
+}
+
+/* Slicing-by-8 over the tables. */
+static uint32_t crc_sw(uint32_t c, const uint8_t *p, size_t n)
+{
+	while (n >= 8) {
+		uint32_t lo = c ^ get_u32(p), hi = get_u32(p + 4);
+
+		c = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+		    crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+		    crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
+		    crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		c = (c >> 8) ^ crc_table[0][(c ^ *p++) & 0xff];
+	return c;
+}
+
+#if defined(__x86_64__)
+/* The SSE4.2 crc32 instruction computes the same polynomial. */
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c,
+							  const uint8_t *p,
+							  size_t n)
+{
+	uint64_t c64 = c;
+
+	while (n >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8); /* x86 is little-endian, as the format */
+		c64 = __builtin_ia32_crc32di(c64, v);
+		p += 8;
+		n -= 8;
+	}
+	c = (uint32_t)c64;
+	while (n--)
+		c = __builtin_ia32_crc32qi(c, *p++);
+	return c;
+}
+#endif
+
+uint32_t md_crc32c(uint32_t crc, const void *p, size_t n)
+{
+	uint32_t c = ~crc;
+
+#if defined(__x86_64__)
+	if (crc_mode == 2)
+		return ~crc_hw(c, p, n);
+#endif
+	return ~crc_sw(c, p, n);
+}
+
+/* CRC-32C of n bytes at p with the u32 at p + at taken as zero. */
+static uint32_t crc_without(const uint8_t *p, size_t n, size_t at)
+{
+	static const uint8_t zero[4];
+	uint32_t c = md_crc32c(0, p, at);
+
+	c = md_crc32c(c, zero, 4);
+	return md_crc32c(c, p + at + 4, n - at - 4);
+}
+
+/* CRC of a record of size bytes at p (size >= MD_REC_HDR), its crc word
+ * taken as zero. */
+static uint32_t record_crc(const uint8_t *p, uint64_t size)
+{
+	return crc_without(p, size, REC_CRC);
+}
+
+/* CRC of a file header of hsize bytes, its header_crc taken as zero. */
+static uint32_t header_crc(const uint8_t *p, size_t hsize)
+{
+	return crc_without(p, hsize, HDR_CRC);
 }
 
 /* Encoded size of a string: u32 length, the bytes, at least one NUL, zero
@@ -161,10 +264,12 @@ struct md_writer {
 	char *path;     /* where the recording goes once committed */
 	char *tmp;      /* the file written until then; NULL: writing path */
 	bool committed;
+	bool ended;     /* the END record is written */
 	uint64_t off;   /* end of the last complete record */
 	int err;        /* sticky: once a write failed, every call fails */
 	struct md_buf b;
 	struct md_buf sb; /* SAMPLE records not yet written (batched) */
+	uint64_t nrecords, nsamples, samples_lost; /* see md_writer_stats */
 	unsigned page_shift; /* of the page size in the header */
 	struct pgstate_enc enc; /* scratch of md_write_mapping */
 	uint32_t nsb;     /* records in sb */
@@ -278,8 +383,11 @@ static int writer_commit_tail(struct md_writer *w, enum md_rec_type type,
 
 	buf_pad8(&w->b);
 	put_u32(w->b.p + REC_TYPE, type);
-	put_u32(w->b.p + REC_FLAGS, 0);
+	put_u32(w->b.p + REC_CRC, 0);
 	put_u64(w->b.p + REC_SIZE, w->b.len + tail_len);
+	/* the crc word is zero while the CRC is computed */
+	put_u32(w->b.p + REC_CRC, md_crc32c(md_crc32c(0, w->b.p, w->b.len),
+					    tail, tail_len));
 	iov[0].iov_base = w->b.p;
 	iov[0].iov_len = w->b.len;
 	iov[1].iov_base = (void *)tail;
@@ -295,6 +403,7 @@ static int writer_commit_tail(struct md_writer *w, enum md_rec_type type,
 		return ret;
 	}
 	w->off += w->b.len + tail_len;
+	w->nrecords++;
 	return 0;
 }
 
@@ -366,10 +475,11 @@ int md_writer_open(const char *path, struct md_writer **out)
 	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);
 	put_u32(hdr + HDR_VERSION, MD_VERSION);
 	put_u32(hdr + HDR_HEADER_SIZE, MD_HEADER_SIZE);
-	put_u64(hdr + HDR_FLAGS, 0);
+	put_u64(hdr + HDR_FLAGS, MD_F_CRC | MD_F_END);
 	put_u64(hdr + HDR_REALTIME, clock_ns(CLOCK_REALTIME));
 	put_u64(hdr + HDR_MONO, clock_ns(CLOCK_MONOTONIC));
 	put_u32(hdr + HDR_PAGE_SIZE, (uint32_t)sysconf(_SC_PAGESIZE));
+	put_u32(hdr + HDR_CRC, header_crc(hdr, MD_HEADER_SIZE));
 	ret = write_all(fd, hdr, sizeof(hdr), &done);
 	if (ret < 0) {
 		close(fd);
@@ -390,6 +500,20 @@ int md_writer_open(const char *path, struct md_writer **out)
 	return 0;
 }
 
+/* The batched samples, then the END record (the file is complete), once,
+ * unless a write failed. */
+static void writer_end(struct md_writer *w)
+{
+	writer_flush_samples(w);
+	if (w->ended || w->err || writer_begin(w) < 0)
+		return;
+	buf_u64(&w->b, clock_ns(CLOCK_MONOTONIC));
+	buf_u64(&w->b, w->nrecords);
+	buf_u64(&w->b, w->nsamples);
+	writer_commit(w, MD_REC_END);
+	w->ended = true;
+}
+
 int md_writer_commit(struct md_writer *w)
 {
 	struct stat st;
@@ -400,7 +524,7 @@ int md_writer_commit(struct md_writer *w)
 		return -EINVAL;
 	if (w->committed)
 		return 0;
-	writer_flush_samples(w);
+	writer_end(w);
 	if (w->err)
 		return w->err;
 	if (!w->tmp) {
@@ -647,11 +771,6 @@ int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
 	return writer_commit(w, MD_REC_JITMAP);
 }
 
-int md_writer_flush(struct md_writer *w)
-{
-	return writer_flush_samples(w);
-}
-
 void md_writer_set_compress(struct md_writer *w, bool on)
 {
 	w->compress = on;
@@ -674,24 +793,28 @@ static bool pack_samples(struct md_writer *w)
 	    MD_REC_HDR + MD_PACKED_HDR + align8(z) >= w->sb.len)
 		return false;
 	w->zb.len = MD_REC_HDR + MD_PACKED_HDR + align8(z);
+	/* zstd may have used the bytes past the frame: the padding is 0 */
+	memset(q + MD_REC_HDR + MD_PACKED_HDR + z, 0, align8(z) - z);
 	put_u32(q + REC_TYPE, MD_REC_PACKED);
-	put_u32(q + REC_FLAGS, 0);
+	put_u32(q + REC_CRC, 0);
 	put_u64(q + REC_SIZE, w->zb.len);
-	q += MD_REC_HDR;
-	put_u32(q + PK_CODEC, MD_CODEC_ZSTD);
-	put_u32(q + PK_NRECS, w->nsb);
-	put_u64(q + PK_RAW_SIZE, w->sb.len);
-	put_u64(q + PK_ZSIZE, z);
+	put_u32(q + MD_REC_HDR + PK_CODEC, MD_CODEC_ZSTD);
+	put_u32(q + MD_REC_HDR + PK_NRECS, w->nsb);
+	put_u64(q + MD_REC_HDR + PK_RAW_SIZE, w->sb.len);
+	put_u64(q + MD_REC_HDR + PK_ZSIZE, z);
+	put_u32(q + REC_CRC, record_crc(q, w->zb.len));
 	return true;
 }
 
-/* Write the batched SAMPLE records (whole records only), packed if that
- * is smaller. On a failure the partial batch is cut off and the writer
- * stays failed. */
+/* Write the batched SAMPLE records, packed if that is smaller. On a
+ * failure the whole records that made it to the file stay (the partial
+ * one after them is cut off again, best effort; a PACKED record is one
+ * record), the others are counted lost and the writer stays failed. */
 static int writer_flush_samples(struct md_writer *w)
 {
 	const struct md_buf *out = &w->sb;
-	size_t done;
+	size_t done, kept = 0;
+	uint64_t n = 0;
 	int ret;
 
 	if (w->err || !w->sb.len)
@@ -700,15 +823,42 @@ static int writer_flush_samples(struct md_writer *w)
 		out = &w->zb;
 	ret = write_all(w->fd, out->p, out->len, &done);
 	if (ret < 0) {
-		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
-			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
+		/* a plain batch holds whole records: keep those written */
+		while (out == &w->sb && n < w->nsb &&
+		       kept + get_u64(w->sb.p + kept + REC_SIZE) <= done) {
+			kept += get_u64(w->sb.p + kept + REC_SIZE);
+			n++;
+		}
+		if (done > kept &&
+		    ftruncate(w->fd, (off_t)(w->off + kept)) == 0)
+			(void)lseek(w->fd, (off_t)(w->off + kept), SEEK_SET);
 		w->err = ret;
+		w->samples_lost += w->nsb - n;
 	} else {
-		w->off += out->len;
+		kept = out->len;
+		n = w->nsb;
 	}
+	w->off += kept;
+	w->nrecords += n;
+	w->nsamples += n;
 	w->sb.len = 0;
 	w->nsb = 0;
 	return ret;
+}
+
+int md_writer_flush(struct md_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	return writer_flush_samples(w);
+}
+
+void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st)
+{
+	st->records = w->nrecords;
+	st->samples = w->nsamples;
+	st->samples_lost = w->samples_lost;
+	st->bytes = w->off;
 }
 
 int md_write_sample(struct md_writer *w, const struct md_sample *r)
@@ -720,8 +870,10 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	    (r->stack_size && !r->stack) || r->nregs > MD_SAMPLE_MAX_REGS ||
 	    r->ncallchain > MD_SAMPLE_MAX_CHAIN)
 		return -EINVAL;
-	if (w->err)
+	if (w->err) {
+		w->samples_lost++;
 		return w->err;
+	}
 	nregs = r->nregs;
 	nchain = r->ncallchain;
 	size = MD_REC_HDR + MD_SAMPLE_HDR + 8 * (nregs + nchain) +
@@ -734,7 +886,7 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	w->nsb++;
 	memset(q + size - 8, 0, 8);
 	put_u32(q + REC_TYPE, MD_REC_SAMPLE);
-	put_u32(q + REC_FLAGS, 0);
+	put_u32(q + REC_CRC, 0);
 	put_u64(q + REC_SIZE, size);
 	q += MD_REC_HDR;
 	put_u64(q + SMP_TIME, r->time);
@@ -757,6 +909,8 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 		put_u64(q, r->callchain[i]);
 	if (r->stack_size)
 		memcpy(q, r->stack, r->stack_size);
+	q = w->sb.p + w->sb.len - size;
+	put_u32(q + REC_CRC, record_crc(q, size));
 	if (w->sb.len >= MD_SAMPLE_BATCH)
 		return writer_flush_samples(w);
 	return 0;
@@ -768,7 +922,7 @@ int md_writer_close(struct md_writer *w)
 
 	if (!w)
 		return 0;
-	writer_flush_samples(w);
+	writer_end(w);
 	ret = w->err;
 	if (close(w->fd) && !ret)
 		ret = -errno;
@@ -787,6 +941,22 @@ int md_writer_close(struct md_writer *w)
 
 /* --- reader --- */
 
+/* Highest user address a mapping may end at (5-level paging: 2^57), and
+ * the one page above it the kernel maps into every x86-64 process. */
+#define MD_VA_LIMIT (1ull << 57)
+#define MD_VSYSCALL_START 0xffffffffff600000ull
+#define MD_VSYSCALL_END 0xffffffffff601000ull
+
+#define MD_PG_KNOWN                                                      \
+	(MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_FILE | MD_PG_EXCLUSIVE |   \
+	 MD_PG_SOFTDIRTY | MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED |  \
+	 MD_PG_KSM | MD_PG_THP | MD_PG_HUGE | MD_PG_ZERO | MD_PG_IDLE |   \
+	 MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY)
+/* flags only /proc/kpageflags gives (MD_SNAP_F_KPAGEFLAGS) */
+#define MD_PG_FROM_KPAGEFLAGS                                            \
+	(MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED | MD_PG_KSM |        \
+	 MD_PG_HUGE | MD_PG_IDLE)
+
 struct md_reader {
 	const uint8_t *map;
 	size_t size;
@@ -796,6 +966,17 @@ struct md_reader {
 	size_t runs_cap;
 	uint64_t *u64s;           /* regs + callchain of the last sample */
 	size_t u64s_cap;
+
+	/* what the checks need to know of the records before */
+	int err;                  /* sticky error of md_read_next */
+	const char *why;
+	bool seen_end, cut_short;
+	uint64_t nrecords, nsamples;
+	uint32_t *img_ids;        /* ids of IMAGE records, sorted */
+	size_t nimg, img_cap;
+	bool in_snap, have_seq;
+	uint32_t snap_pid, snap_seq, snap_flags, snap_nmappings, snap_seen;
+	uint64_t snap_prev_end;   /* end of the snapshot's last mapping */
 	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
 	size_t jit_cap;
 	/* the records of the last PACKED record, handed out one by one */
@@ -811,14 +992,23 @@ struct md_cur {
 	const uint8_t *p;
 	size_t len, pos;
 	int err;
+	const char *why;
 };
+
+static void cur_fail(struct md_cur *c, const char *why)
+{
+	if (!c->err) {
+		c->err = -MEMSZ_EBADDATA;
+		c->why = why;
+	}
+}
 
 static const uint8_t *cur_take(struct md_cur *c, size_t n)
 {
 	const uint8_t *q;
 
 	if (c->err || n > c->len - c->pos) {
-		c->err = -MEMSZ_EBADDATA;
+		cur_fail(c, "a field runs past the end of its record");
 		return NULL;
 	}
 	q = c->p + c->pos;
@@ -840,26 +1030,37 @@ static uint64_t cur_u64(struct md_cur *c)
 	return q ? get_u64(q) : 0;
 }
 
-/* A string: its length must fit the record, the byte after it must be NUL
- * and it must hold no NUL itself. Returns "" on error (c->err set). */
+/* True if the n bytes at p are all zero. */
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* A string: its length must fit the record, the bytes after it up to the
+ * next multiple of 8 must be zero (a NUL at least) and it must hold no
+ * NUL itself. Returns "" on error (c->err set). */
 static const char *cur_str(struct md_cur *c)
 {
 	uint32_t n = cur_u32(c);
 	const uint8_t *q;
+	size_t end;
 
 	if (c->err)
 		return "";
-	if (c->len - c->pos < (size_t)n + 1) {
-		c->err = -MEMSZ_EBADDATA;
+	end = align8(c->pos + (size_t)n + 1);
+	if ((size_t)n + 1 > c->len - c->pos || end > c->len) {
+		cur_fail(c, "a string runs past the end of its record");
 		return "";
 	}
 	q = c->p + c->pos;
-	if (q[n] != 0 || memchr(q, 0, n)) {
-		c->err = -MEMSZ_EBADDATA;
+	if (memchr(q, 0, n) || !all_zero(q + n, end - c->pos - n)) {
+		cur_fail(c, "a string holds a NUL or is not NUL padded");
 		return "";
 	}
-	/* skip bytes, NUL and padding up to the next multiple of 8 */
-	c->pos = MIN(c->len, align8(c->pos + n + 1));
+	c->pos = end;
 	return (const char *)q;
 }
 
@@ -870,14 +1071,74 @@ static void cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len)
 	if (q)
 		memcpy(dst, q, MD_BUILD_ID_MAX);
 	if (len > MD_BUILD_ID_MAX)
-		c->err = -MEMSZ_EBADDATA;
+		cur_fail(c, "build-id longer than 20 bytes");
+	else if (q && !all_zero(q + len, 24 - len))
+		cur_fail(c, "build-id not zero padded");
+}
+
+/* Check the header at p (size bytes of file) into r->hdr. Returns 0 or a
+ * negative code. */
+static int header_check(struct md_reader *r, const uint8_t *p, size_t size)
+{
+	if (size >= MD_MAGIC_LEN && memcmp(p, MD_MAGIC, MD_MAGIC_LEN))
+		return -MEMSZ_EBADMAGIC;
+	if (size < MD_HEADER_SIZE)
+		/* a prefix of a valid header: the file was cut */
+		return size && memcmp(p, MD_MAGIC, MIN(MD_MAGIC_LEN, size)) ?
+			       -MEMSZ_EBADMAGIC : -MEMSZ_ETRUNC;
+	memcpy(r->hdr.magic, p + HDR_MAGIC, MD_MAGIC_LEN);
+	r->hdr.version = get_u32(p + HDR_VERSION);
+	r->hdr.header_size = get_u32(p + HDR_HEADER_SIZE);
+	r->hdr.flags = get_u64(p + HDR_FLAGS);
+	r->hdr.start_realtime_ns = get_u64(p + HDR_REALTIME);
+	r->hdr.start_mono_ns = get_u64(p + HDR_MONO);
+	r->hdr.page_size = get_u32(p + HDR_PAGE_SIZE);
+	r->hdr.header_crc = get_u32(p + HDR_CRC);
+	r->hdr.reserved[0] = get_u64(p + HDR_RESERVED);
+	r->hdr.reserved[1] = get_u64(p + HDR_RESERVED + 8);
+	if (r->hdr.version > MD_VERSION || r->hdr.version == 0)
+		return r->hdr.version ? -MEMSZ_EVERSION : -MEMSZ_EBADDATA;
+	/* every page count in the file is scaled by page_size: a corrupt one
+	 * would make every number wrong */
+	if (r->hdr.header_size < MD_HEADER_SIZE || r->hdr.header_size % 8 ||
+	    r->hdr.page_size < MD_PAGE_SIZE_MIN ||
+	    r->hdr.page_size > MD_PAGE_SIZE_MAX ||
+	    (r->hdr.page_size & (r->hdr.page_size - 1)) ||
+	    (r->hdr.flags & ~(uint64_t)(MD_F_CRC | MD_F_END)))
+		return -MEMSZ_EBADDATA;
+	if (r->hdr.header_size > size)
+		return -MEMSZ_ETRUNC;
+	if (r->hdr.flags & MD_F_CRC) {
+		if (header_crc(p, r->hdr.header_size) != r->hdr.header_crc)
+			return -MEMSZ_EBADDATA;
+	} else if (r->hdr.header_crc) {
+		return -MEMSZ_EBADDATA;
+	}
+	return 0;
+}
+
+/* A reader over the size bytes mapped at p (unmapped by
+ * md_reader_close). */
+static int reader_new(const uint8_t *p, size_t size, struct md_reader **out)
+{
+	struct md_reader *r = xcalloc(1, sizeof(*r));
+	int ret = header_check(r, p, size);
+
+	if (ret < 0) {
+		free(r);
+		return ret;
+	}
+	r->map = p;
+	r->size = size;
+	r->off = r->hdr.header_size;
+	r->why = "";
+	*out = r;
+	return 0;
 }
 
 int md_reader_open(const char *path, struct md_reader **out)
 {
-	struct md_reader *r;
 	struct stat st;
-	const uint8_t *p;
 	void *map = NULL;
 	int fd, ret = 0;
 
@@ -900,60 +1161,8 @@ int md_reader_open(const char *path, struct md_reader **out)
 			goto out_close;
 		}
 	}
-	p = map;
-	if (st.st_size >= (off_t)MD_MAGIC_LEN &&
-	    memcmp(p, MD_MAGIC, MD_MAGIC_LEN)) {
-		ret = -MEMSZ_EBADMAGIC;
-		goto out_unmap;
-	}
-	if (st.st_size < MD_HEADER_SIZE) {
-		/* a prefix of a valid header: the file was cut */
-		size_t have = MIN(MD_MAGIC_LEN, (size_t)st.st_size);
-
-		ret = st.st_size && memcmp(p, MD_MAGIC, have) ?
-			      -MEMSZ_EBADMAGIC : -MEMSZ_ETRUNC;
-		goto out_unmap;
-	}
-	r = xcalloc(1, sizeof(*r));
-	memcpy(r->hdr.magic, p + HDR_MAGIC, MD_MAGIC_LEN);
-	r->hdr.version = get_u32(p + HDR_VERSION);
-	r->hdr.header_size = get_u32(p + HDR_HEADER_SIZE);
-	r->hdr.flags = get_u64(p + HDR_FLAGS);
-	r->hdr.start_realtime_ns = get_u64(p + HDR_REALTIME);
-	r->hdr.start_mono_ns = get_u64(p + HDR_MONO);
-	r->hdr.page_size = get_u32(p + HDR_PAGE_SIZE);
-	r->hdr.reserved0 = get_u32(p + HDR_RESERVED0);
-	r->hdr.reserved[0] = get_u64(p + HDR_RESERVED);
-	r->hdr.reserved[1] = get_u64(p + HDR_RESERVED + 8);
-	if (r->hdr.version > MD_VERSION || r->hdr.version == 0) {
-		ret = r->hdr.version ? -MEMSZ_EVERSION : -MEMSZ_EBADDATA;
-		free(r);
-		goto out_unmap;
-	}
-	/* every page count in the file is scaled by page_size: a corrupt one
-	 * would make every number wrong */
-	if (r->hdr.header_size < MD_HEADER_SIZE || r->hdr.header_size % 8 ||
-	    r->hdr.page_size < MD_PAGE_SIZE_MIN ||
-	    r->hdr.page_size > MD_PAGE_SIZE_MAX ||
-	    (r->hdr.page_size & (r->hdr.page_size - 1))) {
-		ret = -MEMSZ_EBADDATA;
-		free(r);
-		goto out_unmap;
-	}
-	if (r->hdr.header_size > (uint64_t)st.st_size) {
-		ret = -MEMSZ_ETRUNC;
-		free(r);
-		goto out_unmap;
-	}
-	r->map = p;
-	r->size = (size_t)st.st_size;
-	r->off = r->hdr.header_size;
-	*out = r;
-	close(fd);
-	return 0;
-
-out_unmap:
-	if (map)
+	ret = reader_new(map, (size_t)st.st_size, out);
+	if (ret < 0 && map)
 		munmap(map, (size_t)st.st_size);
 out_close:
 	close(fd);
@@ -970,15 +1179,114 @@ uint64_t md_reader_offset(const struct md_reader *r)
 	return r->off;
 }
 
-/* Version 1: nruns runs of MD_RUN_SIZE bytes. */
+const char *md_reader_why(const struct md_reader *r)
+{
+	return r->why;
+}
+
+bool md_reader_cut_short(const struct md_reader *r)
+{
+	return r->cut_short;
+}
+
+/* Is id the id of an IMAGE record read so far? */
+static bool img_known(const struct md_reader *r, uint32_t id, size_t *at)
+{
+	size_t lo = 0, hi = r->nimg;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->img_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < r->nimg && r->img_ids[lo] == id;
+}
+
+/* The checks of one page run of mapping m (see man/memsz-data.5): NULL if
+ * it keeps them, else what it breaks. */
+static const char *run_check(const struct md_reader *r,
+			     const struct md_snap_mapping *m,
+			     const struct md_run *run, uint64_t prev_end)
+{
+	uint64_t ps = r->hdr.page_size;
+	uint32_t kind = run->flags & (MD_PG_PRESENT | MD_PG_SWAPPED |
+				      MD_PG_ZERO);
+
+	if (!run->npages || run->vaddr % ps)
+		return "page run empty or not page aligned";
+	if (run->vaddr < prev_end || run->vaddr >= m->end ||
+	    run->npages > (m->end - run->vaddr) / ps)
+		return "page run outside its mapping or overlapping the "
+		       "previous run";
+	if (run->reserved || (run->flags & ~(uint32_t)MD_PG_KNOWN))
+		return "page run with unknown flags";
+	if (kind != MD_PG_PRESENT && kind != MD_PG_SWAPPED &&
+	    kind != MD_PG_ZERO)
+		return "page run neither present, swapped nor zero page";
+	if ((run->flags & (MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY)) &&
+	    (kind != MD_PG_PRESENT ||
+	     (run->flags & MD_PG_PRIVATE_DIRTY &&
+	      run->flags & MD_PG_SHARED_DIRTY)))
+		return "page run with inconsistent dirty flags";
+	if (!(r->snap_flags & MD_SNAP_F_KPAGEFLAGS) &&
+	    (run->flags & MD_PG_FROM_KPAGEFLAGS))
+		return "page run with kpageflags in a snapshot without them";
+	if (kind != MD_PG_PRESENT ? run->mapcount != 0 :
+	    (run->flags & MD_PG_EXCLUSIVE) ? run->mapcount != 1 :
+	    !(r->snap_flags & MD_SNAP_F_PFN) && run->mapcount > 1)
+		return "page run with an impossible mapcount";
+	return NULL;
+}
+
+/* The checks of a mapping of the open snapshot: NULL or what it breaks. */
+static const char *mapping_check(struct md_reader *r,
+				 const struct md_snap_mapping *m)
+{
+	uint64_t ps = r->hdr.page_size, prev = m->start;
+	size_t at;
+
+	if (!r->in_snap)
+		return "mapping outside a snapshot";
+	if (r->snap_seen >= r->snap_nmappings)
+		return "more mappings than the snapshot announced";
+	if (m->start % ps || m->end % ps || m->pgoff % ps ||
+	    m->start >= m->end)
+		return "mapping range empty or not page aligned";
+	if (m->end > MD_VA_LIMIT &&
+	    !(m->start == MD_VSYSCALL_START && m->end == MD_VSYSCALL_END))
+		return "mapping beyond the user address space";
+	if (m->start < r->snap_prev_end)
+		return "mapping out of order or overlapping the previous one";
+	if ((m->prot & ~7u) || (m->flags != MAP_SHARED &&
+				m->flags != MAP_PRIVATE))
+		return "mapping with unknown protection or flags";
+	if (m->image_id != UINT32_MAX && !img_known(r, m->image_id, &at))
+		return "mapping of an image id with no IMAGE record";
+	for (size_t i = 0; i < m->nruns; i++) {
+		const char *why = run_check(r, m, &m->runs[i], prev);
+
+		if (why)
+			return why;
+		prev = m->runs[i].vaddr + (uint64_t)m->runs[i].npages * ps;
+	}
+	return NULL;
+}
+
+/* Version 1: nruns runs of MD_RUN_SIZE bytes, filling the record. Returns
+ * 0 or c->err. */
 static int decode_runs_v1(struct md_reader *r, struct md_cur *c,
 			  struct md_snap_mapping *m, uint64_t nruns)
 {
 	const uint8_t *q;
 	size_t i;
 
-	if (nruns > (c->len - c->pos) / MD_RUN_SIZE)
-		return -MEMSZ_EBADDATA;
+	if (nruns != (c->len - c->pos) / MD_RUN_SIZE ||
+	    (c->len - c->pos) % MD_RUN_SIZE)
+		cur_fail(c, "mapping size does not match its run count");
 	q = cur_take(c, nruns * MD_RUN_SIZE);
 	if (!q)
 		return c->err;
@@ -990,13 +1298,15 @@ static int decode_runs_v1(struct md_reader *r, struct md_cur *c,
 		r->runs[i].mapcount = get_u32(q + RUN_MAPCOUNT);
 		r->runs[i].reserved = get_u32(q + RUN_RESERVED);
 	}
-	m->runs = r->runs;
+	m->runs = nruns ? r->runs : NULL;
 	m->nruns = nruns;
 	return 0;
 }
 
 /* Version 2: a palette and a block stream (pgstate.h) that decode to
- * nruns runs. */
+ * nruns runs. The page-data CRC-32 is checked only in a file without
+ * record checksums (MD_F_CRC): the record's CRC-32C covers the same bytes.
+ * Returns 0 or c->err. */
 static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 			  struct md_snap_mapping *m, uint64_t nruns)
 {
@@ -1006,7 +1316,6 @@ static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 	size_t padn;
 	uint32_t npal, crc;
 	uint64_t nbytes;
-	int ret;
 
 	npal = cur_u32(c);
 	crc = cur_u32(c);
@@ -1015,31 +1324,39 @@ static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 		return c->err;
 	/* the pages are counted from start: a range that is not whole
 	 * pages cannot be decoded */
-	if (m->end < m->start ||
-	    ((m->start | m->end) & (r->hdr.page_size - 1)) ||
-	    npal > (c->len - c->pos) / PGSTATE_PAL_SIZE ||
-	    nbytes > c->len - c->pos - (size_t)npal * PGSTATE_PAL_SIZE)
-		return -MEMSZ_EBADDATA;
+	if (m->end <= m->start ||
+	    ((m->start | m->end) & (r->hdr.page_size - 1))) {
+		cur_fail(c, "mapping range empty or not page aligned");
+		return c->err;
+	}
+	if (npal > (c->len - c->pos) / PGSTATE_PAL_SIZE ||
+	    nbytes > c->len - c->pos - (size_t)npal * PGSTATE_PAL_SIZE) {
+		cur_fail(c, "page states run past the end of the mapping");
+		return c->err;
+	}
 	pal = cur_take(c, (size_t)npal * PGSTATE_PAL_SIZE);
 	s = cur_take(c, nbytes);
 	padn = align8(c->pos) - c->pos;
 	pad = cur_take(c, padn);
 	if (!pal || !s || !pad)
-		return -MEMSZ_EBADDATA;
-	for (size_t i = 0; i < padn; i++)
-		if (pad[i])
-			return -MEMSZ_EBADDATA;
+		return c->err;
+	if (!all_zero(pad, padn))
+		cur_fail(c, "page states not zero padded");
 	put_u64(le_nruns, nruns);
-	if (pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), pal,
+	if (!(r->hdr.flags & MD_F_CRC) &&
+	    pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), pal,
 				    (size_t)npal * PGSTATE_PAL_SIZE),
 			s, nbytes) != crc)
-		return -MEMSZ_EBADDATA;
-	ret = pgstate_decode(pal, npal, s, nbytes, m->start,
-			     (m->end - m->start) >> shift, shift, nruns,
-			     &r->runs, &r->runs_cap);
-	if (ret < 0)
-		return ret;
-	m->runs = r->runs;
+		cur_fail(c, "page states checksum mismatch");
+	if (c->err)
+		return c->err;
+	if (pgstate_decode(pal, npal, s, nbytes, m->start,
+			   (m->end - m->start) >> shift, shift, nruns,
+			   &r->runs, &r->runs_cap) < 0) {
+		cur_fail(c, "page states that do not decode");
+		return c->err;
+	}
+	m->runs = nruns ? r->runs : NULL;
 	m->nruns = nruns;
 	return 0;
 }
@@ -1048,6 +1365,7 @@ static int decode_mapping(struct md_reader *r, struct md_cur *c,
 			  struct md_snap_mapping *m)
 {
 	uint64_t nruns;
+	uint32_t reserved;
 
 	m->start = cur_u64(c);
 	m->end = cur_u64(c);
@@ -1058,9 +1376,11 @@ static int decode_mapping(struct md_reader *r, struct md_cur *c,
 	m->prot = cur_u32(c);
 	m->flags = cur_u32(c);
 	m->image_id = cur_u32(c);
-	cur_u32(c);
+	reserved = cur_u32(c);
 	nruns = cur_u64(c);
 	m->name = cur_str(c);
+	if (reserved)
+		cur_fail(c, "mapping with a non-zero reserved field");
 	if (c->err)
 		return c->err;
 	if (r->hdr.version == 1)
@@ -1086,6 +1406,8 @@ static int decode_mmap2(struct md_cur *c, struct md_mmap2 *m)
 	m->synthesized = cur_u32(c) != 0;
 	cur_build_id(c, m->build_id, m->build_id_len);
 	m->filename = cur_str(c);
+	if (!c->err && (!m->len || m->start + m->len < m->start))
+		cur_fail(c, "mmap2 range empty or wrapping");
 	return c->err;
 }
 
@@ -1113,8 +1435,16 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 		return c->err;
 	/* Registers are one per bit of the mask (or none at all). */
 	if (nregs > MD_SAMPLE_MAX_REGS || nchain > MD_SAMPLE_MAX_CHAIN ||
-	    (nregs && nregs != (uint32_t)__builtin_popcountll(s->regs_mask)))
-		return -MEMSZ_EBADDATA;
+	    (nregs && nregs != (uint32_t)__builtin_popcountll(s->regs_mask))) {
+		cur_fail(c, "sample with impossible register or frame counts");
+		return c->err;
+	}
+	/* the record is exactly its arrays and its padded stack */
+	if (c->len - c->pos !=
+	    8 * ((size_t)nregs + nchain) + align8(s->stack_size)) {
+		cur_fail(c, "sample size does not match its contents");
+		return c->err;
+	}
 	q = cur_take(c, 8 * ((size_t)nregs + nchain));
 	if (!q)
 		return c->err;
@@ -1127,11 +1457,87 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 	s->ncallchain = nchain;
 	s->callchain = nchain ? r->u64s + nregs : NULL;
 	if (s->stack_size) {
-		s->stack = cur_take(c, s->stack_size);
+		s->stack = cur_take(c, align8(s->stack_size));
 		if (!s->stack)
 			return c->err;
+		if (!all_zero(s->stack + s->stack_size,
+			      align8(s->stack_size) - s->stack_size))
+			cur_fail(c, "sample stack not zero padded");
 	}
+	return c->err;
+}
+
+static int decode_image(struct md_reader *r, struct md_cur *c,
+			struct md_image *im)
+{
+	size_t at;
+
+	im->id = cur_u32(c);
+	im->dev_major = cur_u32(c);
+	im->dev_minor = cur_u32(c);
+	im->build_id_len = cur_u32(c);
+	im->ino = cur_u64(c);
+	im->size = cur_u64(c);
+	im->mtime_ns = (int64_t)cur_u64(c);
+	cur_build_id(c, im->build_id, im->build_id_len);
+	im->path = cur_str(c);
+	im->open_path = cur_str(c);
+	if (c->err)
+		return c->err;
+	if (img_known(r, im->id, &at)) {
+		cur_fail(c, "a second IMAGE record with the same id");
+		return c->err;
+	}
+	xgrow(&r->img_ids, &r->img_cap, r->nimg + 1, sizeof(*r->img_ids));
+	memmove(r->img_ids + at + 1, r->img_ids + at,
+		(r->nimg - at) * sizeof(*r->img_ids));
+	r->img_ids[at] = im->id;
+	r->nimg++;
 	return 0;
+}
+
+/* SNAP_BEGIN and SNAP_END: one snapshot at a time, seq increasing, the end
+ * naming its begin. */
+static int decode_snap(struct md_reader *r, struct md_cur *c,
+		       struct md_record *rec)
+{
+	struct md_snap_begin *b = &rec->u.snap_begin;
+	struct md_snap_end *e = &rec->u.snap_end;
+
+	if (rec->type == MD_REC_SNAP_BEGIN) {
+		b->time = cur_u64(c);
+		b->pid = cur_u32(c);
+		b->seq = cur_u32(c);
+		b->flags = cur_u32(c);
+		b->nmappings = cur_u32(c);
+		if (c->err)
+			return c->err;
+		if (r->in_snap)
+			cur_fail(c, "snapshot begins inside another one");
+		else if (r->have_seq && b->seq <= r->snap_seq)
+			cur_fail(c, "snapshot sequence number not increasing");
+		r->in_snap = true;
+		r->have_seq = true;
+		r->snap_pid = b->pid;
+		r->snap_seq = b->seq;
+		r->snap_flags = b->flags;
+		r->snap_nmappings = b->nmappings;
+		r->snap_seen = 0;
+		r->snap_prev_end = 0;
+		return c->err;
+	}
+	e->time = cur_u64(c);
+	e->pid = cur_u32(c);
+	e->seq = cur_u32(c);
+	e->unreadable_pages = cur_u64(c);
+	/* appended field: absent in older files */
+	e->vm_hwm = c->len - c->pos >= 8 ? cur_u64(c) : 0;
+	if (c->err)
+		return c->err;
+	if (!r->in_snap || e->pid != r->snap_pid || e->seq != r->snap_seq)
+		cur_fail(c, "snapshot end without its begin");
+	r->in_snap = false;
+	return c->err;
 }
 
 /* The smallest encoded JIT symbol: start, size and an empty string. */
@@ -1146,8 +1552,10 @@ static int decode_jitmap(struct md_reader *r, struct md_cur *c,
 	if (c->err)
 		return c->err;
 	if (!j->nsyms || j->nsyms > MD_JITMAP_MAX_SYMS ||
-	    j->nsyms > (c->len - c->pos) / MD_JIT_SYM_MIN)
-		return -MEMSZ_EBADDATA;
+	    j->nsyms > (c->len - c->pos) / MD_JIT_SYM_MIN) {
+		cur_fail(c, "JIT symbol count empty or past the record");
+		return c->err;
+	}
 	xgrow(&r->jit, &r->jit_cap, j->nsyms, sizeof(*r->jit));
 	for (uint32_t i = 0; i < j->nsyms; i++) {
 		struct md_jit_sym *s = &r->jit[i];
@@ -1157,32 +1565,25 @@ static int decode_jitmap(struct md_reader *r, struct md_cur *c,
 		s->name = cur_str(c);
 		if (c->err)
 			return c->err;
-		if (!s->size || s->start + s->size < s->start)
-			return -MEMSZ_EBADDATA;
+		if (!s->size || s->start + s->size < s->start) {
+			cur_fail(c, "JIT symbol empty or wrapping");
+			return c->err;
+		}
 	}
 	j->syms = r->jit;
 	return 0;
 }
 
-/* Decode the payload of a known record type; unknown types return 1. */
+/* Decode the payload of a known record type and check it against the
+ * records before; unknown types return 1. */
 static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 {
-	struct md_image *im = &rec->u.image;
 	struct md_task *t = &rec->u.task;
+	const char *why;
 
 	switch (rec->type) {
 	case MD_REC_IMAGE:
-		im->id = cur_u32(c);
-		im->dev_major = cur_u32(c);
-		im->dev_minor = cur_u32(c);
-		im->build_id_len = cur_u32(c);
-		im->ino = cur_u64(c);
-		im->size = cur_u64(c);
-		im->mtime_ns = (int64_t)cur_u64(c);
-		cur_build_id(c, im->build_id, im->build_id_len);
-		im->path = cur_str(c);
-		im->open_path = cur_str(c);
-		return c->err;
+		return decode_image(r, c, &rec->u.image);
 	case MD_REC_MMAP2:
 	case MD_REC_MUNMAP:
 		return decode_mmap2(c, &rec->u.mmap2);
@@ -1210,27 +1611,31 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 		rec->u.lost.count = cur_u64(c);
 		return c->err;
 	case MD_REC_SNAP_BEGIN:
-		rec->u.snap_begin.time = cur_u64(c);
-		rec->u.snap_begin.pid = cur_u32(c);
-		rec->u.snap_begin.seq = cur_u32(c);
-		rec->u.snap_begin.flags = cur_u32(c);
-		rec->u.snap_begin.nmappings = cur_u32(c);
-		return c->err;
-	case MD_REC_SNAP_MAPPING:
-		return decode_mapping(r, c, &rec->u.mapping);
 	case MD_REC_SNAP_END:
-		rec->u.snap_end.time = cur_u64(c);
-		rec->u.snap_end.pid = cur_u32(c);
-		rec->u.snap_end.seq = cur_u32(c);
-		rec->u.snap_end.unreadable_pages = cur_u64(c);
-		/* appended field: absent in older files */
-		rec->u.snap_end.vm_hwm = c->len - c->pos >= 8 ? cur_u64(c) : 0;
+		return decode_snap(r, c, rec);
+	case MD_REC_SNAP_MAPPING:
+		if (decode_mapping(r, c, &rec->u.mapping) < 0)
+			return c->err;
+		why = mapping_check(r, &rec->u.mapping);
+		if (why)
+			cur_fail(c, why);
+		r->snap_seen++;
+		r->snap_prev_end = rec->u.mapping.end;
 		return c->err;
 	case MD_REC_NOTE:
 		rec->u.note.text = cur_str(c);
 		return c->err;
 	case MD_REC_SAMPLE:
 		return decode_sample(r, c, &rec->u.sample);
+	case MD_REC_END:
+		rec->u.end.time = cur_u64(c);
+		rec->u.end.nrecords = cur_u64(c);
+		rec->u.end.nsamples = cur_u64(c);
+		if (!c->err && (rec->u.end.nrecords != r->nrecords ||
+				rec->u.end.nsamples != r->nsamples))
+			cur_fail(c, "the END record counts other records "
+				    "than the file holds");
+		return c->err;
 	case MD_REC_JITMAP:
 		return decode_jitmap(r, c, &rec->u.jitmap);
 	default:
@@ -1238,115 +1643,168 @@ static int decode(struct md_reader *r, struct md_cur *c, struct md_record *rec)
 	}
 }
 
+static int reader_fail(struct md_reader *r, int err, const char *why)
+{
+	r->err = err;
+	r->why = why;
+	return err;
+}
+
+/* Does the crc word of the record of size bytes at p hold its CRC-32C
+ * (header flag CRC), or 0 in a file without checksums? */
+static bool crc_ok(const struct md_reader *r, const uint8_t *p, uint64_t size)
+{
+	uint32_t crc = get_u32(p + REC_CRC);
+
+	return (r->hdr.flags & MD_F_CRC) ? crc == record_crc(p, size) : !crc;
+}
+
 /* Decompress the PACKED record at p (payload of len bytes) into r->z.
- * Returns 0 or -MEMSZ_EBADDATA. */
-static int unpack(struct md_reader *r, const uint8_t *p, size_t len)
+ * Returns NULL, or what is wrong with it. */
+static const char *unpack(struct md_reader *r, const uint8_t *p, size_t len)
 {
 	uint64_t raw, zsize;
 	size_t got;
 
 	if (len < MD_PACKED_HDR || get_u32(p + PK_CODEC) != MD_CODEC_ZSTD)
-		return -MEMSZ_EBADDATA;
+		return "packed records of an unknown codec";
 	raw = get_u64(p + PK_RAW_SIZE);
 	zsize = get_u64(p + PK_ZSIZE);
 	r->zleft = get_u32(p + PK_NRECS);
 	if (!raw || raw % 8 || raw > MD_PACKED_MAX_RAW || !r->zleft ||
-	    r->zleft > raw / MD_REC_HDR || zsize > len - MD_PACKED_HDR)
-		return -MEMSZ_EBADDATA;
+	    r->zleft > raw / MD_REC_HDR || zsize > len - MD_PACKED_HDR ||
+	    align8(zsize) != len - MD_PACKED_HDR)
+		return "packed record sizes that do not fit";
+	if (!all_zero(p + MD_PACKED_HDR + zsize,
+		      len - MD_PACKED_HDR - zsize))
+		return "packed record not zero padded";
 	if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
-		return -ENOMEM;
+		return "no memory to decompress packed records";
 	xgrow(&r->z, &r->zcap, raw, 1);
 	got = ZSTD_decompressDCtx(r->dctx, r->z, raw, p + MD_PACKED_HDR,
 				  zsize);
 	if (ZSTD_isError(got) || got != raw)
-		return -MEMSZ_EBADDATA;
+		return "packed records that do not decompress";
 	r->zlen = raw;
 	r->zpos = 0;
-	return 0;
+	return NULL;
 }
 
 /* The next record inside the current PACKED record: only SAMPLE records
- * are packed. Returns 1, or -MEMSZ_EBADDATA (then the reader's offset is
- * the PACKED record's). */
+ * are packed, each with its own crc (MD_F_CRC). Returns 1, or
+ * -MEMSZ_EBADDATA (then the reader's offset is the PACKED record's). */
 static int read_packed(struct md_reader *r, struct md_record *rec)
 {
 	const uint8_t *p = r->z + r->zpos;
 	uint64_t size, left = r->zlen - r->zpos;
+	const char *why = "packed record cut inside a record";
 	struct md_cur c;
-	int ret = -MEMSZ_EBADDATA;
+	uint32_t crc;
 
 	if (left < MD_REC_HDR || !r->zleft)
 		goto bad;
 	size = get_u64(p + REC_SIZE);
+	why = "packed record other than whole SAMPLE records";
 	if (size < MD_REC_HDR || size % 8 || size > left ||
 	    get_u32(p + REC_TYPE) != MD_REC_SAMPLE)
 		goto bad;
+	crc = get_u32(p + REC_CRC);
+	why = "checksum mismatch";
+	if (!crc_ok(r, p, size))
+		goto bad;
 	memset(rec, 0, sizeof(*rec));
 	rec->type = MD_REC_SAMPLE;
-	rec->rec_flags = get_u32(p + REC_FLAGS) | MD_RECF_PACKED;
+	rec->crc = crc;
+	rec->rec_flags = MD_RECF_PACKED;
 	rec->offset = r->zoff;
 	rec->size = size;
 	c = (struct md_cur){ .p = p + MD_REC_HDR, .len = size - MD_REC_HDR };
-	ret = decode(r, &c, rec);
-	if (ret < 0)
+	if (decode(r, &c, rec) == 0 && c.pos != c.len)
+		cur_fail(&c, "bytes after the fields of the record");
+	why = c.why;
+	if (c.err)
 		goto bad;
 	r->zpos += size;
 	r->zleft--;
+	r->nrecords++;
+	r->nsamples++;
 	/* the count and the bytes must end together */
-	if ((r->zpos == r->zlen) != (r->zleft == 0)) {
-		ret = -MEMSZ_EBADDATA;
+	why = "packed record count and size disagree";
+	if ((r->zpos == r->zlen) != (r->zleft == 0))
 		goto bad;
-	}
 	return 1;
 bad:
 	r->zlen = r->zpos = 0;
 	r->zleft = 0;
 	r->off = r->zoff;
-	return ret;
+	return reader_fail(r, -MEMSZ_EBADDATA, why);
 }
 
 int md_read_next(struct md_reader *r, struct md_record *rec)
 {
 	const uint8_t *p;
 	uint64_t size, left;
+	uint32_t crc;
 	struct md_cur c;
 	int ret;
 
+	if (r->err)
+		return r->err;
 	for (;;) {
 		if (r->zpos < r->zlen)
 			return read_packed(r, rec);
 		left = r->size - r->off;
-		if (left == 0)
+		if (left == 0) {
+			r->cut_short = (r->hdr.flags & MD_F_END) &&
+				       !r->seen_end;
 			return 0;
+		}
+		if (r->seen_end)
+			return reader_fail(r, -MEMSZ_EBADDATA,
+					   "bytes after the END record");
 		if (left < MD_REC_HDR)
-			return -MEMSZ_ETRUNC;
+			return reader_fail(r, -MEMSZ_ETRUNC,
+					   "the file ends inside a record");
 		p = r->map + r->off;
 		size = get_u64(p + REC_SIZE);
 		if (size < MD_REC_HDR || size % 8)
-			return -MEMSZ_EBADDATA;
+			return reader_fail(r, -MEMSZ_EBADDATA,
+					   "record size not a multiple of 8");
 		if (size > left)
-			return -MEMSZ_ETRUNC;
+			return reader_fail(r, -MEMSZ_ETRUNC,
+					   "the file ends inside a record");
+		crc = get_u32(p + REC_CRC);
+		if (!crc_ok(r, p, size))
+			return reader_fail(r, -MEMSZ_EBADDATA,
+					   "checksum mismatch");
 		memset(rec, 0, sizeof(*rec));
 		rec->type = get_u32(p + REC_TYPE);
-		rec->rec_flags = get_u32(p + REC_FLAGS);
+		rec->crc = crc;
 		rec->offset = r->off;
 		rec->size = size;
-		c.p = p + MD_REC_HDR;
-		c.len = size - MD_REC_HDR;
-		c.pos = 0;
-		c.err = 0;
+		c = (struct md_cur){ .p = p + MD_REC_HDR,
+				     .len = size - MD_REC_HDR };
 		if (rec->type == MD_REC_PACKED) {
-			ret = unpack(r, c.p, c.len);
-			if (ret < 0)
-				return ret;
+			const char *why = unpack(r, c.p, c.len);
+
+			if (why)
+				return reader_fail(r, -MEMSZ_EBADDATA, why);
+			/* its records are counted one by one */
 			r->zoff = r->off;
 			r->off += size;
 			continue;
 		}
 		ret = decode(r, &c, rec);
-		if (ret < 0)
-			return ret;
+		if (ret == 0 && c.pos != c.len)
+			cur_fail(&c, "bytes after the fields of the record");
+		if (c.err)
+			return reader_fail(r, c.err, c.why);
 		r->off += size;
+		if (rec->type == MD_REC_END)
+			r->seen_end = true;
+		r->nrecords++;
+		if (rec->type == MD_REC_SAMPLE)
+			r->nsamples++;
 		if (ret == 0)
 			return 1;
 		/* unknown type of this major version: skip by size */
@@ -1361,8 +1819,31 @@ void md_reader_close(struct md_reader *r)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
 	free(r->u64s);
+	free(r->img_ids);
 	free(r->jit);
 	free(r->z);
 	ZSTD_freeDCtx(r->dctx);
 	free(r);
+}
+
+long md_checksum_fix(uint8_t *buf, size_t len)
+{
+	uint64_t off, size;
+	uint32_t hsize;
+	long n = 0;
+
+	if (len < MD_HEADER_SIZE || memcmp(buf, MD_MAGIC, MD_MAGIC_LEN) ||
+	    !(get_u64(buf + HDR_FLAGS) & MD_F_CRC))
+		return -1;
+	hsize = get_u32(buf + HDR_HEADER_SIZE);
+	if (hsize < MD_HEADER_SIZE || hsize > len)
+		hsize = MD_HEADER_SIZE;
+	put_u32(buf + HDR_CRC, header_crc(buf, hsize));
+	for (off = hsize; len - off >= MD_REC_HDR; off += size, n++) {
+		size = get_u64(buf + off + REC_SIZE);
+		if (size < MD_REC_HDR || size > len - off)
+			break;
+		put_u32(buf + off + REC_CRC, record_crc(buf + off, size));
+	}
+	return n;
 }

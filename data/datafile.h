@@ -9,6 +9,14 @@
  * the reader reports the cut. Unknown record types of the same major version
  * are skipped by size (forward compatible).
  *
+ * The writer sets MD_F_CRC (a CRC-32C of the header and of every record)
+ * and MD_F_END (the file ends with an END record, written when the writer
+ * closes without a write error). The reader checks the checksums and every
+ * invariant the writer guarantees (mappings inside the address space and
+ * ordered, runs inside their mapping, snapshot begin/end pairing, image ids
+ * that exist, exact record sizes); a record that breaks one stops the read
+ * with -MEMSZ_EBADDATA at its offset and md_reader_why() says which.
+ *
  * record/ only writes, report/ only reads; both go through this codec.
  */
 #ifndef MEMSZ_DATA_DATAFILE_H
@@ -24,6 +32,12 @@
  * bitmaps where short); the reader still reads version 1 files. */
 #define MD_VERSION 2
 
+/* File header flags (md_file_header.flags). */
+enum md_file_flags {
+	MD_F_CRC = 1u << 0, /* header_crc and each record's crc are valid */
+	MD_F_END = 1u << 1, /* a complete file ends with an END record */
+};
+
 struct md_file_header {
 	char magic[8];        /* MD_MAGIC, no NUL */
 	uint32_t version;     /* MD_VERSION */
@@ -32,7 +46,8 @@ struct md_file_header {
 	uint64_t start_realtime_ns; /* wall clock when recording began */
 	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at that moment */
 	uint32_t page_size;
-	uint32_t reserved0;
+	uint32_t header_crc;  /* MD_F_CRC: CRC-32C of the header with this
+				 field zero; else 0 */
 	uint64_t reserved[2];
 };
 
@@ -52,7 +67,7 @@ enum md_rec_type {
 	MD_REC_JITMAP,        /* JIT code symbols of a pid (perf-PID.map) */
 	MD_REC_PACKED,        /* SAMPLE records compressed together (zstd);
 				 the reader hands out the records inside */
-	/* 15 is reserved for END (the recording finished cleanly) */
+	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
 	MD_REC_CMDLINE = 16,  /* a process's command line (task payload) */
 	MD_REC__COUNT
 };
@@ -206,6 +221,13 @@ struct md_sample {
 	uint32_t stack_size;          /* dyn_size: bytes actually copied */
 };
 
+/* The last record of a complete file: what the writer wrote before it. */
+struct md_end {
+	uint64_t time;
+	uint64_t nrecords;            /* records before this one */
+	uint64_t nsamples;            /* SAMPLE records among them */
+};
+
 /* One symbol of JIT-compiled code: [start, start+size) is name. */
 struct md_jit_sym {
 	uint64_t start, size;
@@ -231,8 +253,9 @@ struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
 	uint64_t size;                /* its size in bytes, header included */
-	uint32_t rec_flags;           /* md_rec_header.flags; MD_RECF_PACKED:
-					 came out of a PACKED record */
+	uint32_t crc;                 /* the record's CRC-32C (MD_F_CRC) */
+	uint32_t rec_flags;           /* MD_RECF_PACKED: came out of a PACKED
+					 record (not a field of the file) */
 	union {
 		struct md_image image;
 		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
@@ -243,6 +266,7 @@ struct md_record {
 		struct md_snap_end snap_end;
 		struct md_note note;
 		struct md_sample sample;
+		struct md_end end;
 		struct md_jitmap jitmap;
 	} u;
 };
@@ -257,10 +281,11 @@ struct md_writer;
  * path that exists and is not a regular file (a device, a pipe) is written
  * directly. Returns 0 and *out, or a negative code (-errno). */
 int md_writer_open(const char *path, struct md_writer **out);
-/* The recording is valid: flush, sync, rename an existing non-empty path to
- * path.old and the temporary file to path. Returns 0 or a negative code
- * (then path and path.old are as they were, unless only the second rename
- * failed: path.old then holds the previous recording). */
+/* The recording is valid: flush, append the END record, sync, rename an
+ * existing non-empty path to path.old and the temporary file to path.
+ * Returns 0 or a negative code (then path and path.old are as they were,
+ * unless only the second rename failed: path.old then holds the previous
+ * recording). */
 int md_writer_commit(struct md_writer *w);
 /* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
  * After an error the file still holds every complete earlier record. */
@@ -292,8 +317,6 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r);
  * md_writer_commit(), then the path given to md_writer_open() (borrowed,
  * valid until md_writer_close()). */
 const char *md_writer_temp_path(const struct md_writer *w);
-/* Write the batched samples now. Returns 0 or -errno. */
-int md_writer_flush(struct md_writer *w);
 /* Compress sample batches (default) or write them plain. */
 void md_writer_set_compress(struct md_writer *w, bool on);
 /* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
@@ -302,8 +325,23 @@ int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);
-/* Flush and close; returns 0 or -errno. A temporary file that was never
- * committed is removed. NULL is fine. */
+/* Write the batched SAMPLE records now. Returns 0 or the (sticky) -errno;
+ * after a partial write the file keeps every whole record written. */
+int md_writer_flush(struct md_writer *w);
+
+/* What the file holds, for a summary that never claims more. */
+struct md_writer_stats {
+	uint64_t records;         /* whole records in the file */
+	uint64_t samples;         /* SAMPLE records among them */
+	uint64_t samples_lost;    /* samples given but not in the file (a
+				     write error), batched ones excluded */
+	uint64_t bytes;           /* file size: md_writer_offset() */
+};
+void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
+/* Flush, append the END record unless a write failed or it was written
+ * by md_writer_commit() (a file without it reads as cut short), and
+ * close. A temporary file that was never committed is removed. Returns 0
+ * or -errno. NULL is fine. */
 int md_writer_close(struct md_writer *w);
 
 /* --- reader --- */
@@ -315,12 +353,31 @@ int md_reader_open(const char *path, struct md_reader **out);
 const struct md_file_header *md_reader_header(const struct md_reader *r);
 /* Next record into *rec. Returns 1 if a record was read, 0 at a clean
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a
- * record at md_reader_offset(); -MEMSZ_EBADDATA: a malformed record). The
- * records inside a PACKED record are handed out one by one, each with the
- * PACKED record's offset and MD_RECF_PACKED in rec_flags; PACKED itself is
- * never handed out. */
+ * record at md_reader_offset(); -MEMSZ_EBADDATA: the record at
+ * md_reader_offset() is damaged or breaks an invariant, md_reader_why()
+ * says which). After an error every call returns the same error.
+ * The records inside a PACKED record are handed out one by one, each with
+ * the PACKED record's offset and MD_RECF_PACKED in rec_flags; PACKED
+ * itself is never handed out. */
 int md_read_next(struct md_reader *r, struct md_record *rec);
 uint64_t md_reader_offset(const struct md_reader *r);
+/* What the last failed md_read_next() found ("checksum mismatch", "mapping
+ * overlaps the previous one", ...), or "" if nothing failed. Static
+ * storage. */
+const char *md_reader_why(const struct md_reader *r);
+/* True once md_read_next() returned 0 at the end of a file whose header
+ * promises an END record (MD_F_END) that was not there: the recording was
+ * cut short (killed, crashed, disk full) after md_reader_offset(). */
+bool md_reader_cut_short(const struct md_reader *r);
 void md_reader_close(struct md_reader *r);
+
+/* Recompute the header and record checksums of a file image in memory
+ * (len bytes), walking records while their sizes fit. For tests and fuzzing
+ * that craft damage behind the checksums. Returns the number of records
+ * whose checksum was set, or -1 if buf does not start with a header that
+ * has MD_F_CRC. */
+long md_checksum_fix(uint8_t *buf, size_t len);
+/* CRC-32C (Castagnoli) of n bytes at p, continuing from crc (0 to start). */
+uint32_t md_crc32c(uint32_t crc, const void *p, size_t n);
 
 #endif

@@ -360,7 +360,9 @@ static int sample_stack(struct sample_cursor *c, struct md_sample *out)
 	c->p += 8;
 	if (!size)
 		return 0;
-	if (size % 8 || !sample_has(c, size + 8))
+	/* size + 8 must not wrap: compare with what is left */
+	if (size % 8 || !sample_has(c, 8) ||
+	    size > (uint64_t)(c->end - c->p) - 8)
 		return -MEMSZ_EBADDATA;
 	dyn = rd64(c->p + size);
 	if (dyn > size)
@@ -452,7 +454,13 @@ uint64_t perf_ring_consume(const uint8_t *data, uint64_t size, uint64_t tail,
 		memcpy(&h, data + off, first);
 		if (first < sizeof(h))
 			memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
-		if (h.size < sizeof(h) || h.size > head - tail)
+		/* a size the kernel never writes: the records after it
+		 * cannot be found, drop the rest of the ring */
+		if (h.size < sizeof(h) || h.size % 8) {
+			tail = head;
+			break;
+		}
+		if (h.size > head - tail)
 			break;
 		if (off + h.size <= size) {
 			fn(data + off, h.size, arg);

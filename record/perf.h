@@ -83,7 +83,9 @@ int perf_decode_sample(const struct perf_event_attr *a, const void *raw,
 /* Consume the records between tail and head of a ring data area (size bytes,
  * a power of 2): fn(raw, len, arg) for each complete record, a record that
  * wraps the end of the area is first copied to a bounce buffer. Returns the
- * new tail (the position after the last complete record handed out). */
+ * new tail (the position after the last complete record handed out), or
+ * head after a header whose size is below 8 or not a multiple of 8 (the
+ * records after it cannot be found). */
 uint64_t perf_ring_consume(const uint8_t *data, uint64_t size, uint64_t tail,
 			   uint64_t head,
 			   void (*fn)(const void *raw, size_t len, void *arg),

@@ -172,6 +172,37 @@ int procmaps_read(int pid, int tid, struct procmaps *out)
 	return ret;
 }
 
+static int map_cmp(const void *a, const void *b)
+{
+	const struct procmap *p = a, *q = b;
+
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return p->end < q->end ? -1 : p->end > q->end;
+}
+
+size_t procmaps_order(struct procmaps *m)
+{
+	size_t k = 0, dropped = 0;
+	uint64_t end = 0;
+
+	if (m->n)
+		qsort(m->maps, m->n, sizeof(*m->maps), map_cmp);
+	for (size_t i = 0; i < m->n; i++) {
+		struct procmap *p = &m->maps[i];
+
+		if (p->start >= p->end || p->start < end) {
+			free(p->name);
+			dropped++;
+			continue;
+		}
+		end = p->end;
+		m->maps[k++] = *p;
+	}
+	m->n = k;
+	return dropped;
+}
+
 void procmaps_free(struct procmaps *m)
 {
 	size_t i;

@@ -31,6 +31,11 @@ int procmaps_parse(FILE *f, struct procmaps *out);
 /* Read /proc/<pid>/maps (or /proc/<pid>/task/<tid>/maps when tid > 0).
  * Returns count or -errno (-ESRCH if the process is gone). */
 int procmaps_read(int pid, int tid, struct procmaps *out);
+/* Put m in address order and drop the mappings that are empty or overlap
+ * the one before (a /proc/PID/maps read in several pieces while the
+ * address space changed), so that a snapshot's mappings are ordered
+ * without overlap as memsz.data requires. Returns how many were dropped. */
+size_t procmaps_order(struct procmaps *m);
 /* Free the arrays and names; *m is left empty. */
 void procmaps_free(struct procmaps *m);
 

@@ -1389,8 +1389,47 @@ void session_run(struct session *r)
 	}
 }
 
+/* Send sig to the launched command and every process forked from it that
+ * still exists. Returns true if any does. */
+static bool signal_launched(struct session *r, int sig)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->nt; i++)
+		if (r->t[i].traced && kill(r->t[i].pid, 0) == 0) {
+			kill(r->t[i].pid, sig);
+			any = true;
+		}
+	return any;
+}
+
+/* After a write error: end the launched command and what it forked rather
+ * than leave them running unwatched (SIGTERM, SIGKILL after the grace
+ * period; processes forked meanwhile get the same as the tracer reports
+ * them), reaping them through the tracer. */
+static void stop_launched(struct session *r)
+{
+	uint64_t start = mono_ns();
+
+	kill(r->child, SIGTERM);
+	for (;;) {
+		uint64_t now = mono_ns();
+		bool any;
+
+		tracer_poll(r->tr);
+		any = signal_launched(r, now - start < KILL_GRACE_NS ? SIGTERM
+								     : SIGKILL);
+		if ((tracer_done(r->tr, &r->status) && !any) ||
+		    now - start > 2 * KILL_GRACE_NS)
+			return;
+		poll(NULL, 0, 10);
+	}
+}
+
 void session_finish(struct session *r, struct session_stats *st)
 {
+	struct md_writer_stats ws = { 0 };
+
 	drain(r, true);
 	if (!r->werr && !r->child && !r->o.one_shot)
 		final_snapshots(r);
@@ -1407,6 +1446,11 @@ void session_finish(struct session *r, struct session_stats *st)
 		note(r, msg);
 		free(msg);
 	}
+	/* the batched samples now, so that the summary counts the file */
+	if (r->w)
+		wfail(r, md_writer_flush(r->w));
+	if (r->werr && r->tr && !r->got_exit)
+		stop_launched(r);
 	if (r->lost && !r->werr) {
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->lost);
@@ -1424,7 +1468,10 @@ void session_finish(struct session *r, struct session_stats *st)
 	if (!st)
 		return;
 	st->nevents = r->nevents;
-	st->nsamples = r->nsamples;
+	if (r->w)
+		md_writer_stats(r->w, &ws);
+	st->nsamples = ws.samples;
+	st->unwritten = ws.samples_lost;
 	st->lost = r->lost;
 	st->nsnaps = r->nsnaps;
 	st->held_ns = r->held_ns;

@@ -53,7 +53,9 @@ struct session_opts {
 
 /* What a finished session wrote, for the summary line. */
 struct session_stats {
-	uint64_t nevents, nsamples, lost, nsnaps;
+	uint64_t nevents, lost, nsnaps;
+	uint64_t nsamples;       /* SAMPLE records the file holds */
+	uint64_t unwritten;      /* samples a write error kept out of it */
 	uint64_t held_ns, nholds; /* backpressure: targets held, how long */
 	uint64_t bytes;          /* memsz.data size so far */
 	int werr;                /* first write error, 0 if none */
@@ -90,8 +92,11 @@ int session_scan(struct session *s, struct target_scan *scan);
  * once for a one-shot recording. */
 void session_run(struct session *s);
 /* Final snapshots of the attached targets, the last perf records, a note
- * of lost records; then, if no write failed and a snapshot was taken, the
- * recording is committed to its path (md_writer_commit). Fills *st (may
+ * of lost records, the batched samples written; then, if no write failed
+ * and a snapshot was taken, the recording is committed to its path
+ * (md_writer_commit). After a write error the launched command and every
+ * process forked from it are ended (SIGTERM, SIGKILL after a grace
+ * period) and reaped rather than left running unwatched. Fills *st (may
  * be NULL). */
 void session_finish(struct session *s, struct session_stats *st);
 /* Exit status the launched command ended with (128 + signal when killed),

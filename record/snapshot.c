@@ -1236,13 +1236,25 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	char path[64];
 	int64_t hwm;
 	int ret, ret2;
-	size_t i;
+	size_t i, dropped;
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
 	ret = procmaps_read(pid, 0, &maps);
 	if (ret < 0)
 		return ret;
+	dropped = procmaps_order(&maps);
+	if (dropped) {
+		char *txt = xasprintf("pid %d, snapshot %u: %zu mapping(s) "
+				      "overlapping others in /proc/%d/maps "
+				      "(it changed while read) left out",
+				      pid, seq, dropped, pid);
+
+		ret = md_write_note(s->w, txt);
+		free(txt);
+		if (ret < 0)
+			goto out;
+	}
 	name_thread_stacks(pid, &maps);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	j.pm = open(path, O_RDONLY | O_CLOEXEC);

@@ -172,7 +172,8 @@ static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 		 * each id. */
 		size_t k = 0;
 
-		qsort(a->imgs, a->nimgs, sizeof(*a->imgs), img_cmp);
+		if (a->nimgs) /* imgs is NULL while no IMAGE was read */
+			qsort(a->imgs, a->nimgs, sizeof(*a->imgs), img_cmp);
 		for (size_t i = 0; i < a->nimgs; i++) {
 			if (k && a->imgs[k - 1]->id == a->imgs[i]->id) {
 				img_free(a->imgs[i]);

@@ -71,6 +71,19 @@ struct page_hash {
 	size_t n, size;           /* size: a power of two */
 };
 
+/* The pages (or windows) with an entry, by pid then address, for
+ * faults_next(): appended as entries appear, sorted on first use. */
+struct page_pos {
+	uint32_t pid;
+	uint64_t addr;
+};
+
+struct page_index {
+	struct page_pos *v;
+	size_t n, cap;
+	bool sorted;
+};
+
 struct faults {
 	struct attrib *a;
 	struct labels *lb;
@@ -79,6 +92,7 @@ struct faults {
 	struct proc *procs;
 	size_t nprocs, proccap;
 	struct page_hash pages, windows;
+	struct page_index pidx, widx; /* of pages, of windows */
 	uint32_t none, unknown;
 	/* counts for the footer */
 	uint64_t samples, used, late, nolimit, ip_only, nostack;
@@ -118,6 +132,8 @@ void faults_free(struct faults *f)
 	free(f->procs);
 	free(f->pages.tab);
 	free(f->windows.tab);
+	free(f->pidx.v);
+	free(f->widx.v);
 	free(f->buf);
 	if (f->have_skip)
 		regfree(&f->skip);
@@ -247,7 +263,9 @@ static void proc_sort(struct proc *p)
 {
 	uint64_t max = 0;
 
-	if (p->n) /* a pid seen only in samples or forks has no records */
+	/* a pid seen only in samples or forks has no records, and ents is
+	 * NULL while empty: qsort wants an array */
+	if (p->n)
 		qsort(p->ents, p->n, sizeof(*p->ents), ent_cmp);
 	free(p->maxend);
 	p->maxend = xmalloc((p->n + 1) * sizeof(*p->maxend));
@@ -453,6 +471,45 @@ static uint64_t page_key(uint32_t pid, uint64_t addr, unsigned shift)
 	return ((uint64_t)pid << PAGE_KEY_PID_SHIFT) ^ (addr >> shift);
 }
 
+static void index_add(struct page_index *x, uint32_t pid, uint64_t addr)
+{
+	xgrow(&x->v, &x->cap, x->n + 1, sizeof(*x->v));
+	x->v[x->n++] = (struct page_pos){ .pid = pid, .addr = addr };
+	x->sorted = false;
+}
+
+static int pos_cmp(const void *a, const void *b)
+{
+	const struct page_pos *p = a, *q = b;
+
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	return p->addr < q->addr ? -1 : p->addr > q->addr;
+}
+
+/* The first entry of pid at or after addr in x, or NULL. */
+static const struct page_pos *index_from(struct page_index *x, uint32_t pid,
+					 uint64_t addr)
+{
+	size_t lo = 0, hi = x->n;
+
+	if (!x->sorted) {
+		if (x->n)
+			qsort(x->v, x->n, sizeof(*x->v), pos_cmp);
+		x->sorted = true;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct page_pos *m = &x->v[mid];
+
+		if (m->pid < pid || (m->pid == pid && m->addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n && x->v[lo].pid == pid ? &x->v[lo] : NULL;
+}
+
 int faults_add_sample(struct faults *f, const struct md_sample *s)
 {
 	struct find_arg fa = { .f = f, .time = s->time };
@@ -506,6 +563,8 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift));
 	if (!e->key) {
 		f->pages.n++;
+		index_add(&f->pidx, s->pid,
+			  s->addr >> f->page_shift << f->page_shift);
 	} else if (e->time > s->time) {
 		goto window; /* a later fault of this page is known */
 	}
@@ -518,8 +577,11 @@ window:
 		      page_key(s->pid, s->addr, FAULT_AROUND_SHIFT));
 	if (e->key && e->time <= s->time)
 		return 0; /* the first fault of the window brought it in */
-	if (!e->key)
+	if (!e->key) {
 		f->windows.n++;
+		index_add(&f->widx, s->pid,
+			  s->addr >> FAULT_AROUND_SHIFT << FAULT_AROUND_SHIFT);
+	}
 	*e = (struct page_ent){
 		.key = page_key(s->pid, s->addr, FAULT_AROUND_SHIFT) + 1,
 		.time = s->time, .callers = callers, .site = site,
@@ -556,6 +618,33 @@ bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 	*callers = e->callers;
 	*site = e->site;
 	return true;
+}
+
+uint64_t faults_next(struct faults *f, uint32_t pid, uint64_t va,
+		     uint64_t end, bool file)
+{
+	const uint64_t wmask = ((uint64_t)1 << FAULT_AROUND_SHIFT) - 1;
+	struct proc *p = proc_find(f, pid);
+	uint64_t next = end;
+
+	/* the same chain of parents as faults_page() */
+	for (int depth = 0; depth < 16 && next > va; depth++) {
+		const struct page_pos *e = index_from(&f->pidx, pid, va);
+
+		if (e && e->addr < next)
+			next = e->addr;
+		if (file) {
+			e = index_from(&f->widx, pid, va & ~wmask);
+			if (e && e->addr < next)
+				next = MAX(e->addr, va);
+		}
+		if (!p || !p->has_parent)
+			break;
+		pid = p->ppid;
+		p = proc_find(f, pid);
+	}
+	/* a window may start inside a page larger than it */
+	return va + ((next - va) >> f->page_shift << f->page_shift);
 }
 
 uint32_t faults_none(const struct faults *f)

@@ -83,6 +83,11 @@ int faults_add_sample(struct faults *f, const struct md_sample *s);
  * are the "[no fault seen]" label. */
 bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 		 uint32_t *callers, uint32_t *site);
+/* The lowest page address in [va, end) that faults_page() may find a
+ * fault for (pid's or a parent's page, or with file its window), or end:
+ * every page before it is "[no fault seen]". va is page aligned. */
+uint64_t faults_next(struct faults *f, uint32_t pid, uint64_t va,
+		     uint64_t end, bool file);
 /* The "[no fault seen]" label. */
 uint32_t faults_none(const struct faults *f);
 

@@ -102,6 +102,7 @@ struct report_ctx {
 	size_t npids, pidcap;
 	uint64_t lost;
 	size_t truncated_at;      /* 0: read to a clean end */
+	char *stop;               /* why the read stopped early, or NULL */
 
 	/* the walk */
 	enum key_id srcs[KEYS_MAX];     /* the image keys */
@@ -392,10 +393,17 @@ static int pass1(struct report_ctx *c, char **msg)
 	}
 	if (ret < 0) {
 		c->truncated_at = md_reader_offset(r);
-		note(c, xasprintf("'%s' is damaged at offset %zu (%s): read "
-				  "up to there", c->o->input,
-				  c->truncated_at, memsz_strerror(ret)));
+		c->stop = xasprintf("is damaged at offset %zu (%s: %s)",
+				    c->truncated_at, memsz_strerror(ret),
+				    md_reader_why(r));
+	} else if (md_reader_cut_short(r)) {
+		c->stop = xasprintf("was cut short at offset %" PRIu64 " (no "
+				    "END record: the recording was killed or "
+				    "its disk was full)", md_reader_offset(r));
 	}
+	if (c->stop)
+		note(c, xasprintf("'%s' %s: read up to there", c->o->input,
+				  c->stop));
 	md_reader_close(r);
 	return 0;
 }
@@ -781,7 +789,8 @@ static int group_flush(struct fault_group *g)
 	last = g->run;
 	while (last < g->m->nruns && g->m->runs[last].vaddr < g->end)
 		last++;
-	mm.runs = g->m->nruns ? g->m->runs + g->run : NULL;
+	/* a mapping with no runs has runs == NULL: no pointer arithmetic */
+	mm.runs = last > g->run ? g->m->runs + g->run : NULL;
 	mm.nruns = last - g->run;
 	sub.start = g->start;
 	sub.end = g->end;
@@ -844,7 +853,19 @@ static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
 		}
 		for (uint64_t va = s; va < e; va += g.page) {
 			uint32_t callers, site;
+			uint64_t next = faults_next(c->faults,
+						    c->cur_pid->pid, va, e,
+						    file);
 
+			/* pages no fault can name: one piece, not one
+			 * look-up per page */
+			if (next > va) {
+				ret = group_extend(&g, va, next, none, none);
+				if (ret)
+					return ret;
+				va = next - g.page;
+				continue;
+			}
 			faults_page(c->faults, c->cur_pid->pid, va, file,
 				    &callers, &site);
 			ret = group_extend(&g, va, MIN(va + g.page, e),
@@ -1091,6 +1112,9 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 				 "(pid %ld was not recorded)", in, c->o->pid,
 				 c->o->pid);
 	}
+	if (c->stop) /* damaged or cut short: say where the read stopped */
+		return xasprintf("'%s' has no complete snapshot: it %s", in,
+				 c->stop);
 	if (!c->nsnaps)
 		return xasprintf("'%s' has no snapshot: the recording ended "
 				 "before the first one", in);
@@ -1257,6 +1281,7 @@ out:
 	}
 	free(c.pids);
 	free(c.snaps);
+	free(c.stop);
 	free(c.shared.keys);
 	free(c.shared.slots);
 	free(c.shown);

@@ -84,6 +84,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2085-record-kill-held.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
+	tests/t2096-record-enospc.sh \
 	tests/t2100-record-faults.sh \
 	tests/t2105-record-faults-busy.py \
 	tests/t2110-record-jit-node.py \
@@ -102,6 +103,8 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t3010-report-relocs.py \
 	tests/t3020-report-views.py \
 	tests/t3030-report-bbs.py \
+	tests/t3050-report-mutations.py \
+	tests/t3060-report-repro.py \
 	tests/t3100-report-callers.py \
 	tests/t3200-diff.py \
 	tests/t3210-report-timeline.py \

@@ -150,6 +150,12 @@ def stopped(pid):
     wait_stopped(pid)
 
 
+def nmaps(pid):
+    """The number of mappings (lines of /proc/PID/maps) of pid."""
+    with open(f"/proc/{pid}/maps") as f:
+        return sum(1 for _ in f)
+
+
 def smaps_vmas(pid):
     """The VMAs of /proc/PID/smaps in order, as dicts: "start", "end"
     (ints), "last" (the header's last field: the path, or the inode of an
@@ -284,3 +290,56 @@ def snapshot_after(data, what):
     k = snap_ends(data) + 1
     check(wait_snaps(data, k + 1) >= k + 1, f"a snapshot after {what}")
     return k
+
+
+# --- memsz.data bytes (man 5 memsz-data), to craft damaged files ---
+
+def _crc32c_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+_CRC_TABLE = _crc32c_table()
+
+
+def crc32c(data, crc=0):
+    """CRC-32C (Castagnoli) of data, continuing from crc."""
+    c = crc ^ 0xFFFFFFFF
+    for b in data:
+        c = (c >> 8) ^ _CRC_TABLE[(c ^ b) & 0xFF]
+    return c ^ 0xFFFFFFFF
+
+
+def md_records(raw):
+    """[(offset, type, size)] of the records of memsz.data bytes raw, while
+    their sizes fit."""
+    import struct
+    hsize = struct.unpack_from("<I", raw, 12)[0]
+    off, out = hsize, []
+    while len(raw) - off >= 16:
+        rtype, _, size = struct.unpack_from("<IIQ", raw, off)
+        if size < 16 or size > len(raw) - off:
+            break
+        out.append((off, rtype, size))
+        off += size
+    return out
+
+
+def md_fix_checksums(raw):
+    """Recompute the header and record checksums of bytearray raw in place
+    (a file with header flag CRC), so that damage crafted behind them
+    reaches the reader's other checks."""
+    import struct
+    hsize = struct.unpack_from("<I", raw, 12)[0]
+    hdr = bytes(raw[:44]) + b"\0" * 4 + bytes(raw[48:hsize])
+    struct.pack_into("<I", raw, 44, crc32c(hdr))
+    for off, _, size in md_records(raw):
+        rec = bytes(raw[off:off + 4]) + b"\0" * 4 + \
+            bytes(raw[off + 8:off + size])
+        struct.pack_into("<I", raw, off + 4, crc32c(rec))
+    return raw

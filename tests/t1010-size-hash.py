@@ -25,9 +25,8 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import readelf, check  # noqa: E402
+from memsz_testlib import MEMSZ, readelf, check  # noqa: E402
 
-MEMSZ = os.environ.get("MEMSZ", "./memsz")
 SOURCE = "".join("int fn_%d(int x) { return x * %d + 1; }\n"
                  "int obj_%d[%d] = { %d };\n" % (i, i + 2, i, i + 1, i)
                  for i in range(24))
@@ -110,9 +109,8 @@ def main():
                   % (sec, cu.get(sec), sum(want[sec].values())))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d checks, %d failed" % (lib.checks, lib.failures))
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

@@ -21,16 +21,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import readelf, check  # noqa: E402
-
-MEMSZ = os.environ.get("MEMSZ", "./memsz")
+from memsz_testlib import MEMSZ, readelf, check  # noqa: E402
 
 SOURCE = r"""
 #include <stdio.h>
@@ -63,21 +60,30 @@ def free_port():
     return port
 
 
+def serves(url):
+    """True if url answers 200 (the server has scanned the file)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status == 200
+    except (urllib.error.URLError, ConnectionError, OSError):
+        return False
+
+
 def wait_served(proc, url):
-    """Poll url until the server answers 200 (it has scanned the file);
-    False if the server exits or two minutes pass first."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                if r.status == 200:
-                    return True
-        except (urllib.error.URLError, ConnectionError, OSError):
-            pass
-        time.sleep(0.2)  # a poll interval, not a wait for an outcome
-    return False
+    """Waits (see lib.wait_until) until url answers 200; False if the
+    server exits first, or at the hang guard."""
+    up = []
+
+    def ready():
+        if serves(url):
+            up.append(url)
+            return True
+        return proc.poll() is not None
+    try:
+        lib.wait_until(ready, "debuginfod to serve " + url)
+    except TimeoutError as e:
+        print("# " + str(e))
+    return bool(up)
 
 
 def size_rows(path, key, env):
@@ -102,8 +108,7 @@ def symtab(path):
 
 def main():
     if not shutil.which("debuginfod"):
-        print("FAIL: debuginfod not installed (Debian package debuginfod)")
-        return 1
+        lib.fail("debuginfod not installed (Debian package debuginfod)")
     tmp = tempfile.mkdtemp(prefix="memsz-t1200-")
     srv = None
     try:
@@ -113,8 +118,7 @@ def main():
         prog = os.path.join(tmp, "prog")
         r = run(["gcc", "-g", "-O2", "-Wl,--build-id", "-o", prog, src])
         if r.returncode:
-            print("FAIL: gcc: %s" % r.stderr)
-            return 1
+            lib.fail("gcc: %s" % r.stderr)
         served = os.path.join(tmp, "served")
         os.mkdir(served)
         dbg = os.path.join(served, "prog.debug")
@@ -145,7 +149,7 @@ def main():
         ok = wait_served(srv, "%s/buildid/%s/debuginfo" % (url, bid))
         check(ok, "debuginfod on %s serves build-id %s" % (url, bid))
         if not ok:
-            return 1
+            return
 
         env["DEBUGINFOD_URLS"] = url
         rows = size_rows(stripped, "symbols", env)
@@ -177,9 +181,8 @@ def main():
             srv.terminate()
             srv.wait()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d checks, %d failed" % (lib.checks, lib.failures))
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

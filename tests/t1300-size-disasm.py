@@ -33,9 +33,8 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import readelf, check  # noqa: E402
+from memsz_testlib import MEMSZ, readelf, check  # noqa: E402
 
-MEMSZ = os.environ.get("MEMSZ", "./memsz")
 FUNCS = {"lit_one": "alpha literal number one, charged to lit_one",
          "lit_two": "beta literal two",
          "lit_three": "gamma literal three is the longest of the three"}
@@ -79,9 +78,8 @@ def lea_targets(prog):
 
 def main():
     if platform.machine() != "x86_64":
-        print("SKIP: --disasm reads x86-64 code; this is %s"
-              % platform.machine())
-        return 77
+        lib.skip("--disasm reads x86-64 code; this is %s"
+                 % platform.machine())
     tmp = tempfile.mkdtemp(prefix="memsz-t1300-")
     try:
         src = os.path.join(tmp, "lit.c")
@@ -95,8 +93,6 @@ def main():
         check_vtable(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d checks, %d failed" % (lib.checks, lib.failures))
-    return 1 if lib.failures else 0
 
 
 def check_prog(prog, src, variant):
@@ -253,4 +249,5 @@ def check_vtable(tmp):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

@@ -20,6 +20,7 @@ machine, and smaps_rollup is read again. Then:
 import os
 import pwd
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,11 +44,6 @@ def start(tmp, data_file):
     return p, parent, child
 
 
-def nmaps(pid):
-    with open(f"/proc/{pid}/maps") as f:
-        return sum(1 for _ in f)
-
-
 def noted_denied(stderr):
     m = re.search(r"could not be read \([^)]*\) and (?:is|are) left out: "
                   r"pid ([0-9, .]+)", stderr)
@@ -57,16 +53,15 @@ def noted_denied(stderr):
 
 
 def main():
-    if subprocess.run(["which", "gcc"], capture_output=True).returncode:
-        print("SKIP: gcc not found")
-        return 77
+    if not shutil.which("gcc"):
+        lib.skip("gcc (gcc) is not installed")
     with tempfile.TemporaryDirectory(prefix="memsz-t2300-") as tmp:
         data_file = os.path.join(tmp, "shared.bin")
         with open(data_file, "wb") as f:
             f.write(os.urandom(64 * PAGE))
         proc, parent, child = start(tmp, data_file)
         try:
-            return run(tmp, data_file, parent, child)
+            run(tmp, data_file, parent, child)
         finally:
             for pid in (child, parent):
                 os.kill(pid, signal.SIGKILL)
@@ -86,7 +81,7 @@ def run(tmp, data_file, parent, child):
     after = lib.all_rollups()
     check(rec.returncode == 0, f"record -a exits 0 ({rec.stderr.strip()})")
     if rec.returncode:
-        return 1
+        return
     rows = lib.pid_rows(data)
 
     # the stopped workload: exact
@@ -101,7 +96,7 @@ def run(tmp, data_file, parent, child):
               f"pid {pid}: DIRTY {r['dirty']} == Private_Dirty "
               f"{s['Private_Dirty']}")
         check(int(r["swap"]) == s["Swap"], f"pid {pid}: SWAP == Swap")
-        tol = PAGE * nmaps(pid)
+        tol = PAGE * lib.nmaps(pid)
         check(abs(float(r["pss"]) - s["Pss"]) <= tol,
               f"pid {pid}: PSS {float(r['pss']):.0f} within {tol} of Pss "
               f"{s['Pss']}")
@@ -157,8 +152,8 @@ def run(tmp, data_file, parent, child):
     check(f is not None and f["processes"] == "2",
           f"the shared file is mapped by PROCS 2 "
           f"({f and f['processes']})")
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,37 +61,52 @@ class Workload:
         self.p.wait()
 
 
+def has_snapshot(data, pid):
+    """True if data holds a complete snapshot of pid (`memsz dump`)."""
+    out = subprocess.run([MEMSZ, "dump", "-i", lib.recording(data)],
+                         text=True, capture_output=True).stdout
+    return re.search(rf"SNAP_END pid {pid}\b", out) is not None
+
+
 def wait_snapshot(data, pid):
-    """Waits (at most 20 s) until data holds a complete snapshot of pid."""
-    pat = re.compile(rf"SNAP_END pid {pid}\b")
-    for _ in range(2000):
-        out = subprocess.run([MEMSZ, "dump", "-i", lib.recording(data)],
-                             text=True, capture_output=True).stdout
-        if pat.search(out):
-            return True
-        time.sleep(0.01)
-    return False
+    """Waits (see lib.wait_until) until data holds a complete snapshot of
+    pid; False only at the hang guard."""
+    try:
+        lib.wait_until(lambda: has_snapshot(data, pid),
+                       f"a snapshot of pid {pid} in {data}")
+    except TimeoutError as e:
+        print("# " + str(e))
+        return False
+    return True
 
 
-def rmdir_retry(path):
-    for _ in range(200):
-        try:
-            os.rmdir(path)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.01)
+def removed(path):
+    """Tries to remove the directory path: True once it is gone, False
+    while it is still busy (its killed processes not yet reaped)."""
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True
+
+
+def rmdir_wait(path):
+    """Removes the cgroup directory path, waiting (see lib.wait_until)
+    while it is busy; leaves it at the hang guard (checked by the test)."""
+    try:
+        lib.wait_until(lambda: removed(path), f"cgroup {path} to be removed")
+    except TimeoutError as e:
+        print("# " + str(e))
 
 
 def main():
     if os.geteuid() != 0:
-        print("SKIP: making a cgroup needs root")
-        return 77
+        lib.skip("making a cgroup needs root")
     mnt = cgroup2_mount()
     if not mnt:
-        print("SKIP: no cgroup2 file system mounted")
-        return 77
+        lib.skip("no cgroup2 file system mounted")
     name = f"memsz-t2310-{os.getpid()}"
     top = os.path.join(mnt, name)
     sub = os.path.join(top, "sub")
@@ -107,14 +121,13 @@ def main():
         os.mkdir(top)
         os.mkdir(sub)
         try:
-            rc = run(tmp, exe, data_file, name, top, sub, work)
+            run(tmp, exe, data_file, name, top, sub, work)
         finally:
             for w in work:
                 w.kill()
-            rmdir_retry(sub)
-            rmdir_retry(top)
+            rmdir_wait(sub)
+            rmdir_wait(top)
         check(not os.path.exists(top), f"cgroup {top} removed")
-        return 1 if lib.failures else rc
 
 
 def run(tmp, exe, data_file, name, top, sub, work):
@@ -173,8 +186,8 @@ def run(tmp, exe, data_file, name, top, sub, work):
     check(r.returncode == 1 and "not a cgroup v2 directory" in r.stderr,
           f"a directory that is no cgroup: one line, exit 1 "
           f"({r.stderr.strip()})")
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

@@ -41,15 +41,9 @@ def smem(*args):
             if line.strip() and not line.startswith("-")]
 
 
-def nmaps(pid):
-    with open(f"/proc/{pid}/maps") as f:
-        return sum(1 for _ in f)
-
-
 def main():
     if not shutil.which("smem"):
-        print("SKIP: smem not installed (Debian package smem)")
-        return 77
+        lib.skip("smem (smem) is not installed")
     name = f"t2320w{os.getpid()}"[:15]
     with tempfile.TemporaryDirectory(prefix="memsz-t2320-") as tmp:
         exe = os.path.join(tmp, name)
@@ -63,7 +57,7 @@ def main():
         parent = int(p.stdout.readline().split()[1])
         child = int(p.stdout.readline().split()[1])
         try:
-            return run(tmp, name, exe, data_file, parent, child)
+            run(tmp, name, exe, data_file, parent, child)
         finally:
             for pid in (child, parent):
                 os.kill(pid, signal.SIGKILL)
@@ -87,7 +81,7 @@ def run(tmp, name, exe, data_file, parent, child):
     after = lib.all_rollups()
     check(rec.returncode == 0, f"record -a exits 0 ({rec.stderr.strip()})")
     if rec.returncode:
-        return 1
+        return
     rows = lib.pid_rows(data)
 
     for pid in (parent, child):
@@ -100,7 +94,7 @@ def run(tmp, name, exe, data_file, parent, child):
               f"pid {pid}: RSS {r['rss']} == smem {int(s[2]) * 1024}")
         check(int(r["uss"]) == int(s[4]) * 1024,
               f"pid {pid}: USS {r['uss']} == smem {int(s[4]) * 1024}")
-        tol = (1024 + PAGE) * nmaps(pid)
+        tol = (1024 + PAGE) * lib.nmaps(pid)
         check(abs(float(r["pss"]) - int(s[3]) * 1024) <= tol,
               f"pid {pid}: PSS {float(r['pss']):.0f} within {tol} of smem "
               f"{int(s[3]) * 1024}")
@@ -135,7 +129,7 @@ def run(tmp, name, exe, data_file, parent, child):
     if owner in u:
         check(int(u[owner][2]) * 1024 == rss,
               f"smem -u RSS {int(u[owner][2]) * 1024} == memsz {rss}")
-        tol = (1024 + PAGE) * (nmaps(parent) + nmaps(child))
+        tol = (1024 + PAGE) * (lib.nmaps(parent) + lib.nmaps(child))
         check(abs(int(u[owner][3]) * 1024 - pss) <= tol,
               f"smem -u PSS {int(u[owner][3]) * 1024} within {tol} of "
               f"memsz {pss:.0f}")
@@ -157,8 +151,8 @@ def run(tmp, name, exe, data_file, parent, child):
     b = sum(int(procs[p][2]) * 1024 for p in stable)
     check(abs(a - b) <= 0.01 * b,
           f"their RSS sum {a} within 1 % of smem's {b}")
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

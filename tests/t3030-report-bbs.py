@@ -65,8 +65,7 @@ def present(pid, addr, npages):
 def main():
     tool = readobj()
     if not tool or not shutil.which("clang"):
-        print("FAIL: needs clang and llvm-readobj-14 (Debian clang, llvm-14)")
-        return 1
+        lib.fail("needs clang and llvm-readobj-14 (Debian clang, llvm-14)")
     tmp = tempfile.mkdtemp(prefix="memsz-t3030-")
     exe = os.path.join(tmp, "rep_bbs")
     src = os.path.join(SRCDIR, "tests", "workloads", "rep_bbs.c")
@@ -131,9 +130,8 @@ def main():
             p.kill()
             p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d checks, %d failed" % (lib.checks, lib.failures))
-    return 1 if lib.failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(lib.finish())

@@ -24,6 +24,7 @@
 
 #include "data/datafile.h"
 #include "elf/elfimg.h"
+#include "report/attrib.h"
 #include "report/report.h"
 #include "out/rows.h"
 #include "tests/testutil.h"
@@ -407,9 +408,10 @@ static void test_truncated_and_incomplete(void **state)
 	report_result_free(&res);
 	labels_free(lb);
 
-	/* cut inside the last record: read up to there, said so */
+	/* cut inside the last mapping record (before the 40-byte END
+	 * record): read up to there, said so */
 	assert_int_equal(stat(data, &st), 0);
-	assert_int_equal(truncate(data, st.st_size - 5), 0);
+	assert_int_equal(truncate(data, st.st_size - 40 - 5), 0);
 	o.pick = PICK_LAST;
 	build(&o, "symbols", &lb, &res);
 	assert_true(has_note(&res, "damaged"));
@@ -438,6 +440,29 @@ static void test_no_pfn(void **state)
 	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
 	assert_int_equal(res.t->total.vals[COL_PSS], 0);
 	report_result_free(&res);
+	labels_free(lb);
+}
+
+/* A mapping naming an image id when no IMAGE record was registered at all
+ * (the image table is empty): classified without an image, no undefined
+ * behaviour (the sanitizer build checks the look-up). */
+static void test_no_images(void **state)
+{
+	struct labels *lb = labels_new();
+	struct attrib *a = attrib_new(lb, "/nonexistent");
+	struct attrib_map m = { .start = 0x1000, .end = 0x3000,
+				.prot = PROT_READ, .flags = MAP_PRIVATE,
+				.image_id = 3, .name = "/lib/none.so" };
+	struct attrib_part parts[2];
+	int n;
+
+	(void)state;
+	n = attrib_classify(a, &m, NULL, parts);
+	assert_true(n >= 1);
+	assert_null(parts[0].img);
+	assert_int_not_equal(parts[0].cls, ACLS_IMAGE);
+	assert_null(attrib_image_elf(a, 3));
+	attrib_free(a);
 	labels_free(lb);
 }
 
@@ -470,6 +495,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_parse),
+		cmocka_unit_test(test_no_images),
 		cmocka_unit_test(test_symbols_exact),
 		cmocka_unit_test(test_bss_tail),
 		cmocka_unit_test(test_replaced_image),

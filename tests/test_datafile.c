@@ -73,8 +73,8 @@ static int write_all_types(struct md_writer *w)
 		.runs = runs, .nruns = ARRAY_SIZE(runs),
 	};
 	struct md_snap_mapping anon = {
-		.start = 0x1000, .end = 0x2000, .image_id = UINT32_MAX,
-		.name = "", .runs = NULL, .nruns = 0,
+		.start = 0x20000000, .end = 0x20001000, .flags = 2,
+		.image_id = UINT32_MAX, .name = "", .runs = NULL, .nruns = 0,
 	};
 	struct md_snap_end se = { 6, 42, 0, 12, 1 << 20 };
 
@@ -200,8 +200,15 @@ static void check_all_types(struct md_reader *r)
 	assert_false(rec.u.mmap2.synthesized);
 	assert_string_equal(rec.u.mmap2.filename, "/bin/true (deleted)");
 
+	/* the writer's close appended the END record: the file is whole */
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
+	assert_int_equal(rec.u.end.nrecords, 12);
+	assert_int_equal(rec.u.end.nsamples, 0);
+
 	assert_int_equal(md_read_next(r, &rec), 0);
 	assert_int_equal(md_read_next(r, &rec), 0);
+	assert_false(md_reader_cut_short(r));
 }
 
 static char *make_full_file(void)
@@ -252,6 +259,8 @@ static void test_comm_owner(void **state)
 	assert_true(rec.u.task.has_owner);
 	assert_int_equal(rec.u.task.uid, 1234);
 	assert_string_equal(rec.u.task.user, "");
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
 	assert_int_equal(md_read_next(r, &rec), 0);
 	md_reader_close(r);
 	unlink(path);
@@ -303,7 +312,7 @@ static void test_old_renamed(void **state)
 	assert_int_equal(stat(old, &st), 0);
 	assert_int_equal(st.st_size, 8);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_size, 64);
+	assert_int_equal(st.st_size, 64 + 40); /* header, END record */
 	free(path);
 	free(old);
 	(void)state;
@@ -336,7 +345,7 @@ static void test_truncated_everywhere(void **state)
 	uint8_t *raw = read_file(path, &len);
 
 	nb = boundaries(raw, len, b);
-	assert_int_equal(nb, 13);
+	assert_int_equal(nb, 14);
 	for (i = 0; i <= len; i++) {
 		struct md_reader *r;
 		struct md_record rec;
@@ -357,7 +366,10 @@ static void test_truncated_everywhere(void **state)
 				expect++;
 		assert_int_equal(complete, expect);
 		if (b[expect] == i) {
+			/* cut on a record boundary: a clean end, but before
+			 * the END record the file says it was cut short */
 			assert_int_equal(ret, 0);
+			assert_int_equal(md_reader_cut_short(r), i < len);
 		} else {
 			assert_int_equal(ret, -MEMSZ_ETRUNC);
 			assert_int_equal(md_reader_offset(r), b[expect]);
@@ -379,6 +391,8 @@ static int open_patched(const char *src, size_t at, const void *bytes,
 	int ret;
 
 	memcpy(raw + at, bytes, n);
+	/* past the checksums, to reach the checks behind them */
+	md_checksum_fix(raw, len);
 	write_file(dst, raw, len);
 	ret = md_reader_open(dst, r);
 	free(raw);
@@ -396,6 +410,12 @@ static int read_until_error(struct md_reader *r, uint64_t *off)
 	*off = md_reader_offset(r);
 	md_reader_close(r);
 	return ret;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
 }
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -479,7 +499,7 @@ static void test_corrupt(void **state)
 			n++;
 		}
 		assert_int_equal(ret, 0);
-		assert_int_equal(n, 11);
+		assert_int_equal(n, 12);
 		md_reader_close(r);
 	}
 	free(raw);
@@ -488,35 +508,37 @@ static void test_corrupt(void **state)
 }
 
 /* A SNAP_END as files written before vm_hwm was appended hold it (24
- * payload bytes) reads with vm_hwm 0; a CMDLINE record reads back. */
+ * payload bytes, a file without checksums) reads with vm_hwm 0; a CMDLINE
+ * record reads back. */
 static void test_old_snap_end(void **state)
 {
 	char *path = tpath("old-end.data");
-	uint8_t rec[40] = { 0 };
+	uint8_t b[144] = { 0 };
 	struct md_task k = { .time = 1, .pid = 7, .tid = 7,
 			     .comm = "postgres: idle" };
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record got;
-	int fd;
 
-	assert_int_equal(md_writer_open(path, &w), 0);
-	assert_int_equal(md_write_task(w, MD_REC_CMDLINE, &k), 0);
-	assert_int_equal(md_writer_commit(w), 0);
-	assert_int_equal(md_writer_close(w), 0);
-	rec[0] = MD_REC_SNAP_END; /* u32 type, u32 flags, u64 size = 40 */
-	rec[8] = sizeof(rec);
-	rec[16] = 5;              /* time */
-	rec[24] = 7;              /* pid */
-	rec[32] = 3;              /* unreadable_pages */
-	fd = open(path, O_WRONLY | O_APPEND);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, rec, sizeof(rec)), sizeof(rec));
-	close(fd);
+	memcpy(b, "MEMSZDAT", 8);
+	put_le32(b + 8, 2);            /* version */
+	put_le32(b + 12, 64);          /* header size; flags 0: no CRC */
+	put_le32(b + 40, 4096);        /* page size */
+	put_le32(b + 64, MD_REC_SNAP_BEGIN);
+	put_le64(b + 64 + 8, 16 + 24);
+	put_le64(b + 64 + 16, 5);      /* time */
+	put_le32(b + 64 + 24, 7);      /* pid */
+	put_le32(b + 64 + 28, 1);      /* seq; flags and nmappings 0 */
+	put_le32(b + 104, MD_REC_SNAP_END);
+	put_le64(b + 104 + 8, 16 + 24);
+	put_le64(b + 104 + 16, 6);     /* time */
+	put_le32(b + 104 + 24, 7);     /* pid */
+	put_le32(b + 104 + 28, 1);     /* seq */
+	put_le64(b + 104 + 32, 3);     /* unreadable_pages */
+	write_file(path, b, sizeof(b));
 	assert_int_equal(md_reader_open(path, &r), 0);
 	assert_int_equal(md_read_next(r, &got), 1);
-	assert_int_equal(got.type, MD_REC_CMDLINE);
-	assert_string_equal(got.u.task.comm, "postgres: idle");
+	assert_int_equal(got.type, MD_REC_SNAP_BEGIN);
 	assert_int_equal(md_read_next(r, &got), 1);
 	assert_int_equal(got.type, MD_REC_SNAP_END);
 	assert_int_equal(got.u.snap_end.pid, 7);
@@ -524,6 +546,165 @@ static void test_old_snap_end(void **state)
 	assert_int_equal(got.u.snap_end.vm_hwm, 0);
 	assert_int_equal(md_read_next(r, &got), 0);
 	md_reader_close(r);
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_task(w, MD_REC_CMDLINE, &k), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(md_read_next(r, &got), 1);
+	assert_int_equal(got.type, MD_REC_CMDLINE);
+	assert_string_equal(got.u.task.comm, "postgres: idle");
+	assert_int_equal(md_read_next(r, &got), 1);
+	assert_int_equal(got.type, MD_REC_END);
+	assert_int_equal(md_read_next(r, &got), 0);
+	md_reader_close(r);
+	free(path);
+	(void)state;
+}
+
+/* A file with one snapshot of two mappings; patch(raw, len, rec offsets)
+ * damages it behind its checksums. */
+struct damage {
+	const char *what;   /* md_reader_why() expected */
+	size_t rec;         /* index of the record that must be refused */
+	void (*patch)(uint8_t *raw, const uint64_t *b);
+};
+
+static void dm_end_beyond(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[8] + 16 + 8, 0x80007febb63a7000ull);
+}
+
+static void dm_overlap(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[8] + 16, 0x1000); /* anon starts before map ends */
+}
+
+static void dm_no_image(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(raw + b[7] + 16 + 48, 8);
+}
+
+static void dm_nested(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(raw + b[9], MD_REC_SNAP_BEGIN);
+}
+
+static void dm_end_pairing(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(raw + b[9] + 16 + 12, 5); /* SNAP_END of seq 5 */
+}
+
+/* The palette entry of the mapping at b[7] ("/bin/true") with flags f. */
+static uint8_t *pal_entry(uint8_t *raw, const uint64_t *b, uint32_t f)
+{
+	/* payload: 64 bytes of fields, the name (16), npalette, crc,
+	 * nbytes (16), then the palette */
+	uint8_t *q = raw + b[7] + 16 + 64 + 16;
+	uint32_t npal = get_le32(q);
+
+	for (uint32_t i = 0; i < npal; i++)
+		if (get_le32(q + 16 + 8 * i) == f)
+			return q + 16 + 8 * i;
+	fail();
+	return NULL;
+}
+
+/* The decoded runs of a version 2 mapping go through the same checks as
+ * version 1 runs: a palette entry that is not a page state, an exclusive
+ * page mapped twice, kpageflags bits in a snapshot without them. */
+static void dm_pal_not_present(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(pal_entry(raw, b, MD_PG_SWAPPED), MD_PG_FILE);
+}
+
+static void dm_pal_mapcount(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(pal_entry(raw, b, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
+					   MD_PG_PRIVATE_DIRTY) + 4, 2);
+}
+
+static void dm_pal_kpageflags(uint8_t *raw, const uint64_t *b)
+{
+	put_le32(pal_entry(raw, b, MD_PG_PRESENT | MD_PG_FILE),
+		 MD_PG_PRESENT | MD_PG_FILE | MD_PG_DIRTY);
+}
+
+static void dm_end_count(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[12] + 16 + 8, 11);
+}
+
+static void test_invariants(void **state)
+{
+	static const struct damage dm[] = {
+		{ "mapping beyond the user address space", 8, dm_end_beyond },
+		{ "mapping out of order or overlapping the previous one", 8,
+		  dm_overlap },
+		{ "mapping of an image id with no IMAGE record", 7,
+		  dm_no_image },
+		{ "snapshot begins inside another one", 9, dm_nested },
+		{ "snapshot end without its begin", 9, dm_end_pairing },
+		{ "page states that do not decode", 7, dm_pal_not_present },
+		{ "page run with an impossible mapcount", 7, dm_pal_mapcount },
+		{ "page run with kpageflags in a snapshot without them", 7,
+		  dm_pal_kpageflags },
+		{ "the END record counts other records than the file holds",
+		  12, dm_end_count },
+	};
+	char *path = make_full_file(), *dst = tpath("damaged.data");
+	uint64_t b[64], off;
+	size_t len;
+	uint8_t *raw = read_file(path, &len), *cp = xmalloc(len);
+	struct md_reader *r;
+
+	boundaries(raw, len, b);
+	for (size_t i = 0; i < ARRAY_SIZE(dm); i++) {
+		struct md_record rec;
+		size_t n = 0;
+		int ret;
+
+		memcpy(cp, raw, len);
+		dm[i].patch(cp, b);
+		/* without its checksum fixed, the record is refused first */
+		write_file(dst, cp, len);
+		assert_int_equal(md_reader_open(dst, &r), 0);
+		while ((ret = md_read_next(r, &rec)) == 1)
+			n++;
+		assert_int_equal(ret, -MEMSZ_EBADDATA);
+		assert_string_equal(md_reader_why(r), "checksum mismatch");
+		md_reader_close(r);
+		/* with it fixed, the invariant check refuses it */
+		assert_true(md_checksum_fix(cp, len) > 0);
+		write_file(dst, cp, len);
+		assert_int_equal(md_reader_open(dst, &r), 0);
+		n = 0;
+		while ((ret = md_read_next(r, &rec)) == 1)
+			n++;
+		print_message("%s\n", dm[i].what);
+		assert_int_equal(ret, -MEMSZ_EBADDATA);
+		assert_string_equal(md_reader_why(r), dm[i].what);
+		assert_int_equal(n, dm[i].rec);
+		off = md_reader_offset(r);
+		assert_int_equal(off, b[dm[i].rec]);
+		/* the error sticks */
+		assert_int_equal(md_read_next(r, &rec), -MEMSZ_EBADDATA);
+		md_reader_close(r);
+	}
+	/* a damaged header checksum, and a header that drops MD_F_CRC but
+	 * keeps a checksum, are refused at open */
+	memcpy(cp, raw, len);
+	cp[24] ^= 1;
+	write_file(dst, cp, len);
+	assert_int_equal(md_reader_open(dst, &r), -MEMSZ_EBADDATA);
+	memcpy(cp, raw, len);
+	cp[16] &= (uint8_t)~MD_F_CRC;
+	write_file(dst, cp, len);
+	assert_int_equal(md_reader_open(dst, &r), -MEMSZ_EBADDATA);
+	free(cp);
+	free(raw);
+	free(dst);
 	free(path);
 	(void)state;
 }
@@ -603,7 +784,9 @@ static char *write_layout(const char *name, const uint16_t *pg, size_t n,
 {
 	char *path = tpath(name);
 	struct md_run *runs_l = xcalloc(n + 1, sizeof(*runs_l));
-	struct md_snap_begin sb = { 1, 42, 0, MD_SNAP_F_PFN, 1 };
+	/* the reference palette has kpageflags bits */
+	struct md_snap_begin sb = { 1, 42, 0,
+				    MD_SNAP_F_PFN | MD_SNAP_F_KPAGEFLAGS, 1 };
 	struct md_snap_end se = { 2, 42, 0, 0, 0 };
 	struct md_snap_mapping m = {
 		.start = LAYOUT_START, .end = LAYOUT_START + n * 4096ull,
@@ -669,7 +852,10 @@ static void check_layout(const char *path, const uint16_t *pg, size_t n)
 	assert_memory_equal(got, pg, n * sizeof(*pg));
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_SNAP_END);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
 	assert_int_equal(md_read_next(r, &rec), 0);
+	assert_false(md_reader_cut_short(r));
 	md_reader_close(r);
 	free(got);
 }
@@ -859,37 +1045,135 @@ static void test_v1_file(void **state)
 	(void)state;
 }
 
+/* Version 1 runs as stored: each rule on runs refuses the mapping record
+ * at its offset (the file has no checksums). */
+static void test_v1_run_invariants(void **state)
+{
+	static const struct {
+		size_t at;      /* offset of the field in its run */
+		int run;
+		uint64_t v;
+		int width;
+		const char *what;
+	} dm[] = {
+		/* the third run of 100000 pages grows past the mapping */
+		{ 8, 2, 200000, 4, "page run outside its mapping or "
+				   "overlapping the previous run" },
+		/* the second run starts inside the first */
+		{ 0, 1, 0x401000, 8, "page run outside its mapping or "
+				     "overlapping the previous run" },
+		{ 12, 2, MD_PG_FILE, 4, "page run neither present, swapped "
+					"nor zero page" },
+		{ 0, 1, 0x403001, 8, "page run empty or not page aligned" },
+		{ 16, 1, 3, 4, "page run with an impossible mapcount" },
+	};
+	char *path = tpath("v1-damaged.data");
+	uint8_t b[4096], cp[4096];
+	size_t len = v1_file(b);
+	/* SNAP_BEGIN at 64 (40 bytes), the mapping at 104: its runs after
+	 * 64 bytes of fields and the name "[v1]" (16) */
+	size_t runs0 = 104 + 16 + 64 + 16;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dm); i++) {
+		struct md_reader *r;
+		struct md_record rec;
+		uint8_t *q = cp + runs0 + 24 * dm[i].run + dm[i].at;
+		uint64_t off;
+
+		memcpy(cp, b, len);
+		if (dm[i].width == 8)
+			put_le64(q, dm[i].v);
+		else
+			put_le32(q, (uint32_t)dm[i].v);
+		write_file(path, cp, len);
+		assert_int_equal(md_reader_open(path, &r), 0);
+		while (md_read_next(r, &rec) == 1)
+			;
+		print_message("%s\n", dm[i].what);
+		assert_string_equal(md_reader_why(r), dm[i].what);
+		assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+		assert_int_equal(off, 104);
+	}
+	free(path);
+	(void)state;
+}
+
+/* CRC-32C: the check value of the standard, and continuation. */
+static void test_crc32c(void **state)
+{
+	static const char s[] = "123456789";
+	uint8_t big[1000];
+
+	assert_int_equal(md_crc32c(0, s, 9), 0xe3069283u);
+	assert_int_equal(md_crc32c(md_crc32c(0, s, 4), s + 4, 5), 0xe3069283u);
+	assert_int_equal(md_crc32c(0, NULL, 0), 0);
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	for (size_t cut = 0; cut < sizeof(big); cut += 13)
+		assert_int_equal(md_crc32c(md_crc32c(0, big, cut), big + cut,
+					   sizeof(big) - cut),
+				 md_crc32c(0, big, sizeof(big)));
+	(void)state;
+}
+
+/* Make raw (records at the nb offsets of bnd) a file as written before the
+ * header flags existed: no flags, no checksums. */
+static void strip_checksums(uint8_t *raw, const uint64_t *bnd, size_t nb)
+{
+	put_le64(raw + 16, 0);
+	put_le32(raw + 44, 0);
+	for (size_t i = 0; i < nb; i++)
+		put_le32(raw + bnd[i] + 4, 0);
+}
+
 /* Any byte of a mapping's page states damaged: the record is refused at
- * its offset, never read as other pages. */
+ * its offset, never read as other pages. With header flag CRC the
+ * record's CRC-32C refuses it; in a version 2 file without the flag
+ * (written before it existed) the page-data CRC-32 does. */
 static void test_corrupt_pages(void **state)
 {
 	size_t n = 5000, len, at, from;
 	uint16_t *pg = xcalloc(n, sizeof(*pg));
 	uint64_t bnd[8], off;
-	uint8_t *raw;
-	char *path;
+	uint8_t *raw, *cp;
+	char *path, *dst = tpath("pages-damaged.data");
+	struct md_reader *r;
 
 	ref_palette();
 	layout_make(pg, n, LAYOUT_RANDOM_RUNS, 3);
 	path = write_layout("pages.data", pg, n, false);
 	raw = read_file(path, &len);
-	assert_int_equal(boundaries(raw, len, bnd), 4);
+	cp = xmalloc(len);
+	/* 4 records (END the last), and the end of the file */
+	assert_int_equal(boundaries(raw, len, bnd), 5);
 	/* nruns (payload offset 56), then from npalette (after the name
 	 * "[anon:layout]", 24 bytes) to the end of the record */
 	from = bnd[1] + 16 + 56;
-	for (at = from; at < bnd[2]; at = at == from + 7 ? from + 32 : at + 1) {
-		static const uint8_t flips[] = { 0x01, 0x10, 0x80, 0xff };
+	for (int stripped = 0; stripped < 2; stripped++) {
+		if (stripped) {
+			strip_checksums(raw, bnd, 4);
+			/* still read whole, without checksums */
+			write_file(dst, raw, len);
+			check_layout(dst, pg, n);
+		}
+		for (at = from; at < bnd[2];
+		     at = at == from + 7 ? from + 32 : at + 1) {
+			static const uint8_t flips[] = { 0x01, 0x10, 0x80,
+							 0xff };
 
-		for (size_t k = 0; k < ARRAY_SIZE(flips); k++) {
-			uint8_t v = raw[at] ^ flips[k];
-			struct md_reader *r;
-
-			assert_int_equal(open_patched(path, at, &v, 1, &r), 0);
-			assert_int_equal(read_until_error(r, &off),
-					 -MEMSZ_EBADDATA);
-			assert_int_equal(off, bnd[1]);
+			for (size_t k = 0; k < ARRAY_SIZE(flips); k++) {
+				memcpy(cp, raw, len);
+				cp[at] ^= flips[k];
+				write_file(dst, cp, len);
+				assert_int_equal(md_reader_open(dst, &r), 0);
+				assert_int_equal(read_until_error(r, &off),
+						 -MEMSZ_EBADDATA);
+				assert_int_equal(off, bnd[1]);
+			}
 		}
 	}
+	free(cp);
+	free(dst);
 	free(raw);
 	free(path);
 	free(pg);
@@ -1050,6 +1334,8 @@ static void test_jitmap(void **state)
 		assert_int_equal(rec.u.jitmap.syms[i].size, syms[i].size);
 		assert_string_equal(rec.u.jitmap.syms[i].name, syms[i].name);
 	}
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
 	assert_int_equal(md_read_next(r, &rec), 0);
 	md_reader_close(r);
 
@@ -1125,6 +1411,9 @@ static uint32_t check_samples(const char *path, int n)
 	}
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_NOTE);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
+	assert_int_equal(rec.u.end.nsamples, (uint64_t)n);
 	assert_int_equal(md_read_next(r, &rec), 0);
 	md_reader_close(r);
 	return flags;
@@ -1196,9 +1485,15 @@ static void test_dev_full(void **state)
 static int fill(const char *path, int *err)
 {
 	struct md_writer *w;
+	struct md_snap_begin b = { .pid = 1, .nmappings = 1u << 30 };
+	struct md_run run = {
+		.vaddr = 0x1000, .npages = 1,
+		.flags = MD_PG_PRESENT | MD_PG_EXCLUSIVE, .mapcount = 1,
+	};
 	struct md_snap_mapping m = {
-		.start = 0x400000, .end = RUNS_END, .name = "[heap]",
-		.runs = runs, .nruns = ARRAY_SIZE(runs),
+		.start = 0x1000, .end = 0x2000, .flags = 2,
+		.image_id = UINT32_MAX, .name = "[heap]",
+		.runs = &run, .nruns = 1,
 	};
 	char note[700];
 	int n = 0, ret;
@@ -1211,9 +1506,18 @@ static int fill(const char *path, int *err)
 		return 0;
 	}
 	for (;;) {
-		ret = n % 2 ? md_write_note(w, note) : md_write_mapping(w, &m);
+		/* one snapshot that never ends: mappings and notes */
+		if (n == 0)
+			ret = md_write_snap_begin(w, &b);
+		else if (n % 2)
+			ret = md_write_note(w, note);
+		else
+			ret = md_write_mapping(w, &m);
 		if (ret < 0)
 			break;
+		m.start += 0x2000;
+		m.end += 0x2000;
+		run.vaddr += 0x2000;
 		n++;
 	}
 	*err = ret;
@@ -1237,10 +1541,80 @@ static void check_filled(const char *path, int n)
 	assert_int_equal(md_reader_open(path, &r), 0);
 	while ((ret = md_read_next(r, &rec)) == 1)
 		got++;
-	/* the partial record was cut off again: a clean end */
+	/* the partial record was cut off again: a clean end, and with no
+	 * END record the file says it was cut short */
 	assert_int_equal(ret, 0);
 	assert_int_equal(got, n);
+	assert_true(md_reader_cut_short(r));
 	md_reader_close(r);
+}
+
+/* Write SAMPLE records (batched) under a file size limit that cuts a batch
+ * in the middle: the whole records written stay, the summary counts what
+ * the file holds. */
+static void test_samples_partial_batch(void **state)
+{
+	char *path = tpath("samples.data");
+	int status, pipefd[2];
+	struct md_writer_stats st[2];
+	struct md_reader *r;
+	struct md_record rec;
+	uint64_t got = 0;
+	pid_t pid;
+	int ret;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 200000, 200000 };
+		static uint8_t stack[1000];
+		struct md_sample s = { .pid = 1, .tid = 1,
+				       .stack = stack, .stack_size = 1000 };
+		struct md_writer *w;
+		uint64_t given = 0;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		if (md_writer_open(path, &w))
+			_exit(1);
+		/* plain SAMPLE records (a PACKED record is kept or cut
+		 * whole) */
+		md_writer_set_compress(w, false);
+		/* 300 KB of samples: more than the limit, less than one
+		 * batch, so the limit cuts the batch's only write */
+		for (int i = 0; i < 300; i++, given++)
+			md_write_sample(w, &s);
+		if (md_writer_flush(w) != -EFBIG)
+			_exit(2);
+		md_writer_stats(w, &st[0]);
+		st[1].samples = given;
+		/* a failed recording is never committed: keep what the
+		 * temporary file holds under path to check it */
+		if (link(md_writer_temp_path(w), path) < 0)
+			_exit(3);
+		md_writer_close(w);
+		if (write(pipefd[1], st, sizeof(st)) != sizeof(st))
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(read(pipefd[0], st, sizeof(st)), sizeof(st));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	while ((ret = md_read_next(r, &rec)) == 1)
+		got += rec.type == MD_REC_SAMPLE;
+	assert_int_equal(ret, 0);
+	assert_true(md_reader_cut_short(r));
+	md_reader_close(r);
+	/* about 195 of the 300 fit under the limit: kept, not discarded */
+	assert_true(got > 150);
+	assert_int_equal(st[0].samples, got);
+	assert_int_equal(st[0].samples_lost, st[1].samples - got);
+	assert_true(st[0].bytes <= 200000);
+	free(path);
+	(void)state;
 }
 
 static void test_fsize_limit(void **state)
@@ -1353,9 +1727,13 @@ int main(void)
 		cmocka_unit_test(test_old_renamed),
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_crc32c),
+		cmocka_unit_test(test_samples_partial_batch),
 		cmocka_unit_test(test_layouts_round_trip),
 		cmocka_unit_test(test_worst_layout_bits),
 		cmocka_unit_test(test_v1_file),
+		cmocka_unit_test(test_v1_run_invariants),
 		cmocka_unit_test(test_corrupt_pages),
 		cmocka_unit_test(test_pages_fields),
 		cmocka_unit_test(test_mapping_runs_refused),

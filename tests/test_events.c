@@ -217,13 +217,18 @@ static void test_datafile_sample(void **state)
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
 	fclose(f);
-	/* 16 header + 72 fixed + 160 regs + 16 stack; 16 + 72 + 24 */
-	assert_int_equal(size, 64 + 3000 * (264 + 112) + 3 * 32);
+	/* 16 header + 72 fixed + 160 regs + 16 stack; 16 + 72 + 24; the
+	 * notes; the END record */
+	assert_int_equal(size, 64 + 3000 * (264 + 112) + 3 * 32 + 40);
 	assert_int_equal(md_reader_open(path, &r), 0);
 	while ((ret = md_read_next(r, &rec)) == 1) {
 		const struct md_sample *s = &rec.u.sample;
 
 		if (rec.type != MD_REC_SAMPLE) {
+			if (rec.type == MD_REC_END) {
+				assert_int_equal(rec.u.end.nsamples, 6000);
+				continue;
+			}
 			assert_int_equal(rec.type, MD_REC_NOTE);
 			assert_int_equal(nsamples % 2000, 2);
 			continue;
@@ -281,9 +286,11 @@ static void test_datafile_sample_bad(void **state)
 	f = fopen(path, "rb");
 	len = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
-	assert_int_equal(len, 64 + 16 + 72 + 16);
-	/* regs_mask with 3 bits for 2 registers */
+	assert_int_equal(len, 64 + 16 + 72 + 16 + 40);
+	/* regs_mask with 3 bits for 2 registers (checksums fixed: the
+	 * check behind them refuses it) */
 	buf[64 + 16 + 40] = 0x7;
+	md_checksum_fix(buf, len);
 	f = fopen(path, "wb");
 	fwrite(buf, 1, len, f);
 	fclose(f);
@@ -293,6 +300,7 @@ static void test_datafile_sample_bad(void **state)
 	/* stack_size past the end of the record */
 	buf[64 + 16 + 40] = 0x3;
 	buf[64 + 16 + 64] = 9;
+	md_checksum_fix(buf, len);
 	f = fopen(path, "wb");
 	fwrite(buf, 1, len, f);
 	fclose(f);

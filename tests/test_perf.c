@@ -377,6 +377,33 @@ static void test_live_matches_maps(void **state)
 	perf_capture_free(pc);
 }
 
+/* Hostile sizes: a user stack size that would wrap a bounds check, and a
+ * ring record size that is not a multiple of 8 (the rest of the ring is
+ * dropped: the records after it cannot be found). */
+static void test_hostile_sizes(void **state)
+{
+	struct perf_event_attr a = {
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER,
+	};
+	uint64_t raw[4] = { 0 };
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE,
+				       .size = sizeof(raw) };
+	struct md_sample smp;
+	uint8_t ring[64] = { 0 };
+	struct seen s = { 0 };
+
+	(void)state;
+	memcpy(raw, &h, sizeof(h));
+	raw[2] = UINT64_MAX - 7; /* stack size: + 8 wraps to 0 */
+	assert_int_equal(perf_decode_sample(&a, raw, sizeof(raw), &smp),
+			 -MEMSZ_EBADDATA);
+	h.size = 12;
+	memcpy(ring, &h, sizeof(h));
+	assert_int_equal(perf_ring_consume(ring, sizeof(ring), 0, 48, collect,
+					   &s), 48);
+	assert_int_equal(s.n, 0);
+}
+
 static void test_parse_pids(void **state)
 {
 	int *p = NULL;
@@ -404,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_ring_wrap),
 		cmocka_unit_test(test_live_child),
 		cmocka_unit_test(test_live_matches_maps),
+		cmocka_unit_test(test_hostile_sizes),
 		cmocka_unit_test(test_parse_pids),
 	};
 

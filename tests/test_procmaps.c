@@ -116,6 +116,29 @@ static void test_fixture(void **state)
 	(void)state;
 }
 
+/* Out of order, overlapping and empty lines (a maps file read while the
+ * address space changed) are put in order or dropped. */
+static void test_order(void **state)
+{
+	struct procmaps m = { 0 };
+	FILE *f = mem("00403000-00404000 rw-p 00000000 00:00 0 \n"
+		      "00400000-00402000 r--p 00000000 00:00 0 \n"
+		      "00401000-00403000 r-xp 00000000 00:00 0 \n"
+		      "00405000-00405000 r--p 00000000 00:00 0 \n"
+		      "00402000-00403000 r--p 00000000 00:00 0 \n");
+
+	(void)state;
+	assert_int_equal(procmaps_parse(f, &m), 5);
+	fclose(f);
+	assert_int_equal(procmaps_order(&m), 2);
+	assert_int_equal(m.n, 3);
+	assert_int_equal(m.maps[0].start, 0x400000);
+	assert_int_equal(m.maps[1].start, 0x402000);
+	assert_int_equal(m.maps[2].start, 0x403000);
+	procmaps_free(&m);
+	assert_int_equal(procmaps_order(&m), 0);
+}
+
 static void test_malformed(void **state)
 {
 	static const char *const bad[] = {
@@ -249,6 +272,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_live),
 	};

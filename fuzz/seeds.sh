@@ -1,0 +1,118 @@
+#!/bin/sh
+# fuzz/seeds.sh OUT MEMSZ SRCDIR — make the seed corpora of the fuzz
+# targets in OUT/<target>/: small ELF files of the kinds the tests build
+# (static, PIE, shared, RELR, basic-block sections, 32-bit, big-endian,
+# C++ with DWARF), real recordings made by MEMSZ of OUT/seed_prog (plain,
+# fault samples with stacks, frame-pointer chains) and of a dynamically
+# linked program, /proc/PID/maps texts and perf records. CC compiles.
+set -eu
+out=$1 memsz=$2 srcdir=$3
+cc=${CC:-cc}
+mkdir -p "$out/elf" "$out/datafile" "$out/procmaps" "$out/perf"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memsz-seeds.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# --- ELF ---
+# the recordings' image: no debug info, so that a fuzzed report does not
+# parse DWARF at every run (fuzz_elf does); a copy with it for fuzz_elf
+$cc -static -nostdlib -fno-stack-protector -fno-pie -O1 \
+	-Wl,--build-id -o "$out/seed_prog" "$srcdir/fuzz/seed_prog.c"
+$cc -static -nostdlib -fno-stack-protector -fno-pie -O1 -g \
+	-Wl,--build-id -o "$out/elf/static-nolibc-g" "$srcdir/fuzz/seed_prog.c"
+cat >"$tmp/lib.c" <<'C'
+#include <stdio.h>
+static int counter;
+int table[64] = { 1, 2, 3 };
+const char *names[] = { "one", "two", "three", "four" };
+int (*fns[])(const char *, ...) = { printf };
+__attribute__((constructor)) static void init(void) { counter = 1; }
+int lib_add(int a, int b) { return a + b + counter + table[a & 63]; }
+const char *lib_name(int i) { return names[i & 3]; }
+C
+cat >"$tmp/main.c" <<'C'
+#include <stdio.h>
+int lib_add(int a, int b);
+int main(int argc, char **argv) { printf("%d\n", argc + (argv != 0)); return 0; }
+C
+$cc -shared -fPIC -O2 -g -o "$out/elf/lib.so" "$tmp/lib.c"
+if $cc -shared -fPIC -O2 -Wl,-z,pack-relative-relocs \
+	-o "$out/elf/lib-relr.so" "$tmp/lib.c" 2>/dev/null; then :; fi
+$cc -O2 -fPIE -pie -o "$out/elf/pie" "$tmp/main.c"
+cp "$out/elf/pie" "$out/elf/pie-stripped"
+strip --strip-all "$out/elf/pie-stripped"
+$cc -O2 -g -gsplit-dwarf -c -o "$out/elf/split.o" "$tmp/lib.c" 2>/dev/null ||
+	true
+if command -v clang >/dev/null &&
+   clang -O1 -fbasic-block-sections=labels -o "$out/elf/bbs" \
+	"$tmp/main.c" 2>/dev/null; then :; fi
+if $cc -m32 -shared -fPIC -O2 -o "$out/elf/lib32.so" "$tmp/lib.c" \
+	2>/dev/null; then :; fi
+python3 "$srcdir/tests/elf-fixtures/elf-byteswap.py" "$out/seed_prog" \
+	"$out/elf/static-be"
+cat >"$tmp/t.cc" <<'C'
+namespace ns {
+template <class T, int N> struct box { T v[N]; virtual ~box() {}
+	virtual T at(int i) const { return v[i % N]; } };
+box<long, 3> b3; box<char, 7> b7;
+long get(const box<long, 3> &b, int i) { return b.at(i) + b7.at(i); }
+}
+C
+if command -v g++ >/dev/null; then
+	g++ -O1 -g -c -o "$out/elf/cxx.o" "$tmp/t.cc"
+fi
+
+# --- memsz.data: real recordings ---
+rec() {
+	name=$1
+	shift
+	"$memsz" record -o "$out/datafile/$name" "$@" >/dev/null 2>&1 || true
+	rm -f "$out/datafile/$name.old"
+	[ -s "$out/datafile/$name" ] || {
+		echo "seeds.sh: memsz record $* made no file" >&2
+		exit 1
+	}
+}
+rec exec.data -- "$out/seed_prog"
+rec faults.data --faults --stack-size 256 -- "$out/seed_prog"
+rec faults-fp.data --faults --call-graph fp -- "$out/seed_prog"
+rec true.data -- true
+# a recording cut short: the file before its END record
+size=$(stat -c %s "$out/datafile/exec.data")
+head -c $((size - 40)) "$out/datafile/exec.data" >"$out/datafile/cut.data"
+
+# --- /proc/PID/maps ---
+cat /proc/self/maps >"$out/procmaps/self"
+cat >"$out/procmaps/odd" <<'M'
+00400000-00401000 r-xp 00000000 08:01 1234 /bin/x (deleted)
+7f0000000000-7f0000021000 rw-p 00000000 00:00 0 [anon:name with spaces]
+7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
+ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]
+M
+
+# --- perf records (fuzz_perf.c's input: 3 bytes, then the ring) ---
+python3 - "$out/perf" <<'PY'
+import struct, sys
+out = sys.argv[1]
+def rec(t, misc, body):
+    body += struct.pack("<IIQ", 42, 43, 123456789)  # sample_id: tid, time
+    body += b"\0" * (-len(body) % 8)
+    return struct.pack("<IHH", t, misc, 8 + len(body)) + body
+name = b"/usr/lib/libc.so.6\0"
+mmap2 = rec(10, 2, struct.pack("<IIQQQIIQQII", 42, 43, 0x7f0000000000,
+            0x1000, 0, 8, 1, 99, 1, 5, 2) + name)
+comm = rec(3, 0, struct.pack("<II", 42, 43) + b"worker\0")
+fork = rec(7, 0, struct.pack("<IIIIQ", 44, 42, 44, 43, 5))
+lost = rec(2, 0, struct.pack("<QQ", 1, 17))
+regs = struct.pack("<Q", 2) + b"".join(struct.pack("<Q", i) for i in range(4))
+stack = struct.pack("<Q", 16) + b"\xab" * 16 + struct.pack("<Q", 16)
+sample = struct.pack("<IIQQ", 42, 43, 99, 0x1000)  # tid, time, addr
+sample = struct.pack("<Q", 0x400000) + sample
+sample += struct.pack("<Q", 3) + struct.pack("<QQQ", (1 << 64) - 512,
+                                             0x400100, 0x400200)
+sample += regs + stack
+samp = struct.pack("<IHH", 9, 2, 8 + len(sample)) + sample
+# sample_type IP|TID|TIME|ADDR|CALLCHAIN|REGS_USER|STACK_USER, 4 regs
+open(out + "/side", "wb").write(b"\x7f\x04\x00" + mmap2 + comm + fork + lost)
+open(out + "/sample", "wb").write(b"\x7f\x04\x00" + samp)
+open(out + "/wrap", "wb").write(b"\x7f\x04\x07" + samp + mmap2)
+PY

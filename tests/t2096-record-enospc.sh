@@ -1,0 +1,48 @@
+#!/bin/sh
+# t2096-record-enospc.sh — `record --faults` into a 64 KiB tmpfs: the disk
+# fills while samples are batched. The launched command (a shell wrapper
+# that forks python3) and the process it forked are ended, not left
+# running; one error line says so; the recording is not committed: no
+# file and no temporary file are left on the full disk.
+set -u
+: "${MEMSZ:?}" "${top_srcdir:?}"
+. "$top_srcdir/tests/lib.sh"
+MNT=
+trap '[ -n "$MNT" ] && umount "$MNT" 2>/dev/null; lib_cleanup' EXIT
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to mount a small tmpfs"
+mkdir "$T/mnt" && mount -t tmpfs -o size=64k tmpfs "$T/mnt" ||
+	fail_all "cannot mount a 64 KiB tmpfs"
+MNT=$T/mnt
+
+# The workload faults pages for at most 60 s (the disk fills in well
+# under a second), in a child of the launched shell.
+printf '#!/bin/sh\necho $$ >"%s/shpid"\npython3 "$@" &\necho $! >"%s/pypid"\nwait $!\n' \
+	"$T" "$T" >"$T/python3"
+chmod +x "$T/python3"
+"$MEMSZ" record -o "$MNT/f.data" --faults -c 50 --stack-size 512 \
+	--interval 50 -- "$T/python3" -c '
+import time
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    b = bytearray(1 << 20)
+'  >"$T/out" 2>"$T/err"
+rc=$?
+check "non-zero exit ($rc)" test $rc -ne 0
+check "one error line saying the command was ended" \
+	grep -q "^memsz: cannot write '$MNT/f.data': No space left on device; recording stopped and the command ended, '$MNT/f.data' left as it was\$" "$T/err"
+[ "$(grep -c '^memsz:' "$T/err")" -eq 1 ] && ok "only one error line" ||
+	nok "only one error line: $(cat "$T/err")"
+
+check "no file and no temporary file left on the full disk" \
+	test -z "$(ls "$MNT")"
+left=
+for f in shpid pypid; do
+	p=$(cat "$T/$f" 2>/dev/null)
+	check "the $f process was started" test -n "$p"
+	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && left="$left $p"
+done
+check "the command and the process it forked are not left running ($left)" \
+	test -z "$left"
+for k in $left; do kill -9 "$k"; done
+finish

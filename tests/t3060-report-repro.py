@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""t3060: the damaged recordings of a reliability review, made again here
+from fresh recordings, report right (and, in the sanitizer build, without
+undefined behaviour).
+
+ - --faults -c 50 --stack-size 512 of a `python3` that is a shell wrapper
+   forking the real one (fault samples of a process with no mapping
+   history): --by callers and --by faultsite exit 0, their RSS adds up to
+   --by files';
+ - every IMAGE record removed (mappings naming image ids with no IMAGE
+   record): a note naming the rule and the offset;
+ - a mapping ending at 0x80007febb63a7000, and one grown by 2.5 GiB over
+   the next: a note, and the totals of the snapshots before it, never an
+   8192 PiB VM SIZE;
+ - the file cut on the record boundary before its last snapshot: the
+   previous snapshot reported, and the footer says the file was cut short.
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+
+IMAGE, SNAP_BEGIN, SNAP_MAPPING, END = 1, 7, 8, 13
+
+
+def rep(path, *args):
+    p = subprocess.run([lib.MEMSZ, "report", "-i", path, "--format",
+                        "json", *args], capture_output=True, text=True)
+    clean = "runtime error" not in p.stderr and "Sanitizer" not in p.stderr
+    lib.check(clean, "%s %s: no sanitizer report" %
+              (os.path.basename(path), " ".join(args)))
+    if not clean:
+        print(p.stderr[:2000])
+    doc = json.loads(p.stdout) if p.stdout.strip() else {}
+    return p.returncode, doc
+
+
+def has_note(doc, text):
+    return any(text in n for n in doc.get("notes", []))
+
+
+def faults_case(tmp):
+    wrapper = os.path.join(tmp, "python3")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\n/usr/bin/python3 \"$@\"\nexit $?\n")
+    os.chmod(wrapper, 0o755)
+    data = os.path.join(tmp, "faults.data")
+    p = subprocess.run([lib.MEMSZ, "record", "-o", data, "--faults", "-c",
+                        "50", "--stack-size", "512", "--", wrapper, "-c",
+                        "x = bytearray(20_000_000)"],
+                       capture_output=True, text=True)
+    lib.check(p.returncode == 0, "record --faults of a forking wrapper (%s)"
+              % p.stderr.strip()[-200:])
+    rc, files = rep(data, "--by", "files")
+    lib.check(rc == 0, "report --by files exits 0")
+    for by in ("callers", "faultsite", "faultsite,sections"):
+        rc, doc = rep(data, "--by", by)
+        lib.check(rc == 0 and doc["total"]["rss"] == files["total"]["rss"],
+                  "--by %s exits 0, RSS %s = --by files' %s" %
+                  (by, doc.get("total", {}).get("rss"),
+                   files["total"]["rss"]))
+
+
+def damaged(tmp, name, raw):
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(raw)
+    return path
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="memsz-t3060-") as tmp:
+        faults_case(tmp)
+
+        orig = os.path.join(tmp, "rec.data")
+        subprocess.run([lib.MEMSZ, "record", "-o", orig, "--interval", "50",
+                        "--", "sleep", "0.3"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        raw = open(orig, "rb").read()
+        recs = lib.md_records(raw)
+        begins = [r for r in recs if r[1] == SNAP_BEGIN]
+        lib.check(len(begins) >= 3, "%d snapshots recorded" % len(begins))
+        rc, base = rep(orig)
+        lib.check(rc == 0 and not has_note(base, "damaged") and
+                  not has_note(base, "cut short"),
+                  "the recording reports without a damage note")
+        rc, prev = rep(orig, "--snapshot", str(len(begins) - 2))
+        lib.check(rc == 0, "report of the snapshot before the last")
+
+        # mappings naming image ids with no IMAGE record
+        kept = b"".join(raw[o:o + s] for o, t, s in recs
+                        if t not in (IMAGE, END))
+        path = damaged(tmp, "noimage.data", bytes(
+            lib.md_fix_checksums(bytearray(raw[:64] + kept))))
+        rc, doc = rep(path)
+        lib.check(rc != 0 and "has no complete snapshot: it is damaged at "
+                  "offset" in doc.get("error", "") and
+                  "mapping of an image id with no IMAGE record" in
+                  doc.get("error", ""),
+                  "no IMAGE records: refused, naming the offset and the "
+                  "rule (%s)" % doc.get("error"))
+
+        # the last mapping of the last snapshot ends far above user space
+        last = [r for r in recs if r[1] == SNAP_MAPPING and
+                r[0] > begins[-1][0] and
+                struct.unpack_from("<Q", raw, r[0] + 16)[0] < 1 << 57]
+        big = bytearray(raw)
+        struct.pack_into("<Q", big, last[-1][0] + 16 + 8,
+                         0x80007febb63a7000)
+        for fix, why in ((False, "checksum mismatch"),
+                         (True, "mapping beyond the user address space")):
+            b = lib.md_fix_checksums(bytearray(big)) if fix else big
+            rc, doc = rep(damaged(tmp, "big.data", bytes(b)))
+            lib.check(rc == 0 and has_note(doc, why) and
+                      doc["total"] == prev["total"],
+                      "end 0x80007febb63a7000: note '%s', the previous "
+                      "snapshot's totals" % why)
+
+        # a mapping of the last snapshot grown by 2.5 GiB over the others
+        first = [r for r in recs if r[1] == SNAP_MAPPING and
+                 r[0] > begins[-1][0]][0]
+        start, end = struct.unpack_from("<QQ", raw, first[0] + 16)
+        grown = bytearray(raw)
+        struct.pack_into("<Q", grown, first[0] + 16 + 8, end + (5 << 29))
+        rc, doc = rep(damaged(tmp, "grown.data",
+                              bytes(lib.md_fix_checksums(grown))))
+        lib.check(rc == 0 and has_note(doc, "overlapping the previous") and
+                  doc["total"] == prev["total"],
+                  "a mapping grown over the next: note, previous totals")
+
+        # cut on the record boundary before the last snapshot
+        rc, doc = rep(damaged(tmp, "cut.data", raw[:begins[-1][0]]))
+        lib.check(rc == 0 and has_note(doc, "was cut short at offset %d" %
+                                       begins[-1][0]) and
+                  doc["total"] == prev["total"],
+                  "cut before the last snapshot: 'cut short' note, the "
+                  "previous snapshot's totals")
+    return 1 if lib.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
