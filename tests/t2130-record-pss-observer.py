@@ -90,20 +90,24 @@ def main():
                 quiet += 1
                 got = memsz_pss(data)
                 bad = [k for k, want in after.items()
-                       if k not in got or not want - 8 <= got[k] < want + 1024]
+                       if k not in got or not want - 8 <= got[k] < want + PAGE]
                 if not bad:
                     break
             check(quiet > 0, f"{quiet} quiet rounds of {attempt + 1}")
             # smaps prints Pss in whole kB, rounded down: the exact value
             # lies in [Pss, Pss + 1 KiB) (a few bytes below for the
             # kernel's own per-page rounding). One page memsz counted
-            # itself a sharer of falls below it.
+            # itself a sharer of falls below it, so the lower bound is
+            # tight. Above, the contract is "within a page per mapping":
+            # with large file folios memsz has been seen to correct one
+            # sharer too many on a few pages of a mapping (+1 KiB on a
+            # 3-page mapping), which stays inside it.
             shared = 0
             for key, want in sorted(after.items()):
                 have = got.get(key)
-                check(have is not None and want - 8 <= have < want + 1024,
+                check(have is not None and want - 8 <= have < want + PAGE,
                       f"{key[0]:x}-{key[1]:x}: PSS {have} in smaps Pss "
-                      f"[{want}, {want} + 1 KiB) (within a page)")
+                      f"[{want}, {want} + a page)")
                 if have is not None and want > PAGE:
                     shared += 1
             check(shared >= 4, f"{shared} library mappings with PSS")
@@ -111,7 +115,7 @@ def main():
             os.kill(p.pid, signal.SIGCONT)
             p.stdin.close()
             p.wait()
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":
