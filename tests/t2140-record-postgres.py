@@ -217,7 +217,7 @@ def main():
         return 77
     with tempfile.TemporaryDirectory(prefix="memsz-t2140.") as tmp:
         run(tmp)
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":

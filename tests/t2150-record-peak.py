@@ -81,7 +81,7 @@ def main():
         check(memset >= 0.85 * BUF,
               f"--faults: {memset} bytes charged to memset "
               f"(>= 85 % of {BUF})")
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":
