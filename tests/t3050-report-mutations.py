@@ -103,7 +103,7 @@ def main():
                   counts["silent"])
         lib.check(not [b for b in bad if b[1].startswith("exit")],
                   "every refusal is one line, no crash")
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":

@@ -141,7 +141,7 @@ def main():
                   doc["total"] == prev["total"],
                   "cut before the last snapshot: 'cut short' note, the "
                   "previous snapshot's totals")
-    return 1 if lib.failures else 0
+    return lib.finish()
 
 
 if __name__ == "__main__":
