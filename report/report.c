@@ -274,6 +274,98 @@ static void result_set_snaps(struct report_ctx *c, const bool *chosen)
 			};
 }
 
+/* Pass 1's set-up from the file header: page size, start time, and the
+ * fault matcher when fault keys are asked for. Returns 0, or a negative
+ * code with *msg. */
+static int pass1_setup(struct report_ctx *c, struct md_reader *r,
+		       char **msg)
+{
+	const struct md_file_header *h = md_reader_header(r);
+
+	attrib_set_page_size(c->a, h->page_size);
+	if (c->want_faults) {
+		c->faults = faults_new(c->a, c->lb, c->o->debug_root,
+				       h->page_size);
+		if (faults_set_skip(c->faults, c->o->skip_frames ?
+						       c->o->skip_frames :
+						       FAULTS_SKIP_DEFAULT)) {
+			*msg = xasprintf("bad --skip-frames '%s'",
+					 c->o->skip_frames);
+			return -MEMSZ_EUSAGE;
+		}
+	}
+	if (h->page_size)
+		c->page_size = h->page_size;
+	c->start_ns = h->start_mono_ns;
+	return 0;
+}
+
+/* A COMM or CMDLINE record: the process's name, command line and owner. */
+static void pass1_task(struct report_ctx *c, const struct md_record *rec)
+{
+	struct pidinfo *pi = pid_get(c, rec->u.task.pid);
+	char **to = rec->type == MD_REC_COMM ? &pi->comm : &pi->cmdline;
+
+	free(*to);
+	*to = xstrdup(rec->u.task.comm ? rec->u.task.comm : "");
+	if (rec->type == MD_REC_COMM && rec->u.task.has_owner) {
+		free(pi->user);
+		pi->user = rec->u.task.user && rec->u.task.user[0] ?
+				   xstrdup(rec->u.task.user) :
+				   xasprintf("uid %u", rec->u.task.uid);
+	}
+}
+
+/* The snapshot records: a summary of each snapshot (*cur is the one being
+ * read, NULL between snapshots). */
+static void pass1_snap(struct report_ctx *c, const struct md_record *rec,
+		       struct snapinfo **cur)
+{
+	struct snapinfo *s = *cur;
+
+	switch (rec->type) {
+	case MD_REC_SNAP_BEGIN:
+		xgrow(&c->snaps, &c->snapcap, c->nsnaps + 1,
+		      sizeof(*c->snaps));
+		s = *cur = &c->snaps[c->nsnaps++];
+		*s = (struct snapinfo){
+			.pid = rec->u.snap_begin.pid,
+			.seq = rec->u.snap_begin.seq,
+			.flags = rec->u.snap_begin.flags,
+			.offset = rec->offset,
+			.time = rec->u.snap_begin.time,
+			.nmappings = rec->u.snap_begin.nmappings,
+		};
+		pid_get(c, s->pid);
+		break;
+	case MD_REC_SNAP_MAPPING:
+		if (!s)
+			break;
+		s->seen++;
+		for (size_t i = 0; i < rec->u.mapping.nruns; i++)
+			if (rec->u.mapping.runs[i].flags & MD_PG_PRESENT)
+				s->rss_pages += rec->u.mapping.runs[i].npages;
+		break;
+	case MD_REC_SNAP_END:
+		/* a snapshot the process's exit cut short has its SNAP_END
+		 * but not all of its mappings */
+		if (s && s->pid == rec->u.snap_end.pid &&
+		    s->seq == rec->u.snap_end.seq && s->seen == s->nmappings) {
+			s->complete = true;
+			s->unreadable = rec->u.snap_end.unreadable_pages;
+		}
+		if (s) {
+			struct pidinfo *pi = pid_get(c, s->pid);
+
+			pi->vm_hwm = MAX(pi->vm_hwm, rec->u.snap_end.vm_hwm);
+		}
+		*cur = NULL;
+		break;
+	default:
+		break;
+	}
+}
+
 static int pass1(struct report_ctx *c, char **msg)
 {
 	struct md_reader *r = NULL;
@@ -287,22 +379,11 @@ static int pass1(struct report_ctx *c, char **msg)
 				 memsz_strerror(ret));
 		return ret;
 	}
-	attrib_set_page_size(c->a, md_reader_header(r)->page_size);
-	if (c->want_faults) {
-		c->faults = faults_new(c->a, c->lb, c->o->debug_root,
-				       md_reader_header(r)->page_size);
-		if (faults_set_skip(c->faults, c->o->skip_frames ?
-						       c->o->skip_frames :
-						       FAULTS_SKIP_DEFAULT)) {
-			*msg = xasprintf("bad --skip-frames '%s'",
-					 c->o->skip_frames);
-			md_reader_close(r);
-			return -MEMSZ_EUSAGE;
-		}
+	ret = pass1_setup(c, r, msg);
+	if (ret < 0) {
+		md_reader_close(r);
+		return ret;
 	}
-	if (md_reader_header(r)->page_size)
-		c->page_size = md_reader_header(r)->page_size;
-	c->start_ns = md_reader_header(r)->start_mono_ns;
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_IMAGE:
@@ -310,22 +391,9 @@ static int pass1(struct report_ctx *c, char **msg)
 			result_add_image(c->res, &rec.u.image);
 			break;
 		case MD_REC_COMM:
-		case MD_REC_CMDLINE: {
-			struct pidinfo *pi = pid_get(c, rec.u.task.pid);
-			char **to = rec.type == MD_REC_COMM ? &pi->comm :
-							      &pi->cmdline;
-
-			free(*to);
-			*to = xstrdup(rec.u.task.comm ? rec.u.task.comm : "");
-			if (rec.type == MD_REC_COMM && rec.u.task.has_owner) {
-				free(pi->user);
-				pi->user = rec.u.task.user && rec.u.task.user[0] ?
-						   xstrdup(rec.u.task.user) :
-						   xasprintf("uid %u",
-							     rec.u.task.uid);
-			}
+		case MD_REC_CMDLINE:
+			pass1_task(c, &rec);
 			break;
-		}
 		case MD_REC_LOST:
 			c->lost += rec.u.lost.count;
 			break;
@@ -345,49 +413,8 @@ static int pass1(struct report_ctx *c, char **msg)
 		case MD_REC_JITMAP:
 			jitsyms_add(c->jit, &rec.u.jitmap);
 			break;
-		case MD_REC_SNAP_BEGIN:
-			xgrow(&c->snaps, &c->snapcap, c->nsnaps + 1,
-			      sizeof(*c->snaps));
-			cur = &c->snaps[c->nsnaps++];
-			*cur = (struct snapinfo){
-				.pid = rec.u.snap_begin.pid,
-				.seq = rec.u.snap_begin.seq,
-				.flags = rec.u.snap_begin.flags,
-				.offset = rec.offset,
-				.time = rec.u.snap_begin.time,
-				.nmappings = rec.u.snap_begin.nmappings,
-			};
-			pid_get(c, cur->pid);
-			break;
-		case MD_REC_SNAP_MAPPING:
-			if (!cur)
-				break;
-			cur->seen++;
-			for (size_t i = 0; i < rec.u.mapping.nruns; i++)
-				if (rec.u.mapping.runs[i].flags &
-				    MD_PG_PRESENT)
-					cur->rss_pages +=
-						rec.u.mapping.runs[i].npages;
-			break;
-		case MD_REC_SNAP_END:
-			/* a snapshot the process's exit cut short has its
-			 * SNAP_END but not all of its mappings */
-			if (cur && cur->pid == rec.u.snap_end.pid &&
-			    cur->seq == rec.u.snap_end.seq &&
-			    cur->seen == cur->nmappings) {
-				cur->complete = true;
-				cur->unreadable =
-					rec.u.snap_end.unreadable_pages;
-			}
-			if (cur) {
-				struct pidinfo *pi = pid_get(c, cur->pid);
-
-				pi->vm_hwm = MAX(pi->vm_hwm,
-						 rec.u.snap_end.vm_hwm);
-			}
-			cur = NULL;
-			break;
 		default:
+			pass1_snap(c, &rec, &cur);
 			break;
 		}
 	}
