@@ -481,7 +481,13 @@ static int record(struct record_args *a, const int *pids, int npids,
 	}
 	session_run(s);
 	session_finish(s, &st);
-	if (st.werr)
+	if (st.werr && st.partial)
+		memsz_error("cannot write '%s': %s; recording stopped%s, "
+			    "'%s' left as it was, what was recorded is in "
+			    "'%s'", a->so.path, memsz_strerror(st.werr),
+			    a->cmd ? " and the command ended" : "", a->so.path,
+			    st.partial);
+	else if (st.werr)
 		memsz_error("cannot write '%s': %s; recording stopped%s, "
 			    "'%s' left as it was", a->so.path,
 			    memsz_strerror(st.werr),

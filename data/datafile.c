@@ -916,6 +916,17 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	return 0;
 }
 
+int md_writer_keep(struct md_writer *w, const char *dest)
+{
+	if (!w->tmp || w->committed)
+		return -EINVAL;
+	if (rename(w->tmp, dest) < 0)
+		return -errno;
+	free(w->tmp);
+	w->tmp = NULL; /* close no longer removes it */
+	return 0;
+}
+
 int md_writer_close(struct md_writer *w)
 {
 	int ret;

@@ -338,6 +338,12 @@ struct md_writer_stats {
 	uint64_t bytes;           /* file size: md_writer_offset() */
 };
 void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
+/* Keep what was written so far, uncommitted, as dest (rename of the
+ * temporary file; nothing is written, so it works on a full disk): path is
+ * left as it is, and dest reads as cut short unless the END record made
+ * it. Returns 0, -EINVAL when there is no temporary file or the recording
+ * was committed, or -errno of rename(). */
+int md_writer_keep(struct md_writer *w, const char *dest);
 /* Flush, append the END record unless a write failed or it was written
  * by md_writer_commit() (a file without it reads as cut short), and
  * close. A temporary file that was never committed is removed. Returns 0

@@ -88,6 +88,7 @@ struct synth_key {
 
 struct session {
 	struct session_opts o;
+	char *partial;        /* path.partial kept after a write error */
 	const char *path;
 	struct md_writer *w;
 	struct snapper *s;
@@ -1465,6 +1466,17 @@ void session_finish(struct session *r, struct session_stats *st)
 		wfail(r, md_writer_flush(r->w));
 	if (!r->werr && r->nsnaps)
 		wfail(r, md_writer_commit(r->w));
+	/* A write error keeps path as it was; what was written up to the
+	 * error (its complete snapshots readable, the file cut short) is
+	 * kept beside it rather than thrown away. */
+	if (r->w && r->werr && r->nsnaps && !r->partial) {
+		char *p = xasprintf("%s.partial", r->o.path);
+
+		if (md_writer_keep(r->w, p) == 0)
+			r->partial = p;
+		else
+			free(p);
+	}
 	if (!st)
 		return;
 	st->nevents = r->nevents;
@@ -1479,6 +1491,7 @@ void session_finish(struct session *r, struct session_stats *st)
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;
 	st->committed = !r->werr && r->nsnaps;
+	st->partial = r->partial;
 }
 
 int session_exit_code(const struct session *r)
@@ -1513,6 +1526,7 @@ int session_free(struct session *r)
 	free(r->t);
 	free(r->syn);
 	free(r->pfd);
+	free(r->partial);
 	snapper_free(r->s);
 	ret = md_writer_close(r->w);
 	if (r->tfd >= 0)

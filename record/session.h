@@ -60,6 +60,10 @@ struct session_stats {
 	uint64_t bytes;          /* memsz.data size so far */
 	int werr;                /* first write error, 0 if none */
 	bool committed;          /* the recording replaced path */
+	/* After a write error with a snapshot written: where what was
+	 * written is kept (path.partial, malloc'd, freed by session_free),
+	 * or NULL. */
+	char *partial;
 };
 
 /* Block the signals the loop reads, open the output and start snapshots.

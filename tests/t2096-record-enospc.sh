@@ -29,13 +29,20 @@ while time.monotonic() < end:
 '  >"$T/out" 2>"$T/err"
 rc=$?
 check "non-zero exit ($rc)" test $rc -ne 0
-check "one error line saying the command was ended" \
-	grep -q "^memsz: cannot write '$MNT/f.data': No space left on device; recording stopped and the command ended, '$MNT/f.data' left as it was\$" "$T/err"
+check "one error line saying the command was ended and where the partial recording is" \
+	grep -q "^memsz: cannot write '$MNT/f.data': No space left on device; recording stopped and the command ended, '$MNT/f.data' left as it was, what was recorded is in '$MNT/f.data.partial'\$" "$T/err"
 [ "$(grep -c '^memsz:' "$T/err")" -eq 1 ] && ok "only one error line" ||
 	nok "only one error line: $(cat "$T/err")"
 
-check "no file and no temporary file left on the full disk" \
-	test -z "$(ls "$MNT")"
+check "only the partial recording on the full disk (no f.data, no temporary file)" \
+	test "$(ls "$MNT")" = f.data.partial
+# The partial recording reads: its complete snapshots are reported, and
+# the footer says it was cut short; its samples are all whole records.
+"$MEMSZ" report -i "$MNT/f.data.partial" --by files -n 3 >"$T/rep" 2>&1
+check "the partial recording is reported (exit $?)" grep -q TOTAL "$T/rep"
+check "its footer says it was cut short" grep -q "cut short" "$T/rep"
+"$MEMSZ" dump -i "$MNT/f.data.partial" >"$T/dump" 2>&1
+check "it holds a complete snapshot" grep -q "SNAP_END" "$T/dump"
 left=
 for f in shpid pypid; do
 	p=$(cat "$T/$f" 2>/dev/null)
