@@ -477,19 +477,9 @@ static int djson_write(FILE *f, const struct difftree *d,
 		       const struct out_opts *o)
 {
 	struct jw *w = jw_new(f, true);
-	char buf[32];
 
 	jw_start_object(w);
-	jw_name(w, "keys");
-	jw_start_array(w);
-	for (size_t i = 0; i < d->depth; i++)
-		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
-	jw_end_array(w);
-	jw_name(w, "columns");
-	jw_start_array(w);
-	for (size_t i = 0; i < o->ncols; i++)
-		jw_string(w, coldefs[o->cols[i]].key);
-	jw_end_array(w);
+	out_json_head(w, o, d->depth, o->cols, o->ncols);
 	jw_name(w, "total");
 	jw_start_object(w);
 	djson_vals(w, o, &d->total);

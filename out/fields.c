@@ -108,3 +108,20 @@ const char *out_level_key(const struct out_opts *o, size_t level, char *buf,
 	snprintf(buf, len, "key%zu", level + 1);
 	return buf;
 }
+
+void out_json_head(struct jw *w, const struct out_opts *o, size_t depth,
+		   const enum col_id *cols, size_t ncols)
+{
+	char buf[32];
+
+	jw_name(w, "keys");
+	jw_start_array(w);
+	for (size_t i = 0; i < depth; i++)
+		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
+	jw_end_array(w);
+	jw_name(w, "columns");
+	jw_start_array(w);
+	for (size_t i = 0; i < ncols; i++)
+		jw_string(w, coldefs[cols[i]].key);
+	jw_end_array(w);
+}

@@ -25,4 +25,10 @@ void out_put_label(FILE *f, const char *s, size_t max);
 const char *out_level_key(const struct out_opts *o, size_t level, char *buf,
 			  size_t len);
 
+struct jw;
+/* The head every json writer starts its object with: "keys", the names of
+ * the depth key levels of o, and "columns", the json names of cols. */
+void out_json_head(struct jw *w, const struct out_opts *o, size_t depth,
+		   const enum col_id *cols, size_t ncols);
+
 #endif

@@ -384,20 +384,10 @@ static int json_write(FILE *f, const struct rowtree *t,
 		      const struct out_opts *o)
 {
 	struct jw *w = jw_new(f, true);
-	char buf[32];
 	size_t i;
 
 	jw_start_object(w);
-	jw_name(w, "keys");
-	jw_start_array(w);
-	for (i = 0; i < t->depth; i++)
-		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
-	jw_end_array(w);
-	jw_name(w, "columns");
-	jw_start_array(w);
-	for (i = 0; i < o->ncols; i++)
-		jw_string(w, coldefs[o->cols[i]].key);
-	jw_end_array(w);
+	out_json_head(w, o, t->depth, o->cols, o->ncols);
 	jw_name(w, "total");
 	jw_start_object(w);
 	json_vals(w, o, &t->total);

@@ -297,16 +297,7 @@ static int json_write(FILE *f, const struct timeline *tl,
 	char buf[32];
 
 	jw_start_object(w);
-	jw_name(w, "keys");
-	jw_start_array(w);
-	for (size_t i = 0; i < tl->depth; i++)
-		jw_string(w, out_level_key(o, i, buf, sizeof(buf)));
-	jw_end_array(w);
-	jw_name(w, "columns");
-	jw_start_array(w);
-	for (size_t c = 0; c < tl->ncols; c++)
-		jw_string(w, coldefs[tl->cols[c]].key);
-	jw_end_array(w);
+	out_json_head(w, o, tl->depth, tl->cols, tl->ncols);
 	jw_name(w, "snapshots");
 	jw_start_array(w);
 	for (size_t p = 0; p < tl->npoints; p++) {
