@@ -95,6 +95,23 @@ def wait_until(cond, what, guard=120):
         time.sleep(0.01)
 
 
+def resume(rec, pid, guard=120):
+    """Lets a workload that stopped itself (raise(SIGSTOP)) run on and
+    returns rec.communicate() once the recording rec has ended. A stop seen
+    in pid's state may still be memsz holding it (a snapshot, backpressure)
+    before the workload's own SIGSTOP: one SIGCONT sent then would be lost
+    and the workload would stay stopped, so SIGCONT is sent again at every
+    poll until rec ends (to a running process it is harmless)."""
+    def ended():
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        return rec.poll() is not None
+    wait_until(ended, f"the recording of pid {pid} to end", guard)
+    return rec.communicate()
+
+
 def urgent():
     """A prefix for the argv of a memsz that samples: it runs at nice -20
     while the processes it forks run at the default priority, so that the

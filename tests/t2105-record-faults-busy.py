@@ -14,7 +14,6 @@ default settings:
    own function under --by mappings,faultsite, and to no other function.
 """
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -79,8 +78,7 @@ def main():
             # it stops itself right after printing
             pid = lib.stopped_child(rec.pid)
             truth = [vma(pid, a) for a in addrs]
-            os.kill(pid, signal.SIGCONT)
-            out, err = rec.communicate(timeout=300)
+            out, err = lib.resume(rec, pid, guard=300)
         finally:
             for h in hogs:
                 h.kill()

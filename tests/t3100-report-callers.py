@@ -20,7 +20,6 @@ holding each buffer is the ground truth. Then, recorded with
 """
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -75,8 +74,7 @@ def main():
         pid = kids[0]
         lib.wait_stopped(pid)
         truth = [vma_rss(pid, a) for a in addrs]
-        os.kill(pid, signal.SIGCONT)
-        out, err = rec.communicate(timeout=120)
+        out, err = lib.resume(rec, pid)
         check(rec.returncode == 0, "record exits 0: " + err.strip())
         check(" 0 lost" in err or "(0 lost)" in err,
               "no sample lost: " + err.strip())

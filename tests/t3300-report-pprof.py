@@ -24,7 +24,6 @@ import io
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -153,8 +152,7 @@ def record(tmp):
         return None, None
     # the workload stops itself: wait for that, then let it finish
     pid = lib.stopped_child(rec.pid)
-    os.kill(pid, signal.SIGCONT)
-    err = rec.communicate(timeout=120)[1]
+    err = lib.resume(rec, pid)[1]
     check(rec.returncode == 0, "record exits 0: " + err.strip())
     return exe, data
 

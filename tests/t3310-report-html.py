@@ -23,7 +23,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -138,8 +137,7 @@ def record_faults(tmp):
         check(False, "workload printed its buffers: " + err.strip())
         return None, None
     # the workload stops itself; then resume it
-    os.kill(lib.stopped_child(rec.pid), signal.SIGCONT)
-    rec.communicate(timeout=120)
+    lib.resume(rec, lib.stopped_child(rec.pid))
     check(rec.returncode == 0, "record --faults exits 0")
     return exe, data
 
