@@ -514,7 +514,5 @@ int diff_write(FILE *f, const struct difftree *d, const struct out_opts *o)
 	default:
 		return -EINVAL;
 	}
-	if (fflush(f) == EOF || ferror(f))
-		err = err ? err : (errno ? -errno : -EIO);
-	return err;
+	return out_finish(f, err);
 }

@@ -3,6 +3,7 @@
 
 #include "out/fields.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,4 +125,11 @@ void out_json_head(struct jw *w, const struct out_opts *o, size_t depth,
 	for (size_t i = 0; i < ncols; i++)
 		jw_string(w, coldefs[cols[i]].key);
 	jw_end_array(w);
+}
+
+int out_finish(FILE *f, int err)
+{
+	if (fflush(f) == EOF || ferror(f))
+		return err ? err : (errno ? -errno : -EIO);
+	return err;
 }

@@ -25,6 +25,11 @@ void out_put_label(FILE *f, const char *s, size_t max);
 const char *out_level_key(const struct out_opts *o, size_t level, char *buf,
 			  size_t len);
 
+/* The end of every writer: err, or if f could not be flushed or had a
+ * write error, that error (-errno, -EIO when errno says nothing). Set
+ * errno = 0 before writing. */
+int out_finish(FILE *f, int err);
+
 struct jw;
 /* The head every json writer starts its object with: "keys", the names of
  * the depth key levels of o, and "columns", the json names of cols. */

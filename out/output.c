@@ -482,9 +482,7 @@ int out_write(FILE *f, const struct rowtree *t, const struct out_opts *oo)
 	default:
 		return -EINVAL;
 	}
-	if (fflush(f) == EOF || ferror(f))
-		err = err ? err : (errno ? -errno : -EIO);
-	return err;
+	return out_finish(f, err);
 }
 
 void out_error(enum out_format fmt, const char *msg)

@@ -367,7 +367,5 @@ int timeline_write(FILE *f, const struct timeline *tl,
 	default:
 		return -EINVAL;
 	}
-	if (fflush(f) == EOF || ferror(f))
-		err = err ? err : (errno ? -errno : -EIO);
-	return err;
+	return out_finish(f, err);
 }
