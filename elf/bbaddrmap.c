@@ -95,12 +95,16 @@ static int parse_func(struct bbaddrmap *m, struct cursor *c,
 int bbaddrmap_parse(struct bbaddrmap *m, const uint8_t *buf, size_t len,
 		    uint32_t sh_type, unsigned addr_size, bool big_endian)
 {
-	struct cursor c = { buf, buf + len };
+	struct cursor c;
 
 	if (sh_type != BBADDRMAP_SHT && sh_type != BBADDRMAP_SHT_V0)
 		return -EINVAL;
 	if (addr_size != 4 && addr_size != 8)
 		return -EINVAL;
+	if (!len)
+		return 0; /* an empty section has no buffer (d_buf NULL) */
+	c.p = buf;
+	c.end = buf + len;
 	while (c.p < c.end) {
 		size_t nb = m->nblocks;
 		int ret = parse_func(m, &c, sh_type, addr_size, big_endian);

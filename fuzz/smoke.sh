@@ -2,7 +2,9 @@
 # fuzz/smoke.sh TARGET — run fuzz/fuzz_TARGET for FUZZ_SECONDS (15) over
 # its seed corpus (made by `make fuzz`) and the corpus grown by earlier
 # runs; pass if it found no crash, undefined behaviour, leak or timeout.
-# Prints the executions and executions per second.
+# Prints the executions and executions per second. The target's own
+# output is closed (-close_fd_mask=3); libFuzzer keeps a copy of stderr
+# for its own and the sanitizers' reports, so a crash is in the log.
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}"
 t=$1
@@ -25,7 +27,7 @@ log=$top_builddir/fuzz/libfuzzer-$t.out
 MEMSZ_FUZZ_IMAGE=$seeds/seed_prog \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	"$bin" -max_total_time="$secs" -timeout=10 -error_exitcode=1 \
-	-timeout_exitcode=1 -print_final_stats=1 $dict \
+	-timeout_exitcode=1 -print_final_stats=1 -close_fd_mask=3 $dict \
 	-artifact_prefix="$top_builddir/fuzz/crash-$t-" \
 	"$corpus" "$seeds/$t" >"$log" 2>&1
 rc=$?

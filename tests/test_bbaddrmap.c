@@ -450,6 +450,12 @@ static void test_damaged(void **state)
 	assert_int_equal(bbaddrmap_parse(&m, good, sizeof(good), SHT_PROGBITS,
 					 8, false), -EINVAL);
 	bbaddrmap_free(&m);
+	/* an empty section: libelf gives no buffer (found by fuzz_elf;
+	 * UBSan in the sanitizer build flags NULL + 0) */
+	assert_int_equal(bbaddrmap_parse(&m, NULL, 0, BBADDRMAP_SHT, 8, false),
+			 0);
+	assert_int_equal(m.nfuncs, 0);
+	bbaddrmap_free(&m);
 }
 
 int main(void)
