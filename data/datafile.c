@@ -673,26 +673,62 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 	return writer_commit(w, MD_REC_SNAP_BEGIN);
 }
 
+int md_mapping_begin(struct md_writer *w, uint64_t start, uint64_t end)
+{
+	uint64_t pgmask;
+
+	if (!w)
+		return -EINVAL;
+	pgmask = ((uint64_t)1 << w->page_shift) - 1;
+	if (end < start || ((start | end) & pgmask)) {
+		w->enc.err = -EINVAL;
+		return -EINVAL;
+	}
+	pgstate_begin(&w->enc, start, (end - start) >> w->page_shift,
+		      w->page_shift);
+	return 0;
+}
+
+int md_mapping_add(struct md_writer *w, const struct md_run *runs,
+		   size_t nruns)
+{
+	if (!w || (nruns && !runs))
+		return -EINVAL;
+	return pgstate_add(&w->enc, runs, nruns);
+}
+
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 {
-	struct pgstate_enc *e;
-	uint8_t le_nruns[8];
-	uint64_t pgmask;
-	uint32_t crc;
 	int ret;
 
 	if (!w || !r || (r->nruns && !r->runs))
 		return -EINVAL;
-	pgmask = ((uint64_t)1 << w->page_shift) - 1;
-	if (r->end < r->start || ((r->start | r->end) & pgmask))
+	ret = md_mapping_begin(w, r->start, r->end);
+	if (!ret)
+		ret = md_mapping_add(w, r->runs, r->nruns);
+	return ret < 0 ? ret : md_mapping_end(w, r, NULL);
+}
+
+int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
+		   uint64_t *nruns)
+{
+	struct pgstate_enc *e;
+	uint8_t le_nruns[8];
+	uint32_t crc;
+	int ret;
+
+	if (!w || !r)
 		return -EINVAL;
-	ret = writer_begin(w);
+	e = &w->enc;
+	ret = pgstate_end(e);
 	if (ret < 0)
 		return ret;
-	e = &w->enc;
-	ret = pgstate_encode(e, r->start,
-			     (r->end - r->start) >> w->page_shift,
-			     w->page_shift, r->runs, r->nruns);
+	if (r->start != e->start ||
+	    r->end - r->start != e->npages << w->page_shift)
+		return -EINVAL;
+	if (nruns)
+		*nruns = e->nruns;
+	ret = writer_begin(w);
 	if (ret < 0)
 		return ret;
 	buf_u64(&w->b, r->start);

@@ -303,6 +303,20 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r);
  * MD_PG_PRESENT, MD_PG_SWAPPED or MD_PG_ZERO); start and end page-aligned.
  * Otherwise -EINVAL and nothing is written. */
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r);
+/* The same record piecewise, for a mapping whose runs come in slices:
+ * md_mapping_begin() with its bounds, md_mapping_add() for each slice in
+ * order (a run may continue the last one of the previous slice), then
+ * md_mapping_end() with the rest of the record (r->start and r->end as
+ * given to begin, r->runs and r->nruns unused; *nruns, unless NULL,
+ * receives the number of runs the record reads back as). Nothing may be
+ * written between begin and end but notes. Each returns 0 or a negative
+ * code; an invalid slice makes md_mapping_end() fail with -EINVAL,
+ * writing nothing. */
+int md_mapping_begin(struct md_writer *w, uint64_t start, uint64_t end);
+int md_mapping_add(struct md_writer *w, const struct md_run *runs,
+		   size_t nruns);
+int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
+		   uint64_t *nruns);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
 int md_write_note(struct md_writer *w, const char *text);
 /* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the

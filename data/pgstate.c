@@ -158,7 +158,7 @@ static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 }
 
 /* The MAP block being gathered. */
-struct map_blk {
+struct pgstate_blk {
 	uint64_t start;     /* its first page */
 	uint64_t end;       /* the page after its last segment */
 	uint64_t present;   /* pages of its segments */
@@ -176,7 +176,7 @@ static int local_code(const struct pgstate_enc *e, uint32_t idx)
 }
 
 /* Add idx to the block's local entries; false if they are full. */
-static bool local_add(struct pgstate_enc *e, struct map_blk *b, uint32_t idx)
+static bool local_add(struct pgstate_enc *e, struct pgstate_blk *b, uint32_t idx)
 {
 	if (local_code(e, idx) >= 0)
 		return true;
@@ -196,7 +196,7 @@ static void emit_run(struct pgstate_enc *e, uint64_t len, uint32_t idx)
 
 /* Write the open block as one MAP block, or as SKIP and RUN blocks if
  * those are no longer. */
-static void map_close(struct pgstate_enc *e, struct map_blk *b)
+static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 {
 	uint64_t n = b->end - b->start, present = b->present, bit;
 	unsigned k = code_bits(b->nlocal);
@@ -253,7 +253,7 @@ static void map_close(struct pgstate_enc *e, struct map_blk *b)
 /* Encode the next run as it decodes (len pages of entry idx at page, past
  * the previous one): a long run as RUN, a long hole as SKIP, short ones
  * gathered into a MAP block. *pos is the page after the previous run. */
-static void push_run(struct pgstate_enc *e, struct map_blk *b, uint64_t *pos,
+static void push_run(struct pgstate_enc *e, struct pgstate_blk *b, uint64_t *pos,
 		     uint64_t page, uint64_t len, uint32_t idx)
 {
 	uint64_t gap = page - *pos;
@@ -296,20 +296,24 @@ static void push_run(struct pgstate_enc *e, struct map_blk *b, uint64_t *pos,
 	};
 }
 
-int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
-		   unsigned page_shift, const struct md_run *runs,
-		   size_t nruns)
+void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
+		   unsigned page_shift)
 {
-	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
-	uint64_t next = 0, pos = 0, pgmask = ((uint64_t)1 << page_shift) - 1;
-	uint64_t spage = 0, slen = 0;       /* the run being joined */
-	uint32_t pfl = 0, pmc = 0, pidx = UINT32_MAX, sidx = UINT32_MAX;
-	struct map_blk b;
-
 	e->npal = 0;
 	e->len = 0;
 	e->nruns = 0;
-	b.open = false;
+	e->start = start;
+	e->npages = npages;
+	e->page_shift = page_shift;
+	e->pgmask = ((uint64_t)1 << page_shift) - 1;
+	e->next = e->pos = 0;
+	e->spage = e->slen = 0;
+	e->pfl = e->pmc = 0;
+	e->pidx = e->sidx = UINT32_MAX;
+	e->err = 0;
+	if (!e->blk)
+		e->blk = xmalloc(sizeof(*e->blk));
+	e->blk->open = false;
 	/* a new generation empties the palette hash */
 	if (++e->gen == 0) {
 		if (e->hash)
@@ -319,46 +323,78 @@ int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	}
 	/* a MAP block holds at most one segment a page */
 	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
+}
+
+int pgstate_add(struct pgstate_enc *e, const struct md_run *runs,
+		size_t nruns)
+{
+	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+
+	if (e->err)
+		return e->err;
 	for (size_t i = 0; i < nruns; i++) {
 		const struct md_run *r = &runs[i];
 		uint64_t page, len = r->npages;
 
-		if (!len || r->vaddr < start || ((r->vaddr - start) & pgmask) ||
-		    !(r->flags & kinds))
-			return -EINVAL;
-		page = (r->vaddr - start) >> page_shift;
-		if (page < next || page > npages || len > npages - page)
-			return -EINVAL;
-		next = page + len;
+		if (!len || r->vaddr < e->start ||
+		    ((r->vaddr - e->start) & e->pgmask) || !(r->flags & kinds))
+			return e->err = -EINVAL;
+		page = (r->vaddr - e->start) >> e->page_shift;
+		if (page < e->next || page > e->npages ||
+		    len > e->npages - page)
+			return e->err = -EINVAL;
+		e->next = page + len;
 		/* neighbouring runs mostly share an entry */
-		if (pidx == UINT32_MAX || r->flags != pfl ||
-		    r->mapcount != pmc) {
-			pfl = r->flags;
-			pmc = r->mapcount;
-			pidx = pal_index(e, pfl, pmc);
+		if (e->pidx == UINT32_MAX || r->flags != e->pfl ||
+		    r->mapcount != e->pmc) {
+			e->pfl = r->flags;
+			e->pmc = r->mapcount;
+			e->pidx = pal_index(e, e->pfl, e->pmc);
 		}
 		/* join runs of one entry as the decoder does */
-		if (slen && sidx == pidx && spage + slen == page &&
-		    slen < UINT32_MAX) {
-			uint64_t add = MIN(len, UINT32_MAX - slen);
+		if (e->slen && e->sidx == e->pidx &&
+		    e->spage + e->slen == page && e->slen < UINT32_MAX) {
+			uint64_t add = MIN(len, UINT32_MAX - e->slen);
 
-			slen += add;
+			e->slen += add;
 			page += add;
 			len -= add;
 			if (!len)
 				continue;
 		}
-		if (slen)
-			push_run(e, &b, &pos, spage, slen, sidx);
-		spage = page;
-		slen = len;
-		sidx = pidx;
+		if (e->slen)
+			push_run(e, e->blk, &e->pos, e->spage, e->slen,
+				 e->sidx);
+		e->spage = page;
+		e->slen = len;
+		e->sidx = e->pidx;
 	}
-	if (slen)
-		push_run(e, &b, &pos, spage, slen, sidx);
-	if (b.open)
-		map_close(e, &b);
 	return 0;
+}
+
+int pgstate_end(struct pgstate_enc *e)
+{
+	if (!e->blk)
+		return -EINVAL; /* never begun */
+	if (e->err)
+		return e->err;
+	if (e->slen)
+		push_run(e, e->blk, &e->pos, e->spage, e->slen, e->sidx);
+	e->slen = 0;
+	if (e->blk->open)
+		map_close(e, e->blk);
+	return 0;
+}
+
+int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
+		   unsigned page_shift, const struct md_run *runs,
+		   size_t nruns)
+{
+	int ret;
+
+	pgstate_begin(e, start, npages, page_shift);
+	ret = pgstate_add(e, runs, nruns);
+	return ret ? ret : pgstate_end(e);
 }
 
 void pgstate_enc_free(struct pgstate_enc *e)
@@ -368,6 +404,7 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	free(e->pal);
 	free(e->out);
 	free(e->segs);
+	free(e->blk);
 	free(e->hash);
 	free(e->local_gen);
 	free(e->local_idx);

@@ -51,6 +51,13 @@ struct pgstate_enc {
 	size_t local_cap;
 	uint32_t gen;                 /* of the palette hash: per mapping */
 	uint32_t lgen;                /* of the local tables: per block */
+	/* the mapping being encoded piecewise (pgstate_begin) */
+	struct pgstate_blk *blk;      /* the open MAP block */
+	uint64_t npages, pgmask, next, pos, spage, slen;
+	unsigned page_shift;
+	uint64_t start;
+	uint32_t pfl, pmc, pidx, sidx;
+	int err;
 };
 
 /* Encode the runs of a mapping of npages pages at start (pages of
@@ -61,6 +68,18 @@ struct pgstate_enc {
 int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 		   unsigned page_shift, const struct md_run *runs,
 		   size_t nruns);
+
+/* The same, piecewise: pgstate_begin() for a mapping, pgstate_add() for
+ * consecutive slices of its runs (with the same rules; a run may continue
+ * the last one of the previous slice), pgstate_end() to finish. The result
+ * is what pgstate_encode() gives for all the runs at once. pgstate_add()
+ * returns 0 or -EINVAL, after which the encoding is void; pgstate_end()
+ * returns 0 or the error of an add. */
+void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
+		   unsigned page_shift);
+int pgstate_add(struct pgstate_enc *e, const struct md_run *runs,
+		size_t nruns);
+int pgstate_end(struct pgstate_enc *e);
 void pgstate_enc_free(struct pgstate_enc *e);
 
 /* Decode npal palette entries at pal and the nbytes-byte stream at s of a
