@@ -93,7 +93,7 @@ struct snap_ctx {
 	uint64_t *pm;            /* pagemap entries */
 	uint8_t *extra;          /* SCAN_IS_* bits per page (when scanned) */
 	uint64_t *kcount, *kflags;
-	struct snap_lookup { uint64_t pfn; uint32_t idx; } *look;
+	uint64_t *look, *look2;  /* LOOK_KEY(pfn, page): pages to look up */
 	uint64_t *kbuf;
 	struct snap_page_region *vec;
 	uint64_t kpage_lookups;
@@ -125,8 +125,6 @@ struct snapper {
 
 	struct snap_ctx *ctx[SNAP_THREADS_MAX];
 	struct snap_slot slots[WINDOW];
-	struct md_run *runs;     /* the runs of the mapping being written */
-	size_t runs_cap;
 	/* PFNs memsz's own file mappings hold (observer-free mapcounts): a
 	 * bitmap of the PFNs [self_lo, self_lo + 64 * self_words). */
 	uint64_t *self_bits;
@@ -238,13 +236,13 @@ void snapper_free(struct snapper *s)
 		free(c->kcount);
 		free(c->kflags);
 		free(c->look);
+		free(c->look2);
 		free(c->kbuf);
 		free(c->vec);
 		free(c);
 	}
 	for (i = 0; i < WINDOW; i++)
 		free(s->slots[i].runs);
-	free(s->runs);
 	free(s);
 }
 
@@ -374,64 +372,123 @@ static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
 	c->kcount = xmalloc(CHUNK_PAGES * sizeof(*c->kcount));
 	c->kflags = xmalloc(CHUNK_PAGES * sizeof(*c->kflags));
 	c->look = xmalloc(CHUNK_PAGES * sizeof(*c->look));
+	c->look2 = xmalloc(CHUNK_PAGES * sizeof(*c->look2));
 	c->kbuf = xmalloc(KPAGE_BLOCK * sizeof(*c->kbuf));
 	c->vec = xmalloc(SCAN_VEC * sizeof(*c->vec));
 	s->ctx[t] = c;
 	return c;
 }
 
-static int cmp_lookup(const void *a, const void *b)
-{
-	const struct snap_lookup *x = a, *y = b;
+/* A page to look up in kpagecount/kpageflags: its PFN above its index in
+ * the chunk, so that sorting the keys sorts by PFN. A PFN that does not
+ * fit (none does: physical addresses have at most 52 bits) is not looked
+ * up and reads as zeros, as a PFN beyond the end of the files does. */
+#define LOOK_IDX_BITS 14
+#define LOOK_PFN_MAX (UINT64_MAX >> LOOK_IDX_BITS)
+#define LOOK_KEY(pfn, i) ((pfn) << LOOK_IDX_BITS | (i))
+#define LOOK_PFN(k) ((k) >> LOOK_IDX_BITS)
+#define LOOK_IDX(k) ((uint32_t)((k) & ((1u << LOOK_IDX_BITS) - 1)))
+_Static_assert(CHUNK_PAGES <= 1u << LOOK_IDX_BITS, "chunk index fits a key");
+#define RADIX_BITS 11
 
-	return u64_cmp(x->pfn, y->pfn);
+/* Sort the n keys of c->look by PFN: a least-significant-digit radix sort
+ * over the bits the largest key has (two or three passes of RADIX_BITS on
+ * machines up to a few TiB), through c->look2. */
+static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
+{
+	uint32_t cnt[1u << RADIX_BITS];
+	unsigned top = 64 - (unsigned)__builtin_clzll(maxkey | 1);
+	uint64_t *src = c->look, *dst = c->look2, *t;
+
+	for (unsigned sh = LOOK_IDX_BITS; sh < top; sh += RADIX_BITS) {
+		uint32_t sum = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(src[i] >> sh) & ((1u << RADIX_BITS) - 1)]++;
+		for (size_t d = 0; d < ARRAY_SIZE(cnt); d++) {
+			uint32_t k = cnt[d];
+
+			cnt[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> sh) & ((1u << RADIX_BITS) - 1)]++] =
+				src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != c->look)
+		memcpy(c->look, src, n * sizeof(*src));
 }
 
-/* Fill kcount/kflags for the n looked-up pages (sorted by PFN): one pread
- * per block of nearby PFNs. */
-static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n)
+/* Read one of the kpage files into dst for the sorted keys that want it:
+ * one pread per block of nearby PFNs. With count set (kpagecount), the
+ * pages pagemap says are exclusively mapped are not read: their mapcount
+ * is 1. */
+static int kpage_read(struct snap_ctx *c, size_t n, int fd, uint64_t *dst,
+		      bool count)
 {
 	size_t i = 0, j, k;
-	int fds[2] = { s->kpagecount_fd,
-		       s->has_kpageflags ? s->kpageflags_fd : -1 };
-	uint64_t *dst[2] = { c->kcount, c->kflags };
 
-	/* pages of a file read in order often have rising PFNs: sort only
-	 * when they do not */
-	for (i = 1; i < n && c->look[i].pfn >= c->look[i - 1].pfn; i++)
-		;
-	if (i < n)
-		qsort(c->look, n, sizeof(*c->look), cmp_lookup);
-	i = 0;
 	while (i < n) {
-		uint64_t first = c->look[i].pfn, cnt;
+		uint64_t first, cnt, last;
+		ssize_t r;
 
-		j = i + 1;
-		while (j < n && c->look[j].pfn - c->look[j - 1].pfn <= KPAGE_GAP &&
-		       c->look[j].pfn - first < KPAGE_BLOCK)
-			j++;
-		cnt = c->look[j - 1].pfn - first + 1;
-		for (int f = 0; f < 2; f++) {
-			ssize_t r;
+		if (count && (c->pm[LOOK_IDX(c->look[i])] & PM_EXCLUSIVE)) {
+			dst[LOOK_IDX(c->look[i++])] = 1;
+			continue;
+		}
+		first = last = LOOK_PFN(c->look[i]);
+		for (j = i + 1; j < n; j++) {
+			uint64_t p = LOOK_PFN(c->look[j]);
 
-			if (fds[f] < 0) {
-				for (k = i; k < j; k++)
-					dst[f][c->look[k].idx] = 0;
-				continue;
-			}
-			r = pread_full(fds[f], c->kbuf, cnt * 8, first * 8);
-			if (r < 0)
-				return (int)r;
-			for (k = i; k < j; k++) {
-				uint64_t o = c->look[k].pfn - first;
+			if (p - last > KPAGE_GAP || p - first >= KPAGE_BLOCK)
+				break;
+			if (!count ||
+			    !(c->pm[LOOK_IDX(c->look[j])] & PM_EXCLUSIVE))
+				last = p;
+		}
+		cnt = last - first + 1;
+		r = pread_full(fd, c->kbuf, cnt * 8, first * 8);
+		if (r < 0)
+			return (int)r;
+		for (k = i; k < j; k++) {
+			uint64_t o = LOOK_PFN(c->look[k]) - first;
+			uint32_t idx = LOOK_IDX(c->look[k]);
 
-				dst[f][c->look[k].idx] =
-					(o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
-			}
+			if (count && (c->pm[idx] & PM_EXCLUSIVE))
+				dst[idx] = 1;
+			else
+				dst[idx] = (o + 1) * 8 <= (uint64_t)r ?
+						   c->kbuf[o] : 0;
 		}
 		i = j;
 	}
 	return 0;
+}
+
+/* Fill kcount/kflags for the n pages of c->look (maxkey the largest key):
+ * sorted by PFN unless they already rise, as the pages of a file read in
+ * order often do. */
+static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
+		      uint64_t maxkey)
+{
+	size_t i;
+	int ret;
+
+	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
+		;
+	if (i < n)
+		look_sort(c, n, maxkey);
+	ret = kpage_read(c, n, s->kpagecount_fd, c->kcount, true);
+	if (ret < 0 || !s->has_kpageflags) {
+		for (i = 0; !ret && i < n; i++)
+			c->kflags[LOOK_IDX(c->look[i])] = 0;
+		return ret;
+	}
+	return kpage_read(c, n, s->kpageflags_fd, c->kflags, false);
 }
 
 /* True if memsz itself maps the page frame pfn (see self_load). */
@@ -616,11 +673,16 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 }
 
 /* True if a page's sharing and dirtiness need kpagecount/kpageflags:
- * present with a PFN, unless exclusive anonymous (mapcount 1, dirty). */
+ * present with a PFN (one a look-up key holds), unless exclusive
+ * anonymous (mapcount 1, dirty). Branch-free: the pre-pass runs it on
+ * every page. */
 static inline bool needs_lookup(uint64_t e)
 {
-	return (e & PM_PRESENT) && (e & PM_PFN_MASK) &&
-	       (!(e & PM_EXCLUSIVE) || (e & PM_FILE));
+	uint64_t pfn = e & PM_PFN_MASK;
+
+	return (bool)(((e & PM_PRESENT) != 0) & (pfn != 0) &
+		      (pfn <= LOOK_PFN_MAX) &
+		      (((e & PM_EXCLUSIVE) == 0) | ((e & PM_FILE) != 0)));
 }
 
 /* The bits of a pagemap entry that page_class reads when it does not look
@@ -631,13 +693,46 @@ static inline bool needs_lookup(uint64_t e)
  * PM_KEY_MASK's). */
 #define KEY_HAS_PFN 0x100u
 
-/* Classify the n pages of one chunk at va (entries in c->pm, scan bits in
- * c->extra) into the slot's runs. Pages that need no look-up are
- * classified once per distinct masked entry. */
-static int classify(const struct snapper *s, struct snap_ctx *c,
-		    struct snap_slot *sl, uint64_t va, size_t n)
+/* One pass over the n pagemap entries of a chunk (c->pm): the pages to
+ * look up, when PFNs are readable, into c->look (*nlook of them, *maxkey
+ * the largest key). Returns how many pages are present or swapped. */
+static size_t chunk_prepass(const struct snapper *s, struct snap_ctx *c,
+			    size_t n, size_t *nlook, uint64_t *maxkey)
 {
-	size_t i, nlook = 0;
+	const uint64_t *pm = c->pm;
+	uint64_t *look = c->look, mx = 0;
+	size_t i, amb = 0, nl = 0;
+
+	if (!s->has_pfn) {
+		for (i = 0; i < n; i++)
+			amb += (pm[i] & (PM_PRESENT | PM_SWAPPED)) != 0;
+	} else {
+		for (i = 0; i < n; i++) {
+			uint64_t e = pm[i];
+			uint64_t k = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
+			bool want = needs_lookup(e);
+
+			amb += (e & (PM_PRESENT | PM_SWAPPED)) != 0;
+			/* written always, kept when wanted */
+			look[nl] = k;
+			nl += want;
+			mx = want && k > mx ? k : mx;
+		}
+	}
+	*nlook = nl;
+	*maxkey = mx;
+	return amb;
+}
+
+/* Classify the n pages of one chunk at va (entries in c->pm, scan bits in
+ * c->extra, the nlook pages to look up in c->look by chunk_prepass) into
+ * the slot's runs. Pages that need no look-up are classified once per
+ * distinct masked entry. */
+static int classify(const struct snapper *s, struct snap_ctx *c,
+		    struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
+		    uint64_t maxkey)
+{
+	size_t i;
 	uint64_t pkey = UINT64_MAX;
 	uint32_t pfl = 0, pmc = 0;
 	enum page_kind pkind = PAGE_NONE;
@@ -645,22 +740,11 @@ static int classify(const struct snapper *s, struct snap_ctx *c,
 	uint64_t cnt[4] = { 0 };
 	int ret;
 
-	if (s->has_pfn) {
-		for (i = 0; i < n; i++) {
-			uint64_t e = c->pm[i];
-
-			if (!needs_lookup(e))
-				continue;
-			c->look[nlook].pfn = e & PM_PFN_MASK;
-			c->look[nlook].idx = (uint32_t)i;
-			nlook++;
-		}
-		if (nlook) {
-			ret = kpage_fill(s, c, nlook);
-			if (ret < 0)
-				return ret;
-			c->kpage_lookups += nlook;
-		}
+	if (nlook) {
+		ret = kpage_fill(s, c, nlook, maxkey);
+		if (ret < 0)
+			return ret;
+		c->kpage_lookups += nlook;
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t e = c->pm[i], key;
@@ -827,7 +911,8 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 	const struct procmap *m = &j->maps->maps[t->vma];
 	struct snap_slot *sl = &s->slots[k % WINDOW];
 	uint64_t va = m->start + (t->first << s->page_shift);
-	size_t n = t->n, i, amb = 0, lo = n, hi = 0;
+	size_t n = t->n, i, amb, lo = n, hi = 0, nlook = 0;
+	uint64_t maxkey = 0;
 	bool sparse = __atomic_load_n(&j->sparse[t->vma], __ATOMIC_RELAXED);
 	int ret = 0;
 
@@ -849,6 +934,7 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 		ret = read_marked(s, c, j->pm, va, n);
 		if (ret < 0)
 			goto out;
+		chunk_prepass(s, c, n, &nlook, &maxkey);
 		if ((size_t)got * SPARSE >= n)
 			__atomic_store_n(&j->sparse[t->vma], 0,
 					 __ATOMIC_RELAXED);
@@ -870,11 +956,7 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 			goto out;
 		}
 		memset(c->extra, 0, n);
-		for (i = 0; i < n; i++) {
-			uint64_t e = c->pm[i];
-
-			amb += !!(e & (PM_PRESENT | PM_SWAPPED));
-		}
+		amb = chunk_prepass(s, c, n, &nlook, &maxkey);
 		/* present, neither file nor exclusive, no PFN to look at:
 		 * maybe the zero page */
 		if (!s->has_pfn && s->has_scan) {
@@ -907,7 +989,7 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 			memset(c->extra, 0, lo);
 		}
 	}
-	ret = classify(s, c, sl, va, n);
+	ret = classify(s, c, sl, va, n, nlook, maxkey);
 out:
 	sl->ret = ret;
 }
@@ -971,66 +1053,15 @@ static bool noted(struct snapper *s, const char *name)
 	return false;
 }
 
-/* The mapping being assembled from its tasks' runs. */
+/* The mapping being written from its tasks' runs. */
 struct vma_acc {
-	size_t nruns;
 	uint64_t present, swapped, unreadable;
 };
 
-/* Append the runs of a finished task to the mapping's, joining the run
- * that crosses the chunk boundary as run-by-run building would. Runs of a
- * mapping that is one task stay in the slot (*direct). */
-static void acc_add(struct snapper *s, struct vma_acc *a,
-		    struct snap_slot *sl, bool whole, bool *direct)
-{
-	const struct md_run *src = sl->runs;
-	size_t n = sl->nruns;
-
-	a->present += sl->present;
-	a->swapped += sl->swapped;
-	a->unreadable += sl->unreadable;
-	*direct = whole;
-	if (whole) {
-		a->nruns = n;
-		return;
-	}
-	if (n && a->nruns) {
-		struct md_run *r = &s->runs[a->nruns - 1];
-
-		if (r->flags == src->flags && r->mapcount == src->mapcount &&
-		    r->vaddr + ((uint64_t)r->npages << s->page_shift) ==
-			    src->vaddr) {
-			uint32_t room = UINT32_MAX - r->npages;
-
-			if (room >= src->npages) {
-				r->npages += src->npages;
-				src++;
-				n--;
-			} else if (room) {
-				/* the rare 16 TiB run: fill, then go on */
-				struct md_run *d;
-
-				r->npages = UINT32_MAX;
-				xgrow(&s->runs, &s->runs_cap, a->nruns + n,
-				      sizeof(*s->runs));
-				d = &s->runs[a->nruns++];
-				*d = *src;
-				d->vaddr += (uint64_t)room << s->page_shift;
-				d->npages -= room;
-				src++;
-				n--;
-			}
-		}
-	}
-	if (!n)
-		return;
-	xgrow(&s->runs, &s->runs_cap, a->nruns + n, sizeof(*s->runs));
-	memcpy(s->runs + a->nruns, src, n * sizeof(*src));
-	a->nruns += n;
-}
-
-/* Write the finished tasks [from, to) in order: a mapping record when its
- * last task is written. Returns 0 or the first task's error. */
+/* Write the finished tasks [from, to) in order: each task's runs go to the
+ * encoder of its mapping's record as they come (the encoder joins the run
+ * that crosses a chunk boundary), the record is written after its last
+ * task. Returns 0 or the first task's error. */
 static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		       const uint32_t *ids, struct vma_acc *a,
 		       struct md_snap_end *e, struct snap_stats *st)
@@ -1044,13 +1075,22 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		const struct procmap *m = &j->maps->maps[t->vma];
 		struct snap_slot *sl = &s->slots[k % WINDOW];
 		uint64_t npages = (m->end - m->start) >> s->page_shift;
-		bool direct;
+		uint64_t nruns;
 
 		if (sl->ret < 0)
 			return sl->ret;
-		if (t->first == 0)
+		if (t->first == 0) {
 			memset(a, 0, sizeof(*a));
-		acc_add(s, a, sl, t->first == 0 && t->n >= npages, &direct);
+			ret = md_mapping_begin(s->w, m->start, m->end);
+			if (ret < 0)
+				return ret;
+		}
+		a->present += sl->present;
+		a->swapped += sl->swapped;
+		a->unreadable += sl->unreadable;
+		ret = md_mapping_add(s->w, sl->runs, sl->nruns);
+		if (ret < 0)
+			return ret;
 		if (t->first + t->n < npages)
 			continue;
 		struct md_snap_mapping mr = {
@@ -1058,8 +1098,6 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
 			.ino = m->ino, .prot = m->prot, .flags = m->flags,
 			.image_id = ids[t->vma], .name = m->name,
-			.runs = direct ? sl->runs : s->runs,
-			.nruns = a->nruns,
 		};
 
 		/* [vsyscall] lies above the task size, where pagemap has no
@@ -1079,13 +1117,13 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			if (ret < 0)
 				return ret;
 		}
-		ret = md_write_mapping(s->w, &mr);
+		ret = md_mapping_end(s->w, &mr, &nruns);
 		if (ret < 0)
 			return ret;
 		st->mappings++;
 		st->pages_present += a->present;
 		st->pages_swapped += a->swapped;
-		st->runs += a->nruns;
+		st->runs += nruns;
 	}
 	return 0;
 }
