@@ -389,32 +389,37 @@ static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
 #define LOOK_PFN(k) ((k) >> LOOK_IDX_BITS)
 #define LOOK_IDX(k) ((uint32_t)((k) & ((1u << LOOK_IDX_BITS) - 1)))
 _Static_assert(CHUNK_PAGES <= 1u << LOOK_IDX_BITS, "chunk index fits a key");
-#define RADIX_BITS 11
+#define RADIX_MAX_BITS 12
 
 /* Sort the n keys of c->look by PFN: a least-significant-digit radix sort
- * over the bits the largest key has (two or three passes of RADIX_BITS on
- * machines up to a few TiB), through c->look2. */
+ * over the PFN bits the largest key has, in as few passes of at most
+ * RADIX_MAX_BITS as they need (two up to 64 GiB of RAM), through
+ * c->look2. */
 static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 {
-	uint32_t cnt[1u << RADIX_BITS];
+	uint32_t cnt[1u << RADIX_MAX_BITS];
 	unsigned top = 64 - (unsigned)__builtin_clzll(maxkey | 1);
-	uint64_t *src = c->look, *dst = c->look2, *t;
+	unsigned bits = top > LOOK_IDX_BITS ? top - LOOK_IDX_BITS : 0;
+	unsigned passes = (bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
+	unsigned width = passes ? (bits + passes - 1) / passes : 0;
+	uint64_t *src = c->look, *dst = c->look2, *t, mask;
 
-	for (unsigned sh = LOOK_IDX_BITS; sh < top; sh += RADIX_BITS) {
+	mask = ((uint64_t)1 << width) - 1;
+	for (unsigned p = 0; p < passes; p++) {
+		unsigned sh = LOOK_IDX_BITS + p * width;
 		uint32_t sum = 0;
 
-		memset(cnt, 0, sizeof(cnt));
+		memset(cnt, 0, ((size_t)mask + 1) * sizeof(*cnt));
 		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & ((1u << RADIX_BITS) - 1)]++;
-		for (size_t d = 0; d < ARRAY_SIZE(cnt); d++) {
+			cnt[(src[i] >> sh) & mask]++;
+		for (size_t d = 0; d <= mask; d++) {
 			uint32_t k = cnt[d];
 
 			cnt[d] = sum;
 			sum += k;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & ((1u << RADIX_BITS) - 1)]++] =
-				src[i];
+			dst[cnt[(src[i] >> sh) & mask]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
@@ -733,9 +738,9 @@ static int classify(const struct snapper *s, struct snap_ctx *c,
 		    uint64_t maxkey)
 {
 	size_t i;
-	uint64_t pkey = UINT64_MAX;
-	uint32_t pfl = 0, pmc = 0;
-	enum page_kind pkind = PAGE_NONE;
+	uint64_t pkey = UINT64_MAX, lkey = UINT64_MAX, lkf = 0, lkc = 0;
+	uint32_t pfl = 0, pmc = 0, lfl = 0, lmc = 0;
+	enum page_kind pkind = PAGE_NONE, lkind = PAGE_NONE;
 	struct md_run *cur = NULL;
 	uint64_t cnt[4] = { 0 };
 	int ret;
@@ -756,8 +761,22 @@ static int classify(const struct snapper *s, struct snap_ctx *c,
 			continue;
 		}
 		if (s->has_pfn && needs_lookup(e)) {
-			kind = page_class(s, e, c->extra[i], true,
-					  c->kflags[i], c->kcount[i], &fl, &mc);
+			uint64_t kf = c->kflags[i], kc = c->kcount[i];
+
+			/* mapped once or less, the page's class depends on
+			 * its entry's bits and kpage values only: pages of
+			 * a file mostly repeat the previous one's */
+			key = (e & PM_KEY_MASK) | c->extra[i];
+			if (kc > 1 || key != lkey || kf != lkf || kc != lkc) {
+				lkind = page_class(s, e, c->extra[i], true, kf,
+						   kc, &lfl, &lmc);
+				lkey = kc > 1 ? UINT64_MAX : key;
+				lkf = kf;
+				lkc = kc;
+			}
+			kind = lkind;
+			fl = lfl;
+			mc = lmc;
 		} else {
 			key = (e & PM_KEY_MASK) | c->extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
