@@ -57,20 +57,22 @@ def run(name, path):
 
 
 os.mkfifo(os.path.join(d, 'cmd'))
+# Opened for reading and writing: the fifo never reaches end-of-file, so
+# a command written while the previous writer closes is never dropped (a
+# read-only open would see EOF, close, and lose what came meanwhile).
+cmds = os.fdopen(os.open(os.path.join(d, 'cmd'), os.O_RDWR), 'r')
 put('ready', str(os.getpid()))
 while True:
-    with open(os.path.join(d, 'cmd')) as f:
-        for line in f:
-            w = line.split()
-            if not w:
-                continue
-            if w[0] == 'spawn':
-                spawn(w[1], int(w[2]))
-            elif w[0] == 'release':
-                release(w[1])
-            elif w[0] == 'exec':
-                run(w[1], w[2])
-            elif w[0] == 'quit':
-                for n in list(children):
-                    release(n)
-                sys.exit(0)
+    w = cmds.readline().split()
+    if not w:
+        continue
+    if w[0] == 'spawn':
+        spawn(w[1], int(w[2]))
+    elif w[0] == 'release':
+        release(w[1])
+    elif w[0] == 'exec':
+        run(w[1], w[2])
+    elif w[0] == 'quit':
+        for n in list(children):
+            release(n)
+        sys.exit(0)
