@@ -75,6 +75,8 @@ struct rec_target {
 	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
 	bool grew;            /* the growth trigger fired since last looked */
 	bool hold;            /* asked to stop for a growth snapshot */
+	uint64_t held_ns;     /* --freeze: how long the last snapshot held it */
+	uint64_t thawed;      /* ... and when it let it go (monotonic ns) */
 	char comm[16];        /* command name when it was added */
 	char *cmdline;        /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
@@ -591,6 +593,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 {
 	struct snap_stats st = { 0 };
 	bool thaw_tr = false;
+	uint64_t frozen_at;
 	int ret;
 
 	if (r->werr || t->unreadable)
@@ -606,13 +609,17 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		if (tracer_freeze(r->tr, t->pid) == 0)
 			flags |= MD_SNAP_F_FROZEN;
 	}
+	frozen_at = mono_ns();
 	drain(r, true);
 	poll_maps(r, t);
 	write_cmdline(r, t);
 	write_jit(r, t);
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
-	if (thaw_tr)
+	if (thaw_tr) {
 		tracer_thaw(r->tr, t->pid);
+		t->thawed = mono_ns();
+		t->held_ns = t->thawed - frozen_at;
+	}
 	if (ret == -ESRCH) {
 		t->alive = false;
 		return;
@@ -1321,6 +1328,16 @@ static void growth_snapshots(struct session *r)
 	}
 }
 
+/* --freeze: true while a target has run for less time than its last
+ * snapshot held it. Its interval snapshot then waits for a later tick, so
+ * that it is held at most half of the time however long snapshots take
+ * (a slow snapshot at a short --interval would otherwise hold it from one
+ * tick to the next and it would never get to run). */
+static bool held_enough(const struct rec_target *t)
+{
+	return t->held_ns && mono_ns() - t->thawed < t->held_ns;
+}
+
 /* Act on what poll() reported in r->pfd[0..n). */
 static void handle_pollfds(struct session *r, size_t n)
 {
@@ -1338,7 +1355,7 @@ static void handle_pollfds(struct session *r, size_t n)
 
 		if (read(r->tfd, &ticks, sizeof(ticks)) > 0)
 			for (size_t i = 0; i < r->nt; i++)
-				if (r->t[i].alive)
+				if (r->t[i].alive && !held_enough(&r->t[i]))
 					snapshot(r, &r->t[i],
 						 live_tid(r->t[i].pid), 0);
 		if (r->scan && !target_scan_is_cgroup(r->scan))
