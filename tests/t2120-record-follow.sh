@@ -156,17 +156,21 @@ check "--freeze --faults: no ptrace warning" \
 st=$(awk '{ print $3 }' "/proc/$P/stat")
 check "--freeze --faults: the server runs on (state $st)" \
 	test "$st" != T -a "$st" != t
-# --freeze at an interval shorter than a snapshot takes: the server is
-# held at most half of the time. By memsz's own clock in the recording,
-# each interval snapshot begins at least as long after the previous one
-# ended as that one lasted (the final snapshot is not an interval one).
-"$MEMSZ" record -o "$D/h.data" -p "$P" --freeze --interval 1 \
-	--duration 0.3 2>"$T/herr"
+# --freeze at an interval shorter than a snapshot takes (512 MiB resident
+# take several ms): the child is held at most half of the time. By
+# memsz's own clock in the recording, each interval snapshot begins at
+# least as long after the previous one ended as that one lasted (the
+# final snapshot is not an interval one).
+cmd "$D" "spawn h 512"
+wait_file "$D/h"
+H=$(cat "$D/h")
+"$MEMSZ" record -o "$D/h.data" -p "$H" --freeze --interval 1 \
+	--duration 0.5 2>"$T/herr"
 check "--freeze --interval 1: record exits 0" test $? -eq 0
 "$MEMSZ" dump -i "$D/h.data" > "$T/h.txt"
-n=$(grep -c "SNAP_BEGIN pid $P .*frozen" "$T/h.txt")
+n=$(grep -c "SNAP_BEGIN pid $H .*frozen" "$T/h.txt")
 check "--freeze --interval 1: frozen snapshots ($n >= 4)" test "$n" -ge 4
-bad=$(awk -v p="$P" '
+bad=$(awk -v p="$H" '
 	$4 == "SNAP_BEGIN" && $6 == p { nb++; b[nb] = $3 }
 	$4 == "SNAP_END" && $6 == p { e[nb] = $3 }
 	END {
@@ -177,6 +181,9 @@ bad=$(awk -v p="$P" '
 	}' "$T/h.txt")
 check "--freeze --interval 1: never held more than it ran ($bad late)" \
 	test "$bad" -eq 0
+cmd "$D" "release h"
+check "--freeze --interval 1: the child runs on to its exit" \
+	wait_file "$D/h.gone"
 cmd "$D" quit
 wait $S
 S=
