@@ -778,9 +778,12 @@ static size_t maximal_runs(const uint16_t *pg, size_t n)
 	return nr;
 }
 
-/* Write layout pg as one snapshot of one mapping; returns the path. */
-static char *write_layout(const char *name, const uint16_t *pg, size_t n,
-			  bool split)
+/* Write layout pg as one snapshot of one mapping (its runs split at
+ * random when split); returns the path. With piecewise, the mapping goes
+ * through md_mapping_begin/add/end in slices of random lengths, some
+ * empty, and *nruns receives the run count md_mapping_end gives. */
+static char *write_layout_how(const char *name, const uint16_t *pg, size_t n,
+			      bool split, bool piecewise, uint64_t *nruns)
 {
 	char *path = tpath(name);
 	struct md_run *runs_l = xcalloc(n + 1, sizeof(*runs_l));
@@ -791,19 +794,38 @@ static char *write_layout(const char *name, const uint16_t *pg, size_t n,
 	struct md_snap_mapping m = {
 		.start = LAYOUT_START, .end = LAYOUT_START + n * 4096ull,
 		.flags = 2, .image_id = UINT32_MAX, .name = "[anon:layout]",
-		.runs = runs_l,
 	};
 	struct md_writer *w;
+	size_t nr = layout_runs(pg, n, split, runs_l), i = 0;
 
-	m.nruns = layout_runs(pg, n, split, runs_l);
 	assert_int_equal(md_writer_open(path, &w), 0);
 	assert_int_equal(md_write_snap_begin(w, &sb), 0);
-	assert_int_equal(md_write_mapping(w, &m), 0);
+	if (piecewise) {
+		assert_int_equal(md_mapping_begin(w, m.start, m.end), 0);
+		while (i < nr) {
+			size_t k = rnd() % 50;
+
+			k = MIN(nr - i, k);
+			assert_int_equal(md_mapping_add(w, runs_l + i, k), 0);
+			i += k;
+		}
+		assert_int_equal(md_mapping_end(w, &m, nruns), 0);
+	} else {
+		m.runs = runs_l;
+		m.nruns = nr;
+		assert_int_equal(md_write_mapping(w, &m), 0);
+	}
 	assert_int_equal(md_write_snap_end(w, &se), 0);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	free(runs_l);
 	return path;
+}
+
+static char *write_layout(const char *name, const uint16_t *pg, size_t n,
+			  bool split)
+{
+	return write_layout_how(name, pg, n, split, false, NULL);
 }
 
 /* Read the file back: the mapping's runs must give exactly layout pg, in
@@ -926,47 +948,6 @@ static void test_layouts_round_trip(void **state)
 	(void)state;
 }
 
-/* Write layout pg like write_layout, whole or (piecewise) through
- * md_mapping_begin/add/end in slices of random lengths, some empty. */
-static char *write_layout_pieces(const char *name, const uint16_t *pg,
-				 size_t n, bool piecewise, uint64_t *nruns)
-{
-	char *path = tpath(name);
-	struct md_run *runs_l = xcalloc(n + 1, sizeof(*runs_l));
-	struct md_snap_begin sb = { 1, 42, 0,
-				    MD_SNAP_F_PFN | MD_SNAP_F_KPAGEFLAGS, 1 };
-	struct md_snap_end se = { 2, 42, 0, 0, 0 };
-	struct md_snap_mapping m = {
-		.start = LAYOUT_START, .end = LAYOUT_START + n * 4096ull,
-		.flags = 2, .image_id = UINT32_MAX, .name = "[anon:layout]",
-	};
-	struct md_writer *w;
-	size_t nr = layout_runs(pg, n, true, runs_l), i = 0;
-
-	assert_int_equal(md_writer_open(path, &w), 0);
-	assert_int_equal(md_write_snap_begin(w, &sb), 0);
-	if (piecewise) {
-		assert_int_equal(md_mapping_begin(w, m.start, m.end), 0);
-		while (i < nr) {
-			size_t k = rnd() % 50;
-
-			k = MIN(nr - i, k);
-			assert_int_equal(md_mapping_add(w, runs_l + i, k), 0);
-			i += k;
-		}
-		assert_int_equal(md_mapping_end(w, &m, nruns), 0);
-	} else {
-		m.runs = runs_l;
-		m.nruns = nr;
-		assert_int_equal(md_write_mapping(w, &m), 0);
-	}
-	assert_int_equal(md_write_snap_end(w, &se), 0);
-	assert_int_equal(md_writer_commit(w), 0);
-	assert_int_equal(md_writer_close(w), 0);
-	free(runs_l);
-	return path;
-}
-
 /* A mapping written in slices is the same bytes as written whole, and
  * md_mapping_end counts the runs the reader gives back. A slice that goes
  * back fails the record, which is then not written. */
@@ -994,10 +975,10 @@ static void test_mapping_pieces(void **state)
 			uint8_t *da, *db;
 
 			layout_make(pg, n, kind, 5);
-			a = write_layout_pieces("whole.data", pg, n, false,
-						NULL);
-			b = write_layout_pieces("pieces.data", pg, n, true,
-						&nruns);
+			a = write_layout_how("whole.data", pg, n, true, false,
+					     NULL);
+			b = write_layout_how("pieces.data", pg, n, true, true,
+					     &nruns);
 			assert_int_equal(nruns, maximal_runs(pg, n));
 			da = read_file(a, &la);
 			db = read_file(b, &lb);
