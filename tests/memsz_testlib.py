@@ -224,6 +224,33 @@ def all_rollups():
     return out
 
 
+def cpu_state(pid):
+    """(tids, ns) of pid: its threads and the nanoseconds they have spent
+    on a cpu (the first field of /proc/PID/task/TID/schedstat), or None if
+    it cannot be read. Two equal states mean the process did not run in
+    between (so its memory did not change, but for reclaim)."""
+    tids, ns = [], 0
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                ns += int(f.read().split()[0])
+            tids.append(int(t))
+    except (OSError, ValueError, IndexError):
+        return None
+    return (frozenset(tids), ns)
+
+
+def all_cpu_states():
+    """{pid: cpu_state(pid)} of every process in /proc that can be read."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            st = cpu_state(int(d))
+            if st is not None:
+                out[int(d)] = st
+    return out
+
+
 def is_kthread(pid):
     """True if pid is a kernel thread (PF_KTHREAD in /proc/PID/stat)."""
     try:

@@ -15,9 +15,11 @@ the workload only), and smaps_rollup again. Tolerances:
   PSS within 1 KiB per process;
 - `smem -u -P ^PATH` against `report --by users,pids --filter NAME`: the same
   user, count and RSS, PSS as above;
-- processes memsz does not control, read by both: those whose Rss did not
-  change between the two smaps_rollup reads (within 1 %) agree with smem's
-  RSS within 2 % + 64 KiB, and their sums within 1 %.
+- processes memsz does not control, read by both: those that did not run
+  at all from before the first smaps_rollup read to after the second (the
+  same threads, the same cpu time to the nanosecond in schedstat) and whose
+  Rss did not change (within 1 %) agree with smem's RSS within 2 % + 64 KiB
+  (what reclaim may take meanwhile), and their sums within 1 %.
 """
 import os
 import pwd
@@ -68,6 +70,7 @@ def run(tmp, name, exe, data_file, parent, child):
     data = os.path.join(tmp, "all.data")
     lib.stopped(parent)
     lib.stopped(child)
+    cpu_before = lib.all_cpu_states()
     before = lib.all_rollups()
     rec = subprocess.run([MEMSZ, "record", "-a", "--duration", "0", "-o",
                           data], capture_output=True, text=True)
@@ -79,6 +82,7 @@ def run(tmp, name, exe, data_file, parent, child):
     users = smem("-u", "-P", "^" + re.escape(exe), "-c",
                  "user count rss pss")
     after = lib.all_rollups()
+    cpu_after = lib.all_cpu_states()
     check(rec.returncode == 0, f"record -a exits 0 ({rec.stderr.strip()})")
     if rec.returncode:
         return
@@ -137,6 +141,8 @@ def run(tmp, name, exe, data_file, parent, child):
     # the rest of the machine: stable processes
     stable = [p for p in set(rows) & set(procs) & set(before) & set(after)
               if p not in (parent, child) and isinstance(before[p], dict)
+              and cpu_before.get(p) is not None
+              and cpu_before.get(p) == cpu_after.get(p)
               and isinstance(after[p], dict) and before[p] and after[p] and
               abs(before[p]["Rss"] - after[p]["Rss"]) <=
               0.01 * after[p]["Rss"]]
