@@ -11,9 +11,11 @@ machine, and smaps_rollup is read again. Then:
 - every process that could be read before and after is in the report, and
   the ones that could not be read (smaps_rollup refused) are exactly the
   ones the note names; no kernel thread is recorded, and memsz is not;
-- processes memsz does not control: those whose Rss did not change between
-  the two reads (within 1 %) must match it within 2 % + 64 KiB, and their
-  sum within 1 % (a busy machine moves the others);
+- processes memsz does not control: those that did not run at all from
+  before the first read to after the second (the same threads, the same
+  schedstat cpu time) and whose Rss did not change (within 1 %) must match
+  it within 2 % + 64 KiB, and their sum within 1 % (a busy machine moves
+  the others);
 - names and owners: the workload's row is 'PID sys_share ...', --by users puts
   it under its owner, and the file both processes map has PROCS 2.
 """
@@ -72,6 +74,7 @@ def run(tmp, data_file, parent, child):
     data = os.path.join(tmp, "all.data")
     lib.stopped(parent)
     lib.stopped(child)
+    cpu_before = lib.all_cpu_states()
     before = lib.all_rollups()
     rec = subprocess.Popen([MEMSZ, "record", "-a", "--duration", "0",
                             "-o", data], stdout=subprocess.PIPE,
@@ -79,6 +82,7 @@ def run(tmp, data_file, parent, child):
     memsz_pid = rec.pid
     rec.stderr = rec.communicate()[1]
     after = lib.all_rollups()
+    cpu_after = lib.all_cpu_states()
     check(rec.returncode == 0, f"record -a exits 0 ({rec.stderr.strip()})")
     if rec.returncode:
         return
@@ -127,6 +131,8 @@ def run(tmp, data_file, parent, child):
 
     # processes memsz does not control: the stable ones
     stable = [p for p in user & set(rows) if p not in (parent, child)
+              and cpu_before.get(p) is not None
+              and cpu_before.get(p) == cpu_after.get(p)
               and abs(before[p]["Rss"] - after[p]["Rss"]) <=
               0.01 * after[p]["Rss"]]
     bad = [(p, int(rows[p]["rss"]), after[p]["Rss"]) for p in stable
