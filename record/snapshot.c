@@ -1417,14 +1417,14 @@ static void vma_flags_load(const struct snapper *s, int pid,
 	bool thp = s->has_scan && s->pmd_pages && meminfo_pmd_mapped();
 	int64_t lck = target_status_kb(pid, "VmLck");
 	int64_t htlb = thp ? target_status_kb(pid, "HugetlbPages") : 0;
-	bool ok = true;
+	bool smaps = false;
 
 	*pmd = false;
 	if (lck > 0 || htlb != 0)
-		ok = smaps_vmflags(pid, maps) >= 0;
-	if (lck >= 0 && ok)
+		smaps = smaps_vmflags(pid, maps) >= 0;
+	if (lck == 0 || (lck > 0 && smaps))
 		*flags |= MD_SNAP_F_LOCKED;
-	if ((s->has_scan || !s->pmd_pages) && ok) {
+	if ((s->has_scan || !s->pmd_pages) && (htlb == 0 || smaps)) {
 		*flags |= MD_SNAP_F_PMD;
 		*pmd = thp;
 	}

@@ -4,7 +4,9 @@
 memory (MAP_LOCKED, mlock of a part of a mapping, an mlocked file), a
 shared file on a tmpfs mounted here with huge=always (ShmemPmdMapped) and
 a file read back through read-ahead (FilePmdMapped where the file system
-gives the page cache PMD-sized folios), then stops itself. memsz records
+gives the page cache PMD-sized folios) and, with a hugetlb page the test
+reserves, a MAP_HUGETLB page (huge to PAGEMAP_SCAN too, but not THP),
+then stops itself. memsz records
 it (`record -p PID --duration 0`); per mapping, THP must equal smaps'
 AnonHugePages + ShmemPmdMapped + FilePmdMapped exactly and LOCKED smaps'
 Locked within a page. The regions meant to have them must have them in
@@ -31,6 +33,7 @@ from memsz_testlib import PAGE, SRCDIR, check, smaps_vmas  # noqa: E402
 MEMSZ = os.environ.get("MEMSZ", "memsz")
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 THP_FIELDS = ("AnonHugePages", "ShmemPmdMapped", "FilePmdMapped")
+NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 
 
 def thp_mode():
@@ -41,6 +44,30 @@ def thp_mode():
             return re.search(r"\[(\w+)\]", f.read()).group(1)
     except (OSError, AttributeError):
         return None
+
+
+def read_int(path):
+    """The number in file path, or None."""
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def reserve_hugetlb(nr):
+    """Makes one default-sized hugetlb page free (one more in the pool
+    than nr, its size; restored by the caller). Returns whether it is."""
+    free_path = "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+    free = read_int(free_path)
+    if nr is None or free is None:
+        lib.fail("no pool of 2 MiB hugetlb pages to reserve a page in")
+    if free == 0:
+        with open(NR_HUGEPAGES, "w") as f:
+            f.write(str(nr + 1))
+        free = read_int(free_path)
+    check(free > 0, "a free hugetlb page for the MAP_HUGETLB region")
+    return free > 0
 
 
 def memsz_rows(data, fields):
@@ -55,7 +82,7 @@ def memsz_rows(data, fields):
     return out
 
 
-def run(tmp, shmdir):
+def run(tmp, shmdir, hugetlb):
     """Start the workload, record it, compare. Returns nothing; checks."""
     exe = os.path.join(tmp, "rec_thp")
     subprocess.run(["gcc", "-O1", "-o", exe,
@@ -63,8 +90,9 @@ def run(tmp, shmdir):
                    check=True)
     files = os.path.join(tmp, "files")
     os.mkdir(files)
-    p = subprocess.Popen([exe, files, shmdir or "-"], stdout=subprocess.PIPE,
-                         text=True)
+    p = subprocess.Popen([exe, files, shmdir or "-"] +
+                         (["hugetlb"] if hugetlb else []),
+                         stdout=subprocess.PIPE, text=True)
     try:
         regions = {}
         for line in p.stdout:
@@ -169,6 +197,13 @@ def compare(data, regions, vmas, shmdir):
     if shmdir:
         check(region_sum("shmem", "thp") == 4 << 20,
               "THP: 4 MiB of the huge=always tmpfs file")
+    if "hugetlb" in regions:
+        check(any(v.get("Private_Hugetlb", 0) > 0 for v in vmas
+                  if regions["hugetlb"][0] <= v["start"] <
+                  regions["hugetlb"][1]),
+              "smaps: the MAP_HUGETLB page is Private_Hugetlb")
+        check(region_sum("hugetlb", "thp") == 0,
+              "THP: none in the hugetlb page")
 
     # not in the default columns of any format
     for fmt in ("table", "csv", "json"):
@@ -227,16 +262,21 @@ def main():
                                   "huge=always,size=16m", "memsz-t2170",
                                   shmdir]).returncode == 0
         check(mounted, "a tmpfs with huge=always mounted")
+        nr_huge = read_int(NR_HUGEPAGES)
         try:
             if mode == "never":
                 # madvise: THP only where asked (MADV_HUGEPAGE)
                 with open(THP_ENABLED, "w") as f:
                     f.write("madvise")
-            run(tmp, shmdir if mounted else None)
+            hugetlb = reserve_hugetlb(nr_huge)
+            run(tmp, shmdir if mounted else None, hugetlb)
         finally:
             if mode == "never":
                 with open(THP_ENABLED, "w") as f:
                     f.write("never")
+            if nr_huge is not None and read_int(NR_HUGEPAGES) != nr_huge:
+                with open(NR_HUGEPAGES, "w") as f:
+                    f.write(str(nr_huge))
             if mounted:
                 subprocess.run(["umount", shmdir])
     return lib.finish()

@@ -1,6 +1,6 @@
 /* rec_thp.c — memory that smaps counts as THP (AnonHugePages,
  * ShmemPmdMapped, FilePmdMapped) and as Locked, then a stop.
- * usage: rec_thp DIR SHMDIR
+ * usage: rec_thp DIR SHMDIR [hugetlb]
  * DIR is a directory on a disk file system (files are made there), SHMDIR
  * one on a tmpfs mounted with huge=always, or "-" for none. Prints one
  * line "NAME START END" (hex) per region, then "ready", then stops itself
@@ -19,6 +19,8 @@
  *   file-thp   8 MiB of a file in DIR written, dropped from the page cache
  *              and mapped shared read-only, PMD aligned, read (read-ahead
  *              may bring it back in PMD-sized folios: FilePmdMapped)
+ *   hugetlb    with "hugetlb": one PMD-sized MAP_HUGETLB page, written
+ *              (huge to PAGEMAP_SCAN, but not THP)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -103,8 +105,8 @@ int main(int argc, char **argv)
 	char path[4096], *p;
 	int fd;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: rec_thp DIR SHMDIR\n");
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "hugetlb"))) {
+		fprintf(stderr, "usage: rec_thp DIR SHMDIR [hugetlb]\n");
 		return 2;
 	}
 	p = anon_thp(8 * MIB, 0);
@@ -175,6 +177,15 @@ int main(int argc, char **argv)
 			sum += p[i];
 	}
 	show("file-thp", p, 8 * MIB);
+
+	if (argc == 4) {
+		p = mmap(NULL, PMD_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p == MAP_FAILED)
+			die("mmap MAP_HUGETLB");
+		touch(p, PMD_SIZE);
+		show("hugetlb", p, PMD_SIZE);
+	}
 
 	printf("ready\n");
 	fflush(stdout);
