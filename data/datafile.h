@@ -113,7 +113,7 @@ enum md_snap_flags {
 	MD_SNAP_F_OBSERVER_FREE = 1u << 5, /* mapcounts leave memsz out */
 	MD_SNAP_F_GROWTH = 1u << 6,     /* taken because resident memory grew */
 	MD_SNAP_F_PMD = 1u << 7,        /* PMD-mapped pages carry MD_PG_PMD */
-	MD_SNAP_F_LOCKED = 1u << 8,     /* locked mappings carry MD_MAP_LOCKED */
+	MD_SNAP_F_LOCKED = 1u << 8,     /* locked mappings: MD_MAP_LOCKED */
 };
 
 /* One run of consecutive pages with identical flags and mapcount. */
