@@ -43,11 +43,14 @@ void usage_diff(FILE *out)
 		"    --list-keys        print every key with what it labels\n"
 		"    -F, --fields COLS  the columns compared, in order: file,\n"
 		"                       vm, rss, pss, uss, dirty, swap,\n"
-		"                       relocs (default: all the recordings\n"
-		"                       have; file,vm for ELF files)\n"
+		"                       relocs, shclean, shdirty, thp,\n"
+		"                       locked (default: all the recordings\n"
+		"                       have but thp and locked; file,vm for\n"
+		"                       ELF files)\n"
 		"    --sort COL         order rows by the size of the change of\n"
 		"                       COL: file, vm, rss, pss, uss, dirty,\n"
-		"                       swap, relocs (default the first of\n"
+		"                       swap, relocs, shclean, shdirty, thp,\n"
+		"                       locked (default the first of\n"
 		"                       --fields, else rss, or file for ELF\n"
 		"                       files)\n"
 		"    -n N               rows per level, the rest folded into\n"
@@ -265,7 +268,7 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 		relocs |= v->keys[k] == KEY_RELOCS;
 	if (v->nfields) {
 		for (size_t i = 0; i < v->nfields; i++)
-			if ((v->fields[i] != COL_PSS || res->have_pss) &&
+			if (!(res->unknown_cols & (1u << v->fields[i])) &&
 			    (v->fields[i] != COL_RELOCS || relocs))
 				cols[n++] = v->fields[i];
 		return n;
@@ -276,9 +279,9 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 		return n;
 	}
 	for (int i = 0; i < COL__COUNT; i++) {
-		if ((i == COL_PSS && !res->have_pss) ||
+		if ((res->unknown_cols & (1u << i)) ||
 		    (i == COL_RELOCS && !relocs) || coldefs[i].derived ||
-		    i == COL_PROCS)
+		    coldefs[i].optional || i == COL_PROCS)
 			continue;
 		/* a table has no room for columns that are 0 on both
 		 * sides; csv and json keep every column */
@@ -362,7 +365,9 @@ int cmd_diff(int argc, char **argv)
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		out_error(v.fmt, "no column of --fields is in both recordings "
-				 "(no PSS without page frame numbers)");
+				 "(no PSS or LOCKED without page frame "
+				 "numbers, no THP or LOCKED in recordings "
+				 "that did not record them)");
 		goto out;
 	}
 	ret = diff_print(&v, &res, cols, ncols);

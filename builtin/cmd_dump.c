@@ -60,7 +60,7 @@ static const struct {
 	{ MD_PG_KSM, "ksm" },		  { MD_PG_THP, "thp" },
 	{ MD_PG_HUGE, "huge" },		  { MD_PG_ZERO, "zero" },
 	{ MD_PG_IDLE, "idle" },		  { MD_PG_PRIVATE_DIRTY, "pdirty" },
-	{ MD_PG_SHARED_DIRTY, "sdirty" },
+	{ MD_PG_SHARED_DIRTY, "sdirty" }, { MD_PG_PMD, "pmd" },
 }, snap_flags[] = {
 	{ MD_SNAP_F_PFN, "pfn" },
 	{ MD_SNAP_F_KPAGEFLAGS, "kpageflags" },
@@ -69,6 +69,8 @@ static const struct {
 	{ MD_SNAP_F_PAGEMAP_SCAN, "pagemap-scan" },
 	{ MD_SNAP_F_OBSERVER_FREE, "observer-free" },
 	{ MD_SNAP_F_GROWTH, "growth" },
+	{ MD_SNAP_F_PMD, "pmd" },
+	{ MD_SNAP_F_LOCKED, "locked" },
 };
 
 #define PRINT_FLAGS(out, table, v)                                      \
@@ -128,6 +130,8 @@ static void print_mapping(FILE *out, const struct md_snap_mapping *m,
 	}
 	fprintf(out, "[0x%" PRIx64 "-0x%" PRIx64 ") ", m->start, m->end);
 	print_perms(out, m->prot, m->flags);
+	if (m->flags & MD_MAP_LOCKED)
+		fputs(" locked", out);
 	fprintf(out, " @ 0x%" PRIx64 " %02x:%02x %" PRIu64 " image ", m->pgoff,
 		m->dev_major, m->dev_minor, m->ino);
 	if (m->image_id == UINT32_MAX)

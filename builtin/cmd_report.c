@@ -39,8 +39,9 @@ void usage_report(FILE *out)
 		"vm (VM SIZE), rss, pss, uss, dirty (private dirty), swap,\n"
 		"relocs (relocation targets on private dirty pages, with\n"
 		"--by relocs), shclean and shdirty (SHR CLEAN, SHR DIRTY:\n"
-		"resident pages other processes map too) and res (RES%%:\n"
-		"RSS / VM SIZE).\n"
+		"resident pages other processes map too), thp (THP: in\n"
+		"PMD-mapped huge pages), locked (LOCKED: the PSS of locked\n"
+		"mappings) and res (RES%%: RSS / VM SIZE).\n"
 		"\n"
 		"    -i, --input FILE   recording to read (default memsz.data)\n"
 		"    --by KEY[,KEY...]  keys, outermost first (default files):\n"
@@ -50,11 +51,13 @@ void usage_report(FILE *out)
 		"                       default file,vm,rss,pss,dirty (uss\n"
 		"                       for pss without PSS; relocs with\n"
 		"                       --by relocs), other formats all\n"
-		"                       (procs when the report covers more\n"
-		"                       than one process), folded the first\n"
+		"                       but thp and locked (procs when the\n"
+		"                       report covers more than one\n"
+		"                       process), folded the first\n"
 		"    --sort COL         file, vm, rss (default, or the first\n"
 		"                       of --fields), pss, uss, dirty, swap,\n"
-		"                       relocs, procs (the processes in a\n"
+		"                       relocs, shclean, shdirty, thp,\n"
+		"                       locked, procs (the processes in a\n"
 		"                       row)\n"
 		"    -n N               rows per level, the rest folded into\n"
 		"                       '[N others]' (default 20, with\n"
@@ -218,6 +221,27 @@ static char *input_msg(const char *input, int err, char *msg)
 	return m;
 }
 
+/* A footer note for each column that --fields or --sort names and the
+ * recording cannot give for a reason the notes do not say yet (no PSS has
+ * its own note). */
+static void unknown_notes(const struct view *v, struct report_result *res)
+{
+	unsigned asked = 1u << v->sort;
+
+	for (size_t i = 0; i < v->nfields; i++)
+		asked |= 1u << v->fields[i];
+	asked &= res->unknown_cols;
+	if (!res->have_pss)
+		asked &= ~(1u << COL_PSS | 1u << COL_LOCKED);
+	for (int c = 0; c < COL__COUNT; c++)
+		if (asked & (1u << c))
+			strlist_add(&res->notes,
+				    xasprintf("no %s: not in this recording "
+					      "(recorded by an older memsz, "
+					      "or THP without PAGEMAP_SCAN)",
+					      coldefs[c].header));
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {
@@ -275,13 +299,12 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	avail = v.columns;
-	if (!res.have_pss) {
-		avail &= ~(1u << COL_PSS);
+	avail = v.columns & ~res.unknown_cols;
+	unknown_notes(&v, &res);
+	if (!res.have_pss)
 		table_dflt[3] = COL_USS;
-		if (v.sort == COL_PSS)
-			v.sort = COL_RSS;
-	}
+	if (res.unknown_cols & (1u << v.sort))
+		v.sort = COL_RSS;
 	if (!with_relocs)
 		avail &= ~(1u << COL_RELOCS);
 	/* PROCS only where several processes share rows; pprof samples
@@ -295,8 +318,10 @@ int cmd_report(int argc, char **argv)
 			     cols);
 	if (!ncols) {
 		out_error(v.fmt, "no column of --fields is in this report "
-				 "(no PSS without page frame numbers, no "
-				 "procs for one process, in pprof or html)");
+				 "(no PSS or LOCKED without page frame "
+				 "numbers, no THP or LOCKED in recordings "
+				 "that did not record them, no procs for one "
+				 "process, in pprof or html)");
 		ret = 1;
 		goto out;
 	}

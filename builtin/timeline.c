@@ -40,7 +40,8 @@ static int parse_cols(const struct view *v, const char *spec,
 			view_usage_error(v, "--timeline: unknown or repeated "
 					 "column '%s' (columns: file, vm, "
 					 "rss, pss, uss, dirty, swap, "
-					 "relocs)", tok);
+					 "relocs, shclean, shdirty, thp, "
+					 "locked)", tok);
 			n = -1;
 			break;
 		}
@@ -103,13 +104,28 @@ int report_timeline(const struct view *v, struct report_opts *o,
 		out_error(v->fmt, msg);
 		goto out;
 	}
-	for (int i = 0; i < ncols; i++)
+	for (int i = 0; i < ncols; i++) {
 		if (cols[i] == COL_PSS && !res.have_pss) {
 			out_error(v->fmt, "--timeline: no PSS in this "
 					  "recording (recorded without "
 					  "CAP_SYS_ADMIN)");
 			goto out;
 		}
+		if (res.unknown_cols & (1u << cols[i])) {
+			char *m = xasprintf("--timeline: no %s in this "
+					    "recording (%s)",
+					    coldefs[cols[i]].header,
+					    res.have_pss ?
+						    "recorded by an older "
+						    "memsz or kernel" :
+						    "recorded without "
+						    "CAP_SYS_ADMIN");
+
+			out_error(v->fmt, m);
+			free(m);
+			goto out;
+		}
+	}
 	trees = xcalloc(res.nsteps + 1, sizeof(*trees));
 	pts = xcalloc(res.nsteps + 1, sizeof(*pts));
 	for (size_t i = 0; i < res.nsteps; i++) {

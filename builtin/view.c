@@ -352,7 +352,7 @@ size_t view_columns(const struct view *v, unsigned avail,
 		return fit_width(v, cols, n);
 	}
 	for (int i = 0; i < COL__COUNT; i++)
-		if (avail & (1u << i))
+		if ((avail & (1u << i)) && !coldefs[i].optional)
 			cols[n++] = i;
 	return n;
 }

@@ -998,7 +998,7 @@ int md_writer_close(struct md_writer *w)
 	(MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_FILE | MD_PG_EXCLUSIVE |   \
 	 MD_PG_SOFTDIRTY | MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED |  \
 	 MD_PG_KSM | MD_PG_THP | MD_PG_HUGE | MD_PG_ZERO | MD_PG_IDLE |   \
-	 MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY)
+	 MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY | MD_PG_PMD)
 /* flags only /proc/kpageflags gives (MD_SNAP_F_KPAGEFLAGS) */
 #define MD_PG_FROM_KPAGEFLAGS                                            \
 	(MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED | MD_PG_KSM |        \
@@ -1282,6 +1282,9 @@ static const char *run_check(const struct md_reader *r,
 	if (!(r->snap_flags & MD_SNAP_F_KPAGEFLAGS) &&
 	    (run->flags & MD_PG_FROM_KPAGEFLAGS))
 		return "page run with kpageflags in a snapshot without them";
+	if ((run->flags & MD_PG_PMD) &&
+	    (kind != MD_PG_PRESENT || !(r->snap_flags & MD_SNAP_F_PMD)))
+		return "page run with a PMD flag that cannot be";
 	if (kind != MD_PG_PRESENT ? run->mapcount != 0 :
 	    (run->flags & MD_PG_EXCLUSIVE) ? run->mapcount != 1 :
 	    !(r->snap_flags & MD_SNAP_F_PFN) && run->mapcount > 1)
@@ -1308,9 +1311,13 @@ static const char *mapping_check(struct md_reader *r,
 		return "mapping beyond the user address space";
 	if (m->start < r->snap_prev_end)
 		return "mapping out of order or overlapping the previous one";
-	if ((m->prot & ~7u) || (m->flags != MAP_SHARED &&
-				m->flags != MAP_PRIVATE))
+	if ((m->prot & ~7u) ||
+	    ((m->flags & ~MD_MAP_LOCKED) != MAP_SHARED &&
+	     (m->flags & ~MD_MAP_LOCKED) != MAP_PRIVATE))
 		return "mapping with unknown protection or flags";
+	if ((m->flags & MD_MAP_LOCKED) && !(r->snap_flags & MD_SNAP_F_LOCKED))
+		return "locked mapping in a snapshot that does not record "
+		       "locking";
 	if (m->image_id != UINT32_MAX && !img_known(r, m->image_id, &at))
 		return "mapping of an image id with no IMAGE record";
 	for (size_t i = 0; i < m->nruns; i++) {

@@ -91,7 +91,17 @@ enum md_page_flags {
 	MD_PG_IDLE = 1u << 15,
 	MD_PG_PRIVATE_DIRTY = 1u << 16, /* counted in smaps Private_Dirty */
 	MD_PG_SHARED_DIRTY = 1u << 17,  /* counted in smaps Shared_Dirty */
+	MD_PG_PMD = 1u << 18,  /* present, mapped by a PMD (a huge page of
+				  THP, not hugetlb): smaps AnonHugePages,
+				  ShmemPmdMapped or FilePmdMapped; only in
+				  snapshots with MD_SNAP_F_PMD */
 };
+
+/* Snapshot mapping flags (md_snap_mapping.flags) besides MAP_SHARED or
+ * MAP_PRIVATE (one of them, always). The value is fixed in the file
+ * whatever the machine's MAP_LOCKED. */
+#define MD_MAP_LOCKED 0x2000u /* VM_LOCKED (mlock, MAP_LOCKED): only in
+				 snapshots with MD_SNAP_F_LOCKED */
 
 /* Snapshot flags (md_snap_begin.flags). */
 enum md_snap_flags {
@@ -102,6 +112,8 @@ enum md_snap_flags {
 	MD_SNAP_F_PAGEMAP_SCAN = 1u << 4, /* PAGEMAP_SCAN was used */
 	MD_SNAP_F_OBSERVER_FREE = 1u << 5, /* mapcounts leave memsz out */
 	MD_SNAP_F_GROWTH = 1u << 6,     /* taken because resident memory grew */
+	MD_SNAP_F_PMD = 1u << 7,        /* PMD-mapped pages carry MD_PG_PMD */
+	MD_SNAP_F_LOCKED = 1u << 8,     /* locked mappings: MD_MAP_LOCKED */
 };
 
 /* One run of consecutive pages with identical flags and mapcount. */
@@ -171,7 +183,8 @@ struct md_snap_mapping {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
 	uint32_t prot;                /* PROT_* */
-	uint32_t flags;               /* MAP_SHARED or MAP_PRIVATE */
+	uint32_t flags;               /* MAP_SHARED or MAP_PRIVATE, with
+					 MD_MAP_LOCKED */
 	uint32_t image_id;            /* UINT32_MAX: anonymous / no image */
 	const char *name;             /* path or [heap]/[stack]/[anon:x]/"" */
 	const struct md_run *runs;

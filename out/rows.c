@@ -21,6 +21,9 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
 	[COL_SH_CLEAN] = { "SHR CLEAN", "shared_clean", "shclean", 0 },
 	[COL_SH_DIRTY] = { "SHR DIRTY", "shared_dirty", "shdirty", 0 },
+	[COL_THP] = { "THP", "thp", "thp", 0, false, false, true },
+	[COL_LOCKED] = { "LOCKED", "locked", "locked", COL_PSS_SHIFT, false,
+			 false, true },
 	[COL_PROCS] = { "PROCS", "processes", "procs", 0, true },
 	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
 };

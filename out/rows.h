@@ -16,9 +16,10 @@
 
 #include "maps/labels.h"
 
-/* Columns. PSS is stored in fixed point (bytes << COL_PSS_SHIFT) so that
- * sums of page/mapcount stay exact; every other column is plain bytes,
- * except RELOCS and PROCS, counts, and RES%, derived. */
+/* Columns. PSS and LOCKED are stored in fixed point (bytes <<
+ * COL_PSS_SHIFT) so that sums of page/mapcount stay exact; every other
+ * column is plain bytes, except RELOCS and PROCS, counts, and RES%,
+ * derived. */
 enum col_id {
 	COL_FILE,  /* FILE SIZE: bytes on disk */
 	COL_VM,    /* VM SIZE: bytes mapped */
@@ -31,6 +32,10 @@ enum col_id {
 	COL_SH_CLEAN, /* resident, mapped by others too, clean (smaps
 			 Shared_Clean) */
 	COL_SH_DIRTY, /* ... dirty (smaps Shared_Dirty) */
+	COL_THP,    /* resident in PMD-mapped huge pages (smaps AnonHugePages
+		       + ShmemPmdMapped + FilePmdMapped) */
+	COL_LOCKED, /* PSS of locked mappings (smaps Locked), fixed point
+		       like PSS */
 	COL_PROCS,  /* count: processes with a piece in the row (see
 		       rowtree_set_tag) */
 	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
@@ -46,6 +51,7 @@ struct coldef {
 	bool count;         /* a count, not bytes: the table prints it whole */
 	bool derived;       /* computed from other columns when printed:
 			       not stored in rows, not sortable */
+	bool optional;      /* shown only where --fields names it */
 };
 extern const struct coldef coldefs[COL__COUNT];
 

@@ -152,6 +152,79 @@ int procmaps_parse(FILE *f, struct procmaps *out)
 	return ret < 0 ? ret : n;
 }
 
+/* The PROCMAP_VM_* bits of a VmFlags value: two-letter words. */
+static uint32_t vmflags_of(const char *p)
+{
+	uint32_t fl = 0;
+
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (!p[0] || !p[1])
+			break;
+		if (p[2] == ' ' || !p[2]) {
+			if (p[0] == 'l' && p[1] == 'o')
+				fl |= PROCMAP_VM_LOCKED;
+			else if (p[0] == 'h' && p[1] == 't')
+				fl |= PROCMAP_VM_HUGETLB;
+		}
+		while (*p && *p != ' ')
+			p++;
+	}
+	return fl;
+}
+
+/* The mapping of m (ordered) that starts at start, or NULL. */
+static struct procmap *find_start(struct procmaps *m, uint64_t start)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->maps[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n && m->maps[lo].start == start ? &m->maps[lo] : NULL;
+}
+
+int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
+{
+	struct procmap *cur = NULL, hdr;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, ret = 0;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = 0;
+		/* field lines start with a capital ("Rss:", "VmFlags:"),
+		 * mapping lines with a hex digit */
+		if (hexval(line[0]) >= 0 && !(line[0] >= 'A' &&
+					      line[0] <= 'F')) {
+			if (parse_line(line, &hdr) < 0) {
+				ret = -MEMSZ_EBADDATA;
+				break;
+			}
+			free(hdr.name);
+			cur = find_start(m, hdr.start);
+			if (cur && cur->end != hdr.end)
+				cur = NULL;
+		} else if (cur && !strncmp(line, "VmFlags:", 8)) {
+			cur->vmflags = vmflags_of(line + 8);
+			cur = NULL;
+			n++;
+		}
+	}
+	if (!ret && ferror(f))
+		ret = -EIO;
+	free(line);
+	return ret < 0 ? ret : n;
+}
+
 int procmaps_read(int pid, int tid, struct procmaps *out)
 {
 	char path[64];

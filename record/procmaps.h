@@ -17,6 +17,14 @@ struct procmap {
 	uint32_t flags;  /* MAP_SHARED or MAP_PRIVATE */
 	char *name;      /* path, "[heap]", "[anon:x]", "" for anonymous;
 			    " (deleted)" kept as the kernel prints it */
+	uint32_t vmflags; /* PROCMAP_VM_*, from procmaps_parse_vmflags();
+			     0 until then */
+};
+
+/* What smaps' VmFlags say of a mapping ("lo", "ht"). */
+enum procmap_vmflags {
+	PROCMAP_VM_LOCKED = 1u << 0,  /* VM_LOCKED: mlock, MAP_LOCKED */
+	PROCMAP_VM_HUGETLB = 1u << 1, /* a hugetlbfs mapping */
 };
 
 struct procmaps {
@@ -28,6 +36,11 @@ struct procmaps {
  * Returns the number of mappings parsed or -MEMSZ_EBADDATA on a malformed
  * line (out then holds the lines before it). */
 int procmaps_parse(FILE *f, struct procmaps *out);
+/* Parse /proc/PID/smaps text from f and set the vmflags of each mapping
+ * of m (ordered, see procmaps_order) that has an entry with the same start
+ * and end; other mappings keep theirs. Returns the number of mappings set
+ * or -MEMSZ_EBADDATA on a malformed header line. */
+int procmaps_parse_vmflags(FILE *f, struct procmaps *m);
 /* Read /proc/<pid>/maps (or /proc/<pid>/task/<tid>/maps when tid > 0).
  * Returns count or -errno (-ESRCH if the process is gone). */
 int procmaps_read(int pid, int tid, struct procmaps *out);

@@ -66,6 +66,9 @@ struct snap_scan_arg {
 /* Set in c->extra for every page PAGEMAP_SCAN returned, whatever its
  * categories, so that read_marked() reads it. */
 #define SCAN_MARKED 0x80u
+/* Set in c->extra by pmd_mark() (not a kernel category): the page is
+ * present and mapped by a PMD, a huge page of THP. */
+#define SCAN_PMD 0x01u
 
 #define CHUNK_PAGES (1u << 14)   /* pagemap entries per pread = per task */
 #define SCAN_VEC 4096            /* regions per PAGEMAP_SCAN call */
@@ -117,6 +120,7 @@ struct snapper {
 	bool pss_note_written;
 	size_t page_size;
 	unsigned page_shift;
+	uint32_t pmd_pages;      /* pages a PMD maps (THP); 0: no THP */
 	unsigned nthreads;
 	struct snap_image *images;
 	size_t nimages, images_cap;
@@ -180,6 +184,29 @@ static bool probe_scan(int pm, size_t page_size)
 	return ioctl(pm, SNAP_PAGEMAP_SCAN, &a) >= 0;
 }
 
+/* Pages a PMD maps, from the kernel's THP size; 0 if it has no THP. */
+static uint32_t pmd_pages_read(size_t page_size)
+{
+	char buf[32];
+	ssize_t len;
+	uint64_t size;
+	int fd = open("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	size = strtoull(buf, NULL, 10);
+	if (size <= page_size || size % page_size ||
+	    size / page_size > CHUNK_PAGES)
+		return 0;
+	return (uint32_t)(size / page_size);
+}
+
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
 	struct snapper *s = xcalloc(1, sizeof(*s));
@@ -205,6 +232,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 			s->has_pfn = false;
 		s->has_kpageflags = s->has_pfn && s->kpageflags_fd >= 0;
 	}
+	s->pmd_pages = pmd_pages_read(s->page_size);
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	s->nthreads = (unsigned)MAX(1, MIN(ncpu, SNAP_THREADS_MAX));
 	*out = s;
@@ -628,6 +656,8 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 		fl |= MD_PG_SOFTDIRTY;
 	if (x & SCAN_IS_HUGE)
 		fl |= MD_PG_THP;
+	if (x & SCAN_PMD)
+		fl |= MD_PG_PMD;
 	if (looked) {
 		mapcount = (uint32_t)MIN(kc, UINT32_MAX);
 		for (size_t i = 0; i < ARRAY_SIZE(kpf_kept); i++)
@@ -638,11 +668,15 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 		 * does not count it */
 		if ((kf & ((1ull << KPF_ZERO_PAGE) | (1ull << KPF_NOPAGE))) ||
 		    mapcount == 0) {
-			*flp = (fl & ~(uint32_t)MD_PG_THP) | MD_PG_ZERO;
+			*flp = (fl & ~(uint32_t)(MD_PG_THP | MD_PG_PMD)) |
+			       MD_PG_ZERO;
 			return PAGE_ZERO;
 		}
+		/* a hugetlb page is not THP */
+		if (s->has_kpageflags && (kf & (1ull << KPF_HUGE)))
+			fl &= ~(uint32_t)MD_PG_PMD;
 	} else if (x & SCAN_IS_PFNZERO) {
-		*flp = fl | MD_PG_ZERO;
+		*flp = (fl & ~(uint32_t)MD_PG_PMD) | MD_PG_ZERO;
 		return PAGE_ZERO;
 	}
 	fl |= MD_PG_PRESENT;
@@ -916,11 +950,107 @@ struct snap_job {
 	struct snap_task *tasks;
 	size_t ntasks;
 	uint8_t *sparse;         /* per VMA: read the next chunk by scanning */
+	bool pmd;                /* mark PMD-mapped pages (pmd_mark) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	size_t next, flushed;    /* under mu */
 	bool stop;               /* under mu */
 };
+
+/* True if the PMD-sized range of pagemap entries e could be mapped by a
+ * PMD: every page present and, with PFNs, one aligned run of frames (a
+ * PMD maps a naturally aligned folio). */
+static bool pmd_candidate(const struct snapper *s, const uint64_t *e)
+{
+	uint64_t pfn0 = e[0] & PM_PFN_MASK;
+
+	if (!(e[0] & PM_PRESENT) || (pfn0 && pfn0 % s->pmd_pages))
+		return false;
+	for (uint32_t k = 1; k < s->pmd_pages; k++)
+		if (!(e[k] & PM_PRESENT) ||
+		    (pfn0 && (e[k] & PM_PFN_MASK) != pfn0 + k))
+			return false;
+	return true;
+}
+
+/* PAGEMAP_SCAN [start, end) of the chunk at base for present pages mapped
+ * by a PMD (PAGE_IS_HUGE, not the huge zero page) and set SCAN_PMD on them
+ * in c->extra. Returns 0 or -errno. */
+static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
+		    uint64_t base, uint64_t start, uint64_t end)
+{
+	while (start < end) {
+		struct snap_scan_arg a = {
+			.size = sizeof(a), .start = start, .end = end,
+			.vec = (uintptr_t)c->vec, .vec_len = SCAN_VEC,
+			.category_inverted = SCAN_IS_PFNZERO,
+			.category_mask = SCAN_IS_HUGE | SCAN_IS_PRESENT |
+					 SCAN_IS_PFNZERO,
+			.return_mask = SCAN_IS_HUGE,
+		};
+		long r = ioctl(pm, SNAP_PAGEMAP_SCAN, &a);
+
+		if (r < 0)
+			return -errno;
+		for (long k = 0; k < r; k++) {
+			uint64_t a0 = (c->vec[k].start - base) >> s->page_shift;
+			uint64_t a1 = (c->vec[k].end - base) >> s->page_shift;
+
+			for (uint64_t i = a0; i < a1; i++)
+				c->extra[i] |= SCAN_PMD;
+		}
+		if (a.walk_end <= start)
+			break;
+		start = a.walk_end;
+	}
+	return 0;
+}
+
+/* Mark (SCAN_PMD in c->extra) the present pages of the chunk at va, n
+ * pages of mapping m, that a PMD maps: smaps' AnonHugePages,
+ * ShmemPmdMapped and FilePmdMapped. Only PMD-sized aligned ranges that m
+ * covers whole can be; a chunk read by PAGEMAP_SCAN (scanned) has their
+ * PAGE_IS_HUGE bits already, one read by pread asks PAGEMAP_SCAN about
+ * the ranges pmd_candidate() keeps, one call per stretch of them. A
+ * process without THP costs a look at its pagemap entries and no system
+ * call. Returns 0 or -errno. */
+static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
+		    const struct procmap *m, uint64_t va, size_t n,
+		    bool scanned)
+{
+	const struct snapper *s = j->s;
+	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift;
+	uint64_t lo, hi, a, b;
+	int ret;
+
+	if (!j->pmd || (m->vmflags & PROCMAP_VM_HUGETLB))
+		return 0;
+	lo = MAX(va, (m->start + psz - 1) / psz * psz);
+	hi = MIN(va + ((uint64_t)n << s->page_shift), m->end / psz * psz);
+	if (scanned) {
+		for (a = lo; a < hi; a += s->page_size) {
+			uint8_t *x = &c->extra[(a - va) >> s->page_shift];
+
+			if ((*x & (SCAN_IS_HUGE | SCAN_IS_PRESENT |
+				   SCAN_IS_PFNZERO)) ==
+			    (SCAN_IS_HUGE | SCAN_IS_PRESENT))
+				*x |= SCAN_PMD;
+		}
+		return 0;
+	}
+	for (a = lo; a < hi; a = b) {
+		b = a + psz;
+		if (!pmd_candidate(s, c->pm + ((a - va) >> s->page_shift)))
+			continue;
+		while (b < hi &&
+		       pmd_candidate(s, c->pm + ((b - va) >> s->page_shift)))
+			b += psz;
+		ret = pmd_scan(s, c, j->pm, va, a, b);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
 
 /* Read and classify task k into its slot (sl->ret holds the outcome). */
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
@@ -1008,6 +1138,9 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 			memset(c->extra, 0, lo);
 		}
 	}
+	ret = pmd_mark(j, c, m, va, n, sparse);
+	if (ret < 0)
+		goto out;
 	ret = classify(s, c, sl, va, n, nlook, maxkey);
 out:
 	sl->ret = ret;
@@ -1115,7 +1248,10 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		struct md_snap_mapping mr = {
 			.start = m->start, .end = m->end, .pgoff = m->pgoff,
 			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
-			.ino = m->ino, .prot = m->prot, .flags = m->flags,
+			.ino = m->ino, .prot = m->prot,
+			.flags = m->flags |
+				 (m->vmflags & PROCMAP_VM_LOCKED ?
+					  MD_MAP_LOCKED : 0),
 			.image_id = ids[t->vma], .name = m->name,
 		};
 
@@ -1280,6 +1416,77 @@ static void name_thread_stacks(int pid, struct procmaps *maps)
 	free(sps);
 }
 
+/* True if /proc/meminfo counts any PMD-mapped memory (AnonHugePages,
+ * ShmemPmdMapped, FilePmdMapped), or cannot be read. */
+static bool meminfo_pmd_mapped(void)
+{
+	static const char *const fields[] = { "AnonHugePages:",
+					      "ShmemPmdMapped:",
+					      "FilePmdMapped:" };
+	char line[128];
+	bool any = false;
+	int seen = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return true;
+	while (!any && seen < 3 && fgets(line, sizeof(line), f))
+		for (int i = 0; i < 3; i++) {
+			size_t len = strlen(fields[i]);
+
+			if (strncmp(line, fields[i], len))
+				continue;
+			seen++;
+			any = strtoull(line + len, NULL, 10) != 0;
+		}
+	fclose(f);
+	return any || seen < 3;
+}
+
+/* Read /proc/PID/smaps for the VmFlags of maps (ordered). Returns the
+ * number of mappings found or -errno. */
+static int smaps_vmflags(int pid, struct procmaps *maps)
+{
+	char path[64];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	ret = procmaps_parse_vmflags(f, maps);
+	fclose(f);
+	return ret;
+}
+
+/* What the snapshot of pid can say about THP and locked memory: sets
+ * MD_SNAP_F_PMD in *flags when PMD-mapped pages will be marked (*pmd:
+ * there may be some to mark) and MD_SNAP_F_LOCKED when the locked mappings
+ * of maps are known (their vmflags). /proc/PID/smaps, as costly as the
+ * snapshot, is read only when the process has locked memory (VmLck) or,
+ * while PMD-mapped memory exists, hugetlb pages (HugetlbPages), which
+ * PAGEMAP_SCAN reports as huge too. */
+static void vma_flags_load(const struct snapper *s, int pid,
+			   struct procmaps *maps, uint32_t *flags, bool *pmd)
+{
+	bool thp = s->has_scan && s->pmd_pages && meminfo_pmd_mapped();
+	int64_t lck = target_status_kb(pid, "VmLck");
+	int64_t htlb = thp ? target_status_kb(pid, "HugetlbPages") : 0;
+	bool smaps = false;
+
+	*pmd = false;
+	if (lck > 0 || htlb != 0)
+		smaps = smaps_vmflags(pid, maps) >= 0;
+	if (lck == 0 || (lck > 0 && smaps))
+		*flags |= MD_SNAP_F_LOCKED;
+	if ((s->has_scan || !s->pmd_pages) && (htlb == 0 || smaps)) {
+		*flags |= MD_SNAP_F_PMD;
+		*pmd = thp;
+	}
+}
+
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats)
 {
@@ -1313,6 +1520,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 			goto out;
 	}
 	name_thread_stacks(pid, &maps);
+	vma_flags_load(s, pid, &maps, &flags, &j.pmd);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	j.pm = open(path, O_RDONLY | O_CLOEXEC);
 	if (j.pm < 0) {

@@ -614,6 +614,8 @@ struct walk {
 	bool run;                     /* a page run (not VM/FILE) */
 	bool present, swapped, dirty, uss;
 	bool shared_dirty;            /* dirty and mapped by others too */
+	bool pmd;                     /* mapped by a PMD (THP) */
+	bool locked;                  /* the mapping is locked */
 	uint32_t mapcount;            /* 0: no PSS */
 	/* the relocs source: its index in srcs (-1: none), its map's
 	 * targets (NULL: none for this part), the "[clean]" label */
@@ -632,6 +634,10 @@ static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
 	vals[COL_RSS] = bytes;
 	if (w->mapcount)
 		vals[COL_PSS] = (bytes << COL_PSS_SHIFT) / w->mapcount;
+	if (w->locked)
+		vals[COL_LOCKED] = vals[COL_PSS];
+	if (w->pmd)
+		vals[COL_THP] = bytes;
 	if (w->uss)
 		vals[COL_USS] = bytes;
 	else if (w->shared_dirty)
@@ -718,6 +724,7 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 	w->swapped = !w->present && (r->flags & MD_PG_SWAPPED);
 	w->dirty = r->flags & MD_PG_PRIVATE_DIRTY;
 	w->shared_dirty = r->flags & MD_PG_SHARED_DIRTY;
+	w->pmd = r->flags & MD_PG_PMD;
 	w->mapcount = 0;
 	if (with_pss)
 		w->mapcount = r->mapcount ? r->mapcount :
@@ -731,7 +738,8 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		  size_t n, bool with_pss, attrib_fn fn, void *arg)
 {
 	struct rmap *maps[RMAP_ROLLUP_MAX];
-	struct walk w = { .fn = fn, .arg = arg };
+	struct walk w = { .fn = fn, .arg = arg,
+			  .locked = m->flags & MD_MAP_LOCKED };
 	uint64_t ps = a->page_size, rss = 0;
 	size_t k;
 	int ret;

@@ -53,6 +53,7 @@ struct diff_opts {
 struct diff_result {
 	struct difftree *d;           /* merged, not finished */
 	bool have_pss;                /* both sides had PSS */
+	unsigned unknown_cols;        /* either side's (report_result) */
 	struct strlist notes;         /* footer lines */
 };
 

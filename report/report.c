@@ -1269,9 +1269,20 @@ int report_build(const struct report_opts *o, struct labels *lb,
 				break;
 			}
 	res->have_pss = true;
-	for (size_t i = 0; i < c.nsnaps; i++)
-		if (chosen[i] && !(c.snaps[i].flags & MD_SNAP_F_PFN))
+	for (size_t i = 0; i < c.nsnaps; i++) {
+		uint32_t f = c.snaps[i].flags;
+
+		if (!chosen[i])
+			continue;
+		if (!(f & MD_SNAP_F_PFN)) {
 			res->have_pss = false;
+			res->unknown_cols |= 1u << COL_PSS | 1u << COL_LOCKED;
+		}
+		if (!(f & MD_SNAP_F_PMD))
+			res->unknown_cols |= 1u << COL_THP;
+		if (!(f & MD_SNAP_F_LOCKED))
+			res->unknown_cols |= 1u << COL_LOCKED;
+	}
 
 	if (c.faults) {
 		faults_set_jit(c.faults, c.jit);

@@ -63,6 +63,10 @@ struct report_result {
 	struct report_step *steps;  /* PICK_ALL only, nsteps of them */
 	size_t nsteps;
 	bool have_pss;              /* every chosen snapshot had PFNs */
+	unsigned unknown_cols;      /* bit per col_id: columns a chosen
+				       snapshot cannot give (PSS and LOCKED
+				       without PFNs, THP and LOCKED where it
+				       did not record them) */
 	size_t nsnapshots;          /* snapshots reported */
 	size_t nprocs;              /* processes reported */
 	struct strlist notes;       /* footer notes, without those about

@@ -94,6 +94,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2140-record-postgres.py \
 	tests/t2150-record-peak.py \
 	tests/t2160-record-thread-stacks.sh \
+	tests/t2170-record-thp-locked.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
 	tests/t2320-record-smem.py \
@@ -121,6 +122,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_fork.c \
 	tests/workloads/rec_lib.c \
 	tests/workloads/rec_sleep.c \
+	tests/workloads/rec_thp.c \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_layout.c \
 	tests/workloads/rep_bbs.c \

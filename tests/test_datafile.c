@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -706,6 +707,86 @@ static void test_invariants(void **state)
 	free(raw);
 	free(dst);
 	free(path);
+	(void)state;
+}
+
+/* One snapshot of one mapping with mapping flags mflags and one run of
+ * run flags rflags, in a snapshot with sflags: NULL if the reader takes
+ * it (and hands the flags back as written), else md_reader_why(). */
+static const char *one_mapping(uint32_t sflags, uint32_t mflags,
+			       uint32_t rflags)
+{
+	static char why[128];
+	char *path = tpath("bits.data");
+	struct md_run run = { 0x600000, 512, rflags,
+			      rflags & MD_PG_PRESENT ? 1 : 0, 0 };
+	struct md_snap_begin sb = { 5, 42, 0, sflags, 1 };
+	struct md_snap_mapping m = {
+		.start = 0x600000, .end = 0xa00000, .prot = 3,
+		.flags = mflags, .image_id = UINT32_MAX, .name = "",
+		.runs = &run, .nruns = 1,
+	};
+	struct md_snap_end se = { 6, 42, 0, 0, 0 };
+	struct md_writer *w;
+	struct md_reader *r;
+	struct md_record rec;
+	const char *ret = NULL;
+	int got;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_snap_begin(w, &sb), 0);
+	assert_int_equal(md_write_mapping(w, &m), 0);
+	assert_int_equal(md_write_snap_end(w, &se), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	while ((got = md_read_next(r, &rec)) == 1) {
+		if (rec.type == MD_REC_SNAP_BEGIN)
+			assert_int_equal(rec.u.snap_begin.flags, sflags);
+		if (rec.type != MD_REC_SNAP_MAPPING)
+			continue;
+		assert_int_equal(rec.u.mapping.flags, mflags);
+		assert_int_equal(rec.u.mapping.nruns, 1);
+		assert_int_equal(rec.u.mapping.runs[0].flags, rflags);
+	}
+	if (got < 0) {
+		assert_int_equal(got, -MEMSZ_EBADDATA);
+		snprintf(why, sizeof(why), "%s", md_reader_why(r));
+		ret = why;
+	}
+	md_reader_close(r);
+	free(path);
+	return ret;
+}
+
+/* The THP page flag (MD_PG_PMD) and the locked mapping flag
+ * (MD_MAP_LOCKED) are read back where the snapshot says it recorded them,
+ * and refused where it does not or where they cannot be. */
+static void test_pmd_locked_bits(void **state)
+{
+	const uint32_t anon = MD_PG_PRESENT | MD_PG_EXCLUSIVE |
+			      MD_PG_PRIVATE_DIRTY;
+	const uint32_t both = MD_SNAP_F_PFN | MD_SNAP_F_PMD | MD_SNAP_F_LOCKED;
+
+	assert_null(one_mapping(both, MAP_PRIVATE | MD_MAP_LOCKED,
+				anon | MD_PG_PMD));
+	assert_null(one_mapping(both, MAP_SHARED | MD_MAP_LOCKED, anon));
+	/* older files: neither bit, neither snapshot flag */
+	assert_null(one_mapping(MD_SNAP_F_PFN, MAP_PRIVATE, anon));
+	assert_string_equal(one_mapping(MD_SNAP_F_PFN | MD_SNAP_F_PMD,
+					MAP_PRIVATE | MD_MAP_LOCKED, anon),
+			    "locked mapping in a snapshot that does not "
+			    "record locking");
+	assert_string_equal(one_mapping(MD_SNAP_F_PFN | MD_SNAP_F_LOCKED,
+					MAP_PRIVATE, anon | MD_PG_PMD),
+			    "page run with a PMD flag that cannot be");
+	assert_string_equal(one_mapping(both, MAP_PRIVATE,
+					MD_PG_SWAPPED | MD_PG_PMD),
+			    "page run with a PMD flag that cannot be");
+	assert_string_equal(one_mapping(both, MD_MAP_LOCKED, anon),
+			    "mapping with unknown protection or flags");
+	assert_string_equal(one_mapping(both, MAP_PRIVATE | 0x4000, anon),
+			    "mapping with unknown protection or flags");
 	(void)state;
 }
 
@@ -1812,6 +1893,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_pmd_locked_bits),
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_samples_partial_batch),
 		cmocka_unit_test(test_layouts_round_trip),

@@ -217,6 +217,55 @@ static void check_reprint(const char *path, const struct procmaps *m)
 	fclose(f);
 }
 
+/* smaps' VmFlags: "lo" (locked) and "ht" (hugetlb) set the vmflags of the
+ * mapping with the same start and end; an entry that matches no mapping
+ * (the address space changed between the reads) sets nothing. */
+static void test_vmflags(void **state)
+{
+	static const char smaps[] =
+		"00400000-00401000 r-xp 00000000 08:01 99      /bin/true\n"
+		"Size:                  4 kB\n"
+		"Rss:                   4 kB\n"
+		"Locked:                4 kB\n"
+		"THPeligible:    0\n"
+		"VmFlags: rd ex mr mw me lo \n"
+		"00600000-00800000 rw-p 00000000 00:00 0 \n"
+		"AnonHugePages:      2048 kB\n"
+		"VmFlags: rd wr mr mw me ac hg\n"
+		"7f0000000000-7f0000200000 rw-s 00000000 00:0f 1234  "
+		"/anon_hugepage (deleted)\n"
+		"VmFlags: rd wr sh mr mw me ms de ht lo\n"
+		"7f0000400000-7f0000500000 rw-p 00000000 00:00 0 \n"
+		"VmFlags: rd wr lo\n";
+	static const struct procmap maps[] = {
+		{ .start = 0x400000, .end = 0x401000 },
+		{ .start = 0x600000, .end = 0x800000 },
+		{ .start = 0x7f0000000000, .end = 0x7f0000200000 },
+		/* not the same end */
+		{ .start = 0x7f0000400000, .end = 0x7f0000480000 },
+	};
+	struct procmaps m = { 0 };
+	FILE *f = mem(smaps);
+
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+		xgrow(&m.maps, &m.cap, m.n + 1, sizeof(*m.maps));
+		m.maps[m.n] = maps[i];
+		m.maps[m.n++].name = xstrdup("");
+	}
+	assert_int_equal(procmaps_parse_vmflags(f, &m), 3);
+	fclose(f);
+	assert_int_equal(m.maps[0].vmflags, PROCMAP_VM_LOCKED);
+	assert_int_equal(m.maps[1].vmflags, 0);
+	assert_int_equal(m.maps[2].vmflags,
+			 PROCMAP_VM_LOCKED | PROCMAP_VM_HUGETLB);
+	assert_int_equal(m.maps[3].vmflags, 0);
+	f = mem("00400000-zz r-xp 00000000 08:01 99 /bin/true\n");
+	assert_int_equal(procmaps_parse_vmflags(f, &m), -MEMSZ_EBADDATA);
+	fclose(f);
+	procmaps_free(&m);
+	(void)state;
+}
+
 /* The live maps of a stopped child (so `wc -l` and our read see the same
  * address space), every file mapping's name checked against the kernel's
  * own map_files link. */
@@ -274,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_fixture),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_vmflags),
 		cmocka_unit_test(test_live),
 	};
 
