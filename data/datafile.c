@@ -109,7 +109,7 @@ static int crc_mode; /* 1: tables, 2: the crc32 instruction */
 
 /* Choose the implementation once, at load time (no lazy set-up that
  * threads could race on), and fill the tables if they are the one. The
- * crc32 instruction is looked for with one cpuid leaf: libgcc's
+ * crc32 instruction is looked for with one cpuid: libgcc's
  * __builtin_cpu_supports() runs a dozen cpuid leaves at every start, each
  * a trap to the hypervisor in a virtual machine. */
 __attribute__((constructor)) static void crc_init(void)
@@ -117,7 +117,9 @@ __attribute__((constructor)) static void crc_init(void)
 #if defined(__x86_64__)
 	unsigned int eax, ebx, ecx, edx;
 
-	if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2)) {
+	/* leaf 1 exists on every x86-64 processor */
+	__cpuid(1, eax, ebx, ecx, edx);
+	if (ecx & bit_SSE4_2) {
 		crc_mode = 2;
 		return;
 	}
