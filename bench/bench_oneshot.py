@@ -7,6 +7,11 @@ half a shared file mapping, so that PSS needs kpagecount look-ups).
 
 Prints the best wall time of several runs of each and the ratio
 memsz / cat. Target: <= 1.5. Asserts nothing.
+
+The first row is the fixed cost: the same one-shot of a `sleep` process
+(a few hundred KiB resident), where process start, /proc reads and
+writing the file are nearly all there is; the last line is the start
+alone (`memsz --version` beside `true`).
 """
 import os
 import subprocess
@@ -53,6 +58,16 @@ def main():
     tmp = tempfile.mkdtemp(prefix="memsz-bench-oneshot-")
     data = os.path.join(tmp, "o.data")
     print(f"{'resident':>9} {'cat smaps':>10} {'memsz -d 0':>11} {'ratio':>6}")
+    tiny = subprocess.Popen(["sleep", "1000"])
+    try:
+        cat = best(["cat", f"/proc/{tiny.pid}/smaps"], reps=20)
+        rec = best([MEMSZ, "record", "-p", str(tiny.pid), "--duration", "0",
+                    "-o", data], reps=20)
+        print(f"{'tiny':>9} {cat * 1e3:>8.1f}ms {rec * 1e3:>9.1f}ms "
+              f"{rec / cat:>6.2f}")
+    finally:
+        tiny.kill()
+        tiny.wait()
     for gib in (1, 4):
         size = gib << 30
         p = subprocess.Popen([sys.executable, "-c", PROG, str(size),
@@ -70,6 +85,10 @@ def main():
             p.stdin.close()
             p.wait()
             os.unlink(os.path.join(tmp, "file"))
+    ver = best([MEMSZ, "--version"], reps=20)
+    true = best(["true"], reps=20)
+    print(f"start: memsz --version {ver * 1e3:.1f}ms, true "
+          f"{true * 1e3:.1f}ms")
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)

@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 /* The layouts below are those of man/memsz-data.5: byte offsets of each
  * field, so that the writer and the reader say the same thing by name. */
@@ -104,10 +107,23 @@ static size_t align8(size_t n)
 static uint32_t crc_table[8][256];
 static int crc_mode; /* 1: tables, 2: the crc32 instruction */
 
-/* Fill the tables and choose the implementation once, at load time (no
- * lazy set-up that threads could race on). */
+/* Choose the implementation once, at load time (no lazy set-up that
+ * threads could race on), and fill the tables if they are the one. The
+ * crc32 instruction is looked for with one cpuid: libgcc's
+ * __builtin_cpu_supports() runs a dozen cpuid leaves at every start, each
+ * a trap to the hypervisor in a virtual machine. */
 __attribute__((constructor)) static void crc_init(void)
 {
+#if defined(__x86_64__)
+	unsigned int eax, ebx, ecx, edx;
+
+	/* leaf 1 exists on every x86-64 processor */
+	__cpuid(1, eax, ebx, ecx, edx);
+	if (ecx & bit_SSE4_2) {
+		crc_mode = 2;
+		return;
+	}
+#endif
 	for (uint32_t i = 0; i < 256; i++) {
 		uint32_t c = i;
 
@@ -120,11 +136,6 @@ __attribute__((constructor)) static void crc_init(void)
 			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
 					  crc_table[0][crc_table[t - 1][i] & 0xff];
 	crc_mode = 1;
-#if defined(__x86_64__)
-	__builtin_cpu_init(); /* a constructor may run before libgcc's */
-	if (__builtin_cpu_supports("sse4.2"))
-		crc_mode = 2;
-#endif
 }
 
 /* Slicing-by-8 over the tables. */

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "elf/elfpriv.h"
+#include "util/dynlib.h"
 #include "util/util.h"
 
 #include <elfutils/debuginfod.h>
@@ -107,10 +108,30 @@ static int try_candidate(struct elfimg *img, const char *path)
 	return 1;
 }
 
+/* libdebuginfod is opened on first use, as libdw does: it pulls in
+ * libcurl and its TLS, Kerberos and LDAP libraries, which every other
+ * command would load for nothing. The header still gives the types. */
+static __typeof__(&debuginfod_begin) dif_begin;
+static __typeof__(&debuginfod_find_debuginfo) dif_find_debuginfo;
+static __typeof__(&debuginfod_end) dif_end;
+
+static const struct dynlib_sym dif_syms[] = {
+	{ "debuginfod_begin", (void **)&dif_begin },
+	{ "debuginfod_find_debuginfo", (void **)&dif_find_debuginfo },
+	{ "debuginfod_end", (void **)&dif_end },
+};
+
+static struct dynlib dif_lib = {
+	.soname = DEBUGINFOD_SONAME,
+	.syms = dif_syms,
+	.nsyms = ARRAY_SIZE(dif_syms),
+};
+
 /* Ask the debuginfod servers of $DEBUGINFOD_URLS for the debug file of
  * img's build-id (libdebuginfod downloads it into its cache,
  * $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client, and answers from
- * there next time). Returns 1 if it was found and matches, else 0. */
+ * there next time). Returns 1 if it was found and matches, 0 if not, or
+ * -MEMSZ_ENOLIB if libdebuginfod cannot be loaded. */
 static int try_debuginfod(struct elfimg *img)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -120,17 +141,19 @@ static int try_debuginfod(struct elfimg *img)
 
 	if (!urls || !urls[0] || !img->build_id_len)
 		return 0;
-	c = debuginfod_begin();
+	ret = dynlib_load(&dif_lib);
+	if (ret < 0)
+		return ret;
+	c = dif_begin();
 	if (!c)
 		return 0;
-	fd = debuginfod_find_debuginfo(c, img->build_id, img->build_id_len,
-				       &path);
+	fd = dif_find_debuginfo(c, img->build_id, img->build_id_len, &path);
 	if (fd >= 0) {
 		close(fd);
 		ret = try_candidate(img, path);
 	}
 	free(path);
-	debuginfod_end(c);
+	dif_end(c);
 	return ret;
 }
 
@@ -146,7 +169,8 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 	char *path, *dir = NULL, *real = NULL, *slash;
 	int ret = 0;
 
-	/* try_candidate() never fails: the first answer is 1 or 0. */
+	/* try_candidate() never fails: the first answer is 1 or 0, or
+	 * -MEMSZ_ENOLIB once (libdebuginfod missing), then 0. */
 	if (img->debug_searched && same_root(priv->debug_root, debug_root))
 		return img->debug ? 1 : 0;
 	if (img->debug)

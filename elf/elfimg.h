@@ -97,7 +97,8 @@ void elfimg_close(struct elfimg *img);
  * candidate that exists but is refused is recorded in img->debug_rejected.
  * When none is found and $DEBUGINFOD_URLS is set, the file of the image's
  * build-id is fetched through libdebuginfod (its cache first) and checked
- * the same way.
+ * the same way; libdebuginfod is loaded then, on first use (a missing one
+ * makes that first search return -MEMSZ_ENOLIB).
  * debug_root replaces "/usr/lib/debug" when not NULL (tests).
  * Searches once per image and debug_root: a later call with the same
  * debug_root returns the first answer without probing again. Returns 1 if found (img->debug set), 0 if none, negative on

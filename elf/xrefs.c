@@ -19,11 +19,41 @@
 
 #include "elf/elfpriv.h"
 #include "elf/xrefs.h"
+#include "util/dynlib.h"
 #include "util/util.h"
 
 #include <capstone/capstone.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* capstone is opened on first use (--disasm only): its relocation tables
+ * are large, and loading it at every start would cost each command more
+ * than most of them spend working. The header gives the types and the
+ * soname's version. */
+#define CS_STR_(x) #x
+#define CS_STR(x) CS_STR_(x)
+
+static __typeof__(&cs_open) xcs_open;
+static __typeof__(&cs_option) xcs_option;
+static __typeof__(&cs_malloc) xcs_malloc;
+static __typeof__(&cs_disasm_iter) xcs_disasm_iter;
+static __typeof__(&cs_free) xcs_free;
+static __typeof__(&cs_close) xcs_close;
+
+static const struct dynlib_sym cs_syms[] = {
+	{ "cs_open", (void **)&xcs_open },
+	{ "cs_option", (void **)&xcs_option },
+	{ "cs_malloc", (void **)&xcs_malloc },
+	{ "cs_disasm_iter", (void **)&xcs_disasm_iter },
+	{ "cs_free", (void **)&xcs_free },
+	{ "cs_close", (void **)&xcs_close },
+};
+
+static struct dynlib cs_lib = {
+	.soname = "libcapstone.so." CS_STR(CS_API_MAJOR),
+	.syms = cs_syms,
+	.nsyms = ARRAY_SIZE(cs_syms),
+};
 
 static bool xrefs_on;
 
@@ -94,7 +124,7 @@ static void sweep(struct elfimg *img, csh h, cs_insn *in,
 	while (n) {
 		const cs_x86 *x;
 
-		if (!cs_disasm_iter(h, &p, &n, &addr, in)) {
+		if (!xcs_disasm_iter(h, &p, &n, &addr, in)) {
 			p++;
 			n--;
 			addr++;
@@ -165,14 +195,18 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 	size_t ne, k = 0;
 	cs_insn *in;
 	csh h;
+	int ret;
 
 	if (!xrefs_on || img->machine != EM_X86_64 ||
 	    img->elfclass != ELFCLASS64 || img->big_endian)
 		return 0;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	ret = dynlib_load(&cs_lib);
+	if (ret < 0)
+		return ret;
+	if (xcs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
 		return -MEMSZ_ENOTSUP;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	in = cs_malloc(h);
+	xcs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in = xcs_malloc(h);
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
@@ -180,8 +214,8 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 		    s->type == SHT_PROGBITS && s->size)
 			sweep(img, h, in, s, out, &xv);
 	}
-	cs_free(in, 1);
-	cs_close(&h);
+	xcs_free(in, 1);
+	xcs_close(&h);
 	if (!xv.n)
 		return 0;
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "record/events.h"
+#include "util/dynlib.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -10,13 +11,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* libpfm4 is opened on first use (an event name to encode): its tables
+ * carry tens of thousands of relocations, which every start of memsz
+ * would otherwise apply for the few records that name an event. The
+ * header gives the types; its major version is the soname's. */
+_Static_assert(LIBPFM_VERSION >> 16 == 4, "libpfm.so.4 is libpfm 4");
+
+static __typeof__(&pfm_initialize) xpfm_initialize;
+static __typeof__(&pfm_get_os_event_encoding) xpfm_get_os_event_encoding;
+static __typeof__(&pfm_get_pmu_info) xpfm_get_pmu_info;
+static __typeof__(&pfm_get_event_next) xpfm_get_event_next;
+static __typeof__(&pfm_get_event_info) xpfm_get_event_info;
+
+static const struct dynlib_sym pfm_syms[] = {
+	{ "pfm_initialize", (void **)&xpfm_initialize },
+	{ "pfm_get_os_event_encoding", (void **)&xpfm_get_os_event_encoding },
+	{ "pfm_get_pmu_info", (void **)&xpfm_get_pmu_info },
+	{ "pfm_get_event_next", (void **)&xpfm_get_event_next },
+	{ "pfm_get_event_info", (void **)&xpfm_get_event_info },
+};
+
+static struct dynlib pfm_lib = {
+	.soname = "libpfm.so.4",
+	.syms = pfm_syms,
+	.nsyms = ARRAY_SIZE(pfm_syms),
+};
+
 static int pfm_state; /* 0 not yet, 1 ok, <0 failed */
 
 int events_init(void)
 {
-	if (!pfm_state)
-		pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 :
-							      -MEMSZ_ENOTSUP;
+	if (!pfm_state) {
+		pfm_state = dynlib_load(&pfm_lib);
+		if (!pfm_state)
+			pfm_state = xpfm_initialize() == PFM_SUCCESS ?
+					    1 :
+					    -MEMSZ_ENOTSUP;
+	}
 	return pfm_state < 0 ? pfm_state : 0;
 }
 
@@ -46,7 +77,7 @@ int events_attr(const char *name, const struct events_opts *o,
 	arg.size = sizeof(arg);
 	/* Privilege levels user and kernel unless the name says otherwise:
 	 * a fault in read(2) on a fresh buffer is the caller's touch. */
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+	ret = xpfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
 					PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
 		return ret == PFM_ERR_NOMEM ? -ENOMEM : -MEMSZ_EUSAGE;
@@ -134,16 +165,16 @@ char *events_suggest(const char *name)
 	limit = len < 4 ? 1 : len < 8 ? 2 : 3 + (unsigned)len / 8;
 	memset(&pinfo, 0, sizeof(pinfo));
 	pinfo.size = sizeof(pinfo);
-	if (pfm_get_pmu_info(PFM_PMU_PERF_EVENT, &pinfo) != PFM_SUCCESS)
+	if (xpfm_get_pmu_info(PFM_PMU_PERF_EVENT, &pinfo) != PFM_SUCCESS)
 		goto out;
-	for (int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+	for (int i = pinfo.first_event; i != -1; i = xpfm_get_event_next(i)) {
 		pfm_event_info_t e;
 		struct cand c;
 		size_t k;
 
 		memset(&e, 0, sizeof(e));
 		e.size = sizeof(e);
-		if (pfm_get_event_info(i, PFM_OS_NONE, &e) != PFM_SUCCESS ||
+		if (xpfm_get_event_info(i, PFM_OS_NONE, &e) != PFM_SUCCESS ||
 		    !e.name)
 			continue;
 		c.dist = events_edit_distance(key, e.name);

@@ -30,7 +30,8 @@ struct events_opts {
 	uint32_t stack_size;          /* dwarf: bytes of stack; 0: 8192 */
 };
 
-/* Initialise libpfm4 once. Returns 0 or -MEMSZ_ENOTSUP. */
+/* Load libpfm4 (on first use) and initialise it, once. Returns 0,
+ * -MEMSZ_ENOLIB if libpfm.so.4 cannot be loaded, or -MEMSZ_ENOTSUP. */
 int events_init(void);
 
 /* Encode the event name (libpfm4 syntax: "page-faults",
@@ -39,7 +40,8 @@ int events_init(void);
  * from callchains. Faults taken in kernel mode on behalf of user code are
  * sampled too unless the name says ":u" (perf.c retries user-only when the
  * kernel refuses). Returns 0, -MEMSZ_EUSAGE (unknown name or bad
- * modifier; events_suggest() tells close names) or -MEMSZ_ENOTSUP. */
+ * modifier; events_suggest() tells close names), -MEMSZ_ENOLIB or
+ * -MEMSZ_ENOTSUP. */
 int events_attr(const char *name, const struct events_opts *o,
 		      struct perf_event_attr *attr);
 

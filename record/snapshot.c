@@ -549,16 +549,59 @@ static void self_populate(const struct procmap *m)
 			      MADV_POPULATE_READ);
 }
 
-/* Collect the PFNs of the resident pages of memsz's own file mappings
- * (/proc/self/maps, /proc/self/pagemap) into s->self_bits, so that memsz
- * does not count itself as a sharer of a target's page: the libraries it
- * maps too (libc, libz, libstdc++ ...) would otherwise show a lower PSS
- * than when memsz is not running. Returns 0 or -errno. */
-static int self_load(struct snapper *s)
+/* A mapped file as /proc/PID/maps names it: its device and inode. */
+struct self_file {
+	uint64_t dev, ino;
+};
+
+static int self_file_cmp(const void *a, const void *b)
+{
+	const struct self_file *x = a, *y = b;
+
+	return x->dev != y->dev ? u64_cmp(x->dev, y->dev) :
+				  u64_cmp(x->ino, y->ino);
+}
+
+static struct self_file self_file_of(const struct procmap *m)
+{
+	return (struct self_file){ ((uint64_t)m->dev_major << 32) |
+					   m->dev_minor,
+				   m->ino };
+}
+
+/* The files target maps (maps), sorted, without repeats; *n their count.
+ * Caller frees. */
+static struct self_file *self_target_files(const struct procmaps *maps,
+					   size_t *n)
+{
+	struct self_file *f = xmalloc((maps->n + 1) * sizeof(*f));
+	size_t k = 0;
+
+	for (size_t i = 0; i < maps->n; i++)
+		if (maps->maps[i].ino)
+			f[k++] = self_file_of(&maps->maps[i]);
+	qsort(f, k, sizeof(*f), self_file_cmp);
+	*n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!*n || self_file_cmp(&f[*n - 1], &f[i]))
+			f[(*n)++] = f[i];
+	return f;
+}
+
+/* Collect the PFNs of the resident pages of memsz's own mappings of the
+ * files the target maps too (/proc/self/maps, /proc/self/pagemap) into
+ * s->self_bits, so that memsz does not count itself as a sharer of a
+ * target's page: the libraries it maps too (libc, libz, libstdc++ ...)
+ * would otherwise show a lower PSS than when memsz is not running. A page
+ * of a file the target does not map cannot be one of its pages, so
+ * memsz's other mappings (its own binary, most of its libraries) are
+ * neither populated nor read. Returns 0 or -errno. */
+static int self_load(struct snapper *s, const struct procmaps *target)
 {
 	struct procmaps pm = { 0 };
 	uint64_t *pfns = NULL, lo = UINT64_MAX, hi = 0, *buf = NULL;
-	size_t n = 0, cap = 0, bufcap = 0;
+	size_t n = 0, cap = 0, bufcap = 0, nfiles = 0;
+	struct self_file *files = NULL;
 	int fd, ret = procmaps_read(getpid(), 0, &pm);
 
 	free(s->self_bits);
@@ -571,12 +614,16 @@ static int self_load(struct snapper *s)
 		ret = -errno;
 		goto out;
 	}
+	files = self_target_files(target, &nfiles);
 	for (size_t i = 0; i < pm.n; i++) {
 		const struct procmap *m = &pm.maps[i];
 		size_t np = (m->end - m->start) >> s->page_shift;
+		struct self_file key = self_file_of(m);
 		ssize_t got;
 
-		if (!m->ino || !np)
+		if (!m->ino || !np ||
+		    !bsearch(&key, files, nfiles, sizeof(*files),
+			     self_file_cmp))
 			continue;
 		self_populate(m);
 		xgrow(&buf, &bufcap, np, sizeof(*buf));
@@ -604,6 +651,7 @@ static int self_load(struct snapper *s)
 	}
 	ret = 0;
 out:
+	free(files);
 	free(buf);
 	free(pfns);
 	procmaps_free(&pm);
@@ -1551,7 +1599,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	}
 	/* memsz's own pages, as late as possible: it maps more of its
 	 * libraries as it runs */
-	if (s->has_pfn && self_load(s) == 0)
+	if (s->has_pfn && self_load(s, &maps) == 0)
 		flags |= MD_SNAP_F_OBSERVER_FREE;
 	b.time = mono_ns();
 	b.pid = (uint32_t)pid;

@@ -11,7 +11,11 @@ server's own /buildid/ID/debuginfo answer.
   - with it (and a private DEBUGINFOD_CACHE_PATH) --by symbols has every
     FUNC/OBJECT of the debug file's .symtab with its st_size as VM SIZE,
     --by compileunits names the source file, and the cache holds the file;
-  - with the server stopped, the cache still answers.
+  - with the server stopped, the cache still answers;
+  - libdebuginfod is loaded on use, not linked: readelf -d of memsz names
+    neither it nor libcurl, and a stand-in libdebuginfod.so.1 without its
+    functions (first on LD_LIBRARY_PATH) gives a note, exit 0 and the rows
+    of a run without DEBUGINFOD_URLS.
 """
 import csv
 import io
@@ -176,6 +180,35 @@ def main():
         check("helper_dbg" in rows and
               int(rows["helper_dbg"]["vm_size"]) >= want["helper_dbg"],
               "with the server stopped, the cache still answers")
+
+        needed = [line.split("[")[1].rstrip("]") for line in
+                  readelf(["-d"], MEMSZ).splitlines() if "(NEEDED)" in line]
+        check(needed and not any(n.startswith(("libdebuginfod", "libcurl"))
+                                 for n in needed),
+              "readelf -d: memsz needs neither libdebuginfod nor libcurl "
+              "(%s)" % " ".join(needed))
+        fake = os.path.join(tmp, "fakelib")
+        os.mkdir(fake)
+        fsrc = os.path.join(fake, "f.c")
+        with open(fsrc, "w") as f:
+            f.write("int not_debuginfod;\n")
+        run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libdebuginfod.so.1",
+             "-o", os.path.join(fake, "libdebuginfod.so.1"), fsrc],
+            check=True)
+        fenv = dict(env)
+        fenv["LD_LIBRARY_PATH"] = fake
+        r = run([MEMSZ, "size", "--by", "symbols", "-n", "0", "--format",
+                 "csv", stripped], env=fenv)
+        names = {row["symbols"] for row in
+                 csv.DictReader(io.StringIO(r.stdout))}
+        check(r.returncode == 0 and "helper_dbg" not in names and
+              "visible_dbg" not in names,
+              "without a usable libdebuginfod: exit 0 (%d), no debug "
+              "symbols" % r.returncode)
+        check("looking for a debug file: shared library cannot be loaded"
+              in r.stderr,
+              "without a usable libdebuginfod: a note says so (%s)"
+              % r.stderr.strip()[:200])
     finally:
         if srv is not None:
             srv.terminate()

@@ -1,2 +1,3 @@
 # util/: allocation, error codes, formatting helpers, string lists.
-libmemsz_a_SOURCES += util/util.c util/util.h util/strlist.c util/strlist.h
+libmemsz_a_SOURCES += util/util.c util/util.h util/strlist.c util/strlist.h \
+	util/dynlib.c util/dynlib.h

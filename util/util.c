@@ -25,6 +25,9 @@ static const char *const memsz_errors[] = {
 	[MEMSZ_EVERSION - MEMSZ_EBASE] = "written by a newer memsz (unknown format version)",
 	[MEMSZ_EUSAGE - MEMSZ_EBASE] = "invalid argument",
 	[MEMSZ_ENOTSUP - MEMSZ_EBASE] = "not supported",
+	[MEMSZ_ENOLIB - MEMSZ_EBASE] = "shared library cannot be loaded "
+				       "(libdebuginfod1, libcapstone4 or "
+				       "libpfm4 missing)",
 };
 
 const char *memsz_strerror(int err)

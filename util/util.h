@@ -30,6 +30,7 @@ enum memsz_error {
 	MEMSZ_EVERSION,                 /* memsz.data: newer format version */
 	MEMSZ_EUSAGE,                   /* bad argument from the user */
 	MEMSZ_ENOTSUP,                  /* kernel or file lacks a feature */
+	MEMSZ_ENOLIB,                   /* a library loaded on use is missing */
 	MEMSZ_ELAST
 };
 
