@@ -324,7 +324,8 @@ int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r);
  * receives the number of runs the record reads back as). Nothing may be
  * written between begin and end but notes. Each returns 0 or a negative
  * code; an invalid slice makes md_mapping_end() fail with -EINVAL,
- * writing nothing. */
+ * writing nothing, as do a slice or an end with no record begun (or one
+ * already ended). */
 int md_mapping_begin(struct md_writer *w, uint64_t start, uint64_t end);
 int md_mapping_add(struct md_writer *w, const struct md_run *runs,
 		   size_t nruns);

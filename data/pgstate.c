@@ -311,6 +311,7 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	e->pfl = e->pmc = 0;
 	e->pidx = e->sidx = UINT32_MAX;
 	e->err = 0;
+	e->open = true;
 	if (!e->blk)
 		e->blk = xmalloc(sizeof(*e->blk));
 	e->blk->open = false;
@@ -330,6 +331,8 @@ int pgstate_add(struct pgstate_enc *e, const struct md_run *runs,
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
 
+	if (!e->open)
+		return -EINVAL;
 	if (e->err)
 		return e->err;
 	for (size_t i = 0; i < nruns; i++) {
@@ -374,8 +377,9 @@ int pgstate_add(struct pgstate_enc *e, const struct md_run *runs,
 
 int pgstate_end(struct pgstate_enc *e)
 {
-	if (!e->blk)
-		return -EINVAL; /* never begun */
+	if (!e->open)
+		return -EINVAL; /* not begun, or ended already */
+	e->open = false;
 	if (e->err)
 		return e->err;
 	if (e->slen)

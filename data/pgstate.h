@@ -24,6 +24,7 @@
 
 #include "data/datafile.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,7 @@ struct pgstate_enc {
 	uint64_t start;
 	uint32_t pfl, pmc, pidx, sidx;
 	int err;
+	bool open;                    /* begun and not yet ended */
 };
 
 /* Encode the runs of a mapping of npages pages at start (pages of
@@ -74,7 +76,8 @@ int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
  * the last one of the previous slice), pgstate_end() to finish. The result
  * is what pgstate_encode() gives for all the runs at once. pgstate_add()
  * returns 0 or -EINVAL, after which the encoding is void; pgstate_end()
- * returns 0 or the error of an add. */
+ * returns 0 or the error of an add. Both return -EINVAL, changing nothing,
+ * when no mapping is begun or it is already ended. */
 void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 		   unsigned page_shift);
 int pgstate_add(struct pgstate_enc *e, const struct md_run *runs,

@@ -1005,16 +1005,22 @@ struct snap_job {
 	bool stop;               /* under mu */
 };
 
-/* True if the PMD-sized range of pagemap entries e could be mapped by a
- * PMD: every page present and, with PFNs, one aligned run of frames (a
- * PMD maps a naturally aligned folio). */
-static bool pmd_candidate(const struct snapper *s, const uint64_t *e)
+/* True if the pages [x0, x1) of the chunk at va (entries in pm), all in
+ * the PMD-sized range at p, could be mapped by that PMD: every page
+ * present and, with PFNs, where one naturally aligned run of frames puts
+ * them (a PMD maps a naturally aligned folio). The part of a PMD a chunk
+ * holds may be any part of it: chunks need not start on PMD boundaries. */
+static bool pmd_candidate(const struct snapper *s, const uint64_t *pm,
+			  uint64_t va, uint64_t p, uint64_t x0, uint64_t x1)
 {
+	const uint64_t *e = pm + ((x0 - va) >> s->page_shift);
+	uint64_t n = (x1 - x0) >> s->page_shift;
+	uint64_t off = (x0 - p) >> s->page_shift;
 	uint64_t pfn0 = e[0] & PM_PFN_MASK;
 
-	if (!(e[0] & PM_PRESENT) || (pfn0 && pfn0 % s->pmd_pages))
+	if (!(e[0] & PM_PRESENT) || (pfn0 && pfn0 % s->pmd_pages != off))
 		return false;
-	for (uint32_t k = 1; k < s->pmd_pages; k++)
+	for (uint64_t k = 1; k < n; k++)
 		if (!(e[k] & PM_PRESENT) ||
 		    (pfn0 && (e[k] & PM_PFN_MASK) != pfn0 + k))
 			return false;
@@ -1057,9 +1063,11 @@ static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
 /* Mark (SCAN_PMD in c->extra) the present pages of the chunk at va, n
  * pages of mapping m, that a PMD maps: smaps' AnonHugePages,
  * ShmemPmdMapped and FilePmdMapped. Only PMD-sized aligned ranges that m
- * covers whole can be; a chunk read by PAGEMAP_SCAN (scanned) has their
- * PAGE_IS_HUGE bits already, one read by pread asks PAGEMAP_SCAN about
- * the ranges pmd_candidate() keeps, one call per stretch of them. A
+ * covers whole can be; a chunk starts where the previous one ended, not
+ * on a PMD boundary when m does not, so its first and last such range may
+ * be cut. A chunk read by PAGEMAP_SCAN (scanned) has the PAGE_IS_HUGE bits
+ * of its pages already, one read by pread asks PAGEMAP_SCAN about the
+ * parts of ranges pmd_candidate() keeps, one call per stretch of them. A
  * process without THP costs a look at its pagemap entries and no system
  * call. Returns 0 or -errno. */
 static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
@@ -1068,7 +1076,7 @@ static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
 {
 	const struct snapper *s = j->s;
 	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift;
-	uint64_t lo, hi, a, b;
+	uint64_t lo, hi, a, b, p;
 	int ret;
 
 	if (!j->pmd || (m->vmflags & PROCMAP_VM_HUGETLB))
@@ -1087,12 +1095,13 @@ static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
 		return 0;
 	}
 	for (a = lo; a < hi; a = b) {
-		b = a + psz;
-		if (!pmd_candidate(s, c->pm + ((a - va) >> s->page_shift)))
+		p = a / psz * psz;
+		b = MIN(p + psz, hi);
+		if (!pmd_candidate(s, c->pm, va, p, a, b))
 			continue;
 		while (b < hi &&
-		       pmd_candidate(s, c->pm + ((b - va) >> s->page_shift)))
-			b += psz;
+		       pmd_candidate(s, c->pm, va, b, b, MIN(b + psz, hi)))
+			b = MIN(b + psz, hi);
 		ret = pmd_scan(s, c, j->pm, va, a, b);
 		if (ret < 0)
 			return ret;

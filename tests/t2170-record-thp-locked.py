@@ -4,9 +4,10 @@
 memory (MAP_LOCKED, mlock of a part of a mapping, an mlocked file), a
 shared file on a tmpfs mounted here with huge=always (ShmemPmdMapped) and
 a file read back through read-ahead (FilePmdMapped where the file system
-gives the page cache PMD-sized folios) and, with a hugetlb page the test
-reserves, a MAP_HUGETLB page (huge to PAGEMAP_SCAN too, but not THP),
-then stops itself. memsz records
+gives the page cache PMD-sized folios), a dense THP mapping that starts a
+page past a PMD boundary (read in chunks that cut PMD-mapped pages) and,
+with a hugetlb page the test reserves, a MAP_HUGETLB page (huge to
+PAGEMAP_SCAN too, but not THP), then stops itself. memsz records
 it (`record -p PID --duration 0`); per mapping, THP must equal smaps'
 AnonHugePages + ShmemPmdMapped + FilePmdMapped exactly and LOCKED smaps'
 Locked within a page. The regions meant to have them must have them in
@@ -182,6 +183,12 @@ def compare(data, regions, vmas, shmdir):
                  if s <= lo and hi <= e)
     check(sparse == 4 << 20, f"THP: {sparse} bytes (4 MiB) in the middle of "
           "a large sparse mapping, across its 64 MiB chunks")
+    want, _ = smaps_in(vmas, regions["thp-offset"])
+    have = region_sum("thp-offset", "thp")
+    check(want >= 64 << 20 and have == want,
+          f"THP: {have:.0f} == smaps {want} (64 MiB or more) in a dense "
+          "mapping a page past a PMD boundary, read in 64 MiB chunks that "
+          "start off PMD boundaries")
     check(region_sum("thp-locked", "thp") == 4 << 20 and
           region_sum("thp-locked", "locked") == 4 << 20,
           "THP and LOCKED: 4 MiB in the locked THP region")

@@ -1031,7 +1031,8 @@ static void test_layouts_round_trip(void **state)
 
 /* A mapping written in slices is the same bytes as written whole, and
  * md_mapping_end counts the runs the reader gives back. A slice that goes
- * back fails the record, which is then not written. */
+ * back fails the record, which is then not written; an ended record is not
+ * ended again. */
 static void test_mapping_pieces(void **state)
 {
 	static const size_t sizes[] = { 1, 1000, 70001 };
@@ -1086,6 +1087,13 @@ static void test_mapping_pieces(void **state)
 	/* misaligned bounds */
 	assert_int_equal(md_mapping_begin(w, m.start + 1, m.end), -EINVAL);
 	assert_int_equal(md_mapping_end(w, &m, NULL), -EINVAL);
+	/* a record is ended once: a second end, or a slice after the end,
+	 * is refused (it would write the record again) */
+	assert_int_equal(md_mapping_begin(w, m.start, m.end), 0);
+	assert_int_equal(md_mapping_add(w, back, 1), 0);
+	assert_int_equal(md_mapping_end(w, &m, NULL), 0);
+	assert_int_equal(md_mapping_end(w, &m, NULL), -EINVAL);
+	assert_int_equal(md_mapping_add(w, back, 1), -EINVAL);
 	md_writer_close(w);
 	free(path);
 	(void)state;

@@ -11,6 +11,10 @@
  *   thp-sparse 4 MiB written in the middle of a 96 MiB mapping made
  *              MADV_HUGEPAGE, across its 64 MiB mark (memsz reads a large
  *              sparse mapping in 64 MiB chunks, with PAGEMAP_SCAN)
+ *   thp-offset 196 MiB anonymous starting a page past a PMD boundary,
+ *              MADV_HUGEPAGE, written: dense, so read by plain pagemap
+ *              reads in 64 MiB chunks that start off PMD boundaries (and
+ *              cut PMD-mapped pages in two)
  *   locked     3 MiB anonymous MAP_LOCKED, written
  *   locked-mid the middle 1 MiB of a 3 MiB anonymous mapping, mlock()ed
  *              (the kernel splits the mapping in three)
@@ -121,6 +125,14 @@ int main(int argc, char **argv)
 	touch(p + 62 * MIB, 4 * MIB);
 	madvise(p + 62 * MIB, 4 * MIB, MADV_COLLAPSE);
 	show("thp-sparse", p + 62 * MIB, 4 * MIB);
+	p = mmap(reserve(198 * MIB) + 4096, 196 * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	madvise(p, 196 * MIB, MADV_HUGEPAGE);
+	touch(p, 196 * MIB);
+	madvise(p, 196 * MIB, MADV_COLLAPSE);
+	show("thp-offset", p, 196 * MIB);
 
 	p = mmap(NULL, 3 * MIB, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
