@@ -2,7 +2,7 @@
 """bench_oneshot: end-to-end `memsz record -p PID --duration 0` (one
 snapshot, then exit: process start, /proc reads, PSS look-ups, the file
 written and renamed) beside `cat /proc/PID/smaps` on the same process, in
-the same run, for processes with 1 and 4 GiB resident (half anonymous,
+the same run, for processes with 1, 2 and 4 GiB resident (half anonymous,
 half a shared file mapping, so that PSS needs kpagecount look-ups).
 
 Prints the best wall time of several runs of each and the ratio
@@ -68,7 +68,7 @@ def main():
     finally:
         tiny.kill()
         tiny.wait()
-    for gib in (1, 4):
+    for gib in (1, 2, 4):
         size = gib << 30
         p = subprocess.Popen([sys.executable, "-c", PROG, str(size),
                               os.path.join(tmp, "file")],
