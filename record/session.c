@@ -328,7 +328,10 @@ static void growth_fired(struct session *r, struct rec_target *t)
 /* Backpressure: if memsz has fallen behind (a sample ring is
  * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
  * way has emptied the rings, so that the kernel never has to drop a sample.
- * Looked at before each drain and during it. */
+ * Looked at before each drain and during it. The threads are asked to stop
+ * and the drain goes on at once: waiting for the stops would only leave
+ * the rings undrained meanwhile, and the free part of the rings absorbs
+ * what the threads write until they stop. */
 static void backpressure(struct session *r)
 {
 	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
@@ -336,14 +339,16 @@ static void backpressure(struct session *r)
 		return;
 	r->hold_start = mono_ns();
 	r->holding = true;
-	tracer_hold_all(r->tr);
+	tracer_interrupt_all(r->tr);
 }
 
-/* End a hold: the rings have been drained. */
+/* End a hold: the rings have been drained. The stops that came meanwhile
+ * are collected first so that those threads resume now. */
 static void release(struct session *r)
 {
 	if (!r->holding)
 		return;
+	tracer_poll(r->tr);
 	tracer_release_all(r->tr);
 	r->holding = false;
 	r->held_ns += mono_ns() - r->hold_start;
