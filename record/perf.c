@@ -32,6 +32,9 @@
  * that a later drain of another ring cannot bring an earlier one. */
 #define REORDER_WINDOW_NS (50 * NSEC_PER_MSEC)
 #define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
+/* A sample ring is read this many bytes at a time (more than the largest
+ * record, 64 KiB), the space given back to the kernel after each. */
+#define SAMPLE_DRAIN_CHUNK (256u << 10)
 /* The growth trigger's ring per cpu: each overflow is a 24-byte sample and
  * wakes the reader, so 8 pages hold over a thousand undrained ones. */
 #define GROWTH_RING_PAGES 8
@@ -910,9 +913,22 @@ static int drain_samples(struct perf_capture *pc, perf_rec_fn fn, void *arg)
 		c.ev = i / pc->ncpus;
 		head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
 		tail = r->mp->data_tail;
-		tail = perf_ring_consume(r->data, r->size, tail, head,
-					 sample_rec, &c);
-		__atomic_store_n(&r->mp->data_tail, tail, __ATOMIC_RELEASE);
+		/* The space read is given back to the kernel a chunk at a
+		 * time, not at the end of the ring: the kernel has the room
+		 * back sooner, and perf_capture_sample_fill() called from fn
+		 * sees the drain progress (a hold can end before the ring
+		 * is empty). */
+		while (tail != head) {
+			uint64_t end = MIN(head, tail + SAMPLE_DRAIN_CHUNK);
+			uint64_t t = perf_ring_consume(r->data, r->size, tail,
+						       end, sample_rec, &c);
+
+			if (t == tail) /* a record cut at head: not there yet */
+				break;
+			tail = t;
+			__atomic_store_n(&r->mp->data_tail, tail,
+					 __ATOMIC_RELEASE);
+		}
 	}
 	return c.ret < 0 ? c.ret : (int)MIN(c.n, (size_t)INT32_MAX);
 }

@@ -55,10 +55,12 @@
 #define GROWTH_MAX_STEP (32ull << 20)
 /* Backpressure: when a sample ring is this full (per mille) as memsz gets
  * to drain it, memsz has fallen behind: the targets are held until it has
- * drained. Rings wake memsz at 1/16 full, so a memsz that keeps up never
- * holds; what stays free (7/8 of a ring) absorbs the faults made while
- * the hold takes effect. */
+ * drained the rings down to RELEASE_FILL_PERMILLE (then they run while it
+ * drains the rest). Rings wake memsz at 1/16 full, so a memsz that keeps
+ * up never holds; what stays free (7/8 of a ring) absorbs the faults made
+ * while the hold takes effect. */
 #define HOLD_FILL_PERMILLE 125
+#define RELEASE_FILL_PERMILLE 31
 /* While draining, the fill of the rings is looked at again after this many
  * samples: a long drain of one ring must not let another one overflow. */
 #define HOLD_CHECK_SAMPLES 64
@@ -387,8 +389,12 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 		}
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
 			r->nsamples++;
-		if (r->nsamples % HOLD_CHECK_SAMPLES == 0)
+		if (r->nsamples % HOLD_CHECK_SAMPLES == 0) {
+			if (r->holding && perf_capture_sample_fill(r->pc) <=
+						  RELEASE_FILL_PERMILLE)
+				release(r);
 			backpressure(r);
+		}
 		break;
 	case MD_REC_LOST:
 		r->lost += c.u.lost.count;
