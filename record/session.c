@@ -97,7 +97,9 @@ struct session {
 	struct perf_capture *pc;    /* NULL: polling fallback */
 	struct tracer *tr;          /* launch mode */
 	int child;                  /* launched pid or 0 */
-	struct rec_target *t;
+	/* Each target is allocated on its own: a pointer to one stays valid
+	 * while a drain (in a snapshot, say) adds the children it reports. */
+	struct rec_target **t;
 	size_t nt, tcap;
 	bool freeze, inherit, started;
 	uint32_t seq;
@@ -177,8 +179,8 @@ static uint64_t growth_step(const struct rec_target *t)
 static struct rec_target *target_find(struct session *r, int pid)
 {
 	for (size_t i = 0; i < r->nt; i++)
-		if (r->t[i].pid == pid)
-			return &r->t[i];
+		if (r->t[i]->pid == pid)
+			return r->t[i];
 	return NULL;
 }
 
@@ -191,8 +193,8 @@ static struct rec_target *target_add(struct session *r, int pid, bool traced)
 		return t;
 	}
 	xgrow(&r->t, &r->tcap, r->nt + 1, sizeof(*r->t));
-	t = &r->t[r->nt++];
-	memset(t, 0, sizeof(*t));
+	t = xcalloc(1, sizeof(*t));
+	r->t[r->nt++] = t;
 	t->pid = pid;
 	t->alive = true;
 	t->traced = traced;
@@ -758,7 +760,8 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 		/* Threads created while we open are caught by a rescan
 		 * (inherit covers those created after). */
 		for (int pass = 0; pass < 2 && !ret; pass++) {
-			int *tids = NULL, n = target_threads(r->t[i].pid, &tids);
+			int *tids = NULL;
+			int n = target_threads(r->t[i]->pid, &tids);
 
 			for (int k = 0; k < n && !ret; k++) {
 				bool done = false;
@@ -795,7 +798,7 @@ static int exit_code(int status)
 static void final_snapshots(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		char *msg = NULL;
 
 		if (t->alive && target_state(t->pid, t->pid) &&
@@ -825,7 +828,7 @@ static void final_snapshots(struct session *r)
 static bool any_alive(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 
 		if (t->alive && !t->traced && t->pidfd < 0 &&
 		    target_check_pid(t->pid) == -ESRCH)
@@ -1041,7 +1044,7 @@ out_child:
 static void trace_attached(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		char *msg;
 		int err;
 
@@ -1077,7 +1080,7 @@ static void trace_attached(struct session *r)
 static void note_gone_at_attach(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		char *msg;
 
 		if (t->nsnaps || t->told)
@@ -1111,9 +1114,9 @@ int session_attach(struct session *r, const int *pids, int n)
 	if (!r->o.one_shot || r->freeze)
 		trace_attached(r);
 	for (size_t i = 0; r->pc && i < r->nt; i++)
-		synthesize(r, &r->t[i]);
+		synthesize(r, r->t[i]);
 	for (size_t i = 0; i < r->nt; i++)
-		snapshot(r, &r->t[i], live_tid(r->t[i].pid), 0);
+		snapshot(r, r->t[i], live_tid(r->t[i]->pid), 0);
 	note_gone_at_attach(r);
 	return 0;
 }
@@ -1301,8 +1304,8 @@ static size_t fill_pollfds(struct session *r)
 	r->pfd[n++] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 	r->pfd[n++] = (struct pollfd){ .fd = r->tfd, .events = POLLIN };
 	for (size_t i = 0; i < r->nt; i++)
-		if (r->t[i].pidfd >= 0 && r->t[i].alive)
-			r->pfd[n++] = (struct pollfd){ .fd = r->t[i].pidfd,
+		if (r->t[i]->pidfd >= 0 && r->t[i]->alive)
+			r->pfd[n++] = (struct pollfd){ .fd = r->t[i]->pidfd,
 						       .events = POLLIN };
 	if (r->pc)
 		n += perf_capture_pollfds(r->pc, r->pfd + n, max - n);
@@ -1314,7 +1317,7 @@ static size_t fill_pollfds(struct session *r)
 static void growth_snapshots(struct session *r)
 {
 	for (size_t i = 0; i < r->nt && !r->werr; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		int64_t rss;
 		bool grown;
 
@@ -1349,14 +1352,14 @@ static void handle_pollfds(struct session *r, size_t n)
 
 		if (read(r->tfd, &ticks, sizeof(ticks)) > 0)
 			for (size_t i = 0; i < r->nt; i++)
-				if (r->t[i].alive)
-					snapshot(r, &r->t[i],
-						 live_tid(r->t[i].pid), 0);
+				if (r->t[i]->alive)
+					snapshot(r, r->t[i],
+						 live_tid(r->t[i]->pid), 0);
 		if (r->scan && !target_scan_is_cgroup(r->scan))
 			scan_targets(r);
 	}
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		struct pollfd *p = NULL;
 
 		for (size_t k = PFD_FIXED; k < n && !p; k++)
@@ -1397,7 +1400,7 @@ void session_run(struct session *r)
 		drain(r, false);
 		growth_snapshots(r);
 		for (size_t i = 0; !r->pc && i < r->nt; i++)
-			poll_maps(r, &r->t[i]);
+			poll_maps(r, r->t[i]);
 	}
 }
 
@@ -1408,8 +1411,8 @@ static bool signal_launched(struct session *r, int sig)
 	bool any = false;
 
 	for (size_t i = 0; i < r->nt; i++)
-		if (r->t[i].traced && kill(r->t[i].pid, 0) == 0) {
-			kill(r->t[i].pid, sig);
+		if (r->t[i]->traced && kill(r->t[i]->pid, 0) == 0) {
+			kill(r->t[i]->pid, sig);
 			any = true;
 		}
 	return any;
@@ -1529,10 +1532,11 @@ int session_free(struct session *r)
 	tracer_free(r->tr);
 	perf_capture_free(r->pc);
 	for (size_t i = 0; i < r->nt; i++) {
-		if (r->t[i].pidfd >= 0)
-			close(r->t[i].pidfd);
-		procmaps_free(&r->t[i].last);
-		free(r->t[i].cmdline);
+		if (r->t[i]->pidfd >= 0)
+			close(r->t[i]->pidfd);
+		procmaps_free(&r->t[i]->last);
+		free(r->t[i]->cmdline);
+		free(r->t[i]);
 	}
 	free(r->t);
 	free(r->syn);
