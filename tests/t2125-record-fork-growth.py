@@ -10,8 +10,10 @@ track of the target it is snapshotting. Under `memsz record --faults`
  - memsz ends, with the workload (a target left stopped would hang it:
    the guard of the run is a failure, not a timing check);
  - every pid the workload printed has an at-exit snapshot in the
-   recording (`memsz dump`), and no other process has one;
- - --faults loses no sample (the summary line says 0 lost).
+   recording (`memsz dump`), and no other process has one.
+(Whether --faults loses samples is t2105's: this workload's growth
+snapshots come hundreds at a time, and on a machine loaded far beyond its
+cpus memsz can be kept from draining while it takes them.)
 """
 import os
 import re
@@ -64,7 +66,7 @@ def main():
                   f"left stopped)")
             if got is None:
                 continue
-            kids, exits, err = got
+            kids, exits, _ = got
             check(len(kids) == N, f"{name}: the workload forked {N} "
                   f"children ({len(kids)})")
             check(kids <= exits, f"{name}: every child has an at-exit "
@@ -72,9 +74,6 @@ def main():
             others = exits - kids
             check(len(others) <= 1, f"{name}: no other process has one "
                   f"but the workload itself ({sorted(others)[:5]})")
-            if opts:
-                check("(0 lost)" in err,
-                      f"{name}: no sample lost ({err.strip()[-200:]})")
     return lib.finish()
 
 
