@@ -98,7 +98,8 @@ struct session {
 	struct tracer *tr;          /* launch mode */
 	int child;                  /* launched pid or 0 */
 	/* Each target is allocated on its own: a pointer to one stays valid
-	 * while a drain (in a snapshot, say) adds the children it reports. */
+	 * while a drain or a tracer callback (in a snapshot, say) adds the
+	 * children they report. */
 	struct rec_target **t;
 	size_t nt, tcap;
 	bool freeze, inherit, started;
@@ -346,8 +347,9 @@ static void backpressure(struct session *r)
 	tracer_interrupt_all(r->tr);
 }
 
-/* End a hold: the rings have been drained. The stops that came meanwhile
- * are collected first so that those threads resume now. */
+/* End a hold: the rings have been drained (down to RELEASE_FILL_PERMILLE
+ * at least). The stops that came meanwhile are collected first so that
+ * those threads resume now. */
 static void release(struct session *r)
 {
 	if (!r->holding)
