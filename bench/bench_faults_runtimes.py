@@ -6,7 +6,9 @@ Workloads (public runtimes, scripts written here):
           main thread builds a Map of 300 000 objects (/usr/bin/node)
   python  bytearray(50 MB), then a list of 300 000 small lists (python3)
 each run alone and with a CPU-bound process pinned to the last cpu, bare,
-under `memsz record --faults` and under
+under `memsz record --faults`, under `memsz record --faults --no-growth`
+(row memsz-ng: the same samples without the growth snapshots, which
+perf does not take; what is left is the cost of sampling) and under
 `perf record -e page-faults -c 1 --call-graph dwarf` (both copy 8 KiB of
 user stack per fault). Prints one row per run, side by side: the
 workload's own time for its work and the command's wall time, each against
@@ -112,7 +114,7 @@ def main():
         pdata = os.path.join(tmp, "perf.data")
         print(f"bench_faults_runtimes: best of {reps}, "
               f"{os.cpu_count()} cpus; hog: a busy loop on the last cpu")
-        print(f"{'workload':8} {'load':5} {'tool':6} {'work s':>7} "
+        print(f"{'workload':8} {'load':5} {'tool':8} {'work s':>7} "
               f"{'x bare':>7} {'wall s':>7} {'x bare':>7} {'samples':>8} "
               f"{'lost':>7} {'lost %':>7} {'data MiB':>9} {'x perf':>7} "
               f"{'held s':>6}")
@@ -120,7 +122,10 @@ def main():
             for load in ("alone", "hog"):
                 tools = {"bare": argv,
                          "memsz": [MEMSZ, "record", "--faults", "-o", mdata,
-                                   "--", *argv]}
+                                   "--", *argv],
+                         "memsz-ng": [MEMSZ, "record", "--faults",
+                                      "--no-growth", "-o", mdata, "--",
+                                      *argv]}
                 if have_perf:
                     tools["perf"] = [PERF, "record", "-e", "page-faults",
                                      "-c", "1", "--call-graph", "dwarf",
@@ -132,7 +137,7 @@ def main():
                         for tname, targv in tools.items():
                             wall, wk, err = run(targv)
                             held = None
-                            if tname == "memsz":
+                            if tname.startswith("memsz"):
                                 c = bf.memsz_counts(err)
                                 size = os.path.getsize(mdata)
                                 m = re.search(r"held ([\d.]+) s", err)
@@ -164,7 +169,7 @@ def main():
                     pct = (f"{100.0 * lost / (n + lost):6.1f}%"
                            if n is not None and lost is not None and
                            n + lost else "-")
-                    print(f"{wname:8} {load:5} {tname:6} {wk:7.2f} "
+                    print(f"{wname:8} {load:5} {tname:8} {wk:7.2f} "
                           f"{wk / bk:6.2f}x {wall:7.2f} {wall / bw:6.2f}x "
                           f"{n if n is not None else '-':>8} "
                           f"{lost if lost is not None else '-':>7} "

@@ -32,6 +32,9 @@
  * that a later drain of another ring cannot bring an earlier one. */
 #define REORDER_WINDOW_NS (50 * NSEC_PER_MSEC)
 #define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
+/* While a sample ring is drained, the space read is given back to the
+ * kernel every this many bytes. */
+#define SAMPLE_DRAIN_CHUNK (256u << 10)
 /* The growth trigger's ring per cpu: each overflow is a 24-byte sample and
  * wakes the reader, so 8 pages hold over a thousand undrained ones. */
 #define GROWTH_RING_PAGES 8
@@ -857,12 +860,14 @@ struct sample_ctx {
 	void *arg;
 	int ret;
 	size_t n;
+	struct ring *r;       /* the ring being read */
+	uint64_t pos;         /* its position after the records handed out */
+	uint64_t given;       /* its data_tail as last stored */
 };
 
 /* A record of a sample ring: handed out at once. */
-static void sample_rec(const void *raw, size_t len, void *arg)
+static void sample_rec_one(struct sample_ctx *c, const void *raw, size_t len)
 {
-	struct sample_ctx *c = arg;
 	struct perf_event_header h;
 	struct perf_rec rec;
 	int ret;
@@ -893,6 +898,24 @@ static void sample_rec(const void *raw, size_t len, void *arg)
 	c->ret = c->fn(c->arg, &rec);
 }
 
+/* Hand out a record of a sample ring, then give the space read back to the
+ * kernel once it is SAMPLE_DRAIN_CHUNK bytes, not only at the end of the
+ * ring: the kernel has the room back sooner, and
+ * perf_capture_sample_fill() called from fn sees the drain progress (a
+ * hold can end before the ring is empty). */
+static void sample_rec(const void *raw, size_t len, void *arg)
+{
+	struct sample_ctx *c = arg;
+
+	sample_rec_one(c, raw, len);
+	c->pos += len;
+	if (c->pos - c->given >= SAMPLE_DRAIN_CHUNK) {
+		__atomic_store_n(&c->r->mp->data_tail, c->pos,
+				 __ATOMIC_RELEASE);
+		c->given = c->pos;
+	}
+}
+
 /* Drain every sample ring into fn. Returns the count or fn's code. */
 static int drain_samples(struct perf_capture *pc, perf_rec_fn fn, void *arg)
 {
@@ -910,6 +933,8 @@ static int drain_samples(struct perf_capture *pc, perf_rec_fn fn, void *arg)
 		c.ev = i / pc->ncpus;
 		head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
 		tail = r->mp->data_tail;
+		c.r = r;
+		c.pos = c.given = tail;
 		tail = perf_ring_consume(r->data, r->size, tail, head,
 					 sample_rec, &c);
 		__atomic_store_n(&r->mp->data_tail, tail, __ATOMIC_RELEASE);

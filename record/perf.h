@@ -110,7 +110,9 @@ size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
 			    size_t max);
 /* Read every ring and hand fn, in time order, the records older than
  * CLOCK_MONOTONIC now - 50 ms (all of them when flush_all), keeping the rest
- * for the next call. Returns the number handed out or fn's negative code. */
+ * for the next call. The space of a sample ring is given back to the
+ * kernel as its records are handed out, a chunk at a time. Returns the
+ * number handed out or fn's negative code. */
 int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 		       perf_rec_fn fn, void *arg);
 /* How many times each sampling event fired so far (counts[i] for event i;

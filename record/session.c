@@ -55,10 +55,12 @@
 #define GROWTH_MAX_STEP (32ull << 20)
 /* Backpressure: when a sample ring is this full (per mille) as memsz gets
  * to drain it, memsz has fallen behind: the targets are held until it has
- * drained. Rings wake memsz at 1/16 full, so a memsz that keeps up never
- * holds; what stays free (7/8 of a ring) absorbs the faults made while
- * the hold takes effect. */
+ * drained the rings down to RELEASE_FILL_PERMILLE (then they run while it
+ * drains the rest). Rings wake memsz at 1/16 full, so a memsz that keeps
+ * up never holds; what stays free (7/8 of a ring) absorbs the faults made
+ * while the hold takes effect. */
 #define HOLD_FILL_PERMILLE 125
+#define RELEASE_FILL_PERMILLE 31
 /* While draining, the fill of the rings is looked at again after this many
  * samples: a long drain of one ring must not let another one overflow. */
 #define HOLD_CHECK_SAMPLES 64
@@ -97,7 +99,10 @@ struct session {
 	struct perf_capture *pc;    /* NULL: polling fallback */
 	struct tracer *tr;          /* launch mode */
 	int child;                  /* launched pid or 0 */
-	struct rec_target *t;
+	/* Each target is allocated on its own: a pointer to one stays valid
+	 * while a drain or a tracer callback (in a snapshot, say) adds the
+	 * children they report. */
+	struct rec_target **t;
 	size_t nt, tcap;
 	bool freeze, inherit, started;
 	uint32_t seq;
@@ -177,8 +182,8 @@ static uint64_t growth_step(const struct rec_target *t)
 static struct rec_target *target_find(struct session *r, int pid)
 {
 	for (size_t i = 0; i < r->nt; i++)
-		if (r->t[i].pid == pid)
-			return &r->t[i];
+		if (r->t[i]->pid == pid)
+			return r->t[i];
 	return NULL;
 }
 
@@ -191,8 +196,8 @@ static struct rec_target *target_add(struct session *r, int pid, bool traced)
 		return t;
 	}
 	xgrow(&r->t, &r->tcap, r->nt + 1, sizeof(*r->t));
-	t = &r->t[r->nt++];
-	memset(t, 0, sizeof(*t));
+	t = xcalloc(1, sizeof(*t));
+	r->t[r->nt++] = t;
 	t->pid = pid;
 	t->alive = true;
 	t->traced = traced;
@@ -330,7 +335,10 @@ static void growth_fired(struct session *r, struct rec_target *t)
 /* Backpressure: if memsz has fallen behind (a sample ring is
  * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
  * way has emptied the rings, so that the kernel never has to drop a sample.
- * Looked at before each drain and during it. */
+ * Looked at before each drain and during it. The threads are asked to stop
+ * and the drain goes on at once: waiting for the stops would only leave
+ * the rings undrained meanwhile, and the free part of the rings absorbs
+ * what the threads write until they stop. */
 static void backpressure(struct session *r)
 {
 	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
@@ -338,14 +346,17 @@ static void backpressure(struct session *r)
 		return;
 	r->hold_start = mono_ns();
 	r->holding = true;
-	tracer_hold_all(r->tr);
+	tracer_interrupt_all(r->tr);
 }
 
-/* End a hold: the rings have been drained. */
+/* End a hold: the rings have been drained (down to RELEASE_FILL_PERMILLE
+ * at least). The stops that came meanwhile are collected first so that
+ * those threads resume now. */
 static void release(struct session *r)
 {
 	if (!r->holding)
 		return;
+	tracer_poll(r->tr);
 	tracer_release_all(r->tr);
 	r->holding = false;
 	r->held_ns += mono_ns() - r->hold_start;
@@ -384,8 +395,12 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 		}
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
 			r->nsamples++;
-		if (r->nsamples % HOLD_CHECK_SAMPLES == 0)
+		if (r->nsamples % HOLD_CHECK_SAMPLES == 0) {
+			if (r->holding && perf_capture_sample_fill(r->pc) <=
+						  RELEASE_FILL_PERMILLE)
+				release(r);
 			backpressure(r);
+		}
 		break;
 	case MD_REC_LOST:
 		r->lost += c.u.lost.count;
@@ -754,7 +769,8 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 		/* Threads created while we open are caught by a rescan
 		 * (inherit covers those created after). */
 		for (int pass = 0; pass < 2 && !ret; pass++) {
-			int *tids = NULL, n = target_threads(r->t[i].pid, &tids);
+			int *tids = NULL;
+			int n = target_threads(r->t[i]->pid, &tids);
 
 			for (int k = 0; k < n && !ret; k++) {
 				bool done = false;
@@ -791,7 +807,7 @@ static int exit_code(int status)
 static void final_snapshots(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		char *msg = NULL;
 
 		if (t->alive && target_state(t->pid, t->pid) &&
@@ -821,7 +837,7 @@ static void final_snapshots(struct session *r)
 static bool any_alive(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 
 		if (t->alive && !t->traced && t->pidfd < 0 &&
 		    target_check_pid(t->pid) == -ESRCH)
@@ -1037,7 +1053,7 @@ out_child:
 static void trace_attached(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		char *msg;
 		int err;
 
@@ -1073,7 +1089,7 @@ static void trace_attached(struct session *r)
 static void note_gone_at_attach(struct session *r)
 {
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		char *msg;
 
 		if (t->nsnaps || t->told)
@@ -1107,9 +1123,9 @@ int session_attach(struct session *r, const int *pids, int n)
 	if (!r->o.one_shot || r->freeze)
 		trace_attached(r);
 	for (size_t i = 0; r->pc && i < r->nt; i++)
-		synthesize(r, &r->t[i]);
+		synthesize(r, r->t[i]);
 	for (size_t i = 0; i < r->nt; i++)
-		snapshot(r, &r->t[i], live_tid(r->t[i].pid), 0);
+		snapshot(r, r->t[i], live_tid(r->t[i]->pid), 0);
 	note_gone_at_attach(r);
 	return 0;
 }
@@ -1297,8 +1313,8 @@ static size_t fill_pollfds(struct session *r)
 	r->pfd[n++] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 	r->pfd[n++] = (struct pollfd){ .fd = r->tfd, .events = POLLIN };
 	for (size_t i = 0; i < r->nt; i++)
-		if (r->t[i].pidfd >= 0 && r->t[i].alive)
-			r->pfd[n++] = (struct pollfd){ .fd = r->t[i].pidfd,
+		if (r->t[i]->pidfd >= 0 && r->t[i]->alive)
+			r->pfd[n++] = (struct pollfd){ .fd = r->t[i]->pidfd,
 						       .events = POLLIN };
 	if (r->pc)
 		n += perf_capture_pollfds(r->pc, r->pfd + n, max - n);
@@ -1310,7 +1326,7 @@ static size_t fill_pollfds(struct session *r)
 static void growth_snapshots(struct session *r)
 {
 	for (size_t i = 0; i < r->nt && !r->werr; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		int64_t rss;
 		bool grown;
 
@@ -1355,14 +1371,14 @@ static void handle_pollfds(struct session *r, size_t n)
 
 		if (read(r->tfd, &ticks, sizeof(ticks)) > 0)
 			for (size_t i = 0; i < r->nt; i++)
-				if (r->t[i].alive && !held_enough(&r->t[i]))
-					snapshot(r, &r->t[i],
-						 live_tid(r->t[i].pid), 0);
+				if (r->t[i]->alive && !held_enough(r->t[i]))
+					snapshot(r, r->t[i],
+						 live_tid(r->t[i]->pid), 0);
 		if (r->scan && !target_scan_is_cgroup(r->scan))
 			scan_targets(r);
 	}
 	for (size_t i = 0; i < r->nt; i++) {
-		struct rec_target *t = &r->t[i];
+		struct rec_target *t = r->t[i];
 		struct pollfd *p = NULL;
 
 		for (size_t k = PFD_FIXED; k < n && !p; k++)
@@ -1403,7 +1419,7 @@ void session_run(struct session *r)
 		drain(r, false);
 		growth_snapshots(r);
 		for (size_t i = 0; !r->pc && i < r->nt; i++)
-			poll_maps(r, &r->t[i]);
+			poll_maps(r, r->t[i]);
 	}
 }
 
@@ -1414,8 +1430,8 @@ static bool signal_launched(struct session *r, int sig)
 	bool any = false;
 
 	for (size_t i = 0; i < r->nt; i++)
-		if (r->t[i].traced && kill(r->t[i].pid, 0) == 0) {
-			kill(r->t[i].pid, sig);
+		if (r->t[i]->traced && kill(r->t[i]->pid, 0) == 0) {
+			kill(r->t[i]->pid, sig);
 			any = true;
 		}
 	return any;
@@ -1535,10 +1551,11 @@ int session_free(struct session *r)
 	tracer_free(r->tr);
 	perf_capture_free(r->pc);
 	for (size_t i = 0; i < r->nt; i++) {
-		if (r->t[i].pidfd >= 0)
-			close(r->t[i].pidfd);
-		procmaps_free(&r->t[i].last);
-		free(r->t[i].cmdline);
+		if (r->t[i]->pidfd >= 0)
+			close(r->t[i]->pidfd);
+		procmaps_free(&r->t[i]->last);
+		free(r->t[i]->cmdline);
+		free(r->t[i]);
 	}
 	free(r->t);
 	free(r->syn);

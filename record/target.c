@@ -403,7 +403,7 @@ static void sleep_us(long us)
 #define LEADER_HOLD_NS (100 * NSEC_PER_MSEC)
 
 /* Why a tracee is held: a snapshot of its process (tracer_freeze), or
- * every traced thread (tracer_hold_all, backpressure). Each is released
+ * every traced thread (tracer_interrupt_all, backpressure). Each is released
  * on its own; a tracee runs again once no reason is left. */
 #define HOLD_GROUP 1u
 #define HOLD_ALL 2u
@@ -819,9 +819,9 @@ void tracer_thaw(struct tracer *tr, int tgid)
 	thaw_group(tr, tgid, HOLD_GROUP);
 }
 
-int tracer_hold_all(struct tracer *tr)
+void tracer_interrupt_all(struct tracer *tr)
 {
-	return freeze_group(tr, 0, HOLD_ALL);
+	interrupt_group(tr, 0, HOLD_ALL);
 }
 
 void tracer_release_all(struct tracer *tr)

@@ -111,12 +111,13 @@ int tracer_freeze(struct tracer *t, int tgid);
 void tracer_interrupt(struct tracer *t, int tgid);
 /* Resume what tracer_freeze() or tracer_interrupt() held. */
 void tracer_thaw(struct tracer *t, int tgid);
-/* Hold every traced thread of every process (PTRACE_INTERRUPT), waiting
- * at most 1 s for all to stop. Returns 0 or -ETIMEDOUT (some still run).
- * Independent of tracer_freeze(): a thread held for both runs again only
- * once both are released. */
-int tracer_hold_all(struct tracer *t);
-/* Resume what tracer_hold_all() held. */
+/* Ask every traced thread of every process to stop (PTRACE_INTERRUPT)
+ * and hold it there, without waiting: each is held from its stop (seen by
+ * tracer_poll()) until tracer_release_all(); one that stops only after the
+ * release runs on at once. Independent of tracer_freeze(): a thread held
+ * for both runs again only once both are released. */
+void tracer_interrupt_all(struct tracer *t);
+/* Resume what tracer_interrupt_all() held. */
 void tracer_release_all(struct tracer *t);
 /* Detach from every task and free: each is left as it would be without
  * memsz (running, or stopped if it was stopped by a signal). NULL is

@@ -90,6 +90,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2110-record-jit-node.py \
 	tests/t2115-record-keep.sh \
 	tests/t2120-record-follow.sh \
+	tests/t2125-record-fork-growth.py \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \
 	tests/t2150-record-peak.py \
@@ -118,6 +119,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/fault_paths.c \
 	tests/workloads/fault_threads.c \
 	tests/workloads/fault_loop.c \
+	tests/workloads/fork_grow.c \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \
 	tests/workloads/rec_lib.c \
