@@ -893,35 +893,38 @@ static int classify(const struct snapper *s, struct snap_ctx *c,
 	return 0;
 }
 
-/* PAGEMAP_SCAN over [start, end): fill c->extra for the pages of the chunk
- * at base (n pages) with each region's categories. Returns the number of
- * pages reported present or swapped, or a negative code. */
-static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
-		       uint64_t base, size_t n, uint64_t mask)
+/* PAGEMAP_SCAN over [start, end) of the chunk at base, with the category
+ * masks of q (range, vector and size are set here): OR into c->extra of
+ * each page of every region found the bits set, or when set is 0 the
+ * region's categories with SCAN_MARKED. Returns the number of pages of
+ * the regions, or -errno. */
+static long scan_mark(const struct snapper *s, struct snap_ctx *c, int pm,
+		      uint64_t base, uint64_t start, uint64_t end,
+		      struct snap_scan_arg q, uint8_t set)
 {
-	uint64_t start = base, end = base + ((uint64_t)n << s->page_shift);
 	long pages = 0;
 
-	memset(c->extra, 0, n);
 	while (start < end) {
-		struct snap_scan_arg a = {
-			.size = sizeof(a), .start = start, .end = end,
-			.vec = (uintptr_t)c->vec, .vec_len = SCAN_VEC,
-			.category_anyof_mask = mask,
-			.return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
-				       SCAN_IS_PFNZERO | SCAN_IS_HUGE,
-		};
-		long r = ioctl(pm, SNAP_PAGEMAP_SCAN, &a);
+		struct snap_scan_arg a = q;
+		long r;
 
+		a.size = sizeof(a);
+		a.start = start;
+		a.end = end;
+		a.vec = (uintptr_t)c->vec;
+		a.vec_len = SCAN_VEC;
+		r = ioctl(pm, SNAP_PAGEMAP_SCAN, &a);
 		if (r < 0)
 			return -errno;
 		for (long k = 0; k < r; k++) {
 			uint64_t a0 = (c->vec[k].start - base) >> s->page_shift;
 			uint64_t a1 = (c->vec[k].end - base) >> s->page_shift;
-			uint8_t cat =
-				(uint8_t)(c->vec[k].categories | SCAN_MARKED);
+			uint8_t bits = set ? set :
+					     (uint8_t)(c->vec[k].categories |
+						       SCAN_MARKED);
 
-			memset(c->extra + a0, cat, a1 - a0);
+			for (uint64_t i = a0; i < a1; i++)
+				c->extra[i] |= bits;
 			pages += (long)(a1 - a0);
 		}
 		if (a.walk_end <= start)
@@ -929,6 +932,23 @@ static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
 		start = a.walk_end;
 	}
 	return pages;
+}
+
+/* PAGEMAP_SCAN over the chunk at base (n pages): fill c->extra with each
+ * region's categories. Returns the number of pages reported present or
+ * swapped, or a negative code. */
+static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
+		       uint64_t base, size_t n, uint64_t mask)
+{
+	struct snap_scan_arg q = {
+		.category_anyof_mask = mask,
+		.return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
+			       SCAN_IS_PFNZERO | SCAN_IS_HUGE,
+	};
+
+	memset(c->extra, 0, n);
+	return scan_mark(s, c, pm, base, base,
+			 base + ((uint64_t)n << s->page_shift), q, 0);
 }
 
 /* Read pagemap for the pages of the chunk marked in c->extra,
@@ -1033,31 +1053,15 @@ static bool pmd_candidate(const struct snapper *s, const uint64_t *pm,
 static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
 		    uint64_t base, uint64_t start, uint64_t end)
 {
-	while (start < end) {
-		struct snap_scan_arg a = {
-			.size = sizeof(a), .start = start, .end = end,
-			.vec = (uintptr_t)c->vec, .vec_len = SCAN_VEC,
-			.category_inverted = SCAN_IS_PFNZERO,
-			.category_mask = SCAN_IS_HUGE | SCAN_IS_PRESENT |
-					 SCAN_IS_PFNZERO,
-			.return_mask = SCAN_IS_HUGE,
-		};
-		long r = ioctl(pm, SNAP_PAGEMAP_SCAN, &a);
+	struct snap_scan_arg q = {
+		.category_inverted = SCAN_IS_PFNZERO,
+		.category_mask = SCAN_IS_HUGE | SCAN_IS_PRESENT |
+				 SCAN_IS_PFNZERO,
+		.return_mask = SCAN_IS_HUGE,
+	};
+	long r = scan_mark(s, c, pm, base, start, end, q, SCAN_PMD);
 
-		if (r < 0)
-			return -errno;
-		for (long k = 0; k < r; k++) {
-			uint64_t a0 = (c->vec[k].start - base) >> s->page_shift;
-			uint64_t a1 = (c->vec[k].end - base) >> s->page_shift;
-
-			for (uint64_t i = a0; i < a1; i++)
-				c->extra[i] |= SCAN_PMD;
-		}
-		if (a.walk_end <= start)
-			break;
-		start = a.walk_end;
-	}
-	return 0;
+	return r < 0 ? (int)r : 0;
 }
 
 /* Mark (SCAN_PMD in c->extra) the present pages of the chunk at va, n
