@@ -153,26 +153,28 @@ static int diff_sides(int argc, char **argv, const struct view *v,
 	return -1;
 }
 
+struct diff_parse_ctx {
+	struct diff_opts *o;
+	struct diff_args *a;
+};
+
+static int diff_option_cb(int c, const char *arg, struct view *v, void *ctx)
+{
+	struct diff_parse_ctx *p = ctx;
+
+	return diff_option(c, arg, v, p->o, p->a);
+}
+
 /* Parse argv into v, o. Returns -1 to go on, or the exit status. */
 static int diff_parse(int argc, char **argv, struct view *v,
 		      struct diff_opts *o, struct diff_args *a)
 {
-	int c, ret;
+	struct diff_parse_ctx p = { o, a };
+	int ret = view_parse(argc, argv, v, "i:" VIEW_SHORT, diff_options,
+			     diff_option_cb, &p);
 
-	view_prescan(argc, argv, v);
-	optind = 1;
-	while ((c = view_getopt(argc, argv, "i:" VIEW_SHORT, diff_options,
-				v)) != -1) {
-		if (c == VIEW_GETOPT_USAGE)
-			return EXIT_USAGE;
-		ret = diff_option(c, optarg, v, o, a);
-		if (ret >= 0)
-			return ret;
-	}
-	if (v->list_keys) {
-		keys_print(stdout, v->cmd);
-		return 0;
-	}
+	if (ret >= 0)
+		return ret;
 	if (v->fmt != OUT_TABLE && v->fmt != OUT_CSV && v->fmt != OUT_TSV &&
 	    v->fmt != OUT_JSON)
 		return view_usage_error(v, "diff writes formats table, csv, tsv "

@@ -164,26 +164,29 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 	}
 }
 
+struct report_parse_ctx {
+	struct report_opts *o;
+	struct report_when *w;
+};
+
+static int report_option_cb(int c, const char *arg, struct view *v,
+			    void *ctx)
+{
+	struct report_parse_ctx *p = ctx;
+
+	return report_option(c, arg, p->o, v, p->w);
+}
+
 /* Parse argv into v and o. Returns -1 to go on, or the exit status. */
 static int report_parse(int argc, char **argv, struct view *v,
 			struct report_opts *o, struct report_when *w)
 {
-	int c, ret;
+	struct report_parse_ctx p = { o, w };
+	int ret = view_parse(argc, argv, v, "i:" VIEW_SHORT, report_options,
+			     report_option_cb, &p);
 
-	view_prescan(argc, argv, v);
-	optind = 1;
-	while ((c = view_getopt(argc, argv, "i:" VIEW_SHORT, report_options,
-				v)) != -1) {
-		if (c == VIEW_GETOPT_USAGE)
-			return EXIT_USAGE;
-		ret = report_option(c, optarg, o, v, w);
-		if (ret >= 0)
-			return ret;
-	}
-	if (v->list_keys) {
-		keys_print(stdout, v->cmd);
-		return 0;
-	}
+	if (ret >= 0)
+		return ret;
 	if (optind < argc)
 		return view_usage_error(v, "unexpected argument '%s'; see "
 					"'memsz help report'", argv[optind]);

@@ -80,29 +80,27 @@ static const struct option size_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* size has no options of its own but -h. */
+static int size_option(int c, const char *arg, struct view *v, void *ctx)
+{
+	(void)arg;
+	(void)ctx;
+	if (c == 'h') {
+		usage_size(stdout);
+		return 0;
+	}
+	return view_usage_error(v, "unknown option; see 'memsz help size'");
+}
+
 /* Parse argv into v; *files is the index of the first FILE. Returns -1 to
  * go on, or the exit status. */
 static int size_parse(int argc, char **argv, struct view *v, int *files)
 {
-	int c;
+	int ret = view_parse(argc, argv, v, VIEW_SHORT, size_options,
+			     size_option, NULL);
 
-	view_prescan(argc, argv, v);
-	optind = 1;
-	while ((c = view_getopt(argc, argv, VIEW_SHORT, size_options, v)) !=
-	       -1) {
-		if (c == VIEW_GETOPT_USAGE)
-			return EXIT_USAGE;
-		if (c == 'h') {
-			usage_size(stdout);
-			return 0;
-		}
-		return view_usage_error(v, "unknown option; see 'memsz help "
-					"size'");
-	}
-	if (v->list_keys) {
-		keys_print(stdout, v->cmd);
-		return 0;
-	}
+	if (ret >= 0)
+		return ret;
 	if (optind >= argc)
 		return view_usage_error(v, "no FILE given; see 'memsz help "
 					"size'");

@@ -256,6 +256,27 @@ int view_getopt(int argc, char **argv, const char *shortopts,
 	return ret;
 }
 
+int view_parse(int argc, char **argv, struct view *v, const char *shortopts,
+	       const struct option *longopts, view_option_fn *fn, void *ctx)
+{
+	int c, ret;
+
+	view_prescan(argc, argv, v);
+	optind = 1;
+	while ((c = view_getopt(argc, argv, shortopts, longopts, v)) != -1) {
+		if (c == VIEW_GETOPT_USAGE)
+			return EXIT_USAGE;
+		ret = fn(c, optarg, v, ctx);
+		if (ret >= 0)
+			return ret;
+	}
+	if (v->list_keys) {
+		keys_print(stdout, v->cmd);
+		return 0;
+	}
+	return -1;
+}
+
 int view_check(struct view *v)
 {
 	char *err = NULL;

@@ -127,6 +127,18 @@ bool view_argv_json(int argc, char **argv);
 int view_getopt(int argc, char **argv, const char *shortopts,
 		const struct option *longopts, struct view *v);
 
+/* A command's own options: fn gets each option view_getopt leaves, with
+ * its argument and ctx, and returns -1 to go on or an exit status. */
+typedef int view_option_fn(int c, const char *arg, struct view *v,
+			   void *ctx);
+
+/* The option loop of a command with a view: view_prescan, then every
+ * option through view_getopt and fn; then --list-keys prints the
+ * command's keys. Returns -1 to go on with the operands from optind, or
+ * the exit status (a usage error, or fn's). */
+int view_parse(int argc, char **argv, struct view *v, const char *shortopts,
+	       const struct option *longopts, view_option_fn *fn, void *ctx);
+
 /* Write a usage error in v's output mode: {"error": "..."} on stdout in
  * json mode, else "memsz: ..." on stderr. Returns EXIT_USAGE (129). */
 int view_usage_error(const struct view *v, const char *fmt, ...)
