@@ -98,7 +98,7 @@ void usage_record(FILE *out)
 		"    --no-inherit        do not follow forked children\n"
 		"    --no-growth         no snapshot when a target's resident "
 		"memory grows\n"
-		"                        (by default: growth by 1/64 or 32 "
+		"                        (by default: growth by 1/16, 1 to 32 "
 		"MiB, checked\n"
 		"                        when the kernel counts 64 more "
 		"page faults)\n"
