@@ -241,9 +241,10 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 		print_time(out, s->time);
 		fprintf(out, "%s %u/%u: addr 0x%" PRIx64 " ip 0x%" PRIx64
 			     " event %u regs %u sp 0x%" PRIx64 " stack %u"
-			     " callchain %u\n",
+			     " (stored %u) callchain %u\n",
 			name, s->pid, s->tid, s->addr, s->ip, s->event,
-			s->nregs, s->stack_sp, s->stack_size, s->ncallchain);
+			s->nregs, s->stack_sp, s->stack_size,
+			s->stack_size - s->stack_reused, s->ncallchain);
 		break;
 	}
 	case MD_REC_JITMAP: {

@@ -5,6 +5,7 @@
 
 #include "data/datafile.h"
 #include "data/pgstate.h"
+#include "data/stackref.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -349,6 +350,7 @@ struct md_writer {
 	bool compress;    /* write batches as PACKED records */
 	ZSTD_CCtx *cctx;
 	struct md_buf zb; /* a PACKED record being built */
+	struct stackref stk; /* each thread's last stack in the batch */
 };
 
 /* Samples are written in batches of 4 MiB: a batch is compressed as one
@@ -356,7 +358,10 @@ struct md_writer {
  * bigger the frame the better it packs (4 MiB: about 1/40 on node). */
 #define MD_SAMPLE_BATCH (4u << 20)
 /* A PACKED record: u32 codec, u32 nrecords, u64 raw_size, u64 zsize, then
- * zsize bytes of one zstd frame holding raw_size bytes of records. */
+ * zsize bytes of one zstd frame holding raw_size bytes of records (codec
+ * zstd), or the raw_size bytes themselves (codec none: zstd did not make
+ * the batch smaller; it is packed still, as its samples may leave out
+ * stack bytes of the samples before them). */
 #define MD_PACKED_HDR 24
 enum {
 	PK_CODEC = 0,    /* u32: MD_CODEC_ZSTD */
@@ -364,6 +369,7 @@ enum {
 	PK_RAW_SIZE = 8, /* u64 */
 	PK_ZSIZE = 16,   /* u64 */
 };
+#define MD_CODEC_NONE 0
 #define MD_CODEC_ZSTD 1
 /* Level 1: compresses at ~500 MB/s, nearly as small as level 3 here. */
 #define MD_ZSTD_LEVEL 1
@@ -385,7 +391,7 @@ enum {
 	SMP_NCHAIN = 52,     /* u32 */
 	SMP_STACK_SP = 56,   /* u64 */
 	SMP_STACK_SIZE = 64, /* u32 */
-	SMP_RESERVED = 68,   /* u32 */
+	SMP_STACK_REUSED = 68, /* u32: top stack bytes not stored */
 };
 
 static int writer_flush_samples(struct md_writer *w);
@@ -885,40 +891,47 @@ void md_writer_set_compress(struct md_writer *w, bool on)
 	w->compress = on;
 }
 
-/* The batch in w->sb as a PACKED record in w->zb. Returns false if that
- * would not be smaller (or zstd failed): the batch is then written plain. */
-static bool pack_samples(struct md_writer *w)
+/* The batch in w->sb as a PACKED record in w->zb: a zstd frame, or the
+ * records as they are if zstd would not make them much smaller (or
+ * failed). */
+static void pack_samples(struct md_writer *w)
 {
-	size_t bound = ZSTD_compressBound(w->sb.len), z;
-	uint8_t *q;
+	size_t bound = MAX(ZSTD_compressBound(w->sb.len), w->sb.len), z;
+	uint32_t codec = MD_CODEC_ZSTD;
+	uint8_t *q, *frame;
 
-	if (!w->cctx && !(w->cctx = ZSTD_createCCtx()))
-		return false;
 	/* Room, not zeroed: every byte up to the frame's padding is set
 	 * below (zeroing 4 MiB per batch cost as much as the CRCs). */
 	xgrow(&w->zb.p, &w->zb.cap, MD_REC_HDR + MD_PACKED_HDR + align8(bound),
 	      1);
 	q = w->zb.p;
-	z = ZSTD_compressCCtx(w->cctx, q + MD_REC_HDR + MD_PACKED_HDR, bound,
-			      w->sb.p, w->sb.len, MD_ZSTD_LEVEL);
-	if (ZSTD_isError(z) ||
-	    MD_REC_HDR + MD_PACKED_HDR + align8(z) >= w->sb.len)
-		return false;
+	frame = q + MD_REC_HDR + MD_PACKED_HDR;
+	if (!w->cctx)
+		w->cctx = ZSTD_createCCtx();
+	z = w->cctx ? ZSTD_compressCCtx(w->cctx, frame, bound, w->sb.p,
+					w->sb.len, MD_ZSTD_LEVEL) : 0;
+	/* a frame that saves less than 1/16 is not worth unpacking */
+	if (!w->cctx || ZSTD_isError(z) ||
+	    align8(z) >= w->sb.len - w->sb.len / 16) {
+		codec = MD_CODEC_NONE;
+		z = w->sb.len;
+		memcpy(frame, w->sb.p, z);
+	}
 	w->zb.len = MD_REC_HDR + MD_PACKED_HDR + align8(z);
 	/* zstd may have used the bytes past the frame: the padding is 0 */
-	memset(q + MD_REC_HDR + MD_PACKED_HDR + z, 0, align8(z) - z);
+	memset(frame + z, 0, align8(z) - z);
 	put_u32(q + REC_TYPE, MD_REC_PACKED);
 	put_u32(q + REC_CRC, 0);
 	put_u64(q + REC_SIZE, w->zb.len);
-	put_u32(q + MD_REC_HDR + PK_CODEC, MD_CODEC_ZSTD);
+	put_u32(q + MD_REC_HDR + PK_CODEC, codec);
 	put_u32(q + MD_REC_HDR + PK_NRECS, w->nsb);
 	put_u64(q + MD_REC_HDR + PK_RAW_SIZE, w->sb.len);
 	put_u64(q + MD_REC_HDR + PK_ZSIZE, z);
 	put_u32(q + REC_CRC, record_crc(q, w->zb.len));
-	return true;
 }
 
-/* Write the batched SAMPLE records, packed if that is smaller. On a
+/* Write the batched SAMPLE records, as one PACKED record if the writer
+ * compresses (md_writer_set_compress), else as they are. On a
  * failure the whole records that made it to the file stay (the partial
  * one after them is cut off again, best effort; a PACKED record is one
  * record), the others are counted lost and the writer stays failed. */
@@ -931,8 +944,12 @@ static int writer_flush_samples(struct md_writer *w)
 
 	if (w->err || !w->sb.len)
 		return w->err;
-	if (w->compress && pack_samples(w))
+	if (w->compress) {
+		pack_samples(w);
 		out = &w->zb;
+		/* the next batch's samples cannot refer to this one's */
+		stackref_reset(&w->stk);
+	}
 	ret = write_all(w->fd, out->p, out->len, &done);
 	if (ret < 0) {
 		/* a plain batch holds whole records: keep those written */
@@ -976,6 +993,8 @@ void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st)
 int md_write_sample(struct md_writer *w, const struct md_sample *r)
 {
 	size_t nregs, nchain, size;
+	struct stackref_slot *slot = NULL;
+	uint32_t reused = 0;
 	uint8_t *q;
 
 	if (!w || (r->nregs && !r->regs) || (r->ncallchain && !r->callchain) ||
@@ -988,8 +1007,17 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	}
 	nregs = r->nregs;
 	nchain = r->ncallchain;
+	/* In a packed batch, the top of the stack that equals the thread's
+	 * previous sample is left out (about 19/20 of it on node). */
+	if (w->compress && r->stack_size &&
+	    (slot = stackref_slot(&w->stk, r->pid, r->tid))) {
+		reused = stackref_common_top(&w->stk, slot, r->stack_sp,
+					     r->stack, r->stack_size);
+		stackref_set(&w->stk, slot, r->stack_sp, r->stack,
+			     r->stack_size, reused);
+	}
 	size = MD_REC_HDR + MD_SAMPLE_HDR + 8 * (nregs + nchain) +
-	       align8(r->stack_size);
+	       align8(r->stack_size - reused);
 	/* Encoded straight into the batch: one copy of the stack, and no
 	 * zeroing but of the padding (every other byte is written below). */
 	xgrow(&w->sb.p, &w->sb.cap, w->sb.len + size, 1);
@@ -1013,14 +1041,14 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	put_u32(q + SMP_NCHAIN, (uint32_t)nchain);
 	put_u64(q + SMP_STACK_SP, r->stack_sp);
 	put_u32(q + SMP_STACK_SIZE, r->stack_size);
-	put_u32(q + SMP_RESERVED, 0);
+	put_u32(q + SMP_STACK_REUSED, reused);
 	q += MD_SAMPLE_HDR;
 	for (size_t i = 0; i < nregs; i++, q += 8)
 		put_u64(q, r->regs[i]);
 	for (size_t i = 0; i < nchain; i++, q += 8)
 		put_u64(q, r->callchain[i]);
-	if (r->stack_size)
-		memcpy(q, r->stack, r->stack_size);
+	if (r->stack_size > reused)
+		memcpy(q, r->stack, r->stack_size - reused);
 	q = w->sb.p + w->sb.len - size;
 	put_u32(q + REC_CRC, record_crc(q, size));
 	if (w->sb.len >= MD_SAMPLE_BATCH)
@@ -1058,6 +1086,7 @@ int md_writer_close(struct md_writer *w)
 	pgstate_enc_free(&w->enc);
 	free(w->zb.p);
 	ZSTD_freeCCtx(w->cctx);
+	stackref_free(&w->stk);
 	free(w);
 	return ret;
 }
@@ -1108,6 +1137,8 @@ struct md_reader {
 	size_t zcap, zlen, zpos;
 	uint32_t zleft;           /* records still to come in it */
 	uint64_t zoff;            /* its offset */
+	bool in_packed;           /* decoding a record of it */
+	struct stackref stk;      /* each thread's last stack in it */
 };
 
 /* A cursor over one record's payload; every get checks the bounds. */
@@ -1545,7 +1576,7 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 			 struct md_sample *s)
 {
 	const uint8_t *q;
-	uint32_t nregs, nchain;
+	uint32_t nregs, nchain, stored;
 	size_t i;
 
 	s->time = cur_u64(c);
@@ -1560,9 +1591,15 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 	nchain = cur_u32(c);
 	s->stack_sp = cur_u64(c);
 	s->stack_size = cur_u32(c);
-	cur_u32(c);
+	s->stack_reused = cur_u32(c);
 	if (c->err)
 		return c->err;
+	if (s->stack_reused > s->stack_size ||
+	    (s->stack_reused && (!r->in_packed || r->hdr.version < 3))) {
+		cur_fail(c, "sample reusing stack bytes it cannot");
+		return c->err;
+	}
+	stored = s->stack_size - s->stack_reused;
 	/* Registers are one per bit of the mask (or none at all). */
 	if (nregs > MD_SAMPLE_MAX_REGS || nchain > MD_SAMPLE_MAX_CHAIN ||
 	    (nregs && nregs != (uint32_t)__builtin_popcountll(s->regs_mask))) {
@@ -1571,7 +1608,7 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 	}
 	/* the record is exactly its arrays and its padded stack */
 	if (c->len - c->pos !=
-	    8 * ((size_t)nregs + nchain) + align8(s->stack_size)) {
+	    8 * ((size_t)nregs + nchain) + align8(stored)) {
 		cur_fail(c, "sample size does not match its contents");
 		return c->err;
 	}
@@ -1587,12 +1624,28 @@ static int decode_sample(struct md_reader *r, struct md_cur *c,
 	s->ncallchain = nchain;
 	s->callchain = nchain ? r->u64s + nregs : NULL;
 	if (s->stack_size) {
-		s->stack = cur_take(c, align8(s->stack_size));
+		s->stack = cur_take(c, align8(stored));
 		if (!s->stack)
 			return c->err;
-		if (!all_zero(s->stack + s->stack_size,
-			      align8(s->stack_size) - s->stack_size))
+		if (!all_zero(s->stack + stored, align8(stored) - stored)) {
 			cur_fail(c, "sample stack not zero padded");
+			return c->err;
+		}
+	}
+	/* in a PACKED record, the whole stack of each thread's last sample
+	 * is kept: the next one may leave out its top */
+	if (r->in_packed && s->stack_size) {
+		struct stackref_slot *slot = stackref_slot(&r->stk, s->pid,
+							   s->tid);
+		const uint8_t *full = slot ?
+			stackref_set(&r->stk, slot, s->stack_sp, s->stack,
+				     s->stack_size, s->stack_reused) : NULL;
+
+		if (full)
+			s->stack = full;
+		else if (s->stack_reused)
+			cur_fail(c, "sample reusing stack bytes its thread's "
+				    "previous sample does not hold");
 	}
 	return c->err;
 }
@@ -1796,25 +1849,34 @@ static const char *unpack(struct md_reader *r, const uint8_t *p, size_t len)
 	uint64_t raw, zsize;
 	size_t got;
 
-	if (len < MD_PACKED_HDR || get_u32(p + PK_CODEC) != MD_CODEC_ZSTD)
+	uint32_t codec = len >= MD_PACKED_HDR ? get_u32(p + PK_CODEC) : ~0u;
+
+	if (codec != MD_CODEC_ZSTD && codec != MD_CODEC_NONE)
 		return "packed records of an unknown codec";
 	raw = get_u64(p + PK_RAW_SIZE);
 	zsize = get_u64(p + PK_ZSIZE);
 	r->zleft = get_u32(p + PK_NRECS);
 	if (!raw || raw % 8 || raw > MD_PACKED_MAX_RAW || !r->zleft ||
 	    r->zleft > raw / MD_REC_HDR || zsize > len - MD_PACKED_HDR ||
-	    align8(zsize) != len - MD_PACKED_HDR)
+	    align8(zsize) != len - MD_PACKED_HDR ||
+	    (codec == MD_CODEC_NONE && zsize != raw))
 		return "packed record sizes that do not fit";
 	if (!all_zero(p + MD_PACKED_HDR + zsize,
 		      len - MD_PACKED_HDR - zsize))
 		return "packed record not zero padded";
-	if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
-		return "no memory to decompress packed records";
 	xgrow(&r->z, &r->zcap, raw, 1);
-	got = ZSTD_decompressDCtx(r->dctx, r->z, raw, p + MD_PACKED_HDR,
-				  zsize);
-	if (ZSTD_isError(got) || got != raw)
-		return "packed records that do not decompress";
+	if (codec == MD_CODEC_NONE) {
+		memcpy(r->z, p + MD_PACKED_HDR, raw);
+	} else {
+		if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
+			return "no memory to decompress packed records";
+		got = ZSTD_decompressDCtx(r->dctx, r->z, raw,
+					  p + MD_PACKED_HDR, zsize);
+		if (ZSTD_isError(got) || got != raw)
+			return "packed records that do not decompress";
+	}
+	/* its samples refer only to the samples before them in it */
+	stackref_reset(&r->stk);
 	r->zlen = raw;
 	r->zpos = 0;
 	return NULL;
@@ -1849,8 +1911,10 @@ static int read_packed(struct md_reader *r, struct md_record *rec)
 	rec->offset = r->zoff;
 	rec->size = size;
 	c = (struct md_cur){ .p = p + MD_REC_HDR, .len = size - MD_REC_HDR };
+	r->in_packed = true;
 	if (decode(r, &c, rec) == 0 && c.pos != c.len)
 		cur_fail(&c, "bytes after the fields of the record");
+	r->in_packed = false;
 	why = c.why;
 	if (c.err)
 		goto bad;
@@ -1953,7 +2017,28 @@ void md_reader_close(struct md_reader *r)
 	free(r->jit);
 	free(r->z);
 	ZSTD_freeDCtx(r->dctx);
+	stackref_free(&r->stk);
 	free(r);
+}
+
+/* The records inside a PACKED record of codec none (p, size bytes with
+ * its header): their checksums set as md_checksum_fix does; returns how
+ * many. */
+static long packed_checksum_fix(uint8_t *p, uint64_t size)
+{
+	uint64_t off = MD_REC_HDR + MD_PACKED_HDR, end, rsize;
+	long n = 0;
+
+	if (size < off || get_u32(p + MD_REC_HDR + PK_CODEC) != MD_CODEC_NONE)
+		return 0;
+	end = off + MIN(get_u64(p + MD_REC_HDR + PK_ZSIZE), size - off);
+	for (; end - off >= MD_REC_HDR; off += rsize, n++) {
+		rsize = get_u64(p + off + REC_SIZE);
+		if (rsize < MD_REC_HDR || rsize > end - off)
+			break;
+		put_u32(p + off + REC_CRC, record_crc(p + off, rsize));
+	}
+	return n;
 }
 
 long md_checksum_fix(uint8_t *buf, size_t len)
@@ -1973,6 +2058,8 @@ long md_checksum_fix(uint8_t *buf, size_t len)
 		size = get_u64(buf + off + REC_SIZE);
 		if (size < MD_REC_HDR || size > len - off)
 			break;
+		if (get_u32(buf + off + REC_TYPE) == MD_REC_PACKED)
+			n += packed_checksum_fix(buf + off, size);
 		put_u32(buf + off + REC_CRC, record_crc(buf + off, size));
 	}
 	return n;

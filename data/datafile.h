@@ -29,8 +29,10 @@
 
 #define MD_MAGIC "MEMSZDAT"
 /* Version 2 stores a snapshot mapping's pages compactly (runs where long,
- * bitmaps where short); the reader still reads version 1 files. */
-#define MD_VERSION 2
+ * bitmaps where short); version 3 lets a packed SAMPLE leave out the top
+ * of its stack (md_sample.stack_reused). The reader still reads versions
+ * 1 and 2. */
+#define MD_VERSION 3
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {
@@ -232,6 +234,10 @@ struct md_sample {
 	uint64_t stack_sp;            /* user sp at the sample (regs' SP) */
 	const uint8_t *stack;         /* copy of [stack_sp, +stack_size) */
 	uint32_t stack_size;          /* dyn_size: bytes actually copied */
+	uint32_t stack_reused;        /* read: of them, the top bytes the
+					 record left out (the previous
+					 sample of the thread held them);
+					 ignored by the writer */
 };
 
 /* The last record of a complete file: what the writer wrote before it. */
@@ -406,7 +412,8 @@ bool md_reader_cut_short(const struct md_reader *r);
 void md_reader_close(struct md_reader *r);
 
 /* Recompute the header and record checksums of a file image in memory
- * (len bytes), walking records while their sizes fit. For tests and fuzzing
+ * (len bytes), walking records while their sizes fit (and the records
+ * inside PACKED records stored uncompressed). For tests and fuzzing
  * that craft damage behind the checksums. Returns the number of records
  * whose checksum was set, or -1 if buf does not start with a header that
  * has MD_F_CRC. */

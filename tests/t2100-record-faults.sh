@@ -43,7 +43,7 @@ for line in open(paths):
     P.append((name, int(tid), num(lo), num(hi), num(func)))
 samp = re.compile(r'SAMPLE (\d+)/(\d+): addr (0x[0-9a-f]+) ip (0x[0-9a-f]+)'
                   r' event (\d+) regs (\d+) sp (0x[0-9a-f]+) stack (\d+)'
-                  r' callchain (\d+)')
+                  r' \(stored \d+\) callchain (\d+)')
 mm = re.compile(r'MMAP2 (\d+)/\d+: \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\).*\]: '
                 r'r-x. (\S*libc\.so\S*)')
 libc = []

@@ -1673,6 +1673,181 @@ static void test_packed(void **state)
 	(void)state;
 }
 
+/* The stacks written by write_reuse: thread k's sample i has its stack
+ * pointer moving up and down by up to 512 bytes, its low 700 bytes
+ * changed and now and then a byte anywhere. */
+#define REUSE_N 12000
+#define REUSE_STACK 8192
+#define REUSE_BASE (0x7ffc00010000ull - 512) /* the lowest sp */
+
+static uint64_t reuse_sp(int i)
+{
+	return 0x7ffc00010000 - 8 * (uint64_t)((i * 37) % 64);
+}
+
+/* the stack's top stays, or ends a little lower (as dyn_size does) */
+static uint32_t reuse_size(int i)
+{
+	return (uint32_t)(REUSE_BASE + REUSE_STACK + 512 - reuse_sp(i)) -
+	       8 * (i % 16 == 0) - (i % 7 == 0);
+}
+
+/* The stack of sample i of a thread as write_reuse made it: img is the
+ * thread's memory image from REUSE_BASE up (REUSE_STACK + 512 bytes),
+ * changed by step i. */
+static void reuse_step(uint8_t *img, uint64_t *seed, int i)
+{
+	const size_t len = REUSE_STACK + 512;
+
+	/* the part near the lowest sp changes at every sample */
+	for (int k = 0; k < 64; k++) {
+		*seed = *seed * 6364136223846793005ull + 1;
+		img[(size_t)(*seed >> 33) % 700] ^= (uint8_t)(*seed >> 40);
+	}
+	if (i % 97 == 0) /* and now and then an outer frame */
+		img[(size_t)(*seed >> 33) % len] ^= 0x5a;
+}
+
+static void write_reuse(const char *path, uint8_t img[3][REUSE_STACK + 512])
+{
+	static uint64_t regs[1] = { 7 };
+	uint64_t seed[3] = { 1, 2, 3 };
+	struct md_writer *w;
+
+	for (int k = 0; k < 3; k++)
+		for (size_t b = 0; b < REUSE_STACK + 512; b++)
+			img[k][b] = (uint8_t)(b * 13 + k);
+	assert_int_equal(md_writer_open(path, &w), 0);
+	for (int i = 0; i < REUSE_N; i++) {
+		int k = i % 3;
+		uint64_t sp = reuse_sp(i / 3);
+		struct md_sample sm = {
+			.time = 1000 + i, .pid = 9, .tid = 10 + k,
+			.abi = 2, .regs_mask = 1, .regs = regs, .nregs = 1,
+			.stack_sp = sp, .stack_size = reuse_size(i / 3),
+		};
+
+		reuse_step(img[k], &seed[k], i / 3);
+		sm.stack = img[k] + (sp - REUSE_BASE);
+		assert_int_equal(md_write_sample(w, &sm), 0);
+		if (i == REUSE_N / 2) /* a batch ends before its time */
+			assert_int_equal(md_write_note(w, "middle"), 0);
+	}
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+}
+
+/* In a PACKED record, a sample leaves out the top of its stack that its
+ * thread's previous sample held: every stack reads back whole, byte for
+ * byte, across batches; one that refers to bytes no previous sample of
+ * its thread held (or outside a PACKED record) is refused at its
+ * offset. */
+static void test_stack_reuse(void **state)
+{
+	static uint8_t img[3][REUSE_STACK + 512], want[3][REUSE_STACK + 512];
+	char *path = tpath("reuse.data");
+	uint64_t seed[3] = { 1, 2, 3 }, stored = 0, total = 0, off;
+	struct md_reader *r;
+	struct md_record rec;
+	size_t len;
+	uint8_t *raw, b[8];
+	int notes = 0;
+
+	write_reuse(path, img);
+	for (int k = 0; k < 3; k++)
+		for (size_t x = 0; x < REUSE_STACK + 512; x++)
+			want[k][x] = (uint8_t)(x * 13 + k);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	for (int i = 0; i < REUSE_N; i++) {
+		const struct md_sample *sm = &rec.u.sample;
+		int k = i % 3;
+
+		assert_int_equal(md_read_next(r, &rec), 1);
+		if (rec.type == MD_REC_NOTE) {
+			notes++;
+			assert_int_equal(md_read_next(r, &rec), 1);
+		}
+		assert_int_equal(rec.type, MD_REC_SAMPLE);
+		assert_int_equal(rec.rec_flags, MD_RECF_PACKED);
+		reuse_step(want[k], &seed[k], i / 3);
+		assert_int_equal(sm->tid, 10 + k);
+		assert_int_equal(sm->stack_sp, reuse_sp(i / 3));
+		assert_int_equal(sm->stack_size, reuse_size(i / 3));
+		assert_memory_equal(sm->stack,
+				    want[k] + (sm->stack_sp - REUSE_BASE),
+				    sm->stack_size);
+		total += sm->stack_size;
+		stored += sm->stack_size - sm->stack_reused;
+	}
+	assert_int_equal(notes, 1);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
+	md_reader_close(r);
+	/* about 1/4 of the samples have a top above the previous one's
+	 * and are stored whole; of the others, up to 700 bytes */
+	assert_true(stored > 0 && stored * 3 < total);
+
+	/* a PACKED record stored as is (random stacks do not compress),
+	 * whose first sample claims reused bytes: it has no previous one */
+	{
+		struct md_writer *w;
+		static uint8_t noise[4 * 4096];
+		static uint64_t regs[1] = { 7 };
+		uint64_t x = 42;
+
+		for (size_t i = 0; i < sizeof(noise); i++)
+			noise[i] = (uint8_t)((x = x * 6364136223846793005ull +
+					     1) >> 56);
+		assert_int_equal(md_writer_open(path, &w), 0);
+		for (int i = 0; i < 4; i++) {
+			struct md_sample sm = {
+				.time = 1 + i, .pid = 9, .tid = 10 + i,
+				.abi = 2, .regs_mask = 1, .regs = regs,
+				.nregs = 1, .stack_sp = 0x7ffc00010000,
+				.stack = noise + 4096 * i, .stack_size = 4096,
+			};
+
+			assert_int_equal(md_write_sample(w, &sm), 0);
+		}
+		assert_int_equal(md_writer_commit(w), 0);
+		assert_int_equal(md_writer_close(w), 0);
+	}
+	raw = read_file(path, &len);
+	assert_int_equal(raw[64], MD_REC_PACKED);
+	assert_int_equal(raw[64 + 16], 0); /* codec none */
+	free(raw);
+	/* the reader's view of it is sound */
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(read_until_error(r, &off), 0);
+	/* the first sample (at 64 + 16 + 24) claims 8 reused bytes on top
+	 * of its 4096 stored ones */
+	put_le32(b, 4104);
+	put_le32(b + 4, 8);
+	assert_int_equal(open_patched(path, 64 + 16 + 24 + 16 + 64, b, 8, &r),
+			 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 64);
+	/* more reused bytes than the stack has */
+	put_le32(b, 5000);
+	assert_int_equal(open_patched(path, 64 + 16 + 24 + 16 + 68, b, 4, &r),
+			 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 64);
+	free(path);
+
+	/* outside a PACKED record no sample may reuse: 8 bytes on top of
+	 * the 1000 the first one stores */
+	path = tpath("plain.data");
+	write_samples(path, 10, false);
+	put_le32(b, 1008);
+	put_le32(b + 4, 8);
+	assert_int_equal(open_patched(path, 64 + 16 + 64, b, 8, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 64);
+	free(path);
+	(void)state;
+}
+
 static void test_dev_full(void **state)
 {
 	struct md_writer *w;
@@ -1947,6 +2122,7 @@ int main(void)
 		cmocka_unit_test(test_mapping_runs_refused),
 		cmocka_unit_test(test_jitmap),
 		cmocka_unit_test(test_packed),
+		cmocka_unit_test(test_stack_reuse),
 		cmocka_unit_test(test_not_memsz),
 		cmocka_unit_test(test_dev_full),
 		cmocka_unit_test(test_old_snap_end),
