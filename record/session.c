@@ -82,7 +82,6 @@ struct rec_target {
 	uint32_t nsnaps;      /* snapshots taken of it */
 	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
 	bool grew;            /* the growth trigger fired since last looked */
-	bool hold;            /* asked to stop for a growth snapshot */
 	uint64_t held_ns;     /* --freeze: how long the last snapshot held it */
 	uint64_t thawed;      /* ... and when it let it go (monotonic ns) */
 	char comm[16];        /* command name when it was added */
@@ -320,23 +319,13 @@ static bool synth_dup(struct session *r, const struct md_mmap2 *m)
 	return false;
 }
 
-/* The growth trigger fired for t. A traced target that grew enough is
- * asked to stop at once, before the rest of the rings is drained, so the
- * snapshot growth_snapshots() takes sees it as close to now as can be. */
-static void growth_fired(struct session *r, struct rec_target *t)
+/* The growth trigger fired for t: growth_snapshots() looks at its RSS
+ * once the rings are drained. The target is not stopped before: it would
+ * wait for the drain, which does not need it stopped. */
+static void growth_fired(struct rec_target *t)
 {
-	int64_t rss;
-
-	if (!t || !t->alive)
-		return;
-	t->grew = true;
-	if (!t->traced || !r->tr || t->hold)
-		return;
-	rss = target_rss(t->pid);
-	if (rss > 0 && (uint64_t)rss >= t->last_rss + growth_step(t)) {
-		tracer_interrupt(r->tr, t->pid);
-		t->hold = true;
-	}
+	if (t && t->alive)
+		t->grew = true;
 }
 
 /* Backpressure: if memsz has fallen behind (a sample ring is
@@ -397,7 +386,7 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 		break;
 	case MD_REC_SAMPLE:
 		if (c.u.sample.event == PERF_GROWTH_EVENT) {
-			growth_fired(r, target_find(r, c.u.sample.pid));
+			growth_fired(target_find(r, c.u.sample.pid));
 			break;
 		}
 		if (!wfail(r, md_write_sample(r->w, &c.u.sample)))
@@ -620,11 +609,13 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 
 	if (r->werr || t->unreadable)
 		return;
-	/* Only ptrace stops: the kernel ends them if memsz dies. A growth
-	 * snapshot of a traced target holds it too, so that what grew is
-	 * still there when it is read; a target held first does not fill
-	 * the sample rings while the events before the snapshot are
-	 * drained. */
+	/* What needs no stop is done before it: draining what the target
+	 * wrote so far, and reading memsz's own pages of the files it maps.
+	 * Then only ptrace stops: the kernel ends them if memsz dies. A
+	 * growth snapshot of a traced target holds it too, so that what
+	 * grew is still there when it is read. */
+	drain(r, true);
+	snapper_prepare(r->s, read_pid);
 	if ((r->freeze || (flags & MD_SNAP_F_GROWTH)) && t->traced && r->tr &&
 	    !(flags & MD_SNAP_F_FROZEN)) {
 		thaw_tr = true;
@@ -1343,11 +1334,8 @@ static void growth_snapshots(struct session *r)
 		rss = target_rss(t->pid);
 		grown = rss > 0 &&
 			(uint64_t)rss >= t->last_rss + growth_step(t);
-		if (t->alive && (t->hold || grown))
+		if (t->alive && grown)
 			snapshot(r, t, live_tid(t->pid), MD_SNAP_F_GROWTH);
-		if (t->hold && r->tr)
-			tracer_thaw(r->tr, t->pid);
-		t->hold = false;
 	}
 }
 

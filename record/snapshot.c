@@ -113,6 +113,11 @@ struct snap_slot {
 	bool done;
 };
 
+/* A mapped file as /proc/PID/maps names it: its device and inode. */
+struct self_file {
+	uint64_t dev, ino;
+};
+
 struct snapper {
 	struct md_writer *w;
 	int kpagecount_fd, kpageflags_fd;
@@ -133,6 +138,11 @@ struct snapper {
 	 * bitmap of the PFNs [self_lo, self_lo + 64 * self_words). */
 	uint64_t *self_bits;
 	uint64_t self_lo, self_words;
+	/* the files they were loaded for by snapper_prepare (sorted), and
+	 * whether that worked; NULL when nothing is prepared */
+	struct self_file *prep_files;
+	size_t nprep;
+	bool prep_ok;
 };
 
 static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
@@ -250,6 +260,7 @@ void snapper_free(struct snapper *s)
 	if (s->kpageflags_fd >= 0)
 		close(s->kpageflags_fd);
 	free(s->self_bits);
+	free(s->prep_files);
 	for (i = 0; i < s->nnoted; i++)
 		free(s->noted[i]);
 	free(s->noted);
@@ -549,11 +560,6 @@ static void self_populate(const struct procmap *m)
 			      MADV_POPULATE_READ);
 }
 
-/* A mapped file as /proc/PID/maps names it: its device and inode. */
-struct self_file {
-	uint64_t dev, ino;
-};
-
 static int self_file_cmp(const void *a, const void *b)
 {
 	const struct self_file *x = a, *y = b;
@@ -595,13 +601,14 @@ static struct self_file *self_target_files(const struct procmaps *maps,
  * would otherwise show a lower PSS than when memsz is not running. A page
  * of a file the target does not map cannot be one of its pages, so
  * memsz's other mappings (its own binary, most of its libraries) are
- * neither populated nor read. Returns 0 or -errno. */
-static int self_load(struct snapper *s, const struct procmaps *target)
+ * neither populated nor read. files (nfiles) are the files the target
+ * maps (self_target_files). Returns 0 or -errno. */
+static int self_load(struct snapper *s, const struct self_file *files,
+		     size_t nfiles)
 {
 	struct procmaps pm = { 0 };
 	uint64_t *pfns = NULL, lo = UINT64_MAX, hi = 0, *buf = NULL;
-	size_t n = 0, cap = 0, bufcap = 0, nfiles = 0;
-	struct self_file *files = NULL;
+	size_t n = 0, cap = 0, bufcap = 0;
 	int fd, ret = procmaps_read(getpid(), 0, &pm);
 
 	free(s->self_bits);
@@ -614,7 +621,6 @@ static int self_load(struct snapper *s, const struct procmaps *target)
 		ret = -errno;
 		goto out;
 	}
-	files = self_target_files(target, &nfiles);
 	for (size_t i = 0; i < pm.n; i++) {
 		const struct procmap *m = &pm.maps[i];
 		size_t np = (m->end - m->start) >> s->page_shift;
@@ -651,7 +657,6 @@ static int self_load(struct snapper *s, const struct procmaps *target)
 	}
 	ret = 0;
 out:
-	free(files);
 	free(buf);
 	free(pfns);
 	procmaps_free(&pm);
@@ -1548,6 +1553,40 @@ static void vma_flags_load(const struct snapper *s, int pid,
 	}
 }
 
+/* memsz's own pages of the files the target maps (self_load), as late as
+ * possible, since memsz maps more of its libraries as it runs: those
+ * snapper_prepare loaded if the target maps the same files now, else
+ * loaded again. True if they are known. */
+static bool self_ready(struct snapper *s, const struct procmaps *maps)
+{
+	size_t n;
+	struct self_file *files = self_target_files(maps, &n);
+	bool ok;
+
+	if (s->prep_files && n == s->nprep &&
+	    !memcmp(files, s->prep_files, n * sizeof(*files)))
+		ok = s->prep_ok;
+	else
+		ok = self_load(s, files, n) == 0;
+	free(files);
+	free(s->prep_files);
+	s->prep_files = NULL;
+	return ok;
+}
+
+void snapper_prepare(struct snapper *s, int pid)
+{
+	struct procmaps maps = { 0 };
+
+	free(s->prep_files);
+	s->prep_files = NULL;
+	if (!s->has_pfn || procmaps_read(pid, 0, &maps) < 0)
+		return;
+	s->prep_files = self_target_files(&maps, &s->nprep);
+	s->prep_ok = self_load(s, s->prep_files, s->nprep) == 0;
+	procmaps_free(&maps);
+}
+
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats)
 {
@@ -1610,9 +1649,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 			goto out;
 		s->pss_note_written = true;
 	}
-	/* memsz's own pages, as late as possible: it maps more of its
-	 * libraries as it runs */
-	if (s->has_pfn && self_load(s, &maps) == 0)
+	if (s->has_pfn && self_ready(s, &maps))
 		flags |= MD_SNAP_F_OBSERVER_FREE;
 	b.time = mono_ns();
 	b.pid = (uint32_t)pid;

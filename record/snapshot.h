@@ -32,6 +32,12 @@ void snapper_free(struct snapper *s);
 /* True if PFNs can be read (so PSS and kpageflags are available). */
 bool snapper_has_pfn(const struct snapper *s);
 
+/* What snapper_take would do first that does not need pid held: read
+ * memsz's own pages of the files pid maps (for the observer-free
+ * mapcounts). snapper_take uses it if pid still maps the same files, so a
+ * caller about to stop pid calls this before. Optional. */
+void snapper_prepare(struct snapper *s, int pid);
+
 /* Take one snapshot of pid, written as sequence number seq with extra
  * MD_SNAP_F_* flags (FROZEN, AT_EXIT) ORed in. Writes an IMAGE record the
  * first time each (dev, ino) file is seen. Returns 0, -ESRCH if the process
