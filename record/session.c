@@ -599,12 +599,31 @@ out:
 	jitmap_free(&jm);
 }
 
+/* A target a snapshot holds, let go by thaw(). */
+struct held {
+	struct session *r;
+	struct rec_target *t;
+	uint64_t since;
+	bool thawed;
+};
+
+static void thaw(void *arg)
+{
+	struct held *h = arg;
+
+	if (h->thawed)
+		return;
+	h->thawed = true;
+	tracer_thaw(h->r->tr, h->t->pid);
+	h->t->thawed = mono_ns();
+	h->t->held_ns = h->t->thawed - h->since;
+}
+
 static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		     uint32_t flags)
 {
 	struct snap_stats st = { 0 };
-	bool thaw_tr = false;
-	uint64_t frozen_at;
+	struct held h = { .r = r, .t = t, .thawed = true };
 	int ret;
 
 	if (r->werr || t->unreadable)
@@ -618,21 +637,22 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	snapper_prepare(r->s, read_pid);
 	if ((r->freeze || (flags & MD_SNAP_F_GROWTH)) && t->traced && r->tr &&
 	    !(flags & MD_SNAP_F_FROZEN)) {
-		thaw_tr = true;
+		h.thawed = false;
 		if (tracer_freeze(r->tr, t->pid) == 0)
 			flags |= MD_SNAP_F_FROZEN;
 	}
-	frozen_at = mono_ns();
+	h.since = mono_ns();
 	drain(r, true);
 	poll_maps(r, t);
 	write_cmdline(r, t);
 	write_jit(r, t);
+	/* A growth snapshot holds the target only while its page tables
+	 * are read (what is mapped where); the page flags and mapcounts are
+	 * looked up while it runs again. --freeze holds it throughout. */
+	if (!h.thawed && !r->freeze)
+		snapper_set_release(r->s, thaw, &h);
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);
-	if (thaw_tr) {
-		tracer_thaw(r->tr, t->pid);
-		t->thawed = mono_ns();
-		t->held_ns = t->thawed - frozen_at;
-	}
+	thaw(&h);
 	if (ret == -ESRCH) {
 		t->alive = false;
 		return;

@@ -143,6 +143,9 @@ struct snapper {
 	struct self_file *prep_files;
 	size_t nprep;
 	bool prep_ok;
+	/* snapper_set_release: called once the page tables are read */
+	void (*release)(void *arg);
+	void *release_arg;
 };
 
 static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
@@ -1119,37 +1122,41 @@ static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
 }
 
 /* Read and classify task k into its slot (sl->ret holds the outcome). */
-static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
+/* Read what the page tables say of task k's pages into c->pm and
+ * c->extra (and the pages to look up into c->look: *nlook of them, the
+ * largest key *maxkey). Returns 1 if they are to be classified, 0 if the
+ * slot is complete already (nothing there, or unreadable), or -errno. */
+static int task_read(struct snap_job *j, struct snap_ctx *c, size_t k,
+		     size_t *nlook, uint64_t *maxkey)
 {
 	struct snapper *s = j->s;
 	const struct snap_task *t = &j->tasks[k];
 	const struct procmap *m = &j->maps->maps[t->vma];
 	struct snap_slot *sl = &s->slots[k % WINDOW];
 	uint64_t va = m->start + (t->first << s->page_shift);
-	size_t n = t->n, i, amb, lo = n, hi = 0, nlook = 0;
-	uint64_t maxkey = 0;
+	size_t n = t->n, i, amb, lo = n, hi = 0;
 	bool sparse = __atomic_load_n(&j->sparse[t->vma], __ATOMIC_RELAXED);
 	int ret = 0;
 
+	*nlook = 0;
+	*maxkey = 0;
 	sl->nruns = 0;
 	sl->present = sl->swapped = sl->unreadable = 0;
 	if (!n)
-		goto out;
+		return 0;
 	if (sparse) {
 		long got = scan_range(s, c, j->pm, va, n,
 				      SCAN_IS_PRESENT | SCAN_IS_SWAPPED);
 
-		if (got < 0) {
-			ret = (int)got;
-			goto out;
-		}
+		if (got < 0)
+			return (int)got;
 		c->scanned = true;
 		if (!got)
-			goto out;   /* nothing present or swapped: no runs */
+			return 0;   /* nothing present or swapped: no runs */
 		ret = read_marked(s, c, j->pm, va, n);
 		if (ret < 0)
-			goto out;
-		chunk_prepass(s, c, n, &nlook, &maxkey);
+			return ret;
+		chunk_prepass(s, c, n, nlook, maxkey);
 		if ((size_t)got * SPARSE >= n)
 			__atomic_store_n(&j->sparse[t->vma], 0,
 					 __ATOMIC_RELAXED);
@@ -1157,21 +1164,17 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 		ssize_t r = pread_full(j->pm, c->pm, n * 8,
 				       (va >> s->page_shift) * 8);
 
-		if (r < 0 && r != -EIO && r != -EINVAL) {
-			ret = (int)r;
-			goto out;
-		}
+		if (r < 0 && r != -EIO && r != -EINVAL)
+			return (int)r;
 		if (r < (ssize_t)(n * 8)) {
-			if (process_gone(j->pid)) {
-				ret = -ESRCH;
-				goto out;
-			}
+			if (process_gone(j->pid))
+				return -ESRCH;
 			/* e.g. [vsyscall], above the task size */
 			sl->unreadable = n;
-			goto out;
+			return 0;
 		}
 		memset(c->extra, 0, n);
-		amb = chunk_prepass(s, c, n, &nlook, &maxkey);
+		amb = chunk_prepass(s, c, n, nlook, maxkey);
 		/* present, neither file nor exclusive, no PFN to look at:
 		 * maybe the zero page */
 		if (!s->has_pfn && s->has_scan) {
@@ -1195,22 +1198,38 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 					      va + (lo << s->page_shift),
 					      hi - lo, SCAN_IS_PFNZERO);
 
-			if (got < 0) {
-				ret = (int)got;
-				goto out;
-			}
+			if (got < 0)
+				return (int)got;
 			c->scanned = true;
 			memmove(c->extra + lo, c->extra, hi - lo);
 			memset(c->extra, 0, lo);
 		}
 	}
 	ret = pmd_mark(j, c, m, va, n, sparse);
-	if (ret < 0)
-		goto out;
-	ret = classify(s, c, sl, va, n, nlook, maxkey);
-out:
-	sl->ret = ret;
+	return ret < 0 ? ret : 1;
 }
+
+/* The page at which task k starts. */
+static uint64_t task_va(const struct snap_job *j, size_t k)
+{
+	const struct snap_task *t = &j->tasks[k];
+
+	return j->maps->maps[t->vma].start + (t->first << j->s->page_shift);
+}
+
+static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
+{
+	struct snap_slot *sl = &j->s->slots[k % WINDOW];
+	size_t nlook;
+	uint64_t maxkey;
+	int ret = task_read(j, c, k, &nlook, &maxkey);
+
+	if (ret > 0)
+		ret = classify(j->s, c, sl, task_va(j, k), j->tasks[k].n,
+			       nlook, maxkey);
+	sl->ret = ret < 0 ? ret : 0;
+}
+
 
 /* Claim the next task, waiting while the window is full. Returns its index
  * or SIZE_MAX when there is nothing left to claim. Called with j->mu held;
@@ -1382,6 +1401,103 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 	}
 }
 
+/* Add what the threads' contexts counted to st, and start them over. */
+static void ctx_collect(struct snapper *s, struct snap_stats *st)
+{
+	for (unsigned t = 0; t < SNAP_THREADS_MAX; t++) {
+		if (!s->ctx[t])
+			continue;
+		st->kpage_lookups += s->ctx[t]->kpage_lookups;
+		st->used_pagemap_scan |= s->ctx[t]->scanned;
+		s->ctx[t]->kpage_lookups = 0;
+		s->ctx[t]->scanned = false;
+	}
+}
+
+/* Call the release callback, if any, once. */
+static void snap_release(struct snapper *s)
+{
+	void (*fn)(void *) = s->release;
+
+	s->release = NULL;
+	if (fn)
+		fn(s->release_arg);
+}
+
+void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
+			 void *arg)
+{
+	s->release = fn;
+	s->release_arg = arg;
+}
+
+/* At most this many bytes of page table entries are kept for a split job
+ * (9 per page of its tasks); a larger one runs whole before the release. */
+#define SPLIT_MAX_BYTES (128ull << 20)
+
+/* What task_read found of one task of a split job, kept while the
+ * process runs again: its result, and with 1 its n entries followed by
+ * n bytes of scan bits. */
+struct stash {
+	int ret;
+	uint64_t unreadable;
+	uint64_t *pm;
+};
+
+/* Run the job in two passes on this thread: read every task's page table
+ * entries, release (the process may run again), then look the pages up
+ * and write the mapping records. Returns 0 or the first error. */
+static int job_run_split(struct snap_job *j, const uint32_t *ids,
+			 struct md_snap_end *e, struct snap_stats *st)
+{
+	struct snapper *s = j->s;
+	struct snap_ctx *c = ctx_get(s, 0);
+	struct stash *sh = xcalloc(j->ntasks + 1, sizeof(*sh));
+	uint64_t *pm = c->pm, maxkey;
+	uint8_t *extra = c->extra;
+	struct vma_acc acc = { 0 };
+	size_t k, n, nlook;
+	int ret = 0;
+
+	for (k = 0; k < j->ntasks && ret >= 0; k++) {
+		n = j->tasks[k].n;
+		ret = sh[k].ret = task_read(j, c, k, &nlook, &maxkey);
+		sh[k].unreadable = s->slots[k % WINDOW].unreadable;
+		if (ret > 0) {
+			sh[k].pm = xmalloc(n * 9);
+			memcpy(sh[k].pm, c->pm, n * 8);
+			memcpy(sh[k].pm + n, c->extra, n);
+		}
+	}
+	snap_release(s);
+	for (k = 0; k < j->ntasks && ret >= 0; k++) {
+		struct snap_slot *sl = &s->slots[k % WINDOW];
+
+		n = j->tasks[k].n;
+		sl->nruns = 0;
+		sl->present = sl->swapped = 0;
+		sl->unreadable = sh[k].unreadable;
+		sl->ret = 0;
+		if (sh[k].ret > 0) {
+			/* classify reads the entries where task_read left
+			 * them */
+			c->pm = sh[k].pm;
+			c->extra = (uint8_t *)(sh[k].pm + n);
+			chunk_prepass(s, c, n, &nlook, &maxkey);
+			sl->ret = classify(s, c, sl, task_va(j, k), n, nlook,
+					   maxkey);
+			c->pm = pm;
+			c->extra = extra;
+		}
+		ret = flush_tasks(j, k, k + 1, ids, &acc, e, st);
+	}
+	for (k = 0; k < j->ntasks; k++)
+		free(sh[k].pm);
+	free(sh);
+	ctx_collect(s, st);
+	return ret;
+}
+
 /* Run the job's tasks on up to s->nthreads threads and write the mapping
  * records in order. Returns 0 or the first error. */
 static int job_run(struct snap_job *j, const uint32_t *ids,
@@ -1396,6 +1512,8 @@ static int job_run(struct snap_job *j, const uint32_t *ids,
 	int ret = 0;
 
 	tasks_make(j, &total);
+	if (s->release && total * 9 <= SPLIT_MAX_BYTES)
+		return job_run_split(j, ids, e, st);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	if (j->ntasks > 1 && total >= THREAD_MIN_PAGES) {
@@ -1444,14 +1562,7 @@ static int job_run(struct snap_job *j, const uint32_t *ids,
 	}
 	for (t = 0; t < nth; t++)
 		pthread_join(th[t].tid, NULL);
-	for (t = 0; t < SNAP_THREADS_MAX; t++) {
-		if (!s->ctx[t])
-			continue;
-		st->kpage_lookups += s->ctx[t]->kpage_lookups;
-		st->used_pagemap_scan |= s->ctx[t]->scanned;
-		s->ctx[t]->kpage_lookups = 0;
-		s->ctx[t]->scanned = false;
-	}
+	ctx_collect(s, st);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);
 	return ret;
@@ -1605,8 +1716,10 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
 	ret = procmaps_read(pid, 0, &maps);
-	if (ret < 0)
+	if (ret < 0) {
+		snap_release(s);
 		return ret;
+	}
 	dropped = procmaps_order(&maps);
 	if (dropped) {
 		char *txt = xasprintf("pid %d, snapshot %u: %zu mapping(s) "
@@ -1663,6 +1776,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		goto out;
 	/* on an error (-ESRCH: the process is gone) end what was begun */
 	ret = job_run(&j, ids, &e, st);
+	snap_release(s);
 	hwm = target_status_kb(pid, "VmHWM");
 	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
 	e.time = mono_ns();
@@ -1672,6 +1786,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	if (!ret)
 		ret = ret2;
 out:
+	snap_release(s);
 	if (j.pm >= 0)
 		close(j.pm);
 	free(j.tasks);

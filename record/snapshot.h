@@ -38,6 +38,13 @@ bool snapper_has_pfn(const struct snapper *s);
  * caller about to stop pid calls this before. Optional. */
 void snapper_prepare(struct snapper *s, int pid);
 
+/* Have the next snapper_take call fn(arg) as soon as it has read pid's
+ * page tables (or failed), before it looks the pages up and writes them:
+ * a caller holding pid still for the snapshot lets it run again there.
+ * The page flags and mapcounts are then read while it runs. */
+void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
+			 void *arg);
+
 /* Take one snapshot of pid, written as sequence number seq with extra
  * MD_SNAP_F_* flags (FROZEN, AT_EXIT) ORed in. Writes an IMAGE record the
  * first time each (dev, ino) file is seen. Returns 0, -ESRCH if the process
