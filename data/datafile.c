@@ -1008,7 +1008,7 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	nregs = r->nregs;
 	nchain = r->ncallchain;
 	/* In a packed batch, the top of the stack that equals the thread's
-	 * previous sample is left out (about 19/20 of it on node). */
+	 * previous sample is left out (about 12/13 of it on node). */
 	if (w->compress && r->stack_size &&
 	    (slot = stackref_slot(&w->stk, r->pid, r->tid))) {
 		reused = stackref_common_top(&w->stk, slot, r->stack_sp,

@@ -78,6 +78,12 @@ struct stackref_slot *stackref_slot(struct stackref *t, uint32_t pid,
 
 void stackref_reset(struct stackref *t)
 {
+	/* A table filled by threads come and gone starts over; writer and
+	 * reader reset at the same records, so they do it alike. */
+	if (t->n >= STACKREF_MAX_THREADS) {
+		stackref_free(t);
+		return;
+	}
 	/* gen 0 is never current; wrapping to it skips to 1 and clears
 	 * every slot's gen so that none comes back to life */
 	if (++t->gen == 0) {

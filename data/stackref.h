@@ -30,8 +30,9 @@ struct stackref {
 };
 
 /* The slot of (pid, tid), created if needed; NULL when the table is at
- * STACKREF_MAX_THREADS (that thread's stacks are then stored whole). A
- * slot whose gen differs from the table's holds nothing usable. */
+ * STACKREF_MAX_THREADS (that thread's stacks are then stored whole until
+ * the next reset, which empties a full table). A slot whose gen differs
+ * from the table's holds nothing usable. */
 struct stackref_slot *stackref_slot(struct stackref *t, uint32_t pid,
 				    uint32_t tid);
 #define STACKREF_MAX_THREADS 4096

@@ -1230,7 +1230,6 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 	sl->ret = ret < 0 ? ret : 0;
 }
 
-
 /* Claim the next task, waiting while the window is full. Returns its index
  * or SIZE_MAX when there is nothing left to claim. Called with j->mu held;
  * the caller's thread (flusher) must not wait on itself. */

@@ -23,6 +23,7 @@
 
 #include "data/datafile.h"
 #include "data/pgstate.h"
+#include "data/stackref.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -1833,6 +1834,53 @@ static void test_stack_reuse(void **state)
 			 0);
 	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
 	assert_int_equal(off, 64);
+
+	/* more threads than the tables keep: those past the limit store
+	 * their stacks whole, alike on both sides, until a batch ends and
+	 * the tables start over */
+	{
+		struct md_writer *w;
+		static uint8_t stk[2][512];
+		static uint64_t regs[1] = { 7 };
+		const int nt = STACKREF_MAX_THREADS + 500;
+
+		for (size_t i = 0; i < sizeof(stk[0]); i++)
+			stk[0][i] = stk[1][i] = (uint8_t)(i * 5);
+		stk[1][0] = 1; /* the second sample differs below its top */
+		assert_int_equal(md_writer_open(path, &w), 0);
+		for (int i = 0; i < 4 * nt; i++) {
+			struct md_sample sm = {
+				.time = 1 + i, .pid = 9, .tid = 100 + i % nt,
+				.abi = 2, .regs_mask = 1, .regs = regs,
+				.nregs = 1, .stack_sp = 0x7ffc00010000,
+				.stack = stk[i / nt % 2], .stack_size = 512,
+			};
+
+			assert_int_equal(md_write_sample(w, &sm), 0);
+			if (i == 2 * nt) /* a batch ends */
+				assert_int_equal(md_write_note(w, "m"), 0);
+		}
+		assert_int_equal(md_writer_commit(w), 0);
+		assert_int_equal(md_writer_close(w), 0);
+		assert_int_equal(md_reader_open(path, &r), 0);
+		stored = 0;
+		for (int i = 0; i < 4 * nt; i++) {
+			const struct md_sample *sm = &rec.u.sample;
+
+			assert_int_equal(md_read_next(r, &rec), 1);
+			if (rec.type == MD_REC_NOTE)
+				assert_int_equal(md_read_next(r, &rec), 1);
+			assert_int_equal(sm->tid, 100 + i % nt);
+			assert_memory_equal(sm->stack, stk[i / nt % 2], 512);
+			stored += sm->stack_size - sm->stack_reused;
+		}
+		md_reader_close(r);
+		/* reused: the second sample of each kept thread (the
+		 * first batch) and of each thread in the second */
+		assert_true(stored < (uint64_t)4 * nt * 512 -
+					     (uint64_t)STACKREF_MAX_THREADS *
+						     500);
+	}
 	free(path);
 
 	/* outside a PACKED record no sample may reuse: 8 bytes on top of
