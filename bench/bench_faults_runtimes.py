@@ -10,7 +10,11 @@ under `memsz record --faults`, under `memsz record --faults --no-growth`
 (row memsz-ng: the same samples without the growth snapshots, which
 perf does not take; what is left is the cost of sampling) and under
 `perf record -e page-faults -c 1 --call-graph dwarf` (both copy 8 KiB of
-user stack per fault). Prints one row per run, side by side: the
+user stack per fault), the latter also with rings of 256 MiB per cpu
+(row perf-big: perf losing next to nothing, which shows what every
+sample costs the workload when none is dropped; perf's default rings
+drop samples instead, which costs it nothing). Prints one row per run,
+side by side: the
 workload's own time for its work and the command's wall time, each against
 the bare run of the same workload and load, the samples written and lost
 (memsz: its summary line; perf: its warning and `perf report --stats`),
@@ -20,7 +24,8 @@ in every row, slowdown <= perf's, data <= 0.5x perf.data. Asserts
 nothing.
 
     bench_faults_runtimes.py [REPS]   (default 1; best time, worst loss)
-Environment: MEMSZ (memsz binary), PERF (perf binary), NODE, PYTHON.
+Environment: MEMSZ (memsz binary), PERF (perf binary), NODE, PYTHON,
+PERF_BIG (perf-big's -m, pages per cpu).
 """
 import os
 import re
@@ -38,6 +43,8 @@ MEMSZ = os.environ.get("MEMSZ", "memsz")
 PERF = os.environ.get("PERF", shutil.which("perf") or "perf")
 NODE = os.environ.get("NODE", "/usr/bin/node")
 PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
+# perf-big's ring: 65536 pages (256 MiB) per cpu
+PERF_BIG = os.environ.get("PERF_BIG", "65536")
 
 NODE_JS = r"""
 const { Worker, isMainThread } = require('worker_threads');
@@ -130,6 +137,12 @@ def main():
                     tools["perf"] = [PERF, "record", "-e", "page-faults",
                                      "-c", "1", "--call-graph", "dwarf",
                                      "-o", pdata, "--", *argv]
+                    # the same with rings big enough to lose (nearly)
+                    # nothing: the kernel's cost of every sample
+                    tools["perf-big"] = [PERF, "record", "-m", PERF_BIG,
+                                         "-e", "page-faults", "-c", "1",
+                                         "--call-graph", "dwarf",
+                                         "-o", pdata, "--", *argv]
                 res = {}
                 hog = start_hog() if load == "hog" else None
                 try:
@@ -142,7 +155,7 @@ def main():
                                 size = os.path.getsize(mdata)
                                 m = re.search(r"held ([\d.]+) s", err)
                                 held = float(m.group(1)) if m else None
-                            elif tname == "perf":
+                            elif tname.startswith("perf"):
                                 c = bf.perf_counts(err, pdata)
                                 size = os.path.getsize(pdata)
                             else:
