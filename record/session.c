@@ -628,15 +628,15 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 
 	if (r->werr || t->unreadable)
 		return;
-	/* What needs no stop is done before it: draining what the target
-	 * wrote so far, and reading memsz's own pages of the files it maps.
-	 * Then only ptrace stops: the kernel ends them if memsz dies. A
-	 * growth snapshot of a traced target holds it too, so that what
-	 * grew is still there when it is read. */
-	drain(r, true);
-	snapper_prepare(r->s, read_pid);
+	/* Only ptrace stops: the kernel ends them if memsz dies. A growth
+	 * snapshot of a traced target holds it too, so that what grew is
+	 * still there when it is read. What needs no stop is done before
+	 * it: draining what the target wrote so far, and reading memsz's own
+	 * pages of the files it maps. */
 	if ((r->freeze || (flags & MD_SNAP_F_GROWTH)) && t->traced && r->tr &&
 	    !(flags & MD_SNAP_F_FROZEN)) {
+		drain(r, true);
+		snapper_prepare(r->s, read_pid);
 		h.thawed = false;
 		if (tracer_freeze(r->tr, t->pid) == 0)
 			flags |= MD_SNAP_F_FROZEN;
