@@ -19,7 +19,7 @@ workload's own time for its work and the command's wall time, each against
 the bare run of the same workload and load, the samples written and lost
 (memsz: its summary line; perf: its warning and `perf report --stats`),
 the size of the data file, memsz's against perf's, and how long memsz
-held the workload (backpressure). Goal: memsz 0 lost
+held the workload (backpressure and snapshots). Goal: memsz 0 lost
 in every row, slowdown <= perf's, data <= 0.5x perf.data. Asserts
 nothing.
 
@@ -153,8 +153,10 @@ def main():
                             if tname.startswith("memsz"):
                                 c = bf.memsz_counts(err)
                                 size = os.path.getsize(mdata)
-                                m = re.search(r"held ([\d.]+) s", err)
-                                held = float(m.group(1)) if m else None
+                                # backpressure and snapshots together
+                                held = sum(float(x) for x in re.findall(
+                                    r"([\d.]+) s \(\d+ (?:times|snapshots)",
+                                    err))
                             elif tname.startswith("perf"):
                                 c = bf.perf_counts(err, pdata)
                                 size = os.path.getsize(pdata)

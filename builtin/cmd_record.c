@@ -429,29 +429,36 @@ static void say(void *arg, bool warning, const char *msg)
 static void print_summary(const struct record_args *a,
 			  const struct session_stats *st)
 {
-	char unwritten[48] = "";
+	char unwritten[48] = "", snaps[80] = "";
 
 	if (st->unwritten)
 		snprintf(unwritten, sizeof(unwritten), ", %llu not written",
 			 (unsigned long long)st->unwritten);
+	/* what holding targets still for snapshots (growth, --freeze)
+	 * cost them */
+	if (st->nsnap_held)
+		snprintf(snaps, sizeof(snaps), "%s%.3f s (%llu snapshots)",
+			 a->nsattr ? ", " : "; targets held ",
+			 st->snap_held_ns / 1e9,
+			 (unsigned long long)st->nsnap_held);
 	if (a->nsattr)
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu samples "
 			"(%llu lost%s), %llu snapshots, %.3f MiB to '%s'; "
-			"targets held %.3f s (%llu times) ]\n",
+			"targets held %.3f s (%llu times)%s ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsamples,
 			(unsigned long long)st->lost, unwritten,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
 			a->so.path, st->held_ns / 1e9,
-			(unsigned long long)st->nholds);
+			(unsigned long long)st->nholds, snaps);
 	else
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu snapshots, "
-			"%.3f MiB to '%s' ]\n",
+			"%.3f MiB to '%s'%s ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
-			a->so.path);
+			a->so.path, snaps);
 }
 
 /* Record with the parsed options; returns the exit status. */

@@ -122,6 +122,8 @@ struct session {
 	uint64_t nsamples;
 	bool hold;                  /* backpressure: hold targets, lose none */
 	uint64_t held_ns, nholds;   /* time and times targets were held */
+	uint64_t snap_held_ns, nsnap_held; /* ... by snapshots (growth,
+					    * --freeze) */
 	bool draining, holding;     /* in drain(); targets held in it */
 	uint64_t hold_start;
 	/* event loop */
@@ -617,6 +619,8 @@ static void thaw(void *arg)
 	tracer_thaw(h->r->tr, h->t->pid);
 	h->t->thawed = mono_ns();
 	h->t->held_ns = h->t->thawed - h->since;
+	h->r->snap_held_ns += h->t->held_ns;
+	h->r->nsnap_held++;
 }
 
 static void snapshot(struct session *r, struct rec_target *t, int read_pid,
@@ -1536,6 +1540,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	st->nsnaps = r->nsnaps;
 	st->held_ns = r->held_ns;
 	st->nholds = r->nholds;
+	st->snap_held_ns = r->snap_held_ns;
+	st->nsnap_held = r->nsnap_held;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;
 	st->committed = !r->werr && r->nsnaps;

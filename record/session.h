@@ -57,6 +57,7 @@ struct session_stats {
 	uint64_t nsamples;       /* SAMPLE records the file holds */
 	uint64_t unwritten;      /* samples a write error kept out of it */
 	uint64_t held_ns, nholds; /* backpressure: targets held, how long */
+	uint64_t snap_held_ns, nsnap_held; /* ... and by snapshots */
 	uint64_t bytes;          /* memsz.data size so far */
 	int werr;                /* first write error, 0 if none */
 	bool committed;          /* the recording replaced path */

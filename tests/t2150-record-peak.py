@@ -5,9 +5,12 @@ exits, so neither the start nor the at-exit snapshot holds it: the
 growth snapshots, woken by the kernel's page-fault counter, must. The
 peak snapshot (report --snapshot peak) must hold >= 90 % of the process's
 peak RSS as the kernel tracks it (VmHWM, recorded with each snapshot), and
-with --faults the ~48 MB must be charged to the memset stack.
+with --faults the ~48 MB must be charged to the memset stack. The
+summary line counts as many snapshots that held the target as the file
+has growth snapshots.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,14 +26,22 @@ BUF = 50_000_000
 
 
 def record(data, *opts):
-    subprocess.run([MEMSZ, "record", "-o", data, *opts, "--", *CMD],
-                   check=True, stderr=subprocess.DEVNULL)
+    err = subprocess.run([MEMSZ, "record", "-o", data, *opts, "--", *CMD],
+                         check=True, stderr=subprocess.PIPE,
+                         text=True).stderr
     dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
                           capture_output=True, text=True).stdout
     hwm = [int(line.split("vm_hwm ")[1].split()[0])
            for line in dump.splitlines()
            if "SNAP_END" in line and "vm_hwm" in line]
     snaps = [line for line in dump.splitlines() if "SNAP_BEGIN" in line]
+    # the summary counts the snapshots that held the target: without
+    # --freeze, the growth snapshots
+    m = re.search(r" [\d.]+ s \((\d+) snapshots\) \]$", err.strip())
+    growth = sum("growth" in s for s in snaps)
+    check(m is not None and int(m.group(1)) == growth,
+          f"summary: {m.group(1) if m else 'no'} snapshots held the target,"
+          f" {growth} growth snapshots in the file")
     return max(hwm, default=0), snaps
 
 
