@@ -1458,16 +1458,20 @@ static int job_run_split(struct snap_job *j, const uint32_t *ids,
 	size_t k, n, nlook;
 	int ret = 0;
 
+	/* task_read writes straight into each task's stash */
 	for (k = 0; k < j->ntasks && ret >= 0; k++) {
 		n = j->tasks[k].n;
+		c->pm = xmalloc(n * 9 + 1);
+		c->extra = (uint8_t *)(c->pm + n);
 		ret = sh[k].ret = task_read(j, c, k, &nlook, &maxkey);
 		sh[k].unreadable = s->slots[k % WINDOW].unreadable;
-		if (ret > 0) {
-			sh[k].pm = xmalloc(n * 9);
-			memcpy(sh[k].pm, c->pm, n * 8);
-			memcpy(sh[k].pm + n, c->extra, n);
-		}
+		if (ret > 0)
+			sh[k].pm = c->pm;
+		else
+			free(c->pm);
 	}
+	c->pm = pm;
+	c->extra = extra;
 	snap_release(s);
 	for (k = 0; k < j->ntasks && ret >= 0; k++) {
 		struct snap_slot *sl = &s->slots[k % WINDOW];
