@@ -20,8 +20,11 @@
 
 /* The child's exit status when the command cannot be run, as a shell's. */
 #define EXIT_EXEC_FAILED 127
-/* How long a freeze waits for every thread to stop (polled each ms). */
+/* How long a freeze waits for every thread to stop. */
 #define FREEZE_WAIT_MS 1000
+/* Longest wait for a SIGCHLD before looking again (a stop whose SIGCHLD
+ * was taken by someone else is still seen this soon). */
+#define WAIT_STEP_US 1000
 
 int target_parse_pids(const char *s, int **pids)
 {
@@ -391,11 +394,25 @@ int target_launch_go(int pid)
 	return -e;
 }
 
-static void sleep_us(long us)
+/* Wait until a child changes state (SIGCHLD), at most us microseconds.
+ * A tracee's stop sends its tracer SIGCHLD; the recording session blocks
+ * SIGCHLD (it reads it from a signalfd), so sigtimedwait() returns as soon
+ * as the stop happens instead of after a fixed sleep. The signal taken
+ * here is not lost to the session: the caller then reaps every pending
+ * state change with waitpid(). Where SIGCHLD is not blocked this is a
+ * sleep of us. */
+static void wait_child(long us)
 {
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	sigset_t chld, cur;
 
-	nanosleep(&ts, NULL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, NULL, &cur) == 0 &&
+	    sigismember(&cur, SIGCHLD) == 1)
+		sigtimedwait(&chld, NULL, &ts);
+	else
+		nanosleep(&ts, NULL);
 }
 
 /* --- ptrace --- */
@@ -777,14 +794,17 @@ static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
  * FREEZE_WAIT_MS. */
 static int freeze_group(struct tracer *tr, int tgid, unsigned reason)
 {
+	uint64_t until = mono_ns() + FREEZE_WAIT_MS * NSEC_PER_MSEC;
+
 	interrupt_group(tr, tgid, reason);
-	for (int i = 0; i < FREEZE_WAIT_MS * 10; i++) {
+	for (;;) {
 		tracer_poll(tr);
 		if (group_held(tr, tgid, reason))
 			return 0;
-		sleep_us(100);
+		if (mono_ns() >= until)
+			return -ETIMEDOUT;
+		wait_child(WAIT_STEP_US);
 	}
-	return -ETIMEDOUT;
 }
 
 /* Drop reason from the tracees of tgid (all when 0); those left with no
@@ -843,7 +863,8 @@ static void detach_one(struct tracee *t)
 	}
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 		return; /* gone */
-	for (int i = 0; i < FREEZE_WAIT_MS * 10; i++) {
+	for (uint64_t until = mono_ns() + FREEZE_WAIT_MS * NSEC_PER_MSEC;
+	     mono_ns() < until;) {
 		pid_t w = waitpid(t->tid, &status, __WALL | WNOHANG);
 
 		if (w < 0 || (w > 0 && !WIFSTOPPED(status)))
@@ -854,7 +875,7 @@ static void detach_one(struct tracee *t)
 			ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig);
 			return;
 		}
-		sleep_us(100);
+		wait_child(WAIT_STEP_US);
 	}
 }
 
