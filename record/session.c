@@ -635,21 +635,35 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	/* Only ptrace stops: the kernel ends them if memsz dies. A growth
 	 * snapshot of a traced target holds it too, so that what grew is
 	 * still there when it is read. What needs no stop is done before
-	 * it: draining what the target wrote so far, and reading memsz's own
-	 * pages of the files it maps. */
+	 * it: draining what the target wrote so far, its command line and
+	 * JIT map, and reading memsz's own pages of the files it maps. The
+	 * samples of faults between this drain and the stop are drained
+	 * after the snapshot: the report matches samples to a snapshot by
+	 * time, not by their place in the file. (poll_maps() only runs
+	 * without perf events, and so without a tracer.) */
 	if ((r->freeze || (flags & MD_SNAP_F_GROWTH)) && t->traced && r->tr &&
 	    !(flags & MD_SNAP_F_FROZEN)) {
 		drain(r, true);
+		write_cmdline(r, t);
+		write_jit(r, t);
 		snapper_prepare(r->s, read_pid);
 		h.thawed = false;
+		h.since = mono_ns(); /* held from the first interrupt */
 		if (tracer_freeze(r->tr, t->pid) == 0)
 			flags |= MD_SNAP_F_FROZEN;
+		/* Its last thread reached its exit meanwhile: the exit
+		 * snapshot (at_exit) was taken then, and what is left of its
+		 * memory is being torn down. */
+		if (!t->alive) {
+			tracer_thaw(r->tr, t->pid);
+			return;
+		}
+	} else {
+		drain(r, true);
+		poll_maps(r, t);
+		write_cmdline(r, t);
+		write_jit(r, t);
 	}
-	h.since = mono_ns();
-	drain(r, true);
-	poll_maps(r, t);
-	write_cmdline(r, t);
-	write_jit(r, t);
 	/* A growth snapshot holds the target only while its page tables
 	 * are read (what is mapped where); the page flags and mapcounts are
 	 * looked up while it runs again. --freeze holds it throughout. */

@@ -7,7 +7,7 @@ peak snapshot (report --snapshot peak) must hold >= 90 % of the process's
 peak RSS as the kernel tracks it (VmHWM, recorded with each snapshot), and
 with --faults the ~48 MB must be charged to the memset stack. The
 summary line counts as many snapshots that held the target as the file
-has growth snapshots.
+has growth snapshots, and no snapshot follows the at-exit one.
 """
 import os
 import re
@@ -39,6 +39,10 @@ def record(data, *opts):
     # --freeze, the growth snapshots
     m = re.search(r" [\d.]+ s \((\d+) snapshots\) \]$", err.strip())
     growth = sum("growth" in s for s in snaps)
+    # a growth snapshot whose stop meets the exit is not taken after the
+    # exit snapshot (the memory is being torn down by then)
+    check(snaps and "at-exit" in snaps[-1],
+          f"the at-exit snapshot is the last ({snaps[-1] if snaps else ''})")
     check(m is not None and int(m.group(1)) == growth,
           f"summary: {m.group(1) if m else 'no'} snapshots held the target,"
           f" {growth} growth snapshots in the file")
