@@ -101,6 +101,10 @@ struct snap_ctx {
 	struct snap_page_region *vec;
 	uint64_t kpage_lookups;
 	bool scanned;
+	/* task_read of a split job only scanned the task: its pagemap
+	 * entries are read after the release */
+	bool deferred;
+	uint64_t changed;        /* pages reconcile() changed */
 };
 
 /* The result of one chunk, kept until it is written (slot = chunk index
@@ -146,6 +150,12 @@ struct snapper {
 	/* snapper_set_release: called once the page tables are read */
 	void (*release)(void *arg);
 	void *release_arg;
+	/* where a split job keeps each task's scan bits and pagemap
+	 * entries: kept for the next one (up to STASH_KEEP_BYTES), so that a
+	 * snapshot that holds the process does not spend the hold faulting
+	 * in fresh memory */
+	uint8_t *stash;
+	size_t stash_size;
 };
 
 static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
@@ -264,6 +274,7 @@ void snapper_free(struct snapper *s)
 		close(s->kpageflags_fd);
 	free(s->self_bits);
 	free(s->prep_files);
+	free(s->stash);
 	for (i = 0; i < s->nnoted; i++)
 		free(s->noted[i]);
 	free(s->noted);
@@ -959,17 +970,54 @@ static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
 			 base + ((uint64_t)n << s->page_shift), q, 0);
 }
 
-/* Read pagemap for the pages of the chunk marked in c->extra,
- * in spans that skip long holes; other entries are zeroed. */
+/* Make the n pagemap entries of a chunk of mapping m, read (when read is
+ * set) after the process ran again, agree with what PAGEMAP_SCAN found
+ * while it was held (the bits in c->extra). A page the scan did not mark
+ * was not there: its entry is zeroed (read_marked() reads some such
+ * entries and leaves the others as they were). A marked page whose entry
+ * shows it in another state now (freed, or swapped in or out, meanwhile;
+ * or not read at all) gets an entry of the state it was in, without a
+ * PFN: a file page if m maps a file (asking the scan whether each page is
+ * a file page would cost it a look at every page), else an anonymous page
+ * mapped once. Such pages are counted in c->changed. */
+static void reconcile(struct snap_ctx *c, const struct procmap *m, size_t n,
+		      bool read)
+{
+	uint64_t file = m->ino ? PM_FILE : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t x = c->extra[i];
+		uint64_t e = read ? c->pm[i] : 0;
+
+		if (!x) {
+			c->pm[i] = 0;
+			continue;
+		}
+		if ((x & SCAN_IS_PRESENT) && !(e & PM_PRESENT))
+			e = PM_PRESENT | file | (file ? 0 : PM_EXCLUSIVE);
+		else if ((x & SCAN_IS_SWAPPED) && !(e & PM_SWAPPED))
+			e = PM_SWAPPED | file;
+		else
+			continue;
+		c->pm[i] = e;
+		c->changed++;
+	}
+}
+
+/* Read pagemap for the pages of the chunk marked in c->extra, in spans
+ * that skip long holes; the other entries are zeroed when zero is set,
+ * else left for reconcile(). */
 static int read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
-		       uint64_t base, size_t n)
+		       uint64_t base, size_t n, bool zero)
 {
 	size_t i = 0, j;
 	uint64_t first = base >> s->page_shift;
 
 	while (i < n) {
 		if (!c->extra[i]) {
-			c->pm[i++] = 0;
+			if (zero)
+				c->pm[i] = 0;
+			i++;
 			continue;
 		}
 		/* extend the span through holes shorter than PAGEMAP_GAP */
@@ -992,7 +1040,7 @@ static int read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
 			return (int)r;
 		if ((size_t)r < (j - i) * 8)
 			return -ESRCH;
-		for (size_t k = i; k < j; k++)
+		for (size_t k = i; zero && k < j; k++)
 			if (!c->extra[k])
 				c->pm[k] = 0;
 		i = j;
@@ -1027,6 +1075,9 @@ struct snap_job {
 	size_t ntasks;
 	uint8_t *sparse;         /* per VMA: read the next chunk by scanning */
 	bool pmd;                /* mark PMD-mapped pages (pmd_mark) */
+	/* job_run_split: task_read only scans, and the pagemap entries
+	 * are read after the release */
+	bool split;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	size_t next, flushed;    /* under mu */
@@ -1121,11 +1172,16 @@ static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
 	return 0;
 }
 
-/* Read and classify task k into its slot (sl->ret holds the outcome). */
 /* Read what the page tables say of task k's pages into c->pm and
  * c->extra (and the pages to look up into c->look: *nlook of them, the
- * largest key *maxkey). Returns 1 if they are to be classified, 0 if the
- * slot is complete already (nothing there, or unreadable), or -errno. */
+ * largest key *maxkey). A task of a sparse mapping is scanned with
+ * PAGEMAP_SCAN, and only what it finds is read from pagemap; a task of a
+ * split job is only scanned (c->deferred; far cheaper per page than
+ * pagemap while the process is held): its pagemap entries are read after
+ * the release, and then reconciled with the scan. What cannot be scanned
+ * ([vsyscall]) is read whole. Returns 1 if the pages are to be
+ * classified, 0 if the slot is complete already (nothing there, or
+ * unreadable), or -errno. */
 static int task_read(struct snap_job *j, struct snap_ctx *c, size_t k,
 		     size_t *nlook, uint64_t *maxkey)
 {
@@ -1136,30 +1192,38 @@ static int task_read(struct snap_job *j, struct snap_ctx *c, size_t k,
 	uint64_t va = m->start + (t->first << s->page_shift);
 	size_t n = t->n, i, amb, lo = n, hi = 0;
 	bool sparse = __atomic_load_n(&j->sparse[t->vma], __ATOMIC_RELAXED);
+	long got = -1;
 	int ret = 0;
 
 	*nlook = 0;
 	*maxkey = 0;
+	c->deferred = false;
 	sl->nruns = 0;
 	sl->present = sl->swapped = sl->unreadable = 0;
 	if (!n)
 		return 0;
-	if (sparse) {
-		long got = scan_range(s, c, j->pm, va, n,
-				      SCAN_IS_PRESENT | SCAN_IS_SWAPPED);
-
-		if (got < 0)
+	if (sparse || (j->split && s->has_scan)) {
+		got = scan_range(s, c, j->pm, va, n,
+				 SCAN_IS_PRESENT | SCAN_IS_SWAPPED);
+		if (got < 0 && sparse)
 			return (int)got;
+	}
+	if (got >= 0) {
+		sparse = true;
 		c->scanned = true;
 		if (!got)
 			return 0;   /* nothing present or swapped: no runs */
-		ret = read_marked(s, c, j->pm, va, n);
-		if (ret < 0)
-			return ret;
-		chunk_prepass(s, c, n, nlook, maxkey);
-		if ((size_t)got * SPARSE >= n)
-			__atomic_store_n(&j->sparse[t->vma], 0,
-					 __ATOMIC_RELAXED);
+		if (j->split) {
+			c->deferred = true;
+		} else {
+			ret = read_marked(s, c, j->pm, va, n, true);
+			if (ret < 0)
+				return ret;
+			chunk_prepass(s, c, n, nlook, maxkey);
+			if ((size_t)got * SPARSE >= n)
+				__atomic_store_n(&j->sparse[t->vma], 0,
+						 __ATOMIC_RELAXED);
+		}
 	} else {
 		ssize_t r = pread_full(j->pm, c->pm, n * 8,
 				       (va >> s->page_shift) * 8);
@@ -1194,10 +1258,9 @@ static int task_read(struct snap_job *j, struct snap_ctx *c, size_t k,
 			__atomic_store_n(&j->sparse[t->vma], 1,
 					 __ATOMIC_RELAXED);
 		if (hi > lo) {
-			long got = scan_range(s, c, j->pm,
-					      va + (lo << s->page_shift),
-					      hi - lo, SCAN_IS_PFNZERO);
-
+			got = scan_range(s, c, j->pm,
+					 va + (lo << s->page_shift), hi - lo,
+					 SCAN_IS_PFNZERO);
 			if (got < 0)
 				return (int)got;
 			c->scanned = true;
@@ -1408,7 +1471,9 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 			continue;
 		st->kpage_lookups += s->ctx[t]->kpage_lookups;
 		st->used_pagemap_scan |= s->ctx[t]->scanned;
+		st->pages_changed += s->ctx[t]->changed;
 		s->ctx[t]->kpage_lookups = 0;
+		s->ctx[t]->changed = 0;
 		s->ctx[t]->scanned = false;
 	}
 }
@@ -1433,19 +1498,32 @@ void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
 /* At most this many bytes of page table entries are kept for a split job
  * (9 per page of its tasks); a larger one runs whole before the release. */
 #define SPLIT_MAX_BYTES (128ull << 20)
+/* A stash up to this size is kept for the next split job (one of a
+ * process with 14 GiB of address space mapped); a larger one is freed. */
+#define STASH_KEEP_BYTES (32ull << 20)
 
 /* What task_read found of one task of a split job, kept while the
- * process runs again: its result, and with 1 its n entries followed by
- * n bytes of scan bits. */
+ * process runs again: its result, whether its pagemap entries are still
+ * to be read (deferred), and where in s->stash its n entries are,
+ * followed by n bytes of scan bits. */
 struct stash {
 	int ret;
+	bool deferred;
 	uint64_t unreadable;
-	uint64_t *pm;
+	size_t off;
 };
 
-/* Run the job in two passes on this thread: read every task's page table
- * entries, release (the process may run again), then look the pages up
- * and write the mapping records. Returns 0 or the first error. */
+/* Bytes of s->stash task of n pages takes: its entries and scan bits,
+ * rounded up so that the next task's entries are aligned. */
+static size_t stash_bytes(size_t n)
+{
+	return (n * 9 + 7) & ~(size_t)7;
+}
+
+/* Run the job in two passes on this thread: scan every task's page
+ * tables, release (the process may run again), then read the pagemap
+ * entries, look the pages up and write the mapping records. Returns 0 or
+ * the first error. */
 static int job_run_split(struct snap_job *j, const uint32_t *ids,
 			 struct md_snap_end *e, struct snap_stats *st)
 {
@@ -1455,20 +1533,27 @@ static int job_run_split(struct snap_job *j, const uint32_t *ids,
 	uint64_t *pm = c->pm, maxkey;
 	uint8_t *extra = c->extra;
 	struct vma_acc acc = { 0 };
-	size_t k, n, nlook;
+	size_t k, n, nlook, need = 0;
 	int ret = 0;
 
-	/* task_read writes straight into each task's stash */
+	j->split = true;
+	for (k = 0; k < j->ntasks; k++) {
+		sh[k].off = need;
+		need += stash_bytes(j->tasks[k].n);
+	}
+	if (need > s->stash_size) {
+		free(s->stash);
+		s->stash = xmalloc(need);
+		s->stash_size = need;
+	}
+	/* task_read writes straight into each task's part of the stash */
 	for (k = 0; k < j->ntasks && ret >= 0; k++) {
 		n = j->tasks[k].n;
-		c->pm = xmalloc(n * 9 + 1);
+		c->pm = (uint64_t *)(s->stash + sh[k].off);
 		c->extra = (uint8_t *)(c->pm + n);
 		ret = sh[k].ret = task_read(j, c, k, &nlook, &maxkey);
+		sh[k].deferred = c->deferred;
 		sh[k].unreadable = s->slots[k % WINDOW].unreadable;
-		if (ret > 0)
-			sh[k].pm = c->pm;
-		else
-			free(c->pm);
 	}
 	c->pm = pm;
 	c->extra = extra;
@@ -1484,8 +1569,15 @@ static int job_run_split(struct snap_job *j, const uint32_t *ids,
 		if (sh[k].ret > 0) {
 			/* classify reads the entries where task_read left
 			 * them */
-			c->pm = sh[k].pm;
-			c->extra = (uint8_t *)(sh[k].pm + n);
+			c->pm = (uint64_t *)(s->stash + sh[k].off);
+			c->extra = (uint8_t *)(c->pm + n);
+			/* a process gone since is snapshot as it was
+			 * when held, without the PFNs */
+			if (sh[k].deferred)
+				reconcile(c, &j->maps->maps[j->tasks[k].vma],
+					  n, read_marked(s, c, j->pm,
+							 task_va(j, k), n,
+							 false) == 0);
 			chunk_prepass(s, c, n, &nlook, &maxkey);
 			sl->ret = classify(s, c, sl, task_va(j, k), n, nlook,
 					   maxkey);
@@ -1494,9 +1586,12 @@ static int job_run_split(struct snap_job *j, const uint32_t *ids,
 		}
 		ret = flush_tasks(j, k, k + 1, ids, &acc, e, st);
 	}
-	for (k = 0; k < j->ntasks; k++)
-		free(sh[k].pm);
 	free(sh);
+	if (s->stash_size > STASH_KEEP_BYTES) {
+		free(s->stash);
+		s->stash = NULL;
+		s->stash_size = 0;
+	}
 	ctx_collect(s, st);
 	return ret;
 }
@@ -1788,6 +1883,18 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret2 = md_write_snap_end(s->w, &e);
 	if (!ret)
 		ret = ret2;
+	if (!ret && st->pages_changed) {
+		char *txt = xasprintf("pid %d, snapshot %u: %" PRIu64 " page(s) "
+				      "changed between the stop and the "
+				      "reading of their pagemap entries: "
+				      "counted as they were at the stop, "
+				      "without their page frame (mapcount, "
+				      "page flags)", pid, seq,
+				      st->pages_changed);
+
+		ret = md_write_note(s->w, txt);
+		free(txt);
+	}
 out:
 	snap_release(s);
 	if (j.pm >= 0)

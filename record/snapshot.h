@@ -21,6 +21,9 @@ struct snapper;
 struct snap_stats {
 	uint64_t mappings, pages_present, pages_swapped, runs;
 	uint64_t kpage_lookups;
+	/* pages a snapshot that let the process go (snapper_set_release)
+	 * found changed by the time it read their pagemap entries */
+	uint64_t pages_changed;
 	bool pfn_available;      /* false: no CAP_SYS_ADMIN, no PSS */
 	bool used_pagemap_scan;
 };
@@ -38,10 +41,14 @@ bool snapper_has_pfn(const struct snapper *s);
  * caller about to stop pid calls this before. Optional. */
 void snapper_prepare(struct snapper *s, int pid);
 
-/* Have the next snapper_take call fn(arg) as soon as it has read pid's
- * page tables (or failed), before it looks the pages up and writes them:
- * a caller holding pid still for the snapshot lets it run again there.
- * The page flags and mapcounts are then read while it runs. */
+/* Have the next snapper_take call fn(arg) as soon as it has scanned pid's
+ * page tables (or failed), before it reads the pagemap entries, looks the
+ * pages up and writes them: a caller holding pid still for the snapshot
+ * lets it run again there. Which pages are present, swapped or huge is
+ * as at the release (with PAGEMAP_SCAN; without it the pagemap entries
+ * are read before), the rest is read while it runs: a page found changed
+ * by then is recorded in its state at the release without its page frame
+ * (counted in pages_changed, and in a NOTE). */
 void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
 			 void *arg);
 

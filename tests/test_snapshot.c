@@ -20,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -417,6 +419,84 @@ static void test_gone(void **state)
 	(void)state;
 }
 
+/* A release callback that ends the process (a pidfd) and waits for its
+ * exit, which frees its memory. */
+static void kill_release(void *arg)
+{
+	int pidfd = *(int *)arg;
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	assert_int_equal(syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL,
+				 0), 0);
+	assert_int_equal(poll(&p, 1, -1), 1);
+}
+
+/* A snapshot that lets the process go once its page tables are scanned
+ * reads the pagemap entries afterwards: here the process is killed at the
+ * release, so none can be read. Every page is still there as it was at
+ * the stop (smaps read before), each counted as changed, and a note says
+ * so. */
+static void test_gone_after_release(void **state)
+{
+	char *data = xasprintf("%s/gone-after.data", tmpdir);
+	long kb = sysconf(_SC_PAGESIZE) / 1024;
+	struct md_writer *w;
+	struct md_reader *r;
+	struct md_record rec;
+	struct snapper *sn;
+	struct snap_stats st;
+	struct snapview sv;
+	struct smap *sm;
+	const char *label = "child";
+	int parent, child, pidfd, bad = 0, notes = 0, ret;
+	uint64_t pages = 0;
+	size_t n;
+
+	(void)state;
+	start_workload(tmpdir, 16, &parent, &child);
+	n = read_smaps(child, &sm);
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	assert_true(pidfd >= 0);
+	assert_int_equal(md_writer_open(data, &w), 0);
+	assert_int_equal(snapper_new(w, &sn), 0);
+	snapper_set_release(sn, kill_release, &pidfd);
+	assert_int_equal(snapper_take(sn, child, 0, MD_SNAP_F_FROZEN, &st), 0);
+	snapper_free(sn);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	close(pidfd);
+	stop_workload(parent, child);
+
+	read_snapshot(data, child, &sv);
+	assert_true(sv.ended);
+	assert_int_equal(sv.n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct sums *s = &sv.m[i];
+
+		CHECK_EQ("start", s->start, sm[i].start);
+		CHECK_EQ("Rss", s->present * kb, sm[i].rss);
+		CHECK_EQ("Swap", s->swapped * kb, sm[i].swap);
+		pages += s->present + s->swapped;
+	}
+	/* the zero page ([vvar] and the read-only MiB): scanned present,
+	 * not in Rss */
+	for (size_t i = 0; i < n; i++)
+		pages += sv.m[i].zero;
+	assert_true(st.pages_present >= 16 * 256);
+	assert_int_equal(st.pages_changed, pages);
+	assert_int_equal(md_reader_open(data, &r), 0);
+	while ((ret = md_read_next(r, &rec)) == 1)
+		notes += rec.type == MD_REC_NOTE &&
+			 strstr(rec.u.note.text, "changed between the stop");
+	assert_int_equal(ret, 0);
+	md_reader_close(r);
+	assert_int_equal(notes, 1);
+	assert_int_equal(bad, 0);
+	free(sm);
+	free_view(&sv);
+	free(data);
+}
+
 /* The worst layout on a live process: every other page of a 512 MiB
  * mapping resident. The file stays within 2 bits per mapped page, that
  * mapping's record too, and its resident pages are smaps' Rss. */
@@ -553,6 +633,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vs_smaps),
 		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_gone_after_release),
 		cmocka_unit_test(test_worst_layout),
 		cmocka_unit_test(test_nonroot),
 	};
