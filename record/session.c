@@ -66,6 +66,11 @@
  * up never holds; what stays free (7/8 of a ring) absorbs the faults made
  * while the hold takes effect. */
 #define HOLD_FILL_PERMILLE 125
+/* The same during a snapshot, which cannot drain until it ends: a hold
+ * then lasts to the end of the snapshot, so the rings are let fill to a
+ * quarter first. A snapshot looks between chunks of pages, a few ms
+ * apart; the other three quarters absorb what comes meanwhile (t2106). */
+#define TICK_HOLD_FILL_PERMILLE 250
 #define RELEASE_FILL_PERMILLE 31
 /* While draining, the fill of the rings is looked at again after this many
  * samples: a long drain of one ring must not let another one overflow. */
@@ -337,10 +342,10 @@ static void growth_fired(struct rec_target *t)
  * and the drain goes on at once: waiting for the stops would only leave
  * the rings undrained meanwhile, and the free part of the rings absorbs
  * what the threads write until they stop. */
-static void backpressure(struct session *r)
+static void backpressure(struct session *r, unsigned fill)
 {
 	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
-	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
+	    perf_capture_sample_fill(r->pc) < fill)
 		return;
 	r->hold_start = mono_ns();
 	r->holding = true;
@@ -397,7 +402,7 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 			if (r->holding && perf_capture_sample_fill(r->pc) <=
 						  RELEASE_FILL_PERMILLE)
 				release(r);
-			backpressure(r);
+			backpressure(r, HOLD_FILL_PERMILLE);
 		}
 		break;
 	case MD_REC_LOST:
@@ -420,7 +425,7 @@ static void drain(struct session *r, bool all)
 	if (!r->pc || r->werr || r->draining)
 		return;
 	r->draining = true;
-	backpressure(r);
+	backpressure(r, HOLD_FILL_PERMILLE);
 	perf_capture_drain(r->pc, all, on_perf_rec, r);
 	if (r->holding) /* what came while the holds took effect */
 		perf_capture_drain(r->pc, all, on_perf_rec, r);
@@ -599,6 +604,15 @@ static void write_jit(struct session *r, struct rec_target *t)
 	}
 out:
 	jitmap_free(&jm);
+}
+
+/* Between chunks of a snapshot: the targets may be faulting meanwhile,
+ * and a snapshot of a large process takes long; if the rings fill, hold
+ * them until the drain after the snapshot (the drain cannot run inside
+ * it, between its records). */
+static void snapshot_tick(void *arg)
+{
+	backpressure(arg, TICK_HOLD_FILL_PERMILLE);
 }
 
 /* A target a snapshot holds, let go by thaw(). */
@@ -1036,6 +1050,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (err < 0)
 		return fail(r, err, "cannot start snapshots: %s",
 			    memsz_strerror(err));
+	snapper_set_tick(r->s, snapshot_tick, r);
 	if (o->names)
 		note_events(r, o->names);
 	return 0;

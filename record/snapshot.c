@@ -150,6 +150,9 @@ struct snapper {
 	/* snapper_set_release: called once the page tables are read */
 	void (*release)(void *arg);
 	void *release_arg;
+	/* snapper_set_tick: called between chunks while the process runs */
+	void (*tick)(void *arg);
+	void *tick_arg;
 	/* where a split job keeps each task's scan bits and pagemap
 	 * entries: kept for the next one (up to STASH_KEEP_BYTES), so that a
 	 * snapshot that holds the process does not spend the hold faulting
@@ -1369,6 +1372,10 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 	size_t k;
 	int ret;
 
+	/* on the calling thread, which is the only one to flush; the
+	 * process may be running (it is not held, or no longer) */
+	if (s->tick)
+		s->tick(s->tick_arg);
 	for (k = from; k < to; k++) {
 		const struct snap_task *t = &j->tasks[k];
 		const struct procmap *m = &j->maps->maps[t->vma];
@@ -1493,6 +1500,12 @@ void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
 {
 	s->release = fn;
 	s->release_arg = arg;
+}
+
+void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg)
+{
+	s->tick = fn;
+	s->tick_arg = arg;
 }
 
 /* At most this many bytes of page table entries are kept for a split job
@@ -1644,6 +1657,8 @@ static int job_run(struct snap_job *j, const uint32_t *ids,
 		if (k != SIZE_MAX) {
 			task_run(j, c0, k);
 			task_done(j, k);
+			if (s->tick)
+				s->tick(s->tick_arg);
 			continue;
 		}
 		if (to == from)

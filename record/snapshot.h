@@ -52,6 +52,13 @@ void snapper_prepare(struct snapper *s, int pid);
 void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
 			 void *arg);
 
+/* Have every snapper_take call fn(arg), on the thread that called it,
+ * between chunks of pages once they are read while the process may run
+ * (it was not held, or has been released): a snapshot of a large process
+ * takes long, and a caller that must stop it meanwhile (sampling
+ * backpressure) can do so there. NULL: none. */
+void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg);
+
 /* Take one snapshot of pid, written as sequence number seq with extra
  * MD_SNAP_F_* flags (FROZEN, AT_EXIT) ORed in. Writes an IMAGE record the
  * first time each (dev, ino) file is seen. Returns 0, -ESRCH if the process

@@ -87,6 +87,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2096-record-enospc.sh \
 	tests/t2100-record-faults.sh \
 	tests/t2105-record-faults-busy.py \
+	tests/t2106-record-faults-long-snapshot.py \
 	tests/t2110-record-jit-node.py \
 	tests/t2115-record-keep.sh \
 	tests/t2120-record-follow.sh \
@@ -118,6 +119,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/diff_grow.c \
 	tests/workloads/fault_paths.c \
 	tests/workloads/fault_threads.c \
+	tests/workloads/fault_churn.c \
 	tests/workloads/fault_loop.c \
 	tests/workloads/fork_grow.c \
 	tests/workloads/rec_dlopen.c \
