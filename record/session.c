@@ -66,11 +66,6 @@
  * up never holds; what stays free (7/8 of a ring) absorbs the faults made
  * while the hold takes effect. */
 #define HOLD_FILL_PERMILLE 125
-/* The same during a snapshot, which cannot drain until it ends: a hold
- * then lasts to the end of the snapshot, so the rings are let fill to a
- * quarter first. A snapshot looks between chunks of pages, a few ms
- * apart; the other three quarters absorb what comes meanwhile (t2106). */
-#define TICK_HOLD_FILL_PERMILLE 250
 #define RELEASE_FILL_PERMILLE 31
 /* While draining, the fill of the rings is looked at again after this many
  * samples: a long drain of one ring must not let another one overflow. */
@@ -342,10 +337,10 @@ static void growth_fired(struct rec_target *t)
  * and the drain goes on at once: waiting for the stops would only leave
  * the rings undrained meanwhile, and the free part of the rings absorbs
  * what the threads write until they stop. */
-static void backpressure(struct session *r, unsigned fill)
+static void backpressure(struct session *r)
 {
 	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
-	    perf_capture_sample_fill(r->pc) < fill)
+	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
 		return;
 	r->hold_start = mono_ns();
 	r->holding = true;
@@ -402,7 +397,7 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 			if (r->holding && perf_capture_sample_fill(r->pc) <=
 						  RELEASE_FILL_PERMILLE)
 				release(r);
-			backpressure(r, HOLD_FILL_PERMILLE);
+			backpressure(r);
 		}
 		break;
 	case MD_REC_LOST:
@@ -425,7 +420,7 @@ static void drain(struct session *r, bool all)
 	if (!r->pc || r->werr || r->draining)
 		return;
 	r->draining = true;
-	backpressure(r, HOLD_FILL_PERMILLE);
+	backpressure(r);
 	perf_capture_drain(r->pc, all, on_perf_rec, r);
 	if (r->holding) /* what came while the holds took effect */
 		perf_capture_drain(r->pc, all, on_perf_rec, r);
@@ -609,10 +604,11 @@ out:
 /* Between chunks of a snapshot: the targets may be faulting meanwhile,
  * and a snapshot of a large process takes long; if the rings fill, hold
  * them until the drain after the snapshot (the drain cannot run inside
- * it, between its records). */
+ * it, between its records). The chunks are a few ms apart: the 7/8 of
+ * the rings left free absorb what comes meanwhile (t2106). */
 static void snapshot_tick(void *arg)
 {
-	backpressure(arg, TICK_HOLD_FILL_PERMILLE);
+	backpressure(arg);
 }
 
 /* A target a snapshot holds, let go by thaw(). */

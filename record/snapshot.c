@@ -1622,6 +1622,8 @@ static int job_run(struct snap_job *j, const uint32_t *ids,
 	unsigned nth = 0, t;
 	int ret = 0;
 
+	if (s->tick) /* after what snapper_take read first */
+		s->tick(s->tick_arg);
 	tasks_make(j, &total);
 	if (s->release && total * 9 <= SPLIT_MAX_BYTES)
 		return job_run_split(j, ids, e, st);

@@ -120,6 +120,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/fault_paths.c \
 	tests/workloads/fault_threads.c \
 	tests/workloads/fault_churn.c \
+	tests/workloads/fresh_anon.h \
 	tests/workloads/fault_loop.c \
 	tests/workloads/fork_grow.c \
 	tests/workloads/rec_dlopen.c \

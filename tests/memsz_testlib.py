@@ -144,6 +144,19 @@ def recording(data):
     return data
 
 
+def workload(tmp, name, *flags):
+    """Builds tests/workloads/NAME.c into tmp with gcc -O2 and flags and
+    returns the executable's path; skips the test without gcc."""
+    if subprocess.run(["sh", "-c", "command -v gcc"],
+                      stdout=subprocess.DEVNULL).returncode:
+        skip("gcc (gcc) is not installed")
+    exe = os.path.join(tmp, name)
+    subprocess.run(["gcc", "-O2", *flags, "-o", exe,
+                    os.path.join(SRCDIR, "tests/workloads", name + ".c")],
+                   check=True)
+    return exe
+
+
 def readelf(args, path):
     """Stdout of `readelf -W args path`; raises if readelf fails."""
     return subprocess.run(["readelf", "-W"] + args + [path],

@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import (  # noqa: E402
-    MEMSZ, SRCDIR, check, proc_state as state)
+    MEMSZ, check, proc_state as state)
 
 # hang guard on every wait for an event: how long an event may take on a
 # loaded machine before the test gives up, not a timing assumption
@@ -127,14 +127,8 @@ def case(name, exe, tmp, launch, args, keep_mib):
 
 
 def main():
-    if subprocess.run(["sh", "-c", "command -v gcc"],
-                      stdout=subprocess.DEVNULL).returncode:
-        lib.skip("gcc (gcc) is not installed")
     with tempfile.TemporaryDirectory(prefix="memsz-t2085-") as tmp:
-        exe = os.path.join(tmp, "fault_loop")
-        subprocess.run(["gcc", "-O2", "-o", exe,
-                        os.path.join(SRCDIR, "tests/workloads",
-                                     "fault_loop.c")], check=True)
+        exe = lib.workload(tmp, "fault_loop")
         small = ["--faults", "-m", "2", "--stack-size", "512"]
         case("freeze", exe, tmp, False, ["--freeze", "--interval", "1"],
              256)

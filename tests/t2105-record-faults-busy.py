@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import (  # noqa: E402
-    MEMSZ, SRCDIR, check, report, smaps_vmas)
+    MEMSZ, check, report, smaps_vmas)
 
 NT = 4
 MIB = 48
@@ -41,16 +41,10 @@ def vma(pid, addr):
 
 
 def main():
-    if subprocess.run(["sh", "-c", "command -v gcc"],
-                      stdout=subprocess.DEVNULL).returncode:
-        lib.skip("gcc (gcc) is not installed")
     hogs = []
     with tempfile.TemporaryDirectory(prefix="memsz-t2105-") as tmp:
-        exe = os.path.join(tmp, "fault_threads")
-        subprocess.run(["gcc", "-O2", "-fomit-frame-pointer",
-                        "-fasynchronous-unwind-tables", "-pthread", "-o",
-                        exe, os.path.join(SRCDIR, "tests/workloads",
-                                          "fault_threads.c")], check=True)
+        exe = lib.workload(tmp, "fault_threads", "-fomit-frame-pointer",
+                           "-fasynchronous-unwind-tables", "-pthread")
         data = os.path.join(tmp, "memsz.data")
         try:
             for _ in range(os.cpu_count() or 1):

@@ -12,18 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static char *map(size_t len)
-{
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(1);
-	}
-	madvise(p, len, MADV_NOHUGEPAGE);
-	return p;
-}
+#include "fresh_anon.h"
 
 __attribute__((noinline)) static void churn(volatile char *p, size_t len)
 {
@@ -42,11 +31,11 @@ int main(int argc, char **argv)
 	big = (size_t)atol(argv[1]) << 20;
 	rounds = atol(argv[2]);
 	chunk = (size_t)atol(argv[3]) << 20;
-	b = map(big);
+	b = fresh_anon(big);
 	for (size_t i = 0; i < big; i += 4096)
 		b[i] = 1;
 	for (long r = 0; r < rounds; r++) {
-		char *p = map(chunk);
+		char *p = fresh_anon(chunk);
 
 		churn(p, chunk);
 		munmap(p, chunk);

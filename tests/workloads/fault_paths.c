@@ -18,6 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fresh_anon.h"
+
 #define A_PAGES 300
 #define B_PAGES 500
 #define C_PAGES 700
@@ -38,16 +40,7 @@ static struct path paths[3] = {
 
 static char *fresh(size_t pages)
 {
-	size_t len = pages * (size_t)sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(1);
-	}
-	madvise(p, len, MADV_NOHUGEPAGE);
-	return p;
+	return fresh_anon(pages * (size_t)sysconf(_SC_PAGESIZE));
 }
 
 __attribute__((noinline)) static void touch_a(volatile char *p, size_t n)
