@@ -649,13 +649,12 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	 * JIT map, and reading memsz's own pages of the files it maps. The
 	 * samples of faults between this drain and the stop are drained
 	 * after the snapshot: the report matches samples to a snapshot by
-	 * time, not by their place in the file. (poll_maps() only runs
-	 * without perf events, and so without a tracer.) */
+	 * time, not by their place in the file. */
+	drain(r, true);
+	write_cmdline(r, t);
+	write_jit(r, t);
 	if ((r->freeze || (flags & MD_SNAP_F_GROWTH)) && t->traced && r->tr &&
 	    !(flags & MD_SNAP_F_FROZEN)) {
-		drain(r, true);
-		write_cmdline(r, t);
-		write_jit(r, t);
 		snapper_prepare(r->s, read_pid);
 		h.thawed = false;
 		h.since = mono_ns(); /* held from the first interrupt */
@@ -668,15 +667,14 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 			tracer_thaw(r->tr, t->pid);
 			return;
 		}
-	} else {
-		drain(r, true);
-		poll_maps(r, t);
-		write_cmdline(r, t);
-		write_jit(r, t);
 	}
+	/* without perf events, the mappings as the snapshot sees them
+	 * (held, if it holds the target) */
+	poll_maps(r, t);
 	/* A growth snapshot holds the target only while its page tables
-	 * are read (what is mapped where); the page flags and mapcounts are
-	 * looked up while it runs again. --freeze holds it throughout. */
+	 * are scanned (which pages are there); their pagemap entries, page
+	 * flags and mapcounts are read while it runs again. --freeze holds
+	 * it throughout. */
 	if (!h.thawed && !r->freeze)
 		snapper_set_release(r->s, thaw, &h);
 	ret = snapper_take(r->s, read_pid, r->seq++, flags, &st);

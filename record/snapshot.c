@@ -1360,6 +1360,13 @@ struct vma_acc {
 	uint64_t present, swapped, unreadable;
 };
 
+/* Call the tick callback, if any (snapper_set_tick). */
+static void snap_tick(const struct snapper *s)
+{
+	if (s->tick)
+		s->tick(s->tick_arg);
+}
+
 /* Write the finished tasks [from, to) in order: each task's runs go to the
  * encoder of its mapping's record as they come (the encoder joins the run
  * that crosses a chunk boundary), the record is written after its last
@@ -1374,8 +1381,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 
 	/* on the calling thread, which is the only one to flush; the
 	 * process may be running (it is not held, or no longer) */
-	if (s->tick)
-		s->tick(s->tick_arg);
+	snap_tick(s);
 	for (k = from; k < to; k++) {
 		const struct snap_task *t = &j->tasks[k];
 		const struct procmap *m = &j->maps->maps[t->vma];
@@ -1622,8 +1628,7 @@ static int job_run(struct snap_job *j, const uint32_t *ids,
 	unsigned nth = 0, t;
 	int ret = 0;
 
-	if (s->tick) /* after what snapper_take read first */
-		s->tick(s->tick_arg);
+	snap_tick(s); /* after what snapper_take read first */
 	tasks_make(j, &total);
 	if (s->release && total * 9 <= SPLIT_MAX_BYTES)
 		return job_run_split(j, ids, e, st);
@@ -1659,8 +1664,7 @@ static int job_run(struct snap_job *j, const uint32_t *ids,
 		if (k != SIZE_MAX) {
 			task_run(j, c0, k);
 			task_done(j, k);
-			if (s->tick)
-				s->tick(s->tick_arg);
+			snap_tick(s);
 			continue;
 		}
 		if (to == from)
