@@ -126,7 +126,9 @@ void usage_record(FILE *out)
 		"kernel drop\n"
 		"                        samples (as perf does) instead of "
 		"holding the\n"
-		"                        targets until memsz has caught up\n");
+		"                        targets until memsz has caught up "
+		"(and put\n"
+		"                        no leash on their threads)\n");
 }
 
 /* Parse the -e list (and --faults) into a->sattr; prints the error. */

@@ -42,6 +42,10 @@ struct perf_capture_opts {
 	 * overflow reaches the drain callback as an MD_REC_SAMPLE with event
 	 * PERF_GROWTH_EVENT (pid, tid, time only). */
 	uint64_t growth_period;
+	/* Leashes (perf_capture_leash): the part of a sample ring, per
+	 * mille, that the threads may fill between two looks of the reader
+	 * at its fill. */
+	unsigned leash_room_permille;
 };
 
 #define PERF_GROWTH_EVENT UINT32_MAX
@@ -98,6 +102,37 @@ int perf_capture_new(const struct perf_capture_opts *o,
  * rings. Returns 0, -ESRCH (no such thread), -EACCES/-EPERM (not allowed:
  * perf_event_paranoid or another user's process), or another -errno. */
 int perf_capture_add_task(struct perf_capture *pc, int tid);
+/* Leash thread tid: count its samples of each sampling event (not
+ * inherited, counted from its exec when at_exec) and send it sig
+ * (F_SETOWN_EX to the thread itself, si_code POLL_IN, si_fd the counter)
+ * every K of them. A traced thread stops at that signal until its tracer
+ * lets it go: if the tracer resumes a thread only while every sample ring
+ * is filled to less than 1000 - leash_room_permille per mille, a ring can
+ * never overflow, however late the reader comes. K is chosen so that K
+ * samples of every leashed thread (counted up to the next power of 2, the
+ * periods being set again when that changes) and the growth trigger's
+ * samples for them fit in leash_room_permille of the smallest ring, the
+ * size of a sample taken at its largest (the whole stack copy, a full
+ * callchain). Call after the rings are mapped (after the first
+ * perf_capture_add_task). Returns 0 (also when there is nothing to leash)
+ * or -errno. */
+int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec,
+		       int sig);
+/* Send sig from now on to leashed thread tid. Returns 0 or -errno. */
+int perf_capture_leash_signal(struct perf_capture *pc, int tid, int sig);
+/* Send no more leash signals; the counters stay known to
+ * perf_capture_is_leash(), so that a signal sent before is still told
+ * apart. */
+void perf_capture_leash_quiet(struct perf_capture *pc);
+/* Close the counters of thread tid (it exited); unknown tids are fine. */
+void perf_capture_unleash(struct perf_capture *pc, int tid);
+/* Close every counter: no leash signal is sent after this. */
+void perf_capture_unleash_all(struct perf_capture *pc);
+/* Is fd (a leash signal's si_fd) one of the leash counters? */
+bool perf_capture_is_leash(const struct perf_capture *pc, int fd);
+/* The samples of the first sampling event a thread may take between two
+ * leash signals now (for tests and notes; 0 when nothing is leashed). */
+uint64_t perf_capture_leash_samples(const struct perf_capture *pc);
 /* Enable every event (attach mode; launched commands use enable_on_exec).
  * Returns 0 or -errno. */
 int perf_capture_enable(struct perf_capture *pc);

@@ -67,6 +67,14 @@
  * while the hold takes effect. */
 #define HOLD_FILL_PERMILLE 125
 #define RELEASE_FILL_PERMILLE 31
+/* Leashes: each traced thread stops itself (a signal it gets from its own
+ * counter, perf_capture_leash) once it took its share of LEASH_ROOM_PERMILLE
+ * of a ring, and memsz lets it go only while no ring is HOLD_FILL_PERMILLE
+ * full: the rings cannot overflow even while memsz gets no cpu, is busy
+ * in a long snapshot, or is stopped. The rest of a ring is slack. */
+#define LEASH_ROOM_PERMILLE 800
+_Static_assert(HOLD_FILL_PERMILLE + LEASH_ROOM_PERMILLE < 1000,
+	       "the leashed threads' room and the hold threshold fit a ring");
 /* While draining, the fill of the rings is looked at again after this many
  * samples: a long drain of one ring must not let another one overflow. */
 #define HOLD_CHECK_SAMPLES 64
@@ -122,6 +130,10 @@ struct session {
 	uint64_t nsamples;
 	bool hold;                  /* backpressure: hold targets, lose none */
 	uint64_t held_ns, nholds;   /* time and times targets were held */
+	uint64_t nleash, leash_k;   /* leash stops seen, the longest leash
+				     * (samples) then */
+	bool leash_told;            /* a thread could not be leashed */
+	bool closing;               /* session_free(): let leashes go */
 	uint64_t snap_held_ns, nsnap_held; /* ... by snapshots (growth,
 					    * --freeze) */
 	bool draining, holding;     /* in drain(); targets held in it */
@@ -339,11 +351,14 @@ static void growth_fired(struct rec_target *t)
  * what the threads write until they stop. */
 static void backpressure(struct session *r)
 {
-	if (!r->hold || r->holding || !r->pc || !r->tr || r->werr ||
+	if (!r->hold || !r->pc || !r->tr || r->werr ||
 	    perf_capture_sample_fill(r->pc) < HOLD_FILL_PERMILLE)
 		return;
-	r->hold_start = mono_ns();
-	r->holding = true;
+	if (!r->holding) {
+		r->hold_start = mono_ns();
+		r->holding = true;
+	}
+	/* again while holding: threads that started since are held too */
 	tracer_interrupt_all(r->tr);
 }
 
@@ -749,10 +764,78 @@ static void at_exit(void *arg, int tgid, int tid)
 	t->alive = false;
 }
 
+#define SIGBIT(s) (1ull << ((s) - 1))
+
+/* The signal a thread's leash sends: one ignored by default that its
+ * process does not catch, SIGURG or else SIGWINCH. If memsz dies while
+ * the thread is stopped for it, the kernel delivers it, and then it does
+ * nothing. A process that catches both gets SIGURG (the Go runtime, which
+ * catches every signal, takes a stray SIGURG as a preemption request). */
+static int leash_sig(int tid)
+{
+	uint64_t caught = target_caught_signals(tid);
+
+	return (caught & SIGBIT(SIGURG)) && !(caught & SIGBIT(SIGWINCH)) ?
+		       SIGWINCH :
+		       SIGURG;
+}
+
+/* Leash each traced thread while sampling without --lossy. The launched
+ * command's first thread counts from its exec, like the sampling events. */
+static void at_thread(void *arg, int tid, bool add)
+{
+	struct session *r = arg;
+	int err;
+
+	if (!r->hold || !r->pc)
+		return;
+	if (!add) {
+		perf_capture_unleash(r->pc, tid);
+		return;
+	}
+	err = perf_capture_leash(r->pc, tid, tid == r->child && !r->started,
+				 leash_sig(tid));
+	if (err < 0 && err != -ESRCH && !r->leash_told) {
+		char *msg = xasprintf("cannot leash thread %d (%s): samples "
+				      "may be lost when memsz falls behind",
+				      tid, memsz_strerror(err));
+
+		r->leash_told = true;
+		note(r, msg);
+		say(r, true, msg);
+		free(msg);
+	}
+}
+
+/* A thread stopped at its leash: let it go unless the rings are filling
+ * (then every thread is held until they are drained). Its process may
+ * have come to catch the signal since the leash was set: it gets the
+ * other one then. */
+static bool at_leash(void *arg, int tid, int sig, int fd)
+{
+	struct session *r = arg;
+	int want;
+
+	if (!r->pc || !perf_capture_is_leash(r->pc, fd))
+		return false;
+	if (r->closing)
+		return true;
+	want = leash_sig(tid);
+	if (want != sig)
+		perf_capture_leash_signal(r->pc, tid, want);
+	r->nleash++;
+	r->leash_k = MAX(r->leash_k, perf_capture_leash_samples(r->pc));
+	backpressure(r);
+	return true;
+}
+
 static const struct tracer_ops rec_tracer_ops = {
 	.at_exec = at_exec,
 	.at_fork = at_fork,
 	.at_exit = at_exit,
+	.at_thread = at_thread,
+	.leash_sigs = SIGBIT(SIGURG) | SIGBIT(SIGWINCH),
+	.at_leash = at_leash,
 };
 
 /* --- setup --- */
@@ -804,7 +887,9 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 				       .nsamples = r->nsattr,
 				       .sample_ring_pages = ring_pages,
 				       .growth_period = r->o.no_growth ?
-						0 : GROWTH_FAULTS };
+						0 : GROWTH_FAULTS,
+				       .leash_room_permille =
+					       LEASH_ROOM_PERMILLE };
 	int ret = perf_capture_new(&o, &r->pc);
 
 	for (size_t i = 0; !ret && i < r->nt; i++) {
@@ -975,7 +1060,9 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 				       .nsamples = r->nsattr,
 				       .sample_ring_pages = ring_pages,
 				       .growth_period = r->o.no_growth ?
-						0 : GROWTH_FAULTS };
+						0 : GROWTH_FAULTS,
+				       .leash_room_permille =
+					       LEASH_ROOM_PERMILLE };
 	char reason[160];
 	int err;
 
@@ -1512,6 +1599,17 @@ void session_finish(struct session *r, struct session_stats *st)
 	note_scan(r);
 	drain(r, true);
 	unreported_lost(r);
+	if (r->nleash && !r->werr) {
+		char *msg = xasprintf("threads stopped %llu times at their "
+				      "leash (every %llu samples at most) "
+				      "for memsz to look at the sample rings",
+				      (unsigned long long)r->nleash,
+				      (unsigned long long)
+					      r->leash_k);
+
+		note(r, msg);
+		free(msg);
+	}
 	if (r->nholds && !r->werr) {
 		char *msg = xasprintf("targets held %llu times, %.3f s in "
 				      "all, while memsz drained the sample "
@@ -1592,6 +1690,11 @@ int session_free(struct session *r)
 
 	if (!r)
 		return 0;
+	/* No leash signal may reach a thread once it is let go: none is
+	 * sent from now on, and those sent before are taken at the stops
+	 * tracer_free() handles before it detaches. */
+	r->closing = true;
+	perf_capture_leash_quiet(r->pc);
 	tracer_free(r->tr);
 	perf_capture_free(r->pc);
 	for (size_t i = 0; i < r->nt; i++) {

@@ -191,7 +191,7 @@ int target_cmdline(int pid, char **out)
 
 /* The number after "Field:" on the field line of /proc/PID/status, or
  * -errno (-ENOENT: no such line). */
-static int64_t status_value(int pid, const char *field)
+static int64_t status_value(int pid, const char *field, int base)
 {
 	char path[64], line[256];
 	size_t n = strlen(field);
@@ -204,7 +204,7 @@ static int64_t status_value(int pid, const char *field)
 		return -errno;
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, field, n) && line[n] == ':') {
-			v = strtoll(line + n + 1, NULL, 10);
+			v = (int64_t)strtoull(line + n + 1, NULL, base);
 			break;
 		}
 	fclose(f);
@@ -213,7 +213,14 @@ static int64_t status_value(int pid, const char *field)
 
 int64_t target_status_kb(int pid, const char *field)
 {
-	return status_value(pid, field);
+	return status_value(pid, field, 10);
+}
+
+uint64_t target_caught_signals(int tid)
+{
+	int64_t v = status_value(tid, "SigCgt", 16);
+
+	return v == -ENOENT || v == -ESRCH || v == -EACCES ? 0 : (uint64_t)v;
 }
 
 int64_t target_rss(int pid)
@@ -296,7 +303,7 @@ int target_threads(int pid, int **tids)
 
 int target_tgid(int tid)
 {
-	int64_t tgid = status_value(tid, "Tgid");
+	int64_t tgid = status_value(tid, "Tgid", 10);
 
 	return tgid == -ENOENT ? -ESRCH : (int)tgid;
 }
@@ -435,6 +442,7 @@ struct tracee {
 			   * it at its first stop */
 	int req, sig;
 	uint64_t exit_hold; /* leader held at its exit stop since (ns) */
+	bool in_stop;     /* stopped, in a callback about that stop */
 };
 
 struct tracer {
@@ -476,9 +484,20 @@ static void tracee_del(struct tracer *tr, int tid)
 {
 	for (size_t i = 0; i < tr->n; i++)
 		if (tr->t[i].tid == tid) {
+			bool unwanted = tr->t[i].unwanted;
+
 			tr->t[i] = tr->t[--tr->n];
+			if (!unwanted && tr->ops->at_thread)
+				tr->ops->at_thread(tr->arg, tid, false);
 			return;
 		}
+}
+
+/* A tracee memsz records is traced from now on. */
+static void thread_added(struct tracer *tr, int tid)
+{
+	if (tr->ops->at_thread)
+		tr->ops->at_thread(tr->arg, tid, true);
 }
 
 static bool is_stop_signal(int sig)
@@ -536,6 +555,7 @@ static int seize_one(struct tracer *tr, int tid, int tgid)
 	    0)
 		return -errno;
 	tracee_add(tr, tid, tgid);
+	thread_added(tr, tid);
 	return 0;
 }
 
@@ -673,6 +693,28 @@ static void handle_exit(struct tracer *tr, int tid)
 	resume(tr, tid, PTRACE_CONT, 0);
 }
 
+/* Is this signal-delivery-stop for sig one of memsz's leash signals? The
+ * callback is told, with the tracee marked as stopped meanwhile. */
+static bool leash_stop(struct tracer *tr, int tid, int sig)
+{
+	struct tracee *t;
+	siginfo_t si;
+	bool mine;
+
+	if (!tr->ops->at_leash || sig < 1 || sig > 64 ||
+	    !(tr->ops->leash_sigs & (1ull << (sig - 1))) ||
+	    ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 ||
+	    si.si_code != POLL_IN)
+		return false;
+	t = tracee_add(tr, tid, 0);
+	t->in_stop = true;
+	mine = tr->ops->at_leash(tr->arg, tid, sig, si.si_fd);
+	/* the callback may have added tracees: find it again */
+	t = tracee_add(tr, tid, 0);
+	t->in_stop = false;
+	return mine;
+}
+
 static void handle_stop(struct tracer *tr, int tid, int status)
 {
 	/* PTRACE_EVENT_* in bits 16 and up (ptrace(2)) */
@@ -708,7 +750,9 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 			 * is; when not following, it is let go */
 			if (tgid == child && !tr->follow)
 				t->unwanted = true;
-			else if (tgid == child && tr->ops->at_fork)
+			else
+				thread_added(tr, child);
+			if (!t->unwanted && tgid == child && tr->ops->at_fork)
 				tr->ops->at_fork(tr->arg, child,
 						 target_tgid(tid));
 		}
@@ -720,8 +764,8 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 		else
 			resume(tr, tid, PTRACE_CONT, 0);
 		break;
-	case 0:
-		resume(tr, tid, PTRACE_CONT, sig); /* signal-delivery-stop */
+	case 0: /* signal-delivery-stop */
+		resume(tr, tid, PTRACE_CONT, leash_stop(tr, tid, sig) ? 0 : sig);
 		break;
 	default:
 		resume(tr, tid, PTRACE_CONT, 0);
@@ -784,7 +828,9 @@ static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
 
 		if (!matches(t, tgid) || t->exiting || (t->holds & reason))
 			continue;
-		if (!t->holds && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+		/* one in a stop being handled is held as it resumes */
+		if (!t->holds && !t->in_stop &&
+		    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 			continue; /* gone */
 		t->holds |= reason;
 	}

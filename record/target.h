@@ -40,6 +40,9 @@ int target_cmdline(int pid, char **out);
 /* The value of a "Field:  N kB" line of /proc/PID/status (field without
  * the colon, e.g. "VmHWM"), in kB, or -errno (-ENOENT: no such line). */
 int64_t target_status_kb(int pid, const char *field);
+/* The SigCgt mask of /proc/TID/status (bit n-1: signal n has a handler);
+ * 0 if it cannot be read. */
+uint64_t target_caught_signals(int tid);
 /* Resident bytes of pid now (/proc/PID/statm), or -errno. */
 int64_t target_rss(int pid);
 struct target_sp {
@@ -79,6 +82,17 @@ struct tracer_ops {
 	 * address space is still whole; tid is the thread to read it through
 	 * (/proc/TID/...), which is tgid unless the leader exited first. */
 	void (*at_exit)(void *arg, int tgid, int tid);
+	/* A thread is traced from now on (add), or is gone (!add): called
+	 * for each thread seized and each new thread or followed process
+	 * before it runs its first instruction, and as each exits. */
+	void (*at_thread)(void *arg, int tid, bool add);
+	/* A signal-delivery-stop for a signal sig of leash_sigs (bit sig-1)
+	 * with si_code POLL_IN (an O_ASYNC file's), fd its si_fd: true if
+	 * memsz sent it for itself (the signal is then suppressed; the
+	 * callback may hold the thread with tracer_interrupt_all(), which
+	 * does not interrupt this stop again), false to deliver it. */
+	uint64_t leash_sigs;
+	bool (*at_leash)(void *arg, int tid, int sig, int fd);
 };
 
 /* PTRACE_SEIZE pid, the child memsz launched, with TRACEEXIT | TRACEEXEC |

@@ -88,6 +88,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2100-record-faults.sh \
 	tests/t2105-record-faults-busy.py \
 	tests/t2106-record-faults-long-snapshot.py \
+	tests/t2107-record-leash.py \
 	tests/t2110-record-jit-node.py \
 	tests/t2115-record-keep.sh \
 	tests/t2120-record-follow.sh \

@@ -128,7 +128,7 @@ def case(name, exe, tmp, launch, args, keep_mib):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="memsz-t2085-") as tmp:
-        exe = lib.workload(tmp, "fault_loop")
+        exe = lib.workload(tmp, "fault_loop", "-pthread")
         small = ["--faults", "-m", "2", "--stack-size", "512"]
         case("freeze", exe, tmp, False, ["--freeze", "--interval", "1"],
              256)

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""t2107: with --faults, a target cannot outrun memsz, even a stopped memsz.
+
+Each traced thread carries a leash: a counter of its own samples that
+sends the thread a signal every K samples, K small enough that all
+threads' samples since memsz last looked fit in the rings. The thread
+stops at that signal (a ptrace signal-delivery-stop) until memsz lets it
+go, which it does only while the rings have room. So when memsz gets no
+cpu at all (here: SIGSTOP), the faulting threads stop by themselves
+within K faults, and no sample is lost.
+
+tests/workloads/fault_loop.c faults without end, prints "tick N urg M"
+lines (M: the SIGURGs it caught; it has a SIGURG handler), with NT
+threads faulting. The rings are small (-m 64, 256 KiB per cpu: K is a
+few dozen samples, so leash stops come long before the first tick):
+ - launched, one thread; attached, three threads: once the workload
+   ticks, memsz is stopped with SIGSTOP. The test waits until every
+   thread of the workload is in a ptrace stop ('t'); without leashes
+   nothing would stop them and that wait fails (a hang guard, not a
+   timing assumption). memsz gets SIGCONT, the workload ticks again (it
+   was let go), then the recording ends: the summary says 0 lost, the
+   file has no LOST record and notes the leash stops;
+ - launched, with memsz SIGKILLed while the workload sits at its leash:
+   the workload runs on (not stopped, ticks again), and its SIGURG handler
+   never ran: memsz picks a leash signal the process does not catch
+   (SIGWINCH here), which the kernel delivers when the tracer dies.
+"""
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check, proc_state  # noqa: E402
+
+# hang guard on every wait for an event, not a timing assumption
+WAIT_S = 120
+RING = ["--faults", "-m", "64"]
+
+
+def next_tick(f):
+    """The next "tick N urg M" line of f as (N, M), or None if none comes
+    within WAIT_S or f ends."""
+    end = time.monotonic() + WAIT_S
+    while time.monotonic() < end:
+        if not select.select([f], [], [], end - time.monotonic())[0]:
+            break
+        line = f.readline()
+        if not line:
+            return None
+        w = line.split()
+        if len(w) == 4 and w[0] == "tick":
+            return int(w[1]), int(w[3])
+    return None
+
+
+def drain_ticks(f):
+    """Reads the lines already printed; the highest urg count among them."""
+    urg = 0
+    while select.select([f], [], [], 0)[0]:
+        line = f.readline()
+        if not line:
+            break
+        w = line.split()
+        if len(w) == 4 and w[0] == "tick":
+            urg = max(urg, int(w[3]))
+    return urg
+
+
+def states(pid):
+    """The state letter of every thread of pid."""
+    out = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                out.append(f.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            pass
+    return out
+
+
+def all_leashed(pid, nt):
+    """True once pid has nt threads and every one is in a ptrace stop."""
+    s = states(pid)
+    return len(s) == nt and all(x == "t" for x in s)
+
+
+def start(tmp, exe, name, launch, nt):
+    """Starts the workload and memsz; returns (rec, pid, out, target) once
+    the workload ticks (None when it does not)."""
+    data = os.path.join(tmp, name + ".data")
+    target = None
+    if launch:
+        rec = subprocess.Popen([MEMSZ, "record", *RING, "-o", data, "--",
+                                exe, "0", str(nt)],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        out = rec.stdout
+        if next_tick(out) is None:
+            rec.kill()
+            err = rec.communicate()[1]
+            if "not permitted" in err:
+                lib.skip("cannot sample page faults: " + err.strip())
+            check(False, f"{name}: the workload runs: {err.strip()}")
+            return None
+        pid = lib.children(rec.pid)[0]
+    else:
+        target = subprocess.Popen([exe, "0", str(nt)],
+                                  stdout=subprocess.PIPE, text=True)
+        out = target.stdout
+        pid = target.pid
+        check(next_tick(out) is not None, f"{name}: the workload runs")
+        rec = subprocess.Popen([MEMSZ, "record", *RING, "-o", data, "-p",
+                                str(pid)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+        # recording: memsz noted the workload's first snapshot
+        lib.wait_snaps(data, 1)
+    return rec, pid, out, target
+
+
+def stop_memsz(name, rec, pid, nt):
+    """SIGSTOPs memsz and waits for every workload thread to stop."""
+    os.kill(rec.pid, signal.SIGSTOP)
+    lib.wait_until(lambda: proc_state(rec.pid) == "T", "memsz to stop")
+    try:
+        lib.wait_until(lambda: all_leashed(pid, nt),
+                       f"{name}: the {nt} workload thread(s) to stop at "
+                       "their leash", WAIT_S)
+        ok = True
+    except TimeoutError:
+        ok = False
+    check(ok, f"{name}: with memsz stopped, all {nt} workload thread(s) "
+          f"stopped by themselves ({' '.join(states(pid))})")
+    return ok
+
+
+def ended(name, rec, data):
+    """Checks the summary and the file of a finished recording."""
+    err = rec.stderr.read().strip()
+    check("(0 lost)" in err, f"{name}: summary says 0 lost: {err}")
+    dump = subprocess.run([MEMSZ, "dump", "-i", data], capture_output=True,
+                          text=True).stdout
+    check(" LOST " not in dump and dump.count(" SAMPLE ") > 0,
+          f"{name}: no LOST record ({dump.count(' SAMPLE ')} samples)")
+    check("at their leash" in dump,
+          f"{name}: the file notes the leash stops")
+
+
+def case_stopped(tmp, exe, name, launch, nt):
+    got = start(tmp, exe, name, launch, nt)
+    if not got:
+        return
+    rec, pid, out, target = got
+    try:
+        if not stop_memsz(name, rec, pid, nt):
+            return
+        os.kill(rec.pid, signal.SIGCONT)
+        drain_ticks(out)
+        check(next_tick(out) is not None,
+              f"{name}: once memsz runs again, so does the workload")
+        if launch:
+            os.kill(pid, signal.SIGKILL)
+        else:
+            rec.send_signal(signal.SIGINT)
+        rec.wait(timeout=WAIT_S)
+        ended(name, rec, os.path.join(tmp, name + ".data"))
+    finally:
+        for p in (rec, target):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+        if target is None and rec.poll() is None:
+            os.kill(pid, signal.SIGKILL)
+
+
+def case_killed(tmp, exe):
+    name = "killed"
+    got = start(tmp, exe, name, True, 1)
+    if not got:
+        return
+    rec, pid, out, _ = got
+    try:
+        if not stop_memsz(name, rec, pid, 1):
+            return
+        rec.kill()
+        rec.wait(timeout=WAIT_S)
+        st = proc_state(pid)
+        check(st not in "Tt",
+              f"{name}: after SIGKILL of memsz the workload is not stopped "
+              f"(state {st})")
+        urg = drain_ticks(out)
+        tick = next_tick(out)
+        check(tick is not None, f"{name}: the workload runs on ({tick})")
+        urg = max(urg, tick[1] if tick else 0)
+        check(urg == 0, f"{name}: the leash signal never reached the "
+              f"workload's SIGURG handler (caught {urg})")
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="memsz-t2107-") as tmp:
+        exe = lib.workload(tmp, "fault_loop", "-pthread")
+        case_stopped(tmp, exe, "launched", True, 1)
+        case_stopped(tmp, exe, "attached", False, 3)
+        case_killed(tmp, exe)
+
+
+main()
+sys.exit(lib.finish())
