@@ -83,7 +83,7 @@ struct perf_capture {
 	size_t nsfds, sfds_cap;
 	bool user_only;                 /* kernel-mode samples refused */
 	struct leash {
-		int tid, fd;
+		int tid, fd, sig;
 		size_t ev;
 	} *leash;                       /* one per leashed thread and user
 					   sampling event */
@@ -91,6 +91,7 @@ struct perf_capture {
 	unsigned nleashed;              /* threads leashed */
 	unsigned leash_scale;           /* power of 2 >= nleashed the
 					   periods are set for */
+	bool leash_short;               /* a ring too small for them */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
@@ -1140,29 +1141,39 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 		const struct perf_event_attr *g = &pc->sattr[pc->nuser];
 		uint64_t groom = ev_ring_size(pc, pc->nuser) *
 				 pc->o.leash_room_permille / 1000;
-		uint64_t faults = groom / (sample_max_bytes(g) * scale) *
-				  g->sample_period;
+		uint64_t faults = groom * g->sample_period /
+				  (sample_max_bytes(g) * scale);
 
 		k = MIN(k, faults / MAX(pc->sattr[ev].sample_period, 1));
 	}
-	return MAX(k, 1);
+	return k;
 }
 
-static uint64_t leash_period(const struct perf_capture *pc, size_t ev)
+/* The leash period of event ev, in events. Rings too small for that many
+ * threads leave it at one sample: the bound does not hold then, which
+ * pc->leash_short records. */
+static uint64_t leash_period(struct perf_capture *pc, size_t ev)
 {
-	return leash_samples(pc, ev, pc->leash_scale) *
-	       MAX(pc->sattr[ev].sample_period, 1);
+	uint64_t k = leash_samples(pc, ev, pc->leash_scale);
+
+	if (!k)
+		pc->leash_short = true;
+	return MAX(k, 1) * MAX(pc->sattr[ev].sample_period, 1);
 }
 
-/* Set every leash's period for scale threads. A new period restarts the
- * count, so no thread goes on with a longer one. */
+/* Set every leash's period for scale threads. Each is disabled meanwhile:
+ * a software event given a new period while it counts would first run
+ * out the old one, while one enabled again starts the new one afresh. */
 static void leash_rescale(struct perf_capture *pc, unsigned scale)
 {
 	pc->leash_scale = scale;
 	for (size_t i = 0; i < pc->nleash; i++) {
 		uint64_t p = leash_period(pc, pc->leash[i].ev);
+		int fd = pc->leash[i].fd;
 
-		ioctl(pc->leash[i].fd, PERF_EVENT_IOC_PERIOD, &p);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(fd, PERF_EVENT_IOC_PERIOD, &p);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
 }
 
@@ -1180,6 +1191,9 @@ static int leash_open(struct perf_capture *pc, size_t ev, int tid,
 	a.sample_period = leash_period(pc, ev);
 	a.freq = 0;
 	a.inherit = 0;
+	/* A launched command counts from its exec: before, memsz waits for
+	 * that exec and could not let it go from a leash stop. It has no
+	 * other thread then, so no rescale enables it early. */
 	a.disabled = at_exec;
 	a.enable_on_exec = at_exec;
 	a.watermark = 0;
@@ -1224,8 +1238,8 @@ int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec,
 		}
 		xgrow(&pc->leash, &pc->leash_cap, pc->nleash + 1,
 		      sizeof(*pc->leash));
-		pc->leash[pc->nleash++] =
-			(struct leash){ .tid = tid, .fd = fd, .ev = ev };
+		pc->leash[pc->nleash++] = (struct leash){ .tid = tid, .fd = fd,
+							  .sig = sig, .ev = ev };
 	}
 	pc->nleashed++;
 	return 0;
@@ -1233,11 +1247,23 @@ int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec,
 
 int perf_capture_leash_signal(struct perf_capture *pc, int tid, int sig)
 {
-	for (size_t i = 0; i < pc->nleash; i++)
-		if (pc->leash[i].tid == tid &&
-		    fcntl(pc->leash[i].fd, F_SETSIG, sig) < 0)
+	for (size_t i = 0; i < pc->nleash; i++) {
+		if (pc->leash[i].tid != tid)
+			continue;
+		if (fcntl(pc->leash[i].fd, F_SETSIG, sig) < 0)
 			return -errno;
+		pc->leash[i].sig = sig;
+	}
 	return 0;
+}
+
+void perf_capture_leash_each(const struct perf_capture *pc,
+			     void (*fn)(void *arg, int tid, int sig), void *arg)
+{
+	/* one call per thread: its leashes share the signal */
+	for (size_t i = 0; i < pc->nleash; i++)
+		if (pc->leash[i].ev == 0)
+			fn(arg, pc->leash[i].tid, pc->leash[i].sig);
 }
 
 void perf_capture_leash_quiet(struct perf_capture *pc)
@@ -1282,17 +1308,23 @@ void perf_capture_unleash_all(struct perf_capture *pc)
 	pc->nleashed = 0;
 }
 
-bool perf_capture_is_leash(const struct perf_capture *pc, int fd)
+bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd)
 {
 	for (size_t i = 0; i < pc->nleash; i++)
-		if (pc->leash[i].fd == fd)
+		if (pc->leash[i].fd == fd && pc->leash[i].tid == tid)
 			return true;
 	return false;
 }
 
 uint64_t perf_capture_leash_samples(const struct perf_capture *pc)
 {
-	return pc->nleashed ? leash_samples(pc, 0, pc->leash_scale) : 0;
+	return pc->nleashed ? MAX(leash_samples(pc, 0, pc->leash_scale), 1) :
+			      0;
+}
+
+bool perf_capture_leash_short(const struct perf_capture *pc)
+{
+	return pc->leash_short;
 }
 
 void perf_capture_free(struct perf_capture *pc)

@@ -105,10 +105,12 @@ int perf_capture_add_task(struct perf_capture *pc, int tid);
 /* Leash thread tid: count its samples of each sampling event (not
  * inherited, counted from its exec when at_exec) and send it sig
  * (F_SETOWN_EX to the thread itself, si_code POLL_IN, si_fd the counter)
- * every K of them. A traced thread stops at that signal until its tracer
- * lets it go: if the tracer resumes a thread only while every sample ring
- * is filled to less than 1000 - leash_room_permille per mille, a ring can
- * never overflow, however late the reader comes. K is chosen so that K
+ * every K of them. A traced thread stops at that signal, at its next
+ * return to user mode, until its tracer lets it go: if the tracer resumes
+ * a thread only while every sample ring is filled to less than 1000 -
+ * leash_room_permille per mille, a ring cannot overflow however late the
+ * reader comes, but for the events of one system call (a read(2) into a
+ * fresh buffer faults in the kernel until it returns). K is chosen so that K
  * samples of every leashed thread (counted up to the next power of 2, the
  * periods being set again when that changes) and the growth trigger's
  * samples for them fit in leash_room_permille of the smallest ring, the
@@ -120,6 +122,10 @@ int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec,
 		       int sig);
 /* Send sig from now on to leashed thread tid. Returns 0 or -errno. */
 int perf_capture_leash_signal(struct perf_capture *pc, int tid, int sig);
+/* fn(arg, tid, sig) for each leashed thread and the signal it is sent.
+ * fn may call perf_capture_leash_signal(). */
+void perf_capture_leash_each(const struct perf_capture *pc,
+			     void (*fn)(void *arg, int tid, int sig), void *arg);
 /* Send no more leash signals; the counters stay known to
  * perf_capture_is_leash(), so that a signal sent before is still told
  * apart. */
@@ -128,8 +134,11 @@ void perf_capture_leash_quiet(struct perf_capture *pc);
 void perf_capture_unleash(struct perf_capture *pc, int tid);
 /* Close every counter: no leash signal is sent after this. */
 void perf_capture_unleash_all(struct perf_capture *pc);
-/* Is fd (a leash signal's si_fd) one of the leash counters? */
-bool perf_capture_is_leash(const struct perf_capture *pc, int fd);
+/* Is fd (the si_fd of a signal thread tid got) tid's leash counter? */
+bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd);
+/* True once a ring was too small for K samples of every leashed thread
+ * even at K = 1 (K is 1 then, and the bound does not hold). */
+bool perf_capture_leash_short(const struct perf_capture *pc);
 /* The samples of the first sampling event a thread may take between two
  * leash signals now (for tests and notes; 0 when nothing is leashed). */
 uint64_t perf_capture_leash_samples(const struct perf_capture *pc);

@@ -134,6 +134,7 @@ struct session {
 				     * (samples) then */
 	bool leash_told;            /* a thread could not be leashed */
 	bool closing;               /* session_free(): let leashes go */
+	bool traced_all;            /* the targets at start are traced */
 	uint64_t snap_held_ns, nsnap_held; /* ... by snapshots (growth,
 					    * --freeze) */
 	bool draining, holding;     /* in drain(); targets held in it */
@@ -342,6 +343,19 @@ static void growth_fired(struct rec_target *t)
 		t->grew = true;
 }
 
+static int leash_sig(int tid);
+
+/* Give thread tid's leash the signal leash_sig() picks now, if it is not
+ * the one it has. */
+static void releash(void *arg, int tid, int sig)
+{
+	struct session *r = arg;
+	int want = leash_sig(tid);
+
+	if (want != sig)
+		perf_capture_leash_signal(r->pc, tid, want);
+}
+
 /* Backpressure: if memsz has fallen behind (a sample ring is
  * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
  * way has emptied the rings, so that the kernel never has to drop a sample.
@@ -357,6 +371,9 @@ static void backpressure(struct session *r)
 	if (!r->holding) {
 		r->hold_start = mono_ns();
 		r->holding = true;
+		/* a thread may have come to block its leash signal, which
+		 * then stops nothing: the rings filled without it */
+		perf_capture_leash_each(r->pc, releash, r);
 	}
 	/* again while holding: threads that started since are held too */
 	tracer_interrupt_all(r->tr);
@@ -370,6 +387,10 @@ static void release(struct session *r)
 	if (!r->holding)
 		return;
 	tracer_poll(r->tr);
+	/* a thread that came to its leash meanwhile found the rings filling
+	 * again: the hold goes on until the next drain */
+	if (perf_capture_sample_fill(r->pc) >= HOLD_FILL_PERMILLE)
+		return;
 	tracer_release_all(r->tr);
 	r->holding = false;
 	r->held_ns += mono_ns() - r->hold_start;
@@ -767,20 +788,24 @@ static void at_exit(void *arg, int tgid, int tid)
 #define SIGBIT(s) (1ull << ((s) - 1))
 
 /* The signal a thread's leash sends: one ignored by default that its
- * process does not catch, SIGURG or else SIGWINCH. If memsz dies while
- * the thread is stopped for it, the kernel delivers it, and then it does
- * nothing. A process that catches both gets SIGURG (the Go runtime, which
- * catches every signal, takes a stray SIGURG as a preemption request). */
+ * process does not catch and the thread does not block, SIGURG or else
+ * SIGWINCH. If memsz dies while the thread is stopped for it, the kernel
+ * delivers it, and then it does nothing; a blocked one would stop nothing
+ * (and could be taken by sigwait()). When both are caught or blocked it
+ * is SIGURG (the Go runtime, which catches every signal, takes a stray
+ * SIGURG as a preemption request). */
 static int leash_sig(int tid)
 {
-	uint64_t caught = target_caught_signals(tid);
+	uint64_t busy = target_signal_mask(tid, "SigCgt") |
+			target_signal_mask(tid, "SigBlk");
 
-	return (caught & SIGBIT(SIGURG)) && !(caught & SIGBIT(SIGWINCH)) ?
+	return (busy & SIGBIT(SIGURG)) && !(busy & SIGBIT(SIGWINCH)) ?
 		       SIGWINCH :
 		       SIGURG;
 }
 
-/* Leash each traced thread while sampling without --lossy. The launched
+/* Leash each sampled thread while sampling without --lossy: all of them,
+ * or with --no-inherit those traced from the start. The launched
  * command's first thread counts from its exec, like the sampling events. */
 static void at_thread(void *arg, int tid, bool add)
 {
@@ -793,6 +818,8 @@ static void at_thread(void *arg, int tid, bool add)
 		perf_capture_unleash(r->pc, tid);
 		return;
 	}
+	if (!r->inherit && r->traced_all)
+		return;
 	err = perf_capture_leash(r->pc, tid, tid == r->child && !r->started,
 				 leash_sig(tid));
 	if (err < 0 && err != -ESRCH && !r->leash_told) {
@@ -814,15 +841,12 @@ static void at_thread(void *arg, int tid, bool add)
 static bool at_leash(void *arg, int tid, int sig, int fd)
 {
 	struct session *r = arg;
-	int want;
 
-	if (!r->pc || !perf_capture_is_leash(r->pc, fd))
+	if (!r->pc || !perf_capture_is_leash(r->pc, tid, fd))
 		return false;
 	if (r->closing)
 		return true;
-	want = leash_sig(tid);
-	if (want != sig)
-		perf_capture_leash_signal(r->pc, tid, want);
+	releash(r, tid, sig);
 	r->nleash++;
 	r->leash_k = MAX(r->leash_k, perf_capture_leash_samples(r->pc));
 	backpressure(r);
@@ -879,7 +903,8 @@ static const char *paranoid_reason(int err, char *buf, size_t size)
 	return buf;
 }
 
-/* Open perf events on every thread of every attached target. */
+/* Open perf events on every thread of every attached target (disabled:
+ * session_attach() enables them). */
 static int attach_perf(struct session *r, unsigned ring_pages)
 {
 	struct perf_capture_opts o = { .inherit = r->inherit,
@@ -919,8 +944,6 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 		}
 		free(seen);
 	}
-	if (!ret)
-		ret = perf_capture_enable(r->pc);
 	return ret;
 }
 
@@ -1157,6 +1180,7 @@ int session_launch(struct session *r, char **argv)
 	if (err < 0)
 		goto out_child;
 	err = tracer_seize(r->child, r->inherit, &rec_tracer_ops, r, &r->tr);
+	r->traced_all = true;
 	if (err < 0) {
 		fail(r, err, "cannot trace '%s': %s", argv[0],
 		     memsz_strerror(err));
@@ -1254,6 +1278,15 @@ int session_attach(struct session *r, const int *pids, int n)
 	}
 	if (!r->o.one_shot || r->freeze)
 		trace_attached(r);
+	r->traced_all = true;
+	/* The events count once the threads are traced and leashed: a
+	 * sample ring cannot fill before memsz can hold them. */
+	if (r->pc) {
+		err = perf_capture_enable(r->pc);
+		if (err < 0)
+			return fail(r, err, "cannot enable perf events: %s",
+				    memsz_strerror(err));
+	}
 	for (size_t i = 0; r->pc && i < r->nt; i++)
 		synthesize(r, r->t[i]);
 	for (size_t i = 0; i < r->nt; i++)
@@ -1542,6 +1575,9 @@ void session_run(struct session *r)
 		n = fill_pollfds(r);
 		if (poll(r->pfd, n, timeout) < 0 && errno != EINTR)
 			break;
+		/* threads at their leash first: they wait for it */
+		if (r->tr)
+			tracer_poll(r->tr);
 		handle_pollfds(r, n);
 		if (r->scan && target_scan_is_cgroup(r->scan))
 			scan_targets(r);
@@ -1609,6 +1645,15 @@ void session_finish(struct session *r, struct session_stats *st)
 
 		note(r, msg);
 		free(msg);
+	}
+	if (r->pc && perf_capture_leash_short(r->pc) && !r->werr) {
+		const char *msg = "the sample rings are too small for a leash "
+				  "of one sample per traced thread: samples "
+				  "may be lost when memsz falls behind "
+				  "(a larger -m helps)";
+
+		note(r, msg);
+		say(r, true, msg);
 	}
 	if (r->nholds && !r->werr) {
 		char *msg = xasprintf("targets held %llu times, %.3f s in "

@@ -216,11 +216,13 @@ int64_t target_status_kb(int pid, const char *field)
 	return status_value(pid, field, 10);
 }
 
-uint64_t target_caught_signals(int tid)
+uint64_t target_signal_mask(int tid, const char *field)
 {
-	int64_t v = status_value(tid, "SigCgt", 16);
+	int64_t v = status_value(tid, field, 16);
 
-	return v == -ENOENT || v == -ESRCH || v == -EACCES ? 0 : (uint64_t)v;
+	/* status_value's errors are small negative numbers, which no mask
+	 * of the first 64 signals reads as */
+	return v < 0 && v > -4096 ? 0 : (uint64_t)v;
 }
 
 int64_t target_rss(int pid)
@@ -727,12 +729,32 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 		tracee_del(tr, tid);
 		return;
 	}
+	/* A new task's first stop can come before its parent's clone
+	 * event: it is made known now, before it runs (a process only when
+	 * following; the clone event decides on the others). */
+	if (!t && ev == PTRACE_EVENT_STOP) {
+		int tgid = target_tgid(tid);
+
+		if (tgid > 0 && (tgid != tid || tr->follow)) {
+			tracee_add(tr, tid, tgid);
+			thread_added(tr, tid);
+		}
+	}
 	switch (ev) {
 	case PTRACE_EVENT_EXIT:
 		handle_exit(tr, tid);
 		break;
 	case PTRACE_EVENT_EXEC:
-		/* After a non-leader exec, the task now has the leader's id. */
+		/* After a non-leader exec, the task now has the leader's id:
+		 * its former id and the former leader are gone, unseen by
+		 * waitpid(), and what was known of tid was the leader's. */
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg &&
+		    (int)msg != tid) {
+			tracee_del(tr, (int)msg);
+			tracee_del(tr, tid);
+			tracee_add(tr, tid, 0);
+			thread_added(tr, tid);
+		}
 		t = tracee_add(tr, tid, 0);
 		t->tgid = target_tgid(tid);
 		if (tr->ops->at_exec)
@@ -896,10 +918,10 @@ void tracer_release_all(struct tracer *tr)
 }
 
 /* Wait (at most 1 s) for tracee tid to stop after PTRACE_INTERRUPT and
- * detach it, handing back a signal it was stopped for: a SIGSTOP caught
- * in its signal-delivery-stop must still stop it, and a process in a
- * group-stop stays stopped after the detach. */
-static void detach_one(struct tracee *t)
+ * detach it, handing back a signal it was stopped for (but a leash
+ * signal): a SIGSTOP caught in its signal-delivery-stop must still stop
+ * it, and a process in a group-stop stays stopped after the detach. */
+static void detach_one(struct tracer *tr, struct tracee *t)
 {
 	int status, sig = 0;
 
@@ -916,7 +938,8 @@ static void detach_one(struct tracee *t)
 		if (w < 0 || (w > 0 && !WIFSTOPPED(status)))
 			return; /* exited */
 		if (w > 0) {
-			if (((unsigned)status >> 16) == 0)
+			if (((unsigned)status >> 16) == 0 &&
+			    !leash_stop(tr, t->tid, WSTOPSIG(status)))
 				sig = WSTOPSIG(status);
 			ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig);
 			return;
@@ -935,7 +958,7 @@ void tracer_free(struct tracer *tr)
 	 * process stopped by the user run on. */
 	tracer_poll(tr);
 	for (size_t i = 0; i < tr->n; i++)
-		detach_one(&tr->t[i]);
+		detach_one(tr, &tr->t[i]);
 	free(tr->t);
 	free(tr);
 }

@@ -13,7 +13,8 @@ tests/workloads/fault_loop.c faults without end, prints "tick N urg M"
 lines (M: the SIGURGs it caught; it has a SIGURG handler), with NT
 threads faulting. The rings are small (-m 64, 256 KiB per cpu: K is a
 few dozen samples, so leash stops come long before the first tick):
- - launched, one thread; attached, three threads: once the workload
+ - launched, one thread; attached, three threads; attached, two threads
+   that block SIGURG (memsz must pick SIGWINCH for them): once the workload
    ticks, memsz is stopped with SIGSTOP. The test waits until every
    thread of the workload is in a ptrace stop ('t'); without leashes
    nothing would stop them and that wait fails (a hang guard, not a
@@ -90,14 +91,15 @@ def all_leashed(pid, nt):
     return len(s) == nt and all(x == "t" for x in s)
 
 
-def start(tmp, exe, name, launch, nt):
+def start(tmp, exe, name, launch, nt, block=False):
     """Starts the workload and memsz; returns (rec, pid, out, target) once
     the workload ticks (None when it does not)."""
+    wargs = [exe, "0", str(nt)] + (["block"] if block else [])
     data = os.path.join(tmp, name + ".data")
     target = None
     if launch:
         rec = subprocess.Popen([MEMSZ, "record", *RING, "-o", data, "--",
-                                exe, "0", str(nt)],
+                                *wargs],
                                stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         out = rec.stdout
@@ -110,7 +112,7 @@ def start(tmp, exe, name, launch, nt):
             return None
         pid = lib.children(rec.pid)[0]
     else:
-        target = subprocess.Popen([exe, "0", str(nt)],
+        target = subprocess.Popen(wargs,
                                   stdout=subprocess.PIPE, text=True)
         out = target.stdout
         pid = target.pid
@@ -151,8 +153,8 @@ def ended(name, rec, data):
           f"{name}: the file notes the leash stops")
 
 
-def case_stopped(tmp, exe, name, launch, nt):
-    got = start(tmp, exe, name, launch, nt)
+def case_stopped(tmp, exe, name, launch, nt, block=False):
+    got = start(tmp, exe, name, launch, nt, block)
     if not got:
         return
     rec, pid, out, target = got
@@ -214,6 +216,7 @@ def main():
         exe = lib.workload(tmp, "fault_loop", "-pthread")
         case_stopped(tmp, exe, "launched", True, 1)
         case_stopped(tmp, exe, "attached", False, 3)
+        case_stopped(tmp, exe, "attached-blocked", False, 2, True)
         case_killed(tmp, exe)
 
 

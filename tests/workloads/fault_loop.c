@@ -1,14 +1,15 @@
 /* fault_loop.c — workload of t2085 and t2107: faults without end.
  *
- *   fault_loop [MIB [NT]]      (build with -pthread)
+ *   fault_loop [MIB [NT [block]]]      (build with -pthread)
  *
  * Keeps MIB MiB (default 0) resident, so that a snapshot of it takes a
  * while; then NT threads (default 1: the main thread alone) each map
  * 1 MiB, touch every page, unmap it, again and again. After every 16 rounds
  * of its own the main thread writes "tick N urg M" to stdout, so that a
  * reader sees it make progress, M being the SIGURGs the process caught
- * (memsz's leash signal must never reach it). Ends by itself after 120 s
- * (alarm) if nobody kills it.
+ * (memsz's leash signal must never reach it). With "block", every thread
+ * blocks SIGURG (a leash sending it would stop nothing). Ends by itself
+ * after 120 s (alarm) if nobody kills it.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -58,6 +59,13 @@ int main(int argc, char **argv)
 	if (k)
 		memset(k, 1, keep);
 	signal(SIGURG, on_urg);
+	if (argc > 3 && !strcmp(argv[3], "block")) {
+		sigset_t urg_set;
+
+		sigemptyset(&urg_set);
+		sigaddset(&urg_set, SIGURG);
+		sigprocmask(SIG_BLOCK, &urg_set, NULL);
+	}
 	alarm(120);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < nt; i++)
