@@ -15,6 +15,7 @@ No fixed sleeps: wait_until() polls for an event.
 import csv
 import io
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -156,6 +157,56 @@ def workload(tmp, name, *flags):
                    check=True)
     return exe
 
+
+
+def next_tick(f, guard=120):
+    """The next "tick N urg M" line that tests/workloads/fault_loop.c
+    prints to f, as (N, M); None if f ends or no line comes within guard
+    seconds (a hang guard, not a timing assumption)."""
+    end = time.monotonic() + guard
+    while time.monotonic() < end:
+        if not select.select([f], [], [], end - time.monotonic())[0]:
+            break
+        line = f.readline()
+        if not line:
+            return None
+        w = line.split()
+        if len(w) == 4 and w[0] == "tick":
+            return int(w[1]), int(w[3])
+    return None
+
+
+def start_fault_loop(name, data, args, wargs, launch):
+    """Runs fault_loop (wargs: its argv) under `memsz record -o data args`,
+    launched by memsz or attached to with -p. Returns (rec, pid, out,
+    target) once it ticks: memsz's Popen, the workload's pid, its stdout,
+    its Popen when attached (else None). None after a failed check; skips
+    when memsz may not sample."""
+    target = None
+    if launch:
+        rec = subprocess.Popen([MEMSZ, "record", "-o", data, *args, "--",
+                                *wargs], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        out = rec.stdout
+        kids = children(rec.pid) if next_tick(out) else []
+        if not kids:
+            rec.kill()
+            err = rec.communicate()[1]
+            if "not permitted" in err:
+                skip("cannot sample page faults: " + err.strip())
+            check(False, f"{name}: the workload runs: {err.strip()}")
+            return None
+        return rec, kids[0], out, None
+    target = subprocess.Popen(wargs, stdout=subprocess.PIPE, text=True)
+    if next_tick(target.stdout) is None:
+        check(False, f"{name}: the workload runs")
+        target.kill()
+        target.wait()
+        return None
+    rec = subprocess.Popen([MEMSZ, "record", "-o", data, *args, "-p",
+                            str(target.pid)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    return rec, target.pid, target.stdout, target
 
 def readelf(args, path):
     """Stdout of `readelf -W args path`; raises if readelf fails."""

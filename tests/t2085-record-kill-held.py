@@ -17,7 +17,6 @@ sleep).
 import os
 import select
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,27 +24,11 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import (  # noqa: E402
-    MEMSZ, check, proc_state as state)
+from memsz_testlib import check, proc_state as state  # noqa: E402
 
 # hang guard on every wait for an event: how long an event may take on a
 # loaded machine before the test gives up, not a timing assumption
 WAIT_S = 120
-
-
-def next_tick(f, bound=WAIT_S):
-    """The next "tick N" line of f, or None if none comes within bound."""
-    end = time.monotonic() + bound
-    while time.monotonic() < end:
-        r, _, _ = select.select([f], [], [], end - time.monotonic())
-        if not r:
-            break
-        line = f.readline()
-        if not line:
-            return None
-        if line.startswith("tick"):
-            return line.strip()
-    return None
 
 
 def wait_held(pid, rec):
@@ -62,39 +45,11 @@ def wait_held(pid, rec):
 
 def case(name, exe, tmp, launch, args, keep_mib):
     data = os.path.join(tmp, name + ".data")
-    target = None
-    if launch:
-        rec = subprocess.Popen([MEMSZ, "record", "-o", data, *args, "--",
-                                exe, str(keep_mib)],
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-        out = rec.stdout
-        if next_tick(out) is None:
-            rec.kill()
-            err = rec.communicate()[1]
-            if "not permitted" in err:
-                lib.skip("cannot sample page faults: " + err.strip())
-            check(False, f"{name}: the workload runs: {err.strip()}")
-            return
-        kids = lib.children(rec.pid)
-        if not kids:
-            rec.kill()
-            rec.wait()
-            check(False, f"{name}: memsz launched the workload")
-            return
-        pid = kids[0]
-    else:
-        target = subprocess.Popen([exe, str(keep_mib)],
-                                  stdout=subprocess.PIPE, text=True)
-        out = target.stdout
-        pid = target.pid
-        if next_tick(out) is None:
-            check(False, f"{name}: the workload runs")
-            target.kill()
-            return
-        rec = subprocess.Popen([MEMSZ, "record", "-o", data, *args, "-p",
-                                str(pid)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+    got = lib.start_fault_loop(name, data, args, [exe, str(keep_mib)],
+                               launch)
+    if not got:
+        return
+    rec, pid, out, target = got
     try:
         held = wait_held(pid, rec)
         if held:
@@ -112,7 +67,7 @@ def case(name, exe, tmp, launch, args, keep_mib):
         # drain what it printed meanwhile, then wait for a fresh line
         while select.select([out], [], [], 0)[0] and out.readline():
             pass
-        tick = next_tick(out)
+        tick = lib.next_tick(out, WAIT_S)
         check(tick is not None, f"{name}: the target runs on ({tick})")
     finally:
         if rec.poll() is None:

@@ -32,7 +32,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -42,22 +41,6 @@ from memsz_testlib import MEMSZ, check, proc_state  # noqa: E402
 # hang guard on every wait for an event, not a timing assumption
 WAIT_S = 120
 RING = ["--faults", "-m", "64"]
-
-
-def next_tick(f):
-    """The next "tick N urg M" line of f as (N, M), or None if none comes
-    within WAIT_S or f ends."""
-    end = time.monotonic() + WAIT_S
-    while time.monotonic() < end:
-        if not select.select([f], [], [], end - time.monotonic())[0]:
-            break
-        line = f.readline()
-        if not line:
-            return None
-        w = line.split()
-        if len(w) == 4 and w[0] == "tick":
-            return int(w[1]), int(w[3])
-    return None
 
 
 def drain_ticks(f):
@@ -92,37 +75,16 @@ def all_leashed(pid, nt):
 
 
 def start(tmp, exe, name, launch, nt, block=False):
-    """Starts the workload and memsz; returns (rec, pid, out, target) once
-    the workload ticks (None when it does not)."""
-    wargs = [exe, "0", str(nt)] + (["block"] if block else [])
+    """Starts the workload and memsz (see lib.start_fault_loop); once
+    attached, waits for memsz's first snapshot: its threads are traced and
+    leashed then."""
     data = os.path.join(tmp, name + ".data")
-    target = None
-    if launch:
-        rec = subprocess.Popen([MEMSZ, "record", *RING, "-o", data, "--",
-                                *wargs],
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-        out = rec.stdout
-        if next_tick(out) is None:
-            rec.kill()
-            err = rec.communicate()[1]
-            if "not permitted" in err:
-                lib.skip("cannot sample page faults: " + err.strip())
-            check(False, f"{name}: the workload runs: {err.strip()}")
-            return None
-        pid = lib.children(rec.pid)[0]
-    else:
-        target = subprocess.Popen(wargs,
-                                  stdout=subprocess.PIPE, text=True)
-        out = target.stdout
-        pid = target.pid
-        check(next_tick(out) is not None, f"{name}: the workload runs")
-        rec = subprocess.Popen([MEMSZ, "record", *RING, "-o", data, "-p",
-                                str(pid)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-        # recording: memsz noted the workload's first snapshot
+    got = lib.start_fault_loop(name, data, RING,
+                               [exe, "0", str(nt)] +
+                               (["block"] if block else []), launch)
+    if got and not launch:
         lib.wait_snaps(data, 1)
-    return rec, pid, out, target
+    return got
 
 
 def stop_memsz(name, rec, pid, nt):
@@ -163,7 +125,7 @@ def case_stopped(tmp, exe, name, launch, nt, block=False):
             return
         os.kill(rec.pid, signal.SIGCONT)
         drain_ticks(out)
-        check(next_tick(out) is not None,
+        check(lib.next_tick(out) is not None,
               f"{name}: once memsz runs again, so does the workload")
         if launch:
             os.kill(pid, signal.SIGKILL)
@@ -196,7 +158,7 @@ def case_killed(tmp, exe):
               f"{name}: after SIGKILL of memsz the workload is not stopped "
               f"(state {st})")
         urg = drain_ticks(out)
-        tick = next_tick(out)
+        tick = lib.next_tick(out)
         check(tick is not None, f"{name}: the workload runs on ({tick})")
         urg = max(urg, tick[1] if tick else 0)
         check(urg == 0, f"{name}: the leash signal never reached the "
