@@ -208,6 +208,20 @@ def start_fault_loop(name, data, args, wargs, launch):
                            stderr=subprocess.PIPE, text=True)
     return rec, target.pid, target.stdout, target
 
+
+def end_fault_loop(rec, pid, target):
+    """Kills memsz (rec) if it still runs, then the workload, and reaps
+    both (target: the workload's Popen when attached, else None)."""
+    if rec.poll() is None:
+        rec.kill()
+        rec.wait()
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if target:
+        target.wait()
+
 def readelf(args, path):
     """Stdout of `readelf -W args path`; raises if readelf fails."""
     return subprocess.run(["readelf", "-W"] + args + [path],

@@ -16,7 +16,6 @@ sleep).
 """
 import os
 import select
-import signal
 import sys
 import tempfile
 import time
@@ -70,15 +69,7 @@ def case(name, exe, tmp, launch, args, keep_mib):
         tick = lib.next_tick(out, WAIT_S)
         check(tick is not None, f"{name}: the target runs on ({tick})")
     finally:
-        if rec.poll() is None:
-            rec.kill()
-            rec.wait()
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        if target:
-            target.wait()
+        lib.end_fault_loop(rec, pid, target)
 
 
 def main():

@@ -134,12 +134,7 @@ def case_stopped(tmp, exe, name, launch, nt, block=False):
         rec.wait(timeout=WAIT_S)
         ended(name, rec, os.path.join(tmp, name + ".data"))
     finally:
-        for p in (rec, target):
-            if p and p.poll() is None:
-                p.kill()
-                p.wait()
-        if target is None and rec.poll() is None:
-            os.kill(pid, signal.SIGKILL)
+        lib.end_fault_loop(rec, pid, target)
 
 
 def case_killed(tmp, exe):
@@ -164,13 +159,7 @@ def case_killed(tmp, exe):
         check(urg == 0, f"{name}: the leash signal never reached the "
               f"workload's SIGURG handler (caught {urg})")
     finally:
-        if rec.poll() is None:
-            rec.kill()
-            rec.wait()
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        lib.end_fault_loop(rec, pid, None)
 
 
 def main():
