@@ -133,6 +133,7 @@ int procmaps_parse(FILE *f, struct procmaps *out)
 	int n = 0, ret = 0;
 	struct procmap m;
 
+	errno = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = 0;
@@ -146,8 +147,10 @@ int procmaps_parse(FILE *f, struct procmaps *out)
 		out->maps[out->n++] = m;
 		n++;
 	}
+	/* the read's own error: -ESRCH from a process that exited while
+	 * its maps were read is that, not an I/O error */
 	if (!ret && ferror(f))
-		ret = -EIO;
+		ret = errno ? -errno : -EIO;
 	free(line);
 	return ret < 0 ? ret : n;
 }
@@ -198,6 +201,7 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
 	ssize_t len;
 	int n = 0, ret = 0;
 
+	errno = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = 0;
@@ -219,8 +223,10 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
 			n++;
 		}
 	}
+	/* the read's own error: -ESRCH from a process that exited while
+	 * its maps were read is that, not an I/O error */
 	if (!ret && ferror(f))
-		ret = -EIO;
+		ret = errno ? -errno : -EIO;
 	free(line);
 	return ret < 0 ? ret : n;
 }

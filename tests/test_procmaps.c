@@ -220,6 +220,46 @@ static void check_reprint(const char *path, const struct procmaps *m)
 /* smaps' VmFlags: "lo" (locked) and "ht" (hugetlb) set the vmflags of the
  * mapping with the same start and end; an entry that matches no mapping
  * (the address space changed between the reads) sets nothing. */
+/* A stream that yields one maps line, then fails as a read of
+ * /proc/PID/maps does once the process has exited. */
+static ssize_t gone_read(void *cookie, char *buf, size_t size)
+{
+	static const char line[] = "00400000-00401000 r-xp 00000000 08:01 "
+				   "42 /bin/x\n";
+	int *calls = cookie;
+
+	if ((*calls)++ || size < sizeof(line) - 1) {
+		errno = ESRCH;
+		return -1;
+	}
+	memcpy(buf, line, sizeof(line) - 1);
+	return (ssize_t)(sizeof(line) - 1);
+}
+
+/* The read's own error comes back (-ESRCH: the process went away, which
+ * the snapshot takes as such), not a generic -EIO that a recording would
+ * report as a failure to write its file. */
+static void test_read_error(void **state)
+{
+	cookie_io_functions_t io = { .read = gone_read };
+	struct procmaps m = { 0 };
+	int calls = 0;
+	FILE *f;
+
+	(void)state;
+	f = fopencookie(&calls, "r", io);
+	assert_non_null(f);
+	assert_int_equal(procmaps_parse(f, &m), -ESRCH);
+	fclose(f);
+	procmaps_free(&m);
+	calls = 0;
+	f = fopencookie(&calls, "r", io);
+	assert_non_null(f);
+	assert_int_equal(procmaps_parse_vmflags(f, &m), -ESRCH);
+	fclose(f);
+	procmaps_free(&m);
+}
+
 static void test_vmflags(void **state)
 {
 	static const char smaps[] =
@@ -323,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_fixture),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_read_error),
 		cmocka_unit_test(test_vmflags),
 		cmocka_unit_test(test_live),
 	};
