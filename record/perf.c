@@ -1298,16 +1298,6 @@ void perf_capture_unleash(struct perf_capture *pc, int tid)
 		leash_rescale(pc, pc->leash_scale / 2);
 }
 
-void perf_capture_unleash_all(struct perf_capture *pc)
-{
-	if (!pc)
-		return;
-	for (size_t i = 0; i < pc->nleash; i++)
-		close(pc->leash[i].fd);
-	pc->nleash = 0;
-	pc->nleashed = 0;
-}
-
 bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd)
 {
 	for (size_t i = 0; i < pc->nleash; i++)
@@ -1331,7 +1321,8 @@ void perf_capture_free(struct perf_capture *pc)
 {
 	if (!pc)
 		return;
-	perf_capture_unleash_all(pc);
+	for (size_t i = 0; i < pc->nleash; i++)
+		close(pc->leash[i].fd);
 	free(pc->leash);
 	for (size_t i = 0; pc->rings && i < pc->ncpus; i++)
 		if (pc->rings[i].mp)

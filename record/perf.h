@@ -132,8 +132,6 @@ void perf_capture_leash_each(const struct perf_capture *pc,
 void perf_capture_leash_quiet(struct perf_capture *pc);
 /* Close the counters of thread tid (it exited); unknown tids are fine. */
 void perf_capture_unleash(struct perf_capture *pc, int tid);
-/* Close every counter: no leash signal is sent after this. */
-void perf_capture_unleash_all(struct perf_capture *pc);
 /* Is fd (the si_fd of a signal thread tid got) tid's leash counter? */
 bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd);
 /* True once a ring was too small for K samples of every leashed thread

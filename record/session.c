@@ -796,8 +796,7 @@ static void at_exit(void *arg, int tgid, int tid)
  * SIGURG as a preemption request). */
 static int leash_sig(int tid)
 {
-	uint64_t busy = target_signal_mask(tid, "SigCgt") |
-			target_signal_mask(tid, "SigBlk");
+	uint64_t busy = target_busy_signals(tid);
 
 	return (busy & SIGBIT(SIGURG)) && !(busy & SIGBIT(SIGWINCH)) ?
 		       SIGWINCH :

@@ -191,7 +191,7 @@ int target_cmdline(int pid, char **out)
 
 /* The number after "Field:" on the field line of /proc/PID/status, or
  * -errno (-ENOENT: no such line). */
-static int64_t status_value(int pid, const char *field, int base)
+static int64_t status_value(int pid, const char *field)
 {
 	char path[64], line[256];
 	size_t n = strlen(field);
@@ -204,7 +204,7 @@ static int64_t status_value(int pid, const char *field, int base)
 		return -errno;
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, field, n) && line[n] == ':') {
-			v = (int64_t)strtoull(line + n + 1, NULL, base);
+			v = strtoll(line + n + 1, NULL, 10);
 			break;
 		}
 	fclose(f);
@@ -213,16 +213,24 @@ static int64_t status_value(int pid, const char *field, int base)
 
 int64_t target_status_kb(int pid, const char *field)
 {
-	return status_value(pid, field, 10);
+	return status_value(pid, field);
 }
 
-uint64_t target_signal_mask(int tid, const char *field)
+uint64_t target_busy_signals(int tid)
 {
-	int64_t v = status_value(tid, field, 16);
+	char path[64], line[256];
+	uint64_t mask = 0;
+	FILE *f;
 
-	/* status_value's errors are small negative numbers, which no mask
-	 * of the first 64 signals reads as */
-	return v < 0 && v > -4096 ? 0 : (uint64_t)v;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigBlk:", 7) || !strncmp(line, "SigCgt:", 7))
+			mask |= strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return mask;
 }
 
 int64_t target_rss(int pid)
@@ -305,7 +313,7 @@ int target_threads(int pid, int **tids)
 
 int target_tgid(int tid)
 {
-	int64_t tgid = status_value(tid, "Tgid", 10);
+	int64_t tgid = status_value(tid, "Tgid");
 
 	return tgid == -ENOENT ? -ESRCH : (int)tgid;
 }

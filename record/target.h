@@ -40,9 +40,10 @@ int target_cmdline(int pid, char **out);
 /* The value of a "Field:  N kB" line of /proc/PID/status (field without
  * the colon, e.g. "VmHWM"), in kB, or -errno (-ENOENT: no such line). */
 int64_t target_status_kb(int pid, const char *field);
-/* A signal mask of /proc/TID/status: field "SigCgt" (bit n-1: signal n
- * has a handler), "SigBlk" (blocked), ...; 0 if it cannot be read. */
-uint64_t target_signal_mask(int tid, const char *field);
+/* The signals thread tid blocks or its process catches (SigBlk | SigCgt
+ * of /proc/TID/status, bit n-1 for signal n), read in one pass; 0 if it
+ * cannot be read. */
+uint64_t target_busy_signals(int tid);
 /* Resident bytes of pid now (/proc/PID/statm), or -errno. */
 int64_t target_rss(int pid);
 struct target_sp {
