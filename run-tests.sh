@@ -30,12 +30,13 @@ cd "$(dirname "$0")"
 #   debuginfod   the real server t1200 starts on 127.0.0.1
 #   smem         the ground truth of t2320 (record -a)
 #   postgresql   the server t2140 records
+#   default-jdk-headless  java and javac, the JVM t2111 records
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev \
 libcapstone-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
 libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium smem \
-postgresql"
+postgresql default-jdk-headless"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)

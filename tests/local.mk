@@ -90,6 +90,7 @@ e2e_tests = tests/t1000-size-i1.py \
 	tests/t2106-record-faults-long-snapshot.py \
 	tests/t2107-record-leash.py \
 	tests/t2110-record-jit-node.py \
+	tests/t2111-record-jit-jvm.py \
 	tests/t2115-record-keep.sh \
 	tests/t2120-record-follow.sh \
 	tests/t2125-record-fork-growth.py \

@@ -15,6 +15,7 @@ No fixed sleeps: wait_until() polls for an event.
 import csv
 import io
 import os
+import re
 import select
 import signal
 import subprocess
@@ -143,6 +144,64 @@ def recording(data):
         if f.startswith(base + ".tmp."):
             return os.path.join(d, f)
     return data
+
+
+def perf_map(pid):
+    """(start, size, name) of the complete lines of a JIT compiler's own
+    /tmp/perf-PID.map (the ground truth of what its code is)."""
+    syms = []
+    with open(f"/tmp/perf-{pid}.map") as f:
+        for line in f:
+            if not line.endswith("\n"):
+                break
+            a, s, name = line.rstrip("\n").split(" ", 2)
+            syms.append((int(a, 16), int(s, 16), name))
+    return syms
+
+
+def jitmap_syms(data, pid):
+    """(the number of JITMAP records of pid, the set of their (start, size,
+    name) symbols) in the recording data, by `memsz dump -v`."""
+    dump = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
+                          stdout=subprocess.PIPE, text=True,
+                          check=True).stdout
+    recs = re.findall(rf"JITMAP pid {pid} symbols (\d+)", dump)
+    got = set()
+    for m in re.finditer(r"^    0x([0-9a-f]+) 0x([0-9a-f]+) (.*)$",
+                         dump, re.M):
+        got.add((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
+    return len(recs), got
+
+
+def jit_checks(data, truth, pid, hot_names, least, filt):
+    """The checks of a JIT runtime's recording data (pid, its perf map
+    truth, the names of its hot function hot_names, a --filter regex
+    that matches them): every map line is in
+    the JITMAP records; `--by faultsite` charges at least least bytes to
+    frames of those names, and no anonymous frame more; `--by symbols`
+    charges resident code to them within the bytes the map gives them."""
+    nrecs, got = jitmap_syms(data, pid)
+    missing = [t for t in truth if t not in got]
+    check(nrecs and not missing,
+          f"JITMAP records of pid {pid} ({nrecs}) hold every line of its "
+          f"map ({len(truth)}; missing {missing[:3]})")
+    sites = {r["faultsite"]: int(r["rss"]) for r in report(data, "faultsite")}
+    total = sum(sites.values())
+    hot_rss = sum(v for k, v in sites.items() if k in hot_names)
+    check(hot_rss >= least,
+          f"faultsite: {hot_rss >> 20} MiB charged to the hot function as "
+          f"the map names it (want >= {least >> 20} MiB), of "
+          f"{total >> 20} MiB (top: {sorted(sites, key=sites.get)[-3:]})")
+    check(not any(k in ("[anon]", "[unknown]") and v > hot_rss
+                  for k, v in sites.items()),
+          "faultsite: no anonymous frame outweighs the hot function")
+    syms = report(data, "symbols", "--filter", filt)
+    vm = sum(int(r["vm_size"]) for r in syms if r["symbols"] in hot_names)
+    rss = sum(int(r["rss"]) for r in syms if r["symbols"] in hot_names)
+    size = sum(t[1] for t in truth if t[2] in hot_names)
+    check(0 < rss <= vm <= size,
+          f"symbols: resident JIT code of the hot function ({rss} B, VM "
+          f"{vm} B) within the bytes its map gives it ({size} B)")
 
 
 def workload(tmp, name, *flags):

@@ -16,7 +16,6 @@ then stops the recording with SIGINT (final snapshot of the live process).
    never more VM bytes than node's map gives those symbols.
 """
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, check, report  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
 
 NODE = "/usr/bin/node"
 ARRAY_MIB = 64
@@ -47,18 +46,6 @@ const keep = hotFill(new Float64Array(ARRAY_MIB << 17));
 console.log('ready ' + process.pid + ' ' + keep.length);
 setInterval(() => {}, 1000);
 """
-
-
-def perf_map(pid):
-    """(start, size, name) of node's /tmp/perf-PID.map, complete lines."""
-    syms = []
-    with open(f"/tmp/perf-{pid}.map") as f:
-        for line in f:
-            if not line.endswith("\n"):
-                break
-            a, s, name = line.rstrip("\n").split(" ", 2)
-            syms.append((int(a, 16), int(s, 16), name))
-    return syms
 
 
 def main():
@@ -86,7 +73,7 @@ def main():
             return
         pid = int(line[1])
         try:
-            truth = perf_map(pid)
+            truth = lib.perf_map(pid)
         finally:
             rec.send_signal(signal.SIGINT)
             out, err = rec.communicate(timeout=120)
@@ -98,43 +85,10 @@ def main():
               f"record ends when interrupted ({rec.returncode}): "
               + err.strip())
         check("(0 lost)" in err, "no sample lost: " + err.strip())
-        hot = [t for t in truth if "hotFill" in t[2]]
-        check(hot, f"node's map names hotFill ({len(truth)} lines)")
-
-        dump = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
-                              stdout=subprocess.PIPE, text=True,
-                              check=True).stdout
-        recs = re.findall(rf"JITMAP pid {pid} symbols (\d+)", dump)
-        got = set()
-        for m in re.finditer(r"^    0x([0-9a-f]+) 0x([0-9a-f]+) (.*)$",
-                             dump, re.M):
-            got.add((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
-        missing = [t for t in truth if t not in got]
-        check(recs and not missing,
-              f"JITMAP records of pid {pid} ({len(recs)}) hold every line "
-              f"of node's map ({len(truth)}; missing {missing[:3]})")
-
-        hot_names = {t[2] for t in hot}
-        sites = {r["faultsite"]: int(r["rss"])
-                 for r in report(data, "faultsite")}
-        total = sum(sites.values())
-        hot_rss = sum(v for k, v in sites.items() if k in hot_names)
-        check(hot_rss >= (ARRAY_MIB << 20) * 3 // 4,
-              f"faultsite: {hot_rss >> 20} MiB charged to hotFill "
-              f"as node's map names it, of {total >> 20} MiB "
-              f"(top: {sorted(sites, key=sites.get)[-3:]})")
-        check(not any(k in ("[anon]", "[unknown]") and v > hot_rss
-                      for k, v in sites.items()),
-              "faultsite: no anonymous frame outweighs hotFill")
-        syms = report(data, "symbols", "--filter", "hotFill")
-        vm = sum(int(r["vm_size"]) for r in syms
-                 if r["symbols"] in hot_names)
-        rss = sum(int(r["rss"]) for r in syms
-                  if r["symbols"] in hot_names)
-        size = sum(t[1] for t in hot)
-        check(0 < rss <= vm <= size,
-              f"symbols: resident JIT code of hotFill ({rss} B, VM "
-              f"{vm} B) within the bytes node's map gives it ({size} B)")
+        hot_names = {t[2] for t in truth if "hotFill" in t[2]}
+        check(hot_names, f"node's map names hotFill ({len(truth)} lines)")
+        lib.jit_checks(data, truth, pid, hot_names,
+                       (ARRAY_MIB << 20) * 3 // 4, "hotFill")
 
 
 main()
