@@ -1,9 +1,10 @@
 /* builtin.h — the command handlers memsz.c dispatches to.
  *
  * Every handler has the same signature: argv[0] is the command name, options
- * follow (getopt_long, one struct option[] beside its usage text). It returns
- * the process exit status: 0 success, 1 failure (one line already printed on
- * stderr), 129 usage error (usage printed), like git.
+ * follow (one table of options per command, builtin/options.h, from which
+ * getopt_long's arguments and the usage text are made). It returns the
+ * process exit status: 0 success, 1 failure (one line already printed on
+ * stderr), 129 usage error (one line printed), like git.
  * Each command also exports its usage text so `memsz help CMD` and
  * `memsz CMD --help` print exactly the same thing.
  */

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +13,55 @@
 #include "report/diff.h"
 #include "util/util.h"
 
-void usage_diff(FILE *out)
+static const char *diff_keys(void)
 {
-	fprintf(out,
+	return keys_list(KEY_IN_SIZE | KEY_IN_REPORT);
+}
+
+/* Ids of diff's own options without a short name. */
+enum {
+	DIFF_OPT_PID = VIEW_OPT__END,
+	DIFF_OPT_SNAPSHOT,
+};
+
+static const struct opt diff_opts[] = {
+	VIEW_ROW_BY("keys, outermost first (default files for\n"
+		    "recordings, sections for ELF files):", diff_keys),
+	VIEW_ROW_LIST_KEYS,
+	VIEW_ROW_FIELDS("the columns compared, in order: file,\n"
+			"vm, rss, pss, uss, dirty, swap,\n"
+			"relocs, shclean, shdirty, thp,\n"
+			"locked (default: all the recordings\n"
+			"have but thp and locked; file,vm for\n"
+			"ELF files)"),
+	VIEW_ROW_SORT("order rows by the size of the change of\n"
+		      "COL: file, vm, rss, pss, uss, dirty,\n"
+		      "swap, relocs, shclean, shdirty, thp,\n"
+		      "locked (default the first of\n"
+		      "--fields, else rss, or file for ELF\n"
+		      "files)"),
+	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
+		       "'[N others]' (default 20; 0: all)"),
+	VIEW_ROW_FILTER,
+	{ 'i', "input", OPT_ARG, "FILE", 'i',
+	  "compare two snapshots of FILE (default\n"
+	  "the first and the last)", NULL },
+	{ 0, "pid", OPT_ARG, "PID", DIFF_OPT_PID,
+	  "only this process (recordings)", NULL },
+	{ 0, "snapshot", OPT_ARG, "WHICH", DIFF_OPT_SNAPSHOT,
+	  "first, last (default), peak or N, per\n"
+	  "process as in 'memsz report'; once for\n"
+	  "both sides, twice for OLD then NEW", NULL },
+	VIEW_ROW_VERBOSE,
+	VIEW_ROW_FORMAT("table (default), csv, tsv or json"),
+	VIEW_ROW_DEBUG_ROOT,
+	VIEW_ROW_DISASM,
+	OPT_END,
+};
+
+static const struct opts_cmd diff_cmd = {
+	.name = "diff",
+	.synopsis =
 		"usage: memsz diff [--by KEY[,KEY...]]"
 		" [-F|--fields COL[,COL...]] [--sort COL]\n"
 		"                  [-n N] [--filter [KEY=]REGEX]..."
@@ -27,57 +72,23 @@ void usage_diff(FILE *out)
 		" [--format table|csv|tsv|json] OLD NEW\n"
 		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
 		" [...]\n"
-		"       memsz diff --list-keys\n"
-		"\n"
+		"       memsz diff --list-keys\n",
+	.about =
 		"Compare two recordings of 'memsz record', two snapshots of\n"
 		"one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
 		"as 'memsz size' counts them); the kind is told by each file's\n"
 		"first bytes. Every column is shown as OLD, NEW and the change\n"
 		"(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
 		"OLD [gone], and rows equal on both sides are left out. Notes\n"
-		"say when an image has a new build-id, or changed without one.\n"
-		"\n"
-		"    --by KEY[,KEY...]  keys, outermost first (default files for\n"
-		"                       recordings, sections for ELF files):\n"
-		"                       %s\n"
-		"    --list-keys        print every key with what it labels\n"
-		"    -F, --fields COLS  the columns compared, in order: file,\n"
-		"                       vm, rss, pss, uss, dirty, swap,\n"
-		"                       relocs, shclean, shdirty, thp,\n"
-		"                       locked (default: all the recordings\n"
-		"                       have but thp and locked; file,vm for\n"
-		"                       ELF files)\n"
-		"    --sort COL         order rows by the size of the change of\n"
-		"                       COL: file, vm, rss, pss, uss, dirty,\n"
-		"                       swap, relocs, shclean, shdirty, thp,\n"
-		"                       locked (default the first of\n"
-		"                       --fields, else rss, or file for ELF\n"
-		"                       files)\n"
-		"    -n N               rows per level, the rest folded into\n"
-		"                       '[N others]' (default 20; 0: all)\n"
-		VIEW_HELP_FILTER
-		"    -i, --input FILE   compare two snapshots of FILE (default\n"
-		"                       the first and the last)\n"
-		"    --pid PID          only this process (recordings)\n"
-		"    --snapshot WHICH   first, last (default), peak or N, per\n"
-		"                       process as in 'memsz report'; once for\n"
-		"                       both sides, twice for OLD then NEW\n"
-		"    -v, --verbose      every footer note in full\n"
-		"    --format FMT       table (default), csv, tsv or json\n"
-		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n"
-		VIEW_HELP_DISASM,
-		keys_list(KEY_IN_SIZE | KEY_IN_REPORT));
-}
-
-static const struct option diff_options[] = {
-	VIEW_LONG_OPTIONS,
-	{ "input", required_argument, NULL, 'i' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "snapshot", required_argument, NULL, 'S' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+		"say when an image has a new build-id, or changed without one.\n",
+	.opts = diff_opts,
+	.col = VIEW_HELP_COL,
 };
+
+void usage_diff(FILE *out)
+{
+	opts_usage(&diff_cmd, out);
+}
 
 struct diff_args {
 	const char *input;        /* -i */
@@ -96,13 +107,13 @@ static int diff_option(int c, const char *arg, const struct view *v,
 	case 'i':
 		a->input = arg;
 		return -1;
-	case 'p':
+	case DIFF_OPT_PID:
 		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
 			return view_usage_error(v, "--pid wants a process id, "
 						"not '%s'", arg);
 		o->pid = (long)u;
 		return -1;
-	case 'S':
+	case DIFF_OPT_SNAPSHOT:
 		if (a->nsnap == 2)
 			return view_usage_error(v, "--snapshot given more "
 						"than twice");
@@ -113,9 +124,6 @@ static int diff_option(int c, const char *arg, const struct view *v,
 						"'%s'", arg);
 		a->nsnap++;
 		return -1;
-	case 'h':
-		usage_diff(stdout);
-		return 0;
 	default:
 		return view_usage_error(v, "unknown option; see 'memsz help "
 					"diff'");
@@ -170,8 +178,7 @@ static int diff_parse(int argc, char **argv, struct view *v,
 		      struct diff_opts *o, struct diff_args *a)
 {
 	struct diff_parse_ctx p = { o, a };
-	int ret = view_parse(argc, argv, v, "i:" VIEW_SHORT, diff_options,
-			     diff_option_cb, &p);
+	int ret = view_parse(argc, argv, v, &diff_cmd, diff_option_cb, &p);
 
 	if (ret >= 0)
 		return ret;

@@ -4,31 +4,52 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
+#include "builtin/options.h"
 #include "data/datafile.h"
 #include "util/util.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
-static const struct option dump_options[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct opt dump_opts[] = {
+	{ 'i', "input", OPT_ARG, "FILE", 'i',
+	  "file to read (default memsz.data)", NULL },
+	{ 'v', "verbose", OPT_NOARG, NULL, 'v',
+	  "also print every page run of a snapshot and\n"
+	  "every JIT symbol", NULL },
+	OPT_END,
+};
+
+static const struct opts_cmd dump_cmd = {
+	.name = "dump",
+	.synopsis = "usage: memsz dump [-v] [-i FILE]\n",
+	.about = "Print every record of a memsz.data file, one per line.\n",
+	.opts = dump_opts,
+	.col = 23,
 };
 
 void usage_dump(FILE *out)
 {
-	fprintf(out,
-		"usage: memsz dump [-v] [-i FILE]\n\n"
-		"Print every record of a memsz.data file, one per line.\n\n"
-		"    -i, --input FILE   file to read (default memsz.data)\n"
-		"    -v, --verbose      also print every page run of a "
-		"snapshot and\n"
-		"                       every JIT symbol\n");
+	opts_usage(&dump_cmd, out);
+}
+
+/* The options: -i and -v. */
+struct dump_args {
+	const char *input;
+	bool verbose;
+};
+
+static int dump_option(int id, const char *arg, void *ctx)
+{
+	struct dump_args *a = ctx;
+
+	if (id == 'i')
+		a->input = arg;
+	else
+		a->verbose = true;
+	return -1;
 }
 
 static const char *const rec_names[] = {
@@ -271,34 +292,24 @@ static void print_record(FILE *out, const struct md_record *rec, bool verbose,
 
 int cmd_dump(int argc, char **argv)
 {
-	const char *input = "memsz.data";
+	struct dump_args a = { .input = "memsz.data" };
 	const struct md_file_header *h;
 	struct md_reader *r;
 	struct md_record rec;
-	bool verbose = false;
-	int c, ret;
+	const char *input;
+	bool verbose;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:v", dump_options, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			usage_dump(stdout);
-			return 0;
-		default:
-			usage_dump(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	ret = opts_parse(&dump_cmd, argc, argv, dump_option, NULL, &a);
+	if (ret >= 0)
+		return ret;
 	if (optind != argc) {
-		usage_dump(stderr);
+		memsz_error("unexpected argument '%s'; see 'memsz help dump'",
+			    argv[optind]);
 		return EXIT_USAGE;
 	}
+	input = a.input;
+	verbose = a.verbose;
 	ret = md_reader_open(input, &r);
 	if (ret < 0) {
 		if (ret == -MEMSZ_EBADMAGIC || ret == -MEMSZ_EVERSION ||

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
+#include "builtin/options.h"
 #include "record/events.h"
 #include "record/session.h"
 #include "record/target.h"
@@ -10,7 +11,6 @@
 #include "util/util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,30 +30,67 @@ struct record_args {
 	char **cmd;                    /* launched command, or NULL */
 };
 
-static const struct option record_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "cgroup", required_argument, NULL, 'G' },
-	{ "interval", required_argument, NULL, 'I' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "freeze", no_argument, NULL, 'F' },
-	{ "no-inherit", no_argument, NULL, 'N' },
-	{ "no-growth", no_argument, NULL, 'W' },
-	{ "faults", no_argument, NULL, 'f' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "call-graph", required_argument, NULL, 'g' },
-	{ "stack-size", required_argument, NULL, 'S' },
-	{ "mmap-pages", required_argument, NULL, 'm' },
-	{ "lossy", no_argument, NULL, 'L' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The options of record; a long-only option's id is a letter no short
+ * option has. */
+static const struct opt record_opts[] = {
+	{ 'o', "output", OPT_ARG, "FILE", 'o',
+	  "write to FILE (default memsz.data), replaced only\n"
+	  "by a complete recording; the previous one is kept\n"
+	  "as FILE.old", NULL },
+	{ 'p', "pid", OPT_ARG, "PID,...", 'p',
+	  "attach to running processes (all their threads)\n"
+	  "and follow the children they fork", NULL },
+	{ 'a', "all", OPT_NOARG, NULL, 'a',
+	  "every process memsz may read (kernel threads\n"
+	  "skipped); new ones are found at every --interval", NULL },
+	{ 'G', "cgroup", OPT_ARG, "CGROUP", 'G',
+	  "every process of a cgroup v2 and its descendants\n"
+	  "(a path under the cgroup2 mount, e.g.\n"
+	  "system.slice/ssh.service), and those that join", NULL },
+	{ 0, "interval", OPT_ARG, "MS", 'I',
+	  "also take a snapshot every MS milliseconds", NULL },
+	{ 0, "duration", OPT_ARG, "S", 'd',
+	  "stop after S seconds (0 with -p, -a or -G: one\n"
+	  "snapshot of each process, then exit)", NULL },
+	{ 0, "freeze", OPT_NOARG, NULL, 'F',
+	  "stop the targets while a snapshot is taken (ptrace\n"
+	  "stops: they end if memsz dies; held at most\n"
+	  "half of the time)", NULL },
+	{ 0, "no-inherit", OPT_NOARG, NULL, 'N',
+	  "do not follow forked children", NULL },
+	{ 0, "no-growth", OPT_NOARG, NULL, 'W',
+	  "no snapshot when a target's resident memory grows\n"
+	  "(by default: growth by 1/16, 1 to 32 MiB, checked\n"
+	  "when the kernel counts 64 more page faults)", NULL },
+	{ 0, "faults", OPT_NOARG, NULL, 'f',
+	  "sample every page fault with its address and user\n"
+	  "stack (same as -e page-faults)", NULL },
+	{ 'e', "event", OPT_ARG, "EVENT,...", 'e',
+	  "sample these events (libpfm4 names: page-faults,\n"
+	  "minor-faults, major-faults, perf::PAGE-FAULTS:u ...)", NULL },
+	{ 'c', "count", OPT_ARG, "N", 'c',
+	  "sample every N-th event (default 1)", NULL },
+	{ 0, "call-graph", OPT_ARG, "MODE", 'g',
+	  "dwarf: copy registers and user stack for unwinding\n"
+	  "at report time (default); fp: the kernel's\n"
+	  "frame-pointer callchain", NULL },
+	{ 0, "stack-size", OPT_ARG, "BYTES", 'S',
+	  "user stack bytes copied per sample (dwarf; default\n"
+	  "8192, at most 65528)", NULL },
+	{ 'm', "mmap-pages", OPT_ARG, "PAGES", 'm',
+	  "ring buffer pages per cpu for samples (a power\n"
+	  "of 2; default 64 MiB per cpu, less with > 8 cpus)", NULL },
+	{ 0, "lossy", OPT_NOARG, NULL, 'L',
+	  "when memsz falls behind, let the kernel drop\n"
+	  "samples (as perf does) instead of holding the\n"
+	  "targets until memsz has caught up (and put\n"
+	  "no leash on their threads)", NULL },
+	OPT_END,
 };
 
-void usage_record(FILE *out)
-{
-	fprintf(out,
+static const struct opts_cmd record_cmd = {
+	.name = "record",
+	.synopsis =
 		"usage: memsz record [-o FILE] [--interval MS] [--duration S] "
 		"[--freeze]\n"
 		"                    [--no-inherit] [--no-growth] [--faults] "
@@ -62,73 +99,20 @@ void usage_record(FILE *out)
 		"[--call-graph fp|dwarf]\n"
 		"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
 		"                    (-p PID[,PID...] | -a | -G CGROUP | "
-		"-- CMD [ARG...])\n\n"
+		"-- CMD [ARG...])\n",
+	.about =
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, when resident memory "
-		"grows, every --interval,\nand at the end).\n\n"
-		"    -o, --output FILE   write to FILE (default memsz.data), "
-		"replaced only\n"
-		"                        by a complete recording; the "
-		"previous one is kept\n"
-		"                        as FILE.old\n"
-		"    -p, --pid PID,...   attach to running processes (all "
-		"their threads)\n"
-		"                        and follow the children they fork\n"
-		"    -a, --all           every process memsz may read "
-		"(kernel threads\n"
-		"                        skipped); new ones are found at "
-		"every --interval\n"
-		"    -G, --cgroup CGROUP every process of a cgroup v2 and "
-		"its descendants\n"
-		"                        (a path under the cgroup2 mount, "
-		"e.g.\n"
-		"                        system.slice/ssh.service), and "
-		"those that join\n"
-		"    --interval MS       also take a snapshot every MS "
-		"milliseconds\n"
-		"    --duration S        stop after S seconds (0 with -p, -a "
-		"or -G: one\n"
-		"                        snapshot of each process, then "
-		"exit)\n"
-		"    --freeze            stop the targets while a snapshot is "
-		"taken (ptrace\n"
-		"                        stops: they end if memsz dies; "
-		"held at most\n"
-		"                        half of the time)\n"
-		"    --no-inherit        do not follow forked children\n"
-		"    --no-growth         no snapshot when a target's resident "
-		"memory grows\n"
-		"                        (by default: growth by 1/16, 1 to 32 "
-		"MiB, checked\n"
-		"                        when the kernel counts 64 more "
-		"page faults)\n"
-		"    --faults            sample every page fault with its "
-		"address and user\n"
-		"                        stack (same as -e page-faults)\n"
-		"    -e, --event EVENT,...  sample these events (libpfm4 "
-		"names: page-faults,\n"
-		"                        minor-faults, major-faults, "
-		"perf::PAGE-FAULTS:u ...)\n"
-		"    -c, --count N       sample every N-th event (default 1)\n"
-		"    --call-graph MODE   dwarf: copy registers and user stack "
-		"for unwinding\n"
-		"                        at report time (default); fp: the "
-		"kernel's\n"
-		"                        frame-pointer callchain\n"
-		"    --stack-size BYTES  user stack bytes copied per sample "
-		"(dwarf; default\n"
-		"                        8192, at most 65528)\n"
-		"    -m, --mmap-pages PAGES  ring buffer pages per cpu for "
-		"samples (a power\n"
-		"                        of 2; default 64 MiB per cpu, less "
-		"with > 8 cpus)\n"
-		"    --lossy             when memsz falls behind, let the "
-		"kernel drop\n"
-		"                        samples (as perf does) instead of "
-		"holding the\n"
-		"                        targets until memsz has caught up "
-		"(and put\n"
-		"                        no leash on their threads)\n");
+		"grows, every --interval,\nand at the end).\n",
+	.opts = record_opts,
+	.col = 24,
+	/* the launched command's options are its own */
+	.in_order = true,
+};
+
+void usage_record(FILE *out)
+{
+	opts_usage(&record_cmd, out);
 }
 
 /* Parse the -e list (and --faults) into a->sattr; prints the error. */
@@ -284,7 +268,6 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		a->so.ring_pages = (unsigned)v;
 		break;
 	default:
-		usage_record(stderr);
 		return -1;
 	}
 	return 0;
@@ -332,22 +315,20 @@ static int check_targets(const struct record_args *a, bool cmd)
 	return 0;
 }
 
+static int record_option_cb(int id, const char *arg, void *ctx)
+{
+	return parse_option(ctx, id, arg) < 0 ? EXIT_USAGE : -1;
+}
+
 /* Parse argv into *a. Returns 0 to record, 1 after --help, or -1 after
  * printing a usage error. */
 static int parse_args(struct record_args *a, int argc, char **argv)
 {
-	int c;
+	int ret = opts_parse(&record_cmd, argc, argv, record_option_cb, NULL,
+			     a);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:aG:e:c:m:", record_options,
-				NULL)) != -1) {
-		if (c == 'h') {
-			usage_record(stdout);
-			return 1;
-		}
-		if (parse_option(a, c, optarg) < 0)
-			return -1;
-	}
+	if (ret >= 0)
+		return ret ? -1 : 1;
 	if (a->events && parse_events(a, a->events, &a->fo) < 0)
 		return -1;
 	if (check_targets(a, optind < argc) < 0)

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,82 @@
 #include "out/rows.h"
 #include "util/util.h"
 
-void usage_report(FILE *out)
+static const char *report_keys(void)
 {
-	fprintf(out,
+	return keys_list(KEY_IN_REPORT);
+}
+
+/* Ids of report's own options without a short name. */
+enum {
+	REPORT_OPT_PID = VIEW_OPT__END,
+	REPORT_OPT_SNAPSHOT,
+	REPORT_OPT_TIMELINE,
+	REPORT_OPT_SKIP_FRAMES,
+};
+
+static const struct opt report_opts[] = {
+	{ 'i', "input", OPT_ARG, "FILE", 'i',
+	  "recording to read (default memsz.data)", NULL },
+	VIEW_ROW_BY("keys, outermost first (default files):", report_keys),
+	VIEW_ROW_LIST_KEYS,
+	VIEW_ROW_FIELDS("columns and their order; table\n"
+			"default file,vm,rss,pss,dirty (uss\n"
+			"for pss without PSS; relocs with\n"
+			"--by relocs), other formats all\n"
+			"but thp and locked (procs when the\n"
+			"report covers more than one\n"
+			"process), folded the first"),
+	VIEW_ROW_SORT("file, vm, rss (default, or the first\n"
+		      "of --fields), pss, uss, dirty, swap,\n"
+		      "relocs, shclean, shdirty, thp,\n"
+		      "locked, procs (the processes in a\n"
+		      "row)"),
+	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
+		       "'[N others]' (default 20, with\n"
+		       "--timeline 10; 0: all)"),
+	VIEW_ROW_FILTER,
+	{ 0, "pid", OPT_ARG, "PID", REPORT_OPT_PID, "only this process",
+	  NULL },
+	{ 0, "skip-frames", OPT_ARG, "REGEX", REPORT_OPT_SKIP_FRAMES,
+	  "frames the faultsite key looks past\n"
+	  "to name the first frame that is the\n"
+	  "program's (default: the C library's\n"
+	  "memory and string routines, malloc\n"
+	  "and its internals, operator new;\n"
+	  "'': none)", NULL },
+	{ 0, "snapshot", OPT_ARG, "WHICH", REPORT_OPT_SNAPSHOT,
+	  "per process: first, last (default),\n"
+	  "peak (highest RSS) or N (the Nth,\n"
+	  "from 0)", NULL },
+	{ 0, "timeline", OPT_OPTARG, "COLS", REPORT_OPT_TIMELINE,
+	  "the top -n rows at every snapshot: the\n"
+	  "Nth snapshot of each process summed\n"
+	  "(as --snapshot N), at the time of the\n"
+	  "earliest of them; COLS: rss, pss, uss,\n"
+	  "dirty, swap... (default --fields, else\n"
+	  "the --sort column); table, csv, tsv\n"
+	  "or json", NULL },
+	VIEW_ROW_WIDTH,
+	VIEW_ROW_VERBOSE,
+	VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
+			"folded (flame-graph stacks: the key\n"
+			"path joined by ';' and the first\n"
+			"field or the --sort column in\n"
+			"bytes, all rows), pprof (gzipped\n"
+			"profile.proto for 'go tool pprof',\n"
+			"a sample type per field, all rows;\n"
+			"redirect it) or html (one offline\n"
+			"page: treemap, column switch,\n"
+			"search, flame graph for callers,\n"
+			"RSS timeline)"),
+	VIEW_ROW_DEBUG_ROOT,
+	VIEW_ROW_DISASM,
+	OPT_END,
+};
+
+static const struct opts_cmd report_cmd = {
+	.name = "report",
+	.synopsis =
 		"usage: memsz report [-i FILE] [--by KEY[,KEY...]]"
 		" [-F|--fields COL[,COL...]]\n"
 		"                    [--sort COL] [-n N]"
@@ -28,8 +100,8 @@ void usage_report(FILE *out)
 		" --timeline[=COL[,COL...]]]\n"
 		"                    [--width N] [-v] [--disasm]"
 		" [--format table|csv|tsv|json|folded|pprof|html]\n"
-		"       memsz report --list-keys\n"
-		"\n"
+		"       memsz report --list-keys\n",
+	.about =
 		"Attribute the resident memory recorded by 'memsz record'\n"
 		"to files, segments, sections and symbols of the mapped\n"
 		"images, and anonymous memory to its kind, beside the\n"
@@ -41,75 +113,16 @@ void usage_report(FILE *out)
 		"--by relocs), shclean and shdirty (SHR CLEAN, SHR DIRTY:\n"
 		"resident pages other processes map too), thp (THP: in\n"
 		"PMD-mapped huge pages), locked (LOCKED: the PSS of locked\n"
-		"mappings) and res (RES%%: RSS / VM SIZE).\n"
-		"\n"
-		"    -i, --input FILE   recording to read (default memsz.data)\n"
-		"    --by KEY[,KEY...]  keys, outermost first (default files):\n"
-		"                       %s\n"
-		"    --list-keys        print every key with what it labels\n"
-		"    -F, --fields COLS  columns and their order; table\n"
-		"                       default file,vm,rss,pss,dirty (uss\n"
-		"                       for pss without PSS; relocs with\n"
-		"                       --by relocs), other formats all\n"
-		"                       but thp and locked (procs when the\n"
-		"                       report covers more than one\n"
-		"                       process), folded the first\n"
-		"    --sort COL         file, vm, rss (default, or the first\n"
-		"                       of --fields), pss, uss, dirty, swap,\n"
-		"                       relocs, shclean, shdirty, thp,\n"
-		"                       locked, procs (the processes in a\n"
-		"                       row)\n"
-		"    -n N               rows per level, the rest folded into\n"
-		"                       '[N others]' (default 20, with\n"
-		"                       --timeline 10; 0: all)\n"
-		VIEW_HELP_FILTER
-		"    --pid PID          only this process\n"
-		"    --skip-frames REGEX  frames the faultsite key looks past\n"
-		"                       to name the first frame that is the\n"
-		"                       program's (default: the C library's\n"
-		"                       memory and string routines, malloc\n"
-		"                       and its internals, operator new;\n"
-		"                       '': none)\n"
-		"    --snapshot WHICH   per process: first, last (default),\n"
-		"                       peak (highest RSS) or N (the Nth,\n"
-		"                       from 0)\n"
-		"    --timeline[=COLS]  the top -n rows at every snapshot: the\n"
-		"                       Nth snapshot of each process summed\n"
-		"                       (as --snapshot N), at the time of the\n"
-		"                       earliest of them; COLS: rss, pss, uss,\n"
-		"                       dirty, swap... (default --fields, else\n"
-		"                       the --sort column); table, csv, tsv\n"
-		"                       or json\n"
-		VIEW_HELP_WIDTH_VERBOSE
-		"    --format FMT       table (default), csv, tsv, json,\n"
-		"                       folded (flame-graph stacks: the key\n"
-		"                       path joined by ';' and the first\n"
-		"                       field or the --sort column in\n"
-		"                       bytes, all rows), pprof (gzipped\n"
-		"                       profile.proto for 'go tool pprof',\n"
-		"                       a sample type per field, all rows;\n"
-		"                       redirect it) or html (one offline\n"
-		"                       page: treemap, column switch,\n"
-		"                       search, flame graph for callers,\n"
-		"                       RSS timeline)\n"
-		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n"
-		VIEW_HELP_DISASM
-		"\nWith DEBUGINFOD_URLS set, debug files missing locally are\n"
-		"fetched from those debuginfod servers (libdebuginfod's cache).\n",
-		keys_list(KEY_IN_REPORT));
-}
-
-static const struct option report_options[] = {
-	VIEW_LONG_OPTIONS,
-	{ "input", required_argument, NULL, 'i' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "snapshot", required_argument, NULL, 'S' },
-	{ "timeline", optional_argument, NULL, 'T' },
-	{ "skip-frames", required_argument, NULL, 'K' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+		"mappings) and res (RES%: RSS / VM SIZE).\n",
+	.opts = report_opts,
+	.col = VIEW_HELP_COL,
+	.footer = VIEW_HELP_DEBUGINFOD,
 };
+
+void usage_report(FILE *out)
+{
+	opts_usage(&report_cmd, out);
+}
 
 /* --timeline[=COLS] and --snapshot, which exclude each other. */
 struct report_when {
@@ -126,20 +139,20 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 	uint64_t u;
 
 	switch (c) {
-	case 'T':
+	case REPORT_OPT_TIMELINE:
 		w->timeline = true;
 		w->cols = arg;
 		return -1;
 	case 'i':
 		o->input = arg;
 		return -1;
-	case 'p':
+	case REPORT_OPT_PID:
 		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
 			return view_usage_error(v, "--pid wants a process id, "
 						"not '%s'", arg);
 		o->pid = (long)u;
 		return -1;
-	case 'K':
+	case REPORT_OPT_SKIP_FRAMES:
 		if (arg[0] && regcomp(&skip, arg, REG_EXTENDED | REG_NOSUB))
 			return view_usage_error(v, "bad --skip-frames '%s': "
 						"not a POSIX extended regex",
@@ -148,16 +161,13 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 			regfree(&skip);
 		o->skip_frames = arg;
 		return -1;
-	case 'S':
+	case REPORT_OPT_SNAPSHOT:
 		if (report_pick_parse(arg, &o->pick, &o->index) < 0)
 			return view_usage_error(v, "--snapshot wants first, "
 						"last, peak or a number, not "
 						"'%s'", arg);
 		w->snapshot = true;
 		return -1;
-	case 'h':
-		usage_report(stdout);
-		return 0;
 	default:
 		return view_usage_error(v, "unknown option; see 'memsz help "
 					"report'");
@@ -182,8 +192,8 @@ static int report_parse(int argc, char **argv, struct view *v,
 			struct report_opts *o, struct report_when *w)
 {
 	struct report_parse_ctx p = { o, w };
-	int ret = view_parse(argc, argv, v, "i:" VIEW_SHORT, report_options,
-			     report_option_cb, &p);
+	int ret = view_parse(argc, argv, v, &report_cmd, report_option_cb,
+			     &p);
 
 	if (ret >= 0)
 		return ret;

@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,9 +13,38 @@
 #include "report/ondisk.h"
 #include "util/util.h"
 
-void usage_size(FILE *out)
+static const char *size_keys(void)
 {
-	fprintf(out,
+	return keys_list(KEY_IN_SIZE);
+}
+
+static const struct opt size_opts[] = {
+	VIEW_ROW_BY("keys, outermost first (default: sections):", size_keys),
+	VIEW_ROW_LIST_KEYS,
+	VIEW_ROW_FIELDS("columns and their order: file, vm\n"
+			"(default both; folded: the first)"),
+	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
+		       "'[N others]' (default 20; 0: all)"),
+	VIEW_ROW_SORT("sort rows by file (default: the first\n"
+		      "of --fields) or vm size"),
+	VIEW_ROW_FILTER,
+	VIEW_ROW_WIDTH,
+	VIEW_ROW_VERBOSE,
+	VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
+			"folded ('a;b;c BYTES' lines of the\n"
+			"--sort column, for flame graphs),\n"
+			"pprof (gzipped profile.proto, a\n"
+			"sample type per field, all rows;\n"
+			"redirect it) or html (one offline\n"
+			"page with a treemap)"),
+	VIEW_ROW_DEBUG_ROOT,
+	VIEW_ROW_DISASM,
+	OPT_END,
+};
+
+static const struct opts_cmd size_cmd = {
+	.name = "size",
+	.synopsis =
 		"usage: memsz size [--by KEY[,KEY...]]"
 		" [-F|--fields COL[,COL...]]\n"
 		"                  [-n N] [--sort file|vm]"
@@ -25,35 +53,18 @@ void usage_size(FILE *out)
 		" [-v]\n"
 		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"                  [--debug-root DIR] [--disasm] FILE...\n"
-		"       memsz size --list-keys\n"
-		"\n"
+		"       memsz size --list-keys\n",
+	.about =
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
-		"as mapped (VM SIZE), to the labels of the chosen keys.\n"
-		"\n"
-		"    --by KEY[,KEY...]  keys, outermost first (default: sections):\n"
-		"                       %s\n"
-		"    --list-keys        print every key with what it labels\n"
-		"    -F, --fields COLS  columns and their order: file, vm\n"
-		"                       (default both; folded: the first)\n"
-		"    -n N               rows per level, the rest folded into\n"
-		"                       '[N others]' (default 20; 0: all)\n"
-		"    --sort COL         sort rows by file (default: the first\n"
-		"                       of --fields) or vm size\n"
-		VIEW_HELP_FILTER
-		VIEW_HELP_WIDTH_VERBOSE
-		"    --format FMT       table (default), csv, tsv, json,\n"
-		"                       folded ('a;b;c BYTES' lines of the\n"
-		"                       --sort column, for flame graphs),\n"
-		"                       pprof (gzipped profile.proto, a\n"
-		"                       sample type per field, all rows;\n"
-		"                       redirect it) or html (one offline\n"
-		"                       page with a treemap)\n"
-		"    --debug-root DIR   look for debug files under DIR instead\n"
-		"                       of /usr/lib/debug\n"
-		VIEW_HELP_DISASM
-		"\nWith DEBUGINFOD_URLS set, debug files missing locally are\n"
-		"fetched from those debuginfod servers (libdebuginfod's cache).\n",
-		keys_list(KEY_IN_SIZE));
+		"as mapped (VM SIZE), to the labels of the chosen keys.\n",
+	.opts = size_opts,
+	.col = VIEW_HELP_COL,
+	.footer = VIEW_HELP_DEBUGINFOD,
+};
+
+void usage_size(FILE *out)
+{
+	opts_usage(&size_cmd, out);
 }
 
 /* The build-id of the ELF file at path as lowercase hex ("" if it has
@@ -74,21 +85,12 @@ static char *build_id_hex(const char *path)
 	return hex;
 }
 
-static const struct option size_options[] = {
-	VIEW_LONG_OPTIONS,
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* size has no options of its own but -h. */
-static int size_option(int c, const char *arg, struct view *v, void *ctx)
+/* size has no options of its own. */
+static int size_option(int id, const char *arg, struct view *v, void *ctx)
 {
+	(void)id;
 	(void)arg;
 	(void)ctx;
-	if (c == 'h') {
-		usage_size(stdout);
-		return 0;
-	}
 	return view_usage_error(v, "unknown option; see 'memsz help size'");
 }
 
@@ -96,8 +98,7 @@ static int size_option(int c, const char *arg, struct view *v, void *ctx)
  * go on, or the exit status. */
 static int size_parse(int argc, char **argv, struct view *v, int *files)
 {
-	int ret = view_parse(argc, argv, v, VIEW_SHORT, size_options,
-			     size_option, NULL);
+	int ret = view_parse(argc, argv, v, &size_cmd, size_option, NULL);
 
 	if (ret >= 0)
 		return ret;

@@ -2,4 +2,4 @@
 memsz_SOURCES += builtin/builtin.h builtin/cmd_size.c builtin/cmd_record.c \
 	builtin/cmd_report.c builtin/cmd_dump.c builtin/cmd_diff.c \
 	builtin/timeline.c \
-	builtin/view.c builtin/view.h
+	builtin/options.c builtin/options.h builtin/view.c builtin/view.h

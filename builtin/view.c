@@ -4,7 +4,6 @@
 #include "builtin/view.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +125,7 @@ static enum view_status parse_filter(struct view *v, const char *arg,
 	return VIEW_USAGE;
 }
 
-/* Handle option c with argument arg (getopt's optarg) into v. */
+/* Handle the shared option c with argument arg into v. */
 static enum view_status view_option(struct view *v, int c, const char *arg)
 {
 	uint64_t u;
@@ -205,71 +204,49 @@ bool view_argv_json(int argc, char **argv)
 	return false;
 }
 
-void view_prescan(int argc, char **argv, struct view *v)
+/* The command's fn and its ctx, for view_option_cb. */
+struct view_parse_ctx {
+	struct view *v;
+	view_option_fn *fn;
+	void *ctx;
+};
+
+/* An option of the table: a shared one into v, the others to the
+ * command's fn. */
+static int view_option_cb(int id, const char *arg, void *ctx)
 {
+	struct view_parse_ctx *p = ctx;
+
+	switch (view_option(p->v, id, arg)) {
+	case VIEW_OK:
+		return -1;
+	case VIEW_USAGE:
+		return EXIT_USAGE;
+	case VIEW_NOT_MINE:
+	default:
+		return p->fn(id, arg, p->v, p->ctx);
+	}
+}
+
+/* A bad option or missing value, in v's output mode. */
+static int view_error_cb(const char *msg, void *ctx)
+{
+	struct view_parse_ctx *p = ctx;
+
+	return view_usage_error(p->v, "%s", msg);
+}
+
+int view_parse(int argc, char **argv, struct view *v,
+	       const struct opts_cmd *cmd, view_option_fn *fn, void *ctx)
+{
+	struct view_parse_ctx p = { v, fn, ctx };
+	int ret;
+
 	if (view_argv_json(argc, argv))
 		v->fmt = OUT_JSON;
-}
-
-/* The usage error for getopt's answer c ('?' or ':') on argv. */
-static void bad_option(struct view *v, int c, char **argv)
-{
-	const char *arg = argv[optind - 1];
-	char opt[3] = { '-', (char)optopt, 0 };
-
-	if (optopt && (!arg || strncmp(arg, "--", 2)))
-		arg = opt;
-	if (c == ':')
-		view_usage_error(v, "option '%s' needs a value; see 'memsz "
-				 "help %s'", arg, v->cmdname ? v->cmdname : "");
-	else
-		view_usage_error(v, "unknown option '%s'; see 'memsz help "
-				 "%s'", arg, v->cmdname ? v->cmdname : "");
-}
-
-int view_getopt(int argc, char **argv, const char *shortopts,
-		const struct option *longopts, struct view *v)
-{
-	char *opts = xasprintf(":%s", shortopts);
-	int c, ret = -1;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, opts, longopts, NULL)) != -1) {
-		enum view_status st;
-
-		if (c == '?' || c == ':') {
-			bad_option(v, c, argv);
-			ret = VIEW_GETOPT_USAGE;
-			break;
-		}
-		st = view_option(v, c, optarg);
-		if (st == VIEW_USAGE) {
-			ret = VIEW_GETOPT_USAGE;
-			break;
-		}
-		if (st == VIEW_NOT_MINE) {
-			ret = c;
-			break;
-		}
-	}
-	free(opts);
-	return ret;
-}
-
-int view_parse(int argc, char **argv, struct view *v, const char *shortopts,
-	       const struct option *longopts, view_option_fn *fn, void *ctx)
-{
-	int c, ret;
-
-	view_prescan(argc, argv, v);
-	optind = 1;
-	while ((c = view_getopt(argc, argv, shortopts, longopts, v)) != -1) {
-		if (c == VIEW_GETOPT_USAGE)
-			return EXIT_USAGE;
-		ret = fn(c, optarg, v, ctx);
-		if (ret >= 0)
-			return ret;
-	}
+	ret = opts_parse(cmd, argc, argv, view_option_cb, view_error_cb, &p);
+	if (ret >= 0)
+		return ret;
 	if (v->list_keys) {
 		keys_print(stdout, v->cmd);
 		return 0;

@@ -4,27 +4,27 @@
  * errors in the output mode, and writing a finished row tree with its
  * notes.
  *
- * A command puts VIEW_LONG_OPTIONS in its struct option[] and VIEW_SHORT
- * in its short options, calls view_prescan() on argv, reads its options
- * with view_getopt() (which keeps the shared ones to itself), and calls
- * view_write() once its tree is built.
+ * A command puts the VIEW_ROW_* rows in its table of options
+ * (builtin/options.h), reads its options with view_parse() (which keeps
+ * the shared ones to itself), and calls view_write() once its tree is
+ * built.
  */
 #ifndef MEMSZ_BUILTIN_VIEW_H
 #define MEMSZ_BUILTIN_VIEW_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "builtin/options.h"
 #include "out/output.h"
 #include "out/rows.h"
 #include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"
 
-/* getopt_long values of the shared options. */
+/* Ids of the shared options without a short name. */
 enum {
-	VIEW_OPT_BY = 0x100,
+	VIEW_OPT_BY = OPT_ID_LONG,
 	VIEW_OPT_SORT,
 	VIEW_OPT_FORMAT,
 	VIEW_OPT_DEBUG_ROOT,
@@ -33,23 +33,8 @@ enum {
 	VIEW_OPT_FILTER,
 	VIEW_OPT_EXCLUDE,
 	VIEW_OPT_DISASM,
+	VIEW_OPT__END, /* a command's own long-only ids start here */
 };
-
-#define VIEW_LONG_OPTIONS                                                   \
-	{ "by", required_argument, NULL, VIEW_OPT_BY },                     \
-	{ "sort", required_argument, NULL, VIEW_OPT_SORT },                 \
-	{ "format", required_argument, NULL, VIEW_OPT_FORMAT },             \
-	{ "debug-root", required_argument, NULL, VIEW_OPT_DEBUG_ROOT },     \
-	{ "list-keys", no_argument, NULL, VIEW_OPT_LIST_KEYS },             \
-	{ "fields", required_argument, NULL, 'F' },                         \
-	{ "width", required_argument, NULL, VIEW_OPT_WIDTH },               \
-	{ "filter", required_argument, NULL, VIEW_OPT_FILTER },             \
-	{ "exclude", required_argument, NULL, VIEW_OPT_EXCLUDE },           \
-	{ "verbose", no_argument, NULL, 'v' },                              \
-	{ "disasm", no_argument, NULL, VIEW_OPT_DISASM }
-
-/* The short options view_getopt() handles: -n N, -F COLS, -v. */
-#define VIEW_SHORT "n:F:v"
 
 /* The table's width when neither --width, COLUMNS nor a terminal says. */
 #define VIEW_DEFAULT_WIDTH 120
@@ -57,31 +42,59 @@ enum {
  * columns to make room. */
 #define VIEW_LABEL_WANT 24
 
-/* --help lines of the shared --filter and --exclude options. */
-#define VIEW_HELP_FILTER                                                    \
-	"    --filter [KEY=]REGEX\n"                                         \
-	"                       keep rows whose KEY label matches\n"         \
-	"                       REGEX (POSIX extended); no KEY=:\n"          \
-	"                       a label at any level; repeated:\n"           \
-	"                       all must match\n"                            \
-	"    --exclude [KEY=]REGEX\n"                                        \
-	"                       drop the rows that match\n"
-/* --help lines of the shared --width and -v options. */
-#define VIEW_HELP_WIDTH_VERBOSE                                             \
-	"    --width N          table width; labels are cut in the\n"        \
-	"                       middle to fit, default columns left\n"       \
-	"                       out (default $COLUMNS, the terminal,\n"      \
-	"                       or 120; 0: no limit)\n"                      \
-	"    -v, --verbose      every footer note in full, not one\n"        \
-	"                       line per kind\n"
+/* Rows of the shared options whose help each command words for itself:
+ * --by (more: the command's key list), -F, --sort, -n, --format. */
+#define VIEW_ROW_BY(help, more)                                             \
+	{ 0, "by", OPT_ARG, "KEY[,KEY...]", VIEW_OPT_BY, help, more }
+#define VIEW_ROW_FIELDS(help)                                               \
+	{ 'F', "fields", OPT_ARG, "COLS", 'F', help, NULL }
+#define VIEW_ROW_SORT(help)                                                 \
+	{ 0, "sort", OPT_ARG, "COL", VIEW_OPT_SORT, help, NULL }
+#define VIEW_ROW_LIMIT(help) { 'n', NULL, OPT_ARG, "N", 'n', help, NULL }
+#define VIEW_ROW_FORMAT(help)                                               \
+	{ 0, "format", OPT_ARG, "FMT", VIEW_OPT_FORMAT, help, NULL }
 
-/* --help lines of the shared --disasm option. */
-#define VIEW_HELP_DISASM                                                    \
-	"    --disasm           disassemble x86-64 code: data it\n"        \
-	"                       refers to and no symbol or unit\n"         \
-	"                       covers goes to that code under\n"          \
-	"                       symbols, compileunits and inlines\n"       \
-	"                       (costs several times the rest)\n"
+/* Rows of the shared options with one help for every command. */
+#define VIEW_ROW_LIST_KEYS                                                  \
+	{ 0, "list-keys", OPT_NOARG, NULL, VIEW_OPT_LIST_KEYS,              \
+	  "print every key with what it labels", NULL }
+#define VIEW_ROW_FILTER                                                     \
+	{ 0, "filter", OPT_ARG, "[KEY=]REGEX", VIEW_OPT_FILTER,             \
+	  "keep rows whose KEY label matches\n"                             \
+	  "REGEX (POSIX extended); no KEY=:\n"                              \
+	  "a label at any level; repeated:\n"                               \
+	  "all must match", NULL },                                         \
+	{ 0, "exclude", OPT_ARG, "[KEY=]REGEX", VIEW_OPT_EXCLUDE,           \
+	  "drop the rows that match", NULL }
+#define VIEW_ROW_WIDTH                                                      \
+	{ 0, "width", OPT_ARG, "N", VIEW_OPT_WIDTH,                         \
+	  "table width; labels are cut in the\n"                            \
+	  "middle to fit, default columns left\n"                           \
+	  "out (default $COLUMNS, the terminal,\n"                          \
+	  "or 120; 0: no limit)", NULL }
+#define VIEW_ROW_VERBOSE                                                    \
+	{ 'v', "verbose", OPT_NOARG, NULL, 'v',                             \
+	  "every footer note in full, not one\n"                            \
+	  "line per kind", NULL }
+#define VIEW_ROW_DEBUG_ROOT                                                 \
+	{ 0, "debug-root", OPT_ARG, "DIR", VIEW_OPT_DEBUG_ROOT,             \
+	  "look for debug files under DIR instead\n"                        \
+	  "of /usr/lib/debug", NULL }
+#define VIEW_ROW_DISASM                                                     \
+	{ 0, "disasm", OPT_NOARG, NULL, VIEW_OPT_DISASM,                    \
+	  "disassemble x86-64 code: data it\n"                              \
+	  "refers to and no symbol or unit\n"                               \
+	  "covers goes to that code under\n"                                \
+	  "symbols, compileunits and inlines\n"                             \
+	  "(costs several times the rest)", NULL }
+
+/* The column the help of size, report and diff starts at. */
+#define VIEW_HELP_COL 23
+
+/* The lines after the options of size and report. */
+#define VIEW_HELP_DEBUGINFOD                                                \
+	"With DEBUGINFOD_URLS set, debug files missing locally are\n"       \
+	"fetched from those debuginfod servers (libdebuginfod's cache).\n"
 
 struct view {
 	const char *cmdname;          /* "size", "report", "diff": messages */
@@ -109,35 +122,22 @@ struct view {
 	const char *title;
 };
 
-#define VIEW_GETOPT_USAGE (-2)
-
-/* Look through argv for "--format json" (or --format=json) before the
- * options are parsed, so that even a usage error found before it is
- * written as JSON. Sets v->fmt. */
-void view_prescan(int argc, char **argv, struct view *v);
-
 /* True if argv asks for --format json (for commands without a view). */
 bool view_argv_json(int argc, char **argv);
 
-/* getopt_long over argv that handles the shared options into v itself:
- * returns the next option that is not one of them (optarg set), -1 at the
- * end of the options, or VIEW_GETOPT_USAGE after writing why an option or
- * its value is bad (view_usage_error). Set optind = 1 before the first
- * call. shortopts must include VIEW_SHORT. */
-int view_getopt(int argc, char **argv, const char *shortopts,
-		const struct option *longopts, struct view *v);
-
-/* A command's own options: fn gets each option view_getopt leaves, with
- * its argument and ctx, and returns -1 to go on or an exit status. */
-typedef int view_option_fn(int c, const char *arg, struct view *v,
+/* A command's own options: fn gets each option that is not a shared one,
+ * with its argument and ctx, and returns -1 to go on or an exit status. */
+typedef int view_option_fn(int id, const char *arg, struct view *v,
 			   void *ctx);
 
-/* The option loop of a command with a view: view_prescan, then every
- * option through view_getopt and fn; then --list-keys prints the
+/* The option loop of a command with a view: argv is first looked through
+ * for --format json (so that even a usage error found before it is
+ * written as JSON), then every option of cmd's table is read, the shared
+ * ones into v and the others through fn; then --list-keys prints the
  * command's keys. Returns -1 to go on with the operands from optind, or
- * the exit status (a usage error, or fn's). */
-int view_parse(int argc, char **argv, struct view *v, const char *shortopts,
-	       const struct option *longopts, view_option_fn *fn, void *ctx);
+ * the exit status (a usage error, --help, or fn's). */
+int view_parse(int argc, char **argv, struct view *v,
+	       const struct opts_cmd *cmd, view_option_fn *fn, void *ctx);
 
 /* Write a usage error in v's output mode: {"error": "..."} on stdout in
  * json mode, else "memsz: ..." on stderr. Returns EXIT_USAGE (129). */
