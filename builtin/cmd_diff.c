@@ -270,15 +270,14 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 			const struct diff_result *res, enum col_id *cols)
 {
-	bool relocs = false;
+	/* columns only a key not in --by gives (relocs) */
+	unsigned keyless = keys_cols_missing(v->keys, v->nkeys);
 	size_t n = 0;
 
-	for (size_t k = 0; k < v->nkeys; k++)
-		relocs |= v->keys[k] == KEY_RELOCS;
 	if (v->nfields) {
 		for (size_t i = 0; i < v->nfields; i++)
 			if (!(res->unknown_cols & (1u << v->fields[i])) &&
-			    (v->fields[i] != COL_RELOCS || relocs))
+			    !(keyless & (1u << v->fields[i])))
 				cols[n++] = v->fields[i];
 		return n;
 	}
@@ -289,7 +288,7 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 	}
 	for (int i = 0; i < COL__COUNT; i++) {
 		if ((res->unknown_cols & (1u << i)) ||
-		    (i == COL_RELOCS && !relocs) || coldefs[i].derived ||
+		    (keyless & (1u << i)) || coldefs[i].derived ||
 		    coldefs[i].optional || i == COL_PROCS)
 			continue;
 		/* a table has no room for columns that are 0 on both

@@ -203,15 +203,12 @@ static int report_parse(int argc, char **argv, struct view *v,
 	if (!v->sort_given && v->nfields &&
 	    !coldefs[v->fields[0]].derived)
 		v->sort = v->fields[0];
-	for (size_t i = 0; i < v->nfields; i++) {
-		bool relocs = false;
-
-		for (size_t k = 0; k < v->nkeys; k++)
-			relocs |= v->keys[k] == KEY_RELOCS;
-		if (v->fields[i] == COL_RELOCS && !relocs)
-			return view_usage_error(v, "field 'relocs' needs the "
-						"relocs key in --by");
-	}
+	for (size_t i = 0; i < v->nfields; i++)
+		if (keys_cols_missing(v->keys, v->nkeys) & (1u << v->fields[i]))
+			return view_usage_error(
+				v, "field '%s' needs the %s key in --by",
+				coldefs[v->fields[i]].sortname,
+				keydefs[keys_of_col(v->fields[i])].name);
 	if (w->timeline && (w->snapshot || v->fmt == OUT_FOLDED ||
 			    v->fmt == OUT_PPROF || v->fmt == OUT_HTML))
 		return view_usage_error(v, "--timeline shows every snapshot: "
@@ -281,7 +278,6 @@ int cmd_report(int argc, char **argv)
 	struct report_result res = { 0 };
 	struct labels *lb = NULL;
 	struct report_when when = { 0 };
-	bool with_relocs = false;
 	unsigned avail;
 	size_t ncols;
 	char *msg = NULL, *title = NULL;
@@ -301,8 +297,6 @@ int cmd_report(int argc, char **argv)
 		ret = report_timeline(&v, &o, when.cols);
 		goto out;
 	}
-	for (size_t k = 0; k < v.nkeys; k++)
-		with_relocs |= v.keys[k] == KEY_RELOCS;
 
 	lb = labels_new();
 	ret = report_build(&o, lb, &res, &msg);
@@ -318,8 +312,8 @@ int cmd_report(int argc, char **argv)
 		table_dflt[3] = COL_USS;
 	if (res.unknown_cols & (1u << v.sort))
 		v.sort = COL_RSS;
-	if (!with_relocs)
-		avail &= ~(1u << COL_RELOCS);
+	/* columns only a key not in --by gives (relocs) */
+	avail &= ~keys_cols_missing(v.keys, v.nkeys);
 	/* PROCS only where several processes share rows; pprof samples
 	 * and the page's treemap areas are sums, which it is not */
 	if (res.nprocs < 2 || v.fmt == OUT_PPROF || v.fmt == OUT_HTML)

@@ -94,7 +94,7 @@ int report_timeline(const struct view *v, struct report_opts *o,
 	/* the fault samples are cut at one time per process, which a
 	 * timeline of many snapshots does not have */
 	for (size_t i = 0; i < v->nkeys; i++)
-		if (keydefs[v->keys[i]].space == KEYSP_FAULT)
+		if (keydefs[v->keys[i]].needs & KEY_NEEDS_FAULTS)
 			return view_usage_error(v, "--timeline does not take "
 						"the key '%s'",
 						keydefs[v->keys[i]].name);

@@ -382,7 +382,7 @@ int view_write(const struct view *v, const struct rowtree *t,
 	oo.nnotes = shown.n;
 	for (size_t i = 0; i < v->nkeys; i++) {
 		keynames[i] = keydefs[v->keys[i]].name;
-		oo.aliases |= v->keys[i] == KEY_SYMBOLS;
+		oo.aliases |= (keydefs[v->keys[i]].flags & KEYF_ALIASES) != 0;
 	}
 	if (v->fmt == OUT_PPROF && isatty(STDOUT_FILENO)) {
 		memsz_error("pprof output is binary: redirect it to a file "

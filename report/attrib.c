@@ -948,7 +948,7 @@ uint32_t attrib_image_symbol(struct attrib *a, uint32_t id, uint64_t vm)
 
 	if (!im || im->state != IMG_ELF)
 		return LABEL_NONE;
-	dm = img_source(a, im, KEY_SYMBOLS);
+	dm = img_source(a, im, keys_code_key());
 	if (!dm)
 		return LABEL_NONE;
 	l = rmap_lookup(dm->vm, vm, NULL);

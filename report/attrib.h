@@ -94,9 +94,10 @@ typedef int (*attrib_fn)(void *arg, const uint32_t *labels,
 			 const uint64_t *vals);
 
 /* Charge the bytes of part p of mapping m to the labels of srcs[0..n-1]
- * (n <= KEYS_MAX image keys, KEYSP_IMAGE): VM SIZE over the whole part, RSS/PSS/USS/DIRTY/
- * SWAP from the page runs. with_pss: mapcounts are valid. Returns 0, the
- * callback's non-zero value, or a negative code. */
+ * (n <= KEYS_MAX keys labelled by an image map, keydefs[].map): VM SIZE
+ * over the whole part, RSS/PSS/USS/DIRTY/SWAP from the page runs.
+ * with_pss: mapcounts are valid. Returns 0, the callback's non-zero value,
+ * or a negative code. */
 int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		  const struct attrib_map *m, const enum key_id *srcs,
 		  size_t n, bool with_pss, attrib_fn fn, void *arg);

@@ -273,7 +273,8 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 	size_t lvl = 0;
 
 	*out = NULL;
-	while (lvl < o->nkeys && o->keys[lvl] != KEY_PIDS)
+	while (lvl < o->nkeys &&
+	       !(keydefs[o->keys[lvl]].flags & KEYF_PID_LABEL))
 		lvl++;
 	if (lvl == o->nkeys)
 		return 0;

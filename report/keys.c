@@ -3,68 +3,210 @@
 
 #include "report/keys.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "elf/imagemaps.h"
+#include "maps/labels.h"
+#include "out/rows.h"
+#include "report/attrib.h"
 #include "util/util.h"
 
 #define BOTH (KEY_IN_SIZE | KEY_IN_REPORT)
 
+/* Longest process name in a pids label: command lines can run to
+ * kilobytes (a JVM's), a label needs its start. */
+#define PID_NAME_MAX 72
+
+/* pids: "PID name", where name is the process's last command line (cut to
+ * PID_NAME_MAX bytes, "..." marking the cut), else its command name. */
+static uint32_t label_pid(const struct key_at *at)
+{
+	struct key_proc *kp = at->proc;
+	const char *name = kp->cmdline && kp->cmdline[0] ? kp->cmdline :
+			   kp->comm ? kp->comm : "";
+	size_t len = strlen(name);
+	char *s;
+
+	if (kp->labels[KEY_PIDS] != LABEL_NONE)
+		return kp->labels[KEY_PIDS];
+	if (!name[0])
+		s = xasprintf("%u", kp->pid);
+	else if (len > PID_NAME_MAX)
+		s = xasprintf("%u %.*s...", kp->pid, PID_NAME_MAX, name);
+	else
+		s = xasprintf("%u %s", kp->pid, name);
+	kp->labels[KEY_PIDS] = labels_intern(at->lb, s);
+	free(s);
+	return kp->labels[KEY_PIDS];
+}
+
+/* comms: the command name ("[unknown]" without one). */
+static uint32_t label_comm(const struct key_at *at)
+{
+	struct key_proc *kp = at->proc;
+
+	if (kp->labels[KEY_COMMS] == LABEL_NONE)
+		kp->labels[KEY_COMMS] = labels_intern(
+			at->lb, kp->comm && kp->comm[0] ? kp->comm :
+							  "[unknown]");
+	return kp->labels[KEY_COMMS];
+}
+
+/* users: the owner ("[unknown user]" if not recorded). */
+static uint32_t label_user(const struct key_at *at)
+{
+	struct key_proc *kp = at->proc;
+
+	if (kp->labels[KEY_USERS] == LABEL_NONE)
+		kp->labels[KEY_USERS] = labels_intern(
+			at->lb, kp->user ? kp->user : "[unknown user]");
+	return kp->labels[KEY_USERS];
+}
+
+/* files: the file, or the kind of anonymous memory. */
+static uint32_t label_file(const struct key_at *at)
+{
+	return at->file_label;
+}
+
+/* mappings: "start-end perms name", as /proc/PID/maps has them. */
+static uint32_t label_mapping(const struct key_at *at)
+{
+	const struct attrib_map *m = at->map;
+	char *s;
+	uint32_t id;
+
+	s = xasprintf("%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start,
+		      m->end, m->prot & PROT_READ ? 'r' : '-',
+		      m->prot & PROT_WRITE ? 'w' : '-',
+		      m->prot & PROT_EXEC ? 'x' : '-',
+		      m->flags & MAP_SHARED ? 's' : 'p',
+		      m->name && m->name[0] ? m->name : "[anon]");
+	id = labels_intern(at->lb, s);
+	free(s);
+	return id;
+}
+
+/* callers: the stack of the fault that made the page resident. */
+static uint32_t label_callers(const struct key_at *at)
+{
+	return at->callers;
+}
+
+/* faultsite: that stack's first frame that is the program's. */
+static uint32_t label_site(const struct key_at *at)
+{
+	return at->site;
+}
+
+#define PROC KEY_NEEDS_PROCS
+#define FAULTS KEY_NEEDS_FAULTS
+
 const struct keydef keydefs[KEY__COUNT] = {
-	[KEY_PIDS] = { "pids", KEYSP_PROCESS, KEYMAP_NONE, -1, KEY_IN_REPORT,
+	[KEY_PIDS] = { "pids", label_pid, KEYMAP_NONE, -1, PROC,
+		       KEYF_PID_LABEL, 0, KEY_IN_REPORT,
 		       "each process, as 'PID name' (its command line, "
 		       "else its command name)" },
-	[KEY_COMMS] = { "comms", KEYSP_PROCESS, KEYMAP_NONE, -1,
+	[KEY_COMMS] = { "comms", label_comm, KEYMAP_NONE, -1, PROC, 0, 0,
 			KEY_IN_REPORT,
 			"processes grouped by command name (comm), like "
 			"smem -P" },
-	[KEY_USERS] = { "users", KEYSP_PROCESS, KEYMAP_NONE, -1, KEY_IN_REPORT,
+	[KEY_USERS] = { "users", label_user, KEYMAP_NONE, -1, PROC, 0, 0,
+			KEY_IN_REPORT,
 			"the owner of each process (user name, or 'uid N'; "
 			"'[unknown user]' if not recorded)" },
-	[KEY_FILES] = { "files", KEYSP_FILE, KEYMAP_NONE, -1, BOTH,
+	[KEY_FILES] = { "files", label_file, KEYMAP_NONE, -1, 0, 0, 0, BOTH,
 			"each file (image) by path; anonymous memory by "
 			"kind" },
-	[KEY_MAPPINGS] = { "mappings", KEYSP_PROCESS, KEYMAP_NONE, -1,
-			   KEY_IN_REPORT,
+	[KEY_MAPPINGS] = { "mappings", label_mapping, KEYMAP_NONE, -1, PROC,
+			   KEYF_BY_RANGE, 0, KEY_IN_REPORT,
 			   "each mapping: address range, permissions, "
 			   "offset, name" },
-	[KEY_SEGMENTS] = { "segments", KEYSP_IMAGE, KEYMAP_ELF,
-			   ELFSRC_SEGMENTS, BOTH,
-			   "PT_LOAD segments ('LOAD #n [RX]')" },
-	[KEY_SECTIONS] = { "sections", KEYSP_IMAGE, KEYMAP_ELF,
-			   ELFSRC_SECTIONS, BOTH, "ELF sections" },
-	[KEY_SYMBOLS] = { "symbols", KEYSP_IMAGE, KEYMAP_ELF, ELFSRC_SYMBOLS,
+	[KEY_SEGMENTS] = { "segments", NULL, KEYMAP_ELF, ELFSRC_SEGMENTS, 0,
+			   0, 0, BOTH, "PT_LOAD segments ('LOAD #n [RX]')" },
+	[KEY_SECTIONS] = { "sections", NULL, KEYMAP_ELF, ELFSRC_SECTIONS, 0,
+			   0, 0, BOTH, "ELF sections" },
+	[KEY_SYMBOLS] = { "symbols", NULL, KEYMAP_ELF, ELFSRC_SYMBOLS,
+			  KEY_NEEDS_JIT, KEYF_ALIASES | KEYF_NAMES_CODE, 0,
 			  BOTH,
 			  "symbols (demangled), with their metadata "
 			  "(unwind, symbol tables, relocations)" },
-	[KEY_KINDS] = { "kinds", KEYSP_IMAGE, KEYMAP_KINDS, -1, KEY_IN_REPORT,
+	[KEY_KINDS] = { "kinds", NULL, KEYMAP_KINDS, -1, 0, 0, 0,
+			KEY_IN_REPORT,
 			"what the memory is: code, read-only data, data, "
 			"bss, heap, stack, anon, shared..." },
-	[KEY_BBS] = { "bbs", KEYSP_IMAGE, KEYMAP_ELF, ELFSRC_BBS, BOTH,
+	[KEY_BBS] = { "bbs", NULL, KEYMAP_ELF, ELFSRC_BBS, 0, 0, 0, BOTH,
 		      "basic blocks (SHT_LLVM_BB_ADDR_MAP, clang "
 		      "-fbasic-block-sections=labels)" },
-	[KEY_RELOCS] = { "relocs", KEYSP_IMAGE, KEYMAP_RELOCS, ELFSRC_RELOCS,
-			 BOTH,
+	[KEY_RELOCS] = { "relocs", NULL, KEYMAP_RELOCS, ELFSRC_RELOCS, 0, 0,
+			 1u << COL_RELOCS, BOTH,
 			 "relocation tables by type; resident, the pages "
 			 "that relocations dirtied" },
-	[KEY_COMPILEUNITS] = { "compileunits", KEYSP_IMAGE, KEYMAP_ELF,
-			       ELFSRC_COMPILEUNITS, BOTH,
+	[KEY_COMPILEUNITS] = { "compileunits", NULL, KEYMAP_ELF,
+			       ELFSRC_COMPILEUNITS, 0, 0, 0, BOTH,
 			       "DWARF compile units (source files)" },
-	[KEY_INLINES] = { "inlines", KEYSP_IMAGE, KEYMAP_ELF,
-			  ELFSRC_INLINES, BOTH,
+	[KEY_INLINES] = { "inlines", NULL, KEYMAP_ELF, ELFSRC_INLINES, 0, 0,
+			  0, BOTH,
 			  "DWARF line table: the source line of each "
 			  "byte, inlined code included" },
-	[KEY_CALLERS] = { "callers", KEYSP_FAULT, KEYMAP_NONE, -1,
-			  KEY_IN_REPORT,
+	[KEY_CALLERS] = { "callers", label_callers, KEYMAP_NONE, -1, FAULTS,
+			  0, 0, KEY_IN_REPORT,
 			  "call stack of the page fault that made a page "
 			  "resident (record --faults)" },
-	[KEY_FAULTSITE] = { "faultsite", KEYSP_FAULT, KEYMAP_NONE, -1,
-			    KEY_IN_REPORT,
+	[KEY_FAULTSITE] = { "faultsite", label_site, KEYMAP_NONE, -1, FAULTS,
+			    0, 0, KEY_IN_REPORT,
 			    "first frame of that fault's stack that is the "
 			    "program's: past malloc, memset and the like "
 			    "(--skip-frames)" },
 };
+
+void keys_proc_init(struct key_proc *kp, uint32_t pid)
+{
+	*kp = (struct key_proc){ .pid = pid };
+	for (int k = 0; k < KEY__COUNT; k++)
+		kp->labels[k] = LABEL_NONE;
+}
+
+unsigned keys_needs(const enum key_id *keys, size_t n)
+{
+	unsigned needs = 0;
+
+	for (size_t i = 0; i < n; i++)
+		needs |= keydefs[keys[i]].needs;
+	return needs;
+}
+
+unsigned keys_cols_missing(const enum key_id *keys, size_t n)
+{
+	unsigned cols = 0;
+
+	for (int k = 0; k < KEY__COUNT; k++)
+		cols |= keydefs[k].cols;
+	for (size_t i = 0; i < n; i++)
+		cols &= ~keydefs[keys[i]].cols;
+	return cols;
+}
+
+enum key_id keys_of_col(unsigned col)
+{
+	int k = 0;
+
+	while (k < KEY__COUNT && !(keydefs[k].cols & (1u << col)))
+		k++;
+	return (enum key_id)k;
+}
+
+enum key_id keys_code_key(void)
+{
+	int k = 0;
+
+	while (k < KEY__COUNT - 1 && !(keydefs[k].flags & KEYF_NAMES_CODE))
+		k++;
+	return (enum key_id)k;
+}
 
 static const char *key_name_at(int k)
 {

@@ -1,16 +1,21 @@
-/* keys.h — the one table of `--by` keys, for `memsz size` and `report`.
+/* keys.h — the one table of `--by` keys, for `memsz size`, `report` and
+ * `diff`.
  *
- * Every key is one row: its name, what it labels, the ELF source its map
- * is built from (for keys that label bytes inside an image), the commands
- * that offer it and one line of help. `--by` parsing, the key lists in
- * --help and messages, `--list-keys` and the choice of map builder all
- * read this table; adding a key is adding a row (and, for a key that is
- * not an ELF source, the code that labels it).
+ * Every key is one row: its name, how its labels are made (a label hook,
+ * or the image map it is built from), what it needs read to make them
+ * (processes, fault samples, JIT symbol maps, an ELF data source), how
+ * other code treats its labels (flags), the columns only it gives, the
+ * commands that offer it and one line of help. `--by` parsing, the key
+ * lists in --help and messages, `--list-keys`, the choice of map builder
+ * and what a report reads all come from this table: adding a key is a
+ * row plus its label hook (or its ELF source). Nothing outside this
+ * file's functions asks which key a key is.
  */
 #ifndef MEMSZ_REPORT_KEYS_H
 #define MEMSZ_REPORT_KEYS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -34,17 +39,9 @@ enum key_id {
 	KEY__COUNT
 };
 
-/* What a key labels. */
-enum key_space {
-	KEYSP_PROCESS, /* a process or one of its mappings (report only) */
-	KEYSP_FILE,    /* a whole file: one label per image */
-	KEYSP_IMAGE,   /* bytes inside an image, by a map in file/VM space */
-	KEYSP_FAULT,   /* the fault sample that made a page resident */
-};
-
-/* How the map of a KEYSP_IMAGE key is built. */
+/* How the map of a key labelled piece by piece inside images is built. */
 enum key_map {
-	KEYMAP_NONE,   /* not an image key */
+	KEYMAP_NONE,   /* not an image key: labelled by its hook */
 	KEYMAP_ELF,    /* the image's ELF source map (elfsrc) */
 	KEYMAP_KINDS,  /* the image's segments as kinds, anon memory by kind */
 	KEYMAP_RELOCS, /* on disk the ELF relocs source; resident, the
@@ -57,11 +54,61 @@ enum key_map {
 
 #define KEYS_MAX 8 /* keys one --by list may name */
 
+/* What a key needs read to make its labels (bit mask; the ELF data
+ * source of an image key is its map and elfsrc). */
+#define KEY_NEEDS_PROCS 1u  /* the recorded processes (report only) */
+#define KEY_NEEDS_FAULTS 2u /* fault samples with their stacks: its label
+			       changes from page to page */
+#define KEY_NEEDS_JIT 4u    /* JIT symbol maps (perf-PID.map): its labels
+			       of anonymous JIT code are the JIT symbols */
+
+/* How other code treats a key's labels (bit mask). */
+#define KEYF_BY_RANGE 1u    /* tells mappings apart: a file's FILE SIZE is
+			       charged by the range each mapping maps, not
+			       once for the whole file */
+#define KEYF_ALIASES 2u     /* labels may carry aliases (folded symbols):
+			       csv and json add an aliases column */
+#define KEYF_PID_LABEL 4u   /* labels are "PID name": diff pairs a process
+			       of OLD with the one of NEW of that name */
+#define KEYF_NAMES_CODE 8u  /* labels name functions: fault stack frames
+			       are named from its map */
+
+struct attrib_map;
+struct labels;
+
+/* A recorded process as the keys that label processes see it (report).
+ * The strings are the caller's; labels[] is the hooks' cache. */
+struct key_proc {
+	uint32_t pid;
+	char *comm;        /* last command name, or NULL */
+	char *cmdline;     /* last command line, or NULL */
+	char *user;        /* owner (user name or "uid N"), or NULL */
+	uint32_t labels[KEY__COUNT]; /* LABEL_NONE until made */
+};
+
+/* What a label hook is given: the bytes being charged. */
+struct key_at {
+	struct labels *lb;
+	struct key_proc *proc;           /* report: the process; size: NULL */
+	const struct attrib_map *map;    /* report: the mapping; size: NULL */
+	uint32_t file_label;             /* the file (image) of the bytes, or
+					    the kind of anonymous memory */
+	uint32_t callers, site;          /* report with fault keys: the fault
+					    stack of the pages and its first
+					    frame of the program's */
+};
+
+/* A key's label for the bytes at at. */
+typedef uint32_t key_label_fn(const struct key_at *at);
+
 struct keydef {
 	const char *name;   /* "sections" */
-	enum key_space space;
-	enum key_map map;
+	key_label_fn *label; /* NULL: labelled piece by piece by its map */
+	enum key_map map;   /* KEYMAP_NONE: labelled by label */
 	int elfsrc;         /* enum elf_source behind the map, or -1 */
+	unsigned needs;     /* KEY_NEEDS_* */
+	unsigned flags;     /* KEYF_* */
+	unsigned cols;      /* columns only this key gives (bit per col_id) */
 	unsigned cmds;      /* KEY_IN_* */
 	const char *help;   /* one line for --list-keys */
 };
@@ -95,5 +142,21 @@ bool keys_label_is_fallback(enum key_id k, const char *label);
 char *keys_fallback_note(const char *prefix, enum key_id k, size_t n,
 			 const uint64_t *bytes, const uint64_t *total,
 			 const char *const *names);
+
+/* Make kp the process pid with no strings and no labels yet. */
+void keys_proc_init(struct key_proc *kp, uint32_t pid);
+
+/* What keys[0..n-1] need read, together (KEY_NEEDS_*). */
+unsigned keys_needs(const enum key_id *keys, size_t n);
+
+/* Columns (bit per col_id) that some key gives (relocs: the relocs key)
+ * and none of keys[0..n-1] does: a report by these keys has none. */
+unsigned keys_cols_missing(const enum key_id *keys, size_t n);
+
+/* The key that gives column col, or KEY__COUNT if every key has it. */
+enum key_id keys_of_col(unsigned col);
+
+/* The key whose map names the functions of an image (KEYF_NAMES_CODE). */
+enum key_id keys_code_key(void);
 
 #endif

@@ -17,7 +17,9 @@ struct size_walk {
 	struct rowtree *t;
 	const enum key_id *keys;
 	size_t nkeys;
-	uint32_t file_label;     /* label of the "files" key */
+	/* per key: the label its hook gives the file (keys not labelled by
+	 * an ELF map: files), else LABEL_NONE */
+	uint32_t fixed[KEYS_MAX];
 	size_t map_of_key[KEYS_MAX]; /* index into labels[] per key */
 	int base_index;          /* labels[] index of base map, or -1 */
 	enum col_id col;
@@ -38,8 +40,8 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 	if (w->base_index >= 0 && labels[w->base_index] == LABEL_NONE)
 		return 0; /* VM hole between segments: not mapped */
 	for (size_t i = 0; i < w->nkeys; i++) {
-		if (keydefs[w->keys[i]].space == KEYSP_FILE) {
-			path[i] = w->file_label;
+		if (w->fixed[i] != LABEL_NONE) {
+			path[i] = w->fixed[i];
 			continue;
 		}
 		path[i] = labels[w->map_of_key[i]];
@@ -51,7 +53,7 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 	if (!filter_keep(w->filter, w->lb, path, w->nkeys))
 		return 0;
 	for (size_t i = 0; i < w->nkeys; i++)
-		if (keydefs[w->keys[i]].space != KEYSP_FILE &&
+		if (w->fixed[i] == LABEL_NONE &&
 		    keys_label_is_fallback(w->keys[i],
 					   labels_str(w->lb, path[i])))
 			w->fallback[i][w->col == COL_VM] += end - start;
@@ -90,6 +92,7 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
 	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys,
 			       .lb = lb, .filter = filter };
+	struct key_at at = { .lb = lb };
 	struct strlist mine = { 0 };
 	size_t nmaps = 0;
 	const struct rmap_entry *vme;
@@ -99,11 +102,14 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 	ret = imgmaps_open(&im, path, lb);
 	if (ret < 0)
 		return ret;
-	w.file_label = labels_intern(lb, path);
+	at.file_label = labels_intern(lb, path);
 	for (size_t i = 0; i < nkeys; i++) {
 		struct dualmap *dm;
 		int src = keydefs[keys[i]].elfsrc;
 
+		w.fixed[i] = keydefs[keys[i]].label ?
+				     keydefs[keys[i]].label(&at) :
+				     LABEL_NONE;
 		if (src < 0)
 			continue;
 		ret = imgmaps_source(&im, src, lb, debug_root, &mine, &dm);

@@ -491,10 +491,78 @@ static void test_keys_parse(void **state)
 			    "compileunits, inlines");
 }
 
+/* Every key is one row: labelled either by its hook or by an image map,
+ * its needs and columns read from the row, and the hooks' labels. */
+static void test_keys_rows(void **state)
+{
+	struct labels *lb = labels_new();
+	struct key_proc kp;
+	struct attrib_map m = { .start = 0x1000, .end = 0x3000,
+				.prot = PROT_READ | PROT_EXEC,
+				.name = "/bin/x" };
+	struct key_at at = { .lb = lb, .proc = &kp, .map = &m };
+	enum key_id files = KEY_FILES, relocs = KEY_RELOCS;
+	enum key_id fk[] = { KEY_FILES, KEY_CALLERS, KEY_SYMBOLS };
+	char longname[200];
+
+	(void)state;
+	for (int k = 0; k < KEY__COUNT; k++) {
+		const struct keydef *kd = &keydefs[k];
+
+		/* one way to make its labels */
+		assert_true(!kd->label != (kd->map == KEYMAP_NONE));
+		/* size has no processes nor fault samples to hand a hook */
+		if (kd->needs & (KEY_NEEDS_PROCS | KEY_NEEDS_FAULTS))
+			assert_false(kd->cmds & KEY_IN_SIZE);
+	}
+	assert_int_equal(keys_needs(fk, 3),
+			 KEY_NEEDS_FAULTS | KEY_NEEDS_JIT);
+	assert_int_equal(keys_needs(&files, 1), 0);
+	assert_true(keys_cols_missing(&files, 1) & (1u << COL_RELOCS));
+	assert_int_equal(keys_cols_missing(&relocs, 1), 0);
+	assert_int_equal(keys_of_col(COL_RELOCS), KEY_RELOCS);
+	assert_int_equal(keys_of_col(COL_RSS), KEY__COUNT);
+	assert_int_equal(keys_code_key(), KEY_SYMBOLS);
+
+	keys_proc_init(&kp, 42);
+	assert_string_equal(labels_str(lb, keydefs[KEY_PIDS].label(&at)),
+			    "42");
+	assert_string_equal(labels_str(lb, keydefs[KEY_COMMS].label(&at)),
+			    "[unknown]");
+	assert_string_equal(labels_str(lb, keydefs[KEY_USERS].label(&at)),
+			    "[unknown user]");
+	assert_string_equal(labels_str(lb, keydefs[KEY_MAPPINGS].label(&at)),
+			    "1000-3000 r-xp /bin/x");
+	/* a long command line is cut; a label is made once per process */
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	keys_proc_init(&kp, 7);
+	kp.comm = "sh";
+	kp.cmdline = longname;
+	kp.user = "root";
+	assert_int_equal(strlen(labels_str(lb, keydefs[KEY_PIDS].label(&at))),
+			 2 + 72 + 3);
+	kp.cmdline = NULL;
+	assert_int_equal(strlen(labels_str(lb, keydefs[KEY_PIDS].label(&at))),
+			 2 + 72 + 3);
+	assert_string_equal(labels_str(lb, keydefs[KEY_COMMS].label(&at)),
+			    "sh");
+	assert_string_equal(labels_str(lb, keydefs[KEY_USERS].label(&at)),
+			    "root");
+	at.file_label = labels_intern(lb, "/lib/libc.so.6");
+	at.callers = labels_intern(lb, "main;f");
+	at.site = labels_intern(lb, "f");
+	assert_int_equal(keydefs[KEY_FILES].label(&at), at.file_label);
+	assert_int_equal(keydefs[KEY_CALLERS].label(&at), at.callers);
+	assert_int_equal(keydefs[KEY_FAULTSITE].label(&at), at.site);
+	labels_free(lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_parse),
+		cmocka_unit_test(test_keys_rows),
 		cmocka_unit_test(test_no_images),
 		cmocka_unit_test(test_symbols_exact),
 		cmocka_unit_test(test_bss_tail),
