@@ -177,11 +177,65 @@ static void add_event(struct record_args *a, const char *name)
 	a->events = n;
 }
 
+/* Handle one sampling option c (--faults, -e, -c, --call-graph,
+ * --stack-size, -m) with argument arg. Returns 0, or -1 after printing why
+ * it is invalid. */
+static int parse_sample_option(struct record_args *a, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'f':
+		add_event(a, "page-faults");
+		break;
+	case 'e':
+		add_event(a, arg);
+		break;
+	case 'c':
+		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period) {
+			memsz_error("invalid --count '%s': expected an "
+				    "integer > 0", arg);
+			return -1;
+		}
+		break;
+	case 'g':
+		if (!strcmp(arg, "fp")) {
+			a->fo.cg = EVENTS_CG_FP;
+		} else if (!strcmp(arg, "dwarf")) {
+			a->fo.cg = EVENTS_CG_DWARF;
+		} else {
+			memsz_error("invalid --call-graph '%s': expected fp "
+				    "or dwarf", arg);
+			return -1;
+		}
+		break;
+	case 'S':
+		if (parse_u64(arg, &v) < 0 || !v || v > EVENTS_MAX_STACK) {
+			memsz_error("invalid --stack-size '%s': expected 1 to "
+				    "%u bytes", arg, EVENTS_MAX_STACK);
+			return -1;
+		}
+		a->fo.stack_size = (uint32_t)v;
+		break;
+	case 'm':
+		if (parse_u64(arg, &v) < 0 || v < 2 || v > (1u << 20) ||
+		    (v & (v - 1))) {
+			memsz_error("invalid --mmap-pages '%s': expected a "
+				    "power of 2 from 2 to 1048576", arg);
+			return -1;
+		}
+		a->so.ring_pages = (unsigned)v;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
 /* Handle one option c with argument arg. Returns 0, or -1 after printing
  * why it is invalid. */
 static int parse_option(struct record_args *a, int c, const char *arg)
 {
-	uint64_t v;
 	double d;
 
 	switch (c) {
@@ -226,49 +280,8 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'W':
 		a->so.no_growth = true;
 		break;
-	case 'f':
-		add_event(a, "page-faults");
-		break;
-	case 'e':
-		add_event(a, arg);
-		break;
-	case 'c':
-		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period) {
-			memsz_error("invalid --count '%s': expected an "
-				    "integer > 0", arg);
-			return -1;
-		}
-		break;
-	case 'g':
-		if (!strcmp(arg, "fp")) {
-			a->fo.cg = EVENTS_CG_FP;
-		} else if (!strcmp(arg, "dwarf")) {
-			a->fo.cg = EVENTS_CG_DWARF;
-		} else {
-			memsz_error("invalid --call-graph '%s': expected fp "
-				    "or dwarf", arg);
-			return -1;
-		}
-		break;
-	case 'S':
-		if (parse_u64(arg, &v) < 0 || !v || v > EVENTS_MAX_STACK) {
-			memsz_error("invalid --stack-size '%s': expected 1 to "
-				    "%u bytes", arg, EVENTS_MAX_STACK);
-			return -1;
-		}
-		a->fo.stack_size = (uint32_t)v;
-		break;
-	case 'm':
-		if (parse_u64(arg, &v) < 0 || v < 2 || v > (1u << 20) ||
-		    (v & (v - 1))) {
-			memsz_error("invalid --mmap-pages '%s': expected a "
-				    "power of 2 from 2 to 1048576", arg);
-			return -1;
-		}
-		a->so.ring_pages = (unsigned)v;
-		break;
 	default:
-		return -1;
+		return parse_sample_option(a, c, arg);
 	}
 	return 0;
 }
