@@ -44,8 +44,9 @@ static char *opt_name(const struct opt *o)
 	return t;
 }
 
-/* Write s's lines, each from column col; the first goes on from column
- * *at of the current line (a new line if that is past col - 1). */
+/* Write s's lines, each from column col; the first goes on the current
+ * line, at whose column at the option's name ends, unless that is past
+ * col - 1 (then on a line of its own). */
 static void help_lines(FILE *out, const char *s, int col, int at)
 {
 	while (*s) {
@@ -67,12 +68,9 @@ void opts_usage(const struct opts_cmd *cmd, FILE *out)
 	fputs(cmd->synopsis, out);
 	fprintf(out, "\n%s\n", cmd->about);
 	for (const struct opt *o = cmd->opts; o->shrt || o->lng; o++) {
-		char *name;
+		char *name = opt_name(o);
 		int at;
 
-		if (!o->help)
-			continue;
-		name = opt_name(o);
 		at = fprintf(out, "    %s", name);
 		free(name);
 		help_lines(out, o->help, cmd->col, at);

@@ -31,7 +31,8 @@ struct opt {
 	enum opt_arg arg;
 	const char *argname;   /* "FILE" as --help shows it (OPT_NOARG: NULL) */
 	int id;                /* what opts_parse() hands the command */
-	const char *help;      /* its --help lines, '\n' between them */
+	const char *help;      /* its --help lines, '\n' between them; every
+				  row has help (no hidden options) */
 	/* one more help line made at run time (a list read from another
 	 * table), or NULL */
 	const char *(*more)(void);
