@@ -44,17 +44,19 @@ for cmd in size report diff dump record; do
 	[ "$(echo "$longs" | wc -w)" -ge 2 ] &&
 		ok "$cmd: its table read from its source" ||
 		nok "$cmd: no table read from $src/cmd_$cmd.c"
+	# the long options of the help's option list (not its synopsis)
+	listed=$(grep -o '^    \(-[a-zA-Z], \)\?--[a-z][a-z-]*' "$tmp/h1" |
+		 sed 's/.*--//')
 	missing=
 	for l in $longs; do
-		grep -q -- "--$l\b" "$tmp/h1" || missing="$missing --$l"
+		echo "$listed" | grep -qx -- "$l" || missing="$missing --$l"
 	done
 	[ -z "$missing" ] && ok "$cmd: every long option is in --help" ||
 		nok "$cmd: not in --help:$missing"
 	# each option of the help's list is one the parser knows (a bad
 	# option after it stops the command before it does anything)
 	unknown=
-	for l in $(grep -o '^    \(-[a-zA-Z], \)\?--[a-z][a-z-]*' "$tmp/h1" |
-		   sed 's/.*--//'); do
+	for l in $listed; do
 		$MEMSZ $cmd --$l --zz-bogus >/dev/null 2>"$tmp/err" </dev/null
 		grep -q "unknown option '--$l'" "$tmp/err" &&
 			unknown="$unknown --$l"
