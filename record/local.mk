@@ -3,7 +3,12 @@
 libmemsz_a_SOURCES += record/perf.c record/perf.h \
 	record/target.c record/target.h \
 	record/procmaps.c record/procmaps.h \
-	record/snapshot.c record/snapshot.h \
+	record/snapshot.c record/snapshot.h record/snap_int.h \
+	record/snap_pagemap.c record/snap_pagemap.h \
+	record/snap_kpage.c record/snap_kpage.h \
+	record/snap_observer.c record/snap_observer.h \
+	record/snap_pool.c record/snap_pool.h \
+	record/snap_images.c record/snap_images.h \
 	record/events.c record/events.h \
 	record/session.c record/session.h \
 	record/jitmap.c record/jitmap.h \
