@@ -10,6 +10,8 @@ libmemsz_a_SOURCES += record/perf.c record/perf.h \
 	record/snap_pool.c record/snap_pool.h \
 	record/snap_images.c record/snap_images.h \
 	record/events.c record/events.h \
-	record/session.c record/session.h \
+	record/session.c record/session.h record/session_int.h \
+	record/session_loop.c record/session_targets.c \
+	record/session_capture.c record/session_trigger.c \
 	record/jitmap.c record/jitmap.h \
 	record/targets_scan.c record/targets_scan.h

@@ -143,8 +143,8 @@ static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
 			 base + ((uint64_t)n << s->page_shift), q, 0);
 }
 
-void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m,
-		       size_t n, bool read)
+void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m, size_t n,
+		       bool read)
 {
 	uint64_t file = m->ino ? PM_FILE : 0;
 
@@ -167,8 +167,8 @@ void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m,
 	}
 }
 
-int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c,
-			int pm, uint64_t base, size_t n, bool zero)
+int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
+			uint64_t base, size_t n, bool zero)
 {
 	size_t i = 0, j;
 	uint64_t first = base >> s->page_shift;
@@ -375,8 +375,8 @@ static int task_pread(struct snap_job *j, struct snap_ctx *c,
 	struct snapper *s = j->s;
 	const struct procmap *m = &j->maps->maps[t->vma];
 	size_t n = t->n, amb;
-	ssize_t r = snap_pread_full(j->pm, c->pm, n * 8,
-				    (va >> s->page_shift) * 8);
+	ssize_t r =
+	    snap_pread_full(j->pm, c->pm, n * 8, (va >> s->page_shift) * 8);
 
 	if (r < 0 && r != -EIO && r != -EINVAL)
 		return (int)r;

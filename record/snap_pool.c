@@ -330,10 +330,10 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			 * when held, without the PFNs */
 			if (sh[k].deferred)
 				pagemap_reconcile(
-					c, &j->maps->maps[j->tasks[k].vma], n,
-					pagemap_read_marked(s, c, j->pm,
-							    task_va(j, k), n,
-							    false) == 0);
+				    c, &j->maps->maps[j->tasks[k].vma], n,
+				    pagemap_read_marked(s, c, j->pm,
+							task_va(j, k), n,
+							false) == 0);
 			kpage_prepass(s, c, n, &nlook, &maxkey);
 			sl->ret = kpage_classify(s, c, sl, task_va(j, k), n,
 						 nlook, maxkey);
@@ -352,8 +352,8 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 	return ret;
 }
 
-int snap_job_run(struct snap_job *j, const uint32_t *ids,
-		 struct md_snap_end *e, struct snap_stats *st)
+int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
+		 struct snap_stats *st)
 {
 	struct snapper *s = j->s;
 	struct snap_thread th[SNAP_THREADS_MAX];
