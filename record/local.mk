@@ -1,6 +1,7 @@
 # record/: capture — perf events, /proc maps, page snapshots, targets.
 # Knows no ELF internals beyond reading a build-id.
-libmemsz_a_SOURCES += record/perf.c record/perf.h \
+libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \
+	record/perf_decode.c record/perf_ring.c record/perf_leash.c \
 	record/target.c record/target.h \
 	record/procmaps.c record/procmaps.h \
 	record/snapshot.c record/snapshot.h record/snap_int.h \
