@@ -214,7 +214,7 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 	/* memsz's own mapping of the page is not a sharer: without memsz
 	 * the page would be mapped once less (and private if that leaves
 	 * one) */
-	if (looked && mapcount > 1 && self_maps(s, e & PM_PFN_MASK)) {
+	if (looked && mapcount > 1 && observer_maps(s, e & PM_PFN_MASK)) {
 		mapcount--;
 		if (mapcount == 1) {
 			fl |= MD_PG_EXCLUSIVE;

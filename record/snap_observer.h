@@ -11,7 +11,7 @@
 #include "record/snap_int.h"
 
 /* True if memsz itself maps the page frame pfn (see observer_ready). */
-static inline bool self_maps(const struct snapper *s, uint64_t pfn)
+static inline bool observer_maps(const struct snapper *s, uint64_t pfn)
 {
 	uint64_t o = pfn - s->self_lo;
 
