@@ -1,10 +1,18 @@
 # record/: capture — perf events, /proc maps, page snapshots, targets.
 # Knows no ELF internals beyond reading a build-id.
-libmemsz_a_SOURCES += record/perf.c record/perf.h \
+libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \
+	record/perf_decode.c record/perf_ring.c record/perf_leash.c \
 	record/target.c record/target.h \
 	record/procmaps.c record/procmaps.h \
-	record/snapshot.c record/snapshot.h \
+	record/snapshot.c record/snapshot.h record/snap_int.h \
+	record/snap_pagemap.c record/snap_pagemap.h \
+	record/snap_kpage.c record/snap_kpage.h \
+	record/snap_observer.c record/snap_observer.h \
+	record/snap_pool.c record/snap_pool.h \
+	record/snap_images.c record/snap_images.h \
 	record/events.c record/events.h \
-	record/session.c record/session.h \
+	record/session.c record/session.h record/session_int.h \
+	record/session_loop.c record/session_targets.c \
+	record/session_capture.c record/session_trigger.c \
 	record/jitmap.c record/jitmap.h \
 	record/targets_scan.c record/targets_scan.h

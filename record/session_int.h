@@ -1,0 +1,291 @@
+/* session_int.h — what the parts of a `memsz record` session share (not
+ * for use outside record/session*.c).
+ *
+ * session.c        the public calls: open, launch, attach, finish, free
+ * session_loop.c   the event loop (poll on signals, timer, pidfds, rings)
+ * session_targets.c the targets: finding, following, their COMM,
+ *                  CMDLINE, JIT and mapping records, the -a/-G scan
+ * session_capture.c the perf records, backpressure (holds) and leashes,
+ *                  the tracer's callbacks
+ * session_trigger.c the snapshot triggers, one row each, and the snapshot
+ */
+#ifndef MEMSZ_RECORD_SESSION_INT_H
+#define MEMSZ_RECORD_SESSION_INT_H
+
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/datafile.h"
+#include "record/procmaps.h"
+#include "record/session.h"
+
+struct perf_capture;
+struct snapper;
+struct tracer;
+struct tracer_ops;
+
+/* Longest wait of the loop: how often the perf rings are drained (records
+ * older than the time-ordering window are handed out) and, without perf,
+ * how often /proc/PID/maps is polled for changes. */
+#define POLL_MS 100
+/* After SIGTERM at the end of --duration, a launched command gets this
+ * long to exit before it is sent SIGKILL. */
+#define KILL_GRACE_NS (2000ull * 1000 * 1000)
+/* Fixed entries at the head of the loop's pollfd array: the signalfd, then
+ * the interval timerfd (fd -1, ignored by poll, when there is none). */
+#define PFD_SIGNAL 0
+#define PFD_TIMER 1
+#define PFD_FIXED 2
+/* Backpressure: when a sample ring is this full (per mille) as memsz gets
+ * to drain it, memsz has fallen behind: the targets are held until it has
+ * drained the rings down to RELEASE_FILL_PERMILLE (then they run while it
+ * drains the rest). Rings wake memsz at 1/16 full, so a memsz that keeps
+ * up never holds; what stays free (7/8 of a ring) absorbs the faults made
+ * while the hold takes effect. */
+#define HOLD_FILL_PERMILLE 125
+#define RELEASE_FILL_PERMILLE 31
+/* Leashes: each traced thread stops itself (a signal it gets from its own
+ * counter, perf_capture_leash) once it took its share of LEASH_ROOM_PERMILLE
+ * of a ring, and memsz lets it go only while no ring is HOLD_FILL_PERMILLE
+ * full: the rings cannot overflow even while memsz gets no cpu, is busy
+ * in a long snapshot, or is stopped. The rest of a ring is slack. */
+#define LEASH_ROOM_PERMILLE 800
+_Static_assert(HOLD_FILL_PERMILLE + LEASH_ROOM_PERMILLE < 1000,
+	       "the leashed threads' room and the hold threshold fit a ring");
+/* While draining, the fill of the rings is looked at again after this many
+ * samples: a long drain of one ring must not let another one overflow. */
+#define HOLD_CHECK_SAMPLES 64
+
+struct rec_target {
+	int pid;
+	bool alive;
+	bool traced;          /* under ptrace: snapshot at its exit stop */
+	bool exit_snap;       /* that snapshot was taken */
+	bool unreadable;      /* its pages cannot be read: left out */
+	bool told;            /* why it is missing was said and noted */
+	int pidfd;            /* attach mode: readable at exit; -1 */
+	uint32_t nsnaps;      /* snapshots taken of it */
+	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
+	bool grew;            /* the growth trigger fired since last looked */
+	uint64_t held_ns;     /* --freeze: how long the last snapshot held it */
+	uint64_t thawed;      /* ... and when it let it go (monotonic ns) */
+	char comm[16];        /* command name when it was added */
+	char *cmdline;        /* the last CMDLINE written for it */
+	struct procmaps last; /* polling fallback: the maps seen last */
+	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
+};
+
+struct synth_key {
+	uint32_t pid;
+	uint64_t start, len, pgoff, ino;
+};
+
+/* The targets: each is allocated on its own, so that a pointer to one
+ * stays valid while a drain or a tracer callback (in a snapshot, say)
+ * adds the children they report. */
+struct rec_targets {
+	struct rec_target **t;
+	size_t n, cap;
+};
+
+/* The perf capture and what came from it. */
+struct rec_capture {
+	struct perf_capture *pc;    /* NULL: polling fallback */
+	struct perf_event_attr *sattr; /* --faults / -e sampling events */
+	size_t nsattr;
+	uint64_t nsamples, lost;
+	/* MMAP2 records synthesized at attach, and the time up to which
+	 * perf events may repeat them */
+	struct synth_key *syn;
+	size_t nsyn, syncap;
+	uint64_t syn_time;
+};
+
+/* Backpressure and leashes: targets held while memsz drains the rings. */
+struct rec_backpressure {
+	bool hold;                  /* hold targets, lose no sample */
+	uint64_t held_ns, nholds;   /* time and times targets were held */
+	uint64_t nleash, leash_k;   /* leash stops seen, the longest leash
+				     * (samples) then */
+	bool leash_told;            /* a thread could not be leashed */
+	bool closing;               /* session_free(): let leashes go */
+	bool draining, holding;     /* in rec_drain(); targets held in it */
+	uint64_t hold_start;
+};
+
+/* Snapshots: the snapper and what the triggers took. */
+struct rec_snaps {
+	struct snapper *s;
+	bool freeze;                /* --freeze */
+	bool started;               /* the launched command's first taken */
+	uint32_t seq;
+	uint64_t nsnaps;
+	bool pss_told;
+	uint64_t snap_held_ns, nsnap_held; /* targets held by snapshots
+					    * (growth, --freeze) */
+};
+
+/* The event loop's state. */
+struct rec_loop {
+	int sfd, tfd;               /* signalfd, interval timerfd (-1) */
+	sigset_t oldmask;
+	bool masked;                /* oldmask must be restored */
+	struct pollfd *pfd;
+	size_t pfd_cap;
+	bool stop, term_sent, got_exit;
+	uint64_t deadline, kill_at;
+	int status;                 /* wait status of the launched command */
+};
+
+/* record -a, -G: the scan, and what it left out. */
+struct rec_scan {
+	struct target_scan *scan;
+	int *denied;                /* pids whose memory may not be read */
+	size_t ndenied, deniedcap;
+	int denied_err;
+	uint64_t scan_gone;         /* exited before their first snapshot */
+	size_t kthreads;            /* kernel threads the first scan skipped */
+	int scan_err;               /* the last scan failed (told once) */
+};
+
+struct session {
+	struct session_opts o;
+	const char *path;
+	char *partial;        /* path.partial kept after a write error */
+	struct md_writer *w;
+	int werr;             /* first write error */
+	uint64_t nevents;
+	struct tracer *tr;    /* launched and attached targets */
+	int child;            /* launched pid or 0 */
+	bool inherit;         /* follow forked children */
+	bool traced_all;      /* the targets at start are traced */
+	bool ptrace_told;     /* said once that ptrace was refused */
+	bool exec_failed;
+	char why[320];        /* explanation of the last failure */
+	struct rec_targets tg;
+	struct rec_capture cap;
+	struct rec_backpressure bp;
+	struct rec_snaps sn;
+	struct rec_loop loop;
+	struct rec_scan sc;
+};
+
+/* Tell the user msg (session_opts.say), as a warning or not. */
+static inline void rec_say(struct session *r, bool warning, const char *msg)
+{
+	if (r->o.say)
+		r->o.say(r->o.arg, warning, msg);
+}
+
+/* Remember the first write error (ret < 0); later writes are skipped.
+ * True once a write failed. */
+static inline bool rec_wfail(struct session *r, int ret)
+{
+	if (ret < 0 && !r->werr)
+		r->werr = ret;
+	return r->werr != 0;
+}
+
+/* A NOTE record of text, unless a write failed. */
+static inline void rec_note(struct session *r, const char *text)
+{
+	if (!r->werr)
+		rec_wfail(r, md_write_note(r->w, text));
+}
+
+/* --- session.c --- */
+
+/* Set the explanation of a failure (session_why) and return err. */
+int rec_fail(struct session *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* --- session_targets.c --- */
+
+/* The target pid, or NULL. */
+struct rec_target *rec_target_find(struct session *r, int pid);
+/* The target pid, added (alive, traced as said) if it is new; one known
+ * already is marked alive. */
+struct rec_target *rec_target_add(struct session *r, int pid, bool traced);
+/* A synthesized COMM record for t, from /proc/PID/comm. */
+void rec_write_comm(struct session *r, struct rec_target *t);
+/* Follow pid, a process forked by a target (see session_targets.c). */
+void rec_follow_child(struct session *r, int pid, bool traced);
+/* A thread of pid whose maps can be read (the leader may be a zombie). */
+int rec_live_tid(int pid);
+/* An MMAP2 record for m, with an IMAGE record for its file if new. */
+void rec_write_mmap2(struct session *r, struct md_mmap2 *m);
+/* True if m repeats a mapping synthesized at attach (rec_synthesize). */
+bool rec_synth_dup(struct session *r, const struct md_mmap2 *m);
+/* Synthesize MMAP2 records for the mappings t has now (attach). */
+void rec_synthesize(struct session *r, struct rec_target *t);
+/* Polling fallback: MMAP2 / MUNMAP records for what changed in t's maps
+ * since last time (nothing when perf events follow them, or a scan). */
+void rec_poll_maps(struct session *r, struct rec_target *t);
+/* A CMDLINE record for t when its command line changed since the last. */
+void rec_write_cmdline(struct session *r, struct rec_target *t);
+/* JITMAP records for what t's JIT compilers added to /tmp/perf-PID.map. */
+void rec_write_jit(struct session *r, struct rec_target *t);
+/* Say (and note) that t is left out of the recording, and why (err). */
+void rec_left_out(struct session *r, struct rec_target *t, int err);
+/* Remember that pid, found by a scan, could not be read (err), once. */
+void rec_scan_denied(struct session *r, int pid, int err);
+/* Scan and follow what is new (record -a, -G). */
+void rec_scan_targets(struct session *r);
+/* NOTE (and say) what the scan left out. */
+void rec_scan_note(struct session *r);
+/* True while a target may still be alive. */
+bool rec_any_alive(struct session *r);
+
+/* --- session_capture.c --- */
+
+/* The tracer's callbacks: snapshots at exec and exit, children, leashes. */
+extern const struct tracer_ops rec_tracer_ops;
+/* Hand the perf records to the file (all, or those older than the
+ * time-ordering window), holding the targets while memsz is behind. */
+void rec_drain(struct session *r, bool all);
+/* Hold every traced thread if a sample ring is HOLD_FILL_PERMILLE full. */
+void rec_backpressure(struct session *r);
+/* snapper_set_tick's callback: backpressure between chunks. */
+void rec_snapshot_tick(void *arg);
+
+/* --- session_trigger.c --- */
+
+/* The snapshot triggers: each is one row of session_trigger.c's table. */
+enum trigger_id {
+	TRIGGER_START,      /* a target's first snapshot */
+	TRIGGER_INTERVAL,   /* every --interval */
+	TRIGGER_GROWTH,     /* its resident memory grew (kernel-triggered) */
+	TRIGGER_EXIT,       /* at its exit stop, before the teardown */
+	TRIGGER_FINAL,      /* when the recording stops, for those alive */
+	TRIGGER_COUNT
+};
+
+/* Set up the triggers that need it (the interval timer) as the loop
+ * starts. */
+void triggers_arm(struct session *r);
+/* Snapshot t for trigger id if the trigger's row says it is due, read
+ * through thread tid (0: a live thread of t), with flags ORed into the
+ * row's. */
+void trigger_fire(struct session *r, enum trigger_id id,
+		  struct rec_target *t, int tid, uint32_t flags);
+/* trigger_fire for every target (those added meanwhile included) until a
+ * write fails. */
+void trigger_fire_all(struct session *r, enum trigger_id id);
+/* The growth trigger's page-fault period for the perf capture (0: no
+ * growth snapshots). */
+uint64_t trigger_growth_period(const struct session *r);
+/* A growth sample came for t (may be NULL): looked at after the drain. */
+void trigger_growth_fired(struct rec_target *t);
+/* The final snapshots of the targets alive, with a note for each target
+ * that ended without its last one. */
+void rec_final_snapshots(struct session *r);
+
+/* --- session_loop.c --- */
+
+/* After a write error: end the launched command and what it forked. */
+void rec_stop_launched(struct session *r);
+
+#endif

@@ -1,0 +1,184 @@
+/* session_loop.c — the event loop of a session: poll() on the signalfd,
+ * the interval timer, the attached targets' pidfds and the perf rings;
+ * then the triggers, the drain and the polling fallback, until the
+ * targets end, the duration does, a signal comes or a write fails.
+ */
+#include "config.h"
+
+#include "record/session_int.h"
+
+#include "record/perf.h"
+#include "record/target.h"
+#include "record/targets_scan.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+/* Arm the triggers (the --interval timer) and the --duration deadline. */
+static void start_clocks(struct session *r)
+{
+	triggers_arm(r);
+	if (r->o.duration_ns)
+		r->loop.deadline = mono_ns() + r->o.duration_ns;
+}
+
+/* Decide whether the loop goes on: the launched command reaped, the
+ * targets gone, a stop asked for. At the deadline, a launched command gets
+ * its last snapshot now, then SIGTERM (its exit snapshot follows), then
+ * SIGKILL after a grace period — like perf. Returns false to leave. */
+static bool loop_continue(struct session *r, uint64_t now)
+{
+	if (r->tr)
+		tracer_poll(r->tr);
+	if (r->child) {
+		if (tracer_done(r->tr, &r->loop.status)) {
+			r->loop.got_exit = true;
+			return false;
+		}
+	}
+	if (!r->child && (r->loop.stop || (!r->sc.scan && !rec_any_alive(r))))
+		return false;
+	if (r->loop.deadline && now >= r->loop.deadline && !r->loop.stop)
+		r->loop.stop = true;
+	if (r->loop.stop && r->child && !r->loop.term_sent) {
+		rec_final_snapshots(r);
+		kill(r->child, SIGTERM);
+		r->loop.term_sent = true;
+		r->loop.kill_at = now + KILL_GRACE_NS;
+	}
+	if (r->loop.kill_at && now >= r->loop.kill_at) {
+		kill(r->child, SIGKILL);
+		r->loop.kill_at = 0;
+	}
+	return true;
+}
+
+/* Fill r->loop.pfd: the fixed entries, the live targets' pidfds, the perf
+ * rings. Returns the count. */
+static size_t fill_pollfds(struct session *r)
+{
+	size_t n = 0, max = PFD_FIXED + r->tg.n;
+
+	if (r->cap.pc)
+		max += perf_capture_nrings(r->cap.pc);
+	xgrow(&r->loop.pfd, &r->loop.pfd_cap, max, sizeof(*r->loop.pfd));
+	r->loop.pfd[n++] = (struct pollfd){.fd = r->loop.sfd, .events = POLLIN};
+	r->loop.pfd[n++] = (struct pollfd){.fd = r->loop.tfd, .events = POLLIN};
+	for (size_t i = 0; i < r->tg.n; i++)
+		if (r->tg.t[i]->pidfd >= 0 && r->tg.t[i]->alive)
+			r->loop.pfd[n++] = (struct pollfd){
+			    .fd = r->tg.t[i]->pidfd, .events = POLLIN};
+	if (r->cap.pc)
+		n += perf_capture_pollfds(r->cap.pc, r->loop.pfd + n, max - n);
+	return n;
+}
+
+/* Act on what poll() reported in r->loop.pfd[0..n). */
+static void handle_pollfds(struct session *r, size_t n)
+{
+	struct pollfd *pfd = r->loop.pfd;
+
+	if (pfd[PFD_SIGNAL].revents & POLLIN) {
+		struct signalfd_siginfo si;
+
+		while (read(r->loop.sfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo != SIGCHLD)
+				r->loop.stop = true;
+	}
+	if (r->loop.tfd >= 0 && (pfd[PFD_TIMER].revents & POLLIN)) {
+		uint64_t ticks;
+
+		if (read(r->loop.tfd, &ticks, sizeof(ticks)) > 0)
+			trigger_fire_all(r, TRIGGER_INTERVAL);
+		if (r->sc.scan && !target_scan_is_cgroup(r->sc.scan))
+			rec_scan_targets(r);
+	}
+	for (size_t i = 0; i < r->tg.n; i++) {
+		struct rec_target *t = r->tg.t[i];
+		struct pollfd *p = NULL;
+
+		for (size_t k = PFD_FIXED; k < n && !p; k++)
+			if (t->pidfd >= 0 && pfd[k].fd == t->pidfd)
+				p = &pfd[k];
+		if (p && (p->revents & (POLLIN | POLLHUP))) {
+			rec_write_jit(r, t);
+			t->alive = false;
+			close(t->pidfd);
+			t->pidfd = -1;
+		}
+	}
+}
+
+void session_run(struct session *r)
+{
+	if (r->o.one_shot)
+		return;
+	start_clocks(r);
+	while (!r->werr) {
+		uint64_t now = mono_ns();
+		int timeout = POLL_MS;
+		size_t n;
+
+		if (!loop_continue(r, now))
+			break;
+		if (r->loop.stop && !r->child)
+			continue; /* the next turn leaves */
+		if (r->loop.deadline && !r->loop.stop)
+			timeout = MIN((uint64_t)timeout,
+				      (r->loop.deadline - now) / 1000000 + 1);
+		n = fill_pollfds(r);
+		if (poll(r->loop.pfd, n, timeout) < 0 && errno != EINTR)
+			break;
+		/* threads at their leash first: they wait for it */
+		if (r->tr)
+			tracer_poll(r->tr);
+		handle_pollfds(r, n);
+		if (r->sc.scan && target_scan_is_cgroup(r->sc.scan))
+			rec_scan_targets(r);
+		rec_drain(r, false);
+		trigger_fire_all(r, TRIGGER_GROWTH);
+		for (size_t i = 0; !r->cap.pc && i < r->tg.n; i++)
+			rec_poll_maps(r, r->tg.t[i]);
+	}
+}
+
+/* Send sig to the launched command and every process forked from it that
+ * still exists. Returns true if any does. */
+static bool signal_launched(struct session *r, int sig)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->tg.n; i++)
+		if (r->tg.t[i]->traced && kill(r->tg.t[i]->pid, 0) == 0) {
+			kill(r->tg.t[i]->pid, sig);
+			any = true;
+		}
+	return any;
+}
+
+/* After a write error: end the launched command and what it forked rather
+ * than leave them running unwatched (SIGTERM, SIGKILL after the grace
+ * period; processes forked meanwhile get the same as the tracer reports
+ * them), reaping them through the tracer. */
+void rec_stop_launched(struct session *r)
+{
+	uint64_t start = mono_ns();
+
+	kill(r->child, SIGTERM);
+	for (;;) {
+		uint64_t now = mono_ns();
+		bool any;
+
+		tracer_poll(r->tr);
+		any = signal_launched(r, now - start < KILL_GRACE_NS ? SIGTERM
+								     : SIGKILL);
+		if ((tracer_done(r->tr, &r->loop.status) && !any) ||
+		    now - start > 2 * KILL_GRACE_NS)
+			return;
+		poll(NULL, 0, 10);
+	}
+}

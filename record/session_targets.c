@@ -1,0 +1,467 @@
+/* session_targets.c — the targets of a session: found (launched,
+ * attached, forked, or by a -a / -G scan), followed, and described by
+ * their COMM, CMDLINE, JITMAP and mapping records (synthesized at attach,
+ * or polled from /proc/PID/maps without perf).
+ */
+#include "config.h"
+
+#include "record/session_int.h"
+
+#include "record/jitmap.h"
+#include "record/snapshot.h"
+#include "record/target.h"
+#include "record/targets_scan.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+struct rec_target *rec_target_find(struct session *r, int pid)
+{
+	for (size_t i = 0; i < r->tg.n; i++)
+		if (r->tg.t[i]->pid == pid)
+			return r->tg.t[i];
+	return NULL;
+}
+
+struct rec_target *rec_target_add(struct session *r, int pid, bool traced)
+{
+	struct rec_target *t = rec_target_find(r, pid);
+
+	if (t) {
+		t->alive = true;
+		return t;
+	}
+	xgrow(&r->tg.t, &r->tg.cap, r->tg.n + 1, sizeof(*r->tg.t));
+	t = xcalloc(1, sizeof(*t));
+	r->tg.t[r->tg.n++] = t;
+	t->pid = pid;
+	t->alive = true;
+	t->traced = traced;
+	t->pidfd = -1;
+	if (target_comm(pid, t->comm, sizeof(t->comm)) < 0)
+		snprintf(t->comm, sizeof(t->comm), "gone");
+	return t;
+}
+
+/* A synthesized COMM record for pid, from /proc/PID/comm. */
+void rec_write_comm(struct session *r, struct rec_target *t)
+{
+	struct md_task k = { .time = mono_ns(), .pid = t->pid,
+			     .tid = t->pid, .comm = t->comm };
+
+	if (!r->werr && strcmp(t->comm, "gone") &&
+	    !rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
+		r->nevents++;
+}
+
+/* A process forked by a target: follow it (traced: the tracer already
+ * holds it). Attached recordings watch its exit with a pidfd. The kernel
+ * gives a child its parent's command name without a COMM record, so one is
+ * written. A process seen before (its perf FORK record may come first) is
+ * only marked traced when it is. */
+void rec_follow_child(struct session *r, int pid, bool traced)
+{
+	struct rec_target *t = rec_target_find(r, pid);
+
+	if (t) {
+		t->traced |= traced;
+		return;
+	}
+	t = rec_target_add(r, pid, traced);
+	if (!r->child)
+		t->pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (!r->child && t->pidfd < 0)
+		t->alive = false; /* gone already */
+	rec_write_comm(r, t);
+}
+
+static bool scan_is_denied(const struct session *r, int pid)
+{
+	for (size_t i = 0; i < r->sc.ndenied; i++)
+		if (r->sc.denied[i] == pid)
+			return true;
+	return false;
+}
+
+/* Remember that pid, found by a scan, could not be read (err), once. */
+void rec_scan_denied(struct session *r, int pid, int err)
+{
+	if (scan_is_denied(r, pid))
+		return;
+	xgrow(&r->sc.denied, &r->sc.deniedcap, r->sc.ndenied + 1,
+	      sizeof(*r->sc.denied));
+	r->sc.denied[r->sc.ndenied++] = pid;
+	r->sc.denied_err = err;
+}
+
+/* dev/ino of a mapping whose perf record carried a build-id instead. */
+static void fill_dev_ino(struct md_mmap2 *m)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
+		 (unsigned long long)m->start,
+		 (unsigned long long)(m->start + m->len));
+	if (stat(path, &st) < 0) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid,
+			 m->filename);
+		if (stat(path, &st) < 0)
+			return;
+	}
+	m->dev_major = major(st.st_dev);
+	m->dev_minor = minor(st.st_dev);
+	m->ino = st.st_ino;
+}
+
+void rec_write_mmap2(struct session *r, struct md_mmap2 *m)
+{
+	uint32_t id;
+	int ret;
+
+	if (r->werr)
+		return;
+	if (m->build_id_len && !m->ino)
+		fill_dev_ino(m);
+	if (m->filename[0] == '/' && (m->ino || m->build_id_len)) {
+		ret =
+		    snapper_image(r->sn.s, m->pid, m->filename, m->start,
+				  m->start + m->len, m->dev_major, m->dev_minor,
+				  m->ino, m->build_id, m->build_id_len, &id);
+		if (ret == -ENOSPC || ret == -EIO || ret == -EFBIG)
+			rec_wfail(r, ret);
+	}
+	if (!rec_wfail(r, md_write_mmap2(r->w, m)))
+		r->nevents++;
+}
+
+bool rec_synth_dup(struct session *r, const struct md_mmap2 *m)
+{
+	if (m->time > r->cap.syn_time)
+		return false;
+	for (size_t i = 0; i < r->cap.nsyn; i++) {
+		struct synth_key *k = &r->cap.syn[i];
+
+		if (k->pid == m->pid && k->start == m->start &&
+		    k->len == m->len && k->pgoff == m->pgoff &&
+		    k->ino == m->ino)
+			return true;
+	}
+	return false;
+}
+
+static void procmap_to_mmap2(int pid, const struct procmap *p, uint64_t now,
+			     struct md_mmap2 *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time = now;
+	m->pid = pid;
+	m->tid = pid;
+	m->start = p->start;
+	m->len = p->end - p->start;
+	m->pgoff = p->pgoff;
+	m->dev_major = p->dev_major;
+	m->dev_minor = p->dev_minor;
+	m->ino = p->ino;
+	m->prot = p->prot;
+	m->flags = p->flags;
+	m->synthesized = true;
+	/* Name anonymous mappings as the kernel's mmap2 events do. */
+	m->filename = p->name && p->name[0] ? p->name : "//anon";
+}
+
+static bool procmap_eq(const struct procmap *a, const struct procmap *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->pgoff == b->pgoff && a->ino == b->ino &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	       a->prot == b->prot && a->flags == b->flags &&
+	       !strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+/* A thread of pid whose maps can be read (the leader may be a zombie). */
+int rec_live_tid(int pid)
+{
+	int *tids = NULL, n = target_threads(pid, &tids), tid = pid;
+
+	for (int i = 0; i < n; i++) {
+		char st = target_state(pid, tids[i]);
+
+		if (st && st != 'Z' && st != 'X') {
+			tid = tids[i];
+			break;
+		}
+	}
+	free(tids);
+	return tid;
+}
+
+/* Synthesize MMAP2 records for the mappings pid has now (attach), keeping
+ * their keys so that perf events seen meanwhile are not written twice. */
+void rec_synthesize(struct session *r, struct rec_target *t)
+{
+	struct procmaps pm = { 0 };
+	int tid = rec_live_tid(t->pid);
+	uint64_t now;
+
+	if (procmaps_read(t->pid, tid == t->pid ? 0 : tid, &pm) < 0)
+		goto out;
+	now = mono_ns();
+	r->cap.syn_time = now;
+	for (size_t i = 0; i < pm.n; i++) {
+		struct md_mmap2 m;
+		struct synth_key *k;
+
+		procmap_to_mmap2(t->pid, &pm.maps[i], now, &m);
+		m.tid = tid;
+		rec_write_mmap2(r, &m);
+		xgrow(&r->cap.syn, &r->cap.syncap, r->cap.nsyn + 1,
+		      sizeof(*r->cap.syn));
+		k = &r->cap.syn[r->cap.nsyn++];
+		k->pid = m.pid;
+		k->start = m.start;
+		k->len = m.len;
+		k->pgoff = m.pgoff;
+		k->ino = m.ino;
+	}
+out:
+	procmaps_free(&pm);
+}
+
+/* Polling fallback: write MMAP2 / MUNMAP records for what changed in the
+ * maps of t since last time. Both lists are sorted by address. */
+void rec_poll_maps(struct session *r, struct rec_target *t)
+{
+	struct procmaps now = { 0 };
+	uint64_t time;
+	size_t i = 0, j = 0;
+
+	if (r->cap.pc || r->sc.scan || !t->alive || r->werr)
+		return;
+	if (procmaps_read(t->pid, 0, &now) < 0) {
+		procmaps_free(&now);
+		return;
+	}
+	time = mono_ns();
+	while (i < t->last.n || j < now.n) {
+		const struct procmap *a = i < t->last.n ? &t->last.maps[i] :
+							  NULL;
+		const struct procmap *b = j < now.n ? &now.maps[j] : NULL;
+		struct md_mmap2 m;
+
+		if (a && b && procmap_eq(a, b)) {
+			i++;
+			j++;
+		} else if (a && (!b || a->start <= b->start)) {
+			procmap_to_mmap2(t->pid, a, time, &m);
+			if (!rec_wfail(r, md_write_munmap(r->w, &m)))
+				r->nevents++;
+			i++;
+		} else {
+			procmap_to_mmap2(t->pid, b, time, &m);
+			rec_write_mmap2(r, &m);
+			j++;
+		}
+	}
+	procmaps_free(&t->last);
+	t->last = now;
+}
+
+/* A CMDLINE record for t when its command line changed since the last. */
+void rec_write_cmdline(struct session *r, struct rec_target *t)
+{
+	struct md_task k = { .pid = t->pid, .tid = t->pid };
+	char *line;
+
+	if (r->werr || target_cmdline(t->pid, &line) < 0)
+		return;
+	if (!line[0] || (t->cmdline && !strcmp(t->cmdline, line))) {
+		free(line);
+		return;
+	}
+	free(t->cmdline);
+	t->cmdline = line;
+	k.time = mono_ns();
+	k.comm = line;
+	if (!rec_wfail(r, md_write_task(r->w, MD_REC_CMDLINE, &k)))
+		r->nevents++;
+}
+
+/* Say (and note) that t is left out of the recording, and why. */
+void rec_left_out(struct session *r, struct rec_target *t, int err)
+{
+	char *msg = xasprintf("pid %d (%s) left out: cannot read its memory "
+			      "(%s)", t->pid, t->comm, memsz_strerror(err));
+
+	t->unreadable = true;
+	t->told = true;
+	rec_say(r, true, msg);
+	rec_note(r, msg);
+	free(msg);
+}
+
+/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
+ * last read, as JITMAP records (the file may go with the process, so it is
+ * read at every snapshot and at exit). */
+void rec_write_jit(struct session *r, struct rec_target *t)
+{
+	struct jitmap jm = { 0 };
+	uint64_t now = mono_ns();
+
+	if (r->werr || jitmap_read_pid(t->pid, &t->jit_off, &jm) <= 0)
+		goto out;
+	for (size_t i = 0; i < jm.n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
+		struct md_jitmap rec = {
+			.time = now, .pid = (uint32_t)t->pid,
+			.nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
+			.syms = jm.syms + i,
+		};
+
+		if (!rec_wfail(r, md_write_jitmap(r->w, &rec)))
+			r->nevents++;
+	}
+out:
+	jitmap_free(&jm);
+}
+
+bool rec_any_alive(struct session *r)
+{
+	for (size_t i = 0; i < r->tg.n; i++) {
+		struct rec_target *t = r->tg.t[i];
+
+		if (t->alive && !t->traced && t->pidfd < 0 &&
+		    target_check_pid(t->pid) == -ESRCH)
+			t->alive = false;
+		if (t->alive)
+			return true;
+	}
+	return false;
+}
+
+/* Follow pid, found by the scan, if it is new (or its pid was reused):
+ * name it with its owner and take its first snapshot. */
+static void scan_add(struct session *r, int pid)
+{
+	struct rec_target *t = rec_target_find(r, pid);
+	char comm[16], user[64];
+	uint64_t before = r->sn.nsnaps;
+	struct md_task k;
+	int err;
+
+	if (r->werr || (t && t->alive) || scan_is_denied(r, pid))
+		return;
+	err = target_check_pid(pid);
+	if (err == -EACCES || err == -EPERM)
+		rec_scan_denied(r, pid, err);
+	if (err < 0 || target_scan_comm(pid, &k, comm, user) < 0)
+		return; /* unreadable, or gone already */
+	t = rec_target_add(r, pid, false);
+	procmaps_free(&t->last);
+	if (!rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
+		r->nevents++;
+	trigger_fire(r, TRIGGER_START, t, 0, 0);
+	if (r->sn.nsnaps == before && !r->werr && !scan_is_denied(r, pid)) {
+		r->sc.scan_gone++;
+		t->alive = false;
+	}
+}
+
+/* Scan and follow what is new. A failed scan (the cgroup was removed) is
+ * noted once; the processes already found are still followed. */
+void rec_scan_targets(struct session *r)
+{
+	struct target_scan_stats st;
+	int *pids = NULL;
+	int n = target_scan_list(r->sc.scan, &pids, &st);
+
+	if (n < 0) {
+		if (!r->sc.scan_err) {
+			char *msg = xasprintf("cannot list the processes of "
+					      "'%s' any more: %s",
+					      target_scan_dir(r->sc.scan),
+					      memsz_strerror(n));
+
+			rec_say(r, true, msg);
+			rec_note(r, msg);
+			free(msg);
+		}
+		r->sc.scan_err = n;
+		return;
+	}
+	r->sc.scan_err = 0;
+	if (!r->sc.kthreads)
+		r->sc.kthreads = st.kthreads;
+	for (int i = 0; i < n; i++)
+		scan_add(r, pids[i]);
+	free(pids);
+}
+
+int session_scan(struct session *r, struct target_scan *scan)
+{
+	int *pids = NULL;
+	int n;
+
+	r->sc.scan = scan;
+	if (r->cap.nsattr)
+		return rec_fail(r, -MEMSZ_EUSAGE,
+				"sampling events cannot be "
+				"recorded with -a or -G");
+	n = target_scan_list(scan, &pids, NULL);
+	free(pids);
+	if (n < 0)
+		return rec_fail(r, n, "cannot list the processes of '%s': %s",
+				target_scan_is_cgroup(scan) ?
+					target_scan_dir(scan) : "/proc",
+				memsz_strerror(n));
+	rec_scan_targets(r);
+	return 0;
+}
+
+/* NOTE (and say) what the scan left out: processes that could not be read,
+ * processes gone before their first snapshot, kernel threads. */
+void rec_scan_note(struct session *r)
+{
+	char *msg, *list = xstrdup(""), *t;
+
+	if (!r->sc.scan || r->werr)
+		goto out;
+	for (size_t i = 0; i < r->sc.ndenied && i < 10; i++) {
+		t = xasprintf("%s%s%d", list, i ? ", " : "", r->sc.denied[i]);
+		free(list);
+		list = t;
+	}
+	if (r->sc.ndenied) {
+		msg = xasprintf("%zu process%s could not be read (%s) and %s "
+				"left out: pid %s%s",
+				r->sc.ndenied, r->sc.ndenied == 1 ? "" : "es",
+				memsz_strerror(r->sc.denied_err),
+				r->sc.ndenied == 1 ? "is" : "are", list,
+				r->sc.ndenied > 10 ? ", ..." : "");
+		rec_say(r, true, msg);
+		rec_note(r, msg);
+		free(msg);
+	}
+	if (r->sc.scan_gone) {
+		msg = xasprintf("%llu process%s exited before its first "
+				"snapshot",
+				(unsigned long long)r->sc.scan_gone,
+				r->sc.scan_gone == 1 ? "" : "es");
+		rec_note(r, msg);
+		free(msg);
+	}
+	if (r->sc.kthreads && !target_scan_is_cgroup(r->sc.scan)) {
+		msg = xasprintf("%zu kernel thread%s skipped (no user memory)",
+				r->sc.kthreads, r->sc.kthreads == 1 ? "" : "s");
+		rec_note(r, msg);
+		free(msg);
+	}
+out:
+	free(list);
+}

@@ -1,0 +1,166 @@
+/* snap_images.c — the image registry and stack naming (see
+ * snap_images.h).
+ */
+#include "config.h"
+
+#include "record/snap_images.h"
+
+#include "elf/elfimg.h"
+#include "record/target.h"
+#include "util/util.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static bool same_file(const struct stat *st, uint32_t maj, uint32_t min,
+		      uint64_t ino)
+{
+	return (uint64_t)st->st_ino == ino && major(st->st_dev) == maj &&
+	       minor(st->st_dev) == min;
+}
+
+/* Find where the file (dev, ino) mapped by pid at path can be opened:
+ * /proc/PID/root/PATH, PATH itself, or an entry of /proc/PID/map_files.
+ * Returns an allocated path ("" if none) and fills *st. */
+static char *find_open_path(int pid, const char *path, uint64_t start,
+			    uint64_t end, uint32_t maj, uint32_t min,
+			    uint64_t ino, struct stat *st)
+{
+	char *p, *clean = xstrdup(path);
+	size_t len = strlen(clean);
+	static const char deleted[] = " (deleted)";
+
+	if (len > sizeof(deleted) - 1 &&
+	    !strcmp(clean + len - (sizeof(deleted) - 1), deleted))
+		clean[len - (sizeof(deleted) - 1)] = 0;
+	if (clean[0] == '/') {
+		p = xasprintf("/proc/%d/root%s", pid, clean);
+		if (!stat(p, st) && same_file(st, maj, min, ino))
+			goto found;
+		free(p);
+		if (!stat(clean, st) && same_file(st, maj, min, ino)) {
+			p = xstrdup(clean);
+			goto found;
+		}
+	}
+	/* Deleted files, memfd, shared memory, other mount namespaces: the
+	 * mapping's own link (one stat, not a walk of every mapping). */
+	p = xasprintf("/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start,
+		      end);
+	if (!stat(p, st) && same_file(st, maj, min, ino))
+		goto found;
+	free(p);
+	free(clean);
+	memset(st, 0, sizeof(*st));
+	return xstrdup("");
+found:
+	free(clean);
+	return p;
+}
+
+int snapper_image(struct snapper *s, int pid, const char *path,
+		  uint64_t start, uint64_t end, uint32_t dev_major,
+		  uint32_t dev_minor, uint64_t ino, const uint8_t *build_id,
+		  uint32_t build_id_len, uint32_t *image_id)
+{
+	struct md_image im = { 0 };
+	struct snap_image *si;
+	struct stat st;
+	char *open_path;
+	size_t i;
+	int fd, ret;
+
+	for (i = 0; i < s->nimages; i++) {
+		si = &s->images[i];
+		if (si->ino == ino && si->dev_major == dev_major &&
+		    si->dev_minor == dev_minor) {
+			*image_id = si->id;
+			return 0;
+		}
+	}
+	open_path = find_open_path(pid, path, start, end, dev_major, dev_minor,
+				   ino, &st);
+	im.id = (uint32_t)s->nimages;
+	im.dev_major = dev_major;
+	im.dev_minor = dev_minor;
+	im.ino = ino;
+	im.path = path;
+	im.open_path = open_path;
+	if (open_path[0]) {
+		im.size = (uint64_t)st.st_size;
+		im.mtime_ns = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC +
+			      st.st_mtim.tv_nsec;
+	}
+	if (build_id && build_id_len) {
+		im.build_id_len = MIN(build_id_len, sizeof(im.build_id));
+		memcpy(im.build_id, build_id, im.build_id_len);
+	} else if (open_path[0] && S_ISREG(st.st_mode)) {
+		fd = open(open_path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ret = elf_build_id_read(fd, im.build_id,
+						sizeof(im.build_id));
+			im.build_id_len = ret > 0 ? ret : 0;
+			close(fd);
+		}
+	}
+	ret = md_write_image(s->w, &im);
+	free(open_path);
+	if (ret < 0)
+		return ret;
+	xgrow(&s->images, &s->images_cap, s->nimages + 1, sizeof(*s->images));
+	si = &s->images[s->nimages++];
+	si->dev_major = dev_major;
+	si->dev_minor = dev_minor;
+	si->ino = ino;
+	si->id = im.id;
+	*image_id = im.id;
+	return 0;
+}
+
+void snap_name_thread_stacks(int pid, struct procmaps *maps)
+{
+	struct target_sp *sps = NULL;
+	int n = target_thread_sps(pid, &sps);
+
+	for (int i = 0; i < n; i++) {
+		for (size_t k = 0; k < maps->n; k++) {
+			struct procmap *m = &maps->maps[k];
+
+			if (sps[i].sp < m->start || sps[i].sp >= m->end)
+				continue;
+			if (!m->ino && (!m->name || !m->name[0])) {
+				free(m->name);
+				m->name = xasprintf("[stack:%d]", sps[i].tid);
+			}
+			break;
+		}
+	}
+	free(sps);
+}
+
+int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
+		    uint32_t **idsp)
+{
+	uint32_t *ids = xmalloc((maps->n + 1) * sizeof(*ids));
+	int ret;
+
+	*idsp = ids;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct procmap *m = &maps->maps[i];
+
+		ids[i] = UINT32_MAX;
+		if (m->ino == 0 && m->dev_major == 0 && m->dev_minor == 0)
+			continue;
+		ret = snapper_image(s, pid, m->name, m->start, m->end,
+				    m->dev_major, m->dev_minor, m->ino, NULL, 0,
+				    &ids[i]);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}

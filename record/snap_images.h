@@ -1,0 +1,24 @@
+/* snap_images.h — the image registry of a recording (one IMAGE record per
+ * mapped file, by device and inode; snapper_image in snapshot.h) and the
+ * names a snapshot gives mappings /proc/PID/maps leaves unnamed. Internal
+ * to record/snap*.c.
+ */
+#ifndef MEMSZ_RECORD_SNAP_IMAGES_H
+#define MEMSZ_RECORD_SNAP_IMAGES_H
+
+#include "record/snap_int.h"
+
+/* The image id of each mapping of maps into (*ids)[i] (UINT32_MAX for
+ * one that maps no file), writing an IMAGE record for each file seen the
+ * first time. *ids is allocated even on an error: caller frees. Returns
+ * 0 or a negative code. */
+int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
+		    uint32_t **ids);
+
+/* Name "[stack:TID]" each anonymous mapping that holds the stack pointer
+ * of thread TID (not the main thread's, which the kernel names [stack]),
+ * as kernels before 4.5 did in /proc/PID/maps. A thread running right now
+ * has no stack pointer to read: its stack stays unnamed. */
+void snap_name_thread_stacks(int pid, struct procmaps *maps);
+
+#endif

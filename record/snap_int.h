@@ -1,0 +1,187 @@
+/* snap_int.h — what the parts of a snapshot share (not for use outside
+ * record/snap*.c): the pagemap and PAGEMAP_SCAN bits, the sizes of a
+ * chunk and of the window of chunks in flight, and the snapper itself.
+ *
+ * A snapshot (snapshot.c) reads the VMA list, then hands the job to the
+ * worker pool (snap_pool.c), whose threads read each chunk's page tables
+ * (snap_pagemap.c), look the page frames up and classify the pages into
+ * runs (snap_kpage.c) and write them in order. The observer
+ * (snap_observer.c) knows memsz's own pages, so that memsz does not count
+ * itself as a sharer; the image registry (snap_images.c) writes each
+ * mapped file once.
+ */
+#ifndef MEMSZ_RECORD_SNAP_INT_H
+#define MEMSZ_RECORD_SNAP_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include "data/datafile.h"
+#include "record/procmaps.h"
+#include "record/snapshot.h"
+
+/* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAPPED (1ull << 62)
+#define PM_FILE (1ull << 61)
+#define PM_EXCLUSIVE (1ull << 56)
+#define PM_SOFTDIRTY (1ull << 55)
+#define PM_PFN_MASK ((1ull << 55) - 1)
+
+/* PAGEMAP_SCAN (linux/fs.h, 6.7+), declared here for older headers. */
+struct snap_page_region {
+	uint64_t start, end, categories;
+};
+
+struct snap_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask;
+	uint64_t return_mask;
+};
+
+#define SNAP_PAGEMAP_SCAN _IOWR('f', 16, struct snap_scan_arg)
+#define SCAN_IS_FILE (1u << 2)
+#define SCAN_IS_PRESENT (1u << 3)
+#define SCAN_IS_SWAPPED (1u << 4)
+#define SCAN_IS_PFNZERO (1u << 5)
+#define SCAN_IS_HUGE (1u << 6)
+/* Set in c->extra for every page PAGEMAP_SCAN returned, whatever its
+ * categories, so that pagemap_read_marked() reads it. */
+#define SCAN_MARKED 0x80u
+/* Set in c->extra by pmd_mark() (not a kernel category): the page is
+ * present and mapped by a PMD, a huge page of THP. */
+#define SCAN_PMD 0x01u
+
+#define CHUNK_PAGES (1u << 14)   /* pagemap entries per pread = per task */
+#define SCAN_VEC 4096            /* regions per PAGEMAP_SCAN call */
+#define KPAGE_BLOCK (1u << 17)   /* max entries per kpage pread (1 MiB) */
+#define KPAGE_GAP 32             /* read through gaps this small */
+#define PAGEMAP_GAP 64           /* pages: likewise for pagemap spans */
+/* A chunk whose resident fraction is below 1/SPARSE is "sparse": the next
+ * one is found with PAGEMAP_SCAN instead of a plain pread. */
+#define SPARSE 8
+/* Threads that read and kpage_classify chunks (the caller's included), and how
+ * many chunks may be claimed ahead of the oldest one not yet written. */
+#define SNAP_THREADS_MAX 4
+#define WINDOW 64
+/* Below this many pages of VM a snapshot runs in the caller's thread. */
+#define THREAD_MIN_PAGES (1u << 15)
+
+struct snap_image {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	uint32_t id;
+};
+
+/* Per-thread scratch for one chunk. */
+struct snap_ctx {
+	uint64_t *pm;            /* pagemap entries */
+	uint8_t *extra;          /* SCAN_IS_* bits per page (when scanned) */
+	uint64_t *kcount, *kflags;
+	uint64_t *look, *look2;  /* LOOK_KEY(pfn, page): pages to look up */
+	uint64_t *kbuf;
+	struct snap_page_region *vec;
+	uint64_t kpage_lookups;
+	bool scanned;
+	/* pagemap_read_task of a split job only scanned the task: its pagemap
+	 * entries are read after the release */
+	bool deferred;
+	uint64_t changed;        /* pages pagemap_reconcile() changed */
+};
+
+/* The result of one chunk, kept until it is written (slot = chunk index
+ * modulo WINDOW). */
+struct snap_slot {
+	struct md_run *runs;
+	size_t nruns, cap;
+	uint64_t present, swapped, unreadable;
+	int ret;
+	bool done;
+};
+
+/* A mapped file as /proc/PID/maps names it: its device and inode. */
+struct self_file {
+	uint64_t dev, ino;
+};
+
+struct snapper {
+	struct md_writer *w;
+	int kpagecount_fd, kpageflags_fd;
+	bool has_pfn, has_kpageflags, has_scan;
+	bool pss_note_written;
+	size_t page_size;
+	unsigned page_shift;
+	uint32_t pmd_pages;      /* pages a PMD maps (THP); 0: no THP */
+	unsigned nthreads;
+	struct snap_image *images;
+	size_t nimages, images_cap;
+	char **noted;            /* unreadable mapping names already noted */
+	size_t nnoted, noted_cap;
+
+	struct snap_ctx *ctx[SNAP_THREADS_MAX];
+	struct snap_slot slots[WINDOW];
+	/* PFNs memsz's own file mappings hold (observer-free mapcounts): a
+	 * bitmap of the PFNs [self_lo, self_lo + 64 * self_words). */
+	uint64_t *self_bits;
+	uint64_t self_lo, self_words;
+	/* the files they were loaded for by snapper_prepare (sorted), and
+	 * whether that worked; NULL when nothing is prepared */
+	struct self_file *prep_files;
+	size_t nprep;
+	bool prep_ok;
+	/* snapper_set_release: called once the page tables are read */
+	void (*release)(void *arg);
+	void *release_arg;
+	/* snapper_set_tick: called between chunks while the process runs */
+	void (*tick)(void *arg);
+	void *tick_arg;
+	/* where a split job keeps each task's scan bits and pagemap
+	 * entries: kept for the next one (up to STASH_KEEP_BYTES), so that a
+	 * snapshot that holds the process does not spend the hold faulting
+	 * in fresh memory */
+	uint8_t *stash;
+	size_t stash_size;
+};
+
+/* One chunk of at most CHUNK_PAGES pages of one mapping. */
+struct snap_task {
+	uint32_t vma;
+	uint32_t n;              /* pages */
+	uint64_t first;          /* first page, counted from the VMA start */
+};
+
+/* One snapshot's work, shared by its threads. The tasks are claimed in
+ * order (next) and written in order (flushed) by the caller's thread; a
+ * task k may be claimed only while k < flushed + WINDOW, so its slot
+ * (k % WINDOW) is free. */
+struct snap_job {
+	struct snapper *s;
+	int pid, pm;
+	const struct procmaps *maps;
+	struct snap_task *tasks;
+	size_t ntasks;
+	uint8_t *sparse;         /* per VMA: read the next chunk by scanning */
+	bool pmd;                /* mark PMD-mapped pages (pmd_mark) */
+	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap
+	 * entries are read after the release */
+	bool split;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next, flushed;    /* under mu */
+	bool stop;               /* under mu */
+};
+
+/* Call the release callback, if any, once (snapper_set_release). */
+static inline void snap_release(struct snapper *s)
+{
+	void (*fn)(void *) = s->release;
+
+	s->release = NULL;
+	if (fn)
+		fn(s->release_arg);
+}
+
+#endif

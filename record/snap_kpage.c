@@ -1,0 +1,368 @@
+/* snap_kpage.c — page-frame look-ups and page classes (see
+ * snap_kpage.h). Page classification follows fs/proc/task_mmu.c
+ * (smaps_account) so that sums over runs equal the smaps fields:
+ *   Rss           pages mapped to a normal page (not the zero page)
+ *   private       mapcount < 2, which is exactly pagemap's exclusive bit
+ *   dirty         pte dirty or PG_dirty. pagemap does not show the pte bit:
+ *                 anonymous swap-backed pages are taken as dirty (the kernel
+ *                 maps them dirty on the write fault that creates them and a
+ *                 fork keeps the bit), everything else uses KPF_DIRTY.
+ *   Pss           sum of (page_size << 12) / mapcount, >> 12 when printed.
+ * Without PFNs (no CAP_SYS_ADMIN) sharing is still exact (exclusive bit),
+ * dirtiness is approximated (anonymous = dirty, file = clean) and PSS is
+ * unavailable.
+ */
+#include "config.h"
+
+#include "record/snap_kpage.h"
+
+#include "record/snap_observer.h"
+#include "record/snap_pagemap.h"
+#include "util/util.h"
+
+#include <linux/kernel-page-flags.h>
+#include <string.h>
+
+/* A page to look up in kpagecount/kpageflags: its PFN above its index in
+ * the chunk, so that sorting the keys sorts by PFN. A PFN that does not
+ * fit (none does: physical addresses have at most 52 bits) is not looked
+ * up and reads as zeros, as a PFN beyond the end of the files does. */
+#define LOOK_IDX_BITS 14
+#define LOOK_PFN_MAX (UINT64_MAX >> LOOK_IDX_BITS)
+#define LOOK_KEY(pfn, i) ((pfn) << LOOK_IDX_BITS | (i))
+#define LOOK_PFN(k) ((k) >> LOOK_IDX_BITS)
+#define LOOK_IDX(k) ((uint32_t)((k) & ((1u << LOOK_IDX_BITS) - 1)))
+_Static_assert(CHUNK_PAGES <= 1u << LOOK_IDX_BITS, "chunk index fits a key");
+#define RADIX_MAX_BITS 12
+
+/* Sort the n keys of c->look by PFN: a least-significant-digit radix sort
+ * over the PFN bits the largest key has, in as few passes of at most
+ * RADIX_MAX_BITS as they need (two up to 64 GiB of RAM), through
+ * c->look2. */
+static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
+{
+	uint32_t cnt[1u << RADIX_MAX_BITS];
+	unsigned top = 64 - (unsigned)__builtin_clzll(maxkey | 1);
+	unsigned bits = top > LOOK_IDX_BITS ? top - LOOK_IDX_BITS : 0;
+	unsigned passes = (bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
+	unsigned width = passes ? (bits + passes - 1) / passes : 0;
+	uint64_t *src = c->look, *dst = c->look2, *t, mask;
+
+	mask = ((uint64_t)1 << width) - 1;
+	for (unsigned p = 0; p < passes; p++) {
+		unsigned sh = LOOK_IDX_BITS + p * width;
+		uint32_t sum = 0;
+
+		memset(cnt, 0, ((size_t)mask + 1) * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(src[i] >> sh) & mask]++;
+		for (size_t d = 0; d <= mask; d++) {
+			uint32_t k = cnt[d];
+
+			cnt[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> sh) & mask]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != c->look)
+		memcpy(c->look, src, n * sizeof(*src));
+}
+
+/* Read one of the kpage files into dst for the sorted keys that want it:
+ * one pread per block of nearby PFNs. With count set (kpagecount), the
+ * pages pagemap says are exclusively mapped are not read: their mapcount
+ * is 1. */
+static int kpage_read(struct snap_ctx *c, size_t n, int fd, uint64_t *dst,
+		      bool count)
+{
+	size_t i = 0, j, k;
+
+	while (i < n) {
+		uint64_t first, cnt, last;
+		ssize_t r;
+
+		if (count && (c->pm[LOOK_IDX(c->look[i])] & PM_EXCLUSIVE)) {
+			dst[LOOK_IDX(c->look[i++])] = 1;
+			continue;
+		}
+		first = last = LOOK_PFN(c->look[i]);
+		for (j = i + 1; j < n; j++) {
+			uint64_t p = LOOK_PFN(c->look[j]);
+
+			if (p - last > KPAGE_GAP || p - first >= KPAGE_BLOCK)
+				break;
+			if (!count ||
+			    !(c->pm[LOOK_IDX(c->look[j])] & PM_EXCLUSIVE))
+				last = p;
+		}
+		cnt = last - first + 1;
+		r = snap_pread_full(fd, c->kbuf, cnt * 8, first * 8);
+		if (r < 0)
+			return (int)r;
+		for (k = i; k < j; k++) {
+			uint64_t o = LOOK_PFN(c->look[k]) - first;
+			uint32_t idx = LOOK_IDX(c->look[k]);
+
+			if (count && (c->pm[idx] & PM_EXCLUSIVE))
+				dst[idx] = 1;
+			else
+				dst[idx] = (o + 1) * 8 <= (uint64_t)r ?
+						   c->kbuf[o] : 0;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* Fill kcount/kflags for the n pages of c->look (maxkey the largest key):
+ * sorted by PFN unless they already rise, as the pages of a file read in
+ * order often do. */
+static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
+		      uint64_t maxkey)
+{
+	size_t i;
+	int ret;
+
+	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
+		;
+	if (i < n)
+		look_sort(c, n, maxkey);
+	ret = kpage_read(c, n, s->kpagecount_fd, c->kcount, true);
+	if (ret < 0 || !s->has_kpageflags) {
+		for (i = 0; !ret && i < n; i++)
+			c->kflags[LOOK_IDX(c->look[i])] = 0;
+		return ret;
+	}
+	return kpage_read(c, n, s->kpageflags_fd, c->kflags, false);
+}
+/* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
+static const struct {
+	uint8_t kpf;
+	uint32_t md;
+} kpf_kept[] = {
+	{ KPF_DIRTY, MD_PG_DIRTY },
+	{ KPF_ANON, MD_PG_ANON },
+	{ KPF_SWAPBACKED, MD_PG_SWAPBACKED },
+	{ KPF_KSM, MD_PG_KSM },
+	{ KPF_THP, MD_PG_THP },
+	{ KPF_HUGE, MD_PG_HUGE },
+	{ KPF_IDLE, MD_PG_IDLE },
+};
+
+/* What one page is: its run flags and mapcount, and how it counts. */
+enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
+
+/* Classify one page from its pagemap entry e, its PAGEMAP_SCAN bits x and,
+ * if looked (see needs_lookup), its kpageflags kf and kpagecount kc. */
+static enum page_kind page_class(const struct snapper *s, uint64_t e,
+				 uint8_t x, bool looked, uint64_t kf,
+				 uint64_t kc, uint32_t *flp, uint32_t *mcp)
+{
+	uint32_t fl = 0, mapcount = 0;
+	bool dirty;
+
+	*mcp = 0;
+	if (e & PM_SWAPPED) {
+		fl = MD_PG_SWAPPED;
+		if (e & PM_FILE)
+			fl |= MD_PG_FILE;
+		if (e & PM_SOFTDIRTY)
+			fl |= MD_PG_SOFTDIRTY;
+		*flp = fl;
+		return PAGE_SWAPPED;
+	}
+	if (!(e & PM_PRESENT))
+		return PAGE_NONE;
+	if (e & PM_FILE)
+		fl |= MD_PG_FILE;
+	if (e & PM_EXCLUSIVE)
+		fl |= MD_PG_EXCLUSIVE;
+	if (e & PM_SOFTDIRTY)
+		fl |= MD_PG_SOFTDIRTY;
+	if (x & SCAN_IS_HUGE)
+		fl |= MD_PG_THP;
+	if (x & SCAN_PMD)
+		fl |= MD_PG_PMD;
+	if (looked) {
+		mapcount = (uint32_t)MIN(kc, UINT32_MAX);
+		for (size_t i = 0; i < ARRAY_SIZE(kpf_kept); i++)
+			if (s->has_kpageflags &&
+			    (kf & (1ull << kpf_kept[i].kpf)))
+				fl |= kpf_kept[i].md;
+		/* not a normal page (the zero page, a pfn mapping): smaps
+		 * does not count it */
+		if ((kf & ((1ull << KPF_ZERO_PAGE) | (1ull << KPF_NOPAGE))) ||
+		    mapcount == 0) {
+			*flp = (fl & ~(uint32_t)(MD_PG_THP | MD_PG_PMD)) |
+			       MD_PG_ZERO;
+			return PAGE_ZERO;
+		}
+		/* a hugetlb page is not THP */
+		if (s->has_kpageflags && (kf & (1ull << KPF_HUGE)))
+			fl &= ~(uint32_t)MD_PG_PMD;
+	} else if (x & SCAN_IS_PFNZERO) {
+		*flp = (fl & ~(uint32_t)MD_PG_PMD) | MD_PG_ZERO;
+		return PAGE_ZERO;
+	}
+	fl |= MD_PG_PRESENT;
+	if (e & PM_EXCLUSIVE)
+		mapcount = 1;
+	/* memsz's own mapping of the page is not a sharer: without memsz
+	 * the page would be mapped once less (and private if that leaves
+	 * one) */
+	if (looked && mapcount > 1 && observer_maps(s, e & PM_PFN_MASK)) {
+		mapcount--;
+		if (mapcount == 1) {
+			fl |= MD_PG_EXCLUSIVE;
+			e |= PM_EXCLUSIVE;
+		}
+	}
+	if (!(e & PM_FILE) && !looked) {
+		/* anonymous, not looked up: swap-backed, dirty */
+		if (s->has_kpageflags)
+			fl |= MD_PG_ANON | MD_PG_SWAPBACKED;
+		dirty = true;
+	} else if (s->has_kpageflags) {
+		dirty = (fl & MD_PG_DIRTY) ||
+			((fl & MD_PG_ANON) && (fl & MD_PG_SWAPBACKED));
+	} else {
+		dirty = !(e & PM_FILE);
+	}
+	if (dirty)
+		fl |= (e & PM_EXCLUSIVE) ? MD_PG_PRIVATE_DIRTY :
+					   MD_PG_SHARED_DIRTY;
+	*flp = fl;
+	*mcp = mapcount;
+	return PAGE_PRESENT;
+}
+
+/* True if a page's sharing and dirtiness need kpagecount/kpageflags:
+ * present with a PFN (one a look-up key holds), unless exclusive
+ * anonymous (mapcount 1, dirty). Branch-free: the pre-pass runs it on
+ * every page. */
+static inline bool needs_lookup(uint64_t e)
+{
+	uint64_t pfn = e & PM_PFN_MASK;
+
+	return (bool)(((e & PM_PRESENT) != 0) & (pfn != 0) &
+		      (pfn <= LOOK_PFN_MAX) &
+		      (((e & PM_EXCLUSIVE) == 0) | ((e & PM_FILE) != 0)));
+}
+
+/* The bits of a pagemap entry that page_class reads when it does not look
+ * the page up (the PFN only as "non-zero"). */
+#define PM_KEY_MASK (PM_PRESENT | PM_SWAPPED | PM_FILE | PM_EXCLUSIVE | \
+		     PM_SOFTDIRTY)
+/* In such a key: the PFN is non-zero (above the 8 bits of c->extra, below
+ * PM_KEY_MASK's). */
+#define KEY_HAS_PFN 0x100u
+
+size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
+		     size_t *nlook, uint64_t *maxkey)
+{
+	const uint64_t *pm = c->pm;
+	uint64_t *look = c->look, mx = 0;
+	size_t i, amb = 0, nl = 0;
+
+	if (!s->has_pfn) {
+		for (i = 0; i < n; i++)
+			amb += (pm[i] & (PM_PRESENT | PM_SWAPPED)) != 0;
+	} else {
+		for (i = 0; i < n; i++) {
+			uint64_t e = pm[i];
+			uint64_t k = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
+			bool want = needs_lookup(e);
+
+			amb += (e & (PM_PRESENT | PM_SWAPPED)) != 0;
+			/* written always, kept when wanted */
+			look[nl] = k;
+			nl += want;
+			mx = want && k > mx ? k : mx;
+		}
+	}
+	*nlook = nl;
+	*maxkey = mx;
+	return amb;
+}
+
+int kpage_classify(const struct snapper *s, struct snap_ctx *c,
+		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
+		   uint64_t maxkey)
+{
+	size_t i;
+	uint64_t pkey = UINT64_MAX, lkey = UINT64_MAX, lkf = 0, lkc = 0;
+	uint32_t pfl = 0, pmc = 0, lfl = 0, lmc = 0;
+	enum page_kind pkind = PAGE_NONE, lkind = PAGE_NONE;
+	struct md_run *cur = NULL;
+	uint64_t cnt[4] = { 0 };
+	int ret;
+
+	if (nlook) {
+		ret = kpage_fill(s, c, nlook, maxkey);
+		if (ret < 0)
+			return ret;
+		c->kpage_lookups += nlook;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t e = c->pm[i], key;
+		uint32_t fl, mc;
+		enum page_kind kind;
+
+		if (!(e & (PM_PRESENT | PM_SWAPPED))) {
+			cur = NULL;
+			continue;
+		}
+		if (s->has_pfn && needs_lookup(e)) {
+			uint64_t kf = c->kflags[i], kc = c->kcount[i];
+
+			/* mapped once or less, the page's class depends on
+			 * its entry's bits and kpage values only: pages of
+			 * a file mostly repeat the previous one's */
+			key = (e & PM_KEY_MASK) | c->extra[i];
+			if (kc > 1 || key != lkey || kf != lkf || kc != lkc) {
+				lkind = page_class(s, e, c->extra[i], true, kf,
+						   kc, &lfl, &lmc);
+				lkey = kc > 1 ? UINT64_MAX : key;
+				lkf = kf;
+				lkc = kc;
+			}
+			kind = lkind;
+			fl = lfl;
+			mc = lmc;
+		} else {
+			key = (e & PM_KEY_MASK) | c->extra[i] |
+			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
+			if (key != pkey) {
+				pkind = page_class(s, e, c->extra[i], false,
+						   0, 0, &pfl, &pmc);
+				pkey = key;
+			}
+			kind = pkind;
+			fl = pfl;
+			mc = pmc;
+		}
+		cnt[kind]++;
+		/* cur, when set, ends at this page */
+		if (cur && cur->flags == fl && cur->mapcount == mc &&
+		    cur->npages < UINT32_MAX) {
+			cur->npages++;
+			continue;
+		}
+		if (sl->nruns == sl->cap)
+			xgrow(&sl->runs, &sl->cap, sl->nruns + 1,
+			      sizeof(*sl->runs));
+		cur = &sl->runs[sl->nruns++];
+		cur->vaddr = va + ((uint64_t)i << s->page_shift);
+		cur->npages = 1;
+		cur->flags = fl;
+		cur->mapcount = mc;
+		cur->reserved = 0;
+	}
+	sl->present += cnt[PAGE_PRESENT];
+	sl->swapped += cnt[PAGE_SWAPPED];
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* snap_kpage.h — a snapshot's page-frame look-ups and page classes: which
+ * pages need /proc/kpagecount and /proc/kpageflags (those whose sharing
+ * or dirtiness pagemap cannot tell), read sorted by PFN in blocks, and
+ * the class of every page (smaps_account's rules: Rss, private, dirty,
+ * Pss) as runs of a mapping. Internal to record/snap*.c.
+ */
+#ifndef MEMSZ_RECORD_SNAP_KPAGE_H
+#define MEMSZ_RECORD_SNAP_KPAGE_H
+
+#include "record/snap_int.h"
+
+/* One pass over the n pagemap entries of a chunk (c->pm): the pages to
+ * look up, when PFNs are readable, into c->look (*nlook of them, *maxkey
+ * the largest key). Returns how many pages are present or swapped. */
+size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
+		     size_t *nlook, uint64_t *maxkey);
+
+/* Classify the n pages of one chunk at va (entries in c->pm, scan bits in
+ * c->extra, the nlook pages to look up in c->look by kpage_prepass) into
+ * the slot's runs, looking those pages up first (c->kpage_lookups
+ * counts them). Pages that need no look-up are classified once per
+ * distinct masked entry. Returns 0 or -errno. */
+int kpage_classify(const struct snapper *s, struct snap_ctx *c,
+		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
+		   uint64_t maxkey);
+
+#endif

@@ -1,0 +1,166 @@
+/* snap_observer.c — memsz's own pages of the files a target maps (see
+ * snap_observer.h): /proc/self/maps and /proc/self/pagemap into a bitmap
+ * of PFNs.
+ */
+#include "config.h"
+
+#include "record/snap_observer.h"
+
+#include "record/snap_pagemap.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* MADV_POPULATE_READ (linux/mman.h, 5.14+), for older headers. */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+/* Map every page of memsz's own file mapping m into its page tables, once:
+ * then the set of pages memsz shares with a target does not grow while a
+ * snapshot runs (the code it first runs there would otherwise be mapped
+ * after the set was read, and still counted as a sharer). */
+static void self_populate(const struct procmap *m)
+{
+	if (m->name && m->name[0] == '/' && !(m->flags & MAP_SHARED))
+		(void)madvise((void *)(uintptr_t)m->start, m->end - m->start,
+			      MADV_POPULATE_READ);
+}
+
+static int self_file_cmp(const void *a, const void *b)
+{
+	const struct self_file *x = a, *y = b;
+
+	return x->dev != y->dev ? u64_cmp(x->dev, y->dev) :
+				  u64_cmp(x->ino, y->ino);
+}
+
+static struct self_file self_file_of(const struct procmap *m)
+{
+	return (struct self_file){ ((uint64_t)m->dev_major << 32) |
+					   m->dev_minor,
+				   m->ino };
+}
+
+/* The files target maps (maps), sorted, without repeats; *n their count.
+ * Caller frees. */
+static struct self_file *self_target_files(const struct procmaps *maps,
+					   size_t *n)
+{
+	struct self_file *f = xmalloc((maps->n + 1) * sizeof(*f));
+	size_t k = 0;
+
+	for (size_t i = 0; i < maps->n; i++)
+		if (maps->maps[i].ino)
+			f[k++] = self_file_of(&maps->maps[i]);
+	qsort(f, k, sizeof(*f), self_file_cmp);
+	*n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!*n || self_file_cmp(&f[*n - 1], &f[i]))
+			f[(*n)++] = f[i];
+	return f;
+}
+
+/* Collect the PFNs of the resident pages of memsz's own mappings of the
+ * files the target maps too (/proc/self/maps, /proc/self/pagemap) into
+ * s->self_bits, so that memsz does not count itself as a sharer of a
+ * target's page: the libraries it maps too (libc, libz, libstdc++ ...)
+ * would otherwise show a lower PSS than when memsz is not running. A page
+ * of a file the target does not map cannot be one of its pages, so
+ * memsz's other mappings (its own binary, most of its libraries) are
+ * neither populated nor read. files (nfiles) are the files the target
+ * maps (self_target_files). Returns 0 or -errno. */
+static int self_load(struct snapper *s, const struct self_file *files,
+		     size_t nfiles)
+{
+	struct procmaps pm = { 0 };
+	uint64_t *pfns = NULL, lo = UINT64_MAX, hi = 0, *buf = NULL;
+	size_t n = 0, cap = 0, bufcap = 0;
+	int fd, ret = procmaps_read(getpid(), 0, &pm);
+
+	free(s->self_bits);
+	s->self_bits = NULL;
+	s->self_words = 0;
+	if (ret < 0)
+		goto out;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < pm.n; i++) {
+		const struct procmap *m = &pm.maps[i];
+		size_t np = (m->end - m->start) >> s->page_shift;
+		struct self_file key = self_file_of(m);
+		ssize_t got;
+
+		if (!m->ino || !np ||
+		    !bsearch(&key, files, nfiles, sizeof(*files),
+			     self_file_cmp))
+			continue;
+		self_populate(m);
+		xgrow(&buf, &bufcap, np, sizeof(*buf));
+		got = snap_pread_full(fd, buf, np * 8,
+				 (m->start >> s->page_shift) * 8);
+		for (ssize_t k = 0; k < got / 8; k++) {
+			uint64_t pfn = buf[k] & PM_PFN_MASK;
+
+			if (!(buf[k] & PM_PRESENT) || !pfn)
+				continue;
+			xgrow(&pfns, &cap, n + 1, sizeof(*pfns));
+			pfns[n++] = pfn;
+			lo = MIN(lo, pfn);
+			hi = MAX(hi, pfn);
+		}
+	}
+	close(fd);
+	if (n) {
+		s->self_lo = lo;
+		s->self_words = (hi - lo) / 64 + 1;
+		s->self_bits = xcalloc(s->self_words, sizeof(uint64_t));
+		for (size_t k = 0; k < n; k++)
+			s->self_bits[(pfns[k] - lo) / 64] |=
+				1ull << ((pfns[k] - lo) % 64);
+	}
+	ret = 0;
+out:
+	free(buf);
+	free(pfns);
+	procmaps_free(&pm);
+	return ret;
+}
+
+bool observer_ready(struct snapper *s, const struct procmaps *maps)
+{
+	size_t n;
+	struct self_file *files = self_target_files(maps, &n);
+	bool ok;
+
+	if (s->prep_files && n == s->nprep &&
+	    !memcmp(files, s->prep_files, n * sizeof(*files)))
+		ok = s->prep_ok;
+	else
+		ok = self_load(s, files, n) == 0;
+	free(files);
+	free(s->prep_files);
+	s->prep_files = NULL;
+	return ok;
+}
+
+void snapper_prepare(struct snapper *s, int pid)
+{
+	struct procmaps maps = { 0 };
+
+	free(s->prep_files);
+	s->prep_files = NULL;
+	if (!s->has_pfn || procmaps_read(pid, 0, &maps) < 0)
+		return;
+	s->prep_files = self_target_files(&maps, &s->nprep);
+	s->prep_ok = self_load(s, s->prep_files, s->nprep) == 0;
+	procmaps_free(&maps);
+}

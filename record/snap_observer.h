@@ -1,0 +1,29 @@
+/* snap_observer.h — the observer's own pages: memsz maps some of the
+ * files a target maps (libc, ...), and a page both map would count memsz
+ * as one more sharer. The PFNs of memsz's own resident pages of those
+ * files are collected (snapper_prepare before a hold, observer_ready at
+ * the snapshot) and taken out of each page's mapcount, so that PSS is
+ * what it is without memsz. Internal to record/snap*.c.
+ */
+#ifndef MEMSZ_RECORD_SNAP_OBSERVER_H
+#define MEMSZ_RECORD_SNAP_OBSERVER_H
+
+#include "record/snap_int.h"
+
+/* True if memsz itself maps the page frame pfn (see observer_ready). */
+static inline bool observer_maps(const struct snapper *s, uint64_t pfn)
+{
+	uint64_t o = pfn - s->self_lo;
+
+	return s->self_bits && pfn >= s->self_lo && o / 64 < s->self_words &&
+	       (s->self_bits[o / 64] >> (o % 64) & 1);
+}
+
+
+/* memsz's own pages of the files the target maps (self_load), as late as
+ * possible, since memsz maps more of its libraries as it runs: those
+ * snapper_prepare loaded if the target maps the same files now, else
+ * loaded again. True if they are known. */
+bool observer_ready(struct snapper *s, const struct procmaps *maps);
+
+#endif

@@ -1,0 +1,435 @@
+/* snap_pagemap.c — a snapshot's reading of the page tables (see
+ * snap_pagemap.h): pagemap entries by pread, PAGEMAP_SCAN categories, and
+ * the pages a PMD maps (THP).
+ */
+#include "config.h"
+
+#include "record/snap_pagemap.h"
+
+#include "record/snap_kpage.h"
+#include "record/target.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+	ssize_t r;
+
+	while (done < n) {
+		r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return done ? (ssize_t)done : -errno;
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+bool pagemap_probe_pfn(int pm, size_t page_size)
+{
+	static volatile char probe = 1;
+	uint64_t e = 0;
+	uintptr_t va = (uintptr_t)&probe;
+
+	probe = 2;
+	if (pread(pm, &e, 8, (off_t)(va / page_size * 8)) != 8)
+		return false;
+	return (e & PM_PRESENT) && (e & PM_PFN_MASK);
+}
+
+bool pagemap_probe_scan(int pm, size_t page_size)
+{
+	static volatile char probe = 1;
+	struct snap_page_region r;
+	uintptr_t va = (uintptr_t)&probe & ~(uintptr_t)(page_size - 1);
+	struct snap_scan_arg a = {
+		.size = sizeof(a), .start = va, .end = va + page_size,
+		.vec = (uintptr_t)&r, .vec_len = 1,
+		.category_anyof_mask = SCAN_IS_PRESENT,
+		.return_mask = SCAN_IS_PRESENT,
+	};
+
+	probe = 2;
+	return ioctl(pm, SNAP_PAGEMAP_SCAN, &a) >= 0;
+}
+
+uint32_t pagemap_pmd_pages(size_t page_size)
+{
+	char buf[32];
+	ssize_t len;
+	uint64_t size;
+	int fd = open("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	size = strtoull(buf, NULL, 10);
+	if (size <= page_size || size % page_size ||
+	    size / page_size > CHUNK_PAGES)
+		return 0;
+	return (uint32_t)(size / page_size);
+}
+/* PAGEMAP_SCAN over [start, end) of the chunk at base, with the category
+ * masks of q (range, vector and size are set here): OR into c->extra of
+ * each page of every region found the bits set, or when set is 0 the
+ * region's categories with SCAN_MARKED. Returns the number of pages of
+ * the regions, or -errno. */
+static long scan_mark(const struct snapper *s, struct snap_ctx *c, int pm,
+		      uint64_t base, uint64_t start, uint64_t end,
+		      struct snap_scan_arg q, uint8_t set)
+{
+	long pages = 0;
+
+	while (start < end) {
+		struct snap_scan_arg a = q;
+		long r;
+
+		a.size = sizeof(a);
+		a.start = start;
+		a.end = end;
+		a.vec = (uintptr_t)c->vec;
+		a.vec_len = SCAN_VEC;
+		r = ioctl(pm, SNAP_PAGEMAP_SCAN, &a);
+		if (r < 0)
+			return -errno;
+		for (long k = 0; k < r; k++) {
+			uint64_t a0 = (c->vec[k].start - base) >> s->page_shift;
+			uint64_t a1 = (c->vec[k].end - base) >> s->page_shift;
+			uint8_t bits = set ? set :
+					     (uint8_t)(c->vec[k].categories |
+						       SCAN_MARKED);
+
+			for (uint64_t i = a0; i < a1; i++)
+				c->extra[i] |= bits;
+			pages += (long)(a1 - a0);
+		}
+		if (a.walk_end <= start)
+			break;
+		start = a.walk_end;
+	}
+	return pages;
+}
+
+/* PAGEMAP_SCAN over the chunk at base (n pages): fill c->extra with each
+ * region's categories. Returns the number of pages reported present or
+ * swapped, or a negative code. */
+static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
+		       uint64_t base, size_t n, uint64_t mask)
+{
+	struct snap_scan_arg q = {
+		.category_anyof_mask = mask,
+		.return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
+			       SCAN_IS_PFNZERO | SCAN_IS_HUGE,
+	};
+
+	memset(c->extra, 0, n);
+	return scan_mark(s, c, pm, base, base,
+			 base + ((uint64_t)n << s->page_shift), q, 0);
+}
+
+void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m, size_t n,
+		       bool read)
+{
+	uint64_t file = m->ino ? PM_FILE : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t x = c->extra[i];
+		uint64_t e = read ? c->pm[i] : 0;
+
+		if (!x) {
+			c->pm[i] = 0;
+			continue;
+		}
+		if ((x & SCAN_IS_PRESENT) && !(e & PM_PRESENT))
+			e = PM_PRESENT | file | (file ? 0 : PM_EXCLUSIVE);
+		else if ((x & SCAN_IS_SWAPPED) && !(e & PM_SWAPPED))
+			e = PM_SWAPPED | file;
+		else
+			continue;
+		c->pm[i] = e;
+		c->changed++;
+	}
+}
+
+int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
+			uint64_t base, size_t n, bool zero)
+{
+	size_t i = 0, j;
+	uint64_t first = base >> s->page_shift;
+
+	while (i < n) {
+		if (!c->extra[i]) {
+			if (zero)
+				c->pm[i] = 0;
+			i++;
+			continue;
+		}
+		/* extend the span through holes shorter than PAGEMAP_GAP */
+		j = i + 1;
+		for (;;) {
+			size_t k = j;
+
+			while (k < n && !c->extra[k] && k - j < PAGEMAP_GAP)
+				k++;
+			if (k < n && c->extra[k])
+				j = k + 1;
+			else
+				break;
+			while (j < n && c->extra[j])
+				j++;
+		}
+		ssize_t r = snap_pread_full(pm, c->pm + i, (j - i) * 8,
+				       (first + i) * 8);
+		if (r < 0)
+			return (int)r;
+		if ((size_t)r < (j - i) * 8)
+			return -ESRCH;
+		for (size_t k = i; zero && k < j; k++)
+			if (!c->extra[k])
+				c->pm[k] = 0;
+		i = j;
+	}
+	return 0;
+}
+
+/* True if pid has exited (gone or a zombie: its memory is released). */
+static bool process_gone(int pid)
+{
+	char st = target_state(pid, pid);
+
+	return !st || st == 'Z' || st == 'X';
+}
+/* True if the pages [x0, x1) of the chunk at va (entries in pm), all in
+ * the PMD-sized range at p, could be mapped by that PMD: every page
+ * present and, with PFNs, where one naturally aligned run of frames puts
+ * them (a PMD maps a naturally aligned folio). The part of a PMD a chunk
+ * holds may be any part of it: chunks need not start on PMD boundaries. */
+static bool pmd_candidate(const struct snapper *s, const uint64_t *pm,
+			  uint64_t va, uint64_t p, uint64_t x0, uint64_t x1)
+{
+	const uint64_t *e = pm + ((x0 - va) >> s->page_shift);
+	uint64_t n = (x1 - x0) >> s->page_shift;
+	uint64_t off = (x0 - p) >> s->page_shift;
+	uint64_t pfn0 = e[0] & PM_PFN_MASK;
+
+	if (!(e[0] & PM_PRESENT) || (pfn0 && pfn0 % s->pmd_pages != off))
+		return false;
+	for (uint64_t k = 1; k < n; k++)
+		if (!(e[k] & PM_PRESENT) ||
+		    (pfn0 && (e[k] & PM_PFN_MASK) != pfn0 + k))
+			return false;
+	return true;
+}
+
+/* PAGEMAP_SCAN [start, end) of the chunk at base for present pages mapped
+ * by a PMD (PAGE_IS_HUGE, not the huge zero page) and set SCAN_PMD on them
+ * in c->extra. Returns 0 or -errno. */
+static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
+		    uint64_t base, uint64_t start, uint64_t end)
+{
+	struct snap_scan_arg q = {
+		.category_inverted = SCAN_IS_PFNZERO,
+		.category_mask = SCAN_IS_HUGE | SCAN_IS_PRESENT |
+				 SCAN_IS_PFNZERO,
+		.return_mask = SCAN_IS_HUGE,
+	};
+	long r = scan_mark(s, c, pm, base, start, end, q, SCAN_PMD);
+
+	return r < 0 ? (int)r : 0;
+}
+
+/* Mark (SCAN_PMD in c->extra) the present pages of the chunk at va, n
+ * pages of mapping m, that a PMD maps: smaps' AnonHugePages,
+ * ShmemPmdMapped and FilePmdMapped. Only PMD-sized aligned ranges that m
+ * covers whole can be; a chunk starts where the previous one ended, not
+ * on a PMD boundary when m does not, so its first and last such range may
+ * be cut. A chunk read by PAGEMAP_SCAN (scanned) has the PAGE_IS_HUGE bits
+ * of its pages already, one read by pread asks PAGEMAP_SCAN about the
+ * parts of ranges pmd_candidate() keeps, one call per stretch of them. A
+ * process without THP costs a look at its pagemap entries and no system
+ * call. Returns 0 or -errno. */
+static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
+		    const struct procmap *m, uint64_t va, size_t n,
+		    bool scanned)
+{
+	const struct snapper *s = j->s;
+	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift;
+	uint64_t lo, hi, a, b, p;
+	int ret;
+
+	if (!j->pmd || (m->vmflags & PROCMAP_VM_HUGETLB))
+		return 0;
+	lo = MAX(va, (m->start + psz - 1) / psz * psz);
+	hi = MIN(va + ((uint64_t)n << s->page_shift), m->end / psz * psz);
+	if (scanned) {
+		for (a = lo; a < hi; a += s->page_size) {
+			uint8_t *x = &c->extra[(a - va) >> s->page_shift];
+
+			if ((*x & (SCAN_IS_HUGE | SCAN_IS_PRESENT |
+				   SCAN_IS_PFNZERO)) ==
+			    (SCAN_IS_HUGE | SCAN_IS_PRESENT))
+				*x |= SCAN_PMD;
+		}
+		return 0;
+	}
+	for (a = lo; a < hi; a = b) {
+		p = a / psz * psz;
+		b = MIN(p + psz, hi);
+		if (!pmd_candidate(s, c->pm, va, p, a, b))
+			continue;
+		while (b < hi &&
+		       pmd_candidate(s, c->pm, va, b, b, MIN(b + psz, hi)))
+			b = MIN(b + psz, hi);
+		ret = pmd_scan(s, c, j->pm, va, a, b);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* pagemap_read_task's tail for a task PAGEMAP_SCAN read: got pages of
+ * task t (n pages at va) present or swapped. A split job defers the
+ * pagemap entries (c->deferred); else the marked ones are read now, and
+ * a mapping found dense enough is read by pread from its next task on.
+ * Returns 1 to go on, 0 if there is nothing to classify, or -errno. */
+static int task_scanned(struct snap_job *j, struct snap_ctx *c,
+			const struct snap_task *t, uint64_t va, long got,
+			size_t *nlook, uint64_t *maxkey)
+{
+	struct snapper *s = j->s;
+	size_t n = t->n;
+	int ret;
+
+	c->scanned = true;
+	if (!got)
+		return 0;   /* nothing present or swapped: no runs */
+	if (j->split) {
+		c->deferred = true;
+		return 1;
+	}
+	ret = pagemap_read_marked(s, c, j->pm, va, n, true);
+	if (ret < 0)
+		return ret;
+	kpage_prepass(s, c, n, nlook, maxkey);
+	if ((size_t)got * SPARSE >= n)
+		__atomic_store_n(&j->sparse[t->vma], 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* Without PFNs, a present page neither file nor exclusive may be the zero
+ * page: ask PAGEMAP_SCAN about the stretch of the n pages at va (entries
+ * in c->pm) that holds such pages. Returns 0 or -errno. */
+static int zero_scan(const struct snapper *s, struct snap_ctx *c, int pm,
+		     uint64_t va, size_t n)
+{
+	size_t i, lo = n, hi = 0;
+	long got;
+
+	if (s->has_pfn || !s->has_scan)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t e = c->pm[i];
+
+		if ((e & (PM_PRESENT | PM_FILE | PM_EXCLUSIVE)) ==
+		    PM_PRESENT) {
+			lo = MIN(lo, i);
+			hi = i + 1;
+		}
+	}
+	if (hi <= lo)
+		return 0;
+	got = scan_range(s, c, pm, va + (lo << s->page_shift), hi - lo,
+			 SCAN_IS_PFNZERO);
+	if (got < 0)
+		return (int)got;
+	c->scanned = true;
+	memmove(c->extra + lo, c->extra, hi - lo);
+	memset(c->extra, 0, lo);
+	return 0;
+}
+
+/* pagemap_read_task's tail for a task read whole by pread (n pages at
+ * va into the slot sl): a large mapping found sparse is scanned from its
+ * next task on. Returns 1 to go on, 0 if the pages are unreadable
+ * (sl->unreadable), or -errno. */
+static int task_pread(struct snap_job *j, struct snap_ctx *c,
+		      const struct snap_task *t, struct snap_slot *sl,
+		      uint64_t va, size_t *nlook, uint64_t *maxkey)
+{
+	struct snapper *s = j->s;
+	const struct procmap *m = &j->maps->maps[t->vma];
+	size_t n = t->n, amb;
+	ssize_t r =
+	    snap_pread_full(j->pm, c->pm, n * 8, (va >> s->page_shift) * 8);
+
+	if (r < 0 && r != -EIO && r != -EINVAL)
+		return (int)r;
+	if (r < (ssize_t)(n * 8)) {
+		if (process_gone(j->pid))
+			return -ESRCH;
+		/* e.g. [vsyscall], above the task size */
+		sl->unreadable = n;
+		return 0;
+	}
+	memset(c->extra, 0, n);
+	amb = kpage_prepass(s, c, n, nlook, maxkey);
+	if (s->has_scan && amb * SPARSE < n &&
+	    (uint64_t)(m->end - m->start) >> s->page_shift > CHUNK_PAGES)
+		__atomic_store_n(&j->sparse[t->vma], 1, __ATOMIC_RELAXED);
+	r = zero_scan(s, c, j->pm, va, n);
+	return r < 0 ? (int)r : 1;
+}
+
+int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
+		      size_t *nlook, uint64_t *maxkey)
+{
+	struct snapper *s = j->s;
+	const struct snap_task *t = &j->tasks[k];
+	const struct procmap *m = &j->maps->maps[t->vma];
+	struct snap_slot *sl = &s->slots[k % WINDOW];
+	uint64_t va = m->start + (t->first << s->page_shift);
+	size_t n = t->n;
+	bool sparse = __atomic_load_n(&j->sparse[t->vma], __ATOMIC_RELAXED);
+	long got = -1;
+	int ret;
+
+	*nlook = 0;
+	*maxkey = 0;
+	c->deferred = false;
+	sl->nruns = 0;
+	sl->present = sl->swapped = sl->unreadable = 0;
+	if (!n)
+		return 0;
+	if (sparse || (j->split && s->has_scan)) {
+		got = scan_range(s, c, j->pm, va, n,
+				 SCAN_IS_PRESENT | SCAN_IS_SWAPPED);
+		if (got < 0 && sparse)
+			return (int)got;
+	}
+	if (got >= 0) {
+		sparse = true;
+		ret = task_scanned(j, c, t, va, got, nlook, maxkey);
+	} else {
+		ret = task_pread(j, c, t, sl, va, nlook, maxkey);
+	}
+	if (ret <= 0)
+		return ret;
+	ret = pmd_mark(j, c, m, va, n, sparse);
+	return ret < 0 ? ret : 1;
+}

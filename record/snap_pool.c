@@ -1,0 +1,423 @@
+/* snap_pool.c — the worker pool of a snapshot (see snap_pool.h): tasks,
+ * threads, the window of slots, the writing of mapping records in order,
+ * and the split job that lets a held process go once its page tables are
+ * scanned.
+ */
+#include "config.h"
+
+#include "record/snap_pool.h"
+
+#include "record/snap_kpage.h"
+#include "record/snap_pagemap.h"
+#include "util/util.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The scratch of thread t, allocated the first time. */
+static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
+{
+	struct snap_ctx *c = s->ctx[t];
+
+	if (c)
+		return c;
+	c = xcalloc(1, sizeof(*c));
+	c->pm = xmalloc(CHUNK_PAGES * sizeof(*c->pm));
+	c->extra = xmalloc(CHUNK_PAGES);
+	c->kcount = xmalloc(CHUNK_PAGES * sizeof(*c->kcount));
+	c->kflags = xmalloc(CHUNK_PAGES * sizeof(*c->kflags));
+	c->look = xmalloc(CHUNK_PAGES * sizeof(*c->look));
+	c->look2 = xmalloc(CHUNK_PAGES * sizeof(*c->look2));
+	c->kbuf = xmalloc(KPAGE_BLOCK * sizeof(*c->kbuf));
+	c->vec = xmalloc(SCAN_VEC * sizeof(*c->vec));
+	s->ctx[t] = c;
+	return c;
+}
+/* The page at which task k starts. */
+static uint64_t task_va(const struct snap_job *j, size_t k)
+{
+	const struct snap_task *t = &j->tasks[k];
+
+	return j->maps->maps[t->vma].start + (t->first << j->s->page_shift);
+}
+
+static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
+{
+	struct snap_slot *sl = &j->s->slots[k % WINDOW];
+	size_t nlook;
+	uint64_t maxkey;
+	int ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
+
+	if (ret > 0)
+		ret = kpage_classify(j->s, c, sl, task_va(j, k), j->tasks[k].n,
+			       nlook, maxkey);
+	sl->ret = ret < 0 ? ret : 0;
+}
+
+/* Claim the next task, waiting while the window is full. Returns its index
+ * or SIZE_MAX when there is nothing left to claim. Called with j->mu held;
+ * the caller's thread (flusher) must not wait on itself. */
+static size_t task_claim(struct snap_job *j, bool flusher)
+{
+	while (!j->stop && j->next < j->ntasks &&
+	       j->next >= j->flushed + WINDOW) {
+		if (flusher)
+			return SIZE_MAX;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	if (j->stop || j->next >= j->ntasks)
+		return SIZE_MAX;
+	j->s->slots[j->next % WINDOW].done = false;
+	return j->next++;
+}
+
+static void task_done(struct snap_job *j, size_t k)
+{
+	pthread_mutex_lock(&j->mu);
+	j->s->slots[k % WINDOW].done = true;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
+
+struct snap_thread {
+	struct snap_job *j;
+	struct snap_ctx *c;
+	pthread_t tid;
+};
+
+static void *worker_main(void *arg)
+{
+	struct snap_thread *th = arg;
+	struct snap_job *j = th->j;
+	size_t k;
+
+	for (;;) {
+		pthread_mutex_lock(&j->mu);
+		k = task_claim(j, false);
+		pthread_mutex_unlock(&j->mu);
+		if (k == SIZE_MAX)
+			break;
+		task_run(j, th->c, k);
+		task_done(j, k);
+	}
+	return NULL;
+}
+
+static bool noted(struct snapper *s, const char *name)
+{
+	for (size_t i = 0; i < s->nnoted; i++)
+		if (!strcmp(s->noted[i], name))
+			return true;
+	xgrow(&s->noted, &s->noted_cap, s->nnoted + 1, sizeof(*s->noted));
+	s->noted[s->nnoted++] = xstrdup(name);
+	return false;
+}
+
+/* The mapping being written from its tasks' runs. */
+struct vma_acc {
+	uint64_t present, swapped, unreadable;
+};
+
+/* Call the tick callback, if any (snapper_set_tick). */
+static void snap_tick(const struct snapper *s)
+{
+	if (s->tick)
+		s->tick(s->tick_arg);
+}
+
+/* Write the finished tasks [from, to) in order: each task's runs go to the
+ * encoder of its mapping's record as they come (the encoder joins the run
+ * that crosses a chunk boundary), the record is written after its last
+ * task. Returns 0 or the first task's error. */
+static int flush_tasks(struct snap_job *j, size_t from, size_t to,
+		       const uint32_t *ids, struct vma_acc *a,
+		       struct md_snap_end *e, struct snap_stats *st)
+{
+	struct snapper *s = j->s;
+	size_t k;
+	int ret;
+
+	/* on the calling thread, which is the only one to flush; the
+	 * process may be running (it is not held, or no longer) */
+	snap_tick(s);
+	for (k = from; k < to; k++) {
+		const struct snap_task *t = &j->tasks[k];
+		const struct procmap *m = &j->maps->maps[t->vma];
+		struct snap_slot *sl = &s->slots[k % WINDOW];
+		uint64_t npages = (m->end - m->start) >> s->page_shift;
+		uint64_t nruns;
+
+		if (sl->ret < 0)
+			return sl->ret;
+		if (t->first == 0) {
+			memset(a, 0, sizeof(*a));
+			ret = md_mapping_begin(s->w, m->start, m->end);
+			if (ret < 0)
+				return ret;
+		}
+		a->present += sl->present;
+		a->swapped += sl->swapped;
+		a->unreadable += sl->unreadable;
+		ret = md_mapping_add(s->w, sl->runs, sl->nruns);
+		if (ret < 0)
+			return ret;
+		if (t->first + t->n < npages)
+			continue;
+		struct md_snap_mapping mr = {
+			.start = m->start, .end = m->end, .pgoff = m->pgoff,
+			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
+			.ino = m->ino, .prot = m->prot,
+			.flags = m->flags |
+				 (m->vmflags & PROCMAP_VM_LOCKED ?
+					  MD_MAP_LOCKED : 0),
+			.image_id = ids[t->vma], .name = m->name,
+		};
+
+		/* [vsyscall] lies above the task size, where pagemap has no
+		 * entries; it is the kernel's page (smaps: Rss 0), so nothing
+		 * the process owns goes unread. */
+		if (!strcmp(m->name, "[vsyscall]"))
+			a->unreadable = 0;
+		e->unreadable_pages += a->unreadable;
+		if (a->unreadable && !noted(s, m->name)) {
+			char *txt = xasprintf("%lu pages of '%s' cannot be "
+					      "read from pagemap",
+					      (unsigned long)a->unreadable,
+					      m->name);
+
+			ret = md_write_note(s->w, txt);
+			free(txt);
+			if (ret < 0)
+				return ret;
+		}
+		ret = md_mapping_end(s->w, &mr, &nruns);
+		if (ret < 0)
+			return ret;
+		st->mappings++;
+		st->pages_present += a->present;
+		st->pages_swapped += a->swapped;
+		st->runs += nruns;
+	}
+	return 0;
+}
+
+/* Split the mappings into tasks of at most CHUNK_PAGES pages (one even
+ * for an empty mapping, so that every mapping gets its record). */
+static void tasks_make(struct snap_job *j, uint64_t *total_pages)
+{
+	const struct snapper *s = j->s;
+	size_t cap = 0, i;
+
+	*total_pages = 0;
+	j->ntasks = 0;
+	j->sparse = xcalloc(j->maps->n + 1, 1);
+	for (i = 0; i < j->maps->n; i++) {
+		const struct procmap *m = &j->maps->maps[i];
+		uint64_t npages = m->start < m->end ?
+				  (m->end - m->start) >> s->page_shift : 0;
+		uint64_t first = 0;
+
+		*total_pages += npages;
+		j->sparse[i] = s->has_scan && npages > CHUNK_PAGES;
+		do {
+			struct snap_task *t;
+
+			xgrow(&j->tasks, &cap, j->ntasks + 1,
+			      sizeof(*j->tasks));
+			t = &j->tasks[j->ntasks++];
+			t->vma = (uint32_t)i;
+			t->first = first;
+			t->n = (uint32_t)MIN(npages - first,
+					     (uint64_t)CHUNK_PAGES);
+			first += t->n;
+		} while (first < npages);
+	}
+}
+
+/* Add what the threads' contexts counted to st, and start them over. */
+static void ctx_collect(struct snapper *s, struct snap_stats *st)
+{
+	for (unsigned t = 0; t < SNAP_THREADS_MAX; t++) {
+		if (!s->ctx[t])
+			continue;
+		st->kpage_lookups += s->ctx[t]->kpage_lookups;
+		st->used_pagemap_scan |= s->ctx[t]->scanned;
+		st->pages_changed += s->ctx[t]->changed;
+		s->ctx[t]->kpage_lookups = 0;
+		s->ctx[t]->changed = 0;
+		s->ctx[t]->scanned = false;
+	}
+}
+/* At most this many bytes of page table entries are kept for a split job
+ * (9 per page of its tasks); a larger one runs whole before the release. */
+#define SPLIT_MAX_BYTES (128ull << 20)
+/* A stash up to this size is kept for the next split job (one of a
+ * process with 14 GiB of address space mapped); a larger one is freed. */
+#define STASH_KEEP_BYTES (32ull << 20)
+
+/* What pagemap_read_task found of one task of a split job, kept while the
+ * process runs again: its result, whether its pagemap entries are still
+ * to be read (deferred), and where in s->stash its n entries are,
+ * followed by n bytes of scan bits. */
+struct stash {
+	int ret;
+	bool deferred;
+	uint64_t unreadable;
+	size_t off;
+};
+
+/* Bytes of s->stash task of n pages takes: its entries and scan bits,
+ * rounded up so that the next task's entries are aligned. */
+static size_t stash_bytes(size_t n)
+{
+	return (n * 9 + 7) & ~(size_t)7;
+}
+
+/* Run the job in two passes on this thread: scan every task's page
+ * tables, release (the process may run again), then read the pagemap
+ * entries, look the pages up and write the mapping records. Returns 0 or
+ * the first error. */
+static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
+			      struct md_snap_end *e, struct snap_stats *st)
+{
+	struct snapper *s = j->s;
+	struct snap_ctx *c = ctx_get(s, 0);
+	struct stash *sh = xcalloc(j->ntasks + 1, sizeof(*sh));
+	uint64_t *pm = c->pm, maxkey;
+	uint8_t *extra = c->extra;
+	struct vma_acc acc = { 0 };
+	size_t k, n, nlook, need = 0;
+	int ret = 0;
+
+	j->split = true;
+	for (k = 0; k < j->ntasks; k++) {
+		sh[k].off = need;
+		need += stash_bytes(j->tasks[k].n);
+	}
+	if (need > s->stash_size) {
+		free(s->stash);
+		s->stash = xmalloc(need);
+		s->stash_size = need;
+	}
+	/* pagemap_read_task writes straight into each task's part of the
+	 * stash */
+	for (k = 0; k < j->ntasks && ret >= 0; k++) {
+		n = j->tasks[k].n;
+		c->pm = (uint64_t *)(s->stash + sh[k].off);
+		c->extra = (uint8_t *)(c->pm + n);
+		ret = sh[k].ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
+		sh[k].deferred = c->deferred;
+		sh[k].unreadable = s->slots[k % WINDOW].unreadable;
+	}
+	c->pm = pm;
+	c->extra = extra;
+	snap_release(s);
+	for (k = 0; k < j->ntasks && ret >= 0; k++) {
+		struct snap_slot *sl = &s->slots[k % WINDOW];
+
+		n = j->tasks[k].n;
+		sl->nruns = 0;
+		sl->present = sl->swapped = 0;
+		sl->unreadable = sh[k].unreadable;
+		sl->ret = 0;
+		if (sh[k].ret > 0) {
+			/* kpage_classify reads the entries where
+			 * pagemap_read_task left them */
+			c->pm = (uint64_t *)(s->stash + sh[k].off);
+			c->extra = (uint8_t *)(c->pm + n);
+			/* a process gone since is snapshot as it was
+			 * when held, without the PFNs */
+			if (sh[k].deferred)
+				pagemap_reconcile(
+				    c, &j->maps->maps[j->tasks[k].vma], n,
+				    pagemap_read_marked(s, c, j->pm,
+							task_va(j, k), n,
+							false) == 0);
+			kpage_prepass(s, c, n, &nlook, &maxkey);
+			sl->ret = kpage_classify(s, c, sl, task_va(j, k), n,
+						 nlook, maxkey);
+			c->pm = pm;
+			c->extra = extra;
+		}
+		ret = flush_tasks(j, k, k + 1, ids, &acc, e, st);
+	}
+	free(sh);
+	if (s->stash_size > STASH_KEEP_BYTES) {
+		free(s->stash);
+		s->stash = NULL;
+		s->stash_size = 0;
+	}
+	ctx_collect(s, st);
+	return ret;
+}
+
+int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
+		 struct snap_stats *st)
+{
+	struct snapper *s = j->s;
+	struct snap_thread th[SNAP_THREADS_MAX];
+	struct snap_ctx *c0 = ctx_get(s, 0);
+	struct vma_acc acc = { 0 };
+	uint64_t total;
+	unsigned nth = 0, t;
+	int ret = 0;
+
+	snap_tick(s); /* after what snapper_take read first */
+	tasks_make(j, &total);
+	if (s->release && total * 9 <= SPLIT_MAX_BYTES)
+		return snap_job_run_split(j, ids, e, st);
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	if (j->ntasks > 1 && total >= THREAD_MIN_PAGES) {
+		for (t = 1; t < s->nthreads; t++) {
+			th[nth].j = j;
+			th[nth].c = ctx_get(s, t);
+			if (pthread_create(&th[nth].tid, NULL, worker_main,
+					   &th[nth]))
+				break;
+			nth++;
+		}
+	}
+	for (;;) {
+		size_t from, to, k;
+
+		pthread_mutex_lock(&j->mu);
+		from = to = j->flushed;
+		while (to < j->next && s->slots[to % WINDOW].done)
+			to++;
+		k = to == from ? task_claim(j, true) : SIZE_MAX;
+		if (to == from && k == SIZE_MAX) {
+			if (from == j->ntasks) {
+				pthread_mutex_unlock(&j->mu);
+				break;
+			}
+			/* wait for a task another thread is running */
+			pthread_cond_wait(&j->cv, &j->mu);
+		}
+		pthread_mutex_unlock(&j->mu);
+		if (k != SIZE_MAX) {
+			task_run(j, c0, k);
+			task_done(j, k);
+			snap_tick(s);
+			continue;
+		}
+		if (to == from)
+			continue;
+		ret = flush_tasks(j, from, to, ids, &acc, e, st);
+		pthread_mutex_lock(&j->mu);
+		j->flushed = to;
+		if (ret < 0)
+			j->stop = true;
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+		if (ret < 0)
+			break;
+	}
+	for (t = 0; t < nth; t++)
+		pthread_join(th[t].tid, NULL);
+	ctx_collect(s, st);
+	pthread_cond_destroy(&j->cv);
+	pthread_mutex_destroy(&j->mu);
+	return ret;
+}
