@@ -4,7 +4,7 @@
 
 #include "builtin/builtin.h"
 #include "builtin/view.h"
-#include "out/output.h"
+#include "rows/output.h"
 #include "util/util.h"
 
 #include <stdio.h>

@@ -10,7 +10,7 @@
 
 #include "builtin/builtin.h"
 #include "builtin/view.h"
-#include "out/difftree.h"
+#include "rows/difftree.h"
 #include "report/diff.h"
 #include "util/util.h"
 

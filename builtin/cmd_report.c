@@ -12,7 +12,7 @@
 #include "builtin/builtin.h"
 #include "builtin/view.h"
 #include "report/report.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "util/util.h"
 
 void usage_report(FILE *out)

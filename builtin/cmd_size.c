@@ -10,7 +10,7 @@
 #include "builtin/builtin.h"
 #include "builtin/view.h"
 #include "elf/elfimg.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "report/ondisk.h"
 #include "util/util.h"
 

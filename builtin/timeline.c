@@ -1,5 +1,5 @@
 /* timeline.c — `memsz report --timeline`: the rows of a report at every
- * snapshot, from report_build() with PICK_ALL and out/timeline.h. */
+ * snapshot, from report_build() with PICK_ALL and rows/timeline.h. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include "builtin/builtin.h"
 #include "builtin/view.h"
 #include "report/report.h"
-#include "out/timeline.h"
+#include "rows/timeline.h"
 #include "util/util.h"
 
 /* True if column c is a sum over rows, as a timeline's series are:

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 #include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"

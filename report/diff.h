@@ -1,5 +1,5 @@
 /* diff.h — `memsz diff`: two recordings, two snapshots of one recording,
- * or two ELF files -> one diff tree (out/difftree.h).
+ * or two ELF files -> one diff tree (rows/difftree.h).
  *
  * Each side is built exactly as `memsz report` (report_build) or `memsz
  * size` (ondisk_add_file) builds its rows, over one label table shared by
@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "maps/labels.h"
-#include "out/difftree.h"
+#include "rows/difftree.h"
 #include "report/filter.h"
 #include "report/keys.h"
 #include "report/report.h"

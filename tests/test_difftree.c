@@ -1,6 +1,6 @@
 /* test_difftree.c — two row trees merged into a diff tree (new, gone,
  * changed and unchanged rows, renames, order by |change|, -n folding, the
- * csv writer's signed changes) and row trees over time (out/timeline). */
+ * csv writer's signed changes) and row trees over time (rows/timeline). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -15,9 +15,9 @@
 #include <cmocka.h>
 
 #include "maps/labels.h"
-#include "out/difftree.h"
-#include "out/rows.h"
-#include "out/timeline.h"
+#include "rows/difftree.h"
+#include "rows/rows.h"
+#include "rows/timeline.h"
 #include "tests/testutil.h"
 
 /* Add a leaf "a/b" (depth 2) or "a" (depth 1) with RSS rss and PSS

@@ -20,12 +20,12 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "out/profile.pb-c.h"
+#include "rows/profile.pb-c.h"
 
 #include "maps/labels.h"
-#include "out/json_writer.h"
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/json_writer.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 #include "tests/testutil.h"
 
 static const char *const keys2[] = { "sections", "symbols" };

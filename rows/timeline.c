@@ -1,15 +1,15 @@
 /* timeline.c — see timeline.h */
 #include "config.h"
 
-#include "out/timeline.h"
+#include "rows/timeline.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/fields.h"
-#include "out/json_writer.h"
+#include "rows/fields.h"
+#include "rows/json_writer.h"
 #include "util/util.h"
 
 struct tl_build {

@@ -1,14 +1,14 @@
-/* fields.h — pieces every writer of out/ prints the same way: a csv or
+/* fields.h — pieces every writer of rows/ prints the same way: a csv or
  * tsv field, a label on a terminal, the name of a key level.
  */
-#ifndef MEMSZ_OUT_FIELDS_H
-#define MEMSZ_OUT_FIELDS_H
+#ifndef MEMSZ_ROWS_FIELDS_H
+#define MEMSZ_ROWS_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "out/output.h"
+#include "rows/output.h"
 
 /* Write s as one field: tsv replaces tabs and line breaks by spaces; csv
  * quotes it (RFC 4180) when it holds a comma, a quote or a line break. */

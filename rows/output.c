@@ -1,17 +1,17 @@
 /* output.c — see output.h */
 #include "config.h"
 
-#include "out/output.h"
+#include "rows/output.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/fields.h"
-#include "out/html.h"
-#include "out/json_writer.h"
-#include "out/pprof.h"
+#include "rows/fields.h"
+#include "rows/html.h"
+#include "rows/json_writer.h"
+#include "rows/pprof.h"
 #include "util/util.h"
 
 /* Width of one column's "percent size" pair in the table. */

@@ -1,14 +1,14 @@
 /* fields.c — see fields.h */
 #include "config.h"
 
-#include "out/fields.h"
+#include "rows/fields.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/json_writer.h"
+#include "rows/json_writer.h"
 #include "util/util.h"
 
 void out_csv_field(FILE *f, const char *s, bool tsv)

@@ -1,15 +1,15 @@
 /* difftree.c — see difftree.h */
 #include "config.h"
 
-#include "out/difftree.h"
+#include "rows/difftree.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/fields.h"
-#include "out/json_writer.h"
+#include "rows/fields.h"
+#include "rows/json_writer.h"
 #include "util/util.h"
 
 /* ---- merge ---- */

@@ -1,7 +1,7 @@
 /* rows.c — see rows.h */
 #include "config.h"
 
-#include "out/rows.h"
+#include "rows/rows.h"
 
 #include <inttypes.h>
 #include <stdio.h>

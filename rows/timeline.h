@@ -10,15 +10,15 @@
  * TOTAL. Writers: table (one block of columns per value column), csv/tsv
  * (one line per series and point: the data a plot reads) and json.
  */
-#ifndef MEMSZ_OUT_TIMELINE_H
-#define MEMSZ_OUT_TIMELINE_H
+#ifndef MEMSZ_ROWS_TIMELINE_H
+#define MEMSZ_ROWS_TIMELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 
 struct timeline_point {
 	uint64_t time;            /* ns since the recording began */

@@ -1,4 +1,5 @@
-/* output.h — writers for a finished row tree: table, csv, tsv, json.
+/* output.h — writers for a finished row tree: table, csv, tsv, json,
+ * folded, pprof and html.
  *
  * One writer per format, all reading the same struct rowtree. The table is
  * Bloaty-like (percent and human size per column, nested rows indented, a
@@ -10,15 +11,15 @@
  * "[N others]" row), one field per column, and "rows" (only if it has
  * children).
  */
-#ifndef MEMSZ_OUT_OUTPUT_H
-#define MEMSZ_OUT_OUTPUT_H
+#ifndef MEMSZ_ROWS_OUTPUT_H
+#define MEMSZ_ROWS_OUTPUT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "out/rows.h"
+#include "rows/rows.h"
 
 enum out_format {
 	OUT_TABLE,
@@ -26,8 +27,8 @@ enum out_format {
 	OUT_TSV,
 	OUT_JSON,
 	OUT_FOLDED,
-	OUT_PPROF, /* gzipped pprof profile.proto (out/pprof.h) */
-	OUT_HTML,  /* one self-contained page (out/html.h) */
+	OUT_PPROF, /* gzipped pprof profile.proto (rows/pprof.h) */
+	OUT_HTML,  /* one self-contained page (rows/html.h) */
 };
 
 /* Parse "table", "csv", "tsv", "json", "folded", "pprof", "html".

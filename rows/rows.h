@@ -1,4 +1,5 @@
-/* rows.h — the one row model every report is rendered from.
+/* rows.h — the row tree a report or size is rendered from (diff and
+ * timeline still build their own, difftree.h and timeline.h).
  *
  * A row tree has one level per key of --by (files, sections, symbols, ...).
  * Callers add leaf paths with their values (rowtree_add() keeps every
@@ -7,8 +8,8 @@
  * Writers (output.h) render the finished tree; nothing else does.
  * Rows whose values are all zero are kept: a symbol with no RSS is news.
  */
-#ifndef MEMSZ_OUT_ROWS_H
-#define MEMSZ_OUT_ROWS_H
+#ifndef MEMSZ_ROWS_ROWS_H
+#define MEMSZ_ROWS_ROWS_H
 
 #include <stdbool.h>
 #include <stddef.h>

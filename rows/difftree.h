@@ -9,16 +9,16 @@
  * "[N others]", like rowtree_finish(). Writers for table, csv, tsv and
  * json are here too: out_write() knows one set of values per row.
  */
-#ifndef MEMSZ_OUT_DIFFTREE_H
-#define MEMSZ_OUT_DIFFTREE_H
+#ifndef MEMSZ_ROWS_DIFFTREE_H
+#define MEMSZ_ROWS_DIFFTREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 
 enum diff_state {
 	DIFF_BOTH, /* in OLD and in NEW */
