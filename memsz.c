@@ -89,7 +89,7 @@ static void unknown_command(int argc, char **argv)
 		free(s);
 		s = t;
 	}
-	out_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE, s);
+	view_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE, s);
 	free(s);
 }
 

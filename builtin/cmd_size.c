@@ -146,7 +146,7 @@ int cmd_size(int argc, char **argv)
 		if (err < 0) {
 			char *msg = xasprintf("'%s': %s", argv[i],
 					      memsz_strerror(err));
-			out_error(v.fmt, msg);
+			view_error(v.fmt, msg);
 			free(msg);
 			goto out;
 		}
@@ -157,9 +157,7 @@ int cmd_size(int argc, char **argv)
 	title = xasprintf("memsz size of %s%s", argv[first],
 			  argc - first > 1 ? " ..." : "");
 	v.title = title;
-	if (v.fmt == OUT_PPROF)
-		v.limit = 0; /* every row a sample, none folded */
-	rowtree_finish(t, v.sort, v.limit);
+	rowtree_finish(t, v.sort, view_limit(&v));
 	ncols = view_columns(&v, v.columns, table_dflt,
 			     ARRAY_SIZE(table_dflt), cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);

@@ -1,8 +1,9 @@
-# rows/: the row model and one writer per output format.
-libmemsz_a_SOURCES += rows/rows.c rows/rows.h rows/output.c rows/output.h \
+# rows/: the row tree (one, two or N value sets per row) and one writer
+# per output format.
+libmemsz_a_SOURCES += rows/rows.c rows/rows.h rows/merge.c \
+	rows/output.c rows/output.h rows/fields.c rows/fields.h \
+	rows/table.c rows/csv.c rows/json.c \
 	rows/json_writer.c rows/json_writer.h \
-	rows/difftree.c rows/difftree.h rows/fields.c rows/fields.h \
-	rows/timeline.c rows/timeline.h \
 	rows/pprof.c rows/pprof.h rows/html.c rows/html.h
 
 # pprof: the message code is generated from rows/profile.proto by protoc-c
