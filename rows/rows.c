@@ -261,33 +261,18 @@ static uint64_t key_peak(const struct rowtree *t, const struct row *r,
 	return m;
 }
 
-/* What each kind sorts by, and whether unchanged rows go. */
-static const struct {
-	uint64_t (*key)(const struct rowtree *t, const struct row *r,
-			enum col_id c);
-	bool prune; /* drop rows equal in both sets (a diff) */
-} kinds[ROWS__KIND_COUNT] = {
-	[ROWS_SINGLE] = { key_value, false },
-	[ROWS_DIFF] = { key_change, true },
-	[ROWS_TIMELINE] = { key_peak, false },
-};
-
 struct sort_ctx {
 	const struct rowtree *t;
 	enum col_id col;
+	uint64_t (*key)(const struct rowtree *t, const struct row *r,
+			enum col_id c);
 };
 
-static int row_cmp(const void *a, const void *b, void *arg)
+/* Ties go by label string (siblings share a label only as a timeline's
+ * chains: then by the rest of the path). */
+static int row_tie(const struct sort_ctx *ctx, const struct row *x,
+		   const struct row *y)
 {
-	const struct row *x = a, *y = b;
-	const struct sort_ctx *ctx = arg;
-	uint64_t kx = kinds[ctx->t->kind].key(ctx->t, x, ctx->col),
-		 ky = kinds[ctx->t->kind].key(ctx->t, y, ctx->col);
-
-	if (kx != ky)
-		return u64_cmp(ky, kx); /* larger first */
-	/* siblings share a label only as a timeline's chains: compare the
-	 * rest of the path */
 	while (x->label == y->label && x->nchildren == 1 &&
 	       y->nchildren == 1) {
 		x = &x->children[0];
@@ -298,6 +283,40 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	return strcmp(labels_str(ctx->t->lb, x->label),
 		      labels_str(ctx->t->lb, y->label));
 }
+
+/* Larger key first: the value itself (one value set, the common case
+ * kept free of a call per comparison). */
+static int cmp_value(const void *a, const void *b, void *arg)
+{
+	const struct row *x = a, *y = b;
+	const struct sort_ctx *ctx = arg;
+	uint64_t kx = x->vals[ctx->col], ky = y->vals[ctx->col];
+
+	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+}
+
+/* Larger key first, the key the kind computes. */
+static int cmp_key(const void *a, const void *b, void *arg)
+{
+	const struct row *x = a, *y = b;
+	const struct sort_ctx *ctx = arg;
+	uint64_t kx = ctx->key(ctx->t, x, ctx->col),
+		 ky = ctx->key(ctx->t, y, ctx->col);
+
+	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+}
+
+/* What each kind sorts by, and whether unchanged rows go. */
+static const struct {
+	int (*cmp)(const void *a, const void *b, void *arg);
+	uint64_t (*key)(const struct rowtree *t, const struct row *r,
+			enum col_id c);
+	bool prune; /* drop rows equal in both sets (a diff) */
+} kinds[ROWS__KIND_COUNT] = {
+	[ROWS_SINGLE] = { cmp_value, key_value, false },
+	[ROWS_DIFF] = { cmp_key, key_change, true },
+	[ROWS_TIMELINE] = { cmp_key, key_peak, false },
+};
 
 /* True if r is in both trees of a diff with the same values. */
 static bool row_same(const struct rowtree *t, const struct row *r)
@@ -362,8 +381,8 @@ static void row_finish(struct rowtree *t, struct row *r,
 	index_free(r);
 	if (!r->nchildren)
 		return;
-	qsort_r(r->children, r->nchildren, sizeof(*r->children), row_cmp,
-		(void *)ctx);
+	qsort_r(r->children, r->nchildren, sizeof(*r->children),
+		kinds[t->kind].cmp, (void *)ctx);
 	if (limit && r->nchildren > limit)
 		fold(t, r, limit);
 	for (i = 0; i < r->nchildren; i++)
@@ -373,7 +392,7 @@ static void row_finish(struct rowtree *t, struct row *r,
 
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
-	struct sort_ctx ctx = { t, sort };
+	struct sort_ctx ctx = { t, sort, kinds[t->kind].key };
 
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);
