@@ -78,8 +78,9 @@ void usage_report(FILE *out)
 		"                       (as --snapshot N), at the time of the\n"
 		"                       earliest of them; COLS: rss, pss, uss,\n"
 		"                       dirty, swap... (default --fields, else\n"
-		"                       the --sort column); table, csv, tsv\n"
-		"                       or json\n"
+		"                       the --sort column); table (the\n"
+		"                       snapshots that fit --width), csv,\n"
+		"                       tsv or json (every snapshot)\n"
 		VIEW_HELP_WIDTH_VERBOSE
 		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded (flame-graph stacks: the key\n"

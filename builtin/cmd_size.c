@@ -43,7 +43,8 @@ void usage_size(FILE *out)
 		VIEW_HELP_WIDTH_VERBOSE
 		"    --format FMT       table (default), csv, tsv, json,\n"
 		"                       folded ('a;b;c BYTES' lines of the\n"
-		"                       --sort column, for flame graphs),\n"
+		"                       --sort column, for flame graphs,\n"
+		"                       all rows),\n"
 		"                       pprof (gzipped profile.proto, a\n"
 		"                       sample type per field, all rows;\n"
 		"                       redirect it) or html (one offline\n"

@@ -69,10 +69,9 @@ enum {
 /* --help lines of the shared --width and -v options. */
 #define VIEW_HELP_WIDTH_VERBOSE                                             \
 	"    --width N          table width; labels are cut in the\n"        \
-	"                       middle to fit, default columns (and\n"       \
-	"                       timeline points) left out (default\n"        \
-	"                       $COLUMNS, the terminal, or 120; 0: no\n"     \
-	"                       limit)\n"                                    \
+	"                       middle to fit, default columns left\n"       \
+	"                       out (default $COLUMNS, the terminal,\n"      \
+	"                       or 120; 0: no limit)\n"                      \
 	"    -v, --verbose      every footer note in full, not one\n"        \
 	"                       line per kind\n"
 
