@@ -17,8 +17,8 @@ struct csv {
 	const struct out_opts *o;
 	bool tsv;
 	char sep;
-	const char **path;        /* labels of the current leaf's path */
-	uint32_t *ids;            /* their ids */
+	const char **path; /* labels of the current leaf's path */
+	uint32_t *ids;	   /* their ids */
 };
 
 /* The aliases of every label of a path, joined by ";", as one field. */
@@ -30,8 +30,8 @@ static void csv_aliases(const struct csv *c, size_t n)
 
 	for (size_t i = 0; m && i < n; i++) {
 		size_t nal;
-		const char *const *al = labels_aliases(c->t->lb, c->ids[i],
-						       &nal);
+		const char *const *al =
+		    labels_aliases(c->t->lb, c->ids[i], &nal);
 
 		for (size_t j = 0; j < nal; j++)
 			fprintf(m, "%s%s", ftell(m) ? ";" : "", al[j]);
@@ -67,8 +67,7 @@ static void single_head(const struct csv *c)
 	fputc('\n', c->f);
 }
 
-static void single_leaf(const struct csv *c, const struct row *r,
-			size_t level)
+static void single_leaf(const struct csv *c, const struct row *r, size_t level)
 {
 	char num[32];
 
@@ -160,9 +159,9 @@ static const struct {
 	void (*head)(const struct csv *c);
 	void (*leaf)(const struct csv *c, const struct row *r, size_t level);
 } csv_kinds[ROWS__KIND_COUNT] = {
-	[ROWS_SINGLE] = { single_head, single_leaf },
-	[ROWS_DIFF] = { diff_head, diff_leaf },
-	[ROWS_TIMELINE] = { timeline_head, timeline_leaf },
+    [ROWS_SINGLE] = {single_head, single_leaf},
+    [ROWS_DIFF] = {diff_head, diff_leaf},
+    [ROWS_TIMELINE] = {timeline_head, timeline_leaf},
 };
 
 static void csv_tree(struct csv *c, const struct row *r, size_t level)
@@ -179,10 +178,10 @@ static void csv_tree(struct csv *c, const struct row *r, size_t level)
 	}
 }
 
-static int csv_write(FILE *f, const struct rowtree *t,
-		     const struct out_opts *o, bool tsv)
+static int csv_write(FILE *f, const struct rowtree *t, const struct out_opts *o,
+		     bool tsv)
 {
-	struct csv c = { f, t, o, tsv, tsv ? '\t' : ',', NULL, NULL };
+	struct csv c = {f, t, o, tsv, tsv ? '\t' : ',', NULL, NULL};
 	char buf[32];
 
 	for (size_t i = 0; i < t->depth; i++) {

@@ -46,8 +46,8 @@ static void diff_vals(struct jw *w, const struct rowtree *t,
 		jw_name(w, "old");
 		jw_number(w, out_fmt_value(num, sizeof(num), r->vals[col], sh));
 		jw_name(w, "new");
-		jw_number(w, out_fmt_value(num, sizeof(num),
-					   row_set(r, 1)[col], sh));
+		jw_number(
+		    w, out_fmt_value(num, sizeof(num), row_set(r, 1)[col], sh));
 		jw_name(w, "delta");
 		jw_number(w, out_fmt_delta(num, sizeof(num), r, col));
 		jw_end_object(w);
@@ -109,10 +109,10 @@ static const struct json_kind {
 		     const struct out_opts *o, const struct row *r);
 	void (*before_total)(struct jw *w, const struct rowtree *t);
 } json_kinds[ROWS__KIND_COUNT] = {
-	[ROWS_SINGLE] = { single_vals, true, false, false, nested_rows },
-	[ROWS_DIFF] = { diff_vals, false, true, true, nested_rows },
-	[ROWS_TIMELINE] = { timeline_vals, false, false, false, series_rows,
-			    timeline_points },
+    [ROWS_SINGLE] = {single_vals, true, false, false, nested_rows},
+    [ROWS_DIFF] = {diff_vals, false, true, true, nested_rows},
+    [ROWS_TIMELINE] = {timeline_vals, false, false, false, series_rows,
+		       timeline_points},
 };
 
 /* The rows under r, nested (one value set, a diff). */
@@ -180,16 +180,15 @@ static void timeline_points(struct jw *w, const struct rowtree *t)
 		jw_name(w, "time");
 		jw_number(w, out_fmt_secs(buf, sizeof(buf), t->points[p].time));
 		jw_name(w, "time_last");
-		jw_number(w, out_fmt_secs(buf, sizeof(buf),
-					  t->points[p].time_last));
+		jw_number(
+		    w, out_fmt_secs(buf, sizeof(buf), t->points[p].time_last));
 		jw_uint_field(w, "processes", t->points[p].nsnapshots);
 		jw_end_object(w);
 	}
 	jw_end_array(w);
 }
 
-int out_json_write(FILE *f, const struct rowtree *t,
-		   const struct out_opts *o)
+int out_json_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 {
 	const struct json_kind *k = &json_kinds[t->kind];
 	struct jw *w = jw_new(f, true);

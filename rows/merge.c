@@ -27,7 +27,7 @@ static struct rowtree *tree_new(struct labels *lb, size_t depth,
 
 struct side {
 	const struct row *r;
-	uint32_t label;         /* after renames */
+	uint32_t label; /* after renames */
 };
 
 struct merge_ctx {
@@ -61,8 +61,8 @@ static struct side *sides_of(const struct merge_ctx *m, const struct row *r,
 	s = xcalloc(*n + 1, sizeof(*s));
 	for (size_t i = 0; i < *n; i++) {
 		s[i].r = &r->children[i];
-		s[i].label = rename ? renamed(m, r->children[i].label) :
-				      r->children[i].label;
+		s[i].label = rename ? renamed(m, r->children[i].label)
+				    : r->children[i].label;
 	}
 	qsort(s, *n, sizeof(*s), side_cmp);
 	return s;
@@ -108,10 +108,9 @@ static void merge_rows(const struct merge_ctx *m, struct row *d,
 
 struct rowtree *rowtree_diff(const struct rowtree *old,
 			     const struct rowtree *new,
-			     const struct diff_rename *renames,
-			     size_t nrenames)
+			     const struct diff_rename *renames, size_t nrenames)
 {
-	struct merge_ctx m = { renames, nrenames };
+	struct merge_ctx m = {renames, nrenames};
 	struct rowtree *d;
 
 	if (old->depth != new->depth || old->lb != new->lb)
@@ -127,7 +126,7 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 
 struct tl_build {
 	struct rowtree *tl;
-	struct labels *index;     /* path key -> series number */
+	struct labels *index; /* path key -> series number */
 	uint32_t path[64];
 	size_t point;
 };
@@ -193,7 +192,7 @@ static void add_leaves(struct tl_build *b, const struct row *r, size_t lvl)
 struct rowtree *rowtree_timeline(struct rowtree *const *trees,
 				 const struct rows_point *points, size_t n)
 {
-	struct tl_build b = { 0 };
+	struct tl_build b = {0};
 	struct rowtree *tl;
 
 	if (!n || !trees[0]->depth || trees[0]->depth > ARRAY_SIZE(b.path))

@@ -54,8 +54,8 @@ static size_t label_room(const struct out_opts *o, size_t used)
 {
 	if (!o->width)
 		return 0;
-	return o->width > used + TABLE_LABEL_MIN ? o->width - used :
-						   TABLE_LABEL_MIN;
+	return o->width > used + TABLE_LABEL_MIN ? o->width - used
+						 : TABLE_LABEL_MIN;
 }
 
 /* ---- one value set ---- */
@@ -81,8 +81,8 @@ static void table_row(FILE *f, const struct rowtree *t,
 			continue;
 		}
 		if (parent)
-			pct = parent->vals[col] ?
-				      100.0 * v / parent->vals[col] : 0.0;
+			pct = parent->vals[col] ? 100.0 * v / parent->vals[col]
+						: 0.0;
 		if (coldefs[col].count)
 			snprintf(size, sizeof(size), "%" PRIu64, v);
 		else
@@ -97,8 +97,8 @@ static void table_row(FILE *f, const struct rowtree *t,
 	if (parent)
 		out_put_label(f, labels_str(t->lb, r->label),
 			      label_room(o, out_table_cols_width(
-						    t->kind, o->cols,
-						    o->ncols) + 4 * level));
+						t->kind, o->cols, o->ncols) +
+						4 * level));
 	else
 		fputs("TOTAL", f);
 	fputc('\n', f);
@@ -144,8 +144,8 @@ static void single_write(FILE *f, const struct rowtree *t,
 
 	pos = 0;
 	for (c = 0; c < o->ncols; c++) {
-		size_t cw = o->cols[c] == COL_RES_PCT ? TABLE_RES_W - 2 :
-							TABLE_COL_W;
+		size_t cw =
+		    o->cols[c] == COL_RES_PCT ? TABLE_RES_W - 2 : TABLE_COL_W;
 
 		line[pos++] = ' ';
 		for (i = 0; i < cw; i++)
@@ -172,18 +172,22 @@ static char *human_value(char *buf, size_t len, enum col_id c, double v,
 	else
 		fmt_human(num, sizeof(num),
 			  (v < 0 ? -v : v) /
-				  (double)(UINT64_C(1) << coldefs[c].shift));
-	snprintf(buf, len, "%s%s", !sign || v == 0 ? "" : v < 0 ? "-" : "+",
+			      (double)(UINT64_C(1) << coldefs[c].shift));
+	snprintf(buf, len, "%s%s",
+		 !sign || v == 0 ? ""
+		 : v < 0	 ? "-"
+				 : "+",
 		 num);
 	return buf;
 }
 
-static void diff_row(FILE *f, const struct rowtree *t,
-		     const struct out_opts *o, const struct row *r,
-		     size_t level, bool total)
+static void diff_row(FILE *f, const struct rowtree *t, const struct out_opts *o,
+		     const struct row *r, size_t level, bool total)
 {
 	static const char *const marks[] = {
-		[ROW_BOTH] = "", [ROW_NEW] = " [new]", [ROW_GONE] = " [gone]",
+	    [ROW_BOTH] = "",
+	    [ROW_NEW] = " [new]",
+	    [ROW_GONE] = " [gone]",
 	};
 	const char *mark = marks[r->state];
 	size_t room;
@@ -206,7 +210,7 @@ static void diff_row(FILE *f, const struct rowtree *t,
 		return;
 	}
 	room = label_room(o, out_table_cols_width(t->kind, o->cols, o->ncols) +
-				     4 * level + strlen(mark));
+				 4 * level + strlen(mark));
 	out_put_label(f, labels_str(t->lb, r->label), room);
 	fprintf(f, "%s\n", mark);
 }
@@ -265,16 +269,16 @@ static size_t points_shown(const struct rowtree *t, const struct out_opts *o)
 
 	if (!o->width)
 		return t->nsets;
-	fit = o->width > TL_GAP + TABLE_LABEL_WANT ?
-		      (o->width - TL_GAP - TABLE_LABEL_WANT) / TL_W :
-		      0;
+	fit = o->width > TL_GAP + TABLE_LABEL_WANT
+		  ? (o->width - TL_GAP - TABLE_LABEL_WANT) / TL_W
+		  : 0;
 	return MIN(t->nsets, MAX(fit, (size_t)3));
 }
 
 /* The k points of t to show, in order, into pick: the first, the last,
  * the one where the TOTAL of column col peaks, the rest evenly between. */
-static void pick_points(const struct rowtree *t, enum col_id col,
-			  size_t k, size_t *pick)
+static void pick_points(const struct rowtree *t, enum col_id col, size_t k,
+			size_t *pick)
 {
 	size_t n = t->nsets, peak = 0, near = 1;
 
@@ -327,22 +331,22 @@ static void tl_vals(FILE *f, enum col_id col, const struct row *r,
 			snprintf(buf, sizeof(buf), "%" PRIu64, v);
 		else
 			fmt_human(buf, sizeof(buf),
-				  (double)v /
-					  (double)(UINT64_C(1)
-						   << coldefs[col].shift));
+				  (double)v / (double)(UINT64_C(1)
+						       << coldefs[col].shift));
 		fprintf(f, "%*s", TL_W, buf);
 	}
 }
 
-static void tl_block(FILE *f, const struct rowtree *t,
-		     const struct out_opts *o, enum col_id col,
-		     const size_t *pick, size_t k)
+static void tl_block(FILE *f, const struct rowtree *t, const struct out_opts *o,
+		     enum col_id col, const size_t *pick, size_t k)
 {
 	size_t room = label_room(o, TL_W * k + TL_GAP);
 	char buf[32];
 
-	fprintf(f, "%s at each snapshot (seconds since the recording "
-		   "began)\n", coldefs[col].header);
+	fprintf(f,
+		"%s at each snapshot (seconds since the recording "
+		"began)\n",
+		coldefs[col].header);
 	for (size_t i = 0; i < k; i++) {
 		uint64_t ms = t->points[pick[i]].time / 1000000;
 
@@ -381,22 +385,23 @@ static void timeline_write(FILE *f, const struct rowtree *t,
 		tl_block(f, t, o, o->cols[c], pick, k);
 	}
 	if (k < t->nsets)
-		fprintf(f, "%zu of %zu snapshots shown (first, last, peak of "
-			   "TOTAL %s, evenly between); csv and json have all\n",
+		fprintf(f,
+			"%zu of %zu snapshots shown (first, last, peak of "
+			"TOTAL %s, evenly between); csv and json have all\n",
 			k, t->nsets, coldefs[o->cols[0]].header);
 	free(pick);
 }
 
 /* What the table writes for each kind of tree, before the notes. */
-static void (*const table_kinds[ROWS__KIND_COUNT])(
-	FILE *f, const struct rowtree *t, const struct out_opts *o) = {
-	[ROWS_SINGLE] = single_write,
-	[ROWS_DIFF] = diff_write,
-	[ROWS_TIMELINE] = timeline_write,
+static void (*const table_kinds[ROWS__KIND_COUNT])(FILE *f,
+						   const struct rowtree *t,
+						   const struct out_opts *o) = {
+    [ROWS_SINGLE] = single_write,
+    [ROWS_DIFF] = diff_write,
+    [ROWS_TIMELINE] = timeline_write,
 };
 
-int out_table_write(FILE *f, const struct rowtree *t,
-		    const struct out_opts *o)
+int out_table_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 {
 	table_kinds[t->kind](f, t, o);
 	for (size_t i = 0; i < o->nnotes; i++)
