@@ -97,8 +97,9 @@ static char *missing_col(const struct report_result *res,
 	return NULL;
 }
 
-/* The timeline tree of res's steps (NULL if there are none). */
-static struct rowtree *timeline_tree(const struct report_result *res)
+/* The timeline tree of res's steps (NULL if there are none); it takes
+ * the steps' own trees, freeing each once read. */
+static struct rowtree *timeline_tree(struct report_result *res)
 {
 	struct rowtree **trees = xcalloc(res->nsteps + 1, sizeof(*trees));
 	struct rows_point *pts = xcalloc(res->nsteps + 1, sizeof(*pts));
@@ -111,6 +112,8 @@ static struct rowtree *timeline_tree(const struct report_result *res)
 					      res->steps[i].nsnapshots };
 	}
 	tl = rowtree_timeline(trees, pts, res->nsteps);
+	for (size_t i = 0; i < res->nsteps; i++)
+		res->steps[i].t = trees[i]; /* NULL once taken */
 	free(trees);
 	free(pts);
 	return tl;

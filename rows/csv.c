@@ -17,8 +17,9 @@ struct csv {
 	const struct out_opts *o;
 	bool tsv;
 	char sep;
-	const char **path; /* labels of the current leaf's path */
-	uint32_t *ids;	   /* their ids */
+	const char **path;	/* labels of the current leaf's path */
+	uint32_t *ids;		/* their ids */
+	const struct row *head; /* its row at level 0: a timeline's series */
 };
 
 /* The aliases of every label of a path, joined by ";", as one field. */
@@ -133,11 +134,13 @@ static void timeline_head(const struct csv *c)
 	fputc('\n', c->f);
 }
 
+/* The lines of series c->head (r ends its chain), one per point. */
 static void timeline_leaf(const struct csv *c, const struct row *r,
 			  size_t level)
 {
 	char buf[32];
 
+	r = c->head;
 	for (size_t p = 0; p < c->t->nsets; p++) {
 		key_fields(c, level);
 		fprintf(c->f, "%c%zu%c%s", c->sep, p, c->sep,
@@ -171,6 +174,8 @@ static void csv_tree(struct csv *c, const struct row *r, size_t level)
 
 		c->path[level] = labels_str(c->t->lb, ch->label);
 		c->ids[level] = ch->label;
+		if (!level)
+			c->head = ch;
 		if (ch->nchildren)
 			csv_tree(c, ch, level + 1);
 		else
@@ -181,7 +186,8 @@ static void csv_tree(struct csv *c, const struct row *r, size_t level)
 static int csv_write(FILE *f, const struct rowtree *t, const struct out_opts *o,
 		     bool tsv)
 {
-	struct csv c = {f, t, o, tsv, tsv ? '\t' : ',', NULL, NULL};
+	struct csv c = {
+	    .f = f, .t = t, .o = o, .tsv = tsv, .sep = tsv ? '\t' : ','};
 	char buf[32];
 
 	for (size_t i = 0; i < t->depth; i++) {

@@ -162,7 +162,7 @@ static void series_rows(struct jw *w, const struct rowtree *t,
 		jw_end_array(w);
 		if (s->folded)
 			jw_uint_field(w, "others", s->folded);
-		timeline_vals(w, t, o, leaf);
+		timeline_vals(w, t, o, s); /* the head holds the values */
 		jw_end_object(w);
 	}
 	jw_end_array(w);

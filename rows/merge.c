@@ -151,9 +151,9 @@ static size_t series_of(struct tl_build *b)
 		      tl->total.nchildren + 1, sizeof(*tl->total.children));
 		r = &tl->total.children[tl->total.nchildren++];
 		memset(r, 0, sizeof(*r));
+		row_alloc_sets(r, tl->nsets); /* the head holds the values */
 		for (size_t lv = 0; lv < tl->depth; lv++) {
 			r->label = b->path[lv];
-			row_alloc_sets(r, tl->nsets);
 			if (lv + 1 < tl->depth) {
 				r->children = xcalloc(1, sizeof(*r->children));
 				r->nchildren = r->cap = 1;
@@ -171,16 +171,10 @@ static void add_leaves(struct tl_build *b, const struct row *r, size_t lvl)
 
 	if (lvl == tl->depth) {
 		size_t id = series_of(b); /* may move the total's children */
-		struct row *c = &tl->total.children[id];
+		uint64_t *v =
+		    (uint64_t *)row_set(&tl->total.children[id], b->point);
 
-		for (;;) {
-			uint64_t *v = (uint64_t *)row_set(c, b->point);
-
-			memcpy(v, r->vals, sizeof(r->vals));
-			if (!c->nchildren)
-				break;
-			c = c->children;
-		}
+		memcpy(v, r->vals, sizeof(r->vals));
 		return;
 	}
 	for (size_t i = 0; i < r->nchildren; i++) {
@@ -189,7 +183,7 @@ static void add_leaves(struct tl_build *b, const struct row *r, size_t lvl)
 	}
 }
 
-struct rowtree *rowtree_timeline(struct rowtree *const *trees,
+struct rowtree *rowtree_timeline(struct rowtree **trees,
 				 const struct rows_point *points, size_t n)
 {
 	struct tl_build b = {0};
@@ -210,6 +204,9 @@ struct rowtree *rowtree_timeline(struct rowtree *const *trees,
 		add_leaves(&b, &trees[b.point]->total, 0);
 		memcpy((uint64_t *)row_set(&tl->total, b.point),
 		       trees[b.point]->total.vals, sizeof(tl->total.vals));
+		/* read: its memory goes before the next one adds more */
+		rowtree_free(trees[b.point]);
+		trees[b.point] = NULL;
 	}
 	labels_free(b.index);
 	return tl;

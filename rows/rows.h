@@ -168,14 +168,15 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 
 /* A timeline tree (kind ROWS_TIMELINE) of trees[0..n-1], single-set
  * trees of one depth and label table, not folded, one per point in time
- * (points[0..n-1], copied): set p of a row is its value in trees[p] (0
- * where absent). Its rows are series: each leaf path of the keys hangs
- * from the total as its own chain of rows (one per level, every one with
- * the leaf's values), so that rowtree_finish() ranks and folds whole
- * paths. The total is each tree's total. Returns the tree (free with
- * rowtree_free()), or NULL if n is 0 or the trees differ in depth or
- * label table. The inputs are only read. */
-struct rowtree *rowtree_timeline(struct rowtree *const *trees,
+ * (points[0..n-1], copied). Its rows are series: each leaf path of the
+ * keys hangs from the total as its own chain of rows (one per level),
+ * whose head holds the series' values, set p its value in trees[p] (0
+ * where absent), so that rowtree_finish() ranks and folds whole paths;
+ * the rows below a head only name the path. The total is each tree's
+ * total. Takes the trees: each is freed once read (trees[p] = NULL).
+ * Returns the tree (free with rowtree_free()), or NULL, the trees
+ * untouched, if n is 0 or they differ in depth or label table. */
+struct rowtree *rowtree_timeline(struct rowtree **trees,
 				 const struct rows_point *points, size_t n);
 
 /* Sort every level, descending, by the key of column sort that the

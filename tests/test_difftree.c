@@ -266,6 +266,7 @@ static void test_timeline(void **state)
 	add(t[2], "small", NULL, 0, 1);
 	tl = rowtree_timeline(t, pts, 3);
 	assert_non_null(tl);
+	assert_null(t[0]); /* taken: freed once read */
 	assert_int_equal(tl->kind, ROWS_TIMELINE);
 	assert_int_equal(tl->nsets, 3);
 	rowtree_finish(tl, COL_RSS, 2);
