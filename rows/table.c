@@ -116,7 +116,7 @@ static void table_tree(FILE *f, const struct rowtree *t,
 	}
 }
 
-static void single_write(FILE *f, const struct rowtree *t,
+static void table_single(FILE *f, const struct rowtree *t,
 			 const struct out_opts *o)
 {
 	size_t w = out_table_cols_width(t->kind, o->cols, o->ncols) +
@@ -225,7 +225,7 @@ static void diff_tree(FILE *f, const struct rowtree *t,
 	}
 }
 
-static void diff_write(FILE *f, const struct rowtree *t,
+static void table_diff(FILE *f, const struct rowtree *t,
 		       const struct out_opts *o)
 {
 	size_t w = o->ncols * (DT_GROUP + 4) + 1, pos = 0;
@@ -372,7 +372,7 @@ static void tl_block(FILE *f, const struct rowtree *t, const struct out_opts *o,
 	fputs("   TOTAL\n", f);
 }
 
-static void timeline_write(FILE *f, const struct rowtree *t,
+static void table_timeline(FILE *f, const struct rowtree *t,
 			   const struct out_opts *o)
 {
 	size_t k = points_shown(t, o);
@@ -396,9 +396,9 @@ static void timeline_write(FILE *f, const struct rowtree *t,
 static void (*const table_kinds[ROWS__KIND_COUNT])(FILE *f,
 						   const struct rowtree *t,
 						   const struct out_opts *o) = {
-    [ROWS_SINGLE] = single_write,
-    [ROWS_DIFF] = diff_write,
-    [ROWS_TIMELINE] = timeline_write,
+    [ROWS_SINGLE] = table_single,
+    [ROWS_DIFF] = table_diff,
+    [ROWS_TIMELINE] = table_timeline,
 };
 
 int out_table_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
