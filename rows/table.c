@@ -34,18 +34,41 @@
 #define TL_W 9
 #define TL_GAP 3
 
-size_t out_table_cols_width(enum rows_kind kind, const enum col_id *cols,
-			    size_t ncols)
+static size_t cols_single(const enum col_id *cols, size_t ncols)
 {
 	size_t w = 1; /* a row starts with a space */
 
-	if (kind == ROWS_DIFF)
-		return ncols * DT_GROUP + DT_GAP;
-	if (kind == ROWS_TIMELINE)
-		return TL_GAP;
 	for (size_t c = 0; c < ncols; c++)
 		w += cols[c] == COL_RES_PCT ? TABLE_RES_W : TABLE_COL_W + 1;
 	return w + TABLE_GAP;
+}
+
+static size_t cols_diff(const enum col_id *cols, size_t ncols)
+{
+	(void)cols;
+	return ncols * DT_GROUP + DT_GAP;
+}
+
+/* The points' width is the table's own choice (points_shown()). */
+static size_t cols_timeline(const enum col_id *cols, size_t ncols)
+{
+	(void)cols;
+	(void)ncols;
+	return TL_GAP;
+}
+
+/* What a line of each kind takes before its label. */
+static size_t (*const cols_width[ROWS__KIND_COUNT])(const enum col_id *cols,
+						    size_t ncols) = {
+    [ROWS_SINGLE] = cols_single,
+    [ROWS_DIFF] = cols_diff,
+    [ROWS_TIMELINE] = cols_timeline,
+};
+
+size_t out_table_cols_width(enum rows_kind kind, const enum col_id *cols,
+			    size_t ncols)
+{
+	return cols_width[kind](cols, ncols);
 }
 
 /* Most code points a label may take after used columns, or 0 for no
