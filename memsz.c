@@ -4,7 +4,7 @@
 
 #include "builtin/builtin.h"
 #include "builtin/view.h"
-#include "out/output.h"
+#include "rows/output.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -89,7 +89,7 @@ static void unknown_command(int argc, char **argv)
 		free(s);
 		s = t;
 	}
-	out_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE, s);
+	view_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE, s);
 	free(s);
 }
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "maps/labels.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "util/util.h"
 #include "bench/benchutil.h"
 

@@ -9,7 +9,8 @@
 
 #include "builtin/builtin.h"
 #include "builtin/view.h"
-#include "out/difftree.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 #include "report/diff.h"
 #include "util/util.h"
 
@@ -52,6 +53,7 @@ static const struct opt diff_opts[] = {
 	  "first, last (default), peak or N, per\n"
 	  "process as in 'memsz report'; once for\n"
 	  "both sides, twice for OLD then NEW", NULL },
+	VIEW_ROW_WIDTH,
 	VIEW_ROW_VERBOSE,
 	VIEW_ROW_FORMAT("table (default), csv, tsv or json"),
 	VIEW_ROW_DEBUG_ROOT,
@@ -67,8 +69,8 @@ static const struct opts_cmd diff_cmd = {
 		"                  [-n N] [--filter [KEY=]REGEX]..."
 		" [--exclude [KEY=]REGEX]...\n"
 		"                  [--pid PID]"
-		" [--snapshot WHICH [--snapshot WHICH]] [-v]\n"
-		"                  [--disasm]"
+		" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
+		"                  [-v] [--disasm]"
 		" [--format table|csv|tsv|json] OLD NEW\n"
 		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
 		" [...]\n"
@@ -182,13 +184,13 @@ static int diff_parse(int argc, char **argv, struct view *v,
 
 	if (ret >= 0)
 		return ret;
-	if (v->fmt != OUT_TABLE && v->fmt != OUT_CSV && v->fmt != OUT_TSV &&
-	    v->fmt != OUT_JSON)
-		return view_usage_error(v, "diff writes formats table, csv, tsv "
-					"and json only");
-	/* labels of a diff are printed whole */
-	if (v->width_given)
-		return view_usage_error(v, "diff has no --width");
+	if (!(out_format_get(v->fmt)->kinds & ROWS_KIND_BIT(ROWS_DIFF))) {
+		char *names = out_format_names(ROWS_DIFF, "and");
+
+		ret = view_usage_error(v, "diff writes formats %s only", names);
+		free(names);
+		return ret;
+	}
 	return diff_sides(argc, argv, v, o, a);
 }
 
@@ -211,7 +213,7 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 					"nor an ELF file", path[i]) :
 			      xasprintf("cannot read '%s': %s", path[i],
 					memsz_strerror(err));
-		out_error(v->fmt, msg);
+		view_error(v->fmt, msg);
 		free(msg);
 		return 1;
 	}
@@ -266,69 +268,27 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 	return view_check(v);
 }
 
-/* The columns to print, into cols; returns how many. */
+/* The columns to print, into cols; returns how many. Those of --fields
+ * both sides have, else every column they have (FILE SIZE and VM SIZE
+ * for ELF files); the table's defaults leave out the columns 0 on both
+ * sides (but the --sort one), and view_columns() more to fit the
+ * width. */
 static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 			const struct diff_result *res, enum col_id *cols)
 {
-	/* columns only a key not in --by gives (relocs) */
-	unsigned keyless = keys_cols_missing(v->keys, v->nkeys);
+	enum col_id dflt[COL__COUNT];
+	unsigned avail = v->columns & ~res->unknown_cols;
 	size_t n = 0;
 
-	if (v->nfields) {
-		for (size_t i = 0; i < v->nfields; i++)
-			if (!(res->unknown_cols & (1u << v->fields[i])) &&
-			    !(keyless & (1u << v->fields[i])))
-				cols[n++] = v->fields[i];
-		return n;
-	}
-	if (o->kind == DIFF_KIND_ELF) {
-		cols[n++] = COL_FILE;
-		cols[n++] = COL_VM;
-		return n;
-	}
-	for (int i = 0; i < COL__COUNT; i++) {
-		if ((res->unknown_cols & (1u << i)) ||
-		    (keyless & (1u << i)) || coldefs[i].derived ||
-		    coldefs[i].optional || i == COL_PROCS)
-			continue;
-		/* a table has no room for columns that are 0 on both
-		 * sides; csv and json keep every column */
-		if (v->fmt == OUT_TABLE && i != v->sort &&
-		    diff_col_is_zero(res->d, i))
-			continue;
-		cols[n++] = i;
-	}
-	return n;
-}
-
-static int diff_print(const struct view *v, const struct diff_result *res,
-		      const enum col_id *cols, size_t ncols)
-{
-	const char *keynames[KEYS_MAX];
-	struct strlist shown = { 0 };
-	struct out_opts oo = {
-		.fmt = v->fmt,
-		.keys = keynames,
-		.cols = cols,
-		.ncols = ncols,
-	};
-	int ret = 0;
-
-	strlist_summarize(&res->notes, NULL, v->verbose, &shown);
-	oo.notes = (const char *const *)shown.lines;
-	oo.nnotes = shown.n;
-	for (size_t i = 0; i < v->nkeys; i++)
-		keynames[i] = keydefs[v->keys[i]].name;
-	if (diff_write(stdout, res->d, &oo) < 0 || fflush(stdout) == EOF) {
-		memsz_error("cannot write the diff: %s",
-			    memsz_strerror(-errno));
-		ret = 1;
-	} else if (v->fmt == OUT_CSV || v->fmt == OUT_TSV) {
-		for (size_t i = 0; i < shown.n; i++)
-			fprintf(stderr, "memsz: note: %s\n", shown.lines[i]);
-	}
-	strlist_free(&shown);
-	return ret;
+	/* columns only a key not in --by gives (relocs) */
+	avail &= ~keys_cols_missing(v->keys, v->nkeys);
+	if (o->kind == DIFF_KIND_ELF && !v->nfields)
+		avail &= 1u << COL_FILE | 1u << COL_VM;
+	for (int i = 0; i < COL__COUNT; i++)
+		if ((avail & (1u << i)) && !coldefs[i].optional &&
+		    (i == v->sort || !rowtree_col_is_zero(res->d, i)))
+			dflt[n++] = i;
+	return view_columns(v, avail, dflt, n, cols);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -346,6 +306,7 @@ int cmd_diff(int argc, char **argv)
 			   ~(1u << COL_RES_PCT | 1u << COL_PROCS),
 		.limit = 20,
 		.fmt = OUT_TABLE,
+		.kind = ROWS_DIFF,
 	};
 	struct diff_result res = { 0 };
 	enum col_id cols[COL__COUNT];
@@ -364,21 +325,21 @@ int cmd_diff(int argc, char **argv)
 	ret = 1;
 	lb = labels_new();
 	if (diff_build(&o, lb, &res, &msg) < 0) {
-		out_error(v.fmt, msg);
+		view_error(v.fmt, msg);
 		goto out;
 	}
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
-	diff_finish(res.d, v.sort, v.limit);
+	rowtree_finish(res.d, v.sort, view_limit(&v));
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
-		out_error(v.fmt, "no column of --fields is in both recordings "
+		view_error(v.fmt, "no column of --fields is in both recordings "
 				 "(no PSS or LOCKED without page frame "
 				 "numbers, no THP or LOCKED in recordings "
 				 "that did not record them)");
 		goto out;
 	}
-	ret = diff_print(&v, &res, cols, ncols);
+	ret = view_write(&v, res.d, cols, ncols, false, &res.notes);
 out:
 	free(msg);
 	diff_result_free(&res);

@@ -11,7 +11,7 @@
 #include "builtin/builtin.h"
 #include "builtin/view.h"
 #include "report/report.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "util/util.h"
 
 static const char *report_keys(void)
@@ -67,8 +67,9 @@ static const struct opt report_opts[] = {
 	  "(as --snapshot N), at the time of the\n"
 	  "earliest of them; COLS: rss, pss, uss,\n"
 	  "dirty, swap... (default --fields, else\n"
-	  "the --sort column); table, csv, tsv\n"
-	  "or json", NULL },
+	  "the --sort column); table (the\n"
+	  "snapshots that fit --width), csv,\n"
+	  "tsv or json (every snapshot)", NULL },
 	VIEW_ROW_WIDTH,
 	VIEW_ROW_VERBOSE,
 	VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
@@ -209,11 +210,17 @@ static int report_parse(int argc, char **argv, struct view *v,
 				v, "field '%s' needs the %s key in --by",
 				coldefs[v->fields[i]].sortname,
 				keydefs[keys_of_col(v->fields[i])].name);
-	if (w->timeline && (w->snapshot || v->fmt == OUT_FOLDED ||
-			    v->fmt == OUT_PPROF || v->fmt == OUT_HTML))
-		return view_usage_error(v, "--timeline shows every snapshot: "
-					"no --snapshot, and formats table, "
-					"csv, tsv or json");
+	if (w->timeline &&
+	    (w->snapshot || !(out_format_get(v->fmt)->kinds &
+			      ROWS_KIND_BIT(ROWS_TIMELINE)))) {
+		char *names = out_format_names(ROWS_TIMELINE, "or");
+		int err = view_usage_error(v, "--timeline shows every "
+					   "snapshot: no --snapshot, and "
+					   "formats %s", names);
+
+		free(names);
+		return err;
+	}
 	return view_check(v);
 }
 
@@ -302,7 +309,7 @@ int cmd_report(int argc, char **argv)
 	ret = report_build(&o, lb, &res, &msg);
 	if (ret < 0) {
 		msg = input_msg(o.input, ret, msg);
-		out_error(v.fmt, msg);
+		view_error(v.fmt, msg);
 		ret = 1;
 		goto out;
 	}
@@ -316,15 +323,13 @@ int cmd_report(int argc, char **argv)
 	avail &= ~keys_cols_missing(v.keys, v.nkeys);
 	/* PROCS only where several processes share rows; pprof samples
 	 * and the page's treemap areas are sums, which it is not */
-	if (res.nprocs < 2 || v.fmt == OUT_PPROF || v.fmt == OUT_HTML)
+	if (res.nprocs < 2 || (out_format_get(v.fmt)->flags & OUTF_SUMS))
 		avail &= ~(1u << COL_PROCS);
-	if (v.fmt == OUT_FOLDED || v.fmt == OUT_PPROF)
-		v.limit = 0; /* every stack, nothing folded into [N others] */
-	rowtree_finish(res.t, v.sort, v.limit);
+	rowtree_finish(res.t, v.sort, view_limit(&v));
 	ncols = view_columns(&v, avail, table_dflt, ARRAY_SIZE(table_dflt),
 			     cols);
 	if (!ncols) {
-		out_error(v.fmt, "no column of --fields is in this report "
+		view_error(v.fmt, "no column of --fields is in this report "
 				 "(no PSS or LOCKED without page frame "
 				 "numbers, no THP or LOCKED in recordings "
 				 "that did not record them, no procs for one "

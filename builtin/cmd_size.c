@@ -9,7 +9,7 @@
 #include "builtin/builtin.h"
 #include "builtin/view.h"
 #include "elf/elfimg.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "report/ondisk.h"
 #include "util/util.h"
 
@@ -32,7 +32,8 @@ static const struct opt size_opts[] = {
 	VIEW_ROW_VERBOSE,
 	VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
 			"folded ('a;b;c BYTES' lines of the\n"
-			"--sort column, for flame graphs),\n"
+			"--sort column, for flame graphs,\n"
+			"all rows),\n"
 			"pprof (gzipped profile.proto, a\n"
 			"sample type per field, all rows;\n"
 			"redirect it) or html (one offline\n"
@@ -147,7 +148,7 @@ int cmd_size(int argc, char **argv)
 		if (err < 0) {
 			char *msg = xasprintf("'%s': %s", argv[i],
 					      memsz_strerror(err));
-			out_error(v.fmt, msg);
+			view_error(v.fmt, msg);
 			free(msg);
 			goto out;
 		}
@@ -158,9 +159,7 @@ int cmd_size(int argc, char **argv)
 	title = xasprintf("memsz size of %s%s", argv[first],
 			  argc - first > 1 ? " ..." : "");
 	v.title = title;
-	if (v.fmt == OUT_PPROF)
-		v.limit = 0; /* every row a sample, none folded */
-	rowtree_finish(t, v.sort, v.limit);
+	rowtree_finish(t, v.sort, view_limit(&v));
 	ncols = view_columns(&v, v.columns, table_dflt,
 			     ARRAY_SIZE(table_dflt), cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);

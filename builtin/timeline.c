@@ -1,5 +1,7 @@
 /* timeline.c — `memsz report --timeline`: the rows of a report at every
- * snapshot, from report_build() with PICK_ALL and out/timeline.h. */
+ * snapshot, from report_build() with PICK_ALL into one timeline row tree
+ * (rowtree_timeline(): a value set per point), written by view_write()
+ * as every other tree is. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,7 +12,7 @@
 #include "builtin/builtin.h"
 #include "builtin/view.h"
 #include "report/report.h"
-#include "out/timeline.h"
+#include "rows/rows.h"
 #include "util/util.h"
 
 /* True if column c is a sum over rows, as a timeline's series are:
@@ -74,96 +76,92 @@ static int timeline_cols(const struct view *v, const char *spec,
 	return n;
 }
 
-int report_timeline(const struct view *v, struct report_opts *o,
+/* The message when cols[0..ncols-1] name a column res lacks, or NULL;
+ * caller frees. */
+static char *missing_col(const struct report_result *res,
+			 const enum col_id *cols, int ncols)
+{
+	for (int i = 0; i < ncols; i++) {
+		if (cols[i] == COL_PSS && !res->have_pss)
+			return xstrdup("--timeline: no PSS in this recording "
+				       "(recorded without CAP_SYS_ADMIN)");
+		if (res->unknown_cols & (1u << cols[i]))
+			return xasprintf("--timeline: no %s in this recording "
+					 "(%s)", coldefs[cols[i]].header,
+					 res->have_pss ?
+						 "recorded by an older memsz "
+						 "or kernel" :
+						 "recorded without "
+						 "CAP_SYS_ADMIN");
+	}
+	return NULL;
+}
+
+/* The timeline tree of res's steps (NULL if there are none); it takes
+ * the steps' own trees, freeing each once read. */
+static struct rowtree *timeline_tree(struct report_result *res)
+{
+	struct rowtree **trees = xcalloc(res->nsteps + 1, sizeof(*trees));
+	struct rows_point *pts = xcalloc(res->nsteps + 1, sizeof(*pts));
+	struct rowtree *tl;
+
+	for (size_t i = 0; i < res->nsteps; i++) {
+		trees[i] = res->steps[i].t;
+		pts[i] = (struct rows_point){ res->steps[i].time,
+					      res->steps[i].time_last,
+					      res->steps[i].nsnapshots };
+	}
+	tl = rowtree_timeline(trees, pts, res->nsteps);
+	for (size_t i = 0; i < res->nsteps; i++)
+		res->steps[i].t = trees[i]; /* NULL once taken */
+	free(trees);
+	free(pts);
+	return tl;
+}
+
+int report_timeline(const struct view *vv, struct report_opts *o,
 		    const char *spec)
 {
 	struct report_result res = { 0 };
-	struct timeline_point *pts = NULL;
-	struct rowtree **trees = NULL;
-	struct timeline *tl = NULL;
+	struct view v = *vv;
+	struct rowtree *tl = NULL;
 	enum col_id cols[COL__COUNT];
-	const char *keynames[KEYS_MAX];
 	struct labels *lb = NULL;
 	char *msg = NULL;
-	struct strlist shown = { 0 };
 	int ncols, ret = 1;
 
-	ncols = timeline_cols(v, spec, cols);
+	v.kind = ROWS_TIMELINE;
+	ncols = timeline_cols(&v, spec, cols);
 	if (ncols < 0)
 		return EXIT_USAGE;
 	/* the fault samples are cut at one time per process, which a
 	 * timeline of many snapshots does not have */
-	for (size_t i = 0; i < v->nkeys; i++)
-		if (keydefs[v->keys[i]].needs & KEY_NEEDS_FAULTS)
-			return view_usage_error(v, "--timeline does not take "
+	for (size_t i = 0; i < v.nkeys; i++)
+		if (keydefs[v.keys[i]].needs & KEY_NEEDS_FAULTS)
+			return view_usage_error(&v, "--timeline does not take "
 						"the key '%s'",
-						keydefs[v->keys[i]].name);
+						keydefs[v.keys[i]].name);
 	o->pick = PICK_ALL;
 	lb = labels_new();
-	if (report_build(o, lb, &res, &msg) < 0) {
-		out_error(v->fmt, msg);
-		goto out;
-	}
-	for (int i = 0; i < ncols; i++) {
-		if (cols[i] == COL_PSS && !res.have_pss) {
-			out_error(v->fmt, "--timeline: no PSS in this "
-					  "recording (recorded without "
-					  "CAP_SYS_ADMIN)");
-			goto out;
-		}
-		if (res.unknown_cols & (1u << cols[i])) {
-			char *m = xasprintf("--timeline: no %s in this "
-					    "recording (%s)",
-					    coldefs[cols[i]].header,
-					    res.have_pss ?
-						    "recorded by an older "
-						    "memsz or kernel" :
-						    "recorded without "
-						    "CAP_SYS_ADMIN");
-
-			out_error(v->fmt, m);
-			free(m);
-			goto out;
-		}
-	}
-	trees = xcalloc(res.nsteps + 1, sizeof(*trees));
-	pts = xcalloc(res.nsteps + 1, sizeof(*pts));
-	for (size_t i = 0; i < res.nsteps; i++) {
-		trees[i] = res.steps[i].t;
-		pts[i] = (struct timeline_point){ res.steps[i].time,
-						  res.steps[i].time_last,
-						  res.steps[i].nsnapshots };
-	}
-	tl = timeline_build(trees, pts, res.nsteps, cols, (size_t)ncols,
-			    v->limit);
+	if (report_build(o, lb, &res, &msg) < 0)
+		goto out_msg;
+	free(msg);
+	msg = missing_col(&res, cols, ncols);
+	if (msg)
+		goto out_msg;
+	tl = timeline_tree(&res);
 	if (!tl) {
-		out_error(v->fmt, "no snapshot to show");
-		goto out;
+		msg = xstrdup("no snapshot to show");
+		goto out_msg;
 	}
-	for (size_t i = 0; i < v->nkeys; i++)
-		keynames[i] = keydefs[v->keys[i]].name;
-	strlist_summarize(&res.notes, NULL, v->verbose, &shown);
-	ret = 0;
-	if (timeline_write(stdout, tl,
-			   &(struct out_opts){
-				   .fmt = v->fmt,
-				   .keys = keynames,
-				   .notes = (const char *const *)shown.lines,
-				   .nnotes = shown.n,
-			   }) < 0 ||
-	    fflush(stdout) == EOF) {
-		memsz_error("cannot write the timeline: %s",
-			    memsz_strerror(-errno));
-		ret = 1;
-	} else if (v->fmt == OUT_CSV || v->fmt == OUT_TSV) {
-		for (size_t i = 0; i < shown.n; i++)
-			fprintf(stderr, "memsz: note: %s\n", shown.lines[i]);
-	}
+	/* series are ranked by the peak of the first column */
+	rowtree_finish(tl, cols[0], view_limit(&v));
+	ret = view_write(&v, tl, cols, (size_t)ncols, false, &res.notes);
+	goto out;
+out_msg:
+	view_error(v.fmt, msg);
 out:
-	strlist_free(&shown);
-	timeline_free(tl);
-	free(trees);
-	free(pts);
+	rowtree_free(tl);
 	free(msg);
 	report_result_free(&res);
 	labels_free(lb);

@@ -31,9 +31,22 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	out_error(v->fmt, msg ? msg : "usage error");
+	view_error(v->fmt, msg ? msg : "usage error");
 	free(msg);
 	return EXIT_USAGE;
+}
+
+void view_error(enum out_format fmt, const char *msg)
+{
+	if (out_format_get(fmt)->flags & OUTF_JSON_ERRORS)
+		out_write_error(stdout, msg);
+	else
+		memsz_error("%s", msg);
+}
+
+uint64_t view_limit(const struct view *v)
+{
+	return out_format_get(v->fmt)->flags & OUTF_ALL_ROWS ? 0 : v->limit;
 }
 
 /* The names of the columns in mask, comma-separated; caller frees. */
@@ -284,10 +297,11 @@ static size_t table_width(const struct view *v)
 }
 
 /* Default table columns are left out in this order while the labels of
- * the innermost key would get fewer than VIEW_LABEL_WANT characters. */
+ * the innermost key would get fewer than VIEW_LABEL_WANT characters
+ * (the shared columns first: only a diff has them by default). */
 static const enum col_id drop_order[] = {
-	COL_VM, COL_FILE, COL_SWAP, COL_USS, COL_RES_PCT, COL_DIRTY,
-	COL_PSS, COL_RELOCS,
+	COL_SH_CLEAN, COL_SH_DIRTY, COL_VM, COL_FILE, COL_SWAP, COL_USS,
+	COL_RES_PCT, COL_DIRTY, COL_PSS, COL_RELOCS,
 };
 
 /* Leave out of cols[0..n-1] the columns of drop_order, in that order,
@@ -299,7 +313,8 @@ static size_t fit_width(const struct view *v, enum col_id *cols, size_t n)
 							     0);
 
 	for (size_t d = 0; width && d < ARRAY_SIZE(drop_order) && n > 1; d++) {
-		if (out_table_cols_width(cols, n) + indent + VIEW_LABEL_WANT <=
+		if (out_table_cols_width(v->kind, cols, n) + indent +
+			    VIEW_LABEL_WANT <=
 		    width)
 			break;
 		for (size_t i = 0; i < n; i++) {
@@ -318,9 +333,10 @@ size_t view_columns(const struct view *v, unsigned avail,
 		    const enum col_id *table_dflt, size_t ntable,
 		    enum col_id *cols)
 {
+	unsigned flags = out_format_get(v->fmt)->flags;
 	size_t n = 0;
 
-	if (v->fmt == OUT_FOLDED) {
+	if (flags & OUTF_ONE_COLUMN) {
 		for (size_t i = 0; i < v->nfields && !n; i++)
 			if ((avail & (1u << v->fields[i])) &&
 			    !coldefs[v->fields[i]].derived)
@@ -337,13 +353,13 @@ size_t view_columns(const struct view *v, unsigned avail,
 				cols[n++] = v->fields[i];
 				taken |= 1u << v->fields[i];
 			}
-		if (v->fmt != OUT_HTML || !n)
+		if (!(flags & OUTF_ALL_COLUMNS) || !n)
 			return n;
 		/* the page's column switch offers every column, the
 		 * chosen ones first */
 		avail &= ~taken;
 	}
-	if (v->fmt == OUT_TABLE) {
+	if (flags & OUTF_WIDTH) {
 		for (size_t i = 0; i < ntable; i++)
 			if (avail & (1u << table_dflt[i]))
 				cols[n++] = table_dflt[i];
@@ -359,6 +375,13 @@ int view_write(const struct view *v, const struct rowtree *t,
 	       const enum col_id *cols, size_t ncols, bool res_pct,
 	       const struct strlist *notes)
 {
+	/* what a failed write says it could not write */
+	static const char *const what[ROWS__KIND_COUNT] = {
+		[ROWS_SINGLE] = "report",
+		[ROWS_DIFF] = "diff",
+		[ROWS_TIMELINE] = "timeline",
+	};
+	const struct out_format_def *def = out_format_get(v->fmt);
 	const char *keynames[KEYS_MAX];
 	struct strlist shown = { 0 };
 	struct out_opts oo = {
@@ -367,7 +390,7 @@ int view_write(const struct view *v, const struct rowtree *t,
 		.cols = cols,
 		.ncols = ncols,
 		.res_pct = res_pct,
-		.width = v->fmt == OUT_TABLE ? table_width(v) : 0,
+		.width = def->flags & OUTF_WIDTH ? table_width(v) : 0,
 		.sort = v->sort,
 		.images = v->images,
 		.nimages = v->nimages,
@@ -384,19 +407,19 @@ int view_write(const struct view *v, const struct rowtree *t,
 		keynames[i] = keydefs[v->keys[i]].name;
 		oo.aliases |= (keydefs[v->keys[i]].flags & KEYF_ALIASES) != 0;
 	}
-	if (v->fmt == OUT_PPROF && isatty(STDOUT_FILENO)) {
-		memsz_error("pprof output is binary: redirect it to a file "
-			    "(> memsz.pb.gz)");
+	if ((def->flags & OUTF_BINARY) && isatty(STDOUT_FILENO)) {
+		memsz_error("%s output is binary: redirect it to a file "
+			    "(> memsz.pb.gz)", def->name);
 		ret = 1;
 		goto out;
 	}
 	if (out_write(stdout, t, &oo) < 0 || fflush(stdout) == EOF) {
-		memsz_error("cannot write the report: %s",
+		memsz_error("cannot write the %s: %s", what[t->kind],
 			    memsz_strerror(-errno));
 		ret = 1;
 		goto out;
 	}
-	if (v->fmt == OUT_CSV || v->fmt == OUT_TSV || v->fmt == OUT_FOLDED)
+	if (def->flags & OUTF_NOTES_STDERR)
 		for (size_t i = 0; i < shown.n; i++)
 			fprintf(stderr, "memsz: note: %s\n", shown.lines[i]);
 out:

@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "builtin/options.h"
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 #include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"
@@ -40,7 +40,7 @@ enum {
 #define VIEW_DEFAULT_WIDTH 120
 /* The characters a label should keep before the default table leaves out
  * columns to make room. */
-#define VIEW_LABEL_WANT 24
+#define VIEW_LABEL_WANT TABLE_LABEL_WANT
 
 /* Rows of the shared options whose help each command words for itself:
  * --by (more: the command's key list), -F, --sort, -n, --format. */
@@ -114,6 +114,8 @@ struct view {
 	bool width_given;             /* else COLUMNS, the terminal, 120 */
 	struct filter filter;         /* --filter, --exclude */
 	bool verbose;                 /* -v: every note in full */
+	enum rows_kind kind;          /* what the tree holds: one value set
+					 (0), a diff, a timeline */
 	/* for pprof and html (out_opts), set by the command: */
 	const struct out_image *images;
 	size_t nimages;
@@ -144,6 +146,15 @@ int view_parse(int argc, char **argv, struct view *v,
 int view_usage_error(const struct view *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Write msg in fmt's output mode: {"error": "..."} on stdout where the
+ * format's row says OUTF_JSON_ERRORS (json), else "memsz: ..." on
+ * stderr. */
+void view_error(enum out_format fmt, const char *msg);
+
+/* -n as v's format takes it: 0 (every row) where its row says
+ * OUTF_ALL_ROWS (folded, pprof), else v->limit. */
+uint64_t view_limit(const struct view *v);
+
 /* Check what only the --by list tells: the rules of --filter/--exclude
  * name keys of --by. Returns -1 to go on, or EXIT_USAGE after the
  * message. */
@@ -151,20 +162,22 @@ int view_check(struct view *v);
 
 /* The columns to print into cols (room for COL__COUNT): the --fields
  * list less the columns not in avail (bit per col_id: what this report
- * has), or, without --fields, table_dflt[0..ntable-1] for the table (less
- * VM SIZE, then FILE SIZE, then DIRTY ... while the labels of the
- * innermost key would get fewer than VIEW_LABEL_WANT characters of the
- * width) and every column in avail for the other formats; folded gets one
- * column, the first field or the --sort column; html gets the --fields
- * list then the rest of avail (its page switches between columns).
- * Returns the count. */
+ * has), or, without --fields, table_dflt[0..ntable-1] for a format that
+ * fits the width (the table: less SHR CLEAN, SHR DIRTY, VM SIZE, then
+ * FILE SIZE, then DIRTY ... while the labels of the innermost key would
+ * get fewer than VIEW_LABEL_WANT characters of the width, as lines of
+ * v->kind are laid out) and every column in avail for the other formats;
+ * a one-column format (folded) gets the first field or the --sort column;
+ * an all-columns format (html) gets the --fields list then the rest of
+ * avail (its page switches between columns). Returns the count. */
 size_t view_columns(const struct view *v, unsigned avail,
 		    const enum col_id *table_dflt, size_t ntable,
 		    enum col_id *cols);
 
-/* Write the finished tree t with columns cols[0..ncols-1] and notes to
- * stdout in v's format; csv, tsv and folded stay pure data and their notes
- * go to stderr. pprof, being binary, is not written to a terminal.
+/* Write the finished tree t (of any kind v's format writes) with columns
+ * cols[0..ncols-1] and notes to stdout in v's format; csv, tsv and folded
+ * stay pure data and their notes go to stderr (OUTF_NOTES_STDERR). pprof,
+ * being binary, is not written to a terminal.
  * res_pct: add RES% last if cols lack it. Notes of one kind about
  * several images are one line unless -v. Returns 0, or 1 after printing
  * why the report could not be written. */

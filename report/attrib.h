@@ -30,7 +30,7 @@
 
 #include "data/datafile.h"
 #include "maps/labels.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "report/keys.h"
 #include "elf/imagemaps.h"
 

@@ -362,7 +362,7 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 	res->unknown_cols = a.unknown_cols | b.unknown_cols;
 	if (strcmp(o->old.path, o->new.path))
 		nrn = pid_renames(o, a.t, b.t, &rn);
-	res->d = diff_merge(a.t, b.t, rn, nrn);
+	res->d = rowtree_diff(a.t, b.t, rn, nrn);
 	note_sides(o, &res->notes);
 	merge_notes(&res->notes, &a.notes, &b.notes);
 	if (strcmp(o->old.path, o->new.path))
@@ -491,7 +491,7 @@ static int diff_elf(const struct diff_opts *o, struct labels *lb,
 	/* ondisk labels the files level with the path as given */
 	rn.from = labels_intern(lb, o->old.path);
 	rn.to = labels_intern(lb, o->new.path);
-	res->d = diff_merge(a, b, &rn, 1);
+	res->d = rowtree_diff(a, b, &rn, 1);
 	strip_path(&sa, &na, o->old.path);
 	strip_path(&sb, &nb, o->new.path);
 	merge_notes(&res->notes, &sa, &sb);
@@ -525,7 +525,7 @@ int diff_build(const struct diff_opts *o, struct labels *lb,
 
 void diff_result_free(struct diff_result *res)
 {
-	diff_free(res->d);
+	rowtree_free(res->d);
 	strlist_free(&res->notes);
 	memset(res, 0, sizeof(*res));
 }

@@ -1,5 +1,5 @@
 /* diff.h — `memsz diff`: two recordings, two snapshots of one recording,
- * or two ELF files -> one diff tree (out/difftree.h).
+ * or two ELF files -> one diff tree (rows.h: a row tree of two value sets).
  *
  * Each side is built exactly as `memsz report` (report_build) or `memsz
  * size` (ondisk_add_file) builds its rows, over one label table shared by
@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "maps/labels.h"
-#include "out/difftree.h"
+#include "rows/rows.h"
 #include "report/filter.h"
 #include "report/keys.h"
 #include "report/report.h"
@@ -51,7 +51,7 @@ struct diff_opts {
 };
 
 struct diff_result {
-	struct difftree *d;           /* merged, not finished */
+	struct rowtree *d;            /* ROWS_DIFF, merged, not finished */
 	bool have_pss;                /* both sides had PSS */
 	unsigned unknown_cols;        /* either side's (report_result) */
 	struct strlist notes;         /* footer lines */

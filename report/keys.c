@@ -10,7 +10,7 @@
 
 #include "elf/imagemaps.h"
 #include "maps/labels.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "report/attrib.h"
 #include "util/util.h"
 

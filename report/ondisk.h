@@ -15,7 +15,7 @@
 #include "elf/elfimg.h"
 #include "maps/labels.h"
 #include "maps/rangemap.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"

@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "maps/labels.h"
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 #include "report/filter.h"
 #include "report/keys.h"
 #include "util/strlist.h"

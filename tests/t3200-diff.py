@@ -155,8 +155,7 @@ def elf_case(tmp):
           "ELF --exclude: the excluded symbol is left out")
     for args, why in ((["-F", "rss"], "rss of an ELF file"),
                       (["-F", "res"], "RES% has no change"),
-                      (["--filter", "nokey=x"], "a filter on no key"),
-                      (["--width", "80"], "--width")):
+                      (["--filter", "nokey=x"], "a filter on no key")):
         p = run(MEMSZ, "diff", "--format", "json", *args, old, new,
                 ok=False)
         check(p.returncode == 129 and "error" in json.loads(p.stdout or
@@ -166,6 +165,24 @@ def elf_case(tmp):
     check(any(ln.rstrip().endswith("added_function [new]")
               for ln in tab.splitlines()),
           "ELF table: added_function marked [new]")
+    # the table fits --width (and COLUMNS) as report's does: labels cut
+    # in the middle, the [new] mark kept; --width 0: whole labels
+    for args, env in ((["--width", "60"], {}), ([], {"COLUMNS": "60"})):
+        p = subprocess.run([MEMSZ, "diff", "--by", "symbols", *args, old,
+                            new], capture_output=True, text=True,
+                           env={**os.environ, **env})
+        lines = [ln for ln in p.stdout.splitlines()
+                 if not ln.startswith(("OLD:", "NEW:", "'"))]
+        check(p.returncode == 0 and lines and
+              max(len(ln) for ln in lines) <= 60 and
+              any(ln.endswith(" [new]") for ln in lines),
+              f"ELF table {args or env}: every line fits 60 columns "
+              f"(widest {max(len(ln) for ln in lines) if lines else 0})")
+    wide = run(MEMSZ, "diff", "--by", "symbols", "--width", "0", old,
+               new).stdout
+    check(any(ln.rstrip().endswith("added_function [new]")
+              for ln in wide.splitlines()),
+          "ELF table --width 0: labels whole")
 
     js = json.loads(run(MEMSZ, "diff", "--format", "json", old, new).stdout)
     check(int(js["total"]["file_size"]["delta"]) == stat[1] - stat[0] and

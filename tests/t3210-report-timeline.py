@@ -167,6 +167,26 @@ def main():
         tab = run(MEMSZ, "report", "-i", data, "--timeline", "-n", "2")
         check("TOTAL" in tab and "RSS at each snapshot" in tab,
               "table: a block per column with TOTAL")
+        # the table fits --width (and COLUMNS): as many points as fit,
+        # the first and the last kept, a footer line says how many
+        for args, env in ((["--width", "60"], {}), ([], {"COLUMNS": "60"})):
+            p = subprocess.run([MEMSZ, "report", "-i", data, "--timeline",
+                                "--by", "mappings", *args],
+                               capture_output=True, text=True,
+                               env={**os.environ, **env})
+            lines = p.stdout.split("\nRSS", 1)[0].split(" TOTAL\n")[0]
+            lines = lines.splitlines()
+            shown = len(lines[1].split())
+            check(p.returncode == 0 and
+                  max(len(ln) for ln in lines) <= 60 and
+                  shown == min(nsnap, (60 - 3 - 24) // 9) and
+                  (shown == nsnap or f"{shown} of {nsnap} snapshots shown"
+                   in p.stdout),
+                  f"table {args or env}: {shown} points of {nsnap} fit 60 "
+                  f"columns, the rest in csv and json")
+            first = float(lines[1].split()[0].rstrip("s"))
+            check(abs(first - times[0]) < 0.002,
+                  f"table {args or env}: the first point is shown")
         p = subprocess.run([MEMSZ, "report", "-i", data, "--timeline",
                             "--snapshot", "0"], capture_output=True)
         check(p.returncode == 129, "--timeline with --snapshot: usage error")

@@ -26,7 +26,7 @@
 #include "elf/elfimg.h"
 #include "report/attrib.h"
 #include "report/report.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 

@@ -1,6 +1,8 @@
-/* test_difftree.c — two row trees merged into a diff tree (new, gone,
- * changed and unchanged rows, renames, order by |change|, -n folding, the
- * csv writer's signed changes) and row trees over time (out/timeline). */
+/* test_difftree.c — the row trees of several value sets (rows/merge.c):
+ * two trees merged into a diff tree (new, gone, changed and unchanged
+ * rows, renames, order by |change|, -n folding, the csv writer's signed
+ * changes, the table fitted to a width) and trees over time (series
+ * ranked by peak and folded, the table's choice of points). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -15,9 +17,8 @@
 #include <cmocka.h>
 
 #include "maps/labels.h"
-#include "out/difftree.h"
-#include "out/rows.h"
-#include "out/timeline.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 #include "tests/testutil.h"
 
 /* Add a leaf "a/b" (depth 2) or "a" (depth 1) with RSS rss and PSS
@@ -37,8 +38,8 @@ static void add(struct rowtree *t, const char *a, const char *b,
 	rowtree_add(t, path, vals);
 }
 
-static const struct diffrow *child(const struct difftree *d,
-				   const struct diffrow *r, const char *name)
+static const struct row *child(const struct rowtree *d, const struct row *r,
+			       const char *name)
 {
 	for (size_t i = 0; i < r->nchildren; i++)
 		if (!strcmp(labels_str(d->lb, r->children[i].label), name))
@@ -50,8 +51,8 @@ static void test_merge_states(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *o = rowtree_new(lb, 2), *n = rowtree_new(lb, 2);
-	struct difftree *d;
-	const struct diffrow *r;
+	struct rowtree *d;
+	const struct row *r;
 
 	(void)state;
 	add(o, "libc", ".text", 100, 40);
@@ -60,25 +61,25 @@ static void test_merge_states(void **state)
 	add(n, "libc", ".text", 100, 48);
 	add(n, "libc", ".data", 10, 10);
 	add(n, "new.so", ".text", 70, 7);
-	d = diff_merge(o, n, NULL, 0);
+	d = rowtree_diff(o, n, NULL, 0);
 	assert_non_null(d);
-	assert_int_equal(d->total.old[COL_RSS], 55);
-	assert_int_equal(d->total.new[COL_RSS], 65);
+	assert_int_equal(d->total.vals[COL_RSS], 55);
+	assert_int_equal(row_set(&d->total, 1)[COL_RSS], 65);
 	assert_int_equal(d->total.nchildren, 3);
 	r = child(d, &d->total, "old.so");
 	assert_non_null(r);
-	assert_int_equal(r->state, DIFF_GONE);
-	assert_int_equal(r->new[COL_FILE], 0);
+	assert_int_equal(r->state, ROW_GONE);
+	assert_int_equal(row_set(r, 1)[COL_FILE], 0);
 	r = child(d, &d->total, "new.so");
-	assert_int_equal(r->state, DIFF_NEW);
-	assert_int_equal(r->old[COL_FILE], 0);
-	assert_int_equal(r->children[0].state, DIFF_NEW);
+	assert_int_equal(r->state, ROW_NEW);
+	assert_int_equal(r->vals[COL_FILE], 0);
+	assert_int_equal(r->children[0].state, ROW_NEW);
 	r = child(d, &d->total, "libc");
-	assert_int_equal(r->state, DIFF_BOTH);
+	assert_int_equal(r->state, ROW_BOTH);
 	assert_int_equal(r->nchildren, 2);
 
 	/* unchanged libc/.data goes, libc stays for its .text */
-	diff_finish(d, COL_RSS, 0);
+	rowtree_finish(d, COL_RSS, 0);
 	assert_int_equal(d->unchanged, 1);
 	r = child(d, &d->total, "libc");
 	assert_int_equal(r->nchildren, 1);
@@ -91,8 +92,8 @@ static void test_merge_states(void **state)
 	assert_string_equal(labels_str(lb, d->total.children[2].label),
 			    "old.so");
 	/* the total keeps everything */
-	assert_int_equal(d->total.old[COL_RSS], 55);
-	diff_free(d);
+	assert_int_equal(d->total.vals[COL_RSS], 55);
+	rowtree_free(d);
 	rowtree_free(o);
 	rowtree_free(n);
 	labels_free(lb);
@@ -103,7 +104,7 @@ static void test_rename_and_fold(void **state)
 	struct labels *lb = labels_new();
 	struct rowtree *o = rowtree_new(lb, 1), *n = rowtree_new(lb, 1);
 	struct diff_rename rn;
-	struct difftree *d;
+	struct rowtree *d;
 	char name[16];
 
 	(void)state;
@@ -116,27 +117,27 @@ static void test_rename_and_fold(void **state)
 	}
 	rn.from = labels_intern(lb, "a/lib.so");
 	rn.to = labels_intern(lb, "b/lib.so");
-	d = diff_merge(o, n, &rn, 1);
-	diff_finish(d, COL_FILE, 2);
+	d = rowtree_diff(o, n, &rn, 1);
+	rowtree_finish(d, COL_FILE, 2);
 	/* s0 is unchanged and dropped; lib.so +30, s4 +4, then 3 others */
 	assert_int_equal(d->unchanged, 1);
 	assert_int_equal(d->total.nchildren, 3);
 	assert_string_equal(labels_str(lb, d->total.children[0].label),
 			    "b/lib.so");
-	assert_int_equal(d->total.children[0].state, DIFF_BOTH);
-	assert_int_equal(d->total.children[0].old[COL_FILE], 100);
+	assert_int_equal(d->total.children[0].state, ROW_BOTH);
+	assert_int_equal(d->total.children[0].vals[COL_FILE], 100);
 	assert_string_equal(labels_str(lb, d->total.children[1].label), "s4");
 	assert_int_equal(d->total.children[2].folded, 3);
-	assert_int_equal(d->total.children[2].old[COL_FILE], 30);
-	assert_int_equal(d->total.children[2].new[COL_FILE], 36);
-	assert_false(diff_col_is_zero(d, COL_FILE));
-	assert_true(diff_col_is_zero(d, COL_SWAP));
-	diff_free(d);
+	assert_int_equal(d->total.children[2].vals[COL_FILE], 30);
+	assert_int_equal(row_set(&d->total.children[2], 1)[COL_FILE], 36);
+	assert_false(rowtree_col_is_zero(d, COL_FILE));
+	assert_true(rowtree_col_is_zero(d, COL_SWAP));
+	rowtree_free(d);
 
 	/* different depths cannot be merged */
 	rowtree_free(n);
 	n = rowtree_new(lb, 2);
-	assert_null(diff_merge(o, n, NULL, 0));
+	assert_null(rowtree_diff(o, n, NULL, 0));
 	rowtree_free(o);
 	rowtree_free(n);
 	labels_free(lb);
@@ -150,7 +151,7 @@ static void test_csv(void **state)
 	const char *keys[] = { "files" };
 	struct out_opts oo = { .fmt = OUT_CSV, .keys = keys, .cols = cols,
 			       .ncols = 2 };
-	struct difftree *d;
+	struct rowtree *d;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -159,10 +160,10 @@ static void test_csv(void **state)
 	add(o, "shrunk", NULL, 0, 4096);
 	add(n, "shrunk", NULL, 0, 1024);
 	add(o, "gone,quoted", NULL, 0, 3);
-	d = diff_merge(o, n, NULL, 0);
-	diff_finish(d, COL_RSS, 0);
+	d = rowtree_diff(o, n, NULL, 0);
+	rowtree_finish(d, COL_RSS, 0);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(diff_write(f, d, &oo), 0);
+	assert_int_equal(out_write(f, d, &oo), 0);
 	fclose(f);
 	assert_string_equal(buf,
 			    "files,rss_old,rss_new,rss_delta,pss_old,pss_new,"
@@ -172,8 +173,73 @@ static void test_csv(void **state)
 			    "\"gone,quoted\",3,0,-3,1.00,0.00,-1.00,gone\n");
 	free(buf);
 	oo.fmt = OUT_FOLDED;
-	assert_int_equal(diff_write(stdout, d, &oo), -EINVAL);
-	diff_free(d);
+	assert_int_equal(out_write(stdout, d, &oo), -EINVAL);
+	rowtree_free(d);
+	rowtree_free(o);
+	rowtree_free(n);
+	labels_free(lb);
+}
+
+/* Render t with o into a string; caller frees. */
+static char *render(const struct rowtree *t, const struct out_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(out_write(f, t, o), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The widest line of s in code points. */
+static size_t widest(const char *s)
+{
+	size_t w = 0, cur = 0;
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			w = cur > w ? cur : w;
+			cur = 0;
+		} else if (((unsigned char)*s & 0xc0) != 0x80) {
+			cur++;
+		}
+	}
+	return cur > w ? cur : w;
+}
+
+/* A diff table fits its width: labels cut in the middle, the [new] mark
+ * kept; without a width, labels are whole. */
+static void test_diff_table_width(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *o = rowtree_new(lb, 1), *n = rowtree_new(lb, 1);
+	enum col_id cols[] = { COL_RSS, COL_PSS };
+	const char *keys[] = { "files" };
+	const char *longname = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1."
+			       "and-some-more-to-be-long";
+	struct out_opts oo = { .fmt = OUT_TABLE, .keys = keys, .cols = cols,
+			       .ncols = 2, .width = 80 };
+	struct rowtree *d;
+	char *s;
+
+	(void)state;
+	add(o, "libc", NULL, 0, 4096);
+	add(n, "libc", NULL, 0, 8192);
+	add(n, longname, NULL, 0, 1024);
+	d = rowtree_diff(o, n, NULL, 0);
+	rowtree_finish(d, COL_RSS, 0);
+	s = render(d, &oo);
+	assert_int_equal(widest(s), 80);
+	assert_non_null(strstr(s, "    /usr/l\u2026be-long [new]\n"));
+	assert_non_null(strstr(s, "    libc\n"));
+	free(s);
+	oo.width = 0;
+	s = render(d, &oo);
+	assert_non_null(strstr(s, longname));
+	assert_true(widest(s) > 80);
+	free(s);
+	rowtree_free(d);
 	rowtree_free(o);
 	rowtree_free(n);
 	labels_free(lb);
@@ -182,11 +248,10 @@ static void test_csv(void **state)
 static void test_timeline(void **state)
 {
 	struct labels *lb = labels_new();
-	struct rowtree *t[3];
-	struct timeline_point pts[3] = { { 0, 0, 1 }, { 1000, 1000, 1 },
-					 { 2000, 2500, 2 } };
-	enum col_id cols[] = { COL_RSS, COL_FILE };
-	struct timeline *tl;
+	struct rowtree *t[3], *tl;
+	struct rows_point pts[3] = { { 0, 0, 1 }, { 1000, 1000, 1 },
+				     { 2000, 2500, 2 } };
+	const struct row *r;
 
 	(void)state;
 	for (int i = 0; i < 3; i++)
@@ -199,28 +264,120 @@ static void test_timeline(void **state)
 	add(t[2], "libc", NULL, 7, 30);
 	add(t[2], "late", NULL, 0, 5);
 	add(t[2], "small", NULL, 0, 1);
-	tl = timeline_build(t, pts, 3, cols, 2, 2);
+	tl = rowtree_timeline(t, pts, 3);
 	assert_non_null(tl);
+	assert_null(t[0]); /* taken: freed once read */
+	assert_int_equal(tl->kind, ROWS_TIMELINE);
+	assert_int_equal(tl->nsets, 3);
+	rowtree_finish(tl, COL_RSS, 2);
 	/* by peak RSS: heap (50), libc (30), then late+small folded */
-	assert_int_equal(tl->nseries, 3);
-	assert_string_equal(labels_str(lb, tl->series[0].path[0]), "heap");
-	assert_int_equal(tl->series[0].vals[1 * 2 + 0], 50);
-	assert_int_equal(tl->series[1].vals[2 * 2 + 1], 7);
-	assert_null(tl->series[2].path);
-	assert_int_equal(tl->series[2].folded, 2);
-	assert_int_equal(tl->series[2].vals[0], 0);
-	assert_int_equal(tl->series[2].vals[2 * 2], 6);
-	for (int p = 0; p < 3; p++) {
+	r = tl->total.children;
+	assert_int_equal(tl->total.nchildren, 3);
+	assert_string_equal(labels_str(lb, r[0].label), "heap");
+	assert_int_equal(row_set(&r[0], 1)[COL_RSS], 50);
+	assert_int_equal(row_set(&r[1], 2)[COL_FILE], 7);
+	assert_int_equal(r[2].folded, 2);
+	assert_string_equal(labels_str(lb, r[2].label), "[2 others]");
+	assert_int_equal(r[2].vals[COL_RSS], 0);
+	assert_int_equal(row_set(&r[2], 2)[COL_RSS], 6);
+	for (size_t p = 0; p < 3; p++) {
 		uint64_t s = 0;
 
-		for (size_t i = 0; i < tl->nseries; i++)
-			s += tl->series[i].vals[p * 2];
-		assert_int_equal(s, tl->total[p * 2]);
+		for (size_t i = 0; i < tl->total.nchildren; i++)
+			s += row_set(&r[i], p)[COL_RSS];
+		assert_int_equal(s, row_set(&tl->total, p)[COL_RSS]);
 	}
 	assert_int_equal(tl->points[2].time_last, 2500);
-	timeline_free(tl);
-	assert_null(timeline_build(t, pts, 0, cols, 2, 0));
+	rowtree_free(tl);
+	assert_null(rowtree_timeline(t, pts, 0));
 	for (int i = 0; i < 3; i++)
+		rowtree_free(t[i]);
+	labels_free(lb);
+}
+
+/* Series of a depth-2 timeline are whole paths, ranked across parents;
+ * ties go by the path's labels. */
+static void test_timeline_paths(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *t[2], *tl;
+	struct rows_point pts[2] = { { 0, 0, 1 }, { 1, 1, 1 } };
+	enum col_id cols[] = { COL_RSS };
+	const char *keys[] = { "files", "sections" };
+	struct out_opts oo = { .fmt = OUT_CSV, .keys = keys, .cols = cols,
+			       .ncols = 1 };
+	char *s;
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		t[i] = rowtree_new(lb, 2);
+	add(t[0], "libc", ".text", 0, 40);
+	add(t[0], "libc", ".data", 0, 5);
+	add(t[1], "bash", ".text", 0, 20);
+	add(t[1], "libc", ".data", 0, 20);
+	tl = rowtree_timeline(t, pts, 2);
+	rowtree_finish(tl, COL_RSS, 0);
+	s = render(tl, &oo);
+	assert_string_equal(s, "files,sections,snapshot,time,rss\n"
+			       "libc,.text,0,0.000000,40\n"
+			       "libc,.text,1,0.000000,0\n"
+			       "bash,.text,0,0.000000,0\n"
+			       "bash,.text,1,0.000000,20\n"
+			       "libc,.data,0,0.000000,5\n"
+			       "libc,.data,1,0.000000,20\n");
+	free(s);
+	rowtree_free(tl);
+	for (int i = 0; i < 2; i++)
+		rowtree_free(t[i]);
+	labels_free(lb);
+}
+
+/* The timeline table shows the points that fit its width: the first, the
+ * last and the peak of the TOTAL kept, and says so; csv has every one. */
+static void test_timeline_table_width(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *t[40], *tl;
+	struct rows_point pts[40];
+	enum col_id cols[] = { COL_RSS };
+	const char *keys[] = { "files" };
+	struct out_opts oo = { .fmt = OUT_TABLE, .keys = keys, .cols = cols,
+			       .ncols = 1, .width = 80 };
+	char *s, *line, *note;
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		t[i] = rowtree_new(lb, 1);
+		pts[i] = (struct rows_point){ (uint64_t)i * 1000000000, 0, 1 };
+		/* the peak at point 17, which even spacing would miss */
+		add(t[i], "heap", NULL, 0, i == 17 ? 1 << 30 : 4096);
+	}
+	tl = rowtree_timeline(t, pts, 40);
+	rowtree_finish(tl, COL_RSS, 0);
+	s = render(tl, &oo);
+	note = strstr(s, "5 of 40 snapshots shown (first, last, peak of "
+			 "TOTAL RSS, evenly between); csv and json have "
+			 "all\n");
+	assert_non_null(note);
+	*note = 0; /* the table's lines fit; the footer is not cut */
+	assert_true(widest(s) <= 80);
+	/* (80 - 3 - 24) / 9 = 5 points */
+	line = strchr(s, '\n') + 1;
+	assert_memory_equal(line, "   0.000s  10.000s  17.000s  29.000s  "
+				  "39.000s\n", 46);
+	assert_non_null(strstr(s, "1.00Gi"));
+	free(s);
+	oo.width = 0;
+	s = render(tl, &oo);
+	assert_null(strstr(s, "snapshots shown"));
+	assert_non_null(strstr(s, "39.000s\n"));
+	free(s);
+	oo.fmt = OUT_CSV;
+	s = render(tl, &oo);
+	assert_non_null(strstr(s, "heap,39,39.000000,4096\n"));
+	free(s);
+	rowtree_free(tl);
+	for (int i = 0; i < 40; i++)
 		rowtree_free(t[i]);
 	labels_free(lb);
 }
@@ -231,7 +388,10 @@ int main(void)
 		cmocka_unit_test(test_merge_states),
 		cmocka_unit_test(test_rename_and_fold),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_diff_table_width),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_timeline_paths),
+		cmocka_unit_test(test_timeline_table_width),
 	};
 
 	return test_run_group(tests, NULL, NULL);

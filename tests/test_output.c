@@ -20,13 +20,14 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "out/profile.pb-c.h"
+#include "rows/profile.pb-c.h"
 
 #include "maps/labels.h"
-#include "out/json_writer.h"
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/json_writer.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 #include "tests/testutil.h"
+#include "util/util.h"
 
 static const char *const keys2[] = { "sections", "symbols" };
 static const enum col_id cols_fv[] = { COL_FILE, COL_VM };
@@ -629,43 +630,66 @@ static void test_write_error(void **state)
 	labels_free(lb);
 }
 
-/* Run out_error with fd fd redirected to a temp file; return its text. */
-static char *capture_error(enum out_format fmt, const char *msg, int fd)
+/* The json error object, escaped; errors of the stream returned. */
+static void test_write_error_object(void **state)
 {
-	char tmpl[] = "/tmp/test_output.XXXXXX";
-	int tmp = mkstemp(tmpl), saved = dup(fd);
-	char *buf = calloc(1, 4096);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 
-	assert_true(tmp >= 0 && saved >= 0);
-	unlink(tmpl);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(tmp, fd);
-	out_error(fmt, msg);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved, fd);
-	close(saved);
-	assert_true(pread(tmp, buf, 4095, 0) >= 0);
-	close(tmp);
-	return buf;
+	(void)state;
+	assert_int_equal(out_write_error(f, "cannot open 'x\"y': No such file"),
+			 0);
+	fclose(f);
+	assert_string_equal(buf, "{\"error\":\"cannot open 'x\\\"y': "
+				 "No such file\"}\n");
+	assert_int_equal(python_json(buf, "assert list(d) == [\"error\"]"), 0);
+	free(buf);
+	f = fopen("/dev/full", "w");
+	if (f) {
+		assert_int_equal(out_write_error(f, "x"), -ENOSPC);
+		fclose(f);
+	}
 }
 
-static void test_out_error(void **state)
+/* The format table: what each format is, read by the commands instead of
+ * testing which format it is. */
+static void test_format_rows(void **state)
 {
+	static const struct {
+		enum out_format fmt;
+		unsigned flags, kinds;
+	} want[] = {
+		{ OUT_TABLE, OUTF_WIDTH, 7 },
+		{ OUT_CSV, OUTF_NOTES_STDERR, 7 },
+		{ OUT_TSV, OUTF_NOTES_STDERR, 7 },
+		{ OUT_JSON, OUTF_JSON_ERRORS, 7 },
+		{ OUT_FOLDED, OUTF_ALL_ROWS | OUTF_ONE_COLUMN |
+				      OUTF_NOTES_STDERR, 1 },
+		{ OUT_PPROF, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS, 1 },
+		{ OUT_HTML, OUTF_SUMS | OUTF_ALL_COLUMNS, 1 },
+	};
 	char *s;
 
 	(void)state;
-	s = capture_error(OUT_JSON, "cannot open 'x\"y': No such file", 1);
-	assert_string_equal(s, "{\"error\":\"cannot open 'x\\\"y': "
-			       "No such file\"}\n");
-	assert_int_equal(python_json(s, "assert list(d) == [\"error\"]"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct out_format_def *d = out_format_get(want[i].fmt);
+		enum out_format f;
+
+		assert_int_equal(d->fmt, want[i].fmt);
+		assert_int_equal(d->flags, want[i].flags);
+		assert_int_equal(d->kinds, want[i].kinds);
+		assert_int_equal(out_format_parse(d->name, &f), 0);
+		assert_int_equal(f, want[i].fmt);
+	}
+	s = out_format_names(ROWS_DIFF, "and");
+	assert_string_equal(s, "table, csv, tsv and json");
 	free(s);
-	s = capture_error(OUT_TABLE, "cannot open 'x': No such file", 2);
-	assert_string_equal(s, "memsz: cannot open 'x': No such file\n");
+	s = out_format_names(ROWS_TIMELINE, "or");
+	assert_string_equal(s, "table, csv, tsv or json");
 	free(s);
-	s = capture_error(OUT_CSV, "bad", 1);
-	assert_string_equal(s, ""); /* nothing on stdout */
+	s = out_format_names(ROWS_SINGLE, "or");
+	assert_string_equal(s, "table, csv, tsv, json, folded, pprof or html");
 	free(s);
 }
 
@@ -955,7 +979,8 @@ int main(void)
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_json_random),
 		cmocka_unit_test(test_write_error),
-		cmocka_unit_test(test_out_error),
+		cmocka_unit_test(test_write_error_object),
+		cmocka_unit_test(test_format_rows),
 		cmocka_unit_test(test_pprof),
 		cmocka_unit_test(test_pprof_html_ratio),
 		cmocka_unit_test(test_html_escape),

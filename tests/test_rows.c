@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "maps/labels.h"
-#include "out/rows.h"
+#include "rows/rows.h"
 #include "tests/testutil.h"
 
 struct fixture {

@@ -1,16 +1,16 @@
 /* html.c — see html.h */
 #include "config.h"
 
-#include "out/html.h"
+#include "rows/html.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/json_writer.h"
+#include "rows/json_writer.h"
 #include "util/util.h"
 
-/* out/html_assets.c, generated from out/html/ at build time */
+/* rows/html_assets.c, generated from rows/html/ at build time */
 extern const char html_viewer_css[];
 extern const char html_viewer_js[];
 

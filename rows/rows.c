@@ -1,7 +1,7 @@
 /* rows.c — see rows.h */
 #include "config.h"
 
-#include "out/rows.h"
+#include "rows/rows.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -102,8 +102,7 @@ static void index_free(struct row *r)
 	}
 }
 
-/* Child of r labelled label, created (zeroed) if missing. */
-static struct row *row_child(struct row *r, uint32_t label)
+struct row *rowtree_child(struct row *r, uint32_t label)
 {
 	struct row_index *ix = r->index;
 	struct row *c;
@@ -136,6 +135,13 @@ static struct row *row_child(struct row *r, uint32_t label)
 	return c;
 }
 
+void row_alloc_sets(struct row *r, size_t nsets)
+{
+	if (nsets > 1 && !r->sets)
+		r->sets = xcalloc((nsets - 1) * COL__COUNT, sizeof(*r->sets));
+}
+
+/* Free what r holds: its children (with theirs) and its sets. */
 static void row_free_children(struct row *r)
 {
 	size_t i;
@@ -145,6 +151,8 @@ static void row_free_children(struct row *r)
 	free(r->children);
 	r->children = NULL;
 	r->nchildren = r->cap = 0;
+	free(r->sets);
+	r->sets = NULL;
 	index_free(r);
 }
 
@@ -155,6 +163,8 @@ struct rowtree *rowtree_new(struct labels *lb, size_t depth)
 	t->lb = lb;
 	t->depth = depth;
 	t->total.label = LABEL_NONE;
+	t->kind = ROWS_SINGLE;
+	t->nsets = 1;
 	return t;
 }
 
@@ -163,6 +173,7 @@ void rowtree_free(struct rowtree *t)
 	if (!t)
 		return;
 	row_free_children(&t->total);
+	free(t->points);
 	free(t);
 }
 
@@ -217,28 +228,149 @@ void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 	}
 	row_add(r, above, vals[COL_VM], t->tag);
 	for (d = 0; d < t->depth; d++) {
-		r = row_child(r, path[d]);
+		r = rowtree_child(r, path[d]);
 		row_add(r, d + 1 >= from ? vals : above, vals[COL_VM], t->tag);
 	}
 }
 
+/* ---- finish: one sort and one fold for every kind ---- */
+
+static uint64_t key_value(const struct rowtree *t, const struct row *r,
+			  enum col_id c)
+{
+	(void)t;
+	return r->vals[c];
+}
+
+static uint64_t key_change(const struct rowtree *t, const struct row *r,
+			   enum col_id c)
+{
+	uint64_t o = r->vals[c], n = row_set(r, 1)[c];
+
+	(void)t;
+	return n > o ? n - o : o - n;
+}
+
+static uint64_t key_peak(const struct rowtree *t, const struct row *r,
+			 enum col_id c)
+{
+	uint64_t m = 0;
+
+	for (size_t s = 0; s < t->nsets; s++)
+		m = MAX(m, row_set(r, s)[c]);
+	return m;
+}
+
 struct sort_ctx {
-	const struct labels *lb;
+	const struct rowtree *t;
 	enum col_id col;
+	uint64_t (*key)(const struct rowtree *t, const struct row *r,
+			enum col_id c);
 };
 
-static int row_cmp(const void *a, const void *b, void *arg)
+/* Ties go by label string (siblings share a label only as a timeline's
+ * chains: then by the rest of the path). */
+static int row_tie(const struct sort_ctx *ctx, const struct row *x,
+		   const struct row *y)
+{
+	while (x->label == y->label && x->nchildren == 1 &&
+	       y->nchildren == 1) {
+		x = &x->children[0];
+		y = &y->children[0];
+	}
+	if (x->label == y->label)
+		return 0;
+	return strcmp(labels_str(ctx->t->lb, x->label),
+		      labels_str(ctx->t->lb, y->label));
+}
+
+/* Larger key first: the value itself (one value set, the common case
+ * kept free of a call per comparison). */
+static int cmp_value(const void *a, const void *b, void *arg)
 {
 	const struct row *x = a, *y = b;
 	const struct sort_ctx *ctx = arg;
-	uint64_t vx = x->vals[ctx->col], vy = y->vals[ctx->col];
+	uint64_t kx = x->vals[ctx->col], ky = y->vals[ctx->col];
 
-	if (vx != vy)
-		return u64_cmp(vy, vx); /* larger first */
-	if (x->label == y->label)
-		return 0;
-	return strcmp(labels_str(ctx->lb, x->label),
-		      labels_str(ctx->lb, y->label));
+	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+}
+
+/* Larger key first, the key the kind computes. */
+static int cmp_key(const void *a, const void *b, void *arg)
+{
+	const struct row *x = a, *y = b;
+	const struct sort_ctx *ctx = arg;
+	uint64_t kx = ctx->key(ctx->t, x, ctx->col),
+		 ky = ctx->key(ctx->t, y, ctx->col);
+
+	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+}
+
+/* What each kind sorts by, and whether unchanged rows go. */
+static const struct {
+	int (*cmp)(const void *a, const void *b, void *arg);
+	uint64_t (*key)(const struct rowtree *t, const struct row *r,
+			enum col_id c);
+	bool prune; /* drop rows equal in both sets (a diff) */
+} kinds[ROWS__KIND_COUNT] = {
+	[ROWS_SINGLE] = { cmp_value, key_value, false },
+	[ROWS_DIFF] = { cmp_key, key_change, true },
+	[ROWS_TIMELINE] = { cmp_key, key_peak, false },
+};
+
+/* True if r is in both trees of a diff with the same values. */
+static bool row_same(const struct rowtree *t, const struct row *r)
+{
+	return r->state == ROW_BOTH &&
+	       !memcmp(r->vals, row_set(r, t->nsets - 1), sizeof(r->vals));
+}
+
+/* Drop r's unchanged children; true if r itself can go too. */
+static bool prune(struct rowtree *t, struct row *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nchildren; i++) {
+		if (prune(t, &r->children[i])) {
+			row_free_children(&r->children[i]);
+			t->unchanged++;
+			continue;
+		}
+		r->children[k++] = r->children[i];
+	}
+	r->nchildren = k;
+	return !k && row_same(t, r);
+}
+
+/* One "[N others]" row summing r's children from limit on (which it
+ * frees), in place of the first of them. */
+static void fold(struct rowtree *t, struct row *r, size_t limit)
+{
+	struct row others;
+	char name[48];
+
+	memset(&others, 0, sizeof(others));
+	row_alloc_sets(&others, t->nsets);
+	others.folded = r->nchildren - limit;
+	for (size_t i = limit; i < r->nchildren; i++) {
+		struct row *ch = &r->children[i];
+
+		vals_add(others.vals, ch->vals);
+		for (size_t v = 0; v + COL__COUNT < t->nsets * COL__COUNT; v++)
+			others.sets[v] += ch->sets[v];
+		others.vm_sum += ch->vm_sum;
+		row_free_children(ch);
+	}
+	/* processes are not additive: at most those of the parent */
+	for (size_t s = 0; s < t->nsets; s++) {
+		uint64_t *o = (uint64_t *)row_set(&others, s);
+
+		o[COL_PROCS] = MIN(o[COL_PROCS], row_set(r, s)[COL_PROCS]);
+	}
+	snprintf(name, sizeof(name), "[%" PRIu64 " others]", others.folded);
+	others.label = labels_intern(t->lb, name);
+	r->children[limit] = others;
+	r->nchildren = limit + 1;
 }
 
 static void row_finish(struct rowtree *t, struct row *r,
@@ -249,30 +381,10 @@ static void row_finish(struct rowtree *t, struct row *r,
 	index_free(r);
 	if (!r->nchildren)
 		return;
-	qsort_r(r->children, r->nchildren, sizeof(*r->children), row_cmp,
-		(void *)ctx);
-
-	if (limit && r->nchildren > limit) {
-		struct row others;
-		char name[48];
-
-		memset(&others, 0, sizeof(others));
-		others.folded = r->nchildren - limit;
-		for (i = limit; i < r->nchildren; i++) {
-			vals_add(others.vals, r->children[i].vals);
-			others.vm_sum += r->children[i].vm_sum;
-			row_free_children(&r->children[i]);
-		}
-		/* processes are not additive: at most those of the parent */
-		others.vals[COL_PROCS] = MIN(others.vals[COL_PROCS],
-					     r->vals[COL_PROCS]);
-		snprintf(name, sizeof(name), "[%" PRIu64 " others]",
-			 others.folded);
-		others.label = labels_intern(t->lb, name);
-		r->children[limit] = others;
-		r->nchildren = limit + 1;
-	}
-
+	qsort_r(r->children, r->nchildren, sizeof(*r->children),
+		kinds[t->kind].cmp, (void *)ctx);
+	if (limit && r->nchildren > limit)
+		fold(t, r, limit);
 	for (i = 0; i < r->nchildren; i++)
 		if (!r->children[i].folded)
 			row_finish(t, &r->children[i], ctx, limit);
@@ -280,7 +392,17 @@ static void row_finish(struct rowtree *t, struct row *r,
 
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
-	struct sort_ctx ctx = { t->lb, sort };
+	struct sort_ctx ctx = { t, sort, kinds[t->kind].key };
 
+	if (kinds[t->kind].prune)
+		prune(t, &t->total);
 	row_finish(t, &t->total, &ctx, limit);
+}
+
+bool rowtree_col_is_zero(const struct rowtree *t, enum col_id c)
+{
+	for (size_t s = 0; s < t->nsets; s++)
+		if (row_set(&t->total, s)[c])
+			return false;
+	return true;
 }

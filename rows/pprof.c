@@ -1,14 +1,14 @@
 /* pprof.c — see pprof.h */
 #include "config.h"
 
-#include "out/pprof.h"
+#include "rows/pprof.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "out/profile.pb-c.h"
+#include "rows/profile.pb-c.h"
 #include "util/util.h"
 
 /* A u64 -> id map (open addressing); keys are never UINT64_MAX. */

@@ -1,6 +1,6 @@
 /* pprof.h — the row tree as a pprof profile (`--format pprof`).
  *
- * Writes a gzip-compressed profile.proto message (out/profile.proto, the
+ * Writes a gzip-compressed profile.proto message (rows/profile.proto, the
  * published pprof schema) that `go tool pprof` and other pprof readers
  * open. One sample per leaf row; its values are the chosen columns (sample
  * types "rss"/"bytes", "pss"/"bytes", ..., "reloc_count"/"count"; PSS
@@ -13,13 +13,13 @@
  * not a stack ("sections" = ".text", ...), and for a "pids" level a number
  * label "pid" and a string label "comm". Notes become profile comments.
  */
-#ifndef MEMSZ_OUT_PPROF_H
-#define MEMSZ_OUT_PPROF_H
+#ifndef MEMSZ_ROWS_PPROF_H
+#define MEMSZ_ROWS_PPROF_H
 
 #include <stdio.h>
 
-#include "out/output.h"
-#include "out/rows.h"
+#include "rows/output.h"
+#include "rows/rows.h"
 
 /* Write finished tree t (all rows: finish it with no limit, or the "[N
  * others]" rows become samples of their own) as a gzipped profile to f.

@@ -1,7 +1,7 @@
 /* json_writer.c — see json_writer.h */
 #include "config.h"
 
-#include "out/json_writer.h"
+#include "rows/json_writer.h"
 
 #include <errno.h>
 #include <inttypes.h>

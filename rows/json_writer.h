@@ -8,8 +8,8 @@
  * valid UTF-8 are written as \u00XX (the byte read as Latin-1).
  * Write errors are sticky and reported by jw_finish().
  */
-#ifndef MEMSZ_OUT_JSON_WRITER_H
-#define MEMSZ_OUT_JSON_WRITER_H
+#ifndef MEMSZ_ROWS_JSON_WRITER_H
+#define MEMSZ_ROWS_JSON_WRITER_H
 
 #include <stdbool.h>
 #include <stddef.h>

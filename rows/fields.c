@@ -1,14 +1,15 @@
 /* fields.c — see fields.h */
 #include "config.h"
 
-#include "out/fields.h"
+#include "rows/fields.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/json_writer.h"
+#include "rows/json_writer.h"
 #include "util/util.h"
 
 void out_csv_field(FILE *f, const char *s, bool tsv)
@@ -132,4 +133,73 @@ int out_finish(FILE *f, int err)
 	if (fflush(f) == EOF || ferror(f))
 		return err ? err : (errno ? -errno : -EIO);
 	return err;
+}
+
+void out_json_notes(struct jw *w, const struct out_opts *o)
+{
+	jw_name(w, "notes");
+	jw_start_array(w);
+	for (size_t i = 0; i < o->nnotes; i++)
+		jw_string(w, o->notes[i]);
+	jw_end_array(w);
+}
+
+const char *out_res_pct(char *buf, size_t len, const struct row *r)
+{
+	/* a file several processes map counts once in VM SIZE, but its
+	 * RSS is theirs added: the VM SIZE of every mapping summed */
+	uint64_t vm = MAX(r->vm_sum, r->vals[COL_VM]);
+
+	if (!vm)
+		buf[0] = 0;
+	else
+		snprintf(buf, len, "%.1f",
+			 100.0 * (double)r->vals[COL_RSS] / (double)vm);
+	return buf;
+}
+
+const char *out_col_text(char *buf, size_t len, const struct row *r,
+			 enum col_id col)
+{
+	if (col == COL_RES_PCT)
+		return out_res_pct(buf, len, r);
+	return out_fmt_value(buf, len, r->vals[col], coldefs[col].shift);
+}
+
+char *out_fmt_delta(char *buf, size_t len, const struct row *r,
+		    enum col_id c)
+{
+	uint64_t o = r->vals[c], n = row_set(r, 1)[c];
+	uint64_t d = n > o ? n - o : o - n;
+	char num[24];
+
+	out_fmt_value(num, sizeof(num), d, coldefs[c].shift);
+	snprintf(buf, len, "%s%s", n < o && d ? "-" : "", num);
+	return buf;
+}
+
+const char *out_change_name(const struct rowtree *t, const struct row *r)
+{
+	if (r->state == ROW_NEW)
+		return "new";
+	if (r->state == ROW_GONE)
+		return "gone";
+	return memcmp(r->vals, row_set(r, t->nsets - 1), sizeof(r->vals)) ?
+		       "changed" :
+		       "same";
+}
+
+char *out_fmt_secs(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ns / 1000000000,
+		 ns % 1000000000 / 1000);
+	return buf;
+}
+
+void out_put_rstrip(FILE *f, const char *line, size_t n)
+{
+	while (n && line[n - 1] == ' ')
+		n--;
+	fwrite(line, 1, n, f);
+	fputc('\n', f);
 }

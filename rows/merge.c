@@ -1,0 +1,213 @@
+/* merge.c — the trees of several value sets, built from single-set trees:
+ * a diff (two, merged by label) and a timeline (one per point, as
+ * series). See rows.h. */
+#include "config.h"
+
+#include "rows/rows.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* An empty tree of kind over lb, its total with nsets sets. */
+static struct rowtree *tree_new(struct labels *lb, size_t depth,
+				enum rows_kind kind, size_t nsets)
+{
+	struct rowtree *t = rowtree_new(lb, depth);
+
+	t->kind = kind;
+	t->nsets = nsets;
+	row_alloc_sets(&t->total, nsets);
+	return t;
+}
+
+/* ---- diff: two trees merged by label ---- */
+
+struct side {
+	const struct row *r;
+	uint32_t label; /* after renames */
+};
+
+struct merge_ctx {
+	const struct diff_rename *renames;
+	size_t nrenames;
+};
+
+static uint32_t renamed(const struct merge_ctx *m, uint32_t label)
+{
+	for (size_t i = 0; i < m->nrenames; i++)
+		if (m->renames[i].from == label)
+			return m->renames[i].to;
+	return label;
+}
+
+static int side_cmp(const void *a, const void *b)
+{
+	const struct side *x = a, *y = b;
+
+	return x->label < y->label ? -1 : x->label > y->label;
+}
+
+/* The children of r (NULL: none) with renamed labels, sorted by label;
+ * caller frees. */
+static struct side *sides_of(const struct merge_ctx *m, const struct row *r,
+			     size_t *n, bool rename)
+{
+	struct side *s;
+
+	*n = r ? r->nchildren : 0;
+	s = xcalloc(*n + 1, sizeof(*s));
+	for (size_t i = 0; i < *n; i++) {
+		s[i].r = &r->children[i];
+		s[i].label = rename ? renamed(m, r->children[i].label)
+				    : r->children[i].label;
+	}
+	qsort(s, *n, sizeof(*s), side_cmp);
+	return s;
+}
+
+/* Fill d from o (OLD's row or NULL) and n (NEW's row or NULL). */
+static void merge_rows(const struct merge_ctx *m, struct row *d,
+		       const struct row *o, const struct row *n)
+{
+	struct side *so, *sn;
+	size_t no, nn, i = 0, j = 0;
+
+	d->state = !o ? ROW_NEW : !n ? ROW_GONE : ROW_BOTH;
+	row_alloc_sets(d, 2);
+	if (o)
+		memcpy(d->vals, o->vals, sizeof(d->vals));
+	if (n)
+		memcpy(d->sets, n->vals, sizeof(n->vals));
+	so = sides_of(m, o, &no, true);
+	sn = sides_of(m, n, &nn, false);
+	d->children = xcalloc(no + nn + 1, sizeof(*d->children));
+	d->cap = no + nn + 1;
+	while (i < no || j < nn) {
+		struct row *c = &d->children[d->nchildren++];
+		const struct row *ro = NULL, *rn = NULL;
+
+		if (j >= nn || (i < no && so[i].label < sn[j].label)) {
+			c->label = so[i].label;
+			ro = so[i++].r;
+		} else if (i >= no || sn[j].label < so[i].label) {
+			c->label = sn[j].label;
+			rn = sn[j++].r;
+		} else {
+			c->label = sn[j].label;
+			ro = so[i++].r;
+			rn = sn[j++].r;
+		}
+		merge_rows(m, c, ro, rn);
+	}
+	free(so);
+	free(sn);
+}
+
+struct rowtree *rowtree_diff(const struct rowtree *old,
+			     const struct rowtree *new,
+			     const struct diff_rename *renames, size_t nrenames)
+{
+	struct merge_ctx m = {renames, nrenames};
+	struct rowtree *d;
+
+	if (old->depth != new->depth || old->lb != new->lb)
+		return NULL;
+	d = tree_new(new->lb, new->depth, ROWS_DIFF, 2);
+	merge_rows(&m, &d->total, &old->total, &new->total);
+	d->total.label = LABEL_NONE;
+	d->total.state = ROW_BOTH;
+	return d;
+}
+
+/* ---- timeline: one chain per leaf path, a set per point ---- */
+
+struct tl_build {
+	struct rowtree *tl;
+	struct labels *index; /* path key -> series number */
+	uint32_t path[64];
+	size_t point;
+};
+
+/* The number of the chain of path b->path among the total's children
+ * (in the order they were first seen), made if new. */
+static size_t series_of(struct tl_build *b)
+{
+	struct rowtree *tl = b->tl;
+	char key[64 * 9 + 1];
+	size_t n = 0;
+	uint32_t id;
+
+	for (size_t i = 0; i < tl->depth; i++)
+		n += (size_t)snprintf(key + n, sizeof(key) - n, "%x,",
+				      b->path[i]);
+	id = labels_intern(b->index, key);
+	if (id == tl->total.nchildren) {
+		struct row *r;
+
+		xgrow(&tl->total.children, &tl->total.cap,
+		      tl->total.nchildren + 1, sizeof(*tl->total.children));
+		r = &tl->total.children[tl->total.nchildren++];
+		memset(r, 0, sizeof(*r));
+		row_alloc_sets(r, tl->nsets); /* the head holds the values */
+		for (size_t lv = 0; lv < tl->depth; lv++) {
+			r->label = b->path[lv];
+			if (lv + 1 < tl->depth) {
+				r->children = xcalloc(1, sizeof(*r->children));
+				r->nchildren = r->cap = 1;
+				r = r->children;
+			}
+		}
+	}
+	return id;
+}
+
+/* Add the leaves under r (at level lvl) of the current point. */
+static void add_leaves(struct tl_build *b, const struct row *r, size_t lvl)
+{
+	struct rowtree *tl = b->tl;
+
+	if (lvl == tl->depth) {
+		size_t id = series_of(b); /* may move the total's children */
+		uint64_t *v =
+		    (uint64_t *)row_set(&tl->total.children[id], b->point);
+
+		memcpy(v, r->vals, sizeof(r->vals));
+		return;
+	}
+	for (size_t i = 0; i < r->nchildren; i++) {
+		b->path[lvl] = r->children[i].label;
+		add_leaves(b, &r->children[i], lvl + 1);
+	}
+}
+
+struct rowtree *rowtree_timeline(struct rowtree **trees,
+				 const struct rows_point *points, size_t n)
+{
+	struct tl_build b = {0};
+	struct rowtree *tl;
+
+	if (!n || !trees[0]->depth || trees[0]->depth > ARRAY_SIZE(b.path))
+		return NULL;
+	for (size_t p = 1; p < n; p++)
+		if (trees[p]->depth != trees[0]->depth ||
+		    trees[p]->lb != trees[0]->lb)
+			return NULL;
+	tl = tree_new(trees[0]->lb, trees[0]->depth, ROWS_TIMELINE, n);
+	tl->points = xcalloc(n, sizeof(*tl->points));
+	memcpy(tl->points, points, n * sizeof(*points));
+	b.tl = tl;
+	b.index = labels_new();
+	for (b.point = 0; b.point < n; b.point++) {
+		add_leaves(&b, &trees[b.point]->total, 0);
+		memcpy((uint64_t *)row_set(&tl->total, b.point),
+		       trees[b.point]->total.vals, sizeof(tl->total.vals));
+		/* read: its memory goes before the next one adds more */
+		rowtree_free(trees[b.point]);
+		trees[b.point] = NULL;
+	}
+	labels_free(b.index);
+	return tl;
+}

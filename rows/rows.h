@@ -1,0 +1,202 @@
+/* rows.h — the one row tree every output is rendered from: size, report,
+ * report --timeline and diff.
+ *
+ * A row tree has one level per key of --by (files, sections, symbols, ...).
+ * A row holds a number of value sets, each one value per column: one
+ * (report, size), two (diff: OLD and NEW; the change is derived) or N (a
+ * timeline: one per point in time). Single-set callers add leaf paths
+ * with their values (rowtree_add() keeps every ancestor and the TOTAL
+ * summed as it goes); a diff tree is merged from two such trees, a
+ * timeline tree from one per point. rowtree_finish() sorts each level and
+ * folds what is past -n into one "[N others]" row per level, for every
+ * kind. Writers (output.h) render the finished tree; nothing else does.
+ * Rows whose values are all zero are kept: a symbol with no RSS is news.
+ */
+#ifndef MEMSZ_ROWS_ROWS_H
+#define MEMSZ_ROWS_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maps/labels.h"
+
+/* Columns. PSS and LOCKED are stored in fixed point (bytes <<
+ * COL_PSS_SHIFT) so that sums of page/mapcount stay exact; every other
+ * column is plain bytes, except RELOCS and PROCS, counts, and RES%,
+ * derived. */
+enum col_id {
+	COL_FILE,  /* FILE SIZE: bytes on disk */
+	COL_VM,    /* VM SIZE: bytes mapped */
+	COL_RSS,
+	COL_PSS,
+	COL_USS,
+	COL_DIRTY,
+	COL_SWAP,
+	COL_RELOCS, /* count: relocation targets on private dirty pages */
+	COL_SH_CLEAN, /* resident, mapped by others too, clean (smaps
+			 Shared_Clean) */
+	COL_SH_DIRTY, /* ... dirty (smaps Shared_Dirty) */
+	COL_THP,    /* resident in PMD-mapped huge pages (smaps AnonHugePages
+		       + ShmemPmdMapped + FilePmdMapped) */
+	COL_LOCKED, /* PSS of locked mappings (smaps Locked), fixed point
+		       like PSS */
+	COL_PROCS,  /* count: processes with a piece in the row (see
+		       rowtree_set_tag) */
+	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
+	COL__COUNT
+};
+#define COL_PSS_SHIFT 12
+
+struct coldef {
+	const char *header; /* table header: "FILE SIZE" */
+	const char *key;    /* --sort name and csv/json field: "file_size" */
+	const char *sortname; /* short --sort name: "file" */
+	unsigned shift;     /* fixed-point shift of stored values */
+	bool count;         /* a count, not bytes: the table prints it whole */
+	bool derived;       /* computed from other columns when printed:
+			       not stored in rows, not sortable */
+	bool optional;      /* shown only where --fields names it */
+};
+extern const struct coldef coldefs[COL__COUNT];
+
+/* Column by short name ("file", "vm", "rss", ..., "res") or key
+ * ("file_size", ..., "res_pct"); -1 if none. */
+int col_from_name(const char *name);
+
+/* The kinds of value sets a row tree holds (one row per kind's writer
+ * variant in rows/table.c, csv.c, json.c). */
+enum rows_kind {
+	ROWS_SINGLE,   /* one value set: report, size */
+	ROWS_DIFF,     /* two: OLD (set 0) and NEW (set 1); change derived */
+	ROWS_TIMELINE, /* N: one per point in time (t->points) */
+	ROWS__KIND_COUNT
+};
+#define ROWS_KIND_BIT(k) (1u << (k))
+
+/* Where a row of a diff tree is: in both trees, or only in one. */
+enum row_state {
+	ROW_BOTH,
+	ROW_NEW,  /* only in NEW: every OLD value is 0 */
+	ROW_GONE, /* only in OLD: every NEW value is 0 */
+};
+
+/* A point of a timeline tree: when it is, and how many snapshots (one
+ * per process) it sums. */
+struct rows_point {
+	uint64_t time;            /* ns since the recording began */
+	uint64_t time_last;       /* its latest snapshot, same clock */
+	size_t nsnapshots;
+};
+
+struct row {
+	uint32_t label;           /* id in the tree's labels */
+	uint8_t state;            /* enum row_state; ROW_BOTH but in a diff */
+	uint64_t vals[COL__COUNT]; /* value set 0 */
+	uint64_t *sets;           /* sets 1..nsets-1, COL__COUNT each; NULL
+				     in a single-set tree (row_set()) */
+	struct row *children;     /* array of nchildren, sorted after finish */
+	size_t nchildren, cap;
+	uint64_t folded;          /* for an "[N others]" row: N, else 0 */
+	uint64_t tag;             /* last tag counted in COL_PROCS */
+	uint64_t vm_sum;          /* VM SIZE of every piece added, also those
+				     rowtree_add_from() kept out of
+				     vals[COL_VM]: RES%'s denominator */
+	void *index;              /* private: label -> child lookup */
+};
+
+struct rowtree {
+	struct labels *lb;        /* borrowed */
+	size_t depth;             /* number of keys */
+	struct row total;         /* root: label LABEL_NONE, sums everything */
+	uint64_t tag;             /* rowtree_set_tag(); 0: none */
+	enum rows_kind kind;
+	size_t nsets;             /* value sets per row: 1, 2 or npoints */
+	struct rows_point *points; /* timeline: nsets of them, else NULL */
+	uint64_t unchanged;       /* diff: rows rowtree_finish() left out */
+};
+
+/* Value set s (< t->nsets) of row r: COL__COUNT values. */
+static inline const uint64_t *row_set(const struct row *r, size_t s)
+{
+	return s ? r->sets + (s - 1) * COL__COUNT : r->vals;
+}
+
+/* New tree of depth levels over label table lb (borrowed; "[N others]"
+ * labels are interned into it). Free with rowtree_free(). */
+struct rowtree *rowtree_new(struct labels *lb, size_t depth);
+void rowtree_free(struct rowtree *t);
+
+/* Add vals (indexed by enum col_id) to the row at path[0..depth-1] and to
+ * every ancestor including the total. path labels must be valid ids. */
+void rowtree_add(struct rowtree *t, const uint32_t *path,
+		 const uint64_t *vals);
+
+/* From now on every row an add reaches, the total included, counts tag
+ * (one non-zero tag per process) once in COL_PROCS: the pieces of one
+ * process must be added one after another. 0 stops counting. An "[N
+ * others]" row gets the sum of its rows' counts, capped at its parent's
+ * (an upper bound: one process may be in several of its rows). */
+void rowtree_set_tag(struct rowtree *t, uint64_t tag);
+
+/* rowtree_add() for a piece of something several paths share (a file
+ * mapped by several processes): the columns in shared (bit per col_id)
+ * are added only to the rows at depth >= from (0: the total too, 1: the
+ * first key's rows and below, ...), every other column everywhere; the
+ * process tag is counted as rowtree_add() counts it. */
+void rowtree_add_from(struct rowtree *t, const uint32_t *path,
+		      const uint64_t *vals, unsigned shared, size_t from);
+
+/* A label of OLD that stands for a label of NEW in rowtree_diff(): the
+ * row OLD calls from is merged with the row NEW calls to (e.g. the paths
+ * of the two files of an ELF diff, at the files level). */
+struct diff_rename {
+	uint32_t from, to;
+};
+
+/* A diff tree (kind ROWS_DIFF) of old and new, two single-set trees of
+ * the same depth over the same label table whose rows are not folded
+ * (rows/merge.c): at each level, rows with the same label (after
+ * renames[0..nrenames-1] on OLD's side) become one row, with OLD's values
+ * as set 0 and NEW's as set 1 and its state. Returns the tree (free with
+ * rowtree_free()), or NULL if the depths or the label tables differ. The
+ * inputs are only read. */
+struct rowtree *rowtree_diff(const struct rowtree *old,
+			     const struct rowtree *new,
+			     const struct diff_rename *renames,
+			     size_t nrenames);
+
+/* A timeline tree (kind ROWS_TIMELINE) of trees[0..n-1], single-set
+ * trees of one depth and label table, not folded, one per point in time
+ * (points[0..n-1], copied). Its rows are series: each leaf path of the
+ * keys hangs from the total as its own chain of rows (one per level),
+ * whose head holds the series' values, set p its value in trees[p] (0
+ * where absent), so that rowtree_finish() ranks and folds whole paths;
+ * the rows below a head only name the path. The total is each tree's
+ * total. Takes the trees: each is freed once read (trees[p] = NULL).
+ * Returns the tree (free with rowtree_free()), or NULL, the trees
+ * untouched, if n is 0 or they differ in depth or label table. */
+struct rowtree *rowtree_timeline(struct rowtree **trees,
+				 const struct rows_point *points, size_t n);
+
+/* Sort every level, descending, by the key of column sort that the
+ * tree's kind gives a row (its value; a diff: |NEW - OLD|; a timeline:
+ * its highest value at any point), ties by label string (down a
+ * timeline's chains), then keep at most limit rows per level (0: all),
+ * folding the rest into one "[N others]" row placed last (row.folded =
+ * N; the folded rows' children are dropped, their sums kept in every
+ * set). A diff first drops the rows that are in both trees with equal
+ * values and whose children are all dropped too (counted in
+ * t->unchanged; the total stays). Call once, after all adds. */
+void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit);
+
+/* True if column c is 0 in every value set of the total (so in every
+ * row). */
+bool rowtree_col_is_zero(const struct rowtree *t, enum col_id c);
+
+/* Private to rows/: a zeroed child of r labelled label (found or added),
+ * and the storage for sets 1..nsets-1 of r. */
+struct row *rowtree_child(struct row *r, uint32_t label);
+void row_alloc_sets(struct row *r, size_t nsets);
+
+#endif
