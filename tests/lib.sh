@@ -209,6 +209,49 @@ urgent() {
 	fi
 }
 
+# csv_col FILE COLUMN [KEY REGEX]: the values of the column named COLUMN
+# in its header line, one a line, of the rows of the csv (or, when the
+# header has a tab, tsv) FILE ("-": stdin) whose column KEY matches the
+# python regex REGEX (every row without KEY). Columns are read by name,
+# never by position, with python's csv module (quoted labels hold commas).
+# A COLUMN or KEY the header does not have fails: a message on stderr,
+# status 1 and no output.
+csv_col() {
+	python3 -c 'import csv, re, sys
+f = sys.stdin if sys.argv[1] == "-" else open(sys.argv[1], newline="")
+text = f.read()
+head = text.split("\n", 1)[0]
+rows = list(csv.DictReader(text.splitlines(),
+                           delimiter="\t" if "\t" in head else ","))
+want = sys.argv[2:3] + sys.argv[3:4]
+cols = next(csv.reader([head], delimiter="\t" if "\t" in head else ","),
+            [])
+missing = [c for c in want if c not in cols]
+if missing:
+    sys.exit(f"csv_col: no column {missing[0]!r} in {sys.argv[1]} "
+             f"(columns: {cols})")
+for r in rows:
+    if len(sys.argv) < 5 or re.search(sys.argv[4], r[sys.argv[3]]):
+        print(r[sys.argv[2]])' "$@"
+}
+
+# csv_sum FILE COLUMN [KEY REGEX]: the sum of csv_col's values (integers
+# stay integers); fails as csv_col does, or on a value that is not a
+# number.
+csv_sum() {
+	csv_col "$@" >"$T/csv_sum" &&
+	python3 -c 'import sys
+def num(x):
+    for conv in (int, float):
+        try:
+            return conv(x)
+        except ValueError:
+            pass
+    sys.exit(f"csv_sum: {x!r} is not a number")
+s = sum(num(x) for x in open(sys.argv[1]).read().splitlines())
+print(int(s) if float(s).is_integer() else s)' "$T/csv_sum"
+}
+
 # expect_error NAME PATTERN CMD...: CMD exits non-zero (not by a signal;
 # 129 is memsz's usage status), prints exactly one line on stderr matching
 # PATTERN and nothing on stdout. Its exit status is left in $rc.
