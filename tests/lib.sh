@@ -15,13 +15,16 @@
 # exit 1 if an assertion failed or none ran, else 77 (automake's SKIP) after
 # one "SKIP: why" line per skip, else 0.
 #
+# lib.sh's own variables and helpers' locals begin with lib_ (or a
+# helper's own prefix), so that a script's variables never clobber them.
+#
 # No fixed sleeps: wait_for polls for an event (a ready line, a record in
 # the output file) and fails only when it never comes (a hang guard).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 MEMSZ=${MEMSZ:-./memsz}
 W=$top_srcdir/tests/workloads
-n=0 fail=0 skipped=
+lib_n=0 lib_fail=0 lib_skipped=
 lib_pids= lib_mounts=
 T=$(mktemp -d "${TMPDIR:-/tmp}/memsz-$(basename "$0" .sh).XXXXXX") || {
 	echo "cannot make a temporary directory" >&2
@@ -41,21 +44,24 @@ trap lib_cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 # ok NAME, nok NAME: one passing or failing assertion.
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+ok() { lib_n=$((lib_n + 1)); echo "ok $lib_n - $1"; }
+nok() {
+	lib_n=$((lib_n + 1)) lib_fail=$((lib_fail + 1))
+	echo "not ok $lib_n - $1"
+}
 
 # check NAME CMD...: one assertion that CMD succeeds.
 check() {
-	d=$1
+	lib_d=$1
 	shift
-	if "$@"; then ok "$d"; else nok "$d"; fi
+	if "$@"; then ok "$lib_d"; else nok "$lib_d"; fi
 }
 
 # skip WHY: a part of the script is not checked here; the script goes on
 # and finish() then exits 77 with WHY.
 skip() {
 	echo "# skipped: $1"
-	skipped="$skipped$1
+	lib_skipped="$lib_skipped$1
 "
 }
 
@@ -74,15 +80,15 @@ fail_all() {
 
 # finish: the exit status of the script (see the top of this file).
 finish() {
-	echo "# $((n - fail)) passed, $fail failed"
-	if [ "$fail" -ne 0 ]; then
+	echo "# $((lib_n - lib_fail)) passed, $lib_fail failed"
+	if [ "$lib_fail" -ne 0 ]; then
 		exit 1
 	fi
-	if [ -n "$skipped" ]; then
-		printf '%s' "$skipped" | sed 's/^/SKIP: /'
+	if [ -n "$lib_skipped" ]; then
+		printf '%s' "$lib_skipped" | sed 's/^/SKIP: /'
 		exit 77
 	fi
-	if [ "$n" -eq 0 ]; then
+	if [ "$lib_n" -eq 0 ]; then
 		echo "not ok - no assertion ran"
 		exit 1
 	fi
@@ -207,6 +213,49 @@ urgent() {
 	else
 		"$@"
 	fi
+}
+
+# csv_col FILE COLUMN [KEY REGEX]: the values of the column named COLUMN
+# in its header line, one a line, of the rows of the csv (or, when the
+# header has a tab, tsv) FILE ("-": stdin) whose column KEY matches the
+# python regex REGEX (every row without KEY). Columns are read by name,
+# never by position, with python's csv module (quoted labels hold commas).
+# A COLUMN or KEY the header does not have fails: a message on stderr,
+# status 1 and no output.
+csv_col() {
+	python3 -c 'import csv, re, sys
+f = sys.stdin if sys.argv[1] == "-" else open(sys.argv[1], newline="")
+text = f.read()
+head = text.split("\n", 1)[0]
+rows = list(csv.DictReader(text.splitlines(),
+                           delimiter="\t" if "\t" in head else ","))
+want = sys.argv[2:3] + sys.argv[3:4]
+cols = next(csv.reader([head], delimiter="\t" if "\t" in head else ","),
+            [])
+missing = [c for c in want if c not in cols]
+if missing:
+    sys.exit(f"csv_col: no column {missing[0]!r} in {sys.argv[1]} "
+             f"(columns: {cols})")
+for r in rows:
+    if len(sys.argv) < 5 or re.search(sys.argv[4], r[sys.argv[3]]):
+        print(r[sys.argv[2]])' "$@"
+}
+
+# csv_sum FILE COLUMN [KEY REGEX]: the sum of csv_col's values (integers
+# stay integers); fails as csv_col does, or on a value that is not a
+# number.
+csv_sum() {
+	csv_col "$@" >"$T/csv_sum" &&
+	python3 -c 'import sys
+def num(x):
+    for conv in (int, float):
+        try:
+            return conv(x)
+        except ValueError:
+            pass
+    sys.exit(f"csv_sum: {x!r} is not a number")
+s = sum(num(x) for x in open(sys.argv[1]).read().splitlines())
+print(int(s) if float(s).is_integer() else s)' "$T/csv_sum"
 }
 
 # expect_error NAME PATTERN CMD...: CMD exits non-zero (not by a signal;

@@ -70,7 +70,8 @@ tests_test_unwind_SOURCES = tests/test_unwind.c tests/testutil.c tests/testutil.
 tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)
 
-e2e_tests = tests/t1000-size-i1.py \
+e2e_tests = tests/t0001-layers.py \
+	tests/t1000-size-i1.py \
 	tests/t1001-size-cli.sh \
 	tests/t1002-cli-options.sh \
 	tests/t1010-size-hash.py \

@@ -86,15 +86,17 @@ def finish():
     return 0
 
 
-def wait_until(cond, what, guard=120):
-    """Polls cond() until it is true. Raises TimeoutError(what) only if it
-    is still false after guard seconds: a guard against hanging, not a
-    timing assumption."""
+def wait_until(cond, what, guard=120, interval=0.01):
+    """Polls cond() every interval seconds (0: without pause, for a state
+    that lasts only a moment) until it is true. Raises TimeoutError(what)
+    only if it is still false after guard seconds: a guard against
+    hanging, not a timing assumption."""
     end = time.monotonic() + guard
     while not cond():
         if time.monotonic() > end:
             raise TimeoutError("gave up waiting for " + what)
-        time.sleep(0.01)
+        if interval:
+            time.sleep(interval)
 
 
 def resume(rec, pid, guard=120):

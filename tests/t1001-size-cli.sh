@@ -84,8 +84,7 @@ fsize=$(stat -c %s "$MEMSZ")
 bad=""
 for k in $listed; do
 	t=$($MEMSZ size --by "$k" --format csv "$MEMSZ" 2>/dev/null |
-		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "file_size") c = i }
-			 NR > 1 { s += $c } END { print s }')
+		csv_sum - file_size)
 	[ "$t" = "$fsize" ] || bad="$bad $k($t)"
 done
 [ "$listed" = "$helped " ] && [ "$(wc -l <"$tmp/keys")" -eq 8 ] &&
@@ -171,7 +170,7 @@ $MEMSZ size -n 3 "$MEMSZ" >"$tmp/t" && grep -q '\[[0-9]* others\]' "$tmp/t" &&
 fsum=$($MEMSZ size --format folded --by sections,symbols -n 0 "$MEMSZ" | awk '{s+=$NF}END{print s}')
 [ "$fsum" -eq "$size" ] && ok "folded lines sum to the file size" ||
 	nok "folded: $fsum != $size"
-total=$($MEMSZ size --format csv --by files "$MEMSZ" "$MEMSZ" | awk -F, 'NR>1{s+=$2}END{print s}')
+total=$($MEMSZ size --format csv --by files "$MEMSZ" "$MEMSZ" | csv_sum - file_size)
 [ "$total" -eq $((2 * size)) ] && ok "two files add up" || nok "two files: $total"
 
 # --fields: chosen columns in order, in every format.
@@ -189,8 +188,7 @@ assert all([k for k in r if k in ("vm_size", "file_size")] ==
            for r in d["rows"]), d["rows"]' \
 	"$tmp/j" && ok "json -F vm,file: columns and row fields in order" ||
 	nok "json -F vm,file"
-vmsum=$($MEMSZ size --format csv -n 0 "$MEMSZ" |
-	awk -F, 'NR > 1 { s += $3 } END { print s }')
+vmsum=$($MEMSZ size --format csv -n 0 "$MEMSZ" | csv_sum - vm_size)
 fvsum=$($MEMSZ size --format folded -F vm -n 0 "$MEMSZ" |
 	awk '{ s += $NF } END { print s }')
 [ "$fvsum" -eq "$vmsum" ] && ok "folded -F vm: the VM bytes ($vmsum)" ||
@@ -212,25 +210,27 @@ print(s)' "$1"
 text=$(section_size '^\.text$')
 $MEMSZ size --by sections,symbols -n 0 --format csv \
 	--filter 'sections=^\.text$' "$MEMSZ" >"$tmp/f.csv"
-fsec=$(awk -F, 'NR > 1 && $1 != ".text" { print $1 }' "$tmp/f.csv" | sort -u)
-fsum=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$tmp/f.csv")
+fsec=$(csv_col "$tmp/f.csv" sections | grep -vxF .text | sort -u)
+fsum=$(csv_sum "$tmp/f.csv" file_size)
 [ -z "$fsec" ] && [ "$fsum" = "$text" ] &&
 	ok "--filter sections=^\.text\$: only .text, its readelf size $text" ||
 	nok "--filter sections: sections '$fsec', $fsum != $text"
 debug=$(section_size '^\.debug')
 esum=$($MEMSZ size --by sections -n 0 --format csv \
-	--exclude 'sections=^\.debug' "$MEMSZ" |
-	awk -F, 'NR > 1 { s += $2 } END { print s }')
+	--exclude 'sections=^\.debug' "$MEMSZ" | csv_sum - file_size)
 [ "$debug" -gt 0 ] && [ "$esum" -eq $((size - debug)) ] &&
 	ok "--exclude sections=^\.debug: the file less its .debug sections" ||
 	nok "--exclude: $esum != $size - $debug"
-esym=$($MEMSZ size --by sections,symbols -n 0 --format csv \
-	--filter 'sections=^\.text$' --exclude 'symbols=^main$' "$MEMSZ" |
-	awk -F, 'NR > 1 && $2 == "main"' | wc -l)
-fsym=$($MEMSZ size --by sections,symbols -n 0 --format csv \
-	--filter 'sections=^\.text$' --filter 'symbols=^main$' "$MEMSZ" |
-	awk -F, 'NR > 1' | cut -d, -f1,2)
-[ "$esym" -eq 0 ] && [ "$fsym" = ".text,main" ] &&
+$MEMSZ size --by sections,symbols -n 0 --format csv \
+	--filter 'sections=^\.text$' --exclude 'symbols=^main$' "$MEMSZ" \
+	>"$tmp/esym.csv"
+esyms=$(csv_col "$tmp/esym.csv" symbols) || esyms=
+esym=$(printf '%s\n' "$esyms" | grep -cxF main)
+$MEMSZ size --by sections,symbols -n 0 --format csv \
+	--filter 'sections=^\.text$' --filter 'symbols=^main$' "$MEMSZ" \
+	>"$tmp/fsym.csv"
+fsym=$(csv_col "$tmp/fsym.csv" sections),$(csv_col "$tmp/fsym.csv" symbols)
+[ -n "$esyms" ] && [ "$esym" -eq 0 ] && [ "$fsym" = ".text,main" ] &&
 	ok "filters on two keys AND together; --exclude drops" ||
 	nok "two keys: '$fsym', excluded main rows: $esym"
 

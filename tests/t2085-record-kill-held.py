@@ -18,7 +18,6 @@ import os
 import select
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,15 +30,25 @@ WAIT_S = 120
 
 
 def wait_held(pid, rec):
-    """Polls the target's state until a ptrace stop is seen; True then."""
-    end = time.monotonic() + WAIT_S
-    while time.monotonic() < end and rec.poll() is None:
+    """Polls the target's state without pause (a ptrace stop may last only
+    a moment) until a ptrace stop is seen: True then; False once memsz or
+    the target has ended, or at the hang guard."""
+    seen = []
+
+    def held_or_ended():
         try:
             if state(pid) == "t":
+                seen.append(True)
                 return True
         except OSError:
-            return False
-    return False
+            return True
+        return rec.poll() is not None
+    try:
+        lib.wait_until(held_or_ended, f"pid {pid} held by memsz", WAIT_S,
+                       interval=0)
+    except TimeoutError as e:
+        print("# " + str(e))
+    return bool(seen)
 
 
 def case(name, exe, tmp, launch, args, keep_mib):
@@ -51,8 +60,9 @@ def case(name, exe, tmp, launch, args, keep_mib):
     rec, pid, out, target = got
     try:
         held = wait_held(pid, rec)
-        if held:
-            rec.kill()
+        # held: SIGKILL now is the case; not held at the hang guard: memsz
+        # is ended too, so that the check below fails, not the wait
+        rec.kill()
         rec.wait(timeout=WAIT_S)
         if not held:
             err = rec.stderr.read()

@@ -7,13 +7,12 @@
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
 . "$top_srcdir/tests/lib.sh"
-MNT=
-trap '[ -n "$MNT" ] && umount "$MNT" 2>/dev/null; lib_cleanup' EXIT
 
 [ "$(id -u)" = 0 ] || skip_all "needs root to mount a small tmpfs"
 mkdir "$T/mnt" && mount -t tmpfs -o size=64k tmpfs "$T/mnt" ||
 	fail_all "cannot mount a 64 KiB tmpfs"
 MNT=$T/mnt
+track_mount "$MNT"
 
 # The workload faults pages for at most 60 s (the disk fills in well
 # under a second), in a child of the launched shell.

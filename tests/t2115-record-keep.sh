@@ -6,22 +6,16 @@
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
 . "$top_srcdir/tests/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "needs root (tmpfs mount, nobody)" >&2; exit 77; }
-command -v setpriv >/dev/null 2>&1 || { echo "no setpriv" >&2; exit 77; }
-command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip_all "needs root (tmpfs mount, nobody)"
+need setpriv util-linux
+need gcc gcc
 chmod 755 "$T"
-MNT= M=
-trap '[ -n "$M" ] && kill -9 $M 2>/dev/null; [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; lib_cleanup' EXIT
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-}
-nobody test -x "$MEMSZ" || { echo "$MEMSZ not executable by nobody" >&2; exit 77; }
-gcc -O1 -o "$T/rec_sleep" "$W/rec_sleep.c" -lpthread || exit 1
+nobody test -x "$MEMSZ" || fail_all "$MEMSZ not executable by nobody"
+build_workload rec_sleep rec_sleep.c -lpthread
 head -c 65536 /dev/zero > "$T/data.bin"
 
-cd "$T" || exit 1
+cd "$T" || fail_all "cannot cd to $T"
 "$MEMSZ" record -- true 2>/dev/null && "$MEMSZ" record -- true 2>/dev/null
 check "two good recordings: memsz.data and memsz.data.old" \
 	test -s memsz.data -a -s memsz.data.old
@@ -54,11 +48,12 @@ check "... with one clear line" grep -q "^memsz: cannot open '$T/memsz.data'" \
 rm -f ready
 "$MEMSZ" record -- "$T/rec_sleep" "$T/data.bin" "$T/ready" 2>/dev/null &
 M=$!
-wait_file "$T/ready"
-check "workload started under memsz" test -s "$T/ready"
+track $M
+check "workload started under memsz" \
+	wait_for "the workload's ready file" test -s "$T/ready"
+track "$(cat "$T/ready" 2>/dev/null)"
 kill -9 $M
 wait $M 2>/dev/null
-M=
 kill "$(cat "$T/ready")" 2>/dev/null
 check "SIGKILL: previous files byte-identical" test "$(sum)" = "$before"
 check "SIGKILL: the unfinished recording is a temporary file" \
@@ -69,6 +64,7 @@ rm -f memsz.data.tmp.*
 if mkdir "$T/mnt" && mount -t tmpfs -o size=256k tmpfs "$T/mnt" 2>/dev/null
 then
 	MNT=$T/mnt
+	track_mount "$MNT"
 	"$MEMSZ" record -o "$MNT/f.data" -- true 2>/dev/null
 	old=$(md5sum < "$MNT/f.data")
 	"$MEMSZ" record -o "$MNT/f.data" --interval 5 -- sleep 5 2>"$T/err"

@@ -10,56 +10,25 @@
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
 . "$top_srcdir/tests/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "needs root to drop to nobody" >&2; exit 77; }
-command -v setpriv >/dev/null 2>&1 || { echo "no setpriv" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip_all "needs root to drop to nobody"
+need setpriv util-linux
 # as nobody: the system python, not a per-user shim
 PY=/usr/bin/python3
-[ -x "$PY" ] || { echo "$PY not found" >&2; exit 77; }
+[ -x "$PY" ] || skip_all "no $PY (python3)"
 chmod 777 "$T"
-S= M= Z=
-trap '[ -n "$M" ] && kill $M 2>/dev/null; [ -n "$S" ] && kill $S 2>/dev/null; [ -n "$Z" ] && kill $Z 2>/dev/null; lib_cleanup' EXIT
 # Not a function: "$NOBODY cmd &" must leave the command's pid in $!.
 NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-	[ -s "$1" ]
-}
-# wait_snapshot DIR: until memsz's unfinished recording in DIR holds a
-# complete snapshot (memsz is attached).
-wait_snapshot() {
-	i=0
-	while [ $i -lt 1000 ]; do
-		for f in "$1"/*.tmp.*; do
-			[ -e "$f" ] && "$MEMSZ" dump -i "$f" 2>/dev/null |
-				grep -q SNAP_END && return 0
-		done
-		sleep 0.01
-		i=$((i + 1))
-	done
-	return 1
-}
-# wait_child_snapshot DIR PID: until the unfinished recording in DIR
-# holds a complete snapshot of PID.
-wait_child_snapshot() {
-	i=0
-	while [ $i -lt 1000 ]; do
-		for f in "$1"/*.tmp.*; do
-			[ -e "$f" ] && "$MEMSZ" dump -i "$f" 2>/dev/null |
-				grep -q "SNAP_END pid $2 " && return 0
-		done
-		sleep 0.01
-		i=$((i + 1))
-	done
-	return 1
-}
-$NOBODY test -x "$MEMSZ" || { echo "$MEMSZ not executable by nobody" >&2; exit 77; }
+# snapshot_in DATA [PID]: the unfinished recording DATA holds a complete
+# snapshot (of PID); for wait_for.
+snapshot_in() { dump_has "$1" "SNAP_END${2:+ pid $2 }" 1; }
+$NOBODY test -x "$MEMSZ" || fail_all "$MEMSZ not executable by nobody"
 
 # start_server DIR: the spawner, as nobody, in DIR.
 start_server() {
 	mkdir -p "$1" && chmod 777 "$1"
 	$NOBODY "$PY" "$W/spawner.py" "$1" & S=$!
-	wait_file "$1/ready" || { nok "spawner did not start"; exit 1; }
+	track $S
+	wait_file "$1/ready"
 }
 cmd() { echo "$2" > "$1/cmd"; }
 
@@ -70,7 +39,8 @@ start_server "$D"
 P=$(cat "$D/ready")
 $NOBODY "$MEMSZ" record -o "$D/f.data" -p "$P" --interval 100 2>"$T/err" &
 M=$!
-check "memsz attached" wait_snapshot "$D"
+track $M
+check "memsz attached" wait_for "a snapshot in f.data" snapshot_in "$D/f.data"
 cmd "$D" "spawn a 8"
 wait_file "$D/a"
 cmd "$D" "spawn b 4"
@@ -97,13 +67,13 @@ check "exited child $B: a snapshot at its exit" \
 	grep -q "SNAP_BEGIN pid $B .*at-exit" "$T/f.txt"
 check "server: CMDLINE with its arguments" \
 	grep -q "CMDLINE $P/$P: .*python3 .*spawner\.py $D" "$T/f.txt"
-"$MEMSZ" report -i "$D/f.data" --by pids --format tsv > "$T/f.tsv" 2>&1
+"$MEMSZ" report -i "$D/f.data" --by pids --format tsv > "$T/f.tsv" \
+	2>"$T/f.err"
 for p in $P $A $B; do
 	check "report --by pids lists $p" grep -q "^$p[ 	]" "$T/f.tsv"
 done
 # The child's peak holds its 8 MiB: RSS of the last snapshot >= 8 MiB.
-rss=$(awk -F'\t' -v p="$A" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rss") c = i }
-	$1 ~ "^" p "( |$)" { print $c }' "$T/f.tsv")
+rss=$(csv_col "$T/f.tsv" rss pids "^$A( |\$)")
 check "child $A: its 8 MiB are resident in the report ($rss)" \
 	test "${rss:-0}" -ge 8388608
 if grep -q "SNAP_BEGIN pid $C " "$T/f.txt"; then
@@ -128,16 +98,18 @@ P=$(cat "$D/ready")
 "$MEMSZ" record -o "$D/z.data" -p "$P" --freeze --faults --interval 100 \
 	2>"$T/zerr" &
 M=$!
-check "--freeze --faults: memsz attached" wait_snapshot "$D"
+track $M
+check "--freeze --faults: memsz attached" \
+	wait_for "a snapshot in z.data" snapshot_in "$D/z.data"
 cmd "$D" "spawn a 4"
 wait_file "$D/a"
 A=$(cat "$D/a")
 check "--freeze --faults: the child is snapshot while it lives" \
-	wait_child_snapshot "$D" "$A"
+	wait_for "a snapshot of $A in z.data" snapshot_in "$D/z.data" "$A"
 cmd "$D" "release a"
 # frozen at every 100 ms tick, the child still gets to exit
 check "--freeze --faults: the child exits while frozen at intervals" \
-	wait_file "$D/a.gone"
+	wait_for "child $A to exit" test -s "$D/a.gone"
 kill -INT $M
 wait $M
 check "--freeze --faults: record exits 0" test $? -eq 0
@@ -183,7 +155,7 @@ check "--freeze --interval 1: never held more than it ran ($bad late)" \
 	test "$bad" -eq 0
 cmd "$D" "release h"
 check "--freeze --interval 1: the child runs on to its exit" \
-	wait_file "$D/h.gone"
+	wait_for "child $H to exit" test -s "$D/h.gone"
 cmd "$D" quit
 wait $S
 S=
@@ -194,7 +166,9 @@ start_server "$D"
 P=$(cat "$D/ready")
 $NOBODY "$MEMSZ" record -o "$D/n.data" --no-inherit -p "$P" 2>"$T/err" &
 M=$!
-check "--no-inherit: memsz attached" wait_snapshot "$D"
+track $M
+check "--no-inherit: memsz attached" \
+	wait_for "a snapshot in n.data" snapshot_in "$D/n.data"
 cmd "$D" "spawn a 1"
 wait_file "$D/a"
 A=$(cat "$D/a")
@@ -247,10 +221,10 @@ if pid == 0:
 print(pid, flush=True)
 time.sleep(3600)
 ' > "$T/zombie" & Z=$!
+track $Z
 wait_file "$T/zombie"
 zp=$(cat "$T/zombie")
-i=0
-while [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$zp/status)" != Z ] &&
-      [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+wait_for "pid $zp to be a zombie" lib_zombie "$zp" ||
+	fail_all "pid $zp never became a zombie"
 fails "zombie" "^memsz: pid $zp is a zombie" -p "$zp"
 finish

@@ -56,18 +56,16 @@ def memsz_pss(data):
 
 def main():
     if os.geteuid() != 0:
-        print("needs root: PSS needs PFNs (CAP_SYS_ADMIN)")
-        return 77
+        lib.skip("needs root: PSS needs PFNs (CAP_SYS_ADMIN)")
     with tempfile.TemporaryDirectory(prefix="memsz-t2130.") as tmp:
         ready = os.path.join(tmp, "ready")
         p = subprocess.Popen(["/usr/bin/python3", "-c", PROG, ready],
                              stdin=subprocess.PIPE)
         try:
-            while not os.path.exists(ready):
-                if p.poll() is not None:
-                    print("python3 workload died")
-                    return 1
-                os.sched_yield()
+            lib.wait_until(lambda: os.path.exists(ready) or
+                           p.poll() is not None, "the python3 workload")
+            if p.poll() is not None:
+                lib.fail("the python3 workload died before it was ready")
             lib.stopped(p.pid)
             names = {v["last"].rsplit("/", 1)[-1] for v in smaps_vmas(p.pid)
                      if any(n in v["last"] for n in LIBS)}

@@ -18,7 +18,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,24 +29,6 @@ PGBIN = "/usr/lib/postgresql/15/bin"
 NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 
 
-def wait_for(cond, what, limit=3000):
-    """Poll cond() every 10 ms (at most limit times); fail if never."""
-    for _ in range(limit):
-        if cond():
-            return True
-        time.sleep(0.01)
-    raise RuntimeError(f"timed out waiting for {what}")
-
-
-def attached(tmp):
-    """True once memsz's unfinished recording in tmp holds a snapshot."""
-    for f in os.listdir(tmp):
-        if ".tmp." in f:
-            out = subprocess.run([MEMSZ, "dump", "-i", os.path.join(tmp, f)],
-                                 capture_output=True, text=True).stdout
-            if "SNAP_END" in out:
-                return True
-    return False
 
 
 class Session:
@@ -115,16 +96,16 @@ def run(tmp):
                             "--interval", "200"], stderr=subprocess.PIPE,
                            text=True)
     try:
-        wait_for(lambda: attached(tmp) or rec.poll() is not None,
-                 "memsz to attach")
+        lib.wait_until(lambda: lib.snap_ends(data) >= 1 or
+                       rec.poll() is not None, "memsz to attach")
         check(rec.poll() is None, "memsz attached to the postmaster")
         # one session that runs a query and ends while recorded
         s0 = Session(tmp)
         gone = int(s0.query("select pg_backend_pid();"))
         s0.query("select count(*) from generate_series(1, 100000);")
         s0.close()
-        wait_for(lambda: not os.path.exists(f"/proc/{gone}"),
-                 "the first backend to exit")
+        lib.wait_until(lambda: not os.path.exists(f"/proc/{gone}"),
+                       "the first backend to exit")
         # two that stay, with queries that make them use memory
         sessions = [Session(tmp), Session(tmp)]
         live = [int(s.query("select pg_backend_pid();")) for s in sessions]
@@ -137,17 +118,17 @@ def run(tmp):
         for p in procs:
             os.kill(p, signal.SIGSTOP)
         for p in procs:
-            wait_for(lambda: proc_state(p) in "Tt", f"{p} to stop")
+            lib.wait_stopped(p)
         rec.send_signal(signal.SIGINT)
         _, err = rec.communicate()
         check(rec.returncode == 0, f"record exits 0 ({err.strip()})")
         # a process memsz detached from re-enters its group-stop
+        # (at the guard the check below fails, naming the states)
         for p in procs:
             try:
-                wait_for(lambda: proc_state(p) in "Tt", f"{p} to stop",
-                         limit=500)
-            except RuntimeError:
-                pass
+                lib.wait_stopped(p)
+            except TimeoutError as e:
+                print("# " + str(e))
         states = {p: proc_state(p) for p in procs}
         check(all(st in "Tt" for st in states.values()),
               f"the cluster is still stopped after memsz exited {states}")
@@ -239,11 +220,9 @@ def run(tmp):
 
 def main():
     if os.geteuid() != 0:
-        print("needs root: nobody runs the cluster, memsz needs PFNs")
-        return 77
+        lib.skip("needs root: nobody runs the cluster, memsz needs PFNs")
     if not os.access(f"{PGBIN}/postgres", os.X_OK):
-        print(f"no {PGBIN}/postgres (Debian package postgresql)")
-        return 77
+        lib.skip(f"no {PGBIN}/postgres (Debian package postgresql)")
     with tempfile.TemporaryDirectory(prefix="memsz-t2140.") as tmp:
         run(tmp)
     return lib.finish()

@@ -51,8 +51,7 @@ def record(data, *opts):
 
 def main():
     if not os.access(CMD[0], os.X_OK):
-        print(f"no {CMD[0]}")
-        return 77
+        lib.skip(f"no {CMD[0]}")
     with tempfile.TemporaryDirectory(prefix="memsz-t2150.") as tmp:
         # memsz is woken by the kernel but must get a cpu to stop the
         # target: on a machine loaded far beyond its cpus a run can miss

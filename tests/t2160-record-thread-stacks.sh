@@ -6,16 +6,14 @@
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
 . "$top_srcdir/tests/lib.sh"
-P=
-trap '[ -n "$P" ] && kill $P 2>/dev/null; lib_cleanup' EXIT
-command -v gcc >/dev/null 2>&1 || { echo "gcc not found" >&2; exit 77; }
-gcc -O1 -o "$T/rec_threads" "$W/rec_threads.c" -lpthread || exit 1
+need gcc gcc
+build_workload rec_threads rec_threads.c -lpthread
 
 mkfifo "$T/in"
 "$T/rec_threads" 4 "$T/ready" < "$T/in" & P=$!
+track $P
 exec 3> "$T/in"
-i=0
-while [ ! -s "$T/ready" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+wait_file "$T/ready"
 check "4 threads ready" test "$(wc -l < "$T/ready")" -eq 4
 
 "$MEMSZ" record -o "$T/s.data" -p $P --duration 0 2>"$T/err"
@@ -42,5 +40,4 @@ check "the main thread's stack is [stack]" \
 	grep -q 'SNAP_MAPPING.* \[stack\]$' "$T/s.txt"
 exec 3>&-
 wait $P
-P=
 finish
