@@ -233,9 +233,9 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 
 /* Demangle a symbol name: C++ (Itanium ABI) exactly as c++filt prints it
  * (a trailing "@VERSION" or other non-name text kept as it is), Rust
- * legacy and v0 names without their hashes (elf/demangle.h). Returns a
- * malloc'd string, or NULL if name is not mangled, not valid, longer than
- * 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
+ * legacy and v0 names as rustfilt prints them (libiberty both). Returns
+ * a malloc'd string, or NULL if name is not mangled, not valid, longer
+ * than 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
 char *elf_demangle(const char *name);
 
 /* The whole file of img as libelf holds it (mapped, not copied), its size
