@@ -7,10 +7,10 @@
 #include "util/util.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* A run or a hole this many pages long gets a block of its own (RUN or
  * SKIP, 2 to 4 bytes): in a bitmap it would cost a bit a page. */
@@ -415,43 +415,10 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32), eight bytes a step
- * ("slicing by 8"): crc_tab[k][b] is the CRC of byte b followed by k zero
- * bytes. The tables are built once, on first use. */
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t b = 0; b < 256; b++) {
-		uint32_t c = b;
-
-		for (int i = 0; i < 8; i++)
-			c = (c >> 1) ^ (c & 1 ? 0xedb88320u : 0);
-		crc_tab[0][b] = c;
-	}
-	for (uint32_t b = 0; b < 256; b++)
-		for (int k = 1; k < 8; k++)
-			crc_tab[k][b] = (crc_tab[k - 1][b] >> 8) ^
-					crc_tab[0][crc_tab[k - 1][b] & 0xff];
-}
-
+/* CRC-32 (IEEE 802.3) is zlib's crc32(); crc32_z() takes a size_t. */
 uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n)
 {
-	uint32_t c = ~crc;
-
-	pthread_once(&crc_once, crc_init);
-	for (; n >= 8; n -= 8, p += 8) {
-		uint32_t lo = c ^ le32_get(p), hi = le32_get(p + 4);
-
-		c = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
-		    crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
-		    crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-		    crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
-	}
-	while (n--)
-		c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
-	return ~c;
+	return crc32_z(crc, p, n);
 }
 
 /* --- decoder --- */

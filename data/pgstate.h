@@ -95,9 +95,8 @@ int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 		   unsigned page_shift, uint64_t nruns, struct md_run **runs,
 		   size_t *cap);
 
-/* CRC-32 of n bytes at p continuing crc (0 to start), the polynomial and
- * bit order of zlib's crc32(): a SNAP_MAPPING record's check of its
- * page states. */
+/* CRC-32 of n bytes at p continuing crc (0 to start): zlib's crc32(),
+ * a SNAP_MAPPING record's check of its page states. */
 uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n);
 
 #endif
