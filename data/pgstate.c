@@ -28,12 +28,6 @@ struct pgstate_seg {
 	uint32_t idx;
 };
 
-/* A palette hash slot, valid when gen is the mapping's generation. */
-struct pgstate_slot {
-	uint32_t gen;
-	uint32_t idx;
-};
-
 static void le32_put(uint8_t *p, uint32_t v)
 {
 	p[0] = v;
@@ -91,57 +85,26 @@ static void out_var(struct pgstate_enc *e, uint64_t v)
 	*q = (uint8_t)v;
 }
 
-static size_t slot_of(uint32_t fl, uint32_t mc, size_t mask)
-{
-	uint64_t k = ((uint64_t)fl << 32 | mc) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(k >> 32) & mask;
-}
-
-static void hash_insert(struct pgstate_enc *e, uint32_t idx)
-{
-	struct pgstate_slot *h = e->hash;
-	const uint8_t *p = e->pal + (size_t)idx * PGSTATE_PAL_SIZE;
-	size_t mask = e->hash_cap - 1;
-	size_t i = slot_of(le32_get(p), le32_get(p + 4), mask);
-
-	while (h[i].gen == e->gen)
-		i = (i + 1) & mask;
-	h[i].gen = e->gen;
-	h[i].idx = idx;
-}
-
 /* The palette index of (fl, mc), added to the palette if new. */
 static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 {
-	struct pgstate_slot *h = e->hash;
-	size_t mask, i;
+	struct hashmap_probe hp;
+	uint32_t i;
 	uint8_t *p;
 
-	if ((size_t)(e->npal + 1) * 2 > e->hash_cap) {
-		size_t cap = e->hash_cap ? e->hash_cap * 2 : 64;
-
-		free(e->hash);
-		e->hash = xcalloc(cap, sizeof(struct pgstate_slot));
-		e->hash_cap = cap;
-		for (uint32_t k = 0; k < e->npal; k++)
-			hash_insert(e, k);
-		h = e->hash;
-	}
-	mask = e->hash_cap - 1;
-	for (i = slot_of(fl, mc, mask); h[i].gen == e->gen;
-	     i = (i + 1) & mask) {
-		p = e->pal + (size_t)h[i].idx * PGSTATE_PAL_SIZE;
+	for (i = hashmap_first(&e->pal_map,
+			       hashmap_hash_u64((uint64_t)fl << 32 | mc), &hp);
+	     i != HASHMAP_NONE; i = hashmap_next(&e->pal_map, &hp)) {
+		p = e->pal + (size_t)i * PGSTATE_PAL_SIZE;
 		if (le32_get(p) == fl && le32_get(p + 4) == mc)
-			return h[i].idx;
+			return i;
 	}
 	xgrow(&e->pal, &e->pal_cap, (size_t)(e->npal + 1) * PGSTATE_PAL_SIZE,
 	      1);
 	p = e->pal + (size_t)e->npal * PGSTATE_PAL_SIZE;
 	le32_put(p, fl);
 	le32_put(p + 4, mc);
-	h[i].gen = e->gen;
-	h[i].idx = e->npal;
+	hashmap_put(&e->pal_map, &hp, e->npal);
 	if (e->npal >= e->local_cap) {
 		size_t cap = MAX(2 * e->local_cap, (size_t)64);
 
@@ -315,13 +278,7 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	if (!e->blk)
 		e->blk = xmalloc(sizeof(*e->blk));
 	e->blk->open = false;
-	/* a new generation empties the palette hash */
-	if (++e->gen == 0) {
-		if (e->hash)
-			memset(e->hash, 0,
-			       e->hash_cap * sizeof(struct pgstate_slot));
-		e->gen = 1;
-	}
+	hashmap_clear(&e->pal_map);
 	/* a MAP block holds at most one segment a page */
 	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
 }
@@ -409,7 +366,7 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	free(e->out);
 	free(e->segs);
 	free(e->blk);
-	free(e->hash);
+	hashmap_free(&e->pal_map);
 	free(e->local_gen);
 	free(e->local_idx);
 	memset(e, 0, sizeof(*e));

@@ -23,6 +23,7 @@
 #define MEMSZ_DATA_PGSTATE_H
 
 #include "data/datafile.h"
+#include "util/hashmap.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,11 +47,9 @@ struct pgstate_enc {
 	size_t pal_cap, out_cap;
 	struct pgstate_seg *segs;
 	size_t segs_cap;
-	struct pgstate_slot *hash;    /* palette entries by value */
-	size_t hash_cap;
+	struct hashmap pal_map;       /* of pal: entries by value */
 	uint32_t *local_gen, *local_idx;
 	size_t local_cap;
-	uint32_t gen;                 /* of the palette hash: per mapping */
 	uint32_t lgen;                /* of the local tables: per block */
 	/* the mapping being encoded piecewise (pgstate_begin) */
 	struct pgstate_blk *blk;      /* the open MAP block */
