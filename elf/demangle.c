@@ -26,11 +26,13 @@
 #include "config.h"
 
 #include "elf/elfimg.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <libiberty/demangle.h>
 #include <ctype.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +40,7 @@
 #define DM_MAX_OUT (256 * 1024)
 
 struct dm_out {
-	char *buf;
-	size_t len, cap;
+	struct strbuf *sb;
 	int over;	/* passed DM_MAX_OUT: stop at the next call */
 	int jump_now;	/* the demangler allocates nothing: jump at once */
 	jmp_buf fail;
@@ -53,46 +54,36 @@ static void dm_append(const char *s, size_t n, void *opaque)
 
 	if (o->over)
 		longjmp(o->fail, 1);
-	if (o->len + n > DM_MAX_OUT) {
+	if (o->sb->len + n > DM_MAX_OUT) {
 		o->over = 1;
 		if (o->jump_now)
 			longjmp(o->fail, 1);
 		return;
 	}
-	xgrow(&o->buf, &o->cap, o->len + n + 1, 1);
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = 0;
+	strbuf_add(o->sb, s, n);
 }
 
 typedef int (*dm_fn)(const char *name, int options,
 		     demangle_callbackref cb, void *opaque);
 
-/* Run one libiberty demangler on name, its output bounded. Returns a
- * malloc'd string, or NULL if it fails or passes the bound. */
-static char *dm_run(dm_fn fn, const char *name, int options, int jump_now)
+/* Run one libiberty demangler on name, its output bounded, into the empty
+ * sb. Returns whether it succeeded; if not, sb is empty. */
+static bool dm_run(dm_fn fn, const char *name, int options, int jump_now,
+		   struct strbuf *sb)
 {
 	/* volatile: read after longjmp */
-	struct dm_out o = { .jump_now = jump_now };
+	struct dm_out o = { .sb = sb, .jump_now = jump_now };
 	struct dm_out *volatile op = &o;
-	int ok;
 
 	if (setjmp(o.fail)) {
-		free(op->buf);
-		return NULL;
+		strbuf_free(op->sb);
+		return false;
 	}
-	ok = fn(name, options, dm_append, &o);
-	if (!ok || o.over || !o.buf) {
-		free(o.buf);
-		return NULL;
+	if (!fn(name, options, dm_append, &o) || o.over || !sb->len) {
+		strbuf_free(sb);
+		return false;
 	}
-	return o.buf;
-}
-
-static char *demangle_cxx(const char *name)
-{
-	return dm_run(cplus_demangle_v3_callback, name,
-		      DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE, 1);
+	return true;
 }
 
 /* Where the ".suffix" of a Rust name starts, as libiberty finds it: a v0
@@ -110,22 +101,18 @@ static const char *rust_suffix(const char *name)
 	return NULL;
 }
 
-/* A Rust name demangled, its suffix kept unless it is ".llvm.*". NULL if
- * name is not a Rust name libiberty reads. */
-static char *demangle_rust(const char *name)
+/* A Rust name demangled into sb, its suffix kept unless it is ".llvm.*".
+ * false if name is not a Rust name libiberty reads. */
+static bool demangle_rust(const char *name, struct strbuf *sb)
 {
 	const char *suffix;
-	char *dm, *out;
 
-	dm = dm_run(rust_demangle_callback, name, 0, 0);
-	if (!dm)
-		return NULL;
+	if (!dm_run(rust_demangle_callback, name, 0, 0, sb))
+		return false;
 	suffix = rust_suffix(name);
-	if (!suffix || !strncmp(suffix, ".llvm.", 6))
-		return dm;
-	out = xasprintf("%s%s", dm, suffix);
-	free(dm);
-	return out;
+	if (suffix && strncmp(suffix, ".llvm.", 6))
+		strbuf_adds(sb, suffix);
+	return true;
 }
 
 /* Length of the leading run of characters c++filt takes as one name
@@ -141,19 +128,23 @@ static size_t word_len(const char *s)
 	return n;
 }
 
-static char *demangle_word(const char *name)
+/* name demangled into the empty sb, as Rust, else as C++. */
+static bool demangle_word(const char *name, struct strbuf *sb)
 {
-	char *out = demangle_rust(name);
-
-	if (out || name[1] == 'R')
-		return out;
-	return demangle_cxx(name);
+	if (demangle_rust(name, sb))
+		return true;
+	if (name[1] == 'R')
+		return false;
+	return dm_run(cplus_demangle_v3_callback, name,
+		      DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE, 1, sb);
 }
 
 char *elf_demangle(const char *name)
 {
-	char *word, *dm, *out;
+	struct strbuf sb = STRBUF_INIT;
+	char *word;
 	size_t n;
+	bool ok;
 
 	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) &&
 		      strncmp(name, "_GLOBAL_", 8)))
@@ -161,14 +152,14 @@ char *elf_demangle(const char *name)
 	n = word_len(name);
 	if (n > DM_MAX_IN)
 		return NULL;
-	if (!name[n])
-		return demangle_word(name);
-	word = xstrndup(name, n);
-	dm = demangle_word(word);
-	free(word);
-	if (!dm)
-		return NULL;
-	out = xasprintf("%s%s", dm, name + n);
-	free(dm);
-	return out;
+	if (!name[n]) {
+		ok = demangle_word(name, &sb);
+	} else {
+		word = xstrndup(name, n);
+		ok = demangle_word(word, &sb);
+		free(word);
+		if (ok)
+			strbuf_adds(&sb, name + n);
+	}
+	return ok ? strbuf_detach(&sb) : NULL;
 }
