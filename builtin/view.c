@@ -14,6 +14,7 @@
 
 #include "builtin/builtin.h"
 #include "elf/elfimg.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* What view_option() did with an option. */
@@ -40,19 +41,13 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 /* The names of the columns in mask, comma-separated; caller frees. */
 static char *column_list(unsigned mask)
 {
-	char *s = xstrdup("");
+	struct strbuf sb = STRBUF_INIT;
 
-	for (int i = 0; i < COL__COUNT; i++) {
-		char *t;
-
-		if (!(mask & (1u << i)))
-			continue;
-		t = xasprintf("%s%s%s", s, s[0] ? ", " : "",
-			      coldefs[i].sortname);
-		free(s);
-		s = t;
-	}
-	return s;
+	for (int i = 0; i < COL__COUNT; i++)
+		if (mask & (1u << i))
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "",
+				    coldefs[i].sortname);
+	return strbuf_detach(&sb);
 }
 
 /* Columns --sort accepts: the command's, less the derived ones. */
