@@ -11,6 +11,7 @@
 #include "record/snapshot.h"
 #include "record/target.h"
 #include "record/targets_scan.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -1378,21 +1379,20 @@ int session_scan(struct session *r, struct target_scan *scan)
  * processes gone before their first snapshot, kernel threads. */
 static void note_scan(struct session *r)
 {
-	char *msg, *list = xstrdup(""), *t;
+	struct strbuf list = STRBUF_INIT;
+	char *msg;
 
 	if (!r->scan || r->werr)
 		goto out;
-	for (size_t i = 0; i < r->ndenied && i < 10; i++) {
-		t = xasprintf("%s%s%d", list, i ? ", " : "", r->denied[i]);
-		free(list);
-		list = t;
-	}
+	for (size_t i = 0; i < r->ndenied && i < 10; i++)
+		strbuf_addf(&list, "%s%d", i ? ", " : "", r->denied[i]);
 	if (r->ndenied) {
 		msg = xasprintf("%zu process%s could not be read (%s) and %s "
 				"left out: pid %s%s", r->ndenied,
 				r->ndenied == 1 ? "" : "es",
 				memsz_strerror(r->denied_err),
-				r->ndenied == 1 ? "is" : "are", list,
+				r->ndenied == 1 ? "is" : "are",
+				strbuf_str(&list),
 				r->ndenied > 10 ? ", ..." : "");
 		say(r, true, msg);
 		note(r, msg);
@@ -1412,7 +1412,7 @@ static void note_scan(struct session *r)
 		free(msg);
 	}
 out:
-	free(list);
+	strbuf_free(&list);
 }
 
 /* Arm the --interval timer and the --duration deadline. */
