@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
-#include "elf/elfimg.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -178,9 +177,7 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 		v->list_keys = true;
 		return VIEW_OK;
 	case VIEW_OPT_DISASM:
-		/* a process-wide switch read where the symbol, unit and
-		 * line maps of an image are built (elf/xrefs.c) */
-		elfimg_set_disasm(true);
+		v->disasm = true;
 		return VIEW_OK;
 	default:
 		return VIEW_NOT_MINE;

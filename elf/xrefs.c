@@ -55,18 +55,6 @@ static struct dynlib cs_lib = {
 	.nsyms = ARRAY_SIZE(cs_syms),
 };
 
-static bool xrefs_on;
-
-void elfimg_set_disasm(bool on)
-{
-	xrefs_on = on;
-}
-
-bool elfimg_disasm_enabled(void)
-{
-	return xrefs_on;
-}
-
 struct xref {
 	uint64_t target;
 	uint64_t seq;     /* discovery order: the first reference wins */
@@ -197,7 +185,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 	csh h;
 	int ret;
 
-	if (!xrefs_on || img->machine != EM_X86_64 ||
+	if (img->machine != EM_X86_64 ||
 	    img->elfclass != ELFCLASS64 || img->big_endian)
 		return 0;
 	ret = dynlib_load(&cs_lib);

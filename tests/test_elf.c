@@ -320,7 +320,7 @@ static int map_image(const char *path, enum elf_source src, struct mapped *m,
 	dualmap_init(&m->base);
 	dualmap_init(&m->src);
 	assert_int_equal(elfimg_base_map(m->img, m->lb, &m->base), 0);
-	return elfimg_source_map(m->img, src, m->lb, &m->base, &m->src,
+	return elfimg_source_map(m->img, src, NULL, m->lb, &m->base, &m->src,
 				 &m->st);
 }
 
