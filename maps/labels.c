@@ -192,16 +192,6 @@ static bool alias_has(const struct alias_list *al, const char *alias,
 	return false;
 }
 
-/* Index alias k of al in its set. */
-static void alias_index(struct alias_list *al, size_t k)
-{
-	struct hashmap_probe p;
-	const char *a = al->v[k];
-
-	alias_has(al, a, hashmap_hash_bytes(a, strlen(a)), &p);
-	hashmap_put(&al->set, &p, (uint32_t)k);
-}
-
 void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 {
 	struct alias_list *al;
@@ -229,7 +219,10 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 	al->n++;
 	if (al->n == ALIAS_LINEAR + 1) /* the set starts: index them all */
 		for (size_t k = 0; k < al->n; k++)
-			alias_index(al, k);
+			hashmap_add(&al->set,
+				    hashmap_hash_bytes(al->v[k],
+						       strlen(al->v[k])),
+				    (uint32_t)k);
 	else if (al->n > ALIAS_LINEAR + 1)
 		hashmap_put(&al->set, &p, (uint32_t)(al->n - 1));
 }

@@ -201,6 +201,31 @@ static void test_clear(void **state)
 	keyset_free(&s);
 }
 
+/* Entries the owner already has, indexed without lookups (hashmap_add),
+ * colliding hashes included: found as if they had been put one by one. */
+static void test_add(void **state)
+{
+	struct keyset s = { .hash_of = hash_three };
+	bool added;
+
+	(void)state;
+	for (uint64_t k = 0; k < 100; k++) {
+		xgrow(&s.keys, &s.cap, s.n + 1, sizeof(*s.keys));
+		s.keys[s.n++] = k * 7;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		hashmap_add(&s.map, s.hash_of(s.keys[i]), (uint32_t)i);
+	check_table(&s);
+	for (uint64_t k = 0; k < 100; k++) {
+		assert_int_equal(keyset_find(&s, k * 7), k);
+		assert_int_equal(keyset_find(&s, k * 7 + 1), HASHMAP_NONE);
+	}
+	assert_int_equal(keyset_get(&s, 1000, &added), 100);
+	assert_true(added);
+	check_table(&s);
+	keyset_free(&s);
+}
+
 static void test_hashes(void **state)
 {
 	static const char a[] = "0123456789abcdef-0123456789abcdef";
@@ -235,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_clear),
+		cmocka_unit_test(test_add),
 		cmocka_unit_test(test_hashes),
 	};
 

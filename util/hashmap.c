@@ -51,6 +51,15 @@ void hashmap_put(struct hashmap *m, const struct hashmap_probe *p,
 		resize(m, (m->mask + 1) * 2);
 }
 
+void hashmap_add(struct hashmap *m, uint32_t hash, uint32_t idx)
+{
+	struct hashmap_probe p = { .i = hash & m->mask, .hash = hash };
+
+	while (m->slots && m->slots[p.i].idx1)
+		p.i = (p.i + 1) & m->mask;
+	hashmap_put(m, &p, idx);
+}
+
 void hashmap_clear(struct hashmap *m)
 {
 	size_t nslots = m->slots ? m->mask + 1 : 0;

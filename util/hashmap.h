@@ -85,6 +85,11 @@ static inline uint32_t hashmap_first(const struct hashmap *m, uint32_t hash,
 void hashmap_put(struct hashmap *m, const struct hashmap_probe *p,
 		 uint32_t idx);
 
+/* Store idx (below HASHMAP_NONE) under hash without a lookup, for an
+ * entry the owner knows is not in m yet (indexing entries it already
+ * has). May grow the table. */
+void hashmap_add(struct hashmap *m, uint32_t hash, uint32_t idx);
+
 /* Forget every entry. Keeps the slots unless they are far more than the
  * entries had, so that emptying costs what filling did. */
 void hashmap_clear(struct hashmap *m);
