@@ -5,6 +5,7 @@
 #include "builtin/builtin.h"
 #include "builtin/view.h"
 #include "rows/output.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -80,17 +81,15 @@ static int cmd_help(int argc, char **argv)
  * when argv asks for --format json. */
 static void unknown_command(int argc, char **argv)
 {
-	char *s = xasprintf("'%s' is not a memsz command. Commands are:",
-			    argv[1]);
+	struct strbuf sb = STRBUF_INIT;
 
-	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++) {
-		char *t = xasprintf("%s %s", s, c->name);
-
-		free(s);
-		s = t;
-	}
-	view_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE, s);
-	free(s);
+	strbuf_addf(&sb, "'%s' is not a memsz command. Commands are:",
+		    argv[1]);
+	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++)
+		strbuf_addf(&sb, " %s", c->name);
+	view_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE,
+		   strbuf_str(&sb));
+	strbuf_free(&sb);
 }
 
 int main(int argc, char **argv)

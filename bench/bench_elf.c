@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		elfimg_base_map(img, lb, &base);
 		rmap_count(base.vm);
 		t2 = now_ms();
-		ret = elfimg_source_map(img, src, lb, &base, &out, &st);
+		ret = elfimg_source_map(img, src, NULL, lb, &base, &out, &st);
 		rmap_count(out.vm);
 		rmap_count(out.file);
 		t3 = now_ms();

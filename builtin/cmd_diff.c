@@ -264,6 +264,7 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 	memcpy(o->keys, v->keys, sizeof(o->keys));
 	o->nkeys = v->nkeys;
 	o->debug_root = v->debug_root;
+	o->disasm = v->disasm;
 	o->filter = &v->filter;
 	return view_check(v);
 }

@@ -297,6 +297,7 @@ int cmd_report(int argc, char **argv)
 	memcpy(o.keys, v.keys, sizeof(o.keys));
 	o.nkeys = v.nkeys;
 	o.debug_root = v.debug_root;
+	o.disasm = v.disasm;
 	o.filter = &v.filter;
 	if (v.limit == UINT64_MAX)
 		v.limit = when.timeline ? 10 : 20;

@@ -142,8 +142,10 @@ int cmd_size(int argc, char **argv)
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
+		struct elf_map_opts maps = { .debug_root = v.debug_root,
+					     .disasm = v.disasm };
 		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
-					  v.debug_root, &v.filter, &notes);
+					  &maps, &v.filter, &notes);
 
 		if (err < 0) {
 			char *msg = xasprintf("'%s': %s", argv[i],

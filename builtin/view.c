@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
-#include "elf/elfimg.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* What view_option() did with an option. */
@@ -52,19 +52,13 @@ uint64_t view_limit(const struct view *v)
 /* The names of the columns in mask, comma-separated; caller frees. */
 static char *column_list(unsigned mask)
 {
-	char *s = xstrdup("");
+	struct strbuf sb = STRBUF_INIT;
 
-	for (int i = 0; i < COL__COUNT; i++) {
-		char *t;
-
-		if (!(mask & (1u << i)))
-			continue;
-		t = xasprintf("%s%s%s", s, s[0] ? ", " : "",
-			      coldefs[i].sortname);
-		free(s);
-		s = t;
-	}
-	return s;
+	for (int i = 0; i < COL__COUNT; i++)
+		if (mask & (1u << i))
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "",
+				    coldefs[i].sortname);
+	return strbuf_detach(&sb);
 }
 
 /* Columns --sort accepts: the command's, less the derived ones. */
@@ -195,9 +189,7 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 		v->list_keys = true;
 		return VIEW_OK;
 	case VIEW_OPT_DISASM:
-		/* a process-wide switch read where the symbol, unit and
-		 * line maps of an image are built (elf/xrefs.c) */
-		elfimg_set_disasm(true);
+		v->disasm = true;
 		return VIEW_OK;
 	default:
 		return VIEW_NOT_MINE;

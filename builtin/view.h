@@ -107,6 +107,7 @@ struct view {
 	uint64_t limit;               /* -n */
 	enum out_format fmt;
 	const char *debug_root;       /* NULL: /usr/lib/debug */
+	bool disasm;                  /* --disasm (elf_map_opts.disasm) */
 	bool list_keys;               /* --list-keys was given */
 	enum col_id fields[COL__COUNT]; /* --fields, in order */
 	size_t nfields;               /* 0: the command's defaults */

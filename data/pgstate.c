@@ -7,10 +7,10 @@
 #include "util/util.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* A run or a hole this many pages long gets a block of its own (RUN or
  * SKIP, 2 to 4 bytes): in a bitmap it would cost a bit a page. */
@@ -25,12 +25,6 @@ enum { BLK_SKIP = 0, BLK_RUN = 1, BLK_MAP = 2 };
 struct pgstate_seg {
 	uint32_t off;
 	uint32_t len;
-	uint32_t idx;
-};
-
-/* A palette hash slot, valid when gen is the mapping's generation. */
-struct pgstate_slot {
-	uint32_t gen;
 	uint32_t idx;
 };
 
@@ -91,57 +85,26 @@ static void out_var(struct pgstate_enc *e, uint64_t v)
 	*q = (uint8_t)v;
 }
 
-static size_t slot_of(uint32_t fl, uint32_t mc, size_t mask)
-{
-	uint64_t k = ((uint64_t)fl << 32 | mc) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(k >> 32) & mask;
-}
-
-static void hash_insert(struct pgstate_enc *e, uint32_t idx)
-{
-	struct pgstate_slot *h = e->hash;
-	const uint8_t *p = e->pal + (size_t)idx * PGSTATE_PAL_SIZE;
-	size_t mask = e->hash_cap - 1;
-	size_t i = slot_of(le32_get(p), le32_get(p + 4), mask);
-
-	while (h[i].gen == e->gen)
-		i = (i + 1) & mask;
-	h[i].gen = e->gen;
-	h[i].idx = idx;
-}
-
 /* The palette index of (fl, mc), added to the palette if new. */
 static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 {
-	struct pgstate_slot *h = e->hash;
-	size_t mask, i;
+	struct hashmap_probe hp;
+	uint32_t i;
 	uint8_t *p;
 
-	if ((size_t)(e->npal + 1) * 2 > e->hash_cap) {
-		size_t cap = e->hash_cap ? e->hash_cap * 2 : 64;
-
-		free(e->hash);
-		e->hash = xcalloc(cap, sizeof(struct pgstate_slot));
-		e->hash_cap = cap;
-		for (uint32_t k = 0; k < e->npal; k++)
-			hash_insert(e, k);
-		h = e->hash;
-	}
-	mask = e->hash_cap - 1;
-	for (i = slot_of(fl, mc, mask); h[i].gen == e->gen;
-	     i = (i + 1) & mask) {
-		p = e->pal + (size_t)h[i].idx * PGSTATE_PAL_SIZE;
+	for (i = hashmap_first(&e->pal_map,
+			       hashmap_hash_u64((uint64_t)fl << 32 | mc), &hp);
+	     i != HASHMAP_NONE; i = hashmap_next(&e->pal_map, &hp)) {
+		p = e->pal + (size_t)i * PGSTATE_PAL_SIZE;
 		if (le32_get(p) == fl && le32_get(p + 4) == mc)
-			return h[i].idx;
+			return i;
 	}
 	xgrow(&e->pal, &e->pal_cap, (size_t)(e->npal + 1) * PGSTATE_PAL_SIZE,
 	      1);
 	p = e->pal + (size_t)e->npal * PGSTATE_PAL_SIZE;
 	le32_put(p, fl);
 	le32_put(p + 4, mc);
-	h[i].gen = e->gen;
-	h[i].idx = e->npal;
+	hashmap_put(&e->pal_map, &hp, e->npal);
 	if (e->npal >= e->local_cap) {
 		size_t cap = MAX(2 * e->local_cap, (size_t)64);
 
@@ -315,13 +278,7 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	if (!e->blk)
 		e->blk = xmalloc(sizeof(*e->blk));
 	e->blk->open = false;
-	/* a new generation empties the palette hash */
-	if (++e->gen == 0) {
-		if (e->hash)
-			memset(e->hash, 0,
-			       e->hash_cap * sizeof(struct pgstate_slot));
-		e->gen = 1;
-	}
+	hashmap_clear(&e->pal_map);
 	/* a MAP block holds at most one segment a page */
 	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
 }
@@ -409,49 +366,16 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	free(e->out);
 	free(e->segs);
 	free(e->blk);
-	free(e->hash);
+	hashmap_free(&e->pal_map);
 	free(e->local_gen);
 	free(e->local_idx);
 	memset(e, 0, sizeof(*e));
 }
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32), eight bytes a step
- * ("slicing by 8"): crc_tab[k][b] is the CRC of byte b followed by k zero
- * bytes. The tables are built once, on first use. */
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t b = 0; b < 256; b++) {
-		uint32_t c = b;
-
-		for (int i = 0; i < 8; i++)
-			c = (c >> 1) ^ (c & 1 ? 0xedb88320u : 0);
-		crc_tab[0][b] = c;
-	}
-	for (uint32_t b = 0; b < 256; b++)
-		for (int k = 1; k < 8; k++)
-			crc_tab[k][b] = (crc_tab[k - 1][b] >> 8) ^
-					crc_tab[0][crc_tab[k - 1][b] & 0xff];
-}
-
+/* CRC-32 (IEEE 802.3) is zlib's crc32(); crc32_z() takes a size_t. */
 uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n)
 {
-	uint32_t c = ~crc;
-
-	pthread_once(&crc_once, crc_init);
-	for (; n >= 8; n -= 8, p += 8) {
-		uint32_t lo = c ^ le32_get(p), hi = le32_get(p + 4);
-
-		c = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
-		    crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
-		    crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-		    crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
-	}
-	while (n--)
-		c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
-	return ~c;
+	return crc32_z(crc, p, n);
 }
 
 /* --- decoder --- */

@@ -23,6 +23,7 @@
 #define MEMSZ_DATA_PGSTATE_H
 
 #include "data/datafile.h"
+#include "util/hashmap.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,11 +47,9 @@ struct pgstate_enc {
 	size_t pal_cap, out_cap;
 	struct pgstate_seg *segs;
 	size_t segs_cap;
-	struct pgstate_slot *hash;    /* palette entries by value */
-	size_t hash_cap;
+	struct hashmap pal_map;       /* of pal: entries by value */
 	uint32_t *local_gen, *local_idx;
 	size_t local_cap;
-	uint32_t gen;                 /* of the palette hash: per mapping */
 	uint32_t lgen;                /* of the local tables: per block */
 	/* the mapping being encoded piecewise (pgstate_begin) */
 	struct pgstate_blk *blk;      /* the open MAP block */
@@ -95,9 +94,8 @@ int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 		   unsigned page_shift, uint64_t nruns, struct md_run **runs,
 		   size_t *cap);
 
-/* CRC-32 of n bytes at p continuing crc (0 to start), the polynomial and
- * bit order of zlib's crc32(): a SNAP_MAPPING record's check of its
- * page states. */
+/* CRC-32 of n bytes at p continuing crc (0 to start): zlib's crc32(),
+ * a SNAP_MAPPING record's check of its page states. */
 uint32_t pgstate_crc(uint32_t crc, const uint8_t *p, size_t n);
 
 #endif

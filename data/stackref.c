@@ -14,68 +14,28 @@
 #define CMP_BIG 1024
 #define CMP_SMALL 64
 
-static size_t slot_hash(uint32_t pid, uint32_t tid, size_t cap)
-{
-	uint64_t k = ((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(k >> 32) & (cap - 1);
-}
-
-static struct stackref_slot *slot_find(struct stackref_slot *slots,
-				       size_t cap, uint32_t pid,
-				       uint32_t tid)
-{
-	size_t i = slot_hash(pid, tid, cap);
-
-	while (slots[i].buf) {
-		if (slots[i].pid == pid && slots[i].tid == tid)
-			return &slots[i];
-		i = (i + 1) & (cap - 1);
-	}
-	return &slots[i];
-}
-
-/* Double the table (kept at most half full). */
-static void table_grow(struct stackref *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 64;
-	struct stackref_slot *slots = xcalloc(cap, sizeof(*slots));
-
-	for (size_t i = 0; i < t->cap; i++) {
-		struct stackref_slot *s = &t->slots[i];
-
-		if (s->buf)
-			*slot_find(slots, cap, s->pid, s->tid) = *s;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-}
-
 struct stackref_slot *stackref_slot(struct stackref *t, uint32_t pid,
 				    uint32_t tid)
 {
+	struct hashmap_probe p;
 	struct stackref_slot *s;
+	uint32_t i;
 
 	if (!t->gen)
 		t->gen = 1;
-	if (t->cap) {
-		s = slot_find(t->slots, t->cap, pid, tid);
-		if (s->buf)
-			return s;
-	}
+	for (i = hashmap_first(&t->index,
+			       hashmap_hash_u64((uint64_t)pid << 32 | tid), &p);
+	     i != HASHMAP_NONE; i = hashmap_next(&t->index, &p))
+		if (t->slots[i].pid == pid && t->slots[i].tid == tid)
+			return &t->slots[i];
 	if (t->n >= STACKREF_MAX_THREADS)
 		return NULL;
-	if (2 * (t->n + 1) > t->cap)
-		table_grow(t);
-	s = slot_find(t->slots, t->cap, pid, tid);
+	xgrow(&t->slots, &t->cap, t->n + 1, sizeof(*t->slots));
+	s = &t->slots[t->n];
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->tid = tid;
-	/* a slot is in use once it has a buffer */
-	s->cap = 64;
-	s->buf = xmalloc(s->cap);
-	t->n++;
+	hashmap_put(&t->index, &p, (uint32_t)t->n++);
 	return s;
 }
 
@@ -90,7 +50,7 @@ void stackref_reset(struct stackref *t)
 	/* gen 0 is never current; wrapping to it skips to 1 and clears
 	 * every slot's gen so that none comes back to life */
 	if (++t->gen == 0) {
-		for (size_t i = 0; i < t->cap; i++)
+		for (size_t i = 0; i < t->n; i++)
 			t->slots[i].gen = 0;
 		t->gen = 1;
 	}
@@ -98,11 +58,12 @@ void stackref_reset(struct stackref *t)
 
 void stackref_free(struct stackref *t)
 {
-	for (size_t i = 0; i < t->cap; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->slots[i].buf);
 		free(t->slots[i].spare);
 	}
 	free(t->slots);
+	hashmap_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 

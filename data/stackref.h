@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hashmap.h"
+
 /* The stack a thread's previous sample carried: [sp, sp + size). */
 struct stackref_slot {
 	uint32_t pid, tid;
@@ -24,15 +26,17 @@ struct stackref_slot {
 };
 
 struct stackref {
-	struct stackref_slot *slots; /* open addressing on (pid, tid) */
+	struct stackref_slot *slots; /* n threads, in order of first sight */
 	size_t cap, n;
+	struct hashmap index;        /* of slots, by (pid, tid) */
 	uint32_t gen;         /* 0 until the first use */
 };
 
 /* The slot of (pid, tid), created if needed; NULL when the table is at
  * STACKREF_MAX_THREADS (that thread's stacks are then stored whole until
  * the next reset, which empties a full table). A slot whose gen differs
- * from the table's holds nothing usable. */
+ * from the table's holds nothing usable. Borrowed: valid until the next
+ * stackref_slot() or stackref_free(). */
 struct stackref_slot *stackref_slot(struct stackref *t, uint32_t pid,
 				    uint32_t tid);
 #define STACKREF_MAX_THREADS 4096

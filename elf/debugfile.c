@@ -13,27 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* CRC-32, reflected polynomial 0xedb88320 (zlib's, as GNU ld and
- * objcopy --add-gnu-debuglink compute it). */
-static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-	static uint32_t table[256];
-
-	if (!table[1]) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
-	}
-	crc = ~crc;
-	while (n--)
-		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
+#include <zlib.h>
 
 /* elf_file_crc32() reads the file in chunks of this size. */
 #define CRC_CHUNK (64u << 10)
@@ -46,7 +26,7 @@ int elf_file_crc32(int fd, uint32_t *out)
 	ssize_t n;
 
 	while ((n = pread(fd, buf, CRC_CHUNK, off)) > 0) {
-		crc = crc32_update(crc, buf, n);
+		crc = crc32_z(crc, buf, n);
 		off += n;
 	}
 	free(buf);

@@ -1,30 +1,38 @@
-/* demangle.c — symbol names as people read them: C++ (Itanium ABI) through
- * the GNU demangler c++filt uses, Rust (legacy and v0) through
- * elf/rustdemangle.c.
+/* demangle.c — symbol names as people read them: C++ (Itanium ABI) and Rust
+ * (legacy and v0), both through libiberty, the GNU demangler c++filt uses.
  *
- * C++: libiberty's cplus_demangle_v3_callback with c++filt's options
- * (DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE), so every name reads exactly as
- * `c++filt` prints it, "_GLOBAL__sub_I_x" and "[clone .cold]" suffixes
- * included. Its output is unbounded (every back-reference prints a
+ * C++: cplus_demangle_v3_callback with c++filt's options (DMGL_PARAMS |
+ * DMGL_ANSI | DMGL_VERBOSE), so every name reads exactly as `c++filt`
+ * prints it, "_GLOBAL__sub_I_x" and "[clone .cold]" suffixes included.
+ * Rust: rust_demangle_callback without DMGL_VERBOSE, which prints what
+ * rustfilt prints: no legacy "::h<hash>", no v0 crate disambiguators, no
+ * type after a constant. libiberty drops a Rust name's ".suffix"; we keep
+ * it (".cold" parts stay apart from their function) unless it is LLVM's
+ * ".llvm.<hex>" renaming, as rustc-demangle does.
+ *
+ * Both demanglers' output is unbounded (every back-reference prints a
  * component again; nesting them doubles the output each time, so a
  * 400-byte name can ask for gigabytes), so the output is streamed through
  * a callback that gives up once it passes DM_MAX_OUT bytes: the callback
- * longjmp()s out of the demangler, which is safe because the callback
- * interface allocates nothing on the heap (its tables are on the stack).
- * Names longer than DM_MAX_IN are not tried: the parser keeps two
- * components per input byte on the stack. The bound is far above real
- * names (the longest demangled names of node, libLLVM and libjvm are under
- * 7 KiB).
+ * longjmp()s out of the demangler. The C++ callback interface allocates
+ * nothing on the heap (its tables are on the stack), so it may jump at
+ * once. The Rust one mallocs the decoded text of a punycode identifier and
+ * prints it in one call before freeing it, so there the jump waits for the
+ * next call, which is always another component (see dm_append). Names
+ * longer than DM_MAX_IN are not tried: the C++ parser keeps two components
+ * per input byte on the stack. The bound is far above real names (the
+ * longest demangled names of node, libLLVM and libjvm are under 7 KiB).
  */
 #include "config.h"
 
-#include "elf/demangle.h"
 #include "elf/elfimg.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <libiberty/demangle.h>
 #include <ctype.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,42 +40,79 @@
 #define DM_MAX_OUT (256 * 1024)
 
 struct dm_out {
-	char *buf;
-	size_t len, cap;
+	struct strbuf *sb;
+	int over;	/* passed DM_MAX_OUT: stop at the next call */
+	int jump_now;	/* the demangler allocates nothing: jump at once */
 	jmp_buf fail;
 };
 
+/* The demanglers' output callback: append s to the buffer, or give up
+ * past DM_MAX_OUT (at once, or at the next call; see the top comment). */
 static void dm_append(const char *s, size_t n, void *opaque)
 {
 	struct dm_out *o = opaque;
 
-	if (o->len + n > DM_MAX_OUT)
+	if (o->over)
 		longjmp(o->fail, 1);
-	xgrow(&o->buf, &o->cap, o->len + n + 1, 1);
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = 0;
+	if (o->sb->len + n > DM_MAX_OUT) {
+		o->over = 1;
+		if (o->jump_now)
+			longjmp(o->fail, 1);
+		return;
+	}
+	strbuf_add(o->sb, s, n);
 }
 
-static char *demangle_cxx(const char *name)
+typedef int (*dm_fn)(const char *name, int options,
+		     demangle_callbackref cb, void *opaque);
+
+/* Run one libiberty demangler on name, its output bounded, into the empty
+ * sb. Returns whether it succeeded; if not, sb is empty. */
+static bool dm_run(dm_fn fn, const char *name, int options, int jump_now,
+		   struct strbuf *sb)
 {
 	/* volatile: read after longjmp */
-	struct dm_out o = { 0 };
+	struct dm_out o = { .sb = sb, .jump_now = jump_now };
 	struct dm_out *volatile op = &o;
-	int ok;
 
 	if (setjmp(o.fail)) {
-		free(op->buf);
-		return NULL;
+		strbuf_free(op->sb);
+		return false;
 	}
-	ok = cplus_demangle_v3_callback(name,
-					DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE,
-					dm_append, &o);
-	if (!ok || !o.buf) {
-		free(o.buf);
-		return NULL;
+	if (!fn(name, options, dm_append, &o) || o.over || !sb->len) {
+		strbuf_free(sb);
+		return false;
 	}
-	return o.buf;
+	return true;
+}
+
+/* Where the ".suffix" of a Rust name starts, as libiberty finds it: a v0
+ * name at its first '.', a legacy name ("_ZN...17h<hash>E") at the last
+ * "E." (its path may hold '.' in "$..$" escapes). NULL if it has none. */
+static const char *rust_suffix(const char *name)
+{
+	const char *p;
+
+	if (name[1] == 'R')
+		return strchr(name, '.');
+	for (p = name + strlen(name) - 1; p > name; p--)
+		if (p[0] == '.' && p[-1] == 'E')
+			return p;
+	return NULL;
+}
+
+/* A Rust name demangled into sb, its suffix kept unless it is ".llvm.*".
+ * false if name is not a Rust name libiberty reads. */
+static bool demangle_rust(const char *name, struct strbuf *sb)
+{
+	const char *suffix;
+
+	if (!dm_run(rust_demangle_callback, name, 0, 0, sb))
+		return false;
+	suffix = rust_suffix(name);
+	if (suffix && strncmp(suffix, ".llvm.", 6))
+		strbuf_adds(sb, suffix);
+	return true;
 }
 
 /* Length of the leading run of characters c++filt takes as one name
@@ -83,19 +128,23 @@ static size_t word_len(const char *s)
 	return n;
 }
 
-static char *demangle_word(const char *name)
+/* name demangled into the empty sb, as Rust, else as C++. */
+static bool demangle_word(const char *name, struct strbuf *sb)
 {
-	char *out = elf_demangle_rust(name, DM_MAX_OUT);
-
-	if (out || name[1] == 'R')
-		return out;
-	return demangle_cxx(name);
+	if (demangle_rust(name, sb))
+		return true;
+	if (name[1] == 'R')
+		return false;
+	return dm_run(cplus_demangle_v3_callback, name,
+		      DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE, 1, sb);
 }
 
 char *elf_demangle(const char *name)
 {
-	char *word, *dm, *out;
+	struct strbuf sb = STRBUF_INIT;
+	char *word;
 	size_t n;
+	bool ok;
 
 	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) &&
 		      strncmp(name, "_GLOBAL_", 8)))
@@ -103,14 +152,14 @@ char *elf_demangle(const char *name)
 	n = word_len(name);
 	if (n > DM_MAX_IN)
 		return NULL;
-	if (!name[n])
-		return demangle_word(name);
-	word = xstrndup(name, n);
-	dm = demangle_word(word);
-	free(word);
-	if (!dm)
-		return NULL;
-	out = xasprintf("%s%s", dm, name + n);
-	free(dm);
-	return out;
+	if (!name[n]) {
+		ok = demangle_word(name, &sb);
+	} else {
+		word = xstrndup(name, n);
+		ok = demangle_word(word, &sb);
+		free(word);
+		if (ok)
+			strbuf_adds(&sb, name + n);
+	}
+	return ok ? strbuf_detach(&sb) : NULL;
 }

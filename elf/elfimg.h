@@ -169,27 +169,34 @@ struct elfsrc_stats {
 	uint64_t dwarf_errors;    /* units or tables libdw could not read */
 	bool dwarf_from_debug;    /* the DWARF came from img->debug */
 	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
-	/* symbols, compileunits, inlines with elfimg_set_disasm(true): data
+	/* symbols, compileunits, inlines with elf_map_opts.disasm: data
 	 * ranges given to the code that refers to them, and their bytes */
 	uint64_t xref_targets, xref_bytes;
 };
 
-/* Process-wide: when on, the symbols, compileunits and inlines sources of
- * x86-64 images also charge the unlabelled data that code addresses
- * (RIP-relative; absolutely in ET_EXEC) to the referring code (capstone;
- * elf/xrefs.c). Off by
- * default: disassembly costs several times the rest of the map. Set it
- * before building any map. */
-void elfimg_set_disasm(bool on);
-bool elfimg_disasm_enabled(void);
+/* How the maps of an image are built; zeroed (or a NULL pointer to it):
+ * the defaults. */
+struct elf_map_opts {
+	/* where separate debug files are looked for (elfimg_find_debug);
+	 * NULL: /usr/lib/debug */
+	const char *debug_root;
+	/* the symbols, compileunits and inlines sources of x86-64 images
+	 * also charge the unlabelled data that code addresses (RIP-relative;
+	 * absolutely in ET_EXEC) to the referring code (capstone;
+	 * elf/xrefs.c). Off by default: disassembly costs several times the
+	 * rest of the map. */
+	bool disasm;
+};
 
 /* Label every byte of img for source src into out (initialised with
  * dualmap_init by the caller): the source's own labels first, then
  * fallbacks ("[section .x]" for symbols, then "LOAD #n [RX]",
  * "[ELF Header]", "[ELF Program Headers]", "[ELF Section Headers]",
  * "[Unmapped]") so that out->file covers [0, file_size) and out->vm covers
- * exactly the base map's VM. base is elfimg_base_map()'s result.
- * stats may be NULL. Returns 0 or a negative code.
+ * exactly the base map's VM. base is elfimg_base_map()'s result. opts
+ * (NULL: defaults) says whether to disassemble (its debug_root is not
+ * read: look for a debug file first). stats may be NULL. Returns 0 or a
+ * negative code.
  *
  * segments: "TLS" (PT_TLS: its file bytes and [vaddr, vaddr+filesz) in VM;
  *   the .tbss tail has no address in the image), then the PT_LOADs.
@@ -228,14 +235,15 @@ bool elfimg_disasm_enabled(void);
  * compileunits, inlines: from DWARF (libdw), in img or else img->debug;
  *   then the symbols' fallbacks ("[section .x]", ...). See elf/dwarf.h. */
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
-		      struct labels *lb, struct dualmap *base,
-		      struct dualmap *out, struct elfsrc_stats *stats);
+		      const struct elf_map_opts *opts, struct labels *lb,
+		      struct dualmap *base, struct dualmap *out,
+		      struct elfsrc_stats *stats);
 
 /* Demangle a symbol name: C++ (Itanium ABI) exactly as c++filt prints it
  * (a trailing "@VERSION" or other non-name text kept as it is), Rust
- * legacy and v0 names without their hashes (elf/demangle.h). Returns a
- * malloc'd string, or NULL if name is not mangled, not valid, longer than
- * 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
+ * legacy and v0 names as rustfilt prints them (libiberty both). Returns
+ * a malloc'd string, or NULL if name is not mangled, not valid, longer
+ * than 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
 char *elf_demangle(const char *name);
 
 /* The whole file of img as libelf holds it (mapped, not copied), its size

@@ -108,7 +108,7 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out);
 void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
 			  struct dualmap *out, bool no_loads);
 
-/* CRC-32 (the .gnu_debuglink one: zlib's polynomial) of a whole file. */
+/* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a whole file. */
 int elf_file_crc32(int fd, uint32_t *out);
 
 #endif

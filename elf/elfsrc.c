@@ -705,9 +705,11 @@ static int load_symbols(struct elfimg *img, struct sym **out, size_t *n,
 	return 0;
 }
 
-static int source_symbols(struct elfimg *img, struct labels *lb,
-			  struct dualmap *base, struct dualmap *out,
-			  struct elfsrc_stats *st)
+/* The symbols source (see elfimg.h); with disasm, the data its code refers
+ * to goes to that code (elf/xrefs.c). */
+static int source_symbols(struct elfimg *img, bool disasm,
+			  struct labels *lb, struct dualmap *base,
+			  struct dualmap *out, struct elfsrc_stats *st)
 {
 	struct sym *syms = NULL;
 	size_t n = 0;
@@ -746,7 +748,7 @@ static int source_symbols(struct elfimg *img, struct labels *lb,
 	add_metadata(img, base, out);
 	add_padding(img, lb, base, out, syms, n);
 	free(syms);
-	ret = elf_xrefs_add(img, base, out, NULL, 0, st);
+	ret = disasm ? elf_xrefs_add(img, base, out, NULL, 0, st) : 0;
 	if (ret)
 		return ret;
 
@@ -766,7 +768,7 @@ static int cu_xrefs(struct elfimg *img, struct dualmap *base,
 	struct elf_range *r;
 	int ret;
 
-	if (!elfimg_disasm_enabled() || !rmap_count(out->vm))
+	if (!rmap_count(out->vm))
 		return 0;
 	r = xcalloc(n ? n : 1, sizeof(*r));
 	for (size_t i = 0; i < n; i++)
@@ -780,9 +782,10 @@ static int cu_xrefs(struct elfimg *img, struct dualmap *base,
 /* The bbs source's own labels (see elfimg.h): the blocks of img's BB
  * address maps, each named after the symbol of its function. The symbols
  * source is built only when the maps hold a function. stats (may be NULL)
- * gets the counts of functions and blocks and the parse error. Returns 0
- * or a negative code from the symbols source. */
-static int source_bbs(struct elfimg *img, struct labels *lb,
+ * gets the counts of functions and blocks and the parse error; disasm goes
+ * to the symbols source. Returns 0 or a negative code from the symbols
+ * source. */
+static int source_bbs(struct elfimg *img, bool disasm, struct labels *lb,
 		      struct dualmap *base, struct dualmap *out,
 		      struct elfsrc_stats *stats)
 {
@@ -799,7 +802,7 @@ static int source_bbs(struct elfimg *img, struct labels *lb,
 	if (!m.nfuncs)
 		return 0;
 	dualmap_init(&syms);
-	ret = source_symbols(img, lb, base, &syms, NULL);
+	ret = source_symbols(img, disasm, lb, base, &syms, NULL);
 	if (ret >= 0)
 		bbaddrmap_label(&m, lb, &syms, base, out);
 	dualmap_free(&syms);
@@ -808,9 +811,12 @@ static int source_bbs(struct elfimg *img, struct labels *lb,
 }
 
 int elfimg_source_map(struct elfimg *img, enum elf_source src,
-		      struct labels *lb, struct dualmap *base,
-		      struct dualmap *out, struct elfsrc_stats *stats)
+		      const struct elf_map_opts *opts, struct labels *lb,
+		      struct dualmap *base, struct dualmap *out,
+		      struct elfsrc_stats *stats)
 {
+	bool disasm = opts && opts->disasm;
+
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
 	switch (src) {
@@ -821,7 +827,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		elfimg_add_fallbacks(img, lb, out, false);
 		return 0;
 	case ELFSRC_SYMBOLS:
-		return source_symbols(img, lb, base, out, stats);
+		return source_symbols(img, disasm, lb, base, out, stats);
 	case ELFSRC_BBS:
 	case ELFSRC_RELOCS:
 	case ELFSRC_COMPILEUNITS:
@@ -829,7 +835,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		int ret;
 
 		if (src == ELFSRC_BBS)
-			ret = source_bbs(img, lb, base, out, stats);
+			ret = source_bbs(img, disasm, lb, base, out, stats);
 		else if (src == ELFSRC_RELOCS)
 			ret = elfsrc_relocs(img, lb, base, out, stats);
 		else
@@ -845,7 +851,8 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 			size_t n = 0;
 
 			load_symbols(img, &syms, &n, NULL);
-			ret = cu_xrefs(img, base, out, syms, n, stats);
+			ret = disasm ? cu_xrefs(img, base, out, syms, n, stats)
+				     : 0;
 			if (ret) {
 				free(syms);
 				return ret;

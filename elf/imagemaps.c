@@ -87,9 +87,10 @@ static void source_notes(struct strlist *notes, const char *path,
 /* --disasm's counts for a symbols, compileunits or inlines map: the data
  * ranges it gave to the code that refers to them, and their bytes. */
 static void disasm_note(struct strlist *notes, const char *path,
-			enum elf_source src, const struct elfsrc_stats *st)
+			enum elf_source src, const struct elfsrc_stats *st,
+			bool disasm)
 {
-	if (!elfimg_disasm_enabled() ||
+	if (!disasm ||
 	    (src != ELFSRC_SYMBOLS && src != ELFSRC_COMPILEUNITS &&
 	     src != ELFSRC_INLINES))
 		return;
@@ -193,7 +194,7 @@ static bool uses_debug(enum elf_source src)
 }
 
 int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
-		   const char *debug_root, struct strlist *notes,
+		   const struct elf_map_opts *opts, struct strlist *notes,
 		   struct dualmap **out)
 {
 	const char *path = im->img->path;
@@ -212,7 +213,8 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		for (size_t i = 0; i < ELFSRC__COUNT; i++)
 			if (im->built[i] && uses_debug(i))
 				first = false;
-		ret = elfimg_find_debug(im->img, debug_root);
+		ret = elfimg_find_debug(im->img,
+					opts ? opts->debug_root : NULL);
 		if (ret < 0 && first)
 			strlist_add_notef(notes, NOTE_DEBUG_LOOKUP, path,
 					  "%s: looking for a debug "
@@ -223,12 +225,12 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 	}
 	dualmap_init(&im->src[src]);
 	im->built[src] = true;
-	ret =
-	    elfimg_source_map(im->img, src, lb, &im->base, &im->src[src], &st);
+	ret = elfimg_source_map(im->img, src, opts, lb, &im->base,
+				&im->src[src], &st);
 	if (ret < 0)
 		return ret;
 	source_notes(notes, path, im->img, &st);
-	disasm_note(notes, path, src, &st);
+	disasm_note(notes, path, src, &st, opts && opts->disasm);
 	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)
 		dwarf_notes(notes, path, im->img, src, &st);
 	*out = &im->src[src];

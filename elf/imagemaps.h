@@ -34,12 +34,12 @@ struct imgmaps {
 /* Open path into im (zeroed by the caller) and build its base map.
  * Returns 0 or a negative code (im is then left closed). */
 int imgmaps_open(struct imgmaps *im, const char *path, struct labels *lb);
-/* The DualMap of source src, built on the first call (symbols look for a
- * debug file under debug_root first); notes about it are appended then.
- * Returns 0 and *out (borrowed, valid until imgmaps_close), or a
- * negative code. */
+/* The DualMap of source src, built on the first call as opts says (NULL:
+ * defaults; symbols look for a debug file under opts->debug_root first);
+ * notes about it are appended then. Returns 0 and *out (borrowed, valid
+ * until imgmaps_close), or a negative code. */
 int imgmaps_source(struct imgmaps *im, enum elf_source src,
-		   struct labels *lb, const char *debug_root,
+		   struct labels *lb, const struct elf_map_opts *opts,
 		   struct strlist *notes, struct dualmap **out);
 /* Free the maps and close the image; im may be closed already. */
 void imgmaps_close(struct imgmaps *im);

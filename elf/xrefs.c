@@ -55,18 +55,6 @@ static struct dynlib cs_lib = {
 	.nsyms = ARRAY_SIZE(cs_syms),
 };
 
-static bool xrefs_on;
-
-void elfimg_set_disasm(bool on)
-{
-	xrefs_on = on;
-}
-
-bool elfimg_disasm_enabled(void)
-{
-	return xrefs_on;
-}
-
 struct xref {
 	uint64_t target;
 	uint64_t seq;     /* discovery order: the first reference wins */
@@ -184,22 +172,15 @@ static const struct elf_range *sym_holding(const struct elf_range *syms,
 	return NULL;
 }
 
-int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
-		  struct dualmap *out, const struct elf_range *syms,
-		  size_t nsyms, struct elfsrc_stats *st)
+/* Disassemble every code section of img into xv: the references its
+ * instructions make to data. Returns 0 or a negative code. */
+static int collect_xrefs(struct elfimg *img, struct dualmap *out,
+			 struct xrefvec *xv)
 {
-	struct xrefvec xv = { 0 };
-	const struct elf_range *last_sym = NULL;
-	const struct rmap_entry *e;
-	uint64_t *ends;
-	size_t ne, k = 0;
 	cs_insn *in;
 	csh h;
 	int ret;
 
-	if (!xrefs_on || img->machine != EM_X86_64 ||
-	    img->elfclass != ELFCLASS64 || img->big_endian)
-		return 0;
 	ret = dynlib_load(&cs_lib);
 	if (ret < 0)
 		return ret;
@@ -212,70 +193,101 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 
 		if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
 		    s->type == SHT_PROGBITS && s->size)
-			sweep(img, h, in, s, out, &xv);
+			sweep(img, h, in, s, out, xv);
 	}
 	xcs_free(in, 1);
 	xcs_close(&h);
-	if (!xv.n)
-		return 0;
+	return 0;
+}
 
-	qsort(xv.v, xv.n, sizeof(*xv.v), xref_cmp);
-	/* one range per distinct target, its end fixed on the settled map
-	 * before anything is added */
-	ends = xcalloc(xv.n, sizeof(*ends));
+/* The end of the range each distinct target of xv (sorted) gets: the
+ * next target, the next label of out->vm or the end of its section,
+ * whichever comes first, fixed on the settled map before anything is
+ * added. Caller frees. */
+static uint64_t *target_ends(const struct elfimg *img,
+			     const struct dualmap *out,
+			     const struct xrefvec *xv)
+{
+	uint64_t *ends = xcalloc(xv->n, sizeof(*ends));
+	const struct rmap_entry *e;
+	size_t ne, k = 0;
+
 	e = rmap_entries(out->vm, &ne);
-	for (size_t i = 0; i < xv.n; i++) {
-		const struct elf_section *s = &img->secs[xv.v[i].sec];
+	for (size_t i = 0; i < xv->n; i++) {
+		const struct elf_section *s = &img->secs[xv->v[i].sec];
 		uint64_t end = s->addr + s->size;
 		size_t j = i + 1;
 
-		if (i && xv.v[i].target == xv.v[i - 1].target)
+		if (i && xv->v[i].target == xv->v[i - 1].target)
 			continue;
-		while (j < xv.n && xv.v[j].target == xv.v[i].target)
+		while (j < xv->n && xv->v[j].target == xv->v[i].target)
 			j++;
-		if (j < xv.n && xv.v[j].target < end)
-			end = xv.v[j].target;
-		while (k < ne && e[k].end <= xv.v[i].target)
+		if (j < xv->n && xv->v[j].target < end)
+			end = xv->v[j].target;
+		while (k < ne && e[k].end <= xv->v[i].target)
 			k++;
 		if (k < ne && e[k].start < end)
 			end = e[k].start;
 		ends[i] = end;
 	}
+	return ends;
+}
+
+/* Give [start, end) to label in out (VM, and file through base). */
+static void charge(struct dualmap *out, struct dualmap *base,
+		   uint64_t start, uint64_t end, uint32_t label,
+		   struct elfsrc_stats *st)
+{
+	dualmap_add_vm(out, base, start, end - start, label);
+	if (st) {
+		st->xref_targets++;
+		st->xref_bytes += end - start;
+	}
+}
+
+int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
+		  struct dualmap *out, const struct elf_range *syms,
+		  size_t nsyms, struct elfsrc_stats *st)
+{
+	struct xrefvec xv = { 0 };
+	const struct elf_range *last_sym = NULL;
+	uint64_t *ends;
+	int ret;
+
+	if (img->machine != EM_X86_64 || img->elfclass != ELFCLASS64 ||
+	    img->big_endian)
+		return 0;
+	ret = collect_xrefs(img, out, &xv);
+	if (ret < 0 || !xv.n) {
+		free(xv.v);
+		return ret;
+	}
+	qsort(xv.v, xv.n, sizeof(*xv.v), xref_cmp);
+	ends = target_ends(img, out, &xv);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
+		uint32_t label = xv.v[i].label;
+		uint64_t seq = xv.v[i].seq;
 
 		if (i && xv.v[i].target == xv.v[i - 1].target)
 			continue;
 		sym = sym_holding(syms, nsyms, xv.v[i].target);
-		if (sym && sym == last_sym)
-			continue; /* targets sorted: its first referrer had it */
-		if (sym) {
-			uint32_t label = xv.v[i].label;
-			uint64_t seq = xv.v[i].seq;
-
-			/* the whole symbol, once, to the first reference (in
-			 * code order) to any address inside it */
-			for (size_t j = i + 1;
-			     j < xv.n && xv.v[j].target < sym->end; j++)
-				if (xv.v[j].seq < seq) {
-					seq = xv.v[j].seq;
-					label = xv.v[j].label;
-				}
-			last_sym = sym;
-			dualmap_add_vm(out, base, sym->start,
-				       sym->end - sym->start, label);
-			if (st) {
-				st->xref_targets++;
-				st->xref_bytes += sym->end - sym->start;
-			}
+		if (!sym) {
+			charge(out, base, xv.v[i].target, ends[i], label, st);
 			continue;
 		}
-		dualmap_add_vm(out, base, xv.v[i].target,
-			       ends[i] - xv.v[i].target, xv.v[i].label);
-		if (st) {
-			st->xref_targets++;
-			st->xref_bytes += ends[i] - xv.v[i].target;
-		}
+		if (sym == last_sym)
+			continue; /* targets sorted: its first referrer had it */
+		/* the whole symbol, once, to the first reference (in code
+		 * order) to any address inside it */
+		for (size_t j = i + 1; j < xv.n && xv.v[j].target < sym->end;
+		     j++)
+			if (xv.v[j].seq < seq) {
+				seq = xv.v[j].seq;
+				label = xv.v[j].label;
+			}
+		last_sym = sym;
+		charge(out, base, sym->start, sym->end, label, st);
 	}
 	free(ends);
 	free(xv.v);

@@ -9,7 +9,7 @@ struct elf_range {
 	uint64_t start, end;
 };
 
-/* When elfimg_set_disasm(true) was called and img is x86-64: disassemble
+/* When img is x86-64 (callers ask only with elf_map_opts.disasm): disassemble
  * its code and give each unlabelled data range that an instruction
  * addresses (RIP-relative; absolutely in ET_EXEC) to the label of that instruction in out->vm (see
  * xrefs.c), in VM and through base in file. A target inside one of the

@@ -1,20 +1,19 @@
 /* labels.c — interned label strings.
  *
  * Strings live in an arena of chunks (so a pointer handed out never moves)
- * and are indexed by dense ids. An open-addressing table with linear probing
- * maps a string to its id; a slot holds id + 1 (0 = empty) and the table is
- * kept at most half full.
+ * and are indexed by dense ids; util/hashmap maps a string to its id.
  *
  * Aliases of a label are kept in insertion order; once a label has more
- * than a few, a per-label open-addressing set of their indexes (same
- * scheme: index + 1, at most half full) makes the duplicate check O(1), so
- * adding n aliases to one label costs O(n), not O(n^2).
+ * than a few, a per-label hashmap of their indexes makes the duplicate
+ * check O(1), so adding n aliases to one label costs O(n), not O(n^2).
  */
 #include "maps/labels.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashmap.h"
 #include "util/util.h"
 
 #define ARENA_CHUNK (64 * 1024)
@@ -28,22 +27,17 @@ struct arena_chunk {
 
 struct alias_list {
 	const char **v;
-	uint32_t *hash;   /* hash of v[i] */
 	size_t n, cap;
-	uint32_t *set;    /* index + 1, 0 = empty; NULL while n <= ALIAS_LINEAR */
-	size_t nset;      /* power of two */
+	struct hashmap set; /* of v; empty while n <= ALIAS_LINEAR */
 };
 
 struct labels {
 	/* by id */
 	const char **str;
 	size_t *len;
-	uint32_t *hash;
 	size_t count, cap;
 
-	/* hash table: id + 1, 0 = empty; nslot is a power of two */
-	uint32_t *slot;
-	size_t nslot;
+	struct hashmap ids; /* of str */
 
 	/* string arena */
 	struct arena_chunk *chunks;
@@ -54,30 +48,6 @@ struct labels {
 	struct alias_list *alias;
 	size_t nalias;
 };
-
-/* A 64-bit hash of s[0, n): 8 bytes at a time, each step and the end
- * mixed with the multipliers of MurmurHash3's and SplitMix64's
- * finalizers. */
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = HASH_GOLDEN_U64 ^ n;
-	uint64_t w;
-
-	while (n >= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	h *= 0x94d049bb133111ebULL;
-	h ^= h >> 32;
-	return h;
-}
 
 /* Copy n bytes of s plus a NUL into the arena. */
 static const char *arena_dup(struct labels *lb, const char *s, size_t n)
@@ -118,11 +88,7 @@ copy:
 
 struct labels *labels_new(void)
 {
-	struct labels *lb = xcalloc(1, sizeof(*lb));
-
-	lb->nslot = 64;
-	lb->slot = xcalloc(lb->nslot, sizeof(*lb->slot));
-	return lb;
+	return xcalloc(1, sizeof(struct labels));
 }
 
 void labels_free(struct labels *lb)
@@ -138,62 +104,35 @@ void labels_free(struct labels *lb)
 	}
 	for (i = 0; i < lb->nalias; i++) {
 		free(lb->alias[i].v);
-		free(lb->alias[i].hash);
-		free(lb->alias[i].set);
+		hashmap_free(&lb->alias[i].set);
 	}
 	free(lb->alias);
-	free(lb->slot);
+	hashmap_free(&lb->ids);
 	free(lb->str);
 	free(lb->len);
-	free(lb->hash);
 	free(lb);
 }
 
-/* Slot index where s lives, or the empty slot where it would go. */
-static size_t probe(const struct labels *lb, const char *s, size_t n,
-		    uint32_t h)
+/* Id of the n bytes at s, or LABEL_NONE with p ready for a put. */
+static inline uint32_t lookup(const struct labels *lb, const char *s,
+			      size_t n, struct hashmap_probe *p)
 {
-	size_t mask = lb->nslot - 1;
-	size_t i = h & mask;
+	uint32_t id;
 
-	for (;;) {
-		uint32_t v = lb->slot[i];
-
-		if (!v)
-			return i;
-		v--;
-		if (lb->hash[v] == h && lb->len[v] == n &&
-		    !memcmp(lb->str[v], s, n))
-			return i;
-		i = (i + 1) & mask;
-	}
-}
-
-static void rehash(struct labels *lb)
-{
-	size_t nslot = lb->nslot * 2, mask = nslot - 1, id;
-	uint32_t *slot = xcalloc(nslot, sizeof(*slot));
-
-	for (id = 0; id < lb->count; id++) {
-		size_t i = lb->hash[id] & mask;
-
-		while (slot[i])
-			i = (i + 1) & mask;
-		slot[i] = id + 1;
-	}
-	free(lb->slot);
-	lb->slot = slot;
-	lb->nslot = nslot;
+	for (id = hashmap_first(&lb->ids, hashmap_hash_bytes(s, n), p);
+	     id != HASHMAP_NONE; id = hashmap_next(&lb->ids, p))
+		if (lb->len[id] == n && !memcmp(lb->str[id], s, n))
+			return id;
+	return LABEL_NONE;
 }
 
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
 {
-	uint32_t h = (uint32_t)hash_bytes(s, n);
-	size_t i = probe(lb, s, n, h);
-	uint32_t id;
+	struct hashmap_probe p;
+	uint32_t id = lookup(lb, s, n, &p);
 
-	if (lb->slot[i])
-		return lb->slot[i] - 1;
+	if (id != LABEL_NONE)
+		return id;
 	if (lb->count >= LABEL_NONE - 1)
 		abort(); /* 4 billion labels: cannot happen in practice */
 	if (lb->count == lb->cap) {
@@ -202,17 +141,12 @@ uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
 		xgrow(&lb->str, &cap, lb->count + 1, sizeof(*lb->str));
 		cap = lb->cap;
 		xgrow(&lb->len, &cap, lb->count + 1, sizeof(*lb->len));
-		cap = lb->cap;
-		xgrow(&lb->hash, &cap, lb->count + 1, sizeof(*lb->hash));
 		lb->cap = cap;
 	}
 	id = lb->count++;
 	lb->str[id] = arena_dup(lb, s, n);
 	lb->len[id] = n;
-	lb->hash[id] = h;
-	lb->slot[i] = id + 1;
-	if (lb->count * 2 > lb->nslot)
-		rehash(lb);
+	hashmap_put(&lb->ids, &p, id);
 	return id;
 }
 
@@ -223,10 +157,9 @@ uint32_t labels_intern(struct labels *lb, const char *s)
 
 uint32_t labels_find(const struct labels *lb, const char *s)
 {
-	size_t n = strlen(s);
-	size_t i = probe(lb, s, n, (uint32_t)hash_bytes(s, n));
+	struct hashmap_probe p;
 
-	return lb->slot[i] ? lb->slot[i] - 1 : LABEL_NONE;
+	return lookup(lb, s, strlen(s), &p);
 }
 
 const char *labels_str(const struct labels *lb, uint32_t id)
@@ -239,40 +172,31 @@ size_t labels_count(const struct labels *lb)
 	return lb->count;
 }
 
-/* Slot of al's set where alias (length n, hash h) is, or the empty slot
- * where it would go. */
-static size_t alias_probe(const struct alias_list *al, const char *alias,
-			  uint32_t h)
+/* Whether al holds alias (of hash h); if not, p is ready for a put in
+ * al's set (once it has one). */
+static bool alias_has(const struct alias_list *al, const char *alias,
+		      uint32_t h, struct hashmap_probe *p)
 {
-	size_t mask = al->nset - 1, i = h & mask;
+	uint32_t i;
 
-	for (;;) {
-		uint32_t v = al->set[i];
-
-		if (!v || (al->hash[v - 1] == h && !strcmp(al->v[v - 1], alias)))
-			return i;
-		i = (i + 1) & mask;
+	if (al->n <= ALIAS_LINEAR) {
+		for (i = 0; i < al->n; i++)
+			if (!strcmp(al->v[i], alias))
+				return true;
+		return false;
 	}
-}
-
-/* (Re)build al's set with room for at least 2 * (n + 1) entries. */
-static void alias_rehash(struct alias_list *al)
-{
-	size_t nset = al->nset ? al->nset : 32;
-
-	while (nset < 2 * (al->n + 1))
-		nset *= 2;
-	free(al->set);
-	al->set = xcalloc(nset, sizeof(*al->set));
-	al->nset = nset;
-	for (size_t k = 0; k < al->n; k++)
-		al->set[alias_probe(al, al->v[k], al->hash[k])] = k + 1;
+	for (i = hashmap_first(&al->set, h, p); i != HASHMAP_NONE;
+	     i = hashmap_next(&al->set, p))
+		if (!strcmp(al->v[i], alias))
+			return true;
+	return false;
 }
 
 void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 {
 	struct alias_list *al;
-	size_t i, n = strlen(alias), cap;
+	struct hashmap_probe p;
+	size_t n = strlen(alias), cap;
 	uint32_t h;
 
 	if (id >= lb->count)
@@ -287,30 +211,20 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 		lb->nalias = cap;
 	}
 	al = &lb->alias[id];
-	h = (uint32_t)hash_bytes(alias, n);
-	if (al->set) {
-		i = alias_probe(al, alias, h);
-		if (al->set[i])
-			return;
-	} else {
-		for (i = 0; i < al->n; i++)
-			if (al->hash[i] == h && !strcmp(al->v[i], alias))
-				return;
-	}
-	cap = al->cap;
-	xgrow(&al->v, &cap, al->n + 1, sizeof(*al->v));
-	cap = al->cap;
-	xgrow(&al->hash, &cap, al->n + 1, sizeof(*al->hash));
-	al->cap = cap;
+	h = al->n > ALIAS_LINEAR ? hashmap_hash_bytes(alias, n) : 0;
+	if (alias_has(al, alias, h, &p))
+		return;
+	xgrow(&al->v, &al->cap, al->n + 1, sizeof(*al->v));
 	al->v[al->n] = arena_dup(lb, alias, n);
-	al->hash[al->n] = h;
 	al->n++;
-	if (al->n > ALIAS_LINEAR) {
-		if (!al->set || 2 * (al->n + 1) > al->nset)
-			alias_rehash(al);
-		else
-			al->set[alias_probe(al, al->v[al->n - 1], h)] = al->n;
-	}
+	if (al->n == ALIAS_LINEAR + 1) /* the set starts: index them all */
+		for (size_t k = 0; k < al->n; k++)
+			hashmap_add(&al->set,
+				    hashmap_hash_bytes(al->v[k],
+						       strlen(al->v[k])),
+				    (uint32_t)k);
+	else if (al->n > ALIAS_LINEAR + 1)
+		hashmap_put(&al->set, &p, (uint32_t)(al->n - 1));
 }
 
 const char *const *labels_aliases(const struct labels *lb, uint32_t id,

@@ -3,6 +3,7 @@
 
 #include "record/events.h"
 #include "util/dynlib.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -152,6 +153,7 @@ char *events_suggest(const char *name)
 	struct cand best[3];
 	size_t nbest = 0, len;
 	pfm_pmu_info_t pinfo;
+	struct strbuf sb = STRBUF_INIT;
 	char *key, *p, *out = NULL;
 	unsigned limit;
 
@@ -198,13 +200,10 @@ char *events_suggest(const char *name)
 				nbest++;
 		}
 	}
-	for (size_t k = 0; k < nbest; k++) {
-		char *n = xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
-				    best[k].name);
-
-		free(out);
-		out = n;
-	}
+	for (size_t k = 0; k < nbest; k++)
+		strbuf_addf(&sb, "%s%s", k ? ", " : "", best[k].name);
+	if (nbest)
+		out = strbuf_detach(&sb);
 out:
 	free(key);
 	return out;

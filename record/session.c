@@ -12,6 +12,7 @@
 #include "record/snapshot.h"
 #include "record/target.h"
 #include "record/targets_scan.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <errno.h>

@@ -11,6 +11,7 @@
 #include "record/snapshot.h"
 #include "record/target.h"
 #include "record/targets_scan.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -428,21 +429,20 @@ int session_scan(struct session *r, struct target_scan *scan)
  * processes gone before their first snapshot, kernel threads. */
 void rec_scan_note(struct session *r)
 {
-	char *msg, *list = xstrdup(""), *t;
+	struct strbuf list = STRBUF_INIT;
+	char *msg;
 
 	if (!r->sc.scan || r->werr)
 		goto out;
-	for (size_t i = 0; i < r->sc.ndenied && i < 10; i++) {
-		t = xasprintf("%s%s%d", list, i ? ", " : "", r->sc.denied[i]);
-		free(list);
-		list = t;
-	}
+	for (size_t i = 0; i < r->sc.ndenied && i < 10; i++)
+		strbuf_addf(&list, "%s%d", i ? ", " : "", r->sc.denied[i]);
 	if (r->sc.ndenied) {
 		msg = xasprintf("%zu process%s could not be read (%s) and %s "
 				"left out: pid %s%s",
 				r->sc.ndenied, r->sc.ndenied == 1 ? "" : "es",
 				memsz_strerror(r->sc.denied_err),
-				r->sc.ndenied == 1 ? "is" : "are", list,
+				r->sc.ndenied == 1 ? "is" : "are",
+				strbuf_str(&list),
 				r->sc.ndenied > 10 ? ", ..." : "");
 		rec_say(r, true, msg);
 		rec_note(r, msg);
@@ -463,5 +463,5 @@ void rec_scan_note(struct session *r)
 		free(msg);
 	}
 out:
-	free(list);
+	strbuf_free(&list);
 }

@@ -75,7 +75,7 @@ static const char *const kind_names[KIND__COUNT] = {
 
 struct attrib {
 	struct labels *lb;
-	const char *debug_root;
+	struct elf_map_opts maps; /* how image maps are built */
 	uint64_t page_size;
 	struct attrib_img **imgs; /* sorted by id once lookups begin */
 	size_t nimgs, cap;
@@ -88,13 +88,14 @@ struct attrib {
 	struct strlist src_notes; /* notes from building source maps */
 };
 
-struct attrib *attrib_new(struct labels *lb, const char *debug_root)
+struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
 {
 	struct attrib *a = xcalloc(1, sizeof(*a));
 	long ps = sysconf(_SC_PAGESIZE);
 
 	a->lb = lb;
-	a->debug_root = debug_root;
+	if (maps)
+		a->maps = *maps;
 	a->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	for (int i = 0; i < KIND__COUNT; i++)
 		a->kind[i] = labels_intern(lb, kind_names[i]);
@@ -572,7 +573,7 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		if (!im->relocs_built) {
 			im->relocs_built = true;
 			ret = relocmap_build(&im->relocs, &im->si, a->lb,
-					     a->debug_root, &a->src_notes,
+					     &a->maps, &a->src_notes,
 					     a->page_size);
 			if (ret < 0) {
 				im->src_err[src] = ret;
@@ -588,8 +589,8 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		}
 		return &im->relocs.map;
 	}
-	ret = imgmaps_source(&im->si, elfsrc, a->lb, a->debug_root,
-				&a->src_notes, &dm);
+	ret = imgmaps_source(&im->si, elfsrc, a->lb, &a->maps, &a->src_notes,
+			     &dm);
 	if (ret < 0) {
 		im->src_err[src] = ret;
 		strlist_add_notef(

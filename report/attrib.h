@@ -71,9 +71,10 @@ struct attrib_part {
 	uint32_t kind_label;          /* the "kinds" key, when constant */
 };
 
-/* New engine interning into lb (borrowed). Debug files are looked for under
- * debug_root (NULL: /usr/lib/debug). Free with attrib_free(). */
-struct attrib *attrib_new(struct labels *lb, const char *debug_root);
+/* New engine interning into lb (borrowed), building image maps as maps
+ * says (copied; its debug_root borrowed; NULL: defaults). Free with
+ * attrib_free(). */
+struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps);
 void attrib_free(struct attrib *a);
 /* Page size of the recording (default: this machine's). */
 void attrib_set_page_size(struct attrib *a, uint64_t page_size);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "data/datafile.h"
+#include "util/hashmap.h"
 #include "util/util.h"
 
 /* --- pass 2: the chosen snapshots' mappings --- */
@@ -79,40 +80,22 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 	return 0;
 }
 
-static size_t share_hash(const struct share_key *k)
-{
-	const unsigned char *p = (const unsigned char *)k;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return (size_t)(h ^ (h >> 29));
-}
-
 /* Insert k into s; true if it was not there. */
 static bool share_insert(struct share_set *s, const struct share_key *k)
 {
-	size_t i;
+	struct hashmap_probe p;
+	uint32_t i;
 
-	if ((s->n + 1) * 2 > s->mask + 1 || !s->slots) {
-		size_t nslots = s->slots ? (s->mask + 1) * 2 : 256;
-
-		free(s->slots);
-		s->slots = xcalloc(nslots, sizeof(*s->slots));
-		s->mask = nslots - 1;
-		for (size_t j = 0; j < s->n; j++) {
-			i = share_hash(&s->keys[j]) & s->mask;
-			while (s->slots[i])
-				i = (i + 1) & s->mask;
-			s->slots[i] = (uint32_t)j + 1;
-		}
-	}
-	for (i = share_hash(k) & s->mask; s->slots[i]; i = (i + 1) & s->mask)
-		if (!memcmp(&s->keys[s->slots[i] - 1], k, sizeof(*k)))
+	/* keys are hashed and compared as bytes: share_level zeroes their
+	 * padding */
+	for (i = hashmap_first(&s->index, hashmap_hash_bytes(k, sizeof(*k)),
+			       &p);
+	     i != HASHMAP_NONE; i = hashmap_next(&s->index, &p))
+		if (!memcmp(&s->keys[i], k, sizeof(*k)))
 			return false;
 	xgrow(&s->keys, &s->cap, s->n + 1, sizeof(*s->keys));
 	s->keys[s->n] = *k;
-	s->slots[i] = (uint32_t)++s->n;
+	hashmap_put(&s->index, &p, (uint32_t)s->n++);
 	return true;
 }
 

@@ -332,6 +332,7 @@ static int data_side(const struct diff_opts *o, const struct diff_side *s,
 		.pick = s->pick,
 		.index = s->index,
 		.debug_root = o->debug_root,
+		.disasm = o->disasm,
 		.filter = o->filter,
 	};
 
@@ -464,10 +465,12 @@ static int elf_side(const struct diff_opts *o, const char *path,
 		    struct labels *lb, struct rowtree **t,
 		    struct strlist *notes, char **msg)
 {
+	struct elf_map_opts maps = { .debug_root = o->debug_root,
+				     .disasm = o->disasm };
 	int ret;
 
 	*t = rowtree_new(lb, o->nkeys);
-	ret = ondisk_add_file(*t, lb, path, o->keys, o->nkeys, o->debug_root,
+	ret = ondisk_add_file(*t, lb, path, o->keys, o->nkeys, &maps,
 			      o->filter, notes);
 	if (ret < 0)
 		*msg = xasprintf("'%s': %s", path, memsz_strerror(ret));

@@ -12,6 +12,7 @@
 
 #include "report/jitsyms.h"
 #include "report/unwind.h"
+#include "util/hashmap.h"
 #include "util/util.h"
 
 #define MAX_FRAMES 128 /* frames kept of one stack, innermost first */
@@ -24,8 +25,6 @@
 /* Parents followed through forks to find who mapped or touched a page:
  * bounds the walk on a fork cycle in a damaged recording. */
 #define MAX_FORK_DEPTH 16
-/* Slots of a page hash when it first grows (then doubled). */
-#define PAGE_HASH_INITIAL 1024
 /* page_key(): the pid goes from bit 40 up, the page number (addr >>
  * shift) below: user addresses of 4-level paging (47 bits) give page
  * numbers of at most 35 bits. */
@@ -59,16 +58,16 @@ struct proc {
 	bool sorted;
 };
 
-/* Open-addressing hash of pages (or fault-around windows): key + 1 so
- * that 0 marks an empty slot. */
+/* The pages (or fault-around windows) faulted in, by key (page_key). */
 struct page_ent {
 	uint64_t key, time;
 	uint32_t callers, site;
 };
 
 struct page_hash {
-	struct page_ent *tab;
-	size_t n, size;           /* size: a power of two */
+	struct page_ent *ents;    /* n, in order of first fault */
+	size_t n, cap;
+	struct hashmap index;     /* of ents */
 };
 
 /* The pages (or windows) with an entry, by pid then address, for
@@ -130,8 +129,10 @@ void faults_free(struct faults *f)
 		free(f->procs[i].maxend);
 	}
 	free(f->procs);
-	free(f->pages.tab);
-	free(f->windows.tab);
+	free(f->pages.ents);
+	hashmap_free(&f->pages.index);
+	free(f->windows.ents);
+	hashmap_free(&f->windows.index);
 	free(f->pidx.v);
 	free(f->widx.v);
 	free(f->buf);
@@ -411,59 +412,43 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 	*len += strlen(name);
 }
 
-static void hash_grow(struct page_hash *h);
-
-/* The first slot to probe for key in h (h->size > 0). */
-static size_t hash_home(const struct page_hash *h, uint64_t key)
+/* The entry of key in h, or NULL; p is left ready for a put. */
+static struct page_ent *hash_find(const struct page_hash *h, uint64_t key,
+				  struct hashmap_probe *p)
 {
-	return (size_t)((key + 1) * HASH_GOLDEN_U64) & (h->size - 1);
+	uint32_t i;
+
+	for (i = hashmap_first(&h->index, hashmap_hash_u64(key), p);
+	     i != HASHMAP_NONE; i = hashmap_next(&h->index, p))
+		if (h->ents[i].key == key)
+			return &h->ents[i];
+	return NULL;
 }
 
-static struct page_ent *hash_slot(struct page_hash *h, uint64_t key)
+/* The entry of key in h, added (zeroed but for its key) if new; *added
+ * says which. Borrowed: valid until the next hash_slot() on h. */
+static struct page_ent *hash_slot(struct page_hash *h, uint64_t key,
+				  bool *added)
 {
-	size_t i;
+	struct hashmap_probe p;
+	struct page_ent *e = hash_find(h, key, &p);
 
-	if (!h->size || (h->n + 1) * 2 > h->size)
-		hash_grow(h);
-	i = hash_home(h, key);
-	while (h->tab[i].key && h->tab[i].key != key + 1)
-		i = (i + 1) & (h->size - 1);
-	return &h->tab[i];
-}
-
-static void hash_grow(struct page_hash *h)
-{
-	struct page_hash old = *h;
-
-	h->size = old.size ? old.size * 2 : PAGE_HASH_INITIAL;
-	h->tab = xcalloc(h->size, sizeof(*h->tab));
-	h->n = 0;
-	for (size_t i = 0; i < old.size; i++) {
-		struct page_ent *e;
-
-		if (!old.tab[i].key)
-			continue;
-		e = hash_slot(h, old.tab[i].key - 1);
-		*e = old.tab[i];
-		h->n++;
-	}
-	free(old.tab);
+	*added = !e;
+	if (e)
+		return e;
+	xgrow(&h->ents, &h->cap, h->n + 1, sizeof(*h->ents));
+	e = &h->ents[h->n];
+	*e = (struct page_ent){ .key = key };
+	hashmap_put(&h->index, &p, (uint32_t)h->n++);
+	return e;
 }
 
 static const struct page_ent *hash_get(const struct page_hash *h,
 				       uint64_t key)
 {
-	size_t i;
+	struct hashmap_probe p;
 
-	if (!h->size)
-		return NULL;
-	i = hash_home(h, key);
-	while (h->tab[i].key) {
-		if (h->tab[i].key == key + 1)
-			return &h->tab[i];
-		i = (i + 1) & (h->size - 1);
-	}
-	return NULL;
+	return hash_find(h, key, &p);
 }
 
 static uint64_t page_key(uint32_t pid, uint64_t addr, unsigned shift)
@@ -522,6 +507,7 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 	size_t starts[MAX_FRAMES];
 	struct page_ent *e;
 	uint32_t callers, site;
+	bool added;
 	size_t len = 0;
 	int n = 0;
 
@@ -560,31 +546,28 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		site = stack_site(f, starts, n);
 	}
 	f->used++;
-	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift));
-	if (!e->key) {
-		f->pages.n++;
+	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift),
+		      &added);
+	if (added)
 		index_add(&f->pidx, s->pid,
 			  s->addr >> f->page_shift << f->page_shift);
-	} else if (e->time > s->time) {
+	else if (e->time > s->time)
 		goto window; /* a later fault of this page is known */
-	}
 	*e = (struct page_ent){
-		.key = page_key(s->pid, s->addr, f->page_shift) + 1,
-		.time = s->time, .callers = callers, .site = site,
+		.key = e->key, .time = s->time, .callers = callers,
+		.site = site,
 	};
 window:
 	e = hash_slot(&f->windows,
-		      page_key(s->pid, s->addr, FAULT_AROUND_SHIFT));
-	if (e->key && e->time <= s->time)
+		      page_key(s->pid, s->addr, FAULT_AROUND_SHIFT), &added);
+	if (!added && e->time <= s->time)
 		return 0; /* the first fault of the window brought it in */
-	if (!e->key) {
-		f->windows.n++;
+	if (added)
 		index_add(&f->widx, s->pid,
 			  s->addr >> FAULT_AROUND_SHIFT << FAULT_AROUND_SHIFT);
-	}
 	*e = (struct page_ent){
-		.key = page_key(s->pid, s->addr, FAULT_AROUND_SHIFT) + 1,
-		.time = s->time, .callers = callers, .site = site,
+		.key = e->key, .time = s->time, .callers = callers,
+		.site = site,
 	};
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "maps/labels.h"
 #include "rows/rows.h"
 #include "report/attrib.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #define BOTH (KEY_IN_SIZE | KEY_IN_REPORT)
@@ -274,20 +275,15 @@ char *keys_fallback_note(const char *prefix, enum key_id k, size_t n,
 			 const uint64_t *bytes, const uint64_t *total,
 			 const char *const *names)
 {
-	char *s = prefix ? xasprintf("%s: %s:", prefix, keydefs[k].name) :
-			   xasprintf("%s:", keydefs[k].name);
-	char *t;
+	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < n; i++) {
-		t = xasprintf("%s%s %llu%s (%.1f%%) of %s", s,
-				    i ? "," : "", (unsigned long long)bytes[i],
-				    i ? "" : " bytes", pct(bytes[i], total[i]),
-				    names[i]);
-
-		free(s);
-		s = t;
-	}
-	t = xasprintf("%s under fallback labels", s);
-	free(s);
-	return t;
+	if (prefix)
+		strbuf_addf(&sb, "%s: ", prefix);
+	strbuf_addf(&sb, "%s:", keydefs[k].name);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s %llu%s (%.1f%%) of %s", i ? "," : "",
+			    (unsigned long long)bytes[i], i ? "" : " bytes",
+			    pct(bytes[i], total[i]), names[i]);
+	strbuf_adds(&sb, " under fallback labels");
+	return strbuf_detach(&sb);
 }

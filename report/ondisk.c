@@ -85,7 +85,7 @@ static void fallback_notes(struct strlist *notes, const char *path,
 
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		    const enum key_id *keys, size_t nkeys,
-		    const char *debug_root, struct filter *filter,
+		    const struct elf_map_opts *maps, struct filter *filter,
 		    struct strlist *notes)
 {
 	struct imgmaps im = { 0 };
@@ -112,7 +112,7 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 				     LABEL_NONE;
 		if (src < 0)
 			continue;
-		ret = imgmaps_source(&im, src, lb, debug_root, &mine, &dm);
+		ret = imgmaps_source(&im, src, lb, maps, &mine, &dm);
 		if (ret < 0)
 			goto out;
 		w.map_of_key[i] = nmaps;

@@ -22,13 +22,13 @@
 
 /* Add the bytes of the ELF file at path to tree t (depth nkeys, over
  * label table lb) along keys, only the paths filter keeps (NULL: all).
- * Debug files are looked for under debug_root (NULL: /usr/lib/debug).
+ * Its maps are built as maps says (NULL: defaults).
  * Notes about this file are appended to notes unless the filter kept none
  * of its bytes. Returns 0, or a negative code: then t may hold part of
  * the file and the caller must not print it. */
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		    const enum key_id *keys, size_t nkeys,
-		    const char *debug_root, struct filter *filter,
+		    const struct elf_map_opts *maps, struct filter *filter,
 		    struct strlist *notes);
 
 #endif

@@ -62,7 +62,7 @@ static void add_page(struct relocmap *rm, struct dualmap *base,
 }
 
 int relocmap_build(struct relocmap *rm, struct imgmaps *si,
-		   struct labels *lb, const char *debug_root,
+		   struct labels *lb, const struct elf_map_opts *opts,
 		   struct strlist *notes, uint64_t page_size)
 {
 	struct dualmap *syms, *tables;
@@ -72,11 +72,11 @@ int relocmap_build(struct relocmap *rm, struct imgmaps *si,
 	size_t n;
 	int ret;
 
-	ret = imgmaps_source(si, ELFSRC_SYMBOLS, lb, debug_root, notes,
+	ret = imgmaps_source(si, ELFSRC_SYMBOLS, lb, opts, notes,
 				&syms);
 	if (ret < 0)
 		return ret;
-	ret = imgmaps_source(si, ELFSRC_RELOCS, lb, debug_root, notes,
+	ret = imgmaps_source(si, ELFSRC_RELOCS, lb, opts, notes,
 				&tables);
 	if (ret < 0)
 		return ret;

@@ -31,11 +31,11 @@ struct relocmap {
 };
 
 /* Build rm (zeroed by the caller) for image si with pages of page_size
- * bytes, using si's symbols and relocs sources (built if need be; debug
- * files under debug_root, notes appended to notes). Returns 0 or a
- * negative code from those sources. */
+ * bytes, using si's symbols and relocs sources (built if need be as opts
+ * says, notes appended to notes). Returns 0 or a negative code from those
+ * sources. */
 int relocmap_build(struct relocmap *rm, struct imgmaps *si,
-		   struct labels *lb, const char *debug_root,
+		   struct labels *lb, const struct elf_map_opts *opts,
 		   struct strlist *notes, uint64_t page_size);
 /* Number of relocation targets in image VM [start, end). */
 uint64_t relocmap_count(const struct relocmap *rm, uint64_t start,

@@ -619,7 +619,7 @@ static void ctx_free(struct report_ctx *c)
 	free(c->snaps);
 	free(c->stop);
 	free(c->shared.keys);
-	free(c->shared.slots);
+	hashmap_free(&c->shared.index);
 	free(c->shown);
 	faults_free(c->faults);
 	jitsyms_free(c->jit);
@@ -636,7 +636,9 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	int ret;
 
 	*msg = NULL;
-	c.a = attrib_new(lb, o->debug_root);
+	c.a = attrib_new(lb, &(struct elf_map_opts){
+				     .debug_root = o->debug_root,
+				     .disasm = o->disasm });
 	c.jit = jitsyms_new(lb);
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);

@@ -14,6 +14,7 @@
 #include "report/jitsyms.h"
 #include "report/keys.h"
 #include "report/report.h"
+#include "util/hashmap.h"
 
 /* What pass 1 learns about one snapshot. */
 struct snapinfo {
@@ -52,8 +53,7 @@ struct share_key {
 struct share_set {
 	struct share_key *keys;
 	size_t n, cap;
-	uint32_t *slots;          /* index + 1 into keys; 0: empty */
-	size_t mask;              /* nslots - 1 */
+	struct hashmap index;     /* of keys */
 };
 
 struct report_ctx {

@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_jitmap tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strlist tests/test_targets_scan tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -31,6 +31,9 @@ tests_test_events_LDADD = $(TEST_LIBS)
 tests_test_filter_SOURCES = tests/test_filter.c tests/testutil.c tests/testutil.h
 tests_test_filter_CFLAGS = $(TEST_CFLAGS)
 tests_test_filter_LDADD = $(TEST_LIBS)
+tests_test_hashmap_SOURCES = tests/test_hashmap.c tests/testutil.c tests/testutil.h
+tests_test_hashmap_CFLAGS = $(TEST_CFLAGS)
+tests_test_hashmap_LDADD = $(TEST_LIBS)
 tests_test_jitmap_SOURCES = tests/test_jitmap.c tests/testutil.c tests/testutil.h
 tests_test_jitmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_jitmap_LDADD = $(TEST_LIBS)
@@ -60,6 +63,9 @@ tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
 tests_test_snapshot_LDADD = $(TEST_LIBS)
 tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DWORKLOAD_DIR='"$(abs_top_srcdir)/tests/workloads"'
+tests_test_strbuf_SOURCES = tests/test_strbuf.c tests/testutil.c tests/testutil.h
+tests_test_strbuf_CFLAGS = $(TEST_CFLAGS)
+tests_test_strbuf_LDADD = $(TEST_LIBS)
 tests_test_strlist_SOURCES = tests/test_strlist.c tests/testutil.c tests/testutil.h
 tests_test_strlist_CFLAGS = $(TEST_CFLAGS)
 tests_test_strlist_LDADD = $(TEST_LIBS)

@@ -449,7 +449,8 @@ static void test_no_pfn(void **state)
 static void test_no_images(void **state)
 {
 	struct labels *lb = labels_new();
-	struct attrib *a = attrib_new(lb, "/nonexistent");
+	struct attrib *a = attrib_new(
+		lb, &(struct elf_map_opts){ .debug_root = "/nonexistent" });
 	struct attrib_map m = { .start = 0x1000, .end = 0x3000,
 				.prot = PROT_READ, .flags = MAP_PRIVATE,
 				.image_id = 3, .name = "/lib/none.so" };

@@ -226,8 +226,8 @@ static void test_bbs_source(void **state)
 	dualmap_init(&base);
 	dualmap_init(&dm);
 	assert_int_equal(elfimg_base_map(img, lb, &base), 0);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_BBS, lb, &base, &dm,
-					   &st), 0);
+	assert_int_equal(elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base,
+					   &dm, &st), 0);
 	assert_int_equal(st.bb_error, 0);
 	assert_int_equal(st.bb_functions, n);
 	for (size_t i = 0; i < n; i++) {
@@ -289,8 +289,8 @@ static void test_no_map(void **state)
 	dualmap_init(&base);
 	dualmap_init(&dm);
 	assert_int_equal(elfimg_base_map(img, lb, &base), 0);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_BBS, lb, &base, &dm,
-					   &st), 0);
+	assert_int_equal(elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base,
+					   &dm, &st), 0);
 	assert_int_equal(st.bb_functions, 0);
 	assert_int_equal(map_total(dm.file), img->file_size);
 	assert_int_equal(map_total(dm.vm), img->vm_size);

@@ -371,8 +371,8 @@ static void check_charges(const char *path)
 	dualmap_init(&base);
 	dualmap_init(&src);
 	elfimg_base_map(img, lb, &base);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, lb, &base,
-					   &src, NULL),
+	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb,
+					   &base, &src, NULL),
 			 0);
 	want = readelf_fdes(path, &nw, &ncie);
 	wh = eu_hdr(path, &nwh, &count);
@@ -535,8 +535,8 @@ static void test_padding(void **state)
 	dualmap_init(&base);
 	dualmap_init(&src);
 	elfimg_base_map(img, lb, &base);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, lb, &base,
-					   &src, NULL),
+	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb,
+					   &base, &src, NULL),
 			 0);
 	id = labels_find(lb, "[padding]");
 	assert_int_not_equal(id, LABEL_NONE);
@@ -900,8 +900,8 @@ static void test_corrupt_image(void **state)
 	dualmap_init(&base);
 	dualmap_init(&src);
 	elfimg_base_map(img, lb, &base);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, lb, &base,
-					   &src, NULL),
+	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb,
+					   &base, &src, NULL),
 			 0);
 	assert_true(rmap_covers(src.file, 0, img->file_size));
 	assert_int_equal(bytes_in(src.file,

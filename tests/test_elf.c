@@ -320,7 +320,7 @@ static int map_image(const char *path, enum elf_source src, struct mapped *m,
 	dualmap_init(&m->base);
 	dualmap_init(&m->src);
 	assert_int_equal(elfimg_base_map(m->img, m->lb, &m->base), 0);
-	return elfimg_source_map(m->img, src, m->lb, &m->base, &m->src,
+	return elfimg_source_map(m->img, src, NULL, m->lb, &m->base, &m->src,
 				 &m->st);
 }
 
@@ -885,6 +885,42 @@ static void test_cxx_demangled(void **state)
  * c++filt prints it once c++filt's extras are taken out (crate hashes
  * "[0123abcd]", the legacy "::h<hash>", the ": usize" type of a constant),
  * which is what rustfilt shows. */
+/* A v0 name "alloc::foo::<A0, A1, ...>" of k generic arguments, where A0
+ * is a tuple holding a crate named in punycode and each next A is the
+ * tuple (A, A) of the one before, by back-reference: its output doubles
+ * with each argument. */
+static char *rust_bomb_name(int k)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char buf[2048] = "INvCs1234_5alloc3foo";
+	size_t len = strlen(buf), prev = 0;
+
+	for (int i = 0; i < k; i++) {
+		char ref[16];
+		size_t at = len, r = sizeof(ref) - 1, n = prev - 1;
+
+		if (i == 0) {
+			len += snprintf(buf + len, sizeof(buf) - len, "TCu30_"
+					"___7hkackfecea1cbdathfdh9hlq6yE");
+			prev = at;
+			continue;
+		}
+		/* base 62 of prev - 1, then '_' (prev is never 0) */
+		ref[r] = 0;
+		ref[--r] = '_';
+		do {
+			ref[--r] = digits[n % 62];
+			n /= 62;
+		} while (n);
+		len += snprintf(buf + len, sizeof(buf) - len, "TB%sB%sE",
+				ref + r, ref + r);
+		prev = at;
+	}
+	assert_true(len + 1 < sizeof(buf));
+	return xasprintf("_R%sE", buf);
+}
+
 static void test_rust_demangled(void **state)
 {
 	static const char *const names[] = {
@@ -951,6 +987,36 @@ static void test_rust_demangled(void **state)
 	assert_string_equal(dm, "foo::bar");
 	free(dm);
 	assert_null(elf_demangle("_RNvCs1234_5alloc"));
+	/* a ".cold" part keeps its suffix (c++filt drops it); a punycode
+	 * identifier reads as Unicode */
+	dm = elf_demangle("_ZN3std2rt10lang_start17h8cd93d8471d054beE.cold");
+	assert_string_equal(dm, "std::rt::lang_start.cold");
+	free(dm);
+	dm = elf_demangle("_RNvCs1234_5alloc3foo.cold");
+	assert_string_equal(dm, "alloc::foo.cold");
+	free(dm);
+	dm = elf_demangle("_RNqCs4fqI2P2rA04_11utf8_identsu30____"
+			  "7hkackfecea1cbdathfdh9hlq6y");
+	assert_string_equal(dm, "utf8_idents::"
+				"\u10e1\u10d0\u10ed\u10db\u10d4\u10da\u10d0"
+				"\u10d3_\u10d2\u10d4\u10db\u10e0\u10d8\u10d4"
+				"\u10da\u10d8_\u10e1\u10d0\u10d3\u10d8\u10da"
+				"\u10d8");
+	free(dm);
+	/* a v0 name whose back-references double its output 40 times,
+	 * punycode in the doubled part: past the bound, left alone */
+	dm = rust_bomb_name(40);
+	assert_null(elf_demangle(dm));
+	free(dm);
+	dm = rust_bomb_name(3);
+	{
+		char *small = elf_demangle(dm);
+
+		assert_non_null(small);
+		assert_non_null(strstr(small, "((("));
+		free(small);
+	}
+	free(dm);
 	/* a versioned C++ name demangles up to the '@', as c++filt does */
 	dm = elf_demangle("_ZSt4cout@@GLIBCXX_3.4");
 	assert_string_equal(dm, "std::cout@@GLIBCXX_3.4");

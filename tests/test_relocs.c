@@ -248,7 +248,7 @@ static void map_symbols(const char *path, struct mapped *m)
 	dualmap_init(&m->base);
 	dualmap_init(&m->src);
 	elfimg_base_map(m->img, m->lb, &m->base);
-	assert_int_equal(elfimg_source_map(m->img, ELFSRC_SYMBOLS, m->lb,
+	assert_int_equal(elfimg_source_map(m->img, ELFSRC_SYMBOLS, NULL, m->lb,
 					   &m->base, &m->src, NULL),
 			 0);
 	/* I1 on the file side */

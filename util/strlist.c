@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* How notes of one kind read as one line: "N <what>: a, b, c, … — hint".
@@ -152,39 +153,32 @@ static size_t first_same(const struct strlist *l, const bool *keep,
 static char *group_line(const struct strlist *l, const bool *keep,
 			enum note_kind k)
 {
-	char *s = xstrdup(""), *t;
+	struct strbuf sb = STRBUF_INIT;
 	size_t n = 0;
+	char *line;
 
-	if (!note_kinds[k].what) {
-		free(s);
+	if (!note_kinds[k].what)
 		return NULL;
-	}
 	for (size_t i = 0; i < l->n; i++) {
 		if ((keep && !keep[i]) || l->kinds[i] != k || !l->subjects[i] ||
 		    first_same(l, keep, i) != i)
 			continue;
 		if (n < NOTE_EXAMPLES)
-			t = xasprintf("%s%s%s", s, n ? ", " : "",
-				      last_component(l->subjects[i]));
+			strbuf_addf(&sb, "%s%s", n ? ", " : "",
+				    last_component(l->subjects[i]));
 		else if (n == NOTE_EXAMPLES)
-			t = xasprintf("%s, \u2026", s);
-		else
-			t = NULL;
-		if (t) {
-			free(s);
-			s = t;
-		}
+			strbuf_adds(&sb, ", \u2026");
 		n++;
 	}
 	if (n < 2) {
-		free(s);
+		strbuf_free(&sb);
 		return NULL;
 	}
-	t = xasprintf("%zu %s: %s%s%s", n, note_kinds[k].what, s,
-		      note_kinds[k].hint ? " \u2014 " : "",
-		      note_kinds[k].hint ? note_kinds[k].hint : "");
-	free(s);
-	return t;
+	line = xasprintf("%zu %s: %s%s%s", n, note_kinds[k].what,
+			 strbuf_str(&sb), note_kinds[k].hint ? " \u2014 " : "",
+			 note_kinds[k].hint ? note_kinds[k].hint : "");
+	strbuf_free(&sb);
+	return line;
 }
 
 bool strlist_has(const struct strlist *l, const char *line)
