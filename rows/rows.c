@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashmap.h"
 #include "util/util.h"
 
 const struct coldef coldefs[COL__COUNT] = {
@@ -42,77 +43,34 @@ int col_from_name(const char *name)
 }
 
 /* Children are found by a linear scan while there are few of them, then
- * by an open-addressing hash of label -> index into row->children. */
+ * by a util/hashmap of label -> index into row->children (r->index). */
 #define ROW_SCAN_MAX 8
-#define ROW_INDEX_SLOTS 64 /* slots of a new hash (a power of two) */
 
-struct row_slot {
-	uint32_t label; /* LABEL_NONE: empty */
-	uint32_t idx;
-};
-
-struct row_index {
-	struct row_slot *slots;
-	size_t mask; /* nslots - 1; nslots is a power of two */
-};
-
-static inline size_t label_hash(uint32_t label)
+/* Labels are dense ids: Fibonacci hashing spreads them well enough. */
+static inline uint32_t label_hash(uint32_t label)
 {
-	uint64_t h = (uint64_t)label * HASH_GOLDEN_U64;
-
-	return (size_t)(h >> 32);
-}
-
-static void index_put(struct row_index *ix, uint32_t label, uint32_t idx)
-{
-	size_t i = label_hash(label) & ix->mask;
-
-	while (ix->slots[i].label != LABEL_NONE)
-		i = (i + 1) & ix->mask;
-	ix->slots[i].label = label;
-	ix->slots[i].idx = idx;
-}
-
-/* Rebuild r's index so that it holds all children at load <= 1/2. */
-static void index_rebuild(struct row *r, size_t nslots)
-{
-	struct row_index *ix = r->index;
-	size_t i;
-
-	if (!ix) {
-		ix = xcalloc(1, sizeof(*ix));
-		r->index = ix;
-	}
-	free(ix->slots);
-	ix->slots = xmalloc(nslots * sizeof(*ix->slots));
-	memset(ix->slots, 0xff, nslots * sizeof(*ix->slots));
-	ix->mask = nslots - 1;
-	for (i = 0; i < r->nchildren; i++)
-		index_put(ix, r->children[i].label, (uint32_t)i);
+	return (uint32_t)(((uint64_t)label * HASH_GOLDEN_U64) >> 32);
 }
 
 static void index_free(struct row *r)
 {
-	struct row_index *ix = r->index;
-
-	if (ix) {
-		free(ix->slots);
-		free(ix);
-		r->index = NULL;
-	}
+	hashmap_free(r->index);
+	free(r->index);
+	r->index = NULL;
 }
 
 struct row *rowtree_child(struct row *r, uint32_t label)
 {
-	struct row_index *ix = r->index;
+	struct hashmap *ix = r->index;
+	struct hashmap_probe p;
 	struct row *c;
-	size_t i;
+	uint32_t i;
 
 	if (ix) {
-		for (i = label_hash(label) & ix->mask;
-		     ix->slots[i].label != LABEL_NONE; i = (i + 1) & ix->mask)
-			if (ix->slots[i].label == label)
-				return &r->children[ix->slots[i].idx];
+		for (i = hashmap_first(ix, label_hash(label), &p);
+		     i != HASHMAP_NONE; i = hashmap_next(ix, &p))
+			if (r->children[i].label == label)
+				return &r->children[i];
 	} else {
 		for (i = 0; i < r->nchildren; i++)
 			if (r->children[i].label == label)
@@ -126,12 +84,13 @@ struct row *rowtree_child(struct row *r, uint32_t label)
 	memset(c, 0, sizeof(*c));
 	c->label = label;
 
-	if (ix && (r->nchildren * 2 > ix->mask + 1))
-		index_rebuild(r, (ix->mask + 1) * 2);
-	else if (ix)
-		index_put(ix, label, (uint32_t)(r->nchildren - 1));
-	else if (r->nchildren > ROW_SCAN_MAX)
-		index_rebuild(r, ROW_INDEX_SLOTS);
+	if (ix) {
+		hashmap_put(ix, &p, (uint32_t)(r->nchildren - 1));
+	} else if (r->nchildren > ROW_SCAN_MAX) {
+		ix = r->index = xcalloc(1, sizeof(*ix));
+		for (i = 0; i < r->nchildren; i++)
+			hashmap_add(ix, label_hash(r->children[i].label), i);
+	}
 	return c;
 }
 
