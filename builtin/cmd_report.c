@@ -259,6 +259,56 @@ static void unknown_notes(const struct view *v, struct report_result *res)
 					      coldefs[c].header));
 }
 
+/* Sort, fold and write the rows of res (a report of input) as v asks,
+ * with the columns it has. Returns the exit status. */
+static int report_print(struct view *v, const char *input,
+			struct report_result *res)
+{
+	/* The table's default columns, most useful first: what is on disk
+	 * and mapped, what is resident, its fair share, and what is this
+	 * process's own dirty memory. */
+	enum col_id table_dflt[] = { COL_FILE, COL_VM, COL_RSS, COL_PSS,
+				     COL_DIRTY, COL_RELOCS };
+	enum col_id cols[COL__COUNT];
+	unsigned avail = v->columns & ~res->unknown_cols;
+	size_t ncols;
+	char *title;
+	int ret;
+
+	unknown_notes(v, res);
+	if (!res->have_pss)
+		table_dflt[3] = COL_USS;
+	if (res->unknown_cols & (1u << v->sort))
+		v->sort = COL_RSS;
+	/* columns only a key not in --by gives (relocs) */
+	avail &= ~keys_cols_missing(v->keys, v->nkeys);
+	/* PROCS only where several processes share rows; pprof samples
+	 * and the page's treemap areas are sums, which it is not */
+	if (res->nprocs < 2 || (out_format_get(v->fmt)->flags & OUTF_SUMS))
+		avail &= ~(1u << COL_PROCS);
+	rowtree_finish(res->t, v->sort, view_limit(v));
+	ncols = view_columns(v, avail, table_dflt, ARRAY_SIZE(table_dflt),
+			     cols);
+	if (!ncols) {
+		view_error(v->fmt, "no column of --fields is in this report "
+				   "(no PSS or LOCKED without page frame "
+				   "numbers, no THP or LOCKED in recordings "
+				   "that did not record them, no procs for "
+				   "one process, in pprof or html)");
+		return 1;
+	}
+	v->images = res->images;
+	v->nimages = res->nimages;
+	v->snaps = res->snaps;
+	v->nsnaps = res->nsnaps;
+	title = xasprintf("memsz report of %s", input);
+	v->title = title;
+	ret = view_write(v, res->t, cols, ncols, false, &res->notes);
+	v->title = NULL;
+	free(title);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {
@@ -276,18 +326,10 @@ int cmd_report(int argc, char **argv)
 		.limit = UINT64_MAX, /* 20, or 10 with --timeline */
 		.fmt = OUT_TABLE,
 	};
-	/* The table's default columns, most useful first: what is on disk
-	 * and mapped, what is resident, its fair share, and what is this
-	 * process's own dirty memory. */
-	enum col_id table_dflt[] = { COL_FILE, COL_VM, COL_RSS, COL_PSS,
-				     COL_DIRTY, COL_RELOCS };
-	enum col_id cols[COL__COUNT];
 	struct report_result res = { 0 };
 	struct labels *lb = NULL;
 	struct report_when when = { 0 };
-	unsigned avail;
-	size_t ncols;
-	char *msg = NULL, *title = NULL;
+	char *msg = NULL;
 	int ret;
 
 	ret = report_parse(argc, argv, &v, &o, &when);
@@ -314,39 +356,8 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	avail = v.columns & ~res.unknown_cols;
-	unknown_notes(&v, &res);
-	if (!res.have_pss)
-		table_dflt[3] = COL_USS;
-	if (res.unknown_cols & (1u << v.sort))
-		v.sort = COL_RSS;
-	/* columns only a key not in --by gives (relocs) */
-	avail &= ~keys_cols_missing(v.keys, v.nkeys);
-	/* PROCS only where several processes share rows; pprof samples
-	 * and the page's treemap areas are sums, which it is not */
-	if (res.nprocs < 2 || (out_format_get(v.fmt)->flags & OUTF_SUMS))
-		avail &= ~(1u << COL_PROCS);
-	rowtree_finish(res.t, v.sort, view_limit(&v));
-	ncols = view_columns(&v, avail, table_dflt, ARRAY_SIZE(table_dflt),
-			     cols);
-	if (!ncols) {
-		view_error(v.fmt, "no column of --fields is in this report "
-				 "(no PSS or LOCKED without page frame "
-				 "numbers, no THP or LOCKED in recordings "
-				 "that did not record them, no procs for one "
-				 "process, in pprof or html)");
-		ret = 1;
-		goto out;
-	}
-	v.images = res.images;
-	v.nimages = res.nimages;
-	v.snaps = res.snaps;
-	v.nsnaps = res.nsnaps;
-	title = xasprintf("memsz report of %s", o.input);
-	v.title = title;
-	ret = view_write(&v, res.t, cols, ncols, false, &res.notes);
+	ret = report_print(&v, o.input, &res);
 out:
-	free(title);
 	free(msg);
 	report_result_free(&res);
 	labels_free(lb);
