@@ -277,46 +277,32 @@ static void merge_starts(struct rmap *m, const struct skey *k, size_t nk)
 
 static void build_top(struct rmap *m);
 
-static void settle(struct rmap *m)
+/* Clip every open-ended pending range at the first start of another
+ * range after its own (k: the pending ranges by start). */
+static void close_open(struct rmap *m, const struct skey *k, size_t np)
 {
-	struct skey *k;
+	for (size_t i = 0, p = 0; i < np; i++) {
+		struct pend *a = &m->pend[k[i].idx];
+
+		if (!a->open)
+			continue;
+		while (p < m->nstarts && m->starts[p] <= a->start)
+			p++;
+		if (p < m->nstarts && m->starts[p] < a->end)
+			a->end = m->starts[p];
+		a->open = 0;
+	}
+}
+
+/* The sweep of settle(): merge the settled entries and the pending ones
+ * (k: by start) into o, each byte to the first writer that covers it. */
+static void sweep(struct rmap *m, const struct skey *k, size_t np,
+		  struct outv *o)
+{
 	struct heap h = { 0 };
-	struct outv o = { 0 };
-	size_t np = m->np, i, j, p;
-	bool any_open = false;
+	size_t i = 0, j = 0;
 	uint64_t x = 0;
 
-	if (!np)
-		return;
-
-	k = xmalloc(np * sizeof(*k));
-	for (i = 0; i < np; i++) {
-		k[i].start = m->pend[i].start;
-		k[i].idx = i;
-		any_open |= m->pend[i].open;
-	}
-	if (!m->pend_sorted)
-		radix_sort(k, np);
-
-	merge_starts(m, k, np);
-	if (any_open) {
-		for (i = 0, p = 0; i < np; i++) {
-			struct pend *a = &m->pend[k[i].idx];
-
-			if (!a->open)
-				continue;
-			while (p < m->nstarts && m->starts[p] <= a->start)
-				p++;
-			if (p < m->nstarts && m->starts[p] < a->end)
-				a->end = m->starts[p];
-			a->open = 0;
-		}
-	}
-
-	o.cap = m->n + np + 16;
-	o.v = xmalloc(o.cap * sizeof(*o.v));
-	i = 0;
-	j = 0;
 	for (;;) {
 		const struct hitem *top;
 		uint64_t nb;
@@ -355,13 +341,41 @@ static void settle(struct rmap *m)
 			nb = m->ent[i].start;
 		if (j < np && k[j].start < nb)
 			nb = k[j].start;
-		emit(&o, x, nb,
+		emit(o, x, nb,
 		     top->other == NO ? NO : top->other + (x - top->start),
 		     top->label);
 		x = nb;
 	}
-
 	free(h.v);
+}
+
+static void settle(struct rmap *m)
+{
+	struct skey *k;
+	struct outv o = { 0 };
+	size_t np = m->np, i;
+	bool any_open = false;
+
+	if (!np)
+		return;
+
+	k = xmalloc(np * sizeof(*k));
+	for (i = 0; i < np; i++) {
+		k[i].start = m->pend[i].start;
+		k[i].idx = i;
+		any_open |= m->pend[i].open;
+	}
+	if (!m->pend_sorted)
+		radix_sort(k, np);
+
+	merge_starts(m, k, np);
+	if (any_open)
+		close_open(m, k, np);
+
+	o.cap = m->n + np + 16;
+	o.v = xmalloc(o.cap * sizeof(*o.v));
+	sweep(m, k, np, &o);
+
 	free(k);
 	free(m->ent);
 	m->ent = o.n ? xrealloc(o.v, o.n * sizeof(*o.v)) : o.v;
