@@ -407,6 +407,69 @@ int attrib_elf_segment(const struct elfimg *img, uint64_t page_size,
 	return seg;
 }
 
+/* Part p of anonymous mapping m, named anon (class cls), and when it is
+ * the .bss tail of the image part prev maps just before it, that tail
+ * (ACLS_BSS) and the rest in parts[1]. Returns the number of parts. */
+static int classify_anon(struct attrib *a, const struct attrib_map *m,
+			 const struct attrib_part *prev,
+			 struct attrib_part *parts, const char *anon,
+			 enum attrib_class cls)
+{
+	struct attrib_part *p = &parts[0], rest;
+	const struct elf_segment *s;
+	uint64_t mask = a->page_size - 1, vm, vend;
+
+	p->cls = cls;
+	p->file_label = labels_intern(a->lb, anon);
+	p->inner_label = p->file_label;
+	p->kind_label = anon_kind(a, anon, cls);
+	if (cls != ACLS_ANON || strcmp(anon, "[anon]") || !prev ||
+	    prev->cls != ACLS_IMAGE || prev->seg < 0 ||
+	    prev->end != m->start)
+		return 1;
+	s = &prev->img->si.img->segs[prev->seg];
+	vm = m->start - prev->bias;
+	vend = (s->vaddr + s->memsz + mask) & ~mask;
+	if (s->memsz <= s->filesz || vm < s->vaddr || vm >= vend)
+		return 1;
+	rest = *p;
+	p->cls = ACLS_BSS;
+	p->img = prev->img;
+	p->seg = prev->seg;
+	p->bias = prev->bias;
+	p->end = MIN(m->end, vend + prev->bias);
+	p->file_label = prev->file_label;
+	p->inner_label = prev->img->seg_label[p->seg];
+	p->kind_label = a->kind[KIND_BSS];
+	if (p->end >= m->end)
+		return 1;
+	rest.start = p->end;
+	parts[1] = rest;
+	return 2;
+}
+
+/* Part p of a mapping m of the ELF image im: its segment, load bias and
+ * labels. */
+static void classify_elf(struct attrib *a, const struct attrib_map *m,
+			 struct attrib_img *im, struct attrib_part *p)
+{
+	const struct elf_segment *s;
+
+	p->cls = ACLS_IMAGE;
+	p->seg = img_segment(a, im, m);
+	if (p->seg < 0) {
+		p->inner_label = a->no_segment;
+		p->kind_label = prot_kind(a, m->prot);
+		return;
+	}
+	s = &im->si.img->segs[p->seg];
+	p->bias = seg_bias(s, m);
+	im->last_bias = p->bias;
+	im->have_bias = true;
+	p->inner_label = im->seg_label[p->seg];
+	p->kind_label = im->seg_kind[p->seg];
+}
+
 int attrib_classify(struct attrib *a, const struct attrib_map *m,
 		    const struct attrib_part *prev, struct attrib_part *parts)
 {
@@ -414,7 +477,6 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	enum attrib_class cls;
 	struct attrib_img *im;
 	const char *anon;
-	int n = 1;
 
 	memset(p, 0, sizeof(*p));
 	p->start = m->start;
@@ -422,42 +484,8 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	p->seg = -1;
 
 	anon = attrib_anon_name(m->name, &cls);
-	if (anon) {
-		p->cls = cls;
-		p->file_label = labels_intern(a->lb, anon);
-		p->inner_label = p->file_label;
-		p->kind_label = anon_kind(a, anon, cls);
-		/* The .bss tail of the image mapped just before. */
-		if (cls == ACLS_ANON && !strcmp(anon, "[anon]") && prev &&
-		    prev->cls == ACLS_IMAGE && prev->seg >= 0 &&
-		    prev->end == m->start) {
-			const struct elf_segment *s =
-				&prev->img->si.img->segs[prev->seg];
-			uint64_t mask = a->page_size - 1;
-			uint64_t vm = m->start - prev->bias;
-			uint64_t vend = (s->vaddr + s->memsz + mask) & ~mask;
-
-			if (s->memsz > s->filesz && vm >= s->vaddr &&
-			    vm < vend) {
-				struct attrib_part rest = *p;
-
-				p->cls = ACLS_BSS;
-				p->img = prev->img;
-				p->seg = prev->seg;
-				p->bias = prev->bias;
-				p->end = MIN(m->end, vend + prev->bias);
-				p->file_label = prev->file_label;
-				p->inner_label = prev->img->seg_label[p->seg];
-				p->kind_label = a->kind[KIND_BSS];
-				if (p->end < m->end) {
-					rest.start = p->end;
-					parts[1] = rest;
-					n = 2;
-				}
-			}
-		}
-		return n;
-	}
+	if (anon)
+		return classify_anon(a, m, prev, parts, anon, cls);
 
 	im = img_get(a, m->image_id);
 	if (!im) {
@@ -472,23 +500,7 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	p->file_label = im->path_label;
 	switch (im->state) {
 	case IMG_ELF:
-		p->cls = ACLS_IMAGE;
-		p->seg = img_segment(a, im, m);
-		if (p->seg < 0) {
-			p->inner_label = a->no_segment;
-			p->kind_label = prot_kind(a, m->prot);
-			break;
-		}
-		{
-			const struct elf_segment *s =
-				&im->si.img->segs[p->seg];
-
-			p->bias = seg_bias(s, m);
-			im->last_bias = p->bias;
-			im->have_bias = true;
-			p->inner_label = im->seg_label[p->seg];
-			p->kind_label = im->seg_kind[p->seg];
-		}
+		classify_elf(a, m, im, p);
 		break;
 	case IMG_NOTELF:
 		p->cls = ACLS_FILE;
