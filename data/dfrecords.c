@@ -1,0 +1,468 @@
+/* dfrecords.c — the record types of memsz.data, one row each: name,
+ * encoder, decoder (with the checks against the records before) and
+ * printer. Adding a record type is a row here, its struct in datafile.h's
+ * union, and its functions. The page-carrying SNAP_MAPPING and the
+ * batched SAMPLE have their codecs in dfmapping.c and dfsample.c; the
+ * printers are in dfprint.c. */
+#include "config.h"
+
+#include "data/dfcodec.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- IMAGE --- */
+
+static void encode_image(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_image *r = &rec->u.image;
+
+	buf_u32(b, r->id);
+	buf_u32(b, r->dev_major);
+	buf_u32(b, r->dev_minor);
+	buf_u32(b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
+	buf_u64(b, r->ino);
+	buf_u64(b, r->size);
+	buf_u64(b, (uint64_t)r->mtime_ns);
+	buf_build_id(b, r->build_id, r->build_id_len);
+	buf_str(b, r->path);
+	buf_str(b, r->open_path);
+}
+
+/* An image id is given once: later mappings refer to it. */
+static int decode_image(struct md_reader *r, struct md_cur *c,
+			struct md_record *rec)
+{
+	struct md_image *im = &rec->u.image;
+	size_t at;
+
+	im->id = cur_u32(c);
+	im->dev_major = cur_u32(c);
+	im->dev_minor = cur_u32(c);
+	im->build_id_len = cur_u32(c);
+	im->ino = cur_u64(c);
+	im->size = cur_u64(c);
+	im->mtime_ns = (int64_t)cur_u64(c);
+	cur_build_id(c, im->build_id, im->build_id_len);
+	im->path = cur_str(c);
+	im->open_path = cur_str(c);
+	if (c->err)
+		return c->err;
+	if (reader_img_known(r, im->id, &at)) {
+		cur_fail(c, "a second IMAGE record with the same id");
+		return c->err;
+	}
+	xgrow(&r->img_ids, &r->img_cap, r->nimg + 1, sizeof(*r->img_ids));
+	memmove(r->img_ids + at + 1, r->img_ids + at,
+		(r->nimg - at) * sizeof(*r->img_ids));
+	r->img_ids[at] = im->id;
+	r->nimg++;
+	return 0;
+}
+
+/* --- MMAP2 and MUNMAP --- */
+
+static void encode_mmap2(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_mmap2 *r = &rec->u.mmap2;
+
+	buf_u64(b, r->time);
+	buf_u32(b, r->pid);
+	buf_u32(b, r->tid);
+	buf_u64(b, r->start);
+	buf_u64(b, r->len);
+	buf_u64(b, r->pgoff);
+	buf_u32(b, r->dev_major);
+	buf_u32(b, r->dev_minor);
+	buf_u64(b, r->ino);
+	buf_u64(b, r->ino_generation);
+	buf_u32(b, r->prot);
+	buf_u32(b, r->flags);
+	buf_u32(b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
+	buf_u32(b, r->synthesized ? 1 : 0);
+	buf_build_id(b, r->build_id, r->build_id_len);
+	buf_str(b, r->filename);
+}
+
+static int decode_mmap2(struct md_reader *r, struct md_cur *c,
+			struct md_record *rec)
+{
+	struct md_mmap2 *m = &rec->u.mmap2;
+
+	(void)r;
+	m->time = cur_u64(c);
+	m->pid = cur_u32(c);
+	m->tid = cur_u32(c);
+	m->start = cur_u64(c);
+	m->len = cur_u64(c);
+	m->pgoff = cur_u64(c);
+	m->dev_major = cur_u32(c);
+	m->dev_minor = cur_u32(c);
+	m->ino = cur_u64(c);
+	m->ino_generation = cur_u64(c);
+	m->prot = cur_u32(c);
+	m->flags = cur_u32(c);
+	m->build_id_len = cur_u32(c);
+	m->synthesized = cur_u32(c) != 0;
+	cur_build_id(c, m->build_id, m->build_id_len);
+	m->filename = cur_str(c);
+	if (!c->err && (!m->len || m->start + m->len < m->start))
+		cur_fail(c, "mmap2 range empty or wrapping");
+	return c->err;
+}
+
+/* --- COMM, FORK, EXIT, CMDLINE --- */
+
+static void encode_task(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_task *r = &rec->u.task;
+	bool named = rec->type == MD_REC_COMM || rec->type == MD_REC_CMDLINE;
+
+	buf_u64(b, r->time);
+	buf_u32(b, r->pid);
+	buf_u32(b, r->tid);
+	buf_u32(b, r->ppid);
+	buf_u32(b, r->ptid);
+	buf_str(b, named ? r->comm : "");
+	if (rec->type == MD_REC_COMM && r->has_owner) {
+		buf_u32(b, r->uid);
+		buf_u32(b, MD_TASK_F_OWNER);
+		buf_str(b, r->user ? r->user : "");
+	}
+}
+
+static int decode_task(struct md_reader *r, struct md_cur *c,
+		       struct md_record *rec)
+{
+	struct md_task *t = &rec->u.task;
+
+	(void)r;
+	t->time = cur_u64(c);
+	t->pid = cur_u32(c);
+	t->tid = cur_u32(c);
+	t->ppid = cur_u32(c);
+	t->ptid = cur_u32(c);
+	t->comm = cur_str(c);
+	t->has_owner = false;
+	/* appended fields: the owner, in COMM records memsz wrote */
+	if (rec->type == MD_REC_COMM && !c->err && c->len - c->pos >= 8) {
+		t->uid = cur_u32(c);
+		t->has_owner = cur_u32(c) & MD_TASK_F_OWNER;
+		t->user = t->has_owner ? cur_str(c) : NULL;
+	}
+	return c->err;
+}
+
+/* --- LOST --- */
+
+static void encode_lost(struct md_buf *b, const struct md_record *rec)
+{
+	buf_u64(b, rec->u.lost.time);
+	buf_u64(b, rec->u.lost.count);
+}
+
+static int decode_lost(struct md_reader *r, struct md_cur *c,
+		       struct md_record *rec)
+{
+	(void)r;
+	rec->u.lost.time = cur_u64(c);
+	rec->u.lost.count = cur_u64(c);
+	return c->err;
+}
+
+/* --- SNAP_BEGIN and SNAP_END: one snapshot at a time, seq increasing,
+ * the end naming its begin --- */
+
+static void encode_snap_begin(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_snap_begin *r = &rec->u.snap_begin;
+
+	buf_u64(b, r->time);
+	buf_u32(b, r->pid);
+	buf_u32(b, r->seq);
+	buf_u32(b, r->flags);
+	buf_u32(b, r->nmappings);
+}
+
+static int decode_snap_begin(struct md_reader *r, struct md_cur *c,
+			     struct md_record *rec)
+{
+	struct md_snap_begin *b = &rec->u.snap_begin;
+
+	b->time = cur_u64(c);
+	b->pid = cur_u32(c);
+	b->seq = cur_u32(c);
+	b->flags = cur_u32(c);
+	b->nmappings = cur_u32(c);
+	if (c->err)
+		return c->err;
+	if (r->in_snap)
+		cur_fail(c, "snapshot begins inside another one");
+	else if (r->have_seq && b->seq <= r->snap_seq)
+		cur_fail(c, "snapshot sequence number not increasing");
+	r->in_snap = true;
+	r->have_seq = true;
+	r->snap_pid = b->pid;
+	r->snap_seq = b->seq;
+	r->snap_flags = b->flags;
+	r->snap_nmappings = b->nmappings;
+	r->snap_seen = 0;
+	r->snap_prev_end = 0;
+	return c->err;
+}
+
+static void encode_snap_end(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_snap_end *r = &rec->u.snap_end;
+
+	buf_u64(b, r->time);
+	buf_u32(b, r->pid);
+	buf_u32(b, r->seq);
+	buf_u64(b, r->unreadable_pages);
+	buf_u64(b, r->vm_hwm);
+}
+
+static int decode_snap_end(struct md_reader *r, struct md_cur *c,
+			   struct md_record *rec)
+{
+	struct md_snap_end *e = &rec->u.snap_end;
+
+	e->time = cur_u64(c);
+	e->pid = cur_u32(c);
+	e->seq = cur_u32(c);
+	e->unreadable_pages = cur_u64(c);
+	/* appended field: absent in older files */
+	e->vm_hwm = c->len - c->pos >= 8 ? cur_u64(c) : 0;
+	if (c->err)
+		return c->err;
+	if (!r->in_snap || e->pid != r->snap_pid || e->seq != r->snap_seq)
+		cur_fail(c, "snapshot end without its begin");
+	r->in_snap = false;
+	return c->err;
+}
+
+/* --- NOTE --- */
+
+static void encode_note(struct md_buf *b, const struct md_record *rec)
+{
+	buf_str(b, rec->u.note.text);
+}
+
+static int decode_note(struct md_reader *r, struct md_cur *c,
+		       struct md_record *rec)
+{
+	(void)r;
+	rec->u.note.text = cur_str(c);
+	return c->err;
+}
+
+/* --- JITMAP --- */
+
+static void encode_jitmap(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_jitmap *r = &rec->u.jitmap;
+
+	buf_u64(b, r->time);
+	buf_u32(b, r->pid);
+	buf_u32(b, r->nsyms);
+	for (uint32_t i = 0; i < r->nsyms; i++) {
+		buf_u64(b, r->syms[i].start);
+		buf_u64(b, r->syms[i].size);
+		buf_str(b, r->syms[i].name);
+	}
+}
+
+/* The smallest encoded JIT symbol: start, size and an empty string. */
+#define MD_JIT_SYM_MIN 24
+
+static int decode_jitmap(struct md_reader *r, struct md_cur *c,
+			 struct md_record *rec)
+{
+	struct md_jitmap *j = &rec->u.jitmap;
+
+	j->time = cur_u64(c);
+	j->pid = cur_u32(c);
+	j->nsyms = cur_u32(c);
+	if (c->err)
+		return c->err;
+	if (!j->nsyms || j->nsyms > MD_JITMAP_MAX_SYMS ||
+	    j->nsyms > (c->len - c->pos) / MD_JIT_SYM_MIN) {
+		cur_fail(c, "JIT symbol count empty or past the record");
+		return c->err;
+	}
+	xgrow(&r->jit, &r->jit_cap, j->nsyms, sizeof(*r->jit));
+	for (uint32_t i = 0; i < j->nsyms; i++) {
+		struct md_jit_sym *s = &r->jit[i];
+
+		s->start = cur_u64(c);
+		s->size = cur_u64(c);
+		s->name = cur_str(c);
+		if (c->err)
+			return c->err;
+		if (!s->size || s->start + s->size < s->start) {
+			cur_fail(c, "JIT symbol empty or wrapping");
+			return c->err;
+		}
+	}
+	j->syms = r->jit;
+	return 0;
+}
+
+/* --- END: what the writer wrote before it --- */
+
+static void encode_end(struct md_buf *b, const struct md_record *rec)
+{
+	buf_u64(b, rec->u.end.time);
+	buf_u64(b, rec->u.end.nrecords);
+	buf_u64(b, rec->u.end.nsamples);
+}
+
+static int decode_end(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec)
+{
+	rec->u.end.time = cur_u64(c);
+	rec->u.end.nrecords = cur_u64(c);
+	rec->u.end.nsamples = cur_u64(c);
+	if (!c->err && (rec->u.end.nrecords != r->nrecords ||
+			rec->u.end.nsamples != r->nsamples))
+		cur_fail(c, "the END record counts other records than the "
+			    "file holds");
+	return c->err;
+}
+
+/* --- the table --- */
+
+static const struct md_rectype rectypes[MD_REC__COUNT] = {
+	[MD_REC_IMAGE] = { "IMAGE", encode_image, decode_image,
+			   print_image },
+	[MD_REC_MMAP2] = { "MMAP2", encode_mmap2, decode_mmap2,
+			   print_mmap2 },
+	[MD_REC_COMM] = { "COMM", encode_task, decode_task, print_comm },
+	[MD_REC_FORK] = { "FORK", encode_task, decode_task, print_fork },
+	[MD_REC_EXIT] = { "EXIT", encode_task, decode_task, print_fork },
+	[MD_REC_LOST] = { "LOST", encode_lost, decode_lost, print_lost },
+	[MD_REC_SNAP_BEGIN] = { "SNAP_BEGIN", encode_snap_begin,
+				decode_snap_begin, print_snap_begin },
+	/* written piecewise: md_mapping_begin/add/end */
+	[MD_REC_SNAP_MAPPING] = { "SNAP_MAPPING", NULL, decode_mapping,
+				  print_mapping },
+	[MD_REC_SNAP_END] = { "SNAP_END", encode_snap_end, decode_snap_end,
+			      print_snap_end },
+	[MD_REC_NOTE] = { "NOTE", encode_note, decode_note, print_note },
+	[MD_REC_MUNMAP] = { "MUNMAP", encode_mmap2, decode_mmap2,
+			    print_mmap2 },
+	/* written in batches: md_write_sample */
+	[MD_REC_SAMPLE] = { "SAMPLE", NULL, decode_sample, print_sample },
+	[MD_REC_JITMAP] = { "JITMAP", encode_jitmap, decode_jitmap,
+			    print_jitmap },
+	/* a container the reader opens: its records are handed out */
+	[MD_REC_PACKED] = { "PACKED", NULL, NULL, NULL },
+	[MD_REC_END] = { "END", encode_end, decode_end, print_end },
+	[MD_REC_CMDLINE] = { "CMDLINE", encode_task, decode_task,
+			     print_comm },
+};
+
+const struct md_rectype *md_rectype_of(uint32_t type)
+{
+	return type < MD_REC__COUNT && rectypes[type].name ? &rectypes[type] :
+							     NULL;
+}
+
+const char *md_rec_name(uint32_t type)
+{
+	const struct md_rectype *t = md_rectype_of(type);
+
+	return t ? t->name : "UNKNOWN";
+}
+
+void md_record_print(FILE *out, const struct md_record *rec, bool verbose,
+		     uint32_t page_size)
+{
+	const struct md_rectype *t = md_rectype_of(rec->type);
+	struct md_print_opts o = { verbose, page_size };
+
+	fprintf(out, "0x%" PRIx64 " [0x%" PRIx64 "]: ", rec->offset,
+		rec->size);
+	if (t && t->print)
+		t->print(out, rec, t->name, &o);
+	else
+		fprintf(out, "UNKNOWN type %u\n", (unsigned)rec->type);
+}
+
+/* --- the typed writers: a record of each type with a plain encoding --- */
+
+int md_write_image(struct md_writer *w, const struct md_image *r)
+{
+	struct md_record rec = { .type = MD_REC_IMAGE, .u.image = *r };
+
+	return md_write_record(w, &rec);
+}
+
+int md_write_mmap2(struct md_writer *w, const struct md_mmap2 *r)
+{
+	struct md_record rec = { .type = MD_REC_MMAP2, .u.mmap2 = *r };
+
+	return md_write_record(w, &rec);
+}
+
+int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r)
+{
+	struct md_record rec = { .type = MD_REC_MUNMAP, .u.mmap2 = *r };
+
+	return md_write_record(w, &rec);
+}
+
+int md_write_task(struct md_writer *w, enum md_rec_type type,
+		  const struct md_task *r)
+{
+	const struct md_rectype *t = md_rectype_of(type);
+	struct md_record rec = { .type = type, .u.task = *r };
+
+	if (!t || t->encode != encode_task)
+		return -EINVAL;
+	return md_write_record(w, &rec);
+}
+
+int md_write_lost(struct md_writer *w, const struct md_lost *r)
+{
+	struct md_record rec = { .type = MD_REC_LOST, .u.lost = *r };
+
+	return md_write_record(w, &rec);
+}
+
+int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
+{
+	struct md_record rec = { .type = MD_REC_SNAP_BEGIN,
+				 .u.snap_begin = *r };
+
+	return md_write_record(w, &rec);
+}
+
+int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r)
+{
+	struct md_record rec = { .type = MD_REC_SNAP_END, .u.snap_end = *r };
+
+	return md_write_record(w, &rec);
+}
+
+int md_write_note(struct md_writer *w, const char *text)
+{
+	return md_write_record(w, &(struct md_record){ .type = MD_REC_NOTE,
+						       .u.note.text = text });
+}
+
+int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
+{
+	struct md_record rec = { .type = MD_REC_JITMAP, .u.jitmap = *r };
+
+	if (!r->nsyms || r->nsyms > MD_JITMAP_MAX_SYMS || !r->syms)
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->nsyms; i++)
+		if (!r->syms[i].size ||
+		    r->syms[i].start + r->syms[i].size < r->syms[i].start)
+			return -EINVAL;
+	return md_write_record(w, &rec);
+}
