@@ -26,8 +26,9 @@ void usage_dump(FILE *out)
 		"Print every record of a memsz.data file, one per line.\n\n"
 		"    -i, --input FILE   file to read (default memsz.data)\n"
 		"    -v, --verbose      also print every page run of a "
-		"snapshot and\n"
-		"                       every JIT symbol\n");
+		"snapshot,\n"
+		"                       every JIT symbol and each note's "
+		"kind\n");
 }
 
 int cmd_dump(int argc, char **argv)

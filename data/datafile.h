@@ -28,13 +28,14 @@
 #include <stdio.h>
 
 #include "data/crc32c.h"
+#include "data/notekind.h"
 
 #define MD_MAGIC "MEMSZDAT"
 /* Version 2 stores a snapshot mapping's pages compactly (runs where long,
  * bitmaps where short); version 3 lets a packed SAMPLE leave out the top
- * of its stack (md_sample.stack_reused). The reader still reads versions
- * 1 and 2. */
-#define MD_VERSION 3
+ * of its stack (md_sample.stack_reused); version 4 gives a NOTE its kind
+ * and subject. The reader still reads versions 1 to 3. */
+#define MD_VERSION 4
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {
@@ -204,8 +205,18 @@ struct md_snap_end {
 					 written before it was recorded) */
 };
 
+/* A message of memsz record for the report footer. */
 struct md_note {
+	uint32_t kind;                /* enum md_note_kind; a value this
+					 memsz does not know reads as it
+					 is (take it as MD_NOTE_OTHER) */
+	const char *subject;          /* what it is about (the mapping's
+					 name for MD_NOTE_UNREADABLE_PAGES),
+					 or "" */
 	const char *text;
+	bool kind_inferred;           /* a file of version 3 or older: kind
+					 and subject were read from the text
+					 (md_note_kind_from_text) */
 };
 
 /* Bounds of a sample's arrays: md_write_sample() refuses more and the
@@ -344,6 +355,13 @@ int md_mapping_add(struct md_writer *w, const struct md_run *runs,
 int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 		   uint64_t *nruns);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
+/* A NOTE of kind (< MD_NOTE__COUNT, else -EINVAL) about subject (NULL or
+ * "": about the recording) saying text. */
+int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
+		       const char *subject, const char *text);
+/* Transitional, until record/ passes kinds: a NOTE whose kind and subject
+ * are taken from its text by the legacy table (md_note_kind_from_text).
+ * To be removed once every caller uses md_write_note_kind(). */
 int md_write_note(struct md_writer *w, const char *text);
 /* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,

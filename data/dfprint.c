@@ -216,11 +216,21 @@ void print_snap_end(FILE *out, const struct md_record *rec,
 	fputc('\n', out);
 }
 
+/* With o->verbose, the kind and subject the record stores on a line of
+ * their own (none for a file of version 3 or older: it stores neither,
+ * dump shows what the file holds). */
 void print_note(FILE *out, const struct md_record *rec, const char *name,
 		const struct md_print_opts *o)
 {
-	(void)o;
-	fprintf(out, "%s %s\n", name, rec->u.note.text);
+	const struct md_note *n = &rec->u.note;
+
+	fprintf(out, "%s %s\n", name, n->text);
+	if (!o->verbose || n->kind_inferred)
+		return;
+	fprintf(out, "    kind %u %s", n->kind, md_note_kind_name(n->kind));
+	if (n->subject[0])
+		fprintf(out, " subject %s", n->subject);
+	fputc('\n', out);
 }
 
 void print_sample(FILE *out, const struct md_record *rec, const char *name,

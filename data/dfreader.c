@@ -343,6 +343,7 @@ void md_reader_close(struct md_reader *r)
 	if (r->map)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
+	free(r->subject);
 	free(r->u64s);
 	free(r->img_ids);
 	free(r->jit);
