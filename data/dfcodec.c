@@ -36,7 +36,7 @@ static size_t str_size(const char *s)
 	return align8(4 + strlen(s ? s : "") + 1);
 }
 
-uint8_t *buf_grow(struct md_buf *b, size_t n)
+uint8_t *md_buf_grow(struct md_buf *b, size_t n)
 {
 	uint8_t *q;
 
@@ -47,17 +47,17 @@ uint8_t *buf_grow(struct md_buf *b, size_t n)
 	return q;
 }
 
-void buf_u32(struct md_buf *b, uint32_t v)
+void md_buf_u32(struct md_buf *b, uint32_t v)
 {
-	put_u32(buf_grow(b, 4), v);
+	put_u32(md_buf_grow(b, 4), v);
 }
 
-void buf_u64(struct md_buf *b, uint64_t v)
+void md_buf_u64(struct md_buf *b, uint64_t v)
 {
-	put_u64(buf_grow(b, 8), v);
+	put_u64(md_buf_grow(b, 8), v);
 }
 
-void buf_str(struct md_buf *b, const char *s)
+void md_buf_str(struct md_buf *b, const char *s)
 {
 	size_t n, sz;
 	uint8_t *q;
@@ -66,27 +66,27 @@ void buf_str(struct md_buf *b, const char *s)
 		s = "";
 	n = strlen(s);
 	sz = str_size(s);
-	q = buf_grow(b, sz); /* zeroed: NUL and padding */
+	q = md_buf_grow(b, sz); /* zeroed: NUL and padding */
 	put_u32(q, (uint32_t)n);
 	memcpy(q + 4, s, n);
 }
 
-void buf_pad8(struct md_buf *b)
+void md_buf_pad8(struct md_buf *b)
 {
 	if (b->len % 8)
-		buf_grow(b, 8 - b->len % 8);
+		md_buf_grow(b, 8 - b->len % 8);
 }
 
-void buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len)
+void md_buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len)
 {
-	uint8_t *q = buf_grow(b, MD_BUILD_ID_FIELD);
+	uint8_t *q = md_buf_grow(b, MD_BUILD_ID_FIELD);
 
 	if (len > MD_BUILD_ID_MAX)
 		len = MD_BUILD_ID_MAX;
 	memcpy(q, id, len);
 }
 
-void cur_fail(struct md_cur *c, const char *why)
+void md_cur_fail(struct md_cur *c, const char *why)
 {
 	if (!c->err) {
 		c->err = -MEMSZ_EBADDATA;
@@ -94,12 +94,12 @@ void cur_fail(struct md_cur *c, const char *why)
 	}
 }
 
-const uint8_t *cur_take(struct md_cur *c, size_t n)
+const uint8_t *md_cur_take(struct md_cur *c, size_t n)
 {
 	const uint8_t *q;
 
 	if (c->err || n > c->len - c->pos) {
-		cur_fail(c, "a field runs past the end of its record");
+		md_cur_fail(c, "a field runs past the end of its record");
 		return NULL;
 	}
 	q = c->p + c->pos;
@@ -107,16 +107,16 @@ const uint8_t *cur_take(struct md_cur *c, size_t n)
 	return q;
 }
 
-uint32_t cur_u32(struct md_cur *c)
+uint32_t md_cur_u32(struct md_cur *c)
 {
-	const uint8_t *q = cur_take(c, 4);
+	const uint8_t *q = md_cur_take(c, 4);
 
 	return q ? get_u32(q) : 0;
 }
 
-uint64_t cur_u64(struct md_cur *c)
+uint64_t md_cur_u64(struct md_cur *c)
 {
-	const uint8_t *q = cur_take(c, 8);
+	const uint8_t *q = md_cur_take(c, 8);
 
 	return q ? get_u64(q) : 0;
 }
@@ -124,9 +124,9 @@ uint64_t cur_u64(struct md_cur *c)
 /* A string: its length must fit the record, the bytes after it up to the
  * next multiple of 8 must be zero (a NUL at least) and it must hold no
  * NUL itself. Returns "" on error (c->err set). */
-const char *cur_str(struct md_cur *c)
+const char *md_cur_str(struct md_cur *c)
 {
-	uint32_t n = cur_u32(c);
+	uint32_t n = md_cur_u32(c);
 	const uint8_t *q;
 	size_t end;
 
@@ -134,26 +134,26 @@ const char *cur_str(struct md_cur *c)
 		return "";
 	end = align8(c->pos + (size_t)n + 1);
 	if ((size_t)n + 1 > c->len - c->pos || end > c->len) {
-		cur_fail(c, "a string runs past the end of its record");
+		md_cur_fail(c, "a string runs past the end of its record");
 		return "";
 	}
 	q = c->p + c->pos;
 	if (memchr(q, 0, n) || !all_zero(q + n, end - c->pos - n)) {
-		cur_fail(c, "a string holds a NUL or is not NUL padded");
+		md_cur_fail(c, "a string holds a NUL or is not NUL padded");
 		return "";
 	}
 	c->pos = end;
 	return (const char *)q;
 }
 
-void cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len)
+void md_cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len)
 {
-	const uint8_t *q = cur_take(c, MD_BUILD_ID_FIELD);
+	const uint8_t *q = md_cur_take(c, MD_BUILD_ID_FIELD);
 
 	if (q)
 		memcpy(dst, q, MD_BUILD_ID_MAX);
 	if (len > MD_BUILD_ID_MAX)
-		cur_fail(c, "build-id longer than 20 bytes");
+		md_cur_fail(c, "build-id longer than 20 bytes");
 	else if (q && !all_zero(q + len, 24 - len))
-		cur_fail(c, "build-id not zero padded");
+		md_cur_fail(c, "build-id not zero padded");
 }

@@ -162,16 +162,16 @@ struct md_buf {
 };
 
 /* n more bytes at the end of b, zeroed; returns where they start. */
-uint8_t *buf_grow(struct md_buf *b, size_t n);
-void buf_u32(struct md_buf *b, uint32_t v);
-void buf_u64(struct md_buf *b, uint64_t v);
+uint8_t *md_buf_grow(struct md_buf *b, size_t n);
+void md_buf_u32(struct md_buf *b, uint32_t v);
+void md_buf_u64(struct md_buf *b, uint64_t v);
 /* A string: u32 length, the bytes, at least one NUL, zero padding to a
  * multiple of 8. NULL is "". */
-void buf_str(struct md_buf *b, const char *s);
+void md_buf_str(struct md_buf *b, const char *s);
 /* A build-id field (len bytes of id, at most 20, zero-padded to 24). */
-void buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len);
+void md_buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len);
 /* Zero bytes up to a multiple of 8. */
-void buf_pad8(struct md_buf *b);
+void md_buf_pad8(struct md_buf *b);
 
 /* --- cursor: reads one record's payload; every get checks the bounds.
  * The first failure sticks (err -MEMSZ_EBADDATA, why); later gets
@@ -184,17 +184,17 @@ struct md_cur {
 	const char *why;
 };
 
-void cur_fail(struct md_cur *c, const char *why);
+void md_cur_fail(struct md_cur *c, const char *why);
 /* n bytes, or NULL (c fails) when fewer are left. */
-const uint8_t *cur_take(struct md_cur *c, size_t n);
-uint32_t cur_u32(struct md_cur *c);
-uint64_t cur_u64(struct md_cur *c);
+const uint8_t *md_cur_take(struct md_cur *c, size_t n);
+uint32_t md_cur_u32(struct md_cur *c);
+uint64_t md_cur_u64(struct md_cur *c);
 /* A string: its length must fit the record, the bytes after it up to the
  * next multiple of 8 must be zero (a NUL at least) and it must hold no
  * NUL itself. Returns "" on error (c->err set). */
-const char *cur_str(struct md_cur *c);
+const char *md_cur_str(struct md_cur *c);
 /* A build-id field of len bytes into dst (20 bytes). */
-void cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len);
+void md_cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len);
 
 /* --- the writer's state (dfwriter.c) --- */
 
@@ -220,12 +220,12 @@ struct md_writer {
 
 /* Start a record in w->b (its header reserved): flushes the batched
  * samples first. Returns 0 or the writer's (sticky) error. */
-int writer_begin(struct md_writer *w);
+int md_rec_begin(struct md_writer *w);
 /* Write the record built in w->b as one of type (header filled in here).
  * Returns 0 or -errno; the writer stays failed after an error. */
-int writer_commit(struct md_writer *w, enum md_rec_type type);
+int md_rec_commit(struct md_writer *w, enum md_rec_type type);
 /* Write the batched SAMPLE records (see md_writer_flush). */
-int writer_flush_samples(struct md_writer *w);
+int md_samples_flush(struct md_writer *w);
 
 /* --- the reader's state (dfreader.c) --- */
 
@@ -271,7 +271,7 @@ struct md_reader {
 
 /* Is id the id of an IMAGE record read so far? *at: where it is or
  * would go in r->img_ids. */
-bool reader_img_known(const struct md_reader *r, uint32_t id, size_t *at);
+bool md_reader_img_known(const struct md_reader *r, uint32_t id, size_t *at);
 
 /* --- the record types: one row each (dfrecords.c) --- */
 
@@ -302,35 +302,35 @@ struct md_rectype {
 const struct md_rectype *md_rectype_of(uint32_t type);
 
 /* Codecs that live beside the state they need. */
-int decode_mapping(struct md_reader *r, struct md_cur *c,
-		   struct md_record *rec);   /* dfmapping.c */
-int decode_sample(struct md_reader *r, struct md_cur *c,
-		  struct md_record *rec);    /* dfsample.c */
+int md_mapping_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec); /* dfmapping.c */
+int md_sample_decode(struct md_reader *r, struct md_cur *c,
+		     struct md_record *rec); /* dfsample.c */
 
 /* Print functions of the rows (dfprint.c). */
-void print_image(FILE *out, const struct md_record *rec, const char *name,
-		 const struct md_print_opts *o);
-void print_mmap2(FILE *out, const struct md_record *rec, const char *name,
-		 const struct md_print_opts *o);
-void print_comm(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o);
-void print_fork(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o);
-void print_lost(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o);
-void print_snap_begin(FILE *out, const struct md_record *rec,
-		      const char *name, const struct md_print_opts *o);
-void print_mapping(FILE *out, const struct md_record *rec, const char *name,
+void md_print_image(FILE *out, const struct md_record *rec, const char *name,
+		    const struct md_print_opts *o);
+void md_print_mmap2(FILE *out, const struct md_record *rec, const char *name,
+		    const struct md_print_opts *o);
+void md_print_comm(FILE *out, const struct md_record *rec, const char *name,
 		   const struct md_print_opts *o);
-void print_snap_end(FILE *out, const struct md_record *rec,
-		    const char *name, const struct md_print_opts *o);
-void print_note(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o);
-void print_sample(FILE *out, const struct md_record *rec, const char *name,
+void md_print_fork(FILE *out, const struct md_record *rec, const char *name,
+		   const struct md_print_opts *o);
+void md_print_lost(FILE *out, const struct md_record *rec, const char *name,
+		   const struct md_print_opts *o);
+void md_print_snap_begin(FILE *out, const struct md_record *rec,
+			 const char *name, const struct md_print_opts *o);
+void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o);
+void md_print_snap_end(FILE *out, const struct md_record *rec,
+		       const char *name, const struct md_print_opts *o);
+void md_print_note(FILE *out, const struct md_record *rec, const char *name,
+		   const struct md_print_opts *o);
+void md_print_sample(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o);
+void md_print_jitmap(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o);
+void md_print_end(FILE *out, const struct md_record *rec, const char *name,
 		  const struct md_print_opts *o);
-void print_jitmap(FILE *out, const struct md_record *rec, const char *name,
-		  const struct md_print_opts *o);
-void print_end(FILE *out, const struct md_record *rec, const char *name,
-	       const struct md_print_opts *o);
 
 #endif

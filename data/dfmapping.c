@@ -66,35 +66,35 @@ int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 		return -EINVAL;
 	if (nruns)
 		*nruns = e->nruns;
-	ret = writer_begin(w);
+	ret = md_rec_begin(w);
 	if (ret < 0)
 		return ret;
-	buf_u64(&w->b, r->start);
-	buf_u64(&w->b, r->end);
-	buf_u64(&w->b, r->pgoff);
-	buf_u32(&w->b, r->dev_major);
-	buf_u32(&w->b, r->dev_minor);
-	buf_u64(&w->b, r->ino);
-	buf_u32(&w->b, r->prot);
-	buf_u32(&w->b, r->flags);
-	buf_u32(&w->b, r->image_id);
-	buf_u32(&w->b, 0);
-	buf_u64(&w->b, e->nruns);
-	buf_str(&w->b, r->name);
+	md_buf_u64(&w->b, r->start);
+	md_buf_u64(&w->b, r->end);
+	md_buf_u64(&w->b, r->pgoff);
+	md_buf_u32(&w->b, r->dev_major);
+	md_buf_u32(&w->b, r->dev_minor);
+	md_buf_u64(&w->b, r->ino);
+	md_buf_u32(&w->b, r->prot);
+	md_buf_u32(&w->b, r->flags);
+	md_buf_u32(&w->b, r->image_id);
+	md_buf_u32(&w->b, 0);
+	md_buf_u64(&w->b, e->nruns);
+	md_buf_str(&w->b, r->name);
 	put_u64(le_nruns, e->nruns);
 	crc = pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), e->pal,
 				      (size_t)e->npal * PGSTATE_PAL_SIZE),
 			  e->out, e->len);
-	buf_u32(&w->b, e->npal);
-	buf_u32(&w->b, crc);
-	buf_u64(&w->b, e->len);
+	md_buf_u32(&w->b, e->npal);
+	md_buf_u32(&w->b, crc);
+	md_buf_u64(&w->b, e->len);
 	if (e->npal)
-		memcpy(buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
-		       e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
+		memcpy(md_buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
+				   e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
 	if (e->len)
-		memcpy(buf_grow(&w->b, e->len), e->out, e->len);
-	buf_pad8(&w->b);
-	return writer_commit(w, MD_REC_SNAP_MAPPING);
+		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
+	md_buf_pad8(&w->b);
+	return md_rec_commit(w, MD_REC_SNAP_MAPPING);
 }
 
 /* the page flags a run may have */
@@ -173,7 +173,8 @@ static const char *mapping_check(struct md_reader *r,
 	if ((m->flags & MD_MAP_LOCKED) && !(r->snap_flags & MD_SNAP_F_LOCKED))
 		return "locked mapping in a snapshot that does not record "
 		       "locking";
-	if (m->image_id != UINT32_MAX && !reader_img_known(r, m->image_id, &at))
+	if (m->image_id != UINT32_MAX &&
+	    !md_reader_img_known(r, m->image_id, &at))
 		return "mapping of an image id with no IMAGE record";
 	for (size_t i = 0; i < m->nruns; i++) {
 		const char *why = run_check(r, m, &m->runs[i], prev);
@@ -195,8 +196,8 @@ static int decode_runs_v1(struct md_reader *r, struct md_cur *c,
 
 	if (nruns != (c->len - c->pos) / MD_RUN_SIZE ||
 	    (c->len - c->pos) % MD_RUN_SIZE)
-		cur_fail(c, "mapping size does not match its run count");
-	q = cur_take(c, nruns * MD_RUN_SIZE);
+		md_cur_fail(c, "mapping size does not match its run count");
+	q = md_cur_take(c, nruns * MD_RUN_SIZE);
 	if (!q)
 		return c->err;
 	xgrow(&r->runs, &r->runs_cap, nruns, sizeof(*r->runs));
@@ -226,43 +227,43 @@ static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 	uint32_t npal, crc;
 	uint64_t nbytes;
 
-	npal = cur_u32(c);
-	crc = cur_u32(c);
-	nbytes = cur_u64(c);
+	npal = md_cur_u32(c);
+	crc = md_cur_u32(c);
+	nbytes = md_cur_u64(c);
 	if (c->err)
 		return c->err;
 	/* the pages are counted from start: a range that is not whole
 	 * pages cannot be decoded */
 	if (m->end <= m->start ||
 	    ((m->start | m->end) & (r->hdr.page_size - 1))) {
-		cur_fail(c, "mapping range empty or not page aligned");
+		md_cur_fail(c, "mapping range empty or not page aligned");
 		return c->err;
 	}
 	if (npal > (c->len - c->pos) / PGSTATE_PAL_SIZE ||
 	    nbytes > c->len - c->pos - (size_t)npal * PGSTATE_PAL_SIZE) {
-		cur_fail(c, "page states run past the end of the mapping");
+		md_cur_fail(c, "page states run past the end of the mapping");
 		return c->err;
 	}
-	pal = cur_take(c, (size_t)npal * PGSTATE_PAL_SIZE);
-	s = cur_take(c, nbytes);
+	pal = md_cur_take(c, (size_t)npal * PGSTATE_PAL_SIZE);
+	s = md_cur_take(c, nbytes);
 	padn = align8(c->pos) - c->pos;
-	pad = cur_take(c, padn);
+	pad = md_cur_take(c, padn);
 	if (!pal || !s || !pad)
 		return c->err;
 	if (!all_zero(pad, padn))
-		cur_fail(c, "page states not zero padded");
+		md_cur_fail(c, "page states not zero padded");
 	put_u64(le_nruns, nruns);
 	if (!(r->hdr.flags & MD_F_CRC) &&
 	    pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), pal,
 				    (size_t)npal * PGSTATE_PAL_SIZE),
 			s, nbytes) != crc)
-		cur_fail(c, "page states checksum mismatch");
+		md_cur_fail(c, "page states checksum mismatch");
 	if (c->err)
 		return c->err;
 	if (pgstate_decode(pal, npal, s, nbytes, m->start,
 			   (m->end - m->start) >> shift, shift, nruns,
 			   &r->runs, &r->runs_cap) < 0) {
-		cur_fail(c, "page states that do not decode");
+		md_cur_fail(c, "page states that do not decode");
 		return c->err;
 	}
 	m->runs = nruns ? r->runs : NULL;
@@ -272,28 +273,28 @@ static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 
 /* The mapping's fields, its pages (in the layout of the file's version)
  * and the checks against its snapshot. */
-int decode_mapping(struct md_reader *r, struct md_cur *c,
-		   struct md_record *rec)
+int md_mapping_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec)
 {
 	struct md_snap_mapping *m = &rec->u.mapping;
 	const char *why;
 	uint64_t nruns;
 	uint32_t reserved;
 
-	m->start = cur_u64(c);
-	m->end = cur_u64(c);
-	m->pgoff = cur_u64(c);
-	m->dev_major = cur_u32(c);
-	m->dev_minor = cur_u32(c);
-	m->ino = cur_u64(c);
-	m->prot = cur_u32(c);
-	m->flags = cur_u32(c);
-	m->image_id = cur_u32(c);
-	reserved = cur_u32(c);
-	nruns = cur_u64(c);
-	m->name = cur_str(c);
+	m->start = md_cur_u64(c);
+	m->end = md_cur_u64(c);
+	m->pgoff = md_cur_u64(c);
+	m->dev_major = md_cur_u32(c);
+	m->dev_minor = md_cur_u32(c);
+	m->ino = md_cur_u64(c);
+	m->prot = md_cur_u32(c);
+	m->flags = md_cur_u32(c);
+	m->image_id = md_cur_u32(c);
+	reserved = md_cur_u32(c);
+	nruns = md_cur_u64(c);
+	m->name = md_cur_str(c);
 	if (reserved)
-		cur_fail(c, "mapping with a non-zero reserved field");
+		md_cur_fail(c, "mapping with a non-zero reserved field");
 	if (c->err)
 		return c->err;
 	if (r->hdr.version == 1)
@@ -304,7 +305,7 @@ int decode_mapping(struct md_reader *r, struct md_cur *c,
 		return c->err;
 	why = mapping_check(r, m);
 	if (why)
-		cur_fail(c, why);
+		md_cur_fail(c, why);
 	r->snap_seen++;
 	r->snap_prev_end = m->end;
 	return c->err;

@@ -80,8 +80,8 @@ static void print_perms(FILE *out, uint32_t prot, uint32_t flags)
 		flags & MAP_SHARED ? 's' : 'p');
 }
 
-void print_image(FILE *out, const struct md_record *rec, const char *name,
-		 const struct md_print_opts *o)
+void md_print_image(FILE *out, const struct md_record *rec, const char *name,
+		    const struct md_print_opts *o)
 {
 	const struct md_image *im = &rec->u.image;
 
@@ -94,8 +94,8 @@ void print_image(FILE *out, const struct md_record *rec, const char *name,
 	fprintf(out, " open '%s' %s\n", im->open_path, im->path);
 }
 
-void print_mmap2(FILE *out, const struct md_record *rec, const char *name,
-		 const struct md_print_opts *o)
+void md_print_mmap2(FILE *out, const struct md_record *rec, const char *name,
+		    const struct md_print_opts *o)
 {
 	const struct md_mmap2 *mm = &rec->u.mmap2;
 
@@ -112,8 +112,8 @@ void print_mmap2(FILE *out, const struct md_record *rec, const char *name,
 }
 
 /* COMM and CMDLINE */
-void print_comm(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o)
+void md_print_comm(FILE *out, const struct md_record *rec, const char *name,
+		   const struct md_print_opts *o)
 {
 	const struct md_task *t = &rec->u.task;
 
@@ -126,8 +126,8 @@ void print_comm(FILE *out, const struct md_record *rec, const char *name,
 }
 
 /* FORK and EXIT */
-void print_fork(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o)
+void md_print_fork(FILE *out, const struct md_record *rec, const char *name,
+		   const struct md_print_opts *o)
 {
 	const struct md_task *t = &rec->u.task;
 
@@ -137,16 +137,16 @@ void print_fork(FILE *out, const struct md_record *rec, const char *name,
 		t->ppid, t->ptid);
 }
 
-void print_lost(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o)
+void md_print_lost(FILE *out, const struct md_record *rec, const char *name,
+		   const struct md_print_opts *o)
 {
 	(void)o;
 	print_time(out, rec->u.lost.time);
 	fprintf(out, "%s %" PRIu64 "\n", name, rec->u.lost.count);
 }
 
-void print_snap_begin(FILE *out, const struct md_record *rec,
-		      const char *name, const struct md_print_opts *o)
+void md_print_snap_begin(FILE *out, const struct md_record *rec,
+			 const char *name, const struct md_print_opts *o)
 {
 	const struct md_snap_begin *b = &rec->u.snap_begin;
 
@@ -159,8 +159,8 @@ void print_snap_begin(FILE *out, const struct md_record *rec,
 }
 
 /* A mapping's page counts; with o->verbose each page run on a line. */
-void print_mapping(FILE *out, const struct md_record *rec, const char *name,
-		   const struct md_print_opts *o)
+void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o)
 {
 	const struct md_snap_mapping *m = &rec->u.mapping;
 	uint64_t present = 0, swapped = 0, zero = 0, pd = 0, sd = 0;
@@ -202,8 +202,8 @@ void print_mapping(FILE *out, const struct md_record *rec, const char *name,
 	}
 }
 
-void print_snap_end(FILE *out, const struct md_record *rec,
-		    const char *name, const struct md_print_opts *o)
+void md_print_snap_end(FILE *out, const struct md_record *rec,
+		       const char *name, const struct md_print_opts *o)
 {
 	const struct md_snap_end *e = &rec->u.snap_end;
 
@@ -219,8 +219,8 @@ void print_snap_end(FILE *out, const struct md_record *rec,
 /* With o->verbose, the kind and subject the record stores on a line of
  * their own (none for a file of version 3 or older: it stores neither,
  * dump shows what the file holds). */
-void print_note(FILE *out, const struct md_record *rec, const char *name,
-		const struct md_print_opts *o)
+void md_print_note(FILE *out, const struct md_record *rec, const char *name,
+		   const struct md_print_opts *o)
 {
 	const struct md_note *n = &rec->u.note;
 
@@ -233,8 +233,8 @@ void print_note(FILE *out, const struct md_record *rec, const char *name,
 	fputc('\n', out);
 }
 
-void print_sample(FILE *out, const struct md_record *rec, const char *name,
-		  const struct md_print_opts *o)
+void md_print_sample(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o)
 {
 	const struct md_sample *s = &rec->u.sample;
 
@@ -249,8 +249,8 @@ void print_sample(FILE *out, const struct md_record *rec, const char *name,
 }
 
 /* With o->verbose, each symbol on a line. */
-void print_jitmap(FILE *out, const struct md_record *rec, const char *name,
-		  const struct md_print_opts *o)
+void md_print_jitmap(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o)
 {
 	const struct md_jitmap *j = &rec->u.jitmap;
 
@@ -261,8 +261,8 @@ void print_jitmap(FILE *out, const struct md_record *rec, const char *name,
 			j->syms[i].start, j->syms[i].size, j->syms[i].name);
 }
 
-void print_end(FILE *out, const struct md_record *rec, const char *name,
-	       const struct md_print_opts *o)
+void md_print_end(FILE *out, const struct md_record *rec, const char *name,
+		  const struct md_print_opts *o)
 {
 	(void)o;
 	print_time(out, rec->u.end.time);

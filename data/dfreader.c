@@ -130,7 +130,7 @@ bool md_reader_cut_short(const struct md_reader *r)
 }
 
 /* Is id the id of an IMAGE record read so far? */
-bool reader_img_known(const struct md_reader *r, uint32_t id, size_t *at)
+bool md_reader_img_known(const struct md_reader *r, uint32_t id, size_t *at)
 {
 	size_t lo = 0, hi = r->nimg;
 
@@ -244,7 +244,7 @@ static int read_packed(struct md_reader *r, struct md_record *rec)
 	c = (struct md_cur){ .p = p + MD_REC_HDR, .len = size - MD_REC_HDR };
 	r->in_packed = true;
 	if (decode(r, &c, rec) == 0 && c.pos != c.len)
-		cur_fail(&c, "bytes after the fields of the record");
+		md_cur_fail(&c, "bytes after the fields of the record");
 	r->in_packed = false;
 	why = c.why;
 	if (c.err)
@@ -321,7 +321,7 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 		}
 		ret = decode(r, &c, rec);
 		if (ret == 0 && c.pos != c.len)
-			cur_fail(&c, "bytes after the fields of the record");
+			md_cur_fail(&c, "bytes after the fields of the record");
 		if (c.err)
 			return reader_fail(r, c.err, c.why);
 		r->off += size;

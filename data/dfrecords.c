@@ -20,16 +20,16 @@ static void encode_image(struct md_buf *b, const struct md_record *rec)
 {
 	const struct md_image *r = &rec->u.image;
 
-	buf_u32(b, r->id);
-	buf_u32(b, r->dev_major);
-	buf_u32(b, r->dev_minor);
-	buf_u32(b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
-	buf_u64(b, r->ino);
-	buf_u64(b, r->size);
-	buf_u64(b, (uint64_t)r->mtime_ns);
-	buf_build_id(b, r->build_id, r->build_id_len);
-	buf_str(b, r->path);
-	buf_str(b, r->open_path);
+	md_buf_u32(b, r->id);
+	md_buf_u32(b, r->dev_major);
+	md_buf_u32(b, r->dev_minor);
+	md_buf_u32(b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
+	md_buf_u64(b, r->ino);
+	md_buf_u64(b, r->size);
+	md_buf_u64(b, (uint64_t)r->mtime_ns);
+	md_buf_build_id(b, r->build_id, r->build_id_len);
+	md_buf_str(b, r->path);
+	md_buf_str(b, r->open_path);
 }
 
 /* An image id is given once: later mappings refer to it. */
@@ -39,20 +39,20 @@ static int decode_image(struct md_reader *r, struct md_cur *c,
 	struct md_image *im = &rec->u.image;
 	size_t at;
 
-	im->id = cur_u32(c);
-	im->dev_major = cur_u32(c);
-	im->dev_minor = cur_u32(c);
-	im->build_id_len = cur_u32(c);
-	im->ino = cur_u64(c);
-	im->size = cur_u64(c);
-	im->mtime_ns = (int64_t)cur_u64(c);
-	cur_build_id(c, im->build_id, im->build_id_len);
-	im->path = cur_str(c);
-	im->open_path = cur_str(c);
+	im->id = md_cur_u32(c);
+	im->dev_major = md_cur_u32(c);
+	im->dev_minor = md_cur_u32(c);
+	im->build_id_len = md_cur_u32(c);
+	im->ino = md_cur_u64(c);
+	im->size = md_cur_u64(c);
+	im->mtime_ns = (int64_t)md_cur_u64(c);
+	md_cur_build_id(c, im->build_id, im->build_id_len);
+	im->path = md_cur_str(c);
+	im->open_path = md_cur_str(c);
 	if (c->err)
 		return c->err;
-	if (reader_img_known(r, im->id, &at)) {
-		cur_fail(c, "a second IMAGE record with the same id");
+	if (md_reader_img_known(r, im->id, &at)) {
+		md_cur_fail(c, "a second IMAGE record with the same id");
 		return c->err;
 	}
 	xgrow(&r->img_ids, &r->img_cap, r->nimg + 1, sizeof(*r->img_ids));
@@ -69,22 +69,22 @@ static void encode_mmap2(struct md_buf *b, const struct md_record *rec)
 {
 	const struct md_mmap2 *r = &rec->u.mmap2;
 
-	buf_u64(b, r->time);
-	buf_u32(b, r->pid);
-	buf_u32(b, r->tid);
-	buf_u64(b, r->start);
-	buf_u64(b, r->len);
-	buf_u64(b, r->pgoff);
-	buf_u32(b, r->dev_major);
-	buf_u32(b, r->dev_minor);
-	buf_u64(b, r->ino);
-	buf_u64(b, r->ino_generation);
-	buf_u32(b, r->prot);
-	buf_u32(b, r->flags);
-	buf_u32(b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
-	buf_u32(b, r->synthesized ? 1 : 0);
-	buf_build_id(b, r->build_id, r->build_id_len);
-	buf_str(b, r->filename);
+	md_buf_u64(b, r->time);
+	md_buf_u32(b, r->pid);
+	md_buf_u32(b, r->tid);
+	md_buf_u64(b, r->start);
+	md_buf_u64(b, r->len);
+	md_buf_u64(b, r->pgoff);
+	md_buf_u32(b, r->dev_major);
+	md_buf_u32(b, r->dev_minor);
+	md_buf_u64(b, r->ino);
+	md_buf_u64(b, r->ino_generation);
+	md_buf_u32(b, r->prot);
+	md_buf_u32(b, r->flags);
+	md_buf_u32(b, MIN(r->build_id_len, MD_BUILD_ID_MAX));
+	md_buf_u32(b, r->synthesized ? 1 : 0);
+	md_buf_build_id(b, r->build_id, r->build_id_len);
+	md_buf_str(b, r->filename);
 }
 
 static int decode_mmap2(struct md_reader *r, struct md_cur *c,
@@ -93,24 +93,24 @@ static int decode_mmap2(struct md_reader *r, struct md_cur *c,
 	struct md_mmap2 *m = &rec->u.mmap2;
 
 	(void)r;
-	m->time = cur_u64(c);
-	m->pid = cur_u32(c);
-	m->tid = cur_u32(c);
-	m->start = cur_u64(c);
-	m->len = cur_u64(c);
-	m->pgoff = cur_u64(c);
-	m->dev_major = cur_u32(c);
-	m->dev_minor = cur_u32(c);
-	m->ino = cur_u64(c);
-	m->ino_generation = cur_u64(c);
-	m->prot = cur_u32(c);
-	m->flags = cur_u32(c);
-	m->build_id_len = cur_u32(c);
-	m->synthesized = cur_u32(c) != 0;
-	cur_build_id(c, m->build_id, m->build_id_len);
-	m->filename = cur_str(c);
+	m->time = md_cur_u64(c);
+	m->pid = md_cur_u32(c);
+	m->tid = md_cur_u32(c);
+	m->start = md_cur_u64(c);
+	m->len = md_cur_u64(c);
+	m->pgoff = md_cur_u64(c);
+	m->dev_major = md_cur_u32(c);
+	m->dev_minor = md_cur_u32(c);
+	m->ino = md_cur_u64(c);
+	m->ino_generation = md_cur_u64(c);
+	m->prot = md_cur_u32(c);
+	m->flags = md_cur_u32(c);
+	m->build_id_len = md_cur_u32(c);
+	m->synthesized = md_cur_u32(c) != 0;
+	md_cur_build_id(c, m->build_id, m->build_id_len);
+	m->filename = md_cur_str(c);
 	if (!c->err && (!m->len || m->start + m->len < m->start))
-		cur_fail(c, "mmap2 range empty or wrapping");
+		md_cur_fail(c, "mmap2 range empty or wrapping");
 	return c->err;
 }
 
@@ -121,16 +121,16 @@ static void encode_task(struct md_buf *b, const struct md_record *rec)
 	const struct md_task *r = &rec->u.task;
 	bool named = rec->type == MD_REC_COMM || rec->type == MD_REC_CMDLINE;
 
-	buf_u64(b, r->time);
-	buf_u32(b, r->pid);
-	buf_u32(b, r->tid);
-	buf_u32(b, r->ppid);
-	buf_u32(b, r->ptid);
-	buf_str(b, named ? r->comm : "");
+	md_buf_u64(b, r->time);
+	md_buf_u32(b, r->pid);
+	md_buf_u32(b, r->tid);
+	md_buf_u32(b, r->ppid);
+	md_buf_u32(b, r->ptid);
+	md_buf_str(b, named ? r->comm : "");
 	if (rec->type == MD_REC_COMM && r->has_owner) {
-		buf_u32(b, r->uid);
-		buf_u32(b, MD_TASK_F_OWNER);
-		buf_str(b, r->user ? r->user : "");
+		md_buf_u32(b, r->uid);
+		md_buf_u32(b, MD_TASK_F_OWNER);
+		md_buf_str(b, r->user ? r->user : "");
 	}
 }
 
@@ -140,18 +140,18 @@ static int decode_task(struct md_reader *r, struct md_cur *c,
 	struct md_task *t = &rec->u.task;
 
 	(void)r;
-	t->time = cur_u64(c);
-	t->pid = cur_u32(c);
-	t->tid = cur_u32(c);
-	t->ppid = cur_u32(c);
-	t->ptid = cur_u32(c);
-	t->comm = cur_str(c);
+	t->time = md_cur_u64(c);
+	t->pid = md_cur_u32(c);
+	t->tid = md_cur_u32(c);
+	t->ppid = md_cur_u32(c);
+	t->ptid = md_cur_u32(c);
+	t->comm = md_cur_str(c);
 	t->has_owner = false;
 	/* appended fields: the owner, in COMM records memsz wrote */
 	if (rec->type == MD_REC_COMM && !c->err && c->len - c->pos >= 8) {
-		t->uid = cur_u32(c);
-		t->has_owner = cur_u32(c) & MD_TASK_F_OWNER;
-		t->user = t->has_owner ? cur_str(c) : NULL;
+		t->uid = md_cur_u32(c);
+		t->has_owner = md_cur_u32(c) & MD_TASK_F_OWNER;
+		t->user = t->has_owner ? md_cur_str(c) : NULL;
 	}
 	return c->err;
 }
@@ -160,16 +160,16 @@ static int decode_task(struct md_reader *r, struct md_cur *c,
 
 static void encode_lost(struct md_buf *b, const struct md_record *rec)
 {
-	buf_u64(b, rec->u.lost.time);
-	buf_u64(b, rec->u.lost.count);
+	md_buf_u64(b, rec->u.lost.time);
+	md_buf_u64(b, rec->u.lost.count);
 }
 
 static int decode_lost(struct md_reader *r, struct md_cur *c,
 		       struct md_record *rec)
 {
 	(void)r;
-	rec->u.lost.time = cur_u64(c);
-	rec->u.lost.count = cur_u64(c);
+	rec->u.lost.time = md_cur_u64(c);
+	rec->u.lost.count = md_cur_u64(c);
 	return c->err;
 }
 
@@ -180,11 +180,11 @@ static void encode_snap_begin(struct md_buf *b, const struct md_record *rec)
 {
 	const struct md_snap_begin *r = &rec->u.snap_begin;
 
-	buf_u64(b, r->time);
-	buf_u32(b, r->pid);
-	buf_u32(b, r->seq);
-	buf_u32(b, r->flags);
-	buf_u32(b, r->nmappings);
+	md_buf_u64(b, r->time);
+	md_buf_u32(b, r->pid);
+	md_buf_u32(b, r->seq);
+	md_buf_u32(b, r->flags);
+	md_buf_u32(b, r->nmappings);
 }
 
 static int decode_snap_begin(struct md_reader *r, struct md_cur *c,
@@ -192,17 +192,17 @@ static int decode_snap_begin(struct md_reader *r, struct md_cur *c,
 {
 	struct md_snap_begin *b = &rec->u.snap_begin;
 
-	b->time = cur_u64(c);
-	b->pid = cur_u32(c);
-	b->seq = cur_u32(c);
-	b->flags = cur_u32(c);
-	b->nmappings = cur_u32(c);
+	b->time = md_cur_u64(c);
+	b->pid = md_cur_u32(c);
+	b->seq = md_cur_u32(c);
+	b->flags = md_cur_u32(c);
+	b->nmappings = md_cur_u32(c);
 	if (c->err)
 		return c->err;
 	if (r->in_snap)
-		cur_fail(c, "snapshot begins inside another one");
+		md_cur_fail(c, "snapshot begins inside another one");
 	else if (r->have_seq && b->seq <= r->snap_seq)
-		cur_fail(c, "snapshot sequence number not increasing");
+		md_cur_fail(c, "snapshot sequence number not increasing");
 	r->in_snap = true;
 	r->have_seq = true;
 	r->snap_pid = b->pid;
@@ -218,11 +218,11 @@ static void encode_snap_end(struct md_buf *b, const struct md_record *rec)
 {
 	const struct md_snap_end *r = &rec->u.snap_end;
 
-	buf_u64(b, r->time);
-	buf_u32(b, r->pid);
-	buf_u32(b, r->seq);
-	buf_u64(b, r->unreadable_pages);
-	buf_u64(b, r->vm_hwm);
+	md_buf_u64(b, r->time);
+	md_buf_u32(b, r->pid);
+	md_buf_u32(b, r->seq);
+	md_buf_u64(b, r->unreadable_pages);
+	md_buf_u64(b, r->vm_hwm);
 }
 
 static int decode_snap_end(struct md_reader *r, struct md_cur *c,
@@ -230,16 +230,16 @@ static int decode_snap_end(struct md_reader *r, struct md_cur *c,
 {
 	struct md_snap_end *e = &rec->u.snap_end;
 
-	e->time = cur_u64(c);
-	e->pid = cur_u32(c);
-	e->seq = cur_u32(c);
-	e->unreadable_pages = cur_u64(c);
+	e->time = md_cur_u64(c);
+	e->pid = md_cur_u32(c);
+	e->seq = md_cur_u32(c);
+	e->unreadable_pages = md_cur_u64(c);
 	/* appended field: absent in older files */
-	e->vm_hwm = c->len - c->pos >= 8 ? cur_u64(c) : 0;
+	e->vm_hwm = c->len - c->pos >= 8 ? md_cur_u64(c) : 0;
 	if (c->err)
 		return c->err;
 	if (!r->in_snap || e->pid != r->snap_pid || e->seq != r->snap_seq)
-		cur_fail(c, "snapshot end without its begin");
+		md_cur_fail(c, "snapshot end without its begin");
 	r->in_snap = false;
 	return c->err;
 }
@@ -251,10 +251,10 @@ static void encode_note(struct md_buf *b, const struct md_record *rec)
 {
 	const struct md_note *n = &rec->u.note;
 
-	buf_u32(b, n->kind);
-	buf_u32(b, 0);
-	buf_str(b, n->subject);
-	buf_str(b, n->text);
+	md_buf_u32(b, n->kind);
+	md_buf_u32(b, 0);
+	md_buf_str(b, n->subject);
+	md_buf_str(b, n->text);
 }
 
 /* A note of a file without kinds: its kind and subject from its text,
@@ -279,16 +279,16 @@ static int decode_note(struct md_reader *r, struct md_cur *c,
 	struct md_note *n = &rec->u.note;
 
 	if (r->hdr.version < 4) {
-		n->text = cur_str(c);
+		n->text = md_cur_str(c);
 		if (!c->err)
 			note_infer(r, n);
 		return c->err;
 	}
-	n->kind = cur_u32(c);
-	if (cur_u32(c))
-		cur_fail(c, "note with a non-zero reserved field");
-	n->subject = cur_str(c);
-	n->text = cur_str(c);
+	n->kind = md_cur_u32(c);
+	if (md_cur_u32(c))
+		md_cur_fail(c, "note with a non-zero reserved field");
+	n->subject = md_cur_str(c);
+	n->text = md_cur_str(c);
 	return c->err;
 }
 
@@ -298,13 +298,13 @@ static void encode_jitmap(struct md_buf *b, const struct md_record *rec)
 {
 	const struct md_jitmap *r = &rec->u.jitmap;
 
-	buf_u64(b, r->time);
-	buf_u32(b, r->pid);
-	buf_u32(b, r->nsyms);
+	md_buf_u64(b, r->time);
+	md_buf_u32(b, r->pid);
+	md_buf_u32(b, r->nsyms);
 	for (uint32_t i = 0; i < r->nsyms; i++) {
-		buf_u64(b, r->syms[i].start);
-		buf_u64(b, r->syms[i].size);
-		buf_str(b, r->syms[i].name);
+		md_buf_u64(b, r->syms[i].start);
+		md_buf_u64(b, r->syms[i].size);
+		md_buf_str(b, r->syms[i].name);
 	}
 }
 
@@ -316,27 +316,27 @@ static int decode_jitmap(struct md_reader *r, struct md_cur *c,
 {
 	struct md_jitmap *j = &rec->u.jitmap;
 
-	j->time = cur_u64(c);
-	j->pid = cur_u32(c);
-	j->nsyms = cur_u32(c);
+	j->time = md_cur_u64(c);
+	j->pid = md_cur_u32(c);
+	j->nsyms = md_cur_u32(c);
 	if (c->err)
 		return c->err;
 	if (!j->nsyms || j->nsyms > MD_JITMAP_MAX_SYMS ||
 	    j->nsyms > (c->len - c->pos) / MD_JIT_SYM_MIN) {
-		cur_fail(c, "JIT symbol count empty or past the record");
+		md_cur_fail(c, "JIT symbol count empty or past the record");
 		return c->err;
 	}
 	xgrow(&r->jit, &r->jit_cap, j->nsyms, sizeof(*r->jit));
 	for (uint32_t i = 0; i < j->nsyms; i++) {
 		struct md_jit_sym *s = &r->jit[i];
 
-		s->start = cur_u64(c);
-		s->size = cur_u64(c);
-		s->name = cur_str(c);
+		s->start = md_cur_u64(c);
+		s->size = md_cur_u64(c);
+		s->name = md_cur_str(c);
 		if (c->err)
 			return c->err;
 		if (!s->size || s->start + s->size < s->start) {
-			cur_fail(c, "JIT symbol empty or wrapping");
+			md_cur_fail(c, "JIT symbol empty or wrapping");
 			return c->err;
 		}
 	}
@@ -348,20 +348,20 @@ static int decode_jitmap(struct md_reader *r, struct md_cur *c,
 
 static void encode_end(struct md_buf *b, const struct md_record *rec)
 {
-	buf_u64(b, rec->u.end.time);
-	buf_u64(b, rec->u.end.nrecords);
-	buf_u64(b, rec->u.end.nsamples);
+	md_buf_u64(b, rec->u.end.time);
+	md_buf_u64(b, rec->u.end.nrecords);
+	md_buf_u64(b, rec->u.end.nsamples);
 }
 
 static int decode_end(struct md_reader *r, struct md_cur *c,
 		      struct md_record *rec)
 {
-	rec->u.end.time = cur_u64(c);
-	rec->u.end.nrecords = cur_u64(c);
-	rec->u.end.nsamples = cur_u64(c);
+	rec->u.end.time = md_cur_u64(c);
+	rec->u.end.nrecords = md_cur_u64(c);
+	rec->u.end.nsamples = md_cur_u64(c);
 	if (!c->err && (rec->u.end.nrecords != r->nrecords ||
 			rec->u.end.nsamples != r->nsamples))
-		cur_fail(c, "the END record counts other records than the "
+		md_cur_fail(c, "the END record counts other records than the "
 			    "file holds");
 	return c->err;
 }
@@ -370,32 +370,32 @@ static int decode_end(struct md_reader *r, struct md_cur *c,
 
 static const struct md_rectype rectypes[MD_REC__COUNT] = {
 	[MD_REC_IMAGE] = { "IMAGE", encode_image, decode_image,
-			   print_image },
+			   md_print_image },
 	[MD_REC_MMAP2] = { "MMAP2", encode_mmap2, decode_mmap2,
-			   print_mmap2 },
-	[MD_REC_COMM] = { "COMM", encode_task, decode_task, print_comm },
-	[MD_REC_FORK] = { "FORK", encode_task, decode_task, print_fork },
-	[MD_REC_EXIT] = { "EXIT", encode_task, decode_task, print_fork },
-	[MD_REC_LOST] = { "LOST", encode_lost, decode_lost, print_lost },
+			   md_print_mmap2 },
+	[MD_REC_COMM] = { "COMM", encode_task, decode_task, md_print_comm },
+	[MD_REC_FORK] = { "FORK", encode_task, decode_task, md_print_fork },
+	[MD_REC_EXIT] = { "EXIT", encode_task, decode_task, md_print_fork },
+	[MD_REC_LOST] = { "LOST", encode_lost, decode_lost, md_print_lost },
 	[MD_REC_SNAP_BEGIN] = { "SNAP_BEGIN", encode_snap_begin,
-				decode_snap_begin, print_snap_begin },
+				decode_snap_begin, md_print_snap_begin },
 	/* written piecewise: md_mapping_begin/add/end */
-	[MD_REC_SNAP_MAPPING] = { "SNAP_MAPPING", NULL, decode_mapping,
-				  print_mapping },
+	[MD_REC_SNAP_MAPPING] = { "SNAP_MAPPING", NULL, md_mapping_decode,
+				  md_print_mapping },
 	[MD_REC_SNAP_END] = { "SNAP_END", encode_snap_end, decode_snap_end,
-			      print_snap_end },
-	[MD_REC_NOTE] = { "NOTE", encode_note, decode_note, print_note },
+			      md_print_snap_end },
+	[MD_REC_NOTE] = { "NOTE", encode_note, decode_note, md_print_note },
 	[MD_REC_MUNMAP] = { "MUNMAP", encode_mmap2, decode_mmap2,
-			    print_mmap2 },
+			    md_print_mmap2 },
 	/* written in batches: md_write_sample */
-	[MD_REC_SAMPLE] = { "SAMPLE", NULL, decode_sample, print_sample },
+	[MD_REC_SAMPLE] = { "SAMPLE", NULL, md_sample_decode, md_print_sample },
 	[MD_REC_JITMAP] = { "JITMAP", encode_jitmap, decode_jitmap,
-			    print_jitmap },
+			    md_print_jitmap },
 	/* a container the reader opens: its records are handed out */
 	[MD_REC_PACKED] = { "PACKED", NULL, NULL, NULL },
-	[MD_REC_END] = { "END", encode_end, decode_end, print_end },
+	[MD_REC_END] = { "END", encode_end, decode_end, md_print_end },
 	[MD_REC_CMDLINE] = { "CMDLINE", encode_task, decode_task,
-			     print_comm },
+			     md_print_comm },
 };
 
 const struct md_rectype *md_rectype_of(uint32_t type)

@@ -72,54 +72,55 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	q = w->sb.p + w->sb.len - size;
 	put_u32(q + REC_CRC, md_record_crc(q, size));
 	if (w->sb.len >= MD_SAMPLE_BATCH)
-		return writer_flush_samples(w);
+		return md_samples_flush(w);
 	return 0;
 }
 
 /* A sample's fields, its arrays and its stack; the stack whole again when
  * the record left out its top (only in a PACKED record of version 3 on). */
-int decode_sample(struct md_reader *r, struct md_cur *c,
-		  struct md_record *rec)
+int md_sample_decode(struct md_reader *r, struct md_cur *c,
+		     struct md_record *rec)
 {
 	struct md_sample *s = &rec->u.sample;
 	const uint8_t *q;
 	uint32_t nregs, nchain, stored;
 	size_t i;
 
-	s->time = cur_u64(c);
-	s->pid = cur_u32(c);
-	s->tid = cur_u32(c);
-	s->addr = cur_u64(c);
-	s->ip = cur_u64(c);
-	s->event = cur_u32(c);
-	s->abi = cur_u32(c);
-	s->regs_mask = cur_u64(c);
-	nregs = cur_u32(c);
-	nchain = cur_u32(c);
-	s->stack_sp = cur_u64(c);
-	s->stack_size = cur_u32(c);
-	s->stack_reused = cur_u32(c);
+	s->time = md_cur_u64(c);
+	s->pid = md_cur_u32(c);
+	s->tid = md_cur_u32(c);
+	s->addr = md_cur_u64(c);
+	s->ip = md_cur_u64(c);
+	s->event = md_cur_u32(c);
+	s->abi = md_cur_u32(c);
+	s->regs_mask = md_cur_u64(c);
+	nregs = md_cur_u32(c);
+	nchain = md_cur_u32(c);
+	s->stack_sp = md_cur_u64(c);
+	s->stack_size = md_cur_u32(c);
+	s->stack_reused = md_cur_u32(c);
 	if (c->err)
 		return c->err;
 	if (s->stack_reused > s->stack_size ||
 	    (s->stack_reused && (!r->in_packed || r->hdr.version < 3))) {
-		cur_fail(c, "sample reusing stack bytes it cannot");
+		md_cur_fail(c, "sample reusing stack bytes it cannot");
 		return c->err;
 	}
 	stored = s->stack_size - s->stack_reused;
 	/* Registers are one per bit of the mask (or none at all). */
 	if (nregs > MD_SAMPLE_MAX_REGS || nchain > MD_SAMPLE_MAX_CHAIN ||
 	    (nregs && nregs != (uint32_t)__builtin_popcountll(s->regs_mask))) {
-		cur_fail(c, "sample with impossible register or frame counts");
+		md_cur_fail(c, "sample with impossible register or frame "
+			       "counts");
 		return c->err;
 	}
 	/* the record is exactly its arrays and its padded stack */
 	if (c->len - c->pos !=
 	    8 * ((size_t)nregs + nchain) + align8(stored)) {
-		cur_fail(c, "sample size does not match its contents");
+		md_cur_fail(c, "sample size does not match its contents");
 		return c->err;
 	}
-	q = cur_take(c, 8 * ((size_t)nregs + nchain));
+	q = md_cur_take(c, 8 * ((size_t)nregs + nchain));
 	if (!q)
 		return c->err;
 	xgrow(&r->u64s, &r->u64s_cap, (size_t)nregs + nchain + 1,
@@ -131,11 +132,11 @@ int decode_sample(struct md_reader *r, struct md_cur *c,
 	s->ncallchain = nchain;
 	s->callchain = nchain ? r->u64s + nregs : NULL;
 	if (s->stack_size) {
-		s->stack = cur_take(c, align8(stored));
+		s->stack = md_cur_take(c, align8(stored));
 		if (!s->stack)
 			return c->err;
 		if (!all_zero(s->stack + stored, align8(stored) - stored)) {
-			cur_fail(c, "sample stack not zero padded");
+			md_cur_fail(c, "sample stack not zero padded");
 			return c->err;
 		}
 	}
@@ -151,8 +152,9 @@ int decode_sample(struct md_reader *r, struct md_cur *c,
 		if (full)
 			s->stack = full;
 		else if (s->stack_reused)
-			cur_fail(c, "sample reusing stack bytes its thread's "
-				    "previous sample does not hold");
+			md_cur_fail(c, "sample reusing stack bytes its "
+				       "thread's previous sample does not "
+				       "hold");
 	}
 	return c->err;
 }

@@ -38,12 +38,12 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 /* Write the record built in w->b; the header is filled in here. On a
  * failure the partial record is cut off again (best effort: ftruncate does
  * not apply to every file type) and the writer stays failed. */
-int writer_commit(struct md_writer *w, enum md_rec_type type)
+int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 {
 	size_t done;
 	int ret;
 
-	buf_pad8(&w->b);
+	md_buf_pad8(&w->b);
 	put_u32(w->b.p + REC_TYPE, type);
 	put_u32(w->b.p + REC_CRC, 0);
 	put_u64(w->b.p + REC_SIZE, w->b.len);
@@ -61,17 +61,17 @@ int writer_commit(struct md_writer *w, enum md_rec_type type)
 	return 0;
 }
 
-/* Start a record: the header is reserved and filled by writer_commit. */
-int writer_begin(struct md_writer *w)
+/* Start a record: the header is reserved and filled by md_rec_commit. */
+int md_rec_begin(struct md_writer *w)
 {
 	if (!w)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
-	if (w->sb.len && writer_flush_samples(w) < 0)
+	if (w->sb.len && md_samples_flush(w) < 0)
 		return w->err;
 	w->b.len = 0;
-	buf_grow(&w->b, MD_REC_HDR);
+	md_buf_grow(&w->b, MD_REC_HDR);
 	return 0;
 }
 
@@ -154,7 +154,7 @@ static void writer_end(struct md_writer *w)
 {
 	struct md_record rec = { .type = MD_REC_END };
 
-	writer_flush_samples(w);
+	md_samples_flush(w);
 	if (w->ended || w->err)
 		return;
 	rec.u.end = (struct md_end){ .time = clock_ns(CLOCK_MONOTONIC),
@@ -171,11 +171,11 @@ int md_write_record(struct md_writer *w, const struct md_record *rec)
 
 	if (!t || !t->encode)
 		return -EINVAL;
-	ret = writer_begin(w);
+	ret = md_rec_begin(w);
 	if (ret < 0)
 		return ret;
 	t->encode(&w->b, rec);
-	return writer_commit(w, rec->type);
+	return md_rec_commit(w, rec->type);
 }
 
 int md_writer_commit(struct md_writer *w)
@@ -271,7 +271,7 @@ static void pack_samples(struct md_writer *w)
  * failure the whole records that made it to the file stay (the partial
  * one after them is cut off again, best effort; a PACKED record is one
  * record), the others are counted lost and the writer stays failed. */
-int writer_flush_samples(struct md_writer *w)
+int md_samples_flush(struct md_writer *w)
 {
 	const struct md_buf *out = &w->sb;
 	size_t done, kept = 0;
@@ -315,7 +315,7 @@ int md_writer_flush(struct md_writer *w)
 {
 	if (!w)
 		return -EINVAL;
-	return writer_flush_samples(w);
+	return md_samples_flush(w);
 }
 
 void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st)
