@@ -76,6 +76,39 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 	return 0;
 }
 
+/* The stored bytes of s's stack, zero padded; in a PACKED record the
+ * whole stack of each thread's last sample is kept, since the next one
+ * may leave out its top. Returns 0 or c->err. */
+static int sample_stack(struct md_reader *r, struct md_cur *c,
+			struct md_sample *s)
+{
+	uint32_t stored = s->stack_size - s->stack_reused;
+	struct stackref_slot *slot;
+	const uint8_t *full;
+
+	if (!s->stack_size)
+		return 0;
+	s->stack = md_cur_take(c, align8(stored));
+	if (!s->stack)
+		return c->err;
+	if (!all_zero(s->stack + stored, align8(stored) - stored)) {
+		md_cur_fail(c, "sample stack not zero padded");
+		return c->err;
+	}
+	if (!r->in_packed)
+		return 0;
+	slot = stackref_slot(&r->stk, s->pid, s->tid);
+	full = slot ? stackref_set(&r->stk, slot, s->stack_sp, s->stack,
+				   s->stack_size, s->stack_reused) :
+		      NULL;
+	if (full)
+		s->stack = full;
+	else if (s->stack_reused)
+		md_cur_fail(c, "sample reusing stack bytes its thread's "
+			       "previous sample does not hold");
+	return c->err;
+}
+
 /* A sample's fields, its arrays and its stack; the stack whole again when
  * the record left out its top (only in a PACKED record of version 3 on). */
 int md_sample_decode(struct md_reader *r, struct md_cur *c,
@@ -131,30 +164,5 @@ int md_sample_decode(struct md_reader *r, struct md_cur *c,
 	s->regs = nregs ? r->u64s : NULL;
 	s->ncallchain = nchain;
 	s->callchain = nchain ? r->u64s + nregs : NULL;
-	if (s->stack_size) {
-		s->stack = md_cur_take(c, align8(stored));
-		if (!s->stack)
-			return c->err;
-		if (!all_zero(s->stack + stored, align8(stored) - stored)) {
-			md_cur_fail(c, "sample stack not zero padded");
-			return c->err;
-		}
-	}
-	/* in a PACKED record, the whole stack of each thread's last sample
-	 * is kept: the next one may leave out its top */
-	if (r->in_packed && s->stack_size) {
-		struct stackref_slot *slot = stackref_slot(&r->stk, s->pid,
-							   s->tid);
-		const uint8_t *full = slot ?
-			stackref_set(&r->stk, slot, s->stack_sp, s->stack,
-				     s->stack_size, s->stack_reused) : NULL;
-
-		if (full)
-			s->stack = full;
-		else if (s->stack_reused)
-			md_cur_fail(c, "sample reusing stack bytes its "
-				       "thread's previous sample does not "
-				       "hold");
-	}
-	return c->err;
+	return sample_stack(r, c, s);
 }
