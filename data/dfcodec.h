@@ -1,6 +1,7 @@
 /* dfcodec.h — inside data/: the byte layout of memsz.data and what the
- * writer (dfwriter.c), the reader (dfreader.c) and the record codecs
- * (dfrecords.c, dfmapping.c, dfsample.c, dfprint.c) share. Nothing
+ * writer (dfwriter.c), the reader (dfreader.c) and the record types
+ * (dfrecords.c, dfmapping.c, dfsample.c; printing helpers in dfprint.c)
+ * share. Nothing
  * outside data/ includes it: the API is datafile.h.
  *
  * The layouts are those of man/memsz-data.5: byte offsets of each field,
@@ -275,7 +276,7 @@ bool md_reader_img_known(const struct md_reader *r, uint32_t id, size_t *at);
 
 /* --- the record types: one row each (dfrecords.c) --- */
 
-/* How `memsz dump` prints (dfprint.c). */
+/* How `memsz dump` prints a record. */
 struct md_print_opts {
 	bool verbose;        /* page runs and JIT symbols too */
 	uint32_t page_size;  /* from the file header */
@@ -307,30 +308,20 @@ int md_mapping_decode(struct md_reader *r, struct md_cur *c,
 int md_sample_decode(struct md_reader *r, struct md_cur *c,
 		     struct md_record *rec); /* dfsample.c */
 
-/* Print functions of the rows (dfprint.c). */
-void md_print_image(FILE *out, const struct md_record *rec, const char *name,
-		    const struct md_print_opts *o);
-void md_print_mmap2(FILE *out, const struct md_record *rec, const char *name,
-		    const struct md_print_opts *o);
-void md_print_comm(FILE *out, const struct md_record *rec, const char *name,
-		   const struct md_print_opts *o);
-void md_print_fork(FILE *out, const struct md_record *rec, const char *name,
-		   const struct md_print_opts *o);
-void md_print_lost(FILE *out, const struct md_record *rec, const char *name,
-		   const struct md_print_opts *o);
-void md_print_snap_begin(FILE *out, const struct md_record *rec,
-			 const char *name, const struct md_print_opts *o);
-void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
-		      const struct md_print_opts *o);
-void md_print_snap_end(FILE *out, const struct md_record *rec,
-		       const char *name, const struct md_print_opts *o);
-void md_print_note(FILE *out, const struct md_record *rec, const char *name,
-		   const struct md_print_opts *o);
+/* The printers of the rows that live beside their codecs. */
+void md_print_mapping(FILE *out, const struct md_record *rec,
+		      const char *name, const struct md_print_opts *o);
 void md_print_sample(FILE *out, const struct md_record *rec, const char *name,
 		     const struct md_print_opts *o);
-void md_print_jitmap(FILE *out, const struct md_record *rec, const char *name,
-		     const struct md_print_opts *o);
-void md_print_end(FILE *out, const struct md_record *rec, const char *name,
-		  const struct md_print_opts *o);
+
+/* What the printers share (dfprint.c): a CLOCK_MONOTONIC time in seconds
+ * and a space; a build-id in hex or "-"; "rwxp"-style permissions; the
+ * names of page flags (MD_PG_*) or snapshot flags (MD_SNAP_F_*) joined by
+ * commas, or "-". */
+void md_print_time(FILE *out, uint64_t ns);
+void md_print_build_id(FILE *out, const uint8_t *id, uint32_t len);
+void md_print_perms(FILE *out, uint32_t prot, uint32_t flags);
+void md_print_page_flags(FILE *out, uint32_t flags);
+void md_print_snap_flags(FILE *out, uint32_t flags);
 
 #endif

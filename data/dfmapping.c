@@ -8,6 +8,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -309,4 +310,48 @@ int md_mapping_decode(struct md_reader *r, struct md_cur *c,
 	r->snap_seen++;
 	r->snap_prev_end = m->end;
 	return c->err;
+}
+
+/* A mapping's page counts; with o->verbose each page run on a line. */
+void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o)
+{
+	const struct md_snap_mapping *m = &rec->u.mapping;
+	uint64_t present = 0, swapped = 0, zero = 0, pd = 0, sd = 0;
+	size_t i;
+
+	for (i = 0; i < m->nruns; i++) {
+		const struct md_run *r = &m->runs[i];
+
+		present += r->flags & MD_PG_PRESENT ? r->npages : 0;
+		swapped += r->flags & MD_PG_SWAPPED ? r->npages : 0;
+		zero += r->flags & MD_PG_ZERO ? r->npages : 0;
+		pd += r->flags & MD_PG_PRIVATE_DIRTY ? r->npages : 0;
+		sd += r->flags & MD_PG_SHARED_DIRTY ? r->npages : 0;
+	}
+	fprintf(out, "%s [0x%" PRIx64 "-0x%" PRIx64 ") ", name, m->start,
+		m->end);
+	md_print_perms(out, m->prot, m->flags);
+	if (m->flags & MD_MAP_LOCKED)
+		fputs(" locked", out);
+	fprintf(out, " @ 0x%" PRIx64 " %02x:%02x %" PRIu64 " image ", m->pgoff,
+		m->dev_major, m->dev_minor, m->ino);
+	if (m->image_id == UINT32_MAX)
+		fputc('-', out);
+	else
+		fprintf(out, "#%u", m->image_id);
+	fprintf(out, " present %" PRIu64 " swapped %" PRIu64 " zero %" PRIu64
+		     " private_dirty %" PRIu64 " shared_dirty %" PRIu64
+		     " runs %zu %s\n",
+		present, swapped, zero, pd, sd, m->nruns, m->name);
+	for (i = 0; o->verbose && i < m->nruns; i++) {
+		const struct md_run *r = &m->runs[i];
+
+		fprintf(out, "    run 0x%" PRIx64 "-0x%" PRIx64 " pages %u ",
+			r->vaddr,
+			r->vaddr + (uint64_t)r->npages * o->page_size,
+			r->npages);
+		md_print_page_flags(out, r->flags);
+		fprintf(out, " mapcount %u\n", r->mapcount);
+	}
 }

@@ -1,9 +1,9 @@
 /* dfrecords.c — the record types of memsz.data, one row each: name,
  * encoder, decoder (with the checks against the records before) and
- * printer. Adding a record type is a row here, its struct in datafile.h's
- * union, and its functions. The page-carrying SNAP_MAPPING and the
- * batched SAMPLE have their codecs in dfmapping.c and dfsample.c; the
- * printers are in dfprint.c. */
+ * printer (what `memsz dump` shows). Adding a record type is its type
+ * value and struct in datafile.h, its functions here, and a row. The
+ * page-carrying SNAP_MAPPING and the batched SAMPLE have theirs in
+ * dfmapping.c and dfsample.c. */
 #include "config.h"
 
 #include "data/dfcodec.h"
@@ -63,6 +63,20 @@ static int decode_image(struct md_reader *r, struct md_cur *c,
 	return 0;
 }
 
+static void print_image(FILE *out, const struct md_record *rec,
+			const char *name, const struct md_print_opts *o)
+{
+	const struct md_image *im = &rec->u.image;
+
+	(void)o;
+	fprintf(out, "%s #%u %02x:%02x %" PRIu64 " size %" PRIu64
+		     " mtime %" PRId64 " build-id ",
+		name, im->id, im->dev_major, im->dev_minor, im->ino, im->size,
+		im->mtime_ns);
+	md_print_build_id(out, im->build_id, im->build_id_len);
+	fprintf(out, " open '%s' %s\n", im->open_path, im->path);
+}
+
 /* --- MMAP2 and MUNMAP --- */
 
 static void encode_mmap2(struct md_buf *b, const struct md_record *rec)
@@ -114,6 +128,23 @@ static int decode_mmap2(struct md_reader *r, struct md_cur *c,
 	return c->err;
 }
 
+static void print_mmap2(FILE *out, const struct md_record *rec,
+			const char *name, const struct md_print_opts *o)
+{
+	const struct md_mmap2 *mm = &rec->u.mmap2;
+
+	(void)o;
+	md_print_time(out, mm->time);
+	fprintf(out, "%s %u/%u: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64
+		     " %02x:%02x %" PRIu64 " %" PRIu64 " ",
+		name, mm->pid, mm->tid, mm->start, mm->len, mm->pgoff,
+		mm->dev_major, mm->dev_minor, mm->ino, mm->ino_generation);
+	md_print_build_id(out, mm->build_id, mm->build_id_len);
+	fprintf(out, "%s]: ", mm->synthesized ? " synth" : "");
+	md_print_perms(out, mm->prot, mm->flags);
+	fprintf(out, " %s\n", mm->filename);
+}
+
 /* --- COMM, FORK, EXIT, CMDLINE --- */
 
 static void encode_task(struct md_buf *b, const struct md_record *rec)
@@ -156,6 +187,32 @@ static int decode_task(struct md_reader *r, struct md_cur *c,
 	return c->err;
 }
 
+/* COMM and CMDLINE */
+static void print_comm(FILE *out, const struct md_record *rec, const char *name,
+		       const struct md_print_opts *o)
+{
+	const struct md_task *t = &rec->u.task;
+
+	(void)o;
+	md_print_time(out, t->time);
+	fprintf(out, "%s %u/%u: %s", name, t->pid, t->tid, t->comm);
+	if (t->has_owner)
+		fprintf(out, " (uid %u %s)", t->uid, t->user);
+	fputc('\n', out);
+}
+
+/* FORK and EXIT */
+static void print_fork(FILE *out, const struct md_record *rec, const char *name,
+		       const struct md_print_opts *o)
+{
+	const struct md_task *t = &rec->u.task;
+
+	(void)o;
+	md_print_time(out, t->time);
+	fprintf(out, "%s %u/%u: parent %u/%u\n", name, t->pid, t->tid,
+		t->ppid, t->ptid);
+}
+
 /* --- LOST --- */
 
 static void encode_lost(struct md_buf *b, const struct md_record *rec)
@@ -171,6 +228,14 @@ static int decode_lost(struct md_reader *r, struct md_cur *c,
 	rec->u.lost.time = md_cur_u64(c);
 	rec->u.lost.count = md_cur_u64(c);
 	return c->err;
+}
+
+static void print_lost(FILE *out, const struct md_record *rec, const char *name,
+		       const struct md_print_opts *o)
+{
+	(void)o;
+	md_print_time(out, rec->u.lost.time);
+	fprintf(out, "%s %" PRIu64 "\n", name, rec->u.lost.count);
 }
 
 /* --- SNAP_BEGIN and SNAP_END: one snapshot at a time, seq increasing,
@@ -244,6 +309,33 @@ static int decode_snap_end(struct md_reader *r, struct md_cur *c,
 	return c->err;
 }
 
+static void print_snap_begin(FILE *out, const struct md_record *rec,
+			     const char *name, const struct md_print_opts *o)
+{
+	const struct md_snap_begin *b = &rec->u.snap_begin;
+
+	(void)o;
+	md_print_time(out, b->time);
+	fprintf(out, "%s pid %u seq %u mappings %u flags ", name, b->pid,
+		b->seq, b->nmappings);
+	md_print_snap_flags(out, b->flags);
+	fputc('\n', out);
+}
+
+static void print_snap_end(FILE *out, const struct md_record *rec,
+			   const char *name, const struct md_print_opts *o)
+{
+	const struct md_snap_end *e = &rec->u.snap_end;
+
+	(void)o;
+	md_print_time(out, e->time);
+	fprintf(out, "%s pid %u seq %u unreadable %" PRIu64, name, e->pid,
+		e->seq, e->unreadable_pages);
+	if (e->vm_hwm)
+		fprintf(out, " vm_hwm %" PRIu64, e->vm_hwm);
+	fputc('\n', out);
+}
+
 /* --- NOTE: u32 kind, u32 reserved, subject, text (version 4 on); text
  * alone before, its kind read from it --- */
 
@@ -290,6 +382,23 @@ static int decode_note(struct md_reader *r, struct md_cur *c,
 	n->subject = md_cur_str(c);
 	n->text = md_cur_str(c);
 	return c->err;
+}
+
+/* With o->verbose, the kind and subject the record stores on a line of
+ * their own (none for a file of version 3 or older: it stores neither,
+ * dump shows what the file holds). */
+static void print_note(FILE *out, const struct md_record *rec, const char *name,
+		       const struct md_print_opts *o)
+{
+	const struct md_note *n = &rec->u.note;
+
+	fprintf(out, "%s %s\n", name, n->text);
+	if (!o->verbose || n->kind_inferred)
+		return;
+	fprintf(out, "    kind %u %s", n->kind, md_note_kind_name(n->kind));
+	if (n->subject[0])
+		fprintf(out, " subject %s", n->subject);
+	fputc('\n', out);
 }
 
 /* --- JITMAP --- */
@@ -344,6 +453,19 @@ static int decode_jitmap(struct md_reader *r, struct md_cur *c,
 	return 0;
 }
 
+/* With o->verbose, each symbol on a line. */
+static void print_jitmap(FILE *out, const struct md_record *rec,
+			 const char *name, const struct md_print_opts *o)
+{
+	const struct md_jitmap *j = &rec->u.jitmap;
+
+	md_print_time(out, j->time);
+	fprintf(out, "%s pid %u symbols %u\n", name, j->pid, j->nsyms);
+	for (uint32_t i = 0; o->verbose && i < j->nsyms; i++)
+		fprintf(out, "    0x%" PRIx64 " 0x%" PRIx64 " %s\n",
+			j->syms[i].start, j->syms[i].size, j->syms[i].name);
+}
+
 /* --- END: what the writer wrote before it --- */
 
 static void encode_end(struct md_buf *b, const struct md_record *rec)
@@ -366,36 +488,41 @@ static int decode_end(struct md_reader *r, struct md_cur *c,
 	return c->err;
 }
 
+static void print_end(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o)
+{
+	(void)o;
+	md_print_time(out, rec->u.end.time);
+	fprintf(out, "%s records %" PRIu64 " samples %" PRIu64 "\n", name,
+		rec->u.end.nrecords, rec->u.end.nsamples);
+}
+
 /* --- the table --- */
 
 static const struct md_rectype rectypes[MD_REC__COUNT] = {
-	[MD_REC_IMAGE] = { "IMAGE", encode_image, decode_image,
-			   md_print_image },
-	[MD_REC_MMAP2] = { "MMAP2", encode_mmap2, decode_mmap2,
-			   md_print_mmap2 },
-	[MD_REC_COMM] = { "COMM", encode_task, decode_task, md_print_comm },
-	[MD_REC_FORK] = { "FORK", encode_task, decode_task, md_print_fork },
-	[MD_REC_EXIT] = { "EXIT", encode_task, decode_task, md_print_fork },
-	[MD_REC_LOST] = { "LOST", encode_lost, decode_lost, md_print_lost },
+	[MD_REC_IMAGE] = { "IMAGE", encode_image, decode_image, print_image },
+	[MD_REC_MMAP2] = { "MMAP2", encode_mmap2, decode_mmap2, print_mmap2 },
+	[MD_REC_COMM] = { "COMM", encode_task, decode_task, print_comm },
+	[MD_REC_FORK] = { "FORK", encode_task, decode_task, print_fork },
+	[MD_REC_EXIT] = { "EXIT", encode_task, decode_task, print_fork },
+	[MD_REC_LOST] = { "LOST", encode_lost, decode_lost, print_lost },
 	[MD_REC_SNAP_BEGIN] = { "SNAP_BEGIN", encode_snap_begin,
-				decode_snap_begin, md_print_snap_begin },
+				decode_snap_begin, print_snap_begin },
 	/* written piecewise: md_mapping_begin/add/end */
 	[MD_REC_SNAP_MAPPING] = { "SNAP_MAPPING", NULL, md_mapping_decode,
 				  md_print_mapping },
 	[MD_REC_SNAP_END] = { "SNAP_END", encode_snap_end, decode_snap_end,
-			      md_print_snap_end },
-	[MD_REC_NOTE] = { "NOTE", encode_note, decode_note, md_print_note },
-	[MD_REC_MUNMAP] = { "MUNMAP", encode_mmap2, decode_mmap2,
-			    md_print_mmap2 },
+			      print_snap_end },
+	[MD_REC_NOTE] = { "NOTE", encode_note, decode_note, print_note },
+	[MD_REC_MUNMAP] = { "MUNMAP", encode_mmap2, decode_mmap2, print_mmap2 },
 	/* written in batches: md_write_sample */
 	[MD_REC_SAMPLE] = { "SAMPLE", NULL, md_sample_decode, md_print_sample },
 	[MD_REC_JITMAP] = { "JITMAP", encode_jitmap, decode_jitmap,
-			    md_print_jitmap },
+			    print_jitmap },
 	/* a container the reader opens: its records are handed out */
 	[MD_REC_PACKED] = { "PACKED", NULL, NULL, NULL },
-	[MD_REC_END] = { "END", encode_end, decode_end, md_print_end },
-	[MD_REC_CMDLINE] = { "CMDLINE", encode_task, decode_task,
-			     md_print_comm },
+	[MD_REC_END] = { "END", encode_end, decode_end, print_end },
+	[MD_REC_CMDLINE] = { "CMDLINE", encode_task, decode_task, print_comm },
 };
 
 const struct md_rectype *md_rectype_of(uint32_t type)

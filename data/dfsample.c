@@ -8,6 +8,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 int md_write_sample(struct md_writer *w, const struct md_sample *r)
@@ -165,4 +166,19 @@ int md_sample_decode(struct md_reader *r, struct md_cur *c,
 	s->ncallchain = nchain;
 	s->callchain = nchain ? r->u64s + nregs : NULL;
 	return sample_stack(r, c, s);
+}
+
+void md_print_sample(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o)
+{
+	const struct md_sample *s = &rec->u.sample;
+
+	(void)o;
+	md_print_time(out, s->time);
+	fprintf(out, "%s %u/%u: addr 0x%" PRIx64 " ip 0x%" PRIx64
+		     " event %u regs %u sp 0x%" PRIx64 " stack %u"
+		     " (stored %u) callchain %u\n",
+		name, s->pid, s->tid, s->addr, s->ip, s->event, s->nregs,
+		s->stack_sp, s->stack_size, s->stack_size - s->stack_reused,
+		s->ncallchain);
 }
