@@ -567,6 +567,23 @@ static void test_old_snap_end(void **state)
 	(void)state;
 }
 
+/* rec as `memsz dump` prints it (static storage, valid until the next
+ * call). */
+static const char *print_record(const struct md_record *rec, bool verbose)
+{
+	static char *buf;
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	md_record_print(f, rec, verbose, 4096);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 /* A NOTE's kind and subject survive the write and the read; a kind the
  * writer does not know is refused; a reserved word that is not 0 is
  * damage. The transitional text-only writer stores the kind its words
@@ -598,6 +615,12 @@ static void test_note_kinds(void **state)
 	assert_string_equal(rec.u.note.subject, "[heap]");
 	assert_string_equal(rec.u.note.text, "2 pages unreadable");
 	assert_false(rec.u.note.kind_inferred);
+	/* dump -v shows the stored kind and subject under the note */
+	assert_string_equal(print_record(&rec, true),
+			    "0x40 [0x40]: NOTE 2 pages unreadable\n"
+			    "    kind 2 unreadable-pages subject [heap]\n");
+	assert_string_equal(print_record(&rec, false),
+			    "0x40 [0x40]: NOTE 2 pages unreadable\n");
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.u.note.kind, MD_NOTE_PAGES_CHANGED);
 	assert_string_equal(rec.u.note.subject, "");
@@ -664,6 +687,8 @@ static void test_note_v3(void **state)
 		assert_int_equal(rec.u.note.kind, notes[i].kind);
 		assert_string_equal(rec.u.note.subject, notes[i].subject);
 		assert_true(rec.u.note.kind_inferred);
+		/* the file stores no kind: dump -v shows none */
+		assert_null(strstr(print_record(&rec, true), "\n    kind"));
 	}
 	assert_int_equal(md_read_next(r, &rec), 0);
 	md_reader_close(r);
