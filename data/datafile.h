@@ -27,12 +27,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "data/crc32c.h"
+#include "data/notekind.h"
+
 #define MD_MAGIC "MEMSZDAT"
 /* Version 2 stores a snapshot mapping's pages compactly (runs where long,
  * bitmaps where short); version 3 lets a packed SAMPLE leave out the top
- * of its stack (md_sample.stack_reused). The reader still reads versions
- * 1 and 2. */
-#define MD_VERSION 3
+ * of its stack (md_sample.stack_reused); version 4 gives a NOTE its kind
+ * and subject. The reader still reads versions 1 to 3. */
+#define MD_VERSION 4
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {
@@ -202,8 +205,18 @@ struct md_snap_end {
 					 written before it was recorded) */
 };
 
+/* A message of memsz record for the report footer. */
 struct md_note {
+	uint32_t kind;                /* enum md_note_kind; a value this
+					 memsz does not know reads as it
+					 is (take it as MD_NOTE_OTHER) */
+	const char *subject;          /* what it is about (the mapping's
+					 name for MD_NOTE_UNREADABLE_PAGES),
+					 or "" */
 	const char *text;
+	bool kind_inferred;           /* a file of version 3 or older: kind
+					 and subject were read from the text
+					 (md_note_kind_from_text) */
 };
 
 /* Bounds of a sample's arrays: md_write_sample() refuses more and the
@@ -308,6 +321,10 @@ int md_writer_open(const char *path, struct md_writer **out);
 int md_writer_commit(struct md_writer *w);
 /* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
  * After an error the file still holds every complete earlier record. */
+/* Any record of a type with a plain encoding (all but SNAP_MAPPING,
+ * SAMPLE and PACKED, which have their own calls below: else -EINVAL);
+ * the typed calls below are this with the type filled in. */
+int md_write_record(struct md_writer *w, const struct md_record *rec);
 int md_write_image(struct md_writer *w, const struct md_image *r);
 int md_write_mmap2(struct md_writer *w, const struct md_mmap2 *r);
 int md_write_task(struct md_writer *w, enum md_rec_type type,
@@ -338,6 +355,13 @@ int md_mapping_add(struct md_writer *w, const struct md_run *runs,
 int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 		   uint64_t *nruns);
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
+/* A NOTE of kind (< MD_NOTE__COUNT, else -EINVAL) about subject (NULL or
+ * "": about the recording) saying text. */
+int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
+		       const char *subject, const char *text);
+/* Transitional, until record/ passes kinds: a NOTE whose kind and subject
+ * are taken from its text by the legacy table (md_note_kind_from_text).
+ * To be removed once every caller uses md_write_note_kind(). */
 int md_write_note(struct md_writer *w, const char *text);
 /* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
@@ -411,6 +435,17 @@ const char *md_reader_why(const struct md_reader *r);
 bool md_reader_cut_short(const struct md_reader *r);
 void md_reader_close(struct md_reader *r);
 
+/* --- record types --- */
+
+/* The name of record type type as `memsz dump` prints it ("IMAGE",
+ * "SNAP_MAPPING"), or "UNKNOWN". Static storage. */
+const char *md_rec_name(uint32_t type);
+/* Print rec to out as one line of `memsz dump`: "0x<offset> [0x<size>]: "
+ * then its type's fields; with verbose, a mapping's page runs and a
+ * JITMAP's symbols on lines after it. page_size is the file header's. */
+void md_record_print(FILE *out, const struct md_record *rec, bool verbose,
+		     uint32_t page_size);
+
 /* Recompute the header and record checksums of a file image in memory
  * (len bytes), walking records while their sizes fit (and the records
  * inside PACKED records stored uncompressed). For tests and fuzzing
@@ -418,7 +453,5 @@ void md_reader_close(struct md_reader *r);
  * whose checksum was set, or -1 if buf does not start with a header that
  * has MD_F_CRC. */
 long md_checksum_fix(uint8_t *buf, size_t len);
-/* CRC-32C (Castagnoli) of n bytes at p, continuing from crc (0 to start). */
-uint32_t md_crc32c(uint32_t crc, const void *p, size_t n);
 
 #endif

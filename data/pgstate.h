@@ -1,5 +1,6 @@
 /* pgstate.h — the compact page-state encoding of a SNAP_MAPPING record
- * (format version 2), used by datafile.c only.
+ * (format version 2), used by the SNAP_MAPPING codec
+ * (dfmapping.c) only.
  *
  * A mapping's pages are described by a palette of distinct (flags,
  * mapcount) pairs and a byte stream of blocks, each one a LEB128 header

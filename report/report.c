@@ -55,32 +55,31 @@ static void note(struct report_ctx *c, char *line)
 	strlist_add(&c->res->notes, line);
 }
 
-/* A note written by `memsz record`, with its kind and subject when its
- * text says what it is about. Sampling notes matter only to fault keys. */
-static void recorded_note(struct report_ctx *c, const char *text)
-{
-	enum note_kind k = NOTE_OTHER;
-	char *subject = NULL;
-	const char *q;
-	unsigned long n;
-	int end = 0;
+/* How a report shows each kind of note `memsz record` writes (a row per
+ * kind the footer treats apart; every other kind is shown as it is): the
+ * footer's note kind, and whether it matters only to fault keys. */
+static const struct {
+	enum note_kind kind;
+	bool faults_only;
+} recorded_kinds[MD_NOTE__COUNT] = {
+	[MD_NOTE_NO_PFN] = { NOTE_NO_PSS, false },
+	[MD_NOTE_UNREADABLE_PAGES] = { NOTE_UNREADABLE, false },
+	[MD_NOTE_EVENT] = { NOTE_SAMPLING, true },
+	[MD_NOTE_USER_FAULTS_ONLY] = { NOTE_SAMPLING, true },
+	[MD_NOTE_RING_SMALL] = { NOTE_SAMPLING, true },
+	[MD_NOTE_HELD] = { NOTE_SAMPLING, true },
+};
 
-	if (!strncmp(text, "PSS unavailable", 15)) {
-		k = NOTE_NO_PSS;
-	} else if (!strncmp(text, "event ", 6) ||
-		   !strncmp(text, "kernel-mode faults", 18) ||
-		   !strncmp(text, "sample ring buffers", 19) ||
-		   !strncmp(text, "targets held ", 13)) {
-		if (!c->want_faults)
-			return;
-		k = NOTE_SAMPLING;
-	} else if (sscanf(text, "%lu pages of '%n", &n, &end) == 1 && end &&
-		   (q = strrchr(text, '\'')) && q > text + end) {
-		k = NOTE_UNREADABLE;
-		subject = xstrndup(text + end, (size_t)(q - text - end));
-	}
-	strlist_add_note(&c->res->notes, k, subject, xstrdup(text));
-	free(subject);
+/* A note written by `memsz record`, grouped by its recorded kind (a kind
+ * this memsz does not know is shown as it is). */
+static void recorded_note(struct report_ctx *c, const struct md_note *n)
+{
+	uint32_t k = n->kind < MD_NOTE__COUNT ? n->kind : MD_NOTE_OTHER;
+
+	if (recorded_kinds[k].faults_only && !c->want_faults)
+		return;
+	strlist_add_note(&c->res->notes, recorded_kinds[k].kind,
+			 n->subject[0] ? n->subject : NULL, xstrdup(n->text));
 }
 
 /* --- pass 1: images, comms, lost counts, notes, snapshot summaries --- */
@@ -251,7 +250,7 @@ static int pass1(struct report_ctx *c, char **msg)
 				faults_add_fork(c->faults, &rec.u.task);
 			break;
 		case MD_REC_NOTE:
-			recorded_note(c, rec.u.note.text);
+			recorded_note(c, &rec.u.note);
 			break;
 		case MD_REC_JITMAP:
 			jitsyms_add(c->jit, &rec.u.jitmap);

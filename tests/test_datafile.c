@@ -195,6 +195,8 @@ static void check_all_types(struct md_reader *r)
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_NOTE);
 	assert_string_equal(rec.u.note.text, "PSS unavailable");
+	assert_int_equal(rec.u.note.kind, MD_NOTE_NO_PFN);
+	assert_false(rec.u.note.kind_inferred);
 
 	assert_int_equal(md_read_next(r, &rec), 1);
 	assert_int_equal(rec.type, MD_REC_MUNMAP);
@@ -562,6 +564,217 @@ static void test_old_snap_end(void **state)
 	assert_int_equal(md_read_next(r, &got), 0);
 	md_reader_close(r);
 	free(path);
+	(void)state;
+}
+
+/* rec as `memsz dump` prints it (static storage, valid until the next
+ * call). */
+static const char *print_record(const struct md_record *rec, bool verbose)
+{
+	static char *buf;
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	md_record_print(f, rec, verbose, 4096);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* A NOTE's kind and subject survive the write and the read; a kind the
+ * writer does not know is refused; a reserved word that is not 0 is
+ * damage. The transitional text-only writer stores the kind its words
+ * say. */
+static void test_note_kinds(void **state)
+{
+	char *path = tpath("notes.data");
+	struct md_writer *w;
+	struct md_reader *r;
+	struct md_record rec;
+	uint64_t off;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_note_kind(w, MD_NOTE_UNREADABLE_PAGES,
+					    "[heap]", "2 pages unreadable"), 0);
+	assert_int_equal(md_write_note_kind(w, MD_NOTE_PAGES_CHANGED, NULL,
+					    "pages changed"), 0);
+	assert_int_equal(md_write_note_kind(w, MD_NOTE__COUNT, NULL, "x"),
+			 -EINVAL);
+	assert_int_equal(md_write_note(w, "event 0: page-faults"), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+
+	assert_int_equal(md_reader_open(path, &r), 0);
+	assert_int_equal(md_reader_header(r)->version, 4);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_NOTE);
+	assert_int_equal(rec.u.note.kind, MD_NOTE_UNREADABLE_PAGES);
+	assert_string_equal(rec.u.note.subject, "[heap]");
+	assert_string_equal(rec.u.note.text, "2 pages unreadable");
+	assert_false(rec.u.note.kind_inferred);
+	/* dump -v shows the stored kind and subject under the note */
+	assert_string_equal(print_record(&rec, true),
+			    "0x40 [0x40]: NOTE 2 pages unreadable\n"
+			    "    kind 2 unreadable-pages subject [heap]\n");
+	assert_string_equal(print_record(&rec, false),
+			    "0x40 [0x40]: NOTE 2 pages unreadable\n");
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.u.note.kind, MD_NOTE_PAGES_CHANGED);
+	assert_string_equal(rec.u.note.subject, "");
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.u.note.kind, MD_NOTE_EVENT);
+	assert_string_equal(rec.u.note.text, "event 0: page-faults");
+	assert_false(rec.u.note.kind_inferred);
+	assert_int_equal(md_read_next(r, &rec), 1);
+	assert_int_equal(rec.type, MD_REC_END);
+	md_reader_close(r);
+
+	/* the reserved word of the first note (after the record header and
+	 * the kind) must be 0 */
+	assert_int_equal(open_patched(path, 64 + 16 + 4, "\1", 1, &r), 0);
+	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
+	assert_int_equal(off, 64);
+	free(path);
+	(void)state;
+}
+
+/* A version 3 file's NOTE is text alone: the reader gives it the kind its
+ * words say (and the subject they quote), once, marked inferred. */
+static void test_note_v3(void **state)
+{
+	static const struct {
+		const char *text;
+		enum md_note_kind kind;
+		const char *subject;
+	} notes[] = {
+		{ "PSS unavailable: PFNs are not readable", MD_NOTE_NO_PFN,
+		  "" },
+		{ "12 pages of '[heap]' cannot be read from pagemap",
+		  MD_NOTE_UNREADABLE_PAGES, "[heap]" },
+		{ "event 1: perf::PAGE-FAULTS:u", MD_NOTE_EVENT, "" },
+		{ "a message of no known kind", MD_NOTE_OTHER, "" },
+	};
+	char *path = tpath("v3-notes.data");
+	uint8_t b[64 + 4 * 80] = { 0 };
+	size_t at = 64;
+	struct md_reader *r;
+	struct md_record rec;
+
+	memcpy(b, "MEMSZDAT", 8);
+	put_le32(b + 8, 3);            /* version */
+	put_le32(b + 12, 64);          /* header size; flags 0: no CRC */
+	put_le32(b + 40, 4096);        /* page size */
+	for (size_t i = 0; i < ARRAY_SIZE(notes); i++) {
+		size_t n = strlen(notes[i].text);
+		size_t size = 16 + ((4 + n + 1 + 7) & ~(size_t)7);
+
+		put_le32(b + at, MD_REC_NOTE);
+		put_le64(b + at + 8, size);
+		put_le32(b + at + 16, (uint32_t)n);
+		memcpy(b + at + 20, notes[i].text, n);
+		at += size;
+		assert_true(at <= sizeof(b));
+	}
+	write_file(path, b, at);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(notes); i++) {
+		assert_int_equal(md_read_next(r, &rec), 1);
+		assert_int_equal(rec.type, MD_REC_NOTE);
+		assert_string_equal(rec.u.note.text, notes[i].text);
+		assert_int_equal(rec.u.note.kind, notes[i].kind);
+		assert_string_equal(rec.u.note.subject, notes[i].subject);
+		assert_true(rec.u.note.kind_inferred);
+		/* the file stores no kind: dump -v shows none */
+		assert_null(strstr(print_record(&rec, true), "\n    kind"));
+	}
+	assert_int_equal(md_read_next(r, &rec), 0);
+	md_reader_close(r);
+	free(path);
+	(void)state;
+}
+
+/* The legacy table knows every message memsz record wrote before notes
+ * had kinds (record/session.c and record/snapshot.c at format version
+ * 3), each as its kind. */
+static void test_note_legacy_table(void **state)
+{
+	static const struct {
+		const char *text;
+		enum md_note_kind kind;
+	} t[] = {
+		{ "pid 12 (cat) left out: cannot read its memory (Permission "
+		  "denied)", MD_NOTE_TARGET_UNREADABLE },
+		{ "cannot leash thread 7 (No such process): samples may be "
+		  "lost when memsz falls behind", MD_NOTE_LEASH_FAILED },
+		{ "perf_event_open failed: polling /proc/PID/maps instead "
+		  "(mappings that live less than 100 ms may be missed)",
+		  MD_NOTE_POLLING },
+		{ "pid 12 (cat) exited before the final snapshot",
+		  MD_NOTE_TARGET_EXITED },
+		{ "pid 12 (cat) not recorded: it exited before a snapshot "
+		  "could be taken", MD_NOTE_TARGET_EXITED },
+		{ "event 0: page-faults", MD_NOTE_EVENT },
+		{ "kernel-mode faults not permitted (perf_event_paranoid): "
+		  "sampling faults taken in user mode only",
+		  MD_NOTE_USER_FAULTS_ONLY },
+		{ "sample ring buffers limited to 516 KiB per cpu "
+		  "(perf_event_mlock_kb): samples may be lost",
+		  MD_NOTE_RING_SMALL },
+		{ "cannot ptrace pid 5 (Operation not permitted): no snapshot "
+		  "at its exit", MD_NOTE_NO_PTRACE },
+		{ "pid 12 (cat) not recorded: it exited while memsz attached",
+		  MD_NOTE_TARGET_EXITED },
+		{ "cannot list the processes of '/sys/fs/cgroup/x' any more: "
+		  "No such file or directory", MD_NOTE_SCAN_FAILED },
+		{ "3 processes could not be read (Permission denied) and are "
+		  "left out: pid 1, 2, 3", MD_NOTE_SCAN_DENIED },
+		{ "1 process exited before its first snapshot",
+		  MD_NOTE_TARGET_EXITED },
+		{ "40 kernel threads skipped (no user memory)",
+		  MD_NOTE_KTHREADS },
+		{ "threads stopped 3 times at their leash (every 3183 samples "
+		  "at most) for memsz to look at the sample rings",
+		  MD_NOTE_LEASH_STOPS },
+		{ "the sample rings are too small for a leash of one sample "
+		  "per traced thread: samples may be lost when memsz falls "
+		  "behind (a larger -m helps)", MD_NOTE_LEASH_SHORT },
+		{ "targets held 2 times, 0.004 s in all, while memsz drained "
+		  "the sample rings (backpressure)", MD_NOTE_HELD },
+		{ "17 perf records lost", MD_NOTE_LOST },
+		{ "3 pages of '/usr/lib/x.so' cannot be read from pagemap",
+		  MD_NOTE_UNREADABLE_PAGES },
+		{ "pid 9, snapshot 2: 1 mapping(s) overlapping others in "
+		  "/proc/9/maps (it changed while read) left out",
+		  MD_NOTE_MAPS_CHANGED },
+		{ "PSS unavailable: PFNs are not readable without "
+		  "CAP_SYS_ADMIN", MD_NOTE_NO_PFN },
+		{ "pid 9, snapshot 2: 141 page(s) changed between the stop "
+		  "and the reading of their pagemap entries: counted as they "
+		  "were at the stop", MD_NOTE_PAGES_CHANGED },
+		/* what the report never grouped stays ungrouped */
+		{ "0 pages of '' cannot be read from pagemap", MD_NOTE_OTHER },
+		{ "the PSS unavailable", MD_NOTE_OTHER },
+	};
+	const char *s;
+	size_t len;
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		enum md_note_kind k = md_note_kind_from_text(t[i].text, &s,
+							      &len);
+
+		if (k != t[i].kind)
+			fail_msg("'%s': kind %s, not %s", t[i].text,
+				 md_note_kind_name(k),
+				 md_note_kind_name(t[i].kind));
+	}
+	assert_int_equal(md_note_kind_from_text(t[18].text, &s, &len),
+			 MD_NOTE_UNREADABLE_PAGES);
+	assert_int_equal(len, strlen("/usr/lib/x.so"));
+	assert_memory_equal(s, "/usr/lib/x.so", len);
+	assert_string_equal(md_note_kind_name(MD_NOTE__COUNT + 5), "other");
 	(void)state;
 }
 
@@ -2174,6 +2387,9 @@ int main(void)
 		cmocka_unit_test(test_not_memsz),
 		cmocka_unit_test(test_dev_full),
 		cmocka_unit_test(test_old_snap_end),
+		cmocka_unit_test(test_note_kinds),
+		cmocka_unit_test(test_note_v3),
+		cmocka_unit_test(test_note_legacy_table),
 		cmocka_unit_test(test_fsize_limit),
 		cmocka_unit_test(test_full_tmpfs),
 	};

@@ -218,8 +218,9 @@ static void test_datafile_sample(void **state)
 	size = ftell(f);
 	fclose(f);
 	/* 16 header + 72 fixed + 160 regs + 16 stack; 16 + 72 + 24; the
-	 * notes; the END record */
-	assert_int_equal(size, 64 + 3000 * (264 + 112) + 3 * 32 + 40);
+	 * notes (16 header, kind and reserved, an empty subject, the text);
+	 * the END record */
+	assert_int_equal(size, 64 + 3000 * (264 + 112) + 3 * 48 + 40);
 	assert_int_equal(md_reader_open(path, &r), 0);
 	while ((ret = md_read_next(r, &rec)) == 1) {
 		const struct md_sample *s = &rec.u.sample;

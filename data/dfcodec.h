@@ -1,0 +1,327 @@
+/* dfcodec.h — inside data/: the byte layout of memsz.data and what the
+ * writer (dfwriter.c), the reader (dfreader.c) and the record types
+ * (dfrecords.c, dfmapping.c, dfsample.c; printing helpers in dfprint.c)
+ * share. Nothing
+ * outside data/ includes it: the API is datafile.h.
+ *
+ * The layouts are those of man/memsz-data.5: byte offsets of each field,
+ * so that the writer and the reader say the same thing by name.
+ */
+#ifndef MEMSZ_DATA_DFCODEC_H
+#define MEMSZ_DATA_DFCODEC_H
+
+#include "data/datafile.h"
+#include "data/pgstate.h"
+#include "data/stackref.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <zstd.h>
+
+/* The file header (struct md_file_header). */
+#define MD_HEADER_SIZE 64
+#define MD_MAGIC_LEN (sizeof(MD_MAGIC) - 1) /* no NUL in the file */
+enum {
+	HDR_MAGIC = 0,
+	HDR_VERSION = 8,      /* u32 */
+	HDR_HEADER_SIZE = 12, /* u32 */
+	HDR_FLAGS = 16,       /* u64 */
+	HDR_REALTIME = 24,    /* u64 start_realtime_ns */
+	HDR_MONO = 32,        /* u64 start_mono_ns */
+	HDR_PAGE_SIZE = 40,   /* u32 */
+	HDR_CRC = 44,         /* u32 header_crc (MD_F_CRC) */
+	HDR_RESERVED = 48,    /* u64[2] */
+};
+/* Base page sizes a header may give: Linux uses 4 KiB to 256 KiB; every
+ * page count is scaled by it, so anything outside these bounds (or not a
+ * power of two) is taken as corruption. */
+#define MD_PAGE_SIZE_MIN 4096u
+#define MD_PAGE_SIZE_MAX (1u << 30)
+
+/* Each record's header: u32 type, u32 crc (MD_F_CRC; else 0), u64 size. */
+#define MD_REC_HDR 16
+enum { REC_TYPE = 0, REC_CRC = 4, REC_SIZE = 8 };
+
+/* A page run of a version 1 SNAP_MAPPING record (struct md_run). Version
+ * 2 stores the pages in the encoding of pgstate.h instead, after the
+ * name: u32 npalette, u32 crc, u64 nbytes, the palette (npalette
+ * entries of PGSTATE_PAL_SIZE bytes), the block stream (nbytes), zero
+ * padding to a multiple of 8. crc is the CRC-32 of nruns (8 bytes), the
+ * palette and the stream: damage that would still decode is refused. */
+#define MD_RUN_SIZE 24
+enum {
+	RUN_VADDR = 0,     /* u64 */
+	RUN_NPAGES = 8,    /* u32 */
+	RUN_FLAGS = 12,    /* u32 */
+	RUN_MAPCOUNT = 16, /* u32 */
+	RUN_RESERVED = 20, /* u32 */
+};
+
+/* A build-id field: up to 20 bytes (a SHA-1), zero-padded to 24 to keep
+ * what follows 8-byte aligned. */
+#define MD_BUILD_ID_MAX 20
+#define MD_BUILD_ID_FIELD 24
+/* COMM: flags after the comm string, then the owner's user name */
+#define MD_TASK_F_OWNER 1u
+
+/* Samples are written in batches of 4 MiB: a batch is compressed as one
+ * zstd frame, and the stack copies of consecutive faults repeat, so the
+ * bigger the frame the better it packs (4 MiB: about 1/40 on node). */
+#define MD_SAMPLE_BATCH (4u << 20)
+/* A PACKED record: u32 codec, u32 nrecords, u64 raw_size, u64 zsize, then
+ * zsize bytes of one zstd frame holding raw_size bytes of records (codec
+ * zstd), or the raw_size bytes themselves (codec none: zstd did not make
+ * the batch smaller; it is packed still, as its samples may leave out
+ * stack bytes of the samples before them). */
+#define MD_PACKED_HDR 24
+enum {
+	PK_CODEC = 0,    /* u32: MD_CODEC_ZSTD */
+	PK_NRECS = 4,    /* u32 */
+	PK_RAW_SIZE = 8, /* u64 */
+	PK_ZSIZE = 16,   /* u64 */
+};
+#define MD_CODEC_NONE 0
+#define MD_CODEC_ZSTD 1
+/* Level 1: compresses at ~500 MB/s, nearly as small as level 3 here. */
+#define MD_ZSTD_LEVEL 1
+/* Largest raw_size a reader accepts (the writer's batch plus the one
+ * record that crossed it, at most 64 KiB of stack and arrays). */
+#define MD_PACKED_MAX_RAW (MD_SAMPLE_BATCH + (1u << 20))
+#define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
+/* Its fields; the registers, the callchain and the stack follow. */
+enum {
+	SMP_TIME = 0,        /* u64 */
+	SMP_PID = 8,         /* u32 */
+	SMP_TID = 12,        /* u32 */
+	SMP_ADDR = 16,       /* u64 */
+	SMP_IP = 24,         /* u64 */
+	SMP_EVENT = 32,      /* u32 */
+	SMP_ABI = 36,        /* u32 */
+	SMP_REGS_MASK = 40,  /* u64 */
+	SMP_NREGS = 48,      /* u32 */
+	SMP_NCHAIN = 52,     /* u32 */
+	SMP_STACK_SP = 56,   /* u64 */
+	SMP_STACK_SIZE = 64, /* u32 */
+	SMP_STACK_REUSED = 68, /* u32: top stack bytes not stored */
+};
+
+/* --- little-endian helpers --- */
+
+static inline void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static inline void put_u64(uint8_t *p, uint64_t v)
+{
+	put_u32(p, (uint32_t)v);
+	put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static inline size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* True if the n bytes at p are all zero. */
+static inline bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* CRC of a record of size bytes at p (size >= MD_REC_HDR), its crc word
+ * taken as zero. */
+uint32_t md_record_crc(const uint8_t *p, uint64_t size);
+/* CRC of a file header of hsize bytes, its header_crc taken as zero. */
+uint32_t md_header_crc(const uint8_t *p, size_t hsize);
+
+/* --- record builder: a growing buffer of encoded fields --- */
+
+struct md_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+/* n more bytes at the end of b, zeroed; returns where they start. */
+uint8_t *md_buf_grow(struct md_buf *b, size_t n);
+void md_buf_u32(struct md_buf *b, uint32_t v);
+void md_buf_u64(struct md_buf *b, uint64_t v);
+/* A string: u32 length, the bytes, at least one NUL, zero padding to a
+ * multiple of 8. NULL is "". */
+void md_buf_str(struct md_buf *b, const char *s);
+/* A build-id field (len bytes of id, at most 20, zero-padded to 24). */
+void md_buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len);
+/* Zero bytes up to a multiple of 8. */
+void md_buf_pad8(struct md_buf *b);
+
+/* --- cursor: reads one record's payload; every get checks the bounds.
+ * The first failure sticks (err -MEMSZ_EBADDATA, why); later gets
+ * return 0 or "". --- */
+
+struct md_cur {
+	const uint8_t *p;
+	size_t len, pos;
+	int err;
+	const char *why;
+};
+
+void md_cur_fail(struct md_cur *c, const char *why);
+/* n bytes, or NULL (c fails) when fewer are left. */
+const uint8_t *md_cur_take(struct md_cur *c, size_t n);
+uint32_t md_cur_u32(struct md_cur *c);
+uint64_t md_cur_u64(struct md_cur *c);
+/* A string: its length must fit the record, the bytes after it up to the
+ * next multiple of 8 must be zero (a NUL at least) and it must hold no
+ * NUL itself. Returns "" on error (c->err set). */
+const char *md_cur_str(struct md_cur *c);
+/* A build-id field of len bytes into dst (20 bytes). */
+void md_cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len);
+
+/* --- the writer's state (dfwriter.c) --- */
+
+struct md_writer {
+	int fd;
+	char *path;     /* where the recording goes once committed */
+	char *tmp;      /* the file written until then; NULL: writing path */
+	bool committed;
+	bool ended;     /* the END record is written */
+	uint64_t off;   /* end of the last complete record */
+	int err;        /* sticky: once a write failed, every call fails */
+	struct md_buf b;
+	struct md_buf sb; /* SAMPLE records not yet written (batched) */
+	uint64_t nrecords, nsamples, samples_lost; /* see md_writer_stats */
+	unsigned page_shift; /* of the page size in the header */
+	struct pgstate_enc enc; /* scratch of md_write_mapping */
+	uint32_t nsb;     /* records in sb */
+	bool compress;    /* write batches as PACKED records */
+	ZSTD_CCtx *cctx;
+	struct md_buf zb; /* a PACKED record being built */
+	struct stackref stk; /* each thread's last stack in the batch */
+};
+
+/* Start a record in w->b (its header reserved): flushes the batched
+ * samples first. Returns 0 or the writer's (sticky) error. */
+int md_rec_begin(struct md_writer *w);
+/* Write the record built in w->b as one of type (header filled in here).
+ * Returns 0 or -errno; the writer stays failed after an error. */
+int md_rec_commit(struct md_writer *w, enum md_rec_type type);
+/* Write the batched SAMPLE records (see md_writer_flush). */
+int md_samples_flush(struct md_writer *w);
+
+/* --- the reader's state (dfreader.c) --- */
+
+/* Highest user address a mapping may end at (5-level paging: 2^57), and
+ * the one page above it the kernel maps into every x86-64 process. */
+#define MD_VA_LIMIT (1ull << 57)
+#define MD_VSYSCALL_START 0xffffffffff600000ull
+#define MD_VSYSCALL_END 0xffffffffff601000ull
+
+struct md_reader {
+	const uint8_t *map;
+	size_t size;
+	uint64_t off;             /* next record */
+	struct md_file_header hdr;
+	struct md_run *runs;      /* decoded runs of the last mapping */
+	size_t runs_cap;
+	uint64_t *u64s;           /* regs + callchain of the last sample */
+	size_t u64s_cap;
+	char *subject;            /* a legacy NOTE's subject, copied out */
+	size_t subject_cap;
+
+	/* what the checks need to know of the records before */
+	int err;                  /* sticky error of md_read_next */
+	const char *why;
+	bool seen_end, cut_short;
+	uint64_t nrecords, nsamples;
+	uint32_t *img_ids;        /* ids of IMAGE records, sorted */
+	size_t nimg, img_cap;
+	bool in_snap, have_seq;
+	uint32_t snap_pid, snap_seq, snap_flags, snap_nmappings, snap_seen;
+	uint64_t snap_prev_end;   /* end of the snapshot's last mapping */
+	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
+	size_t jit_cap;
+	/* the records of the last PACKED record, handed out one by one */
+	ZSTD_DCtx *dctx;
+	uint8_t *z;
+	size_t zcap, zlen, zpos;
+	uint32_t zleft;           /* records still to come in it */
+	uint64_t zoff;            /* its offset */
+	bool in_packed;           /* decoding a record of it */
+	struct stackref stk;      /* each thread's last stack in it */
+};
+
+/* Is id the id of an IMAGE record read so far? *at: where it is or
+ * would go in r->img_ids. */
+bool md_reader_img_known(const struct md_reader *r, uint32_t id, size_t *at);
+
+/* --- the record types: one row each (dfrecords.c) --- */
+
+/* How `memsz dump` prints a record. */
+struct md_print_opts {
+	bool verbose;        /* page runs and JIT symbols too */
+	uint32_t page_size;  /* from the file header */
+};
+
+struct md_rectype {
+	const char *name;    /* as dump prints it */
+	/* Append rec's payload to b. NULL: the type is written by its own
+	 * path (SNAP_MAPPING piecewise, SAMPLE batched, PACKED). */
+	void (*encode)(struct md_buf *b, const struct md_record *rec);
+	/* Decode the payload at c into rec and check it against the
+	 * records before (r). Returns 0 or c->err. NULL: never handed out
+	 * (PACKED). */
+	int (*decode)(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec);
+	/* Print rec as one dump line (and, with o->verbose, its details on
+	 * lines after it); name is the row's. */
+	void (*print)(FILE *out, const struct md_record *rec,
+		      const char *name, const struct md_print_opts *o);
+};
+
+/* The row of record type type, or NULL for a type this reader does not
+ * know (it is skipped by its size). */
+const struct md_rectype *md_rectype_of(uint32_t type);
+
+/* Codecs that live beside the state they need. */
+int md_mapping_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec); /* dfmapping.c */
+int md_sample_decode(struct md_reader *r, struct md_cur *c,
+		     struct md_record *rec); /* dfsample.c */
+
+/* The printers of the rows that live beside their codecs. */
+void md_print_mapping(FILE *out, const struct md_record *rec,
+		      const char *name, const struct md_print_opts *o);
+void md_print_sample(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o);
+
+/* What the printers share (dfprint.c): a CLOCK_MONOTONIC time in seconds
+ * and a space; a build-id in hex or "-"; "rwxp"-style permissions; the
+ * names of page flags (MD_PG_*) or snapshot flags (MD_SNAP_F_*) joined by
+ * commas, or "-". */
+void md_print_time(FILE *out, uint64_t ns);
+void md_print_build_id(FILE *out, const uint8_t *id, uint32_t len);
+void md_print_perms(FILE *out, uint32_t prot, uint32_t flags);
+void md_print_page_flags(FILE *out, uint32_t flags);
+void md_print_snap_flags(FILE *out, uint32_t flags);
+
+#endif

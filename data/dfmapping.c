@@ -1,0 +1,357 @@
+/* dfmapping.c — the SNAP_MAPPING record: a mapping of a snapshot and its
+ * pages, written piecewise (md_mapping_begin/add/end) in the compact
+ * encoding of pgstate.h, read back as maximal runs and checked against
+ * its snapshot (see datafile.h, man/memsz-data.5). */
+#include "config.h"
+
+#include "data/dfcodec.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+
+int md_mapping_begin(struct md_writer *w, uint64_t start, uint64_t end)
+{
+	uint64_t pgmask;
+
+	if (!w)
+		return -EINVAL;
+	pgmask = ((uint64_t)1 << w->page_shift) - 1;
+	if (end < start || ((start | end) & pgmask)) {
+		w->enc.err = -EINVAL;
+		return -EINVAL;
+	}
+	pgstate_begin(&w->enc, start, (end - start) >> w->page_shift,
+		      w->page_shift);
+	return 0;
+}
+
+int md_mapping_add(struct md_writer *w, const struct md_run *runs,
+		   size_t nruns)
+{
+	if (!w || (nruns && !runs))
+		return -EINVAL;
+	return pgstate_add(&w->enc, runs, nruns);
+}
+
+int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
+{
+	int ret;
+
+	if (!w || !r || (r->nruns && !r->runs))
+		return -EINVAL;
+	ret = md_mapping_begin(w, r->start, r->end);
+	if (!ret)
+		ret = md_mapping_add(w, r->runs, r->nruns);
+	return ret < 0 ? ret : md_mapping_end(w, r, NULL);
+}
+
+int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
+		   uint64_t *nruns)
+{
+	struct pgstate_enc *e;
+	uint8_t le_nruns[8];
+	uint32_t crc;
+	int ret;
+
+	if (!w || !r)
+		return -EINVAL;
+	e = &w->enc;
+	ret = pgstate_end(e);
+	if (ret < 0)
+		return ret;
+	if (r->start != e->start ||
+	    r->end - r->start != e->npages << w->page_shift)
+		return -EINVAL;
+	if (nruns)
+		*nruns = e->nruns;
+	ret = md_rec_begin(w);
+	if (ret < 0)
+		return ret;
+	md_buf_u64(&w->b, r->start);
+	md_buf_u64(&w->b, r->end);
+	md_buf_u64(&w->b, r->pgoff);
+	md_buf_u32(&w->b, r->dev_major);
+	md_buf_u32(&w->b, r->dev_minor);
+	md_buf_u64(&w->b, r->ino);
+	md_buf_u32(&w->b, r->prot);
+	md_buf_u32(&w->b, r->flags);
+	md_buf_u32(&w->b, r->image_id);
+	md_buf_u32(&w->b, 0);
+	md_buf_u64(&w->b, e->nruns);
+	md_buf_str(&w->b, r->name);
+	put_u64(le_nruns, e->nruns);
+	crc = pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), e->pal,
+				      (size_t)e->npal * PGSTATE_PAL_SIZE),
+			  e->out, e->len);
+	md_buf_u32(&w->b, e->npal);
+	md_buf_u32(&w->b, crc);
+	md_buf_u64(&w->b, e->len);
+	if (e->npal)
+		memcpy(md_buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
+				   e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
+	if (e->len)
+		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
+	md_buf_pad8(&w->b);
+	return md_rec_commit(w, MD_REC_SNAP_MAPPING);
+}
+
+/* the page flags a run may have */
+#define MD_PG_KNOWN                                                      \
+	(MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_FILE | MD_PG_EXCLUSIVE |   \
+	 MD_PG_SOFTDIRTY | MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED |  \
+	 MD_PG_KSM | MD_PG_THP | MD_PG_HUGE | MD_PG_ZERO | MD_PG_IDLE |   \
+	 MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY | MD_PG_PMD)
+/* flags only /proc/kpageflags gives (MD_SNAP_F_KPAGEFLAGS) */
+#define MD_PG_FROM_KPAGEFLAGS                                            \
+	(MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED | MD_PG_KSM |        \
+	 MD_PG_HUGE | MD_PG_IDLE)
+
+/* The checks of one page run of mapping m (see man/memsz-data.5): NULL if
+ * it keeps them, else what it breaks. */
+static const char *run_check(const struct md_reader *r,
+			     const struct md_snap_mapping *m,
+			     const struct md_run *run, uint64_t prev_end)
+{
+	uint64_t ps = r->hdr.page_size;
+	uint32_t kind = run->flags & (MD_PG_PRESENT | MD_PG_SWAPPED |
+				      MD_PG_ZERO);
+
+	if (!run->npages || run->vaddr % ps)
+		return "page run empty or not page aligned";
+	if (run->vaddr < prev_end || run->vaddr >= m->end ||
+	    run->npages > (m->end - run->vaddr) / ps)
+		return "page run outside its mapping or overlapping the "
+		       "previous run";
+	if (run->reserved || (run->flags & ~(uint32_t)MD_PG_KNOWN))
+		return "page run with unknown flags";
+	if (kind != MD_PG_PRESENT && kind != MD_PG_SWAPPED &&
+	    kind != MD_PG_ZERO)
+		return "page run neither present, swapped nor zero page";
+	if ((run->flags & (MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY)) &&
+	    (kind != MD_PG_PRESENT ||
+	     (run->flags & MD_PG_PRIVATE_DIRTY &&
+	      run->flags & MD_PG_SHARED_DIRTY)))
+		return "page run with inconsistent dirty flags";
+	if (!(r->snap_flags & MD_SNAP_F_KPAGEFLAGS) &&
+	    (run->flags & MD_PG_FROM_KPAGEFLAGS))
+		return "page run with kpageflags in a snapshot without them";
+	if ((run->flags & MD_PG_PMD) &&
+	    (kind != MD_PG_PRESENT || !(r->snap_flags & MD_SNAP_F_PMD)))
+		return "page run with a PMD flag that cannot be";
+	if (kind != MD_PG_PRESENT ? run->mapcount != 0 :
+	    (run->flags & MD_PG_EXCLUSIVE) ? run->mapcount != 1 :
+	    !(r->snap_flags & MD_SNAP_F_PFN) && run->mapcount > 1)
+		return "page run with an impossible mapcount";
+	return NULL;
+}
+
+/* The checks of a mapping of the open snapshot: NULL or what it breaks. */
+static const char *mapping_check(struct md_reader *r,
+				 const struct md_snap_mapping *m)
+{
+	uint64_t ps = r->hdr.page_size, prev = m->start;
+	size_t at;
+
+	if (!r->in_snap)
+		return "mapping outside a snapshot";
+	if (r->snap_seen >= r->snap_nmappings)
+		return "more mappings than the snapshot announced";
+	if (m->start % ps || m->end % ps || m->pgoff % ps ||
+	    m->start >= m->end)
+		return "mapping range empty or not page aligned";
+	if (m->end > MD_VA_LIMIT &&
+	    !(m->start == MD_VSYSCALL_START && m->end == MD_VSYSCALL_END))
+		return "mapping beyond the user address space";
+	if (m->start < r->snap_prev_end)
+		return "mapping out of order or overlapping the previous one";
+	if ((m->prot & ~7u) ||
+	    ((m->flags & ~MD_MAP_LOCKED) != MAP_SHARED &&
+	     (m->flags & ~MD_MAP_LOCKED) != MAP_PRIVATE))
+		return "mapping with unknown protection or flags";
+	if ((m->flags & MD_MAP_LOCKED) && !(r->snap_flags & MD_SNAP_F_LOCKED))
+		return "locked mapping in a snapshot that does not record "
+		       "locking";
+	if (m->image_id != UINT32_MAX &&
+	    !md_reader_img_known(r, m->image_id, &at))
+		return "mapping of an image id with no IMAGE record";
+	for (size_t i = 0; i < m->nruns; i++) {
+		const char *why = run_check(r, m, &m->runs[i], prev);
+
+		if (why)
+			return why;
+		prev = m->runs[i].vaddr + (uint64_t)m->runs[i].npages * ps;
+	}
+	return NULL;
+}
+
+/* Version 1: nruns runs of MD_RUN_SIZE bytes, filling the record. Returns
+ * 0 or c->err. */
+static int decode_runs_v1(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
+{
+	const uint8_t *q;
+	size_t i;
+
+	if (nruns != (c->len - c->pos) / MD_RUN_SIZE ||
+	    (c->len - c->pos) % MD_RUN_SIZE)
+		md_cur_fail(c, "mapping size does not match its run count");
+	q = md_cur_take(c, nruns * MD_RUN_SIZE);
+	if (!q)
+		return c->err;
+	xgrow(&r->runs, &r->runs_cap, nruns, sizeof(*r->runs));
+	for (i = 0; i < nruns; i++, q += MD_RUN_SIZE) {
+		r->runs[i].vaddr = get_u64(q + RUN_VADDR);
+		r->runs[i].npages = get_u32(q + RUN_NPAGES);
+		r->runs[i].flags = get_u32(q + RUN_FLAGS);
+		r->runs[i].mapcount = get_u32(q + RUN_MAPCOUNT);
+		r->runs[i].reserved = get_u32(q + RUN_RESERVED);
+	}
+	m->runs = nruns ? r->runs : NULL;
+	m->nruns = nruns;
+	return 0;
+}
+
+/* Version 2: a palette and a block stream (pgstate.h) that decode to
+ * nruns runs. The page-data CRC-32 is checked only in a file without
+ * record checksums (MD_F_CRC): the record's CRC-32C covers the same bytes.
+ * Returns 0 or c->err. */
+static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
+			  struct md_snap_mapping *m, uint64_t nruns)
+{
+	unsigned shift = (unsigned)__builtin_ctz(r->hdr.page_size);
+	const uint8_t *pal, *s, *pad;
+	uint8_t le_nruns[8];
+	size_t padn;
+	uint32_t npal, crc;
+	uint64_t nbytes;
+
+	npal = md_cur_u32(c);
+	crc = md_cur_u32(c);
+	nbytes = md_cur_u64(c);
+	if (c->err)
+		return c->err;
+	/* the pages are counted from start: a range that is not whole
+	 * pages cannot be decoded */
+	if (m->end <= m->start ||
+	    ((m->start | m->end) & (r->hdr.page_size - 1))) {
+		md_cur_fail(c, "mapping range empty or not page aligned");
+		return c->err;
+	}
+	if (npal > (c->len - c->pos) / PGSTATE_PAL_SIZE ||
+	    nbytes > c->len - c->pos - (size_t)npal * PGSTATE_PAL_SIZE) {
+		md_cur_fail(c, "page states run past the end of the mapping");
+		return c->err;
+	}
+	pal = md_cur_take(c, (size_t)npal * PGSTATE_PAL_SIZE);
+	s = md_cur_take(c, nbytes);
+	padn = align8(c->pos) - c->pos;
+	pad = md_cur_take(c, padn);
+	if (!pal || !s || !pad)
+		return c->err;
+	if (!all_zero(pad, padn))
+		md_cur_fail(c, "page states not zero padded");
+	put_u64(le_nruns, nruns);
+	if (!(r->hdr.flags & MD_F_CRC) &&
+	    pgstate_crc(pgstate_crc(pgstate_crc(0, le_nruns, 8), pal,
+				    (size_t)npal * PGSTATE_PAL_SIZE),
+			s, nbytes) != crc)
+		md_cur_fail(c, "page states checksum mismatch");
+	if (c->err)
+		return c->err;
+	if (pgstate_decode(pal, npal, s, nbytes, m->start,
+			   (m->end - m->start) >> shift, shift, nruns,
+			   &r->runs, &r->runs_cap) < 0) {
+		md_cur_fail(c, "page states that do not decode");
+		return c->err;
+	}
+	m->runs = nruns ? r->runs : NULL;
+	m->nruns = nruns;
+	return 0;
+}
+
+/* The mapping's fields, its pages (in the layout of the file's version)
+ * and the checks against its snapshot. */
+int md_mapping_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec)
+{
+	struct md_snap_mapping *m = &rec->u.mapping;
+	const char *why;
+	uint64_t nruns;
+	uint32_t reserved;
+
+	m->start = md_cur_u64(c);
+	m->end = md_cur_u64(c);
+	m->pgoff = md_cur_u64(c);
+	m->dev_major = md_cur_u32(c);
+	m->dev_minor = md_cur_u32(c);
+	m->ino = md_cur_u64(c);
+	m->prot = md_cur_u32(c);
+	m->flags = md_cur_u32(c);
+	m->image_id = md_cur_u32(c);
+	reserved = md_cur_u32(c);
+	nruns = md_cur_u64(c);
+	m->name = md_cur_str(c);
+	if (reserved)
+		md_cur_fail(c, "mapping with a non-zero reserved field");
+	if (c->err)
+		return c->err;
+	if (r->hdr.version == 1)
+		decode_runs_v1(r, c, m, nruns);
+	else
+		decode_runs_v2(r, c, m, nruns);
+	if (c->err)
+		return c->err;
+	why = mapping_check(r, m);
+	if (why)
+		md_cur_fail(c, why);
+	r->snap_seen++;
+	r->snap_prev_end = m->end;
+	return c->err;
+}
+
+/* A mapping's page counts; with o->verbose each page run on a line. */
+void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o)
+{
+	const struct md_snap_mapping *m = &rec->u.mapping;
+	uint64_t present = 0, swapped = 0, zero = 0, pd = 0, sd = 0;
+	size_t i;
+
+	for (i = 0; i < m->nruns; i++) {
+		const struct md_run *r = &m->runs[i];
+
+		present += r->flags & MD_PG_PRESENT ? r->npages : 0;
+		swapped += r->flags & MD_PG_SWAPPED ? r->npages : 0;
+		zero += r->flags & MD_PG_ZERO ? r->npages : 0;
+		pd += r->flags & MD_PG_PRIVATE_DIRTY ? r->npages : 0;
+		sd += r->flags & MD_PG_SHARED_DIRTY ? r->npages : 0;
+	}
+	fprintf(out, "%s [0x%" PRIx64 "-0x%" PRIx64 ") ", name, m->start,
+		m->end);
+	md_print_perms(out, m->prot, m->flags);
+	if (m->flags & MD_MAP_LOCKED)
+		fputs(" locked", out);
+	fprintf(out, " @ 0x%" PRIx64 " %02x:%02x %" PRIu64 " image ", m->pgoff,
+		m->dev_major, m->dev_minor, m->ino);
+	if (m->image_id == UINT32_MAX)
+		fputc('-', out);
+	else
+		fprintf(out, "#%u", m->image_id);
+	fprintf(out, " present %" PRIu64 " swapped %" PRIu64 " zero %" PRIu64
+		     " private_dirty %" PRIu64 " shared_dirty %" PRIu64
+		     " runs %zu %s\n",
+		present, swapped, zero, pd, sd, m->nruns, m->name);
+	for (i = 0; o->verbose && i < m->nruns; i++) {
+		const struct md_run *r = &m->runs[i];
+
+		fprintf(out, "    run 0x%" PRIx64 "-0x%" PRIx64 " pages %u ",
+			r->vaddr,
+			r->vaddr + (uint64_t)r->npages * o->page_size,
+			r->npages);
+		md_print_page_flags(out, r->flags);
+		fprintf(out, " mapcount %u\n", r->mapcount);
+	}
+}

@@ -1,0 +1,362 @@
+/* dfwriter.c — the memsz.data writer: the file (a temporary file renamed
+ * into place on commit), one write() per record, sample batches packed
+ * with zstd, and the END record. What each record holds is its row's
+ * encoder (dfrecords.c). See datafile.h. */
+#include "config.h"
+
+#include "data/dfcodec.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
+{
+	ssize_t w;
+
+	*done = 0;
+	while (*done < n) {
+		w = write(fd, p + *done, n - *done);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -ENOSPC;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+/* Write the record built in w->b; the header is filled in here. On a
+ * failure the partial record is cut off again (best effort: ftruncate does
+ * not apply to every file type) and the writer stays failed. */
+int md_rec_commit(struct md_writer *w, enum md_rec_type type)
+{
+	size_t done;
+	int ret;
+
+	md_buf_pad8(&w->b);
+	put_u32(w->b.p + REC_TYPE, type);
+	put_u32(w->b.p + REC_CRC, 0);
+	put_u64(w->b.p + REC_SIZE, w->b.len);
+	/* the crc word is zero while the CRC is computed */
+	put_u32(w->b.p + REC_CRC, md_record_crc(w->b.p, w->b.len));
+	ret = write_all(w->fd, w->b.p, w->b.len, &done);
+	if (ret < 0) {
+		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
+			(void)lseek(w->fd, (off_t)w->off, SEEK_SET);
+		w->err = ret;
+		return ret;
+	}
+	w->off += w->b.len;
+	w->nrecords++;
+	return 0;
+}
+
+/* Start a record: the header is reserved and filled by md_rec_commit. */
+int md_rec_begin(struct md_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (w->sb.len && md_samples_flush(w) < 0)
+		return w->err;
+	w->b.len = 0;
+	md_buf_grow(&w->b, MD_REC_HDR);
+	return 0;
+}
+
+/* Create the file records are written to: a temporary file beside path
+ * (mode 0666 less the umask, like open would give), or path itself when it
+ * exists and is not a regular file (a device, a pipe). Returns the fd and
+ * *tmp (NULL when writing path itself), or -errno. */
+static int writer_create(const char *path, char **tmp)
+{
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	*tmp = NULL;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	*tmp = xasprintf("%s.tmp.XXXXXX", path);
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		free(*tmp);
+		*tmp = NULL;
+		return fd;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0) {
+		fd = -errno;
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+int md_writer_open(const char *path, struct md_writer **out)
+{
+	struct md_writer *w;
+	uint8_t hdr[MD_HEADER_SIZE] = { 0 };
+	size_t done;
+	char *tmp;
+	int fd, ret;
+
+	fd = writer_create(path, &tmp);
+	if (fd < 0)
+		return fd;
+	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);
+	put_u32(hdr + HDR_VERSION, MD_VERSION);
+	put_u32(hdr + HDR_HEADER_SIZE, MD_HEADER_SIZE);
+	put_u64(hdr + HDR_FLAGS, MD_F_CRC | MD_F_END);
+	put_u64(hdr + HDR_REALTIME, clock_ns(CLOCK_REALTIME));
+	put_u64(hdr + HDR_MONO, clock_ns(CLOCK_MONOTONIC));
+	put_u32(hdr + HDR_PAGE_SIZE, (uint32_t)sysconf(_SC_PAGESIZE));
+	put_u32(hdr + HDR_CRC, md_header_crc(hdr, MD_HEADER_SIZE));
+	ret = write_all(fd, hdr, sizeof(hdr), &done);
+	if (ret < 0) {
+		close(fd);
+		if (tmp)
+			unlink(tmp);
+		free(tmp);
+		return ret;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->path = xstrdup(path);
+	w->tmp = tmp;
+	w->off = MD_HEADER_SIZE;
+	w->page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(
+		_SC_PAGESIZE));
+	w->compress = true;
+	*out = w;
+	return 0;
+}
+
+/* The batched samples, then the END record (the file is complete), once,
+ * unless a write failed. */
+static void writer_end(struct md_writer *w)
+{
+	struct md_record rec = { .type = MD_REC_END };
+
+	md_samples_flush(w);
+	if (w->ended || w->err)
+		return;
+	rec.u.end = (struct md_end){ .time = clock_ns(CLOCK_MONOTONIC),
+				     .nrecords = w->nrecords,
+				     .nsamples = w->nsamples };
+	if (md_write_record(w, &rec) == 0)
+		w->ended = true;
+}
+
+int md_write_record(struct md_writer *w, const struct md_record *rec)
+{
+	const struct md_rectype *t = rec ? md_rectype_of(rec->type) : NULL;
+	int ret;
+
+	if (!t || !t->encode)
+		return -EINVAL;
+	ret = md_rec_begin(w);
+	if (ret < 0)
+		return ret;
+	t->encode(&w->b, rec);
+	return md_rec_commit(w, rec->type);
+}
+
+int md_writer_commit(struct md_writer *w)
+{
+	struct stat st;
+	char *old;
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (w->committed)
+		return 0;
+	writer_end(w);
+	if (w->err)
+		return w->err;
+	if (!w->tmp) {
+		w->committed = true;
+		return 0;
+	}
+	/* The data must be on disk before the name points at it, or a crash
+	 * could leave an empty file where the old recording was. */
+	if (fsync(w->fd) < 0)
+		return w->err = -errno;
+	if (!lstat(w->path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		old = xasprintf("%s.old", w->path);
+		ret = rename(w->path, old) ? -errno : 0;
+		free(old);
+		if (ret < 0)
+			return w->err = ret;
+	}
+	if (rename(w->tmp, w->path) < 0)
+		return w->err = -errno;
+	w->committed = true;
+	return 0;
+}
+
+const char *md_writer_temp_path(const struct md_writer *w)
+{
+	return w->tmp && !w->committed ? w->tmp : w->path;
+}
+
+uint64_t md_writer_offset(const struct md_writer *w)
+{
+	return w->off + w->sb.len;
+}
+
+void md_writer_set_compress(struct md_writer *w, bool on)
+{
+	w->compress = on;
+}
+
+/* The batch in w->sb as a PACKED record in w->zb: a zstd frame, or the
+ * records as they are if zstd would not make them much smaller (or
+ * failed). */
+static void pack_samples(struct md_writer *w)
+{
+	size_t bound = MAX(ZSTD_compressBound(w->sb.len), w->sb.len), z;
+	uint32_t codec = MD_CODEC_ZSTD;
+	uint8_t *q, *frame;
+
+	/* Room, not zeroed: every byte up to the frame's padding is set
+	 * below (zeroing 4 MiB per batch cost as much as the CRCs). */
+	xgrow(&w->zb.p, &w->zb.cap, MD_REC_HDR + MD_PACKED_HDR + align8(bound),
+	      1);
+	q = w->zb.p;
+	frame = q + MD_REC_HDR + MD_PACKED_HDR;
+	if (!w->cctx)
+		w->cctx = ZSTD_createCCtx();
+	z = w->cctx ? ZSTD_compressCCtx(w->cctx, frame, bound, w->sb.p,
+					w->sb.len, MD_ZSTD_LEVEL) : 0;
+	/* a frame that saves less than 1/16 is not worth unpacking */
+	if (!w->cctx || ZSTD_isError(z) ||
+	    align8(z) >= w->sb.len - w->sb.len / 16) {
+		codec = MD_CODEC_NONE;
+		z = w->sb.len;
+		memcpy(frame, w->sb.p, z);
+	}
+	w->zb.len = MD_REC_HDR + MD_PACKED_HDR + align8(z);
+	/* zstd may have used the bytes past the frame: the padding is 0 */
+	memset(frame + z, 0, align8(z) - z);
+	put_u32(q + REC_TYPE, MD_REC_PACKED);
+	put_u32(q + REC_CRC, 0);
+	put_u64(q + REC_SIZE, w->zb.len);
+	put_u32(q + MD_REC_HDR + PK_CODEC, codec);
+	put_u32(q + MD_REC_HDR + PK_NRECS, w->nsb);
+	put_u64(q + MD_REC_HDR + PK_RAW_SIZE, w->sb.len);
+	put_u64(q + MD_REC_HDR + PK_ZSIZE, z);
+	put_u32(q + REC_CRC, md_record_crc(q, w->zb.len));
+}
+
+/* Write the batched SAMPLE records, as one PACKED record if the writer
+ * compresses (md_writer_set_compress), else as they are. On a
+ * failure the whole records that made it to the file stay (the partial
+ * one after them is cut off again, best effort; a PACKED record is one
+ * record), the others are counted lost and the writer stays failed. */
+int md_samples_flush(struct md_writer *w)
+{
+	const struct md_buf *out = &w->sb;
+	size_t done, kept = 0;
+	uint64_t n = 0;
+	int ret;
+
+	if (w->err || !w->sb.len)
+		return w->err;
+	if (w->compress) {
+		pack_samples(w);
+		out = &w->zb;
+		/* the next batch's samples cannot refer to this one's */
+		stackref_reset(&w->stk);
+	}
+	ret = write_all(w->fd, out->p, out->len, &done);
+	if (ret < 0) {
+		/* a plain batch holds whole records: keep those written */
+		while (out == &w->sb && n < w->nsb &&
+		       kept + get_u64(w->sb.p + kept + REC_SIZE) <= done) {
+			kept += get_u64(w->sb.p + kept + REC_SIZE);
+			n++;
+		}
+		if (done > kept &&
+		    ftruncate(w->fd, (off_t)(w->off + kept)) == 0)
+			(void)lseek(w->fd, (off_t)(w->off + kept), SEEK_SET);
+		w->err = ret;
+		w->samples_lost += w->nsb - n;
+	} else {
+		kept = out->len;
+		n = w->nsb;
+	}
+	w->off += kept;
+	w->nrecords += n;
+	w->nsamples += n;
+	w->sb.len = 0;
+	w->nsb = 0;
+	return ret;
+}
+
+int md_writer_flush(struct md_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	return md_samples_flush(w);
+}
+
+void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st)
+{
+	st->records = w->nrecords;
+	st->samples = w->nsamples;
+	st->samples_lost = w->samples_lost;
+	st->bytes = w->off;
+}
+
+int md_writer_keep(struct md_writer *w, const char *dest)
+{
+	if (!w->tmp || w->committed)
+		return -EINVAL;
+	if (rename(w->tmp, dest) < 0)
+		return -errno;
+	free(w->tmp);
+	w->tmp = NULL; /* close no longer removes it */
+	return 0;
+}
+
+int md_writer_close(struct md_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	writer_end(w);
+	ret = w->err;
+	if (close(w->fd) && !ret)
+		ret = -errno;
+	if (w->tmp && !w->committed)
+		unlink(w->tmp);
+	free(w->tmp);
+	free(w->path);
+	free(w->b.p);
+	free(w->sb.p);
+	pgstate_enc_free(&w->enc);
+	free(w->zb.p);
+	ZSTD_freeCCtx(w->cctx);
+	stackref_free(&w->stk);
+	free(w);
+	return ret;
+}
