@@ -359,10 +359,6 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r);
  * "": about the recording) saying text. */
 int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text);
-/* Transitional, until record/ passes kinds: a NOTE whose kind and subject
- * are taken from its text by the legacy table (md_note_kind_from_text).
- * To be removed once every caller uses md_write_note_kind(). */
-int md_write_note(struct md_writer *w, const char *text);
 /* A mapping went away (polling fallback): an MD_REC_MUNMAP record with the
  * same payload as MMAP2 (time, pid, tid, start, len, pgoff, dev, ino, prot,
  * flags, filename of r); the reader returns it in rec->u.mmap2. */

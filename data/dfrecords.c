@@ -621,25 +621,6 @@ int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 	return md_write_record(w, &rec);
 }
 
-/* TRANSITIONAL: record/ still writes notes as text alone. Their kind is
- * read from their words with the same legacy table the reader uses for
- * files of version 3, so that new files carry kinds already; remove this
- * once record/ calls md_write_note_kind(). */
-int md_write_note(struct md_writer *w, const char *text)
-{
-	enum md_note_kind kind;
-	const char *s;
-	char *subject;
-	size_t len;
-	int ret;
-
-	kind = md_note_kind_from_text(text, &s, &len);
-	subject = xstrndup(s ? s : "", len);
-	ret = md_write_note_kind(w, kind, subject, text);
-	free(subject);
-	return ret;
-}
-
 int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
 {
 	struct md_record rec = { .type = MD_REC_JITMAP, .u.jitmap = *r };

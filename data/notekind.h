@@ -47,10 +47,9 @@ enum md_note_kind {
 const char *md_note_kind_name(uint32_t kind);
 
 /* The kind of a note from its text, for notes that carry none: NOTE
- * records of files of version 3 or older (mapped once, by the reader)
- * and the transitional text-only md_write_note(). Matches the messages
- * memsz record wrote by their fixed words (the legacy table in
- * notekind.c); MD_NOTE_OTHER if none matches. *subject and *subject_len
+ * records of files of version 3 or older (mapped once, by the reader).
+ * Matches the messages memsz record wrote by their fixed words (the
+ * legacy table in notekind.c); MD_NOTE_OTHER if none matches. *subject and *subject_len
  * receive what the note is about, a part of text (for
  * MD_NOTE_UNREADABLE_PAGES the quoted mapping name), or NULL and 0. */
 enum md_note_kind md_note_kind_from_text(const char *text,

@@ -55,7 +55,7 @@ static void fallback(struct session *r, const char *why)
 	perf_capture_free(r->cap.pc);
 	r->cap.pc = NULL;
 	rec_say(r, false, msg);
-	rec_note(r, msg);
+	rec_note(r, MD_NOTE_POLLING, msg);
 	free(msg);
 }
 
@@ -141,7 +141,7 @@ static void note_events(struct session *r, const char *list)
 	     name = strtok_r(NULL, ",", &save)) {
 		char *msg = xasprintf("event %u: %s", n++, name);
 
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_EVENT, msg);
 		free(msg);
 	}
 	free(copy);
@@ -161,7 +161,7 @@ static void note_samples_user_only(struct session *r, unsigned ring_pages)
 		return;
 	if (perf_capture_samples_user_only(r->cap.pc)) {
 		rec_say(r, true, msg);
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_USER_FAULTS_ONLY, msg);
 	}
 	got = perf_capture_sample_ring_size(r->cap.pc);
 	want = ring_pages ? (uint64_t)ring_pages * sysconf(_SC_PAGESIZE) :
@@ -171,7 +171,7 @@ static void note_samples_user_only(struct session *r, unsigned ring_pages)
 			      "cpu (perf_event_mlock_kb): samples may be "
 			      "lost", (unsigned long long)got >> 10);
 		rec_say(r, true, m);
-		rec_note(r, m);
+		rec_note(r, MD_NOTE_RING_SMALL, m);
 		free(m);
 	}
 }
@@ -366,7 +366,7 @@ static void trace_attached(struct session *r)
 					    "runs" : "",
 				r->bp.hold ? "; samples may be lost when memsz "
 					  "falls behind" : "");
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_NO_PTRACE, msg);
 		if (!r->ptrace_told)
 			rec_say(r, true, msg);
 		r->ptrace_told = true;
@@ -388,7 +388,7 @@ static void note_gone_at_attach(struct session *r)
 		msg = xasprintf("pid %d (%s) not recorded: it exited while "
 				"memsz attached", t->pid, t->comm);
 		rec_say(r, true, msg);
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_TARGET_EXITED, msg);
 		free(msg);
 	}
 }
@@ -438,7 +438,7 @@ static void note_holds(struct session *r)
 				      (unsigned long long)r->bp.nleash,
 				      (unsigned long long)r->bp.leash_k);
 
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_LEASH_STOPS, msg);
 		free(msg);
 	}
 	if (r->cap.pc && perf_capture_leash_short(r->cap.pc) && !r->werr) {
@@ -447,7 +447,7 @@ static void note_holds(struct session *r)
 				  "may be lost when memsz falls behind "
 				  "(a larger -m helps)";
 
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_LEASH_SHORT, msg);
 		rec_say(r, true, msg);
 	}
 	if (r->bp.nholds && !r->werr) {
@@ -457,7 +457,7 @@ static void note_holds(struct session *r)
 				      (unsigned long long)r->bp.nholds,
 				      r->bp.held_ns / 1e9);
 
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_HELD, msg);
 		free(msg);
 	}
 }
@@ -502,7 +502,7 @@ void session_finish(struct session *r, struct session_stats *st)
 		char *msg = xasprintf("%llu perf records lost",
 				      (unsigned long long)r->cap.lost);
 
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_LOST, msg);
 		rec_say(r, false, msg);
 		free(msg);
 	}

@@ -228,7 +228,7 @@ static void at_thread(void *arg, int tid, bool add)
 				      tid, memsz_strerror(err));
 
 		r->bp.leash_told = true;
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_LEASH_FAILED, msg);
 		rec_say(r, true, msg);
 		free(msg);
 	}

@@ -190,10 +190,11 @@ static inline bool rec_wfail(struct session *r, int ret)
 }
 
 /* A NOTE record of text, unless a write failed. */
-static inline void rec_note(struct session *r, const char *text)
+static inline void rec_note(struct session *r, enum md_note_kind kind,
+			    const char *text)
 {
 	if (!r->werr)
-		rec_wfail(r, md_write_note(r->w, text));
+		rec_wfail(r, md_write_note_kind(r->w, kind, NULL, text));
 }
 
 /* --- session.c --- */

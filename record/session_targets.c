@@ -304,7 +304,7 @@ void rec_left_out(struct session *r, struct rec_target *t, int err)
 	t->unreadable = true;
 	t->told = true;
 	rec_say(r, true, msg);
-	rec_note(r, msg);
+	rec_note(r, MD_NOTE_TARGET_UNREADABLE, msg);
 	free(msg);
 }
 
@@ -390,7 +390,7 @@ void rec_scan_targets(struct session *r)
 					      memsz_strerror(n));
 
 			rec_say(r, true, msg);
-			rec_note(r, msg);
+			rec_note(r, MD_NOTE_SCAN_FAILED, msg);
 			free(msg);
 		}
 		r->sc.scan_err = n;
@@ -445,7 +445,7 @@ void rec_scan_note(struct session *r)
 				strbuf_str(&list),
 				r->sc.ndenied > 10 ? ", ..." : "");
 		rec_say(r, true, msg);
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_SCAN_DENIED, msg);
 		free(msg);
 	}
 	if (r->sc.scan_gone) {
@@ -453,13 +453,13 @@ void rec_scan_note(struct session *r)
 				"snapshot",
 				(unsigned long long)r->sc.scan_gone,
 				r->sc.scan_gone == 1 ? "" : "es");
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_TARGET_EXITED, msg);
 		free(msg);
 	}
 	if (r->sc.kthreads && !target_scan_is_cgroup(r->sc.scan)) {
 		msg = xasprintf("%zu kernel thread%s skipped (no user memory)",
 				r->sc.kthreads, r->sc.kthreads == 1 ? "" : "s");
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_KTHREADS, msg);
 		free(msg);
 	}
 out:

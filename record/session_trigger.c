@@ -294,7 +294,7 @@ void rec_final_snapshots(struct session *r)
 			msg = xasprintf("pid %d (%s) not recorded: it exited "
 					"before a snapshot could be taken",
 					t->pid, t->comm);
-		rec_note(r, msg);
+		rec_note(r, MD_NOTE_TARGET_EXITED, msg);
 		if (!t->nsnaps)
 			rec_say(r, true, msg);
 		free(msg);

@@ -186,7 +186,8 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 					      (unsigned long)a->unreadable,
 					      m->name);
 
-			ret = md_write_note(s->w, txt);
+			ret = md_write_note_kind(s->w, MD_NOTE_UNREADABLE_PAGES,
+						 m->name, txt);
 			free(txt);
 			if (ret < 0)
 				return ret;

@@ -193,10 +193,11 @@ static int pss_note(struct snapper *s)
 
 	if (s->has_pfn || s->pss_note_written)
 		return 0;
-	ret = md_write_note(s->w, "PSS unavailable: PFNs are not "
-			    "readable without CAP_SYS_ADMIN (mapcounts "
-			    "unknown; dirty is estimated: anonymous "
-			    "pages dirty, file pages clean)");
+	ret = md_write_note_kind(s->w, MD_NOTE_NO_PFN, NULL,
+				 "PSS unavailable: PFNs are not "
+				 "readable without CAP_SYS_ADMIN (mapcounts "
+				 "unknown; dirty is estimated: anonymous "
+				 "pages dirty, file pages clean)");
 	if (ret < 0)
 		return ret;
 	s->pss_note_written = true;
@@ -250,7 +251,7 @@ static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 				      "page flags)", pid, seq,
 				      st->pages_changed);
 
-		ret = md_write_note(s->w, txt);
+		ret = md_write_note_kind(s->w, MD_NOTE_PAGES_CHANGED, NULL, txt);
 		free(txt);
 	}
 	return ret;
@@ -273,7 +274,7 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 				      "(it changed while read) left out",
 				      pid, seq, dropped, pid);
 
-		ret = md_write_note(s->w, txt);
+		ret = md_write_note_kind(s->w, MD_NOTE_MAPS_CHANGED, NULL, txt);
 		free(txt);
 		if (ret < 0)
 			return ret;

@@ -90,7 +90,7 @@ static int write_all_types(struct md_writer *w)
 	assert_int_equal(md_write_mapping(w, &map), 0);
 	assert_int_equal(md_write_mapping(w, &anon), 0);
 	assert_int_equal(md_write_snap_end(w, &se), 0);
-	assert_int_equal(md_write_note(w, "PSS unavailable"), 0);
+	assert_int_equal(md_write_note_kind(w, MD_NOTE_NO_PFN, NULL, "PSS unavailable"), 0);
 	mm.time = 9;
 	mm.synthesized = false;
 	mm.build_id_len = 0;
@@ -603,7 +603,7 @@ static void test_note_kinds(void **state)
 					    "pages changed"), 0);
 	assert_int_equal(md_write_note_kind(w, MD_NOTE__COUNT, NULL, "x"),
 			 -EINVAL);
-	assert_int_equal(md_write_note(w, "event 0: page-faults"), 0);
+	assert_int_equal(md_write_note_kind(w, MD_NOTE_EVENT, NULL, "event 0: page-faults"), 0);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 
@@ -1801,7 +1801,7 @@ static void write_samples(const char *path, int n, bool compress)
 		stack[0] = (uint8_t)i;
 		assert_int_equal(md_write_sample(w, &sm), 0);
 	}
-	assert_int_equal(md_write_note(w, "after"), 0);
+	assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "after"), 0);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 }
@@ -1945,7 +1945,7 @@ static void write_reuse(const char *path, uint8_t img[3][REUSE_STACK + 512])
 		sm.stack = img[k] + (sp - REUSE_BASE);
 		assert_int_equal(md_write_sample(w, &sm), 0);
 		if (i == REUSE_N / 2) /* a batch ends before its time */
-			assert_int_equal(md_write_note(w, "middle"), 0);
+			assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "middle"), 0);
 	}
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
@@ -2071,7 +2071,7 @@ static void test_stack_reuse(void **state)
 
 			assert_int_equal(md_write_sample(w, &sm), 0);
 			if (i == 2 * nt) /* a batch ends */
-				assert_int_equal(md_write_note(w, "m"), 0);
+				assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "m"), 0);
 		}
 		assert_int_equal(md_writer_commit(w), 0);
 		assert_int_equal(md_writer_close(w), 0);
@@ -2152,7 +2152,7 @@ static int fill(const char *path, int *err)
 		if (n == 0)
 			ret = md_write_snap_begin(w, &b);
 		else if (n % 2)
-			ret = md_write_note(w, note);
+			ret = md_write_note_kind(w, MD_NOTE_OTHER, NULL, note);
 		else
 			ret = md_write_mapping(w, &m);
 		if (ret < 0)
@@ -2164,7 +2164,7 @@ static int fill(const char *path, int *err)
 	}
 	*err = ret;
 	/* further writes keep failing, they never append */
-	if (md_write_note(w, "late") == 0)
+	if (md_write_note_kind(w, MD_NOTE_OTHER, NULL, "late") == 0)
 		*err = -EINVAL;
 	/* A failed recording is never committed; keep what the temporary
 	 * file holds under path to check it. */

@@ -209,7 +209,7 @@ static void test_datafile_sample(void **state)
 		assert_int_equal(md_write_sample(w, &s), 0);
 		assert_int_equal(md_write_sample(w, &fp), 0);
 		if (i % 1000 == 0)
-			assert_int_equal(md_write_note(w, "between"), 0);
+			assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "between"), 0);
 	}
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
