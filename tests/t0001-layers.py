@@ -14,8 +14,7 @@ sources keeps to it (DESIGN.md, "Layers"; README.md draws the same tree).
 
 ALLOWED below is the whole rule, one row per layer: the layers (or single
 headers, "dir/file.h") its files may include. A header named *priv.h is
-private to its own folder. The row model's folder is rows/ (out/, its old
-name, is read as rows/ while it exists). A folder the table does not know,
+private to its own folder. A folder the table does not know,
 an include that climbs out of its folder ("../"), or a bare "file.h" that
 is not in the including file's own folder fails too. tests/, fuzz/ and
 bench/ link the whole library and are not checked.
@@ -46,8 +45,8 @@ ALLOWED = {
     "maps": {"util"},
     "util": set(),
 }
-# folders read as another layer: the row model's old name
-ALIASES = {"out": "rows"}
+# folders read as another layer (none since out/ became rows/)
+ALIASES = {}
 # files at the top of the tree and their layer
 TOP_FILES = {"memsz.c": "builtin"}
 # bare includes every file may make: the configure header
@@ -140,8 +139,8 @@ def self_test():
         "record/c.c": '#include "config.h"\n#include "elf/elfimg.h"\n'
                       '#include "data/d.h"\n#include "c.h"\n',
         "record/c.h": "",
-        "report/r.h": '#include "elf/elfimg.h"\n#include "out/rows.h"\n',
-        "out/rows.h": '#include "maps/m.h"\n',
+        "report/r.h": '#include "elf/elfimg.h"\n#include "rows/rows.h"\n',
+        "rows/rows.h": '#include "maps/m.h"\n',
         "elf/elfimg.h": '#include "maps/m.h"\n',
         "elf/elfimg.c": '#include "elf/elfpriv.h"\n',
         "elf/elfpriv.h": "",
@@ -155,7 +154,7 @@ def self_test():
         "report/bad3.c": '#include "record/c.h"\n',
         "report/bad4.c": '#include "elf/elfpriv.h"\n',
         "data/bad5.c": '#include "maps/m.h"\n',
-        "out/bad6.c": '#include "elf/elfimg.h"\n',
+        "rows/bad6.c": '#include "elf/elfimg.h"\n',
         "elf/bad7.c": '#include "data/d.h"\n',
         "util/bad8.c": '#include "maps/m.h"\n',
         "maps/bad9.c": '#include "notalayer/x.h"\n',
