@@ -40,7 +40,7 @@ static const struct opt diff_opts[] = {
 		      "swap, relocs, shclean, shdirty, thp,\n"
 		      "locked (default the first of\n"
 		      "--fields, else rss, or file for ELF\n"
-		      "files)"),
+		      "files); or addr, name: as report"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		       "'[N others]' (default 20; 0: all)"),
 	VIEW_ROW_FILTER,
@@ -330,6 +330,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
+	rowtree_set_order(res.d, v.order);
 	rowtree_finish(res.d, v.sort, view_limit(&v));
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {

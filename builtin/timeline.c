@@ -154,7 +154,9 @@ int report_timeline(const struct view *vv, struct report_opts *o,
 		msg = xstrdup("no snapshot to show");
 		goto out_msg;
 	}
-	/* series are ranked by the peak of the first column */
+	/* series are ranked by the peak of the first column, or put in
+	 * the order --sort names */
+	rowtree_set_order(tl, v.order);
 	rowtree_finish(tl, cols[0], view_limit(&v));
 	ret = view_write(&v, tl, cols, (size_t)ncols, false, &res.notes);
 	goto out;

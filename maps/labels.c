@@ -53,6 +53,10 @@ struct labels {
 	/* aliases, allocated lazily; nalias entries valid */
 	struct alias_list *alias;
 	size_t nalias;
+
+	/* positions by id, allocated lazily: pos + 1, 0 = none; npos valid */
+	uint64_t *pos;
+	size_t npos;
 };
 
 /* A 64-bit hash of s[0, n): 8 bytes at a time, each step and the end
@@ -142,6 +146,7 @@ void labels_free(struct labels *lb)
 		free(lb->alias[i].set);
 	}
 	free(lb->alias);
+	free(lb->pos);
 	free(lb->slot);
 	free(lb->str);
 	free(lb->len);
@@ -322,4 +327,28 @@ const char *const *labels_aliases(const struct labels *lb, uint32_t id,
 	}
 	*n = lb->alias[id].n;
 	return lb->alias[id].v;
+}
+
+void labels_set_pos(struct labels *lb, uint32_t id, uint64_t pos)
+{
+	size_t cap;
+
+	if (id >= lb->count || pos == UINT64_MAX)
+		return;
+	if (id >= lb->npos) {
+		cap = lb->npos;
+		xgrow(&lb->pos, &cap, lb->count, sizeof(*lb->pos));
+		memset(lb->pos + lb->npos, 0,
+		       (cap - lb->npos) * sizeof(*lb->pos));
+		lb->npos = cap;
+	}
+	lb->pos[id] = pos + 1;
+}
+
+bool labels_pos(const struct labels *lb, uint32_t id, uint64_t *pos)
+{
+	if (id >= lb->npos || !lb->pos[id])
+		return false;
+	*pos = lb->pos[id] - 1;
+	return true;
 }

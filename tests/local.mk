@@ -109,6 +109,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3002-report-errors.sh \
 	tests/t3010-report-relocs.py \
 	tests/t3020-report-views.py \
+	tests/t3025-report-mappings-addr.py \
 	tests/t3030-report-bbs.py \
 	tests/t3050-report-mutations.py \
 	tests/t3060-report-repro.py \
