@@ -68,7 +68,8 @@ int target_owner(int pid, uid_t *uid);
 
 /* A COMM record for pid naming it (/proc/PID/comm) with its owner and the
  * owner's user name, into *k; the strings point into comm[16] and
- * user[64]. Returns 0, or -errno if the process is gone. */
+ * user[64]. Every target's COMM records are made so, not only a scan's.
+ * Returns 0, or -errno if the process is gone. */
 int target_scan_comm(int pid, struct md_task *k, char *comm, char *user);
 
 #endif
