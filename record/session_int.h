@@ -220,6 +220,11 @@ void rec_write_owner(struct session *r, struct rec_target *t);
 void rec_follow_child(struct session *r, int pid, bool traced);
 /* A thread of pid whose maps can be read (the leader may be a zombie). */
 int rec_live_tid(int pid);
+/* Add the descendants roots[0..n) have now that are not targets yet
+ * (record -p --children), each with its COMM record and a pidfd; one
+ * whose memory may not be read is said, noted and left out. Returns how
+ * many were added. */
+size_t rec_add_descendants(struct session *r, const int *roots, int n);
 /* An MMAP2 record for m, with an IMAGE record for its file if new. */
 void rec_write_mmap2(struct session *r, struct md_mmap2 *m);
 /* True if m repeats a mapping synthesized at attach (rec_synthesize). */

@@ -104,6 +104,35 @@ void rec_follow_child(struct session *r, int pid, bool traced)
 	rec_write_comm(r, t);
 }
 
+size_t rec_add_descendants(struct session *r, const int *roots, int n)
+{
+	int *pids = NULL;
+	int nd = target_scan_descendants(roots, (size_t)n, &pids);
+	size_t added = 0;
+
+	for (int i = 0; i < nd && !r->werr; i++) {
+		struct rec_target *t;
+		int err;
+
+		if (rec_target_find(r, pids[i]))
+			continue;
+		err = target_check_pid(pids[i]);
+		if (err == -ESRCH)
+			continue; /* gone already */
+		t = rec_target_add(r, pids[i], false);
+		if (err < 0) {
+			rec_left_out(r, t, err);
+			t->alive = false;
+			continue;
+		}
+		t->pidfd = syscall(SYS_pidfd_open, pids[i], 0);
+		rec_write_comm(r, t);
+		added++;
+	}
+	free(pids);
+	return added;
+}
+
 static bool scan_is_denied(const struct session *r, int pid)
 {
 	for (size_t i = 0; i < r->sc.ndenied; i++)
