@@ -330,8 +330,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
-	rowtree_set_order(res.d, v.order);
-	rowtree_finish(res.d, v.sort, view_limit(&v));
+	view_finish(&v, res.d, v.sort);
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		view_error(v.fmt, "no column of --fields is in both recordings "

@@ -329,8 +329,7 @@ int cmd_report(int argc, char **argv)
 	 * and the page's treemap areas are sums, which it is not */
 	if (res.nprocs < 2 || (out_format_get(v.fmt)->flags & OUTF_SUMS))
 		avail &= ~(1u << COL_PROCS);
-	rowtree_set_order(res.t, v.order);
-	rowtree_finish(res.t, v.sort, view_limit(&v));
+	view_finish(&v, res.t, v.sort);
 	ncols = view_columns(&v, avail, table_dflt, ARRAY_SIZE(table_dflt),
 			     cols);
 	if (!ncols) {

@@ -161,8 +161,7 @@ int cmd_size(int argc, char **argv)
 	title = xasprintf("memsz size of %s%s", argv[first],
 			  argc - first > 1 ? " ..." : "");
 	v.title = title;
-	rowtree_set_order(t, v.order);
-	rowtree_finish(t, v.sort, view_limit(&v));
+	view_finish(&v, t, v.sort);
 	ncols = view_columns(&v, v.columns, table_dflt,
 			     ARRAY_SIZE(table_dflt), cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);

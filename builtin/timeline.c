@@ -156,8 +156,7 @@ int report_timeline(const struct view *vv, struct report_opts *o,
 	}
 	/* series are ranked by the peak of the first column, or put in
 	 * the order --sort names */
-	rowtree_set_order(tl, v.order);
-	rowtree_finish(tl, cols[0], view_limit(&v));
+	view_finish(&v, tl, cols[0]);
 	ret = view_write(&v, tl, cols, (size_t)ncols, false, &res.notes);
 	goto out;
 out_msg:

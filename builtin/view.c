@@ -51,6 +51,12 @@ uint64_t view_limit(const struct view *v)
 	return v->order != ROWS_ORDER_VALUE && !v->limit_given ? 0 : v->limit;
 }
 
+void view_finish(const struct view *v, struct rowtree *t, enum col_id sort)
+{
+	rowtree_set_order(t, v->order);
+	rowtree_finish(t, sort, view_limit(v));
+}
+
 /* The names of the columns in mask, comma-separated; caller frees. */
 static char *column_list(unsigned mask)
 {

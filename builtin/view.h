@@ -159,6 +159,10 @@ void view_error(enum out_format fmt, const char *msg);
  * of labels (addr, name: a listing, like pmap's), else v->limit. */
 uint64_t view_limit(const struct view *v);
 
+/* Sort and fold the built tree t for v (rowtree_finish): by column sort
+ * or in the order --sort names, with view_limit()'s -n. */
+void view_finish(const struct view *v, struct rowtree *t, enum col_id sort);
+
 /* Check what only the --by list tells: the rules of --filter/--exclude
  * name keys of --by. Returns -1 to go on, or EXIT_USAGE after the
  * message. */
