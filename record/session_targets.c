@@ -114,7 +114,10 @@ size_t rec_add_descendants(struct session *r, const int *roots, int n)
 		struct rec_target *t;
 		int err;
 
-		if (rec_target_find(r, pids[i]))
+		/* one a target forked since memsz traced it is followed
+		 * already: its fork stop, not yet seen, adds it */
+		if (rec_target_find(r, pids[i]) ||
+		    target_tracer(pids[i]) == getpid())
 			continue;
 		err = target_check_pid(pids[i]);
 		if (err == -ESRCH)
