@@ -40,7 +40,7 @@ static const struct opt diff_opts[] = {
 		      "swap, relocs, shclean, shdirty, thp,\n"
 		      "locked (default the first of\n"
 		      "--fields, else rss, or file for ELF\n"
-		      "files)"),
+		      "files); or addr, name: as report"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		       "'[N others]' (default 20; 0: all)"),
 	VIEW_ROW_FILTER,
@@ -331,7 +331,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
-	rowtree_finish(res.d, v.sort, view_limit(&v));
+	view_finish(&v, res.d, v.sort);
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		view_error(v.fmt, "no column of --fields is in both recordings "

@@ -40,6 +40,10 @@ static const struct opt record_opts[] = {
 	{ 'p', "pid", OPT_ARG, "PID,...", 'p',
 	  "attach to running processes (all their threads)\n"
 	  "and follow the children they fork", NULL },
+	{ 0, "children", OPT_NOARG, NULL, 'C',
+	  "with -p: also attach to every descendant the\n"
+	  "processes have now (a service's whole tree: a\n"
+	  "postmaster's checkpointer, walwriter, ...)", NULL },
 	{ 'a', "all", OPT_NOARG, NULL, 'a',
 	  "every process memsz may read (kernel threads\n"
 	  "skipped); new ones are found at every --interval", NULL },
@@ -98,8 +102,9 @@ static const struct opts_cmd record_cmd = {
 		"                    [-e EVENT[,EVENT...]] "
 		"[--call-graph fp|dwarf]\n"
 		"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
-		"                    (-p PID[,PID...] | -a | -G CGROUP | "
-		"-- CMD [ARG...])\n",
+		"                    (-p PID[,PID...] [--children] | -a | "
+		"-G CGROUP |\n"
+		"                     -- CMD [ARG...])\n",
 	.about =
 		"Record where images are loaded (perf mmap2 events) and which "
 		"pages are\nresident (snapshots at start, when resident memory "
@@ -277,6 +282,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'N':
 		a->so.inherit = false;
 		break;
+	case 'C':
+		a->so.children = true;
+		break;
 	case 'W':
 		a->so.no_growth = true;
 		break;
@@ -297,6 +305,11 @@ static int check_targets(const struct record_args *a, bool cmd)
 				"command"
 			      : "nothing to record: give -p PID, -a, "
 				"-G CGROUP or -- CMD [ARG...]");
+		return -1;
+	}
+	if (a->so.children && !a->pidlist) {
+		memsz_error("--children attaches to the descendants of -p "
+			    "PID: give -p");
 		return -1;
 	}
 	if ((a->all || a->cgroup) && a->events) {

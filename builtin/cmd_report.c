@@ -43,10 +43,14 @@ static const struct opt report_opts[] = {
 		      "of --fields), pss, uss, dirty, swap,\n"
 		      "relocs, shclean, shdirty, thp,\n"
 		      "locked, procs (the processes in a\n"
-		      "row)"),
+		      "row): largest first; or an order,\n"
+		      "every row unless -n: addr (mappings\n"
+		      "by address, as pmap -x, processes by\n"
+		      "pid, other labels by name) or name"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		       "'[N others]' (default 20, with\n"
-		       "--timeline 10; 0: all)"),
+		       "--timeline 10, with --sort addr or\n"
+		       "name all; 0: all)"),
 	VIEW_ROW_FILTER,
 	{ 0, "pid", OPT_ARG, "PID", REPORT_OPT_PID, "only this process",
 	  NULL },
@@ -93,7 +97,7 @@ static const struct opts_cmd report_cmd = {
 	.synopsis =
 		"usage: memsz report [-i FILE] [--by KEY[,KEY...]]"
 		" [-F|--fields COL[,COL...]]\n"
-		"                    [--sort COL] [-n N]"
+		"                    [--sort COL|addr|name] [-n N]"
 		" [--filter [KEY=]REGEX]...\n"
 		"                    [--exclude [KEY=]REGEX]... [--pid PID]"
 		" [--skip-frames REGEX]\n"
@@ -286,7 +290,7 @@ static int report_print(struct view *v, const char *input,
 	 * and the page's treemap areas are sums, which it is not */
 	if (res->nprocs < 2 || (out_format_get(v->fmt)->flags & OUTF_SUMS))
 		avail &= ~(1u << COL_PROCS);
-	rowtree_finish(res->t, v->sort, view_limit(v));
+	view_finish(v, res->t, v->sort);
 	ncols = view_columns(v, avail, table_dflt, ARRAY_SIZE(table_dflt),
 			     cols);
 	if (!ncols) {

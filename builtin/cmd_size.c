@@ -26,7 +26,9 @@ static const struct opt size_opts[] = {
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		       "'[N others]' (default 20; 0: all)"),
 	VIEW_ROW_SORT("sort rows by file (default: the first\n"
-		      "of --fields) or vm size"),
+		      "of --fields) or vm size, largest\n"
+		      "first, or by name (every row unless\n"
+		      "-n)"),
 	VIEW_ROW_FILTER,
 	VIEW_ROW_WIDTH,
 	VIEW_ROW_VERBOSE,
@@ -48,7 +50,7 @@ static const struct opts_cmd size_cmd = {
 	.synopsis =
 		"usage: memsz size [--by KEY[,KEY...]]"
 		" [-F|--fields COL[,COL...]]\n"
-		"                  [-n N] [--sort file|vm]"
+		"                  [-n N] [--sort file|vm|name]"
 		" [--filter [KEY=]REGEX]...\n"
 		"                  [--exclude [KEY=]REGEX]... [--width N]"
 		" [-v]\n"
@@ -161,7 +163,7 @@ int cmd_size(int argc, char **argv)
 	title = xasprintf("memsz size of %s%s", argv[first],
 			  argc - first > 1 ? " ..." : "");
 	v.title = title;
-	rowtree_finish(t, v.sort, view_limit(&v));
+	view_finish(&v, t, v.sort);
 	ncols = view_columns(&v, v.columns, table_dflt,
 			     ARRAY_SIZE(table_dflt), cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);

@@ -154,8 +154,9 @@ int report_timeline(const struct view *vv, struct report_opts *o,
 		msg = xstrdup("no snapshot to show");
 		goto out_msg;
 	}
-	/* series are ranked by the peak of the first column */
-	rowtree_finish(tl, cols[0], view_limit(&v));
+	/* series are ranked by the peak of the first column, or put in
+	 * the order --sort names */
+	view_finish(&v, tl, cols[0]);
 	ret = view_write(&v, tl, cols, (size_t)ncols, false, &res.notes);
 	goto out;
 out_msg:

@@ -46,7 +46,15 @@ void view_error(enum out_format fmt, const char *msg)
 
 uint64_t view_limit(const struct view *v)
 {
-	return out_format_get(v->fmt)->flags & OUTF_ALL_ROWS ? 0 : v->limit;
+	if (out_format_get(v->fmt)->flags & OUTF_ALL_ROWS)
+		return 0;
+	return v->order != ROWS_ORDER_VALUE && !v->limit_given ? 0 : v->limit;
+}
+
+void view_finish(const struct view *v, struct rowtree *t, enum col_id sort)
+{
+	rowtree_set_order(t, v->order);
+	rowtree_finish(t, sort, view_limit(v));
 }
 
 /* The names of the columns in mask, comma-separated; caller frees. */
@@ -72,19 +80,61 @@ static unsigned sortable(const struct view *v)
 	return m;
 }
 
+/* The --sort names that are orders of labels, not columns: one row
+ * each. */
+static const struct {
+	const char *name;
+	enum rows_order order;
+	unsigned cmds; /* KEY_IN_* of the commands that offer it */
+} sort_orders[] = {
+	/* where each label's thing is: mappings by address, processes by
+	 * pid (the keys that give positions: report's) */
+	{ "addr", ROWS_ORDER_POS, KEY_IN_REPORT },
+	{ "name", ROWS_ORDER_NAME, KEY_IN_SIZE | KEY_IN_REPORT },
+};
+
+/* The orders --sort offers v's command, comma-separated; caller frees. */
+static char *order_list(const struct view *v)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < ARRAY_SIZE(sort_orders); i++) {
+		char *t;
+
+		if (!(sort_orders[i].cmds & v->cmd))
+			continue;
+		t = xasprintf("%s%s%s", s, s[0] ? ", " : "",
+			      sort_orders[i].name);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 static enum view_status parse_sort(struct view *v, const char *arg)
 {
 	int col = col_from_name(arg);
-	char *list;
+	char *list, *ords;
 
 	if (col >= 0 && (sortable(v) & (1u << col))) {
 		v->sort = col;
 		v->sort_given = true;
+		v->order = ROWS_ORDER_VALUE;
+		return VIEW_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sort_orders); i++) {
+		if (strcmp(arg, sort_orders[i].name) ||
+		    !(sort_orders[i].cmds & v->cmd))
+			continue;
+		v->order = sort_orders[i].order;
 		return VIEW_OK;
 	}
 	list = column_list(sortable(v));
-	view_usage_error(v, "cannot sort by '%s' (columns: %s)", arg, list);
+	ords = order_list(v);
+	view_usage_error(v, "cannot sort by '%s' (columns: %s; orders: %s)",
+			 arg, list, ords);
 	free(list);
+	free(ords);
 	return VIEW_USAGE;
 }
 
@@ -155,6 +205,7 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 			view_usage_error(v, "-n wants a number, not '%s'", arg);
 			return VIEW_USAGE;
 		}
+		v->limit_given = true;
 		return VIEW_OK;
 	case 'F':
 		return parse_fields(v, arg);

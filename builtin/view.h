@@ -102,9 +102,12 @@ struct view {
 	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
 	enum col_id sort;
-	bool sort_given;              /* --sort was given */
+	bool sort_given;              /* --sort was given a column */
+	enum rows_order order;        /* --sort by value (a column) or an
+					 order of labels (addr, name) */
 	unsigned columns;             /* bit per col_id the command has */
 	uint64_t limit;               /* -n */
+	bool limit_given;             /* -n was given */
 	enum out_format fmt;
 	const char *debug_root;       /* NULL: /usr/lib/debug */
 	bool disasm;                  /* --disasm (elf_map_opts.disasm) */
@@ -153,8 +156,13 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 void view_error(enum out_format fmt, const char *msg);
 
 /* -n as v's format takes it: 0 (every row) where its row says
- * OUTF_ALL_ROWS (folded, pprof), else v->limit. */
+ * OUTF_ALL_ROWS (folded, pprof) or, without -n, when --sort names an order
+ * of labels (addr, name: a listing, like pmap's), else v->limit. */
 uint64_t view_limit(const struct view *v);
+
+/* Sort and fold the built tree t for v (rowtree_finish): by column sort
+ * or in the order --sort names, with view_limit()'s -n. */
+void view_finish(const struct view *v, struct rowtree *t, enum col_id sort);
 
 /* Check what only the --by list tells: the rules of --filter/--exclude
  * name keys of --by. Returns -1 to go on, or EXIT_USAGE after the

@@ -47,6 +47,10 @@ struct labels {
 	/* aliases, allocated lazily; nalias entries valid */
 	struct alias_list *alias;
 	size_t nalias;
+
+	/* positions by id, allocated lazily: pos + 1, 0 = none; npos valid */
+	uint64_t *pos;
+	size_t npos;
 };
 
 /* Copy n bytes of s plus a NUL into the arena. */
@@ -107,6 +111,7 @@ void labels_free(struct labels *lb)
 		hashmap_free(&lb->alias[i].set);
 	}
 	free(lb->alias);
+	free(lb->pos);
 	hashmap_free(&lb->ids);
 	free(lb->str);
 	free(lb->len);
@@ -236,4 +241,28 @@ const char *const *labels_aliases(const struct labels *lb, uint32_t id,
 	}
 	*n = lb->alias[id].n;
 	return lb->alias[id].v;
+}
+
+void labels_set_pos(struct labels *lb, uint32_t id, uint64_t pos)
+{
+	size_t cap;
+
+	if (id >= lb->count || pos == UINT64_MAX)
+		return;
+	if (id >= lb->npos) {
+		cap = lb->npos;
+		xgrow(&lb->pos, &cap, lb->count, sizeof(*lb->pos));
+		memset(lb->pos + lb->npos, 0,
+		       (cap - lb->npos) * sizeof(*lb->pos));
+		lb->npos = cap;
+	}
+	lb->pos[id] = pos + 1;
+}
+
+bool labels_pos(const struct labels *lb, uint32_t id, uint64_t *pos)
+{
+	if (id >= lb->npos || !lb->pos[id])
+		return false;
+	*pos = lb->pos[id] - 1;
+	return true;
 }

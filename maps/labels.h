@@ -4,11 +4,14 @@
  * symbols cost one string each however many ranges carry them. Ids are dense
  * (0, 1, 2, ... in order of first interning) so callers can index arrays by id.
  * A label may carry aliases (other names for the same bytes, e.g. symbols
- * folded by identical-code-folding) which writers list in csv/json.
+ * folded by identical-code-folding) which writers list in csv/json, and a
+ * position: where what it names is (a mapping's start address, a process
+ * id), for outputs in that order rather than by value.
  */
 #ifndef MEMSZ_MAPS_LABELS_H
 #define MEMSZ_MAPS_LABELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,5 +41,12 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias);
  * Borrowed array, valid until the next labels_add_alias() or labels_free(). */
 const char *const *labels_aliases(const struct labels *lb, uint32_t id,
 				  size_t *n);
+
+/* Record that what label id names is at position pos (an address, a pid:
+ * any pos but UINT64_MAX); the last one set stands. */
+void labels_set_pos(struct labels *lb, uint32_t id, uint64_t pos);
+/* True and *pos if label id has a position, else false (LABEL_NONE and
+ * unknown ids have none). */
+bool labels_pos(const struct labels *lb, uint32_t id, uint64_t *pos);
 
 #endif

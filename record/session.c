@@ -346,7 +346,7 @@ static void trace_attached(struct session *r)
 		char *msg;
 		int err;
 
-		if (!t->alive)
+		if (!t->alive || t->traced)
 			continue;
 		err = tracer_attach(&r->tr, t->pid, r->inherit,
 				    &rec_tracer_ops, r);
@@ -403,6 +403,8 @@ int session_attach(struct session *r, const int *pids, int n)
 		t->pidfd = syscall(SYS_pidfd_open, pids[i], 0);
 		rec_write_comm(r, t);
 	}
+	if (r->o.children)
+		rec_add_descendants(r, pids, n);
 	if (!r->o.one_shot) {
 		err = start_capture(r, r->o.ring_pages, 0);
 		if (err < 0)
@@ -420,6 +422,13 @@ int session_attach(struct session *r, const int *pids, int n)
 			return rec_fail(r, err, "cannot enable perf events: %s",
 					memsz_strerror(err));
 	}
+	/* Descendants forked between the first look and the tracing: from
+	 * now on the tracer (or perf FORK records) follows new ones. Those
+	 * forked after their parent's perf events were opened inherited
+	 * them; the others' mappings are known from their snapshots. */
+	if (r->o.children && rec_add_descendants(r, pids, n) &&
+	    (!r->o.one_shot || r->sn.freeze))
+		trace_attached(r);
 	for (size_t i = 0; r->cap.pc && i < r->tg.n; i++)
 		rec_synthesize(r, r->tg.t[i]);
 	for (size_t i = 0; i < r->tg.n; i++)

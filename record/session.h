@@ -35,6 +35,8 @@ struct session_opts {
 	 * rather than hold the targets (backpressure) until it catches up. */
 	bool lossy;
 	bool inherit;            /* follow forked children */
+	bool children;           /* attach: also every descendant the
+				    targets have at attach (--children) */
 	uint64_t interval_ms;    /* 0: no periodic snapshots */
 	uint64_t duration_ns;    /* 0: until the targets end or a signal */
 	bool one_shot;           /* attach: one snapshot each, no events */
@@ -76,12 +78,14 @@ int session_open(const struct session_opts *o, struct session **out);
  * session_exec_failed() tells when the command itself could not be run (the
  * child is then already reaped). */
 int session_launch(struct session *s, char **argv);
-/* Attach to the processes pids[0..n): open their perf events, describe
- * their current mappings, take a first snapshot of each and hold them under
- * ptrace (following their children unless !inherit) so that each process
- * gets a snapshot at its exit. A target gone before its first snapshot is
- * said and noted. One-shot: the snapshot only. Returns 0, or a negative
- * code with session_why(). */
+/* Attach to the processes pids[0..n) (with opts.children, and to every
+ * descendant they have: found before the perf events are opened, and
+ * again once the targets are traced, for those forked meanwhile): open
+ * their perf events, describe their current mappings, take a first
+ * snapshot of each and hold them under ptrace (following their children
+ * unless !inherit) so that each process gets a snapshot at its exit. A
+ * target gone before its first snapshot is said and noted. One-shot: the
+ * snapshot only. Returns 0, or a negative code with session_why(). */
 int session_attach(struct session *s, const int *pids, int n);
 /* Record the processes scan finds (record -a, -G): the session takes scan
  * and frees it. Each process gets a COMM record with its owner and a first

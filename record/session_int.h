@@ -73,6 +73,8 @@ struct rec_target {
 	uint64_t held_ns;     /* --freeze: how long the last snapshot held it */
 	uint64_t thawed;      /* ... and when it let it go (monotonic ns) */
 	char comm[16];        /* command name when it was added */
+	bool has_owner;       /* a COMM record gave its owner ... */
+	uint32_t owner;       /* ... this uid (rec_write_owner) */
 	char *cmdline;        /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
 	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
@@ -210,12 +212,20 @@ struct rec_target *rec_target_find(struct session *r, int pid);
 /* The target pid, added (alive, traced as said) if it is new; one known
  * already is marked alive. */
 struct rec_target *rec_target_add(struct session *r, int pid, bool traced);
-/* A synthesized COMM record for t, from /proc/PID/comm. */
+/* A synthesized COMM record for t: its command name and its owner. */
 void rec_write_comm(struct session *r, struct rec_target *t);
+/* A COMM record for t if its owner is not recorded yet or changed (a
+ * launched command at its exec, a process that called setuid). */
+void rec_write_owner(struct session *r, struct rec_target *t);
 /* Follow pid, a process forked by a target (see session_targets.c). */
 void rec_follow_child(struct session *r, int pid, bool traced);
 /* A thread of pid whose maps can be read (the leader may be a zombie). */
 int rec_live_tid(int pid);
+/* Add the descendants roots[0..n) have now that are not targets yet
+ * (record -p --children), each with its COMM record and a pidfd; one
+ * whose memory may not be read is said, noted and left out. Returns how
+ * many were added. */
+size_t rec_add_descendants(struct session *r, const int *roots, int n);
 /* An MMAP2 record for m, with an IMAGE record for its file if new. */
 void rec_write_mmap2(struct session *r, struct md_mmap2 *m);
 /* True if m repeats a mapping synthesized at attach (rec_synthesize). */

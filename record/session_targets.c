@@ -51,15 +51,37 @@ struct rec_target *rec_target_add(struct session *r, int pid, bool traced)
 	return t;
 }
 
-/* A synthesized COMM record for pid, from /proc/PID/comm. */
+/* A synthesized COMM record for t: its command name (/proc/PID/comm) and
+ * its owner (the uid owning /proc/PID, with that user's name) as
+ * --by users shows them, for every kind of target; without the owner
+ * once t is gone (the name it was added with). */
 void rec_write_comm(struct session *r, struct rec_target *t)
 {
-	struct md_task k = { .time = mono_ns(), .pid = t->pid,
-			     .tid = t->pid, .comm = t->comm };
+	struct md_task k;
+	char comm[16], user[64];
 
-	if (!r->werr && strcmp(t->comm, "gone") &&
-	    !rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
-		r->nevents++;
+	if (r->werr || !strcmp(t->comm, "gone"))
+		return;
+	if (target_scan_comm(t->pid, &k, comm, user) < 0)
+		k = (struct md_task){ .time = mono_ns(), .pid = t->pid,
+				      .tid = t->pid, .comm = t->comm };
+	if (rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
+		return;
+	r->nevents++;
+	if (k.has_owner) {
+		t->has_owner = true;
+		t->owner = k.uid;
+	}
+}
+
+void rec_write_owner(struct session *r, struct rec_target *t)
+{
+	uid_t uid;
+
+	if (target_owner(t->pid, &uid) < 0 ||
+	    (t->has_owner && t->owner == uid))
+		return;
+	rec_write_comm(r, t);
 }
 
 /* A process forked by a target: follow it (traced: the tracer already
@@ -81,6 +103,38 @@ void rec_follow_child(struct session *r, int pid, bool traced)
 	if (!r->child && t->pidfd < 0)
 		t->alive = false; /* gone already */
 	rec_write_comm(r, t);
+}
+
+size_t rec_add_descendants(struct session *r, const int *roots, int n)
+{
+	int *pids = NULL;
+	int nd = target_scan_descendants(roots, (size_t)n, &pids);
+	size_t added = 0;
+
+	for (int i = 0; i < nd && !r->werr; i++) {
+		struct rec_target *t;
+		int err;
+
+		/* one a target forked since memsz traced it is followed
+		 * already: its fork stop, not yet seen, adds it */
+		if (rec_target_find(r, pids[i]) ||
+		    target_tracer(pids[i]) == getpid())
+			continue;
+		err = target_check_pid(pids[i]);
+		if (err == -ESRCH)
+			continue; /* gone already */
+		t = rec_target_add(r, pids[i], false);
+		if (err < 0) {
+			rec_left_out(r, t, err);
+			t->alive = false;
+			continue;
+		}
+		t->pidfd = syscall(SYS_pidfd_open, pids[i], 0);
+		rec_write_comm(r, t);
+		added++;
+	}
+	free(pids);
+	return added;
 }
 
 static bool scan_is_denied(const struct session *r, int pid)
@@ -367,6 +421,8 @@ static void scan_add(struct session *r, int pid)
 	procmaps_free(&t->last);
 	if (!rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
 		r->nevents++;
+	t->has_owner = true;
+	t->owner = k.uid;
 	trigger_fire(r, TRIGGER_START, t, 0, 0);
 	if (r->sn.nsnaps == before && !r->werr && !scan_is_denied(r, pid)) {
 		r->sc.scan_gone++;

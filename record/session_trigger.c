@@ -85,12 +85,14 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	/* Only ptrace stops: the kernel ends them if memsz dies. A growth
 	 * snapshot of a traced target holds it too, so that what grew is
 	 * still there when it is read. What needs no stop is done before
-	 * it: draining what the target wrote so far, its command line and
-	 * JIT map, and reading memsz's own pages of the files it maps. The
-	 * samples of faults between this drain and the stop are drained
-	 * after the snapshot: the report matches samples to a snapshot by
-	 * time, not by their place in the file. */
+	 * it: draining what the target wrote so far, its owner (if it
+	 * changed), command line and JIT map, and reading memsz's own
+	 * pages of the files it maps. The samples of faults between this
+	 * drain and the stop are drained after the snapshot: the report
+	 * matches samples to a snapshot by time, not by their place in the
+	 * file. */
 	rec_drain(r, true);
+	rec_write_owner(r, t);
 	rec_write_cmdline(r, t);
 	rec_write_jit(r, t);
 	if ((r->sn.freeze || (flags & MD_SNAP_F_GROWTH)) && t->traced &&

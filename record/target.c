@@ -216,6 +216,11 @@ int64_t target_status_kb(int pid, const char *field)
 	return status_value(pid, field);
 }
 
+int target_tracer(int pid)
+{
+	return (int)status_value(pid, "TracerPid");
+}
+
 uint64_t target_busy_signals(int tid)
 {
 	char path[64], line[256];

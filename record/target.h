@@ -40,6 +40,9 @@ int target_cmdline(int pid, char **out);
 /* The value of a "Field:  N kB" line of /proc/PID/status (field without
  * the colon, e.g. "VmHWM"), in kB, or -errno (-ENOENT: no such line). */
 int64_t target_status_kb(int pid, const char *field);
+/* The process tracing pid (TracerPid of /proc/PID/status): its pid, 0 if
+ * none, or -errno. */
+int target_tracer(int pid);
 /* The signals thread tid blocks or its process catches (SigBlk | SigCgt
  * of /proc/TID/status, bit n-1 for signal n), read in one pass; 0 if it
  * cannot be read. */

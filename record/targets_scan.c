@@ -122,27 +122,58 @@ int target_scan_parse_procs(const char *buf, size_t len, int **pids,
 	return 0;
 }
 
-bool target_scan_stat_kthread(const char *buf, size_t len, char *state)
+/* The fields of a /proc/PID/stat text after its comm: "S ppid pgrp ...",
+ * or NULL if the text is malformed. comm may hold spaces and
+ * parentheses: the last ')' ends it. */
+static const char *stat_after_comm(const char *buf, size_t len)
 {
 	const char *p = NULL;
-	unsigned long flags = 0;
 
-	*state = 0;
-	/* "pid (comm) S ppid pgrp session tty_nr tpgid flags ..." — comm may
-	 * hold spaces and parentheses: the last ')' ends it. */
 	for (size_t i = len; i > 0; i--)
 		if (buf[i - 1] == ')') {
 			p = buf + i;
 			break;
 		}
 	if (!p || p + 3 > buf + len || p[0] != ' ')
+		return NULL;
+	return p + 1;
+}
+
+bool target_scan_stat_kthread(const char *buf, size_t len, char *state)
+{
+	/* "pid (comm) S ppid pgrp session tty_nr tpgid flags ..." */
+	const char *p = stat_after_comm(buf, len);
+	unsigned long flags = 0;
+
+	*state = 0;
+	if (!p)
 		return false;
-	*state = p[1];
-	if (sscanf(p + 2, "%*d %*d %*d %*d %*d %lu", &flags) != 1) {
+	*state = p[0];
+	if (sscanf(p + 1, "%*d %*d %*d %*d %*d %lu", &flags) != 1) {
 		*state = 0;
 		return false;
 	}
 	return flags & PF_KTHREAD;
+}
+
+int target_scan_stat_ppid(const char *buf, size_t len, int *ppid)
+{
+	const char *p = stat_after_comm(buf, len), *end = buf + len, *q;
+	uint64_t v = 0;
+
+	/* "S ppid ...", read within len: the digits up to a space, a
+	 * newline or the end */
+	if (!p || p + 2 >= end || p[1] != ' ')
+		return -EINVAL;
+	for (q = p + 2; q < end && *q >= '0' && *q <= '9'; q++) {
+		v = v * 10 + (uint64_t)(*q - '0');
+		if (v > INT32_MAX)
+			return -EINVAL;
+	}
+	if (q == p + 2 || (q < end && *q != ' ' && *q != '\n'))
+		return -EINVAL;
+	*ppid = (int)v;
+	return 0;
 }
 
 int target_owner(int pid, uid_t *uid)
@@ -373,4 +404,97 @@ int target_scan_list(struct target_scan *sc, int **pids,
 	}
 	qsort(*pids, n, sizeof(**pids), cmp_int);
 	return (int)keep_user(*pids, n, st);
+}
+
+static int cmp_ppid_pid(const void *a, const void *b)
+{
+	return cmp_int(&((const struct target_ppid *)a)->pid,
+		       &((const struct target_ppid *)b)->pid);
+}
+
+static bool is_root(const int *roots, size_t nroots, int pid)
+{
+	for (size_t i = 0; i < nroots; i++)
+		if (roots[i] == pid)
+			return true;
+	return false;
+}
+
+/* True if pid is one of roots[0..nroots) or a process of procs[0..n)
+ * (sorted by pid) marked in. */
+static bool in_tree(const struct target_ppid *procs, size_t n,
+		    const bool *in, const int *roots, size_t nroots, int pid)
+{
+	struct target_ppid key = { .pid = pid };
+	const struct target_ppid *f;
+
+	if (is_root(roots, nroots, pid))
+		return true;
+	f = bsearch(&key, procs, n, sizeof(*procs), cmp_ppid_pid);
+	return f && in[f - procs];
+}
+
+size_t target_scan_descendants_of(const struct target_ppid *procs, size_t n,
+				  const int *roots, size_t nroots, int **out)
+{
+	struct target_ppid *by_pid = xmalloc((n + 1) * sizeof(*by_pid));
+	bool *in = xcalloc(n + 1, sizeof(*in)), grew = true;
+	size_t count = 0, k = 0;
+
+	memcpy(by_pid, procs, n * sizeof(*procs));
+	qsort(by_pid, n, sizeof(*by_pid), cmp_ppid_pid);
+	/* one generation more each pass, until a pass adds none */
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			if (in[i] || !in_tree(by_pid, n, in, roots, nroots,
+					      by_pid[i].ppid))
+				continue;
+			in[i] = grew = true;
+			count++;
+		}
+	}
+	*out = NULL;
+	if (count)
+		*out = xmalloc(count * sizeof(**out));
+	for (size_t i = 0; i < n; i++)
+		if (in[i] && !is_root(roots, nroots, by_pid[i].pid))
+			(*out)[k++] = by_pid[i].pid;
+	free(in);
+	free(by_pid);
+	return k;
+}
+
+int target_scan_descendants(const int *roots, size_t nroots, int **out)
+{
+	struct target_scan_stats st = { 0 };
+	struct target_ppid *procs = NULL;
+	size_t n = 0, cap = 0, np = 0, pcap = 0, nd;
+	int *pids = NULL, ret;
+
+	*out = NULL;
+	ret = list_proc(&pids, &n, &cap);
+	for (size_t i = 0; !ret && i < n; i++) {
+		char path[48], *buf = NULL;
+		ssize_t len;
+		int ppid;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
+		len = read_small(path, &buf);
+		if (len < 0)
+			continue; /* gone */
+		if (target_scan_stat_ppid(buf, (size_t)len, &ppid) == 0) {
+			xgrow(&procs, &pcap, np + 1, sizeof(*procs));
+			procs[np++] = (struct target_ppid){ pids[i], ppid };
+		}
+		free(buf);
+	}
+	free(pids);
+	if (ret < 0) {
+		free(procs);
+		return ret;
+	}
+	nd = target_scan_descendants_of(procs, np, roots, nroots, out);
+	free(procs);
+	return (int)keep_user(*out, nd, &st);
 }

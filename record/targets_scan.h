@@ -62,13 +62,39 @@ int target_scan_parse_procs(const char *buf, size_t len, int **pids,
  * is malformed). */
 bool target_scan_stat_kthread(const char *buf, size_t len, char *state);
 
+/* The parent of a /proc/PID/stat text buf[0..len) (its ppid field: the
+ * thread-group id of the parent) into *ppid. Returns 0, or -EINVAL if the
+ * text is malformed. */
+int target_scan_stat_ppid(const char *buf, size_t len, int *ppid);
+
+/* A process and its parent, as /proc/PID/stat names them. */
+struct target_ppid {
+	int pid, ppid;
+};
+
+/* The descendants among procs[0..n) of roots[0..nroots): the processes
+ * whose chain of parents in procs leads to a root (children,
+ * grandchildren, ...), roots left out, into a new sorted array *out
+ * (caller frees; NULL when there are none). Returns the count. */
+size_t target_scan_descendants_of(const struct target_ppid *procs, size_t n,
+				  const int *roots, size_t nroots, int **out);
+
+/* The descendants roots[0..nroots) have now (every /proc/PID/stat read
+ * once): user processes only, as target_scan_list() keeps them (not
+ * memsz, not kernel threads or zombies), sorted, into *out (caller
+ * frees). A process forked meanwhile may be missed: the caller follows
+ * forks from then on. Returns the count, or -errno if /proc cannot be
+ * read. */
+int target_scan_descendants(const int *roots, size_t nroots, int **out);
+
 /* The owner of process pid as `ps` and smem show it: the uid owning
  * /proc/PID (its effective uid). Returns 0 and *uid, or -errno. */
 int target_owner(int pid, uid_t *uid);
 
 /* A COMM record for pid naming it (/proc/PID/comm) with its owner and the
  * owner's user name, into *k; the strings point into comm[16] and
- * user[64]. Returns 0, or -errno if the process is gone. */
+ * user[64]. Every target's COMM records are made so, not only a scan's.
+ * Returns 0, or -errno if the process is gone. */
 int target_scan_comm(int pid, struct md_task *k, char *comm, char *user);
 
 #endif

@@ -21,8 +21,9 @@
  * kilobytes (a JVM's), a label needs its start. */
 #define PID_NAME_MAX 72
 
-/* pids: "PID name", where name is the process's last command line (cut to
- * PID_NAME_MAX bytes, "..." marking the cut), else its command name. */
+/* pids: "PID name" at position PID (--sort addr), where name is the
+ * process's last command line (cut to PID_NAME_MAX bytes, "..." marking
+ * the cut), else its command name. */
 static uint32_t label_pid(const struct key_at *at)
 {
 	struct key_proc *kp = at->proc;
@@ -40,6 +41,7 @@ static uint32_t label_pid(const struct key_at *at)
 	else
 		s = xasprintf("%u %s", kp->pid, name);
 	kp->labels[KEY_PIDS] = labels_intern(at->lb, s);
+	labels_set_pos(at->lb, kp->labels[KEY_PIDS], kp->pid);
 	free(s);
 	return kp->labels[KEY_PIDS];
 }
@@ -73,7 +75,8 @@ static uint32_t label_file(const struct key_at *at)
 	return at->file_label;
 }
 
-/* mappings: "start-end perms name", as /proc/PID/maps has them. */
+/* mappings: "start-end perms name", as /proc/PID/maps has them, at
+ * position start (--sort addr: in address order, as pmap lists them). */
 static uint32_t label_mapping(const struct key_at *at)
 {
 	const struct attrib_map *m = at->map;
@@ -87,6 +90,7 @@ static uint32_t label_mapping(const struct key_at *at)
 		      m->flags & MAP_SHARED ? 's' : 'p',
 		      m->name && m->name[0] ? m->name : "[anon]");
 	id = labels_intern(at->lb, s);
+	labels_set_pos(at->lb, id, m->start); /* --sort addr */
 	free(s);
 	return id;
 }
@@ -125,7 +129,7 @@ const struct keydef keydefs[KEY__COUNT] = {
 	[KEY_MAPPINGS] = { "mappings", label_mapping, KEYMAP_NONE, -1, PROC,
 			   KEYF_BY_RANGE, 0, KEY_IN_REPORT,
 			   "each mapping: address range, permissions, "
-			   "offset, name" },
+			   "name (--sort addr: by address, as pmap -x)" },
 	[KEY_SEGMENTS] = { "segments", NULL, KEYMAP_ELF, ELFSRC_SEGMENTS, 0,
 			   0, 0, BOTH, "PT_LOAD segments ('LOAD #n [RX]')" },
 	[KEY_SECTIONS] = { "sections", NULL, KEYMAP_ELF, ELFSRC_SECTIONS, 0,

@@ -220,15 +220,37 @@ static uint64_t key_peak(const struct rowtree *t, const struct row *r,
 	return m;
 }
 
+/* The order of two labels a != b of lb. */
+typedef int label_cmp_fn(const struct labels *lb, uint32_t a, uint32_t b);
+
+static int label_cmp_name(const struct labels *lb, uint32_t a, uint32_t b)
+{
+	return strcmp(labels_str(lb, a), labels_str(lb, b));
+}
+
+/* Labels with a position first, by it; the others by string. */
+static int label_cmp_pos(const struct labels *lb, uint32_t a, uint32_t b)
+{
+	uint64_t pa, pb;
+	bool ha = labels_pos(lb, a, &pa), hb = labels_pos(lb, b, &pb);
+
+	if (ha && hb && pa != pb)
+		return u64_cmp(pa, pb);
+	if (ha != hb)
+		return ha ? -1 : 1;
+	return label_cmp_name(lb, a, b);
+}
+
 struct sort_ctx {
 	const struct rowtree *t;
 	enum col_id col;
 	uint64_t (*key)(const struct rowtree *t, const struct row *r,
 			enum col_id c);
+	label_cmp_fn *lcmp;
 };
 
-/* Ties go by label string (siblings share a label only as a timeline's
- * chains: then by the rest of the path). */
+/* Rows by their labels in ctx's label order (siblings share a label only
+ * as a timeline's chains: then by the rest of the path). */
 static int row_tie(const struct sort_ctx *ctx, const struct row *x,
 		   const struct row *y)
 {
@@ -239,8 +261,13 @@ static int row_tie(const struct sort_ctx *ctx, const struct row *x,
 	}
 	if (x->label == y->label)
 		return 0;
-	return strcmp(labels_str(ctx->t->lb, x->label),
-		      labels_str(ctx->t->lb, y->label));
+	return ctx->lcmp(ctx->t->lb, x->label, y->label);
+}
+
+/* By label alone (an order of labels, not of values). */
+static int cmp_label(const void *a, const void *b, void *arg)
+{
+	return row_tie(arg, a, b);
 }
 
 /* Larger key first: the value itself (one value set, the common case
@@ -275,6 +302,17 @@ static const struct {
 	[ROWS_SINGLE] = { cmp_value, key_value, false },
 	[ROWS_DIFF] = { cmp_key, key_change, true },
 	[ROWS_TIMELINE] = { cmp_key, key_peak, false },
+};
+
+/* What each order sorts by: the kind's comparison (NULL) or labels
+ * alone, and how labels compare (ties of values: by string). */
+static const struct {
+	int (*cmp)(const void *a, const void *b, void *arg);
+	label_cmp_fn *lcmp;
+} orders[ROWS__ORDER_COUNT] = {
+	[ROWS_ORDER_VALUE] = { NULL, label_cmp_name },
+	[ROWS_ORDER_POS] = { cmp_label, label_cmp_pos },
+	[ROWS_ORDER_NAME] = { cmp_label, label_cmp_name },
 };
 
 /* True if r is in both trees of a diff with the same values. */
@@ -341,7 +379,9 @@ static void row_finish(struct rowtree *t, struct row *r,
 	if (!r->nchildren)
 		return;
 	qsort_r(r->children, r->nchildren, sizeof(*r->children),
-		kinds[t->kind].cmp, (void *)ctx);
+		orders[t->order].cmp ? orders[t->order].cmp :
+				       kinds[t->kind].cmp,
+		(void *)ctx);
 	if (limit && r->nchildren > limit)
 		fold(t, r, limit);
 	for (i = 0; i < r->nchildren; i++)
@@ -349,9 +389,15 @@ static void row_finish(struct rowtree *t, struct row *r,
 			row_finish(t, &r->children[i], ctx, limit);
 }
 
+void rowtree_set_order(struct rowtree *t, enum rows_order order)
+{
+	t->order = order;
+}
+
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
-	struct sort_ctx ctx = { t, sort, kinds[t->kind].key };
+	struct sort_ctx ctx = { t, sort, kinds[t->kind].key,
+				orders[t->order].lcmp };
 
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);

@@ -74,6 +74,18 @@ enum rows_kind {
 };
 #define ROWS_KIND_BIT(k) (1u << (k))
 
+/* The orders rowtree_finish() can put the rows of a level in. */
+enum rows_order {
+	ROWS_ORDER_VALUE, /* by the sort column, descending: the key the
+			     tree's kind gives a row (see rowtree_finish) */
+	ROWS_ORDER_POS,   /* by where what each row's label names is
+			     (labels_pos: a mapping's address, a pid),
+			     ascending; rows without a position after, by
+			     label string */
+	ROWS_ORDER_NAME,  /* by label string, ascending (strcmp) */
+	ROWS__ORDER_COUNT
+};
+
 /* Where a row of a diff tree is: in both trees, or only in one. */
 enum row_state {
 	ROW_BOTH,
@@ -114,6 +126,7 @@ struct rowtree {
 	size_t nsets;             /* value sets per row: 1, 2 or npoints */
 	struct rows_point *points; /* timeline: nsets of them, else NULL */
 	uint64_t unchanged;       /* diff: rows rowtree_finish() left out */
+	enum rows_order order;    /* rowtree_set_order(); ROWS_ORDER_VALUE */
 };
 
 /* Value set s (< t->nsets) of row r: COL__COUNT values. */
@@ -179,10 +192,16 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 struct rowtree *rowtree_timeline(struct rowtree **trees,
 				 const struct rows_point *points, size_t n);
 
-/* Sort every level, descending, by the key of column sort that the
- * tree's kind gives a row (its value; a diff: |NEW - OLD|; a timeline:
- * its highest value at any point), ties by label string (down a
- * timeline's chains), then keep at most limit rows per level (0: all),
+/* The order rowtree_finish() sorts every level in (a new tree:
+ * ROWS_ORDER_VALUE). */
+void rowtree_set_order(struct rowtree *t, enum rows_order order);
+
+/* Sort every level in the tree's order (rowtree_set_order): by value,
+ * descending, by the key of column sort that the tree's kind gives a row
+ * (its value; a diff: |NEW - OLD|; a timeline: its highest value at any
+ * point), ties by label string; or ascending by label position or string
+ * (sort unused). Rows with equal labels (a timeline's chains) are
+ * compared down their paths. Then keep at most limit rows per level (0: all),
  * folding the rest into one "[N others]" row placed last (row.folded =
  * N; the folded rows' children are dropped, their sums kept in every
  * set). A diff first drops the rows that are in both trees with equal

@@ -107,6 +107,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2150-record-peak.py \
 	tests/t2160-record-thread-stacks.sh \
 	tests/t2170-record-thp-locked.py \
+	tests/t2185-record-children.py \
+	tests/t2186-record-users.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
 	tests/t2320-record-smem.py \
@@ -115,6 +117,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3002-report-errors.sh \
 	tests/t3010-report-relocs.py \
 	tests/t3020-report-views.py \
+	tests/t3025-report-mappings-addr.py \
 	tests/t3030-report-bbs.py \
 	tests/t3050-report-mutations.py \
 	tests/t3060-report-repro.py \

@@ -176,6 +176,45 @@ static void test_many_aliases(void **state)
 	labels_free(lb);
 }
 
+/* Positions: none until set, the last set stands, ids past the table and
+ * UINT64_MAX ignored, 0 a position like any other. */
+static void test_pos(void **state)
+{
+	struct labels *lb = labels_new();
+	uint32_t a, b;
+	uint64_t pos = 7;
+
+	(void)state;
+	a = labels_intern(lb, "a");
+	b = labels_intern(lb, "b");
+	assert_false(labels_pos(lb, a, &pos));
+	assert_int_equal(pos, 7);
+	labels_set_pos(lb, b, 0x7fff0000);
+	assert_false(labels_pos(lb, a, &pos));
+	assert_true(labels_pos(lb, b, &pos));
+	assert_int_equal(pos, 0x7fff0000);
+	labels_set_pos(lb, b, 0);
+	assert_true(labels_pos(lb, b, &pos));
+	assert_int_equal(pos, 0);
+	labels_set_pos(lb, a, UINT64_MAX);
+	assert_false(labels_pos(lb, a, &pos));
+	labels_set_pos(lb, 99, 1);
+	assert_false(labels_pos(lb, 99, &pos));
+	assert_false(labels_pos(lb, LABEL_NONE, &pos));
+	/* many labels interned after: the table grows */
+	for (int i = 0; i < 1000; i++) {
+		char s[16];
+
+		snprintf(s, sizeof(s), "l%d", i);
+		labels_set_pos(lb, labels_intern(lb, s), (uint64_t)i * 3);
+	}
+	assert_true(labels_pos(lb, labels_find(lb, "l999"), &pos));
+	assert_int_equal(pos, 2997);
+	assert_true(labels_pos(lb, b, &pos));
+	assert_int_equal(pos, 0);
+	labels_free(lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_many_aliases),
+		cmocka_unit_test(test_pos),
 	};
 
 	return test_run_group(tests, NULL, NULL);

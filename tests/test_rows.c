@@ -322,6 +322,83 @@ static void test_fold(void **state)
 	fx_free(fx);
 }
 
+/* Set the position of label s (interned). */
+static void at_pos(struct fixture *fx, const char *s, uint64_t pos)
+{
+	labels_set_pos(fx->lb, labels_intern(fx->lb, s), pos);
+}
+
+/* ROWS_ORDER_POS: ascending by position at every level, labels without
+ * one after (by string), values ignored; -n folds past the first N. */
+static void test_order_pos(void **state)
+{
+	struct fixture *fx = fx_new(2);
+	const struct row *ch;
+
+	(void)state;
+	/* string order (and interning order) unlike address order */
+	add3(fx, "7f00-7f10 libc", "text", NULL, 1, 1);
+	add3(fx, "fff600-fff601 vsyscall", "x", NULL, 100, 1);
+	add3(fx, "400000-401000 prog", "data", NULL, 50, 1);
+	add3(fx, "400000-401000 prog", "bss", NULL, 60, 1);
+	add3(fx, "400000-401000 prog", "abs", NULL, 70, 1);
+	add3(fx, "[unplaced]", "u", NULL, 1000, 1);
+	at_pos(fx, "7f00-7f10 libc", 0x7f00);
+	at_pos(fx, "fff600-fff601 vsyscall", 0xfff600);
+	at_pos(fx, "400000-401000 prog", 0x400000);
+	at_pos(fx, "data", 0x10);
+	at_pos(fx, "bss", 0x20);
+	rowtree_set_order(fx->t, ROWS_ORDER_POS);
+	rowtree_finish(fx->t, COL_FILE, 0);
+	ch = fx->t->total.children;
+	assert_int_equal(fx->t->total.nchildren, 4);
+	assert_string_equal(name(fx, &ch[0]), "7f00-7f10 libc");
+	assert_string_equal(name(fx, &ch[1]), "400000-401000 prog");
+	assert_string_equal(name(fx, &ch[2]), "fff600-fff601 vsyscall");
+	assert_string_equal(name(fx, &ch[3]), "[unplaced]");
+	assert_int_equal(ch[1].nchildren, 3);
+	assert_string_equal(name(fx, &ch[1].children[0]), "data");
+	assert_string_equal(name(fx, &ch[1].children[1]), "bss");
+	assert_string_equal(name(fx, &ch[1].children[2]), "abs");
+	fx_free(fx);
+
+	fx = fx_new(1);
+	add3(fx, "c", NULL, NULL, 1, 0);
+	add3(fx, "a", NULL, NULL, 2, 0);
+	add3(fx, "b", NULL, NULL, 3, 0);
+	at_pos(fx, "c", 1);
+	at_pos(fx, "a", 2);
+	at_pos(fx, "b", 3);
+	rowtree_set_order(fx->t, ROWS_ORDER_POS);
+	rowtree_finish(fx->t, COL_FILE, 1);
+	ch = fx->t->total.children;
+	assert_int_equal(fx->t->total.nchildren, 2);
+	assert_string_equal(name(fx, &ch[0]), "c");
+	assert_string_equal(name(fx, &ch[1]), "[2 others]");
+	assert_int_equal(ch[1].vals[COL_FILE], 5);
+	fx_free(fx);
+}
+
+/* ROWS_ORDER_NAME: ascending by label string, whatever the values. */
+static void test_order_name(void **state)
+{
+	struct fixture *fx = fx_new(1);
+	const struct row *ch;
+
+	(void)state;
+	add3(fx, "zeta", NULL, NULL, 100, 0);
+	add3(fx, "alpha", NULL, NULL, 1, 0);
+	add3(fx, "Upper", NULL, NULL, 50, 0);
+	at_pos(fx, "zeta", 0); /* positions play no part */
+	rowtree_set_order(fx->t, ROWS_ORDER_NAME);
+	rowtree_finish(fx->t, COL_FILE, 0);
+	ch = fx->t->total.children;
+	assert_string_equal(name(fx, &ch[0]), "Upper");
+	assert_string_equal(name(fx, &ch[1]), "alpha");
+	assert_string_equal(name(fx, &ch[2]), "zeta");
+	fx_free(fx);
+}
+
 /* Deterministic pseudo-random numbers (64-bit LCG, top bits). */
 static uint64_t rnd_state = 42;
 static uint32_t rnd(void)
@@ -531,6 +608,8 @@ int main(void)
 		cmocka_unit_test(test_sort_other_column),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_order_pos),
+		cmocka_unit_test(test_order_name),
 		cmocka_unit_test(test_depths),
 		cmocka_unit_test(test_million),
 		cmocka_unit_test(test_add_from),

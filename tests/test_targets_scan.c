@@ -7,8 +7,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -99,6 +101,122 @@ static void test_stat(void **state)
 	(void)state;
 }
 
+/* The ppid field, past a comm with spaces and parentheses, within len. */
+static void test_stat_ppid(void **state)
+{
+	static const char user[] =
+		"77 (a) b (c) R 1234 77 77 0 -1 4194560 100 0 0 0 1 2 0 0 20";
+	int ppid = -1;
+
+	(void)state;
+	assert_int_equal(target_scan_stat_ppid(user, strlen(user), &ppid), 0);
+	assert_int_equal(ppid, 1234);
+	/* cut inside the ppid: the digits up to len */
+	assert_int_equal(target_scan_stat_ppid(user, 17, &ppid), 0);
+	assert_int_equal(ppid, 12);
+	assert_int_equal(target_scan_stat_ppid("1 (x) S 0\n", 10, &ppid), 0);
+	assert_int_equal(ppid, 0);
+	assert_int_equal(target_scan_stat_ppid("1 (x) S", 7, &ppid), -EINVAL);
+	assert_int_equal(target_scan_stat_ppid("1 (x) S -1 2", 12, &ppid),
+			 -EINVAL);
+	assert_int_equal(target_scan_stat_ppid("1 (x) S 9x", 10, &ppid),
+			 -EINVAL);
+	assert_int_equal(target_scan_stat_ppid("1 (x) S 99999999999", 19,
+					       &ppid), -EINVAL);
+	assert_int_equal(target_scan_stat_ppid("garbage", 7, &ppid), -EINVAL);
+}
+
+/* Descendants from a literal process table: every generation, several
+ * roots, roots left out, a root below another root, strangers and a
+ * cycle of strangers not taken. */
+static void test_descendants_of(void **state)
+{
+	static const struct target_ppid procs[] = {
+		{ 1, 0 },     { 100, 1 },  { 110, 100 }, { 111, 110 },
+		{ 112, 111 }, { 120, 100 }, { 200, 1 },  { 210, 200 },
+		{ 300, 1 },   { 310, 300 }, { 400, 401 }, { 401, 400 },
+	};
+	int roots[] = { 100, 300, 111 }, *out = NULL;
+	size_t n;
+
+	(void)state;
+	n = target_scan_descendants_of(procs, 12, roots, 3, &out);
+	assert_int_equal(n, 4);
+	assert_int_equal(out[0], 110);
+	assert_int_equal(out[1], 112);
+	assert_int_equal(out[2], 120);
+	assert_int_equal(out[3], 310);
+	free(out);
+	n = target_scan_descendants_of(procs, 12, (int[]){ 112 }, 1, &out);
+	assert_int_equal(n, 0);
+	assert_null(out);
+	n = target_scan_descendants_of(procs, 12, (int[]){ 1 }, 1, &out);
+	assert_int_equal(n, 9); /* all but 1 and the cycle */
+	free(out);
+}
+
+/* A live tree: this test forks a child that forks a grandchild; both are
+ * descendants of the test, not of its parent's other children. */
+static void test_descendants_live(void **state)
+{
+	int fds[2], self = getpid(), *out = NULL, n, kid, grand = 0;
+	bool has_kid = false, has_grand = false, has_self = false;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		char c;
+
+		close(fds[1]);
+		if (fork() == 0) {
+			/* the grandchild waits for the test to close the
+			 * pipe */
+			while (read(fds[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		while (read(fds[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(fds[0]);
+	/* the grandchild exists once the child's task list shows it */
+	for (int i = 0; i < 10000 && !grand; i++) {
+		char path[64], buf[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", kid,
+			 kid);
+		f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f))
+			grand = atoi(buf);
+		if (f)
+			fclose(f);
+		if (!grand)
+			usleep(1000);
+	}
+	assert_true(grand > 0);
+	n = target_scan_descendants(&self, 1, &out);
+	assert_true(n >= 2);
+	for (int i = 0; i < n; i++) {
+		has_kid |= out[i] == kid;
+		has_grand |= out[i] == grand;
+		has_self |= out[i] == self;
+	}
+	free(out);
+	close(fds[1]);
+	waitpid(kid, NULL, 0);
+	assert_true(has_kid);
+	assert_true(has_grand);
+	assert_false(has_self);
+	n = target_scan_descendants((int[]){ getppid() }, 1, &out);
+	for (int i = 0; i < n; i++)
+		assert_true(out[i] != self); /* memsz itself: never */
+	free(out);
+}
+
 /* A scan of /proc lists this test's parent but never the test itself. */
 static void test_scan_all(void **state)
 {
@@ -146,6 +264,9 @@ int main(void)
 		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test(test_procs),
 		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_stat_ppid),
+		cmocka_unit_test(test_descendants_of),
+		cmocka_unit_test(test_descendants_live),
 		cmocka_unit_test(test_scan_all),
 		cmocka_unit_test(test_cgroup_errors),
 	};
