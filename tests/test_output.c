@@ -667,7 +667,7 @@ static void test_format_rows(void **state)
 		{ OUT_FOLDED, OUTF_ALL_ROWS | OUTF_ONE_COLUMN |
 				      OUTF_NOTES_STDERR, 1 },
 		{ OUT_PPROF, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS, 1 },
-		{ OUT_HTML, OUTF_SUMS | OUTF_ALL_COLUMNS, 1 },
+		{ OUT_HTML, OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS, 1 },
 	};
 	char *s;
 
