@@ -214,8 +214,8 @@
 	}
 
 	/* The least area, in square pixels, a treemap box is drawn with
-	 * (16 x 16): smaller rows are one box together. */
-	var MIN_AREA = 256;
+	 * (20 x 20): smaller rows are one box together. */
+	var MIN_AREA = 400;
 
 	/* n's children with a value, largest first, those under MIN_AREA
 	 * in a w x h box merged into one, with the "[N others]" row memsz
@@ -432,7 +432,7 @@
 
 	/* The narrowest frame, in pixels, drawn on its own: narrower ones of
 	 * a parent are one grey frame together (click it to see them). */
-	var MIN_FRAME = 2;
+	var MIN_FRAME = 4;
 
 	/* A frame standing for frames too narrow to draw apart. */
 	function mergedFrame(parent, list) {
@@ -446,56 +446,13 @@
 		return m;
 	}
 
-	function drawFlame() {
-		var box = document.getElementById('flamebox');
-		var W = box.clientWidth, H = 17;
-		var z = state.flameZoom || flameRoot;
-		var depth = 0, todo = [];
-		var anc = [], a;
+	/* The frames of the flame graph zoomed to z: [frame, x, width,
+	 * level] for each frame to draw, in a box W pixels wide. */
+	function layoutFlame(z, W) {
+		var out = [], anc = [], a;
 
-		box.textContent = '';
-		for (a = z; a; a = a.parent)
-			if (!a.merged)
-				anc.unshift(a);
-
-		/* laid out first, drawn once the depth drawn is known */
 		function frame(f, x, w, level) {
-			todo.push([f, x, w, level]);
-			depth = Math.max(depth, level + 1);
-		}
-
-		function draw(f, x, w, level) {
-			var d;
-
-			d = el('div', { 'class': f.merged ? 'fr merged' : 'fr' },
-				f.name);
-			d.style.left = x + 'px';
-			d.style.width = w + 'px';
-			/* root at the bottom: callers below their callees */
-			d.style.top = ((depth - 1 - level) * H) + 'px';
-			if (!f.merged)
-				d.style.background = 'hsl(' + (20 + (hash(f.name) % 40)) +
-					',85%,' + (f.name.charAt(0) === '[' ? 80 : 62) + '%)';
-			if (state.re)
-				d.classList.add(state.re.test(f.name) ? 'hit' : 'nohit');
-			d.addEventListener('mousemove', function (ev) {
-				var s, p = [];
-				var g;
-
-				for (g = f; g && g.parent; g = g.parent)
-					p.unshift(g.name);
-				s = p.join('\n  > ') + '\n';
-				cols.forEach(function (c) {
-					s += '\n' + c.header + ': ' +
-						human(f.v[c.key] || 0, c.count);
-				});
-				showTip(ev, s);
-			});
-			d.addEventListener('click', function () {
-				state.flameZoom = f === z ? z.parent : f;
-				drawFlame();
-			});
-			box.appendChild(d);
+			out.push([f, x, w, level]);
 		}
 
 		/* f's frames over [x, x+w) at level: f itself, unless it stands
@@ -534,12 +491,62 @@
 			});
 		}
 		/* the zoomed frame's ancestors full width, then its subtree */
+		for (a = z; a; a = a.parent)
+			if (!a.merged)
+				anc.unshift(a);
 		anc.slice(0, z.merged ? anc.length : -1).forEach(function (f, i) {
 			frame(f, 0, W, i);
 		});
 		sub(z, 0, W, z.merged ? anc.length : anc.length - 1);
+		return out;
+	}
+
+	/* The element of frame f, of w pixels at x, top pixels down. */
+	function frameDiv(f, x, w, top, z) {
+		var d = el('div', { 'class': f.merged ? 'fr merged' : 'fr' },
+			f.name);
+
+		d.style.left = x + 'px';
+		d.style.width = w + 'px';
+		d.style.top = top + 'px';
+		if (!f.merged)
+			d.style.background = 'hsl(' + (20 + (hash(f.name) % 40)) +
+				',85%,' + (f.name.charAt(0) === '[' ? 80 : 62) + '%)';
+		if (state.re)
+			d.classList.add(state.re.test(f.name) ? 'hit' : 'nohit');
+		d.addEventListener('mousemove', function (ev) {
+			var s, p = [];
+			var g;
+
+			for (g = f; g && g.parent; g = g.parent)
+				p.unshift(g.name);
+			s = p.join('\n  > ') + '\n';
+			cols.forEach(function (c) {
+				s += '\n' + c.header + ': ' +
+					human(f.v[c.key] || 0, c.count);
+			});
+			showTip(ev, s);
+		});
+		d.addEventListener('click', function () {
+			state.flameZoom = f === z ? z.parent : f;
+			drawFlame();
+		});
+		return d;
+	}
+
+	function drawFlame() {
+		var box = document.getElementById('flamebox');
+		var z = state.flameZoom || flameRoot, H = 17, depth = 0;
+		var frames = layoutFlame(z, box.clientWidth);
+
+		box.textContent = '';
+		frames.forEach(function (t) { depth = Math.max(depth, t[3] + 1); });
 		box.style.height = (depth * H + 2) + 'px';
-		todo.forEach(function (t) { draw(t[0], t[1], t[2], t[3]); });
+		/* root at the bottom: callers below their callees */
+		frames.forEach(function (t) {
+			box.appendChild(frameDiv(t[0], t[1], t[2],
+				(depth - 1 - t[3]) * H, z));
+		});
 	}
 
 	function hash(s) {
@@ -634,13 +641,12 @@
 			drawTimeline(ts);
 	}
 
-	function build() {
+	/* The header: title, column switch, search box. */
+	function buildHeader() {
 		var hdr = el('header');
 		var sel = el('select', { id: 'col' });
 		var search = el('input', { id: 'search', type: 'search',
 			placeholder: 'search labels (regular expression)' });
-		var mainEl = el('main');
-		var sum = el('div', { id: 'summary' });
 		var lab;
 
 		hdr.appendChild(el('h1', {}, 'memsz'));
@@ -667,7 +673,13 @@
 			setSearch(search.value);
 		});
 		document.body.appendChild(hdr);
+	}
 
+	function build() {
+		var mainEl = el('main');
+		var sum = el('div', { id: 'summary' });
+
+		buildHeader();
 		sum.appendChild(el('span', { id: 'total-col' }));
 		sum.appendChild(document.createTextNode(' total: '));
 		sum.appendChild(el('b', { id: 'total' }));
