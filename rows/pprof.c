@@ -416,6 +416,26 @@ static void **ptrs(void *base, size_t n, size_t elem)
 	return p;
 }
 
+/* p's sample types, one per column in vt[0..ncols-1], and its default
+ * (the --sort column). */
+static void sample_types(struct pw *w, Perftools__Profiles__Profile *p,
+			 Perftools__Profiles__ValueType *vt)
+{
+	const struct out_opts *o = w->o;
+
+	p->n_sample_type = o->ncols;
+	p->sample_type = (Perftools__Profiles__ValueType **)ptrs(
+		vt, o->ncols, sizeof(*vt));
+	for (size_t i = 0; i < o->ncols; i++) {
+		perftools__profiles__value_type__init(&vt[i]);
+		vt[i].type = str_id(w, coldefs[o->cols[i]].key);
+		vt[i].unit = str_id(w, coldefs[o->cols[i]].count ? "count" :
+								  "bytes");
+		if (o->cols[i] == o->sort)
+			p->default_sample_type = vt[i].type;
+	}
+}
+
 /* Pack what w collected into a Profile and write it gzipped to f. */
 static int pw_emit(FILE *f, struct pw *w)
 {
@@ -430,17 +450,7 @@ static int pw_emit(FILE *f, struct pw *w)
 	uint8_t *buf;
 	int ret;
 
-	p.n_sample_type = o->ncols;
-	p.sample_type = (Perftools__Profiles__ValueType **)ptrs(
-		vt, o->ncols, sizeof(*vt));
-	for (i = 0; i < o->ncols; i++) {
-		perftools__profiles__value_type__init(&vt[i]);
-		vt[i].type = str_id(w, coldefs[o->cols[i]].key);
-		vt[i].unit = str_id(w, coldefs[o->cols[i]].count ? "count" :
-								  "bytes");
-		if (o->cols[i] == o->sort)
-			p.default_sample_type = vt[i].type;
-	}
+	sample_types(w, &p, vt);
 	p.n_comment = o->nnotes;
 	p.comment = xcalloc(o->nnotes + 1, sizeof(*p.comment));
 	for (i = 0; i < o->nnotes; i++)
