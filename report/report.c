@@ -100,20 +100,31 @@ static void result_add_image(struct report_result *res,
 	};
 }
 
-/* Keep every complete snapshot's total RSS in res (the html timeline). */
+/* Keep every complete snapshot's total RSS and its process's exit time,
+ * name and command line in res (the html timeline, pprof's labels). */
 static void result_set_snaps(struct report_ctx *c, const bool *chosen)
 {
 	struct report_result *res = c->res;
 
 	res->snaps = xcalloc(c->nsnaps + 1, sizeof(*res->snaps));
-	for (size_t i = 0; i < c->nsnaps; i++)
+	for (size_t i = 0; i < c->nsnaps; i++) {
+		const struct pidinfo *pi = pid_get(c, c->snaps[i].pid);
+		const char *comm = pi->kp.comm ? pi->kp.comm : "";
+		const char *cmd = pi->kp.cmdline ? pi->kp.cmdline : "";
+
 		if (c->snaps[i].complete)
 			res->snaps[res->nsnaps++] = (struct out_snap){
 				.time_ns = c->snaps[i].time,
 				.pid = c->snaps[i].pid,
 				.rss = c->snaps[i].rss_pages * c->page_size,
 				.chosen = chosen[i],
+				.exit_ns = pi->exit_ns,
+				.comm = labels_str(c->lb,
+						   labels_intern(c->lb, comm)),
+				.cmdline = labels_str(c->lb,
+						      labels_intern(c->lb, cmd)),
 			};
+	}
 }
 
 /* Pass 1's set-up from the file header: page size, start time, and the
@@ -248,6 +259,11 @@ static int pass1(struct report_ctx *c, char **msg)
 		case MD_REC_FORK:
 			if (c->faults)
 				faults_add_fork(c->faults, &rec.u.task);
+			break;
+		case MD_REC_EXIT: /* the process's, not a thread's */
+			if (rec.u.task.pid == rec.u.task.tid)
+				pid_get(c, rec.u.task.pid)->exit_ns =
+					rec.u.task.time;
 			break;
 		case MD_REC_NOTE:
 			recorded_note(c, &rec.u.note);

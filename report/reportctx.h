@@ -34,6 +34,7 @@ struct snapinfo {
 struct pidinfo {
 	struct key_proc kp;
 	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
+	uint64_t exit_ns;    /* its EXIT record's time, 0: none read */
 };
 
 /* FILE SIZE and the VM SIZE of file mappings count once per row: a file

@@ -4,6 +4,8 @@
 #include "rows/html.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@
 /* rows/html_assets.c, generated from rows/html/ at build time */
 extern const char html_viewer_css[];
 extern const char html_viewer_js[];
+extern const char html_timeline_js[];
 
 /* Write JSON text s inside a <script> element: every '<' (only ever in a
  * string) as \u003c, so no "</script>" or "<!--" can end the block. */
@@ -39,6 +42,32 @@ static void put_text(FILE *f, const char *s)
 		else
 			fputc(*s, f);
 	}
+}
+
+/* "processes": each process of the snapshots once, in order of its first
+ * snapshot, with its name, command line and exit time (0: not seen to
+ * exit): the page's timeline counts a process from its first snapshot
+ * until it exits. */
+static void procs_json(struct jw *w, const struct out_opts *o)
+{
+	jw_name(w, "processes");
+	jw_start_array(w);
+	for (size_t i = 0; i < o->nsnaps; i++) {
+		const struct out_snap *s = &o->snaps[i];
+		size_t j = 0;
+
+		while (j < i && o->snaps[j].pid != s->pid)
+			j++;
+		if (j < i)
+			continue; /* listed at its first snapshot */
+		jw_start_object(w);
+		jw_uint_field(w, "pid", s->pid);
+		jw_string_field(w, "comm", s->comm ? s->comm : "");
+		jw_string_field(w, "cmdline", s->cmdline ? s->cmdline : "");
+		jw_uint_field(w, "exit_ns", s->exit_ns);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
 }
 
 /* The second data block: what the tree's json does not say. */
@@ -75,8 +104,82 @@ static int meta_json(FILE *m, const struct out_opts *o)
 		jw_end_object(w);
 	}
 	jw_end_array(w);
+	procs_json(w, o);
 	jw_end_object(w);
 	return jw_finish(w);
+}
+
+/* The page gets every row (its format's row says OUTF_ALL_ROWS) but
+ * those no view of it can draw: below 1/HTML_MIN_SHARE of the total in
+ * every column, rows of a level are one "[N others]" row, as
+ * rowtree_finish() folds them (at 1 400 pixels, a ten-thousandth is a
+ * seventh of a pixel, and the script merges what is still too small to
+ * draw). A "callers" level keeps every row: the flame graph splits the
+ * stacks into frames, and a frame sums many small stacks. */
+#define HTML_MIN_SHARE 10000
+
+struct prune {
+	const struct rowtree *t;
+	const struct out_opts *o;
+	const bool *whole;          /* per level: keep every row */
+	uint64_t min[COL__COUNT];   /* least value kept, per column */
+};
+
+/* Whether row r is big enough to keep in some column of the page. */
+static bool prune_keep(const struct prune *p, const struct row *r)
+{
+	for (size_t c = 0; c < p->o->ncols; c++)
+		if (r->vals[p->o->cols[c]] >= p->min[p->o->cols[c]])
+			return true;
+	return false;
+}
+
+/* dst: a copy of src at level whose rows below have the rows p keeps and
+ * an "[N others]" row for the rest; the copies share src's labels. */
+static void prune_row(const struct prune *p, struct row *dst,
+		      const struct row *src, size_t level)
+{
+	struct row *others = NULL;
+	char name[48];
+
+	*dst = *src;
+	dst->children = NULL;
+	dst->nchildren = dst->cap = 0;
+	dst->index = NULL;
+	if (!src->nchildren)
+		return;
+	dst->children = xcalloc(src->nchildren, sizeof(*dst->children));
+	for (size_t i = 0; i < src->nchildren; i++) {
+		const struct row *ch = &src->children[i];
+
+		if (p->whole[level] || ch->folded || prune_keep(p, ch)) {
+			prune_row(p, &dst->children[dst->nchildren++], ch,
+				  level + 1);
+			continue;
+		}
+		if (!others) {
+			others = &dst->children[dst->nchildren++];
+			memset(others, 0, sizeof(*others));
+		}
+		for (size_t c = 0; c < COL__COUNT; c++)
+			others->vals[c] += ch->vals[c];
+		others->folded++;
+	}
+	if (others) {
+		/* processes are not additive: at most the parent's */
+		others->vals[COL_PROCS] = MIN(others->vals[COL_PROCS],
+					      src->vals[COL_PROCS]);
+		snprintf(name, sizeof(name), "[%" PRIu64 " others]",
+			 others->folded);
+		others->label = labels_intern(p->t->lb, name);
+	}
+}
+
+static void prune_free(struct row *r)
+{
+	for (size_t i = 0; i < r->nchildren; i++)
+		prune_free(&r->children[i]);
+	free(r->children);
 }
 
 /* Run writer into memory: the tree's json (fmt OUT_JSON) or the meta. */
@@ -101,9 +204,20 @@ int html_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 {
 	char *tree = NULL, *meta = NULL;
 	size_t ntree = 0, nmeta = 0;
+	struct rowtree pruned = *t;
+	bool *whole = xcalloc(t->depth + 1, sizeof(*whole));
+	struct prune p = { .t = t, .o = o, .whole = whole };
 	int ret;
 
-	ret = to_memory(t, o, false, &tree, &ntree);
+	for (size_t i = 0; i < t->depth; i++)
+		whole[i] = o->keys && o->keys[i] &&
+			   !strcmp(o->keys[i], "callers");
+	for (size_t c = 0; c < COL__COUNT; c++)
+		p.min[c] = MAX(t->total.vals[c] / HTML_MIN_SHARE, 1);
+	prune_row(&p, &pruned.total, &t->total, 0);
+	ret = to_memory(&pruned, o, false, &tree, &ntree);
+	prune_free(&pruned.total);
+	free(whole);
 	if (!ret)
 		ret = to_memory(t, o, true, &meta, &nmeta);
 	if (ret)
@@ -127,6 +241,7 @@ int html_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 	      "id=\"memsz-meta\">", f);
 	put_script_json(f, meta, nmeta);
 	fputs("</script>\n<script>\n", f);
+	fputs(html_timeline_js, f); /* defines what viewer.js calls */
 	fputs(html_viewer_js, f);
 	fputs("</script>\n</body>\n</html>\n", f);
 out:

@@ -13,6 +13,7 @@ nodist_libmemsz_a_SOURCES = rows/profile.pb-c.c rows/profile.pb-c.h \
 BUILT_SOURCES += rows/profile.pb-c.c rows/profile.pb-c.h rows/html_assets.c
 CLEANFILES += rows/profile.pb-c.c rows/profile.pb-c.h rows/html_assets.c
 EXTRA_DIST += rows/profile.proto rows/html/viewer.css rows/html/viewer.js \
+	rows/html/timeline.js \
 	scripts/embed-text.sh
 
 rows/profile.pb-c.h: rows/profile.pb-c.c
@@ -24,9 +25,11 @@ rows/profile.pb-c.c: $(srcdir)/rows/profile.proto
 
 # html: the viewer's stylesheet and script, compiled in as C strings.
 rows/html_assets.c: $(srcdir)/rows/html/viewer.css $(srcdir)/rows/html/viewer.js \
+		$(srcdir)/rows/html/timeline.js \
 		$(srcdir)/scripts/embed-text.sh
 	$(AM_V_GEN)$(MKDIR_P) rows && \
 	$(SHELL) $(srcdir)/scripts/embed-text.sh \
 		html_viewer_css $(srcdir)/rows/html/viewer.css \
-		html_viewer_js $(srcdir)/rows/html/viewer.js > $@.tmp && \
+		html_viewer_js $(srcdir)/rows/html/viewer.js \
+		html_timeline_js $(srcdir)/rows/html/timeline.js > $@.tmp && \
 	mv $@.tmp $@

@@ -38,7 +38,8 @@ static const struct out_format_def out_formats[OUT__COUNT] = {
 	 * derived ratio is none */
 	{ "pprof", OUT_PPROF, pprof_write, OUTF_BINARY | OUTF_ALL_ROWS |
 		  OUTF_SUMS, ROWS_KIND_BIT(ROWS_SINGLE) },
-	{ "html", OUT_HTML, html_write, OUTF_SUMS | OUTF_ALL_COLUMNS,
+	{ "html", OUT_HTML, html_write,
+	  OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS,
 	  ROWS_KIND_BIT(ROWS_SINGLE) },
 };
 

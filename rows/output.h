@@ -105,12 +105,18 @@ struct out_image {
 	const char *build_id;    /* lowercase hex, "" if unknown */
 };
 
-/* One snapshot of a recording, for the html timeline. */
+/* One snapshot of a recording, for the html timeline, and its process,
+ * for pprof's labels. Strings borrowed (valid while the report's label
+ * table lives). */
 struct out_snap {
 	uint64_t time_ns;        /* CLOCK_MONOTONIC of the recording */
 	uint32_t pid;
 	uint64_t rss;            /* bytes resident in the whole process */
 	bool chosen;             /* the snapshot the report shows */
+	uint64_t exit_ns;        /* when its process exited (its EXIT
+				    record), 0: not seen to exit */
+	const char *comm;        /* its process's command name, "" unknown */
+	const char *cmdline;     /* and command line, "" unknown */
 };
 
 struct out_opts {

@@ -128,25 +128,57 @@ static const char *build_id_of(const struct out_opts *o, const char *path)
 	return "";
 }
 
-/* Mapping id of the "files" label id (made on first sight). */
-static uint64_t mapping_of(struct pw *w, uint32_t label)
+/* Mapping id of the image at path (made on first sight). */
+static uint64_t mapping_of(struct pw *w, const char *path)
 {
-	uint64_t id = idmap_get(&w->map_ids, label);
+	int64_t file = str_id(w, path);
+	uint64_t id = idmap_get(&w->map_ids, (uint64_t)file);
 	Perftools__Profiles__Mapping *m;
-	const char *path;
 
 	if (id)
 		return id;
-	path = labels_str(w->t->lb, label);
 	xgrow(&w->maps, &w->mapcap, w->nmaps + 1, sizeof(*w->maps));
 	m = &w->maps[w->nmaps++];
 	perftools__profiles__mapping__init(m);
 	m->id = w->nmaps;
-	m->filename = str_id(w, path);
+	m->filename = file;
 	m->build_id = str_id(w, build_id_of(w->o, path));
+	/* names are memsz's: pprof must not look for the file's symbols */
 	m->has_functions = true;
-	idmap_put(&w->map_ids, label, m->id);
+	idmap_put(&w->map_ids, (uint64_t)file, m->id);
 	return m->id;
+}
+
+/* Whether path names a shared library: pprof's own test ("x.so",
+ * "x.so.6", "x.so_1") for which mapping is not the main binary. */
+static bool is_library(const char *path)
+{
+	const char *p = path;
+
+	while ((p = strstr(p, ".so"))) {
+		p += 3;
+		if (!*p || ((*p == '.' || *p == '_') && p[1] >= '0' &&
+			    p[1] <= '9'))
+			return true;
+	}
+	return false;
+}
+
+/* Make the main binary mapping 1, as pprof wants it: the first image
+ * recorded that is no library (the kernel maps a process's executable
+ * before its libraries; size's first file). None without images. */
+static void main_mapping(struct pw *w)
+{
+	const struct out_opts *o = w->o;
+
+	for (size_t i = 0; i < o->nimages; i++) {
+		const char *path = o->images[i].path;
+
+		if (path && path[0] && path[0] != '[' && !is_library(path)) {
+			mapping_of(w, path);
+			return;
+		}
+	}
 }
 
 static uint64_t function_of(struct pw *w, int64_t name, int64_t file)
@@ -209,17 +241,41 @@ static void push_label(struct pw *w, const char *key, int64_t str,
 	l->num = num;
 }
 
-/* The labels of a "pids" level label "PID COMM". */
+/* The labels of a "pids" level label "PID NAME": "pid" (a number),
+ * "comm" (its command name) and "cmdline" (its whole command line), the
+ * two from the recording's snapshots of that process, else NAME. */
 static void push_pid_labels(struct pw *w, const char *s)
 {
+	const struct out_opts *o = w->o;
+	const char *comm = NULL, *cmd = NULL;
 	char *end;
 	unsigned long pid = strtoul(s, &end, 10);
 
 	if (end == s)
 		return;
 	push_label(w, "pid", 0, (int64_t)pid);
-	if (*end == ' ')
-		push_label(w, "comm", str_id(w, end + 1), 0);
+	for (size_t i = 0; i < o->nsnaps && !comm; i++)
+		if (o->snaps[i].pid == pid) {
+			comm = o->snaps[i].comm;
+			cmd = o->snaps[i].cmdline;
+		}
+	if (!comm || !comm[0])
+		comm = *end == ' ' ? end + 1 : NULL;
+	if (comm)
+		push_label(w, "comm", str_id(w, comm), 0);
+	if (cmd && cmd[0])
+		push_label(w, "cmdline", str_id(w, cmd), 0);
+}
+
+/* The labels of a "callers" level label, frames outermost first joined
+ * by ';': "callers" (the whole stack, for -tagfocus=callers=REGEX) and
+ * "frame" (the innermost frame, where the page was touched). */
+static void push_callers_labels(struct pw *w, const char *lab)
+{
+	const char *leaf = strrchr(lab, ';');
+
+	push_label(w, "callers", str_id(w, lab), 0);
+	push_label(w, "frame", str_id(w, leaf ? leaf + 1 : lab), 0);
 }
 
 /* One sample for leaf, whose path (outermost first) is rows[0..n-1]. */
@@ -243,7 +299,8 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 		maps[lv] = mapping;
 		if (w->kinds[lv] == LVL_FILES) {
 			file = str_id(w, labels_str(w->t->lb, rows[lv]->label));
-			mapping = mapping_of(w, rows[lv]->label);
+			mapping = mapping_of(w, labels_str(w->t->lb,
+							  rows[lv]->label));
 		}
 	}
 	/* leaf first: the innermost level, then its parents */
@@ -258,6 +315,7 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 				push_pid_labels(w, lab);
 			continue;
 		}
+		push_callers_labels(w, lab);
 		/* frames outermost first: push them from the end */
 		end = lab + strlen(lab);
 		while (end > lab) {
@@ -358,6 +416,26 @@ static void **ptrs(void *base, size_t n, size_t elem)
 	return p;
 }
 
+/* p's sample types, one per column in vt[0..ncols-1], and its default
+ * (the --sort column). */
+static void sample_types(struct pw *w, Perftools__Profiles__Profile *p,
+			 Perftools__Profiles__ValueType *vt)
+{
+	const struct out_opts *o = w->o;
+
+	p->n_sample_type = o->ncols;
+	p->sample_type = (Perftools__Profiles__ValueType **)ptrs(
+		vt, o->ncols, sizeof(*vt));
+	for (size_t i = 0; i < o->ncols; i++) {
+		perftools__profiles__value_type__init(&vt[i]);
+		vt[i].type = str_id(w, coldefs[o->cols[i]].key);
+		vt[i].unit = str_id(w, coldefs[o->cols[i]].count ? "count" :
+								  "bytes");
+		if (o->cols[i] == o->sort)
+			p->default_sample_type = vt[i].type;
+	}
+}
+
 /* Pack what w collected into a Profile and write it gzipped to f. */
 static int pw_emit(FILE *f, struct pw *w)
 {
@@ -372,17 +450,7 @@ static int pw_emit(FILE *f, struct pw *w)
 	uint8_t *buf;
 	int ret;
 
-	p.n_sample_type = o->ncols;
-	p.sample_type = (Perftools__Profiles__ValueType **)ptrs(
-		vt, o->ncols, sizeof(*vt));
-	for (i = 0; i < o->ncols; i++) {
-		perftools__profiles__value_type__init(&vt[i]);
-		vt[i].type = str_id(w, coldefs[o->cols[i]].key);
-		vt[i].unit = str_id(w, coldefs[o->cols[i]].count ? "count" :
-								  "bytes");
-		if (o->cols[i] == o->sort)
-			p.default_sample_type = vt[i].type;
-	}
+	sample_types(w, &p, vt);
 	p.n_comment = o->nnotes;
 	p.comment = xcalloc(o->nnotes + 1, sizeof(*p.comment));
 	for (i = 0; i < o->nnotes; i++)
@@ -463,6 +531,7 @@ int pprof_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 			     !strcmp(k, "pids")    ? LVL_PIDS :
 						     LVL_PLAIN;
 	}
+	main_mapping(&w);
 	rows = xcalloc(t->depth + 1, sizeof(*rows));
 	if (t->depth)
 		walk(&w, &t->total, rows, 0);

@@ -10,11 +10,17 @@ view of the profile memsz wrote must be memsz's own csv:
    and its top rows (flat bytes per function) are the csv's leaf rows
    summed by label; the same for the pss and dirty sample types;
  - every file's mapping carries the build-id readelf finds in the file;
- - --by pids,sections: the labels pid, comm and sections as `pprof -tags`
-   lists them, with the csv's bytes;
+ - --by pids,sections: the labels pid, comm (the command name the
+   kernel gave the workload, as /proc/PID/comm says it: not its command
+   line), cmdline and sections as `pprof -tags` lists them, with the
+   csv's bytes;
  - --by callers: the total, the flat bytes of the innermost frames, the
    cumulative bytes of alloc_a/b/c, and `pprof -traces` shows each stack
-   leaf first (touch, alloc_a, main) with the csv's bytes;
+   leaf first (touch, alloc_a, main) with the csv's bytes; `pprof -tags`
+   lists the labels callers and frame (innermost frames, with the
+   report's bytes), `-tagfocus=callers=alloc_a` keeps alloc_a's stacks;
+ - the main binary is mapping 1 (the workload, with its build-id), so
+   pprof never says "Main binary filename not available";
  - memsz size --format pprof of the workload: FILE SIZE total is the
    file's size, and the top rows are size's csv;
  - pprof output is refused on a terminal.
@@ -36,6 +42,7 @@ from memsz_testlib import (  # noqa: E402
 
 
 GO_ENV = {}
+COMM = [None]  # the workload's /proc/PID/comm
 
 
 def pprof(*args):
@@ -47,6 +54,26 @@ def pprof(*args):
         raise RuntimeError("go tool pprof " + " ".join(args) + ": " +
                            r.stderr.strip())
     return r.stdout
+
+
+def pprof_stderr(*args):
+    """Stderr of `go tool pprof ARGS` (its warnings)."""
+    return subprocess.run(["go", "tool", "pprof", *args],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=GO_ENV).stderr
+
+
+def tag_values(tags, key):
+    """{value: bytes} of the block "KEY: Total ..." of pprof -tags
+    -unit=B."""
+    m = re.search(r"^ " + re.escape(key) + r": Total [^\n]*\n((?:\s+[\d.]+B "
+                  r"\([^)]*\): [^\n]*\n?)*)", tags, re.M)
+    out = {}
+    for line in (m.group(1).splitlines() if m else []):
+        v = re.match(r"^\s+([\d.]+)B \([^)]*\): (.*)$", line)
+        if v:
+            out[v.group(2)] = float(v.group(1))
+    return out
 
 
 def write_pprof(cmd, out, *args):
@@ -131,6 +158,14 @@ def readelf_build_id(path):
     return m.group(1) if m else ""
 
 
+def main_mapping(prof):
+    """(file, build-id) of mapping 1 in pprof -raw."""
+    raw = pprof("-raw", prof).split("Mappings", 1)
+    m = re.search(r"^1: \S+ (\S+)(?: ([0-9a-f]+))?", raw[1] if len(raw) > 1
+                  else "", re.M)
+    return (m.group(1), m.group(2) or "") if m else (None, None)
+
+
 def record(tmp):
     exe = os.path.join(tmp, "fault_paths")
     subprocess.run(["gcc", "-O2", "-fomit-frame-pointer",
@@ -152,6 +187,8 @@ def record(tmp):
         return None, None
     # the workload stops itself: wait for that, then let it finish
     pid = lib.stopped_child(rec.pid)
+    with open(f"/proc/{pid}/comm") as f:
+        COMM[0] = f.read().strip()
     err = lib.resume(rec, pid)[1]
     check(rec.returncode == 0, "record exits 0: " + err.strip())
     return exe, data
@@ -210,6 +247,13 @@ def main():
         check(" pid:" in tags and all(p in tags for p in pids) and
               " comm:" in tags and all(c in tags for c in comms),
               f"pprof -tags lists pid {pids} and comm {comms}")
+        comm = tag_values(tags, "comm")
+        check(COMM[0] and list(comm) == [COMM[0]],
+              f"pprof -tags: comm is the command name {COMM[0]!r} "
+              f"({list(comm)})")
+        cmdline = tag_values(tags, "cmdline")
+        check(len(cmdline) == 1 and list(cmdline)[0].startswith(exe),
+              f"pprof -tags: cmdline is the command line ({list(cmdline)})")
         text = [r for r in rows if r["sections"] == ".text"]
         want = sum(int(r["rss"]) for r in text)
         m = re.search(r"^\s*([\d.]+)B \(\s*[\d.]+%\): \.text$", tags,
@@ -233,12 +277,40 @@ def main():
             check(want > 0 and cum.get(fn) == want,
                   f"--by callers: cumulative {fn} {cum.get(fn)} == the "
                   f"report's stacks through it ({want})")
+        warn = pprof_stderr("-top", prof)
+        check("Main binary filename not available" not in warn,
+              f"--by callers: pprof finds the main binary ({warn[:80]!r})")
+        check(main_mapping(prof) == (exe, readelf_build_id(exe)),
+              f"--by callers: mapping 1 is the workload with its build-id "
+              f"({main_mapping(prof)})")
+        tags = pprof("-tags", "-unit=B", "-sample_index=rss", prof)
+        frames = tag_values(tags, "frame")
+        want = by_leaf(rows, "rss", lambda r: r["callers"].split(";")[-1])
+        want = {k: v for k, v in want.items() if v}
+        check(frames and frames == want,
+              f"pprof -tags: frame lists the innermost frames with the "
+              f"report's bytes ({sorted(frames.items())[:3]}... vs "
+              f"{sorted(want.items())[:3]}...)")
+        stacks = tag_values(tags, "callers")
+        check(stacks and sum(stacks.values()) == sum(want.values()) and
+              set(stacks) <= {r["callers"] for r in rows},
+              f"pprof -tags: callers lists the stacks ({len(stacks)})")
+        out = pprof("-top", "-unit=B", "-sample_index=rss",
+                    "-nodefraction=0", "-tagfocus=callers=alloc_a", prof)
+        shown = re.search(r"Showing nodes accounting for (\d+)B", out)
+        want = sum(int(r["rss"]) for r in rows if "alloc_a" in r["callers"])
+        check(shown and int(shown.group(1)) == want,
+              f"-tagfocus=callers=alloc_a: {shown and shown.group(1)} B == "
+              f"the report's stacks through alloc_a ({want})")
         traces = pprof("-traces", "-unit=B", "-sample_index=rss", prof)
         # one block per sample: "-----+----" lines, value then frames
         blocks = [b.strip().splitlines()
                   for b in re.split(r"^-+\+-+$", traces, flags=re.M)[1:]]
         stacks = {}
         for b in blocks:
+            # a sample's labels ("frame:  touch") come before its value
+            while b and not re.match(r"^\s*\d+B\s", b[0]):
+                b = b[1:]
             if not b:
                 continue
             m = re.match(r"^\s*(\d+)B\s+(.*)$", b[0])

@@ -16,8 +16,21 @@ back (--dump-dom):
  - with --by callers the flame graph has frames main, alloc_a, alloc_b,
    alloc_c, and each alloc_X frame's width is its share of the total;
  - memsz size --format html shows the file's size as its FILE SIZE total;
- - the page references nothing outside itself.
-Screenshots are kept in the build directory (tests/t3310-*.png).
+ - the page references nothing outside itself;
+ - the flame graph at the default -n keeps every stack (no "[N others]"
+   frame: the page gets every callers row, merges only frames too
+   narrow to draw);
+ - the timeline of a recording of two processes one after the other
+   (sh -c 'python3 ...; sleep; python3 ...') sums, at each point, what
+   each process held then: its latest snapshot at or before it, nothing
+   before its first, nothing from its EXIT record on (times and exits
+   from `memsz dump`, sizes from the snapshots the page embeds); it has
+   a legend naming each process, a y axis of at least three 1-2-5 ticks
+   in binary units, and fits a 700 pixel window;
+ - changing the address's #col=...&q=... on an open page applies it
+   (hashchange), and an invalid regular expression is said to be one.
+Screenshots are kept in the build directory (tests/t3310-*.png), at 700
+and 1400 pixels.
 """
 import json
 import os
@@ -66,6 +79,126 @@ def attr(html, elem_id, name):
     return a.group(1) if a else None
 
 
+def dom_after(tmp, page, frag, script, width=1100):
+    """The DOM of a copy of page with script run once it has loaded
+    (as a user would act on the open page), after the page's handlers
+    ran (virtual time)."""
+    with open(page) as f:
+        src = f.read()
+    copy = page[:-5] + "-act.html"
+    with open(copy, "w") as f:
+        f.write(src.replace("</body>", "<script>window.addEventListener("
+                            "'load', function () { setTimeout(function () "
+                            "{ " + script + " }, 10); });</script>\n</body>"))
+    return chromium(tmp, f"--window-size={width},900",
+                    "--virtual-time-budget=3000", "--dump-dom",
+                    "file://" + copy + frag)
+
+
+def dump_times(data):
+    """{pid: [snapshot times ns]}, {pid: exit time ns} from memsz dump."""
+    snaps, exits = {}, {}
+    for line in memsz("dump", "-i", data).splitlines():
+        m = re.search(r"(\d+)\.(\d{9}) SNAP_BEGIN pid (\d+)", line)
+        if m:
+            snaps.setdefault(int(m.group(3)), []).append(
+                int(m.group(1)) * 10**9 + int(m.group(2)))
+        m = re.search(r"(\d+)\.(\d{9}) EXIT (\d+)/(\d+)", line)
+        if m and m.group(3) == m.group(4):
+            exits[int(m.group(3))] = int(m.group(1)) * 10**9 + \
+                int(m.group(2))
+    return snaps, exits
+
+
+def check_timeline(tmp, keep):
+    """A recording of two processes that never lived at the same time."""
+    data = os.path.join(tmp, "two.data")
+    prog = ("x = bytearray({} << 20); x[::4096] = b'x' * len(x[::4096]); "
+            "import time; time.sleep(0.6)")
+    r = subprocess.run([MEMSZ, "record", "-o", data, "--interval", "150",
+                        "--", "sh", "-c",
+                        f'{sys.executable} -c "{prog.format(40)}"; '
+                        f'sleep 0.3; {sys.executable} -c "{prog.format(20)}"'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    check(r.returncode == 0, "record of two processes one after the "
+          "other exits 0: " + r.stderr.strip()[-200:])
+    page = os.path.join(tmp, "two.html")
+    write(page, "report", "-i", os.path.basename(data), "--by", "pids")
+    with open(page) as f:
+        meta = json.loads(re.search(
+            r'<script type="application/json" id="memsz-meta">(.*?)'
+            r'</script>', f.read(), re.S).group(1))
+    snaps, exits = dump_times(data)
+    rss = {}  # (pid, time) -> bytes, as the page embeds them
+    for sn in meta["snapshots"]:
+        rss[(sn["pid"], sn["time_ns"])] = sn["rss"]
+    pythons = [p for p in snaps if p in exits and
+               max(rss.get((p, t), 0) for t in snaps[p]) > 15 << 20]
+    check(len(pythons) == 2 and
+          exits[min(pythons, key=lambda p: snaps[p][0])] <
+          min(snaps[p][0] for p in pythons if p != min(
+              pythons, key=lambda p: snaps[p][0])),
+          f"the two python processes never lived at the same time "
+          f"({pythons}, exits {exits})")
+
+    def held(t):
+        s = 0
+        for pid, ts in snaps.items():
+            before = [x for x in ts if x <= t and (pid, x) in rss]
+            if before and not (pid in exits and t >= exits[pid]):
+                s += rss[(pid, max(before))]
+        return s
+
+    html = chromium(tmp, "--window-size=700,900",
+                    "--virtual-time-budget=3000", "--dump-dom",
+                    "file://" + page)
+    times = attr(html, "timeline-total", "data-times")
+    values = attr(html, "timeline-total", "data-values")
+    pts = dict(zip(map(int, times.split(",")), map(int, values.split(",")))
+               ) if times and values else {}
+    want = {t: held(t) for ts in snaps.values() for t in ts
+            if any((p, t) in rss for p in snaps)}
+    bad = [(t, pts.get(t), w) for t, w in sorted(want.items())
+           if pts.get(t) != w]
+    check(pts and not bad,
+          f"timeline: at each of the {len(want)} snapshot times the page's "
+          f"TOTAL is what each process held then (mismatches "
+          f"{bad[:3]})")
+    first = min(pythons, key=lambda p: snaps[p][0]) if pythons else None
+    later = [t for t in pts if first and t >= exits.get(first, 1 << 63)]
+    peak = max([rss.get((first, t), 0) for t in snaps.get(first, [])] + [0])
+    check(later and all(pts[t] < peak for t in later),
+          f"timeline: after pid {first} exited the TOTAL leaves it out "
+          f"({[pts[t] >> 20 for t in sorted(later)][:6]} MiB, its peak "
+          f"{peak >> 20} MiB)")
+    legend = re.search(r'<div id="timeline-legend">(.*?)</div>', html, re.S)
+    legend = re.sub(r"<[^>]+>", " ", legend.group(1)) if legend else ""
+    check(all(f"{p} python3" in legend or f"{p} python" in legend
+              for p in pythons) and "TOTAL" in legend,
+          f"timeline: the legend names each process "
+          f"({' '.join(legend.split())[:160]!r})")
+    ticks = re.findall(r'<text x="\d+(?:\.\d+)?" y="[\d.]+" '
+                       r'text-anchor="end">([^<]*)</text>', html)
+    nums = []
+    for t in ticks:
+        m = re.match(r"^(\d+(?:\.\d+)?) (B|KiB|MiB|GiB)$", t)
+        nums.append(float(m.group(1)) if m else None)
+    steps = {round(b - a, 6) for a, b in zip(nums, nums[1:])
+             if a is not None and b is not None}
+    mant = {float(f"{x:e}".split("e")[0]) for x in steps if x}
+    check(len(ticks) >= 3 and None not in nums and len(steps) == 1 and
+          mant <= {1.0, 2.0, 5.0},
+          f"timeline: a y axis of 1-2-5 ticks in binary units ({ticks})")
+    svgw = attr(html, "timeline-svg", "width")
+    check(svgw and float(svgw) <= 700 - 2 * 14,
+          f"timeline: fits a 700 pixel window (svg width {svgw})")
+    for w in (700, 1400):
+        shot = os.path.join(keep, f"t3310-timeline-{w}.png")
+        chromium(tmp, f"--window-size={w},900", "--screenshot=" + shot,
+                 "file://" + page)
+
+
 def memsz(*args):
     return subprocess.run([MEMSZ, *args], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True,
@@ -81,15 +214,27 @@ def write(path, *args):
                        cwd=os.path.dirname(path))
 
 
-def matched(rows, rx, col):
-    """Sum of col over rows matching rx, each counted once."""
+def matched(rows, rx, col, least=None):
+    """Sum of col over rows matching rx, each counted once; with least
+    ({column: value}), only rows the page keeps: those at or above
+    least in some column (the page folds the others into "[N others]",
+    under a ten-thousandth of the total in every column)."""
     s = 0.0
     for r in rows:
+        if least and not any(float(r.get(c, 0)) >= v
+                             for c, v in least.items()):
+            continue
         if rx.search(r["name"]):
             s += float(r.get(col, 0))
         else:
-            s += matched(r.get("rows", []), rx, col)
+            s += matched(r.get("rows", []), rx, col, least)
     return s
+
+
+def page_least(rep):
+    """The least value of a row the page keeps, per column."""
+    return {c: max(float(v) / 10000, 1 if c != "pss" else 1 / 4096)
+            for c, v in rep["total"].items() if c != "res_pct"}
 
 
 def record_demo(tmp):
@@ -165,8 +310,9 @@ def main():
         page = os.path.join(tmp, "report.html")
         write(page, "report", "-i", os.path.basename(data), "--snapshot",
               "peak", "--by", keys)
+        # the page has every row (as -n 0)
         rep = json.loads(memsz("report", "-i", data, "--snapshot", "peak",
-                               "--by", keys, "--format", "json"))
+                               "--by", keys, "-n", "0", "--format", "json"))
         with open(page) as f:
             src = f.read()
         urls = re.findall(r"""(?:src|href)\s*=|url\(|@import|https?://[^"'\s]*""",
@@ -216,9 +362,28 @@ def main():
         rx = re.compile("libc", re.I)
         html = dom(tmp, page, "#col=rss&q=libc")
         got = attr(html, "matched", "data-value")
-        want = matched(rep["rows"], rx, "rss")
+        want = matched(rep["rows"], rx, "rss", page_least(rep))
         check(got is not None and abs(float(got) - want) < 0.01 and want,
               f"search 'libc': the page's matching total {got} == {want}")
+
+        # the address changed on the open page: applied
+        want = matched(rep["rows"], re.compile("libc", re.I), "pss",
+                       page_least(rep))
+        html = dom_after(tmp, page, "#col=rss",
+                         "location.hash = '#col=pss&q=libc';")
+        got = attr(html, "matched", "data-value")
+        check(attr(html, "total", "data-col") == "pss" and
+              got is not None and abs(float(got) - want) < 0.01,
+              f"hashchange to #col=pss&q=libc: the page shows PSS and "
+              f"the search ({attr(html, 'total', 'data-col')}, {got} == "
+              f"{want})")
+        # an invalid regular expression is said to be one
+        html = dom(tmp, page, "#q=libc(")
+        m = re.search(r'<span id="matched"[^>]*>([^<]*)</span>', html)
+        check(attr(html, "matched", "data-invalid") and m and
+              "not a regular expression" in m.group(1),
+              f"search 'libc(': said to be no regular expression "
+              f"({m and m.group(1)!r})")
 
         shot = os.path.join(keep, "t3310-report.png")
         chromium(tmp, "--window-size=1100,820", "--screenshot=" + shot,
@@ -227,12 +392,19 @@ def main():
             png = f.read()
         check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000,
               f"screenshot kept: {shot} ({len(png)} bytes)")
+        for w in (700, 1400):
+            chromium(tmp, f"--window-size={w},900", "--screenshot=" +
+                     os.path.join(keep, f"t3310-report-{w}.png"),
+                     "file://" + page)
+
+        check_timeline(tmp, keep)
 
         # callers: the flame graph
         exe, fdata = record_faults(tmp)
         if fdata:
             page = os.path.join(tmp, "callers.html")
-            write(page, "report", "-i", fdata, "--by", "callers", "-n", "0")
+            # the default -n: the page still has every stack
+            write(page, "report", "-i", fdata, "--by", "callers")
             rep = json.loads(memsz("report", "-i", fdata, "--by", "callers",
                                    "-n", "0", "--format", "json"))
             html = dom(tmp, page)
@@ -251,10 +423,14 @@ def main():
                 check(fn in width and abs(got - share) < 0.002,
                       f"flame graph: {fn} is {got:.4f} of the width, its "
                       f"share of RSS is {share:.4f}")
+            others = [n for n in width if re.match(r"^\[\d+ others\]$", n)]
+            check(not others, f"flame graph at the default -n: no frame "
+                  f"folds stacks ({others})")
             check_columns(tmp, page, rep, "report callers")
-            chromium(tmp, "--window-size=1100,820", "--screenshot=" +
-                     os.path.join(keep, "t3310-callers.png"),
-                     "file://" + page)
+            for w in (700, 1400):
+                chromium(tmp, f"--window-size={w},900", "--screenshot=" +
+                         os.path.join(keep, f"t3310-callers-{w}.png"),
+                         "file://" + page)
 
             page = os.path.join(tmp, "size.html")
             write(page, "size", "--by", "sections,symbols", exe)

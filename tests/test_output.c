@@ -667,7 +667,7 @@ static void test_format_rows(void **state)
 		{ OUT_FOLDED, OUTF_ALL_ROWS | OUTF_ONE_COLUMN |
 				      OUTF_NOTES_STDERR, 1 },
 		{ OUT_PPROF, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS, 1 },
-		{ OUT_HTML, OUTF_SUMS | OUTF_ALL_COLUMNS, 1 },
+		{ OUT_HTML, OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS, 1 },
 	};
 	char *s;
 
@@ -806,17 +806,20 @@ static const char *label_of(const Perftools__Profiles__Profile *p,
 
 /* pprof: decoded with protobuf-c and zlib, the profile has one sample per
  * leaf, stacks leaf first with callers split into frames, labels per
- * level, the files level's mapping with its build-id, PSS rounded. */
+ * level (callers: the stack and its innermost frame), the main binary as
+ * mapping 1 (the first image that is no library), the files level's
+ * mapping with its build-id, PSS rounded. */
 static void test_pprof(void **state)
 {
 	static const char *const keys[] = { "files", "callers" };
 	static const enum col_id cols[] = { COL_RSS, COL_PSS };
-	static const struct out_image images[] = { { "/lib/a.so", "ab12" } };
+	static const struct out_image images[] = { { "/lib/a.so", "ab12" },
+						   { "/bin/prog", "cd34" } };
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
 	struct out_opts o = { .fmt = OUT_PPROF, .keys = keys, .cols = cols,
 			      .ncols = 2, .sort = COL_PSS, .images = images,
-			      .nimages = 1 };
+			      .nimages = 2 };
 	static const char *const paths[][2] = {
 		{ "/lib/a.so", "main;f;g" },
 		{ "/lib/a.so", "main;h" },
@@ -861,30 +864,36 @@ static void test_pprof(void **state)
 		const char *file = label_of(p, s, "files");
 
 		assert_non_null(file);
-		assert_string_equal(label_of(p, s, "callers") ?
-					    label_of(p, s, "callers") : "-",
-				    "-"); /* a stack, not a label */
+		assert_non_null(label_of(p, s, "callers"));
+		assert_non_null(label_of(p, s, "frame"));
 		assert_int_equal(s->n_value, 2);
 		assert_int_equal(s->value[1], 1001);
 		sample_stack(p, s, stack, sizeof(stack));
 		if (s->value[0] == 4096) {
 			assert_string_equal(stack, "g;f;main;/lib/a.so");
+			assert_string_equal(label_of(p, s, "callers"),
+					    "main;f;g");
+			assert_string_equal(label_of(p, s, "frame"), "g");
 		} else if (s->value[0] == 8192) {
 			assert_string_equal(stack, "h;main;/lib/a.so");
+			assert_string_equal(label_of(p, s, "frame"), "h");
 		} else {
 			assert_int_equal(s->value[0], 12288);
 			assert_string_equal(stack, "g;f;main;[heap]");
 			assert_string_equal(file, "[heap]");
 		}
 	}
-	/* one mapping per file; a.so's has its build-id */
-	assert_int_equal(p->n_mapping, 2);
+	/* the main binary first, then one mapping per file; each with its
+	 * build-id */
+	assert_int_equal(p->n_mapping, 3);
+	assert_string_equal(pstr(p, p->mapping[0]->filename), "/bin/prog");
 	for (size_t i = 0; i < p->n_mapping; i++) {
 		const char *fn = pstr(p, p->mapping[i]->filename);
 
 		assert_int_equal(p->mapping[i]->id, i + 1);
 		assert_string_equal(pstr(p, p->mapping[i]->build_id),
-				    !strcmp(fn, "/lib/a.so") ? "ab12" : "");
+				    !strcmp(fn, "/lib/a.so") ? "ab12" :
+				    !strcmp(fn, "/bin/prog") ? "cd34" : "");
 	}
 	/* g, f, main are shared by both files' stacks: one location each */
 	assert_int_equal(p->n_location, 6);

@@ -9,7 +9,8 @@
 	var rep = JSON.parse(document.getElementById('memsz-report').textContent);
 	var meta = JSON.parse(document.getElementById('memsz-meta').textContent);
 	var cols = meta.columns;
-	var state = { col: meta.sort, zoom: null, flameZoom: null, re: null };
+	var state = { col: meta.sort, zoom: null, flameZoom: null, re: null,
+		bad: null };
 	var tip;
 
 	function el(tag, attrs, text) {
@@ -98,6 +99,8 @@
 		var top = n;
 		var idx;
 
+		if (n.merged)
+			return '#d6d6d2';
 		while (top.parent && top.parent !== root)
 			top = top.parent;
 		idx = root.rows.indexOf(top);
@@ -192,13 +195,52 @@
 		return '\u2026' + n.name.slice(i + 1);
 	}
 
+	/* A row standing for rows too small to draw apart: their sums, and
+	 * them as its rows (zoom into it to see them). */
+	function mergedRow(parent, rows, what) {
+		var n = 0;
+
+		rows.forEach(function (r) { n += r.others || 1; });
+		var m = { name: '[' + n + ' ' + what + ']', rows: rows,
+			parent: parent, depth: parent.depth + 1, merged: true };
+
+		cols.forEach(function (c) {
+			m[c.key] = 0;
+			rows.forEach(function (r) {
+				m[c.key] += typeof r[c.key] === 'number' ? r[c.key] : 0;
+			});
+		});
+		return m;
+	}
+
+	/* The least area, in square pixels, a treemap box is drawn with
+	 * (20 x 20): smaller rows are one box together. */
+	var MIN_AREA = 400;
+
+	/* n's children with a value, largest first, those under MIN_AREA
+	 * in a w x h box merged into one, with the "[N others]" row memsz
+	 * folded the smallest into. */
+	function boxRows(n, w, h) {
+		var kids = (n.rows || []).filter(function (c) { return val(c) > 0; });
+		var sum = 0, big = [], small = [];
+
+		kids.sort(function (a, b) { return val(b) - val(a); });
+		kids.forEach(function (c) { sum += val(c); });
+		kids.forEach(function (c) {
+			(c.others || val(c) / sum * w * h < MIN_AREA ? small :
+				big).push(c);
+		});
+		if (small.length < 2)
+			return kids;
+		return big.concat([mergedRow(n, small, 'smaller rows')]);
+	}
+
 	/* Draw n's children into box (a positioned element) of w x h, and
 	 * their children inside them while there is room. */
 	function drawLevel(box, n, w, h, nest) {
-		var kids = (n.rows || []).filter(function (c) { return val(c) > 0; });
+		var kids = boxRows(n, w, h);
 		var rects;
 
-		kids.sort(function (a, b) { return val(b) - val(a); });
 		rects = squarify(kids.map(val), 0, 0, w, h);
 		kids.forEach(function (c, i) {
 			var r = rects[i];
@@ -227,8 +269,8 @@
 				zoomTo(c.rows && c.rows.length ? c : c.parent);
 			});
 			box.appendChild(d);
-			if (nest > 0 && c.rows && c.rows.length && r.w > 40 &&
-			    r.h > 36) {
+			if (nest > 0 && c.rows && c.rows.length && !c.merged &&
+			    r.w > 40 && r.h > 36) {
 				var inner = el('div', { 'class': 'tm-in' });
 
 				inner.style.position = 'absolute';
@@ -302,27 +344,44 @@
 		document.getElementById('total-col').textContent = c.header;
 		document.getElementById('total-exact').textContent =
 			c.count ? '' : '(' + v + ' bytes)';
+		m.classList.toggle('bad', !!state.bad);
+		if (state.bad)
+			m.dataset.invalid = state.bad;
+		else
+			delete m.dataset.invalid;
 		if (!state.re) {
 			m.textContent = '';
+			delete m.dataset.value;
 			return;
 		}
 		var mv = matchedTotal(root);
 
 		m.dataset.value = String(mv);
-		m.textContent = 'matching rows: ' + human(mv, c.count) + ' (' +
+		m.textContent = (state.bad ? 'not a regular expression (' +
+			state.bad + '), searched as plain text: ' : '') +
+			'matching rows: ' + human(mv, c.count) + ' (' +
 			(v ? (100 * mv / v).toFixed(1) : '0') + '%)';
 	}
 
+	/* Search for s, a regular expression; one that is not valid is
+	 * said so, and searched for as plain text. */
 	function setSearch(s) {
 		state.re = null;
+		state.bad = null;
 		if (s) {
 			try {
 				state.re = new RegExp(s, 'i');
 			} catch (e) {
+				state.bad = String(e.message || e).replace(
+					/^Invalid regular expression: /, '');
 				state.re = new RegExp(s.replace(/[.*+?^${}()|[\]\\]/g,
 					'\\$&'), 'i');
 			}
 		}
+		var box = document.getElementById('search');
+
+		if (box)
+			box.classList.toggle('bad', !!state.bad);
 		redraw();
 	}
 
@@ -371,78 +430,123 @@
 		return fr;
 	}
 
-	function flameDepth(f) {
-		var d = 0;
+	/* The narrowest frame, in pixels, drawn on its own: narrower ones of
+	 * a parent are one grey frame together (click it to see them). */
+	var MIN_FRAME = 4;
 
-		f.list.forEach(function (c) { d = Math.max(d, flameDepth(c)); });
-		return d + 1;
+	/* A frame standing for frames too narrow to draw apart. */
+	function mergedFrame(parent, list) {
+		var m = { name: '[' + list.length + ' narrower frames]', kids: {},
+			list: list, parent: parent, v: {}, merged: true };
+
+		cols.forEach(function (c) {
+			m.v[c.key] = 0;
+			list.forEach(function (f) { m.v[c.key] += f.v[c.key] || 0; });
+		});
+		return m;
 	}
 
-	function drawFlame() {
-		var box = document.getElementById('flamebox');
-		var W = box.clientWidth, H = 17;
-		var z = state.flameZoom || flameRoot;
-		var depth = flameDepth(flameRoot);
-		var anc = [], a;
-
-		box.textContent = '';
-		box.style.height = (depth * H + 2) + 'px';
-		for (a = z; a; a = a.parent)
-			anc.unshift(a);
+	/* The frames of the flame graph zoomed to z: [frame, x, width,
+	 * level] for each frame to draw, in a box W pixels wide. */
+	function layoutFlame(z, W) {
+		var out = [], anc = [], a;
 
 		function frame(f, x, w, level) {
-			var d;
-
-			if (w < 0.5)
-				return;
-			d = el('div', { 'class': 'fr' }, f.name);
-			d.style.left = x + 'px';
-			d.style.width = w + 'px';
-			/* root at the bottom: callers below their callees */
-			d.style.top = ((depth - 1 - level) * H) + 'px';
-			d.style.background = 'hsl(' + (20 + (hash(f.name) % 40)) +
-				',85%,' + (f.name.charAt(0) === '[' ? 80 : 62) + '%)';
-			if (state.re)
-				d.classList.add(state.re.test(f.name) ? 'hit' : 'nohit');
-			d.addEventListener('mousemove', function (ev) {
-				var s = f.name + '\n', p = [];
-				var g;
-
-				for (g = f; g && g.parent; g = g.parent)
-					p.unshift(g.name);
-				s = p.join('\n  > ') + '\n';
-				cols.forEach(function (c) {
-					s += '\n' + c.header + ': ' +
-						human(f.v[c.key] || 0, c.count);
-				});
-				showTip(ev, s);
-			});
-			d.addEventListener('click', function () {
-				state.flameZoom = f === z ? z.parent : f;
-				drawFlame();
-			});
-			box.appendChild(d);
+			out.push([f, x, w, level]);
 		}
 
+		/* f's frames over [x, x+w) at level: f itself, unless it stands
+		 * for narrower frames (they are laid out in its place), then
+		 * its callees above it */
 		function sub(f, x, w, level) {
 			var tot = f.v[state.col] || 0;
+			var wide = [], narrow = [];
+			var up = f.merged ? level : level + 1;
 
-			frame(f, x, w, level);
+			if (!f.merged)
+				frame(f, x, w, level);
 			if (!tot)
 				return;
-			f.list.slice().sort(function (p, q) {
+			f.list.forEach(function (c) {
+				var cv = c.v[state.col] || 0;
+
+				if (cv > 0)
+					(w * cv / tot >= MIN_FRAME ? wide : narrow).push(c);
+			});
+			if (narrow.length === 1)
+				wide.push(narrow.pop());
+			wide.sort(function (p, q) {
 				return p.name < q.name ? -1 : p.name > q.name ? 1 : 0;
-			}).forEach(function (c) {
+			});
+			if (narrow.length)
+				wide.push(mergedFrame(f, narrow));
+			wide.forEach(function (c) {
 				var cw = w * (c.v[state.col] || 0) / tot;
 
-				if ((c.v[state.col] || 0) > 0)
-					sub(c, x, cw, level + 1);
+				if (c.merged)
+					frame(c, x, cw, up);
+				else
+					sub(c, x, cw, up);
 				x += cw;
 			});
 		}
 		/* the zoomed frame's ancestors full width, then its subtree */
-		anc.slice(0, -1).forEach(function (f, i) { frame(f, 0, W, i); });
-		sub(z, 0, W, anc.length - 1);
+		for (a = z; a; a = a.parent)
+			if (!a.merged)
+				anc.unshift(a);
+		anc.slice(0, z.merged ? anc.length : -1).forEach(function (f, i) {
+			frame(f, 0, W, i);
+		});
+		sub(z, 0, W, z.merged ? anc.length : anc.length - 1);
+		return out;
+	}
+
+	/* The element of frame f, of w pixels at x, top pixels down. */
+	function frameDiv(f, x, w, top, z) {
+		var d = el('div', { 'class': f.merged ? 'fr merged' : 'fr' },
+			f.name);
+
+		d.style.left = x + 'px';
+		d.style.width = w + 'px';
+		d.style.top = top + 'px';
+		if (!f.merged)
+			d.style.background = 'hsl(' + (20 + (hash(f.name) % 40)) +
+				',85%,' + (f.name.charAt(0) === '[' ? 80 : 62) + '%)';
+		if (state.re)
+			d.classList.add(state.re.test(f.name) ? 'hit' : 'nohit');
+		d.addEventListener('mousemove', function (ev) {
+			var s, p = [];
+			var g;
+
+			for (g = f; g && g.parent; g = g.parent)
+				p.unshift(g.name);
+			s = p.join('\n  > ') + '\n';
+			cols.forEach(function (c) {
+				s += '\n' + c.header + ': ' +
+					human(f.v[c.key] || 0, c.count);
+			});
+			showTip(ev, s);
+		});
+		d.addEventListener('click', function () {
+			state.flameZoom = f === z ? z.parent : f;
+			drawFlame();
+		});
+		return d;
+	}
+
+	function drawFlame() {
+		var box = document.getElementById('flamebox');
+		var z = state.flameZoom || flameRoot, H = 17, depth = 0;
+		var frames = layoutFlame(z, box.clientWidth);
+
+		box.textContent = '';
+		frames.forEach(function (t) { depth = Math.max(depth, t[3] + 1); });
+		box.style.height = (depth * H + 2) + 'px';
+		/* root at the bottom: callers below their callees */
+		frames.forEach(function (t) {
+			box.appendChild(frameDiv(t[0], t[1], t[2],
+				(depth - 1 - t[3]) * H, z));
+		});
 	}
 
 	function hash(s) {
@@ -453,60 +557,70 @@
 		return Math.abs(h);
 	}
 
-	/* ---- timeline: each process's RSS at each snapshot ---- */
+	/* ---- timeline (timeline.js) ---- */
 
-	function drawTimeline(sec) {
-		var snaps = meta.snapshots;
-		var W = 900, H = 220, L = 70, R = 20, T = 12, B = 34;
-		var t0 = Infinity, t1 = -Infinity, vmax = 0;
-		var pids = {};
-		var svg = svgEl('svg', { width: W, height: H,
-			viewBox: '0 0 ' + W + ' ' + H, id: 'timeline-svg' });
+	var drawTimeline = window.memszTimeline({
+		meta: meta, svgEl: svgEl, el: el, human: human, showTip: showTip,
+		hideTip: hideTip,
+		/* the colour index of process pid: its treemap box's when the
+		 * first key is pids ("PID name" rows), else n */
+		pidIndex: function (pid, n) {
+			var i;
 
-		snaps.forEach(function (s) {
-			t0 = Math.min(t0, s.time_ns);
-			t1 = Math.max(t1, s.time_ns);
-			vmax = Math.max(vmax, s.rss);
-			(pids[s.pid] = pids[s.pid] || []).push(s);
+			if (rep.keys[0] !== 'pids')
+				return n;
+			for (i = 0; i < root.rows.length; i++)
+				if (root.rows[i].name.split(' ')[0] === String(pid))
+					return i;
+			return n;
+		}
+	});
+
+	/* ---- the address: #col=KEY&q=REGEX ---- */
+
+	function applyHash() {
+		var col = state.col, q = '';
+		var sel = document.getElementById('col');
+		var search = document.getElementById('search');
+
+		location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+			var i = kv.indexOf('=');
+			var k = i < 0 ? kv : kv.slice(0, i);
+			var v = i < 0 ? '' : kv.slice(i + 1);
+
+			try {
+				v = decodeURIComponent(v);
+			} catch (e) {
+				/* a malformed escape: take the text as it is */
+			}
+			if (k === 'col' && cols.some(function (c) {
+				return c.key === v;
+			}))
+				col = v;
+			else if (k === 'q')
+				q = v;
 		});
-		if (t1 === t0)
-			t1 = t0 + 1;
-		vmax = vmax || 1;
+		if (col !== state.col)
+			state.flameZoom = null;
+		state.col = col;
+		sel.value = col;
+		search.value = q;
+		setSearch(q);
+	}
 
-		function px(t) { return L + (W - L - R) * (t - t0) / (t1 - t0); }
-		function py(v) { return T + (H - T - B) * (1 - v / vmax); }
+	/* Keep the address in step with the page, so that it can be shared
+	 * (replaceState fires no hashchange). */
+	function saveHash() {
+		var h = '#col=' + encodeURIComponent(state.col);
+		var q = document.getElementById('search').value;
 
-		svg.appendChild(svgEl('line', { x1: L, y1: H - B, x2: W - R,
-			y2: H - B, stroke: '#888' }));
-		svg.appendChild(svgEl('line', { x1: L, y1: T, x2: L, y2: H - B,
-			stroke: '#888' }));
-		svg.appendChild(svgEl('text', { x: L - 6, y: T + 8,
-			'text-anchor': 'end' }, human(vmax)));
-		svg.appendChild(svgEl('text', { x: L - 6, y: H - B,
-			'text-anchor': 'end' }, '0'));
-		svg.appendChild(svgEl('text', { x: L, y: H - 10 }, '0 s'));
-		svg.appendChild(svgEl('text', { x: W - R, y: H - 10,
-			'text-anchor': 'end' }, ((t1 - t0) / 1e9).toFixed(2) + ' s'));
-		Object.keys(pids).forEach(function (pid, i) {
-			var hue = (i * 97 + 210) % 360;
-			var pts = pids[pid].map(function (s) {
-				return px(s.time_ns).toFixed(1) + ',' + py(s.rss).toFixed(1);
-			}).join(' ');
-
-			svg.appendChild(svgEl('polyline', { points: pts, fill: 'none',
-				stroke: 'hsl(' + hue + ',60%,40%)', 'stroke-width': 2 }));
-			pids[pid].forEach(function (s) {
-				var c = svgEl('circle', { cx: px(s.time_ns), cy: py(s.rss),
-					r: s.chosen ? 5 : 3,
-					fill: s.chosen ? '#d9480f' : 'hsl(' + hue + ',60%,40%)' });
-
-				c.appendChild(svgEl('title', {}, 'pid ' + pid + ' at ' +
-					((s.time_ns - t0) / 1e9).toFixed(3) + ' s: RSS ' +
-					human(s.rss) + (s.chosen ? ' (reported)' : '')));
-				svg.appendChild(c);
-			});
-		});
-		sec.appendChild(svg);
+		if (q)
+			h += '&q=' + encodeURIComponent(q);
+		try {
+			history.replaceState(null, '', h);
+		} catch (e) {
+			/* some browsers refuse it on file:// pages: no matter */
+		}
 	}
 
 	/* ---- page ---- */
@@ -518,13 +632,21 @@
 			drawFlame();
 	}
 
-	function build() {
+	/* Everything, the timeline too (its width is the window's). */
+	function redrawAll() {
+		var ts = document.getElementById('timeline');
+
+		redraw();
+		if (ts)
+			drawTimeline(ts);
+	}
+
+	/* The header: title, column switch, search box. */
+	function buildHeader() {
 		var hdr = el('header');
 		var sel = el('select', { id: 'col' });
 		var search = el('input', { id: 'search', type: 'search',
 			placeholder: 'search labels (regular expression)' });
-		var mainEl = el('main');
-		var sum = el('div', { id: 'summary' });
 		var lab;
 
 		hdr.appendChild(el('h1', {}, 'memsz'));
@@ -539,6 +661,7 @@
 		sel.addEventListener('change', function () {
 			state.col = sel.value;
 			state.flameZoom = null;
+			saveHash();
 			redraw();
 		});
 		lab = el('label', {}, 'column ');
@@ -546,10 +669,17 @@
 		hdr.appendChild(lab);
 		hdr.appendChild(search);
 		search.addEventListener('input', function () {
+			saveHash();
 			setSearch(search.value);
 		});
 		document.body.appendChild(hdr);
+	}
 
+	function build() {
+		var mainEl = el('main');
+		var sum = el('div', { id: 'summary' });
+
+		buildHeader();
 		sum.appendChild(el('span', { id: 'total-col' }));
 		sum.appendChild(document.createTextNode(' total: '));
 		sum.appendChild(el('b', { id: 'total' }));
@@ -580,11 +710,13 @@
 		if (meta.snapshots.length > 1) {
 			var ts = el('section', { id: 'timeline' });
 
-			ts.appendChild(el('h2', {}, 'Timeline: RSS of each process ' +
-				'at each of the ' + meta.snapshots.length +
-				' snapshots (the reported one larger, in orange)'));
+			ts.appendChild(el('h2', {}, 'Timeline: RSS the processes ' +
+				'held at each moment, stacked (' + meta.snapshots.length +
+				' snapshots)'));
+			ts.appendChild(el('div', { 'class': 'hint' }, 'A process ' +
+				'holds what its latest snapshot says, from its first ' +
+				'snapshot until it exits; hover for each process.'));
 			mainEl.appendChild(ts);
-			drawTimeline(ts);
 		}
 		if (rep.notes && rep.notes.length) {
 			var ns = el('section', { id: 'notes' });
@@ -599,29 +731,14 @@
 		tip = el('div', { id: 'tip' });
 		document.body.appendChild(tip);
 		document.addEventListener('mousemove', hideTip);
-		window.addEventListener('resize', redraw);
+		window.addEventListener('resize', redrawAll);
 
-		/* #col=pss&q=REGEX in the address selects a column and a search */
-		location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
-			var p = kv.split('=');
-			var v = p[1] || '';
-
-			try {
-				v = decodeURIComponent(v);
-			} catch (e) {
-				/* a malformed escape: take the text as it is */
-			}
-
-			if (p[0] === 'col' && cols.some(function (c) {
-				return c.key === v;
-			})) {
-				state.col = v;
-				sel.value = v;
-			} else if (p[0] === 'q') {
-				search.value = v;
-			}
-		});
-		setSearch(search.value);
+		/* #col=pss&q=REGEX in the address selects a column and a search,
+		 * when the page opens and whenever the address changes */
+		applyHash();
+		window.addEventListener('hashchange', applyHash);
+		if (document.getElementById('timeline'))
+			drawTimeline(document.getElementById('timeline'));
 		document.body.dataset.ready = '1';
 	}
 
