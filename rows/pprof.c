@@ -9,64 +9,53 @@
 #include <zlib.h>
 
 #include "rows/profile.pb-c.h"
+#include "util/hashmap.h"
 #include "util/util.h"
 
-/* A u64 -> id map (open addressing); keys are never UINT64_MAX. */
+/* A u64 -> id map whose ids are 1, 2, 3... in order of first put (the
+ * ids of pprof's functions, locations and mappings): key i has id i + 1. */
 struct idmap {
 	uint64_t *keys;
-	uint64_t *ids;
-	size_t n, size; /* size: 0 or a power of two */
+	size_t n, cap;
+	struct hashmap index; /* of keys */
 };
 
 static void idmap_free(struct idmap *m)
 {
 	free(m->keys);
-	free(m->ids);
+	hashmap_free(&m->index);
 }
 
-static size_t idmap_slot(const struct idmap *m, uint64_t key)
+/* Id of key, or 0 if it has none; p is left ready for idmap_put(). */
+static uint64_t idmap_find(const struct idmap *m, uint64_t key,
+			   struct hashmap_probe *p)
 {
-	size_t i = (size_t)((key + 1) * 0x9e3779b97f4a7c15ULL >> 20) &
-		   (m->size - 1);
+	uint32_t i;
 
-	while (m->keys[i] != UINT64_MAX && m->keys[i] != key)
-		i = (i + 1) & (m->size - 1);
-	return i;
+	for (i = hashmap_first(&m->index, hashmap_hash_u64(key), p);
+	     i != HASHMAP_NONE; i = hashmap_next(&m->index, p))
+		if (m->keys[i] == key)
+			return (uint64_t)i + 1;
+	return 0;
 }
 
-/* Id of key, or 0 if it has none. */
 static uint64_t idmap_get(const struct idmap *m, uint64_t key)
 {
-	size_t i;
+	struct hashmap_probe p;
 
-	if (!m->size)
-		return 0;
-	i = idmap_slot(m, key);
-	return m->keys[i] == key ? m->ids[i] : 0;
+	return idmap_find(m, key, &p);
 }
 
+/* Give key, which has no id yet, the next one (m->n + 1 == id). */
 static void idmap_put(struct idmap *m, uint64_t key, uint64_t id)
 {
-	size_t i;
+	struct hashmap_probe p;
 
-	if ((m->n + 1) * 2 > m->size) {
-		struct idmap old = *m;
-
-		m->size = m->size ? m->size * 2 : 64;
-		m->keys = xmalloc(m->size * sizeof(*m->keys));
-		m->ids = xmalloc(m->size * sizeof(*m->ids));
-		memset(m->keys, 0xff, m->size * sizeof(*m->keys));
-		m->n = 0;
-		for (i = 0; i < old.size; i++)
-			if (old.keys[i] != UINT64_MAX)
-				idmap_put(m, old.keys[i], old.ids[i]);
-		idmap_free(&old);
-	}
-	i = idmap_slot(m, key);
-	if (m->keys[i] == UINT64_MAX)
-		m->n++;
-	m->keys[i] = key;
-	m->ids[i] = id;
+	if (idmap_find(m, key, &p) || id != m->n + 1)
+		abort(); /* ids are handed out in order, once */
+	xgrow(&m->keys, &m->cap, m->n + 1, sizeof(*m->keys));
+	m->keys[m->n] = key;
+	hashmap_put(&m->index, &p, (uint32_t)m->n++);
 }
 
 /* What a level of the key path is, by the key's name. */
