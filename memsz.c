@@ -1,6 +1,7 @@
 /* memsz.c — the command table and main(). Every command lives in its own
  * cmd_*.c file; this file only dispatches. */
 #include "config.h"
+#include "version.h"
 
 #include "builtin/builtin.h"
 #include "builtin/view.h"
@@ -36,6 +37,17 @@ static const struct memsz_cmd *find_cmd(const char *name)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+/* "memsz 0.1.0", and the commit it was built from when the build knew it
+ * (version.h: git describe, or what the release tarball recorded). */
+static void print_version(void)
+{
+	if (MEMSZ_GIT_VERSION[0])
+		printf("memsz %s (git %s)\n", PACKAGE_VERSION,
+		       MEMSZ_GIT_VERSION);
+	else
+		printf("memsz %s\n", PACKAGE_VERSION);
 }
 
 static void usage_main(FILE *out)
@@ -102,7 +114,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
-		printf("memsz %s\n", PACKAGE_VERSION);
+		print_version();
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
