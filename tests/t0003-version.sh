@@ -17,7 +17,7 @@ check "-v and version say the same" \
 	[ "$($MEMSZ -v)" = "$out" ] && [ "$($MEMSZ version)" = "$out" ]
 
 want=$(sh "$top_srcdir/scripts/git-version.sh" "$top_srcdir") ||
-	skip_all "the source tree's commit is unknown (no git here, no .git-version)"
+	skip_all "the tree's commit is unknown (no git, no .git-version)"
 # the build may be older than the tree's last change: compare the commit
 want=${want%-dirty}
 got=${out#*(git }
