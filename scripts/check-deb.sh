@@ -21,6 +21,7 @@ nok() { echo "not ok - $1"; fail=1; }
 [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi)
 rm -rf "$dir"
 mkdir -p "$dir/make-dist"
+dir=$(cd "$dir" && pwd)
 cd "$dir/make-dist"
 "$src/configure" >configure.log
 make dist >dist.log 2>&1 || { tail -20 dist.log; exit 1; }

@@ -25,6 +25,7 @@ if [ -d "$dir" ]; then
 	rm -rf "$dir"
 fi
 mkdir -p "$dir/make-dist"
+dir=$(cd "$dir" && pwd)
 cd "$dir/make-dist"
 "$src/configure" >configure.log
 make -j"$jobs" dist >dist.log 2>&1 || { tail -20 dist.log; exit 1; }
