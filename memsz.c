@@ -1,10 +1,10 @@
 /* memsz.c — the command table and main(). Every command lives in its own
  * cmd_*.c file; this file only dispatches. */
 #include "config.h"
-#include "version.h"
 
 #include "builtin/builtin.h"
 #include "builtin/complete.h"
+#include "builtin/version.h"
 #include "builtin/view.h"
 #include "rows/output.h"
 #include "util/strbuf.h"
@@ -46,7 +46,8 @@ static const struct memsz_cmd *find_cmd(const char *name)
 }
 
 /* "memsz 0.1.0", and the commit it was built from when the build knew it
- * (version.h: git describe, or what the release tarball recorded). */
+ * (builtin/version.h: git describe, or what the release tarball
+ * recorded). */
 static void print_version(void)
 {
 	if (MEMSZ_GIT_VERSION[0])

@@ -386,7 +386,6 @@ static struct walk walk_words(const struct opts_cmd *oc, int n,
 
 		if (by_value(n, words, i))
 			w.by = by_value(n, words, i);
-
 		if (!strcmp(s, "--")) {
 			w.operand = i + 1;
 			break;

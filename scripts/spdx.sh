@@ -25,11 +25,11 @@ root=${1:-$(dirname "$0")/..}
 cd "$root"
 
 # style_of PATH: the comment style of a file (c, cblock, hash, dnl, roff),
-# or nothing for a file that carries no license line (data, docs,
-# generated code).
+# or nothing for a file that carries no license line (data, docs, code
+# the build generates, first row).
 style_of() {
 	case $1 in
-	*.pb-c.c | *.pb-c.h | rows/html_assets.c) ;; # generated
+	*.pb-c.c | *.pb-c.h | rows/html_assets.c | builtin/version.h) ;;
 	build-aux/* | debian/memsz/* | debian/tmp/* | debian/.debhelper/*) ;;
 	*.c | *.cc | *.proto | *.js) echo c ;;
 	*.h | *.css) echo cblock ;;
