@@ -5,8 +5,9 @@
 # at the top of every source, script and build file of the memsz tree in
 # DIR (default: the tree this script is in), in the comment syntax of the
 # file's type (the table in style_of), after a first line that must stay
-# first (#! or roff's '\" preprocessor line). A file that has the line in
-# its first three lines is left alone, so running it twice changes nothing.
+# first (#!, zsh's #compdef, roff's '\" preprocessor line). A file that
+# has the line in its first three lines is left alone, so running it twice
+# changes nothing.
 # --check changes nothing: it lists the files without the line and exits 1
 # if there is one (tests/t0002-spdx.sh runs it in `make check`).
 #
@@ -67,7 +68,7 @@ add() {
 	line=$(line_for "$2")
 	first=$(head -n 1 "$1")
 	case $first in
-	'#!'* | "'\\\""*)
+	'#!'* | '#compdef'* | "'\\\""*)
 		{ printf '%s\n' "$first"; printf '%s\n' "$line"; \
 		  tail -n +2 "$1"; } > "$tmp" ;;
 	*)
