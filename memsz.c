@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
+#include "builtin/complete.h"
+#include "builtin/version.h"
 #include "builtin/view.h"
 #include "rows/output.h"
 #include "util/strbuf.h"
@@ -17,17 +19,22 @@ static void usage_help(FILE *out);
 
 const struct memsz_cmd memsz_cmds[] = {
 	{ "size", cmd_size, usage_size,
-	  "on-disk size of ELF files by segments, sections, symbols" },
+	  "on-disk size of ELF files by segments, sections, symbols",
+	  &size_cmd },
 	{ "record", cmd_record, usage_record,
-	  "record where images are loaded and which pages are resident" },
+	  "record where images are loaded and which pages are resident",
+	  &record_cmd },
 	{ "report", cmd_report, usage_report,
-	  "attribute recorded resident memory to files, sections, symbols" },
+	  "attribute recorded resident memory to files, sections, symbols",
+	  &report_cmd },
 	{ "diff", cmd_diff, usage_diff,
-	  "compare two recordings, two snapshots or two ELF files" },
+	  "compare two recordings, two snapshots or two ELF files",
+	  &diff_cmd },
 	{ "dump", cmd_dump, usage_dump,
-	  "print every record of a memsz.data file" },
-	{ "help", cmd_help, usage_help, "show help for memsz or a command" },
-	{ NULL, NULL, NULL, NULL },
+	  "print every record of a memsz.data file", &dump_cmd },
+	{ "help", cmd_help, usage_help, "show help for memsz or a command",
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 static const struct memsz_cmd *find_cmd(const char *name)
@@ -36,6 +43,18 @@ static const struct memsz_cmd *find_cmd(const char *name)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+/* "memsz 0.1.0", and the commit it was built from when the build knew it
+ * (builtin/version.h: git describe, or what the release tarball
+ * recorded). */
+static void print_version(void)
+{
+	if (MEMSZ_GIT_VERSION[0])
+		printf("memsz %s (git %s)\n", PACKAGE_VERSION,
+		       MEMSZ_GIT_VERSION);
+	else
+		printf("memsz %s\n", PACKAGE_VERSION);
 }
 
 static void usage_main(FILE *out)
@@ -100,9 +119,13 @@ int main(int argc, char **argv)
 		usage_main(stderr);
 		return EXIT_USAGE;
 	}
+	/* the shell completion scripts' entry point (builtin/complete.h),
+	 * left out of --help: people do not type it */
+	if (!strcmp(argv[1], "--complete"))
+		return cmd_complete(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
-		printf("memsz %s\n", PACKAGE_VERSION);
+		print_version();
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

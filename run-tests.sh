@@ -31,12 +31,17 @@ cd "$(dirname "$0")"
 #   smem         the ground truth of t2320 (record -a)
 #   postgresql   the server t2140 records
 #   default-jdk-headless  java and javac, the JVM t2111 records
+#   bash-completion zsh  t1003's completion
+#   debhelper dpkg-dev fakeroot lintian man-db  the release tarball's and
+#                the Debian package's checks (scripts/check-dist.sh,
+#                scripts/check-deb.sh)
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev \
 libcapstone-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
 libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium smem \
-postgresql default-jdk-headless"
+postgresql default-jdk-headless bash-completion zsh debhelper dpkg-dev \
+fakeroot lintian man-db"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -81,6 +86,23 @@ check() {
 check _build check --enable-werror
 check _build-san check --enable-werror --enable-sanitizers
 check _build-fuzz fuzz-check CC=clang --enable-fuzzing
+
+# step NAME CMD...: one check more in the summary, passed if CMD succeeds.
+step() {
+	echo "== $1"
+	shift
+	if "$@"; then
+		total_pass=$((total_pass + 1))
+	else
+		total_fail=$((total_fail + 1))
+		status=1
+	fi
+}
+# What a user installs: the release tarball built and installed on its
+# own, and the Debian package built from it, checked by lintian,
+# installed and run (each a minute or two).
+step "release tarball" scripts/check-dist.sh _build-dist
+step "Debian package" scripts/check-deb.sh _build-deb-check
 printf '%s' "$skips" | sed 's/^/SKIP: /'
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 exit "$status"

@@ -13,15 +13,23 @@
 
 #include <stdio.h>
 
+struct opts_cmd;
+
 struct memsz_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	void (*usage)(FILE *out);
 	const char *summary;
+	const struct opts_cmd *opts; /* its table of options (shell
+					completion reads it), or NULL */
 };
 
 /* The command table (memsz.c). NULL-name terminated. */
 extern const struct memsz_cmd memsz_cmds[];
+
+/* Each command's table of options (builtin/options.h), in its cmd_*.c. */
+extern const struct opts_cmd size_cmd, record_cmd, report_cmd, diff_cmd,
+	dump_cmd;
 
 #define EXIT_USAGE 129
 

@@ -61,7 +61,7 @@ static const struct opt diff_opts[] = {
 	OPT_END,
 };
 
-static const struct opts_cmd diff_cmd = {
+const struct opts_cmd diff_cmd = {
 	.name = "diff",
 	.synopsis =
 		"usage: memsz diff [--by KEY[,KEY...]]"

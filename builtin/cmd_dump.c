@@ -21,7 +21,7 @@ static const struct opt dump_opts[] = {
 	OPT_END,
 };
 
-static const struct opts_cmd dump_cmd = {
+const struct opts_cmd dump_cmd = {
 	.name = "dump",
 	.synopsis = "usage: memsz dump [-v] [-i FILE]\n",
 	.about = "Print every record of a memsz.data file, one per line.\n",

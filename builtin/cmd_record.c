@@ -92,7 +92,7 @@ static const struct opt record_opts[] = {
 	OPT_END,
 };
 
-static const struct opts_cmd record_cmd = {
+const struct opts_cmd record_cmd = {
 	.name = "record",
 	.synopsis =
 		"usage: memsz record [-o FILE] [--interval MS] [--duration S] "

@@ -92,7 +92,7 @@ static const struct opt report_opts[] = {
 	OPT_END,
 };
 
-static const struct opts_cmd report_cmd = {
+const struct opts_cmd report_cmd = {
 	.name = "report",
 	.synopsis =
 		"usage: memsz report [-i FILE] [--by KEY[,KEY...]]"

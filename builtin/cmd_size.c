@@ -45,7 +45,7 @@ static const struct opt size_opts[] = {
 	OPT_END,
 };
 
-static const struct opts_cmd size_cmd = {
+const struct opts_cmd size_cmd = {
 	.name = "size",
 	.synopsis =
 		"usage: memsz size [--by KEY[,KEY...]]"

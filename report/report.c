@@ -22,19 +22,26 @@
  * takes far less. */
 #define MOMENT_NS 1000000000ull
 
+const struct report_pick_word report_pick_words[] = {
+	{ "first", PICK_FIRST },
+	{ "last", PICK_LAST },
+	{ "peak", PICK_PEAK },
+	{ NULL, PICK_LAST },
+};
+
 int report_pick_parse(const char *s, enum report_pick *pick,
 		      uint64_t *index)
 {
-	if (!strcmp(s, "last"))
-		*pick = PICK_LAST;
-	else if (!strcmp(s, "first"))
-		*pick = PICK_FIRST;
-	else if (!strcmp(s, "peak"))
-		*pick = PICK_PEAK;
-	else if (parse_u64(s, index) == 0)
-		*pick = PICK_INDEX;
-	else
+	for (const struct report_pick_word *w = report_pick_words; w->name;
+	     w++) {
+		if (!strcmp(s, w->name)) {
+			*pick = w->pick;
+			return 0;
+		}
+	}
+	if (parse_u64(s, index) < 0)
 		return -1;
+	*pick = PICK_INDEX;
 	return 0;
 }
 

@@ -30,7 +30,15 @@ enum report_pick {
 		       then use each pid's samples up to its last one */
 };
 
-/* Parse "first", "last", "peak" or a number. Returns 0 or -1. */
+/* The words --snapshot takes besides a number: one row each, ended by a
+ * NULL name (the parser and the shell completion read them). */
+struct report_pick_word {
+	const char *name;
+	enum report_pick pick;
+};
+extern const struct report_pick_word report_pick_words[];
+
+/* Parse a word of report_pick_words or a number. Returns 0 or -1. */
 int report_pick_parse(const char *s, enum report_pick *pick,
 		      uint64_t *index);
 

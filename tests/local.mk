@@ -77,9 +77,12 @@ tests_test_unwind_CFLAGS = $(TEST_CFLAGS)
 tests_test_unwind_LDADD = $(TEST_LIBS)
 
 e2e_tests = tests/t0001-layers.py \
+	tests/t0002-spdx.sh \
+	tests/t0003-version.sh \
 	tests/t1000-size-i1.py \
 	tests/t1001-size-cli.sh \
 	tests/t1002-cli-options.sh \
+	tests/t1003-completion.sh \
 	tests/t1010-size-hash.py \
 	tests/t1100-size-compileunits.py \
 	tests/t1200-size-debuginfod.py \
