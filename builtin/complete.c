@@ -16,6 +16,7 @@
 
 #include "builtin/builtin.h"
 #include "builtin/options.h"
+#include "builtin/view.h"
 #include "report/keys.h"
 #include "report/report.h"
 #include "rows/output.h"
@@ -39,19 +40,21 @@ struct complete_cmd {
 	enum operands operands;
 	unsigned columns;    /* of --fields and --sort: bit per col_id */
 	enum rows_kind kind; /* --format: the formats that write it */
+	unsigned keys_in;    /* KEY_IN_* of its view: --sort's orders */
 };
 
 #define COLS_ALL ((1u << COL__COUNT) - 1)
 
 static const struct complete_cmd complete_cmds[] = {
 	{ "size", OPERANDS_FILES, 1u << COL_FILE | 1u << COL_VM,
-	  ROWS_SINGLE },
-	{ "record", OPERANDS_COMMAND, 0, ROWS_SINGLE },
-	{ "report", OPERANDS_NONE, COLS_ALL, ROWS_SINGLE },
+	  ROWS_SINGLE, KEY_IN_SIZE },
+	{ "record", OPERANDS_COMMAND, 0, ROWS_SINGLE, 0 },
+	{ "report", OPERANDS_NONE, COLS_ALL, ROWS_SINGLE, KEY_IN_REPORT },
 	{ "diff", OPERANDS_FILES,
-	  COLS_ALL & ~(1u << COL_RES_PCT | 1u << COL_PROCS), ROWS_DIFF },
-	{ "dump", OPERANDS_NONE, 0, ROWS_SINGLE },
-	{ "help", OPERANDS_COMMANDS, 0, ROWS_SINGLE },
+	  COLS_ALL & ~(1u << COL_RES_PCT | 1u << COL_PROCS), ROWS_DIFF,
+	  KEY_IN_SIZE | KEY_IN_REPORT },
+	{ "dump", OPERANDS_NONE, 0, ROWS_SINGLE, 0 },
+	{ "help", OPERANDS_COMMANDS, 0, ROWS_SINGLE, 0 },
 };
 
 /* The word being completed, as the values offered see it. */
@@ -197,8 +200,12 @@ static void value_columns(struct at *at)
 
 static void value_sort(struct at *at)
 {
+	const char *o;
+
 	printf("words\n");
 	offer_columns(at, true);
+	for (size_t i = 0; (o = view_sort_order(i, at->cc->keys_in)); i++)
+		offer(at, o, "an order of labels");
 }
 
 static void value_formats(struct at *at)

@@ -93,6 +93,14 @@ static const struct {
 	{ "name", ROWS_ORDER_NAME, KEY_IN_SIZE | KEY_IN_REPORT },
 };
 
+const char *view_sort_order(size_t i, unsigned cmds)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(sort_orders); k++)
+		if ((sort_orders[k].cmds & cmds) && !i--)
+			return sort_orders[k].name;
+	return NULL;
+}
+
 /* The orders --sort offers v's command, comma-separated; caller frees. */
 static char *order_list(const struct view *v)
 {

@@ -194,6 +194,11 @@ int view_write(const struct view *v, const struct rowtree *t,
 	       const enum col_id *cols, size_t ncols, bool res_pct,
 	       const struct strlist *notes);
 
+/* The i-th (from 0) --sort name that is an order of labels ("addr",
+ * "name") among those the commands cmds (KEY_IN_* bits) offer; NULL past
+ * the last. Static storage. */
+const char *view_sort_order(size_t i, unsigned cmds);
+
 /* Free what the options put in v. */
 void view_free(struct view *v);
 

@@ -110,8 +110,10 @@ for cmd in report diff; do
 done
 check "size --fields: file and vm" \
 	same "$(comp 'memsz size --fields ')" "$(printf 'file\nvm')"
-check "size --sort: file and vm" \
-	same "$(comp 'memsz size --sort ')" "$(printf 'file\nvm')"
+check "size --sort: file, vm and the order name" \
+	same "$(comp 'memsz size --sort ')" "$(printf 'file\nvm\nname')"
+check "report --sort: the orders addr and name too" \
+	bash -c 'grep -qx addr && grep -qx name' <<<"$(comp 'memsz report --sort ')"
 for f in $(comp 'memsz size --format '); do
 	memsz size --format "$f" /bin/true >/dev/null 2>&1 ||
 		nok "size --format $f is accepted"
