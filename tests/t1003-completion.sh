@@ -113,7 +113,7 @@ check "size --fields: file and vm" \
 check "size --sort: file, vm and the order name" \
 	same "$(comp 'memsz size --sort ')" "$(printf 'file\nvm\nname')"
 check "report --sort: the orders addr and name too" \
-	bash -c 'grep -qx addr && grep -qx name' <<<"$(comp 'memsz report --sort ')"
+	[ "$(comp 'memsz report --sort ' | grep -cx 'addr\|name')" -eq 2 ]
 for f in $(comp 'memsz size --format '); do
 	memsz size --format "$f" /bin/true >/dev/null 2>&1 ||
 		nok "size --format $f is accepted"
