@@ -45,8 +45,9 @@ static const struct opt report_opts[] = {
 		      "locked, procs (the processes in a\n"
 		      "row)"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
-		       "'[N others]' (default 20, with\n"
-		       "--timeline 10; 0: all)"),
+		       "'[N others]' (table default 20, with\n"
+		       "--timeline 10; csv, tsv and json: all\n"
+		       "unless given; 0: all)"),
 	VIEW_ROW_FILTER,
 	{ 0, "pid", OPT_ARG, "PID", REPORT_OPT_PID, "only this process",
 	  NULL },

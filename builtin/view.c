@@ -46,7 +46,12 @@ void view_error(enum out_format fmt, const char *msg)
 
 uint64_t view_limit(const struct view *v)
 {
-	return out_format_get(v->fmt)->flags & OUTF_ALL_ROWS ? 0 : v->limit;
+	unsigned flags = out_format_get(v->fmt)->flags;
+
+	if ((flags & OUTF_ALL_ROWS) ||
+	    ((flags & OUTF_ROWS_ASKED) && !v->limit_given))
+		return 0;
+	return v->limit;
 }
 
 /* The names of the columns in mask, comma-separated; caller frees. */
@@ -155,6 +160,7 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 			view_usage_error(v, "-n wants a number, not '%s'", arg);
 			return VIEW_USAGE;
 		}
+		v->limit_given = true;
 		return VIEW_OK;
 	case 'F':
 		return parse_fields(v, arg);
@@ -398,6 +404,8 @@ int view_write(const struct view *v, const struct rowtree *t,
 	for (size_t i = 0; i < v->nkeys; i++) {
 		keynames[i] = keydefs[v->keys[i]].name;
 		oo.aliases |= (keydefs[v->keys[i]].flags & KEYF_ALIASES) != 0;
+		if (keydefs[v->keys[i]].flags & KEYF_CUT_END)
+			oo.cut_end |= 1u << i;
 	}
 	if ((def->flags & OUTF_BINARY) && isatty(STDOUT_FILENO)) {
 		memsz_error("%s output is binary: redirect it to a file "

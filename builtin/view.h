@@ -105,6 +105,7 @@ struct view {
 	bool sort_given;              /* --sort was given */
 	unsigned columns;             /* bit per col_id the command has */
 	uint64_t limit;               /* -n */
+	bool limit_given;             /* -n was given */
 	enum out_format fmt;
 	const char *debug_root;       /* NULL: /usr/lib/debug */
 	bool disasm;                  /* --disasm (elf_map_opts.disasm) */
@@ -153,7 +154,8 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 void view_error(enum out_format fmt, const char *msg);
 
 /* -n as v's format takes it: 0 (every row) where its row says
- * OUTF_ALL_ROWS (folded, pprof), else v->limit. */
+ * OUTF_ALL_ROWS (folded, pprof), or OUTF_ROWS_ASKED (csv, tsv, json) and
+ * -n was not given; else v->limit. */
 uint64_t view_limit(const struct view *v);
 
 /* Check what only the --by list tells: the rules of --filter/--exclude
