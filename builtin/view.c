@@ -396,9 +396,16 @@ int view_write(const struct view *v, const struct rowtree *t,
 		.nsnaps = v->nsnaps,
 		.title = v->title,
 	};
+	unsigned shown_cols = 0;
+	bool *keep;
 	int ret = 0;
 
-	strlist_summarize(notes, NULL, v->verbose, &shown);
+	/* notes about columns (strlist.about) only where one is shown */
+	for (size_t c = 0; c < ncols; c++)
+		shown_cols |= 1u << cols[c];
+	keep = strlist_keep_about(notes, shown_cols);
+	strlist_summarize(notes, keep, v->verbose, &shown);
+	free(keep);
 	oo.notes = (const char *const *)shown.lines;
 	oo.nnotes = shown.n;
 	for (size_t i = 0; i < v->nkeys; i++) {
