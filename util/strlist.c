@@ -79,12 +79,12 @@ static const struct {
 				   "read from pagemap", "-v lists each",
 				   true },
 	[NOTE_COUNT_ONCE] = { NULL, NULL },
-	[NOTE_IMAGE_DELETED] = { "images were deleted since they were "
-				 "mapped: their bytes are charged to "
-				 "[deleted]", "-v lists each" },
+	[NOTE_IMAGE_DELETED] = { "files were deleted since they were "
+				 "mapped, their bytes charged to "
+				 "\"[deleted] PATH\"", "-v lists each" },
 	[NOTE_IMAGE_CHANGED] = { "images changed on disk since the "
-				 "recording: their bytes are charged to "
-				 "[changed since recording]",
+				 "recording, their bytes charged to "
+				 "\"[changed since recording] PATH\"",
 				 "-v says how" },
 };
 

@@ -32,7 +32,7 @@ enum note_kind {
 	NOTE_DWARF_ERRORS,   /* DWARF units that cannot be read */
 	NOTE_SPLIT_MISSING,  /* .dwo files not found */
 	NOTE_SOURCE_ERROR,   /* a key's map cannot be built: segments */
-	NOTE_IMAGE_BROKEN,   /* an image cannot be used: [LOAD #?] */
+	NOTE_IMAGE_BROKEN,   /* an image cannot be opened: [LOAD #?] */
 	NOTE_NO_SEGMENT,     /* mapped bytes that match no PT_LOAD */
 	NOTE_FALLBACK,       /* bytes under fallback labels */
 	NOTE_UNREADABLE,     /* pages that cannot be read from pagemap */
