@@ -165,8 +165,11 @@ def main():
         page = os.path.join(tmp, "report.html")
         write(page, "report", "-i", os.path.basename(data), "--snapshot",
               "peak", "--by", keys)
+        # the page's rows (-n 20 by default; json has every row unless
+        # -n is given)
         rep = json.loads(memsz("report", "-i", data, "--snapshot", "peak",
-                               "--by", keys, "--format", "json"))
+                               "--by", keys, "-n", "20", "--format",
+                               "json"))
         with open(page) as f:
             src = f.read()
         urls = re.findall(r"""(?:src|href)\s*=|url\(|@import|https?://[^"'\s]*""",
