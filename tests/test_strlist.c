@@ -153,6 +153,23 @@ static void test_summary(void **state)
 	assert_string_equal(out.lines[1], "pid 1: peak");
 	assert_string_equal(out.lines[2], "pid 2: peak");
 	strlist_free(&out);
+	/* the two sides of a diff: each side's summary, prefixed, and the
+	 * kind kept through the copy */
+	{
+		struct strlist d = { 0 };
+
+		for (size_t i = 0; i < l.n; i++)
+			strlist_add_copy_prefixed(&d, &l, i, "OLD: ");
+		for (size_t i = 1; i < l.n; i++)
+			strlist_add_copy_prefixed(&d, &l, i, "NEW: ");
+		strlist_summarize(&d, NULL, false, &out);
+		assert_int_equal(out.n, 3);
+		assert_string_equal(out.lines[0], "OLD: other");
+		assert_string_equal(out.lines[1], "OLD: peaks of 2 processes");
+		assert_string_equal(out.lines[2], "NEW: peaks of 2 processes");
+		strlist_free(&out);
+		strlist_free(&d);
+	}
 	strlist_free(&l);
 }
 

@@ -147,6 +147,13 @@ void strlist_add_copy(struct strlist *l, const struct strlist *src,
 		 src->flags[i], xstrdup(src->lines[i]));
 }
 
+void strlist_add_copy_prefixed(struct strlist *l, const struct strlist *src,
+			       size_t i, const char *prefix)
+{
+	add_full(l, src->kinds[i], src->subjects[i], src->about[i],
+		 src->flags[i], xasprintf("%s%s", prefix, src->lines[i]));
+}
+
 void strlist_addf(struct strlist *l, const char *fmt, ...)
 {
 	va_list ap;
@@ -263,17 +270,13 @@ static size_t summary_of(const struct strlist *l, const bool *keep,
 }
 
 /* The one line that stands for every kept note of kind k whose note i
- * is (a summary, a group of subjects, a count), or NULL. */
+ * is (a group of subjects, a count), or NULL. */
 static char *kind_line(const struct strlist *l, const bool *keep, size_t i)
 {
 	enum note_kind k = l->kinds[i];
-	size_t s;
 
 	if (k == NOTE_OTHER)
 		return NULL;
-	s = summary_of(l, keep, k);
-	if (s < l->n)
-		return xstrdup(l->lines[s]);
 	if (l->subjects[i])
 		return group_line(l, keep, k);
 	return count_line(l, keep, k);
@@ -305,8 +308,13 @@ void strlist_summarize(const struct strlist *l, const bool *keep,
 				strlist_add_copy(out, l, i);
 			continue;
 		}
-		if (done[k] && (l->subjects[i] || note_kinds[k].counted ||
-				summary_of(l, keep, k) < l->n))
+		/* a kind with summaries: they stand for its other notes */
+		if (summary_of(l, keep, k) < l->n) {
+			if (l->flags[i] & NOTEF_SUMMARY)
+				strlist_add_copy(out, l, i);
+			continue;
+		}
+		if (done[k] && (l->subjects[i] || note_kinds[k].counted))
 			continue;
 		g = kind_line(l, keep, i);
 		if (g) {

@@ -95,6 +95,10 @@ bool *strlist_keep_about(const struct strlist *l, unsigned shown);
 /* Append a copy of note i of src to l. */
 void strlist_add_copy(struct strlist *l, const struct strlist *src,
 		      size_t i);
+/* Append a copy of note i of src to l, its text after prefix (copied;
+ * "OLD: "), its kind, subject and flags kept. */
+void strlist_add_copy_prefixed(struct strlist *l, const struct strlist *src,
+			       size_t i, const char *prefix);
 /* True if l has a note whose text is line. */
 bool strlist_has(const struct strlist *l, const char *line);
 /* Free every line and the arrays; l is empty afterwards. l may be
@@ -104,7 +108,8 @@ void strlist_free(struct strlist *l);
 /* The lines to print for notes l into out (an empty list; caller frees
  * it): notes whose keep[i] is false are left out (keep may be NULL: all
  * kept). With verbose, every note as it is but the NOTEF_SUMMARY ones.
- * Else a kind with a NOTEF_SUMMARY note is that one line; a kind with
+ * Else a kind with NOTEF_SUMMARY notes is those lines (one, or one per
+ * side of a diff); a kind with
  * notes about two or more subjects becomes one line, "N images have only
  * .dynsym symbols: a, b, c, … — install ...", naming up to three subjects
  * by their last path component; a kind counted per note (a snapshot's
