@@ -5,16 +5,18 @@ A program built at test time links a small shared library built at test
 time (libt3240.so, with a known resident table) and maps a data file
 MAP_SHARED, as a JVM maps /tmp/hsperfdata_USER/PID. It is recorded while
 stopped (`record -p PID --duration 0`), with the RSS smaps gives each of
-the two mappings. Then the data file is deleted and the library replaced
+the two mappings; a second data file is unlinked while mapped (maps says
+"PATH (deleted)"). Then the data file is deleted and the library replaced
 by another build (mv of a new file over the path: a package upgrade).
 Checks, on `report --by files,sections`:
-1. the data file's bytes are one row "[deleted] PATH", a leaf (no key
+1. each data file's bytes are one row "[deleted] PATH", a leaf (no key
    below adds a level), with the RSS smaps gave its mapping; the library's
    "[changed since recording] PATH", with the RSS smaps gave its mappings;
    nothing is "[LOAD #?]" and the TOTAL RSS is what it was before;
-2. one footer note each (not "cannot open ... cannot open"): the deleted
-   file's says it was deleted, the library's names the build-id that
-   changed; the table prints them and the new labels;
+2. one footer line for the two deleted files, and with -v one note each
+   (not "cannot open ... cannot open") that says it was deleted; one
+   for the library, naming the build-id that changed; the table prints
+   them and the new labels;
 3. a library replaced by a build with no build-id is found changed by its
    inode, size or mtime alike.
 """
@@ -49,17 +51,26 @@ PROG_C = r"""
 #include <sys/mman.h>
 #include <unistd.h>
 int t3240_touch(void);
-int main(int argc, char **argv)
+/* Map path shared and touch touched bytes of it. */
+static int map_file(const char *path, size_t touched)
 {
-	int fd = open(argv[1], O_RDWR | O_CREAT, 0600);
+	int fd = open(path, O_RDWR | O_CREAT, 0600);
 	char *p;
 
 	if (fd < 0 || ftruncate(fd, 64 * 1024) < 0)
-		return 1;
+		return -1;
 	p = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
+		return -1;
+	memset(p, 1, touched);
+	return 0;
+}
+int main(int argc, char **argv)
+{
+	/* argv[2] is unlinked while mapped: maps says "(deleted)" */
+	if (argc < 3 || map_file(argv[1], 32 * 1024) < 0 ||
+	    map_file(argv[2], 16 * 1024) < 0 || unlink(argv[2]) < 0)
 		return 1;
-	memset(p, 1, 32 * 1024);
 	printf("ready %d\n", t3240_touch());
 	fflush(stdout);
 	pause();
@@ -104,7 +115,8 @@ def record(tmp, libflags):
     gcc("-o", prog, src, "-L" + libdir, "-lt3240", "-Wl,-rpath," + libdir)
     datafile = os.path.join(tmp, "hsperfdata", "4242")
     os.makedirs(os.path.dirname(datafile), exist_ok=True)
-    p = subprocess.Popen([prog, datafile], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([prog, datafile, os.path.join(tmp, "gone")],
+                         stdout=subprocess.PIPE, text=True)
     try:
         check(p.stdout.readline().startswith("ready"), "the program runs")
         lib.stopped(p.pid)
@@ -150,25 +162,40 @@ def check_labels(tmp, libflags, what):
           f"recording] PATH' ({changed})")
     check(changed and int(changed[0]["rss"]) == rss_of(vmas, so) > 0,
           f"{what}: its RSS is smaps' ({rss_of(vmas, so)})")
+    gone = os.path.join(tmp, "gone")
+    g = [r for r in after if r["files"] == f"[deleted] {gone}"]
+    check(len(g) == 1 and g[0]["sections"] == "" and
+          int(g[0]["rss"]) == rss_of(vmas, "(deleted)") > 0,
+          f"{what}: a file deleted while mapped ('{gone} (deleted)' in "
+          f"maps) is '[deleted] PATH' with smaps' RSS ({g})")
     check(not any("LOAD #?" in v for r in after for v in r.values()),
           f"{what}: nothing is [LOAD #?]")
     check(total_rss(after) == total_rss(before) > 0,
           f"{what}: the TOTAL RSS is unchanged ({total_rss(before)})")
     notes = [ln for ln in err.splitlines() if ln.startswith("memsz: note:")]
-    dn = [ln for ln in notes if datafile in ln]
+    dn = [ln for ln in notes if "deleted" in ln]
     cn = [ln for ln in notes if so in ln]
-    check(len(dn) == 1 and "deleted since it was mapped" in dn[0] and
-          "cannot open" not in dn[0],
-          f"{what}: one note on the deleted file ({dn})")
+    check(len(dn) == 1 and dn[0].startswith("memsz: note: 2 files were "
+                                            "deleted") and
+          "4242" in dn[0] and "gone" in dn[0],
+          f"{what}: one footer line for the two deleted files ({dn})")
+    _, err = rows(data, "-v")
+    notes = [ln for ln in err.splitlines() if ln.startswith("memsz: note:")]
+    for path in (datafile, gone):
+        dn = [ln for ln in notes if path + ":" in ln]
+        check(len(dn) == 1 and "deleted since it was mapped" in dn[0] and
+              "cannot open" not in dn[0],
+              f"{what}: -v: one note on {os.path.basename(path)} ({dn})")
     want = "build-id" if not libflags else "inode"
     check(len(cn) == 1 and want in cn[0] and "cannot open" not in cn[0],
           f"{what}: one note on the replaced library, naming the "
           f"{want} ({cn})")
-    out, _ = memsz("report", "-i", data, "--by", "files", "--width", "0")
+    out, _ = memsz("report", "-i", data, "--by", "files", "--width", "0",
+                   "-v")
     check(f"[deleted] {datafile}" in out and
           f"[changed since recording] {so}" in out and
-          "deleted since it was mapped" in out,
-          f"{what}: the table shows both labels and the notes")
+          f"[deleted] {datafile}: deleted since it was mapped" in out,
+          f"{what}: the table shows the labels and the notes")
 
 
 def main():
