@@ -9,12 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elf/elfimg.h"
 #include "maps/rangemap.h"
+#include "report/imgcheck.h"
 #include "report/relocmap.h"
 #include "util/util.h"
 
@@ -218,46 +217,6 @@ static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 	return lo < a->nimgs && a->imgs[lo]->id == id ? a->imgs[lo] : NULL;
 }
 
-/* Check the image on disk against what was recorded. Returns NULL if it
- * matches, else a malloc'd reason. */
-static char *img_verify(struct attrib_img *im, const char *path)
-{
-	const struct elfimg *img = im->si.img;
-	const struct md_image *r = &im->rec;
-	char want[2 * 20 + 1], got[2 * 64 + 1];
-	struct stat st;
-
-	if (r->build_id_len) {
-		size_t len = MIN(r->build_id_len, sizeof(r->build_id));
-		struct elfimg rec = { .build_id_len = len };
-
-		if (img->build_id_len >= len &&
-		    !memcmp(img->build_id, r->build_id, len))
-			return NULL;
-		/* the recorded build-id, in an elfimg to print it */
-		memcpy(rec.build_id, r->build_id, len);
-		elfimg_build_id_hex(&rec, want, sizeof(want));
-		elfimg_build_id_hex(img, got, sizeof(got));
-		return xasprintf("build-id %s on disk, %s recorded",
-				 got[0] ? got : "(none)", want);
-	}
-	if (stat(path, &st) < 0)
-		return xasprintf("cannot stat: %s", strerror(errno));
-	if (r->ino && (st.st_ino != r->ino ||
-		       major(st.st_dev) != r->dev_major ||
-		       minor(st.st_dev) != r->dev_minor))
-		return xstrdup("not the same file (device or inode differs)");
-	if (r->size && (uint64_t)st.st_size != r->size)
-		return xasprintf("size %llu on disk, %llu recorded",
-				 (unsigned long long)st.st_size,
-				 (unsigned long long)r->size);
-	if (r->mtime_ns &&
-	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
-		    r->mtime_ns)
-		return xstrdup("modified since it was recorded (mtime)");
-	return NULL;
-}
-
 static const char *img_path(const struct attrib_img *im)
 {
 	if (im->rec.open_path[0] && access(im->rec.open_path, F_OK) == 0)
@@ -270,20 +229,13 @@ static const char *img_path(const struct attrib_img *im)
 static void img_unusable(struct attrib *a, struct attrib_img *im,
 			 enum img_state state, char *why)
 {
-	static const char deleted[] = " (deleted)";
-	const char *prefix = img_states[state].prefix;
-	size_t len = strlen(im->rec.path);
 	char *s;
 
 	im->state = state;
 	im->why = why;
-	if (!prefix)
+	if (!img_states[state].prefix)
 		return;
-	/* the kernel's mark of a file deleted while mapped says it twice */
-	if (len >= sizeof(deleted) - 1 &&
-	    !strcmp(im->rec.path + len - (sizeof(deleted) - 1), deleted))
-		len -= sizeof(deleted) - 1;
-	s = xasprintf("%s %.*s", prefix, (int)len, im->rec.path);
+	s = imgcheck_label(img_states[state].prefix, im->rec.path);
 	im->whole_label = labels_intern(a->lb, s);
 	free(s);
 }
@@ -312,7 +264,7 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 				       memsz_strerror(ret)));
 		return;
 	}
-	why = img_verify(im, path);
+	why = imgcheck_verify(&im->rec, im->si.img, path);
 	if (why) {
 		imgmaps_close(&im->si);
 		img_unusable(a, im, IMG_CHANGED, why);
