@@ -42,7 +42,8 @@ static const struct opt diff_opts[] = {
 		      "--fields, else rss, or file for ELF\n"
 		      "files); or addr, name: as report"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
-		       "'[N others]' (default 20; 0: all)"),
+		       "'[N others]' (table default 20; csv,\n"
+		       "tsv and json: all unless given; 0: all)"),
 	VIEW_ROW_FILTER,
 	{ 'i', "input", OPT_ARG, "FILE", 'i',
 	  "compare two snapshots of FILE (default\n"

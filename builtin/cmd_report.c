@@ -48,9 +48,10 @@ static const struct opt report_opts[] = {
 		      "by address, as pmap -x, processes by\n"
 		      "pid, other labels by name) or name"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
-		       "'[N others]' (default 20, with\n"
+		       "'[N others]' (table default 20, with\n"
 		       "--timeline 10, with --sort addr or\n"
-		       "name all; 0: all)"),
+		       "name all; csv, tsv and json: all\n"
+		       "unless given; 0: all)"),
 	VIEW_ROW_FILTER,
 	{ 0, "pid", OPT_ARG, "PID", REPORT_OPT_PID, "only this process",
 	  NULL },

@@ -24,7 +24,8 @@ static const struct opt size_opts[] = {
 	VIEW_ROW_FIELDS("columns and their order: file, vm\n"
 			"(default both; folded: the first)"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
-		       "'[N others]' (default 20; 0: all)"),
+		       "'[N others]' (table default 20; csv,\n"
+		       "tsv and json: all unless given; 0: all)"),
 	VIEW_ROW_SORT("sort rows by file (default: the first\n"
 		      "of --fields) or vm size, largest\n"
 		      "first, or by name (every row unless\n"

@@ -46,7 +46,10 @@ void view_error(enum out_format fmt, const char *msg)
 
 uint64_t view_limit(const struct view *v)
 {
-	if (out_format_get(v->fmt)->flags & OUTF_ALL_ROWS)
+	unsigned flags = out_format_get(v->fmt)->flags;
+
+	if ((flags & OUTF_ALL_ROWS) ||
+	    ((flags & OUTF_ROWS_ASKED) && !v->limit_given))
 		return 0;
 	return v->order != ROWS_ORDER_VALUE && !v->limit_given ? 0 : v->limit;
 }
@@ -449,14 +452,23 @@ int view_write(const struct view *v, const struct rowtree *t,
 		.nsnaps = v->nsnaps,
 		.title = v->title,
 	};
+	unsigned shown_cols = 0;
+	bool *keep;
 	int ret = 0;
 
-	strlist_summarize(notes, NULL, v->verbose, &shown);
+	/* notes about columns (strlist.about) only where one is shown */
+	for (size_t c = 0; c < ncols; c++)
+		shown_cols |= 1u << cols[c];
+	keep = strlist_keep_about(notes, shown_cols);
+	strlist_summarize(notes, keep, v->verbose, &shown);
+	free(keep);
 	oo.notes = (const char *const *)shown.lines;
 	oo.nnotes = shown.n;
 	for (size_t i = 0; i < v->nkeys; i++) {
 		keynames[i] = keydefs[v->keys[i]].name;
 		oo.aliases |= (keydefs[v->keys[i]].flags & KEYF_ALIASES) != 0;
+		if (keydefs[v->keys[i]].flags & KEYF_CUT_END)
+			oo.cut_end |= 1u << i;
 	}
 	if ((def->flags & OUTF_BINARY) && isatty(STDOUT_FILENO)) {
 		memsz_error("%s output is binary: redirect it to a file "

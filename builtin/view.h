@@ -156,8 +156,9 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 void view_error(enum out_format fmt, const char *msg);
 
 /* -n as v's format takes it: 0 (every row) where its row says
- * OUTF_ALL_ROWS (folded, pprof) or, without -n, when --sort names an order
- * of labels (addr, name: a listing, like pmap's), else v->limit. */
+ * OUTF_ALL_ROWS (folded, pprof), or OUTF_ROWS_ASKED (csv, tsv, json)
+ * and -n was not given, or, without -n, when --sort names an order of
+ * labels (addr, name: a listing, like pmap's); else v->limit. */
 uint64_t view_limit(const struct view *v);
 
 /* Sort and fold the built tree t for v (rowtree_finish): by column sort

@@ -9,12 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elf/elfimg.h"
 #include "maps/rangemap.h"
+#include "report/imgcheck.h"
 #include "report/relocmap.h"
 #include "util/util.h"
 
@@ -22,7 +21,25 @@ enum img_state {
 	IMG_UNTRIED,
 	IMG_ELF,      /* opened and verified */
 	IMG_NOTELF,   /* a regular file that is not ELF: labelled by path */
-	IMG_BROKEN,   /* could not open or verify: fallback labels */
+	IMG_BROKEN,   /* could not be opened: [LOAD #?] */
+	IMG_DELETED,  /* no longer on disk: "[deleted] PATH" */
+	IMG_CHANGED,  /* the file on disk is not the one mapped: "[changed
+			 since recording] PATH" */
+	IMG__COUNT
+};
+
+/* How the bytes of an image that cannot be read are labelled and noted,
+ * per state: under every key, a label for the whole file ("PREFIX PATH",
+ * so that keys inside it add no level), or with no prefix the path under
+ * files and "[LOAD #?]" inside; the footer note's kind and what it says
+ * after the image's path and why. */
+static const struct {
+	const char *prefix;
+	enum note_kind note;
+} img_states[IMG__COUNT] = {
+	[IMG_BROKEN] = { NULL, NOTE_IMAGE_BROKEN },
+	[IMG_DELETED] = { "[deleted]", NOTE_IMAGE_DELETED },
+	[IMG_CHANGED] = { "[changed since recording]", NOTE_IMAGE_CHANGED },
 };
 
 struct attrib_img {
@@ -30,7 +47,10 @@ struct attrib_img {
 	size_t seq;               /* registration order */
 	struct md_image rec;      /* path and open_path owned */
 	enum img_state state;
-	char *why;                /* IMG_BROKEN: the reason, for the footer */
+	char *why;                /* IMG_BROKEN, _DELETED, _CHANGED: the
+				     reason, for the footer */
+	uint32_t whole_label;     /* ..._DELETED, _CHANGED: "PREFIX PATH",
+				     the label of all of its bytes */
 	struct imgmaps si;
 	struct dualmap kinds;     /* VM + file map of the "kinds" source */
 	bool kinds_built;
@@ -197,46 +217,6 @@ static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 	return lo < a->nimgs && a->imgs[lo]->id == id ? a->imgs[lo] : NULL;
 }
 
-/* Check the image on disk against what was recorded. Returns NULL if it
- * matches, else a malloc'd reason. */
-static char *img_verify(struct attrib_img *im, const char *path)
-{
-	const struct elfimg *img = im->si.img;
-	const struct md_image *r = &im->rec;
-	char want[2 * 20 + 1], got[2 * 64 + 1];
-	struct stat st;
-
-	if (r->build_id_len) {
-		size_t len = MIN(r->build_id_len, sizeof(r->build_id));
-		struct elfimg rec = { .build_id_len = len };
-
-		if (img->build_id_len >= len &&
-		    !memcmp(img->build_id, r->build_id, len))
-			return NULL;
-		/* the recorded build-id, in an elfimg to print it */
-		memcpy(rec.build_id, r->build_id, len);
-		elfimg_build_id_hex(&rec, want, sizeof(want));
-		elfimg_build_id_hex(img, got, sizeof(got));
-		return xasprintf("build-id %s on disk, %s recorded",
-				 got[0] ? got : "(none)", want);
-	}
-	if (stat(path, &st) < 0)
-		return xasprintf("cannot stat: %s", strerror(errno));
-	if (r->ino && (st.st_ino != r->ino ||
-		       major(st.st_dev) != r->dev_major ||
-		       minor(st.st_dev) != r->dev_minor))
-		return xstrdup("not the same file (device or inode differs)");
-	if (r->size && (uint64_t)st.st_size != r->size)
-		return xasprintf("size %llu on disk, %llu recorded",
-				 (unsigned long long)st.st_size,
-				 (unsigned long long)r->size);
-	if (r->mtime_ns &&
-	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
-		    r->mtime_ns)
-		return xstrdup("modified since it was recorded (mtime)");
-	return NULL;
-}
-
 static const char *img_path(const struct attrib_img *im)
 {
 	if (im->rec.open_path[0] && access(im->rec.open_path, F_OK) == 0)
@@ -244,11 +224,28 @@ static const char *img_path(const struct attrib_img *im)
 	return im->rec.path;
 }
 
+/* im cannot be read (state, why: malloc'd): its bytes go to the label
+ * its state gives. */
+static void img_unusable(struct attrib *a, struct attrib_img *im,
+			 enum img_state state, char *why)
+{
+	char *s;
+
+	im->state = state;
+	im->why = why;
+	if (!img_states[state].prefix)
+		return;
+	s = imgcheck_label(img_states[state].prefix, im->rec.path);
+	im->whole_label = labels_intern(a->lb, s);
+	free(s);
+}
+
 static void img_open(struct attrib *a, struct attrib_img *im)
 {
 	const char *path = img_path(im);
 	const struct elfimg *img;
 	char buf[48];
+	char *why;
 	int ret;
 
 	ret = imgmaps_open(&im->si, path, a->lb);
@@ -256,16 +253,21 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 		im->state = IMG_NOTELF;
 		return;
 	}
-	if (ret < 0) {
-		im->state = IMG_BROKEN;
-		im->why = xasprintf("cannot open '%s': %s", path,
-				    memsz_strerror(ret));
+	if (ret == -ENOENT) {
+		img_unusable(a, im, IMG_DELETED,
+			     xstrdup("deleted since it was mapped"));
 		return;
 	}
-	im->why = img_verify(im, path);
-	if (im->why) {
+	if (ret < 0) {
+		img_unusable(a, im, IMG_BROKEN,
+			     xasprintf("cannot open '%s': %s", path,
+				       memsz_strerror(ret)));
+		return;
+	}
+	why = imgcheck_verify(&im->rec, im->si.img, path);
+	if (why) {
 		imgmaps_close(&im->si);
-		im->state = IMG_BROKEN;
+		img_unusable(a, im, IMG_CHANGED, why);
 		return;
 	}
 	img = im->si.img;
@@ -510,6 +512,8 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 	default:
 		p->cls = ACLS_BROKEN;
 		p->inner_label = a->load_unknown;
+		if (img_states[im->state].prefix)
+			p->file_label = p->inner_label = im->whole_label;
 		p->kind_label = prot_kind(a, m->prot);
 		break;
 	}
@@ -882,14 +886,23 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 	for (size_t i = 0; i < a->nimgs; i++) {
 		struct attrib_img *im = a->imgs[i];
 
-		if (im->state == IMG_BROKEN && im->fallback_vm) {
+		if (im->why && im->fallback_vm) {
 			human(vm, sizeof(vm), im->fallback_vm);
 			human(rss, sizeof(rss), im->fallback_rss);
-			strlist_add_notef(
-			    notes, NOTE_IMAGE_BROKEN, im->rec.path,
-			    "%s: %s; its %s mapped (%s resident) are "
-			    "charged to [LOAD #?]",
-			    im->rec.path, im->why, vm, rss);
+			if (img_states[im->state].prefix)
+				strlist_add_notef(
+				    notes, img_states[im->state].note,
+				    im->rec.path,
+				    "%s: %s, so what it holds is unknown; "
+				    "%s mapped (%s resident)",
+				    labels_str(a->lb, im->whole_label),
+				    im->why, vm, rss);
+			else
+				strlist_add_notef(
+				    notes, NOTE_IMAGE_BROKEN, im->rec.path,
+				    "%s: %s; its %s mapped (%s resident) are "
+				    "charged to [LOAD #?]",
+				    im->rec.path, im->why, vm, rss);
 		}
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);

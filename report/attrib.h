@@ -19,7 +19,11 @@
  *
  * Images are opened once per attrib (cached by image id) and checked
  * against the recorded build-id (or dev/inode/size/mtime); their source
- * maps are built lazily, only for the sources asked for.
+ * maps are built lazily, only for the sources asked for. An image no
+ * longer on disk is "[deleted] PATH" under every key, one that is not the
+ * file mapped any more "[changed since recording] PATH", one that cannot
+ * be opened its path under files and "[LOAD #?]" inside; attrib_notes()
+ * says why, once per image.
  */
 #ifndef MEMSZ_REPORT_ATTRIB_H
 #define MEMSZ_REPORT_ATTRIB_H

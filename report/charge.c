@@ -124,7 +124,10 @@ static size_t share_level(struct report_ctx *c, uint32_t image_id,
 		if (share_insert(&c->shared, &k) && from > d)
 			from = d;
 	}
-	if (from > 0)
+	/* news below the TOTAL but not in it: rows above the process keys
+	 * are less than the sum of theirs (news nowhere is a repeat, which
+	 * every row leaves out alike) */
+	if (from > 0 && from <= c->o->nkeys)
 		c->shared_once = true;
 	return from;
 }

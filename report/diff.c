@@ -39,17 +39,18 @@ int diff_detect(const char *path, enum diff_kind *kind)
 /* ---- notes ---- */
 
 /* Footer of the two sides: a note both sides have once, the others
- * prefixed with the side they come from. */
+ * prefixed with the side they come from; their kinds kept, so that the
+ * footer shows each kind as it would in a report. */
 static void merge_notes(struct strlist *out, const struct strlist *old,
 			const struct strlist *new)
 {
 	for (size_t i = 0; i < old->n; i++)
-		strlist_addf(out, "%s%s",
-			     strlist_has(new, old->lines[i]) ? "" : "OLD: ",
-			     old->lines[i]);
+		strlist_add_copy_prefixed(out, old, i,
+					  strlist_has(new, old->lines[i]) ?
+						  "" : "OLD: ");
 	for (size_t i = 0; i < new->n; i++)
 		if (!strlist_has(old, new->lines[i]))
-			strlist_addf(out, "NEW: %s", new->lines[i]);
+			strlist_add_copy_prefixed(out, new, i, "NEW: ");
 }
 
 /* Move the notes of l to out, each without a leading "PATH: " (the

@@ -17,27 +17,20 @@
 
 #define BOTH (KEY_IN_SIZE | KEY_IN_REPORT)
 
-/* Longest process name in a pids label: command lines can run to
- * kilobytes (a JVM's), a label needs its start. */
-#define PID_NAME_MAX 72
-
 /* pids: "PID name" at position PID (--sort addr), where name is the
- * process's last command line (cut to PID_NAME_MAX bytes, "..." marking
- * the cut), else its command name. */
+ * process's last command line, whole (csv and json keep it so; the table
+ * cuts its end to fit: KEYF_CUT_END), else its command name. */
 static uint32_t label_pid(const struct key_at *at)
 {
 	struct key_proc *kp = at->proc;
 	const char *name = kp->cmdline && kp->cmdline[0] ? kp->cmdline :
 			   kp->comm ? kp->comm : "";
-	size_t len = strlen(name);
 	char *s;
 
 	if (kp->labels[KEY_PIDS] != LABEL_NONE)
 		return kp->labels[KEY_PIDS];
 	if (!name[0])
 		s = xasprintf("%u", kp->pid);
-	else if (len > PID_NAME_MAX)
-		s = xasprintf("%u %.*s...", kp->pid, PID_NAME_MAX, name);
 	else
 		s = xasprintf("%u %s", kp->pid, name);
 	kp->labels[KEY_PIDS] = labels_intern(at->lb, s);
@@ -112,7 +105,7 @@ static uint32_t label_site(const struct key_at *at)
 
 const struct keydef keydefs[KEY__COUNT] = {
 	[KEY_PIDS] = { "pids", label_pid, KEYMAP_NONE, -1, PROC,
-		       KEYF_PID_LABEL, 0, KEY_IN_REPORT,
+		       KEYF_PID_LABEL | KEYF_CUT_END, 0, KEY_IN_REPORT,
 		       "each process, as 'PID name' (its command line, "
 		       "else its command name)" },
 	[KEY_COMMS] = { "comms", label_comm, KEYMAP_NONE, -1, PROC, 0, 0,

@@ -72,6 +72,9 @@ enum key_map {
 			       of OLD with the one of NEW of that name */
 #define KEYF_NAMES_CODE 8u  /* labels name functions: fault stack frames
 			       are named from its map */
+#define KEYF_CUT_END 16u    /* labels read from their start ("PID
+			       command line"): a table too narrow for one
+			       cuts its end, not its middle */
 
 struct attrib_map;
 struct labels;

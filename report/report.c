@@ -75,6 +75,8 @@ static const struct {
 	[MD_NOTE_USER_FAULTS_ONLY] = { NOTE_SAMPLING, true },
 	[MD_NOTE_RING_SMALL] = { NOTE_SAMPLING, true },
 	[MD_NOTE_HELD] = { NOTE_SAMPLING, true },
+	[MD_NOTE_PAGES_CHANGED] = { NOTE_PAGES_CHANGED, false },
+	[MD_NOTE_MAPS_CHANGED] = { NOTE_MAPS_CHANGED, false },
 };
 
 /* A note written by `memsz record`, grouped by its recorded kind (a kind
@@ -337,10 +339,12 @@ static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
 			chosen[i] = true;
 			nchosen++;
 			if (s->unreadable)
-				note(c, xasprintf("pid %u snapshot %u: %" PRIu64
+				strlist_add_notef(&c->res->notes,
+						  NOTE_SNAP_UNREADABLE, NULL,
+						  "pid %u snapshot %u: %" PRIu64
 						  " page(s) could not be "
 						  "read from pagemap", pid,
-						  s->nth, s->unreadable));
+						  s->nth, s->unreadable);
 		}
 		*most = MAX(*most, n);
 	}
@@ -401,18 +405,74 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 		chosen[best] = true;
 		nchosen++;
 		if (c->snaps[best].unreadable)
-			note(c, xasprintf("pid %u: %" PRIu64 " page(s) could "
+			strlist_add_notef(&c->res->notes,
+					  NOTE_SNAP_UNREADABLE, NULL,
+					  "pid %u: %" PRIu64 " page(s) could "
 					  "not be read from pagemap", pid,
-					  c->snaps[best].unreadable));
+					  c->snaps[best].unreadable);
 	}
 	return nchosen;
 }
 
+/* The peak of a process beside what its snapshots caught. */
+struct peak {
+	const struct pidinfo *pi;
+	uint64_t best;            /* its highest complete snapshot's RSS */
+};
+
+/* True if no snapshot caught p's peak (the percentage a peak note
+ * prints would be below 100). */
+static bool peak_missed(const struct peak *p)
+{
+	return 1000.0 * (double)p->best < 995.0 * (double)p->pi->vm_hwm;
+}
+
+/* The line standing for n >= 2 peak notes: how many peaks no snapshot
+ * caught, and the one missed by most. */
+static void peak_summary(struct report_ctx *c, const struct peak *pk,
+			 size_t n)
+{
+	const struct peak *worst = NULL;
+	size_t missed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!peak_missed(&pk[i]))
+			continue;
+		missed++;
+		if (!worst || pk[i].pi->vm_hwm - pk[i].best >
+				      worst->pi->vm_hwm - worst->best)
+			worst = &pk[i];
+	}
+	if (!worst) {
+		strlist_add_about(&c->res->notes, NOTE_PEAK_RSS, 0,
+				  NOTEF_SUMMARY,
+				  xasprintf("peak RSS (kernel VmHWM) of each "
+					    "of the %zu processes caught by a "
+					    "snapshot \u2014 -v lists each",
+					    n));
+		return;
+	}
+	strlist_add_about(&c->res->notes, NOTE_PEAK_RSS, 0, NOTEF_SUMMARY,
+			  xasprintf("peak RSS (kernel VmHWM) above the highest "
+				    "snapshot in %zu of %zu processes "
+				    "(largest: pid %u %s, peak %.1f MiB, "
+				    "highest snapshot %.1f MiB) \u2014 -v lists "
+				    "each", missed, n, worst->pi->kp.pid,
+				    worst->pi->kp.comm ? worst->pi->kp.comm :
+							 "",
+				    worst->pi->vm_hwm / 1048576.0,
+				    worst->best / 1048576.0));
+}
+
 /* A footer line per process whose peak RSS the kernel told (VmHWM): that
  * peak beside its highest complete snapshot's RSS, so a peak no snapshot
- * caught shows. */
+ * caught shows; for several processes, one line that stands for them
+ * unless -v (peak_summary). */
 static void peak_notes(struct report_ctx *c, long only_pid)
 {
+	struct peak *pk = xcalloc(c->npids + 1, sizeof(*pk));
+	size_t n = 0;
+
 	for (size_t p = 0; p < c->npids; p++) {
 		const struct pidinfo *pi = &c->pids[p];
 		uint64_t best = 0;
@@ -424,6 +484,7 @@ static void peak_notes(struct report_ctx *c, long only_pid)
 			    c->snaps[i].complete)
 				best = MAX(best, c->snaps[i].rss_pages *
 							 c->page_size);
+		pk[n++] = (struct peak){ pi, best };
 		strlist_add_notef(&c->res->notes, NOTE_PEAK_RSS, NULL,
 				  "pid %u: peak RSS %.1f MiB (kernel VmHWM), "
 				  "highest snapshot %.1f MiB (%.0f%%)",
@@ -431,6 +492,9 @@ static void peak_notes(struct report_ctx *c, long only_pid)
 				  best / 1048576.0,
 				  100.0 * best / pi->vm_hwm);
 	}
+	if (n >= 2)
+		peak_summary(c, pk, n);
+	free(pk);
 }
 
 /* Footer line: the JIT symbols that named anonymous code, if any. */
@@ -500,7 +564,8 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 	size_t n = 0;
 
 	if (c->shared_once && process_key)
-		strlist_add(&c->res->notes, xstrdup(
+		strlist_add_about(&c->res->notes, NOTE_COUNT_ONCE,
+				  1u << COL_FILE | 1u << COL_VM, 0, xstrdup(
 			"FILE SIZE and VM SIZE count a file several processes "
 			"map once, in the TOTAL and in the rows above the "
 			"pids, users or mappings key: there they are less "

@@ -83,8 +83,7 @@ static size_t cp_offset(const char *s, size_t k)
 	return i;
 }
 
-/* Cut in the middle: both ends of a path or a symbol say the most. */
-void out_put_label(FILE *f, const char *str, size_t max)
+void out_put_label(FILE *f, const char *str, size_t max, bool cut_end)
 {
 	size_t n, head, tail;
 	char *s = label_safe(str, &n);
@@ -94,7 +93,7 @@ void out_put_label(FILE *f, const char *str, size_t max)
 		free(s);
 		return;
 	}
-	head = (max - 1) / 2;
+	head = cut_end ? max - 1 : (max - 1) / 2;
 	tail = max - 1 - head;
 	fwrite(s, 1, cp_offset(s, head), f);
 	fputs("\u2026", f);

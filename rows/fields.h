@@ -17,9 +17,10 @@ void out_csv_field(FILE *f, const char *s, bool tsv);
 
 /* Write label s for a terminal: control characters (C0, DEL, C1) and
  * bytes that are not valid UTF-8 as \xHH / \uHHHH escapes, in at most
- * max code points (0: no limit), its middle cut out for an ellipsis when
- * it is longer. */
-void out_put_label(FILE *f, const char *s, size_t max);
+ * max code points (0: no limit); when it is longer, its middle (a path,
+ * a symbol: both ends say the most) or with cut_end its end (a process:
+ * "PID command" reads from the start) is cut out for an ellipsis. */
+void out_put_label(FILE *f, const char *s, size_t max, bool cut_end);
 
 /* The name of key level `level` of o (o->keys[level]), or "keyN" (from 1)
  * in buf when o names none. Returns the name (o's string or buf). */

@@ -22,13 +22,14 @@ static const struct out_format_def out_formats[OUT__COUNT] = {
 	{ "table", OUT_TABLE, out_table_write, OUTF_WIDTH,
 	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
 		  ROWS_KIND_BIT(ROWS_TIMELINE) },
-	{ "csv", OUT_CSV, out_csv_write, OUTF_NOTES_STDERR,
+	{ "csv", OUT_CSV, out_csv_write, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED,
 	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
 		  ROWS_KIND_BIT(ROWS_TIMELINE) },
-	{ "tsv", OUT_TSV, out_tsv_write, OUTF_NOTES_STDERR,
+	{ "tsv", OUT_TSV, out_tsv_write, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED,
 	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
 		  ROWS_KIND_BIT(ROWS_TIMELINE) },
-	{ "json", OUT_JSON, out_json_write, OUTF_JSON_ERRORS,
+	{ "json", OUT_JSON, out_json_write,
+	  OUTF_JSON_ERRORS | OUTF_ROWS_ASKED,
 	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
 		  ROWS_KIND_BIT(ROWS_TIMELINE) },
 	{ "folded", OUT_FOLDED, folded_write,

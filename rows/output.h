@@ -66,6 +66,9 @@ enum out_flag {
 	OUTF_ALL_COLUMNS = 1u << 6, /* every column (--fields first): the
 				       reader switches between them */
 	OUTF_JSON_ERRORS = 1u << 7, /* errors as {"error": ...} on stdout */
+	OUTF_ROWS_ASKED = 1u << 8, /* every row unless -n is given: the
+				      default -n is the table's (data for
+				      programs reads whole) */
 };
 
 struct rowtree;
@@ -135,10 +138,14 @@ struct out_opts {
 				    ("res_pct" in csv/json; "-" or empty
 				    where VM SIZE is 0) */
 	size_t width;            /* table: the widest a line may be; labels
-				    are cut in the middle with an ellipsis to
-				    fit (never below TABLE_LABEL_MIN columns),
+				    are cut in the middle (or at the end:
+				    cut_end) with an ellipsis to fit (never
+				    below TABLE_LABEL_MIN columns),
 				    a timeline shows the points that fit;
 				    0: no limit. Other formats ignore it. */
+	unsigned cut_end;        /* table: bit per level whose labels are
+				    cut at their end, not in the middle
+				    (a process's "PID command") */
 	enum col_id sort;        /* pprof: the default sample type */
 	const struct out_image *images; /* pprof: images by path (may be
 					   NULL/0) */

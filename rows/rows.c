@@ -370,6 +370,38 @@ static void fold(struct rowtree *t, struct row *r, size_t limit)
 	r->nchildren = limit + 1;
 }
 
+/* True if the rows below r are one chain of rows labelled as r down to a
+ * leaf: keys that had nothing to add for it ([heap] under [heap]). */
+static bool repeats_below(const struct row *r)
+{
+	const struct row *c = r;
+
+	while (c->nchildren == 1) {
+		if (c->children[0].label != r->label)
+			return false;
+		c = &c->children[0];
+	}
+	return c != r;
+}
+
+/* Make every row whose rows below only repeat its label a leaf: its path
+ * ends there, shorter than the tree's depth. Its values stay its own (a
+ * row's values are the sum of what was added under it). */
+static void cut_repeats(struct row *r)
+{
+	if (repeats_below(r)) {
+		for (size_t i = 0; i < r->nchildren; i++)
+			row_free_children(&r->children[i]);
+		free(r->children);
+		r->children = NULL;
+		r->nchildren = r->cap = 0;
+		index_free(r);
+		return;
+	}
+	for (size_t i = 0; i < r->nchildren; i++)
+		cut_repeats(&r->children[i]);
+}
+
 static void row_finish(struct rowtree *t, struct row *r,
 		       const struct sort_ctx *ctx, size_t limit)
 {
@@ -399,6 +431,7 @@ void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 	struct sort_ctx ctx = { t, sort, kinds[t->kind].key,
 				orders[t->order].lcmp };
 
+	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);
 	row_finish(t, &t->total, &ctx, limit);

@@ -2,6 +2,10 @@
  * report --timeline and diff.
  *
  * A row tree has one level per key of --by (files, sections, symbols, ...).
+ * A path may be shorter than the keys once finished: a row whose keys
+ * below have nothing to add (they only repeat its label, as sections and
+ * symbols do for [heap]) is a leaf at its own level; writers render a leaf
+ * at any level (csv: empty key fields after it).
  * A row holds a number of value sets, each one value per column: one
  * (report, size), two (diff: OLD and NEW; the change is derived) or N (a
  * timeline: one per point in time). Single-set callers add leaf paths
@@ -196,12 +200,16 @@ struct rowtree *rowtree_timeline(struct rowtree **trees,
  * ROWS_ORDER_VALUE). */
 void rowtree_set_order(struct rowtree *t, enum rows_order order);
 
-/* Sort every level in the tree's order (rowtree_set_order): by value,
- * descending, by the key of column sort that the tree's kind gives a row
- * (its value; a diff: |NEW - OLD|; a timeline: its highest value at any
- * point), ties by label string; or ascending by label position or string
- * (sort unused). Rows with equal labels (a timeline's chains) are
- * compared down their paths. Then keep at most limit rows per level (0: all),
+/* Make a leaf of every row whose rows below are only a chain of rows with
+ * its own label ([heap] under [heap] under --by files,sections: keys
+ * with nothing to add for it add no level; its path is shorter than
+ * depth). Then sort every level in the tree's order (rowtree_set_order):
+ * by value, descending, by the key of column sort that the tree's kind
+ * gives a row (its value; a diff: |NEW - OLD|; a timeline: its highest
+ * value at any point), ties by label string; or ascending by label
+ * position or string (sort unused). Rows with equal labels (a timeline's
+ * chains) are compared down their paths. Then keep at most limit rows per
+ * level (0: all),
  * folding the rest into one "[N others]" row placed last (row.folded =
  * N; the folded rows' children are dropped, their sums kept in every
  * set). A diff first drops the rows that are in both trees with equal

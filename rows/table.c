@@ -121,7 +121,8 @@ static void table_row(FILE *f, const struct rowtree *t,
 		out_put_label(f, labels_str(t->lb, r->label),
 			      label_room(o, out_table_cols_width(
 						t->kind, o->cols, o->ncols) +
-						4 * level));
+						4 * level),
+			      o->cut_end & (1u << level));
 	else
 		fputs("TOTAL", f);
 	fputc('\n', f);
@@ -234,7 +235,8 @@ static void diff_row(FILE *f, const struct rowtree *t, const struct out_opts *o,
 	}
 	room = label_room(o, out_table_cols_width(t->kind, o->cols, o->ncols) +
 				 4 * level + strlen(mark));
-	out_put_label(f, labels_str(t->lb, r->label), room);
+	out_put_label(f, labels_str(t->lb, r->label), room,
+		      o->cut_end & (1u << level));
 	fprintf(f, "%s\n", mark);
 }
 
@@ -387,7 +389,9 @@ static void tl_block(FILE *f, const struct rowtree *t, const struct out_opts *o,
 
 		tl_vals(f, col, r, pick, k);
 		fputs("   ", f); /* TL_GAP */
-		out_put_label(f, name, room);
+		/* the name ends with the innermost key's label */
+		out_put_label(f, name, room,
+			      t->depth && (o->cut_end & (1u << (t->depth - 1))));
 		fputc('\n', f);
 		free(name);
 	}

@@ -3,8 +3,8 @@
 # clear messages, and the rest of the report still right.
 #  - not a memsz.data file, an empty one: one line on stderr, exit 1;
 #  - a recording cut short: read up to the cut, said in the footer;
-#  - an image deleted after recording: footer says it could not be opened,
-#    its bytes go to [LOAD #?], the TOTAL RSS is unchanged;
+#  - an image deleted after recording: footer says it was deleted, its
+#    bytes go to one row "[deleted] PATH", the TOTAL RSS is unchanged;
 #  - an image replaced by another build (different build-id): footer says
 #    so, nothing is charged to its symbols.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -91,10 +91,10 @@ expect "[ $? -eq 0 ] && grep -q 'damaged at offset' '$tmp/out'" \
 rm "$tmp/app"
 "$MEMSZ" report -i "$tmp/m.data" --by files,symbols -n 0 --format csv \
 	>"$tmp/del.csv" 2>"$tmp/err"
-expect "[ $? -eq 0 ] && grep -q \"cannot open '$tmp/app'\" '$tmp/err'" \
-	"deleted image: note says it cannot be opened"
-expect "grep -q '^$tmp/app,\\[LOAD #?\\],' '$tmp/del.csv'" \
-	"deleted image: its bytes charged to [LOAD #?]"
+expect "[ $? -eq 0 ] && grep -q \"$tmp/app: deleted since it was mapped\" '$tmp/err'" \
+	"deleted image: note says it was deleted"
+expect "grep -q '^\\[deleted\\] $tmp/app,,' '$tmp/del.csv'" \
+	"deleted image: its bytes charged to one row [deleted] PATH"
 expect "[ -n '$good' ] && [ \"$(total_rss "$tmp/del.csv")\" = '$good' ]" \
 	"deleted image: TOTAL RSS unchanged ($good)"
 

@@ -99,6 +99,12 @@ def top(prof, index, n=100000):
     return (int(m.group(1)) if m else None), rows
 
 
+def last_key(*keys):
+    """The label of a csv row's leaf: its last non-empty key field (a
+    row whose keys below have nothing to add ends early)."""
+    return lambda r: next((r[k] for k in reversed(keys) if r[k]), "")
+
+
 def by_leaf(rows, col, leaf):
     """Sum of column col of csv rows by leaf(row)."""
     s = {}
@@ -216,7 +222,8 @@ def main():
             check(f.read(2) == b"\x1f\x8b", "the profile is gzipped")
         rows = report(data, keys)
         for col in ("rss", "pss", "dirty", "file_size"):
-            compare_top(prof, rows, col, lambda r: r["symbols"],
+            compare_top(prof, rows, col,
+                        last_key("files", "sections", "symbols"),
                         f"--by {keys}")
         # --fields chooses the sample types, in order; RES%, a ratio,
         # is none
@@ -226,7 +233,8 @@ def main():
         check(sample_types(prof) == ["dirty/bytes[dflt]", "rss/bytes"],
               f"-F dirty,res,rss: sample types dirty (default) and rss "
               f"({sample_types(prof)})")
-        compare_top(prof, rows, "dirty", lambda r: r["symbols"],
+        compare_top(prof, rows, "dirty",
+                    last_key("files", "sections", "symbols"),
                     f"-F dirty,res,rss --by {keys}")
         prof = os.path.join(tmp, "fss.pb.gz")
         ids = build_ids(prof)
@@ -337,9 +345,9 @@ def main():
         check(total == os.path.getsize(exe),
               f"size: pprof total file_size {total} == the file's size "
               f"{os.path.getsize(exe)}")
-        compare_top(prof, srows, "file_size", lambda r: r["symbols"],
+        compare_top(prof, srows, "file_size", last_key("sections", "symbols"),
                     "size --by sections,symbols")
-        compare_top(prof, srows, "vm_size", lambda r: r["symbols"],
+        compare_top(prof, srows, "vm_size", last_key("sections", "symbols"),
                     "size --by sections,symbols")
 
         # --fields chooses the sample types
@@ -348,7 +356,7 @@ def main():
                     exe)
         check(sample_types(prof) == ["vm_size/bytes[dflt]"],
               "size -F vm: the one sample type is vm_size")
-        compare_top(prof, srows, "vm_size", lambda r: r["symbols"],
+        compare_top(prof, srows, "vm_size", last_key("sections", "symbols"),
                     "size -F vm")
 
         # binary output is not written to a terminal (script(1) gives

@@ -345,9 +345,16 @@ static void test_replaced_image(void **state)
 	write_data(wrong, NULL, pr, 1, 1, CUT_NONE);
 	build(&o, "symbols", &lb, &res);
 	assert_int_equal(col(res.t, "fn_two", COL_RSS), 0);
-	assert_int_equal(col(res.t, "[LOAD #?]", COL_RSS), PAGE);
+	/* a file that is not the one mapped: all of it one label */
+	{
+		char *label = xasprintf("[changed since recording] %s", exe);
+
+		assert_int_equal(col(res.t, label, COL_RSS), PAGE);
+		assert_true(has_note(&res, label));
+		free(label);
+	}
+	assert_int_equal(col(res.t, "[LOAD #?]", COL_RSS), 0);
 	assert_true(has_note(&res, "build-id"));
-	assert_true(has_note(&res, "[LOAD #?]"));
 	report_result_free(&res);
 	labels_free(lb);
 }
@@ -364,8 +371,12 @@ static void test_missing_image(void **state)
 	write_data(NULL, "/nonexistent/lib.so", pr, 1, 1, CUT_NONE);
 	build(&o, "files,segments", &lb, &res);
 	assert_int_equal(res.t->total.vals[COL_RSS], PAGE);
-	assert_int_equal(col(res.t, "/nonexistent/lib.so", COL_RSS), PAGE);
-	assert_true(has_note(&res, "cannot open"));
+	/* no longer on disk: "[deleted] PATH" under every key */
+	assert_int_equal(col(res.t, "[deleted] /nonexistent/lib.so", COL_RSS),
+			 PAGE);
+	assert_int_equal(col(res.t, "/nonexistent/lib.so", COL_RSS), 0);
+	assert_int_equal(col(res.t, "[LOAD #?]", COL_RSS), 0);
+	assert_true(has_note(&res, "deleted since it was mapped"));
 	report_result_free(&res);
 	labels_free(lb);
 }
@@ -534,7 +545,8 @@ static void test_keys_rows(void **state)
 			    "[unknown user]");
 	assert_string_equal(labels_str(lb, keydefs[KEY_MAPPINGS].label(&at)),
 			    "1000-3000 r-xp /bin/x");
-	/* a long command line is cut; a label is made once per process */
+	/* a long command line is whole (the table cuts it to its width);
+	 * a label is made once per process */
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = 0;
 	keys_proc_init(&kp, 7);
@@ -542,10 +554,11 @@ static void test_keys_rows(void **state)
 	kp.cmdline = longname;
 	kp.user = "root";
 	assert_int_equal(strlen(labels_str(lb, keydefs[KEY_PIDS].label(&at))),
-			 2 + 72 + 3);
+			 2 + sizeof(longname) - 1);
 	kp.cmdline = NULL;
 	assert_int_equal(strlen(labels_str(lb, keydefs[KEY_PIDS].label(&at))),
-			 2 + 72 + 3);
+			 2 + sizeof(longname) - 1);
+	assert_true(keydefs[KEY_PIDS].flags & KEYF_CUT_END);
 	assert_string_equal(labels_str(lb, keydefs[KEY_COMMS].label(&at)),
 			    "sh");
 	assert_string_equal(labels_str(lb, keydefs[KEY_USERS].label(&at)),

@@ -661,9 +661,9 @@ static void test_format_rows(void **state)
 		unsigned flags, kinds;
 	} want[] = {
 		{ OUT_TABLE, OUTF_WIDTH, 7 },
-		{ OUT_CSV, OUTF_NOTES_STDERR, 7 },
-		{ OUT_TSV, OUTF_NOTES_STDERR, 7 },
-		{ OUT_JSON, OUTF_JSON_ERRORS, 7 },
+		{ OUT_CSV, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED, 7 },
+		{ OUT_TSV, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED, 7 },
+		{ OUT_JSON, OUTF_JSON_ERRORS | OUTF_ROWS_ASKED, 7 },
 		{ OUT_FOLDED, OUTF_ALL_ROWS | OUTF_ONE_COLUMN |
 				      OUTF_NOTES_STDERR, 1 },
 		{ OUT_PPROF, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS, 1 },
@@ -729,6 +729,13 @@ static void test_fields_width(void **state)
 		"\u2026t\xc3\xa9-\xc3\xa9t\xc3\xa9\n"
 		"   50.0% 100.0%  8.00Ki    TOTAL\n");
 	free(s);
+	/* a level whose labels read from their start (a pids label) keeps
+	 * 12 code points of its head, cut at its end */
+	o.cut_end = 1;
+	s = render(t, &o);
+	assert_non_null(strstr(s, "    /usr/lib/x86\u2026\n"));
+	free(s);
+	o.cut_end = 0;
 	o.width = 0;
 	s = render(t, &o);
 	assert_non_null(strstr(s, longname));

@@ -598,6 +598,49 @@ static void test_add_from(void **state)
 	labels_free(lb);
 }
 
+/* The child of r labelled s, or NULL. */
+static const struct row *child_named(const struct fixture *fx,
+				     const struct row *r, const char *s)
+{
+	for (size_t i = 0; i < r->nchildren; i++)
+		if (!strcmp(name(fx, &r->children[i]), s))
+			return &r->children[i];
+	return NULL;
+}
+
+/* A row whose rows below only repeat its label down to a leaf becomes a
+ * leaf (keys with nothing to add add no level); a repeat with something
+ * new below it, or beside it, stays. Sums are kept. */
+static void test_repeats(void **state)
+{
+	struct fixture *fx = fx_new(3);
+	const struct row *heap, *libc, *text, *x, *xx;
+
+	(void)state;
+	add3(fx, "[heap]", "[heap]", "[heap]", 0, 4096);
+	add3(fx, "[heap]", "[heap]", "[heap]", 0, 8192);
+	add3(fx, "libc", ".text", "memcpy", 10, 4096);
+	add3(fx, "libc", ".text", ".text", 20, 4096);
+	add3(fx, "libc", ".data", ".data", 30, 4096);
+	add3(fx, "x", "x", "y", 40, 4096);
+	rowtree_finish(fx->t, COL_VM, 0);
+	heap = child_named(fx, &fx->t->total, "[heap]");
+	assert_non_null(heap);
+	assert_int_equal(heap->nchildren, 0);
+	assert_int_equal(heap->vals[COL_VM], 12288);
+	libc = child_named(fx, &fx->t->total, "libc");
+	text = child_named(fx, libc, ".text");
+	assert_int_equal(text->nchildren, 2); /* memcpy and .text */
+	assert_int_equal(child_named(fx, libc, ".data")->nchildren, 0);
+	x = child_named(fx, &fx->t->total, "x");
+	xx = child_named(fx, x, "x");
+	assert_non_null(xx);
+	assert_non_null(child_named(fx, xx, "y"));
+	assert_int_equal(fx->t->total.vals[COL_VM], 4 * 4096 + 12288);
+	assert_int_equal(fx->t->total.vals[COL_FILE], 100);
+	fx_free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_depths),
 		cmocka_unit_test(test_million),
 		cmocka_unit_test(test_add_from),
+		cmocka_unit_test(test_repeats),
 	};
 
 	return test_run_group(tests, NULL, NULL);

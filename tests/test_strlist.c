@@ -131,6 +131,100 @@ static void test_many(void **state)
 	strlist_free(&l);
 }
 
+/* A kind with a summary note: that one line without -v, every other
+ * note (and not the summary) with it. */
+static void test_summary(void **state)
+{
+	struct strlist l = { 0 }, out = { 0 };
+
+	(void)state;
+	strlist_add(&l, xstrdup("other"));
+	strlist_add_notef(&l, NOTE_PEAK_RSS, NULL, "pid 1: peak");
+	strlist_add_notef(&l, NOTE_PEAK_RSS, NULL, "pid 2: peak");
+	strlist_add_about(&l, NOTE_PEAK_RSS, 0, NOTEF_SUMMARY,
+			  xstrdup("peaks of 2 processes"));
+	strlist_summarize(&l, NULL, false, &out);
+	assert_int_equal(out.n, 2);
+	assert_string_equal(out.lines[0], "other");
+	assert_string_equal(out.lines[1], "peaks of 2 processes");
+	strlist_free(&out);
+	strlist_summarize(&l, NULL, true, &out);
+	assert_int_equal(out.n, 3);
+	assert_string_equal(out.lines[1], "pid 1: peak");
+	assert_string_equal(out.lines[2], "pid 2: peak");
+	strlist_free(&out);
+	/* the two sides of a diff: each side's summary, prefixed, and the
+	 * kind kept through the copy */
+	{
+		struct strlist d = { 0 };
+
+		for (size_t i = 0; i < l.n; i++)
+			strlist_add_copy_prefixed(&d, &l, i, "OLD: ");
+		for (size_t i = 1; i < l.n; i++)
+			strlist_add_copy_prefixed(&d, &l, i, "NEW: ");
+		strlist_summarize(&d, NULL, false, &out);
+		assert_int_equal(out.n, 3);
+		assert_string_equal(out.lines[0], "OLD: other");
+		assert_string_equal(out.lines[1], "OLD: peaks of 2 processes");
+		assert_string_equal(out.lines[2], "NEW: peaks of 2 processes");
+		strlist_free(&out);
+		strlist_free(&d);
+	}
+	strlist_free(&l);
+}
+
+/* A kind counted per note: its notes without a subject, one line with
+ * their count; a single one as it is. */
+static void test_counted(void **state)
+{
+	struct strlist l = { 0 }, out = { 0 };
+
+	(void)state;
+	strlist_add_notef(&l, NOTE_PAGES_CHANGED, NULL, "pid 1, snapshot 2");
+	strlist_summarize(&l, NULL, false, &out);
+	assert_int_equal(out.n, 1);
+	assert_string_equal(out.lines[0], "pid 1, snapshot 2");
+	strlist_free(&out);
+	strlist_add_notef(&l, NOTE_PAGES_CHANGED, NULL, "pid 1, snapshot 5");
+	strlist_add_notef(&l, NOTE_PAGES_CHANGED, NULL, "pid 3, snapshot 1");
+	strlist_summarize(&l, NULL, false, &out);
+	assert_int_equal(out.n, 1);
+	assert_non_null(strstr(out.lines[0], "3 snapshots have pages that "
+				     "changed"));
+	assert_non_null(strstr(out.lines[0], "-v lists each"));
+	strlist_free(&out);
+	strlist_summarize(&l, NULL, true, &out);
+	assert_int_equal(out.n, 3);
+	strlist_free(&out);
+	strlist_free(&l);
+}
+
+/* Notes about parts of the output are kept only where one is shown. */
+static void test_about(void **state)
+{
+	struct strlist l = { 0 }, out = { 0 };
+	bool *keep;
+
+	(void)state;
+	strlist_add(&l, xstrdup("always"));
+	strlist_add_about(&l, NOTE_COUNT_ONCE, 1u << 0 | 1u << 1, 0,
+			  xstrdup("columns 0 and 1"));
+	keep = strlist_keep_about(&l, 1u << 2);
+	assert_true(keep[0]);
+	assert_false(keep[1]);
+	strlist_summarize(&l, keep, false, &out);
+	assert_int_equal(out.n, 1);
+	free(keep);
+	strlist_free(&out);
+	keep = strlist_keep_about(&l, 1u << 1 | 1u << 2);
+	assert_true(keep[1]);
+	strlist_summarize(&l, keep, false, &out);
+	assert_int_equal(out.n, 2);
+	free(keep);
+	strlist_free(&out);
+	strlist_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +232,9 @@ int main(void)
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_counted),
+		cmocka_unit_test(test_about),
 	};
 
 	return test_run_group(tests, NULL, NULL);

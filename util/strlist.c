@@ -10,11 +10,13 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-/* How notes of one kind read as one line: "N <what>: a, b, c, … — hint".
- * what is plural; hint may be NULL. */
+/* How notes of one kind read as one line: "N <what>: a, b, c, … — hint"
+ * (N subjects), or for a kind counted per note "N <what> — hint" (N notes
+ * without a subject). what is plural; hint may be NULL. */
 static const struct {
 	const char *what;
 	const char *hint;
+	bool counted;
 } note_kinds[NOTE__COUNT] = {
 	[NOTE_OTHER] = { NULL, NULL },
 	[NOTE_DYNSYM] = { "images have only .dynsym symbols",
@@ -65,13 +67,34 @@ static const struct {
 	[NOTE_DISASM] = { "images have data charged to the code that "
 			  "refers to it (--disasm)", "-v gives the bytes" },
 	[NOTE_PEAK_RSS] = { NULL, NULL },
+	[NOTE_PAGES_CHANGED] = { "snapshots have pages that changed between "
+				 "the stop and the reading of their pagemap "
+				 "entries: counted as they were at the "
+				 "stop, without their page frame",
+				 "-v lists each", true },
+	[NOTE_MAPS_CHANGED] = { "snapshots left out mappings that overlapped "
+				"others in /proc/PID/maps (it changed while "
+				"read)", "-v lists each", true },
+	[NOTE_SNAP_UNREADABLE] = { "snapshots have pages that could not be "
+				   "read from pagemap", "-v lists each",
+				   true },
+	[NOTE_COUNT_ONCE] = { NULL, NULL },
+	[NOTE_IMAGE_DELETED] = { "files were deleted since they were "
+				 "mapped, their bytes charged to "
+				 "\"[deleted] PATH\"", "-v lists each" },
+	[NOTE_IMAGE_CHANGED] = { "images changed on disk since the "
+				 "recording, their bytes charged to "
+				 "\"[changed since recording] PATH\"",
+				 "-v says how" },
 };
 
 /* Subjects named in a grouped line. */
 #define NOTE_EXAMPLES 3
 
-void strlist_add_note(struct strlist *l, enum note_kind kind,
-		      const char *subject, char *line)
+/* Append line with all that a note holds. */
+static void add_full(struct strlist *l, enum note_kind kind,
+		     const char *subject, unsigned about, unsigned flags,
+		     char *line)
 {
 	size_t cap = l->cap;
 
@@ -80,11 +103,36 @@ void strlist_add_note(struct strlist *l, enum note_kind kind,
 		l->kinds = xrealloc(l->kinds, l->cap * sizeof(*l->kinds));
 		l->subjects = xrealloc(l->subjects,
 				       l->cap * sizeof(*l->subjects));
+		l->about = xrealloc(l->about, l->cap * sizeof(*l->about));
+		l->flags = xrealloc(l->flags, l->cap * sizeof(*l->flags));
 	}
 	l->lines[l->n] = line;
 	l->kinds[l->n] = (unsigned char)kind;
 	l->subjects[l->n] = subject ? xstrdup(subject) : NULL;
+	l->about[l->n] = about;
+	l->flags[l->n] = (unsigned char)flags;
 	l->n++;
+}
+
+void strlist_add_note(struct strlist *l, enum note_kind kind,
+		      const char *subject, char *line)
+{
+	add_full(l, kind, subject, 0, 0, line);
+}
+
+void strlist_add_about(struct strlist *l, enum note_kind kind,
+		       unsigned about, unsigned flags, char *line)
+{
+	add_full(l, kind, NULL, about, flags, line);
+}
+
+bool *strlist_keep_about(const struct strlist *l, unsigned shown)
+{
+	bool *keep = xcalloc(l->n + 1, sizeof(*keep));
+
+	for (size_t i = 0; i < l->n; i++)
+		keep[i] = !l->about[i] || (l->about[i] & shown);
+	return keep;
 }
 
 void strlist_add(struct strlist *l, char *line)
@@ -95,8 +143,15 @@ void strlist_add(struct strlist *l, char *line)
 void strlist_add_copy(struct strlist *l, const struct strlist *src,
 		      size_t i)
 {
-	strlist_add_note(l, src->kinds[i], src->subjects[i],
-			 xstrdup(src->lines[i]));
+	add_full(l, src->kinds[i], src->subjects[i], src->about[i],
+		 src->flags[i], xstrdup(src->lines[i]));
+}
+
+void strlist_add_copy_prefixed(struct strlist *l, const struct strlist *src,
+			       size_t i, const char *prefix)
+{
+	add_full(l, src->kinds[i], src->subjects[i], src->about[i],
+		 src->flags[i], xasprintf("%s%s", prefix, src->lines[i]));
 }
 
 void strlist_addf(struct strlist *l, const char *fmt, ...)
@@ -127,6 +182,8 @@ void strlist_free(struct strlist *l)
 	free(l->lines);
 	free(l->kinds);
 	free(l->subjects);
+	free(l->about);
+	free(l->flags);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -181,6 +238,50 @@ static char *group_line(const struct strlist *l, const bool *keep,
 	return line;
 }
 
+/* The one line for the kept notes of a kind counted per note (k), or
+ * NULL if fewer than two of them have no subject. */
+static char *count_line(const struct strlist *l, const bool *keep,
+			enum note_kind k)
+{
+	size_t n = 0;
+
+	if (!note_kinds[k].what || !note_kinds[k].counted)
+		return NULL;
+	for (size_t i = 0; i < l->n; i++)
+		n += (!keep || keep[i]) && l->kinds[i] == k && !l->subjects[i];
+	if (n < 2)
+		return NULL;
+	return xasprintf("%zu %s%s%s", n, note_kinds[k].what,
+			 note_kinds[k].hint ? " \u2014 " : "",
+			 note_kinds[k].hint ? note_kinds[k].hint : "");
+}
+
+/* Index of the kept NOTEF_SUMMARY note of kind k, or l->n if none. */
+static size_t summary_of(const struct strlist *l, const bool *keep,
+			 enum note_kind k)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if ((!keep || keep[i]) && l->kinds[i] == k &&
+		    (l->flags[i] & NOTEF_SUMMARY))
+			break;
+	return i;
+}
+
+/* The one line that stands for every kept note of kind k whose note i
+ * is (a group of subjects, a count), or NULL. */
+static char *kind_line(const struct strlist *l, const bool *keep, size_t i)
+{
+	enum note_kind k = l->kinds[i];
+
+	if (k == NOTE_OTHER)
+		return NULL;
+	if (l->subjects[i])
+		return group_line(l, keep, k);
+	return count_line(l, keep, k);
+}
+
 bool strlist_has(const struct strlist *l, const char *line)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -192,6 +293,8 @@ bool strlist_has(const struct strlist *l, const char *line)
 void strlist_summarize(const struct strlist *l, const bool *keep,
 		       bool verbose, struct strlist *out)
 {
+	/* a kind shown as one line: its other notes are left out (but
+	 * those without a subject of a kind grouped by subject) */
 	bool done[NOTE__COUNT] = { false };
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -201,18 +304,23 @@ void strlist_summarize(const struct strlist *l, const bool *keep,
 		if (keep && !keep[i])
 			continue;
 		if (verbose) {
-			strlist_add_copy(out, l, i);
+			if (!(l->flags[i] & NOTEF_SUMMARY))
+				strlist_add_copy(out, l, i);
 			continue;
 		}
-		if (done[k] && l->subjects[i])
+		/* a kind with summaries: they stand for its other notes */
+		if (summary_of(l, keep, k) < l->n) {
+			if (l->flags[i] & NOTEF_SUMMARY)
+				strlist_add_copy(out, l, i);
 			continue;
-		if (k != NOTE_OTHER && l->subjects[i]) {
-			g = group_line(l, keep, k);
-			if (g) {
-				done[k] = true;
-				strlist_add_note(out, k, NULL, g);
-				continue;
-			}
+		}
+		if (done[k] && (l->subjects[i] || note_kinds[k].counted))
+			continue;
+		g = kind_line(l, keep, i);
+		if (g) {
+			done[k] = true;
+			strlist_add_note(out, k, NULL, g);
+			continue;
 		}
 		if (!strlist_has(out, l->lines[i]))
 			strlist_add_copy(out, l, i);

@@ -32,7 +32,7 @@ enum note_kind {
 	NOTE_DWARF_ERRORS,   /* DWARF units that cannot be read */
 	NOTE_SPLIT_MISSING,  /* .dwo files not found */
 	NOTE_SOURCE_ERROR,   /* a key's map cannot be built: segments */
-	NOTE_IMAGE_BROKEN,   /* an image cannot be used: [LOAD #?] */
+	NOTE_IMAGE_BROKEN,   /* an image cannot be opened: [LOAD #?] */
 	NOTE_NO_SEGMENT,     /* mapped bytes that match no PT_LOAD */
 	NOTE_FALLBACK,       /* bytes under fallback labels */
 	NOTE_UNREADABLE,     /* pages that cannot be read from pagemap */
@@ -41,14 +41,31 @@ enum note_kind {
 	NOTE_JIT,            /* JIT code named from perf-PID.map */
 	NOTE_DISASM,         /* data charged to code by --disasm */
 	NOTE_PEAK_RSS,       /* a process's kernel peak RSS (VmHWM) */
+	NOTE_PAGES_CHANGED,  /* a snapshot's pages changed while read */
+	NOTE_MAPS_CHANGED,   /* a snapshot's mappings changed while read */
+	NOTE_SNAP_UNREADABLE, /* a snapshot's pages pagemap cannot read */
+	NOTE_COUNT_ONCE,     /* FILE SIZE and VM SIZE count a shared file
+				once: rows above less than their sum */
+	NOTE_IMAGE_DELETED,  /* an image no longer on disk: [deleted] */
+	NOTE_IMAGE_CHANGED,  /* an image replaced since the recording:
+				[changed since recording] */
 	NOTE__COUNT
 };
+
+/* What a note is beside its kind (bit mask, strlist.flags). */
+#define NOTEF_SUMMARY 1u /* stands for every note of its kind: shown
+			    instead of them unless verbose, left out when
+			    verbose */
 
 struct strlist {
 	char **lines;         /* the notes' full text */
 	size_t n, cap;
 	unsigned char *kinds; /* parallel to lines: enum note_kind */
 	char **subjects;      /* parallel to lines: subject or NULL */
+	unsigned *about;      /* parallel to lines: what parts of the output
+				 the note is about (the report: columns, a
+				 bit per col_id); 0: the whole output */
+	unsigned char *flags; /* parallel to lines: NOTEF_* */
 };
 
 /* Append line (malloc'd; the list takes it) as a NOTE_OTHER note. */
@@ -66,9 +83,22 @@ void strlist_add_note(struct strlist *l, enum note_kind kind,
 void strlist_add_notef(struct strlist *l, enum note_kind kind,
 		       const char *subject, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Append line (malloc'd; the list takes it) of kind as a note about the
+ * parts of the output in about (bit mask, see strlist.about; 0: all) and
+ * with flags (NOTEF_*). */
+void strlist_add_about(struct strlist *l, enum note_kind kind,
+		       unsigned about, unsigned flags, char *line);
+/* Which notes of l concern an output that shows the parts in shown: a
+ * malloc'd array of l->n (+1) flags, true for a note about nothing in
+ * particular or about something shown. Caller frees. */
+bool *strlist_keep_about(const struct strlist *l, unsigned shown);
 /* Append a copy of note i of src to l. */
 void strlist_add_copy(struct strlist *l, const struct strlist *src,
 		      size_t i);
+/* Append a copy of note i of src to l, its text after prefix (copied;
+ * "OLD: "), its kind, subject and flags kept. */
+void strlist_add_copy_prefixed(struct strlist *l, const struct strlist *src,
+			       size_t i, const char *prefix);
 /* True if l has a note whose text is line. */
 bool strlist_has(const struct strlist *l, const char *line);
 /* Free every line and the arrays; l is empty afterwards. l may be
@@ -77,10 +107,14 @@ void strlist_free(struct strlist *l);
 
 /* The lines to print for notes l into out (an empty list; caller frees
  * it): notes whose keep[i] is false are left out (keep may be NULL: all
- * kept). With verbose, every note as it is; else a kind with notes about
- * two or more subjects becomes one line, "N images have only .dynsym
- * symbols: a, b, c, … — install ...", naming up to three subjects by
- * their last path component, and identical lines are printed once. */
+ * kept). With verbose, every note as it is but the NOTEF_SUMMARY ones.
+ * Else a kind with NOTEF_SUMMARY notes is those lines (one, or one per
+ * side of a diff); a kind with
+ * notes about two or more subjects becomes one line, "N images have only
+ * .dynsym symbols: a, b, c, … — install ...", naming up to three subjects
+ * by their last path component; a kind counted per note (a snapshot's
+ * news) with two or more notes without a subject becomes "N snapshots
+ * ... — -v lists each"; and identical lines are printed once. */
 void strlist_summarize(const struct strlist *l, const bool *keep,
 		       bool verbose, struct strlist *out);
 

@@ -1,0 +1,66 @@
+/* imgcheck.c — see imgcheck.h */
+#include "config.h"
+
+#include "report/imgcheck.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "elf/elfimg.h"
+#include "util/util.h"
+
+/* The image's own build-id against the recorded one; NULL if equal. */
+static char *check_build_id(const struct md_image *r,
+			    const struct elfimg *img)
+{
+	size_t len = MIN(r->build_id_len, sizeof(r->build_id));
+	struct elfimg rec = { .build_id_len = len };
+	char want[2 * 20 + 1], got[2 * 64 + 1];
+
+	if (img->build_id_len >= len &&
+	    !memcmp(img->build_id, r->build_id, len))
+		return NULL;
+	/* the recorded build-id, in an elfimg to print it */
+	memcpy(rec.build_id, r->build_id, len);
+	elfimg_build_id_hex(&rec, want, sizeof(want));
+	elfimg_build_id_hex(img, got, sizeof(got));
+	return xasprintf("build-id %s on disk, %s recorded",
+			 got[0] ? got : "(none)", want);
+}
+
+char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
+		      const char *path)
+{
+	struct stat st;
+
+	if (r->build_id_len)
+		return check_build_id(r, img);
+	if (stat(path, &st) < 0)
+		return xasprintf("cannot stat: %s", strerror(errno));
+	if (r->ino && (st.st_ino != r->ino ||
+		       major(st.st_dev) != r->dev_major ||
+		       minor(st.st_dev) != r->dev_minor))
+		return xstrdup("not the same file (device or inode differs)");
+	if (r->size && (uint64_t)st.st_size != r->size)
+		return xasprintf("size %llu on disk, %llu recorded",
+				 (unsigned long long)st.st_size,
+				 (unsigned long long)r->size);
+	if (r->mtime_ns &&
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
+		    r->mtime_ns)
+		return xstrdup("modified since it was recorded (mtime)");
+	return NULL;
+}
+
+char *imgcheck_label(const char *prefix, const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(path), n = sizeof(deleted) - 1;
+
+	if (len >= n && !strcmp(path + len - n, deleted))
+		len -= n;
+	return xasprintf("%s %.*s", prefix, (int)len, path);
+}
