@@ -100,11 +100,13 @@ static bool share_insert(struct share_set *s, const struct share_key *k)
 }
 
 /* The first level (0: the TOTAL, d: the rows of key d-1 and below) at
- * which a walk of image_id over file range [off, end) is news, given the
- * labels of the current process keys; nkeys + 1 if it is news nowhere
- * (charged already with the same labels). vm: a VM walk. */
+ * which a walk of image_id over range [off, end) is news, given the labels
+ * of the current process keys; nkeys + 1 if it is news nowhere (charged
+ * already with the same labels). what: SHARE_VM for a VM walk, with
+ * SHARE_VMADDR when the range is of image VM addresses, not file offsets
+ * (a .bss tail). */
 static size_t share_level(struct report_ctx *c, uint32_t image_id,
-			  uint64_t off, uint64_t end, bool vm)
+			  uint64_t off, uint64_t end, uint32_t what)
 {
 	struct share_key k;
 	size_t from = c->o->nkeys + 1;
@@ -120,7 +122,7 @@ static size_t share_level(struct report_ctx *c, uint32_t image_id,
 
 			k.labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
 		}
-		k.level = (uint32_t)d | (vm ? SHARE_VM : 0);
+		k.level = (uint32_t)d | what;
 		if (share_insert(&c->shared, &k) && from > d)
 			from = d;
 	}
@@ -358,25 +360,52 @@ int charge_read_faults(struct report_ctx *c, const bool *chosen, char **msg)
 	return 0; /* a damaged tail was noted in pass 1 */
 }
 
+/* The range by which the VM of part p of mapping m counts once per row
+ * however many processes map it, into [*off, *end) with *what (the
+ * SHARE_* bits of share_level()); false if it is each process's own. A
+ * file mapping is known by the file range it maps, a .bss tail (anonymous,
+ * but the image's) by its image VM addresses. */
+static bool vm_share_range(const struct attrib_part *p,
+			   const struct attrib_map *m, uint64_t *off,
+			   uint64_t *end, uint32_t *what)
+{
+	if (!attrib_file_size(p))
+		return false;
+	switch (p->cls) {
+	case ACLS_IMAGE:
+	case ACLS_FILE:
+		*off = m->pgoff + (p->start - m->start);
+		*what = SHARE_VM;
+		break;
+	case ACLS_BSS:
+		*off = p->start - p->bias;
+		*what = SHARE_VM | SHARE_VMADDR;
+		break;
+	default:
+		return false;
+	}
+	*end = *off + (p->end - p->start);
+	return true;
+}
+
 /* Charge the resident pages and VM of part p of mapping m. The VM SIZE of
- * a file mapping counts once per row however many processes map it. */
+ * a file mapping or a .bss tail counts once per row however many
+ * processes map it. */
 static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		       const struct attrib_map *m, bool with_pss)
 {
+	uint64_t off, end;
+	uint32_t what;
 	int ret;
 
 	c->share_cols = 0;
 	c->share_from = 0;
-	if (!c->faults && (p->cls == ACLS_IMAGE || p->cls == ACLS_FILE) &&
-	    attrib_file_size(p)) {
-		uint64_t off = m->pgoff + (p->start - m->start);
-		size_t from = share_level(c, attrib_image_id(p), off,
-					  off + (p->end - p->start), true);
-
+	if (!c->faults && vm_share_range(p, m, &off, &end, &what)) {
 		/* from > nkeys: the same range with the same labels again
 		 * (mapped twice): its VM is counted already */
 		c->share_cols = 1u << COL_VM;
-		c->share_from = from;
+		c->share_from = share_level(c, attrib_image_id(p), off, end,
+					    what);
 	}
 	if (c->faults)
 		ret = charge_by_fault(c, p, m, with_pss);
@@ -403,7 +432,7 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 		off = m->pgoff + (p->start - m->start);
 		end = off + (p->end - p->start);
 	}
-	c->share_from = share_level(c, attrib_image_id(p), off, end, false);
+	c->share_from = share_level(c, attrib_image_id(p), off, end, 0);
 	if (c->share_from > c->o->nkeys)
 		return 0;
 	c->share_cols = 1u << COL_FILE;

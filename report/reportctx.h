@@ -36,19 +36,22 @@ struct pidinfo {
 	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
 };
 
-/* FILE SIZE and the VM SIZE of file mappings count once per row: a file
- * mapped by several processes counts once in the TOTAL and in every row
- * above the process keys. One entry per (file or VM walk of an image over
- * a file range, level, labels of the keys above that level that do not
- * come from inside images) already charged. */
+/* FILE SIZE and the VM SIZE of file mappings and .bss tails count once
+ * per row: a file mapped by several processes counts once in the TOTAL and
+ * in every row above the process keys. One entry per (file or VM walk of
+ * an image over a file range or, for a .bss tail, an image VM range,
+ * level, labels of the keys above that level that do not come from inside
+ * images) already charged. */
 struct share_key {
 	uint32_t image_id;
 	uint32_t level;           /* depth, | SHARE_VM for a VM walk */
-	uint64_t off, end;        /* file range walked */
+	uint64_t off, end;        /* file range walked (image VM range
+				     with SHARE_VMADDR: a .bss tail) */
 	uint32_t step;            /* PICK_ALL: the step charged */
 	uint32_t labels[KEYS_MAX];
 };
 #define SHARE_VM 0x80000000u
+#define SHARE_VMADDR 0x40000000u /* off, end: image VM, not file offsets */
 
 struct share_set {
 	struct share_key *keys;

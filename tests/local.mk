@@ -121,6 +121,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3100-report-callers.py \
 	tests/t3200-diff.py \
 	tests/t3210-report-timeline.py \
+	tests/t3220-report-moments.py \
 	tests/t3300-report-pprof.py \
 	tests/t3310-report-html.py
 TESTS += $(e2e_tests)
