@@ -77,7 +77,27 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 	count_fallback(c, path, vals);
 	mark_shown(c, c->cur_subject[0]);
 	mark_shown(c, c->cur_subject[1]);
+	mark_shown(c, c->cur_pid->subject);
 	return 0;
+}
+
+/* False if the filter drops every piece of the part whose hook labels
+ * are in c->fixed, whatever the labels from inside the image: then the
+ * part is not charged at all, so that its file is not marked as counted
+ * for rows the filter removes (a file shared with a process the filter
+ * drops still counts in the TOTAL). The fault keys' labels are set per
+ * page later: not known here. */
+static bool part_may_keep(struct report_ctx *c)
+{
+	bool known[KEYS_MAX];
+
+	if (filter_empty(c->o->filter))
+		return true;
+	for (size_t k = 0; k < c->o->nkeys; k++)
+		known[k] = c->src_of_key[k] < 0 &&
+			   !(keydefs[c->o->keys[k]].needs & KEY_NEEDS_FAULTS);
+	return filter_may_keep(c->o->filter, c->lb, c->fixed, known,
+			       c->o->nkeys);
 }
 
 /* Insert k into s; true if it was not there. */
@@ -464,6 +484,8 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 		const struct attrib_part *p = &parts[i];
 
 		hook_labels(c, &m, p);
+		if (!part_may_keep(c))
+			continue;
 		c->cur_subject[0] = p->file_label;
 		ret = charge_part(c, p, &m, with_pss);
 		if (ret)

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +40,45 @@ int report_pick_parse(const char *s, enum report_pick *pick,
 }
 
 
+/* The subject of notes about process pid ("pid N"), into buf. */
+static const char *pid_subject(char *buf, size_t n, uint32_t pid)
+{
+	snprintf(buf, n, "pid %u", pid);
+	return buf;
+}
+
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 {
+	char subject[32];
+
 	for (size_t i = 0; i < c->npids; i++)
 		if (c->pids[i].kp.pid == pid)
 			return &c->pids[i];
 	xgrow(&c->pids, &c->pidcap, c->npids + 1, sizeof(*c->pids));
-	c->pids[c->npids] = (struct pidinfo){ .vm_hwm = 0 };
+	c->pids[c->npids] = (struct pidinfo){
+		.subject = labels_intern(c->lb, pid_subject(subject,
+							    sizeof(subject),
+							    pid)),
+	};
 	keys_proc_init(&c->pids[c->npids].kp, pid);
 	return &c->pids[c->npids++];
+}
+
+/* A footer note about process pid (dropped with its rows by a filter). */
+static void pid_notef(struct report_ctx *c, enum note_kind kind,
+		      uint32_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void pid_notef(struct report_ctx *c, enum note_kind kind,
+		      uint32_t pid, const char *fmt, ...)
+{
+	char subject[32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_add_note(&c->res->notes, kind,
+			 pid_subject(subject, sizeof(subject), pid),
+			 xvasprintf(fmt, ap));
+	va_end(ap);
 }
 
 static void note(struct report_ctx *c, char *line)
@@ -314,10 +345,11 @@ static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
 			chosen[i] = true;
 			nchosen++;
 			if (s->unreadable)
-				note(c, xasprintf("pid %u snapshot %u: %" PRIu64
-						  " page(s) could not be "
-						  "read from pagemap", pid,
-						  s->nth, s->unreadable));
+				pid_notef(c, NOTE_OTHER, pid,
+					  "pid %u snapshot %u: %" PRIu64
+					  " page(s) could not be read from "
+					  "pagemap", pid, s->nth,
+					  s->unreadable);
 		}
 		*most = MAX(*most, n);
 	}
@@ -370,17 +402,19 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 		*most = MAX(*most, n);
 		if (best < 0) {
 			if (n && c->o->pick == PICK_INDEX)
-				note(c, xasprintf("pid %u has %" PRIu64
-						  " snapshots, no #%" PRIu64,
-						  pid, n, c->o->index));
+				pid_notef(c, NOTE_OTHER, pid,
+					  "pid %u has %" PRIu64
+					  " snapshots, no #%" PRIu64, pid, n,
+					  c->o->index);
 			continue;
 		}
 		chosen[best] = true;
 		nchosen++;
 		if (c->snaps[best].unreadable)
-			note(c, xasprintf("pid %u: %" PRIu64 " page(s) could "
-					  "not be read from pagemap", pid,
-					  c->snaps[best].unreadable));
+			pid_notef(c, NOTE_OTHER, pid,
+				  "pid %u: %" PRIu64 " page(s) could not be "
+				  "read from pagemap", pid,
+				  c->snaps[best].unreadable);
 	}
 	return nchosen;
 }
@@ -401,12 +435,11 @@ static void peak_notes(struct report_ctx *c, long only_pid)
 			    c->snaps[i].complete)
 				best = MAX(best, c->snaps[i].rss_pages *
 							 c->page_size);
-		strlist_add_notef(&c->res->notes, NOTE_PEAK_RSS, NULL,
-				  "pid %u: peak RSS %.1f MiB (kernel VmHWM), "
-				  "highest snapshot %.1f MiB (%.0f%%)",
-				  pi->kp.pid, pi->vm_hwm / 1048576.0,
-				  best / 1048576.0,
-				  100.0 * best / pi->vm_hwm);
+		pid_notef(c, NOTE_PEAK_RSS, pi->kp.pid,
+			  "pid %u: peak RSS %.1f MiB (kernel VmHWM), "
+			  "highest snapshot %.1f MiB (%.0f%%)", pi->kp.pid,
+			  pi->vm_hwm / 1048576.0, best / 1048576.0,
+			  100.0 * best / pi->vm_hwm);
 	}
 }
 
@@ -513,8 +546,8 @@ static bool has_kind(const struct strlist *l, enum note_kind k)
 	return false;
 }
 
-/* Drop the notes about a subject (an image, a mapping) that no kept row
- * comes from: the filter removed all of its rows. */
+/* Drop the notes about a subject (an image, a mapping, a process) that
+ * no kept row comes from: the filter removed all of its rows. */
 static void drop_unshown_notes(struct report_ctx *c)
 {
 	struct strlist kept = { 0 };

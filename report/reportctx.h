@@ -34,6 +34,8 @@ struct snapinfo {
 struct pidinfo {
 	struct key_proc kp;
 	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
+	uint32_t subject;    /* label "pid N": the subject of notes about
+				it, shown when a kept row comes from it */
 };
 
 /* FILE SIZE and the VM SIZE of file mappings and .bss tails count once
