@@ -85,7 +85,9 @@ enum row_state {
  * per process) it sums. */
 struct rows_point {
 	uint64_t time;            /* ns since the recording began */
-	uint64_t time_last;       /* its latest snapshot, same clock */
+	uint64_t time_last;       /* its latest snapshot, same clock (a
+				     report's point is at its latest
+				     snapshot: the same) */
 	size_t nsnapshots;
 };
 
@@ -178,6 +180,22 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
  * untouched, if n is 0 or they differ in depth or label table. */
 struct rowtree *rowtree_timeline(struct rowtree **trees,
 				 const struct rows_point *points, size_t n);
+
+/* The same built point by point, as the trees of the points are made:
+ * rowtree_timeline_begin() starts a timeline tree of n points (copied)
+ * over lb with depth levels (NULL if n or depth is 0, or depth is over
+ * 64); rowtree_timeline_add() takes tree t (single-set, not folded, of
+ * that depth and label table; freed) as point p, in any order, each point
+ * at most once, a point never added being 0 everywhere (returns 0, or -1,
+ * t untouched, if it does not fit); rowtree_timeline_end() frees the
+ * builder and returns the tree (NULL for a NULL builder). */
+struct rows_timeline;
+struct rows_timeline *rowtree_timeline_begin(struct labels *lb, size_t depth,
+					    const struct rows_point *points,
+					    size_t n);
+int rowtree_timeline_add(struct rows_timeline *b, size_t p,
+			 struct rowtree *t);
+struct rowtree *rowtree_timeline_end(struct rows_timeline *b);
 
 /* Sort every level, descending, by the key of column sort that the
  * tree's kind gives a row (its value; a diff: |NEW - OLD|; a timeline:
