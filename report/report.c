@@ -18,11 +18,6 @@
 #include "report/reportctx.h"
 #include "util/util.h"
 
-/* Snapshots of several processes further apart than this are not one
- * moment (the footer says so); one round of snapshots of a few processes
- * takes far less. */
-#define MOMENT_NS 1000000000ull
-
 int report_pick_parse(const char *s, enum report_pick *pick,
 		      uint64_t *index)
 {
@@ -59,6 +54,7 @@ static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 		.subject = labels_intern(c->lb, pid_subject(subject,
 							    sizeof(subject),
 							    pid)),
+		.exit_ns = UINT64_MAX,
 	};
 	keys_proc_init(&c->pids[c->npids].kp, pid);
 	return &c->pids[c->npids++];
@@ -209,7 +205,7 @@ static void pass1_snap(struct report_ctx *c, const struct md_record *rec,
 			.time = rec->u.snap_begin.time,
 			.nmappings = rec->u.snap_begin.nmappings,
 		};
-		pid_get(c, s->pid);
+		s->pidx = (uint32_t)(pid_get(c, s->pid) - c->pids);
 		break;
 	case MD_REC_SNAP_MAPPING:
 		if (!s)
@@ -280,6 +276,9 @@ static int pass1(struct report_ctx *c, char **msg)
 			if (c->faults)
 				faults_add_fork(c->faults, &rec.u.task);
 			break;
+		case MD_REC_EXIT:
+			points_add_exit(c, &rec.u.task);
+			break;
 		case MD_REC_NOTE:
 			recorded_note(c, &rec.u.note);
 			break;
@@ -305,6 +304,7 @@ static int pass1(struct report_ctx *c, char **msg)
 		note(c, xasprintf("'%s' %s: read up to there", c->o->input,
 				  c->stop));
 	md_reader_close(r);
+	points_set_exits(c);
 	return 0;
 }
 
@@ -501,13 +501,11 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 
 /* Say when the TOTAL is not the sum of its rows or not one moment: files
  * counted once although several processes map them, snapshots of
- * several processes taken at different times. */
+ * several processes that no one moment has. */
 static void moment_notes(struct report_ctx *c, const bool *chosen)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
 	bool process_key = keys_needs(c->o->keys, c->o->nkeys) &
 			   KEY_NEEDS_PROCS;
-	size_t n = 0;
 
 	if (c->shared_once && process_key)
 		strlist_add(&c->res->notes, xstrdup(
@@ -515,27 +513,7 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 			"map once, in the TOTAL and in the rows above the "
 			"pids, users or mappings key: there they are less "
 			"than the sum of the rows below"));
-	for (size_t i = 0; i < c->nsnaps; i++) {
-		if (!chosen[i])
-			continue;
-		lo = MIN(lo, c->snaps[i].time);
-		hi = MAX(hi, c->snaps[i].time);
-		n++;
-	}
-	/* PICK_ALL: the steps are apart by design; each step's own spread
-	 * is the timeline's to show */
-	if (n < 2 || c->o->pick == PICK_ALL)
-		return;
-	if (c->o->pick == PICK_PEAK)
-		strlist_addf(&c->res->notes,
-			     "the TOTAL adds the peak snapshot of each of %zu "
-			     "processes, taken %.3f s apart at most: not one "
-			     "moment", n, (double)(hi - lo) / 1e9);
-	else if (hi - lo >= MOMENT_NS)
-		strlist_addf(&c->res->notes,
-			     "the TOTAL adds snapshots of %zu processes taken "
-			     "%.3f s apart at most: not one moment", n,
-			     (double)(hi - lo) / 1e9);
+	points_note(c, chosen);
 }
 
 static bool has_kind(const struct strlist *l, enum note_kind k)
@@ -649,9 +627,9 @@ static void ctx_free(struct report_ctx *c)
 	}
 	free(c->pids);
 	free(c->snaps);
+	free(c->exits);
 	free(c->stop);
-	free(c->shared.keys);
-	hashmap_free(&c->shared.index);
+	charge_free(c);
 	free(c->shown);
 	faults_free(c->faults);
 	jitsyms_free(c->jit);
@@ -683,6 +661,12 @@ int report_build(const struct report_opts *o, struct labels *lb,
 				  choose_all(&c, chosen, &most) :
 				  choose(&c, chosen, &most);
 	result_set_snaps(&c, chosen);
+	if (o->pick == PICK_ALL && res->nsnapshots &&
+	    points_plan(&c, chosen) < 0) {
+		ret = -EINVAL;
+		*msg = xstrdup("cannot make a timeline of these keys");
+		goto out;
+	}
 	if (!res->nsnapshots) {
 		ret = -ENOENT;
 		*msg = no_snapshot_msg(&c, most);
@@ -702,6 +686,11 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	ret = charge_snapshots(&c, chosen, msg);
 	if (ret < 0)
 		goto out;
+	if (c.tlb) { /* PICK_ALL: the rows are the timeline's */
+		rowtree_free(res->t);
+		res->t = rowtree_timeline_end(c.tlb);
+		c.tlb = NULL;
+	}
 	final_notes(&c, chosen);
 out:
 	free(chosen);
@@ -711,9 +700,6 @@ out:
 
 void report_result_free(struct report_result *res)
 {
-	for (size_t i = 0; i < res->nsteps; i++)
-		rowtree_free(res->steps[i].t);
-	free(res->steps);
 	rowtree_free(res->t);
 	strlist_free(&res->notes);
 	for (size_t i = 0; i < res->nimages; i++) {

@@ -65,6 +65,7 @@ static const struct {
 	[NOTE_DISASM] = { "images have data charged to the code that "
 			  "refers to it (--disasm)", "-v gives the bytes" },
 	[NOTE_PEAK_RSS] = { NULL, NULL },
+	[NOTE_MOMENT] = { NULL, NULL },
 };
 
 /* Subjects named in a grouped line. */
