@@ -8,12 +8,17 @@
    from /proc/uptime, which sh prints when python returns. Checks, in csv
    and json: python's series is 0 at every point before python started and
    after it exited, and holds its 50 MiB at some point between; every
-   point's TOTAL is the sum of its series.
+   point's TOTAL is the sum of its series. The default report adds each
+   process's last snapshot: python's (taken at its exit) and sh's (half a
+   second after it) were never current together, so the footer says "not
+   one moment"; a report of one process (--pid, or a filter keeping one)
+   does not.
 2. A filter keeps the TOTAL of what is kept. Two `sleep` processes map the
    same files; `--filter pids=^B` must give the same TOTAL as `--pid B`,
    and that TOTAL's FILE SIZE is the sum of the sizes of the files B maps
    (st_size), its RSS the sum of B's smaps Rss. No footer note names the
-   process the filter dropped.
+   process the filter dropped. Both lived throughout: the default report
+   of both is one moment (no "not one moment" note).
 3. A file counts once: the VM SIZE of libc's .bss under --by files,sections
    of a two-process recording equals its size in the section header
    (readelf -S), not once per process.
@@ -67,11 +72,12 @@ def record_timeline(tmp):
     out = {ln.split(" ", 1)[0]: ln.split(" ", 1)[1]
            for ln in p.stdout.splitlines() if " " in ln}
     sh_start = start_ticks(out["sh"])
+    sh_pid = int(out["sh"].split()[0])
     py_stat = out["py"]
     py_pid = int(py_stat.split()[0])
     py_start = (start_ticks(py_stat) - sh_start) / TICK
     py_exit = float(out["up"].split()[0]) - sh_start / TICK
-    return data, py_pid, py_start, py_exit
+    return data, py_pid, py_start, py_exit, sh_pid
 
 
 def check_timeline(data, py_pid, py_start, py_exit):
@@ -110,6 +116,23 @@ def check_timeline(data, py_pid, py_start, py_exit):
     csv_times = sorted({float(r["time"]) for r in rows})
     check(csv_times == times, "csv and json have the same points")
     return times
+
+
+def moment_notes(data, *extra):
+    js = json.loads(run(MEMSZ, "report", "-i", data, "--by", "pids",
+                        "--format", "json", *extra))
+    return [n for n in js.get("notes", []) if "not one moment" in n]
+
+
+def check_moment(data, py_pid, sh_pid):
+    notes = moment_notes(data)
+    check(len(notes) == 1 and "last snapshot" in notes[0],
+          f"the default report of sh and python says it is not one "
+          f"moment ({notes})")
+    check(not moment_notes(data, "--pid", str(sh_pid)),
+          "a report of one process (--pid) is one moment")
+    check(not moment_notes(data, "--filter", f"pids=^{py_pid} "),
+          "a report filtered to one process is one moment")
 
 
 def check_filter(tmp):
@@ -153,6 +176,8 @@ def check_filter(tmp):
           f"{rss_b})")
     check(not any(str(a.pid) in n for n in by_filter.get("notes", [])),
           "no footer note names the process the filter dropped")
+    check(not moment_notes(data),
+          "two processes alive throughout: their TOTAL is one moment")
     return data
 
 
@@ -179,8 +204,9 @@ def check_bss(data):
 def main():
     tmp = tempfile.mkdtemp(prefix="memsz-t3220-")
     try:
-        data, py_pid, py_start, py_exit = record_timeline(tmp)
+        data, py_pid, py_start, py_exit, sh_pid = record_timeline(tmp)
         check_timeline(data, py_pid, py_start, py_exit)
+        check_moment(data, py_pid, sh_pid)
         two = check_filter(tmp)
         check_bss(two)
     finally:
