@@ -18,7 +18,9 @@
    and that TOTAL's FILE SIZE is the sum of the sizes of the files B maps
    (st_size), its RSS the sum of B's smaps Rss. No footer note names the
    process the filter dropped. Both lived throughout: the default report
-   of both is one moment (no "not one moment" note).
+   of both is one moment (no "not one moment" note), the one point of
+   their timeline, whose TOTAL (files shared counted once) is the
+   report's.
 3. A file counts once: the VM SIZE of libc's .bss under --by files,sections
    of a two-process recording equals its size in the section header
    (readelf -S), not once per process.
@@ -178,6 +180,14 @@ def check_filter(tmp):
           "no footer note names the process the filter dropped")
     check(not moment_notes(data),
           "two processes alive throughout: their TOTAL is one moment")
+    # that moment is the timeline's point: files shared once there too
+    tl = json.loads(run(MEMSZ, "report", "-i", data, "--by", "pids",
+                        "--timeline=file,vm,rss", "--format", "json"))
+    both = total()
+    for col in ("file_size", "vm_size", "rss"):
+        check(int(tl["total"][col][-1]) == int(both["total"][col]),
+              f"the timeline's point sums the report's TOTAL {col} "
+              f"({tl['total'][col][-1]} vs {both['total'][col]})")
     return data
 
 
