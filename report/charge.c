@@ -521,7 +521,7 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		/* from > nkeys: the same range with the same labels again
 		 * (mapped twice): its VM is counted already */
 		c->share_cols = 1u << COL_VM;
-		c->share_from = share_level(c, &w, 0);
+		c->share_from = share_level(c, &w, c->point);
 	}
 	if (c->faults)
 		ret = charge_by_fault(c, p, m, with_pss);
@@ -557,7 +557,7 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 			return 0;
 		capture_group(&c->cap, &w, 1u << COL_FILE, true);
 	} else {
-		c->share_from = share_level(c, &w, 0);
+		c->share_from = share_level(c, &w, c->point);
 		if (c->share_from > c->o->nkeys)
 			return 0;
 		c->share_cols = 1u << COL_FILE;
@@ -616,23 +616,32 @@ static void points_flush(struct report_ctx *c, size_t end)
 	}
 }
 
-/* Start charging snapshot si: its process, and where its pieces go (the
- * tree, or with PICK_ALL the capture, added at its end to the points it
- * counts in). False if it is not charged: not chosen, or with PICK_ALL a
- * snapshot that counts in no point. */
+/* Start charging snapshot si: its process, and where its pieces go: the
+ * tree, or with PICK_ALL the tree of the one point it counts in, or the
+ * capture, added at its end to the several points it counts in. False if
+ * it is not charged: not chosen, or with PICK_ALL a snapshot that counts
+ * in no point. */
 static bool snap_enter(struct report_ctx *c, const bool *chosen, size_t si)
 {
 	const struct snapinfo *s = &c->snaps[si];
+	bool all = c->o->pick == PICK_ALL;
 
-	if (!chosen[si] || (c->o->pick == PICK_ALL && s->end <= s->first))
+	if (!chosen[si] || (all && s->end <= s->first))
 		return false;
 	c->cur_pid = &c->pids[s->pidx];
 	c->at.proc = &c->cur_pid->kp;
-	c->cap.on = c->o->pick == PICK_ALL;
-	if (c->cap.on)
+	c->cap.on = all && s->end > s->first + 1;
+	if (c->cap.on) {
 		capture_reset(&c->cap);
-	else
-		rowtree_set_tag(c->t, si + 1); /* PROCS: once per snapshot */
+		return true;
+	}
+	if (all) { /* one point: charged straight into its tree */
+		c->point = s->first;
+		if (!c->ptrees[c->point])
+			c->ptrees[c->point] = rowtree_new(c->lb, c->o->nkeys);
+		c->t = c->ptrees[c->point];
+	}
+	rowtree_set_tag(c->t, si + 1); /* PROCS: once per snapshot */
 	return true;
 }
 
@@ -680,10 +689,10 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 			break;
 		case MD_REC_SNAP_END:
 			/* a chosen snapshot is complete: this is its end */
-			if (in && c->cap.on) {
+			if (in && c->cap.on)
 				capture_replay(c, &c->snaps[next], next);
+			if (in && c->tlb)
 				points_flush(c, c->ready[next + 1]);
-			}
 			in = false;
 			break;
 		default:
@@ -695,6 +704,7 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 		points_flush(c, c->npoints);
 out:
 	c->cap.on = false;
+	c->t = c->res->t;
 	md_reader_close(r);
 	return ret;
 }

@@ -137,7 +137,10 @@ struct report_ctx {
 	uint32_t jit_label;       /* symbols label of the piece charged, or
 				     LABEL_NONE */
 	uint64_t start_ns;        /* header start_mono_ns */
-	struct capture cap;       /* PICK_ALL: the snapshot being charged */
+	struct capture cap;       /* PICK_ALL: the snapshot being charged,
+				     when it counts in several points */
+	uint32_t point;           /* PICK_ALL: the point charged straight
+				     into c->t (share_key.point); else 0 */
 	/* PICK_ALL: the points in time, the tree of each while it is being
 	 * filled (NULL before its first piece and once added to the
 	 * timeline), the timeline they go to, the points added so far (all
