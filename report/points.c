@@ -13,29 +13,18 @@
 #include "report/reportctx.h"
 #include "util/util.h"
 
-/* An EXIT record: a process's (its main thread's) exit, kept to be
- * given to its pidinfo once every snapshot is read (points_set_exits). */
-void points_add_exit(struct report_ctx *c, const struct md_task *t)
+/* When process pi exited; UINT64_MAX if it lived to the end. */
+static uint64_t pid_exit(const struct pidinfo *pi)
 {
-	if (t->pid != t->tid)
-		return; /* a thread: the process lives on */
-	xgrow(&c->exits, &c->exitcap, c->nexits + 1, sizeof(*c->exits));
-	c->exits[c->nexits].pid = t->pid;
-	c->exits[c->nexits++].time = t->time;
+	return pi->exit_ns ? pi->exit_ns : UINT64_MAX;
 }
 
-/* Each recorded process's exit time: its last EXIT record, never before
- * its last complete snapshot (a snapshot is the process alive). */
 void points_set_exits(struct report_ctx *c)
 {
-	for (size_t i = 0; i < c->nexits; i++)
-		for (size_t p = 0; p < c->npids; p++)
-			if (c->pids[p].kp.pid == c->exits[i].pid)
-				c->pids[p].exit_ns = c->exits[i].time;
 	for (size_t i = 0; i < c->nsnaps; i++) {
 		struct pidinfo *pi = &c->pids[c->snaps[i].pidx];
 
-		if (c->snaps[i].complete && pi->exit_ns != UINT64_MAX &&
+		if (c->snaps[i].complete && pi->exit_ns &&
 		    pi->exit_ns <= c->snaps[i].time)
 			pi->exit_ns = c->snaps[i].time + 1;
 	}
@@ -107,7 +96,7 @@ int points_plan(struct report_ctx *c, const bool *chosen)
 		}
 		s->first = (uint32_t)np - 1;
 		at[s->pidx] = (uint32_t)np;
-		min_exit = MIN(min_exit, c->pids[s->pidx].exit_ns);
+		min_exit = MIN(min_exit, pid_exit(&c->pids[s->pidx]));
 		t[np - 1] = s->time;
 	}
 	/* backwards: at[pidx] is 1 + the point of its next snapshot */
@@ -116,7 +105,7 @@ int points_plan(struct report_ctx *c, const bool *chosen)
 	c->npoints = np;
 	for (size_t k = n; k-- > 0;) {
 		struct snapinfo *s = &c->snaps[order[k].i];
-		uint64_t exit = c->pids[s->pidx].exit_ns;
+		uint64_t exit = pid_exit(&c->pids[s->pidx]);
 
 		s->end = at[s->pidx] ? at[s->pidx] - 1 : (uint32_t)np;
 		while (s->end > s->first && t[s->end - 1] >= exit)
@@ -163,7 +152,7 @@ void points_note(struct report_ctx *c, const bool *chosen)
 		next[p] = UINT64_MAX;
 	for (size_t i = c->nsnaps; i-- > 0;) { /* next[]: the next one's */
 		const struct snapinfo *s = &c->snaps[i];
-		uint64_t exit = c->pids[s->pidx].exit_ns;
+		uint64_t exit = pid_exit(&c->pids[s->pidx]);
 
 		if (!s->complete)
 			continue;

@@ -54,7 +54,6 @@ static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 		.subject = labels_intern(c->lb, pid_subject(subject,
 							    sizeof(subject),
 							    pid)),
-		.exit_ns = UINT64_MAX,
 	};
 	keys_proc_init(&c->pids[c->npids].kp, pid);
 	return &c->pids[c->npids++];
@@ -276,8 +275,10 @@ static int pass1(struct report_ctx *c, char **msg)
 			if (c->faults)
 				faults_add_fork(c->faults, &rec.u.task);
 			break;
-		case MD_REC_EXIT:
-			points_add_exit(c, &rec.u.task);
+		case MD_REC_EXIT: /* the process's, not a thread's */
+			if (rec.u.task.pid == rec.u.task.tid)
+				pid_get(c, rec.u.task.pid)->exit_ns =
+					rec.u.task.time;
 			break;
 		case MD_REC_NOTE:
 			recorded_note(c, &rec.u.note);
@@ -627,7 +628,6 @@ static void ctx_free(struct report_ctx *c)
 	}
 	free(c->pids);
 	free(c->snaps);
-	free(c->exits);
 	free(c->stop);
 	charge_free(c);
 	free(c->shown);

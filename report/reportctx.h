@@ -38,11 +38,9 @@ struct snapinfo {
 struct pidinfo {
 	struct key_proc kp;
 	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
+	uint64_t exit_ns;    /* its EXIT record's time, 0: none read */
 	uint32_t subject;    /* label "pid N": the subject of notes about
 				it, shown when a kept row comes from it */
-	uint64_t exit_ns;    /* when it exited (its EXIT record, after its
-				last snapshot); UINT64_MAX: it lived to the
-				end of the recording */
 };
 
 /* FILE SIZE and the VM SIZE of file mappings and .bss tails count once
@@ -152,17 +150,12 @@ struct report_ctx {
 	struct rowtree **ptrees;
 	struct rows_timeline *tlb;
 	uint32_t *ready;
-	struct { uint32_t pid; uint64_t time; } *exits; /* EXIT records of
-				     processes (pid == tid), in file order */
-	size_t nexits, exitcap;
 };
 
 /* --- points.c: time over several processes --- */
 
-/* Pass 1: an EXIT record (t); a process's is kept (a thread's is not). */
-void points_add_exit(struct report_ctx *c, const struct md_task *t);
-/* After pass 1: each process's exit_ns from the EXIT records kept, never
- * at or before one of its complete snapshots. */
+/* After pass 1: no process's exit_ns at or before one of its complete
+ * snapshots (a snapshot is the process alive: clocks that disagree). */
 void points_set_exits(struct report_ctx *c);
 /* PICK_ALL: the points in time of the snapshots chosen[] into c->points
  * (a point ends where a process with a snapshot in it gets another or one
