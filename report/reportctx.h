@@ -37,10 +37,10 @@ struct snapinfo {
  * peak. */
 struct pidinfo {
 	struct key_proc kp;
-	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
-	uint64_t exit_ns;    /* its EXIT record's time, 0: none read */
 	uint32_t subject;    /* label "pid N": the subject of notes about
 				it, shown when a kept row comes from it */
+	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
+	uint64_t exit_ns;    /* its EXIT record's time, 0: none read */
 };
 
 /* FILE SIZE and the VM SIZE of file mappings and .bss tails count once
