@@ -67,14 +67,14 @@ static const struct opt report_opts[] = {
 	  "peak (highest RSS) or N (the Nth,\n"
 	  "from 0)", NULL },
 	{ 0, "timeline", OPT_OPTARG, "COLS", REPORT_OPT_TIMELINE,
-	  "the top -n rows at every snapshot: the\n"
-	  "Nth snapshot of each process summed\n"
-	  "(as --snapshot N), at the time of the\n"
-	  "earliest of them; COLS: rss, pss, uss,\n"
+	  "the top -n rows at every point in\n"
+	  "time: each process's latest snapshot\n"
+	  "then (none before its first, none\n"
+	  "once it exited); COLS: rss, pss, uss,\n"
 	  "dirty, swap... (default --fields, else\n"
 	  "the --sort column); table (the\n"
-	  "snapshots that fit --width), csv,\n"
-	  "tsv or json (every snapshot)", NULL },
+	  "points that fit --width), csv, tsv\n"
+	  "or json (every point)", NULL },
 	VIEW_ROW_WIDTH,
 	VIEW_ROW_VERBOSE,
 	VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"

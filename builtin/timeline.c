@@ -1,7 +1,7 @@
 /* timeline.c — `memsz report --timeline`: the rows of a report at every
- * snapshot, from report_build() with PICK_ALL into one timeline row tree
- * (rowtree_timeline(): a value set per point), written by view_write()
- * as every other tree is. */
+ * point in time, from report_build() with PICK_ALL as one timeline row
+ * tree (a value set per point), written by view_write() as every other
+ * tree is. */
 #include "config.h"
 
 #include <errno.h>
@@ -97,34 +97,11 @@ static char *missing_col(const struct report_result *res,
 	return NULL;
 }
 
-/* The timeline tree of res's steps (NULL if there are none); it takes
- * the steps' own trees, freeing each once read. */
-static struct rowtree *timeline_tree(struct report_result *res)
-{
-	struct rowtree **trees = xcalloc(res->nsteps + 1, sizeof(*trees));
-	struct rows_point *pts = xcalloc(res->nsteps + 1, sizeof(*pts));
-	struct rowtree *tl;
-
-	for (size_t i = 0; i < res->nsteps; i++) {
-		trees[i] = res->steps[i].t;
-		pts[i] = (struct rows_point){ res->steps[i].time,
-					      res->steps[i].time_last,
-					      res->steps[i].nsnapshots };
-	}
-	tl = rowtree_timeline(trees, pts, res->nsteps);
-	for (size_t i = 0; i < res->nsteps; i++)
-		res->steps[i].t = trees[i]; /* NULL once taken */
-	free(trees);
-	free(pts);
-	return tl;
-}
-
 int report_timeline(const struct view *vv, struct report_opts *o,
 		    const char *spec)
 {
 	struct report_result res = { 0 };
 	struct view v = *vv;
-	struct rowtree *tl = NULL;
 	enum col_id cols[COL__COUNT];
 	struct labels *lb = NULL;
 	char *msg = NULL;
@@ -149,20 +126,14 @@ int report_timeline(const struct view *vv, struct report_opts *o,
 	msg = missing_col(&res, cols, ncols);
 	if (msg)
 		goto out_msg;
-	tl = timeline_tree(&res);
-	if (!tl) {
-		msg = xstrdup("no snapshot to show");
-		goto out_msg;
-	}
 	/* series are ranked by the peak of the first column, or put in
 	 * the order --sort names */
-	view_finish(&v, tl, cols[0]);
-	ret = view_write(&v, tl, cols, (size_t)ncols, false, &res.notes);
+	view_finish(&v, res.t, cols[0]);
+	ret = view_write(&v, res.t, cols, (size_t)ncols, false, &res.notes);
 	goto out;
 out_msg:
 	view_error(v.fmt, msg);
 out:
-	rowtree_free(tl);
 	free(msg);
 	report_result_free(&res);
 	labels_free(lb);

@@ -58,6 +58,8 @@ static void hook_labels(struct report_ctx *c, const struct attrib_map *m,
 			c->fixed[k] = keydefs[c->o->keys[k]].label(&c->at);
 }
 
+static void capture_piece(struct capture *cap, const uint32_t *path,
+			  const uint64_t *vals);
 
 static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 {
@@ -73,11 +75,35 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 	}
 	if (!filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
 		return 0;
-	rowtree_add_from(c->t, path, vals, c->share_cols, c->share_from);
+	if (c->cap.on)
+		capture_piece(&c->cap, path, vals);
+	else
+		rowtree_add_from(c->t, path, vals, c->share_cols,
+				 c->share_from);
 	count_fallback(c, path, vals);
 	mark_shown(c, c->cur_subject[0]);
 	mark_shown(c, c->cur_subject[1]);
+	mark_shown(c, c->cur_pid->subject);
 	return 0;
+}
+
+/* False if the filter drops every piece of the part whose hook labels
+ * are in c->fixed, whatever the labels from inside the image: then the
+ * part is not charged at all, so that its file is not marked as counted
+ * for rows the filter removes (a file shared with a process the filter
+ * drops still counts in the TOTAL). The fault keys' labels are set per
+ * page later: not known here. */
+static bool part_may_keep(struct report_ctx *c)
+{
+	bool known[KEYS_MAX];
+
+	if (filter_empty(c->o->filter))
+		return true;
+	for (size_t k = 0; k < c->o->nkeys; k++)
+		known[k] = c->src_of_key[k] < 0 &&
+			   !(keydefs[c->o->keys[k]].needs & KEY_NEEDS_FAULTS);
+	return filter_may_keep(c->o->filter, c->lb, c->fixed, known,
+			       c->o->nkeys);
 }
 
 /* Insert k into s; true if it was not there. */
@@ -99,28 +125,41 @@ static bool share_insert(struct share_set *s, const struct share_key *k)
 	return true;
 }
 
+/* The share key of a walk of image_id over range [off, end) with the
+ * labels of the current process keys, at level 0 (share_level() sets the
+ * level, the point and which labels count). what: SHARE_VM for a VM walk,
+ * with SHARE_VMADDR when the range is of image VM addresses, not file
+ * offsets (a .bss tail). */
+static void share_walk(struct report_ctx *c, uint32_t image_id,
+		       uint64_t off, uint64_t end, uint32_t what,
+		       struct share_key *k)
+{
+	memset(k, 0, sizeof(*k)); /* padding too: keys are hashed as bytes */
+	k->image_id = image_id;
+	k->level = what;
+	k->off = off;
+	k->end = end;
+	for (size_t i = 0; i < c->o->nkeys; i++)
+		k->labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
+}
+
 /* The first level (0: the TOTAL, d: the rows of key d-1 and below) at
- * which a walk of image_id over file range [off, end) is news, given the
- * labels of the current process keys; nkeys + 1 if it is news nowhere
- * (charged already with the same labels). vm: a VM walk. */
-static size_t share_level(struct report_ctx *c, uint32_t image_id,
-			  uint64_t off, uint64_t end, bool vm)
+ * which walk w (share_walk()) is news in the rows of point (0 but with
+ * PICK_ALL); nkeys + 1 if it is news nowhere (charged already with the
+ * same labels). */
+static size_t share_level(struct report_ctx *c, const struct share_key *w,
+			  uint32_t point)
 {
 	struct share_key k;
 	size_t from = c->o->nkeys + 1;
 
-	memset(&k, 0, sizeof(k)); /* padding too: keys are hashed as bytes */
-	k.image_id = image_id;
-	k.step = c->step;
-	k.off = off;
-	k.end = end;
+	memcpy(&k, w, sizeof(k)); /* padding too */
+	memset(k.labels, 0, sizeof(k.labels));
+	k.point = point;
 	for (size_t d = 0; d <= c->o->nkeys; d++) {
-		if (d) {
-			size_t i = d - 1;
-
-			k.labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
-		}
-		k.level = (uint32_t)d | (vm ? SHARE_VM : 0);
+		if (d)
+			k.labels[d - 1] = w->labels[d - 1];
+		k.level = (uint32_t)d | w->level;
 		if (share_insert(&c->shared, &k) && from > d)
 			from = d;
 	}
@@ -130,6 +169,78 @@ static size_t share_level(struct report_ctx *c, uint32_t image_id,
 	if (from > 0 && from <= c->o->nkeys)
 		c->shared_once = true;
 	return from;
+}
+
+/* --- PICK_ALL: a snapshot's pieces captured, then added per point --- */
+
+/* Start a group of pieces: under the share decision of walk w (NULL:
+ * none) for columns cols; file: a FILE SIZE walk. */
+static void capture_group(struct capture *cap, const struct share_key *w,
+			  unsigned cols, bool file)
+{
+	struct capture_group *g;
+
+	xgrow(&cap->groups, &cap->gcap, cap->ngroups + 1,
+	      sizeof(*cap->groups));
+	g = &cap->groups[cap->ngroups++];
+	memset(g, 0, sizeof(*g));
+	if (w)
+		memcpy(&g->key, w, sizeof(*w));
+	g->cols = w ? cols : 0;
+	g->file = file;
+	g->start = cap->n;
+}
+
+static void capture_piece(struct capture *cap, const uint32_t *path,
+			  const uint64_t *vals)
+{
+	struct capture_piece *pc;
+
+	xgrow(&cap->pieces, &cap->cap, cap->n + 1, sizeof(*cap->pieces));
+	pc = &cap->pieces[cap->n++];
+	memcpy(pc->path, path, sizeof(pc->path));
+	memcpy(pc->vals, vals, sizeof(pc->vals));
+}
+
+/* Empty cap for the next snapshot. */
+static void capture_reset(struct capture *cap)
+{
+	cap->n = 0;
+	cap->ngroups = 0;
+	cap->seen.n = 0;
+	hashmap_clear(&cap->seen.index);
+}
+
+/* Add the pieces captured of snapshot s (index si) to the tree of every
+ * point it counts in, each group's shared columns where its walk is news
+ * in that point. */
+static void capture_replay(struct report_ctx *c, const struct snapinfo *s,
+			   size_t si)
+{
+	const struct capture *cap = &c->cap;
+
+	for (uint32_t pt = s->first; pt < s->end; pt++) {
+		struct rowtree *t = c->ptrees[pt];
+
+		if (!t)
+			t = c->ptrees[pt] = rowtree_new(c->lb, c->o->nkeys);
+		rowtree_set_tag(t, si + 1); /* PROCS: once per snapshot */
+		for (size_t g = 0; g < cap->ngroups; g++) {
+			const struct capture_group *gr = &cap->groups[g];
+			size_t end = g + 1 < cap->ngroups ?
+					     cap->groups[g + 1].start :
+					     cap->n;
+			size_t from = gr->cols ? share_level(c, &gr->key, pt) :
+						 0;
+
+			if (gr->file && from > c->o->nkeys)
+				continue;
+			for (size_t i = gr->start; i < end; i++)
+				rowtree_add_from(t, cap->pieces[i].path,
+						 cap->pieces[i].vals, gr->cols,
+						 from);
+		}
+	}
 }
 
 /* --- fault samples: the stack that made each page resident --- */
@@ -361,25 +472,59 @@ int charge_read_faults(struct report_ctx *c, const bool *chosen, char **msg)
 	return 0; /* a damaged tail was noted in pass 1 */
 }
 
+/* The range by which the VM of part p of mapping m counts once per row
+ * however many processes map it, into [*off, *end) with *what (the
+ * SHARE_* bits of share_level()); false if it is each process's own. A
+ * file mapping is known by the file range it maps, a .bss tail (anonymous,
+ * but the image's) by its image VM addresses. */
+static bool vm_share_range(const struct attrib_part *p,
+			   const struct attrib_map *m, uint64_t *off,
+			   uint64_t *end, uint32_t *what)
+{
+	if (!attrib_file_size(p))
+		return false;
+	switch (p->cls) {
+	case ACLS_IMAGE:
+	case ACLS_FILE:
+		*off = m->pgoff + (p->start - m->start);
+		*what = SHARE_VM;
+		break;
+	case ACLS_BSS:
+		*off = p->start - p->bias;
+		*what = SHARE_VM | SHARE_VMADDR;
+		break;
+	default:
+		return false;
+	}
+	*end = *off + (p->end - p->start);
+	return true;
+}
+
 /* Charge the resident pages and VM of part p of mapping m. The VM SIZE of
- * a file mapping counts once per row however many processes map it. */
+ * a file mapping or a .bss tail counts once per row however many
+ * processes map it. */
 static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		       const struct attrib_map *m, bool with_pss)
 {
+	struct share_key w;
+	uint64_t off, end;
+	uint32_t what;
+	bool shared;
 	int ret;
 
 	c->share_cols = 0;
 	c->share_from = 0;
-	if (!c->faults && (p->cls == ACLS_IMAGE || p->cls == ACLS_FILE) &&
-	    attrib_file_size(p)) {
-		uint64_t off = m->pgoff + (p->start - m->start);
-		size_t from = share_level(c, attrib_image_id(p), off,
-					  off + (p->end - p->start), true);
-
+	shared = !c->faults && vm_share_range(p, m, &off, &end, &what);
+	if (shared)
+		share_walk(c, attrib_image_id(p), off, end, what, &w);
+	if (c->cap.on) {
+		capture_group(&c->cap, shared ? &w : NULL, 1u << COL_VM,
+			      false);
+	} else if (shared) {
 		/* from > nkeys: the same range with the same labels again
 		 * (mapped twice): its VM is counted already */
 		c->share_cols = 1u << COL_VM;
-		c->share_from = from;
+		c->share_from = share_level(c, &w, c->point);
 	}
 	if (c->faults)
 		ret = charge_by_fault(c, p, m, with_pss);
@@ -396,6 +541,7 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 		       const struct attrib_map *m)
 {
 	uint64_t off = 0, end = UINT64_MAX;
+	struct share_key w;
 	int ret;
 
 	if (!attrib_file_size(p))
@@ -406,10 +552,19 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 		off = m->pgoff + (p->start - m->start);
 		end = off + (p->end - p->start);
 	}
-	c->share_from = share_level(c, attrib_image_id(p), off, end, false);
-	if (c->share_from > c->o->nkeys)
-		return 0;
-	c->share_cols = 1u << COL_FILE;
+	share_walk(c, attrib_image_id(p), off, end, 0, &w);
+	if (c->cap.on) {
+		/* walked once per snapshot: again, it would be news in
+		 * no point */
+		if (!share_insert(&c->cap.seen, &w))
+			return 0;
+		capture_group(&c->cap, &w, 1u << COL_FILE, true);
+	} else {
+		c->share_from = share_level(c, &w, c->point);
+		if (c->share_from > c->o->nkeys)
+			return 0;
+		c->share_cols = 1u << COL_FILE;
+	}
 	ret = attrib_file(c->a, p, off, end, c->srcs, c->nsrcs, add_piece, c);
 	c->share_cols = 0;
 	c->share_from = 0;
@@ -438,6 +593,8 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 		const struct attrib_part *p = &parts[i];
 
 		hook_labels(c, &m, p);
+		if (!part_may_keep(c))
+			continue;
 		c->cur_subject[0] = p->file_label;
 		ret = charge_part(c, p, &m, with_pss);
 		if (ret)
@@ -451,27 +608,44 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	return 0;
 }
 
-/* PICK_ALL: rows of snapshot s go to the tree of its step. */
-static void enter_step(struct report_ctx *c, const struct snapinfo *s)
+/* Hand the points before end, complete, to the timeline. */
+static void points_flush(struct report_ctx *c, size_t end)
 {
-	struct report_result *res = c->res;
-	uint64_t t = s->time > c->start_ns ? s->time - c->start_ns : 0;
-	struct report_step *st;
+	for (; c->flushed < end; c->flushed++) {
+		struct rowtree **t = &c->ptrees[c->flushed];
 
-	while (res->nsteps <= s->nth) {
-		res->steps = xrealloc(res->steps, (res->nsteps + 1) *
-							  sizeof(*res->steps));
-		res->steps[res->nsteps++] = (struct report_step){
-			.t = rowtree_new(c->lb, c->o->nkeys),
-			.time = UINT64_MAX,
-		};
+		if (*t && rowtree_timeline_add(c->tlb, c->flushed, *t) == 0)
+			*t = NULL;
 	}
-	st = &res->steps[s->nth];
-	st->time = MIN(st->time, t);
-	st->time_last = MAX(st->time_last, t);
-	st->nsnapshots++;
-	c->t = st->t;
-	c->step = s->nth;
+}
+
+/* Start charging snapshot si: its process, and where its pieces go: the
+ * tree, or with PICK_ALL the tree of the one point it counts in, or the
+ * capture, added at its end to the several points it counts in. False if
+ * it is not charged: not chosen, or with PICK_ALL a snapshot that counts
+ * in no point. */
+static bool snap_enter(struct report_ctx *c, const bool *chosen, size_t si)
+{
+	const struct snapinfo *s = &c->snaps[si];
+	bool all = c->o->pick == PICK_ALL;
+
+	if (!chosen[si] || (all && s->end <= s->first))
+		return false;
+	c->cur_pid = &c->pids[s->pidx];
+	c->at.proc = &c->cur_pid->kp;
+	c->cap.on = all && s->end > s->first + 1;
+	if (c->cap.on) {
+		capture_reset(&c->cap);
+		return true;
+	}
+	if (all) { /* one point: charged straight into its tree */
+		c->point = s->first;
+		if (!c->ptrees[c->point])
+			c->ptrees[c->point] = rowtree_new(c->lb, c->o->nkeys);
+		c->t = c->ptrees[c->point];
+	}
+	rowtree_set_tag(c->t, si + 1); /* PROCS: once per snapshot */
+	return true;
 }
 
 int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
@@ -492,28 +666,15 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_SNAP_BEGIN:
-			in = false;
 			/* snapshots come in file order: find this one */
 			while (next < c->nsnaps &&
 			       c->snaps[next].offset < rec.offset)
 				next++;
-			if (next < c->nsnaps &&
-			    c->snaps[next].offset == rec.offset &&
-			    chosen[next]) {
-				in = true;
-				have_prev = false;
-				with_pss = c->snaps[next].flags &
-					   MD_SNAP_F_PFN;
-				for (size_t p = 0; p < c->npids; p++)
-					if (c->pids[p].kp.pid ==
-					    c->snaps[next].pid)
-						c->cur_pid = &c->pids[p];
-				c->at.proc = &c->cur_pid->kp;
-				if (c->o->pick == PICK_ALL)
-					enter_step(c, &c->snaps[next]);
-				/* PROCS: one count per snapshot read */
-				rowtree_set_tag(c->t, next + 1);
-			}
+			in = next < c->nsnaps &&
+			     c->snaps[next].offset == rec.offset &&
+			     snap_enter(c, chosen, next);
+			have_prev = false;
+			with_pss = in && (c->snaps[next].flags & MD_SNAP_F_PFN);
 			break;
 		case MD_REC_SNAP_MAPPING:
 			if (!in)
@@ -530,6 +691,11 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 			}
 			break;
 		case MD_REC_SNAP_END:
+			/* a chosen snapshot is complete: this is its end */
+			if (in && c->cap.on)
+				capture_replay(c, &c->snaps[next], next);
+			if (in && c->tlb)
+				points_flush(c, c->ready[next + 1]);
 			in = false;
 			break;
 		default:
@@ -537,8 +703,27 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 		}
 	}
 	ret = 0; /* a damaged tail was noted in pass 1 */
+	if (c->tlb)
+		points_flush(c, c->npoints);
 out:
+	c->cap.on = false;
+	c->t = c->res->t;
 	md_reader_close(r);
 	return ret;
 }
 
+void charge_free(struct report_ctx *c)
+{
+	free(c->shared.keys);
+	hashmap_free(&c->shared.index);
+	free(c->cap.pieces);
+	free(c->cap.groups);
+	free(c->cap.seen.keys);
+	hashmap_free(&c->cap.seen.index);
+	for (size_t p = 0; c->ptrees && p < c->npoints; p++)
+		rowtree_free(c->ptrees[p]);
+	free(c->ptrees);
+	rowtree_free(rowtree_timeline_end(c->tlb));
+	free(c->points);
+	free(c->ready);
+}

@@ -125,6 +125,42 @@ bool filter_keep(struct filter *f, const struct labels *lb,
 	return true;
 }
 
+/* What rule r says of a path whose labels are known only where known[i]
+ * is: 1 it matches, 0 it does not, -1 the unknown levels decide. */
+static int rule_on_known(struct filter_rule *r, const struct labels *lb,
+			 const uint32_t *path, const bool *known,
+			 size_t nkeys)
+{
+	bool unknown = false;
+
+	if (r->key >= 0) {
+		if (r->level < 0 || (size_t)r->level >= nkeys)
+			return 0;
+		if (!known[r->level])
+			return -1;
+		return rule_matches(r, lb, path[r->level]);
+	}
+	for (size_t i = 0; i < nkeys; i++) {
+		if (!known[i])
+			unknown = true;
+		else if (rule_matches(r, lb, path[i]))
+			return 1;
+	}
+	return unknown ? -1 : 0;
+}
+
+bool filter_may_keep(struct filter *f, const struct labels *lb,
+		     const uint32_t *path, const bool *known, size_t nkeys)
+{
+	if (filter_empty(f))
+		return true;
+	for (size_t i = 0; i < f->n; i++)
+		if (rule_on_known(&f->rules[i], lb, path, known, nkeys) ==
+		    (int)f->rules[i].exclude)
+			return false;
+	return true;
+}
+
 void filter_free(struct filter *f)
 {
 	if (!f)

@@ -54,6 +54,13 @@ bool filter_empty(const struct filter *f);
 bool filter_keep(struct filter *f, const struct labels *lb,
 		 const uint32_t *path, size_t nkeys);
 
+/* False if no path whose labels at the levels where known[i] is true are
+ * path[i] can be kept, whatever the labels of the other levels: a rule on
+ * a known level fails, or a bare rule fails on every level and all are
+ * known. True when the other levels may still decide. f may be NULL. */
+bool filter_may_keep(struct filter *f, const struct labels *lb,
+		     const uint32_t *path, const bool *known, size_t nkeys);
+
 /* Free the rules; f is empty afterwards. f may be NULL. */
 void filter_free(struct filter *f);
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,6 @@
 #include "data/datafile.h"
 #include "report/reportctx.h"
 #include "util/util.h"
-
-/* Snapshots of several processes further apart than this are not one
- * moment (the footer says so); one round of snapshots of a few processes
- * takes far less. */
-#define MOMENT_NS 1000000000ull
 
 const struct report_pick_word report_pick_words[] = {
 	{ "first", PICK_FIRST },
@@ -46,15 +42,45 @@ int report_pick_parse(const char *s, enum report_pick *pick,
 }
 
 
+/* The subject of notes about process pid ("pid N"), into buf. */
+static const char *pid_subject(char *buf, size_t n, uint32_t pid)
+{
+	snprintf(buf, n, "pid %u", pid);
+	return buf;
+}
+
 static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 {
+	char subject[32];
+
 	for (size_t i = 0; i < c->npids; i++)
 		if (c->pids[i].kp.pid == pid)
 			return &c->pids[i];
 	xgrow(&c->pids, &c->pidcap, c->npids + 1, sizeof(*c->pids));
-	c->pids[c->npids] = (struct pidinfo){ .vm_hwm = 0 };
+	c->pids[c->npids] = (struct pidinfo){
+		.subject = labels_intern(c->lb, pid_subject(subject,
+							    sizeof(subject),
+							    pid)),
+	};
 	keys_proc_init(&c->pids[c->npids].kp, pid);
 	return &c->pids[c->npids++];
+}
+
+/* A footer note about process pid (dropped with its rows by a filter). */
+static void pid_notef(struct report_ctx *c, enum note_kind kind,
+		      uint32_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void pid_notef(struct report_ctx *c, enum note_kind kind,
+		      uint32_t pid, const char *fmt, ...)
+{
+	char subject[32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_add_note(&c->res->notes, kind,
+			 pid_subject(subject, sizeof(subject), pid),
+			 xvasprintf(fmt, ap));
+	va_end(ap);
 }
 
 static void note(struct report_ctx *c, char *line)
@@ -198,7 +224,7 @@ static void pass1_snap(struct report_ctx *c, const struct md_record *rec,
 			.time = rec->u.snap_begin.time,
 			.nmappings = rec->u.snap_begin.nmappings,
 		};
-		pid_get(c, s->pid);
+		s->pidx = (uint32_t)(pid_get(c, s->pid) - c->pids);
 		break;
 	case MD_REC_SNAP_MAPPING:
 		if (!s)
@@ -299,6 +325,7 @@ static int pass1(struct report_ctx *c, char **msg)
 		note(c, xasprintf("'%s' %s: read up to there", c->o->input,
 				  c->stop));
 	md_reader_close(r);
+	points_set_exits(c);
 	return 0;
 }
 
@@ -339,12 +366,11 @@ static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
 			chosen[i] = true;
 			nchosen++;
 			if (s->unreadable)
-				strlist_add_notef(&c->res->notes,
-						  NOTE_SNAP_UNREADABLE, NULL,
-						  "pid %u snapshot %u: %" PRIu64
-						  " page(s) could not be "
-						  "read from pagemap", pid,
-						  s->nth, s->unreadable);
+				pid_notef(c, NOTE_SNAP_UNREADABLE, pid,
+					  "pid %u snapshot %u: %" PRIu64
+					  " page(s) could not be read from "
+					  "pagemap", pid, s->nth,
+					  s->unreadable);
 		}
 		*most = MAX(*most, n);
 	}
@@ -397,19 +423,19 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 		*most = MAX(*most, n);
 		if (best < 0) {
 			if (n && c->o->pick == PICK_INDEX)
-				note(c, xasprintf("pid %u has %" PRIu64
-						  " snapshots, no #%" PRIu64,
-						  pid, n, c->o->index));
+				pid_notef(c, NOTE_OTHER, pid,
+					  "pid %u has %" PRIu64
+					  " snapshots, no #%" PRIu64, pid, n,
+					  c->o->index);
 			continue;
 		}
 		chosen[best] = true;
 		nchosen++;
 		if (c->snaps[best].unreadable)
-			strlist_add_notef(&c->res->notes,
-					  NOTE_SNAP_UNREADABLE, NULL,
-					  "pid %u: %" PRIu64 " page(s) could "
-					  "not be read from pagemap", pid,
-					  c->snaps[best].unreadable);
+			pid_notef(c, NOTE_SNAP_UNREADABLE, pid,
+				  "pid %u: %" PRIu64 " page(s) could not be "
+				  "read from pagemap", pid,
+				  c->snaps[best].unreadable);
 	}
 	return nchosen;
 }
@@ -485,12 +511,11 @@ static void peak_notes(struct report_ctx *c, long only_pid)
 				best = MAX(best, c->snaps[i].rss_pages *
 							 c->page_size);
 		pk[n++] = (struct peak){ pi, best };
-		strlist_add_notef(&c->res->notes, NOTE_PEAK_RSS, NULL,
-				  "pid %u: peak RSS %.1f MiB (kernel VmHWM), "
-				  "highest snapshot %.1f MiB (%.0f%%)",
-				  pi->kp.pid, pi->vm_hwm / 1048576.0,
-				  best / 1048576.0,
-				  100.0 * best / pi->vm_hwm);
+		pid_notef(c, NOTE_PEAK_RSS, pi->kp.pid,
+			  "pid %u: peak RSS %.1f MiB (kernel VmHWM), "
+			  "highest snapshot %.1f MiB (%.0f%%)", pi->kp.pid,
+			  pi->vm_hwm / 1048576.0, best / 1048576.0,
+			  100.0 * best / pi->vm_hwm);
 	}
 	if (n >= 2)
 		peak_summary(c, pk, n);
@@ -555,13 +580,11 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 
 /* Say when the TOTAL is not the sum of its rows or not one moment: files
  * counted once although several processes map them, snapshots of
- * several processes taken at different times. */
+ * several processes that no one moment has. */
 static void moment_notes(struct report_ctx *c, const bool *chosen)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
 	bool process_key = keys_needs(c->o->keys, c->o->nkeys) &
 			   KEY_NEEDS_PROCS;
-	size_t n = 0;
 
 	if (c->shared_once && process_key)
 		strlist_add_about(&c->res->notes, NOTE_COUNT_ONCE,
@@ -570,27 +593,7 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 			"map once, in the TOTAL and in the rows above the "
 			"pids, users or mappings key: there they are less "
 			"than the sum of the rows below"));
-	for (size_t i = 0; i < c->nsnaps; i++) {
-		if (!chosen[i])
-			continue;
-		lo = MIN(lo, c->snaps[i].time);
-		hi = MAX(hi, c->snaps[i].time);
-		n++;
-	}
-	/* PICK_ALL: the steps are apart by design; each step's own spread
-	 * is the timeline's to show */
-	if (n < 2 || c->o->pick == PICK_ALL)
-		return;
-	if (c->o->pick == PICK_PEAK)
-		strlist_addf(&c->res->notes,
-			     "the TOTAL adds the peak snapshot of each of %zu "
-			     "processes, taken %.3f s apart at most: not one "
-			     "moment", n, (double)(hi - lo) / 1e9);
-	else if (hi - lo >= MOMENT_NS)
-		strlist_addf(&c->res->notes,
-			     "the TOTAL adds snapshots of %zu processes taken "
-			     "%.3f s apart at most: not one moment", n,
-			     (double)(hi - lo) / 1e9);
+	points_note(c, chosen);
 }
 
 static bool has_kind(const struct strlist *l, enum note_kind k)
@@ -601,8 +604,8 @@ static bool has_kind(const struct strlist *l, enum note_kind k)
 	return false;
 }
 
-/* Drop the notes about a subject (an image, a mapping) that no kept row
- * comes from: the filter removed all of its rows. */
+/* Drop the notes about a subject (an image, a mapping, a process) that
+ * no kept row comes from: the filter removed all of its rows. */
 static void drop_unshown_notes(struct report_ctx *c)
 {
 	struct strlist kept = { 0 };
@@ -705,8 +708,7 @@ static void ctx_free(struct report_ctx *c)
 	free(c->pids);
 	free(c->snaps);
 	free(c->stop);
-	free(c->shared.keys);
-	hashmap_free(&c->shared.index);
+	charge_free(c);
 	free(c->shown);
 	faults_free(c->faults);
 	jitsyms_free(c->jit);
@@ -738,6 +740,12 @@ int report_build(const struct report_opts *o, struct labels *lb,
 				  choose_all(&c, chosen, &most) :
 				  choose(&c, chosen, &most);
 	result_set_snaps(&c, chosen);
+	if (o->pick == PICK_ALL && res->nsnapshots &&
+	    points_plan(&c, chosen) < 0) {
+		ret = -EINVAL;
+		*msg = xstrdup("cannot make a timeline of these keys");
+		goto out;
+	}
 	if (!res->nsnapshots) {
 		ret = -ENOENT;
 		*msg = no_snapshot_msg(&c, most);
@@ -757,6 +765,11 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	ret = charge_snapshots(&c, chosen, msg);
 	if (ret < 0)
 		goto out;
+	if (c.tlb) { /* PICK_ALL: the rows are the timeline's */
+		rowtree_free(res->t);
+		res->t = rowtree_timeline_end(c.tlb);
+		c.tlb = NULL;
+	}
 	final_notes(&c, chosen);
 out:
 	free(chosen);
@@ -766,9 +779,6 @@ out:
 
 void report_result_free(struct report_result *res)
 {
-	for (size_t i = 0; i < res->nsteps; i++)
-		rowtree_free(res->steps[i].t);
-	free(res->steps);
 	rowtree_free(res->t);
 	strlist_free(&res->notes);
 	for (size_t i = 0; i < res->nimages; i++) {

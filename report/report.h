@@ -25,9 +25,9 @@ enum report_pick {
 	PICK_FIRST,
 	PICK_PEAK,  /* highest total RSS */
 	PICK_INDEX, /* the Nth complete snapshot of each pid, from 0 */
-	PICK_ALL,   /* every complete snapshot: the Nth of each pid into
-		       step N of the result (a timeline); the fault keys
-		       then use each pid's samples up to its last one */
+	PICK_ALL,   /* every complete snapshot, summed at each point in
+		       time into a timeline tree; the fault keys then use
+		       each pid's samples up to its last one */
 };
 
 /* The words --snapshot takes besides a number: one row each, ended by a
@@ -57,20 +57,19 @@ struct report_opts {
 	const char *skip_frames;
 };
 
-/* With PICK_ALL, one step per snapshot index: the Nth complete snapshot
- * of every pid, summed as `--snapshot N` would report them. */
-struct report_step {
-	struct rowtree *t;          /* unfinished */
-	uint64_t time, time_last;   /* ns since the recording began: its
-				       earliest and latest snapshot */
-	size_t nsnapshots;          /* processes with an Nth snapshot */
-};
-
 struct report_result {
-	struct rowtree *t;          /* unfinished: caller sorts/limits;
-				       empty with PICK_ALL */
-	struct report_step *steps;  /* PICK_ALL only, nsteps of them */
-	size_t nsteps;
+	struct rowtree *t;          /* unfinished: caller sorts/limits.
+				       With PICK_ALL a timeline tree
+				       (ROWS_TIMELINE), a value set per
+				       point in time: what every process
+				       held then, its latest complete
+				       snapshot at or before it (none
+				       before its first snapshot, none
+				       once it has exited). A point is a
+				       round of snapshots: it ends where a
+				       process of it gets another or
+				       exits, and its time is that of its
+				       last snapshot. */
 	bool have_pss;              /* every chosen snapshot had PFNs */
 	unsigned unknown_cols;      /* bit per col_id: columns a chosen
 				       snapshot cannot give (PSS and LOCKED

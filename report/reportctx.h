@@ -25,6 +25,10 @@ struct snapinfo {
 	uint64_t unreadable;
 	uint32_t nmappings, seen; /* announced by SNAP_BEGIN, and read */
 	uint32_t nth;             /* PICK_ALL: its index among its pid's */
+	uint32_t pidx;            /* its process: index in report_ctx.pids */
+	/* PICK_ALL: the points in time it counts in, [first, end): from its
+	 * own to the one before its process's next snapshot or exit */
+	uint32_t first, end;
 	bool complete;            /* SNAP_END read after all its mappings */
 };
 
@@ -33,28 +37,61 @@ struct snapinfo {
  * peak. */
 struct pidinfo {
 	struct key_proc kp;
+	uint32_t subject;    /* label "pid N": the subject of notes about
+				it, shown when a kept row comes from it */
 	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
 	uint64_t exit_ns;    /* its EXIT record's time, 0: none read */
 };
 
-/* FILE SIZE and the VM SIZE of file mappings count once per row: a file
- * mapped by several processes counts once in the TOTAL and in every row
- * above the process keys. One entry per (file or VM walk of an image over
- * a file range, level, labels of the keys above that level that do not
- * come from inside images) already charged. */
+/* FILE SIZE and the VM SIZE of file mappings and .bss tails count once
+ * per row: a file mapped by several processes counts once in the TOTAL and
+ * in every row above the process keys. One entry per (file or VM walk of
+ * an image over a file range or, for a .bss tail, an image VM range,
+ * level, labels of the keys above that level that do not come from inside
+ * images) already charged. */
 struct share_key {
 	uint32_t image_id;
 	uint32_t level;           /* depth, | SHARE_VM for a VM walk */
-	uint64_t off, end;        /* file range walked */
-	uint32_t step;            /* PICK_ALL: the step charged */
+	uint64_t off, end;        /* file range walked (image VM range
+				     with SHARE_VMADDR: a .bss tail) */
+	uint32_t point;           /* PICK_ALL: the point in time charged */
 	uint32_t labels[KEYS_MAX];
 };
 #define SHARE_VM 0x80000000u
+#define SHARE_VMADDR 0x40000000u /* off, end: image VM, not file offsets */
 
 struct share_set {
 	struct share_key *keys;
 	size_t n, cap;
 	struct hashmap index;     /* of keys */
+};
+
+/* PICK_ALL: the pieces of one snapshot, charged once and then added to
+ * the tree of every point in time the snapshot counts in. A group is a run
+ * of pieces under one share decision, taken per point: the VM or file walk
+ * of a range that counts once per row (key: its share_key at level 0 with
+ * every label; cols: the columns shared) or pieces added everywhere (cols
+ * 0). */
+struct capture_piece {
+	uint32_t path[KEYS_MAX];
+	uint64_t vals[COL__COUNT];
+};
+
+struct capture_group {
+	struct share_key key;
+	unsigned cols;            /* shared columns; 0: a plain add */
+	bool file;                /* a FILE SIZE walk: no piece at all where
+				     it is news at no level */
+	size_t start;             /* its first piece */
+};
+
+struct capture {
+	bool on;                  /* add_piece captures, not adds */
+	struct capture_piece *pieces;
+	size_t n, cap;
+	struct capture_group *groups;
+	size_t ngroups, gcap;
+	struct share_set seen;    /* file walks captured in this snapshot */
 };
 
 struct report_ctx {
@@ -98,8 +135,38 @@ struct report_ctx {
 	uint32_t jit_label;       /* symbols label of the piece charged, or
 				     LABEL_NONE */
 	uint64_t start_ns;        /* header start_mono_ns */
-	uint32_t step;            /* PICK_ALL: step of the snapshot read */
+	struct capture cap;       /* PICK_ALL: the snapshot being charged,
+				     when it counts in several points */
+	uint32_t point;           /* PICK_ALL: the point charged straight
+				     into c->t (share_key.point); else 0 */
+	/* PICK_ALL: the points in time, the tree of each while it is being
+	 * filled (NULL before its first piece and once added to the
+	 * timeline), the timeline they go to, the points added so far (all
+	 * before it), and per snapshot i, ready[i]: the first point a
+	 * counting snapshot at or after i in file order adds to (npoints if
+	 * none: every point before it is complete once i is reached) */
+	struct rows_point *points;
+	size_t npoints, flushed;
+	struct rowtree **ptrees;
+	struct rows_timeline *tlb;
+	uint32_t *ready;
 };
+
+/* --- points.c: time over several processes --- */
+
+/* After pass 1: no process's exit_ns at or before one of its complete
+ * snapshots (a snapshot is the process alive: clocks that disagree). */
+void points_set_exits(struct report_ctx *c);
+/* PICK_ALL: the points in time of the snapshots chosen[] into c->points
+ * (a point ends where a process with a snapshot in it gets another or one
+ * of them exits; its time is its last snapshot's), each snapshot's first
+ * and end, and pass 2's timeline (c->tlb, c->ptrees, c->ready). Returns
+ * 0, or -EINVAL if the keys cannot make a timeline. */
+int points_plan(struct report_ctx *c, const bool *chosen);
+/* After pass 2: the footer note when the snapshots chosen[] of the
+ * processes a kept row comes from are not one moment (no time at which
+ * each is its process's latest and all of them live). */
+void points_note(struct report_ctx *c, const bool *chosen);
 
 /* Pass 1b, with keys that need faults: every fault sample of the chosen
  * snapshots' processes, up to each one's time, into c->faults. Returns 0,
@@ -108,8 +175,12 @@ int charge_read_faults(struct report_ctx *c, const bool *chosen,
 		       char **msg);
 
 /* Pass 2: the mappings of the snapshots chosen[] (parallel to c->snaps)
- * charged to the rows of c->t (with PICK_ALL, to each one's step). Returns
- * 0, or a negative code with *msg (caller frees). */
+ * charged to the rows of c->t (with PICK_ALL, to the trees of the points
+ * in time each one counts in, c->res->steps). Returns 0, or a negative
+ * code with *msg (caller frees). */
 int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg);
+
+/* Free what the passes of charge.c allocated in c. */
+void charge_free(struct report_ctx *c);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashmap.h"
 #include "util/util.h"
 
 /* An empty tree of kind over lb, its total with nsets sets. */
@@ -124,48 +125,53 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 
 /* ---- timeline: one chain per leaf path, a set per point ---- */
 
-struct tl_build {
+struct rows_timeline {
 	struct rowtree *tl;
-	struct labels *index; /* path key -> series number */
+	struct hashmap index; /* path -> series number */
+	uint32_t *paths;      /* depth labels per series */
+	size_t pathcap;
 	uint32_t path[64];
 	size_t point;
 };
 
 /* The number of the chain of path b->path among the total's children
  * (in the order they were first seen), made if new. */
-static size_t series_of(struct tl_build *b)
+static size_t series_of(struct rows_timeline *b)
 {
 	struct rowtree *tl = b->tl;
-	char key[64 * 9 + 1];
-	size_t n = 0;
+	size_t len = tl->depth * sizeof(*b->path);
+	struct hashmap_probe p;
+	struct row *r;
 	uint32_t id;
 
-	for (size_t i = 0; i < tl->depth; i++)
-		n += (size_t)snprintf(key + n, sizeof(key) - n, "%x,",
-				      b->path[i]);
-	id = labels_intern(b->index, key);
-	if (id == tl->total.nchildren) {
-		struct row *r;
-
-		xgrow(&tl->total.children, &tl->total.cap,
-		      tl->total.nchildren + 1, sizeof(*tl->total.children));
-		r = &tl->total.children[tl->total.nchildren++];
-		memset(r, 0, sizeof(*r));
-		row_alloc_sets(r, tl->nsets); /* the head holds the values */
-		for (size_t lv = 0; lv < tl->depth; lv++) {
-			r->label = b->path[lv];
-			if (lv + 1 < tl->depth) {
-				r->children = xcalloc(1, sizeof(*r->children));
-				r->nchildren = r->cap = 1;
-				r = r->children;
-			}
+	for (id = hashmap_first(&b->index,
+				hashmap_hash_bytes(b->path, len), &p);
+	     id != HASHMAP_NONE; id = hashmap_next(&b->index, &p))
+		if (!memcmp(b->paths + (size_t)id * tl->depth, b->path, len))
+			return id;
+	id = (uint32_t)tl->total.nchildren;
+	xgrow(&b->paths, &b->pathcap, ((size_t)id + 1) * tl->depth,
+	      sizeof(*b->paths));
+	memcpy(b->paths + (size_t)id * tl->depth, b->path, len);
+	hashmap_put(&b->index, &p, id);
+	xgrow(&tl->total.children, &tl->total.cap, tl->total.nchildren + 1,
+	      sizeof(*tl->total.children));
+	r = &tl->total.children[tl->total.nchildren++];
+	memset(r, 0, sizeof(*r));
+	row_alloc_sets(r, tl->nsets); /* the head holds the values */
+	for (size_t lv = 0; lv < tl->depth; lv++) {
+		r->label = b->path[lv];
+		if (lv + 1 < tl->depth) {
+			r->children = xcalloc(1, sizeof(*r->children));
+			r->nchildren = r->cap = 1;
+			r = r->children;
 		}
 	}
 	return id;
 }
 
 /* Add the leaves under r (at level lvl) of the current point. */
-static void add_leaves(struct tl_build *b, const struct row *r, size_t lvl)
+static void add_leaves(struct rows_timeline *b, const struct row *r, size_t lvl)
 {
 	struct rowtree *tl = b->tl;
 
@@ -183,31 +189,67 @@ static void add_leaves(struct tl_build *b, const struct row *r, size_t lvl)
 	}
 }
 
+struct rows_timeline *rowtree_timeline_begin(struct labels *lb, size_t depth,
+					    const struct rows_point *points,
+					    size_t n)
+{
+	struct rows_timeline *b;
+
+	if (!n || !depth || depth > ARRAY_SIZE(b->path))
+		return NULL;
+	b = xcalloc(1, sizeof(*b));
+	b->tl = tree_new(lb, depth, ROWS_TIMELINE, n);
+	b->tl->points = xcalloc(n, sizeof(*b->tl->points));
+	memcpy(b->tl->points, points, n * sizeof(*points));
+	return b;
+}
+
+int rowtree_timeline_add(struct rows_timeline *b, size_t p,
+			 struct rowtree *t)
+{
+	struct rowtree *tl = b->tl;
+
+	if (p >= tl->nsets || t->depth != tl->depth || t->lb != tl->lb)
+		return -1;
+	b->point = p;
+	add_leaves(b, &t->total, 0);
+	memcpy((uint64_t *)row_set(&tl->total, p), t->total.vals,
+	       sizeof(tl->total.vals));
+	rowtree_free(t);
+	return 0;
+}
+
+struct rowtree *rowtree_timeline_end(struct rows_timeline *b)
+{
+	struct rowtree *tl;
+
+	if (!b)
+		return NULL;
+	tl = b->tl;
+	hashmap_free(&b->index);
+	free(b->paths);
+	free(b);
+	return tl;
+}
+
 struct rowtree *rowtree_timeline(struct rowtree **trees,
 				 const struct rows_point *points, size_t n)
 {
-	struct tl_build b = {0};
-	struct rowtree *tl;
+	struct rows_timeline *b;
 
-	if (!n || !trees[0]->depth || trees[0]->depth > ARRAY_SIZE(b.path))
+	if (!n)
 		return NULL;
 	for (size_t p = 1; p < n; p++)
 		if (trees[p]->depth != trees[0]->depth ||
 		    trees[p]->lb != trees[0]->lb)
 			return NULL;
-	tl = tree_new(trees[0]->lb, trees[0]->depth, ROWS_TIMELINE, n);
-	tl->points = xcalloc(n, sizeof(*tl->points));
-	memcpy(tl->points, points, n * sizeof(*points));
-	b.tl = tl;
-	b.index = labels_new();
-	for (b.point = 0; b.point < n; b.point++) {
-		add_leaves(&b, &trees[b.point]->total, 0);
-		memcpy((uint64_t *)row_set(&tl->total, b.point),
-		       trees[b.point]->total.vals, sizeof(tl->total.vals));
+	b = rowtree_timeline_begin(trees[0]->lb, trees[0]->depth, points, n);
+	if (!b)
+		return NULL;
+	for (size_t p = 0; p < n; p++) {
 		/* read: its memory goes before the next one adds more */
-		rowtree_free(trees[b.point]);
-		trees[b.point] = NULL;
+		rowtree_timeline_add(b, p, trees[p]);
+		trees[p] = NULL;
 	}
-	labels_free(b.index);
-	return tl;
+	return rowtree_timeline_end(b);
 }

@@ -101,7 +101,9 @@ enum row_state {
  * per process) it sums. */
 struct rows_point {
 	uint64_t time;            /* ns since the recording began */
-	uint64_t time_last;       /* its latest snapshot, same clock */
+	uint64_t time_last;       /* its latest snapshot, same clock (a
+				     report's point is at its latest
+				     snapshot: the same) */
 	size_t nsnapshots;
 };
 
@@ -182,6 +184,23 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 			     const struct rowtree *new,
 			     const struct diff_rename *renames,
 			     size_t nrenames);
+
+/* A timeline tree (as rowtree_timeline() below makes) built point by
+ * point, as the trees of the points are made: rowtree_timeline_begin()
+ * starts one of n points (copied) over lb with depth levels (NULL if n or
+ * depth is 0, or depth is over 64); rowtree_timeline_add() takes tree t
+ * (single-set, not folded, of that depth and label table; freed) as point
+ * p, in any order, each point at most once, a point never added being 0
+ * everywhere (returns 0, or -1, t untouched, if it does not fit);
+ * rowtree_timeline_end() frees the builder and returns the tree (NULL
+ * for a NULL builder). */
+struct rows_timeline;
+struct rows_timeline *rowtree_timeline_begin(struct labels *lb, size_t depth,
+					    const struct rows_point *points,
+					    size_t n);
+int rowtree_timeline_add(struct rows_timeline *b, size_t p,
+			 struct rowtree *t);
+struct rowtree *rowtree_timeline_end(struct rows_timeline *b);
 
 /* A timeline tree (kind ROWS_TIMELINE) of trees[0..n-1], single-set
  * trees of one depth and label table, not folded, one per point in time

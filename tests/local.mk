@@ -127,6 +127,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3100-report-callers.py \
 	tests/t3200-diff.py \
 	tests/t3210-report-timeline.py \
+	tests/t3220-report-moments.py \
 	tests/t3230-report-footer.py \
 	tests/t3240-report-image-labels.py \
 	tests/t3300-report-pprof.py \

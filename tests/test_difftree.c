@@ -295,6 +295,48 @@ static void test_timeline(void **state)
 	labels_free(lb);
 }
 
+/* A timeline built point by point, out of order, one point never added
+ * (0 everywhere); a tree of another depth does not fit. */
+static void test_timeline_incremental(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rows_point pts[3] = { { 0, 0, 1 }, { 10, 10, 0 },
+				     { 20, 20, 1 } };
+	struct rows_timeline *b = rowtree_timeline_begin(lb, 1, pts, 3);
+	struct rowtree *t = rowtree_new(lb, 1), *deep = rowtree_new(lb, 2);
+	struct rowtree *tl;
+	const struct row *r;
+
+	(void)state;
+	assert_non_null(b);
+	assert_null(rowtree_timeline_begin(lb, 0, pts, 3));
+	assert_null(rowtree_timeline_begin(lb, 1, pts, 0));
+	add(t, "heap", NULL, 0, 20);
+	assert_int_equal(rowtree_timeline_add(b, 2, t), 0);
+	assert_int_equal(rowtree_timeline_add(b, 3, deep), -1);
+	assert_int_equal(rowtree_timeline_add(b, 0, deep), -1);
+	rowtree_free(deep);
+	t = rowtree_new(lb, 1);
+	add(t, "libc", NULL, 7, 30);
+	add(t, "heap", NULL, 0, 10);
+	assert_int_equal(rowtree_timeline_add(b, 0, t), 0);
+	tl = rowtree_timeline_end(b);
+	assert_null(rowtree_timeline_end(NULL));
+	assert_int_equal(tl->nsets, 3);
+	r = tl->total.children;
+	assert_int_equal(tl->total.nchildren, 2);
+	assert_string_equal(labels_str(lb, r[0].label), "heap");
+	assert_int_equal(row_set(&r[0], 0)[COL_RSS], 10);
+	assert_int_equal(row_set(&r[0], 1)[COL_RSS], 0);
+	assert_int_equal(row_set(&r[0], 2)[COL_RSS], 20);
+	assert_int_equal(row_set(&r[1], 2)[COL_RSS], 0);
+	assert_int_equal(row_set(&tl->total, 0)[COL_RSS], 40);
+	assert_int_equal(row_set(&tl->total, 1)[COL_RSS], 0);
+	assert_int_equal(row_set(&tl->total, 2)[COL_RSS], 20);
+	rowtree_free(tl);
+	labels_free(lb);
+}
+
 /* Series of a depth-2 timeline are whole paths, ranked across parents;
  * ties go by the path's labels. */
 static void test_timeline_paths(void **state)
@@ -390,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_diff_table_width),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_timeline_incremental),
 		cmocka_unit_test(test_timeline_paths),
 		cmocka_unit_test(test_timeline_table_width),
 	};

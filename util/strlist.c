@@ -86,6 +86,7 @@ static const struct {
 				 "recording, their bytes charged to "
 				 "\"[changed since recording] PATH\"",
 				 "-v says how" },
+	[NOTE_MOMENT] = { NULL, NULL },
 };
 
 /* Subjects named in a grouped line. */

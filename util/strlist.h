@@ -49,6 +49,7 @@ enum note_kind {
 	NOTE_IMAGE_DELETED,  /* an image no longer on disk: [deleted] */
 	NOTE_IMAGE_CHANGED,  /* an image replaced since the recording:
 				[changed since recording] */
+	NOTE_MOMENT,         /* a TOTAL of processes not alive together */
 	NOTE__COUNT
 };
 
