@@ -136,9 +136,19 @@ check "--freeze --faults: the server runs on (state $st)" \
 cmd "$D" "spawn h 512"
 wait_file "$D/h"
 H=$(cat "$D/h")
+# recorded until it holds 4 frozen snapshots of the child, however
+# long a loaded machine makes them take (no fixed duration)
 "$MEMSZ" record -o "$D/h.data" -p "$H" --freeze --interval 1 \
-	--duration 0.5 2>"$T/herr"
+	2>"$T/herr" &
+M=$!
+track $M
+check "--freeze --interval 1: 4 frozen snapshots are taken" \
+	wait_for "4 frozen snapshots of $H" dump_has "$D/h.data" \
+	"SNAP_BEGIN pid $H .*frozen" 4
+kill -INT $M
+wait $M
 check "--freeze --interval 1: record exits 0" test $? -eq 0
+M=
 "$MEMSZ" dump -i "$D/h.data" > "$T/h.txt"
 n=$(grep -c "SNAP_BEGIN pid $H .*frozen" "$T/h.txt")
 check "--freeze --interval 1: frozen snapshots ($n >= 4)" test "$n" -ge 4
