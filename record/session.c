@@ -33,8 +33,9 @@ int rec_fail(struct session *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	free(r->why);
 	va_start(ap, fmt);
-	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	r->why = xvasprintf(fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -543,7 +544,7 @@ int session_exit_code(const struct session *r)
 
 const char *session_why(const struct session *r)
 {
-	return r->why;
+	return r->why ? r->why : "";
 }
 
 bool session_exec_failed(const struct session *r)
@@ -586,6 +587,7 @@ int session_free(struct session *r)
 	free(r->cap.sattr);
 	target_scan_free(r->sc.scan);
 	free(r->sc.denied);
+	free(r->why);
 	free(r);
 	return ret;
 }

@@ -111,7 +111,9 @@ void session_finish(struct session *s, struct session_stats *st);
 /* Exit status the launched command ended with (128 + signal when killed),
  * or 0 when attached or when it has not been reaped. */
 int session_exit_code(const struct session *s);
-/* The explanation of the last failed call (static storage of s). */
+/* The explanation of the last failed call ("" if none): the sentence
+ * util.h's error convention gives beside a code, held by s (valid until
+ * the next call on s or session_free()). */
 const char *session_why(const struct session *s);
 /* True if session_launch() failed because the command could not exec. */
 bool session_exec_failed(const struct session *s);

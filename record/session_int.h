@@ -166,7 +166,7 @@ struct session {
 	bool traced_all;      /* the targets at start are traced */
 	bool ptrace_told;     /* said once that ptrace was refused */
 	bool exec_failed;
-	char why[320];        /* explanation of the last failure */
+	char *why;            /* explanation of the last failure, or NULL */
 	struct rec_targets tg;
 	struct rec_capture cap;
 	struct rec_backpressure bp;

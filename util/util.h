@@ -3,6 +3,10 @@
  * Error convention: library functions return 0 (or a count) on success and a
  * negative code on failure: either -errno, or one of the MEMSZ_E* codes below
  * (all below -MEMSZ_EBASE, so they never collide with errno values).
+ * Where the code alone cannot say what went wrong, the function also gives
+ * one sentence, malloc'd, with no "memsz:" prefix: through a char **msg
+ * argument (the caller frees it), or, for an object that lives across
+ * calls (struct session), from its *_why() accessor. The command prints it.
  * Library code never prints and never exits; only cmd_* functions talk to the
  * user. Allocation failure is the one exception: x*alloc abort with a message,
  * as git's do, because no caller can do anything useful about it.
