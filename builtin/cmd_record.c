@@ -183,8 +183,8 @@ static void add_event(struct record_args *a, const char *name)
 }
 
 /* Handle one sampling option c (--faults, -e, -c, --call-graph,
- * --stack-size, -m) with argument arg. Returns 0, or -1 after printing why
- * it is invalid. */
+ * --stack-size, -m) with argument arg. Returns -1 to go on, or EXIT_USAGE
+ * after printing why it is invalid. */
 static int parse_sample_option(struct record_args *a, int c, const char *arg)
 {
 	uint64_t v;
@@ -200,7 +200,7 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period) {
 			memsz_error("invalid --count '%s': expected an "
 				    "integer > 0", arg);
-			return -1;
+			return EXIT_USAGE;
 		}
 		break;
 	case 'g':
@@ -211,14 +211,14 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 		} else {
 			memsz_error("invalid --call-graph '%s': expected fp "
 				    "or dwarf", arg);
-			return -1;
+			return EXIT_USAGE;
 		}
 		break;
 	case 'S':
 		if (parse_u64(arg, &v) < 0 || !v || v > EVENTS_MAX_STACK) {
 			memsz_error("invalid --stack-size '%s': expected 1 to "
 				    "%u bytes", arg, EVENTS_MAX_STACK);
-			return -1;
+			return EXIT_USAGE;
 		}
 		a->fo.stack_size = (uint32_t)v;
 		break;
@@ -227,18 +227,18 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 		    (v & (v - 1))) {
 			memsz_error("invalid --mmap-pages '%s': expected a "
 				    "power of 2 from 2 to 1048576", arg);
-			return -1;
+			return EXIT_USAGE;
 		}
 		a->so.ring_pages = (unsigned)v;
 		break;
 	default:
-		return -1;
+		return EXIT_USAGE;
 	}
-	return 0;
+	return -1;
 }
 
-/* Handle one option c with argument arg. Returns 0, or -1 after printing
- * why it is invalid. */
+/* Handle one option c with argument arg. Returns -1 to go on, or
+ * EXIT_USAGE after printing why it is invalid. */
 static int parse_option(struct record_args *a, int c, const char *arg)
 {
 	double d;
@@ -261,14 +261,14 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		    !a->so.interval_ms) {
 			memsz_error("invalid --interval '%s': expected "
 				    "milliseconds > 0", arg);
-			return -1;
+			return EXIT_USAGE;
 		}
 		break;
 	case 'd':
 		if (parse_seconds(arg, &d) < 0) {
 			memsz_error("invalid --duration '%s': expected "
 				    "seconds >= 0", arg);
-			return -1;
+			return EXIT_USAGE;
 		}
 		a->so.duration_ns = (uint64_t)(d * 1e9);
 		a->so.one_shot = d == 0;
@@ -291,11 +291,11 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	default:
 		return parse_sample_option(a, c, arg);
 	}
-	return 0;
+	return -1;
 }
 
-/* Exactly one way to choose targets, and options that fit it. Returns 0
- * or -1 after printing why not. */
+/* Exactly one way to choose targets, and options that fit it. Returns -1
+ * to go on, or EXIT_USAGE after printing why not. */
 static int check_targets(const struct record_args *a, bool cmd)
 {
 	int n = !!a->pidlist + a->all + !!a->cgroup + cmd;
@@ -305,107 +305,110 @@ static int check_targets(const struct record_args *a, bool cmd)
 				"command"
 			      : "nothing to record: give -p PID, -a, "
 				"-G CGROUP or -- CMD [ARG...]");
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (a->so.children && !a->pidlist) {
 		memsz_error("--children attaches to the descendants of -p "
 			    "PID: give -p");
-		return -1;
+		return EXIT_USAGE;
 	}
 	if ((a->all || a->cgroup) && a->events) {
 		memsz_error("sampling events (-e, --faults) cannot be "
 			    "recorded with %s", a->all ? "-a" : "-G");
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (a->all && a->so.freeze) {
 		memsz_error("--freeze cannot be used with -a: it would stop "
 			    "every process of the machine");
-		return -1;
+		return EXIT_USAGE;
 	}
 	/* --freeze holds targets in ptrace stops; -G traces nothing */
 	if (a->cgroup && a->so.freeze) {
 		memsz_error("--freeze cannot be used with -G: the processes "
 			    "of a cgroup are not traced");
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (a->so.one_shot && cmd) {
 		memsz_error("--duration 0 takes one snapshot of running "
 			    "processes: give -p PID, -a or -G CGROUP");
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (a->so.one_shot && a->events) {
 		memsz_error("--duration 0 takes one snapshot: it samples no "
 			    "events");
-		return -1;
+		return EXIT_USAGE;
 	}
-	return 0;
+	return -1;
 }
 
 static int record_option_cb(int id, const char *arg, void *ctx)
 {
-	return parse_option(ctx, id, arg) < 0 ? EXIT_USAGE : -1;
+	return parse_option(ctx, id, arg);
 }
 
-/* Parse argv into *a. Returns 0 to record, 1 after --help, or -1 after
- * printing a usage error. */
+/* Parse argv into *a. Returns -1 to record, or the exit status (0 after
+ * --help, EXIT_USAGE after printing a usage error). */
 static int parse_args(struct record_args *a, int argc, char **argv)
 {
 	int ret = opts_parse(&record_cmd, argc, argv, record_option_cb, NULL,
 			     a);
 
 	if (ret >= 0)
-		return ret ? -1 : 1;
+		return ret;
 	if (a->events && parse_events(a, a->events, &a->fo) < 0)
-		return -1;
-	if (check_targets(a, optind < argc) < 0)
-		return -1;
+		return EXIT_USAGE;
+	ret = check_targets(a, optind < argc);
+	if (ret >= 0)
+		return ret;
 	if (optind < argc)
 		a->cmd = argv + optind;
 	a->so.samples = a->sattr;
 	a->so.nsamples = a->nsattr;
 	a->so.names = a->events;
-	return 0;
+	return -1;
 }
 
-/* Parse -p into *pids (caller frees) and check that each can be traced.
- * Returns the count, -EXIT_USAGE for a malformed list, or -1 after
- * printing why a pid cannot be recorded. */
-static int check_pids(const char *list, int **pids)
+/* Parse -p into *pids (caller frees) and *npids and check that each can
+ * be traced. Returns -1 to go on, or the exit status after printing why
+ * not (EXIT_USAGE for a malformed list, 1 for a pid that cannot be
+ * recorded). */
+static int check_pids(const char *list, int **pids, int *npids)
 {
 	int n = target_parse_pids(list, pids);
 
 	if (n < 0) {
 		memsz_error("invalid pid list '%s'", list);
-		return -EXIT_USAGE;
+		return EXIT_USAGE;
 	}
+	*npids = n;
 	for (int i = 0; i < n; i++) {
 		int err = target_check_pid((*pids)[i]);
 
 		if (target_is_kthread((*pids)[i])) {
 			memsz_error("pid %d is a kernel thread: it has no "
 				    "user memory to record", (*pids)[i]);
-			return -1;
+			return 1;
 		}
 		if (err == -ESRCH && target_is_zombie((*pids)[i])) {
 			memsz_error("pid %d is a zombie: it has exited and "
 				    "holds no memory", (*pids)[i]);
-			return -1;
+			return 1;
 		}
 		if (err == -ESRCH) {
 			memsz_error("no process with pid %d", (*pids)[i]);
-			return -1;
+			return 1;
 		}
 		if (err < 0) {
 			memsz_error("cannot trace pid %d: %s", (*pids)[i],
 				    memsz_strerror(err));
-			return -1;
+			return 1;
 		}
 	}
-	return n;
+	return -1;
 }
 
-/* The scan of -a or -G into *scan. Returns 0, or 1 after printing why the
- * cgroup cannot be recorded. */
+/* The scan of -a or -G into *scan. Returns -1 to go on, or 1 after
+ * printing why the cgroup cannot be recorded. */
 static int open_scan(const struct record_args *a, struct target_scan **scan)
 {
 	int err = a->all ? target_scan_all(scan) :
@@ -421,7 +424,7 @@ static int open_scan(const struct record_args *a, struct target_scan **scan)
 	else if (err < 0)
 		memsz_error("cannot record cgroup '%s': %s", a->cgroup,
 			    memsz_strerror(err));
-	return err < 0 ? 1 : 0;
+	return err < 0 ? 1 : -1;
 }
 
 static void say(void *arg, bool warning, const char *msg)
@@ -535,25 +538,14 @@ int cmd_record(int argc, char **argv)
 	struct target_scan *scan = NULL;
 	int *pids = NULL, npids = 0, ret;
 
+	/* each step returns -1 to go on, or the exit status */
 	ret = parse_args(&a, argc, argv);
-	if (ret) {
-		ret = ret > 0 ? 0 : EXIT_USAGE;
-		goto out;
-	}
-	if (a.pidlist) {
-		npids = check_pids(a.pidlist, &pids);
-		if (npids < 0) {
-			ret = npids == -EXIT_USAGE ? EXIT_USAGE : 1;
-			goto out;
-		}
-	}
-	if (a.all || a.cgroup) {
+	if (ret < 0 && a.pidlist)
+		ret = check_pids(a.pidlist, &pids, &npids);
+	if (ret < 0 && (a.all || a.cgroup))
 		ret = open_scan(&a, &scan);
-		if (ret)
-			goto out;
-	}
-	ret = record(&a, pids, npids, scan);
-out:
+	if (ret < 0)
+		ret = record(&a, pids, npids, scan);
 	free(pids);
 	record_args_free(&a);
 	return ret;
