@@ -44,9 +44,11 @@ static const struct opt record_opts[] = {
 	  "every process memsz may read (kernel threads\n"
 	  "skipped); new ones are found at every --interval", NULL },
 	{ 'G', "cgroup", OPT_ARG, "CGROUP", 'G',
-	  "every process of a cgroup v2 and its descendants\n"
-	  "(a path under the cgroup2 mount, e.g.\n"
-	  "system.slice/ssh.service), and those that join", NULL },
+	  "every process of a cgroup and its descendants,\n"
+	  "and those that join (a path under the cgroup2\n"
+	  "mount, e.g. system.slice/ssh.service, or under\n"
+	  "the v1 memory hierarchy); its memory counters\n"
+	  "are recorded at every snapshot", NULL },
 	{ 0, "interval", OPT_ARG, "MS", 'I',
 	  "also take a snapshot every MS milliseconds", NULL },
 	{ 0, "duration", OPT_ARG, "S", 'd',
@@ -399,10 +401,10 @@ static int open_scan(const struct record_args *a, struct target_scan **scan)
 			   target_scan_cgroup(a->cgroup, scan);
 
 	if (err == -ENODEV)
-		memsz_error("cannot record cgroup '%s': no cgroup2 file system "
+		memsz_error("cannot record cgroup '%s': no cgroup file system "
 			    "is mounted", a->cgroup);
 	else if (err == -ENOTDIR)
-		memsz_error("'%s' is not a cgroup v2 directory", a->cgroup);
+		memsz_error("'%s' is not a cgroup directory", a->cgroup);
 	else if (err == -ENOENT)
 		memsz_error("no cgroup '%s'", a->cgroup);
 	else if (err < 0)

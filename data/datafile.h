@@ -74,6 +74,7 @@ enum md_rec_type {
 				 the reader hands out the records inside */
 	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
 	MD_REC_CMDLINE = 16,  /* a process's command line (task payload) */
+	MD_REC_CGROUP = 17,   /* a memory cgroup's own counters at a moment */
 	MD_REC__COUNT
 };
 
@@ -281,6 +282,42 @@ struct md_jitmap {
 	const struct md_jit_sym *syms;
 };
 
+/* CGROUP flags (md_cgroup.flags). */
+enum md_cgroup_flags {
+	MD_CG_F_USAGE = 1u << 0,  /* usage is valid */
+	MD_CG_F_KMEM = 1u << 1,   /* kmem is valid (cgroup v1) */
+	MD_CG_F_TARGET = 1u << 2, /* the cgroup the recording follows (-G) */
+};
+
+/* Bound on the counters of one CGROUP record. */
+#define MD_CGROUP_MAX_STATS 1024
+
+/* One line of memory.stat: a counter and its value (bytes for sizes,
+ * a count for events, as the kernel prints it). */
+struct md_cgroup_stat {
+	const char *key;
+	uint64_t value;
+};
+
+/* A memory cgroup's own accounting at time: what the kernel charges it
+ * (v2 memory.current, v1 memory.usage_in_bytes), v1's kernel part
+ * (memory.kmem.usage_in_bytes) and every line of its memory.stat. Written
+ * for the -G cgroup at every snapshot round (pid 0, MD_CG_F_TARGET) and
+ * for the memory cgroup of each process after its snapshot (pid). */
+struct md_cgroup {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t pid;                 /* whose cgroup; 0: the -G cgroup */
+	uint32_t version;             /* 1 or 2 */
+	uint32_t flags;               /* MD_CG_F_* */
+	uint32_t nstats;              /* <= MD_CGROUP_MAX_STATS */
+	uint64_t ino;                 /* the cgroup directory's inode, as
+					 /proc/kpagecgroup gives it */
+	uint64_t usage;               /* bytes charged (MD_CG_F_USAGE) */
+	uint64_t kmem;                /* v1 kernel memory (MD_CG_F_KMEM) */
+	const char *path;             /* its directory when recorded */
+	const struct md_cgroup_stat *stats; /* memory.stat, in file order */
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
@@ -300,6 +337,7 @@ struct md_record {
 		struct md_sample sample;
 		struct md_end end;
 		struct md_jitmap jitmap;
+		struct md_cgroup cgroup;
 	} u;
 };
 
@@ -376,6 +414,9 @@ void md_writer_set_compress(struct md_writer *w, bool on);
 /* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
  * and not wrapping (else -EINVAL). */
 int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
+/* A CGROUP record: version 1 or 2, at most MD_CGROUP_MAX_STATS counters
+ * each with a key (else -EINVAL). */
+int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);

@@ -260,6 +260,8 @@ struct md_reader {
 	uint64_t snap_prev_end;   /* end of the snapshot's last mapping */
 	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
 	size_t jit_cap;
+	struct md_cgroup_stat *cgs; /* counters of the last CGROUP */
+	size_t cgs_cap;
 	/* the records of the last PACKED record, handed out one by one */
 	ZSTD_DCtx *dctx;
 	uint8_t *z;

@@ -497,6 +497,84 @@ static void print_end(FILE *out, const struct md_record *rec, const char *name,
 		rec->u.end.nrecords, rec->u.end.nsamples);
 }
 
+/* --- CGROUP: a memory cgroup's counters --- */
+
+static void encode_cgroup(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_cgroup *g = &rec->u.cgroup;
+
+	md_buf_u64(b, g->time);
+	md_buf_u32(b, g->pid);
+	md_buf_u32(b, g->version);
+	md_buf_u32(b, g->flags);
+	md_buf_u32(b, g->nstats);
+	md_buf_u64(b, g->ino);
+	md_buf_u64(b, g->usage);
+	md_buf_u64(b, g->kmem);
+	md_buf_str(b, g->path);
+	for (uint32_t i = 0; i < g->nstats; i++) {
+		md_buf_u64(b, g->stats[i].value);
+		md_buf_str(b, g->stats[i].key);
+	}
+}
+
+/* The smallest encoded counter: its value and an empty key. */
+#define MD_CG_STAT_MIN 16
+
+static int decode_cgroup(struct md_reader *r, struct md_cur *c,
+			 struct md_record *rec)
+{
+	struct md_cgroup *g = &rec->u.cgroup;
+
+	g->time = md_cur_u64(c);
+	g->pid = md_cur_u32(c);
+	g->version = md_cur_u32(c);
+	g->flags = md_cur_u32(c);
+	g->nstats = md_cur_u32(c);
+	g->ino = md_cur_u64(c);
+	g->usage = md_cur_u64(c);
+	g->kmem = md_cur_u64(c);
+	g->path = md_cur_str(c);
+	if (c->err)
+		return c->err;
+	if (g->version < 1 || g->version > 2 ||
+	    g->nstats > MD_CGROUP_MAX_STATS ||
+	    g->nstats > (c->len - c->pos) / MD_CG_STAT_MIN) {
+		md_cur_fail(c, "cgroup version or counter count out of range");
+		return c->err;
+	}
+	xgrow(&r->cgs, &r->cgs_cap, g->nstats ? g->nstats : 1,
+	      sizeof(*r->cgs));
+	for (uint32_t i = 0; i < g->nstats; i++) {
+		r->cgs[i].value = md_cur_u64(c);
+		r->cgs[i].key = md_cur_str(c);
+		if (c->err)
+			return c->err;
+	}
+	g->stats = r->cgs;
+	return 0;
+}
+
+/* With o->verbose, each counter on a line. */
+static void print_cgroup(FILE *out, const struct md_record *rec,
+			 const char *name, const struct md_print_opts *o)
+{
+	const struct md_cgroup *g = &rec->u.cgroup;
+
+	md_print_time(out, g->time);
+	fprintf(out, "%s pid %u v%u ino %" PRIu64, name, g->pid, g->version,
+		g->ino);
+	if (g->flags & MD_CG_F_USAGE)
+		fprintf(out, " usage %" PRIu64, g->usage);
+	if (g->flags & MD_CG_F_KMEM)
+		fprintf(out, " kmem %" PRIu64, g->kmem);
+	fprintf(out, " stats %u%s %s\n", g->nstats,
+		g->flags & MD_CG_F_TARGET ? " target" : "", g->path);
+	for (uint32_t i = 0; o->verbose && i < g->nstats; i++)
+		fprintf(out, "    %s %" PRIu64 "\n", g->stats[i].key,
+			g->stats[i].value);
+}
+
 /* --- the table --- */
 
 static const struct md_rectype rectypes[MD_REC__COUNT] = {
@@ -523,6 +601,8 @@ static const struct md_rectype rectypes[MD_REC__COUNT] = {
 	[MD_REC_PACKED] = { "PACKED", NULL, NULL, NULL },
 	[MD_REC_END] = { "END", encode_end, decode_end, print_end },
 	[MD_REC_CMDLINE] = { "CMDLINE", encode_task, decode_task, print_comm },
+	[MD_REC_CGROUP] = { "CGROUP", encode_cgroup, decode_cgroup,
+			    print_cgroup },
 };
 
 const struct md_rectype *md_rectype_of(uint32_t type)
@@ -630,6 +710,19 @@ int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
 	for (uint32_t i = 0; i < r->nsyms; i++)
 		if (!r->syms[i].size ||
 		    r->syms[i].start + r->syms[i].size < r->syms[i].start)
+			return -EINVAL;
+	return md_write_record(w, &rec);
+}
+
+int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r)
+{
+	struct md_record rec = { .type = MD_REC_CGROUP, .u.cgroup = *r };
+
+	if (r->version < 1 || r->version > 2 ||
+	    r->nstats > MD_CGROUP_MAX_STATS || (r->nstats && !r->stats))
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->nstats; i++)
+		if (!r->stats[i].key)
 			return -EINVAL;
 	return md_write_record(w, &rec);
 }

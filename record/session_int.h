@@ -149,6 +149,8 @@ struct rec_scan {
 	uint64_t scan_gone;         /* exited before their first snapshot */
 	size_t kthreads;            /* kernel threads the first scan skipped */
 	int scan_err;               /* the last scan failed (told once) */
+	bool memcg_told;            /* the -G cgroup has no memory
+				     * controller (told once) */
 };
 
 struct session {
@@ -283,6 +285,12 @@ void trigger_growth_fired(struct rec_target *t);
 /* The final snapshots of the targets alive, with a note for each target
  * that ended without its last one. */
 void rec_final_snapshots(struct session *r);
+
+/* --- session_cgroup.c --- */
+
+/* After a snapshot of t: CGROUP records of t's memory cgroup and, in a
+ * -G recording, of the -G cgroup (the counters of the same moment). */
+void rec_write_cgroups(struct session *r, struct rec_target *t);
 
 /* --- session_loop.c --- */
 

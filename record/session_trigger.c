@@ -138,6 +138,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	}
 	r->sn.nsnaps++;
 	t->nsnaps++;
+	rec_write_cgroups(r, t);
 	t->last_rss = st.pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (flags & MD_SNAP_F_AT_EXIT)
 		t->exit_snap = true;

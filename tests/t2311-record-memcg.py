@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""t2311: a recording holds the memory cgroups' own counters (CGROUP
+records): the -G cgroup's at every snapshot, each process's own cgroup's
+after its snapshot, from cgroup v1 and from cgroup v2 files.
+
+v1 (as root, where the memory controller is on v1): a memory cgroup is
+made, a workload moved into it reads a 64 MiB file with read() and holds
+50 MiB of anonymous memory. `record -G DIR --duration 0`: the CGROUP
+record of the -G cgroup has usage_in_bytes within 1 % of the kernel's
+figure read just before and after, its kmem, and memory.stat with the
+file's cache and the anon memory; the process's own record names the
+same cgroup; the cgroup given by name finds it too; `record -p` writes
+the process's cgroup; a process that joins later gets its records.
+
+v2 (this machine's v2 hierarchy has no memory controller): a copied tree
+of v2 files (cgroup.procs, memory.current, memory.stat) given through
+MEMSZ_CGROUP2_ROOT is read as a v2 cgroup; a cgroup with no memory
+controller is said once.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
+
+MIB = 1 << 20
+V1_ROOT = "/sys/fs/cgroup/memory"
+V2_STAT = """anon 52887552
+file 67444736
+kernel 2830336
+kernel_stack 49152
+pagetables 278528
+percpu 1440
+sock 0
+vmalloc 8192
+shmem 0
+file_mapped 2555904
+file_dirty 0
+slab_reclaimable 1867776
+slab_unreclaimable 598016
+slab 2465792
+pgfault 29403
+"""
+
+
+class Load:
+    """cg_load: moved into cgroup (a directory with cgroup.procs), then
+    told to read the file and dirty its anonymous memory."""
+
+    def __init__(self, exe, data_file, anon_kb, cgroup=None):
+        self.p = subprocess.Popen([exe, data_file, str(anon_kb)],
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        self.pid = int(self.p.stdout.readline().split()[1])
+        if cgroup:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(self.pid))
+        self.p.stdin.write("go\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        assert line.startswith("ready"), line
+
+    def kill(self):
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.p.wait()
+
+
+def cgroups(data):
+    """The CGROUP records of data (`memsz dump -v`): a list of dicts
+    with pid, version, ino, usage, kmem, target, path and stats."""
+    out = subprocess.run([MEMSZ, "dump", "-v", "-i", lib.recording(data)],
+                         text=True, capture_output=True).stdout
+    recs = []
+    for line in out.splitlines():
+        m = re.search(r"CGROUP pid (\d+) v(\d) ino (\d+)(?: usage (\d+))?"
+                      r"(?: kmem (\d+))? stats (\d+)( target)? (.*)$", line)
+        if m:
+            recs.append({"pid": int(m[1]), "version": int(m[2]),
+                         "ino": int(m[3]),
+                         "usage": int(m[4]) if m[4] else None,
+                         "kmem": int(m[5]) if m[5] else None,
+                         "nstats": int(m[6]), "target": bool(m[7]),
+                         "path": m[8], "stats": {}})
+        elif recs and line.startswith("    ") and \
+                len(recs[-1]["stats"]) < recs[-1]["nstats"]:
+            k, v = line.split()
+            recs[-1]["stats"][k] = int(v)
+    return recs
+
+
+def read_int(path):
+    with open(path) as f:
+        return int(f.read())
+
+
+def record(*args, env=None):
+    return subprocess.run([MEMSZ, "record", *args], capture_output=True,
+                          text=True, env=env)
+
+
+def test_v1(tmp, exe, data_file, work):
+    if not os.path.exists(os.path.join(V1_ROOT, "memory.usage_in_bytes")):
+        lib.skip_part("no cgroup v1 memory hierarchy at " + V1_ROOT)
+        return
+    name = f"memsz-t2311-{os.getpid()}"
+    cg = os.path.join(V1_ROOT, name)
+    os.mkdir(cg)
+    try:
+        run_v1(tmp, exe, data_file, work, name, cg)
+    finally:
+        for w in work:
+            w.kill()
+        work.clear()
+        lib.wait_until(lambda: removed(cg), f"cgroup {cg} removed")
+    check(not os.path.exists(cg), f"cgroup {cg} removed")
+
+
+def removed(path):
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True
+
+
+def run_v1(tmp, exe, data_file, work, name, cg):
+    load = Load(exe, data_file, 50 * 1024, cg)
+    work.append(load)
+    ino = os.stat(cg).st_ino
+    data = os.path.join(tmp, "v1.data")
+    before = read_int(os.path.join(cg, "memory.usage_in_bytes"))
+    r = record("-G", cg, "--duration", "0", "-o", data)
+    after = read_int(os.path.join(cg, "memory.usage_in_bytes"))
+    check(r.returncode == 0, f"record -G {cg} exits 0 ({r.stderr.strip()})")
+    recs = cgroups(data)
+    tgt = [g for g in recs if g["target"]]
+    own = [g for g in recs if g["pid"] == load.pid]
+    check(len(tgt) == 1 and tgt[0]["pid"] == 0,
+          f"one CGROUP record of the -G cgroup per snapshot ({len(tgt)})")
+    if not tgt:
+        return
+    g = tgt[0]
+    check(g["version"] == 1 and g["ino"] == ino and g["path"] == cg,
+          f"it is the v1 cgroup {cg} (ino {g['ino']} == {ino})")
+    lo, hi = min(before, after), max(before, after)
+    check(g["usage"] is not None and
+          lo * 0.99 <= g["usage"] <= hi * 1.01,
+          f"usage {g['usage']} within 1 % of memory.usage_in_bytes "
+          f"({before} before, {after} after)")
+    check(g["kmem"] is not None and 0 < g["kmem"] < g["usage"],
+          f"kmem recorded ({g['kmem']})")
+    st = g["stats"]
+    check(len(st) == g["nstats"] and st.get("cache", 0) >= 63 * MIB,
+          f"memory.stat: cache {st.get('cache')} holds the 64 MiB read")
+    check(st.get("rss", 0) >= 49 * MIB,
+          f"memory.stat: rss {st.get('rss')} holds the 50 MiB of anon")
+    check(len(own) == 1 and own[0]["ino"] == ino and not own[0]["target"],
+          "the process's own memory cgroup is recorded after its snapshot")
+
+    r = record("-G", name, "--duration", "0", "-o", data)
+    recs = cgroups(data)
+    check(r.returncode == 0 and any(g["target"] and g["ino"] == ino
+                                    for g in recs),
+          f"-G {name}: found in the v1 memory hierarchy "
+          f"({r.stderr.strip()})")
+    r = record("-p", str(load.pid), "--duration", "0", "-o", data)
+    recs = cgroups(data)
+    check(r.returncode == 0 and
+          [(g["pid"], g["ino"], g["target"]) for g in recs] ==
+          [(load.pid, ino, False)],
+          f"-p {load.pid}: its memory cgroup recorded, no -G target")
+
+    # a process that joins while memsz records
+    rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--interval", "200",
+                            "-o", data], stderr=subprocess.PIPE, text=True)
+    try:
+        late = Load(exe, data_file, 1024, cg)
+        work.append(late)
+        try:
+            lib.wait_until(lambda: any(g["pid"] == late.pid
+                                       for g in cgroups(data)),
+                           f"a CGROUP record of pid {late.pid}")
+            joined = True
+        except TimeoutError:
+            joined = False
+    finally:
+        rec.send_signal(signal.SIGINT)
+        err = rec.communicate()[1]
+    recs = cgroups(data)
+    check(rec.returncode == 0 and joined,
+          f"a process that joins gets its CGROUP records ({err.strip()})")
+    check(sum(g["target"] for g in recs) >= 2,
+          "the -G cgroup is recorded at every snapshot")
+
+
+def test_v2(tmp, exe, data_file, work):
+    root = os.path.join(tmp, "cg2")
+    box = os.path.join(root, "box")
+    os.makedirs(box)
+    load = Load(exe, data_file, 1024)
+    work.append(load)
+    with open(os.path.join(box, "cgroup.procs"), "w") as f:
+        f.write(f"{load.pid}\n")
+    with open(os.path.join(box, "memory.current"), "w") as f:
+        f.write("123817984\n")
+    with open(os.path.join(box, "memory.stat"), "w") as f:
+        f.write(V2_STAT)
+    env = dict(os.environ, MEMSZ_CGROUP2_ROOT=root)
+    data = os.path.join(tmp, "v2.data")
+    r = record("-G", "box", "--duration", "0", "-o", data, env=env)
+    recs = [g for g in cgroups(data) if g["target"]]
+    check(r.returncode == 0 and len(recs) == 1,
+          f"-G box under MEMSZ_CGROUP2_ROOT: recorded ({r.stderr.strip()})")
+    if recs:
+        g = recs[0]
+        want = {k: int(v) for k, v in
+                (line.split() for line in V2_STAT.splitlines())}
+        check(g["version"] == 2 and g["usage"] == 123817984 and
+              g["kmem"] is None and g["path"] == box and
+              g["ino"] == os.stat(box).st_ino,
+              f"read as v2: memory.current {g['usage']}, no kmem, {box}")
+        check(g["stats"] == want,
+              "every line of memory.stat, in its order and value")
+    os.remove(os.path.join(box, "memory.current"))
+    r = record("-G", "box", "--duration", "0", "-o", data, env=env)
+    check(r.returncode == 0 and r.stderr.count("has no memory controller")
+          == 1 and not any(g["target"] for g in cgroups(data)),
+          f"a cgroup without memory controller: said once "
+          f"({r.stderr.strip()})")
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("making a cgroup needs root")
+    work = []
+    with tempfile.TemporaryDirectory(prefix="memsz-t2311-") as tmp:
+        exe = lib.workload(tmp, "cg_load")
+        data_file = os.path.join(tmp, "big.bin")
+        with open(data_file, "wb") as f:
+            for _ in range(64):
+                f.write(os.urandom(MIB))
+        # out of the page cache, so that the workload's read() charges
+        # its own cgroup for it
+        subprocess.run(["dd", f"if={data_file}", "iflag=nocache",
+                        "count=0", "status=none"])
+        fd = os.open(data_file, os.O_RDONLY)
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+        try:
+            test_v1(tmp, exe, data_file, work)
+            test_v2(tmp, exe, data_file, work)
+        finally:
+            for w in work:
+                w.kill()
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(lib.finish())
