@@ -75,6 +75,8 @@ enum md_rec_type {
 	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
 	MD_REC_CMDLINE = 16,  /* a process's command line (task payload) */
 	MD_REC_CGROUP = 17,   /* a memory cgroup's own counters at a moment */
+	MD_REC_SNAP_CHARGE = 18, /* pages of the mapping before charged to
+				    another memory cgroup than the process's */
 	MD_REC__COUNT
 };
 
@@ -287,6 +289,9 @@ enum md_cgroup_flags {
 	MD_CG_F_USAGE = 1u << 0,  /* usage is valid */
 	MD_CG_F_KMEM = 1u << 1,   /* kmem is valid (cgroup v1) */
 	MD_CG_F_TARGET = 1u << 2, /* the cgroup the recording follows (-G) */
+	MD_CG_F_PAYER = 1u << 3,  /* a cgroup pages of the processes are
+				     charged to (SNAP_CHARGE), written
+				     once to name it */
 };
 
 /* Bound on the counters of one CGROUP record. */
@@ -318,6 +323,31 @@ struct md_cgroup {
 	const struct md_cgroup_stat *stats; /* memory.stat, in file order */
 };
 
+/* Pages whose frames /proc/kpagecgroup charges to memory cgroup cgroup
+ * (its directory's inode; 0: to none). */
+struct md_charge_run {
+	uint64_t vaddr;
+	uint64_t cgroup;
+	uint32_t npages;
+};
+
+/* Bound on the runs of one SNAP_CHARGE record (the recorder writes a
+ * mapping's in records of at most this many). */
+#define MD_CHARGE_MAX_RUNS 65536
+
+/* Of the SNAP_MAPPING record just before (the one at start), the present
+ * pages charged to another memory cgroup than own, the process's own
+ * (CGROUP record pid): the frames memsz looked up (all but exclusive
+ * anonymous pages, which the process's cgroup paid for) whose
+ * kpagecgroup differs. Pages of the mapping not listed are charged to
+ * own. Sorted, not overlapping, inside the mapping. */
+struct md_snap_charge {
+	uint64_t start;               /* the mapping's start */
+	uint64_t own;                 /* the process's memory cgroup inode */
+	uint32_t nruns;               /* 1 .. MD_CHARGE_MAX_RUNS */
+	const struct md_charge_run *runs;
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
@@ -338,6 +368,7 @@ struct md_record {
 		struct md_end end;
 		struct md_jitmap jitmap;
 		struct md_cgroup cgroup;
+		struct md_snap_charge charge;
 	} u;
 };
 
@@ -417,6 +448,9 @@ int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
 /* A CGROUP record: version 1 or 2, at most MD_CGROUP_MAX_STATS counters
  * each with a key (else -EINVAL). */
 int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r);
+/* A SNAP_CHARGE record, right after the SNAP_MAPPING record it is about:
+ * 1 to MD_CHARGE_MAX_RUNS runs of at least a page each (else -EINVAL). */
+int md_write_snap_charge(struct md_writer *w, const struct md_snap_charge *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);

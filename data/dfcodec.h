@@ -262,6 +262,10 @@ struct md_reader {
 	size_t jit_cap;
 	struct md_cgroup_stat *cgs; /* counters of the last CGROUP */
 	size_t cgs_cap;
+	struct md_charge_run *chg; /* runs of the last SNAP_CHARGE */
+	size_t chg_cap;
+	uint64_t snap_last_start; /* start of the snapshot's last mapping */
+	uint64_t snap_charge_end; /* where its last SNAP_CHARGE run ended */
 	/* the records of the last PACKED record, handed out one by one */
 	ZSTD_DCtx *dctx;
 	uint8_t *z;

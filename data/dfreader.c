@@ -348,6 +348,7 @@ void md_reader_close(struct md_reader *r)
 	free(r->img_ids);
 	free(r->jit);
 	free(r->cgs);
+	free(r->chg);
 	free(r->z);
 	ZSTD_freeDCtx(r->dctx);
 	stackref_free(&r->stk);

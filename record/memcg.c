@@ -4,6 +4,7 @@
 #include "record/memcg.h"
 #include "util/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -233,6 +234,49 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 		free(d);
 	}
 	return -ENOENT;
+}
+
+/* Deepest cgroup level walked (real hierarchies are a few levels). */
+#define MEMCG_DEPTH_MAX 64
+
+/* Find ino under dir (of inode dino), depth levels down already. */
+static int find_under(const char *dir, uint64_t dino, uint64_t ino,
+		      int depth, char **out)
+{
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *d;
+
+	if (dino == ino) {
+		*out = xstrdup(dir);
+		return 0;
+	}
+	if (depth >= MEMCG_DEPTH_MAX || !(d = opendir(dir)))
+		return -ENOENT;
+	while (ret < 0 && (de = readdir(d))) {
+		struct stat st;
+		char *sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = xasprintf("%s/%s", dir, de->d_name);
+		if (stat(sub, &st) == 0)
+			ret = find_under(sub, st.st_ino, ino, depth + 1, out);
+		free(sub);
+	}
+	closedir(d);
+	return ret;
+}
+
+int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir)
+{
+	const char *root = mm->v1[0] ? mm->v1 : mm->v2;
+	struct stat st;
+
+	*dir = NULL;
+	if (!root[0] || stat(root, &st) < 0)
+		return -ENOENT;
+	return find_under(root, st.st_ino, ino, 0, dir);
 }
 
 int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)

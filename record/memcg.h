@@ -61,6 +61,11 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
  * -errno (-ESRCH when the process is gone). */
 int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir);
 
+/* The directory of the memory cgroup whose inode is ino (as
+ * /proc/kpagecgroup gives it), into a new string *dir (caller frees): a
+ * walk of the hierarchy with the memory controller (v1's where it is
+ * mounted, else v2's). Returns 0 or -ENOENT. */
+int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir);
 /* Parse a memory.stat text buf[0..len) ("key value" a line) into m's
  * stats, after those it holds. Returns 0, or -EINVAL at a malformed line
  * (what came before it is kept) or past MD_CGROUP_MAX_STATS counters. */

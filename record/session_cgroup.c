@@ -7,6 +7,7 @@
 #include "record/session_int.h"
 
 #include "record/memcg.h"
+#include "record/snapshot.h"
 #include "record/targets_scan.h"
 #include "util/util.h"
 
@@ -39,16 +40,47 @@ static void write_target(struct session *r)
 	const char *dir = target_scan_dir(r->sc.scan);
 	char *msg;
 
-	if (write_dir(r, dir, 0, MD_CG_F_TARGET) != -ENOENT ||
-	    r->sc.memcg_told)
+	if (write_dir(r, dir, 0, MD_CG_F_TARGET) != -ENOENT || r->cg.told)
 		return;
-	r->sc.memcg_told = true;
+	r->cg.told = true;
 	msg = xasprintf("cgroup '%s' has no memory controller: its charge "
 			"is not recorded, only its processes' memory cgroups",
 			dir);
 	rec_note(r, MD_NOTE_NO_MEMCG, msg);
 	rec_say(r, true, msg);
 	free(msg);
+}
+
+/* True if the CGROUP record of payer ino was written (else remember it
+ * as written now). */
+static bool named(struct session *r, uint64_t ino)
+{
+	for (size_t i = 0; i < r->cg.nnamed; i++)
+		if (r->cg.named[i] == ino)
+			return true;
+	xgrow(&r->cg.named, &r->cg.namedcap, r->cg.nnamed + 1,
+	      sizeof(*r->cg.named));
+	r->cg.named[r->cg.nnamed++] = ino;
+	return false;
+}
+
+/* A CGROUP record (flag payer) for each memory cgroup the last snapshot
+ * found pages charged to that has none yet: the report names it. One
+ * that cannot be found (removed since) stays a number. */
+static void write_payers(struct session *r, const struct memcg_mounts *mm)
+{
+	const uint64_t *inos;
+	size_t n = snapper_payers(r->sn.s, &inos);
+
+	for (size_t i = 0; i < n && !r->werr; i++) {
+		char *dir = NULL;
+
+		if (!inos[i] || named(r, inos[i]))
+			continue;
+		if (memcg_find_ino(mm, inos[i], &dir) == 0)
+			write_dir(r, dir, 0, MD_CG_F_PAYER);
+		free(dir);
+	}
 }
 
 void rec_write_cgroups(struct session *r, struct rec_target *t)
@@ -59,11 +91,20 @@ void rec_write_cgroups(struct session *r, struct rec_target *t)
 	if (r->werr)
 		return;
 	mm = xmalloc(sizeof(*mm));
-	if (memcg_mounts_read(mm) == 0 &&
-	    memcg_dir_of_pid(t->pid, mm, &dir) == 0)
-		write_dir(r, dir, (uint32_t)t->pid, 0);
+	if (memcg_mounts_read(mm) == 0) {
+		if (memcg_dir_of_pid(t->pid, mm, &dir) == 0)
+			write_dir(r, dir, (uint32_t)t->pid, 0);
+		write_payers(r, mm);
+	}
 	free(dir);
 	free(mm);
 	if (r->sc.scan && target_scan_is_cgroup(r->sc.scan) && !r->werr)
 		write_target(r);
+}
+
+void rec_cgroups_free(struct session *r)
+{
+	free(r->cg.named);
+	r->cg.named = NULL;
+	r->cg.nnamed = r->cg.namedcap = 0;
 }

@@ -149,8 +149,15 @@ struct rec_scan {
 	uint64_t scan_gone;         /* exited before their first snapshot */
 	size_t kthreads;            /* kernel threads the first scan skipped */
 	int scan_err;               /* the last scan failed (told once) */
-	bool memcg_told;            /* the -G cgroup has no memory
+};
+
+/* Memory cgroups (session_cgroup.c). */
+struct rec_memcg {
+	bool told;                  /* the -G cgroup has no memory
 				     * controller (told once) */
+	uint64_t *named;            /* cgroups paying for pages whose
+				     * CGROUP record was written */
+	size_t nnamed, namedcap;
 };
 
 struct session {
@@ -173,6 +180,7 @@ struct session {
 	struct rec_snaps sn;
 	struct rec_loop loop;
 	struct rec_scan sc;
+	struct rec_memcg cg;
 };
 
 /* Tell the user msg (session_opts.say), as a warning or not. */
@@ -291,6 +299,8 @@ void rec_final_snapshots(struct session *r);
 /* After a snapshot of t: CGROUP records of t's memory cgroup and, in a
  * -G recording, of the -G cgroup (the counters of the same moment). */
 void rec_write_cgroups(struct session *r, struct rec_target *t);
+/* Free what the session holds of the memory cgroups. */
+void rec_cgroups_free(struct session *r);
 
 /* --- session_loop.c --- */
 

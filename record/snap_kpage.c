@@ -118,9 +118,9 @@ static int kpage_read(struct snap_ctx *c, size_t n, int fd, uint64_t *dst,
 	return 0;
 }
 
-/* Fill kcount/kflags for the n pages of c->look (maxkey the largest key):
- * sorted by PFN unless they already rise, as the pages of a file read in
- * order often do. */
+/* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest
+ * key): sorted by PFN unless they already rise, as the pages of a file
+ * read in order often do. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
@@ -132,6 +132,8 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	if (i < n)
 		look_sort(c, n, maxkey);
 	ret = kpage_read(c, n, s->kpagecount_fd, c->kcount, true);
+	if (!ret && s->has_kpagecgroup)
+		ret = kpage_read(c, n, s->kpagecgroup_fd, c->kcg, false);
 	if (ret < 0 || !s->has_kpageflags) {
 		for (i = 0; !ret && i < n; i++)
 			c->kflags[LOOK_IDX(c->look[i])] = 0;
@@ -289,6 +291,24 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	return amb;
 }
 
+/* Page va of the slot is charged to memory cgroup cg, not the process's:
+ * add it to the slot's charge runs. */
+static void charge_page(const struct snapper *s, struct snap_slot *sl,
+			uint64_t va, uint64_t cg)
+{
+	struct md_charge_run *p = sl->ncg ? &sl->cg[sl->ncg - 1] : NULL;
+
+	if (p && p->cgroup == cg && p->npages < UINT32_MAX &&
+	    p->vaddr + ((uint64_t)p->npages << s->page_shift) == va) {
+		p->npages++;
+		return;
+	}
+	xgrow(&sl->cg, &sl->cgcap, sl->ncg + 1, sizeof(*sl->cg));
+	sl->cg[sl->ncg++] = (struct md_charge_run){ .vaddr = va,
+						    .cgroup = cg,
+						    .npages = 1 };
+}
+
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
@@ -333,6 +353,11 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			kind = lkind;
 			fl = lfl;
 			mc = lmc;
+			if (kind == PAGE_PRESENT && s->has_kpagecgroup &&
+			    c->kcg[i] != s->own_cg)
+				charge_page(s, sl,
+					    va + ((uint64_t)i << s->page_shift),
+					    c->kcg[i]);
 		} else {
 			key = (e & PM_KEY_MASK) | c->extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);

@@ -10,6 +10,7 @@
 
 #include "record/snapshot.h"
 
+#include "record/memcg.h"
 #include "record/procmaps.h"
 #include "record/snap_images.h"
 #include "record/snap_int.h"
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int snapper_new(struct md_writer *w, struct snapper **out)
@@ -39,6 +41,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		s->page_shift++;
 	s->kpagecount_fd = -1;
 	s->kpageflags_fd = -1;
+	s->kpagecgroup_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
@@ -51,6 +54,9 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		if (s->kpagecount_fd < 0)
 			s->has_pfn = false;
 		s->has_kpageflags = s->has_pfn && s->kpageflags_fd >= 0;
+		s->kpagecgroup_fd = open("/proc/kpagecgroup",
+					 O_RDONLY | O_CLOEXEC);
+		s->has_kpagecgroup = s->has_pfn && s->kpagecgroup_fd >= 0;
 	}
 	s->pmd_pages = pagemap_pmd_pages(s->page_size);
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -69,6 +75,10 @@ void snapper_free(struct snapper *s)
 		close(s->kpagecount_fd);
 	if (s->kpageflags_fd >= 0)
 		close(s->kpageflags_fd);
+	if (s->kpagecgroup_fd >= 0)
+		close(s->kpagecgroup_fd);
+	free(s->cgacc);
+	free(s->payers);
 	free(s->self_bits);
 	free(s->prep_files);
 	free(s->stash);
@@ -85,14 +95,17 @@ void snapper_free(struct snapper *s)
 		free(c->extra);
 		free(c->kcount);
 		free(c->kflags);
+		free(c->kcg);
 		free(c->look);
 		free(c->look2);
 		free(c->kbuf);
 		free(c->vec);
 		free(c);
 	}
-	for (i = 0; i < WINDOW; i++)
+	for (i = 0; i < WINDOW; i++) {
 		free(s->slots[i].runs);
+		free(s->slots[i].cg);
+	}
 	free(s);
 }
 
@@ -283,6 +296,23 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 	return 0;
 }
 
+/* The inode of pid's memory cgroup (what kpagecgroup gives for the pages
+ * it pays for), or 0 when it has none memsz can read. */
+static uint64_t own_cgroup(int pid)
+{
+	struct memcg_mounts *mm = xmalloc(sizeof(*mm));
+	char *dir = NULL;
+	struct stat st;
+	uint64_t ino = 0;
+
+	if (memcg_mounts_read(mm) == 0 &&
+	    memcg_dir_of_pid(pid, mm, &dir) == 0 && stat(dir, &st) == 0)
+		ino = st.st_ino;
+	free(dir);
+	free(mm);
+	return ino;
+}
+
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats)
 {
@@ -306,6 +336,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		ret = errno == ENOENT ? -ESRCH : -errno;
 		goto out;
 	}
+	s->own_cg = own_cgroup(pid);
+	s->npayers = 0;
 	ret = snap_images_map(s, pid, &maps, &ids);
 	if (ret < 0)
 		goto out;
@@ -327,4 +359,10 @@ out:
 	free(ids);
 	procmaps_free(&maps);
 	return ret;
+}
+
+size_t snapper_payers(const struct snapper *s, const uint64_t **inos)
+{
+	*inos = s->payers;
+	return s->npayers;
 }

@@ -82,7 +82,7 @@ def cgroups(data):
     recs = []
     for line in out.splitlines():
         m = re.search(r"CGROUP pid (\d+) v(\d) ino (\d+)(?: usage (\d+))?"
-                      r"(?: kmem (\d+))? stats (\d+)( target)? (.*)$", line)
+                      r"(?: kmem (\d+))? stats (\d+)( target)?(?: payer)? (.*)$", line)
         if m:
             recs.append({"pid": int(m[1]), "version": int(m[2]),
                          "ino": int(m[3]),
@@ -95,6 +95,36 @@ def cgroups(data):
             k, v = line.split()
             recs[-1]["stats"][k] = int(v)
     return recs
+
+
+def charges(data):
+    """The SNAP_CHARGE records of data: a list of (mapping name, own,
+    [(vaddr, npages, cgroup)])."""
+    out = subprocess.run([MEMSZ, "dump", "-v", "-i", lib.recording(data)],
+                         text=True, capture_output=True).stdout
+    name, recs = None, []
+    for line in out.splitlines():
+        m = re.search(r"SNAP_MAPPING .* runs \d+ (.*)$", line)
+        if m:
+            name = m[1]
+            continue
+        m = re.search(r"SNAP_CHARGE 0x[0-9a-f]+ own (\d+) runs", line)
+        if m:
+            recs.append((name, int(m[1]), []))
+            continue
+        m = re.match(r"    (0x[0-9a-f]+) (\d+) cgroup (\d+)$", line)
+        if m and recs:
+            recs[-1][2].append((int(m[1], 16), int(m[2]), int(m[3])))
+    return recs
+
+
+def cgroups_raw(data):
+    """(ino, payer, path) of each CGROUP record of data."""
+    out = subprocess.run([MEMSZ, "dump", "-i", lib.recording(data)],
+                         text=True, capture_output=True).stdout
+    return [(int(m[1]), bool(m[2]), m[3]) for m in
+            re.finditer(r"CGROUP pid \d+ v\d ino (\d+).* stats \d+"
+                        r"(?: target)?( payer)? (.*)", out)]
 
 
 def read_int(path):
@@ -168,6 +198,25 @@ def run_v1(tmp, exe, data_file, work, name, cg):
     check(len(own) == 1 and own[0]["ino"] == ino and not own[0]["target"],
           "the process's own memory cgroup is recorded after its snapshot")
 
+    # charges: pages charged to other cgroups than the process's
+    ch = charges(data)
+    check(ch and all(own == ino for _, own, _ in ch),
+          f"SNAP_CHARGE records name the process's cgroup as own ({ino})")
+    check(all(c != ino for _, _, runs in ch for _, _, c in runs),
+          "they list only pages charged to other cgroups")
+    libc = [runs for n, _, runs in ch if "libc" in (n or "")]
+    check(libc and all(runs for runs in libc),
+          "libc's pages, loaded before the cgroup was made, are charged "
+          "elsewhere")
+    paid = {c for _, _, runs in ch for _, _, c in runs}
+    payers = [g for g in cgroups_raw(data) if g[1]]
+    check(payers and all(p[0] in paid for p in payers) and
+          len({p[0] for p in payers}) == len(payers),
+          f"each paying cgroup named once by a CGROUP payer record "
+          f"({sorted(p[0] for p in payers)} of {sorted(paid)})")
+    check(all(os.path.isdir(p[2]) for p in payers),
+          "payer records name existing cgroup directories")
+
     r = record("-G", name, "--duration", "0", "-o", data)
     recs = cgroups(data)
     check(r.returncode == 0 and any(g["target"] and g["ino"] == ino
@@ -177,8 +226,8 @@ def run_v1(tmp, exe, data_file, work, name, cg):
     r = record("-p", str(load.pid), "--duration", "0", "-o", data)
     recs = cgroups(data)
     check(r.returncode == 0 and
-          [(g["pid"], g["ino"], g["target"]) for g in recs] ==
-          [(load.pid, ino, False)],
+          [(g["pid"], g["ino"], g["target"]) for g in recs
+           if g["pid"] or g["target"]] == [(load.pid, ino, False)],
           f"-p {load.pid}: its memory cgroup recorded, no -G target")
 
     # a process that joins while memsz records

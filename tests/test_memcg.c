@@ -285,6 +285,100 @@ static void test_record(void **state)
 	(void)state;
 }
 
+/* Write a snapshot of one mapping [0x10000, 0x20000) with 16 present
+ * pages, then the charge runs given (none: no SNAP_CHARGE record), to
+ * path; with early, the charge record comes before the mapping. */
+static void write_charged(const char *path, const struct md_charge_run *u,
+			  uint32_t n, bool early)
+{
+	struct md_run run = { .vaddr = 0x10000, .npages = 16,
+			      .flags = MD_PG_PRESENT | MD_PG_FILE,
+			      .mapcount = 0 };
+	struct md_snap_mapping m = { .start = 0x10000, .end = 0x20000,
+				     .flags = 0x02 /* MAP_PRIVATE */,
+				     .prot = 1, .image_id = UINT32_MAX,
+				     .name = "x", .runs = &run, .nruns = 1 };
+	struct md_snap_begin b = { .time = 1, .pid = 7, .nmappings = 1 };
+	struct md_snap_end e = { .time = 2, .pid = 7 };
+	struct md_snap_charge g = { .start = 0x10000, .own = 99, .nruns = n,
+				    .runs = u };
+	struct md_writer *w;
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_snap_begin(w, &b), 0);
+	if (early)
+		assert_int_equal(md_write_snap_charge(w, &g), 0);
+	assert_int_equal(md_write_mapping(w, &m), 0);
+	if (n && !early)
+		assert_int_equal(md_write_snap_charge(w, &g), 0);
+	assert_int_equal(md_write_snap_end(w, &e), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+}
+
+/* Read path to its end: the SNAP_CHARGE runs into *got (*ngot), and the
+ * reader's complaint, "" if none. */
+static const char *read_charged(const char *path, struct md_charge_run *got,
+				uint32_t *ngot)
+{
+	static char why[128];
+	struct md_reader *r;
+	struct md_record rec;
+
+	*ngot = 0;
+	assert_int_equal(md_reader_open(path, &r), 0);
+	while (md_read_next(r, &rec) == 1)
+		if (rec.type == MD_REC_SNAP_CHARGE) {
+			assert_int_equal(rec.u.charge.own, 99);
+			for (uint32_t i = 0; i < rec.u.charge.nruns; i++)
+				got[(*ngot)++] = rec.u.charge.runs[i];
+		}
+	snprintf(why, sizeof(why), "%s", md_reader_why(r));
+	md_reader_close(r);
+	return why;
+}
+
+static void test_charge_record(void **state)
+{
+	char templ[] = "/tmp/memsz-test-memcg-XXXXXX";
+	long ps = sysconf(_SC_PAGESIZE);
+	struct md_charge_run u[] = {
+		{ .vaddr = 0x10000, .cgroup = 35, .npages = 2 },
+		{ .vaddr = 0x10000 + 4 * ps, .cgroup = 0, .npages = 1 },
+	};
+	struct md_charge_run bad[] = {
+		{ .vaddr = 0x10000 + 4 * ps, .cgroup = 35, .npages = 1 },
+		{ .vaddr = 0x10000, .cgroup = 35, .npages = 1 },
+	};
+	struct md_charge_run past[] = {
+		{ .vaddr = 0x1f000, .cgroup = 35, .npages = 2 },
+	};
+	struct md_charge_run got[4];
+	uint32_t n;
+
+	if (ps != 4096)
+		test_skip("the fixture assumes 4 KiB pages");
+	assert_int_equal(tmpdir_make(templ), 0);
+	write_charged(fx("ok.data"), u, 2, false);
+	assert_string_equal(read_charged(fx("ok.data"), got, &n), "");
+	assert_int_equal(n, 2);
+	assert_int_equal(got[0].cgroup, 35);
+	assert_int_equal(got[0].npages, 2);
+	assert_int_equal(got[1].vaddr, 0x10000 + 4 * ps);
+	assert_int_equal(got[1].cgroup, 0);
+	write_charged(fx("order.data"), bad, 2, false);
+	assert_string_equal(read_charged(fx("order.data"), got, &n),
+			    "charge run outside its mapping or out of order");
+	write_charged(fx("past.data"), past, 1, false);
+	assert_string_equal(read_charged(fx("past.data"), got, &n),
+			    "charge run outside its mapping or out of order");
+	write_charged(fx("early.data"), u, 2, true);
+	assert_string_equal(read_charged(fx("early.data"), got, &n),
+			    "charge record not after its mapping");
+	tmpdir_remove();
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_self_live),
 		cmocka_unit_test(test_read_tree),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_charge_record),
 	};
 
 	return test_run_group(tests, NULL, NULL);
