@@ -9,6 +9,8 @@
 
 #include "report/reportctx.h"
 
+#include "report/cgcharge.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,8 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		    (keydefs[c->o->keys[i]].needs & KEY_NEEDS_JIT))
 			path[i] = c->jit_label;
 	}
+	if (c->payer_label != LABEL_NONE)
+		cgcharge_relabel(c->cg, c->payer_label, path, c->o->nkeys);
 	if (!filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
 		return 0;
 	rowtree_add_from(c->t, path, vals, c->share_cols, c->share_from);
@@ -358,6 +362,48 @@ int charge_read_faults(struct report_ctx *c, const bool *chosen, char **msg)
 	return 0; /* a damaged tail was noted in pass 1 */
 }
 
+/* Part p of mapping m charged as it is (by fault stack or JIT symbols). */
+static int charge_plain(struct report_ctx *c, const struct attrib_part *p,
+			const struct attrib_map *m, bool with_pss)
+{
+	return c->faults ? charge_by_fault(c, p, m, with_pss) :
+			   charge_jit(c, p, m, with_pss);
+}
+
+/* -G: part p of mapping m cut where the cgroup paying for its pages
+ * changes (ATTRIB_PG_ELSEWHERE runs, cgcharge.h); what another cgroup
+ * pays for is charged under "[charged elsewhere]", by image maps only. */
+static int charge_by_payer(struct report_ctx *c, const struct attrib_part *p,
+			   const struct attrib_map *m, bool with_pss)
+{
+	uint64_t pos = p->start;
+	bool any = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < m->nruns && !any; i++)
+		any = m->runs[i].flags & ATTRIB_PG_ELSEWHERE;
+	if (!any)
+		return charge_plain(c, p, m, with_pss);
+	for (size_t i = 0; i < m->nruns && !ret; i++) {
+		const struct md_run *r = &m->runs[i];
+		uint64_t s = MAX(r->vaddr, p->start);
+		uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * c->page_size,
+				 p->end);
+
+		if (s >= e || !(r->flags & ATTRIB_PG_ELSEWHERE))
+			continue;
+		ret = charge_range(c, p, m, pos, s, with_pss, LABEL_NONE);
+		c->payer_label = cgcharge_payer(c->cg, r->reserved);
+		if (!ret)
+			ret = charge_range(c, p, m, s, e, with_pss, LABEL_NONE);
+		c->payer_label = LABEL_NONE;
+		pos = e;
+	}
+	if (!ret)
+		ret = charge_range(c, p, m, pos, p->end, with_pss, LABEL_NONE);
+	return ret;
+}
+
 /* Charge the resident pages and VM of part p of mapping m. The VM SIZE of
  * a file mapping counts once per row however many processes map it. */
 static int charge_part(struct report_ctx *c, const struct attrib_part *p,
@@ -378,7 +424,9 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		c->share_cols = 1u << COL_VM;
 		c->share_from = from;
 	}
-	if (c->faults)
+	if (cgcharge_group(c->cg))
+		ret = charge_by_payer(c, p, m, with_pss);
+	else if (c->faults)
 		ret = charge_by_fault(c, p, m, with_pss);
 	else
 		ret = charge_jit(c, p, m, with_pss);
@@ -428,6 +476,10 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 
 	if (m.end <= m.start)
 		return 0;
+	if (c->cg)
+		m.runs = cgcharge_runs(c->cg, c->cur_snap_off,
+				       c->cur_pid->kp.pid, c->step, sm,
+				       &m.nruns);
 	n = attrib_classify(c->a, &m, *have_prev ? prev : NULL, parts);
 	c->cur_subject[1] = m.name ? labels_intern(c->lb, m.name) :
 				     LABEL_NONE;
@@ -498,6 +550,7 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 			    c->snaps[next].offset == rec.offset &&
 			    chosen[next]) {
 				in = true;
+				c->cur_snap_off = rec.offset;
 				have_prev = false;
 				with_pss = c->snaps[next].flags &
 					   MD_SNAP_F_PFN;

@@ -2,7 +2,8 @@
 # fault stacks) and the bytes of ELF files on disk (ondisk) -> rows.
 libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/report.c report/report.h report/reportctx.h \
-	report/charge.c \
+	report/charge.c report/charge_cg.c \
+	report/cgcharge.c report/cgcharge.h \
 	report/relocmap.c report/relocmap.h \
 	report/unwind.c report/unwind.h \
 	report/faults.c report/faults.h \

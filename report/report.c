@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "data/datafile.h"
+#include "report/cgcharge.h"
 #include "report/reportctx.h"
 #include "util/util.h"
 
@@ -622,6 +623,7 @@ static void ctx_free(struct report_ctx *c)
 	free(c->shown);
 	faults_free(c->faults);
 	jitsyms_free(c->jit);
+	cgcharge_free(c->cg);
 	attrib_free(c->a);
 }
 
@@ -666,9 +668,11 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		if (ret < 0)
 			goto out;
 	}
+	charge_cg_setup(&c);
 	ret = charge_snapshots(&c, chosen, msg);
 	if (ret < 0)
 		goto out;
+	charge_cg_finish(&c, chosen);
 	final_notes(&c, chosen);
 out:
 	free(chosen);

@@ -98,6 +98,12 @@ struct report_ctx {
 				     LABEL_NONE */
 	uint64_t start_ns;        /* header start_mono_ns */
 	uint32_t step;            /* PICK_ALL: step of the snapshot read */
+	/* memory cgroup charges (cgcharge.h; NULL: none recorded) */
+	struct cgcharge *cg;
+	uint64_t cur_snap_off;    /* SNAP_BEGIN offset of the snapshot read */
+	uint32_t payer_label;     /* -G: the cgroup paying for the piece
+				     charged, when not the one reported;
+				     else LABEL_NONE */
 };
 
 /* Pass 1b, with keys that need faults: every fault sample of the chosen
@@ -110,5 +116,13 @@ int charge_read_faults(struct report_ctx *c, const bool *chosen,
  * charged to the rows of c->t (with PICK_ALL, to each one's step). Returns
  * 0, or a negative code with *msg (caller frees). */
 int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg);
+
+/* charge_cg.c: the memory cgroup charges of a report. Read them (CHARGE
+ * is unknown without them). */
+void charge_cg_setup(struct report_ctx *c);
+/* After pass 2, in a -G recording: the rows of the charge no process
+ * maps (kernel memory, page cache, "[unexplained]") per value set, and
+ * their notes. */
+void charge_cg_finish(struct report_ctx *c, const bool *chosen);
 
 #endif

@@ -17,6 +17,8 @@ of v2 files (cgroup.procs, memory.current, memory.stat) given through
 MEMSZ_CGROUP2_ROOT is read as a v2 cgroup; a cgroup with no memory
 controller is said once.
 """
+import csv
+import io
 import os
 import re
 import signal
@@ -198,6 +200,8 @@ def run_v1(tmp, exe, data_file, work, name, cg):
     check(len(own) == 1 and own[0]["ino"] == ino and not own[0]["target"],
           "the process's own memory cgroup is recorded after its snapshot")
 
+    check_report(data, g["usage"], data_file)
+
     # charges: pages charged to other cgroups than the process's
     ch = charges(data)
     check(ch and all(own == ino for _, own, _ in ch),
@@ -251,6 +255,80 @@ def run_v1(tmp, exe, data_file, work, name, cg):
           f"a process that joins gets its CGROUP records ({err.strip()})")
     check(sum(g["target"] for g in recs) >= 2,
           "the -G cgroup is recorded at every snapshot")
+    usages = [g["usage"] for g in recs if g["target"]]
+    out = subprocess.run([MEMSZ, "report", "-i", data, "--timeline", "-F",
+                          "charge", "--format", "csv"], capture_output=True,
+                         text=True).stdout
+    totals = {}
+    for r in csv.DictReader(io.StringIO(out)):
+        totals[r["snapshot"]] = totals.get(r["snapshot"], 0) + \
+            float(r["charge"])
+    check(totals and all(min(abs(t - u) for u in usages) <= t * 0.01
+                         for t in totals.values()),
+          f"--timeline: each point's CHARGE TOTAL is the cgroup's charge "
+          f"then ({len(totals)} points)")
+
+
+def check_report(data, usage, data_file):
+    """The report of a -G recording: CHARGE TOTAL is the cgroup's charge,
+    explained but for less than 1 %; what others pay for is under
+    [charged elsewhere] with CHARGE 0."""
+    rows = {r["files"]: r for r in lib.report(data, "files", "-F",
+                                               "rss,charge")}
+    total = sum(float(r["charge"]) for r in rows.values())
+    unexplained = float(rows.get("[unexplained]", {}).get("charge", 0))
+    check(abs(total - usage) <= usage * 0.01,
+          f"CHARGE TOTAL {total:.0f} == the recorded usage {usage}")
+    check(unexplained < usage * 0.01,
+          f"[unexplained] {unexplained:.0f} < 1 % of {usage}")
+    anon = float(rows.get("[anon]", {}).get("charge", 0))
+    check(50 * MIB <= anon < 51 * MIB,
+          f"[anon] CHARGE {anon:.0f}: the 50 MiB the workload holds")
+    cache = float(rows.get("[page cache, file unknown]", {})
+                  .get("charge", 0))
+    fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", data_file],
+                        capture_output=True, text=True)
+    res = int(fc.stdout.split()[0]) if fc.returncode == 0 else 64 * MIB
+    check(abs(cache - res) <= res * 0.01 + 64 * 1024,
+          f"the file read, unmapped: [page cache, file unknown] {cache:.0f}"
+          f" ~ its cached bytes ({res}, fincore)")
+    kernel = float(rows.get("[kernel memory]", {}).get("charge", 0))
+    check(kernel > 0, f"[kernel memory] {kernel:.0f} (memory.kmem)")
+    el = rows.get("[charged elsewhere]")
+    check(el is not None and float(el["rss"]) > 0 and
+          float(el["charge"]) == 0,
+          "[charged elsewhere]: resident, CHARGE 0")
+    libs = [r for r in lib.report(data, "files,kinds", "-F", "rss,charge")
+            if r["files"] == "[charged elsewhere]" and
+            "libc.so" in r["kinds"] and ": " in r["kinds"]]
+    check(libs and all(float(r["charge"]) == 0 for r in libs),
+          "libc under [charged elsewhere], its paying cgroup named: "
+          + (libs[0]["kinds"] if libs else "none"))
+
+
+def check_v2_report(data, st, current):
+    """The kernel's parts of a v2 cgroup's charge as rows, from its
+    memory.stat; TOTAL CHARGE is memory.current."""
+    rows = {r["files"]: float(r["charge"])
+            for r in lib.report(data, "files", "-F", "charge")}
+    slab = st["slab_reclaimable"] + st["slab_unreclaimable"]
+    parts = slab + st["kernel_stack"] + st["pagetables"] + \
+        st["percpu"] + st["vmalloc"]
+    want = {"[kernel: slab]": slab,
+            "[kernel: stacks]": st["kernel_stack"],
+            "[kernel: page tables]": st["pagetables"],
+            "[kernel: percpu]": st["percpu"],
+            "[kernel: vmalloc]": st["vmalloc"],
+            "[kernel: other]": st["kernel"] - parts,
+            "[page cache, file unknown]": st["file"]}
+    got = {k: rows.get(k) for k in want}
+    check(got == want, f"v2 kernel rows from memory.stat: {got}")
+    check(abs(sum(rows.values()) - current) < 1,
+          f"TOTAL CHARGE {sum(rows.values()):.0f} == memory.current "
+          f"{current}")
+    check(rows.get("[charged elsewhere]", -1) == 0,
+          "the processes' pages, charged to their v1 cgroup, are "
+          "elsewhere")
 
 
 def test_v2(tmp, exe, data_file, work):
@@ -281,6 +359,7 @@ def test_v2(tmp, exe, data_file, work):
               f"read as v2: memory.current {g['usage']}, no kmem, {box}")
         check(g["stats"] == want,
               "every line of memory.stat, in its order and value")
+        check_v2_report(data, want, 123817984)
     os.remove(os.path.join(box, "memory.current"))
     r = record("-G", "box", "--duration", "0", "-o", data, env=env)
     check(r.returncode == 0 and r.stderr.count("has no memory controller")
