@@ -77,6 +77,8 @@ enum md_rec_type {
 	MD_REC_CGROUP = 17,   /* a memory cgroup's own counters at a moment */
 	MD_REC_SNAP_CHARGE = 18, /* pages of the mapping before charged to
 				    another memory cgroup than the process's */
+	MD_REC_FILE_CACHE = 19, /* a file's pages in the page cache and the
+				   memory cgroups that pay for them */
 	MD_REC__COUNT
 };
 
@@ -348,6 +350,31 @@ struct md_snap_charge {
 	const struct md_charge_run *runs;
 };
 
+/* Cached pages [page, page + npages) of a file (page: an index from its
+ * start), charged to memory cgroup cgroup (its inode; 0: to none). */
+struct md_cache_run {
+	uint64_t page;
+	uint64_t cgroup;
+	uint32_t npages;
+};
+
+/* Bound on the runs of one FILE_CACHE record (the recorder writes a
+ * file's in records of at most this many, each with the file's fields). */
+#define MD_CACHE_MAX_RUNS 65536
+
+/* Which pages of the file dev:ino (path as memsz opened it) were in the
+ * page cache at time, found without reading the file (mincore), with the
+ * memory cgroup each is charged to (/proc/kpagecgroup). Pages not listed
+ * were not cached. Runs sorted, not overlapping, within size. */
+struct md_file_cache {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, size;
+	uint32_t nruns;               /* 0 .. MD_CACHE_MAX_RUNS */
+	const char *path;
+	const struct md_cache_run *runs;
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
@@ -369,6 +396,7 @@ struct md_record {
 		struct md_jitmap jitmap;
 		struct md_cgroup cgroup;
 		struct md_snap_charge charge;
+		struct md_file_cache cache;
 	} u;
 };
 
@@ -451,6 +479,9 @@ int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r);
 /* A SNAP_CHARGE record, right after the SNAP_MAPPING record it is about:
  * 1 to MD_CHARGE_MAX_RUNS runs of at least a page each (else -EINVAL). */
 int md_write_snap_charge(struct md_writer *w, const struct md_snap_charge *r);
+/* A FILE_CACHE record: at most MD_CACHE_MAX_RUNS runs of a page or more
+ * each (else -EINVAL). */
+int md_write_file_cache(struct md_writer *w, const struct md_file_cache *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);

@@ -349,6 +349,7 @@ void md_reader_close(struct md_reader *r)
 	free(r->jit);
 	free(r->cgs);
 	free(r->chg);
+	free(r->fc);
 	free(r->z);
 	ZSTD_freeDCtx(r->dctx);
 	stackref_free(&r->stk);

@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* Read dir's counters and write them as a CGROUP record for pid with
  * flags added. Returns 0, or -ENOENT (no memory controller in dir) or
@@ -98,13 +100,17 @@ void rec_write_cgroups(struct session *r, struct rec_target *t)
 	}
 	free(dir);
 	free(mm);
-	if (r->sc.scan && target_scan_is_cgroup(r->sc.scan) && !r->werr)
+	if (r->sc.scan && target_scan_is_cgroup(r->sc.scan) && !r->werr) {
+		rec_scan_cache(r, t->pid);
 		write_target(r);
+	}
 }
 
 void rec_cgroups_free(struct session *r)
 {
 	free(r->cg.named);
-	r->cg.named = NULL;
-	r->cg.nnamed = r->cg.namedcap = 0;
+	free(r->cg.scanned);
+	if (r->cg.kpc_tried && r->cg.kpagecgroup_fd >= 0)
+		close(r->cg.kpagecgroup_fd);
+	memset(&r->cg, 0, sizeof(r->cg));
 }

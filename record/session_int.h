@@ -151,13 +151,22 @@ struct rec_scan {
 	int scan_err;               /* the last scan failed (told once) */
 };
 
-/* Memory cgroups (session_cgroup.c). */
+/* A file whose page cache was scanned, and when (session_cache.c). */
+struct rec_scanned {
+	uint64_t dev, ino, time;
+};
+
+/* Memory cgroups (session_cgroup.c, session_cache.c). */
 struct rec_memcg {
 	bool told;                  /* the -G cgroup has no memory
 				     * controller (told once) */
 	uint64_t *named;            /* cgroups paying for pages whose
 				     * CGROUP record was written */
 	size_t nnamed, namedcap;
+	struct rec_scanned *scanned; /* files whose cache was scanned */
+	size_t nscanned, scannedcap;
+	bool kpc_tried;             /* kpagecgroup_fd was opened (or not) */
+	int kpagecgroup_fd;         /* -1: not readable */
 };
 
 struct session {
@@ -301,6 +310,12 @@ void rec_final_snapshots(struct session *r);
 void rec_write_cgroups(struct session *r, struct rec_target *t);
 /* Free what the session holds of the memory cgroups. */
 void rec_cgroups_free(struct session *r);
+
+/* --- session_cache.c --- */
+
+/* -G: FILE_CACHE records of the files pid holds open or maps and of the
+ * files under --cache-paths not scanned lately. */
+void rec_scan_cache(struct session *r, int pid);
 
 /* --- session_loop.c --- */
 

@@ -49,6 +49,22 @@ struct pagekey {
 	uint32_t step, pad;
 };
 
+/* A file whose page cache was scanned (FILE_CACHE records). */
+struct cfile {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	uint32_t label;           /* its path */
+	size_t *recs;             /* indices into cgcharge.crecs, in time
+				     order */
+	size_t nrecs, cap;
+};
+
+/* One FILE_CACHE record: its time and runs cache[first, first + n). */
+struct crec {
+	uint64_t time;
+	size_t first, n;
+};
+
 struct cgcharge {
 	struct labels *lb;
 	uint64_t page_size;
@@ -71,7 +87,13 @@ struct cgcharge {
 	struct hashmap keyix;
 	uint64_t *file_bytes;     /* per step: of them, bytes charged */
 	size_t nsteps;
-	uint32_t elsewhere;
+	uint32_t elsewhere, cache_label;
+	struct cfile *files;      /* FILE_CACHE records, by file */
+	size_t nfiles, filecap;
+	struct crec *crecs;
+	size_t ncrecs, crecap;
+	struct md_cache_run *cache;
+	size_t ncache, cachecap;
 };
 
 /* The cgroup of inode ino (added, unnamed, if new). Returns its index. */
@@ -161,6 +183,35 @@ static void on_charge(struct cgcharge *g, uint64_t snap_off,
 	m->n += r->nruns;
 }
 
+static void on_file_cache(struct cgcharge *g, const struct md_file_cache *r)
+{
+	struct cfile *f = NULL;
+
+	for (size_t i = 0; i < g->nfiles && !f; i++)
+		if (g->files[i].ino == r->ino &&
+		    g->files[i].dev_major == r->dev_major &&
+		    g->files[i].dev_minor == r->dev_minor)
+			f = &g->files[i];
+	if (!f) {
+		xgrow(&g->files, &g->filecap, g->nfiles + 1,
+		      sizeof(*g->files));
+		f = &g->files[g->nfiles++];
+		*f = (struct cfile){ .dev_major = r->dev_major,
+				     .dev_minor = r->dev_minor, .ino = r->ino,
+				     .label = labels_intern(g->lb, r->path) };
+	}
+	xgrow(&f->recs, &f->cap, f->nrecs + 1, sizeof(*f->recs));
+	f->recs[f->nrecs++] = g->ncrecs;
+	xgrow(&g->crecs, &g->crecap, g->ncrecs + 1, sizeof(*g->crecs));
+	g->crecs[g->ncrecs++] = (struct crec){ .time = r->time,
+					       .first = g->ncache,
+					       .n = r->nruns };
+	xgrow(&g->cache, &g->cachecap, g->ncache + r->nruns + 1,
+	      sizeof(*g->cache));
+	memcpy(g->cache + g->ncache, r->runs, r->nruns * sizeof(*r->runs));
+	g->ncache += r->nruns;
+}
+
 /* Which cgroups are the one reported: the -G cgroup and those below it,
  * else the processes' own. */
 static void mark_inside(struct cgcharge *g)
@@ -203,6 +254,8 @@ int cgcharge_load(const char *path, struct labels *lb, struct cgcharge **out)
 			on_cgroup(g, &rec.u.cgroup);
 		else if (rec.type == MD_REC_SNAP_CHARGE)
 			on_charge(g, snap_off, &rec.u.charge);
+		else if (rec.type == MD_REC_FILE_CACHE)
+			on_file_cache(g, &rec.u.cache);
 	}
 	md_reader_close(r); /* a damaged tail is noted by the report */
 	for (size_t i = 0; i < g->npid && !g->group; i++)
@@ -215,6 +268,7 @@ int cgcharge_load(const char *path, struct labels *lb, struct cgcharge **out)
 have:
 	mark_inside(g);
 	g->elsewhere = labels_intern(lb, "[charged elsewhere]");
+	g->cache_label = labels_intern(lb, "[page cache]");
 	*out = g;
 	return 0;
 }
@@ -240,6 +294,11 @@ void cgcharge_free(struct cgcharge *g)
 	hashmap_free(&g->keyix);
 	free(g->file_bytes);
 	free(g->target);
+	for (size_t i = 0; i < g->nfiles; i++)
+		free(g->files[i].recs);
+	free(g->files);
+	free(g->crecs);
+	free(g->cache);
 	free(g);
 }
 
@@ -346,6 +405,19 @@ static bool page_seen(struct cgcharge *g, const struct pagekey *k)
 	return false;
 }
 
+/* Make room for step in g->file_bytes. */
+static void steps_grow(struct cgcharge *g, uint32_t step)
+{
+	size_t old = g->nsteps;
+
+	if (step < old)
+		return;
+	xgrow(&g->file_bytes, &g->nsteps, (size_t)step + 1,
+	      sizeof(*g->file_bytes));
+	memset(g->file_bytes + old, 0,
+	       (g->nsteps - old) * sizeof(*g->file_bytes));
+}
+
 /* The pages [s, e) of run r of mapping m, charged to the reported cgroup,
  * page cache pages: each charged whole where first seen in step. */
 static void push_cache(struct cgcharge *g, const struct md_snap_mapping *m,
@@ -356,14 +428,7 @@ static void push_cache(struct cgcharge *g, const struct md_snap_mapping *m,
 			     .dev_minor = m->dev_minor, .ino = m->ino,
 			     .step = step };
 
-	if (step >= g->nsteps) {
-		size_t old = g->nsteps;
-
-		xgrow(&g->file_bytes, &g->nsteps, step + 1,
-		      sizeof(*g->file_bytes));
-		memset(g->file_bytes + old, 0,
-		       (g->nsteps - old) * sizeof(*g->file_bytes));
-	}
+	steps_grow(g, step);
 	for (uint64_t va = s; va < e; va += g->page_size) {
 		struct md_run one = *r;
 
@@ -506,6 +571,64 @@ static const struct sample *sample_at(const struct cgcharge *g, uint64_t time)
 	return NULL;
 }
 
+/* The page cache of file f at time charged to the cgroup reported and
+ * not counted yet in step: its bytes (then counted). */
+static uint64_t file_charge(struct cgcharge *g, const struct cfile *f,
+			    uint32_t step, uint64_t time)
+{
+	struct pagekey k = { .dev_major = f->dev_major,
+			     .dev_minor = f->dev_minor, .ino = f->ino,
+			     .step = step };
+	uint64_t bytes = 0, at;
+	size_t last = f->nrecs;
+
+	while (last && g->crecs[f->recs[last - 1]].time > time)
+		last--;
+	if (!last)
+		return 0;
+	at = g->crecs[f->recs[last - 1]].time;
+	/* the records of that scan: one time for them all */
+	for (size_t i = last; i-- > 0 && g->crecs[f->recs[i]].time == at;) {
+		const struct crec *c = &g->crecs[f->recs[i]];
+
+		for (size_t j = 0; j < c->n; j++) {
+			const struct md_cache_run *u = &g->cache[c->first + j];
+
+			if (!g->cgs[cg_get(g, u->cgroup)].inside)
+				continue;
+			for (uint64_t p = 0; p < u->npages; p++) {
+				k.page = u->page + p;
+				if (!page_seen(g, &k))
+					bytes += g->page_size;
+			}
+		}
+	}
+	return bytes;
+}
+
+/* Rows of the page cache of the files scanned at or before time, charged
+ * to the cgroup reported: the file's label, "[page cache]" below. */
+static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
+		      uint32_t step, uint64_t time)
+{
+	uint32_t path[KEYS_MAX];
+	uint64_t vals[COL__COUNT] = { 0 };
+
+	steps_grow(g, step);
+	for (size_t i = 0; i < g->nfiles; i++) {
+		uint64_t b = file_charge(g, &g->files[i], step, time);
+
+		if (!b)
+			continue;
+		g->file_bytes[step] += b;
+		path[0] = g->files[i].label;
+		for (size_t k = 1; k < nkeys; k++)
+			path[k] = g->cache_label;
+		vals[COL_CHARGE] = b << COL_PSS_SHIFT;
+		rowtree_add(t, path, vals);
+	}
+}
+
 int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
 			 size_t nkeys, uint32_t step, uint64_t time,
 			 uint64_t *over)
@@ -537,6 +660,7 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
 		add_row(g, t, nkeys, "[kernel: other]", kernel - parts);
 	if (s->version == 1 && (s->flags & MD_CG_F_KMEM))
 		add_row(g, t, nkeys, "[kernel memory]", s->kmem);
+	file_rows(g, t, nkeys, step, s->time);
 	seen = step < g->nsteps ? g->file_bytes[step] : 0;
 	if (stat_get(s, file_key[s->version], &file) && file > seen)
 		add_row(g, t, nkeys, "[page cache, file unknown]", file - seen);

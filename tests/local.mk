@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_memcg tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_memcg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -40,6 +40,9 @@ tests_test_jitmap_LDADD = $(TEST_LIBS)
 tests_test_memcg_SOURCES = tests/test_memcg.c tests/testutil.c tests/testutil.h
 tests_test_memcg_CFLAGS = $(TEST_CFLAGS)
 tests_test_memcg_LDADD = $(TEST_LIBS)
+tests_test_pagecache_SOURCES = tests/test_pagecache.c tests/testutil.c tests/testutil.h
+tests_test_pagecache_CFLAGS = $(TEST_CFLAGS)
+tests_test_pagecache_LDADD = $(TEST_LIBS)
 tests_test_labels_SOURCES = tests/test_labels.c tests/testutil.c tests/testutil.h
 tests_test_labels_CFLAGS = $(TEST_CFLAGS)
 tests_test_labels_LDADD = $(TEST_LIBS)

@@ -53,10 +53,12 @@ pgfault 29403
 
 class Load:
     """cg_load: moved into cgroup (a directory with cgroup.procs), then
-    told to read the file and dirty its anonymous memory."""
+    told to read the file (held open) and file2 (closed) and dirty its
+    anonymous memory."""
 
-    def __init__(self, exe, data_file, anon_kb, cgroup=None):
-        self.p = subprocess.Popen([exe, data_file, str(anon_kb)],
+    def __init__(self, exe, data_file, anon_kb, cgroup=None, file2=None):
+        self.p = subprocess.Popen([exe, data_file, str(anon_kb)] +
+                                  ([file2] if file2 else []),
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True)
         self.pid = int(self.p.stdout.readline().split()[1])
@@ -167,7 +169,8 @@ def removed(path):
 
 
 def run_v1(tmp, exe, data_file, work, name, cg):
-    load = Load(exe, data_file, 50 * 1024, cg)
+    file2 = os.path.join(tmp, "db", "f2.bin")
+    load = Load(exe, data_file, 50 * 1024, cg, file2)
     work.append(load)
     ino = os.stat(cg).st_ino
     data = os.path.join(tmp, "v1.data")
@@ -200,7 +203,17 @@ def run_v1(tmp, exe, data_file, work, name, cg):
     check(len(own) == 1 and own[0]["ino"] == ino and not own[0]["target"],
           "the process's own memory cgroup is recorded after its snapshot")
 
-    check_report(data, g["usage"], data_file)
+    check_report(data, g["usage"], data_file, file2, False)
+    r = record("-G", cg, "--duration", "0", "--cache-paths",
+               os.path.dirname(file2), "-o", data)
+    g = [g for g in cgroups(data) if g["target"]]
+    check(r.returncode == 0 and g, f"--cache-paths: recorded "
+          f"({r.stderr.strip()})")
+    if g:
+        check_report(data, g[0]["usage"], data_file, file2, True)
+    r = record("-p", str(load.pid), "--cache-paths", tmp, "-o", data)
+    check(r.returncode == 129 and "give -G" in r.stderr,
+          f"--cache-paths without -G: usage error ({r.stderr.strip()})")
 
     # charges: pages charged to other cgroups than the process's
     ch = charges(data)
@@ -269,10 +282,27 @@ def run_v1(tmp, exe, data_file, work, name, cg):
           f"then ({len(totals)} points)")
 
 
-def check_report(data, usage, data_file):
+def cached(path):
+    """The bytes of path in the page cache, as fincore says."""
+    fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", path],
+                        capture_output=True, text=True)
+    if fc.returncode:
+        lib.skip_part("fincore (util-linux) did not run")
+        return os.path.getsize(path)
+    return int(fc.stdout.split()[0])
+
+
+def near(got, want, what):
+    check(abs(got - want) <= want * 0.01 + 64 * 1024,
+          f"{what}: {got:.0f} ~ {want}")
+
+
+def check_report(data, usage, data_file, file2, named2):
     """The report of a -G recording: CHARGE TOTAL is the cgroup's charge,
     explained but for less than 1 %; what others pay for is under
-    [charged elsewhere] with CHARGE 0."""
+    [charged elsewhere] with CHARGE 0; the file the workload holds open
+    by name with its cached bytes, file2 (read and closed) by name only
+    with named2 (--cache-paths), else in [page cache, file unknown]."""
     rows = {r["files"]: r for r in lib.report(data, "files", "-F",
                                                "rss,charge")}
     total = sum(float(r["charge"]) for r in rows.values())
@@ -284,14 +314,21 @@ def check_report(data, usage, data_file):
     anon = float(rows.get("[anon]", {}).get("charge", 0))
     check(50 * MIB <= anon < 51 * MIB,
           f"[anon] CHARGE {anon:.0f}: the 50 MiB the workload holds")
-    cache = float(rows.get("[page cache, file unknown]", {})
-                  .get("charge", 0))
-    fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", data_file],
-                        capture_output=True, text=True)
-    res = int(fc.stdout.split()[0]) if fc.returncode == 0 else 64 * MIB
-    check(abs(cache - res) <= res * 0.01 + 64 * 1024,
-          f"the file read, unmapped: [page cache, file unknown] {cache:.0f}"
-          f" ~ its cached bytes ({res}, fincore)")
+    unknown = float(rows.get("[page cache, file unknown]", {})
+                    .get("charge", 0))
+    near(float(rows.get(data_file, {}).get("charge", 0)),
+         cached(data_file), f"the file held open, never mapped: by name, "
+         f"its cached bytes (fincore)")
+    named = float(rows.get(file2, {}).get("charge", 0))
+    if named2:
+        near(named, cached(file2), "--cache-paths: the file read and "
+             "closed by name, its cached bytes (fincore)")
+        check(unknown < 64 * 1024, f"no [page cache, file unknown] "
+              f"({unknown:.0f})")
+    else:
+        check(named == 0, "a file read and closed is not named")
+        near(unknown, cached(file2), "it is in [page cache, file "
+             "unknown]")
     kernel = float(rows.get("[kernel memory]", {}).get("charge", 0))
     check(kernel > 0, f"[kernel memory] {kernel:.0f} (memory.kmem)")
     el = rows.get("[charged elsewhere]")
@@ -368,6 +405,18 @@ def test_v2(tmp, exe, data_file, work):
           f"({r.stderr.strip()})")
 
 
+def make_file(path, mib):
+    """A file of mib MiB, out of the page cache, so that the workload's
+    read() charges its own cgroup for it."""
+    with open(path, "wb") as f:
+        for _ in range(mib):
+            f.write(os.urandom(MIB))
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+
+
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup needs root")
@@ -375,17 +424,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="memsz-t2311-") as tmp:
         exe = lib.workload(tmp, "cg_load")
         data_file = os.path.join(tmp, "big.bin")
-        with open(data_file, "wb") as f:
-            for _ in range(64):
-                f.write(os.urandom(MIB))
-        # out of the page cache, so that the workload's read() charges
-        # its own cgroup for it
-        subprocess.run(["dd", f"if={data_file}", "iflag=nocache",
-                        "count=0", "status=none"])
-        fd = os.open(data_file, os.O_RDONLY)
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
+        make_file(data_file, 64)
+        os.mkdir(os.path.join(tmp, "db"))
+        make_file(os.path.join(tmp, "db", "f2.bin"), 8)
         try:
             test_v1(tmp, exe, data_file, work)
             test_v2(tmp, exe, data_file, work)

@@ -1,9 +1,10 @@
 /* cg_load.c — a workload for the memory cgroup tests: waits for a line on
  * stdin (time to move it into a cgroup), then reads FILE whole with
- * read() (page cache charged to its cgroup, never mapped) and dirties
- * ANON_KB KiB of private memory; prints "ready PID" and sleeps until its
- * stdin closes or it is killed.
- * usage: cg_load FILE ANON_KB */
+ * read() (page cache charged to its cgroup, never mapped; the file is
+ * kept open), reads FILE2 whole too and closes it, and dirties ANON_KB
+ * KiB of private memory; prints "ready PID" and sleeps until its stdin
+ * closes or it is killed.
+ * usage: cg_load FILE ANON_KB [FILE2] */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ int main(int argc, char **argv)
 	char *p;
 	int fd;
 
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	kb = strtoul(argv[2], NULL, 10);
 	printf("wait %d\n", (int)getpid());
@@ -31,7 +32,15 @@ int main(int argc, char **argv)
 		return 4;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		;
-	close(fd);
+	if (argc == 4) {
+		int fd2 = open(argv[3], O_RDONLY);
+
+		if (fd2 < 0)
+			return 4;
+		while ((n = read(fd2, buf, sizeof(buf))) > 0)
+			;
+		close(fd2);
+	}
 	p = malloc(kb * 1024);
 	if (!p)
 		return 5;
@@ -40,5 +49,6 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin))
 		;
+	close(fd);
 	return p[kb * 512] == 0x5a ? 0 : 6;
 }
