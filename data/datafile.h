@@ -75,8 +75,8 @@ enum md_rec_type {
 	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
 	MD_REC_CMDLINE = 16,  /* a process's command line (task payload) */
 	MD_REC_CGROUP = 17,   /* a memory cgroup's own counters at a moment */
-	MD_REC_SNAP_CHARGE = 18, /* pages of the mapping before charged to
-				    another memory cgroup than the process's */
+	MD_REC_SNAP_CHARGE = 18, /* pages of the snapshot charged to another
+				    memory cgroup than the process's */
 	MD_REC_FILE_CACHE = 19, /* a file's pages in the page cache and the
 				   memory cgroups that pay for them */
 	MD_REC__COUNT
@@ -334,17 +334,18 @@ struct md_charge_run {
 };
 
 /* Bound on the runs of one SNAP_CHARGE record (the recorder writes a
- * mapping's in records of at most this many). */
+ * snapshot's in records of at most this many). */
 #define MD_CHARGE_MAX_RUNS 65536
 
-/* Of the SNAP_MAPPING record just before (the one at start), the present
- * pages charged to another memory cgroup than own, the process's own
- * (CGROUP record pid): the frames memsz looked up (all but exclusive
- * anonymous pages, which the process's cgroup paid for) whose
- * kpagecgroup differs. Pages of the mapping not listed are charged to
- * own. Sorted, not overlapping, inside the mapping. */
+/* Of the snapshot being read (the records come after its last mapping,
+ * before its SNAP_END), the present pages charged to another memory
+ * cgroup than own, the process's own (CGROUP record pid): the frames
+ * memsz looked up (all but exclusive anonymous pages, which the
+ * process's cgroup paid for) whose kpagecgroup differs. Pages not listed
+ * are charged to own. Sorted by address, not overlapping, below the last
+ * mapping's end, after the runs of the snapshot's SNAP_CHARGE record
+ * before (a run may span two adjacent mappings). */
 struct md_snap_charge {
-	uint64_t start;               /* the mapping's start */
 	uint64_t own;                 /* the process's memory cgroup inode */
 	uint32_t nruns;               /* 1 .. MD_CHARGE_MAX_RUNS */
 	const struct md_charge_run *runs;
@@ -476,8 +477,9 @@ int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
 /* A CGROUP record: version 1 or 2, at most MD_CGROUP_MAX_STATS counters
  * each with a key (else -EINVAL). */
 int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r);
-/* A SNAP_CHARGE record, right after the SNAP_MAPPING record it is about:
- * 1 to MD_CHARGE_MAX_RUNS runs of at least a page each (else -EINVAL). */
+/* A SNAP_CHARGE record, after the last SNAP_MAPPING record of its
+ * snapshot: 1 to MD_CHARGE_MAX_RUNS runs of at least a page each (else
+ * -EINVAL). */
 int md_write_snap_charge(struct md_writer *w, const struct md_snap_charge *r);
 /* A FILE_CACHE record: at most MD_CACHE_MAX_RUNS runs of a page or more
  * each (else -EINVAL). */

@@ -98,7 +98,6 @@ void md_snap_charge_encode(struct md_buf *b, const struct md_record *rec)
 {
 	const struct md_snap_charge *g = &rec->u.charge;
 
-	md_buf_u64(b, g->start);
 	md_buf_u64(b, g->own);
 	md_buf_u32(b, g->nruns);
 	md_buf_u32(b, 0);
@@ -112,23 +111,25 @@ void md_snap_charge_encode(struct md_buf *b, const struct md_record *rec)
 
 #define MD_CHARGE_RUN_SIZE 24
 
-/* The runs must be about the mapping just read: inside it, in order, after
- * those of an earlier SNAP_CHARGE record of it. */
+/* The runs must be about the snapshot whose mappings were all read: below
+ * the last one's end, in order, after those of an earlier SNAP_CHARGE
+ * record of it. */
 int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
 			      struct md_record *rec)
 {
 	struct md_snap_charge *g = &rec->u.charge;
 	uint64_t ps = r->hdr.page_size, at;
 
-	g->start = md_cur_u64(c);
 	g->own = md_cur_u64(c);
 	g->nruns = md_cur_u32(c);
 	if (md_cur_u32(c) && !c->err)
 		md_cur_fail(c, "charge record with a non-zero reserved field");
 	if (c->err)
 		return c->err;
-	if (!r->in_snap || !r->snap_seen || g->start != r->snap_last_start) {
-		md_cur_fail(c, "charge record not after its mapping");
+	if (!r->in_snap || !r->snap_seen ||
+	    r->snap_seen != r->snap_nmappings) {
+		md_cur_fail(c, "charge record not after its snapshot's "
+			       "mappings");
 		return c->err;
 	}
 	if (!g->nruns || g->nruns > MD_CHARGE_MAX_RUNS ||
@@ -150,8 +151,8 @@ int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
 		if (!u->npages || u->vaddr % ps || u->vaddr < at ||
 		    u->vaddr >= r->snap_prev_end ||
 		    u->npages > (r->snap_prev_end - u->vaddr) / ps) {
-			md_cur_fail(c, "charge run outside its mapping or "
-				       "out of order");
+			md_cur_fail(c, "charge run outside its snapshot's "
+				       "mappings or out of order");
 			return c->err;
 		}
 		at = u->vaddr + (uint64_t)u->npages * ps;
@@ -170,8 +171,8 @@ void md_snap_charge_print(FILE *out, const struct md_record *rec,
 
 	for (uint32_t i = 0; i < g->nruns; i++)
 		pages += g->runs[i].npages;
-	fprintf(out, "%s 0x%" PRIx64 " own %" PRIu64 " runs %u pages %" PRIu64
-		     "\n", name, g->start, g->own, g->nruns, pages);
+	fprintf(out, "%s own %" PRIu64 " runs %u pages %" PRIu64 "\n", name,
+		g->own, g->nruns, pages);
 	for (uint32_t i = 0; o->verbose && i < g->nruns; i++)
 		fprintf(out, "    0x%" PRIx64 " %u cgroup %" PRIu64 "\n",
 			g->runs[i].vaddr, g->runs[i].npages,

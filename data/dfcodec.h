@@ -266,7 +266,6 @@ struct md_reader {
 	size_t chg_cap;
 	struct md_cache_run *fc;  /* runs of the last FILE_CACHE */
 	size_t fc_cap;
-	uint64_t snap_last_start; /* start of the snapshot's last mapping */
 	uint64_t snap_charge_end; /* where its last SNAP_CHARGE run ended */
 	/* the records of the last PACKED record, handed out one by one */
 	ZSTD_DCtx *dctx;

@@ -309,8 +309,6 @@ int md_mapping_decode(struct md_reader *r, struct md_cur *c,
 		md_cur_fail(c, why);
 	r->snap_seen++;
 	r->snap_prev_end = m->end;
-	r->snap_last_start = m->start;
-	r->snap_charge_end = m->start;
 	return c->err;
 }
 

@@ -277,6 +277,7 @@ static int decode_snap_begin(struct md_reader *r, struct md_cur *c,
 	r->snap_nmappings = b->nmappings;
 	r->snap_seen = 0;
 	r->snap_prev_end = 0;
+	r->snap_charge_end = 0;
 	return c->err;
 }
 

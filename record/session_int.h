@@ -22,6 +22,7 @@
 #include "record/procmaps.h"
 #include "record/session.h"
 
+struct memcg_mounts;
 struct perf_capture;
 struct snapper;
 struct tracer;
@@ -156,8 +157,21 @@ struct rec_scanned {
 	uint64_t dev, ino, time;
 };
 
+/* A memory cgroup whose counters were recorded, and when. */
+struct rec_cgseen {
+	uint64_t ino, time;
+	uint32_t version;
+};
+
 /* Memory cgroups (session_cgroup.c, session_cache.c). */
 struct rec_memcg {
+	struct memcg_mounts *mounts; /* read once; NULL until then */
+	int mounts_err;             /* reading them failed */
+	char *dir;                  /* the snapshot process's memory cgroup
+				     * (rec_prepare_cgroup), or NULL */
+	uint64_t ino;               /* its inode */
+	struct rec_cgseen *seen;    /* counters recorded lately */
+	size_t nseen, seencap;
 	bool told;                  /* the -G cgroup has no memory
 				     * controller (told once) */
 	uint64_t *named;            /* cgroups paying for pages whose
@@ -305,6 +319,8 @@ void rec_final_snapshots(struct session *r);
 
 /* --- session_cgroup.c --- */
 
+/* Before a snapshot of t: find its memory cgroup and tell the snapper. */
+void rec_prepare_cgroup(struct session *r, struct rec_target *t);
 /* After a snapshot of t: CGROUP records of t's memory cgroup and, in a
  * -G recording, of the -G cgroup (the counters of the same moment). */
 void rec_write_cgroups(struct session *r, struct rec_target *t);

@@ -117,6 +117,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	 * it throughout. */
 	if (!h.thawed && !r->sn.freeze)
 		snapper_set_release(r->sn.s, thaw, &h);
+	rec_prepare_cgroup(r, t);
 	ret = snapper_take(r->sn.s, read_pid, r->sn.seq++, flags, &st);
 	thaw(&h);
 	if (ret == -ESRCH) {

@@ -118,9 +118,10 @@ struct snapper {
 	bool has_pfn, has_kpageflags, has_scan;
 	bool has_kpagecgroup;    /* kpagecgroup readable: charges recorded */
 	uint64_t own_cg;         /* the snapshot process's memory cgroup
-				    inode (0: unknown, then every charged
-				    page looked up is listed) */
-	/* the charge runs of the mapping being written (snap_pool.c) */
+				    inode (snapper_set_cgroup; 0: unknown,
+				    then every charged page looked up is
+				    listed) */
+	/* the charge runs of the snapshot being written (snap_pool.c) */
 	struct md_charge_run *cgacc;
 	size_t ncgacc, cgacc_cap;
 	/* the other memory cgroups the last snapshot's pages are charged

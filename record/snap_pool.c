@@ -120,7 +120,7 @@ struct vma_acc {
 	uint64_t present, swapped, unreadable;
 };
 
-/* Append the charge runs of slot sl to the mapping's, joining a run that
+/* Append the charge runs of slot sl to the snapshot's, joining a run that
  * crosses the chunk boundary. */
 static void charge_add(struct snapper *s, const struct snap_slot *sl)
 {
@@ -140,37 +140,6 @@ static void charge_add(struct snapper *s, const struct snap_slot *sl)
 		      sizeof(*s->cgacc));
 		s->cgacc[s->ncgacc++] = *u;
 	}
-}
-
-/* The SNAP_CHARGE records of the mapping at start just written, if any
- * of its pages is charged elsewhere. Returns 0 or a write error. */
-static int charge_write(struct snapper *s, uint64_t start)
-{
-	for (size_t i = 0; i < s->ncgacc; i++) {
-		size_t k = 0;
-
-		while (k < s->npayers && s->payers[k] != s->cgacc[i].cgroup)
-			k++;
-		if (k < s->npayers)
-			continue;
-		xgrow(&s->payers, &s->payers_cap, s->npayers + 1,
-		      sizeof(*s->payers));
-		s->payers[s->npayers++] = s->cgacc[i].cgroup;
-	}
-	for (size_t i = 0; i < s->ncgacc; i += MD_CHARGE_MAX_RUNS) {
-		struct md_snap_charge g = {
-			.start = start, .own = s->own_cg,
-			.nruns = (uint32_t)MIN(s->ncgacc - i,
-					       MD_CHARGE_MAX_RUNS),
-			.runs = s->cgacc + i,
-		};
-		int ret = md_write_snap_charge(s->w, &g);
-
-		if (ret < 0)
-			return ret;
-	}
-	s->ncgacc = 0;
-	return 0;
 }
 
 /* Call the tick callback, if any (snapper_set_tick). */
@@ -206,7 +175,6 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			return sl->ret;
 		if (t->first == 0) {
 			memset(a, 0, sizeof(*a));
-			s->ncgacc = 0;
 			ret = md_mapping_begin(s->w, m->start, m->end);
 			if (ret < 0)
 				return ret;
@@ -249,9 +217,6 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 				return ret;
 		}
 		ret = md_mapping_end(s->w, &mr, &nruns);
-		if (ret < 0)
-			return ret;
-		ret = charge_write(s, m->start);
 		if (ret < 0)
 			return ret;
 		st->mappings++;

@@ -10,7 +10,6 @@
 
 #include "record/snapshot.h"
 
-#include "record/memcg.h"
 #include "record/procmaps.h"
 #include "record/snap_images.h"
 #include "record/snap_int.h"
@@ -26,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int snapper_new(struct md_writer *w, struct snapper **out)
@@ -234,6 +232,37 @@ static int snap_begin(struct snapper *s, int pid, uint32_t seq,
 	return md_write_snap_begin(s->w, &b);
 }
 
+/* The SNAP_CHARGE records of the snapshot whose mappings were written, if
+ * any of its pages is charged elsewhere, and the cgroups that pay for
+ * them (snapper_payers). Returns 0 or a write error. */
+static int charge_write(struct snapper *s)
+{
+	for (size_t i = 0; i < s->ncgacc; i++) {
+		size_t k = 0;
+
+		while (k < s->npayers && s->payers[k] != s->cgacc[i].cgroup)
+			k++;
+		if (k < s->npayers)
+			continue;
+		xgrow(&s->payers, &s->payers_cap, s->npayers + 1,
+		      sizeof(*s->payers));
+		s->payers[s->npayers++] = s->cgacc[i].cgroup;
+	}
+	for (size_t i = 0; i < s->ncgacc; i += MD_CHARGE_MAX_RUNS) {
+		struct md_snap_charge g = {
+			.own = s->own_cg,
+			.nruns = (uint32_t)MIN(s->ncgacc - i,
+					       MD_CHARGE_MAX_RUNS),
+			.runs = s->cgacc + i,
+		};
+		int ret = md_write_snap_charge(s->w, &g);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* Run the job of the begun snapshot seq of pid and end it: SNAP_END (in
  * any case: on an error, -ESRCH when the process is gone, what was begun
  * is ended), then a NOTE of the pages found changed. Returns 0 or the
@@ -247,6 +276,8 @@ static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 
 	ret = snap_job_run(j, ids, &e, st);
 	snap_release(s);
+	if (!ret)
+		ret = charge_write(s);
 	hwm = target_status_kb(pid, "VmHWM");
 	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
 	e.time = mono_ns();
@@ -296,23 +327,6 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 	return 0;
 }
 
-/* The inode of pid's memory cgroup (what kpagecgroup gives for the pages
- * it pays for), or 0 when it has none memsz can read. */
-static uint64_t own_cgroup(int pid)
-{
-	struct memcg_mounts *mm = xmalloc(sizeof(*mm));
-	char *dir = NULL;
-	struct stat st;
-	uint64_t ino = 0;
-
-	if (memcg_mounts_read(mm) == 0 &&
-	    memcg_dir_of_pid(pid, mm, &dir) == 0 && stat(dir, &st) == 0)
-		ino = st.st_ino;
-	free(dir);
-	free(mm);
-	return ino;
-}
-
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats)
 {
@@ -336,8 +350,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		ret = errno == ENOENT ? -ESRCH : -errno;
 		goto out;
 	}
-	s->own_cg = own_cgroup(pid);
 	s->npayers = 0;
+	s->ncgacc = 0;
 	ret = snap_images_map(s, pid, &maps, &ids);
 	if (ret < 0)
 		goto out;
@@ -359,6 +373,11 @@ out:
 	free(ids);
 	procmaps_free(&maps);
 	return ret;
+}
+
+void snapper_set_cgroup(struct snapper *s, uint64_t ino)
+{
+	s->own_cg = ino;
 }
 
 size_t snapper_payers(const struct snapper *s, const uint64_t **inos)

@@ -36,9 +36,9 @@ struct sample {
 	uint32_t nstats;
 };
 
-/* The SNAP_CHARGE runs of one mapping: charge[first, first + n). */
+/* The SNAP_CHARGE runs of one snapshot: charge[first, first + n). */
 struct chmap {
-	uint64_t snap_off, start;
+	uint64_t snap_off;
 	size_t first, n;
 };
 
@@ -76,7 +76,7 @@ struct cgcharge {
 	size_t npid, pidcap;
 	struct sample *samples;   /* in time order */
 	size_t nsamples, samplecap;
-	struct chmap *maps;       /* in (snap_off, start) order */
+	struct chmap *maps;       /* in snap_off order */
 	size_t nmaps, mapcap;
 	struct md_charge_run *charge;
 	size_t ncharge, chargecap;
@@ -170,10 +170,10 @@ static void on_charge(struct cgcharge *g, uint64_t snap_off,
 {
 	struct chmap *m = g->nmaps ? &g->maps[g->nmaps - 1] : NULL;
 
-	if (!m || m->snap_off != snap_off || m->start != r->start) {
+	if (!m || m->snap_off != snap_off) {
 		xgrow(&g->maps, &g->mapcap, g->nmaps + 1, sizeof(*g->maps));
 		m = &g->maps[g->nmaps++];
-		*m = (struct chmap){ .snap_off = snap_off, .start = r->start,
+		*m = (struct chmap){ .snap_off = snap_off,
 				     .first = g->ncharge };
 	}
 	xgrow(&g->charge, &g->chargecap, g->ncharge + r->nruns,
@@ -346,30 +346,41 @@ uint32_t cgcharge_payer(const struct cgcharge *g, uint32_t k)
 	return c->label;
 }
 
-/* The SNAP_CHARGE runs of mapping start of the snapshot at snap_off, and
- * their count in *n (0: none). */
+/* The SNAP_CHARGE runs of the snapshot at snap_off from the first that
+ * ends after address start, and their count in *n (0: none). */
 static const struct md_charge_run *charge_of(const struct cgcharge *g,
 					     uint64_t snap_off,
 					     uint64_t start, size_t *n)
 {
-	size_t lo = 0, hi = g->nmaps;
+	const struct md_charge_run *ch;
+	size_t lo = 0, hi = g->nmaps, nch;
 
 	*n = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct chmap *m = &g->maps[mid];
 
-		if (m->snap_off < snap_off ||
-		    (m->snap_off == snap_off && m->start < start))
+		if (g->maps[mid].snap_off < snap_off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == g->nmaps || g->maps[lo].snap_off != snap_off ||
-	    g->maps[lo].start != start)
+	if (lo == g->nmaps || g->maps[lo].snap_off != snap_off)
 		return NULL;
-	*n = g->maps[lo].n;
-	return g->charge + g->maps[lo].first;
+	ch = g->charge + g->maps[lo].first;
+	nch = g->maps[lo].n;
+	lo = 0;
+	hi = nch;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ch[mid].vaddr + (uint64_t)ch[mid].npages * g->page_size <=
+		    start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*n = nch - lo;
+	return ch + lo;
 }
 
 /* Append run r (or extend the last one when it continues it). */

@@ -29,7 +29,7 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, check  # noqa: E402
+from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
 
 MIB = 1 << 20
 V1_ROOT = "/sys/fs/cgroup/memory"
@@ -102,24 +102,35 @@ def cgroups(data):
 
 
 def charges(data):
-    """The SNAP_CHARGE records of data: a list of (mapping name, own,
-    [(vaddr, npages, cgroup)])."""
+    """The SNAP_CHARGE runs of data by mapping: a list of (mapping name,
+    own, [(vaddr, npages, cgroup)]) for each mapping of a snapshot with
+    runs in it."""
     out = subprocess.run([MEMSZ, "dump", "-v", "-i", lib.recording(data)],
                          text=True, capture_output=True).stdout
-    name, recs = None, []
+    maps, recs = [], []
     for line in out.splitlines():
-        m = re.search(r"SNAP_MAPPING .* runs \d+ (.*)$", line)
+        if "SNAP_BEGIN" in line:
+            maps = []
+        m = re.search(r"SNAP_MAPPING \[(0x[0-9a-f]+)-(0x[0-9a-f]+)\).* "
+                      r"runs \d+ (.*)$", line)
         if m:
-            name = m[1]
+            maps.append((int(m[1], 16), int(m[2], 16), m[3]))
             continue
-        m = re.search(r"SNAP_CHARGE 0x[0-9a-f]+ own (\d+) runs", line)
+        m = re.search(r"SNAP_CHARGE own (\d+) runs", line)
         if m:
-            recs.append((name, int(m[1]), []))
+            own = int(m[1])
             continue
         m = re.match(r"    (0x[0-9a-f]+) (\d+) cgroup (\d+)$", line)
-        if m and recs:
-            recs[-1][2].append((int(m[1], 16), int(m[2]), int(m[3])))
-    return recs
+        if not m:
+            continue
+        va, n, cg = int(m[1], 16), int(m[2]), int(m[3])
+        for s, e, name in maps:
+            if va < e and va + n * PAGE > s:
+                if not recs or recs[-1][0] != name or \
+                        recs[-1][3] != (s, own):
+                    recs.append((name, own, [], (s, own)))
+                recs[-1][2].append((va, n, cg))
+    return [(n, o, r) for n, o, r, _ in recs]
 
 
 def cgroups_raw(data):

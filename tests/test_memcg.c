@@ -287,7 +287,8 @@ static void test_record(void **state)
 
 /* Write a snapshot of one mapping [0x10000, 0x20000) with 16 present
  * pages, then the charge runs given (none: no SNAP_CHARGE record), to
- * path; with early, the charge record comes before the mapping. */
+ * path; with early, the charge record comes before the mapping (before
+ * the snapshot's last mapping). */
 static void write_charged(const char *path, const struct md_charge_run *u,
 			  uint32_t n, bool early)
 {
@@ -300,8 +301,7 @@ static void write_charged(const char *path, const struct md_charge_run *u,
 				     .name = "x", .runs = &run, .nruns = 1 };
 	struct md_snap_begin b = { .time = 1, .pid = 7, .nmappings = 1 };
 	struct md_snap_end e = { .time = 2, .pid = 7 };
-	struct md_snap_charge g = { .start = 0x10000, .own = 99, .nruns = n,
-				    .runs = u };
+	struct md_snap_charge g = { .own = 99, .nruns = n, .runs = u };
 	struct md_writer *w;
 
 	assert_int_equal(md_writer_open(path, &w), 0);
@@ -368,13 +368,15 @@ static void test_charge_record(void **state)
 	assert_int_equal(got[1].cgroup, 0);
 	write_charged(fx("order.data"), bad, 2, false);
 	assert_string_equal(read_charged(fx("order.data"), got, &n),
-			    "charge run outside its mapping or out of order");
+			    "charge run outside its snapshot's mappings or "
+			    "out of order");
 	write_charged(fx("past.data"), past, 1, false);
 	assert_string_equal(read_charged(fx("past.data"), got, &n),
-			    "charge run outside its mapping or out of order");
+			    "charge run outside its snapshot's mappings or "
+			    "out of order");
 	write_charged(fx("early.data"), u, 2, true);
 	assert_string_equal(read_charged(fx("early.data"), got, &n),
-			    "charge record not after its mapping");
+			    "charge record not after its snapshot's mappings");
 	tmpdir_remove();
 	(void)state;
 }
