@@ -79,6 +79,8 @@ enum md_rec_type {
 				    memory cgroup than the process's */
 	MD_REC_FILE_CACHE = 19, /* a file's pages in the page cache and the
 				   memory cgroups that pay for them */
+	MD_REC_MACHINE = 20,  /* the machine's memory at a moment: meminfo
+				 and a walk of every page frame */
 	MD_REC__COUNT
 };
 
@@ -376,6 +378,17 @@ struct md_file_cache {
 	const struct md_cache_run *runs;
 };
 
+/* The machine's memory at time (a record -a round): every line of
+ * /proc/meminfo (key as there, value in bytes, or a count where it has no
+ * unit) and the bytes of page frames of each kind a walk of
+ * /proc/kpageflags found ("walk_free", "walk_slab", ...; see
+ * memsz-data(5)). */
+struct md_machine {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t nstats;              /* <= MD_CGROUP_MAX_STATS */
+	const struct md_cgroup_stat *stats;
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
@@ -398,6 +411,7 @@ struct md_record {
 		struct md_cgroup cgroup;
 		struct md_snap_charge charge;
 		struct md_file_cache cache;
+		struct md_machine machine;
 	} u;
 };
 
@@ -484,6 +498,9 @@ int md_write_snap_charge(struct md_writer *w, const struct md_snap_charge *r);
 /* A FILE_CACHE record: at most MD_CACHE_MAX_RUNS runs of a page or more
  * each (else -EINVAL). */
 int md_write_file_cache(struct md_writer *w, const struct md_file_cache *r);
+/* A MACHINE record: at most MD_CGROUP_MAX_STATS counters each with a key
+ * (else -EINVAL). */
+int md_write_machine(struct md_writer *w, const struct md_machine *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);

@@ -1,8 +1,9 @@
 /* dfcgroup.c — the record types of memory cgroups (see datafile.h):
  * CGROUP (a cgroup's counters), SNAP_CHARGE (a mapping's pages another
- * cgroup pays for) and FILE_CACHE (a file's cached pages and who pays
- * for them), each its encoder, decoder, printer and typed writer; their
- * rows are in dfrecords.c's table. */
+ * cgroup pays for), FILE_CACHE (a file's cached pages and who pays for
+ * them) and MACHINE (the whole machine's memory), each its encoder,
+ * decoder, printer and typed writer; their rows are in dfrecords.c's
+ * table. */
 #include "config.h"
 
 #include "data/dfcodec.h"
@@ -299,6 +300,73 @@ int md_write_file_cache(struct md_writer *w, const struct md_file_cache *r)
 		return -EINVAL;
 	for (uint32_t i = 0; i < r->nruns; i++)
 		if (!r->runs[i].npages)
+			return -EINVAL;
+	return md_write_record(w, &rec);
+}
+
+/* --- MACHINE: meminfo and a walk of the page frames --- */
+
+void md_machine_encode(struct md_buf *b, const struct md_record *rec)
+{
+	const struct md_machine *m = &rec->u.machine;
+
+	md_buf_u64(b, m->time);
+	md_buf_u32(b, m->nstats);
+	md_buf_u32(b, 0);
+	for (uint32_t i = 0; i < m->nstats; i++) {
+		md_buf_u64(b, m->stats[i].value);
+		md_buf_str(b, m->stats[i].key);
+	}
+}
+
+int md_machine_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec)
+{
+	struct md_machine *m = &rec->u.machine;
+
+	m->time = md_cur_u64(c);
+	m->nstats = md_cur_u32(c);
+	md_cur_u32(c);
+	if (c->err)
+		return c->err;
+	if (m->nstats > MD_CGROUP_MAX_STATS ||
+	    m->nstats > (c->len - c->pos) / MD_CG_STAT_MIN) {
+		md_cur_fail(c, "machine counter count past the record");
+		return c->err;
+	}
+	xgrow(&r->cgs, &r->cgs_cap, m->nstats ? m->nstats : 1,
+	      sizeof(*r->cgs));
+	for (uint32_t i = 0; i < m->nstats; i++) {
+		r->cgs[i].value = md_cur_u64(c);
+		r->cgs[i].key = md_cur_str(c);
+		if (c->err)
+			return c->err;
+	}
+	m->stats = r->cgs;
+	return 0;
+}
+
+/* With o->verbose, each counter on a line. */
+void md_machine_print(FILE *out, const struct md_record *rec,
+		      const char *name, const struct md_print_opts *o)
+{
+	const struct md_machine *m = &rec->u.machine;
+
+	md_print_time(out, m->time);
+	fprintf(out, "%s stats %u\n", name, m->nstats);
+	for (uint32_t i = 0; o->verbose && i < m->nstats; i++)
+		fprintf(out, "    %s %" PRIu64 "\n", m->stats[i].key,
+			m->stats[i].value);
+}
+
+int md_write_machine(struct md_writer *w, const struct md_machine *r)
+{
+	struct md_record rec = { .type = MD_REC_MACHINE, .u.machine = *r };
+
+	if (r->nstats > MD_CGROUP_MAX_STATS || (r->nstats && !r->stats))
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->nstats; i++)
+		if (!r->stats[i].key)
 			return -EINVAL;
 	return md_write_record(w, &rec);
 }

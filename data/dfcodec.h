@@ -326,6 +326,11 @@ int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
 			  struct md_record *rec);
 void md_snap_charge_print(FILE *out, const struct md_record *rec,
 			  const char *name, const struct md_print_opts *o);
+void md_machine_encode(struct md_buf *b, const struct md_record *rec);
+int md_machine_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec);
+void md_machine_print(FILE *out, const struct md_record *rec,
+		      const char *name, const struct md_print_opts *o);
 void md_file_cache_encode(struct md_buf *b, const struct md_record *rec);
 int md_file_cache_decode(struct md_reader *r, struct md_cur *c,
 			 struct md_record *rec);

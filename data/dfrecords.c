@@ -531,6 +531,8 @@ static const struct md_rectype rectypes[MD_REC__COUNT] = {
 				 md_snap_charge_decode, md_snap_charge_print },
 	[MD_REC_FILE_CACHE] = { "FILE_CACHE", md_file_cache_encode,
 				md_file_cache_decode, md_file_cache_print },
+	[MD_REC_MACHINE] = { "MACHINE", md_machine_encode, md_machine_decode,
+			     md_machine_print },
 };
 
 const struct md_rectype *md_rectype_of(uint32_t type)

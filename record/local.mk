@@ -16,5 +16,6 @@ libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \
 	record/session_capture.c record/session_trigger.c \
 	record/session_cgroup.c record/memcg.c record/memcg.h \
 	record/session_cache.c record/pagecache.c record/pagecache.h \
+	record/machine.c record/machine.h \
 	record/jitmap.c record/jitmap.h \
 	record/targets_scan.c record/targets_scan.h

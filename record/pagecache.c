@@ -21,34 +21,51 @@
 
 /* Pages mapped at a time (128 MiB of 4 KiB pages). */
 #define SCAN_CHUNK (1u << 15)
-/* kpagecgroup entries read at a time around a frame. */
+/* At most this many kpagecgroup entries a pread, read through gaps of up
+ * to CG_GAP frames: each entry read costs the kernel a look-up. */
 #define CG_BLOCK 512
+#define CG_GAP 8
 #define PM_PRESENT (1ull << 63)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
-/* A block of /proc/kpagecgroup read around the frames of a file, which
- * are often near each other. */
-struct cg_cache {
-	int fd;
-	uint64_t first, n;        /* entries [first, first + n) */
-	uint64_t v[CG_BLOCK];
+/* A frame to look up in kpagecgroup: its number and the page of the
+ * chunk it holds. */
+struct look {
+	uint64_t pfn;
+	uint32_t idx;
 };
 
-/* The cgroup of frame pfn (0 when it cannot be read). */
-static uint64_t cg_of(struct cg_cache *cc, uint64_t pfn)
+static int look_cmp(const void *a, const void *b)
 {
-	ssize_t r;
+	const struct look *x = a, *y = b;
 
-	if (cc->fd < 0 || !pfn)
-		return 0;
-	if (pfn < cc->first || pfn >= cc->first + cc->n) {
-		r = pread(cc->fd, cc->v, sizeof(cc->v), (off_t)(pfn * 8));
-		cc->first = pfn;
-		cc->n = r > 0 ? (uint64_t)r / 8 : 0;
-		if (!cc->n)
-			return 0;
+	return (x->pfn > y->pfn) - (x->pfn < y->pfn);
+}
+
+/* The cgroups of the n frames of look[] into cg[look[i].idx], read
+ * through fd sorted by frame, one pread for frames at most CG_GAP apart
+ * (0 where a frame cannot be read). */
+static void cg_lookup(int fd, struct look *look, size_t n, uint64_t *cg)
+{
+	uint64_t buf[CG_BLOCK];
+	size_t i = 0;
+
+	qsort(look, n, sizeof(*look), look_cmp);
+	while (i < n) {
+		uint64_t first = look[i].pfn;
+		size_t j = i + 1, got;
+		ssize_t r;
+
+		while (j < n && look[j].pfn - look[j - 1].pfn <= CG_GAP &&
+		       look[j].pfn - first < CG_BLOCK)
+			j++;
+		r = pread(fd, buf, (look[j - 1].pfn - first + 1) * 8,
+			  (off_t)(first * 8));
+		got = r > 0 ? (size_t)r / 8 : 0;
+		for (; i < j; i++)
+			cg[look[i].idx] = look[i].pfn - first < got ?
+						  buf[look[i].pfn - first] : 0;
 	}
-	return cc->v[pfn - cc->first];
 }
 
 /* Add page (an index in the file) charged to cg to pf's runs. */
@@ -90,11 +107,20 @@ static void populate(uint8_t *base, const unsigned char *vec, size_t n,
 	}
 }
 
+/* Scratch of a scan, for SCAN_CHUNK pages. */
+struct scan_buf {
+	unsigned char *vec;      /* mincore */
+	uint64_t *ent;           /* pagemap entries, then cgroups */
+	struct look *look;
+};
+
 /* Scan pages [first, first + n) of the file fd into pf. */
-static int scan_chunk(int fd, int pm, struct cg_cache *cc, uint64_t first,
-		      size_t n, size_t ps, unsigned char *vec, uint64_t *ent,
-		      struct pagecache_file *pf)
+static int scan_chunk(int fd, int pm, int kpc, uint64_t first, size_t n,
+		      size_t ps, struct scan_buf *sb, struct pagecache_file *pf)
 {
+	unsigned char *vec = sb->vec;
+	uint64_t *ent = sb->ent;
+	size_t nlook = 0;
 	uint8_t *base;
 	ssize_t r;
 	int ret = 0;
@@ -116,10 +142,19 @@ static int scan_chunk(int fd, int pm, struct cg_cache *cc, uint64_t first,
 	for (size_t i = 0; i < n; i++) {
 		/* cached, as mincore said and the page table shows */
 		if (!(vec[i] & 1) || (size_t)r < (i + 1) * 8 ||
-		    !(ent[i] & PM_PRESENT))
+		    !(ent[i] & PM_PRESENT)) {
+			vec[i] = 0;
 			continue;
-		run_add(pf, first + i, cg_of(cc, ent[i] & PM_PFN_MASK));
+		}
+		sb->look[nlook++] = (struct look){ ent[i] & PM_PFN_MASK,
+						   (uint32_t)i };
+		ent[i] = 0;
 	}
+	if (kpc >= 0)
+		cg_lookup(kpc, sb->look, nlook, ent);
+	for (size_t i = 0; i < n; i++)
+		if (vec[i] & 1)
+			run_add(pf, first + i, ent[i]);
 out:
 	munmap(base, n * ps);
 	return ret;
@@ -128,10 +163,10 @@ out:
 int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
-	struct cg_cache *cc;
-	unsigned char *vec;
-	uint64_t *ent, npages;
+	struct scan_buf sb;
+	uint64_t npages;
 	struct stat st;
+	size_t n;
 	int pm, ret = 0;
 
 	pf->nruns = 0;
@@ -150,17 +185,17 @@ int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm < 0)
 		return -errno;
-	cc = xcalloc(1, sizeof(*cc));
-	cc->fd = kpagecgroup_fd;
-	vec = xmalloc(SCAN_CHUNK);
-	ent = xmalloc(SCAN_CHUNK * sizeof(*ent));
+	n = (size_t)MIN(SCAN_CHUNK, npages);
+	sb.vec = xmalloc(n);
+	sb.ent = xmalloc(n * sizeof(*sb.ent));
+	sb.look = xmalloc(n * sizeof(*sb.look));
 	for (uint64_t p = 0; p < npages && !ret; p += SCAN_CHUNK)
-		ret = scan_chunk(fd, pm, cc, p,
-				 (size_t)MIN(SCAN_CHUNK, npages - p), ps, vec,
-				 ent, pf);
-	free(ent);
-	free(vec);
-	free(cc);
+		ret = scan_chunk(fd, pm, kpagecgroup_fd, p,
+				 (size_t)MIN(SCAN_CHUNK, npages - p), ps, &sb,
+				 pf);
+	free(sb.look);
+	free(sb.ent);
+	free(sb.vec);
 	close(pm);
 	return ret;
 }

@@ -6,6 +6,7 @@
 
 #include "record/session_int.h"
 
+#include "record/machine.h"
 #include "record/memcg.h"
 #include "record/snapshot.h"
 #include "record/targets_scan.h"
@@ -166,6 +167,22 @@ void rec_write_cgroups(struct session *r, struct rec_target *t)
 		rec_scan_cache(r, t->pid);
 		write_target(r);
 	}
+}
+
+void rec_machine_round(struct session *r)
+{
+	struct machine m = { 0 };
+	struct md_machine rec;
+
+	if (r->werr || !r->sc.scan || target_scan_is_cgroup(r->sc.scan))
+		return;
+	if (machine_read(&m) == 0) {
+		rec = (struct md_machine){ .time = mono_ns(),
+					   .nstats = (uint32_t)m.n,
+					   .stats = m.stats };
+		rec_wfail(r, md_write_machine(r->w, &rec));
+	}
+	machine_release(&m);
 }
 
 void rec_cgroups_free(struct session *r)

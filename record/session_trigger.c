@@ -301,4 +301,5 @@ void rec_final_snapshots(struct session *r)
 			rec_say(r, true, msg);
 		free(msg);
 	}
+	rec_machine_round(r);
 }

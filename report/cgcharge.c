@@ -6,6 +6,7 @@
 #include "report/attrib.h"
 #include "report/keys.h"
 #include "util/hashmap.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -27,7 +28,8 @@ struct pid_cg {
 	uint64_t ino;
 };
 
-/* The -G cgroup's counters at one moment. */
+/* The -G cgroup's counters at one moment (version 1 or 2), or the
+ * machine's (version 0: meminfo and the page frame walk). */
 struct sample {
 	uint64_t time;
 	uint32_t version, flags;
@@ -69,6 +71,8 @@ struct cgcharge {
 	struct labels *lb;
 	uint64_t page_size;
 	bool group;               /* a -G recording */
+	bool machine;             /* a -a recording with MACHINE records:
+				     every cgroup is the one reported */
 	char *target;             /* the -G cgroup's path */
 	struct cg *cgs;
 	size_t ncg, cgcap;
@@ -103,7 +107,8 @@ static size_t cg_get(struct cgcharge *g, uint64_t ino)
 		if (g->cgs[i].ino == ino)
 			return i;
 	xgrow(&g->cgs, &g->cgcap, g->ncg + 1, sizeof(*g->cgs));
-	g->cgs[g->ncg] = (struct cg){ .ino = ino, .label = LABEL_NONE };
+	g->cgs[g->ncg] = (struct cg){ .ino = ino, .label = LABEL_NONE,
+				      .inside = g->machine };
 	return g->ncg++;
 }
 
@@ -136,22 +141,49 @@ static uint64_t pid_own(const struct cgcharge *g, uint32_t pid)
 	return 0;
 }
 
-static void sample_add(struct cgcharge *g, const struct md_cgroup *r)
+static struct sample *sample_new(struct cgcharge *g, uint64_t time,
+				 const struct md_cgroup_stat *stats,
+				 uint32_t nstats)
 {
 	struct sample *s;
 
 	xgrow(&g->samples, &g->samplecap, g->nsamples + 1,
 	      sizeof(*g->samples));
 	s = &g->samples[g->nsamples++];
-	*s = (struct sample){ .time = r->time, .version = r->version,
-			      .flags = r->flags, .usage = r->usage,
-			      .kmem = r->kmem, .nstats = r->nstats };
-	s->stats = xcalloc(r->nstats + 1, sizeof(*s->stats));
-	for (uint32_t i = 0; i < r->nstats; i++)
-		s->stats[i] = (struct md_cgroup_stat){
-			xstrdup(r->stats[i].key), r->stats[i].value };
+	*s = (struct sample){ .time = time, .nstats = nstats };
+	s->stats = xcalloc(nstats + 1, sizeof(*s->stats));
+	for (uint32_t i = 0; i < nstats; i++)
+		s->stats[i] = (struct md_cgroup_stat){ xstrdup(stats[i].key),
+						       stats[i].value };
+	return s;
+}
+
+static void sample_add(struct cgcharge *g, const struct md_cgroup *r)
+{
+	struct sample *s = sample_new(g, r->time, r->stats, r->nstats);
+
+	s->version = r->version;
+	s->flags = r->flags;
+	s->usage = r->usage;
+	s->kmem = r->kmem;
 	if (!g->target)
 		g->target = xstrdup(r->path);
+}
+
+/* A MACHINE record: a sample of version 0 whose charge is MemTotal. */
+static void on_machine(struct cgcharge *g, const struct md_machine *r)
+{
+	struct sample *s;
+
+	if (g->group)
+		return;
+	s = sample_new(g, r->time, r->stats, r->nstats);
+	for (uint32_t i = 0; i < s->nstats; i++)
+		if (!strcmp(s->stats[i].key, "MemTotal")) {
+			s->usage = s->stats[i].value;
+			s->flags = MD_CG_F_USAGE;
+		}
+	g->machine = true;
 }
 
 static void on_cgroup(struct cgcharge *g, const struct md_cgroup *r)
@@ -221,7 +253,9 @@ static void mark_inside(struct cgcharge *g)
 	for (size_t i = 0; i < g->ncg; i++) {
 		struct cg *c = &g->cgs[i];
 
-		if (g->group)
+		if (g->machine)
+			c->inside = true;
+		else if (g->group)
 			c->inside = c->path && !strncmp(c->path, g->target, tl) &&
 				    (!c->path[tl] || c->path[tl] == '/');
 		else
@@ -256,12 +290,16 @@ int cgcharge_load(const char *path, struct labels *lb, struct cgcharge **out)
 			on_charge(g, snap_off, &rec.u.charge);
 		else if (rec.type == MD_REC_FILE_CACHE)
 			on_file_cache(g, &rec.u.cache);
+		else if (rec.type == MD_REC_MACHINE)
+			on_machine(g, &rec.u.machine);
 	}
 	md_reader_close(r); /* a damaged tail is noted by the report */
-	for (size_t i = 0; i < g->npid && !g->group; i++)
+	if (g->group || g->machine)
+		goto have;
+	for (size_t i = 0; i < g->npid; i++)
 		if (g->pids[i].pid)
 			goto have;
-	if (!g->group) {
+	{
 		cgcharge_free(g);
 		return 0;
 	}
@@ -305,6 +343,11 @@ void cgcharge_free(struct cgcharge *g)
 bool cgcharge_group(const struct cgcharge *g)
 {
 	return g && g->group;
+}
+
+bool cgcharge_accounts(const struct cgcharge *g)
+{
+	return g && (g->group || g->machine);
 }
 
 void cgcharge_relabel(struct cgcharge *g, uint32_t payer, uint32_t *path,
@@ -541,10 +584,24 @@ static const struct kernel_row kernel_rows[] = {
 	{ 2, "[kernel: percpu]", { "percpu" }, true },
 	{ 2, "[kernel: vmalloc]", { "vmalloc" }, true },
 	{ 2, "[kernel: sock]", { "sock" }, false },
+	{ 0, "[free]", { "MemFree" }, false },
+	{ 0, "[kernel: slab]", { "Slab" }, false },
+	{ 0, "[kernel: stacks]", { "KernelStack" }, false },
+	{ 0, "[kernel: page tables]", { "PageTables", "SecPageTables" },
+	  false },
+	{ 0, "[kernel: percpu]", { "Percpu" }, false },
+	{ 0, "[hugetlb]", { "Hugetlb" }, false },
 };
 
-/* The memory.stat keys of the page cache a cgroup is charged for. */
-static const char *const file_key[3] = { NULL, "cache", "file" };
+/* The counters of the page cache and of the anonymous memory charged, by
+ * version (0: the machine's meminfo). */
+static const char *const file_keys[3][2] = { { "Buffers", "Cached" },
+					     { "cache" }, { "file" } };
+static const char *const anon_key[3] = { "AnonPages", "rss", "anon" };
+
+/* The sum of the counters keys[0..n-1] of s (those it has). */
+static uint64_t stat_sum(const struct sample *s, const char *const *keys,
+			 size_t n);
 
 /* The value of key in s; false if s has no such counter. */
 static bool stat_get(const struct sample *s, const char *key, uint64_t *v)
@@ -555,6 +612,17 @@ static bool stat_get(const struct sample *s, const char *key, uint64_t *v)
 			return true;
 		}
 	return false;
+}
+
+static uint64_t stat_sum(const struct sample *s, const char *const *keys,
+			 size_t n)
+{
+	uint64_t sum = 0, v;
+
+	for (size_t i = 0; i < n && keys[i]; i++)
+		if (stat_get(s, keys[i], &v))
+			sum += v;
+	return sum;
 }
 
 /* Add bytes of CHARGE to the row label (the same label at every level). */
@@ -640,28 +708,80 @@ static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 	}
 }
 
+/* The page frame walk beside /proc/meminfo: each kind of frames whose
+ * bytes differ from meminfo's by more than 1 %, one line (malloc'd), or
+ * NULL when all agree. */
+static char *walk_note(const struct sample *s)
+{
+	static const struct {
+		const char *what;
+		const char *walk[3];
+		const char *meminfo[3];
+	} pairs[] = {
+		{ "free", { "walk_free" }, { "MemFree" } },
+		{ "slab", { "walk_slab" }, { "Slab" } },
+		{ "page tables", { "walk_pgtable" },
+		  { "PageTables", "SecPageTables" } },
+		{ "anonymous", { "walk_anon" }, { "AnonPages" } },
+		{ "page cache", { "walk_file", "walk_shmem" },
+		  { "Buffers", "Cached" } },
+		{ "hugetlb", { "walk_hugetlb" }, { "Hugetlb" } },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	char a[32], b[32];
+	uint64_t v;
+
+	if (!stat_get(s, "walk_free", &v))
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+		uint64_t w = stat_sum(s, pairs[i].walk, 3);
+		uint64_t m = stat_sum(s, pairs[i].meminfo, 3);
+		uint64_t d = w > m ? w - m : m - w;
+
+		if (d * 100 <= m)
+			continue;
+		fmt_human(a, sizeof(a), (double)w);
+		fmt_human(b, sizeof(b), (double)m);
+		strbuf_addf(&sb, "%s%s %s (meminfo %s)", sb.len ? ", " : "",
+			    pairs[i].what, a, b);
+	}
+	if (!sb.len) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	v = stat_sum(s, (const char *const[]){ "walk_unflagged" }, 1);
+	fmt_human(a, sizeof(a), (double)v);
+	strbuf_addf(&sb, "; frames with no flag: %s", a);
+	return xasprintf("page frame walk and /proc/meminfo differ by more "
+			 "than 1 %%: %s", strbuf_str(&sb));
+}
+
 int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
 			 size_t nkeys, uint32_t step, uint64_t time,
-			 uint64_t *over)
+			 uint64_t *over, char **note)
 {
 	const struct sample *s;
-	uint64_t kernel = 0, parts = 0, file, seen, total;
+	uint64_t kernel = 0, parts = 0, file, seen, total, anon, counted;
 
 	*over = 0;
-	if (!cgcharge_group(g))
+	*note = NULL;
+	if (!cgcharge_accounts(g))
 		return 0;
 	s = sample_at(g, time);
 	if (!s || !(s->flags & MD_CG_F_USAGE))
 		return -ENOENT;
+	steps_grow(g, step);
+	/* what the processes' pages explain: page cache and the rest */
+	counted = (t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT) -
+		  MIN(g->file_bytes[step],
+		      t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT);
 	for (size_t i = 0; i < ARRAY_SIZE(kernel_rows); i++) {
 		const struct kernel_row *k = &kernel_rows[i];
-		uint64_t sum = 0, v;
+		uint64_t sum;
 
 		if (k->version != s->version)
 			continue;
-		for (size_t j = 0; j < ARRAY_SIZE(k->keys) && k->keys[j]; j++)
-			if (stat_get(s, k->keys[j], &v))
-				sum += v;
+		sum = stat_sum(s, k->keys, ARRAY_SIZE(k->keys));
 		add_row(g, t, nkeys, k->label, sum);
 		if (k->in_kernel)
 			parts += sum;
@@ -672,9 +792,14 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
 	if (s->version == 1 && (s->flags & MD_CG_F_KMEM))
 		add_row(g, t, nkeys, "[kernel memory]", s->kmem);
 	file_rows(g, t, nkeys, step, s->time);
-	seen = step < g->nsteps ? g->file_bytes[step] : 0;
-	if (stat_get(s, file_key[s->version], &file) && file > seen)
+	seen = g->file_bytes[step];
+	file = stat_sum(s, file_keys[s->version], 2);
+	if (file > seen)
 		add_row(g, t, nkeys, "[page cache, file unknown]", file - seen);
+	if (stat_get(s, anon_key[s->version], &anon) && anon > counted)
+		add_row(g, t, nkeys, "[anon, process unknown]", anon - counted);
+	if (!s->version)
+		*note = walk_note(s);
 	total = t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT;
 	if (total < s->usage)
 		add_row(g, t, nkeys, "[unexplained]", s->usage - total);

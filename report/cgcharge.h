@@ -31,9 +31,11 @@ struct cgcharge;
  * CGROUP record of a process: no CHARGE), or -errno. */
 int cgcharge_load(const char *path, struct labels *lb, struct cgcharge **out);
 void cgcharge_free(struct cgcharge *g);
-/* True in a -G recording: pages charged elsewhere get their own row and
- * the kernel's counters rows of theirs. */
+/* True in a -G recording: pages charged elsewhere get their own row. */
 bool cgcharge_group(const struct cgcharge *g);
+/* True in a -G recording and in a -a one with MACHINE records: the
+ * kernel's counters give rows of their own (cgcharge_kernel_rows). */
+bool cgcharge_accounts(const struct cgcharge *g);
 
 /* The runs of mapping m of the snapshot of pid whose SNAP_BEGIN is at
  * snap_off, with the ATTRIB_PG_* flags of CHARGE; a run charged elsewhere
@@ -54,15 +56,18 @@ void cgcharge_relabel(struct cgcharge *g, uint32_t payer, uint32_t *path,
 		      size_t n);
 
 /* Add to t (depth nkeys) the rows of the charge no process maps, from
- * the -G cgroup's counters recorded first at or after time (ns, the
- * clock of the records): the kernel's parts, the page cache no mapping
- * showed, and "[unexplained]" for what is left of the charge after t's
- * CHARGE so far. Then t's TOTAL CHARGE is the cgroup's charge. Nothing
- * outside a -G recording. *over receives the bytes t's CHARGE exceeded
- * the charge by (0 normally). Returns 0, or -ENOENT when no counters
- * were recorded after time (the rows are then not added). */
+ * the -G cgroup's counters (or, -a, the machine's /proc/meminfo)
+ * recorded first at or after time (ns, the clock of the records): the
+ * kernel's parts (and, -a, free memory), the page cache of the files
+ * scanned and the rest of it, the anonymous memory no process showed,
+ * and "[unexplained]" for what is left of the charge (-a: MemTotal)
+ * after t's CHARGE so far. Then t's TOTAL CHARGE is the charge. Nothing
+ * but in a -G or -a recording. *over receives the bytes t's CHARGE
+ * exceeded the charge by (0 normally); *note a line (malloc'd) when the
+ * page frame walk and meminfo disagree, else NULL. Returns 0, or -ENOENT
+ * when no counters were recorded after time (no row added). */
 int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
 			 size_t nkeys, uint32_t step, uint64_t time,
-			 uint64_t *over);
+			 uint64_t *over, char **note);
 
 #endif
