@@ -341,9 +341,9 @@ struct md_charge_run {
 
 /* Of the snapshot being read (the records come after its last mapping,
  * before its SNAP_END), the present pages charged to another memory
- * cgroup than own, the process's own (CGROUP record pid): the frames
- * memsz looked up (all but exclusive anonymous pages, which the
- * process's cgroup paid for) whose kpagecgroup differs. Pages not listed
+ * cgroup than own, the process's own (CGROUP record pid): the file pages
+ * (page cache, shared memory) memsz looked up whose kpagecgroup differs
+ * (anonymous pages are taken as the process's cgroup's). Pages not listed
  * are charged to own. Sorted by address, not overlapping, below the last
  * mapping's end, after the runs of the snapshot's SNAP_CHARGE record
  * before (a run may span two adjacent mappings). */
