@@ -103,7 +103,10 @@ def main():
             live = [sum(m.get(k, 0) for k in keys) for m in (before, after)]
             check(rows.get(row) == want, f"{row} {rows.get(row)} is the "
                   f"recording's {'+'.join(keys)} {want}")
-            check(min(live) * 0.9 <= want <= max(live) * 1.1,
+            # they move, on a busy machine by several MiB between reads
+            slack = 16 << 20
+            check(min(live) * 0.9 - slack <= want <=
+                  max(live) * 1.1 + slack,
                   f"{row} near /proc/meminfo around it {live}")
         check(rows.get("[anon]", 0) > 0 and "[unexplained]" in rows,
               "processes' anonymous memory and [unexplained] are rows")
