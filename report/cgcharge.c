@@ -70,6 +70,7 @@ struct crec {
 struct cgcharge {
 	struct labels *lb;
 	uint64_t page_size;
+	uint64_t snap_off;        /* cgcharge_add: the snapshot being read */
 	bool group;               /* a -G recording */
 	bool machine;             /* a -a recording with MACHINE records:
 				     every cgroup is the one reported */
@@ -265,50 +266,43 @@ static void mark_inside(struct cgcharge *g)
 	}
 }
 
-int cgcharge_load(const char *path, struct labels *lb, struct cgcharge **out)
+struct cgcharge *cgcharge_new(struct labels *lb)
 {
 	struct cgcharge *g = xcalloc(1, sizeof(*g));
-	struct md_reader *r = NULL;
-	struct md_record rec;
-	uint64_t snap_off = 0;
-	int ret;
 
-	*out = NULL;
 	g->lb = lb;
-	ret = md_reader_open(path, &r);
-	if (ret < 0) {
+	return g;
+}
+
+void cgcharge_add(struct cgcharge *g, const struct md_record *rec)
+{
+	if (rec->type == MD_REC_SNAP_BEGIN)
+		g->snap_off = rec->offset;
+	else if (rec->type == MD_REC_CGROUP)
+		on_cgroup(g, &rec->u.cgroup);
+	else if (rec->type == MD_REC_SNAP_CHARGE)
+		on_charge(g, g->snap_off, &rec->u.charge);
+	else if (rec->type == MD_REC_FILE_CACHE)
+		on_file_cache(g, &rec->u.cache);
+	else if (rec->type == MD_REC_MACHINE)
+		on_machine(g, &rec->u.machine);
+}
+
+struct cgcharge *cgcharge_finish(struct cgcharge *g, uint64_t page_size)
+{
+	bool any = g->group || g->machine;
+
+	for (size_t i = 0; i < g->npid && !any; i++)
+		any = g->pids[i].pid != 0;
+	if (!any || !page_size) {
 		cgcharge_free(g);
-		return ret;
+		return NULL;
 	}
-	g->page_size = md_reader_header(r)->page_size;
-	while (md_read_next(r, &rec) > 0) {
-		if (rec.type == MD_REC_SNAP_BEGIN)
-			snap_off = rec.offset;
-		else if (rec.type == MD_REC_CGROUP)
-			on_cgroup(g, &rec.u.cgroup);
-		else if (rec.type == MD_REC_SNAP_CHARGE)
-			on_charge(g, snap_off, &rec.u.charge);
-		else if (rec.type == MD_REC_FILE_CACHE)
-			on_file_cache(g, &rec.u.cache);
-		else if (rec.type == MD_REC_MACHINE)
-			on_machine(g, &rec.u.machine);
-	}
-	md_reader_close(r); /* a damaged tail is noted by the report */
-	if (g->group || g->machine)
-		goto have;
-	for (size_t i = 0; i < g->npid; i++)
-		if (g->pids[i].pid)
-			goto have;
-	{
-		cgcharge_free(g);
-		return 0;
-	}
-have:
+	g->page_size = page_size;
 	mark_inside(g);
-	g->elsewhere = labels_intern(lb, "[charged elsewhere]");
-	g->cache_label = labels_intern(lb, "[page cache]");
-	*out = g;
-	return 0;
+	g->elsewhere = labels_intern(g->lb, "[charged elsewhere]");
+	g->cache_label = labels_intern(g->lb, "[page cache]");
+	return g;
 }
 
 void cgcharge_free(struct cgcharge *g)

@@ -26,10 +26,16 @@
 
 struct cgcharge;
 
-/* Read the cgroup records of the recording path, interning labels into
- * lb (borrowed). Returns 0 and *out (NULL when the recording has no
- * CGROUP record of a process: no CHARGE), or -errno. */
-int cgcharge_load(const char *path, struct labels *lb, struct cgcharge **out);
+/* A reader of a recording's cgroup records, interning labels into lb
+ * (borrowed): give it every record in file order (cgcharge_add), then
+ * finish it. */
+struct cgcharge *cgcharge_new(struct labels *lb);
+/* Take what rec (any record) says of charges. */
+void cgcharge_add(struct cgcharge *g, const struct md_record *rec);
+/* The charges of the records added (g, ready), or NULL (g freed) when
+ * the recording has no CGROUP record of a process nor MACHINE record: no
+ * CHARGE. page_size is the recording's. */
+struct cgcharge *cgcharge_finish(struct cgcharge *g, uint64_t page_size);
 void cgcharge_free(struct cgcharge *g);
 /* True in a -G recording: pages charged elsewhere get their own row. */
 bool cgcharge_group(const struct cgcharge *g);

@@ -13,11 +13,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
-void charge_cg_setup(struct report_ctx *c)
+void charge_cg_begin(struct report_ctx *c)
 {
 	c->payer_label = LABEL_NONE;
-	if (cgcharge_load(c->o->input, c->lb, &c->cg) < 0)
-		c->cg = NULL;
+	c->cg = cgcharge_new(c->lb);
+}
+
+void charge_cg_setup(struct report_ctx *c)
+{
+	c->cg = cgcharge_finish(c->cg, c->page_size);
 	if (!c->cg)
 		c->res->unknown_cols |= 1u << COL_CHARGE;
 	c->res->cgroup_charge = cgcharge_accounts(c->cg);

@@ -228,6 +228,7 @@ static int pass1(struct report_ctx *c, char **msg)
 		return ret;
 	}
 	while ((ret = md_read_next(r, &rec)) > 0) {
+		cgcharge_add(c->cg, &rec);
 		switch (rec.type) {
 		case MD_REC_IMAGE:
 			attrib_add_image(c->a, &rec.u.image);
@@ -644,6 +645,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	keys_setup(&c, o);
+	charge_cg_begin(&c);
 	ret = pass1(&c, msg);
 	if (ret < 0)
 		goto out;

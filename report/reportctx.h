@@ -117,8 +117,10 @@ int charge_read_faults(struct report_ctx *c, const bool *chosen,
  * 0, or a negative code with *msg (caller frees). */
 int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg);
 
-/* charge_cg.c: the memory cgroup charges of a report. Read them (CHARGE
- * is unknown without them). */
+/* charge_cg.c: the memory cgroup charges of a report. Before pass 1 (it
+ * hands every record to cgcharge_add(c->cg)), and after it (CHARGE is
+ * unknown without them). */
+void charge_cg_begin(struct report_ctx *c);
 void charge_cg_setup(struct report_ctx *c);
 /* After pass 2, in a -G recording: the rows of the charge no process
  * maps (kernel memory, page cache, "[unexplained]") per value set, and
