@@ -7,7 +7,7 @@ bench_scripts += bench/bench_size.py bench/bench_faults.py \
 	bench/bench_syswide.py
 EXTRA_DIST += $(bench_scripts) bench/benchlib.py
 bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf \
-	bench/bench_rows
+	bench/bench_rows bench/bench_machine
 noinst_PROGRAMS += $(bench_programs)
 bench_bench_rangemap_SOURCES = bench/bench_rangemap.c bench/benchutil.h
 bench_bench_rangemap_LDADD = $(MEMSZ_LIBS)
@@ -17,6 +17,8 @@ bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)
 bench_bench_rows_SOURCES = bench/bench_rows.c bench/benchutil.h
 bench_bench_rows_LDADD = $(MEMSZ_LIBS)
+bench_bench_machine_SOURCES = bench/bench_machine.c bench/benchutil.h
+bench_bench_machine_LDADD = $(MEMSZ_LIBS)
 
 bench: all $(noinst_PROGRAMS)
 	@for b in $(bench_scripts); do \

@@ -28,6 +28,8 @@ struct record_args {
 	struct perf_event_attr *sattr; /* parsed from events */
 	size_t nsattr;
 	char **cmd;                    /* launched command, or NULL */
+	const char **cache_paths;      /* --cache-paths, in order */
+	size_t ncache_paths, cache_cap;
 };
 
 /* The options of record; a long-only option's id is a letter no short
@@ -48,9 +50,15 @@ static const struct opt record_opts[] = {
 	  "every process memsz may read (kernel threads\n"
 	  "skipped); new ones are found at every --interval", NULL },
 	{ 'G', "cgroup", OPT_ARG, "CGROUP", 'G',
-	  "every process of a cgroup v2 and its descendants\n"
-	  "(a path under the cgroup2 mount, e.g.\n"
-	  "system.slice/ssh.service), and those that join", NULL },
+	  "every process of a cgroup and its descendants,\n"
+	  "and those that join (a path under the cgroup2\n"
+	  "mount, e.g. system.slice/ssh.service, or under\n"
+	  "the v1 memory hierarchy); its memory counters\n"
+	  "are recorded at every snapshot", NULL },
+	{ 0, "cache-paths", OPT_ARG, "DIR", 'P',
+	  "with -G: name the page cache of the files under\n"
+	  "DIR (repeatable) besides those the processes hold\n"
+	  "open or map; found without reading them", NULL },
 	{ 0, "interval", OPT_ARG, "MS", 'I',
 	  "also take a snapshot every MS milliseconds", NULL },
 	{ 0, "duration", OPT_ARG, "S", 'd',
@@ -170,6 +178,7 @@ static void record_args_free(struct record_args *a)
 {
 	free(a->events);
 	free(a->sattr);
+	free(a->cache_paths);
 }
 
 /* Append one more event name to a->events. */
@@ -256,6 +265,11 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'G':
 		a->cgroup = arg;
 		break;
+	case 'P':
+		xgrow(&a->cache_paths, &a->cache_cap, a->ncache_paths + 1,
+		      sizeof(*a->cache_paths));
+		a->cache_paths[a->ncache_paths++] = arg;
+		break;
 	case 'I':
 		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
 		    !a->so.interval_ms) {
@@ -333,6 +347,11 @@ static int check_targets(const struct record_args *a, bool cmd)
 			    "processes: give -p PID, -a or -G CGROUP");
 		return EXIT_USAGE;
 	}
+	if (a->ncache_paths && !a->cgroup) {
+		memsz_error("--cache-paths names the page cache of a cgroup: "
+			    "give -G CGROUP");
+		return EXIT_USAGE;
+	}
 	if (a->so.one_shot && a->events) {
 		memsz_error("--duration 0 takes one snapshot: it samples no "
 			    "events");
@@ -365,6 +384,8 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 	a->so.samples = a->sattr;
 	a->so.nsamples = a->nsattr;
 	a->so.names = a->events;
+	a->so.cache_paths = a->cache_paths;
+	a->so.ncache_paths = a->ncache_paths;
 	return -1;
 }
 
@@ -415,10 +436,10 @@ static int open_scan(const struct record_args *a, struct target_scan **scan)
 			   target_scan_cgroup(a->cgroup, scan);
 
 	if (err == -ENODEV)
-		memsz_error("cannot record cgroup '%s': no cgroup2 file system "
+		memsz_error("cannot record cgroup '%s': no cgroup file system "
 			    "is mounted", a->cgroup);
 	else if (err == -ENOTDIR)
-		memsz_error("'%s' is not a cgroup v2 directory", a->cgroup);
+		memsz_error("'%s' is not a cgroup directory", a->cgroup);
 	else if (err == -ENOENT)
 		memsz_error("no cgroup '%s'", a->cgroup);
 	else if (err < 0)

@@ -33,20 +33,24 @@ static const struct opt report_opts[] = {
 	VIEW_ROW_BY("keys, outermost first (default files):", report_keys),
 	VIEW_ROW_LIST_KEYS,
 	VIEW_ROW_FIELDS("columns and their order; table\n"
-			"default file,vm,rss,pss,dirty (uss\n"
-			"for pss without PSS; relocs with\n"
+			"default file,vm,rss,pss,charge,dirty\n"
+			"(uss for pss without PSS; charge\n"
+			"in -G recordings; relocs with\n"
 			"--by relocs), other formats all\n"
-			"but thp and locked (procs when the\n"
+			"but thp, locked and (outside -G)\n"
+			"charge (procs when the\n"
 			"report covers more than one\n"
 			"process), folded the first"),
 	VIEW_ROW_SORT("file, vm, rss (default, or the first\n"
 		      "of --fields), pss, uss, dirty, swap,\n"
 		      "relocs, shclean, shdirty, thp,\n"
 		      "locked, procs (the processes in a\n"
-		      "row): largest first; or an order,\n"
-		      "every row unless -n: addr (mappings\n"
-		      "by address, as pmap -x, processes by\n"
-		      "pid, other labels by name) or name"),
+		      "row), charge (what the memory\n"
+		      "cgroup pays for): largest first; or\n"
+		      "an order, every row unless -n: addr\n"
+		      "(mappings by address, as pmap -x,\n"
+		      "processes by pid, other labels by\n"
+		      "name) or name"),
 	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		       "'[N others]' (table default 20, with\n"
 		       "--timeline 10, with --sort addr or\n"
@@ -273,7 +277,7 @@ static int report_print(struct view *v, const char *input,
 	 * and mapped, what is resident, its fair share, and what is this
 	 * process's own dirty memory. */
 	enum col_id table_dflt[] = { COL_FILE, COL_VM, COL_RSS, COL_PSS,
-				     COL_DIRTY, COL_RELOCS };
+				     COL_CHARGE, COL_DIRTY, COL_RELOCS };
 	enum col_id cols[COL__COUNT];
 	unsigned avail = v->columns & ~res->unknown_cols;
 	size_t ncols;
@@ -285,6 +289,9 @@ static int report_print(struct view *v, const char *input,
 		table_dflt[3] = COL_USS;
 	if (res->unknown_cols & (1u << v->sort))
 		v->sort = COL_RSS;
+	/* CHARGE by default only where the report is of a cgroup (-G) */
+	if (!res->cgroup_charge && !v->nfields)
+		avail &= ~(1u << COL_CHARGE);
 	/* columns only a key not in --by gives (relocs) */
 	avail &= ~keys_cols_missing(v->keys, v->nkeys);
 	/* PROCS only where several processes share rows; pprof samples

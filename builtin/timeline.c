@@ -43,7 +43,7 @@ static int parse_cols(const struct view *v, const char *spec,
 					 "column '%s' (columns: file, vm, "
 					 "rss, pss, uss, dirty, swap, "
 					 "relocs, shclean, shdirty, thp, "
-					 "locked)", tok);
+					 "locked, charge)", tok);
 			n = -1;
 			break;
 		}

@@ -74,6 +74,13 @@ enum md_rec_type {
 				 the reader hands out the records inside */
 	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
 	MD_REC_CMDLINE = 16,  /* a process's command line (task payload) */
+	MD_REC_CGROUP = 17,   /* a memory cgroup's own counters at a moment */
+	MD_REC_SNAP_CHARGE = 18, /* pages of the snapshot charged to another
+				    memory cgroup than the process's */
+	MD_REC_FILE_CACHE = 19, /* a file's pages in the page cache and the
+				   memory cgroups that pay for them */
+	MD_REC_MACHINE = 20,  /* the machine's memory at a moment: meminfo
+				 and a walk of every page frame */
 	MD_REC__COUNT
 };
 
@@ -281,6 +288,107 @@ struct md_jitmap {
 	const struct md_jit_sym *syms;
 };
 
+/* CGROUP flags (md_cgroup.flags). */
+enum md_cgroup_flags {
+	MD_CG_F_USAGE = 1u << 0,  /* usage is valid */
+	MD_CG_F_KMEM = 1u << 1,   /* kmem is valid (cgroup v1) */
+	MD_CG_F_TARGET = 1u << 2, /* the cgroup the recording follows (-G) */
+	MD_CG_F_PAYER = 1u << 3,  /* a cgroup pages of the processes are
+				     charged to (SNAP_CHARGE), written
+				     once to name it */
+};
+
+/* Bound on the counters of one CGROUP record. */
+#define MD_CGROUP_MAX_STATS 1024
+
+/* One line of memory.stat: a counter and its value (bytes for sizes,
+ * a count for events, as the kernel prints it). */
+struct md_cgroup_stat {
+	const char *key;
+	uint64_t value;
+};
+
+/* A memory cgroup's own accounting at time: what the kernel charges it
+ * (v2 memory.current, v1 memory.usage_in_bytes), v1's kernel part
+ * (memory.kmem.usage_in_bytes) and every line of its memory.stat. Written
+ * for the -G cgroup at every snapshot round (pid 0, MD_CG_F_TARGET) and
+ * for the memory cgroup of each process after its snapshot (pid). */
+struct md_cgroup {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t pid;                 /* whose cgroup; 0: the -G cgroup */
+	uint32_t version;             /* 1 or 2 */
+	uint32_t flags;               /* MD_CG_F_* */
+	uint32_t nstats;              /* <= MD_CGROUP_MAX_STATS */
+	uint64_t ino;                 /* the cgroup directory's inode, as
+					 /proc/kpagecgroup gives it */
+	uint64_t usage;               /* bytes charged (MD_CG_F_USAGE) */
+	uint64_t kmem;                /* v1 kernel memory (MD_CG_F_KMEM) */
+	const char *path;             /* its directory when recorded */
+	const struct md_cgroup_stat *stats; /* memory.stat, in file order */
+};
+
+/* Pages whose frames /proc/kpagecgroup charges to memory cgroup cgroup
+ * (its directory's inode; 0: to none). */
+struct md_charge_run {
+	uint64_t vaddr;
+	uint64_t cgroup;
+	uint32_t npages;
+};
+
+/* Bound on the runs of one SNAP_CHARGE record (the recorder writes a
+ * snapshot's in records of at most this many). */
+#define MD_CHARGE_MAX_RUNS 65536
+
+/* Of the snapshot being read (the records come after its last mapping,
+ * before its SNAP_END), the present pages charged to another memory
+ * cgroup than own, the process's own (CGROUP record pid): the file pages
+ * (page cache, shared memory) memsz looked up whose kpagecgroup differs
+ * (anonymous pages are taken as the process's cgroup's). Pages not listed
+ * are charged to own. Sorted by address, not overlapping, below the last
+ * mapping's end, after the runs of the snapshot's SNAP_CHARGE record
+ * before (a run may span two adjacent mappings). */
+struct md_snap_charge {
+	uint64_t own;                 /* the process's memory cgroup inode */
+	uint32_t nruns;               /* 1 .. MD_CHARGE_MAX_RUNS */
+	const struct md_charge_run *runs;
+};
+
+/* Cached pages [page, page + npages) of a file (page: an index from its
+ * start), charged to memory cgroup cgroup (its inode; 0: to none). */
+struct md_cache_run {
+	uint64_t page;
+	uint64_t cgroup;
+	uint32_t npages;
+};
+
+/* Bound on the runs of one FILE_CACHE record (the recorder writes a
+ * file's in records of at most this many, each with the file's fields). */
+#define MD_CACHE_MAX_RUNS 65536
+
+/* Which pages of the file dev:ino (path as memsz opened it) were in the
+ * page cache at time, found without reading the file (mincore), with the
+ * memory cgroup each is charged to (/proc/kpagecgroup). Pages not listed
+ * were not cached. Runs sorted, not overlapping, within size. */
+struct md_file_cache {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, size;
+	uint32_t nruns;               /* 0 .. MD_CACHE_MAX_RUNS */
+	const char *path;
+	const struct md_cache_run *runs;
+};
+
+/* The machine's memory at time (a record -a round): every line of
+ * /proc/meminfo (key as there, value in bytes, or a count where it has no
+ * unit) and the bytes of page frames of each kind a walk of
+ * /proc/kpageflags found ("walk_free", "walk_slab", ...; see
+ * memsz-data(5)). */
+struct md_machine {
+	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint32_t nstats;              /* <= MD_CGROUP_MAX_STATS */
+	const struct md_cgroup_stat *stats;
+};
+
 struct md_record {
 	enum md_rec_type type;
 	uint64_t offset;              /* file offset of the record */
@@ -300,6 +408,10 @@ struct md_record {
 		struct md_sample sample;
 		struct md_end end;
 		struct md_jitmap jitmap;
+		struct md_cgroup cgroup;
+		struct md_snap_charge charge;
+		struct md_file_cache cache;
+		struct md_machine machine;
 	} u;
 };
 
@@ -376,6 +488,19 @@ void md_writer_set_compress(struct md_writer *w, bool on);
 /* A JITMAP record: 1 to MD_JITMAP_MAX_SYMS symbols, each of size > 0
  * and not wrapping (else -EINVAL). */
 int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r);
+/* A CGROUP record: version 1 or 2, at most MD_CGROUP_MAX_STATS counters
+ * each with a key (else -EINVAL). */
+int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r);
+/* A SNAP_CHARGE record, after the last SNAP_MAPPING record of its
+ * snapshot: 1 to MD_CHARGE_MAX_RUNS runs of at least a page each (else
+ * -EINVAL). */
+int md_write_snap_charge(struct md_writer *w, const struct md_snap_charge *r);
+/* A FILE_CACHE record: at most MD_CACHE_MAX_RUNS runs of a page or more
+ * each (else -EINVAL). */
+int md_write_file_cache(struct md_writer *w, const struct md_file_cache *r);
+/* A MACHINE record: at most MD_CGROUP_MAX_STATS counters each with a key
+ * (else -EINVAL). */
+int md_write_machine(struct md_writer *w, const struct md_machine *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);

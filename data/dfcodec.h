@@ -260,6 +260,13 @@ struct md_reader {
 	uint64_t snap_prev_end;   /* end of the snapshot's last mapping */
 	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
 	size_t jit_cap;
+	struct md_cgroup_stat *cgs; /* counters of the last CGROUP */
+	size_t cgs_cap;
+	struct md_charge_run *chg; /* runs of the last SNAP_CHARGE */
+	size_t chg_cap;
+	struct md_cache_run *fc;  /* runs of the last FILE_CACHE */
+	size_t fc_cap;
+	uint64_t snap_charge_end; /* where its last SNAP_CHARGE run ended */
 	/* the records of the last PACKED record, handed out one by one */
 	ZSTD_DCtx *dctx;
 	uint8_t *z;
@@ -307,6 +314,28 @@ int md_mapping_decode(struct md_reader *r, struct md_cur *c,
 		      struct md_record *rec); /* dfmapping.c */
 int md_sample_decode(struct md_reader *r, struct md_cur *c,
 		     struct md_record *rec); /* dfsample.c */
+
+/* The memory cgroup records (dfcgroup.c): encoder, decoder, printer. */
+void md_cgroup_encode(struct md_buf *b, const struct md_record *rec);
+int md_cgroup_decode(struct md_reader *r, struct md_cur *c,
+		     struct md_record *rec);
+void md_cgroup_print(FILE *out, const struct md_record *rec,
+		     const char *name, const struct md_print_opts *o);
+void md_snap_charge_encode(struct md_buf *b, const struct md_record *rec);
+int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
+			  struct md_record *rec);
+void md_snap_charge_print(FILE *out, const struct md_record *rec,
+			  const char *name, const struct md_print_opts *o);
+void md_machine_encode(struct md_buf *b, const struct md_record *rec);
+int md_machine_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec);
+void md_machine_print(FILE *out, const struct md_record *rec,
+		      const char *name, const struct md_print_opts *o);
+void md_file_cache_encode(struct md_buf *b, const struct md_record *rec);
+int md_file_cache_decode(struct md_reader *r, struct md_cur *c,
+			 struct md_record *rec);
+void md_file_cache_print(FILE *out, const struct md_record *rec,
+			 const char *name, const struct md_print_opts *o);
 
 /* The printers of the rows that live beside their codecs. */
 void md_print_mapping(FILE *out, const struct md_record *rec,

@@ -347,6 +347,9 @@ void md_reader_close(struct md_reader *r)
 	free(r->u64s);
 	free(r->img_ids);
 	free(r->jit);
+	free(r->cgs);
+	free(r->chg);
+	free(r->fc);
 	free(r->z);
 	ZSTD_freeDCtx(r->dctx);
 	stackref_free(&r->stk);

@@ -3,7 +3,8 @@
  * printer (what `memsz dump` shows). Adding a record type is its type
  * value and struct in datafile.h, its functions here, and a row. The
  * page-carrying SNAP_MAPPING and the batched SAMPLE have theirs in
- * dfmapping.c and dfsample.c. */
+ * dfmapping.c and dfsample.c, the memory cgroup records (CGROUP,
+ * SNAP_CHARGE, FILE_CACHE) in dfcgroup.c. */
 #include "config.h"
 
 #include "data/dfcodec.h"
@@ -276,6 +277,7 @@ static int decode_snap_begin(struct md_reader *r, struct md_cur *c,
 	r->snap_nmappings = b->nmappings;
 	r->snap_seen = 0;
 	r->snap_prev_end = 0;
+	r->snap_charge_end = 0;
 	return c->err;
 }
 
@@ -523,6 +525,14 @@ static const struct md_rectype rectypes[MD_REC__COUNT] = {
 	[MD_REC_PACKED] = { "PACKED", NULL, NULL, NULL },
 	[MD_REC_END] = { "END", encode_end, decode_end, print_end },
 	[MD_REC_CMDLINE] = { "CMDLINE", encode_task, decode_task, print_comm },
+	[MD_REC_CGROUP] = { "CGROUP", md_cgroup_encode, md_cgroup_decode,
+			    md_cgroup_print },
+	[MD_REC_SNAP_CHARGE] = { "SNAP_CHARGE", md_snap_charge_encode,
+				 md_snap_charge_decode, md_snap_charge_print },
+	[MD_REC_FILE_CACHE] = { "FILE_CACHE", md_file_cache_encode,
+				md_file_cache_decode, md_file_cache_print },
+	[MD_REC_MACHINE] = { "MACHINE", md_machine_encode, md_machine_decode,
+			     md_machine_print },
 };
 
 const struct md_rectype *md_rectype_of(uint32_t type)

@@ -38,6 +38,9 @@ enum md_note_kind {
 				      (it changed while read) left out */
 	MD_NOTE_PAGES_CHANGED,     /* pages changed between the stop and
 				      the reading of their pagemap entries */
+	MD_NOTE_NO_MEMCG,          /* the -G cgroup has no memory
+				      controller: its counters are not
+				      recorded */
 	MD_NOTE__COUNT
 };
 

@@ -14,5 +14,8 @@ libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \
 	record/session.c record/session.h record/session_int.h \
 	record/session_loop.c record/session_targets.c \
 	record/session_capture.c record/session_trigger.c \
+	record/session_cgroup.c record/memcg.c record/memcg.h \
+	record/session_cache.c record/pagecache.c record/pagecache.h \
+	record/machine.c record/machine.h \
 	record/jitmap.c record/jitmap.h \
 	record/targets_scan.c record/targets_scan.h

@@ -586,6 +586,7 @@ int session_free(struct session *r)
 		sigprocmask(SIG_SETMASK, &r->loop.oldmask, NULL);
 	free(r->cap.sattr);
 	target_scan_free(r->sc.scan);
+	rec_cgroups_free(r);
 	free(r->sc.denied);
 	free(r->why);
 	free(r);

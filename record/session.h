@@ -41,6 +41,9 @@ struct session_opts {
 	uint64_t duration_ns;    /* 0: until the targets end or a signal */
 	bool one_shot;           /* attach: one snapshot each, no events */
 	bool no_growth;          /* no snapshots on resident growth */
+	/* -G: directories whose files' page cache is named (borrowed) */
+	const char *const *cache_paths;
+	size_t ncache_paths;
 	/* Sampling events (--faults, -e), copied; names is the -e list as
 	 * the user gave it, for the "event N: NAME" notes (NULL: none). */
 	const struct perf_event_attr *samples;

@@ -22,6 +22,7 @@
 #include "record/procmaps.h"
 #include "record/session.h"
 
+struct memcg_mounts;
 struct perf_capture;
 struct snapper;
 struct tracer;
@@ -153,6 +154,37 @@ struct rec_scan {
 	int scan_err;               /* the last scan failed (told once) */
 };
 
+/* A file whose page cache was scanned, and when (session_cache.c). */
+struct rec_scanned {
+	uint64_t dev, ino, time;
+};
+
+/* A memory cgroup whose counters were recorded, and when. */
+struct rec_cgseen {
+	uint64_t ino, time;
+	uint32_t version;
+};
+
+/* Memory cgroups (session_cgroup.c, session_cache.c). */
+struct rec_memcg {
+	struct memcg_mounts *mounts; /* read once; NULL until then */
+	int mounts_err;             /* reading them failed */
+	char *dir;                  /* the snapshot process's memory cgroup
+				     * (rec_prepare_cgroup), or NULL */
+	uint64_t ino;               /* its inode */
+	struct rec_cgseen *seen;    /* counters recorded lately */
+	size_t nseen, seencap;
+	bool told;                  /* the -G cgroup has no memory
+				     * controller (told once) */
+	uint64_t *named;            /* cgroups paying for pages whose
+				     * CGROUP record was written */
+	size_t nnamed, namedcap;
+	struct rec_scanned *scanned; /* files whose cache was scanned */
+	size_t nscanned, scannedcap;
+	bool kpc_tried;             /* kpagecgroup_fd was opened (or not) */
+	int kpagecgroup_fd;         /* -1: not readable */
+};
+
 struct session {
 	struct session_opts o;
 	const char *path;
@@ -173,6 +205,7 @@ struct session {
 	struct rec_snaps sn;
 	struct rec_loop loop;
 	struct rec_scan sc;
+	struct rec_memcg cg;
 };
 
 /* Tell the user msg (session_opts.say), as a warning or not. */
@@ -293,6 +326,25 @@ void trigger_growth_fired(struct rec_target *t);
 /* The final snapshots of the targets alive, with a note for each target
  * that ended without its last one. */
 void rec_final_snapshots(struct session *r);
+
+/* --- session_cgroup.c --- */
+
+/* Before a snapshot of t: find its memory cgroup and tell the snapper. */
+void rec_prepare_cgroup(struct session *r, struct rec_target *t);
+/* After a snapshot of t: CGROUP records of t's memory cgroup and, in a
+ * -G recording, of the -G cgroup (the counters of the same moment). */
+void rec_write_cgroups(struct session *r, struct rec_target *t);
+/* -a: after a round of snapshots, a MACHINE record (meminfo and a walk of
+ * the page frames). Nothing in other recordings. */
+void rec_machine_round(struct session *r);
+/* Free what the session holds of the memory cgroups. */
+void rec_cgroups_free(struct session *r);
+
+/* --- session_cache.c --- */
+
+/* -G: FILE_CACHE records of the files pid holds open or maps and of the
+ * files under --cache-paths not scanned lately. */
+void rec_scan_cache(struct session *r, int pid);
 
 /* --- session_loop.c --- */
 

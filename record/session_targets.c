@@ -458,6 +458,7 @@ void rec_scan_targets(struct session *r)
 	for (int i = 0; i < n; i++)
 		scan_add(r, pids[i]);
 	free(pids);
+	rec_machine_round(r);
 }
 
 int session_scan(struct session *r, struct target_scan *scan)

@@ -119,6 +119,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	 * it throughout. */
 	if (!h.thawed && !r->sn.freeze)
 		snapper_set_release(r->sn.s, thaw, &h);
+	rec_prepare_cgroup(r, t);
 	ret = snapper_take(r->sn.s, read_pid, r->sn.seq++, flags, &st);
 	thaw(&h);
 	if (ret == -ESRCH) {
@@ -140,6 +141,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	}
 	r->sn.nsnaps++;
 	t->nsnaps++;
+	rec_write_cgroups(r, t);
 	t->last_rss = st.pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (flags & MD_SNAP_F_AT_EXIT)
 		t->exit_snap = true;
@@ -301,4 +303,5 @@ void rec_final_snapshots(struct session *r)
 			rec_say(r, true, msg);
 		free(msg);
 	}
+	rec_machine_round(r);
 }

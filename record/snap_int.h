@@ -81,6 +81,7 @@ struct snap_ctx {
 	uint64_t *pm;            /* pagemap entries */
 	uint8_t *extra;          /* SCAN_IS_* bits per page (when scanned) */
 	uint64_t *kcount, *kflags;
+	uint64_t *kcg;           /* kpagecgroup of the pages looked up */
 	uint64_t *look, *look2;  /* LOOK_KEY(pfn, page): pages to look up */
 	uint64_t *kbuf;
 	struct snap_page_region *vec;
@@ -98,6 +99,10 @@ struct snap_slot {
 	struct md_run *runs;
 	size_t nruns, cap;
 	uint64_t present, swapped, unreadable;
+	/* its present pages charged to another memory cgroup than the
+	 * process's (snapper.own_cg) */
+	struct md_charge_run *cg;
+	size_t ncg, cgcap;
 	int ret;
 	bool done;
 };
@@ -109,8 +114,20 @@ struct self_file {
 
 struct snapper {
 	struct md_writer *w;
-	int kpagecount_fd, kpageflags_fd;
+	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
 	bool has_pfn, has_kpageflags, has_scan;
+	bool has_kpagecgroup;    /* kpagecgroup readable: charges recorded */
+	uint64_t own_cg;         /* the snapshot process's memory cgroup
+				    inode (snapper_set_cgroup; 0: unknown,
+				    then every charged page looked up is
+				    listed) */
+	/* the charge runs of the snapshot being written (snap_pool.c) */
+	struct md_charge_run *cgacc;
+	size_t ncgacc, cgacc_cap;
+	/* the other memory cgroups the last snapshot's pages are charged
+	 * to, each once (snapper_payers) */
+	uint64_t *payers;
+	size_t npayers, payers_cap;
 	bool pss_note_written;
 	size_t page_size;
 	unsigned page_shift;

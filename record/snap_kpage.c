@@ -76,8 +76,8 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
  * one pread per block of nearby PFNs. With count set (kpagecount), the
  * pages pagemap says are exclusively mapped are not read: their mapcount
  * is 1. */
-static int kpage_read(struct snap_ctx *c, size_t n, int fd, uint64_t *dst,
-		      bool count)
+static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
+		      int fd, uint64_t *dst, bool count)
 {
 	size_t i = 0, j, k;
 
@@ -85,18 +85,18 @@ static int kpage_read(struct snap_ctx *c, size_t n, int fd, uint64_t *dst,
 		uint64_t first, cnt, last;
 		ssize_t r;
 
-		if (count && (c->pm[LOOK_IDX(c->look[i])] & PM_EXCLUSIVE)) {
-			dst[LOOK_IDX(c->look[i++])] = 1;
+		if (count && (c->pm[LOOK_IDX(look[i])] & PM_EXCLUSIVE)) {
+			dst[LOOK_IDX(look[i++])] = 1;
 			continue;
 		}
-		first = last = LOOK_PFN(c->look[i]);
+		first = last = LOOK_PFN(look[i]);
 		for (j = i + 1; j < n; j++) {
-			uint64_t p = LOOK_PFN(c->look[j]);
+			uint64_t p = LOOK_PFN(look[j]);
 
 			if (p - last > KPAGE_GAP || p - first >= KPAGE_BLOCK)
 				break;
 			if (!count ||
-			    !(c->pm[LOOK_IDX(c->look[j])] & PM_EXCLUSIVE))
+			    !(c->pm[LOOK_IDX(look[j])] & PM_EXCLUSIVE))
 				last = p;
 		}
 		cnt = last - first + 1;
@@ -104,8 +104,8 @@ static int kpage_read(struct snap_ctx *c, size_t n, int fd, uint64_t *dst,
 		if (r < 0)
 			return (int)r;
 		for (k = i; k < j; k++) {
-			uint64_t o = LOOK_PFN(c->look[k]) - first;
-			uint32_t idx = LOOK_IDX(c->look[k]);
+			uint64_t o = LOOK_PFN(look[k]) - first;
+			uint32_t idx = LOOK_IDX(look[k]);
 
 			if (count && (c->pm[idx] & PM_EXCLUSIVE))
 				dst[idx] = 1;
@@ -118,9 +118,29 @@ static int kpage_read(struct snap_ctx *c, size_t n, int fd, uint64_t *dst,
 	return 0;
 }
 
-/* Fill kcount/kflags for the n pages of c->look (maxkey the largest key):
- * sorted by PFN unless they already rise, as the pages of a file read in
- * order often do. */
+/* Fill kcg for the n sorted pages of c->look: the cgroups of the file
+ * pages (pagemap's file bit: page cache or shared memory), which another
+ * cgroup may have paid for; an anonymous page, shared after a fork or
+ * not, is taken as charged to the process's own cgroup (the kernel
+ * charges it to the cgroup that faulted it in) and costs no look-up:
+ * kpagecgroup costs the kernel a look-up per entry read. */
+static int kpage_cgroups(const struct snapper *s, struct snap_ctx *c, size_t n)
+{
+	size_t nf = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t idx = LOOK_IDX(c->look[i]);
+
+		c->kcg[idx] = s->own_cg;
+		if (c->pm[idx] & PM_FILE)
+			c->look2[nf++] = c->look[i];
+	}
+	return kpage_read(c, c->look2, nf, s->kpagecgroup_fd, c->kcg, false);
+}
+
+/* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest
+ * key): sorted by PFN unless they already rise, as the pages of a file
+ * read in order often do. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
@@ -131,13 +151,15 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		;
 	if (i < n)
 		look_sort(c, n, maxkey);
-	ret = kpage_read(c, n, s->kpagecount_fd, c->kcount, true);
+	ret = kpage_read(c, c->look, n, s->kpagecount_fd, c->kcount, true);
+	if (!ret && s->has_kpagecgroup)
+		ret = kpage_cgroups(s, c, n);
 	if (ret < 0 || !s->has_kpageflags) {
 		for (i = 0; !ret && i < n; i++)
 			c->kflags[LOOK_IDX(c->look[i])] = 0;
 		return ret;
 	}
-	return kpage_read(c, n, s->kpageflags_fd, c->kflags, false);
+	return kpage_read(c, c->look, n, s->kpageflags_fd, c->kflags, false);
 }
 /* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
 static const struct {
@@ -289,6 +311,24 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	return amb;
 }
 
+/* Page va of the slot is charged to memory cgroup cg, not the process's:
+ * add it to the slot's charge runs. */
+static void charge_page(const struct snapper *s, struct snap_slot *sl,
+			uint64_t va, uint64_t cg)
+{
+	struct md_charge_run *p = sl->ncg ? &sl->cg[sl->ncg - 1] : NULL;
+
+	if (p && p->cgroup == cg && p->npages < UINT32_MAX &&
+	    p->vaddr + ((uint64_t)p->npages << s->page_shift) == va) {
+		p->npages++;
+		return;
+	}
+	xgrow(&sl->cg, &sl->cgcap, sl->ncg + 1, sizeof(*sl->cg));
+	sl->cg[sl->ncg++] = (struct md_charge_run){ .vaddr = va,
+						    .cgroup = cg,
+						    .npages = 1 };
+}
+
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
@@ -333,6 +373,11 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			kind = lkind;
 			fl = lfl;
 			mc = lmc;
+			if (kind == PAGE_PRESENT && s->has_kpagecgroup &&
+			    c->kcg[i] != s->own_cg)
+				charge_page(s, sl,
+					    va + ((uint64_t)i << s->page_shift),
+					    c->kcg[i]);
 		} else {
 			key = (e & PM_KEY_MASK) | c->extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);

@@ -413,6 +413,7 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 	*maxkey = 0;
 	c->deferred = false;
 	sl->nruns = 0;
+	sl->ncg = 0;
 	sl->present = sl->swapped = sl->unreadable = 0;
 	if (!n)
 		return 0;

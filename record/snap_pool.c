@@ -27,6 +27,7 @@ static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
 	c->extra = xmalloc(CHUNK_PAGES);
 	c->kcount = xmalloc(CHUNK_PAGES * sizeof(*c->kcount));
 	c->kflags = xmalloc(CHUNK_PAGES * sizeof(*c->kflags));
+	c->kcg = xmalloc(CHUNK_PAGES * sizeof(*c->kcg));
 	c->look = xmalloc(CHUNK_PAGES * sizeof(*c->look));
 	c->look2 = xmalloc(CHUNK_PAGES * sizeof(*c->look2));
 	c->kbuf = xmalloc(KPAGE_BLOCK * sizeof(*c->kbuf));
@@ -119,6 +120,28 @@ struct vma_acc {
 	uint64_t present, swapped, unreadable;
 };
 
+/* Append the charge runs of slot sl to the snapshot's, joining a run that
+ * crosses the chunk boundary. */
+static void charge_add(struct snapper *s, const struct snap_slot *sl)
+{
+	for (size_t i = 0; i < sl->ncg; i++) {
+		const struct md_charge_run *u = &sl->cg[i];
+		struct md_charge_run *p =
+			s->ncgacc ? &s->cgacc[s->ncgacc - 1] : NULL;
+
+		if (p && p->cgroup == u->cgroup &&
+		    p->vaddr + ((uint64_t)p->npages << s->page_shift) ==
+			    u->vaddr &&
+		    (uint64_t)p->npages + u->npages <= UINT32_MAX) {
+			p->npages += u->npages;
+			continue;
+		}
+		xgrow(&s->cgacc, &s->cgacc_cap, s->ncgacc + 1,
+		      sizeof(*s->cgacc));
+		s->cgacc[s->ncgacc++] = *u;
+	}
+}
+
 /* Call the tick callback, if any (snapper_set_tick). */
 static void snap_tick(const struct snapper *s)
 {
@@ -162,6 +185,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		ret = md_mapping_add(s->w, sl->runs, sl->nruns);
 		if (ret < 0)
 			return ret;
+		charge_add(s, sl);
 		if (t->first + t->n < npages)
 			continue;
 		struct md_snap_mapping mr = {
@@ -319,6 +343,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 
 		n = j->tasks[k].n;
 		sl->nruns = 0;
+		sl->ncg = 0;
 		sl->present = sl->swapped = 0;
 		sl->unreadable = sh[k].unreadable;
 		sl->ret = 0;

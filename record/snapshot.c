@@ -39,6 +39,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		s->page_shift++;
 	s->kpagecount_fd = -1;
 	s->kpageflags_fd = -1;
+	s->kpagecgroup_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
@@ -51,6 +52,9 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		if (s->kpagecount_fd < 0)
 			s->has_pfn = false;
 		s->has_kpageflags = s->has_pfn && s->kpageflags_fd >= 0;
+		s->kpagecgroup_fd = open("/proc/kpagecgroup",
+					 O_RDONLY | O_CLOEXEC);
+		s->has_kpagecgroup = s->has_pfn && s->kpagecgroup_fd >= 0;
 	}
 	s->pmd_pages = pagemap_pmd_pages(s->page_size);
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -69,6 +73,10 @@ void snapper_free(struct snapper *s)
 		close(s->kpagecount_fd);
 	if (s->kpageflags_fd >= 0)
 		close(s->kpageflags_fd);
+	if (s->kpagecgroup_fd >= 0)
+		close(s->kpagecgroup_fd);
+	free(s->cgacc);
+	free(s->payers);
 	free(s->self_bits);
 	free(s->prep_files);
 	free(s->stash);
@@ -85,14 +93,17 @@ void snapper_free(struct snapper *s)
 		free(c->extra);
 		free(c->kcount);
 		free(c->kflags);
+		free(c->kcg);
 		free(c->look);
 		free(c->look2);
 		free(c->kbuf);
 		free(c->vec);
 		free(c);
 	}
-	for (i = 0; i < WINDOW; i++)
+	for (i = 0; i < WINDOW; i++) {
 		free(s->slots[i].runs);
+		free(s->slots[i].cg);
+	}
 	free(s);
 }
 
@@ -221,6 +232,37 @@ static int snap_begin(struct snapper *s, int pid, uint32_t seq,
 	return md_write_snap_begin(s->w, &b);
 }
 
+/* The SNAP_CHARGE records of the snapshot whose mappings were written, if
+ * any of its pages is charged elsewhere, and the cgroups that pay for
+ * them (snapper_payers). Returns 0 or a write error. */
+static int charge_write(struct snapper *s)
+{
+	for (size_t i = 0; i < s->ncgacc; i++) {
+		size_t k = 0;
+
+		while (k < s->npayers && s->payers[k] != s->cgacc[i].cgroup)
+			k++;
+		if (k < s->npayers)
+			continue;
+		xgrow(&s->payers, &s->payers_cap, s->npayers + 1,
+		      sizeof(*s->payers));
+		s->payers[s->npayers++] = s->cgacc[i].cgroup;
+	}
+	for (size_t i = 0; i < s->ncgacc; i += MD_CHARGE_MAX_RUNS) {
+		struct md_snap_charge g = {
+			.own = s->own_cg,
+			.nruns = (uint32_t)MIN(s->ncgacc - i,
+					       MD_CHARGE_MAX_RUNS),
+			.runs = s->cgacc + i,
+		};
+		int ret = md_write_snap_charge(s->w, &g);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* Run the job of the begun snapshot seq of pid and end it: SNAP_END (in
  * any case: on an error, -ESRCH when the process is gone, what was begun
  * is ended), then a NOTE of the pages found changed. Returns 0 or the
@@ -234,6 +276,8 @@ static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 
 	ret = snap_job_run(j, ids, &e, st);
 	snap_release(s);
+	if (!ret)
+		ret = charge_write(s);
 	hwm = target_status_kb(pid, "VmHWM");
 	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
 	e.time = mono_ns();
@@ -306,6 +350,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		ret = errno == ENOENT ? -ESRCH : -errno;
 		goto out;
 	}
+	s->npayers = 0;
+	s->ncgacc = 0;
 	ret = snap_images_map(s, pid, &maps, &ids);
 	if (ret < 0)
 		goto out;
@@ -327,4 +373,15 @@ out:
 	free(ids);
 	procmaps_free(&maps);
 	return ret;
+}
+
+void snapper_set_cgroup(struct snapper *s, uint64_t ino)
+{
+	s->own_cg = ino;
+}
+
+size_t snapper_payers(const struct snapper *s, const uint64_t **inos)
+{
+	*inos = s->payers;
+	return s->npayers;
 }

@@ -58,6 +58,14 @@ void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
  * takes long, and a caller that must stop it meanwhile (sampling
  * backpressure) can do so there. NULL: none. */
 void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg);
+/* The inode of the memory cgroup of the process the next snapshots are
+ * of (0: unknown): the pages kpagecgroup charges elsewhere are recorded
+ * (SNAP_CHARGE records). */
+void snapper_set_cgroup(struct snapper *s, uint64_t ino);
+/* The memory cgroups (inodes; 0: none) other than the process's own that
+ * the last snapshot found its pages charged to, each once, into *inos
+ * (borrowed, valid until the next snapshot). Returns their count. */
+size_t snapper_payers(const struct snapper *s, const uint64_t **inos);
 
 /* Take one snapshot of pid, written as sequence number seq with extra
  * MD_SNAP_F_* flags (FROZEN, AT_EXIT) ORed in. Writes an IMAGE record the

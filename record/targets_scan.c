@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "record/targets_scan.h"
+#include "record/memcg.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -19,6 +20,9 @@
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
 #endif
 /* include/linux/sched.h: the task is a kernel thread */
 #define PF_KTHREAD 0x00200000u
@@ -223,46 +227,66 @@ int target_scan_all(struct target_scan **out)
 	return 0;
 }
 
-static bool is_cgroup2_dir(const char *path)
+/* True if path is a directory of a cgroup file system (v2, or a v1
+ * hierarchy), or of the tree MEMSZ_CGROUP2_ROOT names (memcg.h). */
+static bool is_cgroup_dir(const char *path)
 {
+	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
+	size_t fl = fake ? strlen(fake) : 0;
 	struct statfs sf;
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	       statfs(path, &sf) == 0 &&
-	       (unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC;
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	if (fl && !strncmp(path, fake, fl) && (!path[fl] || path[fl] == '/'))
+		return true;
+	return statfs(path, &sf) == 0 &&
+	       ((unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC ||
+		(unsigned long)sf.f_type == CGROUP_SUPER_MAGIC);
+}
+
+/* path under mount (path absolute as /proc/PID/cgroup shows it, or
+ * relative), or NULL if mount is "" or it has no such directory. */
+static char *under(const char *mount, const char *path)
+{
+	char *dir;
+
+	if (!mount[0])
+		return NULL;
+	dir = xasprintf("%s%s%s", mount, path[0] == '/' ? "" : "/", path);
+	if (access(dir, F_OK) == 0)
+		return dir;
+	free(dir);
+	return NULL;
 }
 
 int target_scan_cgroup(const char *path, struct target_scan **out)
 {
-	char root[PATH_MAX], *mi = NULL, *dir = NULL;
-	bool elsewhere = false; /* path is a directory, not of a cgroup */
-	ssize_t n;
-	int ret = 0;
+	struct memcg_mounts *mm;
+	bool elsewhere; /* path is a directory, not of a cgroup */
+	char *dir = NULL;
+	int ret;
 
 	*out = NULL;
-	if (path[0] == '/' && is_cgroup2_dir(path)) {
+	if (path[0] == '/' && is_cgroup_dir(path)) {
 		dir = xstrdup(path);
 		goto done;
 	}
 	elsewhere = path[0] == '/' && access(path, F_OK) == 0;
-	n = read_small("/proc/self/mountinfo", &mi);
-	if (n < 0)
-		return (int)n;
-	ret = target_scan_parse_mountinfo(mi, (size_t)n, root, sizeof(root));
-	free(mi);
+	mm = xmalloc(sizeof(*mm));
+	ret = memcg_mounts_read(mm);
+	/* "/system.slice/x.service" as /proc/PID/cgroup shows it, or a path
+	 * relative to the mount: v2 first, then v1's memory hierarchy */
+	if (ret == 0 && !(dir = under(mm->v2, path)))
+		dir = under(mm->v1, path);
+	free(mm);
 	if (ret < 0)
 		return ret;
-	/* "/system.slice/x.service" as /proc/PID/cgroup shows it, or a path
-	 * relative to the mount */
-	dir = xasprintf("%s%s%s", root, path[0] == '/' ? "" : "/", path);
-	if (access(dir, F_OK) < 0)
-		ret = elsewhere ? -ENOTDIR : -ENOENT;
-	else if (!is_cgroup2_dir(dir))
-		ret = -ENOTDIR;
-	if (ret < 0) {
+	if (!dir)
+		return elsewhere ? -ENOTDIR : -ENOENT;
+	if (!is_cgroup_dir(dir)) {
 		free(dir);
-		return ret;
+		return -ENOTDIR;
 	}
 done:
 	*out = xcalloc(1, sizeof(**out));

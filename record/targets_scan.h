@@ -29,11 +29,13 @@ struct target_scan_stats {
 /* A scan of every process in /proc. Returns 0 and *out (free with
  * target_scan_free()). */
 int target_scan_all(struct target_scan **out);
-/* A scan of the cgroup v2 directory named by path: absolute (a directory
- * of a cgroup2 file system, or a path as /proc/PID/cgroup shows it, taken
- * under the cgroup2 mount) or relative to the cgroup2 mount (usually
- * /sys/fs/cgroup). Returns 0 and *out, -ENOENT if there is no such cgroup,
- * -ENOTDIR if path is not a cgroup v2 directory, -ENODEV if no cgroup2 file
+/* A scan of the cgroup directory named by path: absolute (a directory of
+ * a cgroup2 file system or of a v1 hierarchy, or a path as /proc/PID/cgroup
+ * shows it) or relative; a path that is not a directory itself is taken
+ * under the cgroup2 mount (usually /sys/fs/cgroup), then under the v1
+ * memory hierarchy (memcg.h: MEMSZ_CGROUP2_ROOT stands for the cgroup2
+ * mount when set). Returns 0 and *out, -ENOENT if there is no such cgroup,
+ * -ENOTDIR if path is not a cgroup directory, -ENODEV if no cgroup file
  * system is mounted. */
 int target_scan_cgroup(const char *path, struct target_scan **out);
 /* The cgroup directory a cgroup scan reads (borrowed), or NULL for -a. */

@@ -634,6 +634,7 @@ struct walk {
 	bool pmd;                     /* mapped by a PMD (THP) */
 	bool locked;                  /* the mapping is locked */
 	uint32_t mapcount;            /* 0: no PSS */
+	uint32_t charge_div;          /* CHARGE = bytes / this; 0: none */
 	/* the relocs source: its index in srcs (-1: none), its map's
 	 * targets (NULL: none for this part), the "[clean]" label */
 	int relocs_src;
@@ -655,6 +656,8 @@ static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
 		vals[COL_LOCKED] = vals[COL_PSS];
 	if (w->pmd)
 		vals[COL_THP] = bytes;
+	if (w->charge_div)
+		vals[COL_CHARGE] = (bytes << COL_PSS_SHIFT) / w->charge_div;
 	if (w->uss)
 		vals[COL_USS] = bytes;
 	else if (w->shared_dirty)
@@ -748,6 +751,15 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 			      (r->flags & MD_PG_EXCLUSIVE) ? 1 : 0;
 	w->uss = r->mapcount == 1 ||
 		 (!r->mapcount && (r->flags & MD_PG_EXCLUSIVE));
+	/* CHARGE: a page once, whoever maps it. A page cache page is
+	 * charged whole where it is first seen (ATTRIB_PG_ONCE), other
+	 * shared pages (anonymous after fork) a share per mapper. */
+	w->charge_div = r->mapcount > 1 ? r->mapcount : 1;
+	if (r->flags & ATTRIB_PG_ONCE)
+		w->charge_div = 1;
+	if (!w->present ||
+	    (r->flags & (ATTRIB_PG_ELSEWHERE | ATTRIB_PG_COUNTED)))
+		w->charge_div = 0;
 }
 
 int attrib_charge(struct attrib *a, const struct attrib_part *p,

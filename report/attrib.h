@@ -63,6 +63,18 @@ struct attrib_map {
 
 /* A part of a mapping with one class (a mapping has one or two parts: an
  * anonymous mapping may be a .bss tail followed by plain anonymous bytes). */
+/* Page-run flags a report adds to the runs it hands attrib_charge (above
+ * the MD_PG_* bits; never in a file): how the pages count in CHARGE. */
+enum attrib_run_flags {
+	ATTRIB_PG_ELSEWHERE = 1u << 31, /* charged to a cgroup outside the
+					   one reported (run.reserved: which,
+					   see cgcharge.h): CHARGE 0 */
+	ATTRIB_PG_COUNTED = 1u << 30,   /* a page cache page an earlier
+					   mapping charged already: CHARGE 0 */
+	ATTRIB_PG_ONCE = 1u << 29,      /* a page cache page charged here
+					   whole, whatever its mapcount */
+};
+
 struct attrib_part {
 	uint64_t start, end;          /* process VA, within the mapping */
 	enum attrib_class cls;

@@ -9,6 +9,8 @@
 
 #include "report/reportctx.h"
 
+#include "report/cgcharge.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,8 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		    (keydefs[c->o->keys[i]].needs & KEY_NEEDS_JIT))
 			path[i] = c->jit_label;
 	}
+	if (c->payer_label != LABEL_NONE)
+		cgcharge_relabel(c->cg, c->payer_label, path, c->o->nkeys);
 	if (!filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
 		return 0;
 	if (c->cap.on)
@@ -500,6 +504,48 @@ static bool vm_share_range(const struct attrib_part *p,
 	return true;
 }
 
+/* Part p of mapping m charged as it is (by fault stack or JIT symbols). */
+static int charge_plain(struct report_ctx *c, const struct attrib_part *p,
+			const struct attrib_map *m, bool with_pss)
+{
+	return c->faults ? charge_by_fault(c, p, m, with_pss) :
+			   charge_jit(c, p, m, with_pss);
+}
+
+/* -G: part p of mapping m cut where the cgroup paying for its pages
+ * changes (ATTRIB_PG_ELSEWHERE runs, cgcharge.h); what another cgroup
+ * pays for is charged under "[charged elsewhere]", by image maps only. */
+static int charge_by_payer(struct report_ctx *c, const struct attrib_part *p,
+			   const struct attrib_map *m, bool with_pss)
+{
+	uint64_t pos = p->start;
+	bool any = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < m->nruns && !any; i++)
+		any = m->runs[i].flags & ATTRIB_PG_ELSEWHERE;
+	if (!any)
+		return charge_plain(c, p, m, with_pss);
+	for (size_t i = 0; i < m->nruns && !ret; i++) {
+		const struct md_run *r = &m->runs[i];
+		uint64_t s = MAX(r->vaddr, p->start);
+		uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * c->page_size,
+				 p->end);
+
+		if (s >= e || !(r->flags & ATTRIB_PG_ELSEWHERE))
+			continue;
+		ret = charge_range(c, p, m, pos, s, with_pss, LABEL_NONE);
+		c->payer_label = cgcharge_payer(c->cg, r->reserved);
+		if (!ret)
+			ret = charge_range(c, p, m, s, e, with_pss, LABEL_NONE);
+		c->payer_label = LABEL_NONE;
+		pos = e;
+	}
+	if (!ret)
+		ret = charge_range(c, p, m, pos, p->end, with_pss, LABEL_NONE);
+	return ret;
+}
+
 /* Charge the resident pages and VM of part p of mapping m. The VM SIZE of
  * a file mapping or a .bss tail counts once per row however many
  * processes map it. */
@@ -526,7 +572,9 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 		c->share_cols = 1u << COL_VM;
 		c->share_from = share_level(c, &w, c->point);
 	}
-	if (c->faults)
+	if (cgcharge_group(c->cg))
+		ret = charge_by_payer(c, p, m, with_pss);
+	else if (c->faults)
 		ret = charge_by_fault(c, p, m, with_pss);
 	else
 		ret = charge_jit(c, p, m, with_pss);
@@ -586,6 +634,10 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 
 	if (m.end <= m.start)
 		return 0;
+	if (c->cg)
+		m.runs = cgcharge_runs(c->cg, c->cur_snap_off,
+				       c->cur_pid->kp.pid, c->point, sm,
+				       &m.nruns);
 	n = attrib_classify(c->a, &m, *have_prev ? prev : NULL, parts);
 	c->cur_subject[1] = m.name ? labels_intern(c->lb, m.name) :
 				     LABEL_NONE;
@@ -614,6 +666,10 @@ static void points_flush(struct report_ctx *c, size_t end)
 	for (; c->flushed < end; c->flushed++) {
 		struct rowtree **t = &c->ptrees[c->flushed];
 
+		if (*t && c->cg)
+			charge_cg_tree(c, *t, (uint32_t)c->flushed,
+				       c->points[c->flushed].time +
+					       c->start_ns);
 		if (*t && rowtree_timeline_add(c->tlb, c->flushed, *t) == 0)
 			*t = NULL;
 	}
@@ -635,6 +691,9 @@ static bool snap_enter(struct report_ctx *c, const bool *chosen, size_t si)
 	c->at.proc = &c->cur_pid->kp;
 	c->cap.on = all && s->end > s->first + 1;
 	if (c->cap.on) {
+		/* cgroup charges count a page once in the first point the
+		 * snapshot counts in */
+		c->point = s->first;
 		capture_reset(&c->cap);
 		return true;
 	}
@@ -675,6 +734,8 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 			     snap_enter(c, chosen, next);
 			have_prev = false;
 			with_pss = in && (c->snaps[next].flags & MD_SNAP_F_PFN);
+			if (in)
+				c->cur_snap_off = rec.offset;
 			break;
 		case MD_REC_SNAP_MAPPING:
 			if (!in)

@@ -3,7 +3,8 @@
 libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/imgcheck.c report/imgcheck.h \
 	report/report.c report/report.h report/reportctx.h \
-	report/charge.c report/points.c \
+	report/charge.c report/points.c report/charge_cg.c \
+	report/cgcharge.c report/cgcharge.h \
 	report/relocmap.c report/relocmap.h \
 	report/unwind.c report/unwind.h \
 	report/faults.c report/faults.h \

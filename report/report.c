@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "data/datafile.h"
+#include "report/cgcharge.h"
 #include "report/reportctx.h"
 #include "util/util.h"
 
@@ -273,6 +274,7 @@ static int pass1(struct report_ctx *c, char **msg)
 		return ret;
 	}
 	while ((ret = md_read_next(r, &rec)) > 0) {
+		cgcharge_add(c->cg, &rec);
 		switch (rec.type) {
 		case MD_REC_IMAGE:
 			attrib_add_image(c->a, &rec.u.image);
@@ -712,6 +714,7 @@ static void ctx_free(struct report_ctx *c)
 	free(c->shown);
 	faults_free(c->faults);
 	jitsyms_free(c->jit);
+	cgcharge_free(c->cg);
 	attrib_free(c->a);
 }
 
@@ -732,6 +735,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	keys_setup(&c, o);
+	charge_cg_begin(&c);
 	ret = pass1(&c, msg);
 	if (ret < 0)
 		goto out;
@@ -762,9 +766,11 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		if (ret < 0)
 			goto out;
 	}
+	charge_cg_setup(&c);
 	ret = charge_snapshots(&c, chosen, msg);
 	if (ret < 0)
 		goto out;
+	charge_cg_finish(&c, chosen);
 	if (c.tlb) { /* PICK_ALL: the rows are the timeline's */
 		rowtree_free(res->t);
 		res->t = rowtree_timeline_end(c.tlb);

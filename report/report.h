@@ -71,6 +71,8 @@ struct report_result {
 				       exits, and its time is that of its
 				       last snapshot. */
 	bool have_pss;              /* every chosen snapshot had PFNs */
+	bool cgroup_charge;         /* a -G recording with its charges:
+				       CHARGE is a default column */
 	unsigned unknown_cols;      /* bit per col_id: columns a chosen
 				       snapshot cannot give (PSS and LOCKED
 				       without PFNs, THP and LOCKED where it

@@ -150,6 +150,17 @@ struct report_ctx {
 	struct rowtree **ptrees;
 	struct rows_timeline *tlb;
 	uint32_t *ready;
+	/* memory cgroup charges (cgcharge.h; NULL: none recorded) */
+	struct cgcharge *cg;
+	uint64_t cur_snap_off;    /* SNAP_BEGIN offset of the snapshot read */
+	uint32_t payer_label;     /* -G: the cgroup paying for the piece
+				     charged, when not the one reported;
+				     else LABEL_NONE */
+	/* what the kernel rows of the trees could not explain, for the
+	 * notes charge_cg_finish() writes */
+	bool cg_missing;
+	uint64_t cg_over;
+	char *cg_walk;
 };
 
 /* --- points.c: time over several processes --- */
@@ -182,5 +193,18 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg);
 
 /* Free what the passes of charge.c allocated in c. */
 void charge_free(struct report_ctx *c);
+
+/* charge_cg.c: the memory cgroup charges of a report. Before pass 1 (it
+ * hands every record to cgcharge_add(c->cg)), and after it (CHARGE is
+ * unknown without them). */
+void charge_cg_begin(struct report_ctx *c);
+void charge_cg_setup(struct report_ctx *c);
+/* In a -G recording: the rows of the charge no process maps (kernel
+ * memory, page cache, "[unexplained]") into tree t of point (PICK_ALL:
+ * each point's tree as pass 2 completes it; else 0, after pass 2). */
+void charge_cg_tree(struct report_ctx *c, struct rowtree *t, uint32_t point,
+		    uint64_t time);
+/* After pass 2: the single tree's rows (not PICK_ALL) and the notes. */
+void charge_cg_finish(struct report_ctx *c, const bool *chosen);
 
 #endif

@@ -26,6 +26,7 @@ const struct coldef coldefs[COL__COUNT] = {
 	[COL_LOCKED] = { "LOCKED", "locked", "locked", COL_PSS_SHIFT, false,
 			 false, true },
 	[COL_PROCS] = { "PROCS", "processes", "procs", 0, true },
+	[COL_CHARGE] = { "CHARGE", "charge", "charge", COL_PSS_SHIFT },
 	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
 };
 

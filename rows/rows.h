@@ -25,7 +25,7 @@
 
 #include "maps/labels.h"
 
-/* Columns. PSS and LOCKED are stored in fixed point (bytes <<
+/* Columns. PSS, LOCKED and CHARGE are stored in fixed point (bytes <<
  * COL_PSS_SHIFT) so that sums of page/mapcount stay exact; every other
  * column is plain bytes, except RELOCS and PROCS, counts, and RES%,
  * derived. */
@@ -47,6 +47,9 @@ enum col_id {
 		       like PSS */
 	COL_PROCS,  /* count: processes with a piece in the row (see
 		       rowtree_set_tag) */
+	COL_CHARGE, /* bytes the recorded memory cgroup is charged for (each
+		       page once, whoever maps it; /proc/kpagecgroup), fixed
+		       point like PSS */
 	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
 	COL__COUNT
 };

@@ -1,7 +1,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_output tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind
+unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -37,6 +37,15 @@ tests_test_hashmap_LDADD = $(TEST_LIBS)
 tests_test_jitmap_SOURCES = tests/test_jitmap.c tests/testutil.c tests/testutil.h
 tests_test_jitmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_jitmap_LDADD = $(TEST_LIBS)
+tests_test_memcg_SOURCES = tests/test_memcg.c tests/testutil.c tests/testutil.h
+tests_test_memcg_CFLAGS = $(TEST_CFLAGS)
+tests_test_memcg_LDADD = $(TEST_LIBS)
+tests_test_pagecache_SOURCES = tests/test_pagecache.c tests/testutil.c tests/testutil.h
+tests_test_pagecache_CFLAGS = $(TEST_CFLAGS)
+tests_test_pagecache_LDADD = $(TEST_LIBS)
+tests_test_machine_SOURCES = tests/test_machine.c tests/testutil.c tests/testutil.h
+tests_test_machine_CFLAGS = $(TEST_CFLAGS)
+tests_test_machine_LDADD = $(TEST_LIBS)
 tests_test_labels_SOURCES = tests/test_labels.c tests/testutil.c tests/testutil.h
 tests_test_labels_CFLAGS = $(TEST_CFLAGS)
 tests_test_labels_LDADD = $(TEST_LIBS)
@@ -114,6 +123,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2186-record-users.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
+	tests/t2311-record-memcg.py \
+	tests/t2312-record-machine.py \
 	tests/t2320-record-smem.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
@@ -135,6 +146,7 @@ e2e_tests = tests/t0001-layers.py \
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/elf-fixtures/elf-byteswap.py \
+	tests/workloads/cg_load.c \
 	tests/workloads/diff_grow.c \
 	tests/workloads/fault_paths.c \
 	tests/workloads/fault_threads.c \

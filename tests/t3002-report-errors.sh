@@ -116,7 +116,7 @@ expect "[ -n '$good' ] && [ \"$(total_rss "$tmp/rep.csv")\" = '$good' ]" \
 expect "[ $? -eq 129 ] && grep -q \"unknown or repeated key 'nope'\" '$tmp/err'" \
 	"unknown key: usage error"
 "$MEMSZ" report --sort bogus >/dev/null 2>"$tmp/err"
-expect "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs, shclean, shdirty, thp, locked, procs; orders: addr, name)\" '$tmp/err'" \
+expect "[ $? -eq 129 ] && grep -q \"cannot sort by 'bogus' (columns: file, vm, rss, pss, uss, dirty, swap, relocs, shclean, shdirty, thp, locked, procs, charge; orders: addr, name)\" '$tmp/err'" \
 	"bad --sort: usage error naming the columns and orders"
 # --list-keys: every key --help lists, one line each, each accepted by --by
 "$MEMSZ" report --list-keys >"$tmp/keys"

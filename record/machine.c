@@ -1,0 +1,171 @@
+/* machine.c — the whole machine's memory (see machine.h). */
+#include "config.h"
+
+#include "record/machine.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kernel-page-flags.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Kernel-internal kpageflags bits (include/linux/kernel-page-flags.h of
+ * the kernel source, not exported to user space; stable since 2.6.32). */
+#ifndef KPF_RESERVED
+#define KPF_RESERVED 32
+#endif
+#ifndef KPF_PGTABLE
+#define KPF_PGTABLE 26
+#endif
+#ifndef KPF_OFFLINE
+#define KPF_OFFLINE 23
+#endif
+/* kpageflags words read at a time: 1 MiB. */
+#define WALK_BLOCK (1u << 17)
+
+static void add(struct machine *m, const char *key, uint64_t v)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->stats[i].key, key)) {
+			m->stats[i].value += v;
+			return;
+		}
+	xgrow(&m->stats, &m->cap, m->n + 1, sizeof(*m->stats));
+	m->stats[m->n++] = (struct md_cgroup_stat){ xstrdup(key), v };
+}
+
+uint64_t machine_get(const struct machine *m, const char *key, bool *found)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->stats[i].key, key)) {
+			if (found)
+				*found = true;
+			return m->stats[i].value;
+		}
+	if (found)
+		*found = false;
+	return 0;
+}
+
+int machine_meminfo_parse(const char *buf, size_t len, struct machine *m)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		char line[128], key[64], unit[8] = "";
+		unsigned long long v;
+		int k;
+
+		if (le > p) {
+			if ((size_t)(le - p) >= sizeof(line))
+				return -EINVAL;
+			memcpy(line, p, (size_t)(le - p));
+			line[le - p] = 0;
+			k = sscanf(line, "%63[^:]: %llu %7s", key, &v, unit);
+			if (k < 2 || (k == 3 && strcmp(unit, "kB")))
+				return -EINVAL;
+			add(m, key, k == 3 ? (uint64_t)v << 10 : (uint64_t)v);
+		}
+		p = le + 1;
+	}
+	return 0;
+}
+
+/* The walk's kinds, in the order a frame is tried (first match wins). */
+static const struct {
+	const char *key;
+	int bit;                 /* KPF_* the frame has */
+} kinds[] = {
+	{ "walk_hole", KPF_NOPAGE },
+	{ "walk_offline", KPF_OFFLINE },
+	{ "walk_reserved", KPF_RESERVED },
+	{ "walk_free", KPF_BUDDY },
+	{ "walk_hugetlb", KPF_HUGE },
+	{ "walk_slab", KPF_SLAB },
+	{ "walk_pgtable", KPF_PGTABLE },
+	{ "walk_anon", KPF_ANON },
+	{ "walk_shmem", KPF_SWAPBACKED },
+	{ "walk_file", KPF_LRU },
+	{ "walk_file", KPF_MMAP },
+};
+
+void machine_walk_count(const uint64_t *flags, size_t n, uint64_t page_size,
+			struct machine *m)
+{
+	uint64_t cnt[ARRAY_SIZE(kinds) + 1] = { 0 };
+
+	uint64_t unflagged = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		if (!flags[i]) {
+			unflagged++;
+			continue;
+		}
+		while (k < ARRAY_SIZE(kinds) &&
+		       !(flags[i] & (1ull << kinds[k].bit)))
+			k++;
+		cnt[k]++;
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+		add(m, kinds[k].key, cnt[k] * page_size);
+	add(m, "walk_other", cnt[ARRAY_SIZE(kinds)] * page_size);
+	add(m, "walk_unflagged", unflagged * page_size);
+}
+
+/* Read /proc/meminfo whole and parse it into m. */
+static int read_meminfo(struct machine *m)
+{
+	char buf[8192];
+	size_t len = 0;
+	ssize_t r;
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (len < sizeof(buf) - 1 &&
+	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)r;
+	close(fd);
+	return machine_meminfo_parse(buf, len, m);
+}
+
+int machine_read(struct machine *m)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE), *blk;
+	off_t off = 0;
+	ssize_t r;
+	int fd, ret;
+
+	machine_release(m);
+	ret = read_meminfo(m);
+	if (ret < 0)
+		return ret;
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	blk = xmalloc(WALK_BLOCK * sizeof(*blk));
+	while ((r = pread(fd, blk, WALK_BLOCK * sizeof(*blk), off)) > 0) {
+		machine_walk_count(blk, (size_t)r / sizeof(*blk), ps, m);
+		off += r;
+	}
+	free(blk);
+	close(fd);
+	return 0;
+}
+
+void machine_release(struct machine *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		free((char *)m->stats[i].key);
+	free(m->stats);
+	memset(m, 0, sizeof(*m));
+}

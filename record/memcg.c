@@ -1,0 +1,389 @@
+/* memcg.c — a memory cgroup's own accounting (see memcg.h). */
+#include "config.h"
+
+#include "record/memcg.h"
+#include "util/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Largest cgroupfs or /proc file read whole (memory.stat is ~2 KiB,
+ * mountinfo a few KiB; a container host's can be larger). */
+#define SMALL_FILE_MAX (4u << 20)
+
+/* Read the small file path whole into a new NUL-terminated buffer
+ * (caller frees). Returns its length or -errno. */
+static ssize_t read_whole(const char *path, char **out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(cap);
+	while (len < SMALL_FILE_MAX) {
+		if (len + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		free(buf);
+		return n;
+	}
+	close(fd);
+	buf[len] = 0;
+	*out = buf;
+	return (ssize_t)len;
+}
+
+/* The next line of [*p, end) as [ls, le); false at the end. */
+static bool next_line(const char **p, const char *end, const char **ls,
+		      const char **le)
+{
+	const char *nl;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	*ls = *p;
+	*le = nl ? nl : end;
+	*p = *le + 1;
+	return true;
+}
+
+/* True if the comma-separated list [s, e) holds word. */
+static bool list_has(const char *s, const char *e, const char *word)
+{
+	size_t wl = strlen(word);
+
+	while (s < e) {
+		const char *c = memchr(s, ',', (size_t)(e - s));
+		const char *te = c ? c : e;
+
+		if ((size_t)(te - s) == wl && !memcmp(s, word, wl))
+			return true;
+		s = te + 1;
+	}
+	return false;
+}
+
+/* Copy the blank-separated field [s, e) into out (size bytes). */
+static bool field_copy(const char *s, const char *e, char *out, size_t size)
+{
+	if ((size_t)(e - s) >= size)
+		return false;
+	memcpy(out, s, (size_t)(e - s));
+	out[e - s] = 0;
+	return true;
+}
+
+/* The n-th blank-separated field of [s, e) as [*fs, *fe). */
+static bool field_nth(const char *s, const char *e, int n, const char **fs,
+		      const char **fe)
+{
+	for (int i = 0; s < e; i++) {
+		const char *b;
+
+		while (s < e && *s == ' ')
+			s++;
+		b = s;
+		while (s < e && *s != ' ')
+			s++;
+		if (b == s)
+			break;
+		if (i == n) {
+			*fs = b;
+			*fe = s;
+			return true;
+		}
+	}
+	return false;
+}
+
+int memcg_parse_mounts(const char *buf, size_t len, struct memcg_mounts *mm)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+
+	mm->v1[0] = mm->v2[0] = 0;
+	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SRC SUPEROPTS" */
+	while (next_line(&p, end, &ls, &le)) {
+		const char *sep = ls, *ms, *me, *ts, *te, *os, *oe;
+		char *dst = NULL;
+
+		while (sep + 3 <= le && memcmp(sep, " - ", 3))
+			sep++;
+		if (sep + 3 > le || !field_nth(ls, sep, 4, &ms, &me) ||
+		    !field_nth(sep + 3, le, 0, &ts, &te))
+			continue;
+		if (te - ts == 7 && !memcmp(ts, "cgroup2", 7)) {
+			if (!mm->v2[0] || (me - ms == 14 &&
+					   !memcmp(ms, "/sys/fs/cgroup", 14)))
+				dst = mm->v2;
+		} else if (te - ts == 6 && !memcmp(ts, "cgroup", 6) &&
+			   field_nth(sep + 3, le, 2, &os, &oe) &&
+			   list_has(os, oe, "memory") && !mm->v1[0]) {
+			dst = mm->v1;
+		}
+		if (dst && !field_copy(ms, me, dst, PATH_MAX))
+			dst[0] = 0;
+	}
+	return mm->v1[0] || mm->v2[0] ? 0 : -ENODEV;
+}
+
+int memcg_mounts_read(struct memcg_mounts *mm)
+{
+	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
+	char *mi = NULL;
+	ssize_t n = read_whole("/proc/self/mountinfo", &mi);
+	int ret;
+
+	if (n < 0)
+		return (int)n;
+	ret = memcg_parse_mounts(mi, (size_t)n, mm);
+	free(mi);
+	if (fake && *fake && strlen(fake) < sizeof(mm->v2)) {
+		strcpy(mm->v2, fake);
+		ret = 0;
+	}
+	return ret;
+}
+
+int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
+			    size_t size)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+
+	v1[0] = v2[0] = 0;
+	/* "ID:CONTROLLERS:PATH"; v2's is "0::PATH" */
+	while (next_line(&p, end, &ls, &le)) {
+		const char *c1, *c2;
+
+		if (le == ls)
+			continue;
+		c1 = memchr(ls, ':', (size_t)(le - ls));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(le - c1 - 1)) : NULL;
+		if (!c2 || c2 + 1 >= le || c2[1] != '/')
+			return -EINVAL;
+		if (c1 - ls == 1 && ls[0] == '0' && c2 == c1 + 1) {
+			if (!field_copy(c2 + 1, le, v2, size))
+				return -EINVAL;
+		} else if (list_has(c1 + 1, c2, "memory")) {
+			if (!field_copy(c2 + 1, le, v1, size))
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* True if dir/name exists. */
+static bool has_file(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	bool ok = access(path, F_OK) == 0;
+
+	free(path);
+	return ok;
+}
+
+int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
+{
+	char path[48], v1[PATH_MAX], v2[PATH_MAX], *buf = NULL, *d;
+	ssize_t n;
+	int ret;
+
+	*dir = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	n = read_whole(path, &buf);
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
+	ret = memcg_parse_proc_cgroup(buf, (size_t)n, v1, v2, sizeof(v1));
+	free(buf);
+	if (ret < 0)
+		return ret;
+	if (mm->v2[0] && v2[0]) {
+		d = xasprintf("%s%s", mm->v2, strcmp(v2, "/") ? v2 : "");
+		if (has_file(d, "memory.current")) {
+			*dir = d;
+			return 0;
+		}
+		free(d);
+	}
+	if (mm->v1[0] && v1[0]) {
+		d = xasprintf("%s%s", mm->v1, strcmp(v1, "/") ? v1 : "");
+		if (has_file(d, "memory.usage_in_bytes")) {
+			*dir = d;
+			return 0;
+		}
+		free(d);
+	}
+	return -ENOENT;
+}
+
+/* Deepest cgroup level walked (real hierarchies are a few levels). */
+#define MEMCG_DEPTH_MAX 64
+
+/* Find ino under dir (of inode dino), depth levels down already. */
+static int find_under(const char *dir, uint64_t dino, uint64_t ino,
+		      int depth, char **out)
+{
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *d;
+
+	if (dino == ino) {
+		*out = xstrdup(dir);
+		return 0;
+	}
+	if (depth >= MEMCG_DEPTH_MAX || !(d = opendir(dir)))
+		return -ENOENT;
+	while (ret < 0 && (de = readdir(d))) {
+		struct stat st;
+		char *sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = xasprintf("%s/%s", dir, de->d_name);
+		if (stat(sub, &st) == 0)
+			ret = find_under(sub, st.st_ino, ino, depth + 1, out);
+		free(sub);
+	}
+	closedir(d);
+	return ret;
+}
+
+int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir)
+{
+	const char *root = mm->v1[0] ? mm->v1 : mm->v2;
+	struct stat st;
+
+	*dir = NULL;
+	if (!root[0] || stat(root, &st) < 0)
+		return -ENOENT;
+	return find_under(root, st.st_ino, ino, 0, dir);
+}
+
+int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+
+	while (next_line(&p, end, &ls, &le)) {
+		const char *ks, *ke, *vs, *ve, *x;
+		char num[24];
+		uint64_t v;
+
+		if (le == ls)
+			continue;
+		if (!field_nth(ls, le, 0, &ks, &ke) ||
+		    !field_nth(ls, le, 1, &vs, &ve) ||
+		    field_nth(ls, le, 2, &x, &x) ||
+		    !field_copy(vs, ve, num, sizeof(num)) ||
+		    parse_u64(num, &v) < 0)
+			return -EINVAL;
+		if (m->nstats >= MD_CGROUP_MAX_STATS)
+			return -EINVAL;
+		xgrow(&m->stats, &m->cap, m->nstats + 1, sizeof(*m->stats));
+		m->stats[m->nstats].key = xstrndup(ks, (size_t)(ke - ks));
+		m->stats[m->nstats++].value = v;
+	}
+	return 0;
+}
+
+/* The one number of the file dir/name into *v. Returns 0 or -errno
+ * (-EINVAL: not a number). */
+static int read_u64(const char *dir, const char *name, uint64_t *v)
+{
+	char *path = xasprintf("%s/%s", dir, name), *buf = NULL;
+	ssize_t n = read_whole(path, &buf);
+	int ret;
+
+	free(path);
+	if (n < 0)
+		return (int)n;
+	buf[strcspn(buf, "\n")] = 0;
+	ret = parse_u64(buf, v) < 0 ? -EINVAL : 0;
+	free(buf);
+	return ret;
+}
+
+/* The files of one version: where its charge and kernel part are. */
+struct memcg_layout {
+	uint32_t version;
+	const char *usage;            /* the charge, bytes */
+	const char *kmem;             /* its kernel part, or NULL */
+};
+
+static const struct memcg_layout layouts[] = {
+	{ 2, "memory.current", NULL },
+	{ 1, "memory.usage_in_bytes", "memory.kmem.usage_in_bytes" },
+};
+
+int memcg_read(const char *dir, struct memcg *m)
+{
+	const struct memcg_layout *l = NULL;
+	char *path, *buf = NULL;
+	struct stat st;
+	ssize_t n;
+	int ret;
+
+	memcg_release(m);
+	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
+		if (read_u64(dir, layouts[i].usage, &m->usage) == 0)
+			l = &layouts[i];
+	if (!l)
+		return stat(dir, &st) < 0 ? -errno : -ENOENT;
+	if (stat(dir, &st) < 0)
+		return -errno;
+	m->dir = xstrdup(dir);
+	m->version = l->version;
+	m->ino = st.st_ino;
+	m->flags = MD_CG_F_USAGE;
+	if (l->kmem && read_u64(dir, l->kmem, &m->kmem) == 0)
+		m->flags |= MD_CG_F_KMEM;
+	path = xasprintf("%s/memory.stat", dir);
+	n = read_whole(path, &buf);
+	free(path);
+	if (n < 0)
+		return 0; /* the charge without its parts */
+	ret = memcg_stat_parse(buf, (size_t)n, m);
+	free(buf);
+	return ret;
+}
+
+void memcg_record(const struct memcg *m, uint32_t pid, uint64_t time,
+		  struct md_cgroup *out)
+{
+	*out = (struct md_cgroup){ .time = time, .pid = pid,
+				   .version = m->version, .flags = m->flags,
+				   .nstats = (uint32_t)m->nstats,
+				   .ino = m->ino, .usage = m->usage,
+				   .kmem = m->kmem, .path = m->dir,
+				   .stats = m->stats };
+}
+
+void memcg_release(struct memcg *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nstats; i++)
+		free((char *)m->stats[i].key);
+	free(m->stats);
+	free(m->dir);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,85 @@
+/* memcg.h — a memory cgroup's own accounting, read from cgroupfs: which
+ * memory cgroup a process is in, where the hierarchies are mounted, and
+ * the counters the kernel keeps for a cgroup (v2 memory.current and
+ * memory.stat; v1 memory.usage_in_bytes, memory.kmem.usage_in_bytes and
+ * memory.stat).
+ *
+ * Both hierarchies can be mounted at once (the memory controller on v1, a
+ * v2 hierarchy without it beside: this is what many hosts still run). A
+ * cgroup is taken from v2 where the memory controller is on there (its
+ * directory has memory.current), else from v1's memory hierarchy.
+ *
+ * MEMSZ_CGROUP2_ROOT, when set in the environment, names a directory
+ * taken as the cgroup v2 mount: a copied tree of cgroup files
+ * (cgroup.procs, memory.current, memory.stat) stands for a v2 hierarchy,
+ * which lets tests read v2 files on a machine whose memory controller is
+ * on v1. Parsers take a buffer, never a path or a pid.
+ */
+#ifndef MEMSZ_RECORD_MEMCG_H
+#define MEMSZ_RECORD_MEMCG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/datafile.h"
+
+/* Where the hierarchies are mounted: "" where none is. */
+struct memcg_mounts {
+	char v1[PATH_MAX]; /* the v1 hierarchy with the memory controller */
+	char v2[PATH_MAX]; /* the cgroup2 mount (/sys/fs/cgroup preferred) */
+};
+
+/* A memory cgroup's counters, read at one moment. */
+struct memcg {
+	char *dir;                    /* its directory (owned) */
+	uint32_t version;             /* 1 or 2 */
+	uint32_t flags;               /* MD_CG_F_USAGE, MD_CG_F_KMEM */
+	uint64_t ino;                 /* the directory's inode */
+	uint64_t usage, kmem;
+	struct md_cgroup_stat *stats; /* memory.stat, keys owned */
+	size_t nstats, cap;
+};
+
+/* The mounts from a /proc/self/mountinfo text buf[0..len) into *mm:
+ * v1, the first "cgroup" mount whose super options hold "memory"; v2,
+ * the first "cgroup2" mount, /sys/fs/cgroup preferred. Returns 0, or
+ * -ENODEV when neither is there. */
+int memcg_parse_mounts(const char *buf, size_t len, struct memcg_mounts *mm);
+/* The mounts of this machine (/proc/self/mountinfo), v2 replaced by
+ * MEMSZ_CGROUP2_ROOT when it is set. Returns 0, -ENODEV or -errno. */
+int memcg_mounts_read(struct memcg_mounts *mm);
+/* From a /proc/PID/cgroup text buf[0..len): the path of the v1 line whose
+ * controllers name "memory" into v1, that of the v2 line ("0::") into v2
+ * (size bytes each; "" where there is no such line). Returns 0, or
+ * -EINVAL when a line is malformed or a path does not fit. */
+int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
+			    size_t size);
+/* The directory of pid's memory cgroup under the mounts mm, into a new
+ * string *dir (caller frees): v2 where it has memory.current, else v1.
+ * Returns 0, -ENOENT when pid has no memory cgroup memsz can read, or
+ * -errno (-ESRCH when the process is gone). */
+int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir);
+
+/* The directory of the memory cgroup whose inode is ino (as
+ * /proc/kpagecgroup gives it), into a new string *dir (caller frees): a
+ * walk of the hierarchy with the memory controller (v1's where it is
+ * mounted, else v2's). Returns 0 or -ENOENT. */
+int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir);
+/* Parse a memory.stat text buf[0..len) ("key value" a line) into m's
+ * stats, after those it holds. Returns 0, or -EINVAL at a malformed line
+ * (what came before it is kept) or past MD_CGROUP_MAX_STATS counters. */
+int memcg_stat_parse(const char *buf, size_t len, struct memcg *m);
+/* Read the counters of the cgroup directory dir into *m (released first
+ * with memcg_release()): v2 when dir has memory.current, v1 when it has
+ * memory.usage_in_bytes. Returns 0, -ENOENT when dir has neither (no
+ * memory controller there), or -errno. */
+int memcg_read(const char *dir, struct memcg *m);
+/* A CGROUP record of m for pid at time, into *out (borrowing m's
+ * strings: valid while m is). */
+void memcg_record(const struct memcg *m, uint32_t pid, uint64_t time,
+		  struct md_cgroup *out);
+/* Free what m holds and zero it. NULL is fine. */
+void memcg_release(struct memcg *m);
+
+#endif

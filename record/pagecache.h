@@ -1,0 +1,38 @@
+/* pagecache.h — a file's pages in the page cache, and the memory cgroups
+ * that pay for them, found without reading the file from disk.
+ *
+ * memsz maps the file read-only (shared), asks mincore(2) which pages are
+ * cached, maps just those into its page tables (MADV_POPULATE_READ, a
+ * range at a time: a page cached is not read again, and a file cut short
+ * meanwhile gives an error, not SIGBUS), reads their frame numbers from
+ * /proc/self/pagemap and each frame's cgroup from /proc/kpagecgroup, then
+ * unmaps it. The mapping exists only during the scan, after the process
+ * snapshots it is taken for: it is never counted as a sharer. Touching
+ * the pages marks them accessed, as any reader would.
+ */
+#ifndef MEMSZ_RECORD_PAGECACHE_H
+#define MEMSZ_RECORD_PAGECACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/datafile.h"
+
+/* The cached pages of one file, as a FILE_CACHE record holds them. */
+struct pagecache_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, size;
+	struct md_cache_run *runs;  /* owned */
+	size_t nruns, cap;
+	uint64_t cached;            /* pages cached */
+};
+
+/* Scan the regular file open as fd into *pf (its runs replaced): its
+ * cached pages with their cgroups, read through kpagecgroup_fd (-1:
+ * every cgroup 0). Returns 0, -EINVAL if fd is not a regular file, or
+ * -errno. */
+int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf);
+/* Free what pf holds. NULL is fine. */
+void pagecache_release(struct pagecache_file *pf);
+
+#endif

@@ -1,0 +1,185 @@
+/* session_cache.c — the page cache a -G recording names by file (see
+ * session_int.h, pagecache.h): after a process's snapshot, the cached
+ * pages of the files it holds open (/proc/PID/fd) and maps, and of the
+ * files under --cache-paths, each file at most once per --interval (once
+ * in a one-shot recording), as FILE_CACHE records. */
+#include "config.h"
+
+#include "record/session_int.h"
+
+#include "record/pagecache.h"
+#include "record/procmaps.h"
+#include "util/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* How often a file is scanned again without --interval. */
+#define RESCAN_NS (1000ull * 1000 * 1000)
+/* Deepest directory level of --cache-paths walked. */
+#define WALK_DEPTH_MAX 32
+
+/* True if file st was scanned since the period began (else it is taken
+ * as scanned now). */
+static bool scanned_lately(struct session *r, const struct stat *st)
+{
+	uint64_t now = mono_ns();
+	uint64_t period = r->o.interval_ms ? r->o.interval_ms * 1000000ull :
+					     RESCAN_NS;
+	struct rec_scanned *s;
+
+	for (size_t i = 0; i < r->cg.nscanned; i++) {
+		s = &r->cg.scanned[i];
+		if (s->dev != (uint64_t)st->st_dev || s->ino != st->st_ino)
+			continue;
+		if (r->o.one_shot || now - s->time < period)
+			return true;
+		s->time = now;
+		return false;
+	}
+	xgrow(&r->cg.scanned, &r->cg.scannedcap, r->cg.nscanned + 1,
+	      sizeof(*r->cg.scanned));
+	r->cg.scanned[r->cg.nscanned++] = (struct rec_scanned){
+		.dev = (uint64_t)st->st_dev, .ino = st->st_ino, .time = now };
+	return false;
+}
+
+/* Write the cached pages of the open file fd, named path, unless it has
+ * none. */
+static void write_file(struct session *r, int fd, const char *path)
+{
+	struct pagecache_file pf = { 0 };
+	struct md_file_cache f;
+	uint64_t now = mono_ns(); /* one time for all records of the scan */
+
+	if (pagecache_scan(fd, r->cg.kpagecgroup_fd, &pf) < 0 || !pf.nruns) {
+		pagecache_release(&pf);
+		return;
+	}
+	for (size_t i = 0; i < pf.nruns && !r->werr; i += MD_CACHE_MAX_RUNS) {
+		f = (struct md_file_cache){
+			.time = now, .dev_major = pf.dev_major,
+			.dev_minor = pf.dev_minor, .ino = pf.ino,
+			.size = pf.size, .path = path,
+			.nruns = (uint32_t)MIN(pf.nruns - i, MD_CACHE_MAX_RUNS),
+			.runs = pf.runs + i,
+		};
+		rec_wfail(r, md_write_file_cache(r->w, &f));
+	}
+	pagecache_release(&pf);
+}
+
+/* Scan the regular file at path (a /proc link or a real path; not
+ * followed further with nofollow), named name, if not scanned lately. */
+static void scan_path(struct session *r, const char *path, const char *name,
+		      bool nofollow)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+		    (nofollow ? O_NOFOLLOW : 0);
+	struct stat st;
+	int fd;
+
+	/* stat first: opening a device or a FIFO is not harmless */
+	if ((nofollow ? lstat(path, &st) : stat(path, &st)) < 0 ||
+	    !S_ISREG(st.st_mode) || scanned_lately(r, &st))
+		return;
+	fd = open(path, flags | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, flags);
+	if (fd < 0)
+		return;
+	write_file(r, fd, name);
+	close(fd);
+}
+
+/* The files pid holds open. */
+static void scan_fds(struct session *r, int pid)
+{
+	char dir[48], link[64 + 256], name[4096];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && !r->werr) {
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		n = readlink(link, name, sizeof(name) - 1);
+		if (n <= 0 || name[0] != '/')
+			continue; /* sockets, pipes, anon inodes */
+		name[n] = 0;
+		scan_path(r, link, name, false);
+	}
+	closedir(d);
+}
+
+/* The files pid maps. */
+static void scan_maps(struct session *r, int pid)
+{
+	struct procmaps maps = { 0 };
+	char link[96];
+
+	if (procmaps_read(pid, 0, &maps) < 0)
+		return;
+	for (size_t i = 0; i < maps.n && !r->werr; i++) {
+		const struct procmap *m = &maps.maps[i];
+
+		if (!m->ino || m->name[0] != '/')
+			continue;
+		snprintf(link, sizeof(link), "/proc/%d/map_files/%lx-%lx", pid,
+			 (unsigned long)m->start, (unsigned long)m->end);
+		scan_path(r, link, m->name, false);
+	}
+	procmaps_free(&maps);
+}
+
+/* The regular files under directory dir (symbolic links not followed),
+ * depth levels down already. */
+static void walk_dir(struct session *r, const char *dir, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (depth > WALK_DEPTH_MAX || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)) && !r->werr) {
+		char *path;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR)
+			walk_dir(r, path, depth + 1);
+		else if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
+			scan_path(r, path, path, true);
+		free(path);
+	}
+	closedir(d);
+}
+
+void rec_scan_cache(struct session *r, int pid)
+{
+	if (r->werr)
+		return;
+	if (!r->cg.kpc_tried) {
+		r->cg.kpc_tried = true;
+		r->cg.kpagecgroup_fd = open("/proc/kpagecgroup",
+					    O_RDONLY | O_CLOEXEC);
+	}
+	scan_fds(r, pid);
+	scan_maps(r, pid);
+	for (size_t i = 0; i < r->o.ncache_paths && !r->werr; i++)
+		walk_dir(r, r->o.cache_paths[i], 0);
+}

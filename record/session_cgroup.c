@@ -1,0 +1,198 @@
+/* session_cgroup.c — the memory cgroups' own counters in a recording (see
+ * session_int.h and memcg.h): after each snapshot, a CGROUP record of the
+ * process's memory cgroup and, with -G, one of the -G cgroup, so that
+ * the report has the kernel's charge of the same moment as the pages. */
+#include "config.h"
+
+#include "record/session_int.h"
+
+#include "record/machine.h"
+#include "record/memcg.h"
+#include "record/snapshot.h"
+#include "record/targets_scan.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* How long a cgroup's counters stand for the cgroup of the next process
+ * snapshotted in it, without --interval. */
+#define COUNTERS_NS (1000ull * 1000 * 1000)
+
+/* Read dir's counters and write them as a CGROUP record for pid with
+ * flags added; *version (may be NULL) gets the cgroup's version. Returns
+ * 0, or -ENOENT (no memory controller in dir) or another -errno when
+ * nothing was written. */
+static int write_dir(struct session *r, const char *dir, uint32_t pid,
+		     uint32_t flags, uint32_t *version)
+{
+	struct memcg m = { 0 };
+	struct md_cgroup g;
+	int ret = memcg_read(dir, &m);
+
+	if (ret == 0) {
+		memcg_record(&m, pid, mono_ns(), &g);
+		g.flags |= flags;
+		if (version)
+			*version = m.version;
+		rec_wfail(r, md_write_cgroup(r->w, &g));
+	}
+	memcg_release(&m);
+	return ret;
+}
+
+/* The -G cgroup's counters; a cgroup without memory controller is said
+ * once (its processes' own memory cgroups are still recorded). */
+static void write_target(struct session *r)
+{
+	const char *dir = target_scan_dir(r->sc.scan);
+	char *msg;
+
+	if (write_dir(r, dir, 0, MD_CG_F_TARGET, NULL) != -ENOENT ||
+	    r->cg.told)
+		return;
+	r->cg.told = true;
+	msg = xasprintf("cgroup '%s' has no memory controller: its charge "
+			"is not recorded, only its processes' memory cgroups",
+			dir);
+	rec_note(r, MD_NOTE_NO_MEMCG, msg);
+	rec_say(r, true, msg);
+	free(msg);
+}
+
+/* True if the CGROUP record of payer ino was written (else remember it
+ * as written now). */
+static bool named(struct session *r, uint64_t ino)
+{
+	for (size_t i = 0; i < r->cg.nnamed; i++)
+		if (r->cg.named[i] == ino)
+			return true;
+	xgrow(&r->cg.named, &r->cg.namedcap, r->cg.nnamed + 1,
+	      sizeof(*r->cg.named));
+	r->cg.named[r->cg.nnamed++] = ino;
+	return false;
+}
+
+/* A CGROUP record (flag payer) for each memory cgroup the last snapshot
+ * found pages charged to that has none yet: the report names it. One
+ * that cannot be found (removed since) stays a number. */
+static void write_payers(struct session *r)
+{
+	const struct memcg_mounts *mm = r->cg.mounts;
+	const uint64_t *inos;
+	size_t n = snapper_payers(r->sn.s, &inos);
+
+	for (size_t i = 0; i < n && !r->werr; i++) {
+		char *dir = NULL;
+
+		if (!inos[i] || named(r, inos[i]))
+			continue;
+		if (memcg_find_ino(mm, inos[i], &dir) == 0)
+			write_dir(r, dir, 0, MD_CG_F_PAYER, NULL);
+		free(dir);
+	}
+}
+
+void rec_prepare_cgroup(struct session *r, struct rec_target *t)
+{
+	struct memcg_mounts *mm;
+	struct stat st;
+	char *dir = NULL;
+
+	free(r->cg.dir);
+	r->cg.dir = NULL;
+	r->cg.ino = 0;
+	if (!r->cg.mounts && !r->cg.mounts_err) {
+		mm = xmalloc(sizeof(*mm));
+		if (memcg_mounts_read(mm) < 0) {
+			free(mm);
+			r->cg.mounts_err = true;
+		} else {
+			r->cg.mounts = mm;
+		}
+	}
+	if (r->cg.mounts && memcg_dir_of_pid(t->pid, r->cg.mounts, &dir) == 0 &&
+	    stat(dir, &st) == 0) {
+		r->cg.dir = dir;
+		r->cg.ino = st.st_ino;
+	} else {
+		free(dir);
+	}
+	snapper_set_cgroup(r->sn.s, r->cg.ino);
+}
+
+/* The counters of pid's memory cgroup (rec_prepare_cgroup), or, when they
+ * were recorded lately (within --interval or a second; in a one-shot
+ * recording, at all), a record naming the cgroup without them. */
+static void write_own(struct session *r, uint32_t pid)
+{
+	uint64_t now = mono_ns(), period = r->o.interval_ms ?
+		r->o.interval_ms * 1000000ull : COUNTERS_NS;
+	struct rec_cgseen *e = NULL;
+	struct md_cgroup g;
+
+	if (!r->cg.dir)
+		return;
+	for (size_t i = 0; i < r->cg.nseen && !e; i++)
+		if (r->cg.seen[i].ino == r->cg.ino)
+			e = &r->cg.seen[i];
+	if (e && (r->o.one_shot || now - e->time < period)) {
+		g = (struct md_cgroup){ .time = now, .pid = pid,
+					.version = e->version,
+					.ino = r->cg.ino, .path = r->cg.dir };
+		rec_wfail(r, md_write_cgroup(r->w, &g));
+		return;
+	}
+	if (!e) {
+		xgrow(&r->cg.seen, &r->cg.seencap, r->cg.nseen + 1,
+		      sizeof(*r->cg.seen));
+		e = &r->cg.seen[r->cg.nseen++];
+		*e = (struct rec_cgseen){ .ino = r->cg.ino };
+	}
+	if (write_dir(r, r->cg.dir, pid, 0, &e->version) == 0)
+		e->time = now;
+}
+
+void rec_write_cgroups(struct session *r, struct rec_target *t)
+{
+	if (r->werr)
+		return;
+	write_own(r, (uint32_t)t->pid);
+	if (r->cg.mounts)
+		write_payers(r);
+	if (r->sc.scan && target_scan_is_cgroup(r->sc.scan) && !r->werr) {
+		rec_scan_cache(r, t->pid);
+		write_target(r);
+	}
+}
+
+void rec_machine_round(struct session *r)
+{
+	struct machine m = { 0 };
+	struct md_machine rec;
+
+	if (r->werr || !r->sc.scan || target_scan_is_cgroup(r->sc.scan))
+		return;
+	if (machine_read(&m) == 0) {
+		rec = (struct md_machine){ .time = mono_ns(),
+					   .nstats = (uint32_t)m.n,
+					   .stats = m.stats };
+		rec_wfail(r, md_write_machine(r->w, &rec));
+	}
+	machine_release(&m);
+}
+
+void rec_cgroups_free(struct session *r)
+{
+	free(r->cg.named);
+	free(r->cg.scanned);
+	free(r->cg.mounts);
+	free(r->cg.dir);
+	free(r->cg.seen);
+	if (r->cg.kpc_tried && r->cg.kpagecgroup_fd >= 0)
+		close(r->cg.kpagecgroup_fd);
+	memset(&r->cg, 0, sizeof(r->cg));
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""t2312: `memsz record -a` accounts for all of the machine's memory.
+
+As root: one snapshot of every process (`record -a --duration 0`) holds a
+MACHINE record (every line of /proc/meminfo and a walk of every page
+frame). The report's CHARGE TOTAL is MemTotal; its kernel rows ([free],
+[kernel: slab], [kernel: stacks], [kernel: page tables]) are meminfo's of
+the recording, near /proc/meminfo read around it (this machine is busy:
+those move); the walk covers every frame; where the walk and meminfo
+differ by more than 1 %, a note says so.
+"""
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
+
+
+def meminfo():
+    out = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            v = v.split()
+            out[k] = int(v[0]) * (1024 if len(v) > 1 else 1)
+    return out
+
+
+def machine_records(data):
+    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data], text=True,
+                         capture_output=True).stdout
+    recs, cur = [], None
+    for line in out.splitlines():
+        if re.search(r"\bMACHINE stats \d+", line):
+            cur = {}
+            recs.append(cur)
+        elif not line.startswith("    "):
+            cur = None
+        elif cur is not None:
+            k, v = line.split()
+            cur[k] = int(v)
+    return recs
+
+
+def walk_differs(st):
+    pairs = [(["walk_free"], ["MemFree"]), (["walk_slab"], ["Slab"]),
+             (["walk_pgtable"], ["PageTables", "SecPageTables"]),
+             (["walk_anon"], ["AnonPages"]),
+             (["walk_file", "walk_shmem"], ["Buffers", "Cached"]),
+             (["walk_hugetlb"], ["Hugetlb"])]
+    for w, m in pairs:
+        a = sum(st.get(k, 0) for k in w)
+        b = sum(st.get(k, 0) for k in m)
+        if abs(a - b) * 100 > b:
+            return True
+    return False
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("the page frame walk needs root")
+    with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
+        data = os.path.join(tmp, "a.data")
+        before = meminfo()
+        r = subprocess.run([MEMSZ, "record", "-a", "--duration", "0",
+                            "-o", data], capture_output=True, text=True)
+        after = meminfo()
+        check(r.returncode == 0, f"record -a exits 0 ({r.stderr[-200:]})")
+        recs = machine_records(data)
+        check(len(recs) == 1, f"one MACHINE record ({len(recs)})")
+        if not recs:
+            return
+        st = recs[0]
+        check(st.get("MemTotal") == after["MemTotal"] and
+              len([k for k in st if not k.startswith("walk_")]) ==
+              len(after), "every line of /proc/meminfo, MemTotal as now")
+        walked = sum(v for k, v in st.items() if k.startswith("walk_"))
+        frames = os.path.getsize("/proc/kpageflags") // 8
+        check(walked == frames * lib.PAGE or (frames == 0 and walked >=
+                                              st["MemTotal"]),
+              f"the walk covers every page frame ({walked} bytes)")
+        out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
+                              "-F", "rss,charge", "-n", "0", "--format",
+                              "csv"], capture_output=True, text=True)
+        rows = {row["files"]: float(row["charge"]) for row in
+                csv.DictReader(io.StringIO(out.stdout))}
+        total = sum(rows.values())
+        check(abs(total - st["MemTotal"]) < 64 * 1024,
+              f"CHARGE TOTAL {total:.0f} == MemTotal {st['MemTotal']}")
+        for row, keys in (("[free]", ["MemFree"]),
+                          ("[kernel: slab]", ["Slab"]),
+                          ("[kernel: stacks]", ["KernelStack"]),
+                          ("[kernel: page tables]",
+                           ["PageTables", "SecPageTables"])):
+            want = sum(st.get(k, 0) for k in keys)
+            live = [sum(m.get(k, 0) for k in keys) for m in (before, after)]
+            check(rows.get(row) == want, f"{row} {rows.get(row)} is the "
+                  f"recording's {'+'.join(keys)} {want}")
+            # they move, on a busy machine by several MiB between reads
+            slack = 16 << 20
+            check(min(live) * 0.9 - slack <= want <=
+                  max(live) * 1.1 + slack,
+                  f"{row} near /proc/meminfo around it {live}")
+        check(rows.get("[anon]", 0) > 0 and "[unexplained]" in rows,
+              "processes' anonymous memory and [unexplained] are rows")
+        noted = "page frame walk and /proc/meminfo differ" in out.stderr
+        check(noted == walk_differs(st),
+              f"a note where the walk and meminfo differ by > 1 % "
+              f"({noted})")
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(lib.finish())
