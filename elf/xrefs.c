@@ -10,10 +10,14 @@
  * literals, switch tables, constants no symbol describes) starts a range
  * given to the label of the referring instruction (its symbol, compile
  * unit or line): the range runs to the next such target, the next
- * labelled byte or the section's end, whichever comes first (as Bloaty
- * sizes its references). Of several references to one target the first
- * in address order wins. A target inside a symbol (a vtable under
- * compileunits, where no unit describes it) gives the whole symbol.
+ * labelled byte, the next symbol or the section's end, whichever comes
+ * first (as Bloaty sizes its references). Of several references to one
+ * target the first labelled one in address order wins. References from
+ * code no label covers (under compileunits, all code without DWARF) are
+ * collected too: they charge nothing but end the ranges before them, so
+ * that one unit's reference never runs over data only other code uses.
+ * A target inside a symbol (a vtable under compileunits, where no unit
+ * describes it) gives the whole symbol.
  */
 #include "config.h"
 
@@ -143,9 +147,11 @@ static void sweep(struct elfimg *img, csh h, cs_insn *in,
 			sec = data_section(img, t);
 			if (!sec)
 				continue;
+			/* kept without a label too: code no label covers
+			 * (most of a binary under compileunits when few
+			 * units have DWARF) still bounds the ranges of the
+			 * targets before it */
 			label = rmap_lookup(out->vm, in->address, NULL);
-			if (label == LABEL_NONE)
-				continue;
 			xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
 			xv->v[xv->n] = (struct xref){ t, xv->n, label, sec };
 			xv->n++;
@@ -170,6 +176,25 @@ static const struct elf_range *sym_holding(const struct elf_range *syms,
 	if (lo && a < syms[lo - 1].end)
 		return &syms[lo - 1];
 	return NULL;
+}
+
+/* The start of the first symbol of syms (sorted by start) after a, if
+ * below end; else end. Under compileunits the map holds units only, and
+ * the symbols no unit describes still end a reference's range. */
+static uint64_t next_sym_start(const struct elf_range *syms, size_t n,
+			       uint64_t a, uint64_t end)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && syms[lo].start < end ? syms[lo].start : end;
 }
 
 /* Disassemble every code section of img into xv: the references its
@@ -206,7 +231,8 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
  * added. Caller frees. */
 static uint64_t *target_ends(const struct elfimg *img,
 			     const struct dualmap *out,
-			     const struct xrefvec *xv)
+			     const struct xrefvec *xv,
+			     const struct elf_range *syms, size_t nsyms)
 {
 	uint64_t *ends = xcalloc(xv->n, sizeof(*ends));
 	const struct rmap_entry *e;
@@ -228,6 +254,7 @@ static uint64_t *target_ends(const struct elfimg *img,
 			k++;
 		if (k < ne && e[k].start < end)
 			end = e[k].start;
+		end = next_sym_start(syms, nsyms, xv->v[i].target, end);
 		ends[i] = end;
 	}
 	return ends;
@@ -243,6 +270,22 @@ static void charge(struct dualmap *out, struct dualmap *base,
 		st->xref_targets++;
 		st->xref_bytes += end - start;
 	}
+}
+
+/* The label of the first labelled reference (in code order) among
+ * xv->v[i..] whose target is below end, or LABEL_NONE. */
+static uint32_t first_referrer(const struct xrefvec *xv, size_t i,
+			       uint64_t end)
+{
+	uint64_t seq = UINT64_MAX;
+	uint32_t label = LABEL_NONE;
+
+	for (size_t j = i; j < xv->n && xv->v[j].target < end; j++)
+		if (xv->v[j].label != LABEL_NONE && xv->v[j].seq < seq) {
+			seq = xv->v[j].seq;
+			label = xv->v[j].label;
+		}
+	return label;
 }
 
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
@@ -263,31 +306,30 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 		return ret;
 	}
 	qsort(xv.v, xv.n, sizeof(*xv.v), xref_cmp);
-	ends = target_ends(img, out, &xv);
+	ends = target_ends(img, out, &xv, syms, nsyms);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
-		uint32_t label = xv.v[i].label;
-		uint64_t seq = xv.v[i].seq;
+		uint32_t label;
 
 		if (i && xv.v[i].target == xv.v[i - 1].target)
 			continue;
 		sym = sym_holding(syms, nsyms, xv.v[i].target);
 		if (!sym) {
-			charge(out, base, xv.v[i].target, ends[i], label, st);
+			/* the first labelled code to address it */
+			label = first_referrer(&xv, i, xv.v[i].target + 1);
+			if (label != LABEL_NONE)
+				charge(out, base, xv.v[i].target, ends[i],
+				       label, st);
 			continue;
 		}
 		if (sym == last_sym)
 			continue; /* targets sorted: its first referrer had it */
-		/* the whole symbol, once, to the first reference (in code
-		 * order) to any address inside it */
-		for (size_t j = i + 1; j < xv.n && xv.v[j].target < sym->end;
-		     j++)
-			if (xv.v[j].seq < seq) {
-				seq = xv.v[j].seq;
-				label = xv.v[j].label;
-			}
+		/* the whole symbol, once, to the first labelled reference
+		 * (in code order) to any address inside it */
 		last_sym = sym;
-		charge(out, base, sym->start, sym->end, label, st);
+		label = first_referrer(&xv, i, sym->end);
+		if (label != LABEL_NONE)
+			charge(out, base, sym->start, sym->end, label, st);
 	}
 	free(ends);
 	free(xv.v);
