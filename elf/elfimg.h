@@ -205,9 +205,12 @@ struct elf_map_opts {
  *   nothing: it is the template of per-thread blocks the TLS runtime
  *   allocates, and its sh_addr overlaps the sections after it.
  * symbols: .symtab, else img->debug's .symtab, else .dynsym. STT_FUNC,
- *   STT_OBJECT and STT_GNU_IFUNC with st_size > 0 in a real section (not
- *   UNDEF/ABS/COMMON; never STT_TLS, whose values are offsets), VM
- *   [value, value+size) through base (bit 0 cleared for EM_ARM functions).
+ *   STT_OBJECT, STT_GNU_IFUNC and STT_TLS with st_size > 0 in a real
+ *   section (not UNDEF/ABS/COMMON), VM [value, value+size) through base
+ *   (bit 0 cleared for EM_ARM functions). An STT_TLS value is an offset
+ *   into PT_TLS: a .tdata symbol labels its initialiser there, a .tbss one
+ *   only its symbol table entries (by name). A symbol of a non-loaded
+ *   section (.gnu.warning.*) labels its file bytes only.
  *   C++ and Rust names are demangled. Symbols of the same address and
  *   size are one entry labelled by the first (GLOBAL before WEAK before LOCAL, then
  *   lexical); the other names are labels_add_alias()ed. Symbols of the

@@ -100,16 +100,25 @@ static int source_segments(struct elfimg *img, struct labels *lb,
 
 /* --- symbols --- */
 
+/* Where a symbol's bytes are: loaded (VM, and file through the base map),
+ * in a non-loaded section (file only: glibc's .gnu.warning.* link
+ * warnings), or nowhere in the image (a .tbss variable: only its symbol
+ * table entries are its). Sorted in this order. */
+enum sym_where { SYM_VM, SYM_FILE, SYM_NONE };
+
 struct sym {
-	uint64_t addr, size;
+	uint64_t addr, size; /* VM range; SYM_FILE: file offset, size */
 	const char *name;
 	int rank; /* GLOBAL 0, WEAK 1, others 2 */
+	enum sym_where where;
 };
 
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 
+	if (x->where != y->where)
+		return (int)x->where - (int)y->where;
 	if (x->addr != y->addr)
 		return u64_cmp(x->addr, y->addr);
 	if (x->size != y->size)
@@ -117,6 +126,16 @@ static int sym_cmp(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	return strcmp(x->name, y->name);
+}
+
+/* How many of syms (sorted by sym_cmp) are SYM_VM: they come first. */
+static size_t sym_count_vm(const struct sym *syms, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && syms[k].where == SYM_VM)
+		k++;
+	return k;
 }
 
 static ssize_t find_section(const struct elfimg *img, uint32_t type)
@@ -171,18 +190,68 @@ static int symtab_open(struct elfimg *img, size_t symndx, struct symtab *t)
 	return 0;
 }
 
+/* The first PT_TLS segment of img, or NULL. */
+static const struct elf_segment *tls_segment(const struct elfimg *img)
+{
+	for (size_t i = 0; i < img->nsegs; i++)
+		if (img->segs[i].type == PT_TLS)
+			return &img->segs[i];
+	return NULL;
+}
+
+/* Where the symbol of type type and value value in section sec lies:
+ * *addr (VM address, or file offset for SYM_FILE) and the answer. An
+ * STT_TLS value is an offset into the TLS template (PT_TLS; in a
+ * relocatable file, into its section): its .tdata initialiser is loaded
+ * at that place of the template, a .tbss one is nowhere. A symbol of a
+ * non-loaded section has file bytes only. */
+static enum sym_where sym_place(const struct elfimg *img,
+				const struct elf_section *sec, int type,
+				uint64_t value, uint64_t *addr)
+{
+	const struct elf_segment *tls;
+
+	*addr = value;
+	if (type == STT_TLS) {
+		if (sec->type == SHT_NOBITS)
+			return SYM_NONE;
+		tls = tls_segment(img);
+		if (img->type == ET_REL)
+			*addr = sec->addr + value;
+		else if (tls)
+			*addr = tls->vaddr + value;
+		return SYM_VM;
+	}
+	if (!(sec->flags & SHF_ALLOC)) {
+		if (sec->type == SHT_NOBITS)
+			return SYM_NONE;
+		*addr = sec->offset + (value - sec->addr);
+		return SYM_FILE;
+	}
+	return SYM_VM;
+}
+
+/* Is an entry of type type and size size one the symbols source labels? */
+static bool sym_type_used(int type, uint64_t size)
+{
+	return (type == STT_FUNC || type == STT_OBJECT ||
+		type == STT_GNU_IFUNC || type == STT_TLS) && size;
+}
+
 /* Entry i of t as a labelled symbol into *out: a defined STT_FUNC,
- * STT_OBJECT or STT_GNU_IFUNC of non-zero size in a real section, its
- * size cut to its section's end (counted in st->clipped). Returns 1 if
- * it is one, 0 if it is skipped, or -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB
- * for an entry that cannot be right. */
+ * STT_OBJECT, STT_GNU_IFUNC or STT_TLS of non-zero size in a real
+ * section, placed by sym_place(), its size cut to its section's end
+ * (counted in st->clipped). Returns 1 if it is one, 0 if it is skipped,
+ * or -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB for an entry that cannot be
+ * right. */
 static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 		      struct sym *out, struct elfsrc_stats *st)
 {
 	GElf_Sym sym;
 	Elf32_Word xndx = 0;
-	uint64_t shndx, value, size, secend;
+	uint64_t shndx, value, size, secstart, secend;
 	struct elf_section *sec;
+	enum sym_where where;
 	int type, bind;
 
 	if (!gelf_getsymshndx(t->d, t->xd, i, &sym, &xndx))
@@ -203,20 +272,27 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 		return -MEMSZ_EBADSYM;
 	type = GELF_ST_TYPE(sym.st_info);
 	bind = GELF_ST_BIND(sym.st_info);
-	if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC)
-		return 0;
-	if (sym.st_size == 0)
+	if (!sym_type_used(type, sym.st_size))
 		return 0;
 	value = sym.st_value;
 	if (img->machine == EM_ARM && type == STT_FUNC)
 		value &= ~(uint64_t)1;
 	size = sym.st_size;
 	sec = &img->secs[shndx];
-	secend = sec->addr + sec->size;
-	if (secend < sec->addr)
+	where = sym_place(img, sec, type, value, &value);
+	/* SYM_FILE: value is a file offset now; SYM_NONE: no bytes */
+	secstart = where == SYM_FILE ? sec->offset : sec->addr;
+	secend = secstart + sec->size;
+	if (secend < secstart)
 		secend = UINT64_MAX;
-	if (value < sec->addr || value > secend)
-		return -MEMSZ_EBADSYM;
+	if (where == SYM_NONE) {
+		secstart = value;
+		secend = value + size < value ? UINT64_MAX : value + size;
+	}
+	/* a TLS offset outside its section is the producer's error, not a
+	 * reason to refuse the file */
+	if (value < secstart || value > secend)
+		return type == STT_TLS ? 0 : -MEMSZ_EBADSYM;
 	if (size > secend - value) {
 		size = secend - value;
 		if (st)
@@ -228,6 +304,7 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	out->size = size;
 	out->name = t->names + sym.st_name;
 	out->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	out->where = where;
 	return 1;
 }
 
@@ -343,14 +420,41 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 	}
 }
 
+/* The label of the symbol of type type and value value in section sec,
+ * or LABEL_NONE: looked up where sym_place() puts it, in VM or in file;
+ * one with no place (.tbss) by its name in lb (NULL: not looked up). */
+static uint32_t entry_label(const struct elfimg *img,
+			    const struct elf_section *sec, int type,
+			    uint64_t value, const char *name,
+			    const struct labels *lb, struct dualmap *out)
+{
+	uint32_t id = LABEL_NONE;
+	char *dm;
+
+	switch (sym_place(img, sec, type, value, &value)) {
+	case SYM_VM:
+		return sym_at(out, value);
+	case SYM_FILE:
+		return rmap_lookup(out->file, value, NULL);
+	case SYM_NONE:
+		if (!lb || !name)
+			return LABEL_NONE;
+		dm = elf_demangle(name);
+		id = labels_find(lb, dm ? dm : name);
+		free(dm);
+		return id;
+	}
+	return LABEL_NONE;
+}
+
 /* Entries of symbol table tabndx of img describing a labelled symbol (a
  * defined function or object of non-zero size whose address the symbols
  * map labels), their names, and for .dynsym their .gnu.version entries,
  * to that symbol. With ids set, *ids is a new array (caller frees) of the
  * label of every entry (LABEL_NONE for the others), *nids entries. */
 static void meta_symtab(struct elfimg *img, size_t tabndx,
-			struct dualmap *out, struct metavec *mv,
-			uint32_t **ids, size_t *nids)
+			struct labels *lb, struct dualmap *out,
+			struct metavec *mv, uint32_t **ids, size_t *nids)
 {
 	Elf *elf = elfimg_elf(img);
 	const struct elf_section *tab = &img->secs[tabndx];
@@ -385,15 +489,14 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		const char *name;
 		uint64_t value;
 		uint32_t id;
-		size_t len;
+		size_t len = 0;
 		GElf_Sym sym;
 		int type;
 
 		if (!gelf_getsym(d, i, &sym))
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_OBJECT &&
-		     type != STT_GNU_IFUNC) || !sym.st_size ||
+		if (!sym_type_used(type, sym.st_size) ||
 		    sym.st_shndx == SHN_UNDEF ||
 		    (sym.st_shndx >= SHN_LORESERVE &&
 		     sym.st_shndx != SHN_XINDEX))
@@ -401,7 +504,19 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		value = sym.st_value;
 		if (img->machine == EM_ARM && type == STT_FUNC)
 			value &= ~(uint64_t)1;
-		id = sym_at(out, value);
+		name = NULL;
+		if (sym.st_name && sym.st_name < sd->d_size) {
+			name = (const char *)sd->d_buf + sym.st_name;
+			len = strnlen(name, sd->d_size - sym.st_name);
+			if (len == sd->d_size - sym.st_name)
+				name = NULL; /* not terminated */
+		}
+		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
+			/* no section at hand: by address, as loaded */
+			id = type == STT_TLS ? LABEL_NONE : sym_at(out, value);
+		else
+			id = entry_label(img, &img->secs[sym.st_shndx], type,
+					 value, name, lb, out);
 		if (id == LABEL_NONE)
 			continue;
 		if (ids)
@@ -410,11 +525,7 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		if (ver)
 			meta_push(mv, ver->offset + i * 2, 2, id,
 				  ver->flags & SHF_ALLOC);
-		if (sym.st_name == 0 || sym.st_name >= sd->d_size)
-			continue;
-		name = (const char *)sd->d_buf + sym.st_name;
-		len = strnlen(name, sd->d_size - sym.st_name);
-		if (len < sd->d_size - sym.st_name)
+		if (name)
 			meta_push(mv, strs->offset + sym.st_name, len + 1, id,
 				  strs->flags & SHF_ALLOC);
 	}
@@ -492,8 +603,37 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 	}
 }
 
-static void add_metadata(struct elfimg *img, struct dualmap *base,
-			 struct dualmap *out)
+/* Add the collected metadata entries of mv to out, then free them. */
+static void meta_apply(struct dualmap *base, struct dualmap *out,
+		       struct metavec *mv)
+{
+	for (size_t i = 0; i < mv->n; i++) {
+		struct meta *m = &mv->v[i];
+
+		if (m->alloc)
+			dualmap_add_file(out, base, m->off, m->size, m->label);
+		else
+			rmap_add(out->file, m->off, m->size, m->label);
+	}
+	free(mv->v);
+}
+
+/* Only the dynamic relocation entries, to the label now at their
+ * target (after --disasm gave data to code). */
+static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
+			       struct dualmap *out)
+{
+	struct metavec mv = { 0 };
+
+	meta_relocs(img, out, &mv);
+	meta_apply(base, out, &mv);
+}
+
+/* Every kind of metadata to the label it serves. lb, when not NULL (the
+ * symbols source), names the .tbss symbols, which have no address to
+ * look their label up by. */
+static void add_metadata(struct elfimg *img, struct labels *lb,
+			 struct dualmap *base, struct dualmap *out)
 {
 	struct metavec mv = { 0 };
 
@@ -504,22 +644,14 @@ static void add_metadata(struct elfimg *img, struct dualmap *base,
 		size_t nids = 0;
 
 		if (img->secs[i].type == SHT_SYMTAB) {
-			meta_symtab(img, i, out, &mv, NULL, NULL);
+			meta_symtab(img, i, lb, out, &mv, NULL, NULL);
 		} else if (img->secs[i].type == SHT_DYNSYM) {
-			meta_symtab(img, i, out, &mv, &ids, &nids);
+			meta_symtab(img, i, lb, out, &mv, &ids, &nids);
 			meta_hash(img, i, ids, nids, &mv);
 			free(ids);
 		}
 	}
-	for (size_t i = 0; i < mv.n; i++) {
-		struct meta *m = &mv.v[i];
-
-		if (m->alloc)
-			dualmap_add_file(out, base, m->off, m->size, m->label);
-		else
-			rmap_add(out->file, m->off, m->size, m->label);
-	}
-	free(mv.v);
+	meta_apply(base, out, &mv);
 }
 
 /* --- padding between symbols --- */
@@ -726,7 +858,8 @@ static int source_symbols(struct elfimg *img, bool disasm,
 		size_t j;
 
 		for (j = i + 1; j < n && syms[j].addr == syms[i].addr &&
-				syms[j].size == syms[i].size;
+				syms[j].size == syms[i].size &&
+				syms[j].where == syms[i].where;
 		     j++) {
 			char *adm = elf_demangle(syms[j].name);
 			const char *alias = adm ? adm : syms[j].name;
@@ -738,19 +871,27 @@ static int source_symbols(struct elfimg *img, bool disasm,
 			}
 			free(adm);
 		}
-		dualmap_add_vm(out, base, syms[i].addr, syms[i].size, id);
+		if (syms[i].where == SYM_VM)
+			dualmap_add_vm(out, base, syms[i].addr, syms[i].size,
+				       id);
+		else if (syms[i].where == SYM_FILE)
+			rmap_add(out->file, syms[i].addr, syms[i].size, id);
 		if (st)
 			st->symbols++;
 		free(dm);
 		i = j;
 	}
 
-	add_metadata(img, base, out);
-	add_padding(img, lb, base, out, syms, n);
+	add_metadata(img, lb, base, out);
+	add_padding(img, lb, base, out, syms, sym_count_vm(syms, n));
 	free(syms);
 	ret = disasm ? elf_xrefs_add(img, base, out, NULL, 0, st) : 0;
 	if (ret)
 		return ret;
+	/* the relocation entries of the data just given to code go with it
+	 * (first writer wins: the entries already labelled keep theirs) */
+	if (disasm)
+		add_reloc_metadata(img, base, out);
 
 	add_sections(img, lb, base, out, true);
 	elfimg_add_fallbacks(img, lb, out, false);
@@ -851,13 +992,14 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 			size_t n = 0;
 
 			load_symbols(img, &syms, &n, NULL);
+			n = sym_count_vm(syms, n);
 			ret = disasm ? cu_xrefs(img, base, out, syms, n, stats)
 				     : 0;
 			if (ret) {
 				free(syms);
 				return ret;
 			}
-			add_metadata(img, base, out);
+			add_metadata(img, NULL, base, out);
 			add_padding(img, lb, base, out, syms, n);
 			free(syms);
 		}

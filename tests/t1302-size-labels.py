@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""`memsz size --by symbols`: symbols that once got a wrong label or none.
+
+Fixtures built here (gcc), ground truth from readelf and nm:
+  - a symbol in a non-loaded section (glibc's link warnings:
+    .gnu.warning.foo) owns its file bytes there, no VM, and the ELF
+    header keeps all of its bytes (it once took the symbol: value 0);
+  - TLS symbols: tls_a's .tdata initialiser (readelf -s size) in file
+    and VM, and both their .symtab and .dynsym entries (24 bytes each);
+    tls_b (.tbss) owns no VM;
+  - with --disasm, a table whose symbol was stripped goes to the function
+    that loads it, and so do its RELATIVE relocations in .rela.dyn (24
+    bytes for each readelf -r entry whose offset lies in the table).
+I1 holds for each file.
+"""
+import csv
+import io
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, readelf, check  # noqa: E402
+
+WARN = r'''
+__asm__(".section .gnu.warning.foo,\"\",@progbits\n"
+        ".type __evoke_link_warning_foo,@object\n"
+        "__evoke_link_warning_foo: .string \"foo is deprecated\"\n"
+        ".size __evoke_link_warning_foo, .-__evoke_link_warning_foo\n"
+        ".previous");
+int foo(void) { return 1; }
+__thread long tls_a[8] = {1};
+__thread long tls_b[16];
+long get(int i) { return tls_a[i] + tls_b[i]; }
+'''
+
+NAMES = ("static const char *const names[64] = {%s};\n"
+         "__attribute__((noinline)) const char *name(int i)\n"
+         "{ return names[i & 63]; }\n"
+         % ",".join('"n%d"' % i for i in range(64)))
+
+
+def run(args):
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode:
+        lib.fail("%s failed: %s" % (" ".join(args), r.stderr[-400:]))
+    return r.stdout
+
+
+def rows(path, key, *extra):
+    """{(label, ...): (file, vm)} of memsz size --by key."""
+    out = run([MEMSZ, "size", *extra, "--by", key, "-n", "0", "--format",
+               "csv", path])
+    got = {}
+    for r in csv.DictReader(io.StringIO(out)):
+        k = tuple(r[x] for x in key.split(","))
+        got[k] = (int(r["file_size"]), int(r["vm_size"]))
+    return got
+
+
+def sym_sizes(path):
+    """{name: (value, size, Ndx)} from readelf -sW (.symtab wins)."""
+    out = {}
+    for line in readelf(["-sW"], path).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].endswith(":") and f[0] != "Num:":
+            out.setdefault(f[7], (int(f[1], 16), int(f[2]), f[6]))
+    return out
+
+
+def i1(path, what):
+    tot = rows(path, "symbols")
+    check(sum(v[0] for v in tot.values()) == os.path.getsize(path),
+          "%s: FILE SIZE sums to the file's size (I1)" % what)
+
+
+def check_warn(tmp):
+    so = os.path.join(tmp, "libwarn.so")
+    src = os.path.join(tmp, "warn.c")
+    with open(src, "w") as f:
+        f.write(WARN)
+    run(["gcc", "-O1", "-shared", "-fPIC", "-o", so, src])
+    syms = sym_sizes(so)
+    got = rows(so, "symbols,sections")
+    ev = "__evoke_link_warning_foo"
+    check(got.get((ev, ".gnu.warning.foo")) == (syms[ev][1], 0),
+          "%s owns its %d bytes of .gnu.warning.foo, file only (got %s)"
+          % (ev, syms[ev][1], got.get((ev, ".gnu.warning.foo"))))
+    ehsize = int(re.search(r"Size of this header:\s+(\d+)",
+                           readelf(["-h"], so)).group(1))
+    hdr = rows(so, "symbols").get(("[ELF Header]",))
+    check(hdr == (ehsize, ehsize),
+          "[ELF Header] keeps its %d bytes in file and VM (got %s)"
+          % (ehsize, hdr))
+    check(got.get(("tls_a", ".tdata")) == (syms["tls_a"][1],) * 2,
+          "tls_a owns its %d-byte .tdata initialiser (got %s)"
+          % (syms["tls_a"][1], got.get(("tls_a", ".tdata"))))
+    for name in ("tls_a", "tls_b"):
+        for tab in (".symtab", ".dynsym"):
+            check(got.get((name, tab), (0,))[0] == 24,
+                  "%s owns its %s entry (got %s)"
+                  % (name, tab, got.get((name, tab))))
+    check(sum(v[1] for k, v in got.items() if k[0] == "tls_b") ==
+          sum(v[1] for k, v in got.items()
+              if k[0] == "tls_b" and k[1] == ".dynsym") +
+          sum(v[1] for k, v in got.items()
+              if k[0] == "tls_b" and k[1] in (".gnu.hash", ".dynstr",
+                                              ".gnu.version")),
+          "tls_b (.tbss) owns VM only of its loaded .dynsym metadata")
+    i1(so, "libwarn.so")
+
+
+def check_names(tmp):
+    so = os.path.join(tmp, "libnames.so")
+    stripped = os.path.join(tmp, "libnames-s.so")
+    src = os.path.join(tmp, "names.c")
+    with open(src, "w") as f:
+        f.write(NAMES)
+    run(["gcc", "-O2", "-shared", "-fPIC", "-o", so, src])
+    table = sym_sizes(so).get("names")
+    if not table:
+        lib.skip_part("gcc did not name the table 'names'")
+        return
+    run(["objcopy", "--strip-symbol=names", so, stripped])
+    start, size = table[0], table[1]
+    want = 0
+    for line in readelf(["-rW"], stripped).splitlines():
+        m = re.match(r"([0-9a-f]{8,})\s+[0-9a-f]+\s+R_X86_64_RELATIVE",
+                     line)
+        if m and start <= int(m.group(1), 16) < start + size:
+            want += 24
+    got = rows(stripped, "symbols,sections", "--disasm")
+    check(got.get(("name", ".data.rel.ro"), (0,))[0] == size,
+          "--disasm gives name() the stripped table's %d bytes (got %s)"
+          % (size, got.get(("name", ".data.rel.ro"))))
+    check(want == 64 * 24 and got.get(("name", ".rela.dyn")) ==
+          (want, want),
+          "and its %d bytes of .rela.dyn entries (got %s)"
+          % (want, got.get(("name", ".rela.dyn"))))
+    i1(stripped, "libnames-s.so")
+
+
+def main():
+    if platform.machine() != "x86_64":
+        lib.skip("the fixtures are x86-64 assembly and --disasm; this is "
+                 "%s" % platform.machine())
+    tmp = tempfile.mkdtemp(prefix="memsz-t1302-")
+    try:
+        check_warn(tmp)
+        check_names(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(lib.finish())
+
+
+if __name__ == "__main__":
+    main()
