@@ -25,6 +25,10 @@ struct size_walk {
 	enum col_id col;
 	struct labels *lb;
 	uint64_t fallback[KEYS_MAX][2]; /* bytes: [key][file, vm] */
+	/* "[padding]" (not a fallback: the alignment the next symbol asks
+	 * for) and its bytes per key, said beside the fallback share */
+	uint32_t padding;
+	uint64_t padded[KEYS_MAX][2];
 	uint64_t total[2];
 	struct filter *filter;   /* NULL: keep all */
 	bool kept;               /* a piece was kept */
@@ -52,11 +56,15 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 	}
 	if (!filter_keep(w->filter, w->lb, path, w->nkeys))
 		return 0;
-	for (size_t i = 0; i < w->nkeys; i++)
-		if (w->fixed[i] == LABEL_NONE &&
-		    keys_label_is_fallback(w->keys[i],
-					   labels_str(w->lb, path[i])))
+	for (size_t i = 0; i < w->nkeys; i++) {
+		if (w->fixed[i] != LABEL_NONE)
+			continue;
+		if (path[i] == w->padding)
+			w->padded[i][w->col == COL_VM] += end - start;
+		else if (keys_label_is_fallback(w->keys[i],
+						labels_str(w->lb, path[i])))
 			w->fallback[i][w->col == COL_VM] += end - start;
+	}
 	w->kept = true;
 	w->total[w->col == COL_VM] += end - start;
 	vals[w->col] = end - start;
@@ -64,7 +72,8 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 	return 0;
 }
 
-/* One footer line per key: how much of the file is under fallbacks. */
+/* One footer line per key: how much of the file is under fallbacks, and
+ * the "[padding]" the share leaves out, when there is some. */
 static void fallback_notes(struct strlist *notes, const char *path,
 			   const struct size_walk *w)
 {
@@ -74,12 +83,26 @@ static void fallback_notes(struct strlist *notes, const char *path,
 		/* grouped only when there are bytes to speak of */
 		enum note_kind k = w->fallback[i][0] || w->fallback[i][1] ?
 					   NOTE_FALLBACK : NOTE_OTHER;
+		char *note;
 
-		if (keydefs[w->keys[i]].elfsrc >= 0)
-			strlist_add_note(notes, k, path,
-					 keys_fallback_note(path, w->keys[i],
-							    2, w->fallback[i],
-							    w->total, names));
+		if (keydefs[w->keys[i]].elfsrc < 0)
+			continue;
+		note = keys_fallback_note(path, w->keys[i], 2, w->fallback[i],
+					  w->total, names);
+		if (w->padded[i][0] || w->padded[i][1]) {
+			char *more = xasprintf("%s; [padding], not "
+					       "counted: %llu bytes of FILE "
+					       "SIZE, %llu of VM SIZE",
+					       note,
+					       (unsigned long long)
+						       w->padded[i][0],
+					       (unsigned long long)
+						       w->padded[i][1]);
+
+			free(note);
+			note = more;
+		}
+		strlist_add_note(notes, k, path, note);
 	}
 }
 
@@ -121,6 +144,7 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		nmaps++;
 	}
 
+	w.padding = labels_find(lb, "[padding]");
 	/* File space: the base file map covers [0, file size) exactly. */
 	w.col = COL_FILE;
 	w.base_index = -1;

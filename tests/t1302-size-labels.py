@@ -11,9 +11,11 @@ Fixtures built here (gcc), ground truth from readelf and nm:
   - with --disasm, a table whose symbol was stripped goes to the function
     that loads it, and so do its RELATIVE relocations in .rela.dyn (24
     bytes for each readelf -r entry whose offset lies in the table).
-I1 holds for each file.
+I1 holds for each file. The footer's fallback share says what it leaves
+out: the [padding] bytes, equal to the [padding] row (libc.so.6).
 """
 import csv
+import json
 import io
 import os
 import platform
@@ -146,6 +148,23 @@ def check_names(tmp):
     i1(stripped, "libnames-s.so")
 
 
+def check_padding_note():
+    libc = "/lib/x86_64-linux-gnu/libc.so.6"
+    if not os.path.exists(libc):
+        lib.skip_part("no %s" % libc)
+        return
+    pad = rows(libc, "symbols").get(("[padding]",))
+    out = json.loads(run([MEMSZ, "size", "--by", "symbols", "--format",
+                          "json", libc]))
+    notes = [n for n in out.get("notes", []) if "[padding]" in n]
+    m = notes and re.search(r"under fallback labels; \[padding\], not "
+                            r"counted: (\d+) bytes of FILE SIZE, (\d+) of "
+                            r"VM SIZE", notes[0])
+    check(pad and m and (int(m.group(1)), int(m.group(2))) == pad,
+          "the footer names the [padding] bytes it leaves out: %s (row %s)"
+          % (notes, pad))
+
+
 def main():
     if platform.machine() != "x86_64":
         lib.skip("the fixtures are x86-64 assembly and --disasm; this is "
@@ -154,6 +173,7 @@ def main():
     try:
         check_warn(tmp)
         check_names(tmp)
+        check_padding_note()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(lib.finish())
