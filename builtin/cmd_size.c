@@ -53,7 +53,7 @@ static const struct opts_cmd size_cmd = {
 		"                  [--exclude [KEY=]REGEX]... [--width N]"
 		" [-v]\n"
 		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
-		"                  [--debug-root DIR] [--disasm] FILE...\n"
+		"                  [--debug-root DIR] [--no-disasm] FILE...\n"
 		"       memsz size --list-keys\n",
 	.about =
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"

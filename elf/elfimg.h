@@ -170,9 +170,19 @@ struct elfsrc_stats {
 	bool dwarf_from_debug;    /* the DWARF came from img->debug */
 	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
 	/* symbols, compileunits, inlines with elf_map_opts.disasm: data
-	 * ranges given to the code that refers to them, and their bytes */
+	 * ranges given to the code that refers to them, and their bytes;
+	 * or why code was not decoded: not x86-64 (xref_unsupported), or
+	 * the decoder could not be loaded (xref_error, -MEMSZ_ENOLIB) */
 	uint64_t xref_targets, xref_bytes;
+	bool xref_unsupported;
+	int xref_error;
 };
+
+/* elf_map_opts.disasm: code-to-data references off, on, or on with a
+ * footer note per image and key counting the data ranges and bytes given
+ * to code (the commands: when --disasm is given; on by default it would
+ * be one more line in every footer). */
+enum elf_disasm { ELF_DISASM_OFF, ELF_DISASM_ON, ELF_DISASM_COUNTED };
 
 /* How the maps of an image are built; zeroed (or a NULL pointer to it):
  * the defaults. */
@@ -182,10 +192,10 @@ struct elf_map_opts {
 	const char *debug_root;
 	/* the symbols, compileunits and inlines sources of x86-64 images
 	 * also charge the unlabelled data that code addresses (RIP-relative;
-	 * absolutely in ET_EXEC) to the referring code (capstone;
-	 * elf/xrefs.c). Off by default: disassembly costs several times the
-	 * rest of the map. */
-	bool disasm;
+	 * absolutely in ET_EXEC) to the referring code (Zydis;
+	 * elf/xrefs.c): ELF_DISASM_ON or _COUNTED. The commands turn it on
+	 * unless --no-disasm; zeroed options leave it off. */
+	unsigned disasm;
 };
 
 /* Label every byte of img for source src into out (initialised with

@@ -146,7 +146,7 @@ def main():
                           "%#x" % a for a, _ in where)))
     check(bad == 0, "each of %d data symbols under a c-ares unit is "
           "addressed by that unit's code (objdump -d)" % checked)
-    lib.finish()
+    sys.exit(lib.finish())
 
 
 if __name__ == "__main__":

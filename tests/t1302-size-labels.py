@@ -165,6 +165,27 @@ def check_padding_note():
           % (notes, pad))
 
 
+def check_not_x86_64(tmp):
+    """A 32-bit x86 file: nothing decoded, the footer says so, and the
+    rows are those of --no-disasm."""
+    src = os.path.join(tmp, "m32.c")
+    prog = os.path.join(tmp, "m32")
+    with open(src, "w") as f:
+        f.write('const char *s(void) { return "abc"; }\n'
+                'int main(void) { return !s(); }\n')
+    r = subprocess.run(["gcc", "-m32", "-O1", "-o", prog, src],
+                       capture_output=True)
+    if r.returncode:
+        lib.skip_part("gcc -m32 cannot link (gcc-multilib)")
+        return
+    out = run([MEMSZ, "size", "--by", "symbols", "-n", "0", prog])
+    check("symbols: code-to-data references are read in x86-64 code "
+          "only" in out, "an i386 file: the footer says its code is not "
+          "decoded")
+    check(rows(prog, "symbols") == rows(prog, "symbols", "--no-disasm"),
+          "an i386 file: the rows are those of --no-disasm")
+
+
 def main():
     if platform.machine() != "x86_64":
         lib.skip("the fixtures are x86-64 assembly and --disasm; this is "
@@ -174,6 +195,7 @@ def main():
         check_warn(tmp)
         check_names(tmp)
         check_padding_note()
+        check_not_x86_64(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(lib.finish())
