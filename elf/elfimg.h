@@ -25,8 +25,15 @@ struct elf_segment {
 struct elf_section {
 	const char *name; /* borrowed from the image; "" if unnamed */
 	uint32_t index, type, link, info;
-	uint64_t flags, addr, offset, size, entsize;
+	/* addr: sh_addr; in a relocatable file (ET_REL) the address
+	 * elfimg_open() laid a loaded section out at, from ELF_REL_VM_BASE */
+	uint64_t flags, addr, offset, size, entsize, addralign;
 };
+
+/* Where elfimg_open() lays out the loaded sections of a relocatable file
+ * (ET_REL), as a linker would: far from 0, where its unrelocated
+ * addresses (DWARF, .eh_frame) are. */
+#define ELF_REL_VM_BASE 0x100000000ull
 
 struct elfimg {
 	char *path;            /* as given to elfimg_open */
@@ -44,7 +51,8 @@ struct elfimg {
 	struct elf_section *secs; /* every section header, index order */
 	size_t nsecs;
 
-	uint64_t vm_size;      /* sum of PT_LOAD p_memsz: the mapped VM size */
+	uint64_t vm_size;      /* sum of PT_LOAD p_memsz: the mapped VM size;
+				  ET_REL: of its loaded sections' sizes */
 
 	uint8_t build_id[64];  /* NT_GNU_BUILD_ID descriptor, if any */
 	size_t build_id_len;   /* 0: none */

@@ -210,22 +210,22 @@ static enum sym_where sym_place(const struct elfimg *img,
 				uint64_t value, uint64_t *addr)
 {
 	const struct elf_segment *tls;
+	/* a relocatable file's values are offsets into their section */
+	bool rel = img->type == ET_REL;
 
-	*addr = value;
+	*addr = rel ? sec->addr + value : value;
 	if (type == STT_TLS) {
 		if (sec->type == SHT_NOBITS)
 			return SYM_NONE;
 		tls = tls_segment(img);
-		if (img->type == ET_REL)
-			*addr = sec->addr + value;
-		else if (tls)
+		if (!rel && tls)
 			*addr = tls->vaddr + value;
 		return SYM_VM;
 	}
-	if (!(sec->flags & SHF_ALLOC)) {
+	if (!(sec->flags & SHF_ALLOC) || (rel && !sec->addr)) {
 		if (sec->type == SHT_NOBITS)
 			return SYM_NONE;
-		*addr = sec->offset + (value - sec->addr);
+		*addr = sec->offset + (rel ? value : value - sec->addr);
 		return SYM_FILE;
 	}
 	return SYM_VM;
@@ -361,8 +361,17 @@ struct metavec {
 static void meta_push(struct metavec *mv, uint64_t off, uint64_t size,
 		      uint32_t label, bool alloc)
 {
+	struct meta *last = mv->n ? &mv->v[mv->n - 1] : NULL;
+
 	if (label == LABEL_NONE || !size)
 		return;
+	/* the entries of one table that serve one symbol follow each other
+	 * (the relocations of a vtable): one range, the same labels */
+	if (last && last->label == label && last->alloc == alloc &&
+	    last->off + last->size == off) {
+		last->size += size;
+		return;
+	}
 	xgrow(&mv->v, &mv->cap, mv->n + 1, sizeof(*mv->v));
 	mv->v[mv->n++] = (struct meta){ off, size, label, alloc };
 }

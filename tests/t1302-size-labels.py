@@ -186,6 +186,41 @@ def check_not_x86_64(tmp):
           "an i386 file: the rows are those of --no-disasm")
 
 
+def check_relocatable(tmp):
+    """A .o: VM SIZE is the sum of its loaded sections (size -A's sizes of
+    the sections readelf flags A, but .tbss, which has no place in the
+    image as in a linked file); each symbol owns its nm -S size in VM."""
+    src = os.path.join(tmp, "warn.c")
+    obj = os.path.join(tmp, "w.o")
+    run(["gcc", "-O2", "-c", "-ffunction-sections", "-o", obj, src])
+    sizes = {}
+    for line in run(["size", "-A", obj]).splitlines()[2:]:
+        f = line.split()
+        if len(f) == 3 and f[0] != "Total":
+            sizes[f[0]] = int(f[1])
+    want = 0
+    for line in readelf(["-SW"], obj).splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+"
+                     r"[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+(\S*A\S*)\s", line)
+        if m and not (m.group(2) == "NOBITS" and "T" in m.group(3)):
+            want += sizes.get(m.group(1), 0)
+    got = rows(obj, "sections")
+    check(want > 0 and sum(v[1] for v in got.values()) == want,
+          "w.o: VM SIZE %d == size -A of its loaded sections %d"
+          % (sum(v[1] for v in got.values()), want))
+    syms = rows(obj, "symbols,sections")
+    for line in run(["nm", "-S", obj]).splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "TtDdRr" and f[3] in ("foo", "get",
+                                                          "tls_a"):
+            size = int(f[1], 16)
+            vm = sum(v[1] for k, v in syms.items()
+                     if k[0] == f[3] and k[1].startswith((".text", ".tdata")))
+            check(vm == size, "w.o: %s owns its %d bytes (nm -S) in VM "
+                  "(got %d)" % (f[3], size, vm))
+    i1(obj, "w.o")
+
+
 def main():
     if platform.machine() != "x86_64":
         lib.skip("the fixtures are x86-64 assembly and --disasm; this is "
@@ -196,6 +231,7 @@ def main():
         check_names(tmp)
         check_padding_note()
         check_not_x86_64(tmp)
+        check_relocatable(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(lib.finish())
