@@ -13,6 +13,15 @@
 #include "report/ondisk.h"
 #include "util/util.h"
 
+/* size's own option ids. */
+enum { SIZE_OPT_DEBUG_FILE = VIEW_OPT__END };
+
+/* --debug-file values, in the order given. */
+struct size_ctx {
+	const char **debug_files;
+	size_t n, cap;
+};
+
 static const char *size_keys(void)
 {
 	return keys_list(KEY_IN_SIZE);
@@ -39,6 +48,11 @@ static const struct opt size_opts[] = {
 			"redirect it) or html (one offline\n"
 			"page with a treemap)"),
 	VIEW_ROW_DEBUG_ROOT,
+	{ 0, "debug-file", OPT_ARG, "FILE", SIZE_OPT_DEBUG_FILE,
+	  "a separate debug file to use, before\n"
+	  "the search, for the FILE whose build-id\n"
+	  "(or debuglink CRC) it matches;\n"
+	  "repeatable", NULL },
 	VIEW_ROW_DISASM,
 	OPT_END,
 };
@@ -53,7 +67,9 @@ static const struct opts_cmd size_cmd = {
 		"                  [--exclude [KEY=]REGEX]... [--width N]"
 		" [-v]\n"
 		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
-		"                  [--debug-root DIR] [--no-disasm] FILE...\n"
+		"                  [--debug-root DIR] [--debug-file FILE]..."
+		" [--no-disasm]\n"
+		"                  FILE...\n"
 		"       memsz size --list-keys\n",
 	.about =
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
@@ -86,20 +102,25 @@ static char *build_id_hex(const char *path)
 	return hex;
 }
 
-/* size has no options of its own. */
+/* size's own option: --debug-file. */
 static int size_option(int id, const char *arg, struct view *v, void *ctx)
 {
-	(void)id;
-	(void)arg;
-	(void)ctx;
-	return view_usage_error(v, "unknown option; see 'memsz help size'");
+	struct size_ctx *c = ctx;
+
+	if (id != SIZE_OPT_DEBUG_FILE)
+		return view_usage_error(v, "unknown option; see 'memsz help "
+					"size'");
+	xgrow(&c->debug_files, &c->cap, c->n + 1, sizeof(*c->debug_files));
+	c->debug_files[c->n++] = arg;
+	return -1;
 }
 
 /* Parse argv into v; *files is the index of the first FILE. Returns -1 to
  * go on, or the exit status. */
-static int size_parse(int argc, char **argv, struct view *v, int *files)
+static int size_parse(int argc, char **argv, struct view *v, int *files,
+		      struct size_ctx *c)
 {
-	int ret = view_parse(argc, argv, v, &size_cmd, size_option, NULL);
+	int ret = view_parse(argc, argv, v, &size_cmd, size_option, c);
 
 	if (ret >= 0)
 		return ret;
@@ -132,9 +153,10 @@ int cmd_size(int argc, char **argv)
 	struct rowtree *t = NULL;
 	struct out_image *images = NULL;
 	char *title = NULL;
+	struct size_ctx c = { 0 };
 	int first = 0, ret;
 
-	ret = size_parse(argc, argv, &v, &first);
+	ret = size_parse(argc, argv, &v, &first, &c);
 	if (ret >= 0)
 		goto out;
 	ret = 1;
@@ -143,6 +165,8 @@ int cmd_size(int argc, char **argv)
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
 		struct elf_map_opts maps = { .debug_root = v.debug_root,
+					     .debug_files = c.debug_files,
+					     .ndebug_files = c.n,
 					     .disasm = v.disasm };
 		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
 					  &maps, &v.filter, &notes);
@@ -169,6 +193,7 @@ out:
 	for (size_t i = 0; images && i < v.nimages; i++)
 		free((char *)images[i].build_id);
 	free(images);
+	free(c.debug_files);
 	free(title);
 	strlist_free(&notes);
 	rowtree_free(t);

@@ -113,6 +113,15 @@ void elfimg_close(struct elfimg *img);
  * error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
 
+/* Take the first of the n files paths (named by the user: --debug-file)
+ * whose build-id equals img's (or, without build-ids, whose CRC32 matches
+ * the debuglink CRC) as img's debug file, opened as elfimg_find_debug()
+ * opens candidates. A file that does not match is recorded in
+ * img->debug_rejected. Returns 1 if one was taken (img->debug set, or
+ * already set), else 0; elfimg_find_debug() searches as usual then. */
+int elfimg_use_debug_files(struct elfimg *img, const char *const *paths,
+			   size_t n);
+
 /* The NT_GNU_BUILD_ID descriptor of the ELF file open on fd, into id (at
  * most max bytes: a longer one is cut, as perf does): the first such note
  * of its SHT_NOTE sections, else of its PT_NOTE segments. Reads only the
@@ -195,6 +204,10 @@ enum elf_disasm { ELF_DISASM_OFF, ELF_DISASM_ON, ELF_DISASM_COUNTED };
 /* How the maps of an image are built; zeroed (or a NULL pointer to it):
  * the defaults. */
 struct elf_map_opts {
+	/* debug files named by the user, tried before the search
+	 * (elfimg_use_debug_files); borrowed */
+	const char *const *debug_files;
+	size_t ndebug_files;
 	/* where separate debug files are looked for (elfimg_find_debug);
 	 * NULL: /usr/lib/debug */
 	const char *debug_root;

@@ -228,6 +228,9 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		for (size_t i = 0; i < ELFSRC__COUNT; i++)
 			if (im->built[i] && uses_debug(i))
 				first = false;
+		if (opts && opts->ndebug_files)
+			elfimg_use_debug_files(im->img, opts->debug_files,
+					       opts->ndebug_files);
 		ret = elfimg_find_debug(im->img,
 					opts ? opts->debug_root : NULL);
 		if (ret < 0 && first)

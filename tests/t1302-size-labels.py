@@ -221,6 +221,33 @@ def check_relocatable(tmp):
     i1(obj, "w.o")
 
 
+def check_debug_file(tmp):
+    """--debug-file: a stripped library takes its .symtab from the file
+    named (the static table 'names' gets its nm -S size), the first that
+    matches; one of another build is refused and said so."""
+    so, dbg = os.path.join(tmp, "libnames.so"), os.path.join(tmp, "n.dbg")
+    stripped = os.path.join(tmp, "libnames-st.so")
+    other, odbg = os.path.join(tmp, "libwarn.so"), os.path.join(tmp,
+                                                                "w.dbg")
+    run(["objcopy", "--only-keep-debug", so, dbg])
+    run(["objcopy", "--only-keep-debug", other, odbg])
+    run(["strip", "--strip-all", "-o", stripped, so])
+    size = sym_sizes(so)["names"][1]
+    root = ["--debug-root", os.path.join(tmp, "none")]
+    plain = rows(stripped, "symbols", *root)
+    check(("names",) not in plain, "stripped: no row for the static table")
+    got = rows(stripped, "symbols,sections", *root, "--debug-file", odbg,
+               "--debug-file", dbg)
+    check(got.get(("names", ".data.rel.ro"), (0, 0))[1] == size,
+          "--debug-file: names owns its %d bytes (got %s)"
+          % (size, got.get(("names", ".data.rel.ro"))))
+    out = run([MEMSZ, "size", "--by", "symbols", *root, "--debug-file",
+               odbg, stripped])
+    check("rejected: build-id does not match" in out and
+          not re.search(r" names$", out, re.M),
+          "--debug-file of another build: refused, and said so")
+
+
 def main():
     if platform.machine() != "x86_64":
         lib.skip("the fixtures are x86-64 assembly and --disasm; this is "
@@ -232,6 +259,7 @@ def main():
         check_padding_note()
         check_not_x86_64(tmp)
         check_relocatable(tmp)
+        check_debug_file(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(lib.finish())
