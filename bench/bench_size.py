@@ -83,7 +83,9 @@ def row(label, cpu, rss, share, base=None):
                                     "-" if share is None else
                                     "%.1f%%" % share)
     if base:
-        s += " %7.2f %7.2f" % (cpu / base[0], rss / base[1])
+        # GNU time counts in 10 ms: a baseline under that has no ratio
+        s += " %7s %7.2f" % ("%.2f" % (cpu / base[0]) if base[0] else "-",
+                             rss / base[1])
     print(s)
 
 
