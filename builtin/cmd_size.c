@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "builtin/builtin.h"
@@ -14,12 +15,20 @@
 #include "util/util.h"
 
 /* size's own option ids. */
-enum { SIZE_OPT_DEBUG_FILE = VIEW_OPT__END };
+enum { SIZE_OPT_DEBUG_FILE = VIEW_OPT__END, SIZE_OPT_DEMANGLE };
 
-/* --debug-file values, in the order given. */
+/* --debug-file values, in the order given; --demangle. */
 struct size_ctx {
 	const char **debug_files;
 	size_t n, cap;
+	unsigned demangle; /* enum elf_demangle_style */
+};
+
+/* --demangle's values, as Bloaty names them. */
+static const char *const demangle_names[] = {
+	[ELF_DEMANGLE_FULL] = "full",
+	[ELF_DEMANGLE_SHORT] = "short",
+	[ELF_DEMANGLE_NONE] = "none",
 };
 
 static const char *size_keys(void)
@@ -53,6 +62,11 @@ static const struct opt size_opts[] = {
 	  "the search, for the FILE whose build-id\n"
 	  "(or debuglink CRC) it matches;\n"
 	  "repeatable", NULL },
+	{ 0, "demangle", OPT_ARG, "HOW", SIZE_OPT_DEMANGLE,
+	  "symbol names: full (default, as\n"
+	  "c++filt), short (without parameter\n"
+	  "lists, as c++filt -p) or none (as\n"
+	  "stored)", NULL },
 	VIEW_ROW_DISASM,
 	OPT_END,
 };
@@ -69,7 +83,7 @@ static const struct opts_cmd size_cmd = {
 		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"                  [--debug-root DIR] [--debug-file FILE]..."
 		" [--no-disasm]\n"
-		"                  FILE...\n"
+		"                  [--demangle full|short|none] FILE...\n"
 		"       memsz size --list-keys\n",
 	.about =
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
@@ -102,11 +116,20 @@ static char *build_id_hex(const char *path)
 	return hex;
 }
 
-/* size's own option: --debug-file. */
+/* size's own options: --debug-file, --demangle. */
 static int size_option(int id, const char *arg, struct view *v, void *ctx)
 {
 	struct size_ctx *c = ctx;
 
+	if (id == SIZE_OPT_DEMANGLE) {
+		for (size_t i = 0; i < ARRAY_SIZE(demangle_names); i++)
+			if (!strcmp(arg, demangle_names[i])) {
+				c->demangle = i;
+				return -1;
+			}
+		return view_usage_error(v, "--demangle: '%s' is not full, "
+					"short or none", arg);
+	}
 	if (id != SIZE_OPT_DEBUG_FILE)
 		return view_usage_error(v, "unknown option; see 'memsz help "
 					"size'");
@@ -167,7 +190,8 @@ int cmd_size(int argc, char **argv)
 		struct elf_map_opts maps = { .debug_root = v.debug_root,
 					     .debug_files = c.debug_files,
 					     .ndebug_files = c.n,
-					     .disasm = v.disasm };
+					     .disasm = v.disasm,
+					     .demangle = c.demangle };
 		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
 					  &maps, &v.filter, &notes);
 

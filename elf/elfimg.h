@@ -217,6 +217,9 @@ struct elf_map_opts {
 	 * elf/xrefs.c): ELF_DISASM_ON or _COUNTED. The commands turn it on
 	 * unless --no-disasm; zeroed options leave it off. */
 	unsigned disasm;
+	/* how symbol labels are spelled: enum elf_demangle_style (zero:
+	 * ELF_DEMANGLE_FULL) */
+	unsigned demangle;
 };
 
 /* Label every byte of img for source src into out (initialised with
@@ -279,6 +282,18 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
  * a malloc'd string, or NULL if name is not mangled, not valid, longer
  * than 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
 char *elf_demangle(const char *name);
+
+/* How symbol names are shown: demangled as c++filt prints them (the
+ * default), without C++ parameter lists (c++filt -p; Rust names as
+ * above), or as stored. */
+enum elf_demangle_style {
+	ELF_DEMANGLE_FULL,
+	ELF_DEMANGLE_SHORT,
+	ELF_DEMANGLE_NONE,
+};
+
+/* elf_demangle() in style style; NONE: always NULL. */
+char *elf_demangle_as(const char *name, enum elf_demangle_style style);
 
 /* The whole file of img as libelf holds it (mapped, not copied), its size
  * in *len; NULL (*len 0) if libelf cannot give it. Borrowed: valid until

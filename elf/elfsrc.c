@@ -429,13 +429,20 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 	}
 }
 
+/* The labels of the symbols source and how it spelled names: a symbol
+ * with no place (.tbss) is looked up by its name. */
+struct symnames {
+	const struct labels *lb;
+	enum elf_demangle_style style;
+};
+
 /* The label of the symbol of type type and value value in section sec,
  * or LABEL_NONE: looked up where sym_place() puts it, in VM or in file;
- * one with no place (.tbss) by its name in lb (NULL: not looked up). */
+ * one with no place (.tbss) by its name in sn (NULL: not looked up). */
 static uint32_t entry_label(const struct elfimg *img,
 			    const struct elf_section *sec, int type,
 			    uint64_t value, const char *name,
-			    const struct labels *lb, struct dualmap *out)
+			    const struct symnames *sn, struct dualmap *out)
 {
 	uint32_t id = LABEL_NONE;
 	char *dm;
@@ -446,10 +453,10 @@ static uint32_t entry_label(const struct elfimg *img,
 	case SYM_FILE:
 		return rmap_lookup(out->file, value, NULL);
 	case SYM_NONE:
-		if (!lb || !name)
+		if (!sn || !name)
 			return LABEL_NONE;
-		dm = elf_demangle(name);
-		id = labels_find(lb, dm ? dm : name);
+		dm = elf_demangle_as(name, sn->style);
+		id = labels_find(sn->lb, dm ? dm : name);
 		free(dm);
 		return id;
 	}
@@ -462,7 +469,7 @@ static uint32_t entry_label(const struct elfimg *img,
  * to that symbol. With ids set, *ids is a new array (caller frees) of the
  * label of every entry (LABEL_NONE for the others), *nids entries. */
 static void meta_symtab(struct elfimg *img, size_t tabndx,
-			struct labels *lb, struct dualmap *out,
+			const struct symnames *sn, struct dualmap *out,
 			struct metavec *mv, uint32_t **ids, size_t *nids)
 {
 	Elf *elf = elfimg_elf(img);
@@ -525,7 +532,7 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 			id = type == STT_TLS ? LABEL_NONE : sym_at(out, value);
 		else
 			id = entry_label(img, &img->secs[sym.st_shndx], type,
-					 value, name, lb, out);
+					 value, name, sn, out);
 		if (id == LABEL_NONE)
 			continue;
 		if (ids)
@@ -638,10 +645,10 @@ static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
 	meta_apply(base, out, &mv);
 }
 
-/* Every kind of metadata to the label it serves. lb, when not NULL (the
+/* Every kind of metadata to the label it serves. sn, when not NULL (the
  * symbols source), names the .tbss symbols, which have no address to
  * look their label up by. */
-static void add_metadata(struct elfimg *img, struct labels *lb,
+static void add_metadata(struct elfimg *img, const struct symnames *sn,
 			 struct dualmap *base, struct dualmap *out)
 {
 	struct metavec mv = { 0 };
@@ -653,9 +660,9 @@ static void add_metadata(struct elfimg *img, struct labels *lb,
 		size_t nids = 0;
 
 		if (img->secs[i].type == SHT_SYMTAB) {
-			meta_symtab(img, i, lb, out, &mv, NULL, NULL);
+			meta_symtab(img, i, sn, out, &mv, NULL, NULL);
 		} else if (img->secs[i].type == SHT_DYNSYM) {
-			meta_symtab(img, i, lb, out, &mv, &ids, &nids);
+			meta_symtab(img, i, sn, out, &mv, &ids, &nids);
 			meta_hash(img, i, ids, nids, &mv);
 			free(ids);
 		}
@@ -848,10 +855,13 @@ static int load_symbols(struct elfimg *img, struct sym **out, size_t *n,
 
 /* The symbols source (see elfimg.h); with disasm, the data its code refers
  * to goes to that code (elf/xrefs.c). */
-static int source_symbols(struct elfimg *img, bool disasm,
+static int source_symbols(struct elfimg *img,
+			  const struct elf_map_opts *opts,
 			  struct labels *lb, struct dualmap *base,
 			  struct dualmap *out, struct elfsrc_stats *st)
 {
+	bool disasm = opts && opts->disasm;
+	struct symnames sn = { lb, opts ? opts->demangle : 0 };
 	struct sym *syms = NULL;
 	size_t n = 0;
 	int ret;
@@ -861,7 +871,7 @@ static int source_symbols(struct elfimg *img, bool disasm,
 		return ret;
 
 	for (size_t i = 0; i < n;) {
-		char *dm = elf_demangle(syms[i].name);
+		char *dm = elf_demangle_as(syms[i].name, sn.style);
 		const char *label = dm ? dm : syms[i].name;
 		uint32_t id = labels_intern(lb, label);
 		size_t j;
@@ -870,7 +880,7 @@ static int source_symbols(struct elfimg *img, bool disasm,
 				syms[j].size == syms[i].size &&
 				syms[j].where == syms[i].where;
 		     j++) {
-			char *adm = elf_demangle(syms[j].name);
+			char *adm = elf_demangle_as(syms[j].name, sn.style);
 			const char *alias = adm ? adm : syms[j].name;
 
 			if (strcmp(alias, label)) {
@@ -891,7 +901,7 @@ static int source_symbols(struct elfimg *img, bool disasm,
 		i = j;
 	}
 
-	add_metadata(img, lb, base, out);
+	add_metadata(img, &sn, base, out);
 	add_padding(img, lb, base, out, syms, sym_count_vm(syms, n));
 	free(syms);
 	ret = disasm ? elf_xrefs_add(img, base, out, NULL, 0, st) : 0;
@@ -932,12 +942,12 @@ static int cu_xrefs(struct elfimg *img, struct dualmap *base,
 /* The bbs source's own labels (see elfimg.h): the blocks of img's BB
  * address maps, each named after the symbol of its function. The symbols
  * source is built only when the maps hold a function. stats (may be NULL)
- * gets the counts of functions and blocks and the parse error; disasm goes
+ * gets the counts of functions and blocks and the parse error; opts goes
  * to the symbols source. Returns 0 or a negative code from the symbols
  * source. */
-static int source_bbs(struct elfimg *img, bool disasm, struct labels *lb,
-		      struct dualmap *base, struct dualmap *out,
-		      struct elfsrc_stats *stats)
+static int source_bbs(struct elfimg *img, const struct elf_map_opts *opts,
+		      struct labels *lb, struct dualmap *base,
+		      struct dualmap *out, struct elfsrc_stats *stats)
 {
 	struct bbaddrmap m = { 0 };
 	struct dualmap syms;
@@ -952,7 +962,7 @@ static int source_bbs(struct elfimg *img, bool disasm, struct labels *lb,
 	if (!m.nfuncs)
 		return 0;
 	dualmap_init(&syms);
-	ret = source_symbols(img, disasm, lb, base, &syms, NULL);
+	ret = source_symbols(img, opts, lb, base, &syms, NULL);
 	if (ret >= 0)
 		bbaddrmap_label(&m, lb, &syms, base, out);
 	dualmap_free(&syms);
@@ -977,7 +987,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		elfimg_add_fallbacks(img, lb, out, false);
 		return 0;
 	case ELFSRC_SYMBOLS:
-		return source_symbols(img, disasm, lb, base, out, stats);
+		return source_symbols(img, opts, lb, base, out, stats);
 	case ELFSRC_BBS:
 	case ELFSRC_RELOCS:
 	case ELFSRC_COMPILEUNITS:
@@ -985,7 +995,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		int ret;
 
 		if (src == ELFSRC_BBS)
-			ret = source_bbs(img, disasm, lb, base, out, stats);
+			ret = source_bbs(img, opts, lb, base, out, stats);
 		else if (src == ELFSRC_RELOCS)
 			ret = elfsrc_relocs(img, lb, base, out, stats);
 		else

@@ -248,6 +248,44 @@ def check_debug_file(tmp):
           "--debug-file of another build: refused, and said so")
 
 
+CXX = """namespace ns { template <class T> struct Box { T v; };
+__attribute__((noinline)) int f(int x, Box<long> *b) { return x + (int)b->v; }
+}
+int main() { ns::Box<long> b{1}; return ns::f(1, &b); }
+"""
+
+
+def check_demangle(tmp):
+    """--demangle full|short|none: the C++ function's row is named as
+    c++filt, c++filt -p and nm (no demangling) name it."""
+    src, prog = os.path.join(tmp, "cx.cc"), os.path.join(tmp, "cx")
+    with open(src, "w") as f:
+        f.write(CXX)
+    if subprocess.run(["g++", "-O1", "-o", prog, src]).returncode:
+        lib.skip_part("g++ cannot build the C++ fixture")
+        return
+    raw = [ln.split()[-1] for ln in run(["nm", prog]).splitlines()
+           if ln.split()[-1].startswith("_ZN2ns1f")]
+    if len(raw) != 1:
+        lib.skip_part("nm shows no one ns::f (%s)" % raw)
+        return
+    want = {"none": raw[0],
+            "full": run(["c++filt", raw[0]]).strip(),
+            "short": run(["c++filt", "-p", raw[0]]).strip()}
+    sizes = {}
+    for how, name in want.items():
+        got = rows(prog, "symbols", "--demangle", how)
+        sizes[how] = got.get((name,))
+        check(sizes[how] is not None and sizes[how][1] > 0,
+              "--demangle %s: the row is %r (%s)" % (how, name,
+                                                     sizes[how]))
+    check(rows(prog, "symbols").get((want["full"],)) == sizes["full"],
+          "--demangle full is the default")
+    r = subprocess.run([MEMSZ, "size", "--demangle", "bad", prog],
+                       capture_output=True, text=True)
+    check(r.returncode == 129, "--demangle bad: a usage error (129)")
+
+
 def main():
     if platform.machine() != "x86_64":
         lib.skip("the fixtures are x86-64 assembly and --disasm; this is "
@@ -260,6 +298,7 @@ def main():
         check_not_x86_64(tmp)
         check_relocatable(tmp)
         check_debug_file(tmp)
+        check_demangle(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(lib.finish())
