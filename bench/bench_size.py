@@ -72,6 +72,19 @@ def bloaty_share(out):
     return 100.0 * fb / total if total else None
 
 
+def debug_file(path):
+    """The separate debug file of path under /usr/lib/debug/.build-id
+    (Bloaty looks for none: it is given with --debug-file), or None."""
+    r = subprocess.run(["readelf", "-n", path], capture_output=True,
+                       text=True)
+    m = re.search(r"Build ID: ([0-9a-f]{4,})", r.stdout)
+    if not m:
+        return None
+    f = "/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1)[:2],
+                                                  m.group(1)[2:])
+    return f if os.path.exists(f) else None
+
+
 def has_dwarf(path):
     r = subprocess.run(["readelf", "-S", "-W", path], capture_output=True,
                        text=True)
@@ -92,13 +105,16 @@ def row(label, cpu, rss, share, base=None):
 def bench_file(f):
     name = os.path.basename(f)
     keys = ["symbols"]
-    if has_dwarf(f) or "libc.so" in f:  # libc6-dbg's debug file
+    dbg = debug_file(f)
+    if has_dwarf(f) or (dbg and has_dwarf(dbg)):
         keys.append("compileunits")
     for key in keys:
         base = None
         if BLOATY:
             bk = "compileunits" if key == "compileunits" else "symbols"
-            c, r, out = measure([BLOATY, "-d", bk, "-n", "0", "--csv", f])
+            c, r, out = measure([BLOATY, "-d", bk, "-n", "0", "--csv",
+                                 *(["--debug-file", dbg] if dbg else []),
+                                 f])
             base = (c, r)
             row("%s %s: bloaty" % (name, key), c, r, bloaty_share(out))
         elif key == "symbols":
