@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")"
 
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
-libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev libcapstone-dev \
+libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev libzydis-dev \
 python3 libc6-dbg \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go"
 scripts/ensure-packages.sh $pkgs

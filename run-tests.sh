@@ -25,7 +25,8 @@ cd "$(dirname "$0")"
 #   libzstd-dev  PACKED sample records (build)
 #   golang-go    go tool pprof, the ground truth of t3300
 #   chromium     headless page loads of t3310's html report
-#   libiberty-dev libcapstone-dev libdebuginfod-dev  demangler, --disasm,
+#   libiberty-dev libzydis-dev libdebuginfod-dev  demangler, code->data
+#                references (x86-64),
 #                debuginfod client (build)
 #   debuginfod   the real server t1200 starts on 127.0.0.1
 #   smem         the ground truth of t2320 (record -a)
@@ -37,7 +38,7 @@ cd "$(dirname "$0")"
 #                scripts/check-deb.sh)
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev \
-libcapstone-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
+libzydis-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
 libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium smem \
 postgresql default-jdk-headless bash-completion zsh debhelper dpkg-dev \

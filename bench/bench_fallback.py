@@ -71,7 +71,7 @@ for f in FILES:
     for key in ("symbols", "compileunits"):
         base = None
         for disasm in (False, True):
-            extra = ["--disasm"] if disasm else []
+            extra = ["--disasm"] if disasm else ["--no-disasm"]
             out, err, cpu = run([MEMSZ, "size", *extra, "--by",
                                  "sections," + key, "-n", "0", "--format",
                                  "csv", f])

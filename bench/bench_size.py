@@ -1,45 +1,145 @@
 #!/usr/bin/env python3
-"""Benchmark `memsz size --by symbols` on the machine's largest ELF files.
+"""Benchmark `memsz size` on large ELF files, side by side with a baseline.
 
-Each file is measured side by side with a baseline in the same run:
-`eu-readelf -s` (elfutils, printing the whole symbol table) and, for
-reference, `readelf -sW` (binutils). Prints wall time (best of N runs) and
-peak RSS of each command, and the ratio memsz / eu-readelf.
+For each file and key (symbols; compileunits where the file has DWARF),
+runs memsz by default (code-to-data references decoded) and with
+--no-disasm, and prints CPU time (user + sys, best of RUNS: wall time
+means little on a shared machine), peak RSS and the share of VM SIZE under
+fallback labels (the footer's figure). The baseline, in the same run:
+Bloaty (`bloaty -d KEY`) when $BLOATY names it or `bloaty` is on PATH,
+its fallback share counted from its rows the same way ([section ...],
+[LOAD ...], [ELF ...] headers, [Unmapped]; its own [...] labels too);
+else `eu-readelf -s` (which names the symbols but attributes nothing:
+CPU and RSS only; the baseline the README's table uses). The ratio
+columns are memsz / baseline.
 """
+import csv
+import io
 import os
-import resource
+import re
+import shutil
 import subprocess
 import sys
-
-import benchlib
+import tempfile
 
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 RUNS = int(os.environ.get("RUNS", "3"))
-FILES = sys.argv[1:] or ["/usr/bin/node",
-                         "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
-                         "/usr/lib/x86_64-linux-gnu/libc.so.6"]
+BLOATY = os.environ.get("BLOATY") or shutil.which("bloaty")
+FILES = sys.argv[1:] or [
+    "/usr/bin/node",
+    "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so",
+    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"]
 
 
-def measure(cmd):
-    """Best wall time over RUNS and peak RSS (KiB) of one run of cmd."""
-    return benchlib.measure(cmd, RUNS)
+def measure(cmd, may_fail=False):
+    """(best CPU seconds over RUNS, peak RSS MiB, output of the last run).
+    GNU time measures: a child forked from this python would start with
+    python's RSS, and the kernel keeps the high-water mark across exec."""
+    best, peak, out = None, 0, ""
+    with tempfile.NamedTemporaryFile("r") as tf:
+        for _ in range(RUNS):
+            p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o",
+                                tf.name, *cmd], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            if p.returncode and not may_fail:
+                raise SystemExit("failed: %s" % " ".join(cmd))
+            tf.seek(0)
+            u, sy, m = tf.read().split()[-3:]
+            cpu = float(u) + float(sy)
+            best = cpu if best is None else min(best, cpu)
+            peak = max(peak, int(m) / 1024)
+            out = p.stdout.decode("utf-8", "replace")
+    return best, peak, out
 
 
-print("%-48s %10s %10s %10s %10s %7s" % ("file / command", "wall s",
-      "peak MiB", "base s", "base MiB", "ratio"))
-for f in FILES:
-    if not os.path.exists(f):
-        print("# %s: not on this machine" % f)
-        continue
-    mt, mr = measure([MEMSZ, "size", "--by", "symbols", f])
-    bt, br = measure(["eu-readelf", "-s", f])
-    rt, rr = measure(["readelf", "-sW", f])
+def memsz_share(out, key):
+    """The footer's share of VM SIZE under fallback labels for key."""
+    m = re.search(r": %s: \d+ bytes \([\d.]+%%\) of FILE SIZE, \d+ "
+                  r"\(([\d.]+)%%\) of VM SIZE under fallback" % key, out)
+    return float(m.group(1)) if m else None
+
+
+def bloaty_share(out):
+    """Share of VM SIZE under Bloaty's fallback rows, from its csv."""
+    total = fb = 0
+    for r in csv.DictReader(io.StringIO(out)):
+        name = next(iter(r.values()))
+        vm = int(r.get("vmsize", 0) or 0)
+        total += vm
+        if name.startswith("[") or name.startswith("LOAD"):
+            fb += vm
+    return 100.0 * fb / total if total else None
+
+
+def debug_file(path):
+    """The separate debug file of path under /usr/lib/debug/.build-id
+    (Bloaty looks for none: it is given with --debug-file), or None."""
+    r = subprocess.run(["readelf", "-n", path], capture_output=True,
+                       text=True)
+    m = re.search(r"Build ID: ([0-9a-f]{4,})", r.stdout)
+    if not m:
+        return None
+    f = "/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1)[:2],
+                                                  m.group(1)[2:])
+    return f if os.path.exists(f) else None
+
+
+def has_dwarf(path):
+    r = subprocess.run(["readelf", "-S", "-W", path], capture_output=True,
+                       text=True)
+    return ".debug_info" in r.stdout
+
+
+def row(label, cpu, rss, share, base=None):
+    s = "%-44s %8.2f %8.1f %8s" % (label, cpu, rss,
+                                    "-" if share is None else
+                                    "%.1f%%" % share)
+    if base:
+        # GNU time counts in 10 ms: a baseline under that has no ratio
+        s += " %7s %7.2f" % ("%.2f" % (cpu / base[0]) if base[0] else "-",
+                             rss / base[1])
+    print(s)
+
+
+def bench_file(f):
     name = os.path.basename(f)
-    print("%-48s %10.3f %10.1f %10.3f %10.1f %7.2f" %
-          ("%s: memsz size --by symbols" % name, mt, mr / 1024, bt,
-           br / 1024, mt / bt))
-    print("%-48s %10.3f %10.1f" % ("%s:   (readelf -sW)" % name, rt,
-                                    rr / 1024))
-    mt2, mr2 = measure([MEMSZ, "size", "--by", "sections,symbols", f])
-    print("%-48s %10.3f %10.1f" % ("%s: memsz size --by sections,symbols"
-                                    % name, mt2, mr2 / 1024))
+    keys = ["symbols"]
+    dbg = debug_file(f)
+    if has_dwarf(f) or (dbg and has_dwarf(dbg)):
+        keys.append("compileunits")
+    for key in keys:
+        base = None
+        if BLOATY:
+            bk = "compileunits" if key == "compileunits" else "symbols"
+            c, r, out = measure([BLOATY, "-d", bk, "-n", "0", "--csv",
+                                 *(["--debug-file", dbg] if dbg else []),
+                                 f])
+            base = (c, r)
+            row("%s %s: bloaty" % (name, key), c, r, bloaty_share(out))
+        elif key == "symbols":
+            c, r, _ = measure(["eu-readelf", "-s", f], may_fail=True)
+            base = (c, r)
+            row("%s: eu-readelf -s" % name, c, r, None)
+        for opt, what in (([], "memsz"), (["--no-disasm"],
+                                          "memsz --no-disasm")):
+            c, r, out = measure([MEMSZ, "size", *opt, "--by", key, "-n",
+                                 "0", f])
+            row("%s %s: %s" % (name, key, what), c, r,
+                memsz_share(out, key), base)
+
+
+def main():
+    print("%-44s %8s %8s %8s %7s %7s" % (
+        "file key: command", "CPU s", "RSS MiB", "fb VM", "xCPU", "xRSS"))
+    print("# baseline: %s; ratios: memsz / baseline" %
+          (BLOATY or "eu-readelf -s (no bloaty: $BLOATY or PATH)"))
+    for f in FILES:
+        if not os.path.exists(f):
+            print("# %s: not on this machine" % f)
+            continue
+        bench_file(f)
+
+
+if __name__ == "__main__":
+    main()

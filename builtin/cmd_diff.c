@@ -71,7 +71,7 @@ const struct opts_cmd diff_cmd = {
 		" [--exclude [KEY=]REGEX]...\n"
 		"                  [--pid PID]"
 		" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
-		"                  [-v] [--disasm]"
+		"                  [-v] [--no-disasm]"
 		" [--format table|csv|tsv|json] OLD NEW\n"
 		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
 		" [...]\n"

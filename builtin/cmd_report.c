@@ -108,7 +108,7 @@ const struct opts_cmd report_cmd = {
 		" [--skip-frames REGEX]\n"
 		"                    [--snapshot first|last|peak|N |"
 		" --timeline[=COL[,COL...]]]\n"
-		"                    [--width N] [-v] [--disasm]"
+		"                    [--width N] [-v] [--no-disasm]"
 		" [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"       memsz report --list-keys\n",
 	.about =

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "builtin/builtin.h"
@@ -12,6 +13,23 @@
 #include "rows/rows.h"
 #include "report/ondisk.h"
 #include "util/util.h"
+
+/* size's own option ids. */
+enum { SIZE_OPT_DEBUG_FILE = VIEW_OPT__END, SIZE_OPT_DEMANGLE };
+
+/* --debug-file values, in the order given; --demangle. */
+struct size_ctx {
+	const char **debug_files;
+	size_t n, cap;
+	unsigned demangle; /* enum elf_demangle_style */
+};
+
+/* --demangle's values, as Bloaty names them. */
+static const char *const demangle_names[] = {
+	[ELF_DEMANGLE_FULL] = "full",
+	[ELF_DEMANGLE_SHORT] = "short",
+	[ELF_DEMANGLE_NONE] = "none",
+};
 
 static const char *size_keys(void)
 {
@@ -42,6 +60,16 @@ static const struct opt size_opts[] = {
 			"redirect it) or html (one offline\n"
 			"page with a treemap)"),
 	VIEW_ROW_DEBUG_ROOT,
+	{ 0, "debug-file", OPT_ARG, "FILE", SIZE_OPT_DEBUG_FILE,
+	  "a separate debug file to use, before\n"
+	  "the search, for the FILE whose build-id\n"
+	  "(or debuglink CRC) it matches;\n"
+	  "repeatable", NULL },
+	{ 0, "demangle", OPT_ARG, "HOW", SIZE_OPT_DEMANGLE,
+	  "symbol names: full (default, as\n"
+	  "c++filt), short (without parameter\n"
+	  "lists, as c++filt -p) or none (as\n"
+	  "stored)", NULL },
 	VIEW_ROW_DISASM,
 	OPT_END,
 };
@@ -56,7 +84,9 @@ const struct opts_cmd size_cmd = {
 		"                  [--exclude [KEY=]REGEX]... [--width N]"
 		" [-v]\n"
 		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
-		"                  [--debug-root DIR] [--disasm] FILE...\n"
+		"                  [--debug-root DIR] [--debug-file FILE]..."
+		" [--no-disasm]\n"
+		"                  [--demangle full|short|none] FILE...\n"
 		"       memsz size --list-keys\n",
 	.about =
 		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
@@ -89,20 +119,34 @@ static char *build_id_hex(const char *path)
 	return hex;
 }
 
-/* size has no options of its own. */
+/* size's own options: --debug-file, --demangle. */
 static int size_option(int id, const char *arg, struct view *v, void *ctx)
 {
-	(void)id;
-	(void)arg;
-	(void)ctx;
-	return view_usage_error(v, "unknown option; see 'memsz help size'");
+	struct size_ctx *c = ctx;
+
+	if (id == SIZE_OPT_DEMANGLE) {
+		for (size_t i = 0; i < ARRAY_SIZE(demangle_names); i++)
+			if (!strcmp(arg, demangle_names[i])) {
+				c->demangle = i;
+				return -1;
+			}
+		return view_usage_error(v, "--demangle: '%s' is not full, "
+					"short or none", arg);
+	}
+	if (id != SIZE_OPT_DEBUG_FILE)
+		return view_usage_error(v, "unknown option; see 'memsz help "
+					"size'");
+	xgrow(&c->debug_files, &c->cap, c->n + 1, sizeof(*c->debug_files));
+	c->debug_files[c->n++] = arg;
+	return -1;
 }
 
 /* Parse argv into v; *files is the index of the first FILE. Returns -1 to
  * go on, or the exit status. */
-static int size_parse(int argc, char **argv, struct view *v, int *files)
+static int size_parse(int argc, char **argv, struct view *v, int *files,
+		      struct size_ctx *c)
 {
-	int ret = view_parse(argc, argv, v, &size_cmd, size_option, NULL);
+	int ret = view_parse(argc, argv, v, &size_cmd, size_option, c);
 
 	if (ret >= 0)
 		return ret;
@@ -135,9 +179,10 @@ int cmd_size(int argc, char **argv)
 	struct rowtree *t = NULL;
 	struct out_image *images = NULL;
 	char *title = NULL;
+	struct size_ctx c = { 0 };
 	int first = 0, ret;
 
-	ret = size_parse(argc, argv, &v, &first);
+	ret = size_parse(argc, argv, &v, &first, &c);
 	if (ret >= 0)
 		goto out;
 	ret = 1;
@@ -146,7 +191,10 @@ int cmd_size(int argc, char **argv)
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
 		struct elf_map_opts maps = { .debug_root = v.debug_root,
-					     .disasm = v.disasm };
+					     .debug_files = c.debug_files,
+					     .ndebug_files = c.n,
+					     .disasm = v.disasm,
+					     .demangle = c.demangle };
 		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
 					  &maps, &v.filter, &notes);
 
@@ -172,6 +220,7 @@ out:
 	for (size_t i = 0; images && i < v.nimages; i++)
 		free((char *)images[i].build_id);
 	free(images);
+	free(c.debug_files);
 	free(title);
 	strlist_free(&notes);
 	rowtree_free(t);

@@ -251,7 +251,10 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 		v->list_keys = true;
 		return VIEW_OK;
 	case VIEW_OPT_DISASM:
-		v->disasm = true;
+		v->disasm = ELF_DISASM_COUNTED;
+		return VIEW_OK;
+	case VIEW_OPT_NO_DISASM:
+		v->disasm = ELF_DISASM_OFF;
 		return VIEW_OK;
 	default:
 		return VIEW_NOT_MINE;
@@ -311,6 +314,8 @@ int view_parse(int argc, char **argv, struct view *v,
 
 	if (view_argv_json(argc, argv))
 		v->fmt = OUT_JSON;
+	/* code-to-data references unless --no-disasm */
+	v->disasm = ELF_DISASM_ON;
 	ret = opts_parse(cmd, argc, argv, view_option_cb, view_error_cb, &p);
 	if (ret >= 0)
 		return ret;

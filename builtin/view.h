@@ -1,6 +1,6 @@
 /* view.h — the options and the output that `memsz size`, `memsz report`
  * and `memsz diff` share: --by, --fields, -n, --sort, --format, --width,
- * --filter, --exclude, -v, --debug-root, --disasm, --list-keys, usage
+ * --filter, --exclude, -v, --debug-root, --no-disasm, --list-keys, usage
  * errors in the output mode, and writing a finished row tree with its
  * notes.
  *
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "builtin/options.h"
+#include "elf/elfimg.h"
 #include "rows/output.h"
 #include "rows/rows.h"
 #include "report/filter.h"
@@ -33,6 +34,7 @@ enum {
 	VIEW_OPT_FILTER,
 	VIEW_OPT_EXCLUDE,
 	VIEW_OPT_DISASM,
+	VIEW_OPT_NO_DISASM,
 	VIEW_OPT__END, /* a command's own long-only ids start here */
 };
 
@@ -81,12 +83,13 @@ enum {
 	  "look for debug files under DIR instead\n"                        \
 	  "of /usr/lib/debug", NULL }
 #define VIEW_ROW_DISASM                                                     \
+	{ 0, "no-disasm", OPT_NOARG, NULL, VIEW_OPT_NO_DISASM,              \
+	  "do not decode x86-64 code (by default\n"                         \
+	  "data it refers to and no symbol or\n"                            \
+	  "unit covers goes to that code under\n"                           \
+	  "symbols, compileunits and inlines)", NULL },                     \
 	{ 0, "disasm", OPT_NOARG, NULL, VIEW_OPT_DISASM,                    \
-	  "disassemble x86-64 code: data it\n"                              \
-	  "refers to and no symbol or unit\n"                               \
-	  "covers goes to that code under\n"                                \
-	  "symbols, compileunits and inlines\n"                             \
-	  "(costs several times the rest)", NULL }
+	  "decode it (the default)", NULL }
 
 /* The column the help of size, report and diff starts at. */
 #define VIEW_HELP_COL 23
@@ -110,7 +113,9 @@ struct view {
 	bool limit_given;             /* -n was given */
 	enum out_format fmt;
 	const char *debug_root;       /* NULL: /usr/lib/debug */
-	bool disasm;                  /* --disasm (elf_map_opts.disasm) */
+	unsigned disasm;              /* elf_map_opts.disasm: ELF_DISASM_ON
+					 unless --no-disasm (OFF); --disasm:
+					 COUNTED */
 	bool list_keys;               /* --list-keys was given */
 	enum col_id fields[COL__COUNT]; /* --fields, in order */
 	size_t nfields;               /* 0: the command's defaults */

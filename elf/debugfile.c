@@ -138,6 +138,17 @@ static int try_debuginfod(struct elfimg *img)
 }
 
 /* Two debug_root arguments, NULL (the default) included, are the same. */
+int elfimg_use_debug_files(struct elfimg *img, const char *const *paths,
+			   size_t n)
+{
+	if (img->debug)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (try_candidate(img, paths[i]))
+			return 1;
+	return 0;
+}
+
 static bool same_root(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;

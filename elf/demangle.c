@@ -128,35 +128,45 @@ static size_t word_len(const char *s)
 	return n;
 }
 
-/* name demangled into the empty sb, as Rust, else as C++. */
-static bool demangle_word(const char *name, struct strbuf *sb)
+/* name demangled into the empty sb, as Rust, else as C++ (without
+ * parameter lists if short_form: c++filt -p). */
+static bool demangle_word(const char *name, bool short_form,
+			  struct strbuf *sb)
 {
 	if (demangle_rust(name, sb))
 		return true;
 	if (name[1] == 'R')
 		return false;
 	return dm_run(cplus_demangle_v3_callback, name,
-		      DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE, 1, sb);
+		      (short_form ? 0 : DMGL_PARAMS) | DMGL_ANSI |
+			      DMGL_VERBOSE,
+		      1, sb);
 }
 
 char *elf_demangle(const char *name)
+{
+	return elf_demangle_as(name, ELF_DEMANGLE_FULL);
+}
+
+char *elf_demangle_as(const char *name, enum elf_demangle_style style)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *word;
 	size_t n;
 	bool ok;
 
-	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) &&
-		      strncmp(name, "_GLOBAL_", 8)))
+	if (!name || style == ELF_DEMANGLE_NONE ||
+	    (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) &&
+	     strncmp(name, "_GLOBAL_", 8)))
 		return NULL;
 	n = word_len(name);
 	if (n > DM_MAX_IN)
 		return NULL;
 	if (!name[n]) {
-		ok = demangle_word(name, &sb);
+		ok = demangle_word(name, style == ELF_DEMANGLE_SHORT, &sb);
 	} else {
 		word = xstrndup(name, n);
-		ok = demangle_word(word, &sb);
+		ok = demangle_word(word, style == ELF_DEMANGLE_SHORT, &sb);
 		free(word);
 		if (ok)
 			strbuf_adds(&sb, name + n);

@@ -195,12 +195,21 @@ static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
 		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name,
 						   &a));
 	if (name && name[0]) {
+		/* the name as the unit stores it (Bloaty's label): joined to
+		 * a build directory it names a path that often exists only
+		 * on the build machine. The joined path is the label's
+		 * alias (json's aliases, csv's aliases column). */
 		const char *dir = dwarf_formstring(
 			dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
-		char *path = path_norm(dir, name);
-		uint32_t id = labels_intern(c->lb, path);
+		uint32_t id = labels_intern(c->lb, name);
 
-		free(path);
+		if (dir && dir[0] && name[0] != '/') {
+			char *path = path_norm(dir, name);
+
+			if (strcmp(path, name))
+				labels_add_alias(c->lb, id, path);
+			free(path);
+		}
 		return id;
 	}
 	snprintf(buf, sizeof(buf), "<unnamed unit at .debug_info+0x%llx>",

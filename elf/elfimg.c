@@ -256,6 +256,34 @@ static int load_segments(struct elfimg *img, Elf *elf, size_t phnum,
 	return debug ? 0 : check_load_overlap(img);
 }
 
+/* A relocatable file's loaded (SHF_ALLOC) sections all sit at address 0
+ * until a linker places them. Give each an address as ld -r would lay
+ * them out, in index order, each at its sh_addralign, from
+ * ELF_REL_VM_BASE: a .o then has a VM SIZE (the sum of the sections' sizes,
+ * as Bloaty and size -A count it) and its symbols (section-relative
+ * values) a place in it. The base is far from 0 so that the unrelocated
+ * addresses of DWARF and .eh_frame (0, or offsets into a section) never
+ * fall into the layout. .tbss gets no address, as in a linked file. */
+static void layout_relocatable(struct elfimg *img)
+{
+	uint64_t at = ELF_REL_VM_BASE;
+
+	img->vm_size = 0;
+	for (size_t i = 1; i < img->nsecs; i++) {
+		struct elf_section *s = &img->secs[i];
+		uint64_t align = s->addralign > 1 ? s->addralign : 1;
+
+		if (!(s->flags & SHF_ALLOC) || !s->size ||
+		    ((s->flags & SHF_TLS) && s->type == SHT_NOBITS) ||
+		    s->addr || (align & (align - 1)) || s->size > 1ull << 40)
+			continue;
+		at = (at + align - 1) & ~(align - 1);
+		s->addr = at;
+		at += s->size;
+		img->vm_size += s->size;
+	}
+}
+
 static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
 			 size_t shstrndx)
 {
@@ -280,6 +308,7 @@ static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
 		s->offset = sh.sh_offset;
 		s->size = sh.sh_size;
 		s->entsize = sh.sh_entsize;
+		s->addralign = sh.sh_addralign;
 		img->nsecs++;
 		if (i == 0 || s->type == SHT_NULL || s->type == SHT_NOBITS)
 			continue;
@@ -651,6 +680,8 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 	ret = load_sections(img, priv->elf, shnum, priv->shstrndx);
 	if (ret)
 		goto out_free;
+	if (img->type == ET_REL)
+		layout_relocatable(img);
 	ret = build_id_scan(fd, img->build_id, sizeof(img->build_id), false);
 	img->build_id_len = ret > 0 ? ret : 0;
 	read_debuglink(img, priv->elf);
@@ -736,10 +767,34 @@ static void add_header(struct elfimg *img, struct dualmap *out,
 	rmap_add(out->file, off, size, label);
 }
 
+/* The VM of a relocatable file: its laid-out sections (see
+ * layout_relocatable), each "[section NAME]", file bytes translated. */
+static void add_rel_sections(struct elfimg *img, struct labels *lb,
+			     struct dualmap *out)
+{
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		char *name;
+
+		if (s->addr < ELF_REL_VM_BASE)
+			continue;
+		name = xasprintf("[section %s]", s->name);
+		dualmap_add_both(out, s->addr, s->size, s->offset,
+				 s->type == SHT_NOBITS ? 0 : s->size,
+				 labels_intern(lb, name));
+		free(name);
+	}
+}
+
 static void add_loads(struct elfimg *img, struct labels *lb,
 		      struct dualmap *out)
 {
 	char buf[48];
+
+	if (img->type == ET_REL) {
+		add_rel_sections(img, lb, out);
+		return;
+	}
 
 	for (size_t i = 0; i < img->nsegs; i++) {
 		struct elf_segment *s = &img->segs[i];

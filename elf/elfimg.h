@@ -25,8 +25,15 @@ struct elf_segment {
 struct elf_section {
 	const char *name; /* borrowed from the image; "" if unnamed */
 	uint32_t index, type, link, info;
-	uint64_t flags, addr, offset, size, entsize;
+	/* addr: sh_addr; in a relocatable file (ET_REL) the address
+	 * elfimg_open() laid a loaded section out at, from ELF_REL_VM_BASE */
+	uint64_t flags, addr, offset, size, entsize, addralign;
 };
+
+/* Where elfimg_open() lays out the loaded sections of a relocatable file
+ * (ET_REL), as a linker would: far from 0, where its unrelocated
+ * addresses (DWARF, .eh_frame) are. */
+#define ELF_REL_VM_BASE 0x100000000ull
 
 struct elfimg {
 	char *path;            /* as given to elfimg_open */
@@ -44,7 +51,8 @@ struct elfimg {
 	struct elf_section *secs; /* every section header, index order */
 	size_t nsecs;
 
-	uint64_t vm_size;      /* sum of PT_LOAD p_memsz: the mapped VM size */
+	uint64_t vm_size;      /* sum of PT_LOAD p_memsz: the mapped VM size;
+				  ET_REL: of its loaded sections' sizes */
 
 	uint8_t build_id[64];  /* NT_GNU_BUILD_ID descriptor, if any */
 	size_t build_id_len;   /* 0: none */
@@ -104,6 +112,15 @@ void elfimg_close(struct elfimg *img);
  * debug_root returns the first answer without probing again. Returns 1 if found (img->debug set), 0 if none, negative on
  * error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
+
+/* Take the first of the n files paths (named by the user: --debug-file)
+ * whose build-id equals img's (or, without build-ids, whose CRC32 matches
+ * the debuglink CRC) as img's debug file, opened as elfimg_find_debug()
+ * opens candidates. A file that does not match is recorded in
+ * img->debug_rejected. Returns 1 if one was taken (img->debug set, or
+ * already set), else 0; elfimg_find_debug() searches as usual then. */
+int elfimg_use_debug_files(struct elfimg *img, const char *const *paths,
+			   size_t n);
 
 /* The NT_GNU_BUILD_ID descriptor of the ELF file open on fd, into id (at
  * most max bytes: a longer one is cut, as perf does): the first such note
@@ -170,22 +187,39 @@ struct elfsrc_stats {
 	bool dwarf_from_debug;    /* the DWARF came from img->debug */
 	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
 	/* symbols, compileunits, inlines with elf_map_opts.disasm: data
-	 * ranges given to the code that refers to them, and their bytes */
+	 * ranges given to the code that refers to them, and their bytes;
+	 * or why code was not decoded: not x86-64 (xref_unsupported), or
+	 * the decoder could not be loaded (xref_error, -MEMSZ_ENOLIB) */
 	uint64_t xref_targets, xref_bytes;
+	bool xref_unsupported;
+	int xref_error;
 };
+
+/* elf_map_opts.disasm: code-to-data references off, on, or on with a
+ * footer note per image and key counting the data ranges and bytes given
+ * to code (the commands: when --disasm is given; on by default it would
+ * be one more line in every footer). */
+enum elf_disasm { ELF_DISASM_OFF, ELF_DISASM_ON, ELF_DISASM_COUNTED };
 
 /* How the maps of an image are built; zeroed (or a NULL pointer to it):
  * the defaults. */
 struct elf_map_opts {
+	/* debug files named by the user, tried before the search
+	 * (elfimg_use_debug_files); borrowed */
+	const char *const *debug_files;
+	size_t ndebug_files;
 	/* where separate debug files are looked for (elfimg_find_debug);
 	 * NULL: /usr/lib/debug */
 	const char *debug_root;
 	/* the symbols, compileunits and inlines sources of x86-64 images
 	 * also charge the unlabelled data that code addresses (RIP-relative;
-	 * absolutely in ET_EXEC) to the referring code (capstone;
-	 * elf/xrefs.c). Off by default: disassembly costs several times the
-	 * rest of the map. */
-	bool disasm;
+	 * absolutely in ET_EXEC) to the referring code (Zydis;
+	 * elf/xrefs.c): ELF_DISASM_ON or _COUNTED. The commands turn it on
+	 * unless --no-disasm; zeroed options leave it off. */
+	unsigned disasm;
+	/* how symbol labels are spelled: enum elf_demangle_style (zero:
+	 * ELF_DEMANGLE_FULL) */
+	unsigned demangle;
 };
 
 /* Label every byte of img for source src into out (initialised with
@@ -205,9 +239,12 @@ struct elf_map_opts {
  *   nothing: it is the template of per-thread blocks the TLS runtime
  *   allocates, and its sh_addr overlaps the sections after it.
  * symbols: .symtab, else img->debug's .symtab, else .dynsym. STT_FUNC,
- *   STT_OBJECT and STT_GNU_IFUNC with st_size > 0 in a real section (not
- *   UNDEF/ABS/COMMON; never STT_TLS, whose values are offsets), VM
- *   [value, value+size) through base (bit 0 cleared for EM_ARM functions).
+ *   STT_OBJECT, STT_GNU_IFUNC and STT_TLS with st_size > 0 in a real
+ *   section (not UNDEF/ABS/COMMON), VM [value, value+size) through base
+ *   (bit 0 cleared for EM_ARM functions). An STT_TLS value is an offset
+ *   into PT_TLS: a .tdata symbol labels its initialiser there, a .tbss one
+ *   only its symbol table entries (by name). A symbol of a non-loaded
+ *   section (.gnu.warning.*) labels its file bytes only.
  *   C++ and Rust names are demangled. Symbols of the same address and
  *   size are one entry labelled by the first (GLOBAL before WEAK before LOCAL, then
  *   lexical); the other names are labels_add_alias()ed. Symbols of the
@@ -245,6 +282,18 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
  * a malloc'd string, or NULL if name is not mangled, not valid, longer
  * than 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
 char *elf_demangle(const char *name);
+
+/* How symbol names are shown: demangled as c++filt prints them (the
+ * default), without C++ parameter lists (c++filt -p; Rust names as
+ * above), or as stored. */
+enum elf_demangle_style {
+	ELF_DEMANGLE_FULL,
+	ELF_DEMANGLE_SHORT,
+	ELF_DEMANGLE_NONE,
+};
+
+/* elf_demangle() in style style; NONE: always NULL. */
+char *elf_demangle_as(const char *name, enum elf_demangle_style style);
 
 /* The whole file of img as libelf holds it (mapped, not copied), its size
  * in *len; NULL (*len 0) if libelf cannot give it. Borrowed: valid until

@@ -12,6 +12,7 @@
 #include "elf/elfpriv.h"
 #include "elf/relocs.h"
 #include "elf/relocsrc.h"
+#include "elf/symtab.h"
 #include "elf/xrefs.h"
 #include "util/util.h"
 
@@ -98,170 +99,6 @@ static int source_segments(struct elfimg *img, struct labels *lb,
 	return 0;
 }
 
-/* --- symbols --- */
-
-struct sym {
-	uint64_t addr, size;
-	const char *name;
-	int rank; /* GLOBAL 0, WEAK 1, others 2 */
-};
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return u64_cmp(x->addr, y->addr);
-	if (x->size != y->size)
-		return u64_cmp(y->size, x->size); /* larger first */
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return strcmp(x->name, y->name);
-}
-
-static ssize_t find_section(const struct elfimg *img, uint32_t type)
-{
-	for (size_t i = 1; i < img->nsecs; i++)
-		if (img->secs[i].type == type && img->secs[i].size)
-			return i;
-	return -1;
-}
-
-/* A symbol table being read: its entries, names and extended section
- * indexes (SHT_SYMTAB_SHNDX; NULL if none). */
-struct symtab {
-	Elf_Data *d, *sd, *xd;
-	const char *names;
-	size_t nsyms;
-};
-
-/* Open symbol table symndx of img into t: entry size, string table (not
- * NOBITS, NUL-terminated) and the data libelf gives must all agree with
- * the section headers. Returns 0, -MEMSZ_EBADSYM or -MEMSZ_EBADSTRTAB. */
-static int symtab_open(struct elfimg *img, size_t symndx, struct symtab *t)
-{
-	Elf *elf = elfimg_elf(img);
-	struct elf_section *tab = &img->secs[symndx];
-	struct elf_section *strs;
-	size_t entsize;
-
-	memset(t, 0, sizeof(*t));
-	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (tab->entsize != entsize || tab->size % entsize)
-		return -MEMSZ_EBADSYM;
-	strs = &img->secs[tab->link];
-	if (strs->type == SHT_NOBITS)
-		return -MEMSZ_EBADSTRTAB;
-	t->d = elf_getdata(elf_getscn(elf, symndx), NULL);
-	t->sd = elf_rawdata(elf_getscn(elf, tab->link), NULL);
-	if (!t->d || t->d->d_size != tab->size)
-		return -MEMSZ_EBADSYM;
-	if (!t->sd || t->sd->d_size != strs->size || !t->sd->d_size)
-		return -MEMSZ_EBADSTRTAB;
-	t->names = t->sd->d_buf;
-	if (t->names[t->sd->d_size - 1] != 0)
-		return -MEMSZ_EBADSTRTAB;
-	for (size_t i = 1; i < img->nsecs; i++)
-		if (img->secs[i].type == SHT_SYMTAB_SHNDX &&
-		    img->secs[i].link == symndx) {
-			t->xd = elf_getdata(elf_getscn(elf, i), NULL);
-			break;
-		}
-	t->nsyms = tab->size / entsize;
-	return 0;
-}
-
-/* Entry i of t as a labelled symbol into *out: a defined STT_FUNC,
- * STT_OBJECT or STT_GNU_IFUNC of non-zero size in a real section, its
- * size cut to its section's end (counted in st->clipped). Returns 1 if
- * it is one, 0 if it is skipped, or -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB
- * for an entry that cannot be right. */
-static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
-		      struct sym *out, struct elfsrc_stats *st)
-{
-	GElf_Sym sym;
-	Elf32_Word xndx = 0;
-	uint64_t shndx, value, size, secend;
-	struct elf_section *sec;
-	int type, bind;
-
-	if (!gelf_getsymshndx(t->d, t->xd, i, &sym, &xndx))
-		return -MEMSZ_EBADSYM;
-	if (sym.st_name >= t->sd->d_size)
-		return -MEMSZ_EBADSTRTAB;
-	shndx = sym.st_shndx;
-	if (shndx == SHN_XINDEX) {
-		if (!t->xd)
-			return -MEMSZ_EBADSYM;
-		shndx = xndx;
-	} else if (shndx >= SHN_LORESERVE) {
-		return 0; /* SHN_ABS, SHN_COMMON, processor-specific */
-	}
-	if (shndx == SHN_UNDEF)
-		return 0;
-	if (shndx >= img->nsecs)
-		return -MEMSZ_EBADSYM;
-	type = GELF_ST_TYPE(sym.st_info);
-	bind = GELF_ST_BIND(sym.st_info);
-	if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC)
-		return 0;
-	if (sym.st_size == 0)
-		return 0;
-	value = sym.st_value;
-	if (img->machine == EM_ARM && type == STT_FUNC)
-		value &= ~(uint64_t)1;
-	size = sym.st_size;
-	sec = &img->secs[shndx];
-	secend = sec->addr + sec->size;
-	if (secend < sec->addr)
-		secend = UINT64_MAX;
-	if (value < sec->addr || value > secend)
-		return -MEMSZ_EBADSYM;
-	if (size > secend - value) {
-		size = secend - value;
-		if (st)
-			st->clipped++;
-		if (!size)
-			return 0;
-	}
-	out->addr = value;
-	out->size = size;
-	out->name = t->names + sym.st_name;
-	out->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-	return 1;
-}
-
-/* Collect the usable symbols of table symndx of img into *out (*n). */
-static int collect_symbols(struct elfimg *img, size_t symndx,
-			   struct sym **out, size_t *n,
-			   struct elfsrc_stats *st)
-{
-	size_t cap = 0, cnt = 0;
-	struct sym *syms = NULL;
-	struct symtab t;
-	int ret;
-
-	ret = symtab_open(img, symndx, &t);
-	if (ret)
-		return ret;
-	for (size_t i = 1; i < t.nsyms; i++) {
-		struct sym one;
-
-		ret = symtab_get(img, &t, i, &one, st);
-		if (ret < 0) {
-			free(syms);
-			return ret;
-		}
-		if (!ret)
-			continue;
-		xgrow(&syms, &cap, cnt + 1, sizeof(*syms));
-		syms[cnt++] = one;
-	}
-	*out = syms;
-	*n = cnt;
-	return 0;
-}
-
 /* --- metadata charged to the symbol it serves ---
  *
  * The map being built is queried (its VM side holds nothing but symbols,
@@ -284,8 +121,17 @@ struct metavec {
 static void meta_push(struct metavec *mv, uint64_t off, uint64_t size,
 		      uint32_t label, bool alloc)
 {
+	struct meta *last = mv->n ? &mv->v[mv->n - 1] : NULL;
+
 	if (label == LABEL_NONE || !size)
 		return;
+	/* the entries of one table that serve one symbol follow each other
+	 * (the relocations of a vtable): one range, the same labels */
+	if (last && last->label == label && last->alloc == alloc &&
+	    last->off + last->size == off) {
+		last->size += size;
+		return;
+	}
 	xgrow(&mv->v, &mv->cap, mv->n + 1, sizeof(*mv->v));
 	mv->v[mv->n++] = (struct meta){ off, size, label, alloc };
 }
@@ -343,14 +189,48 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 	}
 }
 
+/* The labels of the symbols source and how it spelled names: a symbol
+ * with no place (.tbss) is looked up by its name. */
+struct symnames {
+	const struct labels *lb;
+	enum elf_demangle_style style;
+};
+
+/* The label of the symbol of type type and value value in section sec,
+ * or LABEL_NONE: looked up where elf_sym_place() puts it, in VM or in file;
+ * one with no place (.tbss) by its name in sn (NULL: not looked up). */
+static uint32_t entry_label(const struct elfimg *img,
+			    const struct elf_section *sec, int type,
+			    uint64_t value, const char *name,
+			    const struct symnames *sn, struct dualmap *out)
+{
+	uint32_t id = LABEL_NONE;
+	char *dm;
+
+	switch (elf_sym_place(img, sec, type, value, &value)) {
+	case SYM_VM:
+		return sym_at(out, value);
+	case SYM_FILE:
+		return rmap_lookup(out->file, value, NULL);
+	case SYM_NONE:
+		if (!sn || !name)
+			return LABEL_NONE;
+		dm = elf_demangle_as(name, sn->style);
+		id = labels_find(sn->lb, dm ? dm : name);
+		free(dm);
+		return id;
+	}
+	return LABEL_NONE;
+}
+
 /* Entries of symbol table tabndx of img describing a labelled symbol (a
  * defined function or object of non-zero size whose address the symbols
  * map labels), their names, and for .dynsym their .gnu.version entries,
  * to that symbol. With ids set, *ids is a new array (caller frees) of the
  * label of every entry (LABEL_NONE for the others), *nids entries. */
 static void meta_symtab(struct elfimg *img, size_t tabndx,
-			struct dualmap *out, struct metavec *mv,
-			uint32_t **ids, size_t *nids)
+			const struct symnames *sn, struct dualmap *out,
+			struct metavec *mv, uint32_t **ids, size_t *nids)
 {
 	Elf *elf = elfimg_elf(img);
 	const struct elf_section *tab = &img->secs[tabndx];
@@ -385,15 +265,14 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		const char *name;
 		uint64_t value;
 		uint32_t id;
-		size_t len;
+		size_t len = 0;
 		GElf_Sym sym;
 		int type;
 
 		if (!gelf_getsym(d, i, &sym))
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_OBJECT &&
-		     type != STT_GNU_IFUNC) || !sym.st_size ||
+		if (!elf_sym_type_used(type, sym.st_size) ||
 		    sym.st_shndx == SHN_UNDEF ||
 		    (sym.st_shndx >= SHN_LORESERVE &&
 		     sym.st_shndx != SHN_XINDEX))
@@ -401,7 +280,19 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		value = sym.st_value;
 		if (img->machine == EM_ARM && type == STT_FUNC)
 			value &= ~(uint64_t)1;
-		id = sym_at(out, value);
+		name = NULL;
+		if (sym.st_name && sym.st_name < sd->d_size) {
+			name = (const char *)sd->d_buf + sym.st_name;
+			len = strnlen(name, sd->d_size - sym.st_name);
+			if (len == sd->d_size - sym.st_name)
+				name = NULL; /* not terminated */
+		}
+		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
+			/* no section at hand: by address, as loaded */
+			id = type == STT_TLS ? LABEL_NONE : sym_at(out, value);
+		else
+			id = entry_label(img, &img->secs[sym.st_shndx], type,
+					 value, name, sn, out);
 		if (id == LABEL_NONE)
 			continue;
 		if (ids)
@@ -410,11 +301,7 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		if (ver)
 			meta_push(mv, ver->offset + i * 2, 2, id,
 				  ver->flags & SHF_ALLOC);
-		if (sym.st_name == 0 || sym.st_name >= sd->d_size)
-			continue;
-		name = (const char *)sd->d_buf + sym.st_name;
-		len = strnlen(name, sd->d_size - sym.st_name);
-		if (len < sd->d_size - sym.st_name)
+		if (name)
 			meta_push(mv, strs->offset + sym.st_name, len + 1, id,
 				  strs->flags & SHF_ALLOC);
 	}
@@ -492,8 +379,37 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 	}
 }
 
-static void add_metadata(struct elfimg *img, struct dualmap *base,
-			 struct dualmap *out)
+/* Add the collected metadata entries of mv to out, then free them. */
+static void meta_apply(struct dualmap *base, struct dualmap *out,
+		       struct metavec *mv)
+{
+	for (size_t i = 0; i < mv->n; i++) {
+		struct meta *m = &mv->v[i];
+
+		if (m->alloc)
+			dualmap_add_file(out, base, m->off, m->size, m->label);
+		else
+			rmap_add(out->file, m->off, m->size, m->label);
+	}
+	free(mv->v);
+}
+
+/* Only the dynamic relocation entries, to the label now at their
+ * target (after --disasm gave data to code). */
+static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
+			       struct dualmap *out)
+{
+	struct metavec mv = { 0 };
+
+	meta_relocs(img, out, &mv);
+	meta_apply(base, out, &mv);
+}
+
+/* Every kind of metadata to the label it serves. sn, when not NULL (the
+ * symbols source), names the .tbss symbols, which have no address to
+ * look their label up by. */
+static void add_metadata(struct elfimg *img, const struct symnames *sn,
+			 struct dualmap *base, struct dualmap *out)
 {
 	struct metavec mv = { 0 };
 
@@ -504,22 +420,14 @@ static void add_metadata(struct elfimg *img, struct dualmap *base,
 		size_t nids = 0;
 
 		if (img->secs[i].type == SHT_SYMTAB) {
-			meta_symtab(img, i, out, &mv, NULL, NULL);
+			meta_symtab(img, i, sn, out, &mv, NULL, NULL);
 		} else if (img->secs[i].type == SHT_DYNSYM) {
-			meta_symtab(img, i, out, &mv, &ids, &nids);
+			meta_symtab(img, i, sn, out, &mv, &ids, &nids);
 			meta_hash(img, i, ids, nids, &mv);
 			free(ids);
 		}
 	}
-	for (size_t i = 0; i < mv.n; i++) {
-		struct meta *m = &mv.v[i];
-
-		if (m->alloc)
-			dualmap_add_file(out, base, m->off, m->size, m->label);
-		else
-			rmap_add(out->file, m->off, m->size, m->label);
-	}
-	free(mv.v);
+	meta_apply(base, out, &mv);
 }
 
 /* --- padding between symbols --- */
@@ -670,65 +578,34 @@ next:
 	}
 }
 
-/* The usable symbols of .symtab, else img->debug's .symtab, else .dynsym,
- * sorted by address, into *out (caller frees) and *n. */
-static int load_symbols(struct elfimg *img, struct sym **out, size_t *n,
-			struct elfsrc_stats *st)
-{
-	struct elfimg *from = img;
-	ssize_t tab;
-	int ret;
-
-	*out = NULL;
-	*n = 0;
-	tab = find_section(img, SHT_SYMTAB);
-	if (tab < 0 && img->debug) {
-		tab = find_section(img->debug, SHT_SYMTAB);
-		if (tab >= 0) {
-			from = img->debug;
-			if (st)
-				st->used_debug_file = true;
-		}
-	}
-	if (tab < 0) {
-		tab = find_section(img, SHT_DYNSYM);
-		if (tab >= 0 && st)
-			st->used_dynsym = true;
-	}
-	if (tab >= 0) {
-		ret = collect_symbols(from, tab, out, n, st);
-		if (ret)
-			return ret;
-	}
-	if (*n)
-		qsort(*out, *n, sizeof(**out), sym_cmp);
-	return 0;
-}
-
 /* The symbols source (see elfimg.h); with disasm, the data its code refers
  * to goes to that code (elf/xrefs.c). */
-static int source_symbols(struct elfimg *img, bool disasm,
+static int source_symbols(struct elfimg *img,
+			  const struct elf_map_opts *opts,
 			  struct labels *lb, struct dualmap *base,
 			  struct dualmap *out, struct elfsrc_stats *st)
 {
+	bool disasm = opts && opts->disasm;
+	struct symnames sn = { lb, opts ? opts->demangle : 0 };
 	struct sym *syms = NULL;
 	size_t n = 0;
 	int ret;
 
-	ret = load_symbols(img, &syms, &n, st);
+	ret = elf_syms_load(img, &syms, &n, st);
 	if (ret)
 		return ret;
 
 	for (size_t i = 0; i < n;) {
-		char *dm = elf_demangle(syms[i].name);
+		char *dm = elf_demangle_as(syms[i].name, sn.style);
 		const char *label = dm ? dm : syms[i].name;
 		uint32_t id = labels_intern(lb, label);
 		size_t j;
 
 		for (j = i + 1; j < n && syms[j].addr == syms[i].addr &&
-				syms[j].size == syms[i].size;
+				syms[j].size == syms[i].size &&
+				syms[j].where == syms[i].where;
 		     j++) {
-			char *adm = elf_demangle(syms[j].name);
+			char *adm = elf_demangle_as(syms[j].name, sn.style);
 			const char *alias = adm ? adm : syms[j].name;
 
 			if (strcmp(alias, label)) {
@@ -738,19 +615,27 @@ static int source_symbols(struct elfimg *img, bool disasm,
 			}
 			free(adm);
 		}
-		dualmap_add_vm(out, base, syms[i].addr, syms[i].size, id);
+		if (syms[i].where == SYM_VM)
+			dualmap_add_vm(out, base, syms[i].addr, syms[i].size,
+				       id);
+		else if (syms[i].where == SYM_FILE)
+			rmap_add(out->file, syms[i].addr, syms[i].size, id);
 		if (st)
 			st->symbols++;
 		free(dm);
 		i = j;
 	}
 
-	add_metadata(img, base, out);
-	add_padding(img, lb, base, out, syms, n);
+	add_metadata(img, &sn, base, out);
+	add_padding(img, lb, base, out, syms, elf_syms_count_vm(syms, n));
 	free(syms);
 	ret = disasm ? elf_xrefs_add(img, base, out, NULL, 0, st) : 0;
 	if (ret)
 		return ret;
+	/* the relocation entries of the data just given to code go with it
+	 * (first writer wins: the entries already labelled keep theirs) */
+	if (disasm)
+		add_reloc_metadata(img, base, out);
 
 	add_sections(img, lb, base, out, true);
 	elfimg_add_fallbacks(img, lb, out, false);
@@ -782,12 +667,12 @@ static int cu_xrefs(struct elfimg *img, struct dualmap *base,
 /* The bbs source's own labels (see elfimg.h): the blocks of img's BB
  * address maps, each named after the symbol of its function. The symbols
  * source is built only when the maps hold a function. stats (may be NULL)
- * gets the counts of functions and blocks and the parse error; disasm goes
+ * gets the counts of functions and blocks and the parse error; opts goes
  * to the symbols source. Returns 0 or a negative code from the symbols
  * source. */
-static int source_bbs(struct elfimg *img, bool disasm, struct labels *lb,
-		      struct dualmap *base, struct dualmap *out,
-		      struct elfsrc_stats *stats)
+static int source_bbs(struct elfimg *img, const struct elf_map_opts *opts,
+		      struct labels *lb, struct dualmap *base,
+		      struct dualmap *out, struct elfsrc_stats *stats)
 {
 	struct bbaddrmap m = { 0 };
 	struct dualmap syms;
@@ -802,7 +687,7 @@ static int source_bbs(struct elfimg *img, bool disasm, struct labels *lb,
 	if (!m.nfuncs)
 		return 0;
 	dualmap_init(&syms);
-	ret = source_symbols(img, disasm, lb, base, &syms, NULL);
+	ret = source_symbols(img, opts, lb, base, &syms, NULL);
 	if (ret >= 0)
 		bbaddrmap_label(&m, lb, &syms, base, out);
 	dualmap_free(&syms);
@@ -827,7 +712,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		elfimg_add_fallbacks(img, lb, out, false);
 		return 0;
 	case ELFSRC_SYMBOLS:
-		return source_symbols(img, disasm, lb, base, out, stats);
+		return source_symbols(img, opts, lb, base, out, stats);
 	case ELFSRC_BBS:
 	case ELFSRC_RELOCS:
 	case ELFSRC_COMPILEUNITS:
@@ -835,7 +720,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		int ret;
 
 		if (src == ELFSRC_BBS)
-			ret = source_bbs(img, disasm, lb, base, out, stats);
+			ret = source_bbs(img, opts, lb, base, out, stats);
 		else if (src == ELFSRC_RELOCS)
 			ret = elfsrc_relocs(img, lb, base, out, stats);
 		else
@@ -850,14 +735,15 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 			struct sym *syms = NULL;
 			size_t n = 0;
 
-			load_symbols(img, &syms, &n, NULL);
+			elf_syms_load(img, &syms, &n, NULL);
+			n = elf_syms_count_vm(syms, n);
 			ret = disasm ? cu_xrefs(img, base, out, syms, n, stats)
 				     : 0;
 			if (ret) {
 				free(syms);
 				return ret;
 			}
-			add_metadata(img, base, out);
+			add_metadata(img, NULL, base, out);
 			add_padding(img, lb, base, out, syms, n);
 			free(syms);
 		}

@@ -84,22 +84,37 @@ static void source_notes(struct strlist *notes, const char *path,
 				  path, (unsigned long long)st->clipped);
 }
 
-/* --disasm's counts for a symbols, compileunits or inlines map: the data
- * ranges it gave to the code that refers to them, and their bytes. */
+/* The code-to-data references of a symbols, compileunits or inlines map:
+ * the data ranges given to the code that refers to them and their bytes,
+ * or why none were looked for (another machine than x86-64, no Zydis). */
 static void disasm_note(struct strlist *notes, const char *path,
 			enum elf_source src, const struct elfsrc_stats *st,
-			bool disasm)
+			const struct elf_map_opts *opts)
 {
-	if (!disasm ||
+	if (!opts || !opts->disasm ||
 	    (src != ELFSRC_SYMBOLS && src != ELFSRC_COMPILEUNITS &&
 	     src != ELFSRC_INLINES))
 		return;
-	strlist_add_notef(notes, NOTE_DISASM, path,
-			  "%s: %s: --disasm charged %llu data ranges "
-			  "(%llu bytes) to the code that refers to them",
-			  path, elfsrc_name(src),
-			  (unsigned long long)st->xref_targets,
-			  (unsigned long long)st->xref_bytes);
+	if (st->xref_unsupported)
+		strlist_add_notef(notes, NOTE_NO_DISASM, path,
+				  "%s: %s: code-to-data references are "
+				  "read in x86-64 code only; data no label "
+				  "covers stays [section ...]",
+				  path, elfsrc_name(src));
+	else if (st->xref_error)
+		strlist_add_notef(notes, NOTE_NO_DISASM, path,
+				  "%s: %s: code-to-data references not "
+				  "read: %s (install libzydis4)",
+				  path, elfsrc_name(src),
+				  memsz_strerror(st->xref_error));
+	else if (opts->disasm == ELF_DISASM_COUNTED)
+		strlist_add_notef(notes, NOTE_DISASM, path,
+				  "%s: %s: code-to-data references "
+				  "charged %llu data ranges (%llu bytes) "
+				  "to the code that refers to them",
+				  path, elfsrc_name(src),
+				  (unsigned long long)st->xref_targets,
+				  (unsigned long long)st->xref_bytes);
 }
 
 static void dwarf_notes(struct strlist *notes, const char *path,
@@ -213,6 +228,9 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		for (size_t i = 0; i < ELFSRC__COUNT; i++)
 			if (im->built[i] && uses_debug(i))
 				first = false;
+		if (opts && opts->ndebug_files)
+			elfimg_use_debug_files(im->img, opts->debug_files,
+					       opts->ndebug_files);
 		ret = elfimg_find_debug(im->img,
 					opts ? opts->debug_root : NULL);
 		if (ret < 0 && first)
@@ -230,7 +248,7 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 	if (ret < 0)
 		return ret;
 	source_notes(notes, path, im->img, &st);
-	disasm_note(notes, path, src, &st, opts && opts->disasm);
+	disasm_note(notes, path, src, &st, opts);
 	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)
 		dwarf_notes(notes, path, im->img, src, &st);
 	*out = &im->src[src];

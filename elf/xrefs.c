@@ -1,19 +1,26 @@
 /* xrefs.c — data that code refers to, charged to the code (x86-64).
  *
- * Every executable section is disassembled with capstone (a linear sweep;
- * a byte capstone cannot decode is stepped over). Each memory operand
- * addressed relative to RIP names target = next instruction + disp; in a
- * position-dependent executable (ET_EXEC) so do a memory operand without
- * base register (disp, as in "jmp *TABLE(,%rax,8)") and the 32- or 64-bit
- * immediate of a mov ("mov $STRING, %edi"). A
+ * Every executable section is decoded once with Zydis in its minimal mode
+ * (a linear sweep; a byte Zydis cannot decode is stepped over): length,
+ * mnemonic and the raw ModRM, SIB, displacement and immediate fields, no
+ * operands and no text. What cannot hold a reference is skipped on those
+ * fields alone. A memory operand addressed relative to RIP (ModRM mod 0,
+ * r/m 5) names target = next instruction + disp; in a position-dependent
+ * executable (ET_EXEC) so do a memory operand without base register
+ * (SIB base 5 under mod 0, as in "jmp *TABLE(,%rax,8)", or a moffs) and
+ * the 32- or 64-bit immediate of a mov ("mov $STRING, %edi"). A
  * target in a loaded non-code section that no label covers yet (string
  * literals, switch tables, constants no symbol describes) starts a range
  * given to the label of the referring instruction (its symbol, compile
  * unit or line): the range runs to the next such target, the next
- * labelled byte or the section's end, whichever comes first (as Bloaty
- * sizes its references). Of several references to one target the first
- * in address order wins. A target inside a symbol (a vtable under
- * compileunits, where no unit describes it) gives the whole symbol.
+ * labelled byte, the next symbol or the section's end, whichever comes
+ * first (as Bloaty sizes its references). Of several references to one
+ * target the first labelled one in address order wins. References from
+ * code no label covers (under compileunits, all code without DWARF) are
+ * collected too: they charge nothing but end the ranges before them, so
+ * that one unit's reference never runs over data only other code uses.
+ * A target inside a symbol (a vtable under compileunits, where no unit
+ * describes it) gives the whole symbol.
  */
 #include "config.h"
 
@@ -22,37 +29,32 @@
 #include "util/dynlib.h"
 #include "util/util.h"
 
-#include <capstone/capstone.h>
+#include <Zydis/Zydis.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* capstone is opened on first use (--disasm only): its relocation tables
- * are large, and loading it at every start would cost each command more
- * than most of them spend working. The header gives the types and the
- * soname's version. */
-#define CS_STR_(x) #x
-#define CS_STR(x) CS_STR_(x)
+/* Zydis is opened on first use, as libdebuginfod and libpfm are: record
+ * and dump never decode code, and a memsz without libzydis4 installed
+ * still runs everything else (size says the references were not
+ * analysed). Its cost when used is one dlopen of a 640 KB library with
+ * 2 658 relocations (capstone's had 77 409). The header gives the types;
+ * the soname is the one Debian's libzydis4 ships. */
+#define ZYDIS_SONAME "libZydis.so.4.0"
 
-static __typeof__(&cs_open) xcs_open;
-static __typeof__(&cs_option) xcs_option;
-static __typeof__(&cs_malloc) xcs_malloc;
-static __typeof__(&cs_disasm_iter) xcs_disasm_iter;
-static __typeof__(&cs_free) xcs_free;
-static __typeof__(&cs_close) xcs_close;
+static __typeof__(&ZydisDecoderInit) xzy_init;
+static __typeof__(&ZydisDecoderEnableMode) xzy_enable_mode;
+static __typeof__(&ZydisDecoderDecodeInstruction) xzy_decode;
 
-static const struct dynlib_sym cs_syms[] = {
-	{ "cs_open", (void **)&xcs_open },
-	{ "cs_option", (void **)&xcs_option },
-	{ "cs_malloc", (void **)&xcs_malloc },
-	{ "cs_disasm_iter", (void **)&xcs_disasm_iter },
-	{ "cs_free", (void **)&xcs_free },
-	{ "cs_close", (void **)&xcs_close },
+static const struct dynlib_sym zy_syms[] = {
+	{ "ZydisDecoderInit", (void **)&xzy_init },
+	{ "ZydisDecoderEnableMode", (void **)&xzy_enable_mode },
+	{ "ZydisDecoderDecodeInstruction", (void **)&xzy_decode },
 };
 
-static struct dynlib cs_lib = {
-	.soname = "libcapstone.so." CS_STR(CS_API_MAJOR),
-	.syms = cs_syms,
-	.nsyms = ARRAY_SIZE(cs_syms),
+static struct dynlib zy_lib = {
+	.soname = ZYDIS_SONAME,
+	.syms = zy_syms,
+	.nsyms = ARRAY_SIZE(zy_syms),
 };
 
 struct xref {
@@ -91,65 +93,96 @@ static uint32_t data_section(const struct elfimg *img, uint64_t a)
 	return 0;
 }
 
-/* Disassemble section s and collect its RIP-relative references to
- * unlabelled data into xv. */
-static void sweep(struct elfimg *img, csh h, cs_insn *in,
+/* Has the instruction an FS or GS segment prefix (thread-local data, not
+ * an image address)? */
+static bool fs_gs(const ZydisDecodedInstruction *in)
+{
+	for (uint8_t i = 0; i < in->raw.prefix_count; i++)
+		if (in->raw.prefixes[i].value == 0x64 ||
+		    in->raw.prefixes[i].value == 0x65)
+			return true;
+	return false;
+}
+
+/* The address the instruction in at addr names, into *t: RIP-relative
+ * memory (next + disp), and with abs a memory operand without base or a
+ * mov's 32- or 64-bit immediate. Returns false if it names none: most
+ * instructions, told from the raw fields without their operands. */
+static bool insn_target(const ZydisDecodedInstruction *in, uint64_t addr,
+			bool abs, uint64_t *t)
+{
+	const ZydisDecodedInstructionRaw *r = &in->raw;
+
+	if (r->modrm.offset && r->disp.size) {
+		if (r->modrm.mod == 0 && r->modrm.rm == 5) {
+			*t = addr + in->length + (uint64_t)r->disp.value;
+			return true;
+		}
+		if (abs && r->modrm.mod == 0 && r->modrm.rm == 4 &&
+		    r->sib.offset && r->sib.base == 5 && !fs_gs(in)) {
+			*t = (uint64_t)r->disp.value;
+			return true;
+		}
+	} else if (abs && r->disp.size && !fs_gs(in)) {
+		*t = (uint64_t)r->disp.value; /* moffs: mov al, [addr] */
+		return true;
+	}
+	if (abs && in->mnemonic == ZYDIS_MNEMONIC_MOV && r->imm[0].size >= 32) {
+		*t = r->imm[0].value.u;
+		return true;
+	}
+	return false;
+}
+
+/* Record the reference from the instruction at addr to t in xv when t is
+ * unlabelled data of a loaded section. */
+static void note_ref(struct elfimg *img, struct dualmap *out, uint64_t addr,
+		     uint64_t t, struct xrefvec *xv)
+{
+	uint32_t sec;
+
+	if (rmap_lookup(out->vm, t, NULL) != LABEL_NONE)
+		return;
+	sec = data_section(img, t);
+	if (!sec)
+		return;
+	/* kept without a label too: code no label covers (most of a
+	 * binary under compileunits when few units have DWARF) still bounds
+	 * the ranges of the targets before it */
+	xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
+	xv->v[xv->n] = (struct xref){ t, xv->n,
+				      rmap_lookup(out->vm, addr, NULL), sec };
+	xv->n++;
+}
+
+/* Decode section s once and collect its references to unlabelled data
+ * into xv. */
+static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, struct dualmap *out,
 		  struct xrefvec *xv)
 {
 	Elf_Data *d = elf_rawdata(elf_getscn(elfimg_elf(img), s->index), NULL);
 	/* position-dependent executables address data absolutely */
 	bool abs = img->type == ET_EXEC;
+	ZydisDecodedInstruction in;
+	ZydisDecoderContext ctx;
 	const uint8_t *p;
-	uint64_t addr;
-	size_t n;
+	size_t off = 0;
 
 	if (!d || !d->d_buf || d->d_size != s->size)
 		return;
 	p = d->d_buf;
-	n = d->d_size;
-	addr = s->addr;
-	while (n) {
-		const cs_x86 *x;
+	while (off < s->size) {
+		uint64_t t;
 
-		if (!xcs_disasm_iter(h, &p, &n, &addr, in)) {
-			p++;
-			n--;
-			addr++;
+		if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p + off, s->size - off,
+					     &in))) {
+			off++;
 			continue;
 		}
-		x = &in->detail->x86;
-		for (uint8_t i = 0; i < x->op_count; i++) {
-			const cs_x86_op *op = &x->operands[i];
-			uint64_t t;
-			uint32_t sec, label;
-
-			if (op->type == X86_OP_MEM &&
-			    op->mem.base == X86_REG_RIP &&
-			    op->mem.index == X86_REG_INVALID)
-				t = in->address + in->size +
-				    (uint64_t)op->mem.disp;
-			else if (abs && op->type == X86_OP_MEM &&
-				 op->mem.base == X86_REG_INVALID &&
-				 op->mem.segment == X86_REG_INVALID)
-				t = (uint64_t)op->mem.disp;
-			else if (abs && op->type == X86_OP_IMM &&
-				 in->id == X86_INS_MOV && op->size >= 4)
-				t = (uint64_t)op->imm;
-			else
-				continue;
-			if (rmap_lookup(out->vm, t, NULL) != LABEL_NONE)
-				continue;
-			sec = data_section(img, t);
-			if (!sec)
-				continue;
-			label = rmap_lookup(out->vm, in->address, NULL);
-			if (label == LABEL_NONE)
-				continue;
-			xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
-			xv->v[xv->n] = (struct xref){ t, xv->n, label, sec };
-			xv->n++;
-		}
+		if (insn_target(&in, s->addr + off, abs, &t))
+			note_ref(img, out, s->addr + off, t, xv);
+		off += in.length;
 	}
 }
 
@@ -172,31 +205,48 @@ static const struct elf_range *sym_holding(const struct elf_range *syms,
 	return NULL;
 }
 
-/* Disassemble every code section of img into xv: the references its
+/* The start of the first symbol of syms (sorted by start) after a, if
+ * below end; else end. Under compileunits the map holds units only, and
+ * the symbols no unit describes still end a reference's range. */
+static uint64_t next_sym_start(const struct elf_range *syms, size_t n,
+			       uint64_t a, uint64_t end)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && syms[lo].start < end ? syms[lo].start : end;
+}
+
+/* Decode every code section of img into xv: the references its
  * instructions make to data. Returns 0 or a negative code. */
 static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 			 struct xrefvec *xv)
 {
-	cs_insn *in;
-	csh h;
+	ZydisDecoder dec;
 	int ret;
 
-	ret = dynlib_load(&cs_lib);
+	ret = dynlib_load(&zy_lib);
 	if (ret < 0)
 		return ret;
-	if (xcs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	if (!ZYAN_SUCCESS(xzy_init(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+				   ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL,
+					  ZYAN_TRUE)))
 		return -MEMSZ_ENOTSUP;
-	xcs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	in = xcs_malloc(h);
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
 		if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
 		    s->type == SHT_PROGBITS && s->size)
-			sweep(img, h, in, s, out, xv);
+			sweep(img, &dec, s, out, xv);
 	}
-	xcs_free(in, 1);
-	xcs_close(&h);
 	return 0;
 }
 
@@ -206,7 +256,8 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
  * added. Caller frees. */
 static uint64_t *target_ends(const struct elfimg *img,
 			     const struct dualmap *out,
-			     const struct xrefvec *xv)
+			     const struct xrefvec *xv,
+			     const struct elf_range *syms, size_t nsyms)
 {
 	uint64_t *ends = xcalloc(xv->n, sizeof(*ends));
 	const struct rmap_entry *e;
@@ -228,6 +279,7 @@ static uint64_t *target_ends(const struct elfimg *img,
 			k++;
 		if (k < ne && e[k].start < end)
 			end = e[k].start;
+		end = next_sym_start(syms, nsyms, xv->v[i].target, end);
 		ends[i] = end;
 	}
 	return ends;
@@ -245,6 +297,22 @@ static void charge(struct dualmap *out, struct dualmap *base,
 	}
 }
 
+/* The label of the first labelled reference (in code order) among
+ * xv->v[i..] whose target is below end, or LABEL_NONE. */
+static uint32_t first_referrer(const struct xrefvec *xv, size_t i,
+			       uint64_t end)
+{
+	uint64_t seq = UINT64_MAX;
+	uint32_t label = LABEL_NONE;
+
+	for (size_t j = i; j < xv->n && xv->v[j].target < end; j++)
+		if (xv->v[j].label != LABEL_NONE && xv->v[j].seq < seq) {
+			seq = xv->v[j].seq;
+			label = xv->v[j].label;
+		}
+	return label;
+}
+
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 		  struct dualmap *out, const struct elf_range *syms,
 		  size_t nsyms, struct elfsrc_stats *st)
@@ -255,39 +323,47 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 	int ret;
 
 	if (img->machine != EM_X86_64 || img->elfclass != ELFCLASS64 ||
-	    img->big_endian)
+	    img->big_endian) {
+		if (st)
+			st->xref_unsupported = true;
 		return 0;
+	}
 	ret = collect_xrefs(img, out, &xv);
+	if (ret == -MEMSZ_ENOLIB) {
+		/* the references are an addition: the map stands without */
+		if (st)
+			st->xref_error = ret;
+		ret = 0;
+	}
 	if (ret < 0 || !xv.n) {
 		free(xv.v);
 		return ret;
 	}
 	qsort(xv.v, xv.n, sizeof(*xv.v), xref_cmp);
-	ends = target_ends(img, out, &xv);
+	ends = target_ends(img, out, &xv, syms, nsyms);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
-		uint32_t label = xv.v[i].label;
-		uint64_t seq = xv.v[i].seq;
+		uint32_t label;
 
 		if (i && xv.v[i].target == xv.v[i - 1].target)
 			continue;
 		sym = sym_holding(syms, nsyms, xv.v[i].target);
 		if (!sym) {
-			charge(out, base, xv.v[i].target, ends[i], label, st);
+			/* the first labelled code to address it */
+			label = first_referrer(&xv, i, xv.v[i].target + 1);
+			if (label != LABEL_NONE)
+				charge(out, base, xv.v[i].target, ends[i],
+				       label, st);
 			continue;
 		}
 		if (sym == last_sym)
 			continue; /* targets sorted: its first referrer had it */
-		/* the whole symbol, once, to the first reference (in code
-		 * order) to any address inside it */
-		for (size_t j = i + 1; j < xv.n && xv.v[j].target < sym->end;
-		     j++)
-			if (xv.v[j].seq < seq) {
-				seq = xv.v[j].seq;
-				label = xv.v[j].label;
-			}
+		/* the whole symbol, once, to the first labelled reference
+		 * (in code order) to any address inside it */
 		last_sym = sym;
-		charge(out, base, sym->start, sym->end, label, st);
+		label = first_referrer(&xv, i, sym->end);
+		if (label != LABEL_NONE)
+			charge(out, base, sym->start, sym->end, label, st);
 	}
 	free(ends);
 	free(xv.v);

@@ -17,8 +17,10 @@ struct elf_range {
  * whole symbol instead (compileunits: a vtable no unit describes goes to
  * the unit of the code using it). Call after the source's own labels,
  * before the fallbacks. Counts in st->xref_targets/xref_bytes (st may be
- * NULL). Returns 0, -MEMSZ_ENOLIB if libcapstone cannot be loaded (it is
- * loaded on first use), or -MEMSZ_ENOTSUP if capstone cannot be opened. */
+ * NULL). Another machine sets st->xref_unsupported, a libZydis that
+ * cannot be loaded (it is loaded on first use) st->xref_error: nothing is
+ * charged then, and 0 is returned. Returns 0, or -MEMSZ_ENOTSUP if
+ * Zydis refuses the 64-bit mode. */
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 		  struct dualmap *out, const struct elf_range *syms,
 		  size_t nsyms, struct elfsrc_stats *st);

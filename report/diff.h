@@ -47,7 +47,7 @@ struct diff_opts {
 	size_t nkeys;
 	long pid;                     /* recordings: only this pid; -1: all */
 	const char *debug_root;       /* NULL: /usr/lib/debug */
-	bool disasm;                  /* elf_map_opts.disasm (--disasm) */
+	unsigned disasm;              /* elf_map_opts.disasm: ELF_DISASM_* */
 	struct filter *filter;        /* both sides' rows; NULL: all */
 };
 

@@ -51,7 +51,7 @@ struct report_opts {
 	uint64_t index;             /* PICK_INDEX */
 	struct filter *filter;      /* paths to keep; NULL or empty: all */
 	const char *debug_root;     /* NULL: /usr/lib/debug */
-	bool disasm;                /* elf_map_opts.disasm (--disasm) */
+	unsigned disasm;            /* elf_map_opts.disasm: ELF_DISASM_* */
 	/* frames faultsite looks past (regex); NULL: FAULTS_SKIP_DEFAULT,
 	 * "": none */
 	const char *skip_frames;

@@ -96,6 +96,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1100-size-compileunits.py \
 	tests/t1200-size-debuginfod.py \
 	tests/t1300-size-disasm.py \
+	tests/t1301-size-disasm-node.py \
+	tests/t1302-size-labels.py \
 	tests/t2001-dump.sh \
 	tests/t2050-record-mmaps.sh \
 	tests/t2060-record-fork.sh \

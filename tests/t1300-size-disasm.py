@@ -8,8 +8,8 @@ RIP-relative address each function's lea names, in its "# ADDR" comment,
 or in the position-dependent build the immediate its mov loads) and
 readelf -p / -SW (where each string starts in .rodata and where the
 section ends):
-  - without --disasm the functions own no .rodata byte;
-  - with it, each function owns, in VM and file, its string's bytes: from
+  - with --no-disasm the functions own no .rodata byte;
+  - by default (or --disasm), each function owns, in VM and file, its string's bytes: from
     the address its lea names to the next string or the section's end;
   - --by compileunits grows the unit by exactly those bytes;
   - I1 still holds for both keys.
@@ -52,8 +52,9 @@ def run(args, **kw):
 
 
 def size_rows(path, key, extra=()):
-    r = run([MEMSZ, "size", *extra, "--by", key, "-n", "0", "--format",
-             "csv", path])
+    """Rows of size --by key: with extra, else with --no-disasm."""
+    r = run([MEMSZ, "size", *(extra or ["--no-disasm"]), "--by", key,
+             "-n", "0", "--format", "csv", path])
     if r.returncode:
         raise RuntimeError("memsz size failed: %s" % r.stderr)
     return list(csv.DictReader(io.StringIO(r.stdout)))
@@ -146,17 +147,31 @@ def check_prog(prog, src, variant):
         ck(dis.get(fn) == (n, n), "--disasm: %s owns %s bytes of "
               ".rodata (file, VM), its string's %d"
               % (fn, dis.get(fn), n))
+    r = run([MEMSZ, "size", "--by", "sections,symbols", "-n", "0",
+             "--format", "csv", prog])
+    default = rodata_of(csv.DictReader(io.StringIO(r.stdout)))
+    ck(r.returncode == 0 and default == dis,
+       "size without an option is size --disasm (%s)" % default)
+    r = run([MEMSZ, "diff", "--by", "symbols", "-n", "0", "--format",
+             "csv", "/bin/true", prog])
+    r2 = run([MEMSZ, "diff", "--disasm", "--by", "symbols", "-n", "0",
+              "--format", "csv", "/bin/true", prog])
+    ck(r.returncode == 0 and r.stdout == r2.stdout,
+       "diff without an option is diff --disasm")
 
     # the footer note counts what moved: the bytes it names are the bytes
-    # that left the "[section ...]" rows of --by symbols
+    # that left the "[section ...]" rows of --by symbols (but those of the
+    # relocation tables, whose entries follow the data they patch)
     def section_vm(rows):
         return sum(int(r["vm_size"]) for r in rows
-                   if r["symbols"].startswith("[section "))
+                   if r["symbols"].startswith("[section ") and
+                   not r["symbols"].startswith("[section .rel"))
     r = run([MEMSZ, "size", "--disasm", "--by", "symbols", "--format",
              "json", prog])
     notes = json.loads(r.stdout).get("notes", []) if not r.returncode \
         else []
-    m = [re.search(r"symbols: --disasm charged (\d+) data ranges "
+    m = [re.search(r"symbols: code-to-data references charged (\d+) "
+                   r"data ranges "
                    r"\((\d+) bytes\)", n) for n in notes]
     m = [x for x in m if x]
     moved = section_vm(size_rows(prog, "symbols")) - \

@@ -66,6 +66,9 @@ static const struct {
 	[NOTE_JIT] = { NULL, NULL },
 	[NOTE_DISASM] = { "images have data charged to the code that "
 			  "refers to it (--disasm)", "-v gives the bytes" },
+	[NOTE_NO_DISASM] = { "images' code is not decoded for references "
+			     "to data (not x86-64, or no libZydis)",
+			     "-v says which" },
 	[NOTE_PEAK_RSS] = { NULL, NULL },
 	[NOTE_PAGES_CHANGED] = { "snapshots have pages that changed between "
 				 "the stop and the reading of their pagemap "

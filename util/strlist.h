@@ -40,6 +40,7 @@ enum note_kind {
 	NOTE_SAMPLING,       /* how fault samples were taken */
 	NOTE_JIT,            /* JIT code named from perf-PID.map */
 	NOTE_DISASM,         /* data charged to code by --disasm */
+	NOTE_NO_DISASM,      /* code not decoded: not x86-64, no Zydis */
 	NOTE_PEAK_RSS,       /* a process's kernel peak RSS (VmHWM) */
 	NOTE_PAGES_CHANGED,  /* a snapshot's pages changed while read */
 	NOTE_MAPS_CHANGED,   /* a snapshot's mappings changed while read */

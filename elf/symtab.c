@@ -1,0 +1,272 @@
+/* symtab.c — an image's symbol table read into placed symbols (see
+ * symtab.h): which entries are labelled, where their bytes are, and in
+ * what order the symbols source takes them. */
+#include "config.h"
+
+#include "elf/symtab.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->where != y->where)
+		return (int)x->where - (int)y->where;
+	if (x->addr != y->addr)
+		return u64_cmp(x->addr, y->addr);
+	if (x->size != y->size)
+		return u64_cmp(y->size, x->size); /* larger first */
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+/* How many of syms (sorted by sym_cmp) are SYM_VM: they come first. */
+size_t elf_syms_count_vm(const struct sym *syms, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && syms[k].where == SYM_VM)
+		k++;
+	return k;
+}
+
+static ssize_t find_section(const struct elfimg *img, uint32_t type)
+{
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == type && img->secs[i].size)
+			return i;
+	return -1;
+}
+
+/* A symbol table being read: its entries, names and extended section
+ * indexes (SHT_SYMTAB_SHNDX; NULL if none). */
+struct symtab {
+	Elf_Data *d, *sd, *xd;
+	const char *names;
+	size_t nsyms;
+};
+
+/* Open symbol table symndx of img into t: entry size, string table (not
+ * NOBITS, NUL-terminated) and the data libelf gives must all agree with
+ * the section headers. Returns 0, -MEMSZ_EBADSYM or -MEMSZ_EBADSTRTAB. */
+static int symtab_open(struct elfimg *img, size_t symndx, struct symtab *t)
+{
+	Elf *elf = elfimg_elf(img);
+	struct elf_section *tab = &img->secs[symndx];
+	struct elf_section *strs;
+	size_t entsize;
+
+	memset(t, 0, sizeof(*t));
+	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (tab->entsize != entsize || tab->size % entsize)
+		return -MEMSZ_EBADSYM;
+	strs = &img->secs[tab->link];
+	if (strs->type == SHT_NOBITS)
+		return -MEMSZ_EBADSTRTAB;
+	t->d = elf_getdata(elf_getscn(elf, symndx), NULL);
+	t->sd = elf_rawdata(elf_getscn(elf, tab->link), NULL);
+	if (!t->d || t->d->d_size != tab->size)
+		return -MEMSZ_EBADSYM;
+	if (!t->sd || t->sd->d_size != strs->size || !t->sd->d_size)
+		return -MEMSZ_EBADSTRTAB;
+	t->names = t->sd->d_buf;
+	if (t->names[t->sd->d_size - 1] != 0)
+		return -MEMSZ_EBADSTRTAB;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == SHT_SYMTAB_SHNDX &&
+		    img->secs[i].link == symndx) {
+			t->xd = elf_getdata(elf_getscn(elf, i), NULL);
+			break;
+		}
+	t->nsyms = tab->size / entsize;
+	return 0;
+}
+
+/* The first PT_TLS segment of img, or NULL. */
+static const struct elf_segment *tls_segment(const struct elfimg *img)
+{
+	for (size_t i = 0; i < img->nsegs; i++)
+		if (img->segs[i].type == PT_TLS)
+			return &img->segs[i];
+	return NULL;
+}
+
+/* Where the symbol of type type and value value in section sec lies:
+ * *addr (VM address, or file offset for SYM_FILE) and the answer. An
+ * STT_TLS value is an offset into the TLS template (PT_TLS; in a
+ * relocatable file, into its section): its .tdata initialiser is loaded
+ * at that place of the template, a .tbss one is nowhere. A symbol of a
+ * non-loaded section has file bytes only. */
+enum sym_where elf_sym_place(const struct elfimg *img,
+			     const struct elf_section *sec, int type,
+			     uint64_t value, uint64_t *addr)
+{
+	const struct elf_segment *tls;
+	/* a relocatable file's values are offsets into their section */
+	bool rel = img->type == ET_REL;
+
+	*addr = rel ? sec->addr + value : value;
+	if (type == STT_TLS) {
+		if (sec->type == SHT_NOBITS)
+			return SYM_NONE;
+		tls = tls_segment(img);
+		if (!rel && tls)
+			*addr = tls->vaddr + value;
+		return SYM_VM;
+	}
+	if (!(sec->flags & SHF_ALLOC) || (rel && !sec->addr)) {
+		if (sec->type == SHT_NOBITS)
+			return SYM_NONE;
+		*addr = sec->offset + (rel ? value : value - sec->addr);
+		return SYM_FILE;
+	}
+	return SYM_VM;
+}
+
+/* Is an entry of type type and size size one the symbols source labels? */
+bool elf_sym_type_used(int type, uint64_t size)
+{
+	return (type == STT_FUNC || type == STT_OBJECT ||
+		type == STT_GNU_IFUNC || type == STT_TLS) && size;
+}
+
+/* Entry i of t as a labelled symbol into *out: a defined STT_FUNC,
+ * STT_OBJECT, STT_GNU_IFUNC or STT_TLS of non-zero size in a real
+ * section, placed by elf_sym_place(), its size cut to its section's end
+ * (counted in st->clipped). Returns 1 if it is one, 0 if it is skipped,
+ * or -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB for an entry that cannot be
+ * right. */
+static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
+		      struct sym *out, struct elfsrc_stats *st)
+{
+	GElf_Sym sym;
+	Elf32_Word xndx = 0;
+	uint64_t shndx, value, size, secstart, secend;
+	struct elf_section *sec;
+	enum sym_where where;
+	int type, bind;
+
+	if (!gelf_getsymshndx(t->d, t->xd, i, &sym, &xndx))
+		return -MEMSZ_EBADSYM;
+	if (sym.st_name >= t->sd->d_size)
+		return -MEMSZ_EBADSTRTAB;
+	shndx = sym.st_shndx;
+	if (shndx == SHN_XINDEX) {
+		if (!t->xd)
+			return -MEMSZ_EBADSYM;
+		shndx = xndx;
+	} else if (shndx >= SHN_LORESERVE) {
+		return 0; /* SHN_ABS, SHN_COMMON, processor-specific */
+	}
+	if (shndx == SHN_UNDEF)
+		return 0;
+	if (shndx >= img->nsecs)
+		return -MEMSZ_EBADSYM;
+	type = GELF_ST_TYPE(sym.st_info);
+	bind = GELF_ST_BIND(sym.st_info);
+	if (!elf_sym_type_used(type, sym.st_size))
+		return 0;
+	value = sym.st_value;
+	if (img->machine == EM_ARM && type == STT_FUNC)
+		value &= ~(uint64_t)1;
+	size = sym.st_size;
+	sec = &img->secs[shndx];
+	where = elf_sym_place(img, sec, type, value, &value);
+	/* SYM_FILE: value is a file offset now; SYM_NONE: no bytes */
+	secstart = where == SYM_FILE ? sec->offset : sec->addr;
+	secend = secstart + sec->size;
+	if (secend < secstart)
+		secend = UINT64_MAX;
+	if (where == SYM_NONE) {
+		secstart = value;
+		secend = value + size < value ? UINT64_MAX : value + size;
+	}
+	/* a TLS offset outside its section is the producer's error, not a
+	 * reason to refuse the file */
+	if (value < secstart || value > secend)
+		return type == STT_TLS ? 0 : -MEMSZ_EBADSYM;
+	if (size > secend - value) {
+		size = secend - value;
+		if (st)
+			st->clipped++;
+		if (!size)
+			return 0;
+	}
+	out->addr = value;
+	out->size = size;
+	out->name = t->names + sym.st_name;
+	out->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	out->where = where;
+	return 1;
+}
+
+/* Collect the usable symbols of table symndx of img into *out (*n). */
+static int collect_symbols(struct elfimg *img, size_t symndx,
+			   struct sym **out, size_t *n,
+			   struct elfsrc_stats *st)
+{
+	size_t cap = 0, cnt = 0;
+	struct sym *syms = NULL;
+	struct symtab t;
+	int ret;
+
+	ret = symtab_open(img, symndx, &t);
+	if (ret)
+		return ret;
+	for (size_t i = 1; i < t.nsyms; i++) {
+		struct sym one;
+
+		ret = symtab_get(img, &t, i, &one, st);
+		if (ret < 0) {
+			free(syms);
+			return ret;
+		}
+		if (!ret)
+			continue;
+		xgrow(&syms, &cap, cnt + 1, sizeof(*syms));
+		syms[cnt++] = one;
+	}
+	*out = syms;
+	*n = cnt;
+	return 0;
+}
+
+/* The usable symbols of .symtab, else img->debug's .symtab, else .dynsym,
+ * sorted by address, into *out (caller frees) and *n. */
+int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
+		  struct elfsrc_stats *st)
+{
+	struct elfimg *from = img;
+	ssize_t tab;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	tab = find_section(img, SHT_SYMTAB);
+	if (tab < 0 && img->debug) {
+		tab = find_section(img->debug, SHT_SYMTAB);
+		if (tab >= 0) {
+			from = img->debug;
+			if (st)
+				st->used_debug_file = true;
+		}
+	}
+	if (tab < 0) {
+		tab = find_section(img, SHT_DYNSYM);
+		if (tab >= 0 && st)
+			st->used_dynsym = true;
+	}
+	if (tab >= 0) {
+		ret = collect_symbols(from, tab, out, n, st);
+		if (ret)
+			return ret;
+	}
+	if (*n)
+		qsort(*out, *n, sizeof(**out), sym_cmp);
+	return 0;
+}
+
