@@ -104,7 +104,7 @@ static void disasm_note(struct strlist *notes, const char *path,
 	else if (st->xref_error)
 		strlist_add_notef(notes, NOTE_NO_DISASM, path,
 				  "%s: %s: code-to-data references not "
-				  "read: %s (install libzydis4)",
+				  "read: %s (install libzydis4.0)",
 				  path, elfsrc_name(src),
 				  memsz_strerror(st->xref_error));
 	else if (opts->disasm == ELF_DISASM_COUNTED)

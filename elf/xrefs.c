@@ -34,11 +34,11 @@
 #include <string.h>
 
 /* Zydis is opened on first use, as libdebuginfod and libpfm are: record
- * and dump never decode code, and a memsz without libzydis4 installed
+ * and dump never decode code, and a memsz without libzydis4.0 installed
  * still runs everything else (size says the references were not
  * analysed). Its cost when used is one dlopen of a 640 KB library with
  * 2 658 relocations (capstone's had 77 409). The header gives the types;
- * the soname is the one Debian's libzydis4 ships. */
+ * the soname is the one Debian's libzydis4.0 ships. */
 #define ZYDIS_SONAME "libZydis.so.4.0"
 
 static __typeof__(&ZydisDecoderInit) xzy_init;

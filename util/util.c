@@ -26,7 +26,7 @@ static const char *const memsz_errors[] = {
 	[MEMSZ_EUSAGE - MEMSZ_EBASE] = "invalid argument",
 	[MEMSZ_ENOTSUP - MEMSZ_EBASE] = "not supported",
 	[MEMSZ_ENOLIB - MEMSZ_EBASE] = "shared library cannot be loaded "
-				       "(libdebuginfod1, libzydis4 or "
+				       "(libdebuginfod1, libzydis4.0 or "
 				       "libpfm4 missing)",
 };
 
