@@ -50,7 +50,7 @@ static bool loop_continue(struct session *r, uint64_t now)
 		r->loop.term_sent = true;
 		r->loop.kill_at = now + KILL_GRACE_NS;
 	}
-	if (r->loop.kill_at && now >= r->loop.kill_at) {
+	if (r->loop.kill_at && now >= r->loop.kill_at && r->child > 0) {
 		kill(r->child, SIGKILL);
 		r->loop.kill_at = 0;
 	}
@@ -147,11 +147,15 @@ void session_run(struct session *r)
 }
 
 /* Send sig to the launched command and every process forked from it that
- * still exists. Returns true if any does. */
+ * still exists. Returns true if any does. An attached recording (no
+ * launched command: r->child is 0) signals nothing: its targets, traced or
+ * not, are processes memsz did not start and must survive it. */
 static bool signal_launched(struct session *r, int sig)
 {
 	bool any = false;
 
+	if (r->child <= 0)
+		return false;
 	for (size_t i = 0; i < r->tg.n; i++)
 		if (r->tg.t[i]->traced && kill(r->tg.t[i]->pid, 0) == 0) {
 			kill(r->tg.t[i]->pid, sig);
@@ -168,6 +172,9 @@ void rec_stop_launched(struct session *r)
 {
 	uint64_t start = mono_ns();
 
+	/* kill(0, ...) would signal memsz's own process group */
+	if (r->child <= 0)
+		return;
 	kill(r->child, SIGTERM);
 	for (;;) {
 		uint64_t now = mono_ns();
