@@ -37,6 +37,11 @@ static const struct opt record_opts[] = {
 	  "write to FILE (default memsz.data), replaced only\n"
 	  "by a complete recording; the previous one is kept\n"
 	  "as FILE.old", NULL },
+	{ 0, "output-special", OPT_NOARG, NULL, 'O',
+	  "FILE may be a pipe, device or socket (or a symlink\n"
+	  "to one): written directly; refused without this\n"
+	  "option, and never through a symlink another user\n"
+	  "owns in a sticky directory such as /tmp", NULL },
 	{ 'p', "pid", OPT_ARG, "PID,...", 'p',
 	  "attach to running processes (all their threads)\n"
 	  "and follow the children they fork", NULL },
@@ -91,10 +96,11 @@ static const struct opt record_opts[] = {
 static const struct opts_cmd record_cmd = {
 	.name = "record",
 	.synopsis =
-		"usage: memsz record [-o FILE] [--interval MS] [--duration S] "
-		"[--freeze]\n"
-		"                    [--no-inherit] [--no-growth] [--faults] "
-		"[-c N]\n"
+		"usage: memsz record [-o FILE] [--output-special] "
+		"[--interval MS]\n"
+		"                    [--duration S] [--freeze] [--no-inherit] "
+		"[--no-growth]\n"
+		"                    [--faults] [-c N]\n"
 		"                    [-e EVENT[,EVENT...]] "
 		"[--call-graph fp|dwarf]\n"
 		"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
@@ -241,6 +247,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	switch (c) {
 	case 'o':
 		a->so.path = arg;
+		break;
+	case 'O':
+		a->so.output_special = true;
 		break;
 	case 'p':
 		a->pidlist = arg;

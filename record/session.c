@@ -279,7 +279,9 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (r->loop.sfd < 0)
 		return rec_fail(r, -errno, "cannot create a signalfd: %s",
 				strerror(errno));
-	err = md_writer_open(r->path, &r->w);
+	err = md_writer_open_flags(r->path, o->output_special
+						     ? MD_WRITER_SPECIAL : 0,
+				   &r->w);
 	if (err < 0)
 		return rec_fail(r, err, "cannot open '%s': %s", r->path,
 				memsz_strerror(err));

@@ -30,6 +30,7 @@ struct target_scan;
 
 struct session_opts {
 	const char *path;        /* memsz.data to write (borrowed) */
+	bool output_special;     /* path may be a pipe or device */
 	bool freeze;             /* stop the targets while snapshotting */
 	/* Sampling: let the kernel drop samples when memsz falls behind
 	 * rather than hold the targets (backpressure) until it catches up. */

@@ -95,6 +95,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2096-record-enospc.sh \
 	tests/t2097-record-attach-endings.sh \
 	tests/t2098-record-jitmap-planted.sh \
+	tests/t2099-record-output-planted.sh \
 	tests/t2100-record-faults.sh \
 	tests/t2105-record-faults-busy.py \
 	tests/t2106-record-faults-long-snapshot.py \

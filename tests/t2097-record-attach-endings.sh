@@ -2,7 +2,7 @@
 # t2097-record-attach-endings.sh — memsz never signals a process it did not
 # launch: an attached target (-p, with and without --faults, which traces
 # it) survives every way a recording can end — a full disk (ENOSPC), a
-# write error (EIO), SIGINT, SIGTERM or SIGKILL of memsz, the target
+# write error (EIO, on a pty whose other side is closed), SIGINT, SIGTERM or SIGKILL of memsz, the target
 # ending on its own — and is never left stopped. memsz runs in a process
 # group of its own beside a sentinel process: a kill(0, ...) (the whole
 # group of memsz's caller) would end the sentinel.
@@ -76,6 +76,39 @@ for faults in "" --faults; do
 		sh -c "! grep -q 'command ended' '$T/enospc.err'"
 	survived "ENOSPC$faults"
 	rm -f "$T"/mnt/*
+
+	# A write error: the output is a pty (--output-special) whose master
+	# side is closed once snapshots flow; every later write fails (EIO).
+	start_target eio$f
+	python3 - "$T" "$MEMSZ" $P $faults <<'PY'
+import os, pty, select, subprocess, sys, tty
+T, memsz, pid = sys.argv[1:4]
+m, s = pty.openpty()
+tty.setraw(s)
+p = subprocess.Popen(
+    ["setsid", "sh", "-c", 'sleep 600 & echo $! >"$1.tmp"; mv "$1.tmp" "$1"'
+     '; shift; exec "$@"', "sh", T + "/sentinel", memsz, "record",
+     "--output-special", "-o", os.ttyname(s), "--interval", "20"]
+    + sys.argv[4:] + ["-p", pid],
+    stdout=open(T + "/eio.out", "w"), stderr=open(T + "/eio.err", "w"))
+got = 0
+while got < 32768 and p.poll() is None:
+    if select.select([m], [], [], 1)[0]:
+        got += len(os.read(m, 65536))
+os.close(m)
+try:
+    rc = p.wait(timeout=120)
+except subprocess.TimeoutExpired:
+    p.kill()
+    rc = "hung"
+open(T + "/eio.rc", "w").write("%s\n" % rc)
+PY
+	rc=$(cat "$T/eio.rc")
+	check "EIO$faults: exit 1 ($rc)" test "$rc" = 1
+	check "EIO$faults: says why" grep -q "Input/output error" "$T/eio.err"
+	S=$(cat "$T/sentinel")
+	track $S
+	survived "EIO$faults"
 
 	for sig in INT TERM KILL; do
 		start_target $sig$f
