@@ -84,6 +84,12 @@ struct elfimg {
  * checked when the symbols source is built (elfimg_source_map). A FIFO
  * is never waited on: it is refused like any non-regular file. */
 int elfimg_open(const char *path, struct elfimg **out);
+
+/* True if img's file is no longer what was opened (its size or mtime
+ * changed: truncated or rewritten while memsz read it), so that what was
+ * read from it may be incomplete. The file is read, never mapped: such a
+ * change gives short reads, never a SIGBUS. */
+bool elfimg_changed(const struct elfimg *img);
 /* Close img and its debug image. NULL is fine. */
 void elfimg_close(struct elfimg *img);
 

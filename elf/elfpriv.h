@@ -15,6 +15,7 @@ struct elf_reloc;
 struct elfimg_priv {
 	int fd;
 	Elf *elf;
+	struct timespec mtime; /* at open: elfimg_changed() compares */
 	size_t shstrndx;  /* 0: no section names */
 	char *debug_root; /* root of the cached debug search; NULL: default */
 	/* elf_relocs_get()'s cache: elf_relocs_read() once, owned here. */

@@ -65,6 +65,9 @@ static const struct {
 	[NOTE_DISASM] = { "images have data charged to the code that "
 			  "refers to it (--disasm)", "-v gives the bytes" },
 	[NOTE_PEAK_RSS] = { NULL, NULL },
+	[NOTE_IMAGE_CHANGED] = { "images changed (truncated or rewritten) "
+				 "while they were read: their rows may be "
+				 "incomplete", NULL },
 };
 
 /* Subjects named in a grouped line. */

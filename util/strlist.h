@@ -41,6 +41,7 @@ enum note_kind {
 	NOTE_JIT,            /* JIT code named from perf-PID.map */
 	NOTE_DISASM,         /* data charged to code by --disasm */
 	NOTE_PEAK_RSS,       /* a process's kernel peak RSS (VmHWM) */
+	NOTE_IMAGE_CHANGED,  /* an image changed while it was read */
 	NOTE__COUNT
 };
 
