@@ -118,6 +118,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3002-report-errors.sh \
 	tests/t3005-report-escape.sh \
 	tests/t3006-report-truncated.sh \
+	tests/t3007-report-not-elf.sh \
 	tests/t3010-report-relocs.py \
 	tests/t3020-report-views.py \
 	tests/t3030-report-bbs.py \

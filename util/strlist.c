@@ -68,6 +68,9 @@ static const struct {
 	[NOTE_IMAGE_CHANGED] = { "images changed (truncated or rewritten) "
 				 "while they were read: their rows may be "
 				 "incomplete", NULL },
+	[NOTE_NOT_ELF] = { "files mapped executable or readable only by "
+			   "some users are not ELF: labelled by their path",
+			   NULL },
 };
 
 /* Subjects named in a grouped line. */

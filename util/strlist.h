@@ -42,6 +42,7 @@ enum note_kind {
 	NOTE_DISASM,         /* data charged to code by --disasm */
 	NOTE_PEAK_RSS,       /* a process's kernel peak RSS (VmHWM) */
 	NOTE_IMAGE_CHANGED,  /* an image changed while it was read */
+	NOTE_NOT_ELF,        /* an odd non-ELF file mapped as an image */
 	NOTE__COUNT
 };
 
