@@ -430,15 +430,23 @@ static void say(void *arg, bool warning, const char *msg)
 }
 
 /* The summary line; it counts what the file holds, and names the samples
- * a write error kept out of it when there are some. */
+ * a write error kept out of it when there are some. "(L lost)" counts
+ * samples only; records of the mapping history the kernel dropped are
+ * counted apart. */
 static void print_summary(const struct record_args *a,
 			  const struct session_stats *st)
 {
-	char unwritten[48] = "", snaps[80] = "";
+	char unwritten[96] = "", snaps[80] = "";
+	size_t n = 0;
 
 	if (st->unwritten)
-		snprintf(unwritten, sizeof(unwritten), ", %llu not written",
-			 (unsigned long long)st->unwritten);
+		n = (size_t)snprintf(unwritten, sizeof(unwritten),
+				     ", %llu not written",
+				     (unsigned long long)st->unwritten);
+	if (st->lost_sideband && n < sizeof(unwritten))
+		snprintf(unwritten + n, sizeof(unwritten) - n,
+			 "; %llu mapping records lost",
+			 (unsigned long long)st->lost_sideband);
 	/* what holding targets still for snapshots (growth, --freeze)
 	 * cost them */
 	if (st->nsnap_held)

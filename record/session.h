@@ -55,6 +55,8 @@ struct session_opts {
 /* What a finished session wrote, for the summary line. */
 struct session_stats {
 	uint64_t nevents, lost, nsnaps;
+	uint64_t lost_sideband;  /* mapping-history records lost (not in
+				  * lost, which counts samples) */
 	uint64_t nsamples;       /* SAMPLE records the file holds */
 	uint64_t unwritten;      /* samples a write error kept out of it */
 	uint64_t held_ns, nholds; /* backpressure: targets held, how long */

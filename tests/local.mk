@@ -97,6 +97,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2098-record-jitmap-planted.sh \
 	tests/t2099-record-output-planted.sh \
 	tests/t2100-record-faults.sh \
+	tests/t2101-record-lost-count.sh \
 	tests/t2105-record-faults-busy.py \
 	tests/t2106-record-faults-long-snapshot.py \
 	tests/t2107-record-leash.py \
@@ -142,6 +143,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \
 	tests/workloads/rec_lib.c \
+	tests/workloads/mmap_churn.c \
 	tests/workloads/rec_sleep.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rep_fault_paths.c \
