@@ -275,6 +275,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTSTP); /* Ctrl-Z: said, then stopped */
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &r->loop.oldmask);
 	r->loop.masked = true;

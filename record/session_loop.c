@@ -77,6 +77,21 @@ static size_t fill_pollfds(struct session *r)
 	return n;
 }
 
+/* Ctrl-Z (SIGTSTP, taken from the signalfd): what was read is handed on
+ * (which lets threads held for backpressure go), then memsz stops itself.
+ * A traced target cannot be let go while memsz is stopped: its threads
+ * wait at their next ptrace stop (a leash, a fork, an exit) until memsz
+ * continues; this is said first. */
+static void stop_self(struct session *r)
+{
+	rec_drain(r, false);
+	if (r->tr)
+		rec_say(r, true, "stopped: the traced targets wait at their "
+				 "next ptrace stop (a leash, a fork, an "
+				 "exit) until memsz continues (fg)");
+	kill(getpid(), SIGSTOP);
+}
+
 /* Act on what poll() reported in r->loop.pfd[0..n). */
 static void handle_pollfds(struct session *r, size_t n)
 {
@@ -86,7 +101,9 @@ static void handle_pollfds(struct session *r, size_t n)
 		struct signalfd_siginfo si;
 
 		while (read(r->loop.sfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo != SIGCHLD)
+			if (si.ssi_signo == SIGTSTP)
+				stop_self(r);
+			else if (si.ssi_signo != SIGCHLD)
 				r->loop.stop = true;
 	}
 	if (r->loop.tfd >= 0 && (pfd[PFD_TIMER].revents & POLLIN)) {

@@ -101,6 +101,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2105-record-faults-busy.py \
 	tests/t2106-record-faults-long-snapshot.py \
 	tests/t2107-record-leash.py \
+	tests/t2108-record-tstp.sh \
 	tests/t2110-record-jit-node.py \
 	tests/t2111-record-jit-jvm.py \
 	tests/t2115-record-keep.sh \
