@@ -15,6 +15,12 @@ CLEANFILES += rows/profile.pb-c.c rows/profile.pb-c.h rows/html_assets.c
 EXTRA_DIST += rows/profile.proto rows/html/viewer.css rows/html/viewer.js \
 	scripts/embed-text.sh
 
+# BUILT_SOURCES is made first only by `make all`, `check` and `install`:
+# `make memsz` (any single target) in a fresh tree reaches the users of
+# the generated header before the header, so each user names it.
+rows/pprof.$(OBJEXT) tests/test_output-test_output.$(OBJEXT): \
+	rows/profile.pb-c.h
+
 rows/profile.pb-c.h: rows/profile.pb-c.c
 	@test -f $@ || rm -f $<
 	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) $<
