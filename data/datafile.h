@@ -423,6 +423,10 @@ struct md_reader;
 /* Open path and check the header. Returns 0 and *out, or -errno,
  * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. */
 int md_reader_open(const char *path, struct md_reader **out);
+/* md_reader_open() over the size bytes at buf (borrowed: they must stay
+ * valid and unchanged until md_reader_close()): no file, no system call,
+ * as the fuzz target fuzz_dfreader reads. */
+int md_reader_open_mem(const void *buf, size_t size, struct md_reader **out);
 const struct md_file_header *md_reader_header(const struct md_reader *r);
 /* Next record into *rec. Returns 1 if a record was read, 0 at a clean
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a
