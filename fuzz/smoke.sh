@@ -20,7 +20,7 @@ mkdir -p "$corpus"
 dict=
 case $t in
 elf) dict=-dict=$top_srcdir/fuzz/elf.dict ;;
-datafile) dict=-dict=$top_srcdir/fuzz/memsz.dict ;;
+datafile|dfreader) dict=-dict=$top_srcdir/fuzz/memsz.dict ;;
 procmaps) dict=-dict=$top_srcdir/fuzz/maps.dict ;;
 esac
 log=$top_builddir/fuzz/libfuzzer-$t.out
