@@ -697,6 +697,7 @@ void elfimg_close(struct elfimg *img)
 		if (priv->elf)
 			elf_end(priv->elf);
 		close(priv->fd);
+		free(priv->raw);
 		free(priv->debug_root);
 		free(priv->relocs);
 		free(priv);

@@ -252,9 +252,10 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
  * than 16 KiB, or its demangled form would pass 256 KiB (see demangle.c). */
 char *elf_demangle(const char *name);
 
-/* The whole file of img as libelf holds it (mapped, not copied), its size
- * in *len; NULL (*len 0) if libelf cannot give it. Borrowed: valid until
- * elfimg_close(img). (elf/elfraw.c) */
+/* The whole file of img, read into memory on the first call (a copy: a
+ * change to the file later cannot fault), its size in *len (shorter than
+ * file_size if it was truncated meanwhile); NULL (*len 0) for an empty
+ * file. Borrowed: valid until elfimg_close(img). (elf/elfraw.c) */
 const void *elfimg_raw(struct elfimg *img, size_t *len);
 
 #endif
