@@ -118,7 +118,25 @@ open(out + "/wrap", "wb").write(b"\x7f\x04\x07" + samp + mmap2)
 PY
 
 # --- the reader alone: the same recordings ---
-mkdir -p "$out/dfreader" "$out/pgstate"
+mkdir -p "$out/dfreader" "$out/pgstate" "$out/elfhdr" "$out/relocs" \
+	"$out/ehframe"
+cp "$out"/elf/* "$out/elfhdr/"
+cp "$out"/elf/* "$out/relocs/"
+mkdir -p "$out/symbols" "$out/dwarf"
+cp "$out"/elf/* "$out/symbols/"
+cp "$out"/elf/* "$out/dwarf/"
+# .eh_frame and .eh_frame_hdr sections of the ELF seeds, behind the
+# selector byte (see fuzz_ehframe.c)
+for f in "$out"/elf/*; do
+	b=$(basename "$f")
+	objcopy -O binary --only-section=.eh_frame "$f" "$tmp/eh" \
+		2>/dev/null && [ -s "$tmp/eh" ] &&
+		{ printf '\000'; cat "$tmp/eh"; } >"$out/ehframe/$b"
+	objcopy -O binary --only-section=.eh_frame_hdr "$f" "$tmp/eh" \
+		2>/dev/null && [ -s "$tmp/eh" ] &&
+		{ printf '\004'; cat "$tmp/eh"; } >"$out/ehframe/$b-hdr"
+done
+true
 cp "$out"/datafile/* "$out/dfreader/"
 # --- page states: head (palette entries, pages, runs), palette, stream ---
 python3 - "$out/pgstate" <<'PY'
