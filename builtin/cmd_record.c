@@ -39,6 +39,11 @@ static const struct opt record_opts[] = {
 	  "write to FILE (default memsz.data), replaced only\n"
 	  "by a complete recording; the previous one is kept\n"
 	  "as FILE.old", NULL },
+	{ 0, "output-special", OPT_NOARG, NULL, 'O',
+	  "FILE may be a pipe, device or socket (or a symlink\n"
+	  "to one): written directly; refused without this\n"
+	  "option, and never through a symlink another user\n"
+	  "owns in a sticky directory such as /tmp", NULL },
 	{ 'p', "pid", OPT_ARG, "PID,...", 'p',
 	  "attach to running processes (all their threads)\n"
 	  "and follow the children they fork", NULL },
@@ -103,10 +108,11 @@ static const struct opt record_opts[] = {
 const struct opts_cmd record_cmd = {
 	.name = "record",
 	.synopsis =
-		"usage: memsz record [-o FILE] [--interval MS] [--duration S] "
-		"[--freeze]\n"
-		"                    [--no-inherit] [--no-growth] [--faults] "
-		"[-c N]\n"
+		"usage: memsz record [-o FILE] [--output-special] "
+		"[--interval MS]\n"
+		"                    [--duration S] [--freeze] [--no-inherit] "
+		"[--no-growth]\n"
+		"                    [--faults] [-c N]\n"
 		"                    [-e EVENT[,EVENT...]] "
 		"[--call-graph fp|dwarf]\n"
 		"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
@@ -255,6 +261,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	switch (c) {
 	case 'o':
 		a->so.path = arg;
+		break;
+	case 'O':
+		a->so.output_special = true;
 		break;
 	case 'p':
 		a->pidlist = arg;
@@ -458,15 +467,23 @@ static void say(void *arg, bool warning, const char *msg)
 }
 
 /* The summary line; it counts what the file holds, and names the samples
- * a write error kept out of it when there are some. */
+ * a write error kept out of it when there are some. "(L lost)" counts
+ * samples only; records of the mapping history the kernel dropped are
+ * counted apart. */
 static void print_summary(const struct record_args *a,
 			  const struct session_stats *st)
 {
-	char unwritten[48] = "", snaps[80] = "";
+	char unwritten[96] = "", snaps[80] = "";
+	size_t n = 0;
 
 	if (st->unwritten)
-		snprintf(unwritten, sizeof(unwritten), ", %llu not written",
-			 (unsigned long long)st->unwritten);
+		n = (size_t)snprintf(unwritten, sizeof(unwritten),
+				     ", %llu not written",
+				     (unsigned long long)st->unwritten);
+	if (st->lost_sideband && n < sizeof(unwritten))
+		snprintf(unwritten + n, sizeof(unwritten) - n,
+			 "; %llu mapping records lost",
+			 (unsigned long long)st->lost_sideband);
 	/* what holding targets still for snapshots (growth, --freeze)
 	 * cost them */
 	if (st->nsnap_held)

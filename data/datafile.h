@@ -421,10 +421,23 @@ struct md_record {
 struct md_writer;
 
 /* Start a recording for path. Records go to a new temporary file beside it
- * (path.tmp.XXXXXX) and path is left as it is until md_writer_commit(); a
- * path that exists and is not a regular file (a device, a pipe) is written
- * directly. Returns 0 and *out, or a negative code (-errno). */
+ * (path.tmp.XXXXXX) and path is left as it is until md_writer_commit(),
+ * which renames the file over path: a symlink at path is replaced, never
+ * followed. A path that is (or is a symlink to) a pipe, device or socket
+ * is refused (-MEMSZ_ESPECIAL): such a path in a shared directory may be
+ * another user's trap. Returns 0 and *out, or a negative code. */
 int md_writer_open(const char *path, struct md_writer **out);
+
+/* md_writer_open() flags. MD_WRITER_SPECIAL: a path that is (or is a
+ * symlink to) a pipe, device or socket is written directly, opened without
+ * blocking (a pipe with no reader: -ENXIO), never through a symlink
+ * another user owns in a sticky world-writable directory (the kernel's
+ * protected_symlinks rule: -MEMSZ_EUNSAFELINK). */
+#define MD_WRITER_SPECIAL 1u
+
+/* md_writer_open() with flags (MD_WRITER_*). */
+int md_writer_open_flags(const char *path, unsigned flags,
+			 struct md_writer **out);
 /* The recording is valid: flush, append the END record, sync, rename an
  * existing non-empty path to path.old and the temporary file to path.
  * Returns 0 or a negative code (then path and path.old are as they were,
@@ -535,6 +548,10 @@ struct md_reader;
 /* Open path and check the header. Returns 0 and *out, or -errno,
  * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. */
 int md_reader_open(const char *path, struct md_reader **out);
+/* md_reader_open() over the size bytes at buf (borrowed: they must stay
+ * valid and unchanged until md_reader_close()): no file, no system call,
+ * as the fuzz target fuzz_dfreader reads. */
+int md_reader_open_mem(const void *buf, size_t size, struct md_reader **out);
 const struct md_file_header *md_reader_header(const struct md_reader *r);
 /* Next record into *rec. Returns 1 if a record was read, 0 at a clean
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a

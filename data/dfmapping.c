@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "data/dfcodec.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -342,8 +343,10 @@ void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
 		fprintf(out, "#%u", m->image_id);
 	fprintf(out, " present %" PRIu64 " swapped %" PRIu64 " zero %" PRIu64
 		     " private_dirty %" PRIu64 " shared_dirty %" PRIu64
-		     " runs %zu %s\n",
-		present, swapped, zero, pd, sd, m->nruns, m->name);
+		     " runs %zu ",
+		present, swapped, zero, pd, sd, m->nruns);
+	fputs_escaped(m->name, out);
+	fputc('\n', out);
 	for (i = 0; o->verbose && i < m->nruns; i++) {
 		const struct md_run *r = &m->runs[i];
 

@@ -82,7 +82,9 @@ int md_reader_open(const char *path, struct md_reader **out)
 	void *map = NULL;
 	int fd, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as the recording is refused below, not
+	 * waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -106,6 +108,15 @@ int md_reader_open(const char *path, struct md_reader **out)
 		munmap(map, (size_t)st.st_size);
 out_close:
 	close(fd);
+	return ret;
+}
+
+int md_reader_open_mem(const void *buf, size_t size, struct md_reader **out)
+{
+	int ret = reader_new(buf, size, out);
+
+	if (ret == 0)
+		(*out)->borrowed = true;
 	return ret;
 }
 
@@ -340,7 +351,7 @@ void md_reader_close(struct md_reader *r)
 {
 	if (!r)
 		return;
-	if (r->map)
+	if (r->map && !r->borrowed)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
 	free(r->subject);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "data/dfcodec.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -75,7 +76,11 @@ static void print_image(FILE *out, const struct md_record *rec,
 		name, im->id, im->dev_major, im->dev_minor, im->ino, im->size,
 		im->mtime_ns);
 	md_print_build_id(out, im->build_id, im->build_id_len);
-	fprintf(out, " open '%s' %s\n", im->open_path, im->path);
+	fputs(" open '", out);
+	fputs_escaped(im->open_path, out);
+	fputs("' ", out);
+	fputs_escaped(im->path, out);
+	fputc('\n', out);
 }
 
 /* --- MMAP2 and MUNMAP --- */
@@ -143,7 +148,9 @@ static void print_mmap2(FILE *out, const struct md_record *rec,
 	md_print_build_id(out, mm->build_id, mm->build_id_len);
 	fprintf(out, "%s]: ", mm->synthesized ? " synth" : "");
 	md_print_perms(out, mm->prot, mm->flags);
-	fprintf(out, " %s\n", mm->filename);
+	fputc(' ', out);
+	fputs_escaped(mm->filename, out);
+	fputc('\n', out);
 }
 
 /* --- COMM, FORK, EXIT, CMDLINE --- */
@@ -196,9 +203,13 @@ static void print_comm(FILE *out, const struct md_record *rec, const char *name,
 
 	(void)o;
 	md_print_time(out, t->time);
-	fprintf(out, "%s %u/%u: %s", name, t->pid, t->tid, t->comm);
-	if (t->has_owner)
-		fprintf(out, " (uid %u %s)", t->uid, t->user);
+	fprintf(out, "%s %u/%u: ", name, t->pid, t->tid);
+	fputs_escaped(t->comm, out);
+	if (t->has_owner) {
+		fprintf(out, " (uid %u ", t->uid);
+		fputs_escaped(t->user, out);
+		fputc(')', out);
+	}
 	fputc('\n', out);
 }
 
@@ -394,12 +405,16 @@ static void print_note(FILE *out, const struct md_record *rec, const char *name,
 {
 	const struct md_note *n = &rec->u.note;
 
-	fprintf(out, "%s %s\n", name, n->text);
+	fprintf(out, "%s ", name);
+	fputs_escaped(n->text, out);
+	fputc('\n', out);
 	if (!o->verbose || n->kind_inferred)
 		return;
 	fprintf(out, "    kind %u %s", n->kind, md_note_kind_name(n->kind));
-	if (n->subject[0])
-		fprintf(out, " subject %s", n->subject);
+	if (n->subject[0]) {
+		fputs(" subject ", out);
+		fputs_escaped(n->subject, out);
+	}
 	fputc('\n', out);
 }
 
@@ -463,9 +478,12 @@ static void print_jitmap(FILE *out, const struct md_record *rec,
 
 	md_print_time(out, j->time);
 	fprintf(out, "%s pid %u symbols %u\n", name, j->pid, j->nsyms);
-	for (uint32_t i = 0; o->verbose && i < j->nsyms; i++)
-		fprintf(out, "    0x%" PRIx64 " 0x%" PRIx64 " %s\n",
-			j->syms[i].start, j->syms[i].size, j->syms[i].name);
+	for (uint32_t i = 0; o->verbose && i < j->nsyms; i++) {
+		fprintf(out, "    0x%" PRIx64 " 0x%" PRIx64 " ",
+			j->syms[i].start, j->syms[i].size);
+		fputs_escaped(j->syms[i].name, out);
+		fputc('\n', out);
+	}
 }
 
 /* --- END: what the writer wrote before it --- */

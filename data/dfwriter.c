@@ -75,20 +75,75 @@ int md_rec_begin(struct md_writer *w)
 	return 0;
 }
 
-/* Create the file records are written to: a temporary file beside path
- * (mode 0666 less the umask, like open would give), or path itself when it
- * exists and is not a regular file (a device, a pipe). Returns the fd and
- * *tmp (NULL when writing path itself), or -errno. */
-static int writer_create(const char *path, char **tmp)
+/* A symlink at path (lst its lstat) may be followed: the kernel's
+ * protected_symlinks rule, applied whatever the sysctl says — not when
+ * it sits in a sticky world-writable directory and is owned by neither
+ * memsz's user nor the directory's owner. */
+static bool link_trusted(const char *path, const struct stat *lst)
 {
-	struct stat st;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct stat d;
+	bool ok;
+
+	if (slash)
+		slash[slash == dir] = 0;
+	ok = !stat(slash ? dir : ".", &d) &&
+	     (!(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH) ||
+	      lst->st_uid == geteuid() || lst->st_uid == d.st_uid);
+	free(dir);
+	return ok;
+}
+
+/* Open path, a pipe, device or socket (or a symlink to one; st is what it
+ * names), for MD_WRITER_SPECIAL: without blocking, and only if what was
+ * opened is what was looked at. Returns the fd or a negative code. */
+static int open_special(const char *path, const struct stat *lst,
+			const struct stat *st)
+{
+	bool link = S_ISLNK(lst->st_mode);
+	struct stat got;
+	int fd;
+
+	if (link && !link_trusted(path, lst))
+		return -MEMSZ_EUNSAFELINK;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+				(link ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &got) < 0 || got.st_dev != st->st_dev ||
+	    got.st_ino != st->st_ino) {
+		close(fd);
+		return -EAGAIN; /* replaced meanwhile */
+	}
+	/* opened: writes wait for the reader the user named */
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Create the file records are written to: a temporary file beside path
+ * (mode 0666 less the umask, like open would give), or, with
+ * MD_WRITER_SPECIAL, path itself when it is (or names) a pipe, device or
+ * socket. A regular file, a dangling symlink or a symlink to a regular
+ * file gets the temporary file (renamed over path, the link replaced, not
+ * followed). Returns the fd and *tmp (NULL when writing path itself), or a
+ * negative code. */
+static int writer_create(const char *path, unsigned flags, char **tmp)
+{
+	struct stat lst, st;
 	mode_t mask;
 	int fd;
 
 	*tmp = NULL;
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
+	if (!lstat(path, &lst) && !S_ISREG(lst.st_mode)) {
+		st = lst;
+		if (S_ISLNK(lst.st_mode) && stat(path, &st) < 0)
+			st.st_mode = S_IFREG; /* dangling: replaced */
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return flags & MD_WRITER_SPECIAL
+				       ? open_special(path, &lst, &st)
+				       : -MEMSZ_ESPECIAL;
 	}
 	*tmp = xasprintf("%s.tmp.XXXXXX", path);
 	fd = mkostemp(*tmp, O_CLOEXEC);
@@ -111,13 +166,19 @@ static int writer_create(const char *path, char **tmp)
 
 int md_writer_open(const char *path, struct md_writer **out)
 {
+	return md_writer_open_flags(path, 0, out);
+}
+
+int md_writer_open_flags(const char *path, unsigned flags,
+			 struct md_writer **out)
+{
 	struct md_writer *w;
 	uint8_t hdr[MD_HEADER_SIZE] = { 0 };
 	size_t done;
 	char *tmp;
 	int fd, ret;
 
-	fd = writer_create(path, &tmp);
+	fd = writer_create(path, flags, &tmp);
 	if (fd < 0)
 		return fd;
 	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);

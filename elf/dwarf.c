@@ -125,6 +125,28 @@ static const struct elf_section *find_named(const struct elfimg *img,
 	return NULL;
 }
 
+/* The string sections libdw hands out pointers into (DW_FORM_strp,
+ * line_strp) end with a NUL: libdw does not check it, and a string running
+ * off the end would be read past the section. A compressed section
+ * (SHF_COMPRESSED: libdw inflates it itself) is not checked here. */
+static bool strings_terminated(struct elfimg *img)
+{
+	static const char *const names[] = { ".debug_str", ".debug_line_str" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct elf_section *s = find_named(img, names[i]);
+		Elf_Data *d;
+
+		if (!s || s->type == SHT_NOBITS || (s->flags & SHF_COMPRESSED))
+			continue;
+		d = elf_getdata(elf_getscn(elfimg_elf(img), s->index), NULL);
+		if (!d || (d->d_size &&
+			   ((const char *)d->d_buf)[d->d_size - 1]))
+			return false;
+	}
+	return true;
+}
+
 static bool has_dwarf(const struct elfimg *img)
 {
 	const struct elf_section *s = find_named(img, ".debug_info");
@@ -555,7 +577,9 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src,
 	}
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
-	c.dbg = dwarf_begin_elf(elfimg_elf(c.dimg), DWARF_C_READ, NULL);
+	c.dbg = strings_terminated(c.dimg) ?
+			dwarf_begin_elf(elfimg_elf(c.dimg), DWARF_C_READ, NULL) :
+			NULL;
 	if (!c.dbg) {
 		if (stats) {
 			stats->no_dwarf = true;

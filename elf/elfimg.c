@@ -3,9 +3,12 @@
  * Validation happens in two steps. First the ELF header is read with pread
  * and decoded by hand (either byte order), and the two header tables are
  * checked against the file size: libelf is never handed a file whose
- * tables run past its end. Then libelf (ELF_C_READ_MMAP: nothing is copied
- * into malloc'd memory for native-endian files) gives the program and
- * section headers, each checked before use.
+ * tables run past its end. Then libelf gives the program and section
+ * headers, each checked before use. libelf reads (ELF_C_READ: pread of
+ * what is asked for), never maps, the file: a file mapped and then
+ * truncated by someone else (a package upgrade, a build) would kill memsz
+ * with SIGBUS at the next touch; read, it only gives short reads, libelf
+ * errors, and elfimg_changed() says so.
  *
  * Codes: anything that runs past the end of the file is -MEMSZ_ETRUNC (a
  * truncated file and a corrupt offset look the same); an impossible value
@@ -668,7 +671,8 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 	img->priv = priv;
 	img->path = xstrdup(path);
 	priv->fd = fd;
-	priv->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	priv->elf = elf_begin(fd, ELF_C_READ, NULL);
+	priv->mtime = st.st_mtim;
 	img->file_size = st.st_size;
 	ret = check_libelf(img, &h, &shnum, &phnum);
 	if (ret)
@@ -696,6 +700,18 @@ out_close:
 	return ret;
 }
 
+bool elfimg_changed(const struct elfimg *img)
+{
+	const struct elfimg_priv *priv = img->priv;
+	struct stat st;
+
+	if (fstat(priv->fd, &st) < 0)
+		return true;
+	return (uint64_t)st.st_size != img->file_size ||
+	       st.st_mtim.tv_sec != priv->mtime.tv_sec ||
+	       st.st_mtim.tv_nsec != priv->mtime.tv_nsec;
+}
+
 int elfimg_open(const char *path, struct elfimg **out)
 {
 	return elfimg_open_mode(path, false, out);
@@ -712,6 +728,7 @@ void elfimg_close(struct elfimg *img)
 		if (priv->elf)
 			elf_end(priv->elf);
 		close(priv->fd);
+		free(priv->raw);
 		free(priv->debug_root);
 		free(priv->relocs);
 		free(priv);

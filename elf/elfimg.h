@@ -92,6 +92,12 @@ struct elfimg {
  * checked when the symbols source is built (elfimg_source_map). A FIFO
  * is never waited on: it is refused like any non-regular file. */
 int elfimg_open(const char *path, struct elfimg **out);
+
+/* True if img's file is no longer what was opened (its size or mtime
+ * changed: truncated or rewritten while memsz read it), so that what was
+ * read from it may be incomplete. The file is read, never mapped: such a
+ * change gives short reads, never a SIGBUS. */
+bool elfimg_changed(const struct elfimg *img);
 /* Close img and its debug image. NULL is fine. */
 void elfimg_close(struct elfimg *img);
 
@@ -295,9 +301,10 @@ enum elf_demangle_style {
 /* elf_demangle() in style style; NONE: always NULL. */
 char *elf_demangle_as(const char *name, enum elf_demangle_style style);
 
-/* The whole file of img as libelf holds it (mapped, not copied), its size
- * in *len; NULL (*len 0) if libelf cannot give it. Borrowed: valid until
- * elfimg_close(img). (elf/elfraw.c) */
+/* The whole file of img, read into memory on the first call (a copy: a
+ * change to the file later cannot fault), its size in *len (shorter than
+ * file_size if it was truncated meanwhile); NULL (*len 0) for an empty
+ * file. Borrowed: valid until elfimg_close(img). (elf/elfraw.c) */
 const void *elfimg_raw(struct elfimg *img, size_t *len);
 
 #endif

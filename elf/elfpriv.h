@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "elf/elfimg.h"
 
@@ -15,6 +16,9 @@ struct elf_reloc;
 struct elfimg_priv {
 	int fd;
 	Elf *elf;
+	struct timespec mtime; /* at open: elfimg_changed() compares */
+	unsigned char *raw;    /* elfimg_raw(): the file, read once */
+	size_t raw_len;
 	size_t shstrndx;  /* 0: no section names */
 	char *debug_root; /* root of the cached debug search; NULL: default */
 	/* elf_relocs_get()'s cache: elf_relocs_read() once, owned here. */

@@ -245,6 +245,13 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 	im->built[src] = true;
 	ret = elfimg_source_map(im->img, src, opts, lb, &im->base,
 				&im->src[src], &st);
+	if (!im->changed_noted && elfimg_changed(im->img)) {
+		im->changed_noted = true;
+		strlist_add_notef(notes, NOTE_IMAGE_CHANGED_READ, path,
+				  "%s: changed (truncated or rewritten) while "
+				  "it was read: its rows may be incomplete",
+				  path);
+	}
 	if (ret < 0)
 		return ret;
 	source_notes(notes, path, im->img, &st);

@@ -29,6 +29,7 @@ struct imgmaps {
 	struct dualmap base;
 	struct dualmap src[ELFSRC__COUNT];
 	bool built[ELFSRC__COUNT];
+	bool changed_noted;     /* NOTE_IMAGE_CHANGED_READ given */
 };
 
 /* Open path into im (zeroed by the caller) and build its base map.

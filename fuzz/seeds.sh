@@ -116,3 +116,37 @@ open(out + "/side", "wb").write(b"\x7f\x04\x00" + mmap2 + comm + fork + lost)
 open(out + "/sample", "wb").write(b"\x7f\x04\x00" + samp)
 open(out + "/wrap", "wb").write(b"\x7f\x04\x07" + samp + mmap2)
 PY
+
+# --- the reader alone: the same recordings ---
+mkdir -p "$out/dfreader" "$out/pgstate" "$out/elfhdr" "$out/relocs" \
+	"$out/ehframe"
+cp "$out"/elf/* "$out/elfhdr/"
+cp "$out"/elf/* "$out/relocs/"
+mkdir -p "$out/symbols" "$out/dwarf"
+cp "$out"/elf/* "$out/symbols/"
+cp "$out"/elf/* "$out/dwarf/"
+# .eh_frame and .eh_frame_hdr sections of the ELF seeds, behind the
+# selector byte (see fuzz_ehframe.c)
+for f in "$out"/elf/*; do
+	b=$(basename "$f")
+	objcopy -O binary --only-section=.eh_frame "$f" "$tmp/eh" \
+		2>/dev/null && [ -s "$tmp/eh" ] &&
+		{ printf '\000'; cat "$tmp/eh"; } >"$out/ehframe/$b"
+	objcopy -O binary --only-section=.eh_frame_hdr "$f" "$tmp/eh" \
+		2>/dev/null && [ -s "$tmp/eh" ] &&
+		{ printf '\004'; cat "$tmp/eh"; } >"$out/ehframe/$b-hdr"
+done
+true
+cp "$out"/datafile/* "$out/dfreader/"
+# --- page states: head (palette entries, pages, runs), palette, stream ---
+python3 - "$out/pgstate" <<'PY'
+import struct, sys
+out = sys.argv[1]
+pal = struct.pack("<II", 1, 1) + struct.pack("<II", 0x11, 2)
+for name, npal, npages, nruns, stream in (
+        ("one", 1, 1, 1, b"\x00\x01"),
+        ("two", 2, 8, 2, b"\x00\x04\x01\x04"),
+        ("gap", 2, 64, 3, b"\x00\x10\x81\x10\x01\x20")):
+    open(out + "/" + name, "wb").write(
+        struct.pack("<III", npal, npages, nruns) + pal[:8 * npal] + stream)
+PY

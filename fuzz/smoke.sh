@@ -19,8 +19,8 @@ corpus=$top_builddir/fuzz/corpus/$t
 mkdir -p "$corpus"
 dict=
 case $t in
-elf) dict=-dict=$top_srcdir/fuzz/elf.dict ;;
-datafile) dict=-dict=$top_srcdir/fuzz/memsz.dict ;;
+elf|elfhdr|relocs|symbols|dwarf) dict=-dict=$top_srcdir/fuzz/elf.dict ;;
+datafile|dfreader) dict=-dict=$top_srcdir/fuzz/memsz.dict ;;
 procmaps) dict=-dict=$top_srcdir/fuzz/maps.dict ;;
 esac
 log=$top_builddir/fuzz/libfuzzer-$t.out

@@ -5,11 +5,19 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Longest line taken: longer ones (a name of kilobytes) are cut. */
 #define LINE_MAX_BYTES 4096
+/* A map is read up to this size (a JIT that writes more is cut), at most
+ * JITMAP_READ_BYTES at a time: the file is its writer's, memsz's memory
+ * must not follow it. */
+#define JITMAP_MAX_BYTES (256ull << 20)
+#define JITMAP_READ_BYTES (16u << 20)
 
 /* "START SIZE NAME": hex numbers with or without 0x. Returns 0 or -1. */
 static int parse_line(char *line, struct md_jit_sym *s)
@@ -66,31 +74,97 @@ int jitmap_parse(FILE *f, struct jitmap *jm, uint64_t *consumed)
 	return ferror(f) ? -EIO : added;
 }
 
+/* Open the map at path as a file its writer controls: never following a
+ * symlink at its end, never blocking (a FIFO opens at once and is then
+ * refused), only a regular file owned by root or by uid. Returns the fd,
+ * -ENOENT when there is none, or -errno. */
+static int open_map(const char *path, uid_t uid)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+				O_NOCTTY);
+	if (fd < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != uid)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* The owner of process pid (its /proc directory's), or -1. */
+static uid_t pid_uid(int pid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return stat(path, &st) < 0 ? (uid_t)-1 : st.st_uid;
+}
+
+/* Parse the bytes of fd from off to at most JITMAP_MAX_BYTES (read into
+ * memory first, so that a file that grows meanwhile cannot make the read
+ * endless). Returns the symbols added or -errno; *used gets the bytes of
+ * the complete lines taken. */
+static int parse_fd(int fd, uint64_t off, struct jitmap *jm, uint64_t *used)
+{
+	struct stat st;
+	size_t len, got = 0;
+	char *buf;
+	FILE *f;
+	int ret;
+
+	*used = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size <= off || off >= JITMAP_MAX_BYTES)
+		return 0;
+	len = (size_t)(MIN((uint64_t)st.st_size, JITMAP_MAX_BYTES) - off);
+	len = MIN(len, JITMAP_READ_BYTES);
+	buf = xmalloc(len);
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	ret = 0;
+	if (got) {
+		f = fmemopen(buf, got, "r");
+		ret = f ? jitmap_parse(f, jm, used) : -errno;
+		if (f)
+			fclose(f);
+	}
+	free(buf);
+	return ret;
+}
+
 int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm)
 {
 	char path[96];
 	uint64_t used = 0;
-	FILE *f;
-	int ret;
+	uid_t uid = pid_uid(pid);
+	int fd, ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid,
 		 pid);
-	f = fopen(path, "re");
-	if (!f) {
+	fd = open_map(path, uid);
+	if (fd == -ENOENT || fd == -ESRCH) {
 		/* the process is gone: its /tmp was most likely ours */
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-		f = fopen(path, "re");
+		fd = open_map(path, uid);
 	}
-	if (!f)
-		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
-	if (fseeko(f, (off_t)*off, SEEK_SET) < 0) {
-		ret = -errno;
-		fclose(f);
-		return ret;
-	}
-	ret = jitmap_parse(f, jm, &used);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ESRCH ? 0 : fd;
+	ret = parse_fd(fd, *off, jm, &used);
 	*off += used;
-	fclose(f);
+	close(fd);
 	return ret;
 }
 

@@ -31,8 +31,13 @@ struct jitmap {
 int jitmap_parse(FILE *f, struct jitmap *jm, uint64_t *consumed);
 
 /* Read the perf map of pid from byte *off on (through /proc/PID/root, else
- * /tmp), appending to jm and advancing *off. Returns the number of symbols
- * added, 0 if there is no map, or -errno. */
+ * /tmp), appending to jm and advancing *off. The file is controlled by the
+ * process's user, memsz may be root: as perf does, only a regular file
+ * owned by root or by the process's user is read, a symlink at its end is
+ * not followed, a FIFO or device is not opened for reading (the open never
+ * blocks), and at most 256 MiB of it is read, 16 MiB per call. Returns the
+ * number of symbols added, 0 if there is no map, -EPERM for a map refused,
+ * or -errno. */
 int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm);
 
 /* Free the names and forget the symbols (jm stays usable). */

@@ -57,6 +57,9 @@ struct perf_capture_opts {
  * callback). */
 struct perf_rec {
 	enum md_rec_type type;
+	/* MD_REC_LOST: from the ring of the mapping history (MMAP2, COMM,
+	 * FORK, EXIT records lost), not from a sample ring */
+	bool sideband;
 	union {
 		struct md_mmap2 mmap2;
 		struct md_task task;

@@ -130,6 +130,7 @@ static void sample_rec_one(struct sample_ctx *c, const void *raw, size_t len)
 			ret = 1;
 	} else {
 		ret = perf_decode(raw, len, &rec);
+		rec.sideband = false;
 	}
 	if (ret < 0)
 		c->pc->bad++;
@@ -217,8 +218,10 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all,
 
 		if (!flush_all && p->time > limit)
 			break;
-		if (perf_decode(p->raw, p->len, &rec) == 1)
+		if (perf_decode(p->raw, p->len, &rec) == 1) {
+			rec.sideband = true;
 			ret = fn(arg, &rec);
+		}
 		free(p->raw);
 		if (ret < 0) {
 			done++;

@@ -30,6 +30,7 @@ struct target_scan;
 
 struct session_opts {
 	const char *path;        /* memsz.data to write (borrowed) */
+	bool output_special;     /* path may be a pipe or device */
 	bool freeze;             /* stop the targets while snapshotting */
 	/* Sampling: let the kernel drop samples when memsz falls behind
 	 * rather than hold the targets (backpressure) until it catches up. */
@@ -59,6 +60,8 @@ struct session_opts {
 /* What a finished session wrote, for the summary line. */
 struct session_stats {
 	uint64_t nevents, lost, nsnaps;
+	uint64_t lost_sideband;  /* mapping-history records lost (not in
+				  * lost, which counts samples) */
 	uint64_t nsamples;       /* SAMPLE records the file holds */
 	uint64_t unwritten;      /* samples a write error kept out of it */
 	uint64_t held_ns, nholds; /* backpressure: targets held, how long */

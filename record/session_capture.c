@@ -130,6 +130,8 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 		break;
 	case MD_REC_LOST:
 		r->cap.lost += c.u.lost.count;
+		if (c.sideband)
+			r->cap.lost_sideband += c.u.lost.count;
 		if (!rec_wfail(r, md_write_lost(r->w, &c.u.lost)))
 			r->nevents++;
 		break;

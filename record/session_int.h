@@ -100,6 +100,7 @@ struct rec_capture {
 	struct perf_event_attr *sattr; /* --faults / -e sampling events */
 	size_t nsattr;
 	uint64_t nsamples, lost;
+	uint64_t lost_sideband;     /* of those, mapping-history records */
 	/* MMAP2 records synthesized at attach, and the time up to which
 	 * perf events may repeat them */
 	struct synth_key *syn;

@@ -50,7 +50,7 @@ static bool loop_continue(struct session *r, uint64_t now)
 		r->loop.term_sent = true;
 		r->loop.kill_at = now + KILL_GRACE_NS;
 	}
-	if (r->loop.kill_at && now >= r->loop.kill_at) {
+	if (r->loop.kill_at && now >= r->loop.kill_at && r->child > 0) {
 		kill(r->child, SIGKILL);
 		r->loop.kill_at = 0;
 	}
@@ -77,6 +77,21 @@ static size_t fill_pollfds(struct session *r)
 	return n;
 }
 
+/* Ctrl-Z (SIGTSTP, taken from the signalfd): what was read is handed on
+ * (which lets threads held for backpressure go), then memsz stops itself.
+ * A traced target cannot be let go while memsz is stopped: its threads
+ * wait at their next ptrace stop (a leash, a fork, an exit) until memsz
+ * continues; this is said first. */
+static void stop_self(struct session *r)
+{
+	rec_drain(r, false);
+	if (r->tr)
+		rec_say(r, true, "stopped: the traced targets wait at their "
+				 "next ptrace stop (a leash, a fork, an "
+				 "exit) until memsz continues (fg)");
+	kill(getpid(), SIGSTOP);
+}
+
 /* Act on what poll() reported in r->loop.pfd[0..n). */
 static void handle_pollfds(struct session *r, size_t n)
 {
@@ -86,7 +101,9 @@ static void handle_pollfds(struct session *r, size_t n)
 		struct signalfd_siginfo si;
 
 		while (read(r->loop.sfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo != SIGCHLD)
+			if (si.ssi_signo == SIGTSTP)
+				stop_self(r);
+			else if (si.ssi_signo != SIGCHLD)
 				r->loop.stop = true;
 	}
 	if (r->loop.tfd >= 0 && (pfd[PFD_TIMER].revents & POLLIN)) {
@@ -147,11 +164,15 @@ void session_run(struct session *r)
 }
 
 /* Send sig to the launched command and every process forked from it that
- * still exists. Returns true if any does. */
+ * still exists. Returns true if any does. An attached recording (no
+ * launched command: r->child is 0) signals nothing: its targets, traced or
+ * not, are processes memsz did not start and must survive it. */
 static bool signal_launched(struct session *r, int sig)
 {
 	bool any = false;
 
+	if (r->child <= 0)
+		return false;
 	for (size_t i = 0; i < r->tg.n; i++)
 		if (r->tg.t[i]->traced && kill(r->tg.t[i]->pid, 0) == 0) {
 			kill(r->tg.t[i]->pid, sig);
@@ -168,6 +189,9 @@ void rec_stop_launched(struct session *r)
 {
 	uint64_t start = mono_ns();
 
+	/* kill(0, ...) would signal memsz's own process group */
+	if (r->child <= 0)
+		return;
 	kill(r->child, SIGTERM);
 	for (;;) {
 		uint64_t now = mono_ns();

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf/elfimg.h"
@@ -64,6 +65,9 @@ struct attrib_img {
 	uint64_t noseg_vm, noseg_rss;       /* mappings no segment matched */
 	uint64_t last_bias;       /* load bias of the last mapping tied */
 	bool have_bias;
+	/* IMG_NOTELF worth a note: mapped executable, or a file other
+	 * users may not read (a recording may name any file) */
+	bool notelf_odd;
 };
 
 enum kind {
@@ -250,7 +254,10 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 
 	ret = imgmaps_open(&im->si, path, a->lb);
 	if (ret == -MEMSZ_ENOTELF) {
+		struct stat st;
+
 		im->state = IMG_NOTELF;
+		im->notelf_odd = !stat(path, &st) && !(st.st_mode & S_IROTH);
 		return;
 	}
 	if (ret == -ENOENT) {
@@ -505,6 +512,7 @@ int attrib_classify(struct attrib *a, const struct attrib_map *m,
 		classify_elf(a, m, im, p);
 		break;
 	case IMG_NOTELF:
+		im->notelf_odd |= !!(m->prot & PROT_EXEC);
 		p->cls = ACLS_FILE;
 		p->inner_label = im->path_label;
 		p->kind_label = a->kind[KIND_FILE];
@@ -916,6 +924,11 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 				    "charged to [LOAD #?]",
 				    im->rec.path, im->why, vm, rss);
 		}
+		if (im->state == IMG_NOTELF && im->notelf_odd)
+			strlist_add_notef(notes, NOTE_NOT_ELF, im->rec.path,
+					  "%s: not an ELF file (mapped "
+					  "executable or not readable by all): "
+					  "labelled by its path", im->rec.path);
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);
 			human(rss, sizeof(rss), im->noseg_rss);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "rows/fields.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,61 +13,35 @@
 #include "rows/json_writer.h"
 #include "util/util.h"
 
-void out_csv_field(FILE *f, const char *s, bool tsv)
+void out_csv_field(FILE *f, const char *str, bool tsv)
 {
+	char *s = str_escape(str, NULL);
+	/* a spreadsheet would run a cell that starts so as a formula */
+	bool formula = s[0] && strchr("=+-@", s[0]);
+
 	if (tsv) {
-		for (const char *p = s; *p; p++)
-			fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p,
-			      f);
-		return;
-	}
-	if (!strpbrk(s, ",\"\r\n")) {
+		if (formula)
+			fputc('\'', f);
 		fputs(s, f);
-		return;
+	} else if (!formula && !strpbrk(s, ",\"")) {
+		fputs(s, f);
+	} else {
+		fputs(formula ? "\"'" : "\"", f);
+		for (const char *p = s; *p; p++) {
+			if (*p == '"')
+				fputc('"', f);
+			fputc(*p, f);
+		}
+		fputc('"', f);
 	}
-	fputc('"', f);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
+	free(s);
 }
 
-/* Label str made safe for a terminal (caller frees): control characters
- * (C0, DEL, C1) and bytes that are not valid UTF-8 are shown as \xHH /
- * \uHHHH escapes. *ncp: its length in code points. */
+/* Label str made safe for a terminal (caller frees): see
+ * util/escape.h. *ncp: its length in code points. */
 static char *label_safe(const char *str, size_t *ncp)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, len, cap = n * 6 + 1, pos = 0;
-	char *out = xmalloc(cap);
-	uint32_t cp;
-
-	*ncp = 0;
-	while (i < n) {
-		len = utf8_decode(s + i, n - i, &cp);
-		if (!len) {
-			pos += sprintf(out + pos, "\\x%02x", s[i]);
-			*ncp += 4;
-			i++;
-		} else if (cp < 0x20 || cp == 0x7f) {
-			pos += sprintf(out + pos, "\\x%02x", cp);
-			*ncp += 4;
-			i++;
-		} else if (cp >= 0x80 && cp < 0xa0) {
-			pos += sprintf(out + pos, "\\u%04x", cp);
-			*ncp += 6;
-			i += len;
-		} else {
-			memcpy(out + pos, s + i, len);
-			pos += len;
-			(*ncp)++;
-			i += len;
-		}
-	}
-	out[pos] = 0;
-	return out;
+	return str_escape(str, ncp);
 }
 
 /* Byte offset of code point number k of UTF-8 string s (valid UTF-8). */

@@ -11,8 +11,11 @@
 
 #include "rows/output.h"
 
-/* Write s as one field: tsv replaces tabs and line breaks by spaces; csv
- * quotes it (RFC 4180) when it holds a comma, a quote or a line break. */
+/* Write s as one field, its control characters escaped (util/escape.h:
+ * tabs and line breaks too, so a field is never split). A field that
+ * starts with =, +, - or @ (which a spreadsheet would run as a formula)
+ * gets a leading ' and, in csv, quotes. csv quotes (RFC 4180) a field
+ * that holds a comma or a quote. */
 void out_csv_field(FILE *f, const char *s, bool tsv);
 
 /* Write label s for a terminal: control characters (C0, DEL, C1) and

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/escape.h"
+
 struct jw;
 
 /* New writer on f (borrowed; not closed). pretty: one element a line,
@@ -51,10 +53,5 @@ void jw_uint_field(struct jw *w, const char *name, uint64_t v);
 /* Escape the n bytes at s as the body of a JSON string (no quotes) to f.
  * Returns 0 or -1 on a write error. */
 int json_escape(FILE *f, const char *s, size_t n);
-
-/* Length (1..4) of the valid UTF-8 sequence at s[0..n-1], storing its code
- * point in *cp; 0 if s does not start with a valid, shortest-form sequence
- * of a Unicode scalar value (no surrogates, at most U+10FFFF). n >= 1. */
-size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 #endif

@@ -12,6 +12,7 @@
 #include "rows/html.h"
 #include "rows/json_writer.h"
 #include "rows/pprof.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 static int folded_write(FILE *f, const struct rowtree *t,
@@ -121,7 +122,8 @@ char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift)
 }
 
 /* Folded stacks: "a;b;c bytes" per leaf; the labels of each level are
- * printed with any line break replaced, so one leaf is one line. */
+ * printed with their control characters escaped (util/escape.h), so one
+ * leaf is one line and no byte reaches a terminal raw. */
 static void folded_tree(FILE *f, const struct rowtree *t,
 			const struct out_opts *o, const struct row *r,
 			const char **path, size_t level)
@@ -144,8 +146,7 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 		for (size_t c = 0; c <= level; c++) {
 			if (c)
 				fputc(';', f);
-			for (const char *p = path[c]; *p; p++)
-				fputc(*p == '\n' || *p == '\r' ? '?' : *p, f);
+			fputs_escaped(path[c], f);
 		}
 		fprintf(f, " %llu\n", (unsigned long long)v);
 	}

@@ -107,10 +107,15 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2096-record-enospc.sh \
+	tests/t2097-record-attach-endings.sh \
+	tests/t2098-record-jitmap-planted.sh \
+	tests/t2099-record-output-planted.sh \
 	tests/t2100-record-faults.sh \
+	tests/t2101-record-lost-count.sh \
 	tests/t2105-record-faults-busy.py \
 	tests/t2106-record-faults-long-snapshot.py \
 	tests/t2107-record-leash.py \
+	tests/t2108-record-tstp.sh \
 	tests/t2110-record-jit-node.py \
 	tests/t2111-record-jit-jvm.py \
 	tests/t2115-record-keep.sh \
@@ -131,6 +136,9 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
+	tests/t3005-report-escape.sh \
+	tests/t3006-report-truncated.sh \
+	tests/t3007-report-not-elf.sh \
 	tests/t3010-report-relocs.py \
 	tests/t3020-report-views.py \
 	tests/t3025-report-mappings-addr.py \
@@ -159,6 +167,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \
 	tests/workloads/rec_lib.c \
+	tests/workloads/mmap_churn.c \
 	tests/workloads/rec_sleep.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rep_fault_paths.c \

@@ -146,4 +146,9 @@ expect_json_error "json: --snapshot out of range, exit 1" 1 \
 	"$MEMSZ" report -i "$tmp/m.data" --snapshot 99 --format json
 "$MEMSZ" report -i "$tmp/m.data" --snapshot $((nsnap - 1)) >/dev/null 2>&1
 expect "[ $? -eq 0 ]" "--snapshot $((nsnap - 1)), the last: reported"
+# a FIFO given as the recording (perhaps planted by another user): refused
+# at once, never waited on for a writer
+mkfifo "$T/fifo.data"
+expect_error "-i FIFO: refused, not waited on" "cannot read '$T/fifo.data'" \
+	timeout -s KILL 60 "$MEMSZ" report -i "$T/fifo.data"
 finish

@@ -388,7 +388,7 @@ static void test_csv_quoting_and_others(void **state)
 	assert_string_equal(s,
 		"sections,symbols,vm_size,pss\n"
 		"\"lib,\"\"x\"\".so\",\"operator()(int, char)\",4096,1365.33\n"
-		"\"lib,\"\"x\"\".so\",\"line\nbreak\ttab\",100,100.00\n"
+		"\"lib,\"\"x\"\".so\",line\\x0abreak\\x09tab,100,100.00\n"
 		"small1,\"say \"\"hi\"\"\",3,0.50\n"
 		"[2 others],,3,0.50\n");
 	free(s);
@@ -397,7 +397,7 @@ static void test_csv_quoting_and_others(void **state)
 	assert_string_equal(s,
 		"sections\tsymbols\tvm_size\tpss\n"
 		"lib,\"x\".so\toperator()(int, char)\t4096\t1365.33\n"
-		"lib,\"x\".so\tline break tab\t100\t100.00\n"
+		"lib,\"x\".so\tline\\x0abreak\\x09tab\t100\t100.00\n"
 		"small1\tsay \"hi\"\t3\t0.50\n"
 		"[2 others]\t\t3\t0.50\n");
 	free(s);

@@ -2,4 +2,4 @@
 # hash table and the one string buffer.
 libmemsz_a_SOURCES += util/util.c util/util.h util/strlist.c util/strlist.h \
 	util/dynlib.c util/dynlib.h util/hashmap.c util/hashmap.h \
-	util/strbuf.c util/strbuf.h
+	util/strbuf.c util/strbuf.h util/escape.c util/escape.h

@@ -90,6 +90,12 @@ static const struct {
 				 "\"[changed since recording] PATH\"",
 				 "-v says how" },
 	[NOTE_MOMENT] = { NULL, NULL },
+	[NOTE_IMAGE_CHANGED_READ] = { "images changed (truncated or rewritten) "
+				 "while they were read: their rows may be "
+				 "incomplete", NULL },
+	[NOTE_NOT_ELF] = { "files mapped executable or readable only by "
+			   "some users are not ELF: labelled by their path",
+			   NULL },
 };
 
 /* Subjects named in a grouped line. */

@@ -51,6 +51,8 @@ enum note_kind {
 	NOTE_IMAGE_CHANGED,  /* an image replaced since the recording:
 				[changed since recording] */
 	NOTE_MOMENT,         /* a TOTAL of processes not alive together */
+	NOTE_IMAGE_CHANGED_READ,  /* an image changed while it was read */
+	NOTE_NOT_ELF,        /* an odd non-ELF file mapped as an image */
 	NOTE__COUNT
 };
 

@@ -28,6 +28,10 @@ static const char *const memsz_errors[] = {
 	[MEMSZ_ENOLIB - MEMSZ_EBASE] = "shared library cannot be loaded "
 				       "(libdebuginfod1, libzydis4.0 or "
 				       "libpfm4 missing)",
+	[MEMSZ_ESPECIAL - MEMSZ_EBASE] = "a pipe, device or socket (written "
+					 "only with --output-special)",
+	[MEMSZ_EUNSAFELINK - MEMSZ_EBASE] = "a symlink another user owns in "
+					    "a sticky directory (not followed)",
 };
 
 const char *memsz_strerror(int err)

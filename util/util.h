@@ -35,6 +35,8 @@ enum memsz_error {
 	MEMSZ_EUSAGE,                   /* bad argument from the user */
 	MEMSZ_ENOTSUP,                  /* kernel or file lacks a feature */
 	MEMSZ_ENOLIB,                   /* a library loaded on use is missing */
+	MEMSZ_ESPECIAL,                 /* a pipe or device not asked for */
+	MEMSZ_EUNSAFELINK,              /* another user's link, sticky dir */
 	MEMSZ_ELAST
 };
 

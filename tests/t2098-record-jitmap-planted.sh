@@ -1,0 +1,89 @@
+#!/bin/sh
+# t2098-record-jitmap-planted.sh — /tmp/perf-PID.map is controlled by the
+# target's user (and, in a sticky /tmp, planted by anyone): root's memsz
+# reads it only as a regular file owned by that user or root, never follows
+# a symlink there, never blocks on it, and reads a bounded amount. The
+# target runs as nobody; what it plants: a FIFO (which hung memsz), a
+# symlink to /dev/zero (which grew memsz without end), a symlink to a
+# root-only file, a file owned by another user. A nobody-owned map is read.
+set -u
+: "${MEMSZ:?}" "${top_srcdir:?}"
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to run a target as nobody"
+need setpriv util-linux
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+printf '1000 10 SECRET_OF_ROOT\n' >"$T/secret"
+chmod 600 "$T/secret"
+
+start_target() {
+	$NOBODY sleep 600 &
+	P=$!
+	track $P
+	wait_for "target runs as nobody" sh -c \
+		"grep -q '^Uid:[[:space:]]*65534' /proc/$P/status" ||
+		fail_all "the target never ran as nobody"
+	MAP=/tmp/perf-$P.map
+}
+
+# record NAME: one snapshot of the target, under a hang guard (SIGKILL:
+# the unfixed memsz blocked SIGTERM while stuck) and a 1.5 GiB address
+# space; prints memsz's exit status and peak RSS in KiB to $T/NAME.rc.
+record() {
+	python3 - "$T/$1.rc" "$MEMSZ" record -o "$T/$1.data" --duration 0 \
+		-p $P 2>"$T/$1.err" <<'PY'
+import resource, subprocess, sys
+def lim():
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+try:
+    rc = subprocess.run(sys.argv[2:], timeout=60, preexec_fn=lim).returncode
+except subprocess.TimeoutExpired:
+    rc = "hung"
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+open(sys.argv[1], "w").write("%s %d\n" % (rc, rss))
+PY
+	read rc rss <"$T/$1.rc"
+}
+
+# planted NAME WHAT: memsz ended, small, recorded the target without a
+# symbol from the map.
+planted() {
+	record "$1"
+	check "$2: memsz ends (exit $rc)" test "$rc" = 0
+	check "$2: memsz stays small (peak RSS $rss KiB)" test "$rss" -lt 131072
+	"$MEMSZ" dump -v -i "$T/$1.data" >"$T/$1.dump" 2>&1
+	check "$2: the target is recorded (dump exit $?)" \
+		grep -q SNAP_END "$T/$1.dump"
+	check "$2: nothing of it is recorded" \
+		sh -c "! grep -q JITMAP '$T/$1.dump'"
+	rm -f "$MAP"
+	kill -9 $P
+	wait $P 2>/dev/null
+}
+
+start_target
+$NOBODY mkfifo "$MAP"
+planted fifo "a FIFO"
+
+start_target
+$NOBODY ln -s /dev/zero "$MAP"
+planted zero "a symlink to /dev/zero"
+
+start_target
+$NOBODY ln -s "$T/secret" "$MAP"
+planted link "a symlink to a root-only file"
+
+start_target
+cp "$T/secret" "$MAP"
+chown 1:1 "$MAP"
+planted other "a file owned by another user (daemon)"
+
+# The target's own map is read.
+start_target
+$NOBODY sh -c "printf '2000 10 JS:own_symbol\n' >$MAP"
+record own
+check "the target's own map: exit 0 ($rc)" test "$rc" = 0
+check "the target's own map is recorded" \
+	sh -c "'$MEMSZ' dump -v -i '$T/own.data' | grep -q 'own_symbol'"
+rm -f "$MAP"
+finish
