@@ -16,6 +16,7 @@
 #include "maps/rangemap.h"
 #include "report/imgcheck.h"
 #include "report/relocmap.h"
+#include "report/segment.h"
 #include "util/util.h"
 
 enum img_state {
@@ -348,72 +349,11 @@ static uint32_t prot_kind(struct attrib *a, uint32_t prot)
 		       prot & PROT_WRITE ? KIND_DATA : KIND_RODATA];
 }
 
-static uint64_t seg_bias(const struct elf_segment *s,
-			 const struct attrib_map *m)
-{
-	return m->start - m->pgoff + s->offset - s->vaddr;
-}
-
-/* The PT_LOAD that mapping m maps: its page-aligned file extent holds m's
- * pgoff. Two segments may share a file page (the end of one, the start of
- * the next), so the one whose load bias is *prefer wins; then an exact
- * match of the aligned p_offset (the first mapping of a segment); then one
- * whose X permission agrees (a segment split by mprotect, e.g. RELRO,
- * continues at a later pgoff). */
-static int find_segment(const struct elfimg *img, uint64_t page_size,
-			const struct attrib_map *m, const uint64_t *prefer)
-{
-	uint64_t mask = page_size - 1;
-	int best = -1, best_score = -1;
-
-	for (size_t i = 0; i < img->nsegs; i++) {
-		const struct elf_segment *s = &img->segs[i];
-		uint64_t off0 = s->offset & ~mask;
-		uint64_t fend = (s->offset + s->filesz + mask) & ~mask;
-		int score = 0;
-
-		if (s->type != PT_LOAD || !s->filesz)
-			continue;
-		if (m->pgoff < off0 || m->pgoff >= fend)
-			continue;
-		if ((s->vaddr & mask) != (s->offset & mask))
-			continue; /* cannot be mapped by mmap */
-		if (prefer && seg_bias(s, m) == *prefer)
-			score += 4;
-		if (m->pgoff == off0)
-			score += 2;
-		if (!!(m->prot & PROT_EXEC) == !!(s->flags & PF_X))
-			score += 1;
-		if (score > best_score) {
-			best = (int)i;
-			best_score = score;
-		}
-	}
-	return best;
-}
-
 static int img_segment(const struct attrib *a, const struct attrib_img *im,
 		       const struct attrib_map *m)
 {
-	return find_segment(im->si.img, a->page_size, m,
-			    im->have_bias ? &im->last_bias : NULL);
-}
-
-int attrib_elf_segment(const struct elfimg *img, uint64_t page_size,
-		       uint64_t start, uint64_t pgoff, uint32_t prot,
-		       uint64_t *bias)
-{
-	struct attrib_map m = { .start = start, .pgoff = pgoff,
-				.prot = prot };
-	int seg;
-
-	if (!page_size || (page_size & (page_size - 1)))
-		return -EINVAL;
-	seg = find_segment(img, page_size, &m, NULL);
-	if (seg < 0)
-		return -ENOENT;
-	*bias = seg_bias(&img->segs[seg], &m);
-	return seg;
+	return seg_find(im->si.img, a->page_size, m->start, m->pgoff, m->prot,
+			im->have_bias ? &im->last_bias : NULL);
 }
 
 /* Part p of anonymous mapping m, named anon (class cls), and when it is
@@ -472,7 +412,7 @@ static void classify_elf(struct attrib *a, const struct attrib_map *m,
 		return;
 	}
 	s = &im->si.img->segs[p->seg];
-	p->bias = seg_bias(s, m);
+	p->bias = seg_bias(s, m->start, m->pgoff);
 	im->last_bias = p->bias;
 	im->have_bias = true;
 	p->inner_label = im->seg_label[p->seg];
@@ -986,7 +926,7 @@ int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 	seg = img_segment(a, im, &m);
 	if (seg < 0)
 		return -ENOENT;
-	*bias = seg_bias(&im->si.img->segs[seg], &m);
+	*bias = seg_bias(&im->si.img->segs[seg], start, pgoff);
 	return 0;
 }
 

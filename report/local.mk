@@ -1,6 +1,7 @@
 # report/: attribution — resident pages of a recording (attrib, relocmap,
 # fault stacks) and the bytes of ELF files on disk (ondisk) -> rows.
 libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
+	report/segment.c report/segment.h \
 	report/imgcheck.c report/imgcheck.h \
 	report/report.c report/report.h report/reportctx.h \
 	report/charge.c report/points.c report/charge_cg.c \
