@@ -410,6 +410,12 @@ struct md_reader;
 /* Open path and check the header. Returns 0 and *out, or -errno,
  * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. */
 int md_reader_open(const char *path, struct md_reader **out);
+/* The same over the len bytes at buf, a whole file's image in memory
+ * (fuzzing, tests): buf is borrowed, not copied, and must stay unchanged
+ * until md_reader_close(). Returns 0 and *out, or the header's errors
+ * as md_reader_open() (-MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC,
+ * -MEMSZ_EBADDATA). */
+int md_reader_open_mem(const void *buf, size_t len, struct md_reader **out);
 const struct md_file_header *md_reader_header(const struct md_reader *r);
 /* Next record into *rec. Returns 1 if a record was read, 0 at a clean
  * end of file, or a negative code (-MEMSZ_ETRUNC: the file ends inside a

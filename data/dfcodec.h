@@ -239,6 +239,7 @@ int md_samples_flush(struct md_writer *w);
 struct md_reader {
 	const uint8_t *map;
 	size_t size;
+	bool borrowed;            /* map is the caller's (md_reader_open_mem) */
 	uint64_t off;             /* next record */
 	struct md_file_header hdr;
 	struct md_run *runs;      /* decoded runs of the last mapping */

@@ -109,6 +109,15 @@ out_close:
 	return ret;
 }
 
+int md_reader_open_mem(const void *buf, size_t len, struct md_reader **out)
+{
+	int ret = reader_new(buf, len, out);
+
+	if (ret == 0)
+		(*out)->borrowed = true;
+	return ret;
+}
+
 const struct md_file_header *md_reader_header(const struct md_reader *r)
 {
 	return &r->hdr;
@@ -340,7 +349,7 @@ void md_reader_close(struct md_reader *r)
 {
 	if (!r)
 		return;
-	if (r->map)
+	if (r->map && !r->borrowed)
 		munmap((void *)r->map, r->size);
 	free(r->runs);
 	free(r->subject);
