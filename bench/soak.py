@@ -153,7 +153,7 @@ def count_records(memsz, data, pid):
     return samples, lost
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--minutes", type=float, default=10)
     ap.add_argument("--memsz", default=os.path.join(
@@ -165,11 +165,12 @@ def main():
     ap.add_argument("--wrap", default="", help="run memsz under this "
                     "command (e.g. 'valgrind --tool=massif')")
     ap.add_argument("--keep", help="keep the recording in this directory")
-    a = ap.parse_args()
-    tmp = a.keep or tempfile.mkdtemp(prefix="memsz-soak.")
-    os.makedirs(tmp, exist_ok=True)
-    data = os.path.join(tmp, "soak.data")
+    return ap.parse_args()
 
+
+def run(a, tmp, data):
+    """Record the workload beside a hog for a.minutes into data. Returns
+    what the checks need."""
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     work = subprocess.Popen([sys.executable, "-c", WORKLOAD,
                              os.path.join(tmp, "mapped"),
@@ -177,9 +178,9 @@ def main():
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
     time.sleep(0.5)
-    rec = subprocess.Popen(a.wrap.split() + [a.memsz, "record", "-o", data, "--interval",
-                            "100", "--faults", "-p", str(work.pid)],
-                           stderr=subprocess.PIPE, text=True)
+    rec = subprocess.Popen(a.wrap.split() + [
+        a.memsz, "record", "-o", data, "--interval", "100", "--faults",
+        "-p", str(work.pid)], stderr=subprocess.PIPE, text=True)
     while not has_perf_fd(rec.pid):
         if rec.poll() is not None:
             sys.exit("soak: memsz record exited: " + rec.stderr.read())
@@ -193,51 +194,57 @@ def main():
         series.append((time.monotonic() - t0, rss_kib(rec.pid)))
         time.sleep(1)
     work.send_signal(signal.SIGUSR1)
-    kfaults, iters, forks, execs, maps = map(
-        int, work.stdout.readline().split())
+    m = dict(zip(("kfaults", "iters", "forks", "execs", "maps"),
+                 map(int, work.stdout.readline().split())))
     time.sleep(0.5)              # the workload sits in pause()
-    before = smaps_rss(work.pid)
+    m["before"] = smaps_rss(work.pid)
     rec.send_signal(signal.SIGINT)
-    summary = rec.stderr.read()
-    rc = rec.wait()
-    after = smaps_rss(work.pid)
+    m["summary"] = rec.stderr.read()
+    m["rc"] = rec.wait()
+    m["after"] = smaps_rss(work.pid)
+    m["pid"] = work.pid
+    m["series"] = [(t, r) for t, r in series if r]
     for p in (work, hog):
         p.kill()
         p.wait()
+    return m
 
-    ok = True
-    rss = [r[0] for _, r in series if r]
+
+def check_rss(a, tmp, m):
+    """memsz's RSS within its bound? Prints the figures."""
+    series = m["series"]
+    rss = [r[0] for _, r in series]
     bound = rss[0] + 4096 * 2 * 8192 // 1024 + 32 * 1024
-    bounded = max(rss) <= bound
-    ok &= bounded
-    print("soak: %.1f min, load %s; workload: %d iterations, %d forks, "
-          "%d execs, %d maps+unmaps" % (a.minutes, os.getloadavg()[0],
-                                        iters, forks, execs, maps))
     print("memsz RSS (KiB): start %d, highest %d, end %d, bound %d: %s" %
           (rss[0], max(rss), rss[-1], bound,
-           "within" if bounded else "ABOVE THE BOUND"))
+           "within" if max(rss) <= bound else "ABOVE THE BOUND"))
     step = max(1, len(series) // 10)
     print("  over time (s: KiB): " + ", ".join(
-        "%.0f: %d" % (t, r[0]) for t, r in series[::step] if r))
-    end = [r for _, r in series if r][-1]
+        "%.0f: %d" % (t, r[0]) for t, r in series[::step]))
     print("  at the end: anon %d, file and shared %d (the perf ring "
-          "buffers are mapped shared)" % (end[1], end[2]))
+          "buffers are mapped shared)" % series[-1][1][1:])
     if a.keep:
         with open(os.path.join(tmp, "rss.txt"), "w") as f:
             for t, r in series:
-                if r:
-                    f.write("%.0f %d %d %d\n" % ((t,) + r))
-    print("memsz record exit %d: %s" % (rc, summary.strip()))
-    m = re.search(r"(\d+) samples \((\d+) lost\)", summary)
-    s_samples, s_lost = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
-    samples, lost = count_records(a.memsz, data, work.pid)
+                f.write("%.0f %d %d %d\n" % ((t,) + r))
+    return max(rss) <= bound
+
+
+def check_samples(a, data, m):
+    """Every fault recorded or counted lost? Prints the figures."""
+    ok = True
+    summary, execs = m["summary"], m["execs"]
+    print("memsz record exit %d: %s" % (m["rc"], summary.strip()))
+    f = re.search(r"(\d+) samples \((\d+) lost\)", summary)
+    s_samples, s_lost = (int(f.group(1)), int(f.group(2))) if f else (-1, -1)
+    samples, lost = count_records(a.memsz, data, m["pid"])
     print("samples: %d in the file, summary %d (%d lost), LOST records "
           "%d; kernel counted %d faults of the workload in the loop" %
-          (samples, s_samples, s_lost, lost, kfaults))
+          (samples, s_samples, s_lost, lost, m["kfaults"]))
     if samples != s_samples or lost != s_lost:
         print("FAIL: the file and the summary disagree")
         ok = False
-    missing = kfaults - samples - s_lost
+    missing = m["kfaults"] - samples - s_lost
     if missing > 2 * execs:
         print("FAIL: %d faults neither recorded nor counted lost (%d "
               "execs)" % (missing, execs))
@@ -246,17 +253,38 @@ def main():
         print("  %d faults counted by the kernel and not raised as perf "
               "events: %.2f per exec, of execve's argument pages" %
               (missing, missing / execs))
-    if before != after:
+    return ok and m["rc"] == 0
+
+
+def check_report(a, data, m):
+    """The last snapshot's report equal to smaps? Prints the figures."""
+    before = m["before"]
+    if before != m["after"]:
         print("FAIL: the workload's smaps changed while memsz stopped")
-        ok = False
-    got = report_rss(a.memsz, data, work.pid)
+        return False
+    got = report_rss(a.memsz, data, m["pid"])
     bad = [(k, before.get(k), got.get(k)) for k in set(before) | set(got)
            if before.get(k, 0) != got.get(k, 0)]
     print("report vs smaps: %d mappings, %d differ, Rss %d vs %d bytes" %
           (len(before), len(bad), sum(before.values()), sum(got.values())))
     for k, want, have in sorted(bad, key=str)[:10]:
         print("  %x-%x smaps %s report %s" % (k[0], k[1], want, have))
-    ok &= not bad
+    return not bad
+
+
+def main():
+    a = parse_args()
+    tmp = a.keep or tempfile.mkdtemp(prefix="memsz-soak.")
+    os.makedirs(tmp, exist_ok=True)
+    data = os.path.join(tmp, "soak.data")
+    m = run(a, tmp, data)
+    print("soak: %.1f min, load %.1f; workload: %d iterations, %d forks, "
+          "%d execs, %d maps+unmaps" % (a.minutes, os.getloadavg()[0],
+                                        m["iters"], m["forks"], m["execs"],
+                                        m["maps"]))
+    ok = check_rss(a, tmp, m)
+    ok &= check_samples(a, data, m)
+    ok &= check_report(a, data, m)
     print("data file %.1f MiB in %s" % (os.path.getsize(data) / 2**20, tmp))
     if not a.keep:
         os.unlink(data)
