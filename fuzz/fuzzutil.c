@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int memfd = -1;
+static int memfd = -1, devnull = -1, saved_err = -1;
 
 const char *fuzz_file(const void *p, size_t n)
 {
@@ -61,4 +61,24 @@ int fuzz_elf_map(struct elfimg *img, int src)
 	ret = elfimg_source_map(img, src, NULL, m.lb, &m.base, &m.out, &st);
 	fuzz_maps_end(&m);
 	return ret;
+}
+
+void fuzz_quiet_begin(void)
+{
+	if (devnull < 0) {
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		saved_err = fcntl(2, F_DUPFD_CLOEXEC, 10);
+		if (devnull < 0 || saved_err < 0 ||
+		    !freopen("/dev/null", "w", stdout))
+			abort();
+	}
+	fflush(stderr);
+	dup2(devnull, 2);
+}
+
+void fuzz_quiet_end(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_err, 2);
 }

@@ -2,7 +2,8 @@
  *
  * The ELF reader reads a file (pread, libelf's mapping): the ELF targets
  * put the fuzz bytes in a memory file (fuzz_file, a memfd: no disk) and
- * open it by path.
+ * open it by path. The end to end targets run commands, their output thrown
+ * away (fuzz_quiet_begin/_end).
  */
 #ifndef MEMSZ_FUZZ_FUZZUTIL_H
 #define MEMSZ_FUZZ_FUZZUTIL_H
@@ -38,5 +39,9 @@ void fuzz_maps_end(struct fuzz_maps *m);
  * over it, then free both: the whole of one source's reader. Returns
  * elfimg_source_map()'s result. */
 int fuzz_elf_map(struct elfimg *img, int src);
+/* Send stdout and stderr to /dev/null until fuzz_quiet_end() (the end to
+ * end targets, which run commands). */
+void fuzz_quiet_begin(void);
+void fuzz_quiet_end(void);
 
 #endif

@@ -11,6 +11,10 @@
 #   fuzz_datafile  the memsz.data reader and its dump printer
 #   fuzz_procmaps  the /proc/PID/maps parser
 #   fuzz_perf      the perf ring and record parsers
+# and two end to end, slow, for long runs only (not in fuzz-check):
+#   fuzz_size      `memsz size` by every key over an ELF image
+#   fuzz_report    `memsz dump -v` and `memsz report` by every key over a
+#                  memsz.data file (images opened as $MEMSZ_FUZZ_IMAGE)
 # `make fuzz` builds them and their seed corpora (fuzz/seeds.sh: small ELF
 # files, their unwind tables, page-state streams and real recordings made
 # at build time); `make fuzz-check` runs each for FUZZ_SECONDS (7) as a
@@ -22,13 +26,15 @@ EXTRA_DIST += fuzz/fuzzutil.h fuzz/fuzzutil.c \
 	fuzz/fuzz_elfhdr.c fuzz/fuzz_elfsym.c fuzz/fuzz_dwarf.c \
 	fuzz/fuzz_ehframe.c fuzz/fuzz_relocs.c fuzz/fuzz_pgstate.c \
 	fuzz/fuzz_datafile.c fuzz/fuzz_procmaps.c fuzz/fuzz_perf.c \
+	fuzz/fuzz_size.c fuzz/fuzz_report.c \
 	fuzz/elf.dict fuzz/memsz.dict fuzz/maps.dict fuzz/seed_prog.c \
 	fuzz/seeds.sh fuzz/smoke.sh $(fuzz_tests)
 
 if FUZZING
 fuzz_programs = fuzz/fuzz_elfhdr fuzz/fuzz_elfsym fuzz/fuzz_dwarf \
 	fuzz/fuzz_ehframe fuzz/fuzz_relocs fuzz/fuzz_pgstate \
-	fuzz/fuzz_datafile fuzz/fuzz_procmaps fuzz/fuzz_perf
+	fuzz/fuzz_datafile fuzz/fuzz_procmaps fuzz/fuzz_perf \
+	fuzz/fuzz_size fuzz/fuzz_report
 noinst_PROGRAMS += $(fuzz_programs)
 FUZZ_LINK = $(AM_LDFLAGS) -fsanitize=fuzzer
 FUZZ_ELF_SOURCES = fuzz/fuzzutil.c fuzz/fuzzutil.h
@@ -59,6 +65,16 @@ fuzz_fuzz_procmaps_LDADD = $(MEMSZ_LIBS)
 fuzz_fuzz_perf_SOURCES = fuzz/fuzz_perf.c
 fuzz_fuzz_perf_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_perf_LDADD = $(MEMSZ_LIBS)
+fuzz_fuzz_size_SOURCES = fuzz/fuzz_size.c $(FUZZ_ELF_SOURCES) \
+	builtin/cmd_size.c builtin/view.c builtin/view.h builtin/options.c \
+	builtin/options.h
+fuzz_fuzz_size_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_size_LDADD = $(MEMSZ_LIBS)
+fuzz_fuzz_report_SOURCES = fuzz/fuzz_report.c $(FUZZ_ELF_SOURCES) \
+	builtin/cmd_report.c builtin/cmd_dump.c builtin/timeline.c \
+	builtin/view.c builtin/view.h builtin/options.c builtin/options.h
+fuzz_fuzz_report_LDFLAGS = $(FUZZ_LINK) -Wl,--wrap=imgmaps_open
+fuzz_fuzz_report_LDADD = $(MEMSZ_LIBS)
 
 fuzz/seeds/.stamp: memsz$(EXEEXT) $(srcdir)/fuzz/seeds.sh \
 		$(srcdir)/fuzz/seed_prog.c
