@@ -83,7 +83,7 @@ check() {
 
 # The suite runs twice: a plain build, and one with AddressSanitizer and
 # UndefinedBehaviorSanitizer. Then each libFuzzer target runs for
-# FUZZ_SECONDS (15) in a clang build (fuzz/, README.md "Fuzzing").
+# FUZZ_SECONDS (7) in a clang build (fuzz/, README.md "Fuzzing").
 check _build check --enable-werror
 check _build-san check --enable-werror --enable-sanitizers
 check _build-fuzz fuzz-check CC=clang --enable-fuzzing

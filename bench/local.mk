@@ -26,3 +26,11 @@ bench: all $(noinst_PROGRAMS)
 	done
 	@for p in $(bench_programs); do echo "== $$p"; ./$$p || exit 1; done
 .PHONY: bench
+
+# The soak of `record -p` (bench/soak.py; ten minutes, not in make bench):
+# SOAK_ARGS="--minutes 3" make soak
+EXTRA_DIST += bench/soak.py
+soak: all
+	python3 $(srcdir)/bench/soak.py --memsz $(abs_top_builddir)/memsz \
+		$(SOAK_ARGS)
+.PHONY: soak

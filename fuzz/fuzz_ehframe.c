@@ -1,14 +1,16 @@
 /* fuzz_ehframe.c — libFuzzer target: the .eh_frame and .eh_frame_hdr
- * parsers over the fuzz bytes as a section, in memory. The first byte
- * chooses the class (bit 0: 32-bit), the byte order (bit 1: big-endian)
- * and the parser (bit 2: .eh_frame_hdr). */
+ * parsers (elf/ehframe.c) over a buffer, no ELF file around it. Input:
+ * a flags byte (bit 0: ELFCLASS64, bit 1: big-endian), the section's VM
+ * address (8 bytes, little-endian), then the section bytes, parsed both
+ * as .eh_frame and as .eh_frame_hdr. Every FDE handed out must lie inside
+ * the buffer, as ehframe.h promises: one that does not aborts. */
 #include "config.h"
 
 #include <elf.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "elf/ehframe.h"
 
@@ -16,28 +18,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct elf_ehhdr_entry *ents = NULL;
+	struct elf_fde *fdes = NULL;
+	size_t n = 0, len;
+	uint64_t addr = 0, count;
+	const uint8_t *buf;
 	int cls;
 	bool be;
 
-	if (!size)
+	if (size < 9)
 		return 0;
-	cls = data[0] & 1 ? ELFCLASS32 : ELFCLASS64;
+	cls = data[0] & 1 ? ELFCLASS64 : ELFCLASS32;
 	be = data[0] & 2;
-	if (data[0] & 4) {
-		struct elf_ehhdr_entry *e = NULL;
-		size_t n = 0;
-		uint64_t count;
-
-		(void)elf_ehframe_hdr_parse(data + 1, size - 1, 0x400000, cls,
-					    be, &e, &n, &count);
-		free(e);
-	} else {
-		struct elf_fde *f = NULL;
-		size_t n = 0, ncies;
-
-		(void)elf_ehframe_parse(data + 1, size - 1, 0x400000, cls, be,
-					&f, &n, &ncies);
-		free(f);
-	}
+	for (int i = 0; i < 8; i++)
+		addr |= (uint64_t)data[1 + i] << (8 * i);
+	buf = data + 9;
+	len = size - 9;
+	elf_ehframe_parse(buf, len, addr, cls, be, &fdes, &n, NULL);
+	for (size_t i = 0; i < n; i++)
+		if (fdes[i].off > len || fdes[i].size > len - fdes[i].off)
+			abort();
+	free(fdes);
+	n = 0;
+	elf_ehframe_hdr_parse(buf, len, addr, cls, be, &ents, &n, &count);
+	for (size_t i = 0; i < n; i++)
+		if (ents[i].off > len || ents[i].size > len - ents[i].off)
+			abort();
+	free(ents);
 	return 0;
 }

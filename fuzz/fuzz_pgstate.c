@@ -1,7 +1,11 @@
-/* fuzz_pgstate.c — libFuzzer target: the page-state decoder of
- * SNAP_MAPPING records (pgstate_decode) over the fuzz bytes, in memory:
- * a 12-byte head (palette entries, pages, runs; little-endian) then the
- * palette (PGSTATE_PAL_SIZE bytes per entry) and the stream. */
+/* fuzz_pgstate.c — libFuzzer target: the page-state decoder of format
+ * version 2 SNAP_MAPPING records (data/pgstate.c), straight from the fuzz
+ * bytes, no file around it. Input: a byte (bit 0: 64 KiB pages, else
+ * 4 KiB), the palette size (1 byte), the mapping's pages (4 bytes) and
+ * the run count (4 bytes), little-endian, then the palette (8 bytes an
+ * entry) and the block stream. A stream that decodes is encoded again
+ * (when its runs are of kinds the encoder takes) and the encoding must
+ * decode to the same runs: a difference aborts. */
 #include "config.h"
 
 #include <stddef.h>
@@ -18,25 +22,56 @@ static uint32_t le32(const uint8_t *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Can pgstate_encode() take these runs? */
+static bool encodable(const struct md_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(runs[i].flags & (MD_PG_PRESENT | MD_PG_SWAPPED |
+				       MD_PG_ZERO)))
+			return false;
+	return true;
+}
+
+/* Encode the n runs and decode them again: the same runs or abort. */
+static void roundtrip(const struct md_run *runs, size_t n, uint64_t start,
+		      uint64_t npages, unsigned shift)
+{
+	struct pgstate_enc e = { 0 };
+	struct md_run *again = NULL;
+	size_t cap = 0;
+
+	if (pgstate_encode(&e, start, npages, shift, runs, n) ||
+	    e.nruns != n ||
+	    pgstate_decode(e.pal, e.npal, e.out, e.len, start, npages, shift,
+			   n, &again, &cap) ||
+	    (n && memcmp(again, runs, n * sizeof(*runs))))
+		abort();
+	free(again);
+	pgstate_enc_free(&e);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint64_t start = 0x7f0000000000ull;
+	const uint64_t start = 0x7f0000000000;
 	struct md_run *runs = NULL;
-	size_t cap = 0, palbytes;
-	uint32_t npal;
+	size_t cap = 0, npal, need = 10;
 	uint64_t npages, nruns;
+	unsigned shift;
 
-	if (size < 12)
+	if (size < need)
 		return 0;
-	npal = le32(data) & 0xff;
-	npages = le32(data + 4) & 0xfffff; /* at most 4 GiB of 4 KiB pages */
-	nruns = le32(data + 8) & 0xffff;
-	palbytes = (size_t)npal * PGSTATE_PAL_SIZE;
-	if (size - 12 < palbytes)
+	shift = data[0] & 1 ? 16 : 12;
+	npal = data[1];
+	npages = le32(data + 2);
+	nruns = le32(data + 6);
+	if (size - need < npal * PGSTATE_PAL_SIZE)
 		return 0;
-	(void)pgstate_decode(data + 12, npal, data + 12 + palbytes,
-			     size - 12 - palbytes, start, npages, 12, nruns,
-			     &runs, &cap);
+	if (!pgstate_decode(data + need, npal,
+			    data + need + npal * PGSTATE_PAL_SIZE,
+			    size - need - npal * PGSTATE_PAL_SIZE, start,
+			    npages, shift, nruns, &runs, &cap) &&
+	    encodable(runs, nruns))
+		roundtrip(runs, nruns, start, npages, shift);
 	free(runs);
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "fuzz/fuzzutil.h"
+#include "elf/elfimg.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +25,42 @@ const char *fuzz_file(const void *p, size_t n)
 	if (ftruncate(memfd, 0) || pwrite(memfd, p, n, 0) != (ssize_t)n)
 		abort();
 	return path;
+}
+
+struct elfimg *fuzz_elf_open(const void *p, size_t n)
+{
+	struct elfimg *img;
+
+	if (elfimg_open(fuzz_file(p, n), &img))
+		return NULL;
+	return img;
+}
+
+void fuzz_maps_begin(struct elfimg *img, struct fuzz_maps *m)
+{
+	m->lb = labels_new();
+	dualmap_init(&m->base);
+	dualmap_init(&m->out);
+	elfimg_base_map(img, m->lb, &m->base);
+}
+
+void fuzz_maps_end(struct fuzz_maps *m)
+{
+	dualmap_free(&m->base);
+	dualmap_free(&m->out);
+	labels_free(m->lb);
+}
+
+int fuzz_elf_map(struct elfimg *img, int src)
+{
+	struct elfsrc_stats st;
+	struct fuzz_maps m;
+	int ret;
+
+	fuzz_maps_begin(img, &m);
+	ret = elfimg_source_map(img, src, NULL, m.lb, &m.base, &m.out, &st);
+	fuzz_maps_end(&m);
+	return ret;
 }
 
 void fuzz_quiet_begin(void)

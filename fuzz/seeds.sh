@@ -2,19 +2,21 @@
 # fuzz/seeds.sh OUT MEMSZ SRCDIR — make the seed corpora of the fuzz
 # targets in OUT/<target>/: small ELF files of the kinds the tests build
 # (static, PIE, shared, RELR, basic-block sections, 32-bit, big-endian,
-# C++ with DWARF), real recordings made by MEMSZ of OUT/seed_prog (plain,
-# fault samples with stacks, frame-pointer chains) and of a dynamically
-# linked program, /proc/PID/maps texts and perf records. CC compiles.
+# C++ with DWARF), their .eh_frame and .eh_frame_hdr sections (with
+# fuzz_ehframe.c's header), page-state streams (fuzz_pgstate.c's input),
+# real recordings made by MEMSZ of OUT/seed_prog (plain, fault samples
+# with stacks, frame-pointer chains) and of a dynamically linked program,
+# /proc/PID/maps texts and perf records. CC compiles.
 set -eu
 out=$1 memsz=$2 srcdir=$3
 cc=${CC:-cc}
-mkdir -p "$out/elf" "$out/datafile" "$out/procmaps" "$out/perf"
+mkdir -p "$out/elf" "$out/datafile" "$out/procmaps" "$out/perf" \
+	"$out/ehframe" "$out/pgstate"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memsz-seeds.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # --- ELF ---
-# the recordings' image: no debug info, so that a fuzzed report does not
-# parse DWARF at every run (fuzz_elf does); a copy with it for fuzz_elf
+# the recordings' image, and a copy with debug info for the ELF targets
 $cc -static -nostdlib -fno-stack-protector -fno-pie -O1 \
 	-Wl,--build-id -o "$out/seed_prog" "$srcdir/fuzz/seed_prog.c"
 $cc -static -nostdlib -fno-stack-protector -fno-pie -O1 -g \
@@ -60,6 +62,62 @@ C
 if command -v g++ >/dev/null; then
 	g++ -O1 -g -c -o "$out/elf/cxx.o" "$tmp/t.cc"
 fi
+
+# --- unwind tables of the ELF seeds (fuzz_ehframe.c's input: a flags
+# byte, bit 0 ELFCLASS64, bit 1 big-endian; the VM address, 8 bytes
+# little-endian; the section) ---
+python3 - "$out/ehframe" "$out"/elf/* <<'PY'
+import struct, sys
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    b = open(path, "rb").read()
+    if b[:4] != b"\x7fELF":
+        continue
+    is64, be = b[4] == 2, b[5] == 2
+    e = ">" if be else "<"
+    if is64:
+        shoff, = struct.unpack_from(e + "Q", b, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", b, 0x3a)
+        fmt = e + "IIQQQQIIQQ"
+    else:
+        shoff, = struct.unpack_from(e + "I", b, 0x20)
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", b, 0x2e)
+        fmt = e + "IIIIIIIIII"
+    if not shoff or shstrndx >= shnum:
+        continue
+    shdrs = [struct.unpack_from(fmt, b, shoff + i * shentsize)
+             for i in range(shnum)]
+    stroff = shdrs[shstrndx][4]
+    for sh in shdrs:
+        name = b[stroff + sh[0]:b.index(b"\0", stroff + sh[0])].decode()
+        if name not in (".eh_frame", ".eh_frame_hdr") or sh[1] == 8:
+            continue
+        data = b[sh[4]:sh[4] + sh[5]]
+        flags = (1 if is64 else 0) | (2 if be else 0)
+        seed = bytes([flags]) + struct.pack("<Q", sh[3]) + data
+        base = path.rsplit("/", 1)[-1]
+        open("%s/%s%s" % (out, base, name), "wb").write(seed)
+PY
+
+# --- page-state streams (fuzz_pgstate.c's input: a byte, bit 0 64 KiB
+# pages; the palette size, 1 byte; the mapping's pages and the run count,
+# 4 bytes each, little-endian; the palette; the blocks) ---
+python3 - "$out/pgstate" <<'PY'
+import struct, sys
+out = sys.argv[1]
+def seed(name, shift, pal, npages, nruns, stream):
+    b = bytes([shift, len(pal)]) + struct.pack("<II", npages, nruns)
+    b += b"".join(struct.pack("<II", f, m) for f, m in pal)
+    open(out + "/" + name, "wb").write(b + bytes(stream))
+pal = [(0x201, 1), (0x5, 3)]  # present anon, present file mapped thrice
+# RUN 4 pages of entry 0; SKIP 2; MAP 8 pages, 2 local entries, pages
+# 0 1 2 4 5 7 present with codes 0 0 1 1 0 0: 6 runs
+seed("run-skip-map", 0, pal, 16, 6,
+     [4 << 2 | 1, 0, 2 << 2 | 0, 8 << 2 | 2, 1, 0, 1, 0b10110111,
+      0b001100])
+seed("run", 1, pal[:1], 300, 1, [0xb1, 0x04, 0])  # RUN 300 pages
+seed("empty", 0, [], 5, 0, [])
+PY
 
 # --- memsz.data: real recordings ---
 rec() {
@@ -115,38 +173,4 @@ samp = struct.pack("<IHH", 9, 2, 8 + len(sample)) + sample
 open(out + "/side", "wb").write(b"\x7f\x04\x00" + mmap2 + comm + fork + lost)
 open(out + "/sample", "wb").write(b"\x7f\x04\x00" + samp)
 open(out + "/wrap", "wb").write(b"\x7f\x04\x07" + samp + mmap2)
-PY
-
-# --- the reader alone: the same recordings ---
-mkdir -p "$out/dfreader" "$out/pgstate" "$out/elfhdr" "$out/relocs" \
-	"$out/ehframe"
-cp "$out"/elf/* "$out/elfhdr/"
-cp "$out"/elf/* "$out/relocs/"
-mkdir -p "$out/symbols" "$out/dwarf"
-cp "$out"/elf/* "$out/symbols/"
-cp "$out"/elf/* "$out/dwarf/"
-# .eh_frame and .eh_frame_hdr sections of the ELF seeds, behind the
-# selector byte (see fuzz_ehframe.c)
-for f in "$out"/elf/*; do
-	b=$(basename "$f")
-	objcopy -O binary --only-section=.eh_frame "$f" "$tmp/eh" \
-		2>/dev/null && [ -s "$tmp/eh" ] &&
-		{ printf '\000'; cat "$tmp/eh"; } >"$out/ehframe/$b"
-	objcopy -O binary --only-section=.eh_frame_hdr "$f" "$tmp/eh" \
-		2>/dev/null && [ -s "$tmp/eh" ] &&
-		{ printf '\004'; cat "$tmp/eh"; } >"$out/ehframe/$b-hdr"
-done
-true
-cp "$out"/datafile/* "$out/dfreader/"
-# --- page states: head (palette entries, pages, runs), palette, stream ---
-python3 - "$out/pgstate" <<'PY'
-import struct, sys
-out = sys.argv[1]
-pal = struct.pack("<II", 1, 1) + struct.pack("<II", 0x11, 2)
-for name, npal, npages, nruns, stream in (
-        ("one", 1, 1, 1, b"\x00\x01"),
-        ("two", 2, 8, 2, b"\x00\x04\x01\x04"),
-        ("gap", 2, 64, 3, b"\x00\x10\x81\x10\x01\x20")):
-    open(out + "/" + name, "wb").write(
-        struct.pack("<III", npal, npages, nruns) + pal[:8 * npal] + stream)
 PY

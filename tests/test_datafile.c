@@ -298,6 +298,15 @@ static void test_round_trip(void **state)
 	assert_int_equal(raw[64], MD_REC_IMAGE);
 	assert_int_equal(raw[64 + 16 + 4], 0x03); /* dev_major 0x103 LE */
 	assert_int_equal(raw[64 + 16 + 5], 0x01);
+
+	/* the same bytes in memory (md_reader_open_mem): the same records,
+	 * and the buffer stays the caller's (freed below, not unmapped) */
+	assert_int_equal(md_reader_open_mem(raw, len, &r), 0);
+	check_all_types(r);
+	md_reader_close(r);
+	assert_int_equal(md_reader_open_mem(raw, 40, &r), -MEMSZ_ETRUNC);
+	raw[0] = 'X';
+	assert_int_equal(md_reader_open_mem(raw, len, &r), -MEMSZ_EBADMAGIC);
 	free(raw);
 	free(path);
 	(void)state;

@@ -1,4 +1,6 @@
-/* fuzz_elf.c — libFuzzer target: `memsz size` over an ELF image made of
+/* fuzz_size.c — libFuzzer target, end to end and slow (built by `make
+ * fuzz`, not run by `make fuzz-check`, for long runs beside the reader
+ * targets): `memsz size` over an ELF image made of
  * the fuzz bytes, by every key nested, in table, json, csv, pprof or html
  * and with one of three --fields lists (by the input's size), keeping
  * only symbols that do not start with an underscore.

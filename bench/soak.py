@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Soak of `memsz record -p` (issue 25): a process that forks, execs,
+maps and unmaps without pause, recorded with --interval 100 and --faults
+for --minutes (default 10) beside a CPU hog. Not run by `make check`.
+
+    python3 bench/soak.py [--minutes M] [--memsz _build/memsz] [--keep DIR]
+
+Checks, and prints the figures of:
+  - memsz's memory: its RSS (VmRSS) every second, within BOUND: its RSS
+    at the start, plus the stack copies the sample writer keeps to
+    delta-encode the next stack of each thread (data/stackref.h: at most
+    STACKREF_MAX_THREADS 4096 threads, two copies of the 8192-byte stack
+    each: 64 MiB; the table is emptied when full), plus 32 MiB for the
+    rest (packing buffers, zstd, snapshot pools, per-process tables).
+    Today this fails after some 9 000 children: record/ keeps every
+    target it followed to the end (README.md, "Soak");
+  - nothing lost uncounted: the SAMPLE records in the file plus the lost
+    samples the record summary reports must cover every page fault the
+    kernel counted for the workload (getrusage of itself and its waited
+    children over the fault loop: it starts only after memsz has
+    attached), but for at most two per exec: the kernel counts in
+    ru_minflt the faults execve takes writing the arguments to the new
+    stack (through get_user_pages, with no registers), which raise no
+    perf page-fault event (with --exec-every 0 the file holds every fault
+    the kernel counted, and a few from outside the loop); and the LOST
+    records must add up to the summary's count;
+  - the report exact at the end: the workload stopped in pause() (its
+    children reaped), smaps read, memsz stopped (its final snapshot), then
+    `memsz report --pid W --by mappings` must give every mapping the Rss
+    smaps gives it, to the byte.
+Exits 1 if a check fails."""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+WORKLOAD = r'''
+import mmap, os, resource, signal, sys, time
+stop = False
+def on_usr1(sig, frame):
+    global stop
+    stop = True
+signal.signal(signal.SIGUSR1, on_usr1)
+data, every = sys.argv[1], int(sys.argv[2])
+with open(data, "wb") as f:
+    f.write(os.urandom(1 << 20))
+fd = os.open(data, os.O_RDONLY)
+os.read(0, 1)                    # wait until memsz has attached
+def faults(who):
+    r = resource.getrusage(who)
+    return r.ru_minflt + r.ru_majflt
+f0 = faults(resource.RUSAGE_SELF)
+n = forks = execs = maps = 0
+while not stop:
+    m = mmap.mmap(-1, 256 << 10)  # anonymous: touch each page, unmap
+    for off in range(0, 256 << 10, 4096):
+        m[off] = 1
+    m.close()
+    m = mmap.mmap(fd, 1 << 20, prot=mmap.PROT_READ)  # a file: read it
+    s = sum(m[off] for off in range(0, 1 << 20, 4096))
+    m.close()
+    maps += 2
+    pid = os.fork()              # a child that maps, touches and exits
+    if pid == 0:
+        c = mmap.mmap(-1, 64 << 10)
+        c[::4096] = b"x" * 16
+        os._exit(0)
+    os.waitpid(pid, 0)
+    forks += 1
+    if every and n % every == 0:  # a child that execs
+        pid = os.posix_spawn("/bin/true", ["true"], {})
+        os.waitpid(pid, 0)
+        execs += 1
+    n += 1
+    time.sleep(0.01)
+f1 = faults(resource.RUSAGE_SELF) + faults(resource.RUSAGE_CHILDREN)
+print(f1 - f0, n, forks, execs, maps, flush=True)
+while True:
+    signal.pause()
+'''
+
+
+def rss_kib(pid):
+    """(VmRSS, RssAnon, RssFile + RssShmem) of pid in KiB, or None once it
+    is gone."""
+    v = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                k, _, rest = line.partition(":")
+                if k in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
+                    v[k] = int(rest.split()[0])
+    except OSError:
+        return None
+    return v["VmRSS"], v["RssAnon"], v["RssFile"] + v["RssShmem"]
+
+
+def smaps_rss(pid):
+    """{(start, end): Rss bytes} of every mapping of pid."""
+    out, key = {}, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", line)
+            if m:
+                key = (int(m.group(1), 16), int(m.group(2), 16))
+            elif line.startswith("Rss:"):
+                out[key] = int(line.split()[1]) * 1024
+    return out
+
+
+def has_perf_fd(pid):
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            if "perf_event" in os.readlink("/proc/%d/fd/%s" % (pid, fd)):
+                return True
+    except OSError:
+        pass
+    return False
+
+
+def report_rss(memsz, data, pid):
+    """{(start, end): rss bytes} of pid's mappings in the last snapshot."""
+    out = subprocess.run([memsz, "report", "-i", data, "--pid", str(pid),
+                          "--by", "mappings", "-n", "0", "--fields", "rss",
+                          "--format", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    rows = {}
+    for row in json.loads(out)["rows"]:
+        m = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", row["name"])
+        rows[(int(m.group(1), 16), int(m.group(2), 16))] = row["rss"]
+    return rows
+
+
+def count_records(memsz, data, pid):
+    """Samples of the workload's processes (pid and the children it
+    forked: every SAMPLE record), and the lost samples the LOST records
+    count."""
+    p = subprocess.Popen([memsz, "dump", "-i", data],
+                         stdout=subprocess.PIPE, text=True)
+    samples = lost = 0
+    for line in p.stdout:
+        if " SAMPLE " in line:
+            samples += 1
+        elif " LOST " in line:
+            lost += int(line.split()[-1])  # "... LOST count"
+    p.wait()
+    return samples, lost
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--minutes", type=float, default=10)
+    ap.add_argument("--memsz", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "_build",
+        "memsz"))
+    ap.add_argument("--exec-every", type=int, default=4, metavar="N",
+                    help="fork and exec /bin/true every N iterations "
+                    "(0: never)")
+    ap.add_argument("--wrap", default="", help="run memsz under this "
+                    "command (e.g. 'valgrind --tool=massif')")
+    ap.add_argument("--record-args", default="", metavar="ARGS",
+                    help="more options of memsz record (e.g. "
+                    "'--call-graph fp')")
+    ap.add_argument("--keep", help="keep the recording in this directory")
+    return ap.parse_args()
+
+
+def run(a, tmp, data):
+    """Record the workload beside a hog for a.minutes into data. Returns
+    what the checks need."""
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    work = subprocess.Popen([sys.executable, "-c", WORKLOAD,
+                             os.path.join(tmp, "mapped"),
+                             str(a.exec_every)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    time.sleep(0.5)
+    rec = subprocess.Popen(a.wrap.split() + [
+        a.memsz, "record", "-o", data, "--interval", "100", "--faults",
+        "-p", str(work.pid)] + a.record_args.split(),
+        stderr=subprocess.PIPE, text=True)
+    while not has_perf_fd(rec.pid):
+        if rec.poll() is not None:
+            sys.exit("soak: memsz record exited: " + rec.stderr.read())
+        time.sleep(0.05)
+    time.sleep(1)
+    work.stdin.write("g")
+    work.stdin.flush()
+    t0 = time.monotonic()
+    series = []
+    while time.monotonic() - t0 < a.minutes * 60:
+        series.append((time.monotonic() - t0, rss_kib(rec.pid)))
+        time.sleep(1)
+    work.send_signal(signal.SIGUSR1)
+    m = dict(zip(("kfaults", "iters", "forks", "execs", "maps"),
+                 map(int, work.stdout.readline().split())))
+    time.sleep(0.5)              # the workload sits in pause()
+    m["before"] = smaps_rss(work.pid)
+    if a.keep:                   # where memsz's own memory is
+        with open("/proc/%d/smaps" % rec.pid) as f, \
+             open(os.path.join(tmp, "memsz.smaps"), "w") as out:
+            out.write(f.read())
+    rec.send_signal(signal.SIGINT)
+    m["summary"] = rec.stderr.read()
+    m["rc"] = rec.wait()
+    m["after"] = smaps_rss(work.pid)
+    m["pid"] = work.pid
+    m["series"] = [(t, r) for t, r in series if r]
+    for p in (work, hog):
+        p.kill()
+        p.wait()
+    return m
+
+
+def check_rss(a, tmp, m):
+    """memsz's RSS within its bound? Prints the figures."""
+    series = m["series"]
+    rss = [r[0] for _, r in series]
+    bound = rss[0] + 4096 * 2 * 8192 // 1024 + 32 * 1024
+    print("memsz RSS (KiB): start %d, highest %d, end %d, bound %d: %s" %
+          (rss[0], max(rss), rss[-1], bound,
+           "within" if max(rss) <= bound else "ABOVE THE BOUND"))
+    step = max(1, len(series) // 10)
+    print("  over time (s: KiB): " + ", ".join(
+        "%.0f: %d" % (t, r[0]) for t, r in series[::step]))
+    print("  at the end: anon %d, file and shared %d (the perf ring "
+          "buffers are mapped shared)" % series[-1][1][1:])
+    if a.keep:
+        with open(os.path.join(tmp, "rss.txt"), "w") as f:
+            for t, r in series:
+                f.write("%.0f %d %d %d\n" % ((t,) + r))
+    return max(rss) <= bound
+
+
+def check_samples(a, data, m):
+    """Every fault recorded or counted lost? Prints the figures."""
+    ok = True
+    summary, execs = m["summary"], m["execs"]
+    print("memsz record exit %d: %s" % (m["rc"], summary.strip()))
+    f = re.search(r"(\d+) samples \((\d+) lost\)", summary)
+    s_samples, s_lost = (int(f.group(1)), int(f.group(2))) if f else (-1, -1)
+    samples, lost = count_records(a.memsz, data, m["pid"])
+    print("samples: %d in the file, summary %d (%d lost), LOST records "
+          "%d; kernel counted %d faults of the workload in the loop" %
+          (samples, s_samples, s_lost, lost, m["kfaults"]))
+    if samples != s_samples or lost != s_lost:
+        print("FAIL: the file and the summary disagree")
+        ok = False
+    missing = m["kfaults"] - samples - s_lost
+    if missing > 2 * execs:
+        print("FAIL: %d faults neither recorded nor counted lost (%d "
+              "execs)" % (missing, execs))
+        ok = False
+    elif missing > 0:
+        print("  %d faults counted by the kernel and not raised as perf "
+              "events: %.2f per exec, of execve's argument pages" %
+              (missing, missing / execs))
+    return ok and m["rc"] == 0
+
+
+def check_report(a, data, m):
+    """The last snapshot's report equal to smaps? Prints the figures."""
+    before = m["before"]
+    if before != m["after"]:
+        print("FAIL: the workload's smaps changed while memsz stopped")
+        return False
+    got = report_rss(a.memsz, data, m["pid"])
+    bad = [(k, before.get(k), got.get(k)) for k in set(before) | set(got)
+           if before.get(k, 0) != got.get(k, 0)]
+    print("report vs smaps: %d mappings, %d differ, Rss %d vs %d bytes" %
+          (len(before), len(bad), sum(before.values()), sum(got.values())))
+    for k, want, have in sorted(bad, key=str)[:10]:
+        print("  %x-%x smaps %s report %s" % (k[0], k[1], want, have))
+    return not bad
+
+
+def main():
+    a = parse_args()
+    tmp = a.keep or tempfile.mkdtemp(prefix="memsz-soak.")
+    os.makedirs(tmp, exist_ok=True)
+    data = os.path.join(tmp, "soak.data")
+    m = run(a, tmp, data)
+    print("soak: %.1f min, load %.1f; workload: %d iterations, %d forks, "
+          "%d execs, %d maps+unmaps" % (a.minutes, os.getloadavg()[0],
+                                        m["iters"], m["forks"], m["execs"],
+                                        m["maps"]))
+    ok = check_rss(a, tmp, m)
+    ok &= check_samples(a, data, m)
+    ok &= check_report(a, data, m)
+    print("data file %.1f MiB in %s" % (os.path.getsize(data) / 2**20, tmp))
+    if not a.keep:
+        os.unlink(data)
+        os.unlink(os.path.join(tmp, "mapped"))
+        os.rmdir(tmp)
+    print("soak: " + ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
