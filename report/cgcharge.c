@@ -722,7 +722,7 @@ static char *walk_note(const struct sample *s)
 		{ "hugetlb", { "walk_hugetlb" }, { "Hugetlb" } },
 	};
 	struct strbuf sb = STRBUF_INIT;
-	char a[32], b[32];
+	char a[32], b[32], *note;
 	uint64_t v;
 
 	if (!stat_get(s, "walk_free", &v))
@@ -746,8 +746,10 @@ static char *walk_note(const struct sample *s)
 	v = stat_sum(s, (const char *const[]){ "walk_unflagged" }, 1);
 	fmt_human(a, sizeof(a), (double)v);
 	strbuf_addf(&sb, "; frames with no flag: %s", a);
-	return xasprintf("page frame walk and /proc/meminfo differ by more "
+	note = xasprintf("page frame walk and /proc/meminfo differ by more "
 			 "than 1 %%: %s", strbuf_str(&sb));
+	strbuf_free(&sb);
+	return note;
 }
 
 int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
