@@ -3,7 +3,7 @@
  * until the end, nothing parsed), in the same run, for page layouts of
  * one large mapping, and the size of memsz.data per mapped page.
  * usage: bench_snapshot [MAPPED_GIB [RESIDENT_GIB [RUNS [LAYOUT]]]]
- * (defaults 16, 4, 5, all; LAYOUT 0-3 runs one of the layouts below).
+ * (defaults 16, 4, 5, all; LAYOUT 0-6 runs one of the layouts below).
  * A child maps MAPPED_GIB of anonymous memory (no THP) and touches about
  * RESIDENT_GIB of it in one layout:
  *   contiguous   the first RESIDENT_GIB
@@ -11,6 +11,10 @@
  *                worst layout: no two resident pages adjacent)
  *   every 4th    every fourth page
  *   random 25%   each page with probability 1/4, over the whole mapping
+ *   1 page/2 MiB one page in each 2 MiB of the whole mapping (sparse)
+ *   20 TiB reserve a 20 TiB MAP_NORESERVE mapping, untouched (the
+ *                mapping's size is not MAPPED_GIB)
+ *   THP contig.  the first RESIDENT_GIB, with MADV_HUGEPAGE
  * (a span larger than the mapping is cut to it). Each time is the best of
  * RUNS runs, as wall time and as CPU time of every thread (the snapshot
  * reads pagemap on several threads; CPU time is what a loaded machine
@@ -37,11 +41,19 @@
 
 #include "bench/benchutil.h"
 
-enum layout { CONTIGUOUS, EVERY2, EVERY4, RANDOM25, LAYOUT_COUNT };
+enum layout {
+	CONTIGUOUS, EVERY2, EVERY4, RANDOM25, SPARSE2M, RESERVE, THP,
+	LAYOUT_COUNT
+};
 
 static const char *const layout_names[] = {
 	"contiguous", "every 2nd page", "every 4th page", "random 25%",
+	"1 page / 2 MiB", "20 TiB reserve", "THP contig.",
 };
+
+/* The size of the mapping of the reservation layout: what sanitizers,
+ * JVMs and Go reserve, untouched. */
+#define RESERVE_BYTES (20ull << 40)
 
 /* CPU time (user + system) of this process, every thread. */
 static double cpu(void)
@@ -78,6 +90,16 @@ static void touch(char *a, size_t len, size_t resident, enum layout l)
 			a[i * pg] = 1;
 		break;
 	}
+	case SPARSE2M:
+		for (i = 0; i < npages; i += 512)
+			a[i * pg] = 1;
+		break;
+	case RESERVE:
+		break;
+	case THP:
+		for (i = 0; i < MIN(resident, len); i += pg)
+			a[i] = 1;
+		break;
 	default:
 		for (i = 0; i < npages; i++) {
 			x ^= x << 13;
@@ -106,7 +128,7 @@ static pid_t spawn(size_t len, size_t resident, enum layout l)
 
 		if (a == MAP_FAILED)
 			_exit(1);
-		madvise(a, len, MADV_NOHUGEPAGE);
+		madvise(a, len, l == THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 		touch(a, len, resident, l);
 		if (write(fd[1], "r", 1) != 1)
 			_exit(1);
@@ -147,6 +169,7 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	struct snapper *s;
 	char *old = xasprintf("%s.old", out);
 	double t0, c0;
+	int ret;
 
 	/* freeing the previous file's pages is not the snapshot's cost */
 	unlink(out);
@@ -156,8 +179,11 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	t0 = bench_now();
 	if (md_writer_open(out, &w) || snapper_new(w, &s))
 		exit(1);
-	if (snapper_take(s, pid, 0, 0, st) < 0)
+	ret = snapper_take(s, pid, 0, 0, st);
+	if (ret < 0) {
+		fprintf(stderr, "bench_snapshot: %s\n", strerror(-ret));
 		exit(1);
+	}
 	snapper_free(s);
 	md_writer_commit(w);
 	md_writer_close(w);
@@ -192,12 +218,16 @@ static void file_pages(const char *out, uint64_t *mapped, uint64_t *v1)
 static void bench(enum layout l, size_t len, size_t resident,
 		  const char *out, int runs)
 {
-	pid_t pid = spawn(len, resident, l);
+	pid_t pid;
 	struct cost snap = { 1e9, 1e9 }, smaps = { 1e9, 1e9 }, c;
 	struct snap_stats st;
 	uint64_t mapped, v1;
 	size_t smaps_bytes = 0;
 	struct stat sb;
+
+	if (l == RESERVE)
+		len = RESERVE_BYTES;
+	pid = spawn(len, resident, l);
 
 	for (int i = 0; i < runs; i++) {
 		c = time_smaps(pid, &smaps_bytes);

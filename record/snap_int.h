@@ -63,6 +63,10 @@ struct snap_scan_arg {
 /* A chunk whose resident fraction is below 1/SPARSE is "sparse": the next
  * one is found with PAGEMAP_SCAN instead of a plain pread. */
 #define SPARSE 8
+/* A mapping of more pages than this is scanned once with PAGEMAP_SCAN
+ * before it is cut into tasks: its tasks hold only the pages the scan
+ * found ("packed"), so that holes cost nothing past the kernel's walk. */
+#define PRESCAN_MIN_PAGES (1u << 12)
 /* Threads that read and kpage_classify chunks (the caller's included), and how
  * many chunks may be claimed ahead of the oldest one not yet written. */
 #define SNAP_THREADS_MAX 4
@@ -80,6 +84,10 @@ struct snap_image {
 struct snap_ctx {
 	uint64_t *pm;            /* pagemap entries */
 	uint8_t *extra;          /* SCAN_IS_* bits per page (when scanned) */
+	/* packed: entry i is the page off[i] pages after the task's first
+	 * page (its pages are not contiguous); else entry i is page i */
+	uint64_t *off;
+	bool packed;
 	uint64_t *kcount, *kflags;
 	uint64_t *kcg;           /* kpagecgroup of the pages looked up */
 	uint64_t *look, *look2;  /* LOOK_KEY(pfn, page): pages to look up */
@@ -163,11 +171,21 @@ struct snapper {
 	size_t stash_size;
 };
 
-/* One chunk of at most CHUNK_PAGES pages of one mapping. */
+/* A task begins its mapping's record, or ends it. */
+#define TASK_BEGIN 0x1u
+#define TASK_END 0x2u
+
+/* One chunk of at most CHUNK_PAGES pages of one mapping: n contiguous
+ * pages from first, or (nreg > 0, a mapping scanned before it was cut)
+ * the n pages of the regions j->regions[reg, reg + nreg), which start at
+ * page first and are sorted. */
 struct snap_task {
 	uint32_t vma;
 	uint32_t n;              /* pages */
 	uint64_t first;          /* first page, counted from the VMA start */
+	size_t reg;
+	uint32_t nreg;
+	uint8_t flags;           /* TASK_BEGIN, TASK_END */
 };
 
 /* One snapshot's work, shared by its threads. The tasks are claimed in
@@ -179,7 +197,12 @@ struct snap_job {
 	int pid, pm;
 	const struct procmaps *maps;
 	struct snap_task *tasks;
-	size_t ntasks;
+	size_t ntasks, tasks_cap;
+	/* what PAGEMAP_SCAN found in the mappings scanned before they were
+	 * cut (PRESCAN_MIN_PAGES), cut at task boundaries: categories
+	 * with SCAN_MARKED, and SCAN_PMD on pages a PMD maps */
+	struct snap_page_region *regions;
+	size_t nregions, regions_cap;
 	uint8_t *sparse;         /* per VMA: read the next chunk by scanning */
 	bool pmd;                /* mark PMD-mapped pages (pmd_mark) */
 	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap

@@ -338,7 +338,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	uint32_t pfl = 0, pmc = 0, lfl = 0, lmc = 0;
 	enum page_kind pkind = PAGE_NONE, lkind = PAGE_NONE;
 	struct md_run *cur = NULL;
-	uint64_t cnt[4] = { 0 };
+	uint64_t cnt[4] = { 0 }, o, next = 0;
 	int ret;
 
 	if (nlook) {
@@ -352,6 +352,12 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		uint32_t fl, mc;
 		enum page_kind kind;
 
+		/* a packed chunk's pages are not contiguous: a run does not
+		 * go on over a gap */
+		o = c->packed ? c->off[i] : i;
+		if (o != next)
+			cur = NULL;
+		next = o + 1;
 		if (!(e & (PM_PRESENT | PM_SWAPPED))) {
 			cur = NULL;
 			continue;
@@ -401,7 +407,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			xgrow(&sl->runs, &sl->cap, sl->nruns + 1,
 			      sizeof(*sl->runs));
 		cur = &sl->runs[sl->nruns++];
-		cur->vaddr = va + ((uint64_t)i << s->page_shift);
+		cur->vaddr = va + (o << s->page_shift);
 		cur->npages = 1;
 		cur->flags = fl;
 		cur->mapcount = mc;

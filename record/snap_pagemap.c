@@ -396,6 +396,224 @@ static int task_pread(struct snap_job *j, struct snap_ctx *c,
 	return r < 0 ? (int)r : 1;
 }
 
+/* A new task of mapping vma at page first (from the VMA start), at the
+ * end of the job's tasks; returns its index. */
+static size_t task_new(struct snap_job *j, uint32_t vma, uint64_t first)
+{
+	struct snap_task *t;
+
+	xgrow(&j->tasks, &j->tasks_cap, j->ntasks + 1, sizeof(*j->tasks));
+	t = &j->tasks[j->ntasks];
+	memset(t, 0, sizeof(*t));
+	t->vma = vma;
+	t->first = first;
+	t->reg = j->nregions;
+	return j->ntasks++;
+}
+
+/* Append the region [a, b) of mapping vma with its bits to the job's
+ * regions and to the task *ti (SIZE_MAX: none yet), cut where a task
+ * has CHUNK_PAGES pages and a new one begins. */
+static void region_add(struct snap_job *j, size_t *ti, uint32_t vma,
+		       uint64_t a, uint64_t b, uint8_t bits)
+{
+	unsigned shift = j->s->page_shift;
+	uint64_t base = j->maps->maps[vma].start;
+
+	while (a < b) {
+		struct snap_task *t;
+		uint64_t n;
+
+		if (*ti == SIZE_MAX || j->tasks[*ti].n == CHUNK_PAGES)
+			*ti = task_new(j, vma, (a - base) >> shift);
+		t = &j->tasks[*ti];
+		n = MIN((uint64_t)(CHUNK_PAGES - t->n), (b - a) >> shift);
+		xgrow(&j->regions, &j->regions_cap, j->nregions + 1,
+		      sizeof(*j->regions));
+		j->regions[j->nregions++] = (struct snap_page_region){
+			.start = a, .end = a + (n << shift),
+			.categories = bits,
+		};
+		t->nreg++;
+		t->n += (uint32_t)n;
+		a += n << shift;
+	}
+}
+
+/* Append one region PAGEMAP_SCAN found in mapping vma: the part a PMD
+ * may map (a present huge page, not the huge zero page, in a PMD-sized
+ * range the mapping covers whole; smaps' AnonHugePages, ShmemPmdMapped
+ * and FilePmdMapped) gets SCAN_PMD. */
+static void region_found(struct snap_job *j, size_t *ti, uint32_t vma,
+			 const struct snap_page_region *in)
+{
+	struct snap_page_region cut = *in, *g = &cut;
+	const struct snapper *s = j->s;
+	const struct procmap *m = &j->maps->maps[vma];
+	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift;
+	uint8_t bits = (uint8_t)(g->categories | SCAN_MARKED);
+	uint64_t lo, hi;
+
+	/* the kernel may report again (part of) a region it reported when
+	 * its buffer filled: keep what lies past the last region kept */
+	if (*ti != SIZE_MAX && j->tasks[*ti].nreg)
+		g->start = MAX(g->start, j->regions[j->nregions - 1].end);
+	if (g->start >= g->end)
+		return;
+	if (!j->pmd || (m->vmflags & PROCMAP_VM_HUGETLB) ||
+	    (bits & (SCAN_IS_HUGE | SCAN_IS_PRESENT | SCAN_IS_PFNZERO)) !=
+		    (SCAN_IS_HUGE | SCAN_IS_PRESENT)) {
+		region_add(j, ti, vma, g->start, g->end, bits);
+		return;
+	}
+	lo = MIN(MAX(g->start, (m->start + psz - 1) / psz * psz), g->end);
+	hi = MAX(MIN(g->end, m->end / psz * psz), lo);
+	region_add(j, ti, vma, g->start, lo, bits);
+	region_add(j, ti, vma, lo, hi, bits | SCAN_PMD);
+	region_add(j, ti, vma, hi, g->end, bits);
+}
+
+int pagemap_prescan(struct snap_job *j, struct snap_ctx *c, uint32_t vma)
+{
+	const struct procmap *m = &j->maps->maps[vma];
+	size_t ntasks = j->ntasks, nregions = j->nregions, ti = SIZE_MAX;
+	uint64_t start = m->start;
+
+	while (start < m->end) {
+		struct snap_scan_arg a = {
+			.size = sizeof(a), .start = start, .end = m->end,
+			.vec = (uintptr_t)c->vec, .vec_len = SCAN_VEC,
+			.category_anyof_mask = SCAN_IS_PRESENT |
+					       SCAN_IS_SWAPPED,
+			.return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
+				       SCAN_IS_PFNZERO | SCAN_IS_HUGE,
+		};
+		long r = ioctl(j->pm, SNAP_PAGEMAP_SCAN, &a);
+
+		if (r < 0) {
+			j->ntasks = ntasks;
+			j->nregions = nregions;
+			return -errno;
+		}
+		for (long k = 0; k < r; k++)
+			region_found(j, &ti, vma, &c->vec[k]);
+		if (a.walk_end <= start)
+			break;
+		start = a.walk_end;
+	}
+	if (ti == SIZE_MAX)
+		ti = task_new(j, vma, 0);   /* nothing there: no runs */
+	j->tasks[ntasks].flags |= TASK_BEGIN;
+	j->tasks[ti].flags |= TASK_END;
+	return 0;
+}
+
+/* Fill c->extra and c->off of the packed task t from its regions. */
+static void task_layout(const struct snap_job *j, struct snap_ctx *c,
+			const struct snap_task *t)
+{
+	unsigned shift = j->s->page_shift;
+	uint64_t base = j->maps->maps[t->vma].start + (t->first << shift);
+	size_t i = 0;
+
+	for (uint32_t r = 0; r < t->nreg; r++) {
+		const struct snap_page_region *g = &j->regions[t->reg + r];
+		uint64_t o = (g->start - base) >> shift;
+		uint64_t n = (g->end - g->start) >> shift;
+
+		memset(c->extra + i, (uint8_t)g->categories, n);
+		for (uint64_t k = 0; k < n; k++)
+			c->off[i + k] = o + k;
+		i += n;
+	}
+	c->packed = true;
+}
+
+/* Read the pagemap entries of the packed task t into c->pm: regions
+ * whose gaps are shorter than PAGEMAP_GAP in one pread (through the
+ * scratch c->kbuf when there are gaps). Returns 0, -ESRCH if the
+ * process's pages are gone, or -errno. */
+static int task_read_regions(const struct snap_job *j, struct snap_ctx *c,
+			     const struct snap_task *t)
+{
+	unsigned shift = j->s->page_shift;
+	const struct snap_page_region *g = &j->regions[t->reg];
+	const struct snap_page_region *end = g + t->nreg, *h;
+	size_t i = 0;
+
+	while (g < end) {
+		bool gaps = false;
+		uint64_t n;
+		ssize_t r;
+
+		for (h = g + 1; h < end; h++) {
+			uint64_t gap = (h->start - h[-1].end) >> shift;
+
+			if (gap >= PAGEMAP_GAP ||
+			    (h->end - g->start) >> shift > KPAGE_BLOCK)
+				break;
+			gaps |= gap != 0;
+		}
+		n = (h[-1].end - g->start) >> shift;
+		r = snap_pread_full(j->pm, gaps ? c->kbuf : c->pm + i, n * 8,
+				    (g->start >> shift) * 8);
+		if (r < 0)
+			return (int)r;
+		if ((uint64_t)r < n * 8)
+			return -ESRCH;
+		if (!gaps) {
+			i += n;
+			g = h;
+			continue;
+		}
+		for (uint64_t s0 = g->start; g < h; g++) {
+			uint64_t cnt = (g->end - g->start) >> shift;
+
+			memcpy(c->pm + i, c->kbuf + ((g->start - s0) >> shift),
+			       cnt * 8);
+			i += cnt;
+		}
+	}
+	return 0;
+}
+
+int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
+			  size_t k)
+{
+	const struct snap_task *t = &j->tasks[k];
+	const struct snapper *s = j->s;
+	uint64_t va = j->maps->maps[t->vma].start + (t->first << s->page_shift);
+
+	if (!t->nreg) {
+		c->packed = false;
+		return pagemap_read_marked(s, c, j->pm, va, t->n, false);
+	}
+	task_layout(j, c, t);
+	return task_read_regions(j, c, t);
+}
+
+/* pagemap_read_task for a packed task t: its pages' bits from the
+ * regions, and (but in a split job: c->deferred) their pagemap entries.
+ * Returns 1 or -errno. */
+static int task_packed(struct snap_job *j, struct snap_ctx *c,
+		       const struct snap_task *t, size_t *nlook,
+		       uint64_t *maxkey)
+{
+	int ret;
+
+	task_layout(j, c, t);
+	c->scanned = true;
+	if (j->split) {
+		c->deferred = true;
+		return 1;
+	}
+	ret = task_read_regions(j, c, t);
+	if (ret < 0)
+		return ret;
+	kpage_prepass(j->s, c, t->n, nlook, maxkey);
+	return 1;
+}
+
 int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 		      size_t *nlook, uint64_t *maxkey)
 {
@@ -417,6 +635,9 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 	sl->present = sl->swapped = sl->unreadable = 0;
 	if (!n)
 		return 0;
+	if (t->nreg)
+		return task_packed(j, c, t, nlook, maxkey);
+	c->packed = false;
 	if (sparse || (j->split && s->has_scan)) {
 		got = scan_range(s, c, j->pm, va, n,
 				 SCAN_IS_PRESENT | SCAN_IS_SWAPPED);

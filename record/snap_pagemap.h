@@ -45,6 +45,21 @@ void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m,
 int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c,
 			int pm, uint64_t base, size_t n, bool zero);
 
+/* Scan mapping vma of the job (more than PRESCAN_MIN_PAGES) with
+ * PAGEMAP_SCAN and append to the job's tasks the packed tasks of what it
+ * found (at most CHUNK_PAGES pages each, the first TASK_BEGIN, the last
+ * TASK_END; one empty task if nothing is there) and to its regions their
+ * regions, through c's scratch. Returns 0, or -errno with the job as it
+ * was (the mapping is then to be read whole). */
+int pagemap_prescan(struct snap_job *j, struct snap_ctx *c, uint32_t vma);
+
+/* Read the pagemap entries of task k of a split job, which
+ * pagemap_read_task only scanned (c->deferred), into c->pm (a packed task
+ * also gets its c->off and c->extra again). Returns 0 or -errno (then
+ * pagemap_reconcile() without the entries). */
+int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
+			  size_t k);
+
 /* Read what the page tables say of task k's pages into c->pm and
  * c->extra (and the pages to look up into c->look: *nlook of them, the
  * largest key *maxkey). A task of a sparse mapping is scanned with

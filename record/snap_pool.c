@@ -25,6 +25,7 @@ static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
 	c = xcalloc(1, sizeof(*c));
 	c->pm = xmalloc(CHUNK_PAGES * sizeof(*c->pm));
 	c->extra = xmalloc(CHUNK_PAGES);
+	c->off = xmalloc(CHUNK_PAGES * sizeof(*c->off));
 	c->kcount = xmalloc(CHUNK_PAGES * sizeof(*c->kcount));
 	c->kflags = xmalloc(CHUNK_PAGES * sizeof(*c->kflags));
 	c->kcg = xmalloc(CHUNK_PAGES * sizeof(*c->kcg));
@@ -168,12 +169,11 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		const struct snap_task *t = &j->tasks[k];
 		const struct procmap *m = &j->maps->maps[t->vma];
 		struct snap_slot *sl = &s->slots[k % WINDOW];
-		uint64_t npages = (m->end - m->start) >> s->page_shift;
 		uint64_t nruns;
 
 		if (sl->ret < 0)
 			return sl->ret;
-		if (t->first == 0) {
+		if (t->flags & TASK_BEGIN) {
 			memset(a, 0, sizeof(*a));
 			ret = md_mapping_begin(s->w, m->start, m->end);
 			if (ret < 0)
@@ -186,7 +186,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		if (ret < 0)
 			return ret;
 		charge_add(s, sl);
-		if (t->first + t->n < npages)
+		if (!(t->flags & TASK_END))
 			continue;
 		struct md_snap_mapping mr = {
 			.start = m->start, .end = m->end, .pgoff = m->pgoff,
@@ -228,11 +228,15 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 }
 
 /* Split the mappings into tasks of at most CHUNK_PAGES pages (one even
- * for an empty mapping, so that every mapping gets its record). */
+ * for an empty mapping, so that every mapping gets its record): a large
+ * one, where PAGEMAP_SCAN works, into packed tasks of the pages it finds
+ * (pagemap_prescan), the others into tasks of contiguous pages. *total
+ * is the pages of the tasks. */
 static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 {
 	const struct snapper *s = j->s;
-	size_t cap = 0, i;
+	struct snap_ctx *c = ctx_get(j->s, 0);
+	size_t i, k;
 
 	*total_pages = 0;
 	j->ntasks = 0;
@@ -243,21 +247,29 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 				  (m->end - m->start) >> s->page_shift : 0;
 		uint64_t first = 0;
 
-		*total_pages += npages;
+		k = j->ntasks;
+		if (s->has_scan && npages > PRESCAN_MIN_PAGES &&
+		    pagemap_prescan(j, c, (uint32_t)i) == 0)
+			continue;
 		j->sparse[i] = s->has_scan && npages > CHUNK_PAGES;
 		do {
 			struct snap_task *t;
 
-			xgrow(&j->tasks, &cap, j->ntasks + 1,
+			xgrow(&j->tasks, &j->tasks_cap, j->ntasks + 1,
 			      sizeof(*j->tasks));
 			t = &j->tasks[j->ntasks++];
+			memset(t, 0, sizeof(*t));
 			t->vma = (uint32_t)i;
 			t->first = first;
 			t->n = (uint32_t)MIN(npages - first,
 					     (uint64_t)CHUNK_PAGES);
 			first += t->n;
 		} while (first < npages);
+		j->tasks[k].flags |= TASK_BEGIN;
+		j->tasks[j->ntasks - 1].flags |= TASK_END;
 	}
+	for (k = 0; k < j->ntasks; k++)
+		*total_pages += j->tasks[k].n;
 }
 
 /* Add what the threads' contexts counted to st, and start them over. */
@@ -354,12 +366,11 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			c->extra = (uint8_t *)(c->pm + n);
 			/* a process gone since is snapshot as it was
 			 * when held, without the PFNs */
+			c->packed = false;
 			if (sh[k].deferred)
 				pagemap_reconcile(
 				    c, &j->maps->maps[j->tasks[k].vma], n,
-				    pagemap_read_marked(s, c, j->pm,
-							task_va(j, k), n,
-							false) == 0);
+				    pagemap_read_deferred(j, c, k) == 0);
 			kpage_prepass(s, c, n, &nlook, &maxkey);
 			sl->ret = kpage_classify(s, c, sl, task_va(j, k), n,
 						 nlook, maxkey);

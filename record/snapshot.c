@@ -369,6 +369,7 @@ out:
 	if (j.pm >= 0)
 		close(j.pm);
 	free(j.tasks);
+	free(j.regions);
 	free(j.sparse);
 	free(ids);
 	procmaps_free(&maps);
