@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* memsz.c — the command table and main(). Every command lives in its own
  * cmd_*.c file; this file only dispatches. */
 #include "config.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build memsz and show it on a demo workload.
 # On a fresh Debian 12 machine as root it first installs what it needs.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build memsz and run its whole test suite (what CI runs, via .ci/run).
 # On a fresh Debian 12 machine as root it first installs what it needs:
 # every test runs all its checks there, so the skip count is 0. Tests that

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Benchmark the DWARF keys: `memsz size --by compileunits` (and inlines)
 on libc.so.6 with its libc6-dbg debug file, beside `eu-readelf
 --debug-dump=aranges` and `eu-readelf --debug-dump=info` on the debug file (elfutils

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_elf.c — time elfimg_open + base map + one source map per file.
  *
  * usage: bench_elf [-s segments|sections|symbols] [-d] FILE...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """How much `memsz size` leaves unexplained, and what --disasm costs.
 
 For each file and key (symbols, compileunits), with and without --disasm,

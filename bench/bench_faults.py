@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench_faults: overhead of page-fault sampling with user stacks.
 
 A C program built here touches N MiB of fresh anonymous pages (one write per

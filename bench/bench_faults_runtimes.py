@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench_faults_runtimes: page-fault sampling on real runtimes, idle and busy.
 
 Workloads (public runtimes, scripts written here):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_machine.c — what `record -a` and `record -G` add to account for
  * memory no process maps, beside what the kernel's own summaries cost in
  * the same run:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench_oneshot: end-to-end `memsz record -p PID --duration 0` (one
 snapshot, then exit: process start, /proc reads, PSS look-ups, the file
 written and renamed) beside `cat /proc/PID/smaps` on the same process, in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_rangemap.c — RangeMap at the scale of a big library.
  *
  * Builds a map of N symbol ranges (non-overlapping, with gaps, added in

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench_report: `memsz report --by files,symbols` of processes that map
 libLLVM-14.so.1 (python3 + ctypes.CDLL) and /usr/bin/node, beside
 `memsz size --by symbols` of those two images, in the same run.

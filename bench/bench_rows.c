@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_rows.c — the row tree at the scale of a big report.
  *
  * Two shapes, each timed for rowtree_add() and rowtree_finish(): N leaves

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Benchmark `memsz size` on large ELF files, side by side with a baseline.
 
 For each file and key (symbols; compileunits where the file has DWARF),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_snapshot.c — one residency snapshot beside one read of the same
  * process's /proc/PID/smaps (what `cat /proc/PID/smaps` costs: read(2)
  * until the end, nothing parsed), in the same run, for page layouts of

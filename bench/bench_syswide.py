@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench_syswide: one snapshot of the whole machine, `memsz record -a
 --duration 0`, beside what the kernel's own summaries cost in the same run:
 `cat /proc/[0-9]*/smaps_rollup` (a total per process), `cat

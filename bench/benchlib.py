@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the bench/ scripts share: timing one command.
 
 Imported by the scripts beside it (python3 puts a script's own folder

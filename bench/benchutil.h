@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* benchutil.h — what the C benchmarks share: a monotonic clock and the
  * process's peak RSS. Header only (static inline): each bench program is
  * one source file. */

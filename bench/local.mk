@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/: benchmarks print figures measured side by side in one run; they
 # assert nothing. `make bench` runs them all.
 bench_scripts += bench/bench_size.py bench/bench_faults.py \

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Soak of `memsz record -p` (issue 25): a process that forks, execs,
 maps and unmaps without pause, recorded with --interval 100 and --faults
 for --minutes (default 10) beside a CPU hog. Not run by `make check`.

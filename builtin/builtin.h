@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* builtin.h — the command handlers memsz.c dispatches to.
  *
  * Every handler has the same signature: argv[0] is the command name, options

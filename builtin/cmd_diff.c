@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_diff.c — `memsz diff`: what changed between two recordings, two
  * snapshots of one recording, or two builds of an ELF file. */
 #include "config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_dump.c — `memsz dump`: every record of a memsz.data file, one line
  * each, like `perf script -D`, as each record type's row in data/ prints
  * it. A damaged file prints every complete record before the damage, then

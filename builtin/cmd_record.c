@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_record.c — `memsz record`: parse the options, run a recording
  * session (record/session.c) and print its summary. */
 #include "config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_report.c — `memsz report`: recorded resident memory, attributed to
  * files, segments, sections, symbols. */
 #include "config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_size.c — `memsz size`: on-disk size of ELF files, Bloaty-like. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options.h — one table of options per command, from which both
  * getopt_long's arguments and the command's --help are generated.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* timeline.c — `memsz report --timeline`: the rows of a report at every
  * point in time, from report_build() with PICK_ALL as one timeline row
  * tree (a value set per point), written by view_write() as every other

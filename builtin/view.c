@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* view.c — see view.h */
 #include "config.h"
 

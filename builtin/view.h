@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* view.h — the options and the output that `memsz size`, `memsz report`
  * and `memsz diff` share: --by, --fields, -n, --sort, --format, --width,
  * --filter, --exclude, -v, --debug-root, --no-disasm, --list-keys, usage

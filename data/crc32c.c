@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* crc32c.c — CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) with
  * the SSE4.2 crc32 instruction where the processor has it, slicing-by-8
  * tables elsewhere. See crc32c.h for why zlib's crc32() cannot serve. */

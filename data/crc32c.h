@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c.h — CRC-32C, the checksum of every memsz.data header and record.
  *
  * zlib's crc32() (linked) cannot serve: it computes CRC-32/IEEE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* datafile.h — the memsz.data format: definitions, writer and reader.
  *
  * Layout (all integers little-endian, fixed width; see man/memsz-data.5):

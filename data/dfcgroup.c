@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfcgroup.c — the record types of memory cgroups (see datafile.h):
  * CGROUP (a cgroup's counters), SNAP_CHARGE (a mapping's pages another
  * cgroup pays for), FILE_CACHE (a file's cached pages and who pays for

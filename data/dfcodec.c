@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfcodec.c — the field encoders and the bounds-checked cursor that every
  * record codec uses, and the record and header checksums (dfcodec.h). */
 #include "config.h"

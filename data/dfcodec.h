@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dfcodec.h — inside data/: the byte layout of memsz.data and what the
  * writer (dfwriter.c), the reader (dfreader.c) and the record types
  * (dfrecords.c, dfmapping.c, dfsample.c; printing helpers in dfprint.c)

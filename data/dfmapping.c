@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfmapping.c — the SNAP_MAPPING record: a mapping of a snapshot and its
  * pages, written piecewise (md_mapping_begin/add/end) in the compact
  * encoding of pgstate.h, read back as maximal runs and checked against

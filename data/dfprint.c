@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfprint.c — what the record types' printers (the print column of the
  * record table, dfrecords.c) share: times, build-ids, permissions and
  * flag names as `memsz dump` shows them. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfreader.c — the memsz.data reader: the file mapped, each record's
  * size and checksum checked, its payload decoded by its row's decoder
  * (dfrecords.c), PACKED records opened and their samples handed out one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfrecords.c — the record types of memsz.data, one row each: name,
  * encoder, decoder (with the checks against the records before) and
  * printer (what `memsz dump` shows). Adding a record type is its type

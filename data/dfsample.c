@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfsample.c — the SAMPLE record: written into the writer's batch (a
  * packed batch leaves out the top of a stack that the thread's previous
  * sample held), read back with its stack whole (see datafile.h,

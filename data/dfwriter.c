@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dfwriter.c — the memsz.data writer: the file (a temporary file renamed
  * into place on commit), one write() per record, sample batches packed
  * with zstd, and the END record. What each record holds is its row's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # data/: the memsz.data format: its record types (one row each), writer,
 # validating reader, CRC-32C and the page-state encoding.
 libmemsz_a_SOURCES += data/datafile.h data/dfcodec.h data/dfcodec.c \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* notekind.c — the NOTE kinds' names, and the legacy table that maps the
  * text of a note without a kind to its kind (see notekind.h). */
 #include "config.h"

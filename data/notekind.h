@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* notekind.h — the kinds of NOTE records: what sort of news a note is, as
  * a code stored in the record (format version 4 on), so that a report
  * groups and filters notes by kind, never by their words.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pgstate.c — the compact page-state encoding of SNAP_MAPPING records:
  * runs where runs are long, a presence bitmap with a small per-block
  * palette where they are short. See pgstate.h and man/memsz-data.5. */

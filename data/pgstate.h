@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pgstate.h — the compact page-state encoding of a SNAP_MAPPING record
  * (format version 2), used by the SNAP_MAPPING codec
  * (dfmapping.c) only.

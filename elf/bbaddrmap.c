@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bbaddrmap.c — see bbaddrmap.h */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bbaddrmap.h — basic-block address maps (SHT_LLVM_BB_ADDR_MAP), as clang
  * emits them with -fbasic-block-sections=labels into .llvm_bb_addr_map.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* debugfile.c — find the separate debug file of an image (by build-id,
  * then by .gnu_debuglink) and check that it belongs to the image. */
 #include "config.h"

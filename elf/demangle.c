@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* demangle.c — symbol names as people read them: C++ (Itanium ABI) and Rust
  * (legacy and v0), both through libiberty, the GNU demangler c++filt uses.
  *

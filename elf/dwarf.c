@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dwarf.c — compileunits and inlines from DWARF (libdw); see dwarf.h. */
 #include "config.h"
 

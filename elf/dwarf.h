@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dwarf.h — the DWARF data sources of an image (compileunits, inlines);
  * private to elf/, reached through elfimg_source_map().
  *

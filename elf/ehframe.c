@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* ehframe.c — parse .eh_frame (CIEs, FDEs) and .eh_frame_hdr.
  *
  * Format (LSB "Exception Frames", DWARF call frame information): a

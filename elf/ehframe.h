@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ehframe.h — the unwind tables: .eh_frame CIEs/FDEs and the binary search
  * table of .eh_frame_hdr, parsed from a buffer.
  *

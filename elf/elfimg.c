@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* elfimg.c — open and validate an ELF image; build-id, debuglink, base map.
  *
  * Validation happens in two steps. First the ELF header is read with pread

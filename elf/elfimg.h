@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elfimg.h — an ELF image on disk: its headers, its base DualMap and the data
  * sources (segments, sections, symbols) that label its bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elfpriv.h — what the elf/ files share about an open image; not public. */
 #ifndef MEMSZ_ELF_ELFPRIV_H
 #define MEMSZ_ELF_ELFPRIV_H

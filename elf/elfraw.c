@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* elfraw.c — elfimg_raw(): the whole file, read once. */
 #include "config.h"
 

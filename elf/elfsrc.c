@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* elfsrc.c — the data sources of an ELF image: segments, sections, symbols.
  *
  * Each source adds its own labels first, then the fallbacks, so that the

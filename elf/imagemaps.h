@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* imagemaps.h — an opened ELF image and the DualMaps built from it.
  *
  * Shared by the on-disk report (`memsz size`) and the resident-memory

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # elf/: ELF image -> base DualMap and data sources; the image with its
 # cached maps (imagemaps).
 libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \

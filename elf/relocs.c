@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* relocs.c — read the dynamic relocations of an image, decode RELR.
  *
  * Entries are decoded by hand from the raw section bytes (elf_rawdata), in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* relocs.h — the dynamic relocations of an ELF image, RELR decoded.
  *
  * Every relocation the dynamic loader applies, one entry per patched

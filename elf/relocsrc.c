@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* relocsrc.c — the relocs source: the bytes of the dynamic relocation
  * tables by relocation type, and what RELR would make of them.
  */

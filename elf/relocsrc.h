@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* relocsrc.h — the relocs source of an image (on disk): every byte of its
  * dynamic relocation tables labelled by relocation type, and the numbers
  * behind the RELR estimate. Internal to elf/ (elfsrc.c dispatches to it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* symtab.c — an image's symbol table read into placed symbols (see
  * symtab.h): which entries are labelled, where their bytes are, and in
  * what order the symbols source takes them. */

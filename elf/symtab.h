@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* symtab.h — the usable symbols of an image's symbol table, placed
  * (elf/symtab.c); private to elf/. */
 #ifndef MEMSZ_ELF_SYMTAB_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* xrefs.c — data that code refers to, charged to the code (x86-64).
  *
  * Every executable section is decoded once with Zydis in its minimal mode

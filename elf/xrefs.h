@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xrefs.h — code-to-data references (elf/xrefs.c); private to elf/. */
 #ifndef MEMSZ_ELF_XREFS_H
 #define MEMSZ_ELF_XREFS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_datafile.c — libFuzzer target: the memsz.data reader over the fuzz
  * bytes in memory (md_reader_open_mem): the header, every record's size,
  * checksum and decoder (PACKED records, zstd included, opened and their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_dwarf.c — libFuzzer target: the DWARF reader (elf/dwarf.c over
  * libdw) of an ELF image made of the fuzz bytes, called directly
  * (elf_dwarf_source: no fallbacks, no symbols): compile units (names,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_ehframe.c — libFuzzer target: the .eh_frame and .eh_frame_hdr
  * parsers (elf/ehframe.c) over a buffer, no ELF file around it. Input:
  * a flags byte (bit 0: ELFCLASS64, bit 1: big-endian), the section's VM

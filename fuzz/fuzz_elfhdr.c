@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_elfhdr.c — libFuzzer target: the ELF header reader. The fuzz bytes
  * are opened as an image (elfimg_open: ELF header, extended numbering,
  * program and section header tables, section names, build-id notes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_elfsym.c — libFuzzer target: the symbol readers of an ELF image
  * made of the fuzz bytes: the symbols source (.symtab or .dynsym,
  * demangling, aliases, and the metadata it charges to symbols: .eh_frame

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_perf.c — libFuzzer target: the perf ring and record parsers.
  *
  * Input: byte 0 chooses the sampling event's sample_type (bit i of it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_pgstate.c — libFuzzer target: the page-state decoder of format
  * version 2 SNAP_MAPPING records (data/pgstate.c), straight from the fuzz
  * bytes, no file around it. Input: a byte (bit 0: 64 KiB pages, else

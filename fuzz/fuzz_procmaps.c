@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_procmaps.c — libFuzzer target: the /proc/PID/maps parser over the
  * fuzz bytes as the file's text, then procmaps_order() on what it read. */
 #include "config.h"

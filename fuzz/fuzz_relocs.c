@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_relocs.c — libFuzzer target: the dynamic relocation reader
  * (elf_relocs_read: REL, RELA and RELR tables, both classes and byte
  * orders) of an ELF image made of the fuzz bytes, the RELR size estimate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_report.c — libFuzzer target, end to end and slow (a few hundred
  * runs a second; built by `make fuzz`, not run by `make fuzz-check`, for
  * long runs beside the reader targets): a memsz.data file made of the fuzz

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_size.c — libFuzzer target, end to end and slow (built by `make
  * fuzz`, not run by `make fuzz-check`, for long runs beside the reader
  * targets): `memsz size` over an ELF image made of

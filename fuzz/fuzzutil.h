@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzzutil.h — shared by the libFuzzer targets in fuzz/.
  *
  * The ELF reader reads a file (pread, libelf's mapping): the ELF targets

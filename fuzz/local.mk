@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz/: libFuzzer targets, one per reader, built by ./configure
 # --enable-fuzzing CC=clang (AddressSanitizer and UndefinedBehaviorSanitizer,
 # every check fatal). Each feeds the fuzz bytes straight to its reader (in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* seed_prog.c — the program the fuzz seed recordings are made of: static,
  * without libc (a few KiB, a handful of mappings), with debug info and a
  * build-id. It touches pages of .bss and .data from a call two frames deep

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz/seeds.sh OUT MEMSZ SRCDIR — make the seed corpora of the fuzz
 # targets in OUT/<target>/: small ELF files of the kinds the tests build
 # (static, PIE, shared, RELR, basic-block sections, 32-bit, big-endian,

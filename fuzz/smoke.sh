@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz/smoke.sh TARGET — run fuzz/fuzz_TARGET for FUZZ_SECONDS (7) over
 # its seed corpus (made by `make fuzz`) and the corpus grown by earlier
 # runs; pass if it found no crash, undefined behaviour, leak or timeout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* labels.c — interned label strings.
  *
  * Strings live in an arena of chunks (so a pointer handed out never moves)

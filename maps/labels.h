@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* labels.h — interned label strings.
  *
  * Range maps store a 32-bit label id, never a string: a library's 200 000

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rangemap.c — sparse maps of [start, end) -> label, and DualMaps.
  *
  * Adds are appended to a pending array; their index is their sequence

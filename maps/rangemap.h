@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rangemap.h — sparse maps of [start, end) -> label, and DualMaps.
  *
  * A RangeMap (after Bloaty's) assigns labels to disjoint half-open ranges of

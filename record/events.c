@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* events.c — sampling event attrs through libpfm4 (see events.h). */
 #include "config.h"
 

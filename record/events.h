@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* events.h — sampling events for `memsz record --faults` and `-e EVENT`:
  * event names through libpfm4, the perf_event_attr of a sampling event that
  * records the faulting address, the ip and the user stack (registers and a

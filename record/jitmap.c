@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* jitmap.c — perf-PID.map reader (see jitmap.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jitmap.h — symbols of JIT-compiled code from a process's perf map.
  *
  * JIT compilers that support perf (node --perf-basic-prof, the JVM with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # record/: capture — perf events, /proc maps, page snapshots, targets.
 # Knows no ELF internals beyond reading a build-id.
 libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \

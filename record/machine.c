@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* machine.c — the whole machine's memory (see machine.h). */
 #include "config.h"
 

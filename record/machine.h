@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* machine.h — the whole machine's memory at a moment, for `record -a`:
  * every line of /proc/meminfo, and a walk of every page frame
  * (/proc/kpageflags, read in large blocks) that sorts the frames by what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* memcg.c — a memory cgroup's own accounting (see memcg.h). */
 #include "config.h"
 

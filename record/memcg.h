@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memcg.h — a memory cgroup's own accounting, read from cgroupfs: which
  * memory cgroup a process is in, where the hierarchies are mounted, and
  * the counters the kernel keeps for a cgroup (v2 memory.current and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pagecache.c — a file's cached pages and their cgroups (see
  * pagecache.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pagecache.h — a file's pages in the page cache, and the memory cgroups
  * that pay for them, found without reading the file from disk.
  *

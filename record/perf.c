@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* perf.c — perf_event_open side-band capture (see perf.h): the cpus, the
  * events opened per task and cpu, their rings mapped; decoding, reading
  * and leashes are beside it (perf_int.h).

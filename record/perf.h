@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perf.h — side-band capture with perf_event_open: where images are mapped.
  *
  * One dummy software event per (target thread, cpu), with mmap2, mmap_data,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* perf_decode.c — raw perf records into perf_rec (see perf.h): the
  * side-band records (MMAP2, COMM, FORK, EXIT, LOST) with their sample_id
  * trailer, and PERF_RECORD_SAMPLE of the sampling events. Bounds are

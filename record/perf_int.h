@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perf_int.h — what the parts of the perf capture share (not for use
  * outside record/perf*.c): the sizes of the rings, the capture itself.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* perf_leash.c — leashes (see perf_capture_leash in perf.h): per thread
  * and sampling event a counter that signals the thread itself every K
  * samples, K chosen so that the leashed threads fit the room of the

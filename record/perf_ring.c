@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* perf_ring.c — reading the perf rings (see perf.h): the records between
  * data_tail and head, side-band records merged across cpus in time order
  * behind a reordering window, samples handed out at once with their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* procmaps.c — parse /proc/PID/maps exactly as the kernel prints it
  * (fs/proc/task_mmu.c show_map_vma): "START-END PERM OFFSET MAJ:MIN INODE",
  * a space, padding to column 72, one more space, then the name. */

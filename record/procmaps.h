@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* procmaps.h — parse /proc/PID/maps text.
  *
  * Parsers take a FILE * so tests feed fixtures without a live process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session.c — one `memsz record` run (see session.h): opening, launching
  * or attaching to the targets with their perf capture, the end of the
  * recording, and freeing it. The event loop, the targets, the capture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session.h — one `memsz record` run: the targets, the perf capture, the
  * snapshots and the event loop that drives them into memsz.data.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_cache.c — the page cache a -G recording names by file (see
  * session_int.h, pagecache.h): after a process's snapshot, the cached
  * pages of the files it holds open (/proc/PID/fd) and maps, and of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_capture.c — the perf side of a session: the records the rings
  * hand out, written in time order; backpressure (every traced thread held
  * while memsz drains rings that filled) and leashes (each sampled thread

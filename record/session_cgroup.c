@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_cgroup.c — the memory cgroups' own counters in a recording (see
  * session_int.h and memcg.h): after each snapshot, a CGROUP record of the
  * process's memory cgroup and, with -G, one of the -G cgroup, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session_int.h — what the parts of a `memsz record` session share (not
  * for use outside record/session*.c).
  *

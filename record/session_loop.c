@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_loop.c — the event loop of a session: poll() on the signalfd,
  * the interval timer, the attached targets' pidfds and the perf rings;
  * then the triggers, the drain and the polling fallback, until the

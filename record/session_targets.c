@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_targets.c — the targets of a session: found (launched,
  * attached, forked, or by a -a / -G scan), followed, and described by
  * their COMM, CMDLINE, JITMAP and mapping records (synthesized at attach,

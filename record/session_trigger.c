@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_trigger.c — the snapshot triggers of a session, one row each
  * (see session_int.h), and the snapshot they take.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_images.c — the image registry and stack naming (see
  * snap_images.h).
  */

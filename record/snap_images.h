@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snap_images.h — the image registry of a recording (one IMAGE record per
  * mapped file, by device and inode; snapper_image in snapshot.h) and the
  * names a snapshot gives mappings /proc/PID/maps leaves unnamed. Internal

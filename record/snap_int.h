@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snap_int.h — what the parts of a snapshot share (not for use outside
  * record/snap*.c): the pagemap and PAGEMAP_SCAN bits, the sizes of a
  * chunk and of the window of chunks in flight, and the snapper itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_kpage.c — page-frame look-ups and page classes (see
  * snap_kpage.h). Page classification follows fs/proc/task_mmu.c
  * (smaps_account) so that sums over runs equal the smaps fields:

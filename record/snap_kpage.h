@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snap_kpage.h — a snapshot's page-frame look-ups and page classes: which
  * pages need /proc/kpagecount and /proc/kpageflags (those whose sharing
  * or dirtiness pagemap cannot tell), read sorted by PFN in blocks, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_observer.c — memsz's own pages of the files a target maps (see
  * snap_observer.h): /proc/self/maps and /proc/self/pagemap into a bitmap
  * of PFNs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snap_observer.h — the observer's own pages: memsz maps some of the
  * files a target maps (libc, ...), and a page both map would count memsz
  * as one more sharer. The PFNs of memsz's own resident pages of those

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_pagemap.c — a snapshot's reading of the page tables (see
  * snap_pagemap.h): pagemap entries by pread, PAGEMAP_SCAN categories, and
  * the pages a PMD maps (THP).

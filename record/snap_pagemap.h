@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snap_pagemap.h — a snapshot's reading of the page tables: the entries
  * of /proc/PID/pagemap (large preads) and the categories PAGEMAP_SCAN
  * reports (where a mapping is sparse, while a process is held, for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_pool.c — the worker pool of a snapshot (see snap_pool.h): tasks,
  * threads, the window of slots, the writing of mapping records in order,
  * and the split job that lets a held process go once its page tables are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snap_pool.h — the worker pool of a snapshot: the mappings cut into
  * tasks of at most CHUNK_PAGES pages, read and classified by up to
  * SNAP_THREADS_MAX threads (the caller's included) at most WINDOW tasks

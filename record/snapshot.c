@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* snapshot.c — one residency snapshot of one process (see snapshot.h):
  * /proc/PID/maps, the VMA flags that matter (locked, hugetlb), the image
  * ids, then the job of its pages (snap_pool.c) between SNAP_BEGIN and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.h — one residency snapshot of one process into memsz.data.
  *
  * Reads the VMA list (/proc/PID/maps), then per VMA the pagemap entries

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* target.c — launch, attach, ptrace and freeze the recorded processes. */
 #include "config.h"
 

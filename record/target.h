@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* target.h — the processes `memsz record` follows: launch, attach, ptrace,
  * freeze.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* targets_scan.c — every process, or every process of a cgroup v2
  * subtree (see targets_scan.h). */
 #include "config.h"

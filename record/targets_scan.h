@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* targets_scan.h — targets chosen by a scan rather than by pid: every
  * process of the machine (`record -a`) or every process of a cgroup v2
  * subtree (`record -G CGROUP`).

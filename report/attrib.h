@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* attrib.h — the attribution engine: resident pages of a mapping -> labels.
  *
  * Implements the attribution rule of DESIGN.md. A mapping of a snapshot is

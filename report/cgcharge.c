@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cgcharge.c — a report's memory cgroup charges (see cgcharge.h). */
 #include "config.h"
 

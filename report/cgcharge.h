@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgcharge.h — a report's memory cgroup charges: what the recorded cgroup
  * pays for (the CGROUP and SNAP_CHARGE records of memsz.data).
  *

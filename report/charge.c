@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* charge.c — pass 2 of a report: the pages of the chosen snapshots
  * charged to rows, label by label (see reportctx.h). A piece's labels come
  * from the image maps of the image keys (attrib_charge) and from the label

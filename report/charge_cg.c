@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* charge_cg.c — the memory cgroup charges of a report (see reportctx.h
  * and cgcharge.h): read them before pass 2, and after it, in a -G
  * recording, add the rows of the charge no process maps so that the

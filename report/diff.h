@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* diff.h — `memsz diff`: two recordings, two snapshots of one recording,
  * or two ELF files -> one diff tree (rows.h: a row tree of two value sets).
  *

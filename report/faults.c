@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* faults.c — see faults.h */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* faults.h — page-fault samples -> the call stack that made each page
  * resident (the `callers` and `faultsite` keys of `memsz report`).
  *

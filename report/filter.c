@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* filter.c — see filter.h */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* filter.h — which row paths a report keeps: --filter and --exclude.
  *
  * A rule is a POSIX extended regex, either on the labels of one key

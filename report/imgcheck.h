@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* imgcheck.h — is the file at a path still the image a recording mapped,
  * and what a report calls the bytes of one that is not.
  *

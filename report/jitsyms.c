@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* jitsyms.c — see jitsyms.h */
 #include "config.h"
 

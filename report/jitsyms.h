@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jitsyms.h — names of JIT-compiled code, per process, from the JITMAP
  * records of a recording (perf-PID.map files read by `memsz record`).
  *

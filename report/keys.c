@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* keys.c — see keys.h */
 #include "config.h"
 

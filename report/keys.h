@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* keys.h — the one table of `--by` keys, for `memsz size`, `report` and
  * `diff`.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report/: attribution — resident pages of a recording (attrib, relocmap,
 # fault stacks) and the bytes of ELF files on disk (ondisk) -> rows.
 libmemsz_a_SOURCES += report/attrib.c report/attrib.h \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* ondisk.c — see ondisk.h */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ondisk.h — the on-disk report: ELF files -> rows of FILE SIZE and VM SIZE.
  *
  * For each file: open it, build its base DualMap and one DualMap per

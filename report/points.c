@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* points.c — time in a report over several processes: when each process
  * exited (its EXIT record), the points in time of a timeline (what every
  * process held at each, its latest snapshot then), and whether the one

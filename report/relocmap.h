@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* relocmap.h — dirty-by-relocation: which relocation targets lie on each
  * page of an image, and which symbols own them.
  *

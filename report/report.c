@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* report.c — see report.h. Pass 1 (the recording read once for its
  * images, processes, notes and a summary of each snapshot), the choice of
  * snapshots, the footer notes and report_build(); pass 2, the charging of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.h — `memsz report`: memsz.data + images -> rows.
  *
  * Reads memsz.data twice: first for the images, comms, lost counts, notes

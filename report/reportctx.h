@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* reportctx.h — what the passes of one report_build() share (private to
  * report.c, which reads the recording and chooses the snapshots, and
  * charge.c, which charges the chosen snapshots' pages to rows).

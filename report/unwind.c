@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* unwind.c — see unwind.h */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* unwind.h — user stacks of recorded samples, unwound after the fact.
  *
  * A sample carries the user registers at the fault and a copy of the top of

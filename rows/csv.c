@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* csv.c — the csv and tsv writer: one line per leaf with its key path
  * (a timeline: per leaf and point), for every kind of tree. See
  * output.h. */

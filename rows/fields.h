@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fields.h — private to rows/: the writers of the format table, and the
  * pieces every writer prints the same way: a csv or tsv field, a label on
  * a terminal, the name of a key level, a value, a change, a time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* html.h — the row tree as one self-contained web page (`--format html`).
  *
  * The page needs no network and no other file: the viewer's stylesheet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* json.c — the json writer for every kind of tree: the nested rows of one
  * value set or of a diff, a timeline's series with a value per point.
  * See output.h. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* json_writer.c — see json_writer.h */
 #include "config.h"
 

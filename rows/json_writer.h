@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json_writer.h — a small streaming JSON writer (no document tree).
  *
  * Values are written as they come; the writer only remembers how deep it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # rows/: the row tree (one, two or N value sets per row) and one writer
 # per output format.
 libmemsz_a_SOURCES += rows/rows.c rows/rows.h rows/merge.c \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* merge.c — the trees of several value sets, built from single-set trees:
  * a diff (two, merged by label) and a timeline (one per point, as
  * series). See rows.h. */

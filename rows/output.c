@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* output.c — see output.h */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* output.h — the output formats: one row per format (its name, its
  * writer, its flags) and the writers for a finished row tree: table, csv,
  * tsv, json, folded, pprof and html.

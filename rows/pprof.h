@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pprof.h — the row tree as a pprof profile (`--format pprof`).
  *
  * Writes a gzip-compressed profile.proto message (rows/profile.proto, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rows.c — see rows.h */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rows.h — the one row tree every output is rendered from: size, report,
  * report --timeline and diff.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* table.c — the table writer: one value set (Bloaty-like), a diff (OLD,
  * NEW, change per column) and a timeline (a block per column, a value per
  * point), every line fitted to o->width. See output.h. */

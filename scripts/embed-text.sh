@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # embed-text.sh NAME FILE [NAME FILE...]: print C source defining, for each
 # pair, `const char NAME[]` holding FILE's bytes and a terminating NUL.
 # Used by the build to compile text assets (the html viewer) into memsz.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ensure-packages.sh PKG... — install the Debian packages that are missing
 # (as root, with apt-get). Used by run-demo.sh and run-tests.sh. Others may
 # be installing at the same time: wait for the dpkg lock instead of failing.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/lib.sh — the one helper library of the end-to-end shell tests. Every
 # tests/t*.sh starts with
 #	. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.

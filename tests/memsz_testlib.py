@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memsz_testlib: helpers shared by the Python tests (tests/t*.py).
 
 A test imports it from its own directory:

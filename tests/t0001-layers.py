@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t0001: the layers are a tree, and every #include "dir/file.h" of the
 sources keeps to it (DESIGN.md, "Layers"; README.md draws the same tree).
 

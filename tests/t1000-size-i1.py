@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """I1 on real ELF files: `memsz size` against readelf's own numbers.
 
 For every ELF file below (test fixtures built here, memsz itself, and the

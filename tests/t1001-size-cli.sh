@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # memsz's command line and `memsz size` on good and bad input: exit codes,
 # one-line errors naming the file, help texts, output formats.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every command's options come from one table (builtin/options.h): a bad
 # option is one line and exit 129 in every command, --help is `memsz help
 # CMD`, and every long option of a command's table is in its --help and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size --by sections,symbols`: the words of .hash and .gnu.hash
 that name one symbol are charged to that symbol.
 

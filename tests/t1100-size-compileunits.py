@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size --by compileunits / inlines` against binutils' readelf.
 
 Fixtures: three C files built here with -g (DWARF 5), -gdwarf-4 and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size` fetches a stripped binary's debug file from debuginfod.
 
 A program built here with -g is split with objcopy --only-keep-debug /

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size --disasm`: string literals charged to the code using them.
 
 A program built here (x86-64, -O2 -g, as a PIE and as a position-dependent

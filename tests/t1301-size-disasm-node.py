@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size --by compileunits,symbols --disasm` on /usr/bin/node: no
 compile unit is charged data its code does not address.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size --by symbols`: symbols that once got a wrong label or none.
 
 Fixtures built here (gcc), ground truth from readelf and nm:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2001-dump: `memsz dump` prints every record of a recorded file; a file
 # cut at or inside any record prints every complete record before the cut,
 # and a cut inside a record is one error line with its offset, exit 1.

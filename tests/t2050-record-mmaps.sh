@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2050-record-mmaps.sh — `memsz record -- CMD` sees every mmap2 of a
 # dlopen/dlclose + mmap/munmap workload, in order, exactly as `perf record`
 # + `perf script --show-mmap-events` report them for the same workload.

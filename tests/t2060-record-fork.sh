@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2060-record-fork.sh — forked children of a launched command are recorded:
 # their mmaps under their own pids, and a snapshot at each process's exit.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2070-record-attach.sh — `memsz record -p PID`: mappings that exist at
 # attach are synthesized (== /proc/PID/maps), new ones come from perf, and a
 # target killed mid-record leaves a valid file with a note.

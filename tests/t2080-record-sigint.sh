@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2080-record-sigint.sh — SIGINT/SIGTERM to memsz leave a valid file with a
 # final snapshot, in attach and launch mode; --freeze leaves targets running.
 # Each signal is sent once the file shows memsz is recording (its start

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2085: a SIGKILLed memsz never leaves its target stopped.
 
 memsz stops targets only with ptrace stops (--freeze while a snapshot is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2090-record-nonroot.sh — the unprivileged path: as nobody, memsz records
 # its own user's process without PSS and says so once; with perf refused
 # (MEMSZ_NO_PERF=1, the same path as perf_event_paranoid forbidding it) it

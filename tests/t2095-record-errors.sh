@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2095-record-errors.sh — bad arguments, missing processes, a command that
 # cannot run and a full disk: one line on stderr, non-zero exit, and no
 # file left behind.

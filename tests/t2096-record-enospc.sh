@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2096-record-enospc.sh — `record --faults` into a 64 KiB tmpfs: the disk
 # fills while samples are batched. The launched command (a shell wrapper
 # that forks python3) and the process it forked are ended, not left

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2097-record-attach-endings.sh — memsz never signals a process it did not
 # launch: an attached target (-p, with and without --faults, which traces
 # it) survives every way a recording can end — a full disk (ENOSPC), a

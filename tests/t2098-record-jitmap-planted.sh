@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2098-record-jitmap-planted.sh — /tmp/perf-PID.map is controlled by the
 # target's user (and, in a sticky /tmp, planted by anyone): root's memsz
 # reads it only as a regular file owned by that user or root, never follows

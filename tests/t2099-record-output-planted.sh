@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2099-record-output-planted.sh — `record -o` through a path another user
 # planted in a sticky world-writable directory (as /tmp is): a FIFO there
 # neither receives root's recording nor blocks memsz; a symlink nobody owns

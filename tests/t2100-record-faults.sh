@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2100-record-faults.sh — `memsz record --faults` / `-e EVENT`: a workload
 # built here touches known numbers of fresh pages from three known call
 # paths in three threads; every first touch is one SAMPLE record of that

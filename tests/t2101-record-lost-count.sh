@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2101-record-lost-count.sh — the summary's "S samples (L lost)" counts
 # samples only: MMAP2 records the kernel drops from the mapping history's
 # ring (64 KiB per cpu, memsz stopped while the target maps and unmaps

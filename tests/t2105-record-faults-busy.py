@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2105: `memsz record --faults` loses nothing on a busy machine.
 
 tests/workloads/fault_threads.c, built here without frame pointers, starts

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2106: `memsz record --faults` loses nothing while it snapshots a large
 process that keeps faulting.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2107: with --faults, a target cannot outrun memsz, even a stopped memsz.
 
 Each traced thread carries a leash: a counter of its own samples that

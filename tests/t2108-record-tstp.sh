@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2108-record-tstp.sh — Ctrl-Z (SIGTSTP) of a `record --faults`: memsz
 # says that its traced targets wait at their next ptrace stop until it
 # continues, then stops; continued (SIGCONT) it records on and ends as

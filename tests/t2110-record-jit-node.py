@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2110: JIT code named, with node --perf-basic-prof.
 
 A node script (Debian's /usr/bin/node) runs a hot JavaScript function,

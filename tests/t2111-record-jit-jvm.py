@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2111: JIT code named, with the JVM's own perf map written at its exit.
 
 A Java program (Debian's default JDK) calls a method, hotFill, until the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2115-record-keep.sh — a failed `memsz record` never touches the previous
 # recording: a command that cannot run, a bad option, a missing pid, a
 # directory the user may not write, a full disk and SIGKILL all leave FILE

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2120-record-follow.sh — `record -p` follows the processes its targets
 # fork after attach (a server forking a child per request): their events,
 # snapshots at intervals, at their exit and at the end, under their own pid

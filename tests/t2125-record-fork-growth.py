@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2125: children forked while snapshots are taken are all followed.
 
 tests/workloads/fork_grow.c forks 40 children, four at a time, each

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2130: observer-free PSS. A stopped python3 that has loaded libraries
 memsz maps too (libz, liblzma, libbz2, libm, libc) is recorded with
 `memsz record -p PID --duration 0`; each mapping's PSS in the report must

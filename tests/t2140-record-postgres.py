@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2140: a real service. A PostgreSQL 15 cluster (initdb into a temporary
 directory as nobody, a unix socket there, no TCP) is recorded with
 `memsz record -p POSTMASTER` while psql sessions open and run queries (one

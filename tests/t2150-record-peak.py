@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2150: the peak of a launched command, without --interval. python3
 allocates a 50 MB bytearray (memset page by page) and frees it before it
 exits, so neither the start nor the at-exit snapshot holds it: the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t2160-record-thread-stacks.sh — each thread's stack is a mapping named
 # [stack:TID]: a workload's threads tell their ids and the address of a
 # variable on their stacks, and the snapshot must name the mapping holding

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2170: the THP and LOCKED columns against smaps. A workload
 (tests/workloads/rec_thp.c) maps anonymous THP (MADV_HUGEPAGE), locked
 memory (MAP_LOCKED, mlock of a part of a mapping, an mlocked file), a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2185: `memsz record -p PID --children` attaches to PID and to every
 descendant it has at attach, and follows those forked later.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2186: `--by users` for recordings of -p and of a launched command, not
 only of -a and -G.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2300: `memsz record -a` against every process's smaps_rollup.
 
 A workload built here (sys_share: a shared file mapping read whole, dirty

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2310: `memsz record -G CGROUP` records exactly the processes of a cgroup
 v2 subtree, including those that join it and those they fork.
 

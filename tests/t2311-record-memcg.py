@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2311: a recording holds the memory cgroups' own counters (CGROUP
 records): the -G cgroup's at every snapshot, each process's own cgroup's
 after its snapshot, from cgroup v1 and from cgroup v2 files.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2312: `memsz record -a` accounts for all of the machine's memory.
 
 As root: one snapshot of every process (`record -a --duration 0`) holds a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t2320: `memsz record -a` reports beside Debian's smem, read at the same
 moment.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3000: invariant I2 of `memsz report` against the kernel's own numbers.
 
 For each workload (rep_layout with a forked child, built here; a python3

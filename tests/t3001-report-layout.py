@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3001: `memsz report` on a workload of known layout (rep_layout.c).
 
 Expected values come from the workload's source and from `nm -S` of the

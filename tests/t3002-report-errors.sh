@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t3002: `memsz report` on damaged recordings and images that changed:
 # clear messages, and the rest of the report still right.
 #  - not a memsz.data file, an empty one: one line on stderr, exit 1;

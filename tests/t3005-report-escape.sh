@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t3005-report-escape.sh — names a process's owner chooses (its command
 # name, its command line, its file names) reach no terminal and no
 # spreadsheet raw: dump and every text format of report escape control

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t3006-report-truncated.sh — an image truncated while `report --by
 # files,symbols` reads it (a package upgrade, a build tree) gives a note,
 # never a signal (it died of SIGBUS, exit 135, when the image was mapped).

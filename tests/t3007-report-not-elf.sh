@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t3007-report-not-elf.sh — a file mapped as an image that is not ELF is
 # labelled by its path; when it is mapped executable or other users may
 # not read it (a recording may name /etc/shadow) a note says it is not an

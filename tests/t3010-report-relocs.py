@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3010: dirty-by-relocation (`memsz report --by relocs`, RELOCS column)
 and the RELR estimate of `memsz size --by relocs`.
 

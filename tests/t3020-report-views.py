@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3020: what `memsz report` shows and how: --fields, the table's width,
 per-key --filter/--exclude, the footer grouped by kind, totals of files
 several processes map.

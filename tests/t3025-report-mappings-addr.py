@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3025: `memsz report --by mappings --sort addr`, the per-mapping view of
 pmap -x and showmap, against the kernel's own /proc/PID/smaps.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3030: `memsz report --by symbols,bbs` on a process whose basic blocks
 lie on known pages (workloads/rep_bbs.c, built with clang
 -fbasic-block-sections=labels).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3050: a recording with 1-8 random bytes changed never reports different
 totals in silence.
 

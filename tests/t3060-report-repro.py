@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3060: the damaged recordings of a reliability review, made again here
 from fresh recordings, report right (and, in the sanitizer build, without
 undefined behaviour).

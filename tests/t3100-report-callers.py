@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3100: `memsz report --by callers` on fault samples of a known workload.
 
 tests/workloads/rep_fault_paths.c, built here with -O2 -fomit-frame-pointer

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3200: `memsz diff` against ground truth from readelf, nm, stat and smaps.
 
 ELF: a fixture library built twice here with gcc, the second build with one

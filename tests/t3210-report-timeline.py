@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3210: `memsz report --timeline` against `report --snapshot N`.
 
 `memsz record --interval 50 -- diff_grow N M` (built here): the test waits

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3220: a report over several processes sums what each held at one moment.
 
 1. Timeline times. `memsz record --interval 100 -- sh -c 'sleep 1; python3

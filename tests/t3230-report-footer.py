@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3230: what a report prints around its rows says only what it needs to.
 
 Two processes, one with a command line of 200 characters, recorded at once

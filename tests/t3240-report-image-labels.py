@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3240: files that are not on disk as they were mapped get a clear label.
 
 A program built at test time links a small shared library built at test

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3300: `--format pprof` read back by pprof itself (`go tool pprof`).
 
 tests/workloads/rep_fault_paths.c, built here, makes memory resident from

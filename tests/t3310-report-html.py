@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """t3310: `--format html` opened in a real browser (headless Chromium).
 
 Two recordings made here: the demo workload of run-demo.sh (python3

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_attrib.c — the attribution engine and report building, on
  * memsz.data files written here around a fixture ELF compiled at test time.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_bbaddrmap.c — elf/bbaddrmap: SHT_LLVM_BB_ADDR_MAP and the bbs
  * source.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_datafile.c — the memsz.data codec: round trip of every record type,
  * a file cut at every byte, corrupt headers and records, full disks. */
 #include "config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_difftree.c — the row trees of several value sets (rows/merge.c):
  * two trees merged into a diff tree (new, gone, changed and unchanged
  * rows, renames, order by |change|, -n folding, the csv writer's signed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_ehframe.c — elf/ehframe.c and the unwind-table charges of the
  * symbols source.
  *

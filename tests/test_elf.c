@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_elf.c — elf/: opening, validation, base map, data sources, debug
  * files, demangling, hostile input.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_faults.c — sampling events: libpfm4 names to perf_event_attr,
  * suggestions for unknown names, decoding of PERF_RECORD_SAMPLE, and the
  * SAMPLE record of memsz.data (round trip, damaged records). */

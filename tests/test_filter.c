@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_filter.c — --filter/--exclude rules: KEY=REGEX on one level, bare
  * REGEX on any, AND of filters, exclusion, errors. */
 #include "config.h"

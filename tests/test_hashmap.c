@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_hashmap.c — the one hash table: lookups over an owner's array,
  * colliding hashes told apart by the owner, growth, clearing, and the
  * two hash functions. */

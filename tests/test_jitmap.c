@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_jitmap.c — perf-PID.map parsing (record/jitmap.c) and the report's
  * JIT symbol table (report/jitsyms.c). */
 #include "config.h"

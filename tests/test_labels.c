@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_labels.c — label interning and aliases. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_machine.c — the whole machine's memory: /proc/meminfo parsed from
  * its text (copied here, and read live), page frames sorted by their
  * kpageflags, and machine_read() beside this machine's /proc/meminfo;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_memcg.c — a memory cgroup's counters: the memory.stat, mountinfo
  * and /proc/PID/cgroup parsers on the text of real files (copied here and,
  * where this machine has them, read live), the v2 and v1 readers on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_output.c — table, csv, tsv and json writers against literal text;
  * json output is also parsed by python3's json module; pprof output is
  * inflated by zlib and decoded by protobuf-c; html is checked for what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_pagecache.c — a file's cached pages and their memory cgroups
  * (pagecache_scan) on a file made here, half of it read; the FILE_CACHE
  * record written and read back. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_perf.c — perf record decoding, the ring-buffer consumer, and live
  * capture of a forked child's mmaps checked against its /proc/PID/maps. */
 #include "config.h"

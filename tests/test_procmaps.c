@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_procmaps.c — /proc/PID/maps parsing: fixtures in the kernel's exact
  * layout, malformed lines, and the live /proc/self/maps checked against
  * `wc -l` and against /proc/self/map_files. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_rangemap.c — RangeMap and DualMap: literal expected maps (in the
  * manner of Bloaty's range_map_test) and randomized runs against a
  * byte-array model. rmap_check() runs after every mutation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_relocs.c — elf/relocs.c (REL, RELA, RELR) and the relocation and
  * symbol-table charges of the symbols source.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_rows.c — the row tree: sums, ordering, ties, -n folding, depth. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_snapshot.c — residency snapshots against the kernel's own numbers.
  *
  * A workload built at test time (tests/workloads/snap_workload.c) maps anon,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_strbuf.c — the growable string: appends, formatted appends that
  * outgrow the room, detach, reset, free. */
 #include "config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_strlist.c — footer notes: kinds, subjects, the summary that groups
  * a kind's notes about several subjects into one line. */
 #include "config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_targets_scan.c — the parsers behind record -a and -G, from text
  * fixtures; a scan of /proc; cgroup paths that are not cgroups. */
 #include "config.h"

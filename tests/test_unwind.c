@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_unwind.c — the remote unwinder on stacks this process captures of
  * itself.
  *

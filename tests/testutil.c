@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* testutil.c — helpers shared by the cmocka tests (see testutil.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* testutil.h — helpers shared by the cmocka tests: running a group with
  * honest skip accounting, a per-program fixture directory, running shell
  * commands and reading their output, whole-file reads and writes, and sums

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dynlib.c — shared libraries loaded on first use (see dynlib.h). */
 #include "config.h"
 

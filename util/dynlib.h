@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dynlib.h — shared libraries loaded on first use (dlopen), so that a
  * command that never needs one does not pay for loading it (and for the
  * libraries it pulls in) at every start.

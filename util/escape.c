@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* escape.c — text from elsewhere made safe to print (see escape.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* escape.h — text that came from elsewhere (process names, command
  * lines, file names, symbols: chosen by whoever ran or built them) made
  * safe to print: no byte of it can drive a terminal or break a line.

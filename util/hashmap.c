@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* hashmap.c — see hashmap.h. */
 #include "util/hashmap.h"
 

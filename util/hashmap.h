@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hashmap.h — the one hash table of memsz: open addressing, linear
  * probing, at most half full, doubling.
  *

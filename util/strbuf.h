@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strbuf.h — a growable string, for text built piece by piece.
  *
  * A zeroed struct strbuf (STRBUF_INIT) is the empty string. buf is NULL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* strlist.c — see strlist.h */
 #include "config.h"
 

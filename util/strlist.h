@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strlist.h — the footer's notes: a growable list of owned lines, each
  * with a kind and the subject it is about.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* util.c — see util.h */
 #include "config.h"
 

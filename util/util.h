@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.h — allocation, error codes and small helpers shared by every layer.
  *
  * Error convention: library functions return 0 (or a count) on success and a

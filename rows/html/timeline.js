@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* memsz html viewer: the timeline, what the processes of the recording
  * held at each moment, by the rule of the text timeline: at time t a
  * process holds what its latest snapshot at or before t says, nothing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* memsz html viewer: a treemap of the report's rows, a column switch, a
  * label search, a flame graph for the callers key and a timeline of the
  * recording's snapshots. Plain DOM and SVG, no library: the page must open

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Rewrite a little-endian ELF file as big-endian (test fixture generator).
 
 binutils here cannot change a file's byte order and no big-endian linker is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cg_load.c — a workload for the memory cgroup tests: waits for a line on
  * stdin (time to move it into a cgroup), then reads FILE whole with
  * read() (page cache charged to its cgroup, never mapped; the file is

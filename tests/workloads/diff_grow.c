@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* diff_grow: a workload whose resident memory grows by a known amount
  * between two points the test chooses.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fault_churn.c — workload of t2106: a large resident mapping, which makes
  * every snapshot long, and a thread that keeps faulting meanwhile.
  *

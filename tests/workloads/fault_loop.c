@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fault_loop.c — workload of t2085 and t2107: faults without end.
  *
  *   fault_loop [MIB [NT [block]]]      (build with -pthread)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fault_paths.c — touches known numbers of fresh anonymous pages from three
  * known call paths, one thread each, for the page-fault sampling tests:
  *   main thread   alloc_a → touch_a   A_PAGES pages, a write per page

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fault_threads.c — workload of t2105: NT threads, started together, each
  * touching its own fresh MIB-MiB anonymous mapping (one write per page,
  * MADV_NOHUGEPAGE: one fault each) from its own function touch_N. Prints

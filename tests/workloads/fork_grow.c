@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fork_grow.c — forks N children, four at a time, each touching MIB MiB
  * of fresh memory page by page (so that memsz takes growth snapshots of
  * it) and exiting; prints each child's pid on stdout, then waits for all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fresh_anon.h — for the page-fault workloads: a private anonymous mapping
  * of len bytes, not populated and with MADV_NOHUGEPAGE, so that each page
  * faults exactly once, on its first write (exits on failure). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* mmap_churn.c — once the file argv[1] exists, maps, touches and unmaps
  * 8 KiB argv[2] times (a stream of MMAP2 records), then exits. Used by
  * t2101-record-lost-count.sh. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec_dlopen.c — a deterministic mapping workload for `memsz record` tests:
  * dlopen/dlclose LIB in a loop, mmap/munmap FILE at changing offsets, then
  * fork a child that maps FILE shared and exits, and wait for it.

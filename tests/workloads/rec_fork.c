@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec_fork.c — forks N children; child i maps FILE (i+1 pages), touches
  * them, starts a thread in child 0, and exits; the parent waits for all.
  * usage: rec_fork FILE N */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec_lib.c — the library rec_dlopen loads and unloads (built as a .so at
  * test time). Its data and bss make ld.so map every kind of segment. */
 int rec_lib_counter = 1;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec_sleep.c — a long-running target for attach tests: maps FILE, touches
  * 64 anonymous pages, writes its pid to READY (atomically, when set up), then
  * maps FILE again and unmaps it HOLD ms later, HOLD ms apart (with no HOLD:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec_thp.c — memory that smaps counts as THP (AnonHugePages,
  * ShmemPmdMapped, FilePmdMapped) and as Locked, then a stop.
  * usage: rec_thp DIR SHMDIR [hugetlb]

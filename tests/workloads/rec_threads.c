@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec_threads.c — N threads, each blocked in read() on a pipe; each writes
  * "TID ADDR" (its thread id and the address of a variable on its stack) to
  * READY, which is complete (renamed into place) once all have. The process

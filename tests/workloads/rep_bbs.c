@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rep_bbs.c — a function whose basic blocks lie on known pages, for the
  * `memsz report --by symbols,bbs` test (built at test time with clang
  * -fbasic-block-sections=labels, as a PIE).

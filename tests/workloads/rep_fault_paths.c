@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rep_fault_paths.c — workload of t3100: memory made resident from three
  * known call paths of known sizes, then a stop so that the recorder's last
  * snapshot sees a still process.

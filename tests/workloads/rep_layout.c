@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rep_layout.c — a workload with a known memory layout for `memsz report`
  * tests (built at test time as a PIE).
  *

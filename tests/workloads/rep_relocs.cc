@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rep_relocs.cc — a relocation-heavy PIE for t3010: "vtable for Foo" with
  * 37 RELATIVE relocations (offset-to-top, RTTI, two destructors and 35
  * methods: RTTI is off, see the test) and a 24 KiB table of 3072 function

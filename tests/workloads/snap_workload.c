@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_workload.c — a process whose residency is known page by page, for
  * the snapshot tests (compiled at test time).
  * usage: snap_workload DIR ANON_MIB

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spawner.py — a small server for attach tests: it forks children on
 # request, like a database forks a backend per session.
 # usage: python3 spawner.py DIR

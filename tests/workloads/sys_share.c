@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* sys_share.c — a small service for the system-wide and cgroup tests: maps
  * FILE shared and reads every page of it, dirties ANON_KB KiB of private
  * memory, then forks one child (at once, or after a line on stdin with
