@@ -19,23 +19,20 @@ static int cmd_help(int argc, char **argv);
 static void usage_help(FILE *out);
 
 const struct memsz_cmd memsz_cmds[] = {
-	{ "size", cmd_size, usage_size,
-	  "on-disk size of ELF files by segments, sections, symbols",
-	  &size_cmd },
-	{ "record", cmd_record, usage_record,
-	  "record where images are loaded and which pages are resident",
-	  &record_cmd },
-	{ "report", cmd_report, usage_report,
-	  "attribute recorded resident memory to files, sections, symbols",
-	  &report_cmd },
-	{ "diff", cmd_diff, usage_diff,
-	  "compare two recordings, two snapshots or two ELF files",
-	  &diff_cmd },
-	{ "dump", cmd_dump, usage_dump,
-	  "print every record of a memsz.data file", &dump_cmd },
-	{ "help", cmd_help, usage_help, "show help for memsz or a command",
-	  NULL },
-	{ NULL, NULL, NULL, NULL, NULL },
+    {"size", cmd_size, usage_size,
+     "on-disk size of ELF files by segments, sections, symbols", &size_cmd},
+    {"record", cmd_record, usage_record,
+     "record where images are loaded and which pages are resident",
+     &record_cmd},
+    {"report", cmd_report, usage_report,
+     "attribute recorded resident memory to files, sections, symbols",
+     &report_cmd},
+    {"diff", cmd_diff, usage_diff,
+     "compare two recordings, two snapshots or two ELF files", &diff_cmd},
+    {"dump", cmd_dump, usage_dump, "print every record of a memsz.data file",
+     &dump_cmd},
+    {"help", cmd_help, usage_help, "show help for memsz or a command", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static const struct memsz_cmd *find_cmd(const char *name)
@@ -60,10 +57,11 @@ static void print_version(void)
 
 static void usage_main(FILE *out)
 {
-	fprintf(out, "usage: memsz [--version] [--help] <command> [<args>]\n\n"
-		     "memsz tells what, byte by byte, occupies a process's RAM,\n"
-		     "set beside what the same things cost on disk.\n\n"
-		     "Commands:\n");
+	fprintf(out,
+		"usage: memsz [--version] [--help] <command> [<args>]\n\n"
+		"memsz tells what, byte by byte, occupies a process's RAM,\n"
+		"set beside what the same things cost on disk.\n\n"
+		"Commands:\n");
 	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++)
 		fprintf(out, "   %-8s %s\n", c->name, c->summary);
 	fprintf(out, "\n'memsz help <command>' or 'memsz <command> --help' "
@@ -103,8 +101,7 @@ static void unknown_command(int argc, char **argv)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "'%s' is not a memsz command. Commands are:",
-		    argv[1]);
+	strbuf_addf(&sb, "'%s' is not a memsz command. Commands are:", argv[1]);
 	for (const struct memsz_cmd *c = memsz_cmds; c->name; c++)
 		strbuf_addf(&sb, " %s", c->name);
 	view_error(view_argv_json(argc, argv) ? OUT_JSON : OUT_TABLE,
@@ -140,7 +137,8 @@ int main(int argc, char **argv)
 	}
 	/* `memsz CMD --help` is `memsz help CMD` (only right after CMD, so
 	 * that an option's value or a file may be called "-h"). */
-	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+	if (argc > 2 &&
+	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
 		c->usage(stdout);
 		return 0;
 	}

@@ -31,6 +31,7 @@ cd "$(dirname "$0")"
 #                debuginfod client (build)
 #   debuginfod   the real server t1200 starts on 127.0.0.1
 #   smem         the ground truth of t2320 (record -a)
+#   clang-format t0004: the C sources keep .clang-format's layout
 #   postgresql   the server t2140 records
 #   default-jdk-headless  java and javac, the JVM t2111 records
 #   bash-completion zsh  t1003's completion
@@ -42,7 +43,7 @@ libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-
 libzydis-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
 libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium smem \
-postgresql default-jdk-headless bash-completion zsh debhelper dpkg-dev \
+postgresql default-jdk-headless clang-format bash-completion zsh debhelper dpkg-dev \
 fakeroot lintian man-db"
 scripts/ensure-packages.sh $pkgs
 

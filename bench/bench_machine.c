@@ -33,7 +33,7 @@
 
 static double walk(void)
 {
-	struct machine m = { 0 };
+	struct machine m = {0};
 	double t = bench_now();
 
 	machine_read(&m);
@@ -93,7 +93,7 @@ static double rollups(void)
 
 static double scan(char **files, size_t n, int kpc, uint64_t *cached)
 {
-	struct pagecache_file pf = { 0 };
+	struct pagecache_file pf = {0};
 	double t = bench_now();
 
 	*cached = 0;
@@ -112,8 +112,7 @@ static double scan(char **files, size_t n, int kpc, uint64_t *cached)
 
 static double fincore(const char *list)
 {
-	char *cmd = xasprintf("xargs -0 -a '%s' fincore >/dev/null 2>&1",
-			      list);
+	char *cmd = xasprintf("xargs -0 -a '%s' fincore >/dev/null 2>&1", list);
 	double t = bench_now();
 
 	if (system(cmd) < 0)
@@ -149,11 +148,11 @@ static size_t list_files(const char *dir, char **files, const char *list)
 	return n;
 }
 
-#define BEST(var, expr)                                                   \
-	do {                                                               \
-		double _t = (expr);                                        \
-		if (_t < (var))                                            \
-			(var) = _t;                                        \
+#define BEST(var, expr)                                                        \
+	do {                                                                   \
+		double _t = (expr);                                            \
+		if (_t < (var))                                                \
+			(var) = _t;                                            \
 	} while (0)
 
 int main(int argc, char **argv)
@@ -179,10 +178,11 @@ int main(int argc, char **argv)
 	}
 	printf("page frame walk (meminfo + kpageflags sorted) %8.3f s  "
 	       "%.2fx kpageflags read alone (%.3f s), %.2fx meminfo + every "
-	       "smaps_rollup (%.3f s)\n", tw, tw / tk, tk, tw / tr, tr);
+	       "smaps_rollup (%.3f s)\n",
+	       tw, tw / tk, tk, tw / tr, tr);
 	printf("page cache scan of %zu files in %s (%llu pages cached, "
-	       "with cgroups) %8.3f s  %.2fx fincore (%.3f s)\n", n, dir,
-	       (unsigned long long)cached, ts, ts / tf, tf);
+	       "with cgroups) %8.3f s  %.2fx fincore (%.3f s)\n",
+	       n, dir, (unsigned long long)cached, ts, ts / tf, tf);
 	for (size_t i = 0; i < n; i++)
 		free(files[i]);
 	unlink(list);

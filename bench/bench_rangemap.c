@@ -48,18 +48,18 @@ int main(int argc, char **argv)
 	struct sym *syms = xmalloc(n * sizeof(*syms));
 	struct rmap *m = rmap_new(), *sec = rmap_new();
 	struct rmap *maps[2];
-	uint64_t addr = 0x1000, total, acc[2] = { 0, 0 }, hits = 0;
+	uint64_t addr = 0x1000, total, acc[2] = {0, 0}, hits = 0;
 	size_t i, nsec = 64, pages;
 	double t0, t1, t2, t3, t4, t5;
 
 	for (i = 0; i < n; i++) {
-		addr += rnd() % 4 ? 0 : 16 + rnd() % 64;	/* gaps */
+		addr += rnd() % 4 ? 0 : 16 + rnd() % 64; /* gaps */
 		syms[i].start = addr;
 		syms[i].size = 8 + rnd() % 256;
 		addr += syms[i].size;
 	}
 	total = addr;
-	for (i = n; i > 1; i--) {	/* shuffle */
+	for (i = n; i > 1; i--) { /* shuffle */
 		size_t j = rnd() % i;
 		struct sym t = syms[i - 1];
 

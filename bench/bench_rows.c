@@ -20,11 +20,10 @@
 /* Adds every one of the n leaves twice under 4 parents, in a scattered
  * order or in order, and finishes; the times go to *add and *fin. */
 static void depth2(struct labels *lb, const uint32_t *ids, size_t n,
-		   const uint32_t *top, int scattered, double *add,
-		   double *fin)
+		   const uint32_t *top, int scattered, double *add, double *fin)
 {
 	struct rowtree *t = rowtree_new(lb, 2);
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t path[2];
 	double t0, t1, t2;
 
@@ -53,7 +52,7 @@ int main(int argc, char **argv)
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000000;
 	struct labels *lb = labels_new();
 	uint32_t *ids = xmalloc(n * sizeof(*ids)), top[4], path[1];
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 	double sa, sf, oa, of, t0, t1, t2;
 	struct rowtree *t;
 	char s[32];

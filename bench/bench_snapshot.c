@@ -43,13 +43,19 @@
 #include "bench/benchutil.h"
 
 enum layout {
-	CONTIGUOUS, EVERY2, EVERY4, RANDOM25, SPARSE2M, RESERVE, THP,
+	CONTIGUOUS,
+	EVERY2,
+	EVERY4,
+	RANDOM25,
+	SPARSE2M,
+	RESERVE,
+	THP,
 	LAYOUT_COUNT
 };
 
 static const char *const layout_names[] = {
-	"contiguous", "every 2nd page", "every 4th page", "random 25%",
-	"1 page / 2 MiB", "20 TiB reserve", "THP contig.",
+    "contiguous",     "every 2nd page", "every 4th page", "random 25%",
+    "1 page / 2 MiB", "20 TiB reserve", "THP contig.",
 };
 
 /* The size of the mapping of the reservation layout: what sanitizers,
@@ -123,9 +129,9 @@ static pid_t spawn(size_t len, size_t resident, enum layout l)
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
-		char *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
+		char *a =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 		if (a == MAP_FAILED)
 			_exit(1);
@@ -160,7 +166,7 @@ static struct cost time_smaps(pid_t pid, size_t *bytes)
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		*bytes += (size_t)n;
 	close(fd);
-	return (struct cost){ bench_now() - t0, cpu() - c0 };
+	return (struct cost){bench_now() - t0, cpu() - c0};
 }
 
 static struct cost time_snapshot(pid_t pid, const char *out,
@@ -188,7 +194,7 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	snapper_free(s);
 	md_writer_commit(w);
 	md_writer_close(w);
-	return (struct cost){ bench_now() - t0, cpu() - c0 };
+	return (struct cost){bench_now() - t0, cpu() - c0};
 }
 
 /* Mapped pages and the version 1 size of the snapshot in file out. */
@@ -210,17 +216,18 @@ static void file_pages(const char *out, uint64_t *mapped, uint64_t *v1)
 			continue;
 		}
 		*mapped += (rec.u.mapping.end - rec.u.mapping.start) / ps;
-		*v1 += 16 + 64 + ((4 + strlen(rec.u.mapping.name) + 1 + 7) &
-				  ~7ul) + 24 * rec.u.mapping.nruns;
+		*v1 += 16 + 64 +
+		       ((4 + strlen(rec.u.mapping.name) + 1 + 7) & ~7ul) +
+		       24 * rec.u.mapping.nruns;
 	}
 	md_reader_close(r);
 }
 
-static void bench(enum layout l, size_t len, size_t resident,
-		  const char *out, int runs)
+static void bench(enum layout l, size_t len, size_t resident, const char *out,
+		  int runs)
 {
 	pid_t pid;
-	struct cost snap = { 1e9, 1e9 }, smaps = { 1e9, 1e9 }, c;
+	struct cost snap = {1e9, 1e9}, smaps = {1e9, 1e9}, c;
 	struct snap_stats st;
 	uint64_t mapped, v1;
 	size_t smaps_bytes = 0;
@@ -243,15 +250,14 @@ static void bench(enum layout l, size_t len, size_t resident,
 	file_pages(out, &mapped, &v1);
 	printf("%-15s %7.0f MiB %9lu %8.2f %6.3f %6.3f %7.1f %7.1f %5.2f "
 	       "%7.1f %7.1f %5.2f\n",
-	       layout_names[l],
-	       (double)st.pages_present * 4096 / (1 << 20),
+	       layout_names[l], (double)st.pages_present * 4096 / (1 << 20),
 	       (unsigned long)st.runs, (double)sb.st_size / 1024,
 	       (double)sb.st_size / (double)mapped,
-	       (double)sb.st_size * 8 / (double)mapped,
-	       snap.wall * 1e3, smaps.wall * 1e3, snap.wall / smaps.wall,
-	       snap.cpu * 1e3, smaps.cpu * 1e3, snap.cpu / smaps.cpu);
-	printf("%-15s %-11s %9s %8.0f %6.3f %6.3f   (version 1)\n", "", "",
-	       "", (double)v1 / 1024, (double)v1 / (double)mapped,
+	       (double)sb.st_size * 8 / (double)mapped, snap.wall * 1e3,
+	       smaps.wall * 1e3, snap.wall / smaps.wall, snap.cpu * 1e3,
+	       smaps.cpu * 1e3, snap.cpu / smaps.cpu);
+	printf("%-15s %-11s %9s %8.0f %6.3f %6.3f   (version 1)\n", "", "", "",
+	       (double)v1 / 1024, (double)v1 / (double)mapped,
 	       (double)v1 * 8 / (double)mapped);
 	fflush(stdout);
 	kill(pid, SIGKILL);
@@ -274,12 +280,13 @@ int main(int argc, char **argv)
 	if (runs < 1)
 		runs = 1;
 	printf("one %zu GiB anonymous mapping, about %zu GiB resident; "
-	       "best of %d\n", mapped, res, runs);
-	printf("%-15s %11s %9s %8s %6s %6s %-21s %-21s\n", "", "", "", "",
-	       "", "", "wall ms", "cpu ms");
-	printf("%-15s %11s %9s %8s %6s %6s %7s %7s %5s %7s %7s %5s\n",
-	       "layout", "resident", "runs", "file KiB", "B/page", "bit/pg",
-	       "snap", "smaps", "ratio", "snap", "smaps", "ratio");
+	       "best of %d\n",
+	       mapped, res, runs);
+	printf("%-15s %11s %9s %8s %6s %6s %-21s %-21s\n", "", "", "", "", "",
+	       "", "wall ms", "cpu ms");
+	printf("%-15s %11s %9s %8s %6s %6s %7s %7s %5s %7s %7s %5s\n", "layout",
+	       "resident", "runs", "file KiB", "B/page", "bit/pg", "snap",
+	       "smaps", "ratio", "snap", "smaps", "ratio");
 	for (int l = 0; l < LAYOUT_COUNT; l++)
 		if (only < 0 || only == l)
 			bench(l, mapped << 30, res << 30, out, runs);

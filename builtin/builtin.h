@@ -30,7 +30,7 @@ extern const struct memsz_cmd memsz_cmds[];
 
 /* Each command's table of options (builtin/options.h), in its cmd_*.c. */
 extern const struct opts_cmd size_cmd, record_cmd, report_cmd, diff_cmd,
-	dump_cmd;
+    dump_cmd;
 
 #define EXIT_USAGE 129
 

@@ -27,46 +27,48 @@ enum {
 };
 
 static const struct opt diff_opts[] = {
-	VIEW_ROW_BY("keys, outermost first (default files for\n"
-		    "recordings, sections for ELF files):", diff_keys),
-	VIEW_ROW_LIST_KEYS,
-	VIEW_ROW_FIELDS("the columns compared, in order: file,\n"
-			"vm, rss, pss, uss, dirty, swap,\n"
-			"relocs, shclean, shdirty, thp,\n"
-			"locked (default: all the recordings\n"
-			"have but thp and locked; file,vm for\n"
-			"ELF files)"),
-	VIEW_ROW_SORT("order rows by the size of the change of\n"
-		      "COL: file, vm, rss, pss, uss, dirty,\n"
-		      "swap, relocs, shclean, shdirty, thp,\n"
-		      "locked (default the first of\n"
-		      "--fields, else rss, or file for ELF\n"
-		      "files); or addr, name: as report"),
-	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
-		       "'[N others]' (table default 20; csv,\n"
-		       "tsv and json: all unless given; 0: all)"),
-	VIEW_ROW_FILTER,
-	{ 'i', "input", OPT_ARG, "FILE", 'i',
-	  "compare two snapshots of FILE (default\n"
-	  "the first and the last)", NULL },
-	{ 0, "pid", OPT_ARG, "PID", DIFF_OPT_PID,
-	  "only this process (recordings)", NULL },
-	{ 0, "snapshot", OPT_ARG, "WHICH", DIFF_OPT_SNAPSHOT,
-	  "first, last (default), peak or N, per\n"
-	  "process as in 'memsz report'; once for\n"
-	  "both sides, twice for OLD then NEW", NULL },
-	VIEW_ROW_WIDTH,
-	VIEW_ROW_VERBOSE,
-	VIEW_ROW_FORMAT("table (default), csv, tsv or json"),
-	VIEW_ROW_DEBUG_ROOT,
-	VIEW_ROW_DISASM,
-	OPT_END,
+    VIEW_ROW_BY("keys, outermost first (default files for\n"
+		"recordings, sections for ELF files):",
+		diff_keys),
+    VIEW_ROW_LIST_KEYS,
+    VIEW_ROW_FIELDS("the columns compared, in order: file,\n"
+		    "vm, rss, pss, uss, dirty, swap,\n"
+		    "relocs, shclean, shdirty, thp,\n"
+		    "locked (default: all the recordings\n"
+		    "have but thp and locked; file,vm for\n"
+		    "ELF files)"),
+    VIEW_ROW_SORT("order rows by the size of the change of\n"
+		  "COL: file, vm, rss, pss, uss, dirty,\n"
+		  "swap, relocs, shclean, shdirty, thp,\n"
+		  "locked (default the first of\n"
+		  "--fields, else rss, or file for ELF\n"
+		  "files); or addr, name: as report"),
+    VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
+		   "'[N others]' (table default 20; csv,\n"
+		   "tsv and json: all unless given; 0: all)"),
+    VIEW_ROW_FILTER,
+    {'i', "input", OPT_ARG, "FILE", 'i',
+     "compare two snapshots of FILE (default\n"
+     "the first and the last)",
+     NULL},
+    {0, "pid", OPT_ARG, "PID", DIFF_OPT_PID, "only this process (recordings)",
+     NULL},
+    {0, "snapshot", OPT_ARG, "WHICH", DIFF_OPT_SNAPSHOT,
+     "first, last (default), peak or N, per\n"
+     "process as in 'memsz report'; once for\n"
+     "both sides, twice for OLD then NEW",
+     NULL},
+    VIEW_ROW_WIDTH,
+    VIEW_ROW_VERBOSE,
+    VIEW_ROW_FORMAT("table (default), csv, tsv or json"),
+    VIEW_ROW_DEBUG_ROOT,
+    VIEW_ROW_DISASM,
+    OPT_END,
 };
 
 const struct opts_cmd diff_cmd = {
-	.name = "diff",
-	.synopsis =
-		"usage: memsz diff [--by KEY[,KEY...]]"
+    .name = "diff",
+    .synopsis = "usage: memsz diff [--by KEY[,KEY...]]"
 		" [-F|--fields COL[,COL...]] [--sort COL]\n"
 		"                  [-n N] [--filter [KEY=]REGEX]..."
 		" [--exclude [KEY=]REGEX]...\n"
@@ -77,16 +79,15 @@ const struct opts_cmd diff_cmd = {
 		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
 		" [...]\n"
 		"       memsz diff --list-keys\n",
-	.about =
-		"Compare two recordings of 'memsz record', two snapshots of\n"
-		"one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
-		"as 'memsz size' counts them); the kind is told by each file's\n"
-		"first bytes. Every column is shown as OLD, NEW and the change\n"
-		"(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
-		"OLD [gone], and rows equal on both sides are left out. Notes\n"
-		"say when an image has a new build-id, or changed without one.\n",
-	.opts = diff_opts,
-	.col = VIEW_HELP_COL,
+    .about = "Compare two recordings of 'memsz record', two snapshots of\n"
+	     "one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
+	     "as 'memsz size' counts them); the kind is told by each file's\n"
+	     "first bytes. Every column is shown as OLD, NEW and the change\n"
+	     "(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
+	     "OLD [gone], and rows equal on both sides are left out. Notes\n"
+	     "say when an image has a new build-id, or changed without one.\n",
+    .opts = diff_opts,
+    .col = VIEW_HELP_COL,
 };
 
 void usage_diff(FILE *out)
@@ -95,8 +96,8 @@ void usage_diff(FILE *out)
 }
 
 struct diff_args {
-	const char *input;        /* -i */
-	int nsnap;                /* --snapshot given 0, 1 or 2 times */
+	const char *input; /* -i */
+	int nsnap;	   /* --snapshot given 0, 1 or 2 times */
 	struct diff_side snap[2];
 };
 
@@ -113,24 +114,28 @@ static int diff_option(int c, const char *arg, const struct view *v,
 		return -1;
 	case DIFF_OPT_PID:
 		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
-			return view_usage_error(v, "--pid wants a process id, "
-						"not '%s'", arg);
+			return view_usage_error(v,
+						"--pid wants a process id, "
+						"not '%s'",
+						arg);
 		o->pid = (long)u;
 		return -1;
 	case DIFF_OPT_SNAPSHOT:
 		if (a->nsnap == 2)
 			return view_usage_error(v, "--snapshot given more "
-						"than twice");
+						   "than twice");
 		if (report_pick_parse(arg, &a->snap[a->nsnap].pick,
 				      &a->snap[a->nsnap].index) < 0)
-			return view_usage_error(v, "--snapshot wants first, "
+			return view_usage_error(v,
+						"--snapshot wants first, "
 						"last, peak or a number, not "
-						"'%s'", arg);
+						"'%s'",
+						arg);
 		a->nsnap++;
 		return -1;
 	default:
 		return view_usage_error(v, "unknown option; see 'memsz help "
-					"diff'");
+					   "diff'");
 	}
 }
 
@@ -142,13 +147,16 @@ static int diff_sides(int argc, char **argv, const struct view *v,
 	int nargs = argc - optind;
 
 	if (a->input && nargs)
-		return view_usage_error(v, "unexpected argument '%s' with -i; "
-					"see 'memsz help diff'", argv[optind]);
+		return view_usage_error(v,
+					"unexpected argument '%s' with -i; "
+					"see 'memsz help diff'",
+					argv[optind]);
 	if (!a->input && nargs != 2)
 		return view_usage_error(v, "diff wants two files, OLD and NEW, "
-					"or -i FILE; see 'memsz help diff'");
+					   "or -i FILE; see 'memsz help diff'");
 	if (a->input && a->nsnap == 1)
-		return view_usage_error(v, "with -i, give --snapshot twice "
+		return view_usage_error(v,
+					"with -i, give --snapshot twice "
 					"(OLD, then NEW) or not at all (first "
 					"and last)");
 	o->old.path = a->input ? a->input : argv[optind];
@@ -181,7 +189,7 @@ static int diff_option_cb(int c, const char *arg, struct view *v, void *ctx)
 static int diff_parse(int argc, char **argv, struct view *v,
 		      struct diff_opts *o, struct diff_args *a)
 {
-	struct diff_parse_ctx p = { o, a };
+	struct diff_parse_ctx p = {o, a};
 	int ret = view_parse(argc, argv, v, &diff_cmd, diff_option_cb, &p);
 
 	if (ret >= 0)
@@ -202,7 +210,7 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 		      const struct diff_args *a)
 {
 	enum diff_kind k[2];
-	const char *path[2] = { o->old.path, o->new.path };
+	const char *path[2] = {o->old.path, o->new.path};
 
 	for (int i = 0; i < 2; i++) {
 		int err = diff_detect(path[i], &k[i]);
@@ -210,23 +218,25 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 
 		if (err == 0)
 			continue;
-		msg = err == -MEMSZ_EBADMAGIC ?
-			      xasprintf("'%s' is neither a memsz recording "
-					"nor an ELF file", path[i]) :
-			      xasprintf("cannot read '%s': %s", path[i],
-					memsz_strerror(err));
+		msg = err == -MEMSZ_EBADMAGIC
+			  ? xasprintf("'%s' is neither a memsz recording "
+				      "nor an ELF file",
+				      path[i])
+			  : xasprintf("cannot read '%s': %s", path[i],
+				      memsz_strerror(err));
 		view_error(v->fmt, msg);
 		free(msg);
 		return 1;
 	}
 	if (k[0] != k[1])
-		return view_usage_error(v, "cannot compare a recording with an "
-					"ELF file ('%s', '%s')", path[0],
-					path[1]);
+		return view_usage_error(v,
+					"cannot compare a recording with an "
+					"ELF file ('%s', '%s')",
+					path[0], path[1]);
 	o->kind = k[0];
 	if (o->kind == DIFF_KIND_ELF && (a->nsnap || o->pid >= 0))
 		return view_usage_error(v, "--snapshot and --pid are for "
-					"recordings, not ELF files");
+					   "recordings, not ELF files");
 	return -1;
 }
 
@@ -237,21 +247,22 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 	unsigned cmd = o->kind == DIFF_KIND_ELF ? KEY_IN_SIZE : KEY_IN_REPORT;
 
 	if (!v->nkeys) {
-		v->keys[0] = o->kind == DIFF_KIND_ELF ? KEY_SECTIONS :
-							KEY_FILES;
+		v->keys[0] =
+		    o->kind == DIFF_KIND_ELF ? KEY_SECTIONS : KEY_FILES;
 		v->nkeys = 1;
 	}
 	for (size_t i = 0; i < v->nkeys; i++)
 		if (!(keydefs[v->keys[i]].cmds & cmd))
 			return view_usage_error(
-				v, "key '%s' is not offered for %s (keys: %s)",
-				keydefs[v->keys[i]].name,
-				o->kind == DIFF_KIND_ELF ? "ELF files" :
-							   "recordings",
-				keys_list(cmd));
+			    v, "key '%s' is not offered for %s (keys: %s)",
+			    keydefs[v->keys[i]].name,
+			    o->kind == DIFF_KIND_ELF ? "ELF files"
+						     : "recordings",
+			    keys_list(cmd));
 	for (size_t i = 0; i < v->nfields && o->kind == DIFF_KIND_ELF; i++)
 		if (v->fields[i] != COL_FILE && v->fields[i] != COL_VM)
-			return view_usage_error(v, "ELF files have the fields "
+			return view_usage_error(v,
+						"ELF files have the fields "
 						"file and vm, not '%s'",
 						coldefs[v->fields[i]].sortname);
 	if (v->sort == COL__COUNT && v->nfields)
@@ -260,7 +271,8 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 		v->sort = o->kind == DIFF_KIND_ELF ? COL_FILE : COL_RSS;
 	if (o->kind == DIFF_KIND_ELF && v->sort != COL_FILE &&
 	    v->sort != COL_VM)
-		return view_usage_error(v, "ELF files are sorted by file or "
+		return view_usage_error(v,
+					"ELF files are sorted by file or "
 					"vm, not '%s'",
 					coldefs[v->sort].sortname);
 	memcpy(o->keys, v->keys, sizeof(o->keys));
@@ -296,22 +308,22 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_opts o = { .pid = -1 };
-	struct diff_args a = { 0 };
+	struct diff_opts o = {.pid = -1};
+	struct diff_args a = {0};
 	struct view v = {
-		.cmdname = "diff",
-		.cmd = KEY_IN_SIZE | KEY_IN_REPORT,
-		.sort = COL__COUNT, /* by kind, once known */
-		/* every stored byte column: a derived one (RES%) has no
-		 * change to show, nor a count of processes that is not a
-		 * sum (PROCS) */
-		.columns = ((1u << COL__COUNT) - 1) &
-			   ~(1u << COL_RES_PCT | 1u << COL_PROCS),
-		.limit = 20,
-		.fmt = OUT_TABLE,
-		.kind = ROWS_DIFF,
+	    .cmdname = "diff",
+	    .cmd = KEY_IN_SIZE | KEY_IN_REPORT,
+	    .sort = COL__COUNT, /* by kind, once known */
+	    /* every stored byte column: a derived one (RES%) has no
+	     * change to show, nor a count of processes that is not a
+	     * sum (PROCS) */
+	    .columns = ((1u << COL__COUNT) - 1) &
+		       ~(1u << COL_RES_PCT | 1u << COL_PROCS),
+	    .limit = 20,
+	    .fmt = OUT_TABLE,
+	    .kind = ROWS_DIFF,
 	};
-	struct diff_result res = { 0 };
+	struct diff_result res = {0};
 	enum col_id cols[COL__COUNT];
 	struct labels *lb = NULL;
 	size_t ncols;
@@ -337,9 +349,9 @@ int cmd_diff(int argc, char **argv)
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		view_error(v.fmt, "no column of --fields is in both recordings "
-				 "(no PSS or LOCKED without page frame "
-				 "numbers, no THP or LOCKED in recordings "
-				 "that did not record them)");
+				  "(no PSS or LOCKED without page frame "
+				  "numbers, no THP or LOCKED in recordings "
+				  "that did not record them)");
 		goto out;
 	}
 	ret = view_write(&v, res.d, cols, ncols, false, &res.notes);

@@ -14,20 +14,21 @@
 #include <stdio.h>
 
 static const struct opt dump_opts[] = {
-	{ 'i', "input", OPT_ARG, "FILE", 'i',
-	  "file to read (default memsz.data)", NULL },
-	{ 'v', "verbose", OPT_NOARG, NULL, 'v',
-	  "also print every page run of a snapshot,\n"
-	  "every JIT symbol and each note's kind", NULL },
-	OPT_END,
+    {'i', "input", OPT_ARG, "FILE", 'i', "file to read (default memsz.data)",
+     NULL},
+    {'v', "verbose", OPT_NOARG, NULL, 'v',
+     "also print every page run of a snapshot,\n"
+     "every JIT symbol and each note's kind",
+     NULL},
+    OPT_END,
 };
 
 const struct opts_cmd dump_cmd = {
-	.name = "dump",
-	.synopsis = "usage: memsz dump [-v] [-i FILE]\n",
-	.about = "Print every record of a memsz.data file, one per line.\n",
-	.opts = dump_opts,
-	.col = 23,
+    .name = "dump",
+    .synopsis = "usage: memsz dump [-v] [-i FILE]\n",
+    .about = "Print every record of a memsz.data file, one per line.\n",
+    .opts = dump_opts,
+    .col = 23,
 };
 
 void usage_dump(FILE *out)
@@ -54,7 +55,7 @@ static int dump_option(int id, const char *arg, void *ctx)
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump_args a = { .input = "memsz.data" };
+	struct dump_args a = {.input = "memsz.data"};
 	const struct md_file_header *h;
 	struct md_reader *r;
 	struct md_record rec;

@@ -22,112 +22,127 @@
 struct record_args {
 	struct session_opts so;
 	const char *pidlist;
-	bool all;                      /* -a */
-	const char *cgroup;            /* -G */
-	char *events;                  /* --faults and -e, comma-joined */
+	bool all;	    /* -a */
+	const char *cgroup; /* -G */
+	char *events;	    /* --faults and -e, comma-joined */
 	struct events_opts fo;
 	struct perf_event_attr *sattr; /* parsed from events */
 	size_t nsattr;
-	char **cmd;                    /* launched command, or NULL */
-	const char **cache_paths;      /* --cache-paths, in order */
+	char **cmd;		  /* launched command, or NULL */
+	const char **cache_paths; /* --cache-paths, in order */
 	size_t ncache_paths, cache_cap;
 };
 
 /* The options of record; a long-only option's id is a letter no short
  * option has. */
 static const struct opt record_opts[] = {
-	{ 'o', "output", OPT_ARG, "FILE", 'o',
-	  "write to FILE (default memsz.data), replaced only\n"
-	  "by a complete recording; the previous one is kept\n"
-	  "as FILE.old", NULL },
-	{ 0, "output-special", OPT_NOARG, NULL, 'O',
-	  "FILE may be a pipe, device or socket (or a symlink\n"
-	  "to one): written directly; refused without this\n"
-	  "option, and never through a symlink another user\n"
-	  "owns in a sticky directory such as /tmp", NULL },
-	{ 'p', "pid", OPT_ARG, "PID,...", 'p',
-	  "attach to running processes (all their threads)\n"
-	  "and follow the children they fork", NULL },
-	{ 0, "children", OPT_NOARG, NULL, 'C',
-	  "with -p: also attach to every descendant the\n"
-	  "processes have now (a service's whole tree: a\n"
-	  "postmaster's checkpointer, walwriter, ...)", NULL },
-	{ 'a', "all", OPT_NOARG, NULL, 'a',
-	  "every process memsz may read (kernel threads\n"
-	  "skipped); new ones are found at every --interval", NULL },
-	{ 'G', "cgroup", OPT_ARG, "CGROUP", 'G',
-	  "every process of a cgroup and its descendants,\n"
-	  "and those that join (a path under the cgroup2\n"
-	  "mount, e.g. system.slice/ssh.service, or under\n"
-	  "the v1 memory hierarchy); its memory counters\n"
-	  "are recorded at every snapshot", NULL },
-	{ 0, "cache-paths", OPT_ARG, "DIR", 'P',
-	  "with -G: name the page cache of the files under\n"
-	  "DIR (repeatable) besides those the processes hold\n"
-	  "open or map; found without reading them", NULL },
-	{ 0, "interval", OPT_ARG, "MS", 'I',
-	  "also take a snapshot every MS milliseconds", NULL },
-	{ 0, "duration", OPT_ARG, "S", 'd',
-	  "stop after S seconds (0 with -p, -a or -G: one\n"
-	  "snapshot of each process, then exit)", NULL },
-	{ 0, "freeze", OPT_NOARG, NULL, 'F',
-	  "stop the targets while a snapshot is taken (ptrace\n"
-	  "stops: they end if memsz dies; held at most\n"
-	  "half of the time)", NULL },
-	{ 0, "no-inherit", OPT_NOARG, NULL, 'N',
-	  "do not follow forked children", NULL },
-	{ 0, "no-growth", OPT_NOARG, NULL, 'W',
-	  "no snapshot when a target's resident memory grows\n"
-	  "(by default: growth by 1/16, 1 to 32 MiB, checked\n"
-	  "when the kernel counts 64 more page faults)", NULL },
-	{ 0, "faults", OPT_NOARG, NULL, 'f',
-	  "sample every page fault with its address and user\n"
-	  "stack (same as -e page-faults)", NULL },
-	{ 'e', "event", OPT_ARG, "EVENT,...", 'e',
-	  "sample these events (libpfm4 names: page-faults,\n"
-	  "minor-faults, major-faults, perf::PAGE-FAULTS:u ...)", NULL },
-	{ 'c', "count", OPT_ARG, "N", 'c',
-	  "sample every N-th event (default 1)", NULL },
-	{ 0, "call-graph", OPT_ARG, "MODE", 'g',
-	  "dwarf: copy registers and user stack for unwinding\n"
-	  "at report time (default); fp: the kernel's\n"
-	  "frame-pointer callchain", NULL },
-	{ 0, "stack-size", OPT_ARG, "BYTES", 'S',
-	  "user stack bytes copied per sample (dwarf; default\n"
-	  "8192, at most 65528)", NULL },
-	{ 'm', "mmap-pages", OPT_ARG, "PAGES", 'm',
-	  "ring buffer pages per cpu for samples (a power\n"
-	  "of 2; default 64 MiB per cpu, less with > 8 cpus)", NULL },
-	{ 0, "lossy", OPT_NOARG, NULL, 'L',
-	  "when memsz falls behind, let the kernel drop\n"
-	  "samples (as perf does) instead of holding the\n"
-	  "targets until memsz has caught up (and put\n"
-	  "no leash on their threads)", NULL },
-	OPT_END,
+    {'o', "output", OPT_ARG, "FILE", 'o',
+     "write to FILE (default memsz.data), replaced only\n"
+     "by a complete recording; the previous one is kept\n"
+     "as FILE.old",
+     NULL},
+    {0, "output-special", OPT_NOARG, NULL, 'O',
+     "FILE may be a pipe, device or socket (or a symlink\n"
+     "to one): written directly; refused without this\n"
+     "option, and never through a symlink another user\n"
+     "owns in a sticky directory such as /tmp",
+     NULL},
+    {'p', "pid", OPT_ARG, "PID,...", 'p',
+     "attach to running processes (all their threads)\n"
+     "and follow the children they fork",
+     NULL},
+    {0, "children", OPT_NOARG, NULL, 'C',
+     "with -p: also attach to every descendant the\n"
+     "processes have now (a service's whole tree: a\n"
+     "postmaster's checkpointer, walwriter, ...)",
+     NULL},
+    {'a', "all", OPT_NOARG, NULL, 'a',
+     "every process memsz may read (kernel threads\n"
+     "skipped); new ones are found at every --interval",
+     NULL},
+    {'G', "cgroup", OPT_ARG, "CGROUP", 'G',
+     "every process of a cgroup and its descendants,\n"
+     "and those that join (a path under the cgroup2\n"
+     "mount, e.g. system.slice/ssh.service, or under\n"
+     "the v1 memory hierarchy); its memory counters\n"
+     "are recorded at every snapshot",
+     NULL},
+    {0, "cache-paths", OPT_ARG, "DIR", 'P',
+     "with -G: name the page cache of the files under\n"
+     "DIR (repeatable) besides those the processes hold\n"
+     "open or map; found without reading them",
+     NULL},
+    {0, "interval", OPT_ARG, "MS", 'I',
+     "also take a snapshot every MS milliseconds", NULL},
+    {0, "duration", OPT_ARG, "S", 'd',
+     "stop after S seconds (0 with -p, -a or -G: one\n"
+     "snapshot of each process, then exit)",
+     NULL},
+    {0, "freeze", OPT_NOARG, NULL, 'F',
+     "stop the targets while a snapshot is taken (ptrace\n"
+     "stops: they end if memsz dies; held at most\n"
+     "half of the time)",
+     NULL},
+    {0, "no-inherit", OPT_NOARG, NULL, 'N', "do not follow forked children",
+     NULL},
+    {0, "no-growth", OPT_NOARG, NULL, 'W',
+     "no snapshot when a target's resident memory grows\n"
+     "(by default: growth by 1/16, 1 to 32 MiB, checked\n"
+     "when the kernel counts 64 more page faults)",
+     NULL},
+    {0, "faults", OPT_NOARG, NULL, 'f',
+     "sample every page fault with its address and user\n"
+     "stack (same as -e page-faults)",
+     NULL},
+    {'e', "event", OPT_ARG, "EVENT,...", 'e',
+     "sample these events (libpfm4 names: page-faults,\n"
+     "minor-faults, major-faults, perf::PAGE-FAULTS:u ...)",
+     NULL},
+    {'c', "count", OPT_ARG, "N", 'c', "sample every N-th event (default 1)",
+     NULL},
+    {0, "call-graph", OPT_ARG, "MODE", 'g',
+     "dwarf: copy registers and user stack for unwinding\n"
+     "at report time (default); fp: the kernel's\n"
+     "frame-pointer callchain",
+     NULL},
+    {0, "stack-size", OPT_ARG, "BYTES", 'S',
+     "user stack bytes copied per sample (dwarf; default\n"
+     "8192, at most 65528)",
+     NULL},
+    {'m', "mmap-pages", OPT_ARG, "PAGES", 'm',
+     "ring buffer pages per cpu for samples (a power\n"
+     "of 2; default 64 MiB per cpu, less with > 8 cpus)",
+     NULL},
+    {0, "lossy", OPT_NOARG, NULL, 'L',
+     "when memsz falls behind, let the kernel drop\n"
+     "samples (as perf does) instead of holding the\n"
+     "targets until memsz has caught up (and put\n"
+     "no leash on their threads)",
+     NULL},
+    OPT_END,
 };
 
 const struct opts_cmd record_cmd = {
-	.name = "record",
-	.synopsis =
-		"usage: memsz record [-o FILE] [--output-special] "
-		"[--interval MS]\n"
-		"                    [--duration S] [--freeze] [--no-inherit] "
-		"[--no-growth]\n"
-		"                    [--faults] [-c N]\n"
-		"                    [-e EVENT[,EVENT...]] "
-		"[--call-graph fp|dwarf]\n"
-		"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
-		"                    (-p PID[,PID...] [--children] | -a | "
-		"-G CGROUP |\n"
-		"                     -- CMD [ARG...])\n",
-	.about =
-		"Record where images are loaded (perf mmap2 events) and which "
-		"pages are\nresident (snapshots at start, when resident memory "
-		"grows, every --interval,\nand at the end).\n",
-	.opts = record_opts,
-	.col = 24,
-	/* the launched command's options are its own */
-	.in_order = true,
+    .name = "record",
+    .synopsis =
+	"usage: memsz record [-o FILE] [--output-special] "
+	"[--interval MS]\n"
+	"                    [--duration S] [--freeze] [--no-inherit] "
+	"[--no-growth]\n"
+	"                    [--faults] [-c N]\n"
+	"                    [-e EVENT[,EVENT...]] "
+	"[--call-graph fp|dwarf]\n"
+	"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
+	"                    (-p PID[,PID...] [--children] | -a | "
+	"-G CGROUP |\n"
+	"                     -- CMD [ARG...])\n",
+    .about = "Record where images are loaded (perf mmap2 events) and which "
+	     "pages are\nresident (snapshots at start, when resident memory "
+	     "grows, every --interval,\nand at the end).\n",
+    .opts = record_opts,
+    .col = 24,
+    /* the launched command's options are its own */
+    .in_order = true,
 };
 
 void usage_record(FILE *out)
@@ -152,7 +167,8 @@ static int parse_events(struct record_args *a, const char *list,
 			hint = events_suggest(name);
 			if (hint)
 				memsz_error("unknown event '%s' (did you mean "
-					    "%s?)", name, hint);
+					    "%s?)",
+					    name, hint);
 			else
 				memsz_error("unknown event '%s'", name);
 			free(hint);
@@ -160,8 +176,8 @@ static int parse_events(struct record_args *a, const char *list,
 			memsz_error("cannot encode event '%s': %s", name,
 				    memsz_strerror(ret));
 		} else {
-			a->sattr = xrealloc(a->sattr, (a->nsattr + 1) *
-							      sizeof(attr));
+			a->sattr =
+			    xrealloc(a->sattr, (a->nsattr + 1) * sizeof(attr));
 			a->sattr[a->nsattr++] = attr;
 		}
 	}
@@ -215,7 +231,8 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 	case 'c':
 		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period) {
 			memsz_error("invalid --count '%s': expected an "
-				    "integer > 0", arg);
+				    "integer > 0",
+				    arg);
 			return EXIT_USAGE;
 		}
 		break;
@@ -226,14 +243,16 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 			a->fo.cg = EVENTS_CG_DWARF;
 		} else {
 			memsz_error("invalid --call-graph '%s': expected fp "
-				    "or dwarf", arg);
+				    "or dwarf",
+				    arg);
 			return EXIT_USAGE;
 		}
 		break;
 	case 'S':
 		if (parse_u64(arg, &v) < 0 || !v || v > EVENTS_MAX_STACK) {
 			memsz_error("invalid --stack-size '%s': expected 1 to "
-				    "%u bytes", arg, EVENTS_MAX_STACK);
+				    "%u bytes",
+				    arg, EVENTS_MAX_STACK);
 			return EXIT_USAGE;
 		}
 		a->fo.stack_size = (uint32_t)v;
@@ -242,7 +261,8 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 		if (parse_u64(arg, &v) < 0 || v < 2 || v > (1u << 20) ||
 		    (v & (v - 1))) {
 			memsz_error("invalid --mmap-pages '%s': expected a "
-				    "power of 2 from 2 to 1048576", arg);
+				    "power of 2 from 2 to 1048576",
+				    arg);
 			return EXIT_USAGE;
 		}
 		a->so.ring_pages = (unsigned)v;
@@ -284,14 +304,16 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
 		    !a->so.interval_ms) {
 			memsz_error("invalid --interval '%s': expected "
-				    "milliseconds > 0", arg);
+				    "milliseconds > 0",
+				    arg);
 			return EXIT_USAGE;
 		}
 		break;
 	case 'd':
 		if (parse_seconds(arg, &d) < 0) {
 			memsz_error("invalid --duration '%s': expected "
-				    "seconds >= 0", arg);
+				    "seconds >= 0",
+				    arg);
 			return EXIT_USAGE;
 		}
 		a->so.duration_ns = (uint64_t)(d * 1e9);
@@ -338,7 +360,8 @@ static int check_targets(const struct record_args *a, bool cmd)
 	}
 	if ((a->all || a->cgroup) && a->events) {
 		memsz_error("sampling events (-e, --faults) cannot be "
-			    "recorded with %s", a->all ? "-a" : "-G");
+			    "recorded with %s",
+			    a->all ? "-a" : "-G");
 		return EXIT_USAGE;
 	}
 	if (a->all && a->so.freeze) {
@@ -379,8 +402,8 @@ static int record_option_cb(int id, const char *arg, void *ctx)
  * --help, EXIT_USAGE after printing a usage error). */
 static int parse_args(struct record_args *a, int argc, char **argv)
 {
-	int ret = opts_parse(&record_cmd, argc, argv, record_option_cb, NULL,
-			     a);
+	int ret =
+	    opts_parse(&record_cmd, argc, argv, record_option_cb, NULL, a);
 
 	if (ret >= 0)
 		return ret;
@@ -417,12 +440,14 @@ static int check_pids(const char *list, int **pids, int *npids)
 
 		if (target_is_kthread((*pids)[i])) {
 			memsz_error("pid %d is a kernel thread: it has no "
-				    "user memory to record", (*pids)[i]);
+				    "user memory to record",
+				    (*pids)[i]);
 			return 1;
 		}
 		if (err == -ESRCH && target_is_zombie((*pids)[i])) {
 			memsz_error("pid %d is a zombie: it has exited and "
-				    "holds no memory", (*pids)[i]);
+				    "holds no memory",
+				    (*pids)[i]);
 			return 1;
 		}
 		if (err == -ESRCH) {
@@ -442,12 +467,13 @@ static int check_pids(const char *list, int **pids, int *npids)
  * printing why the cgroup cannot be recorded. */
 static int open_scan(const struct record_args *a, struct target_scan **scan)
 {
-	int err = a->all ? target_scan_all(scan) :
-			   target_scan_cgroup(a->cgroup, scan);
+	int err = a->all ? target_scan_all(scan)
+			 : target_scan_cgroup(a->cgroup, scan);
 
 	if (err == -ENODEV)
 		memsz_error("cannot record cgroup '%s': no cgroup file system "
-			    "is mounted", a->cgroup);
+			    "is mounted",
+			    a->cgroup);
 	else if (err == -ENOTDIR)
 		memsz_error("'%s' is not a cgroup directory", a->cgroup);
 	else if (err == -ENOENT)
@@ -516,7 +542,7 @@ static void print_summary(const struct record_args *a,
 static int record(struct record_args *a, const int *pids, int npids,
 		  struct target_scan *scan)
 {
-	struct session_stats st = { 0 };
+	struct session_stats st = {0};
 	struct session *s = NULL;
 	int ret = 1, err;
 
@@ -544,17 +570,19 @@ static int record(struct record_args *a, const int *pids, int npids,
 	if (st.werr && st.partial)
 		memsz_error("cannot write '%s': %s; recording stopped%s, "
 			    "'%s' left as it was, what was recorded is in "
-			    "'%s'", a->so.path, memsz_strerror(st.werr),
+			    "'%s'",
+			    a->so.path, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path,
 			    st.partial);
 	else if (st.werr)
 		memsz_error("cannot write '%s': %s; recording stopped%s, "
-			    "'%s' left as it was", a->so.path,
-			    memsz_strerror(st.werr),
+			    "'%s' left as it was",
+			    a->so.path, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path);
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "
-			    "could be taken; '%s' left as it was", a->so.path);
+			    "could be taken; '%s' left as it was",
+			    a->so.path);
 	else
 		ret = session_exit_code(s);
 	if (st.committed)
@@ -571,9 +599,8 @@ out:
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args a = { .so = { .path = "memsz.data",
-					 .inherit = true },
-				 .fo = { .period = 1 } };
+	struct record_args a = {.so = {.path = "memsz.data", .inherit = true},
+				.fo = {.period = 1}};
 	struct target_scan *scan = NULL;
 	int *pids = NULL, npids = 0, ret;
 

@@ -29,79 +29,80 @@ enum {
 };
 
 static const struct opt report_opts[] = {
-	{ 'i', "input", OPT_ARG, "FILE", 'i',
-	  "recording to read (default memsz.data)", NULL },
-	VIEW_ROW_BY("keys, outermost first (default files):", report_keys),
-	VIEW_ROW_LIST_KEYS,
-	VIEW_ROW_FIELDS("columns and their order; table\n"
-			"default file,vm,rss,pss,charge,dirty\n"
-			"(uss for pss without PSS; charge\n"
-			"in -G recordings; relocs with\n"
-			"--by relocs), other formats all\n"
-			"but thp, locked and (outside -G)\n"
-			"charge (procs when the\n"
-			"report covers more than one\n"
-			"process), folded the first"),
-	VIEW_ROW_SORT("file, vm, rss (default, or the first\n"
-		      "of --fields), pss, uss, dirty, swap,\n"
-		      "relocs, shclean, shdirty, thp,\n"
-		      "locked, procs (the processes in a\n"
-		      "row), charge (what the memory\n"
-		      "cgroup pays for): largest first; or\n"
-		      "an order, every row unless -n: addr\n"
-		      "(mappings by address, as pmap -x,\n"
-		      "processes by pid, other labels by\n"
-		      "name) or name"),
-	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
-		       "'[N others]' (table default 20, with\n"
-		       "--timeline 10, with --sort addr or\n"
-		       "name all; csv, tsv and json: all\n"
-		       "unless given; 0: all)"),
-	VIEW_ROW_FILTER,
-	{ 0, "pid", OPT_ARG, "PID", REPORT_OPT_PID, "only this process",
-	  NULL },
-	{ 0, "skip-frames", OPT_ARG, "REGEX", REPORT_OPT_SKIP_FRAMES,
-	  "frames the faultsite key looks past\n"
-	  "to name the first frame that is the\n"
-	  "program's (default: the C library's\n"
-	  "memory and string routines, malloc\n"
-	  "and its internals, operator new;\n"
-	  "'': none)", NULL },
-	{ 0, "snapshot", OPT_ARG, "WHICH", REPORT_OPT_SNAPSHOT,
-	  "per process: first, last (default),\n"
-	  "peak (highest RSS) or N (the Nth,\n"
-	  "from 0)", NULL },
-	{ 0, "timeline", OPT_OPTARG, "COLS", REPORT_OPT_TIMELINE,
-	  "the top -n rows at every point in\n"
-	  "time: each process's latest snapshot\n"
-	  "then (none before its first, none\n"
-	  "once it exited); COLS: rss, pss, uss,\n"
-	  "dirty, swap... (default --fields, else\n"
-	  "the --sort column); table (the\n"
-	  "points that fit --width), csv, tsv\n"
-	  "or json (every point)", NULL },
-	VIEW_ROW_WIDTH,
-	VIEW_ROW_VERBOSE,
-	VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
-			"folded (flame-graph stacks: the key\n"
-			"path joined by ';' and the first\n"
-			"field or the --sort column in\n"
-			"bytes, all rows), pprof (gzipped\n"
-			"profile.proto for 'go tool pprof',\n"
-			"a sample type per field, all rows;\n"
-			"redirect it) or html (one offline\n"
-			"page: treemap, column switch,\n"
-			"search, flame graph for callers,\n"
-			"RSS timeline)"),
-	VIEW_ROW_DEBUG_ROOT,
-	VIEW_ROW_DISASM,
-	OPT_END,
+    {'i', "input", OPT_ARG, "FILE", 'i',
+     "recording to read (default memsz.data)", NULL},
+    VIEW_ROW_BY("keys, outermost first (default files):", report_keys),
+    VIEW_ROW_LIST_KEYS,
+    VIEW_ROW_FIELDS("columns and their order; table\n"
+		    "default file,vm,rss,pss,charge,dirty\n"
+		    "(uss for pss without PSS; charge\n"
+		    "in -G recordings; relocs with\n"
+		    "--by relocs), other formats all\n"
+		    "but thp, locked and (outside -G)\n"
+		    "charge (procs when the\n"
+		    "report covers more than one\n"
+		    "process), folded the first"),
+    VIEW_ROW_SORT("file, vm, rss (default, or the first\n"
+		  "of --fields), pss, uss, dirty, swap,\n"
+		  "relocs, shclean, shdirty, thp,\n"
+		  "locked, procs (the processes in a\n"
+		  "row), charge (what the memory\n"
+		  "cgroup pays for): largest first; or\n"
+		  "an order, every row unless -n: addr\n"
+		  "(mappings by address, as pmap -x,\n"
+		  "processes by pid, other labels by\n"
+		  "name) or name"),
+    VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
+		   "'[N others]' (table default 20, with\n"
+		   "--timeline 10, with --sort addr or\n"
+		   "name all; csv, tsv and json: all\n"
+		   "unless given; 0: all)"),
+    VIEW_ROW_FILTER,
+    {0, "pid", OPT_ARG, "PID", REPORT_OPT_PID, "only this process", NULL},
+    {0, "skip-frames", OPT_ARG, "REGEX", REPORT_OPT_SKIP_FRAMES,
+     "frames the faultsite key looks past\n"
+     "to name the first frame that is the\n"
+     "program's (default: the C library's\n"
+     "memory and string routines, malloc\n"
+     "and its internals, operator new;\n"
+     "'': none)",
+     NULL},
+    {0, "snapshot", OPT_ARG, "WHICH", REPORT_OPT_SNAPSHOT,
+     "per process: first, last (default),\n"
+     "peak (highest RSS) or N (the Nth,\n"
+     "from 0)",
+     NULL},
+    {0, "timeline", OPT_OPTARG, "COLS", REPORT_OPT_TIMELINE,
+     "the top -n rows at every point in\n"
+     "time: each process's latest snapshot\n"
+     "then (none before its first, none\n"
+     "once it exited); COLS: rss, pss, uss,\n"
+     "dirty, swap... (default --fields, else\n"
+     "the --sort column); table (the\n"
+     "points that fit --width), csv, tsv\n"
+     "or json (every point)",
+     NULL},
+    VIEW_ROW_WIDTH,
+    VIEW_ROW_VERBOSE,
+    VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
+		    "folded (flame-graph stacks: the key\n"
+		    "path joined by ';' and the first\n"
+		    "field or the --sort column in\n"
+		    "bytes, all rows), pprof (gzipped\n"
+		    "profile.proto for 'go tool pprof',\n"
+		    "a sample type per field, all rows;\n"
+		    "redirect it) or html (one offline\n"
+		    "page: treemap, column switch,\n"
+		    "search, flame graph for callers,\n"
+		    "RSS timeline)"),
+    VIEW_ROW_DEBUG_ROOT,
+    VIEW_ROW_DISASM,
+    OPT_END,
 };
 
 const struct opts_cmd report_cmd = {
-	.name = "report",
-	.synopsis =
-		"usage: memsz report [-i FILE] [--by KEY[,KEY...]]"
+    .name = "report",
+    .synopsis = "usage: memsz report [-i FILE] [--by KEY[,KEY...]]"
 		" [-F|--fields COL[,COL...]]\n"
 		"                    [--sort COL|addr|name] [-n N]"
 		" [--filter [KEY=]REGEX]...\n"
@@ -112,22 +113,21 @@ const struct opts_cmd report_cmd = {
 		"                    [--width N] [-v] [--no-disasm]"
 		" [--format table|csv|tsv|json|folded|pprof|html]\n"
 		"       memsz report --list-keys\n",
-	.about =
-		"Attribute the resident memory recorded by 'memsz record'\n"
-		"to files, segments, sections and symbols of the mapped\n"
-		"images, and anonymous memory to its kind, beside the\n"
-		"images' size on disk; with fault samples ('memsz record\n"
-		"--faults'), to the call stack that made each page resident\n"
-		"(keys callers and faultsite). Columns: file (FILE SIZE),\n"
-		"vm (VM SIZE), rss, pss, uss, dirty (private dirty), swap,\n"
-		"relocs (relocation targets on private dirty pages, with\n"
-		"--by relocs), shclean and shdirty (SHR CLEAN, SHR DIRTY:\n"
-		"resident pages other processes map too), thp (THP: in\n"
-		"PMD-mapped huge pages), locked (LOCKED: the PSS of locked\n"
-		"mappings) and res (RES%: RSS / VM SIZE).\n",
-	.opts = report_opts,
-	.col = VIEW_HELP_COL,
-	.footer = VIEW_HELP_DEBUGINFOD,
+    .about = "Attribute the resident memory recorded by 'memsz record'\n"
+	     "to files, segments, sections and symbols of the mapped\n"
+	     "images, and anonymous memory to its kind, beside the\n"
+	     "images' size on disk; with fault samples ('memsz record\n"
+	     "--faults'), to the call stack that made each page resident\n"
+	     "(keys callers and faultsite). Columns: file (FILE SIZE),\n"
+	     "vm (VM SIZE), rss, pss, uss, dirty (private dirty), swap,\n"
+	     "relocs (relocation targets on private dirty pages, with\n"
+	     "--by relocs), shclean and shdirty (SHR CLEAN, SHR DIRTY:\n"
+	     "resident pages other processes map too), thp (THP: in\n"
+	     "PMD-mapped huge pages), locked (LOCKED: the PSS of locked\n"
+	     "mappings) and res (RES%: RSS / VM SIZE).\n",
+    .opts = report_opts,
+    .col = VIEW_HELP_COL,
+    .footer = VIEW_HELP_DEBUGINFOD,
 };
 
 void usage_report(FILE *out)
@@ -138,7 +138,7 @@ void usage_report(FILE *out)
 /* --timeline[=COLS] and --snapshot, which exclude each other. */
 struct report_when {
 	bool timeline, snapshot;
-	const char *cols;         /* --timeline=COLS */
+	const char *cols; /* --timeline=COLS */
 };
 
 /* One option of report's own (not a view option) into o. Returns -1 to
@@ -159,13 +159,16 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 		return -1;
 	case REPORT_OPT_PID:
 		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
-			return view_usage_error(v, "--pid wants a process id, "
-						"not '%s'", arg);
+			return view_usage_error(v,
+						"--pid wants a process id, "
+						"not '%s'",
+						arg);
 		o->pid = (long)u;
 		return -1;
 	case REPORT_OPT_SKIP_FRAMES:
 		if (arg[0] && regcomp(&skip, arg, REG_EXTENDED | REG_NOSUB))
-			return view_usage_error(v, "bad --skip-frames '%s': "
+			return view_usage_error(v,
+						"bad --skip-frames '%s': "
 						"not a POSIX extended regex",
 						arg);
 		if (arg[0])
@@ -174,14 +177,16 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 		return -1;
 	case REPORT_OPT_SNAPSHOT:
 		if (report_pick_parse(arg, &o->pick, &o->index) < 0)
-			return view_usage_error(v, "--snapshot wants first, "
+			return view_usage_error(v,
+						"--snapshot wants first, "
 						"last, peak or a number, not "
-						"'%s'", arg);
+						"'%s'",
+						arg);
 		w->snapshot = true;
 		return -1;
 	default:
 		return view_usage_error(v, "unknown option; see 'memsz help "
-					"report'");
+					   "report'");
 	}
 }
 
@@ -190,8 +195,7 @@ struct report_parse_ctx {
 	struct report_when *w;
 };
 
-static int report_option_cb(int c, const char *arg, struct view *v,
-			    void *ctx)
+static int report_option_cb(int c, const char *arg, struct view *v, void *ctx)
 {
 	struct report_parse_ctx *p = ctx;
 
@@ -202,31 +206,32 @@ static int report_option_cb(int c, const char *arg, struct view *v,
 static int report_parse(int argc, char **argv, struct view *v,
 			struct report_opts *o, struct report_when *w)
 {
-	struct report_parse_ctx p = { o, w };
-	int ret = view_parse(argc, argv, v, &report_cmd, report_option_cb,
-			     &p);
+	struct report_parse_ctx p = {o, w};
+	int ret = view_parse(argc, argv, v, &report_cmd, report_option_cb, &p);
 
 	if (ret >= 0)
 		return ret;
 	if (optind < argc)
-		return view_usage_error(v, "unexpected argument '%s'; see "
-					"'memsz help report'", argv[optind]);
-	if (!v->sort_given && v->nfields &&
-	    !coldefs[v->fields[0]].derived)
+		return view_usage_error(v,
+					"unexpected argument '%s'; see "
+					"'memsz help report'",
+					argv[optind]);
+	if (!v->sort_given && v->nfields && !coldefs[v->fields[0]].derived)
 		v->sort = v->fields[0];
 	for (size_t i = 0; i < v->nfields; i++)
 		if (keys_cols_missing(v->keys, v->nkeys) & (1u << v->fields[i]))
 			return view_usage_error(
-				v, "field '%s' needs the %s key in --by",
-				coldefs[v->fields[i]].sortname,
-				keydefs[keys_of_col(v->fields[i])].name);
-	if (w->timeline &&
-	    (w->snapshot || !(out_format_get(v->fmt)->kinds &
-			      ROWS_KIND_BIT(ROWS_TIMELINE)))) {
+			    v, "field '%s' needs the %s key in --by",
+			    coldefs[v->fields[i]].sortname,
+			    keydefs[keys_of_col(v->fields[i])].name);
+	if (w->timeline && (w->snapshot || !(out_format_get(v->fmt)->kinds &
+					     ROWS_KIND_BIT(ROWS_TIMELINE)))) {
 		char *names = out_format_names(ROWS_TIMELINE, "or");
-		int err = view_usage_error(v, "--timeline shows every "
+		int err = view_usage_error(v,
+					   "--timeline shows every "
 					   "snapshot: no --snapshot, and "
-					   "formats %s", names);
+					   "formats %s",
+					   names);
 
 		free(names);
 		return err;
@@ -243,7 +248,8 @@ static char *input_msg(const char *input, int err, char *msg)
 		return msg;
 	m = xasprintf("cannot read '%s': No such file or directory (make "
 		      "one with 'memsz record -p PID' or 'memsz record -- "
-		      "COMMAND', or name one with -i)", input);
+		      "COMMAND', or name one with -i)",
+		      input);
 	free(msg);
 	return m;
 }
@@ -277,8 +283,8 @@ static int report_print(struct view *v, const char *input,
 	/* The table's default columns, most useful first: what is on disk
 	 * and mapped, what is resident, its fair share, and what is this
 	 * process's own dirty memory. */
-	enum col_id table_dflt[] = { COL_FILE, COL_VM, COL_RSS, COL_PSS,
-				     COL_CHARGE, COL_DIRTY, COL_RELOCS };
+	enum col_id table_dflt[] = {COL_FILE,	COL_VM,	   COL_RSS,   COL_PSS,
+				    COL_CHARGE, COL_DIRTY, COL_RELOCS};
 	enum col_id cols[COL__COUNT];
 	unsigned avail = v->columns & ~res->unknown_cols;
 	size_t ncols;
@@ -300,8 +306,8 @@ static int report_print(struct view *v, const char *input,
 	if (res->nprocs < 2 || (out_format_get(v->fmt)->flags & OUTF_SUMS))
 		avail &= ~(1u << COL_PROCS);
 	view_finish(v, res->t, v->sort);
-	ncols = view_columns(v, avail, table_dflt, ARRAY_SIZE(table_dflt),
-			     cols);
+	ncols =
+	    view_columns(v, avail, table_dflt, ARRAY_SIZE(table_dflt), cols);
 	if (!ncols) {
 		view_error(v->fmt, "no column of --fields is in this report "
 				   "(no PSS or LOCKED without page frame "
@@ -325,23 +331,23 @@ static int report_print(struct view *v, const char *input,
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {
-		.input = "memsz.data",
-		.pid = -1,
-		.pick = PICK_LAST,
+	    .input = "memsz.data",
+	    .pid = -1,
+	    .pick = PICK_LAST,
 	};
 	struct view v = {
-		.cmdname = "report",
-		.cmd = KEY_IN_REPORT,
-		.keys = { KEY_FILES },
-		.nkeys = 1,
-		.sort = COL_RSS,
-		.columns = (1u << COL__COUNT) - 1,
-		.limit = UINT64_MAX, /* 20, or 10 with --timeline */
-		.fmt = OUT_TABLE,
+	    .cmdname = "report",
+	    .cmd = KEY_IN_REPORT,
+	    .keys = {KEY_FILES},
+	    .nkeys = 1,
+	    .sort = COL_RSS,
+	    .columns = (1u << COL__COUNT) - 1,
+	    .limit = UINT64_MAX, /* 20, or 10 with --timeline */
+	    .fmt = OUT_TABLE,
 	};
-	struct report_result res = { 0 };
+	struct report_result res = {0};
 	struct labels *lb = NULL;
-	struct report_when when = { 0 };
+	struct report_when when = {0};
 	char *msg = NULL;
 	int ret;
 

@@ -27,9 +27,9 @@ struct size_ctx {
 
 /* --demangle's values, as Bloaty names them. */
 static const char *const demangle_names[] = {
-	[ELF_DEMANGLE_FULL] = "full",
-	[ELF_DEMANGLE_SHORT] = "short",
-	[ELF_DEMANGLE_NONE] = "none",
+    [ELF_DEMANGLE_FULL] = "full",
+    [ELF_DEMANGLE_SHORT] = "short",
+    [ELF_DEMANGLE_NONE] = "none",
 };
 
 static const char *size_keys(void)
@@ -38,63 +38,64 @@ static const char *size_keys(void)
 }
 
 static const struct opt size_opts[] = {
-	VIEW_ROW_BY("keys, outermost first (default: sections):", size_keys),
-	VIEW_ROW_LIST_KEYS,
-	VIEW_ROW_FIELDS("columns and their order: file, vm\n"
-			"(default both; folded: the first)"),
-	VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
-		       "'[N others]' (table default 20; csv,\n"
-		       "tsv and json: all unless given; 0: all)"),
-	VIEW_ROW_SORT("sort rows by file (default: the first\n"
-		      "of --fields) or vm size, largest\n"
-		      "first, or by name (every row unless\n"
-		      "-n)"),
-	VIEW_ROW_FILTER,
-	VIEW_ROW_WIDTH,
-	VIEW_ROW_VERBOSE,
-	VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
-			"folded ('a;b;c BYTES' lines of the\n"
-			"--sort column, for flame graphs,\n"
-			"all rows),\n"
-			"pprof (gzipped profile.proto, a\n"
-			"sample type per field, all rows;\n"
-			"redirect it) or html (one offline\n"
-			"page with a treemap)"),
-	VIEW_ROW_DEBUG_ROOT,
-	{ 0, "debug-file", OPT_ARG, "FILE", SIZE_OPT_DEBUG_FILE,
-	  "a separate debug file to use, before\n"
-	  "the search, for the FILE whose build-id\n"
-	  "(or debuglink CRC) it matches;\n"
-	  "repeatable", NULL },
-	{ 0, "demangle", OPT_ARG, "HOW", SIZE_OPT_DEMANGLE,
-	  "symbol names: full (default, as\n"
-	  "c++filt), short (without parameter\n"
-	  "lists, as c++filt -p) or none (as\n"
-	  "stored)", NULL },
-	VIEW_ROW_DISASM,
-	OPT_END,
+    VIEW_ROW_BY("keys, outermost first (default: sections):", size_keys),
+    VIEW_ROW_LIST_KEYS,
+    VIEW_ROW_FIELDS("columns and their order: file, vm\n"
+		    "(default both; folded: the first)"),
+    VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
+		   "'[N others]' (table default 20; csv,\n"
+		   "tsv and json: all unless given; 0: all)"),
+    VIEW_ROW_SORT("sort rows by file (default: the first\n"
+		  "of --fields) or vm size, largest\n"
+		  "first, or by name (every row unless\n"
+		  "-n)"),
+    VIEW_ROW_FILTER,
+    VIEW_ROW_WIDTH,
+    VIEW_ROW_VERBOSE,
+    VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
+		    "folded ('a;b;c BYTES' lines of the\n"
+		    "--sort column, for flame graphs,\n"
+		    "all rows),\n"
+		    "pprof (gzipped profile.proto, a\n"
+		    "sample type per field, all rows;\n"
+		    "redirect it) or html (one offline\n"
+		    "page with a treemap)"),
+    VIEW_ROW_DEBUG_ROOT,
+    {0, "debug-file", OPT_ARG, "FILE", SIZE_OPT_DEBUG_FILE,
+     "a separate debug file to use, before\n"
+     "the search, for the FILE whose build-id\n"
+     "(or debuglink CRC) it matches;\n"
+     "repeatable",
+     NULL},
+    {0, "demangle", OPT_ARG, "HOW", SIZE_OPT_DEMANGLE,
+     "symbol names: full (default, as\n"
+     "c++filt), short (without parameter\n"
+     "lists, as c++filt -p) or none (as\n"
+     "stored)",
+     NULL},
+    VIEW_ROW_DISASM,
+    OPT_END,
 };
 
 const struct opts_cmd size_cmd = {
-	.name = "size",
-	.synopsis =
-		"usage: memsz size [--by KEY[,KEY...]]"
-		" [-F|--fields COL[,COL...]]\n"
-		"                  [-n N] [--sort file|vm|name]"
-		" [--filter [KEY=]REGEX]...\n"
-		"                  [--exclude [KEY=]REGEX]... [--width N]"
-		" [-v]\n"
-		"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
-		"                  [--debug-root DIR] [--debug-file FILE]..."
-		" [--no-disasm]\n"
-		"                  [--demangle full|short|none] FILE...\n"
-		"       memsz size --list-keys\n",
-	.about =
-		"Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
-		"as mapped (VM SIZE), to the labels of the chosen keys.\n",
-	.opts = size_opts,
-	.col = VIEW_HELP_COL,
-	.footer = VIEW_HELP_DEBUGINFOD,
+    .name = "size",
+    .synopsis =
+	"usage: memsz size [--by KEY[,KEY...]]"
+	" [-F|--fields COL[,COL...]]\n"
+	"                  [-n N] [--sort file|vm|name]"
+	" [--filter [KEY=]REGEX]...\n"
+	"                  [--exclude [KEY=]REGEX]... [--width N]"
+	" [-v]\n"
+	"                  [--format table|csv|tsv|json|folded|pprof|html]\n"
+	"                  [--debug-root DIR] [--debug-file FILE]..."
+	" [--no-disasm]\n"
+	"                  [--demangle full|short|none] FILE...\n"
+	"       memsz size --list-keys\n",
+    .about = "Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
+	     "as mapped (VM SIZE), to the labels of the chosen keys.\n",
+    .opts = size_opts,
+    .col = VIEW_HELP_COL,
+    .footer = VIEW_HELP_DEBUGINFOD,
 };
 
 void usage_size(FILE *out)
@@ -131,12 +132,14 @@ static int size_option(int id, const char *arg, struct view *v, void *ctx)
 				c->demangle = i;
 				return -1;
 			}
-		return view_usage_error(v, "--demangle: '%s' is not full, "
-					"short or none", arg);
+		return view_usage_error(v,
+					"--demangle: '%s' is not full, "
+					"short or none",
+					arg);
 	}
 	if (id != SIZE_OPT_DEBUG_FILE)
 		return view_usage_error(v, "unknown option; see 'memsz help "
-					"size'");
+					   "size'");
 	xgrow(&c->debug_files, &c->cap, c->n + 1, sizeof(*c->debug_files));
 	c->debug_files[c->n++] = arg;
 	return -1;
@@ -153,7 +156,7 @@ static int size_parse(int argc, char **argv, struct view *v, int *files,
 		return ret;
 	if (optind >= argc)
 		return view_usage_error(v, "no FILE given; see 'memsz help "
-					"size'");
+					   "size'");
 	if (!v->sort_given && v->nfields)
 		v->sort = v->fields[0];
 	*files = optind;
@@ -163,24 +166,24 @@ static int size_parse(int argc, char **argv, struct view *v, int *files,
 int cmd_size(int argc, char **argv)
 {
 	struct view v = {
-		.cmdname = "size",
-		.cmd = KEY_IN_SIZE,
-		.keys = { KEY_SECTIONS },
-		.nkeys = 1,
-		.sort = COL_FILE,
-		.columns = 1u << COL_FILE | 1u << COL_VM,
-		.limit = 20,
-		.fmt = OUT_TABLE,
+	    .cmdname = "size",
+	    .cmd = KEY_IN_SIZE,
+	    .keys = {KEY_SECTIONS},
+	    .nkeys = 1,
+	    .sort = COL_FILE,
+	    .columns = 1u << COL_FILE | 1u << COL_VM,
+	    .limit = 20,
+	    .fmt = OUT_TABLE,
 	};
-	static const enum col_id table_dflt[] = { COL_FILE, COL_VM };
+	static const enum col_id table_dflt[] = {COL_FILE, COL_VM};
 	enum col_id cols[COL__COUNT];
 	size_t ncols;
-	struct strlist notes = { 0 };
+	struct strlist notes = {0};
 	struct labels *lb = NULL;
 	struct rowtree *t = NULL;
 	struct out_image *images = NULL;
 	char *title = NULL;
-	struct size_ctx c = { 0 };
+	struct size_ctx c = {0};
 	int first = 0, ret;
 
 	ret = size_parse(argc, argv, &v, &first, &c);
@@ -191,17 +194,17 @@ int cmd_size(int argc, char **argv)
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
 	for (int i = first; i < argc; i++) {
-		struct elf_map_opts maps = { .debug_root = v.debug_root,
-					     .debug_files = c.debug_files,
-					     .ndebug_files = c.n,
-					     .disasm = v.disasm,
-					     .demangle = c.demangle };
+		struct elf_map_opts maps = {.debug_root = v.debug_root,
+					    .debug_files = c.debug_files,
+					    .ndebug_files = c.n,
+					    .disasm = v.disasm,
+					    .demangle = c.demangle};
 		int err = ondisk_add_file(t, lb, argv[i], v.keys, v.nkeys,
 					  &maps, &v.filter, &notes);
 
 		if (err < 0) {
-			char *msg = xasprintf("'%s': %s", argv[i],
-					      memsz_strerror(err));
+			char *msg =
+			    xasprintf("'%s': %s", argv[i], memsz_strerror(err));
 			view_error(v.fmt, msg);
 			free(msg);
 			goto out;
@@ -214,8 +217,8 @@ int cmd_size(int argc, char **argv)
 			  argc - first > 1 ? " ..." : "");
 	v.title = title;
 	view_finish(&v, t, v.sort);
-	ncols = view_columns(&v, v.columns, table_dflt,
-			     ARRAY_SIZE(table_dflt), cols);
+	ncols = view_columns(&v, v.columns, table_dflt, ARRAY_SIZE(table_dflt),
+			     cols);
 	ret = view_write(&v, t, cols, ncols, false, &notes);
 out:
 	for (size_t i = 0; images && i < v.nimages; i++)

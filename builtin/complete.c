@@ -25,8 +25,8 @@
 
 /* What a command's operands are. */
 enum operands {
-	OPERANDS_NONE,     /* none: its options are offered */
-	OPERANDS_FILES,    /* files (size, diff) */
+	OPERANDS_NONE,	   /* none: its options are offered */
+	OPERANDS_FILES,	   /* files (size, diff) */
 	OPERANDS_COMMAND,  /* a command line to launch (record) */
 	OPERANDS_COMMANDS, /* a memsz command (help) */
 };
@@ -46,26 +46,25 @@ struct complete_cmd {
 #define COLS_ALL ((1u << COL__COUNT) - 1)
 
 static const struct complete_cmd complete_cmds[] = {
-	{ "size", OPERANDS_FILES, 1u << COL_FILE | 1u << COL_VM,
-	  ROWS_SINGLE, KEY_IN_SIZE },
-	{ "record", OPERANDS_COMMAND, 0, ROWS_SINGLE, 0 },
-	{ "report", OPERANDS_NONE, COLS_ALL, ROWS_SINGLE, KEY_IN_REPORT },
-	{ "diff", OPERANDS_FILES,
-	  COLS_ALL & ~(1u << COL_RES_PCT | 1u << COL_PROCS), ROWS_DIFF,
-	  KEY_IN_SIZE | KEY_IN_REPORT },
-	{ "dump", OPERANDS_NONE, 0, ROWS_SINGLE, 0 },
-	{ "help", OPERANDS_COMMANDS, 0, ROWS_SINGLE, 0 },
+    {"size", OPERANDS_FILES, 1u << COL_FILE | 1u << COL_VM, ROWS_SINGLE,
+     KEY_IN_SIZE},
+    {"record", OPERANDS_COMMAND, 0, ROWS_SINGLE, 0},
+    {"report", OPERANDS_NONE, COLS_ALL, ROWS_SINGLE, KEY_IN_REPORT},
+    {"diff", OPERANDS_FILES, COLS_ALL & ~(1u << COL_RES_PCT | 1u << COL_PROCS),
+     ROWS_DIFF, KEY_IN_SIZE | KEY_IN_REPORT},
+    {"dump", OPERANDS_NONE, 0, ROWS_SINGLE, 0},
+    {"help", OPERANDS_COMMANDS, 0, ROWS_SINGLE, 0},
 };
 
 /* The word being completed, as the values offered see it. */
 struct at {
 	const struct memsz_cmd *cmd;
 	const struct complete_cmd *cc;
-	const char *keep;  /* printed before each word: "--by=", "-p", the
-			      elements of a list before the last one */
-	const char *cur;   /* what each word must start with */
-	const char *list;  /* a list's elements before the last, or "" */
-	const char *by;    /* the --by list on the line, or NULL */
+	const char *keep; /* printed before each word: "--by=", "-p", the
+			     elements of a list before the last one */
+	const char *cur;  /* what each word must start with */
+	const char *list; /* a list's elements before the last, or "" */
+	const char *by;	  /* the --by list on the line, or NULL */
 };
 
 /* Print word (after at's keep) if it starts with at->cur, with the first
@@ -185,8 +184,8 @@ static void offer_columns(struct at *at, bool sortable)
 		    in_list(at->list, coldefs[i].sortname))
 			continue;
 		if ((sortable && coldefs[i].derived) ||
-		    (k != KEY__COUNT && !in_list(at->by ? at->by : "",
-						 keydefs[k].name)))
+		    (k != KEY__COUNT &&
+		     !in_list(at->by ? at->by : "", keydefs[k].name)))
 			continue;
 		offer(at, coldefs[i].sortname, coldefs[i].header);
 	}
@@ -222,8 +221,7 @@ static void value_formats(struct at *at)
 static void value_snapshot(struct at *at)
 {
 	printf("words\n");
-	for (const struct report_pick_word *w = report_pick_words; w->name;
-	     w++)
+	for (const struct report_pick_word *w = report_pick_words; w->name; w++)
 		offer(at, w->name, NULL);
 }
 
@@ -288,21 +286,16 @@ static const struct value_kind {
 	void (*complete)(struct at *at);
 	bool list;
 } value_kinds[] = {
-	{ "FILE", value_files, false },
-	{ "DIR", value_dirs, false },
-	{ "PID", value_pids, false },
-	{ "PID,...", value_pids, true },
-	{ "KEY[,KEY...]", value_keys, true },
-	{ "[KEY=]REGEX", value_key_rule, false },
-	{ "COLS", value_columns, true },
-	{ "COL", value_sort, false },
-	{ "FMT", value_formats, false },
-	{ "WHICH", value_snapshot, false },
+    {"FILE", value_files, false},	{"DIR", value_dirs, false},
+    {"PID", value_pids, false},		{"PID,...", value_pids, true},
+    {"KEY[,KEY...]", value_keys, true}, {"[KEY=]REGEX", value_key_rule, false},
+    {"COLS", value_columns, true},	{"COL", value_sort, false},
+    {"FMT", value_formats, false},	{"WHICH", value_snapshot, false},
 };
 
 /* Complete val, the value of option o, printed after keep. */
-static void complete_value(struct at *at, const struct opt *o,
-			   const char *keep, const char *val)
+static void complete_value(struct at *at, const struct opt *o, const char *keep,
+			   const char *val)
 {
 	char *mine = NULL;
 
@@ -347,9 +340,9 @@ static const struct opt *find_short(const struct opt *o, char c)
  * rows of opts as getopt_long reads them. */
 struct walk {
 	const struct opt *value_of; /* words[n-1] is this option's value */
-	int operand;                /* the first operand of an in-order
+	int operand;		    /* the first operand of an in-order
 				       command, or after "--"; else -1 */
-	const char *by;             /* the value of --by, or NULL */
+	const char *by;		    /* the value of --by, or NULL */
 };
 
 /* The value of --by if words[i] (and words[i + 1]) give it. */
@@ -382,10 +375,9 @@ static const struct opt *takes_next(const struct opt *opts, const char *w)
 	return NULL;
 }
 
-static struct walk walk_words(const struct opts_cmd *oc, int n,
-			      char **words)
+static struct walk walk_words(const struct opts_cmd *oc, int n, char **words)
 {
-	struct walk w = { NULL, -1, NULL };
+	struct walk w = {NULL, -1, NULL};
 
 	for (int i = 1; i < n - 1; i++) {
 		const char *s = words[i];
@@ -406,7 +398,7 @@ static struct walk walk_words(const struct opts_cmd *oc, int n,
 		}
 		o = takes_next(oc->opts, s);
 		if (o && i + 1 == n - 1)
-			return (struct walk){ o, -1, w.by };
+			return (struct walk){o, -1, w.by};
 		if (o)
 			i++;
 	}
@@ -474,14 +466,14 @@ static void complete_in_cmd(struct at *at, int n, char **words)
 		else
 			printf("none\n");
 		free(keep);
-	} else if (w.operand < 0 && cur[0] == '-' && cur[1] != '-' &&
-		   cur[1] && cur[2] && (o = find_short(oc->opts, cur[1])) &&
+	} else if (w.operand < 0 && cur[0] == '-' && cur[1] != '-' && cur[1] &&
+		   cur[2] && (o = find_short(oc->opts, cur[1])) &&
 		   o->arg != OPT_NOARG) {
-		char keep[3] = { '-', cur[1], 0 };
+		char keep[3] = {'-', cur[1], 0};
 
 		complete_value(at, o, keep, cur + 2);
-	} else if (w.operand < 0 && (cur[0] == '-' ||
-				     at->cc->operands == OPERANDS_NONE)) {
+	} else if (w.operand < 0 &&
+		   (cur[0] == '-' || at->cc->operands == OPERANDS_NONE)) {
 		complete_options(at);
 	} else if (at->cc->operands == OPERANDS_FILES) {
 		printf("files\n");
@@ -492,8 +484,7 @@ static void complete_in_cmd(struct at *at, int n, char **words)
 
 int cmd_complete(int n, char **words)
 {
-	struct at at = { .keep = "", .cur = n ? words[n - 1] : "",
-			 .list = "" };
+	struct at at = {.keep = "", .cur = n ? words[n - 1] : "", .list = ""};
 
 	if (n <= 1) {
 		complete_commands(&at, true);

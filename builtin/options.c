@@ -13,7 +13,7 @@
 
 /* -h and --help, every command's (the last row the parser sees). */
 static const struct opt help_row = {
-	'h', "help", OPT_NOARG, NULL, 0, NULL, NULL,
+    'h', "help", OPT_NOARG, NULL, 0, NULL, NULL,
 };
 
 static size_t rows_count(const struct opt *o)
@@ -110,17 +110,17 @@ static char *short_string(const struct opts_cmd *cmd, const struct opt *o,
 static struct option *long_options(const struct opt *o, size_t n)
 {
 	static const int has_arg[] = {
-		[OPT_NOARG] = no_argument,
-		[OPT_ARG] = required_argument,
-		[OPT_OPTARG] = optional_argument,
+	    [OPT_NOARG] = no_argument,
+	    [OPT_ARG] = required_argument,
+	    [OPT_OPTARG] = optional_argument,
 	};
 	struct option *l = xcalloc(n + 1, sizeof(*l));
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (o[i].lng)
-			l[k++] = (struct option){ o[i].lng, has_arg[o[i].arg],
-						  NULL, OPT_ID_LONG + (int)i };
+			l[k++] = (struct option){o[i].lng, has_arg[o[i].arg],
+						 NULL, OPT_ID_LONG + (int)i};
 	return l;
 }
 
@@ -128,14 +128,15 @@ static struct option *long_options(const struct opt *o, size_t n)
 static char *bad_option(const struct opts_cmd *cmd, int c, char **argv)
 {
 	const char *arg = argv[optind - 1];
-	char opt[3] = { '-', (char)optopt, 0 };
+	char opt[3] = {'-', (char)optopt, 0};
 
 	/* a short option: optopt; a long one: the word getopt stopped at */
 	if (optopt && (!arg || strncmp(arg, "--", 2)))
 		arg = opt;
 	if (c == ':')
 		return xasprintf("option '%s' needs a value; see 'memsz help "
-				 "%s'", arg, cmd->name);
+				 "%s'",
+				 arg, cmd->name);
 	return xasprintf("unknown option '%s'; see 'memsz help %s'", arg,
 			 cmd->name);
 }
@@ -145,16 +146,16 @@ static char *bad_option(const struct opts_cmd *cmd, int c, char **argv)
 static const struct opt *row_of(const struct opt *rows, size_t n, int c)
 {
 	if (c >= OPT_ID_LONG)
-		return (size_t)(c - OPT_ID_LONG) < n ? &rows[c - OPT_ID_LONG] :
-						       NULL;
+		return (size_t)(c - OPT_ID_LONG) < n ? &rows[c - OPT_ID_LONG]
+						     : NULL;
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].shrt == c)
 			return &rows[i];
 	return NULL;
 }
 
-int opts_parse(const struct opts_cmd *cmd, int argc, char **argv,
-	       opts_fn *fn, opts_err_fn *err, void *ctx)
+int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, opts_fn *fn,
+	       opts_err_fn *err, void *ctx)
 {
 	size_t n = rows_count(cmd->opts);
 	struct opt *rows = xcalloc(n + 2, sizeof(*rows));
@@ -168,8 +169,7 @@ int opts_parse(const struct opts_cmd *cmd, int argc, char **argv,
 	shortopts = short_string(cmd, rows, n + 1);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct opt *o;
 		char *msg;
 

@@ -18,8 +18,8 @@
 
 enum opt_arg {
 	OPT_NOARG,
-	OPT_ARG,      /* --name VALUE or --name=VALUE */
-	OPT_OPTARG,   /* --name or --name=VALUE */
+	OPT_ARG,    /* --name VALUE or --name=VALUE */
+	OPT_OPTARG, /* --name or --name=VALUE */
 };
 
 /* The first id of options that have no short name; ids below are the
@@ -27,31 +27,34 @@ enum opt_arg {
 #define OPT_ID_LONG 0x100
 
 struct opt {
-	char shrt;             /* 'i', or 0: a long name only */
-	const char *lng;       /* "input", or NULL: a short name only */
+	char shrt;	 /* 'i', or 0: a long name only */
+	const char *lng; /* "input", or NULL: a short name only */
 	enum opt_arg arg;
-	const char *argname;   /* "FILE" as --help shows it (OPT_NOARG: NULL) */
-	int id;                /* what opts_parse() hands the command */
-	const char *help;      /* its --help lines, '\n' between them; every
-				  row has help (no hidden options) */
+	const char *argname; /* "FILE" as --help shows it (OPT_NOARG: NULL) */
+	int id;		     /* what opts_parse() hands the command */
+	const char *help;    /* its --help lines, '\n' between them; every
+				row has help (no hidden options) */
 	/* one more help line made at run time (a list read from another
 	 * table), or NULL */
 	const char *(*more)(void);
 };
 
 /* The end of a table of rows. */
-#define OPT_END { 0, NULL, OPT_NOARG, NULL, 0, NULL, NULL }
+#define OPT_END                                                                \
+	{                                                                      \
+		0, NULL, OPT_NOARG, NULL, 0, NULL, NULL                        \
+	}
 
 struct opts_cmd {
-	const char *name;      /* "report": the command, in messages */
-	const char *synopsis;  /* "usage: memsz report ...\n", every line */
-	const char *about;     /* what the command does, lines ending '\n' */
+	const char *name;	/* "report": the command, in messages */
+	const char *synopsis;	/* "usage: memsz report ...\n", every line */
+	const char *about;	/* what the command does, lines ending '\n' */
 	const struct opt *opts; /* ended by OPT_END */
-	int col;               /* the column help text starts at */
-	const char *footer;    /* after the options (a blank line first), or
-				  NULL */
-	bool in_order;         /* options stop at the first operand (the
-				  command after them is not memsz's) */
+	int col;		/* the column help text starts at */
+	const char *footer;	/* after the options (a blank line first), or
+				   NULL */
+	bool in_order;		/* options stop at the first operand (the
+				   command after them is not memsz's) */
 };
 
 /* Write cmd's --help: synopsis, about, one entry per row with help (the
@@ -72,7 +75,7 @@ typedef int opts_err_fn(const char *msg, void *ctx);
  * (memsz_error when NULL): "unknown option '--bogus'; see 'memsz help
  * CMD'", exit EXIT_USAGE. Returns -1 with optind at the first operand to
  * go on, or the exit status. */
-int opts_parse(const struct opts_cmd *cmd, int argc, char **argv,
-	       opts_fn *fn, opts_err_fn *err, void *ctx);
+int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, opts_fn *fn,
+	       opts_err_fn *err, void *ctx);
 
 #endif

@@ -26,8 +26,7 @@ static bool col_sums(int c)
 /* "rss,pss,dirty" into cols; returns how many, or -1 after the usage
  * error in v's output mode. Columns that are not sums (RES%, PROCS)
  * cannot rank the rows. */
-static int parse_cols(const struct view *v, const char *spec,
-		      enum col_id *cols)
+static int parse_cols(const struct view *v, const char *spec, enum col_id *cols)
 {
 	char *s = xstrdup(spec), *save = NULL, *tok;
 	int n = 0;
@@ -40,11 +39,13 @@ static int parse_cols(const struct view *v, const char *spec,
 		for (int i = 0; i < n; i++)
 			dup |= (int)cols[i] == c;
 		if (c < 0 || dup || n == COL__COUNT || !col_sums(c)) {
-			view_usage_error(v, "--timeline: unknown or repeated "
+			view_usage_error(v,
+					 "--timeline: unknown or repeated "
 					 "column '%s' (columns: file, vm, "
 					 "rss, pss, uss, dirty, swap, "
 					 "relocs, shclean, shdirty, thp, "
-					 "locked, charge)", tok);
+					 "locked, charge)",
+					 tok);
 			n = -1;
 			break;
 		}
@@ -52,8 +53,7 @@ static int parse_cols(const struct view *v, const char *spec,
 	}
 	free(s);
 	if (!n) {
-		view_usage_error(v, "--timeline wants columns, not '%s'",
-				 spec);
+		view_usage_error(v, "--timeline wants columns, not '%s'", spec);
 		n = -1;
 	}
 	return n;
@@ -88,12 +88,13 @@ static char *missing_col(const struct report_result *res,
 				       "(recorded without CAP_SYS_ADMIN)");
 		if (res->unknown_cols & (1u << cols[i]))
 			return xasprintf("--timeline: no %s in this recording "
-					 "(%s)", coldefs[cols[i]].header,
-					 res->have_pss ?
-						 "recorded by an older memsz "
-						 "or kernel" :
-						 "recorded without "
-						 "CAP_SYS_ADMIN");
+					 "(%s)",
+					 coldefs[cols[i]].header,
+					 res->have_pss
+					     ? "recorded by an older memsz "
+					       "or kernel"
+					     : "recorded without "
+					       "CAP_SYS_ADMIN");
 	}
 	return NULL;
 }
@@ -101,7 +102,7 @@ static char *missing_col(const struct report_result *res,
 int report_timeline(const struct view *vv, struct report_opts *o,
 		    const char *spec)
 {
-	struct report_result res = { 0 };
+	struct report_result res = {0};
 	struct view v = *vv;
 	enum col_id cols[COL__COUNT];
 	struct labels *lb = NULL;
@@ -116,7 +117,8 @@ int report_timeline(const struct view *vv, struct report_opts *o,
 	 * timeline of many snapshots does not have */
 	for (size_t i = 0; i < v.nkeys; i++)
 		if (keydefs[v.keys[i]].needs & KEY_NEEDS_FAULTS)
-			return view_usage_error(&v, "--timeline does not take "
+			return view_usage_error(&v,
+						"--timeline does not take "
 						"the key '%s'",
 						keydefs[v.keys[i]].name);
 	o->pick = PICK_ALL;

@@ -18,9 +18,9 @@
 
 /* What view_option() did with an option. */
 enum view_status {
-	VIEW_NOT_MINE,  /* not a shared option: the command handles it */
+	VIEW_NOT_MINE, /* not a shared option: the command handles it */
 	VIEW_OK,
-	VIEW_USAGE,     /* a bad value; the message is written */
+	VIEW_USAGE, /* a bad value; the message is written */
 };
 
 int view_usage_error(const struct view *v, const char *fmt, ...)
@@ -91,10 +91,10 @@ static const struct {
 	enum rows_order order;
 	unsigned cmds; /* KEY_IN_* of the commands that offer it */
 } sort_orders[] = {
-	/* where each label's thing is: mappings by address, processes by
-	 * pid (the keys that give positions: report's) */
-	{ "addr", ROWS_ORDER_POS, KEY_IN_REPORT },
-	{ "name", ROWS_ORDER_NAME, KEY_IN_SIZE | KEY_IN_REPORT },
+    /* where each label's thing is: mappings by address, processes by
+     * pid (the keys that give positions: report's) */
+    {"addr", ROWS_ORDER_POS, KEY_IN_REPORT},
+    {"name", ROWS_ORDER_NAME, KEY_IN_SIZE | KEY_IN_REPORT},
 };
 
 const char *view_sort_order(size_t i, unsigned cmds)
@@ -168,8 +168,10 @@ static enum view_status parse_fields(struct view *v, const char *arg)
 			continue;
 		}
 		list = column_list(v->columns);
-		view_usage_error(v, "unknown or repeated field '%s' in "
-				 "--fields (fields: %s)", name, list);
+		view_usage_error(v,
+				 "unknown or repeated field '%s' in "
+				 "--fields (fields: %s)",
+				 name, list);
 		free(list);
 		free(copy);
 		return VIEW_USAGE;
@@ -205,8 +207,10 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 	case VIEW_OPT_BY:
 		n = keys_parse(arg, v->cmd, v->keys, &bad);
 		if (n < 0) {
-			view_usage_error(v, "unknown or repeated key '%s' "
-					 "(keys: %s)", bad, keys_list(v->cmd));
+			view_usage_error(v,
+					 "unknown or repeated key '%s' "
+					 "(keys: %s)",
+					 bad, keys_list(v->cmd));
 			free(bad);
 			return VIEW_USAGE;
 		}
@@ -226,8 +230,10 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 		return VIEW_OK;
 	case VIEW_OPT_WIDTH:
 		if (parse_u64(arg, &u) < 0 || u > 100000) {
-			view_usage_error(v, "--width wants a number of "
-					 "columns, not '%s'", arg);
+			view_usage_error(v,
+					 "--width wants a number of "
+					 "columns, not '%s'",
+					 arg);
 			return VIEW_USAGE;
 		}
 		v->width = (size_t)u;
@@ -310,7 +316,7 @@ static int view_error_cb(const char *msg, void *ctx)
 int view_parse(int argc, char **argv, struct view *v,
 	       const struct opts_cmd *cmd, view_option_fn *fn, void *ctx)
 {
-	struct view_parse_ctx p = { v, fn, ctx };
+	struct view_parse_ctx p = {v, fn, ctx};
 	int ret;
 
 	if (view_argv_json(argc, argv))
@@ -360,8 +366,8 @@ static size_t table_width(const struct view *v)
  * the innermost key would get fewer than VIEW_LABEL_WANT characters
  * (the shared columns first: only a diff has them by default). */
 static const enum col_id drop_order[] = {
-	COL_SH_CLEAN, COL_SH_DIRTY, COL_VM, COL_FILE, COL_SWAP, COL_USS,
-	COL_RES_PCT, COL_DIRTY, COL_PSS, COL_RELOCS,
+    COL_SH_CLEAN, COL_SH_DIRTY, COL_VM,	   COL_FILE, COL_SWAP,
+    COL_USS,	  COL_RES_PCT,	COL_DIRTY, COL_PSS,  COL_RELOCS,
 };
 
 /* Leave out of cols[0..n-1] the columns of drop_order, in that order,
@@ -369,12 +375,12 @@ static const enum col_id drop_order[] = {
  * width (0: no limit) or one column is left. Returns the new count. */
 static size_t fit_width(const struct view *v, enum col_id *cols, size_t n)
 {
-	size_t width = table_width(v), indent = 4 * (v->nkeys ? v->nkeys - 1 :
-							     0);
+	size_t width = table_width(v),
+	       indent = 4 * (v->nkeys ? v->nkeys - 1 : 0);
 
 	for (size_t d = 0; width && d < ARRAY_SIZE(drop_order) && n > 1; d++) {
 		if (out_table_cols_width(v->kind, cols, n) + indent +
-			    VIEW_LABEL_WANT <=
+			VIEW_LABEL_WANT <=
 		    width)
 			break;
 		for (size_t i = 0; i < n; i++) {
@@ -437,26 +443,26 @@ int view_write(const struct view *v, const struct rowtree *t,
 {
 	/* what a failed write says it could not write */
 	static const char *const what[ROWS__KIND_COUNT] = {
-		[ROWS_SINGLE] = "report",
-		[ROWS_DIFF] = "diff",
-		[ROWS_TIMELINE] = "timeline",
+	    [ROWS_SINGLE] = "report",
+	    [ROWS_DIFF] = "diff",
+	    [ROWS_TIMELINE] = "timeline",
 	};
 	const struct out_format_def *def = out_format_get(v->fmt);
 	const char *keynames[KEYS_MAX];
-	struct strlist shown = { 0 };
+	struct strlist shown = {0};
 	struct out_opts oo = {
-		.fmt = v->fmt,
-		.keys = keynames,
-		.cols = cols,
-		.ncols = ncols,
-		.res_pct = res_pct,
-		.width = def->flags & OUTF_WIDTH ? table_width(v) : 0,
-		.sort = v->sort,
-		.images = v->images,
-		.nimages = v->nimages,
-		.snaps = v->snaps,
-		.nsnaps = v->nsnaps,
-		.title = v->title,
+	    .fmt = v->fmt,
+	    .keys = keynames,
+	    .cols = cols,
+	    .ncols = ncols,
+	    .res_pct = res_pct,
+	    .width = def->flags & OUTF_WIDTH ? table_width(v) : 0,
+	    .sort = v->sort,
+	    .images = v->images,
+	    .nimages = v->nimages,
+	    .snaps = v->snaps,
+	    .nsnaps = v->nsnaps,
+	    .title = v->title,
 	};
 	unsigned shown_cols = 0;
 	bool *keep;
@@ -478,7 +484,8 @@ int view_write(const struct view *v, const struct rowtree *t,
 	}
 	if ((def->flags & OUTF_BINARY) && isatty(STDOUT_FILENO)) {
 		memsz_error("%s output is binary: redirect it to a file "
-			    "(> memsz.pb.gz)", def->name);
+			    "(> memsz.pb.gz)",
+			    def->name);
 		ret = 1;
 		goto out;
 	}

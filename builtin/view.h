@@ -47,85 +47,121 @@ enum {
 
 /* Rows of the shared options whose help each command words for itself:
  * --by (more: the command's key list), -F, --sort, -n, --format. */
-#define VIEW_ROW_BY(help, more)                                             \
-	{ 0, "by", OPT_ARG, "KEY[,KEY...]", VIEW_OPT_BY, help, more }
-#define VIEW_ROW_FIELDS(help)                                               \
-	{ 'F', "fields", OPT_ARG, "COLS", 'F', help, NULL }
-#define VIEW_ROW_SORT(help)                                                 \
-	{ 0, "sort", OPT_ARG, "COL", VIEW_OPT_SORT, help, NULL }
-#define VIEW_ROW_LIMIT(help) { 'n', NULL, OPT_ARG, "N", 'n', help, NULL }
-#define VIEW_ROW_FORMAT(help)                                               \
-	{ 0, "format", OPT_ARG, "FMT", VIEW_OPT_FORMAT, help, NULL }
+#define VIEW_ROW_BY(help, more)                                                \
+	{                                                                      \
+		0, "by", OPT_ARG, "KEY[,KEY...]", VIEW_OPT_BY, help, more      \
+	}
+#define VIEW_ROW_FIELDS(help)                                                  \
+	{                                                                      \
+		'F', "fields", OPT_ARG, "COLS", 'F', help, NULL                \
+	}
+#define VIEW_ROW_SORT(help)                                                    \
+	{                                                                      \
+		0, "sort", OPT_ARG, "COL", VIEW_OPT_SORT, help, NULL           \
+	}
+#define VIEW_ROW_LIMIT(help)                                                   \
+	{                                                                      \
+		'n', NULL, OPT_ARG, "N", 'n', help, NULL                       \
+	}
+#define VIEW_ROW_FORMAT(help)                                                  \
+	{                                                                      \
+		0, "format", OPT_ARG, "FMT", VIEW_OPT_FORMAT, help, NULL       \
+	}
 
 /* Rows of the shared options with one help for every command. */
-#define VIEW_ROW_LIST_KEYS                                                  \
-	{ 0, "list-keys", OPT_NOARG, NULL, VIEW_OPT_LIST_KEYS,              \
-	  "print every key with what it labels", NULL }
-#define VIEW_ROW_FILTER                                                     \
-	{ 0, "filter", OPT_ARG, "[KEY=]REGEX", VIEW_OPT_FILTER,             \
-	  "keep rows whose KEY label matches\n"                             \
-	  "REGEX (POSIX extended); no KEY=:\n"                              \
-	  "a label at any level; repeated:\n"                               \
-	  "all must match", NULL },                                         \
-	{ 0, "exclude", OPT_ARG, "[KEY=]REGEX", VIEW_OPT_EXCLUDE,           \
-	  "drop the rows that match", NULL }
-#define VIEW_ROW_WIDTH                                                      \
-	{ 0, "width", OPT_ARG, "N", VIEW_OPT_WIDTH,                         \
-	  "table width; labels are cut in the\n"                            \
-	  "middle to fit, default columns left\n"                           \
-	  "out (default $COLUMNS, the terminal,\n"                          \
-	  "or 120; 0: no limit)", NULL }
-#define VIEW_ROW_VERBOSE                                                    \
-	{ 'v', "verbose", OPT_NOARG, NULL, 'v',                             \
-	  "every footer note in full, not one\n"                            \
-	  "line per kind", NULL }
-#define VIEW_ROW_DEBUG_ROOT                                                 \
-	{ 0, "debug-root", OPT_ARG, "DIR", VIEW_OPT_DEBUG_ROOT,             \
-	  "look for debug files under DIR instead\n"                        \
-	  "of /usr/lib/debug", NULL }
-#define VIEW_ROW_DISASM                                                     \
-	{ 0, "no-disasm", OPT_NOARG, NULL, VIEW_OPT_NO_DISASM,              \
-	  "do not decode x86-64 code (by default\n"                         \
-	  "data it refers to and no symbol or\n"                            \
-	  "unit covers goes to that code under\n"                           \
-	  "symbols, compileunits and inlines)", NULL },                     \
-	{ 0, "disasm", OPT_NOARG, NULL, VIEW_OPT_DISASM,                    \
-	  "decode it (the default)", NULL }
+#define VIEW_ROW_LIST_KEYS                                                     \
+	{                                                                      \
+		0, "list-keys", OPT_NOARG, NULL, VIEW_OPT_LIST_KEYS,           \
+		    "print every key with what it labels", NULL                \
+	}
+#define VIEW_ROW_FILTER                                                        \
+	{0,                                                                    \
+	 "filter",                                                             \
+	 OPT_ARG,                                                              \
+	 "[KEY=]REGEX",                                                        \
+	 VIEW_OPT_FILTER,                                                      \
+	 "keep rows whose KEY label matches\n"                                 \
+	 "REGEX (POSIX extended); no KEY=:\n"                                  \
+	 "a label at any level; repeated:\n"                                   \
+	 "all must match",                                                     \
+	 NULL},                                                                \
+	{                                                                      \
+		0, "exclude", OPT_ARG, "[KEY=]REGEX", VIEW_OPT_EXCLUDE,        \
+		    "drop the rows that match", NULL                           \
+	}
+#define VIEW_ROW_WIDTH                                                         \
+	{                                                                      \
+		0, "width", OPT_ARG, "N", VIEW_OPT_WIDTH,                      \
+		    "table width; labels are cut in the\n"                     \
+		    "middle to fit, default columns left\n"                    \
+		    "out (default $COLUMNS, the terminal,\n"                   \
+		    "or 120; 0: no limit)",                                    \
+		    NULL                                                       \
+	}
+#define VIEW_ROW_VERBOSE                                                       \
+	{                                                                      \
+		'v', "verbose", OPT_NOARG, NULL, 'v',                          \
+		    "every footer note in full, not one\n"                     \
+		    "line per kind",                                           \
+		    NULL                                                       \
+	}
+#define VIEW_ROW_DEBUG_ROOT                                                    \
+	{                                                                      \
+		0, "debug-root", OPT_ARG, "DIR", VIEW_OPT_DEBUG_ROOT,          \
+		    "look for debug files under DIR instead\n"                 \
+		    "of /usr/lib/debug",                                       \
+		    NULL                                                       \
+	}
+#define VIEW_ROW_DISASM                                                        \
+	{0,                                                                    \
+	 "no-disasm",                                                          \
+	 OPT_NOARG,                                                            \
+	 NULL,                                                                 \
+	 VIEW_OPT_NO_DISASM,                                                   \
+	 "do not decode x86-64 code (by default\n"                             \
+	 "data it refers to and no symbol or\n"                                \
+	 "unit covers goes to that code under\n"                               \
+	 "symbols, compileunits and inlines)",                                 \
+	 NULL},                                                                \
+	{                                                                      \
+		0, "disasm", OPT_NOARG, NULL, VIEW_OPT_DISASM,                 \
+		    "decode it (the default)", NULL                            \
+	}
 
 /* The column the help of size, report and diff starts at. */
 #define VIEW_HELP_COL 23
 
 /* The lines after the options of size and report. */
-#define VIEW_HELP_DEBUGINFOD                                                \
-	"With DEBUGINFOD_URLS set, debug files missing locally are\n"       \
+#define VIEW_HELP_DEBUGINFOD                                                   \
+	"With DEBUGINFOD_URLS set, debug files missing locally are\n"          \
 	"fetched from those debuginfod servers (libdebuginfod's cache).\n"
 
 struct view {
-	const char *cmdname;          /* "size", "report", "diff": messages */
-	unsigned cmd;                 /* KEY_IN_SIZE or KEY_IN_REPORT */
+	const char *cmdname; /* "size", "report", "diff": messages */
+	unsigned cmd;	     /* KEY_IN_SIZE or KEY_IN_REPORT */
 	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
 	enum col_id sort;
-	bool sort_given;              /* --sort was given a column */
-	enum rows_order order;        /* --sort by value (a column) or an
-					 order of labels (addr, name) */
-	unsigned columns;             /* bit per col_id the command has */
-	uint64_t limit;               /* -n */
-	bool limit_given;             /* -n was given */
+	bool sort_given;       /* --sort was given a column */
+	enum rows_order order; /* --sort by value (a column) or an
+				  order of labels (addr, name) */
+	unsigned columns;      /* bit per col_id the command has */
+	uint64_t limit;	       /* -n */
+	bool limit_given;      /* -n was given */
 	enum out_format fmt;
-	const char *debug_root;       /* NULL: /usr/lib/debug */
-	unsigned disasm;              /* elf_map_opts.disasm: ELF_DISASM_ON
-					 unless --no-disasm (OFF); --disasm:
-					 COUNTED */
-	bool list_keys;               /* --list-keys was given */
+	const char *debug_root;		/* NULL: /usr/lib/debug */
+	unsigned disasm;		/* elf_map_opts.disasm: ELF_DISASM_ON
+					   unless --no-disasm (OFF); --disasm:
+					   COUNTED */
+	bool list_keys;			/* --list-keys was given */
 	enum col_id fields[COL__COUNT]; /* --fields, in order */
-	size_t nfields;               /* 0: the command's defaults */
-	size_t width;                 /* --width (0: no limit) */
-	bool width_given;             /* else COLUMNS, the terminal, 120 */
-	struct filter filter;         /* --filter, --exclude */
-	bool verbose;                 /* -v: every note in full */
-	enum rows_kind kind;          /* what the tree holds: one value set
-					 (0), a diff, a timeline */
+	size_t nfields;			/* 0: the command's defaults */
+	size_t width;			/* --width (0: no limit) */
+	bool width_given;		/* else COLUMNS, the terminal, 120 */
+	struct filter filter;		/* --filter, --exclude */
+	bool verbose;			/* -v: every note in full */
+	enum rows_kind kind;		/* what the tree holds: one value set
+					   (0), a diff, a timeline */
 	/* for pprof and html (out_opts), set by the command: */
 	const struct out_image *images;
 	size_t nimages;
@@ -139,8 +175,7 @@ bool view_argv_json(int argc, char **argv);
 
 /* A command's own options: fn gets each option that is not a shared one,
  * with its argument and ctx, and returns -1 to go on or an exit status. */
-typedef int view_option_fn(int id, const char *arg, struct view *v,
-			   void *ctx);
+typedef int view_option_fn(int id, const char *arg, struct view *v, void *ctx);
 
 /* The option loop of a command with a view: argv is first looked through
  * for --format json (so that even a usage error found before it is
@@ -154,7 +189,7 @@ int view_parse(int argc, char **argv, struct view *v,
 /* Write a usage error in v's output mode: {"error": "..."} on stdout in
  * json mode, else "memsz: ..." on stderr. Returns EXIT_USAGE (129). */
 int view_usage_error(const struct view *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Write msg in fmt's output mode: {"error": "..."} on stdout where the
  * format's row says OUTF_JSON_ERRORS (json), else "memsz: ..." on

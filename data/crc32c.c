@@ -46,10 +46,9 @@ static void crc_shift_init(void)
 			t[0] = 0;
 			for (int bit = 0; bit < 8; bit++) {
 				uint32_t v = 1u << bit;
-				uint32_t one = crc_sw(1u << (8 * byte + bit),
-						      zero,
-						      (size_t)(k + 1) *
-							      CRC_LANE);
+				uint32_t one =
+				    crc_sw(1u << (8 * byte + bit), zero,
+					   (size_t)(k + 1) * CRC_LANE);
 
 				/* the values with this bit as their highest */
 				for (uint32_t low = 0; low < v; low++)
@@ -81,8 +80,9 @@ __attribute__((constructor)) static void crc_init(void)
 	}
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
-			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
-					  crc_table[0][crc_table[t - 1][i] & 0xff];
+			crc_table[t][i] =
+			    (crc_table[t - 1][i] >> 8) ^
+			    crc_table[0][crc_table[t - 1][i] & 0xff];
 	crc_mode = 1;
 #if defined(__x86_64__)
 	{
@@ -118,9 +118,8 @@ static uint32_t crc_sw(uint32_t c, const uint8_t *p, size_t n)
 
 #if defined(__x86_64__)
 /* The SSE4.2 crc32 instruction computes the same polynomial. */
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c,
-							  const uint8_t *p,
-							  size_t n)
+__attribute__((target("sse4.2"))) static uint32_t
+crc_hw(uint32_t c, const uint8_t *p, size_t n)
 {
 	uint64_t c64 = c;
 

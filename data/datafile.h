@@ -45,43 +45,43 @@ enum md_file_flags {
 };
 
 struct md_file_header {
-	char magic[8];        /* MD_MAGIC, no NUL */
-	uint32_t version;     /* MD_VERSION */
-	uint32_t header_size; /* 64 */
-	uint64_t flags;       /* MD_F_* */
+	char magic[8];		    /* MD_MAGIC, no NUL */
+	uint32_t version;	    /* MD_VERSION */
+	uint32_t header_size;	    /* 64 */
+	uint64_t flags;		    /* MD_F_* */
 	uint64_t start_realtime_ns; /* wall clock when recording began */
-	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at that moment */
+	uint64_t start_mono_ns;	    /* CLOCK_MONOTONIC at that moment */
 	uint32_t page_size;
-	uint32_t header_crc;  /* MD_F_CRC: CRC-32C of the header with this
-				 field zero; else 0 */
+	uint32_t header_crc; /* MD_F_CRC: CRC-32C of the header with this
+				field zero; else 0 */
 	uint64_t reserved[2];
 };
 
 enum md_rec_type {
-	MD_REC_IMAGE = 1,     /* metadata of one mapped file */
-	MD_REC_MMAP2,         /* a mapping appeared (perf mmap2 or synthesized) */
+	MD_REC_IMAGE = 1, /* metadata of one mapped file */
+	MD_REC_MMAP2,	  /* a mapping appeared (perf mmap2 or synthesized) */
 	MD_REC_COMM,
 	MD_REC_FORK,
 	MD_REC_EXIT,
-	MD_REC_LOST,          /* perf records lost */
-	MD_REC_SNAP_BEGIN,    /* a residency snapshot of one pid begins */
-	MD_REC_SNAP_MAPPING,  /* one VMA of the snapshot and its page runs */
-	MD_REC_SNAP_END,      /* the snapshot is complete */
-	MD_REC_NOTE,          /* a free-text message for the report footer */
-	MD_REC_MUNMAP,        /* a mapping went away (polling fallback) */
-	MD_REC_SAMPLE,        /* a page-fault sample with its user stack */
-	MD_REC_JITMAP,        /* JIT code symbols of a pid (perf-PID.map) */
-	MD_REC_PACKED,        /* SAMPLE records compressed together (zstd);
-				 the reader hands out the records inside */
-	MD_REC_END = 15,      /* the writer closed the file (MD_F_END) */
-	MD_REC_CMDLINE = 16,  /* a process's command line (task payload) */
-	MD_REC_CGROUP = 17,   /* a memory cgroup's own counters at a moment */
+	MD_REC_LOST,	     /* perf records lost */
+	MD_REC_SNAP_BEGIN,   /* a residency snapshot of one pid begins */
+	MD_REC_SNAP_MAPPING, /* one VMA of the snapshot and its page runs */
+	MD_REC_SNAP_END,     /* the snapshot is complete */
+	MD_REC_NOTE,	     /* a free-text message for the report footer */
+	MD_REC_MUNMAP,	     /* a mapping went away (polling fallback) */
+	MD_REC_SAMPLE,	     /* a page-fault sample with its user stack */
+	MD_REC_JITMAP,	     /* JIT code symbols of a pid (perf-PID.map) */
+	MD_REC_PACKED,	     /* SAMPLE records compressed together (zstd);
+				the reader hands out the records inside */
+	MD_REC_END = 15,     /* the writer closed the file (MD_F_END) */
+	MD_REC_CMDLINE = 16, /* a process's command line (task payload) */
+	MD_REC_CGROUP = 17,  /* a memory cgroup's own counters at a moment */
 	MD_REC_SNAP_CHARGE = 18, /* pages of the snapshot charged to another
 				    memory cgroup than the process's */
-	MD_REC_FILE_CACHE = 19, /* a file's pages in the page cache and the
-				   memory cgroups that pay for them */
-	MD_REC_MACHINE = 20,  /* the machine's memory at a moment: meminfo
-				 and a walk of every page frame */
+	MD_REC_FILE_CACHE = 19,	 /* a file's pages in the page cache and the
+				    memory cgroups that pay for them */
+	MD_REC_MACHINE = 20,	 /* the machine's memory at a moment: meminfo
+				    and a walk of every page frame */
 	MD_REC__COUNT
 };
 
@@ -91,10 +91,10 @@ enum md_rec_type {
 enum md_page_flags {
 	MD_PG_PRESENT = 1u << 0,
 	MD_PG_SWAPPED = 1u << 1,
-	MD_PG_FILE = 1u << 2,      /* pagemap bit 61: file page or shared anon */
+	MD_PG_FILE = 1u << 2, /* pagemap bit 61: file page or shared anon */
 	MD_PG_EXCLUSIVE = 1u << 3, /* pagemap bit 56 */
 	MD_PG_SOFTDIRTY = 1u << 4, /* pagemap bit 55 */
-	MD_PG_DIRTY = 1u << 8,     /* kpageflags KPF_DIRTY */
+	MD_PG_DIRTY = 1u << 8,	   /* kpageflags KPF_DIRTY */
 	MD_PG_ANON = 1u << 9,
 	MD_PG_SWAPBACKED = 1u << 10,
 	MD_PG_KSM = 1u << 11,
@@ -103,37 +103,38 @@ enum md_page_flags {
 	MD_PG_ZERO = 1u << 14,
 	MD_PG_IDLE = 1u << 15,
 	MD_PG_PRIVATE_DIRTY = 1u << 16, /* counted in smaps Private_Dirty */
-	MD_PG_SHARED_DIRTY = 1u << 17,  /* counted in smaps Shared_Dirty */
-	MD_PG_PMD = 1u << 18,  /* present, mapped by a PMD (a huge page of
-				  THP, not hugetlb): smaps AnonHugePages,
-				  ShmemPmdMapped or FilePmdMapped; only in
-				  snapshots with MD_SNAP_F_PMD */
+	MD_PG_SHARED_DIRTY = 1u << 17,	/* counted in smaps Shared_Dirty */
+	MD_PG_PMD = 1u << 18, /* present, mapped by a PMD (a huge page of
+				 THP, not hugetlb): smaps AnonHugePages,
+				 ShmemPmdMapped or FilePmdMapped; only in
+				 snapshots with MD_SNAP_F_PMD */
 };
 
 /* Snapshot mapping flags (md_snap_mapping.flags) besides MAP_SHARED or
  * MAP_PRIVATE (one of them, always). The value is fixed in the file
  * whatever the machine's MAP_LOCKED. */
-#define MD_MAP_LOCKED 0x2000u /* VM_LOCKED (mlock, MAP_LOCKED): only in
-				 snapshots with MD_SNAP_F_LOCKED */
+#define MD_MAP_LOCKED                                                          \
+	0x2000u /* VM_LOCKED (mlock, MAP_LOCKED): only in                      \
+		   snapshots with MD_SNAP_F_LOCKED */
 
 /* Snapshot flags (md_snap_begin.flags). */
 enum md_snap_flags {
-	MD_SNAP_F_PFN = 1u << 0,        /* PFNs were readable: mapcounts valid */
+	MD_SNAP_F_PFN = 1u << 0, /* PFNs were readable: mapcounts valid */
 	MD_SNAP_F_KPAGEFLAGS = 1u << 1, /* kpageflags were readable */
-	MD_SNAP_F_FROZEN = 1u << 2,     /* target stopped during the snapshot */
-	MD_SNAP_F_AT_EXIT = 1u << 3,    /* taken at exit (PTRACE_EVENT_EXIT) */
-	MD_SNAP_F_PAGEMAP_SCAN = 1u << 4, /* PAGEMAP_SCAN was used */
+	MD_SNAP_F_FROZEN = 1u << 2,	/* target stopped during the snapshot */
+	MD_SNAP_F_AT_EXIT = 1u << 3,	/* taken at exit (PTRACE_EVENT_EXIT) */
+	MD_SNAP_F_PAGEMAP_SCAN = 1u << 4,  /* PAGEMAP_SCAN was used */
 	MD_SNAP_F_OBSERVER_FREE = 1u << 5, /* mapcounts leave memsz out */
-	MD_SNAP_F_GROWTH = 1u << 6,     /* taken because resident memory grew */
-	MD_SNAP_F_PMD = 1u << 7,        /* PMD-mapped pages carry MD_PG_PMD */
-	MD_SNAP_F_LOCKED = 1u << 8,     /* locked mappings: MD_MAP_LOCKED */
+	MD_SNAP_F_GROWTH = 1u << 6, /* taken because resident memory grew */
+	MD_SNAP_F_PMD = 1u << 7,    /* PMD-mapped pages carry MD_PG_PMD */
+	MD_SNAP_F_LOCKED = 1u << 8, /* locked mappings: MD_MAP_LOCKED */
 };
 
 /* One run of consecutive pages with identical flags and mapcount. */
 struct md_run {
 	uint64_t vaddr;
 	uint32_t npages;
-	uint32_t flags;    /* MD_PG_* */
+	uint32_t flags;	   /* MD_PG_* */
 	uint32_t mapcount; /* 0 = unknown (no PFN) */
 	uint32_t reserved;
 };
@@ -141,41 +142,41 @@ struct md_run {
 /* Decoded records, as the reader hands them out. Strings and arrays are
  * borrowed from the reader and valid until the next md_read_next(). */
 struct md_image {
-	uint32_t id;                  /* referenced by mappings */
+	uint32_t id; /* referenced by mappings */
 	uint32_t dev_major, dev_minor;
 	uint64_t ino, size;
 	int64_t mtime_ns;
 	uint8_t build_id[20];
-	uint32_t build_id_len;        /* 0: unknown */
-	const char *path;             /* path as the process sees it */
-	const char *open_path;        /* where memsz could open it at record
-					 time ("/proc/PID/root/..."), or "" */
+	uint32_t build_id_len; /* 0: unknown */
+	const char *path;      /* path as the process sees it */
+	const char *open_path; /* where memsz could open it at record
+				  time ("/proc/PID/root/..."), or "" */
 };
 
 struct md_mmap2 {
-	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint64_t time; /* CLOCK_MONOTONIC ns */
 	uint32_t pid, tid;
 	uint64_t start, len, pgoff;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino, ino_generation;
-	uint32_t prot, flags;         /* PROT_*, MAP_* */
+	uint32_t prot, flags; /* PROT_*, MAP_* */
 	uint8_t build_id[20];
 	uint32_t build_id_len;
-	bool synthesized;             /* from /proc/PID/maps, not a perf event */
+	bool synthesized; /* from /proc/PID/maps, not a perf event */
 	const char *filename;
 };
 
-struct md_task {                      /* COMM, FORK, EXIT, CMDLINE */
+struct md_task { /* COMM, FORK, EXIT, CMDLINE */
 	uint64_t time;
 	uint32_t pid, tid, ppid, ptid;
-	const char *comm;             /* COMM: the command name; CMDLINE: the
-					 arguments joined by spaces */
+	const char *comm; /* COMM: the command name; CMDLINE: the
+			     arguments joined by spaces */
 	/* COMM only: the process's owner (the uid owning /proc/PID) and its
 	 * user name at record time, in COMM records memsz writes itself;
 	 * has_owner is false in those that come from perf. */
 	bool has_owner;
 	uint32_t uid;
-	const char *user;             /* "" if the uid has no name */
+	const char *user; /* "" if the uid has no name */
 };
 
 struct md_lost {
@@ -186,8 +187,8 @@ struct md_lost {
 struct md_snap_begin {
 	uint64_t time;
 	uint32_t pid;
-	uint32_t seq;                 /* 0, 1, 2 ... per file */
-	uint32_t flags;               /* MD_SNAP_F_* */
+	uint32_t seq;	/* 0, 1, 2 ... per file */
+	uint32_t flags; /* MD_SNAP_F_* */
 	uint32_t nmappings;
 };
 
@@ -195,11 +196,11 @@ struct md_snap_mapping {
 	uint64_t start, end, pgoff;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
-	uint32_t prot;                /* PROT_* */
-	uint32_t flags;               /* MAP_SHARED or MAP_PRIVATE, with
-					 MD_MAP_LOCKED */
-	uint32_t image_id;            /* UINT32_MAX: anonymous / no image */
-	const char *name;             /* path or [heap]/[stack]/[anon:x]/"" */
+	uint32_t prot;	   /* PROT_* */
+	uint32_t flags;	   /* MAP_SHARED or MAP_PRIVATE, with
+			      MD_MAP_LOCKED */
+	uint32_t image_id; /* UINT32_MAX: anonymous / no image */
+	const char *name;  /* path or [heap]/[stack]/[anon:x]/"" */
 	const struct md_run *runs;
 	size_t nruns;
 };
@@ -207,24 +208,24 @@ struct md_snap_mapping {
 struct md_snap_end {
 	uint64_t time;
 	uint32_t pid, seq;
-	uint64_t unreadable_pages;    /* pages pagemap could not report */
-	uint64_t vm_hwm;              /* peak RSS of the process so far
-					 (VmHWM, bytes); 0: unknown (files
-					 written before it was recorded) */
+	uint64_t unreadable_pages; /* pages pagemap could not report */
+	uint64_t vm_hwm;	   /* peak RSS of the process so far
+				      (VmHWM, bytes); 0: unknown (files
+				      written before it was recorded) */
 };
 
 /* A message of memsz record for the report footer. */
 struct md_note {
-	uint32_t kind;                /* enum md_note_kind; a value this
-					 memsz does not know reads as it
-					 is (take it as MD_NOTE_OTHER) */
-	const char *subject;          /* what it is about (the mapping's
-					 name for MD_NOTE_UNREADABLE_PAGES),
-					 or "" */
+	uint32_t kind;	     /* enum md_note_kind; a value this
+				memsz does not know reads as it
+				is (take it as MD_NOTE_OTHER) */
+	const char *subject; /* what it is about (the mapping's
+				name for MD_NOTE_UNREADABLE_PAGES),
+				or "" */
 	const char *text;
-	bool kind_inferred;           /* a file of version 3 or older: kind
-					 and subject were read from the text
-					 (md_note_kind_from_text) */
+	bool kind_inferred; /* a file of version 3 or older: kind
+			       and subject were read from the text
+			       (md_note_kind_from_text) */
 };
 
 /* Bounds of a sample's arrays: md_write_sample() refuses more and the
@@ -240,32 +241,32 @@ struct md_note {
  * regs + stack (PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER, for
  * unwinding with libunwind from .eh_frame/.debug_frame), or neither. */
 struct md_sample {
-	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint64_t time; /* CLOCK_MONOTONIC ns */
 	uint32_t pid, tid;
-	uint64_t addr;                /* faulting data address */
-	uint64_t ip;                  /* user instruction pointer */
-	uint32_t event;               /* index into the recording's event
-					 names (NOTE "event N: name") */
-	uint32_t abi;                 /* PERF_SAMPLE_REGS_ABI_*; 0: none */
-	uint64_t regs_mask;           /* perf_event_attr.sample_regs_user */
-	const uint64_t *regs;         /* one per bit of regs_mask */
+	uint64_t addr;	      /* faulting data address */
+	uint64_t ip;	      /* user instruction pointer */
+	uint32_t event;	      /* index into the recording's event
+				 names (NOTE "event N: name") */
+	uint32_t abi;	      /* PERF_SAMPLE_REGS_ABI_*; 0: none */
+	uint64_t regs_mask;   /* perf_event_attr.sample_regs_user */
+	const uint64_t *regs; /* one per bit of regs_mask */
 	uint32_t nregs;
-	const uint64_t *callchain;    /* user frames, innermost first */
+	const uint64_t *callchain; /* user frames, innermost first */
 	uint32_t ncallchain;
-	uint64_t stack_sp;            /* user sp at the sample (regs' SP) */
-	const uint8_t *stack;         /* copy of [stack_sp, +stack_size) */
-	uint32_t stack_size;          /* dyn_size: bytes actually copied */
-	uint32_t stack_reused;        /* read: of them, the top bytes the
-					 record left out (the previous
-					 sample of the thread held them);
-					 ignored by the writer */
+	uint64_t stack_sp;     /* user sp at the sample (regs' SP) */
+	const uint8_t *stack;  /* copy of [stack_sp, +stack_size) */
+	uint32_t stack_size;   /* dyn_size: bytes actually copied */
+	uint32_t stack_reused; /* read: of them, the top bytes the
+				  record left out (the previous
+				  sample of the thread held them);
+				  ignored by the writer */
 };
 
 /* The last record of a complete file: what the writer wrote before it. */
 struct md_end {
 	uint64_t time;
-	uint64_t nrecords;            /* records before this one */
-	uint64_t nsamples;            /* SAMPLE records among them */
+	uint64_t nrecords; /* records before this one */
+	uint64_t nsamples; /* SAMPLE records among them */
 };
 
 /* One symbol of JIT-compiled code: [start, start+size) is name. */
@@ -292,7 +293,7 @@ struct md_jitmap {
 /* CGROUP flags (md_cgroup.flags). */
 enum md_cgroup_flags {
 	MD_CG_F_USAGE = 1u << 0,  /* usage is valid */
-	MD_CG_F_KMEM = 1u << 1,   /* kmem is valid (cgroup v1) */
+	MD_CG_F_KMEM = 1u << 1,	  /* kmem is valid (cgroup v1) */
 	MD_CG_F_TARGET = 1u << 2, /* the cgroup the recording follows (-G) */
 	MD_CG_F_PAYER = 1u << 3,  /* a cgroup pages of the processes are
 				     charged to (SNAP_CHARGE), written
@@ -315,16 +316,16 @@ struct md_cgroup_stat {
  * for the -G cgroup at every snapshot round (pid 0, MD_CG_F_TARGET) and
  * for the memory cgroup of each process after its snapshot (pid). */
 struct md_cgroup {
-	uint64_t time;                /* CLOCK_MONOTONIC ns */
-	uint32_t pid;                 /* whose cgroup; 0: the -G cgroup */
-	uint32_t version;             /* 1 or 2 */
-	uint32_t flags;               /* MD_CG_F_* */
-	uint32_t nstats;              /* <= MD_CGROUP_MAX_STATS */
-	uint64_t ino;                 /* the cgroup directory's inode, as
-					 /proc/kpagecgroup gives it */
-	uint64_t usage;               /* bytes charged (MD_CG_F_USAGE) */
-	uint64_t kmem;                /* v1 kernel memory (MD_CG_F_KMEM) */
-	const char *path;             /* its directory when recorded */
+	uint64_t time;	  /* CLOCK_MONOTONIC ns */
+	uint32_t pid;	  /* whose cgroup; 0: the -G cgroup */
+	uint32_t version; /* 1 or 2 */
+	uint32_t flags;	  /* MD_CG_F_* */
+	uint32_t nstats;  /* <= MD_CGROUP_MAX_STATS */
+	uint64_t ino;	  /* the cgroup directory's inode, as
+			     /proc/kpagecgroup gives it */
+	uint64_t usage;	  /* bytes charged (MD_CG_F_USAGE) */
+	uint64_t kmem;	  /* v1 kernel memory (MD_CG_F_KMEM) */
+	const char *path; /* its directory when recorded */
 	const struct md_cgroup_stat *stats; /* memory.stat, in file order */
 };
 
@@ -349,8 +350,8 @@ struct md_charge_run {
  * mapping's end, after the runs of the snapshot's SNAP_CHARGE record
  * before (a run may span two adjacent mappings). */
 struct md_snap_charge {
-	uint64_t own;                 /* the process's memory cgroup inode */
-	uint32_t nruns;               /* 1 .. MD_CHARGE_MAX_RUNS */
+	uint64_t own;	/* the process's memory cgroup inode */
+	uint32_t nruns; /* 1 .. MD_CHARGE_MAX_RUNS */
 	const struct md_charge_run *runs;
 };
 
@@ -371,10 +372,10 @@ struct md_cache_run {
  * memory cgroup each is charged to (/proc/kpagecgroup). Pages not listed
  * were not cached. Runs sorted, not overlapping, within size. */
 struct md_file_cache {
-	uint64_t time;                /* CLOCK_MONOTONIC ns */
+	uint64_t time; /* CLOCK_MONOTONIC ns */
 	uint32_t dev_major, dev_minor;
 	uint64_t ino, size;
-	uint32_t nruns;               /* 0 .. MD_CACHE_MAX_RUNS */
+	uint32_t nruns; /* 0 .. MD_CACHE_MAX_RUNS */
 	const char *path;
 	const struct md_cache_run *runs;
 };
@@ -385,22 +386,22 @@ struct md_file_cache {
  * /proc/kpageflags found ("walk_free", "walk_slab", ...; see
  * memsz-data(5)). */
 struct md_machine {
-	uint64_t time;                /* CLOCK_MONOTONIC ns */
-	uint32_t nstats;              /* <= MD_CGROUP_MAX_STATS */
+	uint64_t time;	 /* CLOCK_MONOTONIC ns */
+	uint32_t nstats; /* <= MD_CGROUP_MAX_STATS */
 	const struct md_cgroup_stat *stats;
 };
 
 struct md_record {
 	enum md_rec_type type;
-	uint64_t offset;              /* file offset of the record */
-	uint64_t size;                /* its size in bytes, header included */
-	uint32_t crc;                 /* the record's CRC-32C (MD_F_CRC) */
-	uint32_t rec_flags;           /* MD_RECF_PACKED: came out of a PACKED
-					 record (not a field of the file) */
+	uint64_t offset;    /* file offset of the record */
+	uint64_t size;	    /* its size in bytes, header included */
+	uint32_t crc;	    /* the record's CRC-32C (MD_F_CRC) */
+	uint32_t rec_flags; /* MD_RECF_PACKED: came out of a PACKED
+			       record (not a field of the file) */
 	union {
 		struct md_image image;
-		struct md_mmap2 mmap2;        /* MMAP2 and MUNMAP */
-		struct md_task task;          /* COMM FORK EXIT CMDLINE */
+		struct md_mmap2 mmap2; /* MMAP2 and MUNMAP */
+		struct md_task task;   /* COMM FORK EXIT CMDLINE */
 		struct md_lost lost;
 		struct md_snap_begin snap_begin;
 		struct md_snap_mapping mapping;
@@ -524,11 +525,11 @@ int md_writer_flush(struct md_writer *w);
 
 /* What the file holds, for a summary that never claims more. */
 struct md_writer_stats {
-	uint64_t records;         /* whole records in the file */
-	uint64_t samples;         /* SAMPLE records among them */
-	uint64_t samples_lost;    /* samples given but not in the file (a
-				     write error), batched ones excluded */
-	uint64_t bytes;           /* file size: md_writer_offset() */
+	uint64_t records;      /* whole records in the file */
+	uint64_t samples;      /* SAMPLE records among them */
+	uint64_t samples_lost; /* samples given but not in the file (a
+				  write error), batched ones excluded */
+	uint64_t bytes;	       /* file size: md_writer_offset() */
 };
 void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
 /* Keep what was written so far, uncommitted, as dest (rename of the

@@ -40,7 +40,7 @@ void md_cgroup_encode(struct md_buf *b, const struct md_record *rec)
 #define MD_CG_STAT_MIN 16
 
 int md_cgroup_decode(struct md_reader *r, struct md_cur *c,
-			 struct md_record *rec)
+		     struct md_record *rec)
 {
 	struct md_cgroup *g = &rec->u.cgroup;
 
@@ -61,8 +61,7 @@ int md_cgroup_decode(struct md_reader *r, struct md_cur *c,
 		md_cur_fail(c, "cgroup version or counter count out of range");
 		return c->err;
 	}
-	xgrow(&r->cgs, &r->cgs_cap, g->nstats ? g->nstats : 1,
-	      sizeof(*r->cgs));
+	xgrow(&r->cgs, &r->cgs_cap, g->nstats ? g->nstats : 1, sizeof(*r->cgs));
 	for (uint32_t i = 0; i < g->nstats; i++) {
 		r->cgs[i].value = md_cur_u64(c);
 		r->cgs[i].key = md_cur_str(c);
@@ -74,8 +73,8 @@ int md_cgroup_decode(struct md_reader *r, struct md_cur *c,
 }
 
 /* With o->verbose, each counter on a line. */
-void md_cgroup_print(FILE *out, const struct md_record *rec,
-			 const char *name, const struct md_print_opts *o)
+void md_cgroup_print(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o)
 {
 	const struct md_cgroup *g = &rec->u.cgroup;
 
@@ -117,7 +116,7 @@ void md_snap_charge_encode(struct md_buf *b, const struct md_record *rec)
  * the last one's end, in order, after those of an earlier SNAP_CHARGE
  * record of it. */
 int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
-			      struct md_record *rec)
+			  struct md_record *rec)
 {
 	struct md_snap_charge *g = &rec->u.charge;
 	uint64_t ps = r->hdr.page_size, at;
@@ -128,8 +127,7 @@ int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
 		md_cur_fail(c, "charge record with a non-zero reserved field");
 	if (c->err)
 		return c->err;
-	if (!r->in_snap || !r->snap_seen ||
-	    r->snap_seen != r->snap_nmappings) {
+	if (!r->in_snap || !r->snap_seen || r->snap_seen != r->snap_nmappings) {
 		md_cur_fail(c, "charge record not after its snapshot's "
 			       "mappings");
 		return c->err;
@@ -166,7 +164,7 @@ int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
 
 /* With o->verbose, each run on a line. */
 void md_snap_charge_print(FILE *out, const struct md_record *rec,
-			      const char *name, const struct md_print_opts *o)
+			  const char *name, const struct md_print_opts *o)
 {
 	const struct md_snap_charge *g = &rec->u.charge;
 	uint64_t pages = 0;
@@ -177,8 +175,7 @@ void md_snap_charge_print(FILE *out, const struct md_record *rec,
 		g->own, g->nruns, pages);
 	for (uint32_t i = 0; o->verbose && i < g->nruns; i++)
 		fprintf(out, "    0x%" PRIx64 " %u cgroup %" PRIu64 "\n",
-			g->runs[i].vaddr, g->runs[i].npages,
-			g->runs[i].cgroup);
+			g->runs[i].vaddr, g->runs[i].npages, g->runs[i].cgroup);
 }
 
 /* --- FILE_CACHE: a file's cached pages and who pays for them --- */
@@ -206,7 +203,7 @@ void md_file_cache_encode(struct md_buf *b, const struct md_record *rec)
 #define MD_CACHE_RUN_SIZE 24
 
 int md_file_cache_decode(struct md_reader *r, struct md_cur *c,
-			     struct md_record *rec)
+			 struct md_record *rec)
 {
 	struct md_file_cache *f = &rec->u.cache;
 	uint64_t ps = r->hdr.page_size, at = 0, pages;
@@ -251,7 +248,7 @@ int md_file_cache_decode(struct md_reader *r, struct md_cur *c,
 
 /* With o->verbose, each run on a line. */
 void md_file_cache_print(FILE *out, const struct md_record *rec,
-			     const char *name, const struct md_print_opts *o)
+			 const char *name, const struct md_print_opts *o)
 {
 	const struct md_file_cache *f = &rec->u.cache;
 	uint64_t pages = 0;
@@ -259,18 +256,19 @@ void md_file_cache_print(FILE *out, const struct md_record *rec,
 	for (uint32_t i = 0; i < f->nruns; i++)
 		pages += f->runs[i].npages;
 	md_print_time(out, f->time);
-	fprintf(out, "%s %02x:%02x %" PRIu64 " size %" PRIu64 " runs %u "
-		     "pages %" PRIu64 " %s\n", name, f->dev_major,
-		f->dev_minor, f->ino, f->size, f->nruns, pages, f->path);
+	fprintf(out,
+		"%s %02x:%02x %" PRIu64 " size %" PRIu64 " runs %u "
+		"pages %" PRIu64 " %s\n",
+		name, f->dev_major, f->dev_minor, f->ino, f->size, f->nruns,
+		pages, f->path);
 	for (uint32_t i = 0; o->verbose && i < f->nruns; i++)
 		fprintf(out, "    page %" PRIu64 " %u cgroup %" PRIu64 "\n",
-			f->runs[i].page, f->runs[i].npages,
-			f->runs[i].cgroup);
+			f->runs[i].page, f->runs[i].npages, f->runs[i].cgroup);
 }
 
 int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r)
 {
-	struct md_record rec = { .type = MD_REC_CGROUP, .u.cgroup = *r };
+	struct md_record rec = {.type = MD_REC_CGROUP, .u.cgroup = *r};
 
 	if (r->version < 1 || r->version > 2 ||
 	    r->nstats > MD_CGROUP_MAX_STATS || (r->nstats && !r->stats))
@@ -283,7 +281,7 @@ int md_write_cgroup(struct md_writer *w, const struct md_cgroup *r)
 
 int md_write_snap_charge(struct md_writer *w, const struct md_snap_charge *r)
 {
-	struct md_record rec = { .type = MD_REC_SNAP_CHARGE, .u.charge = *r };
+	struct md_record rec = {.type = MD_REC_SNAP_CHARGE, .u.charge = *r};
 
 	if (!r->nruns || r->nruns > MD_CHARGE_MAX_RUNS || !r->runs)
 		return -EINVAL;
@@ -295,7 +293,7 @@ int md_write_snap_charge(struct md_writer *w, const struct md_snap_charge *r)
 
 int md_write_file_cache(struct md_writer *w, const struct md_file_cache *r)
 {
-	struct md_record rec = { .type = MD_REC_FILE_CACHE, .u.cache = *r };
+	struct md_record rec = {.type = MD_REC_FILE_CACHE, .u.cache = *r};
 
 	if (r->nruns > MD_CACHE_MAX_RUNS || (r->nruns && !r->runs))
 		return -EINVAL;
@@ -335,8 +333,7 @@ int md_machine_decode(struct md_reader *r, struct md_cur *c,
 		md_cur_fail(c, "machine counter count past the record");
 		return c->err;
 	}
-	xgrow(&r->cgs, &r->cgs_cap, m->nstats ? m->nstats : 1,
-	      sizeof(*r->cgs));
+	xgrow(&r->cgs, &r->cgs_cap, m->nstats ? m->nstats : 1, sizeof(*r->cgs));
 	for (uint32_t i = 0; i < m->nstats; i++) {
 		r->cgs[i].value = md_cur_u64(c);
 		r->cgs[i].key = md_cur_str(c);
@@ -348,8 +345,8 @@ int md_machine_decode(struct md_reader *r, struct md_cur *c,
 }
 
 /* With o->verbose, each counter on a line. */
-void md_machine_print(FILE *out, const struct md_record *rec,
-		      const char *name, const struct md_print_opts *o)
+void md_machine_print(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o)
 {
 	const struct md_machine *m = &rec->u.machine;
 
@@ -362,7 +359,7 @@ void md_machine_print(FILE *out, const struct md_record *rec,
 
 int md_write_machine(struct md_writer *w, const struct md_machine *r)
 {
-	struct md_record rec = { .type = MD_REC_MACHINE, .u.machine = *r };
+	struct md_record rec = {.type = MD_REC_MACHINE, .u.machine = *r};
 
 	if (r->nstats > MD_CGROUP_MAX_STATS || (r->nstats && !r->stats))
 		return -EINVAL;

@@ -29,11 +29,11 @@ enum {
 	HDR_MAGIC = 0,
 	HDR_VERSION = 8,      /* u32 */
 	HDR_HEADER_SIZE = 12, /* u32 */
-	HDR_FLAGS = 16,       /* u64 */
+	HDR_FLAGS = 16,	      /* u64 */
 	HDR_REALTIME = 24,    /* u64 start_realtime_ns */
-	HDR_MONO = 32,        /* u64 start_mono_ns */
+	HDR_MONO = 32,	      /* u64 start_mono_ns */
 	HDR_PAGE_SIZE = 40,   /* u32 */
-	HDR_CRC = 44,         /* u32 header_crc (MD_F_CRC) */
+	HDR_CRC = 44,	      /* u32 header_crc (MD_F_CRC) */
 	HDR_RESERVED = 48,    /* u64[2] */
 };
 /* Base page sizes a header may give: Linux uses 4 KiB to 256 KiB; every
@@ -54,9 +54,9 @@ enum { REC_TYPE = 0, REC_CRC = 4, REC_SIZE = 8 };
  * palette and the stream: damage that would still decode is refused. */
 #define MD_RUN_SIZE 24
 enum {
-	RUN_VADDR = 0,     /* u64 */
-	RUN_NPAGES = 8,    /* u32 */
-	RUN_FLAGS = 12,    /* u32 */
+	RUN_VADDR = 0,	   /* u64 */
+	RUN_NPAGES = 8,	   /* u32 */
+	RUN_FLAGS = 12,	   /* u32 */
 	RUN_MAPCOUNT = 16, /* u32 */
 	RUN_RESERVED = 20, /* u32 */
 };
@@ -79,10 +79,10 @@ enum {
  * stack bytes of the samples before them). */
 #define MD_PACKED_HDR 24
 enum {
-	PK_CODEC = 0,    /* u32: MD_CODEC_ZSTD */
-	PK_NRECS = 4,    /* u32 */
+	PK_CODEC = 0,	 /* u32: MD_CODEC_ZSTD */
+	PK_NRECS = 4,	 /* u32 */
 	PK_RAW_SIZE = 8, /* u64 */
-	PK_ZSIZE = 16,   /* u64 */
+	PK_ZSIZE = 16,	 /* u64 */
 };
 #define MD_CODEC_NONE 0
 #define MD_CODEC_ZSTD 1
@@ -91,21 +91,21 @@ enum {
 /* Largest raw_size a reader accepts (the writer's batch plus the one
  * record that crossed it, at most 64 KiB of stack and arrays). */
 #define MD_PACKED_MAX_RAW (MD_SAMPLE_BATCH + (1u << 20))
-#define MD_SAMPLE_HDR 72           /* fixed part of a SAMPLE payload */
+#define MD_SAMPLE_HDR 72 /* fixed part of a SAMPLE payload */
 /* Its fields; the registers, the callchain and the stack follow. */
 enum {
-	SMP_TIME = 0,        /* u64 */
-	SMP_PID = 8,         /* u32 */
-	SMP_TID = 12,        /* u32 */
-	SMP_ADDR = 16,       /* u64 */
-	SMP_IP = 24,         /* u64 */
-	SMP_EVENT = 32,      /* u32 */
-	SMP_ABI = 36,        /* u32 */
-	SMP_REGS_MASK = 40,  /* u64 */
-	SMP_NREGS = 48,      /* u32 */
-	SMP_NCHAIN = 52,     /* u32 */
-	SMP_STACK_SP = 56,   /* u64 */
-	SMP_STACK_SIZE = 64, /* u32 */
+	SMP_TIME = 0,	       /* u64 */
+	SMP_PID = 8,	       /* u32 */
+	SMP_TID = 12,	       /* u32 */
+	SMP_ADDR = 16,	       /* u64 */
+	SMP_IP = 24,	       /* u64 */
+	SMP_EVENT = 32,	       /* u32 */
+	SMP_ABI = 36,	       /* u32 */
+	SMP_REGS_MASK = 40,    /* u64 */
+	SMP_NREGS = 48,	       /* u32 */
+	SMP_NCHAIN = 52,       /* u32 */
+	SMP_STACK_SP = 56,     /* u64 */
+	SMP_STACK_SIZE = 64,   /* u32 */
 	SMP_STACK_REUSED = 68, /* u32: top stack bytes not stored */
 };
 
@@ -202,21 +202,21 @@ void md_cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len);
 
 struct md_writer {
 	int fd;
-	char *path;     /* where the recording goes once committed */
-	char *tmp;      /* the file written until then; NULL: writing path */
+	char *path; /* where the recording goes once committed */
+	char *tmp;  /* the file written until then; NULL: writing path */
 	bool committed;
-	bool ended;     /* the END record is written */
-	uint64_t off;   /* end of the last complete record */
-	int err;        /* sticky: once a write failed, every call fails */
+	bool ended;   /* the END record is written */
+	uint64_t off; /* end of the last complete record */
+	int err;      /* sticky: once a write failed, every call fails */
 	struct md_buf b;
 	struct md_buf sb; /* SAMPLE records not yet written (batched) */
 	uint64_t nrecords, nsamples, samples_lost; /* see md_writer_stats */
-	unsigned page_shift; /* of the page size in the header */
+	unsigned page_shift;	/* of the page size in the header */
 	struct pgstate_enc enc; /* scratch of md_write_mapping */
-	uint32_t nsb;     /* records in sb */
-	bool compress;    /* write batches as PACKED records */
+	uint32_t nsb;		/* records in sb */
+	bool compress;		/* write batches as PACKED records */
 	ZSTD_CCtx *cctx;
-	struct md_buf zb; /* a PACKED record being built */
+	struct md_buf zb;    /* a PACKED record being built */
 	struct stackref stk; /* each thread's last stack in the batch */
 };
 
@@ -240,43 +240,43 @@ int md_samples_flush(struct md_writer *w);
 struct md_reader {
 	const uint8_t *map;
 	size_t size;
-	bool borrowed;            /* map is the caller's (md_reader_open_mem) */
-	uint64_t off;             /* next record */
+	bool borrowed; /* map is the caller's (md_reader_open_mem) */
+	uint64_t off;  /* next record */
 	struct md_file_header hdr;
-	struct md_run *runs;      /* decoded runs of the last mapping */
+	struct md_run *runs; /* decoded runs of the last mapping */
 	size_t runs_cap;
-	uint64_t *u64s;           /* regs + callchain of the last sample */
+	uint64_t *u64s; /* regs + callchain of the last sample */
 	size_t u64s_cap;
-	char *subject;            /* a legacy NOTE's subject, copied out */
+	char *subject; /* a legacy NOTE's subject, copied out */
 	size_t subject_cap;
 
 	/* what the checks need to know of the records before */
-	int err;                  /* sticky error of md_read_next */
+	int err; /* sticky error of md_read_next */
 	const char *why;
 	bool seen_end, cut_short;
 	uint64_t nrecords, nsamples;
-	uint32_t *img_ids;        /* ids of IMAGE records, sorted */
+	uint32_t *img_ids; /* ids of IMAGE records, sorted */
 	size_t nimg, img_cap;
 	bool in_snap, have_seq;
 	uint32_t snap_pid, snap_seq, snap_flags, snap_nmappings, snap_seen;
-	uint64_t snap_prev_end;   /* end of the snapshot's last mapping */
-	struct md_jit_sym *jit;   /* symbols of the last JITMAP */
+	uint64_t snap_prev_end; /* end of the snapshot's last mapping */
+	struct md_jit_sym *jit; /* symbols of the last JITMAP */
 	size_t jit_cap;
 	struct md_cgroup_stat *cgs; /* counters of the last CGROUP */
 	size_t cgs_cap;
 	struct md_charge_run *chg; /* runs of the last SNAP_CHARGE */
 	size_t chg_cap;
-	struct md_cache_run *fc;  /* runs of the last FILE_CACHE */
+	struct md_cache_run *fc; /* runs of the last FILE_CACHE */
 	size_t fc_cap;
 	uint64_t snap_charge_end; /* where its last SNAP_CHARGE run ended */
 	/* the records of the last PACKED record, handed out one by one */
 	ZSTD_DCtx *dctx;
 	uint8_t *z;
 	size_t zcap, zlen, zpos;
-	uint32_t zleft;           /* records still to come in it */
-	uint64_t zoff;            /* its offset */
-	bool in_packed;           /* decoding a record of it */
-	struct stackref stk;      /* each thread's last stack in it */
+	uint32_t zleft;	     /* records still to come in it */
+	uint64_t zoff;	     /* its offset */
+	bool in_packed;	     /* decoding a record of it */
+	struct stackref stk; /* each thread's last stack in it */
 };
 
 /* Is id the id of an IMAGE record read so far? *at: where it is or
@@ -287,12 +287,12 @@ bool md_reader_img_known(const struct md_reader *r, uint32_t id, size_t *at);
 
 /* How `memsz dump` prints a record. */
 struct md_print_opts {
-	bool verbose;        /* page runs and JIT symbols too */
-	uint32_t page_size;  /* from the file header */
+	bool verbose;	    /* page runs and JIT symbols too */
+	uint32_t page_size; /* from the file header */
 };
 
 struct md_rectype {
-	const char *name;    /* as dump prints it */
+	const char *name; /* as dump prints it */
 	/* Append rec's payload to b. NULL: the type is written by its own
 	 * path (SNAP_MAPPING piecewise, SAMPLE batched, PACKED). */
 	void (*encode)(struct md_buf *b, const struct md_record *rec);
@@ -303,8 +303,8 @@ struct md_rectype {
 		      struct md_record *rec);
 	/* Print rec as one dump line (and, with o->verbose, its details on
 	 * lines after it); name is the row's. */
-	void (*print)(FILE *out, const struct md_record *rec,
-		      const char *name, const struct md_print_opts *o);
+	void (*print)(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o);
 };
 
 /* The row of record type type, or NULL for a type this reader does not
@@ -321,8 +321,8 @@ int md_sample_decode(struct md_reader *r, struct md_cur *c,
 void md_cgroup_encode(struct md_buf *b, const struct md_record *rec);
 int md_cgroup_decode(struct md_reader *r, struct md_cur *c,
 		     struct md_record *rec);
-void md_cgroup_print(FILE *out, const struct md_record *rec,
-		     const char *name, const struct md_print_opts *o);
+void md_cgroup_print(FILE *out, const struct md_record *rec, const char *name,
+		     const struct md_print_opts *o);
 void md_snap_charge_encode(struct md_buf *b, const struct md_record *rec);
 int md_snap_charge_decode(struct md_reader *r, struct md_cur *c,
 			  struct md_record *rec);
@@ -331,8 +331,8 @@ void md_snap_charge_print(FILE *out, const struct md_record *rec,
 void md_machine_encode(struct md_buf *b, const struct md_record *rec);
 int md_machine_decode(struct md_reader *r, struct md_cur *c,
 		      struct md_record *rec);
-void md_machine_print(FILE *out, const struct md_record *rec,
-		      const char *name, const struct md_print_opts *o);
+void md_machine_print(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o);
 void md_file_cache_encode(struct md_buf *b, const struct md_record *rec);
 int md_file_cache_decode(struct md_reader *r, struct md_cur *c,
 			 struct md_record *rec);
@@ -340,8 +340,8 @@ void md_file_cache_print(FILE *out, const struct md_record *rec,
 			 const char *name, const struct md_print_opts *o);
 
 /* The printers of the rows that live beside their codecs. */
-void md_print_mapping(FILE *out, const struct md_record *rec,
-		      const char *name, const struct md_print_opts *o);
+void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
+		      const struct md_print_opts *o);
 void md_print_sample(FILE *out, const struct md_record *rec, const char *name,
 		     const struct md_print_opts *o);
 

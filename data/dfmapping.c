@@ -30,8 +30,7 @@ int md_mapping_begin(struct md_writer *w, uint64_t start, uint64_t end)
 	return 0;
 }
 
-int md_mapping_add(struct md_writer *w, const struct md_run *runs,
-		   size_t nruns)
+int md_mapping_add(struct md_writer *w, const struct md_run *runs, size_t nruns)
 {
 	if (!w || (nruns && !runs))
 		return -EINVAL;
@@ -64,8 +63,8 @@ int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 	ret = pgstate_end(e);
 	if (ret < 0)
 		return ret;
-	if (r->start != e->start ||
-	    r->end - r->start != e->npages << w->page_shift)
+	if (r->start != e->start || r->end - r->start != e->npages
+							     << w->page_shift)
 		return -EINVAL;
 	if (nruns)
 		*nruns = e->nruns;
@@ -93,7 +92,7 @@ int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 	md_buf_u64(&w->b, e->len);
 	if (e->npal)
 		memcpy(md_buf_grow(&w->b, (size_t)e->npal * PGSTATE_PAL_SIZE),
-				   e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
+		       e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
 	if (e->len)
 		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
 	md_buf_pad8(&w->b);
@@ -101,14 +100,14 @@ int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 }
 
 /* the page flags a run may have */
-#define MD_PG_KNOWN                                                      \
-	(MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_FILE | MD_PG_EXCLUSIVE |   \
-	 MD_PG_SOFTDIRTY | MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED |  \
-	 MD_PG_KSM | MD_PG_THP | MD_PG_HUGE | MD_PG_ZERO | MD_PG_IDLE |   \
+#define MD_PG_KNOWN                                                            \
+	(MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_FILE | MD_PG_EXCLUSIVE |        \
+	 MD_PG_SOFTDIRTY | MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED |       \
+	 MD_PG_KSM | MD_PG_THP | MD_PG_HUGE | MD_PG_ZERO | MD_PG_IDLE |        \
 	 MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY | MD_PG_PMD)
 /* flags only /proc/kpageflags gives (MD_SNAP_F_KPAGEFLAGS) */
-#define MD_PG_FROM_KPAGEFLAGS                                            \
-	(MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED | MD_PG_KSM |        \
+#define MD_PG_FROM_KPAGEFLAGS                                                  \
+	(MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED | MD_PG_KSM |             \
 	 MD_PG_HUGE | MD_PG_IDLE)
 
 /* The checks of one page run of mapping m (see man/memsz-data.5): NULL if
@@ -118,8 +117,8 @@ static const char *run_check(const struct md_reader *r,
 			     const struct md_run *run, uint64_t prev_end)
 {
 	uint64_t ps = r->hdr.page_size;
-	uint32_t kind = run->flags & (MD_PG_PRESENT | MD_PG_SWAPPED |
-				      MD_PG_ZERO);
+	uint32_t kind =
+	    run->flags & (MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO);
 
 	if (!run->npages || run->vaddr % ps)
 		return "page run empty or not page aligned";
@@ -133,9 +132,8 @@ static const char *run_check(const struct md_reader *r,
 	    kind != MD_PG_ZERO)
 		return "page run neither present, swapped nor zero page";
 	if ((run->flags & (MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY)) &&
-	    (kind != MD_PG_PRESENT ||
-	     (run->flags & MD_PG_PRIVATE_DIRTY &&
-	      run->flags & MD_PG_SHARED_DIRTY)))
+	    (kind != MD_PG_PRESENT || (run->flags & MD_PG_PRIVATE_DIRTY &&
+				       run->flags & MD_PG_SHARED_DIRTY)))
 		return "page run with inconsistent dirty flags";
 	if (!(r->snap_flags & MD_SNAP_F_KPAGEFLAGS) &&
 	    (run->flags & MD_PG_FROM_KPAGEFLAGS))
@@ -143,9 +141,10 @@ static const char *run_check(const struct md_reader *r,
 	if ((run->flags & MD_PG_PMD) &&
 	    (kind != MD_PG_PRESENT || !(r->snap_flags & MD_SNAP_F_PMD)))
 		return "page run with a PMD flag that cannot be";
-	if (kind != MD_PG_PRESENT ? run->mapcount != 0 :
-	    (run->flags & MD_PG_EXCLUSIVE) ? run->mapcount != 1 :
-	    !(r->snap_flags & MD_SNAP_F_PFN) && run->mapcount > 1)
+	if (kind != MD_PG_PRESENT ? run->mapcount != 0
+	    : (run->flags & MD_PG_EXCLUSIVE)
+		? run->mapcount != 1
+		: !(r->snap_flags & MD_SNAP_F_PFN) && run->mapcount > 1)
 		return "page run with an impossible mapcount";
 	return NULL;
 }
@@ -161,17 +160,15 @@ static const char *mapping_check(struct md_reader *r,
 		return "mapping outside a snapshot";
 	if (r->snap_seen >= r->snap_nmappings)
 		return "more mappings than the snapshot announced";
-	if (m->start % ps || m->end % ps || m->pgoff % ps ||
-	    m->start >= m->end)
+	if (m->start % ps || m->end % ps || m->pgoff % ps || m->start >= m->end)
 		return "mapping range empty or not page aligned";
 	if (m->end > MD_VA_LIMIT &&
 	    !(m->start == MD_VSYSCALL_START && m->end == MD_VSYSCALL_END))
 		return "mapping beyond the user address space";
 	if (m->start < r->snap_prev_end)
 		return "mapping out of order or overlapping the previous one";
-	if ((m->prot & ~7u) ||
-	    ((m->flags & ~MD_MAP_LOCKED) != MAP_SHARED &&
-	     (m->flags & ~MD_MAP_LOCKED) != MAP_PRIVATE))
+	if ((m->prot & ~7u) || ((m->flags & ~MD_MAP_LOCKED) != MAP_SHARED &&
+				(m->flags & ~MD_MAP_LOCKED) != MAP_PRIVATE))
 		return "mapping with unknown protection or flags";
 	if ((m->flags & MD_MAP_LOCKED) && !(r->snap_flags & MD_SNAP_F_LOCKED))
 		return "locked mapping in a snapshot that does not record "
@@ -264,8 +261,8 @@ static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 	if (c->err)
 		return c->err;
 	if (pgstate_decode(pal, npal, s, nbytes, m->start,
-			   (m->end - m->start) >> shift, shift, nruns,
-			   &r->runs, &r->runs_cap) < 0) {
+			   (m->end - m->start) >> shift, shift, nruns, &r->runs,
+			   &r->runs_cap) < 0) {
 		md_cur_fail(c, "page states that do not decode");
 		return c->err;
 	}
@@ -342,9 +339,9 @@ void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
 		fputc('-', out);
 	else
 		fprintf(out, "#%u", m->image_id);
-	fprintf(out, " present %" PRIu64 " swapped %" PRIu64 " zero %" PRIu64
-		     " private_dirty %" PRIu64 " shared_dirty %" PRIu64
-		     " runs %zu ",
+	fprintf(out,
+		" present %" PRIu64 " swapped %" PRIu64 " zero %" PRIu64
+		" private_dirty %" PRIu64 " shared_dirty %" PRIu64 " runs %zu ",
 		present, swapped, zero, pd, sd, m->nruns);
 	fputs_escaped(m->name, out);
 	fputc('\n', out);
@@ -352,8 +349,7 @@ void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
 		const struct md_run *r = &m->runs[i];
 
 		fprintf(out, "    run 0x%" PRIx64 "-0x%" PRIx64 " pages %u ",
-			r->vaddr,
-			r->vaddr + (uint64_t)r->npages * o->page_size,
+			r->vaddr, r->vaddr + (uint64_t)r->npages * o->page_size,
 			r->npages);
 		md_print_page_flags(out, r->flags);
 		fprintf(out, " mapcount %u\n", r->mapcount);

@@ -14,33 +14,35 @@
 static const struct flag_name {
 	uint32_t bit;
 	const char *name;
-} page_flags[] = {
-	{ MD_PG_PRESENT, "present" },
-	{ MD_PG_SWAPPED, "swapped" },
-	{ MD_PG_FILE, "file" },
-	{ MD_PG_EXCLUSIVE, "excl" },
-	{ MD_PG_SOFTDIRTY, "softdirty" },
-	{ MD_PG_DIRTY, "dirty" },
-	{ MD_PG_ANON, "anon" },
-	{ MD_PG_SWAPBACKED, "swapbacked" },
-	{ MD_PG_KSM, "ksm" },
-	{ MD_PG_THP, "thp" },
-	{ MD_PG_HUGE, "huge" },
-	{ MD_PG_ZERO, "zero" },
-	{ MD_PG_IDLE, "idle" },
-	{ MD_PG_PRIVATE_DIRTY, "pdirty" },
-	{ MD_PG_SHARED_DIRTY, "sdirty" },
-	{ MD_PG_PMD, "pmd" },
-}, snap_flags[] = {
-	{ MD_SNAP_F_PFN, "pfn" },
-	{ MD_SNAP_F_KPAGEFLAGS, "kpageflags" },
-	{ MD_SNAP_F_FROZEN, "frozen" },
-	{ MD_SNAP_F_AT_EXIT, "at-exit" },
-	{ MD_SNAP_F_PAGEMAP_SCAN, "pagemap-scan" },
-	{ MD_SNAP_F_OBSERVER_FREE, "observer-free" },
-	{ MD_SNAP_F_GROWTH, "growth" },
-	{ MD_SNAP_F_PMD, "pmd" },
-	{ MD_SNAP_F_LOCKED, "locked" },
+} page_flags[] =
+    {
+	{MD_PG_PRESENT, "present"},
+	{MD_PG_SWAPPED, "swapped"},
+	{MD_PG_FILE, "file"},
+	{MD_PG_EXCLUSIVE, "excl"},
+	{MD_PG_SOFTDIRTY, "softdirty"},
+	{MD_PG_DIRTY, "dirty"},
+	{MD_PG_ANON, "anon"},
+	{MD_PG_SWAPBACKED, "swapbacked"},
+	{MD_PG_KSM, "ksm"},
+	{MD_PG_THP, "thp"},
+	{MD_PG_HUGE, "huge"},
+	{MD_PG_ZERO, "zero"},
+	{MD_PG_IDLE, "idle"},
+	{MD_PG_PRIVATE_DIRTY, "pdirty"},
+	{MD_PG_SHARED_DIRTY, "sdirty"},
+	{MD_PG_PMD, "pmd"},
+},
+  snap_flags[] = {
+      {MD_SNAP_F_PFN, "pfn"},
+      {MD_SNAP_F_KPAGEFLAGS, "kpageflags"},
+      {MD_SNAP_F_FROZEN, "frozen"},
+      {MD_SNAP_F_AT_EXIT, "at-exit"},
+      {MD_SNAP_F_PAGEMAP_SCAN, "pagemap-scan"},
+      {MD_SNAP_F_OBSERVER_FREE, "observer-free"},
+      {MD_SNAP_F_GROWTH, "growth"},
+      {MD_SNAP_F_PMD, "pmd"},
+      {MD_SNAP_F_LOCKED, "locked"},
 };
 
 /* The names of the bits of v in table (n rows) joined by commas, or "-". */

@@ -25,8 +25,9 @@ static int header_check(struct md_reader *r, const uint8_t *p, size_t size)
 		return -MEMSZ_EBADMAGIC;
 	if (size < MD_HEADER_SIZE)
 		/* a prefix of a valid header: the file was cut */
-		return size && memcmp(p, MD_MAGIC, MIN(MD_MAGIC_LEN, size)) ?
-			       -MEMSZ_EBADMAGIC : -MEMSZ_ETRUNC;
+		return size && memcmp(p, MD_MAGIC, MIN(MD_MAGIC_LEN, size))
+			   ? -MEMSZ_EBADMAGIC
+			   : -MEMSZ_ETRUNC;
 	memcpy(r->hdr.magic, p + HDR_MAGIC, MD_MAGIC_LEN);
 	r->hdr.version = get_u32(p + HDR_VERSION);
 	r->hdr.header_size = get_u32(p + HDR_HEADER_SIZE);
@@ -97,8 +98,8 @@ int md_reader_open(const char *path, struct md_reader **out)
 		goto out_close;
 	}
 	if (st.st_size > 0) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-			   fd, 0);
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+			   0);
 		if (map == MAP_FAILED) {
 			ret = -errno;
 			goto out_close;
@@ -204,8 +205,7 @@ static const char *unpack(struct md_reader *r, const uint8_t *p, size_t len)
 	    align8(zsize) != len - MD_PACKED_HDR ||
 	    (codec == MD_CODEC_NONE && zsize != raw))
 		return "packed record sizes that do not fit";
-	if (!all_zero(p + MD_PACKED_HDR + zsize,
-		      len - MD_PACKED_HDR - zsize))
+	if (!all_zero(p + MD_PACKED_HDR + zsize, len - MD_PACKED_HDR - zsize))
 		return "packed record not zero padded";
 	xgrow(&r->z, &r->zcap, raw, 1);
 	if (codec == MD_CODEC_NONE) {
@@ -213,8 +213,8 @@ static const char *unpack(struct md_reader *r, const uint8_t *p, size_t len)
 	} else {
 		if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
 			return "no memory to decompress packed records";
-		got = ZSTD_decompressDCtx(r->dctx, r->z, raw,
-					  p + MD_PACKED_HDR, zsize);
+		got = ZSTD_decompressDCtx(r->dctx, r->z, raw, p + MD_PACKED_HDR,
+					  zsize);
 		if (ZSTD_isError(got) || got != raw)
 			return "packed records that do not decompress";
 	}
@@ -253,7 +253,7 @@ static int read_packed(struct md_reader *r, struct md_record *rec)
 	rec->rec_flags = MD_RECF_PACKED;
 	rec->offset = r->zoff;
 	rec->size = size;
-	c = (struct md_cur){ .p = p + MD_REC_HDR, .len = size - MD_REC_HDR };
+	c = (struct md_cur){.p = p + MD_REC_HDR, .len = size - MD_REC_HDR};
 	r->in_packed = true;
 	if (decode(r, &c, rec) == 0 && c.pos != c.len)
 		md_cur_fail(&c, "bytes after the fields of the record");
@@ -292,8 +292,8 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 			return read_packed(r, rec);
 		left = r->size - r->off;
 		if (left == 0) {
-			r->cut_short = (r->hdr.flags & MD_F_END) &&
-				       !r->seen_end;
+			r->cut_short =
+			    (r->hdr.flags & MD_F_END) && !r->seen_end;
 			return 0;
 		}
 		if (r->seen_end)
@@ -319,8 +319,8 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 		rec->crc = crc;
 		rec->offset = r->off;
 		rec->size = size;
-		c = (struct md_cur){ .p = p + MD_REC_HDR,
-				     .len = size - MD_REC_HDR };
+		c = (struct md_cur){.p = p + MD_REC_HDR,
+				    .len = size - MD_REC_HDR};
 		if (rec->type == MD_REC_PACKED) {
 			const char *why = unpack(r, c.p, c.len);
 

@@ -72,8 +72,9 @@ static void print_image(FILE *out, const struct md_record *rec,
 	const struct md_image *im = &rec->u.image;
 
 	(void)o;
-	fprintf(out, "%s #%u %02x:%02x %" PRIu64 " size %" PRIu64
-		     " mtime %" PRId64 " build-id ",
+	fprintf(out,
+		"%s #%u %02x:%02x %" PRIu64 " size %" PRIu64 " mtime %" PRId64
+		" build-id ",
 		name, im->id, im->dev_major, im->dev_minor, im->ino, im->size,
 		im->mtime_ns);
 	md_print_build_id(out, im->build_id, im->build_id_len);
@@ -142,8 +143,9 @@ static void print_mmap2(FILE *out, const struct md_record *rec,
 
 	(void)o;
 	md_print_time(out, mm->time);
-	fprintf(out, "%s %u/%u: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64
-		     " %02x:%02x %" PRIu64 " %" PRIu64 " ",
+	fprintf(out,
+		"%s %u/%u: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64
+		" %02x:%02x %" PRIu64 " %" PRIu64 " ",
 		name, mm->pid, mm->tid, mm->start, mm->len, mm->pgoff,
 		mm->dev_major, mm->dev_minor, mm->ino, mm->ino_generation);
 	md_print_build_id(out, mm->build_id, mm->build_id_len);
@@ -222,8 +224,8 @@ static void print_fork(FILE *out, const struct md_record *rec, const char *name,
 
 	(void)o;
 	md_print_time(out, t->time);
-	fprintf(out, "%s %u/%u: parent %u/%u\n", name, t->pid, t->tid,
-		t->ppid, t->ptid);
+	fprintf(out, "%s %u/%u: parent %u/%u\n", name, t->pid, t->tid, t->ppid,
+		t->ptid);
 }
 
 /* --- LOST --- */
@@ -505,7 +507,7 @@ static int decode_end(struct md_reader *r, struct md_cur *c,
 	if (!c->err && (rec->u.end.nrecords != r->nrecords ||
 			rec->u.end.nsamples != r->nsamples))
 		md_cur_fail(c, "the END record counts other records than the "
-			    "file holds");
+			       "file holds");
 	return c->err;
 }
 
@@ -521,43 +523,42 @@ static void print_end(FILE *out, const struct md_record *rec, const char *name,
 /* --- the table --- */
 
 static const struct md_rectype rectypes[MD_REC__COUNT] = {
-	[MD_REC_IMAGE] = { "IMAGE", encode_image, decode_image, print_image },
-	[MD_REC_MMAP2] = { "MMAP2", encode_mmap2, decode_mmap2, print_mmap2 },
-	[MD_REC_COMM] = { "COMM", encode_task, decode_task, print_comm },
-	[MD_REC_FORK] = { "FORK", encode_task, decode_task, print_fork },
-	[MD_REC_EXIT] = { "EXIT", encode_task, decode_task, print_fork },
-	[MD_REC_LOST] = { "LOST", encode_lost, decode_lost, print_lost },
-	[MD_REC_SNAP_BEGIN] = { "SNAP_BEGIN", encode_snap_begin,
-				decode_snap_begin, print_snap_begin },
-	/* written piecewise: md_mapping_begin/add/end */
-	[MD_REC_SNAP_MAPPING] = { "SNAP_MAPPING", NULL, md_mapping_decode,
-				  md_print_mapping },
-	[MD_REC_SNAP_END] = { "SNAP_END", encode_snap_end, decode_snap_end,
-			      print_snap_end },
-	[MD_REC_NOTE] = { "NOTE", encode_note, decode_note, print_note },
-	[MD_REC_MUNMAP] = { "MUNMAP", encode_mmap2, decode_mmap2, print_mmap2 },
-	/* written in batches: md_write_sample */
-	[MD_REC_SAMPLE] = { "SAMPLE", NULL, md_sample_decode, md_print_sample },
-	[MD_REC_JITMAP] = { "JITMAP", encode_jitmap, decode_jitmap,
-			    print_jitmap },
-	/* a container the reader opens: its records are handed out */
-	[MD_REC_PACKED] = { "PACKED", NULL, NULL, NULL },
-	[MD_REC_END] = { "END", encode_end, decode_end, print_end },
-	[MD_REC_CMDLINE] = { "CMDLINE", encode_task, decode_task, print_comm },
-	[MD_REC_CGROUP] = { "CGROUP", md_cgroup_encode, md_cgroup_decode,
-			    md_cgroup_print },
-	[MD_REC_SNAP_CHARGE] = { "SNAP_CHARGE", md_snap_charge_encode,
-				 md_snap_charge_decode, md_snap_charge_print },
-	[MD_REC_FILE_CACHE] = { "FILE_CACHE", md_file_cache_encode,
-				md_file_cache_decode, md_file_cache_print },
-	[MD_REC_MACHINE] = { "MACHINE", md_machine_encode, md_machine_decode,
-			     md_machine_print },
+    [MD_REC_IMAGE] = {"IMAGE", encode_image, decode_image, print_image},
+    [MD_REC_MMAP2] = {"MMAP2", encode_mmap2, decode_mmap2, print_mmap2},
+    [MD_REC_COMM] = {"COMM", encode_task, decode_task, print_comm},
+    [MD_REC_FORK] = {"FORK", encode_task, decode_task, print_fork},
+    [MD_REC_EXIT] = {"EXIT", encode_task, decode_task, print_fork},
+    [MD_REC_LOST] = {"LOST", encode_lost, decode_lost, print_lost},
+    [MD_REC_SNAP_BEGIN] = {"SNAP_BEGIN", encode_snap_begin, decode_snap_begin,
+			   print_snap_begin},
+    /* written piecewise: md_mapping_begin/add/end */
+    [MD_REC_SNAP_MAPPING] = {"SNAP_MAPPING", NULL, md_mapping_decode,
+			     md_print_mapping},
+    [MD_REC_SNAP_END] = {"SNAP_END", encode_snap_end, decode_snap_end,
+			 print_snap_end},
+    [MD_REC_NOTE] = {"NOTE", encode_note, decode_note, print_note},
+    [MD_REC_MUNMAP] = {"MUNMAP", encode_mmap2, decode_mmap2, print_mmap2},
+    /* written in batches: md_write_sample */
+    [MD_REC_SAMPLE] = {"SAMPLE", NULL, md_sample_decode, md_print_sample},
+    [MD_REC_JITMAP] = {"JITMAP", encode_jitmap, decode_jitmap, print_jitmap},
+    /* a container the reader opens: its records are handed out */
+    [MD_REC_PACKED] = {"PACKED", NULL, NULL, NULL},
+    [MD_REC_END] = {"END", encode_end, decode_end, print_end},
+    [MD_REC_CMDLINE] = {"CMDLINE", encode_task, decode_task, print_comm},
+    [MD_REC_CGROUP] = {"CGROUP", md_cgroup_encode, md_cgroup_decode,
+		       md_cgroup_print},
+    [MD_REC_SNAP_CHARGE] = {"SNAP_CHARGE", md_snap_charge_encode,
+			    md_snap_charge_decode, md_snap_charge_print},
+    [MD_REC_FILE_CACHE] = {"FILE_CACHE", md_file_cache_encode,
+			   md_file_cache_decode, md_file_cache_print},
+    [MD_REC_MACHINE] = {"MACHINE", md_machine_encode, md_machine_decode,
+			md_machine_print},
 };
 
 const struct md_rectype *md_rectype_of(uint32_t type)
 {
-	return type < MD_REC__COUNT && rectypes[type].name ? &rectypes[type] :
-							     NULL;
+	return type < MD_REC__COUNT && rectypes[type].name ? &rectypes[type]
+							   : NULL;
 }
 
 const char *md_rec_name(uint32_t type)
@@ -571,10 +572,9 @@ void md_record_print(FILE *out, const struct md_record *rec, bool verbose,
 		     uint32_t page_size)
 {
 	const struct md_rectype *t = md_rectype_of(rec->type);
-	struct md_print_opts o = { verbose, page_size };
+	struct md_print_opts o = {verbose, page_size};
 
-	fprintf(out, "0x%" PRIx64 " [0x%" PRIx64 "]: ", rec->offset,
-		rec->size);
+	fprintf(out, "0x%" PRIx64 " [0x%" PRIx64 "]: ", rec->offset, rec->size);
 	if (t && t->print)
 		t->print(out, rec, t->name, &o);
 	else
@@ -585,21 +585,21 @@ void md_record_print(FILE *out, const struct md_record *rec, bool verbose,
 
 int md_write_image(struct md_writer *w, const struct md_image *r)
 {
-	struct md_record rec = { .type = MD_REC_IMAGE, .u.image = *r };
+	struct md_record rec = {.type = MD_REC_IMAGE, .u.image = *r};
 
 	return md_write_record(w, &rec);
 }
 
 int md_write_mmap2(struct md_writer *w, const struct md_mmap2 *r)
 {
-	struct md_record rec = { .type = MD_REC_MMAP2, .u.mmap2 = *r };
+	struct md_record rec = {.type = MD_REC_MMAP2, .u.mmap2 = *r};
 
 	return md_write_record(w, &rec);
 }
 
 int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r)
 {
-	struct md_record rec = { .type = MD_REC_MUNMAP, .u.mmap2 = *r };
+	struct md_record rec = {.type = MD_REC_MUNMAP, .u.mmap2 = *r};
 
 	return md_write_record(w, &rec);
 }
@@ -608,7 +608,7 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 		  const struct md_task *r)
 {
 	const struct md_rectype *t = md_rectype_of(type);
-	struct md_record rec = { .type = type, .u.task = *r };
+	struct md_record rec = {.type = type, .u.task = *r};
 
 	if (!t || t->encode != encode_task)
 		return -EINVAL;
@@ -617,22 +617,21 @@ int md_write_task(struct md_writer *w, enum md_rec_type type,
 
 int md_write_lost(struct md_writer *w, const struct md_lost *r)
 {
-	struct md_record rec = { .type = MD_REC_LOST, .u.lost = *r };
+	struct md_record rec = {.type = MD_REC_LOST, .u.lost = *r};
 
 	return md_write_record(w, &rec);
 }
 
 int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 {
-	struct md_record rec = { .type = MD_REC_SNAP_BEGIN,
-				 .u.snap_begin = *r };
+	struct md_record rec = {.type = MD_REC_SNAP_BEGIN, .u.snap_begin = *r};
 
 	return md_write_record(w, &rec);
 }
 
 int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r)
 {
-	struct md_record rec = { .type = MD_REC_SNAP_END, .u.snap_end = *r };
+	struct md_record rec = {.type = MD_REC_SNAP_END, .u.snap_end = *r};
 
 	return md_write_record(w, &rec);
 }
@@ -640,19 +639,19 @@ int md_write_snap_end(struct md_writer *w, const struct md_snap_end *r)
 int md_write_note_kind(struct md_writer *w, enum md_note_kind kind,
 		       const char *subject, const char *text)
 {
-	struct md_record rec = { .type = MD_REC_NOTE };
+	struct md_record rec = {.type = MD_REC_NOTE};
 
 	if ((unsigned)kind >= MD_NOTE__COUNT)
 		return -EINVAL;
-	rec.u.note = (struct md_note){ .kind = kind,
-				       .subject = subject ? subject : "",
-				       .text = text ? text : "" };
+	rec.u.note = (struct md_note){.kind = kind,
+				      .subject = subject ? subject : "",
+				      .text = text ? text : ""};
 	return md_write_record(w, &rec);
 }
 
 int md_write_jitmap(struct md_writer *w, const struct md_jitmap *r)
 {
-	struct md_record rec = { .type = MD_REC_JITMAP, .u.jitmap = *r };
+	struct md_record rec = {.type = MD_REC_JITMAP, .u.jitmap = *r};
 
 	if (!r->nsyms || r->nsyms > MD_JITMAP_MAX_SYMS || !r->syms)
 		return -EINVAL;

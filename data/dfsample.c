@@ -101,8 +101,8 @@ static int sample_stack(struct md_reader *r, struct md_cur *c,
 		return 0;
 	slot = stackref_slot(&r->stk, s->pid, s->tid);
 	full = slot ? stackref_set(&r->stk, slot, s->stack_sp, s->stack,
-				   s->stack_size, s->stack_reused) :
-		      NULL;
+				   s->stack_size, s->stack_reused)
+		    : NULL;
 	if (full)
 		s->stack = full;
 	else if (s->stack_reused)
@@ -150,8 +150,7 @@ int md_sample_decode(struct md_reader *r, struct md_cur *c,
 		return c->err;
 	}
 	/* the record is exactly its arrays and its padded stack */
-	if (c->len - c->pos !=
-	    8 * ((size_t)nregs + nchain) + align8(stored)) {
+	if (c->len - c->pos != 8 * ((size_t)nregs + nchain) + align8(stored)) {
 		md_cur_fail(c, "sample size does not match its contents");
 		return c->err;
 	}
@@ -176,9 +175,10 @@ void md_print_sample(FILE *out, const struct md_record *rec, const char *name,
 
 	(void)o;
 	md_print_time(out, s->time);
-	fprintf(out, "%s %u/%u: addr 0x%" PRIx64 " ip 0x%" PRIx64
-		     " event %u regs %u sp 0x%" PRIx64 " stack %u"
-		     " (stored %u) callchain %u\n",
+	fprintf(out,
+		"%s %u/%u: addr 0x%" PRIx64 " ip 0x%" PRIx64
+		" event %u regs %u sp 0x%" PRIx64 " stack %u"
+		" (stored %u) callchain %u\n",
 		name, s->pid, s->tid, s->addr, s->ip, s->event, s->nregs,
 		s->stack_sp, s->stack_size, s->stack_size - s->stack_reused,
 		s->ncallchain);

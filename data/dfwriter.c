@@ -108,7 +108,7 @@ static int open_special(const char *path, const struct stat *lst,
 	if (link && !link_trusted(path, lst))
 		return -MEMSZ_EUNSAFELINK;
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-				(link ? 0 : O_NOFOLLOW));
+			    (link ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &got) < 0 || got.st_dev != st->st_dev ||
@@ -143,8 +143,8 @@ static int writer_create(const char *path, unsigned flags, char **tmp)
 			return -EISDIR;
 		if (!S_ISREG(st.st_mode))
 			return flags & MD_WRITER_SPECIAL
-				       ? open_special(path, &lst, &st)
-				       : -MEMSZ_ESPECIAL;
+				   ? open_special(path, &lst, &st)
+				   : -MEMSZ_ESPECIAL;
 	}
 	*tmp = xasprintf("%s.tmp.XXXXXX", path);
 	fd = mkostemp(*tmp, O_CLOEXEC);
@@ -174,7 +174,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 			 struct md_writer **out)
 {
 	struct md_writer *w;
-	uint8_t hdr[MD_HEADER_SIZE] = { 0 };
+	uint8_t hdr[MD_HEADER_SIZE] = {0};
 	size_t done;
 	char *tmp;
 	int fd, ret;
@@ -203,8 +203,8 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	w->path = xstrdup(path);
 	w->tmp = tmp;
 	w->off = MD_HEADER_SIZE;
-	w->page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(
-		_SC_PAGESIZE));
+	w->page_shift =
+	    (unsigned)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
 	w->compress = true;
 	*out = w;
 	return 0;
@@ -214,14 +214,14 @@ int md_writer_open_flags(const char *path, unsigned flags,
  * unless a write failed. */
 static void writer_end(struct md_writer *w)
 {
-	struct md_record rec = { .type = MD_REC_END };
+	struct md_record rec = {.type = MD_REC_END};
 
 	md_samples_flush(w);
 	if (w->ended || w->err)
 		return;
-	rec.u.end = (struct md_end){ .time = clock_ns(CLOCK_MONOTONIC),
-				     .nrecords = w->nrecords,
-				     .nsamples = w->nsamples };
+	rec.u.end = (struct md_end){.time = clock_ns(CLOCK_MONOTONIC),
+				    .nrecords = w->nrecords,
+				    .nsamples = w->nsamples};
 	if (md_write_record(w, &rec) == 0)
 		w->ended = true;
 }
@@ -307,7 +307,8 @@ static void pack_samples(struct md_writer *w)
 	if (!w->cctx)
 		w->cctx = ZSTD_createCCtx();
 	z = w->cctx ? ZSTD_compressCCtx(w->cctx, frame, bound, w->sb.p,
-					w->sb.len, MD_ZSTD_LEVEL) : 0;
+					w->sb.len, MD_ZSTD_LEVEL)
+		    : 0;
 	/* a frame that saves less than 1/16 is not worth unpacking */
 	if (!w->cctx || ZSTD_isError(z) ||
 	    align8(z) >= w->sb.len - w->sb.len / 16) {

@@ -109,10 +109,10 @@ static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 	if (e->npal >= e->local_cap) {
 		size_t cap = MAX(2 * e->local_cap, (size_t)64);
 
-		e->local_gen = xrealloc(e->local_gen,
-					cap * sizeof(*e->local_gen));
-		e->local_idx = xrealloc(e->local_idx,
-					cap * sizeof(*e->local_idx));
+		e->local_gen =
+		    xrealloc(e->local_gen, cap * sizeof(*e->local_gen));
+		e->local_idx =
+		    xrealloc(e->local_idx, cap * sizeof(*e->local_idx));
 		/* no new slot belongs to a block yet */
 		memset(e->local_gen + e->local_cap, 0,
 		       (cap - e->local_cap) * sizeof(*e->local_gen));
@@ -123,11 +123,11 @@ static uint32_t pal_index(struct pgstate_enc *e, uint32_t fl, uint32_t mc)
 
 /* The MAP block being gathered. */
 struct pgstate_blk {
-	uint64_t start;     /* its first page */
-	uint64_t end;       /* the page after its last segment */
-	uint64_t present;   /* pages of its segments */
-	size_t runs_cost;   /* bytes as SKIP and RUN blocks instead */
-	size_t nseg;        /* segments in e->segs */
+	uint64_t start;	  /* its first page */
+	uint64_t end;	  /* the page after its last segment */
+	uint64_t present; /* pages of its segments */
+	size_t runs_cost; /* bytes as SKIP and RUN blocks instead */
+	size_t nseg;	  /* segments in e->segs */
 	bool open;
 	uint32_t nlocal;
 	uint32_t local[LOCAL_MAX];
@@ -140,7 +140,8 @@ static int local_code(const struct pgstate_enc *e, uint32_t idx)
 }
 
 /* Add idx to the block's local entries; false if they are full. */
-static bool local_add(struct pgstate_enc *e, struct pgstate_blk *b, uint32_t idx)
+static bool local_add(struct pgstate_enc *e, struct pgstate_blk *b,
+		      uint32_t idx)
 {
 	if (local_code(e, idx) >= 0)
 		return true;
@@ -178,7 +179,7 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 
 			if (s->off > prev)
 				out_var(e, (uint64_t)(s->off - prev) << 2 |
-						   BLK_SKIP);
+					       BLK_SKIP);
 			emit_run(e, s->len, s->idx);
 			prev = s->off + s->len;
 		}
@@ -209,7 +210,7 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 			q[bit >> 3] |= (uint8_t)(code << sh);
 			if (sh + k > 8)
 				q[(bit >> 3) + 1] |=
-					(uint8_t)(code >> (8 - sh));
+				    (uint8_t)(code >> (8 - sh));
 		}
 	}
 }
@@ -217,17 +218,17 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 /* Encode the next run as it decodes (len pages of entry idx at page, past
  * the previous one): a long run as RUN, a long hole as SKIP, short ones
  * gathered into a MAP block. *pos is the page after the previous run. */
-static void push_run(struct pgstate_enc *e, struct pgstate_blk *b, uint64_t *pos,
-		     uint64_t page, uint64_t len, uint32_t idx)
+static void push_run(struct pgstate_enc *e, struct pgstate_blk *b,
+		     uint64_t *pos, uint64_t page, uint64_t len, uint32_t idx)
 {
 	uint64_t gap = page - *pos;
 	bool long_run = len >= LONG_PAGES;
 
 	e->nruns++;
 	*pos = page + len;
-	if (b->open && (gap >= LONG_PAGES || long_run ||
-			page + len - b->start > PGSTATE_MAP_MAX ||
-			!local_add(e, b, idx)))
+	if (b->open &&
+	    (gap >= LONG_PAGES || long_run ||
+	     page + len - b->start > PGSTATE_MAP_MAX || !local_add(e, b, idx)))
 		map_close(e, b);
 	if (!b->open && gap)
 		out_var(e, gap << 2 | BLK_SKIP);
@@ -256,7 +257,9 @@ static void push_run(struct pgstate_enc *e, struct pgstate_blk *b, uint64_t *pos
 	b->present += len;
 	b->end = page + len;
 	e->segs[b->nseg++] = (struct pgstate_seg){
-		(uint32_t)(page - b->start), (uint32_t)len, idx,
+	    (uint32_t)(page - b->start),
+	    (uint32_t)len,
+	    idx,
 	};
 }
 
@@ -284,8 +287,7 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
 }
 
-int pgstate_add(struct pgstate_enc *e, const struct md_run *runs,
-		size_t nruns)
+int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
 
@@ -349,8 +351,7 @@ int pgstate_end(struct pgstate_enc *e)
 }
 
 int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
-		   unsigned page_shift, const struct md_run *runs,
-		   size_t nruns)
+		   unsigned page_shift, const struct md_run *runs, size_t nruns)
 {
 	int ret;
 
@@ -431,8 +432,10 @@ static bool dec_emit(struct dec *d, uint64_t page, uint64_t len, uint32_t fl,
 				return false;
 			add = MIN(len, UINT32_MAX);
 			d->runs[d->n++] = (struct md_run){
-				.vaddr = va, .npages = (uint32_t)add,
-				.flags = fl, .mapcount = mc,
+			    .vaddr = va,
+			    .npages = (uint32_t)add,
+			    .flags = fl,
+			    .mapcount = mc,
 			};
 		}
 		len -= add;
@@ -446,7 +449,7 @@ static const uint8_t popcount8[256] = {
 #define B2(n) n, n + 1, n + 1, n + 2
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
-	B6(0), B6(1), B6(1), B6(2)
+    B6(0), B6(1), B6(1), B6(2)
 #undef B6
 #undef B4
 #undef B2
@@ -515,15 +518,17 @@ static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
 			if (r && r->flags == lfl[c] && r->mapcount == lmc[c] &&
 			    r->npages < UINT32_MAX &&
 			    r->vaddr + ((uint64_t)r->npages << d->shift) ==
-				    va) {
+				va) {
 				r->npages++;
 				continue;
 			}
 			if (d->n == d->max)
 				return false;
 			d->runs[d->n++] = (struct md_run){
-				.vaddr = va, .npages = 1,
-				.flags = lfl[c], .mapcount = lmc[c],
+			    .vaddr = va,
+			    .npages = 1,
+			    .flags = lfl[c],
+			    .mapcount = lmc[c],
 			};
 		}
 	}
@@ -536,7 +541,7 @@ int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 		   size_t *cap)
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
-	struct dec d = { .start = start, .shift = page_shift };
+	struct dec d = {.start = start, .shift = page_shift};
 	uint64_t page = 0, h, n, v;
 	size_t pos = 0;
 

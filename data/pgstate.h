@@ -39,28 +39,28 @@
 /* Encoder scratch, reused from one mapping to the next. Zero-initialise;
  * free with pgstate_enc_free(). */
 struct pgstate_enc {
-	uint8_t *pal;                 /* npal encoded palette entries */
+	uint8_t *pal; /* npal encoded palette entries */
 	uint32_t npal;
-	uint8_t *out;                 /* the block stream */
-	size_t len;                   /* its length in bytes */
-	uint64_t nruns;               /* runs the stream decodes to */
+	uint8_t *out;	/* the block stream */
+	size_t len;	/* its length in bytes */
+	uint64_t nruns; /* runs the stream decodes to */
 
 	/* private */
 	size_t pal_cap, out_cap;
 	struct pgstate_seg *segs;
 	size_t segs_cap;
-	struct hashmap pal_map;       /* of pal: entries by value */
+	struct hashmap pal_map; /* of pal: entries by value */
 	uint32_t *local_gen, *local_idx;
 	size_t local_cap;
-	uint32_t lgen;                /* of the local tables: per block */
+	uint32_t lgen; /* of the local tables: per block */
 	/* the mapping being encoded piecewise (pgstate_begin) */
-	struct pgstate_blk *blk;      /* the open MAP block */
+	struct pgstate_blk *blk; /* the open MAP block */
 	uint64_t npages, pgmask, next, pos, spage, slen;
 	unsigned page_shift;
 	uint64_t start;
 	uint32_t pfl, pmc, pidx, sidx;
 	int err;
-	bool open;                    /* begun and not yet ended */
+	bool open; /* begun and not yet ended */
 };
 
 /* Encode the runs of a mapping of npages pages at start (pages of
@@ -81,8 +81,7 @@ int pgstate_encode(struct pgstate_enc *e, uint64_t start, uint64_t npages,
  * when no mapping is begun or it is already ended. */
 void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 		   unsigned page_shift);
-int pgstate_add(struct pgstate_enc *e, const struct md_run *runs,
-		size_t nruns);
+int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns);
 int pgstate_end(struct pgstate_enc *e);
 void pgstate_enc_free(struct pgstate_enc *e);
 

@@ -91,8 +91,8 @@ uint32_t stackref_common_top(const struct stackref *t,
 		return 0;
 	lo = MAX(sp, s->sp);
 	n = (uint32_t)(top - lo);
-	a = stack + (lo - sp);      /* this stack from lo */
-	b = s->buf + (lo - s->sp);  /* the slot's from lo */
+	a = stack + (lo - sp);	   /* this stack from lo */
+	b = s->buf + (lo - s->sp); /* the slot's from lo */
 	same = same_top(a, b, n, same, CMP_BIG);
 	same = same_top(a, b, n, same, CMP_SMALL);
 	while (same < n && a[n - same - 1] == b[n - same - 1])
@@ -101,8 +101,8 @@ uint32_t stackref_common_top(const struct stackref *t,
 }
 
 const uint8_t *stackref_set(struct stackref *t, struct stackref_slot *s,
-			    uint64_t sp, const uint8_t *stored,
-			    uint32_t size, uint32_t reused)
+			    uint64_t sp, const uint8_t *stored, uint32_t size,
+			    uint32_t reused)
 {
 	uint32_t nstored = size - reused;
 	uint8_t *tmp;
@@ -113,8 +113,8 @@ const uint8_t *stackref_set(struct stackref *t, struct stackref_slot *s,
 	if (reused) {
 		uint64_t from = sp + nstored;
 
-		if (s->gen != t->gen || from < s->sp ||
-		    reused > s->size || from - s->sp > s->size - reused)
+		if (s->gen != t->gen || from < s->sp || reused > s->size ||
+		    from - s->sp > s->size - reused)
 			return NULL;
 		/* same place, same size: only the stored part changes */
 		if (sp == s->sp && size == s->size) {

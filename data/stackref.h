@@ -18,7 +18,7 @@
 /* The stack a thread's previous sample carried: [sp, sp + size). */
 struct stackref_slot {
 	uint32_t pid, tid;
-	uint32_t gen;         /* valid while it equals the table's gen */
+	uint32_t gen; /* valid while it equals the table's gen */
 	uint32_t size;
 	uint64_t sp;
 	uint8_t *buf, *spare; /* the bytes, and room for the next copy */
@@ -28,8 +28,8 @@ struct stackref_slot {
 struct stackref {
 	struct stackref_slot *slots; /* n threads, in order of first sight */
 	size_t cap, n;
-	struct hashmap index;        /* of slots, by (pid, tid) */
-	uint32_t gen;         /* 0 until the first use */
+	struct hashmap index; /* of slots, by (pid, tid) */
+	uint32_t gen;	      /* 0 until the first use */
 };
 
 /* The slot of (pid, tid), created if needed; NULL when the table is at
@@ -57,7 +57,7 @@ uint32_t stackref_common_top(const struct stackref *t,
  * (reused <= what stackref_common_top allows). Returns the slot's copy,
  * or NULL if reused bytes are not covered by it. */
 const uint8_t *stackref_set(struct stackref *t, struct stackref_slot *s,
-			    uint64_t sp, const uint8_t *stored,
-			    uint32_t size, uint32_t reused);
+			    uint64_t sp, const uint8_t *stored, uint32_t size,
+			    uint32_t reused);
 
 #endif

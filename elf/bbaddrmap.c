@@ -43,10 +43,10 @@ static int read_addr(struct cursor *c, unsigned size, bool big_endian,
 }
 
 /* One function record at c; appends to m. */
-static int parse_func(struct bbaddrmap *m, struct cursor *c,
-		      uint32_t sh_type, unsigned addr_size, bool big_endian)
+static int parse_func(struct bbaddrmap *m, struct cursor *c, uint32_t sh_type,
+		      unsigned addr_size, bool big_endian)
 {
-	struct bb_func f = { 0 };
+	struct bb_func f = {0};
 	uint64_t nblocks, prev_end = 0;
 	int ret;
 
@@ -68,8 +68,8 @@ static int parse_func(struct bbaddrmap *m, struct cursor *c,
 		return -MEMSZ_ETRUNC;
 	f.first = m->nblocks;
 	for (uint64_t i = 0; i < nblocks; i++) {
-		struct bb_block b = { .func = (uint32_t)m->nfuncs,
-				      .id = (uint32_t)i };
+		struct bb_block b = {.func = (uint32_t)m->nfuncs,
+				     .id = (uint32_t)i};
 		uint64_t id = i, off, size, md;
 
 		if (f.version >= 2 && (ret = read_uleb(c, &id)))
@@ -177,8 +177,8 @@ void bbaddrmap_label(const struct bbaddrmap *m, struct labels *lb,
 	for (size_t f = 0; f < m->nfuncs; f++) {
 		const struct bb_func *fn = &m->funcs[f];
 		char buf[32];
-		const char *name = func_name(lb, syms, fn->addr, buf,
-					     sizeof(buf));
+		const char *name =
+		    func_name(lb, syms, fn->addr, buf, sizeof(buf));
 
 		for (size_t i = fn->first; i < fn->first + fn->n; i++) {
 			const struct bb_block *b = &m->blocks[i];
@@ -187,8 +187,8 @@ void bbaddrmap_label(const struct bbaddrmap *m, struct labels *lb,
 			if (!b->size || b->offset > UINT64_MAX - fn->addr)
 				continue;
 			label = xasprintf("%s#%" PRIu32, name, b->id);
-			dualmap_add_vm(out, base, fn->addr + b->offset,
-				       b->size, labels_intern(lb, label));
+			dualmap_add_vm(out, base, fn->addr + b->offset, b->size,
+				       labels_intern(lb, label));
 			free(label);
 		}
 	}

@@ -27,17 +27,17 @@
 #define BBADDRMAP_SHT 0x6fff4c0au
 
 struct bb_block {
-	uint32_t func;      /* index into bbaddrmap.funcs */
-	uint32_t id;        /* basic block id (its index before version 2) */
-	uint64_t offset;    /* from the function start */
+	uint32_t func;	 /* index into bbaddrmap.funcs */
+	uint32_t id;	 /* basic block id (its index before version 2) */
+	uint64_t offset; /* from the function start */
 	uint64_t size;
-	uint32_t metadata;  /* return, tail call, EH pad, can fall through */
+	uint32_t metadata; /* return, tail call, EH pad, can fall through */
 };
 
 struct bb_func {
-	uint64_t addr;      /* function address (image VM) */
-	uint8_t version;    /* 0 for the 0x6fff4c08 type */
-	size_t first, n;    /* its blocks: blocks[first .. first+n) */
+	uint64_t addr;	 /* function address (image VM) */
+	uint8_t version; /* 0 for the 0x6fff4c08 type */
+	size_t first, n; /* its blocks: blocks[first .. first+n) */
 };
 
 struct bbaddrmap {

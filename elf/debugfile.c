@@ -97,15 +97,15 @@ static __typeof__(&debuginfod_find_debuginfo) dif_find_debuginfo;
 static __typeof__(&debuginfod_end) dif_end;
 
 static const struct dynlib_sym dif_syms[] = {
-	{ "debuginfod_begin", (void **)&dif_begin },
-	{ "debuginfod_find_debuginfo", (void **)&dif_find_debuginfo },
-	{ "debuginfod_end", (void **)&dif_end },
+    {"debuginfod_begin", (void **)&dif_begin},
+    {"debuginfod_find_debuginfo", (void **)&dif_find_debuginfo},
+    {"debuginfod_end", (void **)&dif_end},
 };
 
 static struct dynlib dif_lib = {
-	.soname = DEBUGINFOD_SONAME,
-	.syms = dif_syms,
-	.nsyms = ARRAY_SIZE(dif_syms),
+    .soname = DEBUGINFOD_SONAME,
+    .syms = dif_syms,
+    .nsyms = ARRAY_SIZE(dif_syms),
 };
 
 /* Ask the debuginfod servers of $DEBUGINFOD_URLS for the debug file of
@@ -195,7 +195,7 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 	else
 		strcpy(dir, ".");
 
-	const char *const fmts[] = { "%s/%s", "%s/.debug/%s" };
+	const char *const fmts[] = {"%s/%s", "%s/.debug/%s"};
 	for (size_t i = 0; i < ARRAY_SIZE(fmts) && !ret; i++) {
 		path = xasprintf(fmts[i], dir, img->debuglink);
 		ret = try_candidate(img, path);

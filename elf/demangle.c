@@ -42,8 +42,8 @@
 
 struct dm_out {
 	struct strbuf *sb;
-	int over;	/* passed DM_MAX_OUT: stop at the next call */
-	int jump_now;	/* the demangler allocates nothing: jump at once */
+	int over;     /* passed DM_MAX_OUT: stop at the next call */
+	int jump_now; /* the demangler allocates nothing: jump at once */
 	jmp_buf fail;
 };
 
@@ -64,8 +64,8 @@ static void dm_append(const char *s, size_t n, void *opaque)
 	strbuf_add(o->sb, s, n);
 }
 
-typedef int (*dm_fn)(const char *name, int options,
-		     demangle_callbackref cb, void *opaque);
+typedef int (*dm_fn)(const char *name, int options, demangle_callbackref cb,
+		     void *opaque);
 
 /* Run one libiberty demangler on name, its output bounded, into the empty
  * sb. Returns whether it succeeded; if not, sb is empty. */
@@ -73,7 +73,7 @@ static bool dm_run(dm_fn fn, const char *name, int options, int jump_now,
 		   struct strbuf *sb)
 {
 	/* volatile: read after longjmp */
-	struct dm_out o = { .sb = sb, .jump_now = jump_now };
+	struct dm_out o = {.sb = sb, .jump_now = jump_now};
 	struct dm_out *volatile op = &o;
 
 	if (setjmp(o.fail)) {
@@ -131,16 +131,14 @@ static size_t word_len(const char *s)
 
 /* name demangled into the empty sb, as Rust, else as C++ (without
  * parameter lists if short_form: c++filt -p). */
-static bool demangle_word(const char *name, bool short_form,
-			  struct strbuf *sb)
+static bool demangle_word(const char *name, bool short_form, struct strbuf *sb)
 {
 	if (demangle_rust(name, sb))
 		return true;
 	if (name[1] == 'R')
 		return false;
 	return dm_run(cplus_demangle_v3_callback, name,
-		      (short_form ? 0 : DMGL_PARAMS) | DMGL_ANSI |
-			      DMGL_VERBOSE,
+		      (short_form ? 0 : DMGL_PARAMS) | DMGL_ANSI | DMGL_VERBOSE,
 		      1, sb);
 }
 

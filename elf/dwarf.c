@@ -23,22 +23,22 @@ struct asec {
 };
 
 struct dctx {
-	struct elfimg *img;        /* the image being labelled */
-	struct elfimg *dimg;       /* where the DWARF is: img or img->debug */
+	struct elfimg *img;  /* the image being labelled */
+	struct elfimg *dimg; /* where the DWARF is: img or img->debug */
 	Dwarf *dbg;
 	struct labels *lb;
 	struct dualmap *base, *out;
 	struct elfsrc_stats *st;
-	struct asec *secs;         /* SHF_ALLOC sections of img, by address */
+	struct asec *secs; /* SHF_ALLOC sections of img, by address */
 	size_t nsecs;
 	/* CU DIE offset -> label, in .debug_info order (for aranges) */
 	struct cuent {
 		uint64_t dieoff;
 		uint32_t label;
-	} *cus;
+	} * cus;
 	size_t ncus, cucap;
-	const char *comp_dir;      /* of the current CU (inlines), or NULL */
-	struct asec *cur;          /* ranges of the current CU (inlines) */
+	const char *comp_dir; /* of the current CU (inlines), or NULL */
+	struct asec *cur;     /* ranges of the current CU (inlines) */
 	size_t ncur, curcap;
 };
 
@@ -132,7 +132,7 @@ static const struct elf_section *find_named(const struct elfimg *img,
  * (SHF_COMPRESSED: libdw inflates it itself) is not checked here. */
 static bool strings_terminated(struct elfimg *img)
 {
-	static const char *const names[] = { ".debug_str", ".debug_line_str" };
+	static const char *const names[] = {".debug_str", ".debug_line_str"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		const struct elf_section *s = find_named(img, names[i]);
@@ -141,8 +141,8 @@ static bool strings_terminated(struct elfimg *img)
 		if (!s || s->type == SHT_NOBITS || (s->flags & SHF_COMPRESSED))
 			continue;
 		d = elf_getdata(elf_getscn(elfimg_elf(img), s->index), NULL);
-		if (!d || (d->d_size &&
-			   ((const char *)d->d_buf)[d->d_size - 1]))
+		if (!d ||
+		    (d->d_size && ((const char *)d->d_buf)[d->d_size - 1]))
 			return false;
 	}
 	return true;
@@ -161,9 +161,9 @@ static bool has_dwarf(const struct elfimg *img)
  * stays). Returns a malloc'd string. */
 static char *path_norm(const char *dir, const char *name)
 {
-	char *in = name[0] != '/' && dir && dir[0] ?
-			   xasprintf("%s/%s", dir, name) :
-			   xstrdup(name);
+	char *in = name[0] != '/' && dir && dir[0]
+		       ? xasprintf("%s/%s", dir, name)
+		       : xstrdup(name);
 	char *out = xmalloc(strlen(in) + 2);
 	size_t o = 0, keep = 0; /* keep: length that ".." may not remove */
 	bool abs = in[0] == '/';
@@ -215,15 +215,15 @@ static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
 	if (!name)
 		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_dwo_name, &a));
 	if (!name)
-		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name,
-						   &a));
+		name =
+		    dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name, &a));
 	if (name && name[0]) {
 		/* the name as the unit stores it (Bloaty's label): joined to
 		 * a build directory it names a path that often exists only
 		 * on the build machine. The joined path is the label's
 		 * alias (json's aliases, csv's aliases column). */
 		const char *dir = dwarf_formstring(
-			dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
+		    dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
 		uint32_t id = labels_intern(c->lb, name);
 
 		if (dir && dir[0] && name[0] != '/') {
@@ -244,7 +244,7 @@ static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
 
 struct rawsec {
 	const struct elf_section *sec;
-	const uint8_t *buf;   /* raw bytes; NULL: not charged per unit */
+	const uint8_t *buf; /* raw bytes; NULL: not charged per unit */
 	uint64_t size;
 };
 
@@ -285,8 +285,7 @@ static void charge_unit(struct dctx *c, const struct rawsec *r, uint64_t off,
 	if (len == DWARF64_LENGTH) {
 		if (r->size - off < len64)
 			return;
-		len = elf_get_uint(r->buf + off + 4, 8,
-				   c->img->big_endian);
+		len = elf_get_uint(r->buf + off + 4, 8, c->img->big_endian);
 		hdr = len64;
 	} else if (len >= DWARF_LENGTH_RESERVED) {
 		return;
@@ -393,8 +392,8 @@ static void add_aranges(struct dctx *c)
 		    !len || addr + len < addr)
 			continue;
 		key.dieoff = off;
-		hit = bsearch(&key, c->cus, c->ncus, sizeof(*c->cus),
-			      cuent_cmp);
+		hit =
+		    bsearch(&key, c->cus, c->ncus, sizeof(*c->cus), cuent_cmp);
 		if (hit)
 			add_range(c, addr, addr + len, hit->label);
 	}
@@ -528,8 +527,8 @@ static void one_cu(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
 		xgrow(&c->cus, &c->cucap, c->ncus + 1, sizeof(*c->cus));
 		c->cus[c->ncus].dieoff = dwarf_dieoffset(cudie);
 		c->cus[c->ncus++].label = label;
-		while ((off = dwarf_ranges(cudie, off, &base, &start,
-					   &end)) > 0)
+		while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) >
+		       0)
 			if (end > start)
 				add_range(c, start, end, label);
 		if (off < 0 && c->st)
@@ -545,7 +544,7 @@ static void one_cu(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
 		Dwarf_Attribute a;
 
 		c->comp_dir = dwarf_formstring(
-			dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
+		    dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
 		cu_ranges(c, cudie);
 		if (!add_lines(c, cudie))
 			return;
@@ -554,12 +553,12 @@ static void one_cu(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
 		c->st->units++;
 }
 
-int elf_dwarf_source(struct elfimg *img, enum elf_source src,
-		     struct labels *lb, struct dualmap *base,
-		     struct dualmap *out, struct elfsrc_stats *stats)
+int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
+		     struct dualmap *base, struct dualmap *out,
+		     struct elfsrc_stats *stats)
 {
-	struct dctx c = { .img = img, .lb = lb, .base = base, .out = out,
-			  .st = stats };
+	struct dctx c = {
+	    .img = img, .lb = lb, .base = base, .out = out, .st = stats};
 	struct rawsec info, line;
 	Dwarf_CU *cu = NULL, *next;
 	bool cus = src == ELFSRC_COMPILEUNITS;
@@ -578,9 +577,9 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src,
 	}
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
-	c.dbg = strings_terminated(c.dimg) ?
-			dwarf_begin_elf(elfimg_elf(c.dimg), DWARF_C_READ, NULL) :
-			NULL;
+	c.dbg = strings_terminated(c.dimg)
+		    ? dwarf_begin_elf(elfimg_elf(c.dimg), DWARF_C_READ, NULL)
+		    : NULL;
 	if (!c.dbg) {
 		if (stats) {
 			stats->no_dwarf = true;

@@ -19,11 +19,11 @@
  * compileunits: label = the CU's DW_AT_name (a skeleton without one: its
  *   DW_AT_dwo_name), joined to DW_AT_comp_dir when relative, "." and ".."
  *   removed lexically ("./csu" + "../sysdeps/x.c" -> "sysdeps/x.c"; Bloaty
- *   shows the bare DW_AT_name, which merges CUs of one name). VM (and through base, file): every range of the CU DIE
- *   (DW_AT_low_pc/high_pc, DW_AT_ranges, DWARF 4 .debug_ranges and 5
- *   .debug_rnglists), then .debug_aranges, then every DW_TAG_variable
- *   whose DW_AT_location is one DW_OP_addr (or DW_OP_addrx) with the byte
- *   size of its type. Only type/partial units give nothing. Ranges are
+ *   shows the bare DW_AT_name, which merges CUs of one name). VM (and through
+ * base, file): every range of the CU DIE (DW_AT_low_pc/high_pc, DW_AT_ranges,
+ * DWARF 4 .debug_ranges and 5 .debug_rnglists), then .debug_aranges, then every
+ * DW_TAG_variable whose DW_AT_location is one DW_OP_addr (or DW_OP_addrx) with
+ * the byte size of its type. Only type/partial units give nothing. Ranges are
  *   clipped to the image's SHF_ALLOC sections (a range at address 0 left
  *   by a discarded COMDAT or gc'd section is dropped). File only, when the
  *   DWARF is in img and the section is not compressed: each unit's
@@ -39,8 +39,8 @@
  * stats (may be NULL): units, split_missing, dwarf_errors,
  * dwarf_from_debug, no_dwarf. Returns 0; a DWARF libdw cannot read is not
  * an error (its bytes fall back; counted in stats->dwarf_errors). */
-int elf_dwarf_source(struct elfimg *img, enum elf_source src,
-		     struct labels *lb, struct dualmap *base,
-		     struct dualmap *out, struct elfsrc_stats *stats);
+int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
+		     struct dualmap *base, struct dualmap *out,
+		     struct elfsrc_stats *stats);
 
 #endif

@@ -42,9 +42,9 @@ enum {
 
 struct cur {
 	const unsigned char *buf; /* whole buffer */
-	size_t pos, end;          /* read position, limit */
+	size_t pos, end;	  /* read position, limit */
 	bool be, err;
-	int addr_size;            /* absptr: 4 or 8 */
+	int addr_size; /* absptr: 4 or 8 */
 };
 
 static uint64_t cur_uint(struct cur *c, size_t n)
@@ -282,17 +282,19 @@ struct cie_cache {
 	int enc;
 };
 
-int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr,
-		      int elfclass, bool be, struct elf_fde **out, size_t *n,
-		      size_t *ncies)
+int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
+		      bool be, struct elf_fde **out, size_t *n, size_t *ncies)
 {
 	struct cur c = {
-		.buf = buf, .pos = 0, .end = len, .be = be,
-		.addr_size = elfclass == ELFCLASS32 ? 4 : 8,
+	    .buf = buf,
+	    .pos = 0,
+	    .end = len,
+	    .be = be,
+	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
 	struct elf_fde *fdes = NULL;
 	size_t cnt = 0, cap = 0, cies = 0;
-	struct cie_cache last = { SIZE_MAX, -1 };
+	struct cie_cache last = {SIZE_MAX, -1};
 	int bad = 0;
 
 	while (c.pos < len) {
@@ -361,8 +363,11 @@ int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
 			  size_t *n, uint64_t *fde_count)
 {
 	struct cur c = {
-		.buf = buf, .pos = 0, .end = len, .be = be,
-		.addr_size = elfclass == ELFCLASS32 ? 4 : 8,
+	    .buf = buf,
+	    .pos = 0,
+	    .end = len,
+	    .be = be,
+	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
 	struct elf_ehhdr_entry *ents = NULL;
 	uint8_t version, ptr_enc, cnt_enc, tab_enc;
@@ -441,8 +446,8 @@ int elf_ehframe_read(struct elfimg *img, struct elf_fde **out, size_t *n)
 			continue;
 		}
 		bad += elf_ehframe_parse(d->d_buf, d->d_size, s->addr,
-					 img->elfclass, img->big_endian, &f,
-					 &m, NULL);
+					 img->elfclass, img->big_endian, &f, &m,
+					 NULL);
 		xgrow(&all, &cap, cnt + m, sizeof(*all));
 		for (size_t k = 0; k < m; k++) {
 			all[cnt + k] = f[k];
@@ -475,8 +480,8 @@ int elf_ehframe_hdr_read(struct elfimg *img, struct elf_ehhdr_entry **out,
 		if (!d || !d->d_buf || d->d_size != s->size)
 			return -EINVAL;
 		ret = elf_ehframe_hdr_parse(d->d_buf, d->d_size, s->addr,
-					    img->elfclass, img->big_endian,
-					    out, n, NULL);
+					    img->elfclass, img->big_endian, out,
+					    n, NULL);
 		if (ret)
 			return ret;
 		for (size_t k = 0; k < *n; k++)

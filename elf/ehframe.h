@@ -20,17 +20,17 @@ struct elfimg;
 /* One FDE. off is relative to the buffer given to elf_ehframe_parse(), or a
  * file offset when it comes from elf_ehframe_read(). */
 struct elf_fde {
-	uint64_t off;       /* start of the record (its length field) */
-	uint64_t size;      /* whole record: 4 (or 12) + length */
-	uint64_t cie_off;   /* its CIE, same space as off */
-	uint64_t pc_begin;  /* VM address of the first instruction covered */
-	uint64_t pc_range;  /* bytes covered */
+	uint64_t off;	   /* start of the record (its length field) */
+	uint64_t size;	   /* whole record: 4 (or 12) + length */
+	uint64_t cie_off;  /* its CIE, same space as off */
+	uint64_t pc_begin; /* VM address of the first instruction covered */
+	uint64_t pc_range; /* bytes covered */
 };
 
 /* One entry of the .eh_frame_hdr search table; off as in struct elf_fde. */
 struct elf_ehhdr_entry {
-	uint64_t off;         /* start of the entry */
-	uint32_t size;        /* both fields: 8 for the usual udata4/sdata4 */
+	uint64_t off;	      /* start of the entry */
+	uint32_t size;	      /* both fields: 8 for the usual udata4/sdata4 */
 	uint64_t initial_loc; /* VM address of the function start */
 	uint64_t fde_addr;    /* VM address of its FDE */
 };
@@ -42,9 +42,8 @@ struct elf_ehhdr_entry {
  * terminator); so does a record running past len. Returns the number of
  * records skipped as undecodable, plus one if the walk ended early on an
  * overrunning length (0 for a well-formed section). */
-int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr,
-		      int elfclass, bool be, struct elf_fde **out, size_t *n,
-		      size_t *ncies);
+int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
+		      bool be, struct elf_fde **out, size_t *n, size_t *ncies);
 
 /* Parse .eh_frame_hdr bytes buf[0, len) loaded at addr. Entries of the
  * search table go to *out (*n), malloc'd, caller frees; *fde_count (may be

@@ -40,8 +40,7 @@ struct rawhdr {
 };
 
 /* end = off + n * entsize, checked: -1 on overflow. */
-static int table_end(uint64_t off, uint64_t n, uint64_t entsize,
-		     uint64_t *end)
+static int table_end(uint64_t off, uint64_t n, uint64_t entsize, uint64_t *end)
 {
 	if (entsize && n > UINT64_MAX / entsize)
 		return -1;
@@ -56,8 +55,7 @@ static int table_end(uint64_t off, uint64_t n, uint64_t entsize,
  * type and machine, the two header tables' offsets, entry sizes and
  * counts as written (extended numbering not resolved yet). Returns 0 or a
  * negative code (see elfimg_open()). */
-static int decode_ehdr(const unsigned char *b, uint64_t fsize,
-		       struct rawhdr *h)
+static int decode_ehdr(const unsigned char *b, uint64_t fsize, struct rawhdr *h)
 {
 	size_t need;
 	bool is64;
@@ -192,8 +190,7 @@ static int range_in_file(uint64_t off, uint64_t size, uint64_t fsize, int bad)
  * and the loader never maps two segments over each other. */
 static int check_load_overlap(struct elfimg *img)
 {
-	uint64_t *r = xcalloc(2 * (img->nsegs ? img->nsegs : 1),
-			      sizeof(*r));
+	uint64_t *r = xcalloc(2 * (img->nsegs ? img->nsegs : 1), sizeof(*r));
 	size_t n = 0;
 	int ret = 0;
 
@@ -221,8 +218,7 @@ static int check_load_overlap(struct elfimg *img)
  * which only sections, symbols and notes are used) the segments are kept
  * but not checked: `eu-strip -f` leaves the original program headers in
  * the smaller .debug file, so their file ranges run past its end. */
-static int load_segments(struct elfimg *img, Elf *elf, size_t phnum,
-			 bool debug)
+static int load_segments(struct elfimg *img, Elf *elf, size_t phnum, bool debug)
 {
 	img->segs = xcalloc(phnum ? phnum : 1, sizeof(*img->segs));
 	for (size_t i = 0; i < phnum; i++) {
@@ -372,9 +368,8 @@ static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
 /* The NT_GNU_BUILD_ID descriptor in the notes p[0, size) (padded to align:
  * 8 or else 4), copied to id. One longer than max is cut to max bytes if
  * cut, else skipped. Returns its length, 0 if none. */
-static int notes_build_id(const unsigned char *p, uint64_t size,
-			  uint64_t align, bool be, uint8_t *id, size_t max,
-			  bool cut)
+static int notes_build_id(const unsigned char *p, uint64_t size, uint64_t align,
+			  bool be, uint8_t *id, size_t max, bool cut)
 {
 	/* Elf32_Nhdr and Elf64_Nhdr are the same three 4-byte words. */
 	uint64_t pad = align == 8 ? 7 : 3, pos = 0;
@@ -497,12 +492,12 @@ static int note_tables_read(int fd, struct note_tables *t)
 /* The first build-id note (see notes_build_id()) in the note areas that
  * a header table of the file open on fd lists: SHT_NOTE sections when
  * sections, else PT_NOTE segments. Returns its length, 0 if none. */
-static int table_build_id(int fd, const struct note_tables *nt,
-			  bool sections, uint8_t *id, size_t max, bool cut)
+static int table_build_id(int fd, const struct note_tables *nt, bool sections,
+			  uint8_t *id, size_t max, bool cut)
 {
 	bool is64 = nt->is64, be = nt->be;
-	uint64_t esz = sections ? ELF_SIZEOF(is64, Shdr) :
-				  ELF_SIZEOF(is64, Phdr);
+	uint64_t esz =
+	    sections ? ELF_SIZEOF(is64, Shdr) : ELF_SIZEOF(is64, Phdr);
 	uint64_t n = sections ? nt->shnum : nt->phnum;
 	unsigned char *t;
 	int ret = 0;
@@ -537,7 +532,7 @@ static int table_build_id(int fd, const struct note_tables *nt,
  * files). See elf_build_id_read(); cut as in notes_build_id(). */
 static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
 {
-	struct note_tables nt = { 0 };
+	struct note_tables nt = {0};
 	int ret;
 
 	ret = note_tables_read(fd, &nt);
@@ -575,8 +570,8 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 		if (crc_off + 4 > d->d_size)
 			return;
 		img->debuglink = xstrndup((const char *)p, len);
-		img->debuglink_crc = elf_get_uint(p + crc_off, 4,
-						  img->big_endian);
+		img->debuglink_crc =
+		    elf_get_uint(p + crc_off, 4, img->big_endian);
 		return;
 	}
 }
@@ -765,8 +760,8 @@ void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len)
 /* Label a header table in the file; when a PT_LOAD holds all of it (the
  * first two usually are, at the start of LOAD #0) translated to VM, and
  * with vm set labelled in VM too. */
-static void add_header(struct elfimg *img, struct dualmap *out,
-		       uint64_t off, uint64_t size, uint32_t label, bool vm)
+static void add_header(struct elfimg *img, struct dualmap *out, uint64_t off,
+		       uint64_t size, uint32_t label, bool vm)
 {
 	for (size_t i = 0; i < img->nsegs; i++) {
 		struct elf_segment *s = &img->segs[i];
@@ -849,8 +844,7 @@ void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
 	rmap_add(out->file, 0, img->file_size, labels_intern(lb, "[Unmapped]"));
 }
 
-int elfimg_base_map(struct elfimg *img, struct labels *lb,
-		    struct dualmap *out)
+int elfimg_base_map(struct elfimg *img, struct labels *lb, struct dualmap *out)
 {
 	add_headers(img, lb, out, false);
 	add_loads(img, lb, out);

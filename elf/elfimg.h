@@ -17,9 +17,9 @@
 #include "maps/rangemap.h"
 
 struct elf_segment {
-	uint32_t index;  /* program header index: "LOAD #<index>" */
-	uint32_t type;   /* PT_* */
-	uint32_t flags;  /* PF_R | PF_W | PF_X */
+	uint32_t index; /* program header index: "LOAD #<index>" */
+	uint32_t type;	/* PT_* */
+	uint32_t flags; /* PF_R | PF_W | PF_X */
 	uint64_t offset, vaddr, filesz, memsz, align;
 };
 
@@ -37,13 +37,13 @@ struct elf_section {
 #define ELF_REL_VM_BASE 0x100000000ull
 
 struct elfimg {
-	char *path;            /* as given to elfimg_open */
-	uint64_t file_size;    /* st_size of the file */
-	int elfclass;          /* ELFCLASS32 or ELFCLASS64 */
+	char *path;	    /* as given to elfimg_open */
+	uint64_t file_size; /* st_size of the file */
+	int elfclass;	    /* ELFCLASS32 or ELFCLASS64 */
 	bool big_endian;
-	uint16_t type;         /* ET_EXEC, ET_DYN, ... */
-	uint16_t machine;      /* EM_* */
-	uint64_t ehdr_size;    /* e_ehsize */
+	uint16_t type;		   /* ET_EXEC, ET_DYN, ... */
+	uint16_t machine;	   /* EM_* */
+	uint64_t ehdr_size;	   /* e_ehsize */
 	uint64_t phoff, phdr_size; /* program header table [phoff, +size) */
 	uint64_t shoff, shdr_size; /* section header table [shoff, +size) */
 
@@ -52,12 +52,12 @@ struct elfimg {
 	struct elf_section *secs; /* every section header, index order */
 	size_t nsecs;
 
-	uint64_t vm_size;      /* sum of PT_LOAD p_memsz: the mapped VM size;
-				  ET_REL: of its loaded sections' sizes */
+	uint64_t vm_size; /* sum of PT_LOAD p_memsz: the mapped VM size;
+			     ET_REL: of its loaded sections' sizes */
 
-	uint8_t build_id[64];  /* NT_GNU_BUILD_ID descriptor, if any */
-	size_t build_id_len;   /* 0: none */
-	char *debuglink;       /* .gnu_debuglink file name, or NULL */
+	uint8_t build_id[64]; /* NT_GNU_BUILD_ID descriptor, if any */
+	size_t build_id_len;  /* 0: none */
+	char *debuglink;      /* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;
 
 	/* Separate debug file whose build-id matches (or debuglink CRC when
@@ -75,7 +75,7 @@ struct elfimg {
 	 * cached too). */
 	bool debug_searched;
 
-	void *priv;            /* libelf handle and fd; private to elf/ */
+	void *priv; /* libelf handle and fd; private to elf/ */
 };
 
 /* Open and validate path. On success *out is a new image (close with
@@ -116,8 +116,8 @@ void elfimg_close(struct elfimg *img);
  * makes that first search return -MEMSZ_ENOLIB).
  * debug_root replaces "/usr/lib/debug" when not NULL (tests).
  * Searches once per image and debug_root: a later call with the same
- * debug_root returns the first answer without probing again. Returns 1 if found (img->debug set), 0 if none, negative on
- * error. */
+ * debug_root returns the first answer without probing again. Returns 1 if found
+ * (img->debug set), 0 if none, negative on error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
 
 /* Take the first of the n files paths (named by the user: --debug-file)
@@ -153,8 +153,7 @@ char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len);
  * "[Unmapped]" for bytes no segment holds. VM: every PT_LOAD's
  * [vaddr, vaddr+memsz), translated to file for its first filesz bytes.
  * Returns 0. */
-int elfimg_base_map(struct elfimg *img, struct labels *lb,
-		    struct dualmap *out);
+int elfimg_base_map(struct elfimg *img, struct labels *lb, struct dualmap *out);
 
 enum elf_source {
 	ELFSRC_SEGMENTS,
@@ -174,13 +173,13 @@ const char *elfsrc_name(enum elf_source src);
 
 /* Counts of what a source could not use exactly (shown in footers). */
 struct elfsrc_stats {
-	uint64_t symbols;         /* symbols labelled */
-	uint64_t aliases;         /* symbols folded into another (same range) */
-	uint64_t clipped;         /* symbols cut to their section's end */
-	bool used_debug_file;     /* symbols came from img->debug */
-	bool used_dynsym;         /* no .symtab anywhere: .dynsym used */
+	uint64_t symbols;     /* symbols labelled */
+	uint64_t aliases;     /* symbols folded into another (same range) */
+	uint64_t clipped;     /* symbols cut to their section's end */
+	bool used_debug_file; /* symbols came from img->debug */
+	bool used_dynsym;     /* no .symtab anywhere: .dynsym used */
 	uint64_t bb_functions, bb_blocks; /* bbs: what the map held */
-	int bb_error;             /* bbs: why reading the map stopped, or 0 */
+	int bb_error; /* bbs: why reading the map stopped, or 0 */
 	/* relocs: RELATIVE relocations (all tables), those in REL/RELA
 	 * tables and the bytes of their entries; bytes of SHT_RELR tables;
 	 * bytes every RELATIVE one would take as RELR words; entries or
@@ -188,11 +187,11 @@ struct elfsrc_stats {
 	uint64_t rel_relative, rel_relative_rela, rel_relative_bytes;
 	uint64_t relr_bytes, relr_estimate, rel_skipped;
 	/* compileunits, inlines (DWARF; see elf/dwarf.h) */
-	uint64_t units;           /* compile units that labelled bytes */
-	uint64_t split_missing;   /* skeleton units whose .dwo was not found */
-	uint64_t dwarf_errors;    /* units or tables libdw could not read */
-	bool dwarf_from_debug;    /* the DWARF came from img->debug */
-	bool no_dwarf;            /* no DWARF anywhere: all is fallback */
+	uint64_t units;		/* compile units that labelled bytes */
+	uint64_t split_missing; /* skeleton units whose .dwo was not found */
+	uint64_t dwarf_errors;	/* units or tables libdw could not read */
+	bool dwarf_from_debug;	/* the DWARF came from img->debug */
+	bool no_dwarf;		/* no DWARF anywhere: all is fallback */
 	/* symbols, compileunits, inlines with elf_map_opts.disasm: data
 	 * ranges given to the code that refers to them, and their bytes;
 	 * or why code was not decoded: not x86-64 (xref_unsupported), or
@@ -253,15 +252,14 @@ struct elf_map_opts {
  *   only its symbol table entries (by name). A symbol of a non-loaded
  *   section (.gnu.warning.*) labels its file bytes only.
  *   C++ and Rust names are demangled. Symbols of the same address and
- *   size are one entry labelled by the first (GLOBAL before WEAK before LOCAL, then
- *   lexical); the other names are labels_add_alias()ed. Symbols of the
- *   same name but different ranges (two static foo()) share the one label,
- *   as in Bloaty. A used symbol starting outside its section gives
- *   -MEMSZ_EBADSYM (so do a wrong sh_entsize and st_shndx >= shnum); one
- *   running past its section's end is clipped (stats->clipped); a name
- *   outside the string table gives -MEMSZ_EBADSTRTAB.
- *   Then, before the fallbacks, metadata goes to the symbol it serves
- *   (file, and VM for loaded sections): each .eh_frame FDE and
+ *   size are one entry labelled by the first (GLOBAL before WEAK before LOCAL,
+ * then lexical); the other names are labels_add_alias()ed. Symbols of the same
+ * name but different ranges (two static foo()) share the one label, as in
+ * Bloaty. A used symbol starting outside its section gives -MEMSZ_EBADSYM (so
+ * do a wrong sh_entsize and st_shndx >= shnum); one running past its section's
+ * end is clipped (stats->clipped); a name outside the string table gives
+ * -MEMSZ_EBADSTRTAB. Then, before the fallbacks, metadata goes to the symbol it
+ * serves (file, and VM for loaded sections): each .eh_frame FDE and
  *   .eh_frame_hdr table entry to the symbol of its function, each dynamic
  *   relocation entry (RELR: word, to its first address in a symbol) to
  *   the symbol it patches, each .symtab/.dynsym entry of a labelled

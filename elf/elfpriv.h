@@ -58,12 +58,12 @@ static inline uint64_t elf_get_uint(const unsigned char *p, size_t n, bool be)
  * raw file bytes at p, of class is64 and byte order be: read at its
  * offsetof in Elf64_T or Elf32_T, with that field's size. The caller
  * checks that the structure's bytes are there. */
-#define ELF_FIELD(p, is64, T, f, be)                                       \
-	((is64) ? elf_get_uint((const unsigned char *)(p) +                \
-				       offsetof(Elf64_##T, f),             \
-			       sizeof(((Elf64_##T *)0)->f), (be)) :        \
-		  elf_get_uint((const unsigned char *)(p) +                \
-				       offsetof(Elf32_##T, f),             \
+#define ELF_FIELD(p, is64, T, f, be)                                           \
+	((is64) ? elf_get_uint((const unsigned char *)(p) +                    \
+				   offsetof(Elf64_##T, f),                     \
+			       sizeof(((Elf64_##T *)0)->f), (be))              \
+		: elf_get_uint((const unsigned char *)(p) +                    \
+				   offsetof(Elf32_##T, f),                     \
 			       sizeof(((Elf32_##T *)0)->f), (be)))
 
 /* The LEB128 number at p (bytes up to end) into *out, sign-extended if

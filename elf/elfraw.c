@@ -20,9 +20,9 @@ const void *elfimg_raw(struct elfimg *img, size_t *len)
 	if (!priv->raw && img->file_size && img->file_size <= SIZE_MAX) {
 		priv->raw = xmalloc((size_t)img->file_size);
 		while (got < img->file_size) {
-			ssize_t n = pread(priv->fd, priv->raw + got,
-					  (size_t)img->file_size - got,
-					  (off_t)got);
+			ssize_t n =
+			    pread(priv->fd, priv->raw + got,
+				  (size_t)img->file_size - got, (off_t)got);
 
 			if (n < 0 && errno == EINTR)
 				continue;

@@ -23,13 +23,10 @@
 #include <string.h>
 
 static const char *const source_names[ELFSRC__COUNT] = {
-	[ELFSRC_SEGMENTS] = "segments",
-	[ELFSRC_SECTIONS] = "sections",
-	[ELFSRC_SYMBOLS] = "symbols",
-	[ELFSRC_BBS] = "bbs",
-	[ELFSRC_RELOCS] = "relocs",
-	[ELFSRC_COMPILEUNITS] = "compileunits",
-	[ELFSRC_INLINES] = "inlines",
+    [ELFSRC_SEGMENTS] = "segments", [ELFSRC_SECTIONS] = "sections",
+    [ELFSRC_SYMBOLS] = "symbols",   [ELFSRC_BBS] = "bbs",
+    [ELFSRC_RELOCS] = "relocs",	    [ELFSRC_COMPILEUNITS] = "compileunits",
+    [ELFSRC_INLINES] = "inlines",
 };
 
 int elfsrc_from_name(const char *name)
@@ -111,7 +108,7 @@ static int source_segments(struct elfimg *img, struct labels *lb,
 struct meta {
 	uint64_t off, size; /* file range of the entry */
 	uint32_t label;
-	bool alloc;         /* also label the VM it is loaded at */
+	bool alloc; /* also label the VM it is loaded at */
 };
 
 struct metavec {
@@ -134,7 +131,7 @@ static void meta_push(struct metavec *mv, uint64_t off, uint64_t size,
 		return;
 	}
 	xgrow(&mv->v, &mv->cap, mv->n + 1, sizeof(*mv->v));
-	mv->v[mv->n++] = (struct meta){ off, size, label, alloc };
+	mv->v[mv->n++] = (struct meta){off, size, label, alloc};
 }
 
 /* Label at VM address addr, or LABEL_NONE: the symbol there (--by symbols)
@@ -364,18 +361,20 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 			if (hdr + nb * 4 > h->size || symoff > nids)
 				continue;
 			for (uint64_t b = 0; b < nb; b++) {
-				uint64_t y = elf_get_uint(p + hdr + b * 4, 4,
-							  be);
+				uint64_t y =
+				    elf_get_uint(p + hdr + b * 4, 4, be);
 
 				if (y && y < nids)
 					meta_push(mv, h->offset + hdr + b * 4,
 						  4, ids[y], alloc);
 			}
 			hdr += nb * 4;
-			for (uint64_t i = symoff; i < nids &&
-			     hdr + (i - symoff + 1) * 4 <= h->size; i++)
-				meta_push(mv, h->offset + hdr + (i - symoff) * 4,
-					  4, ids[i], alloc);
+			for (uint64_t i = symoff;
+			     i < nids && hdr + (i - symoff + 1) * 4 <= h->size;
+			     i++)
+				meta_push(mv,
+					  h->offset + hdr + (i - symoff) * 4, 4,
+					  ids[i], alloc);
 		}
 	}
 }
@@ -400,7 +399,7 @@ static void meta_apply(struct dualmap *base, struct dualmap *out,
 static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
 			       struct dualmap *out)
 {
-	struct metavec mv = { 0 };
+	struct metavec mv = {0};
 
 	meta_relocs(img, out, &mv);
 	meta_apply(base, out, &mv);
@@ -412,7 +411,7 @@ static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
 static void add_metadata(struct elfimg *img, const struct symnames *sn,
 			 struct dualmap *base, struct dualmap *out)
 {
-	struct metavec mv = { 0 };
+	struct metavec mv = {0};
 
 	meta_unwind(img, out, &mv);
 	meta_relocs(img, out, &mv);
@@ -446,11 +445,11 @@ static void add_metadata(struct elfimg *img, const struct symnames *sn,
 static size_t x86_fill_len(const unsigned char *p, size_t n)
 {
 	static const unsigned char lea[][7] = {
-		/* i386 gas fillers: mov %esi,%esi; lea 0(%esi),%esi ... */
-		{ 2, 0x89, 0xf6 },
-		{ 3, 0x8d, 0x76, 0x00 },
-		{ 4, 0x8d, 0x74, 0x26, 0x00 },
-		{ 6, 0x8d, 0xb6, 0, 0, 0, 0 },
+	    /* i386 gas fillers: mov %esi,%esi; lea 0(%esi),%esi ... */
+	    {2, 0x89, 0xf6},
+	    {3, 0x8d, 0x76, 0x00},
+	    {4, 0x8d, 0x74, 0x26, 0x00},
+	    {6, 0x8d, 0xb6, 0, 0, 0, 0},
 	};
 	size_t i = 0, len;
 	unsigned mod, rm;
@@ -559,13 +558,13 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (!s)
 			goto next;
 		if (s->type != SHT_NOBITS) {
-			Elf_Data *d = elf_rawdata(elf_getscn(elf, s->index),
-						  NULL);
+			Elf_Data *d =
+			    elf_rawdata(elf_getscn(elf, s->index), NULL);
 
 			ok = d && d->d_buf && d->d_size == s->size &&
 			     is_fill(img, s,
 				     (const unsigned char *)d->d_buf +
-					     (end - s->addr),
+					 (end - s->addr),
 				     gap);
 		}
 		if (ok) {
@@ -573,7 +572,7 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 				id = labels_intern(lb, "[padding]");
 			dualmap_add_vm(out, base, end, gap, id);
 		}
-next:
+	next:
 		if (i == 0 || a + syms[i].size > end)
 			end = a + syms[i].size;
 	}
@@ -581,13 +580,12 @@ next:
 
 /* The symbols source (see elfimg.h); with disasm, the data its code refers
  * to goes to that code (elf/xrefs.c). */
-static int source_symbols(struct elfimg *img,
-			  const struct elf_map_opts *opts,
+static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 			  struct labels *lb, struct dualmap *base,
 			  struct dualmap *out, struct elfsrc_stats *st)
 {
 	bool disasm = opts && opts->disasm;
-	struct symnames sn = { lb, opts ? opts->demangle : 0 };
+	struct symnames sn = {lb, opts ? opts->demangle : 0};
 	struct sym *syms = NULL;
 	size_t n = 0;
 	int ret;
@@ -658,8 +656,8 @@ static int cu_xrefs(struct elfimg *img, struct dualmap *base,
 		return 0;
 	r = xcalloc(n ? n : 1, sizeof(*r));
 	for (size_t i = 0; i < n; i++)
-		r[i] = (struct elf_range){ syms[i].addr,
-					   syms[i].addr + syms[i].size };
+		r[i] = (struct elf_range){syms[i].addr,
+					  syms[i].addr + syms[i].size};
 	ret = elf_xrefs_add(img, base, out, r, n, st);
 	free(r);
 	return ret;
@@ -675,7 +673,7 @@ static int source_bbs(struct elfimg *img, const struct elf_map_opts *opts,
 		      struct labels *lb, struct dualmap *base,
 		      struct dualmap *out, struct elfsrc_stats *stats)
 {
-	struct bbaddrmap m = { 0 };
+	struct bbaddrmap m = {0};
 	struct dualmap syms;
 	int ret, perr;
 

@@ -232,8 +232,8 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		if (opts && opts->ndebug_files)
 			elfimg_use_debug_files(im->img, opts->debug_files,
 					       opts->ndebug_files);
-		ret = elfimg_find_debug(im->img,
-					opts ? opts->debug_root : NULL);
+		ret =
+		    elfimg_find_debug(im->img, opts ? opts->debug_root : NULL);
 		if (ret < 0 && first)
 			strlist_add_notef(notes, NOTE_DEBUG_LOOKUP, path,
 					  "%s: looking for a debug "

@@ -30,7 +30,7 @@ struct imgmaps {
 	struct dualmap base;
 	struct dualmap src[ELFSRC__COUNT];
 	bool built[ELFSRC__COUNT];
-	bool changed_noted;     /* NOTE_IMAGE_CHANGED_READ given */
+	bool changed_noted; /* NOTE_IMAGE_CHANGED_READ given */
 };
 
 /* Open path into im (zeroed by the caller) and build its base map.
@@ -40,9 +40,9 @@ int imgmaps_open(struct imgmaps *im, const char *path, struct labels *lb);
  * defaults; symbols look for a debug file under opts->debug_root first);
  * notes about it are appended then. Returns 0 and *out (borrowed, valid
  * until imgmaps_close), or a negative code. */
-int imgmaps_source(struct imgmaps *im, enum elf_source src,
-		   struct labels *lb, const struct elf_map_opts *opts,
-		   struct strlist *notes, struct dualmap **out);
+int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
+		   const struct elf_map_opts *opts, struct strlist *notes,
+		   struct dualmap **out);
 /* Free the maps and close the image; im may be closed already. */
 void imgmaps_close(struct imgmaps *im);
 

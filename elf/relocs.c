@@ -66,33 +66,33 @@ struct type_name {
 };
 
 static const struct type_name type_names[] = {
-	{ EM_X86_64, R_X86_64_64, "R_X86_64_64" },
-	{ EM_X86_64, R_X86_64_COPY, "R_X86_64_COPY" },
-	{ EM_X86_64, R_X86_64_GLOB_DAT, "R_X86_64_GLOB_DAT" },
-	{ EM_X86_64, R_X86_64_JUMP_SLOT, "R_X86_64_JUMP_SLOT" },
-	{ EM_X86_64, R_X86_64_RELATIVE, "R_X86_64_RELATIVE" },
-	{ EM_X86_64, R_X86_64_DTPMOD64, "R_X86_64_DTPMOD64" },
-	{ EM_X86_64, R_X86_64_DTPOFF64, "R_X86_64_DTPOFF64" },
-	{ EM_X86_64, R_X86_64_TPOFF64, "R_X86_64_TPOFF64" },
-	{ EM_X86_64, R_X86_64_IRELATIVE, "R_X86_64_IRELATIVE" },
-	{ EM_386, R_386_32, "R_386_32" },
-	{ EM_386, R_386_PC32, "R_386_PC32" },
-	{ EM_386, R_386_COPY, "R_386_COPY" },
-	{ EM_386, R_386_GLOB_DAT, "R_386_GLOB_DAT" },
-	{ EM_386, R_386_JMP_SLOT, "R_386_JUMP_SLOT" },
-	{ EM_386, R_386_RELATIVE, "R_386_RELATIVE" },
-	{ EM_386, R_386_TLS_TPOFF, "R_386_TLS_TPOFF" },
-	{ EM_386, R_386_TLS_DTPMOD32, "R_386_TLS_DTPMOD32" },
-	{ EM_386, R_386_TLS_DTPOFF32, "R_386_TLS_DTPOFF32" },
-	{ EM_386, R_386_IRELATIVE, "R_386_IRELATIVE" },
-	{ EM_AARCH64, R_AARCH64_ABS64, "R_AARCH64_ABS64" },
-	{ EM_AARCH64, R_AARCH64_COPY, "R_AARCH64_COPY" },
-	{ EM_AARCH64, R_AARCH64_GLOB_DAT, "R_AARCH64_GLOB_DAT" },
-	{ EM_AARCH64, R_AARCH64_JUMP_SLOT, "R_AARCH64_JUMP_SLOT" },
-	{ EM_AARCH64, R_AARCH64_RELATIVE, "R_AARCH64_RELATIVE" },
-	{ EM_AARCH64, R_AARCH64_TLS_TPREL, "R_AARCH64_TLS_TPREL" },
-	{ EM_AARCH64, R_AARCH64_TLSDESC, "R_AARCH64_TLSDESC" },
-	{ EM_AARCH64, R_AARCH64_IRELATIVE, "R_AARCH64_IRELATIVE" },
+    {EM_X86_64, R_X86_64_64, "R_X86_64_64"},
+    {EM_X86_64, R_X86_64_COPY, "R_X86_64_COPY"},
+    {EM_X86_64, R_X86_64_GLOB_DAT, "R_X86_64_GLOB_DAT"},
+    {EM_X86_64, R_X86_64_JUMP_SLOT, "R_X86_64_JUMP_SLOT"},
+    {EM_X86_64, R_X86_64_RELATIVE, "R_X86_64_RELATIVE"},
+    {EM_X86_64, R_X86_64_DTPMOD64, "R_X86_64_DTPMOD64"},
+    {EM_X86_64, R_X86_64_DTPOFF64, "R_X86_64_DTPOFF64"},
+    {EM_X86_64, R_X86_64_TPOFF64, "R_X86_64_TPOFF64"},
+    {EM_X86_64, R_X86_64_IRELATIVE, "R_X86_64_IRELATIVE"},
+    {EM_386, R_386_32, "R_386_32"},
+    {EM_386, R_386_PC32, "R_386_PC32"},
+    {EM_386, R_386_COPY, "R_386_COPY"},
+    {EM_386, R_386_GLOB_DAT, "R_386_GLOB_DAT"},
+    {EM_386, R_386_JMP_SLOT, "R_386_JUMP_SLOT"},
+    {EM_386, R_386_RELATIVE, "R_386_RELATIVE"},
+    {EM_386, R_386_TLS_TPOFF, "R_386_TLS_TPOFF"},
+    {EM_386, R_386_TLS_DTPMOD32, "R_386_TLS_DTPMOD32"},
+    {EM_386, R_386_TLS_DTPOFF32, "R_386_TLS_DTPOFF32"},
+    {EM_386, R_386_IRELATIVE, "R_386_IRELATIVE"},
+    {EM_AARCH64, R_AARCH64_ABS64, "R_AARCH64_ABS64"},
+    {EM_AARCH64, R_AARCH64_COPY, "R_AARCH64_COPY"},
+    {EM_AARCH64, R_AARCH64_GLOB_DAT, "R_AARCH64_GLOB_DAT"},
+    {EM_AARCH64, R_AARCH64_JUMP_SLOT, "R_AARCH64_JUMP_SLOT"},
+    {EM_AARCH64, R_AARCH64_RELATIVE, "R_AARCH64_RELATIVE"},
+    {EM_AARCH64, R_AARCH64_TLS_TPREL, "R_AARCH64_TLS_TPREL"},
+    {EM_AARCH64, R_AARCH64_TLSDESC, "R_AARCH64_TLSDESC"},
+    {EM_AARCH64, R_AARCH64_IRELATIVE, "R_AARCH64_IRELATIVE"},
 };
 
 const char *elf_reloc_type_name(uint16_t machine, uint32_t type)
@@ -159,8 +159,8 @@ static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
 		r->sym = is64 ? ELF64_R_SYM(info) : ELF32_R_SYM(info);
 		r->section = i;
 		if (rela) {
-			uint64_t a = ELF_FIELD(p + off, is64, Rela, r_addend,
-					       be);
+			uint64_t a =
+			    ELF_FIELD(p + off, is64, Rela, r_addend, be);
 
 			if (!is64)
 				a = (uint64_t)(int64_t)(int32_t)a;
@@ -227,7 +227,7 @@ static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
 int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n)
 {
 	Elf *elf = elfimg_elf(img);
-	struct relvec rv = { 0 };
+	struct relvec rv = {0};
 	int bad = 0;
 
 	for (size_t i = 1; i < img->nsecs; i++) {
@@ -254,14 +254,13 @@ int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n)
 	return bad;
 }
 
-int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out,
-		   size_t *n)
+int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out, size_t *n)
 {
 	struct elfimg_priv *priv = img->priv;
 
 	if (!priv->relocs_read) {
-		priv->relocs_bad = elf_relocs_read(img, &priv->relocs,
-						   &priv->nrelocs);
+		priv->relocs_bad =
+		    elf_relocs_read(img, &priv->relocs, &priv->nrelocs);
 		priv->relocs_read = true;
 	}
 	*out = priv->relocs;

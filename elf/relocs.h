@@ -19,25 +19,25 @@
 struct elfimg;
 
 enum elf_reloc_kind {
-	ELF_RELOC_REL,  /* SHT_REL: r_offset, r_info */
+	ELF_RELOC_REL,	/* SHT_REL: r_offset, r_info */
 	ELF_RELOC_RELA, /* SHT_RELA: r_offset, r_info, r_addend */
 	ELF_RELOC_RELR, /* SHT_RELR: address or bitmap word */
 };
 
 struct elf_reloc {
-	uint64_t target;      /* VM address patched (r_offset; RELR: decoded) */
-	uint64_t entry_off;   /* file offset of the entry encoding it (RELR:
-			       * the address or bitmap word that sets it) */
-	uint64_t entry_addr;  /* VM address of that entry (sh_addr based) */
-	uint32_t entry_size;  /* its size: 8/12/16/24, RELR the word size */
-	uint32_t type;        /* r_type; RELR: the machine's RELATIVE type
-			       * (0 if memsz does not know it) */
-	uint32_t sym;         /* symbol index in the linked .dynsym; 0: none
-			       * (always 0 for RELR) */
-	uint32_t section;     /* index of the section it came from */
-	int64_t addend;       /* RELA r_addend, else 0 */
+	uint64_t target;     /* VM address patched (r_offset; RELR: decoded) */
+	uint64_t entry_off;  /* file offset of the entry encoding it (RELR:
+			      * the address or bitmap word that sets it) */
+	uint64_t entry_addr; /* VM address of that entry (sh_addr based) */
+	uint32_t entry_size; /* its size: 8/12/16/24, RELR the word size */
+	uint32_t type;	     /* r_type; RELR: the machine's RELATIVE type
+			      * (0 if memsz does not know it) */
+	uint32_t sym;	     /* symbol index in the linked .dynsym; 0: none
+			      * (always 0 for RELR) */
+	uint32_t section;    /* index of the section it came from */
+	int64_t addend;	     /* RELA r_addend, else 0 */
 	enum elf_reloc_kind kind;
-	bool is_relative;     /* a RELATIVE relocation (RELR: always) */
+	bool is_relative; /* a RELATIVE relocation (RELR: always) */
 };
 
 /* Read every dynamic relocation of img into *out (*n entries), ordered by
@@ -53,8 +53,7 @@ int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n);
 /* elf_relocs_read(), decoded once per image and kept in it: *out is
  * borrowed (do not free), valid until elfimg_close(img); NULL when *n is 0.
  * Returns what elf_relocs_read() returned on the first call. */
-int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out,
-		   size_t *n);
+int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out, size_t *n);
 
 /* The RELATIVE relocation type of ELF machine EM_*, or 0 if unknown
  * (x86-64, i386, AArch64, ARM, RISC-V, PowerPC, s390, SPARC, LoongArch). */

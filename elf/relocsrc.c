@@ -34,9 +34,8 @@ static uint32_t type_label(struct elfimg *img, struct labels *lb,
 	return labels_intern(lb, name);
 }
 
-int elfsrc_relocs(struct elfimg *img, struct labels *lb,
-		  struct dualmap *base, struct dualmap *out,
-		  struct elfsrc_stats *stats)
+int elfsrc_relocs(struct elfimg *img, struct labels *lb, struct dualmap *base,
+		  struct dualmap *out, struct elfsrc_stats *stats)
 {
 	const struct elf_reloc *rels;
 	size_t n;
@@ -87,7 +86,7 @@ int elfsrc_relocs(struct elfimg *img, struct labels *lb,
 	if (stats) {
 		stats->rel_skipped = bad;
 		stats->relr_estimate =
-			elf_relocs_relr_size(rels, n, img->elfclass);
+		    elf_relocs_relr_size(rels, n, img->elfclass);
 		for (size_t i = 1; i < img->nsecs; i++)
 			if (img->secs[i].type == SHT_RELR &&
 			    (img->secs[i].flags & SHF_ALLOC))

@@ -14,8 +14,7 @@
  * "R_X86_64_RELATIVE (RELR)"; file bytes and, through base, the VM they
  * are loaded at. Fallbacks are left to the caller. stats (may be NULL)
  * gets the rel_* and relr_* counts. Returns 0. */
-int elfsrc_relocs(struct elfimg *img, struct labels *lb,
-		  struct dualmap *base, struct dualmap *out,
-		  struct elfsrc_stats *stats);
+int elfsrc_relocs(struct elfimg *img, struct labels *lb, struct dualmap *base,
+		  struct dualmap *out, struct elfsrc_stats *stats);
 
 #endif

@@ -132,7 +132,8 @@ enum sym_where elf_sym_place(const struct elfimg *img,
 bool elf_sym_type_used(int type, uint64_t size)
 {
 	return (type == STT_FUNC || type == STT_OBJECT ||
-		type == STT_GNU_IFUNC || type == STT_TLS) && size;
+		type == STT_GNU_IFUNC || type == STT_TLS) &&
+	       size;
 }
 
 /* Entry i of t as a labelled symbol into *out: a defined STT_FUNC,
@@ -206,9 +207,8 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 }
 
 /* Collect the usable symbols of table symndx of img into *out (*n). */
-static int collect_symbols(struct elfimg *img, size_t symndx,
-			   struct sym **out, size_t *n,
-			   struct elfsrc_stats *st)
+static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
+			   size_t *n, struct elfsrc_stats *st)
 {
 	size_t cap = 0, cnt = 0;
 	struct sym *syms = NULL;
@@ -270,4 +270,3 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		qsort(*out, *n, sizeof(**out), sym_cmp);
 	return 0;
 }
-

@@ -47,22 +47,22 @@ static __typeof__(&ZydisDecoderEnableMode) xzy_enable_mode;
 static __typeof__(&ZydisDecoderDecodeInstruction) xzy_decode;
 
 static const struct dynlib_sym zy_syms[] = {
-	{ "ZydisDecoderInit", (void **)&xzy_init },
-	{ "ZydisDecoderEnableMode", (void **)&xzy_enable_mode },
-	{ "ZydisDecoderDecodeInstruction", (void **)&xzy_decode },
+    {"ZydisDecoderInit", (void **)&xzy_init},
+    {"ZydisDecoderEnableMode", (void **)&xzy_enable_mode},
+    {"ZydisDecoderDecodeInstruction", (void **)&xzy_decode},
 };
 
 static struct dynlib zy_lib = {
-	.soname = ZYDIS_SONAME,
-	.syms = zy_syms,
-	.nsyms = ARRAY_SIZE(zy_syms),
+    .soname = ZYDIS_SONAME,
+    .syms = zy_syms,
+    .nsyms = ARRAY_SIZE(zy_syms),
 };
 
 struct xref {
 	uint64_t target;
-	uint64_t seq;     /* discovery order: the first reference wins */
+	uint64_t seq; /* discovery order: the first reference wins */
 	uint32_t label;
-	uint32_t sec;     /* index of the data section holding target */
+	uint32_t sec; /* index of the data section holding target */
 };
 
 struct xrefvec {
@@ -151,8 +151,8 @@ static void note_ref(struct elfimg *img, struct dualmap *out, uint64_t addr,
 	 * binary under compileunits when few units have DWARF) still bounds
 	 * the ranges of the targets before it */
 	xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
-	xv->v[xv->n] = (struct xref){ t, xv->n,
-				      rmap_lookup(out->vm, addr, NULL), sec };
+	xv->v[xv->n] =
+	    (struct xref){t, xv->n, rmap_lookup(out->vm, addr, NULL), sec};
 	xv->n++;
 }
 
@@ -176,8 +176,8 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 	while (off < s->size) {
 		uint64_t t;
 
-		if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p + off, s->size - off,
-					     &in))) {
+		if (!ZYAN_SUCCESS(
+			xzy_decode(dec, &ctx, p + off, s->size - off, &in))) {
 			off++;
 			continue;
 		}
@@ -238,8 +238,8 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 		return ret;
 	if (!ZYAN_SUCCESS(xzy_init(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 				   ZYDIS_STACK_WIDTH_64)) ||
-	    !ZYAN_SUCCESS(xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL,
-					  ZYAN_TRUE)))
+	    !ZYAN_SUCCESS(
+		xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -MEMSZ_ENOTSUP;
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
@@ -287,9 +287,8 @@ static uint64_t *target_ends(const struct elfimg *img,
 }
 
 /* Give [start, end) to label in out (VM, and file through base). */
-static void charge(struct dualmap *out, struct dualmap *base,
-		   uint64_t start, uint64_t end, uint32_t label,
-		   struct elfsrc_stats *st)
+static void charge(struct dualmap *out, struct dualmap *base, uint64_t start,
+		   uint64_t end, uint32_t label, struct elfsrc_stats *st)
 {
 	dualmap_add_vm(out, base, start, end - start, label);
 	if (st) {
@@ -300,8 +299,7 @@ static void charge(struct dualmap *out, struct dualmap *base,
 
 /* The label of the first labelled reference (in code order) among
  * xv->v[i..] whose target is below end, or LABEL_NONE. */
-static uint32_t first_referrer(const struct xrefvec *xv, size_t i,
-			       uint64_t end)
+static uint32_t first_referrer(const struct xrefvec *xv, size_t i, uint64_t end)
 {
 	uint64_t seq = UINT64_MAX;
 	uint32_t label = LABEL_NONE;
@@ -314,11 +312,11 @@ static uint32_t first_referrer(const struct xrefvec *xv, size_t i,
 	return label;
 }
 
-int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
-		  struct dualmap *out, const struct elf_range *syms,
-		  size_t nsyms, struct elfsrc_stats *st)
+int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
+		  const struct elf_range *syms, size_t nsyms,
+		  struct elfsrc_stats *st)
 {
-	struct xrefvec xv = { 0 };
+	struct xrefvec xv = {0};
 	const struct elf_range *last_sym = NULL;
 	uint64_t *ends;
 	int ret;
@@ -358,7 +356,8 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base,
 			continue;
 		}
 		if (sym == last_sym)
-			continue; /* targets sorted: its first referrer had it */
+			continue; /* targets sorted: its first referrer had it
+				   */
 		/* the whole symbol, once, to the first labelled reference
 		 * (in code order) to any address inside it */
 		last_sym = sym;

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elfimg *img = fuzz_elf_open(data, size);
-	struct bbaddrmap bb = { 0 };
+	struct bbaddrmap bb = {0};
 
 	if (!img)
 		return 0;

@@ -33,11 +33,12 @@ static void one(const void *raw, size_t len, void *arg)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t types[] = {
-		PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
-		PERF_SAMPLE_ADDR, PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_REGS_USER,
-		PERF_SAMPLE_STACK_USER, PERF_SAMPLE_IDENTIFIER,
+	    PERF_SAMPLE_IP,	    PERF_SAMPLE_TID,
+	    PERF_SAMPLE_TIME,	    PERF_SAMPLE_ADDR,
+	    PERF_SAMPLE_CALLCHAIN,  PERF_SAMPLE_REGS_USER,
+	    PERF_SAMPLE_STACK_USER, PERF_SAMPLE_IDENTIFIER,
 	};
-	struct perf_event_attr a = { .size = sizeof(a) };
+	struct perf_event_attr a = {.size = sizeof(a)};
 	uint64_t ring_size = 64, tail, n;
 	uint8_t *ring;
 

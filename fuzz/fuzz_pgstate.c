@@ -27,8 +27,8 @@ static uint32_t le32(const uint8_t *p)
 static bool encodable(const struct md_run *runs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!(runs[i].flags & (MD_PG_PRESENT | MD_PG_SWAPPED |
-				       MD_PG_ZERO)))
+		if (!(runs[i].flags &
+		      (MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO)))
 			return false;
 	return true;
 }
@@ -37,14 +37,13 @@ static bool encodable(const struct md_run *runs, size_t n)
 static void roundtrip(const struct md_run *runs, size_t n, uint64_t start,
 		      uint64_t npages, unsigned shift)
 {
-	struct pgstate_enc e = { 0 };
+	struct pgstate_enc e = {0};
 	struct md_run *again = NULL;
 	size_t cap = 0;
 
-	if (pgstate_encode(&e, start, npages, shift, runs, n) ||
-	    e.nruns != n ||
-	    pgstate_decode(e.pal, e.npal, e.out, e.len, start, npages, shift,
-			   n, &again, &cap) ||
+	if (pgstate_encode(&e, start, npages, shift, runs, n) || e.nruns != n ||
+	    pgstate_decode(e.pal, e.npal, e.out, e.len, start, npages, shift, n,
+			   &again, &cap) ||
 	    (n && memcmp(again, runs, n * sizeof(*runs))))
 		abort();
 	free(again);

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct procmaps m = { 0 };
+	struct procmaps m = {0};
 	FILE *f;
 
 	if (!size)

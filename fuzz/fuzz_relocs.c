@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elfimg *img = fuzz_elf_open(data, size);
-	struct elfsrc_stats st = { 0 };
+	struct elfsrc_stats st = {0};
 	struct elf_reloc *rels;
 	struct fuzz_maps m;
 	size_t n;

@@ -38,8 +38,7 @@ int __real_imgmaps_open(struct imgmaps *im, const char *path,
 int __wrap_imgmaps_open(struct imgmaps *im, const char *path,
 			struct labels *lb);
 
-int __wrap_imgmaps_open(struct imgmaps *im, const char *path,
-			struct labels *lb)
+int __wrap_imgmaps_open(struct imgmaps *im, const char *path, struct labels *lb)
 {
 	static const char *image;
 
@@ -56,29 +55,53 @@ int __wrap_imgmaps_open(struct imgmaps *im, const char *path,
  * EXIT_USAGE if either command refused its options. */
 static int run(const char *file, size_t size)
 {
-	static const char *const picks[] = { "last", "first", "peak", "1" };
-	static const char *const formats[] = { "table", "csv", "tsv", "json",
-					       "folded", "pprof", "html" };
-	static const char *const fields[] = { "rss,pss,uss", "dirty,swap",
-					      "vm,rss,res" };
+	static const char *const picks[] = {"last", "first", "peak", "1"};
+	static const char *const formats[] = {"table",	"csv",	 "tsv", "json",
+					      "folded", "pprof", "html"};
+	static const char *const fields[] = {"rss,pss,uss", "dirty,swap",
+					     "vm,rss,res"};
 	char *path = (char *)file;
-	char *dump[] = { "dump", "-v", "-i", path, NULL };
-	char *nested[] = { "report", "-i", path, "--debug-root",
-			   "/nonexistent-memsz-fuzz", "--by",
-			   "pids,mappings,files,segments,sections,symbols,bbs,"
-			   "kinds",
-			   "-n", "3", "--snapshot", (char *)picks[size / 3 % 4],
-			   "--fields", (char *)fields[size / 3 % 3],
-			   "--filter", "files=^/|anon", NULL };
-	char *faults[] = { "report", "-i", path, "--debug-root",
-			   "/nonexistent-memsz-fuzz", "--by",
-			   "callers,faultsite,relocs,compileunits,inlines",
-			   "--format", (char *)formats[size / 3 % 7], NULL };
-	char *timeline[] = { "report", "-i", path, "--debug-root",
-			     "/nonexistent-memsz-fuzz", "--by",
-			     "files,sections", "--timeline=rss,pss",
-			     "--exclude", "sections=^\\.debug", "--format",
-			     (char *)formats[size / 3 % 4], NULL };
+	char *dump[] = {"dump", "-v", "-i", path, NULL};
+	char *nested[] = {"report",
+			  "-i",
+			  path,
+			  "--debug-root",
+			  "/nonexistent-memsz-fuzz",
+			  "--by",
+			  "pids,mappings,files,segments,sections,symbols,bbs,"
+			  "kinds",
+			  "-n",
+			  "3",
+			  "--snapshot",
+			  (char *)picks[size / 3 % 4],
+			  "--fields",
+			  (char *)fields[size / 3 % 3],
+			  "--filter",
+			  "files=^/|anon",
+			  NULL};
+	char *faults[] = {"report",
+			  "-i",
+			  path,
+			  "--debug-root",
+			  "/nonexistent-memsz-fuzz",
+			  "--by",
+			  "callers,faultsite,relocs,compileunits,inlines",
+			  "--format",
+			  (char *)formats[size / 3 % 7],
+			  NULL};
+	char *timeline[] = {"report",
+			    "-i",
+			    path,
+			    "--debug-root",
+			    "/nonexistent-memsz-fuzz",
+			    "--by",
+			    "files,sections",
+			    "--timeline=rss,pss",
+			    "--exclude",
+			    "sections=^\\.debug",
+			    "--format",
+			    (char *)formats[size / 3 % 4],
+			    NULL};
 	int r1, r2;
 
 	/* one report per input (the keys by the input's size): more runs

@@ -21,16 +21,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char *const formats[] = { "table", "json", "csv", "pprof",
-					 "html" };
-	static char *const fields[] = { "file,vm", "vm", "file" };
+	static char *const formats[] = {"table", "json", "csv", "pprof",
+					"html"};
+	static char *const fields[] = {"file,vm", "vm", "file"};
 	const char *path = fuzz_file(data, size);
-	char *argv[] = { "size", "--debug-root", "/nonexistent-memsz-fuzz",
-			 "--by", "files,segments,sections,symbols,bbs,relocs,"
-				 "compileunits,inlines",
-			 "-n", "5", "--format", formats[size % 5],
-			 "--fields", fields[size / 5 % 3], "--exclude",
-			 "symbols=^_", (char *)path, NULL };
+	char *argv[] = {"size",
+			"--debug-root",
+			"/nonexistent-memsz-fuzz",
+			"--by",
+			"files,segments,sections,symbols,bbs,relocs,"
+			"compileunits,inlines",
+			"-n",
+			"5",
+			"--format",
+			formats[size % 5],
+			"--fields",
+			fields[size / 5 % 3],
+			"--exclude",
+			"symbols=^_",
+			(char *)path,
+			NULL};
 	int ret;
 
 	fuzz_quiet_begin();

@@ -6,7 +6,7 @@
 #define NPAGES 24
 
 static char pages[NPAGES * 4096];
-char data_page[4096] = { 1 };
+char data_page[4096] = {1};
 const char message[] = "memsz fuzz seed";
 
 __attribute__((noinline)) static void touch(char *p, int n, int step)
@@ -24,7 +24,7 @@ __attribute__((noinline)) static void work(void)
 __attribute__((force_align_arg_pointer, noreturn)) void _start(void)
 {
 	work();
-	__asm__ volatile("mov $60, %%eax\n\txor %%edi, %%edi\n\tsyscall"
-			 ::: "rax", "rdi", "rcx", "r11", "memory");
+	__asm__ volatile("mov $60, %%eax\n\txor %%edi, %%edi\n\tsyscall" ::
+			     : "rax", "rdi", "rcx", "r11", "memory");
 	__builtin_unreachable();
 }

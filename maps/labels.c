@@ -120,8 +120,8 @@ void labels_free(struct labels *lb)
 }
 
 /* Id of the n bytes at s, or LABEL_NONE with p ready for a put. */
-static inline uint32_t lookup(const struct labels *lb, const char *s,
-			      size_t n, struct hashmap_probe *p)
+static inline uint32_t lookup(const struct labels *lb, const char *s, size_t n,
+			      struct hashmap_probe *p)
 {
 	uint32_t id;
 
@@ -225,10 +225,10 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 	al->n++;
 	if (al->n == ALIAS_LINEAR + 1) /* the set starts: index them all */
 		for (size_t k = 0; k < al->n; k++)
-			hashmap_add(&al->set,
-				    hashmap_hash_bytes(al->v[k],
-						       strlen(al->v[k])),
-				    (uint32_t)k);
+			hashmap_add(
+			    &al->set,
+			    hashmap_hash_bytes(al->v[k], strlen(al->v[k])),
+			    (uint32_t)k);
 	else if (al->n > ALIAS_LINEAR + 1)
 		hashmap_put(&al->set, &p, (uint32_t)(al->n - 1));
 }

@@ -31,28 +31,28 @@
 
 struct pend {
 	uint64_t start;
-	uint64_t end;		/* for an open add: its limit */
+	uint64_t end; /* for an open add: its limit */
 	uint64_t other;
 	uint32_t label;
 	uint32_t open;
 };
 
 struct rmap {
-	struct rmap_entry *ent;	/* settled, sorted, disjoint */
+	struct rmap_entry *ent; /* settled, sorted, disjoint */
 	size_t n, cap;
 
-	struct pend *pend;	/* pending adds in order of arrival */
+	struct pend *pend; /* pending adds in order of arrival */
 	size_t np, pcap;
-	bool pend_sorted;	/* pending starts are non-decreasing */
+	bool pend_sorted; /* pending starts are non-decreasing */
 
-	uint64_t *starts;	/* sorted unique starts of settled adds */
+	uint64_t *starts; /* sorted unique starts of settled adds */
 	size_t nstarts;
 
-	uint64_t *top;		/* end of each block of 2^TOP_SHIFT entries */
+	uint64_t *top; /* end of each block of 2^TOP_SHIFT entries */
 	size_t ntop;
 
-	size_t np_checked;	/* pending adds rmap_check has seen */
-	bool ent_checked;	/* rmap_check has seen the settled entries */
+	size_t np_checked; /* pending adds rmap_check has seen */
+	bool ent_checked;  /* rmap_check has seen the settled entries */
 };
 
 struct rmap *rmap_new(void)
@@ -128,12 +128,12 @@ struct skey {
 
 #define RADIX_BITS 11
 #define RADIX_SIZE (1u << RADIX_BITS)
-#define RADIX_PASSES 6	/* 66 bits >= 64 */
+#define RADIX_PASSES 6 /* 66 bits >= 64 */
 
 /* Stable LSD radix sort of keys by start. */
 static void radix_sort(struct skey *k, size_t n)
 {
-	size_t (*hist)[RADIX_SIZE];
+	size_t(*hist)[RADIX_SIZE];
 	struct skey *tmp, *src = k, *dst;
 	size_t i, pass;
 
@@ -142,8 +142,8 @@ static void radix_sort(struct skey *k, size_t n)
 		uint64_t v = k[i].start;
 
 		for (pass = 0; pass < RADIX_PASSES; pass++)
-			hist[pass][(v >> (pass * RADIX_BITS)) &
-				   (RADIX_SIZE - 1)]++;
+			hist[pass]
+			    [(v >> (pass * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
 	}
 	tmp = xmalloc(n * sizeof(*tmp));
 	dst = tmp;
@@ -162,7 +162,7 @@ static void radix_sort(struct skey *k, size_t n)
 		}
 		for (i = 0; i < n; i++)
 			dst[h[(src[i].start >> shift) & (RADIX_SIZE - 1)]++] =
-				src[i];
+			    src[i];
 		t = src;
 		src = dst;
 		dst = t;
@@ -234,8 +234,8 @@ static inline bool contiguous(const struct rmap_entry *e, uint64_t other)
 	return e->other + (e->end - e->start) == other;
 }
 
-static void emit(struct outv *o, uint64_t start, uint64_t end,
-		 uint64_t other, uint32_t label)
+static void emit(struct outv *o, uint64_t start, uint64_t end, uint64_t other,
+		 uint32_t label)
 {
 	struct rmap_entry *e;
 
@@ -300,7 +300,7 @@ static void close_open(struct rmap *m, const struct skey *k, size_t np)
 static void sweep(struct rmap *m, const struct skey *k, size_t np,
 		  struct outv *o)
 {
-	struct heap h = { 0 };
+	struct heap h = {0};
 	size_t i = 0, j = 0;
 	uint64_t x = 0;
 
@@ -319,15 +319,15 @@ static void sweep(struct rmap *m, const struct skey *k, size_t np,
 		}
 		while (i < m->n && m->ent[i].start <= x) {
 			const struct rmap_entry *e = &m->ent[i++];
-			struct hitem it = { e->start, e->end, e->other, 0,
-					    e->label };
+			struct hitem it = {e->start, e->end, e->other, 0,
+					   e->label};
 
 			heap_push(&h, &it);
 		}
 		while (j < np && k[j].start <= x) {
 			const struct pend *a = &m->pend[k[j].idx];
-			struct hitem it = { a->start, a->end, a->other,
-					    k[j].idx + 1, a->label };
+			struct hitem it = {a->start, a->end, a->other,
+					   k[j].idx + 1, a->label};
 
 			j++;
 			heap_push(&h, &it);
@@ -353,7 +353,7 @@ static void sweep(struct rmap *m, const struct skey *k, size_t np,
 static void settle(struct rmap *m)
 {
 	struct skey *k;
-	struct outv o = { 0 };
+	struct outv o = {0};
 	size_t np = m->np, i;
 	bool any_open = false;
 
@@ -413,8 +413,7 @@ static inline size_t lb_u64(const uint64_t *v, size_t n, uint64_t addr)
 }
 
 /* Same over the ends of n entries. */
-static inline size_t lb_ent(const struct rmap_entry *v, size_t n,
-			    uint64_t addr)
+static inline size_t lb_ent(const struct rmap_entry *v, size_t n, uint64_t addr)
 {
 	const struct rmap_entry *b = v;
 
@@ -472,8 +471,8 @@ uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other)
 		const struct rmap_entry *e = &m->ent[i];
 
 		if (other)
-			*other = e->other == NO ? NO
-						: e->other + (addr - e->start);
+			*other =
+			    e->other == NO ? NO : e->other + (addr - e->start);
 		return e->label;
 	}
 	if (other)
@@ -555,7 +554,7 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 		void *arg)
 {
 	size_t idx[RMAP_ROLLUP_MAX], k;
-	uint32_t labels[RMAP_ROLLUP_MAX] = { 0 };
+	uint32_t labels[RMAP_ROLLUP_MAX] = {0};
 	uint64_t pos = start;
 
 	if (n > RMAP_ROLLUP_MAX)
@@ -669,8 +668,7 @@ static int add_through(void *arg, const struct rmap_entry *piece)
 	struct through *t = arg;
 	uint64_t len = piece->end - piece->start;
 
-	rmap_add_translated(t->same, piece->start, len, piece->other,
-			    t->label);
+	rmap_add_translated(t->same, piece->start, len, piece->other, t->label);
 	if (piece->other != NO)
 		rmap_add_translated(t->other, piece->other, len, piece->start,
 				    t->label);
@@ -686,28 +684,27 @@ static uint64_t clip_end(uint64_t start, uint64_t size)
  * the other one) with label: through base_same, base's map of the same
  * space, when there is a base (see dualmap_add_vm()), else as it is. */
 static void add_via_base(struct rmap *same, struct rmap *other,
-			 struct rmap *base_same, uint64_t start,
-			 uint64_t size, uint32_t label)
+			 struct rmap *base_same, uint64_t start, uint64_t size,
+			 uint32_t label)
 {
-	struct through t = { same, other, label };
+	struct through t = {same, other, label};
 
 	if (!base_same) {
 		rmap_add(same, start, size, label);
 		return;
 	}
-	rmap_foreach(base_same, start, clip_end(start, size), add_through,
-		     &t);
+	rmap_foreach(base_same, start, clip_end(start, size), add_through, &t);
 }
 
-void dualmap_add_vm(struct dualmap *dm, struct dualmap *base,
-		    uint64_t vmaddr, uint64_t size, uint32_t label)
+void dualmap_add_vm(struct dualmap *dm, struct dualmap *base, uint64_t vmaddr,
+		    uint64_t size, uint32_t label)
 {
 	add_via_base(dm->vm, dm->file, base ? base->vm : NULL, vmaddr, size,
 		     label);
 }
 
-void dualmap_add_file(struct dualmap *dm, struct dualmap *base,
-		      uint64_t off, uint64_t size, uint32_t label)
+void dualmap_add_file(struct dualmap *dm, struct dualmap *base, uint64_t off,
+		      uint64_t size, uint32_t label)
 {
 	add_via_base(dm->file, dm->vm, base ? base->file : NULL, off, size,
 		     label);

@@ -124,13 +124,13 @@ void dualmap_free(struct dualmap *dm);
  * dm->vm is labelled only where base->vm is, and the entries added to both
  * maps carry the translation (dm->vm: file offset, dm->file: VM address).
  * base must not be dm. */
-void dualmap_add_vm(struct dualmap *dm, struct dualmap *base,
-		    uint64_t vmaddr, uint64_t size, uint32_t label);
+void dualmap_add_vm(struct dualmap *dm, struct dualmap *base, uint64_t vmaddr,
+		    uint64_t size, uint32_t label);
 /* Mirror of dualmap_add_vm: label file range [off, off+size) in dm->file
  * (only where base->file is, if base is not NULL) and, through base->file's
  * translations, the VM bytes it is loaded at in dm->vm. */
-void dualmap_add_file(struct dualmap *dm, struct dualmap *base,
-		      uint64_t off, uint64_t size, uint32_t label);
+void dualmap_add_file(struct dualmap *dm, struct dualmap *base, uint64_t off,
+		      uint64_t size, uint32_t label);
 /* Label both spaces explicitly (no base needed): VM [vmaddr, vmaddr+vmsize)
  * and file [off, off+filesize), translated to each other over the common
  * prefix MIN(vmsize, filesize). */

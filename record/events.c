@@ -26,17 +26,17 @@ static __typeof__(&pfm_get_event_next) xpfm_get_event_next;
 static __typeof__(&pfm_get_event_info) xpfm_get_event_info;
 
 static const struct dynlib_sym pfm_syms[] = {
-	{ "pfm_initialize", (void **)&xpfm_initialize },
-	{ "pfm_get_os_event_encoding", (void **)&xpfm_get_os_event_encoding },
-	{ "pfm_get_pmu_info", (void **)&xpfm_get_pmu_info },
-	{ "pfm_get_event_next", (void **)&xpfm_get_event_next },
-	{ "pfm_get_event_info", (void **)&xpfm_get_event_info },
+    {"pfm_initialize", (void **)&xpfm_initialize},
+    {"pfm_get_os_event_encoding", (void **)&xpfm_get_os_event_encoding},
+    {"pfm_get_pmu_info", (void **)&xpfm_get_pmu_info},
+    {"pfm_get_event_next", (void **)&xpfm_get_event_next},
+    {"pfm_get_event_info", (void **)&xpfm_get_event_info},
 };
 
 static struct dynlib pfm_lib = {
-	.soname = "libpfm.so.4",
-	.syms = pfm_syms,
-	.nsyms = ARRAY_SIZE(pfm_syms),
+    .soname = "libpfm.so.4",
+    .syms = pfm_syms,
+    .nsyms = ARRAY_SIZE(pfm_syms),
 };
 
 static int pfm_state; /* 0 not yet, 1 ok, <0 failed */
@@ -46,9 +46,9 @@ int events_init(void)
 	if (!pfm_state) {
 		pfm_state = dynlib_load(&pfm_lib);
 		if (!pfm_state)
-			pfm_state = xpfm_initialize() == PFM_SUCCESS ?
-					    1 :
-					    -MEMSZ_ENOTSUP;
+			pfm_state = xpfm_initialize() == PFM_SUCCESS
+					? 1
+					: -MEMSZ_ENOTSUP;
 	}
 	return pfm_state < 0 ? pfm_state : 0;
 }
@@ -63,7 +63,7 @@ uint64_t events_regs_mask(void)
 }
 
 int events_attr(const char *name, const struct events_opts *o,
-		      struct perf_event_attr *attr)
+		struct perf_event_attr *attr)
 {
 	pfm_perf_encode_arg_t arg;
 	struct perf_event_attr a;
@@ -80,7 +80,7 @@ int events_attr(const char *name, const struct events_opts *o,
 	/* Privilege levels user and kernel unless the name says otherwise:
 	 * a fault in read(2) on a fresh buffer is the caller's touch. */
 	ret = xpfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
-					PFM_OS_PERF_EVENT_EXT, &arg);
+					 PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
 		return ret == PFM_ERR_NOMEM ? -ENOMEM : -MEMSZ_EUSAGE;
 	a.size = sizeof(a);
@@ -121,8 +121,8 @@ unsigned events_edit_distance(const char *a, const char *b)
 			unsigned cost = tolower((unsigned char)a[i - 1]) !=
 					tolower((unsigned char)b[j - 1]);
 
-			row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1),
-				     diag + cost);
+			row[j] =
+			    MIN(MIN(row[j] + 1, row[j - 1] + 1), diag + cost);
 			diag = up;
 		}
 	}

@@ -21,14 +21,14 @@
 #define EVENTS_MAX_STACK 65528u /* perf limits a sample to 64 KiB */
 
 enum events_callgraph {
-	EVENTS_CG_DWARF,      /* PERF_SAMPLE_REGS_USER | STACK_USER */
-	EVENTS_CG_FP,         /* PERF_SAMPLE_CALLCHAIN (user frames only) */
+	EVENTS_CG_DWARF, /* PERF_SAMPLE_REGS_USER | STACK_USER */
+	EVENTS_CG_FP,	 /* PERF_SAMPLE_CALLCHAIN (user frames only) */
 };
 
 struct events_opts {
-	uint64_t period;              /* sample every N events; 0: 1 */
+	uint64_t period; /* sample every N events; 0: 1 */
 	enum events_callgraph cg;
-	uint32_t stack_size;          /* dwarf: bytes of stack; 0: 8192 */
+	uint32_t stack_size; /* dwarf: bytes of stack; 0: 8192 */
 };
 
 /* Load libpfm4 (on first use) and initialise it, once. Returns 0,
@@ -44,7 +44,7 @@ int events_init(void);
  * modifier; events_suggest() tells close names), -MEMSZ_ENOLIB or
  * -MEMSZ_ENOTSUP. */
 int events_attr(const char *name, const struct events_opts *o,
-		      struct perf_event_attr *attr);
+		struct perf_event_attr *attr);
 
 /* Up to three event names of libpfm4's perf PMU closest to name (edit
  * distance, case-insensitive, "perf::" and modifiers ignored), joined by

@@ -84,8 +84,8 @@ static int open_map(const char *path, uid_t uid)
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-				O_NOCTTY);
+	fd = open(path,
+		  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return errno == ELOOP ? -EPERM : -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
@@ -153,8 +153,7 @@ int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm)
 	uid_t uid = pid_uid(pid);
 	int fd, ret;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid,
-		 pid);
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid, pid);
 	fd = open_map(path, uid);
 	if (fd == -ENOENT || fd == -ESRCH) {
 		/* the process is gone: its /tmp was most likely ours */

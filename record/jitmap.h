@@ -22,7 +22,7 @@
 struct jitmap {
 	struct md_jit_sym *syms;
 	size_t n, cap;
-	uint64_t bad;            /* malformed lines skipped */
+	uint64_t bad; /* malformed lines skipped */
 };
 
 /* Parse the complete lines of f (up to the last newline) into jm,

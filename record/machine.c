@@ -35,7 +35,7 @@ static void add(struct machine *m, const char *key, uint64_t v)
 			return;
 		}
 	xgrow(&m->stats, &m->cap, m->n + 1, sizeof(*m->stats));
-	m->stats[m->n++] = (struct md_cgroup_stat){ xstrdup(key), v };
+	m->stats[m->n++] = (struct md_cgroup_stat){xstrdup(key), v};
 }
 
 uint64_t machine_get(const struct machine *m, const char *key, bool *found)
@@ -80,25 +80,20 @@ int machine_meminfo_parse(const char *buf, size_t len, struct machine *m)
 /* The walk's kinds, in the order a frame is tried (first match wins). */
 static const struct {
 	const char *key;
-	int bit;                 /* KPF_* the frame has */
+	int bit; /* KPF_* the frame has */
 } kinds[] = {
-	{ "walk_hole", KPF_NOPAGE },
-	{ "walk_offline", KPF_OFFLINE },
-	{ "walk_reserved", KPF_RESERVED },
-	{ "walk_free", KPF_BUDDY },
-	{ "walk_hugetlb", KPF_HUGE },
-	{ "walk_slab", KPF_SLAB },
-	{ "walk_pgtable", KPF_PGTABLE },
-	{ "walk_anon", KPF_ANON },
-	{ "walk_shmem", KPF_SWAPBACKED },
-	{ "walk_file", KPF_LRU },
-	{ "walk_file", KPF_MMAP },
+    {"walk_hole", KPF_NOPAGE},	     {"walk_offline", KPF_OFFLINE},
+    {"walk_reserved", KPF_RESERVED}, {"walk_free", KPF_BUDDY},
+    {"walk_hugetlb", KPF_HUGE},	     {"walk_slab", KPF_SLAB},
+    {"walk_pgtable", KPF_PGTABLE},   {"walk_anon", KPF_ANON},
+    {"walk_shmem", KPF_SWAPBACKED},  {"walk_file", KPF_LRU},
+    {"walk_file", KPF_MMAP},
 };
 
 void machine_walk_count(const uint64_t *flags, size_t n, uint64_t page_size,
 			struct machine *m)
 {
-	uint64_t cnt[ARRAY_SIZE(kinds) + 1] = { 0 };
+	uint64_t cnt[ARRAY_SIZE(kinds) + 1] = {0};
 
 	uint64_t unflagged = 0;
 

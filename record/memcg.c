@@ -241,8 +241,8 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 #define MEMCG_DEPTH_MAX 64
 
 /* Find ino under dir (of inode dino), depth levels down already. */
-static int find_under(const char *dir, uint64_t dino, uint64_t ino,
-		      int depth, char **out)
+static int find_under(const char *dir, uint64_t dino, uint64_t ino, int depth,
+		      char **out)
 {
 	struct dirent *de;
 	int ret = -ENOENT;
@@ -326,13 +326,13 @@ static int read_u64(const char *dir, const char *name, uint64_t *v)
 /* The files of one version: where its charge and kernel part are. */
 struct memcg_layout {
 	uint32_t version;
-	const char *usage;            /* the charge, bytes */
-	const char *kmem;             /* its kernel part, or NULL */
+	const char *usage; /* the charge, bytes */
+	const char *kmem;  /* its kernel part, or NULL */
 };
 
 static const struct memcg_layout layouts[] = {
-	{ 2, "memory.current", NULL },
-	{ 1, "memory.usage_in_bytes", "memory.kmem.usage_in_bytes" },
+    {2, "memory.current", NULL},
+    {1, "memory.usage_in_bytes", "memory.kmem.usage_in_bytes"},
 };
 
 int memcg_read(const char *dir, struct memcg *m)
@@ -370,12 +370,16 @@ int memcg_read(const char *dir, struct memcg *m)
 void memcg_record(const struct memcg *m, uint32_t pid, uint64_t time,
 		  struct md_cgroup *out)
 {
-	*out = (struct md_cgroup){ .time = time, .pid = pid,
-				   .version = m->version, .flags = m->flags,
-				   .nstats = (uint32_t)m->nstats,
-				   .ino = m->ino, .usage = m->usage,
-				   .kmem = m->kmem, .path = m->dir,
-				   .stats = m->stats };
+	*out = (struct md_cgroup){.time = time,
+				  .pid = pid,
+				  .version = m->version,
+				  .flags = m->flags,
+				  .nstats = (uint32_t)m->nstats,
+				  .ino = m->ino,
+				  .usage = m->usage,
+				  .kmem = m->kmem,
+				  .path = m->dir,
+				  .stats = m->stats};
 }
 
 void memcg_release(struct memcg *m)

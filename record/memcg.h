@@ -33,10 +33,10 @@ struct memcg_mounts {
 
 /* A memory cgroup's counters, read at one moment. */
 struct memcg {
-	char *dir;                    /* its directory (owned) */
-	uint32_t version;             /* 1 or 2 */
-	uint32_t flags;               /* MD_CG_F_USAGE, MD_CG_F_KMEM */
-	uint64_t ino;                 /* the directory's inode */
+	char *dir;	  /* its directory (owned) */
+	uint32_t version; /* 1 or 2 */
+	uint32_t flags;	  /* MD_CG_F_USAGE, MD_CG_F_KMEM */
+	uint64_t ino;	  /* the directory's inode */
 	uint64_t usage, kmem;
 	struct md_cgroup_stat *stats; /* memory.stat, keys owned */
 	size_t nstats, cap;

@@ -64,8 +64,9 @@ static void cg_lookup(int fd, struct look *look, size_t n, uint64_t *cg)
 			  (off_t)(first * 8));
 		got = r > 0 ? (size_t)r / 8 : 0;
 		for (; i < j; i++)
-			cg[look[i].idx] = look[i].pfn - first < got ?
-						  buf[look[i].pfn - first] : 0;
+			cg[look[i].idx] = look[i].pfn - first < got
+					      ? buf[look[i].pfn - first]
+					      : 0;
 	}
 }
 
@@ -81,9 +82,8 @@ static void run_add(struct pagecache_file *pf, uint64_t page, uint64_t cg)
 		return;
 	}
 	xgrow(&pf->runs, &pf->cap, pf->nruns + 1, sizeof(*pf->runs));
-	pf->runs[pf->nruns++] = (struct md_cache_run){ .page = page,
-						       .cgroup = cg,
-						       .npages = 1 };
+	pf->runs[pf->nruns++] =
+	    (struct md_cache_run){.page = page, .cgroup = cg, .npages = 1};
 }
 
 /* Map the cached ones of the n pages at base (vec: mincore's answer) a
@@ -110,8 +110,8 @@ static void populate(uint8_t *base, const unsigned char *vec, size_t n,
 
 /* Scratch of a scan, for SCAN_CHUNK pages. */
 struct scan_buf {
-	unsigned char *vec;      /* mincore */
-	uint64_t *ent;           /* pagemap entries, then cgroups */
+	unsigned char *vec; /* mincore */
+	uint64_t *ent;	    /* pagemap entries, then cgroups */
 	struct look *look;
 };
 
@@ -126,8 +126,8 @@ static int scan_chunk(int fd, int pm, int kpc, uint64_t first, size_t n,
 	ssize_t r;
 	int ret = 0;
 
-	base = mmap(NULL, n * ps, PROT_READ, MAP_SHARED, fd,
-		    (off_t)(first * ps));
+	base =
+	    mmap(NULL, n * ps, PROT_READ, MAP_SHARED, fd, (off_t)(first * ps));
 	if (base == MAP_FAILED)
 		return -errno;
 	if (mincore(base, n * ps, vec) < 0) {
@@ -147,8 +147,8 @@ static int scan_chunk(int fd, int pm, int kpc, uint64_t first, size_t n,
 			vec[i] = 0;
 			continue;
 		}
-		sb->look[nlook++] = (struct look){ ent[i] & PM_PFN_MASK,
-						   (uint32_t)i };
+		sb->look[nlook++] =
+		    (struct look){ent[i] & PM_PFN_MASK, (uint32_t)i};
 		ent[i] = 0;
 	}
 	if (kpc >= 0)

@@ -23,9 +23,9 @@
 struct pagecache_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino, size;
-	struct md_cache_run *runs;  /* owned */
+	struct md_cache_run *runs; /* owned */
 	size_t nruns, cap;
-	uint64_t cached;            /* pages cached */
+	uint64_t cached; /* pages cached */
 };
 
 /* Scan the regular file open as fd into *pf (its runs replaced): its

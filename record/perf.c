@@ -101,8 +101,8 @@ int perf_capture_new(const struct perf_capture_opts *o,
 			       o->nsamples * sizeof(*pc->sattr));
 		if (o->growth_period)
 			growth_attr(&pc->sattr[pc->nuser], o->growth_period);
-		pc->srings = xcalloc(pc->nsattr * pc->ncpus,
-				     sizeof(*pc->srings));
+		pc->srings =
+		    xcalloc(pc->nsattr * pc->ncpus, sizeof(*pc->srings));
 		for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++) {
 			pc->srings[i].cpu = pc->cpus[i % pc->ncpus];
 			pc->srings[i].fd = -1;
@@ -200,14 +200,14 @@ static int open_sample(struct perf_capture *pc, size_t ev, int tid, int cpu,
 		/* wake the reader early: a ring drained at 1/16 full
 		 * absorbs a burst 15 times as long as one drain takes */
 		a.wakeup_watermark =
-			(uint32_t)MAX(ring_bytes / 16, page_size());
+		    (uint32_t)MAX(ring_bytes / 16, page_size());
 		if (ev == pc->nuser) {
 			/* the growth trigger wakes the reader at once */
 			a.watermark = 0;
 			a.wakeup_events = 1;
 		}
-		fd = sys_perf_event_open(&a, tid, cpu, -1,
-					 PERF_FLAG_FD_CLOEXEC);
+		fd =
+		    sys_perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0)
 			return fd;
 		if ((errno != EACCES && errno != EPERM) ||
@@ -278,8 +278,10 @@ int perf_capture_add_task(struct perf_capture *pc, int tid)
 			break;
 		for (size_t ev = 0; ev < pc->nsattr && !ret; ev++) {
 			struct ring *sr = &pc->srings[ev * pc->ncpus + i];
-			uint64_t bytes = sr->fd >= 0 ? sr->size :
-				(uint64_t)pc->o.sample_ring_pages * page_size();
+			uint64_t bytes =
+			    sr->fd >= 0 ? sr->size
+					: (uint64_t)pc->o.sample_ring_pages *
+					      page_size();
 
 			fd = open_sample(pc, ev, tid, r->cpu, bytes);
 			if (fd < 0) {
@@ -295,11 +297,11 @@ int perf_capture_add_task(struct perf_capture *pc, int tid)
 			pc->sfds[pc->nsfds++].ev = ev;
 			if (sr->fd < 0)
 				ret = ring_map(sr, fd,
-					       ev == pc->nuser ?
-						       GROWTH_RING_PAGES :
-						       pc->o.sample_ring_pages);
-			else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-				       sr->fd) < 0)
+					       ev == pc->nuser
+						   ? GROWTH_RING_PAGES
+						   : pc->o.sample_ring_pages);
+			else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sr->fd) <
+				 0)
 				ret = -errno;
 		}
 		if (ret < 0)
@@ -347,8 +349,7 @@ size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
 	return n;
 }
 
-int perf_capture_sample_counts(const struct perf_capture *pc,
-			       uint64_t *counts)
+int perf_capture_sample_counts(const struct perf_capture *pc, uint64_t *counts)
 {
 	memset(counts, 0, pc->nuser * sizeof(*counts));
 	for (size_t i = 0; i < pc->nsfds; i++) {

@@ -24,8 +24,8 @@ struct perf_capture;
 struct perf_event_attr;
 
 struct perf_capture_opts {
-	bool inherit;         /* follow new threads and forked children */
-	bool enable_on_exec;  /* created disabled, enabled at the next exec */
+	bool inherit;	     /* follow new threads and forked children */
+	bool enable_on_exec; /* created disabled, enabled at the next exec */
 	/* data pages per cpu ring (power of 2); 0: 512 KiB of pages */
 	unsigned ring_pages;
 	/* Sampling events (faults.h builds them; copied by perf_capture_new).
@@ -122,14 +122,14 @@ int perf_capture_add_task(struct perf_capture *pc, int tid);
  * callchain). Call after the rings are mapped (after the first
  * perf_capture_add_task). Returns 0 (also when there is nothing to leash)
  * or -errno. */
-int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec,
-		       int sig);
+int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec, int sig);
 /* Send sig from now on to leashed thread tid. Returns 0 or -errno. */
 int perf_capture_leash_signal(struct perf_capture *pc, int tid, int sig);
 /* fn(arg, tid, sig) for each leashed thread and the signal it is sent.
  * fn may call perf_capture_leash_signal(). */
 void perf_capture_leash_each(const struct perf_capture *pc,
-			     void (*fn)(void *arg, int tid, int sig), void *arg);
+			     void (*fn)(void *arg, int tid, int sig),
+			     void *arg);
 /* Send no more leash signals; the counters stay known to
  * perf_capture_is_leash(), so that a signal sent before is still told
  * apart. */
@@ -159,15 +159,14 @@ size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
  * for the next call. The space of a sample ring is given back to the
  * kernel as its records are handed out, a chunk at a time. Returns the
  * number handed out or fn's negative code. */
-int perf_capture_drain(struct perf_capture *pc, bool flush_all,
-		       perf_rec_fn fn, void *arg);
+int perf_capture_drain(struct perf_capture *pc, bool flush_all, perf_rec_fn fn,
+		       void *arg);
 /* How many times each sampling event fired so far (counts[i] for event i;
  * the caller gives nsamples slots), summed over tasks and cpus; children
  * count once they have exited. With the samples received and the LOST
  * records this tells samples the kernel dropped without a LOST record
  * (a ring still full when the target exited). Returns 0 or -errno. */
-int perf_capture_sample_counts(const struct perf_capture *pc,
-			       uint64_t *counts);
+int perf_capture_sample_counts(const struct perf_capture *pc, uint64_t *counts);
 /* True if the sampling events had to be reopened user-only (the kernel
  * refused kernel-mode faults: perf_event_paranoid). */
 bool perf_capture_samples_user_only(const struct perf_capture *pc);

@@ -94,8 +94,8 @@ struct lost_body {
 static const char *body_and_str(const uint8_t *raw, size_t len, void *body,
 				size_t body_size)
 {
-	const size_t fixed = sizeof(struct perf_event_header) + body_size +
-			     SAMPLE_ID_SIZE;
+	const size_t fixed =
+	    sizeof(struct perf_event_header) + body_size + SAMPLE_ID_SIZE;
 	const uint8_t *b = raw + sizeof(struct perf_event_header);
 
 	if (len < fixed + MIN_STR_SIZE)
@@ -178,8 +178,8 @@ int perf_decode(const void *rawv, size_t len, struct perf_rec *out)
 		if (len < sizeof(h) + sizeof(fb) + SAMPLE_ID_SIZE)
 			return -MEMSZ_EBADDATA;
 		memcpy(&fb, b, sizeof(fb));
-		out->type = h.type == PERF_RECORD_FORK ? MD_REC_FORK :
-							 MD_REC_EXIT;
+		out->type =
+		    h.type == PERF_RECORD_FORK ? MD_REC_FORK : MD_REC_EXIT;
 		t->pid = fb.pid;
 		t->ppid = fb.ppid;
 		t->tid = fb.tid;
@@ -346,7 +346,7 @@ int perf_decode_sample(const struct perf_event_attr *a, const void *rawv,
 #if defined(__x86_64__)
 	if (out->nregs && (out->regs_mask >> X86_PERF_REG_SP & 1))
 		out->stack_sp = out->regs[__builtin_popcountll(
-			out->regs_mask & ((1ull << X86_PERF_REG_SP) - 1))];
+		    out->regs_mask & ((1ull << X86_PERF_REG_SP) - 1))];
 #endif
 	return 0;
 }

@@ -50,7 +50,7 @@
 
 struct ring {
 	int cpu;
-	int fd;                         /* the event whose buffer this is */
+	int fd; /* the event whose buffer this is */
 	struct perf_event_mmap_page *mp;
 	size_t map_len;
 	uint8_t *data;
@@ -67,39 +67,39 @@ struct perf_capture {
 	struct perf_capture_opts o;
 	int *cpus;
 	size_t ncpus;
-	struct ring *rings;             /* one per cpu, fd -1 until opened */
-	int *fds;                       /* every event fd */
+	struct ring *rings; /* one per cpu, fd -1 until opened */
+	int *fds;	    /* every event fd */
 	size_t nfds, fds_cap;
-	bool build_id;                  /* attr.build_id accepted */
+	bool build_id; /* attr.build_id accepted */
 	bool build_id_probed;
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t seq, bad;
-	struct perf_event_attr *sattr;  /* sampling events (the user's, then
-					   the growth trigger if any) */
+	struct perf_event_attr *sattr; /* sampling events (the user's, then
+					  the growth trigger if any) */
 	size_t nsattr;
-	size_t nuser;                   /* the user's sampling events */
-	struct ring *srings;            /* [event * ncpus + cpu index] */
+	size_t nuser;	     /* the user's sampling events */
+	struct ring *srings; /* [event * ncpus + cpu index] */
 	struct sfd {
 		int fd;
 		size_t ev;
-	} *sfds;                        /* every sampling event fd */
+	} * sfds; /* every sampling event fd */
 	size_t nsfds, sfds_cap;
-	bool user_only;                 /* kernel-mode samples refused */
+	bool user_only; /* kernel-mode samples refused */
 	struct leash {
 		int tid, fd, sig;
 		size_t ev;
-	} *leash;                       /* one per leashed thread and user
-					   sampling event */
+	} * leash; /* one per leashed thread and user
+		      sampling event */
 	size_t nleash, leash_cap;
-	unsigned nleashed;              /* threads leashed */
-	unsigned leash_scale;           /* power of 2 >= nleashed the
-					   periods are set for */
-	bool leash_short;               /* a ring too small for them */
+	unsigned nleashed;    /* threads leashed */
+	unsigned leash_scale; /* power of 2 >= nleashed the
+				 periods are set for */
+	bool leash_short;     /* a ring too small for them */
 };
 
-static inline int sys_perf_event_open(struct perf_event_attr *attr,
-				      int pid, int cpu, int group_fd,
+static inline int sys_perf_event_open(struct perf_event_attr *attr, int pid,
+				      int cpu, int group_fd,
 				      unsigned long flags)
 {
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);

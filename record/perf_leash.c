@@ -25,7 +25,8 @@ static uint64_t max_stack(void)
 	if (v)
 		return v;
 	v = DEFAULT_MAX_STACK;
-	fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
+	fd =
+	    open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return v;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -43,21 +44,20 @@ static uint64_t max_stack(void)
 static uint64_t sample_max_bytes(const struct perf_event_attr *a)
 {
 	uint64_t t = a->sample_type;
-	uint64_t fixed = t & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
-					 PERF_SAMPLE_REGS_USER |
-					 PERF_SAMPLE_STACK_USER |
-					 PERF_SAMPLE_RAW | PERF_SAMPLE_READ |
-					 PERF_SAMPLE_BRANCH_STACK);
+	uint64_t fixed =
+	    t & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			    PERF_SAMPLE_STACK_USER | PERF_SAMPLE_RAW |
+			    PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK);
 	/* header, a u64 per fixed-size field (TID and CPU pack two u32
 	 * each), a sample_id trailer to spare */
-	uint64_t n = 8 + 8 * (uint64_t)__builtin_popcountll(fixed) +
-		     SAMPLE_ID_SIZE;
+	uint64_t n =
+	    8 + 8 * (uint64_t)__builtin_popcountll(fixed) + SAMPLE_ID_SIZE;
 
 	if (t & PERF_SAMPLE_CALLCHAIN)
 		n += 8 + 8 * (max_stack() + CALLCHAIN_CONTEXTS);
 	if (t & PERF_SAMPLE_REGS_USER)
-		n += 8 + 8 * (uint64_t)__builtin_popcountll(
-				     a->sample_regs_user);
+		n +=
+		    8 + 8 * (uint64_t)__builtin_popcountll(a->sample_regs_user);
 	if (t & PERF_SAMPLE_STACK_USER)
 		n += 8 + a->sample_stack_user + 8;
 	return n;
@@ -93,8 +93,8 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 		const struct perf_event_attr *g = &pc->sattr[pc->nuser];
 		uint64_t groom = ev_ring_size(pc, pc->nuser) *
 				 pc->o.leash_room_permille / 1000;
-		uint64_t faults = groom * g->sample_period /
-				  (sample_max_bytes(g) * scale);
+		uint64_t faults =
+		    groom * g->sample_period / (sample_max_bytes(g) * scale);
 
 		k = MIN(k, faults / MAX(pc->sattr[ev].sample_period, 1));
 	}
@@ -129,11 +129,11 @@ static void leash_rescale(struct perf_capture *pc, unsigned scale)
 	}
 }
 
-static int leash_open(struct perf_capture *pc, size_t ev, int tid,
-		      bool at_exec, int sig)
+static int leash_open(struct perf_capture *pc, size_t ev, int tid, bool at_exec,
+		      int sig)
 {
 	struct perf_event_attr a = pc->sattr[ev];
-	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
+	struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = tid};
 	int fd, fl;
 
 	/* a counter of the same event, privilege levels and period unit */
@@ -165,8 +165,7 @@ static int leash_open(struct perf_capture *pc, size_t ev, int tid,
 	return fd;
 }
 
-int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec,
-		       int sig)
+int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec, int sig)
 {
 	size_t first = pc->nleash;
 	unsigned scale = MAX(pc->leash_scale, 1);
@@ -190,8 +189,8 @@ int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec,
 		}
 		xgrow(&pc->leash, &pc->leash_cap, pc->nleash + 1,
 		      sizeof(*pc->leash));
-		pc->leash[pc->nleash++] = (struct leash){ .tid = tid, .fd = fd,
-							  .sig = sig, .ev = ev };
+		pc->leash[pc->nleash++] =
+		    (struct leash){.tid = tid, .fd = fd, .sig = sig, .ev = ev};
 	}
 	pc->nleashed++;
 	return 0;
@@ -260,8 +259,7 @@ bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd)
 
 uint64_t perf_capture_leash_samples(const struct perf_capture *pc)
 {
-	return pc->nleashed ? MAX(leash_samples(pc, 0, pc->leash_scale), 1) :
-			      0;
+	return pc->nleashed ? MAX(leash_samples(pc, 0, pc->leash_scale), 1) : 0;
 }
 
 bool perf_capture_leash_short(const struct perf_capture *pc)

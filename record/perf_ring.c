@@ -102,9 +102,9 @@ struct sample_ctx {
 	void *arg;
 	int ret;
 	size_t n;
-	struct ring *r;       /* the ring being read */
-	uint64_t pos;         /* its position after the records handed out */
-	uint64_t given;       /* its data_tail as last stored */
+	struct ring *r; /* the ring being read */
+	uint64_t pos;	/* its position after the records handed out */
+	uint64_t given; /* its data_tail as last stored */
 };
 
 /* A record of a sample ring: handed out at once. */
@@ -124,9 +124,8 @@ static void sample_rec_one(struct sample_ctx *c, const void *raw, size_t len)
 		rec.type = MD_REC_SAMPLE;
 		ret = perf_decode_sample(&c->pc->sattr[c->ev], raw, len,
 					 &rec.u.sample);
-		rec.u.sample.event = c->ev == c->pc->nuser ?
-					     PERF_GROWTH_EVENT :
-					     (uint32_t)c->ev;
+		rec.u.sample.event =
+		    c->ev == c->pc->nuser ? PERF_GROWTH_EVENT : (uint32_t)c->ev;
 		if (!ret)
 			ret = 1;
 	} else {
@@ -162,7 +161,7 @@ static void sample_rec(const void *raw, size_t len, void *arg)
 /* Drain every sample ring into fn. Returns the count or fn's code. */
 static int drain_samples(struct perf_capture *pc, perf_rec_fn fn, void *arg)
 {
-	struct sample_ctx c = { .pc = pc, .fn = fn, .arg = arg };
+	struct sample_ctx c = {.pc = pc, .fn = fn, .arg = arg};
 
 	/* last event first: the growth trigger is acted on before the
 	 * fault samples are written */
@@ -185,8 +184,8 @@ static int drain_samples(struct perf_capture *pc, perf_rec_fn fn, void *arg)
 	return c.ret < 0 ? c.ret : (int)MIN(c.n, (size_t)INT32_MAX);
 }
 
-int perf_capture_drain(struct perf_capture *pc, bool flush_all,
-		       perf_rec_fn fn, void *arg)
+int perf_capture_drain(struct perf_capture *pc, bool flush_all, perf_rec_fn fn,
+		       void *arg)
 {
 	uint64_t now = mono_ns(), limit;
 	size_t i, done = 0;

@@ -208,8 +208,8 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
 			line[--len] = 0;
 		/* field lines start with a capital ("Rss:", "VmFlags:"),
 		 * mapping lines with a hex digit */
-		if (hexval(line[0]) >= 0 && !(line[0] >= 'A' &&
-					      line[0] <= 'F')) {
+		if (hexval(line[0]) >= 0 &&
+		    !(line[0] >= 'A' && line[0] <= 'F')) {
 			if (parse_line(line, &hdr) < 0) {
 				ret = -MEMSZ_EBADDATA;
 				break;

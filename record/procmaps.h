@@ -14,10 +14,10 @@ struct procmap {
 	uint64_t start, end, pgoff;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
-	uint32_t prot;   /* PROT_READ | PROT_WRITE | PROT_EXEC */
-	uint32_t flags;  /* MAP_SHARED or MAP_PRIVATE */
-	char *name;      /* path, "[heap]", "[anon:x]", "" for anonymous;
-			    " (deleted)" kept as the kernel prints it */
+	uint32_t prot;	  /* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint32_t flags;	  /* MAP_SHARED or MAP_PRIVATE */
+	char *name;	  /* path, "[heap]", "[anon:x]", "" for anonymous;
+			     " (deleted)" kept as the kernel prints it */
 	uint32_t vmflags; /* PROCMAP_VM_*, from procmaps_parse_vmflags();
 			     0 until then */
 };

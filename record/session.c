@@ -64,8 +64,8 @@ static void fallback(struct session *r, const char *why)
 static const char *paranoid_reason(int err, char *buf, size_t size)
 {
 	char val[16] = "?";
-	int fd = open("/proc/sys/kernel/perf_event_paranoid",
-		      O_RDONLY | O_CLOEXEC);
+	int fd =
+	    open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
 		ssize_t n = read(fd, val, sizeof(val) - 1);
@@ -85,12 +85,12 @@ static const char *paranoid_reason(int err, char *buf, size_t size)
 static int attach_perf(struct session *r, unsigned ring_pages)
 {
 	struct perf_capture_opts o = {
-		.inherit = r->inherit,
-		.samples = r->cap.sattr,
-		.nsamples = r->cap.nsattr,
-		.sample_ring_pages = ring_pages,
-		.growth_period = trigger_growth_period(r),
-		.leash_room_permille = LEASH_ROOM_PERMILLE,
+	    .inherit = r->inherit,
+	    .samples = r->cap.sattr,
+	    .nsamples = r->cap.nsattr,
+	    .sample_ring_pages = ring_pages,
+	    .growth_period = trigger_growth_period(r),
+	    .leash_room_permille = LEASH_ROOM_PERMILLE,
 	};
 	int ret = perf_capture_new(&o, &r->cap.pc);
 
@@ -113,8 +113,8 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 				ret = perf_capture_add_task(r->cap.pc, tids[k]);
 				if (ret == -ESRCH)
 					ret = 0; /* thread already gone */
-				seen = xrealloc(seen,
-						(nseen + 1) * sizeof(*seen));
+				seen =
+				    xrealloc(seen, (nseen + 1) * sizeof(*seen));
 				seen[nseen++] = tids[k];
 			}
 			free(tids);
@@ -166,12 +166,13 @@ static void note_samples_user_only(struct session *r, unsigned ring_pages)
 		rec_note(r, MD_NOTE_USER_FAULTS_ONLY, msg);
 	}
 	got = perf_capture_sample_ring_size(r->cap.pc);
-	want = ring_pages ? (uint64_t)ring_pages * sysconf(_SC_PAGESIZE) :
-			    8ull << 20;
+	want = ring_pages ? (uint64_t)ring_pages * sysconf(_SC_PAGESIZE)
+			  : 8ull << 20;
 	if (got && got < want) {
 		m = xasprintf("sample ring buffers limited to %llu KiB per "
 			      "cpu (perf_event_mlock_kb): samples may be "
-			      "lost", (unsigned long long)got >> 10);
+			      "lost",
+			      (unsigned long long)got >> 10);
 		rec_say(r, true, m);
 		rec_note(r, MD_NOTE_RING_SMALL, m);
 		free(m);
@@ -185,7 +186,7 @@ static void note_samples_user_only(struct session *r, unsigned ring_pages)
 static void unreported_lost(struct session *r)
 {
 	uint64_t *counts, expected = 0, got;
-	struct md_lost l = { .time = mono_ns() };
+	struct md_lost l = {.time = mono_ns()};
 
 	if (!r->cap.pc || !r->cap.nsattr || r->werr)
 		return;
@@ -214,13 +215,13 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 {
 	/* a launched command's events start counting at its exec */
 	struct perf_capture_opts o = {
-		.inherit = r->inherit,
-		.enable_on_exec = pid > 0,
-		.samples = r->cap.sattr,
-		.nsamples = r->cap.nsattr,
-		.sample_ring_pages = ring_pages,
-		.growth_period = trigger_growth_period(r),
-		.leash_room_permille = LEASH_ROOM_PERMILLE,
+	    .inherit = r->inherit,
+	    .enable_on_exec = pid > 0,
+	    .samples = r->cap.sattr,
+	    .nsamples = r->cap.nsattr,
+	    .sample_ring_pages = ring_pages,
+	    .growth_period = trigger_growth_period(r),
+	    .leash_room_permille = LEASH_ROOM_PERMILLE,
 	};
 	char reason[160];
 	int err;
@@ -285,9 +286,8 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (r->loop.sfd < 0)
 		return rec_fail(r, -errno, "cannot create a signalfd: %s",
 				strerror(errno));
-	err = md_writer_open_flags(r->path, o->output_special
-						     ? MD_WRITER_SPECIAL : 0,
-				   &r->w);
+	err = md_writer_open_flags(
+	    r->path, o->output_special ? MD_WRITER_SPECIAL : 0, &r->w);
 	if (err < 0)
 		return rec_fail(r, err, "cannot open '%s': %s", r->path,
 				memsz_strerror(err));
@@ -356,8 +356,8 @@ static void trace_attached(struct session *r)
 
 		if (!t->alive || t->traced)
 			continue;
-		err = tracer_attach(&r->tr, t->pid, r->inherit,
-				    &rec_tracer_ops, r);
+		err = tracer_attach(&r->tr, t->pid, r->inherit, &rec_tracer_ops,
+				    r);
 		if (!err) {
 			t->traced = true;
 			continue;
@@ -365,15 +365,18 @@ static void trace_attached(struct session *r)
 		if (err == -ESRCH || err == -ENOENT)
 			continue;
 		msg = xasprintf("cannot ptrace pid %d (%s): no snapshot "
-				"at its exit%s%s%s", t->pid,
-				memsz_strerror(err),
+				"at its exit%s%s%s",
+				t->pid, memsz_strerror(err),
 				r->inherit ? "; children it forks are "
 					     "snapshot at --interval and at "
-					     "the end only" : "",
+					     "the end only"
+					   : "",
 				r->sn.freeze ? "; snapshots are taken while it "
-					    "runs" : "",
+					       "runs"
+					     : "",
 				r->bp.hold ? "; samples may be lost when memsz "
-					  "falls behind" : "");
+					     "falls behind"
+					   : "");
 		rec_note(r, MD_NOTE_NO_PTRACE, msg);
 		if (!r->ptrace_told)
 			rec_say(r, true, msg);
@@ -394,7 +397,8 @@ static void note_gone_at_attach(struct session *r)
 		t->alive = false;
 		t->told = true;
 		msg = xasprintf("pid %d (%s) not recorded: it exited while "
-				"memsz attached", t->pid, t->comm);
+				"memsz attached",
+				t->pid, t->comm);
 		rec_say(r, true, msg);
 		rec_note(r, MD_NOTE_TARGET_EXITED, msg);
 		free(msg);
@@ -482,7 +486,7 @@ static void note_holds(struct session *r)
 /* What the finished session wrote, for the summary line. */
 static void fill_stats(struct session *r, struct session_stats *st)
 {
-	struct md_writer_stats ws = { 0 };
+	struct md_writer_stats ws = {0};
 
 	st->nevents = r->nevents;
 	if (r->w)

@@ -30,19 +30,19 @@ struct session;
 struct target_scan;
 
 struct session_opts {
-	const char *path;        /* memsz.data to write (borrowed) */
-	bool output_special;     /* path may be a pipe or device */
-	bool freeze;             /* stop the targets while snapshotting */
+	const char *path;    /* memsz.data to write (borrowed) */
+	bool output_special; /* path may be a pipe or device */
+	bool freeze;	     /* stop the targets while snapshotting */
 	/* Sampling: let the kernel drop samples when memsz falls behind
 	 * rather than hold the targets (backpressure) until it catches up. */
 	bool lossy;
-	bool inherit;            /* follow forked children */
-	bool children;           /* attach: also every descendant the
-				    targets have at attach (--children) */
-	uint64_t interval_ms;    /* 0: no periodic snapshots */
-	uint64_t duration_ns;    /* 0: until the targets end or a signal */
-	bool one_shot;           /* attach: one snapshot each, no events */
-	bool no_growth;          /* no snapshots on resident growth */
+	bool inherit;	      /* follow forked children */
+	bool children;	      /* attach: also every descendant the
+				 targets have at attach (--children) */
+	uint64_t interval_ms; /* 0: no periodic snapshots */
+	uint64_t duration_ns; /* 0: until the targets end or a signal */
+	bool one_shot;	      /* attach: one snapshot each, no events */
+	bool no_growth;	      /* no snapshots on resident growth */
 	/* -G: directories whose files' page cache is named (borrowed) */
 	const char *const *cache_paths;
 	size_t ncache_paths;
@@ -51,7 +51,7 @@ struct session_opts {
 	const struct perf_event_attr *samples;
 	size_t nsamples;
 	const char *names;
-	unsigned ring_pages;     /* sample ring pages per cpu; 0: default */
+	unsigned ring_pages; /* sample ring pages per cpu; 0: default */
 	/* Told what the user should know (a fallback, lost records, missing
 	 * PSS); warning selects the "warning: " form. May be NULL. */
 	void (*say)(void *arg, bool warning, const char *msg);
@@ -61,15 +61,15 @@ struct session_opts {
 /* What a finished session wrote, for the summary line. */
 struct session_stats {
 	uint64_t nevents, lost, nsnaps;
-	uint64_t lost_sideband;  /* mapping-history records lost (not in
-				  * lost, which counts samples) */
-	uint64_t nsamples;       /* SAMPLE records the file holds */
-	uint64_t unwritten;      /* samples a write error kept out of it */
+	uint64_t lost_sideband;	  /* mapping-history records lost (not in
+				   * lost, which counts samples) */
+	uint64_t nsamples;	  /* SAMPLE records the file holds */
+	uint64_t unwritten;	  /* samples a write error kept out of it */
 	uint64_t held_ns, nholds; /* backpressure: targets held, how long */
 	uint64_t snap_held_ns, nsnap_held; /* ... and by snapshots */
-	uint64_t bytes;          /* memsz.data size so far */
-	int werr;                /* first write error, 0 if none */
-	bool committed;          /* the recording replaced path */
+	uint64_t bytes;			   /* memsz.data size so far */
+	int werr;			   /* first write error, 0 if none */
+	bool committed;			   /* the recording replaced path */
 	/* After a write error with a snapshot written: where what was
 	 * written is kept (path.partial, malloc'd, freed by session_free),
 	 * or NULL. */

@@ -32,8 +32,8 @@
 static bool scanned_lately(struct session *r, const struct stat *st)
 {
 	uint64_t now = mono_ns();
-	uint64_t period = r->o.interval_ms ? r->o.interval_ms * 1000000ull :
-					     RESCAN_NS;
+	uint64_t period =
+	    r->o.interval_ms ? r->o.interval_ms * 1000000ull : RESCAN_NS;
 	struct rec_scanned *s;
 
 	for (size_t i = 0; i < r->cg.nscanned; i++) {
@@ -48,7 +48,7 @@ static bool scanned_lately(struct session *r, const struct stat *st)
 	xgrow(&r->cg.scanned, &r->cg.scannedcap, r->cg.nscanned + 1,
 	      sizeof(*r->cg.scanned));
 	r->cg.scanned[r->cg.nscanned++] = (struct rec_scanned){
-		.dev = (uint64_t)st->st_dev, .ino = st->st_ino, .time = now };
+	    .dev = (uint64_t)st->st_dev, .ino = st->st_ino, .time = now};
 	return false;
 }
 
@@ -56,7 +56,7 @@ static bool scanned_lately(struct session *r, const struct stat *st)
  * none. */
 static void write_file(struct session *r, int fd, const char *path)
 {
-	struct pagecache_file pf = { 0 };
+	struct pagecache_file pf = {0};
 	struct md_file_cache f;
 	uint64_t now = mono_ns(); /* one time for all records of the scan */
 
@@ -66,11 +66,14 @@ static void write_file(struct session *r, int fd, const char *path)
 	}
 	for (size_t i = 0; i < pf.nruns && !r->werr; i += MD_CACHE_MAX_RUNS) {
 		f = (struct md_file_cache){
-			.time = now, .dev_major = pf.dev_major,
-			.dev_minor = pf.dev_minor, .ino = pf.ino,
-			.size = pf.size, .path = path,
-			.nruns = (uint32_t)MIN(pf.nruns - i, MD_CACHE_MAX_RUNS),
-			.runs = pf.runs + i,
+		    .time = now,
+		    .dev_major = pf.dev_major,
+		    .dev_minor = pf.dev_minor,
+		    .ino = pf.ino,
+		    .size = pf.size,
+		    .path = path,
+		    .nruns = (uint32_t)MIN(pf.nruns - i, MD_CACHE_MAX_RUNS),
+		    .runs = pf.runs + i,
 		};
 		rec_wfail(r, md_write_file_cache(r->w, &f));
 	}
@@ -129,7 +132,7 @@ static void scan_fds(struct session *r, int pid)
 /* The files pid maps. */
 static void scan_maps(struct session *r, int pid)
 {
-	struct procmaps maps = { 0 };
+	struct procmaps maps = {0};
 	char link[96];
 
 	if (procmaps_read(pid, 0, &maps) < 0)
@@ -176,8 +179,8 @@ void rec_scan_cache(struct session *r, int pid)
 		return;
 	if (!r->cg.kpc_tried) {
 		r->cg.kpc_tried = true;
-		r->cg.kpagecgroup_fd = open("/proc/kpagecgroup",
-					    O_RDONLY | O_CLOEXEC);
+		r->cg.kpagecgroup_fd =
+		    open("/proc/kpagecgroup", O_RDONLY | O_CLOEXEC);
 	}
 	scan_fds(r, pid);
 	scan_maps(r, pid);

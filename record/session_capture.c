@@ -18,7 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#define SIGBIT(s) (1ull << ((s) - 1))
+#define SIGBIT(s) (1ull << ((s)-1))
 
 /* The signal a thread's leash sends: one ignored by default that its
  * process does not catch and the thread does not block, SIGURG or else
@@ -31,9 +31,8 @@ static int leash_sig(int tid)
 {
 	uint64_t busy = target_busy_signals(tid);
 
-	return (busy & SIGBIT(SIGURG)) && !(busy & SIGBIT(SIGWINCH)) ?
-		       SIGWINCH :
-		       SIGURG;
+	return (busy & SIGBIT(SIGURG)) && !(busy & SIGBIT(SIGWINCH)) ? SIGWINCH
+								     : SIGURG;
 }
 
 /* Give thread tid's leash the signal leash_sig() picks now, if it is not
@@ -258,10 +257,10 @@ static bool at_leash(void *arg, int tid, int sig, int fd)
 }
 
 const struct tracer_ops rec_tracer_ops = {
-	.at_exec = at_exec,
-	.at_fork = at_fork,
-	.at_exit = at_exit,
-	.at_thread = at_thread,
-	.leash_sigs = SIGBIT(SIGURG) | SIGBIT(SIGWINCH),
-	.at_leash = at_leash,
+    .at_exec = at_exec,
+    .at_fork = at_fork,
+    .at_exit = at_exit,
+    .at_thread = at_thread,
+    .leash_sigs = SIGBIT(SIGURG) | SIGBIT(SIGWINCH),
+    .at_leash = at_leash,
 };

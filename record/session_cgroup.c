@@ -30,7 +30,7 @@
 static int write_dir(struct session *r, const char *dir, uint32_t pid,
 		     uint32_t flags, uint32_t *version)
 {
-	struct memcg m = { 0 };
+	struct memcg m = {0};
 	struct md_cgroup g;
 	int ret = memcg_read(dir, &m);
 
@@ -52,8 +52,7 @@ static void write_target(struct session *r)
 	const char *dir = target_scan_dir(r->sc.scan);
 	char *msg;
 
-	if (write_dir(r, dir, 0, MD_CG_F_TARGET, NULL) != -ENOENT ||
-	    r->cg.told)
+	if (write_dir(r, dir, 0, MD_CG_F_TARGET, NULL) != -ENOENT || r->cg.told)
 		return;
 	r->cg.told = true;
 	msg = xasprintf("cgroup '%s' has no memory controller: its charge "
@@ -130,8 +129,9 @@ void rec_prepare_cgroup(struct session *r, struct rec_target *t)
  * recording, at all), a record naming the cgroup without them. */
 static void write_own(struct session *r, uint32_t pid)
 {
-	uint64_t now = mono_ns(), period = r->o.interval_ms ?
-		r->o.interval_ms * 1000000ull : COUNTERS_NS;
+	uint64_t now = mono_ns(), period = r->o.interval_ms
+					       ? r->o.interval_ms * 1000000ull
+					       : COUNTERS_NS;
 	struct rec_cgseen *e = NULL;
 	struct md_cgroup g;
 
@@ -141,9 +141,11 @@ static void write_own(struct session *r, uint32_t pid)
 		if (r->cg.seen[i].ino == r->cg.ino)
 			e = &r->cg.seen[i];
 	if (e && (r->o.one_shot || now - e->time < period)) {
-		g = (struct md_cgroup){ .time = now, .pid = pid,
-					.version = e->version,
-					.ino = r->cg.ino, .path = r->cg.dir };
+		g = (struct md_cgroup){.time = now,
+				       .pid = pid,
+				       .version = e->version,
+				       .ino = r->cg.ino,
+				       .path = r->cg.dir};
 		rec_wfail(r, md_write_cgroup(r->w, &g));
 		return;
 	}
@@ -151,7 +153,7 @@ static void write_own(struct session *r, uint32_t pid)
 		xgrow(&r->cg.seen, &r->cg.seencap, r->cg.nseen + 1,
 		      sizeof(*r->cg.seen));
 		e = &r->cg.seen[r->cg.nseen++];
-		*e = (struct rec_cgseen){ .ino = r->cg.ino };
+		*e = (struct rec_cgseen){.ino = r->cg.ino};
 	}
 	if (write_dir(r, r->cg.dir, pid, 0, &e->version) == 0)
 		e->time = now;
@@ -172,15 +174,15 @@ void rec_write_cgroups(struct session *r, struct rec_target *t)
 
 void rec_machine_round(struct session *r)
 {
-	struct machine m = { 0 };
+	struct machine m = {0};
 	struct md_machine rec;
 
 	if (r->werr || !r->sc.scan || target_scan_is_cgroup(r->sc.scan))
 		return;
 	if (machine_read(&m) == 0) {
-		rec = (struct md_machine){ .time = mono_ns(),
-					   .nstats = (uint32_t)m.n,
-					   .stats = m.stats };
+		rec = (struct md_machine){.time = mono_ns(),
+					  .nstats = (uint32_t)m.n,
+					  .stats = m.stats};
 		rec_wfail(r, md_write_machine(r->w, &rec));
 	}
 	machine_release(&m);

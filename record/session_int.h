@@ -64,20 +64,20 @@ _Static_assert(HOLD_FILL_PERMILLE + LEASH_ROOM_PERMILLE < 1000,
 struct rec_target {
 	int pid;
 	bool alive;
-	bool traced;          /* under ptrace: snapshot at its exit stop */
-	bool exit_snap;       /* that snapshot was taken */
+	bool traced;	      /* under ptrace: snapshot at its exit stop */
+	bool exit_snap;	      /* that snapshot was taken */
 	bool unreadable;      /* its pages cannot be read: left out */
-	bool told;            /* why it is missing was said and noted */
-	int pidfd;            /* attach mode: readable at exit; -1 */
+	bool told;	      /* why it is missing was said and noted */
+	int pidfd;	      /* attach mode: readable at exit; -1 */
 	uint32_t nsnaps;      /* snapshots taken of it */
 	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
-	bool grew;            /* the growth trigger fired since last looked */
+	bool grew;	      /* the growth trigger fired since last looked */
 	uint64_t held_ns;     /* --freeze: how long the last snapshot held it */
 	uint64_t thawed;      /* ... and when it let it go (monotonic ns) */
-	char comm[16];        /* command name when it was added */
-	bool has_owner;       /* a COMM record gave its owner ... */
-	uint32_t owner;       /* ... this uid (rec_write_owner) */
-	char *cmdline;        /* the last CMDLINE written for it */
+	char comm[16];	      /* command name when it was added */
+	bool has_owner;	      /* a COMM record gave its owner ... */
+	uint32_t owner;	      /* ... this uid (rec_write_owner) */
+	char *cmdline;	      /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
 	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
 };
@@ -97,11 +97,11 @@ struct rec_targets {
 
 /* The perf capture and what came from it. */
 struct rec_capture {
-	struct perf_capture *pc;    /* NULL: polling fallback */
+	struct perf_capture *pc;       /* NULL: polling fallback */
 	struct perf_event_attr *sattr; /* --faults / -e sampling events */
 	size_t nsattr;
 	uint64_t nsamples, lost;
-	uint64_t lost_sideband;     /* of those, mapping-history records */
+	uint64_t lost_sideband; /* of those, mapping-history records */
 	/* MMAP2 records synthesized at attach, and the time up to which
 	 * perf events may repeat them */
 	struct synth_key *syn;
@@ -111,21 +111,21 @@ struct rec_capture {
 
 /* Backpressure and leashes: targets held while memsz drains the rings. */
 struct rec_backpressure {
-	bool hold;                  /* hold targets, lose no sample */
-	uint64_t held_ns, nholds;   /* time and times targets were held */
-	uint64_t nleash, leash_k;   /* leash stops seen, the longest leash
-				     * (samples) then */
-	bool leash_told;            /* a thread could not be leashed */
-	bool closing;               /* session_free(): let leashes go */
-	bool draining, holding;     /* in rec_drain(); targets held in it */
+	bool hold;		  /* hold targets, lose no sample */
+	uint64_t held_ns, nholds; /* time and times targets were held */
+	uint64_t nleash, leash_k; /* leash stops seen, the longest leash
+				   * (samples) then */
+	bool leash_told;	  /* a thread could not be leashed */
+	bool closing;		  /* session_free(): let leashes go */
+	bool draining, holding;	  /* in rec_drain(); targets held in it */
 	uint64_t hold_start;
 };
 
 /* Snapshots: the snapper and what the triggers took. */
 struct rec_snaps {
 	struct snapper *s;
-	bool freeze;                /* --freeze */
-	bool started;               /* the launched command's first taken */
+	bool freeze;  /* --freeze */
+	bool started; /* the launched command's first taken */
 	uint32_t seq;
 	uint64_t nsnaps;
 	bool pss_told;
@@ -135,25 +135,25 @@ struct rec_snaps {
 
 /* The event loop's state. */
 struct rec_loop {
-	int sfd, tfd;               /* signalfd, interval timerfd (-1) */
+	int sfd, tfd; /* signalfd, interval timerfd (-1) */
 	sigset_t oldmask;
-	bool masked;                /* oldmask must be restored */
+	bool masked; /* oldmask must be restored */
 	struct pollfd *pfd;
 	size_t pfd_cap;
 	bool stop, term_sent, got_exit;
 	uint64_t deadline, kill_at;
-	int status;                 /* wait status of the launched command */
+	int status; /* wait status of the launched command */
 };
 
 /* record -a, -G: the scan, and what it left out. */
 struct rec_scan {
 	struct target_scan *scan;
-	int *denied;                /* pids whose memory may not be read */
+	int *denied; /* pids whose memory may not be read */
 	size_t ndenied, deniedcap;
 	int denied_err;
-	uint64_t scan_gone;         /* exited before their first snapshot */
-	size_t kthreads;            /* kernel threads the first scan skipped */
-	int scan_err;               /* the last scan failed (told once) */
+	uint64_t scan_gone; /* exited before their first snapshot */
+	size_t kthreads;    /* kernel threads the first scan skipped */
+	int scan_err;	    /* the last scan failed (told once) */
 };
 
 /* A file whose page cache was scanned, and when (session_cache.c). */
@@ -170,37 +170,37 @@ struct rec_cgseen {
 /* Memory cgroups (session_cgroup.c, session_cache.c). */
 struct rec_memcg {
 	struct memcg_mounts *mounts; /* read once; NULL until then */
-	int mounts_err;             /* reading them failed */
-	char *dir;                  /* the snapshot process's memory cgroup
-				     * (rec_prepare_cgroup), or NULL */
-	uint64_t ino;               /* its inode */
-	struct rec_cgseen *seen;    /* counters recorded lately */
+	int mounts_err;		     /* reading them failed */
+	char *dir;		     /* the snapshot process's memory cgroup
+				      * (rec_prepare_cgroup), or NULL */
+	uint64_t ino;		     /* its inode */
+	struct rec_cgseen *seen;     /* counters recorded lately */
 	size_t nseen, seencap;
-	bool told;                  /* the -G cgroup has no memory
-				     * controller (told once) */
-	uint64_t *named;            /* cgroups paying for pages whose
-				     * CGROUP record was written */
+	bool told;	 /* the -G cgroup has no memory
+			  * controller (told once) */
+	uint64_t *named; /* cgroups paying for pages whose
+			  * CGROUP record was written */
 	size_t nnamed, namedcap;
 	struct rec_scanned *scanned; /* files whose cache was scanned */
 	size_t nscanned, scannedcap;
-	bool kpc_tried;             /* kpagecgroup_fd was opened (or not) */
-	int kpagecgroup_fd;         /* -1: not readable */
+	bool kpc_tried;	    /* kpagecgroup_fd was opened (or not) */
+	int kpagecgroup_fd; /* -1: not readable */
 };
 
 struct session {
 	struct session_opts o;
 	const char *path;
-	char *partial;        /* path.partial kept after a write error */
+	char *partial; /* path.partial kept after a write error */
 	struct md_writer *w;
-	int werr;             /* first write error */
+	int werr; /* first write error */
 	uint64_t nevents;
-	struct tracer *tr;    /* launched and attached targets */
-	int child;            /* launched pid or 0 */
-	bool inherit;         /* follow forked children */
-	bool traced_all;      /* the targets at start are traced */
-	bool ptrace_told;     /* said once that ptrace was refused */
+	struct tracer *tr; /* launched and attached targets */
+	int child;	   /* launched pid or 0 */
+	bool inherit;	   /* follow forked children */
+	bool traced_all;   /* the targets at start are traced */
+	bool ptrace_told;  /* said once that ptrace was refused */
 	bool exec_failed;
-	char *why;            /* explanation of the last failure, or NULL */
+	char *why; /* explanation of the last failure, or NULL */
 	struct rec_targets tg;
 	struct rec_capture cap;
 	struct rec_backpressure bp;
@@ -238,7 +238,7 @@ static inline void rec_note(struct session *r, enum md_note_kind kind,
 
 /* Set the explanation of a failure (session_why) and return err. */
 int rec_fail(struct session *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* --- session_targets.c --- */
 
@@ -301,11 +301,11 @@ void rec_snapshot_tick(void *arg);
 
 /* The snapshot triggers: each is one row of session_trigger.c's table. */
 enum trigger_id {
-	TRIGGER_START,      /* a target's first snapshot */
-	TRIGGER_INTERVAL,   /* every --interval */
-	TRIGGER_GROWTH,     /* its resident memory grew (kernel-triggered) */
-	TRIGGER_EXIT,       /* at its exit stop, before the teardown */
-	TRIGGER_FINAL,      /* when the recording stops, for those alive */
+	TRIGGER_START,	  /* a target's first snapshot */
+	TRIGGER_INTERVAL, /* every --interval */
+	TRIGGER_GROWTH,	  /* its resident memory grew (kernel-triggered) */
+	TRIGGER_EXIT,	  /* at its exit stop, before the teardown */
+	TRIGGER_FINAL,	  /* when the recording stops, for those alive */
 	TRIGGER_COUNT
 };
 
@@ -315,8 +315,8 @@ void triggers_arm(struct session *r);
 /* Snapshot t for trigger id if the trigger's row says it is due, read
  * through thread tid (0: a live thread of t), with flags ORed into the
  * row's. */
-void trigger_fire(struct session *r, enum trigger_id id,
-		  struct rec_target *t, int tid, uint32_t flags);
+void trigger_fire(struct session *r, enum trigger_id id, struct rec_target *t,
+		  int tid, uint32_t flags);
 /* trigger_fire for every target (those added meanwhile included) until a
  * write fails. */
 void trigger_fire_all(struct session *r, enum trigger_id id);

@@ -87,9 +87,10 @@ static void stop_self(struct session *r)
 {
 	rec_drain(r, false);
 	if (r->tr)
-		rec_say(r, true, "stopped: the traced targets wait at their "
-				 "next ptrace stop (a leash, a fork, an "
-				 "exit) until memsz continues (fg)");
+		rec_say(r, true,
+			"stopped: the traced targets wait at their "
+			"next ptrace stop (a leash, a fork, an "
+			"exit) until memsz continues (fg)");
 	kill(getpid(), SIGSTOP);
 }
 

@@ -64,8 +64,10 @@ void rec_write_comm(struct session *r, struct rec_target *t)
 	if (r->werr || !strcmp(t->comm, "gone"))
 		return;
 	if (target_scan_comm(t->pid, &k, comm, user) < 0)
-		k = (struct md_task){ .time = mono_ns(), .pid = t->pid,
-				      .tid = t->pid, .comm = t->comm };
+		k = (struct md_task){.time = mono_ns(),
+				     .pid = t->pid,
+				     .tid = t->pid,
+				     .comm = t->comm};
 	if (rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
 		return;
 	r->nevents++;
@@ -79,8 +81,7 @@ void rec_write_owner(struct session *r, struct rec_target *t)
 {
 	uid_t uid;
 
-	if (target_owner(t->pid, &uid) < 0 ||
-	    (t->has_owner && t->owner == uid))
+	if (target_owner(t->pid, &uid) < 0 || (t->has_owner && t->owner == uid))
 		return;
 	rec_write_comm(r, t);
 }
@@ -263,7 +264,7 @@ int rec_live_tid(int pid)
  * their keys so that perf events seen meanwhile are not written twice. */
 void rec_synthesize(struct session *r, struct rec_target *t)
 {
-	struct procmaps pm = { 0 };
+	struct procmaps pm = {0};
 	int tid = rec_live_tid(t->pid);
 	uint64_t now;
 
@@ -295,7 +296,7 @@ out:
  * maps of t since last time. Both lists are sorted by address. */
 void rec_poll_maps(struct session *r, struct rec_target *t)
 {
-	struct procmaps now = { 0 };
+	struct procmaps now = {0};
 	uint64_t time;
 	size_t i = 0, j = 0;
 
@@ -307,8 +308,8 @@ void rec_poll_maps(struct session *r, struct rec_target *t)
 	}
 	time = mono_ns();
 	while (i < t->last.n || j < now.n) {
-		const struct procmap *a = i < t->last.n ? &t->last.maps[i] :
-							  NULL;
+		const struct procmap *a =
+		    i < t->last.n ? &t->last.maps[i] : NULL;
 		const struct procmap *b = j < now.n ? &now.maps[j] : NULL;
 		struct md_mmap2 m;
 
@@ -333,7 +334,7 @@ void rec_poll_maps(struct session *r, struct rec_target *t)
 /* A CMDLINE record for t when its command line changed since the last. */
 void rec_write_cmdline(struct session *r, struct rec_target *t)
 {
-	struct md_task k = { .pid = t->pid, .tid = t->pid };
+	struct md_task k = {.pid = t->pid, .tid = t->pid};
 	char *line;
 
 	if (r->werr || target_cmdline(t->pid, &line) < 0)
@@ -354,7 +355,8 @@ void rec_write_cmdline(struct session *r, struct rec_target *t)
 void rec_left_out(struct session *r, struct rec_target *t, int err)
 {
 	char *msg = xasprintf("pid %d (%s) left out: cannot read its memory "
-			      "(%s)", t->pid, t->comm, memsz_strerror(err));
+			      "(%s)",
+			      t->pid, t->comm, memsz_strerror(err));
 
 	t->unreadable = true;
 	t->told = true;
@@ -368,16 +370,17 @@ void rec_left_out(struct session *r, struct rec_target *t, int err)
  * read at every snapshot and at exit). */
 void rec_write_jit(struct session *r, struct rec_target *t)
 {
-	struct jitmap jm = { 0 };
+	struct jitmap jm = {0};
 	uint64_t now = mono_ns();
 
 	if (r->werr || jitmap_read_pid(t->pid, &t->jit_off, &jm) <= 0)
 		goto out;
 	for (size_t i = 0; i < jm.n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
 		struct md_jitmap rec = {
-			.time = now, .pid = (uint32_t)t->pid,
-			.nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
-			.syms = jm.syms + i,
+		    .time = now,
+		    .pid = (uint32_t)t->pid,
+		    .nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
+		    .syms = jm.syms + i,
 		};
 
 		if (!rec_wfail(r, md_write_jitmap(r->w, &rec)))
@@ -476,8 +479,9 @@ int session_scan(struct session *r, struct target_scan *scan)
 	free(pids);
 	if (n < 0)
 		return rec_fail(r, n, "cannot list the processes of '%s': %s",
-				target_scan_is_cgroup(scan) ?
-					target_scan_dir(scan) : "/proc",
+				target_scan_is_cgroup(scan)
+				    ? target_scan_dir(scan)
+				    : "/proc",
 				memsz_strerror(n));
 	rec_scan_targets(r);
 	return 0;

@@ -77,8 +77,8 @@ static void thaw(void *arg)
 static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		     uint32_t flags)
 {
-	struct snap_stats st = { 0 };
-	struct held h = { .r = r, .t = t, .thawed = true };
+	struct snap_stats st = {0};
+	struct held h = {.r = r, .t = t, .thawed = true};
 	int ret;
 
 	if (r->werr || t->unreadable)
@@ -158,7 +158,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 /* One snapshot trigger. */
 struct trigger {
 	const char *name;
-	uint32_t flags;          /* MD_SNAP_F_* its snapshots carry */
+	uint32_t flags; /* MD_SNAP_F_* its snapshots carry */
 	/* Set up as the loop starts (NULL: nothing to set up). */
 	void (*arm)(struct session *r);
 	/* True if t is due a snapshot now; may take the trigger's state of
@@ -170,7 +170,7 @@ struct trigger {
 static void interval_arm(struct session *r)
 {
 	uint64_t ms = r->o.interval_ms;
-	struct itimerspec its = { 0 };
+	struct itimerspec its = {0};
 
 	if (!ms)
 		return;
@@ -294,7 +294,8 @@ void rec_final_snapshots(struct session *r)
 			continue;
 		if (t->nsnaps)
 			msg = xasprintf("pid %d (%s) exited before the final "
-					"snapshot", t->pid, t->comm);
+					"snapshot",
+					t->pid, t->comm);
 		else
 			msg = xasprintf("pid %d (%s) not recorded: it exited "
 					"before a snapshot could be taken",

@@ -64,12 +64,12 @@ found:
 	return p;
 }
 
-int snapper_image(struct snapper *s, int pid, const char *path,
-		  uint64_t start, uint64_t end, uint32_t dev_major,
-		  uint32_t dev_minor, uint64_t ino, const uint8_t *build_id,
-		  uint32_t build_id_len, uint32_t *image_id)
+int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
+		  uint64_t end, uint32_t dev_major, uint32_t dev_minor,
+		  uint64_t ino, const uint8_t *build_id, uint32_t build_id_len,
+		  uint32_t *image_id)
 {
-	struct md_image im = { 0 };
+	struct md_image im = {0};
 	struct snap_image *si;
 	struct stat st;
 	char *open_path;

@@ -56,11 +56,11 @@ struct snap_scan_arg {
  * present and mapped by a PMD, a huge page of THP. */
 #define SCAN_PMD 0x01u
 
-#define CHUNK_PAGES (1u << 14)   /* pagemap entries per pread = per task */
-#define SCAN_VEC 4096            /* regions per PAGEMAP_SCAN call */
-#define KPAGE_BLOCK (1u << 17)   /* max entries per kpage pread (1 MiB) */
-#define KPAGE_GAP 32             /* read through gaps this small */
-#define PAGEMAP_GAP 64           /* pages: likewise for pagemap spans */
+#define CHUNK_PAGES (1u << 14) /* pagemap entries per pread = per task */
+#define SCAN_VEC 4096	       /* regions per PAGEMAP_SCAN call */
+#define KPAGE_BLOCK (1u << 17) /* max entries per kpage pread (1 MiB) */
+#define KPAGE_GAP 32	       /* read through gaps this small */
+#define PAGEMAP_GAP 64	       /* pages: likewise for pagemap spans */
 /* A chunk whose resident fraction is below 1/SPARSE is "sparse": the next
  * one is found with PAGEMAP_SCAN instead of a plain pread. */
 #define SPARSE 8
@@ -83,15 +83,15 @@ struct snap_image {
 
 /* Per-thread scratch for one chunk. */
 struct snap_ctx {
-	uint64_t *pm;            /* pagemap entries */
-	uint8_t *extra;          /* SCAN_IS_* bits per page (when scanned) */
+	uint64_t *pm;	/* pagemap entries */
+	uint8_t *extra; /* SCAN_IS_* bits per page (when scanned) */
 	/* packed: entry i is the page off[i] pages after the task's first
 	 * page (its pages are not contiguous); else entry i is page i */
 	uint64_t *off;
 	bool packed;
 	uint64_t *kcount, *kflags;
-	uint64_t *kcg;           /* kpagecgroup of the pages looked up */
-	uint64_t *look, *look2;  /* LOOK_KEY(pfn, page): pages to look up */
+	uint64_t *kcg;		/* kpagecgroup of the pages looked up */
+	uint64_t *look, *look2; /* LOOK_KEY(pfn, page): pages to look up */
 	uint64_t *kbuf;
 	struct snap_page_region *vec;
 	uint64_t kpage_lookups;
@@ -99,7 +99,7 @@ struct snap_ctx {
 	/* pagemap_read_task of a split job only scanned the task: its pagemap
 	 * entries are read after the release */
 	bool deferred;
-	uint64_t changed;        /* pages pagemap_reconcile() changed */
+	uint64_t changed; /* pages pagemap_reconcile() changed */
 };
 
 /* The result of one chunk, kept until it is written (slot = chunk index
@@ -125,11 +125,11 @@ struct snapper {
 	struct md_writer *w;
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
 	bool has_pfn, has_kpageflags, has_scan;
-	bool has_kpagecgroup;    /* kpagecgroup readable: charges recorded */
-	uint64_t own_cg;         /* the snapshot process's memory cgroup
-				    inode (snapper_set_cgroup; 0: unknown,
-				    then every charged page looked up is
-				    listed) */
+	bool has_kpagecgroup; /* kpagecgroup readable: charges recorded */
+	uint64_t own_cg;      /* the snapshot process's memory cgroup
+				 inode (snapper_set_cgroup; 0: unknown,
+				 then every charged page looked up is
+				 listed) */
 	/* the charge runs of the snapshot being written (snap_pool.c) */
 	struct md_charge_run *cgacc;
 	size_t ncgacc, cgacc_cap;
@@ -140,11 +140,11 @@ struct snapper {
 	bool pss_note_written;
 	size_t page_size;
 	unsigned page_shift;
-	uint32_t pmd_pages;      /* pages a PMD maps (THP); 0: no THP */
+	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
 	unsigned nthreads;
 	struct snap_image *images;
 	size_t nimages, images_cap;
-	char **noted;            /* unreadable mapping names already noted */
+	char **noted; /* unreadable mapping names already noted */
 	size_t nnoted, noted_cap;
 
 	struct snap_ctx *ctx[SNAP_THREADS_MAX];
@@ -182,11 +182,11 @@ struct snapper {
  * page first and are sorted. */
 struct snap_task {
 	uint32_t vma;
-	uint32_t n;              /* pages */
-	uint64_t first;          /* first page, counted from the VMA start */
+	uint32_t n;	/* pages */
+	uint64_t first; /* first page, counted from the VMA start */
 	size_t reg;
 	uint32_t nreg;
-	uint8_t flags;           /* TASK_BEGIN, TASK_END */
+	uint8_t flags; /* TASK_BEGIN, TASK_END */
 };
 
 /* One snapshot's work, shared by its threads. The tasks are claimed in
@@ -204,15 +204,15 @@ struct snap_job {
 	 * with SCAN_MARKED, and SCAN_PMD on pages a PMD maps */
 	struct snap_page_region *regions;
 	size_t nregions, regions_cap;
-	uint8_t *sparse;         /* per VMA: read the next chunk by scanning */
-	bool pmd;                /* mark PMD-mapped pages (pmd_mark) */
+	uint8_t *sparse; /* per VMA: read the next chunk by scanning */
+	bool pmd;	 /* mark PMD-mapped pages (pmd_mark) */
 	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap
 	 * entries are read after the release */
 	bool split;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	size_t next, flushed;    /* under mu */
-	bool stop;               /* under mu */
+	size_t next, flushed; /* under mu */
+	bool stop;	      /* under mu */
 };
 
 /* Call the release callback, if any, once (snapper_set_release). */

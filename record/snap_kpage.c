@@ -111,8 +111,8 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 			if (count && (c->pm[idx] & PM_EXCLUSIVE))
 				dst[idx] = 1;
 			else
-				dst[idx] = (o + 1) * 8 <= (uint64_t)r ?
-						   c->kbuf[o] : 0;
+				dst[idx] =
+				    (o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
 		}
 		i = j;
 	}
@@ -167,13 +167,13 @@ static const struct {
 	uint8_t kpf;
 	uint32_t md;
 } kpf_kept[] = {
-	{ KPF_DIRTY, MD_PG_DIRTY },
-	{ KPF_ANON, MD_PG_ANON },
-	{ KPF_SWAPBACKED, MD_PG_SWAPBACKED },
-	{ KPF_KSM, MD_PG_KSM },
-	{ KPF_THP, MD_PG_THP },
-	{ KPF_HUGE, MD_PG_HUGE },
-	{ KPF_IDLE, MD_PG_IDLE },
+    {KPF_DIRTY, MD_PG_DIRTY},
+    {KPF_ANON, MD_PG_ANON},
+    {KPF_SWAPBACKED, MD_PG_SWAPBACKED},
+    {KPF_KSM, MD_PG_KSM},
+    {KPF_THP, MD_PG_THP},
+    {KPF_HUGE, MD_PG_HUGE},
+    {KPF_IDLE, MD_PG_IDLE},
 };
 
 /* What one page is: its run flags and mapcount, and how it counts. */
@@ -181,9 +181,9 @@ enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
 
 /* Classify one page from its pagemap entry e, its PAGEMAP_SCAN bits x and,
  * if looked (see needs_lookup), its kpageflags kf and kpagecount kc. */
-static enum page_kind page_class(const struct snapper *s, uint64_t e,
-				 uint8_t x, bool looked, uint64_t kf,
-				 uint64_t kc, uint32_t *flp, uint32_t *mcp)
+static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
+				 bool looked, uint64_t kf, uint64_t kc,
+				 uint32_t *flp, uint32_t *mcp)
 {
 	uint32_t fl = 0, mapcount = 0;
 	bool dirty;
@@ -256,8 +256,8 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e,
 		dirty = !(e & PM_FILE);
 	}
 	if (dirty)
-		fl |= (e & PM_EXCLUSIVE) ? MD_PG_PRIVATE_DIRTY :
-					   MD_PG_SHARED_DIRTY;
+		fl |= (e & PM_EXCLUSIVE) ? MD_PG_PRIVATE_DIRTY
+					 : MD_PG_SHARED_DIRTY;
 	*flp = fl;
 	*mcp = mapcount;
 	return PAGE_PRESENT;
@@ -278,8 +278,8 @@ static inline bool needs_lookup(uint64_t e)
 
 /* The bits of a pagemap entry that page_class reads when it does not look
  * the page up (the PFN only as "non-zero"). */
-#define PM_KEY_MASK (PM_PRESENT | PM_SWAPPED | PM_FILE | PM_EXCLUSIVE | \
-		     PM_SOFTDIRTY)
+#define PM_KEY_MASK                                                            \
+	(PM_PRESENT | PM_SWAPPED | PM_FILE | PM_EXCLUSIVE | PM_SOFTDIRTY)
 /* In such a key: the PFN is non-zero (above the 8 bits of c->extra, below
  * PM_KEY_MASK's). */
 #define KEY_HAS_PFN 0x100u
@@ -325,9 +325,8 @@ static void charge_page(const struct snapper *s, struct snap_slot *sl,
 		return;
 	}
 	xgrow(&sl->cg, &sl->cgcap, sl->ncg + 1, sizeof(*sl->cg));
-	sl->cg[sl->ncg++] = (struct md_charge_run){ .vaddr = va,
-						    .cgroup = cg,
-						    .npages = 1 };
+	sl->cg[sl->ncg++] =
+	    (struct md_charge_run){.vaddr = va, .cgroup = cg, .npages = 1};
 }
 
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
@@ -339,7 +338,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	uint32_t pfl = 0, pmc = 0, lfl = 0, lmc = 0;
 	enum page_kind pkind = PAGE_NONE, lkind = PAGE_NONE;
 	struct md_run *cur = NULL;
-	uint64_t cnt[4] = { 0 }, o, next = 0;
+	uint64_t cnt[4] = {0}, o, next = 0;
 	int ret;
 
 	if (nlook) {
@@ -389,8 +388,8 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			key = (e & PM_KEY_MASK) | c->extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
 			if (key != pkey) {
-				pkind = page_class(s, e, c->extra[i], false,
-						   0, 0, &pfl, &pmc);
+				pkind = page_class(s, e, c->extra[i], false, 0,
+						   0, &pfl, &pmc);
 				pkey = key;
 			}
 			kind = pkind;

@@ -37,15 +37,14 @@ static int self_file_cmp(const void *a, const void *b)
 {
 	const struct self_file *x = a, *y = b;
 
-	return x->dev != y->dev ? u64_cmp(x->dev, y->dev) :
-				  u64_cmp(x->ino, y->ino);
+	return x->dev != y->dev ? u64_cmp(x->dev, y->dev)
+				: u64_cmp(x->ino, y->ino);
 }
 
 static struct self_file self_file_of(const struct procmap *m)
 {
-	return (struct self_file){ ((uint64_t)m->dev_major << 32) |
-					   m->dev_minor,
-				   m->ino };
+	return (struct self_file){((uint64_t)m->dev_major << 32) | m->dev_minor,
+				  m->ino};
 }
 
 /* The files target maps (maps), sorted, without repeats; *n their count.
@@ -79,7 +78,7 @@ static struct self_file *self_target_files(const struct procmaps *maps,
 static int self_load(struct snapper *s, const struct self_file *files,
 		     size_t nfiles)
 {
-	struct procmaps pm = { 0 };
+	struct procmaps pm = {0};
 	uint64_t *pfns = NULL, lo = UINT64_MAX, hi = 0, *buf = NULL;
 	size_t n = 0, cap = 0, bufcap = 0;
 	int fd, ret = procmaps_read(getpid(), 0, &pm);
@@ -107,7 +106,7 @@ static int self_load(struct snapper *s, const struct self_file *files,
 		self_populate(m);
 		xgrow(&buf, &bufcap, np, sizeof(*buf));
 		got = snap_pread_full(fd, buf, np * 8,
-				 (m->start >> s->page_shift) * 8);
+				      (m->start >> s->page_shift) * 8);
 		for (ssize_t k = 0; k < got / 8; k++) {
 			uint64_t pfn = buf[k] & PM_PFN_MASK;
 
@@ -126,7 +125,7 @@ static int self_load(struct snapper *s, const struct self_file *files,
 		s->self_bits = xcalloc(s->self_words, sizeof(uint64_t));
 		for (size_t k = 0; k < n; k++)
 			s->self_bits[(pfns[k] - lo) / 64] |=
-				1ull << ((pfns[k] - lo) % 64);
+			    1ull << ((pfns[k] - lo) % 64);
 	}
 	ret = 0;
 out:
@@ -155,7 +154,7 @@ bool observer_ready(struct snapper *s, const struct procmaps *maps)
 
 void snapper_prepare(struct snapper *s, int pid)
 {
-	struct procmaps maps = { 0 };
+	struct procmaps maps = {0};
 
 	free(s->prep_files);
 	s->prep_files = NULL;

@@ -20,7 +20,6 @@ static inline bool observer_maps(const struct snapper *s, uint64_t pfn)
 	       (s->self_bits[o / 64] >> (o % 64) & 1);
 }
 
-
 /* memsz's own pages of the files the target maps (self_load), as late as
  * possible, since memsz maps more of its libraries as it runs: those
  * snapper_prepare loaded if the target maps the same files now, else

@@ -24,7 +24,8 @@ ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off)
 	ssize_t r;
 
 	while (done < n) {
-		r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		r = pread(fd, (char *)buf + done, n - done,
+			  (off_t)(off + done));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -55,10 +56,13 @@ bool pagemap_probe_scan(int pm, size_t page_size)
 	struct snap_page_region r;
 	uintptr_t va = (uintptr_t)&probe & ~(uintptr_t)(page_size - 1);
 	struct snap_scan_arg a = {
-		.size = sizeof(a), .start = va, .end = va + page_size,
-		.vec = (uintptr_t)&r, .vec_len = 1,
-		.category_anyof_mask = SCAN_IS_PRESENT,
-		.return_mask = SCAN_IS_PRESENT,
+	    .size = sizeof(a),
+	    .start = va,
+	    .end = va + page_size,
+	    .vec = (uintptr_t)&r,
+	    .vec_len = 1,
+	    .category_anyof_mask = SCAN_IS_PRESENT,
+	    .return_mask = SCAN_IS_PRESENT,
 	};
 
 	probe = 2;
@@ -112,9 +116,9 @@ static long scan_mark(const struct snapper *s, struct snap_ctx *c, int pm,
 		for (long k = 0; k < r; k++) {
 			uint64_t a0 = (c->vec[k].start - base) >> s->page_shift;
 			uint64_t a1 = (c->vec[k].end - base) >> s->page_shift;
-			uint8_t bits = set ? set :
-					     (uint8_t)(c->vec[k].categories |
-						       SCAN_MARKED);
+			uint8_t bits =
+			    set ? set
+				: (uint8_t)(c->vec[k].categories | SCAN_MARKED);
 
 			for (uint64_t i = a0; i < a1; i++)
 				c->extra[i] |= bits;
@@ -134,9 +138,9 @@ static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
 		       uint64_t base, size_t n, uint64_t mask)
 {
 	struct snap_scan_arg q = {
-		.category_anyof_mask = mask,
-		.return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
-			       SCAN_IS_PFNZERO | SCAN_IS_HUGE,
+	    .category_anyof_mask = mask,
+	    .return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED | SCAN_IS_PFNZERO |
+			   SCAN_IS_HUGE,
 	};
 
 	memset(c->extra, 0, n);
@@ -196,7 +200,7 @@ int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
 				j++;
 		}
 		ssize_t r = snap_pread_full(pm, c->pm + i, (j - i) * 8,
-				       (first + i) * 8);
+					    (first + i) * 8);
 		if (r < 0)
 			return (int)r;
 		if ((size_t)r < (j - i) * 8)
@@ -245,10 +249,9 @@ static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
 		    uint64_t base, uint64_t start, uint64_t end)
 {
 	struct snap_scan_arg q = {
-		.category_inverted = SCAN_IS_PFNZERO,
-		.category_mask = SCAN_IS_HUGE | SCAN_IS_PRESENT |
-				 SCAN_IS_PFNZERO,
-		.return_mask = SCAN_IS_HUGE,
+	    .category_inverted = SCAN_IS_PFNZERO,
+	    .category_mask = SCAN_IS_HUGE | SCAN_IS_PRESENT | SCAN_IS_PFNZERO,
+	    .return_mask = SCAN_IS_HUGE,
 	};
 	long r = scan_mark(s, c, pm, base, start, end, q, SCAN_PMD);
 
@@ -319,7 +322,7 @@ static int task_scanned(struct snap_job *j, struct snap_ctx *c,
 
 	c->scanned = true;
 	if (!got)
-		return 0;   /* nothing present or swapped: no runs */
+		return 0; /* nothing present or swapped: no runs */
 	if (j->split) {
 		c->deferred = true;
 		return 1;
@@ -347,8 +350,7 @@ static int zero_scan(const struct snapper *s, struct snap_ctx *c, int pm,
 	for (i = 0; i < n; i++) {
 		uint64_t e = c->pm[i];
 
-		if ((e & (PM_PRESENT | PM_FILE | PM_EXCLUSIVE)) ==
-		    PM_PRESENT) {
+		if ((e & (PM_PRESENT | PM_FILE | PM_EXCLUSIVE)) == PM_PRESENT) {
 			lo = MIN(lo, i);
 			hi = i + 1;
 		}
@@ -415,8 +417,8 @@ static size_t task_new(struct snap_job *j, uint32_t vma, uint64_t first)
 /* Append the region [a, b) of mapping vma with its bits to the job's
  * regions and to the task *ti (SIZE_MAX: none yet), cut where a task
  * has CHUNK_PAGES pages and a new one begins. */
-static void region_add(struct snap_job *j, size_t *ti, uint32_t vma,
-		       uint64_t a, uint64_t b, uint8_t bits)
+static void region_add(struct snap_job *j, size_t *ti, uint32_t vma, uint64_t a,
+		       uint64_t b, uint8_t bits)
 {
 	unsigned shift = j->s->page_shift;
 	uint64_t base = j->maps->maps[vma].start;
@@ -432,8 +434,9 @@ static void region_add(struct snap_job *j, size_t *ti, uint32_t vma,
 		xgrow(&j->regions, &j->regions_cap, j->nregions + 1,
 		      sizeof(*j->regions));
 		j->regions[j->nregions++] = (struct snap_page_region){
-			.start = a, .end = a + (n << shift),
-			.categories = bits,
+		    .start = a,
+		    .end = a + (n << shift),
+		    .categories = bits,
 		};
 		t->nreg++;
 		t->n += (uint32_t)n;
@@ -463,7 +466,7 @@ static void region_found(struct snap_job *j, size_t *ti, uint32_t vma,
 		return;
 	if (!j->pmd || (m->vmflags & PROCMAP_VM_HUGETLB) ||
 	    (bits & (SCAN_IS_HUGE | SCAN_IS_PRESENT | SCAN_IS_PFNZERO)) !=
-		    (SCAN_IS_HUGE | SCAN_IS_PRESENT)) {
+		(SCAN_IS_HUGE | SCAN_IS_PRESENT)) {
 		region_add(j, ti, vma, g->start, g->end, bits);
 		return;
 	}
@@ -482,12 +485,14 @@ int pagemap_prescan(struct snap_job *j, struct snap_ctx *c, uint32_t vma)
 
 	while (start < m->end) {
 		struct snap_scan_arg a = {
-			.size = sizeof(a), .start = start, .end = m->end,
-			.vec = (uintptr_t)c->vec, .vec_len = SCAN_VEC,
-			.category_anyof_mask = SCAN_IS_PRESENT |
-					       SCAN_IS_SWAPPED,
-			.return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
-				       SCAN_IS_PFNZERO | SCAN_IS_HUGE,
+		    .size = sizeof(a),
+		    .start = start,
+		    .end = m->end,
+		    .vec = (uintptr_t)c->vec,
+		    .vec_len = SCAN_VEC,
+		    .category_anyof_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED,
+		    .return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
+				   SCAN_IS_PFNZERO | SCAN_IS_HUGE,
 		};
 		long r = ioctl(j->pm, SNAP_PAGEMAP_SCAN, &a);
 
@@ -503,7 +508,7 @@ int pagemap_prescan(struct snap_job *j, struct snap_ctx *c, uint32_t vma)
 		start = a.walk_end;
 	}
 	if (ti == SIZE_MAX)
-		ti = task_new(j, vma, 0);   /* nothing there: no runs */
+		ti = task_new(j, vma, 0); /* nothing there: no runs */
 	j->tasks[ntasks].flags |= TASK_BEGIN;
 	j->tasks[ti].flags |= TASK_END;
 	return 0;

@@ -37,14 +37,14 @@ uint32_t pagemap_pmd_pages(size_t page_size);
  * PFN: a file page if m maps a file (asking the scan whether each page is
  * a file page would cost it a look at every page), else an anonymous page
  * mapped once. Such pages are counted in c->changed. */
-void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m,
-		       size_t n, bool read);
+void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m, size_t n,
+		       bool read);
 
 /* Read pagemap for the pages of the chunk marked in c->extra, in spans
  * that skip long holes; the other entries are zeroed when zero is set,
  * else left for pagemap_reconcile(). */
-int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c,
-			int pm, uint64_t base, size_t n, bool zero);
+int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
+			uint64_t base, size_t n, bool zero);
 
 /* Scan mapping vma of the job (more than PRESCAN_MIN_PAGES) with
  * PAGEMAP_SCAN and append to the job's tasks the packed tasks of what it

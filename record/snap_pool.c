@@ -54,7 +54,7 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 
 	if (ret > 0)
 		ret = kpage_classify(j->s, c, sl, task_va(j, k), j->tasks[k].n,
-			       nlook, maxkey);
+				     nlook, maxkey);
 	sl->ret = ret < 0 ? ret : 0;
 }
 
@@ -129,11 +129,11 @@ static void charge_add(struct snapper *s, const struct snap_slot *sl)
 	for (size_t i = 0; i < sl->ncg; i++) {
 		const struct md_charge_run *u = &sl->cg[i];
 		struct md_charge_run *p =
-			s->ncgacc ? &s->cgacc[s->ncgacc - 1] : NULL;
+		    s->ncgacc ? &s->cgacc[s->ncgacc - 1] : NULL;
 
 		if (p && p->cgroup == u->cgroup &&
 		    p->vaddr + ((uint64_t)p->npages << s->page_shift) ==
-			    u->vaddr &&
+			u->vaddr &&
 		    (uint64_t)p->npages + u->npages <= UINT32_MAX) {
 			p->npages += u->npages;
 			continue;
@@ -190,13 +190,18 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		if (!(t->flags & TASK_END))
 			continue;
 		struct md_snap_mapping mr = {
-			.start = m->start, .end = m->end, .pgoff = m->pgoff,
-			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
-			.ino = m->ino, .prot = m->prot,
-			.flags = m->flags |
-				 (m->vmflags & PROCMAP_VM_LOCKED ?
-					  MD_MAP_LOCKED : 0),
-			.image_id = ids[t->vma], .name = m->name,
+		    .start = m->start,
+		    .end = m->end,
+		    .pgoff = m->pgoff,
+		    .dev_major = m->dev_major,
+		    .dev_minor = m->dev_minor,
+		    .ino = m->ino,
+		    .prot = m->prot,
+		    .flags =
+			m->flags |
+			(m->vmflags & PROCMAP_VM_LOCKED ? MD_MAP_LOCKED : 0),
+		    .image_id = ids[t->vma],
+		    .name = m->name,
 		};
 
 		/* [vsyscall] lies above the task size, where pagemap has no
@@ -206,10 +211,10 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			a->unreadable = 0;
 		e->unreadable_pages += a->unreadable;
 		if (a->unreadable && !noted(s, m->name)) {
-			char *txt = xasprintf("%lu pages of '%s' cannot be "
-					      "read from pagemap",
-					      (unsigned long)a->unreadable,
-					      m->name);
+			char *txt =
+			    xasprintf("%lu pages of '%s' cannot be "
+				      "read from pagemap",
+				      (unsigned long)a->unreadable, m->name);
 
 			ret = md_write_note_kind(s->w, MD_NOTE_UNREADABLE_PAGES,
 						 m->name, txt);
@@ -244,8 +249,9 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 	j->sparse = xcalloc(j->maps->n + 1, 1);
 	for (i = 0; i < j->maps->n; i++) {
 		const struct procmap *m = &j->maps->maps[i];
-		uint64_t npages = m->start < m->end ?
-				  (m->end - m->start) >> s->page_shift : 0;
+		uint64_t npages = m->start < m->end
+				      ? (m->end - m->start) >> s->page_shift
+				      : 0;
 		uint64_t first = 0;
 
 		k = j->ntasks;
@@ -324,7 +330,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 	struct stash *sh = xcalloc(j->ntasks + 1, sizeof(*sh));
 	uint64_t *pm = c->pm, maxkey;
 	uint8_t *extra = c->extra;
-	struct vma_acc acc = { 0 };
+	struct vma_acc acc = {0};
 	size_t k, n, nlook, need = 0;
 	int ret = 0;
 
@@ -396,7 +402,7 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 	struct snapper *s = j->s;
 	struct snap_thread th[SNAP_THREADS_MAX];
 	struct snap_ctx *c0 = ctx_get(s, 0);
-	struct vma_acc acc = { 0 };
+	struct vma_acc acc = {0};
 	uint64_t total;
 	unsigned nth = 0, t;
 	int ret = 0;

@@ -17,7 +17,7 @@
  * scanned first, the callback called, and the rest done on this thread.
  * Returns 0 or the first error (-ESRCH: the process is gone); the job's
  * tasks and sparse flags are the caller's to free. */
-int snap_job_run(struct snap_job *j, const uint32_t *ids,
-		 struct md_snap_end *e, struct snap_stats *st);
+int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
+		 struct snap_stats *st);
 
 #endif

@@ -48,13 +48,15 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		close(pm);
 	}
 	if (s->has_pfn) {
-		s->kpagecount_fd = open("/proc/kpagecount", O_RDONLY | O_CLOEXEC);
-		s->kpageflags_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+		s->kpagecount_fd =
+		    open("/proc/kpagecount", O_RDONLY | O_CLOEXEC);
+		s->kpageflags_fd =
+		    open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
 		if (s->kpagecount_fd < 0)
 			s->has_pfn = false;
 		s->has_kpageflags = s->has_pfn && s->kpageflags_fd >= 0;
-		s->kpagecgroup_fd = open("/proc/kpagecgroup",
-					 O_RDONLY | O_CLOEXEC);
+		s->kpagecgroup_fd =
+		    open("/proc/kpagecgroup", O_RDONLY | O_CLOEXEC);
 		s->has_kpagecgroup = s->has_pfn && s->kpagecgroup_fd >= 0;
 	}
 	s->pmd_pages = pagemap_pmd_pages(s->page_size);
@@ -113,8 +115,7 @@ bool snapper_has_pfn(const struct snapper *s)
 	return s->has_pfn;
 }
 
-void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
-			 void *arg)
+void snapper_set_release(struct snapper *s, void (*fn)(void *arg), void *arg)
 {
 	s->release = fn;
 	s->release_arg = arg;
@@ -130,9 +131,8 @@ void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg)
  * ShmemPmdMapped, FilePmdMapped), or cannot be read. */
 static bool meminfo_pmd_mapped(void)
 {
-	static const char *const fields[] = { "AnonHugePages:",
-					      "ShmemPmdMapped:",
-					      "FilePmdMapped:" };
+	static const char *const fields[] = {
+	    "AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:"};
 	char line[128];
 	bool any = false;
 	int seen = 0;
@@ -218,10 +218,10 @@ static int pss_note(struct snapper *s)
 
 /* Write the SNAP_BEGIN of snapshot seq of pid (nmappings mappings) with
  * the flags the caller and the snapper's features give it. */
-static int snap_begin(struct snapper *s, int pid, uint32_t seq,
-		      uint32_t flags, size_t nmappings)
+static int snap_begin(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
+		      size_t nmappings)
 {
-	struct md_snap_begin b = { 0 };
+	struct md_snap_begin b = {0};
 
 	b.time = mono_ns();
 	b.pid = (uint32_t)pid;
@@ -251,10 +251,9 @@ static int charge_write(struct snapper *s)
 	}
 	for (size_t i = 0; i < s->ncgacc; i += MD_CHARGE_MAX_RUNS) {
 		struct md_snap_charge g = {
-			.own = s->own_cg,
-			.nruns = (uint32_t)MIN(s->ncgacc - i,
-					       MD_CHARGE_MAX_RUNS),
-			.runs = s->cgacc + i,
+		    .own = s->own_cg,
+		    .nruns = (uint32_t)MIN(s->ncgacc - i, MD_CHARGE_MAX_RUNS),
+		    .runs = s->cgacc + i,
 		};
 		int ret = md_write_snap_charge(s->w, &g);
 
@@ -271,7 +270,7 @@ static int charge_write(struct snapper *s)
 static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 		    uint32_t seq, const uint32_t *ids, struct snap_stats *st)
 {
-	struct md_snap_end e = { 0 };
+	struct md_snap_end e = {0};
 	int64_t hwm;
 	int ret, ret2;
 
@@ -288,15 +287,17 @@ static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 	if (!ret)
 		ret = ret2;
 	if (!ret && st->pages_changed) {
-		char *txt = xasprintf("pid %d, snapshot %u: %" PRIu64 " page(s) "
-				      "changed between the stop and the "
-				      "reading of their pagemap entries: "
-				      "counted as they were at the stop, "
-				      "without their page frame (mapcount, "
-				      "page flags)", pid, seq,
-				      st->pages_changed);
+		char *txt =
+		    xasprintf("pid %d, snapshot %u: %" PRIu64 " page(s) "
+			      "changed between the stop and the "
+			      "reading of their pagemap entries: "
+			      "counted as they were at the stop, "
+			      "without their page frame (mapcount, "
+			      "page flags)",
+			      pid, seq, st->pages_changed);
 
-		ret = md_write_note_kind(s->w, MD_NOTE_PAGES_CHANGED, NULL, txt);
+		ret =
+		    md_write_note_kind(s->w, MD_NOTE_PAGES_CHANGED, NULL, txt);
 		free(txt);
 	}
 	return ret;
@@ -331,10 +332,10 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		 struct snap_stats *stats)
 {
-	struct procmaps maps = { 0 };
-	struct snap_stats local = { 0 };
+	struct procmaps maps = {0};
+	struct snap_stats local = {0};
 	struct snap_stats *st = stats ? stats : &local;
-	struct snap_job j = { .s = s, .pid = pid, .pm = -1, .maps = &maps };
+	struct snap_job j = {.s = s, .pid = pid, .pm = -1, .maps = &maps};
 	uint32_t *ids = NULL;
 	char path[64];
 	int ret;

@@ -25,7 +25,7 @@ struct snap_stats {
 	/* pages a snapshot that let the process go (snapper_set_release)
 	 * found changed by the time it read their pagemap entries */
 	uint64_t pages_changed;
-	bool pfn_available;      /* false: no CAP_SYS_ADMIN, no PSS */
+	bool pfn_available; /* false: no CAP_SYS_ADMIN, no PSS */
 	bool used_pagemap_scan;
 };
 
@@ -50,8 +50,7 @@ void snapper_prepare(struct snapper *s, int pid);
  * are read before), the rest is read while it runs: a page found changed
  * by then is recorded in its state at the release without its page frame
  * (counted in pages_changed, and in a NOTE). */
-void snapper_set_release(struct snapper *s, void (*fn)(void *arg),
-			 void *arg);
+void snapper_set_release(struct snapper *s, void (*fn)(void *arg), void *arg);
 
 /* Have every snapper_take call fn(arg), on the thread that called it,
  * between chunks of pages once they are read while the process may run
@@ -80,9 +79,9 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
  * if (dev, ino) is new; *image_id receives its id. A file the path does not
  * reach is opened through /proc/PID/map_files/START-END. Used by the mmap2
  * consumer too. */
-int snapper_image(struct snapper *s, int pid, const char *path,
-		  uint64_t start, uint64_t end, uint32_t dev_major,
-		  uint32_t dev_minor, uint64_t ino, const uint8_t *build_id,
-		  uint32_t build_id_len, uint32_t *image_id);
+int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
+		  uint64_t end, uint32_t dev_major, uint32_t dev_minor,
+		  uint64_t ino, const uint8_t *build_id, uint32_t build_id_len,
+		  uint32_t *image_id);
 
 #endif

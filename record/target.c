@@ -55,7 +55,7 @@ int target_parse_pids(const char *s, int **pids)
 /* Read the /proc file named by fmt (at most size - 1 bytes, one read)
  * into buf, NUL-terminated. Returns the length (0: empty) or -errno. */
 static ssize_t read_proc(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static ssize_t read_proc(char *buf, size_t size, const char *fmt, ...)
 {
 	char path[64];
@@ -81,8 +81,8 @@ char target_state(int tgid, int tid)
 {
 	char buf[512], *p;
 
-	if (read_proc(buf, sizeof(buf), "/proc/%d/task/%d/stat", tgid,
-		      tid) <= 0)
+	if (read_proc(buf, sizeof(buf), "/proc/%d/task/%d/stat", tgid, tid) <=
+	    0)
 		return 0;
 	/* "pid (comm) S ..." — comm may hold spaces and parentheses. */
 	p = strrchr(buf, ')');
@@ -233,7 +233,8 @@ uint64_t target_busy_signals(int tid)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigBlk:", 7) || !strncmp(line, "SigCgt:", 7))
+		if (!strncmp(line, "SigBlk:", 7) ||
+		    !strncmp(line, "SigCgt:", 7))
 			mask |= strtoull(line + 7, NULL, 16);
 	fclose(f);
 	return mask;
@@ -262,8 +263,8 @@ static uint64_t thread_sp(int pid, int tid)
 	char buf[256], *tok[10], *save = NULL;
 	int n = 0;
 
-	if (read_proc(buf, sizeof(buf), "/proc/%d/task/%d/syscall", pid,
-		      tid) <= 0)
+	if (read_proc(buf, sizeof(buf), "/proc/%d/task/%d/syscall", pid, tid) <=
+	    0)
 		return 0;
 	for (char *t = strtok_r(buf, " \n", &save); t && n < 10;
 	     t = strtok_r(NULL, " \n", &save))
@@ -328,8 +329,8 @@ int target_tgid(int tid)
 
 struct launch_pipes {
 	int pid;
-	int go;    /* write end: one byte lets the child exec */
-	int err;   /* read end: errno of a failed exec, EOF after exec */
+	int go;	 /* write end: one byte lets the child exec */
+	int err; /* read end: errno of a failed exec, EOF after exec */
 	struct launch_pipes *next;
 };
 
@@ -426,7 +427,7 @@ int target_launch_go(int pid)
  * sleep of us. */
 static void wait_child(long us)
 {
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
 	sigset_t chld, cur;
 
 	sigemptyset(&chld);
@@ -450,15 +451,15 @@ static void wait_child(long us)
 
 struct tracee {
 	int tid, tgid;
-	bool exiting;     /* seen at PTRACE_EVENT_EXIT */
-	unsigned holds;   /* HOLD_* reasons to keep it stopped: hold it at
-			   * its next stop while any is set */
-	bool held;        /* stopped; resume with req/sig at thaw */
-	bool unwanted;    /* a process cloned while not following: detach
-			   * it at its first stop */
+	bool exiting;	/* seen at PTRACE_EVENT_EXIT */
+	unsigned holds; /* HOLD_* reasons to keep it stopped: hold it at
+			 * its next stop while any is set */
+	bool held;	/* stopped; resume with req/sig at thaw */
+	bool unwanted;	/* a process cloned while not following: detach
+			 * it at its first stop */
 	int req, sig;
 	uint64_t exit_hold; /* leader held at its exit stop since (ns) */
-	bool in_stop;     /* stopped, in a callback about that stop */
+	bool in_stop;	    /* stopped, in a callback about that stop */
 };
 
 struct tracer {
@@ -544,8 +545,8 @@ static void resume(struct tracer *tr, int tid, int req, int sig)
  * with its exec and exit; forked processes too when following. */
 static long trace_options(bool follow)
 {
-	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC |
-		    PTRACE_O_TRACECLONE;
+	long opts =
+	    PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE;
 
 	if (follow)
 		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
@@ -567,16 +568,15 @@ static struct tracer *tracer_new(int pid, bool follow,
 /* PTRACE_SEIZE tid, a thread of tgid. Returns 0 or -errno. */
 static int seize_one(struct tracer *tr, int tid, int tgid)
 {
-	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)trace_options(tr->follow)) <
-	    0)
+	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)trace_options(tr->follow)) < 0)
 		return -errno;
 	tracee_add(tr, tid, tgid);
 	thread_added(tr, tid);
 	return 0;
 }
 
-int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
-		 void *arg, struct tracer **out)
+int tracer_seize(int pid, bool follow, const struct tracer_ops *ops, void *arg,
+		 struct tracer **out)
 {
 	struct tracer *tr = tracer_new(pid, follow, ops, arg);
 	int ret = seize_one(tr, pid, pid);
@@ -702,8 +702,8 @@ static void handle_exit(struct tracer *tr, int tid)
 	l = tracee_find(tr, t->tgid);
 	if (tr->ops->at_exit)
 		tr->ops->at_exit(tr->arg, t->tgid,
-				 tid == t->tgid || (l && l->exit_hold) ?
-					 t->tgid : tid);
+				 tid == t->tgid || (l && l->exit_hold) ? t->tgid
+								       : tid);
 	if (tid != t->tgid)
 		release_leader(tr, t->tgid);
 	resume(tr, tid, PTRACE_CONT, 0);
@@ -719,8 +719,7 @@ static bool leash_stop(struct tracer *tr, int tid, int sig)
 
 	if (!tr->ops->at_leash || sig < 1 || sig > 64 ||
 	    !(tr->ops->leash_sigs & (1ull << (sig - 1))) ||
-	    ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 ||
-	    si.si_code != POLL_IN)
+	    ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 || si.si_code != POLL_IN)
 		return false;
 	t = tracee_add(tr, tid, 0);
 	t->in_stop = true;
@@ -801,7 +800,8 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 			resume(tr, tid, PTRACE_CONT, 0);
 		break;
 	case 0: /* signal-delivery-stop */
-		resume(tr, tid, PTRACE_CONT, leash_stop(tr, tid, sig) ? 0 : sig);
+		resume(tr, tid, PTRACE_CONT,
+		       leash_stop(tr, tid, sig) ? 0 : sig);
 		break;
 	default:
 		resume(tr, tid, PTRACE_CONT, 0);

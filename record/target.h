@@ -104,8 +104,8 @@ struct tracer_ops {
  * TRACECLONE (every thread it starts is traced too) and TRACEFORK |
  * TRACEVFORK when follow (so are the processes it forks). Returns 0 and
  * *out or -errno. */
-int tracer_seize(int pid, bool follow, const struct tracer_ops *ops,
-		 void *arg, struct tracer **out);
+int tracer_seize(int pid, bool follow, const struct tracer_ops *ops, void *arg,
+		 struct tracer **out);
 /* Seize every thread of the running process pid (not a child of memsz)
  * with the same options, into *tr (created if NULL; freed by
  * tracer_free() even when this fails): it runs on, can be held, and its

@@ -82,7 +82,8 @@ int target_scan_parse_mountinfo(const char *buf, size_t len, char *out,
 		char mnt[PATH_MAX], fstype[64];
 		size_t ml;
 
-		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SRC .." */
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SRC .."
+		 */
 		sep = p;
 		while (sep + 3 <= le && memcmp(sep, " - ", 3))
 			sep++;
@@ -91,7 +92,8 @@ int target_scan_parse_mountinfo(const char *buf, size_t len, char *out,
 		    sscanf(sep + 3, "%63s", fstype) == 1 &&
 		    !strcmp(fstype, "cgroup2")) {
 			ml = strlen(mnt);
-			if (ml < size && (!found || !strcmp(mnt, "/sys/fs/cgroup"))) {
+			if (ml < size &&
+			    (!found || !strcmp(mnt, "/sys/fs/cgroup"))) {
 				memcpy(out, mnt, ml + 1);
 				found = true;
 			}
@@ -101,8 +103,8 @@ int target_scan_parse_mountinfo(const char *buf, size_t len, char *out,
 	return found ? 0 : -ENODEV;
 }
 
-int target_scan_parse_procs(const char *buf, size_t len, int **pids,
-			    size_t *n, size_t *cap)
+int target_scan_parse_procs(const char *buf, size_t len, int **pids, size_t *n,
+			    size_t *cap)
 {
 	const char *p = buf, *end = buf + len;
 
@@ -216,9 +218,13 @@ int target_scan_comm(int pid, struct md_task *k, char *comm, char *user)
 	user[0] = 0;
 	if (getpwuid_r(uid, &pwd, pw, sizeof(pw), &res) == 0 && res)
 		snprintf(user, 64, "%s", res->pw_name);
-	*k = (struct md_task){ .time = mono_ns(), .pid = pid, .tid = pid,
-			       .comm = comm, .has_owner = true, .uid = uid,
-			       .user = user };
+	*k = (struct md_task){.time = mono_ns(),
+			      .pid = pid,
+			      .tid = pid,
+			      .comm = comm,
+			      .has_owner = true,
+			      .uid = uid,
+			      .user = user};
 	return 0;
 }
 
@@ -410,7 +416,7 @@ static int list_proc(int **pids, size_t *n, size_t *cap)
 int target_scan_list(struct target_scan *sc, int **pids,
 		     struct target_scan_stats *st)
 {
-	struct target_scan_stats local = { 0 };
+	struct target_scan_stats local = {0};
 	size_t n = 0, cap = 0;
 	int ret;
 
@@ -447,10 +453,10 @@ static bool is_root(const int *roots, size_t nroots, int pid)
 
 /* True if pid is one of roots[0..nroots) or a process of procs[0..n)
  * (sorted by pid) marked in. */
-static bool in_tree(const struct target_ppid *procs, size_t n,
-		    const bool *in, const int *roots, size_t nroots, int pid)
+static bool in_tree(const struct target_ppid *procs, size_t n, const bool *in,
+		    const int *roots, size_t nroots, int pid)
 {
-	struct target_ppid key = { .pid = pid };
+	struct target_ppid key = {.pid = pid};
 	const struct target_ppid *f;
 
 	if (is_root(roots, nroots, pid))
@@ -492,7 +498,7 @@ size_t target_scan_descendants_of(const struct target_ppid *procs, size_t n,
 
 int target_scan_descendants(const int *roots, size_t nroots, int **out)
 {
-	struct target_scan_stats st = { 0 };
+	struct target_scan_stats st = {0};
 	struct target_ppid *procs = NULL;
 	size_t n = 0, cap = 0, np = 0, pcap = 0, nd;
 	int *pids = NULL, ret;
@@ -510,7 +516,7 @@ int target_scan_descendants(const int *roots, size_t nroots, int **out)
 			continue; /* gone */
 		if (target_scan_stat_ppid(buf, (size_t)len, &ppid) == 0) {
 			xgrow(&procs, &pcap, np + 1, sizeof(*procs));
-			procs[np++] = (struct target_ppid){ pids[i], ppid };
+			procs[np++] = (struct target_ppid){pids[i], ppid};
 		}
 		free(buf);
 	}

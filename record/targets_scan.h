@@ -23,8 +23,8 @@ struct target_scan;
 
 /* What one scan found besides the pids it returned. */
 struct target_scan_stats {
-	size_t kthreads;  /* kernel threads skipped */
-	size_t zombies;   /* exited processes not yet reaped, skipped */
+	size_t kthreads; /* kernel threads skipped */
+	size_t zombies;	 /* exited processes not yet reaped, skipped */
 };
 
 /* A scan of every process in /proc. Returns 0 and *out (free with
@@ -58,8 +58,8 @@ int target_scan_parse_mountinfo(const char *buf, size_t len, char *out,
 /* Parse a cgroup.procs text buf[0..len) (one decimal pid a line), appending
  * to *pids (count *n, capacity *cap; caller frees). Returns 0 or -EINVAL
  * at a malformed line. */
-int target_scan_parse_procs(const char *buf, size_t len, int **pids,
-			    size_t *n, size_t *cap);
+int target_scan_parse_procs(const char *buf, size_t len, int **pids, size_t *n,
+			    size_t *cap);
 /* True if a /proc/PID/stat text buf[0..len) is of a kernel thread
  * (PF_KTHREAD in its flags); *state gets its state letter (0 if the text
  * is malformed). */

@@ -22,12 +22,12 @@
 
 enum img_state {
 	IMG_UNTRIED,
-	IMG_ELF,      /* opened and verified */
-	IMG_NOTELF,   /* a regular file that is not ELF: labelled by path */
-	IMG_BROKEN,   /* could not be opened: [LOAD #?] */
-	IMG_DELETED,  /* no longer on disk: "[deleted] PATH" */
-	IMG_CHANGED,  /* the file on disk is not the one mapped: "[changed
-			 since recording] PATH" */
+	IMG_ELF,     /* opened and verified */
+	IMG_NOTELF,  /* a regular file that is not ELF: labelled by path */
+	IMG_BROKEN,  /* could not be opened: [LOAD #?] */
+	IMG_DELETED, /* no longer on disk: "[deleted] PATH" */
+	IMG_CHANGED, /* the file on disk is not the one mapped: "[changed
+			since recording] PATH" */
 	IMG__COUNT
 };
 
@@ -40,32 +40,32 @@ static const struct {
 	const char *prefix;
 	enum note_kind note;
 } img_states[IMG__COUNT] = {
-	[IMG_BROKEN] = { NULL, NOTE_IMAGE_BROKEN },
-	[IMG_DELETED] = { "[deleted]", NOTE_IMAGE_DELETED },
-	[IMG_CHANGED] = { "[changed since recording]", NOTE_IMAGE_CHANGED },
+    [IMG_BROKEN] = {NULL, NOTE_IMAGE_BROKEN},
+    [IMG_DELETED] = {"[deleted]", NOTE_IMAGE_DELETED},
+    [IMG_CHANGED] = {"[changed since recording]", NOTE_IMAGE_CHANGED},
 };
 
 struct attrib_img {
 	uint32_t id;
-	size_t seq;               /* registration order */
-	struct md_image rec;      /* path and open_path owned */
+	size_t seq;	     /* registration order */
+	struct md_image rec; /* path and open_path owned */
 	enum img_state state;
-	char *why;                /* IMG_BROKEN, _DELETED, _CHANGED: the
-				     reason, for the footer */
-	uint32_t whole_label;     /* ..._DELETED, _CHANGED: "PREFIX PATH",
-				     the label of all of its bytes */
+	char *why;	      /* IMG_BROKEN, _DELETED, _CHANGED: the
+				 reason, for the footer */
+	uint32_t whole_label; /* ..._DELETED, _CHANGED: "PREFIX PATH",
+				 the label of all of its bytes */
 	struct imgmaps si;
-	struct dualmap kinds;     /* VM + file map of the "kinds" source */
+	struct dualmap kinds; /* VM + file map of the "kinds" source */
 	bool kinds_built;
-	struct relocmap relocs;   /* the relocs source */
+	struct relocmap relocs; /* the relocs source */
 	bool relocs_built;
 	int src_err[KEY__COUNT]; /* a source map that failed: its code */
-	uint32_t *seg_label;      /* per program header: "LOAD #n [RW]" */
-	uint32_t *seg_kind;       /* per program header: kind label */
+	uint32_t *seg_label;	 /* per program header: "LOAD #n [RW]" */
+	uint32_t *seg_kind;	 /* per program header: kind label */
 	uint32_t path_label;
 	uint64_t fallback_vm, fallback_rss; /* bytes charged to fallbacks */
-	uint64_t noseg_vm, noseg_rss;       /* mappings no segment matched */
-	uint64_t last_bias;       /* load bias of the last mapping tied */
+	uint64_t noseg_vm, noseg_rss;	    /* mappings no segment matched */
+	uint64_t last_bias; /* load bias of the last mapping tied */
 	bool have_bias;
 	/* IMG_NOTELF worth a note: mapped executable, or a file other
 	 * users may not read (a recording may name any file) */
@@ -87,16 +87,11 @@ enum kind {
 };
 
 static const char *const kind_names[KIND__COUNT] = {
-	[KIND_CODE] = "code",
-	[KIND_RODATA] = "read-only data",
-	[KIND_RELRO] = "relro",
-	[KIND_DATA] = "data",
-	[KIND_BSS] = "bss",
-	[KIND_HEAP] = "heap",
-	[KIND_STACK] = "stack",
-	[KIND_ANON] = "anon",
-	[KIND_SHMEM] = "shmem",
-	[KIND_FILE] = "file",
+    [KIND_CODE] = "code",   [KIND_RODATA] = "read-only data",
+    [KIND_RELRO] = "relro", [KIND_DATA] = "data",
+    [KIND_BSS] = "bss",	    [KIND_HEAP] = "heap",
+    [KIND_STACK] = "stack", [KIND_ANON] = "anon",
+    [KIND_SHMEM] = "shmem", [KIND_FILE] = "file",
 };
 
 struct attrib {
@@ -107,10 +102,10 @@ struct attrib {
 	size_t nimgs, cap;
 	bool sorted;
 	uint32_t kind[KIND__COUNT];
-	uint32_t load_unknown;    /* "[LOAD #?]" */
-	uint32_t no_segment;      /* "[no segment]" */
-	uint32_t unmapped;        /* "[Unmapped]" */
-	uint32_t clean;           /* "[clean]": relocs key, not dirty */
+	uint32_t load_unknown;	  /* "[LOAD #?]" */
+	uint32_t no_segment;	  /* "[no segment]" */
+	uint32_t unmapped;	  /* "[Unmapped]" */
+	uint32_t clean;		  /* "[clean]": relocs key, not dirty */
 	struct strlist src_notes; /* notes from building source maps */
 };
 
@@ -288,9 +283,9 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 		/* the same text as elf/'s base map labels */
 		elfimg_load_label(s, buf, sizeof(buf));
 		im->seg_label[i] = labels_intern(a->lb, buf);
-		im->seg_kind[i] = a->kind[s->flags & PF_X ? KIND_CODE :
-					  s->flags & PF_W ? KIND_DATA :
-							    KIND_RODATA];
+		im->seg_kind[i] = a->kind[s->flags & PF_X   ? KIND_CODE
+					  : s->flags & PF_W ? KIND_DATA
+							    : KIND_RODATA];
 	}
 	im->state = IMG_ELF;
 }
@@ -346,8 +341,9 @@ static uint32_t anon_kind(struct attrib *a, const char *name,
 
 static uint32_t prot_kind(struct attrib *a, uint32_t prot)
 {
-	return a->kind[prot & PROT_EXEC ? KIND_CODE :
-		       prot & PROT_WRITE ? KIND_DATA : KIND_RODATA];
+	return a->kind[prot & PROT_EXEC	   ? KIND_CODE
+		       : prot & PROT_WRITE ? KIND_DATA
+					   : KIND_RODATA];
 }
 
 static int img_segment(const struct attrib *a, const struct attrib_img *im,
@@ -374,8 +370,7 @@ static int classify_anon(struct attrib *a, const struct attrib_map *m,
 	p->inner_label = p->file_label;
 	p->kind_label = anon_kind(a, anon, cls);
 	if (cls != ACLS_ANON || strcmp(anon, "[anon]") || !prev ||
-	    prev->cls != ACLS_IMAGE || prev->seg < 0 ||
-	    prev->end != m->start)
+	    prev->cls != ACLS_IMAGE || prev->seg < 0 || prev->end != m->start)
 		return 1;
 	s = &prev->img->si.img->segs[prev->seg];
 	vm = m->start - prev->bias;
@@ -487,8 +482,7 @@ static void build_kinds(struct attrib *a, struct attrib_img *im)
 		const struct elf_section *s = &img->secs[i];
 		enum kind k;
 
-		if (!(s->flags & SHF_ALLOC) || !s->size ||
-		    s->type == SHT_NULL)
+		if (!(s->flags & SHF_ALLOC) || !s->size || s->type == SHT_NULL)
 			continue;
 		if (s->type == SHT_NOBITS) {
 			if (s->flags & SHF_TLS)
@@ -498,10 +492,10 @@ static void build_kinds(struct attrib *a, struct attrib_img *im)
 			k = KIND_CODE;
 		} else if (s->flags & SHF_WRITE) {
 			k = s->addr >= relro_start &&
-					    s->addr + s->size <= relro_end &&
-					    relro_end > relro_start ?
-				    KIND_RELRO :
-				    KIND_DATA;
+				    s->addr + s->size <= relro_end &&
+				    relro_end > relro_start
+				? KIND_RELRO
+				: KIND_DATA;
 		} else {
 			k = KIND_RODATA;
 		}
@@ -573,17 +567,17 @@ struct walk {
 	attrib_fn fn;
 	void *arg;
 	size_t n;
-	int map_of[KEYS_MAX];  /* index into rollup labels, or -1 */
+	int map_of[KEYS_MAX];	 /* index into rollup labels, or -1 */
 	uint32_t none[KEYS_MAX]; /* label where the map has none */
 	/* values per byte of the current run */
-	enum col_id col;              /* COL_VM or COL_FILE: walk mode */
-	bool run;                     /* a page run (not VM/FILE) */
+	enum col_id col; /* COL_VM or COL_FILE: walk mode */
+	bool run;	 /* a page run (not VM/FILE) */
 	bool present, swapped, dirty, uss;
-	bool shared_dirty;            /* dirty and mapped by others too */
-	bool pmd;                     /* mapped by a PMD (THP) */
-	bool locked;                  /* the mapping is locked */
-	uint32_t mapcount;            /* 0: no PSS */
-	uint32_t charge_div;          /* CHARGE = bytes / this; 0: none */
+	bool shared_dirty;   /* dirty and mapped by others too */
+	bool pmd;	     /* mapped by a PMD (THP) */
+	bool locked;	     /* the mapping is locked */
+	uint32_t mapcount;   /* 0: no PSS */
+	uint32_t charge_div; /* CHARGE = bytes / this; 0: none */
 	/* the relocs source: its index in srcs (-1: none), its map's
 	 * targets (NULL: none for this part), the "[clean]" label */
 	int relocs_src;
@@ -622,11 +616,11 @@ static int walk_piece(void *arg, const uint32_t *labels, uint64_t start,
 {
 	struct walk *w = arg;
 	uint32_t out[KEYS_MAX];
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 
 	for (size_t i = 0; i < w->n; i++) {
-		uint32_t l = w->map_of[i] >= 0 ? labels[w->map_of[i]] :
-						 LABEL_NONE;
+		uint32_t l =
+		    w->map_of[i] >= 0 ? labels[w->map_of[i]] : LABEL_NONE;
 
 		out[i] = l == LABEL_NONE ? w->none[i] : l;
 	}
@@ -647,12 +641,11 @@ static int walk_piece(void *arg, const uint32_t *labels, uint64_t start,
  * sources, and the constant labels where there is no map. Returns the
  * number of maps put in maps[]. */
 static size_t walk_setup(struct attrib *a, struct walk *w,
-			 const struct attrib_part *p,
-			 const enum key_id *srcs, size_t n, bool file,
-			 struct rmap **maps)
+			 const struct attrib_part *p, const enum key_id *srcs,
+			 size_t n, bool file, struct rmap **maps)
 {
-	bool image = (p->cls == ACLS_IMAGE || p->cls == ACLS_BSS) &&
-		     p->seg >= 0;
+	bool image =
+	    (p->cls == ACLS_IMAGE || p->cls == ACLS_BSS) && p->seg >= 0;
 	size_t k = 0;
 
 	w->n = n;
@@ -664,8 +657,8 @@ static size_t walk_setup(struct attrib *a, struct walk *w,
 		struct dualmap *dm = NULL;
 
 		w->map_of[i] = -1;
-		w->none[i] = how == KEYMAP_KINDS ? p->kind_label :
-						   p->inner_label;
+		w->none[i] =
+		    how == KEYMAP_KINDS ? p->kind_label : p->inner_label;
 		if (image) {
 			dm = img_source(a, p->img, srcs[i]);
 			if (file)
@@ -696,10 +689,11 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 	w->pmd = r->flags & MD_PG_PMD;
 	w->mapcount = 0;
 	if (with_pss)
-		w->mapcount = r->mapcount ? r->mapcount :
-			      (r->flags & MD_PG_EXCLUSIVE) ? 1 : 0;
-	w->uss = r->mapcount == 1 ||
-		 (!r->mapcount && (r->flags & MD_PG_EXCLUSIVE));
+		w->mapcount = r->mapcount		     ? r->mapcount
+			      : (r->flags & MD_PG_EXCLUSIVE) ? 1
+							     : 0;
+	w->uss =
+	    r->mapcount == 1 || (!r->mapcount && (r->flags & MD_PG_EXCLUSIVE));
 	/* CHARGE: a page once, whoever maps it. A page cache page is
 	 * charged whole where it is first seen (ATTRIB_PG_ONCE), other
 	 * shared pages (anonymous after fork) a share per mapper. */
@@ -712,12 +706,12 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 }
 
 int attrib_charge(struct attrib *a, const struct attrib_part *p,
-		  const struct attrib_map *m, const enum key_id *srcs,
-		  size_t n, bool with_pss, attrib_fn fn, void *arg)
+		  const struct attrib_map *m, const enum key_id *srcs, size_t n,
+		  bool with_pss, attrib_fn fn, void *arg)
 {
 	struct rmap *maps[RMAP_ROLLUP_MAX];
-	struct walk w = { .fn = fn, .arg = arg,
-			  .locked = m->flags & MD_MAP_LOCKED };
+	struct walk w = {
+	    .fn = fn, .arg = arg, .locked = m->flags & MD_MAP_LOCKED};
 	uint64_t ps = a->page_size, rss = 0;
 	size_t k;
 	int ret;
@@ -728,7 +722,7 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 	if (!k) {
 		/* Constant labels: one piece with every run summed. */
 		uint32_t labels[KEYS_MAX];
-		uint64_t vals[COL__COUNT] = { 0 }, rv[COL__COUNT];
+		uint64_t vals[COL__COUNT] = {0}, rv[COL__COUNT];
 
 		for (size_t i = 0; i < n; i++)
 			labels[i] = w.none[i];
@@ -737,8 +731,8 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		for (size_t i = 0; i < m->nruns; i++) {
 			const struct md_run *r = &m->runs[i];
 			uint64_t s = MAX(r->vaddr, p->start);
-			uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * ps,
-					 p->end);
+			uint64_t e =
+			    MIN(r->vaddr + (uint64_t)r->npages * ps, p->end);
 
 			if (s >= e)
 				continue;
@@ -768,8 +762,8 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		run_setup(&w, r, with_pss);
 		if (w.present)
 			rss += e - s;
-		ret = rmap_rollup(maps, k, s - p->bias, e - p->bias,
-				  walk_piece, &w);
+		ret = rmap_rollup(maps, k, s - p->bias, e - p->bias, walk_piece,
+				  &w);
 		if (ret)
 			return ret;
 	}
@@ -799,11 +793,11 @@ uint32_t attrib_image_id(const struct attrib_part *p)
 }
 
 int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
-		uint64_t end, const enum key_id *srcs, size_t n,
-		attrib_fn fn, void *arg)
+		uint64_t end, const enum key_id *srcs, size_t n, attrib_fn fn,
+		void *arg)
 {
 	struct rmap *maps[RMAP_ROLLUP_MAX];
-	struct walk w = { .fn = fn, .arg = arg, .col = COL_FILE };
+	struct walk w = {.fn = fn, .arg = arg, .col = COL_FILE};
 	uint64_t size = attrib_file_size(p);
 	size_t k;
 
@@ -825,7 +819,7 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 	}
 	if (!k) {
 		uint32_t labels[KEYS_MAX];
-		uint64_t vals[COL__COUNT] = { 0 };
+		uint64_t vals[COL__COUNT] = {0};
 
 		for (size_t i = 0; i < n; i++)
 			labels[i] = w.none[i];
@@ -856,8 +850,8 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 				    im->rec.path,
 				    "%s: %s, so what it holds is unknown; "
 				    "%s mapped (%s resident)",
-				    labels_str(a->lb, im->whole_label),
-				    im->why, vm, rss);
+				    labels_str(a->lb, im->whole_label), im->why,
+				    vm, rss);
 			else
 				strlist_add_notef(
 				    notes, NOTE_IMAGE_BROKEN, im->rec.path,
@@ -869,7 +863,8 @@ void attrib_notes(struct attrib *a, struct strlist *notes)
 			strlist_add_notef(notes, NOTE_NOT_ELF, im->rec.path,
 					  "%s: not an ELF file (mapped "
 					  "executable or not readable by all): "
-					  "labelled by its path", im->rec.path);
+					  "labelled by its path",
+					  im->rec.path);
 		if (im->noseg_vm && im->noseg_rss) {
 			human(vm, sizeof(vm), im->noseg_vm);
 			human(rss, sizeof(rss), im->noseg_rss);
@@ -918,8 +913,11 @@ int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 		      uint64_t *bias)
 {
 	struct attrib_img *im = img_get(a, id);
-	struct attrib_map m = { .start = start, .end = end, .pgoff = pgoff,
-				.prot = prot, .image_id = id };
+	struct attrib_map m = {.start = start,
+			       .end = end,
+			       .pgoff = pgoff,
+			       .prot = prot,
+			       .image_id = id};
 	int seg;
 
 	if (!im || im->state != IMG_ELF)

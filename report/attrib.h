@@ -70,22 +70,22 @@ enum attrib_run_flags {
 	ATTRIB_PG_ELSEWHERE = 1u << 31, /* charged to a cgroup outside the
 					   one reported (run.reserved: which,
 					   see cgcharge.h): CHARGE 0 */
-	ATTRIB_PG_COUNTED = 1u << 30,   /* a page cache page an earlier
+	ATTRIB_PG_COUNTED = 1u << 30,	/* a page cache page an earlier
 					   mapping charged already: CHARGE 0 */
-	ATTRIB_PG_ONCE = 1u << 29,      /* a page cache page charged here
+	ATTRIB_PG_ONCE = 1u << 29,	/* a page cache page charged here
 					   whole, whatever its mapcount */
 };
 
 struct attrib_part {
-	uint64_t start, end;          /* process VA, within the mapping */
+	uint64_t start, end; /* process VA, within the mapping */
 	enum attrib_class cls;
-	struct attrib_img *img;       /* IMAGE/BSS/BROKEN/FILE with an image
-					 record; else NULL */
-	int seg;                      /* index in img's segments, or -1 */
-	uint64_t bias;                /* image VM = va - bias (IMAGE/BSS) */
-	uint32_t file_label;          /* the "files" key label */
-	uint32_t inner_label;         /* image-internal keys, when constant */
-	uint32_t kind_label;          /* the "kinds" key, when constant */
+	struct attrib_img *img; /* IMAGE/BSS/BROKEN/FILE with an image
+				   record; else NULL */
+	int seg;		/* index in img's segments, or -1 */
+	uint64_t bias;		/* image VM = va - bias (IMAGE/BSS) */
+	uint32_t file_label;	/* the "files" key label */
+	uint32_t inner_label;	/* image-internal keys, when constant */
+	uint32_t kind_label;	/* the "kinds" key, when constant */
 };
 
 /* New engine interning into lb (borrowed), building image maps as maps
@@ -117,14 +117,14 @@ typedef int (*attrib_fn)(void *arg, const uint32_t *labels,
  * with_pss: mapcounts are valid. Returns 0, the callback's non-zero value,
  * or a negative code. */
 int attrib_charge(struct attrib *a, const struct attrib_part *p,
-		  const struct attrib_map *m, const enum key_id *srcs,
-		  size_t n, bool with_pss, attrib_fn fn, void *arg);
+		  const struct attrib_map *m, const enum key_id *srcs, size_t n,
+		  bool with_pss, attrib_fn fn, void *arg);
 
 /* Charge the on-disk bytes [off, end) of p's file (clipped to its size) to
  * the labels of srcs as COL_FILE. Nothing for anonymous parts. */
 int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
-		uint64_t end, const enum key_id *srcs, size_t n,
-		attrib_fn fn, void *arg);
+		uint64_t end, const enum key_id *srcs, size_t n, attrib_fn fn,
+		void *arg);
 
 /* Size of p's file (0 for anonymous parts). */
 uint64_t attrib_file_size(const struct attrib_part *p);

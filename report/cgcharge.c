@@ -18,9 +18,9 @@
 /* A memory cgroup the records name. */
 struct cg {
 	uint64_t ino;
-	char *path;               /* NULL: named by no CGROUP record */
-	uint32_t label;           /* LABEL_NONE until asked */
-	bool inside;              /* part of the cgroup reported */
+	char *path;	/* NULL: named by no CGROUP record */
+	uint32_t label; /* LABEL_NONE until asked */
+	bool inside;	/* part of the cgroup reported */
 };
 
 /* A process's own memory cgroup (its latest CGROUP record). */
@@ -56,9 +56,9 @@ struct pagekey {
 struct cfile {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
-	uint32_t label;           /* its path */
-	size_t *recs;             /* indices into cgcharge.crecs, in time
-				     order */
+	uint32_t label; /* its path */
+	size_t *recs;	/* indices into cgcharge.crecs, in time
+			   order */
 	size_t nrecs, cap;
 };
 
@@ -71,30 +71,30 @@ struct crec {
 struct cgcharge {
 	struct labels *lb;
 	uint64_t page_size;
-	uint64_t snap_off;        /* cgcharge_add: the snapshot being read */
-	bool group;               /* a -G recording */
-	bool machine;             /* a -a recording with MACHINE records:
-				     every cgroup is the one reported */
-	char *target;             /* the -G cgroup's path */
+	uint64_t snap_off; /* cgcharge_add: the snapshot being read */
+	bool group;	   /* a -G recording */
+	bool machine;	   /* a -a recording with MACHINE records:
+			      every cgroup is the one reported */
+	char *target;	   /* the -G cgroup's path */
 	struct cg *cgs;
 	size_t ncg, cgcap;
 	struct pid_cg *pids;
 	size_t npid, pidcap;
-	struct sample *samples;   /* in time order */
+	struct sample *samples; /* in time order */
 	size_t nsamples, samplecap;
-	struct chmap *maps;       /* in snap_off order */
+	struct chmap *maps; /* in snap_off order */
 	size_t nmaps, mapcap;
 	struct md_charge_run *charge;
 	size_t ncharge, chargecap;
-	struct md_run *out;       /* cgcharge_runs() */
+	struct md_run *out; /* cgcharge_runs() */
 	size_t nout, outcap;
-	struct pagekey *keys;     /* page cache pages charged */
+	struct pagekey *keys; /* page cache pages charged */
 	size_t nkeys, keycap;
 	struct hashmap keyix;
-	uint64_t *file_bytes;     /* per step: of them, bytes charged */
+	uint64_t *file_bytes; /* per step: of them, bytes charged */
 	size_t nsteps;
 	uint32_t elsewhere, cache_label;
-	struct cfile *files;      /* FILE_CACHE records, by file */
+	struct cfile *files; /* FILE_CACHE records, by file */
 	size_t nfiles, filecap;
 	struct crec *crecs;
 	size_t ncrecs, crecap;
@@ -109,8 +109,8 @@ static size_t cg_get(struct cgcharge *g, uint64_t ino)
 		if (g->cgs[i].ino == ino)
 			return i;
 	xgrow(&g->cgs, &g->cgcap, g->ncg + 1, sizeof(*g->cgs));
-	g->cgs[g->ncg] = (struct cg){ .ino = ino, .label = LABEL_NONE,
-				      .inside = g->machine };
+	g->cgs[g->ncg] =
+	    (struct cg){.ino = ino, .label = LABEL_NONE, .inside = g->machine};
 	return g->ncg++;
 }
 
@@ -131,7 +131,7 @@ static void pid_set(struct cgcharge *g, uint32_t pid, uint64_t ino)
 			return;
 		}
 	xgrow(&g->pids, &g->pidcap, g->npid + 1, sizeof(*g->pids));
-	g->pids[g->npid++] = (struct pid_cg){ pid, ino };
+	g->pids[g->npid++] = (struct pid_cg){pid, ino};
 }
 
 /* The memory cgroup of pid, or 0 if no record names it. */
@@ -149,14 +149,13 @@ static struct sample *sample_new(struct cgcharge *g, uint64_t time,
 {
 	struct sample *s;
 
-	xgrow(&g->samples, &g->samplecap, g->nsamples + 1,
-	      sizeof(*g->samples));
+	xgrow(&g->samples, &g->samplecap, g->nsamples + 1, sizeof(*g->samples));
 	s = &g->samples[g->nsamples++];
-	*s = (struct sample){ .time = time, .nstats = nstats };
+	*s = (struct sample){.time = time, .nstats = nstats};
 	s->stats = xcalloc(nstats + 1, sizeof(*s->stats));
 	for (uint32_t i = 0; i < nstats; i++)
-		s->stats[i] = (struct md_cgroup_stat){ xstrdup(stats[i].key),
-						       stats[i].value };
+		s->stats[i] = (struct md_cgroup_stat){xstrdup(stats[i].key),
+						      stats[i].value};
 	return s;
 }
 
@@ -207,8 +206,7 @@ static void on_charge(struct cgcharge *g, uint64_t snap_off,
 	if (!m || m->snap_off != snap_off) {
 		xgrow(&g->maps, &g->mapcap, g->nmaps + 1, sizeof(*g->maps));
 		m = &g->maps[g->nmaps++];
-		*m = (struct chmap){ .snap_off = snap_off,
-				     .first = g->ncharge };
+		*m = (struct chmap){.snap_off = snap_off, .first = g->ncharge};
 	}
 	xgrow(&g->charge, &g->chargecap, g->ncharge + r->nruns,
 	      sizeof(*g->charge));
@@ -227,19 +225,18 @@ static void on_file_cache(struct cgcharge *g, const struct md_file_cache *r)
 		    g->files[i].dev_minor == r->dev_minor)
 			f = &g->files[i];
 	if (!f) {
-		xgrow(&g->files, &g->filecap, g->nfiles + 1,
-		      sizeof(*g->files));
+		xgrow(&g->files, &g->filecap, g->nfiles + 1, sizeof(*g->files));
 		f = &g->files[g->nfiles++];
-		*f = (struct cfile){ .dev_major = r->dev_major,
-				     .dev_minor = r->dev_minor, .ino = r->ino,
-				     .label = labels_intern(g->lb, r->path) };
+		*f = (struct cfile){.dev_major = r->dev_major,
+				    .dev_minor = r->dev_minor,
+				    .ino = r->ino,
+				    .label = labels_intern(g->lb, r->path)};
 	}
 	xgrow(&f->recs, &f->cap, f->nrecs + 1, sizeof(*f->recs));
 	f->recs[f->nrecs++] = g->ncrecs;
 	xgrow(&g->crecs, &g->crecap, g->ncrecs + 1, sizeof(*g->crecs));
-	g->crecs[g->ncrecs++] = (struct crec){ .time = r->time,
-					       .first = g->ncache,
-					       .n = r->nruns };
+	g->crecs[g->ncrecs++] =
+	    (struct crec){.time = r->time, .first = g->ncache, .n = r->nruns};
 	xgrow(&g->cache, &g->cachecap, g->ncache + r->nruns + 1,
 	      sizeof(*g->cache));
 	memcpy(g->cache + g->ncache, r->runs, r->nruns * sizeof(*r->runs));
@@ -258,12 +255,13 @@ static void mark_inside(struct cgcharge *g)
 		if (g->machine)
 			c->inside = true;
 		else if (g->group)
-			c->inside = c->path && !strncmp(c->path, g->target, tl) &&
+			c->inside = c->path &&
+				    !strncmp(c->path, g->target, tl) &&
 				    (!c->path[tl] || c->path[tl] == '/');
 		else
 			for (size_t k = 0; k < g->npid && !c->inside; k++)
-				c->inside = g->pids[k].ino == c->ino &&
-					    g->pids[k].pid;
+				c->inside =
+				    g->pids[k].ino == c->ino && g->pids[k].pid;
 	}
 }
 
@@ -374,8 +372,8 @@ uint32_t cgcharge_payer(const struct cgcharge *g, uint32_t k)
 			c->label = labels_intern(g->lb, c->path);
 		} else {
 			if (c->ino)
-				snprintf(buf, sizeof(buf), "[cgroup %" PRIu64 "]",
-					 c->ino);
+				snprintf(buf, sizeof(buf),
+					 "[cgroup %" PRIu64 "]", c->ino);
 			else
 				snprintf(buf, sizeof(buf), "[no cgroup]");
 			c->label = labels_intern(g->lb, buf);
@@ -387,8 +385,8 @@ uint32_t cgcharge_payer(const struct cgcharge *g, uint32_t k)
 /* The SNAP_CHARGE runs of the snapshot at snap_off from the first that
  * ends after address start, and their count in *n (0: none). */
 static const struct md_charge_run *charge_of(const struct cgcharge *g,
-					     uint64_t snap_off,
-					     uint64_t start, size_t *n)
+					     uint64_t snap_off, uint64_t start,
+					     size_t *n)
 {
 	const struct md_charge_run *ch;
 	size_t lo = 0, hi = g->nmaps, nch;
@@ -473,9 +471,10 @@ static void push_cache(struct cgcharge *g, const struct md_snap_mapping *m,
 		       const struct md_run *r, uint64_t s, uint64_t e,
 		       uint32_t step)
 {
-	struct pagekey k = { .dev_major = m->dev_major,
-			     .dev_minor = m->dev_minor, .ino = m->ino,
-			     .step = step };
+	struct pagekey k = {.dev_major = m->dev_major,
+			    .dev_minor = m->dev_minor,
+			    .ino = m->ino,
+			    .step = step};
 
 	steps_grow(g, step);
 	for (uint64_t va = s; va < e; va += g->page_size) {
@@ -537,14 +536,13 @@ const struct md_run *cgcharge_runs(struct cgcharge *g, uint64_t snap_off,
 		while (va < end) {
 			uint64_t se, ino = own;
 
-			while (ci < nch && ch[ci].vaddr +
-						   (uint64_t)ch[ci].npages * ps <=
-					   va)
+			while (ci < nch &&
+			       ch[ci].vaddr + (uint64_t)ch[ci].npages * ps <=
+				   va)
 				ci++;
 			if (ci < nch && ch[ci].vaddr <= va) {
 				se = MIN(end, ch[ci].vaddr +
-						      (uint64_t)ch[ci].npages *
-							      ps);
+						  (uint64_t)ch[ci].npages * ps);
 				ino = ch[ci].cgroup;
 			} else {
 				se = ci < nch ? MIN(end, ch[ci].vaddr) : end;
@@ -571,28 +569,26 @@ struct kernel_row {
 };
 
 static const struct kernel_row kernel_rows[] = {
-	{ 2, "[kernel: slab]", { "slab_reclaimable", "slab_unreclaimable" },
-	  true },
-	{ 2, "[kernel: stacks]", { "kernel_stack" }, true },
-	{ 2, "[kernel: page tables]", { "pagetables" }, true },
-	{ 2, "[kernel: secondary page tables]", { "sec_pagetables" }, true },
-	{ 2, "[kernel: percpu]", { "percpu" }, true },
-	{ 2, "[kernel: vmalloc]", { "vmalloc" }, true },
-	{ 2, "[kernel: sock]", { "sock" }, false },
-	{ 0, "[free]", { "MemFree" }, false },
-	{ 0, "[kernel: slab]", { "Slab" }, false },
-	{ 0, "[kernel: stacks]", { "KernelStack" }, false },
-	{ 0, "[kernel: page tables]", { "PageTables", "SecPageTables" },
-	  false },
-	{ 0, "[kernel: percpu]", { "Percpu" }, false },
-	{ 0, "[hugetlb]", { "Hugetlb" }, false },
+    {2, "[kernel: slab]", {"slab_reclaimable", "slab_unreclaimable"}, true},
+    {2, "[kernel: stacks]", {"kernel_stack"}, true},
+    {2, "[kernel: page tables]", {"pagetables"}, true},
+    {2, "[kernel: secondary page tables]", {"sec_pagetables"}, true},
+    {2, "[kernel: percpu]", {"percpu"}, true},
+    {2, "[kernel: vmalloc]", {"vmalloc"}, true},
+    {2, "[kernel: sock]", {"sock"}, false},
+    {0, "[free]", {"MemFree"}, false},
+    {0, "[kernel: slab]", {"Slab"}, false},
+    {0, "[kernel: stacks]", {"KernelStack"}, false},
+    {0, "[kernel: page tables]", {"PageTables", "SecPageTables"}, false},
+    {0, "[kernel: percpu]", {"Percpu"}, false},
+    {0, "[hugetlb]", {"Hugetlb"}, false},
 };
 
 /* The counters of the page cache and of the anonymous memory charged, by
  * version (0: the machine's meminfo). */
-static const char *const file_keys[3][2] = { { "Buffers", "Cached" },
-					     { "cache" }, { "file" } };
-static const char *const anon_key[3] = { "AnonPages", "rss", "anon" };
+static const char *const file_keys[3][2] = {
+    {"Buffers", "Cached"}, {"cache"}, {"file"}};
+static const char *const anon_key[3] = {"AnonPages", "rss", "anon"};
 
 /* The sum of the counters keys[0..n-1] of s (those it has). */
 static uint64_t stat_sum(const struct sample *s, const char *const *keys,
@@ -625,7 +621,7 @@ static void add_row(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		    const char *label, uint64_t bytes)
 {
 	uint32_t path[KEYS_MAX];
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t l = labels_intern(g->lb, label);
 
 	if (!bytes)
@@ -650,9 +646,10 @@ static const struct sample *sample_at(const struct cgcharge *g, uint64_t time)
 static uint64_t file_charge(struct cgcharge *g, const struct cfile *f,
 			    uint32_t step, uint64_t time)
 {
-	struct pagekey k = { .dev_major = f->dev_major,
-			     .dev_minor = f->dev_minor, .ino = f->ino,
-			     .step = step };
+	struct pagekey k = {.dev_major = f->dev_major,
+			    .dev_minor = f->dev_minor,
+			    .ino = f->ino,
+			    .step = step};
 	uint64_t bytes = 0, at;
 	size_t last = f->nrecs;
 
@@ -686,7 +683,7 @@ static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		      uint32_t step, uint64_t time)
 {
 	uint32_t path[KEYS_MAX];
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 
 	steps_grow(g, step);
 	for (size_t i = 0; i < g->nfiles; i++) {
@@ -713,14 +710,12 @@ static char *walk_note(const struct sample *s)
 		const char *walk[3];
 		const char *meminfo[3];
 	} pairs[] = {
-		{ "free", { "walk_free" }, { "MemFree" } },
-		{ "slab", { "walk_slab" }, { "Slab" } },
-		{ "page tables", { "walk_pgtable" },
-		  { "PageTables", "SecPageTables" } },
-		{ "anonymous", { "walk_anon" }, { "AnonPages" } },
-		{ "page cache", { "walk_file", "walk_shmem" },
-		  { "Buffers", "Cached" } },
-		{ "hugetlb", { "walk_hugetlb" }, { "Hugetlb" } },
+	    {"free", {"walk_free"}, {"MemFree"}},
+	    {"slab", {"walk_slab"}, {"Slab"}},
+	    {"page tables", {"walk_pgtable"}, {"PageTables", "SecPageTables"}},
+	    {"anonymous", {"walk_anon"}, {"AnonPages"}},
+	    {"page cache", {"walk_file", "walk_shmem"}, {"Buffers", "Cached"}},
+	    {"hugetlb", {"walk_hugetlb"}, {"Hugetlb"}},
 	};
 	struct strbuf sb = STRBUF_INIT;
 	char a[32], b[32], *note;
@@ -744,18 +739,19 @@ static char *walk_note(const struct sample *s)
 		strbuf_free(&sb);
 		return NULL;
 	}
-	v = stat_sum(s, (const char *const[]){ "walk_unflagged" }, 1);
+	v = stat_sum(s, (const char *const[]){"walk_unflagged"}, 1);
 	fmt_human(a, sizeof(a), (double)v);
 	strbuf_addf(&sb, "; frames with no flag: %s", a);
 	note = xasprintf("page frame walk and /proc/meminfo differ by more "
-			 "than 1 %%: %s", strbuf_str(&sb));
+			 "than 1 %%: %s",
+			 strbuf_str(&sb));
 	strbuf_free(&sb);
 	return note;
 }
 
-int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
-			 size_t nkeys, uint32_t step, uint64_t time,
-			 uint64_t *over, char **note)
+int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
+			 uint32_t step, uint64_t time, uint64_t *over,
+			 char **note)
 {
 	const struct sample *s;
 	uint64_t kernel = 0, parts = 0, file, seen, total, anon, counted;
@@ -783,8 +779,7 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
 		if (k->in_kernel)
 			parts += sum;
 	}
-	if (s->version == 2 && stat_get(s, "kernel", &kernel) &&
-	    kernel > parts)
+	if (s->version == 2 && stat_get(s, "kernel", &kernel) && kernel > parts)
 		add_row(g, t, nkeys, "[kernel: other]", kernel - parts);
 	if (s->version == 1 && (s->flags & MD_CG_F_KMEM))
 		add_row(g, t, nkeys, "[kernel memory]", s->kmem);

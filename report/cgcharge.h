@@ -73,8 +73,8 @@ void cgcharge_relabel(struct cgcharge *g, uint32_t payer, uint32_t *path,
  * exceeded the charge by (0 normally); *note a line (malloc'd) when the
  * page frame walk and meminfo disagree, else NULL. Returns 0, or -ENOENT
  * when no counters were recorded after time (no row added). */
-int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t,
-			 size_t nkeys, uint32_t step, uint64_t time,
-			 uint64_t *over, char **note);
+int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
+			 uint32_t step, uint64_t time, uint64_t *over,
+			 char **note);
 
 #endif

@@ -70,8 +70,8 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 	uint32_t path[KEYS_MAX];
 
 	for (size_t i = 0; i < c->o->nkeys; i++) {
-		path[i] = c->src_of_key[i] >= 0 ? labels[c->src_of_key[i]] :
-						  c->fixed[i];
+		path[i] = c->src_of_key[i] >= 0 ? labels[c->src_of_key[i]]
+						: c->fixed[i];
 		if (c->jit_label != LABEL_NONE &&
 		    (keydefs[c->o->keys[i]].needs & KEY_NEEDS_JIT))
 			path[i] = c->jit_label;
@@ -135,9 +135,8 @@ static bool share_insert(struct share_set *s, const struct share_key *k)
  * level, the point and which labels count). what: SHARE_VM for a VM walk,
  * with SHARE_VMADDR when the range is of image VM addresses, not file
  * offsets (a .bss tail). */
-static void share_walk(struct report_ctx *c, uint32_t image_id,
-		       uint64_t off, uint64_t end, uint32_t what,
-		       struct share_key *k)
+static void share_walk(struct report_ctx *c, uint32_t image_id, uint64_t off,
+		       uint64_t end, uint32_t what, struct share_key *k)
 {
 	memset(k, 0, sizeof(*k)); /* padding too: keys are hashed as bytes */
 	k->image_id = image_id;
@@ -185,8 +184,7 @@ static void capture_group(struct capture *cap, const struct share_key *w,
 {
 	struct capture_group *g;
 
-	xgrow(&cap->groups, &cap->gcap, cap->ngroups + 1,
-	      sizeof(*cap->groups));
+	xgrow(&cap->groups, &cap->gcap, cap->ngroups + 1, sizeof(*cap->groups));
 	g = &cap->groups[cap->ngroups++];
 	memset(g, 0, sizeof(*g));
 	if (w)
@@ -232,11 +230,11 @@ static void capture_replay(struct report_ctx *c, const struct snapinfo *s,
 		rowtree_set_tag(t, si + 1); /* PROCS: once per snapshot */
 		for (size_t g = 0; g < cap->ngroups; g++) {
 			const struct capture_group *gr = &cap->groups[g];
-			size_t end = g + 1 < cap->ngroups ?
-					     cap->groups[g + 1].start :
-					     cap->n;
-			size_t from = gr->cols ? share_level(c, &gr->key, pt) :
-						 0;
+			size_t end = g + 1 < cap->ngroups
+					 ? cap->groups[g + 1].start
+					 : cap->n;
+			size_t from =
+			    gr->cols ? share_level(c, &gr->key, pt) : 0;
 
 			if (gr->file && from > c->o->nkeys)
 				continue;
@@ -303,11 +301,11 @@ static int charge_range(struct report_ctx *c, const struct attrib_part *p,
  * of anonymous memory that hold JIT code of the process are charged to the
  * JIT symbols there. */
 static int charge_jit(struct report_ctx *c, const struct attrib_part *p,
-		       const struct attrib_map *m, bool with_pss)
+		      const struct attrib_map *m, bool with_pss)
 {
-	struct rmap *jm = c->want_jit && p->cls == ACLS_ANON ?
-				  jitsyms_map(c->jit, c->cur_pid->kp.pid) :
-				  NULL;
+	struct rmap *jm = c->want_jit && p->cls == ACLS_ANON
+			      ? jitsyms_map(c->jit, c->cur_pid->kp.pid)
+			      : NULL;
 	const struct rmap_entry *ents;
 	uint64_t pos = p->start;
 	size_t n, i;
@@ -342,7 +340,7 @@ struct fault_group {
 	bool with_pss;
 	uint64_t start, end;
 	uint32_t callers, site;
-	size_t run;               /* first run that may overlap start */
+	size_t run; /* first run that may overlap start */
 	uint64_t page;
 };
 
@@ -356,8 +354,8 @@ static int group_flush(struct fault_group *g)
 		return 0;
 	while (g->run < g->m->nruns &&
 	       g->m->runs[g->run].vaddr +
-			       (uint64_t)g->m->runs[g->run].npages * g->page <=
-		       g->start)
+		       (uint64_t)g->m->runs[g->run].npages * g->page <=
+		   g->start)
 		g->run++;
 	last = g->run;
 	while (last < g->m->nruns && g->m->runs[last].vaddr < g->end)
@@ -402,9 +400,15 @@ static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
 {
 	uint32_t none = faults_none(c->faults);
 	struct fault_group g = {
-		.c = c, .p = p, .m = m, .with_pss = with_pss,
-		.start = p->start, .end = p->start,
-		.callers = none, .site = none, .page = c->page_size,
+	    .c = c,
+	    .p = p,
+	    .m = m,
+	    .with_pss = with_pss,
+	    .start = p->start,
+	    .end = p->start,
+	    .callers = none,
+	    .site = none,
+	    .page = c->page_size,
 	};
 	bool file = p->cls == ACLS_IMAGE || p->cls == ACLS_FILE ||
 		    p->cls == ACLS_BROKEN;
@@ -413,8 +417,8 @@ static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
 	for (size_t i = 0; i < m->nruns; i++) {
 		const struct md_run *r = &m->runs[i];
 		uint64_t s = MAX(r->vaddr, p->start);
-		uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * g.page,
-				 p->end);
+		uint64_t e =
+		    MIN(r->vaddr + (uint64_t)r->npages * g.page, p->end);
 
 		if (s >= e || s < g.end)
 			continue;
@@ -426,9 +430,8 @@ static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
 		}
 		for (uint64_t va = s; va < e; va += g.page) {
 			uint32_t callers, site;
-			uint64_t next = faults_next(c->faults,
-						    c->cur_pid->kp.pid, va, e,
-						    file);
+			uint64_t next = faults_next(
+			    c->faults, c->cur_pid->kp.pid, va, e, file);
 
 			/* pages no fault can name: one piece, not one
 			 * look-up per page */
@@ -441,8 +444,8 @@ static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
 			}
 			faults_page(c->faults, c->cur_pid->kp.pid, va, file,
 				    &callers, &site);
-			ret = group_extend(&g, va, MIN(va + g.page, e),
-					   callers, site);
+			ret = group_extend(&g, va, MIN(va + g.page, e), callers,
+					   site);
 			if (ret)
 				return ret;
 		}
@@ -509,8 +512,8 @@ static bool vm_share_range(const struct attrib_part *p,
 static int charge_plain(struct report_ctx *c, const struct attrib_part *p,
 			const struct attrib_map *m, bool with_pss)
 {
-	return c->faults ? charge_by_fault(c, p, m, with_pss) :
-			   charge_jit(c, p, m, with_pss);
+	return c->faults ? charge_by_fault(c, p, m, with_pss)
+			 : charge_jit(c, p, m, with_pss);
 }
 
 /* -G: part p of mapping m cut where the cgroup paying for its pages
@@ -530,8 +533,8 @@ static int charge_by_payer(struct report_ctx *c, const struct attrib_part *p,
 	for (size_t i = 0; i < m->nruns && !ret; i++) {
 		const struct md_run *r = &m->runs[i];
 		uint64_t s = MAX(r->vaddr, p->start);
-		uint64_t e = MIN(r->vaddr + (uint64_t)r->npages * c->page_size,
-				 p->end);
+		uint64_t e =
+		    MIN(r->vaddr + (uint64_t)r->npages * c->page_size, p->end);
 
 		if (s >= e || !(r->flags & ATTRIB_PG_ELSEWHERE))
 			continue;
@@ -565,8 +568,7 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 	if (shared)
 		share_walk(c, attrib_image_id(p), off, end, what, &w);
 	if (c->cap.on) {
-		capture_group(&c->cap, shared ? &w : NULL, 1u << COL_VM,
-			      false);
+		capture_group(&c->cap, shared ? &w : NULL, 1u << COL_VM, false);
 	} else if (shared) {
 		/* from > nkeys: the same range with the same labels again
 		 * (mapped twice): its VM is counted already */
@@ -621,14 +623,18 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 }
 
 static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
-		      bool with_pss, struct attrib_part *prev,
-		      bool *have_prev)
+		      bool with_pss, struct attrib_part *prev, bool *have_prev)
 {
 	struct attrib_map m = {
-		.start = sm->start, .end = sm->end, .pgoff = sm->pgoff,
-		.prot = sm->prot, .flags = sm->flags,
-		.image_id = sm->image_id, .name = sm->name,
-		.runs = sm->runs, .nruns = sm->nruns,
+	    .start = sm->start,
+	    .end = sm->end,
+	    .pgoff = sm->pgoff,
+	    .prot = sm->prot,
+	    .flags = sm->flags,
+	    .image_id = sm->image_id,
+	    .name = sm->name,
+	    .runs = sm->runs,
+	    .nruns = sm->nruns,
 	};
 	struct attrib_part parts[2];
 	int n, ret;
@@ -636,12 +642,11 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	if (m.end <= m.start)
 		return 0;
 	if (c->cg)
-		m.runs = cgcharge_runs(c->cg, c->cur_snap_off,
-				       c->cur_pid->kp.pid, c->point, sm,
-				       &m.nruns);
+		m.runs =
+		    cgcharge_runs(c->cg, c->cur_snap_off, c->cur_pid->kp.pid,
+				  c->point, sm, &m.nruns);
 	n = attrib_classify(c->a, &m, *have_prev ? prev : NULL, parts);
-	c->cur_subject[1] = m.name ? labels_intern(c->lb, m.name) :
-				     LABEL_NONE;
+	c->cur_subject[1] = m.name ? labels_intern(c->lb, m.name) : LABEL_NONE;
 	for (int i = 0; i < n; i++) {
 		const struct attrib_part *p = &parts[i];
 
@@ -670,7 +675,7 @@ static void points_flush(struct report_ctx *c, size_t end)
 		if (*t && c->cg)
 			charge_cg_tree(c, *t, (uint32_t)c->flushed,
 				       c->points[c->flushed].time +
-					       c->start_ns);
+					   c->start_ns);
 		if (*t && rowtree_timeline_add(c->tlb, c->flushed, *t) == 0)
 			*t = NULL;
 	}

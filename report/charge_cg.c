@@ -85,6 +85,7 @@ void charge_cg_finish(struct report_ctx *c, const bool *chosen)
 				      "(memory.stat can lag the charge by "
 				      "seconds, and anonymous pages charged "
 				      "before a process joined the cgroup "
-				      "are taken as its own)", buf));
+				      "are taken as its own)",
+				      buf));
 	}
 }

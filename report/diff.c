@@ -46,9 +46,9 @@ static void merge_notes(struct strlist *out, const struct strlist *old,
 			const struct strlist *new)
 {
 	for (size_t i = 0; i < old->n; i++)
-		strlist_add_copy_prefixed(out, old, i,
-					  strlist_has(new, old->lines[i]) ?
-						  "" : "OLD: ");
+		strlist_add_copy_prefixed(
+		    out, old, i,
+		    strlist_has(new, old->lines[i]) ? "" : "OLD: ");
 	for (size_t i = 0; i < new->n; i++)
 		if (!strlist_has(old, new->lines[i]))
 			strlist_add_copy_prefixed(out, new, i, "NEW: ");
@@ -56,8 +56,7 @@ static void merge_notes(struct strlist *out, const struct strlist *old,
 
 /* Move the notes of l to out, each without a leading "PATH: " (the
  * side's file name, which the OLD:/NEW: prefix replaces). */
-static void strip_path(struct strlist *out, struct strlist *l,
-		       const char *path)
+static void strip_path(struct strlist *out, struct strlist *l, const char *path)
 {
 	size_t n = strlen(path);
 
@@ -87,8 +86,8 @@ struct imginfo {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	uint64_t size;
-	int64_t mtime_ns;         /* INT64_MIN: unknown */
-	int content;              /* ELF diffs: 1 same as the other, 0 not */
+	int64_t mtime_ns; /* INT64_MIN: unknown */
+	int content;	  /* ELF diffs: 1 same as the other, 0 not */
 };
 
 /* The note comparing image o (OLD) with n (NEW) of the same name, or
@@ -98,8 +97,7 @@ static char *image_note(const char *name, const struct imginfo *o,
 {
 	bool same_size = o->size == n->size;
 	bool same_time = o->mtime_ns == n->mtime_ns;
-	bool changed = o->content >= 0 ? !o->content :
-					 !same_size || !same_time;
+	bool changed = o->content >= 0 ? !o->content : !same_size || !same_time;
 	char *a, *b, *s;
 
 	if (o->build_id_len && n->build_id_len &&
@@ -122,16 +120,17 @@ static char *image_note(const char *name, const struct imginfo *o,
 				 same_time ? "" : ", new mtime");
 	if (o->content >= 0)
 		return xasprintf("'%s' changed (size %" PRIu64 " -> %" PRIu64
-				 ") and %s no build-id", name, o->size,
-				 n->size,
-				 !o->build_id_len && !n->build_id_len ?
-					 "has" : "one side has");
-	return xasprintf("'%s' has no build-id on %s side and its size or "
-			 "mtime changed (%" PRIu64 " -> %" PRIu64 " bytes): "
-			 "it may be another build", name,
-			 !o->build_id_len && !n->build_id_len ? "either" :
-								"one",
-			 o->size, n->size);
+				 ") and %s no build-id",
+				 name, o->size, n->size,
+				 !o->build_id_len && !n->build_id_len
+				     ? "has"
+				     : "one side has");
+	return xasprintf(
+	    "'%s' has no build-id on %s side and its size or "
+	    "mtime changed (%" PRIu64 " -> %" PRIu64 " bytes): "
+	    "it may be another build",
+	    name, !o->build_id_len && !n->build_id_len ? "either" : "one",
+	    o->size, n->size);
 }
 
 /* ---- two recordings ---- */
@@ -172,8 +171,8 @@ static int read_images(const char *path, struct imglist *l)
 			ii = &l->v[l->n++];
 			ii->path = xstrdup(im->path);
 		}
-		ii->build_id_len = MIN(im->build_id_len,
-				       (uint32_t)sizeof(im->build_id));
+		ii->build_id_len =
+		    MIN(im->build_id_len, (uint32_t)sizeof(im->build_id));
 		memcpy(ii->build_id, im->build_id, ii->build_id_len);
 		ii->size = im->size;
 		ii->mtime_ns = im->mtime_ns;
@@ -185,7 +184,7 @@ static int read_images(const char *path, struct imglist *l)
 
 static void data_image_notes(const struct diff_opts *o, struct strlist *n)
 {
-	struct imglist a = { 0 }, b = { 0 };
+	struct imglist a = {0}, b = {0};
 
 	if (read_images(o->old.path, &a) < 0 ||
 	    read_images(o->new.path, &b) < 0)
@@ -243,8 +242,8 @@ static const char *comm_of(const struct labels *lb, uint32_t id, char *buf,
 }
 
 /* How many of ids[0..n-1] have command name comm. */
-static size_t count_comm(const struct labels *lb, const uint32_t *ids,
-			 size_t n, const char *comm, uint32_t *which)
+static size_t count_comm(const struct labels *lb, const uint32_t *ids, size_t n,
+			 const char *comm, uint32_t *which)
 {
 	char buf[256];
 	size_t k = 0;
@@ -294,7 +293,7 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 		if (has_rename(*out, nr, x))
 			continue;
 		xgrow(out, &cap, nr + 1, sizeof(**out));
-		(*out)[nr++] = (struct diff_rename){ x, y };
+		(*out)[nr++] = (struct diff_rename){x, y};
 	}
 	free(ia);
 	free(ib);
@@ -305,8 +304,8 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 static char *side_name(const struct diff_side *s)
 {
 	static const char *const picks[] = {
-		[PICK_LAST] = "last", [PICK_FIRST] = "first",
-		[PICK_PEAK] = "peak", [PICK_INDEX] = "#", [PICK_ALL] = "all",
+	    [PICK_LAST] = "last", [PICK_FIRST] = "first", [PICK_PEAK] = "peak",
+	    [PICK_INDEX] = "#",	  [PICK_ALL] = "all",
 	};
 
 	if (s->pick == PICK_INDEX)
@@ -328,14 +327,14 @@ static int data_side(const struct diff_opts *o, const struct diff_side *s,
 		     struct labels *lb, struct report_result *res, char **msg)
 {
 	struct report_opts ro = {
-		.input = s->path,
-		.nkeys = o->nkeys,
-		.pid = o->pid,
-		.pick = s->pick,
-		.index = s->index,
-		.debug_root = o->debug_root,
-		.disasm = o->disasm,
-		.filter = o->filter,
+	    .input = s->path,
+	    .nkeys = o->nkeys,
+	    .pid = o->pid,
+	    .pick = s->pick,
+	    .index = s->index,
+	    .debug_root = o->debug_root,
+	    .disasm = o->disasm,
+	    .filter = o->filter,
 	};
 
 	memcpy(ro.keys, o->keys, sizeof(ro.keys));
@@ -345,7 +344,7 @@ static int data_side(const struct diff_opts *o, const struct diff_side *s,
 static int diff_data(const struct diff_opts *o, struct labels *lb,
 		     struct diff_result *res, char **msg)
 {
-	struct report_result a = { 0 }, b = { 0 };
+	struct report_result a = {0}, b = {0};
 	struct diff_rename *rn = NULL;
 	size_t nrn = 0;
 	char *m = NULL;
@@ -399,8 +398,8 @@ static int elf_info(const char *path, struct imginfo *ii)
 		goto out;
 	}
 	ii->size = (uint64_t)st.st_size;
-	ii->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-		       st.st_mtim.tv_nsec;
+	ii->mtime_ns =
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	n = elf_build_id_read(fd, ii->build_id, sizeof(ii->build_id));
 	ii->build_id_len = n > 0 ? (size_t)n : 0;
 out:
@@ -442,7 +441,7 @@ out:
 
 static void elf_notes(const struct diff_opts *o, struct strlist *n)
 {
-	struct imginfo a = { 0 }, b = { 0 };
+	struct imginfo a = {0}, b = {0};
 	int same;
 	char *s, *name;
 
@@ -452,9 +451,9 @@ static void elf_notes(const struct diff_opts *o, struct strlist *n)
 	if (same < 0)
 		return;
 	a.content = b.content = same;
-	name = strcmp(o->old.path, o->new.path) ?
-		       xasprintf("%s' -> '%s", o->old.path, o->new.path) :
-		       xstrdup(o->old.path);
+	name = strcmp(o->old.path, o->new.path)
+		   ? xasprintf("%s' -> '%s", o->old.path, o->new.path)
+		   : xstrdup(o->old.path);
 	if (same)
 		strlist_addf(n, "'%s': the files are identical", name);
 	s = image_note(name, &a, &b);
@@ -467,13 +466,13 @@ static int elf_side(const struct diff_opts *o, const char *path,
 		    struct labels *lb, struct rowtree **t,
 		    struct strlist *notes, char **msg)
 {
-	struct elf_map_opts maps = { .debug_root = o->debug_root,
-				     .disasm = o->disasm };
+	struct elf_map_opts maps = {.debug_root = o->debug_root,
+				    .disasm = o->disasm};
 	int ret;
 
 	*t = rowtree_new(lb, o->nkeys);
-	ret = ondisk_add_file(*t, lb, path, o->keys, o->nkeys, &maps,
-			      o->filter, notes);
+	ret = ondisk_add_file(*t, lb, path, o->keys, o->nkeys, &maps, o->filter,
+			      notes);
 	if (ret < 0)
 		*msg = xasprintf("'%s': %s", path, memsz_strerror(ret));
 	return ret;
@@ -482,7 +481,7 @@ static int elf_side(const struct diff_opts *o, const char *path,
 static int diff_elf(const struct diff_opts *o, struct labels *lb,
 		    struct diff_result *res, char **msg)
 {
-	struct strlist na = { 0 }, nb = { 0 }, sa = { 0 }, sb = { 0 };
+	struct strlist na = {0}, nb = {0}, sa = {0}, sb = {0};
 	struct rowtree *a = NULL, *b = NULL;
 	struct diff_rename rn;
 	int ret;

@@ -28,7 +28,7 @@
 
 enum diff_kind {
 	DIFF_KIND_DATA, /* a memsz.data recording */
-	DIFF_KIND_ELF,  /* an ELF file */
+	DIFF_KIND_ELF,	/* an ELF file */
 };
 
 /* The kind of the file at path, by its first bytes. Returns 0 and *kind,
@@ -37,8 +37,8 @@ int diff_detect(const char *path, enum diff_kind *kind);
 
 struct diff_side {
 	const char *path;
-	enum report_pick pick;        /* recordings only */
-	uint64_t index;               /* PICK_INDEX */
+	enum report_pick pick; /* recordings only */
+	uint64_t index;	       /* PICK_INDEX */
 };
 
 struct diff_opts {
@@ -46,17 +46,17 @@ struct diff_opts {
 	struct diff_side old, new;
 	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
-	long pid;                     /* recordings: only this pid; -1: all */
-	const char *debug_root;       /* NULL: /usr/lib/debug */
-	unsigned disasm;              /* elf_map_opts.disasm: ELF_DISASM_* */
-	struct filter *filter;        /* both sides' rows; NULL: all */
+	long pid;		/* recordings: only this pid; -1: all */
+	const char *debug_root; /* NULL: /usr/lib/debug */
+	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_* */
+	struct filter *filter;	/* both sides' rows; NULL: all */
 };
 
 struct diff_result {
-	struct rowtree *d;            /* ROWS_DIFF, merged, not finished */
-	bool have_pss;                /* both sides had PSS */
-	unsigned unknown_cols;        /* either side's (report_result) */
-	struct strlist notes;         /* footer lines */
+	struct rowtree *d;     /* ROWS_DIFF, merged, not finished */
+	bool have_pss;	       /* both sides had PSS */
+	unsigned unknown_cols; /* either side's (report_result) */
+	struct strlist notes;  /* footer lines */
 };
 
 /* Build both sides of o over label table lb and merge them into res

@@ -16,7 +16,7 @@
 #include "util/hashmap.h"
 #include "util/util.h"
 
-#define MAX_FRAMES 128 /* frames kept of one stack, innermost first */
+#define MAX_FRAMES 128	      /* frames kept of one stack, innermost first */
 #define FAULT_AROUND_SHIFT 16 /* the kernel's fault_around_bytes: 64 KiB */
 /* Callchain entries at or above this are PERF_CONTEXT_* markers, not
  * addresses (<linux/perf_event.h>). */
@@ -38,11 +38,11 @@
 struct hist_ent {
 	uint64_t time, start, end, pgoff, ino;
 	uint32_t prot, dev_major, dev_minor;
-	size_t seq;               /* record order within its pid */
+	size_t seq; /* record order within its pid */
 	/* resolved on first use (ent_resolve) */
-	uint32_t image_id;        /* UINT32_MAX: none */
-	struct elfimg *img;       /* usable ELF image, or NULL */
-	uint64_t bias;            /* load bias, if have_bias */
+	uint32_t image_id;  /* UINT32_MAX: none */
+	struct elfimg *img; /* usable ELF image, or NULL */
+	uint64_t bias;	    /* load bias, if have_bias */
 	bool resolved, have_bias, unmap;
 	char *name;
 };
@@ -52,10 +52,10 @@ struct proc {
 	uint64_t fork_time;
 	bool has_parent, has_limit;
 	uint64_t limit;
-	struct hist_ent *ents;    /* sorted by start, then seq, once lookups
-				     begin (sorted) */
+	struct hist_ent *ents; /* sorted by start, then seq, once lookups
+				  begin (sorted) */
 	size_t n, cap;
-	uint64_t *maxend;         /* sorted: max end of ents[0..i] */
+	uint64_t *maxend; /* sorted: max end of ents[0..i] */
 	bool sorted;
 };
 
@@ -66,9 +66,9 @@ struct page_ent {
 };
 
 struct page_hash {
-	struct page_ent *ents;    /* n, in order of first fault */
+	struct page_ent *ents; /* n, in order of first fault */
 	size_t n, cap;
-	struct hashmap index;     /* of ents */
+	struct hashmap index; /* of ents */
 };
 
 /* The pages (or windows) with an entry, by pid then address, for
@@ -96,11 +96,11 @@ struct faults {
 	uint32_t none, unknown;
 	/* counts for the footer */
 	uint64_t samples, used, late, nolimit, ip_only, nostack;
-	char *buf;                /* scratch for stack labels */
+	char *buf; /* scratch for stack labels */
 	size_t bufcap;
-	regex_t skip;             /* frames faultsite looks past */
+	regex_t skip; /* frames faultsite looks past */
 	bool have_skip;
-	struct jitsyms *jit;      /* names of JIT code, or NULL (borrowed) */
+	struct jitsyms *jit; /* names of JIT code, or NULL (borrowed) */
 };
 
 struct faults *faults_new(struct attrib *a, struct labels *lb,
@@ -178,8 +178,8 @@ static uint32_t stack_site(struct faults *f, const size_t *starts, int n)
 		skip = !regexec(&f->skip, f->buf + starts[i], 0, NULL, 0);
 		f->buf[end] = save;
 		if (!skip) {
-			char *name = xstrndup(f->buf + starts[i],
-					      end - starts[i]);
+			char *name =
+			    xstrndup(f->buf + starts[i], end - starts[i]);
 			uint32_t l = labels_intern(f->lb, name);
 
 			free(name);
@@ -210,8 +210,7 @@ static struct proc *proc_get(struct faults *f, uint32_t pid)
 	return p;
 }
 
-void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m,
-		      bool unmap)
+void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap)
 {
 	struct proc *p = proc_get(f, m->pid);
 	struct hist_ent *e;
@@ -221,11 +220,18 @@ void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m,
 	xgrow(&p->ents, &p->cap, p->n + 1, sizeof(*p->ents));
 	e = &p->ents[p->n++];
 	*e = (struct hist_ent){
-		.time = m->time, .start = m->start, .end = m->start + m->len,
-		.pgoff = m->pgoff, .ino = m->ino, .prot = m->prot,
-		.dev_major = m->dev_major, .dev_minor = m->dev_minor,
-		.seq = p->n - 1, .image_id = UINT32_MAX, .unmap = unmap,
-		.name = xstrdup(m->filename ? m->filename : ""),
+	    .time = m->time,
+	    .start = m->start,
+	    .end = m->start + m->len,
+	    .pgoff = m->pgoff,
+	    .ino = m->ino,
+	    .prot = m->prot,
+	    .dev_major = m->dev_major,
+	    .dev_minor = m->dev_minor,
+	    .seq = p->n - 1,
+	    .image_id = UINT32_MAX,
+	    .unmap = unmap,
+	    .name = xstrdup(m->filename ? m->filename : ""),
 	};
 	p->sorted = false;
 }
@@ -289,16 +295,15 @@ static bool ent_better(const struct hist_ent *e, const struct hist_ent *cur,
 	if ((e->time <= t) != (cur->time <= t))
 		return e->time <= t;
 	if (e->time != cur->time)
-		return e->time <= t ? e->time > cur->time :
-				      e->time < cur->time;
+		return e->time <= t ? e->time > cur->time : e->time < cur->time;
 	return e->time <= t ? e->seq > cur->seq : e->seq < cur->seq;
 }
 
 /* The mapping of p holding addr at time t: the latest record at or before
  * t, else (mappings listed from /proc after the fact) the earliest one;
  * then the parent's before the fork. NULL if none or unmapped. */
-static struct hist_ent *lookup(struct faults *f, struct proc *p,
-			       uint64_t t, uint64_t addr)
+static struct hist_ent *lookup(struct faults *f, struct proc *p, uint64_t t,
+			       uint64_t addr)
 {
 	for (int depth = 0; p && depth < MAX_FORK_DEPTH; depth++) {
 		struct hist_ent *best = NULL;
@@ -363,8 +368,12 @@ static int find_map(void *arg, uint64_t addr, struct unwind_map *out)
 		return -ENOENT;
 	ent_resolve(fa->f, e);
 	*out = (struct unwind_map){
-		.start = e->start, .end = e->end, .pgoff = e->pgoff,
-		.img = e->img, .have_bias = e->have_bias, .bias = e->bias,
+	    .start = e->start,
+	    .end = e->end,
+	    .pgoff = e->pgoff,
+	    .img = e->img,
+	    .have_bias = e->have_bias,
+	    .bias = e->bias,
 	};
 	return 0;
 }
@@ -391,11 +400,10 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 		ent_resolve(f, e);
 	if (e && e->have_bias &&
 	    (l = attrib_image_symbol(f->a, e->image_id, at - e->bias)) !=
-		    LABEL_NONE) {
+		LABEL_NONE) {
 		name = labels_str(f->lb, l);
 	} else if ((!e || e->image_id == UINT32_MAX) && f->jit &&
-		   (l = jitsyms_lookup(f->jit, fa->p->pid, at)) !=
-			   LABEL_NONE) {
+		   (l = jitsyms_lookup(f->jit, fa->p->pid, at)) != LABEL_NONE) {
 		name = labels_str(f->lb, l);
 	} else if (!e) {
 		name = "[unknown]";
@@ -439,13 +447,12 @@ static struct page_ent *hash_slot(struct page_hash *h, uint64_t key,
 		return e;
 	xgrow(&h->ents, &h->cap, h->n + 1, sizeof(*h->ents));
 	e = &h->ents[h->n];
-	*e = (struct page_ent){ .key = key };
+	*e = (struct page_ent){.key = key};
 	hashmap_put(&h->index, &p, (uint32_t)h->n++);
 	return e;
 }
 
-static const struct page_ent *hash_get(const struct page_hash *h,
-				       uint64_t key)
+static const struct page_ent *hash_get(const struct page_hash *h, uint64_t key)
 {
 	struct hashmap_probe p;
 
@@ -460,7 +467,7 @@ static uint64_t page_key(uint32_t pid, uint64_t addr, unsigned shift)
 static void index_add(struct page_index *x, uint32_t pid, uint64_t addr)
 {
 	xgrow(&x->v, &x->cap, x->n + 1, sizeof(*x->v));
-	x->v[x->n++] = (struct page_pos){ .pid = pid, .addr = addr };
+	x->v[x->n++] = (struct page_pos){.pid = pid, .addr = addr};
 	x->sorted = false;
 }
 
@@ -498,11 +505,15 @@ static const struct page_pos *index_from(struct page_index *x, uint32_t pid,
 
 int faults_add_sample(struct faults *f, const struct md_sample *s)
 {
-	struct find_arg fa = { .f = f, .time = s->time };
+	struct find_arg fa = {.f = f, .time = s->time};
 	struct unwind_regs r = {
-		.abi = s->abi, .mask = s->regs_mask, .regs = s->regs,
-		.nregs = s->nregs, .sp = s->stack_sp, .stack = s->stack,
-		.stack_size = s->stack_size,
+	    .abi = s->abi,
+	    .mask = s->regs_mask,
+	    .regs = s->regs,
+	    .nregs = s->nregs,
+	    .sp = s->stack_sp,
+	    .stack = s->stack,
+	    .stack_size = s->stack_size,
 	};
 	uint64_t ips[MAX_FRAMES];
 	size_t starts[MAX_FRAMES];
@@ -555,8 +566,10 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 	else if (e->time > s->time)
 		goto window; /* a later fault of this page is known */
 	*e = (struct page_ent){
-		.key = e->key, .time = s->time, .callers = callers,
-		.site = site,
+	    .key = e->key,
+	    .time = s->time,
+	    .callers = callers,
+	    .site = site,
 	};
 window:
 	e = hash_slot(&f->windows,
@@ -567,8 +580,10 @@ window:
 		index_add(&f->widx, s->pid,
 			  s->addr >> FAULT_AROUND_SHIFT << FAULT_AROUND_SHIFT);
 	*e = (struct page_ent){
-		.key = e->key, .time = s->time, .callers = callers,
-		.site = site,
+	    .key = e->key,
+	    .time = s->time,
+	    .callers = callers,
+	    .site = site,
 	};
 	return 0;
 }
@@ -604,8 +619,8 @@ bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 	return true;
 }
 
-uint64_t faults_next(struct faults *f, uint32_t pid, uint64_t va,
-		     uint64_t end, bool file)
+uint64_t faults_next(struct faults *f, uint32_t pid, uint64_t va, uint64_t end,
+		     bool file)
 {
 	const uint64_t wmask = ((uint64_t)1 << FAULT_AROUND_SHIFT) - 1;
 	struct proc *p = proc_find(f, pid);
@@ -639,9 +654,10 @@ uint32_t faults_none(const struct faults *f)
 void faults_notes(const struct faults *f, struct strlist *notes)
 {
 	if (!f->samples) {
-		strlist_add_note(notes, NOTE_SAMPLING, NULL, xstrdup(
-			"no fault samples in the recording: every page is "
-			"[no fault seen] (record with --faults)"));
+		strlist_add_note(
+		    notes, NOTE_SAMPLING, NULL,
+		    xstrdup("no fault samples in the recording: every page is "
+			    "[no fault seen] (record with --faults)"));
 		return;
 	}
 	strlist_add_notef(notes, NOTE_SAMPLING, NULL,

@@ -38,8 +38,7 @@ struct faults *faults_new(struct attrib *a, struct labels *lb,
 void faults_free(struct faults *f);
 
 /* A mapping appeared (unmap false) or went away (unmap true). */
-void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m,
-		      bool unmap);
+void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap);
 /* A fork: the child sees the parent's mappings of before t->time. */
 void faults_add_fork(struct faults *f, const struct md_task *t);
 /* Samples of pid after time are ignored (the snapshot reported). Pids
@@ -52,13 +51,13 @@ void faults_set_limit(struct faults *f, uint32_t pid, uint64_t time);
  * internals (_int_malloc, sysmalloc, tcache_*, ...), operator new, and
  * libc frames without a symbol; with GCC's .constprop.N-like suffixes and
  * symbol versions (memcpy@@GLIBC_2.14). */
-#define FAULTS_SKIP_DEFAULT                                                  \
-	"^(__GI_|__libc_)?_?_?(w?mem(set|cpy|move|cmp|chr|rchr|pcpy)|"      \
-	"st[rp]n?(cpy|dup|cat|len|cmp|chr|rchr|chrnul|casecmp)|"            \
-	"_int_[a-z_]+|malloc|calloc|realloc|reallocarray|free|memalign|"    \
-	"posix_memalign|aligned_alloc|valloc|pvalloc|sysmalloc[a-z_]*|"     \
-	"_mid_memalign|alloc_perturb|tcache_[a-z_]+|malloc_[a-z_]+)"        \
-	"(_[a-z0-9_]+)?(\\.[a-z]+\\.[0-9]+)*(@@?[A-Za-z0-9_.]+)?$|"        \
+#define FAULTS_SKIP_DEFAULT                                                    \
+	"^(__GI_|__libc_)?_?_?(w?mem(set|cpy|move|cmp|chr|rchr|pcpy)|"         \
+	"st[rp]n?(cpy|dup|cat|len|cmp|chr|rchr|chrnul|casecmp)|"               \
+	"_int_[a-z_]+|malloc|calloc|realloc|reallocarray|free|memalign|"       \
+	"posix_memalign|aligned_alloc|valloc|pvalloc|sysmalloc[a-z_]*|"        \
+	"_mid_memalign|alloc_perturb|tcache_[a-z_]+|malloc_[a-z_]+)"           \
+	"(_[a-z0-9_]+)?(\\.[a-z]+\\.[0-9]+)*(@@?[A-Za-z0-9_.]+)?$|"            \
 	"^operator (new|delete)|^\\[libc\\.so[.0-9]*\\]$"
 
 struct jitsyms;
@@ -80,15 +79,15 @@ int faults_add_sample(struct faults *f, const struct md_sample *s);
 /* Labels for the page at va of pid: the stack of the fault that made it
  * resident, outermost first joined by ';' ("main;alloc_a;touch"), and its
  * site: the innermost frame not skipped (faults_set_skip), "touch".
- * file: the page belongs to a file mapping (fault-around applies). Returns true if a fault was found; else both
- * are the "[no fault seen]" label. */
+ * file: the page belongs to a file mapping (fault-around applies). Returns true
+ * if a fault was found; else both are the "[no fault seen]" label. */
 bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 		 uint32_t *callers, uint32_t *site);
 /* The lowest page address in [va, end) that faults_page() may find a
  * fault for (pid's or a parent's page, or with file its window), or end:
  * every page before it is "[no fault seen]". va is page aligned. */
-uint64_t faults_next(struct faults *f, uint32_t pid, uint64_t va,
-		     uint64_t end, bool file);
+uint64_t faults_next(struct faults *f, uint32_t pid, uint64_t va, uint64_t end,
+		     bool file);
 /* The "[no fault seen]" label. */
 uint32_t faults_none(const struct faults *f);
 

@@ -96,8 +96,9 @@ static bool rule_matches(struct filter_rule *r, const struct labels *lb,
 		memset(r->cache + old, 0, r->cachecap - old);
 	}
 	if (!r->cache[id])
-		r->cache[id] = regexec(&r->re, labels_str(lb, id), 0, NULL,
-				       0) == 0 ? 1 : 2;
+		r->cache[id] =
+		    regexec(&r->re, labels_str(lb, id), 0, NULL, 0) == 0 ? 1
+									 : 2;
 	return r->cache[id] == 1;
 }
 
@@ -129,8 +130,7 @@ bool filter_keep(struct filter *f, const struct labels *lb,
 /* What rule r says of a path whose labels are known only where known[i]
  * is: 1 it matches, 0 it does not, -1 the unknown levels decide. */
 static int rule_on_known(struct filter_rule *r, const struct labels *lb,
-			 const uint32_t *path, const bool *known,
-			 size_t nkeys)
+			 const uint32_t *path, const bool *known, size_t nkeys)
 {
 	bool unknown = false;
 

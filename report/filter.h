@@ -19,11 +19,11 @@
 #include "report/keys.h"
 
 struct filter_rule {
-	int key;           /* enum key_id, or -1: any level */
-	int level;         /* index of key in the --by list (filter_bind) */
+	int key;   /* enum key_id, or -1: any level */
+	int level; /* index of key in the --by list (filter_bind) */
 	bool exclude;
 	regex_t re;
-	uint8_t *cache;    /* per label id: 0 unknown, 1 match, 2 no */
+	uint8_t *cache; /* per label id: 0 unknown, 1 match, 2 no */
 	size_t cachecap;
 };
 

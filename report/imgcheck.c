@@ -14,11 +14,10 @@
 #include "util/util.h"
 
 /* The image's own build-id against the recorded one; NULL if equal. */
-static char *check_build_id(const struct md_image *r,
-			    const struct elfimg *img)
+static char *check_build_id(const struct md_image *r, const struct elfimg *img)
 {
 	size_t len = MIN(r->build_id_len, sizeof(r->build_id));
-	struct elfimg rec = { .build_id_len = len };
+	struct elfimg rec = {.build_id_len = len};
 	char want[2 * 20 + 1], got[2 * 64 + 1];
 
 	if (img->build_id_len >= len &&
@@ -41,9 +40,9 @@ char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 		return check_build_id(r, img);
 	if (stat(path, &st) < 0)
 		return xasprintf("cannot stat: %s", strerror(errno));
-	if (r->ino && (st.st_ino != r->ino ||
-		       major(st.st_dev) != r->dev_major ||
-		       minor(st.st_dev) != r->dev_minor))
+	if (r->ino &&
+	    (st.st_ino != r->ino || major(st.st_dev) != r->dev_major ||
+	     minor(st.st_dev) != r->dev_minor))
 		return xstrdup("not the same file (device or inode differs)");
 	if (r->size && (uint64_t)st.st_size != r->size)
 		return xasprintf("size %llu on disk, %llu recorded",
@@ -51,7 +50,7 @@ char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 				 (unsigned long long)r->size);
 	if (r->mtime_ns &&
 	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
-		    r->mtime_ns)
+		r->mtime_ns)
 		return xstrdup("modified since it was recorded (mtime)");
 	return NULL;
 }

@@ -15,9 +15,9 @@ struct jit_ent {
 
 struct jit_pid {
 	uint32_t pid;
-	struct jit_ent *ents;     /* in the order written */
+	struct jit_ent *ents; /* in the order written */
 	size_t n, cap;
-	struct rmap *map;         /* built from ents on first lookup */
+	struct rmap *map; /* built from ents on first lookup */
 };
 
 struct jitsyms {
@@ -62,15 +62,16 @@ void jitsyms_add(struct jitsyms *j, const struct md_jitmap *m)
 	if (!p) {
 		xgrow(&j->pids, &j->cap, j->npids + 1, sizeof(*j->pids));
 		p = &j->pids[j->npids++];
-		*p = (struct jit_pid){ .pid = m->pid };
+		*p = (struct jit_pid){.pid = m->pid};
 	}
 	rmap_free(p->map);
 	p->map = NULL;
 	xgrow(&p->ents, &p->cap, p->n + m->nsyms, sizeof(*p->ents));
 	for (uint32_t i = 0; i < m->nsyms; i++)
 		p->ents[p->n++] = (struct jit_ent){
-			.start = m->syms[i].start, .size = m->syms[i].size,
-			.label = labels_intern(j->lb, m->syms[i].name),
+		    .start = m->syms[i].start,
+		    .size = m->syms[i].size,
+		    .label = labels_intern(j->lb, m->syms[i].name),
 		};
 	j->nsyms += m->nsyms;
 }

@@ -24,8 +24,9 @@
 static uint32_t label_pid(const struct key_at *at)
 {
 	struct key_proc *kp = at->proc;
-	const char *name = kp->cmdline && kp->cmdline[0] ? kp->cmdline :
-			   kp->comm ? kp->comm : "";
+	const char *name = kp->cmdline && kp->cmdline[0] ? kp->cmdline
+			   : kp->comm			 ? kp->comm
+							 : "";
 	char *s;
 
 	if (kp->labels[KEY_PIDS] != LABEL_NONE)
@@ -47,8 +48,7 @@ static uint32_t label_comm(const struct key_at *at)
 
 	if (kp->labels[KEY_COMMS] == LABEL_NONE)
 		kp->labels[KEY_COMMS] = labels_intern(
-			at->lb, kp->comm && kp->comm[0] ? kp->comm :
-							  "[unknown]");
+		    at->lb, kp->comm && kp->comm[0] ? kp->comm : "[unknown]");
 	return kp->labels[KEY_COMMS];
 }
 
@@ -59,7 +59,7 @@ static uint32_t label_user(const struct key_at *at)
 
 	if (kp->labels[KEY_USERS] == LABEL_NONE)
 		kp->labels[KEY_USERS] = labels_intern(
-			at->lb, kp->user ? kp->user : "[unknown user]");
+		    at->lb, kp->user ? kp->user : "[unknown user]");
 	return kp->labels[KEY_USERS];
 }
 
@@ -77,12 +77,11 @@ static uint32_t label_mapping(const struct key_at *at)
 	char *s;
 	uint32_t id;
 
-	s = xasprintf("%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start,
-		      m->end, m->prot & PROT_READ ? 'r' : '-',
-		      m->prot & PROT_WRITE ? 'w' : '-',
-		      m->prot & PROT_EXEC ? 'x' : '-',
-		      m->flags & MAP_SHARED ? 's' : 'p',
-		      m->name && m->name[0] ? m->name : "[anon]");
+	s = xasprintf(
+	    "%" PRIx64 "-%" PRIx64 " %c%c%c%c %s", m->start, m->end,
+	    m->prot & PROT_READ ? 'r' : '-', m->prot & PROT_WRITE ? 'w' : '-',
+	    m->prot & PROT_EXEC ? 'x' : '-', m->flags & MAP_SHARED ? 's' : 'p',
+	    m->name && m->name[0] ? m->name : "[anon]");
 	id = labels_intern(at->lb, s);
 	labels_set_pos(at->lb, id, m->start); /* --sort addr */
 	free(s);
@@ -105,66 +104,62 @@ static uint32_t label_site(const struct key_at *at)
 #define FAULTS KEY_NEEDS_FAULTS
 
 const struct keydef keydefs[KEY__COUNT] = {
-	[KEY_PIDS] = { "pids", label_pid, KEYMAP_NONE, -1, PROC,
-		       KEYF_PID_LABEL | KEYF_CUT_END, 0, KEY_IN_REPORT,
-		       "each process, as 'PID name' (its command line, "
-		       "else its command name)" },
-	[KEY_COMMS] = { "comms", label_comm, KEYMAP_NONE, -1, PROC, 0, 0,
-			KEY_IN_REPORT,
-			"processes grouped by command name (comm), like "
-			"smem -P" },
-	[KEY_USERS] = { "users", label_user, KEYMAP_NONE, -1, PROC, 0, 0,
-			KEY_IN_REPORT,
-			"the owner of each process (user name, or 'uid N'; "
-			"'[unknown user]' if not recorded)" },
-	[KEY_FILES] = { "files", label_file, KEYMAP_NONE, -1, 0, 0, 0, BOTH,
-			"each file (image) by path; anonymous memory by "
-			"kind" },
-	[KEY_MAPPINGS] = { "mappings", label_mapping, KEYMAP_NONE, -1, PROC,
-			   KEYF_BY_RANGE, 0, KEY_IN_REPORT,
-			   "each mapping: address range, permissions, "
-			   "name (--sort addr: by address, as pmap -x)" },
-	[KEY_SEGMENTS] = { "segments", NULL, KEYMAP_ELF, ELFSRC_SEGMENTS, 0,
-			   0, 0, BOTH, "PT_LOAD segments ('LOAD #n [RX]')" },
-	[KEY_SECTIONS] = { "sections", NULL, KEYMAP_ELF, ELFSRC_SECTIONS, 0,
-			   0, 0, BOTH, "ELF sections" },
-	[KEY_SYMBOLS] = { "symbols", NULL, KEYMAP_ELF, ELFSRC_SYMBOLS,
-			  KEY_NEEDS_JIT, KEYF_ALIASES | KEYF_NAMES_CODE, 0,
-			  BOTH,
-			  "symbols (demangled), with their metadata "
-			  "(unwind, symbol tables, relocations)" },
-	[KEY_KINDS] = { "kinds", NULL, KEYMAP_KINDS, -1, 0, 0, 0,
-			KEY_IN_REPORT,
-			"what the memory is: code, read-only data, data, "
-			"bss, heap, stack, anon, shared..." },
-	[KEY_BBS] = { "bbs", NULL, KEYMAP_ELF, ELFSRC_BBS, 0, 0, 0, BOTH,
-		      "basic blocks (SHT_LLVM_BB_ADDR_MAP, clang "
-		      "-fbasic-block-sections=labels)" },
-	[KEY_RELOCS] = { "relocs", NULL, KEYMAP_RELOCS, ELFSRC_RELOCS, 0, 0,
-			 1u << COL_RELOCS, BOTH,
-			 "relocation tables by type; resident, the pages "
-			 "that relocations dirtied" },
-	[KEY_COMPILEUNITS] = { "compileunits", NULL, KEYMAP_ELF,
-			       ELFSRC_COMPILEUNITS, 0, 0, 0, BOTH,
-			       "DWARF compile units (source files)" },
-	[KEY_INLINES] = { "inlines", NULL, KEYMAP_ELF, ELFSRC_INLINES, 0, 0,
-			  0, BOTH,
-			  "DWARF line table: the source line of each "
-			  "byte, inlined code included" },
-	[KEY_CALLERS] = { "callers", label_callers, KEYMAP_NONE, -1, FAULTS,
-			  0, 0, KEY_IN_REPORT,
-			  "call stack of the page fault that made a page "
-			  "resident (record --faults)" },
-	[KEY_FAULTSITE] = { "faultsite", label_site, KEYMAP_NONE, -1, FAULTS,
-			    0, 0, KEY_IN_REPORT,
-			    "first frame of that fault's stack that is the "
-			    "program's: past malloc, memset and the like "
-			    "(--skip-frames)" },
+    [KEY_PIDS] = {"pids", label_pid, KEYMAP_NONE, -1, PROC,
+		  KEYF_PID_LABEL | KEYF_CUT_END, 0, KEY_IN_REPORT,
+		  "each process, as 'PID name' (its command line, "
+		  "else its command name)"},
+    [KEY_COMMS] = {"comms", label_comm, KEYMAP_NONE, -1, PROC, 0, 0,
+		   KEY_IN_REPORT,
+		   "processes grouped by command name (comm), like "
+		   "smem -P"},
+    [KEY_USERS] = {"users", label_user, KEYMAP_NONE, -1, PROC, 0, 0,
+		   KEY_IN_REPORT,
+		   "the owner of each process (user name, or 'uid N'; "
+		   "'[unknown user]' if not recorded)"},
+    [KEY_FILES] = {"files", label_file, KEYMAP_NONE, -1, 0, 0, 0, BOTH,
+		   "each file (image) by path; anonymous memory by "
+		   "kind"},
+    [KEY_MAPPINGS] = {"mappings", label_mapping, KEYMAP_NONE, -1, PROC,
+		      KEYF_BY_RANGE, 0, KEY_IN_REPORT,
+		      "each mapping: address range, permissions, "
+		      "name (--sort addr: by address, as pmap -x)"},
+    [KEY_SEGMENTS] = {"segments", NULL, KEYMAP_ELF, ELFSRC_SEGMENTS, 0, 0, 0,
+		      BOTH, "PT_LOAD segments ('LOAD #n [RX]')"},
+    [KEY_SECTIONS] = {"sections", NULL, KEYMAP_ELF, ELFSRC_SECTIONS, 0, 0, 0,
+		      BOTH, "ELF sections"},
+    [KEY_SYMBOLS] = {"symbols", NULL, KEYMAP_ELF, ELFSRC_SYMBOLS, KEY_NEEDS_JIT,
+		     KEYF_ALIASES | KEYF_NAMES_CODE, 0, BOTH,
+		     "symbols (demangled), with their metadata "
+		     "(unwind, symbol tables, relocations)"},
+    [KEY_KINDS] = {"kinds", NULL, KEYMAP_KINDS, -1, 0, 0, 0, KEY_IN_REPORT,
+		   "what the memory is: code, read-only data, data, "
+		   "bss, heap, stack, anon, shared..."},
+    [KEY_BBS] = {"bbs", NULL, KEYMAP_ELF, ELFSRC_BBS, 0, 0, 0, BOTH,
+		 "basic blocks (SHT_LLVM_BB_ADDR_MAP, clang "
+		 "-fbasic-block-sections=labels)"},
+    [KEY_RELOCS] = {"relocs", NULL, KEYMAP_RELOCS, ELFSRC_RELOCS, 0, 0,
+		    1u << COL_RELOCS, BOTH,
+		    "relocation tables by type; resident, the pages "
+		    "that relocations dirtied"},
+    [KEY_COMPILEUNITS] = {"compileunits", NULL, KEYMAP_ELF, ELFSRC_COMPILEUNITS,
+			  0, 0, 0, BOTH, "DWARF compile units (source files)"},
+    [KEY_INLINES] = {"inlines", NULL, KEYMAP_ELF, ELFSRC_INLINES, 0, 0, 0, BOTH,
+		     "DWARF line table: the source line of each "
+		     "byte, inlined code included"},
+    [KEY_CALLERS] = {"callers", label_callers, KEYMAP_NONE, -1, FAULTS, 0, 0,
+		     KEY_IN_REPORT,
+		     "call stack of the page fault that made a page "
+		     "resident (record --faults)"},
+    [KEY_FAULTSITE] = {"faultsite", label_site, KEYMAP_NONE, -1, FAULTS, 0, 0,
+		       KEY_IN_REPORT,
+		       "first frame of that fault's stack that is the "
+		       "program's: past malloc, memset and the like "
+		       "(--skip-frames)"},
 };
 
 void keys_proc_init(struct key_proc *kp, uint32_t pid)
 {
-	*kp = (struct key_proc){ .pid = pid };
+	*kp = (struct key_proc){.pid = pid};
 	for (int k = 0; k < KEY__COUNT; k++)
 		kp->labels[k] = LABEL_NONE;
 }
@@ -212,12 +207,11 @@ static const char *key_name_at(int k)
 	return keydefs[k].name;
 }
 
-int keys_parse(const char *spec, unsigned cmd, enum key_id *keys,
-	       char **bad)
+int keys_parse(const char *spec, unsigned cmd, enum key_id *keys, char **bad)
 {
 	int idx[KEYS_MAX];
-	int n = keylist_parse(spec, key_name_at, KEY__COUNT, idx, KEYS_MAX,
-			      bad);
+	int n =
+	    keylist_parse(spec, key_name_at, KEY__COUNT, idx, KEYS_MAX, bad);
 
 	for (int i = 0; i < n; i++) {
 		if (!(keydefs[idx[i]].cmds & cmd)) {

@@ -23,8 +23,8 @@
 /* Keys in table order: the order of every key list printed. */
 enum key_id {
 	KEY_PIDS,
-	KEY_COMMS,     /* processes grouped by command name */
-	KEY_USERS,     /* the owner of each process */
+	KEY_COMMS, /* processes grouped by command name */
+	KEY_USERS, /* the owner of each process */
 	KEY_FILES,
 	KEY_MAPPINGS,
 	KEY_SEGMENTS,
@@ -57,25 +57,32 @@ enum key_map {
 
 /* What a key needs read to make its labels (bit mask; the ELF data
  * source of an image key is its map and elfsrc). */
-#define KEY_NEEDS_PROCS 1u  /* the recorded processes (report only) */
-#define KEY_NEEDS_FAULTS 2u /* fault samples with their stacks: its label
-			       changes from page to page */
-#define KEY_NEEDS_JIT 4u    /* JIT symbol maps (perf-PID.map): its labels
-			       of anonymous JIT code are the JIT symbols */
+#define KEY_NEEDS_PROCS 1u /* the recorded processes (report only) */
+#define KEY_NEEDS_FAULTS                                                       \
+	2u /* fault samples with their stacks: its label                       \
+	      changes from page to page */
+#define KEY_NEEDS_JIT                                                          \
+	4u /* JIT symbol maps (perf-PID.map): its labels                       \
+	      of anonymous JIT code are the JIT symbols */
 
 /* How other code treats a key's labels (bit mask). */
-#define KEYF_BY_RANGE 1u    /* tells mappings apart: a file's FILE SIZE is
-			       charged by the range each mapping maps, not
-			       once for the whole file */
-#define KEYF_ALIASES 2u     /* labels may carry aliases (folded symbols):
-			       csv and json add an aliases column */
-#define KEYF_PID_LABEL 4u   /* labels are "PID name": diff pairs a process
-			       of OLD with the one of NEW of that name */
-#define KEYF_NAMES_CODE 8u  /* labels name functions: fault stack frames
-			       are named from its map */
-#define KEYF_CUT_END 16u    /* labels read from their start ("PID
-			       command line"): a table too narrow for one
-			       cuts its end, not its middle */
+#define KEYF_BY_RANGE                                                          \
+	1u /* tells mappings apart: a file's FILE SIZE is                      \
+	      charged by the range each mapping maps, not                      \
+	      once for the whole file */
+#define KEYF_ALIASES                                                           \
+	2u /* labels may carry aliases (folded symbols):                       \
+	      csv and json add an aliases column */
+#define KEYF_PID_LABEL                                                         \
+	4u /* labels are "PID name": diff pairs a process                      \
+	      of OLD with the one of NEW of that name */
+#define KEYF_NAMES_CODE                                                        \
+	8u /* labels name functions: fault stack frames                        \
+	      are named from its map */
+#define KEYF_CUT_END                                                           \
+	16u /* labels read from their start ("PID                              \
+	       command line"): a table too narrow for one                      \
+	       cuts its end, not its middle */
 
 struct attrib_map;
 struct labels;
@@ -84,37 +91,37 @@ struct labels;
  * The strings are the caller's; labels[] is the hooks' cache. */
 struct key_proc {
 	uint32_t pid;
-	char *comm;        /* last command name, or NULL */
-	char *cmdline;     /* last command line, or NULL */
-	char *user;        /* owner (user name or "uid N"), or NULL */
+	char *comm;		     /* last command name, or NULL */
+	char *cmdline;		     /* last command line, or NULL */
+	char *user;		     /* owner (user name or "uid N"), or NULL */
 	uint32_t labels[KEY__COUNT]; /* LABEL_NONE until made */
 };
 
 /* What a label hook is given: the bytes being charged. */
 struct key_at {
 	struct labels *lb;
-	struct key_proc *proc;           /* report: the process; size: NULL */
-	const struct attrib_map *map;    /* report: the mapping; size: NULL */
-	uint32_t file_label;             /* the file (image) of the bytes, or
-					    the kind of anonymous memory */
-	uint32_t callers, site;          /* report with fault keys: the fault
-					    stack of the pages and its first
-					    frame of the program's */
+	struct key_proc *proc;	      /* report: the process; size: NULL */
+	const struct attrib_map *map; /* report: the mapping; size: NULL */
+	uint32_t file_label;	      /* the file (image) of the bytes, or
+					 the kind of anonymous memory */
+	uint32_t callers, site;	      /* report with fault keys: the fault
+					 stack of the pages and its first
+					 frame of the program's */
 };
 
 /* A key's label for the bytes at at. */
 typedef uint32_t key_label_fn(const struct key_at *at);
 
 struct keydef {
-	const char *name;   /* "sections" */
+	const char *name;    /* "sections" */
 	key_label_fn *label; /* NULL: labelled piece by piece by its map */
-	enum key_map map;   /* KEYMAP_NONE: labelled by label */
-	int elfsrc;         /* enum elf_source behind the map, or -1 */
-	unsigned needs;     /* KEY_NEEDS_* */
-	unsigned flags;     /* KEYF_* */
-	unsigned cols;      /* columns only this key gives (bit per col_id) */
-	unsigned cmds;      /* KEY_IN_* */
-	const char *help;   /* one line for --list-keys */
+	enum key_map map;    /* KEYMAP_NONE: labelled by label */
+	int elfsrc;	     /* enum elf_source behind the map, or -1 */
+	unsigned needs;	     /* KEY_NEEDS_* */
+	unsigned flags;	     /* KEYF_* */
+	unsigned cols;	     /* columns only this key gives (bit per col_id) */
+	unsigned cmds;	     /* KEY_IN_* */
+	const char *help;    /* one line for --list-keys */
 };
 
 /* The table, indexed by enum key_id. */
@@ -124,8 +131,7 @@ extern const struct keydef keydefs[KEY__COUNT];
  * by cmd (KEY_IN_*) into keys[] (at most KEYS_MAX). Returns the count, or
  * -1 if a key is unknown, not offered, repeated or one too many, with *bad
  * a malloc'd copy of it (caller frees). */
-int keys_parse(const char *spec, unsigned cmd, enum key_id *keys,
-	       char **bad);
+int keys_parse(const char *spec, unsigned cmd, enum key_id *keys, char **bad);
 
 /* Comma-separated names of the keys cmd offers ("files, segments, ...");
  * static storage, valid for the life of the process. */

@@ -22,7 +22,7 @@ struct size_walk {
 	 * an ELF map: files), else LABEL_NONE */
 	uint32_t fixed[KEYS_MAX];
 	size_t map_of_key[KEYS_MAX]; /* index into labels[] per key */
-	int base_index;          /* labels[] index of base map, or -1 */
+	int base_index;		     /* labels[] index of base map, or -1 */
 	enum col_id col;
 	struct labels *lb;
 	uint64_t fallback[KEYS_MAX][2]; /* bytes: [key][file, vm] */
@@ -31,8 +31,8 @@ struct size_walk {
 	uint32_t padding;
 	uint64_t padded[KEYS_MAX][2];
 	uint64_t total[2];
-	struct filter *filter;   /* NULL: keep all */
-	bool kept;               /* a piece was kept */
+	struct filter *filter; /* NULL: keep all */
+	bool kept;	       /* a piece was kept */
 	/* One key labelled by a map: the bytes of each label id, [file,
 	 * vm], summed over the walk and added as one row at its end
 	 * (size_flush) instead of a row lookup per piece: a big C++
@@ -48,7 +48,7 @@ struct size_walk {
 static void size_count(struct size_walk *w, const uint32_t *path,
 		       enum col_id col, uint64_t len)
 {
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 
 	for (size_t i = 0; i < w->nkeys; i++) {
 		if (w->fixed[i] != LABEL_NONE)
@@ -69,7 +69,7 @@ static void size_count(struct size_walk *w, const uint32_t *path,
 static void size_flush(struct size_walk *w)
 {
 	for (size_t l = 0; l < w->nsums; l++) {
-		uint32_t path[1] = { (uint32_t)l };
+		uint32_t path[1] = {(uint32_t)l};
 
 		if (!w->sums[l][0] && !w->sums[l][1])
 			continue;
@@ -122,12 +122,13 @@ static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
 static void fallback_notes(struct strlist *notes, const char *path,
 			   const struct size_walk *w)
 {
-	static const char *const names[2] = { "FILE SIZE", "VM SIZE" };
+	static const char *const names[2] = {"FILE SIZE", "VM SIZE"};
 
 	for (size_t i = 0; i < w->nkeys; i++) {
 		/* grouped only when there are bytes to speak of */
-		enum note_kind k = w->fallback[i][0] || w->fallback[i][1] ?
-					   NOTE_FALLBACK : NOTE_OTHER;
+		enum note_kind k = w->fallback[i][0] || w->fallback[i][1]
+				       ? NOTE_FALLBACK
+				       : NOTE_OTHER;
 		char *note;
 
 		if (keydefs[w->keys[i]].elfsrc < 0)
@@ -135,14 +136,12 @@ static void fallback_notes(struct strlist *notes, const char *path,
 		note = keys_fallback_note(path, w->keys[i], 2, w->fallback[i],
 					  w->total, names);
 		if (w->padded[i][0] || w->padded[i][1]) {
-			char *more = xasprintf("%s; [padding], not "
-					       "counted: %llu bytes of FILE "
-					       "SIZE, %llu of VM SIZE",
-					       note,
-					       (unsigned long long)
-						       w->padded[i][0],
-					       (unsigned long long)
-						       w->padded[i][1]);
+			char *more =
+			    xasprintf("%s; [padding], not "
+				      "counted: %llu bytes of FILE "
+				      "SIZE, %llu of VM SIZE",
+				      note, (unsigned long long)w->padded[i][0],
+				      (unsigned long long)w->padded[i][1]);
 
 			free(note);
 			note = more;
@@ -156,12 +155,12 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		    const struct elf_map_opts *maps, struct filter *filter,
 		    struct strlist *notes)
 {
-	struct imgmaps im = { 0 };
+	struct imgmaps im = {0};
 	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
-	struct size_walk w = { .t = t, .keys = keys, .nkeys = nkeys,
-			       .lb = lb, .filter = filter };
-	struct key_at at = { .lb = lb };
-	struct strlist mine = { 0 };
+	struct size_walk w = {
+	    .t = t, .keys = keys, .nkeys = nkeys, .lb = lb, .filter = filter};
+	struct key_at at = {.lb = lb};
+	struct strlist mine = {0};
 	size_t nmaps = 0;
 	const struct rmap_entry *vme;
 	size_t nvme;
@@ -175,9 +174,9 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		struct dualmap *dm;
 		int src = keydefs[keys[i]].elfsrc;
 
-		w.fixed[i] = keydefs[keys[i]].label ?
-				     keydefs[keys[i]].label(&at) :
-				     LABEL_NONE;
+		w.fixed[i] = keydefs[keys[i]].label
+				 ? keydefs[keys[i]].label(&at)
+				 : LABEL_NONE;
 		if (src < 0)
 			continue;
 		ret = imgmaps_source(&im, src, lb, maps, &mine, &dm);
@@ -216,8 +215,7 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 out:
 	free(w.sums);
 	/* notes about a file the filter left nothing of are not news */
-	for (size_t i = 0; i < mine.n && (w.kept || filter_empty(filter));
-	     i++)
+	for (size_t i = 0; i < mine.n && (w.kept || filter_empty(filter)); i++)
 		strlist_add_copy(notes, &mine, i);
 	strlist_free(&mine);
 	imgmaps_close(&im);

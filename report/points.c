@@ -34,7 +34,7 @@ void points_set_exits(struct report_ctx *c)
 /* A chosen snapshot in the time order of points_plan(). */
 struct snap_at {
 	uint64_t time;
-	size_t i;      /* index in c->snaps: file order between equal times */
+	size_t i; /* index in c->snaps: file order between equal times */
 };
 
 static int by_time(const void *a, const void *b)
@@ -52,8 +52,8 @@ static int plan_ready(struct report_ctx *c, const bool *chosen)
 {
 	uint32_t min = (uint32_t)c->npoints;
 
-	c->tlb = rowtree_timeline_begin(c->lb, c->o->nkeys, c->points,
-					c->npoints);
+	c->tlb =
+	    rowtree_timeline_begin(c->lb, c->o->nkeys, c->points, c->npoints);
 	if (!c->tlb)
 		return -EINVAL;
 	c->ptrees = xcalloc(c->npoints + 1, sizeof(*c->ptrees));
@@ -85,7 +85,7 @@ int points_plan(struct report_ctx *c, const bool *chosen)
 
 	for (size_t i = 0; i < c->nsnaps; i++)
 		if (chosen[i])
-			order[n++] = (struct snap_at){ c->snaps[i].time, i };
+			order[n++] = (struct snap_at){c->snaps[i].time, i};
 	qsort(order, n, sizeof(*order), by_time);
 	/* at[pidx]: 1 + the point of its process's latest snapshot */
 	for (size_t k = 0; k < n; k++) {
@@ -117,7 +117,7 @@ int points_plan(struct report_ctx *c, const bool *chosen)
 	}
 	for (size_t p = 0; p < np; p++)
 		c->points[p].time = c->points[p].time_last =
-			t[p] > c->start_ns ? t[p] - c->start_ns : 0;
+		    t[p] > c->start_ns ? t[p] - c->start_ns : 0;
 	free(order);
 	free(at);
 	free(t);
@@ -129,8 +129,7 @@ static bool pid_shown(const struct report_ctx *c, size_t p)
 {
 	uint32_t id = c->pids[p].subject;
 
-	return filter_empty(c->o->filter) ||
-	       (id < c->showncap && c->shown[id]);
+	return filter_empty(c->o->filter) || (id < c->showncap && c->shown[id]);
 }
 
 /* The footer note when the chosen snapshots of the processes shown are
@@ -140,8 +139,10 @@ static bool pid_shown(const struct report_ctx *c, size_t p)
 void points_note(struct report_ctx *c, const bool *chosen)
 {
 	static const char *const pick_names[] = {
-		[PICK_LAST] = "last", [PICK_FIRST] = "first",
-		[PICK_PEAK] = "peak", [PICK_INDEX] = "#",
+	    [PICK_LAST] = "last",
+	    [PICK_FIRST] = "first",
+	    [PICK_PEAK] = "peak",
+	    [PICK_INDEX] = "#",
 	};
 	char pick[32];
 	uint64_t *next = xcalloc(c->npids + 1, sizeof(*next));
@@ -183,8 +184,6 @@ void points_note(struct report_ctx *c, const bool *chosen)
 			  "before pid %u's was taken at %.3f s",
 			  pick, n, c->snaps[iend].pid,
 			  exited ? "exited" : "took its next snapshot",
-			  (double)(end - c->start_ns) / 1e9,
-			  c->snaps[inew].pid,
+			  (double)(end - c->start_ns) / 1e9, c->snaps[inew].pid,
 			  (double)(newest - c->start_ns) / 1e9);
 }
-

@@ -27,8 +27,7 @@ static size_t lower(const struct relocmap *rm, uint64_t addr)
 	return lo;
 }
 
-uint64_t relocmap_count(const struct relocmap *rm, uint64_t start,
-			uint64_t end)
+uint64_t relocmap_count(const struct relocmap *rm, uint64_t start, uint64_t end)
 {
 	if (start >= end || !rm->ntargets)
 		return 0;
@@ -62,9 +61,9 @@ static void add_page(struct relocmap *rm, struct dualmap *base,
 		dualmap_add_vm(&rm->map, base, start, page + ps - start, cur);
 }
 
-int relocmap_build(struct relocmap *rm, struct imgmaps *si,
-		   struct labels *lb, const struct elf_map_opts *opts,
-		   struct strlist *notes, uint64_t page_size)
+int relocmap_build(struct relocmap *rm, struct imgmaps *si, struct labels *lb,
+		   const struct elf_map_opts *opts, struct strlist *notes,
+		   uint64_t page_size)
 {
 	struct dualmap *syms, *tables;
 	const struct elf_reloc *rels;
@@ -73,12 +72,10 @@ int relocmap_build(struct relocmap *rm, struct imgmaps *si,
 	size_t n;
 	int ret;
 
-	ret = imgmaps_source(si, ELFSRC_SYMBOLS, lb, opts, notes,
-				&syms);
+	ret = imgmaps_source(si, ELFSRC_SYMBOLS, lb, opts, notes, &syms);
 	if (ret < 0)
 		return ret;
-	ret = imgmaps_source(si, ELFSRC_RELOCS, lb, opts, notes,
-				&tables);
+	ret = imgmaps_source(si, ELFSRC_RELOCS, lb, opts, notes, &tables);
 	if (ret < 0)
 		return ret;
 	elf_relocs_get(si->img, &rels, &n);
@@ -106,8 +103,8 @@ int relocmap_build(struct relocmap *rm, struct imgmaps *si,
 		const struct elf_segment *s = &img->segs[i];
 
 		if (s->type == PT_LOAD)
-			dualmap_add_vm(&rm->map, &si->base, s->vaddr,
-				       s->memsz, rm->no_relocs);
+			dualmap_add_vm(&rm->map, &si->base, s->vaddr, s->memsz,
+				       rm->no_relocs);
 	}
 	rmap_free(rm->map.file);
 	rm->map.file = tables->file;

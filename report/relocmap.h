@@ -23,21 +23,21 @@
 #include "elf/imagemaps.h"
 
 struct relocmap {
-	uint64_t *targets;     /* sorted VM addresses, one per relocation */
+	uint64_t *targets; /* sorted VM addresses, one per relocation */
 	size_t ntargets;
 	/* vm: the page split above over the image's PT_LOAD VM; file: the
 	 * relocs source's file map (tables by type), borrowed from si. */
 	struct dualmap map;
-	uint32_t no_relocs;    /* "[no relocations]" */
+	uint32_t no_relocs; /* "[no relocations]" */
 };
 
 /* Build rm (zeroed by the caller) for image si with pages of page_size
  * bytes, using si's symbols and relocs sources (built if need be as opts
  * says, notes appended to notes). Returns 0 or a negative code from those
  * sources. */
-int relocmap_build(struct relocmap *rm, struct imgmaps *si,
-		   struct labels *lb, const struct elf_map_opts *opts,
-		   struct strlist *notes, uint64_t page_size);
+int relocmap_build(struct relocmap *rm, struct imgmaps *si, struct labels *lb,
+		   const struct elf_map_opts *opts, struct strlist *notes,
+		   uint64_t page_size);
 /* Number of relocation targets in image VM [start, end). */
 uint64_t relocmap_count(const struct relocmap *rm, uint64_t start,
 			uint64_t end);

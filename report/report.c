@@ -21,14 +21,13 @@
 #include "util/util.h"
 
 const struct report_pick_word report_pick_words[] = {
-	{ "first", PICK_FIRST },
-	{ "last", PICK_LAST },
-	{ "peak", PICK_PEAK },
-	{ NULL, PICK_LAST },
+    {"first", PICK_FIRST},
+    {"last", PICK_LAST},
+    {"peak", PICK_PEAK},
+    {NULL, PICK_LAST},
 };
 
-int report_pick_parse(const char *s, enum report_pick *pick,
-		      uint64_t *index)
+int report_pick_parse(const char *s, enum report_pick *pick, uint64_t *index)
 {
 	for (const struct report_pick_word *w = report_pick_words; w->name;
 	     w++) {
@@ -42,7 +41,6 @@ int report_pick_parse(const char *s, enum report_pick *pick,
 	*pick = PICK_INDEX;
 	return 0;
 }
-
 
 /* The subject of notes about process pid ("pid N"), into buf. */
 static const char *pid_subject(char *buf, size_t n, uint32_t pid)
@@ -60,20 +58,19 @@ static struct pidinfo *pid_get(struct report_ctx *c, uint32_t pid)
 			return &c->pids[i];
 	xgrow(&c->pids, &c->pidcap, c->npids + 1, sizeof(*c->pids));
 	c->pids[c->npids] = (struct pidinfo){
-		.subject = labels_intern(c->lb, pid_subject(subject,
-							    sizeof(subject),
-							    pid)),
+	    .subject = labels_intern(
+		c->lb, pid_subject(subject, sizeof(subject), pid)),
 	};
 	keys_proc_init(&c->pids[c->npids].kp, pid);
 	return &c->pids[c->npids++];
 }
 
 /* A footer note about process pid (dropped with its rows by a filter). */
-static void pid_notef(struct report_ctx *c, enum note_kind kind,
-		      uint32_t pid, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void pid_notef(struct report_ctx *c, enum note_kind kind,
-		      uint32_t pid, const char *fmt, ...)
+static void pid_notef(struct report_ctx *c, enum note_kind kind, uint32_t pid,
+		      const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void pid_notef(struct report_ctx *c, enum note_kind kind, uint32_t pid,
+		      const char *fmt, ...)
 {
 	char subject[32];
 	va_list ap;
@@ -97,14 +94,14 @@ static const struct {
 	enum note_kind kind;
 	bool faults_only;
 } recorded_kinds[MD_NOTE__COUNT] = {
-	[MD_NOTE_NO_PFN] = { NOTE_NO_PSS, false },
-	[MD_NOTE_UNREADABLE_PAGES] = { NOTE_UNREADABLE, false },
-	[MD_NOTE_EVENT] = { NOTE_SAMPLING, true },
-	[MD_NOTE_USER_FAULTS_ONLY] = { NOTE_SAMPLING, true },
-	[MD_NOTE_RING_SMALL] = { NOTE_SAMPLING, true },
-	[MD_NOTE_HELD] = { NOTE_SAMPLING, true },
-	[MD_NOTE_PAGES_CHANGED] = { NOTE_PAGES_CHANGED, false },
-	[MD_NOTE_MAPS_CHANGED] = { NOTE_MAPS_CHANGED, false },
+    [MD_NOTE_NO_PFN] = {NOTE_NO_PSS, false},
+    [MD_NOTE_UNREADABLE_PAGES] = {NOTE_UNREADABLE, false},
+    [MD_NOTE_EVENT] = {NOTE_SAMPLING, true},
+    [MD_NOTE_USER_FAULTS_ONLY] = {NOTE_SAMPLING, true},
+    [MD_NOTE_RING_SMALL] = {NOTE_SAMPLING, true},
+    [MD_NOTE_HELD] = {NOTE_SAMPLING, true},
+    [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false},
+    [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false},
 };
 
 /* A note written by `memsz record`, grouped by its recorded kind (a kind
@@ -129,11 +126,11 @@ static void result_add_image(struct report_result *res,
 
 	for (uint32_t i = 0; i < im->build_id_len && i < 20; i++)
 		sprintf(hex + 2 * i, "%02x", im->build_id[i]);
-	res->images = xrealloc(res->images,
-			       (res->nimages + 1) * sizeof(*res->images));
+	res->images =
+	    xrealloc(res->images, (res->nimages + 1) * sizeof(*res->images));
 	res->images[res->nimages++] = (struct out_image){
-		.path = xstrdup(im->path ? im->path : ""),
-		.build_id = hex,
+	    .path = xstrdup(im->path ? im->path : ""),
+	    .build_id = hex,
 	};
 }
 
@@ -151,15 +148,15 @@ static void result_set_snaps(struct report_ctx *c, const bool *chosen)
 
 		if (c->snaps[i].complete)
 			res->snaps[res->nsnaps++] = (struct out_snap){
-				.time_ns = c->snaps[i].time,
-				.pid = c->snaps[i].pid,
-				.rss = c->snaps[i].rss_pages * c->page_size,
-				.chosen = chosen[i],
-				.exit_ns = pi->exit_ns,
-				.comm = labels_str(c->lb,
-						   labels_intern(c->lb, comm)),
-				.cmdline = labels_str(c->lb,
-						      labels_intern(c->lb, cmd)),
+			    .time_ns = c->snaps[i].time,
+			    .pid = c->snaps[i].pid,
+			    .rss = c->snaps[i].rss_pages * c->page_size,
+			    .chosen = chosen[i],
+			    .exit_ns = pi->exit_ns,
+			    .comm =
+				labels_str(c->lb, labels_intern(c->lb, comm)),
+			    .cmdline =
+				labels_str(c->lb, labels_intern(c->lb, cmd)),
 			};
 	}
 }
@@ -167,18 +164,17 @@ static void result_set_snaps(struct report_ctx *c, const bool *chosen)
 /* Pass 1's set-up from the file header: page size, start time, and the
  * fault matcher when fault keys are asked for. Returns 0, or a negative
  * code with *msg. */
-static int pass1_setup(struct report_ctx *c, struct md_reader *r,
-		       char **msg)
+static int pass1_setup(struct report_ctx *c, struct md_reader *r, char **msg)
 {
 	const struct md_file_header *h = md_reader_header(r);
 
 	attrib_set_page_size(c->a, h->page_size);
 	if (c->want_faults) {
-		c->faults = faults_new(c->a, c->lb, c->o->debug_root,
-				       h->page_size);
-		if (faults_set_skip(c->faults, c->o->skip_frames ?
-						       c->o->skip_frames :
-						       FAULTS_SKIP_DEFAULT)) {
+		c->faults =
+		    faults_new(c->a, c->lb, c->o->debug_root, h->page_size);
+		if (faults_set_skip(c->faults, c->o->skip_frames
+						   ? c->o->skip_frames
+						   : FAULTS_SKIP_DEFAULT)) {
 			*msg = xasprintf("bad --skip-frames '%s'",
 					 c->o->skip_frames);
 			return -MEMSZ_EUSAGE;
@@ -200,9 +196,9 @@ static void pass1_task(struct report_ctx *c, const struct md_record *rec)
 	*to = xstrdup(rec->u.task.comm ? rec->u.task.comm : "");
 	if (rec->type == MD_REC_COMM && rec->u.task.has_owner) {
 		free(pi->kp.user);
-		pi->kp.user = rec->u.task.user && rec->u.task.user[0] ?
-				   xstrdup(rec->u.task.user) :
-				   xasprintf("uid %u", rec->u.task.uid);
+		pi->kp.user = rec->u.task.user && rec->u.task.user[0]
+				  ? xstrdup(rec->u.task.user)
+				  : xasprintf("uid %u", rec->u.task.uid);
 	}
 }
 
@@ -215,16 +211,15 @@ static void pass1_snap(struct report_ctx *c, const struct md_record *rec,
 
 	switch (rec->type) {
 	case MD_REC_SNAP_BEGIN:
-		xgrow(&c->snaps, &c->snapcap, c->nsnaps + 1,
-		      sizeof(*c->snaps));
+		xgrow(&c->snaps, &c->snapcap, c->nsnaps + 1, sizeof(*c->snaps));
 		s = *cur = &c->snaps[c->nsnaps++];
 		*s = (struct snapinfo){
-			.pid = rec->u.snap_begin.pid,
-			.seq = rec->u.snap_begin.seq,
-			.flags = rec->u.snap_begin.flags,
-			.offset = rec->offset,
-			.time = rec->u.snap_begin.time,
-			.nmappings = rec->u.snap_begin.nmappings,
+		    .pid = rec->u.snap_begin.pid,
+		    .seq = rec->u.snap_begin.seq,
+		    .flags = rec->u.snap_begin.flags,
+		    .offset = rec->offset,
+		    .time = rec->u.snap_begin.time,
+		    .nmappings = rec->u.snap_begin.nmappings,
 		};
 		s->pidx = (uint32_t)(pid_get(c, s->pid) - c->pids);
 		break;
@@ -301,7 +296,7 @@ static int pass1(struct report_ctx *c, char **msg)
 		case MD_REC_EXIT: /* the process's, not a thread's */
 			if (rec.u.task.pid == rec.u.task.tid)
 				pid_get(c, rec.u.task.pid)->exit_ns =
-					rec.u.task.time;
+				    rec.u.task.time;
 			break;
 		case MD_REC_NOTE:
 			recorded_note(c, &rec.u.note);
@@ -322,7 +317,8 @@ static int pass1(struct report_ctx *c, char **msg)
 	} else if (md_reader_cut_short(r)) {
 		c->stop = xasprintf("was cut short at offset %" PRIu64 " (no "
 				    "END record: the recording was killed or "
-				    "its disk was full)", md_reader_offset(r));
+				    "its disk was full)",
+				    md_reader_offset(r));
 	}
 	if (c->stop)
 		note(c, xasprintf("'%s' %s: read up to there", c->o->input,
@@ -342,8 +338,8 @@ static void note_incomplete(struct report_ctx *c)
 			incomplete++;
 	if (incomplete)
 		note(c, xasprintf("%zu snapshot%s without an end record "
-				  "(incomplete) ignored", incomplete,
-				  incomplete == 1 ? "" : "s"));
+				  "(incomplete) ignored",
+				  incomplete, incomplete == 1 ? "" : "s"));
 }
 
 /* PICK_ALL: choose every complete snapshot of the pids asked for, each
@@ -372,8 +368,8 @@ static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
 				pid_notef(c, NOTE_SNAP_UNREADABLE, pid,
 					  "pid %u snapshot %u: %" PRIu64
 					  " page(s) could not be read from "
-					  "pagemap", pid, s->nth,
-					  s->unreadable);
+					  "pagemap",
+					  pid, s->nth, s->unreadable);
 		}
 		*most = MAX(*most, n);
 	}
@@ -428,8 +424,8 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 			if (n && c->o->pick == PICK_INDEX)
 				pid_notef(c, NOTE_OTHER, pid,
 					  "pid %u has %" PRIu64
-					  " snapshots, no #%" PRIu64, pid, n,
-					  c->o->index);
+					  " snapshots, no #%" PRIu64,
+					  pid, n, c->o->index);
 			continue;
 		}
 		chosen[best] = true;
@@ -437,8 +433,8 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 		if (c->snaps[best].unreadable)
 			pid_notef(c, NOTE_SNAP_UNREADABLE, pid,
 				  "pid %u: %" PRIu64 " page(s) could not be "
-				  "read from pagemap", pid,
-				  c->snaps[best].unreadable);
+				  "read from pagemap",
+				  pid, c->snaps[best].unreadable);
 	}
 	return nchosen;
 }
@@ -446,7 +442,7 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
 /* The peak of a process beside what its snapshots caught. */
 struct peak {
 	const struct pidinfo *pi;
-	uint64_t best;            /* its highest complete snapshot's RSS */
+	uint64_t best; /* its highest complete snapshot's RSS */
 };
 
 /* True if no snapshot caught p's peak (the percentage a peak note
@@ -458,8 +454,7 @@ static bool peak_missed(const struct peak *p)
 
 /* The line standing for n >= 2 peak notes: how many peaks no snapshot
  * caught, and the one missed by most. */
-static void peak_summary(struct report_ctx *c, const struct peak *pk,
-			 size_t n)
+static void peak_summary(struct report_ctx *c, const struct peak *pk, size_t n)
 {
 	const struct peak *worst = NULL;
 	size_t missed = 0;
@@ -469,7 +464,7 @@ static void peak_summary(struct report_ctx *c, const struct peak *pk,
 			continue;
 		missed++;
 		if (!worst || pk[i].pi->vm_hwm - pk[i].best >
-				      worst->pi->vm_hwm - worst->best)
+				  worst->pi->vm_hwm - worst->best)
 			worst = &pk[i];
 	}
 	if (!worst) {
@@ -481,16 +476,16 @@ static void peak_summary(struct report_ctx *c, const struct peak *pk,
 					    n));
 		return;
 	}
-	strlist_add_about(&c->res->notes, NOTE_PEAK_RSS, 0, NOTEF_SUMMARY,
-			  xasprintf("peak RSS (kernel VmHWM) above the highest "
-				    "snapshot in %zu of %zu processes "
-				    "(largest: pid %u %s, peak %.1f MiB, "
-				    "highest snapshot %.1f MiB) \u2014 -v lists "
-				    "each", missed, n, worst->pi->kp.pid,
-				    worst->pi->kp.comm ? worst->pi->kp.comm :
-							 "",
-				    worst->pi->vm_hwm / 1048576.0,
-				    worst->best / 1048576.0));
+	strlist_add_about(
+	    &c->res->notes, NOTE_PEAK_RSS, 0, NOTEF_SUMMARY,
+	    xasprintf("peak RSS (kernel VmHWM) above the highest "
+		      "snapshot in %zu of %zu processes "
+		      "(largest: pid %u %s, peak %.1f MiB, "
+		      "highest snapshot %.1f MiB) \u2014 -v lists "
+		      "each",
+		      missed, n, worst->pi->kp.pid,
+		      worst->pi->kp.comm ? worst->pi->kp.comm : "",
+		      worst->pi->vm_hwm / 1048576.0, worst->best / 1048576.0));
 }
 
 /* A footer line per process whose peak RSS the kernel told (VmHWM): that
@@ -512,12 +507,12 @@ static void peak_notes(struct report_ctx *c, long only_pid)
 			if (c->snaps[i].pid == pi->kp.pid &&
 			    c->snaps[i].complete)
 				best = MAX(best, c->snaps[i].rss_pages *
-							 c->page_size);
-		pk[n++] = (struct peak){ pi, best };
+						     c->page_size);
+		pk[n++] = (struct peak){pi, best};
 		pid_notef(c, NOTE_PEAK_RSS, pi->kp.pid,
 			  "pid %u: peak RSS %.1f MiB (kernel VmHWM), "
-			  "highest snapshot %.1f MiB (%.0f%%)", pi->kp.pid,
-			  pi->vm_hwm / 1048576.0, best / 1048576.0,
+			  "highest snapshot %.1f MiB (%.0f%%)",
+			  pi->kp.pid, pi->vm_hwm / 1048576.0, best / 1048576.0,
 			  100.0 * best / pi->vm_hwm);
 	}
 	if (n >= 2)
@@ -533,8 +528,8 @@ static void jit_note(struct report_ctx *c)
 	if (n)
 		strlist_add_notef(&c->res->notes, NOTE_JIT, NULL,
 				  "JIT code named by %zu symbols of %zu "
-				  "process(es) from /tmp/perf-PID.map", n,
-				  npids);
+				  "process(es) from /tmp/perf-PID.map",
+				  n, npids);
 }
 
 static void fallback_notes(struct report_ctx *c)
@@ -544,8 +539,8 @@ static void fallback_notes(struct report_ctx *c)
 	for (size_t i = 0; i < c->o->nkeys; i++)
 		if (keydefs[c->o->keys[i]].elfsrc >= 0)
 			note(c, keys_fallback_note(NULL, c->o->keys[i], 1,
-						   &c->fallback_rss[i],
-						   &c->rss, &rss));
+						   &c->fallback_rss[i], &c->rss,
+						   &rss));
 }
 /* Why no snapshot was chosen, for the error message; caller frees. */
 static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
@@ -553,31 +548,33 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 	const char *in = c->o->input;
 
 	if (c->o->pick == PICK_INDEX && most)
-		return xasprintf("--snapshot %" PRIu64 ": '%s' has %s%" PRIu64
-				 " complete snapshot%s%s, numbered 0 to %"
-				 PRIu64, c->o->index, in,
-				 c->o->pid < 0 && c->npids > 1 ?
-					 "at most " : "",
-				 most, most == 1 ? "" : "s",
-				 c->o->pid >= 0 ? " of that pid" :
-				 c->npids > 1 ? " per process" : "",
-				 most - 1);
+		return xasprintf(
+		    "--snapshot %" PRIu64 ": '%s' has %s%" PRIu64
+		    " complete snapshot%s%s, numbered 0 to %" PRIu64,
+		    c->o->index, in,
+		    c->o->pid < 0 && c->npids > 1 ? "at most " : "", most,
+		    most == 1 ? "" : "s",
+		    c->o->pid >= 0 ? " of that pid"
+		    : c->npids > 1 ? " per process"
+				   : "",
+		    most - 1);
 	if (c->o->pid >= 0) {
 		for (size_t i = 0; i < c->npids; i++)
 			if ((long)c->pids[i].kp.pid == c->o->pid)
 				return xasprintf("'%s' has no complete "
-						 "snapshot of pid %ld", in,
-						 c->o->pid);
+						 "snapshot of pid %ld",
+						 in, c->o->pid);
 		return xasprintf("'%s' has no complete snapshot of pid %ld "
-				 "(pid %ld was not recorded)", in, c->o->pid,
-				 c->o->pid);
+				 "(pid %ld was not recorded)",
+				 in, c->o->pid, c->o->pid);
 	}
 	if (c->stop) /* damaged or cut short: say where the read stopped */
 		return xasprintf("'%s' has no complete snapshot: it %s", in,
 				 c->stop);
 	if (!c->nsnaps)
 		return xasprintf("'%s' has no snapshot: the recording ended "
-				 "before the first one", in);
+				 "before the first one",
+				 in);
 	return xasprintf("'%s' has no complete snapshot", in);
 }
 
@@ -586,12 +583,14 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
  * several processes that no one moment has. */
 static void moment_notes(struct report_ctx *c, const bool *chosen)
 {
-	bool process_key = keys_needs(c->o->keys, c->o->nkeys) &
-			   KEY_NEEDS_PROCS;
+	bool process_key =
+	    keys_needs(c->o->keys, c->o->nkeys) & KEY_NEEDS_PROCS;
 
 	if (c->shared_once && process_key)
-		strlist_add_about(&c->res->notes, NOTE_COUNT_ONCE,
-				  1u << COL_FILE | 1u << COL_VM, 0, xstrdup(
+		strlist_add_about(
+		    &c->res->notes, NOTE_COUNT_ONCE,
+		    1u << COL_FILE | 1u << COL_VM, 0,
+		    xstrdup(
 			"FILE SIZE and VM SIZE count a file several processes "
 			"map once, in the TOTAL and in the rows above the "
 			"pids, users or mappings key: there they are less "
@@ -611,7 +610,7 @@ static bool has_kind(const struct strlist *l, enum note_kind k)
  * no kept row comes from: the filter removed all of its rows. */
 static void drop_unshown_notes(struct report_ctx *c)
 {
-	struct strlist kept = { 0 };
+	struct strlist kept = {0};
 	struct strlist *l = &c->res->notes;
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -688,7 +687,8 @@ static void final_notes(struct report_ctx *c, const bool *chosen)
 	if (c->lost)
 		note(c, xasprintf("%" PRIu64 " perf records were lost while "
 				  "recording: the mapping history may miss "
-				  "events (snapshots are complete)", c->lost));
+				  "events (snapshots are complete)",
+				  c->lost));
 	attrib_notes(c->a, &res->notes);
 	fallback_notes(c);
 	if (!res->have_pss && !has_kind(&res->notes, NOTE_NO_PSS))
@@ -722,16 +722,14 @@ static void ctx_free(struct report_ctx *c)
 int report_build(const struct report_opts *o, struct labels *lb,
 		 struct report_result *res, char **msg)
 {
-	struct report_ctx c = { .o = o, .lb = lb, .res = res,
-				.page_size = 4096 };
+	struct report_ctx c = {.o = o, .lb = lb, .res = res, .page_size = 4096};
 	bool *chosen = NULL;
 	uint64_t most;
 	int ret;
 
 	*msg = NULL;
-	c.a = attrib_new(lb, &(struct elf_map_opts){
-				     .debug_root = o->debug_root,
-				     .disasm = o->disasm });
+	c.a = attrib_new(lb, &(struct elf_map_opts){.debug_root = o->debug_root,
+						    .disasm = o->disasm});
 	c.jit = jitsyms_new(lb);
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);
@@ -741,9 +739,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	if (ret < 0)
 		goto out;
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
-	res->nsnapshots = o->pick == PICK_ALL ?
-				  choose_all(&c, chosen, &most) :
-				  choose(&c, chosen, &most);
+	res->nsnapshots = o->pick == PICK_ALL ? choose_all(&c, chosen, &most)
+					      : choose(&c, chosen, &most);
 	result_set_snaps(&c, chosen);
 	if (o->pick == PICK_ALL && res->nsnapshots &&
 	    points_plan(&c, chosen) < 0) {
@@ -758,9 +755,9 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	}
 	peak_notes(&c, o->pid);
 	chosen_stats(&c, chosen);
-	c.at = (struct key_at){ .lb = lb };
-	c.at.callers = c.at.site = c.faults ? faults_none(c.faults) :
-					      LABEL_NONE;
+	c.at = (struct key_at){.lb = lb};
+	c.at.callers = c.at.site =
+	    c.faults ? faults_none(c.faults) : LABEL_NONE;
 	if (c.faults) {
 		faults_set_jit(c.faults, c.jit);
 		ret = charge_read_faults(&c, chosen, msg);
@@ -796,4 +793,3 @@ void report_result_free(struct report_result *res)
 	free(res->snaps);
 	memset(res, 0, sizeof(*res));
 }
-

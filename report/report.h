@@ -40,53 +40,52 @@ struct report_pick_word {
 extern const struct report_pick_word report_pick_words[];
 
 /* Parse a word of report_pick_words or a number. Returns 0 or -1. */
-int report_pick_parse(const char *s, enum report_pick *pick,
-		      uint64_t *index);
+int report_pick_parse(const char *s, enum report_pick *pick, uint64_t *index);
 
 struct report_opts {
-	const char *input;          /* memsz.data path */
+	const char *input; /* memsz.data path */
 	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
-	long pid;                   /* only this pid; -1: all */
+	long pid; /* only this pid; -1: all */
 	enum report_pick pick;
-	uint64_t index;             /* PICK_INDEX */
-	struct filter *filter;      /* paths to keep; NULL or empty: all */
-	const char *debug_root;     /* NULL: /usr/lib/debug */
-	unsigned disasm;            /* elf_map_opts.disasm: ELF_DISASM_* */
+	uint64_t index;		/* PICK_INDEX */
+	struct filter *filter;	/* paths to keep; NULL or empty: all */
+	const char *debug_root; /* NULL: /usr/lib/debug */
+	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_* */
 	/* frames faultsite looks past (regex); NULL: FAULTS_SKIP_DEFAULT,
 	 * "": none */
 	const char *skip_frames;
 };
 
 struct report_result {
-	struct rowtree *t;          /* unfinished: caller sorts/limits.
-				       With PICK_ALL a timeline tree
-				       (ROWS_TIMELINE), a value set per
-				       point in time: what every process
-				       held then, its latest complete
-				       snapshot at or before it (none
-				       before its first snapshot, none
-				       once it has exited). A point is a
-				       round of snapshots: it ends where a
-				       process of it gets another or
-				       exits, and its time is that of its
-				       last snapshot. */
-	bool have_pss;              /* every chosen snapshot had PFNs */
-	bool cgroup_charge;         /* a -G recording with its charges:
-				       CHARGE is a default column */
-	unsigned unknown_cols;      /* bit per col_id: columns a chosen
-				       snapshot cannot give (PSS and LOCKED
-				       without PFNs, THP and LOCKED where it
-				       did not record them) */
-	size_t nsnapshots;          /* snapshots reported */
-	size_t nprocs;              /* processes reported */
-	struct strlist notes;       /* footer notes, without those about
-				       images no kept row shows */
-	struct out_image *images;   /* every image recorded: path and
-				       build-id (hex), malloc'd */
+	struct rowtree *t;	  /* unfinished: caller sorts/limits.
+				     With PICK_ALL a timeline tree
+				     (ROWS_TIMELINE), a value set per
+				     point in time: what every process
+				     held then, its latest complete
+				     snapshot at or before it (none
+				     before its first snapshot, none
+				     once it has exited). A point is a
+				     round of snapshots: it ends where a
+				     process of it gets another or
+				     exits, and its time is that of its
+				     last snapshot. */
+	bool have_pss;		  /* every chosen snapshot had PFNs */
+	bool cgroup_charge;	  /* a -G recording with its charges:
+				     CHARGE is a default column */
+	unsigned unknown_cols;	  /* bit per col_id: columns a chosen
+				     snapshot cannot give (PSS and LOCKED
+				     without PFNs, THP and LOCKED where it
+				     did not record them) */
+	size_t nsnapshots;	  /* snapshots reported */
+	size_t nprocs;		  /* processes reported */
+	struct strlist notes;	  /* footer notes, without those about
+				     images no kept row shows */
+	struct out_image *images; /* every image recorded: path and
+				     build-id (hex), malloc'd */
 	size_t nimages;
-	struct out_snap *snaps;     /* every complete snapshot, in file
-				       order, with its total RSS */
+	struct out_snap *snaps; /* every complete snapshot, in file
+				   order, with its total RSS */
 	size_t nsnaps;
 };
 

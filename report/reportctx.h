@@ -21,16 +21,16 @@
 struct snapinfo {
 	uint64_t time;
 	uint32_t pid, seq, flags;
-	uint64_t offset;          /* file offset of its SNAP_BEGIN */
+	uint64_t offset; /* file offset of its SNAP_BEGIN */
 	uint64_t rss_pages;
 	uint64_t unreadable;
 	uint32_t nmappings, seen; /* announced by SNAP_BEGIN, and read */
-	uint32_t nth;             /* PICK_ALL: its index among its pid's */
-	uint32_t pidx;            /* its process: index in report_ctx.pids */
+	uint32_t nth;		  /* PICK_ALL: its index among its pid's */
+	uint32_t pidx;		  /* its process: index in report_ctx.pids */
 	/* PICK_ALL: the points in time it counts in, [first, end): from its
 	 * own to the one before its process's next snapshot or exit */
 	uint32_t first, end;
-	bool complete;            /* SNAP_END read after all its mappings */
+	bool complete; /* SNAP_END read after all its mappings */
 };
 
 /* A recorded process: what the process keys label (kp: its pid, last
@@ -38,10 +38,10 @@ struct snapinfo {
  * peak. */
 struct pidinfo {
 	struct key_proc kp;
-	uint32_t subject;    /* label "pid N": the subject of notes about
-				it, shown when a kept row comes from it */
-	uint64_t vm_hwm;     /* highest VmHWM its snapshots recorded */
-	uint64_t exit_ns;    /* its EXIT record's time, 0: none read */
+	uint32_t subject; /* label "pid N": the subject of notes about
+			     it, shown when a kept row comes from it */
+	uint64_t vm_hwm;  /* highest VmHWM its snapshots recorded */
+	uint64_t exit_ns; /* its EXIT record's time, 0: none read */
 };
 
 /* FILE SIZE and the VM SIZE of file mappings and .bss tails count once
@@ -52,10 +52,10 @@ struct pidinfo {
  * images) already charged. */
 struct share_key {
 	uint32_t image_id;
-	uint32_t level;           /* depth, | SHARE_VM for a VM walk */
-	uint64_t off, end;        /* file range walked (image VM range
-				     with SHARE_VMADDR: a .bss tail) */
-	uint32_t point;           /* PICK_ALL: the point in time charged */
+	uint32_t level;	   /* depth, | SHARE_VM for a VM walk */
+	uint64_t off, end; /* file range walked (image VM range
+			      with SHARE_VMADDR: a .bss tail) */
+	uint32_t point;	   /* PICK_ALL: the point in time charged */
 	uint32_t labels[KEYS_MAX];
 };
 #define SHARE_VM 0x80000000u
@@ -64,7 +64,7 @@ struct share_key {
 struct share_set {
 	struct share_key *keys;
 	size_t n, cap;
-	struct hashmap index;     /* of keys */
+	struct hashmap index; /* of keys */
 };
 
 /* PICK_ALL: the pieces of one snapshot, charged once and then added to
@@ -80,19 +80,19 @@ struct capture_piece {
 
 struct capture_group {
 	struct share_key key;
-	unsigned cols;            /* shared columns; 0: a plain add */
-	bool file;                /* a FILE SIZE walk: no piece at all where
-				     it is news at no level */
-	size_t start;             /* its first piece */
+	unsigned cols; /* shared columns; 0: a plain add */
+	bool file;     /* a FILE SIZE walk: no piece at all where
+			  it is news at no level */
+	size_t start;  /* its first piece */
 };
 
 struct capture {
-	bool on;                  /* add_piece captures, not adds */
+	bool on; /* add_piece captures, not adds */
 	struct capture_piece *pieces;
 	size_t n, cap;
 	struct capture_group *groups;
 	size_t ngroups, gcap;
-	struct share_set seen;    /* file walks captured in this snapshot */
+	struct share_set seen; /* file walks captured in this snapshot */
 };
 
 struct report_ctx {
@@ -107,39 +107,39 @@ struct report_ctx {
 	struct pidinfo *pids;
 	size_t npids, pidcap;
 	uint64_t lost;
-	size_t truncated_at;      /* 0: read to a clean end */
-	char *stop;               /* why the read stopped early, or NULL */
+	size_t truncated_at; /* 0: read to a clean end */
+	char *stop;	     /* why the read stopped early, or NULL */
 
 	/* the walk */
-	enum key_id srcs[KEYS_MAX];     /* the image keys */
+	enum key_id srcs[KEYS_MAX]; /* the image keys */
 	size_t nsrcs;
-	int src_of_key[KEYS_MAX];   /* index into srcs, or -1 */
-	uint32_t fixed[KEYS_MAX];   /* labels of the keys with a hook */
+	int src_of_key[KEYS_MAX]; /* index into srcs, or -1 */
+	uint32_t fixed[KEYS_MAX]; /* labels of the keys with a hook */
 	struct pidinfo *cur_pid;
-	struct key_at at;         /* what the label hooks see: the process,
-				     mapping and part being charged */
-	bool by_range;            /* a key charges FILE SIZE by mapped range */
+	struct key_at at; /* what the label hooks see: the process,
+			     mapping and part being charged */
+	bool by_range;	  /* a key charges FILE SIZE by mapped range */
 	struct share_set shared;
-	bool shared_once;         /* a file counted once for several rows */
-	size_t share_from;        /* add_piece: rowtree_add_from() level */
-	unsigned share_cols;      /* and columns (0: plain rowtree_add) */
-	uint32_t cur_subject[2];  /* labels of the part being charged */
-	uint8_t *shown;           /* per label: a kept row came from it */
+	bool shared_once;	 /* a file counted once for several rows */
+	size_t share_from;	 /* add_piece: rowtree_add_from() level */
+	unsigned share_cols;	 /* and columns (0: plain rowtree_add) */
+	uint32_t cur_subject[2]; /* labels of the part being charged */
+	uint8_t *shown;		 /* per label: a kept row came from it */
 	size_t showncap;
 	/* RSS under fallback labels per key (image keys), and all RSS */
 	uint64_t fallback_rss[KEYS_MAX], rss;
-	bool want_faults;         /* a key needs faults (KEY_NEEDS_FAULTS) */
-	struct faults *faults;    /* made by pass 1 if want_faults */
+	bool want_faults;      /* a key needs faults (KEY_NEEDS_FAULTS) */
+	struct faults *faults; /* made by pass 1 if want_faults */
 	uint64_t page_size;
-	struct jitsyms *jit;      /* JIT code names (JITMAP records) */
-	bool want_jit;            /* a key needs JIT maps (KEY_NEEDS_JIT) */
-	uint32_t jit_label;       /* symbols label of the piece charged, or
-				     LABEL_NONE */
-	uint64_t start_ns;        /* header start_mono_ns */
-	struct capture cap;       /* PICK_ALL: the snapshot being charged,
-				     when it counts in several points */
-	uint32_t point;           /* PICK_ALL: the point charged straight
-				     into c->t (share_key.point); else 0 */
+	struct jitsyms *jit; /* JIT code names (JITMAP records) */
+	bool want_jit;	     /* a key needs JIT maps (KEY_NEEDS_JIT) */
+	uint32_t jit_label;  /* symbols label of the piece charged, or
+				LABEL_NONE */
+	uint64_t start_ns;   /* header start_mono_ns */
+	struct capture cap;  /* PICK_ALL: the snapshot being charged,
+				when it counts in several points */
+	uint32_t point;	     /* PICK_ALL: the point charged straight
+				into c->t (share_key.point); else 0 */
 	/* PICK_ALL: the points in time, the tree of each while it is being
 	 * filled (NULL before its first piece and once added to the
 	 * timeline), the timeline they go to, the points added so far (all
@@ -153,10 +153,10 @@ struct report_ctx {
 	uint32_t *ready;
 	/* memory cgroup charges (cgcharge.h; NULL: none recorded) */
 	struct cgcharge *cg;
-	uint64_t cur_snap_off;    /* SNAP_BEGIN offset of the snapshot read */
-	uint32_t payer_label;     /* -G: the cgroup paying for the piece
-				     charged, when not the one reported;
-				     else LABEL_NONE */
+	uint64_t cur_snap_off; /* SNAP_BEGIN offset of the snapshot read */
+	uint32_t payer_label;  /* -G: the cgroup paying for the piece
+				  charged, when not the one reported;
+				  else LABEL_NONE */
 	/* what the kernel rows of the trees could not explain, for the
 	 * notes charge_cg_finish() writes */
 	bool cg_missing;
@@ -183,8 +183,7 @@ void points_note(struct report_ctx *c, const bool *chosen);
 /* Pass 1b, with keys that need faults: every fault sample of the chosen
  * snapshots' processes, up to each one's time, into c->faults. Returns 0,
  * or a negative code with *msg (caller frees). */
-int charge_read_faults(struct report_ctx *c, const bool *chosen,
-		       char **msg);
+int charge_read_faults(struct report_ctx *c, const bool *chosen, char **msg);
 
 /* Pass 2: the mappings of the snapshots chosen[] (parallel to c->snaps)
  * charged to the rows of c->t (with PICK_ALL, to the trees of the points

@@ -11,8 +11,7 @@
 
 /* The load bias of segment s mapped at start from file offset pgoff:
  * image VM address = address - bias. */
-uint64_t seg_bias(const struct elf_segment *s, uint64_t start,
-		  uint64_t pgoff);
+uint64_t seg_bias(const struct elf_segment *s, uint64_t start, uint64_t pgoff);
 
 /* The index of the PT_LOAD of img that a mapping at start of file offset
  * pgoff with protection prot maps: its page-aligned file extent holds

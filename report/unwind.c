@@ -24,8 +24,7 @@
 /* Not in libunwind's public headers, but exported (perf declares it the
  * same way): search a binary-search table of FDEs for ip. */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
-					      unw_word_t ip,
-					      unw_dyn_info_t *di,
+					      unw_word_t ip, unw_dyn_info_t *di,
 					      unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
 #endif
@@ -44,27 +43,27 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
  * CIE's version byte and augmentation string, or an FDE's
  * initial_location and address_range. */
 #define DF_DWARF64_LENGTH 0xffffffffu /* the 64-bit format: not handled */
-#define DF_CIE_ID 0xffffffffu         /* .eh_frame's CIE id is 0 instead */
-#define DF_MIN_RECORD 12     /* length, id, version, empty augmentation */
+#define DF_CIE_ID 0xffffffffu	      /* .eh_frame's CIE id is 0 instead */
+#define DF_MIN_RECORD 12	   /* length, id, version, empty augmentation */
 #define DF_FDE_MIN_LEN (4 + 8 + 8) /* CIE offset, location, range */
 
 /* One ELF image: the caller's (struct unwind_map img) or one the unwinder
  * opened from a path. */
 struct uw_image {
-	char *path;                /* opened by path: the path; else NULL */
-	struct elfimg *e;          /* borrowed from the caller unless path */
-	int err;                   /* < 0: could not be opened */
-	const uint8_t *data;       /* the whole file (elfimg_raw) */
+	char *path;	     /* opened by path: the path; else NULL */
+	struct elfimg *e;    /* borrowed from the caller unless path */
+	int err;	     /* < 0: could not be opened */
+	const uint8_t *data; /* the whole file (elfimg_raw) */
 	size_t size;
-	uint64_t lo, hi;           /* image VM range of the PT_LOADs */
+	uint64_t lo, hi; /* image VM range of the PT_LOADs */
 	/* .eh_frame_hdr search table */
 	bool have_hdr;
-	uint64_t hdr_vaddr;        /* image VM address of .eh_frame_hdr */
-	uint64_t table_vaddr;      /* of its table */
+	uint64_t hdr_vaddr;   /* image VM address of .eh_frame_hdr */
+	uint64_t table_vaddr; /* of its table */
 	uint64_t fde_count;
 	/* .debug_frame, converted to .eh_frame form with a search table,
 	 * for a load bias (dframe_bias) */
-	uint8_t *dframe;           /* converted entries, then the table */
+	uint8_t *dframe; /* converted entries, then the table */
 	size_t dframe_len, dframe_table_off, dframe_count;
 	uint64_t dframe_bias, dframe_addr;
 	bool dframe_built;
@@ -91,7 +90,7 @@ struct uw_ctx {
 	void *arg;
 	/* last mapping found, to spare find() calls */
 	uint64_t m_start, m_end, m_pgoff, m_bias;
-	struct uw_image *m_img;    /* NULL: anonymous */
+	struct uw_image *m_img; /* NULL: anonymous */
 	bool m_valid, m_have_bias;
 };
 
@@ -139,8 +138,7 @@ static const struct elf_section *find_section(const struct elfimg *e,
 	for (size_t i = 1; i < e->nsecs; i++) {
 		const struct elf_section *s = &e->secs[i];
 
-		if (strcmp(s->name, name) || s->type == SHT_NOBITS ||
-		    !s->size)
+		if (strcmp(s->name, name) || s->type == SHT_NOBITS || !s->size)
 			continue;
 		if (s->offset > size || s->size > size - s->offset)
 			return NULL;
@@ -234,8 +232,8 @@ static struct uw_image *uw_image_get(struct unwinder *u,
 		return NULL;
 	for (size_t i = 0; i < u->nimgs; i++) {
 		im = u->imgs[i];
-		if (m->img ? im->e == m->img :
-			     im->path && !strcmp(im->path, m->path))
+		if (m->img ? im->e == m->img
+			   : im->path && !strcmp(im->path, m->path))
 			return im->err ? NULL : im;
 	}
 	im = xcalloc(1, sizeof(*im));
@@ -329,8 +327,8 @@ static bool dframe_build(struct uw_image *im, uint64_t bias, uint64_t addr)
 	out = xrealloc(out, im->dframe_len);
 	memset(out + len, 0, im->dframe_table_off - len);
 	for (size_t i = 0; i < nents; i++) {
-		int32_t e[2] = { (int32_t)(ents[i].start - base),
-				 (int32_t)ents[i].fde_off };
+		int32_t e[2] = {(int32_t)(ents[i].start - base),
+				(int32_t)ents[i].fde_off};
 
 		memcpy(out + im->dframe_table_off + i * 8, e, 8);
 	}
@@ -355,23 +353,23 @@ fail:
 static int perf_reg_of(int unw)
 {
 	static const int map[] = {
-		[UNW_X86_64_RAX] = UNWIND_PERF_AX,
-		[UNW_X86_64_RDX] = UNWIND_PERF_DX,
-		[UNW_X86_64_RCX] = UNWIND_PERF_CX,
-		[UNW_X86_64_RBX] = UNWIND_PERF_BX,
-		[UNW_X86_64_RSI] = UNWIND_PERF_SI,
-		[UNW_X86_64_RDI] = UNWIND_PERF_DI,
-		[UNW_X86_64_RBP] = UNWIND_PERF_BP,
-		[UNW_X86_64_RSP] = UNWIND_PERF_SP,
-		[UNW_X86_64_R8] = UNWIND_PERF_R8,
-		[UNW_X86_64_R9] = UNWIND_PERF_R9,
-		[UNW_X86_64_R10] = UNWIND_PERF_R10,
-		[UNW_X86_64_R11] = UNWIND_PERF_R11,
-		[UNW_X86_64_R12] = UNWIND_PERF_R12,
-		[UNW_X86_64_R13] = UNWIND_PERF_R13,
-		[UNW_X86_64_R14] = UNWIND_PERF_R14,
-		[UNW_X86_64_R15] = UNWIND_PERF_R15,
-		[UNW_X86_64_RIP] = UNWIND_PERF_IP,
+	    [UNW_X86_64_RAX] = UNWIND_PERF_AX,
+	    [UNW_X86_64_RDX] = UNWIND_PERF_DX,
+	    [UNW_X86_64_RCX] = UNWIND_PERF_CX,
+	    [UNW_X86_64_RBX] = UNWIND_PERF_BX,
+	    [UNW_X86_64_RSI] = UNWIND_PERF_SI,
+	    [UNW_X86_64_RDI] = UNWIND_PERF_DI,
+	    [UNW_X86_64_RBP] = UNWIND_PERF_BP,
+	    [UNW_X86_64_RSP] = UNWIND_PERF_SP,
+	    [UNW_X86_64_R8] = UNWIND_PERF_R8,
+	    [UNW_X86_64_R9] = UNWIND_PERF_R9,
+	    [UNW_X86_64_R10] = UNWIND_PERF_R10,
+	    [UNW_X86_64_R11] = UNWIND_PERF_R11,
+	    [UNW_X86_64_R12] = UNWIND_PERF_R12,
+	    [UNW_X86_64_R13] = UNWIND_PERF_R13,
+	    [UNW_X86_64_R14] = UNWIND_PERF_R14,
+	    [UNW_X86_64_R15] = UNWIND_PERF_R15,
+	    [UNW_X86_64_RIP] = UNWIND_PERF_IP,
 	};
 
 	if (unw < 0 || unw > UNW_X86_64_RIP)
@@ -382,12 +380,11 @@ static int perf_reg_of(int unw)
 /* The mapping holding addr: sets c->m_*; false if none. */
 static bool ctx_map(struct uw_ctx *c, uint64_t addr)
 {
-	struct unwind_map m = { 0 };
+	struct unwind_map m = {0};
 
 	if (c->m_valid && addr >= c->m_start && addr < c->m_end)
 		return true;
-	if (c->find(c->arg, addr, &m) < 0 || addr < m.start ||
-	    addr >= m.end)
+	if (c->find(c->arg, addr, &m) < 0 || addr < m.start || addr >= m.end)
 		return false;
 	c->m_start = m.start;
 	c->m_end = m.end;
@@ -400,7 +397,8 @@ static bool ctx_map(struct uw_ctx *c, uint64_t addr)
 		 * mapping of an ip is executable */
 		long ps = sysconf(_SC_PAGESIZE);
 
-		c->m_have_bias = attrib_elf_segment(
+		c->m_have_bias =
+		    attrib_elf_segment(
 			c->m_img->e, ps > 0 ? (uint64_t)ps : 4096, m.start,
 			m.pgoff, PROT_READ | PROT_EXEC, &c->m_bias) >= 0;
 	}
@@ -463,8 +461,8 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 		di.u.rti.segbase = im->hdr_vaddr + bias;
 		di.u.rti.table_data = im->table_vaddr + bias;
 		di.u.rti.table_len = im->fde_count * 8 / sizeof(unw_word_t);
-		ret = UNW_OBJ(dwarf_search_unwind_table)(
-			as, ip, &di, pi, need_unwind_info, arg);
+		ret = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
+							 need_unwind_info, arg);
 		if (ret >= 0 || !im->dfsrc)
 			return ret;
 		memset(&di, 0, sizeof(di));
@@ -498,8 +496,8 @@ static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
 	pi->unwind_info = NULL;
 }
 
-static int acc_get_dyn_info_list_addr(unw_addr_space_t as,
-				      unw_word_t *dilap, void *arg)
+static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap,
+				      void *arg)
 {
 	(void)as;
 	(void)dilap;
@@ -551,9 +549,8 @@ static int acc_resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
 	return -UNW_EINVAL;
 }
 
-static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr,
-			     char *bufp, size_t buf_len, unw_word_t *offp,
-			     void *arg)
+static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr, char *bufp,
+			     size_t buf_len, unw_word_t *offp, void *arg)
 {
 	(void)as;
 	(void)addr;
@@ -565,14 +562,14 @@ static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr,
 }
 
 static unw_accessors_t accessors = {
-	.find_proc_info = acc_find_proc_info,
-	.put_unwind_info = acc_put_unwind_info,
-	.get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
-	.access_mem = acc_access_mem,
-	.access_reg = acc_access_reg,
-	.access_fpreg = acc_access_fpreg,
-	.resume = acc_resume,
-	.get_proc_name = acc_get_proc_name,
+    .find_proc_info = acc_find_proc_info,
+    .put_unwind_info = acc_put_unwind_info,
+    .get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
+    .access_mem = acc_access_mem,
+    .access_reg = acc_access_reg,
+    .access_fpreg = acc_access_fpreg,
+    .resume = acc_resume,
+    .get_proc_name = acc_get_proc_name,
 };
 
 #endif /* MEMSZ_UNWIND_X86_64 */
@@ -614,8 +611,7 @@ int unwind_sample(struct unwinder *u, const struct unwind_regs *r,
 		return 0;
 #ifdef MEMSZ_UNWIND_X86_64
 	if (u->as) {
-		struct uw_ctx c = { .u = u, .r = r, .find = find,
-				    .arg = arg };
+		struct uw_ctx c = {.u = u, .r = r, .find = find, .arg = arg};
 		unw_cursor_t cur;
 		unw_word_t w, sp, last_sp = 0;
 

@@ -48,16 +48,15 @@ struct unwind_map {
 
 /* Resolve an address of the sampled process at the sample's time: fill *out
  * and return 0, or return a negative code if nothing is mapped there. */
-typedef int (*unwind_find_fn)(void *arg, uint64_t addr,
-			      struct unwind_map *out);
+typedef int (*unwind_find_fn)(void *arg, uint64_t addr, struct unwind_map *out);
 
 /* The register and stack state of one sample (borrowed). */
 struct unwind_regs {
-	uint32_t abi;            /* PERF_SAMPLE_REGS_ABI_*; 0: no registers */
-	uint64_t mask;           /* perf_event_attr.sample_regs_user */
-	const uint64_t *regs;    /* one per bit of mask, in bit order */
+	uint32_t abi;	      /* PERF_SAMPLE_REGS_ABI_*; 0: no registers */
+	uint64_t mask;	      /* perf_event_attr.sample_regs_user */
+	const uint64_t *regs; /* one per bit of mask, in bit order */
 	uint32_t nregs;
-	uint64_t sp;             /* address of stack[0] */
+	uint64_t sp; /* address of stack[0] */
 	const uint8_t *stack;
 	uint32_t stack_size;
 };
@@ -65,12 +64,30 @@ struct unwind_regs {
 /* perf's x86_64 register numbers (asm/perf_regs.h) and the mask memsz
  * records: every general purpose register, ip and sp. */
 enum unwind_perf_reg {
-	UNWIND_PERF_AX, UNWIND_PERF_BX, UNWIND_PERF_CX, UNWIND_PERF_DX,
-	UNWIND_PERF_SI, UNWIND_PERF_DI, UNWIND_PERF_BP, UNWIND_PERF_SP,
-	UNWIND_PERF_IP, UNWIND_PERF_FLAGS, UNWIND_PERF_CS, UNWIND_PERF_SS,
-	UNWIND_PERF_DS, UNWIND_PERF_ES, UNWIND_PERF_FS, UNWIND_PERF_GS,
-	UNWIND_PERF_R8, UNWIND_PERF_R9, UNWIND_PERF_R10, UNWIND_PERF_R11,
-	UNWIND_PERF_R12, UNWIND_PERF_R13, UNWIND_PERF_R14, UNWIND_PERF_R15,
+	UNWIND_PERF_AX,
+	UNWIND_PERF_BX,
+	UNWIND_PERF_CX,
+	UNWIND_PERF_DX,
+	UNWIND_PERF_SI,
+	UNWIND_PERF_DI,
+	UNWIND_PERF_BP,
+	UNWIND_PERF_SP,
+	UNWIND_PERF_IP,
+	UNWIND_PERF_FLAGS,
+	UNWIND_PERF_CS,
+	UNWIND_PERF_SS,
+	UNWIND_PERF_DS,
+	UNWIND_PERF_ES,
+	UNWIND_PERF_FS,
+	UNWIND_PERF_GS,
+	UNWIND_PERF_R8,
+	UNWIND_PERF_R9,
+	UNWIND_PERF_R10,
+	UNWIND_PERF_R11,
+	UNWIND_PERF_R12,
+	UNWIND_PERF_R13,
+	UNWIND_PERF_R14,
+	UNWIND_PERF_R15,
 };
 #define UNWIND_X86_64_REGS_MASK 0xff01ffULL /* AX..IP, R8..R15 */
 

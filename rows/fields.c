@@ -141,8 +141,7 @@ const char *out_col_text(char *buf, size_t len, const struct row *r,
 	return out_fmt_value(buf, len, r->vals[col], coldefs[col].shift);
 }
 
-char *out_fmt_delta(char *buf, size_t len, const struct row *r,
-		    enum col_id c)
+char *out_fmt_delta(char *buf, size_t len, const struct row *r, enum col_id c)
 {
 	uint64_t o = r->vals[c], n = row_set(r, 1)[c];
 	uint64_t d = n > o ? n - o : o - n;
@@ -159,9 +158,9 @@ const char *out_change_name(const struct rowtree *t, const struct row *r)
 		return "new";
 	if (r->state == ROW_GONE)
 		return "gone";
-	return memcmp(r->vals, row_set(r, t->nsets - 1), sizeof(r->vals)) ?
-		       "changed" :
-		       "same";
+	return memcmp(r->vals, row_set(r, t->nsets - 1), sizeof(r->vals))
+		   ? "changed"
+		   : "same";
 }
 
 char *out_fmt_secs(char *buf, size_t len, uint64_t ns)

@@ -56,8 +56,7 @@ const char *out_col_text(char *buf, size_t len, const struct row *r,
 
 /* NEW - OLD (sets 1 and 0) of column c of r as csv/json print it:
  * "-12.50", "4096", "0". Returns buf. */
-char *out_fmt_delta(char *buf, size_t len, const struct row *r,
-		    enum col_id c);
+char *out_fmt_delta(char *buf, size_t len, const struct row *r, enum col_id c);
 
 /* "new", "gone", "changed" or "same": what r of a diff tree t is. */
 const char *out_change_name(const struct rowtree *t, const struct row *r);
@@ -71,11 +70,9 @@ void out_put_rstrip(FILE *f, const char *line, size_t n);
 
 /* The writers of the format table (output.c): each renders the kinds its
  * row names, returns 0 or -errno (the caller checks the stream). */
-int out_table_write(FILE *f, const struct rowtree *t,
-		    const struct out_opts *o);
+int out_table_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
 int out_csv_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
 int out_tsv_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
-int out_json_write(FILE *f, const struct rowtree *t,
-		   const struct out_opts *o);
+int out_json_write(FILE *f, const struct rowtree *t, const struct out_opts *o);
 
 #endif

@@ -122,8 +122,8 @@ static int meta_json(FILE *m, const struct out_opts *o)
 struct prune {
 	const struct rowtree *t;
 	const struct out_opts *o;
-	const bool *whole;          /* per level: keep every row */
-	uint64_t min[COL__COUNT];   /* least value kept, per column */
+	const bool *whole;	  /* per level: keep every row */
+	uint64_t min[COL__COUNT]; /* least value kept, per column */
 };
 
 /* Whether row r is big enough to keep in some column of the page. */
@@ -168,8 +168,8 @@ static void prune_row(const struct prune *p, struct row *dst,
 	}
 	if (others) {
 		/* processes are not additive: at most the parent's */
-		others->vals[COL_PROCS] = MIN(others->vals[COL_PROCS],
-					      src->vals[COL_PROCS]);
+		others->vals[COL_PROCS] =
+		    MIN(others->vals[COL_PROCS], src->vals[COL_PROCS]);
 		snprintf(name, sizeof(name), "[%" PRIu64 " others]",
 			 others->folded);
 		others->label = labels_intern(p->t->lb, name);
@@ -207,12 +207,12 @@ int html_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 	size_t ntree = 0, nmeta = 0;
 	struct rowtree pruned = *t;
 	bool *whole = xcalloc(t->depth + 1, sizeof(*whole));
-	struct prune p = { .t = t, .o = o, .whole = whole };
+	struct prune p = {.t = t, .o = o, .whole = whole};
 	int ret;
 
 	for (size_t i = 0; i < t->depth; i++)
-		whole[i] = o->keys && o->keys[i] &&
-			   !strcmp(o->keys[i], "callers");
+		whole[i] =
+		    o->keys && o->keys[i] && !strcmp(o->keys[i], "callers");
 	for (size_t c = 0; c < COL__COUNT; c++)
 		p.min[c] = MAX(t->total.vals[c] / HTML_MIN_SHARE, 1);
 	prune_row(&p, &pruned.total, &t->total, 0);
@@ -236,10 +236,12 @@ int html_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 	fputs("</title>\n<style>\n", f);
 	fputs(html_viewer_css, f);
 	fputs("</style>\n</head>\n<body>\n"
-	      "<script type=\"application/json\" id=\"memsz-report\">", f);
+	      "<script type=\"application/json\" id=\"memsz-report\">",
+	      f);
 	put_script_json(f, tree, ntree);
 	fputs("</script>\n<script type=\"application/json\" "
-	      "id=\"memsz-meta\">", f);
+	      "id=\"memsz-meta\">",
+	      f);
 	put_script_json(f, meta, nmeta);
 	fputs("</script>\n<script>\n", f);
 	fputs(html_timeline_js, f); /* defines what viewer.js calls */

@@ -14,11 +14,11 @@
 struct jw {
 	FILE *f;
 	bool pretty;
-	bool first;      /* current container holds no element yet */
+	bool first;	 /* current container holds no element yet */
 	bool after_name; /* a member name was written, its value is next */
-	bool wrote;      /* anything written at all */
+	bool wrote;	 /* anything written at all */
 	unsigned depth;
-	int err;         /* first write error, as -errno */
+	int err; /* first write error, as -errno */
 };
 
 static void jw_fail(struct jw *w)
@@ -161,13 +161,27 @@ int json_escape(FILE *f, const char *str, size_t n)
 		if (put_run(f, s + run, i - run))
 			return -1;
 		switch (c) {
-		case '"': e = "\\\""; break;
-		case '\\': e = "\\\\"; break;
-		case '\b': e = "\\b"; break;
-		case '\f': e = "\\f"; break;
-		case '\n': e = "\\n"; break;
-		case '\r': e = "\\r"; break;
-		case '\t': e = "\\t"; break;
+		case '"':
+			e = "\\\"";
+			break;
+		case '\\':
+			e = "\\\\";
+			break;
+		case '\b':
+			e = "\\b";
+			break;
+		case '\f':
+			e = "\\f";
+			break;
+		case '\n':
+			e = "\\n";
+			break;
+		case '\r':
+			e = "\\r";
+			break;
+		case '\t':
+			e = "\\t";
+			break;
 		default:
 			memcpy(esc, "\\u00", 4);
 			esc[4] = hex[c >> 4];

@@ -145,8 +145,8 @@ static size_t series_of(struct rows_timeline *b)
 	struct row *r;
 	uint32_t id;
 
-	for (id = hashmap_first(&b->index,
-				hashmap_hash_bytes(b->path, len), &p);
+	for (id =
+		 hashmap_first(&b->index, hashmap_hash_bytes(b->path, len), &p);
 	     id != HASHMAP_NONE; id = hashmap_next(&b->index, &p))
 		if (!memcmp(b->paths + (size_t)id * tl->depth, b->path, len))
 			return id;
@@ -191,8 +191,8 @@ static void add_leaves(struct rows_timeline *b, const struct row *r, size_t lvl)
 }
 
 struct rows_timeline *rowtree_timeline_begin(struct labels *lb, size_t depth,
-					    const struct rows_point *points,
-					    size_t n)
+					     const struct rows_point *points,
+					     size_t n)
 {
 	struct rows_timeline *b;
 
@@ -205,8 +205,7 @@ struct rows_timeline *rowtree_timeline_begin(struct labels *lb, size_t depth,
 	return b;
 }
 
-int rowtree_timeline_add(struct rows_timeline *b, size_t p,
-			 struct rowtree *t)
+int rowtree_timeline_add(struct rows_timeline *b, size_t p, struct rowtree *t)
 {
 	struct rowtree *tl = b->tl;
 

@@ -21,29 +21,27 @@ static int folded_write(FILE *f, const struct rowtree *t,
 
 /* The formats: behaviour a command asks of a format is a flag here. */
 static const struct out_format_def out_formats[OUT__COUNT] = {
-	{ "table", OUT_TABLE, out_table_write, OUTF_WIDTH,
-	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
-		  ROWS_KIND_BIT(ROWS_TIMELINE) },
-	{ "csv", OUT_CSV, out_csv_write, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED,
-	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
-		  ROWS_KIND_BIT(ROWS_TIMELINE) },
-	{ "tsv", OUT_TSV, out_tsv_write, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED,
-	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
-		  ROWS_KIND_BIT(ROWS_TIMELINE) },
-	{ "json", OUT_JSON, out_json_write,
-	  OUTF_JSON_ERRORS | OUTF_ROWS_ASKED,
-	  ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
-		  ROWS_KIND_BIT(ROWS_TIMELINE) },
-	{ "folded", OUT_FOLDED, folded_write,
-	  OUTF_ALL_ROWS | OUTF_ONE_COLUMN | OUTF_NOTES_STDERR,
-	  ROWS_KIND_BIT(ROWS_SINGLE) },
-	/* pprof sample values and the page's treemap areas are sums: a
-	 * derived ratio is none */
-	{ "pprof", OUT_PPROF, pprof_write, OUTF_BINARY | OUTF_ALL_ROWS |
-		  OUTF_SUMS, ROWS_KIND_BIT(ROWS_SINGLE) },
-	{ "html", OUT_HTML, html_write,
-	  OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS,
-	  ROWS_KIND_BIT(ROWS_SINGLE) },
+    {"table", OUT_TABLE, out_table_write, OUTF_WIDTH,
+     ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
+	 ROWS_KIND_BIT(ROWS_TIMELINE)},
+    {"csv", OUT_CSV, out_csv_write, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED,
+     ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
+	 ROWS_KIND_BIT(ROWS_TIMELINE)},
+    {"tsv", OUT_TSV, out_tsv_write, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED,
+     ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
+	 ROWS_KIND_BIT(ROWS_TIMELINE)},
+    {"json", OUT_JSON, out_json_write, OUTF_JSON_ERRORS | OUTF_ROWS_ASKED,
+     ROWS_KIND_BIT(ROWS_SINGLE) | ROWS_KIND_BIT(ROWS_DIFF) |
+	 ROWS_KIND_BIT(ROWS_TIMELINE)},
+    {"folded", OUT_FOLDED, folded_write,
+     OUTF_ALL_ROWS | OUTF_ONE_COLUMN | OUTF_NOTES_STDERR,
+     ROWS_KIND_BIT(ROWS_SINGLE)},
+    /* pprof sample values and the page's treemap areas are sums: a
+     * derived ratio is none */
+    {"pprof", OUT_PPROF, pprof_write, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS,
+     ROWS_KIND_BIT(ROWS_SINGLE)},
+    {"html", OUT_HTML, html_write, OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS,
+     ROWS_KIND_BIT(ROWS_SINGLE)},
 };
 
 const struct out_format_def *out_format_get(enum out_format fmt)
@@ -65,7 +63,9 @@ char *out_format_names(enum rows_kind kind, const char *last)
 			continue;
 		k++;
 		t = xasprintf("%s%s%s", s,
-			      k == 1 ? "" : k == n ? " " : ", ",
+			      k == 1   ? ""
+			      : k == n ? " "
+				       : ", ",
 			      out_formats[i].name);
 		free(s);
 		s = t;
@@ -129,9 +129,8 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 			const struct out_opts *o, const struct row *r,
 			const char **path, size_t level)
 {
-	enum col_id col = o->ncols && !coldefs[o->cols[0]].derived ?
-				  o->cols[0] :
-				  COL_RSS;
+	enum col_id col =
+	    o->ncols && !coldefs[o->cols[0]].derived ? o->cols[0] : COL_RSS;
 
 	for (size_t i = 0; i < r->nchildren; i++) {
 		const struct row *ch = &r->children[i];

@@ -56,20 +56,20 @@ enum out_format {
 /* What a format is, beside its writer: what the commands and view read
  * instead of testing which format it is. */
 enum out_flag {
-	OUTF_BINARY = 1u << 0,     /* not for a terminal (pprof) */
-	OUTF_ALL_ROWS = 1u << 1,   /* every row: no -n folding */
-	OUTF_ONE_COLUMN = 1u << 2, /* one column: the first field or --sort */
+	OUTF_BINARY = 1u << 0,	     /* not for a terminal (pprof) */
+	OUTF_ALL_ROWS = 1u << 1,     /* every row: no -n folding */
+	OUTF_ONE_COLUMN = 1u << 2,   /* one column: the first field or --sort */
 	OUTF_NOTES_STDERR = 1u << 3, /* pure data: notes go to stderr */
-	OUTF_SUMS = 1u << 4,       /* values are summed by the reader: no
-				      derived column, no process count */
-	OUTF_WIDTH = 1u << 5,      /* lines fit --width: labels cut, default
-				      columns (and timeline points) left out */
-	OUTF_ALL_COLUMNS = 1u << 6, /* every column (--fields first): the
-				       reader switches between them */
-	OUTF_JSON_ERRORS = 1u << 7, /* errors as {"error": ...} on stdout */
-	OUTF_ROWS_ASKED = 1u << 8, /* every row unless -n is given: the
-				      default -n is the table's (data for
-				      programs reads whole) */
+	OUTF_SUMS = 1u << 4,	     /* values are summed by the reader: no
+					derived column, no process count */
+	OUTF_WIDTH = 1u << 5,	     /* lines fit --width: labels cut, default
+					columns (and timeline points) left out */
+	OUTF_ALL_COLUMNS = 1u << 6,  /* every column (--fields first): the
+					reader switches between them */
+	OUTF_JSON_ERRORS = 1u << 7,  /* errors as {"error": ...} on stdout */
+	OUTF_ROWS_ASKED = 1u << 8,   /* every row unless -n is given: the
+					default -n is the table's (data for
+					programs reads whole) */
 };
 
 struct rowtree;
@@ -82,8 +82,8 @@ struct out_format_def {
 	/* write finished tree t (of a kind in kinds) with o to f */
 	int (*write)(FILE *f, const struct rowtree *t,
 		     const struct out_opts *o);
-	unsigned flags;           /* enum out_flag */
-	unsigned kinds;           /* ROWS_KIND_BIT() of the kinds it writes */
+	unsigned flags; /* enum out_flag */
+	unsigned kinds; /* ROWS_KIND_BIT() of the kinds it writes */
 };
 
 /* The row of format fmt (never NULL for a valid fmt). */
@@ -106,21 +106,21 @@ char *out_format_names(enum rows_kind kind, const char *last);
  * its build-id. Both strings borrowed. */
 struct out_image {
 	const char *path;
-	const char *build_id;    /* lowercase hex, "" if unknown */
+	const char *build_id; /* lowercase hex, "" if unknown */
 };
 
 /* One snapshot of a recording, for the html timeline, and its process,
  * for pprof's labels. Strings borrowed (valid while the report's label
  * table lives). */
 struct out_snap {
-	uint64_t time_ns;        /* CLOCK_MONOTONIC of the recording */
+	uint64_t time_ns; /* CLOCK_MONOTONIC of the recording */
 	uint32_t pid;
-	uint64_t rss;            /* bytes resident in the whole process */
-	bool chosen;             /* the snapshot the report shows */
-	uint64_t exit_ns;        /* when its process exited (its EXIT
-				    record), 0: not seen to exit */
-	const char *comm;        /* its process's command name, "" unknown */
-	const char *cmdline;     /* and command line, "" unknown */
+	uint64_t rss;	     /* bytes resident in the whole process */
+	bool chosen;	     /* the snapshot the report shows */
+	uint64_t exit_ns;    /* when its process exited (its EXIT
+				record), 0: not seen to exit */
+	const char *comm;    /* its process's command name, "" unknown */
+	const char *cmdline; /* and command line, "" unknown */
 };
 
 struct out_opts {
@@ -131,31 +131,31 @@ struct out_opts {
 	size_t ncols;
 	const char *const *notes; /* footer lines (may be NULL/0) */
 	size_t nnotes;
-	bool aliases;            /* csv/tsv: a last "aliases" column, the
-				    other names of the path's labels joined
-				    by ";" (json always lists them) */
-	bool res_pct;            /* add RES% = RSS / VM SIZE after the
-				    columns if cols lack COL_RES_PCT
-				    ("res_pct" in csv/json; "-" or empty
-				    where VM SIZE is 0) */
-	size_t width;            /* table: the widest a line may be; labels
-				    are cut in the middle (or at the end:
-				    cut_end) with an ellipsis to fit (never
-				    below TABLE_LABEL_MIN columns),
-				    a timeline shows the points that fit;
-				    0: no limit. Other formats ignore it. */
-	unsigned cut_end;        /* table: bit per level whose labels are
-				    cut at their end, not in the middle
-				    (a process's "PID command") */
-	enum col_id sort;        /* pprof: the default sample type */
+	bool aliases;	  /* csv/tsv: a last "aliases" column, the
+			     other names of the path's labels joined
+			     by ";" (json always lists them) */
+	bool res_pct;	  /* add RES% = RSS / VM SIZE after the
+			     columns if cols lack COL_RES_PCT
+			     ("res_pct" in csv/json; "-" or empty
+			     where VM SIZE is 0) */
+	size_t width;	  /* table: the widest a line may be; labels
+			     are cut in the middle (or at the end:
+			     cut_end) with an ellipsis to fit (never
+			     below TABLE_LABEL_MIN columns),
+			     a timeline shows the points that fit;
+			     0: no limit. Other formats ignore it. */
+	unsigned cut_end; /* table: bit per level whose labels are
+			     cut at their end, not in the middle
+			     (a process's "PID command") */
+	enum col_id sort; /* pprof: the default sample type */
 	const struct out_image *images; /* pprof: images by path (may be
 					   NULL/0) */
 	size_t nimages;
 	const struct out_snap *snaps; /* html: every snapshot (may be
 					 NULL/0) */
 	size_t nsnaps;
-	const char *title;       /* html: what the page shows ("report of
-				    memsz.data"); NULL: "memsz" */
+	const char *title; /* html: what the page shows ("report of
+			      memsz.data"); NULL: "memsz" */
 };
 
 /* The narrowest a table label is cut to, whatever the width. */

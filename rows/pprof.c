@@ -68,18 +68,18 @@ enum level_kind {
 };
 
 struct ppf_sample {
-	size_t loc0, nloc;    /* in pw.locids */
-	size_t val0;          /* in pw.vals, ncols of them */
-	size_t lab0, nlab;    /* in pw.labels */
+	size_t loc0, nloc; /* in pw.locids */
+	size_t val0;	   /* in pw.vals, ncols of them */
+	size_t lab0, nlab; /* in pw.labels */
 };
 
 struct pw {
 	const struct rowtree *t;
 	const struct out_opts *o;
-	enum level_kind *kinds;      /* per level */
-	int64_t *lvl_file;           /* per level: file it is in (string) */
-	uint64_t *lvl_map;           /* per level: its mapping, or 0 */
-	struct labels *strs;         /* the string table; "" is 0 */
+	enum level_kind *kinds; /* per level */
+	int64_t *lvl_file;	/* per level: file it is in (string) */
+	uint64_t *lvl_map;	/* per level: its mapping, or 0 */
+	struct labels *strs;	/* the string table; "" is 0 */
 	struct idmap fn_ids, loc_ids, map_ids;
 	Perftools__Profiles__Function *fns;
 	size_t nfns, fncap;
@@ -113,8 +113,8 @@ static const char *build_id_of(const struct out_opts *o, const char *path)
 {
 	for (size_t i = 0; i < o->nimages; i++)
 		if (o->images[i].path && !strcmp(o->images[i].path, path))
-			return o->images[i].build_id ? o->images[i].build_id :
-						       "";
+			return o->images[i].build_id ? o->images[i].build_id
+						     : "";
 	return "";
 }
 
@@ -147,8 +147,8 @@ static bool is_library(const char *path)
 
 	while ((p = strstr(p, ".so"))) {
 		p += 3;
-		if (!*p || ((*p == '.' || *p == '_') && p[1] >= '0' &&
-			    p[1] <= '9'))
+		if (!*p ||
+		    ((*p == '.' || *p == '_') && p[1] >= '0' && p[1] <= '9'))
 			return true;
 	}
 	return false;
@@ -203,8 +203,7 @@ static void push_location(struct pw *w, int64_t name, int64_t file,
 		Perftools__Profiles__Location *l;
 
 		xgrow(&w->locs, &w->loccap, w->nlocs + 1, sizeof(*w->locs));
-		xgrow(&w->lines, &w->linecap, w->nlocs + 1,
-		      sizeof(*w->lines));
+		xgrow(&w->lines, &w->linecap, w->nlocs + 1, sizeof(*w->lines));
 		l = &w->locs[w->nlocs];
 		perftools__profiles__location__init(l);
 		perftools__profiles__line__init(&w->lines[w->nlocs]);
@@ -218,8 +217,7 @@ static void push_location(struct pw *w, int64_t name, int64_t file,
 	w->locids[w->nlocids++] = id;
 }
 
-static void push_label(struct pw *w, const char *key, int64_t str,
-		       int64_t num)
+static void push_label(struct pw *w, const char *key, int64_t str, int64_t num)
 {
 	Perftools__Profiles__Label *l;
 
@@ -278,8 +276,7 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 	uint64_t mapping = 0, *maps = w->lvl_map;
 	size_t lv;
 
-	xgrow(&w->samples, &w->samplecap, w->nsamples + 1,
-	      sizeof(*w->samples));
+	xgrow(&w->samples, &w->samplecap, w->nsamples + 1, sizeof(*w->samples));
 	s = &w->samples[w->nsamples++];
 	s->loc0 = w->nlocids;
 	s->lab0 = w->nlabels;
@@ -289,8 +286,8 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 		maps[lv] = mapping;
 		if (w->kinds[lv] == LVL_FILES) {
 			file = str_id(w, labels_str(w->t->lb, rows[lv]->label));
-			mapping = mapping_of(w, labels_str(w->t->lb,
-							  rows[lv]->label));
+			mapping = mapping_of(
+			    w, labels_str(w->t->lb, rows[lv]->label));
 		}
 	}
 	/* leaf first: the innermost level, then its parents */
@@ -314,8 +311,7 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 			while (p > lab && p[-1] != ';')
 				p--;
 			if (end > p)
-				push_location(w, str_id_n(w, p, end - p), 0,
-					      0);
+				push_location(w, str_id_n(w, p, end - p), 0, 0);
 			end = p > lab ? p - 1 : p;
 		}
 	}
@@ -354,8 +350,8 @@ static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
 
 	memset(&z, 0, sizeof(z));
 	/* windowBits 15 + 16: a gzip header and trailer (mtime 0) */
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
 		return -ENOMEM;
 	z.next_in = (uint8_t *)buf;
 	z.avail_in = (uInt)len;
@@ -414,13 +410,13 @@ static void sample_types(struct pw *w, Perftools__Profiles__Profile *p,
 	const struct out_opts *o = w->o;
 
 	p->n_sample_type = o->ncols;
-	p->sample_type = (Perftools__Profiles__ValueType **)ptrs(
-		vt, o->ncols, sizeof(*vt));
+	p->sample_type =
+	    (Perftools__Profiles__ValueType **)ptrs(vt, o->ncols, sizeof(*vt));
 	for (size_t i = 0; i < o->ncols; i++) {
 		perftools__profiles__value_type__init(&vt[i]);
 		vt[i].type = str_id(w, coldefs[o->cols[i]].key);
-		vt[i].unit = str_id(w, coldefs[o->cols[i]].count ? "count" :
-								  "bytes");
+		vt[i].unit =
+		    str_id(w, coldefs[o->cols[i]].count ? "count" : "bytes");
 		if (o->cols[i] == o->sort)
 			p->default_sample_type = vt[i].type;
 	}
@@ -432,10 +428,9 @@ static int pw_emit(FILE *f, struct pw *w)
 	const struct out_opts *o = w->o;
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType *vt = xcalloc(o->ncols + 1, sizeof(*vt));
-	Perftools__Profiles__Sample *sm =
-		xcalloc(w->nsamples + 1, sizeof(*sm));
-	Perftools__Profiles__Line **linep = xcalloc(w->nlocs + 1,
-						     sizeof(*linep));
+	Perftools__Profiles__Sample *sm = xcalloc(w->nsamples + 1, sizeof(*sm));
+	Perftools__Profiles__Line **linep =
+	    xcalloc(w->nlocs + 1, sizeof(*linep));
 	size_t i, len;
 	uint8_t *buf;
 	int ret;
@@ -447,8 +442,8 @@ static int pw_emit(FILE *f, struct pw *w)
 		p.comment[i] = str_id(w, o->notes[i]);
 
 	p.n_sample = w->nsamples;
-	p.sample = (Perftools__Profiles__Sample **)ptrs(sm, w->nsamples,
-							 sizeof(*sm));
+	p.sample =
+	    (Perftools__Profiles__Sample **)ptrs(sm, w->nsamples, sizeof(*sm));
 	for (i = 0; i < w->nsamples; i++) {
 		const struct ppf_sample *s = &w->samples[i];
 
@@ -459,22 +454,22 @@ static int pw_emit(FILE *f, struct pw *w)
 		sm[i].value = w->vals + s->val0;
 		sm[i].n_label = s->nlab;
 		sm[i].label = (Perftools__Profiles__Label **)ptrs(
-			w->labels + s->lab0, s->nlab, sizeof(*w->labels));
+		    w->labels + s->lab0, s->nlab, sizeof(*w->labels));
 	}
 	p.n_mapping = w->nmaps;
-	p.mapping = (Perftools__Profiles__Mapping **)ptrs(
-		w->maps, w->nmaps, sizeof(*w->maps));
+	p.mapping = (Perftools__Profiles__Mapping **)ptrs(w->maps, w->nmaps,
+							  sizeof(*w->maps));
 	p.n_location = w->nlocs;
-	p.location = (Perftools__Profiles__Location **)ptrs(
-		w->locs, w->nlocs, sizeof(*w->locs));
+	p.location = (Perftools__Profiles__Location **)ptrs(w->locs, w->nlocs,
+							    sizeof(*w->locs));
 	for (i = 0; i < w->nlocs; i++) {
 		linep[i] = &w->lines[i];
 		w->locs[i].n_line = 1;
 		w->locs[i].line = &linep[i];
 	}
 	p.n_function = w->nfns;
-	p.function = (Perftools__Profiles__Function **)ptrs(
-		w->fns, w->nfns, sizeof(*w->fns));
+	p.function = (Perftools__Profiles__Function **)ptrs(w->fns, w->nfns,
+							    sizeof(*w->fns));
 	/* the string table last: everything above interned into it */
 	p.n_string_table = labels_count(w->strs);
 	p.string_table = xcalloc(p.n_string_table + 1, sizeof(char *));
@@ -504,7 +499,7 @@ static int pw_emit(FILE *f, struct pw *w)
 
 int pprof_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 {
-	struct pw w = { .t = t, .o = o };
+	struct pw w = {.t = t, .o = o};
 	const struct row **rows;
 	int ret;
 
@@ -516,10 +511,10 @@ int pprof_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 	for (size_t i = 0; i < t->depth; i++) {
 		const char *k = o->keys && o->keys[i] ? o->keys[i] : "";
 
-		w.kinds[i] = !strcmp(k, "callers") ? LVL_CALLERS :
-			     !strcmp(k, "files")   ? LVL_FILES :
-			     !strcmp(k, "pids")    ? LVL_PIDS :
-						     LVL_PLAIN;
+		w.kinds[i] = !strcmp(k, "callers") ? LVL_CALLERS
+			     : !strcmp(k, "files") ? LVL_FILES
+			     : !strcmp(k, "pids")  ? LVL_PIDS
+						   : LVL_PLAIN;
 	}
 	main_mapping(&w);
 	rows = xcalloc(t->depth + 1, sizeof(*rows));

@@ -13,22 +13,22 @@
 #include "util/util.h"
 
 const struct coldef coldefs[COL__COUNT] = {
-	[COL_FILE] = { "FILE SIZE", "file_size", "file", 0 },
-	[COL_VM] = { "VM SIZE", "vm_size", "vm", 0 },
-	[COL_RSS] = { "RSS", "rss", "rss", 0 },
-	[COL_PSS] = { "PSS", "pss", "pss", COL_PSS_SHIFT },
-	[COL_USS] = { "USS", "uss", "uss", 0 },
-	[COL_DIRTY] = { "DIRTY", "dirty", "dirty", 0 },
-	[COL_SWAP] = { "SWAP", "swap", "swap", 0 },
-	[COL_RELOCS] = { "RELOCS", "reloc_count", "relocs", 0, true },
-	[COL_SH_CLEAN] = { "SHR CLEAN", "shared_clean", "shclean", 0 },
-	[COL_SH_DIRTY] = { "SHR DIRTY", "shared_dirty", "shdirty", 0 },
-	[COL_THP] = { "THP", "thp", "thp", 0, false, false, true },
-	[COL_LOCKED] = { "LOCKED", "locked", "locked", COL_PSS_SHIFT, false,
-			 false, true },
-	[COL_PROCS] = { "PROCS", "processes", "procs", 0, true },
-	[COL_CHARGE] = { "CHARGE", "charge", "charge", COL_PSS_SHIFT },
-	[COL_RES_PCT] = { "RES%", "res_pct", "res", 0, false, true },
+    [COL_FILE] = {"FILE SIZE", "file_size", "file", 0},
+    [COL_VM] = {"VM SIZE", "vm_size", "vm", 0},
+    [COL_RSS] = {"RSS", "rss", "rss", 0},
+    [COL_PSS] = {"PSS", "pss", "pss", COL_PSS_SHIFT},
+    [COL_USS] = {"USS", "uss", "uss", 0},
+    [COL_DIRTY] = {"DIRTY", "dirty", "dirty", 0},
+    [COL_SWAP] = {"SWAP", "swap", "swap", 0},
+    [COL_RELOCS] = {"RELOCS", "reloc_count", "relocs", 0, true},
+    [COL_SH_CLEAN] = {"SHR CLEAN", "shared_clean", "shclean", 0},
+    [COL_SH_DIRTY] = {"SHR DIRTY", "shared_dirty", "shdirty", 0},
+    [COL_THP] = {"THP", "thp", "thp", 0, false, false, true},
+    [COL_LOCKED] = {"LOCKED", "locked", "locked", COL_PSS_SHIFT, false, false,
+		    true},
+    [COL_PROCS] = {"PROCS", "processes", "procs", 0, true},
+    [COL_CHARGE] = {"CHARGE", "charge", "charge", COL_PSS_SHIFT},
+    [COL_RES_PCT] = {"RES%", "res_pct", "res", 0, false, true},
 };
 
 int col_from_name(const char *name)
@@ -168,8 +168,7 @@ void rowtree_set_tag(struct rowtree *t, uint64_t tag)
 	t->tag = tag;
 }
 
-void rowtree_add(struct rowtree *t, const uint32_t *path,
-		 const uint64_t *vals)
+void rowtree_add(struct rowtree *t, const uint32_t *path, const uint64_t *vals)
 {
 	rowtree_add_from(t, path, vals, 0, 0);
 }
@@ -256,8 +255,7 @@ struct sort_ctx {
 static int row_tie(const struct sort_ctx *ctx, const struct row *x,
 		   const struct row *y)
 {
-	while (x->label == y->label && x->nchildren == 1 &&
-	       y->nchildren == 1) {
+	while (x->label == y->label && x->nchildren == 1 && y->nchildren == 1) {
 		x = &x->children[0];
 		y = &y->children[0];
 	}
@@ -301,9 +299,9 @@ static const struct {
 			enum col_id c);
 	bool prune; /* drop rows equal in both sets (a diff) */
 } kinds[ROWS__KIND_COUNT] = {
-	[ROWS_SINGLE] = { cmp_value, key_value, false },
-	[ROWS_DIFF] = { cmp_key, key_change, true },
-	[ROWS_TIMELINE] = { cmp_key, key_peak, false },
+    [ROWS_SINGLE] = {cmp_value, key_value, false},
+    [ROWS_DIFF] = {cmp_key, key_change, true},
+    [ROWS_TIMELINE] = {cmp_key, key_peak, false},
 };
 
 /* What each order sorts by: the kind's comparison (NULL) or labels
@@ -312,9 +310,9 @@ static const struct {
 	int (*cmp)(const void *a, const void *b, void *arg);
 	label_cmp_fn *lcmp;
 } orders[ROWS__ORDER_COUNT] = {
-	[ROWS_ORDER_VALUE] = { NULL, label_cmp_name },
-	[ROWS_ORDER_POS] = { cmp_label, label_cmp_pos },
-	[ROWS_ORDER_NAME] = { cmp_label, label_cmp_name },
+    [ROWS_ORDER_VALUE] = {NULL, label_cmp_name},
+    [ROWS_ORDER_POS] = {cmp_label, label_cmp_pos},
+    [ROWS_ORDER_NAME] = {cmp_label, label_cmp_name},
 };
 
 /* True if r is in both trees of a diff with the same values. */
@@ -413,8 +411,8 @@ static void row_finish(struct rowtree *t, struct row *r,
 	if (!r->nchildren)
 		return;
 	qsort_r(r->children, r->nchildren, sizeof(*r->children),
-		orders[t->order].cmp ? orders[t->order].cmp :
-				       kinds[t->kind].cmp,
+		orders[t->order].cmp ? orders[t->order].cmp
+				     : kinds[t->kind].cmp,
 		(void *)ctx);
 	if (limit && r->nchildren > limit)
 		fold(t, r, limit);
@@ -430,8 +428,8 @@ void rowtree_set_order(struct rowtree *t, enum rows_order order)
 
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
-	struct sort_ctx ctx = { t, sort, kinds[t->kind].key,
-				orders[t->order].lcmp };
+	struct sort_ctx ctx = {t, sort, kinds[t->kind].key,
+			       orders[t->order].lcmp};
 
 	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)

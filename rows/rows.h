@@ -31,40 +31,40 @@
  * column is plain bytes, except RELOCS and PROCS, counts, and RES%,
  * derived. */
 enum col_id {
-	COL_FILE,  /* FILE SIZE: bytes on disk */
-	COL_VM,    /* VM SIZE: bytes mapped */
+	COL_FILE, /* FILE SIZE: bytes on disk */
+	COL_VM,	  /* VM SIZE: bytes mapped */
 	COL_RSS,
 	COL_PSS,
 	COL_USS,
 	COL_DIRTY,
 	COL_SWAP,
-	COL_RELOCS, /* count: relocation targets on private dirty pages */
+	COL_RELOCS,   /* count: relocation targets on private dirty pages */
 	COL_SH_CLEAN, /* resident, mapped by others too, clean (smaps
 			 Shared_Clean) */
 	COL_SH_DIRTY, /* ... dirty (smaps Shared_Dirty) */
-	COL_THP,    /* resident in PMD-mapped huge pages (smaps AnonHugePages
-		       + ShmemPmdMapped + FilePmdMapped) */
-	COL_LOCKED, /* PSS of locked mappings (smaps Locked), fixed point
-		       like PSS */
-	COL_PROCS,  /* count: processes with a piece in the row (see
-		       rowtree_set_tag) */
-	COL_CHARGE, /* bytes the recorded memory cgroup is charged for (each
-		       page once, whoever maps it; /proc/kpagecgroup), fixed
-		       point like PSS */
-	COL_RES_PCT, /* derived: RSS / VM SIZE in percent, never stored */
+	COL_THP,      /* resident in PMD-mapped huge pages (smaps AnonHugePages
+			 + ShmemPmdMapped + FilePmdMapped) */
+	COL_LOCKED,   /* PSS of locked mappings (smaps Locked), fixed point
+			 like PSS */
+	COL_PROCS,    /* count: processes with a piece in the row (see
+			 rowtree_set_tag) */
+	COL_CHARGE,   /* bytes the recorded memory cgroup is charged for (each
+			 page once, whoever maps it; /proc/kpagecgroup), fixed
+			 point like PSS */
+	COL_RES_PCT,  /* derived: RSS / VM SIZE in percent, never stored */
 	COL__COUNT
 };
 #define COL_PSS_SHIFT 12
 
 struct coldef {
-	const char *header; /* table header: "FILE SIZE" */
-	const char *key;    /* --sort name and csv/json field: "file_size" */
+	const char *header;   /* table header: "FILE SIZE" */
+	const char *key;      /* --sort name and csv/json field: "file_size" */
 	const char *sortname; /* short --sort name: "file" */
-	unsigned shift;     /* fixed-point shift of stored values */
-	bool count;         /* a count, not bytes: the table prints it whole */
-	bool derived;       /* computed from other columns when printed:
-			       not stored in rows, not sortable */
-	bool optional;      /* shown only where --fields names it */
+	unsigned shift;	      /* fixed-point shift of stored values */
+	bool count;    /* a count, not bytes: the table prints it whole */
+	bool derived;  /* computed from other columns when printed:
+			  not stored in rows, not sortable */
+	bool optional; /* shown only where --fields names it */
 };
 extern const struct coldef coldefs[COL__COUNT];
 
@@ -86,7 +86,7 @@ enum rows_kind {
 enum rows_order {
 	ROWS_ORDER_VALUE, /* by the sort column, descending: the key the
 			     tree's kind gives a row (see rowtree_finish) */
-	ROWS_ORDER_POS,   /* by where what each row's label names is
+	ROWS_ORDER_POS,	  /* by where what each row's label names is
 			     (labels_pos: a mapping's address, a pid),
 			     ascending; rows without a position after, by
 			     label string */
@@ -104,39 +104,39 @@ enum row_state {
 /* A point of a timeline tree: when it is, and how many snapshots (one
  * per process) it sums. */
 struct rows_point {
-	uint64_t time;            /* ns since the recording began */
-	uint64_t time_last;       /* its latest snapshot, same clock (a
-				     report's point is at its latest
-				     snapshot: the same) */
+	uint64_t time;	    /* ns since the recording began */
+	uint64_t time_last; /* its latest snapshot, same clock (a
+			       report's point is at its latest
+			       snapshot: the same) */
 	size_t nsnapshots;
 };
 
 struct row {
-	uint32_t label;           /* id in the tree's labels */
-	uint8_t state;            /* enum row_state; ROW_BOTH but in a diff */
+	uint32_t label;		   /* id in the tree's labels */
+	uint8_t state;		   /* enum row_state; ROW_BOTH but in a diff */
 	uint64_t vals[COL__COUNT]; /* value set 0 */
-	uint64_t *sets;           /* sets 1..nsets-1, COL__COUNT each; NULL
-				     in a single-set tree (row_set()) */
-	struct row *children;     /* array of nchildren, sorted after finish */
+	uint64_t *sets;		   /* sets 1..nsets-1, COL__COUNT each; NULL
+				      in a single-set tree (row_set()) */
+	struct row *children;	   /* array of nchildren, sorted after finish */
 	size_t nchildren, cap;
-	uint64_t folded;          /* for an "[N others]" row: N, else 0 */
-	uint64_t tag;             /* last tag counted in COL_PROCS */
-	uint64_t vm_sum;          /* VM SIZE of every piece added, also those
-				     rowtree_add_from() kept out of
-				     vals[COL_VM]: RES%'s denominator */
-	void *index;              /* private: label -> child lookup */
+	uint64_t folded; /* for an "[N others]" row: N, else 0 */
+	uint64_t tag;	 /* last tag counted in COL_PROCS */
+	uint64_t vm_sum; /* VM SIZE of every piece added, also those
+			    rowtree_add_from() kept out of
+			    vals[COL_VM]: RES%'s denominator */
+	void *index;	 /* private: label -> child lookup */
 };
 
 struct rowtree {
-	struct labels *lb;        /* borrowed */
-	size_t depth;             /* number of keys */
-	struct row total;         /* root: label LABEL_NONE, sums everything */
-	uint64_t tag;             /* rowtree_set_tag(); 0: none */
+	struct labels *lb; /* borrowed */
+	size_t depth;	   /* number of keys */
+	struct row total;  /* root: label LABEL_NONE, sums everything */
+	uint64_t tag;	   /* rowtree_set_tag(); 0: none */
 	enum rows_kind kind;
-	size_t nsets;             /* value sets per row: 1, 2 or npoints */
+	size_t nsets;		   /* value sets per row: 1, 2 or npoints */
 	struct rows_point *points; /* timeline: nsets of them, else NULL */
-	uint64_t unchanged;       /* diff: rows rowtree_finish() left out */
-	enum rows_order order;    /* rowtree_set_order(); ROWS_ORDER_VALUE */
+	uint64_t unchanged;	   /* diff: rows rowtree_finish() left out */
+	enum rows_order order;	   /* rowtree_set_order(); ROWS_ORDER_VALUE */
 };
 
 /* Value set s (< t->nsets) of row r: COL__COUNT values. */
@@ -152,8 +152,7 @@ void rowtree_free(struct rowtree *t);
 
 /* Add vals (indexed by enum col_id) to the row at path[0..depth-1] and to
  * every ancestor including the total. path labels must be valid ids. */
-void rowtree_add(struct rowtree *t, const uint32_t *path,
-		 const uint64_t *vals);
+void rowtree_add(struct rowtree *t, const uint32_t *path, const uint64_t *vals);
 
 /* From now on every row an add reaches, the total included, counts tag
  * (one non-zero tag per process) once in COL_PROCS: the pieces of one
@@ -200,10 +199,9 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
  * for a NULL builder). */
 struct rows_timeline;
 struct rows_timeline *rowtree_timeline_begin(struct labels *lb, size_t depth,
-					    const struct rows_point *points,
-					    size_t n);
-int rowtree_timeline_add(struct rows_timeline *b, size_t p,
-			 struct rowtree *t);
+					     const struct rows_point *points,
+					     size_t n);
+int rowtree_timeline_add(struct rows_timeline *b, size_t p, struct rowtree *t);
 struct rowtree *rowtree_timeline_end(struct rows_timeline *b);
 
 /* A timeline tree (kind ROWS_TIMELINE) of trees[0..n-1], single-set

@@ -392,7 +392,8 @@ static void tl_block(FILE *f, const struct rowtree *t, const struct out_opts *o,
 		fputs("   ", f); /* TL_GAP */
 		/* the name ends with the innermost key's label */
 		out_put_label(f, name, room,
-			      t->depth && (o->cut_end & (1u << (t->depth - 1))));
+			      t->depth &&
+				  (o->cut_end & (1u << (t->depth - 1))));
 		fputc('\n', f);
 		free(name);
 	}

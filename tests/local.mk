@@ -89,6 +89,7 @@ tests_test_unwind_LDADD = $(TEST_LIBS)
 e2e_tests = tests/t0001-layers.py \
 	tests/t0002-spdx.sh \
 	tests/t0003-version.sh \
+	tests/t0004-format.sh \
 	tests/t1000-size-i1.py \
 	tests/t1001-size-cli.sh \
 	tests/t1002-cli-options.sh \

@@ -39,14 +39,14 @@ static char exe[256], data[256];
 static uint32_t snap_flags = MD_SNAP_F_PFN; /* of the snapshots written */
 
 static const char fixture_src[] =
-	"__attribute__((aligned(4096), noinline)) int fn_one(int x)\n"
-	"{ return x * 3 + 1; }\n"
-	"__attribute__((aligned(4096), noinline)) int fn_two(int x)\n"
-	"{ return x * 5 + 2; }\n"
-	"__attribute__((aligned(4096))) int obj_data[2048] = { 1 };\n"
-	"__attribute__((aligned(4096))) char zbuf[3 * 4096];\n"
-	"int main(void) { return fn_one(1) + fn_two(2) + obj_data[0] +"
-	" zbuf[0]; }\n";
+    "__attribute__((aligned(4096), noinline)) int fn_one(int x)\n"
+    "{ return x * 3 + 1; }\n"
+    "__attribute__((aligned(4096), noinline)) int fn_two(int x)\n"
+    "{ return x * 5 + 2; }\n"
+    "__attribute__((aligned(4096))) int obj_data[2048] = { 1 };\n"
+    "__attribute__((aligned(4096))) char zbuf[3 * 4096];\n"
+    "int main(void) { return fn_one(1) + fn_two(2) + obj_data[0] +"
+    " zbuf[0]; }\n";
 
 struct sym {
 	uint64_t addr, size;
@@ -55,7 +55,7 @@ struct sym {
 static struct sym nm_sym(const char *name)
 {
 	char cmd[512], line[512];
-	struct sym s = { 0, 0 };
+	struct sym s = {0, 0};
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", exe);
@@ -88,7 +88,9 @@ static int setup(void **state)
 		  /* no .eh_frame: symbols keep exactly their st_size of VM */
 		  "-fno-asynchronous-unwind-tables -fno-unwind-tables "
 		  "-o '%s' '%s/fixture.c'",
-		  exe, tmpdir) == 0 ? 0 : -1;
+		  exe, tmpdir) == 0
+		   ? 0
+		   : -1;
 }
 
 static int teardown(void **state)
@@ -115,7 +117,7 @@ static void write_data(const uint8_t *build_id, const char *path,
 {
 	struct md_writer *w;
 	struct elfimg *img;
-	struct md_image im = { 0 };
+	struct md_image im = {0};
 	struct stat st;
 
 	assert_int_equal(elfimg_open(exe, &img), 0);
@@ -131,9 +133,9 @@ static void write_data(const uint8_t *build_id, const char *path,
 	im.open_path = "";
 	assert_int_equal(md_write_image(w, &im), 0);
 	for (int s = 0; s < nsnaps; s++) {
-		struct md_snap_begin b = { .pid = 42, .seq = s,
-					   .flags = snap_flags };
-		struct md_snap_end e = { .pid = 42, .seq = s };
+		struct md_snap_begin b = {
+		    .pid = 42, .seq = s, .flags = snap_flags};
+		struct md_snap_end e = {.pid = 42, .seq = s};
 		uint64_t last_end = 0;
 
 		/* one mapping per PT_LOAD, one more for a .bss tail past the
@@ -146,8 +148,8 @@ static void write_data(const uint8_t *build_id, const char *path,
 			b.nmappings++;
 			if (sg->memsz > sg->filesz &&
 			    ((sg->vaddr + sg->memsz + PAGE - 1) & ~(PAGE - 1)) >
-				    ((sg->vaddr + sg->filesz + PAGE - 1) &
-				     ~(PAGE - 1)))
+				((sg->vaddr + sg->filesz + PAGE - 1) &
+				 ~(PAGE - 1)))
 				b.nmappings++;
 		}
 		if (incomplete == CUT_SHORT && s == nsnaps - 1)
@@ -155,7 +157,7 @@ static void write_data(const uint8_t *build_id, const char *path,
 		assert_int_equal(md_write_snap_begin(w, &b), 0);
 		for (size_t i = 0; i < img->nsegs; i++) {
 			const struct elf_segment *sg = &img->segs[i];
-			struct md_snap_mapping m = { 0 };
+			struct md_snap_mapping m = {0};
 			struct md_run runs[16];
 			size_t n = 0;
 
@@ -179,19 +181,19 @@ static void write_data(const uint8_t *build_id, const char *path,
 				    BASE + pr[k].vaddr < m.end && n < 16 &&
 				    (s == nsnaps - 1 || k == 0))
 					runs[n++] = (struct md_run){
-						.vaddr = BASE + pr[k].vaddr,
-						.npages = 1,
-						.flags = pr[k].flags,
-						.mapcount = pr[k].mapcount };
+					    .vaddr = BASE + pr[k].vaddr,
+					    .npages = 1,
+					    .flags = pr[k].flags,
+					    .mapcount = pr[k].mapcount};
 			m.runs = runs;
 			m.nruns = n;
 			assert_int_equal(md_write_mapping(w, &m), 0);
 			last_end = m.end;
 			if (sg->memsz > sg->filesz) {
 				struct md_snap_mapping t = m;
-				uint64_t end = BASE + ((sg->vaddr + sg->memsz +
-							PAGE - 1) &
-						       ~(PAGE - 1));
+				uint64_t end =
+				    BASE + ((sg->vaddr + sg->memsz + PAGE - 1) &
+					    ~(PAGE - 1));
 
 				if (end <= m.end)
 					continue;
@@ -206,12 +208,10 @@ static void write_data(const uint8_t *build_id, const char *path,
 					    BASE + pr[k].vaddr < t.end &&
 					    n < 16)
 						runs[n++] = (struct md_run){
-							.vaddr = BASE +
-								 pr[k].vaddr,
-							.npages = 1,
-							.flags = pr[k].flags,
-							.mapcount =
-								pr[k].mapcount };
+						    .vaddr = BASE + pr[k].vaddr,
+						    .npages = 1,
+						    .flags = pr[k].flags,
+						    .mapcount = pr[k].mapcount};
 				t.nruns = n;
 				assert_int_equal(md_write_mapping(w, &t), 0);
 				last_end = t.end;
@@ -235,16 +235,15 @@ static const struct row *child(const struct rowtree *t, const struct row *r,
 	return NULL;
 }
 
-static uint64_t col(const struct rowtree *t, const char *label,
-		    enum col_id c)
+static uint64_t col(const struct rowtree *t, const char *label, enum col_id c)
 {
 	const struct row *r = child(t, &t->total, label);
 
 	return r ? r->vals[c] : 0;
 }
 
-static void build(struct report_opts *o, const char *keys,
-		  struct labels **lb, struct report_result *res)
+static void build(struct report_opts *o, const char *keys, struct labels **lb,
+		  struct report_result *res)
 {
 	char *bad = NULL, *msg = NULL;
 	int n = keys_parse(keys, KEY_IN_REPORT, o->keys, &bad);
@@ -272,11 +271,11 @@ static void test_symbols_exact(void **state)
 	struct sym one = nm_sym("fn_one"), two = nm_sym("fn_two");
 	struct sym obj = nm_sym("obj_data");
 	struct present pr[] = {
-		{ two.addr, MD_PG_PRESENT | MD_PG_FILE, 2 },
-		{ obj.addr, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
-				    MD_PG_PRIVATE_DIRTY, 1 },
+	    {two.addr, MD_PG_PRESENT | MD_PG_FILE, 2},
+	    {obj.addr, MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY,
+	     1},
 	};
-	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 
@@ -305,10 +304,10 @@ static void test_bss_tail(void **state)
 {
 	struct sym z = nm_sym("zbuf");
 	struct present pr[] = {
-		{ z.addr + 2 * PAGE, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
-					     MD_PG_PRIVATE_DIRTY, 1 },
+	    {z.addr + 2 * PAGE,
+	     MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY, 1},
 	};
-	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 	const struct row *f;
@@ -335,9 +334,9 @@ static void test_bss_tail(void **state)
 static void test_replaced_image(void **state)
 {
 	struct sym two = nm_sym("fn_two");
-	struct present pr[] = { { two.addr, MD_PG_PRESENT, 1 } };
+	struct present pr[] = {{two.addr, MD_PG_PRESENT, 1}};
 	uint8_t wrong[20];
-	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 
@@ -363,8 +362,8 @@ static void test_replaced_image(void **state)
 static void test_missing_image(void **state)
 {
 	struct sym two = nm_sym("fn_two");
-	struct present pr[] = { { two.addr, MD_PG_PRESENT, 1 } };
-	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct present pr[] = {{two.addr, MD_PG_PRESENT, 1}};
+	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 
@@ -386,10 +385,10 @@ static void test_truncated_and_incomplete(void **state)
 {
 	struct sym two = nm_sym("fn_two"), obj = nm_sym("obj_data");
 	struct present pr[] = {
-		{ two.addr, MD_PG_PRESENT, 1 },
-		{ obj.addr, MD_PG_PRESENT, 1 },
+	    {two.addr, MD_PG_PRESENT, 1},
+	    {obj.addr, MD_PG_PRESENT, 1},
 	};
-	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 	struct stat st;
@@ -437,8 +436,8 @@ static void test_truncated_and_incomplete(void **state)
 static void test_no_pfn(void **state)
 {
 	struct sym two = nm_sym("fn_two");
-	struct present pr[] = { { two.addr, MD_PG_PRESENT, 0 } };
-	struct report_opts o = { .pid = -1, .pick = PICK_LAST };
+	struct present pr[] = {{two.addr, MD_PG_PRESENT, 0}};
+	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 
@@ -462,10 +461,13 @@ static void test_no_images(void **state)
 {
 	struct labels *lb = labels_new();
 	struct attrib *a = attrib_new(
-		lb, &(struct elf_map_opts){ .debug_root = "/nonexistent" });
-	struct attrib_map m = { .start = 0x1000, .end = 0x3000,
-				.prot = PROT_READ, .flags = MAP_PRIVATE,
-				.image_id = 3, .name = "/lib/none.so" };
+	    lb, &(struct elf_map_opts){.debug_root = "/nonexistent"});
+	struct attrib_map m = {.start = 0x1000,
+			       .end = 0x3000,
+			       .prot = PROT_READ,
+			       .flags = MAP_PRIVATE,
+			       .image_id = 3,
+			       .name = "/lib/none.so"};
 	struct attrib_part parts[2];
 	int n;
 
@@ -492,8 +494,7 @@ static void test_keys_parse(void **state)
 	assert_int_equal(keys_parse("files,nope", KEY_IN_REPORT, k, &bad), -1);
 	assert_string_equal(bad, "nope");
 	free(bad);
-	assert_int_equal(keys_parse("files,files", KEY_IN_REPORT, k, &bad),
-			 -1);
+	assert_int_equal(keys_parse("files,files", KEY_IN_REPORT, k, &bad), -1);
 	free(bad);
 	/* a key of the other command is refused by name */
 	assert_int_equal(keys_parse("sections,pids", KEY_IN_SIZE, k, &bad), -1);
@@ -510,12 +511,13 @@ static void test_keys_rows(void **state)
 {
 	struct labels *lb = labels_new();
 	struct key_proc kp;
-	struct attrib_map m = { .start = 0x1000, .end = 0x3000,
-				.prot = PROT_READ | PROT_EXEC,
-				.name = "/bin/x" };
-	struct key_at at = { .lb = lb, .proc = &kp, .map = &m };
+	struct attrib_map m = {.start = 0x1000,
+			       .end = 0x3000,
+			       .prot = PROT_READ | PROT_EXEC,
+			       .name = "/bin/x"};
+	struct key_at at = {.lb = lb, .proc = &kp, .map = &m};
 	enum key_id files = KEY_FILES, relocs = KEY_RELOCS;
-	enum key_id fk[] = { KEY_FILES, KEY_CALLERS, KEY_SYMBOLS };
+	enum key_id fk[] = {KEY_FILES, KEY_CALLERS, KEY_SYMBOLS};
 	char longname[200];
 
 	(void)state;
@@ -528,8 +530,7 @@ static void test_keys_rows(void **state)
 		if (kd->needs & (KEY_NEEDS_PROCS | KEY_NEEDS_FAULTS))
 			assert_false(kd->cmds & KEY_IN_SIZE);
 	}
-	assert_int_equal(keys_needs(fk, 3),
-			 KEY_NEEDS_FAULTS | KEY_NEEDS_JIT);
+	assert_int_equal(keys_needs(fk, 3), KEY_NEEDS_FAULTS | KEY_NEEDS_JIT);
 	assert_int_equal(keys_needs(&files, 1), 0);
 	assert_true(keys_cols_missing(&files, 1) & (1u << COL_RELOCS));
 	assert_int_equal(keys_cols_missing(&relocs, 1), 0);
@@ -538,8 +539,7 @@ static void test_keys_rows(void **state)
 	assert_int_equal(keys_code_key(), KEY_SYMBOLS);
 
 	keys_proc_init(&kp, 42);
-	assert_string_equal(labels_str(lb, keydefs[KEY_PIDS].label(&at)),
-			    "42");
+	assert_string_equal(labels_str(lb, keydefs[KEY_PIDS].label(&at)), "42");
 	assert_string_equal(labels_str(lb, keydefs[KEY_COMMS].label(&at)),
 			    "[unknown]");
 	assert_string_equal(labels_str(lb, keydefs[KEY_USERS].label(&at)),
@@ -576,15 +576,15 @@ static void test_keys_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_keys_parse),
-		cmocka_unit_test(test_keys_rows),
-		cmocka_unit_test(test_no_images),
-		cmocka_unit_test(test_symbols_exact),
-		cmocka_unit_test(test_bss_tail),
-		cmocka_unit_test(test_replaced_image),
-		cmocka_unit_test(test_missing_image),
-		cmocka_unit_test(test_truncated_and_incomplete),
-		cmocka_unit_test(test_no_pfn),
+	    cmocka_unit_test(test_keys_parse),
+	    cmocka_unit_test(test_keys_rows),
+	    cmocka_unit_test(test_no_images),
+	    cmocka_unit_test(test_symbols_exact),
+	    cmocka_unit_test(test_bss_tail),
+	    cmocka_unit_test(test_replaced_image),
+	    cmocka_unit_test(test_missing_image),
+	    cmocka_unit_test(test_truncated_and_incomplete),
+	    cmocka_unit_test(test_no_pfn),
 	};
 
 	return test_run_group(tests, setup, teardown);

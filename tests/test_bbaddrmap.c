@@ -32,42 +32,41 @@
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/memsz-test-bb.XXXXXX";
-static char clang[64];   /* "" if none */
+static char clang[64];	 /* "" if none */
 static char readobj[64]; /* "" if none */
 
-static const char prog_c[] =
-	"#include <stdio.h>\n"
-	"#include <stdlib.h>\n"
-	"int g;\n"
-	"__attribute__((noinline)) int f(int x)\n"
-	"{\n"
-	"	if (x > 3) { g++; return x * 2; }\n"
-	"	for (int i = 0; i < x; i++)\n"
-	"		g += i * (i & 1 ? 3 : 5);\n"
-	"	return g;\n"
-	"}\n"
-	"__attribute__((noinline)) static int s(int x)\n"
-	"{\n"
-	"	switch (x) {\n"
-	"	case 0: return puts(\"zero\");\n"
-	"	case 1: return puts(\"one\") + g;\n"
-	"	case 7: return x * g;\n"
-	"	default: return f(x) + 1;\n"
-	"	}\n"
-	"}\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"	int r = 0;\n"
-	"	for (int i = 1; i < argc; i++)\n"
-	"		r += s(atoi(argv[i]));\n"
-	"	return r & 1;\n"
-	"}\n";
+static const char prog_c[] = "#include <stdio.h>\n"
+			     "#include <stdlib.h>\n"
+			     "int g;\n"
+			     "__attribute__((noinline)) int f(int x)\n"
+			     "{\n"
+			     "	if (x > 3) { g++; return x * 2; }\n"
+			     "	for (int i = 0; i < x; i++)\n"
+			     "		g += i * (i & 1 ? 3 : 5);\n"
+			     "	return g;\n"
+			     "}\n"
+			     "__attribute__((noinline)) static int s(int x)\n"
+			     "{\n"
+			     "	switch (x) {\n"
+			     "	case 0: return puts(\"zero\");\n"
+			     "	case 1: return puts(\"one\") + g;\n"
+			     "	case 7: return x * g;\n"
+			     "	default: return f(x) + 1;\n"
+			     "	}\n"
+			     "}\n"
+			     "int main(int argc, char **argv)\n"
+			     "{\n"
+			     "	int r = 0;\n"
+			     "	for (int i = 1; i < argc; i++)\n"
+			     "		r += s(atoi(argv[i]));\n"
+			     "	return r & 1;\n"
+			     "}\n";
 
 static int group_setup(void **state)
 {
-	static const char *const clangs[] = { "clang-14", "clang" };
-	static const char *const readobjs[] = { "llvm-readobj-14",
-						"llvm-readobj" };
+	static const char *const clangs[] = {"clang-14", "clang"};
+	static const char *const readobjs[] = {"llvm-readobj-14",
+					       "llvm-readobj"};
 	FILE *f;
 
 	(void)state;
@@ -86,7 +85,8 @@ static int group_setup(void **state)
 	fclose(f);
 	if (clang[0] &&
 	    sh("cd %s && %s -O2 -fbasic-block-sections=labels prog.c -o prog "
-	       "&& %s -O2 prog.c -o plain", tmpdir, clang, clang) != 0)
+	       "&& %s -O2 prog.c -o plain",
+	       tmpdir, clang, clang) != 0)
 		clang[0] = 0;
 	return 0;
 }
@@ -152,7 +152,7 @@ static uint64_t nm_addr(const char *path, const char *name)
 
 	while (fgets(line, sizeof(line), p))
 		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, sym) ==
-			    3 &&
+			3 &&
 		    !strcmp(sym, name))
 			found = addr;
 	pclose(p);
@@ -163,7 +163,7 @@ static void test_real_map_matches_readobj(void **state)
 {
 	static struct tfunc fs[64];
 	struct elfimg *img = NULL;
-	struct bbaddrmap m = { 0 };
+	struct bbaddrmap m = {0};
 	size_t n, total = 0;
 
 	(void)state;
@@ -227,8 +227,8 @@ static void test_bbs_source(void **state)
 	dualmap_init(&base);
 	dualmap_init(&dm);
 	assert_int_equal(elfimg_base_map(img, lb, &base), 0);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base,
-					   &dm, &st), 0);
+	assert_int_equal(
+	    elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base, &dm, &st), 0);
 	assert_int_equal(st.bb_error, 0);
 	assert_int_equal(st.bb_functions, n);
 	for (size_t i = 0; i < n; i++) {
@@ -243,20 +243,19 @@ static void test_bbs_source(void **state)
 				 j);
 			/* every byte of the block, VM and file */
 			assert_string_equal(
-				labels_str(lb, rmap_lookup(dm.vm, a, &off)),
-				want);
+			    labels_str(lb, rmap_lookup(dm.vm, a, &off)), want);
 			assert_string_equal(
-				labels_str(lb, rmap_lookup(dm.vm,
-					   a + fs[i].b[j].size - 1, NULL)),
-				want);
+			    labels_str(lb, rmap_lookup(dm.vm,
+						       a + fs[i].b[j].size - 1,
+						       NULL)),
+			    want);
 			assert_int_equal(label_bytes(dm.vm, lb, want),
 					 fs[i].b[j].size);
 			assert_int_equal(label_bytes(dm.file, lb, want),
 					 fs[i].b[j].size);
 			assert_string_equal(
-				labels_str(lb, rmap_lookup(dm.file, off,
-							   NULL)),
-				want);
+			    labels_str(lb, rmap_lookup(dm.file, off, NULL)),
+			    want);
 		}
 	}
 	assert_true(blocks >= 8);
@@ -280,7 +279,7 @@ static void test_no_map(void **state)
 	struct labels *lb = labels_new();
 	struct dualmap base, dm;
 	struct elfsrc_stats st;
-	struct bbaddrmap m = { 0 };
+	struct bbaddrmap m = {0};
 
 	(void)state;
 	if (!clang[0])
@@ -290,8 +289,8 @@ static void test_no_map(void **state)
 	dualmap_init(&base);
 	dualmap_init(&dm);
 	assert_int_equal(elfimg_base_map(img, lb, &base), 0);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base,
-					   &dm, &st), 0);
+	assert_int_equal(
+	    elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base, &dm, &st), 0);
 	assert_int_equal(st.bb_functions, 0);
 	assert_int_equal(map_total(dm.file), img->file_size);
 	assert_int_equal(map_total(dm.vm), img->vm_size);
@@ -311,9 +310,8 @@ static void test_no_map(void **state)
  */
 static void check_three(const struct bbaddrmap *m, const uint32_t *ids)
 {
-	static const uint64_t off[] = { 0, 7, 0x20 }, size[] = { 7, 10,
-								0x100 };
-	static const uint32_t md[] = { 8, 1, 0 };
+	static const uint64_t off[] = {0, 7, 0x20}, size[] = {7, 10, 0x100};
+	static const uint32_t md[] = {8, 1, 0};
 
 	assert_int_equal(m->nfuncs, 1);
 	assert_int_equal(m->funcs[0].addr, 0x401000);
@@ -332,16 +330,15 @@ static void check_three(const struct bbaddrmap *m, const uint32_t *ids)
 
 static void test_v0_unversioned(void **state)
 {
-	static const uint8_t buf[] = { ADDR64_LE, 3,
-				       0x00, 0x07, 8,
-				       0x07, 0x0a, 1,
-				       0x20, 0x80, 0x02, 0 };
-	static const uint32_t ids[] = { 0, 1, 2 };
-	struct bbaddrmap m = { 0 };
+	static const uint8_t buf[] = {ADDR64_LE, 3, 0x00, 0x07, 8,    0x07,
+				      0x0a,	 1, 0x20, 0x80, 0x02, 0};
+	static const uint32_t ids[] = {0, 1, 2};
+	struct bbaddrmap m = {0};
 
 	(void)state;
-	assert_int_equal(bbaddrmap_parse(&m, buf, sizeof(buf),
-					 BBADDRMAP_SHT_V0, 8, false), 0);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, buf, sizeof(buf), BBADDRMAP_SHT_V0, 8, false),
+	    0);
 	check_three(&m, ids);
 	assert_int_equal(m.funcs[0].version, 0);
 	bbaddrmap_free(&m);
@@ -350,35 +347,32 @@ static void test_v0_unversioned(void **state)
 static void test_versions_0_1_2(void **state)
 {
 	/* version 0 under the new type: absolute offsets */
-	static const uint8_t v0[] = { 0, 0, ADDR64_LE, 3,
-				      0x00, 0x07, 8,
-				      0x07, 0x0a, 1,
-				      0x20, 0x80, 0x02, 0 };
+	static const uint8_t v0[] = {0,	   0,	 ADDR64_LE, 3,	  0x00,
+				     0x07, 8,	 0x07,	    0x0a, 1,
+				     0x20, 0x80, 0x02,	    0};
 	/* version 1: offsets from the previous block's end (0, 0, 0xf) */
-	static const uint8_t v1[] = { 1, 0, ADDR64_LE, 3,
-				      0x00, 0x07, 8,
-				      0x00, 0x0a, 1,
-				      0x0f, 0x80, 0x02, 0 };
+	static const uint8_t v1[] = {1,	   0,	 ADDR64_LE, 3,	  0x00,
+				     0x07, 8,	 0x00,	    0x0a, 1,
+				     0x0f, 0x80, 0x02,	    0};
 	/* version 2: ids (here 0, 4, 9) before the relative offsets */
-	static const uint8_t v2[] = { 2, 0, ADDR64_LE, 3,
-				      0, 0x00, 0x07, 8,
-				      4, 0x00, 0x0a, 1,
-				      9, 0x0f, 0x80, 0x02, 0 };
-	static const uint32_t seq[] = { 0, 1, 2 }, v2ids[] = { 0, 4, 9 };
-	struct bbaddrmap m = { 0 };
+	static const uint8_t v2[] = {2,	   0,	 ADDR64_LE, 3,	  0,	0x00,
+				     0x07, 8,	 4,	    0x00, 0x0a, 1,
+				     9,	   0x0f, 0x80,	    0x02, 0};
+	static const uint32_t seq[] = {0, 1, 2}, v2ids[] = {0, 4, 9};
+	struct bbaddrmap m = {0};
 
 	(void)state;
-	assert_int_equal(bbaddrmap_parse(&m, v0, sizeof(v0), BBADDRMAP_SHT,
-					 8, false), 0);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, v0, sizeof(v0), BBADDRMAP_SHT, 8, false), 0);
 	check_three(&m, seq);
 	bbaddrmap_free(&m);
-	assert_int_equal(bbaddrmap_parse(&m, v1, sizeof(v1), BBADDRMAP_SHT,
-					 8, false), 0);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, v1, sizeof(v1), BBADDRMAP_SHT, 8, false), 0);
 	check_three(&m, seq);
 	assert_int_equal(m.funcs[0].version, 1);
 	bbaddrmap_free(&m);
-	assert_int_equal(bbaddrmap_parse(&m, v2, sizeof(v2), BBADDRMAP_SHT,
-					 8, false), 0);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, v2, sizeof(v2), BBADDRMAP_SHT, 8, false), 0);
 	check_three(&m, v2ids);
 	assert_int_equal(m.funcs[0].version, 2);
 	bbaddrmap_free(&m);
@@ -386,19 +380,17 @@ static void test_versions_0_1_2(void **state)
 
 static void test_32bit_big_endian(void **state)
 {
-	static const uint8_t be[] = { 2, 0, 0x00, 0x40, 0x10, 0x00, 3,
-				      0, 0x00, 0x07, 8,
-				      1, 0x00, 0x0a, 1,
-				      2, 0x0f, 0x80, 0x02, 0,
-				      /* a second function, one block */
-				      1, 0, 0x00, 0x40, 0x20, 0x00, 1,
-				      0x00, 0x10, 1 };
-	static const uint32_t seq[] = { 0, 1, 2 };
-	struct bbaddrmap m = { 0 };
+	static const uint8_t be[] = {
+	    2, 0, 0x00, 0x40, 0x10, 0x00, 3, 0, 0x00, 0x07, 8, 1, 0x00, 0x0a, 1,
+	    2, 0x0f, 0x80, 0x02, 0,
+	    /* a second function, one block */
+	    1, 0, 0x00, 0x40, 0x20, 0x00, 1, 0x00, 0x10, 1};
+	static const uint32_t seq[] = {0, 1, 2};
+	struct bbaddrmap m = {0};
 
 	(void)state;
-	assert_int_equal(bbaddrmap_parse(&m, be, sizeof(be), BBADDRMAP_SHT,
-					 4, true), 0);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, be, sizeof(be), BBADDRMAP_SHT, 4, true), 0);
 	assert_int_equal(m.nfuncs, 2);
 	m.nfuncs = 1;
 	m.nblocks = 3;
@@ -412,33 +404,35 @@ static void test_32bit_big_endian(void **state)
 
 static void test_damaged(void **state)
 {
-	static const uint8_t good[] = { 1, 0, ADDR64_LE, 1, 0, 4, 0 };
-	static const uint8_t v3[] = { 1, 0, ADDR64_LE, 1, 0, 4, 0,
-				      3, 0, ADDR64_LE, 1, 0, 4, 0 };
-	static const uint8_t feat[] = { 2, 1, ADDR64_LE, 1, 0, 0, 4, 0 };
-	static const uint8_t uleb_long[] = { ADDR64_LE, 1, 0x80, 0x80, 0x80,
-					     0x80, 0x80, 0x80, 0x80, 0x80,
-					     0x80, 0x80, 0x01, 4, 0 };
-	static const uint8_t count_lies[] = { ADDR64_LE, 0xff, 0x01, 0, 4, 0 };
-	struct bbaddrmap m = { 0 };
+	static const uint8_t good[] = {1, 0, ADDR64_LE, 1, 0, 4, 0};
+	static const uint8_t v3[] = {1, 0, ADDR64_LE, 1, 0, 4, 0,
+				     3, 0, ADDR64_LE, 1, 0, 4, 0};
+	static const uint8_t feat[] = {2, 1, ADDR64_LE, 1, 0, 0, 4, 0};
+	static const uint8_t uleb_long[] = {ADDR64_LE, 1,    0x80, 0x80, 0x80,
+					    0x80,      0x80, 0x80, 0x80, 0x80,
+					    0x80,      0x80, 0x01, 4,	 0};
+	static const uint8_t count_lies[] = {ADDR64_LE, 0xff, 0x01, 0, 4, 0};
+	struct bbaddrmap m = {0};
 
 	(void)state;
 	/* every truncation of a good record fails and keeps nothing */
 	for (size_t len = 1; len < sizeof(good); len++) {
-		assert_int_equal(bbaddrmap_parse(&m, good, len, BBADDRMAP_SHT,
-						 8, false), -MEMSZ_ETRUNC);
+		assert_int_equal(
+		    bbaddrmap_parse(&m, good, len, BBADDRMAP_SHT, 8, false),
+		    -MEMSZ_ETRUNC);
 		assert_int_equal(m.nblocks, 0);
 		bbaddrmap_free(&m);
 	}
 	/* an unknown version stops the parse after what came before */
-	assert_int_equal(bbaddrmap_parse(&m, v3, sizeof(v3), BBADDRMAP_SHT,
-					 8, false), -MEMSZ_ENOTSUP);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, v3, sizeof(v3), BBADDRMAP_SHT, 8, false),
+	    -MEMSZ_ENOTSUP);
 	assert_int_equal(m.nfuncs, 1);
 	assert_int_equal(m.nblocks, 1);
 	bbaddrmap_free(&m);
-	assert_int_equal(bbaddrmap_parse(&m, feat, sizeof(feat),
-					 BBADDRMAP_SHT, 8, false),
-			 -MEMSZ_ENOTSUP);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, feat, sizeof(feat), BBADDRMAP_SHT, 8, false),
+	    -MEMSZ_ENOTSUP);
 	bbaddrmap_free(&m);
 	assert_int_equal(bbaddrmap_parse(&m, uleb_long, sizeof(uleb_long),
 					 BBADDRMAP_SHT_V0, 8, false),
@@ -448,8 +442,9 @@ static void test_damaged(void **state)
 					 BBADDRMAP_SHT_V0, 8, false),
 			 -MEMSZ_ETRUNC);
 	bbaddrmap_free(&m);
-	assert_int_equal(bbaddrmap_parse(&m, good, sizeof(good), SHT_PROGBITS,
-					 8, false), -EINVAL);
+	assert_int_equal(
+	    bbaddrmap_parse(&m, good, sizeof(good), SHT_PROGBITS, 8, false),
+	    -EINVAL);
 	bbaddrmap_free(&m);
 	/* an empty section: libelf gives no buffer (found by fuzz_elf;
 	 * UBSan in the sanitizer build flags NULL + 0) */
@@ -462,13 +457,13 @@ static void test_damaged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_real_map_matches_readobj),
-		cmocka_unit_test(test_bbs_source),
-		cmocka_unit_test(test_no_map),
-		cmocka_unit_test(test_v0_unversioned),
-		cmocka_unit_test(test_versions_0_1_2),
-		cmocka_unit_test(test_32bit_big_endian),
-		cmocka_unit_test(test_damaged),
+	    cmocka_unit_test(test_real_map_matches_readobj),
+	    cmocka_unit_test(test_bbs_source),
+	    cmocka_unit_test(test_no_map),
+	    cmocka_unit_test(test_v0_unversioned),
+	    cmocka_unit_test(test_versions_0_1_2),
+	    cmocka_unit_test(test_32bit_big_endian),
+	    cmocka_unit_test(test_damaged),
 	};
 
 	return test_run_group(tests, group_setup, group_teardown);

@@ -36,10 +36,10 @@ static char *tpath(const char *name)
 }
 
 static const struct md_run runs[] = {
-	{ 0x400000, 3, MD_PG_PRESENT | MD_PG_FILE, 2, 0 },
-	{ 0x403000, 1, MD_PG_SWAPPED, 0, 0 },
-	{ 0x404000, 100000, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
-				    MD_PG_PRIVATE_DIRTY, 1, 0 },
+    {0x400000, 3, MD_PG_PRESENT | MD_PG_FILE, 2, 0},
+    {0x403000, 1, MD_PG_SWAPPED, 0, 0},
+    {0x404000, 100000, MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY, 1,
+     0},
 };
 /* A page-aligned end of a mapping that holds the runs above. */
 #define RUNS_END 0x20000000ull
@@ -48,38 +48,71 @@ static const struct md_run runs[] = {
 static int write_all_types(struct md_writer *w)
 {
 	struct md_image im = {
-		.id = 7, .dev_major = 0x103, .dev_minor = 0x10001,
-		.ino = 1234567890123ull, .size = 4096 * 5 + 3,
-		.mtime_ns = -5, .build_id = { 0xde, 0xad, 0xbe, 0xef, 1, 2 },
-		.build_id_len = 20, .path = "/usr/lib/lib with space.so",
-		.open_path = "/proc/42/root/usr/lib/lib with space.so",
+	    .id = 7,
+	    .dev_major = 0x103,
+	    .dev_minor = 0x10001,
+	    .ino = 1234567890123ull,
+	    .size = 4096 * 5 + 3,
+	    .mtime_ns = -5,
+	    .build_id = {0xde, 0xad, 0xbe, 0xef, 1, 2},
+	    .build_id_len = 20,
+	    .path = "/usr/lib/lib with space.so",
+	    .open_path = "/proc/42/root/usr/lib/lib with space.so",
 	};
 	struct md_mmap2 mm = {
-		.time = 123456789, .pid = 42, .tid = 43, .start = 0x7f0000001000,
-		.len = 0x3000, .pgoff = 0x2000, .dev_major = 8, .dev_minor = 1,
-		.ino = 99, .ino_generation = 5, .prot = 5, .flags = 2,
-		.build_id = { 1, 2, 3 }, .build_id_len = 3, .synthesized = true,
-		.filename = "/bin/true (deleted)",
+	    .time = 123456789,
+	    .pid = 42,
+	    .tid = 43,
+	    .start = 0x7f0000001000,
+	    .len = 0x3000,
+	    .pgoff = 0x2000,
+	    .dev_major = 8,
+	    .dev_minor = 1,
+	    .ino = 99,
+	    .ino_generation = 5,
+	    .prot = 5,
+	    .flags = 2,
+	    .build_id = {1, 2, 3},
+	    .build_id_len = 3,
+	    .synthesized = true,
+	    .filename = "/bin/true (deleted)",
 	};
-	struct md_task comm = { .time = 1, .pid = 42, .tid = 43,
-				.comm = "worker" };
-	struct md_task fork = { .time = 2, .pid = 44, .tid = 44, .ppid = 42,
-				.ptid = 43, .comm = "ignored" };
-	struct md_task ex = { .time = 3, .pid = 44, .tid = 44, .ppid = 42,
-			      .ptid = 43 };
-	struct md_lost lost = { 4, 17 };
-	struct md_snap_begin sb = { 5, 42, 0, MD_SNAP_F_PFN, 2 };
+	struct md_task comm = {
+	    .time = 1, .pid = 42, .tid = 43, .comm = "worker"};
+	struct md_task fork = {.time = 2,
+			       .pid = 44,
+			       .tid = 44,
+			       .ppid = 42,
+			       .ptid = 43,
+			       .comm = "ignored"};
+	struct md_task ex = {
+	    .time = 3, .pid = 44, .tid = 44, .ppid = 42, .ptid = 43};
+	struct md_lost lost = {4, 17};
+	struct md_snap_begin sb = {5, 42, 0, MD_SNAP_F_PFN, 2};
 	struct md_snap_mapping map = {
-		.start = 0x400000, .end = RUNS_END, .pgoff = 0,
-		.dev_major = 8, .dev_minor = 1, .ino = 99, .prot = 5,
-		.flags = 2, .image_id = 7, .name = "/bin/true",
-		.runs = runs, .nruns = ARRAY_SIZE(runs),
+	    .start = 0x400000,
+	    .end = RUNS_END,
+	    .pgoff = 0,
+	    .dev_major = 8,
+	    .dev_minor = 1,
+	    .ino = 99,
+	    .prot = 5,
+	    .flags = 2,
+	    .image_id = 7,
+	    .name = "/bin/true",
+	    .runs = runs,
+	    .nruns = ARRAY_SIZE(runs),
 	};
 	struct md_snap_mapping anon = {
-		.start = 0x20000000, .end = 0x20001000, .flags = 2,
-		.image_id = UINT32_MAX, .name = "", .runs = NULL, .nruns = 0,
+	    .start = 0x20000000,
+	    .end = 0x20001000,
+	    .flags = 2,
+	    .image_id = UINT32_MAX,
+	    .name = "",
+	    .runs = NULL,
+	    .nruns = 0,
 	};
-	struct md_snap_end se = { 6, 42, 0, 12, 1 << 20 };
+	struct md_snap_end se = {6, 42, 0, 12, 1 << 20};
 
 	assert_int_equal(md_write_image(w, &im), 0);
 	assert_int_equal(md_write_mmap2(w, &mm), 0);
@@ -91,7 +124,8 @@ static int write_all_types(struct md_writer *w)
 	assert_int_equal(md_write_mapping(w, &map), 0);
 	assert_int_equal(md_write_mapping(w, &anon), 0);
 	assert_int_equal(md_write_snap_end(w, &se), 0);
-	assert_int_equal(md_write_note_kind(w, MD_NOTE_NO_PFN, NULL, "PSS unavailable"), 0);
+	assert_int_equal(
+	    md_write_note_kind(w, MD_NOTE_NO_PFN, NULL, "PSS unavailable"), 0);
 	mm.time = 9;
 	mm.synthesized = false;
 	mm.build_id_len = 0;
@@ -233,11 +267,15 @@ static char *make_full_file(void)
 static void test_comm_owner(void **state)
 {
 	char *path = tpath("owner.data");
-	struct md_task k = { .time = 1, .pid = 7, .tid = 7, .comm = "sshd",
-			     .has_owner = true, .uid = 65534,
-			     .user = "nobody" };
-	struct md_task plain = { .time = 2, .pid = 8, .tid = 8,
-				 .comm = "perfcomm" };
+	struct md_task k = {.time = 1,
+			    .pid = 7,
+			    .tid = 7,
+			    .comm = "sshd",
+			    .has_owner = true,
+			    .uid = 65534,
+			    .user = "nobody"};
+	struct md_task plain = {
+	    .time = 2, .pid = 8, .tid = 8, .comm = "perfcomm"};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -396,8 +434,8 @@ static void test_truncated_everywhere(void **state)
 	(void)state;
 }
 
-static int open_patched(const char *src, size_t at, const void *bytes,
-			size_t n, struct md_reader **r)
+static int open_patched(const char *src, size_t at, const void *bytes, size_t n,
+			struct md_reader **r)
 {
 	char *dst = tpath("patched.data");
 	size_t len;
@@ -465,7 +503,7 @@ static void test_corrupt(void **state)
 	assert_int_equal(open_patched(path, 12, b, 4, &r), -MEMSZ_EBADDATA);
 	/* page_size not a power of two from 4 KiB to 1 GiB */
 	for (size_t i = 0; i < 4; i++) {
-		static const uint32_t bad[] = { 0, 1, 12288, 0x80000000u };
+		static const uint32_t bad[] = {0, 1, 12288, 0x80000000u};
 
 		put_le32(b, bad[i]);
 		assert_int_equal(open_patched(path, 40, b, 4, &r),
@@ -527,28 +565,28 @@ static void test_corrupt(void **state)
 static void test_old_snap_end(void **state)
 {
 	char *path = tpath("old-end.data");
-	uint8_t b[144] = { 0 };
-	struct md_task k = { .time = 1, .pid = 7, .tid = 7,
-			     .comm = "postgres: idle" };
+	uint8_t b[144] = {0};
+	struct md_task k = {
+	    .time = 1, .pid = 7, .tid = 7, .comm = "postgres: idle"};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record got;
 
 	memcpy(b, "MEMSZDAT", 8);
-	put_le32(b + 8, 2);            /* version */
-	put_le32(b + 12, 64);          /* header size; flags 0: no CRC */
-	put_le32(b + 40, 4096);        /* page size */
+	put_le32(b + 8, 2);	/* version */
+	put_le32(b + 12, 64);	/* header size; flags 0: no CRC */
+	put_le32(b + 40, 4096); /* page size */
 	put_le32(b + 64, MD_REC_SNAP_BEGIN);
 	put_le64(b + 64 + 8, 16 + 24);
-	put_le64(b + 64 + 16, 5);      /* time */
-	put_le32(b + 64 + 24, 7);      /* pid */
-	put_le32(b + 64 + 28, 1);      /* seq; flags and nmappings 0 */
+	put_le64(b + 64 + 16, 5); /* time */
+	put_le32(b + 64 + 24, 7); /* pid */
+	put_le32(b + 64 + 28, 1); /* seq; flags and nmappings 0 */
 	put_le32(b + 104, MD_REC_SNAP_END);
 	put_le64(b + 104 + 8, 16 + 24);
-	put_le64(b + 104 + 16, 6);     /* time */
-	put_le32(b + 104 + 24, 7);     /* pid */
-	put_le32(b + 104 + 28, 1);     /* seq */
-	put_le64(b + 104 + 32, 3);     /* unreadable_pages */
+	put_le64(b + 104 + 16, 6); /* time */
+	put_le32(b + 104 + 24, 7); /* pid */
+	put_le32(b + 104 + 28, 1); /* seq */
+	put_le64(b + 104 + 32, 3); /* unreadable_pages */
 	write_file(path, b, sizeof(b));
 	assert_int_equal(md_reader_open(path, &r), 0);
 	assert_int_equal(md_read_next(r, &got), 1);
@@ -608,12 +646,16 @@ static void test_note_kinds(void **state)
 
 	assert_int_equal(md_writer_open(path, &w), 0);
 	assert_int_equal(md_write_note_kind(w, MD_NOTE_UNREADABLE_PAGES,
-					    "[heap]", "2 pages unreadable"), 0);
-	assert_int_equal(md_write_note_kind(w, MD_NOTE_PAGES_CHANGED, NULL,
-					    "pages changed"), 0);
+					    "[heap]", "2 pages unreadable"),
+			 0);
+	assert_int_equal(
+	    md_write_note_kind(w, MD_NOTE_PAGES_CHANGED, NULL, "pages changed"),
+	    0);
 	assert_int_equal(md_write_note_kind(w, MD_NOTE__COUNT, NULL, "x"),
 			 -EINVAL);
-	assert_int_equal(md_write_note_kind(w, MD_NOTE_EVENT, NULL, "event 0: page-faults"), 0);
+	assert_int_equal(
+	    md_write_note_kind(w, MD_NOTE_EVENT, NULL, "event 0: page-faults"),
+	    0);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 
@@ -660,23 +702,22 @@ static void test_note_v3(void **state)
 		enum md_note_kind kind;
 		const char *subject;
 	} notes[] = {
-		{ "PSS unavailable: PFNs are not readable", MD_NOTE_NO_PFN,
-		  "" },
-		{ "12 pages of '[heap]' cannot be read from pagemap",
-		  MD_NOTE_UNREADABLE_PAGES, "[heap]" },
-		{ "event 1: perf::PAGE-FAULTS:u", MD_NOTE_EVENT, "" },
-		{ "a message of no known kind", MD_NOTE_OTHER, "" },
+	    {"PSS unavailable: PFNs are not readable", MD_NOTE_NO_PFN, ""},
+	    {"12 pages of '[heap]' cannot be read from pagemap",
+	     MD_NOTE_UNREADABLE_PAGES, "[heap]"},
+	    {"event 1: perf::PAGE-FAULTS:u", MD_NOTE_EVENT, ""},
+	    {"a message of no known kind", MD_NOTE_OTHER, ""},
 	};
 	char *path = tpath("v3-notes.data");
-	uint8_t b[64 + 4 * 80] = { 0 };
+	uint8_t b[64 + 4 * 80] = {0};
 	size_t at = 64;
 	struct md_reader *r;
 	struct md_record rec;
 
 	memcpy(b, "MEMSZDAT", 8);
-	put_le32(b + 8, 3);            /* version */
-	put_le32(b + 12, 64);          /* header size; flags 0: no CRC */
-	put_le32(b + 40, 4096);        /* page size */
+	put_le32(b + 8, 3);	/* version */
+	put_le32(b + 12, 64);	/* header size; flags 0: no CRC */
+	put_le32(b + 40, 4096); /* page size */
 	for (size_t i = 0; i < ARRAY_SIZE(notes); i++) {
 		size_t n = strlen(notes[i].text);
 		size_t size = 16 + ((4 + n + 1 + 7) & ~(size_t)7);
@@ -715,65 +756,74 @@ static void test_note_legacy_table(void **state)
 		const char *text;
 		enum md_note_kind kind;
 	} t[] = {
-		{ "pid 12 (cat) left out: cannot read its memory (Permission "
-		  "denied)", MD_NOTE_TARGET_UNREADABLE },
-		{ "cannot leash thread 7 (No such process): samples may be "
-		  "lost when memsz falls behind", MD_NOTE_LEASH_FAILED },
-		{ "perf_event_open failed: polling /proc/PID/maps instead "
-		  "(mappings that live less than 100 ms may be missed)",
-		  MD_NOTE_POLLING },
-		{ "pid 12 (cat) exited before the final snapshot",
-		  MD_NOTE_TARGET_EXITED },
-		{ "pid 12 (cat) not recorded: it exited before a snapshot "
-		  "could be taken", MD_NOTE_TARGET_EXITED },
-		{ "event 0: page-faults", MD_NOTE_EVENT },
-		{ "kernel-mode faults not permitted (perf_event_paranoid): "
-		  "sampling faults taken in user mode only",
-		  MD_NOTE_USER_FAULTS_ONLY },
-		{ "sample ring buffers limited to 516 KiB per cpu "
-		  "(perf_event_mlock_kb): samples may be lost",
-		  MD_NOTE_RING_SMALL },
-		{ "cannot ptrace pid 5 (Operation not permitted): no snapshot "
-		  "at its exit", MD_NOTE_NO_PTRACE },
-		{ "pid 12 (cat) not recorded: it exited while memsz attached",
-		  MD_NOTE_TARGET_EXITED },
-		{ "cannot list the processes of '/sys/fs/cgroup/x' any more: "
-		  "No such file or directory", MD_NOTE_SCAN_FAILED },
-		{ "3 processes could not be read (Permission denied) and are "
-		  "left out: pid 1, 2, 3", MD_NOTE_SCAN_DENIED },
-		{ "1 process exited before its first snapshot",
-		  MD_NOTE_TARGET_EXITED },
-		{ "40 kernel threads skipped (no user memory)",
-		  MD_NOTE_KTHREADS },
-		{ "threads stopped 3 times at their leash (every 3183 samples "
-		  "at most) for memsz to look at the sample rings",
-		  MD_NOTE_LEASH_STOPS },
-		{ "the sample rings are too small for a leash of one sample "
-		  "per traced thread: samples may be lost when memsz falls "
-		  "behind (a larger -m helps)", MD_NOTE_LEASH_SHORT },
-		{ "targets held 2 times, 0.004 s in all, while memsz drained "
-		  "the sample rings (backpressure)", MD_NOTE_HELD },
-		{ "17 perf records lost", MD_NOTE_LOST },
-		{ "3 pages of '/usr/lib/x.so' cannot be read from pagemap",
-		  MD_NOTE_UNREADABLE_PAGES },
-		{ "pid 9, snapshot 2: 1 mapping(s) overlapping others in "
-		  "/proc/9/maps (it changed while read) left out",
-		  MD_NOTE_MAPS_CHANGED },
-		{ "PSS unavailable: PFNs are not readable without "
-		  "CAP_SYS_ADMIN", MD_NOTE_NO_PFN },
-		{ "pid 9, snapshot 2: 141 page(s) changed between the stop "
-		  "and the reading of their pagemap entries: counted as they "
-		  "were at the stop", MD_NOTE_PAGES_CHANGED },
-		/* what the report never grouped stays ungrouped */
-		{ "0 pages of '' cannot be read from pagemap", MD_NOTE_OTHER },
-		{ "the PSS unavailable", MD_NOTE_OTHER },
+	    {"pid 12 (cat) left out: cannot read its memory (Permission "
+	     "denied)",
+	     MD_NOTE_TARGET_UNREADABLE},
+	    {"cannot leash thread 7 (No such process): samples may be "
+	     "lost when memsz falls behind",
+	     MD_NOTE_LEASH_FAILED},
+	    {"perf_event_open failed: polling /proc/PID/maps instead "
+	     "(mappings that live less than 100 ms may be missed)",
+	     MD_NOTE_POLLING},
+	    {"pid 12 (cat) exited before the final snapshot",
+	     MD_NOTE_TARGET_EXITED},
+	    {"pid 12 (cat) not recorded: it exited before a snapshot "
+	     "could be taken",
+	     MD_NOTE_TARGET_EXITED},
+	    {"event 0: page-faults", MD_NOTE_EVENT},
+	    {"kernel-mode faults not permitted (perf_event_paranoid): "
+	     "sampling faults taken in user mode only",
+	     MD_NOTE_USER_FAULTS_ONLY},
+	    {"sample ring buffers limited to 516 KiB per cpu "
+	     "(perf_event_mlock_kb): samples may be lost",
+	     MD_NOTE_RING_SMALL},
+	    {"cannot ptrace pid 5 (Operation not permitted): no snapshot "
+	     "at its exit",
+	     MD_NOTE_NO_PTRACE},
+	    {"pid 12 (cat) not recorded: it exited while memsz attached",
+	     MD_NOTE_TARGET_EXITED},
+	    {"cannot list the processes of '/sys/fs/cgroup/x' any more: "
+	     "No such file or directory",
+	     MD_NOTE_SCAN_FAILED},
+	    {"3 processes could not be read (Permission denied) and are "
+	     "left out: pid 1, 2, 3",
+	     MD_NOTE_SCAN_DENIED},
+	    {"1 process exited before its first snapshot",
+	     MD_NOTE_TARGET_EXITED},
+	    {"40 kernel threads skipped (no user memory)", MD_NOTE_KTHREADS},
+	    {"threads stopped 3 times at their leash (every 3183 samples "
+	     "at most) for memsz to look at the sample rings",
+	     MD_NOTE_LEASH_STOPS},
+	    {"the sample rings are too small for a leash of one sample "
+	     "per traced thread: samples may be lost when memsz falls "
+	     "behind (a larger -m helps)",
+	     MD_NOTE_LEASH_SHORT},
+	    {"targets held 2 times, 0.004 s in all, while memsz drained "
+	     "the sample rings (backpressure)",
+	     MD_NOTE_HELD},
+	    {"17 perf records lost", MD_NOTE_LOST},
+	    {"3 pages of '/usr/lib/x.so' cannot be read from pagemap",
+	     MD_NOTE_UNREADABLE_PAGES},
+	    {"pid 9, snapshot 2: 1 mapping(s) overlapping others in "
+	     "/proc/9/maps (it changed while read) left out",
+	     MD_NOTE_MAPS_CHANGED},
+	    {"PSS unavailable: PFNs are not readable without "
+	     "CAP_SYS_ADMIN",
+	     MD_NOTE_NO_PFN},
+	    {"pid 9, snapshot 2: 141 page(s) changed between the stop "
+	     "and the reading of their pagemap entries: counted as they "
+	     "were at the stop",
+	     MD_NOTE_PAGES_CHANGED},
+	    /* what the report never grouped stays ungrouped */
+	    {"0 pages of '' cannot be read from pagemap", MD_NOTE_OTHER},
+	    {"the PSS unavailable", MD_NOTE_OTHER},
 	};
 	const char *s;
 	size_t len;
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		enum md_note_kind k = md_note_kind_from_text(t[i].text, &s,
-							      &len);
+		enum md_note_kind k =
+		    md_note_kind_from_text(t[i].text, &s, &len);
 
 		if (k != t[i].kind)
 			fail_msg("'%s': kind %s, not %s", t[i].text,
@@ -791,8 +841,8 @@ static void test_note_legacy_table(void **state)
 /* A file with one snapshot of two mappings; patch(raw, len, rec offsets)
  * damages it behind its checksums. */
 struct damage {
-	const char *what;   /* md_reader_why() expected */
-	size_t rec;         /* index of the record that must be refused */
+	const char *what; /* md_reader_why() expected */
+	size_t rec;	  /* index of the record that must be refused */
 	void (*patch)(uint8_t *raw, const uint64_t *b);
 };
 
@@ -846,8 +896,11 @@ static void dm_pal_not_present(uint8_t *raw, const uint64_t *b)
 
 static void dm_pal_mapcount(uint8_t *raw, const uint64_t *b)
 {
-	put_le32(pal_entry(raw, b, MD_PG_PRESENT | MD_PG_EXCLUSIVE |
-					   MD_PG_PRIVATE_DIRTY) + 4, 2);
+	put_le32(
+	    pal_entry(raw, b,
+		      MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY) +
+		4,
+	    2);
 }
 
 static void dm_pal_kpageflags(uint8_t *raw, const uint64_t *b)
@@ -864,19 +917,18 @@ static void dm_end_count(uint8_t *raw, const uint64_t *b)
 static void test_invariants(void **state)
 {
 	static const struct damage dm[] = {
-		{ "mapping beyond the user address space", 8, dm_end_beyond },
-		{ "mapping out of order or overlapping the previous one", 8,
-		  dm_overlap },
-		{ "mapping of an image id with no IMAGE record", 7,
-		  dm_no_image },
-		{ "snapshot begins inside another one", 9, dm_nested },
-		{ "snapshot end without its begin", 9, dm_end_pairing },
-		{ "page states that do not decode", 7, dm_pal_not_present },
-		{ "page run with an impossible mapcount", 7, dm_pal_mapcount },
-		{ "page run with kpageflags in a snapshot without them", 7,
-		  dm_pal_kpageflags },
-		{ "the END record counts other records than the file holds",
-		  12, dm_end_count },
+	    {"mapping beyond the user address space", 8, dm_end_beyond},
+	    {"mapping out of order or overlapping the previous one", 8,
+	     dm_overlap},
+	    {"mapping of an image id with no IMAGE record", 7, dm_no_image},
+	    {"snapshot begins inside another one", 9, dm_nested},
+	    {"snapshot end without its begin", 9, dm_end_pairing},
+	    {"page states that do not decode", 7, dm_pal_not_present},
+	    {"page run with an impossible mapcount", 7, dm_pal_mapcount},
+	    {"page run with kpageflags in a snapshot without them", 7,
+	     dm_pal_kpageflags},
+	    {"the END record counts other records than the file holds", 12,
+	     dm_end_count},
 	};
 	char *path = make_full_file(), *dst = tpath("damaged.data");
 	uint64_t b[64], off;
@@ -942,15 +994,20 @@ static const char *one_mapping(uint32_t sflags, uint32_t mflags,
 {
 	static char why[128];
 	char *path = tpath("bits.data");
-	struct md_run run = { 0x600000, 512, rflags,
-			      rflags & MD_PG_PRESENT ? 1 : 0, 0 };
-	struct md_snap_begin sb = { 5, 42, 0, sflags, 1 };
+	struct md_run run = {0x600000, 512, rflags,
+			     rflags & MD_PG_PRESENT ? 1 : 0, 0};
+	struct md_snap_begin sb = {5, 42, 0, sflags, 1};
 	struct md_snap_mapping m = {
-		.start = 0x600000, .end = 0xa00000, .prot = 3,
-		.flags = mflags, .image_id = UINT32_MAX, .name = "",
-		.runs = &run, .nruns = 1,
+	    .start = 0x600000,
+	    .end = 0xa00000,
+	    .prot = 3,
+	    .flags = mflags,
+	    .image_id = UINT32_MAX,
+	    .name = "",
+	    .runs = &run,
+	    .nruns = 1,
 	};
-	struct md_snap_end se = { 6, 42, 0, 0, 0 };
+	struct md_snap_end se = {6, 42, 0, 0, 0};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -988,12 +1045,12 @@ static const char *one_mapping(uint32_t sflags, uint32_t mflags,
  * and refused where it does not or where they cannot be. */
 static void test_pmd_locked_bits(void **state)
 {
-	const uint32_t anon = MD_PG_PRESENT | MD_PG_EXCLUSIVE |
-			      MD_PG_PRIVATE_DIRTY;
+	const uint32_t anon =
+	    MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY;
 	const uint32_t both = MD_SNAP_F_PFN | MD_SNAP_F_PMD | MD_SNAP_F_LOCKED;
 
-	assert_null(one_mapping(both, MAP_PRIVATE | MD_MAP_LOCKED,
-				anon | MD_PG_PMD));
+	assert_null(
+	    one_mapping(both, MAP_PRIVATE | MD_MAP_LOCKED, anon | MD_PG_PMD));
 	assert_null(one_mapping(both, MAP_SHARED | MD_MAP_LOCKED, anon));
 	/* older files: neither bit, neither snapshot flag */
 	assert_null(one_mapping(MD_SNAP_F_PFN, MAP_PRIVATE, anon));
@@ -1004,9 +1061,9 @@ static void test_pmd_locked_bits(void **state)
 	assert_string_equal(one_mapping(MD_SNAP_F_PFN | MD_SNAP_F_LOCKED,
 					MAP_PRIVATE, anon | MD_PG_PMD),
 			    "page run with a PMD flag that cannot be");
-	assert_string_equal(one_mapping(both, MAP_PRIVATE,
-					MD_PG_SWAPPED | MD_PG_PMD),
-			    "page run with a PMD flag that cannot be");
+	assert_string_equal(
+	    one_mapping(both, MAP_PRIVATE, MD_PG_SWAPPED | MD_PG_PMD),
+	    "page run with a PMD flag that cannot be");
 	assert_string_equal(one_mapping(both, MD_MAP_LOCKED, anon),
 			    "mapping with unknown protection or flags");
 	assert_string_equal(one_mapping(both, MAP_PRIVATE | 0x4000, anon),
@@ -1065,9 +1122,10 @@ static size_t layout_runs(const uint16_t *pg, size_t n, bool split,
 			continue;
 		}
 		out[nr++] = (struct md_run){
-			.vaddr = LAYOUT_START + i * 4096ull, .npages = 1,
-			.flags = ref_flags[pg[i] - 1],
-			.mapcount = ref_mc[pg[i] - 1],
+		    .vaddr = LAYOUT_START + i * 4096ull,
+		    .npages = 1,
+		    .flags = ref_flags[pg[i] - 1],
+		    .mapcount = ref_mc[pg[i] - 1],
 		};
 	}
 	return nr;
@@ -1093,12 +1151,15 @@ static char *write_layout_how(const char *name, const uint16_t *pg, size_t n,
 	char *path = tpath(name);
 	struct md_run *runs_l = xcalloc(n + 1, sizeof(*runs_l));
 	/* the reference palette has kpageflags bits */
-	struct md_snap_begin sb = { 1, 42, 0,
-				    MD_SNAP_F_PFN | MD_SNAP_F_KPAGEFLAGS, 1 };
-	struct md_snap_end se = { 2, 42, 0, 0, 0 };
+	struct md_snap_begin sb = {1, 42, 0,
+				   MD_SNAP_F_PFN | MD_SNAP_F_KPAGEFLAGS, 1};
+	struct md_snap_end se = {2, 42, 0, 0, 0};
 	struct md_snap_mapping m = {
-		.start = LAYOUT_START, .end = LAYOUT_START + n * 4096ull,
-		.flags = 2, .image_id = UINT32_MAX, .name = "[anon:layout]",
+	    .start = LAYOUT_START,
+	    .end = LAYOUT_START + n * 4096ull,
+	    .flags = 2,
+	    .image_id = UINT32_MAX,
+	    .name = "[anon:layout]",
 	};
 	struct md_writer *w;
 	size_t nr = layout_runs(pg, n, split, runs_l), i = 0;
@@ -1166,8 +1227,8 @@ static void check_layout(const char *path, const uint16_t *pg, size_t n)
 		assert_int_not_equal(e, 0);
 		if (i) {
 			const struct md_run *p = &m->runs[i - 1];
-			bool joined = p->vaddr + p->npages * 4096ull ==
-				      u->vaddr;
+			bool joined =
+			    p->vaddr + p->npages * 4096ull == u->vaddr;
 
 			assert_true(p->vaddr + p->npages * 4096ull <= u->vaddr);
 			assert_false(joined && p->flags == u->flags &&
@@ -1188,8 +1249,12 @@ static void check_layout(const char *path, const uint16_t *pg, size_t n)
 }
 
 enum layout_kind {
-	LAYOUT_CONTIGUOUS, LAYOUT_EVERY2, LAYOUT_EVERY4, LAYOUT_RANDOM25,
-	LAYOUT_RANDOM_RUNS, LAYOUT__COUNT
+	LAYOUT_CONTIGUOUS,
+	LAYOUT_EVERY2,
+	LAYOUT_EVERY4,
+	LAYOUT_RANDOM25,
+	LAYOUT_RANDOM_RUNS,
+	LAYOUT__COUNT
 };
 
 /* Fill pg with a layout of n pages using the first npal entries. */
@@ -1218,8 +1283,8 @@ static void layout_make(uint16_t *pg, size_t n, enum layout_kind kind,
 		/* runs and holes of random lengths, some long */
 		while (i < n) {
 			size_t len = 1 + rnd() % (rnd() % 4 ? 8 : 300);
-			uint16_t e = rnd() % 2 ? 0 :
-						 1 + (uint16_t)(rnd() % npal);
+			uint16_t e =
+			    rnd() % 2 ? 0 : 1 + (uint16_t)(rnd() % npal);
 
 			for (; len && i < n; len--, i++)
 				pg[i] = e;
@@ -1230,8 +1295,8 @@ static void layout_make(uint16_t *pg, size_t n, enum layout_kind kind,
 
 static void test_layouts_round_trip(void **state)
 {
-	static const size_t sizes[] = { 1, 3, 64, 1000, 70001, 200000 };
-	static const uint32_t npals[] = { 1, 2, 3, 5, 300, NPAL_REF };
+	static const size_t sizes[] = {1, 3, 64, 1000, 70001, 200000};
+	static const uint32_t npals[] = {1, 2, 3, 5, 300, NPAL_REF};
 	uint16_t *pg = xcalloc(200000, sizeof(*pg));
 
 	ref_palette();
@@ -1242,8 +1307,8 @@ static void test_layouts_round_trip(void **state)
 				char *path;
 
 				layout_make(pg, n, kind, npals[pi]);
-				path = write_layout("layout.data", pg, n,
-						    pi % 2);
+				path =
+				    write_layout("layout.data", pg, n, pi % 2);
 				check_layout(path, pg, n);
 				free(path);
 			}
@@ -1259,15 +1324,18 @@ static void test_layouts_round_trip(void **state)
  * ended again. */
 static void test_mapping_pieces(void **state)
 {
-	static const size_t sizes[] = { 1, 1000, 70001 };
+	static const size_t sizes[] = {1, 1000, 70001};
 	uint16_t *pg = xcalloc(70001, sizeof(*pg));
 	struct md_run back[2] = {
-		{ LAYOUT_START + 4096, 1, MD_PG_PRESENT, 1, 0 },
-		{ LAYOUT_START, 1, MD_PG_PRESENT, 1, 0 },
+	    {LAYOUT_START + 4096, 1, MD_PG_PRESENT, 1, 0},
+	    {LAYOUT_START, 1, MD_PG_PRESENT, 1, 0},
 	};
 	struct md_snap_mapping m = {
-		.start = LAYOUT_START, .end = LAYOUT_START + 8 * 4096ull,
-		.flags = 2, .image_id = UINT32_MAX, .name = "x",
+	    .start = LAYOUT_START,
+	    .end = LAYOUT_START + 8 * 4096ull,
+	    .flags = 2,
+	    .image_id = UINT32_MAX,
+	    .name = "x",
 	};
 	struct md_writer *w;
 	char *path;
@@ -1332,7 +1400,7 @@ static void test_worst_layout_bits(void **state)
 {
 	size_t n = 1u << 20;
 	uint16_t *pg = xcalloc(n, sizeof(*pg));
-	static const uint32_t npals[] = { 1, 2, 4 };
+	static const uint32_t npals[] = {1, 2, 4};
 
 	ref_palette();
 	for (size_t pi = 0; pi < ARRAY_SIZE(npals); pi++) {
@@ -1347,7 +1415,8 @@ static void test_worst_layout_bits(void **state)
 		assert_int_equal(stat(path, &st), 0);
 		bits = st.st_size * 8.0 / n;
 		print_message("every other page, %u page states: %.3f bits "
-			      "per mapped page\n", npals[pi], bits);
+			      "per mapped page\n",
+			      npals[pi], bits);
 		assert_true(bits <= (npals[pi] <= 2 ? 2.0 : 2.01));
 		/* one state: the presence bitmap alone */
 		if (npals[pi] == 1)
@@ -1447,22 +1516,25 @@ static void test_v1_file(void **state)
 static void test_v1_run_invariants(void **state)
 {
 	static const struct {
-		size_t at;      /* offset of the field in its run */
+		size_t at; /* offset of the field in its run */
 		int run;
 		uint64_t v;
 		int width;
 		const char *what;
 	} dm[] = {
-		/* the third run of 100000 pages grows past the mapping */
-		{ 8, 2, 200000, 4, "page run outside its mapping or "
-				   "overlapping the previous run" },
-		/* the second run starts inside the first */
-		{ 0, 1, 0x401000, 8, "page run outside its mapping or "
-				     "overlapping the previous run" },
-		{ 12, 2, MD_PG_FILE, 4, "page run neither present, swapped "
-					"nor zero page" },
-		{ 0, 1, 0x403001, 8, "page run empty or not page aligned" },
-		{ 16, 1, 3, 4, "page run with an impossible mapcount" },
+	    /* the third run of 100000 pages grows past the mapping */
+	    {8, 2, 200000, 4,
+	     "page run outside its mapping or "
+	     "overlapping the previous run"},
+	    /* the second run starts inside the first */
+	    {0, 1, 0x401000, 8,
+	     "page run outside its mapping or "
+	     "overlapping the previous run"},
+	    {12, 2, MD_PG_FILE, 4,
+	     "page run neither present, swapped "
+	     "nor zero page"},
+	    {0, 1, 0x403001, 8, "page run empty or not page aligned"},
+	    {16, 1, 3, 4, "page run with an impossible mapcount"},
 	};
 	char *path = tpath("v1-damaged.data");
 	uint8_t b[4096], cp[4096];
@@ -1539,9 +1611,9 @@ static void test_crc32c(void **state)
 			assert_int_equal(md_crc32c(0, huge + off, len),
 					 crc32c_bitwise(huge + off, len));
 	for (size_t cut = 0; cut < 9000; cut += 331)
-		assert_int_equal(md_crc32c(md_crc32c(0, huge, cut), huge + cut,
-					   9000 - cut),
-				 crc32c_bitwise(huge, 9000));
+		assert_int_equal(
+		    md_crc32c(md_crc32c(0, huge, cut), huge + cut, 9000 - cut),
+		    crc32c_bitwise(huge, 9000));
 	free(huge);
 	(void)state;
 }
@@ -1588,8 +1660,7 @@ static void test_corrupt_pages(void **state)
 		}
 		for (at = from; at < bnd[2];
 		     at = at == from + 7 ? from + 32 : at + 1) {
-			static const uint8_t flips[] = { 0x01, 0x10, 0x80,
-							 0xff };
+			static const uint8_t flips[] = {0x01, 0x10, 0x80, 0xff};
 
 			for (size_t k = 0; k < ARRAY_SIZE(flips); k++) {
 				memcpy(cp, raw, len);
@@ -1614,7 +1685,7 @@ static void test_corrupt_pages(void **state)
 static int decode_raw(const uint8_t *s, size_t len, uint64_t nruns,
 		      uint32_t bad_flags)
 {
-	uint8_t pal[2 * PGSTATE_PAL_SIZE] = { 0 };
+	uint8_t pal[2 * PGSTATE_PAL_SIZE] = {0};
 	struct md_run *out = NULL;
 	size_t cap = 0;
 	int ret;
@@ -1622,8 +1693,8 @@ static int decode_raw(const uint8_t *s, size_t len, uint64_t nruns,
 	put_le32(pal, MD_PG_PRESENT);
 	put_le32(pal + 4, 1);
 	put_le32(pal + 8, bad_flags ? bad_flags : MD_PG_SWAPPED);
-	ret = pgstate_decode(pal, 2, s, len, LAYOUT_START, 100, 12, nruns,
-			     &out, &cap);
+	ret = pgstate_decode(pal, 2, s, len, LAYOUT_START, 100, 12, nruns, &out,
+			     &cap);
 	free(out);
 	return ret;
 }
@@ -1633,27 +1704,30 @@ static void test_pages_fields(void **state)
 {
 	/* SKIP 2, RUN 3 of entry 1, MAP 10: m = 2, entries 0 and 1, pages
 	 * 0 1 3 present (bits 0b1011), codes 0 0 1 */
-	static const uint8_t ok[] = { 2 << 2 | 0, 3 << 2 | 1, 1,
-				      10 << 2 | 2, 1, 0, 1, 0x0b, 0, 0x04 };
+	static const uint8_t ok[] = {
+	    2 << 2 | 0, 3 << 2 | 1, 1, 10 << 2 | 2, 1, 0, 1, 0x0b, 0, 0x04};
 	uint8_t s[sizeof(ok) + 4];
-	static const struct { size_t at; uint8_t v; } bad[] = {
-		{ 0, 0 << 2 | 0 },     /* SKIP of no page */
-		{ 0, 0 << 2 | 3 },     /* kind 3 */
-		{ 0, 0x7f },           /* 31 pages of kind 3 */
-		{ 2, 2 },              /* RUN of entry 2 (palette has 2) */
-		{ 4, 0 },              /* m = 1: the stream shifts by one */
-		{ 5, 7 },              /* local entry 7 */
-		{ 8, 0x04 },           /* bitmap bit 10 beyond 10 pages */
-		{ 9, 0xc0 | 0x04 },    /* code bits past the 3 present */
+	static const struct {
+		size_t at;
+		uint8_t v;
+	} bad[] = {
+	    {0, 0 << 2 | 0},  /* SKIP of no page */
+	    {0, 0 << 2 | 3},  /* kind 3 */
+	    {0, 0x7f},	      /* 31 pages of kind 3 */
+	    {2, 2},	      /* RUN of entry 2 (palette has 2) */
+	    {4, 0},	      /* m = 1: the stream shifts by one */
+	    {5, 7},	      /* local entry 7 */
+	    {8, 0x04},	      /* bitmap bit 10 beyond 10 pages */
+	    {9, 0xc0 | 0x04}, /* code bits past the 3 present */
 	};
 	int ret;
 
 	/* the check of the page states is zlib's CRC-32 */
 	assert_int_equal(pgstate_crc(0, (const uint8_t *)"123456789", 9),
 			 0xcbf43926);
-	assert_int_equal(pgstate_crc(pgstate_crc(0, ok, 3), ok + 3,
-				     sizeof(ok) - 3),
-			 pgstate_crc(0, ok, sizeof(ok)));
+	assert_int_equal(
+	    pgstate_crc(pgstate_crc(0, ok, 3), ok + 3, sizeof(ok) - 3),
+	    pgstate_crc(0, ok, sizeof(ok)));
 	/* the valid stream: runs [2,5) entry 1, 5 6 entry 0, 8 entry 1 */
 	assert_int_equal(decode_raw(ok, sizeof(ok), 3, 0), 0);
 	/* run count not the announced one */
@@ -1690,12 +1764,15 @@ static void test_mapping_runs_refused(void **state)
 	char *path = tpath("refused.data");
 	struct md_writer *w;
 	struct md_run bad[2] = {
-		{ 0x401000, 2, MD_PG_PRESENT, 1, 0 },
-		{ 0x402000, 1, MD_PG_PRESENT, 1, 0 }, /* overlaps */
+	    {0x401000, 2, MD_PG_PRESENT, 1, 0},
+	    {0x402000, 1, MD_PG_PRESENT, 1, 0}, /* overlaps */
 	};
 	struct md_snap_mapping m = {
-		.start = 0x400000, .end = 0x410000, .name = "",
-		.runs = bad, .nruns = 2,
+	    .start = 0x400000,
+	    .end = 0x410000,
+	    .name = "",
+	    .runs = bad,
+	    .nruns = 2,
 	};
 	struct stat st;
 
@@ -1727,14 +1804,14 @@ static void test_mapping_runs_refused(void **state)
 static void test_jitmap(void **state)
 {
 	static const struct md_jit_sym syms[] = {
-		{ 0x7f0000001000, 0x40, "JS:*hot /app/x.js:3:10" },
-		{ 0x7f0000001040, 0x1b4, "" },
-		{ 0x7f0000001000, 0x20, "LazyCompile:~later" },
+	    {0x7f0000001000, 0x40, "JS:*hot /app/x.js:3:10"},
+	    {0x7f0000001040, 0x1b4, ""},
+	    {0x7f0000001000, 0x20, "LazyCompile:~later"},
 	};
-	struct md_jitmap jm = { .time = 77, .pid = 4242, .nsyms = 3,
-				.syms = syms };
-	struct md_jit_sym bad = { 0xfffffffffffff000ull, 0x2000, "wraps" };
-	struct md_jitmap badm = { .pid = 1, .nsyms = 1, .syms = &bad };
+	struct md_jitmap jm = {
+	    .time = 77, .pid = 4242, .nsyms = 3, .syms = syms};
+	struct md_jit_sym bad = {0xfffffffffffff000ull, 0x2000, "wraps"};
+	struct md_jitmap badm = {.pid = 1, .nsyms = 1, .syms = &bad};
 	char *path = tpath("jit.data");
 	struct md_writer *w;
 	struct md_reader *r;
@@ -1770,13 +1847,13 @@ static void test_jitmap(void **state)
 	md_reader_close(r);
 
 	/* payload at 64 + 16: time, pid, nsyms, then start, size, name */
-	put_le32(b, 4);    /* one symbol more than the record holds */
+	put_le32(b, 4); /* one symbol more than the record holds */
 	assert_int_equal(open_patched(path, 64 + 16 + 12, b, 4, &r), 0);
 	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
-	put_le32(b, 0);    /* no symbol */
+	put_le32(b, 0); /* no symbol */
 	assert_int_equal(open_patched(path, 64 + 16 + 12, b, 4, &r), 0);
 	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
-	put_le64(b, 0);    /* size 0 */
+	put_le64(b, 0); /* size 0 */
 	assert_int_equal(open_patched(path, 64 + 16 + 24, b, 8, &r), 0);
 	assert_int_equal(read_until_error(r, &off), -MEMSZ_EBADDATA);
 	put_le64(b, UINT64_MAX); /* start + size wraps */
@@ -1791,7 +1868,7 @@ static void test_jitmap(void **state)
  * compressed or not. */
 static void write_samples(const char *path, int n, bool compress)
 {
-	static uint64_t regs[3] = { 1, 2, 0x7ffc00001000 };
+	static uint64_t regs[3] = {1, 2, 0x7ffc00001000};
 	uint8_t stack[3000];
 	struct md_writer *w;
 
@@ -1801,17 +1878,25 @@ static void write_samples(const char *path, int n, bool compress)
 	md_writer_set_compress(w, compress);
 	for (int i = 0; i < n; i++) {
 		struct md_sample sm = {
-			.time = 1000 + i, .pid = 9, .tid = 10 + i % 3,
-			.addr = 0x10000000 + 4096ull * i, .ip = 0x401000 + i,
-			.abi = 2, .regs_mask = 0x181, .regs = regs, .nregs = 3,
-			.stack_sp = 0x7ffc00001000, .stack = stack,
-			.stack_size = 1000 + i % 2000,
+		    .time = 1000 + i,
+		    .pid = 9,
+		    .tid = 10 + i % 3,
+		    .addr = 0x10000000 + 4096ull * i,
+		    .ip = 0x401000 + i,
+		    .abi = 2,
+		    .regs_mask = 0x181,
+		    .regs = regs,
+		    .nregs = 3,
+		    .stack_sp = 0x7ffc00001000,
+		    .stack = stack,
+		    .stack_size = 1000 + i % 2000,
 		};
 
 		stack[0] = (uint8_t)i;
 		assert_int_equal(md_write_sample(w, &sm), 0);
 	}
-	assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "after"), 0);
+	assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "after"),
+			 0);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
 }
@@ -1934,8 +2019,8 @@ static void reuse_step(uint8_t *img, uint64_t *seed, int i)
 
 static void write_reuse(const char *path, uint8_t img[3][REUSE_STACK + 512])
 {
-	static uint64_t regs[1] = { 7 };
-	uint64_t seed[3] = { 1, 2, 3 };
+	static uint64_t regs[1] = {7};
+	uint64_t seed[3] = {1, 2, 3};
 	struct md_writer *w;
 
 	for (int k = 0; k < 3; k++)
@@ -1946,16 +2031,24 @@ static void write_reuse(const char *path, uint8_t img[3][REUSE_STACK + 512])
 		int k = i % 3;
 		uint64_t sp = reuse_sp(i / 3);
 		struct md_sample sm = {
-			.time = 1000 + i, .pid = 9, .tid = 10 + k,
-			.abi = 2, .regs_mask = 1, .regs = regs, .nregs = 1,
-			.stack_sp = sp, .stack_size = reuse_size(i / 3),
+		    .time = 1000 + i,
+		    .pid = 9,
+		    .tid = 10 + k,
+		    .abi = 2,
+		    .regs_mask = 1,
+		    .regs = regs,
+		    .nregs = 1,
+		    .stack_sp = sp,
+		    .stack_size = reuse_size(i / 3),
 		};
 
 		reuse_step(img[k], &seed[k], i / 3);
 		sm.stack = img[k] + (sp - REUSE_BASE);
 		assert_int_equal(md_write_sample(w, &sm), 0);
 		if (i == REUSE_N / 2) /* a batch ends before its time */
-			assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "middle"), 0);
+			assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER,
+							    NULL, "middle"),
+					 0);
 	}
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
@@ -1970,7 +2063,7 @@ static void test_stack_reuse(void **state)
 {
 	static uint8_t img[3][REUSE_STACK + 512], want[3][REUSE_STACK + 512];
 	char *path = tpath("reuse.data");
-	uint64_t seed[3] = { 1, 2, 3 }, stored = 0, total = 0, off;
+	uint64_t seed[3] = {1, 2, 3}, stored = 0, total = 0, off;
 	struct md_reader *r;
 	struct md_record rec;
 	size_t len;
@@ -2016,19 +2109,26 @@ static void test_stack_reuse(void **state)
 	{
 		struct md_writer *w;
 		static uint8_t noise[4 * 4096];
-		static uint64_t regs[1] = { 7 };
+		static uint64_t regs[1] = {7};
 		uint64_t x = 42;
 
 		for (size_t i = 0; i < sizeof(noise); i++)
-			noise[i] = (uint8_t)((x = x * 6364136223846793005ull +
-					     1) >> 56);
+			noise[i] =
+			    (uint8_t)((x = x * 6364136223846793005ull + 1) >>
+				      56);
 		assert_int_equal(md_writer_open(path, &w), 0);
 		for (int i = 0; i < 4; i++) {
 			struct md_sample sm = {
-				.time = 1 + i, .pid = 9, .tid = 10 + i,
-				.abi = 2, .regs_mask = 1, .regs = regs,
-				.nregs = 1, .stack_sp = 0x7ffc00010000,
-				.stack = noise + 4096 * i, .stack_size = 4096,
+			    .time = 1 + i,
+			    .pid = 9,
+			    .tid = 10 + i,
+			    .abi = 2,
+			    .regs_mask = 1,
+			    .regs = regs,
+			    .nregs = 1,
+			    .stack_sp = 0x7ffc00010000,
+			    .stack = noise + 4096 * i,
+			    .stack_size = 4096,
 			};
 
 			assert_int_equal(md_write_sample(w, &sm), 0);
@@ -2064,7 +2164,7 @@ static void test_stack_reuse(void **state)
 	{
 		struct md_writer *w;
 		static uint8_t stk[2][512];
-		static uint64_t regs[1] = { 7 };
+		static uint64_t regs[1] = {7};
 		const int nt = STACKREF_MAX_THREADS + 500;
 
 		for (size_t i = 0; i < sizeof(stk[0]); i++)
@@ -2073,15 +2173,24 @@ static void test_stack_reuse(void **state)
 		assert_int_equal(md_writer_open(path, &w), 0);
 		for (int i = 0; i < 4 * nt; i++) {
 			struct md_sample sm = {
-				.time = 1 + i, .pid = 9, .tid = 100 + i % nt,
-				.abi = 2, .regs_mask = 1, .regs = regs,
-				.nregs = 1, .stack_sp = 0x7ffc00010000,
-				.stack = stk[i / nt % 2], .stack_size = 512,
+			    .time = 1 + i,
+			    .pid = 9,
+			    .tid = 100 + i % nt,
+			    .abi = 2,
+			    .regs_mask = 1,
+			    .regs = regs,
+			    .nregs = 1,
+			    .stack_sp = 0x7ffc00010000,
+			    .stack = stk[i / nt % 2],
+			    .stack_size = 512,
 			};
 
 			assert_int_equal(md_write_sample(w, &sm), 0);
 			if (i == 2 * nt) /* a batch ends */
-				assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "m"), 0);
+				assert_int_equal(
+				    md_write_note_kind(w, MD_NOTE_OTHER, NULL,
+						       "m"),
+				    0);
 		}
 		assert_int_equal(md_writer_commit(w), 0);
 		assert_int_equal(md_writer_close(w), 0);
@@ -2101,8 +2210,7 @@ static void test_stack_reuse(void **state)
 		/* reused: the second sample of each kept thread (the
 		 * first batch) and of each thread in the second */
 		assert_true(stored < (uint64_t)4 * nt * 512 -
-					     (uint64_t)STACKREF_MAX_THREADS *
-						     500);
+					 (uint64_t)STACKREF_MAX_THREADS * 500);
 	}
 	free(path);
 
@@ -2128,8 +2236,8 @@ static void test_dev_full(void **state)
 		test_skip("no /dev/full character device");
 	/* a device is written only when asked for */
 	assert_int_equal(md_writer_open("/dev/full", &w), -MEMSZ_ESPECIAL);
-	assert_int_equal(md_writer_open_flags("/dev/full", MD_WRITER_SPECIAL,
-					      &w), -ENOSPC);
+	assert_int_equal(
+	    md_writer_open_flags("/dev/full", MD_WRITER_SPECIAL, &w), -ENOSPC);
 	/* /dev/full is not renamed away */
 	assert_int_equal(stat("/dev/full", &st), 0);
 	(void)state;
@@ -2140,15 +2248,21 @@ static void test_dev_full(void **state)
 static int fill(const char *path, int *err)
 {
 	struct md_writer *w;
-	struct md_snap_begin b = { .pid = 1, .nmappings = 1u << 30 };
+	struct md_snap_begin b = {.pid = 1, .nmappings = 1u << 30};
 	struct md_run run = {
-		.vaddr = 0x1000, .npages = 1,
-		.flags = MD_PG_PRESENT | MD_PG_EXCLUSIVE, .mapcount = 1,
+	    .vaddr = 0x1000,
+	    .npages = 1,
+	    .flags = MD_PG_PRESENT | MD_PG_EXCLUSIVE,
+	    .mapcount = 1,
 	};
 	struct md_snap_mapping m = {
-		.start = 0x1000, .end = 0x2000, .flags = 2,
-		.image_id = UINT32_MAX, .name = "[heap]",
-		.runs = &run, .nruns = 1,
+	    .start = 0x1000,
+	    .end = 0x2000,
+	    .flags = 2,
+	    .image_id = UINT32_MAX,
+	    .name = "[heap]",
+	    .runs = &run,
+	    .nruns = 1,
 	};
 	char note[700];
 	int n = 0, ret;
@@ -2221,10 +2335,10 @@ static void test_samples_partial_batch(void **state)
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
 	if (pid == 0) {
-		struct rlimit rl = { 200000, 200000 };
+		struct rlimit rl = {200000, 200000};
 		static uint8_t stack[1000];
-		struct md_sample s = { .pid = 1, .tid = 1,
-				       .stack = stack, .stack_size = 1000 };
+		struct md_sample s = {
+		    .pid = 1, .tid = 1, .stack = stack, .stack_size = 1000};
 		struct md_writer *w;
 		uint64_t given = 0;
 
@@ -2281,7 +2395,7 @@ static void test_fsize_limit(void **state)
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
 	if (pid == 0) {
-		struct rlimit rl = { 10000, 10000 };
+		struct rlimit rl = {10000, 10000};
 
 		signal(SIGXFSZ, SIG_IGN);
 		setrlimit(RLIMIT_FSIZE, &rl);
@@ -2304,7 +2418,7 @@ static void test_fsize_limit(void **state)
 static void test_full_tmpfs(void **state)
 {
 	char *mnt = tpath("mnt"), *copy = tpath("from-tmpfs.data");
-	int status, res[2] = { -1, 0 }, pipefd[2];
+	int status, res[2] = {-1, 0}, pipefd[2];
 	pid_t pid;
 
 	if (geteuid() != 0)
@@ -2377,34 +2491,34 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_comm_owner),
-		cmocka_unit_test(test_old_renamed),
-		cmocka_unit_test(test_truncated_everywhere),
-		cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_invariants),
-		cmocka_unit_test(test_pmd_locked_bits),
-		cmocka_unit_test(test_crc32c),
-		cmocka_unit_test(test_samples_partial_batch),
-		cmocka_unit_test(test_layouts_round_trip),
-		cmocka_unit_test(test_mapping_pieces),
-		cmocka_unit_test(test_worst_layout_bits),
-		cmocka_unit_test(test_v1_file),
-		cmocka_unit_test(test_v1_run_invariants),
-		cmocka_unit_test(test_corrupt_pages),
-		cmocka_unit_test(test_pages_fields),
-		cmocka_unit_test(test_mapping_runs_refused),
-		cmocka_unit_test(test_jitmap),
-		cmocka_unit_test(test_packed),
-		cmocka_unit_test(test_stack_reuse),
-		cmocka_unit_test(test_not_memsz),
-		cmocka_unit_test(test_dev_full),
-		cmocka_unit_test(test_old_snap_end),
-		cmocka_unit_test(test_note_kinds),
-		cmocka_unit_test(test_note_v3),
-		cmocka_unit_test(test_note_legacy_table),
-		cmocka_unit_test(test_fsize_limit),
-		cmocka_unit_test(test_full_tmpfs),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_comm_owner),
+	    cmocka_unit_test(test_old_renamed),
+	    cmocka_unit_test(test_truncated_everywhere),
+	    cmocka_unit_test(test_corrupt),
+	    cmocka_unit_test(test_invariants),
+	    cmocka_unit_test(test_pmd_locked_bits),
+	    cmocka_unit_test(test_crc32c),
+	    cmocka_unit_test(test_samples_partial_batch),
+	    cmocka_unit_test(test_layouts_round_trip),
+	    cmocka_unit_test(test_mapping_pieces),
+	    cmocka_unit_test(test_worst_layout_bits),
+	    cmocka_unit_test(test_v1_file),
+	    cmocka_unit_test(test_v1_run_invariants),
+	    cmocka_unit_test(test_corrupt_pages),
+	    cmocka_unit_test(test_pages_fields),
+	    cmocka_unit_test(test_mapping_runs_refused),
+	    cmocka_unit_test(test_jitmap),
+	    cmocka_unit_test(test_packed),
+	    cmocka_unit_test(test_stack_reuse),
+	    cmocka_unit_test(test_not_memsz),
+	    cmocka_unit_test(test_dev_full),
+	    cmocka_unit_test(test_old_snap_end),
+	    cmocka_unit_test(test_note_kinds),
+	    cmocka_unit_test(test_note_v3),
+	    cmocka_unit_test(test_note_legacy_table),
+	    cmocka_unit_test(test_fsize_limit),
+	    cmocka_unit_test(test_full_tmpfs),
 	};
 
 	return test_run_group(tests, setup, teardown);

@@ -24,11 +24,11 @@
 
 /* Add a leaf "a/b" (depth 2) or "a" (depth 1) with RSS rss and PSS
  * rss/3 in fixed point, FILE SIZE file. */
-static void add(struct rowtree *t, const char *a, const char *b,
-		uint64_t file, uint64_t rss)
+static void add(struct rowtree *t, const char *a, const char *b, uint64_t file,
+		uint64_t rss)
 {
 	uint32_t path[2];
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 
 	path[0] = labels_intern(t->lb, a);
 	if (t->depth > 1)
@@ -86,8 +86,7 @@ static void test_merge_states(void **state)
 	assert_int_equal(r->nchildren, 1);
 	assert_string_equal(labels_str(lb, r->children[0].label), ".text");
 	/* by |change| of RSS: libc +8, new.so +7, old.so -5 */
-	assert_string_equal(labels_str(lb, d->total.children[0].label),
-			    "libc");
+	assert_string_equal(labels_str(lb, d->total.children[0].label), "libc");
 	assert_string_equal(labels_str(lb, d->total.children[1].label),
 			    "new.so");
 	assert_string_equal(labels_str(lb, d->total.children[2].label),
@@ -148,10 +147,10 @@ static void test_csv(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *o = rowtree_new(lb, 1), *n = rowtree_new(lb, 1);
-	enum col_id cols[] = { COL_RSS, COL_PSS };
-	const char *keys[] = { "files" };
-	struct out_opts oo = { .fmt = OUT_CSV, .keys = keys, .cols = cols,
-			       .ncols = 2 };
+	enum col_id cols[] = {COL_RSS, COL_PSS};
+	const char *keys[] = {"files"};
+	struct out_opts oo = {
+	    .fmt = OUT_CSV, .keys = keys, .cols = cols, .ncols = 2};
 	struct rowtree *d;
 	char *buf = NULL;
 	size_t len = 0;
@@ -215,12 +214,15 @@ static void test_diff_table_width(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *o = rowtree_new(lb, 1), *n = rowtree_new(lb, 1);
-	enum col_id cols[] = { COL_RSS, COL_PSS };
-	const char *keys[] = { "files" };
+	enum col_id cols[] = {COL_RSS, COL_PSS};
+	const char *keys[] = {"files"};
 	const char *longname = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1."
 			       "and-some-more-to-be-long";
-	struct out_opts oo = { .fmt = OUT_TABLE, .keys = keys, .cols = cols,
-			       .ncols = 2, .width = 80 };
+	struct out_opts oo = {.fmt = OUT_TABLE,
+			      .keys = keys,
+			      .cols = cols,
+			      .ncols = 2,
+			      .width = 80};
 	struct rowtree *d;
 	char *s;
 
@@ -250,8 +252,8 @@ static void test_timeline(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t[3], *tl;
-	struct rows_point pts[3] = { { 0, 0, 1 }, { 1000, 1000, 1 },
-				     { 2000, 2500, 2 } };
+	struct rows_point pts[3] = {
+	    {0, 0, 1}, {1000, 1000, 1}, {2000, 2500, 2}};
 	const struct row *r;
 
 	(void)state;
@@ -301,8 +303,7 @@ static void test_timeline(void **state)
 static void test_timeline_incremental(void **state)
 {
 	struct labels *lb = labels_new();
-	struct rows_point pts[3] = { { 0, 0, 1 }, { 10, 10, 0 },
-				     { 20, 20, 1 } };
+	struct rows_point pts[3] = {{0, 0, 1}, {10, 10, 0}, {20, 20, 1}};
 	struct rows_timeline *b = rowtree_timeline_begin(lb, 1, pts, 3);
 	struct rowtree *t = rowtree_new(lb, 1), *deep = rowtree_new(lb, 2);
 	struct rowtree *tl;
@@ -344,11 +345,11 @@ static void test_timeline_paths(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t[2], *tl;
-	struct rows_point pts[2] = { { 0, 0, 1 }, { 1, 1, 1 } };
-	enum col_id cols[] = { COL_RSS };
-	const char *keys[] = { "files", "sections" };
-	struct out_opts oo = { .fmt = OUT_CSV, .keys = keys, .cols = cols,
-			       .ncols = 1 };
+	struct rows_point pts[2] = {{0, 0, 1}, {1, 1, 1}};
+	enum col_id cols[] = {COL_RSS};
+	const char *keys[] = {"files", "sections"};
+	struct out_opts oo = {
+	    .fmt = OUT_CSV, .keys = keys, .cols = cols, .ncols = 1};
 	char *s;
 
 	(void)state;
@@ -382,16 +383,19 @@ static void test_timeline_table_width(void **state)
 	struct labels *lb = labels_new();
 	struct rowtree *t[40], *tl;
 	struct rows_point pts[40];
-	enum col_id cols[] = { COL_RSS };
-	const char *keys[] = { "files" };
-	struct out_opts oo = { .fmt = OUT_TABLE, .keys = keys, .cols = cols,
-			       .ncols = 1, .width = 80 };
+	enum col_id cols[] = {COL_RSS};
+	const char *keys[] = {"files"};
+	struct out_opts oo = {.fmt = OUT_TABLE,
+			      .keys = keys,
+			      .cols = cols,
+			      .ncols = 1,
+			      .width = 80};
 	char *s, *line, *note;
 
 	(void)state;
 	for (int i = 0; i < 40; i++) {
 		t[i] = rowtree_new(lb, 1);
-		pts[i] = (struct rows_point){ (uint64_t)i * 1000000000, 0, 1 };
+		pts[i] = (struct rows_point){(uint64_t)i * 1000000000, 0, 1};
 		/* the peak at point 17, which even spacing would miss */
 		add(t[i], "heap", NULL, 0, i == 17 ? 1 << 30 : 4096);
 	}
@@ -406,8 +410,10 @@ static void test_timeline_table_width(void **state)
 	assert_true(widest(s) <= 80);
 	/* (80 - 3 - 24) / 9 = 5 points */
 	line = strchr(s, '\n') + 1;
-	assert_memory_equal(line, "   0.000s  10.000s  17.000s  29.000s  "
-				  "39.000s\n", 46);
+	assert_memory_equal(line,
+			    "   0.000s  10.000s  17.000s  29.000s  "
+			    "39.000s\n",
+			    46);
 	assert_non_null(strstr(s, "1.00Gi"));
 	free(s);
 	oo.width = 0;
@@ -428,14 +434,14 @@ static void test_timeline_table_width(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_merge_states),
-		cmocka_unit_test(test_rename_and_fold),
-		cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_diff_table_width),
-		cmocka_unit_test(test_timeline),
-		cmocka_unit_test(test_timeline_incremental),
-		cmocka_unit_test(test_timeline_paths),
-		cmocka_unit_test(test_timeline_table_width),
+	    cmocka_unit_test(test_merge_states),
+	    cmocka_unit_test(test_rename_and_fold),
+	    cmocka_unit_test(test_csv),
+	    cmocka_unit_test(test_diff_table_width),
+	    cmocka_unit_test(test_timeline),
+	    cmocka_unit_test(test_timeline_incremental),
+	    cmocka_unit_test(test_timeline_paths),
+	    cmocka_unit_test(test_timeline_table_width),
 	};
 
 	return test_run_group(tests, NULL, NULL);

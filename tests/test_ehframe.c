@@ -37,48 +37,48 @@ static char tmpdir[] = "/tmp/memsz-test-ehframe.XXXXXX";
 static bool have_m32, have_cxx;
 
 static const char c_src[] =
-	"#include <stdio.h>\n"
-	"#include <stdlib.h>\n"
-	"__attribute__((noinline)) int leaf(int x) { return x * 3 + 1; }\n"
-	"__attribute__((noinline)) int with_frame(int n) {\n"
-	"  volatile char buf[256]; for (int i = 0; i < n; i++) buf[i] = i;\n"
-	"  return buf[n / 2] + leaf(n); }\n"
-	"__attribute__((noinline)) static int rec(int x) {\n"
-	"  return x < 2 ? x : rec(x - 1) + rec(x - 2); }\n"
-	"__attribute__((noinline)) long uses_alloca(int n) {\n"
-	"  char *p = __builtin_alloca(n); p[0] = 1; p[n - 1] = 2;\n"
-	"  return p[0] + p[n - 1] + rec(n); }\n"
-	"int main(int c, char **v) { (void)v;\n"
-	"  printf(\"%d %ld\\n\", with_frame(c + 10), uses_alloca(c + 9));\n"
-	"  return 0; }\n";
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "__attribute__((noinline)) int leaf(int x) { return x * 3 + 1; }\n"
+    "__attribute__((noinline)) int with_frame(int n) {\n"
+    "  volatile char buf[256]; for (int i = 0; i < n; i++) buf[i] = i;\n"
+    "  return buf[n / 2] + leaf(n); }\n"
+    "__attribute__((noinline)) static int rec(int x) {\n"
+    "  return x < 2 ? x : rec(x - 1) + rec(x - 2); }\n"
+    "__attribute__((noinline)) long uses_alloca(int n) {\n"
+    "  char *p = __builtin_alloca(n); p[0] = 1; p[n - 1] = 2;\n"
+    "  return p[0] + p[n - 1] + rec(n); }\n"
+    "int main(int c, char **v) { (void)v;\n"
+    "  printf(\"%d %ld\\n\", with_frame(c + 10), uses_alloca(c + 9));\n"
+    "  return 0; }\n";
 
 static const char cxx_src[] =
-	"#include <stdexcept>\n"
-	"#include <cstdio>\n"
-	"struct guard { ~guard() { std::puts(\"bye\"); } };\n"
-	"__attribute__((noinline)) int thrower(int x) {\n"
-	"  guard g; if (x > 3) throw std::runtime_error(\"big\");\n"
-	"  return x; }\n"
-	"__attribute__((noinline)) int catcher(int x) {\n"
-	"  try { return thrower(x); } catch (const std::exception &e) {\n"
-	"    return -1; } }\n"
-	"int main(int c, char **) { return catcher(c) < 0; }\n";
+    "#include <stdexcept>\n"
+    "#include <cstdio>\n"
+    "struct guard { ~guard() { std::puts(\"bye\"); } };\n"
+    "__attribute__((noinline)) int thrower(int x) {\n"
+    "  guard g; if (x > 3) throw std::runtime_error(\"big\");\n"
+    "  return x; }\n"
+    "__attribute__((noinline)) int catcher(int x) {\n"
+    "  try { return thrower(x); } catch (const std::exception &e) {\n"
+    "    return -1; } }\n"
+    "int main(int c, char **) { return catcher(c) < 0; }\n";
 
 static const char pad_src[] =
-	"#define FN(n, k) __attribute__((noinline)) int pad_fn_##n(int x)"
-	" { int s = 0; for (int i = 0; i < x * k; i++) s += i ^ k;"
-	" return s; }\n"
-	"FN(a, 1) FN(b, 2) FN(c, 3) FN(d, 4) FN(e, 5)\n"
-	"#define OBJ(n, len) __attribute__((aligned(32))) char "
-	"pad_obj_##n[len] = { 1 };\n"
-	"OBJ(a, 5) OBJ(b, 33) OBJ(c, 17) OBJ(d, 2)\n"
-	"#define BSS(n, len) __attribute__((aligned(16))) char "
-	"pad_bss_##n[len];\n"
-	"BSS(a, 3) BSS(b, 20) BSS(c, 9)\n"
-	"int main(int c, char **v) { (void)v; return pad_fn_a(c) +"
-	" pad_fn_b(c) + pad_fn_c(c) + pad_fn_d(c) + pad_fn_e(c) +"
-	" pad_obj_a[c] + pad_obj_b[c] + pad_obj_c[c] + pad_obj_d[c] +"
-	" pad_bss_a[c] + pad_bss_b[c] + pad_bss_c[c]; }\n";
+    "#define FN(n, k) __attribute__((noinline)) int pad_fn_##n(int x)"
+    " { int s = 0; for (int i = 0; i < x * k; i++) s += i ^ k;"
+    " return s; }\n"
+    "FN(a, 1) FN(b, 2) FN(c, 3) FN(d, 4) FN(e, 5)\n"
+    "#define OBJ(n, len) __attribute__((aligned(32))) char "
+    "pad_obj_##n[len] = { 1 };\n"
+    "OBJ(a, 5) OBJ(b, 33) OBJ(c, 17) OBJ(d, 2)\n"
+    "#define BSS(n, len) __attribute__((aligned(16))) char "
+    "pad_bss_##n[len];\n"
+    "BSS(a, 3) BSS(b, 20) BSS(c, 9)\n"
+    "int main(int c, char **v) { (void)v; return pad_fn_a(c) +"
+    " pad_fn_b(c) + pad_fn_c(c) + pad_fn_d(c) + pad_fn_e(c) +"
+    " pad_obj_a[c] + pad_obj_b[c] + pad_obj_c[c] + pad_obj_d[c] +"
+    " pad_bss_a[c] + pad_bss_b[c] + pad_bss_c[c]; }\n";
 
 static int setup(void **state)
 {
@@ -97,8 +97,7 @@ static int setup(void **state)
 		return -1;
 	fputs(pad_src, f);
 	fclose(f);
-	if (sh("cd '%s' && gcc -O1 -falign-functions=64 -o pad pad.c",
-	       tmpdir))
+	if (sh("cd '%s' && gcc -O1 -falign-functions=64 -o pad pad.c", tmpdir))
 		return -1;
 	f = fopen(fx("b.cc"), "w");
 	if (!f)
@@ -109,10 +108,10 @@ static int setup(void **state)
 	       "gcc -O2 -ffunction-sections -Wl,--gc-sections -o cfs a.c",
 	       tmpdir))
 		return -1;
-	have_m32 = sh("cd '%s' && gcc -m32 -O1 -o c32 a.c 2>/dev/null",
-		      tmpdir) == 0;
-	have_cxx = sh("cd '%s' && g++ -O1 -o cxx b.cc 2>/dev/null",
-		      tmpdir) == 0;
+	have_m32 =
+	    sh("cd '%s' && gcc -m32 -O1 -o c32 a.c 2>/dev/null", tmpdir) == 0;
+	have_cxx =
+	    sh("cd '%s' && g++ -O1 -o cxx b.cc 2>/dev/null", tmpdir) == 0;
 	return 0;
 }
 
@@ -154,7 +153,7 @@ static struct tfde *readelf_fdes(const char *path, size_t *n, size_t *ncie)
 			   &off, &len, &id, kind, &cie, &lo, &hi) == 7 &&
 		    !strcmp(kind, "FDE")) {
 			xgrow(&v, &cap, *n + 1, sizeof(*v));
-			v[(*n)++] = (struct tfde){ off, len, cie, lo, hi };
+			v[(*n)++] = (struct tfde){off, len, cie, lo, hi};
 		} else if (sscanf(l[i], "%llx %llx %llx %7s", &off, &len, &id,
 				  kind) == 4 &&
 			   !strcmp(kind, "CIE")) {
@@ -190,13 +189,13 @@ static struct thdr *eu_hdr(const char *path, size_t *n, uint64_t *count)
 		}
 		if (!table)
 			continue;
-		if (sscanf(l[i], " %llx (offset: %llx) -> %llx fde=[ %llx]",
-			   &a, &b, &c, &d) != 4) {
+		if (sscanf(l[i], " %llx (offset: %llx) -> %llx fde=[ %llx]", &a,
+			   &b, &c, &d) != 4) {
 			table = false;
 			continue;
 		}
 		xgrow(&v, &cap, *n + 1, sizeof(*v));
-		v[(*n)++] = (struct thdr){ b, d };
+		v[(*n)++] = (struct thdr){b, d};
 	}
 	free_lines(l, nl);
 	return v;
@@ -372,9 +371,9 @@ static void check_charges(const char *path)
 	dualmap_init(&base);
 	dualmap_init(&src);
 	elfimg_base_map(img, lb, &base);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb,
-					   &base, &src, NULL),
-			 0);
+	assert_int_equal(
+	    elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb, &base, &src, NULL),
+	    0);
 	want = readelf_fdes(path, &nw, &ncie);
 	wh = eu_hdr(path, &nwh, &count);
 	fn = readelf_funcs(path, &nfn);
@@ -400,18 +399,17 @@ static void check_charges(const char *path)
 			if (wh[k].loc >= lo && wh[k].loc < hi)
 				hdrb += 8;
 		/* file and VM alike (both sections are loaded) */
-		assert_int_equal(bytes_in(src.file, id, eh->offset,
-					  eh->offset + eh->size),
-				 ehb);
-		assert_int_equal(bytes_in(src.vm, id, eh->addr,
-					  eh->addr + eh->size),
-				 ehb);
+		assert_int_equal(
+		    bytes_in(src.file, id, eh->offset, eh->offset + eh->size),
+		    ehb);
+		assert_int_equal(
+		    bytes_in(src.vm, id, eh->addr, eh->addr + eh->size), ehb);
 		assert_int_equal(bytes_in(src.file, id, hdr->offset,
 					  hdr->offset + hdr->size),
 				 hdrb);
-		assert_int_equal(bytes_in(src.vm, id, hdr->addr,
-					  hdr->addr + hdr->size),
-				 hdrb);
+		assert_int_equal(
+		    bytes_in(src.vm, id, hdr->addr, hdr->addr + hdr->size),
+		    hdrb);
 		if (ehb)
 			checked++;
 	}
@@ -482,8 +480,7 @@ static int cmp_tsym(const void *a, const void *b)
 }
 
 /* Symbols of path named prefix*, FUNC or OBJECT, sorted by address. */
-static struct tsym *prefixed(const char *path, const char *prefix,
-			     size_t *n)
+static struct tsym *prefixed(const char *path, const char *prefix, size_t *n)
 {
 	struct tsym *v = NULL;
 	size_t nl, cap = 0;
@@ -522,9 +519,9 @@ static struct tsym *prefixed(const char *path, const char *prefix,
  * symbols map; the gaps are measured from readelf's symbol table. */
 static void test_padding(void **state)
 {
-	static const char *const prefixes[] = { "pad_fn_", "pad_obj_",
-						"pad_bss_" };
-	static const uint64_t align[] = { 64, 32, 16 };
+	static const char *const prefixes[] = {"pad_fn_", "pad_obj_",
+					       "pad_bss_"};
+	static const uint64_t align[] = {64, 32, 16};
 	struct dualmap base, src;
 	struct elfimg *img;
 	struct labels *lb;
@@ -536,9 +533,9 @@ static void test_padding(void **state)
 	dualmap_init(&base);
 	dualmap_init(&src);
 	elfimg_base_map(img, lb, &base);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb,
-					   &base, &src, NULL),
-			 0);
+	assert_int_equal(
+	    elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb, &base, &src, NULL),
+	    0);
 	id = labels_find(lb, "[padding]");
 	assert_int_not_equal(id, LABEL_NONE);
 	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
@@ -592,10 +589,10 @@ static size_t put_cie(struct buf *b, uint8_t enc)
 	put(b, 'z', 1);
 	put(b, 'R', 1);
 	put(b, 0, 1);
-	put(b, 1, 1);    /* code align */
+	put(b, 1, 1);	 /* code align */
 	put(b, 0x78, 1); /* data align -8 */
-	put(b, 16, 1);   /* return address register */
-	put(b, 1, 1);    /* augmentation length */
+	put(b, 16, 1);	 /* return address register */
+	put(b, 1, 1);	 /* augmentation length */
 	put(b, enc, 1);
 	while ((b->n - start) % 4)
 		put(b, 0, 1);
@@ -623,7 +620,7 @@ static size_t put_fde(struct buf *b, size_t cie, uint64_t pc, uint64_t range,
 static void test_encodings(void **state)
 {
 	struct elf_fde *f;
-	struct buf b = { 0 };
+	struct buf b = {0};
 	size_t n, cie, fde, ncies;
 
 	(void)state;
@@ -641,11 +638,11 @@ static void test_encodings(void **state)
 	cie = put_cie(&b, 0x1c);
 	fde = b.n;
 	put_fde(&b, cie, (uint64_t)(0x404000 - (0x10000 + fde + 8)), 0x50, 8);
-	put(&b, 0, 4); /* terminator */
+	put(&b, 0, 4);		/* terminator */
 	put(&b, 0xdeadbeef, 4); /* ignored after the terminator */
 
-	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0x10000, ELFCLASS64,
-					   false, &f, &n, &ncies),
+	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0x10000, ELFCLASS64, false,
+					   &f, &n, &ncies),
 			 0);
 	assert_int_equal(ncies, 4);
 	assert_int_equal(n, 4);
@@ -665,9 +662,8 @@ static void test_encodings(void **state)
 	b.n = 0;
 	cie = put_cie(&b, 0x00);
 	put_fde(&b, cie, 0x8049000, 0x10, 4);
-	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0, ELFCLASS32, false, &f,
-					   &n, NULL),
-			 0);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, b.n, 0, ELFCLASS32, false, &f, &n, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(f[0].pc_begin, 0x8049000);
 	free(f);
@@ -676,7 +672,7 @@ static void test_encodings(void **state)
 static void test_hostile(void **state)
 {
 	struct elf_fde *f;
-	struct buf b = { 0 };
+	struct buf b = {0};
 	size_t n, cie;
 
 	(void)state;
@@ -684,9 +680,8 @@ static void test_hostile(void **state)
 	cie = put_cie(&b, 0x03);
 	put_fde(&b, cie, 0x1000, 0x10, 4);
 	b.b[cie + 24] = 0xf0; /* the FDE's length: 0xf0 + its own */
-	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f,
-					   &n, NULL),
-			 1);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f, &n, NULL), 1);
 	assert_int_equal(n, 0);
 	free(f);
 
@@ -695,9 +690,8 @@ static void test_hostile(void **state)
 	put(&b, 0xffffffff, 4);
 	put(&b, UINT64_MAX - 3, 8);
 	put(&b, 0, 8);
-	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f,
-					   &n, NULL),
-			 1);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f, &n, NULL), 1);
 	assert_int_equal(n, 0);
 	free(f);
 
@@ -711,16 +705,15 @@ static void test_hostile(void **state)
 	size_t fde3 = put_fde(&b, cie, 0x3000, 0x10, 4);
 	/* fde3 names fde2 as its CIE */
 	b.b[fde3 + 4] = fde3 + 4 - fde2;
-	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f,
-					   &n, NULL),
-			 2);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f, &n, NULL), 2);
 	assert_int_equal(n, 1);
 	assert_int_equal(f[0].pc_begin, 0x2000);
 	free(f);
 
 	/* encodings memsz cannot apply: datarel and indirect in .eh_frame,
 	 * an undefined format nibble; an unknown augmentation */
-	static const uint8_t bad_enc[] = { 0x3b, 0x9b, 0x0f, 0x07, 0x50 };
+	static const uint8_t bad_enc[] = {0x3b, 0x9b, 0x0f, 0x07, 0x50};
 	for (size_t i = 0; i < ARRAY_SIZE(bad_enc); i++) {
 		b.n = 0;
 		cie = put_cie(&b, bad_enc[i]);
@@ -735,9 +728,8 @@ static void test_hostile(void **state)
 	cie = put_cie(&b, 0x03);
 	b.b[cie + 9] = 'x'; /* augmentation "xR": no length to skip by */
 	put_fde(&b, cie, 0x1000, 0x10, 4);
-	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f,
-					   &n, NULL),
-			 1);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f, &n, NULL), 1);
 	free(f);
 
 	/* an FDE too short for its pointers */
@@ -747,26 +739,23 @@ static void test_hostile(void **state)
 	put(&b, 8, 4);
 	put(&b, fde + 4 - cie, 4);
 	put(&b, 0x1000, 4);
-	assert_int_equal(elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f,
-					   &n, NULL),
-			 1);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, b.n, 0, ELFCLASS64, false, &f, &n, NULL), 1);
 	free(f);
 	/* an empty buffer, a lone partial length */
-	assert_int_equal(elf_ehframe_parse(b.b, 0, 0, ELFCLASS64, false, &f,
-					   &n, NULL),
-			 0);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, 0, 0, ELFCLASS64, false, &f, &n, NULL), 0);
 	assert_int_equal(n, 0);
 	free(f);
-	assert_int_equal(elf_ehframe_parse(b.b, 3, 0, ELFCLASS64, false, &f,
-					   &n, NULL),
-			 1);
+	assert_int_equal(
+	    elf_ehframe_parse(b.b, 3, 0, ELFCLASS64, false, &f, &n, NULL), 1);
 	free(f);
 }
 
 static void test_hdr_hostile(void **state)
 {
 	struct elf_ehhdr_entry *e;
-	unsigned char h[64] = { 1, 0x1b, 0x03, 0x3b };
+	unsigned char h[64] = {1, 0x1b, 0x03, 0x3b};
 	uint64_t count;
 	size_t n;
 
@@ -782,26 +771,26 @@ static void test_hdr_hostile(void **state)
 	free(e);
 	/* bad version, uleb128 table, indirect table, truncated header */
 	h[0] = 2;
-	assert_int_equal(elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false,
-					       &e, &n, NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false, &e, &n, NULL),
+	    -EINVAL);
 	h[0] = 1;
 	h[3] = 0x01;
-	assert_int_equal(elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false,
-					       &e, &n, NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false, &e, &n, NULL),
+	    -EINVAL);
 	h[3] = 0xbb;
-	assert_int_equal(elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false,
-					       &e, &n, NULL),
-			 -EINVAL);
-	assert_int_equal(elf_ehframe_hdr_parse(h, 6, 0, ELFCLASS64, false,
-					       &e, &n, NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false, &e, &n, NULL),
+	    -EINVAL);
+	assert_int_equal(
+	    elf_ehframe_hdr_parse(h, 6, 0, ELFCLASS64, false, &e, &n, NULL),
+	    -EINVAL);
 	/* no table */
 	h[3] = 0xff;
-	assert_int_equal(elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false,
-					       &e, &n, &count),
-			 0);
+	assert_int_equal(
+	    elf_ehframe_hdr_parse(h, 28, 0, ELFCLASS64, false, &e, &n, &count),
+	    0);
 	assert_int_equal(n, 0);
 }
 
@@ -901,9 +890,9 @@ static void test_corrupt_image(void **state)
 	dualmap_init(&base);
 	dualmap_init(&src);
 	elfimg_base_map(img, lb, &base);
-	assert_int_equal(elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb,
-					   &base, &src, NULL),
-			 0);
+	assert_int_equal(
+	    elfimg_source_map(img, ELFSRC_SYMBOLS, NULL, lb, &base, &src, NULL),
+	    0);
 	assert_true(rmap_covers(src.file, 0, img->file_size));
 	assert_int_equal(bytes_in(src.file,
 				  labels_find(lb, "[section .eh_frame]"),
@@ -918,19 +907,19 @@ static void test_corrupt_image(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_c64),
-		cmocka_unit_test(test_parse_fsections),
-		cmocka_unit_test(test_parse_c32),
-		cmocka_unit_test(test_parse_cxx),
-		cmocka_unit_test(test_charges_c64),
-		cmocka_unit_test(test_charges_fsections),
-		cmocka_unit_test(test_charges_cxx),
-		cmocka_unit_test(test_padding),
-		cmocka_unit_test(test_encodings),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_hdr_hostile),
-		cmocka_unit_test(test_mutations),
-		cmocka_unit_test(test_corrupt_image),
+	    cmocka_unit_test(test_parse_c64),
+	    cmocka_unit_test(test_parse_fsections),
+	    cmocka_unit_test(test_parse_c32),
+	    cmocka_unit_test(test_parse_cxx),
+	    cmocka_unit_test(test_charges_c64),
+	    cmocka_unit_test(test_charges_fsections),
+	    cmocka_unit_test(test_charges_cxx),
+	    cmocka_unit_test(test_padding),
+	    cmocka_unit_test(test_encodings),
+	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_hdr_hostile),
+	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_corrupt_image),
 	};
 
 	return test_run_group(tests, setup, teardown);

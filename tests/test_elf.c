@@ -89,8 +89,8 @@ static void truth_free(struct truth *t)
 
 static void truth_read(const char *path, struct truth *t)
 {
-	char *out = sh_output(
-		"LC_ALL=C readelf -W -h -S -l -s '%s' 2>/dev/null", path);
+	char *out =
+	    sh_output("LC_ALL=C readelf -W -h -S -l -s '%s' 2>/dev/null", path);
 	size_t cs = 0, cg = 0, cy = 0;
 	enum { NONE, SECS, SEGS, SYMS, OTHERSYMS } mode = NONE;
 	char *save, *line;
@@ -199,8 +199,7 @@ static void truth_read(const char *path, struct truth *t)
 /* ---------- map helpers ---------- */
 
 /* Bytes of m labelled name (0 if the label does not exist). */
-static uint64_t label_bytes(struct rmap *m, struct labels *lb,
-			    const char *name)
+static uint64_t label_bytes(struct rmap *m, struct labels *lb, const char *name)
 {
 	uint32_t id = labels_find(lb, name);
 	const struct rmap_entry *e;
@@ -385,10 +384,9 @@ static void check_image(const char *path, const char *symprefix)
 		}
 		/* the header tables inside it are rows of their own */
 		{
-			const uint64_t ho[3] = { 0, t.phoff, t.shoff };
-			const uint64_t hs[3] = { t.ehsize,
-						 t.phnum * t.phentsize,
-						 t.shnum * t.shentsize };
+			const uint64_t ho[3] = {0, t.phoff, t.shoff};
+			const uint64_t hs[3] = {t.ehsize, t.phnum * t.phentsize,
+						t.shnum * t.shentsize};
 
 			for (int k = 0; k < 3; k++)
 				if (hs[k] && ho[k] >= g->off &&
@@ -398,8 +396,7 @@ static void check_image(const char *path, const char *symprefix)
 				}
 		}
 		/* the base map: the whole segment */
-		assert_int_equal(label_bytes(m.base.vm, m.lb, label),
-				 g->memsz);
+		assert_int_equal(label_bytes(m.base.vm, m.lb, label), g->memsz);
 		assert_int_equal(label_bytes(m.src.file, m.lb, label) + tf,
 				 g->filesz);
 		assert_int_equal(label_bytes(m.src.vm, m.lb, label) + tv,
@@ -479,8 +476,7 @@ static void check_image(const char *path, const char *symprefix)
 					    t.syms[j].value != y->value &&
 					    !strcmp(t.syms[j].name, y->name))
 						want += t.syms[j].size;
-				assert_int_equal(sym_vm_bytes(&m,
-							     y->name),
+				assert_int_equal(sym_vm_bytes(&m, y->name),
 						 want);
 				checked++;
 				continue;
@@ -513,57 +509,57 @@ static void check_image(const char *path, const char *symprefix)
 /* ---------- fixtures ---------- */
 
 static const char fx_c[] =
-	"#include <stdio.h>\n"
-	"int fx_data[1000] = {1};\n"
-	"int fx_bss[2000];\n"
-	"const char fx_ro[3000] = \"fx\";\n"
-	"__thread int fx_tls_init = 5;\n"
-	"__thread char fx_tls_zero[256];\n"
-	"static int fx_static(int x) { return x * 7 + fx_data[x & 7]; }\n"
-	"__attribute__((noinline)) static int fx_dup(int x)\n"
-	"{ return x * 11 + fx_data[x & 15]; }\n"
-	"int fx_other(int x);\n"
-	"int fx_func_a(int x) { return fx_static(x) + fx_ro[x & 3] + OTHER; }\n"
-	"int fx_func_b(int x) __attribute__((alias(\"fx_func_a\")));\n"
-	"__attribute__((weak)) int fx_weak(int x) { return x + 1; }\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"  fx_bss[argc] = fx_func_a(argc) + fx_func_b(argc) + fx_weak(argc) +\n"
-	"    fx_dup(argc) + fx_other(argc);\n"
-	"  fx_tls_zero[argc] = fx_tls_init;\n"
-	"  printf(\"%d %s\\n\", fx_bss[argc], argv[0]);\n"
-	"  return fx_tls_zero[1];\n"
-	"}\n";
+    "#include <stdio.h>\n"
+    "int fx_data[1000] = {1};\n"
+    "int fx_bss[2000];\n"
+    "const char fx_ro[3000] = \"fx\";\n"
+    "__thread int fx_tls_init = 5;\n"
+    "__thread char fx_tls_zero[256];\n"
+    "static int fx_static(int x) { return x * 7 + fx_data[x & 7]; }\n"
+    "__attribute__((noinline)) static int fx_dup(int x)\n"
+    "{ return x * 11 + fx_data[x & 15]; }\n"
+    "int fx_other(int x);\n"
+    "int fx_func_a(int x) { return fx_static(x) + fx_ro[x & 3] + OTHER; }\n"
+    "int fx_func_b(int x) __attribute__((alias(\"fx_func_a\")));\n"
+    "__attribute__((weak)) int fx_weak(int x) { return x + 1; }\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "  fx_bss[argc] = fx_func_a(argc) + fx_func_b(argc) + fx_weak(argc) +\n"
+    "    fx_dup(argc) + fx_other(argc);\n"
+    "  fx_tls_zero[argc] = fx_tls_init;\n"
+    "  printf(\"%d %s\\n\", fx_bss[argc], argv[0]);\n"
+    "  return fx_tls_zero[1];\n"
+    "}\n";
 
 static const char fxx_cc[] =
-	"#include <vector>\n"
-	"#include <string>\n"
-	"namespace fxns {\n"
-	"template <class T> struct Box { T v[16]; T get(int i) const; };\n"
-	"template <class T> T Box<T>::get(int i) const { return v[i & 15]; }\n"
-	"template struct Box<int>;\n"
-	"template struct Box<double>;\n"
-	"int total(const std::vector<int> &v, const std::string &s)\n"
-	"{ int t = 0; for (int x : v) t += x; return t + s.size(); }\n"
-	"Box<long> table;\n"
-	"}\n"
-	"int main(int argc, char **argv)\n"
-	"{ std::vector<int> v(argc, 3); fxns::Box<int> b{};\n"
-	"  return fxns::total(v, argv[0]) + b.get(argc) +\n"
-	"         (int)fxns::table.v[argc]; }\n";
+    "#include <vector>\n"
+    "#include <string>\n"
+    "namespace fxns {\n"
+    "template <class T> struct Box { T v[16]; T get(int i) const; };\n"
+    "template <class T> T Box<T>::get(int i) const { return v[i & 15]; }\n"
+    "template struct Box<int>;\n"
+    "template struct Box<double>;\n"
+    "int total(const std::vector<int> &v, const std::string &s)\n"
+    "{ int t = 0; for (int x : v) t += x; return t + s.size(); }\n"
+    "Box<long> table;\n"
+    "}\n"
+    "int main(int argc, char **argv)\n"
+    "{ std::vector<int> v(argc, 3); fxns::Box<int> b{};\n"
+    "  return fxns::total(v, argv[0]) + b.get(argc) +\n"
+    "         (int)fxns::table.v[argc]; }\n";
 
 static const char fx_other_c[] =
-	"__attribute__((noinline)) static int fx_dup(int x)\n"
-	"{ volatile int y = x; return y * 3 + 1000; }\n"
-	"int fx_other(int x) { return fx_dup(x) * fx_dup(x + 1); }\n";
+    "__attribute__((noinline)) static int fx_dup(int x)\n"
+    "{ volatile int y = x; return y * 3 + 1000; }\n"
+    "int fx_other(int x) { return fx_dup(x) * fx_dup(x + 1); }\n";
 
 /* a freestanding program: links with -m32 without a 32-bit libc */
 static const char fs_c[] =
-	"int fs_data[100] = {1};\n"
-	"int fs_bss[50];\n"
-	"__thread int fs_tls = 3;\n"
-	"int fs_func(int x) { return x * 3 + fs_data[x]; }\n"
-	"void _start(void) { for (;;) fs_func(fs_bss[0] + fs_tls); }\n";
+    "int fs_data[100] = {1};\n"
+    "int fs_bss[50];\n"
+    "__thread int fs_tls = 3;\n"
+    "int fs_func(int x) { return x * 3 + fs_data[x]; }\n"
+    "void _start(void) { for (;;) fs_func(fs_bss[0] + fs_tls); }\n";
 
 static const char *byteswap_script(void)
 {
@@ -639,7 +635,8 @@ static void check_build_id_fd(const char *path, size_t max)
 	int fd, n;
 
 	want = sh_output("LC_ALL=C readelf -n '%s' | "
-			 "sed -n 's/.*Build ID: //p'", path);
+			 "sed -n 's/.*Build ID: //p'",
+			 path);
 	want[strcspn(want, "\n")] = 0;
 	assert_true(strlen(want) >= 2 * max);
 	want[2 * max] = 0;
@@ -731,8 +728,7 @@ static void test_build_id_read(void **state)
 	close(fd);
 	fd = open(fx("fx.c"), O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(elf_build_id_read(fd, id, sizeof(id)),
-			 -MEMSZ_ENOTELF);
+	assert_int_equal(elf_build_id_read(fd, id, sizeof(id)), -MEMSZ_ENOTELF);
 	close(fd);
 }
 
@@ -794,12 +790,12 @@ static void test_base_map_labels(void **state)
 			 labels_find(m.lb, "[ELF Header]"));
 	assert_int_equal(label_bytes(m.base.file, m.lb, "[ELF Header]"),
 			 t.ehsize);
-	assert_int_equal(label_bytes(m.base.file, m.lb,
-				     "[ELF Program Headers]"),
-			 t.phnum * t.phentsize);
-	assert_int_equal(label_bytes(m.base.file, m.lb,
-				     "[ELF Section Headers]"),
-			 t.shnum * t.shentsize);
+	assert_int_equal(
+	    label_bytes(m.base.file, m.lb, "[ELF Program Headers]"),
+	    t.phnum * t.phentsize);
+	assert_int_equal(
+	    label_bytes(m.base.file, m.lb, "[ELF Section Headers]"),
+	    t.shnum * t.shentsize);
 	/* each LOAD's VM translates to its file offset */
 	for (size_t i = 0; i < t.nsegs; i++) {
 		const struct rseg *g = &t.segs[i];
@@ -807,13 +803,12 @@ static void test_base_map_labels(void **state)
 
 		if (strcmp(g->type, "LOAD") || !g->filesz)
 			continue;
-		assert_true(rmap_translate(m.base.vm, g->vaddr + g->filesz - 1,
-					   &off));
+		assert_true(
+		    rmap_translate(m.base.vm, g->vaddr + g->filesz - 1, &off));
 		assert_int_equal(off, g->off + g->filesz - 1);
 		if (g->memsz > g->filesz)
-			assert_false(rmap_translate(m.base.vm,
-						    g->vaddr + g->filesz,
-						    &off));
+			assert_false(rmap_translate(
+			    m.base.vm, g->vaddr + g->filesz, &off));
 	}
 	unmap_image(&m);
 	truth_free(&t);
@@ -882,8 +877,8 @@ static void test_cxx_demangled(void **state)
 	     i++, line = strtok_r(NULL, "\n", &save)) {
 		const struct rsym *y = &t.syms[i];
 
-		if (strncmp(y->name, "_Z", 2) ||
-		    !strstr(y->name, "4fxns") || !y->size ||
+		if (strncmp(y->name, "_Z", 2) || !strstr(y->name, "4fxns") ||
+		    !y->size ||
 		    (strcmp(y->type, "FUNC") && strcmp(y->type, "OBJECT")))
 			continue;
 		char *dm = elf_demangle(y->name);
@@ -923,7 +918,8 @@ static char *rust_bomb_name(int k)
 		size_t at = len, r = sizeof(ref) - 1, n = prev - 1;
 
 		if (i == 0) {
-			len += snprintf(buf + len, sizeof(buf) - len, "TCu30_"
+			len += snprintf(buf + len, sizeof(buf) - len,
+					"TCu30_"
 					"___7hkackfecea1cbdathfdh9hlq6yE");
 			prev = at;
 			continue;
@@ -946,42 +942,43 @@ static char *rust_bomb_name(int k)
 static void test_rust_demangled(void **state)
 {
 	static const char *const names[] = {
-		"_RNvXs_NtCsgEmfK2I1SDS_4core3anyDNtB4_3AnyEL_NtNtB6_3fmt5Debug3fmt",
-		"_RNvXs0_NtNtCs7OxSQD10jZQ_18tracing_subscriber3fmt4timeFG0_QL1_"
-		"INtNtB7_6format6WriterL0_EEINtNtCsgEmfK2I1SDS_4core6result6"
-		"ResultuNtNtB1u_3fmt5ErrorENtB5_10FormatTime11format_time",
-		"_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecTOhFUKCBN_Eu"
-		"ENtNtCsjrHSEGnQ3l9_3std5alloc6SystemE8grow_oneB13_",
-		"_RINvNtCsgEmfK2I1SDS_4core9panicking13assert_failedONtNtB4_3ffi"
-		"6c_voidBM_ECs2N2TEQjwqGk_7stacker",
-		"_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecINtNtB7_5boxed"
-		"3BoxDINtNtNtCsgEmfK2I1SDS_4core3ops8function5FnMutuEp6Output"
-		"INtNtB1c_6result6ResultuNtNtNtCsjrHSEGnQ3l9_3std2io5error5Error"
-		"ENtNtB1c_6marker4SyncNtB32_4SendEL_EE8grow_oneB2s_",
-		"_RNvXs_NtCsfqPBR87PSkx_9rustc_hir10intravisitzNtB4_9HirTyCtxt8"
-		"hir_body",
-		"_RNvXs8_NtCsfoXig8kEbyV_12simd_adler324hashAhj8_NtB7_11Adler32"
-		"Hash4hash",
-		"_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h8cd93d847"
-		"1d054beE",
-		"_ZN42_$LT$$RF$T$u20$as$u20$core..fmt..Debug$GT$3fmt17h14ab7e4a3"
-		"3641fa3E",
-		"_ZN4core3ptr110drop_glue$LT$std..collections..hash..map..HashMap"
-		"$LT$alloc..string..String$C$alloc..vec..Vec$LT$u8$GT$$GT$$GT$17h"
-		"9609bf1ab3991671E",
-		"_ZN9hashbrown3raw21RawTable$LT$T$C$A$GT$14reserve_rehash17hb5b610"
-		"3bfce6abbfE.llvm.1234567890",
+	    "_RNvXs_NtCsgEmfK2I1SDS_4core3anyDNtB4_3AnyEL_NtNtB6_"
+	    "3fmt5Debug3fmt",
+	    "_RNvXs0_NtNtCs7OxSQD10jZQ_18tracing_subscriber3fmt4timeFG0_QL1_"
+	    "INtNtB7_6format6WriterL0_EEINtNtCsgEmfK2I1SDS_4core6result6"
+	    "ResultuNtNtB1u_3fmt5ErrorENtB5_10FormatTime11format_time",
+	    "_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecTOhFUKCBN_Eu"
+	    "ENtNtCsjrHSEGnQ3l9_3std5alloc6SystemE8grow_oneB13_",
+	    "_RINvNtCsgEmfK2I1SDS_4core9panicking13assert_failedONtNtB4_3ffi"
+	    "6c_voidBM_ECs2N2TEQjwqGk_7stacker",
+	    "_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecINtNtB7_5boxed"
+	    "3BoxDINtNtNtCsgEmfK2I1SDS_4core3ops8function5FnMutuEp6Output"
+	    "INtNtB1c_6result6ResultuNtNtNtCsjrHSEGnQ3l9_3std2io5error5Error"
+	    "ENtNtB1c_6marker4SyncNtB32_4SendEL_EE8grow_oneB2s_",
+	    "_RNvXs_NtCsfqPBR87PSkx_9rustc_hir10intravisitzNtB4_9HirTyCtxt8"
+	    "hir_body",
+	    "_RNvXs8_NtCsfoXig8kEbyV_12simd_adler324hashAhj8_NtB7_11Adler32"
+	    "Hash4hash",
+	    "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h8cd93d847"
+	    "1d054beE",
+	    "_ZN42_$LT$$RF$T$u20$as$u20$core..fmt..Debug$GT$3fmt17h14ab7e4a3"
+	    "3641fa3E",
+	    "_ZN4core3ptr110drop_glue$LT$std..collections..hash..map..HashMap"
+	    "$LT$alloc..string..String$C$alloc..vec..Vec$LT$u8$GT$$GT$$GT$17h"
+	    "9609bf1ab3991671E",
+	    "_ZN9hashbrown3raw21RawTable$LT$T$C$A$GT$14reserve_rehash17hb5b610"
+	    "3bfce6abbfE.llvm.1234567890",
 	};
 	char *dm;
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		char *want = sh_output(
-			"echo '%s' | c++filt | sed -E "
-			"-e 's/\\[[0-9a-f]+\\]//g' -e 's/::h[0-9a-f]{16}//' "
-			"-e 's/\\.llvm\\.[0-9]+$//' "
-			"-e 's/([0-9]): (u|i)(8|16|32|64|128|size)/\\1/g'",
-			names[i]);
+		    "echo '%s' | c++filt | sed -E "
+		    "-e 's/\\[[0-9a-f]+\\]//g' -e 's/::h[0-9a-f]{16}//' "
+		    "-e 's/\\.llvm\\.[0-9]+$//' "
+		    "-e 's/([0-9]): (u|i)(8|16|32|64|128|size)/\\1/g'",
+		    names[i]);
 
 		want[strcspn(want, "\n")] = 0;
 		dm = elf_demangle(names[i]);
@@ -992,13 +989,15 @@ static void test_rust_demangled(void **state)
 	}
 	/* spelled out from the v0 grammar and the legacy escapes */
 	dm = elf_demangle(names[0]);
-	assert_string_equal(dm, "<dyn core::any::Any as core::fmt::Debug>::fmt");
+	assert_string_equal(dm,
+			    "<dyn core::any::Any as core::fmt::Debug>::fmt");
 	free(dm);
 	dm = elf_demangle(names[1]);
-	assert_string_equal(dm, "<for<'a, 'b> fn(&'a mut tracing_subscriber::"
-				"fmt::format::Writer<'b>) -> core::result::"
-				"Result<(), core::fmt::Error> as tracing_"
-				"subscriber::fmt::time::FormatTime>::format_time");
+	assert_string_equal(dm,
+			    "<for<'a, 'b> fn(&'a mut tracing_subscriber::"
+			    "fmt::format::Writer<'b>) -> core::result::"
+			    "Result<(), core::fmt::Error> as tracing_"
+			    "subscriber::fmt::time::FormatTime>::format_time");
 	free(dm);
 	dm = elf_demangle(names[8]);
 	assert_string_equal(dm, "<&T as core::fmt::Debug>::fmt");
@@ -1068,17 +1067,16 @@ static void test_debuglink(void **state)
 
 	/* symbols come from the debug file, sized as readelf says in fx */
 	truth_read(fx("fx"), &t);
-	assert_int_equal(map_image(fx("dl/fx.stripped"), ELFSRC_SYMBOLS, &m,
-				   fx("empty")),
-			 0);
+	assert_int_equal(
+	    map_image(fx("dl/fx.stripped"), ELFSRC_SYMBOLS, &m, fx("empty")),
+	    0);
 	assert_true(m.st.used_debug_file);
 	for (size_t i = 0; i < t.nsyms; i++) {
 		const struct rsym *y = &t.syms[i];
 
 		if (!strcmp(y->name, "fx_data") || !strcmp(y->name, "fx_ro") ||
 		    !strcmp(y->name, "fx_bss") || !strcmp(y->name, "fx_weak"))
-			assert_int_equal(sym_vm_bytes(&m, y->name),
-					 y->size);
+			assert_int_equal(sym_vm_bytes(&m, y->name), y->size);
 	}
 	truth_free(&t);
 	truth_read(fx("dl/fx.stripped"), &t);
@@ -1087,9 +1085,8 @@ static void test_debuglink(void **state)
 	unmap_image(&m);
 
 	/* without the debug file: .dynsym */
-	assert_int_equal(map_image(fx("dl/fx.stripped"), ELFSRC_SYMBOLS, &m,
-				   NULL),
-			 0);
+	assert_int_equal(
+	    map_image(fx("dl/fx.stripped"), ELFSRC_SYMBOLS, &m, NULL), 0);
 	assert_false(m.st.used_debug_file);
 	assert_true(m.st.used_dynsym);
 	unmap_image(&m);
@@ -1138,15 +1135,13 @@ static void test_debug_build_id(void **state)
 	struct truth t;
 
 	truth_read(fx("fx"), &t);
-	assert_int_equal(map_image(fx("nolink/fx"), ELFSRC_SYMBOLS, &m,
-				   fx("root")),
-			 0);
+	assert_int_equal(
+	    map_image(fx("nolink/fx"), ELFSRC_SYMBOLS, &m, fx("root")), 0);
 	assert_true(m.st.used_debug_file);
 	for (size_t i = 0; i < t.nsyms; i++)
 		if (!strcmp(t.syms[i].name, "fx_func_a") ||
 		    !strcmp(t.syms[i].name, "fx_bss"))
-			assert_int_equal(sym_vm_bytes(&m,
-						     t.syms[i].name),
+			assert_int_equal(sym_vm_bytes(&m, t.syms[i].name),
 					 t.syms[i].size);
 	truth_free(&t);
 	unmap_image(&m);
@@ -1213,7 +1208,7 @@ static void test_eu_strip(void **state)
 	for (size_t i = 0; i < t.nsegs; i++)
 		if (!strcmp(t.segs[i].type, "LOAD") &&
 		    t.segs[i].off + t.segs[i].filesz >
-			    file_size(fx("eu/fx.debug")))
+			file_size(fx("eu/fx.debug")))
 			checked++;
 	assert_true(checked > 0);
 	truth_free(&t);
@@ -1223,9 +1218,8 @@ static void test_eu_strip(void **state)
 	elfimg_close(img);
 
 	truth_read(fx("fx"), &t);
-	assert_int_equal(map_image(fx("eu/fx.s"), ELFSRC_SYMBOLS, &m,
-				   fx("empty")),
-			 0);
+	assert_int_equal(
+	    map_image(fx("eu/fx.s"), ELFSRC_SYMBOLS, &m, fx("empty")), 0);
 	assert_true(m.st.used_debug_file);
 	assert_false(m.st.used_dynsym);
 	assert_null(m.img->debug_rejected);
@@ -1236,8 +1230,7 @@ static void test_eu_strip(void **state)
 		if (!strcmp(y->name, "fx_data") || !strcmp(y->name, "fx_ro") ||
 		    !strcmp(y->name, "fx_bss") ||
 		    !strcmp(y->name, "fx_func_a")) {
-			assert_int_equal(sym_vm_bytes(&m, y->name),
-					 y->size);
+			assert_int_equal(sym_vm_bytes(&m, y->name), y->size);
 			checked++;
 		}
 	}
@@ -1330,13 +1323,13 @@ static void test_demangle_bomb(void **state)
 	 * child whose peak RSS we read back */
 	f = fopen(fx("bomb.s"), "w");
 	assert_non_null(f);
-	fprintf(f, ".text\n.globl _start\n_start: ret\n.globl %s\n"
-		   ".type %s,@function\n%s:\n ret\n.size %s,1\n",
+	fprintf(f,
+		".text\n.globl _start\n_start: ret\n.globl %s\n"
+		".type %s,@function\n%s:\n ret\n.size %s,1\n",
 		name, name, name, name);
 	fclose(f);
-	assert_int_equal(sh("cd %s && gcc -nostdlib -static -o bomb bomb.s",
-			    tmpdir),
-			 0);
+	assert_int_equal(
+	    sh("cd %s && gcc -nostdlib -static -o bomb bomb.s", tmpdir), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -1344,16 +1337,14 @@ static void test_demangle_bomb(void **state)
 		int ok;
 
 		ok = map_image(fx("bomb"), ELFSRC_SYMBOLS, &m, NULL) == 0 &&
-		     labels_find(m.lb, name) != LABEL_NONE &&
-		     m.st.symbols == 1;
+		     labels_find(m.lb, name) != LABEL_NONE && m.st.symbols == 1;
 		unmap_image(&m);
 		_exit(ok ? 0 : 1);
 	}
 	assert_int_equal(wait4(pid, &st, 0, &ru), pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-	print_message("demangle bomb: child peak RSS %ld KiB\n",
-		      ru.ru_maxrss);
+	print_message("demangle bomb: child peak RSS %ld KiB\n", ru.ru_maxrss);
 	assert_true(ru.ru_maxrss < 200 * 1024);
 	free(name);
 }
@@ -1363,8 +1354,9 @@ static void test_demangle_bomb(void **state)
 static void test_relocatable(void **state)
 {
 	static const char *const targets[] = {
-		"powerpc64-linux-gnu", "powerpc-linux-gnu", "s390x-linux-gnu",
-		"armv7a-linux-gnueabihf -mthumb", "x86_64-linux-gnu",
+	    "powerpc64-linux-gnu", "powerpc-linux-gnu",
+	    "s390x-linux-gnu",	   "armv7a-linux-gnueabihf -mthumb",
+	    "x86_64-linux-gnu",
 	};
 	int done = 0;
 
@@ -1378,7 +1370,8 @@ static void test_relocatable(void **state)
 		       "2>/dev/null",
 		       tmpdir, targets[i], obj)) {
 			test_skip_part("clang --target=%s cannot build an "
-				       "object (clang)", targets[i]);
+				       "object (clang)",
+				       targets[i]);
 			continue;
 		}
 		check_image(fx(obj), NULL);
@@ -1429,8 +1422,8 @@ static void test_libc_debug(void **state)
 	if (elfimg_open(libc, &img))
 		test_skip("cannot open '%s' (libc6)", libc);
 	elfimg_build_id_hex(img, hex, sizeof(hex));
-	want = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
-			 hex + 2);
+	want =
+	    xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	if (stat(want, &st)) {
 		char why[600];
 
@@ -1449,10 +1442,10 @@ static void test_libc_debug(void **state)
 static void test_system_files(void **state)
 {
 	static const char *const files[] = {
-		"/usr/lib/x86_64-linux-gnu/libc.so.6",
-		"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
-		"/usr/bin/python3.11",
-		"/bin/ls",
+	    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+	    "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+	    "/usr/bin/python3.11",
+	    "/bin/ls",
 	};
 
 	(void)state;
@@ -1466,9 +1459,9 @@ static void test_system_files(void **state)
 			struct mapped m;
 
 			assert_int_equal(map_image(files[i], src, &m,
-						   src == ELFSRC_SYMBOLS ?
-							   "/usr/lib/debug" :
-							   NULL),
+						   src == ELFSRC_SYMBOLS
+						       ? "/usr/lib/debug"
+						       : NULL),
 					 0);
 			check_i1(&m.src, &t, file_size(files[i]));
 			unmap_image(&m);
@@ -1509,8 +1502,8 @@ static void test_no_permission(void **state)
 	int st;
 
 	(void)state;
-	assert_int_equal(sh("cp %s/fx %s/secret && chmod 000 %s/secret",
-			    tmpdir, tmpdir, tmpdir),
+	assert_int_equal(sh("cp %s/fx %s/secret && chmod 000 %s/secret", tmpdir,
+			    tmpdir, tmpdir),
 			 0);
 	if (geteuid() != 0) {
 		assert_int_equal(open_code(fx("secret")), -EACCES);
@@ -1594,8 +1587,7 @@ static void truncation_sweep(const char *path)
 		if (ret != -MEMSZ_ETRUNC && cuts[i])
 			print_message("%s cut at %lu: %d\n", src,
 				      (unsigned long)cuts[i], ret);
-		assert_int_equal(ret, cuts[i] ? -MEMSZ_ETRUNC :
-						 -MEMSZ_ENOTELF);
+		assert_int_equal(ret, cuts[i] ? -MEMSZ_ETRUNC : -MEMSZ_ENOTELF);
 	}
 	write_file(fx("trunc.bin"), buf, 0);
 	assert_int_equal(open_and_map(fx("trunc.bin")), -MEMSZ_ENOTELF);
@@ -1647,15 +1639,14 @@ static size_t sym_index(const struct truth *t, const char *name)
 
 struct corrupt {
 	const char *what;
-	int want;          /* expected code from open (or source map) */
-	bool at_symbols;   /* open succeeds; the symbols source fails */
+	int want;	 /* expected code from open (or source map) */
+	bool at_symbols; /* open succeeds; the symbols source fails */
 };
 
-static void try_corrupt(const unsigned char *orig, size_t len,
-			const struct corrupt *c,
-			void (*edit)(unsigned char *buf, const struct truth *t,
-				     size_t len),
-			const struct truth *t)
+static void
+try_corrupt(const unsigned char *orig, size_t len, const struct corrupt *c,
+	    void (*edit)(unsigned char *buf, const struct truth *t, size_t len),
+	    const struct truth *t)
 {
 	unsigned char *buf = xmalloc(len);
 	int ret;
@@ -1803,8 +1794,7 @@ static void ed_load_offset(unsigned char *b, const struct truth *t, size_t l)
 }
 
 /* Second PT_LOAD moved onto the first in VM. */
-static void ed_load_overlap(unsigned char *b, const struct truth *t,
-			    size_t l)
+static void ed_load_overlap(unsigned char *b, const struct truth *t, size_t l)
 {
 	const struct rseg *first = NULL;
 
@@ -1844,8 +1834,7 @@ static void ed_st_shndx(unsigned char *b, const struct truth *t, size_t l)
 	put(b, sym_at(t, "fx_data") + 6, t->shnum + 5, 2);
 }
 
-static void ed_symtab_entsize(unsigned char *b, const struct truth *t,
-			      size_t l)
+static void ed_symtab_entsize(unsigned char *b, const struct truth *t, size_t l)
 {
 	(void)l;
 	put(b, shdr_at(t, ".symtab") + 56, 16, 8);
@@ -1863,37 +1852,27 @@ static void test_corrupt(void **state)
 		struct corrupt c;
 		void (*edit)(unsigned char *, const struct truth *, size_t);
 	} cases[] = {
-		{ { "e_shoff past EOF", -MEMSZ_ETRUNC, false }, ed_shoff_eof },
-		{ { "e_shoff wraps", -MEMSZ_EBADSHDR, false }, ed_shoff_wrap },
-		{ { "e_shnum huge", -MEMSZ_ETRUNC, false }, ed_shnum },
-		{ { "e_shstrndx >= shnum", -MEMSZ_EBADSHDR, false },
-		  ed_shstrndx },
-		{ { "e_shstrndx not a strtab", -MEMSZ_EBADSHDR, false },
-		  ed_shstrndx_symtab },
-		{ { "e_shentsize", -MEMSZ_EBADSHDR, false }, ed_shentsize },
-		{ { "e_phentsize", -MEMSZ_EBADPHDR, false }, ed_phentsize },
-		{ { "e_phoff past EOF", -MEMSZ_ETRUNC, false }, ed_phoff_eof },
-		{ { "sh_name past shstrtab", -MEMSZ_EBADSTRTAB, false },
-		  ed_sh_name },
-		{ { "sh_offset past EOF", -MEMSZ_ETRUNC, false },
-		  ed_sh_offset },
-		{ { "sh_size past EOF", -MEMSZ_ETRUNC, false }, ed_sh_size },
-		{ { "sh_offset wraps", -MEMSZ_EBADSHDR, false }, ed_sh_wrap },
-		{ { ".symtab sh_link", -MEMSZ_EBADSHDR, false },
-		  ed_symtab_link },
-		{ { "LOAD filesz > memsz", -MEMSZ_EBADPHDR, false },
-		  ed_load_filesz },
-		{ { "LOAD offset past EOF", -MEMSZ_ETRUNC, false },
-		  ed_load_offset },
-		{ { "LOADs overlap in VM", -MEMSZ_EBADPHDR, false },
-		  ed_load_overlap },
-		{ { "st_name past strtab", -MEMSZ_EBADSTRTAB, true },
-		  ed_st_name },
-		{ { "symbol outside its section", -MEMSZ_EBADSYM, true },
-		  ed_st_value },
-		{ { "st_shndx >= shnum", -MEMSZ_EBADSYM, true }, ed_st_shndx },
-		{ { ".symtab sh_entsize", -MEMSZ_EBADSYM, true },
-		  ed_symtab_entsize },
+	    {{"e_shoff past EOF", -MEMSZ_ETRUNC, false}, ed_shoff_eof},
+	    {{"e_shoff wraps", -MEMSZ_EBADSHDR, false}, ed_shoff_wrap},
+	    {{"e_shnum huge", -MEMSZ_ETRUNC, false}, ed_shnum},
+	    {{"e_shstrndx >= shnum", -MEMSZ_EBADSHDR, false}, ed_shstrndx},
+	    {{"e_shstrndx not a strtab", -MEMSZ_EBADSHDR, false},
+	     ed_shstrndx_symtab},
+	    {{"e_shentsize", -MEMSZ_EBADSHDR, false}, ed_shentsize},
+	    {{"e_phentsize", -MEMSZ_EBADPHDR, false}, ed_phentsize},
+	    {{"e_phoff past EOF", -MEMSZ_ETRUNC, false}, ed_phoff_eof},
+	    {{"sh_name past shstrtab", -MEMSZ_EBADSTRTAB, false}, ed_sh_name},
+	    {{"sh_offset past EOF", -MEMSZ_ETRUNC, false}, ed_sh_offset},
+	    {{"sh_size past EOF", -MEMSZ_ETRUNC, false}, ed_sh_size},
+	    {{"sh_offset wraps", -MEMSZ_EBADSHDR, false}, ed_sh_wrap},
+	    {{".symtab sh_link", -MEMSZ_EBADSHDR, false}, ed_symtab_link},
+	    {{"LOAD filesz > memsz", -MEMSZ_EBADPHDR, false}, ed_load_filesz},
+	    {{"LOAD offset past EOF", -MEMSZ_ETRUNC, false}, ed_load_offset},
+	    {{"LOADs overlap in VM", -MEMSZ_EBADPHDR, false}, ed_load_overlap},
+	    {{"st_name past strtab", -MEMSZ_EBADSTRTAB, true}, ed_st_name},
+	    {{"symbol outside its section", -MEMSZ_EBADSYM, true}, ed_st_value},
+	    {{"st_shndx >= shnum", -MEMSZ_EBADSYM, true}, ed_st_shndx},
+	    {{".symtab sh_entsize", -MEMSZ_EBADSYM, true}, ed_symtab_entsize},
 	};
 	unsigned char *orig;
 	struct truth t;
@@ -1914,9 +1893,8 @@ static void test_corrupt(void **state)
 		ed_st_size(buf, &t, len);
 		write_file(fx("corrupt.bin"), buf, len);
 		free(buf);
-		assert_int_equal(map_image(fx("corrupt.bin"), ELFSRC_SYMBOLS,
-					   &m, NULL),
-				 0);
+		assert_int_equal(
+		    map_image(fx("corrupt.bin"), ELFSRC_SYMBOLS, &m, NULL), 0);
 		assert_int_equal(m.st.clipped, 1);
 		check_i1(&m.src, &t, len);
 		unmap_image(&m);
@@ -1952,8 +1930,8 @@ static void raw_loads(const unsigned char *b, size_t len, struct truth *t)
 			m |= (uint64_t)p[40 + k] << (8 * k);
 		}
 		snprintf(g->type, sizeof(g->type), "%s",
-			 p[0] == PT_LOAD && !p[1] && !p[2] && !p[3] ? "LOAD" :
-								       "-");
+			 p[0] == PT_LOAD && !p[1] && !p[2] && !p[3] ? "LOAD"
+								    : "-");
 		g->vaddr = v;
 		g->memsz = m;
 	}
@@ -2022,12 +2000,12 @@ static void test_fuzz(void **state)
 				off = rand_r(&seed) % 64;
 				break;
 			case 1:
-				off = t.shoff + rand_r(&seed) %
-							(t.shnum * t.shentsize);
+				off = t.shoff +
+				      rand_r(&seed) % (t.shnum * t.shentsize);
 				break;
 			case 2:
-				off = t.phoff + rand_r(&seed) %
-							(t.phnum * t.phentsize);
+				off = t.phoff +
+				      rand_r(&seed) % (t.phnum * t.phentsize);
 				break;
 			default:
 				r = regions[rand_r(&seed) % 3];
@@ -2050,9 +2028,8 @@ static void test_fuzz(void **state)
  * other ELF key; keys that are no ELF source have no fallbacks. */
 static void test_keys_fallback(void **state)
 {
-	static const char *const hdrs[] = { "[ELF Header]",
-					    "[ELF Program Headers]",
-					    "[ELF Section Headers]" };
+	static const char *const hdrs[] = {
+	    "[ELF Header]", "[ELF Program Headers]", "[ELF Section Headers]"};
 	(void)state;
 	for (int k = 0; k < KEY__COUNT; k++) {
 		int src = keydefs[k].elfsrc;
@@ -2079,34 +2056,34 @@ static void test_keys_fallback(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_source_names),
-		cmocka_unit_test(test_open_fields),
-		cmocka_unit_test(test_fx_dynamic),
-		cmocka_unit_test(test_fs_static64),
-		cmocka_unit_test(test_big_endian),
-		cmocka_unit_test(test_elf32),
-		cmocka_unit_test(test_base_map_labels),
-		cmocka_unit_test(test_aliases),
-		cmocka_unit_test(test_cxx_demangled),
-		cmocka_unit_test(test_rust_demangled),
-		cmocka_unit_test(test_debuglink),
-		cmocka_unit_test(test_debug_build_id),
-		cmocka_unit_test(test_build_id_read),
-		cmocka_unit_test(test_debug_search_cached),
-		cmocka_unit_test(test_relocs_get_once),
-		cmocka_unit_test(test_debug_crc),
-		cmocka_unit_test(test_fifo),
-		cmocka_unit_test(test_eu_strip),
-		cmocka_unit_test(test_demangle_bomb),
-		cmocka_unit_test(test_relocatable),
-		cmocka_unit_test(test_libc_debug),
-		cmocka_unit_test(test_system_files),
-		cmocka_unit_test(test_not_elf),
-		cmocka_unit_test(test_no_permission),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_fuzz),
-		cmocka_unit_test(test_keys_fallback),
+	    cmocka_unit_test(test_source_names),
+	    cmocka_unit_test(test_open_fields),
+	    cmocka_unit_test(test_fx_dynamic),
+	    cmocka_unit_test(test_fs_static64),
+	    cmocka_unit_test(test_big_endian),
+	    cmocka_unit_test(test_elf32),
+	    cmocka_unit_test(test_base_map_labels),
+	    cmocka_unit_test(test_aliases),
+	    cmocka_unit_test(test_cxx_demangled),
+	    cmocka_unit_test(test_rust_demangled),
+	    cmocka_unit_test(test_debuglink),
+	    cmocka_unit_test(test_debug_build_id),
+	    cmocka_unit_test(test_build_id_read),
+	    cmocka_unit_test(test_debug_search_cached),
+	    cmocka_unit_test(test_relocs_get_once),
+	    cmocka_unit_test(test_debug_crc),
+	    cmocka_unit_test(test_fifo),
+	    cmocka_unit_test(test_eu_strip),
+	    cmocka_unit_test(test_demangle_bomb),
+	    cmocka_unit_test(test_relocatable),
+	    cmocka_unit_test(test_libc_debug),
+	    cmocka_unit_test(test_system_files),
+	    cmocka_unit_test(test_not_elf),
+	    cmocka_unit_test(test_no_permission),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_corrupt),
+	    cmocka_unit_test(test_fuzz),
+	    cmocka_unit_test(test_keys_fallback),
 	};
 
 	return test_run_group(tests, group_setup, group_teardown);

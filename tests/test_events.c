@@ -25,7 +25,7 @@
 
 static void test_event_names(void **state)
 {
-	struct events_opts o = { 0 };
+	struct events_opts o = {0};
 	struct perf_event_attr a;
 
 	(void)state;
@@ -66,8 +66,7 @@ static void test_event_names(void **state)
 	assert_int_equal(events_attr("page-faults", &o, &a), 0);
 	assert_int_equal(a.sample_stack_user, 104);
 
-	assert_int_equal(events_attr("page-fault", &o, &a),
-			 -MEMSZ_EUSAGE);
+	assert_int_equal(events_attr("page-fault", &o, &a), -MEMSZ_EUSAGE);
 	assert_int_equal(events_attr("no-such-event-at-all", &o, &a),
 			 -MEMSZ_EUSAGE);
 }
@@ -100,13 +99,13 @@ static void test_suggest(void **state)
 static size_t build_sample(uint64_t *w, const struct perf_event_attr *a,
 			   uint64_t dyn)
 {
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE};
 	size_t n = 1, i;
 
-	w[n++] = 0x401234;                          /* ip */
-	w[n++] = (uint64_t)77 << 32 | 76;           /* pid 76, tid 77 */
-	w[n++] = 123456789;                         /* time */
-	w[n++] = 0x7f0000005000;                    /* addr */
+	w[n++] = 0x401234;		  /* ip */
+	w[n++] = (uint64_t)77 << 32 | 76; /* pid 76, tid 77 */
+	w[n++] = 123456789;		  /* time */
+	w[n++] = 0x7f0000005000;	  /* addr */
 	if (a->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		w[n++] = 4;
 		w[n++] = (uint64_t)PERF_CONTEXT_USER;
@@ -132,7 +131,7 @@ static size_t build_sample(uint64_t *w, const struct perf_event_attr *a,
 
 static void test_decode_sample(void **state)
 {
-	struct events_opts o = { .stack_size = 64 };
+	struct events_opts o = {.stack_size = 64};
 	struct perf_event_attr a;
 	struct md_sample s;
 	uint64_t w[256];
@@ -176,7 +175,7 @@ static void test_decode_sample(void **state)
 static void test_datafile_sample(void **state)
 {
 	char path[] = "/tmp/memsz-test-faults-XXXXXX";
-	uint64_t regs[20], chain[3] = { 0x401000, 0x402000, 0x403000 };
+	uint64_t regs[20], chain[3] = {0x401000, 0x402000, 0x403000};
 	uint8_t stack[13];
 	struct md_writer *w;
 	struct md_reader *r;
@@ -198,19 +197,32 @@ static void test_datafile_sample(void **state)
 	 * in between (they flush the batch first: file order is kept) */
 	for (int i = 0; i < 3000; i++) {
 		struct md_sample s = {
-			.time = i, .pid = 5, .tid = 6, .addr = 0x1000 + i,
-			.ip = 0x400000, .event = i % 2, .abi = 2,
-			.regs_mask = 0xff0fff, .regs = regs, .nregs = 20,
-			.stack_sp = 0x7ffd0000, .stack = stack,
-			.stack_size = sizeof(stack),
+		    .time = i,
+		    .pid = 5,
+		    .tid = 6,
+		    .addr = 0x1000 + i,
+		    .ip = 0x400000,
+		    .event = i % 2,
+		    .abi = 2,
+		    .regs_mask = 0xff0fff,
+		    .regs = regs,
+		    .nregs = 20,
+		    .stack_sp = 0x7ffd0000,
+		    .stack = stack,
+		    .stack_size = sizeof(stack),
 		};
-		struct md_sample fp = { .time = i, .pid = 5, .tid = 7,
-					.callchain = chain, .ncallchain = 3 };
+		struct md_sample fp = {.time = i,
+				       .pid = 5,
+				       .tid = 7,
+				       .callchain = chain,
+				       .ncallchain = 3};
 
 		assert_int_equal(md_write_sample(w, &s), 0);
 		assert_int_equal(md_write_sample(w, &fp), 0);
 		if (i % 1000 == 0)
-			assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER, NULL, "between"), 0);
+			assert_int_equal(md_write_note_kind(w, MD_NOTE_OTHER,
+							    NULL, "between"),
+					 0);
 	}
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
@@ -266,8 +278,8 @@ static void test_datafile_sample(void **state)
 static void test_datafile_sample_bad(void **state)
 {
 	char path[] = "/tmp/memsz-test-faults-XXXXXX";
-	uint64_t regs[2] = { 1, 2 };
-	struct md_sample s = { .regs_mask = 0x3, .regs = regs, .nregs = 2 };
+	uint64_t regs[2] = {1, 2};
+	struct md_sample s = {.regs_mask = 0x3, .regs = regs, .nregs = 2};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -315,11 +327,11 @@ static void test_datafile_sample_bad(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_event_names),
-		cmocka_unit_test(test_suggest),
-		cmocka_unit_test(test_decode_sample),
-		cmocka_unit_test(test_datafile_sample),
-		cmocka_unit_test(test_datafile_sample_bad),
+	    cmocka_unit_test(test_event_names),
+	    cmocka_unit_test(test_suggest),
+	    cmocka_unit_test(test_decode_sample),
+	    cmocka_unit_test(test_datafile_sample),
+	    cmocka_unit_test(test_datafile_sample_bad),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -18,14 +18,14 @@
 #include "report/filter.h"
 #include "tests/testutil.h"
 
-static const enum key_id keys[] = { KEY_FILES, KEY_SECTIONS, KEY_SYMBOLS };
+static const enum key_id keys[] = {KEY_FILES, KEY_SECTIONS, KEY_SYMBOLS};
 
 /* The path files/sections/symbols, interned into lb. */
 static bool keeps(struct filter *f, struct labels *lb, const char *file,
 		  const char *sec, const char *sym)
 {
-	uint32_t path[3] = { labels_intern(lb, file), labels_intern(lb, sec),
-			     labels_intern(lb, sym) };
+	uint32_t path[3] = {labels_intern(lb, file), labels_intern(lb, sec),
+			    labels_intern(lb, sym)};
 
 	return filter_keep(f, lb, path, 3);
 }
@@ -41,7 +41,7 @@ static void add(struct filter *f, const char *arg, bool exclude)
 static void test_empty(void **state)
 {
 	struct labels *lb = labels_new();
-	struct filter f = { 0 };
+	struct filter f = {0};
 
 	(void)state;
 	assert_true(filter_empty(&f));
@@ -56,7 +56,7 @@ static void test_empty(void **state)
 static void test_keyed(void **state)
 {
 	struct labels *lb = labels_new();
-	struct filter f = { 0 };
+	struct filter f = {0};
 	char *err = NULL;
 
 	(void)state;
@@ -64,14 +64,14 @@ static void test_keyed(void **state)
 	assert_int_equal(filter_bind(&f, keys, 3, &err), 0);
 	assert_true(keeps(&f, lb, "/usr/bin/node", ".text", "main"));
 	/* the symbol matches, but the rule is on files */
-	assert_false(keeps(&f, lb, "/lib/libc.so.6", ".text",
-			   "re_dfa_add_node"));
+	assert_false(
+	    keeps(&f, lb, "/lib/libc.so.6", ".text", "re_dfa_add_node"));
 	filter_free(&f);
 
 	add(&f, "node$", false); /* bare: any level */
 	assert_int_equal(filter_bind(&f, keys, 3, &err), 0);
-	assert_true(keeps(&f, lb, "/lib/libc.so.6", ".text",
-			  "re_dfa_add_node"));
+	assert_true(
+	    keeps(&f, lb, "/lib/libc.so.6", ".text", "re_dfa_add_node"));
 	assert_false(keeps(&f, lb, "/lib/libc.so.6", ".text", "malloc"));
 	filter_free(&f);
 
@@ -89,7 +89,7 @@ static void test_keyed(void **state)
 static void test_exclude(void **state)
 {
 	struct labels *lb = labels_new();
-	struct filter f = { 0 };
+	struct filter f = {0};
 	char *err = NULL;
 
 	(void)state;
@@ -111,7 +111,7 @@ static void test_exclude(void **state)
 
 static void test_errors(void **state)
 {
-	struct filter f = { 0 };
+	struct filter f = {0};
 	char *err = NULL;
 
 	(void)state;
@@ -121,13 +121,12 @@ static void test_errors(void **state)
 	free(err);
 	err = NULL;
 	/* a report-only key offered to size */
-	assert_int_equal(filter_add(&f, "pids=1", true, KEY_IN_SIZE, &err),
-			 -1);
+	assert_int_equal(filter_add(&f, "pids=1", true, KEY_IN_SIZE, &err), -1);
 	assert_non_null(strstr(err, "unknown key 'pids' in --exclude"));
 	free(err);
 	err = NULL;
-	assert_int_equal(filter_add(&f, "symbols=(", false, KEY_IN_SIZE,
-				    &err), -1);
+	assert_int_equal(filter_add(&f, "symbols=(", false, KEY_IN_SIZE, &err),
+			 -1);
 	assert_non_null(strstr(err, "bad --filter 'symbols=('"));
 	free(err);
 	err = NULL;
@@ -149,9 +148,9 @@ static void test_errors(void **state)
 static bool may_keep(struct filter *f, struct labels *lb, const char *file,
 		     const char *sec)
 {
-	uint32_t path[3] = { labels_intern(lb, file), labels_intern(lb, sec),
-			     LABEL_NONE };
-	const bool known[3] = { true, true, false };
+	uint32_t path[3] = {labels_intern(lb, file), labels_intern(lb, sec),
+			    LABEL_NONE};
+	const bool known[3] = {true, true, false};
 
 	return filter_may_keep(f, lb, path, known, 3);
 }
@@ -159,7 +158,7 @@ static bool may_keep(struct filter *f, struct labels *lb, const char *file,
 static void test_may_keep(void **state)
 {
 	struct labels *lb = labels_new();
-	struct filter f = { 0 };
+	struct filter f = {0};
 	char *err = NULL;
 
 	(void)state;
@@ -196,11 +195,9 @@ static void test_may_keep(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_keyed),
-		cmocka_unit_test(test_exclude),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_may_keep),
+	    cmocka_unit_test(test_empty),    cmocka_unit_test(test_keyed),
+	    cmocka_unit_test(test_exclude),  cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_may_keep),
 	};
 
 	return test_run_group(tests, NULL, NULL);

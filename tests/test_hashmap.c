@@ -113,7 +113,7 @@ static void keyset_free(struct keyset *s)
 
 static void test_empty(void **state)
 {
-	struct keyset s = { .hash_of = hash_mixed };
+	struct keyset s = {.hash_of = hash_mixed};
 	struct hashmap_probe p;
 
 	(void)state;
@@ -127,7 +127,7 @@ static void test_empty(void **state)
 
 static void test_many(void **state)
 {
-	struct keyset s = { .hash_of = hash_mixed };
+	struct keyset s = {.hash_of = hash_mixed};
 	const size_t n = 100000;
 	bool added;
 
@@ -155,7 +155,7 @@ static void test_many(void **state)
 
 static void test_collisions(void **state)
 {
-	struct keyset s = { .hash_of = hash_three };
+	struct keyset s = {.hash_of = hash_three};
 	bool added;
 
 	(void)state;
@@ -173,7 +173,7 @@ static void test_collisions(void **state)
 
 static void test_clear(void **state)
 {
-	struct keyset s = { .hash_of = hash_mixed };
+	struct keyset s = {.hash_of = hash_mixed};
 	size_t big;
 	bool added;
 
@@ -206,7 +206,7 @@ static void test_clear(void **state)
  * colliding hashes included: found as if they had been put one by one. */
 static void test_add(void **state)
 {
-	struct keyset s = { .hash_of = hash_three };
+	struct keyset s = {.hash_of = hash_three};
 	bool added;
 
 	(void)state;
@@ -257,12 +257,9 @@ static void test_hashes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_many),
-		cmocka_unit_test(test_collisions),
-		cmocka_unit_test(test_clear),
-		cmocka_unit_test(test_add),
-		cmocka_unit_test(test_hashes),
+	    cmocka_unit_test(test_empty),      cmocka_unit_test(test_many),
+	    cmocka_unit_test(test_collisions), cmocka_unit_test(test_clear),
+	    cmocka_unit_test(test_add),	       cmocka_unit_test(test_hashes),
 	};
 
 	return test_run_group(tests, NULL, NULL);

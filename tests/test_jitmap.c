@@ -22,14 +22,14 @@
 static void test_parse(void **state)
 {
 	static const char text[] =
-		"3ef414c0 398 RegExp:[{(]\n"
-		"0x7f445c006240 0x5a4 JS:*hot /tmp/x.js:1:22\n"
-		"zz 10 bad start\n"
-		"1000 0 zero size\n"
-		"2000 10\n"
-		"7f0000000000 20 Builtin: ArgumentsAdaptorTrampoline\n"
-		"7f0000001000 20 partial";
-	struct jitmap jm = { 0 };
+	    "3ef414c0 398 RegExp:[{(]\n"
+	    "0x7f445c006240 0x5a4 JS:*hot /tmp/x.js:1:22\n"
+	    "zz 10 bad start\n"
+	    "1000 0 zero size\n"
+	    "2000 10\n"
+	    "7f0000000000 20 Builtin: ArgumentsAdaptorTrampoline\n"
+	    "7f0000001000 20 partial";
+	struct jitmap jm = {0};
 	uint64_t used;
 	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
 
@@ -57,11 +57,11 @@ static void test_later_wins(void **state)
 {
 	struct labels *lb = labels_new();
 	struct jitsyms *j = jitsyms_new(lb);
-	const struct md_jit_sym a[] = { { 0x1000, 0x100, "old" },
-					{ 0x2000, 0x10, "other" } };
-	const struct md_jit_sym b[] = { { 0x1080, 0x100, "new" } };
-	struct md_jitmap ma = { .pid = 5, .nsyms = 2, .syms = a };
-	struct md_jitmap mb = { .pid = 5, .nsyms = 1, .syms = b };
+	const struct md_jit_sym a[] = {{0x1000, 0x100, "old"},
+				       {0x2000, 0x10, "other"}};
+	const struct md_jit_sym b[] = {{0x1080, 0x100, "new"}};
+	struct md_jitmap ma = {.pid = 5, .nsyms = 2, .syms = a};
+	struct md_jitmap mb = {.pid = 5, .nsyms = 1, .syms = b};
 	size_t npids;
 
 	jitsyms_add(j, &ma);
@@ -89,8 +89,8 @@ static void test_later_wins(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_later_wins),
+	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_later_wins),
 	};
 
 	return test_run_group(tests, NULL, NULL);

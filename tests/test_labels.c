@@ -44,7 +44,7 @@ static void test_round_trip(void **state)
 static void test_intern_n(void **state)
 {
 	struct labels *lb = labels_new();
-	const char buf[] = "foo.bar.baz";	/* not split by NULs */
+	const char buf[] = "foo.bar.baz"; /* not split by NULs */
 	uint32_t foo, bar, foobar;
 
 	(void)state;
@@ -120,8 +120,8 @@ static void test_aliases(void **state)
 	assert_null(al);
 	labels_add_alias(lb, a, "__memcpy_avx");
 	labels_add_alias(lb, a, "__memcpy_sse2");
-	labels_add_alias(lb, a, "__memcpy_avx");	/* duplicate */
-	labels_add_alias(lb, a, "memcpy");		/* the label itself */
+	labels_add_alias(lb, a, "__memcpy_avx"); /* duplicate */
+	labels_add_alias(lb, a, "memcpy");	 /* the label itself */
 	al = labels_aliases(lb, a, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(al[0], "__memcpy_avx");
@@ -219,12 +219,12 @@ static void test_pos(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_intern_n),
-		cmocka_unit_test(test_many),
-		cmocka_unit_test(test_aliases),
-		cmocka_unit_test(test_many_aliases),
-		cmocka_unit_test(test_pos),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_intern_n),
+	    cmocka_unit_test(test_many),
+	    cmocka_unit_test(test_aliases),
+	    cmocka_unit_test(test_many_aliases),
+	    cmocka_unit_test(test_pos),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -24,20 +24,19 @@
 #include "tests/testutil.h"
 
 /* The head of this machine's /proc/meminfo, as the kernel printed it. */
-static const char meminfo[] =
-	"MemTotal:       24684092 kB\n"
-	"MemFree:        17516956 kB\n"
-	"MemAvailable:   19193344 kB\n"
-	"Buffers:          103268 kB\n"
-	"Cached:          1865756 kB\n"
-	"HugePages_Total:       0\n"
-	"HugePages_Free:        0\n"
-	"Hugepagesize:       2048 kB\n"
-	"Hugetlb:               0 kB\n";
+static const char meminfo[] = "MemTotal:       24684092 kB\n"
+			      "MemFree:        17516956 kB\n"
+			      "MemAvailable:   19193344 kB\n"
+			      "Buffers:          103268 kB\n"
+			      "Cached:          1865756 kB\n"
+			      "HugePages_Total:       0\n"
+			      "HugePages_Free:        0\n"
+			      "Hugepagesize:       2048 kB\n"
+			      "Hugetlb:               0 kB\n";
 
 static void test_meminfo(void **state)
 {
-	struct machine m = { 0 };
+	struct machine m = {0};
 	bool found;
 
 	assert_int_equal(machine_meminfo_parse(meminfo, strlen(meminfo), &m),
@@ -66,13 +65,22 @@ static void test_walk(void **state)
 	/* one frame of each kind, a second free one, a page cache frame
 	 * known by its mapping only, and frames with other or no flags */
 	static const uint64_t flags[] = {
-		F(KPF_NOPAGE), F(KPF_BUDDY), F(KPF_BUDDY),
-		F(KPF_SLAB), F(KPF_HUGE) | F(KPF_COMPOUND_HEAD), F(26) /* PGTABLE */,
-		F(KPF_ANON) | F(KPF_SWAPBACKED) | F(KPF_LRU),
-		F(KPF_SWAPBACKED) | F(KPF_LRU), F(KPF_LRU) | F(KPF_REFERENCED),
-		F(KPF_MMAP), F(KPF_REFERENCED), 0, 0, F(32) /* RESERVED */,
+	    F(KPF_NOPAGE),
+	    F(KPF_BUDDY),
+	    F(KPF_BUDDY),
+	    F(KPF_SLAB),
+	    F(KPF_HUGE) | F(KPF_COMPOUND_HEAD),
+	    F(26) /* PGTABLE */,
+	    F(KPF_ANON) | F(KPF_SWAPBACKED) | F(KPF_LRU),
+	    F(KPF_SWAPBACKED) | F(KPF_LRU),
+	    F(KPF_LRU) | F(KPF_REFERENCED),
+	    F(KPF_MMAP),
+	    F(KPF_REFERENCED),
+	    0,
+	    0,
+	    F(32) /* RESERVED */,
 	};
-	struct machine m = { 0 };
+	struct machine m = {0};
 
 	machine_walk_count(flags, sizeof(flags) / sizeof(flags[0]), 4096, &m);
 	assert_int_equal(machine_get(&m, "walk_hole", NULL), 4096);
@@ -98,7 +106,7 @@ static void test_walk(void **state)
  * kernel's free memory and its slab near the kernel's (both move). */
 static void test_live(void **state)
 {
-	struct machine m = { 0 };
+	struct machine m = {0};
 	uint64_t frames = 0, total;
 	size_t lines = 0;
 	char line[256];
@@ -132,9 +140,9 @@ static void test_live(void **state)
 static void test_record(void **state)
 {
 	char templ[] = "/tmp/memsz-test-machine-XXXXXX";
-	struct md_cgroup_stat st[] = { { "MemTotal", 1ull << 34 },
-				       { "walk_free", 1ull << 33 } };
-	struct md_machine mr = { .time = 5, .nstats = 2, .stats = st };
+	struct md_cgroup_stat st[] = {{"MemTotal", 1ull << 34},
+				      {"walk_free", 1ull << 33}};
+	struct md_machine mr = {.time = 5, .nstats = 2, .stats = st};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -166,10 +174,10 @@ static void test_record(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_meminfo),
-		cmocka_unit_test(test_walk),
-		cmocka_unit_test(test_live),
-		cmocka_unit_test(test_record),
+	    cmocka_unit_test(test_meminfo),
+	    cmocka_unit_test(test_walk),
+	    cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_record),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -25,29 +25,29 @@
 /* memory.stat of a v1 memory cgroup on this kind of machine (6.x kernel,
  * memory controller on v1), as the kernel printed it. */
 static const char v1_stat[] =
-	"cache 49152\nrss 1728512\nrss_huge 0\nshmem 0\nmapped_file 0\n"
-	"dirty 20480\nwriteback 0\nworkingset_refault_anon 0\n"
-	"workingset_refault_file 0\nswap 0\nswapcached 0\npgpgin 22913\n"
-	"pgpgout 22483\npgfault 52924\npgmajfault 0\n"
-	"inactive_anon 1642496\nactive_anon 12288\ninactive_file 40960\n"
-	"active_file 8192\nunevictable 0\n"
-	"hierarchical_memory_limit 9223372036854771712\n"
-	"hierarchical_memsw_limit 9223372036854771712\n"
-	"total_cache 49152\ntotal_rss 1728512\n";
+    "cache 49152\nrss 1728512\nrss_huge 0\nshmem 0\nmapped_file 0\n"
+    "dirty 20480\nwriteback 0\nworkingset_refault_anon 0\n"
+    "workingset_refault_file 0\nswap 0\nswapcached 0\npgpgin 22913\n"
+    "pgpgout 22483\npgfault 52924\npgmajfault 0\n"
+    "inactive_anon 1642496\nactive_anon 12288\ninactive_file 40960\n"
+    "active_file 8192\nunevictable 0\n"
+    "hierarchical_memory_limit 9223372036854771712\n"
+    "hierarchical_memsw_limit 9223372036854771712\n"
+    "total_cache 49152\ntotal_rss 1728512\n";
 
 /* memory.stat of a cgroup v2 (the keys and order of a 6.x kernel's
  * memory_stat_format(), trimmed of most event counters). */
 static const char v2_stat[] =
-	"anon 52887552\nfile 67444736\nkernel 2830336\n"
-	"kernel_stack 49152\npagetables 278528\nsec_pagetables 0\n"
-	"percpu 1440\nsock 0\nvmalloc 8192\nshmem 0\nzswap 0\n"
-	"zswapped 0\nfile_mapped 2555904\nfile_dirty 0\n"
-	"file_writeback 0\nswapcached 0\nanon_thp 0\nfile_thp 0\n"
-	"shmem_thp 0\ninactive_anon 52862976\nactive_anon 24576\n"
-	"inactive_file 67108864\nactive_file 335872\nunevictable 0\n"
-	"slab_reclaimable 1867776\nslab_unreclaimable 598016\n"
-	"slab 2465792\nworkingset_refault_anon 0\npgfault 29403\n"
-	"pgmajfault 6\nthp_fault_alloc 0\n";
+    "anon 52887552\nfile 67444736\nkernel 2830336\n"
+    "kernel_stack 49152\npagetables 278528\nsec_pagetables 0\n"
+    "percpu 1440\nsock 0\nvmalloc 8192\nshmem 0\nzswap 0\n"
+    "zswapped 0\nfile_mapped 2555904\nfile_dirty 0\n"
+    "file_writeback 0\nswapcached 0\nanon_thp 0\nfile_thp 0\n"
+    "shmem_thp 0\ninactive_anon 52862976\nactive_anon 24576\n"
+    "inactive_file 67108864\nactive_file 335872\nunevictable 0\n"
+    "slab_reclaimable 1867776\nslab_unreclaimable 598016\n"
+    "slab 2465792\nworkingset_refault_anon 0\npgfault 29403\n"
+    "pgmajfault 6\nthp_fault_alloc 0\n";
 
 static uint64_t stat_of(const struct memcg *m, const char *key)
 {
@@ -60,7 +60,7 @@ static uint64_t stat_of(const struct memcg *m, const char *key)
 
 static void test_stat_parse(void **state)
 {
-	struct memcg m = { 0 };
+	struct memcg m = {0};
 
 	assert_int_equal(memcg_stat_parse(v1_stat, strlen(v1_stat), &m), 0);
 	assert_int_equal(m.nstats, 24);
@@ -95,13 +95,13 @@ static void test_stat_parse(void **state)
 static void test_stat_live(void **state)
 {
 	static const char *const files[] = {
-		"/sys/fs/cgroup/memory/memory.stat",
-		"/sys/fs/cgroup/memory.stat",
+	    "/sys/fs/cgroup/memory/memory.stat",
+	    "/sys/fs/cgroup/memory.stat",
 	};
 	bool any = false;
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		struct memcg m = { 0 };
+		struct memcg m = {0};
 		size_t len, lines = 0;
 		char *buf;
 
@@ -124,57 +124,58 @@ static void test_stat_live(void **state)
 static void test_mounts(void **state)
 {
 	static const char hybrid[] =
-		"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs "
-		"rw,mode=755\n"
-		"32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup "
-		"rw,cpu\n"
-		"35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup "
-		"cgroup rw,memory\n"
-		"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 "
-		"cgroup2 rw\n";
+	    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs "
+	    "rw,mode=755\n"
+	    "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup "
+	    "rw,cpu\n"
+	    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup "
+	    "cgroup rw,memory\n"
+	    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 "
+	    "cgroup2 rw\n";
 	static const char unified[] =
-		"22 1 0:20 / /mnt/cg2 rw - cgroup2 none rw\n"
-		"30 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 "
-		"cgroup2 rw,nsdelegate,memory_recursiveprot\n";
+	    "22 1 0:20 / /mnt/cg2 rw - cgroup2 none rw\n"
+	    "30 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 "
+	    "cgroup2 rw,nsdelegate,memory_recursiveprot\n";
 	static const char none[] =
-		"32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
-		"1 0 0:1 / / rw - ext4 /dev/vda rw\n";
+	    "32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+	    "1 0 0:1 / / rw - ext4 /dev/vda rw\n";
 	struct memcg_mounts mm;
 
 	assert_int_equal(memcg_parse_mounts(hybrid, strlen(hybrid), &mm), 0);
 	assert_string_equal(mm.v1, "/sys/fs/cgroup/memory");
 	assert_string_equal(mm.v2, "/sys/fs/cgroup/unified");
-	assert_int_equal(memcg_parse_mounts(unified, strlen(unified), &mm),
-			 0);
+	assert_int_equal(memcg_parse_mounts(unified, strlen(unified), &mm), 0);
 	assert_string_equal(mm.v1, "");
 	assert_string_equal(mm.v2, "/sys/fs/cgroup");
-	assert_int_equal(memcg_parse_mounts(none, strlen(none), &mm),
-			 -ENODEV);
+	assert_int_equal(memcg_parse_mounts(none, strlen(none), &mm), -ENODEV);
 	(void)state;
 }
 
 static void test_proc_cgroup(void **state)
 {
 	static const char hybrid[] =
-		"9:name=systemd:/\n8:pids:/\n"
-		"4:memory:/process_api/e2295dc3528884fc6b75b33b82998926\n"
-		"2:cpuacct:/\n1:cpu:/\n0::/\n";
+	    "9:name=systemd:/\n8:pids:/\n"
+	    "4:memory:/process_api/e2295dc3528884fc6b75b33b82998926\n"
+	    "2:cpuacct:/\n1:cpu:/\n0::/\n";
 	static const char joined[] = "3:cpu,memory,blkio:/box\n0::/a/b\n";
 	char v1[64], v2[64];
 
-	assert_int_equal(memcg_parse_proc_cgroup(hybrid, strlen(hybrid), v1,
-						 v2, sizeof(v1)), 0);
+	assert_int_equal(
+	    memcg_parse_proc_cgroup(hybrid, strlen(hybrid), v1, v2, sizeof(v1)),
+	    0);
 	assert_string_equal(v1, "/process_api/"
 				"e2295dc3528884fc6b75b33b82998926");
 	assert_string_equal(v2, "/");
-	assert_int_equal(memcg_parse_proc_cgroup(joined, strlen(joined), v1,
-						 v2, sizeof(v1)), 0);
+	assert_int_equal(
+	    memcg_parse_proc_cgroup(joined, strlen(joined), v1, v2, sizeof(v1)),
+	    0);
 	assert_string_equal(v1, "/box");
 	assert_string_equal(v2, "/a/b");
 	assert_int_equal(memcg_parse_proc_cgroup("0::/xyzw\n", 9, v1, v2, 4),
 			 -EINVAL); /* does not fit */
-	assert_int_equal(memcg_parse_proc_cgroup("garbage\n", 8, v1, v2,
-						 sizeof(v1)), -EINVAL);
+	assert_int_equal(
+	    memcg_parse_proc_cgroup("garbage\n", 8, v1, v2, sizeof(v1)),
+	    -EINVAL);
 	(void)state;
 }
 
@@ -183,7 +184,7 @@ static void test_proc_cgroup(void **state)
 static void test_self_live(void **state)
 {
 	struct memcg_mounts mm;
-	struct memcg m = { 0 };
+	struct memcg m = {0};
 	char *dir = NULL;
 	int ret;
 
@@ -209,12 +210,12 @@ static void test_self_live(void **state)
 static void test_read_tree(void **state)
 {
 	char templ[] = "/tmp/memsz-test-memcg-XXXXXX";
-	struct memcg m = { 0 };
+	struct memcg m = {0};
 	struct stat st;
 
 	assert_int_equal(tmpdir_make(templ), 0);
-	assert_int_equal(sh("mkdir -p %s %s %s", fx("v2"), fx("v1"),
-			    fx("none")), 0);
+	assert_int_equal(
+	    sh("mkdir -p %s %s %s", fx("v2"), fx("v1"), fx("none")), 0);
 	write_text(fx("v2/memory.current"), "123456789\n");
 	write_text(fx("v2/memory.stat"), v2_stat);
 	write_text(fx("v1/memory.usage_in_bytes"), "2838528\n");
@@ -245,12 +246,17 @@ static void test_read_tree(void **state)
 static void test_record(void **state)
 {
 	char templ[] = "/tmp/memsz-test-memcg-XXXXXX";
-	struct md_cgroup_stat st[] = { { "anon", 52887552 },
-				       { "kernel_stack", 49152 } };
-	struct md_cgroup g = { .time = 42, .pid = 0, .version = 2,
-			       .flags = MD_CG_F_USAGE | MD_CG_F_TARGET,
-			       .nstats = 2, .ino = 8153, .usage = 123456789,
-			       .path = "/sys/fs/cgroup/box", .stats = st };
+	struct md_cgroup_stat st[] = {{"anon", 52887552},
+				      {"kernel_stack", 49152}};
+	struct md_cgroup g = {.time = 42,
+			      .pid = 0,
+			      .version = 2,
+			      .flags = MD_CG_F_USAGE | MD_CG_F_TARGET,
+			      .nstats = 2,
+			      .ino = 8153,
+			      .usage = 123456789,
+			      .path = "/sys/fs/cgroup/box",
+			      .stats = st};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -275,8 +281,7 @@ static void test_record(void **state)
 				 MD_CG_F_USAGE | MD_CG_F_TARGET);
 		assert_string_equal(rec.u.cgroup.path, "/sys/fs/cgroup/box");
 		assert_int_equal(rec.u.cgroup.nstats, 2);
-		assert_string_equal(rec.u.cgroup.stats[1].key,
-				    "kernel_stack");
+		assert_string_equal(rec.u.cgroup.stats[1].key, "kernel_stack");
 		assert_int_equal(rec.u.cgroup.stats[1].value, 49152);
 	}
 	assert_string_equal(md_reader_why(r), "");
@@ -293,16 +298,21 @@ static void test_record(void **state)
 static void write_charged(const char *path, const struct md_charge_run *u,
 			  uint32_t n, bool early)
 {
-	struct md_run run = { .vaddr = 0x10000, .npages = 16,
-			      .flags = MD_PG_PRESENT | MD_PG_FILE,
-			      .mapcount = 0 };
-	struct md_snap_mapping m = { .start = 0x10000, .end = 0x20000,
-				     .flags = 0x02 /* MAP_PRIVATE */,
-				     .prot = 1, .image_id = UINT32_MAX,
-				     .name = "x", .runs = &run, .nruns = 1 };
-	struct md_snap_begin b = { .time = 1, .pid = 7, .nmappings = 1 };
-	struct md_snap_end e = { .time = 2, .pid = 7 };
-	struct md_snap_charge g = { .own = 99, .nruns = n, .runs = u };
+	struct md_run run = {.vaddr = 0x10000,
+			     .npages = 16,
+			     .flags = MD_PG_PRESENT | MD_PG_FILE,
+			     .mapcount = 0};
+	struct md_snap_mapping m = {.start = 0x10000,
+				    .end = 0x20000,
+				    .flags = 0x02 /* MAP_PRIVATE */,
+				    .prot = 1,
+				    .image_id = UINT32_MAX,
+				    .name = "x",
+				    .runs = &run,
+				    .nruns = 1};
+	struct md_snap_begin b = {.time = 1, .pid = 7, .nmappings = 1};
+	struct md_snap_end e = {.time = 2, .pid = 7};
+	struct md_snap_charge g = {.own = 99, .nruns = n, .runs = u};
 	struct md_writer *w;
 
 	assert_int_equal(md_writer_open(path, &w), 0);
@@ -344,15 +354,15 @@ static void test_charge_record(void **state)
 	char templ[] = "/tmp/memsz-test-memcg-XXXXXX";
 	long ps = sysconf(_SC_PAGESIZE);
 	struct md_charge_run u[] = {
-		{ .vaddr = 0x10000, .cgroup = 35, .npages = 2 },
-		{ .vaddr = 0x10000 + 4 * ps, .cgroup = 0, .npages = 1 },
+	    {.vaddr = 0x10000, .cgroup = 35, .npages = 2},
+	    {.vaddr = 0x10000 + 4 * ps, .cgroup = 0, .npages = 1},
 	};
 	struct md_charge_run bad[] = {
-		{ .vaddr = 0x10000 + 4 * ps, .cgroup = 35, .npages = 1 },
-		{ .vaddr = 0x10000, .cgroup = 35, .npages = 1 },
+	    {.vaddr = 0x10000 + 4 * ps, .cgroup = 35, .npages = 1},
+	    {.vaddr = 0x10000, .cgroup = 35, .npages = 1},
 	};
 	struct md_charge_run past[] = {
-		{ .vaddr = 0x1f000, .cgroup = 35, .npages = 2 },
+	    {.vaddr = 0x1f000, .cgroup = 35, .npages = 2},
 	};
 	struct md_charge_run got[4];
 	uint32_t n;
@@ -385,14 +395,14 @@ static void test_charge_record(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stat_parse),
-		cmocka_unit_test(test_stat_live),
-		cmocka_unit_test(test_mounts),
-		cmocka_unit_test(test_proc_cgroup),
-		cmocka_unit_test(test_self_live),
-		cmocka_unit_test(test_read_tree),
-		cmocka_unit_test(test_record),
-		cmocka_unit_test(test_charge_record),
+	    cmocka_unit_test(test_stat_parse),
+	    cmocka_unit_test(test_stat_live),
+	    cmocka_unit_test(test_mounts),
+	    cmocka_unit_test(test_proc_cgroup),
+	    cmocka_unit_test(test_self_live),
+	    cmocka_unit_test(test_read_tree),
+	    cmocka_unit_test(test_record),
+	    cmocka_unit_test(test_charge_record),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -30,14 +30,14 @@
 #include "tests/testutil.h"
 #include "util/util.h"
 
-static const char *const keys2[] = { "sections", "symbols" };
-static const enum col_id cols_fv[] = { COL_FILE, COL_VM };
+static const char *const keys2[] = {"sections", "symbols"};
+static const enum col_id cols_fv[] = {COL_FILE, COL_VM};
 
-static void add(struct rowtree *t, const char *a, const char *b,
-		uint64_t file, uint64_t vm)
+static void add(struct rowtree *t, const char *a, const char *b, uint64_t file,
+		uint64_t vm)
 {
 	uint32_t path[2];
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 
 	path[0] = labels_intern(t->lb, a);
 	if (t->depth > 1)
@@ -81,8 +81,9 @@ static int python_json_q(const char *text, const char *script, bool quiet)
 	FILE *p;
 	int st;
 
-	assert_true(asprintf(&cmd, "python3 -c 'import json,sys\n"
-				   "d = json.load(sys.stdin)\n%s'%s",
+	assert_true(asprintf(&cmd,
+			     "python3 -c 'import json,sys\n"
+			     "d = json.load(sys.stdin)\n%s'%s",
 			     script, quiet ? " 2>/dev/null" : "") > 0);
 	p = popen(cmd, "w");
 	assert_non_null(p);
@@ -130,8 +131,7 @@ static void test_fmt_value(void **state)
 	assert_string_equal(out_fmt_value(b, sizeof(b), 16777216 / 3, 12),
 			    "1365.33");
 	/* 2/3 byte rounds up to 0.67 */
-	assert_string_equal(out_fmt_value(b, sizeof(b), 8192 / 3, 12),
-			    "0.67");
+	assert_string_equal(out_fmt_value(b, sizeof(b), 8192 / 3, 12), "0.67");
 	/* 0.999.. rounds to the next integer */
 	assert_string_equal(out_fmt_value(b, sizeof(b), 4095, 12), "1.00");
 	assert_string_equal(out_fmt_value(b, sizeof(b), 1, 12), "0.00");
@@ -142,24 +142,28 @@ static void test_table(void **state)
 	struct labels *lb = labels_new();
 	struct rowtree *t = small_tree(lb);
 	static const char *const notes[] = {
-		"note: 2 images could not be opened",
+	    "note: 2 images could not be opened",
 	};
-	struct out_opts o = { .fmt = OUT_TABLE, .keys = keys2, .cols = cols_fv,
-			      .ncols = 2, .notes = notes, .nnotes = 1 };
+	struct out_opts o = {.fmt = OUT_TABLE,
+			     .keys = keys2,
+			     .cols = cols_fv,
+			     .ncols = 2,
+			     .notes = notes,
+			     .nnotes = 1};
 	char *s;
 
 	(void)state;
 	s = render(t, &o);
-	assert_string_equal(s,
-		"    FILE SIZE        VM SIZE\n"
-		" --------------  --------------\n"
-		"  80.0%  8.00Ki   0.0%       0    .debug_info\n"
-		" 100.0%  8.00Ki   0.0%       0        [section .debug_info]\n"
-		"  20.0%  2.00Ki 100.0%  2.00Ki    .text\n"
-		"  75.0%  1.50Ki  75.0%  1.50Ki        main\n"
-		"  25.0%     512  25.0%     512        foo\n"
-		" 100.0%  10.0Ki 100.0%  2.00Ki    TOTAL\n"
-		"note: 2 images could not be opened\n");
+	assert_string_equal(
+	    s, "    FILE SIZE        VM SIZE\n"
+	       " --------------  --------------\n"
+	       "  80.0%  8.00Ki   0.0%       0    .debug_info\n"
+	       " 100.0%  8.00Ki   0.0%       0        [section .debug_info]\n"
+	       "  20.0%  2.00Ki 100.0%  2.00Ki    .text\n"
+	       "  75.0%  1.50Ki  75.0%  1.50Ki        main\n"
+	       "  25.0%     512  25.0%     512        foo\n"
+	       " 100.0%  10.0Ki 100.0%  2.00Ki    TOTAL\n"
+	       "note: 2 images could not be opened\n");
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -169,9 +173,9 @@ static void test_table_columns(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 1);
-	static const enum col_id cols[] = { COL_RSS, COL_PSS, COL_DIRTY };
-	struct out_opts o = { .fmt = OUT_TABLE, .cols = cols, .ncols = 3 };
-	uint64_t vals[COL__COUNT] = { 0 };
+	static const enum col_id cols[] = {COL_RSS, COL_PSS, COL_DIRTY};
+	struct out_opts o = {.fmt = OUT_TABLE, .cols = cols, .ncols = 3};
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t path[1];
 	char *s;
 
@@ -190,13 +194,13 @@ static void test_table_columns(void **state)
 	rowtree_finish(t, COL_PSS, 0);
 	s = render(t, &o);
 	/* RSS 4 MiB total: 3 MiB is 75.0%; PSS 3.25 MiB: 3/3.25 = 92.3% */
-	assert_string_equal(s,
-		"       RSS             PSS            DIRTY\n"
-		" --------------  --------------  --------------\n"
-		"  75.0%  3.00Mi  92.3%  3.00Mi 100.0%     100    "
-		"bad\\x1b[31m\\u009b\\xff\\x09name\n"
-		"  25.0%  1.00Mi   7.7%   256Ki   0.0%       0    libc.so.6\n"
-		" 100.0%  4.00Mi 100.0%  3.25Mi 100.0%     100    TOTAL\n");
+	assert_string_equal(
+	    s, "       RSS             PSS            DIRTY\n"
+	       " --------------  --------------  --------------\n"
+	       "  75.0%  3.00Mi  92.3%  3.00Mi 100.0%     100    "
+	       "bad\\x1b[31m\\u009b\\xff\\x09name\n"
+	       "  25.0%  1.00Mi   7.7%   256Ki   0.0%       0    libc.so.6\n"
+	       " 100.0%  4.00Mi 100.0%  3.25Mi 100.0%     100    TOTAL\n");
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -207,11 +211,11 @@ static void test_res_pct(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 1);
-	static const enum col_id cols[] = { COL_VM, COL_RSS };
-	struct out_opts o = { .fmt = OUT_TABLE, .cols = cols, .ncols = 2,
-			      .res_pct = true };
-	static const char *const keys1[] = { "files" };
-	uint64_t vals[COL__COUNT] = { 0 };
+	static const enum col_id cols[] = {COL_VM, COL_RSS};
+	struct out_opts o = {
+	    .fmt = OUT_TABLE, .cols = cols, .ncols = 2, .res_pct = true};
+	static const char *const keys1[] = {"files"};
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t path[1];
 	char *s;
 
@@ -228,12 +232,12 @@ static void test_res_pct(void **state)
 	o.keys = keys1;
 	s = render(t, &o);
 	/* 2048 of 8192 is 25.0% */
-	assert_string_equal(s,
-		"     VM SIZE           RSS        RES%\n"
-		" --------------  --------------  ------\n"
-		" 100.0%  8.00Ki 100.0%  2.00Ki   25.0%    libc.so.6\n"
-		"   0.0%       0   0.0%       0      -     [nothing]\n"
-		" 100.0%  8.00Ki 100.0%  2.00Ki   25.0%    TOTAL\n");
+	assert_string_equal(
+	    s, "     VM SIZE           RSS        RES%\n"
+	       " --------------  --------------  ------\n"
+	       " 100.0%  8.00Ki 100.0%  2.00Ki   25.0%    libc.so.6\n"
+	       "   0.0%       0   0.0%       0      -     [nothing]\n"
+	       " 100.0%  8.00Ki 100.0%  2.00Ki   25.0%    TOTAL\n");
 	free(s);
 	o.fmt = OUT_CSV;
 	s = render(t, &o);
@@ -243,10 +247,13 @@ static void test_res_pct(void **state)
 	free(s);
 	o.fmt = OUT_JSON;
 	s = render(t, &o);
-	assert_int_equal(python_json(s,
+	assert_int_equal(
+	    python_json(
+		s,
 		"assert d[\"columns\"] == [\"vm_size\", \"rss\", \"res_pct\"]\n"
 		"assert d[\"total\"][\"res_pct\"] == 25.0\n"
-		"assert d[\"rows\"][1][\"res_pct\"] is None\n"), 0);
+		"assert d[\"rows\"][1][\"res_pct\"] is None\n"),
+	    0);
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -256,17 +263,16 @@ static void test_table_empty(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = { .fmt = OUT_TABLE, .keys = keys2, .cols = cols_fv,
-			      .ncols = 2 };
+	struct out_opts o = {
+	    .fmt = OUT_TABLE, .keys = keys2, .cols = cols_fv, .ncols = 2};
 	char *s;
 
 	(void)state;
 	rowtree_finish(t, COL_FILE, 0);
 	s = render(t, &o);
-	assert_string_equal(s,
-		"    FILE SIZE        VM SIZE\n"
-		" --------------  --------------\n"
-		" 100.0%       0 100.0%       0    TOTAL\n");
+	assert_string_equal(s, "    FILE SIZE        VM SIZE\n"
+			       " --------------  --------------\n"
+			       " 100.0%       0 100.0%       0    TOTAL\n");
 	free(s);
 	o.fmt = OUT_CSV;
 	s = render(t, &o);
@@ -274,23 +280,22 @@ static void test_table_empty(void **state)
 	free(s);
 	o.fmt = OUT_JSON;
 	s = render(t, &o);
-	assert_string_equal(s,
-		"{\n"
-		"  \"keys\": [\n"
-		"    \"sections\",\n"
-		"    \"symbols\"\n"
-		"  ],\n"
-		"  \"columns\": [\n"
-		"    \"file_size\",\n"
-		"    \"vm_size\"\n"
-		"  ],\n"
-		"  \"total\": {\n"
-		"    \"file_size\": 0,\n"
-		"    \"vm_size\": 0\n"
-		"  },\n"
-		"  \"rows\": [],\n"
-		"  \"notes\": []\n"
-		"}\n");
+	assert_string_equal(s, "{\n"
+			       "  \"keys\": [\n"
+			       "    \"sections\",\n"
+			       "    \"symbols\"\n"
+			       "  ],\n"
+			       "  \"columns\": [\n"
+			       "    \"file_size\",\n"
+			       "    \"vm_size\"\n"
+			       "  ],\n"
+			       "  \"total\": {\n"
+			       "    \"file_size\": 0,\n"
+			       "    \"vm_size\": 0\n"
+			       "  },\n"
+			       "  \"rows\": [],\n"
+			       "  \"notes\": []\n"
+			       "}\n");
 	assert_int_equal(python_json(s, "assert d[\"rows\"] == []"), 0);
 	free(s);
 	rowtree_free(t);
@@ -301,25 +306,23 @@ static void test_csv_tsv(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = small_tree(lb);
-	struct out_opts o = { .fmt = OUT_CSV, .keys = keys2, .cols = cols_fv,
-			      .ncols = 2 };
+	struct out_opts o = {
+	    .fmt = OUT_CSV, .keys = keys2, .cols = cols_fv, .ncols = 2};
 	char *s;
 
 	(void)state;
 	s = render(t, &o);
-	assert_string_equal(s,
-		"sections,symbols,file_size,vm_size\n"
-		".debug_info,[section .debug_info],8192,0\n"
-		".text,main,1536,1536\n"
-		".text,foo,512,512\n");
+	assert_string_equal(s, "sections,symbols,file_size,vm_size\n"
+			       ".debug_info,[section .debug_info],8192,0\n"
+			       ".text,main,1536,1536\n"
+			       ".text,foo,512,512\n");
 	free(s);
 	o.fmt = OUT_TSV;
 	s = render(t, &o);
-	assert_string_equal(s,
-		"sections\tsymbols\tfile_size\tvm_size\n"
-		".debug_info\t[section .debug_info]\t8192\t0\n"
-		".text\tmain\t1536\t1536\n"
-		".text\tfoo\t512\t512\n");
+	assert_string_equal(s, "sections\tsymbols\tfile_size\tvm_size\n"
+			       ".debug_info\t[section .debug_info]\t8192\t0\n"
+			       ".text\tmain\t1536\t1536\n"
+			       ".text\tfoo\t512\t512\n");
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -330,8 +333,11 @@ static void test_csv_aliases(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = { .fmt = OUT_CSV, .keys = keys2, .cols = cols_fv,
-			      .ncols = 2, .aliases = true };
+	struct out_opts o = {.fmt = OUT_CSV,
+			     .keys = keys2,
+			     .cols = cols_fv,
+			     .ncols = 2,
+			     .aliases = true};
 	char *s;
 
 	(void)state;
@@ -342,9 +348,9 @@ static void test_csv_aliases(void **state)
 	rowtree_finish(t, COL_FILE, 0);
 	s = render(t, &o);
 	assert_string_equal(s,
-		"sections,symbols,file_size,vm_size,aliases\n"
-		".text,memcpy,64,64,\"__memcpy;memcpy, the 2nd\"\n"
-		".text,plain,32,32,\n");
+			    "sections,symbols,file_size,vm_size,aliases\n"
+			    ".text,memcpy,64,64,\"__memcpy;memcpy, the 2nd\"\n"
+			    ".text,plain,32,32,\n");
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -354,10 +360,10 @@ static void test_csv_quoting_and_others(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	static const enum col_id cols[] = { COL_VM, COL_PSS };
-	struct out_opts o = { .fmt = OUT_CSV, .keys = keys2, .cols = cols,
-			      .ncols = 2 };
-	uint64_t vals[COL__COUNT] = { 0 };
+	static const enum col_id cols[] = {COL_VM, COL_PSS};
+	struct out_opts o = {
+	    .fmt = OUT_CSV, .keys = keys2, .cols = cols, .ncols = 2};
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t path[2];
 	char *s;
 
@@ -386,21 +392,21 @@ static void test_csv_quoting_and_others(void **state)
 	rowtree_finish(t, COL_VM, 2);
 
 	s = render(t, &o);
-	assert_string_equal(s,
-		"sections,symbols,vm_size,pss\n"
-		"\"lib,\"\"x\"\".so\",\"operator()(int, char)\",4096,1365.33\n"
-		"\"lib,\"\"x\"\".so\",line\\x0abreak\\x09tab,100,100.00\n"
-		"small1,\"say \"\"hi\"\"\",3,0.50\n"
-		"[2 others],,3,0.50\n");
+	assert_string_equal(
+	    s, "sections,symbols,vm_size,pss\n"
+	       "\"lib,\"\"x\"\".so\",\"operator()(int, char)\",4096,1365.33\n"
+	       "\"lib,\"\"x\"\".so\",line\\x0abreak\\x09tab,100,100.00\n"
+	       "small1,\"say \"\"hi\"\"\",3,0.50\n"
+	       "[2 others],,3,0.50\n");
 	free(s);
 	o.fmt = OUT_TSV;
 	s = render(t, &o);
-	assert_string_equal(s,
-		"sections\tsymbols\tvm_size\tpss\n"
-		"lib,\"x\".so\toperator()(int, char)\t4096\t1365.33\n"
-		"lib,\"x\".so\tline\\x0abreak\\x09tab\t100\t100.00\n"
-		"small1\tsay \"hi\"\t3\t0.50\n"
-		"[2 others]\t\t3\t0.50\n");
+	assert_string_equal(
+	    s, "sections\tsymbols\tvm_size\tpss\n"
+	       "lib,\"x\".so\toperator()(int, char)\t4096\t1365.33\n"
+	       "lib,\"x\".so\tline\\x0abreak\\x09tab\t100\t100.00\n"
+	       "small1\tsay \"hi\"\t3\t0.50\n"
+	       "[2 others]\t\t3\t0.50\n");
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -410,12 +416,16 @@ static void test_json(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 1);
-	static const enum col_id cols[] = { COL_RSS, COL_PSS };
-	static const char *const keys[] = { "symbols" };
-	static const char *const notes[] = { "lost 3 \"records\"" };
-	struct out_opts o = { .fmt = OUT_JSON, .keys = keys, .cols = cols,
-			      .ncols = 2, .notes = notes, .nnotes = 1 };
-	uint64_t vals[COL__COUNT] = { 0 };
+	static const enum col_id cols[] = {COL_RSS, COL_PSS};
+	static const char *const keys[] = {"symbols"};
+	static const char *const notes[] = {"lost 3 \"records\""};
+	struct out_opts o = {.fmt = OUT_JSON,
+			     .keys = keys,
+			     .cols = cols,
+			     .ncols = 2,
+			     .notes = notes,
+			     .nnotes = 1};
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t path[1], id;
 	char *s;
 
@@ -433,55 +443,56 @@ static void test_json(void **state)
 	rowtree_add(t, path, vals);
 	rowtree_finish(t, COL_RSS, 0);
 	s = render(t, &o);
-	assert_string_equal(s,
-		"{\n"
-		"  \"keys\": [\n"
-		"    \"symbols\"\n"
-		"  ],\n"
-		"  \"columns\": [\n"
-		"    \"rss\",\n"
-		"    \"pss\"\n"
-		"  ],\n"
-		"  \"total\": {\n"
-		"    \"rss\": 12288,\n"
-		"    \"pss\": 9557.33\n"
-		"  },\n"
-		"  \"rows\": [\n"
-		"    {\n"
-		"      \"name\": \"q\\\"b\\\\s\\n\\u0001\\u007f\\u00ff caf\xc3\xa9\",\n"
-		"      \"rss\": 8192,\n"
-		"      \"pss\": 8192.00\n"
-		"    },\n"
-		"    {\n"
-		"      \"name\": \"main\",\n"
-		"      \"aliases\": [\n"
-		"        \"main_alias\",\n"
-		"        \"entry\"\n"
-		"      ],\n"
-		"      \"rss\": 4096,\n"
-		"      \"pss\": 1365.33\n"
-		"    }\n"
-		"  ],\n"
-		"  \"notes\": [\n"
-		"    \"lost 3 \\\"records\\\"\"\n"
-		"  ]\n"
-		"}\n");
+	assert_string_equal(
+	    s, "{\n"
+	       "  \"keys\": [\n"
+	       "    \"symbols\"\n"
+	       "  ],\n"
+	       "  \"columns\": [\n"
+	       "    \"rss\",\n"
+	       "    \"pss\"\n"
+	       "  ],\n"
+	       "  \"total\": {\n"
+	       "    \"rss\": 12288,\n"
+	       "    \"pss\": 9557.33\n"
+	       "  },\n"
+	       "  \"rows\": [\n"
+	       "    {\n"
+	       "      \"name\": \"q\\\"b\\\\s\\n\\u0001\\u007f\\u00ff "
+	       "caf\xc3\xa9\",\n"
+	       "      \"rss\": 8192,\n"
+	       "      \"pss\": 8192.00\n"
+	       "    },\n"
+	       "    {\n"
+	       "      \"name\": \"main\",\n"
+	       "      \"aliases\": [\n"
+	       "        \"main_alias\",\n"
+	       "        \"entry\"\n"
+	       "      ],\n"
+	       "      \"rss\": 4096,\n"
+	       "      \"pss\": 1365.33\n"
+	       "    }\n"
+	       "  ],\n"
+	       "  \"notes\": [\n"
+	       "    \"lost 3 \\\"records\\\"\"\n"
+	       "  ]\n"
+	       "}\n");
 	/* python's json decodes the escapes back to the label (the invalid
 	 * byte 0xff as U+00FF) */
 	assert_int_equal(
-		python_json(s,
-			    "r = d[\"rows\"]\n"
-			    "assert r[0][\"name\"] == "
-			    "\"q\\\"b\\\\s\\n\\x01\\x7f\\xff caf\\xe9\"\n"
-			    "assert r[1][\"aliases\"] == "
-			    "[\"main_alias\", \"entry\"]\n"
-			    "assert d[\"total\"][\"rss\"] == 12288\n"
-			    "assert abs(d[\"total\"][\"pss\"] - 9557.33) < 1e-9\n"
-			    "assert d[\"notes\"] == [\"lost 3 \\\"records\\\"\"]\n"),
-		0);
+	    python_json(
+		s, "r = d[\"rows\"]\n"
+		   "assert r[0][\"name\"] == "
+		   "\"q\\\"b\\\\s\\n\\x01\\x7f\\xff caf\\xe9\"\n"
+		   "assert r[1][\"aliases\"] == "
+		   "[\"main_alias\", \"entry\"]\n"
+		   "assert d[\"total\"][\"rss\"] == 12288\n"
+		   "assert abs(d[\"total\"][\"pss\"] - 9557.33) < 1e-9\n"
+		   "assert d[\"notes\"] == [\"lost 3 \\\"records\\\"\"]\n"),
+	    0);
 	/* and the harness can fail: a wrong claim is caught */
 	assert_int_not_equal(
-		python_json_q(s, "assert d[\"total\"][\"rss\"] == 1", true), 0);
+	    python_json_q(s, "assert d[\"total\"][\"rss\"] == 1", true), 0);
 	assert_int_not_equal(python_json_q("{\"a\": 1,}", "pass", true), 0);
 	free(s);
 	rowtree_free(t);
@@ -493,8 +504,8 @@ static void test_json_escape(void **state)
 {
 	/* overlong, surrogate, truncated, above U+10FFFF, then valid */
 	static const char bad_utf8[] =
-		"\xc0\xaf|\xed\xa0\x80|\xe2\x82|\xf4\x90\x80\x80|"
-		"\xe2\x82\xac|\xf0\x9f\x98\x80|a\0b";
+	    "\xc0\xaf|\xed\xa0\x80|\xe2\x82|\xf4\x90\x80\x80|"
+	    "\xe2\x82\xac|\xf0\x9f\x98\x80|a\0b";
 	char *buf = NULL, *p;
 	size_t len = 0, i;
 	FILE *f;
@@ -504,10 +515,10 @@ static void test_json_escape(void **state)
 	f = open_memstream(&buf, &len);
 	json_escape(f, bad_utf8, sizeof(bad_utf8) - 1);
 	fclose(f);
-	assert_string_equal(buf,
-		"\\u00c0\\u00af|\\u00ed\\u00a0\\u0080|\\u00e2\\u0082|"
-		"\\u00f4\\u0090\\u0080\\u0080|\xe2\x82\xac|\xf0\x9f\x98\x80|"
-		"a\\u0000b");
+	assert_string_equal(
+	    buf, "\\u00c0\\u00af|\\u00ed\\u00a0\\u0080|\\u00e2\\u0082|"
+		 "\\u00f4\\u0090\\u0080\\u0080|\xe2\x82\xac|\xf0\x9f\x98\x80|"
+		 "a\\u0000b");
 	free(buf);
 
 	/* all 256 bytes in one string, plus nested containers: python
@@ -537,13 +548,13 @@ static void test_json_escape(void **state)
 	assert_int_equal(jw_finish(w), 0);
 	fclose(f);
 	assert_int_equal(
-		python_json(buf,
-			    "s = d[0]\n"
-			    "assert len(s) == 256\n"
-			    "assert all(ord(c) == i for i, c in enumerate(s))\n"
-			    "assert d[1] == {\"u\": 2**64-1, \"i\": -2**63, "
-			    "\"b\": True, \"n\": None, \"e\": []}\n"),
-		0);
+	    python_json(buf,
+			"s = d[0]\n"
+			"assert len(s) == 256\n"
+			"assert all(ord(c) == i for i, c in enumerate(s))\n"
+			"assert d[1] == {\"u\": 2**64-1, \"i\": -2**63, "
+			"\"b\": True, \"n\": None, \"e\": []}\n"),
+	    0);
 	free(buf);
 }
 
@@ -554,12 +565,11 @@ static void test_json_random(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 3);
-	static const enum col_id cols[] = { COL_FILE, COL_VM, COL_RSS,
-					    COL_PSS, COL_USS, COL_DIRTY,
-					    COL_SWAP };
-	static const char *const keys[] = { "files", "sections", "symbols" };
-	struct out_opts o = { .fmt = OUT_JSON, .keys = keys, .cols = cols,
-			      .ncols = 7 };
+	static const enum col_id cols[] = {
+	    COL_FILE, COL_VM, COL_RSS, COL_PSS, COL_USS, COL_DIRTY, COL_SWAP};
+	static const char *const keys[] = {"files", "sections", "symbols"};
+	struct out_opts o = {
+	    .fmt = OUT_JSON, .keys = keys, .cols = cols, .ncols = 7};
 	uint64_t vals[COL__COUNT];
 	uint32_t path[3];
 	unsigned seed = 7;
@@ -573,8 +583,8 @@ static void test_json_random(void **state)
 			size_t n = 1 + rand_r(&seed) % 3;
 
 			for (k = 0; k < n; k++)
-				lab[k] = (char)(1 + rand_r(&seed) %
-						    (d ? 255 : 4));
+				lab[k] =
+				    (char)(1 + rand_r(&seed) % (d ? 255 : 4));
 			lab[n] = 0;
 			path[d] = labels_intern(lb, lab);
 		}
@@ -585,22 +595,22 @@ static void test_json_random(void **state)
 	rowtree_finish(t, COL_RSS, 5);
 	s = render(t, &o);
 	assert_int_equal(
-		python_json(s,
-			    "cols = d[\"columns\"]\n"
-			    "assert len(cols) == 7\n"
-			    "def chk(node, level):\n"
-			    "    kids = node.get(\"rows\", [])\n"
-			    "    assert len(kids) <= 6\n"
-			    "    if not kids: return 1\n"
-			    "    n = 0\n"
-			    "    for c in cols:\n"
-			    "        s = sum(k[c] for k in kids)\n"
-			    "        assert abs(s - node[c]) <= 0.01 * len(kids), (c, s, node[c])\n"
-			    "    for k in kids: n += chk(k, level + 1)\n"
-			    "    return n\n"
-			    "n = chk(dict(d[\"total\"], rows=d[\"rows\"]), 0)\n"
-			    "assert n > 10\n"),
-		0);
+	    python_json(s, "cols = d[\"columns\"]\n"
+			   "assert len(cols) == 7\n"
+			   "def chk(node, level):\n"
+			   "    kids = node.get(\"rows\", [])\n"
+			   "    assert len(kids) <= 6\n"
+			   "    if not kids: return 1\n"
+			   "    n = 0\n"
+			   "    for c in cols:\n"
+			   "        s = sum(k[c] for k in kids)\n"
+			   "        assert abs(s - node[c]) <= 0.01 * "
+			   "len(kids), (c, s, node[c])\n"
+			   "    for k in kids: n += chk(k, level + 1)\n"
+			   "    return n\n"
+			   "n = chk(dict(d[\"total\"], rows=d[\"rows\"]), 0)\n"
+			   "assert n > 10\n"),
+	    0);
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -610,8 +620,8 @@ static void test_write_error(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = small_tree(lb);
-	struct out_opts o = { .fmt = OUT_TABLE, .keys = keys2, .cols = cols_fv,
-			      .ncols = 2 };
+	struct out_opts o = {
+	    .fmt = OUT_TABLE, .keys = keys2, .cols = cols_fv, .ncols = 2};
 	FILE *f = fopen("/dev/full", "w");
 
 	(void)state;
@@ -661,14 +671,14 @@ static void test_format_rows(void **state)
 		enum out_format fmt;
 		unsigned flags, kinds;
 	} want[] = {
-		{ OUT_TABLE, OUTF_WIDTH, 7 },
-		{ OUT_CSV, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED, 7 },
-		{ OUT_TSV, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED, 7 },
-		{ OUT_JSON, OUTF_JSON_ERRORS | OUTF_ROWS_ASKED, 7 },
-		{ OUT_FOLDED, OUTF_ALL_ROWS | OUTF_ONE_COLUMN |
-				      OUTF_NOTES_STDERR, 1 },
-		{ OUT_PPROF, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS, 1 },
-		{ OUT_HTML, OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS, 1 },
+	    {OUT_TABLE, OUTF_WIDTH, 7},
+	    {OUT_CSV, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED, 7},
+	    {OUT_TSV, OUTF_NOTES_STDERR | OUTF_ROWS_ASKED, 7},
+	    {OUT_JSON, OUTF_JSON_ERRORS | OUTF_ROWS_ASKED, 7},
+	    {OUT_FOLDED, OUTF_ALL_ROWS | OUTF_ONE_COLUMN | OUTF_NOTES_STDERR,
+	     1},
+	    {OUT_PPROF, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS, 1},
+	    {OUT_HTML, OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS, 1},
 	};
 	char *s;
 
@@ -700,12 +710,15 @@ static void test_fields_width(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 1);
-	static const enum col_id cols[] = { COL_RES_PCT, COL_RSS };
-	static const char *const keys1[] = { "files" };
+	static const enum col_id cols[] = {COL_RES_PCT, COL_RSS};
+	static const char *const keys1[] = {"files"};
 	const char *longname = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1";
-	struct out_opts o = { .fmt = OUT_TABLE, .keys = keys1, .cols = cols,
-			      .ncols = 2, .width = 40 };
-	uint64_t vals[COL__COUNT] = { 0 };
+	struct out_opts o = {.fmt = OUT_TABLE,
+			     .keys = keys1,
+			     .cols = cols,
+			     .ncols = 2,
+			     .width = 40};
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t path[1];
 	char *s;
 
@@ -722,13 +735,13 @@ static void test_fields_width(void **state)
 	/* 1 + 8 + 15 + 3 = 27 characters before a label: 13 left, 6 of
 	 * its head, the ellipsis, 6 of its tail (code points, not bytes) */
 	s = render(t, &o);
-	assert_string_equal(s,
-		"  RES%         RSS\n"
-		" ------  --------------\n"
-		"   50.0%  50.0%  4.00Ki    /usr/l\u20265.so.1\n"
-		"   50.0%  50.0%  4.00Ki    \xc3\xa9t\xc3\xa9-\xc3\xa9t"
-		"\u2026t\xc3\xa9-\xc3\xa9t\xc3\xa9\n"
-		"   50.0% 100.0%  8.00Ki    TOTAL\n");
+	assert_string_equal(
+	    s, "  RES%         RSS\n"
+	       " ------  --------------\n"
+	       "   50.0%  50.0%  4.00Ki    /usr/l\u20265.so.1\n"
+	       "   50.0%  50.0%  4.00Ki    \xc3\xa9t\xc3\xa9-\xc3\xa9t"
+	       "\u2026t\xc3\xa9-\xc3\xa9t\xc3\xa9\n"
+	       "   50.0% 100.0%  8.00Ki    TOTAL\n");
 	free(s);
 	/* a level whose labels read from their start (a pids label) keeps
 	 * 12 code points of its head, cut at its end */
@@ -749,10 +762,12 @@ static void test_fields_width(void **state)
 	free(s);
 	o.fmt = OUT_JSON;
 	s = render(t, &o);
-	assert_int_equal(python_json(s,
-		"assert d[\"columns\"] == [\"res_pct\", \"rss\"]\n"
-		"assert d[\"rows\"][0][\"name\"].endswith(\"15.so.1\")\n"
-		"assert list(d[\"total\"]) == [\"res_pct\", \"rss\"]\n"), 0);
+	assert_int_equal(
+	    python_json(
+		s, "assert d[\"columns\"] == [\"res_pct\", \"rss\"]\n"
+		   "assert d[\"rows\"][0][\"name\"].endswith(\"15.so.1\")\n"
+		   "assert list(d[\"total\"]) == [\"res_pct\", \"rss\"]\n"),
+	    0);
 	free(s);
 	rowtree_free(t);
 	labels_free(lb);
@@ -763,7 +778,7 @@ static uint8_t *gunzip(const char *gz, size_t n, size_t *len)
 {
 	size_t cap = 1 << 20;
 	uint8_t *out = malloc(cap);
-	z_stream z = { 0 };
+	z_stream z = {0};
 
 	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
 	z.next_in = (uint8_t *)gz;
@@ -790,7 +805,7 @@ static void sample_stack(const Perftools__Profiles__Profile *p,
 	buf[0] = 0;
 	for (size_t i = 0; i < s->n_location_id; i++) {
 		const Perftools__Profiles__Location *l =
-			p->location[s->location_id[i] - 1];
+		    p->location[s->location_id[i] - 1];
 		const Perftools__Profiles__Function *fn;
 
 		assert_int_equal(l->id, s->location_id[i]);
@@ -819,19 +834,23 @@ static const char *label_of(const Perftools__Profiles__Profile *p,
  * mapping with its build-id, PSS rounded. */
 static void test_pprof(void **state)
 {
-	static const char *const keys[] = { "files", "callers" };
-	static const enum col_id cols[] = { COL_RSS, COL_PSS };
-	static const struct out_image images[] = { { "/lib/a.so", "ab12" },
-						   { "/bin/prog", "cd34" } };
+	static const char *const keys[] = {"files", "callers"};
+	static const enum col_id cols[] = {COL_RSS, COL_PSS};
+	static const struct out_image images[] = {{"/lib/a.so", "ab12"},
+						  {"/bin/prog", "cd34"}};
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = { .fmt = OUT_PPROF, .keys = keys, .cols = cols,
-			      .ncols = 2, .sort = COL_PSS, .images = images,
-			      .nimages = 2 };
+	struct out_opts o = {.fmt = OUT_PPROF,
+			     .keys = keys,
+			     .cols = cols,
+			     .ncols = 2,
+			     .sort = COL_PSS,
+			     .images = images,
+			     .nimages = 2};
 	static const char *const paths[][2] = {
-		{ "/lib/a.so", "main;f;g" },
-		{ "/lib/a.so", "main;h" },
-		{ "[heap]", "main;f;g" },
+	    {"/lib/a.so", "main;f;g"},
+	    {"/lib/a.so", "main;h"},
+	    {"[heap]", "main;f;g"},
 	};
 	Perftools__Profiles__Profile *p;
 	char *buf = NULL, stack[256];
@@ -841,9 +860,9 @@ static void test_pprof(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
-		uint32_t path[2] = { labels_intern(lb, paths[i][0]),
-				     labels_intern(lb, paths[i][1]) };
-		uint64_t vals[COL__COUNT] = { 0 };
+		uint32_t path[2] = {labels_intern(lb, paths[i][0]),
+				    labels_intern(lb, paths[i][1])};
+		uint64_t vals[COL__COUNT] = {0};
 
 		vals[COL_RSS] = 4096 * (i + 1);
 		/* 1000.5 bytes of PSS rounds to 1001 */
@@ -900,8 +919,9 @@ static void test_pprof(void **state)
 
 		assert_int_equal(p->mapping[i]->id, i + 1);
 		assert_string_equal(pstr(p, p->mapping[i]->build_id),
-				    !strcmp(fn, "/lib/a.so") ? "ab12" :
-				    !strcmp(fn, "/bin/prog") ? "cd34" : "");
+				    !strcmp(fn, "/lib/a.so")   ? "ab12"
+				    : !strcmp(fn, "/bin/prog") ? "cd34"
+							       : "");
 	}
 	/* g, f, main are shared by both files' stacks: one location each */
 	assert_int_equal(p->n_location, 6);
@@ -917,11 +937,15 @@ static void test_pprof(void **state)
  * wherever cols has it and with res_pct */
 static void test_pprof_html_ratio(void **state)
 {
-	static const enum col_id cols[] = { COL_RES_PCT, COL_RSS };
+	static const enum col_id cols[] = {COL_RES_PCT, COL_RSS};
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = { .fmt = OUT_PPROF, .keys = keys2, .cols = cols,
-			      .ncols = 2, .res_pct = true, .sort = COL_RSS };
+	struct out_opts o = {.fmt = OUT_PPROF,
+			     .keys = keys2,
+			     .cols = cols,
+			     .ncols = 2,
+			     .res_pct = true,
+			     .sort = COL_RSS};
 	Perftools__Profiles__Profile *p;
 	char *buf = NULL, *s;
 	size_t len = 0, plen;
@@ -956,9 +980,12 @@ static void test_html_escape(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = { .fmt = OUT_HTML, .keys = keys2,
-			      .cols = cols_fv, .ncols = 2, .sort = COL_FILE,
-			      .title = "a <b> & c" };
+	struct out_opts o = {.fmt = OUT_HTML,
+			     .keys = keys2,
+			     .cols = cols_fv,
+			     .ncols = 2,
+			     .sort = COL_FILE,
+			     .title = "a <b> & c"};
 	char *s, *p;
 	int n = 0;
 
@@ -982,25 +1009,25 @@ static void test_html_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_parse),
-		cmocka_unit_test(test_fmt_value),
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_table_columns),
-		cmocka_unit_test(test_table_empty),
-		cmocka_unit_test(test_res_pct),
-		cmocka_unit_test(test_fields_width),
-		cmocka_unit_test(test_csv_tsv),
-		cmocka_unit_test(test_csv_aliases),
-		cmocka_unit_test(test_csv_quoting_and_others),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_json_escape),
-		cmocka_unit_test(test_json_random),
-		cmocka_unit_test(test_write_error),
-		cmocka_unit_test(test_write_error_object),
-		cmocka_unit_test(test_format_rows),
-		cmocka_unit_test(test_pprof),
-		cmocka_unit_test(test_pprof_html_ratio),
-		cmocka_unit_test(test_html_escape),
+	    cmocka_unit_test(test_format_parse),
+	    cmocka_unit_test(test_fmt_value),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_table_columns),
+	    cmocka_unit_test(test_table_empty),
+	    cmocka_unit_test(test_res_pct),
+	    cmocka_unit_test(test_fields_width),
+	    cmocka_unit_test(test_csv_tsv),
+	    cmocka_unit_test(test_csv_aliases),
+	    cmocka_unit_test(test_csv_quoting_and_others),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_json_escape),
+	    cmocka_unit_test(test_json_random),
+	    cmocka_unit_test(test_write_error),
+	    cmocka_unit_test(test_write_error_object),
+	    cmocka_unit_test(test_format_rows),
+	    cmocka_unit_test(test_pprof),
+	    cmocka_unit_test(test_pprof_html_ratio),
+	    cmocka_unit_test(test_html_escape),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -36,8 +36,7 @@ static uint64_t own_cgroup(void)
 	uint64_t ino = 0;
 
 	if (memcg_mounts_read(&mm) == 0 &&
-	    memcg_dir_of_pid(getpid(), &mm, &dir) == 0 &&
-	    stat(dir, &st) == 0)
+	    memcg_dir_of_pid(getpid(), &mm, &dir) == 0 && stat(dir, &st) == 0)
 		ino = st.st_ino;
 	free(dir);
 	return ino;
@@ -62,8 +61,8 @@ static int half_cached(const char *path, long ps)
 	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
 	for (int i = 0; i < NPAGES; i++)
 		if (i < 64 || (i >= 128 && i < 192))
-			assert_int_equal(pread(fd, buf, (size_t)ps,
-					       (off_t)i * ps), ps);
+			assert_int_equal(
+			    pread(fd, buf, (size_t)ps, (off_t)i * ps), ps);
 	free(buf);
 	return fd;
 }
@@ -72,7 +71,7 @@ static void test_scan(void **state)
 {
 	char templ[] = "/tmp/memsz-test-pagecache-XXXXXX";
 	long ps = sysconf(_SC_PAGESIZE);
-	struct pagecache_file pf = { 0 };
+	struct pagecache_file pf = {0};
 	int kpc = open("/proc/kpagecgroup", O_RDONLY);
 	uint64_t own = own_cgroup();
 	struct stat st;
@@ -120,11 +119,15 @@ static void test_record(void **state)
 {
 	char templ[] = "/tmp/memsz-test-pagecache-XXXXXX";
 	long ps = sysconf(_SC_PAGESIZE);
-	struct md_cache_run u[] = { { .page = 0, .cgroup = 35, .npages = 2 },
-				    { .page = 5, .cgroup = 0, .npages = 1 } };
-	struct md_file_cache f = { .time = 9, .dev_major = 254, .ino = 77,
-				   .size = 6 * ps, .nruns = 2, .path = "/x",
-				   .runs = u };
+	struct md_cache_run u[] = {{.page = 0, .cgroup = 35, .npages = 2},
+				   {.page = 5, .cgroup = 0, .npages = 1}};
+	struct md_file_cache f = {.time = 9,
+				  .dev_major = 254,
+				  .ino = 77,
+				  .size = 6 * ps,
+				  .nruns = 2,
+				  .path = "/x",
+				  .runs = u};
 	struct md_writer *w;
 	struct md_reader *r;
 	struct md_record rec;
@@ -158,8 +161,8 @@ static void test_record(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scan),
-		cmocka_unit_test(test_record),
+	    cmocka_unit_test(test_scan),
+	    cmocka_unit_test(test_record),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -35,7 +35,7 @@ static size_t make_mmap2(uint8_t *buf, uint32_t pid, uint64_t start,
 {
 	size_t nlen = (strlen(name) + 1 + 7) & ~(size_t)7;
 	size_t size = 8 + 64 + nlen + 16;
-	struct perf_event_header h = { PERF_RECORD_MMAP2, 0, size };
+	struct perf_event_header h = {PERF_RECORD_MMAP2, 0, size};
 	uint8_t *b = buf + 8;
 	uint32_t u32;
 
@@ -115,10 +115,10 @@ static void test_decode_build_id(void **state)
 
 static void test_decode_task_lost(void **state)
 {
-	uint8_t buf[64] = { 0 };
-	struct perf_event_header h = { PERF_RECORD_FORK, 0, 48 };
-	uint32_t v[4] = { 10, 9, 11, 8 };
-	uint64_t t = 99, lost[2] = { 1, 17 };
+	uint8_t buf[64] = {0};
+	struct perf_event_header h = {PERF_RECORD_FORK, 0, 48};
+	uint32_t v[4] = {10, 9, 11, 8};
+	uint64_t t = 99, lost[2] = {1, 17};
 	struct perf_rec r;
 
 	(void)state;
@@ -133,7 +133,7 @@ static void test_decode_task_lost(void **state)
 	assert_int_equal(r.u.task.ptid, 8);
 	assert_int_equal(r.u.task.time, 99);
 
-	h = (struct perf_event_header){ PERF_RECORD_LOST, 0, 40 };
+	h = (struct perf_event_header){PERF_RECORD_LOST, 0, 40};
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, &h, 8);
 	memcpy(buf + 8, lost, 16);
@@ -143,7 +143,7 @@ static void test_decode_task_lost(void **state)
 	assert_int_equal(r.u.lost.count, 17);
 	assert_int_equal(r.u.lost.time, 99);
 
-	h = (struct perf_event_header){ PERF_RECORD_THROTTLE, 0, 40 };
+	h = (struct perf_event_header){PERF_RECORD_THROTTLE, 0, 40};
 	memcpy(buf, &h, 8);
 	assert_int_equal(perf_decode(buf, 40, &r), 0);
 }
@@ -169,7 +169,7 @@ static void test_ring_wrap(void **state)
 {
 	uint8_t ring[256], rec[256];
 	uint64_t head = 0, tail = 0;
-	struct seen s = { 0 };
+	struct seen s = {0};
 	char name[32];
 
 	(void)state;
@@ -184,8 +184,8 @@ static void test_ring_wrap(void **state)
 			ring[(head + k) & 255] = rec[k];
 		head += n;
 		if (i % 2 == 1) {
-			tail = perf_ring_consume(ring, sizeof(ring), tail,
-						 head, collect, &s);
+			tail = perf_ring_consume(ring, sizeof(ring), tail, head,
+						 collect, &s);
 			assert_int_equal(tail, head);
 		}
 	}
@@ -199,9 +199,9 @@ static void test_ring_wrap(void **state)
 	make_mmap2(rec, 1, 0, 1, 0, 1, "/lib/y.so", 7);
 	for (size_t k = 0; k < 104; k++)
 		ring[(head + k) & 255] = rec[k];
-	assert_int_equal(perf_ring_consume(ring, sizeof(ring), tail, head + 40,
-					   collect, &s),
-			 tail);
+	assert_int_equal(
+	    perf_ring_consume(ring, sizeof(ring), tail, head + 40, collect, &s),
+	    tail);
 	assert_int_equal(s.n, 6);
 }
 
@@ -218,9 +218,9 @@ struct live {
 static int on_rec(void *arg, const struct perf_rec *r)
 {
 	struct live *l = arg;
-	uint64_t t = r->type == MD_REC_MMAP2 ? r->u.mmap2.time :
-		     r->type == MD_REC_LOST  ? r->u.lost.time :
-					       r->u.task.time;
+	uint64_t t = r->type == MD_REC_MMAP2  ? r->u.mmap2.time
+		     : r->type == MD_REC_LOST ? r->u.lost.time
+					      : r->u.task.time;
 
 	if (t < l->last_time)
 		l->ordered = false;
@@ -257,12 +257,12 @@ static int on_rec(void *arg, const struct perf_rec *r)
  * enable_on_exec-less capture opened before the child runs. */
 static void test_live_child(void **state)
 {
-	struct perf_capture_opts o = { .inherit = true };
+	struct perf_capture_opts o = {.inherit = true};
 	struct perf_capture *pc;
-	struct live l = { .ordered = true };
+	struct live l = {.ordered = true};
 	char tmpl[] = "/tmp/test_perf.XXXXXX";
 	int go[2], fd, ret, st;
-	char buf[3 * 4096] = { 0 };
+	char buf[3 * 4096] = {0};
 
 	(void)state;
 	fd = mkstemp(tmpl);
@@ -295,8 +295,7 @@ static void test_live_child(void **state)
 		waitpid(l.pid, NULL, 0);
 		perf_capture_free(pc);
 		unlink(tmpl);
-		test_skip("perf_event_open refused: %s",
-			  strerror(-ret));
+		test_skip("perf_event_open refused: %s", strerror(-ret));
 	}
 	assert_int_equal(ret, 0);
 	assert_int_equal(perf_capture_enable(pc), 0);
@@ -323,10 +322,10 @@ static void test_live_child(void **state)
  * the fields /proc/PID/maps shows for it. */
 static void test_live_matches_maps(void **state)
 {
-	struct perf_capture_opts o = { .inherit = false };
+	struct perf_capture_opts o = {.inherit = false};
 	struct perf_capture *pc;
-	struct live l = { .ordered = true };
-	struct procmaps pm = { 0 };
+	struct live l = {.ordered = true};
+	struct procmaps pm = {0};
 	int go[2], back[2], ret, found = 0;
 	char c;
 
@@ -353,8 +352,7 @@ static void test_live_matches_maps(void **state)
 		kill(l.pid, SIGKILL);
 		waitpid(l.pid, NULL, 0);
 		perf_capture_free(pc);
-		test_skip("perf_event_open refused: %s",
-			  strerror(-ret));
+		test_skip("perf_event_open refused: %s", strerror(-ret));
 	}
 	assert_int_equal(ret, 0);
 	assert_int_equal(perf_capture_enable(pc), 0);
@@ -384,14 +382,14 @@ static void test_live_matches_maps(void **state)
 static void test_hostile_sizes(void **state)
 {
 	struct perf_event_attr a = {
-		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER,
+	    .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER,
 	};
-	uint64_t raw[4] = { 0 };
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE,
-				       .size = sizeof(raw) };
+	uint64_t raw[4] = {0};
+	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE,
+				      .size = sizeof(raw)};
 	struct md_sample smp;
-	uint8_t ring[64] = { 0 };
-	struct seen s = { 0 };
+	uint8_t ring[64] = {0};
+	struct seen s = {0};
 
 	(void)state;
 	memcpy(raw, &h, sizeof(h));
@@ -400,8 +398,8 @@ static void test_hostile_sizes(void **state)
 			 -MEMSZ_EBADDATA);
 	h.size = 12;
 	memcpy(ring, &h, sizeof(h));
-	assert_int_equal(perf_ring_consume(ring, sizeof(ring), 0, 48, collect,
-					   &s), 48);
+	assert_int_equal(
+	    perf_ring_consume(ring, sizeof(ring), 0, 48, collect, &s), 48);
 	assert_int_equal(s.n, 0);
 }
 
@@ -426,14 +424,14 @@ static void test_parse_pids(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode_mmap2),
-		cmocka_unit_test(test_decode_build_id),
-		cmocka_unit_test(test_decode_task_lost),
-		cmocka_unit_test(test_ring_wrap),
-		cmocka_unit_test(test_live_child),
-		cmocka_unit_test(test_live_matches_maps),
-		cmocka_unit_test(test_hostile_sizes),
-		cmocka_unit_test(test_parse_pids),
+	    cmocka_unit_test(test_decode_mmap2),
+	    cmocka_unit_test(test_decode_build_id),
+	    cmocka_unit_test(test_decode_task_lost),
+	    cmocka_unit_test(test_ring_wrap),
+	    cmocka_unit_test(test_live_child),
+	    cmocka_unit_test(test_live_matches_maps),
+	    cmocka_unit_test(test_hostile_sizes),
+	    cmocka_unit_test(test_parse_pids),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -26,22 +26,20 @@
 /* Lines as the kernel prints them: the fixed part with its trailing space,
  * padded to column 72, one space, the name (see show_map_vma). */
 static const char *const lines[][2] = {
-	{ "55b91efe9000-55b91efeb000 r--p 00000000 fe:00 247134 ",
-	  "/usr/bin/cat" },
-	{ "55b9588f7000-55b958918000 rw-p 00000000 00:00 0 ", "[heap]" },
-	{ "7f0642ce1000-7f0642da5000 rw-p 00000000 00:00 0 ", NULL },
-	{ "7f0642feb000-7f0642ff2000 r--s 0001a000 103:10001 332280 ",
-	  "/tmp/dir with spaces/file name (deleted)" },
-	{ "7f0642ff5000-7f0642ff9000 r--p 00000000 00:00 0 ",
-	  "[anon:my pool]" },
-	{ "7ffd1c3d2000-7ffd1c3f3000 rw-p 00000000 00:00 0 ", "[stack]" },
-	{ "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 ",
-	  "[vsyscall]" },
-	/* longer than the padding: the name follows after one space */
-	{ "ffffffffff600000-ffffffffff601000 r-xs 00000000 fff:fffff "
-	  "18446744073709551615 ", "/x" },
-	{ "7f0642ff5000-7f0642ff9000 r--p 00000000 00:00 0 ",
-	  "  two leading spaces" },
+    {"55b91efe9000-55b91efeb000 r--p 00000000 fe:00 247134 ", "/usr/bin/cat"},
+    {"55b9588f7000-55b958918000 rw-p 00000000 00:00 0 ", "[heap]"},
+    {"7f0642ce1000-7f0642da5000 rw-p 00000000 00:00 0 ", NULL},
+    {"7f0642feb000-7f0642ff2000 r--s 0001a000 103:10001 332280 ",
+     "/tmp/dir with spaces/file name (deleted)"},
+    {"7f0642ff5000-7f0642ff9000 r--p 00000000 00:00 0 ", "[anon:my pool]"},
+    {"7ffd1c3d2000-7ffd1c3f3000 rw-p 00000000 00:00 0 ", "[stack]"},
+    {"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 ", "[vsyscall]"},
+    /* longer than the padding: the name follows after one space */
+    {"ffffffffff600000-ffffffffff601000 r-xs 00000000 fff:fffff "
+     "18446744073709551615 ",
+     "/x"},
+    {"7f0642ff5000-7f0642ff9000 r--p 00000000 00:00 0 ",
+     "  two leading spaces"},
 };
 
 static char *fixture_text(void)
@@ -71,7 +69,7 @@ static FILE *mem(const char *s)
 
 static void test_fixture(void **state)
 {
-	struct procmaps m = { 0 };
+	struct procmaps m = {0};
 	char *text = fixture_text();
 	FILE *f = mem(text);
 	struct procmap *p;
@@ -121,7 +119,7 @@ static void test_fixture(void **state)
  * address space changed) are put in order or dropped. */
 static void test_order(void **state)
 {
-	struct procmaps m = { 0 };
+	struct procmaps m = {0};
 	FILE *f = mem("00403000-00404000 rw-p 00000000 00:00 0 \n"
 		      "00400000-00402000 r--p 00000000 00:00 0 \n"
 		      "00401000-00403000 r-xp 00000000 00:00 0 \n"
@@ -143,21 +141,21 @@ static void test_order(void **state)
 static void test_malformed(void **state)
 {
 	static const char *const bad[] = {
-		"zz-1000 r--p 00000000 00:00 0\n",
-		"1000-2000 r--q 00000000 00:00 0\n",
-		"1000-2000 r--p 00000000 0000 0\n",
-		"1000-2000 r--p 00000000 00:00 x\n",
-		"2000-1000 r--p 00000000 00:00 0\n",
-		"1000-2000 r--p\n",
-		"1000-2000 rw-p 00000000 00:00 0\tname\n",
-		"10000000000000000-2000 r--p 00000000 00:00 0\n",
+	    "zz-1000 r--p 00000000 00:00 0\n",
+	    "1000-2000 r--q 00000000 00:00 0\n",
+	    "1000-2000 r--p 00000000 0000 0\n",
+	    "1000-2000 r--p 00000000 00:00 x\n",
+	    "2000-1000 r--p 00000000 00:00 0\n",
+	    "1000-2000 r--p\n",
+	    "1000-2000 rw-p 00000000 00:00 0\tname\n",
+	    "10000000000000000-2000 r--p 00000000 00:00 0\n",
 	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		char *text = xasprintf("1000-2000 r--p 00000000 00:00 0\n%s",
-				       bad[i]);
-		struct procmaps m = { 0 };
+		char *text =
+		    xasprintf("1000-2000 r--p 00000000 00:00 0\n%s", bad[i]);
+		struct procmaps m = {0};
 		FILE *f = mem(text);
 
 		assert_int_equal(procmaps_parse(f, &m), -MEMSZ_EBADDATA);
@@ -242,8 +240,8 @@ static ssize_t gone_read(void *cookie, char *buf, size_t size)
  * report as a failure to write its file. */
 static void test_read_error(void **state)
 {
-	cookie_io_functions_t io = { .read = gone_read };
-	struct procmaps m = { 0 };
+	cookie_io_functions_t io = {.read = gone_read};
+	struct procmaps m = {0};
 	int calls = 0;
 	FILE *f;
 
@@ -264,28 +262,28 @@ static void test_read_error(void **state)
 static void test_vmflags(void **state)
 {
 	static const char smaps[] =
-		"00400000-00401000 r-xp 00000000 08:01 99      /bin/true\n"
-		"Size:                  4 kB\n"
-		"Rss:                   4 kB\n"
-		"Locked:                4 kB\n"
-		"THPeligible:    0\n"
-		"VmFlags: rd ex mr mw me lo \n"
-		"00600000-00800000 rw-p 00000000 00:00 0 \n"
-		"AnonHugePages:      2048 kB\n"
-		"VmFlags: rd wr mr mw me ac hg\n"
-		"7f0000000000-7f0000200000 rw-s 00000000 00:0f 1234  "
-		"/anon_hugepage (deleted)\n"
-		"VmFlags: rd wr sh mr mw me ms de ht lo\n"
-		"7f0000400000-7f0000500000 rw-p 00000000 00:00 0 \n"
-		"VmFlags: rd wr lo\n";
+	    "00400000-00401000 r-xp 00000000 08:01 99      /bin/true\n"
+	    "Size:                  4 kB\n"
+	    "Rss:                   4 kB\n"
+	    "Locked:                4 kB\n"
+	    "THPeligible:    0\n"
+	    "VmFlags: rd ex mr mw me lo \n"
+	    "00600000-00800000 rw-p 00000000 00:00 0 \n"
+	    "AnonHugePages:      2048 kB\n"
+	    "VmFlags: rd wr mr mw me ac hg\n"
+	    "7f0000000000-7f0000200000 rw-s 00000000 00:0f 1234  "
+	    "/anon_hugepage (deleted)\n"
+	    "VmFlags: rd wr sh mr mw me ms de ht lo\n"
+	    "7f0000400000-7f0000500000 rw-p 00000000 00:00 0 \n"
+	    "VmFlags: rd wr lo\n";
 	static const struct procmap maps[] = {
-		{ .start = 0x400000, .end = 0x401000 },
-		{ .start = 0x600000, .end = 0x800000 },
-		{ .start = 0x7f0000000000, .end = 0x7f0000200000 },
-		/* not the same end */
-		{ .start = 0x7f0000400000, .end = 0x7f0000480000 },
+	    {.start = 0x400000, .end = 0x401000},
+	    {.start = 0x600000, .end = 0x800000},
+	    {.start = 0x7f0000000000, .end = 0x7f0000200000},
+	    /* not the same end */
+	    {.start = 0x7f0000400000, .end = 0x7f0000480000},
 	};
-	struct procmaps m = { 0 };
+	struct procmaps m = {0};
 	FILE *f = mem(smaps);
 
 	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
@@ -312,7 +310,7 @@ static void test_vmflags(void **state)
  * own map_files link. */
 static void test_live(void **state)
 {
-	struct procmaps m = { 0 };
+	struct procmaps m = {0};
 	char path[64], link[PATH_MAX + 32], target[PATH_MAX];
 	pid_t pid;
 	int n, checked = 0;
@@ -361,12 +359,9 @@ static void test_live(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixture),
-		cmocka_unit_test(test_order),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_read_error),
-		cmocka_unit_test(test_vmflags),
-		cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_fixture),   cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_malformed), cmocka_unit_test(test_read_error),
+	    cmocka_unit_test(test_vmflags),   cmocka_unit_test(test_live),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -31,8 +31,8 @@ static void add(struct rmap *m, uint64_t start, uint64_t size, uint32_t l)
 	assert_int_equal(rmap_check(m), 0);
 }
 
-static void addt(struct rmap *m, uint64_t start, uint64_t size,
-		 uint64_t other, uint32_t l)
+static void addt(struct rmap *m, uint64_t start, uint64_t size, uint64_t other,
+		 uint32_t l)
 {
 	rmap_add_translated(m, start, size, other, l);
 	assert_int_equal(rmap_check(m), 0);
@@ -77,10 +77,10 @@ static void expect_map(struct rmap *m, const struct rmap_entry *exp,
 	fail();
 }
 
-#define EXPECT(m, ...)                                                    \
-	do {                                                              \
-		static const struct rmap_entry exp_[] = { __VA_ARGS__ };  \
-		expect_map(m, exp_, sizeof(exp_) / sizeof(exp_[0]));     \
+#define EXPECT(m, ...)                                                         \
+	do {                                                                   \
+		static const struct rmap_entry exp_[] = {__VA_ARGS__};         \
+		expect_map(m, exp_, sizeof(exp_) / sizeof(exp_[0]));           \
 	} while (0)
 
 static void expect_empty(struct rmap *m)
@@ -115,12 +115,12 @@ static void test_overlap_fills_gaps(void **state)
 	(void)state;
 	add(m, 10, 10, 1);
 	add(m, 5, 25, 2);
-	EXPECT(m, { 5, 10, NO, 2 }, { 10, 20, NO, 1 }, { 20, 30, NO, 2 });
+	EXPECT(m, {5, 10, NO, 2}, {10, 20, NO, 1}, {20, 30, NO, 2});
 	/* a later add entirely inside is ignored; settled entries win */
 	add(m, 12, 3, 3);
 	add(m, 0, 40, 4);
-	EXPECT(m, { 0, 5, NO, 4 }, { 5, 10, NO, 2 }, { 10, 20, NO, 1 },
-	       { 20, 30, NO, 2 }, { 30, 40, NO, 4 });
+	EXPECT(m, {0, 5, NO, 4}, {5, 10, NO, 2}, {10, 20, NO, 1},
+	       {20, 30, NO, 2}, {30, 40, NO, 4});
 	rmap_free(m);
 }
 
@@ -132,10 +132,10 @@ static void test_split_into_pieces(void **state)
 	add(m, 10, 10, 1);
 	add(m, 30, 10, 2);
 	add(m, 45, 1, 3);
-	add(m, 0, 50, 9);	/* same batch: one add, four pieces */
-	EXPECT(m, { 0, 10, NO, 9 }, { 10, 20, NO, 1 }, { 20, 30, NO, 9 },
-	       { 30, 40, NO, 2 }, { 40, 45, NO, 9 }, { 45, 46, NO, 3 },
-	       { 46, 50, NO, 9 });
+	add(m, 0, 50, 9); /* same batch: one add, four pieces */
+	EXPECT(m, {0, 10, NO, 9}, {10, 20, NO, 1}, {20, 30, NO, 9},
+	       {30, 40, NO, 2}, {40, 45, NO, 9}, {45, 46, NO, 3},
+	       {46, 50, NO, 9});
 	rmap_free(m);
 }
 
@@ -147,16 +147,15 @@ static void test_translation_of_pieces(void **state)
 	(void)state;
 	add(m, 10, 10, 1);
 	addt(m, 0, 30, 1000, 2);
-	EXPECT(m, { 0, 10, 1000, 2 }, { 10, 20, NO, 1 },
-	       { 20, 30, 1020, 2 });
+	EXPECT(m, {0, 10, 1000, 2}, {10, 20, NO, 1}, {20, 30, 1020, 2});
 	assert_true(rmap_translate(m, 0, &o));
 	assert_int_equal(o, 1000);
 	assert_true(rmap_translate(m, 29, &o));
 	assert_int_equal(o, 1029);
 	assert_true(rmap_translate(m, 20, &o));
 	assert_int_equal(o, 1020);
-	assert_false(rmap_translate(m, 15, &o));	/* not translated */
-	assert_false(rmap_translate(m, 30, &o));	/* unlabelled */
+	assert_false(rmap_translate(m, 15, &o)); /* not translated */
+	assert_false(rmap_translate(m, 30, &o)); /* unlabelled */
 	assert_int_equal(rmap_lookup(m, 25, &o), 2);
 	assert_int_equal(o, 1025);
 	assert_int_equal(rmap_lookup(m, 15, &o), 1);
@@ -170,13 +169,13 @@ static void test_merge_adjacent(void **state)
 
 	(void)state;
 	add(m, 0, 10, 1);
-	add(m, 10, 10, 1);		/* same label, no translation */
+	add(m, 10, 10, 1); /* same label, no translation */
 	addt(m, 20, 10, 500, 2);
-	addt(m, 30, 10, 510, 2);	/* contiguous translation */
-	addt(m, 40, 10, 600, 2);	/* discontiguous */
-	add(m, 50, 10, 2);		/* translated then not */
-	EXPECT(m, { 0, 20, NO, 1 }, { 20, 40, 500, 2 }, { 40, 50, 600, 2 },
-	       { 50, 60, NO, 2 });
+	addt(m, 30, 10, 510, 2); /* contiguous translation */
+	addt(m, 40, 10, 600, 2); /* discontiguous */
+	add(m, 50, 10, 2);	 /* translated then not */
+	EXPECT(m, {0, 20, NO, 1}, {20, 40, 500, 2}, {40, 50, 600, 2},
+	       {50, 60, NO, 2});
 	rmap_free(m);
 }
 
@@ -188,7 +187,7 @@ static void test_open_later(void **state)
 	/* an open range extends to a range added later */
 	addo(m, 0, 100, 1);
 	add(m, 50, 10, 2);
-	EXPECT(m, { 0, 50, NO, 1 }, { 50, 60, NO, 2 });
+	EXPECT(m, {0, 50, NO, 1}, {50, 60, NO, 2});
 	rmap_free(m);
 
 	/* the next start may be inside an earlier, covering range */
@@ -196,8 +195,8 @@ static void test_open_later(void **state)
 	add(m, 0, 30, 1);
 	addo(m, 10, 100, 2);
 	add(m, 40, 5, 3);
-	add(m, 20, 5, 4);	/* starts inside [0,30): stops the open */
-	EXPECT(m, { 0, 30, NO, 1 }, { 40, 45, NO, 3 });
+	add(m, 20, 5, 4); /* starts inside [0,30): stops the open */
+	EXPECT(m, {0, 30, NO, 1}, {40, 45, NO, 3});
 	rmap_free(m);
 
 	/* adds before and after, open in between; earlier range covers the
@@ -207,8 +206,8 @@ static void test_open_later(void **state)
 	addo(m, 10, 1000, 2);
 	add(m, 30, 10, 3);
 	addo(m, 35, 1000, 4);
-	EXPECT(m, { 0, 15, NO, 1 }, { 15, 30, NO, 2 }, { 30, 40, NO, 3 },
-	       { 40, 1000, NO, 4 });
+	EXPECT(m, {0, 15, NO, 1}, {15, 30, NO, 2}, {30, 40, NO, 3},
+	       {40, 1000, NO, 4});
 	rmap_free(m);
 
 	/* two open adds at the same start: first wins; a size-0 add is not a
@@ -218,8 +217,7 @@ static void test_open_later(void **state)
 	addo(m, 100, 300, 2);
 	add(m, 150, 0, 3);
 	add(m, 250, 10, 4);
-	EXPECT(m, { 100, 200, NO, 1 }, { 200, 250, NO, 2 },
-	       { 250, 260, NO, 4 });
+	EXPECT(m, {100, 200, NO, 1}, {200, 250, NO, 2}, {250, 260, NO, 4});
 	rmap_free(m);
 
 	/* open ranges stop at each other */
@@ -227,7 +225,7 @@ static void test_open_later(void **state)
 	addo(m, 30, UMAX, 3);
 	addo(m, 10, UMAX, 1);
 	addo(m, 20, UMAX, 2);
-	EXPECT(m, { 10, 20, NO, 1 }, { 20, 30, NO, 2 }, { 30, UMAX, NO, 3 });
+	EXPECT(m, {10, 20, NO, 1}, {20, 30, NO, 2}, {30, UMAX, NO, 3});
 	rmap_free(m);
 }
 
@@ -238,9 +236,9 @@ static void test_open_limit(void **state)
 	(void)state;
 	addo(m, 0, 20, 1);
 	add(m, 50, 10, 2);
-	addo(m, 70, 70, 3);	/* limit <= start: no-op */
+	addo(m, 70, 70, 3); /* limit <= start: no-op */
 	addo(m, 80, 75, 3);
-	EXPECT(m, { 0, 20, NO, 1 }, { 50, 60, NO, 2 });
+	EXPECT(m, {0, 20, NO, 1}, {50, 60, NO, 2});
 	rmap_free(m);
 }
 
@@ -251,13 +249,13 @@ static void test_open_at_end(void **state)
 	(void)state;
 	add(m, 0, 10, 1);
 	addo(m, 10, 4096, 2);
-	EXPECT(m, { 0, 10, NO, 1 }, { 10, 4096, NO, 2 });
+	EXPECT(m, {0, 10, NO, 1}, {10, 4096, NO, 2});
 	rmap_free(m);
 
 	m = rmap_new();
 	add(m, 0, 10, 1);
 	addo(m, 10, UMAX, 2);
-	EXPECT(m, { 0, 10, NO, 1 }, { 10, UMAX, NO, 2 });
+	EXPECT(m, {0, 10, NO, 1}, {10, UMAX, NO, 2});
 	assert_int_equal(rmap_lookup(m, UMAX - 1, NULL), 2);
 	assert_int_equal(rmap_lookup(m, UMAX, NULL), NONE);
 	rmap_free(m);
@@ -270,16 +268,15 @@ static void test_open_after_settle(void **state)
 	(void)state;
 	/* a settled open range is not shortened by later adds */
 	addo(m, 0, 100, 1);
-	EXPECT(m, { 0, 100, NO, 1 });
+	EXPECT(m, {0, 100, NO, 1});
 	add(m, 50, 100, 2);
-	EXPECT(m, { 0, 100, NO, 1 }, { 100, 150, NO, 2 });
+	EXPECT(m, {0, 100, NO, 1}, {100, 150, NO, 2});
 	/* but starts of earlier batches still stop new open ranges, even
 	 * where no settled entry starts (50 is inside [0, 100)) */
-	addo(m, 10, 1000, 4);	/* [10, 50): nothing left to fill */
-	EXPECT(m, { 0, 100, NO, 1 }, { 100, 150, NO, 2 });
-	addo(m, 60, 1000, 5);	/* no start after 60: fills [150, 1000) */
-	EXPECT(m, { 0, 100, NO, 1 }, { 100, 150, NO, 2 },
-	       { 150, 1000, NO, 5 });
+	addo(m, 10, 1000, 4); /* [10, 50): nothing left to fill */
+	EXPECT(m, {0, 100, NO, 1}, {100, 150, NO, 2});
+	addo(m, 60, 1000, 5); /* no start after 60: fills [150, 1000) */
+	EXPECT(m, {0, 100, NO, 1}, {100, 150, NO, 2}, {150, 1000, NO, 5});
 	rmap_free(m);
 }
 
@@ -289,13 +286,13 @@ static void test_uint64_edge(void **state)
 	uint64_t o;
 
 	(void)state;
-	add(m, UMAX - 10, 100, 1);	/* clipped at UMAX */
-	add(m, UMAX, 5, 2);		/* empty after clipping */
-	add(m, UMAX - 20, UMAX, 3);	/* fills below */
-	addt(m, 0, 100, UMAX - 50, 4);	/* clipped by its translation */
-	addt(m, 100, 10, NO, 5);	/* plain add */
-	EXPECT(m, { 0, 50, UMAX - 50, 4 }, { 100, 110, NO, 5 },
-	       { UMAX - 20, UMAX - 10, NO, 3 }, { UMAX - 10, UMAX, NO, 1 });
+	add(m, UMAX - 10, 100, 1);     /* clipped at UMAX */
+	add(m, UMAX, 5, 2);	       /* empty after clipping */
+	add(m, UMAX - 20, UMAX, 3);    /* fills below */
+	addt(m, 0, 100, UMAX - 50, 4); /* clipped by its translation */
+	addt(m, 100, 10, NO, 5);       /* plain add */
+	EXPECT(m, {0, 50, UMAX - 50, 4}, {100, 110, NO, 5},
+	       {UMAX - 20, UMAX - 10, NO, 3}, {UMAX - 10, UMAX, NO, 1});
 	assert_int_equal(rmap_lookup(m, UMAX - 1, NULL), 1);
 	assert_int_equal(rmap_lookup(m, UMAX, NULL), NONE);
 	assert_true(rmap_covers(m, UMAX - 20, UMAX));
@@ -306,7 +303,7 @@ static void test_uint64_edge(void **state)
 
 	m = rmap_new();
 	add(m, 0, UMAX, 1);
-	EXPECT(m, { 0, UMAX, NO, 1 });
+	EXPECT(m, {0, UMAX, NO, 1});
 	rmap_free(m);
 }
 
@@ -317,11 +314,11 @@ static void test_size_zero(void **state)
 	(void)state;
 	add(m, 5, 0, 1);
 	addt(m, 5, 0, 100, 1);
-	add(m, 5, 10, NONE);	/* LABEL_NONE is ignored */
+	add(m, 5, 10, NONE); /* LABEL_NONE is ignored */
 	expect_empty(m);
 	add(m, 0, 10, 1);
 	add(m, 5, 0, 2);
-	EXPECT(m, { 0, 10, NO, 1 });
+	EXPECT(m, {0, 10, NO, 1});
 	rmap_free(m);
 }
 
@@ -391,8 +388,8 @@ static int collect_fn(void *arg, const struct rmap_entry *piece)
 	return c->n == c->stop_after ? 42 : 0;
 }
 
-static void expect_pieces(const struct collect *c,
-			  const struct rmap_entry *exp, size_t nexp)
+static void expect_pieces(const struct collect *c, const struct rmap_entry *exp,
+			  size_t nexp)
 {
 	size_t i;
 
@@ -414,31 +411,29 @@ static void expect_pieces(const struct collect *c,
 	fail();
 }
 
-#define EXPECT_PIECES(c, ...)                                             \
-	do {                                                              \
-		static const struct rmap_entry exp_[] = { __VA_ARGS__ };  \
-		expect_pieces(c, exp_, sizeof(exp_) / sizeof(exp_[0]));  \
+#define EXPECT_PIECES(c, ...)                                                  \
+	do {                                                                   \
+		static const struct rmap_entry exp_[] = {__VA_ARGS__};         \
+		expect_pieces(c, exp_, sizeof(exp_) / sizeof(exp_[0]));        \
 	} while (0)
 
 static void test_foreach(void **state)
 {
 	struct rmap *m = rmap_new();
-	struct collect c = { .n = 0 };
+	struct collect c = {.n = 0};
 
 	(void)state;
 	addt(m, 10, 10, 100, 1);
 	add(m, 30, 10, 2);
 	addt(m, 40, 10, 200, 3);
 	assert_int_equal(rmap_foreach(m, 15, 45, collect_fn, &c), 0);
-	EXPECT_PIECES(&c, { 15, 20, 105, 1 }, { 30, 40, NO, 2 },
-		      { 40, 45, 200, 3 });
+	EXPECT_PIECES(&c, {15, 20, 105, 1}, {30, 40, NO, 2}, {40, 45, 200, 3});
 	c.n = 0;
 	assert_int_equal(rmap_foreach(m, 0, 100, collect_fn, &c), 0);
-	EXPECT_PIECES(&c, { 10, 20, 100, 1 }, { 30, 40, NO, 2 },
-		      { 40, 50, 200, 3 });
+	EXPECT_PIECES(&c, {10, 20, 100, 1}, {30, 40, NO, 2}, {40, 50, 200, 3});
 	c.n = 0;
 	assert_int_equal(rmap_foreach(m, 32, 33, collect_fn, &c), 0);
-	EXPECT_PIECES(&c, { 32, 33, NO, 2 });
+	EXPECT_PIECES(&c, {32, 33, NO, 2});
 	c.n = 0;
 	assert_int_equal(rmap_foreach(m, 20, 30, collect_fn, &c), 0);
 	assert_int_equal(c.n, 0);
@@ -456,8 +451,7 @@ struct rcollect {
 	size_t n;
 };
 
-static int rollup_fn(void *arg, const uint32_t *labels, uint64_t s,
-		     uint64_t e)
+static int rollup_fn(void *arg, const uint32_t *labels, uint64_t s, uint64_t e)
 {
 	struct rcollect *c = arg;
 
@@ -471,21 +465,17 @@ static int rollup_fn(void *arg, const uint32_t *labels, uint64_t s,
 
 static void test_rollup(void **state)
 {
-	struct rmap *m[3] = { rmap_new(), rmap_new(), rmap_new() };
-	struct rcollect c = { .n = 0 };
+	struct rmap *m[3] = {rmap_new(), rmap_new(), rmap_new()};
+	struct rcollect c = {.n = 0};
 	static const struct {
 		uint64_t s, e;
 		uint32_t l[3];
 	} exp[] = {
-		{ 0, 5, { NONE, NONE, NONE } },
-		{ 5, 10, { NONE, NONE, 30 } },
-		{ 10, 15, { 10, NONE, 30 } },
-		{ 15, 20, { 10, 20, NONE } },
-		{ 20, 25, { 11, 20, NONE } },
-		{ 25, 30, { 11, NONE, NONE } },
-		{ 30, 40, { NONE, NONE, NONE } },
-		{ 40, 50, { NONE, 21, 31 } },
-		{ 50, 60, { NONE, 21, NONE } },
+	    {0, 5, {NONE, NONE, NONE}},	  {5, 10, {NONE, NONE, 30}},
+	    {10, 15, {10, NONE, 30}},	  {15, 20, {10, 20, NONE}},
+	    {20, 25, {11, 20, NONE}},	  {25, 30, {11, NONE, NONE}},
+	    {30, 40, {NONE, NONE, NONE}}, {40, 50, {NONE, 21, 31}},
+	    {50, 60, {NONE, 21, NONE}},
 	};
 	size_t i;
 
@@ -520,8 +510,8 @@ static void test_rollup(void **state)
 	c.n = 0;
 	assert_int_equal(rmap_rollup(m, 3, 30, 30, rollup_fn, &c), 0);
 	assert_int_equal(c.n, 0);
-	assert_int_equal(rmap_rollup(m, RMAP_ROLLUP_MAX + 1, 0, 1, rollup_fn,
-				     &c), -1);
+	assert_int_equal(
+	    rmap_rollup(m, RMAP_ROLLUP_MAX + 1, 0, 1, rollup_fn, &c), -1);
 	for (i = 0; i < 3; i++)
 		rmap_free(m[i]);
 }
@@ -562,7 +552,7 @@ static void make_base(struct dualmap *b)
 	dm_check(b);
 	dm_both(b, 0x1000, 0x800, 0x0, 0x800, 1);
 	dm_both(b, 0x3000, 0x300, 0x1000, 0x100, 2);
-	dm_both(b, 0, 0, 0, 0x2000, 3);	/* [Unmapped] file */
+	dm_both(b, 0, 0, 0, 0x2000, 3); /* [Unmapped] file */
 }
 
 static void test_dualmap(void **state)
@@ -571,11 +561,10 @@ static void test_dualmap(void **state)
 
 	(void)state;
 	make_base(&b);
-	EXPECT(b.vm, { 0x1000, 0x1800, 0x0, 1 }, { 0x3000, 0x3100, 0x1000, 2 },
-	       { 0x3100, 0x3300, NO, 2 });
-	EXPECT(b.file, { 0x0, 0x800, 0x1000, 1 },
-	       { 0x800, 0x1000, NO, 3 }, { 0x1000, 0x1100, 0x3000, 2 },
-	       { 0x1100, 0x2000, NO, 3 });
+	EXPECT(b.vm, {0x1000, 0x1800, 0x0, 1}, {0x3000, 0x3100, 0x1000, 2},
+	       {0x3100, 0x3300, NO, 2});
+	EXPECT(b.file, {0x0, 0x800, 0x1000, 1}, {0x800, 0x1000, NO, 3},
+	       {0x1000, 0x1100, 0x3000, 2}, {0x1100, 0x2000, NO, 3});
 
 	dualmap_init(&d);
 	/* a symbol in text */
@@ -588,27 +577,21 @@ static void test_dualmap(void **state)
 	dm_file(&d, &b, 0x1800, 0x100, 13);
 	/* a file range in text: VM too */
 	dm_file(&d, &b, 0x200, 0x8, 14);
-	EXPECT(d.vm, { 0x1100, 0x1110, 0x100, 10 },
-	       { 0x1200, 0x1208, 0x200, 14 },
-	       { 0x1700, 0x1800, 0x700, 12 },
-	       { 0x3000, 0x30f0, 0x1000, 12 },
-	       { 0x30f0, 0x3100, 0x10f0, 11 },
-	       { 0x3100, 0x3110, NO, 11 },
-	       { 0x3110, 0x3300, NO, 12 });
-	EXPECT(d.file, { 0x100, 0x110, 0x1100, 10 },
-	       { 0x200, 0x208, 0x1200, 14 },
-	       { 0x700, 0x800, 0x1700, 12 },
-	       { 0x1000, 0x10f0, 0x3000, 12 },
-	       { 0x10f0, 0x1100, 0x30f0, 11 },
-	       { 0x1800, 0x1900, NO, 13 });
+	EXPECT(d.vm, {0x1100, 0x1110, 0x100, 10}, {0x1200, 0x1208, 0x200, 14},
+	       {0x1700, 0x1800, 0x700, 12}, {0x3000, 0x30f0, 0x1000, 12},
+	       {0x30f0, 0x3100, 0x10f0, 11}, {0x3100, 0x3110, NO, 11},
+	       {0x3110, 0x3300, NO, 12});
+	EXPECT(d.file, {0x100, 0x110, 0x1100, 10}, {0x200, 0x208, 0x1200, 14},
+	       {0x700, 0x800, 0x1700, 12}, {0x1000, 0x10f0, 0x3000, 12},
+	       {0x10f0, 0x1100, 0x30f0, 11}, {0x1800, 0x1900, NO, 13});
 	dualmap_free(&d);
 
 	/* without a base: VM only / file only */
 	dualmap_init(&d);
 	dm_vm(&d, NULL, 0x5000, 0x10, 1);
 	dm_file(&d, NULL, 0x20, 0x10, 2);
-	EXPECT(d.vm, { 0x5000, 0x5010, NO, 1 });
-	EXPECT(d.file, { 0x20, 0x30, NO, 2 });
+	EXPECT(d.vm, {0x5000, 0x5010, NO, 1});
+	EXPECT(d.file, {0x20, 0x30, NO, 2});
 	dualmap_free(&d);
 	dualmap_free(&b);
 	dualmap_free(NULL);
@@ -621,7 +604,7 @@ static void test_dualmap(void **state)
 struct model {
 	uint32_t label[SPACE];
 	uint64_t other[SPACE];
-	bool is_start[SPACE + 1];	/* starts of adds settled so far */
+	bool is_start[SPACE + 1]; /* starts of adds settled so far */
 	struct madd {
 		uint64_t start, end, other;
 		uint32_t label;
@@ -679,7 +662,8 @@ static void model_settle(struct model *md)
 			if (md->label[b] == NONE) {
 				md->label[b] = a->label;
 				md->other[b] = a->other == NO
-					       ? NO : a->other + (b - a->start);
+						   ? NO
+						   : a->other + (b - a->start);
 			}
 	}
 	md->np = 0;
@@ -687,13 +671,13 @@ static void model_settle(struct model *md)
 
 static unsigned long long cur_seed;
 
-#define CHECK(c)                                                          \
-	do {                                                              \
-		if (!(c)) {                                               \
-			print_error("seed %llu: %s:%d: check failed: %s\n", \
-				    cur_seed, __FILE__, __LINE__, #c);    \
-			fail();                                           \
-		}                                                         \
+#define CHECK(c)                                                               \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			print_error("seed %llu: %s:%d: check failed: %s\n",    \
+				    cur_seed, __FILE__, __LINE__, #c);         \
+			fail();                                                \
+		}                                                              \
 	} while (0)
 
 /* Entries of the model, merged like the map merges. */
@@ -708,10 +692,10 @@ static size_t model_entries(const struct model *md, struct rmap_entry *out)
 		if (n && out[n - 1].end == b &&
 		    out[n - 1].label == md->label[b] &&
 		    (md->other[b] == NO
-		     ? out[n - 1].other == NO
-		     : out[n - 1].other != NO &&
+			 ? out[n - 1].other == NO
+			 : out[n - 1].other != NO &&
 			       out[n - 1].other + (b - out[n - 1].start) ==
-				       md->other[b])) {
+				   md->other[b])) {
 			out[n - 1].end = b + 1;
 			continue;
 		}
@@ -734,11 +718,11 @@ static size_t merged_entries(struct rmap *m, struct rmap_entry *out)
 		if (k && out[k - 1].end == e[i].start &&
 		    out[k - 1].label == e[i].label &&
 		    (e[i].other == NO
-		     ? out[k - 1].other == NO
-		     : out[k - 1].other != NO &&
-			       out[k - 1].other + (out[k - 1].end -
-						   out[k - 1].start) ==
-				       e[i].other)) {
+			 ? out[k - 1].other == NO
+			 : out[k - 1].other != NO &&
+			       out[k - 1].other +
+				       (out[k - 1].end - out[k - 1].start) ==
+				   e[i].other)) {
 			out[k - 1].end = e[i].end;
 			continue;
 		}
@@ -835,7 +819,7 @@ static void random_query(struct rmap *m, struct model *md)
 
 struct fe_check {
 	struct model *md;
-	uint64_t next;	/* pieces must come in order */
+	uint64_t next; /* pieces must come in order */
 	uint64_t start, end;
 };
 
@@ -1051,7 +1035,7 @@ static void test_random_dualmap(void **state)
 			uint64_t fs = rnd_below(vs + 1);
 
 			if (rnd_below(3) == 0)
-				fs = vs;	/* no .bss */
+				fs = vs; /* no .bss */
 			vs = MIN(vs, SPACE - va);
 			fs = MIN(fs, SPACE - off);
 			dm_both(&b, va, vs, off, fs, k);
@@ -1100,26 +1084,26 @@ static void test_random_dualmap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_overlap_fills_gaps),
-		cmocka_unit_test(test_split_into_pieces),
-		cmocka_unit_test(test_translation_of_pieces),
-		cmocka_unit_test(test_merge_adjacent),
-		cmocka_unit_test(test_open_later),
-		cmocka_unit_test(test_open_limit),
-		cmocka_unit_test(test_open_at_end),
-		cmocka_unit_test(test_open_after_settle),
-		cmocka_unit_test(test_uint64_edge),
-		cmocka_unit_test(test_size_zero),
-		cmocka_unit_test(test_lookup_boundaries),
-		cmocka_unit_test(test_covers),
-		cmocka_unit_test(test_foreach),
-		cmocka_unit_test(test_rollup),
-		cmocka_unit_test(test_dualmap),
-		cmocka_unit_test(test_random_single),
-		cmocka_unit_test(test_random_rollup),
-		cmocka_unit_test(test_random_interleaved),
-		cmocka_unit_test(test_random_dualmap),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_overlap_fills_gaps),
+	    cmocka_unit_test(test_split_into_pieces),
+	    cmocka_unit_test(test_translation_of_pieces),
+	    cmocka_unit_test(test_merge_adjacent),
+	    cmocka_unit_test(test_open_later),
+	    cmocka_unit_test(test_open_limit),
+	    cmocka_unit_test(test_open_at_end),
+	    cmocka_unit_test(test_open_after_settle),
+	    cmocka_unit_test(test_uint64_edge),
+	    cmocka_unit_test(test_size_zero),
+	    cmocka_unit_test(test_lookup_boundaries),
+	    cmocka_unit_test(test_covers),
+	    cmocka_unit_test(test_foreach),
+	    cmocka_unit_test(test_rollup),
+	    cmocka_unit_test(test_dualmap),
+	    cmocka_unit_test(test_random_single),
+	    cmocka_unit_test(test_random_rollup),
+	    cmocka_unit_test(test_random_interleaved),
+	    cmocka_unit_test(test_random_dualmap),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -35,30 +35,30 @@ static char tmpdir[] = "/tmp/memsz-test-relocs.XXXXXX";
 static bool have_m32;
 
 static const char ptrs_src[] =
-	"#include <stdio.h>\n"
-	"static int vals[1000];\n"
-	"#define P4(i) &vals[i], &vals[i+1], &vals[i+2], &vals[i+3]\n"
-	"#define P20(i) P4(i),P4(i+4),P4(i+8),P4(i+12),P4(i+16)\n"
-	"#define P100(i) P20(i),P20(i+20),P20(i+40),P20(i+60),P20(i+80)\n"
-	"int *const ptr_array[1000] = { P100(0), P100(100), P100(200),\n"
-	"  P100(300), P100(400), P100(500), P100(600), P100(700), P100(800),\n"
-	"  P100(900) };\n"
-	"int *sparse_ptrs[200] = { &vals[1], 0, &vals[2], 0, 0, 0, &vals[3],\n"
-	"  [100] = &vals[4], [199] = &vals[5] };\n"
-	"int main(int c, char **v) { (void)v;\n"
-	"  printf(\"%p %p\\n\", (void *)ptr_array[c], (void *)sparse_ptrs[c]);\n"
-	"  return 0; }\n";
+    "#include <stdio.h>\n"
+    "static int vals[1000];\n"
+    "#define P4(i) &vals[i], &vals[i+1], &vals[i+2], &vals[i+3]\n"
+    "#define P20(i) P4(i),P4(i+4),P4(i+8),P4(i+12),P4(i+16)\n"
+    "#define P100(i) P20(i),P20(i+20),P20(i+40),P20(i+60),P20(i+80)\n"
+    "int *const ptr_array[1000] = { P100(0), P100(100), P100(200),\n"
+    "  P100(300), P100(400), P100(500), P100(600), P100(700), P100(800),\n"
+    "  P100(900) };\n"
+    "int *sparse_ptrs[200] = { &vals[1], 0, &vals[2], 0, 0, 0, &vals[3],\n"
+    "  [100] = &vals[4], [199] = &vals[5] };\n"
+    "int main(int c, char **v) { (void)v;\n"
+    "  printf(\"%p %p\\n\", (void *)ptr_array[c], (void *)sparse_ptrs[c]);\n"
+    "  return 0; }\n";
 
 static const char lib_src[] =
-	"int memsz_lib_counter;\n"
-	"const char *memsz_lib_names[3] = { \"a\", \"b\", \"c\" };\n"
-	"int memsz_lib_alpha(int x) { return x + memsz_lib_counter; }\n"
-	"int memsz_lib_beta_function(int x) { return memsz_lib_alpha(x) *"
-	" 2; }\n"
-	"static int memsz_lib_hidden(int x) { return x - 1; }\n"
-	"int (*memsz_lib_fp)(int) = memsz_lib_hidden;\n"
-	"int memsz_lib_folded(int) __attribute__((alias(\"memsz_lib_alpha\")));"
-	"\n";
+    "int memsz_lib_counter;\n"
+    "const char *memsz_lib_names[3] = { \"a\", \"b\", \"c\" };\n"
+    "int memsz_lib_alpha(int x) { return x + memsz_lib_counter; }\n"
+    "int memsz_lib_beta_function(int x) { return memsz_lib_alpha(x) *"
+    " 2; }\n"
+    "static int memsz_lib_hidden(int x) { return x - 1; }\n"
+    "int (*memsz_lib_fp)(int) = memsz_lib_hidden;\n"
+    "int memsz_lib_folded(int) __attribute__((alias(\"memsz_lib_alpha\")));"
+    "\n";
 
 static int setup(void **state)
 {
@@ -129,8 +129,9 @@ static struct trel *readelf_relocs(const char *path, size_t *n,
 		unsigned long long off, info, cnt;
 		char name[64], type[64];
 
-		if (sscanf(l[i], "Relocation section '%63[^']' at offset "
-				 "%llx contains %llu",
+		if (sscanf(l[i],
+			   "Relocation section '%63[^']' at offset "
+			   "%llx contains %llu",
 			   name, &off, &cnt) == 3) {
 			snprintf(cur, sizeof(cur), "%s", name);
 			relr = strstr(cur, ".relr") != NULL;
@@ -149,8 +150,8 @@ static struct trel *readelf_relocs(const char *path, size_t *n,
 				continue;
 			info = 0;
 			type[0] = 0;
-		} else if (sscanf(l[i], "%llx %llx %63s", &off, &info,
-				  type) != 3) {
+		} else if (sscanf(l[i], "%llx %llx %63s", &off, &info, type) !=
+			   3) {
 			continue;
 		}
 		xgrow(&v, &cap, *n + 1, sizeof(*v));
@@ -175,8 +176,7 @@ struct tsym {
 
 /* Defined FUNC/OBJECT symbols with a size of table tab (".symtab" or
  * ".dynsym") per readelf -sW (versions stripped from names). */
-static struct tsym *readelf_syms(const char *path, const char *tab,
-				 size_t *n)
+static struct tsym *readelf_syms(const char *path, const char *tab, size_t *n)
 {
 	struct tsym *v = NULL;
 	size_t nl, cap = 0;
@@ -200,8 +200,8 @@ static struct tsym *readelf_syms(const char *path, const char *tab,
 			   &idx, &value, &size, type, bind, vis, ndx,
 			   name) != 8)
 			continue;
-		if ((strcmp(type, "FUNC") && strcmp(type, "OBJECT")) ||
-		    !size || !strcmp(ndx, "UND") || !strcmp(ndx, "ABS"))
+		if ((strcmp(type, "FUNC") && strcmp(type, "OBJECT")) || !size ||
+		    !strcmp(ndx, "UND") || !strcmp(ndx, "ABS"))
 			continue;
 		if (strchr(name, '@'))
 			*strchr(name, '@') = 0;
@@ -288,7 +288,7 @@ static void check_read(const char *path)
 		assert_int_equal(r[i].target, t[i].off);
 		assert_true(r[i].entry_off >= s->offset &&
 			    r[i].entry_off + r[i].entry_size <=
-				    s->offset + s->size);
+				s->offset + s->size);
 		assert_int_equal(r[i].entry_addr - s->addr,
 				 r[i].entry_off - s->offset);
 		if (t[i].relr) {
@@ -300,18 +300,18 @@ static void check_read(const char *path)
 			last_word = r[i].entry_off;
 			continue;
 		}
-		assert_int_equal(r[i].type, is64 ? ELF64_R_TYPE(t[i].info) :
-						   ELF32_R_TYPE(t[i].info));
-		assert_int_equal(r[i].sym, is64 ? ELF64_R_SYM(t[i].info) :
-						  ELF32_R_SYM(t[i].info));
+		assert_int_equal(r[i].type, is64 ? ELF64_R_TYPE(t[i].info)
+						 : ELF32_R_TYPE(t[i].info));
+		assert_int_equal(r[i].sym, is64 ? ELF64_R_SYM(t[i].info)
+						: ELF32_R_SYM(t[i].info));
 		assert_int_equal(r[i].entry_size, s->entsize);
 		assert_int_equal(r[i].is_relative,
 				 strstr(t[i].type, "_RELATIVE") != NULL &&
-					 !strstr(t[i].type, "IRELATIVE"));
+				     !strstr(t[i].type, "IRELATIVE"));
 		if (elf_reloc_type_name(img->machine, r[i].type))
 			assert_string_equal(
-				elf_reloc_type_name(img->machine, r[i].type),
-				t[i].type);
+			    elf_reloc_type_name(img->machine, r[i].type),
+			    t[i].type);
 	}
 	/* every RELR word decodes to at least one address here */
 	for (size_t k = 0; k < nts; k++)
@@ -419,9 +419,8 @@ static void check_rela_charges(const char *path, const char *sname,
 			    t[k].off >= y[i].value &&
 			    t[k].off < y[i].value + y[i].size)
 				want += entsize;
-		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
-					   sname),
-				 want);
+		assert_int_equal(
+		    sec_bytes(m.img, &m.src, m.lb, y[i].name, sname), want);
 		if (!strcmp(y[i].name, "ptr_array"))
 			assert_int_equal(want, 1000 * entsize);
 		if (!strcmp(y[i].name, "sparse_ptrs"))
@@ -508,9 +507,9 @@ static void check_relr_charges(const char *path, uint64_t w)
 		if (!unique_name(y, ny, j) ||
 		    labels_find(m.lb, y[j].name) == LABEL_NONE)
 			continue;
-		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[j].name,
-					   ".relr.dyn"),
-				 want[j]);
+		assert_int_equal(
+		    sec_bytes(m.img, &m.src, m.lb, y[j].name, ".relr.dyn"),
+		    want[j]);
 	}
 	/* ptr_array: 1000 contiguous pointers, 1 + ceil(999 / bits) words */
 	for (size_t j = 0; j < ny; j++)
@@ -594,18 +593,14 @@ static void check_symtab_charges(const char *path)
 			dstr += strlen(dy[j].name) + 1;
 			ver += 2;
 		}
-		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
-					   ".symtab"),
-				 st);
-		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
-					   ".strtab"),
-				 str);
-		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
-					   ".dynsym"),
-				 dst);
-		assert_int_equal(sec_bytes(m.img, &m.src, m.lb, y[i].name,
-					   ".dynstr"),
-				 dstr);
+		assert_int_equal(
+		    sec_bytes(m.img, &m.src, m.lb, y[i].name, ".symtab"), st);
+		assert_int_equal(
+		    sec_bytes(m.img, &m.src, m.lb, y[i].name, ".strtab"), str);
+		assert_int_equal(
+		    sec_bytes(m.img, &m.src, m.lb, y[i].name, ".dynsym"), dst);
+		assert_int_equal(
+		    sec_bytes(m.img, &m.src, m.lb, y[i].name, ".dynstr"), dstr);
 		if (sec_by_name(m.img, ".gnu.version"))
 			assert_int_equal(sec_bytes(m.img, &m.src, m.lb,
 						   y[i].name, ".gnu.version"),
@@ -644,8 +639,7 @@ static void test_lib_exports(void **state)
 
 /* ---------- hostile RELR ---------- */
 
-static void write_at(const char *path, uint64_t off, const void *b,
-		     size_t n)
+static void write_at(const char *path, uint64_t off, const void *b, size_t n)
 {
 	FILE *f = fopen(path, "r+b");
 
@@ -693,8 +687,8 @@ static void test_relr_hostile(void **state)
 		for (size_t k = 0; k < img->nsegs; k++)
 			in |= img->segs[k].type == PT_LOAD &&
 			      r[i].target >= img->segs[k].vaddr &&
-			      r[i].target < img->segs[k].vaddr +
-						    img->segs[k].memsz;
+			      r[i].target <
+				  img->segs[k].vaddr + img->segs[k].memsz;
 		assert_true(in);
 	}
 	free(r);
@@ -703,28 +697,26 @@ static void test_relr_hostile(void **state)
 	/* the whole section falls back when no word decodes into a
 	 * symbol; I1 holds (map_symbols checks the file side) */
 	map_symbols(fx("bad"), &m);
-	assert_int_equal(sec_bytes(m.img, &m.src, m.lb, "[section .relr.dyn]",
-				   ".relr.dyn"),
-			 size - (nw < size / 8 ? size - nw * 8 : 0) -
-				 sec_bytes(m.img, &m.src, m.lb, "ptr_array",
-					   ".relr.dyn") -
-				 sec_bytes(m.img, &m.src, m.lb, "sparse_ptrs",
-					   ".relr.dyn"));
+	assert_int_equal(
+	    sec_bytes(m.img, &m.src, m.lb, "[section .relr.dyn]", ".relr.dyn"),
+	    size - (nw < size / 8 ? size - nw * 8 : 0) -
+		sec_bytes(m.img, &m.src, m.lb, "ptr_array", ".relr.dyn") -
+		sec_bytes(m.img, &m.src, m.lb, "sparse_ptrs", ".relr.dyn"));
 	unmap(&m);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_read_rela),
-		cmocka_unit_test(test_read_relr),
-		cmocka_unit_test(test_read_32),
-		cmocka_unit_test(test_relr_estimate),
-		cmocka_unit_test(test_charge_rela),
-		cmocka_unit_test(test_charge_relr),
-		cmocka_unit_test(test_lib_exports),
-		cmocka_unit_test(test_charge_symtab),
-		cmocka_unit_test(test_relr_hostile),
+	    cmocka_unit_test(test_read_rela),
+	    cmocka_unit_test(test_read_relr),
+	    cmocka_unit_test(test_read_32),
+	    cmocka_unit_test(test_relr_estimate),
+	    cmocka_unit_test(test_charge_rela),
+	    cmocka_unit_test(test_charge_relr),
+	    cmocka_unit_test(test_lib_exports),
+	    cmocka_unit_test(test_charge_symtab),
+	    cmocka_unit_test(test_relr_hostile),
 	};
 
 	return test_run_group(tests, setup, teardown);

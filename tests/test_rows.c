@@ -42,9 +42,9 @@ static void fx_free(struct fixture *fx)
 static void add3(struct fixture *fx, const char *a, const char *b,
 		 const char *c, uint64_t file, uint64_t vm)
 {
-	const char *p[3] = { a, b, c };
+	const char *p[3] = {a, b, c};
 	uint32_t path[3];
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 	size_t i;
 
 	for (i = 0; i < fx->t->depth; i++)
@@ -70,7 +70,7 @@ static const char *name(const struct fixture *fx, const struct row *r)
 static size_t check_tree(const struct fixture *fx, const struct row *r,
 			 enum col_id col, size_t level)
 {
-	uint64_t sum[COL__COUNT] = { 0 };
+	uint64_t sum[COL__COUNT] = {0};
 	size_t i, leaves = 0, n = r->nchildren;
 	int c;
 
@@ -93,8 +93,8 @@ static size_t check_tree(const struct fixture *fx, const struct row *r,
 
 			assert_true(ch->vals[col] >= nx->vals[col]);
 			if (ch->vals[col] == nx->vals[col])
-				assert_true(strcmp(name(fx, ch),
-						   name(fx, nx)) < 0);
+				assert_true(strcmp(name(fx, ch), name(fx, nx)) <
+					    0);
 		}
 	}
 	for (c = 0; c < COL__COUNT; c++)
@@ -130,20 +130,22 @@ static void test_coldefs(void **state)
 static void test_procs_tagged(void **state)
 {
 	struct fixture *fx = fx_new(2);
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 	/* process 1 maps libc (two pieces) and a.out; 2 libc; 3 libz */
-	static const struct { uint64_t tag; const char *a, *b; } add[] = {
-		{ 1, "libc", ".text" }, { 1, "libc", ".data" },
-		{ 1, "a.out", ".text" }, { 2, "libc", ".text" },
-		{ 3, "libz", ".text" },
+	static const struct {
+		uint64_t tag;
+		const char *a, *b;
+	} add[] = {
+	    {1, "libc", ".text"}, {1, "libc", ".data"}, {1, "a.out", ".text"},
+	    {2, "libc", ".text"}, {3, "libz", ".text"},
 	};
 	const struct row *ch;
 
 	(void)state;
 	vals[COL_RSS] = 4096;
 	for (size_t i = 0; i < sizeof(add) / sizeof(add[0]); i++) {
-		uint32_t path[2] = { labels_intern(fx->lb, add[i].a),
-				     labels_intern(fx->lb, add[i].b) };
+		uint32_t path[2] = {labels_intern(fx->lb, add[i].a),
+				    labels_intern(fx->lb, add[i].b)};
 
 		rowtree_set_tag(fx->t, add[i].tag);
 		rowtree_add(fx->t, path, vals);
@@ -167,8 +169,8 @@ static void test_procs_tagged(void **state)
 	/* one process in every folded row: capped at the parent's count */
 	fx = fx_new(1);
 	for (const char *l = "xyzwx"; *l; l++) {
-		char lab[2] = { *l, 0 };
-		uint32_t path[1] = { labels_intern(fx->lb, lab) };
+		char lab[2] = {*l, 0};
+		uint32_t path[1] = {labels_intern(fx->lb, lab)};
 
 		/* process 1 maps x, y, z and w; then process 2 maps x */
 		rowtree_set_tag(fx->t, l[1] ? 1 : 2);
@@ -414,7 +416,7 @@ static void check_random_depth(size_t depth, size_t limit)
 {
 	enum { W = 6 };
 	uint64_t expect[W][W][W][2];
-	uint64_t tot[2] = { 0, 0 };
+	uint64_t tot[2] = {0, 0};
 	struct fixture *fx = fx_new(depth);
 	char s[3][16];
 	size_t i, n, leaves = 0;
@@ -462,7 +464,7 @@ static void check_random_depth(size_t depth, size_t limit)
 				continue;
 			for (k = 0; k < (depth > 2 ? b->nchildren : 1); k++) {
 				const struct row *c =
-					depth > 2 ? &b->children[k] : b;
+				    depth > 2 ? &b->children[k] : b;
 				size_t x, y = 0, z = 0;
 
 				if (c->folded)
@@ -501,7 +503,7 @@ static void test_million(void **state)
 	enum { N = 1000000 };
 	struct fixture *fx = fx_new(2);
 	uint32_t *ids = malloc(N * sizeof(*ids)), top[4], path[2];
-	uint64_t vals[COL__COUNT] = { 0 }, want = 0;
+	uint64_t vals[COL__COUNT] = {0}, want = 0;
 	char s[32];
 	size_t i, pass, leaves;
 
@@ -555,7 +557,7 @@ static void test_add_from(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *t = rowtree_new(lb, 2);
-	uint64_t vals[COL__COUNT] = { 0 };
+	uint64_t vals[COL__COUNT] = {0};
 	uint32_t p1[2], p2[2];
 	const struct row *a, *b;
 
@@ -645,19 +647,19 @@ static void test_repeats(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_coldefs),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_procs_tagged),
-		cmocka_unit_test(test_depth1_order),
-		cmocka_unit_test(test_sort_other_column),
-		cmocka_unit_test(test_ties),
-		cmocka_unit_test(test_fold),
-		cmocka_unit_test(test_order_pos),
-		cmocka_unit_test(test_order_name),
-		cmocka_unit_test(test_depths),
-		cmocka_unit_test(test_million),
-		cmocka_unit_test(test_add_from),
-		cmocka_unit_test(test_repeats),
+	    cmocka_unit_test(test_coldefs),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_procs_tagged),
+	    cmocka_unit_test(test_depth1_order),
+	    cmocka_unit_test(test_sort_other_column),
+	    cmocka_unit_test(test_ties),
+	    cmocka_unit_test(test_fold),
+	    cmocka_unit_test(test_order_pos),
+	    cmocka_unit_test(test_order_name),
+	    cmocka_unit_test(test_depths),
+	    cmocka_unit_test(test_million),
+	    cmocka_unit_test(test_add_from),
+	    cmocka_unit_test(test_repeats),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -65,14 +65,15 @@ static size_t read_smaps(int pid, struct smap **out)
 	f = fopen(path, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		struct smap m = { 0 };
+		struct smap m = {0};
 		int pos = 0;
 		long val;
 		char key[64];
 
 		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &m.start, &m.end,
-			   m.perms, &m.pgoff, &m.maj, &m.min, &m.ino, &pos) >= 7 &&
+		if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &m.start,
+			   &m.end, m.perms, &m.pgoff, &m.maj, &m.min, &m.ino,
+			   &pos) >= 7 &&
 		    strchr(line, '-') < strchr(line, ' ')) {
 			/* the name starts after column 72 and one space */
 			if (strlen(line) > 73)
@@ -145,7 +146,7 @@ static void read_snapshot(const char *path, int pid, struct snapview *sv)
 			in = false;
 		} else if (rec.type == MD_REC_SNAP_MAPPING && in) {
 			const struct md_snap_mapping *m = &rec.u.mapping;
-			struct sums s = { 0 };
+			struct sums s = {0};
 
 			s.start = m->start;
 			s.end = m->end;
@@ -181,11 +182,11 @@ static void read_snapshot(const char *path, int pid, struct snapview *sv)
 				if (u->mapcount == 0)
 					s.pss_known = false;
 				else
-					s.pss_fixed += np * (((uint64_t)ps << 12) /
-							     u->mapcount);
+					s.pss_fixed +=
+					    np * (((uint64_t)ps << 12) /
+						  u->mapcount);
 			}
-			xgrow(&sv->m, &sv->cap, sv->n + 1,
-			      sizeof(*sv->m));
+			xgrow(&sv->m, &sv->cap, sv->n + 1, sizeof(*sv->m));
 			sv->m[sv->n++] = s;
 		}
 	}
@@ -200,15 +201,15 @@ static void free_view(struct snapview *sv)
 	free(sv->m);
 }
 
-#define CHECK_EQ(what, a, b)                                                  \
-	do {                                                                  \
-		if ((long)(a) != (long)(b)) {                                 \
-			print_error("%s %lx-%lx %s: %s %ld != smaps %ld\n",   \
-				    label, (unsigned long)s->start,           \
-				    (unsigned long)s->end, s->name, what,     \
-				    (long)(a), (long)(b));                    \
-			bad++;                                                \
-		}                                                             \
+#define CHECK_EQ(what, a, b)                                                   \
+	do {                                                                   \
+		if ((long)(a) != (long)(b)) {                                  \
+			print_error("%s %lx-%lx %s: %s %ld != smaps %ld\n",    \
+				    label, (unsigned long)s->start,            \
+				    (unsigned long)s->end, s->name, what,      \
+				    (long)(a), (long)(b));                     \
+			bad++;                                                 \
+		}                                                              \
 	} while (0)
 
 /* Anonymous memory, or a file of the workload's own: no process but the
@@ -247,8 +248,9 @@ static int compare(const char *label, int pid, const struct snapview *sv,
 		CHECK_EQ("minor", s->min, k->min);
 		CHECK_EQ("inode", s->ino, k->ino);
 		if (strcmp(perms, k->perms) || strcmp(s->name, k->name)) {
-			print_error("%s: mapping %zu: %s '%s' != smaps %s '%s'\n",
-				    label, i, perms, s->name, k->perms, k->name);
+			print_error(
+			    "%s: mapping %zu: %s '%s' != smaps %s '%s'\n",
+			    label, i, perms, s->name, k->perms, k->name);
 			bad++;
 		}
 		CHECK_EQ("Rss", s->present * kb, k->rss);
@@ -263,7 +265,7 @@ static int compare(const char *label, int pid, const struct snapview *sv,
 		if (!own_mapping(s)) {
 			CHECK_EQ("private+shared", (s->pr + s->sh) * kb,
 				 k->pr_clean + k->pr_dirty + k->sh_clean +
-					 k->sh_dirty);
+				     k->sh_dirty);
 			if (exact_dirty)
 				CHECK_EQ("dirty",
 					 (s->pr_dirty + s->sh_dirty) * kb,
@@ -273,7 +275,8 @@ static int compare(const char *label, int pid, const struct snapview *sv,
 		CHECK_EQ("private", s->pr * kb, k->pr_clean + k->pr_dirty);
 		CHECK_EQ("shared", s->sh * kb, k->sh_clean + k->sh_dirty);
 		if (exact_dirty) {
-			CHECK_EQ("Private_Dirty", s->pr_dirty * kb, k->pr_dirty);
+			CHECK_EQ("Private_Dirty", s->pr_dirty * kb,
+				 k->pr_dirty);
 			CHECK_EQ("Shared_Dirty", s->sh_dirty * kb, k->sh_dirty);
 			CHECK_EQ("Private_Clean", (s->pr - s->pr_dirty) * kb,
 				 k->pr_clean);
@@ -448,10 +451,10 @@ static void test_gone(void **state)
 static void kill_release(void *arg)
 {
 	int pidfd = *(int *)arg;
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
 
-	assert_int_equal(syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL,
-				 0), 0);
+	assert_int_equal(
+	    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0), 0);
 	assert_int_equal(poll(&p, 1, -1), 1);
 }
 
@@ -594,8 +597,9 @@ static void test_worst_layout(void **state)
 	assert_true(rec_size * 8 <= 2 * (len / pg));
 	assert_int_equal(stat(data, &st), 0);
 	print_message("every other page of %zu MiB: record %.3f bits per "
-		      "page, file %.3f bits per mapped page\n", len >> 20,
-		      rec_size * 8.0 / (len / pg), st.st_size * 8.0 / mapped);
+		      "page, file %.3f bits per mapped page\n",
+		      len >> 20, rec_size * 8.0 / (len / pg),
+		      st.st_size * 8.0 / mapped);
 	assert_true((uint64_t)st.st_size * 8 <= 2 * mapped);
 	free(data);
 	(void)state;
@@ -613,15 +617,17 @@ static void test_nonroot(void **state)
 		test_skip("running as nobody needs root");
 	if (system("command -v setpriv >/dev/null"))
 		test_skip("no setpriv (util-linux)");
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/nobody && chown nobody %s/nobody",
-		 tmpdir, tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/nobody && chown nobody %s/nobody", tmpdir,
+		 tmpdir);
 	assert_int_equal(system(cmd), 0);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	assert_true(n > 0);
 	self[n] = 0;
 	snprintf(cmd, sizeof(cmd),
 		 "setpriv --reuid=nobody --regid=nogroup --clear-groups "
-		 "%s --as-nobody %s %s", self, tmpdir, workload);
+		 "%s --as-nobody %s %s",
+		 self, tmpdir, workload);
 	ret = system(cmd);
 	assert_int_equal(ret, 0);
 }
@@ -636,8 +642,8 @@ static int setup(void **state)
 	if (!mkdtemp(tmpdir) || chmod(tmpdir, 0755))
 		return -1;
 	workload = xasprintf("%s/snap_workload", tmpdir);
-	snprintf(cmd, sizeof(cmd), "gcc -O1 -o %s %s/snap_workload.c",
-		 workload, WORKLOAD_DIR);
+	snprintf(cmd, sizeof(cmd), "gcc -O1 -o %s %s/snap_workload.c", workload,
+		 WORKLOAD_DIR);
 	return system(cmd) ? -1 : 0;
 }
 
@@ -655,14 +661,14 @@ static int teardown(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vs_smaps),
-		cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_gone_after_release),
-		cmocka_unit_test(test_worst_layout),
-		cmocka_unit_test(test_nonroot),
+	    cmocka_unit_test(test_vs_smaps),
+	    cmocka_unit_test(test_gone),
+	    cmocka_unit_test(test_gone_after_release),
+	    cmocka_unit_test(test_worst_layout),
+	    cmocka_unit_test(test_nonroot),
 	};
 	const struct CMUnitTest nobody_tests[] = {
-		cmocka_unit_test(test_vs_smaps),
+	    cmocka_unit_test(test_vs_smaps),
 	};
 
 	if (argc == 4 && !strcmp(argv[1], "--as-nobody")) {

@@ -84,9 +84,9 @@ static void test_grow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_add),
-		cmocka_unit_test(test_grow),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_add),
+	    cmocka_unit_test(test_grow),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -22,12 +22,13 @@ static void add_dynsym(struct strlist *l, const char *path)
 {
 	strlist_add_note(l, NOTE_DYNSYM, path,
 			 xasprintf("%s: no .symtab, only the dynamic symbols "
-				   "(.dynsym) are named", path));
+				   "(.dynsym) are named",
+				   path));
 }
 
 static void test_plain(void **state)
 {
-	struct strlist l = { 0 }, out = { 0 };
+	struct strlist l = {0}, out = {0};
 
 	(void)state;
 	strlist_add(&l, xstrdup("first"));
@@ -51,11 +52,11 @@ static void test_plain(void **state)
 static void test_group(void **state)
 {
 	static const char *const libs[] = {
-		"/usr/lib/libz.so.1", "/usr/lib/libbz2.so.1.0",
-		"/usr/lib/libm.so.6", "/usr/lib/libq.so",
-		"/usr/lib/libr.so",
+	    "/usr/lib/libz.so.1", "/usr/lib/libbz2.so.1.0",
+	    "/usr/lib/libm.so.6", "/usr/lib/libq.so",
+	    "/usr/lib/libr.so",
 	};
-	struct strlist l = { 0 }, out = { 0 };
+	struct strlist l = {0}, out = {0};
 
 	(void)state;
 	strlist_add(&l, xstrdup("before"));
@@ -88,8 +89,8 @@ static void test_group(void **state)
 
 static void test_keep(void **state)
 {
-	struct strlist l = { 0 }, out = { 0 };
-	bool keep[3] = { true, false, true };
+	struct strlist l = {0}, out = {0};
+	bool keep[3] = {true, false, true};
 
 	(void)state;
 	add_dynsym(&l, "/a/liba.so");
@@ -115,7 +116,7 @@ static void test_keep(void **state)
 
 static void test_many(void **state)
 {
-	struct strlist l = { 0 }, out = { 0 };
+	struct strlist l = {0}, out = {0};
 	char path[32];
 
 	(void)state;
@@ -125,7 +126,8 @@ static void test_many(void **state)
 	}
 	strlist_summarize(&l, NULL, false, &out);
 	assert_int_equal(out.n, 1);
-	assert_string_equal(out.lines[0], "1000 files have bytes under "
+	assert_string_equal(out.lines[0],
+			    "1000 files have bytes under "
 			    "fallback labels: l0.so, l1.so, l2.so, \u2026 "
 			    "\u2014 -v gives the bytes");
 	strlist_free(&out);
@@ -136,7 +138,7 @@ static void test_many(void **state)
  * note (and not the summary) with it. */
 static void test_summary(void **state)
 {
-	struct strlist l = { 0 }, out = { 0 };
+	struct strlist l = {0}, out = {0};
 
 	(void)state;
 	strlist_add(&l, xstrdup("other"));
@@ -157,7 +159,7 @@ static void test_summary(void **state)
 	/* the two sides of a diff: each side's summary, prefixed, and the
 	 * kind kept through the copy */
 	{
-		struct strlist d = { 0 };
+		struct strlist d = {0};
 
 		for (size_t i = 0; i < l.n; i++)
 			strlist_add_copy_prefixed(&d, &l, i, "OLD: ");
@@ -178,7 +180,7 @@ static void test_summary(void **state)
  * their count; a single one as it is. */
 static void test_counted(void **state)
 {
-	struct strlist l = { 0 }, out = { 0 };
+	struct strlist l = {0}, out = {0};
 
 	(void)state;
 	strlist_add_notef(&l, NOTE_PAGES_CHANGED, NULL, "pid 1, snapshot 2");
@@ -191,7 +193,7 @@ static void test_counted(void **state)
 	strlist_summarize(&l, NULL, false, &out);
 	assert_int_equal(out.n, 1);
 	assert_non_null(strstr(out.lines[0], "3 snapshots have pages that "
-				     "changed"));
+					     "changed"));
 	assert_non_null(strstr(out.lines[0], "-v lists each"));
 	strlist_free(&out);
 	strlist_summarize(&l, NULL, true, &out);
@@ -203,7 +205,7 @@ static void test_counted(void **state)
 /* Notes about parts of the output are kept only where one is shown. */
 static void test_about(void **state)
 {
-	struct strlist l = { 0 }, out = { 0 };
+	struct strlist l = {0}, out = {0};
 	bool *keep;
 
 	(void)state;
@@ -229,13 +231,10 @@ static void test_about(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain),
-		cmocka_unit_test(test_group),
-		cmocka_unit_test(test_keep),
-		cmocka_unit_test(test_many),
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_counted),
-		cmocka_unit_test(test_about),
+	    cmocka_unit_test(test_plain),   cmocka_unit_test(test_group),
+	    cmocka_unit_test(test_keep),    cmocka_unit_test(test_many),
+	    cmocka_unit_test(test_summary), cmocka_unit_test(test_counted),
+	    cmocka_unit_test(test_about),
 	};
 
 	return test_run_group(tests, NULL, NULL);

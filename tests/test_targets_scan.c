@@ -22,28 +22,30 @@
 static void test_mountinfo(void **state)
 {
 	static const char hybrid[] =
-		"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw\n"
-		"35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw\n"
-		"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime shared:9 - "
-		"cgroup2 cgroup2 rw\n";
+	    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw\n"
+	    "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw\n"
+	    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime shared:9 - "
+	    "cgroup2 cgroup2 rw\n";
 	static const char unified[] =
-		"22 1 0:20 / /mnt/cg2 rw - cgroup2 none rw\n"
-		"30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n";
+	    "22 1 0:20 / /mnt/cg2 rw - cgroup2 none rw\n"
+	    "30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n";
 	static const char none[] =
-		"35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw\n"
-		"36 31 0:33 / /x rw - ext4 /dev/sda1 rw";
+	    "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw\n"
+	    "36 31 0:33 / /x rw - ext4 /dev/sda1 rw";
 	char out[256];
 
 	assert_int_equal(target_scan_parse_mountinfo(hybrid, strlen(hybrid),
-						     out, sizeof(out)), 0);
+						     out, sizeof(out)),
+			 0);
 	assert_string_equal(out, "/sys/fs/cgroup/unified");
 	/* /sys/fs/cgroup is preferred when several are mounted */
-	assert_int_equal(target_scan_parse_mountinfo(unified,
-						     strlen(unified), out,
-						     sizeof(out)), 0);
+	assert_int_equal(target_scan_parse_mountinfo(unified, strlen(unified),
+						     out, sizeof(out)),
+			 0);
 	assert_string_equal(out, "/sys/fs/cgroup");
-	assert_int_equal(target_scan_parse_mountinfo(none, strlen(none), out,
-						     sizeof(out)), -ENODEV);
+	assert_int_equal(
+	    target_scan_parse_mountinfo(none, strlen(none), out, sizeof(out)),
+	    -ENODEV);
 	assert_int_equal(target_scan_parse_mountinfo("", 0, out, sizeof(out)),
 			 -ENODEV);
 	(void)state;
@@ -55,8 +57,8 @@ static void test_procs(void **state)
 	int *pids = NULL;
 	size_t n = 0, cap = 0;
 
-	assert_int_equal(target_scan_parse_procs(ok, strlen(ok), &pids, &n,
-						 &cap), 0);
+	assert_int_equal(
+	    target_scan_parse_procs(ok, strlen(ok), &pids, &n, &cap), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(pids[0], 1);
 	assert_int_equal(pids[1], 42);
@@ -69,8 +71,9 @@ static void test_procs(void **state)
 			 -EINVAL);
 	assert_int_equal(target_scan_parse_procs("0\n", 2, &pids, &n, &cap),
 			 -EINVAL);
-	assert_int_equal(target_scan_parse_procs("2147483648\n", 11, &pids,
-						 &n, &cap), -EINVAL);
+	assert_int_equal(
+	    target_scan_parse_procs("2147483648\n", 11, &pids, &n, &cap),
+	    -EINVAL);
 	assert_int_equal(target_scan_parse_procs("-3\n", 3, &pids, &n, &cap),
 			 -EINVAL);
 	free(pids);
@@ -81,12 +84,12 @@ static void test_stat(void **state)
 {
 	/* kthreadd: flags 0x208040 has PF_KTHREAD (0x200000) */
 	static const char kthread[] =
-		"2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1";
+	    "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1";
 	/* a comm with spaces and parentheses; flags 4194560, no PF_KTHREAD */
 	static const char user[] =
-		"77 (a) b (c) R 1 77 77 0 -1 4194560 100 0 0 0 1 2 0 0 20 0";
+	    "77 (a) b (c) R 1 77 77 0 -1 4194560 100 0 0 0 1 2 0 0 20 0";
 	static const char zombie[] =
-		"78 (sh) Z 1 78 78 0 -1 4227076 1 0 0 0 0 0 0 0 20 0";
+	    "78 (sh) Z 1 78 78 0 -1 4227076 1 0 0 0 0 0 0 0 20 0";
 	char st;
 
 	assert_true(target_scan_stat_kthread(kthread, strlen(kthread), &st));
@@ -106,7 +109,7 @@ static void test_stat(void **state)
 static void test_stat_ppid(void **state)
 {
 	static const char user[] =
-		"77 (a) b (c) R 1234 77 77 0 -1 4194560 100 0 0 0 1 2 0 0 20";
+	    "77 (a) b (c) R 1234 77 77 0 -1 4194560 100 0 0 0 1 2 0 0 20";
 	int ppid = -1;
 
 	(void)state;
@@ -122,8 +125,8 @@ static void test_stat_ppid(void **state)
 			 -EINVAL);
 	assert_int_equal(target_scan_stat_ppid("1 (x) S 9x", 10, &ppid),
 			 -EINVAL);
-	assert_int_equal(target_scan_stat_ppid("1 (x) S 99999999999", 19,
-					       &ppid), -EINVAL);
+	assert_int_equal(
+	    target_scan_stat_ppid("1 (x) S 99999999999", 19, &ppid), -EINVAL);
 	assert_int_equal(target_scan_stat_ppid("garbage", 7, &ppid), -EINVAL);
 }
 
@@ -133,11 +136,11 @@ static void test_stat_ppid(void **state)
 static void test_descendants_of(void **state)
 {
 	static const struct target_ppid procs[] = {
-		{ 1, 0 },     { 100, 1 },  { 110, 100 }, { 111, 110 },
-		{ 112, 111 }, { 120, 100 }, { 200, 1 },  { 210, 200 },
-		{ 300, 1 },   { 310, 300 }, { 400, 401 }, { 401, 400 },
+	    {1, 0},	{100, 1},   {110, 100}, {111, 110},
+	    {112, 111}, {120, 100}, {200, 1},	{210, 200},
+	    {300, 1},	{310, 300}, {400, 401}, {401, 400},
 	};
-	int roots[] = { 100, 300, 111 }, *out = NULL;
+	int roots[] = {100, 300, 111}, *out = NULL;
 	size_t n;
 
 	(void)state;
@@ -148,10 +151,10 @@ static void test_descendants_of(void **state)
 	assert_int_equal(out[2], 120);
 	assert_int_equal(out[3], 310);
 	free(out);
-	n = target_scan_descendants_of(procs, 12, (int[]){ 112 }, 1, &out);
+	n = target_scan_descendants_of(procs, 12, (int[]){112}, 1, &out);
 	assert_int_equal(n, 0);
 	assert_null(out);
-	n = target_scan_descendants_of(procs, 12, (int[]){ 1 }, 1, &out);
+	n = target_scan_descendants_of(procs, 12, (int[]){1}, 1, &out);
 	assert_int_equal(n, 9); /* all but 1 and the cycle */
 	free(out);
 }
@@ -212,7 +215,7 @@ static void test_descendants_live(void **state)
 	assert_true(has_kid);
 	assert_true(has_grand);
 	assert_false(has_self);
-	n = target_scan_descendants((int[]){ getppid() }, 1, &out);
+	n = target_scan_descendants((int[]){getppid()}, 1, &out);
 	for (int i = 0; i < n; i++)
 		assert_true(out[i] != self); /* memsz itself: never */
 	free(out);
@@ -262,14 +265,14 @@ static void test_cgroup_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mountinfo),
-		cmocka_unit_test(test_procs),
-		cmocka_unit_test(test_stat),
-		cmocka_unit_test(test_stat_ppid),
-		cmocka_unit_test(test_descendants_of),
-		cmocka_unit_test(test_descendants_live),
-		cmocka_unit_test(test_scan_all),
-		cmocka_unit_test(test_cgroup_errors),
+	    cmocka_unit_test(test_mountinfo),
+	    cmocka_unit_test(test_procs),
+	    cmocka_unit_test(test_stat),
+	    cmocka_unit_test(test_stat_ppid),
+	    cmocka_unit_test(test_descendants_of),
+	    cmocka_unit_test(test_descendants_live),
+	    cmocka_unit_test(test_scan_all),
+	    cmocka_unit_test(test_cgroup_errors),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -43,17 +43,17 @@ static char tmpdir[] = "/tmp/memsz-test-unwind-XXXXXX";
 static char lib_eh[256], lib_df[256];
 
 static const char fixture_src[] =
-	"typedef void (*cb_fn)(void);\n"
-	"static volatile int sink;\n"
-	"__attribute__((noinline)) int lib_c(cb_fn cb)\n"
-	"{ volatile char buf[40]; buf[0] = 1; cb(); sink += buf[0];"
-	"  return sink; }\n"
-	"__attribute__((noinline)) int lib_b(cb_fn cb)\n"
-	"{ volatile long pad[7]; pad[2] = 2; int r = lib_c(cb);"
-	"  return r + (int)pad[2]; }\n"
-	"__attribute__((noinline)) int lib_a(cb_fn cb)\n"
-	"{ volatile long pad[3]; pad[1] = 3; int r = lib_b(cb);"
-	"  return r + (int)pad[1]; }\n";
+    "typedef void (*cb_fn)(void);\n"
+    "static volatile int sink;\n"
+    "__attribute__((noinline)) int lib_c(cb_fn cb)\n"
+    "{ volatile char buf[40]; buf[0] = 1; cb(); sink += buf[0];"
+    "  return sink; }\n"
+    "__attribute__((noinline)) int lib_b(cb_fn cb)\n"
+    "{ volatile long pad[7]; pad[2] = 2; int r = lib_c(cb);"
+    "  return r + (int)pad[2]; }\n"
+    "__attribute__((noinline)) int lib_a(cb_fn cb)\n"
+    "{ volatile long pad[3]; pad[1] = 3; int r = lib_b(cb);"
+    "  return r + (int)pad[1]; }\n";
 
 /* What the callback captured. */
 static struct {
@@ -87,7 +87,8 @@ static int setup(void **state)
 	snprintf(lib_df, sizeof(lib_df), "%s/libdf.so", tmpdir);
 	snprintf(cmd, sizeof(cmd),
 		 "gcc -shared -fPIC -O2 -fomit-frame-pointer "
-		 "-fasynchronous-unwind-tables -o %s %s", lib_eh, src);
+		 "-fasynchronous-unwind-tables -o %s %s",
+		 lib_eh, src);
 	if (run(cmd) < 0)
 		return -1;
 	/* No .eh_frame at all: -g puts the CFI in .debug_frame; the
@@ -95,7 +96,8 @@ static int setup(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "gcc -shared -fPIC -O2 -fomit-frame-pointer -g "
 		 "-fno-asynchronous-unwind-tables -fno-unwind-tables "
-		 "-nostartfiles -o %s %s", lib_df, src);
+		 "-nostartfiles -o %s %s",
+		 lib_df, src);
 	if (run(cmd) < 0)
 		return -1;
 	return 0;
@@ -136,15 +138,15 @@ static uint64_t stack_end(uint64_t sp)
 __attribute__((noinline)) static void capture(void)
 {
 	static const int gregs[] = {
-		[UNWIND_PERF_AX] = REG_RAX, [UNWIND_PERF_BX] = REG_RBX,
-		[UNWIND_PERF_CX] = REG_RCX, [UNWIND_PERF_DX] = REG_RDX,
-		[UNWIND_PERF_SI] = REG_RSI, [UNWIND_PERF_DI] = REG_RDI,
-		[UNWIND_PERF_BP] = REG_RBP, [UNWIND_PERF_SP] = REG_RSP,
-		[UNWIND_PERF_IP] = REG_RIP, [UNWIND_PERF_R8] = REG_R8,
-		[UNWIND_PERF_R9] = REG_R9, [UNWIND_PERF_R10] = REG_R10,
-		[UNWIND_PERF_R11] = REG_R11, [UNWIND_PERF_R12] = REG_R12,
-		[UNWIND_PERF_R13] = REG_R13, [UNWIND_PERF_R14] = REG_R14,
-		[UNWIND_PERF_R15] = REG_R15,
+	    [UNWIND_PERF_AX] = REG_RAX,	 [UNWIND_PERF_BX] = REG_RBX,
+	    [UNWIND_PERF_CX] = REG_RCX,	 [UNWIND_PERF_DX] = REG_RDX,
+	    [UNWIND_PERF_SI] = REG_RSI,	 [UNWIND_PERF_DI] = REG_RDI,
+	    [UNWIND_PERF_BP] = REG_RBP,	 [UNWIND_PERF_SP] = REG_RSP,
+	    [UNWIND_PERF_IP] = REG_RIP,	 [UNWIND_PERF_R8] = REG_R8,
+	    [UNWIND_PERF_R9] = REG_R9,	 [UNWIND_PERF_R10] = REG_R10,
+	    [UNWIND_PERF_R11] = REG_R11, [UNWIND_PERF_R12] = REG_R12,
+	    [UNWIND_PERF_R13] = REG_R13, [UNWIND_PERF_R14] = REG_R14,
+	    [UNWIND_PERF_R15] = REG_R15,
 	};
 	unw_context_t uc;
 	uint64_t end;
@@ -156,7 +158,7 @@ __attribute__((noinline)) static void capture(void)
 	for (unsigned r = 0; r < 64; r++)
 		if (cap.mask & (1ULL << r))
 			cap.regs[cap.nregs++] =
-				(uint64_t)uc.uc_mcontext.gregs[gregs[r]];
+			    (uint64_t)uc.uc_mcontext.gregs[gregs[r]];
 	cap.sp = (uint64_t)uc.uc_mcontext.gregs[REG_RSP];
 	end = stack_end(cap.sp);
 	cap.stack_size = (uint32_t)MIN((uint64_t)STACK_COPY, end - cap.sp);
@@ -179,8 +181,9 @@ static int find_self(void *arg, uint64_t addr, struct unwind_map *out)
 		uint64_t s, e, off;
 		int n = 0;
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64
-			   " %*s %*s %n", &s, &e, &off, &n) < 3)
+		if (sscanf(line,
+			   "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n",
+			   &s, &e, &off, &n) < 3)
 			continue;
 		if (addr < s || addr >= e)
 			continue;
@@ -200,13 +203,13 @@ static int find_self(void *arg, uint64_t addr, struct unwind_map *out)
 static int unwind_captured(uint64_t *ips, size_t max, uint32_t stack_size)
 {
 	struct unwind_regs r = {
-		.abi = 2, /* PERF_SAMPLE_REGS_ABI_64 */
-		.mask = cap.mask,
-		.regs = cap.regs,
-		.nregs = cap.nregs,
-		.sp = cap.sp,
-		.stack = cap.stack,
-		.stack_size = stack_size,
+	    .abi = 2, /* PERF_SAMPLE_REGS_ABI_64 */
+	    .mask = cap.mask,
+	    .regs = cap.regs,
+	    .nregs = cap.nregs,
+	    .sp = cap.sp,
+	    .stack = cap.stack,
+	    .stack_size = stack_size,
 	};
 	struct unwinder *u = unwind_new(NULL);
 	int n = unwind_sample(u, &r, find_self, NULL, ips, max);
@@ -242,13 +245,13 @@ static void *call_fixture(const char *path)
 
 static void test_reg_order(void **state)
 {
-	uint64_t regs[3] = { 11, 22, 33 }, v = 0;
+	uint64_t regs[3] = {11, 22, 33}, v = 0;
 	struct unwind_regs r = {
-		.abi = 2,
-		.mask = (1ULL << UNWIND_PERF_BX) | (1ULL << UNWIND_PERF_SP) |
-			(1ULL << UNWIND_PERF_R9),
-		.regs = regs,
-		.nregs = 3,
+	    .abi = 2,
+	    .mask = (1ULL << UNWIND_PERF_BX) | (1ULL << UNWIND_PERF_SP) |
+		    (1ULL << UNWIND_PERF_R9),
+	    .regs = regs,
+	    .nregs = 3,
 	};
 
 	(void)state;
@@ -289,7 +292,8 @@ static void test_eh_frame(void **state)
 	assert_true(j < cap.nbt);
 	k = MIN(n - 1, cap.nbt - j);
 	for (i = 0; i < k; i++)
-		assert_int_equal(ips[1 + i], (uint64_t)(uintptr_t)cap.bt[j + i]);
+		assert_int_equal(ips[1 + i],
+				 (uint64_t)(uintptr_t)cap.bt[j + i]);
 	/* lib_c, lib_b, lib_a, call_fixture, the test, cmocka... */
 	assert_true(k >= 5);
 	dlclose(h);
@@ -332,10 +336,10 @@ static void test_short_stack(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reg_order),
-		cmocka_unit_test(test_eh_frame),
-		cmocka_unit_test(test_debug_frame),
-		cmocka_unit_test(test_short_stack),
+	    cmocka_unit_test(test_reg_order),
+	    cmocka_unit_test(test_eh_frame),
+	    cmocka_unit_test(test_debug_frame),
+	    cmocka_unit_test(test_short_stack),
 	};
 
 	return test_run_group(tests, setup, teardown);

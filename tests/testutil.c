@@ -46,9 +46,8 @@ void test_skip_part(const char *fmt, ...)
 	skip_reasons[nskip_reasons++] = why;
 }
 
-int test_run_tests(const char *name, const struct CMUnitTest *tests,
-		   size_t n, CMFixtureFunction setup,
-		   CMFixtureFunction teardown)
+int test_run_tests(const char *name, const struct CMUnitTest *tests, size_t n,
+		   CMFixtureFunction setup, CMFixtureFunction teardown)
 {
 	int failed = _cmocka_run_group_tests(name, tests, n, setup, teardown);
 	int ret = failed ? 1 : nskip_reasons ? 77 : 0;

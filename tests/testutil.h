@@ -22,14 +22,13 @@
 /* Records that a part of the running test was not checked, and why (a
  * printf format: the missing tool or package, the refused permission); the
  * test goes on with what it can check. */
-void test_skip_part(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+void test_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Records why the running test cannot run, and leaves it (cmocka skip). */
-#define test_skip(...)                                                     \
-	do {                                                               \
-		test_skip_part(__VA_ARGS__);                               \
-		_skip(__FILE__, __LINE__);                                 \
+#define test_skip(...)                                                         \
+	do {                                                                   \
+		test_skip_part(__VA_ARGS__);                                   \
+		_skip(__FILE__, __LINE__);                                     \
 	} while (0)
 
 /* A bare skip() gives no reason and is not counted: use test_skip(). */
@@ -40,12 +39,11 @@ void test_skip_part(const char *fmt, ...)
  * returns main()'s exit status for automake: 1 if a test failed, else 77
  * (SKIP) after one "SKIP: reason" line per test_skip()/test_skip_part() if
  * any was called, else 0. */
-int test_run_tests(const char *name, const struct CMUnitTest *tests,
-		   size_t n, CMFixtureFunction setup,
-		   CMFixtureFunction teardown);
+int test_run_tests(const char *name, const struct CMUnitTest *tests, size_t n,
+		   CMFixtureFunction setup, CMFixtureFunction teardown);
 
-#define test_run_group(tests, setup, teardown)                             \
-	test_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]),   \
+#define test_run_group(tests, setup, teardown)                                 \
+	test_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]),      \
 		       setup, teardown)
 
 /* Straight cmocka runs would count every skipped test as passed. */
@@ -70,13 +68,12 @@ int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Everything the formatted shell command writes to stdout, NUL-terminated;
  * caller frees. */
-char *sh_output(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+char *sh_output(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The lines (each with its '\n') the formatted shell command writes to
  * stdout, *n of them; caller frees with free_lines(). */
 char **lines_of(size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Frees the n lines v and v itself (NULL with n 0 is fine). */
 void free_lines(char **v, size_t n);

@@ -36,8 +36,7 @@ static void resize(struct hashmap *m, size_t nslots)
 	free(old);
 }
 
-void hashmap_put(struct hashmap *m, const struct hashmap_probe *p,
-		 uint32_t idx)
+void hashmap_put(struct hashmap *m, const struct hashmap_probe *p, uint32_t idx)
 {
 	if (idx == HASHMAP_NONE)
 		abort(); /* the owner's array passed 4G entries */
@@ -54,7 +53,7 @@ void hashmap_put(struct hashmap *m, const struct hashmap_probe *p,
 
 void hashmap_add(struct hashmap *m, uint32_t hash, uint32_t idx)
 {
-	struct hashmap_probe p = { .i = hash & m->mask, .hash = hash };
+	struct hashmap_probe p = {.i = hash & m->mask, .hash = hash};
 
 	while (m->slots && m->slots[p.i].idx1)
 		p.i = (p.i + 1) & m->mask;

@@ -42,8 +42,8 @@ struct hashmap_slot {
 
 struct hashmap {
 	struct hashmap_slot *slots; /* NULL until the first put */
-	size_t mask;                /* slots - 1; a power of two less one */
-	size_t n;                   /* entries */
+	size_t mask;		    /* slots - 1; a power of two less one */
+	size_t n;		    /* entries */
 };
 
 /* A lookup in progress: where it is, and the hash it looks for. */

@@ -16,7 +16,10 @@ struct strbuf {
 	size_t len, cap;
 };
 
-#define STRBUF_INIT { NULL, 0, 0 }
+#define STRBUF_INIT                                                            \
+	{                                                                      \
+		NULL, 0, 0                                                     \
+	}
 
 /* Append the n bytes at s (need not be NUL-terminated). */
 void strbuf_add(struct strbuf *sb, const char *s, size_t n);
@@ -24,7 +27,7 @@ void strbuf_add(struct strbuf *sb, const char *s, size_t n);
 void strbuf_adds(struct strbuf *sb, const char *s);
 /* Append printf(fmt, ...). */
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* The string so far: "" while empty. Borrowed: valid until the next call
  * on sb. */

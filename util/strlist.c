@@ -19,84 +19,94 @@ static const struct {
 	const char *hint;
 	bool counted;
 } note_kinds[NOTE__COUNT] = {
-	[NOTE_OTHER] = { NULL, NULL },
-	[NOTE_DYNSYM] = { "images have only .dynsym symbols",
-			  "install their debug symbols (-dbgsym or -dbg "
-			  "packages) or name their directory with "
-			  "--debug-root" },
-	[NOTE_ALIASES] = { "images have symbols that share an address and "
-			   "size with another, counted as its aliases",
-			   NULL },
-	[NOTE_DEBUG_USED] = { "images take symbols or DWARF from a debug "
-			      "file", NULL },
-	[NOTE_DEBUG_REJECTED] = { "images have a debug file that was "
-				  "rejected", "-v says why" },
-	[NOTE_DEBUG_LOOKUP] = { "images could not be searched for a debug "
-				"file", "-v says why" },
-	[NOTE_RELR] = { "images would be smaller with RELR relocations",
-			"link with ld -z pack-relative-relocs; -v gives the "
-			"bytes" },
-	[NOTE_RELR_STATS] = { "images have RELR relocations",
-			      "-v gives the bytes" },
-	[NOTE_RELOC_ERRORS] = { "images have relocation entries or tables "
-				"that cannot be read", NULL },
-	[NOTE_CLIPPED] = { "images have symbols that run past the end of "
-			   "their section, cut there", NULL },
-	[NOTE_BBS_ERROR] = { "images have a basic block address map read "
-			     "only up to a record it cannot use", NULL },
-	[NOTE_NO_DWARF] = { "images have no DWARF that libdw can read",
-			    NULL },
-	[NOTE_DWARF_ERRORS] = { "images have DWARF units or tables that "
-				"cannot be read", NULL },
-	[NOTE_SPLIT_MISSING] = { "images miss split DWARF units (.dwo)",
-				 NULL },
-	[NOTE_SOURCE_ERROR] = { "images cannot be read for a key: their "
-				"bytes are charged to their segments",
-				"-v says why" },
-	[NOTE_IMAGE_BROKEN] = { "images cannot be used: their bytes are "
-				"charged to [LOAD #?]", "-v says why" },
-	[NOTE_NO_SEGMENT] = { "images have mapped bytes that match no "
-			      "PT_LOAD segment, charged to [no segment]",
-			      NULL },
-	[NOTE_FALLBACK] = { "files have bytes under fallback labels",
-			    "-v gives the bytes" },
-	[NOTE_UNREADABLE] = { "mappings have pages that cannot be read "
-			      "from pagemap", NULL },
-	[NOTE_NO_PSS] = { NULL, NULL },
-	[NOTE_SAMPLING] = { NULL, NULL },
-	[NOTE_JIT] = { NULL, NULL },
-	[NOTE_DISASM] = { "images have data charged to the code that "
-			  "refers to it (--disasm)", "-v gives the bytes" },
-	[NOTE_NO_DISASM] = { "images' code is not decoded for references "
-			     "to data (not x86-64, or no libZydis)",
-			     "-v says which" },
-	[NOTE_PEAK_RSS] = { NULL, NULL },
-	[NOTE_PAGES_CHANGED] = { "snapshots have pages that changed between "
-				 "the stop and the reading of their pagemap "
-				 "entries: counted as they were at the "
-				 "stop, without their page frame",
-				 "-v lists each", true },
-	[NOTE_MAPS_CHANGED] = { "snapshots left out mappings that overlapped "
-				"others in /proc/PID/maps (it changed while "
-				"read)", "-v lists each", true },
-	[NOTE_SNAP_UNREADABLE] = { "snapshots have pages that could not be "
-				   "read from pagemap", "-v lists each",
-				   true },
-	[NOTE_COUNT_ONCE] = { NULL, NULL },
-	[NOTE_IMAGE_DELETED] = { "files were deleted since they were "
-				 "mapped, their bytes charged to "
-				 "\"[deleted] PATH\"", "-v lists each" },
-	[NOTE_IMAGE_CHANGED] = { "images changed on disk since the "
-				 "recording, their bytes charged to "
-				 "\"[changed since recording] PATH\"",
-				 "-v says how" },
-	[NOTE_MOMENT] = { NULL, NULL },
-	[NOTE_IMAGE_CHANGED_READ] = { "images changed (truncated or rewritten) "
+    [NOTE_OTHER] = {NULL, NULL},
+    [NOTE_DYNSYM] = {"images have only .dynsym symbols",
+		     "install their debug symbols (-dbgsym or -dbg "
+		     "packages) or name their directory with "
+		     "--debug-root"},
+    [NOTE_ALIASES] = {"images have symbols that share an address and "
+		      "size with another, counted as its aliases",
+		      NULL},
+    [NOTE_DEBUG_USED] = {"images take symbols or DWARF from a debug "
+			 "file",
+			 NULL},
+    [NOTE_DEBUG_REJECTED] = {"images have a debug file that was "
+			     "rejected",
+			     "-v says why"},
+    [NOTE_DEBUG_LOOKUP] = {"images could not be searched for a debug "
+			   "file",
+			   "-v says why"},
+    [NOTE_RELR] = {"images would be smaller with RELR relocations",
+		   "link with ld -z pack-relative-relocs; -v gives the "
+		   "bytes"},
+    [NOTE_RELR_STATS] = {"images have RELR relocations", "-v gives the bytes"},
+    [NOTE_RELOC_ERRORS] = {"images have relocation entries or tables "
+			   "that cannot be read",
+			   NULL},
+    [NOTE_CLIPPED] = {"images have symbols that run past the end of "
+		      "their section, cut there",
+		      NULL},
+    [NOTE_BBS_ERROR] = {"images have a basic block address map read "
+			"only up to a record it cannot use",
+			NULL},
+    [NOTE_NO_DWARF] = {"images have no DWARF that libdw can read", NULL},
+    [NOTE_DWARF_ERRORS] = {"images have DWARF units or tables that "
+			   "cannot be read",
+			   NULL},
+    [NOTE_SPLIT_MISSING] = {"images miss split DWARF units (.dwo)", NULL},
+    [NOTE_SOURCE_ERROR] = {"images cannot be read for a key: their "
+			   "bytes are charged to their segments",
+			   "-v says why"},
+    [NOTE_IMAGE_BROKEN] = {"images cannot be used: their bytes are "
+			   "charged to [LOAD #?]",
+			   "-v says why"},
+    [NOTE_NO_SEGMENT] = {"images have mapped bytes that match no "
+			 "PT_LOAD segment, charged to [no segment]",
+			 NULL},
+    [NOTE_FALLBACK] = {"files have bytes under fallback labels",
+		       "-v gives the bytes"},
+    [NOTE_UNREADABLE] = {"mappings have pages that cannot be read "
+			 "from pagemap",
+			 NULL},
+    [NOTE_NO_PSS] = {NULL, NULL},
+    [NOTE_SAMPLING] = {NULL, NULL},
+    [NOTE_JIT] = {NULL, NULL},
+    [NOTE_DISASM] = {"images have data charged to the code that "
+		     "refers to it (--disasm)",
+		     "-v gives the bytes"},
+    [NOTE_NO_DISASM] = {"images' code is not decoded for references "
+			"to data (not x86-64, or no libZydis)",
+			"-v says which"},
+    [NOTE_PEAK_RSS] = {NULL, NULL},
+    [NOTE_PAGES_CHANGED] = {"snapshots have pages that changed between "
+			    "the stop and the reading of their pagemap "
+			    "entries: counted as they were at the "
+			    "stop, without their page frame",
+			    "-v lists each", true},
+    [NOTE_MAPS_CHANGED] = {"snapshots left out mappings that overlapped "
+			   "others in /proc/PID/maps (it changed while "
+			   "read)",
+			   "-v lists each", true},
+    [NOTE_SNAP_UNREADABLE] = {"snapshots have pages that could not be "
+			      "read from pagemap",
+			      "-v lists each", true},
+    [NOTE_COUNT_ONCE] = {NULL, NULL},
+    [NOTE_IMAGE_DELETED] = {"files were deleted since they were "
+			    "mapped, their bytes charged to "
+			    "\"[deleted] PATH\"",
+			    "-v lists each"},
+    [NOTE_IMAGE_CHANGED] = {"images changed on disk since the "
+			    "recording, their bytes charged to "
+			    "\"[changed since recording] PATH\"",
+			    "-v says how"},
+    [NOTE_MOMENT] = {NULL, NULL},
+    [NOTE_IMAGE_CHANGED_READ] = {"images changed (truncated or rewritten) "
 				 "while they were read: their rows may be "
-				 "incomplete", NULL },
-	[NOTE_NOT_ELF] = { "files mapped executable or readable only by "
-			   "some users are not ELF: labelled by their path",
-			   NULL },
+				 "incomplete",
+				 NULL},
+    [NOTE_NOT_ELF] = {"files mapped executable or readable only by "
+		      "some users are not ELF: labelled by their path",
+		      NULL},
 };
 
 /* Subjects named in a grouped line. */
@@ -112,8 +122,8 @@ static void add_full(struct strlist *l, enum note_kind kind,
 	xgrow(&l->lines, &l->cap, l->n + 1, sizeof(*l->lines));
 	if (l->cap != cap || !l->kinds) {
 		l->kinds = xrealloc(l->kinds, l->cap * sizeof(*l->kinds));
-		l->subjects = xrealloc(l->subjects,
-				       l->cap * sizeof(*l->subjects));
+		l->subjects =
+		    xrealloc(l->subjects, l->cap * sizeof(*l->subjects));
 		l->about = xrealloc(l->about, l->cap * sizeof(*l->about));
 		l->flags = xrealloc(l->flags, l->cap * sizeof(*l->flags));
 	}
@@ -131,8 +141,8 @@ void strlist_add_note(struct strlist *l, enum note_kind kind,
 	add_full(l, kind, subject, 0, 0, line);
 }
 
-void strlist_add_about(struct strlist *l, enum note_kind kind,
-		       unsigned about, unsigned flags, char *line)
+void strlist_add_about(struct strlist *l, enum note_kind kind, unsigned about,
+		       unsigned flags, char *line)
 {
 	add_full(l, kind, NULL, about, flags, line);
 }
@@ -151,8 +161,7 @@ void strlist_add(struct strlist *l, char *line)
 	strlist_add_note(l, NOTE_OTHER, NULL, line);
 }
 
-void strlist_add_copy(struct strlist *l, const struct strlist *src,
-		      size_t i)
+void strlist_add_copy(struct strlist *l, const struct strlist *src, size_t i)
 {
 	add_full(l, src->kinds[i], src->subjects[i], src->about[i],
 		 src->flags[i], xstrdup(src->lines[i]));
@@ -206,8 +215,7 @@ static const char *last_component(const char *path)
 }
 
 /* Index of the first kept note before i with subject s and kind k, or i. */
-static size_t first_same(const struct strlist *l, const bool *keep,
-			 size_t i)
+static size_t first_same(const struct strlist *l, const bool *keep, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
 		if ((!keep || keep[j]) && l->kinds[j] == l->kinds[i] &&
@@ -301,12 +309,12 @@ bool strlist_has(const struct strlist *l, const char *line)
 	return false;
 }
 
-void strlist_summarize(const struct strlist *l, const bool *keep,
-		       bool verbose, struct strlist *out)
+void strlist_summarize(const struct strlist *l, const bool *keep, bool verbose,
+		       struct strlist *out)
 {
 	/* a kind shown as one line: its other notes are left out (but
 	 * those without a subject of a kind grouped by subject) */
-	bool done[NOTE__COUNT] = { false };
+	bool done[NOTE__COUNT] = {false};
 
 	for (size_t i = 0; i < l->n; i++) {
 		enum note_kind k = l->kinds[i];

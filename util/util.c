@@ -14,25 +14,26 @@
 const char *memsz_progname = "memsz";
 
 static const char *const memsz_errors[] = {
-	[MEMSZ_ENOTELF - MEMSZ_EBASE] = "not an ELF file",
-	[MEMSZ_ETRUNC - MEMSZ_EBASE] = "file is truncated",
-	[MEMSZ_EBADELF - MEMSZ_EBASE] = "corrupt ELF header",
-	[MEMSZ_EBADPHDR - MEMSZ_EBASE] = "corrupt program header table",
-	[MEMSZ_EBADSHDR - MEMSZ_EBASE] = "corrupt section header table",
-	[MEMSZ_EBADSTRTAB - MEMSZ_EBASE] = "corrupt string table",
-	[MEMSZ_EBADSYM - MEMSZ_EBASE] = "corrupt symbol table",
-	[MEMSZ_EBADDATA - MEMSZ_EBASE] = "malformed record",
-	[MEMSZ_EBADMAGIC - MEMSZ_EBASE] = "not a memsz.data file (bad magic)",
-	[MEMSZ_EVERSION - MEMSZ_EBASE] = "written by a newer memsz (unknown format version)",
-	[MEMSZ_EUSAGE - MEMSZ_EBASE] = "invalid argument",
-	[MEMSZ_ENOTSUP - MEMSZ_EBASE] = "not supported",
-	[MEMSZ_ENOLIB - MEMSZ_EBASE] = "shared library cannot be loaded "
-				       "(libdebuginfod1, libzydis4.0 or "
-				       "libpfm4 missing)",
-	[MEMSZ_ESPECIAL - MEMSZ_EBASE] = "a pipe, device or socket (written "
-					 "only with --output-special)",
-	[MEMSZ_EUNSAFELINK - MEMSZ_EBASE] = "a symlink another user owns in "
-					    "a sticky directory (not followed)",
+    [MEMSZ_ENOTELF - MEMSZ_EBASE] = "not an ELF file",
+    [MEMSZ_ETRUNC - MEMSZ_EBASE] = "file is truncated",
+    [MEMSZ_EBADELF - MEMSZ_EBASE] = "corrupt ELF header",
+    [MEMSZ_EBADPHDR - MEMSZ_EBASE] = "corrupt program header table",
+    [MEMSZ_EBADSHDR - MEMSZ_EBASE] = "corrupt section header table",
+    [MEMSZ_EBADSTRTAB - MEMSZ_EBASE] = "corrupt string table",
+    [MEMSZ_EBADSYM - MEMSZ_EBASE] = "corrupt symbol table",
+    [MEMSZ_EBADDATA - MEMSZ_EBASE] = "malformed record",
+    [MEMSZ_EBADMAGIC - MEMSZ_EBASE] = "not a memsz.data file (bad magic)",
+    [MEMSZ_EVERSION - MEMSZ_EBASE] =
+	"written by a newer memsz (unknown format version)",
+    [MEMSZ_EUSAGE - MEMSZ_EBASE] = "invalid argument",
+    [MEMSZ_ENOTSUP - MEMSZ_EBASE] = "not supported",
+    [MEMSZ_ENOLIB - MEMSZ_EBASE] = "shared library cannot be loaded "
+				   "(libdebuginfod1, libzydis4.0 or "
+				   "libpfm4 missing)",
+    [MEMSZ_ESPECIAL - MEMSZ_EBASE] = "a pipe, device or socket (written "
+				     "only with --output-special)",
+    [MEMSZ_EUNSAFELINK - MEMSZ_EBASE] = "a symlink another user owns in "
+					"a sticky directory (not followed)",
 };
 
 const char *memsz_strerror(int err)
@@ -131,7 +132,7 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem)
 
 char *fmt_human(char *buf, size_t len, double bytes)
 {
-	static const char *const units[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
+	static const char *const units[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
 	double v = bytes < 0 ? -bytes : bytes;
 	const char *sign = bytes < 0 ? "-" : "";
 	size_t u = 0;

@@ -24,20 +24,20 @@
 
 enum memsz_error {
 	MEMSZ_ENOTELF = MEMSZ_EBASE + 1, /* not an ELF file */
-	MEMSZ_ETRUNC,                   /* file ends inside a structure */
-	MEMSZ_EBADELF,                  /* ELF header inconsistent */
-	MEMSZ_EBADPHDR,                 /* program header table corrupt */
-	MEMSZ_EBADSHDR,                 /* section header table corrupt */
-	MEMSZ_EBADSTRTAB,               /* string table corrupt */
-	MEMSZ_EBADSYM,                  /* symbol table corrupt */
-	MEMSZ_EBADDATA,                 /* memsz.data: malformed record */
-	MEMSZ_EBADMAGIC,                /* memsz.data: wrong magic */
-	MEMSZ_EVERSION,                 /* memsz.data: newer format version */
-	MEMSZ_EUSAGE,                   /* bad argument from the user */
-	MEMSZ_ENOTSUP,                  /* kernel or file lacks a feature */
-	MEMSZ_ENOLIB,                   /* a library loaded on use is missing */
-	MEMSZ_ESPECIAL,                 /* a pipe or device not asked for */
-	MEMSZ_EUNSAFELINK,              /* another user's link, sticky dir */
+	MEMSZ_ETRUNC,			 /* file ends inside a structure */
+	MEMSZ_EBADELF,			 /* ELF header inconsistent */
+	MEMSZ_EBADPHDR,			 /* program header table corrupt */
+	MEMSZ_EBADSHDR,			 /* section header table corrupt */
+	MEMSZ_EBADSTRTAB,		 /* string table corrupt */
+	MEMSZ_EBADSYM,			 /* symbol table corrupt */
+	MEMSZ_EBADDATA,			 /* memsz.data: malformed record */
+	MEMSZ_EBADMAGIC,		 /* memsz.data: wrong magic */
+	MEMSZ_EVERSION,			 /* memsz.data: newer format version */
+	MEMSZ_EUSAGE,			 /* bad argument from the user */
+	MEMSZ_ENOTSUP,			 /* kernel or file lacks a feature */
+	MEMSZ_ENOLIB,	   /* a library loaded on use is missing */
+	MEMSZ_ESPECIAL,	   /* a pipe or device not asked for */
+	MEMSZ_EUNSAFELINK, /* another user's link, sticky dir */
 	MEMSZ_ELAST
 };
 
@@ -55,7 +55,7 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* xasprintf() with a va_list (ap is consumed); caller frees. */
 char *xvasprintf(const char *fmt, va_list ap)
-	__attribute__((format(printf, 1, 0)));
+    __attribute__((format(printf, 1, 0)));
 
 /* Grow *arr (element size elem) so that it holds at least need elements;
  * *cap is updated. Amortised doubling. */

@@ -35,9 +35,9 @@ static void *loop(void *main_thread)
 	unsigned long n = 0;
 
 	for (;;) {
-		volatile char *p = mmap(NULL, ROUND_BYTES,
-					PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		volatile char *p =
+		    mmap(NULL, ROUND_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
 			exit(1);

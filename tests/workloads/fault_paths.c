@@ -34,9 +34,9 @@ struct path {
 };
 
 static struct path paths[3] = {
-	{ "a", A_PAGES, NULL, 0, NULL },
-	{ "b", B_PAGES, NULL, 0, NULL },
-	{ "c", C_PAGES, NULL, 0, NULL },
+    {"a", A_PAGES, NULL, 0, NULL},
+    {"b", B_PAGES, NULL, 0, NULL},
+    {"c", C_PAGES, NULL, 0, NULL},
 };
 
 static char *fresh(size_t pages)

@@ -24,6 +24,8 @@ static pthread_barrier_t start;
 static char *bufs[MAX_THREADS];
 static size_t len;
 
+/* one function per thread, made by a macro clang-format cannot lay out */
+/* clang-format off */
 #define TOUCH(n)                                                        \
 	__attribute__((noinline)) static void touch_##n(volatile char *p, \
 							size_t l)        \
@@ -37,6 +39,7 @@ static void (*const touch[MAX_THREADS])(volatile char *, size_t) = {
 	touch_0, touch_1, touch_2, touch_3,
 	touch_4, touch_5, touch_6, touch_7,
 };
+/* clang-format on */
 
 static void *run(void *arg)
 {

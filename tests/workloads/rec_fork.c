@@ -28,8 +28,8 @@ int main(int argc, char **argv)
 		pid_t pid = fork();
 
 		if (pid == 0) {
-			volatile char *p = mmap(NULL, (i + 1) * 4096,
-						PROT_READ, MAP_PRIVATE, fd, 0);
+			volatile char *p = mmap(NULL, (i + 1) * 4096, PROT_READ,
+						MAP_PRIVATE, fd, 0);
 			pthread_t t;
 			int sum = 0;
 
@@ -37,9 +37,9 @@ int main(int argc, char **argv)
 				_exit(4);
 			for (int k = 0; k <= i; k++)
 				sum += p[k * 4096];
-			if (i == 0 && (pthread_create(&t, NULL, thread_main,
-						      NULL) ||
-				       pthread_join(t, NULL)))
+			if (i == 0 &&
+			    (pthread_create(&t, NULL, thread_main, NULL) ||
+			     pthread_join(t, NULL)))
 				_exit(5);
 			_exit(sum & 0);
 		}

@@ -2,7 +2,8 @@
 /* rec_sleep.c — a long-running target for attach tests: maps FILE, touches
  * 64 anonymous pages, writes its pid to READY (atomically, when set up), then
  * maps FILE again and unmaps it HOLD ms later, HOLD ms apart (with no HOLD:
- * at once, every 20 ms), until killed. A second thread sleeps. usage: rec_sleep FILE READY [HOLD] */
+ * at once, every 20 ms), until killed. A second thread sleeps. usage: rec_sleep
+ * FILE READY [HOLD] */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,8 +30,8 @@ int main(int argc, char **argv)
 		return 2;
 	hold = argc == 4 ? atoi(argv[3]) : 0;
 	fd = open(argv[1], O_RDONLY);
-	if (fd < 0 || mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) ==
-			      MAP_FAILED)
+	if (fd < 0 ||
+	    mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED)
 		return 3;
 	anon = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -18,7 +18,7 @@ static int pipefd[2];
 
 static void *thread_main(void *arg)
 {
-	volatile char local[64] = { 1 };
+	volatile char local[64] = {1};
 	char c;
 	int i = (int)(long)arg;
 

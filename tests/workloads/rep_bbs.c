@@ -21,8 +21,7 @@
 
 #define PAGE 4096
 
-__attribute__((section("memsz_bb"), aligned(65536), noinline)) int
-bb_fn(int x)
+__attribute__((section("memsz_bb"), aligned(65536), noinline)) int bb_fn(int x)
 {
 	int r = x * 3;
 
@@ -34,8 +33,7 @@ bb_fn(int x)
 }
 
 /* Keeps whatever the linker puts after the section 64 KiB away. */
-__attribute__((section("memsz_bb"), aligned(65536), noinline)) int
-bb_end(int x)
+__attribute__((section("memsz_bb"), aligned(65536), noinline)) int bb_end(int x)
 {
 	return x - 1;
 }

@@ -32,16 +32,15 @@
 #define MiB (1024 * 1024)
 #define PAGE 4096
 
-__attribute__((aligned(65536))) const char big[16 * MiB] = { 1 };
+__attribute__((aligned(65536))) const char big[16 * MiB] = {1};
 
-#define HOT(name, v)                                                        \
-	__attribute__((section("memsz_hot"), aligned(PAGE), noinline)) int  \
-	name(int x)                                                         \
-	{                                                                   \
-		return x * (v) + 1;                                         \
+#define HOT(name, v)                                                           \
+	__attribute__((section("memsz_hot"), aligned(PAGE), noinline)) int     \
+	name(int x)                                                            \
+	{                                                                      \
+		return x * (v) + 1;                                            \
 	}
-__attribute__((section("memsz_hot"), aligned(65536), noinline)) int
-hot_a(int x)
+__attribute__((section("memsz_hot"), aligned(65536), noinline)) int hot_a(int x)
 {
 	return x * 3 + 1;
 }
@@ -62,7 +61,7 @@ static int target;
 #define P512 P64 P64 P64 P64 P64 P64 P64 P64
 #define P4K P512 P512 P512 P512 P512 P512 P512 P512
 #define P64K P4K P4K P4K P4K P4K P4K P4K P4K P4K P4K P4K P4K P4K P4K P4K P4K
-__attribute__((aligned(PAGE))) int *const ptrs[65536] = { P64K };
+__attribute__((aligned(PAGE))) int *const ptrs[65536] = {P64K};
 
 char bss_buf[8 * MiB] __attribute__((aligned(PAGE)));
 

@@ -25,8 +25,8 @@ static void die(const char *what)
 	exit(1);
 }
 
-static char *map_file(const char *dir, const char *name, size_t len,
-		      int prot, int flags)
+static char *map_file(const char *dir, const char *name, size_t len, int prot,
+		      int flags)
 {
 	char path[4096], *buf;
 	int fd;
@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 
 	thp = mmap(NULL, 8 << 20, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	thp = (char *)(((unsigned long)thp + (2 << 20) - 1) & ~((2ul << 20) - 1));
+	thp =
+	    (char *)(((unsigned long)thp + (2 << 20) - 1) & ~((2ul << 20) - 1));
 	madvise(thp, 4 << 20, MADV_HUGEPAGE);
 	memset(thp, 2, 4 << 20);
 
