@@ -329,14 +329,61 @@ static void charge_page(const struct snapper *s, struct snap_slot *sl,
 	    (struct md_charge_run){.vaddr = va, .cgroup = cg, .npages = 1};
 }
 
+/* The class of the last page looked at, by the key of its pagemap entry
+ * (and, for pages looked up, its kpageflags and kpagecount): pages of a
+ * mapping mostly repeat the previous one's. */
+struct class_memo {
+	uint64_t key, kf, kc;
+	uint32_t fl, mc;
+	enum page_kind kind;
+};
+
+/* The class of entry i of c (flags and mapcount into *fl, *mc), from the
+ * memo of its kind of page when the page's key is the same. */
+static enum page_kind class_of(const struct snapper *s,
+			       const struct snap_ctx *c, size_t i,
+			       struct class_memo *look,
+			       struct class_memo *plain, uint32_t *fl,
+			       uint32_t *mc)
+{
+	uint64_t e = c->pm[i], key;
+	struct class_memo *m;
+
+	if (s->has_pfn && needs_lookup(e)) {
+		uint64_t kf = c->kflags[i], kc = c->kcount[i];
+
+		/* mapped once or less, the page's class depends on its
+		 * entry's bits and kpage values only */
+		key = (e & PM_KEY_MASK) | c->extra[i];
+		m = look;
+		if (kc > 1 || key != m->key || kf != m->kf || kc != m->kc) {
+			m->kind = page_class(s, e, c->extra[i], true, kf, kc,
+					     &m->fl, &m->mc);
+			m->key = kc > 1 ? UINT64_MAX : key;
+			m->kf = kf;
+			m->kc = kc;
+		}
+	} else {
+		key = (e & PM_KEY_MASK) | c->extra[i] |
+		      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
+		m = plain;
+		if (key != m->key) {
+			m->kind = page_class(s, e, c->extra[i], false, 0, 0,
+					     &m->fl, &m->mc);
+			m->key = key;
+		}
+	}
+	*fl = m->fl;
+	*mc = m->mc;
+	return m->kind;
+}
+
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
 {
-	size_t i;
-	uint64_t pkey = UINT64_MAX, lkey = UINT64_MAX, lkf = 0, lkc = 0;
-	uint32_t pfl = 0, pmc = 0, lfl = 0, lmc = 0;
-	enum page_kind pkind = PAGE_NONE, lkind = PAGE_NONE;
+	struct class_memo look = {.key = UINT64_MAX};
+	struct class_memo plain = {.key = UINT64_MAX};
 	struct md_run *cur = NULL;
 	uint64_t cnt[4] = {0}, o, next = 0;
 	int ret;
@@ -347,10 +394,10 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			return ret;
 		c->kpage_lookups += nlook;
 	}
-	for (i = 0; i < n; i++) {
-		uint64_t e = c->pm[i], key;
-		uint32_t fl, mc;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = c->pm[i];
 		enum page_kind kind;
+		uint32_t fl, mc;
 
 		/* a packed chunk's pages are not contiguous: a run does not
 		 * go on over a gap */
@@ -362,40 +409,11 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			cur = NULL;
 			continue;
 		}
-		if (s->has_pfn && needs_lookup(e)) {
-			uint64_t kf = c->kflags[i], kc = c->kcount[i];
-
-			/* mapped once or less, the page's class depends on
-			 * its entry's bits and kpage values only: pages of
-			 * a file mostly repeat the previous one's */
-			key = (e & PM_KEY_MASK) | c->extra[i];
-			if (kc > 1 || key != lkey || kf != lkf || kc != lkc) {
-				lkind = page_class(s, e, c->extra[i], true, kf,
-						   kc, &lfl, &lmc);
-				lkey = kc > 1 ? UINT64_MAX : key;
-				lkf = kf;
-				lkc = kc;
-			}
-			kind = lkind;
-			fl = lfl;
-			mc = lmc;
-			if (kind == PAGE_PRESENT && s->has_kpagecgroup &&
-			    c->kcg[i] != s->own_cg)
-				charge_page(s, sl,
-					    va + ((uint64_t)i << s->page_shift),
-					    c->kcg[i]);
-		} else {
-			key = (e & PM_KEY_MASK) | c->extra[i] |
-			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
-			if (key != pkey) {
-				pkind = page_class(s, e, c->extra[i], false, 0,
-						   0, &pfl, &pmc);
-				pkey = key;
-			}
-			kind = pkind;
-			fl = pfl;
-			mc = pmc;
-		}
+		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
+		if (kind == PAGE_PRESENT && s->has_pfn && needs_lookup(e) &&
+		    s->has_kpagecgroup && c->kcg[i] != s->own_cg)
+			charge_page(s, sl, va + (o << s->page_shift),
+				    c->kcg[i]);
 		cnt[kind]++;
 		/* cur, when set, ends at this page */
 		if (cur && cur->flags == fl && cur->mapcount == mc &&

@@ -503,6 +503,44 @@ static const struct page_pos *index_from(struct page_index *x, uint32_t pid,
 	return lo < x->n && x->v[lo].pid == pid ? &x->v[lo] : NULL;
 }
 
+/* Remember callers and site as the stack that made the page of s (and its
+ * fault-around window) resident, unless a later fault of it is known. */
+static void remember_fault(struct faults *f, const struct md_sample *s,
+			   uint32_t callers, uint32_t site)
+{
+	struct page_ent *e;
+	bool added;
+
+	f->used++;
+	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift),
+		      &added);
+	if (added)
+		index_add(&f->pidx, s->pid,
+			  s->addr >> f->page_shift << f->page_shift);
+	else if (e->time > s->time)
+		goto window; /* a later fault of this page is known */
+	*e = (struct page_ent){
+	    .key = e->key,
+	    .time = s->time,
+	    .callers = callers,
+	    .site = site,
+	};
+window:
+	e = hash_slot(&f->windows,
+		      page_key(s->pid, s->addr, FAULT_AROUND_SHIFT), &added);
+	if (!added && e->time <= s->time)
+		return; /* the first fault of the window brought it in */
+	if (added)
+		index_add(&f->widx, s->pid,
+			  s->addr >> FAULT_AROUND_SHIFT << FAULT_AROUND_SHIFT);
+	*e = (struct page_ent){
+	    .key = e->key,
+	    .time = s->time,
+	    .callers = callers,
+	    .site = site,
+	};
+}
+
 int faults_add_sample(struct faults *f, const struct md_sample *s)
 {
 	struct find_arg fa = {.f = f, .time = s->time};
@@ -517,9 +555,7 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 	};
 	uint64_t ips[MAX_FRAMES];
 	size_t starts[MAX_FRAMES];
-	struct page_ent *e;
 	uint32_t callers, site;
-	bool added;
 	size_t len = 0;
 	int n = 0;
 
@@ -557,34 +593,7 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		callers = labels_intern(f->lb, f->buf);
 		site = stack_site(f, starts, n);
 	}
-	f->used++;
-	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift),
-		      &added);
-	if (added)
-		index_add(&f->pidx, s->pid,
-			  s->addr >> f->page_shift << f->page_shift);
-	else if (e->time > s->time)
-		goto window; /* a later fault of this page is known */
-	*e = (struct page_ent){
-	    .key = e->key,
-	    .time = s->time,
-	    .callers = callers,
-	    .site = site,
-	};
-window:
-	e = hash_slot(&f->windows,
-		      page_key(s->pid, s->addr, FAULT_AROUND_SHIFT), &added);
-	if (!added && e->time <= s->time)
-		return 0; /* the first fault of the window brought it in */
-	if (added)
-		index_add(&f->widx, s->pid,
-			  s->addr >> FAULT_AROUND_SHIFT << FAULT_AROUND_SHIFT);
-	*e = (struct page_ent){
-	    .key = e->key,
-	    .time = s->time,
-	    .callers = callers,
-	    .site = site,
-	};
+	remember_fault(f, s, callers, site);
 	return 0;
 }
 
