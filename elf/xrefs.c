@@ -187,9 +187,9 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 	}
 }
 
-/* The symbol range of syms (sorted by start) holding a, or NULL. */
-static const struct elf_range *sym_holding(const struct elf_range *syms,
-					   size_t n, uint64_t a)
+/* The index of the first symbol of syms (sorted by start) that starts
+ * after a (n if none). */
+static size_t sym_after(const struct elf_range *syms, size_t n, uint64_t a)
 {
 	size_t lo = 0, hi = n;
 
@@ -201,9 +201,16 @@ static const struct elf_range *sym_holding(const struct elf_range *syms,
 		else
 			hi = mid;
 	}
-	if (lo && a < syms[lo - 1].end)
-		return &syms[lo - 1];
-	return NULL;
+	return lo;
+}
+
+/* The symbol range of syms (sorted by start) holding a, or NULL. */
+static const struct elf_range *sym_holding(const struct elf_range *syms,
+					   size_t n, uint64_t a)
+{
+	size_t i = sym_after(syms, n, a);
+
+	return i && a < syms[i - 1].end ? &syms[i - 1] : NULL;
 }
 
 /* The start of the first symbol of syms (sorted by start) after a, if
@@ -212,17 +219,9 @@ static const struct elf_range *sym_holding(const struct elf_range *syms,
 static uint64_t next_sym_start(const struct elf_range *syms, size_t n,
 			       uint64_t a, uint64_t end)
 {
-	size_t lo = 0, hi = n;
+	size_t i = sym_after(syms, n, a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && syms[lo].start < end ? syms[lo].start : end;
+	return i < n && syms[i].start < end ? syms[i].start : end;
 }
 
 /* Decode every code section of img into xv: the references its

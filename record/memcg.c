@@ -19,41 +19,6 @@
  * mountinfo a few KiB; a container host's can be larger). */
 #define SMALL_FILE_MAX (4u << 20)
 
-/* Read the small file path whole into a new NUL-terminated buffer
- * (caller frees). Returns its length or -errno. */
-static ssize_t read_whole(const char *path, char **out)
-{
-	size_t cap = 4096, len = 0;
-	char *buf;
-	ssize_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	buf = xmalloc(cap);
-	while (len < SMALL_FILE_MAX) {
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		free(buf);
-		return n;
-	}
-	close(fd);
-	buf[len] = 0;
-	*out = buf;
-	return (ssize_t)len;
-}
-
 /* The next line of [*p, end) as [ls, le); false at the end. */
 static bool next_line(const char **p, const char *end, const char **ls,
 		      const char **le)
@@ -152,7 +117,8 @@ int memcg_mounts_read(struct memcg_mounts *mm)
 {
 	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
 	char *mi = NULL;
-	ssize_t n = read_whole("/proc/self/mountinfo", &mi);
+	ssize_t n =
+	    read_small_file("/proc/self/mountinfo", SMALL_FILE_MAX, &mi);
 	int ret;
 
 	if (n < 0)
@@ -211,7 +177,7 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 
 	*dir = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	n = read_whole(path, &buf);
+	n = read_small_file(path, SMALL_FILE_MAX, &buf);
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : (int)n;
 	ret = memcg_parse_proc_cgroup(buf, (size_t)n, v1, v2, sizeof(v1));
@@ -311,7 +277,7 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
 static int read_u64(const char *dir, const char *name, uint64_t *v)
 {
 	char *path = xasprintf("%s/%s", dir, name), *buf = NULL;
-	ssize_t n = read_whole(path, &buf);
+	ssize_t n = read_small_file(path, SMALL_FILE_MAX, &buf);
 	int ret;
 
 	free(path);
@@ -358,7 +324,7 @@ int memcg_read(const char *dir, struct memcg *m)
 	if (l->kmem && read_u64(dir, l->kmem, &m->kmem) == 0)
 		m->flags |= MD_CG_F_KMEM;
 	path = xasprintf("%s/memory.stat", dir);
-	n = read_whole(path, &buf);
+	n = read_small_file(path, SMALL_FILE_MAX, &buf);
 	free(path);
 	if (n < 0)
 		return 0; /* the charge without its parts */

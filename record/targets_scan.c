@@ -31,44 +31,13 @@
  * real hierarchies are a few levels). */
 #define CGROUP_DEPTH_MAX 64
 
+/* Largest /proc or cgroupfs file read whole (cgroup.procs of a busy
+ * cgroup: a pid a line). */
+#define PROC_FILE_MAX (64u << 20)
+
 struct target_scan {
 	char *dir; /* cgroup directory, or NULL: all of /proc */
 };
-
-/* Read a small /proc or cgroupfs file whole into a new NUL-terminated
- * buffer (caller frees). Returns its length or -errno. */
-static ssize_t read_small(const char *path, char **out)
-{
-	size_t cap = 4096, len = 0;
-	char *buf = xmalloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	*out = NULL;
-	if (fd < 0) {
-		free(buf);
-		return -errno;
-	}
-	for (;;) {
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	if (n < 0) {
-		n = -errno;
-		free(buf);
-		return n;
-	}
-	buf[len] = 0;
-	*out = buf;
-	return (ssize_t)len;
-}
 
 int target_scan_parse_mountinfo(const char *buf, size_t len, char *out,
 				size_t size)
@@ -207,7 +176,7 @@ int target_scan_comm(int pid, struct md_task *k, char *comm, char *user)
 	if (ret < 0)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	len = read_small(path, &buf);
+	len = read_small_file(path, PROC_FILE_MAX, &buf);
 	if (len < 0)
 		return (int)len;
 	len = strcspn(buf, "\n");
@@ -325,7 +294,7 @@ static int walk_cgroup(const char *dir, int depth, int **pids, size_t *n,
 		       size_t *cap)
 {
 	char *path = xasprintf("%s/cgroup.procs", dir), *buf = NULL;
-	ssize_t len = read_small(path, &buf);
+	ssize_t len = read_small_file(path, PROC_FILE_MAX, &buf);
 	struct dirent *de;
 	int ret = 0;
 	DIR *d;
@@ -378,7 +347,7 @@ static size_t keep_user(int *pids, size_t n, struct target_scan_stats *st)
 			continue;
 		prev = pids[i];
 		snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
-		len = read_small(path, &buf);
+		len = read_small_file(path, PROC_FILE_MAX, &buf);
 		if (len < 0)
 			continue;
 		kthread = target_scan_stat_kthread(buf, (size_t)len, &state);
@@ -511,7 +480,7 @@ int target_scan_descendants(const int *roots, size_t nroots, int **out)
 		int ppid;
 
 		snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
-		len = read_small(path, &buf);
+		len = read_small_file(path, PROC_FILE_MAX, &buf);
 		if (len < 0)
 			continue; /* gone */
 		if (target_scan_stat_ppid(buf, (size_t)len, &ppid) == 0) {

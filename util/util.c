@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 const char *memsz_progname = "memsz";
 
@@ -244,4 +246,37 @@ int u64_sort_cmp(const void *a, const void *b)
 	memcpy(&x, a, sizeof(x));
 	memcpy(&y, b, sizeof(y));
 	return u64_cmp(x, y);
+}
+
+ssize_t read_small_file(const char *path, size_t max, char **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t cap = 4096, len = 0;
+	ssize_t n = 0;
+	char *buf;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(cap);
+	while (len < max) {
+		if (len + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		n = read(fd, buf + len, MIN(cap - len - 1, max - len));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		free(buf);
+		return n;
+	}
+	close(fd);
+	buf[len] = 0;
+	*out = buf;
+	return (ssize_t)len;
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define MEMSZ_EBASE 4096
 
@@ -40,6 +41,12 @@ enum memsz_error {
 	MEMSZ_EUNSAFELINK, /* another user's link, sticky dir */
 	MEMSZ_ELAST
 };
+
+/* Read the regular file at path (not through a symlink in its last
+ * component) whole, at most max bytes, into a new NUL-terminated buffer
+ * *out (caller frees): /proc, sysfs and cgroupfs files, whose size stat
+ * does not tell. Returns its length, or -errno (*out NULL). */
+ssize_t read_small_file(const char *path, size_t max, char **out);
 
 /* Message for a code returned by a library function (negative errno or
  * -MEMSZ_E*). Never NULL; static storage. */
