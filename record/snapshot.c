@@ -94,6 +94,7 @@ void snapper_free(struct snapper *s)
 			continue;
 		free(c->pm);
 		free(c->extra);
+		free(c->off);
 		free(c->kcount);
 		free(c->kflags);
 		free(c->kcg);
