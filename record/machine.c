@@ -118,18 +118,15 @@ void machine_walk_count(const uint64_t *flags, size_t n, uint64_t page_size,
 /* Read /proc/meminfo whole and parse it into m. */
 static int read_meminfo(struct machine *m)
 {
-	char buf[8192];
-	size_t len = 0;
-	ssize_t r;
-	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	char *buf;
+	ssize_t len = read_small_file("/proc/meminfo", 1u << 20, &buf);
+	int ret;
 
-	if (fd < 0)
-		return -errno;
-	while (len < sizeof(buf) - 1 &&
-	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)r;
-	close(fd);
-	return machine_meminfo_parse(buf, len, m);
+	if (len < 0)
+		return (int)len;
+	ret = machine_meminfo_parse(buf, (size_t)len, m);
+	free(buf);
+	return ret;
 }
 
 int machine_read(struct machine *m)
