@@ -8,7 +8,7 @@ bench_scripts += bench/bench_size.py bench/bench_faults.py \
 	bench/bench_syswide.py
 EXTRA_DIST += $(bench_scripts) bench/benchlib.py
 bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf \
-	bench/bench_rows bench/bench_machine
+	bench/bench_rows bench/bench_machine bench/bench_pgbits
 noinst_PROGRAMS += $(bench_programs)
 bench_bench_rangemap_SOURCES = bench/bench_rangemap.c bench/benchutil.h
 bench_bench_rangemap_LDADD = $(MEMSZ_LIBS)
@@ -35,3 +35,5 @@ soak: all
 	python3 $(srcdir)/bench/soak.py --memsz $(abs_top_builddir)/memsz \
 		$(SOAK_ARGS)
 .PHONY: soak
+bench_bench_pgbits_SOURCES = bench/bench_pgbits.c
+bench_bench_pgbits_LDADD = $(MEMSZ_LIBS)
