@@ -35,8 +35,10 @@
 /* Version 2 stores a snapshot mapping's pages compactly (runs where long,
  * bitmaps where short); version 3 lets a packed SAMPLE leave out the top
  * of its stack (md_sample.stack_reused); version 4 gives a NOTE its kind
- * and subject. The reader still reads versions 1 to 3. */
-#define MD_VERSION 4
+ * and subject; version 5 adds CODED page-state blocks (entropy-coded
+ * pages: forked memory's many mapcounts). The reader still reads versions
+ * 1 to 4. */
+#define MD_VERSION 5
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {

@@ -261,8 +261,8 @@ static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 	if (c->err)
 		return c->err;
 	if (pgstate_decode(pal, npal, s, nbytes, m->start,
-			   (m->end - m->start) >> shift, shift, nruns, &r->runs,
-			   &r->runs_cap) < 0) {
+			   (m->end - m->start) >> shift, shift, nruns,
+			   r->hdr.version >= 5, &r->runs, &r->runs_cap) < 0) {
 		md_cur_fail(c, "page states that do not decode");
 		return c->err;
 	}

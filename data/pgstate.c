@@ -19,7 +19,15 @@
 /* Distinct entries of one MAP block (its count is stored in a byte). */
 #define LOCAL_MAX 256
 
-enum { BLK_SKIP = 0, BLK_RUN = 1, BLK_MAP = 2 };
+enum { BLK_SKIP = 0, BLK_RUN = 1, BLK_MAP = 2, BLK_CODED = 3 };
+
+/* CODED blocks: rANS (byte-wise renormalisation, a 32-bit state kept in
+ * [RANS_L, 256 * RANS_L)) over symbol frequencies of RANS_BITS bits. */
+#define RANS_BITS 12
+#define RANS_M (1u << RANS_BITS)
+#define RANS_L (1u << 23)
+/* Symbols of a CODED block: its local entries and "absent". */
+#define CODED_MAX 256
 
 /* A short segment of the open MAP block: consecutive pages of one
  * palette entry (fewer than LONG_PAGES), from the block's first page. */
@@ -73,6 +81,17 @@ static uint8_t *out_grow(struct pgstate_enc *e, size_t n)
 	memset(q, 0, n);
 	e->len += n;
 	return q;
+}
+
+/* v as LEB128 at q: its length. */
+static size_t var_put(uint8_t *q, uint64_t v)
+{
+	size_t n = 1;
+
+	for (; v >= 0x80; v >>= 7, n++)
+		*q++ = (uint8_t)(v | 0x80);
+	*q = (uint8_t)v;
+	return n;
 }
 
 static void out_var(struct pgstate_enc *e, uint64_t v)
@@ -159,13 +178,105 @@ static void emit_run(struct pgstate_enc *e, uint64_t len, uint32_t idx)
 	out_var(e, idx);
 }
 
-/* Write the open block as one MAP block, or as SKIP and RUN blocks if
- * those are no longer. */
+/* Frequencies f[0..m) of RANS_BITS bits summing to RANS_M, each at least
+ * 1, from the counts cnt (each at least 1) of n pages. */
+static void coded_freqs(const uint64_t *cnt, uint32_t m, uint64_t n,
+			uint32_t *f)
+{
+	uint32_t sum = 0, big = 0, i;
+
+	for (i = 0; i < m; i++) {
+		f[i] = (uint32_t)MAX((cnt[i] * RANS_M + n / 2) / n, 1);
+		sum += f[i];
+		big = f[i] > f[big] ? i : big;
+	}
+	if (sum < RANS_M)
+		f[big] += RANS_M - sum;
+	/* rounding up gave too much: take it from the largest, one by one */
+	while (sum > RANS_M) {
+		for (big = 0, i = 1; i < m; i++)
+			big = f[i] > f[big] ? i : big;
+		f[big]--;
+		sum--;
+	}
+}
+
+/* rANS: put one symbol of frequency f and cumulated frequency c in front
+ * of the state *x, its renormalisation bytes appended to q (backwards). */
+static void rans_put(uint8_t **q, uint32_t *x, uint32_t f, uint32_t c)
+{
+	uint32_t xmax = ((RANS_L >> RANS_BITS) << 8) * f;
+
+	while (*x >= xmax) {
+		*(*q)++ = (uint8_t)*x;
+		*x >>= 8;
+	}
+	*x = (*x / f << RANS_BITS) + *x % f + c;
+}
+
+/* The open block as one CODED block in e->cbuf: its length in bytes, or
+ * SIZE_MAX if it has too many symbols. Symbol i < nlocal is local entry
+ * i, symbol nlocal (if some page is absent) an absent page. */
+static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b)
+{
+	uint64_t n = b->end - b->start, cnt[CODED_MAX + 1] = {0};
+	uint32_t m = b->nlocal + (b->present < n), f[CODED_MAX + 1];
+	uint32_t cum[CODED_MAX + 1], x = RANS_L, hole = b->nlocal;
+	size_t i, nb, hdr;
+	uint8_t *q, *p;
+
+	if (m > CODED_MAX || m < 2)
+		return SIZE_MAX;
+	for (i = 0; i < b->nseg; i++)
+		cnt[local_code(e, e->segs[i].idx)] += e->segs[i].len;
+	cnt[hole] = n - b->present;
+	coded_freqs(cnt, m, n, f);
+	for (i = 0, cum[0] = 0; i + 1 < m; i++)
+		cum[i + 1] = cum[i] + f[i];
+	/* a symbol puts out at most 2 bytes (x < 2^31, xmax >= 2^19), the
+	 * final state 4: the block is at most hdr + 2n + 4 bytes long. The
+	 * bytes come out last first, beyond that, and are reversed into
+	 * place behind the header. */
+	hdr = var_len(n << 2) + 1 + var_len(n * 2 + 4);
+	for (i = 0; i < m; i++)
+		hdr += var_len(i < b->nlocal ? b->local[i] + 1 : 0) +
+		       var_len(f[i]);
+	xgrow(&e->cbuf, &e->cbuf_cap, hdr + 2 * (n * 2 + 4), 1);
+	q = p = e->cbuf + hdr + n * 2 + 4;
+	for (i = b->nseg, nb = n; i-- > 0;) {
+		const struct pgstate_seg *s = &e->segs[i];
+		uint32_t c = (uint32_t)local_code(e, s->idx);
+
+		for (; nb > (uint64_t)s->off + s->len; nb--)
+			rans_put(&q, &x, f[hole], cum[hole]);
+		for (uint32_t j = 0; j < s->len; j++)
+			rans_put(&q, &x, f[c], cum[c]);
+		nb = s->off;
+	}
+	for (i = 0; i < 4; i++, x >>= 8)
+		*q++ = (uint8_t)x;
+	nb = (size_t)(q - p);
+	/* the header, and the bytes reversed behind it */
+	q = e->cbuf;
+	q += var_put(q, n << 2 | BLK_CODED);
+	*q++ = (uint8_t)(m - 1);
+	for (i = 0; i < m; i++)
+		q += var_put(q, i < b->nlocal ? b->local[i] + 1 : 0);
+	for (i = 0; i < m; i++)
+		q += var_put(q, f[i]);
+	q += var_put(q, nb);
+	for (i = 0; i < nb; i++)
+		q[i] = p[nb - 1 - i];
+	return (size_t)(q - e->cbuf) + nb;
+}
+
+/* Write the open block as one MAP block, as one CODED block, or as SKIP
+ * and RUN blocks, whichever is shortest. */
 static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 {
 	uint64_t n = b->end - b->start, present = b->present, bit;
 	unsigned k = code_bits(b->nlocal);
-	size_t map_cost, i;
+	size_t map_cost, coded_cost, i;
 	uint32_t prev = 0;
 	uint8_t *q;
 
@@ -173,6 +284,11 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
 	for (i = 0; i < b->nlocal; i++)
 		map_cost += var_len(b->local[i]);
+	coded_cost = coded_build(e, b);
+	if (coded_cost < map_cost && coded_cost < b->runs_cost) {
+		memcpy(out_grow(e, coded_cost), e->cbuf, coded_cost);
+		return;
+	}
 	if (b->runs_cost <= map_cost) {
 		for (i = 0; i < b->nseg; i++) {
 			const struct pgstate_seg *s = &e->segs[i];
@@ -368,6 +484,7 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	free(e->out);
 	free(e->segs);
 	free(e->blk);
+	free(e->cbuf);
 	hashmap_free(&e->pal_map);
 	free(e->local_gen);
 	free(e->local_idx);
@@ -444,6 +561,30 @@ static bool dec_emit(struct dec *d, uint64_t page, uint64_t len, uint32_t fl,
 	return true;
 }
 
+/* Append the page at page, joined to the last run when it continues it.
+ * False if that makes more runs than announced. */
+static bool dec_page(struct dec *d, uint64_t page, uint32_t fl, uint32_t mc)
+{
+	uint64_t va = d->start + (page << d->shift);
+	struct md_run *r = d->n ? &d->runs[d->n - 1] : NULL;
+
+	if (r && r->flags == fl && r->mapcount == mc &&
+	    r->npages < UINT32_MAX &&
+	    r->vaddr + ((uint64_t)r->npages << d->shift) == va) {
+		r->npages++;
+		return true;
+	}
+	if (d->n == d->max)
+		return false;
+	d->runs[d->n++] = (struct md_run){
+	    .vaddr = va,
+	    .npages = 1,
+	    .flags = fl,
+	    .mapcount = mc,
+	};
+	return true;
+}
+
 /* Bits set in each byte value. */
 static const uint8_t popcount8[256] = {
 #define B2(n) n, n + 1, n + 1, n + 2
@@ -510,35 +651,100 @@ static bool dec_map(struct dec *d, const uint8_t *pal, uint32_t npal,
 				if (c >= m)
 					return false;
 			}
-			uint64_t pg = page + i * 8 + t;
-			uint64_t va = d->start + (pg << d->shift);
-			struct md_run *r = d->n ? &d->runs[d->n - 1] : NULL;
-
-			/* join the last run when this page continues it */
-			if (r && r->flags == lfl[c] && r->mapcount == lmc[c] &&
-			    r->npages < UINT32_MAX &&
-			    r->vaddr + ((uint64_t)r->npages << d->shift) ==
-				va) {
-				r->npages++;
-				continue;
-			}
-			if (d->n == d->max)
+			if (!dec_page(d, page + i * 8 + t, lfl[c], lmc[c]))
 				return false;
-			d->runs[d->n++] = (struct md_run){
-			    .vaddr = va,
-			    .npages = 1,
-			    .flags = lfl[c],
-			    .mapcount = lmc[c],
-			};
 		}
 	}
 	return true;
 }
 
+/* The local entries and frequencies of a CODED block: m entries (flags,
+ * mapcount, or absent), cum[] their cumulated frequencies (cum[m] ==
+ * RANS_M). False if anything is out of range. */
+static bool dec_coded_tables(const uint8_t *pal, uint32_t npal,
+			     const uint8_t *s, size_t len, size_t *pos,
+			     uint32_t m, uint32_t *lfl, uint32_t *lmc,
+			     bool *absent, uint32_t *cum)
+{
+	uint64_t v;
+
+	for (uint32_t j = 0; j < m; j++) {
+		if (!var_get(s, len, pos, &v) || v > npal)
+			return false;
+		absent[j] = !v;
+		if (v) {
+			lfl[j] = le32_get(pal + (v - 1) * PGSTATE_PAL_SIZE);
+			lmc[j] = le32_get(pal + (v - 1) * PGSTATE_PAL_SIZE + 4);
+		}
+	}
+	cum[0] = 0;
+	for (uint32_t j = 0; j < m; j++) {
+		if (!var_get(s, len, pos, &v) || !v || v > RANS_M - cum[j])
+			return false;
+		cum[j + 1] = cum[j] + (uint32_t)v;
+	}
+	return cum[m] == RANS_M;
+}
+
+/* One CODED block of n pages at page; *pos is just after its header. */
+static bool dec_coded(struct dec *d, const uint8_t *pal, uint32_t npal,
+		      const uint8_t *s, size_t len, size_t *pos, uint64_t page,
+		      uint64_t n)
+{
+	uint32_t lfl[CODED_MAX], lmc[CODED_MAX], cum[CODED_MAX + 1], m, x;
+	uint32_t prev = CODED_MAX, same = 0;
+	bool absent[CODED_MAX];
+	const uint8_t *q;
+	uint64_t nb;
+	size_t at = 4;
+
+	if (n > PGSTATE_MAP_MAX || *pos >= len)
+		return false;
+	m = (uint32_t)s[(*pos)++] + 1;
+	if (!dec_coded_tables(pal, npal, s, len, pos, m, lfl, lmc, absent,
+			      cum) ||
+	    !var_get(s, len, pos, &nb) || nb < 4 || nb > len - *pos)
+		return false;
+	q = s + *pos;
+	*pos += nb;
+	x = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 |
+	    q[3];
+	if (x < RANS_L || x >= RANS_L << 8)
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t slot = x & (RANS_M - 1), lo = 0, hi = m;
+
+		/* the symbol j with cum[j] <= slot < cum[j + 1] */
+		while (hi - lo > 1) {
+			uint32_t mid = (lo + hi) / 2;
+
+			if (cum[mid] <= slot)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		x = (cum[lo + 1] - cum[lo]) * (x >> RANS_BITS) + slot - cum[lo];
+		while (x < RANS_L) {
+			if (at == nb)
+				return false;
+			x = x << 8 | q[at++];
+		}
+		/* like a MAP block, no run or hole of LONG_PAGES pages */
+		same = lo == prev ? same + 1 : 1;
+		prev = lo;
+		if (same >= LONG_PAGES)
+			return false;
+		if (!absent[lo] && !dec_page(d, page + i, lfl[lo], lmc[lo]))
+			return false;
+	}
+	/* the encoder starts from RANS_L and puts out every byte */
+	return x == RANS_L && at == nb;
+}
+
 int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 		   size_t nbytes, uint64_t start, uint64_t npages,
-		   unsigned page_shift, uint64_t nruns, struct md_run **runs,
-		   size_t *cap)
+		   unsigned page_shift, uint64_t nruns, bool coded,
+		   struct md_run **runs, size_t *cap)
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
 	struct dec d = {.start = start, .shift = page_shift};
@@ -574,6 +780,11 @@ int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 			break;
 		case BLK_MAP:
 			if (!dec_map(&d, pal, npal, s, nbytes, &pos, page, n))
+				return -MEMSZ_EBADDATA;
+			break;
+		case BLK_CODED:
+			if (!coded ||
+			    !dec_coded(&d, pal, npal, s, nbytes, &pos, page, n))
 				return -MEMSZ_EBADDATA;
 			break;
 		default:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pgstate.h — the compact page-state encoding of a SNAP_MAPPING record
- * (format version 2), used by the SNAP_MAPPING codec
- * (dfmapping.c) only.
+ * (format version 2; CODED blocks from version 5), used by the SNAP_MAPPING
+ * codec (dfmapping.c) only.
  *
  * A mapping's pages are described by a palette of distinct (flags,
  * mapcount) pairs and a byte stream of blocks, each one a LEB128 header
@@ -15,7 +15,17 @@
  *           code (k = bits of m - 1, 0 when m == 1) packed the same way,
  *           ceil(present * k / 8) bytes; a code < m names local entry.
  *           Unused bits of both bitmaps are zero.
- *   3 (invalid)
+ *   3 CODED (format version 5 on; invalid before) pages (<=
+ *           PGSTATE_MAP_MAX) entropy coded page by page: a byte m - 1
+ *           (m symbols, 1..256), m LEB128 symbols (0: an absent page, v:
+ *           palette index v - 1), m LEB128 frequencies (>= 1, summing to
+ *           4096), a LEB128 byte count b >= 4 and b bytes of rANS code:
+ *           a 32-bit big-endian state in [2^23, 2^31), then the bytes
+ *           that renormalise it, one page a symbol; the state ends at
+ *           2^23 with every byte used. No 64 consecutive pages of a block
+ *           have the same symbol (such a run is a RUN or SKIP block).
+ *           It costs about the entropy of the pages' states: forked
+ *           memory, where each page has one of many mapcounts.
  * Blocks follow each other from the mapping's first page; pages after the
  * last block are absent. Decoding merges consecutive pages with equal
  * flags and mapcount into runs of at most UINT32_MAX pages, so the
@@ -49,6 +59,8 @@ struct pgstate_enc {
 	size_t pal_cap, out_cap;
 	struct pgstate_seg *segs;
 	size_t segs_cap;
+	uint8_t *cbuf; /* a CODED block being tried */
+	size_t cbuf_cap;
 	struct hashmap pal_map; /* of pal: entries by value */
 	uint32_t *local_gen, *local_idx;
 	size_t local_cap;
@@ -86,14 +98,15 @@ int pgstate_end(struct pgstate_enc *e);
 void pgstate_enc_free(struct pgstate_enc *e);
 
 /* Decode npal palette entries at pal and the nbytes-byte stream at s of a
- * mapping of npages pages at start into exactly nruns runs, stored in
+ * mapping of npages pages at start into exactly nruns runs (CODED blocks
+ * allowed only if coded: files of version 5 on), stored in
  * *runs (grown as needed, *cap its capacity; the caller frees). Every field
  * is checked: returns 0, or -MEMSZ_EBADDATA if anything is out of range,
  * the stream is cut or too long, or the run count differs. */
 int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 		   size_t nbytes, uint64_t start, uint64_t npages,
-		   unsigned page_shift, uint64_t nruns, struct md_run **runs,
-		   size_t *cap);
+		   unsigned page_shift, uint64_t nruns, bool coded,
+		   struct md_run **runs, size_t *cap);
 
 /* CRC-32 of n bytes at p continuing crc (0 to start): zlib's crc32(),
  * a SNAP_MAPPING record's check of its page states. */

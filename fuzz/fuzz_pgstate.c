@@ -2,7 +2,8 @@
 /* fuzz_pgstate.c — libFuzzer target: the page-state decoder of format
  * version 2 SNAP_MAPPING records (data/pgstate.c), straight from the fuzz
  * bytes, no file around it. Input: a byte (bit 0: 64 KiB pages, else
- * 4 KiB), the palette size (1 byte), the mapping's pages (4 bytes) and
+ * 4 KiB; bit 1: a stream of version 2 to 4, without CODED blocks), the
+ * palette size (1 byte), the mapping's pages (4 bytes) and
  * the run count (4 bytes), little-endian, then the palette (8 bytes an
  * entry) and the block stream. A stream that decodes is encoded again
  * (when its runs are of kinds the encoder takes) and the encoding must
@@ -43,7 +44,7 @@ static void roundtrip(const struct md_run *runs, size_t n, uint64_t start,
 
 	if (pgstate_encode(&e, start, npages, shift, runs, n) || e.nruns != n ||
 	    pgstate_decode(e.pal, e.npal, e.out, e.len, start, npages, shift, n,
-			   &again, &cap) ||
+			   true, &again, &cap) ||
 	    (n && memcmp(again, runs, n * sizeof(*runs))))
 		abort();
 	free(again);
@@ -66,10 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nruns = le32(data + 6);
 	if (size - need < npal * PGSTATE_PAL_SIZE)
 		return 0;
-	if (!pgstate_decode(data + need, npal,
-			    data + need + npal * PGSTATE_PAL_SIZE,
-			    size - need - npal * PGSTATE_PAL_SIZE, start,
-			    npages, shift, nruns, &runs, &cap) &&
+	if (!pgstate_decode(
+		data + need, npal, data + need + npal * PGSTATE_PAL_SIZE,
+		size - need - npal * PGSTATE_PAL_SIZE, start, npages, shift,
+		nruns, !(data[0] & 2), &runs, &cap) &&
 	    encodable(runs, nruns))
 		roundtrip(runs, nruns, start, npages, shift);
 	free(runs);
