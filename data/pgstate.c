@@ -201,6 +201,16 @@ static void coded_freqs(const uint64_t *cnt, uint32_t m, uint64_t n,
 	}
 }
 
+/* 256 * log2(f) for 1 <= f <= RANS_M, within 0.016 * 256: the exponent,
+ * and log2(1 + m) ~ m + 0.343 m (1 - m) for the mantissa m. */
+static uint32_t log2_256(uint32_t f)
+{
+	uint32_t e = 31 - (uint32_t)__builtin_clz(f);
+	uint32_t m = ((f << 8) >> e) - 256;
+
+	return e * 256 + m + 88 * m * (256 - m) / 65536;
+}
+
 /* rANS: put one symbol of frequency f and cumulated frequency c in front
  * of the state *x, its renormalisation bytes appended to q (backwards). */
 static void rans_put(uint8_t **q, uint32_t *x, uint32_t f, uint32_t c)
@@ -215,9 +225,12 @@ static void rans_put(uint8_t **q, uint32_t *x, uint32_t f, uint32_t c)
 }
 
 /* The open block as one CODED block in e->cbuf: its length in bytes, or
- * SIZE_MAX if it has too many symbols. Symbol i < nlocal is local entry
- * i, symbol nlocal (if some page is absent) an absent page. */
-static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b)
+ * SIZE_MAX if it has too many symbols or would plainly take best bytes or
+ * more (an estimate from the frequencies spares coding it). Symbol i <
+ * nlocal is local entry i, symbol nlocal (if some page is absent) an
+ * absent page. */
+static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b,
+			  size_t best)
 {
 	uint64_t n = b->end - b->start, cnt[CODED_MAX + 1] = {0};
 	uint32_t m = b->nlocal + (b->present < n), f[CODED_MAX + 1];
@@ -231,6 +244,13 @@ static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b)
 		cnt[local_code(e, e->segs[i].idx)] += e->segs[i].len;
 	cnt[hole] = n - b->present;
 	coded_freqs(cnt, m, n, f);
+	/* the code's length is about sum cnt * log2(RANS_M / f) bits; the
+	 * estimate errs by 0.016 bits a page at most: a CODED block within
+	 * 1/64 of best is coded to see */
+	for (i = 0, nb = 0; i < m; i++)
+		nb += cnt[i] * (RANS_BITS * 256 - log2_256(f[i]));
+	if (nb / 2048 - nb / 2048 / 64 >= best)
+		return SIZE_MAX;
 	for (i = 0, cum[0] = 0; i + 1 < m; i++)
 		cum[i + 1] = cum[i] + f[i];
 	/* a symbol puts out at most 2 bytes (x < 2^31, xmax >= 2^19), the
@@ -284,7 +304,7 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
 	for (i = 0; i < b->nlocal; i++)
 		map_cost += var_len(b->local[i]);
-	coded_cost = coded_build(e, b);
+	coded_cost = coded_build(e, b, MIN(map_cost, b->runs_cost));
 	if (coded_cost < map_cost && coded_cost < b->runs_cost) {
 		memcpy(out_grow(e, coded_cost), e->cbuf, coded_cost);
 		return;
