@@ -118,6 +118,19 @@ seed("run-skip-map", 0, pal, 16, 6,
       0b001100])
 seed("run", 1, pal[:1], 300, 1, [0xb1, 0x04, 0])  # RUN 300 pages
 seed("empty", 0, [], 5, 0, [])
+# CODED 16 pages (version 5): symbols entry 0, entry 1, absent with
+# frequencies 2304 1280 512, rANS-coded (man/memsz-data.5); 11 runs
+pages = [0, 1, 0, 0, 1, 2, 0, 1, 0, 0, 2, 1, 0, 0, 1, 0]
+f, c, x, code = [2304, 1280, 512], [0, 2304, 3584], 1 << 23, []
+for p in reversed(pages):
+    while x >= (1 << 19) * f[p]:
+        code.append(x & 0xff)
+        x >>= 8
+    x = (x // f[p] << 12) + x % f[p] + c[p]
+code = list(x.to_bytes(4, "big")) + code[::-1]
+seed("coded", 0, pal, 16, 11,
+     [16 << 2 | 3, 2, 1, 2, 0, 0x80, 0x12, 0x80, 0x0a, 0x80, 0x04,
+      len(code)] + code)
 PY
 
 # --- memsz.data: real recordings ---
