@@ -790,7 +790,11 @@ int pgstate_decode(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 	size_t pos = 0;
 
 	/* every run starts at a present page of a MAP block (a bit of the
-	 * stream) or is a RUN block (two bytes or more) */
+	 * stream), is a RUN block (two bytes or more), or starts at a change
+	 * of symbol in a CODED block: coded by their own frequencies, pages
+	 * take at least a bit per run (with q the largest symbol's share,
+	 * entropy >= h(q) >= 2 (1 - q), and runs <= 2 (1 - q) pages + 1,
+	 * the + 1 paid by the 4-byte state) */
 	if (nruns > npages || nruns / 8 > nbytes)
 		return -MEMSZ_EBADDATA;
 	for (uint32_t i = 0; i < npal; i++)
