@@ -2,25 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """bench_oneshot: end-to-end `memsz record -p PID --duration 0` (one
 snapshot, then exit: process start, /proc reads, PSS look-ups, the file
-written and renamed) beside `cat /proc/PID/smaps` on the same process, in
-the same run, for processes with 1, 2 and 4 GiB resident (half anonymous,
-half a shared file mapping, so that PSS needs kpagecount look-ups).
+written, synced and renamed) beside `cat /proc/PID/smaps` of the same
+process, in the same run.
 
-Prints the best wall time of several runs of each and the ratio
-memsz / cat. Target: <= 1.5. Asserts nothing.
+Cases: the fixed cost, small real processes (`sleep`, an idle python3,
+an idle node when installed), then processes with 1, 2 and 4 GiB
+resident (half anonymous, half a shared file mapping, so that PSS needs
+kpagecount look-ups).
 
-The first row is the fixed cost: the same one-shot of a `sleep` process
-(a few hundred KiB resident), where process start, /proc reads and
-writing the file are nearly all there is; the last line is the start
-alone (`memsz --version` beside `true`).
+Measured by CPU time (user + system of the command and its children,
+getrusage), the median of paired runs: each run of memsz is followed by
+one of cat, so both see the same load. Prints both medians and the ratio
+memsz / cat (target: <= 1.5 for the small processes), then the start
+alone (`memsz --version` beside `true`: the cost of starting a dynamically
+linked program that both sides pay). Asserts nothing. Run as root (PSS
+needs /proc/kpagecount). BENCH_RUNS sets the number of pairs (default 31).
 """
 import os
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
+RUNS = int(os.environ.get("BENCH_RUNS", "31"))
 
 # A process with SIZE bytes resident: half in an anonymous buffer, half in
 # a mapped file; it prints "ready" and waits for stdin to close.
@@ -40,59 +46,95 @@ print("ready", flush=True)
 sys.stdin.read()
 """
 
+IDLE_PY = 'import sys; print("ready", flush=True); sys.stdin.read()'
+IDLE_NODE = ('console.log("ready"); process.stdin.resume(); '
+             'process.stdin.on("end", () => process.exit(0))')
 
-def best(argv, reps=5):
-    """Best wall time of reps runs of argv (output discarded)."""
-    t = None
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        dt = time.perf_counter() - t0
-        t = dt if t is None else min(t, dt)
-    return t
+
+def cpu(argv):
+    """CPU seconds (user + system) argv and its children took."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def paired(cmds, runs):
+    """Median CPU seconds of each of cmds, run in turn runs times."""
+    times = [[] for _ in cmds]
+    for _ in range(runs):
+        for i, argv in enumerate(cmds):
+            times[i].append(cpu(argv))
+    return [sorted(t)[len(t) // 2] for t in times]
+
+
+def row(name, pid, data, runs):
+    rec, cat = paired([[MEMSZ, "record", "-p", str(pid), "--duration", "0",
+                        "-o", data], ["cat", f"/proc/{pid}/smaps"]], runs)
+    print(f"{name:>10} {cat * 1e3:>9.2f}ms {rec * 1e3:>10.2f}ms "
+          f"{rec / cat:>6.2f}", flush=True)
+
+
+def started(argv):
+    """Start argv (stdin a pipe) and wait for its "ready" line."""
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    p.stdout.readline()
+    return p
+
+
+def stop(p):
+    p.stdin.close()
+    p.wait()
+
+
+def small(tmp, data):
+    procs = [("sleep", subprocess.Popen(["sleep", "1000"]))]
+    procs.append(("python3", started([sys.executable, "-c", IDLE_PY])))
+    if shutil.which("node"):
+        procs.append(("node", started(["node", "-e", IDLE_NODE])))
+    try:
+        for name, p in procs:
+            row(name, p.pid, data, RUNS)
+    finally:
+        for name, p in procs:
+            if name == "sleep":
+                p.kill()
+                p.wait()
+            else:
+                stop(p)
+
+
+def resident(tmp, data):
+    for gib in (1, 2, 4):
+        path = os.path.join(tmp, "file")
+        p = started([sys.executable, "-c", PROG, str(gib << 30), path])
+        try:
+            row(f"{gib} GiB", p.pid, data, max(5, RUNS // 4))
+        finally:
+            stop(p)
+            os.unlink(path)
 
 
 def main():
     if os.geteuid() != 0:
         print("bench_oneshot: run as root (PSS needs /proc/kpagecount)")
+    load = os.getloadavg()[0]
+    print(f"bench_oneshot: CPU medians of {RUNS} paired runs, load "
+          f"{load:.1f}")
     tmp = tempfile.mkdtemp(prefix="memsz-bench-oneshot-")
     data = os.path.join(tmp, "o.data")
-    print(f"{'resident':>9} {'cat smaps':>10} {'memsz -d 0':>11} {'ratio':>6}")
-    tiny = subprocess.Popen(["sleep", "1000"])
+    print(f"{'process':>10} {'cat smaps':>11} {'memsz -d 0':>12} "
+          f"{'ratio':>6}")
     try:
-        cat = best(["cat", f"/proc/{tiny.pid}/smaps"], reps=20)
-        rec = best([MEMSZ, "record", "-p", str(tiny.pid), "--duration", "0",
-                    "-o", data], reps=20)
-        print(f"{'tiny':>9} {cat * 1e3:>8.1f}ms {rec * 1e3:>9.1f}ms "
-              f"{rec / cat:>6.2f}")
+        small(tmp, data)
+        resident(tmp, data)
+        ver, true = paired([[MEMSZ, "--version"], ["true"]], RUNS)
+        print(f"start: memsz --version {ver * 1e3:.2f}ms, true "
+              f"{true * 1e3:.2f}ms")
     finally:
-        tiny.kill()
-        tiny.wait()
-    for gib in (1, 2, 4):
-        size = gib << 30
-        p = subprocess.Popen([sys.executable, "-c", PROG, str(size),
-                              os.path.join(tmp, "file")],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True)
-        try:
-            p.stdout.readline()
-            cat = best(["cat", f"/proc/{p.pid}/smaps"])
-            rec = best([MEMSZ, "record", "-p", str(p.pid), "--duration",
-                        "0", "-o", data])
-            print(f"{gib:>7}Gi {cat * 1e3:>8.1f}ms {rec * 1e3:>9.1f}ms "
-                  f"{rec / cat:>6.2f}")
-        finally:
-            p.stdin.close()
-            p.wait()
-            os.unlink(os.path.join(tmp, "file"))
-    ver = best([MEMSZ, "--version"], reps=20)
-    true = best(["true"], reps=20)
-    print(f"start: memsz --version {ver * 1e3:.1f}ms, true "
-          f"{true * 1e3:.1f}ms")
-    for f in os.listdir(tmp):
-        os.unlink(os.path.join(tmp, f))
-    os.rmdir(tmp)
+        shutil.rmtree(tmp)
     return 0
 
 

@@ -1,20 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """bench_syswide: one snapshot of the whole machine, `memsz record -a
---duration 0`, beside what the kernel's own summaries cost in the same run:
-`cat /proc/[0-9]*/smaps_rollup` (a total per process), `cat
-/proc/[0-9]*/smaps` (per mapping, what smem reads) and `smem -t`.
+--duration 0`, beside what the kernel's own summaries cost in the same
+run: `smem -t` (per process USS/PSS/RSS from every /proc/PID/smaps; the
+target is memsz <= 1.5x smem), `cat /proc/[0-9]*/smaps_rollup` (a total
+per process) and `cat /proc/[0-9]*/smaps`.
 
-Prints the best wall time of each (interleaved runs), the ratios to
-reading every smaps_rollup, the size of memsz.data, and how the recorded
-totals compare with smaps_rollup read right after the snapshot: per
-process, RSS equal and PSS within one page per mapping, counted over the
-processes whose Rss did not move between two reads around the recording.
-Run as root for PSS (page frame numbers). Asserts nothing.
+SANITIZERS (default 2) processes shaped like ASan/TSan/JVM ones run
+meanwhile: a 20 TiB MAP_NORESERVE reservation with one page touched
+every 64 GiB.
+
+Measured by CPU time (user + system of the command and its children,
+getrusage), the median of RUNS (default 5) paired runs, each command in
+turn. -a also walks every page frame of the machine (record/machine.c:
+memory no process maps); its share is estimated by the CPU of reading
+/proc/kpageflags whole (`dd bs=1M`, the walk's floor: it reads the same
+file in 1 MiB preads) in the same pairs, and memsz's figure without it
+is printed beside smem's.
+
+Then the time inside snapshots, and how the recorded totals compare with
+smaps_rollup read right after the snapshot: per process, RSS equal and
+PSS within one page per mapping, counted over the processes whose Rss did
+not move between two reads around the recording. Run as root for PSS
+(page frame numbers). Asserts nothing.
 """
 import csv
 import io
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -24,16 +37,32 @@ import time
 MEMSZ = os.environ.get("MEMSZ", "memsz")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+SANITIZERS = int(os.environ.get("SANITIZERS", "2"))
+
+# A sanitizer-shaped process: 20 TiB reserved (MAP_NORESERVE, 0x4000 on
+# Linux), one page touched every 64 GiB; prints "ready", waits for stdin
+# to close.
+SANITIZER = r"""
+import mmap, sys
+m = mmap.mmap(-1, 20 << 40, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
+              0x4000, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+for i in range(0, 20 << 40, 1 << 36):
+    m[i] = 1
+print("ready", flush=True)
+sys.stdin.read()
+"""
 
 
 def sh(cmd):
     return ["sh", "-c", cmd]
 
 
-def timed(argv):
-    t0 = time.perf_counter()
+def cpu(argv):
+    """CPU seconds (user + system) argv and its children took."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def rollups():
@@ -136,32 +165,66 @@ def compare(data):
           f"bound {nmaps * PAGE / 2**20:.1f} MiB over {nmaps} mappings)")
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="memsz-bench-syswide-")
-    data = os.path.join(tmp, "memsz.data")
+def sanitizers(n):
+    procs = []
+    for _ in range(n):
+        p = subprocess.Popen([sys.executable, "-c", SANITIZER],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+        p.stdout.readline()
+        procs.append(p)
+    return procs
+
+
+def measure(data):
     cases = [
         ("memsz record -a --duration 0",
          [MEMSZ, "record", "-a", "--duration", "0", "-o", data]),
+        ("smem -t", ["smem", "-t"]),
         ("cat /proc/*/smaps_rollup", sh("cat /proc/[0-9]*/smaps_rollup")),
         ("cat /proc/*/smaps", sh("cat /proc/[0-9]*/smaps")),
+        ("dd /proc/kpageflags bs=1M",
+         ["dd", "if=/proc/kpageflags", "of=/dev/null", "bs=1M"]),
     ]
-    if shutil.which("smem"):
-        cases.append(("smem -t", ["smem", "-t"]))
-    best = {name: None for name, _ in cases}
+    if not shutil.which("smem"):
+        print("  (smem not installed: the ratio to smem -t is missing)")
+        cases = [c for c in cases if c[0] != "smem -t"]
+    times = {name: [] for name, _ in cases}
     for _ in range(RUNS):
         for name, argv in cases:
-            dt = timed(argv)
-            best[name] = dt if best[name] is None else min(best[name], dt)
-    base = best["cat /proc/*/smaps_rollup"]
-    nproc = sum(1 for d in os.listdir("/proc") if d.isdigit())
-    print(f"bench_syswide: {nproc} /proc entries, best of {RUNS}, "
-          f"{'root' if os.geteuid() == 0 else 'not root (no PSS)'}")
+            times[name].append(cpu(argv))
+    med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+    ref = med.get("smem -t")
+    roll = med["cat /proc/*/smaps_rollup"]
     for name, _ in cases:
-        print(f"  {name:32s} {best[name] * 1000:9.1f} ms  "
-              f"{best[name] / base:6.2f}x smaps_rollup")
-    print(f"  memsz.data: {os.path.getsize(data) / 2**20:.2f} MiB")
-    compare(data)
-    shutil.rmtree(tmp)
+        r = f"{med[name] / ref:6.2f}x smem -t" if ref else ""
+        print(f"  {name:30s} {med[name] * 1000:9.1f} ms  {r}  "
+              f"{med[name] / roll:6.2f}x smaps_rollup")
+    rec = med["memsz record -a --duration 0"]
+    dd = med["dd /proc/kpageflags bs=1M"]
+    if ref:
+        print(f"  memsz without the walk's kpageflags read: "
+              f"{(rec - dd) * 1000:.1f} ms, {(rec - dd) / ref:.2f}x smem -t")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="memsz-bench-syswide-")
+    data = os.path.join(tmp, "memsz.data")
+    san = sanitizers(SANITIZERS)
+    try:
+        nproc = sum(1 for d in os.listdir("/proc") if d.isdigit())
+        print(f"bench_syswide: {nproc} /proc entries ({SANITIZERS} with a "
+              f"20 TiB reservation), CPU medians of {RUNS} paired runs, "
+              f"load {os.getloadavg()[0]:.1f}, "
+              f"{'root' if os.geteuid() == 0 else 'not root (no PSS)'}")
+        measure(data)
+        print(f"  memsz.data: {os.path.getsize(data) / 2**20:.2f} MiB")
+        compare(data)
+    finally:
+        for p in san:
+            p.stdin.close()
+            p.wait()
+        shutil.rmtree(tmp)
     return 0
 
 

@@ -121,6 +121,11 @@ struct self_file {
 	uint64_t dev, ino;
 };
 
+/* One of memsz's own file mappings made resident (self_populate). */
+struct self_range {
+	uint64_t start, end, ino;
+};
+
 struct snapper {
 	struct md_writer *w;
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
@@ -158,6 +163,9 @@ struct snapper {
 	struct self_file *prep_files;
 	size_t nprep;
 	bool prep_ok;
+	/* the own mappings populated so far (once per recording) */
+	struct self_range *self_pop;
+	size_t nself_pop, self_pop_cap;
 	/* snapper_set_release: called once the page tables are read */
 	void (*release)(void *arg);
 	void *release_arg;

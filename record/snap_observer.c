@@ -22,15 +22,25 @@
 #define MADV_POPULATE_READ 22
 #endif
 
-/* Map every page of memsz's own file mapping m into its page tables, once:
- * then the set of pages memsz shares with a target does not grow while a
- * snapshot runs (the code it first runs there would otherwise be mapped
- * after the set was read, and still counted as a sharer). */
-static void self_populate(const struct procmap *m)
+/* Map every page of memsz's own file mapping m into its page tables, once
+ * per recording (s->self_pop; -a asks for the same libc mappings once per
+ * process): then the set of pages memsz shares with a target does not
+ * grow while a snapshot runs (the code it first runs there would otherwise
+ * be mapped after the set was read, and still counted as a sharer). */
+static void self_populate(struct snapper *s, const struct procmap *m)
 {
-	if (m->name && m->name[0] == '/' && !(m->flags & MAP_SHARED))
-		(void)madvise((void *)(uintptr_t)m->start, m->end - m->start,
-			      MADV_POPULATE_READ);
+	struct self_range r = {m->start, m->end, m->ino};
+
+	if (!m->name || m->name[0] != '/' || (m->flags & MAP_SHARED))
+		return;
+	for (size_t i = 0; i < s->nself_pop; i++)
+		if (!memcmp(&s->self_pop[i], &r, sizeof(r)))
+			return;
+	(void)madvise((void *)(uintptr_t)m->start, m->end - m->start,
+		      MADV_POPULATE_READ);
+	xgrow(&s->self_pop, &s->self_pop_cap, s->nself_pop + 1,
+	      sizeof(*s->self_pop));
+	s->self_pop[s->nself_pop++] = r;
 }
 
 static int self_file_cmp(const void *a, const void *b)
@@ -103,7 +113,7 @@ static int self_load(struct snapper *s, const struct self_file *files,
 		    !bsearch(&key, files, nfiles, sizeof(*files),
 			     self_file_cmp))
 			continue;
-		self_populate(m);
+		self_populate(s, m);
 		xgrow(&buf, &bufcap, np, sizeof(*buf));
 		got = snap_pread_full(fd, buf, np * 8,
 				      (m->start >> s->page_shift) * 8);

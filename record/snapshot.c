@@ -82,6 +82,7 @@ void snapper_free(struct snapper *s)
 	free(s->payers);
 	free(s->self_bits);
 	free(s->prep_files);
+	free(s->self_pop);
 	free(s->stash);
 	for (i = 0; i < s->nnoted; i++)
 		free(s->noted[i]);

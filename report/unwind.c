@@ -15,6 +15,7 @@
 #include "elf/ehframe.h"
 #include "elf/elfimg.h"
 #include "report/attrib.h"
+#include "util/dynlib.h"
 #include "util/util.h"
 
 #if defined(__x86_64__)
@@ -27,6 +28,38 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
 					      unw_word_t ip, unw_dyn_info_t *di,
 					      unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
+
+/* libunwind is opened on first use (util/dynlib.h), not linked: with
+ * liblzma, which it pulls in, it cost every start of memsz three shared
+ * libraries, and only a report of sampled faults unwinds. The header gives
+ * the types; the soname is the one Debian's libunwind8 ships. */
+#define UNWIND_SONAME "libunwind-x86_64.so.8"
+#define UNW_STR_(x) #x
+#define UNW_STR(x) UNW_STR_(x)
+
+static __typeof__(&unw_create_addr_space) xunw_create_addr_space;
+static __typeof__(&unw_destroy_addr_space) xunw_destroy_addr_space;
+static __typeof__(&unw_set_caching_policy) xunw_set_caching_policy;
+static __typeof__(&unw_init_remote) xunw_init_remote;
+static __typeof__(&unw_get_reg) xunw_get_reg;
+static __typeof__(&unw_step) xunw_step;
+static __typeof__(&UNW_OBJ(dwarf_search_unwind_table)) xunw_search_table;
+
+static const struct dynlib_sym unw_syms[] = {
+    {UNW_STR(unw_create_addr_space), (void **)&xunw_create_addr_space},
+    {UNW_STR(unw_destroy_addr_space), (void **)&xunw_destroy_addr_space},
+    {UNW_STR(unw_set_caching_policy), (void **)&xunw_set_caching_policy},
+    {UNW_STR(unw_init_remote), (void **)&xunw_init_remote},
+    {UNW_STR(unw_get_reg), (void **)&xunw_get_reg},
+    {UNW_STR(unw_step), (void **)&xunw_step},
+    {UNW_STR(UNW_OBJ(dwarf_search_unwind_table)), (void **)&xunw_search_table},
+};
+
+static struct dynlib unw_lib = {
+    .soname = UNWIND_SONAME,
+    .syms = unw_syms,
+    .nsyms = ARRAY_SIZE(unw_syms),
+};
 #endif
 
 /* .eh_frame_hdr table encoding libunwind's remote table search reads:
@@ -461,8 +494,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 		di.u.rti.segbase = im->hdr_vaddr + bias;
 		di.u.rti.table_data = im->table_vaddr + bias;
 		di.u.rti.table_len = im->fde_count * 8 / sizeof(unw_word_t);
-		ret = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
-							 need_unwind_info, arg);
+		ret = xunw_search_table(as, ip, &di, pi, need_unwind_info, arg);
 		if (ret >= 0 || !im->dfsrc)
 			return ret;
 		memset(&di, 0, sizeof(di));
@@ -483,8 +515,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 	di.u.rti.segbase = im->dframe_addr;
 	di.u.rti.table_data = im->dframe_addr + im->dframe_table_off;
 	di.u.rti.table_len = im->dframe_count * 8 / sizeof(unw_word_t);
-	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
-						  need_unwind_info, arg);
+	return xunw_search_table(as, ip, &di, pi, need_unwind_info, arg);
 }
 
 static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
@@ -580,9 +611,10 @@ struct unwinder *unwind_new(const char *debug_root)
 
 	u->debug_root = debug_root;
 #ifdef MEMSZ_UNWIND_X86_64
-	u->as = unw_create_addr_space(&accessors, 0);
+	if (dynlib_load(&unw_lib) == 0)
+		u->as = xunw_create_addr_space(&accessors, 0);
 	if (u->as)
-		unw_set_caching_policy(u->as, UNW_CACHE_NONE);
+		xunw_set_caching_policy(u->as, UNW_CACHE_NONE);
 #endif
 	return u;
 }
@@ -593,7 +625,7 @@ void unwind_free(struct unwinder *u)
 		return;
 #ifdef MEMSZ_UNWIND_X86_64
 	if (u->as)
-		unw_destroy_addr_space(u->as);
+		xunw_destroy_addr_space(u->as);
 #endif
 	for (size_t i = 0; i < u->nimgs; i++)
 		uw_image_free(u->imgs[i]);
@@ -615,18 +647,18 @@ int unwind_sample(struct unwinder *u, const struct unwind_regs *r,
 		unw_cursor_t cur;
 		unw_word_t w, sp, last_sp = 0;
 
-		if (unw_init_remote(&cur, u->as, &c) < 0)
+		if (xunw_init_remote(&cur, u->as, &c) < 0)
 			goto ip_only;
 		do {
-			if (unw_get_reg(&cur, UNW_REG_IP, &w) < 0 || !w ||
-			    unw_get_reg(&cur, UNW_REG_SP, &sp) < 0)
+			if (xunw_get_reg(&cur, UNW_REG_IP, &w) < 0 || !w ||
+			    xunw_get_reg(&cur, UNW_REG_SP, &sp) < 0)
 				break;
 			/* a frame that does not move: a broken chain */
 			if (n && ips[n - 1] == w && sp == last_sp)
 				break;
 			last_sp = sp;
 			ips[n++] = w;
-		} while (n < max && unw_step(&cur) > 0);
+		} while (n < max && xunw_step(&cur) > 0);
 		if (n)
 			return (int)n;
 	}
