@@ -220,7 +220,7 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 			continue;
 		msg = err == -MEMSZ_EBADMAGIC
 			  ? xasprintf("'%s' is neither a memsz recording "
-				      "nor an ELF file",
+				      "nor an ELF file or archive",
 				      path[i])
 			  : xasprintf("cannot read '%s': %s", path[i],
 				      memsz_strerror(err));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cmd_size.c — `memsz size`: on-disk size of ELF files, Bloaty-like. */
+/* cmd_size.c — `memsz size`: on-disk size of ELF files and static archives,
+ * Bloaty-like. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -91,8 +92,9 @@ const struct opts_cmd size_cmd = {
 	" [--no-disasm]\n"
 	"                  [--demangle full|short|none] FILE...\n"
 	"       memsz size --list-keys\n",
-    .about = "Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
-	     "as mapped (VM SIZE), to the labels of the chosen keys.\n",
+    .about = "Attribute every byte of each ELF FILE (a static archive: of\n"
+	     "each member), on disk (FILE SIZE) and as mapped (VM SIZE), to\n"
+	     "the labels of the chosen keys.\n",
     .opts = size_opts,
     .col = VIEW_HELP_COL,
     .footer = VIEW_HELP_DEBUGINFOD,
