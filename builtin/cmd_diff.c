@@ -42,7 +42,9 @@ static const struct opt diff_opts[] = {
 		  "swap, relocs, shclean, shdirty, thp,\n"
 		  "locked (default the first of\n"
 		  "--fields, else rss, or file for ELF\n"
-		  "files); or addr, name: as report"),
+		  "files); or addr, name: as report; or\n"
+		  "both: the larger change of file and vm\n"
+		  "(Bloaty's -s both)"),
     VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		   "'[N others]' (table default 20; csv,\n"
 		   "tsv and json: all unless given; 0: all)"),

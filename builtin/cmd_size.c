@@ -48,8 +48,9 @@ static const struct opt size_opts[] = {
 		   "tsv and json: all unless given; 0: all)"),
     VIEW_ROW_SORT("sort rows by file (default: the first\n"
 		  "of --fields) or vm size, largest\n"
-		  "first, or by name (every row unless\n"
-		  "-n)"),
+		  "first, by both (the larger of the\n"
+		  "two, as Bloaty's -s both), or by name\n"
+		  "(every row unless -n)"),
     VIEW_ROW_FILTER,
     VIEW_ROW_WIDTH,
     VIEW_ROW_VERBOSE,
@@ -83,7 +84,7 @@ const struct opts_cmd size_cmd = {
     .synopsis =
 	"usage: memsz size [--by KEY[,KEY...]]"
 	" [-F|--fields COL[,COL...]]\n"
-	"                  [-n N] [--sort file|vm|name]"
+	"                  [-n N] [--sort file|vm|both|name]"
 	" [--filter [KEY=]REGEX]...\n"
 	"                  [--exclude [KEY=]REGEX]... [--width N]"
 	" [-v]\n"

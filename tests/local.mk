@@ -101,6 +101,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1301-size-disasm-node.py \
 	tests/t1302-size-labels.py \
 	tests/t1400-size-archive.py \
+	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \
 	tests/t2050-record-mmaps.sh \
 	tests/t2060-record-fork.sh \

@@ -72,7 +72,7 @@ expect_error "bad format" "unknown format 'xml'" $MEMSZ size --format xml "$MEMS
 expect_error "bad -n" "-n wants a number" $MEMSZ size -n lots "$MEMSZ"
 expect_error "a report-only key" "unknown or repeated key 'pids'" \
 	$MEMSZ size --by sections,pids "$MEMSZ"
-expect_error "bad --sort" "cannot sort by 'rss' (columns: file, vm; orders: name)" \
+expect_error "bad --sort" "cannot sort by 'rss' (columns: file, vm; orders: name, both)" \
 	$MEMSZ size --sort rss "$MEMSZ"
 
 # --list-keys: one line per key, the same keys --help lists, each of them
