@@ -212,6 +212,30 @@ def check_diff(tmp):
           % (want, changed))
 
 
+def check_bsd(tmp):
+    """A BSD archive (llvm-ar --format=bsd: "#1/LEN" names in the data,
+    a __.SYMDEF index): the members llvm-ar t lists, of llvm-ar tv's
+    sizes."""
+    llvm_ar = shutil.which("llvm-ar")
+    if not llvm_ar:
+        lib.skip_part("llvm-ar not installed: no BSD archive checked")
+        return
+    objs = [os.path.join(tmp, n) for n in ("small.o", "data.o", LONG)]
+    bsd = os.path.join(tmp, "bsd.a")
+    run([llvm_ar, "--format=bsd", "rcs", bsd] + objs)
+    want = {}
+    for line in run([llvm_ar, "tv", bsd]).splitlines():
+        f = line.split()
+        want[f[-1]] = int(f[2])
+    got = rows(bsd, "armembers")
+    members = {k[0]: v[0] for k, v in got.items()
+               if not k[0].startswith("[AR ")}
+    check(members == want and ("[AR Symbol Table]",) in got and
+          sum(v[0] for v in got.values()) == os.path.getsize(bsd),
+          "BSD archive: the members and sizes llvm-ar tv lists %s, "
+          "__.SYMDEF as [AR Symbol Table], summing to its size" % members)
+
+
 def bloaty_path():
     for p in (os.environ.get("BLOATY"), "/tmp/bloaty/build/bloaty",
               shutil.which("bloaty")):
@@ -308,6 +332,7 @@ def main():
         check_inputfiles(ar, tmp)
         check_diff(tmp)
         check_hostile(tmp, ar)
+        check_bsd(tmp)
         check_bloaty(ar)
     sys.exit(lib.finish())
 
