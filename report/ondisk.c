@@ -326,6 +326,29 @@ static int walk_member(struct size_walk *w, struct key_at *at, const char *path,
 	return ret;
 }
 
+/* walk_member(), its notes appended to mine only when the filter kept
+ * some of its bytes (as for a file; a one-key walk knows only at its
+ * end, for the whole archive). */
+static int walk_member_noted(struct size_walk *w, struct key_at *at,
+			     const char *path, const unsigned char *buf,
+			     const struct ar_member *m,
+			     const struct elf_map_opts *maps,
+			     struct strlist *mine)
+{
+	struct strlist notes = {0};
+	bool kept = w->kept;
+	int ret;
+
+	w->kept = false;
+	ret = walk_member(w, at, path, buf, m, maps, &notes);
+	for (size_t i = 0;
+	     i < notes.n && (w->kept || w->one || filter_empty(w->filter)); i++)
+		strlist_add_copy(mine, &notes, i);
+	strlist_free(&notes);
+	w->kept |= kept;
+	return ret;
+}
+
 /* Walk the archive path (buf, len) into w: each member, and the
  * archive's own bytes. */
 static int walk_archive(struct size_walk *w, const char *path,
@@ -350,7 +373,8 @@ static int walk_archive(struct size_walk *w, const char *path,
 		at.member_label = hdrs;
 		walk_plain(w, &at, m->hdr_len, hdrs);
 		if (m->kind == AR_FILE) {
-			ret = walk_member(w, &at, path, buf, m, maps, mine);
+			ret =
+			    walk_member_noted(w, &at, path, buf, m, maps, mine);
 			continue;
 		}
 		at.member_label = l;
