@@ -42,7 +42,9 @@ static const struct opt diff_opts[] = {
 		  "swap, relocs, shclean, shdirty, thp,\n"
 		  "locked (default the first of\n"
 		  "--fields, else rss, or file for ELF\n"
-		  "files); or addr, name: as report"),
+		  "files); or addr, name: as report; or\n"
+		  "both: the larger change of file and vm\n"
+		  "(Bloaty's -s both)"),
     VIEW_ROW_LIMIT("rows per level, the rest folded into\n"
 		   "'[N others]' (table default 20; csv,\n"
 		   "tsv and json: all unless given; 0: all)"),
@@ -220,7 +222,7 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 			continue;
 		msg = err == -MEMSZ_EBADMAGIC
 			  ? xasprintf("'%s' is neither a memsz recording "
-				      "nor an ELF file",
+				      "nor an ELF file or archive",
 				      path[i])
 			  : xasprintf("cannot read '%s': %s", path[i],
 				      memsz_strerror(err));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cmd_size.c — `memsz size`: on-disk size of ELF files, Bloaty-like. */
+/* cmd_size.c — `memsz size`: on-disk size of ELF files and static archives,
+ * Bloaty-like. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -47,8 +48,9 @@ static const struct opt size_opts[] = {
 		   "tsv and json: all unless given; 0: all)"),
     VIEW_ROW_SORT("sort rows by file (default: the first\n"
 		  "of --fields) or vm size, largest\n"
-		  "first, or by name (every row unless\n"
-		  "-n)"),
+		  "first, by both (the larger of the\n"
+		  "two, as Bloaty's -s both), or by name\n"
+		  "(every row unless -n)"),
     VIEW_ROW_FILTER,
     VIEW_ROW_WIDTH,
     VIEW_ROW_VERBOSE,
@@ -82,7 +84,7 @@ const struct opts_cmd size_cmd = {
     .synopsis =
 	"usage: memsz size [--by KEY[,KEY...]]"
 	" [-F|--fields COL[,COL...]]\n"
-	"                  [-n N] [--sort file|vm|name]"
+	"                  [-n N] [--sort file|vm|both|name]"
 	" [--filter [KEY=]REGEX]...\n"
 	"                  [--exclude [KEY=]REGEX]... [--width N]"
 	" [-v]\n"
@@ -91,8 +93,9 @@ const struct opts_cmd size_cmd = {
 	" [--no-disasm]\n"
 	"                  [--demangle full|short|none] FILE...\n"
 	"       memsz size --list-keys\n",
-    .about = "Attribute every byte of each ELF FILE, on disk (FILE SIZE) and\n"
-	     "as mapped (VM SIZE), to the labels of the chosen keys.\n",
+    .about = "Attribute every byte of each ELF FILE (a static archive: of\n"
+	     "each member), on disk (FILE SIZE) and as mapped (VM SIZE), to\n"
+	     "the labels of the chosen keys.\n",
     .opts = size_opts,
     .col = VIEW_HELP_COL,
     .footer = VIEW_HELP_DEBUGINFOD,

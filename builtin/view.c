@@ -52,7 +52,7 @@ uint64_t view_limit(const struct view *v)
 	if ((flags & OUTF_ALL_ROWS) ||
 	    ((flags & OUTF_ROWS_ASKED) && !v->limit_given))
 		return 0;
-	return v->order != ROWS_ORDER_VALUE && !v->limit_given ? 0 : v->limit;
+	return !rows_order_by_value(v->order) && !v->limit_given ? 0 : v->limit;
 }
 
 void view_finish(const struct view *v, struct rowtree *t, enum col_id sort)
@@ -95,6 +95,8 @@ static const struct {
      * pid (the keys that give positions: report's) */
     {"addr", ROWS_ORDER_POS, KEY_IN_REPORT},
     {"name", ROWS_ORDER_NAME, KEY_IN_SIZE | KEY_IN_REPORT},
+    /* the larger of FILE SIZE and VM SIZE (Bloaty's -s both) */
+    {"both", ROWS_ORDER_BOTH, KEY_IN_SIZE},
 };
 
 const char *view_sort_order(size_t i, unsigned cmds)

@@ -12,6 +12,7 @@
 #   fuzz_datafile  the memsz.data reader and its dump printer
 #   fuzz_procmaps  the /proc/PID/maps parser
 #   fuzz_perf      the perf ring and record parsers
+#   fuzz_archive   the static archive (ar) reader
 # and two end to end, slow, for long runs only (not in fuzz-check):
 #   fuzz_size      `memsz size` by every key over an ELF image
 #   fuzz_report    `memsz dump -v` and `memsz report` by every key over a
@@ -22,20 +23,22 @@
 # test; README.md gives the long run.
 fuzz_tests = fuzz/smoke-elfhdr.sh fuzz/smoke-elfsym.sh fuzz/smoke-dwarf.sh \
 	fuzz/smoke-ehframe.sh fuzz/smoke-relocs.sh fuzz/smoke-pgstate.sh \
-	fuzz/smoke-datafile.sh fuzz/smoke-procmaps.sh fuzz/smoke-perf.sh
+	fuzz/smoke-datafile.sh fuzz/smoke-procmaps.sh fuzz/smoke-perf.sh \
+	fuzz/smoke-archive.sh
 EXTRA_DIST += fuzz/fuzzutil.h fuzz/fuzzutil.c \
 	fuzz/fuzz_elfhdr.c fuzz/fuzz_elfsym.c fuzz/fuzz_dwarf.c \
 	fuzz/fuzz_ehframe.c fuzz/fuzz_relocs.c fuzz/fuzz_pgstate.c \
 	fuzz/fuzz_datafile.c fuzz/fuzz_procmaps.c fuzz/fuzz_perf.c \
-	fuzz/fuzz_size.c fuzz/fuzz_report.c \
-	fuzz/elf.dict fuzz/memsz.dict fuzz/maps.dict fuzz/seed_prog.c \
+	fuzz/fuzz_size.c fuzz/fuzz_report.c fuzz/fuzz_archive.c \
+	fuzz/elf.dict fuzz/memsz.dict fuzz/maps.dict fuzz/ar.dict \
+	fuzz/seed_prog.c \
 	fuzz/seeds.sh fuzz/smoke.sh $(fuzz_tests)
 
 if FUZZING
 fuzz_programs = fuzz/fuzz_elfhdr fuzz/fuzz_elfsym fuzz/fuzz_dwarf \
 	fuzz/fuzz_ehframe fuzz/fuzz_relocs fuzz/fuzz_pgstate \
 	fuzz/fuzz_datafile fuzz/fuzz_procmaps fuzz/fuzz_perf \
-	fuzz/fuzz_size fuzz/fuzz_report
+	fuzz/fuzz_size fuzz/fuzz_report fuzz/fuzz_archive
 noinst_PROGRAMS += $(fuzz_programs)
 FUZZ_LINK = $(AM_LDFLAGS) -fsanitize=fuzzer
 FUZZ_ELF_SOURCES = fuzz/fuzzutil.c fuzz/fuzzutil.h
@@ -66,6 +69,9 @@ fuzz_fuzz_procmaps_LDADD = $(MEMSZ_LIBS)
 fuzz_fuzz_perf_SOURCES = fuzz/fuzz_perf.c
 fuzz_fuzz_perf_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_perf_LDADD = $(MEMSZ_LIBS)
+fuzz_fuzz_archive_SOURCES = fuzz/fuzz_archive.c
+fuzz_fuzz_archive_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_archive_LDADD = $(MEMSZ_LIBS)
 fuzz_fuzz_size_SOURCES = fuzz/fuzz_size.c $(FUZZ_ELF_SOURCES) \
 	builtin/cmd_size.c builtin/view.c builtin/view.h builtin/options.c \
 	builtin/options.h

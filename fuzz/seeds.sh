@@ -12,6 +12,7 @@ set -eu
 out=$1 memsz=$2 srcdir=$3
 cc=${CC:-cc}
 mkdir -p "$out/elf" "$out/datafile" "$out/procmaps" "$out/perf" \
+	"$out/archive" \
 	"$out/ehframe" "$out/pgstate"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memsz-seeds.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -151,6 +152,21 @@ rec true.data -- true
 # a recording cut short: the file before its END record
 size=$(stat -c %s "$out/datafile/exec.data")
 head -c $((size - 40)) "$out/datafile/exec.data" >"$out/datafile/cut.data"
+
+# --- static archives (fuzz_archive.c's input: the whole archive): the
+# .o seeds under long and short names with a symbol index, an odd-sized
+# text member (padded), and a thin archive ---
+mkdir -p "$out/archive" "$tmp/ar"
+printf 'abc' >"$tmp/ar/odd.txt"
+for o in "$out"/elf/*.o; do
+	[ -e "$o" ] || continue
+	cp "$o" "$tmp/ar/a_member_with_a_long_name_$(basename "$o")"
+done
+cp "$out/seed_prog" "$tmp/ar/p.o"
+arout=$(cd "$out/archive" && pwd)
+(cd "$tmp/ar" && ar rcs "$arout/lib.a" ./*.o odd.txt &&
+	ar rcT "$arout/thin.a" p.o odd.txt) ||
+	echo "fuzz/seeds.sh: no ar: no archive seeds" >&2
 
 # --- /proc/PID/maps ---
 cat /proc/self/maps >"$out/procmaps/self"

@@ -28,6 +28,7 @@ case $kind in
 elf) dict=-dict=$top_srcdir/fuzz/elf.dict ;;
 datafile) dict=-dict=$top_srcdir/fuzz/memsz.dict ;;
 procmaps) dict=-dict=$top_srcdir/fuzz/maps.dict ;;
+archive) dict=-dict=$top_srcdir/fuzz/ar.dict ;;
 esac
 log=$top_builddir/fuzz/libfuzzer-$t.out
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

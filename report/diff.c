@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "elf/archive.h"
 #include "elf/elfimg.h"
 #include "report/ondisk.h"
 #include "util/util.h"
@@ -31,8 +32,9 @@ int diff_detect(const char *path, enum diff_kind *kind)
 		ret = -errno;
 	else if (n == sizeof(magic) && !memcmp(magic, MD_MAGIC, 8))
 		ret = 0, *kind = DIFF_KIND_DATA;
-	else if (n >= 4 && !memcmp(magic, "\177ELF", 4))
-		ret = 0, *kind = DIFF_KIND_ELF;
+	else if ((n >= 4 && !memcmp(magic, "\177ELF", 4)) ||
+		 ar_is_archive(magic, (size_t)MAX(n, 0), NULL))
+		ret = 0, *kind = DIFF_KIND_ELF; /* or an archive of them */
 	close(fd);
 	return ret;
 }

@@ -69,6 +69,13 @@ static uint32_t label_file(const struct key_at *at)
 	return at->file_label;
 }
 
+/* armembers: the member of an archive, "[AR Headers]" and the like
+ * for the archive's own bytes; the file itself for any other file. */
+static uint32_t label_member(const struct key_at *at)
+{
+	return at->member_label;
+}
+
 /* mappings: "start-end perms name", as /proc/PID/maps has them, at
  * position start (--sort addr: in address order, as pmap lists them). */
 static uint32_t label_mapping(const struct key_at *at)
@@ -119,6 +126,15 @@ const struct keydef keydefs[KEY__COUNT] = {
     [KEY_FILES] = {"files", label_file, KEYMAP_NONE, -1, 0, 0, 0, BOTH,
 		   "each file (image) by path; anonymous memory by "
 		   "kind"},
+    [KEY_INPUTFILES] = {"inputfiles", label_file, KEYMAP_NONE, -1, 0, 0, 0,
+			KEY_IN_SIZE,
+			"each FILE given, an archive as a whole (as files; "
+			"Bloaty's name)"},
+    [KEY_ARMEMBERS] = {"armembers", label_member, KEYMAP_NONE, -1, 0, 0, 0,
+		       KEY_IN_SIZE,
+		       "each member of a static archive (lib.a) as 'ar t' "
+		       "names it, its headers '[AR Headers]', its symbol "
+		       "index '[AR Symbol Table]'; any other file whole"},
     [KEY_MAPPINGS] = {"mappings", label_mapping, KEYMAP_NONE, -1, PROC,
 		      KEYF_BY_RANGE, 0, KEY_IN_REPORT,
 		      "each mapping: address range, permissions, "

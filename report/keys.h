@@ -26,6 +26,8 @@ enum key_id {
 	KEY_COMMS, /* processes grouped by command name */
 	KEY_USERS, /* the owner of each process */
 	KEY_FILES,
+	KEY_INPUTFILES, /* size: each FILE given (Bloaty's name) */
+	KEY_ARMEMBERS,	/* size: each member of an archive */
 	KEY_MAPPINGS,
 	KEY_SEGMENTS,
 	KEY_SECTIONS,
@@ -104,6 +106,9 @@ struct key_at {
 	const struct attrib_map *map; /* report: the mapping; size: NULL */
 	uint32_t file_label;	      /* the file (image) of the bytes, or
 					 the kind of anonymous memory */
+	uint32_t member_label;	      /* size: the archive member of the
+					 bytes, the "[AR ...]" part of an
+					 archive they are, or the file */
 	uint32_t callers, site;	      /* report with fault keys: the fault
 					 stack of the pages and its first
 					 frame of the program's */

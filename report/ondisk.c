@@ -4,10 +4,13 @@
 
 #include "report/ondisk.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "elf/archive.h"
 #include "elf/imagemaps.h"
 #include "maps/rangemap.h"
 #include "report/keys.h"
@@ -41,6 +44,7 @@ struct size_walk {
 	 * NULL: a row per piece. */
 	uint64_t (*sums)[2];
 	size_t nsums;
+	bool one; /* one key, labelled by a map: sums are kept */
 };
 
 /* Count the piece [start, end) of path (already kept by the filter) in
@@ -80,8 +84,18 @@ static void size_flush(struct size_walk *w)
 		if (w->sums[l][1])
 			size_count(w, path, COL_VM, w->sums[l][1]);
 	}
-	free(w->sums);
-	w->sums = NULL;
+}
+
+/* Make the sums of a one-key walk cover every label of lb. */
+static void size_sums_grow(struct size_walk *w)
+{
+	size_t n = labels_count(w->lb), cap = w->nsums;
+
+	if (!w->one || n <= w->nsums)
+		return;
+	xgrow(&w->sums, &cap, n, sizeof(*w->sums));
+	memset(w->sums + w->nsums, 0, (cap - w->nsums) * sizeof(*w->sums));
+	w->nsums = cap;
 }
 
 static int size_piece(void *arg, const uint32_t *labels, uint64_t start,
@@ -150,74 +164,277 @@ static void fallback_notes(struct strlist *notes, const char *path,
 	}
 }
 
+/* The walk of the bytes of one FILE along keys. */
+static void walk_init(struct size_walk *w, struct rowtree *t, struct labels *lb,
+		      const enum key_id *keys, size_t nkeys,
+		      struct filter *filter)
+{
+	*w = (struct size_walk){.t = t,
+				.keys = keys,
+				.nkeys = nkeys,
+				.lb = lb,
+				.filter = filter,
+				.one = nkeys == 1 && !keydefs[keys[0]].label};
+	w->padding = labels_find(lb, "[padding]");
+}
+
+/* The label of each key that a hook labels, for bytes at at. */
+static void walk_fix(struct size_walk *w, const struct key_at *at)
+{
+	for (size_t i = 0; i < w->nkeys; i++)
+		w->fixed[i] = keydefs[w->keys[i]].label
+				  ? keydefs[w->keys[i]].label(at)
+				  : LABEL_NONE;
+}
+
+/* Walk the file and VM space of the open image im (its labels at at) into
+ * w. Notes about it go to mine. */
+static int walk_image(struct size_walk *w, struct imgmaps *im,
+		      const struct key_at *at, const struct elf_map_opts *maps,
+		      struct strlist *mine)
+{
+	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
+	const struct rmap_entry *vme;
+	size_t nmaps = 0, nvme;
+	int ret;
+
+	walk_fix(w, at);
+	for (size_t i = 0; i < w->nkeys; i++) {
+		struct dualmap *dm;
+		int src = keydefs[w->keys[i]].elfsrc;
+
+		if (src < 0)
+			continue;
+		ret = imgmaps_source(im, src, w->lb, maps, mine, &dm);
+		if (ret < 0)
+			return ret;
+		w->map_of_key[i] = nmaps;
+		fmaps[nmaps] = dm->file;
+		vmaps[nmaps] = dm->vm;
+		nmaps++;
+	}
+	if (w->padding == LABEL_NONE)
+		w->padding = labels_find(w->lb, "[padding]");
+	size_sums_grow(w);
+
+	/* File space: the base file map covers [0, file size) exactly. */
+	w->col = COL_FILE;
+	w->base_index = -1;
+	ret = rmap_rollup(fmaps, nmaps, 0, im->img->file_size, size_piece, w);
+	if (ret < 0)
+		return ret;
+
+	/* VM space: only what the base map maps (the PT_LOAD ranges). */
+	w->col = COL_VM;
+	w->base_index = (int)nmaps;
+	vmaps[nmaps] = im->base.vm;
+	vme = rmap_entries(im->base.vm, &nvme);
+	if (nvme)
+		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
+				  vme[nvme - 1].end, size_piece, w);
+	return ret;
+}
+
+/* len file bytes that no ELF image holds (an archive's headers): label
+ * for the keys labelled by maps, the hooks' labels at at for the
+ * others. */
+static void walk_plain(struct size_walk *w, const struct key_at *at,
+		       uint64_t len, uint32_t label)
+{
+	uint32_t path[KEYS_MAX];
+
+	if (!len)
+		return;
+	walk_fix(w, at);
+	for (size_t i = 0; i < w->nkeys; i++)
+		path[i] = w->fixed[i] != LABEL_NONE ? w->fixed[i] : label;
+	if (w->one) {
+		size_sums_grow(w);
+		w->sums[label][0] += len;
+		return;
+	}
+	if (filter_keep(w->filter, w->lb, path, w->nkeys))
+		size_count(w, path, COL_FILE, len);
+}
+
+/* End the walk of FILE path: its rows, its fallback notes, and the notes
+ * in mine moved to notes unless the filter kept none of its bytes (then
+ * they are not news). */
+static void walk_end(struct size_walk *w, const char *path, int ret,
+		     struct strlist *mine, struct strlist *notes)
+{
+	if (ret >= 0 && w->sums)
+		size_flush(w);
+	if (ret >= 0)
+		fallback_notes(mine, path, w);
+	free(w->sums);
+	w->sums = NULL;
+	for (size_t i = 0; i < mine->n && (w->kept || filter_empty(w->filter));
+	     i++)
+		strlist_add_copy(notes, mine, i);
+	strlist_free(mine);
+}
+
+/* The labels of an archive's own parts (armembers, and every key made
+ * from an ELF map). */
+static const char *const ar_part_label[] = {
+    [AR_FILE] = "[AR Non-ELF Member File]",
+    [AR_SYMTAB] = "[AR Symbol Table]",
+    [AR_LONGNAMES] = "[AR Headers]",
+};
+
+/* Member m of archive path (buf, len) as an ELF image opened from a copy
+ * in memory, walked into w with its labels at at (which it sets). A
+ * member that is no ELF file is labelled as such; one that cannot be
+ * read too, with a note. */
+static int walk_member(struct size_walk *w, struct key_at *at, const char *path,
+		       const unsigned char *buf, const struct ar_member *m,
+		       const struct elf_map_opts *maps, struct strlist *mine)
+{
+	struct imgmaps im = {0};
+	char fdpath[40];
+	int fd, ret;
+
+	at->member_label = labels_intern(w->lb, m->name);
+	if (m->size < 4 || memcmp(buf + m->off, "\177ELF", 4)) {
+		walk_plain(w, at, m->size + m->pad,
+			   labels_intern(w->lb, ar_part_label[AR_FILE]));
+		return 0;
+	}
+	fd = ar_member_memfd(buf, m);
+	if (fd < 0)
+		return fd;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	ret = imgmaps_open(&im, fdpath, w->lb);
+	close(fd);
+	if (ret < 0) {
+		strlist_addf(mine,
+			     "'%s(%s)': not read (%s): its bytes are "
+			     "under [AR Unreadable Member]",
+			     path, m->name, memsz_strerror(ret));
+		walk_plain(w, at, m->size + m->pad,
+			   labels_intern(w->lb, "[AR Unreadable Member]"));
+		return 0;
+	}
+	/* notes name the member as binutils do: lib.a(member.o) */
+	free(im.img->path);
+	im.img->path = xasprintf("%s(%s)", path, m->name);
+	ret = walk_image(w, &im, at, maps, mine);
+	imgmaps_close(&im);
+	/* the pad byte after an odd member: its, as Bloaty counts it */
+	walk_plain(w, at, m->pad, labels_intern(w->lb, "[Unmapped]"));
+	return ret;
+}
+
+/* walk_member(), its notes appended to mine only when the filter kept
+ * some of its bytes (as for a file; a one-key walk knows only at its
+ * end, for the whole archive). */
+static int walk_member_noted(struct size_walk *w, struct key_at *at,
+			     const char *path, const unsigned char *buf,
+			     const struct ar_member *m,
+			     const struct elf_map_opts *maps,
+			     struct strlist *mine)
+{
+	struct strlist notes = {0};
+	bool kept = w->kept;
+	int ret;
+
+	w->kept = false;
+	ret = walk_member(w, at, path, buf, m, maps, &notes);
+	for (size_t i = 0;
+	     i < notes.n && (w->kept || w->one || filter_empty(w->filter)); i++)
+		strlist_add_copy(mine, &notes, i);
+	strlist_free(&notes);
+	w->kept |= kept;
+	return ret;
+}
+
+/* Walk the archive path (buf, len) into w: each member, and the
+ * archive's own bytes. */
+static int walk_archive(struct size_walk *w, const char *path,
+			const unsigned char *buf, size_t len,
+			const struct elf_map_opts *maps, struct strlist *mine)
+{
+	struct key_at at = {.lb = w->lb};
+	struct ar_member *ms = NULL;
+	uint32_t hdrs = labels_intern(w->lb, "[AR Headers]");
+	size_t n = 0;
+	int ret = ar_members_read(buf, len, &ms, &n);
+
+	if (ret < 0)
+		return ret;
+	at.file_label = labels_intern(w->lb, path);
+	at.member_label = hdrs;
+	walk_plain(w, &at, AR_MAGIC_LEN, hdrs);
+	for (size_t i = 0; i < n && ret >= 0; i++) {
+		const struct ar_member *m = &ms[i];
+		uint32_t l = labels_intern(w->lb, ar_part_label[m->kind]);
+
+		at.member_label = hdrs;
+		walk_plain(w, &at, m->hdr_len, hdrs);
+		if (m->kind == AR_FILE) {
+			ret =
+			    walk_member_noted(w, &at, path, buf, m, maps, mine);
+			continue;
+		}
+		at.member_label = l;
+		walk_plain(w, &at, m->size + m->pad, l);
+	}
+	ar_members_free(ms, n);
+	return ret;
+}
+
+/* Walk the ELF file path into w. */
+static int walk_elf(struct size_walk *w, const char *path,
+		    const struct elf_map_opts *maps, struct strlist *mine)
+{
+	struct imgmaps im = {0};
+	struct key_at at = {.lb = w->lb};
+	int ret = imgmaps_open(&im, path, w->lb);
+
+	if (ret < 0)
+		return ret;
+	at.file_label = at.member_label = labels_intern(w->lb, path);
+	ret = walk_image(w, &im, &at, maps, mine);
+	imgmaps_close(&im);
+	return ret;
+}
+
+/* True if the file at path starts with an archive's magic. */
+static bool is_archive(const char *path)
+{
+	char magic[AR_MAGIC_LEN];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	bool yes =
+	    fd >= 0 &&
+	    pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	    ar_is_archive(magic, sizeof(magic), NULL);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
 int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		    const enum key_id *keys, size_t nkeys,
 		    const struct elf_map_opts *maps, struct filter *filter,
 		    struct strlist *notes)
 {
-	struct imgmaps im = {0};
-	struct rmap *fmaps[RMAP_ROLLUP_MAX], *vmaps[RMAP_ROLLUP_MAX];
-	struct size_walk w = {
-	    .t = t, .keys = keys, .nkeys = nkeys, .lb = lb, .filter = filter};
-	struct key_at at = {.lb = lb};
+	struct size_walk w;
 	struct strlist mine = {0};
-	size_t nmaps = 0;
-	const struct rmap_entry *vme;
-	size_t nvme;
+	unsigned char *buf = NULL;
+	size_t len = 0;
 	int ret;
 
-	ret = imgmaps_open(&im, path, lb);
-	if (ret < 0)
-		return ret;
-	at.file_label = labels_intern(lb, path);
-	for (size_t i = 0; i < nkeys; i++) {
-		struct dualmap *dm;
-		int src = keydefs[keys[i]].elfsrc;
-
-		w.fixed[i] = keydefs[keys[i]].label
-				 ? keydefs[keys[i]].label(&at)
-				 : LABEL_NONE;
-		if (src < 0)
-			continue;
-		ret = imgmaps_source(&im, src, lb, maps, &mine, &dm);
-		if (ret < 0)
-			goto out;
-		w.map_of_key[i] = nmaps;
-		fmaps[nmaps] = dm->file;
-		vmaps[nmaps] = dm->vm;
-		nmaps++;
+	walk_init(&w, t, lb, keys, nkeys, filter);
+	if (!is_archive(path)) {
+		ret = walk_elf(&w, path, maps, &mine);
+	} else {
+		ret = ar_file_read(path, &buf, &len);
+		if (ret >= 0)
+			ret = walk_archive(&w, path, buf, len, maps, &mine);
+		free(buf);
 	}
-
-	w.padding = labels_find(lb, "[padding]");
-	if (nkeys == 1 && w.fixed[0] == LABEL_NONE) {
-		w.nsums = labels_count(lb);
-		w.sums = xcalloc(w.nsums ? w.nsums : 1, sizeof(*w.sums));
-	}
-	/* File space: the base file map covers [0, file size) exactly. */
-	w.col = COL_FILE;
-	w.base_index = -1;
-	ret = rmap_rollup(fmaps, nmaps, 0, im.img->file_size, size_piece, &w);
-	if (ret < 0)
-		goto out;
-
-	/* VM space: only what the base map maps (the PT_LOAD ranges). */
-	w.col = COL_VM;
-	w.base_index = (int)nmaps;
-	vmaps[nmaps] = im.base.vm;
-	vme = rmap_entries(im.base.vm, &nvme);
-	if (nvme)
-		ret = rmap_rollup(vmaps, nmaps + 1, vme[0].start,
-				  vme[nvme - 1].end, size_piece, &w);
-	if (ret >= 0 && w.sums)
-		size_flush(&w);
-	if (ret >= 0)
-		fallback_notes(&mine, path, &w);
-out:
-	free(w.sums);
-	/* notes about a file the filter left nothing of are not news */
-	for (size_t i = 0; i < mine.n && (w.kept || filter_empty(filter)); i++)
-		strlist_add_copy(notes, &mine, i);
-	strlist_free(&mine);
-	imgmaps_close(&im);
+	walk_end(&w, path, ret, &mine, notes);
 	return ret;
 }

@@ -292,6 +292,20 @@ static int cmp_key(const void *a, const void *b, void *arg)
 	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
 }
 
+/* Larger key first, the key being the larger of the FILE SIZE and the
+ * VM SIZE keys the kind computes (ctx->col is not used). */
+static int cmp_both(const void *a, const void *b, void *arg)
+{
+	const struct row *x = a, *y = b;
+	const struct sort_ctx *ctx = arg;
+	uint64_t kx = MAX(ctx->key(ctx->t, x, COL_FILE),
+			  ctx->key(ctx->t, x, COL_VM)),
+		 ky = MAX(ctx->key(ctx->t, y, COL_FILE),
+			  ctx->key(ctx->t, y, COL_VM));
+
+	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+}
+
 /* What each kind sorts by, and whether unchanged rows go. */
 static const struct {
 	int (*cmp)(const void *a, const void *b, void *arg);
@@ -304,16 +318,24 @@ static const struct {
     [ROWS_TIMELINE] = {cmp_key, key_peak, false},
 };
 
-/* What each order sorts by: the kind's comparison (NULL) or labels
- * alone, and how labels compare (ties of values: by string). */
+/* What each order sorts by: the kind's comparison (NULL), labels alone
+ * or another comparison of values, and how labels compare (ties of
+ * values: by string). */
 static const struct {
 	int (*cmp)(const void *a, const void *b, void *arg);
 	label_cmp_fn *lcmp;
+	bool by_value;
 } orders[ROWS__ORDER_COUNT] = {
-    [ROWS_ORDER_VALUE] = {NULL, label_cmp_name},
-    [ROWS_ORDER_POS] = {cmp_label, label_cmp_pos},
-    [ROWS_ORDER_NAME] = {cmp_label, label_cmp_name},
+    [ROWS_ORDER_VALUE] = {NULL, label_cmp_name, true},
+    [ROWS_ORDER_POS] = {cmp_label, label_cmp_pos, false},
+    [ROWS_ORDER_NAME] = {cmp_label, label_cmp_name, false},
+    [ROWS_ORDER_BOTH] = {cmp_both, label_cmp_name, true},
 };
+
+bool rows_order_by_value(enum rows_order order)
+{
+	return orders[order].by_value;
+}
 
 /* True if r is in both trees of a diff with the same values. */
 static bool row_same(const struct rowtree *t, const struct row *r)

@@ -91,8 +91,15 @@ enum rows_order {
 			     ascending; rows without a position after, by
 			     label string */
 	ROWS_ORDER_NAME,  /* by label string, ascending (strcmp) */
+	ROWS_ORDER_BOTH,  /* by the larger of FILE SIZE and VM SIZE (of
+			     their changes in a diff), descending: Bloaty's
+			     -s both */
 	ROWS__ORDER_COUNT
 };
+
+/* True if order sorts rows by their values (as ROWS_ORDER_VALUE does),
+ * not by their labels. */
+bool rows_order_by_value(enum rows_order order);
 
 /* Where a row of a diff tree is: in both trees, or only in one. */
 enum row_state {

@@ -2,10 +2,13 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
+tests_test_archive_SOURCES = tests/test_archive.c tests/testutil.c tests/testutil.h
+tests_test_archive_CFLAGS = $(TEST_CFLAGS)
+tests_test_archive_LDADD = $(TEST_LIBS)
 tests_test_attrib_SOURCES = tests/test_attrib.c tests/testutil.c tests/testutil.h
 tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
 tests_test_attrib_LDADD = $(TEST_LIBS)
@@ -100,6 +103,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1300-size-disasm.py \
 	tests/t1301-size-disasm-node.py \
 	tests/t1302-size-labels.py \
+	tests/t1400-size-archive.py \
+	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \
 	tests/t2050-record-mmaps.sh \
 	tests/t2060-record-fork.sh \

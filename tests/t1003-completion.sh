@@ -110,8 +110,8 @@ for cmd in report diff; do
 done
 check "size --fields: file and vm" \
 	same "$(comp 'memsz size --fields ')" "$(printf 'file\nvm')"
-check "size --sort: file, vm and the order name" \
-	same "$(comp 'memsz size --sort ')" "$(printf 'file\nvm\nname')"
+check "size --sort: file, vm and the orders name, both" \
+	same "$(comp 'memsz size --sort ')" "$(printf 'file\nvm\nname\nboth')"
 check "report --sort: the orders addr and name too" \
 	[ "$(comp 'memsz report --sort ' | grep -cx 'addr\|name')" -eq 2 ]
 for f in $(comp 'memsz size --format '); do

@@ -501,8 +501,8 @@ static void test_keys_parse(void **state)
 	assert_string_equal(bad, "pids");
 	free(bad);
 	assert_string_equal(keys_list(KEY_IN_SIZE),
-			    "files, segments, sections, symbols, bbs, relocs, "
-			    "compileunits, inlines");
+			    "files, inputfiles, armembers, segments, sections, "
+			    "symbols, bbs, relocs, compileunits, inlines");
 }
 
 /* Every key is one row: labelled either by its hook or by an image map,

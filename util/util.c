@@ -36,6 +36,9 @@ static const char *const memsz_errors[] = {
 				     "only with --output-special)",
     [MEMSZ_EUNSAFELINK - MEMSZ_EBASE] = "a symlink another user owns in "
 					"a sticky directory (not followed)",
+    [MEMSZ_EBADAR - MEMSZ_EBASE] = "corrupt archive member header",
+    [MEMSZ_ETHINAR - MEMSZ_EBASE] = "a thin archive: its members are "
+				    "files of their own (name them)",
 };
 
 const char *memsz_strerror(int err)

@@ -39,6 +39,8 @@ enum memsz_error {
 	MEMSZ_ENOLIB,	   /* a library loaded on use is missing */
 	MEMSZ_ESPECIAL,	   /* a pipe or device not asked for */
 	MEMSZ_EUNSAFELINK, /* another user's link, sticky dir */
+	MEMSZ_EBADAR,	   /* archive member header corrupt */
+	MEMSZ_ETHINAR,	   /* thin archive: members not in it */
 	MEMSZ_ELAST
 };
 
