@@ -439,6 +439,8 @@ static void add_metadata(struct elfimg *img, const struct symnames *sn,
  * alignment of the next symbol's address, capped at one cache line: a
  * higher power of two in an address is taken as chance, not as asked. */
 #define PADDING_MAX_ALIGN 64
+/* add_padding() reads the gaps through a window of this many bytes */
+#define PADDING_WINDOW 4096
 
 /* Length of the x86 filler instruction at p (a nop of any length, int3,
  * or a zero byte), 0 if it is something else. */
@@ -528,10 +530,13 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 			struct dualmap *base, struct dualmap *out,
 			const struct sym *syms, size_t n)
 {
-	Elf *elf = elfimg_elf(img);
 	uint32_t id = LABEL_NONE;
+	struct elf_window w;
 	uint64_t end = 0;
 
+	/* the gaps' bytes only, read in address order: not a copy of each
+	 * section (node's are 75 MiB) */
+	elf_window_init(&w, img, PADDING_WINDOW);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = syms[i].addr, gap, align;
 		const struct elf_section *s = NULL;
@@ -558,14 +563,10 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (!s)
 			goto next;
 		if (s->type != SHT_NOBITS) {
-			Elf_Data *d =
-			    elf_rawdata(elf_getscn(elf, s->index), NULL);
+			const unsigned char *b = elf_window_get(
+			    &w, s->offset + (end - s->addr), gap);
 
-			ok = d && d->d_buf && d->d_size == s->size &&
-			     is_fill(img, s,
-				     (const unsigned char *)d->d_buf +
-					 (end - s->addr),
-				     gap);
+			ok = b && is_fill(img, s, b, gap);
 		}
 		if (ok) {
 			if (id == LABEL_NONE)
@@ -576,6 +577,7 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (i == 0 || a + syms[i].size > end)
 			end = a + syms[i].size;
 	}
+	elf_window_free(&w);
 }
 
 /* The symbols source (see elfimg.h); with disasm, the data its code refers

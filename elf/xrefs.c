@@ -58,6 +58,9 @@ static struct dynlib zy_lib = {
     .nsyms = ARRAY_SIZE(zy_syms),
 };
 
+/* sweep() reads code through a window of this many bytes */
+#define XREF_WINDOW (1024 * 1024)
+
 struct xref {
 	uint64_t target;
 	uint64_t seq; /* discovery order: the first reference wins */
@@ -157,27 +160,38 @@ static void note_ref(struct elfimg *img, struct dualmap *out, uint64_t addr,
 }
 
 /* Decode section s once and collect its references to unlabelled data
- * into xv. */
+ * into xv. The section is read through a window of XREF_WINDOW bytes
+ * (not libelf's copy of the whole section, which would live until the
+ * image is closed), slid on whenever fewer bytes than the longest
+ * instruction are left before the section's end is in it: Zydis sees
+ * the same bytes as in one buffer. */
 static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, struct dualmap *out,
 		  struct xrefvec *xv)
 {
-	Elf_Data *d = elf_rawdata(elf_getscn(elfimg_elf(img), s->index), NULL);
 	/* position-dependent executables address data absolutely */
 	bool abs = img->type == ET_EXEC;
 	ZydisDecodedInstruction in;
 	ZydisDecoderContext ctx;
-	const uint8_t *p;
-	size_t off = 0;
+	struct elf_window w;
+	const uint8_t *p = NULL;
+	uint64_t off = 0, base = 0, avail = 0;
 
-	if (!d || !d->d_buf || d->d_size != s->size)
-		return;
-	p = d->d_buf;
+	elf_window_init(&w, img, XREF_WINDOW);
 	while (off < s->size) {
 		uint64_t t;
 
-		if (!ZYAN_SUCCESS(
-			xzy_decode(dec, &ctx, p + off, s->size - off, &in))) {
+		if (off - base + ZYDIS_MAX_INSTRUCTION_LENGTH > avail &&
+		    base + avail < s->size) {
+			base = off;
+			avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
+			p = elf_window_get(&w, s->offset + off, avail);
+			if (!p)
+				break; /* the file is shorter than its header
+					  says */
+		}
+		if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p + (off - base),
+					     avail - (off - base), &in))) {
 			off++;
 			continue;
 		}
@@ -185,6 +199,7 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 			note_ref(img, out, s->addr + off, t, xv);
 		off += in.length;
 	}
+	elf_window_free(&w);
 }
 
 /* The index of the first symbol of syms (sorted by start) that starts
