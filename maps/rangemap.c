@@ -4,8 +4,9 @@
  * Adds are appended to a pending array; their index is their sequence
  * number. The first query settles the map:
  *
- *  1. the pending adds are sorted by (start, sequence) with a stable radix
- *     sort (skipped when they were added in order);
+ *  1. the pending adds are sorted in place by (start, sequence) with a
+ *     stable radix sort (skipped when they were added in order); each
+ *     keeps its sequence number;
  *  2. the starts of all adds ever made (kept sorted and unique across
  *     settles) are merged with the pending starts, and every open add is
  *     resolved to [start, min(next start, limit));
@@ -34,8 +35,14 @@ struct pend {
 	uint64_t end; /* for an open add: its limit */
 	uint64_t other;
 	uint32_t label;
-	uint32_t open;
+	uint32_t seq; /* order of arrival, and PEND_OPEN for an open add */
 };
+
+/* The top bit of pend.seq marks an open add; the others number the adds
+ * of a batch in order of arrival (settling sorts them in place). */
+#define PEND_OPEN 0x80000000u
+#define PEND_SEQ(a) ((a)->seq & ~PEND_OPEN)
+#define PEND_IS_OPEN(a) (((a)->seq & PEND_OPEN) != 0)
 
 struct rmap {
 	struct rmap_entry *ent; /* settled, sorted, disjoint */
@@ -79,8 +86,8 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 {
 	struct pend *p;
 
-	if (m->np >= UINT32_MAX - 1)
-		abort(); /* sequence numbers are 32-bit */
+	if (m->np >= PEND_OPEN - 1)
+		abort(); /* sequence numbers are 31-bit */
 	xgrow(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
 	if (m->np && m->pend[m->np - 1].start > start)
 		m->pend_sorted = false;
@@ -89,7 +96,7 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 	p->end = end;
 	p->other = other;
 	p->label = label;
-	p->open = open;
+	p->seq = (uint32_t)(m->np - 1) | (open ? PEND_OPEN : 0);
 }
 
 void rmap_add_translated(struct rmap *m, uint64_t start, uint64_t size,
@@ -121,20 +128,16 @@ void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 
 /* --- settling --- */
 
-struct skey {
-	uint64_t start;
-	uint32_t idx;
-};
-
 #define RADIX_BITS 11
 #define RADIX_SIZE (1u << RADIX_BITS)
 #define RADIX_PASSES 6 /* 66 bits >= 64 */
 
-/* Stable LSD radix sort of keys by start. */
-static void radix_sort(struct skey *k, size_t n)
+/* Stable LSD radix sort of the pending adds by start, in place (with a
+ * buffer as large while it runs). */
+static void radix_sort(struct pend *k, size_t n)
 {
 	size_t(*hist)[RADIX_SIZE];
-	struct skey *tmp, *src = k, *dst;
+	struct pend *tmp, *src = k, *dst;
 	size_t i, pass;
 
 	hist = xcalloc(RADIX_PASSES, sizeof(*hist));
@@ -150,7 +153,7 @@ static void radix_sort(struct skey *k, size_t n)
 	for (pass = 0; pass < RADIX_PASSES; pass++) {
 		size_t *h = hist[pass], sum = 0, b;
 		unsigned shift = pass * RADIX_BITS;
-		struct skey *t;
+		struct pend *t;
 
 		if (h[(src[0].start >> shift) & (RADIX_SIZE - 1)] == n)
 			continue; /* every key has the same digit */
@@ -255,8 +258,8 @@ static void emit(struct outv *o, uint64_t start, uint64_t end, uint64_t other,
 	e->label = label;
 }
 
-/* Merge the sorted unique m->starts with the sorted pending keys. */
-static void merge_starts(struct rmap *m, const struct skey *k, size_t nk)
+/* Merge the sorted unique m->starts with the sorted pending adds. */
+static void merge_starts(struct rmap *m, const struct pend *k, size_t nk)
 {
 	uint64_t *out = xmalloc((m->nstarts + nk) * sizeof(*out));
 	size_t i = 0, j = 0, n = 0;
@@ -280,24 +283,25 @@ static void build_top(struct rmap *m);
 
 /* Clip every open-ended pending range at the first start of another
  * range after its own (k: the pending ranges by start). */
-static void close_open(struct rmap *m, const struct skey *k, size_t np)
+static void close_open(struct rmap *m, size_t np)
 {
 	for (size_t i = 0, p = 0; i < np; i++) {
-		struct pend *a = &m->pend[k[i].idx];
+		struct pend *a = &m->pend[i];
 
-		if (!a->open)
+		if (!PEND_IS_OPEN(a))
 			continue;
 		while (p < m->nstarts && m->starts[p] <= a->start)
 			p++;
 		if (p < m->nstarts && m->starts[p] < a->end)
 			a->end = m->starts[p];
-		a->open = 0;
+		a->seq &= ~PEND_OPEN;
 	}
 }
 
 /* The sweep of settle(): merge the settled entries and the pending ones
- * (k: by start) into o, each byte to the first writer that covers it. */
-static void sweep(struct rmap *m, const struct skey *k, size_t np,
+ * (k: sorted by start) into o, each byte to the first writer that covers
+ * it. */
+static void sweep(struct rmap *m, const struct pend *k, size_t np,
 		  struct outv *o)
 {
 	struct heap h = {0};
@@ -325,9 +329,9 @@ static void sweep(struct rmap *m, const struct skey *k, size_t np,
 			heap_push(&h, &it);
 		}
 		while (j < np && k[j].start <= x) {
-			const struct pend *a = &m->pend[k[j].idx];
+			const struct pend *a = &k[j];
 			struct hitem it = {a->start, a->end, a->other,
-					   k[j].idx + 1, a->label};
+					   PEND_SEQ(a) + 1, a->label};
 
 			j++;
 			heap_push(&h, &it);
@@ -352,32 +356,25 @@ static void sweep(struct rmap *m, const struct skey *k, size_t np,
 
 static void settle(struct rmap *m)
 {
-	struct skey *k;
 	struct outv o = {0};
 	size_t np = m->np, i;
 	bool any_open = false;
 
 	if (!np)
 		return;
-
-	k = xmalloc(np * sizeof(*k));
-	for (i = 0; i < np; i++) {
-		k[i].start = m->pend[i].start;
-		k[i].idx = i;
-		any_open |= m->pend[i].open;
-	}
+	for (i = 0; i < np; i++)
+		any_open |= PEND_IS_OPEN(&m->pend[i]);
 	if (!m->pend_sorted)
-		radix_sort(k, np);
+		radix_sort(m->pend, np);
 
-	merge_starts(m, k, np);
+	merge_starts(m, m->pend, np);
 	if (any_open)
-		close_open(m, k, np);
+		close_open(m, np);
 
 	o.cap = m->n + np + 16;
 	o.v = xmalloc(o.cap * sizeof(*o.v));
-	sweep(m, k, np, &o);
+	sweep(m, m->pend, np, &o);
 
-	free(k);
 	free(m->ent);
 	m->ent = o.n ? xrealloc(o.v, o.n * sizeof(*o.v)) : o.v;
 	m->n = o.n;
@@ -611,7 +608,7 @@ int rmap_check(struct rmap *m)
 			return -1;
 		if (a->other != NO && a->end - a->start > UINT64_MAX - a->other)
 			return -1;
-		if (a->open && a->other != NO)
+		if (PEND_IS_OPEN(a) && a->other != NO)
 			return -1;
 		if (i && m->pend[i - 1].start > a->start && m->pend_sorted)
 			return -1;
