@@ -20,7 +20,8 @@ struct elfimg_priv {
 	struct timespec mtime; /* at open: elfimg_changed() compares */
 	unsigned char *raw;    /* elfimg_raw(): the file, read once */
 	size_t raw_len;
-	size_t shstrndx;  /* 0: no section names */
+	size_t shstrndx; /* 0: no section names */
+	char *shstr;	 /* a copy of .shstrtab: elf_section.name points here */
 	char *debug_root; /* root of the cached debug search; NULL: default */
 	/* elf_relocs_get()'s cache: elf_relocs_read() once, owned here. */
 	struct elf_reloc *relocs;
