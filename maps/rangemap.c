@@ -54,6 +54,9 @@ struct rmap {
 
 	uint64_t *starts; /* sorted unique starts of settled adds */
 	size_t nstarts;
+	/* takes no open adds (a DualMap's): keeps no starts, which only
+	 * open adds need */
+	bool no_open;
 
 	uint64_t *top; /* end of each block of 2^TOP_SHIFT entries */
 	size_t ntop;
@@ -121,6 +124,8 @@ void rmap_add(struct rmap *m, uint64_t start, uint64_t size, uint32_t label)
 void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 		   uint32_t label)
 {
+	if (m->no_open)
+		abort(); /* a DualMap's map: see dualmap_init() */
 	if (label == LABEL_NONE || limit <= start)
 		return;
 	pend_push(m, start, limit, NO, label, true);
@@ -367,7 +372,8 @@ static void settle(struct rmap *m)
 	if (!m->pend_sorted)
 		radix_sort(m->pend, np);
 
-	merge_starts(m, m->pend, np);
+	if (!m->no_open)
+		merge_starts(m, m->pend, np);
 	if (any_open)
 		close_open(m, np);
 
@@ -643,6 +649,8 @@ void dualmap_init(struct dualmap *dm)
 {
 	dm->vm = rmap_new();
 	dm->file = rmap_new();
+	dm->vm->no_open = true;
+	dm->file->no_open = true;
 }
 
 void dualmap_free(struct dualmap *dm)
