@@ -4,9 +4,9 @@
  * Adds are appended to a pending array; their index is their sequence
  * number. The first query settles the map:
  *
- *  1. the pending adds are sorted in place by (start, sequence) with a
- *     stable radix sort (skipped when they were added in order); each
- *     keeps its sequence number;
+ *  1. the pending adds are sorted in place by (start, sequence) with an
+ *     MSD radix sort (skipped when they were added in order); each keeps
+ *     its sequence number;
  *  2. the starts of all adds ever made (kept sorted and unique across
  *     settles) are merged with the pending starts, and every open add is
  *     resolved to [start, min(next start, limit));
@@ -133,52 +133,90 @@ void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 
 /* --- settling --- */
 
-#define RADIX_BITS 11
-#define RADIX_SIZE (1u << RADIX_BITS)
-#define RADIX_PASSES 6 /* 66 bits >= 64 */
-
-/* Stable LSD radix sort of the pending adds by start, in place (with a
- * buffer as large while it runs). */
-static void radix_sort(struct pend *k, size_t n)
+/* Pending adds in settling order: by start, then by arrival. */
+static inline bool pend_before(const struct pend *x, const struct pend *y)
 {
-	size_t(*hist)[RADIX_SIZE];
-	struct pend *tmp, *src = k, *dst;
-	size_t i, pass;
+	return x->start < y->start ||
+	       (x->start == y->start && PEND_SEQ(x) < PEND_SEQ(y));
+}
 
-	hist = xcalloc(RADIX_PASSES, sizeof(*hist));
-	for (i = 0; i < n; i++) {
-		uint64_t v = k[i].start;
+static int pend_cmp(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
 
-		for (pass = 0; pass < RADIX_PASSES; pass++)
-			hist[pass]
-			    [(v >> (pass * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+	return pend_before(x, y) ? -1 : pend_before(y, x);
+}
+
+/* Buckets of at most this many adds are sorted by insertion. */
+#define SORT_SMALL 32
+
+static void insertion_sort(struct pend *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct pend v = a[i];
+		size_t j = i;
+
+		for (; j && pend_before(&v, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = v;
 	}
-	tmp = xmalloc(n * sizeof(*tmp));
-	dst = tmp;
-	for (pass = 0; pass < RADIX_PASSES; pass++) {
-		size_t *h = hist[pass], sum = 0, b;
-		unsigned shift = pass * RADIX_BITS;
-		struct pend *t;
+}
 
-		if (h[(src[0].start >> shift) & (RADIX_SIZE - 1)] == n)
-			continue; /* every key has the same digit */
-		for (b = 0; b < RADIX_SIZE; b++) {
-			size_t c = h[b];
+/* In-place MSD radix sort (American flag sort) of a[0, n) by (start,
+ * seq), on the byte of start at shift and below: no buffer as large as
+ * the array (an LSD sort needs one), at most 8 levels of 256 buckets. The
+ * radix order is not stable, but seq is in each add: buckets left with
+ * one start are sorted by it. */
+static void flag_sort(struct pend *a, size_t n, int shift)
+{
+	size_t count[256] = {0}, head[256], tail[256], sum = 0, first;
 
-			h[b] = sum;
-			sum += c;
+	if (n <= SORT_SMALL) {
+		insertion_sort(a, n);
+		return;
+	}
+	if (shift < 0) { /* one start: by arrival */
+		qsort(a, n, sizeof(*a), pend_cmp);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		count[(a[i].start >> shift) & 255]++;
+	for (unsigned d = 0; d < 256; d++) {
+		head[d] = sum;
+		sum += count[d];
+		tail[d] = sum;
+	}
+	for (unsigned d = 0; d < 256; d++)
+		while (head[d] < tail[d]) {
+			struct pend v = a[head[d]];
+			unsigned k = (v.start >> shift) & 255;
+
+			while (k != d) { /* swap v into its bucket */
+				struct pend t = a[head[k]];
+
+				a[head[k]++] = v;
+				v = t;
+				k = (v.start >> shift) & 255;
+			}
+			a[head[d]++] = v;
 		}
-		for (i = 0; i < n; i++)
-			dst[h[(src[i].start >> shift) & (RADIX_SIZE - 1)]++] =
-			    src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != k)
-		memcpy(k, src, n * sizeof(*k));
-	free(tmp);
-	free(hist);
+	first = 0;
+	for (unsigned d = 0; d < 256; first += count[d], d++)
+		if (count[d] > 1)
+			flag_sort(a + first, count[d], shift - 8);
+}
+
+/* Sort the pending adds by (start, seq) in place. */
+static void pend_sort(struct pend *a, size_t n)
+{
+	uint64_t max = 0;
+	int shift = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max |= a[i].start;
+	while (shift < 56 && (max >> (shift + 8)))
+		shift += 8;
+	flag_sort(a, n, shift);
 }
 
 struct hitem {
@@ -370,7 +408,7 @@ static void settle(struct rmap *m)
 	for (i = 0; i < np; i++)
 		any_open |= PEND_IS_OPEN(&m->pend[i]);
 	if (!m->pend_sorted)
-		radix_sort(m->pend, np);
+		pend_sort(m->pend, np);
 
 	if (!m->no_open)
 		merge_starts(m, m->pend, np);
