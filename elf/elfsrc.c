@@ -427,6 +427,9 @@ static void add_metadata(struct elfimg *img, const struct symnames *sn,
 			free(ids);
 		}
 	}
+	/* the tables read are done with (names are interned, entries
+	 * collected): free libelf's copies before the adds grow the maps */
+	elfimg_drop_data(img);
 	meta_apply(base, out, &mv);
 }
 
