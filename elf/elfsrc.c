@@ -149,16 +149,21 @@ static void meta_unwind(struct elfimg *img, struct dualmap *out,
 {
 	struct elf_ehhdr_entry *hent = NULL;
 	struct elf_fde *fdes = NULL;
-	size_t nf = 0, nh = 0;
+	size_t nf = 0, nh = 0, hint = 0;
 
 	elf_ehframe_read(img, &fdes, &nf);
+	/* FDEs mostly follow the code: looked up from the last one on */
 	for (size_t i = 0; i < nf; i++)
 		meta_push(mv, fdes[i].off, fdes[i].size,
-			  sym_at(out, fdes[i].pc_begin), true);
+			  rmap_lookup_near(out->vm, fdes[i].pc_begin, &hint),
+			  true);
+	hint = 0;
 	if (elf_ehframe_hdr_read(img, &hent, &nh) == 0)
-		for (size_t i = 0; i < nh; i++)
+		for (size_t i = 0; i < nh; i++) /* sorted by address */
 			meta_push(mv, hent[i].off, hent[i].size,
-				  sym_at(out, hent[i].initial_loc), true);
+				  rmap_lookup_near(out->vm, hent[i].initial_loc,
+						   &hint),
+				  true);
 	free(fdes);
 	free(hent);
 }
@@ -171,7 +176,7 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 {
 	const struct elf_reloc *r;
 	uint64_t done = UINT64_MAX;
-	size_t n;
+	size_t n, hint = 0;
 
 	elf_relocs_get(img, &r, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -179,7 +184,8 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 
 		if (r[i].entry_off == done)
 			continue;
-		id = sym_at(out, r[i].target);
+		/* tables are mostly sorted by the address patched */
+		id = rmap_lookup_near(out->vm, r[i].target, &hint);
 		if (id == LABEL_NONE)
 			continue;
 		meta_push(mv, r[i].entry_off, r[i].entry_size, id, true);

@@ -521,6 +521,24 @@ uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other)
 	return LABEL_NONE;
 }
 
+uint32_t rmap_lookup_near(struct rmap *m, uint64_t addr, size_t *hint)
+{
+	size_t i = *hint, k;
+
+	settle(m);
+	/* a few steps on from the last answer, else a search */
+	if (i > m->n || (i && m->ent[i - 1].end > addr))
+		i = find(m, addr);
+	for (k = 0; i < m->n && m->ent[i].end <= addr; i++)
+		if (++k == 8) {
+			i = find(m, addr);
+			break;
+		}
+	*hint = i;
+	return i < m->n && m->ent[i].start <= addr ? m->ent[i].label
+						   : LABEL_NONE;
+}
+
 bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out)
 {
 	uint64_t o;

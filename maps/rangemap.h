@@ -67,6 +67,12 @@ void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 /* Label of addr, or LABEL_NONE (from labels.h: UINT32_MAX) if unlabelled.
  * If other is not NULL it receives addr translated, or RMAP_NO_TRANSLATION. */
 uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other);
+/* rmap_lookup() without the translation, for addresses that mostly come
+ * in increasing order: *hint (0 at first, then left as it is returned)
+ * holds where the last one was found, and the next is looked for from
+ * there on. Any order is answered right, out-of-order ones as fast as by
+ * rmap_lookup(). */
+uint32_t rmap_lookup_near(struct rmap *m, uint64_t addr, size_t *hint);
 /* Translate addr into the other space. Returns false if addr is unlabelled
  * or its range has no translation. */
 bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out);
