@@ -181,6 +181,10 @@ static void flag_sort(struct pend *a, size_t n, int shift)
 	}
 	for (size_t i = 0; i < n; i++)
 		count[(a[i].start >> shift) & 255]++;
+	if (count[(a[0].start >> shift) & 255] == n) { /* one bucket */
+		flag_sort(a, n, shift - 8);
+		return;
+	}
 	for (unsigned d = 0; d < 256; d++) {
 		head[d] = sum;
 		sum += count[d];
