@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,11 @@ int main(int argc, char **argv)
 {
 	const struct memsz_cmd *c;
 
+	/* Blocks of 128 KiB and more get their own mapping, returned when
+	 * freed. glibc would raise that threshold after the first such free
+	 * and keep the range maps' freed arrays resident in its heap: node's
+	 * size --by symbols peaked at 126 MiB instead of 99. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (argc < 2) {
 		usage_main(stderr);
 		return EXIT_USAGE;

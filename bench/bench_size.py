@@ -7,12 +7,14 @@ runs memsz by default (code-to-data references decoded) and with
 --no-disasm, and prints CPU time (user + sys, best of RUNS: wall time
 means little on a shared machine), peak RSS and the share of VM SIZE under
 fallback labels (the footer's figure). The baseline, in the same run:
-Bloaty (`bloaty -d KEY`) when $BLOATY names it or `bloaty` is on PATH,
-its fallback share counted from its rows the same way ([section ...],
-[LOAD ...], [ELF ...] headers, [Unmapped]; its own [...] labels too);
-else `eu-readelf -s` (which names the symbols but attributes nothing:
-CPU and RSS only; the baseline the README's table uses). The ratio
-columns are memsz / baseline.
+Bloaty (`bloaty -d KEY`) when $BLOATY names it, `bloaty` is on PATH or
+it is built beside the project (/tmp/bloaty/build/bloaty, as the README
+says), its fallback share counted from its rows the same way ([section
+...], [LOAD ...], [ELF ...] headers, [Unmapped]; its own [...] labels
+too); else `eu-readelf -s` (which names the symbols but attributes
+nothing: CPU and RSS only). A file with `.dynsym` only (no `.symtab`
+in it or its debug file: Bloaty reads no `.dynsym`) is measured beside
+`eu-readelf -s` too. The ratio columns are memsz / baseline.
 """
 import csv
 import io
@@ -25,7 +27,8 @@ import tempfile
 
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 RUNS = int(os.environ.get("RUNS", "3"))
-BLOATY = os.environ.get("BLOATY") or shutil.which("bloaty")
+BLOATY = os.environ.get("BLOATY") or shutil.which("bloaty") or next(
+    (b for b in ["/tmp/bloaty/build/bloaty"] if os.access(b, os.X_OK)), None)
 FILES = sys.argv[1:] or [
     "/usr/bin/node",
     "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so",
@@ -35,22 +38,31 @@ FILES = sys.argv[1:] or [
 
 def measure(cmd, may_fail=False):
     """(best CPU seconds over RUNS, peak RSS MiB, output of the last run).
-    GNU time measures: a child forked from this python would start with
-    python's RSS, and the kernel keeps the high-water mark across exec."""
+    GNU time measures the RSS: a child forked from this python would
+    start with python's RSS, and the kernel keeps the high-water mark
+    across exec. The CPU time comes from wait4() on GNU time, which counts
+    its waited-for child, in microseconds (GNU time prints hundredths:
+    libc's runs take a few of them)."""
     best, peak, out = None, 0, ""
-    with tempfile.NamedTemporaryFile("r") as tf:
+    with tempfile.NamedTemporaryFile("r") as tf, \
+            tempfile.TemporaryFile() as of:
         for _ in range(RUNS):
-            p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o",
-                                tf.name, *cmd], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
+            of.seek(0)
+            of.truncate()
+            p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o",
+                                  tf.name, *cmd], stdout=of,
+                                 stderr=subprocess.STDOUT)
+            _, status, ru = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
             if p.returncode and not may_fail:
                 raise SystemExit("failed: %s" % " ".join(cmd))
             tf.seek(0)
-            u, sy, m = tf.read().split()[-3:]
-            cpu = float(u) + float(sy)
+            m = tf.read().split()[-1]
+            cpu = ru.ru_utime + ru.ru_stime
             best = cpu if best is None else min(best, cpu)
             peak = max(peak, int(m) / 1024)
-            out = p.stdout.decode("utf-8", "replace")
+            of.seek(0)
+            out = of.read().decode("utf-8", "replace")
     return best, peak, out
 
 
@@ -86,6 +98,12 @@ def debug_file(path):
     return f if os.path.exists(f) else None
 
 
+def has_symtab(path):
+    r = subprocess.run(["readelf", "-S", "-W", path], capture_output=True,
+                       text=True)
+    return ".symtab" in r.stdout
+
+
 def has_dwarf(path):
     r = subprocess.run(["readelf", "-S", "-W", path], capture_output=True,
                        text=True)
@@ -93,11 +111,10 @@ def has_dwarf(path):
 
 
 def row(label, cpu, rss, share, base=None):
-    s = "%-44s %8.2f %8.1f %8s" % (label, cpu, rss,
+    s = "%-44s %8.3f %8.1f %8s" % (label, cpu, rss,
                                     "-" if share is None else
                                     "%.1f%%" % share)
     if base:
-        # GNU time counts in 10 ms: a baseline under that has no ratio
         s += " %7s %7.2f" % ("%.2f" % (cpu / base[0]) if base[0] else "-",
                              rss / base[1])
     print(s)
@@ -109,8 +126,13 @@ def bench_file(f):
     dbg = debug_file(f)
     if has_dwarf(f) or (dbg and has_dwarf(dbg)):
         keys.append("compileunits")
+    dynsym_only = not has_symtab(f) and not (dbg and has_symtab(dbg))
     for key in keys:
         base = None
+        if key == "symbols" and dynsym_only:
+            c, r, _ = measure(["eu-readelf", "-s", f], may_fail=True)
+            eu = (c, r)
+            row("%s: eu-readelf -s" % name, c, r, None)
         if BLOATY:
             bk = "compileunits" if key == "compileunits" else "symbols"
             c, r, out = measure([BLOATY, "-d", bk, "-n", "0", "--csv",
@@ -118,6 +140,8 @@ def bench_file(f):
                                  f])
             base = (c, r)
             row("%s %s: bloaty" % (name, key), c, r, bloaty_share(out))
+        elif key == "symbols" and dynsym_only:
+            base = eu
         elif key == "symbols":
             c, r, _ = measure(["eu-readelf", "-s", f], may_fail=True)
             base = (c, r)
@@ -128,6 +152,8 @@ def bench_file(f):
                                  "0", f])
             row("%s %s: %s" % (name, key, what), c, r,
                 memsz_share(out, key), base)
+            if key == "symbols" and dynsym_only and BLOATY:
+                row("  ratios against eu-readelf -s", c, r, None, eu)
 
 
 def main():

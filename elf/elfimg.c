@@ -327,8 +327,13 @@ static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
 		d = elf_rawdata(elf_getscn(elf, shstrndx), NULL);
 		if (st->size && (!d || d->d_size != st->size))
 			return -MEMSZ_EBADSTRTAB;
-		if (d) {
-			names = d->d_buf;
+		if (d && d->d_buf) {
+			/* a copy: elfimg_drop_data() ends libelf's handle */
+			struct elfimg_priv *priv = img->priv;
+
+			priv->shstr = xmalloc(d->d_size ? d->d_size : 1);
+			memcpy(priv->shstr, d->d_buf, d->d_size);
+			names = priv->shstr;
 			names_size = d->d_size;
 		}
 	}
@@ -713,6 +718,32 @@ int elfimg_open(const char *path, struct elfimg **out)
 	return elfimg_open_mode(path, false, out);
 }
 
+void elfimg_drop_data(struct elfimg *img)
+{
+	struct elfimg_priv *priv;
+	size_t shnum = 0;
+	Elf *e;
+
+	if (!img || !img->priv)
+		return;
+	priv = img->priv;
+	/* libelf frees section data only with its handle: a new handle on
+	 * the same file, kept only if it sees the same section table */
+	e = priv->elf ? elf_begin(priv->fd, ELF_C_READ, NULL) : NULL;
+	if (e && !elf_getshdrnum(e, &shnum) && shnum == img->nsecs) {
+		elf_end(priv->elf);
+		priv->elf = e;
+	} else if (e) {
+		elf_end(e);
+	}
+	free(priv->relocs);
+	priv->relocs = NULL;
+	priv->nrelocs = 0;
+	priv->relocs_bad = 0;
+	priv->relocs_read = false;
+	elfimg_drop_data(img->debug);
+}
+
 void elfimg_close(struct elfimg *img)
 {
 	struct elfimg_priv *priv;
@@ -725,6 +756,7 @@ void elfimg_close(struct elfimg *img)
 			elf_end(priv->elf);
 		close(priv->fd);
 		free(priv->raw);
+		free(priv->shstr);
 		free(priv->debug_root);
 		free(priv->relocs);
 		free(priv);

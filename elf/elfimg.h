@@ -99,6 +99,12 @@ int elfimg_open(const char *path, struct elfimg **out);
  * read from it may be incomplete. The file is read, never mapped: such a
  * change gives short reads, never a SIGBUS. */
 bool elfimg_changed(const struct elfimg *img);
+/* Free what reading img's sections left in memory (libelf's copies of the
+ * section data, the relocation cache), here and in its debug image: call
+ * it when a map built from img is complete. Later reads read again.
+ * NULL is fine. */
+void elfimg_drop_data(struct elfimg *img);
+
 /* Close img and its debug image. NULL is fine. */
 void elfimg_close(struct elfimg *img);
 

@@ -20,7 +20,8 @@ struct elfimg_priv {
 	struct timespec mtime; /* at open: elfimg_changed() compares */
 	unsigned char *raw;    /* elfimg_raw(): the file, read once */
 	size_t raw_len;
-	size_t shstrndx;  /* 0: no section names */
+	size_t shstrndx; /* 0: no section names */
+	char *shstr;	 /* a copy of .shstrtab: elf_section.name points here */
 	char *debug_root; /* root of the cached debug search; NULL: default */
 	/* elf_relocs_get()'s cache: elf_relocs_read() once, owned here. */
 	struct elf_reloc *relocs;
@@ -115,5 +116,25 @@ void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
 
 /* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a whole file. */
 int elf_file_crc32(int fd, uint32_t *out);
+
+/* A window of an image's file bytes read with pread (elf/elfraw.c): the
+ * parts of a large section read in order, without libelf's copy of the
+ * whole section (which lives until the image is closed). */
+struct elf_window {
+	int fd;
+	unsigned char *buf; /* cap bytes once used; file bytes [off, +len) */
+	size_t cap, len;
+	uint64_t off;
+};
+
+/* Set w up over img's file with a buffer of cap bytes (allocated on first
+ * use). */
+void elf_window_init(struct elf_window *w, struct elfimg *img, size_t cap);
+/* The len file bytes at off, or NULL if len > cap or the file ends (is
+ * truncated) before off+len. A miss reads cap bytes from off on. The
+ * pointer is valid until the next call or elf_window_free(). */
+const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
+				    size_t len);
+void elf_window_free(struct elf_window *w);
 
 #endif

@@ -7,6 +7,8 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Read, not taken from libelf: elf_rawfile() on an image libelf reads
@@ -34,4 +36,49 @@ const void *elfimg_raw(struct elfimg *img, size_t *len)
 	}
 	*len = priv->raw ? priv->raw_len : 0;
 	return priv->raw;
+}
+
+void elf_window_init(struct elf_window *w, struct elfimg *img, size_t cap)
+{
+	struct elfimg_priv *priv = img->priv;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = priv->fd;
+	w->cap = cap;
+}
+
+const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
+				    size_t len)
+{
+	size_t want, got = 0;
+
+	if (len > w->cap)
+		return NULL;
+	if (w->buf && off >= w->off && off - w->off <= w->len &&
+	    len <= w->len - (off - w->off))
+		return w->buf + (off - w->off);
+	if (!w->buf)
+		w->buf = xmalloc(w->cap);
+	/* read ahead from off: callers go forward through the file */
+	want = w->cap;
+	while (got < want) {
+		ssize_t n =
+		    pread(w->fd, w->buf + got, want - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* end of file (or truncated meanwhile) */
+		got += (size_t)n;
+	}
+	w->off = off;
+	w->len = got;
+	return len <= got ? w->buf : NULL;
+}
+
+void elf_window_free(struct elf_window *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+	w->len = 0;
 }

@@ -149,16 +149,21 @@ static void meta_unwind(struct elfimg *img, struct dualmap *out,
 {
 	struct elf_ehhdr_entry *hent = NULL;
 	struct elf_fde *fdes = NULL;
-	size_t nf = 0, nh = 0;
+	size_t nf = 0, nh = 0, hint = 0;
 
 	elf_ehframe_read(img, &fdes, &nf);
+	/* FDEs mostly follow the code: looked up from the last one on */
 	for (size_t i = 0; i < nf; i++)
 		meta_push(mv, fdes[i].off, fdes[i].size,
-			  sym_at(out, fdes[i].pc_begin), true);
+			  rmap_lookup_near(out->vm, fdes[i].pc_begin, &hint),
+			  true);
+	hint = 0;
 	if (elf_ehframe_hdr_read(img, &hent, &nh) == 0)
-		for (size_t i = 0; i < nh; i++)
+		for (size_t i = 0; i < nh; i++) /* sorted by address */
 			meta_push(mv, hent[i].off, hent[i].size,
-				  sym_at(out, hent[i].initial_loc), true);
+				  rmap_lookup_near(out->vm, hent[i].initial_loc,
+						   &hint),
+				  true);
 	free(fdes);
 	free(hent);
 }
@@ -171,7 +176,7 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 {
 	const struct elf_reloc *r;
 	uint64_t done = UINT64_MAX;
-	size_t n;
+	size_t n, hint = 0;
 
 	elf_relocs_get(img, &r, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -179,7 +184,8 @@ static void meta_relocs(struct elfimg *img, struct dualmap *out,
 
 		if (r[i].entry_off == done)
 			continue;
-		id = sym_at(out, r[i].target);
+		/* tables are mostly sorted by the address patched */
+		id = rmap_lookup_near(out->vm, r[i].target, &hint);
 		if (id == LABEL_NONE)
 			continue;
 		meta_push(mv, r[i].entry_off, r[i].entry_size, id, true);
@@ -427,6 +433,9 @@ static void add_metadata(struct elfimg *img, const struct symnames *sn,
 			free(ids);
 		}
 	}
+	/* the tables read are done with (names are interned, entries
+	 * collected): free libelf's copies before the adds grow the maps */
+	elfimg_drop_data(img);
 	meta_apply(base, out, &mv);
 }
 
@@ -439,6 +448,8 @@ static void add_metadata(struct elfimg *img, const struct symnames *sn,
  * alignment of the next symbol's address, capped at one cache line: a
  * higher power of two in an address is taken as chance, not as asked. */
 #define PADDING_MAX_ALIGN 64
+/* add_padding() reads the gaps through a window of this many bytes */
+#define PADDING_WINDOW 4096
 
 /* Length of the x86 filler instruction at p (a nop of any length, int3,
  * or a zero byte), 0 if it is something else. */
@@ -528,10 +539,13 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 			struct dualmap *base, struct dualmap *out,
 			const struct sym *syms, size_t n)
 {
-	Elf *elf = elfimg_elf(img);
 	uint32_t id = LABEL_NONE;
+	struct elf_window w;
 	uint64_t end = 0;
 
+	/* the gaps' bytes only, read in address order: not a copy of each
+	 * section (node's are 75 MiB) */
+	elf_window_init(&w, img, PADDING_WINDOW);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = syms[i].addr, gap, align;
 		const struct elf_section *s = NULL;
@@ -558,14 +572,10 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (!s)
 			goto next;
 		if (s->type != SHT_NOBITS) {
-			Elf_Data *d =
-			    elf_rawdata(elf_getscn(elf, s->index), NULL);
+			const unsigned char *b = elf_window_get(
+			    &w, s->offset + (end - s->addr), gap);
 
-			ok = d && d->d_buf && d->d_size == s->size &&
-			     is_fill(img, s,
-				     (const unsigned char *)d->d_buf +
-					 (end - s->addr),
-				     gap);
+			ok = b && is_fill(img, s, b, gap);
 		}
 		if (ok) {
 			if (id == LABEL_NONE)
@@ -576,6 +586,7 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (i == 0 || a + syms[i].size > end)
 			end = a + syms[i].size;
 	}
+	elf_window_free(&w);
 }
 
 /* The symbols source (see elfimg.h); with disasm, the data its code refers

@@ -246,6 +246,9 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 	im->built[src] = true;
 	ret = elfimg_source_map(im->img, src, opts, lb, &im->base,
 				&im->src[src], &st);
+	/* the map holds copies of all it needs: the section data read to
+	 * build it would otherwise live as long as the image */
+	elfimg_drop_data(im->img);
 	if (!im->changed_noted && elfimg_changed(im->img)) {
 		im->changed_noted = true;
 		strlist_add_notef(notes, NOTE_IMAGE_CHANGED_READ, path,

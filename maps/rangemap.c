@@ -4,8 +4,9 @@
  * Adds are appended to a pending array; their index is their sequence
  * number. The first query settles the map:
  *
- *  1. the pending adds are sorted by (start, sequence) with a stable radix
- *     sort (skipped when they were added in order);
+ *  1. the pending adds are sorted in place by (start, sequence) with an
+ *     MSD radix sort (skipped when they were added in order); each keeps
+ *     its sequence number;
  *  2. the starts of all adds ever made (kept sorted and unique across
  *     settles) are merged with the pending starts, and every open add is
  *     resolved to [start, min(next start, limit));
@@ -34,8 +35,14 @@ struct pend {
 	uint64_t end; /* for an open add: its limit */
 	uint64_t other;
 	uint32_t label;
-	uint32_t open;
+	uint32_t seq; /* order of arrival, and PEND_OPEN for an open add */
 };
+
+/* The top bit of pend.seq marks an open add; the others number the adds
+ * of a batch in order of arrival (settling sorts them in place). */
+#define PEND_OPEN 0x80000000u
+#define PEND_SEQ(a) ((a)->seq & ~PEND_OPEN)
+#define PEND_IS_OPEN(a) (((a)->seq & PEND_OPEN) != 0)
 
 struct rmap {
 	struct rmap_entry *ent; /* settled, sorted, disjoint */
@@ -47,6 +54,9 @@ struct rmap {
 
 	uint64_t *starts; /* sorted unique starts of settled adds */
 	size_t nstarts;
+	/* takes no open adds (a DualMap's): keeps no starts, which only
+	 * open adds need */
+	bool no_open;
 
 	uint64_t *top; /* end of each block of 2^TOP_SHIFT entries */
 	size_t ntop;
@@ -79,8 +89,8 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 {
 	struct pend *p;
 
-	if (m->np >= UINT32_MAX - 1)
-		abort(); /* sequence numbers are 32-bit */
+	if (m->np >= PEND_OPEN - 1)
+		abort(); /* sequence numbers are 31-bit */
 	xgrow(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
 	if (m->np && m->pend[m->np - 1].start > start)
 		m->pend_sorted = false;
@@ -89,7 +99,7 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 	p->end = end;
 	p->other = other;
 	p->label = label;
-	p->open = open;
+	p->seq = (uint32_t)(m->np - 1) | (open ? PEND_OPEN : 0);
 }
 
 void rmap_add_translated(struct rmap *m, uint64_t start, uint64_t size,
@@ -114,6 +124,8 @@ void rmap_add(struct rmap *m, uint64_t start, uint64_t size, uint32_t label)
 void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 		   uint32_t label)
 {
+	if (m->no_open)
+		abort(); /* a DualMap's map: see dualmap_init() */
 	if (label == LABEL_NONE || limit <= start)
 		return;
 	pend_push(m, start, limit, NO, label, true);
@@ -121,56 +133,94 @@ void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 
 /* --- settling --- */
 
-struct skey {
-	uint64_t start;
-	uint32_t idx;
-};
-
-#define RADIX_BITS 11
-#define RADIX_SIZE (1u << RADIX_BITS)
-#define RADIX_PASSES 6 /* 66 bits >= 64 */
-
-/* Stable LSD radix sort of keys by start. */
-static void radix_sort(struct skey *k, size_t n)
+/* Pending adds in settling order: by start, then by arrival. */
+static inline bool pend_before(const struct pend *x, const struct pend *y)
 {
-	size_t(*hist)[RADIX_SIZE];
-	struct skey *tmp, *src = k, *dst;
-	size_t i, pass;
+	return x->start < y->start ||
+	       (x->start == y->start && PEND_SEQ(x) < PEND_SEQ(y));
+}
 
-	hist = xcalloc(RADIX_PASSES, sizeof(*hist));
-	for (i = 0; i < n; i++) {
-		uint64_t v = k[i].start;
+static int pend_cmp(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
 
-		for (pass = 0; pass < RADIX_PASSES; pass++)
-			hist[pass]
-			    [(v >> (pass * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+	return pend_before(x, y) ? -1 : pend_before(y, x);
+}
+
+/* Buckets of at most this many adds are sorted by insertion. */
+#define SORT_SMALL 32
+
+static void insertion_sort(struct pend *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct pend v = a[i];
+		size_t j = i;
+
+		for (; j && pend_before(&v, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = v;
 	}
-	tmp = xmalloc(n * sizeof(*tmp));
-	dst = tmp;
-	for (pass = 0; pass < RADIX_PASSES; pass++) {
-		size_t *h = hist[pass], sum = 0, b;
-		unsigned shift = pass * RADIX_BITS;
-		struct skey *t;
+}
 
-		if (h[(src[0].start >> shift) & (RADIX_SIZE - 1)] == n)
-			continue; /* every key has the same digit */
-		for (b = 0; b < RADIX_SIZE; b++) {
-			size_t c = h[b];
+/* In-place MSD radix sort (American flag sort) of a[0, n) by (start,
+ * seq), on the byte of start at shift and below: no buffer as large as
+ * the array (an LSD sort needs one), at most 8 levels of 256 buckets. The
+ * radix order is not stable, but seq is in each add: buckets left with
+ * one start are sorted by it. */
+static void flag_sort(struct pend *a, size_t n, int shift)
+{
+	size_t count[256] = {0}, head[256], tail[256], sum = 0, first;
 
-			h[b] = sum;
-			sum += c;
+	if (n <= SORT_SMALL) {
+		insertion_sort(a, n);
+		return;
+	}
+	if (shift < 0) { /* one start: by arrival */
+		qsort(a, n, sizeof(*a), pend_cmp);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		count[(a[i].start >> shift) & 255]++;
+	if (count[(a[0].start >> shift) & 255] == n) { /* one bucket */
+		flag_sort(a, n, shift - 8);
+		return;
+	}
+	for (unsigned d = 0; d < 256; d++) {
+		head[d] = sum;
+		sum += count[d];
+		tail[d] = sum;
+	}
+	for (unsigned d = 0; d < 256; d++)
+		while (head[d] < tail[d]) {
+			struct pend v = a[head[d]];
+			unsigned k = (v.start >> shift) & 255;
+
+			while (k != d) { /* swap v into its bucket */
+				struct pend t = a[head[k]];
+
+				a[head[k]++] = v;
+				v = t;
+				k = (v.start >> shift) & 255;
+			}
+			a[head[d]++] = v;
 		}
-		for (i = 0; i < n; i++)
-			dst[h[(src[i].start >> shift) & (RADIX_SIZE - 1)]++] =
-			    src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != k)
-		memcpy(k, src, n * sizeof(*k));
-	free(tmp);
-	free(hist);
+	first = 0;
+	for (unsigned d = 0; d < 256; first += count[d], d++)
+		if (count[d] > 1)
+			flag_sort(a + first, count[d], shift - 8);
+}
+
+/* Sort the pending adds by (start, seq) in place. */
+static void pend_sort(struct pend *a, size_t n)
+{
+	uint64_t max = 0;
+	int shift = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max |= a[i].start;
+	while (shift < 56 && (max >> (shift + 8)))
+		shift += 8;
+	flag_sort(a, n, shift);
 }
 
 struct hitem {
@@ -255,8 +305,8 @@ static void emit(struct outv *o, uint64_t start, uint64_t end, uint64_t other,
 	e->label = label;
 }
 
-/* Merge the sorted unique m->starts with the sorted pending keys. */
-static void merge_starts(struct rmap *m, const struct skey *k, size_t nk)
+/* Merge the sorted unique m->starts with the sorted pending adds. */
+static void merge_starts(struct rmap *m, const struct pend *k, size_t nk)
 {
 	uint64_t *out = xmalloc((m->nstarts + nk) * sizeof(*out));
 	size_t i = 0, j = 0, n = 0;
@@ -280,24 +330,25 @@ static void build_top(struct rmap *m);
 
 /* Clip every open-ended pending range at the first start of another
  * range after its own (k: the pending ranges by start). */
-static void close_open(struct rmap *m, const struct skey *k, size_t np)
+static void close_open(struct rmap *m, size_t np)
 {
 	for (size_t i = 0, p = 0; i < np; i++) {
-		struct pend *a = &m->pend[k[i].idx];
+		struct pend *a = &m->pend[i];
 
-		if (!a->open)
+		if (!PEND_IS_OPEN(a))
 			continue;
 		while (p < m->nstarts && m->starts[p] <= a->start)
 			p++;
 		if (p < m->nstarts && m->starts[p] < a->end)
 			a->end = m->starts[p];
-		a->open = 0;
+		a->seq &= ~PEND_OPEN;
 	}
 }
 
 /* The sweep of settle(): merge the settled entries and the pending ones
- * (k: by start) into o, each byte to the first writer that covers it. */
-static void sweep(struct rmap *m, const struct skey *k, size_t np,
+ * (k: sorted by start) into o, each byte to the first writer that covers
+ * it. */
+static void sweep(struct rmap *m, const struct pend *k, size_t np,
 		  struct outv *o)
 {
 	struct heap h = {0};
@@ -325,9 +376,9 @@ static void sweep(struct rmap *m, const struct skey *k, size_t np,
 			heap_push(&h, &it);
 		}
 		while (j < np && k[j].start <= x) {
-			const struct pend *a = &m->pend[k[j].idx];
+			const struct pend *a = &k[j];
 			struct hitem it = {a->start, a->end, a->other,
-					   k[j].idx + 1, a->label};
+					   PEND_SEQ(a) + 1, a->label};
 
 			j++;
 			heap_push(&h, &it);
@@ -352,32 +403,26 @@ static void sweep(struct rmap *m, const struct skey *k, size_t np,
 
 static void settle(struct rmap *m)
 {
-	struct skey *k;
 	struct outv o = {0};
 	size_t np = m->np, i;
 	bool any_open = false;
 
 	if (!np)
 		return;
-
-	k = xmalloc(np * sizeof(*k));
-	for (i = 0; i < np; i++) {
-		k[i].start = m->pend[i].start;
-		k[i].idx = i;
-		any_open |= m->pend[i].open;
-	}
+	for (i = 0; i < np; i++)
+		any_open |= PEND_IS_OPEN(&m->pend[i]);
 	if (!m->pend_sorted)
-		radix_sort(k, np);
+		pend_sort(m->pend, np);
 
-	merge_starts(m, k, np);
+	if (!m->no_open)
+		merge_starts(m, m->pend, np);
 	if (any_open)
-		close_open(m, k, np);
+		close_open(m, np);
 
 	o.cap = m->n + np + 16;
 	o.v = xmalloc(o.cap * sizeof(*o.v));
-	sweep(m, k, np, &o);
+	sweep(m, m->pend, np, &o);
 
-	free(k);
 	free(m->ent);
 	m->ent = o.n ? xrealloc(o.v, o.n * sizeof(*o.v)) : o.v;
 	m->n = o.n;
@@ -478,6 +523,24 @@ uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other)
 	if (other)
 		*other = NO;
 	return LABEL_NONE;
+}
+
+uint32_t rmap_lookup_near(struct rmap *m, uint64_t addr, size_t *hint)
+{
+	size_t i = *hint, k;
+
+	settle(m);
+	/* a few steps on from the last answer, else a search */
+	if (i > m->n || (i && m->ent[i - 1].end > addr))
+		i = find(m, addr);
+	for (k = 0; i < m->n && m->ent[i].end <= addr; i++)
+		if (++k == 8) {
+			i = find(m, addr);
+			break;
+		}
+	*hint = i;
+	return i < m->n && m->ent[i].start <= addr ? m->ent[i].label
+						   : LABEL_NONE;
 }
 
 bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out)
@@ -611,7 +674,7 @@ int rmap_check(struct rmap *m)
 			return -1;
 		if (a->other != NO && a->end - a->start > UINT64_MAX - a->other)
 			return -1;
-		if (a->open && a->other != NO)
+		if (PEND_IS_OPEN(a) && a->other != NO)
 			return -1;
 		if (i && m->pend[i - 1].start > a->start && m->pend_sorted)
 			return -1;
@@ -646,6 +709,8 @@ void dualmap_init(struct dualmap *dm)
 {
 	dm->vm = rmap_new();
 	dm->file = rmap_new();
+	dm->vm->no_open = true;
+	dm->file->no_open = true;
 }
 
 void dualmap_free(struct dualmap *dm)

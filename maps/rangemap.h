@@ -59,13 +59,20 @@ void rmap_add_translated(struct rmap *m, uint64_t start, uint64_t size,
  * next start is the smallest start > start of any other non-empty add
  * (open or not) made before the map settles, whatever order it was added in.
  * No translation. limit <= start is a no-op. Like any add, it only fills
- * bytes still unlabelled; of two open adds at one start, the first wins. */
+ * bytes still unlabelled; of two open adds at one start, the first wins.
+ * Not on the maps of a DualMap (see dualmap_init()). */
 void rmap_add_open(struct rmap *m, uint64_t start, uint64_t limit,
 		   uint32_t label);
 
 /* Label of addr, or LABEL_NONE (from labels.h: UINT32_MAX) if unlabelled.
  * If other is not NULL it receives addr translated, or RMAP_NO_TRANSLATION. */
 uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other);
+/* rmap_lookup() without the translation, for addresses that mostly come
+ * in increasing order: *hint (0 at first, then left as it is returned)
+ * holds where the last one was found, and the next is looked for from
+ * there on. Any order is answered right, out-of-order ones as fast as by
+ * rmap_lookup(). */
+uint32_t rmap_lookup_near(struct rmap *m, uint64_t addr, size_t *hint);
 /* Translate addr into the other space. Returns false if addr is unlabelled
  * or its range has no translation. */
 bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out);
@@ -114,7 +121,10 @@ struct dualmap {
 	struct rmap *file;
 };
 
-/* Allocate both maps. dualmap_free() frees them (not dm itself). */
+/* Allocate both maps. dualmap_free() frees them (not dm itself). They
+ * take no open adds (rmap_add_open() on them aborts): they keep no record
+ * of the starts of their adds, which only open adds need (8 bytes an add
+ * less). */
 void dualmap_init(struct dualmap *dm);
 void dualmap_free(struct dualmap *dm);
 

@@ -280,6 +280,34 @@ static void test_open_after_settle(void **state)
 	rmap_free(m);
 }
 
+/* rmap_lookup_near() answers as rmap_lookup() whatever the order of the
+ * addresses: increasing (its case), decreasing, and jumping about. */
+static void test_lookup_near(void **state)
+{
+	struct rmap *m = rmap_new();
+	uint64_t x = 12345;
+	size_t hint = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < 500; i++)
+		add(m, i * 40 + (i % 7), 10 + i % 25, i % 9);
+	for (uint64_t a = 0; a < 21000; a += 3)
+		assert_int_equal(rmap_lookup_near(m, a, &hint),
+				 rmap_lookup(m, a, NULL));
+	for (uint64_t a = 21000; a-- > 0;)
+		assert_int_equal(rmap_lookup_near(m, a, &hint),
+				 rmap_lookup(m, a, NULL));
+	for (int k = 0; k < 20000; k++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		assert_int_equal(rmap_lookup_near(m, (x >> 33) % 22000, &hint),
+				 rmap_lookup(m, (x >> 33) % 22000, NULL));
+	}
+	hint = 999999; /* a stale hint from a larger map */
+	assert_int_equal(rmap_lookup_near(m, 45, &hint),
+			 rmap_lookup(m, 45, NULL));
+	rmap_free(m);
+}
+
 static void test_uint64_edge(void **state)
 {
 	struct rmap *m = rmap_new();
@@ -1093,6 +1121,7 @@ int main(void)
 	    cmocka_unit_test(test_open_limit),
 	    cmocka_unit_test(test_open_at_end),
 	    cmocka_unit_test(test_open_after_settle),
+	    cmocka_unit_test(test_lookup_near),
 	    cmocka_unit_test(test_uint64_edge),
 	    cmocka_unit_test(test_size_zero),
 	    cmocka_unit_test(test_lookup_boundaries),

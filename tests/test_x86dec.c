@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_x86dec.c — elf/x86dec.c, the fast length decoder in front of Zydis.
+ *
+ * Ground truth is Zydis itself (linked here, decoding in its minimal
+ * mode as elf/xrefs.c asks it): wherever x86_decode_fast() answers, its
+ * length and the fields that can name an address (ModRM mod and r/m, SIB
+ * base, displacement, FS/GS, a MOV's 32/64-bit immediate) must be what
+ * Zydis reports, and it must not answer where Zydis refuses the bytes.
+ * Checked over a linear sweep of the code of installed x86-64 binaries
+ * (as xrefs.c sweeps), over pseudo-random bytes at every offset, and on
+ * encodings picked for their traps.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <Zydis/Zydis.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf/x86dec.h"
+
+static ZydisDecoder dec;
+
+/* Zydis's answer for p[0, n) into *z; false if it refuses the bytes. */
+static bool zydis(const uint8_t *p, size_t n, struct x86_insn *z)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoderContext ctx;
+	const ZydisDecodedInstructionRaw *r = &in.raw;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx, p, n, &in)))
+		return false;
+	memset(z, 0, sizeof(*z));
+	z->len = in.length;
+	z->modrm = r->modrm.offset != 0;
+	z->mod = r->modrm.mod;
+	z->rm = r->modrm.rm;
+	z->sib = r->sib.offset != 0;
+	z->sib_base = r->sib.base;
+	z->disp_size = r->disp.size;
+	z->disp = r->disp.value;
+	z->imm_size = r->imm[0].size;
+	z->imm = r->imm[0].value.u;
+	z->mov = in.mnemonic == ZYDIS_MNEMONIC_MOV;
+	for (uint8_t i = 0; i < r->prefix_count; i++)
+		if (r->prefixes[i].value == 0x64 ||
+		    r->prefixes[i].value == 0x65)
+			z->fs_gs = true;
+	return true;
+}
+
+/* Do the two answers agree on what xrefs.c reads? */
+static bool same(const struct x86_insn *f, const struct x86_insn *z)
+{
+	if (f->len != z->len || f->modrm != z->modrm ||
+	    f->disp_size != z->disp_size || f->disp != z->disp ||
+	    f->fs_gs != z->fs_gs || f->mov != z->mov)
+		return false;
+	if (f->modrm &&
+	    (f->mod != z->mod || f->rm != z->rm || f->sib != z->sib ||
+	     (f->sib && f->sib_base != z->sib_base)))
+		return false;
+	if (z->mov && z->imm_size >= 32)
+		return f->imm_size == z->imm_size && f->imm == z->imm;
+	return true;
+}
+
+/* Compare at offset off of p[0, n); returns Zydis's length (0: refused)
+ * and counts answers in *fast. */
+static size_t check_at(const uint8_t *p, size_t n, size_t off, long *fast)
+{
+	struct x86_insn f, z;
+	size_t fl = x86_decode_fast(p + off, n - off, &f);
+	bool zok = zydis(p + off, n - off, &z);
+
+	if (fl)
+		(*fast)++;
+	if (fl && (!zok || !same(&f, &z))) {
+		char hex[64] = "";
+
+		for (size_t k = 0; k < 15 && off + k < n; k++)
+			snprintf(hex + 3 * k, sizeof(hex) - 3 * k, " %02x",
+				 p[off + k]);
+		print_error("at +%zx:%s: fast len %zu, zydis %s len %u\n", off,
+			    hex, fl, zok ? "ok" : "refuses", zok ? z.len : 0);
+		fail();
+	}
+	return zok ? z.len : 0;
+}
+
+/* Sweep the executable sections of path as xrefs.c does; returns the
+ * number of instructions (0 if path is not an x86-64 ELF file). */
+static long sweep_file(const char *path, long *fast)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	long n = 0;
+
+	if (e && gelf_getehdr(e, &eh) && eh.e_machine == EM_X86_64)
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(sh.sh_flags & SHF_EXECINSTR) ||
+			    sh.sh_type != SHT_PROGBITS)
+				continue;
+			d = elf_rawdata(scn, NULL);
+			for (size_t off = 0; d && d->d_buf && off < d->d_size;
+			     n++) {
+				size_t len =
+				    check_at(d->d_buf, d->d_size, off, fast);
+
+				off += len ? len : 1;
+			}
+		}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+static void test_installed_code(void **state)
+{
+	static const char *const files[] = {
+	    "/proc/self/exe",
+	    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+	    "/usr/lib/x86_64-linux-gnu/libZydis.so.4.0",
+	    "/usr/lib/x86_64-linux-gnu/libelf.so.1",
+	    "/usr/bin/readelf",
+	};
+	long total = 0, fast = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		total += sweep_file(files[i], &fast);
+	if (!total)
+		skip(); /* not an x86-64 machine */
+	/* the fast path must carry most of compiled code, or it is not
+	 * worth having */
+	assert_true(fast * 10 > total * 8);
+}
+
+static void test_random_bytes(void **state)
+{
+	static uint8_t buf[1 << 18];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	long fast = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (uint8_t)x;
+	}
+	for (size_t off = 0; off < sizeof(buf); off++)
+		check_at(buf, sizeof(buf), off, &fast);
+	assert_true(fast > 0);
+}
+
+static void test_picked(void **state)
+{
+	static const struct {
+		uint8_t b[15];
+		size_t n; /* bytes given */
+	} cases[] = {
+	    /* 66 REX.W C7: REX.W wins, the immediate stays 4 bytes */
+	    {{0x66, 0x48, 0xc7, 0x45, 0xe8, 0xc0, 0x6b, 0xb3, 0x00}, 9},
+	    /* mov $imm32 into a register: the raw value is sign-extended */
+	    {{0xb8, 0xff, 0xff, 0xff, 0xff}, 5},
+	    {{0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8}, 10},
+	    /* RIP-relative, SIB without base, FS-relative */
+	    {{0x48, 0x8b, 0x05, 0x10, 0x20, 0x30, 0x40}, 7},
+	    {{0xff, 0x24, 0xc5, 0x00, 0x10, 0x40, 0x00}, 7},
+	    {{0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0}, 9},
+	    /* lea with a register operand, xbegin, far jmp to a register,
+	     * LOCK, a REX before a prefix: all refused here or by Zydis */
+	    {{0x48, 0x8d, 0xc0}, 3},
+	    {{0xc7, 0xf8, 0, 0, 0, 0}, 6},
+	    {{0xff, 0xe8}, 2},
+	    {{0xf0, 0x48, 0x01, 0x07}, 4},
+	    {{0x48, 0x66, 0x90}, 3},
+	    /* cut short */
+	    {{0x48, 0x8b, 0x05, 0x10}, 4},
+	    {{0xe8, 0x00}, 2},
+	    /* 15 prefixes: too long */
+	    {{0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+	      0x66, 0x66, 0x66, 0x90},
+	     15},
+	};
+	long fast = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_at(cases[i].b, cases[i].n, 0, &fast);
+	/* the first six are the common kinds the fast path exists for */
+	assert_true(fast >= 6);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	elf_version(EV_CURRENT);
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderEnableMode(
+		&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
+		return -1;
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_installed_code),
+	    cmocka_unit_test(test_random_bytes),
+	    cmocka_unit_test(test_picked),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
