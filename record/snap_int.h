@@ -89,6 +89,12 @@ struct snap_ctx {
 	 * page (its pages are not contiguous); else entry i is page i */
 	uint64_t *off;
 	bool packed;
+	/* weighted (a packed task whose pages a PMD maps, read by
+	 * task_read_weighted): entry i stands for w[i] pages from off[i],
+	 * all of one class; else each entry is one page */
+	uint32_t *w;
+	bool weighted;
+	size_t nent; /* entries of the chunk read (pagemap_read_task) */
 	uint64_t *kcount, *kflags;
 	uint64_t *kcg;		/* kpagecgroup of the pages looked up */
 	uint64_t *look, *look2; /* LOOK_KEY(pfn, page): pages to look up */

@@ -315,18 +315,19 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 /* Page va of the slot is charged to memory cgroup cg, not the process's:
  * add it to the slot's charge runs. */
 static void charge_page(const struct snapper *s, struct snap_slot *sl,
-			uint64_t va, uint64_t cg)
+			uint64_t va, uint64_t cg, uint32_t npages)
 {
 	struct md_charge_run *p = sl->ncg ? &sl->cg[sl->ncg - 1] : NULL;
 
-	if (p && p->cgroup == cg && p->npages < UINT32_MAX &&
+	if (p && p->cgroup == cg &&
+	    (uint64_t)p->npages + npages <= UINT32_MAX &&
 	    p->vaddr + ((uint64_t)p->npages << s->page_shift) == va) {
-		p->npages++;
+		p->npages += npages;
 		return;
 	}
 	xgrow(&sl->cg, &sl->cgcap, sl->ncg + 1, sizeof(*sl->cg));
 	sl->cg[sl->ncg++] =
-	    (struct md_charge_run){.vaddr = va, .cgroup = cg, .npages = 1};
+	    (struct md_charge_run){.vaddr = va, .cgroup = cg, .npages = npages};
 }
 
 /* The class of the last page looked at, by the key of its pagemap entry
@@ -397,14 +398,14 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = c->pm[i];
 		enum page_kind kind;
-		uint32_t fl, mc;
+		uint32_t fl, mc, w = c->weighted ? c->w[i] : 1;
 
 		/* a packed chunk's pages are not contiguous: a run does not
 		 * go on over a gap */
 		o = c->packed ? c->off[i] : i;
 		if (o != next)
 			cur = NULL;
-		next = o + 1;
+		next = o + w;
 		if (!(e & (PM_PRESENT | PM_SWAPPED))) {
 			cur = NULL;
 			continue;
@@ -412,13 +413,13 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
 		if (kind == PAGE_PRESENT && s->has_pfn && needs_lookup(e) &&
 		    s->has_kpagecgroup && c->kcg[i] != s->own_cg)
-			charge_page(s, sl, va + (o << s->page_shift),
-				    c->kcg[i]);
-		cnt[kind]++;
+			charge_page(s, sl, va + (o << s->page_shift), c->kcg[i],
+				    w);
+		cnt[kind] += w;
 		/* cur, when set, ends at this page */
 		if (cur && cur->flags == fl && cur->mapcount == mc &&
-		    cur->npages < UINT32_MAX) {
-			cur->npages++;
+		    (uint64_t)cur->npages + w <= UINT32_MAX) {
+			cur->npages += w;
 			continue;
 		}
 		if (sl->nruns == sl->cap)
@@ -426,7 +427,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			      sizeof(*sl->runs));
 		cur = &sl->runs[sl->nruns++];
 		cur->vaddr = va + (o << s->page_shift);
-		cur->npages = 1;
+		cur->npages = w;
 		cur->flags = fl;
 		cur->mapcount = mc;
 		cur->reserved = 0;

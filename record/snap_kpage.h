@@ -16,8 +16,10 @@
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
-/* Classify the n pages of one chunk at va (entries in c->pm, scan bits in
- * c->extra, the nlook pages to look up in c->look by kpage_prepass) into
+/* Classify the n entries of one chunk at va (entries in c->pm, scan bits
+ * in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
+ * huge page a PMD maps; the nlook pages to look up in c->look by
+ * kpage_prepass) into
  * the slot's runs, looking those pages up first (c->kpage_lookups
  * counts them). Pages that need no look-up are classified once per
  * distinct masked entry. Returns 0 or -errno. */

@@ -27,6 +27,7 @@ static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
 	c->pm = xmalloc(CHUNK_PAGES * sizeof(*c->pm));
 	c->extra = xmalloc(CHUNK_PAGES);
 	c->off = xmalloc(CHUNK_PAGES * sizeof(*c->off));
+	c->w = xmalloc(CHUNK_PAGES * sizeof(*c->w));
 	c->kcount = xmalloc(CHUNK_PAGES * sizeof(*c->kcount));
 	c->kflags = xmalloc(CHUNK_PAGES * sizeof(*c->kflags));
 	c->kcg = xmalloc(CHUNK_PAGES * sizeof(*c->kcg));
@@ -53,8 +54,8 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 	int ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
 
 	if (ret > 0)
-		ret = kpage_classify(j->s, c, sl, task_va(j, k), j->tasks[k].n,
-				     nlook, maxkey);
+		ret = kpage_classify(j->s, c, sl, task_va(j, k), c->nent, nlook,
+				     maxkey);
 	sl->ret = ret < 0 ? ret : 0;
 }
 
@@ -374,6 +375,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			/* a process gone since is snapshot as it was
 			 * when held, without the PFNs */
 			c->packed = false;
+			c->weighted = false;
 			if (sh[k].deferred)
 				pagemap_reconcile(
 				    c, &j->maps->maps[j->tasks[k].vma], n,

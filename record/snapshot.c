@@ -95,6 +95,7 @@ void snapper_free(struct snapper *s)
 		free(c->pm);
 		free(c->extra);
 		free(c->off);
+		free(c->w);
 		free(c->kcount);
 		free(c->kflags);
 		free(c->kcg);
