@@ -33,10 +33,12 @@
  * shows best); the snapshot is timed writing a fresh file (the previous one
  * is removed before the clock starts). Bits per mapped page count the
  * whole file over every mapping of the process; "v1" is what the same
- * runs took in format version 1 (24 bytes a run). */
+ * runs took in format version 1 (24 bytes a run). The snapshot knows the
+ * process's memory cgroup, as record does. */
 #include "config.h"
 
 #include "data/datafile.h"
+#include "record/memcg.h"
 #include "record/snapshot.h"
 #include "util/util.h"
 
@@ -229,6 +231,22 @@ static struct cost time_smaps(pid_t pid, size_t *bytes)
 	return (struct cost){bench_now() - t0, cpu() - c0};
 }
 
+/* The inode of pid's memory cgroup, as record finds it (pages charged
+ * to it are the process's own: no charge runs), or 0. */
+static uint64_t cgroup_ino(pid_t pid)
+{
+	struct memcg_mounts mm;
+	struct stat st;
+	char *dir = NULL;
+	uint64_t ino = 0;
+
+	if (memcg_mounts_read(&mm) == 0 &&
+	    memcg_dir_of_pid((int)pid, &mm, &dir) == 0 && stat(dir, &st) == 0)
+		ino = st.st_ino;
+	free(dir);
+	return ino;
+}
+
 static struct cost time_snapshot(pid_t pid, const char *out,
 				 struct snap_stats *st)
 {
@@ -246,6 +264,7 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	t0 = bench_now();
 	if (md_writer_open(out, &w) || snapper_new(w, &s))
 		exit(1);
+	snapper_set_cgroup(s, cgroup_ino(pid));
 	ret = snapper_take(s, pid, 0, 0, st);
 	if (ret < 0) {
 		fprintf(stderr, "bench_snapshot: %s\n", strerror(-ret));
