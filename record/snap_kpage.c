@@ -21,8 +21,13 @@
 #include "record/snap_pagemap.h"
 #include "util/util.h"
 
+#include <fcntl.h>
+#include <inttypes.h>
 #include <linux/kernel-page-flags.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* A page to look up in kpagecount/kpageflags: its PFN above its index in
  * the chunk, so that sorting the keys sorts by PFN. A PFN that does not
@@ -131,9 +136,46 @@ static const uint8_t kpage_wants[2][2] = {
     [1] = {[0] = KF_COUNT | KF_FLAGS | KF_CGROUP, [1] = KF_FLAGS | KF_CGROUP},
 };
 
-static uint8_t wants_of(uint64_t e)
+/* What page e wants read; a file page of a chunk whose mapping is known
+ * clean (c->file_clean) not its flags. */
+static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
 {
-	return kpage_wants[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
+	uint8_t w = kpage_wants[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
+
+	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
+}
+
+#ifndef __NR_cachestat
+#define __NR_cachestat 451 /* the same number on every architecture */
+#endif
+
+/* cachestat(2)'s arguments (linux/mman.h, 6.5+), for older headers. */
+struct snap_cachestat_range {
+	uint64_t off, len;
+};
+struct snap_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+bool kpage_file_clean(int pid, const struct procmap *m)
+{
+	struct snap_cachestat_range r = {m->pgoff, m->end - m->start};
+	struct snap_cachestat cs;
+	char path[80];
+	long ret;
+	int fd;
+
+	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, m->start, m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);
+	close(fd);
+	return ret == 0 && cs.nr_dirty == 0;
 }
 
 /* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest
@@ -167,7 +209,7 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
 			if (files[f].have &&
-			    (wants_of(c->pm[idx]) & files[f].file))
+			    (wants_of(c, c->pm[idx]) & files[f].file))
 				c->look2[m++] = c->look[i];
 			else
 				files[f].dst[idx] = files[f].other;
