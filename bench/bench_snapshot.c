@@ -288,7 +288,7 @@ struct kpc_scan {
 #define KPC_SCAN _IOWR('f', 16, struct kpc_scan)
 #define KPC_PRESENT (1u << 3)
 #define KPC_VEC 4096
-#define KPC_GAP 32 /* read kpagecount through gaps of this many frames */
+#define KPC_GAP 3 /* read kpagecount through gaps of this many frames */
 
 static int pfn_cmp(const void *a, const void *b)
 {

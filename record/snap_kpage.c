@@ -7,7 +7,9 @@
  *   dirty         pte dirty or PG_dirty. pagemap does not show the pte bit:
  *                 anonymous swap-backed pages are taken as dirty (the kernel
  *                 maps them dirty on the write fault that creates them and a
- *                 fork keeps the bit), everything else uses KPF_DIRTY.
+ *                 fork keeps the bit), so an anonymous page is not looked
+ *                 up in kpageflags; a file page uses KPF_DIRTY, unless its
+ *                 file has no dirty page cached (kpage_file_clean).
  *   Pss           sum of (page_size << 12) / mapcount, >> 12 when printed.
  * Without PFNs (no CAP_SYS_ADMIN) sharing is still exact (exclusive bit),
  * dirtiness is approximated (anonymous = dirty, file = clean) and PSS is
