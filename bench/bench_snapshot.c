@@ -4,7 +4,7 @@
  * until the end, nothing parsed), in the same run, for page layouts of
  * one large mapping, and the size of memsz.data per mapped page.
  * usage: bench_snapshot [MAPPED_GIB [RESIDENT_GIB [RUNS [LAYOUT]]]]
- * (defaults 16, 4, 5, all; LAYOUT 0-6 runs one of the layouts below).
+ * (defaults 16, 4, 5, all; LAYOUT 0-8 runs one of the layouts below).
  * A child maps MAPPED_GIB of anonymous memory (no THP) and touches about
  * RESIDENT_GIB of it in one layout:
  *   contiguous   the first RESIDENT_GIB
@@ -16,16 +16,29 @@
  *   20 TiB reserve a 20 TiB MAP_NORESERVE mapping, untouched (the
  *                mapping's size is not MAPPED_GIB)
  *   THP contig.  the first RESIDENT_GIB, with MADV_HUGEPAGE
- * (a span larger than the mapping is cut to it). Each time is the best of
- * RUNS runs, as wall time and as CPU time of every thread (the snapshot
+ *   file, half   a shared read-only mapping of a 2 * RESIDENT_GIB file
+ *                (sparse, its cache dropped first, MADV_RANDOM) of which
+ *                every other page is read: half of it cached and mapped,
+ *                file pages whose dirtiness a snapshot must know
+ *   fork, 3 ch.  the first RESIDENT_GIB, then 3 children forked that
+ *                share every page copy-on-write (mapcount 4: PSS needs a
+ *                kpagecount look-up per page)
+ * (a span larger than the mapping is cut to it). The fork layout also
+ * times the fastest look-up of the same pages this bench can write with
+ * the same interface: pagemap read in 1 MiB preads, the PFNs of the
+ * pages not mapped exclusively sorted, kpagecount read in one pread per
+ * run of nearby frames ("kpc" below), and prints memsz / that. Each time is the
+ * best of RUNS runs, as wall time and as CPU time of every thread (the snapshot
  * reads pagemap on several threads; CPU time is what a loaded machine
  * shows best); the snapshot is timed writing a fresh file (the previous one
  * is removed before the clock starts). Bits per mapped page count the
  * whole file over every mapping of the process; "v1" is what the same
- * runs took in format version 1 (24 bytes a run). */
+ * runs took in format version 1 (24 bytes a run). The snapshot knows the
+ * process's memory cgroup, as record does. */
 #include "config.h"
 
 #include "data/datafile.h"
+#include "record/memcg.h"
 #include "record/snapshot.h"
 #include "util/util.h"
 
@@ -34,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -50,13 +64,19 @@ enum layout {
 	SPARSE2M,
 	RESERVE,
 	THP,
+	FILEHALF,
+	FORK,
 	LAYOUT_COUNT
 };
 
 static const char *const layout_names[] = {
-    "contiguous",     "every 2nd page", "every 4th page", "random 25%",
-    "1 page / 2 MiB", "20 TiB reserve", "THP contig.",
+    "contiguous",  "every 2nd page", "every 4th page",
+    "random 25%",  "1 page / 2 MiB", "20 TiB reserve",
+    "THP contig.", "file, half",     "fork, 3 ch.",
 };
+
+/* Children the fork layout forks. */
+#define FORK_CHILDREN 3
 
 /* The size of the mapping of the reservation layout: what sanitizers,
  * JVMs and Go reserve, untouched. */
@@ -102,8 +122,10 @@ static void touch(char *a, size_t len, size_t resident, enum layout l)
 			a[i * pg] = 1;
 		break;
 	case RESERVE:
+	case FILEHALF:
 		break;
 	case THP:
+	case FORK:
 		for (i = 0; i < MIN(resident, len); i += pg)
 			a[i] = 1;
 		break;
@@ -119,6 +141,32 @@ static void touch(char *a, size_t len, size_t resident, enum layout l)
 	}
 }
 
+/* The file layout: map a sparse file of 2 * resident bytes (its cache
+ * dropped, so that only what is read is cached) and read every other
+ * page of it. The file is unlinked at once; the mapping keeps it. */
+static char *map_file_half(size_t resident)
+{
+	char path[] = "/var/tmp/memsz-bench-file-XXXXXX";
+	size_t len = 2 * resident, pg = 4096;
+	volatile char sum = 0;
+	int fd = mkstemp(path);
+	char *a;
+
+	if (fd < 0 || ftruncate(fd, (off_t)len))
+		_exit(1);
+	unlink(path);
+	posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED);
+	a = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (a == MAP_FAILED)
+		_exit(1);
+	/* no read-ahead: a fault reads and maps its own page only */
+	madvise(a, len, MADV_RANDOM);
+	for (size_t i = 0; i < len; i += 2 * pg)
+		sum += a[i];
+	close(fd);
+	return a;
+}
+
 static pid_t spawn(size_t len, size_t resident, enum layout l)
 {
 	int fd[2];
@@ -129,14 +177,28 @@ static pid_t spawn(size_t len, size_t resident, enum layout l)
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
-		char *a =
-		    mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		char *a;
 
-		if (a == MAP_FAILED)
-			_exit(1);
-		madvise(a, len, l == THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-		touch(a, len, resident, l);
+		/* its own group, which the fork layout's children join:
+		 * killed together */
+		setpgid(0, 0);
+		if (l == FILEHALF) {
+			a = map_file_half(resident);
+		} else {
+			a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+			if (a == MAP_FAILED)
+				_exit(1);
+			madvise(a, len,
+				l == THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+			touch(a, len, resident, l);
+		}
+		for (int k = 0; l == FORK && k < FORK_CHILDREN; k++)
+			if (fork() == 0) {
+				pause();
+				_exit(0);
+			}
 		if (write(fd[1], "r", 1) != 1)
 			_exit(1);
 		pause();
@@ -169,6 +231,22 @@ static struct cost time_smaps(pid_t pid, size_t *bytes)
 	return (struct cost){bench_now() - t0, cpu() - c0};
 }
 
+/* The inode of pid's memory cgroup, as record finds it (pages charged
+ * to it are the process's own: no charge runs), or 0. */
+static uint64_t cgroup_ino(pid_t pid)
+{
+	struct memcg_mounts mm;
+	struct stat st;
+	char *dir = NULL;
+	uint64_t ino = 0;
+
+	if (memcg_mounts_read(&mm) == 0 &&
+	    memcg_dir_of_pid((int)pid, &mm, &dir) == 0 && stat(dir, &st) == 0)
+		ino = st.st_ino;
+	free(dir);
+	return ino;
+}
+
 static struct cost time_snapshot(pid_t pid, const char *out,
 				 struct snap_stats *st)
 {
@@ -186,6 +264,7 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	t0 = bench_now();
 	if (md_writer_open(out, &w) || snapper_new(w, &s))
 		exit(1);
+	snapper_set_cgroup(s, cgroup_ino(pid));
 	ret = snapper_take(s, pid, 0, 0, st);
 	if (ret < 0) {
 		fprintf(stderr, "bench_snapshot: %s\n", strerror(-ret));
@@ -194,6 +273,124 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	snapper_free(s);
 	md_writer_commit(w);
 	md_writer_close(w);
+	return (struct cost){bench_now() - t0, cpu() - c0};
+}
+
+/* PAGEMAP_SCAN (linux/fs.h, 6.7+), declared for older headers. */
+struct kpc_region {
+	uint64_t start, end, categories;
+};
+struct kpc_scan {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask;
+	uint64_t return_mask;
+};
+#define KPC_SCAN _IOWR('f', 16, struct kpc_scan)
+#define KPC_PRESENT (1u << 3)
+#define KPC_VEC 4096
+#define KPC_GAP 3 /* read kpagecount through gaps of this many frames */
+
+static int pfn_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Append to *pfns the PFNs of the present pages not mapped exclusively
+ * in the region [a, b): its pagemap entries in one pread. */
+static void kpc_region(int pm, uint64_t a, uint64_t b, uint64_t **pfns,
+		       size_t *n, size_t *cap)
+{
+	static uint64_t e[1 << 17];
+
+	while (a < b) {
+		size_t k = MIN((b - a) / 4096, (uint64_t)(1 << 17));
+
+		if (pread(pm, e, k * 8, (off_t)(a / 4096 * 8)) !=
+		    (ssize_t)(k * 8))
+			return;
+		for (size_t i = 0; i < k; i++) {
+			if ((e[i] >> 63 & 1) && !(e[i] >> 56 & 1) &&
+			    (e[i] & ((1ull << 55) - 1))) {
+				if (*n == *cap)
+					xgrow(pfns, cap, *n + 1,
+					      sizeof(**pfns));
+				(*pfns)[(*n)++] = e[i] & ((1ull << 55) - 1);
+			}
+		}
+		a += k * 4096;
+	}
+}
+
+/* The reference for the fork layout: every mapping of pid scanned with
+ * PAGEMAP_SCAN, the pagemap entries of what it finds read, the PFNs of
+ * the pages not mapped exclusively sorted and their kpagecount read in
+ * one pread per run of frames closer than KPC_GAP; returns its cost and
+ * the sum of their mapcounts in *sum (so that nothing is optimised
+ * away). */
+static struct cost time_kpc(pid_t pid, uint64_t *sum)
+{
+	static struct kpc_region vec[KPC_VEC];
+	static uint64_t kc[1 << 14];
+	double c0 = cpu(), t0 = bench_now();
+	uint64_t *pfns = NULL, lo, hi;
+	size_t n = 0, cap = 0;
+	char path[64], line[512];
+	FILE *maps;
+	int pm, kfd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	pm = open(path, O_RDONLY);
+	kfd = open("/proc/kpagecount", O_RDONLY);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "r");
+	if (pm < 0 || kfd < 0 || !maps)
+		exit(1);
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		for (uint64_t a = lo; a < hi;) {
+			struct kpc_scan q = {
+			    .size = sizeof(q),
+			    .start = a,
+			    .end = hi,
+			    .vec = (uintptr_t)vec,
+			    .vec_len = KPC_VEC,
+			    .category_anyof_mask = KPC_PRESENT,
+			    .return_mask = KPC_PRESENT,
+			};
+			long r = ioctl(pm, KPC_SCAN, &q);
+
+			if (r < 0)
+				break;
+			for (long k = 0; k < r; k++)
+				kpc_region(pm, vec[k].start, vec[k].end, &pfns,
+					   &n, &cap);
+			if (q.walk_end <= a)
+				break;
+			a = q.walk_end;
+		}
+	}
+	fclose(maps);
+	qsort(pfns, n, sizeof(*pfns), pfn_cmp);
+	*sum = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t first = pfns[i];
+
+		for (j = i + 1; j < n && pfns[j] - pfns[j - 1] <= KPC_GAP &&
+				pfns[j] - first < (1u << 14);
+		     j++)
+			;
+		if (pread(kfd, kc, (pfns[j - 1] - first + 1) * 8,
+			  (off_t)(first * 8)) < 0)
+			exit(1);
+		for (size_t k = i; k < j; k++)
+			*sum += kc[pfns[k] - first];
+	}
+	free(pfns);
+	close(pm);
+	close(kfd);
 	return (struct cost){bench_now() - t0, cpu() - c0};
 }
 
@@ -227,7 +424,8 @@ static void bench(enum layout l, size_t len, size_t resident, const char *out,
 		  int runs)
 {
 	pid_t pid;
-	struct cost snap = {1e9, 1e9}, smaps = {1e9, 1e9}, c;
+	struct cost snap = {1e9, 1e9}, smaps = {1e9, 1e9}, kpc = {1e9, 1e9}, c;
+	uint64_t kpc_sum = 0;
 	struct snap_stats st;
 	uint64_t mapped, v1;
 	size_t smaps_bytes = 0;
@@ -244,6 +442,11 @@ static void bench(enum layout l, size_t len, size_t resident, const char *out,
 		c = time_snapshot(pid, out, &st);
 		snap.wall = MIN(snap.wall, c.wall);
 		snap.cpu = MIN(snap.cpu, c.cpu);
+		if (l != FORK)
+			continue;
+		c = time_kpc(pid, &kpc_sum);
+		kpc.wall = MIN(kpc.wall, c.wall);
+		kpc.cpu = MIN(kpc.cpu, c.cpu);
 	}
 	if (stat(out, &sb))
 		exit(1);
@@ -259,8 +462,12 @@ static void bench(enum layout l, size_t len, size_t resident, const char *out,
 	printf("%-15s %-11s %9s %8.0f %6.3f %6.3f   (version 1)\n", "", "", "",
 	       (double)v1 / 1024, (double)v1 / (double)mapped,
 	       (double)v1 * 8 / (double)mapped);
+	if (l == FORK)
+		printf("%-15s kpc (pagemap + sorted kpagecount): %.1f ms wall, "
+		       "%.1f ms cpu; snap / kpc %.2f cpu\n",
+		       "", kpc.wall * 1e3, kpc.cpu * 1e3, snap.cpu / kpc.cpu);
 	fflush(stdout);
-	kill(pid, SIGKILL);
+	kill(-pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
 

@@ -59,8 +59,11 @@ struct snap_scan_arg {
 #define CHUNK_PAGES (1u << 14) /* pagemap entries per pread = per task */
 #define SCAN_VEC 4096	       /* regions per PAGEMAP_SCAN call */
 #define KPAGE_BLOCK (1u << 17) /* max entries per kpage pread (1 MiB) */
-#define KPAGE_GAP 32	       /* read through gaps this small */
-#define PAGEMAP_GAP 64	       /* pages: likewise for pagemap spans */
+/* kpage files: read through gaps of this many frames (the kernel spends
+ * 65-90 ns an entry and ~250 ns a pread on them: a gap longer than ~3
+ * entries costs more than a new pread) */
+#define KPAGE_GAP 3
+#define PAGEMAP_GAP 64 /* pages: likewise for pagemap spans */
 /* A chunk whose resident fraction is below 1/SPARSE is "sparse": the next
  * one is found with PAGEMAP_SCAN instead of a plain pread. */
 #define SPARSE 8
@@ -89,6 +92,15 @@ struct snap_ctx {
 	 * page (its pages are not contiguous); else entry i is page i */
 	uint64_t *off;
 	bool packed;
+	/* weighted (a packed task whose pages a PMD maps, read by
+	 * task_read_weighted): entry i stands for w[i] pages from off[i],
+	 * all of one class; else each entry is one page */
+	uint32_t *w;
+	bool weighted;
+	size_t nent; /* entries of the chunk read (pagemap_read_task) */
+	/* the chunk's mapping has no dirty page in the page cache
+	 * (kpage_file_clean): its file pages need no kpageflags */
+	bool file_clean;
 	uint64_t *kcount, *kflags;
 	uint64_t *kcg;		/* kpagecgroup of the pages looked up */
 	uint64_t *look, *look2; /* LOOK_KEY(pfn, page): pages to look up */
@@ -213,7 +225,9 @@ struct snap_job {
 	struct snap_page_region *regions;
 	size_t nregions, regions_cap;
 	uint8_t *sparse; /* per VMA: read the next chunk by scanning */
-	bool pmd;	 /* mark PMD-mapped pages (pmd_mark) */
+	/* per VMA: CLEAN_* (kpage_file_clean, asked once) */
+	uint8_t *clean;
+	bool pmd; /* mark PMD-mapped pages (pmd_mark) */
 	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap
 	 * entries are read after the release */
 	bool split;
@@ -222,6 +236,12 @@ struct snap_job {
 	size_t next, flushed; /* under mu */
 	bool stop;	      /* under mu */
 };
+
+/* Whether a mapping's file has dirty pages in the page cache (j->clean):
+ * not asked yet, none, or some (or it cannot tell). */
+enum { CLEAN_UNKNOWN, CLEAN_YES, CLEAN_NO };
+/* A chunk with fewer file pages to look up than this does not ask. */
+#define CLEAN_MIN_LOOKUPS 64
 
 /* Call the release callback, if any, once (snapper_set_release). */
 static inline void snap_release(struct snapper *s)

@@ -7,7 +7,9 @@
  *   dirty         pte dirty or PG_dirty. pagemap does not show the pte bit:
  *                 anonymous swap-backed pages are taken as dirty (the kernel
  *                 maps them dirty on the write fault that creates them and a
- *                 fork keeps the bit), everything else uses KPF_DIRTY.
+ *                 fork keeps the bit), so an anonymous page is not looked
+ *                 up in kpageflags; a file page uses KPF_DIRTY, unless its
+ *                 file has no dirty page cached (kpage_file_clean).
  *   Pss           sum of (page_size << 12) / mapcount, >> 12 when printed.
  * Without PFNs (no CAP_SYS_ADMIN) sharing is still exact (exclusive bit),
  * dirtiness is approximated (anonymous = dirty, file = clean) and PSS is
@@ -21,8 +23,13 @@
 #include "record/snap_pagemap.h"
 #include "util/util.h"
 
+#include <fcntl.h>
+#include <inttypes.h>
 #include <linux/kernel-page-flags.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* A page to look up in kpagecount/kpageflags: its PFN above its index in
  * the chunk, so that sorting the keys sorts by PFN. A PFN that does not
@@ -73,94 +80,147 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 		memcpy(c->look, src, n * sizeof(*src));
 }
 
-/* Read one of the kpage files into dst for the sorted keys that want it:
- * one pread per block of nearby PFNs. With count set (kpagecount), the
- * pages pagemap says are exclusively mapped are not read: their mapcount
- * is 1. */
+/* Read one of the kpage files into dst for the n sorted keys of look:
+ * one pread per block of nearby PFNs (through gaps up to KPAGE_GAP). */
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
-		      int fd, uint64_t *dst, bool count)
+		      int fd, uint64_t *dst)
 {
 	size_t i = 0, j, k;
 
 	while (i < n) {
-		uint64_t first, cnt, last;
+		uint64_t first, last;
 		ssize_t r;
 
-		if (count && (c->pm[LOOK_IDX(look[i])] & PM_EXCLUSIVE)) {
-			dst[LOOK_IDX(look[i++])] = 1;
-			continue;
-		}
 		first = last = LOOK_PFN(look[i]);
 		for (j = i + 1; j < n; j++) {
 			uint64_t p = LOOK_PFN(look[j]);
 
 			if (p - last > KPAGE_GAP || p - first >= KPAGE_BLOCK)
 				break;
-			if (!count ||
-			    !(c->pm[LOOK_IDX(look[j])] & PM_EXCLUSIVE))
-				last = p;
+			last = p;
 		}
-		cnt = last - first + 1;
-		r = snap_pread_full(fd, c->kbuf, cnt * 8, first * 8);
+		r = snap_pread_full(fd, c->kbuf, (last - first + 1) * 8,
+				    first * 8);
 		if (r < 0)
 			return (int)r;
 		for (k = i; k < j; k++) {
 			uint64_t o = LOOK_PFN(look[k]) - first;
-			uint32_t idx = LOOK_IDX(look[k]);
 
-			if (count && (c->pm[idx] & PM_EXCLUSIVE))
-				dst[idx] = 1;
-			else
-				dst[idx] =
-				    (o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
+			dst[LOOK_IDX(look[k])] =
+			    (o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
 		}
 		i = j;
 	}
 	return 0;
 }
 
-/* Fill kcg for the n sorted pages of c->look: the cgroups of the file
- * pages (pagemap's file bit: page cache or shared memory), which another
- * cgroup may have paid for; an anonymous page, shared after a fork or
- * not, is taken as charged to the process's own cgroup (the kernel
- * charges it to the cgroup that faulted it in) and costs no look-up:
- * kpagecgroup costs the kernel a look-up per entry read. */
-static int kpage_cgroups(const struct snapper *s, struct snap_ctx *c, size_t n)
+/* The kpage files a page looked up is read in. */
+enum kpage_file {
+	KF_COUNT = 1u << 0,  /* kpagecount: its mapcount */
+	KF_FLAGS = 1u << 1,  /* kpageflags: dirty, and the flags kept */
+	KF_CGROUP = 1u << 2, /* kpagecgroup: the memory cgroup charged */
+};
+
+/* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
+ * this high); page_class takes it as an anonymous page, swap-backed. */
+#define KF_UNREAD (1ull << 63)
+
+/* Which files a page looked up (needs_lookup) is read in, by its
+ * pagemap entry: [file page][mapped exclusively]. An anonymous page is
+ * swap-backed, so dirty (see the top of this file), and taken as charged
+ * to the process's cgroup (the kernel charges the cgroup that faulted it
+ * in; kpagecgroup costs the kernel a look-up per entry): shared after a
+ * fork, only its mapcount is unknown. A file page's dirtiness is its
+ * PG_dirty, and another cgroup may have paid for it; mapped exclusively,
+ * its mapcount is 1. (Exclusive anonymous pages are not looked up.) */
+static const uint8_t kpage_wants[2][2] = {
+    [0] = {[0] = KF_COUNT, [1] = 0},
+    [1] = {[0] = KF_COUNT | KF_FLAGS | KF_CGROUP, [1] = KF_FLAGS | KF_CGROUP},
+};
+
+/* What page e wants read; a file page of a chunk whose mapping is known
+ * clean (c->file_clean) not its flags. */
+static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
 {
-	size_t nf = 0;
+	uint8_t w = kpage_wants[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t idx = LOOK_IDX(c->look[i]);
+	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
+}
 
-		c->kcg[idx] = s->own_cg;
-		if (c->pm[idx] & PM_FILE)
-			c->look2[nf++] = c->look[i];
-	}
-	return kpage_read(c, c->look2, nf, s->kpagecgroup_fd, c->kcg, false);
+#ifndef __NR_cachestat
+#define __NR_cachestat 451 /* the same number on every architecture */
+#endif
+
+/* cachestat(2)'s arguments (linux/mman.h, 6.5+), for older headers. */
+struct snap_cachestat_range {
+	uint64_t off, len;
+};
+struct snap_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+bool kpage_file_clean(int pid, const struct procmap *m)
+{
+	struct snap_cachestat_range r = {m->pgoff, m->end - m->start};
+	struct snap_cachestat cs;
+	char path[80];
+	long ret;
+	int fd;
+
+	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, m->start, m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);
+	close(fd);
+	return ret == 0 && cs.nr_dirty == 0;
 }
 
 /* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest
  * key): sorted by PFN unless they already rise, as the pages of a file
- * read in order often do. */
+ * read in order often do; each file is read for the pages that want it
+ * (kpage_wants), the others get what it would say or KF_UNREAD. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
-	size_t i;
+	const struct {
+		uint8_t file;
+		bool have;
+		int fd;
+		uint64_t *dst, other;
+	} files[] = {
+	    {KF_COUNT, true, s->kpagecount_fd, c->kcount, 1},
+	    {KF_CGROUP, s->has_kpagecgroup, s->kpagecgroup_fd, c->kcg,
+	     s->own_cg},
+	    {KF_FLAGS, s->has_kpageflags, s->kpageflags_fd, c->kflags,
+	     KF_UNREAD},
+	};
+	size_t i, m;
 	int ret;
 
 	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
 		;
 	if (i < n)
 		look_sort(c, n, maxkey);
-	ret = kpage_read(c, c->look, n, s->kpagecount_fd, c->kcount, true);
-	if (!ret && s->has_kpagecgroup)
-		ret = kpage_cgroups(s, c, n);
-	if (ret < 0 || !s->has_kpageflags) {
-		for (i = 0; !ret && i < n; i++)
-			c->kflags[LOOK_IDX(c->look[i])] = 0;
-		return ret;
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		for (i = m = 0; i < n; i++) {
+			uint32_t idx = LOOK_IDX(c->look[i]);
+
+			if (files[f].have &&
+			    (wants_of(c, c->pm[idx]) & files[f].file))
+				c->look2[m++] = c->look[i];
+			else
+				files[f].dst[idx] = files[f].other;
+		}
+		ret = kpage_read(c, c->look2, m, files[f].fd, files[f].dst);
+		if (ret < 0)
+			return ret;
 	}
-	return kpage_read(c, c->look, n, s->kpageflags_fd, c->kflags, false);
+	return 0;
 }
 /* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
 static const struct {
@@ -179,6 +239,24 @@ static const struct {
 /* What one page is: its run flags and mapcount, and how it counts. */
 enum page_kind { PAGE_NONE, PAGE_PRESENT, PAGE_SWAPPED, PAGE_ZERO };
 
+/* Whether a present page counts as dirty, from its pagemap entry e and,
+ * when they were read (flags), its kpageflags bits in *fl; an anonymous
+ * page without them gets the flags it is taken to have. */
+static bool page_dirty(const struct snapper *s, uint64_t e, bool flags,
+		       uint32_t *fl)
+{
+	if (!(e & PM_FILE) && !flags) {
+		/* anonymous, flags not looked up: swap-backed, dirty */
+		if (s->has_kpageflags)
+			*fl |= MD_PG_ANON | MD_PG_SWAPBACKED;
+		return true;
+	}
+	if (s->has_kpageflags)
+		return (*fl & MD_PG_DIRTY) ||
+		       ((*fl & MD_PG_ANON) && (*fl & MD_PG_SWAPBACKED));
+	return !(e & PM_FILE);
+}
+
 /* Classify one page from its pagemap entry e, its PAGEMAP_SCAN bits x and,
  * if looked (see needs_lookup), its kpageflags kf and kpagecount kc. */
 static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
@@ -186,7 +264,7 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 				 uint32_t *flp, uint32_t *mcp)
 {
 	uint32_t fl = 0, mapcount = 0;
-	bool dirty;
+	bool looked_flags = looked;
 
 	*mcp = 0;
 	if (e & PM_SWAPPED) {
@@ -210,6 +288,11 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 		fl |= MD_PG_THP;
 	if (x & SCAN_PMD)
 		fl |= MD_PG_PMD;
+	if (looked && (kf & KF_UNREAD)) {
+		/* an anonymous page whose flags were not read */
+		kf = 0;
+		looked_flags = false;
+	}
 	if (looked) {
 		mapcount = (uint32_t)MIN(kc, UINT32_MAX);
 		for (size_t i = 0; i < ARRAY_SIZE(kpf_kept); i++)
@@ -244,18 +327,7 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 			e |= PM_EXCLUSIVE;
 		}
 	}
-	if (!(e & PM_FILE) && !looked) {
-		/* anonymous, not looked up: swap-backed, dirty */
-		if (s->has_kpageflags)
-			fl |= MD_PG_ANON | MD_PG_SWAPBACKED;
-		dirty = true;
-	} else if (s->has_kpageflags) {
-		dirty = (fl & MD_PG_DIRTY) ||
-			((fl & MD_PG_ANON) && (fl & MD_PG_SWAPBACKED));
-	} else {
-		dirty = !(e & PM_FILE);
-	}
-	if (dirty)
+	if (page_dirty(s, e, looked_flags, &fl))
 		fl |= (e & PM_EXCLUSIVE) ? MD_PG_PRIVATE_DIRTY
 					 : MD_PG_SHARED_DIRTY;
 	*flp = fl;
@@ -315,18 +387,19 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 /* Page va of the slot is charged to memory cgroup cg, not the process's:
  * add it to the slot's charge runs. */
 static void charge_page(const struct snapper *s, struct snap_slot *sl,
-			uint64_t va, uint64_t cg)
+			uint64_t va, uint64_t cg, uint32_t npages)
 {
 	struct md_charge_run *p = sl->ncg ? &sl->cg[sl->ncg - 1] : NULL;
 
-	if (p && p->cgroup == cg && p->npages < UINT32_MAX &&
+	if (p && p->cgroup == cg &&
+	    (uint64_t)p->npages + npages <= UINT32_MAX &&
 	    p->vaddr + ((uint64_t)p->npages << s->page_shift) == va) {
-		p->npages++;
+		p->npages += npages;
 		return;
 	}
 	xgrow(&sl->cg, &sl->cgcap, sl->ncg + 1, sizeof(*sl->cg));
 	sl->cg[sl->ncg++] =
-	    (struct md_charge_run){.vaddr = va, .cgroup = cg, .npages = 1};
+	    (struct md_charge_run){.vaddr = va, .cgroup = cg, .npages = npages};
 }
 
 /* The class of the last page looked at, by the key of its pagemap entry
@@ -397,14 +470,14 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = c->pm[i];
 		enum page_kind kind;
-		uint32_t fl, mc;
+		uint32_t fl, mc, w = c->weighted ? c->w[i] : 1;
 
 		/* a packed chunk's pages are not contiguous: a run does not
 		 * go on over a gap */
 		o = c->packed ? c->off[i] : i;
 		if (o != next)
 			cur = NULL;
-		next = o + 1;
+		next = o + w;
 		if (!(e & (PM_PRESENT | PM_SWAPPED))) {
 			cur = NULL;
 			continue;
@@ -412,13 +485,13 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
 		if (kind == PAGE_PRESENT && s->has_pfn && needs_lookup(e) &&
 		    s->has_kpagecgroup && c->kcg[i] != s->own_cg)
-			charge_page(s, sl, va + (o << s->page_shift),
-				    c->kcg[i]);
-		cnt[kind]++;
+			charge_page(s, sl, va + (o << s->page_shift), c->kcg[i],
+				    w);
+		cnt[kind] += w;
 		/* cur, when set, ends at this page */
 		if (cur && cur->flags == fl && cur->mapcount == mc &&
-		    cur->npages < UINT32_MAX) {
-			cur->npages++;
+		    (uint64_t)cur->npages + w <= UINT32_MAX) {
+			cur->npages += w;
 			continue;
 		}
 		if (sl->nruns == sl->cap)
@@ -426,7 +499,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			      sizeof(*sl->runs));
 		cur = &sl->runs[sl->nruns++];
 		cur->vaddr = va + (o << s->page_shift);
-		cur->npages = 1;
+		cur->npages = w;
 		cur->flags = fl;
 		cur->mapcount = mc;
 		cur->reserved = 0;

@@ -16,13 +16,23 @@
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
-/* Classify the n pages of one chunk at va (entries in c->pm, scan bits in
- * c->extra, the nlook pages to look up in c->look by kpage_prepass) into
+/* Classify the n entries of one chunk at va (entries in c->pm, scan bits
+ * in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
+ * huge page a PMD maps; the nlook pages to look up in c->look by
+ * kpage_prepass) into
  * the slot's runs, looking those pages up first (c->kpage_lookups
  * counts them). Pages that need no look-up are classified once per
  * distinct masked entry. Returns 0 or -errno. */
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey);
+
+/* True if the file that mapping m of pid maps has no dirty page in the
+ * range m maps (cachestat(2) through /proc/PID/map_files): then no file
+ * page of m is PG_dirty, and its file pages need no kpageflags look-up
+ * (smaps' dirty for them is PG_dirty). Asked only of mappings of files
+ * on a block device: shmem and tmpfs pages are dirty without the page
+ * cache's dirty mark. False when it cannot tell. */
+bool kpage_file_clean(int pid, const struct procmap *m);
 
 #endif

@@ -533,6 +533,7 @@ static void task_layout(const struct snap_job *j, struct snap_ctx *c,
 		i += n;
 	}
 	c->packed = true;
+	c->weighted = false;
 }
 
 /* Read the pagemap entries of the packed task t into c->pm: regions
@@ -598,8 +599,114 @@ int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
 	return task_read_regions(j, c, t);
 }
 
+/* Append to c's entries (from entry *i) the n pages at va, o pages
+ * after the task's first page, with their scan bits x, one entry each,
+ * read by one pread. Returns 0, -ESRCH if the process's pages are gone,
+ * or -errno. */
+static int entries_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
+			uint64_t va, uint64_t o, uint64_t n, uint8_t x)
+{
+	ssize_t r = snap_pread_full(j->pm, c->pm + *i, n * 8,
+				    (va >> j->s->page_shift) * 8);
+
+	if (r < 0)
+		return (int)r;
+	if ((uint64_t)r < n * 8)
+		return -ESRCH;
+	memset(c->extra + *i, x, n);
+	for (uint64_t k = 0; k < n; k++) {
+		c->off[*i + k] = o + k;
+		c->w[*i + k] = 1;
+	}
+	*i += n;
+	return 0;
+}
+
+/* Read the pages of a PMD-mapped region of a packed task, o pages after
+ * its first page, [a, b): one step per huge page (per part of one, where
+ * the region is cut). A PMD maps one folio, and the pagemap entries of
+ * its pages differ in their PFN only, but in the exclusive bit, which
+ * the kernel may give per page (its precise mapcount): a huge page whose
+ * first entry is exclusive is one entry of the pages it has here (their
+ * class is the first's: mapcount 1, the folio's flags), any other is
+ * read page by page (kpagecount per page, for its exact PSS). Returns 0
+ * or -errno. */
+static int pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
+		    uint64_t a, uint64_t b, uint64_t o, uint8_t x)
+{
+	const struct snapper *s = j->s;
+	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift;
+
+	while (a < b) {
+		uint64_t h = MIN((a / psz + 1) * psz, b);
+		uint64_t n = (h - a) >> s->page_shift, e;
+		ssize_t r =
+		    snap_pread_full(j->pm, &e, 8, (a >> s->page_shift) * 8);
+		int ret;
+
+		if (r < 0)
+			return (int)r;
+		if (r < 8)
+			return -ESRCH;
+		if ((e & (PM_PRESENT | PM_EXCLUSIVE)) ==
+		    (PM_PRESENT | PM_EXCLUSIVE)) {
+			c->pm[*i] = e;
+			c->extra[*i] = x;
+			c->off[*i] = o;
+			c->w[*i] = (uint32_t)n;
+			(*i)++;
+		} else {
+			ret = entries_read(j, c, i, a, o, n, x);
+			if (ret < 0)
+				return ret;
+		}
+		o += n;
+		a = h;
+	}
+	return 0;
+}
+
+/* Read the entries of the packed task t that has PMD-mapped regions
+ * (SCAN_PMD): those one step per huge page (pmd_read), the others one
+ * entry per page; c->nent is the number of entries. Returns 0 or
+ * -errno. */
+static int task_read_weighted(const struct snap_job *j, struct snap_ctx *c,
+			      const struct snap_task *t)
+{
+	unsigned shift = j->s->page_shift;
+	uint64_t base = j->maps->maps[t->vma].start + (t->first << shift);
+	size_t i = 0;
+	int ret = 0;
+
+	for (uint32_t r = 0; r < t->nreg && !ret; r++) {
+		const struct snap_page_region *g = &j->regions[t->reg + r];
+		uint64_t o = (g->start - base) >> shift;
+		uint8_t x = (uint8_t)g->categories;
+
+		if (x & SCAN_PMD)
+			ret = pmd_read(j, c, &i, g->start, g->end, o, x);
+		else
+			ret = entries_read(j, c, &i, g->start, o,
+					   (g->end - g->start) >> shift, x);
+	}
+	c->packed = true;
+	c->weighted = true;
+	c->nent = i;
+	return ret;
+}
+
+/* True if a region of packed task t is PMD-mapped (SCAN_PMD). */
+static bool task_has_pmd(const struct snap_job *j, const struct snap_task *t)
+{
+	for (uint32_t r = 0; r < t->nreg; r++)
+		if (j->regions[t->reg + r].categories & SCAN_PMD)
+			return true;
+	return false;
+}
+
 /* pagemap_read_task for a packed task t: its pages' bits from the
- * regions, and (but in a split job: c->deferred) their pagemap entries.
+ * regions, and (but in a split job: c->deferred) their pagemap entries,
+ * a huge page's in one step where a PMD maps it (task_read_weighted).
  * Returns 1 or -errno. */
 static int task_packed(struct snap_job *j, struct snap_ctx *c,
 		       const struct snap_task *t, size_t *nlook,
@@ -607,8 +714,15 @@ static int task_packed(struct snap_job *j, struct snap_ctx *c,
 {
 	int ret;
 
-	task_layout(j, c, t);
 	c->scanned = true;
+	if (!j->split && task_has_pmd(j, t)) {
+		ret = task_read_weighted(j, c, t);
+		if (ret < 0)
+			return ret;
+		kpage_prepass(j->s, c, c->nent, nlook, maxkey);
+		return 1;
+	}
+	task_layout(j, c, t);
 	if (j->split) {
 		c->deferred = true;
 		return 1;
@@ -636,6 +750,8 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 	*nlook = 0;
 	*maxkey = 0;
 	c->deferred = false;
+	c->weighted = false;
+	c->nent = n;
 	sl->nruns = 0;
 	sl->ncg = 0;
 	sl->present = sl->swapped = sl->unreadable = 0;

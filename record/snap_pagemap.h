@@ -68,7 +68,10 @@ int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
  * split job is only scanned (c->deferred; far cheaper per page than
  * pagemap while the process is held): its pagemap entries are read after
  * the release, and then reconciled with the scan. What cannot be scanned
- * ([vsyscall]) is read whole. PMD-mapped pages (THP) are marked SCAN_PMD.
+ * ([vsyscall]) is read whole. PMD-mapped pages (THP) are marked SCAN_PMD;
+ * in a packed task (not of a split job) a huge page mapped exclusively is
+ * one entry of c->w[i] pages (c->weighted). c->nent is the number of
+ * entries read.
  * Returns 1 if the pages are to be classified, 0 if the slot is complete
  * already (nothing there, or unreadable), or -errno. */
 int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,

@@ -27,6 +27,7 @@ static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
 	c->pm = xmalloc(CHUNK_PAGES * sizeof(*c->pm));
 	c->extra = xmalloc(CHUNK_PAGES);
 	c->off = xmalloc(CHUNK_PAGES * sizeof(*c->off));
+	c->w = xmalloc(CHUNK_PAGES * sizeof(*c->w));
 	c->kcount = xmalloc(CHUNK_PAGES * sizeof(*c->kcount));
 	c->kflags = xmalloc(CHUNK_PAGES * sizeof(*c->kflags));
 	c->kcg = xmalloc(CHUNK_PAGES * sizeof(*c->kcg));
@@ -45,6 +46,28 @@ static uint64_t task_va(const struct snap_job *j, size_t k)
 	return j->maps->maps[t->vma].start + (t->first << j->s->page_shift);
 }
 
+/* Set c->file_clean for task k with nlook pages to look up: its
+ * mapping's file known to have no dirty page cached, asked once per
+ * mapping (kpage_file_clean) and only where enough pages are to be
+ * looked up to pay for it. */
+static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
+		       size_t nlook)
+{
+	uint32_t vma = j->tasks[k].vma;
+	const struct procmap *m = &j->maps->maps[vma];
+	uint8_t v;
+
+	c->file_clean = false;
+	if (nlook < CLEAN_MIN_LOOKUPS || !j->s->has_kpageflags || !m->ino)
+		return;
+	v = __atomic_load_n(&j->clean[vma], __ATOMIC_RELAXED);
+	if (v == CLEAN_UNKNOWN) {
+		v = kpage_file_clean(j->pid, m) ? CLEAN_YES : CLEAN_NO;
+		__atomic_store_n(&j->clean[vma], v, __ATOMIC_RELAXED);
+	}
+	c->file_clean = v == CLEAN_YES;
+}
+
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 {
 	struct snap_slot *sl = &j->s->slots[k % WINDOW];
@@ -52,9 +75,10 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 	uint64_t maxkey;
 	int ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
 
+	task_clean(j, c, k, nlook);
 	if (ret > 0)
-		ret = kpage_classify(j->s, c, sl, task_va(j, k), j->tasks[k].n,
-				     nlook, maxkey);
+		ret = kpage_classify(j->s, c, sl, task_va(j, k), c->nent, nlook,
+				     maxkey);
 	sl->ret = ret < 0 ? ret : 0;
 }
 
@@ -247,6 +271,7 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 	*total_pages = 0;
 	j->ntasks = 0;
 	j->sparse = xcalloc(j->maps->n + 1, 1);
+	j->clean = xcalloc(j->maps->n + 1, 1);
 	for (i = 0; i < j->maps->n; i++) {
 		const struct procmap *m = &j->maps->maps[i];
 		uint64_t npages = m->start < m->end
@@ -374,11 +399,13 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			/* a process gone since is snapshot as it was
 			 * when held, without the PFNs */
 			c->packed = false;
+			c->weighted = false;
 			if (sh[k].deferred)
 				pagemap_reconcile(
 				    c, &j->maps->maps[j->tasks[k].vma], n,
 				    pagemap_read_deferred(j, c, k) == 0);
 			kpage_prepass(s, c, n, &nlook, &maxkey);
+			task_clean(j, c, k, nlook);
 			sl->ret = kpage_classify(s, c, sl, task_va(j, k), n,
 						 nlook, maxkey);
 			c->pm = pm;

@@ -96,6 +96,7 @@ void snapper_free(struct snapper *s)
 		free(c->pm);
 		free(c->extra);
 		free(c->off);
+		free(c->w);
 		free(c->kcount);
 		free(c->kflags);
 		free(c->kcg);
@@ -375,6 +376,7 @@ out:
 	free(j.tasks);
 	free(j.regions);
 	free(j.sparse);
+	free(j.clean);
 	free(ids);
 	procmaps_free(&maps);
 	return ret;

@@ -3,13 +3,13 @@
  *
  * A workload built at test time (tests/workloads/snap_workload.c) maps anon,
  * zero-page, THP, private/COW/shared file and shared anon memory, forks a
- * child sharing it all and stops itself. Both stopped processes are
- * snapshotted, the file is read back, and every mapping is compared with
- * /proc/PID/smaps: Rss, Swap, Private/Shared Clean/Dirty and (with PFNs)
- * Pss (for system libraries, which this test maps too, Rss, Swap and the
- * sums of private and shared, and of dirty, pages); the mapping list with
- * the smaps headers. Run as root the test also
- * re-runs itself as nobody (setpriv) for the path without PFNs.
+ * child sharing it all, maps THP of its own and stops itself. Both stopped
+ * processes are snapshotted, the file is read back, and every mapping is
+ * compared with /proc/PID/smaps: Rss, Swap, Private/Shared Clean/Dirty and
+ * (with PFNs) Pss (for system libraries, which this test maps too, Rss, Swap
+ * and the sums of private and shared, and of dirty, pages); the mapping list
+ * with the smaps headers. Run as root the test also re-runs itself as nobody
+ * (setpriv) for the path without PFNs.
  */
 #include "config.h"
 

@@ -3,13 +3,16 @@
  * the snapshot tests (compiled at test time).
  * usage: snap_workload DIR ANON_MIB
  * Builds: ANON_MIB of written anon memory; 1 MiB of anon memory only read
- * (zero page); an 8 MiB MADV_HUGEPAGE region (THP where possible); a 4 MiB
+ * (zero page); a 40 MiB region with 32 MiB MADV_HUGEPAGE (THP where
+ * possible; over 16 MiB, so the snapshot scans it first); a 4 MiB
  * file mapped MAP_PRIVATE read-only, half its pages read; a 1 MiB file
  * mapped MAP_PRIVATE read-write with every 4th page written (COW copies);
  * a 1 MiB file mapped MAP_SHARED with half its pages written; 1 MiB of
  * shared anonymous memory, half written. Then forks a child that shares
  * it all and stops itself; the parent rewrites a quarter of the anon
- * memory (breaking COW), prints "ready PARENT CHILD" and stops itself. */
+ * memory (breaking COW), maps another such THP region of its own (its
+ * huge pages mapped exclusively, the other region's shared with the
+ * child), prints "ready PARENT CHILD" and stops itself. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -51,6 +54,21 @@ static char *map_file(const char *dir, const char *name, size_t len, int prot,
 	return p;
 }
 
+/* 40 MiB of anonymous memory of which 32 MiB, from a 2 MiB boundary, are
+ * MADV_HUGEPAGE and written (THP where possible). */
+static char *map_thp(void)
+{
+	char *p = mmap(NULL, 40 << 20, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap thp");
+	p = (char *)(((unsigned long)p + (2 << 20) - 1) & ~((2ul << 20) - 1));
+	madvise(p, 32 << 20, MADV_HUGEPAGE);
+	memset(p, 2, 32 << 20);
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE), i, mib;
@@ -74,12 +92,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < (1 << 20); i += pg)
 		sink += zero[i];
 
-	thp = mmap(NULL, 8 << 20, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	thp =
-	    (char *)(((unsigned long)thp + (2 << 20) - 1) & ~((2ul << 20) - 1));
-	madvise(thp, 4 << 20, MADV_HUGEPAGE);
-	memset(thp, 2, 4 << 20);
+	thp = map_thp();
 
 	ro = map_file(argv[1], "ro.bin", 4 << 20, PROT_READ, MAP_PRIVATE);
 	for (i = 0; i < (4 << 20); i += 2 * pg)
@@ -116,6 +129,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < (mib << 20) / 4; i += pg)
 		anon[i] = 5;
+	map_thp();
 	printf("ready %d %d\n", (int)getpid(), (int)child);
 	fflush(stdout);
 	raise(SIGSTOP);
