@@ -119,21 +119,34 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 	return 0;
 }
 
+/* True when the cgroups of anonymous pages are looked up too: charges
+ * are recorded (kpagecgroup readable) for a known cgroup of the process
+ * (snapper_set_cgroup). The kernel charges an anonymous page to the
+ * cgroup that faulted it in and cgroup v1 does not move the charge when
+ * the process moves (memory.move_charge_at_immigrate 0), so anonymous
+ * memory touched before the process joined, or shared copy-on-write
+ * with a parent in another cgroup, is paid for elsewhere. */
+static inline bool anon_charged(const struct snapper *s)
+{
+	return s->has_kpagecgroup && s->own_cg;
+}
+
 /* Fill kcg for the n sorted pages of c->look: the cgroups of the file
  * pages (pagemap's file bit: page cache or shared memory), which another
- * cgroup may have paid for; an anonymous page, shared after a fork or
- * not, is taken as charged to the process's own cgroup (the kernel
- * charges it to the cgroup that faulted it in) and costs no look-up:
- * kpagecgroup costs the kernel a look-up per entry read. */
+ * cgroup may have paid for, and with anon_charged() of the anonymous
+ * ones; otherwise an anonymous page is taken as charged to the
+ * process's own cgroup and costs no look-up: kpagecgroup costs the
+ * kernel a look-up per entry read. */
 static int kpage_cgroups(const struct snapper *s, struct snap_ctx *c, size_t n)
 {
 	size_t nf = 0;
+	bool anon = anon_charged(s);
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t idx = LOOK_IDX(c->look[i]);
 
 		c->kcg[idx] = s->own_cg;
-		if (c->pm[idx] & PM_FILE)
+		if (anon || (c->pm[idx] & PM_FILE))
 			c->look2[nf++] = c->look[i];
 	}
 	return kpage_read(c, c->look2, nf, s->kpagecgroup_fd, c->kcg, false);
@@ -378,6 +391,35 @@ static enum page_kind class_of(const struct snapper *s,
 	return m->kind;
 }
 
+/* With anon_charged(): the cgroups of the n pages' present pages that
+ * kpage_fill did not look up (exclusive anonymous ones) into c->kcg,
+ * through c->look, which kpage_fill no longer needs; a page without a
+ * PFN to look up reads as the process's own cgroup. */
+static int kpage_anon_cgroups(const struct snapper *s, struct snap_ctx *c,
+			      size_t n)
+{
+	uint64_t mx = 0;
+	size_t na = 0, i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t e = c->pm[i], pfn = e & PM_PFN_MASK;
+
+		if (!(e & PM_PRESENT) || needs_lookup(e))
+			continue;
+		c->kcg[i] = s->own_cg;
+		if (!pfn || pfn > LOOK_PFN_MAX)
+			continue;
+		c->look[na] = LOOK_KEY(pfn, (uint64_t)i);
+		mx = MAX(mx, c->look[na]);
+		na++;
+	}
+	for (i = 1; i < na && c->look[i] >= c->look[i - 1]; i++)
+		;
+	if (i < na)
+		look_sort(c, na, mx);
+	return kpage_read(c, c->look, na, s->kpagecgroup_fd, c->kcg, false);
+}
+
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
@@ -393,6 +435,11 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		if (ret < 0)
 			return ret;
 		c->kpage_lookups += nlook;
+	}
+	if (anon_charged(s)) {
+		ret = kpage_anon_cgroups(s, c, n);
+		if (ret < 0)
+			return ret;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = c->pm[i];
@@ -410,7 +457,8 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			continue;
 		}
 		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
-		if (kind == PAGE_PRESENT && s->has_pfn && needs_lookup(e) &&
+		if (kind == PAGE_PRESENT && s->has_pfn &&
+		    (needs_lookup(e) || anon_charged(s)) &&
 		    s->has_kpagecgroup && c->kcg[i] != s->own_cg)
 			charge_page(s, sl, va + (o << s->page_shift),
 				    c->kcg[i]);

@@ -57,12 +57,15 @@ class Load:
     told to read the file (held open) and file2 (closed) and dirty its
     anonymous memory."""
 
-    def __init__(self, exe, data_file, anon_kb, cgroup=None, file2=None):
+    def __init__(self, exe, data_file, anon_kb, cgroup=None, file2=None,
+                 early_kb=0):
+        env = dict(os.environ, CG_LOAD_EARLY_KB=str(early_kb))
         self.p = subprocess.Popen([exe, data_file, str(anon_kb)] +
                                   ([file2] if file2 else []),
                                   stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True)
+                                  stdout=subprocess.PIPE, text=True, env=env)
         self.pid = int(self.p.stdout.readline().split()[1])
+        self.before = memcg_of(self.pid)
         if cgroup:
             with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
                 f.write(str(self.pid))
@@ -77,6 +80,17 @@ class Load:
         except ProcessLookupError:
             pass
         self.p.wait()
+
+
+def memcg_of(pid):
+    """The v1 memory cgroup directory of pid (/proc/PID/cgroup), or
+    None."""
+    with open(f"/proc/{pid}/cgroup") as f:
+        for line in f:
+            _, ctl, path = line.rstrip("\n").split(":", 2)
+            if "memory" in ctl.split(","):
+                return os.path.normpath(V1_ROOT + path)
+    return None
 
 
 def cgroups(data):
@@ -162,6 +176,10 @@ def test_v1(tmp, exe, data_file, work):
     os.mkdir(cg)
     try:
         run_v1(tmp, exe, data_file, work, name, cg)
+        for w in work:
+            w.kill()
+        work.clear()
+        run_v1_early(tmp, exe, data_file, work, cg)
     finally:
         for w in work:
             w.kill()
@@ -292,6 +310,53 @@ def run_v1(tmp, exe, data_file, work, name, cg):
                          for t in totals.values()),
           f"--timeline: each point's CHARGE TOTAL is the cgroup's charge "
           f"then ({len(totals)} points)")
+
+
+def run_v1_early(tmp, exe, data_file, work, cg):
+    """Anonymous memory charged before the process joined: cg_load
+    dirties EARLY in the cgroup it starts in, then moves into cg, where
+    v1 does not move charges (memory.move_charge_at_immigrate 0), and
+    dirties ANON there. The kernel charges cg for ANON only; the report
+    has EARLY under [charged elsewhere], named by the cgroup the process
+    started in, and CHARGE TOTAL is still cg's usage."""
+    early, anon = 32 * MIB, 20 * MIB
+    with open(os.path.join(cg, "memory.move_charge_at_immigrate"), "w") as f:
+        f.write("0")
+    load = Load(exe, data_file, anon // 1024, cg, early_kb=early // 1024)
+    work.append(load)
+    rss = read_stat(cg, "rss")
+    check(load.before and load.before != cg and anon <= rss < early,
+          f"the kernel charges {cg} for the anon dirtied there only "
+          f"(rss {rss}), {load.before} for the {early} before")
+    data = os.path.join(tmp, "early.data")
+    r = record("-G", cg, "--duration", "0", "-o", data)
+    g = [g for g in cgroups(data) if g["target"]]
+    check(r.returncode == 0 and g, f"record -G {cg} ({r.stderr.strip()})")
+    if not g:
+        return
+    rows = lib.report(data, "files,kinds", "-F", "rss,charge")
+    total = sum(float(r["charge"]) for r in rows)
+    check(abs(total - g[0]["usage"]) <= g[0]["usage"] * 0.01,
+          f"CHARGE TOTAL {total:.0f} == the recorded usage {g[0]['usage']}")
+    el = [r for r in rows if r["files"] == "[charged elsewhere]" and
+          r["kinds"] == f"{load.before}: [anon]"]
+    check(el and early <= float(el[0]["rss"]) < early + MIB and
+          float(el[0]["charge"]) == 0,
+          f"[charged elsewhere] > '{load.before}: [anon]' holds the "
+          f"{early} dirtied before, CHARGE 0: "
+          f"{[(r['rss'], r['charge']) for r in el]}")
+    here = sum(float(r["charge"]) for r in rows if r["files"] == "[anon]")
+    check(anon <= here < anon + MIB,
+          f"[anon] CHARGE {here:.0f}: the {anon} dirtied in {cg} only")
+
+
+def read_stat(cg, key):
+    with open(os.path.join(cg, "memory.stat")) as f:
+        for line in f:
+            k, v = line.split()
+            if k == key:
+                return int(v)
+    return 0
 
 
 def cached(path):
