@@ -8,9 +8,15 @@
  * walk_hugetlb, walk_slab, walk_pgtable, walk_anon, walk_shmem
  * (swap-backed, not anonymous), walk_file (page cache on the LRU or
  * mapped), walk_other (flags of none of those: kernel memory), and
- * walk_unflagged (no flag at all: free pages outside the buddy lists,
- * such as per-cpu lists or memory not yet handed to the allocator, or
- * kernel allocations that set no flag; the walk cannot tell which).
+ * walk_free_unlisted and walk_unflagged (no flag at all). Frames outside
+ * the System RAM ranges of /proc/iomem (a PCI hole) are walk_hole too.
+ * A frame with no flag is either free outside the buddy lists (memory
+ * not yet handed to the allocator, whose frames the kernel has not even
+ * initialised, as with deferred struct page init) or kernel memory that
+ * sets no flag (vmalloc, per-cpu lists, the memmap itself): one frame
+ * cannot tell. MemFree read at the same moment can: what it holds beyond
+ * the buddy frames (walk_free) is among them, and is walk_free_unlisted;
+ * the rest stays walk_unflagged, kernel memory.
  */
 #ifndef MEMSZ_RECORD_MACHINE_H
 #define MEMSZ_RECORD_MACHINE_H
@@ -35,6 +41,20 @@ int machine_meminfo_parse(const char *buf, size_t len, struct machine *m);
  * frames of page_size bytes), adding to what they hold. */
 void machine_walk_count(const uint64_t *flags, size_t n, uint64_t page_size,
 			struct machine *m);
+/* Frames [lo, hi). */
+struct pfn_range {
+	uint64_t lo, hi;
+};
+
+/* The top-level "System RAM" ranges of a /proc/iomem text buf[0..len),
+ * as frames of page_size bytes, into *out (caller frees, NULL when none)
+ * and *n, in the text's order. Returns 0. */
+int machine_iomem_parse(const char *buf, size_t len, uint64_t page_size,
+			struct pfn_range **out, size_t *n);
+/* After a walk: split m's walk_unflagged into walk_free_unlisted, the
+ * free memory (MemFree) the buddy frames (walk_free) do not hold, at most
+ * all of walk_unflagged, and what is left (kernel memory). */
+void machine_walk_split(struct machine *m);
 /* Read /proc/meminfo and walk /proc/kpageflags into m (released first).
  * Returns 0, or -errno when meminfo cannot be read (the walk is left
  * out, with no counter, when kpageflags cannot be). */

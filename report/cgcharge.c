@@ -702,7 +702,9 @@ static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 
 /* The page frame walk beside /proc/meminfo: each kind of frames whose
  * bytes differ from meminfo's by more than 1 %, one line (malloc'd), or
- * NULL when all agree. */
+ * NULL when all agree. Free frames are the buddy allocator's and those
+ * with no flag that MemFree counts (walk_free_unlisted; recordings before
+ * it have none). */
 static char *walk_note(const struct sample *s)
 {
 	static const struct {
@@ -710,7 +712,7 @@ static char *walk_note(const struct sample *s)
 		const char *walk[3];
 		const char *meminfo[3];
 	} pairs[] = {
-	    {"free", {"walk_free"}, {"MemFree"}},
+	    {"free", {"walk_free", "walk_free_unlisted"}, {"MemFree"}},
 	    {"slab", {"walk_slab"}, {"Slab"}},
 	    {"page tables", {"walk_pgtable"}, {"PageTables", "SecPageTables"}},
 	    {"anonymous", {"walk_anon"}, {"AnonPages"}},
@@ -741,7 +743,7 @@ static char *walk_note(const struct sample *s)
 	}
 	v = stat_sum(s, (const char *const[]){"walk_unflagged"}, 1);
 	fmt_human(a, sizeof(a), (double)v);
-	strbuf_addf(&sb, "; frames with no flag: %s", a);
+	strbuf_addf(&sb, "; kernel frames with no flag: %s", a);
 	note = xasprintf("page frame walk and /proc/meminfo differ by more "
 			 "than 1 %%: %s",
 			 strbuf_str(&sb));

@@ -7,8 +7,11 @@ MACHINE record (every line of /proc/meminfo and a walk of every page
 frame). The report's CHARGE TOTAL is MemTotal; its kernel rows ([free],
 [kernel: slab], [kernel: stacks], [kernel: page tables]) are meminfo's of
 the recording, near /proc/meminfo read around it (this machine is busy:
-those move); the walk covers every frame; where the walk and meminfo
-differ by more than 1 %, a note says so.
+those move); the walk covers every frame, frames outside System RAM as
+holes; its free frames are the buddy allocator's (near /proc/vmstat
+nr_free_pages) and, among the frames with no flag, what MemFree counts
+beyond them; where the walk and meminfo differ by more than 1 %, a note
+says so.
 """
 import csv
 import io
@@ -51,7 +54,8 @@ def machine_records(data):
 
 
 def walk_differs(st):
-    pairs = [(["walk_free"], ["MemFree"]), (["walk_slab"], ["Slab"]),
+    pairs = [(["walk_free", "walk_free_unlisted"], ["MemFree"]),
+             (["walk_slab"], ["Slab"]),
              (["walk_pgtable"], ["PageTables", "SecPageTables"]),
              (["walk_anon"], ["AnonPages"]),
              (["walk_file", "walk_shmem"], ["Buffers", "Cached"]),
@@ -64,15 +68,64 @@ def walk_differs(st):
     return False
 
 
+def vmstat_free():
+    """The zones' free pages (/proc/vmstat nr_free_pages), in bytes: the
+    buddy allocator's lists; MemFree can count more (memory the kernel
+    has not handed to the allocator yet)."""
+    with open("/proc/vmstat") as f:
+        for line in f:
+            k, v = line.split()
+            if k == "nr_free_pages":
+                return int(v) * lib.PAGE
+    return None
+
+
+def ram_frames(frames):
+    """Frames below frames in no top-level System RAM range of
+    /proc/iomem (as root it shows addresses)."""
+    ram = 0
+    with open("/proc/iomem") as f:
+        for line in f:
+            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) : System RAM$",
+                         line.rstrip("\n"))
+            if m:
+                lo = int(m[1], 16) // lib.PAGE
+                hi = (int(m[2], 16) + 1) // lib.PAGE
+                ram += max(0, min(hi, frames) - lo)
+    return frames - ram
+
+
+def check_free(st, before, after, vm):
+    """Free frames: walk_free, the buddy allocator's (every frame of a
+    free block has KPF_BUDDY), near the zones' nr_free_pages; what MemFree
+    counts beyond them found among the frames with no flag
+    (walk_free_unlisted), near MemFree - nr_free_pages; the two are
+    MemFree, as [free] is. This machine is busy: free memory moves by
+    hundreds of MiB between reads, hence the slack."""
+    slack = 512 << 20
+    lo, hi = min(vm), max(vm)
+    check(lo - slack <= st["walk_free"] <= hi + slack,
+          f"walk_free {st['walk_free']} near /proc/vmstat nr_free_pages "
+          f"{vm}")
+    out = [m["MemFree"] - v for m, v in zip((before, after), vm)]
+    check(min(out) - slack <= st["walk_free_unlisted"] <= max(out) + slack,
+          f"walk_free_unlisted {st['walk_free_unlisted']} near MemFree - "
+          f"nr_free_pages {out}")
+    free = st["walk_free"] + st["walk_free_unlisted"]
+    check(abs(free - st["MemFree"]) <= st["MemFree"] * 0.01,
+          f"free frames {free} == the recording's MemFree {st['MemFree']} "
+          f"within 1 %")
+
+
 def main():
     if os.geteuid() != 0:
         lib.skip("the page frame walk needs root")
     with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
         data = os.path.join(tmp, "a.data")
-        before = meminfo()
+        before, vm0 = meminfo(), vmstat_free()
         r = subprocess.run([MEMSZ, "record", "-a", "--duration", "0",
                             "-o", data], capture_output=True, text=True)
-        after = meminfo()
+        after, vm1 = meminfo(), vmstat_free()
         check(r.returncode == 0, f"record -a exits 0 ({r.stderr[-200:]})")
         recs = machine_records(data)
         check(len(recs) == 1, f"one MACHINE record ({len(recs)})")
@@ -87,6 +140,12 @@ def main():
         check(walked == frames * lib.PAGE or (frames == 0 and walked >=
                                               st["MemTotal"]),
               f"the walk covers every page frame ({walked} bytes)")
+        # /proc/kpageflags has no size: the frames walked are the PFNs
+        hole = ram_frames(frames or walked // lib.PAGE) * lib.PAGE
+        check(st.get("walk_hole", 0) >= hole,
+              f"frames outside System RAM (/proc/iomem) are holes: "
+              f"walk_hole {st.get('walk_hole')} >= {hole}")
+        check_free(st, before, after, (vm0, vm1))
         out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
                               "-F", "rss,charge", "-n", "0", "--format",
                               "csv"], capture_output=True, text=True)
