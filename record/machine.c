@@ -148,6 +148,43 @@ int machine_iomem_parse(const char *buf, size_t len, uint64_t page_size,
 	return 0;
 }
 
+int machine_slabinfo_parse(const char *buf, size_t len, uint64_t page_size,
+			   struct machine *m)
+{
+	const char *p = buf, *end = buf + len;
+	char key[96] = MD_MACHINE_SLAB_PREFIX;
+	size_t pre = strlen(MD_MACHINE_SLAB_PREFIX);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		unsigned long long pps, nslabs;
+		const char *d;
+		char line[512], name[64];
+
+		/* the version line and the "# name ..." header say nothing */
+		if (le > p && *p != '#' && strncmp(p, "slabinfo -", 10)) {
+			if ((size_t)(le - p) >= sizeof(line))
+				return -EINVAL;
+			memcpy(line, p, (size_t)(le - p));
+			line[le - p] = 0;
+			d = strstr(line, ": slabdata ");
+			if (sscanf(line, "%63s %*u %*u %*u %*u %llu", name,
+				   &pps) != 2 ||
+			    !d ||
+			    sscanf(d, ": slabdata %*u %llu", &nslabs) != 1)
+				return -EINVAL;
+			if (nslabs) {
+				snprintf(key + pre, sizeof(key) - pre, "%s",
+					 name);
+				add(m, key, nslabs * pps * page_size);
+			}
+		}
+		p = le + 1;
+	}
+	return 0;
+}
+
 void machine_walk_split(struct machine *m)
 {
 	uint64_t unflagged = machine_get(m, "walk_unflagged", NULL);
@@ -225,6 +262,27 @@ static int read_meminfo(struct machine *m)
 	return ret;
 }
 
+/* Room the walk's keys need in a MACHINE record. */
+#define WALK_KEYS 16
+
+/* The caches of /proc/slabinfo into m, when it can be read (root), it
+ * parses and they fit a MACHINE record beside the walk's keys. */
+static void read_slabinfo(uint64_t page_size, struct machine *m)
+{
+	struct machine c = {0};
+	char *buf;
+	ssize_t len = read_small_file("/proc/slabinfo", 8u << 20, &buf);
+
+	if (len < 0)
+		return;
+	if (!machine_slabinfo_parse(buf, (size_t)len, page_size, &c) &&
+	    m->n + c.n + WALK_KEYS <= MD_CGROUP_MAX_STATS)
+		for (size_t i = 0; i < c.n; i++)
+			add(m, c.stats[i].key, c.stats[i].value);
+	machine_release(&c);
+	free(buf);
+}
+
 int machine_read(struct machine *m)
 {
 	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE), *blk;
@@ -238,6 +296,7 @@ int machine_read(struct machine *m)
 	ret = read_meminfo(m);
 	if (ret < 0)
 		return ret;
+	read_slabinfo(ps, m);
 	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

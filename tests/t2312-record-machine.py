@@ -10,8 +10,9 @@ the recording, near /proc/meminfo read around it (this machine is busy:
 those move); the walk covers every frame, frames outside System RAM as
 holes; its free frames are the buddy allocator's (near /proc/vmstat
 nr_free_pages) and, among the frames with no flag, what MemFree counts
-beyond them; where the walk and meminfo differ by more than 1 %, a note
-says so.
+beyond them; [kernel: slab] is broken down by cache (/proc/slabinfo),
+the rows summing to it; where the walk and meminfo differ by more than
+1 %, a note says so.
 """
 import csv
 import io
@@ -117,15 +118,54 @@ def check_free(st, before, after, vm):
           f"within 1 %")
 
 
+def slabinfo():
+    """{cache: num_slabs * pagesperslab * PAGE} of /proc/slabinfo, the
+    caches with slabs."""
+    out = {}
+    with open("/proc/slabinfo") as f:
+        for line in f.readlines()[2:]:
+            w = line.split()
+            n = int(w[w.index("slabdata") + 2]) * int(w[5]) * lib.PAGE
+            if n:
+                out[w[0]] = out.get(w[0], 0) + n
+    return out
+
+
+def check_slab(data, st, around):
+    """[kernel: slab] by cache (--by files,kinds): one row per cache of
+    the recording, the rest "[not in slabinfo]", summing to the slab row,
+    meminfo's Slab; the caches near /proc/slabinfo read around it."""
+    rows = [r for r in lib.report(data, "files,kinds", "-F", "charge")
+            if r["files"] == "[kernel: slab]"]
+    got = {r["kinds"]: float(r["charge"]) for r in rows}
+    caches = {k[len("slabinfo:"):]: v for k, v in st.items()
+              if k.startswith("slabinfo:")}
+    check(abs(sum(got.values()) - st["Slab"]) < 1,
+          f"the slab rows ({len(got)}) sum to Slab {st['Slab']}")
+    rest = got.pop("[not in slabinfo]", 0)
+    check(got == {k: float(v) for k, v in caches.items()} and
+          rest == st["Slab"] - sum(caches.values()),
+          f"one row per cache recorded, the rest ({rest:.0f}) "
+          f"[not in slabinfo]")
+    print(f"# slabinfo's caches: {sum(caches.values())} bytes, "
+          f"{100 * sum(caches.values()) / st['Slab']:.1f} % of Slab")
+    big = sorted(caches, key=caches.get, reverse=True)[:5]
+    for c in big:
+        live = [s.get(c, 0) for s in around]
+        check(min(live) * 0.8 - (4 << 20) <= caches[c] <=
+              max(live) * 1.2 + (4 << 20),
+              f"cache {c} {caches[c]} near /proc/slabinfo around it {live}")
+
+
 def main():
     if os.geteuid() != 0:
         lib.skip("the page frame walk needs root")
     with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
         data = os.path.join(tmp, "a.data")
-        before, vm0 = meminfo(), vmstat_free()
+        before, vm0, sl0 = meminfo(), vmstat_free(), slabinfo()
         r = subprocess.run([MEMSZ, "record", "-a", "--duration", "0",
                             "-o", data], capture_output=True, text=True)
-        after, vm1 = meminfo(), vmstat_free()
+        after, vm1, sl1 = meminfo(), vmstat_free(), slabinfo()
         check(r.returncode == 0, f"record -a exits 0 ({r.stderr[-200:]})")
         recs = machine_records(data)
         check(len(recs) == 1, f"one MACHINE record ({len(recs)})")
@@ -133,7 +173,8 @@ def main():
             return
         st = recs[0]
         check(st.get("MemTotal") == after["MemTotal"] and
-              len([k for k in st if not k.startswith("walk_")]) ==
+              len([k for k in st if not k.startswith(("walk_",
+                                                      "slabinfo:"))]) ==
               len(after), "every line of /proc/meminfo, MemTotal as now")
         walked = sum(v for k, v in st.items() if k.startswith("walk_"))
         frames = os.path.getsize("/proc/kpageflags") // 8
@@ -146,6 +187,7 @@ def main():
               f"frames outside System RAM (/proc/iomem) are holes: "
               f"walk_hole {st.get('walk_hole')} >= {hole}")
         check_free(st, before, after, (vm0, vm1))
+        check_slab(data, st, (sl0, sl1))
         out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
                               "-F", "rss,charge", "-n", "0", "--format",
                               "csv"], capture_output=True, text=True)
