@@ -119,16 +119,17 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 	return 0;
 }
 
-/* True when the cgroups of anonymous pages are looked up too: charges
- * are recorded (kpagecgroup readable) for a known cgroup of the process
- * (snapper_set_cgroup). The kernel charges an anonymous page to the
- * cgroup that faulted it in and cgroup v1 does not move the charge when
- * the process moves (memory.move_charge_at_immigrate 0), so anonymous
- * memory touched before the process joined, or shared copy-on-write
- * with a parent in another cgroup, is paid for elsewhere. */
+/* True when the cgroups of anonymous pages are looked up too: asked for
+ * (snapper_set_anon_charges, -G) and charges are recorded (kpagecgroup
+ * readable) for a known cgroup of the process (snapper_set_cgroup). It
+ * costs a kpagecgroup entry per anonymous page. The kernel charges an
+ * anonymous page to the cgroup that faulted it in and cgroup v1 does not
+ * move the charge when the process moves (memory.move_charge_at_immigrate
+ * 0), so anonymous memory touched before the process joined, or shared
+ * copy-on-write with a parent in another cgroup, is paid for elsewhere. */
 static inline bool anon_charged(const struct snapper *s)
 {
-	return s->has_kpagecgroup && s->own_cg;
+	return s->anon_cg && s->has_kpagecgroup && s->own_cg;
 }
 
 /* Fill kcg for the n sorted pages of c->look: the cgroups of the file
