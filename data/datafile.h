@@ -386,7 +386,9 @@ struct md_file_cache {
  * /proc/meminfo (key as there, value in bytes, or a count where it has no
  * unit) and the bytes of page frames of each kind a walk of
  * /proc/kpageflags found ("walk_free", "walk_slab", ...; see
- * memsz-data(5)). */
+ * memsz-data(5)), and the bytes of each slab cache of /proc/slabinfo as
+ * MD_MACHINE_SLAB_PREFIX NAME. */
+#define MD_MACHINE_SLAB_PREFIX "slabinfo:"
 struct md_machine {
 	uint64_t time;	 /* CLOCK_MONOTONIC ns */
 	uint32_t nstats; /* <= MD_CGROUP_MAX_STATS */

@@ -122,6 +122,8 @@ void rec_prepare_cgroup(struct session *r, struct rec_target *t)
 		free(dir);
 	}
 	snapper_set_cgroup(r->sn.s, r->cg.ino);
+	snapper_set_anon_charges(
+	    r->sn.s, r->sc.scan && target_scan_is_cgroup(r->sc.scan));
 }
 
 /* The counters of pid's memory cgroup (rec_prepare_cgroup), or, when they

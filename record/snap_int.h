@@ -143,6 +143,8 @@ struct snapper {
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
 	bool has_pfn, has_kpageflags, has_scan;
 	bool has_kpagecgroup; /* kpagecgroup readable: charges recorded */
+	bool anon_cg;	      /* look the anonymous pages' cgroups up too
+				 (snapper_set_anon_charges) */
 	uint64_t own_cg;      /* the snapshot process's memory cgroup
 				 inode (snapper_set_cgroup; 0: unknown,
 				 then every charged page looked up is

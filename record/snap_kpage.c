@@ -114,6 +114,19 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 	return 0;
 }
 
+/* True when the cgroups of anonymous pages are looked up too: asked for
+ * (snapper_set_anon_charges, -G) and charges are recorded (kpagecgroup
+ * readable) for a known cgroup of the process (snapper_set_cgroup). It
+ * costs a kpagecgroup entry per anonymous page. The kernel charges an
+ * anonymous page to the cgroup that faulted it in and cgroup v1 does not
+ * move the charge when the process moves (memory.move_charge_at_immigrate
+ * 0), so anonymous memory touched before the process joined, or shared
+ * copy-on-write with a parent in another cgroup, is paid for elsewhere. */
+static inline bool anon_charged(const struct snapper *s)
+{
+	return s->anon_cg && s->has_kpagecgroup && s->own_cg;
+}
+
 /* The kpage files a page looked up is read in. */
 enum kpage_file {
 	KF_COUNT = 1u << 0,  /* kpagecount: its mapcount */
@@ -139,10 +152,15 @@ static const uint8_t kpage_wants[2][2] = {
 };
 
 /* What page e wants read; a file page of a chunk whose mapping is known
- * clean (c->file_clean) not its flags. */
-static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
+ * clean (c->file_clean) not its flags; with anon_charged() an anonymous
+ * page its cgroup too. */
+static uint8_t wants_of(const struct snapper *s, const struct snap_ctx *c,
+			uint64_t e)
 {
 	uint8_t w = kpage_wants[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
+
+	if (!(e & PM_FILE) && anon_charged(s))
+		w |= KF_CGROUP;
 
 	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
 }
@@ -211,7 +229,7 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
 			if (files[f].have &&
-			    (wants_of(c, c->pm[idx]) & files[f].file))
+			    (wants_of(s, c, c->pm[idx]) & files[f].file))
 				c->look2[m++] = c->look[i];
 			else
 				files[f].dst[idx] = files[f].other;
@@ -451,6 +469,35 @@ static enum page_kind class_of(const struct snapper *s,
 	return m->kind;
 }
 
+/* With anon_charged(): the cgroups of the n pages' present pages that
+ * kpage_fill did not look up (exclusive anonymous ones) into c->kcg,
+ * through c->look, which kpage_fill no longer needs; a page without a
+ * PFN to look up reads as the process's own cgroup. */
+static int kpage_anon_cgroups(const struct snapper *s, struct snap_ctx *c,
+			      size_t n)
+{
+	uint64_t mx = 0;
+	size_t na = 0, i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t e = c->pm[i], pfn = e & PM_PFN_MASK;
+
+		if (!(e & PM_PRESENT) || needs_lookup(e))
+			continue;
+		c->kcg[i] = s->own_cg;
+		if (!pfn || pfn > LOOK_PFN_MAX)
+			continue;
+		c->look[na] = LOOK_KEY(pfn, (uint64_t)i);
+		mx = MAX(mx, c->look[na]);
+		na++;
+	}
+	for (i = 1; i < na && c->look[i] >= c->look[i - 1]; i++)
+		;
+	if (i < na)
+		look_sort(c, na, mx);
+	return kpage_read(c, c->look, na, s->kpagecgroup_fd, c->kcg);
+}
+
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
@@ -466,6 +513,11 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		if (ret < 0)
 			return ret;
 		c->kpage_lookups += nlook;
+	}
+	if (anon_charged(s)) {
+		ret = kpage_anon_cgroups(s, c, n);
+		if (ret < 0)
+			return ret;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = c->pm[i];
@@ -483,7 +535,8 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			continue;
 		}
 		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
-		if (kind == PAGE_PRESENT && s->has_pfn && needs_lookup(e) &&
+		if (kind == PAGE_PRESENT && s->has_pfn &&
+		    (needs_lookup(e) || anon_charged(s)) &&
 		    s->has_kpagecgroup && c->kcg[i] != s->own_cg)
 			charge_page(s, sl, va + (o << s->page_shift), c->kcg[i],
 				    w);

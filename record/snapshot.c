@@ -387,6 +387,11 @@ void snapper_set_cgroup(struct snapper *s, uint64_t ino)
 	s->own_cg = ino;
 }
 
+void snapper_set_anon_charges(struct snapper *s, bool on)
+{
+	s->anon_cg = on;
+}
+
 size_t snapper_payers(const struct snapper *s, const uint64_t **inos)
 {
 	*inos = s->payers;

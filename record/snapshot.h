@@ -62,6 +62,11 @@ void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg);
  * of (0: unknown): the pages kpagecgroup charges elsewhere are recorded
  * (SNAP_CHARGE records). */
 void snapper_set_cgroup(struct snapper *s, uint64_t ino);
+/* With on, the snapshots look up the memory cgroup of every present
+ * anonymous page too, not only of file pages (a -G recording: memory a
+ * process touched before it joined its cgroup is charged elsewhere);
+ * that costs a kpagecgroup read per anonymous page. Off at first. */
+void snapper_set_anon_charges(struct snapper *s, bool on);
 /* The memory cgroups (inodes; 0: none) other than the process's own that
  * the last snapshot found its pages charged to, each once, into *inos
  * (borrowed, valid until the next snapshot). Returns their count. */

@@ -560,28 +560,55 @@ const struct md_run *cgcharge_runs(struct cgcharge *g, uint64_t snap_off,
 
 /* A row of the kernel's own counters: label, and the memory.stat keys
  * whose values it sums (of cgroup version version). in_kernel: a part
- * of v2's "kernel", which "[kernel: other]" gets the rest of. */
+ * of v2's "kernel", which "[kernel: other]" gets the rest of. parts: the
+ * prefix of the keys that break it down one level (the rest of it under
+ * the label rest), NULL if none do. */
 struct kernel_row {
 	uint32_t version;
 	const char *label;
 	const char *keys[3];
 	bool in_kernel;
+	const char *parts, *rest;
 };
 
 static const struct kernel_row kernel_rows[] = {
-    {2, "[kernel: slab]", {"slab_reclaimable", "slab_unreclaimable"}, true},
-    {2, "[kernel: stacks]", {"kernel_stack"}, true},
-    {2, "[kernel: page tables]", {"pagetables"}, true},
-    {2, "[kernel: secondary page tables]", {"sec_pagetables"}, true},
-    {2, "[kernel: percpu]", {"percpu"}, true},
-    {2, "[kernel: vmalloc]", {"vmalloc"}, true},
-    {2, "[kernel: sock]", {"sock"}, false},
-    {0, "[free]", {"MemFree"}, false},
-    {0, "[kernel: slab]", {"Slab"}, false},
-    {0, "[kernel: stacks]", {"KernelStack"}, false},
-    {0, "[kernel: page tables]", {"PageTables", "SecPageTables"}, false},
-    {0, "[kernel: percpu]", {"Percpu"}, false},
-    {0, "[hugetlb]", {"Hugetlb"}, false},
+    {.version = 2,
+     .label = "[kernel: slab]",
+     .keys = {"slab_reclaimable", "slab_unreclaimable"},
+     .in_kernel = true},
+    {.version = 2,
+     .label = "[kernel: stacks]",
+     .keys = {"kernel_stack"},
+     .in_kernel = true},
+    {.version = 2,
+     .label = "[kernel: page tables]",
+     .keys = {"pagetables"},
+     .in_kernel = true},
+    {.version = 2,
+     .label = "[kernel: secondary page tables]",
+     .keys = {"sec_pagetables"},
+     .in_kernel = true},
+    {.version = 2,
+     .label = "[kernel: percpu]",
+     .keys = {"percpu"},
+     .in_kernel = true},
+    {.version = 2,
+     .label = "[kernel: vmalloc]",
+     .keys = {"vmalloc"},
+     .in_kernel = true},
+    {.version = 2, .label = "[kernel: sock]", .keys = {"sock"}},
+    {.version = 0, .label = "[free]", .keys = {"MemFree"}},
+    {.version = 0,
+     .label = "[kernel: slab]",
+     .keys = {"Slab"},
+     .parts = MD_MACHINE_SLAB_PREFIX,
+     .rest = "[not in slabinfo]"},
+    {.version = 0, .label = "[kernel: stacks]", .keys = {"KernelStack"}},
+    {.version = 0,
+     .label = "[kernel: page tables]",
+     .keys = {"PageTables", "SecPageTables"}},
+    {.version = 0, .label = "[kernel: percpu]", .keys = {"Percpu"}},
+    {.version = 0, .label = "[hugetlb]", .keys = {"Hugetlb"}},
 };
 
 /* The counters of the page cache and of the anonymous memory charged, by
@@ -630,6 +657,44 @@ static void add_row(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		path[i] = l;
 	vals[COL_CHARGE] = bytes << COL_PSS_SHIFT;
 	rowtree_add(t, path, vals);
+}
+
+/* Add row k of sample s, bytes of CHARGE: with more than one key and
+ * parts of it in s that it holds, each part's bytes under the part's
+ * name (its key without the prefix) one level down, then the rest under
+ * k->rest, the same label at the deeper levels; else add_row. */
+static void add_parts(struct cgcharge *g, struct rowtree *t, size_t nkeys,
+		      const struct kernel_row *k, const struct sample *s,
+		      uint64_t bytes)
+{
+	size_t pre = k->parts ? strlen(k->parts) : 0, np = 0;
+	uint64_t vals[COL__COUNT] = {0}, sum = 0;
+	uint32_t path[KEYS_MAX];
+
+	for (uint32_t i = 0; pre && i < s->nstats; i++)
+		if (!strncmp(s->stats[i].key, k->parts, pre)) {
+			sum += s->stats[i].value;
+			np++;
+		}
+	if (nkeys < 2 || !np || sum > bytes) {
+		add_row(g, t, nkeys, k->label, bytes);
+		return;
+	}
+	path[0] = labels_intern(g->lb, k->label);
+	for (uint32_t i = 0; i <= s->nstats; i++) {
+		const char *name = i < s->nstats ? s->stats[i].key : NULL;
+		uint64_t v = name ? s->stats[i].value : bytes - sum;
+
+		if (name && strncmp(name, k->parts, pre))
+			continue;
+		if (!v)
+			continue;
+		path[1] = labels_intern(g->lb, name ? name + pre : k->rest);
+		for (size_t j = 2; j < nkeys; j++)
+			path[j] = path[1];
+		vals[COL_CHARGE] = v << COL_PSS_SHIFT;
+		rowtree_add(t, path, vals);
+	}
 }
 
 /* The first sample at or after time, else NULL. */
@@ -702,7 +767,9 @@ static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 
 /* The page frame walk beside /proc/meminfo: each kind of frames whose
  * bytes differ from meminfo's by more than 1 %, one line (malloc'd), or
- * NULL when all agree. */
+ * NULL when all agree. Free frames are the buddy allocator's and those
+ * with no flag that MemFree counts (walk_free_unlisted; recordings before
+ * it have none). */
 static char *walk_note(const struct sample *s)
 {
 	static const struct {
@@ -710,7 +777,7 @@ static char *walk_note(const struct sample *s)
 		const char *walk[3];
 		const char *meminfo[3];
 	} pairs[] = {
-	    {"free", {"walk_free"}, {"MemFree"}},
+	    {"free", {"walk_free", "walk_free_unlisted"}, {"MemFree"}},
 	    {"slab", {"walk_slab"}, {"Slab"}},
 	    {"page tables", {"walk_pgtable"}, {"PageTables", "SecPageTables"}},
 	    {"anonymous", {"walk_anon"}, {"AnonPages"}},
@@ -741,7 +808,7 @@ static char *walk_note(const struct sample *s)
 	}
 	v = stat_sum(s, (const char *const[]){"walk_unflagged"}, 1);
 	fmt_human(a, sizeof(a), (double)v);
-	strbuf_addf(&sb, "; frames with no flag: %s", a);
+	strbuf_addf(&sb, "; kernel frames with no flag: %s", a);
 	note = xasprintf("page frame walk and /proc/meminfo differ by more "
 			 "than 1 %%: %s",
 			 strbuf_str(&sb));
@@ -775,7 +842,7 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		if (k->version != s->version)
 			continue;
 		sum = stat_sum(s, k->keys, ARRAY_SIZE(k->keys));
-		add_row(g, t, nkeys, k->label, sum);
+		add_parts(g, t, nkeys, k, s, sum);
 		if (k->in_kernel)
 			parts += sum;
 	}

@@ -14,8 +14,9 @@ same cgroup; the cgroup given by name finds it too; `record -p` writes
 the process's cgroup; a process that joins later gets its records.
 
 v2 (this machine's v2 hierarchy has no memory controller): a copied tree
-of v2 files (cgroup.procs, memory.current, memory.stat) given through
-MEMSZ_CGROUP2_ROOT is read as a v2 cgroup; a cgroup with no memory
+of v2 files (cgroup.procs, memory.current, memory.stat; the last two a
+real v2 cgroup's, see V2_STAT) given through MEMSZ_CGROUP2_ROOT is read
+as a v2 cgroup; a cgroup with no memory
 controller is said once.
 """
 import csv
@@ -34,21 +35,74 @@ from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
 
 MIB = 1 << 20
 V1_ROOT = "/sys/fs/cgroup/memory"
-V2_STAT = """anon 52887552
-file 67444736
-kernel 2830336
-kernel_stack 49152
-pagetables 278528
-percpu 1440
+# A real cgroup v2 memory.stat and its memory.current, as Linux
+# 6.10.0-rc6 printed them in a memory cgroup OOM report (the OOM report
+# prints memory_stat_format(), the text of memory.stat, line by line, after
+# "memory: usage 481280kB": page_counter_read(), which memory.current
+# shows): Chris Li, "Re: [PATCH V2] mm/gup: Clear the LRU flag of a page
+# before adding to LRU batch", stable@vger.kernel.org, 2024-07-27,
+# Message-ID
+# <CAF8kJuNP5iTj2p07QgHSGOJsiUfYpJ2f4R1Q5-3BN9JiD9W_KA@mail.gmail.com>
+# (cgroup /build-kernel-tmpfs). Copied with the dmesg time stamps removed;
+# no v2 memory controller can be enabled on the machine these tests were
+# written on.
+V2_CURRENT = 481280 * 1024
+V2_STAT = """anon 461377536
+file 10264576
+kernel 20480000
+kernel_stack 2146304
+pagetables 9916416
+sec_pagetables 0
+percpu 54496
 sock 0
-vmalloc 8192
-shmem 0
-file_mapped 2555904
+vmalloc 0
+shmem 24576
+zswap 0
+zswapped 0
+file_mapped 9805824
 file_dirty 0
-slab_reclaimable 1867776
-slab_unreclaimable 598016
-slab 2465792
-pgfault 29403
+file_writeback 0
+swapcached 24576
+anon_thp 213909504
+file_thp 0
+shmem_thp 0
+inactive_anon 180965376
+active_anon 291487744
+inactive_file 1298432
+active_file 7987200
+unevictable 0
+slab_reclaimable 943096
+slab_unreclaimable 6340520
+slab 7283616
+workingset_refault_anon 1138
+workingset_refault_file 180
+workingset_activate_anon 627
+workingset_activate_file 123
+workingset_restore_anon 579
+workingset_restore_file 115
+workingset_nodereclaim 0
+pgscan 101315
+pgsteal 51494
+pgscan_kswapd 0
+pgscan_direct 101315
+pgscan_khugepaged 0
+pgsteal_kswapd 0
+pgsteal_direct 51494
+pgsteal_khugepaged 0
+pgfault 994774
+pgmajfault 1839
+pgrefill 134581
+pgactivate 32506
+pgdeactivate 0
+pglazyfree 0
+pglazyfreed 0
+zswpin 0
+zswpout 0
+zswpwb 0
+thp_fault_alloc 485
+thp_collapse_alloc 0
+thp_swpout 4
+thp_swpout_fallback 0
 """
 
 
@@ -57,12 +111,15 @@ class Load:
     told to read the file (held open) and file2 (closed) and dirty its
     anonymous memory."""
 
-    def __init__(self, exe, data_file, anon_kb, cgroup=None, file2=None):
+    def __init__(self, exe, data_file, anon_kb, cgroup=None, file2=None,
+                 early_kb=0):
+        env = dict(os.environ, CG_LOAD_EARLY_KB=str(early_kb))
         self.p = subprocess.Popen([exe, data_file, str(anon_kb)] +
                                   ([file2] if file2 else []),
                                   stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True)
+                                  stdout=subprocess.PIPE, text=True, env=env)
         self.pid = int(self.p.stdout.readline().split()[1])
+        self.before = memcg_of(self.pid)
         if cgroup:
             with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
                 f.write(str(self.pid))
@@ -77,6 +134,17 @@ class Load:
         except ProcessLookupError:
             pass
         self.p.wait()
+
+
+def memcg_of(pid):
+    """The v1 memory cgroup directory of pid (/proc/PID/cgroup), or
+    None."""
+    with open(f"/proc/{pid}/cgroup") as f:
+        for line in f:
+            _, ctl, path = line.rstrip("\n").split(":", 2)
+            if "memory" in ctl.split(","):
+                return os.path.normpath(V1_ROOT + path)
+    return None
 
 
 def cgroups(data):
@@ -162,6 +230,10 @@ def test_v1(tmp, exe, data_file, work):
     os.mkdir(cg)
     try:
         run_v1(tmp, exe, data_file, work, name, cg)
+        for w in work:
+            w.kill()
+        work.clear()
+        run_v1_early(tmp, exe, data_file, work, cg)
     finally:
         for w in work:
             w.kill()
@@ -294,6 +366,53 @@ def run_v1(tmp, exe, data_file, work, name, cg):
           f"then ({len(totals)} points)")
 
 
+def run_v1_early(tmp, exe, data_file, work, cg):
+    """Anonymous memory charged before the process joined: cg_load
+    dirties EARLY in the cgroup it starts in, then moves into cg, where
+    v1 does not move charges (memory.move_charge_at_immigrate 0), and
+    dirties ANON there. The kernel charges cg for ANON only; the report
+    has EARLY under [charged elsewhere], named by the cgroup the process
+    started in, and CHARGE TOTAL is still cg's usage."""
+    early, anon = 32 * MIB, 20 * MIB
+    with open(os.path.join(cg, "memory.move_charge_at_immigrate"), "w") as f:
+        f.write("0")
+    load = Load(exe, data_file, anon // 1024, cg, early_kb=early // 1024)
+    work.append(load)
+    rss = read_stat(cg, "rss")
+    check(load.before and load.before != cg and anon <= rss < early,
+          f"the kernel charges {cg} for the anon dirtied there only "
+          f"(rss {rss}), {load.before} for the {early} before")
+    data = os.path.join(tmp, "early.data")
+    r = record("-G", cg, "--duration", "0", "-o", data)
+    g = [g for g in cgroups(data) if g["target"]]
+    check(r.returncode == 0 and g, f"record -G {cg} ({r.stderr.strip()})")
+    if not g:
+        return
+    rows = lib.report(data, "files,kinds", "-F", "rss,charge")
+    total = sum(float(r["charge"]) for r in rows)
+    check(abs(total - g[0]["usage"]) <= g[0]["usage"] * 0.01,
+          f"CHARGE TOTAL {total:.0f} == the recorded usage {g[0]['usage']}")
+    el = [r for r in rows if r["files"] == "[charged elsewhere]" and
+          r["kinds"] == f"{load.before}: [anon]"]
+    check(el and early <= float(el[0]["rss"]) < early + MIB and
+          float(el[0]["charge"]) == 0,
+          f"[charged elsewhere] > '{load.before}: [anon]' holds the "
+          f"{early} dirtied before, CHARGE 0: "
+          f"{[(r['rss'], r['charge']) for r in el]}")
+    here = sum(float(r["charge"]) for r in rows if r["files"] == "[anon]")
+    check(anon <= here < anon + MIB,
+          f"[anon] CHARGE {here:.0f}: the {anon} dirtied in {cg} only")
+
+
+def read_stat(cg, key):
+    with open(os.path.join(cg, "memory.stat")) as f:
+        for line in f:
+            k, v = line.split()
+            if k == key:
+                return int(v)
+    return 0
+
+
 def cached(path):
     """The bytes of path in the page cache, as fincore says."""
     fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", path],
@@ -370,7 +489,7 @@ def check_v2_report(data, st, current):
             "[kernel: vmalloc]": st["vmalloc"],
             "[kernel: other]": st["kernel"] - parts,
             "[page cache, file unknown]": st["file"]}
-    got = {k: rows.get(k) for k in want}
+    got = {k: rows.get(k, 0) for k in want}
     check(got == want, f"v2 kernel rows from memory.stat: {got}")
     check(abs(sum(rows.values()) - current) < 1,
           f"TOTAL CHARGE {sum(rows.values()):.0f} == memory.current "
@@ -389,7 +508,7 @@ def test_v2(tmp, exe, data_file, work):
     with open(os.path.join(box, "cgroup.procs"), "w") as f:
         f.write(f"{load.pid}\n")
     with open(os.path.join(box, "memory.current"), "w") as f:
-        f.write("123817984\n")
+        f.write(f"{V2_CURRENT}\n")
     with open(os.path.join(box, "memory.stat"), "w") as f:
         f.write(V2_STAT)
     env = dict(os.environ, MEMSZ_CGROUP2_ROOT=root)
@@ -402,13 +521,13 @@ def test_v2(tmp, exe, data_file, work):
         g = recs[0]
         want = {k: int(v) for k, v in
                 (line.split() for line in V2_STAT.splitlines())}
-        check(g["version"] == 2 and g["usage"] == 123817984 and
+        check(g["version"] == 2 and g["usage"] == V2_CURRENT and
               g["kmem"] is None and g["path"] == box and
               g["ino"] == os.stat(box).st_ino,
               f"read as v2: memory.current {g['usage']}, no kmem, {box}")
         check(g["stats"] == want,
               "every line of memory.stat, in its order and value")
-        check_v2_report(data, want, 123817984)
+        check_v2_report(data, want, V2_CURRENT)
     os.remove(os.path.join(box, "memory.current"))
     r = record("-G", "box", "--duration", "0", "-o", data, env=env)
     check(r.returncode == 0 and r.stderr.count("has no memory controller")

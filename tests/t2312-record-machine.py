@@ -7,8 +7,12 @@ MACHINE record (every line of /proc/meminfo and a walk of every page
 frame). The report's CHARGE TOTAL is MemTotal; its kernel rows ([free],
 [kernel: slab], [kernel: stacks], [kernel: page tables]) are meminfo's of
 the recording, near /proc/meminfo read around it (this machine is busy:
-those move); the walk covers every frame; where the walk and meminfo
-differ by more than 1 %, a note says so.
+those move); the walk covers every frame, frames outside System RAM as
+holes; its free frames are the buddy allocator's (near /proc/vmstat
+nr_free_pages) and, among the frames with no flag, what MemFree counts
+beyond them; [kernel: slab] is broken down by cache (/proc/slabinfo),
+the rows summing to it; where the walk and meminfo differ by more than
+1 %, a note says so.
 """
 import csv
 import io
@@ -51,7 +55,8 @@ def machine_records(data):
 
 
 def walk_differs(st):
-    pairs = [(["walk_free"], ["MemFree"]), (["walk_slab"], ["Slab"]),
+    pairs = [(["walk_free", "walk_free_unlisted"], ["MemFree"]),
+             (["walk_slab"], ["Slab"]),
              (["walk_pgtable"], ["PageTables", "SecPageTables"]),
              (["walk_anon"], ["AnonPages"]),
              (["walk_file", "walk_shmem"], ["Buffers", "Cached"]),
@@ -64,15 +69,104 @@ def walk_differs(st):
     return False
 
 
+def vmstat_free():
+    """The zones' free pages (/proc/vmstat nr_free_pages), in bytes: the
+    buddy allocator's lists; MemFree can count more (memory the kernel
+    has not handed to the allocator yet)."""
+    with open("/proc/vmstat") as f:
+        for line in f:
+            k, v = line.split()
+            if k == "nr_free_pages":
+                return int(v) * lib.PAGE
+    return None
+
+
+def ram_frames(frames):
+    """Frames below frames in no top-level System RAM range of
+    /proc/iomem (as root it shows addresses)."""
+    ram = 0
+    with open("/proc/iomem") as f:
+        for line in f:
+            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) : System RAM$",
+                         line.rstrip("\n"))
+            if m:
+                lo = int(m[1], 16) // lib.PAGE
+                hi = (int(m[2], 16) + 1) // lib.PAGE
+                ram += max(0, min(hi, frames) - lo)
+    return frames - ram
+
+
+def check_free(st, before, after, vm):
+    """Free frames: walk_free, the buddy allocator's (every frame of a
+    free block has KPF_BUDDY), near the zones' nr_free_pages; what MemFree
+    counts beyond them found among the frames with no flag
+    (walk_free_unlisted), near MemFree - nr_free_pages; the two near
+    MemFree, which [free] is. This machine is busy: free memory moves by
+    hundreds of MiB between reads, hence the slack."""
+    slack = 512 << 20
+    lo, hi = min(vm), max(vm)
+    check(lo - slack <= st["walk_free"] <= hi + slack,
+          f"walk_free {st['walk_free']} near /proc/vmstat nr_free_pages "
+          f"{vm}")
+    out = [m["MemFree"] - v for m, v in zip((before, after), vm)]
+    check(min(out) - slack <= st["walk_free_unlisted"] <= max(out) + slack,
+          f"walk_free_unlisted {st['walk_free_unlisted']} near MemFree - "
+          f"nr_free_pages {out}")
+    free = st["walk_free"] + st["walk_free_unlisted"]
+    mf = [before["MemFree"], st["MemFree"], after["MemFree"]]
+    check(min(mf) - slack <= free <= max(mf) + slack,
+          f"free frames {free} near MemFree before, of and after the "
+          f"recording {mf}")
+
+
+def slabinfo():
+    """{cache: num_slabs * pagesperslab * PAGE} of /proc/slabinfo, the
+    caches with slabs."""
+    out = {}
+    with open("/proc/slabinfo") as f:
+        for line in f.readlines()[2:]:
+            w = line.split()
+            n = int(w[w.index("slabdata") + 2]) * int(w[5]) * lib.PAGE
+            if n:
+                out[w[0]] = out.get(w[0], 0) + n
+    return out
+
+
+def check_slab(data, st, around):
+    """[kernel: slab] by cache (--by files,kinds): one row per cache of
+    the recording, the rest "[not in slabinfo]", summing to the slab row,
+    meminfo's Slab; the caches near /proc/slabinfo read around it."""
+    rows = [r for r in lib.report(data, "files,kinds", "-F", "charge")
+            if r["files"] == "[kernel: slab]"]
+    got = {r["kinds"]: float(r["charge"]) for r in rows}
+    caches = {k[len("slabinfo:"):]: v for k, v in st.items()
+              if k.startswith("slabinfo:")}
+    check(abs(sum(got.values()) - st["Slab"]) < 1,
+          f"the slab rows ({len(got)}) sum to Slab {st['Slab']}")
+    rest = got.pop("[not in slabinfo]", 0)
+    check(got == {k: float(v) for k, v in caches.items()} and
+          rest == st["Slab"] - sum(caches.values()),
+          f"one row per cache recorded, the rest ({rest:.0f}) "
+          f"[not in slabinfo]")
+    print(f"# slabinfo's caches: {sum(caches.values())} bytes, "
+          f"{100 * sum(caches.values()) / st['Slab']:.1f} % of Slab")
+    big = sorted(caches, key=caches.get, reverse=True)[:5]
+    for c in big:
+        live = [s.get(c, 0) for s in around]
+        check(min(live) * 0.8 - (4 << 20) <= caches[c] <=
+              max(live) * 1.2 + (4 << 20),
+              f"cache {c} {caches[c]} near /proc/slabinfo around it {live}")
+
+
 def main():
     if os.geteuid() != 0:
         lib.skip("the page frame walk needs root")
     with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
         data = os.path.join(tmp, "a.data")
-        before = meminfo()
+        before, vm0, sl0 = meminfo(), vmstat_free(), slabinfo()
         r = subprocess.run([MEMSZ, "record", "-a", "--duration", "0",
                             "-o", data], capture_output=True, text=True)
-        after = meminfo()
+        after, vm1, sl1 = meminfo(), vmstat_free(), slabinfo()
         check(r.returncode == 0, f"record -a exits 0 ({r.stderr[-200:]})")
         recs = machine_records(data)
         check(len(recs) == 1, f"one MACHINE record ({len(recs)})")
@@ -80,13 +174,21 @@ def main():
             return
         st = recs[0]
         check(st.get("MemTotal") == after["MemTotal"] and
-              len([k for k in st if not k.startswith("walk_")]) ==
+              len([k for k in st if not k.startswith(("walk_",
+                                                      "slabinfo:"))]) ==
               len(after), "every line of /proc/meminfo, MemTotal as now")
         walked = sum(v for k, v in st.items() if k.startswith("walk_"))
         frames = os.path.getsize("/proc/kpageflags") // 8
         check(walked == frames * lib.PAGE or (frames == 0 and walked >=
                                               st["MemTotal"]),
               f"the walk covers every page frame ({walked} bytes)")
+        # /proc/kpageflags has no size: the frames walked are the PFNs
+        hole = ram_frames(frames or walked // lib.PAGE) * lib.PAGE
+        check(st.get("walk_hole", 0) >= hole,
+              f"frames outside System RAM (/proc/iomem) are holes: "
+              f"walk_hole {st.get('walk_hole')} >= {hole}")
+        check_free(st, before, after, (vm0, vm1))
+        check_slab(data, st, (sl0, sl1))
         out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
                               "-F", "rss,charge", "-n", "0", "--format",
                               "csv"], capture_output=True, text=True)

@@ -101,6 +101,102 @@ static void test_walk(void **state)
 	(void)state;
 }
 
+static void test_slabinfo(void **state)
+{
+	/* the head and three caches of this machine's /proc/slabinfo */
+	static const char slabinfo[] =
+	    "slabinfo - version: 2.1\n"
+	    "# name            <active_objs> <num_objs> <objsize> "
+	    "<objperslab> <pagesperslab> : tunables <limit> <batchcount> "
+	    "<sharedfactor> : slabdata <active_slabs> <num_slabs> "
+	    "<sharedavail>\n"
+	    "btrfs_delayed_node      0      0    312   13    1 : tunables    "
+	    "0    0    0 : slabdata      0      0      0\n"
+	    "ext4_inode_cache  177800 177912   1128   14    4 : tunables    "
+	    "0    0    0 : slabdata  12708  12708      0\n"
+	    "dentry            384392 384489    192   21    1 : tunables    "
+	    "0    0    0 : slabdata  18309  18309      0\n";
+	struct machine m = {0};
+
+	assert_int_equal(
+	    machine_slabinfo_parse(slabinfo, strlen(slabinfo), 4096, &m), 0);
+	/* a cache without slabs is left out */
+	assert_int_equal(m.n, 2);
+	assert_int_equal(machine_get(&m, "slabinfo:ext4_inode_cache", NULL),
+			 12708ull * 4 * 4096);
+	assert_int_equal(machine_get(&m, "slabinfo:dentry", NULL),
+			 18309ull * 4096);
+	machine_release(&m);
+	assert_int_equal(machine_slabinfo_parse("dentry 1 2 3\n", 13, 4096, &m),
+			 -EINVAL);
+	machine_release(&m);
+	(void)state;
+}
+
+static void test_iomem(void **state)
+{
+	/* the head of this machine's /proc/iomem, as root sees it */
+	static const char iomem[] = "00000000-00000fff : Reserved\n"
+				    "00001000-0009fbff : System RAM\n"
+				    "000f0000-000fffff : System ROM\n"
+				    "00100000-bfffffff : System RAM\n"
+				    "  01000000-0220ffff : Kernel code\n"
+				    "c0000000-febfffff : PCI Bus 0000:00\n"
+				    "100000000-63fffffff : System RAM\n";
+	struct pfn_range *r;
+	size_t n;
+
+	assert_int_equal(
+	    machine_iomem_parse(iomem, strlen(iomem), 4096, &r, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(r[0].lo, 1);
+	assert_int_equal(r[0].hi, 0x9f); /* the partial last page is out */
+	assert_int_equal(r[1].lo, 0x100);
+	assert_int_equal(r[1].hi, 0xc0000);
+	assert_int_equal(r[2].lo, 0x100000);
+	assert_int_equal(r[2].hi, 0x640000);
+	free(r);
+	/* not root: every address reads as 0, no range */
+	assert_int_equal(machine_iomem_parse("00000000-00000000 : System RAM\n",
+					     31, 4096, &r, &n),
+			 0);
+	assert_int_equal(n, 0);
+	assert_null(r);
+	(void)state;
+}
+
+static void test_split(void **state)
+{
+	struct machine m = {0};
+	static const char mi[] = "MemFree: 40 kB\n";
+	static const uint64_t flags[] = {
+	    F(KPF_BUDDY), F(KPF_BUDDY), 0, 0, 0, 0};
+
+	/* 8 KiB in buddy frames, 32 more KiB of MemFree: 16 KiB of frames
+	 * with no flag cannot hold it all, so all four are free */
+	assert_int_equal(machine_meminfo_parse(mi, strlen(mi), &m), 0);
+	machine_walk_count(flags, 6, 4096, &m);
+	machine_walk_split(&m);
+	assert_int_equal(machine_get(&m, "walk_free_unlisted", NULL), 16384);
+	assert_int_equal(machine_get(&m, "walk_unflagged", NULL), 0);
+	machine_release(&m);
+	/* MemFree 16 KiB: 8 of them unlisted, 8 KiB of kernel frames */
+	assert_int_equal(machine_meminfo_parse("MemFree: 16 kB\n", 15, &m), 0);
+	machine_walk_count(flags, 6, 4096, &m);
+	machine_walk_split(&m);
+	assert_int_equal(machine_get(&m, "walk_free_unlisted", NULL), 8192);
+	assert_int_equal(machine_get(&m, "walk_unflagged", NULL), 8192);
+	machine_release(&m);
+	/* MemFree below the buddy frames (it moved): nothing unlisted */
+	assert_int_equal(machine_meminfo_parse("MemFree: 4 kB\n", 14, &m), 0);
+	machine_walk_count(flags, 6, 4096, &m);
+	machine_walk_split(&m);
+	assert_int_equal(machine_get(&m, "walk_free_unlisted", NULL), 0);
+	assert_int_equal(machine_get(&m, "walk_unflagged", NULL), 16384);
+	machine_release(&m);
+	(void)state;
+}
+
 /* This machine: every line of /proc/meminfo; the walk covers every frame
  * /proc/kpageflags has, and its free frames are not more than the
  * kernel's free memory and its slab near the kernel's (both move). */
@@ -108,7 +204,7 @@ static void test_live(void **state)
 {
 	struct machine m = {0};
 	uint64_t frames = 0, total;
-	size_t lines = 0;
+	size_t lines = 0, caches = 0;
 	char line[256];
 	FILE *f = fopen("/proc/meminfo", "r");
 	bool walked;
@@ -126,10 +222,15 @@ static void test_live(void **state)
 		machine_release(&m);
 		test_skip("/proc/kpageflags is not readable (needs root)");
 	}
-	for (size_t i = 0; i < m.n; i++)
+	for (size_t i = 0; i < m.n; i++) {
 		if (!strncmp(m.stats[i].key, "walk_", 5))
 			frames += m.stats[i].value;
-	assert_int_equal(m.n - 12, lines);
+		if (!strncmp(m.stats[i].key, "slabinfo:", 9))
+			caches++;
+	}
+	/* root reads kpageflags, so slabinfo too */
+	assert_true(caches > 0);
+	assert_int_equal(m.n - 13 - caches, lines);
 	/* every frame is of one kind; RAM is at least MemTotal */
 	assert_true(frames >= total);
 	assert_true(machine_get(&m, "walk_slab", NULL) > 0);
@@ -174,9 +275,9 @@ static void test_record(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_meminfo),
-	    cmocka_unit_test(test_walk),
-	    cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_meminfo),  cmocka_unit_test(test_walk),
+	    cmocka_unit_test(test_slabinfo), cmocka_unit_test(test_iomem),
+	    cmocka_unit_test(test_split),    cmocka_unit_test(test_live),
 	    cmocka_unit_test(test_record),
 	};
 

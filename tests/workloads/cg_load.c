@@ -4,7 +4,9 @@
  * read() (page cache charged to its cgroup, never mapped; the file is
  * kept open), reads FILE2 whole too and closes it, and dirties ANON_KB
  * KiB of private memory; prints "ready PID" and sleeps until its stdin
- * closes or it is killed.
+ * closes or it is killed. With CG_LOAD_EARLY_KB in the environment, it
+ * first dirties that many KiB of private memory more, before it waits:
+ * charged to the cgroup it starts in, which v1 does not move.
  * usage: cg_load FILE ANON_KB [FILE2] */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,12 +20,20 @@ int main(int argc, char **argv)
 	char line[64];
 	size_t kb;
 	ssize_t n;
-	char *p;
+	const char *early = getenv("CG_LOAD_EARLY_KB");
+	char *p, *q = NULL;
+	size_t ekb = early ? strtoul(early, NULL, 10) : 0;
 	int fd;
 
 	if (argc != 3 && argc != 4)
 		return 2;
 	kb = strtoul(argv[2], NULL, 10);
+	if (ekb) {
+		q = malloc(ekb * 1024);
+		if (!q)
+			return 5;
+		memset(q, 0xa5, ekb * 1024);
+	}
 	printf("wait %d\n", (int)getpid());
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
@@ -51,5 +61,7 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin))
 		;
 	close(fd);
+	if (q && q[ekb * 512] != (char)0xa5)
+		return 6;
 	return p[kb * 512] == 0x5a ? 0 : 6;
 }
