@@ -45,6 +45,18 @@ static const struct {
     [IMG_CHANGED] = {"[changed since recording]", NOTE_IMAGE_CHANGED},
 };
 
+/* The rollup (rmap_rollup) of an image's maps of one walk, over all they
+ * cover, flattened: piece i is [bound[i], bound[i + 1]) with labels
+ * lab[i * k .. i * k + k - 1] (LABEL_NONE where a map has none). A walk
+ * of any range cuts at the same places as rmap_rollup() of that range, so
+ * it is built once per image and walked for every mapping of it. */
+struct tmpl {
+	struct rmap *maps[RMAP_ROLLUP_MAX]; /* what it was built from */
+	size_t k, n;
+	uint64_t *bound; /* n + 1 */
+	uint32_t *lab;	 /* n * k */
+};
+
 struct attrib_img {
 	uint32_t id;
 	size_t seq;	     /* registration order */
@@ -70,6 +82,7 @@ struct attrib_img {
 	/* IMG_NOTELF worth a note: mapped executable, or a file other
 	 * users may not read (a recording may name any file) */
 	bool notelf_odd;
+	struct tmpl tm[2]; /* of the VM walks and of the file walks */
 };
 
 enum kind {
@@ -107,6 +120,7 @@ struct attrib {
 	uint32_t unmapped;	  /* "[Unmapped]" */
 	uint32_t clean;		  /* "[clean]": relocs key, not dirty */
 	struct strlist src_notes; /* notes from building source maps */
+	struct attrib_piece cur;  /* the piece handed out (attrib_piece) */
 };
 
 struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
@@ -147,6 +161,10 @@ static void img_free(struct attrib_img *im)
 	free(im->why);
 	free(im->seg_label);
 	free(im->seg_kind);
+	for (int i = 0; i < 2; i++) {
+		free(im->tm[i].bound);
+		free(im->tm[i].lab);
+	}
 	free(im);
 }
 
@@ -583,6 +601,7 @@ struct walk {
 	int relocs_src;
 	const struct relocmap *rm;
 	uint32_t clean;
+	struct attrib_piece *cur; /* the piece's identity, for the caller */
 };
 
 static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
@@ -705,6 +724,117 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 		w->charge_div = 0;
 }
 
+static int tmpl_add(void *arg, const uint32_t *labels, uint64_t start,
+		    uint64_t end)
+{
+	struct tmpl *tm = arg;
+
+	(void)end;
+	tm->bound[tm->n] = start;
+	memcpy(tm->lab + tm->n * tm->k, labels, tm->k * sizeof(*labels));
+	tm->n++;
+	return 0;
+}
+
+/* im's template of the walks over maps[0..k-1] (mode 0: VM, 1: file),
+ * built on first use (again if the maps differ: a source that failed). */
+static struct tmpl *tmpl_get(struct attrib_img *im, int mode,
+			     struct rmap *const *maps, size_t k)
+{
+	struct tmpl *tm = &im->tm[mode];
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t cap = 0;
+
+	if (tm->bound && tm->k == k &&
+	    !memcmp(tm->maps, maps, k * sizeof(*maps)))
+		return tm;
+	free(tm->bound);
+	free(tm->lab);
+	memset(tm, 0, sizeof(*tm));
+	memcpy(tm->maps, maps, k * sizeof(*maps));
+	tm->k = k;
+	for (size_t i = 0; i < k; i++) {
+		size_t n;
+		const struct rmap_entry *e = rmap_entries(maps[i], &n);
+
+		if (!n)
+			continue;
+		lo = MIN(lo, e[0].start);
+		hi = MAX(hi, e[n - 1].end);
+		cap += 2 * n; /* each entry cuts at most twice */
+	}
+	tm->bound = xmalloc((cap + 1) * sizeof(*tm->bound));
+	tm->lab = xmalloc((cap ? cap : 1) * k * sizeof(*tm->lab));
+	if (lo < hi) {
+		rmap_rollup(maps, k, lo, hi, tmpl_add, tm);
+		tm->bound[tm->n] = hi;
+	} else {
+		tm->bound[0] = 0;
+	}
+	return tm;
+}
+
+/* rmap_rollup() of tm's maps over [start, end), w's piece identity set
+ * for each piece (outside what the maps cover: every label none). */
+static int tmpl_walk(const struct tmpl *tm, struct walk *w, uint64_t start,
+		     uint64_t end)
+{
+	uint32_t none[RMAP_ROLLUP_MAX];
+	uint64_t lo = tm->bound[0], hi = tm->bound[tm->n], pos = start;
+	size_t i, l = 0, h = tm->n;
+	int ret = 0;
+
+	for (size_t k = 0; k < tm->k; k++)
+		none[k] = LABEL_NONE;
+	w->cur->ix = UINT32_MAX;
+	if (!tm->n || pos < lo) {
+		uint64_t e = tm->n ? MIN(end, lo) : end;
+
+		ret = walk_piece(w, none, pos, e);
+		pos = e;
+	}
+	while (l < h) { /* first piece ending after pos */
+		size_t mid = l + (h - l) / 2;
+
+		if (tm->bound[mid + 1] <= pos)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	for (i = l; !ret && i < tm->n && pos < end; i++) {
+		uint64_t e = MIN(end, tm->bound[i + 1]);
+
+		w->cur->ix = (uint32_t)i;
+		ret = walk_piece(w, tm->lab + i * tm->k, pos, e);
+		pos = e;
+	}
+	w->cur->ix = UINT32_MAX;
+	if (!ret && pos < end && tm->n && pos >= hi)
+		ret = walk_piece(w, none, pos, end);
+	return ret;
+}
+
+/* Make w hand out pieces of image part p's template over maps[0..k-1]
+ * (mode 0: VM, 1: file). */
+static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
+				    const struct attrib_part *p, int mode,
+				    struct rmap *const *maps, size_t k)
+{
+	const struct tmpl *tm = tmpl_get(p->img, mode, maps, k);
+
+	w->cur = &a->cur;
+	a->cur.tmpl = w->rm ? NULL : tm; /* relocs: labels depend on runs */
+	a->cur.none = w->none;
+	a->cur.npieces = (uint32_t)tm->n;
+	a->cur.ix = UINT32_MAX;
+	return tm;
+}
+
+const struct attrib_piece *attrib_piece(const struct attrib *a)
+{
+	return &a->cur;
+}
+
 int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		  const struct attrib_map *m, const enum key_id *srcs, size_t n,
 		  bool with_pss, attrib_fn fn, void *arg)
@@ -713,11 +843,13 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 	struct walk w = {
 	    .fn = fn, .arg = arg, .locked = m->flags & MD_MAP_LOCKED};
 	uint64_t ps = a->page_size, rss = 0;
+	const struct tmpl *tm;
 	size_t k;
 	int ret;
 
 	if (n > KEYS_MAX)
 		return -EINVAL;
+	a->cur.tmpl = NULL;
 	k = walk_setup(a, &w, p, srcs, n, false, maps);
 	if (!k) {
 		/* Constant labels: one piece with every run summed. */
@@ -747,8 +879,8 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 	}
 
 	w.col = COL_VM;
-	ret = rmap_rollup(maps, k, p->start - p->bias, p->end - p->bias,
-			  walk_piece, &w);
+	tm = walk_tmpl(a, &w, p, 0, maps, k);
+	ret = tmpl_walk(tm, &w, p->start - p->bias, p->end - p->bias);
 	if (ret)
 		return ret;
 	w.run = true;
@@ -762,8 +894,7 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		run_setup(&w, r, with_pss);
 		if (w.present)
 			rss += e - s;
-		ret = rmap_rollup(maps, k, s - p->bias, e - p->bias, walk_piece,
-				  &w);
+		ret = tmpl_walk(tm, &w, s - p->bias, e - p->bias);
 		if (ret)
 			return ret;
 	}
@@ -803,6 +934,7 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 
 	if (n > KEYS_MAX)
 		return -EINVAL;
+	a->cur.tmpl = NULL;
 	end = MIN(end, size);
 	if (off >= end)
 		return 0;
@@ -826,7 +958,7 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 		vals[COL_FILE] = end - off;
 		return fn(arg, labels, vals);
 	}
-	return rmap_rollup(maps, k, off, end, walk_piece, &w);
+	return tmpl_walk(walk_tmpl(a, &w, p, 1, maps, k), &w, off, end);
 }
 
 static void human(char *buf, size_t len, uint64_t bytes)

@@ -36,14 +36,26 @@ static void mark_shown(struct report_ctx *c, uint32_t id)
 	c->shown[id] = 1;
 }
 
-/* Add the RSS of a piece under a fallback label (size.h) to its key. */
-static void count_fallback(struct report_ctx *c, const uint32_t *path,
+/* Bit k set where the label of key k in path is a fallback (size.h). */
+static unsigned fallback_bits(struct report_ctx *c, const uint32_t *path)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < c->o->nkeys; i++)
+		if (keys_label_is_fallback(c->o->keys[i],
+					   labels_str(c->lb, path[i])))
+			bits |= 1u << i;
+	return bits;
+}
+
+/* Add the RSS of a piece to its keys whose labels are fallbacks (bits:
+ * fallback_bits()). */
+static void count_fallback(struct report_ctx *c, unsigned bits,
 			   const uint64_t *vals)
 {
 	c->rss += vals[COL_RSS];
 	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
-		if (keys_label_is_fallback(c->o->keys[i],
-					   labels_str(c->lb, path[i])))
+		if (bits & (1u << i))
 			c->fallback_rss[i] += vals[COL_RSS];
 }
 
@@ -64,11 +76,10 @@ static void hook_labels(struct report_ctx *c, const struct attrib_map *m,
 static void capture_piece(struct capture *cap, const uint32_t *path,
 			  const uint64_t *vals);
 
-static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
+/* The path of a piece with labels from the image keys' maps. */
+static void piece_path(struct report_ctx *c, const uint32_t *labels,
+		       uint32_t *path)
 {
-	struct report_ctx *c = arg;
-	uint32_t path[KEYS_MAX];
-
 	for (size_t i = 0; i < c->o->nkeys; i++) {
 		path[i] = c->src_of_key[i] >= 0 ? labels[c->src_of_key[i]]
 						: c->fixed[i];
@@ -76,6 +87,119 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		    (keydefs[c->o->keys[i]].needs & KEY_NEEDS_JIT))
 			path[i] = c->jit_label;
 	}
+}
+
+/* --- rows by position: a template's pieces, charged again and again --- */
+
+/* The next piece add_piece() gets starts a walk of attrib. */
+static void walk_begin(struct report_ctx *c)
+{
+	c->rc.cur = NULL;
+	c->rc.lookup = true;
+	c->rc.marked = false;
+}
+
+/* The cache of the walk whose first piece is being added, or NULL where
+ * pieces are added by label: not a template's, captured, relabelled, or a
+ * key's first walk. */
+static struct rowcache *rowcache_find(struct report_ctx *c)
+{
+	const struct attrib_piece *pc = attrib_piece(c->a);
+	struct rowcaches *rs = &c->rc;
+	struct hashmap_probe p;
+	struct rowcache_key k;
+	struct rowcache *e;
+	size_t slots, nk = c->o->nkeys;
+	uint32_t i;
+
+	if (!pc->tmpl || c->cap.on || c->jit_label != LABEL_NONE ||
+	    c->payer_label != LABEL_NONE || !nk)
+		return NULL;
+	memset(&k, 0, sizeof(k)); /* hashed and compared as bytes */
+	k.tmpl = pc->tmpl;
+	memcpy(k.none, pc->none, c->nsrcs * sizeof(*k.none));
+	for (size_t d = 0; d < nk; d++)
+		k.fixed[d] = c->src_of_key[d] < 0 ? c->fixed[d] : 0;
+	for (i = hashmap_first(&rs->index, hashmap_hash_bytes(&k, sizeof(k)),
+			       &p);
+	     i != HASHMAP_NONE; i = hashmap_next(&rs->index, &p))
+		if (!memcmp(&rs->v[i].key, &k, sizeof(k)))
+			break;
+	if (i == HASHMAP_NONE) {
+		xgrow(&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v));
+		e = &rs->v[rs->n];
+		memset(e, 0, sizeof(*e));
+		e->key = k;
+		e->npieces = pc->npieces;
+		hashmap_put(&rs->index, &p, (uint32_t)rs->n++);
+	} else {
+		e = &rs->v[i];
+	}
+	if (++e->uses < 2)
+		return NULL;
+	slots = (size_t)e->npieces + 1;
+	if (!e->ix) {
+		e->ix = xmalloc(slots * nk * sizeof(*e->ix));
+		e->flags = xmalloc(slots * sizeof(*e->flags));
+		e->serial = 0;
+	}
+	if (e->serial != c->t->serial) {
+		memset(e->flags, 0, slots * sizeof(*e->flags));
+		e->serial = c->t->serial;
+	}
+	return e;
+}
+
+static void mark_piece(struct report_ctx *c)
+{
+	mark_shown(c, c->cur_subject[0]);
+	mark_shown(c, c->cur_subject[1]);
+	mark_shown(c, c->cur_pid->subject);
+}
+
+/* add_piece() of a piece of e's template: its rows by position, found by
+ * label the first time. */
+static int add_cached(struct report_ctx *c, struct rowcache *e,
+		      const uint32_t *labels, const uint64_t *vals)
+{
+	const struct attrib_piece *pc = attrib_piece(c->a);
+	size_t slot = pc->ix < e->npieces ? pc->ix : e->npieces;
+	uint32_t *ix = e->ix + slot * c->o->nkeys;
+	uint16_t *f = &e->flags[slot];
+
+	if (!(*f & RC_KNOWN)) {
+		uint32_t path[KEYS_MAX];
+
+		piece_path(c, labels, path);
+		*f = (uint16_t)(RC_KNOWN | fallback_bits(c, path));
+		if (filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
+			rowtree_path_index(c->t, path, ix);
+		else
+			*f |= RC_DROP;
+	}
+	if (*f & RC_DROP)
+		return 0;
+	rowtree_add_index(c->t, ix, vals, c->share_cols, c->share_from);
+	count_fallback(c, *f, vals);
+	if (!c->rc.marked) { /* the same subjects for every piece */
+		c->rc.marked = true;
+		mark_piece(c);
+	}
+	return 0;
+}
+
+static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
+{
+	struct report_ctx *c = arg;
+	uint32_t path[KEYS_MAX];
+
+	if (c->rc.lookup) {
+		c->rc.lookup = false;
+		c->rc.cur = rowcache_find(c);
+	}
+	if (c->rc.cur)
+		return add_cached(c, c->rc.cur, labels, vals);
+	piece_path(c, labels, path);
 	if (c->payer_label != LABEL_NONE)
 		cgcharge_relabel(c->cg, c->payer_label, path, c->o->nkeys);
 	if (!filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
@@ -85,10 +209,8 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 	else
 		rowtree_add_from(c->t, path, vals, c->share_cols,
 				 c->share_from);
-	count_fallback(c, path, vals);
-	mark_shown(c, c->cur_subject[0]);
-	mark_shown(c, c->cur_subject[1]);
-	mark_shown(c, c->cur_pid->subject);
+	count_fallback(c, vals[COL_RSS] ? fallback_bits(c, path) : 0, vals);
+	mark_piece(c);
 	return 0;
 }
 
@@ -291,6 +413,7 @@ static int charge_range(struct report_ctx *c, const struct attrib_part *p,
 	sub.start = s;
 	sub.end = e;
 	c->jit_label = jit_label;
+	walk_begin(c);
 	ret = attrib_charge(c->a, &sub, &mm, c->srcs, c->nsrcs, with_pss,
 			    add_piece, c);
 	c->jit_label = LABEL_NONE;
@@ -311,6 +434,7 @@ static int charge_jit(struct report_ctx *c, const struct attrib_part *p,
 	size_t n, i;
 	int ret = 0;
 
+	walk_begin(c);
 	if (!jm)
 		return attrib_charge(c->a, p, m, c->srcs, c->nsrcs, with_pss,
 				     add_piece, c);
@@ -616,6 +740,7 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 			return 0;
 		c->share_cols = 1u << COL_FILE;
 	}
+	walk_begin(c);
 	ret = attrib_file(c->a, p, off, end, c->srcs, c->nsrcs, add_piece, c);
 	c->share_cols = 0;
 	c->share_from = 0;
@@ -781,6 +906,12 @@ out:
 
 void charge_free(struct report_ctx *c)
 {
+	for (size_t i = 0; i < c->rc.n; i++) {
+		free(c->rc.v[i].ix);
+		free(c->rc.v[i].flags);
+	}
+	free(c->rc.v);
+	hashmap_free(&c->rc.index);
 	free(c->shared.keys);
 	hashmap_free(&c->shared.index);
 	free(c->cap.pieces);

@@ -95,6 +95,37 @@ struct capture {
 	struct share_set seen; /* file walks captured in this snapshot */
 };
 
+/* The rows of the pieces of one template of an image (attrib_piece())
+ * under one set of labels of the keys with a hook, found by label once and
+ * then added to by position (rowtree_add_index()): every mapping of the
+ * image in every process that maps it reuses them. Made on a key's second
+ * walk (a key seen once would cost memory and save nothing). */
+struct rowcache_key {
+	const void *tmpl;
+	uint32_t none[KEYS_MAX];  /* attrib_piece.none of the image keys */
+	uint32_t fixed[KEYS_MAX]; /* labels of the keys with a hook */
+};
+enum {
+	RC_KNOWN = 1u << KEYS_MAX,	/* the piece's slot is filled */
+	RC_DROP = 1u << (KEYS_MAX + 1), /* the filter drops the piece */
+};
+struct rowcache {
+	struct rowcache_key key;
+	uint32_t uses;	  /* walks seen with key */
+	uint32_t npieces; /* slots: one per piece and one for "outside" */
+	uint64_t serial;  /* the tree ix[] is of (rowtree.serial) */
+	uint32_t *ix;	  /* per slot, the row's position at each level */
+	uint16_t *flags;  /* per slot: RC_*, and bit k: key k's label is a
+			     fallback */
+};
+struct rowcaches {
+	struct rowcache *v;
+	size_t n, cap;
+	struct hashmap index; /* of v[].key */
+	struct rowcache *cur; /* the walk's (NULL: by label) */
+	bool lookup;	      /* the next piece starts a walk */
+	bool marked;	      /* the walk's subjects are marked shown */
+};
 struct report_ctx {
 	const struct report_opts *o;
 	struct labels *lb;
@@ -162,6 +193,7 @@ struct report_ctx {
 	bool cg_missing;
 	uint64_t cg_over;
 	char *cg_walk;
+	struct rowcaches rc; /* charge.c: rows by position */
 };
 
 /* --- points.c: time over several processes --- */

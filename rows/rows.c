@@ -117,6 +117,9 @@ static void row_free_children(struct row *r)
 	index_free(r);
 }
 
+/* The last serial a tree got (rowtree.serial). */
+static uint64_t rowtree_serials;
+
 struct rowtree *rowtree_new(struct labels *lb, size_t depth)
 {
 	struct rowtree *t = xcalloc(1, sizeof(*t));
@@ -126,6 +129,7 @@ struct rowtree *rowtree_new(struct labels *lb, size_t depth)
 	t->total.label = LABEL_NONE;
 	t->kind = ROWS_SINGLE;
 	t->nsets = 1;
+	t->serial = __atomic_add_fetch(&rowtree_serials, 1, __ATOMIC_RELAXED);
 	return t;
 }
 
@@ -173,23 +177,64 @@ void rowtree_add(struct rowtree *t, const uint32_t *path, const uint64_t *vals)
 	rowtree_add_from(t, path, vals, 0, 0);
 }
 
+/* The values of vals that the rows above level from get: the columns in
+ * shared zeroed, into part; vals itself when none are kept out. */
+static const uint64_t *vals_above(const uint64_t *vals, unsigned shared,
+				  size_t from, uint64_t *part)
+{
+	if (!shared || !from)
+		return vals;
+	for (int c = 0; c < COL__COUNT; c++)
+		part[c] = shared & (1u << c) ? 0 : vals[c];
+	return part;
+}
+
 void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 		      const uint64_t *vals, unsigned shared, size_t from)
 {
 	uint64_t part[COL__COUNT];
-	const uint64_t *above = vals; /* what the rows above from get */
+	const uint64_t *above = vals_above(vals, shared, from, part);
 	struct row *r = &t->total;
 	size_t d;
 
-	if (shared && from) {
-		for (int c = 0; c < COL__COUNT; c++)
-			part[c] = shared & (1u << c) ? 0 : vals[c];
-		above = part;
-	}
 	row_add(r, above, vals[COL_VM], t->tag);
 	for (d = 0; d < t->depth; d++) {
 		r = rowtree_child(r, path[d]);
 		row_add(r, d + 1 >= from ? vals : above, vals[COL_VM], t->tag);
+	}
+}
+
+void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix)
+{
+	struct row *r = &t->total, *c;
+
+	for (size_t d = 0; d < t->depth; d++) {
+		c = rowtree_child(r, path[d]);
+		ix[d] = (uint32_t)(c - r->children);
+		r = c;
+	}
+}
+
+void rowtree_add_index(struct rowtree *t, const uint32_t *ix,
+		       const uint64_t *vals, unsigned shared, size_t from)
+{
+	uint8_t cols[COL__COUNT]; /* the columns vals has, most often few */
+	struct row *r = &t->total;
+	size_t n = 0;
+
+	for (int c = 0; c < COL__COUNT; c++)
+		if (vals[c])
+			cols[n++] = (uint8_t)c;
+	for (size_t d = 0; d <= t->depth; d++) {
+		unsigned out = d >= from ? 0 : shared; /* kept out here */
+
+		if (d)
+			r = &r->children[ix[d - 1]];
+		for (size_t i = 0; i < n; i++)
+			if (!(out & (1u << cols[i])))
+				r->vals[cols[i]] += vals[cols[i]];
+		r->vm_sum += vals[COL_VM];
+		row_tag(r, t->tag);
 	}
 }
 

@@ -137,6 +137,8 @@ struct rowtree {
 	struct rows_point *points; /* timeline: nsets of them, else NULL */
 	uint64_t unchanged;	   /* diff: rows rowtree_finish() left out */
 	enum rows_order order;	   /* rowtree_set_order(); ROWS_ORDER_VALUE */
+	uint64_t serial; /* never the same for two trees of one process,
+			    even once one is freed (rowtree_path_index) */
 };
 
 /* Value set s (< t->nsets) of row r: COL__COUNT values. */
@@ -168,6 +170,17 @@ void rowtree_set_tag(struct rowtree *t, uint64_t tag);
  * process tag is counted as rowtree_add() counts it. */
 void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 		      const uint64_t *vals, unsigned shared, size_t from);
+
+/* The row at path[0..depth-1] and its ancestors, found or added as
+ * rowtree_add() would, named by position: ix[d] is the index of the row of
+ * key d among its parent's children. Positions stay valid for t (known by
+ * t->serial) until rowtree_finish(): rows are only appended before it.
+ * rowtree_add_index() is rowtree_add_from() of the path so named, without
+ * looking up a label: for callers that add to the same rows again and
+ * again (every process mapping one image). */
+void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix);
+void rowtree_add_index(struct rowtree *t, const uint32_t *ix,
+		       const uint64_t *vals, unsigned shared, size_t from);
 
 /* A label of OLD that stands for a label of NEW in rowtree_diff(): the
  * row OLD calls from is merged with the row NEW calls to (e.g. the paths
