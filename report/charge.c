@@ -109,7 +109,7 @@ static struct rowcache *rowcache_find(struct report_ctx *c)
 	struct hashmap_probe p;
 	struct rowcache_key k;
 	struct rowcache *e;
-	size_t slots, nk = c->o->nkeys;
+	size_t nchunks, nk = c->o->nkeys;
 	uint32_t i;
 
 	if (!pc->tmpl || c->cap.on || c->jit_label != LABEL_NONE ||
@@ -137,14 +137,16 @@ static struct rowcache *rowcache_find(struct report_ctx *c)
 	}
 	if (++e->uses < 2)
 		return NULL;
-	slots = (size_t)e->npieces + 1;
-	if (!e->ix) {
-		e->ix = xmalloc(slots * nk * sizeof(*e->ix));
-		e->flags = xmalloc(slots * sizeof(*e->flags));
-		e->serial = 0;
-	}
+	nchunks = ((size_t)e->npieces + RC_CHUNK) / RC_CHUNK;
+	if (!e->chunks)
+		e->chunks = xcalloc(nchunks, sizeof(*e->chunks));
 	if (e->serial != c->t->serial) {
-		memset(e->flags, 0, slots * sizeof(*e->flags));
+		/* another tree (a point of a timeline; never with sums
+		 * deferred, which has one): positions found again */
+		for (size_t j = 0; j < nchunks; j++)
+			if (e->chunks[j])
+				memset(e->chunks[j]->flags, 0,
+				       sizeof(e->chunks[j]->flags));
 		e->serial = c->t->serial;
 	}
 	return e;
@@ -164,8 +166,16 @@ static int add_cached(struct report_ctx *c, struct rowcache *e,
 {
 	const struct attrib_piece *pc = attrib_piece(c->a);
 	size_t slot = pc->ix < e->npieces ? pc->ix : e->npieces;
-	uint32_t *ix = e->ix + slot * c->o->nkeys;
-	uint16_t *f = &e->flags[slot];
+	struct rc_chunk **ch = &e->chunks[slot / RC_CHUNK];
+	uint32_t *ix;
+	uint16_t *f;
+
+	if (!*ch)
+		*ch = xcalloc(1, sizeof(**ch) + RC_CHUNK * c->o->nkeys *
+						    sizeof((*ch)->ix[0]));
+	slot %= RC_CHUNK;
+	ix = (*ch)->ix + slot * c->o->nkeys;
+	f = &(*ch)->flags[slot];
 
 	if (!(*f & RC_KNOWN)) {
 		uint32_t path[KEYS_MAX];
@@ -179,13 +189,55 @@ static int add_cached(struct report_ctx *c, struct rowcache *e,
 	}
 	if (*f & RC_DROP)
 		return 0;
-	rowtree_add_index(c->t, ix, vals, c->share_cols, c->share_from);
+	if (c->rc.defer && !vals[COL_VM] && !vals[COL_FILE]) {
+		/* a page run's piece: the VM walk of the same call has
+		 * counted the process in its rows already, what is left is
+		 * sums, added once at the end (rowcache_flush) */
+		uint64_t *acc;
+
+		if (!(*ch)->acc)
+			(*ch)->acc =
+			    xcalloc(RC_CHUNK * COL__COUNT, sizeof(*acc));
+		acc = (*ch)->acc + slot * COL__COUNT;
+		for (int k = 0; k < COL__COUNT; k++)
+			acc[k] += vals[k];
+	} else {
+		rowtree_add_index(c->t, ix, vals, c->share_cols, c->share_from);
+	}
 	count_fallback(c, *f, vals);
 	if (!c->rc.marked) { /* the same subjects for every piece */
 		c->rc.marked = true;
 		mark_piece(c);
 	}
 	return 0;
+}
+
+/* Add what the caches summed to the rows of c->t (the one tree). */
+static void rowcache_flush(struct report_ctx *c)
+{
+	uint64_t tag = c->t->tag;
+
+	rowtree_set_tag(c->t, 0); /* counted by the VM walks */
+	for (size_t i = 0; i < c->rc.n; i++) {
+		struct rowcache *e = &c->rc.v[i];
+		size_t nchunks = ((size_t)e->npieces + RC_CHUNK) / RC_CHUNK;
+
+		for (size_t k = 0; e->chunks && k < nchunks; k++) {
+			struct rc_chunk *ch = e->chunks[k];
+
+			for (size_t s = 0; ch && ch->acc && s < RC_CHUNK; s++)
+				if ((ch->flags[s] & (RC_KNOWN | RC_DROP)) ==
+				    RC_KNOWN)
+					rowtree_add_index(
+					    c->t, ch->ix + s * c->o->nkeys,
+					    ch->acc + s * COL__COUNT, 0, 0);
+			if (ch) {
+				free(ch->acc);
+				ch->acc = NULL;
+			}
+		}
+	}
+	rowtree_set_tag(c->t, tag);
 }
 
 static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
@@ -853,6 +905,7 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 				 memsz_strerror(ret));
 		return ret;
 	}
+	c->rc.defer = c->o->pick != PICK_ALL;
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_SNAP_BEGIN:
@@ -895,6 +948,8 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 		}
 	}
 	ret = 0; /* a damaged tail was noted in pass 1 */
+	if (c->rc.defer)
+		rowcache_flush(c);
 	if (c->tlb)
 		points_flush(c, c->npoints);
 out:
@@ -907,8 +962,15 @@ out:
 void charge_free(struct report_ctx *c)
 {
 	for (size_t i = 0; i < c->rc.n; i++) {
-		free(c->rc.v[i].ix);
-		free(c->rc.v[i].flags);
+		struct rowcache *e = &c->rc.v[i];
+
+		for (size_t k = 0;
+		     e->chunks && k < (e->npieces + RC_CHUNK) / RC_CHUNK; k++) {
+			if (e->chunks[k])
+				free(e->chunks[k]->acc);
+			free(e->chunks[k]);
+		}
+		free(e->chunks);
 	}
 	free(c->rc.v);
 	hashmap_free(&c->rc.index);

@@ -109,14 +109,22 @@ enum {
 	RC_KNOWN = 1u << KEYS_MAX,	/* the piece's slot is filled */
 	RC_DROP = 1u << (KEYS_MAX + 1), /* the filter drops the piece */
 };
+/* RC_CHUNK slots of a rowcache, made when a piece of them is charged (a
+ * mapping charges the pieces of its segment only). */
+#define RC_CHUNK 256
+struct rc_chunk {
+	uint16_t flags[RC_CHUNK]; /* RC_*, and bit k: key k's label is a
+				     fallback */
+	uint64_t *acc; /* per slot, COL__COUNT values of page runs not
+			  yet added (rowcache_flush()); NULL: none */
+	uint32_t ix[]; /* per slot, the row's position at each level */
+};
 struct rowcache {
 	struct rowcache_key key;
 	uint32_t uses;	  /* walks seen with key */
 	uint32_t npieces; /* slots: one per piece and one for "outside" */
 	uint64_t serial;  /* the tree ix[] is of (rowtree.serial) */
-	uint32_t *ix;	  /* per slot, the row's position at each level */
-	uint16_t *flags;  /* per slot: RC_*, and bit k: key k's label is a
-			     fallback */
+	struct rc_chunk **chunks; /* NULL until the second walk */
 };
 struct rowcaches {
 	struct rowcache *v;
@@ -125,6 +133,7 @@ struct rowcaches {
 	struct rowcache *cur; /* the walk's (NULL: by label) */
 	bool lookup;	      /* the next piece starts a walk */
 	bool marked;	      /* the walk's subjects are marked shown */
+	bool defer;	      /* one tree: page runs summed per slot */
 };
 struct report_ctx {
 	const struct report_opts *o;
