@@ -121,6 +121,7 @@ struct attrib {
 	uint32_t clean;		  /* "[clean]": relocs key, not dirty */
 	struct strlist src_notes; /* notes from building source maps */
 	struct attrib_piece cur;  /* the piece handed out (attrib_piece) */
+	attrib_vm_hook vm_hook;
 };
 
 struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
@@ -830,6 +831,27 @@ static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
 	return tm;
 }
 
+void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook)
+{
+	a->vm_hook = hook;
+}
+
+/* The VM walk of part p over tm: the hook's, or piece by piece. */
+static int vm_walk(struct attrib *a, const struct tmpl *tm, struct walk *w,
+		   const struct attrib_part *p)
+{
+	uint64_t s = p->start - p->bias, e = p->end - p->bias;
+	bool hook = a->vm_hook && a->cur.tmpl;
+	int ret;
+
+	if (hook && a->vm_hook(w->arg, s, e, false) > 0)
+		return 0;
+	ret = tmpl_walk(tm, w, s, e);
+	if (hook)
+		a->vm_hook(w->arg, s, e, true);
+	return ret;
+}
+
 const struct attrib_piece *attrib_piece(const struct attrib *a)
 {
 	return &a->cur;
@@ -880,7 +902,7 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 
 	w.col = COL_VM;
 	tm = walk_tmpl(a, &w, p, 0, maps, k);
-	ret = tmpl_walk(tm, &w, p->start - p->bias, p->end - p->bias);
+	ret = vm_walk(a, tm, &w, p);
 	if (ret)
 		return ret;
 	w.run = true;

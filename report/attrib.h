@@ -135,6 +135,16 @@ struct attrib_piece {
 };
 const struct attrib_piece *attrib_piece(const struct attrib *a);
 
+/* A hook attrib_charge() calls (with its arg) before it walks the image
+ * VM range [start, end) of a template's pieces for their VM SIZE (an image
+ * part with a template: attrib_piece() is set): if it returns > 0, the
+ * caller has charged that walk itself and the walk is skipped; else the
+ * pieces go to the callback and the hook is called again after them with
+ * done. NULL: none. */
+typedef int (*attrib_vm_hook)(void *arg, uint64_t start, uint64_t end,
+			      bool done);
+void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook);
+
 /* Charge the on-disk bytes [off, end) of p's file (clipped to its size) to
  * the labels of srcs as COL_FILE. Nothing for anonymous parts. */
 int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,

@@ -147,6 +147,9 @@ static struct rowcache *rowcache_find(struct report_ctx *c)
 			if (e->chunks[j])
 				memset(e->chunks[j]->flags, 0,
 				       sizeof(e->chunks[j]->flags));
+		for (size_t j = 0; j < e->nspans; j++)
+			free(e->spans[j].steps);
+		e->nspans = 0;
 		e->serial = c->t->serial;
 	}
 	return e;
@@ -157,6 +160,77 @@ static void mark_piece(struct report_ctx *c)
 	mark_shown(c, c->cur_subject[0]);
 	mark_shown(c, c->cur_subject[1]);
 	mark_shown(c, c->cur_pid->subject);
+}
+
+/* Record a piece of VM bytes at positions ix in the span being recorded:
+ * a step per level where its path leaves the last piece's, the bytes
+ * added to the steps it shares with it. */
+static void span_piece(struct report_ctx *c, const uint32_t *ix, uint64_t bytes)
+{
+	struct rc_span *sp = c->rc.rec;
+	size_t nk = c->o->nkeys, d0 = 0;
+
+	if (c->rc.prev)
+		while (d0 < nk && c->rc.prev[d0] == ix[d0])
+			d0++;
+	for (size_t l = 0; l < nk; l++) {
+		if (l < d0) {
+			sp->steps[c->rc.open[l]].val += bytes;
+			continue;
+		}
+		xgrow(&sp->steps, &sp->cap, sp->n + 1, sizeof(*sp->steps));
+		sp->steps[sp->n] = (struct rows_step){
+		    .level = (uint32_t)l, .ix = ix[l], .val = bytes};
+		c->rc.open[l] = sp->n++;
+	}
+	sp->total += bytes;
+	c->rc.prev = ix;
+}
+
+/* attrib's VM hook: the VM walk of [start, end) of the walk's template
+ * added as recorded before, or recorded as it is walked. */
+static int vm_hook(void *arg, uint64_t start, uint64_t end, bool done)
+{
+	struct report_ctx *c = arg;
+	struct rowcache *e;
+	struct rc_span *sp = NULL;
+
+	if (done) {
+		if (c->rc.rec)
+			c->rc.rec->done = true;
+		c->rc.rec = NULL;
+		return 0;
+	}
+	if (c->rc.lookup) {
+		c->rc.lookup = false;
+		c->rc.cur = rowcache_find(c);
+	}
+	e = c->rc.cur;
+	if (!e)
+		return 0;
+	for (size_t i = 0; i < e->nspans && !sp; i++)
+		if (e->spans[i].start == start && e->spans[i].end == end)
+			sp = &e->spans[i];
+	if (sp && sp->done) {
+		rowtree_add_steps(c->t, sp->steps, sp->n, sp->total, COL_VM,
+				  c->share_cols & (1u << COL_VM),
+				  c->share_from);
+		if (sp->n && !c->rc.marked) {
+			c->rc.marked = true;
+			mark_piece(c);
+		}
+		return 1;
+	}
+	if (!sp) {
+		xgrow(&e->spans, &e->spancap, e->nspans + 1, sizeof(*sp));
+		sp = &e->spans[e->nspans++];
+		memset(sp, 0, sizeof(*sp));
+		sp->start = start;
+		sp->end = end;
+		c->rc.rec = sp;
+		c->rc.prev = NULL;
+	}
+	return 0;
 }
 
 /* add_piece() of a piece of e's template: its rows by position, found by
@@ -189,6 +263,8 @@ static int add_cached(struct report_ctx *c, struct rowcache *e,
 	}
 	if (*f & RC_DROP)
 		return 0;
+	if (c->rc.rec && vals[COL_VM])
+		span_piece(c, ix, vals[COL_VM]);
 	if (c->rc.defer && !vals[COL_VM] && !vals[COL_FILE]) {
 		/* a page run's piece: the VM walk of the same call has
 		 * counted the process in its rows already, what is left is
@@ -906,6 +982,7 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 		return ret;
 	}
 	c->rc.defer = c->o->pick != PICK_ALL;
+	attrib_set_vm_hook(c->a, vm_hook);
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_SNAP_BEGIN:
@@ -971,6 +1048,9 @@ void charge_free(struct report_ctx *c)
 			free(e->chunks[k]);
 		}
 		free(e->chunks);
+		for (size_t k = 0; k < e->nspans; k++)
+			free(e->spans[k].steps);
+		free(e->spans);
 	}
 	free(c->rc.v);
 	hashmap_free(&c->rc.index);

@@ -119,8 +119,20 @@ struct rc_chunk {
 			  yet added (rowcache_flush()); NULL: none */
 	uint32_t ix[]; /* per slot, the row's position at each level */
 };
+/* The VM walk of an image VM range over a rowcache's pieces, recorded the
+ * first time as steps down its rows with their VM summed per row, added
+ * as such for every process after (rowtree_add_steps()). */
+struct rc_span {
+	uint64_t start, end;
+	struct rows_step *steps;
+	size_t n, cap;
+	uint64_t total; /* VM of every piece kept */
+	bool done;	/* recorded to its end */
+};
 struct rowcache {
 	struct rowcache_key key;
+	struct rc_span *spans;
+	size_t nspans, spancap;
 	uint32_t uses;	  /* walks seen with key */
 	uint32_t npieces; /* slots: one per piece and one for "outside" */
 	uint64_t serial;  /* the tree ix[] is of (rowtree.serial) */
@@ -129,11 +141,14 @@ struct rowcache {
 struct rowcaches {
 	struct rowcache *v;
 	size_t n, cap;
-	struct hashmap index; /* of v[].key */
-	struct rowcache *cur; /* the walk's (NULL: by label) */
-	bool lookup;	      /* the next piece starts a walk */
-	bool marked;	      /* the walk's subjects are marked shown */
-	bool defer;	      /* one tree: page runs summed per slot */
+	struct hashmap index;  /* of v[].key */
+	struct rowcache *cur;  /* the walk's (NULL: by label) */
+	bool lookup;	       /* the next piece starts a walk */
+	bool marked;	       /* the walk's subjects are marked shown */
+	bool defer;	       /* one tree: page runs summed per slot */
+	struct rc_span *rec;   /* the span being recorded, or NULL */
+	const uint32_t *prev;  /* its last piece's positions (NULL: none) */
+	size_t open[KEYS_MAX]; /* its latest step at each level */
 };
 struct report_ctx {
 	const struct report_opts *o;

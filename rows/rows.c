@@ -238,6 +238,37 @@ void rowtree_add_index(struct rowtree *t, const uint32_t *ix,
 	}
 }
 
+/* Add v of column col to r at level d (rowtree_add_steps()). */
+static inline void step_add(struct rowtree *t, struct row *r, size_t d,
+			    uint64_t v, enum col_id col, bool shared,
+			    size_t from)
+{
+	if (!shared || d >= from)
+		r->vals[col] += v;
+	if (col == COL_VM)
+		r->vm_sum += v;
+	row_tag(r, t->tag);
+}
+
+void rowtree_add_steps(struct rowtree *t, const struct rows_step *steps,
+		       size_t n, uint64_t total, enum col_id col, bool shared,
+		       size_t from)
+{
+	struct row *up[65]; /* the latest row reached at each level */
+
+	if (t->depth > 64)
+		return;
+	up[0] = &t->total;
+	step_add(t, up[0], 0, total, col, shared, from);
+	for (size_t i = 0; i < n; i++) {
+		const struct rows_step *s = &steps[i];
+		struct row *r = &up[s->level]->children[s->ix];
+
+		up[s->level + 1] = r;
+		step_add(t, r, s->level + 1, s->val, col, shared, from);
+	}
+}
+
 /* ---- finish: one sort and one fold for every kind ---- */
 
 static uint64_t key_value(const struct rowtree *t, const struct row *r,

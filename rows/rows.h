@@ -182,6 +182,24 @@ void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix);
 void rowtree_add_index(struct rowtree *t, const uint32_t *ix,
 		       const uint64_t *vals, unsigned shared, size_t from);
 
+/* A step of a walk down rows named by position: the row at index ix
+ * among the children of the row that the latest step at level - 1 reached
+ * (level 0: a child of the total), and the value it gets. */
+struct rows_step {
+	uint32_t level, ix;
+	uint64_t val;
+};
+
+/* Add column col's values of steps[0..n-1] (in the order they were made)
+ * and total to the total, as rowtree_add_from() adds pieces that have only
+ * col: VM also to each row's RES% denominator; col kept out of the rows
+ * above level from if shared; the process tag counted in every row. For
+ * callers that sum the pieces of a walk per row once and add the sums
+ * for each process that walks the same rows. depth must be <= 64. */
+void rowtree_add_steps(struct rowtree *t, const struct rows_step *steps,
+		       size_t n, uint64_t total, enum col_id col, bool shared,
+		       size_t from);
+
 /* A label of OLD that stands for a label of NEW in rowtree_diff(): the
  * row OLD calls from is merged with the row NEW calls to (e.g. the paths
  * of the two files of an ELF diff, at the files level). */
