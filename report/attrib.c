@@ -50,6 +50,7 @@ static const struct {
  * lab[i * k .. i * k + k - 1] (LABEL_NONE where a map has none). A walk
  * of any range cuts at the same places as rmap_rollup() of that range, so
  * it is built once per image and walked for every mapping of it. */
+#define TMPL_SEEN 8
 struct tmpl {
 	struct rmap *maps[RMAP_ROLLUP_MAX]; /* what it was built from */
 	size_t k, n;
@@ -83,6 +84,10 @@ struct attrib_img {
 	 * users may not read (a recording may name any file) */
 	bool notelf_odd;
 	struct tmpl tm[2]; /* of the VM walks and of the file walks */
+	/* ranges walked while there is no template: it is built when one
+	 * comes again (an image walked once costs no template) */
+	uint64_t seen[2][TMPL_SEEN][2];
+	uint8_t nseen[2];
 };
 
 enum kind {
@@ -603,6 +608,8 @@ struct walk {
 	const struct relocmap *rm;
 	uint32_t clean;
 	struct attrib_piece *cur; /* the piece's identity, for the caller */
+	struct rmap *const *maps; /* the maps walked, k of them */
+	size_t k;
 };
 
 static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
@@ -737,10 +744,29 @@ static int tmpl_add(void *arg, const uint32_t *labels, uint64_t start,
 	return 0;
 }
 
-/* im's template of the walks over maps[0..k-1] (mode 0: VM, 1: file),
- * built on first use (again if the maps differ: a source that failed). */
+/* True if [s, e) was walked in mode before, while im had no template
+ * (remembered now if not). */
+static bool tmpl_seen(struct attrib_img *im, int mode, uint64_t s, uint64_t e)
+{
+	uint8_t *n = &im->nseen[mode];
+
+	for (size_t i = 0; i < *n; i++)
+		if (im->seen[mode][i][0] == s && im->seen[mode][i][1] == e)
+			return true;
+	if (*n == TMPL_SEEN)
+		return true; /* many ranges: a template pays */
+	im->seen[mode][*n][0] = s;
+	im->seen[mode][*n][1] = e;
+	(*n)++;
+	return false;
+}
+
+/* im's template of the walks over maps[0..k-1] (mode 0: VM, 1: file) for
+ * a walk of [s, e), built when a range comes again (again if the maps
+ * differ: a source that failed); NULL before. */
 static struct tmpl *tmpl_get(struct attrib_img *im, int mode,
-			     struct rmap *const *maps, size_t k)
+			     struct rmap *const *maps, size_t k, uint64_t s,
+			     uint64_t e)
 {
 	struct tmpl *tm = &im->tm[mode];
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -749,6 +775,8 @@ static struct tmpl *tmpl_get(struct attrib_img *im, int mode,
 	if (tm->bound && tm->k == k &&
 	    !memcmp(tm->maps, maps, k * sizeof(*maps)))
 		return tm;
+	if (!tmpl_seen(im, mode, s, e))
+		return NULL;
 	free(tm->bound);
 	free(tm->lab);
 	memset(tm, 0, sizeof(*tm));
@@ -756,12 +784,12 @@ static struct tmpl *tmpl_get(struct attrib_img *im, int mode,
 	tm->k = k;
 	for (size_t i = 0; i < k; i++) {
 		size_t n;
-		const struct rmap_entry *e = rmap_entries(maps[i], &n);
+		const struct rmap_entry *ent = rmap_entries(maps[i], &n);
 
 		if (!n)
 			continue;
-		lo = MIN(lo, e[0].start);
-		hi = MAX(hi, e[n - 1].end);
+		lo = MIN(lo, ent[0].start);
+		hi = MAX(hi, ent[n - 1].end);
 		cap += 2 * n; /* each entry cuts at most twice */
 	}
 	tm->bound = xmalloc((cap + 1) * sizeof(*tm->bound));
@@ -776,14 +804,21 @@ static struct tmpl *tmpl_get(struct attrib_img *im, int mode,
 }
 
 /* rmap_rollup() of tm's maps over [start, end), w's piece identity set
- * for each piece (outside what the maps cover: every label none). */
+ * for each piece (outside what the maps cover: every label none); of w's
+ * maps without a template (tm NULL). */
 static int tmpl_walk(const struct tmpl *tm, struct walk *w, uint64_t start,
 		     uint64_t end)
 {
 	uint32_t none[RMAP_ROLLUP_MAX];
-	uint64_t lo = tm->bound[0], hi = tm->bound[tm->n], pos = start;
-	size_t i, l = 0, h = tm->n;
+	uint64_t lo, hi, pos = start;
+	size_t i, l = 0, h;
 	int ret = 0;
+
+	if (!tm)
+		return rmap_rollup(w->maps, w->k, start, end, walk_piece, w);
+	lo = tm->bound[0];
+	hi = tm->bound[tm->n];
+	h = tm->n;
 
 	for (size_t k = 0; k < tm->k; k++)
 		none[k] = LABEL_NONE;
@@ -816,13 +851,20 @@ static int tmpl_walk(const struct tmpl *tm, struct walk *w, uint64_t start,
 }
 
 /* Make w hand out pieces of image part p's template over maps[0..k-1]
- * (mode 0: VM, 1: file). */
+ * (mode 0: VM, 1: file) for a walk of [s, e), or NULL and pieces
+ * without an identity while it has none. */
 static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
 				    const struct attrib_part *p, int mode,
-				    struct rmap *const *maps, size_t k)
+				    struct rmap *const *maps, size_t k,
+				    uint64_t s, uint64_t e)
 {
-	const struct tmpl *tm = tmpl_get(p->img, mode, maps, k);
+	const struct tmpl *tm = tmpl_get(p->img, mode, maps, k, s, e);
 
+	w->maps = maps;
+	w->k = k;
+	a->cur.tmpl = NULL;
+	if (!tm)
+		return NULL;
 	w->cur = &a->cur;
 	a->cur.tmpl = w->rm ? NULL : tm; /* relocs: labels depend on runs */
 	a->cur.none = w->none;
@@ -901,7 +943,8 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 	}
 
 	w.col = COL_VM;
-	tm = walk_tmpl(a, &w, p, 0, maps, k);
+	tm = walk_tmpl(a, &w, p, 0, maps, k, p->start - p->bias,
+		       p->end - p->bias);
 	ret = vm_walk(a, tm, &w, p);
 	if (ret)
 		return ret;
@@ -980,7 +1023,8 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 		vals[COL_FILE] = end - off;
 		return fn(arg, labels, vals);
 	}
-	return tmpl_walk(walk_tmpl(a, &w, p, 1, maps, k), &w, off, end);
+	return tmpl_walk(walk_tmpl(a, &w, p, 1, maps, k, off, end), &w, off,
+			 end);
 }
 
 static void human(char *buf, size_t len, uint64_t bytes)
