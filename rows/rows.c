@@ -357,15 +357,15 @@ static int cmp_value(const void *a, const void *b, void *arg)
 	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
 }
 
-/* Larger key first, the key the kind computes. */
+/* Larger key first, the key the kind computes (row_finish() puts it in
+ * each row's tag before sorting: a timeline's peak is a walk over every
+ * point, too slow to take at each comparison). */
 static int cmp_key(const void *a, const void *b, void *arg)
 {
 	const struct row *x = a, *y = b;
 	const struct sort_ctx *ctx = arg;
-	uint64_t kx = ctx->key(ctx->t, x, ctx->col),
-		 ky = ctx->key(ctx->t, y, ctx->col);
 
-	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+	return x->tag != y->tag ? u64_cmp(y->tag, x->tag) : row_tie(ctx, x, y);
 }
 
 /* What each kind sorts by, and whether unchanged rows go. */
@@ -483,12 +483,19 @@ static void row_finish(struct rowtree *t, struct row *r,
 {
 	size_t i;
 
+	int (*cmp)(const void *a, const void *b, void *arg) =
+	    orders[t->order].cmp ? orders[t->order].cmp : kinds[t->kind].cmp;
+
 	index_free(r);
 	if (!r->nchildren)
 		return;
-	qsort_r(r->children, r->nchildren, sizeof(*r->children),
-		orders[t->order].cmp ? orders[t->order].cmp
-				     : kinds[t->kind].cmp,
+	/* the process tags are not needed any more; qsort compares nothing
+	 * of one row (a timeline's rows below a head: no sets) */
+	if (cmp == cmp_key && r->nchildren > 1)
+		for (i = 0; i < r->nchildren; i++)
+			r->children[i].tag =
+			    ctx->key(t, &r->children[i], ctx->col);
+	qsort_r(r->children, r->nchildren, sizeof(*r->children), cmp,
 		(void *)ctx);
 	if (limit && r->nchildren > limit)
 		fold(t, r, limit);
