@@ -18,6 +18,7 @@
 #include "report/imgcheck.h"
 #include "report/relocmap.h"
 #include "report/segment.h"
+#include "report/tmpl.h"
 #include "util/util.h"
 
 enum img_state {
@@ -43,19 +44,6 @@ static const struct {
     [IMG_BROKEN] = {NULL, NOTE_IMAGE_BROKEN},
     [IMG_DELETED] = {"[deleted]", NOTE_IMAGE_DELETED},
     [IMG_CHANGED] = {"[changed since recording]", NOTE_IMAGE_CHANGED},
-};
-
-/* The rollup (rmap_rollup) of an image's maps of one walk, over all they
- * cover, flattened: piece i is [bound[i], bound[i + 1]) with labels
- * lab[i * k .. i * k + k - 1] (LABEL_NONE where a map has none). A walk
- * of any range cuts at the same places as rmap_rollup() of that range, so
- * it is built once per image and walked for every mapping of it. */
-#define TMPL_SEEN 8
-struct tmpl {
-	struct rmap *maps[RMAP_ROLLUP_MAX]; /* what it was built from */
-	size_t k, n;
-	uint64_t *bound; /* n + 1 */
-	uint32_t *lab;	 /* n * k */
 };
 
 struct attrib_img {
@@ -84,10 +72,6 @@ struct attrib_img {
 	 * users may not read (a recording may name any file) */
 	bool notelf_odd;
 	struct tmpl tm[2]; /* of the VM walks and of the file walks */
-	/* ranges walked while there is no template: it is built when one
-	 * comes again (an image walked once costs no template) */
-	uint64_t seen[2][TMPL_SEEN][2];
-	uint8_t nseen[2];
 };
 
 enum kind {
@@ -167,10 +151,8 @@ static void img_free(struct attrib_img *im)
 	free(im->why);
 	free(im->seg_label);
 	free(im->seg_kind);
-	for (int i = 0; i < 2; i++) {
-		free(im->tm[i].bound);
-		free(im->tm[i].lab);
-	}
+	tmpl_free(&im->tm[0]);
+	tmpl_free(&im->tm[1]);
 	free(im);
 }
 
@@ -732,121 +714,26 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 		w->charge_div = 0;
 }
 
-static int tmpl_add(void *arg, const uint32_t *labels, uint64_t start,
-		    uint64_t end)
+static int tmpl_piece(void *arg, const uint32_t *labels, uint64_t start,
+		      uint64_t end, uint32_t ix)
 {
-	struct tmpl *tm = arg;
+	struct walk *w = arg;
 
-	(void)end;
-	tm->bound[tm->n] = start;
-	memcpy(tm->lab + tm->n * tm->k, labels, tm->k * sizeof(*labels));
-	tm->n++;
-	return 0;
+	w->cur->ix = ix;
+	return walk_piece(w, labels, start, end);
 }
 
-/* True if [s, e) was walked in mode before, while im had no template
- * (remembered now if not). */
-static bool tmpl_seen(struct attrib_img *im, int mode, uint64_t s, uint64_t e)
-{
-	uint8_t *n = &im->nseen[mode];
-
-	for (size_t i = 0; i < *n; i++)
-		if (im->seen[mode][i][0] == s && im->seen[mode][i][1] == e)
-			return true;
-	if (*n == TMPL_SEEN)
-		return true; /* many ranges: a template pays */
-	im->seen[mode][*n][0] = s;
-	im->seen[mode][*n][1] = e;
-	(*n)++;
-	return false;
-}
-
-/* im's template of the walks over maps[0..k-1] (mode 0: VM, 1: file) for
- * a walk of [s, e), built when a range comes again (again if the maps
- * differ: a source that failed); NULL before. */
-static struct tmpl *tmpl_get(struct attrib_img *im, int mode,
-			     struct rmap *const *maps, size_t k, uint64_t s,
-			     uint64_t e)
-{
-	struct tmpl *tm = &im->tm[mode];
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t cap = 0;
-
-	if (tm->bound && tm->k == k &&
-	    !memcmp(tm->maps, maps, k * sizeof(*maps)))
-		return tm;
-	if (!tmpl_seen(im, mode, s, e))
-		return NULL;
-	free(tm->bound);
-	free(tm->lab);
-	memset(tm, 0, sizeof(*tm));
-	memcpy(tm->maps, maps, k * sizeof(*maps));
-	tm->k = k;
-	for (size_t i = 0; i < k; i++) {
-		size_t n;
-		const struct rmap_entry *ent = rmap_entries(maps[i], &n);
-
-		if (!n)
-			continue;
-		lo = MIN(lo, ent[0].start);
-		hi = MAX(hi, ent[n - 1].end);
-		cap += 2 * n; /* each entry cuts at most twice */
-	}
-	tm->bound = xmalloc((cap + 1) * sizeof(*tm->bound));
-	tm->lab = xmalloc((cap ? cap : 1) * k * sizeof(*tm->lab));
-	if (lo < hi) {
-		rmap_rollup(maps, k, lo, hi, tmpl_add, tm);
-		tm->bound[tm->n] = hi;
-	} else {
-		tm->bound[0] = 0;
-	}
-	return tm;
-}
-
-/* rmap_rollup() of tm's maps over [start, end), w's piece identity set
- * for each piece (outside what the maps cover: every label none); of w's
- * maps without a template (tm NULL). */
+/* rmap_rollup() of w's maps over [start, end), from template tm when not
+ * NULL, w's piece identity set for each piece. */
 static int tmpl_walk(const struct tmpl *tm, struct walk *w, uint64_t start,
 		     uint64_t end)
 {
-	uint32_t none[RMAP_ROLLUP_MAX];
-	uint64_t lo, hi, pos = start;
-	size_t i, l = 0, h;
-	int ret = 0;
+	int ret;
 
 	if (!tm)
 		return rmap_rollup(w->maps, w->k, start, end, walk_piece, w);
-	lo = tm->bound[0];
-	hi = tm->bound[tm->n];
-	h = tm->n;
-
-	for (size_t k = 0; k < tm->k; k++)
-		none[k] = LABEL_NONE;
+	ret = tmpl_rollup(tm, start, end, tmpl_piece, w);
 	w->cur->ix = UINT32_MAX;
-	if (!tm->n || pos < lo) {
-		uint64_t e = tm->n ? MIN(end, lo) : end;
-
-		ret = walk_piece(w, none, pos, e);
-		pos = e;
-	}
-	while (l < h) { /* first piece ending after pos */
-		size_t mid = l + (h - l) / 2;
-
-		if (tm->bound[mid + 1] <= pos)
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	for (i = l; !ret && i < tm->n && pos < end; i++) {
-		uint64_t e = MIN(end, tm->bound[i + 1]);
-
-		w->cur->ix = (uint32_t)i;
-		ret = walk_piece(w, tm->lab + i * tm->k, pos, e);
-		pos = e;
-	}
-	w->cur->ix = UINT32_MAX;
-	if (!ret && pos < end && tm->n && pos >= hi)
-		ret = walk_piece(w, none, pos, end);
 	return ret;
 }
 
@@ -858,7 +745,7 @@ static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
 				    struct rmap *const *maps, size_t k,
 				    uint64_t s, uint64_t e)
 {
-	const struct tmpl *tm = tmpl_get(p->img, mode, maps, k, s, e);
+	const struct tmpl *tm = tmpl_get(&p->img->tm[mode], maps, k, s, e);
 
 	w->maps = maps;
 	w->k = k;

@@ -241,6 +241,15 @@ void points_note(struct report_ctx *c, const bool *chosen);
  * or a negative code with *msg (caller frees). */
 int charge_read_faults(struct report_ctx *c, const bool *chosen, char **msg);
 
+/* attrib_charge() of part p of mapping m; under the symbols key, the
+ * bytes of anonymous memory that hold JIT code of the process are charged
+ * to the JIT symbols there (charge.c). */
+int charge_jit(struct report_ctx *c, const struct attrib_part *p,
+	       const struct attrib_map *m, bool with_pss);
+/* charge_jit() of part p of mapping m, cut where the page's fault stack
+ * changes (charge_faults.c). */
+int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
+		    const struct attrib_map *m, bool with_pss);
 /* Pass 2: the mappings of the snapshots chosen[] (parallel to c->snaps)
  * charged to the rows of c->t (with PICK_ALL, to the trees of the points
  * in time each one counts in, c->res->steps). Returns 0, or a negative
