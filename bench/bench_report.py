@@ -1,47 +1,81 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""bench_report: `memsz report --by files,symbols` of processes that map
-libLLVM-14.so.1 (python3 + ctypes.CDLL) and /usr/bin/node, beside
-`memsz size --by symbols` of those two images, in the same run.
+"""bench_report: what a report costs beside what it shows, in one run.
 
-Prints wall time and peak RSS of each run and the ratio
-report / (size libLLVM + size node). Target: <= 1.5. Asserts nothing.
+1. Many processes of the same images: `memsz report --by
+   files,sections,symbols` of a recording of 10 and of 300 `sleep`
+   processes (libc, ld.so, sleep: each image's rows are built once,
+   whatever the number of processes). Target: 300 <= 3x the CPU time of
+   10.
+2. Big images: `memsz report --by files,sections,symbols` of python3 with
+   libLLVM-14.so.1 loaded (ctypes.CDLL) and /usr/bin/node, beside `memsz
+   size --by sections,symbols` of those two images. Target: peak RSS of
+   the report <= 1.2x that of size.
+
+CPU time is user+sys of the best of REPS runs (the machine may be
+shared); peak RSS is ru_maxrss. Asserts nothing.
+Usage: bench_report.py [REPS]   (MEMSZ=path/to/memsz)
 """
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
 LLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"
 NODE = "/usr/bin/node"
+BY = "files,sections,symbols"
 
 
-def timed(argv, reps=3):
-    """Best wall time of reps runs and the peak RSS (KiB) of the best."""
-    best = None
+def run(argv, reps):
+    """Best CPU time (user+sys, s) of reps runs of argv, and the highest
+    peak RSS (KiB)."""
+    best, peak = None, 0
     for _ in range(reps):
-        t0 = time.perf_counter()
         p = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
         _, status, ru = os.wait4(p.pid, 0)
-        dt = time.perf_counter() - t0
         if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"{argv} failed")
-        if best is None or dt < best[0]:
-            best = (dt, ru.ru_maxrss)
-    return best
+            raise SystemExit("failed: " + " ".join(argv))
+        cpu = ru.ru_utime + ru.ru_stime
+        best = cpu if best is None else min(best, cpu)
+        peak = max(peak, ru.ru_maxrss)
+    return best, peak
 
 
-def main():
+def record(pids, data):
+    subprocess.run([MEMSZ, "record", "-p", ",".join(map(str, pids)), "-o",
+                    data, "--duration", "0"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def many_processes(tmp, reps):
+    procs = [subprocess.Popen(["sleep", "600"]) for _ in range(300)]
+    try:
+        d10, d300 = os.path.join(tmp, "10.data"), os.path.join(tmp,
+                                                               "300.data")
+        record([p.pid for p in procs[:10]], d10)
+        record([p.pid for p in procs], d300)
+        t10, m10 = run([MEMSZ, "report", "-i", d10, "--by", BY], reps)
+        t300, m300 = run([MEMSZ, "report", "-i", d300, "--by", BY], reps)
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+    print(f"report --by {BY}, 10 sleep:   {t10:.3f} s CPU, "
+          f"peak RSS {m10 / 1024:.1f} MiB")
+    print(f"report --by {BY}, 300 sleep:  {t300:.3f} s CPU, "
+          f"peak RSS {m300 / 1024:.1f} MiB")
+    print(f"ratio 300 / 10: CPU {t300 / t10:.2f} (target <= 3)")
+
+
+def big_images(tmp, reps):
     for f in (LLVM, NODE):
         if not os.path.exists(f):
-            print(f"bench_report: {f} missing, skipped")
-            return 0
-    tmp = tempfile.mkdtemp(prefix="memsz-bench-report-")
-    data = os.path.join(tmp, "memsz.data")
+            print(f"bench_report: {f} missing, big images skipped")
+            return
+    data = os.path.join(tmp, "big.data")
     py = subprocess.Popen(
         [sys.executable, "-c",
          f"import ctypes, sys; ctypes.CDLL('{LLVM}'); print('ready', "
@@ -53,26 +87,30 @@ def main():
     try:
         py.stdout.readline()
         node.stdout.readline()
-        subprocess.run([MEMSZ, "record", "-p", f"{py.pid},{node.pid}", "-o",
-                        data, "--duration", "0.2"], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        rep = timed([MEMSZ, "report", "-i", data, "--by", "files,symbols"])
-        s1 = timed([MEMSZ, "size", "--by", "symbols", LLVM])
-        s2 = timed([MEMSZ, "size", "--by", "symbols", NODE])
-        print(f"report --by files,symbols (python3+libLLVM, node): "
-              f"{rep[0]:.3f} s, peak RSS {rep[1] / 1024:.1f} MiB")
-        print(f"size --by symbols libLLVM-14.so.1:                  "
-              f"{s1[0]:.3f} s, peak RSS {s1[1] / 1024:.1f} MiB")
-        print(f"size --by symbols node:                             "
-              f"{s2[0]:.3f} s, peak RSS {s2[1] / 1024:.1f} MiB")
-        print(f"ratio report / (size + size): time "
-              f"{rep[0] / (s1[0] + s2[0]):.2f} (target <= 1.5), "
-              f"peak RSS {rep[1] / (s1[1] + s2[1]):.2f}")
+        record([py.pid, node.pid], data)
+        rep = run([MEMSZ, "report", "-i", data, "--by", BY], reps)
+        size = run([MEMSZ, "size", "--by", "sections,symbols", LLVM, NODE],
+                   reps)
     finally:
         py.kill()
         node.kill()
         py.wait()
         node.wait()
+    print(f"report --by {BY} (python3+libLLVM, node): "
+          f"{rep[0]:.2f} s CPU, peak RSS {rep[1] / 1024:.0f} MiB")
+    print(f"size --by sections,symbols libLLVM node:  "
+          f"{size[0]:.2f} s CPU, peak RSS {size[1] / 1024:.0f} MiB")
+    print(f"ratio report / size: peak RSS {rep[1] / size[1]:.2f} "
+          f"(target <= 1.2), CPU {rep[0] / size[0]:.2f}")
+
+
+def main():
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    tmp = tempfile.mkdtemp(prefix="memsz-bench-report-")
+    try:
+        many_processes(tmp, reps)
+        big_images(tmp, reps)
+    finally:
         subprocess.run(["rm", "-rf", tmp])
     return 0
 

@@ -18,6 +18,7 @@
 #include "report/imgcheck.h"
 #include "report/relocmap.h"
 #include "report/segment.h"
+#include "report/tmpl.h"
 #include "util/util.h"
 
 enum img_state {
@@ -70,6 +71,7 @@ struct attrib_img {
 	/* IMG_NOTELF worth a note: mapped executable, or a file other
 	 * users may not read (a recording may name any file) */
 	bool notelf_odd;
+	struct tmpl tm[2]; /* of the VM walks and of the file walks */
 };
 
 enum kind {
@@ -107,6 +109,8 @@ struct attrib {
 	uint32_t unmapped;	  /* "[Unmapped]" */
 	uint32_t clean;		  /* "[clean]": relocs key, not dirty */
 	struct strlist src_notes; /* notes from building source maps */
+	struct attrib_piece cur;  /* the piece handed out (attrib_piece) */
+	attrib_vm_hook vm_hook;
 };
 
 struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
@@ -147,6 +151,8 @@ static void img_free(struct attrib_img *im)
 	free(im->why);
 	free(im->seg_label);
 	free(im->seg_kind);
+	tmpl_free(&im->tm[0]);
+	tmpl_free(&im->tm[1]);
 	free(im);
 }
 
@@ -583,6 +589,9 @@ struct walk {
 	int relocs_src;
 	const struct relocmap *rm;
 	uint32_t clean;
+	struct attrib_piece *cur; /* the piece's identity, for the caller */
+	struct rmap *const *maps; /* the maps walked, k of them */
+	size_t k;
 };
 
 static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
@@ -705,6 +714,78 @@ static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 		w->charge_div = 0;
 }
 
+static int tmpl_piece(void *arg, const uint32_t *labels, uint64_t start,
+		      uint64_t end, uint32_t ix)
+{
+	struct walk *w = arg;
+
+	w->cur->ix = ix;
+	return walk_piece(w, labels, start, end);
+}
+
+/* rmap_rollup() of w's maps over [start, end), from template tm when not
+ * NULL, w's piece identity set for each piece. */
+static int tmpl_walk(const struct tmpl *tm, struct walk *w, uint64_t start,
+		     uint64_t end)
+{
+	int ret;
+
+	if (!tm)
+		return rmap_rollup(w->maps, w->k, start, end, walk_piece, w);
+	ret = tmpl_rollup(tm, start, end, tmpl_piece, w);
+	w->cur->ix = UINT32_MAX;
+	return ret;
+}
+
+/* Make w hand out pieces of image part p's template over maps[0..k-1]
+ * (mode 0: VM, 1: file) for a walk of [s, e), or NULL and pieces
+ * without an identity while it has none. */
+static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
+				    const struct attrib_part *p, int mode,
+				    struct rmap *const *maps, size_t k,
+				    uint64_t s, uint64_t e)
+{
+	const struct tmpl *tm = tmpl_get(&p->img->tm[mode], maps, k, s, e);
+
+	w->maps = maps;
+	w->k = k;
+	a->cur.tmpl = NULL;
+	if (!tm)
+		return NULL;
+	w->cur = &a->cur;
+	a->cur.tmpl = w->rm ? NULL : tm; /* relocs: labels depend on runs */
+	a->cur.none = w->none;
+	a->cur.npieces = (uint32_t)tm->n;
+	a->cur.ix = UINT32_MAX;
+	return tm;
+}
+
+void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook)
+{
+	a->vm_hook = hook;
+}
+
+/* The VM walk of part p over tm: the hook's, or piece by piece. */
+static int vm_walk(struct attrib *a, const struct tmpl *tm, struct walk *w,
+		   const struct attrib_part *p)
+{
+	uint64_t s = p->start - p->bias, e = p->end - p->bias;
+	bool hook = a->vm_hook && a->cur.tmpl;
+	int ret;
+
+	if (hook && a->vm_hook(w->arg, s, e, false) > 0)
+		return 0;
+	ret = tmpl_walk(tm, w, s, e);
+	if (hook)
+		a->vm_hook(w->arg, s, e, true);
+	return ret;
+}
+
+const struct attrib_piece *attrib_piece(const struct attrib *a)
+{
+	return &a->cur;
+}
+
 int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		  const struct attrib_map *m, const enum key_id *srcs, size_t n,
 		  bool with_pss, attrib_fn fn, void *arg)
@@ -713,11 +794,13 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 	struct walk w = {
 	    .fn = fn, .arg = arg, .locked = m->flags & MD_MAP_LOCKED};
 	uint64_t ps = a->page_size, rss = 0;
+	const struct tmpl *tm;
 	size_t k;
 	int ret;
 
 	if (n > KEYS_MAX)
 		return -EINVAL;
+	a->cur.tmpl = NULL;
 	k = walk_setup(a, &w, p, srcs, n, false, maps);
 	if (!k) {
 		/* Constant labels: one piece with every run summed. */
@@ -747,8 +830,9 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 	}
 
 	w.col = COL_VM;
-	ret = rmap_rollup(maps, k, p->start - p->bias, p->end - p->bias,
-			  walk_piece, &w);
+	tm = walk_tmpl(a, &w, p, 0, maps, k, p->start - p->bias,
+		       p->end - p->bias);
+	ret = vm_walk(a, tm, &w, p);
 	if (ret)
 		return ret;
 	w.run = true;
@@ -762,8 +846,7 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		run_setup(&w, r, with_pss);
 		if (w.present)
 			rss += e - s;
-		ret = rmap_rollup(maps, k, s - p->bias, e - p->bias, walk_piece,
-				  &w);
+		ret = tmpl_walk(tm, &w, s - p->bias, e - p->bias);
 		if (ret)
 			return ret;
 	}
@@ -803,6 +886,7 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 
 	if (n > KEYS_MAX)
 		return -EINVAL;
+	a->cur.tmpl = NULL;
 	end = MIN(end, size);
 	if (off >= end)
 		return 0;
@@ -826,7 +910,8 @@ int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,
 		vals[COL_FILE] = end - off;
 		return fn(arg, labels, vals);
 	}
-	return rmap_rollup(maps, k, off, end, walk_piece, &w);
+	return tmpl_walk(walk_tmpl(a, &w, p, 1, maps, k, off, end), &w, off,
+			 end);
 }
 
 static void human(char *buf, size_t len, uint64_t bytes)

@@ -120,6 +120,31 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		  const struct attrib_map *m, const enum key_id *srcs, size_t n,
 		  bool with_pss, attrib_fn fn, void *arg);
 
+/* Which piece the callback of attrib_charge() or attrib_file() is handed,
+ * for a caller that keeps what it derives from a piece's labels: pieces
+ * with the same tmpl (not NULL), none[0..n-1] (the labels where tmpl's
+ * maps have none, one per source) and ix have the same labels. tmpl is
+ * NULL where the labels are not a template's (constant labels, or the
+ * relocs source, whose labels depend on the pages). ix < npieces: a piece
+ * of the template; UINT32_MAX: outside what its maps cover. Valid during
+ * the callback; the same template for every piece of one call. */
+struct attrib_piece {
+	const void *tmpl;
+	const uint32_t *none;
+	uint32_t ix, npieces;
+};
+const struct attrib_piece *attrib_piece(const struct attrib *a);
+
+/* A hook attrib_charge() calls (with its arg) before it walks the image
+ * VM range [start, end) of a template's pieces for their VM SIZE (an image
+ * part with a template: attrib_piece() is set): if it returns > 0, the
+ * caller has charged that walk itself and the walk is skipped; else the
+ * pieces go to the callback and the hook is called again after them with
+ * done. NULL: none. */
+typedef int (*attrib_vm_hook)(void *arg, uint64_t start, uint64_t end,
+			      bool done);
+void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook);
+
 /* Charge the on-disk bytes [off, end) of p's file (clipped to its size) to
  * the labels of srcs as COL_FILE. Nothing for anonymous parts. */
 int attrib_file(struct attrib *a, const struct attrib_part *p, uint64_t off,

@@ -36,14 +36,26 @@ static void mark_shown(struct report_ctx *c, uint32_t id)
 	c->shown[id] = 1;
 }
 
-/* Add the RSS of a piece under a fallback label (size.h) to its key. */
-static void count_fallback(struct report_ctx *c, const uint32_t *path,
+/* Bit k set where the label of key k in path is a fallback (size.h). */
+static unsigned fallback_bits(struct report_ctx *c, const uint32_t *path)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < c->o->nkeys; i++)
+		if (keys_label_is_fallback(c->o->keys[i],
+					   labels_str(c->lb, path[i])))
+			bits |= 1u << i;
+	return bits;
+}
+
+/* Add the RSS of a piece to its keys whose labels are fallbacks (bits:
+ * fallback_bits()). */
+static void count_fallback(struct report_ctx *c, unsigned bits,
 			   const uint64_t *vals)
 {
 	c->rss += vals[COL_RSS];
 	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
-		if (keys_label_is_fallback(c->o->keys[i],
-					   labels_str(c->lb, path[i])))
+		if (bits & (1u << i))
 			c->fallback_rss[i] += vals[COL_RSS];
 }
 
@@ -64,11 +76,10 @@ static void hook_labels(struct report_ctx *c, const struct attrib_map *m,
 static void capture_piece(struct capture *cap, const uint32_t *path,
 			  const uint64_t *vals);
 
-static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
+/* The path of a piece with labels from the image keys' maps. */
+static void piece_path(struct report_ctx *c, const uint32_t *labels,
+		       uint32_t *path)
 {
-	struct report_ctx *c = arg;
-	uint32_t path[KEYS_MAX];
-
 	for (size_t i = 0; i < c->o->nkeys; i++) {
 		path[i] = c->src_of_key[i] >= 0 ? labels[c->src_of_key[i]]
 						: c->fixed[i];
@@ -76,6 +87,247 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		    (keydefs[c->o->keys[i]].needs & KEY_NEEDS_JIT))
 			path[i] = c->jit_label;
 	}
+}
+
+/* --- rows by position: a template's pieces, charged again and again --- */
+
+/* The next piece add_piece() gets starts a walk of attrib. */
+static void walk_begin(struct report_ctx *c)
+{
+	c->rc.cur = NULL;
+	c->rc.lookup = true;
+	c->rc.marked = false;
+}
+
+/* The cache of the walk whose first piece is being added, or NULL where
+ * pieces are added by label: not a template's, captured, relabelled, or a
+ * key's first walk. */
+static struct rowcache *rowcache_find(struct report_ctx *c)
+{
+	const struct attrib_piece *pc = attrib_piece(c->a);
+	struct rowcaches *rs = &c->rc;
+	struct hashmap_probe p;
+	struct rowcache_key k;
+	struct rowcache *e;
+	size_t nchunks, nk = c->o->nkeys;
+	uint32_t i;
+
+	if (!pc->tmpl || c->cap.on || c->jit_label != LABEL_NONE ||
+	    c->payer_label != LABEL_NONE || !nk)
+		return NULL;
+	memset(&k, 0, sizeof(k)); /* hashed and compared as bytes */
+	k.tmpl = pc->tmpl;
+	memcpy(k.none, pc->none, c->nsrcs * sizeof(*k.none));
+	for (size_t d = 0; d < nk; d++)
+		k.fixed[d] = c->src_of_key[d] < 0 ? c->fixed[d] : 0;
+	for (i = hashmap_first(&rs->index, hashmap_hash_bytes(&k, sizeof(k)),
+			       &p);
+	     i != HASHMAP_NONE; i = hashmap_next(&rs->index, &p))
+		if (!memcmp(&rs->v[i].key, &k, sizeof(k)))
+			break;
+	if (i == HASHMAP_NONE) {
+		xgrow(&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v));
+		e = &rs->v[rs->n];
+		memset(e, 0, sizeof(*e));
+		e->key = k;
+		e->npieces = pc->npieces;
+		hashmap_put(&rs->index, &p, (uint32_t)rs->n++);
+	} else {
+		e = &rs->v[i];
+	}
+	if (++e->uses < 2)
+		return NULL;
+	nchunks = ((size_t)e->npieces + RC_CHUNK) / RC_CHUNK;
+	if (!e->chunks)
+		e->chunks = xcalloc(nchunks, sizeof(*e->chunks));
+	if (e->serial != c->t->serial) {
+		/* another tree (a point of a timeline; never with sums
+		 * deferred, which has one): positions found again */
+		for (size_t j = 0; j < nchunks; j++)
+			if (e->chunks[j])
+				memset(e->chunks[j]->flags, 0,
+				       sizeof(e->chunks[j]->flags));
+		for (size_t j = 0; j < e->nspans; j++)
+			free(e->spans[j].steps);
+		e->nspans = 0;
+		e->serial = c->t->serial;
+	}
+	return e;
+}
+
+static void mark_piece(struct report_ctx *c)
+{
+	mark_shown(c, c->cur_subject[0]);
+	mark_shown(c, c->cur_subject[1]);
+	mark_shown(c, c->cur_pid->subject);
+}
+
+/* Record a piece of VM bytes at positions ix in the span being recorded:
+ * a step per level where its path leaves the last piece's, the bytes
+ * added to the steps it shares with it. */
+static void span_piece(struct report_ctx *c, const uint32_t *ix, uint64_t bytes)
+{
+	struct rc_span *sp = c->rc.rec;
+	size_t nk = c->o->nkeys, d0 = 0;
+
+	if (c->rc.prev)
+		while (d0 < nk && c->rc.prev[d0] == ix[d0])
+			d0++;
+	for (size_t l = 0; l < nk; l++) {
+		if (l < d0) {
+			sp->steps[c->rc.open[l]].val += bytes;
+			continue;
+		}
+		xgrow(&sp->steps, &sp->cap, sp->n + 1, sizeof(*sp->steps));
+		sp->steps[sp->n] = (struct rows_step){
+		    .level = (uint32_t)l, .ix = ix[l], .val = bytes};
+		c->rc.open[l] = sp->n++;
+	}
+	sp->total += bytes;
+	c->rc.prev = ix;
+}
+
+/* attrib's VM hook: the VM walk of [start, end) of the walk's template
+ * added as recorded before, or recorded as it is walked. */
+static int vm_hook(void *arg, uint64_t start, uint64_t end, bool done)
+{
+	struct report_ctx *c = arg;
+	struct rowcache *e;
+	struct rc_span *sp = NULL;
+
+	if (done) {
+		if (c->rc.rec)
+			c->rc.rec->done = true;
+		c->rc.rec = NULL;
+		return 0;
+	}
+	if (c->rc.lookup) {
+		c->rc.lookup = false;
+		c->rc.cur = rowcache_find(c);
+	}
+	e = c->rc.cur;
+	if (!e)
+		return 0;
+	for (size_t i = 0; i < e->nspans && !sp; i++)
+		if (e->spans[i].start == start && e->spans[i].end == end)
+			sp = &e->spans[i];
+	if (sp && sp->done) {
+		rowtree_add_steps(c->t, sp->steps, sp->n, sp->total, COL_VM,
+				  c->share_cols & (1u << COL_VM),
+				  c->share_from);
+		if (sp->n && !c->rc.marked) {
+			c->rc.marked = true;
+			mark_piece(c);
+		}
+		return 1;
+	}
+	if (!sp) {
+		xgrow(&e->spans, &e->spancap, e->nspans + 1, sizeof(*sp));
+		sp = &e->spans[e->nspans++];
+		memset(sp, 0, sizeof(*sp));
+		sp->start = start;
+		sp->end = end;
+		c->rc.rec = sp;
+		c->rc.prev = NULL;
+	}
+	return 0;
+}
+
+/* add_piece() of a piece of e's template: its rows by position, found by
+ * label the first time. */
+static int add_cached(struct report_ctx *c, struct rowcache *e,
+		      const uint32_t *labels, const uint64_t *vals)
+{
+	const struct attrib_piece *pc = attrib_piece(c->a);
+	size_t slot = pc->ix < e->npieces ? pc->ix : e->npieces;
+	struct rc_chunk **ch = &e->chunks[slot / RC_CHUNK];
+	uint32_t *ix;
+	uint16_t *f;
+
+	if (!*ch)
+		*ch = xcalloc(1, sizeof(**ch) + RC_CHUNK * c->o->nkeys *
+						    sizeof((*ch)->ix[0]));
+	slot %= RC_CHUNK;
+	ix = (*ch)->ix + slot * c->o->nkeys;
+	f = &(*ch)->flags[slot];
+
+	if (!(*f & RC_KNOWN)) {
+		uint32_t path[KEYS_MAX];
+
+		piece_path(c, labels, path);
+		*f = (uint16_t)(RC_KNOWN | fallback_bits(c, path));
+		if (filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
+			rowtree_path_index(c->t, path, ix);
+		else
+			*f |= RC_DROP;
+	}
+	if (*f & RC_DROP)
+		return 0;
+	if (c->rc.rec && vals[COL_VM])
+		span_piece(c, ix, vals[COL_VM]);
+	if (c->rc.defer && !vals[COL_VM] && !vals[COL_FILE]) {
+		/* a page run's piece: the VM walk of the same call has
+		 * counted the process in its rows already, what is left is
+		 * sums, added once at the end (rowcache_flush) */
+		uint64_t *acc;
+
+		if (!(*ch)->acc)
+			(*ch)->acc =
+			    xcalloc(RC_CHUNK * COL__COUNT, sizeof(*acc));
+		acc = (*ch)->acc + slot * COL__COUNT;
+		for (int k = 0; k < COL__COUNT; k++)
+			acc[k] += vals[k];
+	} else {
+		rowtree_add_index(c->t, ix, vals, c->share_cols, c->share_from);
+	}
+	count_fallback(c, *f, vals);
+	if (!c->rc.marked) { /* the same subjects for every piece */
+		c->rc.marked = true;
+		mark_piece(c);
+	}
+	return 0;
+}
+
+/* Add what the caches summed to the rows of c->t (the one tree). */
+static void rowcache_flush(struct report_ctx *c)
+{
+	uint64_t tag = c->t->tag;
+
+	rowtree_set_tag(c->t, 0); /* counted by the VM walks */
+	for (size_t i = 0; i < c->rc.n; i++) {
+		struct rowcache *e = &c->rc.v[i];
+		size_t nchunks = ((size_t)e->npieces + RC_CHUNK) / RC_CHUNK;
+
+		for (size_t k = 0; e->chunks && k < nchunks; k++) {
+			struct rc_chunk *ch = e->chunks[k];
+
+			for (size_t s = 0; ch && ch->acc && s < RC_CHUNK; s++)
+				if ((ch->flags[s] & (RC_KNOWN | RC_DROP)) ==
+				    RC_KNOWN)
+					rowtree_add_index(
+					    c->t, ch->ix + s * c->o->nkeys,
+					    ch->acc + s * COL__COUNT, 0, 0);
+			if (ch) {
+				free(ch->acc);
+				ch->acc = NULL;
+			}
+		}
+	}
+	rowtree_set_tag(c->t, tag);
+}
+
+static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
+{
+	struct report_ctx *c = arg;
+	uint32_t path[KEYS_MAX];
+
+	if (c->rc.lookup) {
+		c->rc.lookup = false;
+		c->rc.cur = rowcache_find(c);
+	}
+	if (c->rc.cur)
+		return add_cached(c, c->rc.cur, labels, vals);
+	piece_path(c, labels, path);
 	if (c->payer_label != LABEL_NONE)
 		cgcharge_relabel(c->cg, c->payer_label, path, c->o->nkeys);
 	if (!filter_keep(c->o->filter, c->lb, path, c->o->nkeys))
@@ -85,10 +337,8 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 	else
 		rowtree_add_from(c->t, path, vals, c->share_cols,
 				 c->share_from);
-	count_fallback(c, path, vals);
-	mark_shown(c, c->cur_subject[0]);
-	mark_shown(c, c->cur_subject[1]);
-	mark_shown(c, c->cur_pid->subject);
+	count_fallback(c, vals[COL_RSS] ? fallback_bits(c, path) : 0, vals);
+	mark_piece(c);
 	return 0;
 }
 
@@ -246,20 +496,6 @@ static void capture_replay(struct report_ctx *c, const struct snapinfo *s,
 	}
 }
 
-/* --- fault samples: the stack that made each page resident --- */
-
-/* The labels of the keys that need faults, for pages whose fault stack
- * is callers and its first frame of the program's site. */
-static void set_fault_labels(struct report_ctx *c, uint32_t callers,
-			     uint32_t site)
-{
-	c->at.callers = callers;
-	c->at.site = site;
-	for (size_t k = 0; k < c->o->nkeys; k++)
-		if (keydefs[c->o->keys[k]].needs & KEY_NEEDS_FAULTS)
-			c->fixed[k] = keydefs[c->o->keys[k]].label(&c->at);
-}
-
 /* --- JIT code: anonymous memory named by perf-PID.map symbols --- */
 
 /* attrib_charge() of [s, e) of part p of mapping m (runs sorted by
@@ -291,6 +527,7 @@ static int charge_range(struct report_ctx *c, const struct attrib_part *p,
 	sub.start = s;
 	sub.end = e;
 	c->jit_label = jit_label;
+	walk_begin(c);
 	ret = attrib_charge(c->a, &sub, &mm, c->srcs, c->nsrcs, with_pss,
 			    add_piece, c);
 	c->jit_label = LABEL_NONE;
@@ -300,8 +537,8 @@ static int charge_range(struct report_ctx *c, const struct attrib_part *p,
 /* attrib_charge() of part p of mapping m; under the symbols key, the bytes
  * of anonymous memory that hold JIT code of the process are charged to the
  * JIT symbols there. */
-static int charge_jit(struct report_ctx *c, const struct attrib_part *p,
-		      const struct attrib_map *m, bool with_pss)
+int charge_jit(struct report_ctx *c, const struct attrib_part *p,
+	       const struct attrib_map *m, bool with_pss)
 {
 	struct rmap *jm = c->want_jit && p->cls == ACLS_ANON
 			      ? jitsyms_map(c->jit, c->cur_pid->kp.pid)
@@ -311,6 +548,7 @@ static int charge_jit(struct report_ctx *c, const struct attrib_part *p,
 	size_t n, i;
 	int ret = 0;
 
+	walk_begin(c);
 	if (!jm)
 		return attrib_charge(c->a, p, m, c->srcs, c->nsrcs, with_pss,
 				     add_piece, c);
@@ -330,154 +568,6 @@ static int charge_jit(struct report_ctx *c, const struct attrib_part *p,
 	if (!ret)
 		ret = charge_range(c, p, m, pos, p->end, with_pss, LABEL_NONE);
 	return ret;
-}
-
-/* A run of pages of one part with the same fault labels. */
-struct fault_group {
-	struct report_ctx *c;
-	const struct attrib_part *p;
-	const struct attrib_map *m;
-	bool with_pss;
-	uint64_t start, end;
-	uint32_t callers, site;
-	size_t run; /* first run that may overlap start */
-	uint64_t page;
-};
-
-static int group_flush(struct fault_group *g)
-{
-	struct attrib_part sub = *g->p;
-	struct attrib_map mm = *g->m;
-	size_t last;
-
-	if (g->end <= g->start)
-		return 0;
-	while (g->run < g->m->nruns &&
-	       g->m->runs[g->run].vaddr +
-		       (uint64_t)g->m->runs[g->run].npages * g->page <=
-		   g->start)
-		g->run++;
-	last = g->run;
-	while (last < g->m->nruns && g->m->runs[last].vaddr < g->end)
-		last++;
-	/* a mapping with no runs has runs == NULL: no pointer arithmetic */
-	mm.runs = last > g->run ? g->m->runs + g->run : NULL;
-	mm.nruns = last - g->run;
-	sub.start = g->start;
-	sub.end = g->end;
-	set_fault_labels(g->c, g->callers, g->site);
-	return charge_jit(g->c, &sub, &mm, g->with_pss);
-}
-
-/* Add [s, e) with labels (callers, site) to the group, flushing it first
- * if the labels change; a gap before s is "[no fault seen]". */
-static int group_extend(struct fault_group *g, uint64_t s, uint64_t e,
-			uint32_t callers, uint32_t site)
-{
-	uint32_t none = faults_none(g->c->faults);
-	int ret;
-
-	if (s > g->end) {
-		ret = group_extend(g, g->end, s, none, none);
-		if (ret)
-			return ret;
-	}
-	if (callers != g->callers || site != g->site) {
-		ret = group_flush(g);
-		if (ret)
-			return ret;
-		g->start = s;
-		g->callers = callers;
-		g->site = site;
-	}
-	g->end = e;
-	return 0;
-}
-
-/* attrib_charge() of part p, cut where the page's fault stack changes. */
-static int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
-			   const struct attrib_map *m, bool with_pss)
-{
-	uint32_t none = faults_none(c->faults);
-	struct fault_group g = {
-	    .c = c,
-	    .p = p,
-	    .m = m,
-	    .with_pss = with_pss,
-	    .start = p->start,
-	    .end = p->start,
-	    .callers = none,
-	    .site = none,
-	    .page = c->page_size,
-	};
-	bool file = p->cls == ACLS_IMAGE || p->cls == ACLS_FILE ||
-		    p->cls == ACLS_BROKEN;
-	int ret;
-
-	for (size_t i = 0; i < m->nruns; i++) {
-		const struct md_run *r = &m->runs[i];
-		uint64_t s = MAX(r->vaddr, p->start);
-		uint64_t e =
-		    MIN(r->vaddr + (uint64_t)r->npages * g.page, p->end);
-
-		if (s >= e || s < g.end)
-			continue;
-		if (!(r->flags & (MD_PG_PRESENT | MD_PG_SWAPPED))) {
-			ret = group_extend(&g, s, e, none, none);
-			if (ret)
-				return ret;
-			continue;
-		}
-		for (uint64_t va = s; va < e; va += g.page) {
-			uint32_t callers, site;
-			uint64_t next = faults_next(
-			    c->faults, c->cur_pid->kp.pid, va, e, file);
-
-			/* pages no fault can name: one piece, not one
-			 * look-up per page */
-			if (next > va) {
-				ret = group_extend(&g, va, next, none, none);
-				if (ret)
-					return ret;
-				va = next - g.page;
-				continue;
-			}
-			faults_page(c->faults, c->cur_pid->kp.pid, va, file,
-				    &callers, &site);
-			ret = group_extend(&g, va, MIN(va + g.page, e), callers,
-					   site);
-			if (ret)
-				return ret;
-		}
-	}
-	ret = group_extend(&g, p->end, p->end, none, none);
-	if (!ret)
-		ret = group_flush(&g);
-	set_fault_labels(c, none, none);
-	return ret;
-}
-
-int charge_read_faults(struct report_ctx *c, const bool *chosen, char **msg)
-{
-	struct md_reader *r = NULL;
-	struct md_record rec;
-	int ret;
-
-	for (size_t i = 0; i < c->nsnaps; i++)
-		if (chosen[i])
-			faults_set_limit(c->faults, c->snaps[i].pid,
-					 c->snaps[i].time);
-	ret = md_reader_open(c->o->input, &r);
-	if (ret < 0) {
-		*msg = xasprintf("cannot read '%s': %s", c->o->input,
-				 memsz_strerror(ret));
-		return ret;
-	}
-	while ((ret = md_read_next(r, &rec)) > 0)
-		if (rec.type == MD_REC_SAMPLE)
-			faults_add_sample(c->faults, &rec.u.sample);
-	md_reader_close(r);
-	return 0; /* a damaged tail was noted in pass 1 */
 }
 
 /* The range by which the VM of part p of mapping m counts once per row
@@ -616,6 +706,7 @@ static int charge_file(struct report_ctx *c, const struct attrib_part *p,
 			return 0;
 		c->share_cols = 1u << COL_FILE;
 	}
+	walk_begin(c);
 	ret = attrib_file(c->a, p, off, end, c->srcs, c->nsrcs, add_piece, c);
 	c->share_cols = 0;
 	c->share_from = 0;
@@ -728,6 +819,8 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 				 memsz_strerror(ret));
 		return ret;
 	}
+	c->rc.defer = c->o->pick != PICK_ALL;
+	attrib_set_vm_hook(c->a, vm_hook);
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_SNAP_BEGIN:
@@ -770,6 +863,8 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 		}
 	}
 	ret = 0; /* a damaged tail was noted in pass 1 */
+	if (c->rc.defer)
+		rowcache_flush(c);
 	if (c->tlb)
 		points_flush(c, c->npoints);
 out:
@@ -781,6 +876,22 @@ out:
 
 void charge_free(struct report_ctx *c)
 {
+	for (size_t i = 0; i < c->rc.n; i++) {
+		struct rowcache *e = &c->rc.v[i];
+
+		for (size_t k = 0;
+		     e->chunks && k < (e->npieces + RC_CHUNK) / RC_CHUNK; k++) {
+			if (e->chunks[k])
+				free(e->chunks[k]->acc);
+			free(e->chunks[k]);
+		}
+		free(e->chunks);
+		for (size_t k = 0; k < e->nspans; k++)
+			free(e->spans[k].steps);
+		free(e->spans);
+	}
+	free(c->rc.v);
+	hashmap_free(&c->rc.index);
 	free(c->shared.keys);
 	hashmap_free(&c->shared.index);
 	free(c->cap.pieces);

@@ -95,6 +95,61 @@ struct capture {
 	struct share_set seen; /* file walks captured in this snapshot */
 };
 
+/* The rows of the pieces of one template of an image (attrib_piece())
+ * under one set of labels of the keys with a hook, found by label once and
+ * then added to by position (rowtree_add_index()): every mapping of the
+ * image in every process that maps it reuses them. Made on a key's second
+ * walk (a key seen once would cost memory and save nothing). */
+struct rowcache_key {
+	const void *tmpl;
+	uint32_t none[KEYS_MAX];  /* attrib_piece.none of the image keys */
+	uint32_t fixed[KEYS_MAX]; /* labels of the keys with a hook */
+};
+enum {
+	RC_KNOWN = 1u << KEYS_MAX,	/* the piece's slot is filled */
+	RC_DROP = 1u << (KEYS_MAX + 1), /* the filter drops the piece */
+};
+/* RC_CHUNK slots of a rowcache, made when a piece of them is charged (a
+ * mapping charges the pieces of its segment only). */
+#define RC_CHUNK 256
+struct rc_chunk {
+	uint16_t flags[RC_CHUNK]; /* RC_*, and bit k: key k's label is a
+				     fallback */
+	uint64_t *acc; /* per slot, COL__COUNT values of page runs not
+			  yet added (rowcache_flush()); NULL: none */
+	uint32_t ix[]; /* per slot, the row's position at each level */
+};
+/* The VM walk of an image VM range over a rowcache's pieces, recorded the
+ * first time as steps down its rows with their VM summed per row, added
+ * as such for every process after (rowtree_add_steps()). */
+struct rc_span {
+	uint64_t start, end;
+	struct rows_step *steps;
+	size_t n, cap;
+	uint64_t total; /* VM of every piece kept */
+	bool done;	/* recorded to its end */
+};
+struct rowcache {
+	struct rowcache_key key;
+	struct rc_span *spans;
+	size_t nspans, spancap;
+	uint32_t uses;	  /* walks seen with key */
+	uint32_t npieces; /* slots: one per piece and one for "outside" */
+	uint64_t serial;  /* the tree ix[] is of (rowtree.serial) */
+	struct rc_chunk **chunks; /* NULL until the second walk */
+};
+struct rowcaches {
+	struct rowcache *v;
+	size_t n, cap;
+	struct hashmap index;  /* of v[].key */
+	struct rowcache *cur;  /* the walk's (NULL: by label) */
+	bool lookup;	       /* the next piece starts a walk */
+	bool marked;	       /* the walk's subjects are marked shown */
+	bool defer;	       /* one tree: page runs summed per slot */
+	struct rc_span *rec;   /* the span being recorded, or NULL */
+	const uint32_t *prev;  /* its last piece's positions (NULL: none) */
+	size_t open[KEYS_MAX]; /* its latest step at each level */
+};
 struct report_ctx {
 	const struct report_opts *o;
 	struct labels *lb;
@@ -162,6 +217,7 @@ struct report_ctx {
 	bool cg_missing;
 	uint64_t cg_over;
 	char *cg_walk;
+	struct rowcaches rc; /* charge.c: rows by position */
 };
 
 /* --- points.c: time over several processes --- */
@@ -185,6 +241,15 @@ void points_note(struct report_ctx *c, const bool *chosen);
  * or a negative code with *msg (caller frees). */
 int charge_read_faults(struct report_ctx *c, const bool *chosen, char **msg);
 
+/* attrib_charge() of part p of mapping m; under the symbols key, the
+ * bytes of anonymous memory that hold JIT code of the process are charged
+ * to the JIT symbols there (charge.c). */
+int charge_jit(struct report_ctx *c, const struct attrib_part *p,
+	       const struct attrib_map *m, bool with_pss);
+/* charge_jit() of part p of mapping m, cut where the page's fault stack
+ * changes (charge_faults.c). */
+int charge_by_fault(struct report_ctx *c, const struct attrib_part *p,
+		    const struct attrib_map *m, bool with_pss);
 /* Pass 2: the mappings of the snapshots chosen[] (parallel to c->snaps)
  * charged to the rows of c->t (with PICK_ALL, to the trees of the points
  * in time each one counts in, c->res->steps). Returns 0, or a negative

@@ -117,6 +117,9 @@ static void row_free_children(struct row *r)
 	index_free(r);
 }
 
+/* The last serial a tree got (rowtree.serial). */
+static uint64_t rowtree_serials;
+
 struct rowtree *rowtree_new(struct labels *lb, size_t depth)
 {
 	struct rowtree *t = xcalloc(1, sizeof(*t));
@@ -126,6 +129,7 @@ struct rowtree *rowtree_new(struct labels *lb, size_t depth)
 	t->total.label = LABEL_NONE;
 	t->kind = ROWS_SINGLE;
 	t->nsets = 1;
+	t->serial = __atomic_add_fetch(&rowtree_serials, 1, __ATOMIC_RELAXED);
 	return t;
 }
 
@@ -173,23 +177,95 @@ void rowtree_add(struct rowtree *t, const uint32_t *path, const uint64_t *vals)
 	rowtree_add_from(t, path, vals, 0, 0);
 }
 
+/* The values of vals that the rows above level from get: the columns in
+ * shared zeroed, into part; vals itself when none are kept out. */
+static const uint64_t *vals_above(const uint64_t *vals, unsigned shared,
+				  size_t from, uint64_t *part)
+{
+	if (!shared || !from)
+		return vals;
+	for (int c = 0; c < COL__COUNT; c++)
+		part[c] = shared & (1u << c) ? 0 : vals[c];
+	return part;
+}
+
 void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 		      const uint64_t *vals, unsigned shared, size_t from)
 {
 	uint64_t part[COL__COUNT];
-	const uint64_t *above = vals; /* what the rows above from get */
+	const uint64_t *above = vals_above(vals, shared, from, part);
 	struct row *r = &t->total;
 	size_t d;
 
-	if (shared && from) {
-		for (int c = 0; c < COL__COUNT; c++)
-			part[c] = shared & (1u << c) ? 0 : vals[c];
-		above = part;
-	}
 	row_add(r, above, vals[COL_VM], t->tag);
 	for (d = 0; d < t->depth; d++) {
 		r = rowtree_child(r, path[d]);
 		row_add(r, d + 1 >= from ? vals : above, vals[COL_VM], t->tag);
+	}
+}
+
+void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix)
+{
+	struct row *r = &t->total, *c;
+
+	for (size_t d = 0; d < t->depth; d++) {
+		c = rowtree_child(r, path[d]);
+		ix[d] = (uint32_t)(c - r->children);
+		r = c;
+	}
+}
+
+void rowtree_add_index(struct rowtree *t, const uint32_t *ix,
+		       const uint64_t *vals, unsigned shared, size_t from)
+{
+	uint8_t cols[COL__COUNT]; /* the columns vals has, most often few */
+	struct row *r = &t->total;
+	size_t n = 0;
+
+	for (int c = 0; c < COL__COUNT; c++)
+		if (vals[c])
+			cols[n++] = (uint8_t)c;
+	for (size_t d = 0; d <= t->depth; d++) {
+		unsigned out = d >= from ? 0 : shared; /* kept out here */
+
+		if (d)
+			r = &r->children[ix[d - 1]];
+		for (size_t i = 0; i < n; i++)
+			if (!(out & (1u << cols[i])))
+				r->vals[cols[i]] += vals[cols[i]];
+		r->vm_sum += vals[COL_VM];
+		row_tag(r, t->tag);
+	}
+}
+
+/* Add v of column col to r at level d (rowtree_add_steps()). */
+static inline void step_add(struct rowtree *t, struct row *r, size_t d,
+			    uint64_t v, enum col_id col, bool shared,
+			    size_t from)
+{
+	if (!shared || d >= from)
+		r->vals[col] += v;
+	if (col == COL_VM)
+		r->vm_sum += v;
+	row_tag(r, t->tag);
+}
+
+void rowtree_add_steps(struct rowtree *t, const struct rows_step *steps,
+		       size_t n, uint64_t total, enum col_id col, bool shared,
+		       size_t from)
+{
+	struct row *up[65]; /* the latest row reached at each level */
+
+	if (t->depth > 64)
+		return;
+	up[0] = &t->total;
+	step_add(t, up[0], 0, total, col, shared, from);
+	for (size_t i = 0; i < n; i++) {
+		const struct rows_step *s = &steps[i];
+		struct row *r = &up[s->level]->children[s->ix];
+
+		up[s->level + 1] = r;
+		step_add(t, r, s->level + 1, s->val, col, shared, from);
 	}
 }
 
@@ -281,15 +357,15 @@ static int cmp_value(const void *a, const void *b, void *arg)
 	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
 }
 
-/* Larger key first, the key the kind computes. */
+/* Larger key first, the key the kind computes (row_finish() puts it in
+ * each row's tag before sorting: a timeline's peak is a walk over every
+ * point, too slow to take at each comparison). */
 static int cmp_key(const void *a, const void *b, void *arg)
 {
 	const struct row *x = a, *y = b;
 	const struct sort_ctx *ctx = arg;
-	uint64_t kx = ctx->key(ctx->t, x, ctx->col),
-		 ky = ctx->key(ctx->t, y, ctx->col);
 
-	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+	return x->tag != y->tag ? u64_cmp(y->tag, x->tag) : row_tie(ctx, x, y);
 }
 
 /* Larger key first, the key being the larger of the FILE SIZE and the
@@ -429,12 +505,19 @@ static void row_finish(struct rowtree *t, struct row *r,
 {
 	size_t i;
 
+	int (*cmp)(const void *a, const void *b, void *arg) =
+	    orders[t->order].cmp ? orders[t->order].cmp : kinds[t->kind].cmp;
+
 	index_free(r);
 	if (!r->nchildren)
 		return;
-	qsort_r(r->children, r->nchildren, sizeof(*r->children),
-		orders[t->order].cmp ? orders[t->order].cmp
-				     : kinds[t->kind].cmp,
+	/* the process tags are not needed any more; qsort compares nothing
+	 * of one row (a timeline's rows below a head: no sets) */
+	if (cmp == cmp_key && r->nchildren > 1)
+		for (i = 0; i < r->nchildren; i++)
+			r->children[i].tag =
+			    ctx->key(t, &r->children[i], ctx->col);
+	qsort_r(r->children, r->nchildren, sizeof(*r->children), cmp,
 		(void *)ctx);
 	if (limit && r->nchildren > limit)
 		fold(t, r, limit);

@@ -127,7 +127,8 @@ struct row {
 	struct row *children;	   /* array of nchildren, sorted after finish */
 	size_t nchildren, cap;
 	uint64_t folded; /* for an "[N others]" row: N, else 0 */
-	uint64_t tag;	 /* last tag counted in COL_PROCS */
+	uint64_t tag;	 /* last tag counted in COL_PROCS; in
+			    rowtree_finish(), the row's sort key */
 	uint64_t vm_sum; /* VM SIZE of every piece added, also those
 			    rowtree_add_from() kept out of
 			    vals[COL_VM]: RES%'s denominator */
@@ -144,6 +145,8 @@ struct rowtree {
 	struct rows_point *points; /* timeline: nsets of them, else NULL */
 	uint64_t unchanged;	   /* diff: rows rowtree_finish() left out */
 	enum rows_order order;	   /* rowtree_set_order(); ROWS_ORDER_VALUE */
+	uint64_t serial; /* never the same for two trees of one process,
+			    even once one is freed (rowtree_path_index) */
 };
 
 /* Value set s (< t->nsets) of row r: COL__COUNT values. */
@@ -175,6 +178,35 @@ void rowtree_set_tag(struct rowtree *t, uint64_t tag);
  * process tag is counted as rowtree_add() counts it. */
 void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 		      const uint64_t *vals, unsigned shared, size_t from);
+
+/* The row at path[0..depth-1] and its ancestors, found or added as
+ * rowtree_add() would, named by position: ix[d] is the index of the row of
+ * key d among its parent's children. Positions stay valid for t (known by
+ * t->serial) until rowtree_finish(): rows are only appended before it.
+ * rowtree_add_index() is rowtree_add_from() of the path so named, without
+ * looking up a label: for callers that add to the same rows again and
+ * again (every process mapping one image). */
+void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix);
+void rowtree_add_index(struct rowtree *t, const uint32_t *ix,
+		       const uint64_t *vals, unsigned shared, size_t from);
+
+/* A step of a walk down rows named by position: the row at index ix
+ * among the children of the row that the latest step at level - 1 reached
+ * (level 0: a child of the total), and the value it gets. */
+struct rows_step {
+	uint32_t level, ix;
+	uint64_t val;
+};
+
+/* Add column col's values of steps[0..n-1] (in the order they were made)
+ * and total to the total, as rowtree_add_from() adds pieces that have only
+ * col: VM also to each row's RES% denominator; col kept out of the rows
+ * above level from if shared; the process tag counted in every row. For
+ * callers that sum the pieces of a walk per row once and add the sums
+ * for each process that walks the same rows. depth must be <= 64. */
+void rowtree_add_steps(struct rowtree *t, const struct rows_step *steps,
+		       size_t n, uint64_t total, enum col_id col, bool shared,
+		       size_t from);
 
 /* A label of OLD that stands for a label of NEW in rowtree_diff(): the
  * row OLD calls from is merged with the row NEW calls to (e.g. the paths
