@@ -552,7 +552,10 @@ int md_writer_close(struct md_writer *w);
 struct md_reader;
 
 /* Open path and check the header. Returns 0 and *out, or -errno,
- * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. */
+ * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. The file is read as
+ * md_read_next() goes (a chunk at a time, never mapped): one truncated
+ * meanwhile makes md_read_next() fail with -MEMSZ_ETRUNC where its bytes
+ * end ("the file shrank while it was read"), never raise SIGBUS. */
 int md_reader_open(const char *path, struct md_reader **out);
 /* md_reader_open() over the size bytes at buf (borrowed: they must stay
  * valid and unchanged until md_reader_close()): no file, no system call,

@@ -237,11 +237,24 @@ int md_samples_flush(struct md_writer *w);
 #define MD_VSYSCALL_START 0xffffffffff600000ull
 #define MD_VSYSCALL_END 0xffffffffff601000ull
 
+/* A file is read in chunks of this many bytes (or a whole record, when
+ * it is longer), into the reader's window. */
+#define MD_READ_CHUNK (1u << 20)
+
 struct md_reader {
-	const uint8_t *map;
-	size_t size;
-	bool borrowed; /* map is the caller's (md_reader_open_mem) */
-	uint64_t off;  /* next record */
+	/* The bytes [win_off, win_off + win_len) of the file: the caller's
+	 * buffer (md_reader_open_mem, the whole file) or buf, read from fd.
+	 * The file is read, never mapped: one truncated meanwhile gives a
+	 * short read (an error), not a SIGBUS. */
+	const uint8_t *win;
+	uint64_t win_off;
+	size_t win_len;
+	int fd; /* -1: the caller's buffer */
+	uint8_t *buf;
+	size_t buf_cap;
+	int io_err;   /* why the window could not be filled */
+	size_t size;  /* of the file when opened */
+	uint64_t off; /* next record */
 	struct md_file_header hdr;
 	struct md_run *runs; /* decoded runs of the last mapping */
 	size_t runs_cap;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* dfreader.c — the memsz.data reader: the file mapped, each record's
+/* dfreader.c — the memsz.data reader: the file read in chunks, each record's
  * size and checksum checked, its payload decoded by its row's decoder
  * (dfrecords.c), PACKED records opened and their samples handed out one
  * by one. See datafile.h. */
@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -59,19 +58,87 @@ static int header_check(struct md_reader *r, const uint8_t *p, size_t size)
 	return 0;
 }
 
-/* A reader over the size bytes mapped at p (unmapped by
- * md_reader_close). */
-static int reader_new(const uint8_t *p, size_t size, struct md_reader **out)
+/* The n bytes of the file at off (off + n <= r->size), read into the
+ * window if they are not there: MD_READ_CHUNK bytes from off, or n if
+ * more. NULL if they cannot be read; r->io_err then says why
+ * (-MEMSZ_ETRUNC: the file is shorter than it was when opened). */
+static const uint8_t *reader_at(struct md_reader *r, uint64_t off, size_t n)
+{
+	size_t want, got = 0;
+
+	if (off >= r->win_off && off + n <= r->win_off + r->win_len)
+		return r->win + (off - r->win_off);
+	if (r->fd < 0) {
+		r->io_err = -MEMSZ_ETRUNC;
+		return NULL;
+	}
+	want = MIN(MAX(n, (size_t)MD_READ_CHUNK), r->size - off);
+	/* a long record read once: back to a chunk's room after it */
+	if (r->buf_cap > 4 * (size_t)MD_READ_CHUNK && want <= MD_READ_CHUNK) {
+		free(r->buf);
+		r->buf = NULL;
+		r->buf_cap = 0;
+	}
+	xgrow(&r->buf, &r->buf_cap, MAX(want, 1u), 1);
+	r->win = r->buf;
+	r->win_off = off;
+	r->win_len = 0;
+	while (got < want) {
+		ssize_t k =
+		    pread(r->fd, r->buf + got, want - got, (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			r->io_err = k < 0 ? -errno : -MEMSZ_ETRUNC;
+			break;
+		}
+		got += (size_t)k;
+	}
+	r->win_len = got;
+	return got >= n ? r->buf : NULL;
+}
+
+/* Read and check the file header: its first MD_HEADER_SIZE bytes, then
+ * all of header_size if it says more. */
+static int header_read(struct md_reader *r)
+{
+	size_t n = MIN(r->size, (size_t)MD_HEADER_SIZE);
+	const uint8_t *p;
+	uint32_t hsize;
+
+	if (!n)
+		return header_check(r, (const uint8_t *)"", 0);
+	p = reader_at(r, 0, n);
+	if (!p)
+		return r->io_err;
+	if (n == MD_HEADER_SIZE) {
+		hsize = get_u32(p + HDR_HEADER_SIZE);
+		if (hsize > n && hsize <= r->size &&
+		    !(p = reader_at(r, 0, hsize)))
+			return r->io_err;
+	}
+	return header_check(r, p, r->size);
+}
+
+/* A reader of the size bytes of fd (closed by md_reader_close), or of
+ * those at buf (fd -1: borrowed, the whole file). */
+static int reader_new(int fd, const uint8_t *buf, size_t size,
+		      struct md_reader **out)
 {
 	struct md_reader *r = xcalloc(1, sizeof(*r));
-	int ret = header_check(r, p, size);
+	int ret;
 
+	r->fd = fd;
+	r->size = size;
+	r->win = buf;
+	r->win_len = buf ? size : 0;
+	ret = header_read(r);
 	if (ret < 0) {
+		free(r->buf);
 		free(r);
 		return ret;
 	}
-	r->map = p;
-	r->size = size;
 	r->off = r->hdr.header_size;
 	r->why = "";
 	*out = r;
@@ -81,7 +148,6 @@ static int reader_new(const uint8_t *p, size_t size, struct md_reader **out)
 int md_reader_open(const char *path, struct md_reader **out)
 {
 	struct stat st;
-	void *map = NULL;
 	int fd, ret = 0;
 
 	/* O_NONBLOCK: a FIFO named as the recording is refused below, not
@@ -97,17 +163,10 @@ int md_reader_open(const char *path, struct md_reader **out)
 		ret = -EINVAL;
 		goto out_close;
 	}
-	if (st.st_size > 0) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
-			   0);
-		if (map == MAP_FAILED) {
-			ret = -errno;
-			goto out_close;
-		}
-	}
-	ret = reader_new(map, (size_t)st.st_size, out);
-	if (ret < 0 && map)
-		munmap(map, (size_t)st.st_size);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	ret = reader_new(fd, NULL, (size_t)st.st_size, out);
+	if (ret == 0)
+		return 0;
 out_close:
 	close(fd);
 	return ret;
@@ -115,11 +174,7 @@ out_close:
 
 int md_reader_open_mem(const void *buf, size_t size, struct md_reader **out)
 {
-	int ret = reader_new(buf, size, out);
-
-	if (ret == 0)
-		(*out)->borrowed = true;
-	return ret;
+	return reader_new(-1, buf, size, out);
 }
 
 const struct md_file_header *md_reader_header(const struct md_reader *r)
@@ -175,6 +230,16 @@ static int reader_fail(struct md_reader *r, int err, const char *why)
 	r->err = err;
 	r->why = why;
 	return err;
+}
+
+/* The window could not be filled (reader_at): the file shrank since it
+ * was opened (it was truncated while being read), or reading it failed. */
+static int read_failed(struct md_reader *r)
+{
+	return reader_fail(r, r->io_err,
+			   r->io_err == -MEMSZ_ETRUNC
+			       ? "the file shrank while it was read"
+			       : "the file cannot be read");
 }
 
 /* Does the crc word of the record of size bytes at p hold its CRC-32C
@@ -302,7 +367,8 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 		if (left < MD_REC_HDR)
 			return reader_fail(r, -MEMSZ_ETRUNC,
 					   "the file ends inside a record");
-		p = r->map + r->off;
+		if (!(p = reader_at(r, r->off, MD_REC_HDR)))
+			return read_failed(r);
 		size = get_u64(p + REC_SIZE);
 		if (size < MD_REC_HDR || size % 8)
 			return reader_fail(r, -MEMSZ_EBADDATA,
@@ -310,6 +376,8 @@ int md_read_next(struct md_reader *r, struct md_record *rec)
 		if (size > left)
 			return reader_fail(r, -MEMSZ_ETRUNC,
 					   "the file ends inside a record");
+		if (!(p = reader_at(r, r->off, size)))
+			return read_failed(r);
 		crc = get_u32(p + REC_CRC);
 		if (!crc_ok(r, p, size))
 			return reader_fail(r, -MEMSZ_EBADDATA,
@@ -352,8 +420,9 @@ void md_reader_close(struct md_reader *r)
 {
 	if (!r)
 		return;
-	if (r->map && !r->borrowed)
-		munmap((void *)r->map, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
 	free(r->runs);
 	free(r->subject);
 	free(r->u64s);

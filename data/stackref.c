@@ -39,6 +39,27 @@ struct stackref_slot *stackref_slot(struct stackref *t, uint32_t pid,
 	return s;
 }
 
+/* Free the copies of the threads that took no sample since the last
+ * reset: a PACKED record refers only to its own samples, so they can
+ * never be used again. Their slots stay (a few bytes each): which
+ * threads have one decides, in the writer as in every reader, when the
+ * table is full, and must not change. The threads of the record that
+ * ends keep their buffers for the next one. */
+static void drop_unused(struct stackref *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct stackref_slot *s = &t->slots[i];
+
+		if (s->gen == t->gen || (!s->buf && !s->spare))
+			continue;
+		free(s->buf);
+		free(s->spare);
+		s->buf = s->spare = NULL;
+		s->cap = s->spare_cap = 0;
+		s->size = 0;
+	}
+}
+
 void stackref_reset(struct stackref *t)
 {
 	/* A table filled by threads come and gone starts over; writer and
@@ -47,6 +68,7 @@ void stackref_reset(struct stackref *t)
 		stackref_free(t);
 		return;
 	}
+	drop_unused(t);
 	/* gen 0 is never current; wrapping to it skips to 1 and clears
 	 * every slot's gen so that none comes back to life */
 	if (++t->gen == 0) {

@@ -41,7 +41,10 @@ struct stackref_slot *stackref_slot(struct stackref *t, uint32_t pid,
 				    uint32_t tid);
 #define STACKREF_MAX_THREADS 4096
 
-/* Forget every stack (a new PACKED record begins). */
+/* Forget every stack (a new PACKED record begins), and free the copies
+ * of the threads that took no sample in the record that ends: the stack
+ * bytes held are those of the threads of one PACKED record, plus a few
+ * bytes per slot (at most STACKREF_MAX_THREADS). */
 void stackref_reset(struct stackref *t);
 void stackref_free(struct stackref *t);
 

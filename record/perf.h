@@ -154,8 +154,13 @@ size_t perf_capture_nrings(const struct perf_capture *pc);
  * Returns the number filled. */
 size_t perf_capture_pollfds(const struct perf_capture *pc, struct pollfd *fds,
 			    size_t max);
+/* Records of the per-cpu rings are handed out once they are this old, so
+ * that a later drain of another ring cannot bring an earlier one. */
+#define PERF_REORDER_WINDOW_NS (50ull * 1000 * 1000)
+
 /* Read every ring and hand fn, in time order, the records older than
- * CLOCK_MONOTONIC now - 50 ms (all of them when flush_all), keeping the rest
+ * CLOCK_MONOTONIC now - PERF_REORDER_WINDOW_NS (all of them when
+ * flush_all), keeping the rest
  * for the next call. The space of a sample ring is given back to the
  * kernel as its records are handed out, a chunk at a time. Returns the
  * number handed out or fn's negative code. */

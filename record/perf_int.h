@@ -33,9 +33,6 @@
 #define SAMPLE_RING_MIN (8ull << 20)
 #define SAMPLE_RING_MAX (64ull << 20)
 #define X86_PERF_REG_SP 7 /* PERF_REG_X86_SP of <asm/perf_regs.h> */
-/* Records of the per-cpu rings are handed out once they are this old, so
- * that a later drain of another ring cannot bring an earlier one. */
-#define REORDER_WINDOW_NS (50 * NSEC_PER_MSEC)
 #define SAMPLE_ID_SIZE 16 /* u32 pid, tid; u64 time */
 /* While a sample ring is drained, the space read is given back to the
  * kernel every this many bytes. */

@@ -211,7 +211,7 @@ int perf_capture_drain(struct perf_capture *pc, bool flush_all, perf_rec_fn fn,
 	}
 	if (pc->npend)
 		qsort(pc->pend, pc->npend, sizeof(*pc->pend), pending_cmp);
-	limit = now > REORDER_WINDOW_NS ? now - REORDER_WINDOW_NS : 0;
+	limit = now > PERF_REORDER_WINDOW_NS ? now - PERF_REORDER_WINDOW_NS : 0;
 	for (; done < pc->npend; done++) {
 		struct pending *p = &pc->pend[done];
 		struct perf_rec rec;

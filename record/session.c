@@ -577,14 +577,7 @@ int session_free(struct session *r)
 	perf_capture_leash_quiet(r->cap.pc);
 	tracer_free(r->tr);
 	perf_capture_free(r->cap.pc);
-	for (size_t i = 0; i < r->tg.n; i++) {
-		if (r->tg.t[i]->pidfd >= 0)
-			close(r->tg.t[i]->pidfd);
-		procmaps_free(&r->tg.t[i]->last);
-		free(r->tg.t[i]->cmdline);
-		free(r->tg.t[i]);
-	}
-	free(r->tg.t);
+	rec_targets_free(r);
 	free(r->cap.syn);
 	free(r->loop.pfd);
 	free(r->partial);

@@ -147,13 +147,25 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
  * callback during a hold leaves the records to the drain under way. */
 void rec_drain(struct session *r, bool all)
 {
+	uint64_t start = mono_ns();
+	int ret;
+
 	if (!r->cap.pc || r->werr || r->bp.draining)
 		return;
 	r->bp.draining = true;
 	rec_backpressure(r);
-	perf_capture_drain(r->cap.pc, all, on_perf_rec, r);
-	if (r->bp.holding) /* what came while the holds took effect */
-		perf_capture_drain(r->cap.pc, all, on_perf_rec, r);
+	ret = perf_capture_drain(r->cap.pc, all, on_perf_rec, r);
+	/* what came while the holds took effect */
+	if (r->bp.holding && ret >= 0)
+		ret = perf_capture_drain(r->cap.pc, all, on_perf_rec, r);
+	/* every record older than this is out: rec_reap_dead() may free the
+	 * targets that ended before */
+	if (!all)
+		start = start > PERF_REORDER_WINDOW_NS
+			    ? start - PERF_REORDER_WINDOW_NS
+			    : 0;
+	if (ret >= 0)
+		r->cap.drained_ns = MAX(r->cap.drained_ns, start);
 	release(r);
 	r->bp.draining = false;
 }

@@ -22,6 +22,7 @@
 #include "data/datafile.h"
 #include "record/procmaps.h"
 #include "record/session.h"
+#include "util/hashmap.h"
 
 struct memcg_mounts;
 struct perf_capture;
@@ -80,6 +81,7 @@ struct rec_target {
 	char *cmdline;	      /* the last CMDLINE written for it */
 	struct procmaps last; /* polling fallback: the maps seen last */
 	uint64_t jit_off;     /* bytes of /tmp/perf-PID.map read so far */
+	uint64_t dead_ns;     /* when rec_reap_dead() first saw it dead */
 };
 
 struct synth_key {
@@ -89,10 +91,15 @@ struct synth_key {
 
 /* The targets: each is allocated on its own, so that a pointer to one
  * stays valid while a drain or a tracer callback (in a snapshot, say)
- * adds the children they report. */
+ * adds the children they report. Those that ended are freed by
+ * rec_reap_dead() once nothing can refer to them any more, so that the
+ * table holds the live processes and the few that just ended: memsz's
+ * memory does not grow with the processes a long recording follows. */
 struct rec_targets {
 	struct rec_target **t;
 	size_t n, cap;
+	struct hashmap index; /* of t, by pid */
+	uint64_t nreaped;     /* ended targets freed */
 };
 
 /* The perf capture and what came from it. */
@@ -107,6 +114,9 @@ struct rec_capture {
 	struct synth_key *syn;
 	size_t nsyn, syncap;
 	uint64_t syn_time;
+	/* every perf record older than this (CLOCK_MONOTONIC) was handed
+	 * out by a drain */
+	uint64_t drained_ns;
 };
 
 /* Backpressure and leashes: targets held while memsz drains the rings. */
@@ -284,6 +294,13 @@ void rec_scan_targets(struct session *r);
 void rec_scan_note(struct session *r);
 /* True while a target may still be alive. */
 bool rec_any_alive(struct session *r);
+/* Free the targets that ended and that no record still to come can refer
+ * to (the perf records of their last moments have been drained), after
+ * writing the note their end needs (rec_note_ended). Only from the top of
+ * the loop: no pointer to a target may be held across it. */
+void rec_reap_dead(struct session *r);
+/* Free every target (session_free). */
+void rec_targets_free(struct session *r);
 
 /* --- session_capture.c --- */
 
@@ -328,6 +345,10 @@ void trigger_growth_fired(struct rec_target *t);
 /* The final snapshots of the targets alive, with a note for each target
  * that ended without its last one. */
 void rec_final_snapshots(struct session *r);
+/* The note of t, which ended without its last snapshot (none for one
+ * alive, one with its exit snapshot, one already told, or a scan's
+ * process never snapshot, which rec_scan_note() counts). */
+void rec_note_ended(struct session *r, struct rec_target *t);
 
 /* --- session_cgroup.c --- */
 

@@ -162,6 +162,7 @@ void session_run(struct session *r)
 		trigger_fire_all(r, TRIGGER_GROWTH);
 		for (size_t i = 0; !r->cap.pc && i < r->tg.n; i++)
 			rec_poll_maps(r, r->tg.t[i]);
+		rec_reap_dead(r);
 	}
 }
 

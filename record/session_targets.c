@@ -26,7 +26,12 @@
 
 struct rec_target *rec_target_find(struct session *r, int pid)
 {
-	for (size_t i = 0; i < r->tg.n; i++)
+	struct hashmap_probe p;
+	uint32_t i;
+
+	for (i = hashmap_first(&r->tg.index, hashmap_hash_u64((uint32_t)pid),
+			       &p);
+	     i != HASHMAP_NONE; i = hashmap_next(&r->tg.index, &p))
 		if (r->tg.t[i]->pid == pid)
 			return r->tg.t[i];
 	return NULL;
@@ -38,10 +43,13 @@ struct rec_target *rec_target_add(struct session *r, int pid, bool traced)
 
 	if (t) {
 		t->alive = true;
+		t->dead_ns = 0;
 		return t;
 	}
 	xgrow(&r->tg.t, &r->tg.cap, r->tg.n + 1, sizeof(*r->tg.t));
 	t = xcalloc(1, sizeof(*t));
+	hashmap_add(&r->tg.index, hashmap_hash_u64((uint32_t)pid),
+		    (uint32_t)r->tg.n);
 	r->tg.t[r->tg.n++] = t;
 	t->pid = pid;
 	t->alive = true;
@@ -50,6 +58,68 @@ struct rec_target *rec_target_add(struct session *r, int pid, bool traced)
 	if (target_comm(pid, t->comm, sizeof(t->comm)) < 0)
 		snprintf(t->comm, sizeof(t->comm), "gone");
 	return t;
+}
+
+static void target_free(struct rec_target *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	procmaps_free(&t->last);
+	free(t->cmdline);
+	free(t);
+}
+
+/* Can t, which ended, be freed? Once every perf record older than the
+ * moment it was first seen dead has been handed out: a FORK record naming
+ * it as the parent of a process to follow, or a sample of it, can no
+ * longer come. Without perf events nothing comes later. */
+static bool reapable(struct session *r, struct rec_target *t, uint64_t now)
+{
+	if (t->alive)
+		return false;
+	if (!t->dead_ns)
+		t->dead_ns = now;
+	return !r->cap.pc || r->cap.drained_ns > t->dead_ns;
+}
+
+void rec_reap_dead(struct session *r)
+{
+	uint64_t now = mono_ns();
+	size_t kept = 0;
+
+	for (size_t i = 0; i < r->tg.n; i++) {
+		struct rec_target *t = r->tg.t[i];
+
+		if (!reapable(r, t, now) || r->werr) {
+			r->tg.t[kept++] = t;
+			continue;
+		}
+		rec_note_ended(r, t);
+		target_free(t);
+		r->tg.nreaped++;
+	}
+	if (kept == r->tg.n)
+		return;
+	r->tg.n = kept;
+	hashmap_clear(&r->tg.index);
+	for (size_t i = 0; i < r->tg.n; i++)
+		hashmap_add(&r->tg.index,
+			    hashmap_hash_u64((uint32_t)r->tg.t[i]->pid),
+			    (uint32_t)i);
+	/* a burst of processes gone: give back the room they took */
+	if (r->tg.cap > 64 && r->tg.n < r->tg.cap / 4) {
+		r->tg.cap /= 2;
+		r->tg.t = xrealloc(r->tg.t, r->tg.cap * sizeof(*r->tg.t));
+	}
+}
+
+void rec_targets_free(struct session *r)
+{
+	for (size_t i = 0; i < r->tg.n; i++)
+		target_free(r->tg.t[i]);
+	free(r->tg.t);
+	hashmap_free(&r->tg.index);
+	memset(&r->tg, 0, sizeof(r->tg));
 }
 
 /* A synthesized COMM record for t: its command name (/proc/PID/comm) and

@@ -280,30 +280,34 @@ void trigger_growth_fired(struct rec_target *t)
 		t->grew = true;
 }
 
+void rec_note_ended(struct session *r, struct rec_target *t)
+{
+	char *msg;
+
+	/* a scan's processes without a snapshot (gone or denied) are
+	 * counted by rec_scan_note() */
+	if (t->alive || t->exit_snap || t->told || (r->sc.scan && !t->nsnaps))
+		return;
+	t->told = true;
+	if (t->nsnaps)
+		msg = xasprintf("pid %d (%s) exited before the final "
+				"snapshot",
+				t->pid, t->comm);
+	else
+		msg = xasprintf("pid %d (%s) not recorded: it exited "
+				"before a snapshot could be taken",
+				t->pid, t->comm);
+	rec_note(r, MD_NOTE_TARGET_EXITED, msg);
+	if (!t->nsnaps)
+		rec_say(r, true, msg);
+	free(msg);
+}
+
 void rec_final_snapshots(struct session *r)
 {
 	for (size_t i = 0; i < r->tg.n; i++) {
-		struct rec_target *t = r->tg.t[i];
-		char *msg = NULL;
-
-		trigger_fire(r, TRIGGER_FINAL, t, 0, 0);
-		/* a scan's processes without a snapshot (gone or denied)
-		 * are counted by rec_scan_note() */
-		if (t->alive || t->exit_snap || t->told ||
-		    (r->sc.scan && !t->nsnaps))
-			continue;
-		if (t->nsnaps)
-			msg = xasprintf("pid %d (%s) exited before the final "
-					"snapshot",
-					t->pid, t->comm);
-		else
-			msg = xasprintf("pid %d (%s) not recorded: it exited "
-					"before a snapshot could be taken",
-					t->pid, t->comm);
-		rec_note(r, MD_NOTE_TARGET_EXITED, msg);
-		if (!t->nsnaps)
-			rec_say(r, true, msg);
-		free(msg);
+		trigger_fire(r, TRIGGER_FINAL, r->tg.t[i], 0, 0);
+		rec_note_ended(r, r->tg.t[i]);
 	}
 	rec_machine_round(r);
 }

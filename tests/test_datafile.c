@@ -2173,6 +2173,37 @@ static void write_reuse(const char *path, uint8_t img[3][REUSE_STACK + 512])
  * byte, across batches; one that refers to bytes no previous sample of
  * its thread held (or outside a PACKED record) is refused at its
  * offset. */
+/* A thread with no sample in a PACKED record loses its stack copies at
+ * the next reset (data/stackref.h); one that sampled keeps them, and the
+ * idle one's slot still counts for when the table is full. */
+static void test_stackref_idle_freed(void **state)
+{
+	static const uint8_t stack[256] = {1, 2, 3};
+	struct stackref t = {0};
+	struct stackref_slot *a, *b;
+
+	(void)state;
+	a = stackref_slot(&t, 1, 1);
+	assert_non_null(stackref_set(&t, a, 0x1000, stack, 256, 0));
+	b = stackref_slot(&t, 1, 2);
+	assert_non_null(stackref_set(&t, b, 0x1000, stack, 256, 0));
+	stackref_reset(&t);
+	a = stackref_slot(&t, 1, 1); /* only thread 1 samples */
+	assert_non_null(stackref_set(&t, a, 0x1000, stack, 256, 0));
+	stackref_reset(&t);
+	assert_int_equal(t.n, 2);
+	a = stackref_slot(&t, 1, 1);
+	b = stackref_slot(&t, 1, 2);
+	assert_non_null(a->buf);
+	assert_null(b->buf);
+	assert_null(b->spare);
+	assert_int_equal(stackref_common_top(&t, b, 0x1000, stack, 256), 0);
+	assert_null(stackref_set(&t, b, 0x1000, stack, 256, 8));
+	assert_non_null(stackref_set(&t, b, 0x1000, stack, 256, 0));
+	assert_int_equal(stackref_common_top(&t, b, 0x1000, stack, 256), 256);
+	stackref_free(&t);
+}
+
 static void test_stack_reuse(void **state)
 {
 	static uint8_t img[3][REUSE_STACK + 512], want[3][REUSE_STACK + 512];
@@ -2627,6 +2658,7 @@ int main(void)
 	    cmocka_unit_test(test_jitmap),
 	    cmocka_unit_test(test_packed),
 	    cmocka_unit_test(test_stack_reuse),
+	    cmocka_unit_test(test_stackref_idle_freed),
 	    cmocka_unit_test(test_not_memsz),
 	    cmocka_unit_test(test_dev_full),
 	    cmocka_unit_test(test_old_snap_end),
