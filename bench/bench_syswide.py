@@ -13,10 +13,9 @@ every 64 GiB.
 Measured by CPU time (user + system of the command and its children,
 getrusage), the median of RUNS (default 5) paired runs, each command in
 turn. -a also walks every page frame of the machine (record/machine.c:
-memory no process maps); its share is estimated by the CPU of reading
-/proc/kpageflags whole (`dd bs=1M`, the walk's floor: it reads the same
-file in 1 MiB preads) in the same pairs, and memsz's figure without it
-is printed beside smem's.
+memory no process maps); `record -a --no-frame-walk` leaves the walk out
+and is measured in the same pairs, as is reading /proc/kpageflags whole
+(`dd bs=1M`, the walk's floor: it reads the same file in 1 MiB preads).
 
 Then the time inside snapshots, and how the recorded totals compare with
 smaps_rollup read right after the snapshot: per process, RSS equal and
@@ -180,6 +179,9 @@ def measure(data):
     cases = [
         ("memsz record -a --duration 0",
          [MEMSZ, "record", "-a", "--duration", "0", "-o", data]),
+        ("memsz record -a --no-frame-walk",
+         [MEMSZ, "record", "-a", "--no-frame-walk", "--duration", "0",
+          "-o", data]),
         ("smem -t", ["smem", "-t"]),
         ("cat /proc/*/smaps_rollup", sh("cat /proc/[0-9]*/smaps_rollup")),
         ("cat /proc/*/smaps", sh("cat /proc/[0-9]*/smaps")),
@@ -201,10 +203,10 @@ def measure(data):
         print(f"  {name:30s} {med[name] * 1000:9.1f} ms  {r}  "
               f"{med[name] / roll:6.2f}x smaps_rollup")
     rec = med["memsz record -a --duration 0"]
+    nowalk = med["memsz record -a --no-frame-walk"]
     dd = med["dd /proc/kpageflags bs=1M"]
-    if ref:
-        print(f"  memsz without the walk's kpageflags read: "
-              f"{(rec - dd) * 1000:.1f} ms, {(rec - dd) / ref:.2f}x smem -t")
+    print(f"  the page frame walk: {(rec - nowalk) * 1000:.1f} ms, "
+          f"{(rec - nowalk) / dd:.2f}x reading /proc/kpageflags alone")
 
 
 def main():

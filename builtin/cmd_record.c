@@ -67,6 +67,12 @@ static const struct opt record_opts[] = {
      "the v1 memory hierarchy); its memory counters\n"
      "are recorded at every snapshot",
      NULL},
+    {0, "no-frame-walk", OPT_NOARG, NULL, 'X',
+     "with -a: read /proc/meminfo but do not walk every\n"
+     "page frame (/proc/kpageflags): the report still\n"
+     "accounts for MemTotal, without the walk's check;\n"
+     "as cheap as smem -t",
+     NULL},
     {0, "cache-paths", OPT_ARG, "DIR", 'P',
      "with -G: name the page cache of the files under\n"
      "DIR (repeatable) besides those the processes hold\n"
@@ -133,8 +139,8 @@ const struct opts_cmd record_cmd = {
 	"                    [-e EVENT[,EVENT...]] "
 	"[--call-graph fp|dwarf]\n"
 	"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
-	"                    (-p PID[,PID...] [--children] | -a | "
-	"-G CGROUP |\n"
+	"                    (-p PID[,PID...] [--children] |\n"
+	"                     -a [--no-frame-walk] | -G CGROUP |\n"
 	"                     -- CMD [ARG...])\n",
     .about = "Record where images are loaded (perf mmap2 events) and which "
 	     "pages are\nresident (snapshots at start, when resident memory "
@@ -334,6 +340,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'W':
 		a->so.no_growth = true;
 		break;
+	case 'X':
+		a->so.no_frame_walk = true;
+		break;
 	default:
 		return parse_sample_option(a, c, arg);
 	}
@@ -351,6 +360,11 @@ static int check_targets(const struct record_args *a, bool cmd)
 				"command"
 			      : "nothing to record: give -p PID, -a, "
 				"-G CGROUP or -- CMD [ARG...]");
+		return EXIT_USAGE;
+	}
+	if (a->so.no_frame_walk && !a->all) {
+		memsz_error("--no-frame-walk leaves out the page frame walk "
+			    "of -a: give -a");
 		return EXIT_USAGE;
 	}
 	if (a->so.children && !a->pidlist) {

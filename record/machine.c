@@ -283,7 +283,7 @@ static void read_slabinfo(uint64_t page_size, struct machine *m)
 	free(buf);
 }
 
-int machine_read(struct machine *m)
+int machine_read(struct machine *m, bool walk)
 {
 	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE), *blk;
 	struct pfn_range *ram;
@@ -297,6 +297,8 @@ int machine_read(struct machine *m)
 	if (ret < 0)
 		return ret;
 	read_slabinfo(ps, m);
+	if (!walk)
+		return 0;
 	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

@@ -64,11 +64,11 @@ int machine_iomem_parse(const char *buf, size_t len, uint64_t page_size,
  * free memory (MemFree) the buddy frames (walk_free) do not hold, at most
  * all of walk_unflagged, and what is left (kernel memory). */
 void machine_walk_split(struct machine *m);
-/* Read /proc/meminfo, /proc/slabinfo (when readable) and walk
- * /proc/kpageflags into m (released first).
+/* Read /proc/meminfo, /proc/slabinfo (when readable) and, with walk,
+ * walk /proc/kpageflags into m (released first).
  * Returns 0, or -errno when meminfo cannot be read (the walk is left
- * out, with no counter, when kpageflags cannot be). */
-int machine_read(struct machine *m);
+ * out, with no counter, when kpageflags cannot be or walk is false). */
+int machine_read(struct machine *m, bool walk);
 /* The value of key in m, or 0 (*found, if not NULL, says whether). */
 uint64_t machine_get(const struct machine *m, const char *key, bool *found);
 void machine_release(struct machine *m);

@@ -12,7 +12,8 @@ holes; its free frames are the buddy allocator's (near /proc/vmstat
 nr_free_pages) and, among the frames with no flag, what MemFree counts
 beyond them; [kernel: slab] is broken down by cache (/proc/slabinfo),
 the rows summing to it; where the walk and meminfo differ by more than
-1 %, a note says so.
+1 %, a note says so. With --no-frame-walk no frame is walked and the
+CHARGE TOTAL is still MemTotal.
 """
 import csv
 import io
@@ -217,6 +218,40 @@ def main():
         check(noted == walk_differs(st),
               f"a note where the walk and meminfo differ by > 1 % "
               f"({noted})")
+
+    check_no_walk()
+
+
+def check_no_walk():
+    """--no-frame-walk: meminfo recorded, no frame walked, and the report
+    still accounts for MemTotal."""
+    with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
+        data = os.path.join(tmp, "a.data")
+        r = subprocess.run([MEMSZ, "record", "-a", "--no-frame-walk",
+                            "--duration", "0", "-o", data],
+                           capture_output=True, text=True)
+        check(r.returncode == 0,
+              f"record -a --no-frame-walk exits 0 ({r.stderr[-200:]})")
+        recs = machine_records(data)
+        check(len(recs) == 1 and "MemTotal" in recs[0] and
+              not [k for k in recs[0] if k.startswith("walk_")],
+              f"--no-frame-walk: meminfo, no walk_ key ({len(recs)})")
+        if not recs:
+            return
+        out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
+                              "-F", "charge", "-n", "0", "--format",
+                              "csv"], capture_output=True, text=True)
+        total = sum(float(row["charge"]) for row in
+                    csv.DictReader(io.StringIO(out.stdout)))
+        check(abs(total - recs[0]["MemTotal"]) < 64 * 1024,
+              f"--no-frame-walk: CHARGE TOTAL {total:.0f} == MemTotal "
+              f"{recs[0]['MemTotal']}")
+    r = subprocess.run([MEMSZ, "record", "-p", str(os.getpid()),
+                        "--no-frame-walk", "--duration", "0", "-o",
+                        os.devnull], capture_output=True, text=True)
+    check(r.returncode == 129 and r.stderr.count("\n") == 1,
+          f"--no-frame-walk without -a: one line, exit 129 "
+          f"({r.returncode}, {r.stderr.strip()})")
 
 
 if __name__ == "__main__":

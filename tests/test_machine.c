@@ -213,7 +213,7 @@ static void test_live(void **state)
 	while (fgets(line, sizeof(line), f))
 		lines++;
 	fclose(f);
-	assert_int_equal(machine_read(&m), 0);
+	assert_int_equal(machine_read(&m, true), 0);
 	total = machine_get(&m, "MemTotal", NULL);
 	assert_true(total > 0);
 	machine_get(&m, "walk_free", &walked);
