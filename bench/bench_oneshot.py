@@ -17,6 +17,8 @@ memsz / cat (target: <= 1.5 for the small processes), then the start
 alone (`memsz --version` beside `true`: the cost of starting a dynamically
 linked program that both sides pay). Asserts nothing. Run as root (PSS
 needs /proc/kpagecount). BENCH_RUNS sets the number of pairs (default 31).
+MEMSZ_BEFORE=PATH adds a column for another memsz (a build before a
+change), run in turn with the two others so all three see the same load.
 """
 import os
 import resource
@@ -26,6 +28,7 @@ import sys
 import tempfile
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
+BEFORE = os.environ.get("MEMSZ_BEFORE")
 RUNS = int(os.environ.get("BENCH_RUNS", "31"))
 
 # A process with SIZE bytes resident: half in an anonymous buffer, half in
@@ -70,10 +73,17 @@ def paired(cmds, runs):
 
 
 def row(name, pid, data, runs):
-    rec, cat = paired([[MEMSZ, "record", "-p", str(pid), "--duration", "0",
-                        "-o", data], ["cat", f"/proc/{pid}/smaps"]], runs)
-    print(f"{name:>10} {cat * 1e3:>9.2f}ms {rec * 1e3:>10.2f}ms "
-          f"{rec / cat:>6.2f}", flush=True)
+    one = ["record", "-p", str(pid), "--duration", "0", "-o", data]
+    cmds = [[MEMSZ] + one, ["cat", f"/proc/{pid}/smaps"]]
+    if BEFORE:
+        cmds.append([BEFORE] + one)
+    t = paired(cmds, runs)
+    rec, cat = t[0], t[1]
+    line = (f"{name:>10} {cat * 1e3:>9.2f}ms {rec * 1e3:>10.2f}ms "
+            f"{rec / cat:>6.2f}")
+    if BEFORE:
+        line += f" {t[2] * 1e3:>10.2f}ms {t[2] / cat:>6.2f}"
+    print(line, flush=True)
 
 
 def started(argv):
@@ -126,7 +136,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="memsz-bench-oneshot-")
     data = os.path.join(tmp, "o.data")
     print(f"{'process':>10} {'cat smaps':>11} {'memsz -d 0':>12} "
-          f"{'ratio':>6}")
+          f"{'ratio':>6}" +
+          (f" {'before':>12} {'ratio':>6}" if BEFORE else ""))
     try:
         small(tmp, data)
         resident(tmp, data)
