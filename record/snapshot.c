@@ -174,6 +174,38 @@ static int smaps_vmflags(int pid, struct procmaps *maps)
 	return ret;
 }
 
+/* VmLck and, if htlb is not NULL, HugetlbPages of /proc/PID/status in
+ * one read: each the number of kB, -ENOENT with no such line or -errno
+ * when the file cannot be opened (what target_status_kb() gives). */
+static void status_lck_htlb(int pid, int64_t *lck, int64_t *htlb)
+{
+	static const char *const key[] = {"VmLck:", "HugetlbPages:"};
+	int64_t *val[] = {lck, htlb};
+	char path[64], line[256];
+	int left = htlb ? 2 : 1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	*lck = -ENOENT;
+	if (htlb)
+		*htlb = -ENOENT;
+	f = fopen(path, "re");
+	if (!f) {
+		*lck = -errno;
+		if (htlb)
+			*htlb = *lck;
+		return;
+	}
+	while (left && fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < ARRAY_SIZE(key); i++)
+			if (val[i] && !strncmp(line, key[i], strlen(key[i]))) {
+				*val[i] =
+				    strtoll(line + strlen(key[i]), NULL, 10);
+				left--;
+			}
+	fclose(f);
+}
+
 /* What the snapshot of pid can say about THP and locked memory: sets
  * MD_SNAP_F_PMD in *flags when PMD-mapped pages will be marked (*pmd:
  * there may be some to mark) and MD_SNAP_F_LOCKED when the locked mappings
@@ -185,10 +217,11 @@ static void vma_flags_load(const struct snapper *s, int pid,
 			   struct procmaps *maps, uint32_t *flags, bool *pmd)
 {
 	bool thp = s->has_scan && s->pmd_pages && meminfo_pmd_mapped();
-	int64_t lck = target_status_kb(pid, "VmLck");
-	int64_t htlb = thp ? target_status_kb(pid, "HugetlbPages") : 0;
+	int64_t lck, htlb = 0;
 	bool smaps = false;
 
+	/* one read of status for both */
+	status_lck_htlb(pid, &lck, thp ? &htlb : NULL);
 	*pmd = false;
 	if (lck > 0 || htlb != 0)
 		smaps = smaps_vmflags(pid, maps) >= 0;
