@@ -279,8 +279,11 @@ static void heap_pop(struct heap *h)
  * consumed; an entry that would pass them moves v to a buffer of its
  * own. The output runs ahead of the adds consumed by the settled entries
  * it copies and the pieces split adds leave, so the margin is the
- * settled entries and an eighth of the adds: that saves a second array
- * as large as the pending one in the common case. */
+ * settled entries and a quarter of the adds: that saves most of a second
+ * array as large as both in the common case. It is only done for a batch
+ * of at least as many adds as there are settled entries: a small batch
+ * saves little, and a few adds may split many more entries than a
+ * quarter of their number (moving out would then cost a second array). */
 struct outv {
 	struct rmap_entry *v;
 	size_t n, cap;
@@ -451,8 +454,8 @@ static void settle(struct rmap *m)
 		close_open(m, np);
 
 	k = m->pend;
-	if (sizeof(struct pend) == sizeof(struct rmap_entry)) {
-		o.margin = m->n + np / 8 + 16;
+	if (sizeof(struct pend) == sizeof(struct rmap_entry) && np >= m->n) {
+		o.margin = m->n + np / 4 + 16;
 		xgrow(&m->pend, &m->pcap, np + o.margin, sizeof(*m->pend));
 		k = m->pend + o.margin;
 		memmove(k, m->pend, np * sizeof(*k));
