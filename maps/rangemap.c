@@ -272,10 +272,38 @@ static void heap_pop(struct heap *h)
 	h->v[i] = last;
 }
 
+/* The entries a sweep emits. While inplace, v is the pending array
+ * itself (settle() passes it when its elements have the size of an
+ * entry), the adds moved up by a margin: entry i overwrites slot i,
+ * which is only done for i < lim, the margin and the adds the sweep has
+ * consumed; an entry that would pass them moves v to a buffer of its
+ * own. The output runs ahead of the adds consumed by the settled entries
+ * it copies and the pieces split adds leave, so the margin is the
+ * settled entries and a quarter of the adds: that saves most of a second
+ * array as large as both in the common case. It is only done for a batch
+ * of at least as many adds as there are settled entries: a small batch
+ * saves little, and a few adds may split many more entries than a
+ * quarter of their number (moving out would then cost a second array). */
 struct outv {
 	struct rmap_entry *v;
 	size_t n, cap;
+	bool inplace;
+	size_t margin; /* inplace: slots before the first pending add */
+	size_t lim;    /* inplace: slots free to write */
+	size_t left;   /* inplace: entries and adds the sweep has not read */
 };
+
+/* Move o out of the pending array into a buffer of its own. */
+static void outv_detach(struct outv *o)
+{
+	struct rmap_entry *v;
+
+	o->cap = o->n + o->left + 16;
+	v = xmalloc(o->cap * sizeof(*v));
+	memcpy(v, o->v, o->n * sizeof(*v));
+	o->v = v;
+	o->inplace = false;
+}
 
 static inline bool contiguous(const struct rmap_entry *e, uint64_t other)
 {
@@ -297,7 +325,10 @@ static void emit(struct outv *o, uint64_t start, uint64_t end, uint64_t other,
 			return;
 		}
 	}
-	xgrow(&o->v, &o->cap, o->n + 1, sizeof(*o->v));
+	if (o->inplace && o->n >= o->lim)
+		outv_detach(o);
+	if (!o->inplace)
+		xgrow(&o->v, &o->cap, o->n + 1, sizeof(*o->v));
 	e = &o->v[o->n++];
 	e->start = start;
 	e->end = end;
@@ -393,6 +424,8 @@ static void sweep(struct rmap *m, const struct pend *k, size_t np,
 			nb = m->ent[i].start;
 		if (j < np && k[j].start < nb)
 			nb = k[j].start;
+		o->lim = o->margin + j;
+		o->left = (m->n - i) + (np - j);
 		emit(o, x, nb,
 		     top->other == NO ? NO : top->other + (x - top->start),
 		     top->label);
@@ -404,6 +437,7 @@ static void sweep(struct rmap *m, const struct pend *k, size_t np,
 static void settle(struct rmap *m)
 {
 	struct outv o = {0};
+	struct pend *k;
 	size_t np = m->np, i;
 	bool any_open = false;
 
@@ -419,11 +453,24 @@ static void settle(struct rmap *m)
 	if (any_open)
 		close_open(m, np);
 
-	o.cap = m->n + np + 16;
-	o.v = xmalloc(o.cap * sizeof(*o.v));
-	sweep(m, m->pend, np, &o);
+	k = m->pend;
+	if (sizeof(struct pend) == sizeof(struct rmap_entry) && np >= m->n) {
+		o.margin = m->n + np / 4 + 16;
+		xgrow(&m->pend, &m->pcap, np + o.margin, sizeof(*m->pend));
+		k = m->pend + o.margin;
+		memmove(k, m->pend, np * sizeof(*k));
+		o.v = (struct rmap_entry *)m->pend;
+		o.cap = np + o.margin;
+		o.inplace = true;
+	} else {
+		o.cap = m->n + np + 16;
+		o.v = xmalloc(o.cap * sizeof(*o.v));
+	}
+	sweep(m, k, np, &o);
 
 	free(m->ent);
+	if (o.inplace)
+		m->pend = NULL; /* it is o.v now */
 	m->ent = o.n ? xrealloc(o.v, o.n * sizeof(*o.v)) : o.v;
 	m->n = o.n;
 	m->cap = o.n;

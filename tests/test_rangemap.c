@@ -139,6 +139,32 @@ static void test_split_into_pieces(void **state)
 	rmap_free(m);
 }
 
+/* Many holes in one later add: the settled map has about twice as many
+ * entries as there were adds (more than the sweep can write over the adds
+ * it has read), translations kept. */
+static void test_split_many(void **state)
+{
+	struct rmap_entry exp[2 * 200 + 1];
+	struct rmap *m = rmap_new();
+	size_t n = 0;
+
+	(void)state;
+	for (uint64_t i = 0; i < 200; i++)
+		addt(m, 10 * i + 1, 1, 5000 + i, 2);
+	addt(m, 0, 2000, 100000, 1);
+	exp[n++] = (struct rmap_entry){0, 1, 100000, 1};
+	for (uint64_t i = 0; i < 200; i++) {
+		uint64_t end = i == 199 ? 2000 : 10 * i + 11;
+
+		exp[n++] =
+		    (struct rmap_entry){10 * i + 1, 10 * i + 2, 5000 + i, 2};
+		exp[n++] = (struct rmap_entry){10 * i + 2, end,
+					       100000 + 10 * i + 2, 1};
+	}
+	expect_map(m, exp, n);
+	rmap_free(m);
+}
+
 static void test_translation_of_pieces(void **state)
 {
 	struct rmap *m = rmap_new();
@@ -1115,6 +1141,7 @@ int main(void)
 	    cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_overlap_fills_gaps),
 	    cmocka_unit_test(test_split_into_pieces),
+	    cmocka_unit_test(test_split_many),
 	    cmocka_unit_test(test_translation_of_pieces),
 	    cmocka_unit_test(test_merge_adjacent),
 	    cmocka_unit_test(test_open_later),
