@@ -10,6 +10,7 @@
 #include "record/target.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -64,6 +65,126 @@ found:
 	return p;
 }
 
+static uint32_t image_hash(uint32_t maj, uint32_t min, uint64_t ino)
+{
+	return hashmap_hash_u64(ino ^ ((uint64_t)maj << 44) ^
+				((uint64_t)min << 24));
+}
+
+/* The registry's entry of (maj, min, ino), or NULL with *p left where
+ * hashmap_put() stores it. */
+static struct snap_image *image_find(struct snapper *s, uint32_t maj,
+				     uint32_t min, uint64_t ino,
+				     struct hashmap_probe *p)
+{
+	uint32_t i;
+
+	for (i = hashmap_first(&s->images_index, image_hash(maj, min, ino), p);
+	     i != HASHMAP_NONE; i = hashmap_next(&s->images_index, p)) {
+		struct snap_image *si = &s->images[i];
+
+		if (si->ino == ino && si->dev_major == maj &&
+		    si->dev_minor == min)
+			return si;
+	}
+	return NULL;
+}
+
+/* Forget the images no snapshot of the last round mapped (their round is
+ * older than the last), keeping the others in order, and index them
+ * again. */
+static void images_sweep(struct snapper *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nimages; i++)
+		if (s->images[i].round + 1 >= s->images_round)
+			s->images[n++] = s->images[i];
+	s->nimages = n;
+	if (s->images_cap > 64 && n < s->images_cap / 4) {
+		s->images_cap /= 2;
+		s->images =
+		    xrealloc(s->images, s->images_cap * sizeof(*s->images));
+	}
+	hashmap_clear(&s->images_index);
+	for (i = 0; i < n; i++)
+		hashmap_add(&s->images_index,
+			    image_hash(s->images[i].dev_major,
+				       s->images[i].dev_minor,
+				       s->images[i].ino),
+			    (uint32_t)i);
+}
+
+void snap_images_round(struct snapper *s, int pid)
+{
+	uint32_t h = hashmap_hash_u64((uint32_t)pid), i;
+	struct hashmap_probe p;
+
+	for (i = hashmap_first(&s->round_index, h, &p); i != HASHMAP_NONE;
+	     i = hashmap_next(&s->round_index, &p))
+		if (s->round_pids[i] == pid)
+			break;
+	if (i != HASHMAP_NONE) { /* pid again: a new round */
+		s->images_round++;
+		images_sweep(s);
+		s->nround_pids = 0;
+		hashmap_clear(&s->round_index);
+		hashmap_first(&s->round_index, h, &p);
+	}
+	xgrow(&s->round_pids, &s->round_pids_cap, s->nround_pids + 1,
+	      sizeof(*s->round_pids));
+	s->round_pids[s->nround_pids] = pid;
+	hashmap_put(&s->round_index, &p, (uint32_t)s->nround_pids++);
+}
+
+size_t snap_images_count(const struct snapper *s)
+{
+	return s->nimages;
+}
+
+void snap_images_free(struct snapper *s)
+{
+	free(s->images);
+	hashmap_free(&s->images_index);
+	free(s->round_pids);
+	hashmap_free(&s->round_index);
+}
+
+/* The IMAGE record of the file (dev, ino) mapped at [start, end) at path
+ * by pid, under the id im->id. */
+static int image_write(struct snapper *s, struct md_image *im, int pid,
+		       uint64_t start, uint64_t end, const uint8_t *build_id,
+		       uint32_t build_id_len)
+{
+	struct stat st;
+	char *open_path;
+	int fd, ret;
+
+	open_path = find_open_path(pid, im->path, start, end, im->dev_major,
+				   im->dev_minor, im->ino, &st);
+	im->open_path = open_path;
+	if (open_path[0]) {
+		im->size = (uint64_t)st.st_size;
+		im->mtime_ns = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC +
+			       st.st_mtim.tv_nsec;
+	}
+	if (build_id && build_id_len) {
+		im->build_id_len = MIN(build_id_len, sizeof(im->build_id));
+		memcpy(im->build_id, build_id, im->build_id_len);
+	} else if (open_path[0] && S_ISREG(st.st_mode)) {
+		fd = open(open_path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ret = elf_build_id_read(fd, im->build_id,
+						sizeof(im->build_id));
+			im->build_id_len = ret > 0 ? ret : 0;
+			close(fd);
+		}
+	}
+	ret = md_write_image(s->w, im);
+	free(open_path);
+	return ret;
+}
+
 int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
 		  uint64_t end, uint32_t dev_major, uint32_t dev_minor,
 		  uint64_t ino, const uint8_t *build_id, uint32_t build_id_len,
@@ -71,54 +192,34 @@ int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
 {
 	struct md_image im = {0};
 	struct snap_image *si;
-	struct stat st;
-	char *open_path;
-	size_t i;
-	int fd, ret;
+	struct hashmap_probe p;
+	int ret;
 
-	for (i = 0; i < s->nimages; i++) {
-		si = &s->images[i];
-		if (si->ino == ino && si->dev_major == dev_major &&
-		    si->dev_minor == dev_minor) {
-			*image_id = si->id;
-			return 0;
-		}
+	si = image_find(s, dev_major, dev_minor, ino, &p);
+	if (si) {
+		si->round = s->images_round;
+		*image_id = si->id;
+		return 0;
 	}
-	open_path = find_open_path(pid, path, start, end, dev_major, dev_minor,
-				   ino, &st);
-	im.id = (uint32_t)s->nimages;
+	if (s->next_image_id == UINT32_MAX)
+		return -EOVERFLOW;
+	im.id = s->next_image_id;
 	im.dev_major = dev_major;
 	im.dev_minor = dev_minor;
 	im.ino = ino;
 	im.path = path;
-	im.open_path = open_path;
-	if (open_path[0]) {
-		im.size = (uint64_t)st.st_size;
-		im.mtime_ns = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC +
-			      st.st_mtim.tv_nsec;
-	}
-	if (build_id && build_id_len) {
-		im.build_id_len = MIN(build_id_len, sizeof(im.build_id));
-		memcpy(im.build_id, build_id, im.build_id_len);
-	} else if (open_path[0] && S_ISREG(st.st_mode)) {
-		fd = open(open_path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			ret = elf_build_id_read(fd, im.build_id,
-						sizeof(im.build_id));
-			im.build_id_len = ret > 0 ? ret : 0;
-			close(fd);
-		}
-	}
-	ret = md_write_image(s->w, &im);
-	free(open_path);
+	ret = image_write(s, &im, pid, start, end, build_id, build_id_len);
 	if (ret < 0)
 		return ret;
+	s->next_image_id++;
 	xgrow(&s->images, &s->images_cap, s->nimages + 1, sizeof(*s->images));
-	si = &s->images[s->nimages++];
-	si->dev_major = dev_major;
-	si->dev_minor = dev_minor;
-	si->ino = ino;
-	si->id = im.id;
+	si = &s->images[s->nimages];
+	*si = (struct snap_image){.dev_major = dev_major,
+				  .dev_minor = dev_minor,
+				  .ino = ino,
+				  .id = im.id,
+				  .round = s->images_round};
+	hashmap_put(&s->images_index, &p, (uint32_t)s->nimages++);
 	*image_id = im.id;
 	return 0;
 }
@@ -151,6 +252,7 @@ int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 	int ret;
 
 	*idsp = ids;
+	snap_images_round(s, pid);
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct procmap *m = &maps->maps[i];
 

@@ -16,6 +16,19 @@
 int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 		    uint32_t **ids);
 
+/* Count pid's snapshot in the registry's rounds: a pid already counted
+ * ends the round, and the images no snapshot of the round before it
+ * mapped are forgotten (one that comes back gets a new IMAGE record under
+ * a new id, so the reader still sees each id's IMAGE record first, once).
+ * snap_images_map() calls it. */
+void snap_images_round(struct snapper *s, int pid);
+
+/* The images the registry holds now. */
+size_t snap_images_count(const struct snapper *s);
+
+/* Free the registry (snapper_free). */
+void snap_images_free(struct snapper *s);
+
 /* Name "[stack:TID]" each anonymous mapping that holds the stack pointer
  * of thread TID (not the main thread's, which the kernel names [stack]),
  * as kernels before 4.5 did in /proc/PID/maps. A thread running right now

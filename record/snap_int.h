@@ -23,6 +23,7 @@
 #include "data/datafile.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
+#include "util/hashmap.h"
 
 /* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
 #define PM_PRESENT (1ull << 63)
@@ -78,10 +79,12 @@ struct snap_scan_arg {
 /* Below this many pages of VM a snapshot runs in the caller's thread. */
 #define THREAD_MIN_PAGES (1u << 15)
 
+/* An image the registry (snap_images.c) wrote an IMAGE record for. */
 struct snap_image {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
 	uint32_t id;
+	uint32_t round; /* the last round of snapshots that mapped it */
 };
 
 /* Per-thread scratch for one chunk. */
@@ -161,8 +164,18 @@ struct snapper {
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
 	unsigned nthreads;
+	/* the image registry: the images mapped in this round of snapshots
+	 * or the last, indexed by (dev, ino); a round ends when a process is
+	 * snapshot again (its pids so far in round_pids, indexed). An image
+	 * no process of a whole round mapped is forgotten: if it comes back
+	 * it gets a new IMAGE record, under a new id (next_image_id). */
 	struct snap_image *images;
 	size_t nimages, images_cap;
+	struct hashmap images_index;
+	uint32_t next_image_id, images_round;
+	int *round_pids;
+	size_t nround_pids, round_pids_cap;
+	struct hashmap round_index;
 	char **noted; /* unreadable mapping names already noted */
 	size_t nnoted, noted_cap;
 

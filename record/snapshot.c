@@ -87,7 +87,7 @@ void snapper_free(struct snapper *s)
 	for (i = 0; i < s->nnoted; i++)
 		free(s->noted[i]);
 	free(s->noted);
-	free(s->images);
+	snap_images_free(s);
 	for (i = 0; i < SNAP_THREADS_MAX; i++) {
 		struct snap_ctx *c = s->ctx[i];
 
