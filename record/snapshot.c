@@ -80,7 +80,7 @@ void snapper_free(struct snapper *s)
 		close(s->kpagecgroup_fd);
 	free(s->cgacc);
 	free(s->payers);
-	free(s->self_bits);
+	free(s->self_set);
 	free(s->prep_files);
 	free(s->self_pop);
 	free(s->stash);
