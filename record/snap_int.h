@@ -177,6 +177,10 @@ struct snapper {
 	struct self_file *prep_files;
 	size_t nprep;
 	bool prep_ok;
+	/* pid's mappings as its caller read them just now
+	 * (snapper_give_maps), for the next snapper_take of given_pid */
+	struct procmaps given;
+	int given_pid;
 	/* the own mappings populated so far (once per recording) */
 	struct self_range *self_pop;
 	size_t nself_pop, self_pop_cap;
