@@ -206,21 +206,36 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 /* Deepest cgroup level walked (real hierarchies are a few levels). */
 #define MEMCG_DEPTH_MAX 64
 
-/* Find ino under dir (of inode dino), depth levels down already. */
-static int find_under(const char *dir, uint64_t dino, uint64_t ino, int depth,
-		      char **out)
+/* A walk looking for several inodes at once: dirs[i] gets the directory
+ * of inos[i] when found; left counts those not found yet. */
+struct find_walk {
+	const uint64_t *inos;
+	char **dirs;
+	size_t n, left;
+};
+
+/* Name dir (of inode dino) if it is one sought. */
+static void find_match(struct find_walk *w, const char *dir, uint64_t dino)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->inos[i] == dino && !w->dirs[i]) {
+			w->dirs[i] = xstrdup(dir);
+			w->left--;
+		}
+}
+
+/* Walk dir (of inode dino), depth levels down already, until every inode
+ * sought is found. */
+static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
+		       int depth)
 {
 	struct dirent *de;
-	int ret = -ENOENT;
 	DIR *d;
 
-	if (dino == ino) {
-		*out = xstrdup(dir);
-		return 0;
-	}
-	if (depth >= MEMCG_DEPTH_MAX || !(d = opendir(dir)))
-		return -ENOENT;
-	while (ret < 0 && (de = readdir(d))) {
+	find_match(w, dir, dino);
+	if (!w->left || depth >= MEMCG_DEPTH_MAX || !(d = opendir(dir)))
+		return;
+	while (w->left && (de = readdir(d))) {
 		struct stat st;
 		char *sub;
 
@@ -228,22 +243,30 @@ static int find_under(const char *dir, uint64_t dino, uint64_t ino, int depth,
 			continue;
 		sub = xasprintf("%s/%s", dir, de->d_name);
 		if (stat(sub, &st) == 0)
-			ret = find_under(sub, st.st_ino, ino, depth + 1, out);
+			find_under(w, sub, st.st_ino, depth + 1);
 		free(sub);
 	}
 	closedir(d);
-	return ret;
+}
+
+size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
+		       size_t n, char **dirs)
+{
+	const char *root = mm->v1[0] ? mm->v1 : mm->v2;
+	struct find_walk w = {.inos = inos, .dirs = dirs, .n = n, .left = n};
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++)
+		dirs[i] = NULL;
+	if (!n || !root[0] || stat(root, &st) < 0)
+		return 0;
+	find_under(&w, root, st.st_ino, 0);
+	return n - w.left;
 }
 
 int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir)
 {
-	const char *root = mm->v1[0] ? mm->v1 : mm->v2;
-	struct stat st;
-
-	*dir = NULL;
-	if (!root[0] || stat(root, &st) < 0)
-		return -ENOENT;
-	return find_under(root, st.st_ino, ino, 0, dir);
+	return memcg_find_inos(mm, &ino, 1, dir) ? 0 : -ENOENT;
 }
 
 int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
@@ -310,13 +333,13 @@ int memcg_read(const char *dir, struct memcg *m)
 	int ret;
 
 	memcg_release(m);
+	if (stat(dir, &st) < 0)
+		return -errno;
 	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
 		if (read_u64(dir, layouts[i].usage, &m->usage) == 0)
 			l = &layouts[i];
 	if (!l)
-		return stat(dir, &st) < 0 ? -errno : -ENOENT;
-	if (stat(dir, &st) < 0)
-		return -errno;
+		return -ENOENT;
 	m->dir = xstrdup(dir);
 	m->version = l->version;
 	m->ino = st.st_ino;

@@ -77,23 +77,32 @@ static bool named(struct session *r, uint64_t ino)
 }
 
 /* A CGROUP record (flag payer) for each memory cgroup the last snapshot
- * found pages charged to that has none yet: the report names it. One
+ * found pages charged to that has none yet: the report names it. They
+ * are found in one walk of cgroupfs that stops when all are named. One
  * that cannot be found (removed since) stays a number. */
 static void write_payers(struct session *r)
 {
-	const struct memcg_mounts *mm = r->cg.mounts;
 	const uint64_t *inos;
-	size_t n = snapper_payers(r->sn.s, &inos);
+	size_t n = snapper_payers(r->sn.s, &inos), m = 0;
+	uint64_t *want;
+	char **dirs;
 
-	for (size_t i = 0; i < n && !r->werr; i++) {
-		char *dir = NULL;
-
-		if (!inos[i] || named(r, inos[i]))
-			continue;
-		if (memcg_find_ino(mm, inos[i], &dir) == 0)
-			write_dir(r, dir, 0, MD_CG_F_PAYER, NULL);
-		free(dir);
+	if (!n)
+		return;
+	want = xmalloc(n * sizeof(*want));
+	for (size_t i = 0; i < n; i++)
+		if (inos[i] && !named(r, inos[i]))
+			want[m++] = inos[i];
+	dirs = xmalloc((m ? m : 1) * sizeof(*dirs));
+	if (m)
+		memcg_find_inos(r->cg.mounts, want, m, dirs);
+	for (size_t i = 0; i < m; i++) {
+		if (dirs[i] && !r->werr)
+			write_dir(r, dirs[i], 0, MD_CG_F_PAYER, NULL);
+		free(dirs[i]);
 	}
+	free(dirs);
+	free(want);
 }
 
 void rec_prepare_cgroup(struct session *r, struct rec_target *t)

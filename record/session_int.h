@@ -280,6 +280,9 @@ void rec_synthesize(struct session *r, struct rec_target *t);
 /* Polling fallback: MMAP2 / MUNMAP records for what changed in t's maps
  * since last time (nothing when perf events follow them, or a scan). */
 void rec_poll_maps(struct session *r, struct rec_target *t);
+/* rec_poll_maps just before a snapshot of read_pid: the maps read are
+ * handed to it (snapper_give_maps) when read_pid is t's pid. */
+void rec_poll_maps_snap(struct session *r, struct rec_target *t, int read_pid);
 /* A CMDLINE record for t when its command line changed since the last. */
 void rec_write_cmdline(struct session *r, struct rec_target *t);
 /* JITMAP records for what t's JIT compilers added to /tmp/perf-PID.map. */

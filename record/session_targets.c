@@ -363,8 +363,11 @@ out:
 }
 
 /* Polling fallback: write MMAP2 / MUNMAP records for what changed in the
- * maps of t since last time. Both lists are sorted by address. */
-void rec_poll_maps(struct session *r, struct rec_target *t)
+ * maps of t since last time. Both lists are sorted by address. With
+ * snap, hand what was read to the snapshot of read_pid about to be taken
+ * (when it is t's pid), so that it does not read the maps again. */
+static void poll_maps(struct session *r, struct rec_target *t, bool snap,
+		      int read_pid)
 {
 	struct procmaps now = {0};
 	uint64_t time;
@@ -376,6 +379,8 @@ void rec_poll_maps(struct session *r, struct rec_target *t)
 		procmaps_free(&now);
 		return;
 	}
+	if (snap && read_pid == t->pid)
+		snapper_give_maps(r->sn.s, t->pid, &now);
 	time = mono_ns();
 	while (i < t->last.n || j < now.n) {
 		const struct procmap *a =
@@ -399,6 +404,16 @@ void rec_poll_maps(struct session *r, struct rec_target *t)
 	}
 	procmaps_free(&t->last);
 	t->last = now;
+}
+
+void rec_poll_maps(struct session *r, struct rec_target *t)
+{
+	poll_maps(r, t, false, 0);
+}
+
+void rec_poll_maps_snap(struct session *r, struct rec_target *t, int read_pid)
+{
+	poll_maps(r, t, true, read_pid);
 }
 
 /* A CMDLINE record for t when its command line changed since the last. */

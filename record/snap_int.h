@@ -181,15 +181,19 @@ struct snapper {
 
 	struct snap_ctx *ctx[SNAP_THREADS_MAX];
 	struct snap_slot slots[WINDOW];
-	/* PFNs memsz's own file mappings hold (observer-free mapcounts): a
-	 * bitmap of the PFNs [self_lo, self_lo + 64 * self_words). */
-	uint64_t *self_bits;
-	uint64_t self_lo, self_words;
+	/* PFNs memsz's own file mappings hold (observer-free mapcounts): an
+	 * open-addressed hash set of self_mask + 1 slots, 0 an empty one. */
+	uint64_t *self_set;
+	uint64_t self_mask;
 	/* the files they were loaded for by snapper_prepare (sorted), and
 	 * whether that worked; NULL when nothing is prepared */
 	struct self_file *prep_files;
 	size_t nprep;
 	bool prep_ok;
+	/* pid's mappings as its caller read them just now
+	 * (snapper_give_maps), for the next snapper_take of given_pid */
+	struct procmaps given;
+	int given_pid;
 	/* the own mappings populated so far (once per recording) */
 	struct self_range *self_pop;
 	size_t nself_pop, self_pop_cap;

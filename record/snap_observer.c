@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_observer.c — memsz's own pages of the files a target maps (see
- * snap_observer.h): /proc/self/maps and /proc/self/pagemap into a bitmap
- * of PFNs.
+ * snap_observer.h): /proc/self/maps and /proc/self/pagemap into a hash
+ * set of PFNs.
  */
 #include "config.h"
 
@@ -76,9 +76,30 @@ static struct self_file *self_target_files(const struct procmaps *maps,
 	return f;
 }
 
+/* Put the n PFNs pfns (none 0, maybe repeated) into s->self_set: a table
+ * at least twice their number, so that a probe finds an empty slot soon
+ * (a bitmap over the PFNs' range would touch a page of memory per few
+ * PFNs, as they lie scattered over all of RAM). */
+static void self_set_build(struct snapper *s, const uint64_t *pfns, size_t n)
+{
+	size_t size = 64;
+
+	while (size < 2 * n)
+		size *= 2;
+	s->self_mask = size - 1;
+	s->self_set = xcalloc(size, sizeof(*s->self_set));
+	for (size_t k = 0; k < n; k++) {
+		uint64_t h = observer_slot(s, pfns[k]);
+
+		while (s->self_set[h] && s->self_set[h] != pfns[k])
+			h = (h + 1) & s->self_mask;
+		s->self_set[h] = pfns[k];
+	}
+}
+
 /* Collect the PFNs of the resident pages of memsz's own mappings of the
  * files the target maps too (/proc/self/maps, /proc/self/pagemap) into
- * s->self_bits, so that memsz does not count itself as a sharer of a
+ * s->self_set, so that memsz does not count itself as a sharer of a
  * target's page: the libraries it maps too (libc, libz, libstdc++ ...)
  * would otherwise show a lower PSS than when memsz is not running. A page
  * of a file the target does not map cannot be one of its pages, so
@@ -89,13 +110,13 @@ static int self_load(struct snapper *s, const struct self_file *files,
 		     size_t nfiles)
 {
 	struct procmaps pm = {0};
-	uint64_t *pfns = NULL, lo = UINT64_MAX, hi = 0, *buf = NULL;
+	uint64_t *pfns = NULL, *buf = NULL;
 	size_t n = 0, cap = 0, bufcap = 0;
 	int fd, ret = procmaps_read(getpid(), 0, &pm);
 
-	free(s->self_bits);
-	s->self_bits = NULL;
-	s->self_words = 0;
+	free(s->self_set);
+	s->self_set = NULL;
+	s->self_mask = 0;
 	if (ret < 0)
 		goto out;
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -124,19 +145,11 @@ static int self_load(struct snapper *s, const struct self_file *files,
 				continue;
 			xgrow(&pfns, &cap, n + 1, sizeof(*pfns));
 			pfns[n++] = pfn;
-			lo = MIN(lo, pfn);
-			hi = MAX(hi, pfn);
 		}
 	}
 	close(fd);
-	if (n) {
-		s->self_lo = lo;
-		s->self_words = (hi - lo) / 64 + 1;
-		s->self_bits = xcalloc(s->self_words, sizeof(uint64_t));
-		for (size_t k = 0; k < n; k++)
-			s->self_bits[(pfns[k] - lo) / 64] |=
-			    1ull << ((pfns[k] - lo) % 64);
-	}
+	if (n)
+		self_set_build(s, pfns, n);
 	ret = 0;
 out:
 	free(buf);

@@ -11,13 +11,22 @@
 
 #include "record/snap_int.h"
 
+/* The slot of s->self_set where pfn's probe starts. */
+static inline uint64_t observer_slot(const struct snapper *s, uint64_t pfn)
+{
+	return (pfn * 0x9e3779b97f4a7c15ull) >> 32 & s->self_mask;
+}
+
 /* True if memsz itself maps the page frame pfn (see observer_ready). */
 static inline bool observer_maps(const struct snapper *s, uint64_t pfn)
 {
-	uint64_t o = pfn - s->self_lo;
-
-	return s->self_bits && pfn >= s->self_lo && o / 64 < s->self_words &&
-	       (s->self_bits[o / 64] >> (o % 64) & 1);
+	if (!s->self_set || !pfn)
+		return false;
+	for (uint64_t h = observer_slot(s, pfn); s->self_set[h];
+	     h = (h + 1) & s->self_mask)
+		if (s->self_set[h] == pfn)
+			return true;
+	return false;
 }
 
 /* memsz's own pages of the files the target maps (self_load), as late as

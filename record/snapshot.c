@@ -80,8 +80,9 @@ void snapper_free(struct snapper *s)
 		close(s->kpagecgroup_fd);
 	free(s->cgacc);
 	free(s->payers);
-	free(s->self_bits);
+	free(s->self_set);
 	free(s->prep_files);
+	procmaps_free(&s->given);
 	free(s->self_pop);
 	free(s->stash);
 	for (i = 0; i < s->nnoted; i++)
@@ -339,14 +340,41 @@ static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 	return ret;
 }
 
-/* Read pid's mappings into maps, in order, and NOTE those left out as
- * overlapping (the list changed while read). Returns 0 or -errno. */
+void snapper_give_maps(struct snapper *s, int pid, const struct procmaps *maps)
+{
+	struct procmaps *g = &s->given;
+
+	procmaps_free(g);
+	memset(g, 0, sizeof(*g));
+	s->given_pid = pid;
+	if (!maps->n)
+		return;
+	g->maps = xmalloc(maps->n * sizeof(*g->maps));
+	g->n = g->cap = maps->n;
+	for (size_t i = 0; i < maps->n; i++) {
+		g->maps[i] = maps->maps[i];
+		g->maps[i].name =
+		    maps->maps[i].name ? xstrdup(maps->maps[i].name) : NULL;
+	}
+}
+
+/* Read pid's mappings into maps (or take those given for pid, see
+ * snapper_give_maps), in order, and NOTE those left out as overlapping
+ * (the list changed while read). Returns 0 or -errno. */
 static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 		     struct procmaps *maps)
 {
 	size_t dropped;
-	int ret = procmaps_read(pid, 0, maps);
+	int ret = 0;
 
+	if (s->given_pid == pid && s->given.n) {
+		*maps = s->given;
+		memset(&s->given, 0, sizeof(s->given));
+	} else {
+		ret = procmaps_read(pid, 0, maps);
+	}
+	procmaps_free(&s->given);
+	s->given_pid = 0;
 	if (ret < 0)
 		return ret;
 	dropped = procmaps_order(maps);

@@ -18,6 +18,7 @@
 /* Per-recording state: open kpagecount/kpageflags fds, detected kernel
  * features, image ids already written. One per `memsz record`. */
 struct snapper;
+struct procmaps;
 
 struct snap_stats {
 	uint64_t mappings, pages_present, pages_swapped, runs;
@@ -41,6 +42,12 @@ bool snapper_has_pfn(const struct snapper *s);
  * mapcounts). snapper_take uses it if pid still maps the same files, so a
  * caller about to stop pid calls this before. Optional. */
 void snapper_prepare(struct snapper *s, int pid);
+
+/* Have the next snapper_take of pid use a copy of maps, pid's mappings
+ * its caller read from /proc/PID/maps just before the call (held, if it
+ * holds pid), instead of reading them again. The next snapper_take drops
+ * it whatever its pid. Optional. */
+void snapper_give_maps(struct snapper *s, int pid, const struct procmaps *maps);
 
 /* Have the next snapper_take call fn(arg) as soon as it has scanned pid's
  * page tables (or failed), before it reads the pagemap entries, looks the

@@ -241,6 +241,51 @@ static void test_read_tree(void **state)
 	(void)state;
 }
 
+/* The inode of path (stat), the ground truth memcg_find_inos matches. */
+static uint64_t ino_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+/* Several cgroups named in one walk of a tree: each inode gets its
+ * directory (a repeated one too), an inode the tree lacks none. */
+static void test_find_inos(void **state)
+{
+	char templ[] = "/tmp/memsz-test-memcg-XXXXXX";
+	struct memcg_mounts mm = {0};
+	uint64_t inos[5];
+	char *dirs[5], *one = NULL;
+
+	assert_int_equal(tmpdir_make(templ), 0);
+	assert_int_equal(sh("mkdir -p %s %s %s", fx("root/a/b"), fx("root/c"),
+			    fx("root/d/e")),
+			 0);
+	strcpy(mm.v2, fx("root"));
+	inos[0] = ino_of(fx("root/c"));
+	inos[1] = ino_of(fx("root/a/b"));
+	inos[2] = UINT64_MAX - 1; /* no directory has it */
+	inos[3] = ino_of(fx("root/a/b"));
+	inos[4] = ino_of(fx("root"));
+	assert_int_equal(memcg_find_inos(&mm, inos, 5, dirs), 4);
+	assert_string_equal(dirs[0], fx("root/c"));
+	assert_string_equal(dirs[1], fx("root/a/b"));
+	assert_null(dirs[2]);
+	assert_string_equal(dirs[3], fx("root/a/b"));
+	assert_string_equal(dirs[4], fx("root"));
+	for (size_t i = 0; i < 5; i++)
+		free(dirs[i]);
+	assert_int_equal(memcg_find_ino(&mm, ino_of(fx("root/d/e")), &one), 0);
+	assert_string_equal(one, fx("root/d/e"));
+	free(one);
+	assert_int_equal(memcg_find_ino(&mm, UINT64_MAX - 1, &one), -ENOENT);
+	assert_null(one);
+	tmpdir_remove();
+	(void)state;
+}
+
 /* A CGROUP record written and read back, counters and all; one the
  * writer refuses. */
 static void test_record(void **state)
@@ -401,6 +446,7 @@ int main(void)
 	    cmocka_unit_test(test_proc_cgroup),
 	    cmocka_unit_test(test_self_live),
 	    cmocka_unit_test(test_read_tree),
+	    cmocka_unit_test(test_find_inos),
 	    cmocka_unit_test(test_record),
 	    cmocka_unit_test(test_charge_record),
 	};
