@@ -278,14 +278,25 @@ int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out, size_t *n)
 uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			      int elfclass)
 {
-	uint64_t w = elfclass == ELFCLASS32 ? 4 : 8;
-	uint64_t nbits = 8 * w - 1, words = 0;
 	uint64_t *a = xmalloc((n ? n : 1) * sizeof(*a));
 	size_t m = 0;
+	uint64_t size;
 
 	for (size_t i = 0; i < n; i++)
 		if (rels[i].is_relative)
 			a[m++] = rels[i].target;
+	size = elf_relocs_relr_size_of(a, m, elfclass);
+	free(a);
+	return size;
+}
+
+uint64_t elf_relocs_relr_size_of(uint64_t *a, size_t m, int elfclass)
+{
+	uint64_t w = elfclass == ELFCLASS32 ? 4 : 8;
+	uint64_t nbits = 8 * w - 1, words = 0;
+
+	if (!m)
+		return 0;
 	qsort(a, m, sizeof(*a), u64_sort_cmp);
 	for (size_t i = 0; i < m;) {
 		uint64_t base;
@@ -317,6 +328,5 @@ uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			base += nbits * w;
 		}
 	}
-	free(a);
 	return words * w;
 }

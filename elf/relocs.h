@@ -85,4 +85,8 @@ const char *elf_reloc_type_name(uint16_t machine, uint32_t type);
 uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			      int elfclass);
 
+/* elf_relocs_relr_size() of the RELATIVE relocations whose targets are
+ * a[0, m) (any order; a is sorted in place). */
+uint64_t elf_relocs_relr_size_of(uint64_t *a, size_t m, int elfclass);
+
 #endif
