@@ -168,29 +168,40 @@ static void meta_unwind(struct elfimg *img, struct dualmap *out,
 	free(hent);
 }
 
+/* meta_relocs()'s walk: the map queried, the entries collected, the
+ * entry last labelled (a RELR word is labelled once) and the lookup hint */
+struct relwalk {
+	struct dualmap *out;
+	struct metavec *mv;
+	uint64_t done;
+	size_t hint;
+};
+
+static void meta_reloc(const struct elf_reloc *r, void *arg)
+{
+	struct relwalk *w = arg;
+	uint32_t id;
+
+	if (r->entry_off == w->done)
+		return;
+	/* tables are mostly sorted by the address patched */
+	id = rmap_lookup_near(w->out->vm, r->target, &w->hint);
+	if (id == LABEL_NONE)
+		return;
+	meta_push(w->mv, r->entry_off, r->entry_size, id, true);
+	w->done = r->entry_off;
+}
+
 /* Each relocation entry to the symbol holding the address it patches; a
  * RELR word (which may set up to 63 addresses) to the symbol of the first
- * address it encodes that lies in a symbol. */
+ * address it encodes that lies in a symbol. Decoded as walked: the
+ * relocations are not kept. */
 static void meta_relocs(struct elfimg *img, struct dualmap *out,
 			struct metavec *mv)
 {
-	const struct elf_reloc *r;
-	uint64_t done = UINT64_MAX;
-	size_t n, hint = 0;
+	struct relwalk w = {out, mv, UINT64_MAX, 0};
 
-	elf_relocs_get(img, &r, &n);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t id;
-
-		if (r[i].entry_off == done)
-			continue;
-		/* tables are mostly sorted by the address patched */
-		id = rmap_lookup_near(out->vm, r[i].target, &hint);
-		if (id == LABEL_NONE)
-			continue;
-		meta_push(mv, r[i].entry_off, r[i].entry_size, id, true);
-		done = r[i].entry_off;
-	}
+	elf_relocs_foreach(img, meta_reloc, &w);
 }
 
 /* The labels of the symbols source and how it spelled names: a symbol

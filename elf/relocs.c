@@ -124,19 +124,18 @@ struct relvec {
 	size_t n, cap;
 };
 
-static struct elf_reloc *relvec_push(struct relvec *rv)
+/* elf_reloc_fn that appends a copy of r to the relvec arg */
+static void relvec_push(const struct elf_reloc *r, void *arg)
 {
-	struct elf_reloc *r;
+	struct relvec *rv = arg;
 
 	xgrow(&rv->v, &rv->cap, rv->n + 1, sizeof(*rv->v));
-	r = &rv->v[rv->n++];
-	memset(r, 0, sizeof(*r));
-	return r;
+	rv->v[rv->n++] = *r;
 }
 
 /* SHT_REL / SHT_RELA section i. Returns 1 if skipped, else 0. */
 static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
-		     struct relvec *rv)
+		     elf_reloc_fn fn, void *arg)
 {
 	const struct elf_section *s = &img->secs[i];
 	bool is64 = img->elfclass == ELFCLASS64;
@@ -147,7 +146,7 @@ static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
 	if (s->entsize != esz || s->size % esz)
 		return 1;
 	for (uint64_t off = 0; off < s->size; off += esz) {
-		struct elf_reloc *r = relvec_push(rv);
+		struct elf_reloc rel = {0}, *r = &rel;
 		/* Elf_Rel is the first two fields of Elf_Rela */
 		uint64_t info = ELF_FIELD(p + off, is64, Rela, r_info, be);
 
@@ -168,13 +167,14 @@ static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
 		}
 		r->kind = rela ? ELF_RELOC_RELA : ELF_RELOC_REL;
 		r->is_relative = elf_reloc_is_relative(img->machine, r->type);
+		fn(r, arg);
 	}
 	return 0;
 }
 
 /* SHT_RELR section i. Returns the number of words or targets dropped. */
 static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
-		     struct relvec *rv)
+		     elf_reloc_fn fn, void *arg)
 {
 	const struct elf_section *s = &img->secs[i];
 	size_t w = img->elfclass == ELFCLASS64 ? 8 : 4;
@@ -204,13 +204,12 @@ static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
 			base += (8 * w - 1) * w;
 		}
 		for (size_t k = 0; k < nt; k++) {
-			struct elf_reloc *r;
+			struct elf_reloc rel = {0}, *r = &rel;
 
 			if (!in_load(img, targets[k], w)) {
 				dropped++;
 				continue;
 			}
-			r = relvec_push(rv);
 			r->target = targets[k];
 			r->entry_off = s->offset + off;
 			r->entry_addr = s->addr + off;
@@ -219,15 +218,15 @@ static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
 			r->section = i;
 			r->kind = ELF_RELOC_RELR;
 			r->is_relative = true;
+			fn(r, arg);
 		}
 	}
 	return dropped;
 }
 
-int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n)
+int elf_relocs_foreach(struct elfimg *img, elf_reloc_fn fn, void *arg)
 {
 	Elf *elf = elfimg_elf(img);
-	struct relvec rv = {0};
 	int bad = 0;
 
 	for (size_t i = 1; i < img->nsecs; i++) {
@@ -245,10 +244,18 @@ int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n)
 			continue;
 		}
 		if (s->type == SHT_RELR)
-			bad += read_relr(img, i, d->d_buf, &rv);
+			bad += read_relr(img, i, d->d_buf, fn, arg);
 		else
-			bad += read_relx(img, i, d->d_buf, &rv);
+			bad += read_relx(img, i, d->d_buf, fn, arg);
 	}
+	return bad;
+}
+
+int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n)
+{
+	struct relvec rv = {0};
+	int bad = elf_relocs_foreach(img, relvec_push, &rv);
+
 	*out = rv.v;
 	*n = rv.n;
 	return bad;
@@ -271,14 +278,25 @@ int elf_relocs_get(struct elfimg *img, const struct elf_reloc **out, size_t *n)
 uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			      int elfclass)
 {
-	uint64_t w = elfclass == ELFCLASS32 ? 4 : 8;
-	uint64_t nbits = 8 * w - 1, words = 0;
 	uint64_t *a = xmalloc((n ? n : 1) * sizeof(*a));
 	size_t m = 0;
+	uint64_t size;
 
 	for (size_t i = 0; i < n; i++)
 		if (rels[i].is_relative)
 			a[m++] = rels[i].target;
+	size = elf_relocs_relr_size_of(a, m, elfclass);
+	free(a);
+	return size;
+}
+
+uint64_t elf_relocs_relr_size_of(uint64_t *a, size_t m, int elfclass)
+{
+	uint64_t w = elfclass == ELFCLASS32 ? 4 : 8;
+	uint64_t nbits = 8 * w - 1, words = 0;
+
+	if (!m)
+		return 0;
 	qsort(a, m, sizeof(*a), u64_sort_cmp);
 	for (size_t i = 0; i < m;) {
 		uint64_t base;
@@ -310,6 +328,5 @@ uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			base += nbits * w;
 		}
 	}
-	free(a);
 	return words * w;
 }

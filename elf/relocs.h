@@ -50,6 +50,18 @@ struct elf_reloc {
  * well-formed image); never fails except by aborting on out-of-memory. */
 int elf_relocs_read(struct elfimg *img, struct elf_reloc **out, size_t *n);
 
+/* Called by elf_relocs_foreach() with each relocation; r is valid
+ * during the call only. */
+typedef void (*elf_reloc_fn)(const struct elf_reloc *r, void *arg);
+
+/* Call fn(r, arg) for every dynamic relocation of img, in the order and
+ * with the values elf_relocs_read() would store, decoding one entry at a
+ * time: nothing is kept, for a single pass over tables whose decoded
+ * entries would take far more memory than their bytes (a RELR word
+ * encodes up to 63 relocations). Returns what elf_relocs_read()
+ * returns. */
+int elf_relocs_foreach(struct elfimg *img, elf_reloc_fn fn, void *arg);
+
 /* elf_relocs_read(), decoded once per image and kept in it: *out is
  * borrowed (do not free), valid until elfimg_close(img); NULL when *n is 0.
  * Returns what elf_relocs_read() returned on the first call. */
@@ -72,5 +84,9 @@ const char *elf_reloc_type_name(uint16_t machine, uint32_t type);
  * sorted and may mix kinds; only is_relative entries count. */
 uint64_t elf_relocs_relr_size(const struct elf_reloc *rels, size_t n,
 			      int elfclass);
+
+/* elf_relocs_relr_size() of the RELATIVE relocations whose targets are
+ * a[0, m) (any order; a is sorted in place). */
+uint64_t elf_relocs_relr_size_of(uint64_t *a, size_t m, int elfclass);
 
 #endif

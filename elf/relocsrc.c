@@ -34,63 +34,95 @@ static uint32_t type_label(struct elfimg *img, struct labels *lb,
 	return labels_intern(lb, name);
 }
 
+/* elfsrc_relocs()'s walk: the run of adjacent entries of one label
+ * gathered into one add, the type of the entry before, and (with stats)
+ * the targets of the RELATIVE relocations, for the RELR estimate */
+struct typewalk {
+	struct elfimg *img;
+	struct labels *lb;
+	struct dualmap *base, *out;
+	struct elfsrc_stats *stats;
+	uint64_t run_off, run_len;
+	uint32_t run_label, prev_type;
+	enum elf_reloc_kind prev_kind;
+	uint64_t *rel; /* RELATIVE targets */
+	size_t nrel, relcap;
+};
+
+static void count_relative(struct typewalk *w, const struct elf_reloc *r)
+{
+	struct elfsrc_stats *stats = w->stats;
+
+	stats->rel_relative++;
+	if (r->kind != ELF_RELOC_RELR) {
+		stats->rel_relative_rela++;
+		stats->rel_relative_bytes += r->entry_size;
+	}
+	xgrow(&w->rel, &w->relcap, w->nrel + 1, sizeof(*w->rel));
+	w->rel[w->nrel++] = r->target;
+}
+
+static void type_reloc(const struct elf_reloc *r, void *arg)
+{
+	struct typewalk *w = arg;
+	uint32_t id;
+
+	if (r->is_relative && w->stats)
+		count_relative(w, r);
+	/* Consecutive entries of one type are one add (RELR: one word
+	 * holds up to 63 relocations). */
+	if (r->type == w->prev_type && r->kind == w->prev_kind &&
+	    w->run_label != LABEL_NONE) {
+		id = w->run_label;
+	} else {
+		id = type_label(w->img, w->lb, r);
+		w->prev_type = r->type;
+		w->prev_kind = r->kind;
+	}
+	if (id == w->run_label && r->entry_off >= w->run_off &&
+	    r->entry_off <= w->run_off + w->run_len) {
+		uint64_t end = r->entry_off + r->entry_size;
+
+		if (end > w->run_off + w->run_len)
+			w->run_len = end - w->run_off;
+		return;
+	}
+	if (w->run_len)
+		dualmap_add_file(w->out, w->base, w->run_off, w->run_len,
+				 w->run_label);
+	w->run_label = id;
+	w->run_off = r->entry_off;
+	w->run_len = r->entry_size;
+}
+
 int elfsrc_relocs(struct elfimg *img, struct labels *lb, struct dualmap *base,
 		  struct dualmap *out, struct elfsrc_stats *stats)
 {
-	const struct elf_reloc *rels;
-	size_t n;
-	uint64_t run_off = 0, run_len = 0;
-	uint32_t run_label = LABEL_NONE, prev_type = UINT32_MAX;
-	enum elf_reloc_kind prev_kind = ELF_RELOC_REL;
+	struct typewalk w = {
+	    .img = img,
+	    .lb = lb,
+	    .base = base,
+	    .out = out,
+	    .stats = stats,
+	    .run_label = LABEL_NONE,
+	    .prev_type = UINT32_MAX,
+	    .prev_kind = ELF_RELOC_REL,
+	};
 	int bad;
 
-	bad = elf_relocs_get(img, &rels, &n);
-	for (size_t i = 0; i < n; i++) {
-		const struct elf_reloc *r = &rels[i];
-		uint32_t id;
-
-		if (r->is_relative && stats) {
-			stats->rel_relative++;
-			if (r->kind != ELF_RELOC_RELR) {
-				stats->rel_relative_rela++;
-				stats->rel_relative_bytes += r->entry_size;
-			}
-		}
-		/* Consecutive entries of one type are one add (RELR: one
-		 * word holds up to 63 relocations). */
-		if (r->type == prev_type && r->kind == prev_kind &&
-		    run_label != LABEL_NONE) {
-			id = run_label;
-		} else {
-			id = type_label(img, lb, r);
-			prev_type = r->type;
-			prev_kind = r->kind;
-		}
-		if (id == run_label && r->entry_off >= run_off &&
-		    r->entry_off <= run_off + run_len) {
-			uint64_t end = r->entry_off + r->entry_size;
-
-			if (end > run_off + run_len)
-				run_len = end - run_off;
-			continue;
-		}
-		if (run_len)
-			dualmap_add_file(out, base, run_off, run_len,
-					 run_label);
-		run_label = id;
-		run_off = r->entry_off;
-		run_len = r->entry_size;
-	}
-	if (run_len)
-		dualmap_add_file(out, base, run_off, run_len, run_label);
+	/* decoded as walked: the relocations are not kept */
+	bad = elf_relocs_foreach(img, type_reloc, &w);
+	if (w.run_len)
+		dualmap_add_file(out, base, w.run_off, w.run_len, w.run_label);
 	if (stats) {
 		stats->rel_skipped = bad;
 		stats->relr_estimate =
-		    elf_relocs_relr_size(rels, n, img->elfclass);
+		    elf_relocs_relr_size_of(w.rel, w.nrel, img->elfclass);
 		for (size_t i = 1; i < img->nsecs; i++)
 			if (img->secs[i].type == SHT_RELR &&
 			    (img->secs[i].flags & SHF_ALLOC))
 				stats->relr_bytes += img->secs[i].size;
 	}
+	free(w.rel);
 	return 0;
 }
