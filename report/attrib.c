@@ -111,6 +111,7 @@ struct attrib {
 	struct strlist src_notes; /* notes from building source maps */
 	struct attrib_piece cur;  /* the piece handed out (attrib_piece) */
 	attrib_vm_hook vm_hook;
+	uint64_t owner; /* attrib_set_owner() */
 };
 
 struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
@@ -745,7 +746,8 @@ static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
 				    struct rmap *const *maps, size_t k,
 				    uint64_t s, uint64_t e)
 {
-	const struct tmpl *tm = tmpl_get(&p->img->tm[mode], maps, k, s, e);
+	const struct tmpl *tm =
+	    tmpl_get(&p->img->tm[mode], maps, k, s, e, a->owner);
 
 	w->maps = maps;
 	w->k = k;
@@ -763,6 +765,11 @@ static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
 void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook)
 {
 	a->vm_hook = hook;
+}
+
+void attrib_set_owner(struct attrib *a, uint64_t owner)
+{
+	a->owner = owner;
 }
 
 /* The VM walk of part p over tm: the hook's, or piece by piece. */

@@ -144,6 +144,10 @@ const struct attrib_piece *attrib_piece(const struct attrib *a);
 typedef int (*attrib_vm_hook)(void *arg, uint64_t start, uint64_t end,
 			      bool done);
 void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook);
+/* Who the walks from now on are for (a process, say its snapshot's
+ * number; 0: none): an image walked in many parts by one owner only gets
+ * no template (report/tmpl.h), it would cost memory for nothing. */
+void attrib_set_owner(struct attrib *a, uint64_t owner);
 
 /* Charge the on-disk bytes [off, end) of p's file (clipped to its size) to
  * the labels of srcs as COL_FILE. Nothing for anonymous parts. */

@@ -784,6 +784,7 @@ static bool snap_enter(struct report_ctx *c, const bool *chosen, size_t si)
 
 	if (!chosen[si] || (all && s->end <= s->first))
 		return false;
+	attrib_set_owner(c->a, si + 1);
 	c->cur_pid = &c->pids[s->pidx];
 	c->at.proc = &c->cur_pid->kp;
 	c->cap.on = all && s->end > s->first + 1;
