@@ -112,6 +112,7 @@ struct attrib {
 	struct attrib_piece cur;  /* the piece handed out (attrib_piece) */
 	attrib_vm_hook vm_hook;
 	uint64_t owner; /* attrib_set_owner() */
+	attrib_run_hook run_hook;
 };
 
 struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
@@ -767,6 +768,34 @@ void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook)
 	a->vm_hook = hook;
 }
 
+void attrib_set_run_hook(struct attrib *a, attrib_run_hook hook)
+{
+	a->run_hook = hook;
+}
+
+/* The walk of page run r over [s, e) of the image VM (w set up for it
+ * by run_setup()): the hook's, or piece by piece. */
+static int run_walk(struct attrib *a, const struct tmpl *tm, struct walk *w,
+		    const struct md_run *r, uint64_t s, uint64_t e,
+		    bool with_pss)
+{
+	struct attrib_run_key k = {.start = s,
+				   .end = e,
+				   .flags = r->flags,
+				   .mapcount = r->mapcount,
+				   .with_pss = with_pss,
+				   .locked = w->locked};
+	bool hook = a->run_hook && a->cur.tmpl;
+	int ret;
+
+	if (hook && a->run_hook(w->arg, &k, false) > 0)
+		return 0;
+	ret = tmpl_walk(tm, w, s, e);
+	if (hook)
+		a->run_hook(w->arg, &k, true);
+	return ret;
+}
+
 void attrib_set_owner(struct attrib *a, uint64_t owner)
 {
 	a->owner = owner;
@@ -853,7 +882,8 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		run_setup(&w, r, with_pss);
 		if (w.present)
 			rss += e - s;
-		ret = tmpl_walk(tm, &w, s - p->bias, e - p->bias);
+		ret =
+		    run_walk(a, tm, &w, r, s - p->bias, e - p->bias, with_pss);
 		if (ret)
 			return ret;
 	}

@@ -129,13 +129,33 @@ struct rc_span {
 	uint64_t total; /* VM of every piece kept */
 	bool done;	/* recorded to its end */
 };
+/* A page run's walk over a rowcache's pieces (attrib_run_key): walked the
+ * first time, recorded the second (each kept piece's slot and values),
+ * then only counted, and added as many times at the end
+ * (rowcache_flush()): processes of the same images see the same runs. */
+struct rc_item {
+	uint32_t slot;
+	uint64_t vals[COL__COUNT];
+};
+struct rc_run {
+	struct attrib_run_key key;
+	struct rc_item *items;
+	size_t n, cap;
+	uint8_t state;			      /* RC_RUN_* */
+	uint64_t pending;		      /* counted walks not yet added */
+	uint64_t rss, fallback_rss[KEYS_MAX]; /* count_fallback()'s */
+};
+enum { RC_RUN_SEEN, RC_RUN_RECORDING, RC_RUN_RECORDED };
 struct rowcache {
 	struct rowcache_key key;
 	struct rc_span *spans;
 	size_t nspans, spancap;
-	uint32_t uses;	  /* walks seen with key */
-	uint32_t npieces; /* slots: one per piece and one for "outside" */
-	uint64_t serial;  /* the tree ix[] is of (rowtree.serial) */
+	struct rc_run *runs;
+	size_t nruns, runcap;
+	struct hashmap runix; /* of runs[].key */
+	uint32_t uses;	      /* walks seen with key */
+	uint32_t npieces;     /* slots: one per piece and one for "outside" */
+	uint64_t serial;      /* the tree ix[] is of (rowtree.serial) */
 	struct rc_chunk **chunks; /* NULL until the second walk */
 };
 struct rowcaches {
@@ -147,6 +167,7 @@ struct rowcaches {
 	bool marked;	       /* the walk's subjects are marked shown */
 	bool defer;	       /* one tree: page runs summed per slot */
 	struct rc_span *rec;   /* the span being recorded, or NULL */
+	struct rc_run *runrec; /* the run being recorded, or NULL */
 	const uint32_t *prev;  /* its last piece's positions (NULL: none) */
 	size_t open[KEYS_MAX]; /* its latest step at each level */
 };
