@@ -722,6 +722,7 @@ static int tmpl_piece(void *arg, const uint32_t *labels, uint64_t start,
 	struct walk *w = arg;
 
 	w->cur->ix = ix;
+	w->cur->bytes = end - start;
 	return walk_piece(w, labels, start, end);
 }
 
@@ -771,6 +772,16 @@ void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook)
 void attrib_set_run_hook(struct attrib *a, attrib_run_hook hook)
 {
 	a->run_hook = hook;
+}
+
+void attrib_run_vals(const struct attrib_run_key *k, uint64_t bytes,
+		     uint64_t *vals)
+{
+	struct md_run r = {.flags = k->flags, .mapcount = k->mapcount};
+	struct walk w = {.locked = k->locked};
+
+	run_setup(&w, &r, k->with_pss);
+	run_vals(&w, bytes, vals);
 }
 
 /* The walk of page run r over [s, e) of the image VM (w set up for it

@@ -132,6 +132,7 @@ struct attrib_piece {
 	const void *tmpl;
 	const uint32_t *none;
 	uint32_t ix, npieces;
+	uint64_t bytes; /* the piece's, with an ix */
 };
 const struct attrib_piece *attrib_piece(const struct attrib *a);
 
@@ -159,6 +160,10 @@ struct attrib_run_key {
 typedef int (*attrib_run_hook)(void *arg, const struct attrib_run_key *k,
 			       bool done);
 void attrib_set_run_hook(struct attrib *a, attrib_run_hook hook);
+/* The values (COL__COUNT) attrib_charge() gives a piece of bytes of a run
+ * with key k. */
+void attrib_run_vals(const struct attrib_run_key *k, uint64_t bytes,
+		     uint64_t *vals);
 /* Who the walks from now on are for (a process, say its snapshot's
  * number; 0: none): an image walked in many parts by one owner only gets
  * no template (report/tmpl.h), it would cost memory for nothing. */

@@ -306,8 +306,8 @@ static int run_hook(void *arg, const struct attrib_run_key *k, bool done)
 	return 1;
 }
 
-/* Record a kept piece (slot, bits: its fallback_bits) of the run being
- * recorded. */
+/* Record a kept piece (slot, bits: its fallback_bits, vals its values)
+ * of the run being recorded. */
 static void run_item(struct report_ctx *c, uint32_t slot, unsigned bits,
 		     const uint64_t *vals)
 {
@@ -315,7 +315,7 @@ static void run_item(struct report_ctx *c, uint32_t slot, unsigned bits,
 
 	xgrow(&run->items, &run->cap, run->n + 1, sizeof(*run->items));
 	run->items[run->n].slot = slot;
-	memcpy(run->items[run->n++].vals, vals, COL__COUNT * sizeof(*vals));
+	run->items[run->n++].bytes = attrib_piece(c->a)->bytes;
 	run->rss += vals[COL_RSS];
 	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
 		if (bits & (1u << i))
@@ -331,14 +331,15 @@ static void runs_flush(struct rowcache *e)
 		for (size_t i = 0; run->pending && i < run->n; i++) {
 			uint32_t slot = run->items[i].slot;
 			struct rc_chunk *ch = e->chunks[slot / RC_CHUNK];
-			uint64_t *acc;
+			uint64_t *acc, vals[COL__COUNT];
 
 			if (!ch->acc)
 				ch->acc = xcalloc(RC_CHUNK * COL__COUNT,
 						  sizeof(*acc));
 			acc = ch->acc + (slot % RC_CHUNK) * COL__COUNT;
+			attrib_run_vals(&run->key, run->items[i].bytes, vals);
 			for (int k = 0; k < COL__COUNT; k++)
-				acc[k] += run->items[i].vals[k] * run->pending;
+				acc[k] += vals[k] * run->pending;
 		}
 		run->pending = 0;
 	}

@@ -130,12 +130,12 @@ struct rc_span {
 	bool done;	/* recorded to its end */
 };
 /* A page run's walk over a rowcache's pieces (attrib_run_key): walked the
- * first time, recorded the second (each kept piece's slot and values),
+ * first time, recorded the second (each kept piece's slot and bytes),
  * then only counted, and added as many times at the end
  * (rowcache_flush()): processes of the same images see the same runs. */
 struct rc_item {
+	uint64_t bytes; /* its values: attrib_run_vals() */
 	uint32_t slot;
-	uint64_t vals[COL__COUNT];
 };
 struct rc_run {
 	struct attrib_run_key key;
