@@ -99,17 +99,6 @@ static void walk_begin(struct report_ctx *c)
 	c->rc.marked = false;
 }
 
-/* Forget e's page runs. */
-static void runs_free(struct rowcache *e)
-{
-	for (size_t j = 0; j < e->nruns; j++)
-		free(e->runs[j].items);
-	free(e->runs);
-	e->runs = NULL;
-	e->nruns = e->runcap = 0;
-	hashmap_free(&e->runix);
-}
-
 /* The cache of the walk whose first piece is being added, or NULL where
  * pieces are added by label: not a template's, captured, relabelled, or a
  * key's first walk. */
@@ -161,13 +150,13 @@ static struct rowcache *rowcache_find(struct report_ctx *c)
 		for (size_t j = 0; j < e->nspans; j++)
 			free(e->spans[j].steps);
 		e->nspans = 0;
-		runs_free(e);
+		charge_runs_free(e);
 		e->serial = c->t->serial;
 	}
 	return e;
 }
 
-static void mark_piece(struct report_ctx *c)
+void charge_mark_piece(struct report_ctx *c)
 {
 	mark_shown(c, c->cur_subject[0]);
 	mark_shown(c, c->cur_subject[1]);
@@ -229,7 +218,7 @@ static int vm_hook(void *arg, uint64_t start, uint64_t end, bool done)
 				  c->share_from);
 		if (sp->n && !c->rc.marked) {
 			c->rc.marked = true;
-			mark_piece(c);
+			charge_mark_piece(c);
 		}
 		return 1;
 	}
@@ -243,106 +232,6 @@ static int vm_hook(void *arg, uint64_t start, uint64_t end, bool done)
 		c->rc.prev = NULL;
 	}
 	return 0;
-}
-
-/* The run of the current rowcache with key k, made (RC_RUN_SEEN) if new. */
-static struct rc_run *run_find(struct rowcache *e,
-			       const struct attrib_run_key *k, bool *made)
-{
-	struct hashmap_probe p;
-	struct rc_run *run;
-	uint32_t i;
-
-	*made = false;
-	for (i = hashmap_first(&e->runix, hashmap_hash_bytes(k, sizeof(*k)),
-			       &p);
-	     i != HASHMAP_NONE; i = hashmap_next(&e->runix, &p))
-		if (!memcmp(&e->runs[i].key, k, sizeof(*k)))
-			return &e->runs[i];
-	xgrow(&e->runs, &e->runcap, e->nruns + 1, sizeof(*e->runs));
-	run = &e->runs[e->nruns];
-	memset(run, 0, sizeof(*run));
-	run->key = *k;
-	hashmap_put(&e->runix, &p, (uint32_t)e->nruns++);
-	*made = true;
-	return run;
-}
-
-/* attrib's run hook (sums deferred only): a page run walked a third time
- * or more over the same pieces with the same values is counted, not
- * walked; its second walk is recorded (add_cached). */
-static int run_hook(void *arg, const struct attrib_run_key *k, bool done)
-{
-	struct report_ctx *c = arg;
-	struct rc_run *run;
-	bool made;
-
-	if (done) {
-		if (c->rc.runrec)
-			c->rc.runrec->state = RC_RUN_RECORDED;
-		c->rc.runrec = NULL;
-		return 0;
-	}
-	if (!c->rc.defer || c->rc.lookup || !c->rc.cur)
-		return 0;
-	run = run_find(c->rc.cur, k, &made);
-	if (made)
-		return 0;
-	if (run->state == RC_RUN_SEEN) {
-		run->state = RC_RUN_RECORDING;
-		c->rc.runrec = run;
-		return 0;
-	}
-	if (run->state != RC_RUN_RECORDED)
-		return 0; /* a recording cut short: walk it */
-	run->pending++;
-	c->rss += run->rss;
-	for (size_t i = 0; i < c->o->nkeys; i++)
-		c->fallback_rss[i] += run->fallback_rss[i];
-	if (run->n && !c->rc.marked) {
-		c->rc.marked = true;
-		mark_piece(c);
-	}
-	return 1;
-}
-
-/* Record a kept piece (slot, bits: its fallback_bits, vals its values)
- * of the run being recorded. */
-static void run_item(struct report_ctx *c, uint32_t slot, unsigned bits,
-		     const uint64_t *vals)
-{
-	struct rc_run *run = c->rc.runrec;
-
-	xgrow(&run->items, &run->cap, run->n + 1, sizeof(*run->items));
-	run->items[run->n].slot = slot;
-	run->items[run->n++].bytes = attrib_piece(c->a)->bytes;
-	run->rss += vals[COL_RSS];
-	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
-		if (bits & (1u << i))
-			run->fallback_rss[i] += vals[COL_RSS];
-}
-
-/* Add e's counted run walks to its slots' sums. */
-static void runs_flush(struct rowcache *e)
-{
-	for (size_t j = 0; j < e->nruns; j++) {
-		struct rc_run *run = &e->runs[j];
-
-		for (size_t i = 0; run->pending && i < run->n; i++) {
-			uint32_t slot = run->items[i].slot;
-			struct rc_chunk *ch = e->chunks[slot / RC_CHUNK];
-			uint64_t *acc, vals[COL__COUNT];
-
-			if (!ch->acc)
-				ch->acc = xcalloc(RC_CHUNK * COL__COUNT,
-						  sizeof(*acc));
-			acc = ch->acc + (slot % RC_CHUNK) * COL__COUNT;
-			attrib_run_vals(&run->key, run->items[i].bytes, vals);
-			for (int k = 0; k < COL__COUNT; k++)
-				acc[k] += vals[k] * run->pending;
-		}
-		run->pending = 0;
-	}
 }
 
 /* add_piece() of a piece of e's template: its rows by position, found by
@@ -391,14 +280,14 @@ static int add_cached(struct report_ctx *c, struct rowcache *e,
 		for (int k = 0; k < COL__COUNT; k++)
 			acc[k] += vals[k];
 		if (c->rc.runrec)
-			run_item(c, whole, *f, vals);
+			charge_run_item(c, whole, *f, vals);
 	} else {
 		rowtree_add_index(c->t, ix, vals, c->share_cols, c->share_from);
 	}
 	count_fallback(c, *f, vals);
 	if (!c->rc.marked) { /* the same subjects for every piece */
 		c->rc.marked = true;
-		mark_piece(c);
+		charge_mark_piece(c);
 	}
 	return 0;
 }
@@ -413,7 +302,7 @@ static void rowcache_flush(struct report_ctx *c)
 		struct rowcache *e = &c->rc.v[i];
 		size_t nchunks = ((size_t)e->npieces + RC_CHUNK) / RC_CHUNK;
 
-		runs_flush(e);
+		charge_runs_flush(e);
 		for (size_t k = 0; e->chunks && k < nchunks; k++) {
 			struct rc_chunk *ch = e->chunks[k];
 
@@ -454,7 +343,7 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		rowtree_add_from(c->t, path, vals, c->share_cols,
 				 c->share_from);
 	count_fallback(c, vals[COL_RSS] ? fallback_bits(c, path) : 0, vals);
-	mark_piece(c);
+	charge_mark_piece(c);
 	return 0;
 }
 
@@ -938,7 +827,7 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 	}
 	c->rc.defer = c->o->pick != PICK_ALL;
 	attrib_set_vm_hook(c->a, vm_hook);
-	attrib_set_run_hook(c->a, run_hook);
+	attrib_set_run_hook(c->a, charge_run_hook);
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_SNAP_BEGIN:
@@ -1007,7 +896,7 @@ void charge_free(struct report_ctx *c)
 		for (size_t k = 0; k < e->nspans; k++)
 			free(e->spans[k].steps);
 		free(e->spans);
-		runs_free(e);
+		charge_runs_free(e);
 	}
 	free(c->rc.v);
 	hashmap_free(&c->rc.index);

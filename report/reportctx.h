@@ -241,6 +241,23 @@ struct report_ctx {
 	struct rowcaches rc; /* charge.c: rows by position */
 };
 
+/* --- charge.c, charge_runs.c: page runs counted --- */
+
+/* Mark the current walk's subjects (process, file) as shown. */
+void charge_mark_piece(struct report_ctx *c);
+/* attrib's run hook (attrib_run_hook; arg: c), where page-run sums are
+ * deferred: a run walked over the same pieces a third time or more is
+ * counted, not walked; its second walk is recorded (charge_run_item). */
+int charge_run_hook(void *arg, const struct attrib_run_key *k, bool done);
+/* Record a kept piece (slot; bits: its fallback_bits; vals: its values)
+ * of the run being recorded (c->rc.runrec, not NULL). */
+void charge_run_item(struct report_ctx *c, uint32_t slot, unsigned bits,
+		     const uint64_t *vals);
+/* Add e's counted run walks to its slots' sums. */
+void charge_runs_flush(struct rowcache *e);
+/* Forget e's page runs. */
+void charge_runs_free(struct rowcache *e);
+
 /* --- points.c: time over several processes --- */
 
 /* After pass 1: no process's exit_ns at or before one of its complete
