@@ -111,6 +111,8 @@ struct attrib {
 	struct strlist src_notes; /* notes from building source maps */
 	struct attrib_piece cur;  /* the piece handed out (attrib_piece) */
 	attrib_vm_hook vm_hook;
+	uint64_t owner; /* attrib_set_owner() */
+	attrib_run_hook run_hook;
 };
 
 struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
@@ -720,6 +722,7 @@ static int tmpl_piece(void *arg, const uint32_t *labels, uint64_t start,
 	struct walk *w = arg;
 
 	w->cur->ix = ix;
+	w->cur->bytes = end - start;
 	return walk_piece(w, labels, start, end);
 }
 
@@ -745,7 +748,8 @@ static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
 				    struct rmap *const *maps, size_t k,
 				    uint64_t s, uint64_t e)
 {
-	const struct tmpl *tm = tmpl_get(&p->img->tm[mode], maps, k, s, e);
+	const struct tmpl *tm =
+	    tmpl_get(&p->img->tm[mode], maps, k, s, e, a->owner);
 
 	w->maps = maps;
 	w->k = k;
@@ -763,6 +767,49 @@ static const struct tmpl *walk_tmpl(struct attrib *a, struct walk *w,
 void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook)
 {
 	a->vm_hook = hook;
+}
+
+void attrib_set_run_hook(struct attrib *a, attrib_run_hook hook)
+{
+	a->run_hook = hook;
+}
+
+void attrib_run_vals(const struct attrib_run_key *k, uint64_t bytes,
+		     uint64_t *vals)
+{
+	struct md_run r = {.flags = k->flags, .mapcount = k->mapcount};
+	struct walk w = {.locked = k->locked};
+
+	run_setup(&w, &r, k->with_pss);
+	run_vals(&w, bytes, vals);
+}
+
+/* The walk of page run r over [s, e) of the image VM (w set up for it
+ * by run_setup()): the hook's, or piece by piece. */
+static int run_walk(struct attrib *a, const struct tmpl *tm, struct walk *w,
+		    const struct md_run *r, uint64_t s, uint64_t e,
+		    bool with_pss)
+{
+	struct attrib_run_key k = {.start = s,
+				   .end = e,
+				   .flags = r->flags,
+				   .mapcount = r->mapcount,
+				   .with_pss = with_pss,
+				   .locked = w->locked};
+	bool hook = a->run_hook && a->cur.tmpl;
+	int ret;
+
+	if (hook && a->run_hook(w->arg, &k, false) > 0)
+		return 0;
+	ret = tmpl_walk(tm, w, s, e);
+	if (hook)
+		a->run_hook(w->arg, &k, true);
+	return ret;
+}
+
+void attrib_set_owner(struct attrib *a, uint64_t owner)
+{
+	a->owner = owner;
 }
 
 /* The VM walk of part p over tm: the hook's, or piece by piece. */
@@ -846,7 +893,8 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		run_setup(&w, r, with_pss);
 		if (w.present)
 			rss += e - s;
-		ret = tmpl_walk(tm, &w, s - p->bias, e - p->bias);
+		ret =
+		    run_walk(a, tm, &w, r, s - p->bias, e - p->bias, with_pss);
 		if (ret)
 			return ret;
 	}

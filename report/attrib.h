@@ -132,6 +132,7 @@ struct attrib_piece {
 	const void *tmpl;
 	const uint32_t *none;
 	uint32_t ix, npieces;
+	uint64_t bytes; /* the piece's, with an ix */
 };
 const struct attrib_piece *attrib_piece(const struct attrib *a);
 
@@ -144,6 +145,29 @@ const struct attrib_piece *attrib_piece(const struct attrib *a);
 typedef int (*attrib_vm_hook)(void *arg, uint64_t start, uint64_t end,
 			      bool done);
 void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook);
+/* A page run walked by attrib_charge() over a template (the image VM
+ * range [start, end) and all that its pieces' values depend on): two
+ * walks with equal keys over one template hand out the same pieces with
+ * the same values. Hashed and compared as bytes: no padding. */
+struct attrib_run_key {
+	uint64_t start, end;
+	uint32_t flags, mapcount; /* the run's */
+	uint32_t with_pss, locked;
+};
+/* Called with done false before each such walk (attrib_piece() is the
+ * walk's): a return > 0 skips the walk (the caller counts its pieces
+ * itself); called with done true after a walk made. NULL: none. */
+typedef int (*attrib_run_hook)(void *arg, const struct attrib_run_key *k,
+			       bool done);
+void attrib_set_run_hook(struct attrib *a, attrib_run_hook hook);
+/* The values (COL__COUNT) attrib_charge() gives a piece of bytes of a run
+ * with key k. */
+void attrib_run_vals(const struct attrib_run_key *k, uint64_t bytes,
+		     uint64_t *vals);
+/* Who the walks from now on are for (a process, say its snapshot's
+ * number; 0: none): an image walked in many parts by one owner only gets
+ * no template (report/tmpl.h), it would cost memory for nothing. */
+void attrib_set_owner(struct attrib *a, uint64_t owner);
 
 /* Charge the on-disk bytes [off, end) of p's file (clipped to its size) to
  * the labels of srcs as COL_FILE. Nothing for anonymous parts. */

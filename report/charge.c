@@ -150,12 +150,13 @@ static struct rowcache *rowcache_find(struct report_ctx *c)
 		for (size_t j = 0; j < e->nspans; j++)
 			free(e->spans[j].steps);
 		e->nspans = 0;
+		charge_runs_free(e);
 		e->serial = c->t->serial;
 	}
 	return e;
 }
 
-static void mark_piece(struct report_ctx *c)
+void charge_mark_piece(struct report_ctx *c)
 {
 	mark_shown(c, c->cur_subject[0]);
 	mark_shown(c, c->cur_subject[1]);
@@ -217,7 +218,7 @@ static int vm_hook(void *arg, uint64_t start, uint64_t end, bool done)
 				  c->share_from);
 		if (sp->n && !c->rc.marked) {
 			c->rc.marked = true;
-			mark_piece(c);
+			charge_mark_piece(c);
 		}
 		return 1;
 	}
@@ -240,6 +241,7 @@ static int add_cached(struct report_ctx *c, struct rowcache *e,
 {
 	const struct attrib_piece *pc = attrib_piece(c->a);
 	size_t slot = pc->ix < e->npieces ? pc->ix : e->npieces;
+	uint32_t whole = (uint32_t)slot;
 	struct rc_chunk **ch = &e->chunks[slot / RC_CHUNK];
 	uint32_t *ix;
 	uint16_t *f;
@@ -277,13 +279,15 @@ static int add_cached(struct report_ctx *c, struct rowcache *e,
 		acc = (*ch)->acc + slot * COL__COUNT;
 		for (int k = 0; k < COL__COUNT; k++)
 			acc[k] += vals[k];
+		if (c->rc.runrec)
+			charge_run_item(c, whole, *f, vals);
 	} else {
 		rowtree_add_index(c->t, ix, vals, c->share_cols, c->share_from);
 	}
 	count_fallback(c, *f, vals);
 	if (!c->rc.marked) { /* the same subjects for every piece */
 		c->rc.marked = true;
-		mark_piece(c);
+		charge_mark_piece(c);
 	}
 	return 0;
 }
@@ -298,6 +302,7 @@ static void rowcache_flush(struct report_ctx *c)
 		struct rowcache *e = &c->rc.v[i];
 		size_t nchunks = ((size_t)e->npieces + RC_CHUNK) / RC_CHUNK;
 
+		charge_runs_flush(e);
 		for (size_t k = 0; e->chunks && k < nchunks; k++) {
 			struct rc_chunk *ch = e->chunks[k];
 
@@ -338,7 +343,7 @@ static int add_piece(void *arg, const uint32_t *labels, const uint64_t *vals)
 		rowtree_add_from(c->t, path, vals, c->share_cols,
 				 c->share_from);
 	count_fallback(c, vals[COL_RSS] ? fallback_bits(c, path) : 0, vals);
-	mark_piece(c);
+	charge_mark_piece(c);
 	return 0;
 }
 
@@ -784,6 +789,7 @@ static bool snap_enter(struct report_ctx *c, const bool *chosen, size_t si)
 
 	if (!chosen[si] || (all && s->end <= s->first))
 		return false;
+	attrib_set_owner(c->a, si + 1);
 	c->cur_pid = &c->pids[s->pidx];
 	c->at.proc = &c->cur_pid->kp;
 	c->cap.on = all && s->end > s->first + 1;
@@ -821,6 +827,7 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 	}
 	c->rc.defer = c->o->pick != PICK_ALL;
 	attrib_set_vm_hook(c->a, vm_hook);
+	attrib_set_run_hook(c->a, charge_run_hook);
 	while ((ret = md_read_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case MD_REC_SNAP_BEGIN:
@@ -889,6 +896,7 @@ void charge_free(struct report_ctx *c)
 		for (size_t k = 0; k < e->nspans; k++)
 			free(e->spans[k].steps);
 		free(e->spans);
+		charge_runs_free(e);
 	}
 	free(c->rc.v);
 	hashmap_free(&c->rc.index);

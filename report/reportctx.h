@@ -129,13 +129,33 @@ struct rc_span {
 	uint64_t total; /* VM of every piece kept */
 	bool done;	/* recorded to its end */
 };
+/* A page run's walk over a rowcache's pieces (attrib_run_key): walked the
+ * first time, recorded the second (each kept piece's slot and bytes),
+ * then only counted, and added as many times at the end
+ * (rowcache_flush()): processes of the same images see the same runs. */
+struct rc_item {
+	uint64_t bytes; /* its values: attrib_run_vals() */
+	uint32_t slot;
+};
+struct rc_run {
+	struct attrib_run_key key;
+	struct rc_item *items;
+	size_t n, cap;
+	uint8_t state;			      /* RC_RUN_* */
+	uint64_t pending;		      /* counted walks not yet added */
+	uint64_t rss, fallback_rss[KEYS_MAX]; /* count_fallback()'s */
+};
+enum { RC_RUN_SEEN, RC_RUN_RECORDING, RC_RUN_RECORDED };
 struct rowcache {
 	struct rowcache_key key;
 	struct rc_span *spans;
 	size_t nspans, spancap;
-	uint32_t uses;	  /* walks seen with key */
-	uint32_t npieces; /* slots: one per piece and one for "outside" */
-	uint64_t serial;  /* the tree ix[] is of (rowtree.serial) */
+	struct rc_run *runs;
+	size_t nruns, runcap;
+	struct hashmap runix; /* of runs[].key */
+	uint32_t uses;	      /* walks seen with key */
+	uint32_t npieces;     /* slots: one per piece and one for "outside" */
+	uint64_t serial;      /* the tree ix[] is of (rowtree.serial) */
 	struct rc_chunk **chunks; /* NULL until the second walk */
 };
 struct rowcaches {
@@ -147,6 +167,7 @@ struct rowcaches {
 	bool marked;	       /* the walk's subjects are marked shown */
 	bool defer;	       /* one tree: page runs summed per slot */
 	struct rc_span *rec;   /* the span being recorded, or NULL */
+	struct rc_run *runrec; /* the run being recorded, or NULL */
 	const uint32_t *prev;  /* its last piece's positions (NULL: none) */
 	size_t open[KEYS_MAX]; /* its latest step at each level */
 };
@@ -219,6 +240,23 @@ struct report_ctx {
 	char *cg_walk;
 	struct rowcaches rc; /* charge.c: rows by position */
 };
+
+/* --- charge.c, charge_runs.c: page runs counted --- */
+
+/* Mark the current walk's subjects (process, file) as shown. */
+void charge_mark_piece(struct report_ctx *c);
+/* attrib's run hook (attrib_run_hook; arg: c), where page-run sums are
+ * deferred: a run walked over the same pieces a third time or more is
+ * counted, not walked; its second walk is recorded (charge_run_item). */
+int charge_run_hook(void *arg, const struct attrib_run_key *k, bool done);
+/* Record a kept piece (slot; bits: its fallback_bits; vals: its values)
+ * of the run being recorded (c->rc.runrec, not NULL). */
+void charge_run_item(struct report_ctx *c, uint32_t slot, unsigned bits,
+		     const uint64_t *vals);
+/* Add e's counted run walks to its slots' sums. */
+void charge_runs_flush(struct rowcache *e);
+/* Forget e's page runs. */
+void charge_runs_free(struct rowcache *e);
 
 /* --- points.c: time over several processes --- */
 

@@ -23,14 +23,16 @@ static int tmpl_add(void *arg, const uint32_t *labels, uint64_t start,
 }
 
 /* True if [s, e) was walked before while tm had no template (remembered
- * now if not). */
-static bool tmpl_seen(struct tmpl *tm, uint64_t s, uint64_t e)
+ * now if not), or many ranges were and owner is another than the first. */
+static bool tmpl_seen(struct tmpl *tm, uint64_t s, uint64_t e, uint64_t owner)
 {
 	for (size_t i = 0; i < tm->nseen; i++)
 		if (tm->seen[i][0] == s && tm->seen[i][1] == e)
 			return true;
+	if (!tm->nseen)
+		tm->owner = owner;
 	if (tm->nseen == TMPL_SEEN)
-		return true; /* many ranges: a template pays */
+		return owner != tm->owner; /* many ranges, walked again */
 	tm->seen[tm->nseen][0] = s;
 	tm->seen[tm->nseen][1] = e;
 	tm->nseen++;
@@ -38,7 +40,7 @@ static bool tmpl_seen(struct tmpl *tm, uint64_t s, uint64_t e)
 }
 
 const struct tmpl *tmpl_get(struct tmpl *tm, struct rmap *const *maps, size_t k,
-			    uint64_t s, uint64_t e)
+			    uint64_t s, uint64_t e, uint64_t owner)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t cap = 0;
@@ -46,7 +48,7 @@ const struct tmpl *tmpl_get(struct tmpl *tm, struct rmap *const *maps, size_t k,
 	if (tm->bound && tm->k == k &&
 	    !memcmp(tm->maps, maps, k * sizeof(*maps)))
 		return tm;
-	if (k > RMAP_ROLLUP_MAX || !tmpl_seen(tm, s, e))
+	if (k > RMAP_ROLLUP_MAX || !tmpl_seen(tm, s, e, owner))
 		return NULL;
 	free(tm->bound);
 	free(tm->lab);

@@ -29,15 +29,18 @@ struct tmpl {
 	uint32_t *lab;	 /* n * k */
 	uint64_t seen[TMPL_SEEN][2];
 	uint8_t nseen;
+	uint64_t owner; /* who walked it first (tmpl_get) */
 };
 
 /* The template in tm (zeroed at first) of maps[0..k-1] (k <=
  * RMAP_ROLLUP_MAX, borrowed: they must outlive it and not change) for a
- * walk of [s, e): built when that range was walked before (or many ranges
- * were), again if it was built from other maps; NULL while not (the range
- * is remembered). */
+ * walk of [s, e) by owner (a process: 0 for none): built when that range
+ * was walked before, or when many ranges were and owner is not the one
+ * who walked first (one process walking the many parts of one big image
+ * would pay the template's memory for no repeat); again if it was built
+ * from other maps; NULL while not (the range is remembered). */
 const struct tmpl *tmpl_get(struct tmpl *tm, struct rmap *const *maps, size_t k,
-			    uint64_t s, uint64_t e);
+			    uint64_t s, uint64_t e, uint64_t owner);
 
 /* Free what tm holds (it stays usable, zeroed). */
 void tmpl_free(struct tmpl *tm);
