@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "report/attrib.h"
+#include "report/attrib_int.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -21,71 +22,15 @@
 #include "report/tmpl.h"
 #include "util/util.h"
 
-enum img_state {
-	IMG_UNTRIED,
-	IMG_ELF,     /* opened and verified */
-	IMG_NOTELF,  /* a regular file that is not ELF: labelled by path */
-	IMG_BROKEN,  /* could not be opened: [LOAD #?] */
-	IMG_DELETED, /* no longer on disk: "[deleted] PATH" */
-	IMG_CHANGED, /* the file on disk is not the one mapped: "[changed
-			since recording] PATH" */
-	IMG__COUNT
-};
-
 /* How the bytes of an image that cannot be read are labelled and noted,
  * per state: under every key, a label for the whole file ("PREFIX PATH",
  * so that keys inside it add no level), or with no prefix the path under
  * files and "[LOAD #?]" inside; the footer note's kind and what it says
  * after the image's path and why. */
-static const struct {
-	const char *prefix;
-	enum note_kind note;
-} img_states[IMG__COUNT] = {
+const struct img_state_row img_states[IMG__COUNT] = {
     [IMG_BROKEN] = {NULL, NOTE_IMAGE_BROKEN},
     [IMG_DELETED] = {"[deleted]", NOTE_IMAGE_DELETED},
     [IMG_CHANGED] = {"[changed since recording]", NOTE_IMAGE_CHANGED},
-};
-
-struct attrib_img {
-	uint32_t id;
-	size_t seq;	     /* registration order */
-	struct md_image rec; /* path and open_path owned */
-	enum img_state state;
-	char *why;	      /* IMG_BROKEN, _DELETED, _CHANGED: the
-				 reason, for the footer */
-	uint32_t whole_label; /* ..._DELETED, _CHANGED: "PREFIX PATH",
-				 the label of all of its bytes */
-	struct imgmaps si;
-	struct dualmap kinds; /* VM + file map of the "kinds" source */
-	bool kinds_built;
-	struct relocmap relocs; /* the relocs source */
-	bool relocs_built;
-	int src_err[KEY__COUNT]; /* a source map that failed: its code */
-	uint32_t *seg_label;	 /* per program header: "LOAD #n [RW]" */
-	uint32_t *seg_kind;	 /* per program header: kind label */
-	uint32_t path_label;
-	uint64_t fallback_vm, fallback_rss; /* bytes charged to fallbacks */
-	uint64_t noseg_vm, noseg_rss;	    /* mappings no segment matched */
-	uint64_t last_bias; /* load bias of the last mapping tied */
-	bool have_bias;
-	/* IMG_NOTELF worth a note: mapped executable, or a file other
-	 * users may not read (a recording may name any file) */
-	bool notelf_odd;
-	struct tmpl tm[2]; /* of the VM walks and of the file walks */
-};
-
-enum kind {
-	KIND_CODE,
-	KIND_RODATA,
-	KIND_RELRO,
-	KIND_DATA,
-	KIND_BSS,
-	KIND_HEAP,
-	KIND_STACK,
-	KIND_ANON,
-	KIND_SHMEM,
-	KIND_FILE,
-	KIND__COUNT
 };
 
 static const char *const kind_names[KIND__COUNT] = {
@@ -94,25 +39,6 @@ static const char *const kind_names[KIND__COUNT] = {
     [KIND_BSS] = "bss",	    [KIND_HEAP] = "heap",
     [KIND_STACK] = "stack", [KIND_ANON] = "anon",
     [KIND_SHMEM] = "shmem", [KIND_FILE] = "file",
-};
-
-struct attrib {
-	struct labels *lb;
-	struct elf_map_opts maps; /* how image maps are built */
-	uint64_t page_size;
-	struct attrib_img **imgs; /* sorted by id once lookups begin */
-	size_t nimgs, cap;
-	bool sorted;
-	uint32_t kind[KIND__COUNT];
-	uint32_t load_unknown;	  /* "[LOAD #?]" */
-	uint32_t no_segment;	  /* "[no segment]" */
-	uint32_t unmapped;	  /* "[Unmapped]" */
-	uint32_t clean;		  /* "[clean]": relocs key, not dirty */
-	struct strlist src_notes; /* notes from building source maps */
-	struct attrib_piece cur;  /* the piece handed out (attrib_piece) */
-	attrib_vm_hook vm_hook;
-	uint64_t owner; /* attrib_set_owner() */
-	attrib_run_hook run_hook;
 };
 
 struct attrib *attrib_new(struct labels *lb, const struct elf_map_opts *maps)
@@ -298,7 +224,7 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 	im->state = IMG_ELF;
 }
 
-static struct attrib_img *img_get(struct attrib *a, uint32_t id)
+struct attrib_img *attrib_img_get(struct attrib *a, uint32_t id)
 {
 	struct attrib_img *im;
 
@@ -310,214 +236,11 @@ static struct attrib_img *img_get(struct attrib *a, uint32_t id)
 	return im;
 }
 
-static bool has_prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
-const char *attrib_anon_name(const char *name, enum attrib_class *cls)
-{
-	*cls = ACLS_ANON;
-	if (!name || !name[0])
-		return "[anon]";
-	if (name[0] == '[')
-		return name;
-	if (has_prefix(name, "/dev/shm/") || has_prefix(name, "/SYSV") ||
-	    has_prefix(name, "/memfd:") || has_prefix(name, "/dev/zero") ||
-	    has_prefix(name, "/anon_hugepage")) {
-		*cls = ACLS_SHMEM;
-		return name;
-	}
-	return NULL;
-}
-
-static uint32_t anon_kind(struct attrib *a, const char *name,
-			  enum attrib_class cls)
-{
-	if (cls == ACLS_SHMEM)
-		return a->kind[KIND_SHMEM];
-	if (!strcmp(name, "[heap]"))
-		return a->kind[KIND_HEAP];
-	if (has_prefix(name, "[stack"))
-		return a->kind[KIND_STACK];
-	if (!strcmp(name, "[vdso]") || !strcmp(name, "[vsyscall]"))
-		return a->kind[KIND_CODE];
-	if (has_prefix(name, "[vvar"))
-		return a->kind[KIND_RODATA];
-	return a->kind[KIND_ANON];
-}
-
-static uint32_t prot_kind(struct attrib *a, uint32_t prot)
-{
-	return a->kind[prot & PROT_EXEC	   ? KIND_CODE
-		       : prot & PROT_WRITE ? KIND_DATA
-					   : KIND_RODATA];
-}
-
-static int img_segment(const struct attrib *a, const struct attrib_img *im,
+int attrib_img_segment(const struct attrib *a, const struct attrib_img *im,
 		       const struct attrib_map *m)
 {
 	return seg_find(im->si.img, a->page_size, m->start, m->pgoff, m->prot,
 			im->have_bias ? &im->last_bias : NULL);
-}
-
-/* Part p of anonymous mapping m, named anon (class cls), and when it is
- * the .bss tail of the image part prev maps just before it, that tail
- * (ACLS_BSS) and the rest in parts[1]. Returns the number of parts. */
-static int classify_anon(struct attrib *a, const struct attrib_map *m,
-			 const struct attrib_part *prev,
-			 struct attrib_part *parts, const char *anon,
-			 enum attrib_class cls)
-{
-	struct attrib_part *p = &parts[0], rest;
-	const struct elf_segment *s;
-	uint64_t mask = a->page_size - 1, vm, vend;
-
-	p->cls = cls;
-	p->file_label = labels_intern(a->lb, anon);
-	p->inner_label = p->file_label;
-	p->kind_label = anon_kind(a, anon, cls);
-	if (cls != ACLS_ANON || strcmp(anon, "[anon]") || !prev ||
-	    prev->cls != ACLS_IMAGE || prev->seg < 0 || prev->end != m->start)
-		return 1;
-	s = &prev->img->si.img->segs[prev->seg];
-	vm = m->start - prev->bias;
-	vend = (s->vaddr + s->memsz + mask) & ~mask;
-	if (s->memsz <= s->filesz || vm < s->vaddr || vm >= vend)
-		return 1;
-	rest = *p;
-	p->cls = ACLS_BSS;
-	p->img = prev->img;
-	p->seg = prev->seg;
-	p->bias = prev->bias;
-	p->end = MIN(m->end, vend + prev->bias);
-	p->file_label = prev->file_label;
-	p->inner_label = prev->img->seg_label[p->seg];
-	p->kind_label = a->kind[KIND_BSS];
-	if (p->end >= m->end)
-		return 1;
-	rest.start = p->end;
-	parts[1] = rest;
-	return 2;
-}
-
-/* Part p of a mapping m of the ELF image im: its segment, load bias and
- * labels. */
-static void classify_elf(struct attrib *a, const struct attrib_map *m,
-			 struct attrib_img *im, struct attrib_part *p)
-{
-	const struct elf_segment *s;
-
-	p->cls = ACLS_IMAGE;
-	p->seg = img_segment(a, im, m);
-	if (p->seg < 0) {
-		p->inner_label = a->no_segment;
-		p->kind_label = prot_kind(a, m->prot);
-		return;
-	}
-	s = &im->si.img->segs[p->seg];
-	p->bias = seg_bias(s, m->start, m->pgoff);
-	im->last_bias = p->bias;
-	im->have_bias = true;
-	p->inner_label = im->seg_label[p->seg];
-	p->kind_label = im->seg_kind[p->seg];
-}
-
-int attrib_classify(struct attrib *a, const struct attrib_map *m,
-		    const struct attrib_part *prev, struct attrib_part *parts)
-{
-	struct attrib_part *p = &parts[0];
-	enum attrib_class cls;
-	struct attrib_img *im;
-	const char *anon;
-
-	memset(p, 0, sizeof(*p));
-	p->start = m->start;
-	p->end = m->end;
-	p->seg = -1;
-
-	anon = attrib_anon_name(m->name, &cls);
-	if (anon)
-		return classify_anon(a, m, prev, parts, anon, cls);
-
-	im = img_get(a, m->image_id);
-	if (!im) {
-		/* A file with no IMAGE record: labelled by its path. */
-		p->cls = ACLS_FILE;
-		p->file_label = labels_intern(a->lb, m->name);
-		p->inner_label = p->file_label;
-		p->kind_label = a->kind[KIND_FILE];
-		return 1;
-	}
-	p->img = im;
-	p->file_label = im->path_label;
-	switch (im->state) {
-	case IMG_ELF:
-		classify_elf(a, m, im, p);
-		break;
-	case IMG_NOTELF:
-		im->notelf_odd |= !!(m->prot & PROT_EXEC);
-		p->cls = ACLS_FILE;
-		p->inner_label = im->path_label;
-		p->kind_label = a->kind[KIND_FILE];
-		break;
-	default:
-		p->cls = ACLS_BROKEN;
-		p->inner_label = a->load_unknown;
-		if (img_states[im->state].prefix)
-			p->file_label = p->inner_label = im->whole_label;
-		p->kind_label = prot_kind(a, m->prot);
-		break;
-	}
-	return 1;
-}
-
-/* The kinds source: sections by flags (RELRO from PT_GNU_RELRO), then the
- * segments by their flags, then "[Unmapped]" for the rest of the file. */
-static void build_kinds(struct attrib *a, struct attrib_img *im)
-{
-	const struct elfimg *img = im->si.img;
-	uint64_t relro_start = 0, relro_end = 0;
-
-	dualmap_init(&im->kinds);
-	im->kinds_built = true;
-	for (size_t i = 0; i < img->nsegs; i++)
-		if (img->segs[i].type == PT_GNU_RELRO) {
-			relro_start = img->segs[i].vaddr;
-			relro_end = relro_start + img->segs[i].memsz;
-		}
-	for (size_t i = 1; i < img->nsecs; i++) {
-		const struct elf_section *s = &img->secs[i];
-		enum kind k;
-
-		if (!(s->flags & SHF_ALLOC) || !s->size || s->type == SHT_NULL)
-			continue;
-		if (s->type == SHT_NOBITS) {
-			if (s->flags & SHF_TLS)
-				continue;
-			k = KIND_BSS;
-		} else if (s->flags & SHF_EXECINSTR) {
-			k = KIND_CODE;
-		} else if (s->flags & SHF_WRITE) {
-			k = s->addr >= relro_start &&
-				    s->addr + s->size <= relro_end &&
-				    relro_end > relro_start
-				? KIND_RELRO
-				: KIND_DATA;
-		} else {
-			k = KIND_RODATA;
-		}
-		dualmap_add_vm(&im->kinds, &im->si.base, s->addr, s->size,
-			       a->kind[k]);
-	}
-	for (size_t i = 0; i < img->nsegs; i++) {
-		const struct elf_segment *s = &img->segs[i];
-
-		if (s->type == PT_LOAD)
-			dualmap_add_vm(&im->kinds, &im->si.base, s->vaddr,
-				       s->memsz, im->seg_kind[i]);
-	}
-	rmap_add(im->kinds.file, 0, img->file_size, a->unmapped);
 }
 
 /* The DualMap of src for image im, or NULL if it could not be built (the
@@ -533,7 +256,7 @@ static struct dualmap *img_source(struct attrib *a, struct attrib_img *im,
 		return NULL;
 	if (keydefs[src].map == KEYMAP_KINDS) {
 		if (!im->kinds_built)
-			build_kinds(a, im);
+			attrib_build_kinds(a, im);
 		return &im->kinds;
 	}
 	if (keydefs[src].map == KEYMAP_RELOCS) {
@@ -1036,7 +759,7 @@ uint32_t attrib_image_lookup(struct attrib *a, const char *path,
 
 struct elfimg *attrib_image_elf(struct attrib *a, uint32_t id)
 {
-	struct attrib_img *im = img_get(a, id);
+	struct attrib_img *im = attrib_img_get(a, id);
 
 	return im && im->state == IMG_ELF ? im->si.img : NULL;
 }
@@ -1045,7 +768,7 @@ int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 		      uint64_t end, uint64_t pgoff, uint32_t prot,
 		      uint64_t *bias)
 {
-	struct attrib_img *im = img_get(a, id);
+	struct attrib_img *im = attrib_img_get(a, id);
 	struct attrib_map m = {.start = start,
 			       .end = end,
 			       .pgoff = pgoff,
@@ -1055,7 +778,7 @@ int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 
 	if (!im || im->state != IMG_ELF)
 		return -ENOENT;
-	seg = img_segment(a, im, &m);
+	seg = attrib_img_segment(a, im, &m);
 	if (seg < 0)
 		return -ENOENT;
 	*bias = seg_bias(&im->si.img->segs[seg], start, pgoff);
@@ -1064,7 +787,7 @@ int attrib_image_bias(struct attrib *a, uint32_t id, uint64_t start,
 
 uint32_t attrib_image_symbol(struct attrib *a, uint32_t id, uint64_t vm)
 {
-	struct attrib_img *im = img_get(a, id);
+	struct attrib_img *im = attrib_img_get(a, id);
 	struct dualmap *dm;
 	const char *s;
 	uint32_t l;

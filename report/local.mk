@@ -2,6 +2,7 @@
 # report/: attribution — resident pages of a recording (attrib, relocmap,
 # fault stacks) and the bytes of ELF files on disk (ondisk) -> rows.
 libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
+	report/attrib_class.c report/attrib_int.h \
 	report/segment.c report/segment.h \
 	report/imgcheck.c report/imgcheck.h \
 	report/report.c report/report.h report/reportctx.h \
