@@ -18,6 +18,7 @@ import io
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -283,6 +284,17 @@ def end_fault_loop(rec, pid, target):
         pass
     if target:
         target.wait()
+
+def bloaty_path():
+    """Bloaty, to compare with where it is built: $BLOATY, the build of
+    bench/bench_size.py's recipe (/tmp/bloaty/build/bloaty) or PATH; None
+    without one."""
+    for p in (os.environ.get("BLOATY"), "/tmp/bloaty/build/bloaty",
+              shutil.which("bloaty")):
+        if p and os.access(p, os.X_OK):
+            return p
+    return None
+
 
 def readelf(args, path):
     """Stdout of `readelf -W args path`; raises if readelf fails."""
