@@ -426,32 +426,14 @@ static int decode_pal6(struct md_map_prev *p, struct md_cur *c)
 	return 0;
 }
 
-/* Version 6: the fields coded against the snapshot's previous mapping
- * (r->mprev, then set to this one), the page-state stream and padding.
- * Returns 0 or c->err. */
-static int decode_v6(struct md_reader *r, struct md_cur *c,
-		     struct md_snap_mapping *m)
+/* The fields of a version 6 mapping after its size, up to the palette:
+ * each read if has says so, else the previous mapping's (or predicted). */
+static void decode_ids6(struct md_map_prev *p, struct md_cur *c,
+			struct md_snap_mapping *m, unsigned has)
 {
-	unsigned shift = (unsigned)__builtin_ctz(r->hdr.page_size);
-	struct md_map_prev *p = &r->mprev;
-	const uint8_t *q, *s;
-	uint64_t zz, sp, np, v, nruns, nbytes;
-	unsigned has;
+	const uint8_t *q;
+	uint64_t v, zz;
 
-	/* no CRC-32 of its own: the record's CRC-32C is its only check */
-	if (!(r->hdr.flags & MD_F_CRC))
-		md_cur_fail(c, "version 6 mapping without record checksums");
-	q = md_cur_take(c, 1);
-	has = q ? *q : 0;
-	zz = md_cur_var(c);
-	np = md_cur_var(c);
-	if (has & ~(unsigned)MAP6_KNOWN)
-		md_cur_fail(c, "mapping with unknown field bits");
-	sp = (p->end >> shift) + (zz >> 1 ^ (uint64_t) - (int64_t)(zz & 1));
-	if (sp > UINT64_MAX >> shift || np > (UINT64_MAX >> shift) - sp)
-		md_cur_fail(c, "mapping range beyond 64 bits");
-	m->start = sp << shift;
-	m->end = (sp + np) << shift;
 	m->dev_major = p->dev_major;
 	m->dev_minor = p->dev_minor;
 	m->ino = p->ino;
@@ -492,6 +474,35 @@ static int decode_v6(struct md_reader *r, struct md_cur *c,
 	v = (has & MAP6_PGOFF) ? md_cur_var(c)
 			       : map6_pgoff(p, m->ino, !(has & MAP6_FILE));
 	m->pgoff = v;
+}
+
+/* Version 6: the fields coded against the snapshot's previous mapping
+ * (r->mprev, then set to this one), the page-state stream and padding.
+ * Returns 0 or c->err. */
+static int decode_v6(struct md_reader *r, struct md_cur *c,
+		     struct md_snap_mapping *m)
+{
+	unsigned shift = (unsigned)__builtin_ctz(r->hdr.page_size);
+	struct md_map_prev *p = &r->mprev;
+	const uint8_t *q, *s;
+	uint64_t zz, sp, np, nruns, nbytes;
+	unsigned has;
+
+	/* no CRC-32 of its own: the record's CRC-32C is its only check */
+	if (!(r->hdr.flags & MD_F_CRC))
+		md_cur_fail(c, "version 6 mapping without record checksums");
+	q = md_cur_take(c, 1);
+	has = q ? *q : 0;
+	zz = md_cur_var(c);
+	np = md_cur_var(c);
+	if (has & ~(unsigned)MAP6_KNOWN)
+		md_cur_fail(c, "mapping with unknown field bits");
+	sp = (p->end >> shift) + (zz >> 1 ^ (uint64_t) - (int64_t)(zz & 1));
+	if (sp > UINT64_MAX >> shift || np > (UINT64_MAX >> shift) - sp)
+		md_cur_fail(c, "mapping range beyond 64 bits");
+	m->start = sp << shift;
+	m->end = (sp + np) << shift;
+	decode_ids6(p, c, m, has);
 	if ((has & MAP6_PAL) && decode_pal6(p, c) < 0)
 		return c->err;
 	nruns = md_cur_var(c);
