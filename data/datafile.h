@@ -36,9 +36,10 @@
  * bitmaps where short); version 3 lets a packed SAMPLE leave out the top
  * of its stack (md_sample.stack_reused); version 4 gives a NOTE its kind
  * and subject; version 5 adds CODED page-state blocks (entropy-coded
- * pages: forked memory's many mapcounts). The reader still reads versions
- * 1 to 4. */
-#define MD_VERSION 5
+ * pages: forked memory's many mapcounts); version 6 codes a
+ * SNAP_MAPPING's fields against the snapshot's previous mapping (a few
+ * bytes a mapping). The reader still reads versions 1 to 5. */
+#define MD_VERSION 6
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {
@@ -440,6 +441,10 @@ int md_writer_open(const char *path, struct md_writer **out);
  * another user owns in a sticky world-writable directory (the kernel's
  * protected_symlinks rule: -MEMSZ_EUNSAFELINK). */
 #define MD_WRITER_SPECIAL 1u
+/* MD_WRITER_V5: write format version 5 (each SNAP_MAPPING's fields in
+ * full, not coded against the previous mapping): for tests of the reader
+ * of older files and for files an older memsz must read. */
+#define MD_WRITER_V5 2u
 
 /* md_writer_open() with flags (MD_WRITER_*). */
 int md_writer_open_flags(const char *path, unsigned flags,

@@ -78,6 +78,19 @@ void md_buf_pad8(struct md_buf *b)
 		md_buf_grow(b, 8 - b->len % 8);
 }
 
+void md_buf_var(struct md_buf *b, uint64_t v)
+{
+	size_t n = 1;
+	uint8_t *q;
+
+	for (uint64_t t = v; t >= 0x80; t >>= 7)
+		n++;
+	q = md_buf_grow(b, n);
+	for (; v >= 0x80; v >>= 7)
+		*q++ = (uint8_t)(v | 0x80);
+	*q = (uint8_t)v;
+}
+
 void md_buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len)
 {
 	uint8_t *q = md_buf_grow(b, MD_BUILD_ID_FIELD);
@@ -125,6 +138,25 @@ uint64_t md_cur_u64(struct md_cur *c)
 /* A string: its length must fit the record, the bytes after it up to the
  * next multiple of 8 must be zero (a NUL at least) and it must hold no
  * NUL itself. Returns "" on error (c->err set). */
+uint64_t md_cur_var(struct md_cur *c)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < 10; i++) {
+		const uint8_t *q = md_cur_take(c, 1);
+
+		if (!q)
+			return 0;
+		if (i == 9 && *q > 1)
+			break;
+		v |= (uint64_t)(*q & 0x7f) << (7 * i);
+		if (!(*q & 0x80))
+			return v;
+	}
+	md_cur_fail(c, "a LEB128 value over 64 bits");
+	return 0;
+}
+
 const char *md_cur_str(struct md_cur *c)
 {
 	uint32_t n = md_cur_u32(c);

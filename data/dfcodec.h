@@ -174,6 +174,8 @@ void md_buf_str(struct md_buf *b, const char *s);
 void md_buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len);
 /* Zero bytes up to a multiple of 8. */
 void md_buf_pad8(struct md_buf *b);
+/* v as LEB128 (7 bits a byte, low first, high bit: more follow). */
+void md_buf_var(struct md_buf *b, uint64_t v);
 
 /* --- cursor: reads one record's payload; every get checks the bounds.
  * The first failure sticks (err -MEMSZ_EBADDATA, why); later gets
@@ -191,6 +193,8 @@ void md_cur_fail(struct md_cur *c, const char *why);
 const uint8_t *md_cur_take(struct md_cur *c, size_t n);
 uint32_t md_cur_u32(struct md_cur *c);
 uint64_t md_cur_u64(struct md_cur *c);
+/* A LEB128 value of at most 10 bytes that fits 64 bits, or 0 (c fails). */
+uint64_t md_cur_var(struct md_cur *c);
 /* A string: its length must fit the record, the bytes after it up to the
  * next multiple of 8 must be zero (a NUL at least) and it must hold no
  * NUL itself. Returns "" on error (c->err set). */
@@ -199,6 +203,25 @@ const char *md_cur_str(struct md_cur *c);
 void md_cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len);
 
 /* --- the writer's state (dfwriter.c) --- */
+
+/* The fields of a snapshot's last mapping, against which a SNAP_MAPPING
+ * record of version 6 codes the next one (see dfmapping.c). All zero is
+ * the state at a snapshot's start: no mapping yet (image id none, no
+ * name, no palette). */
+struct md_map_prev {
+	uint64_t start, end, pgoff, ino;
+	uint32_t dev_major, dev_minor, prot, flags;
+	uint32_t image1; /* image_id + 1: 0 is none (UINT32_MAX) */
+	char *name;	 /* NUL-terminated, name_cap bytes */
+	size_t name_cap;
+	uint8_t *pal; /* npal palette entries (PGSTATE_PAL_SIZE each) */
+	size_t pal_cap;
+	uint32_t npal;
+};
+
+/* Back to the state at a snapshot's start (buffers kept). */
+void md_map_prev_reset(struct md_map_prev *p);
+void md_map_prev_free(struct md_map_prev *p);
 
 struct md_writer {
 	int fd;
@@ -211,10 +234,12 @@ struct md_writer {
 	struct md_buf b;
 	struct md_buf sb; /* SAMPLE records not yet written (batched) */
 	uint64_t nrecords, nsamples, samples_lost; /* see md_writer_stats */
-	unsigned page_shift;	/* of the page size in the header */
-	struct pgstate_enc enc; /* scratch of md_write_mapping */
-	uint32_t nsb;		/* records in sb */
-	bool compress;		/* write batches as PACKED records */
+	unsigned page_shift;	  /* of the page size in the header */
+	uint32_t version;	  /* of the file: MD_VERSION, or 5 */
+	struct pgstate_enc enc;	  /* scratch of md_write_mapping */
+	struct md_map_prev mprev; /* the snapshot's last mapping (v6) */
+	uint32_t nsb;		  /* records in sb */
+	bool compress;		  /* write batches as PACKED records */
 	ZSTD_CCtx *cctx;
 	struct md_buf zb;    /* a PACKED record being built */
 	struct stackref stk; /* each thread's last stack in the batch */
@@ -272,8 +297,9 @@ struct md_reader {
 	size_t nimg, img_cap;
 	bool in_snap, have_seq;
 	uint32_t snap_pid, snap_seq, snap_flags, snap_nmappings, snap_seen;
-	uint64_t snap_prev_end; /* end of the snapshot's last mapping */
-	struct md_jit_sym *jit; /* symbols of the last JITMAP */
+	uint64_t snap_prev_end;	  /* end of the snapshot's last mapping */
+	struct md_map_prev mprev; /* its fields, the base of the next (v6) */
+	struct md_jit_sym *jit;	  /* symbols of the last JITMAP */
 	size_t jit_cap;
 	struct md_cgroup_stat *cgs; /* counters of the last CGROUP */
 	size_t cgs_cap;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -49,28 +50,130 @@ int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 	return ret < 0 ? ret : md_mapping_end(w, r, NULL);
 }
 
-int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
-		   uint64_t *nruns)
+/* The has-byte of a version 6 SNAP_MAPPING: which fields differ from
+ * what the snapshot's previous mapping predicts (see man/memsz-data.5). */
+enum {
+	MAP6_FILE = 1u << 0,  /* dev_major, dev_minor, ino follow */
+	MAP6_PROT = 1u << 1,  /* flags << 3 | (prot & 7) follows */
+	MAP6_IMAGE = 1u << 2, /* image_id + 1 follows */
+	MAP6_NAME = 1u << 3,  /* the name's length and bytes follow */
+	MAP6_PGOFF = 1u << 4, /* pgoff follows */
+	MAP6_PAL = 1u << 5,   /* the palette follows */
+	MAP6_PROTX = 1u << 6, /* prot (over 7) follows, after MAP6_PROT's */
+	MAP6_KNOWN = 0x7f,
+};
+
+void md_map_prev_reset(struct md_map_prev *p)
 {
-	struct pgstate_enc *e;
+	p->start = p->end = p->pgoff = p->ino = 0;
+	p->dev_major = p->dev_minor = p->prot = p->flags = p->image1 = 0;
+	if (p->name)
+		p->name[0] = 0;
+	p->npal = 0;
+}
+
+void md_map_prev_free(struct md_map_prev *p)
+{
+	free(p->name);
+	free(p->pal);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The pgoff predicted for a mapping of ino after p: the page after the
+ * previous one's of the same file, else 0 (/proc/PID/maps gives an
+ * anonymous mapping pgoff 0). */
+static uint64_t map6_pgoff(const struct md_map_prev *p, uint64_t ino,
+			   bool same_file)
+{
+	return ino && same_file ? p->pgoff + (p->end - p->start) : 0;
+}
+
+static void map6_name_set(struct md_map_prev *p, const char *s, size_t n)
+{
+	xgrow(&p->name, &p->name_cap, n + 1, 1);
+	memcpy(p->name, s, n);
+	p->name[n] = 0;
+}
+
+/* The fields of r in the version 6 layout, coded against w->mprev, which
+ * becomes r. */
+static void map6_put(struct md_writer *w, const struct md_snap_mapping *r,
+		     const struct pgstate_enc *e)
+{
+	struct md_map_prev *p = &w->mprev;
+	const char *name = r->name ? r->name : "";
+	size_t pal_bytes = (size_t)e->npal * PGSTATE_PAL_SIZE;
+	bool same_file = r->dev_major == p->dev_major &&
+			 r->dev_minor == p->dev_minor && r->ino == p->ino;
+	uint64_t gap = (r->start >> w->page_shift) - (p->end >> w->page_shift);
+	unsigned has = 0;
+
+	has |= same_file ? 0 : MAP6_FILE;
+	has |= r->prot == p->prot && r->flags == p->flags ? 0 : MAP6_PROT;
+	has |= r->prot > 7 ? MAP6_PROT | MAP6_PROTX : 0;
+	has |= r->image_id + 1 == p->image1 ? 0 : MAP6_IMAGE;
+	has |= !strcmp(name, p->name ? p->name : "") ? 0 : MAP6_NAME;
+	has |= r->pgoff == map6_pgoff(p, r->ino, same_file) ? 0 : MAP6_PGOFF;
+	has |= e->npal == p->npal &&
+		       (!pal_bytes || !memcmp(e->pal, p->pal, pal_bytes))
+		   ? 0
+		   : MAP6_PAL;
+	md_buf_grow(&w->b, 1)[0] = (uint8_t)has;
+	/* signed page delta, zigzag coded: small both ways */
+	md_buf_var(&w->b, gap << 1 ^ (uint64_t)((int64_t)gap >> 63));
+	md_buf_var(&w->b, (r->end - r->start) >> w->page_shift);
+	if (has & MAP6_FILE) {
+		md_buf_var(&w->b, r->dev_major);
+		md_buf_var(&w->b, r->dev_minor);
+		md_buf_var(&w->b, r->ino);
+	}
+	if (has & MAP6_PROT)
+		md_buf_var(&w->b, (uint64_t)r->flags << 3 | (r->prot & 7));
+	if (has & MAP6_PROTX)
+		md_buf_var(&w->b, r->prot);
+	if (has & MAP6_IMAGE)
+		md_buf_var(&w->b, (uint32_t)(r->image_id + 1));
+	if (has & MAP6_NAME) {
+		md_buf_var(&w->b, strlen(name));
+		memcpy(md_buf_grow(&w->b, strlen(name)), name, strlen(name));
+		map6_name_set(p, name, strlen(name));
+	}
+	if (has & MAP6_PGOFF)
+		md_buf_var(&w->b, r->pgoff);
+	if (has & MAP6_PAL) {
+		md_buf_var(&w->b, e->npal);
+		for (size_t i = 0; i < pal_bytes; i += PGSTATE_PAL_SIZE) {
+			md_buf_var(&w->b, get_u32(e->pal + i));
+			md_buf_var(&w->b, get_u32(e->pal + i + 4));
+		}
+		xgrow(&p->pal, &p->pal_cap, pal_bytes + 1, 1);
+		if (pal_bytes)
+			memcpy(p->pal, e->pal, pal_bytes);
+		p->npal = e->npal;
+	}
+	md_buf_var(&w->b, e->nruns);
+	md_buf_var(&w->b, e->len);
+	if (e->len)
+		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
+	p->start = r->start;
+	p->end = r->end;
+	p->pgoff = r->pgoff;
+	p->ino = r->ino;
+	p->dev_major = r->dev_major;
+	p->dev_minor = r->dev_minor;
+	p->prot = r->prot;
+	p->flags = r->flags;
+	p->image1 = r->image_id + 1;
+}
+
+/* The fields of r and the page states of e in the version 2 to 5 layout:
+ * everything in full, a CRC-32 of the page states. */
+static void map5_put(struct md_writer *w, const struct md_snap_mapping *r,
+		     const struct pgstate_enc *e)
+{
 	uint8_t le_nruns[8];
 	uint32_t crc;
-	int ret;
 
-	if (!w || !r)
-		return -EINVAL;
-	e = &w->enc;
-	ret = pgstate_end(e);
-	if (ret < 0)
-		return ret;
-	if (r->start != e->start || r->end - r->start != e->npages
-							     << w->page_shift)
-		return -EINVAL;
-	if (nruns)
-		*nruns = e->nruns;
-	ret = md_rec_begin(w);
-	if (ret < 0)
-		return ret;
 	md_buf_u64(&w->b, r->start);
 	md_buf_u64(&w->b, r->end);
 	md_buf_u64(&w->b, r->pgoff);
@@ -95,6 +198,32 @@ int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 		       e->pal, (size_t)e->npal * PGSTATE_PAL_SIZE);
 	if (e->len)
 		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
+}
+
+int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
+		   uint64_t *nruns)
+{
+	struct pgstate_enc *e;
+	int ret;
+
+	if (!w || !r)
+		return -EINVAL;
+	e = &w->enc;
+	ret = pgstate_end(e);
+	if (ret < 0)
+		return ret;
+	if (r->start != e->start || r->end - r->start != e->npages
+							     << w->page_shift)
+		return -EINVAL;
+	if (nruns)
+		*nruns = e->nruns;
+	ret = md_rec_begin(w);
+	if (ret < 0)
+		return ret;
+	if (w->version >= 6)
+		map6_put(w, r, e);
+	else
+		map5_put(w, r, e);
 	md_buf_pad8(&w->b);
 	return md_rec_commit(w, MD_REC_SNAP_MAPPING);
 }
@@ -271,13 +400,150 @@ static int decode_runs_v2(struct md_reader *r, struct md_cur *c,
 	return 0;
 }
 
-/* The mapping's fields, its pages (in the layout of the file's version)
- * and the checks against its snapshot. */
-int md_mapping_decode(struct md_reader *r, struct md_cur *c,
-		      struct md_record *rec)
+/* A version 6 palette into p: a count, then each entry's flags and
+ * mapcount. Returns 0 or c->err. */
+static int decode_pal6(struct md_map_prev *p, struct md_cur *c)
 {
-	struct md_snap_mapping *m = &rec->u.mapping;
-	const char *why;
+	uint64_t n = md_cur_var(c), fl, mc;
+
+	/* each entry takes at least two bytes */
+	if (!c->err && n > (c->len - c->pos) / 2)
+		md_cur_fail(c, "palette runs past the end of the mapping");
+	if (c->err)
+		return c->err;
+	xgrow(&p->pal, &p->pal_cap, n * PGSTATE_PAL_SIZE + 1, 1);
+	for (uint64_t i = 0; i < n; i++) {
+		fl = md_cur_var(c);
+		mc = md_cur_var(c);
+		if (fl > UINT32_MAX || mc > UINT32_MAX)
+			md_cur_fail(c, "palette entry over 32 bits");
+		if (c->err)
+			return c->err;
+		put_u32(p->pal + i * PGSTATE_PAL_SIZE, (uint32_t)fl);
+		put_u32(p->pal + i * PGSTATE_PAL_SIZE + 4, (uint32_t)mc);
+	}
+	p->npal = (uint32_t)n;
+	return 0;
+}
+
+/* The fields of a version 6 mapping after its size, up to the palette:
+ * each read if has says so, else the previous mapping's (or predicted). */
+static void decode_ids6(struct md_map_prev *p, struct md_cur *c,
+			struct md_snap_mapping *m, unsigned has)
+{
+	const uint8_t *q;
+	uint64_t v, zz;
+
+	m->dev_major = p->dev_major;
+	m->dev_minor = p->dev_minor;
+	m->ino = p->ino;
+	if (has & MAP6_FILE) {
+		m->dev_major = (uint32_t)(v = md_cur_var(c));
+		m->dev_minor = (uint32_t)(zz = md_cur_var(c));
+		m->ino = md_cur_var(c);
+		if (v > UINT32_MAX || zz > UINT32_MAX)
+			md_cur_fail(c, "mapping device number over 32 bits");
+	}
+	m->prot = p->prot;
+	m->flags = p->flags;
+	if (has & MAP6_PROT) {
+		v = md_cur_var(c);
+		if (v >> 35)
+			md_cur_fail(c, "mapping flags over 32 bits");
+		m->prot = v & 7;
+		m->flags = (uint32_t)(v >> 3);
+	}
+	if (has & MAP6_PROTX) {
+		v = md_cur_var(c);
+		m->prot = (uint32_t)v;
+		if (v > UINT32_MAX || !(has & MAP6_PROT))
+			md_cur_fail(c, "mapping protection badly coded");
+	}
+	v = has & MAP6_IMAGE ? md_cur_var(c) : p->image1;
+	if (v > UINT32_MAX)
+		md_cur_fail(c, "mapping image id over 32 bits");
+	m->image_id = (uint32_t)v - 1;
+	if (has & MAP6_NAME) {
+		v = md_cur_var(c);
+		q = v <= c->len - c->pos ? md_cur_take(c, v) : NULL;
+		if (!q || memchr(q, 0, v))
+			md_cur_fail(c, "mapping name cut or holding a NUL");
+		else
+			map6_name_set(p, (const char *)q, v);
+	}
+	v = (has & MAP6_PGOFF) ? md_cur_var(c)
+			       : map6_pgoff(p, m->ino, !(has & MAP6_FILE));
+	m->pgoff = v;
+}
+
+/* Version 6: the fields coded against the snapshot's previous mapping
+ * (r->mprev, then set to this one), the page-state stream and padding.
+ * Returns 0 or c->err. */
+static int decode_v6(struct md_reader *r, struct md_cur *c,
+		     struct md_snap_mapping *m)
+{
+	unsigned shift = (unsigned)__builtin_ctz(r->hdr.page_size);
+	struct md_map_prev *p = &r->mprev;
+	const uint8_t *q, *s;
+	uint64_t zz, sp, np, nruns, nbytes;
+	unsigned has;
+
+	/* no CRC-32 of its own: the record's CRC-32C is its only check */
+	if (!(r->hdr.flags & MD_F_CRC))
+		md_cur_fail(c, "version 6 mapping without record checksums");
+	q = md_cur_take(c, 1);
+	has = q ? *q : 0;
+	zz = md_cur_var(c);
+	np = md_cur_var(c);
+	if (has & ~(unsigned)MAP6_KNOWN)
+		md_cur_fail(c, "mapping with unknown field bits");
+	sp = (p->end >> shift) + (zz >> 1 ^ (uint64_t) - (int64_t)(zz & 1));
+	if (sp > UINT64_MAX >> shift || np > (UINT64_MAX >> shift) - sp)
+		md_cur_fail(c, "mapping range beyond 64 bits");
+	m->start = sp << shift;
+	m->end = (sp + np) << shift;
+	decode_ids6(p, c, m, has);
+	if ((has & MAP6_PAL) && decode_pal6(p, c) < 0)
+		return c->err;
+	nruns = md_cur_var(c);
+	nbytes = md_cur_var(c);
+	if (c->err)
+		return c->err;
+	s = nbytes <= c->len - c->pos ? md_cur_take(c, nbytes) : NULL;
+	if (!s || c->len - c->pos >= 8 ||
+	    !all_zero(c->p + c->pos, c->len - c->pos))
+		md_cur_fail(c, "page states cut, or not followed by padding");
+	if (c->err)
+		return c->err;
+	c->pos = c->len;
+	m->name = p->name ? p->name : "";
+	if (m->end <= m->start) {
+		md_cur_fail(c, "mapping range empty or not page aligned");
+		return c->err;
+	}
+	if (pgstate_decode(p->pal, p->npal, s, nbytes, m->start, np, shift,
+			   nruns, true, &r->runs, &r->runs_cap) < 0) {
+		md_cur_fail(c, "page states that do not decode");
+		return c->err;
+	}
+	m->runs = nruns ? r->runs : NULL;
+	m->nruns = nruns;
+	p->start = m->start;
+	p->end = m->end;
+	p->pgoff = m->pgoff;
+	p->ino = m->ino;
+	p->dev_major = m->dev_major;
+	p->dev_minor = m->dev_minor;
+	p->prot = m->prot;
+	p->flags = m->flags;
+	p->image1 = m->image_id + 1;
+	return 0;
+}
+
+/* The fields and pages of a mapping of a file of version 1 to 5. */
+static int decode_v1(struct md_reader *r, struct md_cur *c,
+		     struct md_snap_mapping *m)
+{
 	uint64_t nruns;
 	uint32_t reserved;
 
@@ -298,9 +564,22 @@ int md_mapping_decode(struct md_reader *r, struct md_cur *c,
 	if (c->err)
 		return c->err;
 	if (r->hdr.version == 1)
-		decode_runs_v1(r, c, m, nruns);
+		return decode_runs_v1(r, c, m, nruns);
+	return decode_runs_v2(r, c, m, nruns);
+}
+
+/* The mapping's fields, its pages (in the layout of the file's version)
+ * and the checks against its snapshot. */
+int md_mapping_decode(struct md_reader *r, struct md_cur *c,
+		      struct md_record *rec)
+{
+	struct md_snap_mapping *m = &rec->u.mapping;
+	const char *why;
+
+	if (r->hdr.version >= 6)
+		decode_v6(r, c, m);
 	else
-		decode_runs_v2(r, c, m, nruns);
+		decode_v1(r, c, m);
 	if (c->err)
 		return c->err;
 	why = mapping_check(r, m);

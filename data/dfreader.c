@@ -424,6 +424,7 @@ void md_reader_close(struct md_reader *r)
 		close(r->fd);
 	free(r->buf);
 	free(r->runs);
+	md_map_prev_free(&r->mprev);
 	free(r->subject);
 	free(r->u64s);
 	free(r->img_ids);

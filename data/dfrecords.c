@@ -291,6 +291,7 @@ static int decode_snap_begin(struct md_reader *r, struct md_cur *c,
 	r->snap_nmappings = b->nmappings;
 	r->snap_seen = 0;
 	r->snap_prev_end = 0;
+	md_map_prev_reset(&r->mprev);
 	r->snap_charge_end = 0;
 	return c->err;
 }
@@ -626,6 +627,8 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 {
 	struct md_record rec = {.type = MD_REC_SNAP_BEGIN, .u.snap_begin = *r};
 
+	if (w)
+		md_map_prev_reset(&w->mprev);
 	return md_write_record(w, &rec);
 }
 

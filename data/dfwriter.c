@@ -183,7 +183,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	if (fd < 0)
 		return fd;
 	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);
-	put_u32(hdr + HDR_VERSION, MD_VERSION);
+	put_u32(hdr + HDR_VERSION, flags & MD_WRITER_V5 ? 5 : MD_VERSION);
 	put_u32(hdr + HDR_HEADER_SIZE, MD_HEADER_SIZE);
 	put_u64(hdr + HDR_FLAGS, MD_F_CRC | MD_F_END);
 	put_u64(hdr + HDR_REALTIME, clock_ns(CLOCK_REALTIME));
@@ -203,6 +203,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	w->path = xstrdup(path);
 	w->tmp = tmp;
 	w->off = MD_HEADER_SIZE;
+	w->version = flags & MD_WRITER_V5 ? 5 : MD_VERSION;
 	w->page_shift =
 	    (unsigned)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
 	w->compress = true;
@@ -417,6 +418,7 @@ int md_writer_close(struct md_writer *w)
 	free(w->b.p);
 	free(w->sb.p);
 	pgstate_enc_free(&w->enc);
+	md_map_prev_free(&w->mprev);
 	free(w->zb.p);
 	ZSTD_freeCCtx(w->cctx);
 	stackref_free(&w->stk);

@@ -12,7 +12,8 @@ undefined behaviour).
    record): a note naming the rule and the offset;
  - a mapping ending at 0x80007febb63a7000, and one grown by 2.5 GiB over
    the next: a note, and the totals of the snapshots before it, never an
-   8192 PiB VM SIZE;
+   8192 PiB VM SIZE (the mapping records re-encoded in version 6, whose
+   fields are coded against the previous mapping's);
  - the file cut on the record boundary before its last snapshot: the
    previous snapshot reported, and the footer says the file was cut short.
 """
@@ -75,6 +76,81 @@ def damaged(tmp, name, raw):
     return path
 
 
+def leb(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7f | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def get_leb(p, i):
+    v, sh = 0, 0
+    while True:
+        v |= (p[i] & 0x7f) << sh
+        sh += 7
+        i += 1
+        if not p[i - 1] & 0x80:
+            return v, i
+
+
+def v6_parse(p):
+    """(gap, npages, end of the gap, of npages, of the page stream) of the
+    payload p of a version 6 SNAP_MAPPING record (man 5 memsz-data)."""
+    has = p[0]
+    zz, i = get_leb(p, 1)
+    np_, j = get_leb(p, i)
+    k = j
+    nlebs = (3 * bool(has & 1) + bool(has & 2) + bool(has & 0x40) +
+             bool(has & 4))
+    for _ in range(nlebs):
+        _, k = get_leb(p, k)
+    if has & 8:
+        n, k = get_leb(p, k)
+        k += n
+    if has & 0x10:
+        _, k = get_leb(p, k)
+    if has & 0x20:
+        n, k = get_leb(p, k)
+        for _ in range(2 * n):
+            _, k = get_leb(p, k)
+    _, k = get_leb(p, k)
+    n, k = get_leb(p, k)
+    return (zz >> 1) ^ -(zz & 1), np_, i, j, k + n
+
+
+def v6_ranges(raw, recs, begin):
+    """[(record, start, end)] of the SNAP_MAPPING records of the snapshot
+    that begins at record begin."""
+    out, prev_end = [], 0
+    for r in recs:
+        if r[0] <= begin[0] or r[1] != SNAP_MAPPING:
+            if r[0] > begin[0] and r[1] == SNAP_BEGIN:
+                break
+            continue
+        gap, np_, _, _, _ = v6_parse(raw[r[0] + 16:r[0] + r[2]])
+        start = ((prev_end >> 12) + gap) << 12
+        prev_end = start + (np_ << 12)
+        out.append((r, start, prev_end))
+    return out
+
+
+def v6_rewrite(raw, rec, gap=None, npages=None):
+    """raw with the mapping record rec given another gap or npages (its
+    size and padding made right; checksums not fixed)."""
+    p = bytes(raw[rec[0] + 16:rec[0] + rec[2]])
+    g, np_, i, j, end = v6_parse(p)
+    g = g if gap is None else gap
+    np_ = np_ if npages is None else npages
+    body = p[:1] + leb(2 * g if g >= 0 else -2 * g - 1) + leb(np_) + \
+        p[j:end]
+    body += b"\0" * (-len(body) % 8)
+    hdr = bytearray(raw[rec[0]:rec[0] + 16])
+    struct.pack_into("<Q", hdr, 8, 16 + len(body))
+    return bytearray(raw[:rec[0]] + hdr + body + raw[rec[0] + rec[2]:])
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="memsz-t3060-") as tmp:
         faults_case(tmp)
@@ -108,12 +184,10 @@ def main():
                   "rule (%s)" % doc.get("error"))
 
         # the last mapping of the last snapshot ends far above user space
-        last = [r for r in recs if r[1] == SNAP_MAPPING and
-                r[0] > begins[-1][0] and
-                struct.unpack_from("<Q", raw, r[0] + 16)[0] < 1 << 57]
-        big = bytearray(raw)
-        struct.pack_into("<Q", big, last[-1][0] + 16 + 8,
-                         0x80007febb63a7000)
+        ranges = v6_ranges(raw, recs, begins[-1])
+        last = [x for x in ranges if x[1] < 1 << 57]
+        big = v6_rewrite(raw, last[-1][0],
+                         npages=(0x80007febb63a7000 - last[-1][1]) >> 12)
         for fix, why in ((False, "checksum mismatch"),
                          (True, "mapping beyond the user address space")):
             b = lib.md_fix_checksums(bytearray(big)) if fix else big
@@ -124,11 +198,12 @@ def main():
                       "snapshot's totals" % why)
 
         # a mapping of the last snapshot grown by 2.5 GiB over the others
-        first = [r for r in recs if r[1] == SNAP_MAPPING and
-                 r[0] > begins[-1][0]][0]
-        start, end = struct.unpack_from("<QQ", raw, first[0] + 16)
-        grown = bytearray(raw)
-        struct.pack_into("<Q", grown, first[0] + 16 + 8, end + (5 << 29))
+        # (the next one's gap made smaller by as much: it keeps its start)
+        (first, start, end), nxt = ranges[0], ranges[1]
+        grown = v6_rewrite(raw, nxt[0],
+                           gap=(nxt[1] - end - (5 << 29)) >> 12)
+        grown = v6_rewrite(grown, first,
+                           npages=(end + (5 << 29) - start) >> 12)
         rc, doc = rep(damaged(tmp, "grown.data",
                               bytes(lib.md_fix_checksums(grown))))
         lib.check(rc == 0 and has_note(doc, "overlapping the previous") and
