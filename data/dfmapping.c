@@ -95,6 +95,22 @@ static void map6_name_set(struct md_map_prev *p, const char *s, size_t n)
 	p->name[n] = 0;
 }
 
+/* The identity fields of m as the previous mapping the next one of the
+ * snapshot is coded against (version 6), by writer and reader alike. */
+static void map_prev_take(struct md_map_prev *p,
+			  const struct md_snap_mapping *m)
+{
+	p->start = m->start;
+	p->end = m->end;
+	p->pgoff = m->pgoff;
+	p->ino = m->ino;
+	p->dev_major = m->dev_major;
+	p->dev_minor = m->dev_minor;
+	p->prot = m->prot;
+	p->flags = m->flags;
+	p->image1 = m->image_id + 1;
+}
+
 /* The fields of r in the version 6 layout, coded against w->mprev, which
  * becomes r. */
 static void map6_put(struct md_writer *w, const struct md_snap_mapping *r,
@@ -155,15 +171,7 @@ static void map6_put(struct md_writer *w, const struct md_snap_mapping *r,
 	md_buf_var(&w->b, e->len);
 	if (e->len)
 		memcpy(md_buf_grow(&w->b, e->len), e->out, e->len);
-	p->start = r->start;
-	p->end = r->end;
-	p->pgoff = r->pgoff;
-	p->ino = r->ino;
-	p->dev_major = r->dev_major;
-	p->dev_minor = r->dev_minor;
-	p->prot = r->prot;
-	p->flags = r->flags;
-	p->image1 = r->image_id + 1;
+	map_prev_take(p, r);
 }
 
 /* The fields of r and the page states of e in the version 2 to 5 layout:
@@ -528,15 +536,7 @@ static int decode_v6(struct md_reader *r, struct md_cur *c,
 	}
 	m->runs = nruns ? r->runs : NULL;
 	m->nruns = nruns;
-	p->start = m->start;
-	p->end = m->end;
-	p->pgoff = m->pgoff;
-	p->ino = m->ino;
-	p->dev_major = m->dev_major;
-	p->dev_minor = m->dev_minor;
-	p->prot = m->prot;
-	p->flags = m->flags;
-	p->image1 = m->image_id + 1;
+	map_prev_take(p, m);
 	return 0;
 }
 
