@@ -222,6 +222,7 @@ def main():
               f"load {os.getloadavg()[0]:.1f}, "
               f"{'root' if os.geteuid() == 0 else 'not root (no PSS)'}")
         measure(data)
+        print(f"  load after: {os.getloadavg()[0]:.1f}")
         print(f"  memsz.data: {os.path.getsize(data) / 2**20:.2f} MiB")
         compare(data)
     finally:
