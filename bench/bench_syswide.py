@@ -12,10 +12,11 @@ every 64 GiB.
 
 Measured by CPU time (user + system of the command and its children,
 getrusage), the median of RUNS (default 5) paired runs, each command in
-turn. -a also walks every page frame of the machine (record/machine.c:
-memory no process maps); `record -a --no-frame-walk` leaves the walk out
-and is measured in the same pairs, as is reading /proc/kpageflags whole
-(`dd bs=1M`, the walk's floor: it reads the same file in 1 MiB preads).
+turn. `record -a` records meminfo and slabinfo for the memory no
+process maps; `record -a --frame-walk` also walks every page frame of
+the machine (record/machine.c) to cross-check them, and is measured in
+the same pairs, as is reading /proc/kpageflags whole (`dd bs=1M`, the
+walk's floor: it reads the same file in 1 MiB preads).
 
 Then the time inside snapshots, and how the recorded totals compare with
 smaps_rollup read right after the snapshot: per process, RSS equal and
@@ -179,8 +180,8 @@ def measure(data):
     cases = [
         ("memsz record -a --duration 0",
          [MEMSZ, "record", "-a", "--duration", "0", "-o", data]),
-        ("memsz record -a --no-frame-walk",
-         [MEMSZ, "record", "-a", "--no-frame-walk", "--duration", "0",
+        ("memsz record -a --frame-walk",
+         [MEMSZ, "record", "-a", "--frame-walk", "--duration", "0",
           "-o", data]),
         ("smem -t", ["smem", "-t"]),
         ("cat /proc/*/smaps_rollup", sh("cat /proc/[0-9]*/smaps_rollup")),
@@ -200,12 +201,13 @@ def measure(data):
     roll = med["cat /proc/*/smaps_rollup"]
     for name, _ in cases:
         r = f"{med[name] / ref:6.2f}x smem -t" if ref else ""
-        print(f"  {name:30s} {med[name] * 1000:9.1f} ms  {r}  "
+        print(f"  {name:31s} {med[name] * 1000:9.1f} ms  {r}  "
               f"{med[name] / roll:6.2f}x smaps_rollup")
-    rec = med["memsz record -a --duration 0"]
-    nowalk = med["memsz record -a --no-frame-walk"]
+    rec = med["memsz record -a --frame-walk"]
+    nowalk = med["memsz record -a --duration 0"]
     dd = med["dd /proc/kpageflags bs=1M"]
-    print(f"  the page frame walk: {(rec - nowalk) * 1000:.1f} ms, "
+    print(f"  the page frame walk (--frame-walk): "
+          f"{(rec - nowalk) * 1000:.1f} ms, "
           f"{(rec - nowalk) / dd:.2f}x reading /proc/kpageflags alone")
 
 
@@ -220,6 +222,7 @@ def main():
               f"load {os.getloadavg()[0]:.1f}, "
               f"{'root' if os.geteuid() == 0 else 'not root (no PSS)'}")
         measure(data)
+        print(f"  load after: {os.getloadavg()[0]:.1f}")
         print(f"  memsz.data: {os.path.getsize(data) / 2**20:.2f} MiB")
         compare(data)
     finally:

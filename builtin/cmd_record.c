@@ -23,6 +23,8 @@ struct record_args {
 	struct session_opts so;
 	const char *pidlist;
 	bool all;	    /* -a */
+	int walk_given;	    /* the last of --frame-walk ('K') and
+			       --no-frame-walk ('X'), 0: neither */
 	const char *cgroup; /* -G */
 	char *events;	    /* --faults and -e, comma-joined */
 	struct events_opts fo;
@@ -67,11 +69,16 @@ static const struct opt record_opts[] = {
      "the v1 memory hierarchy); its memory counters\n"
      "are recorded at every snapshot",
      NULL},
+    {0, "frame-walk", OPT_NOARG, NULL, 'K',
+     "with -a: also walk every page frame\n"
+     "(/proc/kpageflags, root) after each round, to\n"
+     "cross-check meminfo's counters; costs what reading\n"
+     "kpageflags whole costs (0.6 s of CPU per 24 GiB)",
+     NULL},
     {0, "no-frame-walk", OPT_NOARG, NULL, 'X',
-     "with -a: read /proc/meminfo but do not walk every\n"
-     "page frame (/proc/kpageflags): the report still\n"
-     "accounts for MemTotal, without the walk's check;\n"
-     "as cheap as smem -t",
+     "with -a: no page frame walk (the default): the\n"
+     "rows come from /proc/meminfo and /proc/slabinfo\n"
+     "either way; about as cheap as smem -t",
      NULL},
     {0, "cache-paths", OPT_ARG, "DIR", 'P',
      "with -G: name the page cache of the files under\n"
@@ -140,8 +147,8 @@ const struct opts_cmd record_cmd = {
 	"[--call-graph fp|dwarf]\n"
 	"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
 	"                    (-p PID[,PID...] [--children] |\n"
-	"                     -a [--no-frame-walk] | -G CGROUP |\n"
-	"                     -- CMD [ARG...])\n",
+	"                     -a [--frame-walk | --no-frame-walk] |\n"
+	"                     -G CGROUP | -- CMD [ARG...])\n",
     .about = "Record where images are loaded (perf mmap2 events) and which "
 	     "pages are\nresident (snapshots at start, when resident memory "
 	     "grows, every --interval,\nand at the end).\n",
@@ -340,8 +347,10 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 	case 'W':
 		a->so.no_growth = true;
 		break;
-	case 'X':
-		a->so.no_frame_walk = true;
+	case 'K':
+	case 'X': /* the last of the two wins */
+		a->so.frame_walk = c == 'K';
+		a->walk_given = c;
 		break;
 	default:
 		return parse_sample_option(a, c, arg);
@@ -362,9 +371,10 @@ static int check_targets(const struct record_args *a, bool cmd)
 				"-G CGROUP or -- CMD [ARG...]");
 		return EXIT_USAGE;
 	}
-	if (a->so.no_frame_walk && !a->all) {
-		memsz_error("--no-frame-walk leaves out the page frame walk "
-			    "of -a: give -a");
+	if (a->walk_given && !a->all) {
+		memsz_error("--%sframe-walk is about the page frame walk of "
+			    "-a: give -a",
+			    a->walk_given == 'X' ? "no-" : "");
 		return EXIT_USAGE;
 	}
 	if (a->so.children && !a->pidlist) {

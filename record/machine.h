@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* machine.h — the whole machine's memory at a moment, for `record -a`:
- * every line of /proc/meminfo, the slab caches of /proc/slabinfo, and a
- * walk of every page frame (/proc/kpageflags, read in large blocks) that sorts
+ * every line of /proc/meminfo, the slab caches of /proc/slabinfo (the
+ * report's machine rows are these), and, with `--frame-walk`, a walk of
+ * every page frame (/proc/kpageflags, read in large blocks) that sorts
  * the frames by what holds them (the first kind whose flag a frame has):
  * walk_hole (no memory), walk_offline, walk_reserved, walk_free (the buddy
  * allocator's free blocks: every frame of them is flagged on current kernels),

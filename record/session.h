@@ -43,8 +43,8 @@ struct session_opts {
 	uint64_t duration_ns; /* 0: until the targets end or a signal */
 	bool one_shot;	      /* attach: one snapshot each, no events */
 	bool no_growth;	      /* no snapshots on resident growth */
-	bool no_frame_walk;   /* -a: /proc/meminfo only, no walk over
-				 every page frame (--no-frame-walk) */
+	bool frame_walk;      /* -a: also walk every page frame
+				 (--frame-walk), beside /proc/meminfo */
 	/* -G: directories whose files' page cache is named (borrowed) */
 	const char *const *cache_paths;
 	size_t ncache_paths;

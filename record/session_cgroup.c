@@ -190,7 +190,7 @@ void rec_machine_round(struct session *r)
 
 	if (r->werr || !r->sc.scan || target_scan_is_cgroup(r->sc.scan))
 		return;
-	if (machine_read(&m, !r->o.no_frame_walk) == 0) {
+	if (machine_read(&m, r->o.frame_walk) == 0) {
 		rec = (struct md_machine){.time = mono_ns(),
 					  .nstats = (uint32_t)m.n,
 					  .stats = m.stats};

@@ -360,8 +360,9 @@ void rec_prepare_cgroup(struct session *r, struct rec_target *t);
 /* After a snapshot of t: CGROUP records of t's memory cgroup and, in a
  * -G recording, of the -G cgroup (the counters of the same moment). */
 void rec_write_cgroups(struct session *r, struct rec_target *t);
-/* -a: after a round of snapshots, a MACHINE record (meminfo and a walk of
- * the page frames). Nothing in other recordings. */
+/* -a: after a round of snapshots, a MACHINE record (meminfo, slabinfo
+ * and, with --frame-walk, a walk of the page frames). Nothing in other
+ * recordings. */
 void rec_machine_round(struct session *r);
 /* Free what the session holds of the memory cgroups. */
 void rec_cgroups_free(struct session *r);

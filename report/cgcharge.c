@@ -30,7 +30,8 @@ struct pid_cg {
 };
 
 /* The -G cgroup's counters at one moment (version 1 or 2), or the
- * machine's (version 0: meminfo and the page frame walk). */
+ * machine's (version 0: meminfo, slabinfo and, recorded with
+ * --frame-walk, the page frame walk). */
 struct sample {
 	uint64_t time;
 	uint32_t version, flags;
@@ -765,9 +766,10 @@ static void file_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 	}
 }
 
-/* The page frame walk beside /proc/meminfo: each kind of frames whose
- * bytes differ from meminfo's by more than 1 %, one line (malloc'd), or
- * NULL when all agree. Free frames are the buddy allocator's and those
+/* The page frame walk (record -a --frame-walk) beside /proc/meminfo: each
+ * kind of frames whose bytes differ from meminfo's by more than 1 %, one
+ * line (malloc'd) that says the rows are meminfo's, or NULL when all agree
+ * or nothing was walked. Free frames are the buddy allocator's and those
  * with no flag that MemFree counts (walk_free_unlisted; recordings before
  * it have none). */
 static char *walk_note(const struct sample *s)
@@ -809,8 +811,9 @@ static char *walk_note(const struct sample *s)
 	v = stat_sum(s, (const char *const[]){"walk_unflagged"}, 1);
 	fmt_human(a, sizeof(a), (double)v);
 	strbuf_addf(&sb, "; kernel frames with no flag: %s", a);
+	/* say which of the two the rows show: the walk only checks them */
 	note = xasprintf("page frame walk and /proc/meminfo differ by more "
-			 "than 1 %%: %s",
+			 "than 1 %%: %s (the rows use /proc/meminfo)",
 			 strbuf_str(&sb));
 	strbuf_free(&sb);
 	return note;

@@ -3,17 +3,22 @@
 """t2312: `memsz record -a` accounts for all of the machine's memory.
 
 As root: one snapshot of every process (`record -a --duration 0`) holds a
-MACHINE record (every line of /proc/meminfo and a walk of every page
-frame). The report's CHARGE TOTAL is MemTotal; its kernel rows ([free],
-[kernel: slab], [kernel: stacks], [kernel: page tables]) are meminfo's of
-the recording, near /proc/meminfo read around it (this machine is busy:
-those move); the walk covers every frame, frames outside System RAM as
-holes; its free frames are the buddy allocator's (near /proc/vmstat
-nr_free_pages) and, among the frames with no flag, what MemFree counts
-beyond them; [kernel: slab] is broken down by cache (/proc/slabinfo),
-the rows summing to it; where the walk and meminfo differ by more than
-1 %, a note says so. With --no-frame-walk no frame is walked and the
-CHARGE TOTAL is still MemTotal.
+MACHINE record: every line of /proc/meminfo and the caches of
+/proc/slabinfo, and by default no page frame walk (no walk_ key). The
+report's CHARGE TOTAL is MemTotal; its kernel rows ([free], [kernel:
+slab], [kernel: stacks], [kernel: page tables]) are meminfo's of the
+recording, near /proc/meminfo read around it (this machine is busy:
+those move), [free] near /proc/vmstat nr_free_pages too; [kernel: slab]
+is broken down by cache (/proc/slabinfo), the rows summing to it.
+
+With --frame-walk the record also holds a walk of every page frame: it
+covers every frame, frames outside System RAM (/proc/iomem) as holes;
+its free frames are the buddy allocator's (near nr_free_pages) and,
+among the frames with no flag, what MemFree counts beyond them; the rows
+are still meminfo's, and where the walk and meminfo differ by more than
+1 % a note says so and that the rows use meminfo. --no-frame-walk is
+accepted (the default), the last of the two options wins, and either
+without -a is refused in one line.
 """
 import csv
 import io
@@ -159,25 +164,69 @@ def check_slab(data, st, around):
               f"cache {c} {caches[c]} near /proc/slabinfo around it {live}")
 
 
-def main():
-    if os.geteuid() != 0:
-        lib.skip("the page frame walk needs root")
+def record(tmp, *opts):
+    """record -a --duration 0 OPTS into a file of tmp, with /proc/meminfo,
+    nr_free_pages and slabinfo read before and after: (data, MACHINE
+    records, before, after, (vm0, vm1), (sl0, sl1)); None if it failed."""
+    data = os.path.join(tmp, "a.data")
+    before, vm0, sl0 = meminfo(), vmstat_free(), slabinfo()
+    r = subprocess.run([MEMSZ, "record", "-a", *opts, "--duration", "0",
+                        "-o", data], capture_output=True, text=True)
+    after, vm1, sl1 = meminfo(), vmstat_free(), slabinfo()
+    how = " ".join(["record -a", *opts])
+    check(r.returncode == 0, f"{how} exits 0 ({r.stderr[-200:]})")
+    recs = machine_records(data)
+    check(len(recs) == 1, f"{how}: one MACHINE record ({len(recs)})")
+    if not recs:
+        return None
+    return data, recs[0], before, after, (vm0, vm1), (sl0, sl1)
+
+
+def check_rows(data, st, before, after, vm):
+    """The report's machine rows are meminfo's of the recording (whatever
+    else it holds), near /proc/meminfo read around it; the CHARGE TOTAL
+    is MemTotal. Returns the report's stderr."""
+    out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
+                          "-F", "rss,charge", "-n", "0", "--format",
+                          "csv"], capture_output=True, text=True)
+    rows = {row["files"]: float(row["charge"]) for row in
+            csv.DictReader(io.StringIO(out.stdout))}
+    total = sum(rows.values())
+    check(abs(total - st["MemTotal"]) < 64 * 1024,
+          f"CHARGE TOTAL {total:.0f} == MemTotal {st['MemTotal']}")
+    for row, keys in (("[free]", ["MemFree"]),
+                      ("[kernel: slab]", ["Slab"]),
+                      ("[kernel: stacks]", ["KernelStack"]),
+                      ("[kernel: page tables]",
+                       ["PageTables", "SecPageTables"])):
+        want = sum(st.get(k, 0) for k in keys)
+        live = [sum(m.get(k, 0) for k in keys) for m in (before, after)]
+        check(rows.get(row) == want, f"{row} {rows.get(row)} is the "
+              f"recording's {'+'.join(keys)} {want}")
+        # they move, on a busy machine by several MiB between reads
+        slack = 16 << 20
+        check(min(live) * 0.9 - slack <= want <=
+              max(live) * 1.1 + slack,
+              f"{row} near /proc/meminfo around it {live}")
+    # the zones' free pages: MemFree can hold more (memory not handed to
+    # the allocator yet), never less
+    check(rows.get("[free]", 0) >= min(vm) - (512 << 20),
+          f"[free] {rows.get('[free]')} >= /proc/vmstat nr_free_pages "
+          f"{vm} (less a busy machine's slack)")
+    check(rows.get("[anon]", 0) > 0 and "[unexplained]" in rows,
+          "processes' anonymous memory and [unexplained] are rows")
+    return out.stderr
+
+
+def check_walk():
+    """--frame-walk: the walk's keys beside meminfo, checked against
+    /proc/kpageflags' size, /proc/iomem and /proc/vmstat; the rows stay
+    meminfo's, a note where the two differ."""
     with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
-        data = os.path.join(tmp, "a.data")
-        before, vm0, sl0 = meminfo(), vmstat_free(), slabinfo()
-        r = subprocess.run([MEMSZ, "record", "-a", "--duration", "0",
-                            "-o", data], capture_output=True, text=True)
-        after, vm1, sl1 = meminfo(), vmstat_free(), slabinfo()
-        check(r.returncode == 0, f"record -a exits 0 ({r.stderr[-200:]})")
-        recs = machine_records(data)
-        check(len(recs) == 1, f"one MACHINE record ({len(recs)})")
-        if not recs:
+        got = record(tmp, "--frame-walk")
+        if not got:
             return
-        st = recs[0]
-        check(st.get("MemTotal") == after["MemTotal"] and
-              len([k for k in st if not k.startswith(("walk_",
-                                                      "slabinfo:"))]) ==
-              len(after), "every line of /proc/meminfo, MemTotal as now")
+        data, st, before, after, vm, _ = got
         walked = sum(v for k, v in st.items() if k.startswith("walk_"))
         frames = os.path.getsize("/proc/kpageflags") // 8
         check(walked == frames * lib.PAGE or (frames == 0 and walked >=
@@ -188,70 +237,55 @@ def main():
         check(st.get("walk_hole", 0) >= hole,
               f"frames outside System RAM (/proc/iomem) are holes: "
               f"walk_hole {st.get('walk_hole')} >= {hole}")
-        check_free(st, before, after, (vm0, vm1))
-        check_slab(data, st, (sl0, sl1))
-        out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
-                              "-F", "rss,charge", "-n", "0", "--format",
-                              "csv"], capture_output=True, text=True)
-        rows = {row["files"]: float(row["charge"]) for row in
-                csv.DictReader(io.StringIO(out.stdout))}
-        total = sum(rows.values())
-        check(abs(total - st["MemTotal"]) < 64 * 1024,
-              f"CHARGE TOTAL {total:.0f} == MemTotal {st['MemTotal']}")
-        for row, keys in (("[free]", ["MemFree"]),
-                          ("[kernel: slab]", ["Slab"]),
-                          ("[kernel: stacks]", ["KernelStack"]),
-                          ("[kernel: page tables]",
-                           ["PageTables", "SecPageTables"])):
-            want = sum(st.get(k, 0) for k in keys)
-            live = [sum(m.get(k, 0) for k in keys) for m in (before, after)]
-            check(rows.get(row) == want, f"{row} {rows.get(row)} is the "
-                  f"recording's {'+'.join(keys)} {want}")
-            # they move, on a busy machine by several MiB between reads
-            slack = 16 << 20
-            check(min(live) * 0.9 - slack <= want <=
-                  max(live) * 1.1 + slack,
-                  f"{row} near /proc/meminfo around it {live}")
-        check(rows.get("[anon]", 0) > 0 and "[unexplained]" in rows,
-              "processes' anonymous memory and [unexplained] are rows")
-        noted = "page frame walk and /proc/meminfo differ" in out.stderr
+        check_free(st, before, after, vm)
+        err = check_rows(data, st, before, after, vm)
+        noted = "page frame walk and /proc/meminfo differ" in err
         check(noted == walk_differs(st),
               f"a note where the walk and meminfo differ by > 1 % "
               f"({noted})")
+        check(not noted or "(the rows use /proc/meminfo)" in err,
+              "the note says the rows are meminfo's")
 
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("/proc/kpageflags and /proc/slabinfo need root")
+    with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
+        got = record(tmp)
+        if not got:
+            return
+        data, st, before, after, vm, around = got
+        check(st.get("MemTotal") == after["MemTotal"] and
+              len([k for k in st if not k.startswith("slabinfo:")]) ==
+              len(after), "every line of /proc/meminfo, MemTotal as now, "
+              "and no page frame walk by default")
+        check_slab(data, st, around)
+        err = check_rows(data, st, before, after, vm)
+        check("page frame walk" not in err, "no walk, no walk note")
+    check_walk()
     check_no_walk()
 
 
 def check_no_walk():
-    """--no-frame-walk: meminfo recorded, no frame walked, and the report
-    still accounts for MemTotal."""
+    """--no-frame-walk: accepted, the default; the last of --frame-walk and
+    --no-frame-walk wins; either without -a is refused in one line."""
     with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
-        data = os.path.join(tmp, "a.data")
-        r = subprocess.run([MEMSZ, "record", "-a", "--no-frame-walk",
-                            "--duration", "0", "-o", data],
+        for opts in (["--no-frame-walk"], ["--frame-walk",
+                                           "--no-frame-walk"]):
+            got = record(tmp, *opts)
+            if not got:
+                continue
+            check("MemTotal" in got[1] and
+                  not [k for k in got[1] if k.startswith("walk_")],
+                  f"{' '.join(opts)}: meminfo, no walk_ key")
+            check_rows(*got[:5])
+    for opt in ("--no-frame-walk", "--frame-walk"):
+        r = subprocess.run([MEMSZ, "record", "-p", str(os.getpid()), opt,
+                            "--duration", "0", "-o", os.devnull],
                            capture_output=True, text=True)
-        check(r.returncode == 0,
-              f"record -a --no-frame-walk exits 0 ({r.stderr[-200:]})")
-        recs = machine_records(data)
-        check(len(recs) == 1 and "MemTotal" in recs[0] and
-              not [k for k in recs[0] if k.startswith("walk_")],
-              f"--no-frame-walk: meminfo, no walk_ key ({len(recs)})")
-        if not recs:
-            return
-        out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
-                              "-F", "charge", "-n", "0", "--format",
-                              "csv"], capture_output=True, text=True)
-        total = sum(float(row["charge"]) for row in
-                    csv.DictReader(io.StringIO(out.stdout)))
-        check(abs(total - recs[0]["MemTotal"]) < 64 * 1024,
-              f"--no-frame-walk: CHARGE TOTAL {total:.0f} == MemTotal "
-              f"{recs[0]['MemTotal']}")
-    r = subprocess.run([MEMSZ, "record", "-p", str(os.getpid()),
-                        "--no-frame-walk", "--duration", "0", "-o",
-                        os.devnull], capture_output=True, text=True)
-    check(r.returncode == 129 and r.stderr.count("\n") == 1,
-          f"--no-frame-walk without -a: one line, exit 129 "
-          f"({r.returncode}, {r.stderr.strip()})")
+        check(r.returncode == 129 and r.stderr.count("\n") == 1,
+              f"{opt} without -a: one line, exit 129 "
+              f"({r.returncode}, {r.stderr.strip()})")
 
 
 if __name__ == "__main__":
