@@ -2023,7 +2023,7 @@ static uint32_t first_snap_flags(const char *path, uint32_t version)
  * readers would lose the mapping records). */
 static void test_snap_maps_flag(void **state)
 {
-	char *path = tpath("maps.data");
+	char *path = tpath("maps.data"), *v5 = tpath("maps5.data");
 	struct md_snap_begin sb = {5, 42, 0, MD_SNAP_F_PFN | MD_SNAP_F_MAPS, 0};
 	struct md_snap_end se = {6, 42, 0, 0, 0};
 	struct md_writer *w;
@@ -2039,14 +2039,15 @@ static void test_snap_maps_flag(void **state)
 	assert_int_equal(first_snap_flags(path, 7),
 			 MD_SNAP_F_PFN | MD_SNAP_F_MAPS);
 	assert_int_equal(first_snap_flags(path, 6), MD_SNAP_F_PFN);
-	assert_int_equal(
-	    md_writer_open_flags(tpath("maps5.data"), MD_WRITER_V5, &w), 0);
+	assert_int_equal(md_writer_open_flags(v5, MD_WRITER_V5, &w), 0);
 	assert_int_equal(md_write_snap_begin(w, &sb), -EINVAL);
 	sb.flags = MD_SNAP_F_PFN;
 	assert_int_equal(md_write_snap_begin(w, &sb), 0);
 	assert_int_equal(md_write_snap_end(w, &se), 0);
 	assert_int_equal(md_writer_commit(w), 0);
 	assert_int_equal(md_writer_close(w), 0);
+	free(path);
+	free(v5);
 }
 
 static void test_v6_fields(void **state)
