@@ -7,7 +7,8 @@
  * SNAP_MAPPING records' bytes (header, fields, page states) times 8 over
  * the mapped pages of every mapping of every process recorded; "file
  * bits/pg" the whole file's bytes the same way (images, mmap records,
- * notes included).
+ * notes included). Each case's line is followed by the bytes of the other
+ * record types, largest first ("rest"): the per-file overhead.
  *   fork K      a parent writes every page of a MIB MiB anonymous mapping
  *               (no THP), forks K children (1, 3, 7), and each child writes
  *               a pseudo-random eighth of the pages (breaking copy on
@@ -122,6 +123,8 @@ static void many_maps(size_t len, size_t n, int fd)
 
 struct sizes {
 	uint64_t mapped, state, file;
+	uint64_t by_type[MD_REC__COUNT]; /* bytes of each record type */
+	uint64_t file_header;
 };
 
 static struct sizes file_sizes(const char *out)
@@ -135,7 +138,10 @@ static struct sizes file_sizes(const char *out)
 	if (md_reader_open(out, &r) || stat(out, &sb))
 		exit(1);
 	ps = md_reader_header(r)->page_size;
+	s.file_header = md_reader_header(r)->header_size;
 	while (md_read_next(r, &rec) == 1) {
+		if (rec.type < MD_REC__COUNT)
+			s.by_type[rec.type] += rec.size;
 		if (rec.type != MD_REC_SNAP_MAPPING)
 			continue;
 		s.mapped += (rec.u.mapping.end - rec.u.mapping.start) / ps;
@@ -144,6 +150,29 @@ static struct sizes file_sizes(const char *out)
 	md_reader_close(r);
 	s.file = (uint64_t)sb.st_size;
 	return s;
+}
+
+/* The bytes of the record types other than SNAP_MAPPING, largest first,
+ * and the file header: what the file holds besides the page states. */
+static void print_rest(const struct sizes *s)
+{
+	bool done[MD_REC__COUNT] = {false};
+
+	printf("  rest: header %lu", (unsigned long)s->file_header);
+	for (;;) {
+		size_t best = 0;
+
+		for (size_t t = 1; t < MD_REC__COUNT; t++)
+			if (!done[t] && t != MD_REC_SNAP_MAPPING &&
+			    s->by_type[t] > s->by_type[best])
+				best = t;
+		if (!best)
+			break;
+		done[best] = true;
+		printf(", %s %lu", md_rec_name((uint32_t)best),
+		       (unsigned long)s->by_type[best]);
+	}
+	putchar('\n');
 }
 
 /* Record the processes that the child started by start() reports on its
@@ -182,6 +211,7 @@ static void run_case(const char *memsz, const char *out, const char *name,
 	       (unsigned long)s.mapped, (unsigned long)s.state,
 	       (double)s.state * 8 / (double)s.mapped, (unsigned long)s.file,
 	       (double)s.file * 8 / (double)s.mapped);
+	print_rest(&s);
 	fflush(stdout);
 	for (int i = 0; i < nprocs; i++)
 		kill(pids[i], SIGKILL);

@@ -38,8 +38,10 @@
  * and subject; version 5 adds CODED page-state blocks (entropy-coded
  * pages: forked memory's many mapcounts); version 6 codes a
  * SNAP_MAPPING's fields against the snapshot's previous mapping (a few
- * bytes a mapping). The reader still reads versions 1 to 5. */
-#define MD_VERSION 6
+ * bytes a mapping); version 7 lets a snapshot stand for the MMAP2 records
+ * of the mappings its process had (MD_SNAP_F_MAPS), which the recorder
+ * then leaves out. The reader still reads versions 1 to 6. */
+#define MD_VERSION 7
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {
@@ -131,6 +133,11 @@ enum md_snap_flags {
 	MD_SNAP_F_GROWTH = 1u << 6, /* taken because resident memory grew */
 	MD_SNAP_F_PMD = 1u << 7,    /* PMD-mapped pages carry MD_PG_PMD */
 	MD_SNAP_F_LOCKED = 1u << 8, /* locked mappings: MD_MAP_LOCKED */
+	/* Version 7: the snapshot's mappings are also its process's mapping
+	 * records (MMAP2) at the snapshot's time: the recorder wrote no MMAP2
+	 * record of them (the first snapshot of an attached or scanned
+	 * process). The reader clears it in files of older versions. */
+	MD_SNAP_F_MAPS = 1u << 9,
 };
 
 /* One run of consecutive pages with identical flags and mapcount. */

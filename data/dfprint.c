@@ -43,6 +43,7 @@ static const struct flag_name {
       {MD_SNAP_F_GROWTH, "growth"},
       {MD_SNAP_F_PMD, "pmd"},
       {MD_SNAP_F_LOCKED, "locked"},
+      {MD_SNAP_F_MAPS, "maps"},
 };
 
 /* The names of the bits of v in table (n rows) joined by commas, or "-". */

@@ -279,6 +279,9 @@ static int decode_snap_begin(struct md_reader *r, struct md_cur *c,
 	b->nmappings = md_cur_u32(c);
 	if (c->err)
 		return c->err;
+	/* the bit meant nothing before version 7 */
+	if (r->hdr.version < 7)
+		b->flags &= ~(uint32_t)MD_SNAP_F_MAPS;
 	if (r->in_snap)
 		md_cur_fail(c, "snapshot begins inside another one");
 	else if (r->have_seq && b->seq <= r->snap_seq)
@@ -629,6 +632,10 @@ int md_write_snap_begin(struct md_writer *w, const struct md_snap_begin *r)
 
 	if (w)
 		md_map_prev_reset(&w->mprev);
+	/* an older version's reader would not know that the snapshot
+	 * stands for mapping records: refuse rather than lose them */
+	if (w && w->version < 7 && (r->flags & MD_SNAP_F_MAPS))
+		return -EINVAL;
 	return md_write_record(w, &rec);
 }
 

@@ -275,14 +275,17 @@ size_t rec_add_descendants(struct session *r, const int *roots, int n);
 void rec_write_mmap2(struct session *r, struct md_mmap2 *m);
 /* True if m repeats a mapping synthesized at attach (rec_synthesize). */
 bool rec_synth_dup(struct session *r, const struct md_mmap2 *m);
-/* Synthesize MMAP2 records for the mappings t has now (attach). */
+/* Synthesize MMAP2 records for the mappings t has now (attach, for a
+ * target whose start snapshot, MD_SNAP_F_MAPS, could not be taken). */
 void rec_synthesize(struct session *r, struct rec_target *t);
 /* Polling fallback: MMAP2 / MUNMAP records for what changed in t's maps
  * since last time (nothing when perf events follow them, or a scan). */
 void rec_poll_maps(struct session *r, struct rec_target *t);
 /* rec_poll_maps just before a snapshot of read_pid: the maps read are
- * handed to it (snapper_give_maps) when read_pid is t's pid. */
-void rec_poll_maps_snap(struct session *r, struct rec_target *t, int read_pid);
+ * handed to it (snapper_give_maps) when read_pid is t's pid. True if no
+ * record of t's mappings was written before: none is written now, the
+ * snapshot stands for them (give it MD_SNAP_F_MAPS). */
+bool rec_poll_maps_snap(struct session *r, struct rec_target *t, int read_pid);
 /* A CMDLINE record for t when its command line changed since the last. */
 void rec_write_cmdline(struct session *r, struct rec_target *t);
 /* JITMAP records for what t's JIT compilers added to /tmp/perf-PID.map. */

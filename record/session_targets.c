@@ -330,8 +330,9 @@ int rec_live_tid(int pid)
 	return tid;
 }
 
-/* Synthesize MMAP2 records for the mappings pid has now (attach), keeping
- * their keys so that perf events seen meanwhile are not written twice. */
+/* Synthesize MMAP2 records for the mappings pid has now (attach, when no
+ * start snapshot of t stands for them), keeping their keys so that perf
+ * events seen meanwhile are not written twice. */
 void rec_synthesize(struct session *r, struct rec_target *t)
 {
 	struct procmaps pm = {0};
@@ -365,24 +366,28 @@ out:
 /* Polling fallback: write MMAP2 / MUNMAP records for what changed in the
  * maps of t since last time. Both lists are sorted by address. With
  * snap, hand what was read to the snapshot of read_pid about to be taken
- * (when it is t's pid), so that it does not read the maps again. */
-static void poll_maps(struct session *r, struct rec_target *t, bool snap,
+ * (when it is t's pid), so that it does not read the maps again; when no
+ * record of t's mappings was written yet, that snapshot records them all
+ * and stands for their MMAP2 records (MD_SNAP_F_MAPS): none is written.
+ * Returns true then. */
+static bool poll_maps(struct session *r, struct rec_target *t, bool snap,
 		      int read_pid)
 {
 	struct procmaps now = {0};
 	uint64_t time;
 	size_t i = 0, j = 0;
+	bool by_snap = snap && !t->last.n;
 
 	if (r->cap.pc || r->sc.scan || !t->alive || r->werr)
-		return;
+		return false;
 	if (procmaps_read(t->pid, 0, &now) < 0) {
 		procmaps_free(&now);
-		return;
+		return false;
 	}
 	if (snap && read_pid == t->pid)
 		snapper_give_maps(r->sn.s, t->pid, &now);
 	time = mono_ns();
-	while (i < t->last.n || j < now.n) {
+	while (!by_snap && (i < t->last.n || j < now.n)) {
 		const struct procmap *a =
 		    i < t->last.n ? &t->last.maps[i] : NULL;
 		const struct procmap *b = j < now.n ? &now.maps[j] : NULL;
@@ -404,6 +409,7 @@ static void poll_maps(struct session *r, struct rec_target *t, bool snap,
 	}
 	procmaps_free(&t->last);
 	t->last = now;
+	return by_snap;
 }
 
 void rec_poll_maps(struct session *r, struct rec_target *t)
@@ -411,9 +417,9 @@ void rec_poll_maps(struct session *r, struct rec_target *t)
 	poll_maps(r, t, false, 0);
 }
 
-void rec_poll_maps_snap(struct session *r, struct rec_target *t, int read_pid)
+bool rec_poll_maps_snap(struct session *r, struct rec_target *t, int read_pid)
 {
-	poll_maps(r, t, true, read_pid);
+	return poll_maps(r, t, true, read_pid);
 }
 
 /* A CMDLINE record for t when its command line changed since the last. */

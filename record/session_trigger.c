@@ -113,7 +113,8 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	}
 	/* without perf events, the mappings as the snapshot sees them
 	 * (held, if it holds the target) */
-	rec_poll_maps_snap(r, t, read_pid);
+	if (rec_poll_maps_snap(r, t, read_pid))
+		flags |= MD_SNAP_F_MAPS;
 	/* A growth snapshot holds the target only while its page tables
 	 * are scanned (which pages are there); their pagemap entries, page
 	 * flags and mapcounts are read while it runs again. --freeze holds

@@ -101,6 +101,11 @@ struct faults {
 	regex_t skip; /* frames faultsite looks past */
 	bool have_skip;
 	struct jitsyms *jit; /* names of JIT code, or NULL (borrowed) */
+	/* the snapshot being read stands for MMAP2 records (MD_SNAP_F_MAPS):
+	 * of this pid, at this time */
+	bool in_maps;
+	uint32_t maps_pid;
+	uint64_t maps_time;
 };
 
 struct faults *faults_new(struct attrib *a, struct labels *lb,
@@ -234,6 +239,56 @@ void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap)
 	    .name = xstrdup(m->filename ? m->filename : ""),
 	};
 	p->sorted = false;
+}
+
+/* A snapshot's name of the mapping m as /proc/PID/maps gives it: the
+ * snapshot names an unnamed anonymous mapping holding a thread's stack
+ * pointer "[stack:TID]" (snap_name_thread_stacks), maps leaves it unnamed
+ * (as the MMAP2 records synthesized from maps did). */
+static const char *maps_name(const struct md_snap_mapping *m)
+{
+	if (!m->name || (!m->ino && !strncmp(m->name, "[stack:", 7)))
+		return "";
+	return m->name;
+}
+
+void faults_add_snap(struct faults *f, const struct md_record *rec)
+{
+	const struct md_snap_mapping *m = &rec->u.mapping;
+	struct md_mmap2 mm;
+
+	switch (rec->type) {
+	case MD_REC_SNAP_BEGIN:
+		f->in_maps = rec->u.snap_begin.flags & MD_SNAP_F_MAPS;
+		f->maps_pid = rec->u.snap_begin.pid;
+		f->maps_time = rec->u.snap_begin.time;
+		return;
+	case MD_REC_SNAP_END:
+		f->in_maps = false;
+		return;
+	case MD_REC_SNAP_MAPPING:
+		break;
+	default:
+		return;
+	}
+	if (!f->in_maps)
+		return;
+	mm = (struct md_mmap2){
+	    .time = f->maps_time,
+	    .pid = f->maps_pid,
+	    .tid = f->maps_pid,
+	    .start = m->start,
+	    .len = m->end - m->start,
+	    .pgoff = m->pgoff,
+	    .dev_major = m->dev_major,
+	    .dev_minor = m->dev_minor,
+	    .ino = m->ino,
+	    .prot = m->prot,
+	    .flags = m->flags & ~MD_MAP_LOCKED,
+	    .synthesized = true,
+	    .filename = maps_name(m),
+	};
+	faults_add_mmap2(f, &mm, false);
 }
 
 void faults_add_fork(struct faults *f, const struct md_task *t)

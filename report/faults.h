@@ -3,7 +3,8 @@
  * resident (the `callers` and `faultsite` keys of `memsz report`).
  *
  * Fed in two rounds. First the address-space history: every MMAP2, MUNMAP
- * and FORK record (faults_add_mmap2/faults_add_fork) and, per pid, the
+ * and FORK record (faults_add_mmap2/faults_add_fork), the mappings of the
+ * snapshots that stand for MMAP2 records (faults_add_snap) and, per pid, the
  * time of the snapshot reported (faults_set_limit). Then the samples
  * (faults_add_sample): each one's user stack is unwound (unwind.h)
  * against the mappings of its pid at its time, its frames symbolized
@@ -39,6 +40,11 @@ void faults_free(struct faults *f);
 
 /* A mapping appeared (unmap false) or went away (unmap true). */
 void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap);
+/* A snapshot record (SNAP_BEGIN, SNAP_MAPPING or SNAP_END; any other
+ * record is ignored): the mappings of a snapshot flagged MD_SNAP_F_MAPS
+ * are taken as MMAP2 records of its pid at its time (the recorder wrote
+ * none for them). */
+void faults_add_snap(struct faults *f, const struct md_record *rec);
 /* A fork: the child sees the parent's mappings of before t->time. */
 void faults_add_fork(struct faults *f, const struct md_task *t);
 /* Samples of pid after time are ignored (the snapshot reported). Pids

@@ -306,6 +306,8 @@ static int pass1(struct report_ctx *c, char **msg)
 			break;
 		default:
 			pass1_snap(c, &rec, &cur);
+			if (c->faults)
+				faults_add_snap(c->faults, &rec);
 			break;
 		}
 	}

@@ -122,6 +122,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2099-record-output-planted.sh \
 	tests/t2100-record-faults.sh \
 	tests/t2101-record-lost-count.sh \
+	tests/t2102-record-faults-attach.py \
 	tests/t2105-record-faults-busy.py \
 	tests/t2106-record-faults-long-snapshot.py \
 	tests/t2107-record-leash.py \
@@ -177,6 +178,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/fork_grow.c \
 	tests/workloads/rec_dlopen.c \
 	tests/workloads/rec_fork.c \
+	tests/workloads/rec_fault_attach.c \
 	tests/workloads/rec_lib.c \
 	tests/workloads/mmap_churn.c \
 	tests/workloads/rec_sleep.c \

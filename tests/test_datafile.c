@@ -1996,6 +1996,60 @@ static char *write_v6(uint32_t prot)
  * version); without header flag CRC its mappings are refused; an unknown
  * field bit is refused; any byte damaged behind a fixed checksum is read
  * or refused, never out of bounds (the sanitizer build checks that). */
+/* The first SNAP_BEGIN of path, read with the header patched to version
+ * (0: as written): its flags. */
+static uint32_t first_snap_flags(const char *path, uint32_t version)
+{
+	struct md_reader *r;
+	struct md_record rec;
+	uint8_t b[4];
+	uint32_t flags = UINT32_MAX;
+
+	put_le32(b, version);
+	if (version)
+		assert_int_equal(open_patched(path, 8, b, 4, &r), 0);
+	else
+		assert_int_equal(md_reader_open(path, &r), 0);
+	while (md_read_next(r, &rec) == 1)
+		if (rec.type == MD_REC_SNAP_BEGIN && flags == UINT32_MAX)
+			flags = rec.u.snap_begin.flags;
+	md_reader_close(r);
+	return flags;
+}
+
+/* MD_SNAP_F_MAPS (version 7): a snapshot standing for the MMAP2 records
+ * of its mappings reads back flagged; in a file of version 6 the bit
+ * meant nothing and reads as 0; a writer of version 5 refuses it (its
+ * readers would lose the mapping records). */
+static void test_snap_maps_flag(void **state)
+{
+	char *path = tpath("maps.data"), *v5 = tpath("maps5.data");
+	struct md_snap_begin sb = {5, 42, 0, MD_SNAP_F_PFN | MD_SNAP_F_MAPS, 0};
+	struct md_snap_end se = {6, 42, 0, 0, 0};
+	struct md_writer *w;
+
+	(void)state;
+	assert_int_equal(md_writer_open(path, &w), 0);
+	assert_int_equal(md_write_snap_begin(w, &sb), 0);
+	assert_int_equal(md_write_snap_end(w, &se), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(first_snap_flags(path, 0),
+			 MD_SNAP_F_PFN | MD_SNAP_F_MAPS);
+	assert_int_equal(first_snap_flags(path, 7),
+			 MD_SNAP_F_PFN | MD_SNAP_F_MAPS);
+	assert_int_equal(first_snap_flags(path, 6), MD_SNAP_F_PFN);
+	assert_int_equal(md_writer_open_flags(v5, MD_WRITER_V5, &w), 0);
+	assert_int_equal(md_write_snap_begin(w, &sb), -EINVAL);
+	sb.flags = MD_SNAP_F_PFN;
+	assert_int_equal(md_write_snap_begin(w, &sb), 0);
+	assert_int_equal(md_write_snap_end(w, &se), 0);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	free(path);
+	free(v5);
+}
+
 static void test_v6_fields(void **state)
 {
 	char *path = write_v6(0), *dst = tpath("v6-damaged.data");
@@ -2838,6 +2892,7 @@ int main(void)
 	    cmocka_unit_test(test_not_memsz),
 	    cmocka_unit_test(test_dev_full),
 	    cmocka_unit_test(test_old_snap_end),
+	    cmocka_unit_test(test_snap_maps_flag),
 	    cmocka_unit_test(test_note_kinds),
 	    cmocka_unit_test(test_note_v3),
 	    cmocka_unit_test(test_note_legacy_table),
