@@ -46,6 +46,10 @@ struct rmap_entry {
 struct rmap *rmap_new(void);
 void rmap_free(struct rmap *m);
 
+/* A new map holding m's entries as they are now (m is settled first): a
+ * frozen view to query while adding to m. Free with rmap_free(). */
+struct rmap *rmap_dup(struct rmap *m);
+
 /* Label [start, start+size) where not yet labelled. size 0 is a no-op;
  * a range that would wrap past UINT64_MAX is clipped at UINT64_MAX.
  * label must not be LABEL_NONE (such an add is ignored). */

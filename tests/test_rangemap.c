@@ -124,6 +124,42 @@ static void test_overlap_fills_gaps(void **state)
 	rmap_free(m);
 }
 
+/* A copy answers as the map did when it was made, whatever is added to
+ * the map after; an open add pending in the map is closed as settling
+ * closes it, and the copy takes open adds like its original. */
+static void test_dup(void **state)
+{
+	struct rmap *m = rmap_new(), *d, *e;
+
+	(void)state;
+	add(m, 10, 10, 1);
+	addt(m, 30, 5, 1000, 2);
+	addo(m, 40, 100, 3);
+	add(m, 60, 5, 4);
+	d = rmap_dup(m);
+	assert_int_equal(rmap_check(d), 0);
+	EXPECT(d, {10, 20, NO, 1}, {30, 35, 1000, 2}, {40, 60, NO, 3},
+	       {60, 65, NO, 4});
+	add(m, 0, 100, 5);
+	EXPECT(m, {0, 10, NO, 5}, {10, 20, NO, 1}, {20, 30, NO, 5},
+	       {30, 35, 1000, 2}, {35, 40, NO, 5}, {40, 60, NO, 3},
+	       {60, 65, NO, 4}, {65, 100, NO, 5});
+	EXPECT(d, {10, 20, NO, 1}, {30, 35, 1000, 2}, {40, 60, NO, 3},
+	       {60, 65, NO, 4});
+	assert_int_equal(rmap_lookup(d, 25, NULL), NONE);
+	/* the copy's own adds: open ones end at the starts it knows */
+	addo(d, 20, 1000, 6);
+	add(d, 200, 1, 7);
+	EXPECT(d, {10, 20, NO, 1}, {20, 30, NO, 6}, {30, 35, 1000, 2},
+	       {40, 60, NO, 3}, {60, 65, NO, 4}, {200, 201, NO, 7});
+	e = rmap_dup(d);
+	rmap_free(d);
+	EXPECT(e, {10, 20, NO, 1}, {20, 30, NO, 6}, {30, 35, 1000, 2},
+	       {40, 60, NO, 3}, {60, 65, NO, 4}, {200, 201, NO, 7});
+	rmap_free(e);
+	rmap_free(m);
+}
+
 static void test_split_into_pieces(void **state)
 {
 	struct rmap *m = rmap_new();
@@ -1149,6 +1185,7 @@ int main(void)
 	    cmocka_unit_test(test_open_at_end),
 	    cmocka_unit_test(test_open_after_settle),
 	    cmocka_unit_test(test_lookup_near),
+	    cmocka_unit_test(test_dup),
 	    cmocka_unit_test(test_uint64_edge),
 	    cmocka_unit_test(test_size_zero),
 	    cmocka_unit_test(test_lookup_boundaries),
