@@ -103,11 +103,10 @@ static int source_segments(struct elfimg *img, struct labels *lb,
  * or compile units, or line rows, at that point) for the label at the
  * address each metadata entry describes. The queries must not see the
  * metadata entries added so far, and the adds must come before every
- * fallback: either the queries go to a frozen copy of the map and each
- * entry is added as soon as it is known (add_metadata(): its hundreds of
- * thousands of entries are never held twice), or the entries are
- * collected first and added afterwards (add_reloc_metadata(), whose map
- * is large by then and whose entries are few). */
+ * fallback: the map is frozen (rmap_freeze(): queries answer from what
+ * it held before) and each entry is added as soon as it is known, so
+ * that the hundreds of thousands of entries of a big .dynsym are never
+ * held twice. */
 
 struct meta {
 	uint64_t off, size; /* file range of the entry */
@@ -117,55 +116,31 @@ struct meta {
 
 struct metasink {
 	struct dualmap *base, *out;
-	/* where the queries go: out itself (collecting), or the frozen
-	 * copy of out (adding at once) */
-	struct rmap *qvm, *qfile;
-	struct dualmap frozen; /* the copy, when adding at once */
-	bool direct;
 	struct meta last; /* the entry being extended (size 0: none) */
-	struct meta *v;	  /* collected entries */
-	size_t n, cap;
 };
 
-/* Start a sink of metadata entries for out (file, and through base the
- * VM they are loaded at). direct: add each entry at once, the queries
- * going to a copy of out as it is now (with file: of its file map too,
- * else that map is not queried). */
+/* Start adding metadata entries to out (file, and through base the VM
+ * they are loaded at): out is frozen until meta_end(). */
 static void meta_begin(struct metasink *ms, struct dualmap *base,
-		       struct dualmap *out, bool direct, bool file)
+		       struct dualmap *out)
 {
-	*ms = (struct metasink){.base = base, .out = out, .direct = direct};
-	if (direct) {
-		ms->frozen.vm = rmap_dup(out->vm);
-		ms->frozen.file = file ? rmap_dup(out->file) : NULL;
-		ms->qvm = ms->frozen.vm;
-		ms->qfile = ms->frozen.file;
-	} else {
-		ms->qvm = out->vm;
-		ms->qfile = out->file;
-	}
+	*ms = (struct metasink){.base = base, .out = out};
+	rmap_freeze(out->vm);
+	rmap_freeze(out->file);
 }
 
-static void meta_add(struct metasink *ms, const struct meta *m)
+/* The entry being extended, added. */
+static void meta_flush(struct metasink *ms)
 {
+	struct meta *m = &ms->last;
+
+	if (!m->size)
+		return;
 	if (m->alloc)
 		dualmap_add_file(ms->out, ms->base, m->off, m->size, m->label);
 	else
 		rmap_add(ms->out->file, m->off, m->size, m->label);
-}
-
-/* The entry being extended, added (or collected). */
-static void meta_flush(struct metasink *ms)
-{
-	if (!ms->last.size)
-		return;
-	if (ms->direct) {
-		meta_add(ms, &ms->last);
-	} else {
-		xgrow(&ms->v, &ms->cap, ms->n + 1, sizeof(*ms->v));
-		ms->v[ms->n++] = ms->last;
-	}
-	ms->last.size = 0;
+	m->size = 0;
 }
 
 static void meta_push(struct metasink *ms, uint64_t off, uint64_t size,
@@ -186,23 +161,19 @@ static void meta_push(struct metasink *ms, uint64_t off, uint64_t size,
 	*last = (struct meta){off, size, label, alloc};
 }
 
-/* Add what is left (the collected entries, in order) and free the
- * sink. */
+/* Add the last entry and thaw out. */
 static void meta_end(struct metasink *ms)
 {
 	meta_flush(ms);
-	for (size_t i = 0; i < ms->n; i++)
-		meta_add(ms, &ms->v[i]);
-	free(ms->v);
-	rmap_free(ms->frozen.vm);
-	rmap_free(ms->frozen.file);
+	rmap_thaw(ms->out->vm);
+	rmap_thaw(ms->out->file);
 }
 
 /* Label at VM address addr, or LABEL_NONE: the symbol there (--by symbols)
  * or the unit or line there (compileunits, inlines). */
 static uint32_t sym_at(struct metasink *ms, uint64_t addr)
 {
-	return rmap_lookup(ms->qvm, addr, NULL);
+	return rmap_lookup(ms->out->vm, addr, NULL);
 }
 
 /* Each FDE (its whole record) to the symbol holding its pc_begin; each
@@ -217,15 +188,16 @@ static void meta_unwind(struct elfimg *img, struct metasink *ms)
 	elf_ehframe_read(img, &fdes, &nf);
 	/* FDEs mostly follow the code: looked up from the last one on */
 	for (size_t i = 0; i < nf; i++)
-		meta_push(ms, fdes[i].off, fdes[i].size,
-			  rmap_lookup_near(ms->qvm, fdes[i].pc_begin, &hint),
-			  true);
+		meta_push(
+		    ms, fdes[i].off, fdes[i].size,
+		    rmap_lookup_near(ms->out->vm, fdes[i].pc_begin, &hint),
+		    true);
 	hint = 0;
 	if (elf_ehframe_hdr_read(img, &hent, &nh) == 0)
 		for (size_t i = 0; i < nh; i++) /* sorted by address */
 			meta_push(ms, hent[i].off, hent[i].size,
-				  rmap_lookup_near(ms->qvm, hent[i].initial_loc,
-						   &hint),
+				  rmap_lookup_near(ms->out->vm,
+						   hent[i].initial_loc, &hint),
 				  true);
 	free(fdes);
 	free(hent);
@@ -247,7 +219,7 @@ static void meta_reloc(const struct elf_reloc *r, void *arg)
 	if (r->entry_off == w->done)
 		return;
 	/* tables are mostly sorted by the address patched */
-	id = rmap_lookup_near(w->ms->qvm, r->target, &w->hint);
+	id = rmap_lookup_near(w->ms->out->vm, r->target, &w->hint);
 	if (id == LABEL_NONE)
 		return;
 	meta_push(w->ms, r->entry_off, r->entry_size, id, true);
@@ -287,7 +259,7 @@ static uint32_t entry_label(const struct elfimg *img,
 	case SYM_VM:
 		return sym_at(ms, value);
 	case SYM_FILE:
-		return rmap_lookup(ms->qfile, value, NULL);
+		return rmap_lookup(ms->out->file, value, NULL);
 	case SYM_NONE:
 		if (!sn || !name)
 			return LABEL_NONE;
@@ -464,7 +436,7 @@ static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
 {
 	struct metasink ms;
 
-	meta_begin(&ms, base, out, false, false);
+	meta_begin(&ms, base, out);
 	meta_relocs(img, &ms);
 	meta_end(&ms);
 }
@@ -477,7 +449,7 @@ static void add_metadata(struct elfimg *img, const struct symnames *sn,
 {
 	struct metasink ms;
 
-	meta_begin(&ms, base, out, true, true);
+	meta_begin(&ms, base, out);
 	/* each table read is done with once its entries are added: free
 	 * libelf's copies (.rela.dyn, .eh_frame: megabytes) as the maps
 	 * grow */

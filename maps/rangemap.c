@@ -52,6 +52,7 @@ struct rmap {
 	size_t np, pcap;
 	bool pend_sorted; /* pending starts are non-decreasing */
 	bool pend_open;	  /* some pending add is open */
+	bool frozen;	  /* not settled: see rmap_freeze() */
 
 	uint64_t *starts; /* sorted unique starts of settled adds */
 	size_t nstarts;
@@ -546,7 +547,7 @@ static void settle(struct rmap *m)
 	struct pend *k;
 	size_t np = m->np;
 
-	if (!np)
+	if (!np || m->frozen)
 		return;
 	if (!m->pend_sorted)
 		pend_sort(m->pend, np);
@@ -731,24 +732,15 @@ const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n)
 	return m->ent;
 }
 
-struct rmap *rmap_dup(struct rmap *m)
+void rmap_freeze(struct rmap *m)
 {
-	struct rmap *d = rmap_new();
-
 	settle(m);
-	d->no_open = m->no_open;
-	if (m->n) {
-		d->ent = xmalloc(m->n * sizeof(*d->ent));
-		memcpy(d->ent, m->ent, m->n * sizeof(*d->ent));
-		d->n = d->cap = m->n;
-	}
-	if (m->nstarts) {
-		d->starts = xmalloc(m->nstarts * sizeof(*d->starts));
-		memcpy(d->starts, m->starts, m->nstarts * sizeof(*d->starts));
-		d->nstarts = m->nstarts;
-	}
-	build_top(d);
-	return d;
+	m->frozen = true;
+}
+
+void rmap_thaw(struct rmap *m)
+{
+	m->frozen = false;
 }
 
 size_t rmap_count(struct rmap *m)

@@ -124,39 +124,33 @@ static void test_overlap_fills_gaps(void **state)
 	rmap_free(m);
 }
 
-/* A copy answers as the map did when it was made, whatever is added to
- * the map after; an open add pending in the map is closed as settling
- * closes it, and the copy takes open adds like its original. */
-static void test_dup(void **state)
+/* A frozen map answers as it did when frozen, whatever is added to it;
+ * the adds (an open one too) are settled after the thaw as if they had
+ * come in one batch. */
+static void test_freeze(void **state)
 {
-	struct rmap *m = rmap_new(), *d, *e;
+	struct rmap *m = rmap_new();
 
 	(void)state;
 	add(m, 10, 10, 1);
 	addt(m, 30, 5, 1000, 2);
 	addo(m, 40, 100, 3);
 	add(m, 60, 5, 4);
-	d = rmap_dup(m);
-	assert_int_equal(rmap_check(d), 0);
-	EXPECT(d, {10, 20, NO, 1}, {30, 35, 1000, 2}, {40, 60, NO, 3},
-	       {60, 65, NO, 4});
+	rmap_freeze(m);
 	add(m, 0, 100, 5);
+	addo(m, 20, 1000, 6);
+	add(m, 200, 1, 7);
+	assert_int_equal(rmap_lookup(m, 25, NULL), NONE);
+	assert_int_equal(rmap_lookup(m, 5, NULL), NONE);
+	assert_int_equal(rmap_lookup(m, 200, NULL), NONE);
+	EXPECT(m, {10, 20, NO, 1}, {30, 35, 1000, 2}, {40, 60, NO, 3},
+	       {60, 65, NO, 4});
+	rmap_thaw(m);
+	/* 5 came first: it fills [0, 100)'s gaps, the open add at 20 finds
+	 * none left before 30 */
 	EXPECT(m, {0, 10, NO, 5}, {10, 20, NO, 1}, {20, 30, NO, 5},
 	       {30, 35, 1000, 2}, {35, 40, NO, 5}, {40, 60, NO, 3},
-	       {60, 65, NO, 4}, {65, 100, NO, 5});
-	EXPECT(d, {10, 20, NO, 1}, {30, 35, 1000, 2}, {40, 60, NO, 3},
-	       {60, 65, NO, 4});
-	assert_int_equal(rmap_lookup(d, 25, NULL), NONE);
-	/* the copy's own adds: open ones end at the starts it knows */
-	addo(d, 20, 1000, 6);
-	add(d, 200, 1, 7);
-	EXPECT(d, {10, 20, NO, 1}, {20, 30, NO, 6}, {30, 35, 1000, 2},
-	       {40, 60, NO, 3}, {60, 65, NO, 4}, {200, 201, NO, 7});
-	e = rmap_dup(d);
-	rmap_free(d);
-	EXPECT(e, {10, 20, NO, 1}, {20, 30, NO, 6}, {30, 35, 1000, 2},
-	       {40, 60, NO, 3}, {60, 65, NO, 4}, {200, 201, NO, 7});
-	rmap_free(e);
+	       {60, 65, NO, 4}, {65, 100, NO, 5}, {200, 201, NO, 7});
 	rmap_free(m);
 }
 
@@ -1185,7 +1179,7 @@ int main(void)
 	    cmocka_unit_test(test_open_at_end),
 	    cmocka_unit_test(test_open_after_settle),
 	    cmocka_unit_test(test_lookup_near),
-	    cmocka_unit_test(test_dup),
+	    cmocka_unit_test(test_freeze),
 	    cmocka_unit_test(test_uint64_edge),
 	    cmocka_unit_test(test_size_zero),
 	    cmocka_unit_test(test_lookup_boundaries),
