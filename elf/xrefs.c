@@ -71,6 +71,13 @@ struct xref {
 	uint32_t sec; /* index of the data section holding target */
 };
 
+/* A loaded non-code, non-TLS section of the image: its VM range and
+ * index. */
+struct datasec {
+	uint64_t addr, size;
+	uint32_t index;
+};
+
 struct xrefvec {
 	struct xref *v;
 	size_t n, cap;
@@ -78,6 +85,9 @@ struct xrefvec {
 	 * immediates of ET_EXEC code are small numbers) is dropped without a
 	 * lookup */
 	uint64_t lo, hi;
+	/* those sections, in header order: data_section()'s candidates */
+	struct datasec *ds;
+	size_t nds;
 	size_t hint; /* rmap_lookup_near()'s, for the referrers' labels */
 };
 
@@ -123,35 +133,33 @@ static void xrefs_sort(struct xrefvec *xv)
 	free(tmp);
 }
 
-/* The loaded non-code, non-TLS section holding VM address a, or 0. */
-static uint32_t data_section(const struct elfimg *img, uint64_t a)
+/* The loaded non-code, non-TLS section holding VM address a (the first
+ * in header order), or 0. */
+static uint32_t data_section(const struct xrefvec *xv, uint64_t a)
 {
-	for (size_t i = 1; i < img->nsecs; i++) {
-		const struct elf_section *s = &img->secs[i];
-
-		if (!(s->flags & SHF_ALLOC) || (s->flags & SHF_EXECINSTR) ||
-		    (s->flags & SHF_TLS) || !s->size)
-			continue;
-		if (a >= s->addr && a - s->addr < s->size)
-			return i;
-	}
+	for (size_t i = 0; i < xv->nds; i++)
+		if (a >= xv->ds[i].addr && a - xv->ds[i].addr < xv->ds[i].size)
+			return xv->ds[i].index;
 	return 0;
 }
 
-/* The span [*lo, *hi) of the sections data_section() accepts (empty if
- * none). */
-static void data_span(const struct elfimg *img, uint64_t *lo, uint64_t *hi)
+/* The sections data_section() accepts into xv->ds, and their span into
+ * [xv->lo, xv->hi) (empty if none). Looked through once, not for each
+ * reference: a big binary's code makes hundreds of thousands. */
+static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 {
-	*lo = UINT64_MAX;
-	*hi = 0;
+	xv->lo = UINT64_MAX;
+	xv->hi = 0;
+	xv->ds = xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*xv->ds));
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
 		if (!(s->flags & SHF_ALLOC) || (s->flags & SHF_EXECINSTR) ||
 		    (s->flags & SHF_TLS) || !s->size)
 			continue;
-		*lo = MIN(*lo, s->addr);
-		*hi = MAX(*hi, s->addr + s->size);
+		xv->ds[xv->nds++] = (struct datasec){s->addr, s->size, i};
+		xv->lo = MIN(xv->lo, s->addr);
+		xv->hi = MAX(xv->hi, s->addr + s->size);
 	}
 }
 
@@ -234,15 +242,15 @@ static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
 
 /* Record the reference from the instruction at addr to t in xv when t is
  * unlabelled data of a loaded section. */
-static void note_ref(struct elfimg *img, struct dualmap *out, uint64_t addr,
-		     uint64_t t, struct xrefvec *xv)
+static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
+		     struct xrefvec *xv)
 {
 	uint32_t sec;
 
 	if (t < xv->lo || t >= xv->hi ||
 	    rmap_lookup(out->vm, t, NULL) != LABEL_NONE)
 		return;
-	sec = data_section(img, t);
+	sec = data_section(xv, t);
 	if (!sec)
 		return;
 	/* kept without a label too: code no label covers (most of a
@@ -290,7 +298,7 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 			continue;
 		}
 		if (insn_target(&in, s->addr + off, abs, &t))
-			note_ref(img, out, s->addr + off, t, xv);
+			note_ref(out, s->addr + off, t, xv);
 		off += in.len;
 	}
 	elf_window_free(&w);
@@ -349,7 +357,7 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 	    !ZYAN_SUCCESS(
 		xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -MEMSZ_ENOTSUP;
-	data_span(img, &xv->lo, &xv->hi);
+	data_sections(img, xv);
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
@@ -445,6 +453,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 	}
 	if (ret < 0 || !xv.n) {
 		free(xv.v);
+		free(xv.ds);
 		return ret;
 	}
 	xrefs_sort(&xv);
@@ -476,5 +485,6 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 	}
 	free(ends);
 	free(xv.v);
+	free(xv.ds);
 	return 0;
 }
