@@ -88,7 +88,8 @@ struct xrefvec {
 	/* those sections, in header order: data_section()'s candidates */
 	struct datasec *ds;
 	size_t nds;
-	size_t hint; /* rmap_lookup_near()'s, for the referrers' labels */
+	/* rmap_lookup_near()'s, for the referrers' labels and the targets */
+	size_t hint, thint;
 };
 
 /* Sort xv by target, the references to one target in discovery order
@@ -247,8 +248,10 @@ static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
 {
 	uint32_t sec;
 
+	/* near the last target: consecutive references often fall in one
+	 * entry, or one gap (a .dynsym-only file's .rodata is one) */
 	if (t < xv->lo || t >= xv->hi ||
-	    rmap_lookup(out->vm, t, NULL) != LABEL_NONE)
+	    rmap_lookup_near(out->vm, t, &xv->thint) != LABEL_NONE)
 		return;
 	sec = data_section(xv, t);
 	if (!sec)
