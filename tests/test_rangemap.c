@@ -154,6 +154,40 @@ static void test_freeze(void **state)
 	rmap_free(m);
 }
 
+/* A batch of fewer adds than settled entries settles into them in
+ * place: its pieces fill the gaps only, and merge with the entries on
+ * both sides as a full sweep merges them, the first and last included. */
+static void test_small_batch(void **state)
+{
+	struct rmap *m = rmap_new();
+
+	(void)state;
+	addt(m, 10, 10, 110, 1);
+	addt(m, 30, 10, 130, 1);
+	add(m, 50, 10, 2);
+	add(m, 70, 10, 3);
+	add(m, 90, 10, 4);
+	add(m, 110, 10, 5);
+	EXPECT(m, {10, 20, 110, 1}, {30, 40, 130, 1}, {50, 60, NO, 2},
+	       {70, 80, NO, 3}, {90, 100, NO, 4}, {110, 120, NO, 5});
+	/* joins the two entries of label 1 into one; one before the first
+	 * entry, merging with it; one past the last merging with it; one
+	 * that only fills gaps around 2, not merging (another label) */
+	addt(m, 20, 10, 120, 1);
+	addt(m, 0, 15, 100, 1);
+	add(m, 115, 20, 5);
+	add(m, 45, 20, 6);
+	EXPECT(m, {0, 40, 100, 1}, {45, 50, NO, 6}, {50, 60, NO, 2},
+	       {60, 65, NO, 6}, {70, 80, NO, 3}, {90, 100, NO, 4},
+	       {110, 135, NO, 5});
+	/* a translation that does not continue the entry's stays apart */
+	addt(m, 40, 5, 999, 1);
+	EXPECT(m, {0, 40, 100, 1}, {40, 45, 999, 1}, {45, 50, NO, 6},
+	       {50, 60, NO, 2}, {60, 65, NO, 6}, {70, 80, NO, 3},
+	       {90, 100, NO, 4}, {110, 135, NO, 5});
+	rmap_free(m);
+}
+
 static void test_split_into_pieces(void **state)
 {
 	struct rmap *m = rmap_new();
@@ -1180,6 +1214,7 @@ int main(void)
 	    cmocka_unit_test(test_open_after_settle),
 	    cmocka_unit_test(test_lookup_near),
 	    cmocka_unit_test(test_freeze),
+	    cmocka_unit_test(test_small_batch),
 	    cmocka_unit_test(test_uint64_edge),
 	    cmocka_unit_test(test_size_zero),
 	    cmocka_unit_test(test_lookup_boundaries),
