@@ -101,9 +101,12 @@ static int source_segments(struct elfimg *img, struct labels *lb,
  *
  * The map being built is queried (its VM side holds nothing but symbols,
  * or compile units, or line rows, at that point) for the label at the
- * address each metadata entry describes; the entries are
- * collected first and added afterwards, so that the queries see a settled
- * map and the adds come before every fallback. */
+ * address each metadata entry describes. The queries must not see the
+ * metadata entries added so far, and the adds must come before every
+ * fallback: the map is frozen (rmap_freeze(): queries answer from what
+ * it held before) and each entry is added as soon as it is known, so
+ * that the hundreds of thousands of entries of a big .dynsym are never
+ * held twice. */
 
 struct meta {
 	uint64_t off, size; /* file range of the entry */
@@ -111,41 +114,72 @@ struct meta {
 	bool alloc; /* also label the VM it is loaded at */
 };
 
-struct metavec {
-	struct meta *v;
-	size_t n, cap;
+struct metasink {
+	struct dualmap *base, *out;
+	struct meta last; /* the entry being extended (size 0: none) */
 };
 
-static void meta_push(struct metavec *mv, uint64_t off, uint64_t size,
+/* Start adding metadata entries to out (file, and through base the VM
+ * they are loaded at): out is frozen until meta_end(). */
+static void meta_begin(struct metasink *ms, struct dualmap *base,
+		       struct dualmap *out)
+{
+	*ms = (struct metasink){.base = base, .out = out};
+	rmap_freeze(out->vm);
+	rmap_freeze(out->file);
+}
+
+/* The entry being extended, added. */
+static void meta_flush(struct metasink *ms)
+{
+	struct meta *m = &ms->last;
+
+	if (!m->size)
+		return;
+	if (m->alloc)
+		dualmap_add_file(ms->out, ms->base, m->off, m->size, m->label);
+	else
+		rmap_add(ms->out->file, m->off, m->size, m->label);
+	m->size = 0;
+}
+
+static void meta_push(struct metasink *ms, uint64_t off, uint64_t size,
 		      uint32_t label, bool alloc)
 {
-	struct meta *last = mv->n ? &mv->v[mv->n - 1] : NULL;
+	struct meta *last = &ms->last;
 
 	if (label == LABEL_NONE || !size)
 		return;
 	/* the entries of one table that serve one symbol follow each other
 	 * (the relocations of a vtable): one range, the same labels */
-	if (last && last->label == label && last->alloc == alloc &&
+	if (last->size && last->label == label && last->alloc == alloc &&
 	    last->off + last->size == off) {
 		last->size += size;
 		return;
 	}
-	xgrow(&mv->v, &mv->cap, mv->n + 1, sizeof(*mv->v));
-	mv->v[mv->n++] = (struct meta){off, size, label, alloc};
+	meta_flush(ms);
+	*last = (struct meta){off, size, label, alloc};
+}
+
+/* Add the last entry and thaw out. */
+static void meta_end(struct metasink *ms)
+{
+	meta_flush(ms);
+	rmap_thaw(ms->out->vm);
+	rmap_thaw(ms->out->file);
 }
 
 /* Label at VM address addr, or LABEL_NONE: the symbol there (--by symbols)
  * or the unit or line there (compileunits, inlines). */
-static uint32_t sym_at(struct dualmap *out, uint64_t addr)
+static uint32_t sym_at(struct metasink *ms, uint64_t addr)
 {
-	return rmap_lookup(out->vm, addr, NULL);
+	return rmap_lookup(ms->out->vm, addr, NULL);
 }
 
 /* Each FDE (its whole record) to the symbol holding its pc_begin; each
  * .eh_frame_hdr search table entry to the symbol of its initial location.
  * CIEs and the table's header stay "[section ...]". */
-static void meta_unwind(struct elfimg *img, struct dualmap *out,
-			struct metavec *mv)
+static void meta_unwind(struct elfimg *img, struct metasink *ms)
 {
 	struct elf_ehhdr_entry *hent = NULL;
 	struct elf_fde *fdes = NULL;
@@ -154,25 +188,25 @@ static void meta_unwind(struct elfimg *img, struct dualmap *out,
 	elf_ehframe_read(img, &fdes, &nf);
 	/* FDEs mostly follow the code: looked up from the last one on */
 	for (size_t i = 0; i < nf; i++)
-		meta_push(mv, fdes[i].off, fdes[i].size,
-			  rmap_lookup_near(out->vm, fdes[i].pc_begin, &hint),
-			  true);
+		meta_push(
+		    ms, fdes[i].off, fdes[i].size,
+		    rmap_lookup_near(ms->out->vm, fdes[i].pc_begin, &hint),
+		    true);
 	hint = 0;
 	if (elf_ehframe_hdr_read(img, &hent, &nh) == 0)
 		for (size_t i = 0; i < nh; i++) /* sorted by address */
-			meta_push(mv, hent[i].off, hent[i].size,
-				  rmap_lookup_near(out->vm, hent[i].initial_loc,
-						   &hint),
+			meta_push(ms, hent[i].off, hent[i].size,
+				  rmap_lookup_near(ms->out->vm,
+						   hent[i].initial_loc, &hint),
 				  true);
 	free(fdes);
 	free(hent);
 }
 
-/* meta_relocs()'s walk: the map queried, the entries collected, the
- * entry last labelled (a RELR word is labelled once) and the lookup hint */
+/* meta_relocs()'s walk: the sink, the entry last labelled (a RELR word
+ * is labelled once) and the lookup hint */
 struct relwalk {
-	struct dualmap *out;
-	struct metavec *mv;
+	struct metasink *ms;
 	uint64_t done;
 	size_t hint;
 };
@@ -185,10 +219,10 @@ static void meta_reloc(const struct elf_reloc *r, void *arg)
 	if (r->entry_off == w->done)
 		return;
 	/* tables are mostly sorted by the address patched */
-	id = rmap_lookup_near(w->out->vm, r->target, &w->hint);
+	id = rmap_lookup_near(w->ms->out->vm, r->target, &w->hint);
 	if (id == LABEL_NONE)
 		return;
-	meta_push(w->mv, r->entry_off, r->entry_size, id, true);
+	meta_push(w->ms, r->entry_off, r->entry_size, id, true);
 	w->done = r->entry_off;
 }
 
@@ -196,10 +230,9 @@ static void meta_reloc(const struct elf_reloc *r, void *arg)
  * RELR word (which may set up to 63 addresses) to the symbol of the first
  * address it encodes that lies in a symbol. Decoded as walked: the
  * relocations are not kept. */
-static void meta_relocs(struct elfimg *img, struct dualmap *out,
-			struct metavec *mv)
+static void meta_relocs(struct elfimg *img, struct metasink *ms)
 {
-	struct relwalk w = {out, mv, UINT64_MAX, 0};
+	struct relwalk w = {ms, UINT64_MAX, 0};
 
 	elf_relocs_foreach(img, meta_reloc, &w);
 }
@@ -217,16 +250,16 @@ struct symnames {
 static uint32_t entry_label(const struct elfimg *img,
 			    const struct elf_section *sec, int type,
 			    uint64_t value, const char *name,
-			    const struct symnames *sn, struct dualmap *out)
+			    const struct symnames *sn, struct metasink *ms)
 {
 	uint32_t id = LABEL_NONE;
 	char *dm;
 
 	switch (elf_sym_place(img, sec, type, value, &value)) {
 	case SYM_VM:
-		return sym_at(out, value);
+		return sym_at(ms, value);
 	case SYM_FILE:
-		return rmap_lookup(out->file, value, NULL);
+		return rmap_lookup(ms->out->file, value, NULL);
 	case SYM_NONE:
 		if (!sn || !name)
 			return LABEL_NONE;
@@ -244,8 +277,8 @@ static uint32_t entry_label(const struct elfimg *img,
  * to that symbol. With ids set, *ids is a new array (caller frees) of the
  * label of every entry (LABEL_NONE for the others), *nids entries. */
 static void meta_symtab(struct elfimg *img, size_t tabndx,
-			const struct symnames *sn, struct dualmap *out,
-			struct metavec *mv, uint32_t **ids, size_t *nids)
+			const struct symnames *sn, struct metasink *ms,
+			uint32_t **ids, size_t *nids)
 {
 	Elf *elf = elfimg_elf(img);
 	const struct elf_section *tab = &img->secs[tabndx];
@@ -304,20 +337,20 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
 		}
 		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
 			/* no section at hand: by address, as loaded */
-			id = type == STT_TLS ? LABEL_NONE : sym_at(out, value);
+			id = type == STT_TLS ? LABEL_NONE : sym_at(ms, value);
 		else
 			id = entry_label(img, &img->secs[sym.st_shndx], type,
-					 value, name, sn, out);
+					 value, name, sn, ms);
 		if (id == LABEL_NONE)
 			continue;
 		if (ids)
 			(*ids)[i] = id;
-		meta_push(mv, tab->offset + i * entsize, entsize, id, alloc);
+		meta_push(ms, tab->offset + i * entsize, entsize, id, alloc);
 		if (ver)
-			meta_push(mv, ver->offset + i * 2, 2, id,
+			meta_push(ms, ver->offset + i * 2, 2, id,
 				  ver->flags & SHF_ALLOC);
 		if (name)
-			meta_push(mv, strs->offset + sym.st_name, len + 1, id,
+			meta_push(ms, strs->offset + sym.st_name, len + 1, id,
 				  strs->flags & SHF_ALLOC);
 	}
 }
@@ -329,7 +362,7 @@ static void meta_symtab(struct elfimg *img, size_t tabndx,
  * values (one per symbol from symoffset on). Headers and .gnu.hash's bloom
  * filter serve all symbols and stay "[section ...]". */
 static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
-		      size_t nids, struct metavec *mv)
+		      size_t nids, struct metasink *ms)
 {
 	Elf *elf = elfimg_elf(img);
 	bool be = img->big_endian;
@@ -358,11 +391,11 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 				uint64_t y = elf_get_uint(p + 8 + b * 4, 4, be);
 
 				if (y && y < nids)
-					meta_push(mv, h->offset + 8 + b * 4, 4,
+					meta_push(ms, h->offset + 8 + b * 4, 4,
 						  ids[y], alloc);
 			}
 			for (uint64_t i = 1; i < nc; i++)
-				meta_push(mv, h->offset + 8 + (nb + i) * 4, 4,
+				meta_push(ms, h->offset + 8 + (nb + i) * 4, 4,
 					  ids[i], alloc);
 			continue;
 		}
@@ -382,33 +415,18 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 				    elf_get_uint(p + hdr + b * 4, 4, be);
 
 				if (y && y < nids)
-					meta_push(mv, h->offset + hdr + b * 4,
+					meta_push(ms, h->offset + hdr + b * 4,
 						  4, ids[y], alloc);
 			}
 			hdr += nb * 4;
 			for (uint64_t i = symoff;
 			     i < nids && hdr + (i - symoff + 1) * 4 <= h->size;
 			     i++)
-				meta_push(mv,
+				meta_push(ms,
 					  h->offset + hdr + (i - symoff) * 4, 4,
 					  ids[i], alloc);
 		}
 	}
-}
-
-/* Add the collected metadata entries of mv to out, then free them. */
-static void meta_apply(struct dualmap *base, struct dualmap *out,
-		       struct metavec *mv)
-{
-	for (size_t i = 0; i < mv->n; i++) {
-		struct meta *m = &mv->v[i];
-
-		if (m->alloc)
-			dualmap_add_file(out, base, m->off, m->size, m->label);
-		else
-			rmap_add(out->file, m->off, m->size, m->label);
-	}
-	free(mv->v);
 }
 
 /* Only the dynamic relocation entries, to the label now at their
@@ -416,10 +434,11 @@ static void meta_apply(struct dualmap *base, struct dualmap *out,
 static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
 			       struct dualmap *out)
 {
-	struct metavec mv = {0};
+	struct metasink ms;
 
-	meta_relocs(img, out, &mv);
-	meta_apply(base, out, &mv);
+	meta_begin(&ms, base, out);
+	meta_relocs(img, &ms);
+	meta_end(&ms);
 }
 
 /* Every kind of metadata to the label it serves. sn, when not NULL (the
@@ -428,26 +447,30 @@ static void add_reloc_metadata(struct elfimg *img, struct dualmap *base,
 static void add_metadata(struct elfimg *img, const struct symnames *sn,
 			 struct dualmap *base, struct dualmap *out)
 {
-	struct metavec mv = {0};
+	struct metasink ms;
 
-	meta_unwind(img, out, &mv);
-	meta_relocs(img, out, &mv);
+	meta_begin(&ms, base, out);
+	/* each table read is done with once its entries are added: free
+	 * libelf's copies (.rela.dyn, .eh_frame: megabytes) as the maps
+	 * grow */
+	meta_unwind(img, &ms);
+	elfimg_drop_data(img);
+	meta_relocs(img, &ms);
+	elfimg_drop_data(img);
 	for (size_t i = 1; i < img->nsecs; i++) {
 		uint32_t *ids = NULL;
 		size_t nids = 0;
 
 		if (img->secs[i].type == SHT_SYMTAB) {
-			meta_symtab(img, i, sn, out, &mv, NULL, NULL);
+			meta_symtab(img, i, sn, &ms, NULL, NULL);
 		} else if (img->secs[i].type == SHT_DYNSYM) {
-			meta_symtab(img, i, sn, out, &mv, &ids, &nids);
-			meta_hash(img, i, ids, nids, &mv);
+			meta_symtab(img, i, sn, &ms, &ids, &nids);
+			meta_hash(img, i, ids, nids, &ms);
 			free(ids);
 		}
 	}
-	/* the tables read are done with (names are interned, entries
-	 * collected): free libelf's copies before the adds grow the maps */
+	meta_end(&ms);
 	elfimg_drop_data(img);
-	meta_apply(base, out, &mv);
 }
 
 /* --- padding between symbols --- */

@@ -5,7 +5,11 @@
  * Zydis decodes any instruction but takes some 50 ns for each; compiled
  * code is mostly a few dozen one-byte-map and 0F-map opcodes, whose
  * length follows from the prefixes, the opcode, the ModRM/SIB bytes and
- * the immediate's kind. Anything else (LOCK/REP/mandatory prefixes,
+ * the immediate's kind. All of it is looked up in tables (opcode maps,
+ * the ModRM reg values a group opcode takes, prefix kinds, ModRM
+ * layouts) rather than tested case by case: the sweep of a 50 MB .text
+ * decodes 12 M instructions, and its time is mostly branches missed.
+ * Anything else (LOCK/REP/mandatory prefixes,
  * VEX/EVEX, x87, three-byte maps, moffs, opcode extensions that are
  * invalid or change the immediate) is left to Zydis, so that every
  * answer given here is the one Zydis would give.
@@ -98,67 +102,93 @@ static const uint16_t map2[256] = {
 };
 /* clang-format on */
 
-/* Is ModRM byte m valid for opcode op (of the 0F map if two) where the
- * reg field selects the instruction or the memory form is required? The
- * forms refused here (invalid, undocumented aliases, or with another
+/* The ModRM reg values valid for an opcode whose reg field selects the
+ * instruction or that requires the memory form (F_G): bit reg of the low
+ * byte for a memory operand (mod != 3), of the high byte for a register
+ * one. The forms left out (invalid, undocumented aliases, or with another
  * immediate: C6/C7 F8 are xabort/xbegin) go to Zydis. */
-static bool group_ok(unsigned op, bool two, uint8_t m)
-{
-	unsigned reg = (m >> 3) & 7, mod = m >> 6;
+#define GM(mem, reg) ((uint16_t)((mem) | (reg) << 8))
+static const uint16_t group1[256] = {
+    [0x8d] = GM(0xff, 0x00), /* lea: memory only */
+    [0x8f] = GM(0x01, 0x01), /* pop r/m (others: XOP) */
+    [0xc6] = GM(0x01, 0x01), /* mov r/m, imm */
+    [0xc7] = GM(0x01, 0x01),
+    /* shifts: /6 is an alias */
+    [0xc0] = GM(0xbf, 0xbf),
+    [0xc1] = GM(0xbf, 0xbf),
+    [0xd0] = GM(0xbf, 0xbf),
+    [0xd1] = GM(0xbf, 0xbf),
+    [0xd2] = GM(0xbf, 0xbf),
+    [0xd3] = GM(0xbf, 0xbf),
+    /* test (/0; /1 is an alias), not, neg, mul, div */
+    [0xf6] = GM(0xfd, 0xfd),
+    [0xf7] = GM(0xfd, 0xfd),
+    [0xfe] = GM(0x03, 0x03), /* inc, dec */
+    /* inc dec call callf jmp jmpf push; far (/3, /5): memory only */
+    [0xff] = GM(0x7f, 0x57),
+};
+static const uint16_t group2[256] = {
+    [0x1f] = GM(0x01, 0x01), /* nop */
+    [0xba] = GM(0xf0, 0xf0), /* bt, bts, btr, btc */
+};
+#undef GM
 
-	if (two)
-		return op == 0x1f ? reg == 0 : reg >= 4; /* nop; bt* */
-	switch (op) {
-	case 0x8d: /* lea: memory only */
-		return mod != 3;
-	case 0x8f: /* pop r/m (others: XOP) */
-	case 0xc6: /* mov r/m, imm */
-	case 0xc7:
-		return reg == 0;
-	case 0xc0: /* shifts: /6 is an alias */
-	case 0xc1:
-	case 0xd0:
-	case 0xd1:
-	case 0xd2:
-	case 0xd3:
-		return reg != 6;
-	case 0xf6: /* test (/0; /1 is an alias), not, neg, mul, div */
-	case 0xf7:
-		return reg != 1;
-	case 0xfe: /* inc, dec */
-		return reg < 2;
-	case 0xff: /* inc dec call callf jmp jmpf push; far: memory */
-		return reg != 7 && !((reg == 3 || reg == 5) && mod == 3);
-	}
-	return false;
+/* What a prefix byte is to this decoder (0: not one it takes). */
+enum { P_66 = 1, P_FSGS, P_OTHER };
+static const uint8_t prefix_kind[256] = {
+    [0x66] = P_66,
+    [0x64] = P_FSGS,
+    [0x65] = P_FSGS,
+    /* same ModRM layout; moffs go to Zydis */
+    [0x67] = P_OTHER,
+    [0x26] = P_OTHER,
+    [0x2e] = P_OTHER,
+    [0x36] = P_OTHER,
+    [0x3e] = P_OTHER,
+};
+
+/* The little-endian signed n-byte value (n = 1, 2, 4 or 8) at p: only
+ * those n bytes are read. */
+static inline int64_t get_s(const uint8_t *p, unsigned n)
+{
+	uint64_t lo;
+
+	if (n == 1)
+		return (int8_t)p[0];
+	if (n == 2)
+		return (int16_t)(uint16_t)(p[0] | p[1] << 8);
+	lo = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+	     (uint64_t)p[3] << 24;
+	if (n == 4)
+		return (int32_t)(uint32_t)lo;
+	return (int64_t)(lo | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+			 (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56);
 }
 
-/* The little-endian signed n-byte value at p. */
-static int64_t get_s(const uint8_t *p, unsigned n)
+/* Displacement bytes after a ModRM byte, and whether a SIB byte comes
+ * (bit 3): mod 1 disp8; mod 2 and mod 0 r/m 5 (RIP) disp32; r/m 4 under
+ * mod 0-2 a SIB (whose base 5 under mod 0 brings a disp32). */
+static inline unsigned modrm_kind(uint8_t m)
 {
-	uint64_t v = 0;
+	static const uint8_t by_mod[4] = {0, 1, 4, 0};
+	unsigned mod = m >> 6, rm = m & 7;
 
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	if (n < 8 && (v >> (8 * n - 1)) & 1)
-		v |= ~(uint64_t)0 << (8 * n);
-	return (int64_t)v;
+	return (mod == 0 && rm == 5 ? 4u : by_mod[mod]) |
+	       (mod != 3 && rm == 4 ? 8u : 0u);
 }
 
 /* The ModRM byte at p[i] and what follows it (SIB, displacement) into
  * in; the index after them, or 0 if they run past n. */
-static size_t modrm(const uint8_t *p, size_t i, size_t n, struct x86_insn *in)
+static inline size_t modrm(const uint8_t *p, size_t i, size_t n,
+			   struct x86_insn *in)
 {
-	uint8_t m;
-	unsigned disp = 0;
+	uint8_t m = p[i++];
+	unsigned k = modrm_kind(m), disp = k & 7;
 
-	if (i >= n)
-		return 0;
-	m = p[i++];
 	in->modrm = true;
 	in->mod = m >> 6;
 	in->rm = m & 7;
-	if (in->mod != 3 && in->rm == 4) {
+	if (k & 8) {
 		if (i >= n)
 			return 0;
 		in->sib = true;
@@ -166,24 +196,18 @@ static size_t modrm(const uint8_t *p, size_t i, size_t n, struct x86_insn *in)
 		if (in->mod == 0 && in->sib_base == 5)
 			disp = 4;
 	}
-	if (in->mod == 0 && in->rm == 5)
-		disp = 4;
-	else if (in->mod == 1)
-		disp = 1;
-	else if (in->mod == 2)
-		disp = 4;
 	if (disp) {
 		if (i + disp > n)
 			return 0;
 		in->disp_size = (uint8_t)(disp * 8);
-		in->disp = get_s(p + i, disp);
+		in->disp = disp == 1 ? (int8_t)p[i] : get_s(p + i, 4);
 		i += disp;
 	}
 	return i;
 }
 
 /* The size in bytes of the immediate of an opcode of properties f. */
-static unsigned imm_bytes(unsigned f, bool opsize, bool rexw)
+static inline unsigned imm_bytes(unsigned f, bool opsize, bool rexw)
 {
 	if (f & F_IB)
 		return 1;
@@ -196,33 +220,27 @@ static unsigned imm_bytes(unsigned f, bool opsize, bool rexw)
 	return 0;
 }
 
+/* Is op (of the one-byte map) a MOV? */
+static inline bool is_mov(unsigned op)
+{
+	return (op >= 0x88 && op <= 0x8b) || (op >= 0xb0 && op <= 0xbf) ||
+	       op == 0xc6 || op == 0xc7;
+}
+
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 {
 	bool opsize = false, rexw = false, two = false;
 	size_t i = 0, max = n < 15 ? n : 15;
-	unsigned f, op, ib;
+	unsigned f, op, ib, k;
+	uint16_t gm;
 
 	memset(in, 0, sizeof(*in));
-	for (;; i++) {
-		if (i >= max)
-			return 0;
-		switch (p[i]) {
-		case 0x66:
-			opsize = true;
-			continue;
-		case 0x64:
-		case 0x65:
-			in->fs_gs = true;
-			continue;
-		case 0x67: /* same ModRM layout; moffs go to Zydis */
-		case 0x26:
-		case 0x2e:
-		case 0x36:
-		case 0x3e:
-			continue;
-		}
-		break;
+	for (; i < max && (k = prefix_kind[p[i]]); i++) {
+		opsize |= k == P_66;
+		in->fs_gs |= k == P_FSGS;
 	}
+	if (i >= max)
+		return 0;
 	if ((p[i] & 0xf0) == 0x40) {
 		rexw = p[i] & 8;
 		if (++i >= max)
@@ -237,20 +255,30 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 		f = map2[op];
 		if (!f || (f & F_X) || (opsize && !(f & F_66)))
 			return 0;
-		f &= ~(unsigned)F_66;
+		gm = group2[op];
 	} else {
 		f = map1[op];
 		if (f & F_X)
 			return 0;
+		gm = group1[op];
 	}
 	if ((f & F_REL) && opsize)
 		return 0;
 	if (f & F_M) {
-		if (i >= max || ((f & F_G) && !group_ok(op, two, p[i])))
+		if (i >= max)
 			return 0;
-		/* test /0 has an immediate, the rest of F6/F7 none */
-		if ((op == 0xf6 || op == 0xf7) && !two && ((p[i] >> 3) & 7))
-			f &= ~(unsigned)(F_IB | F_IZ);
+		if (f & F_G) {
+			uint8_t m = p[i];
+
+			if (!((gm >> ((m >> 6) == 3 ? 8 : 0) >>
+			       ((m >> 3) & 7)) &
+			      1))
+				return 0;
+			/* test /0 has an immediate, the rest of F6/F7 none */
+			if ((op == 0xf6 || op == 0xf7) && !two &&
+			    ((m >> 3) & 7))
+				f &= ~(unsigned)(F_IB | F_IZ);
+		}
 		i = modrm(p, i, max, in);
 		if (!i)
 			return 0;
@@ -264,9 +292,7 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 		in->imm = (uint64_t)get_s(p + i, ib);
 		i += ib;
 	}
-	in->mov = !two && (op == 0xc7 || (op >= 0xb8 && op <= 0xbf) ||
-			   (op >= 0x88 && op <= 0x8b) || op == 0xc6 ||
-			   (op >= 0xb0 && op <= 0xb7));
+	in->mov = !two && is_mov(op);
 	in->len = (uint8_t)i;
 	return i;
 }

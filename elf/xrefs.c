@@ -71,6 +71,13 @@ struct xref {
 	uint32_t sec; /* index of the data section holding target */
 };
 
+/* A loaded non-code, non-TLS section of the image: its VM range and
+ * index. */
+struct datasec {
+	uint64_t addr, size;
+	uint32_t index;
+};
+
 struct xrefvec {
 	struct xref *v;
 	size_t n, cap;
@@ -78,46 +85,82 @@ struct xrefvec {
 	 * immediates of ET_EXEC code are small numbers) is dropped without a
 	 * lookup */
 	uint64_t lo, hi;
+	/* those sections, in header order: data_section()'s candidates */
+	struct datasec *ds;
+	size_t nds;
+	/* rmap_lookup_near()'s, for the referrers' labels and the targets */
+	size_t hint, thint;
 };
 
-static int xref_cmp(const void *a, const void *b)
+/* Sort xv by target, the references to one target in discovery order
+ * (by seq): collected in that order, the references need a stable sort
+ * by target only, done as an LSD radix sort on the bytes in which the
+ * targets differ (a few passes; qsort's callbacks took three times
+ * as long on libLLVM's 190 k references). */
+static void xrefs_sort(struct xrefvec *xv)
 {
-	const struct xref *x = a, *y = b;
+	struct xref *tmp, *src = xv->v, *dst, *swap;
+	uint64_t diff = 0;
+	size_t n = xv->n;
 
-	if (x->target != y->target)
-		return x->target < y->target ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (n < 2)
+		return;
+	for (size_t i = 1; i < n; i++)
+		diff |= src[i].target ^ src[0].target;
+	tmp = xmalloc(n * sizeof(*tmp));
+	dst = tmp;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {0}, pos = 0;
+
+		if (!((diff >> shift) & 255))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[(src[i].target >> shift) & 255]++;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i].target >> shift) & 255]++] = src[i];
+		/* the pass's output is the next one's input */
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != xv->v)
+		memcpy(xv->v, src, n * sizeof(*src));
+	free(tmp);
 }
 
-/* The loaded non-code, non-TLS section holding VM address a, or 0. */
-static uint32_t data_section(const struct elfimg *img, uint64_t a)
+/* The loaded non-code, non-TLS section holding VM address a (the first
+ * in header order), or 0. */
+static uint32_t data_section(const struct xrefvec *xv, uint64_t a)
 {
-	for (size_t i = 1; i < img->nsecs; i++) {
-		const struct elf_section *s = &img->secs[i];
-
-		if (!(s->flags & SHF_ALLOC) || (s->flags & SHF_EXECINSTR) ||
-		    (s->flags & SHF_TLS) || !s->size)
-			continue;
-		if (a >= s->addr && a - s->addr < s->size)
-			return i;
-	}
+	for (size_t i = 0; i < xv->nds; i++)
+		if (a >= xv->ds[i].addr && a - xv->ds[i].addr < xv->ds[i].size)
+			return xv->ds[i].index;
 	return 0;
 }
 
-/* The span [*lo, *hi) of the sections data_section() accepts (empty if
- * none). */
-static void data_span(const struct elfimg *img, uint64_t *lo, uint64_t *hi)
+/* The sections data_section() accepts into xv->ds, and their span into
+ * [xv->lo, xv->hi) (empty if none). Looked through once, not for each
+ * reference: a big binary's code makes hundreds of thousands. */
+static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 {
-	*lo = UINT64_MAX;
-	*hi = 0;
+	xv->lo = UINT64_MAX;
+	xv->hi = 0;
+	xv->ds = xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*xv->ds));
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
 		if (!(s->flags & SHF_ALLOC) || (s->flags & SHF_EXECINSTR) ||
 		    (s->flags & SHF_TLS) || !s->size)
 			continue;
-		*lo = MIN(*lo, s->addr);
-		*hi = MAX(*hi, s->addr + s->size);
+		xv->ds[xv->nds++] = (struct datasec){s->addr, s->size, i};
+		xv->lo = MIN(xv->lo, s->addr);
+		xv->hi = MAX(xv->hi, s->addr + s->size);
 	}
 }
 
@@ -200,23 +243,26 @@ static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
 
 /* Record the reference from the instruction at addr to t in xv when t is
  * unlabelled data of a loaded section. */
-static void note_ref(struct elfimg *img, struct dualmap *out, uint64_t addr,
-		     uint64_t t, struct xrefvec *xv)
+static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
+		     struct xrefvec *xv)
 {
 	uint32_t sec;
 
+	/* near the last target: consecutive references often fall in one
+	 * entry, or one gap (a .dynsym-only file's .rodata is one) */
 	if (t < xv->lo || t >= xv->hi ||
-	    rmap_lookup(out->vm, t, NULL) != LABEL_NONE)
+	    rmap_lookup_near(out->vm, t, &xv->thint) != LABEL_NONE)
 		return;
-	sec = data_section(img, t);
+	sec = data_section(xv, t);
 	if (!sec)
 		return;
 	/* kept without a label too: code no label covers (most of a
 	 * binary under compileunits when few units have DWARF) still bounds
 	 * the ranges of the targets before it */
 	xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
-	xv->v[xv->n] =
-	    (struct xref){t, xv->n, rmap_lookup(out->vm, addr, NULL), sec};
+	/* the referrers come in address order */
+	xv->v[xv->n] = (struct xref){
+	    t, xv->n, rmap_lookup_near(out->vm, addr, &xv->hint), sec};
 	xv->n++;
 }
 
@@ -255,7 +301,7 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 			continue;
 		}
 		if (insn_target(&in, s->addr + off, abs, &t))
-			note_ref(img, out, s->addr + off, t, xv);
+			note_ref(out, s->addr + off, t, xv);
 		off += in.len;
 	}
 	elf_window_free(&w);
@@ -314,7 +360,7 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 	    !ZYAN_SUCCESS(
 		xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -MEMSZ_ENOTSUP;
-	data_span(img, &xv->lo, &xv->hi);
+	data_sections(img, xv);
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
@@ -410,9 +456,10 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 	}
 	if (ret < 0 || !xv.n) {
 		free(xv.v);
+		free(xv.ds);
 		return ret;
 	}
-	qsort(xv.v, xv.n, sizeof(*xv.v), xref_cmp);
+	xrefs_sort(&xv);
 	ends = target_ends(img, out, &xv, syms, nsyms);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
@@ -441,5 +488,6 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 	}
 	free(ends);
 	free(xv.v);
+	free(xv.ds);
 	return 0;
 }

@@ -51,6 +51,8 @@ struct rmap {
 	struct pend *pend; /* pending adds in order of arrival */
 	size_t np, pcap;
 	bool pend_sorted; /* pending starts are non-decreasing */
+	bool pend_open;	  /* some pending add is open */
+	bool frozen;	  /* not settled: see rmap_freeze() */
 
 	uint64_t *starts; /* sorted unique starts of settled adds */
 	size_t nstarts;
@@ -94,6 +96,7 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 	xgrow(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
 	if (m->np && m->pend[m->np - 1].start > start)
 		m->pend_sorted = false;
+	m->pend_open |= open;
 	p = &m->pend[m->np++];
 	p->start = start;
 	p->end = end;
@@ -291,6 +294,7 @@ struct outv {
 	size_t margin; /* inplace: slots before the first pending add */
 	size_t lim;    /* inplace: slots free to write */
 	size_t left;   /* inplace: entries and adds the sweep has not read */
+	bool gaps;     /* only the pieces of adds (see settle_gaps()) */
 };
 
 /* Move o out of the pending array into a buffer of its own. */
@@ -376,6 +380,45 @@ static void close_open(struct rmap *m, size_t np)
 	}
 }
 
+/* The next start after a lone range ending at end: none of the settled
+ * entries from i nor of the adds from j starts before it. */
+static inline bool alone_until(const struct rmap *m, size_t i,
+			       const struct pend *k, size_t np, size_t j,
+			       uint64_t end)
+{
+	return (i == m->n || m->ent[i].start >= end) &&
+	       (j == np || k[j].start >= end);
+}
+
+/* With nothing covering the sweep position, emit the first of the
+ * settled entries m->ent[*i] and the adds k[*j] (the one that starts
+ * first, the entry on a tie) whole if nothing else starts before its end,
+ * as the heap would, and step past it. Returns whether it did. */
+static bool sweep_alone(struct rmap *m, const struct pend *k, size_t np,
+			struct outv *o, size_t *i, size_t *j)
+{
+	if (*j == np || (*i < m->n && m->ent[*i].start <= k[*j].start)) {
+		const struct rmap_entry *e = &m->ent[*i];
+
+		if (!alone_until(m, *i + 1, k, np, *j, e->end))
+			return false;
+		(*i)++;
+		o->lim = o->margin + *j;
+		o->left = (m->n - *i) + (np - *j);
+		if (!o->gaps)
+			emit(o, e->start, e->end, e->other, e->label);
+		return true;
+	}
+	if (!alone_until(m, *i, k, np, *j + 1, k[*j].end))
+		return false;
+	(*j)++;
+	o->lim = o->margin + *j;
+	o->left = (m->n - *i) + (np - *j);
+	emit(o, k[*j - 1].start, k[*j - 1].end, k[*j - 1].other,
+	     k[*j - 1].label);
+	return true;
+}
+
 /* The sweep of settle(): merge the settled entries and the pending ones
  * (k: sorted by start) into o, each byte to the first writer that covers
  * it. */
@@ -398,6 +441,10 @@ static void sweep(struct rmap *m, const struct pend *k, size_t np,
 				x = m->ent[i].start;
 			else
 				x = k[j].start;
+			/* the common case: one range alone up to the next
+			 * start, emitted whole without the heap */
+			if (sweep_alone(m, k, np, o, &i, &j))
+				continue;
 		}
 		while (i < m->n && m->ent[i].start <= x) {
 			const struct rmap_entry *e = &m->ent[i++];
@@ -426,35 +473,94 @@ static void sweep(struct rmap *m, const struct pend *k, size_t np,
 			nb = k[j].start;
 		o->lim = o->margin + j;
 		o->left = (m->n - i) + (np - j);
-		emit(o, x, nb,
-		     top->other == NO ? NO : top->other + (x - top->start),
-		     top->label);
+		if (!o->gaps || top->seq)
+			emit(o, x, nb,
+			     top->other == NO ? NO
+					      : top->other + (x - top->start),
+			     top->label);
 		x = nb;
 	}
 	free(h.v);
+}
+
+/* Put e before the entries from v[*w] on (written from the back), or
+ * merge it into v[*w] as emit() merges a piece into the one before. */
+static void place_back(struct rmap_entry *v, size_t *w, size_t end,
+		       const struct rmap_entry *e)
+{
+	struct rmap_entry *r = &v[*w];
+
+	if (*w < end && e->end == r->start && e->label == r->label &&
+	    contiguous(e, r->other)) {
+		r->start = e->start;
+		r->other = e->other;
+		return;
+	}
+	v[--*w] = *e;
+}
+
+/* settle() for a batch of fewer adds than settled entries (k: sorted).
+ * Settled entries win every byte they hold, so they stay as they are:
+ * the sweep keeps only the pieces of the adds that fall in their gaps,
+ * and these are merged into the entries from the back, the array grown
+ * by their number. A second array as large as the map (13 MB for
+ * libLLVM's 420 k entries, where --disasm's few thousand adds came)
+ * is not needed. The entries are those the full sweep emits: a piece
+ * merges with its neighbours, settled or not, as emit() merges them. */
+static void settle_gaps(struct rmap *m, const struct pend *k, size_t np)
+{
+	struct outv g = {.gaps = true};
+	size_t i = m->n, w, total;
+
+	sweep(m, k, np, &g);
+	total = m->n + g.n;
+	if (total > m->cap) {
+		m->ent = xrealloc(m->ent, total * sizeof(*m->ent));
+		m->cap = total;
+	}
+	w = total;
+	for (size_t j = g.n; j;) {
+		if (i && m->ent[i - 1].start > g.v[j - 1].start)
+			place_back(m->ent, &w, total, &m->ent[--i]);
+		else
+			place_back(m->ent, &w, total, &g.v[--j]);
+	}
+	/* m->ent[0, i) is where it was: join the rest to it, merging
+	 * across the seam too */
+	if (i && w < total) {
+		struct rmap_entry *l = &m->ent[i - 1], *r = &m->ent[w];
+
+		if (l->end == r->start && l->label == r->label &&
+		    contiguous(l, r->other)) {
+			l->end = r->end;
+			w++;
+		}
+	}
+	memmove(m->ent + i, m->ent + w, (total - w) * sizeof(*m->ent));
+	m->n = i + (total - w);
+	free(g.v);
 }
 
 static void settle(struct rmap *m)
 {
 	struct outv o = {0};
 	struct pend *k;
-	size_t np = m->np, i;
-	bool any_open = false;
+	size_t np = m->np;
 
-	if (!np)
+	if (!np || m->frozen)
 		return;
-	for (i = 0; i < np; i++)
-		any_open |= PEND_IS_OPEN(&m->pend[i]);
 	if (!m->pend_sorted)
 		pend_sort(m->pend, np);
 
 	if (!m->no_open)
 		merge_starts(m, m->pend, np);
-	if (any_open)
+	if (m->pend_open)
 		close_open(m, np);
 
 	k = m->pend;
-	if (sizeof(struct pend) == sizeof(struct rmap_entry) && np >= m->n) {
+	if (np < m->n) {
+		settle_gaps(m, k, np);
+	} else if (sizeof(struct pend) == sizeof(struct rmap_entry)) {
 		o.margin = m->n + np / 4 + 16;
 		xgrow(&m->pend, &m->pcap, np + o.margin, sizeof(*m->pend));
 		k = m->pend + o.margin;
@@ -466,19 +572,21 @@ static void settle(struct rmap *m)
 		o.cap = m->n + np + 16;
 		o.v = xmalloc(o.cap * sizeof(*o.v));
 	}
-	sweep(m, k, np, &o);
-
-	free(m->ent);
-	if (o.inplace)
-		m->pend = NULL; /* it is o.v now */
-	m->ent = o.n ? xrealloc(o.v, o.n * sizeof(*o.v)) : o.v;
-	m->n = o.n;
-	m->cap = o.n;
+	if (o.v) {
+		sweep(m, k, np, &o);
+		free(m->ent);
+		if (o.inplace)
+			m->pend = NULL; /* it is o.v now */
+		m->ent = o.n ? xrealloc(o.v, o.n * sizeof(*o.v)) : o.v;
+		m->n = o.n;
+		m->cap = o.n;
+	}
 	free(m->pend);
 	m->pend = NULL;
 	m->np = 0;
 	m->pcap = 0;
 	m->pend_sorted = true;
+	m->pend_open = false;
 	m->np_checked = 0;
 	m->ent_checked = false;
 	build_top(m);
@@ -622,6 +730,17 @@ const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n)
 	settle(m);
 	*n = m->n;
 	return m->ent;
+}
+
+void rmap_freeze(struct rmap *m)
+{
+	settle(m);
+	m->frozen = true;
+}
+
+void rmap_thaw(struct rmap *m)
+{
+	m->frozen = false;
 }
 
 size_t rmap_count(struct rmap *m)

@@ -46,6 +46,13 @@ struct rmap_entry {
 struct rmap *rmap_new(void);
 void rmap_free(struct rmap *m);
 
+/* Freeze m (settling it first): until rmap_thaw(), every query answers
+ * from the entries m held then, whatever is added since; the adds are
+ * settled by the first query after the thaw. For adding to a map while
+ * looking up what it held before, without a copy of it. */
+void rmap_freeze(struct rmap *m);
+void rmap_thaw(struct rmap *m);
+
 /* Label [start, start+size) where not yet labelled. size 0 is a no-op;
  * a range that would wrap past UINT64_MAX is clipped at UINT64_MAX.
  * label must not be LABEL_NONE (such an add is ignored). */

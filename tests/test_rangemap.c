@@ -124,6 +124,70 @@ static void test_overlap_fills_gaps(void **state)
 	rmap_free(m);
 }
 
+/* A frozen map answers as it did when frozen, whatever is added to it;
+ * the adds (an open one too) are settled after the thaw as if they had
+ * come in one batch. */
+static void test_freeze(void **state)
+{
+	struct rmap *m = rmap_new();
+
+	(void)state;
+	add(m, 10, 10, 1);
+	addt(m, 30, 5, 1000, 2);
+	addo(m, 40, 100, 3);
+	add(m, 60, 5, 4);
+	rmap_freeze(m);
+	add(m, 0, 100, 5);
+	addo(m, 20, 1000, 6);
+	add(m, 200, 1, 7);
+	assert_int_equal(rmap_lookup(m, 25, NULL), NONE);
+	assert_int_equal(rmap_lookup(m, 5, NULL), NONE);
+	assert_int_equal(rmap_lookup(m, 200, NULL), NONE);
+	EXPECT(m, {10, 20, NO, 1}, {30, 35, 1000, 2}, {40, 60, NO, 3},
+	       {60, 65, NO, 4});
+	rmap_thaw(m);
+	/* 5 came first: it fills [0, 100)'s gaps, the open add at 20 finds
+	 * none left before 30 */
+	EXPECT(m, {0, 10, NO, 5}, {10, 20, NO, 1}, {20, 30, NO, 5},
+	       {30, 35, 1000, 2}, {35, 40, NO, 5}, {40, 60, NO, 3},
+	       {60, 65, NO, 4}, {65, 100, NO, 5}, {200, 201, NO, 7});
+	rmap_free(m);
+}
+
+/* A batch of fewer adds than settled entries settles into them in
+ * place: its pieces fill the gaps only, and merge with the entries on
+ * both sides as a full sweep merges them, the first and last included. */
+static void test_small_batch(void **state)
+{
+	struct rmap *m = rmap_new();
+
+	(void)state;
+	addt(m, 10, 10, 110, 1);
+	addt(m, 30, 10, 130, 1);
+	add(m, 50, 10, 2);
+	add(m, 70, 10, 3);
+	add(m, 90, 10, 4);
+	add(m, 110, 10, 5);
+	EXPECT(m, {10, 20, 110, 1}, {30, 40, 130, 1}, {50, 60, NO, 2},
+	       {70, 80, NO, 3}, {90, 100, NO, 4}, {110, 120, NO, 5});
+	/* joins the two entries of label 1 into one; one before the first
+	 * entry, merging with it; one past the last merging with it; one
+	 * that only fills gaps around 2, not merging (another label) */
+	addt(m, 20, 10, 120, 1);
+	addt(m, 0, 15, 100, 1);
+	add(m, 115, 20, 5);
+	add(m, 45, 20, 6);
+	EXPECT(m, {0, 40, 100, 1}, {45, 50, NO, 6}, {50, 60, NO, 2},
+	       {60, 65, NO, 6}, {70, 80, NO, 3}, {90, 100, NO, 4},
+	       {110, 135, NO, 5});
+	/* a translation that does not continue the entry's stays apart */
+	addt(m, 40, 5, 999, 1);
+	EXPECT(m, {0, 40, 100, 1}, {40, 45, 999, 1}, {45, 50, NO, 6},
+	       {50, 60, NO, 2}, {60, 65, NO, 6}, {70, 80, NO, 3},
+	       {90, 100, NO, 4}, {110, 135, NO, 5});
+	rmap_free(m);
+}
+
 static void test_split_into_pieces(void **state)
 {
 	struct rmap *m = rmap_new();
@@ -1149,6 +1213,8 @@ int main(void)
 	    cmocka_unit_test(test_open_at_end),
 	    cmocka_unit_test(test_open_after_settle),
 	    cmocka_unit_test(test_lookup_near),
+	    cmocka_unit_test(test_freeze),
+	    cmocka_unit_test(test_small_batch),
 	    cmocka_unit_test(test_uint64_edge),
 	    cmocka_unit_test(test_size_zero),
 	    cmocka_unit_test(test_lookup_boundaries),

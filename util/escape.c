@@ -47,6 +47,11 @@ char *str_escape(const char *str, size_t *ncp)
 	uint32_t cp;
 
 	while (i < n) {
+		if (s[i] >= 0x20 && s[i] < 0x7f) { /* printable ASCII */
+			out[pos++] = (char)s[i++];
+			cps++;
+			continue;
+		}
 		len = utf8_decode(s + i, n - i, &cp);
 		if (!len || cp < 0x20 || cp == 0x7f) {
 			pos += (size_t)sprintf(out + pos, "\\x%02x", s[i]);
