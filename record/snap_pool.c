@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The scratch of thread t, allocated the first time. */
 static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
@@ -441,6 +442,12 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	if (j->ntasks > 1 && total >= THREAD_MIN_PAGES) {
+		if (!s->nthreads) {
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+			s->nthreads =
+			    (unsigned)MAX(1, MIN(ncpu, SNAP_THREADS_MAX));
+		}
 		for (t = 1; t < s->nthreads; t++) {
 			th[nth].j = j;
 			th[nth].c = ctx_get(s, t);
