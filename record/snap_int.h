@@ -176,6 +176,9 @@ struct snapper {
 	int *round_pids;
 	size_t nround_pids, round_pids_cap;
 	struct hashmap round_index;
+	/* /proc/PID/root of root_pid, the last process an image was looked
+	 * up for (snap_images.c), or -1 */
+	int root_fd, root_pid;
 	char **noted; /* unreadable mapping names already noted */
 	size_t nnoted, noted_cap;
 

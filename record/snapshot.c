@@ -41,6 +41,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->kpagecount_fd = -1;
 	s->kpageflags_fd = -1;
 	s->kpagecgroup_fd = -1;
+	s->root_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
