@@ -95,17 +95,7 @@ void snapper_free(struct snapper *s)
 
 		if (!c)
 			continue;
-		free(c->pm);
-		free(c->extra);
-		free(c->off);
-		free(c->w);
-		free(c->kcount);
-		free(c->kflags);
-		free(c->kcg);
-		free(c->look);
-		free(c->look2);
-		free(c->kbuf);
-		free(c->vec);
+		free(c->pm); /* the block of all its scratch (ctx_get) */
 		free(c);
 	}
 	for (i = 0; i < WINDOW; i++) {
