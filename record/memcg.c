@@ -224,29 +224,65 @@ static void find_match(struct find_walk *w, const char *dir, uint64_t dino)
 		}
 }
 
+/* True if ino is one sought and not found yet. */
+static bool find_wanted(const struct find_walk *w, uint64_t ino)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->inos[i] == ino && !w->dirs[i])
+			return true;
+	return false;
+}
+
+/* A subdirectory of the one being walked: its name and inode. */
+struct find_sub {
+	char *name;
+	uint64_t ino;
+};
+
 /* Walk dir (of inode dino), depth levels down already, until every inode
- * sought is found. */
+ * sought is found: each level's directories are matched first, by the
+ * inode their directory entry gives (a cgroup file system's d_ino is its
+ * st_ino), before any of them is walked, since the cgroups that pay for
+ * a process's pages are most often near the top (the machine's, a
+ * slice's); a directory is stat'ed only where d_ino is not given. */
 static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 		       int depth)
 {
+	struct find_sub *subs = NULL;
+	size_t nsubs = 0, cap = 0, i;
 	struct dirent *de;
+	struct stat st;
+	char *sub;
 	DIR *d;
 
 	find_match(w, dir, dino);
 	if (!w->left || depth >= MEMCG_DEPTH_MAX || !(d = opendir(dir)))
 		return;
-	while (w->left && (de = readdir(d))) {
-		struct stat st;
-		char *sub;
-
+	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		sub = xasprintf("%s/%s", dir, de->d_name);
-		if (stat(sub, &st) == 0)
-			find_under(w, sub, st.st_ino, depth + 1);
-		free(sub);
+		xgrow(&subs, &cap, nsubs + 1, sizeof(*subs));
+		subs[nsubs++] =
+		    (struct find_sub){xstrdup(de->d_name), (uint64_t)de->d_ino};
 	}
 	closedir(d);
+	for (i = 0; i < nsubs; i++) {
+		sub = xasprintf("%s/%s", dir, subs[i].name);
+		if (!subs[i].ino && stat(sub, &st) == 0)
+			subs[i].ino = st.st_ino;
+		if (find_wanted(w, subs[i].ino))
+			find_match(w, sub, subs[i].ino);
+		free(sub);
+	}
+	for (i = 0; i < nsubs; i++) {
+		if (w->left) {
+			sub = xasprintf("%s/%s", dir, subs[i].name);
+			find_under(w, sub, subs[i].ino, depth + 1);
+			free(sub);
+		}
+		free(subs[i].name);
+	}
+	free(subs);
 }
 
 size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
