@@ -15,7 +15,8 @@ getrusage), the median of paired runs: each run of memsz is followed by
 one of cat, so both see the same load. Prints both medians and the ratio
 memsz / cat (target: <= 1.5 for the small processes), then the start
 alone (`memsz --version` beside `true`: the cost of starting a dynamically
-linked program that both sides pay). Asserts nothing. Run as root (PSS
+linked program that both sides pay) and the `sleep` row without it (what
+each side does once started). Asserts nothing. Run as root (PSS
 needs /proc/kpagecount). BENCH_RUNS sets the number of pairs (default 31).
 MEMSZ_BEFORE=PATH adds a column for another memsz (a build before a
 change), run in turn with the two others so all three see the same load.
@@ -30,6 +31,7 @@ import tempfile
 MEMSZ = os.environ.get("MEMSZ", "memsz")
 BEFORE = os.environ.get("MEMSZ_BEFORE")
 RUNS = int(os.environ.get("BENCH_RUNS", "31"))
+ROWS = {}  # name -> (memsz, cat) medians, for the line without the start
 
 # A process with SIZE bytes resident: half in an anonymous buffer, half in
 # a mapped file; it prints "ready" and waits for stdin to close.
@@ -79,6 +81,7 @@ def row(name, pid, data, runs):
         cmds.append([BEFORE] + one)
     t = paired(cmds, runs)
     rec, cat = t[0], t[1]
+    ROWS[name] = (rec, cat)
     line = (f"{name:>10} {cat * 1e3:>9.2f}ms {rec * 1e3:>10.2f}ms "
             f"{rec / cat:>6.2f}")
     if BEFORE:
@@ -144,6 +147,12 @@ def main():
         ver, true = paired([[MEMSZ, "--version"], ["true"]], RUNS)
         print(f"start: memsz --version {ver * 1e3:.2f}ms, true "
               f"{true * 1e3:.2f}ms")
+        if "sleep" in ROWS:
+            rec, cat = ROWS["sleep"]
+            own, cown = rec - ver, cat - true
+            print(f"sleep without the start: memsz {own * 1e3:.2f}ms, cat "
+                  f"{cown * 1e3:.2f}ms" +
+                  (f", ratio {own / cown:.2f}" if cown > 0 else ""))
     finally:
         shutil.rmtree(tmp)
     return 0

@@ -33,8 +33,12 @@ static uint32_t crc_sw(uint32_t c, const uint8_t *p, size_t n);
 #define CRC_LANE 256
 static uint32_t crc_shift[2][4][256];
 
+__attribute__((target("sse4.2"))) static uint32_t
+crc_hw(uint32_t c, const uint8_t *p, size_t n);
+
 /* Fill crc_shift from the register each single set bit becomes over the
- * zero bytes (table-driven crc_sw, so it needs crc_table filled). */
+ * zero bytes (computed by the crc32 instruction: below 3 * CRC_LANE bytes
+ * crc_hw does not use crc_shift; the tables are not needed). */
 static void crc_shift_init(void)
 {
 	static const uint8_t zero[2 * CRC_LANE];
@@ -47,7 +51,7 @@ static void crc_shift_init(void)
 			for (int bit = 0; bit < 8; bit++) {
 				uint32_t v = 1u << bit;
 				uint32_t one =
-				    crc_sw(1u << (8 * byte + bit), zero,
+				    crc_hw(1u << (8 * byte + bit), zero,
 					   (size_t)(k + 1) * CRC_LANE);
 
 				/* the values with this bit as their highest */
@@ -64,13 +68,26 @@ static uint32_t crc_shift_by(int k, uint32_t c)
 }
 #endif
 
-/* Fill the tables and choose the implementation once, at load time (no
- * lazy set-up that threads could race on). The crc32 instruction is
- * looked for with one cpuid: libgcc's __builtin_cpu_supports() runs a
- * dozen cpuid leaves at every start, each a trap to the hypervisor in a
- * virtual machine. */
+/* Choose the implementation and fill its tables once, at load time (no
+ * lazy set-up that threads could race on): the crc32 instruction's shift
+ * tables where the processor has it, else the slicing-by-8 tables (every
+ * memsz command starts here: the tables it does not use are not filled).
+ * The crc32 instruction is looked for with one cpuid: libgcc's
+ * __builtin_cpu_supports() runs a dozen cpuid leaves at every start, each
+ * a trap to the hypervisor in a virtual machine. */
 __attribute__((constructor)) static void crc_init(void)
 {
+#if defined(__x86_64__)
+	unsigned int eax, ebx, ecx, edx;
+
+	/* leaf 1 exists on every x86-64 processor */
+	__cpuid(1, eax, ebx, ecx, edx);
+	if (ecx & bit_SSE4_2) {
+		crc_shift_init();
+		crc_mode = 2;
+		return;
+	}
+#endif
 	for (uint32_t i = 0; i < 256; i++) {
 		uint32_t c = i;
 
@@ -84,18 +101,6 @@ __attribute__((constructor)) static void crc_init(void)
 			    (crc_table[t - 1][i] >> 8) ^
 			    crc_table[0][crc_table[t - 1][i] & 0xff];
 	crc_mode = 1;
-#if defined(__x86_64__)
-	{
-		unsigned int eax, ebx, ecx, edx;
-
-		/* leaf 1 exists on every x86-64 processor */
-		__cpuid(1, eax, ebx, ecx, edx);
-		if (ecx & bit_SSE4_2) {
-			crc_shift_init(); /* made with crc_table */
-			crc_mode = 2;
-		}
-	}
-#endif
 }
 
 /* Slicing-by-8 over the tables. */

@@ -224,29 +224,65 @@ static void find_match(struct find_walk *w, const char *dir, uint64_t dino)
 		}
 }
 
+/* True if ino is one sought and not found yet. */
+static bool find_wanted(const struct find_walk *w, uint64_t ino)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->inos[i] == ino && !w->dirs[i])
+			return true;
+	return false;
+}
+
+/* A subdirectory of the one being walked: its name and inode. */
+struct find_sub {
+	char *name;
+	uint64_t ino;
+};
+
 /* Walk dir (of inode dino), depth levels down already, until every inode
- * sought is found. */
+ * sought is found: each level's directories are matched first, by the
+ * inode their directory entry gives (a cgroup file system's d_ino is its
+ * st_ino), before any of them is walked, since the cgroups that pay for
+ * a process's pages are most often near the top (the machine's, a
+ * slice's); a directory is stat'ed only where d_ino is not given. */
 static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 		       int depth)
 {
+	struct find_sub *subs = NULL;
+	size_t nsubs = 0, cap = 0, i;
 	struct dirent *de;
+	struct stat st;
+	char *sub;
 	DIR *d;
 
 	find_match(w, dir, dino);
 	if (!w->left || depth >= MEMCG_DEPTH_MAX || !(d = opendir(dir)))
 		return;
-	while (w->left && (de = readdir(d))) {
-		struct stat st;
-		char *sub;
-
+	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		sub = xasprintf("%s/%s", dir, de->d_name);
-		if (stat(sub, &st) == 0)
-			find_under(w, sub, st.st_ino, depth + 1);
-		free(sub);
+		xgrow(&subs, &cap, nsubs + 1, sizeof(*subs));
+		subs[nsubs++] =
+		    (struct find_sub){xstrdup(de->d_name), (uint64_t)de->d_ino};
 	}
 	closedir(d);
+	for (i = 0; i < nsubs; i++) {
+		sub = xasprintf("%s/%s", dir, subs[i].name);
+		if (!subs[i].ino && stat(sub, &st) == 0)
+			subs[i].ino = st.st_ino;
+		if (find_wanted(w, subs[i].ino))
+			find_match(w, sub, subs[i].ino);
+		free(sub);
+	}
+	for (i = 0; i < nsubs; i++) {
+		if (w->left) {
+			sub = xasprintf("%s/%s", dir, subs[i].name);
+			find_under(w, sub, subs[i].ino, depth + 1);
+			free(sub);
+		}
+		free(subs[i].name);
+	}
+	free(subs);
 }
 
 size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
@@ -295,15 +331,53 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
 	return 0;
 }
 
-/* The one number of the file dir/name into *v. Returns 0 or -errno
- * (-EINVAL: not a number). */
-static int read_u64(const char *dir, const char *name, uint64_t *v)
+/* The file name under the directory dfd, whole, into *out (allocated,
+ * NUL-terminated; what read_small_file() does for a path): a cgroup's
+ * files are read relative to one descriptor of its directory, so that
+ * its long path is walked once, not once per file. Returns its length or
+ * -errno. */
+static ssize_t read_at(int dfd, const char *name, char **out)
 {
-	char *path = xasprintf("%s/%s", dir, name), *buf = NULL;
-	ssize_t n = read_small_file(path, SMALL_FILE_MAX, &buf);
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t cap = 4096, len = 0;
+	ssize_t n = 0;
+	char *buf;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(cap);
+	while (len < SMALL_FILE_MAX) {
+		if (len + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		n = read(fd, buf + len,
+			 MIN(cap - len - 1, SMALL_FILE_MAX - len));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		free(buf);
+		return n;
+	}
+	close(fd);
+	buf[len] = 0;
+	*out = buf;
+	return (ssize_t)len;
+}
+
+/* The one number of the file name under the directory dfd into *v.
+ * Returns 0 or -errno (-EINVAL: not a number). */
+static int read_u64(int dfd, const char *name, uint64_t *v)
+{
+	char *buf = NULL;
+	ssize_t n = read_at(dfd, name, &buf);
 	int ret;
 
-	free(path);
 	if (n < 0)
 		return (int)n;
 	buf[strcspn(buf, "\n")] = 0;
@@ -327,28 +401,35 @@ static const struct memcg_layout layouts[] = {
 int memcg_read(const char *dir, struct memcg *m)
 {
 	const struct memcg_layout *l = NULL;
-	char *path, *buf = NULL;
+	char *buf = NULL;
 	struct stat st;
 	ssize_t n;
-	int ret;
+	int dfd, ret;
 
 	memcg_release(m);
-	if (stat(dir, &st) < 0)
+	dfd = open(dir, O_PATH | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
+	if (fstat(dfd, &st) < 0) {
+		ret = -errno;
+		close(dfd);
+		return ret;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
-		if (read_u64(dir, layouts[i].usage, &m->usage) == 0)
+		if (read_u64(dfd, layouts[i].usage, &m->usage) == 0)
 			l = &layouts[i];
-	if (!l)
+	if (!l) {
+		close(dfd);
 		return -ENOENT;
+	}
 	m->dir = xstrdup(dir);
 	m->version = l->version;
 	m->ino = st.st_ino;
 	m->flags = MD_CG_F_USAGE;
-	if (l->kmem && read_u64(dir, l->kmem, &m->kmem) == 0)
+	if (l->kmem && read_u64(dfd, l->kmem, &m->kmem) == 0)
 		m->flags |= MD_CG_F_KMEM;
-	path = xasprintf("%s/memory.stat", dir);
-	n = read_small_file(path, SMALL_FILE_MAX, &buf);
-	free(path);
+	n = read_at(dfd, "memory.stat", &buf);
+	close(dfd);
 	if (n < 0)
 		return 0; /* the charge without its parts */
 	ret = memcg_stat_parse(buf, (size_t)n, m);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,25 +27,59 @@ static bool same_file(const struct stat *st, uint32_t maj, uint32_t min,
 	       minor(st->st_dev) == min;
 }
 
+/* A descriptor of /proc/PID/root for pid, kept for the next image of the
+ * same process (each path under /proc/PID/root walks /proc, the pid and
+ * the root link again), or -1. A pid reused since can only name a file
+ * that same_file() refuses. */
+static int root_fd(struct snapper *s, int pid)
+{
+	char path[64];
+
+	if (s->root_pid == pid && s->root_fd >= 0)
+		return s->root_fd;
+	if (s->root_fd >= 0)
+		close(s->root_fd);
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->root_pid = pid;
+	return s->root_fd;
+}
+
+/* Close root_fd's descriptor. */
+static void images_close_root(struct snapper *s)
+{
+	if (s->root_fd >= 0)
+		close(s->root_fd);
+	s->root_fd = -1;
+	s->root_pid = 0;
+}
+
 /* Find where the file (dev, ino) mapped by pid at path can be opened:
- * /proc/PID/root/PATH, PATH itself, or an entry of /proc/PID/map_files.
- * Returns an allocated path ("" if none) and fills *st. */
-static char *find_open_path(int pid, const char *path, uint64_t start,
-			    uint64_t end, uint32_t maj, uint32_t min,
-			    uint64_t ino, struct stat *st)
+ * PATH under /proc/PID/root (through root_fd: *dirfd), PATH itself, or an
+ * entry of /proc/PID/map_files. Returns an allocated path ("" if none),
+ * relative to *dirfd (AT_FDCWD unless under the root), and fills *st. */
+static char *find_open_path(struct snapper *s, int pid, const char *path,
+			    uint64_t start, uint64_t end, uint32_t maj,
+			    uint32_t min, uint64_t ino, struct stat *st,
+			    int *dirfd)
 {
 	char *p, *clean = xstrdup(path);
 	size_t len = strlen(clean);
 	static const char deleted[] = " (deleted)";
+	int rfd;
 
+	*dirfd = AT_FDCWD;
 	if (len > sizeof(deleted) - 1 &&
 	    !strcmp(clean + len - (sizeof(deleted) - 1), deleted))
 		clean[len - (sizeof(deleted) - 1)] = 0;
 	if (clean[0] == '/') {
-		p = xasprintf("/proc/%d/root%s", pid, clean);
-		if (!stat(p, st) && same_file(st, maj, min, ino))
+		rfd = root_fd(s, pid);
+		if (rfd >= 0 && clean[1] && !fstatat(rfd, clean + 1, st, 0) &&
+		    same_file(st, maj, min, ino)) {
+			*dirfd = rfd;
+			p = xstrdup(clean + 1);
 			goto found;
-		free(p);
+		}
 		if (!stat(clean, st) && same_file(st, maj, min, ino)) {
 			p = xstrdup(clean);
 			goto found;
@@ -144,6 +179,7 @@ size_t snap_images_count(const struct snapper *s)
 
 void snap_images_free(struct snapper *s)
 {
+	images_close_root(s);
 	free(s->images);
 	hashmap_free(&s->images_index);
 	free(s->round_pids);
@@ -157,11 +193,14 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		       uint32_t build_id_len)
 {
 	struct stat st;
-	char *open_path;
-	int fd, ret;
+	char *open_path, *rel;
+	int dirfd, fd, ret;
 
-	open_path = find_open_path(pid, im->path, start, end, im->dev_major,
-				   im->dev_minor, im->ino, &st);
+	rel = find_open_path(s, pid, im->path, start, end, im->dev_major,
+			     im->dev_minor, im->ino, &st, &dirfd);
+	/* the record names the file as before: under /proc/PID/root */
+	open_path =
+	    dirfd == AT_FDCWD ? rel : xasprintf("/proc/%d/root/%s", pid, rel);
 	im->open_path = open_path;
 	if (open_path[0]) {
 		im->size = (uint64_t)st.st_size;
@@ -172,7 +211,7 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		im->build_id_len = MIN(build_id_len, sizeof(im->build_id));
 		memcpy(im->build_id, build_id, im->build_id_len);
 	} else if (open_path[0] && S_ISREG(st.st_mode)) {
-		fd = open(open_path, O_RDONLY | O_CLOEXEC);
+		fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			ret = elf_build_id_read(fd, im->build_id,
 						sizeof(im->build_id));
@@ -181,7 +220,9 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		}
 	}
 	ret = md_write_image(s->w, im);
-	free(open_path);
+	if (open_path != rel)
+		free(open_path);
+	free(rel);
 	return ret;
 }
 

@@ -163,7 +163,7 @@ struct snapper {
 	size_t page_size;
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
-	unsigned nthreads;
+	unsigned nthreads;  /* 0 until a job needs threads (snap_pool.c) */
 	/* the image registry: the images mapped in this round of snapshots
 	 * or the last, indexed by (dev, ino); a round ends when a process is
 	 * snapshot again (its pids so far in round_pids, indexed). An image
@@ -176,6 +176,9 @@ struct snapper {
 	int *round_pids;
 	size_t nround_pids, round_pids_cap;
 	struct hashmap round_index;
+	/* /proc/PID/root of root_pid, the last process an image was looked
+	 * up for (snap_images.c), or -1 */
+	int root_fd, root_pid;
 	char **noted; /* unreadable mapping names already noted */
 	size_t nnoted, noted_cap;
 

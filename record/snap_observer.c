@@ -22,22 +22,52 @@
 #define MADV_POPULATE_READ 22
 #endif
 
-/* Map every page of memsz's own file mapping m into its page tables, once
- * per recording (s->self_pop; -a asks for the same libc mappings once per
- * process): then the set of pages memsz shares with a target does not
- * grow while a snapshot runs (the code it first runs there would otherwise
- * be mapped after the set was read, and still counted as a sharer). */
-static void self_populate(struct snapper *s, const struct procmap *m)
+/* Present pages between two absent runs of a mapping up to which the
+ * runs are populated with one madvise (walking a few present pages costs
+ * less than a system call more). */
+#define POPULATE_JOIN 32
+
+/* Map every page of memsz's own file mapping m (its np pagemap entries in
+ * pm, read from pagemap fd) into its page tables, once per recording
+ * (s->self_pop; -a asks for the same libc mappings once per process):
+ * then the set of pages memsz shares with a target does not grow while a
+ * snapshot runs (the code it first runs there would otherwise be mapped
+ * after the set was read, and still counted as a sharer). Only the runs
+ * of pages not present are populated, and their entries read again into
+ * pm: most of libc is mapped already, and walking it page by page in
+ * MADV_POPULATE_READ cost more than the rest of the observer. */
+static void self_populate(struct snapper *s, const struct procmap *m, int fd,
+			  uint64_t *pm, size_t np)
 {
 	struct self_range r = {m->start, m->end, m->ino};
+	size_t i = 0, a, b;
 
 	if (!m->name || m->name[0] != '/' || (m->flags & MAP_SHARED))
 		return;
-	for (size_t i = 0; i < s->nself_pop; i++)
-		if (!memcmp(&s->self_pop[i], &r, sizeof(r)))
+	for (size_t k = 0; k < s->nself_pop; k++)
+		if (!memcmp(&s->self_pop[k], &r, sizeof(r)))
 			return;
-	(void)madvise((void *)(uintptr_t)m->start, m->end - m->start,
-		      MADV_POPULATE_READ);
+	while (i < np) {
+		while (i < np && (pm[i] & PM_PRESENT))
+			i++;
+		if (i == np)
+			break;
+		/* [a, b): absent pages and the short present gaps between */
+		a = b = i;
+		while (i < np && i - b <= POPULATE_JOIN) {
+			if (!(pm[i] & PM_PRESENT))
+				b = i + 1;
+			i++;
+		}
+		i = b;
+		(void)madvise(
+		    (void *)(uintptr_t)(m->start + (a << s->page_shift)),
+		    (b - a) << s->page_shift, MADV_POPULATE_READ);
+		if (snap_pread_full(fd, pm + a, (b - a) * 8,
+				    ((m->start >> s->page_shift) + a) * 8) !=
+		    (ssize_t)((b - a) * 8))
+			memset(pm + a, 0, (b - a) * 8);
+	}
 	xgrow(&s->self_pop, &s->self_pop_cap, s->nself_pop + 1,
 	      sizeof(*s->self_pop));
 	s->self_pop[s->nself_pop++] = r;
@@ -134,10 +164,11 @@ static int self_load(struct snapper *s, const struct self_file *files,
 		    !bsearch(&key, files, nfiles, sizeof(*files),
 			     self_file_cmp))
 			continue;
-		self_populate(s, m);
 		xgrow(&buf, &bufcap, np, sizeof(*buf));
 		got = snap_pread_full(fd, buf, np * 8,
 				      (m->start >> s->page_shift) * 8);
+		if (got == (ssize_t)(np * 8))
+			self_populate(s, m, fd, buf, np);
 		for (ssize_t k = 0; k < got / 8; k++) {
 			uint64_t pfn = buf[k] & PM_PFN_MASK;
 

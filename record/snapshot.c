@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,6 @@
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
 	struct snapper *s = xcalloc(1, sizeof(*s));
-	long ncpu;
 	int pm;
 
 	s->w = w;
@@ -41,6 +41,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->kpagecount_fd = -1;
 	s->kpageflags_fd = -1;
 	s->kpagecgroup_fd = -1;
+	s->root_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
@@ -60,8 +61,8 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		s->has_kpagecgroup = s->has_pfn && s->kpagecgroup_fd >= 0;
 	}
 	s->pmd_pages = pagemap_pmd_pages(s->page_size);
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	s->nthreads = (unsigned)MAX(1, MIN(ncpu, SNAP_THREADS_MAX));
+	/* s->nthreads is counted by the first job large enough for threads
+	 * (snap_pool.c): most snapshots run on the caller's thread alone */
 	*out = s;
 	return 0;
 }
@@ -94,17 +95,7 @@ void snapper_free(struct snapper *s)
 
 		if (!c)
 			continue;
-		free(c->pm);
-		free(c->extra);
-		free(c->off);
-		free(c->w);
-		free(c->kcount);
-		free(c->kflags);
-		free(c->kcg);
-		free(c->look);
-		free(c->look2);
-		free(c->kbuf);
-		free(c->vec);
+		free(c->pm); /* the block of all its scratch (ctx_get) */
 		free(c);
 	}
 	for (i = 0; i < WINDOW; i++) {
@@ -175,36 +166,63 @@ static int smaps_vmflags(int pid, struct procmaps *maps)
 	return ret;
 }
 
-/* VmLck and, if htlb is not NULL, HugetlbPages of /proc/PID/status in
- * one read: each the number of kB, -ENOENT with no such line or -errno
+/* What a snapshot takes from /proc/PID/status, in one read: VmLck and
+ * HugetlbPages (kB) and Threads, each -ENOENT with no such line or -errno
  * when the file cannot be opened (what target_status_kb() gives). */
-static void status_lck_htlb(int pid, int64_t *lck, int64_t *htlb)
+struct snap_status {
+	int64_t lck, htlb, threads;
+};
+
+static void status_read(int pid, struct snap_status *st)
 {
-	static const char *const key[] = {"VmLck:", "HugetlbPages:"};
-	int64_t *val[] = {lck, htlb};
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+	    {"VmLck:", offsetof(struct snap_status, lck)},
+	    {"HugetlbPages:", offsetof(struct snap_status, htlb)},
+	    {"Threads:", offsetof(struct snap_status, threads)},
+	};
 	char path[64], line[256];
-	int left = htlb ? 2 : 1;
+	size_t left = ARRAY_SIZE(keys);
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	*lck = -ENOENT;
-	if (htlb)
-		*htlb = -ENOENT;
+	st->lck = st->htlb = st->threads = -ENOENT;
 	f = fopen(path, "re");
 	if (!f) {
-		*lck = -errno;
-		if (htlb)
-			*htlb = *lck;
+		st->lck = st->htlb = st->threads = -errno;
 		return;
 	}
 	while (left && fgets(line, sizeof(line), f))
-		for (size_t i = 0; i < ARRAY_SIZE(key); i++)
-			if (val[i] && !strncmp(line, key[i], strlen(key[i]))) {
-				*val[i] =
-				    strtoll(line + strlen(key[i]), NULL, 10);
-				left--;
-			}
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+			size_t len = strlen(keys[i].key);
+
+			if (strncmp(line, keys[i].key, len))
+				continue;
+			*(int64_t *)((char *)st + keys[i].off) =
+			    strtoll(line + len, NULL, 10);
+			left--;
+		}
 	fclose(f);
+}
+
+/* True if a PMD could map some of maps: a mapping holds a whole aligned
+ * range of pmd_pages pages (a huge page is mapped by a PMD only inside
+ * one VMA, at its own alignment). */
+static bool maps_pmd_possible(const struct snapper *s,
+			      const struct procmaps *maps)
+{
+	uint64_t size = (uint64_t)s->pmd_pages << s->page_shift;
+
+	for (size_t i = 0; size && i < maps->n; i++) {
+		const struct procmap *m = &maps->maps[i];
+		uint64_t a = (m->start + size - 1) & ~(size - 1);
+
+		if (a >= m->start && a < m->end && m->end - a >= size)
+			return true;
+	}
+	return false;
 }
 
 /* What the snapshot of pid can say about THP and locked memory: sets
@@ -213,16 +231,17 @@ static void status_lck_htlb(int pid, int64_t *lck, int64_t *htlb)
  * of maps are known (their vmflags). /proc/PID/smaps, as costly as the
  * snapshot, is read only when the process has locked memory (VmLck) or,
  * while PMD-mapped memory exists, hugetlb pages (HugetlbPages), which
- * PAGEMAP_SCAN reports as huge too. */
+ * PAGEMAP_SCAN reports as huge too. /proc/meminfo is read only when a
+ * mapping could hold a PMD-mapped page (small processes have none). */
 static void vma_flags_load(const struct snapper *s, int pid,
-			   struct procmaps *maps, uint32_t *flags, bool *pmd)
+			   const struct snap_status *ps, struct procmaps *maps,
+			   uint32_t *flags, bool *pmd)
 {
-	bool thp = s->has_scan && s->pmd_pages && meminfo_pmd_mapped();
-	int64_t lck, htlb = 0;
+	bool thp = s->has_scan && s->pmd_pages && maps_pmd_possible(s, maps) &&
+		   meminfo_pmd_mapped();
+	int64_t lck = ps->lck, htlb = thp ? ps->htlb : 0;
 	bool smaps = false;
 
-	/* one read of status for both */
-	status_lck_htlb(pid, &lck, thp ? &htlb : NULL);
 	*pmd = false;
 	if (lck > 0 || htlb != 0)
 		smaps = smaps_vmflags(pid, maps) >= 0;
@@ -360,8 +379,9 @@ void snapper_give_maps(struct snapper *s, int pid, const struct procmaps *maps)
 
 /* Read pid's mappings into maps (or take those given for pid, see
  * snapper_give_maps), in order, and NOTE those left out as overlapping
- * (the list changed while read). Returns 0 or -errno. */
-static int snap_maps(struct snapper *s, int pid, uint32_t seq,
+ * (the list changed while read), and name the stacks of its threads
+ * (threads, from its status). Returns 0 or -errno. */
+static int snap_maps(struct snapper *s, int pid, uint32_t seq, int64_t threads,
 		     struct procmaps *maps)
 {
 	size_t dropped;
@@ -389,7 +409,9 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 		if (ret < 0)
 			return ret;
 	}
-	snap_name_thread_stacks(pid, maps);
+	/* one thread: the main one, whose stack the kernel names */
+	if (threads != 1)
+		snap_name_thread_stacks(pid, maps);
 	return 0;
 }
 
@@ -399,6 +421,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	struct procmaps maps = {0};
 	struct snap_stats local = {0};
 	struct snap_stats *st = stats ? stats : &local;
+	struct snap_status ps;
 	struct snap_job j = {.s = s, .pid = pid, .pm = -1, .maps = &maps};
 	uint32_t *ids = NULL;
 	char path[64];
@@ -406,10 +429,11 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
-	ret = snap_maps(s, pid, seq, &maps);
+	status_read(pid, &ps);
+	ret = snap_maps(s, pid, seq, ps.threads, &maps);
 	if (ret < 0)
 		goto out;
-	vma_flags_load(s, pid, &maps, &flags, &j.pmd);
+	vma_flags_load(s, pid, &ps, &maps, &flags, &j.pmd);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	j.pm = open(path, O_RDONLY | O_CLOEXEC);
 	if (j.pm < 0) {
