@@ -99,11 +99,14 @@ static const uint16_t walked_tags[] = {
  * theirs from 1 up, a few thousand at most): the unit goes to libdw. */
 #define MAX_ABBREV_CODE 65536
 
+#define NO_LOC UINT32_MAX
+
 struct dwabbrev {
 	uint32_t tag; /* 0: no abbreviation of this code */
 	bool children;
 	bool walked;	   /* tag is one of walked_tags */
 	uint32_t first, n; /* its kinds: s->forms[first .. first + n) */
+	uint32_t loc;	   /* which is DW_AT_location; NO_LOC: none */
 	/* sized: every value has a size known from the unit alone, the
 	 * DIE's then being fixed + naddr * address size + noff * offset
 	 * size + nref * DW_FORM_ref_addr's size (most DIEs: no strings,
@@ -216,6 +219,7 @@ static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
 	a->walked = is_walked(tag);
 	a->children = *(*p)++ != DW_CHILDREN_no;
 	a->first = (uint32_t)s->nforms;
+	a->loc = NO_LOC;
 	for (;;) {
 		if (!leb(p, end, &attr) || !leb(p, end, &form))
 			return false;
@@ -223,6 +227,8 @@ static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
 			break;
 		if (form == DW_FORM_implicit_const && !leb(p, end, &ic))
 			return false;
+		if (attr == DW_AT_location && a->loc == NO_LOC)
+			a->loc = (uint32_t)(s->nforms - a->first);
 		xgrow(&s->forms, &s->formcap, s->nforms + 1, sizeof(*s->forms));
 		s->forms[s->nforms++] = kind_of(form);
 	}
@@ -340,6 +346,45 @@ static bool die_next(const struct dwscan *s, const struct dwunit *u,
 	return true;
 }
 
+/* False if the variable DIE at die (abbreviation a) cannot have the
+ * address libdw's reading of it looks for (dwarf.c: var_addr()): its
+ * DW_AT_location is no expression (absent, or a location list), or one
+ * that does not start with DW_OP_addr, DW_OP_addrx or
+ * DW_OP_GNU_addr_index. Most variables are locals on the stack: libdw is
+ * not asked about those. */
+static bool may_have_addr(const struct dwscan *s, const struct dwunit *u,
+			  const struct dwabbrev *a, const uint8_t *die,
+			  const uint8_t *end)
+{
+	const uint8_t *p = die;
+	uint64_t code, len;
+	uint8_t kind;
+
+	if (a->loc == NO_LOC || !leb(&p, end, &code))
+		return false;
+	for (uint32_t i = 0; i < a->loc; i++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + i], &p, end))
+			return true; /* libdw decides */
+	kind = (uint8_t)s->forms[a->first + a->loc];
+	if (kind == K_BLOCK1 || kind == K_BLOCK2 || kind == K_BLOCK4) {
+		size_t w = kind == K_BLOCK1 ? 1 : kind == K_BLOCK2 ? 2 : 4;
+
+		if ((size_t)(end - p) < w)
+			return true;
+		len = elf_get_uint(p, w, s->be);
+		p += w;
+	} else if (kind == K_BLOCKLEB) {
+		if (!leb(&p, end, &len))
+			return true;
+	} else {
+		return false; /* a location list, or no location */
+	}
+	if (!len || p >= end)
+		return false;
+	return *p == DW_OP_addr || *p == DW_OP_addrx ||
+	       *p == DW_OP_GNU_addr_index;
+}
+
 int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 		size_t *n, size_t *cap)
 {
@@ -372,7 +417,8 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 			vtop = MIN(vtop, level);
 			continue;
 		}
-		if (level <= vtop && ab->tag == DW_TAG_variable) {
+		if (level <= vtop && ab->tag == DW_TAG_variable &&
+		    may_have_addr(s, u, ab, s->info + off, end)) {
 			xgrow(offs, cap, *n + 1, sizeof(**offs));
 			(*offs)[(*n)++] = off;
 		}

@@ -53,13 +53,15 @@ void dwscan_init(struct dwscan *s, const uint8_t *info, size_t info_len,
 void dwscan_free(struct dwscan *s);
 
 /* The .debug_info offsets of the DW_TAG_variable DIEs of unit u that a
- * walk from its unit DIE visits: its children, and the children of every
+ * walk from its unit DIE visits (its children, and the children of every
  * DW_TAG_subprogram, lexical_block, inlined_subroutine, namespace and
- * module among them, recursively, down to DWARF_MAX_DIE_DEPTH levels; in
- * the order of the section. Appended to *offs (grown with xgrow, *n and
- * *cap). Returns 0, or -1 when the unit holds what the scan does not
- * decode (DW_FORM_indirect, an unknown form or code, bytes past the
- * unit): *n is then as it was, and the caller walks the unit with libdw. */
+ * module among them, recursively, down to DWARF_MAX_DIE_DEPTH levels) and
+ * whose DW_AT_location may be one DW_OP_addr or DW_OP_addrx (an
+ * expression that starts with one); in the order of the section. Appended to
+ * *offs (grown with xgrow, *n and *cap). Returns 0, or -1 when the unit holds
+ * what the scan does not decode (DW_FORM_indirect, an unknown form or code,
+ * bytes past the unit): *n is then as it was, and the caller walks the unit
+ * with libdw. */
 int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 		size_t *n, size_t *cap);
 
