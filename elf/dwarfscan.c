@@ -113,6 +113,7 @@ struct dwabbrev {
 	 * LEB128 numbers or blocks) */
 	bool sized;
 	uint32_t fixed, naddr, noff, nref;
+	uint64_t len; /* sized: that size for the unit being scanned */
 };
 
 static uint8_t kind_of(uint64_t form)
@@ -248,6 +249,7 @@ static bool abbrev_load(struct dwscan *s, uint64_t off)
 		return true;
 	s->abbrev_off = UINT64_MAX;
 	s->nabbrevs = s->nforms = 0;
+	s->sized_for = 0;
 	if (off >= s->abbrev_len)
 		return false;
 	p = s->abbrev + off;
@@ -256,6 +258,26 @@ static bool abbrev_load(struct dwscan *s, uint64_t off)
 			return false;
 	s->abbrev_off = off;
 	return true;
+}
+
+/* The sizes of the sized abbreviations of s's table for the DIEs of u
+ * (computed again only when u's sizes differ from the last unit's). */
+static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
+{
+	unsigned ref = u->version <= 2 ? u->addr_size : u->offset_size;
+	uint32_t key =
+	    u->addr_size | u->offset_size << 8 | ref << 16 | 1u << 24;
+
+	if (s->sized_for == key)
+		return;
+	for (size_t i = 0; i < s->nabbrevs; i++) {
+		struct dwabbrev *a = &s->abbrevs[i];
+
+		a->len = a->fixed + (uint64_t)a->naddr * u->addr_size +
+			 (uint64_t)a->noff * u->offset_size +
+			 (uint64_t)a->nref * ref;
+	}
+	s->sized_for = key;
 }
 
 /* Move *p past the value of one attribute of layout kind. */
@@ -312,14 +334,16 @@ static bool skip_value(const struct dwscan *s, const struct dwunit *u,
 
 /* Decode the DIE at *p: its abbreviation into *ab (NULL for a null
  * entry), *p past its attributes. False if it cannot be decoded. */
-static bool die_next(const struct dwscan *s, const struct dwunit *u,
-		     const uint8_t **p, const uint8_t *end,
-		     const struct dwabbrev **ab)
+static inline bool die_next(const struct dwscan *s, const struct dwunit *u,
+			    const uint8_t **p, const uint8_t *end,
+			    const struct dwabbrev **ab)
 {
 	uint64_t code;
 	const struct dwabbrev *a;
 
-	if (!leb(p, end, &code))
+	if (*p < end && !(**p & 0x80)) /* most codes are one byte */
+		code = *(*p)++;
+	else if (!leb(p, end, &code))
 		return false;
 	*ab = NULL;
 	if (!code)
@@ -329,15 +353,9 @@ static bool die_next(const struct dwscan *s, const struct dwunit *u,
 	a = &s->abbrevs[code - 1];
 	*ab = a;
 	if (a->sized) {
-		uint64_t len =
-		    a->fixed + (uint64_t)a->naddr * u->addr_size +
-		    (uint64_t)a->noff * u->offset_size +
-		    (uint64_t)a->nref *
-			(u->version <= 2 ? u->addr_size : u->offset_size);
-
-		if (len > (uint64_t)(end - *p))
+		if (a->len > (uint64_t)(end - *p))
 			return false;
-		*p += len;
+		*p += a->len;
 		return true;
 	}
 	for (uint32_t i = 0; i < a->n; i++)
@@ -398,6 +416,7 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 	if (u->end > s->info_len || u->die_off >= u->end ||
 	    !abbrev_load(s, u->abbrev_off))
 		return -1;
+	abbrev_lens(s, u);
 	p = s->info + u->die_off;
 	end = s->info + u->end;
 	if (!die_next(s, u, &p, end, &ab) || !ab)

@@ -35,6 +35,7 @@ struct dwscan {
 	uint16_t *forms; /* the forms of every abbreviation, in order */
 	size_t nforms, formcap;
 	uint64_t abbrev_off; /* of the table cached; UINT64_MAX: none */
+	uint32_t sized_for;  /* the unit sizes its DIE sizes are for; 0: none */
 };
 
 /* One unit: where its DIE is and how its forms are sized. */
