@@ -150,16 +150,21 @@ static bool strings_terminated(struct elfimg *img)
 	return true;
 }
 
-/* DWARF sections the compileunits source never has libdw read: it walks
- * units, their ranges and their variables, not line tables (their bytes
- * are charged from the raw section: rawsec_open()), location lists (a
- * variable's address is one expression in DW_AT_location), macros or
- * call frames. libdw reads every DWARF section it knows at
- * dwarf_begin_elf(), and inflates the compressed ones there: in libc's
- * debug file .debug_line and .debug_loclists are 27 % of what it would
- * inflate. Named without the ".debug_" / ".zdebug_" prefix. */
-static const char *const cu_unread[] = {
-    "line", "loc", "loclists", "macro", "macinfo", "frame",
+/* DWARF sections a source never has libdw read. libdw reads every DWARF
+ * section it knows at dwarf_begin_elf(), and inflates the compressed ones
+ * there: in libc's debug file .debug_line and .debug_loclists are 27 % of
+ * what it would inflate. compileunits walks units, their ranges and
+ * their variables, not line tables (their bytes are charged from the raw
+ * section: rawsec_open()); inlines reads line tables. Neither reads
+ * location lists (a variable's address is one expression in
+ * DW_AT_location), macros or call frames. Named without the ".debug_" /
+ * ".zdebug_" prefix. */
+static const struct {
+	const char *name;
+	bool cus, inlines; /* hidden for compileunits, inlines */
+} unread[] = {
+    {"line", true, false}, {"loc", true, true},	    {"loclists", true, true},
+    {"macro", true, true}, {"macinfo", true, true}, {"frame", true, true},
 };
 
 /* A section hidden from libdw and its real type, restored after. */
@@ -168,25 +173,28 @@ struct hidden {
 	uint32_t type;
 };
 
-/* True if name is ".debug_X" or ".zdebug_X" for an X of cu_unread. */
-static bool cu_unread_name(const char *name)
+/* True if name is ".debug_X" or ".zdebug_X" for an X of unread hidden
+ * for compileunits (cus) or inlines. */
+static bool unread_name(const char *name, bool cus)
 {
 	const char *x = !strncmp(name, ".debug_", 7)	? name + 7
 			: !strncmp(name, ".zdebug_", 8) ? name + 8
 							: NULL;
 
-	for (size_t i = 0; x && i < ARRAY_SIZE(cu_unread); i++)
-		if (!strcmp(x, cu_unread[i]))
-			return true;
+	for (size_t i = 0; x && i < ARRAY_SIZE(unread); i++)
+		if (!strcmp(x, unread[i].name))
+			return cus ? unread[i].cus : unread[i].inlines;
 	return false;
 }
 
-/* Set the type of the sections of cu_unread in img's libelf headers to
+/* Set the type of the sections of unread for compileunits (cus) or
+ * inlines in img's libelf headers to
  * SHT_NOBITS, which dwarf_begin_elf() skips (what is not in the file
  * holds no DWARF); their real types into h (room for img->nsecs), their
  * count returned. Only libelf's copy of the headers changes: the file is
  * read, never written, and img->secs keeps the real types. */
-static size_t hide_unread(struct elfimg *img, struct hidden *h, bool line_raw)
+static size_t hide_unread(struct elfimg *img, struct hidden *h, bool cus,
+			  bool line_raw)
 {
 	Elf *elf = elfimg_elf(img);
 	size_t n = 0;
@@ -196,7 +204,7 @@ static size_t hide_unread(struct elfimg *img, struct hidden *h, bool line_raw)
 		GElf_Shdr sh;
 
 		if (img->secs[i].type == SHT_NOBITS ||
-		    !cu_unread_name(img->secs[i].name))
+		    !unread_name(img->secs[i].name, cus))
 			continue;
 		/* line programs charged to their units (line_raw: the DWARF
 		 * is in the image; rawsec_open()) stay: libdw checks each
@@ -232,13 +240,13 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 	}
 }
 
-/* dwarf_begin_elf() on dimg; for compileunits (cus) without the sections
- * of cu_unread (line_raw: dimg is the image labelled). NULL if libdw
- * finds no DWARF it can read. */
+/* dwarf_begin_elf() on dimg without the sections of unread for
+ * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
+ * NULL if libdw finds no DWARF it can read. */
 static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
-	size_t n = cus ? hide_unread(dimg, h, line_raw) : 0;
+	size_t n = hide_unread(dimg, h, cus, line_raw);
 	Dwarf *dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
 
 	unhide(dimg, h, n);
