@@ -489,7 +489,8 @@ static bool scan_unit(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 	if (!dwarf_cu_die(cu, &d, &version, &abbrev, &asize, &osize, NULL,
 			  NULL) ||
 	    (const uint8_t *)cudie->addr != info + u->die_off ||
-	    hdr > u->die_off || c->scan.info_len - hdr < 4)
+	    hdr > u->die_off || hdr >= c->scan.info_len ||
+	    c->scan.info_len - hdr < 4)
 		return false;
 	len = elf_get_uint(info + hdr, 4, c->dimg->big_endian);
 	if (len == DWARF64_LENGTH) {

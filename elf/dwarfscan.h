@@ -32,7 +32,7 @@ struct dwscan {
 	/* cache of one table (dwarfscan.c) */
 	struct dwabbrev *abbrevs; /* by code - 1 */
 	size_t nabbrevs, abbrevcap;
-	uint16_t *forms; /* the forms of every abbreviation, in order */
+	uint16_t *forms; /* the layout of each value of every abbreviation */
 	size_t nforms, formcap;
 	uint64_t abbrev_off; /* of the table cached; UINT64_MAX: none */
 	uint32_t sized_for;  /* the unit sizes its DIE sizes are for; 0: none */
