@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "elf/dwarf.h"
+#include "elf/dwarfscan.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
 
@@ -12,10 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Nesting of DIEs walk_vars() descends into below a unit: deeper DWARF
- * (real code nests a few levels) is taken as hostile and not walked. */
-#define MAX_DIE_DEPTH 64
 
 /* An allocated section of the image: [start, end) in VM. */
 struct asec {
@@ -40,6 +37,11 @@ struct dctx {
 	const char *comp_dir; /* of the current CU (inlines), or NULL */
 	struct asec *cur;     /* ranges of the current CU (inlines) */
 	size_t ncur, curcap;
+	/* compileunits: the scan of units' DIEs (scan.info NULL: none,
+	 * libdw walks them) and the offsets of the variables it found */
+	struct dwscan scan;
+	uint64_t *vars;
+	size_t nvars, varcap;
 };
 
 static int asec_cmp(const void *a, const void *b)
@@ -146,6 +148,110 @@ static bool strings_terminated(struct elfimg *img)
 			return false;
 	}
 	return true;
+}
+
+/* DWARF sections a source never has libdw read. libdw reads every DWARF
+ * section it knows at dwarf_begin_elf(), and inflates the compressed ones
+ * there: in libc's debug file .debug_line and .debug_loclists are 27 % of
+ * what it would inflate. compileunits walks units, their ranges and
+ * their variables, not line tables (their bytes are charged from the raw
+ * section: rawsec_open()); inlines reads line tables. Neither reads
+ * location lists (a variable's address is one expression in
+ * DW_AT_location), macros or call frames. Named without the ".debug_" /
+ * ".zdebug_" prefix. */
+static const struct {
+	const char *name;
+	bool cus, inlines; /* hidden for compileunits, inlines */
+} unread[] = {
+    {"line", true, false}, {"loc", true, true},	    {"loclists", true, true},
+    {"macro", true, true}, {"macinfo", true, true}, {"frame", true, true},
+};
+
+/* A section hidden from libdw and its real type, restored after. */
+struct hidden {
+	size_t index;
+	uint32_t type;
+};
+
+/* True if name is ".debug_X" or ".zdebug_X" for an X of unread hidden
+ * for compileunits (cus) or inlines. */
+static bool unread_name(const char *name, bool cus)
+{
+	const char *x = !strncmp(name, ".debug_", 7)	? name + 7
+			: !strncmp(name, ".zdebug_", 8) ? name + 8
+							: NULL;
+
+	for (size_t i = 0; x && i < ARRAY_SIZE(unread); i++)
+		if (!strcmp(x, unread[i].name))
+			return cus ? unread[i].cus : unread[i].inlines;
+	return false;
+}
+
+/* Set the type of the sections of unread for compileunits (cus) or
+ * inlines in img's libelf headers to
+ * SHT_NOBITS, which dwarf_begin_elf() skips (what is not in the file
+ * holds no DWARF); their real types into h (room for img->nsecs), their
+ * count returned. Only libelf's copy of the headers changes: the file is
+ * read, never written, and img->secs keeps the real types. */
+static size_t hide_unread(struct elfimg *img, struct hidden *h, bool cus,
+			  bool line_raw)
+{
+	Elf *elf = elfimg_elf(img);
+	size_t n = 0;
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		Elf_Scn *scn;
+		GElf_Shdr sh;
+
+		if (img->secs[i].type == SHT_NOBITS ||
+		    !unread_name(img->secs[i].name, cus))
+			continue;
+		/* line programs charged to their units (line_raw: the DWARF
+		 * is in the image; rawsec_open()) stay: libdw checks each
+		 * unit's DW_AT_stmt_list against the section */
+		if (line_raw && !strcmp(img->secs[i].name, ".debug_line") &&
+		    !(img->secs[i].flags & SHF_COMPRESSED))
+			continue;
+		scn = elf_getscn(elf, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		h[n].index = i;
+		h[n].type = sh.sh_type;
+		sh.sh_type = SHT_NOBITS;
+		if (gelf_update_shdr(scn, &sh))
+			n++;
+	}
+	return n;
+}
+
+/* Undo hide_unread(): the n sections of h get their types back. */
+static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
+{
+	Elf *elf = elfimg_elf(img);
+
+	for (size_t i = 0; i < n; i++) {
+		Elf_Scn *scn = elf_getscn(elf, h[i].index);
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		sh.sh_type = h[i].type;
+		gelf_update_shdr(scn, &sh);
+	}
+}
+
+/* dwarf_begin_elf() on dimg without the sections of unread for
+ * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
+ * NULL if libdw finds no DWARF it can read. */
+static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw)
+{
+	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
+	size_t n = hide_unread(dimg, h, cus, line_raw);
+	Dwarf *dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+
+	unhide(dimg, h, n);
+	free(h);
+	return dbg;
 }
 
 static bool has_dwarf(const struct elfimg *img)
@@ -343,7 +449,7 @@ static void walk_vars(struct dctx *c, Dwarf_Die *parent, uint32_t label,
 	Dwarf_Die die;
 	int r;
 
-	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &die) != 0)
+	if (depth > DWARF_MAX_DIE_DEPTH || dwarf_child(parent, &die) != 0)
 		return;
 	do {
 		switch (dwarf_tag(&die)) {
@@ -364,6 +470,101 @@ static void walk_vars(struct dctx *c, Dwarf_Die *parent, uint32_t label,
 	} while ((r = dwarf_siblingof(&die, &die)) == 0);
 	if (r < 0 && c->st)
 		c->st->dwarf_errors++;
+}
+
+/* The unit of cudie (cu) as dwarfscan reads it, if its DIE is in the
+ * bytes the scan was given (those libdw reads) and its header is sound. */
+static bool scan_unit(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
+		      struct dwunit *u)
+{
+	uint64_t hdr = dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie);
+	const uint8_t *info = c->scan.info;
+	uint64_t len, lensize = 4;
+	Dwarf_Half version;
+	Dwarf_Off abbrev;
+	uint8_t asize, osize;
+	Dwarf_Die d;
+
+	u->die_off = dwarf_dieoffset(cudie);
+	if (!dwarf_cu_die(cu, &d, &version, &abbrev, &asize, &osize, NULL,
+			  NULL) ||
+	    (const uint8_t *)cudie->addr != info + u->die_off ||
+	    hdr > u->die_off || hdr >= c->scan.info_len ||
+	    c->scan.info_len - hdr < 4)
+		return false;
+	len = elf_get_uint(info + hdr, 4, c->dimg->big_endian);
+	if (len == DWARF64_LENGTH) {
+		if (c->scan.info_len - hdr < 12)
+			return false;
+		len = elf_get_uint(info + hdr + 4, 8, c->dimg->big_endian);
+		lensize = 12;
+	}
+	if (len > c->scan.info_len - hdr - lensize)
+		return false;
+	u->end = hdr + lensize + len;
+	u->abbrev_off = abbrev;
+	u->version = version;
+	u->addr_size = asize;
+	u->offset_size = osize;
+	return true;
+}
+
+/* The variables below the unit DIE of cu (cudie; sub: its split unit's,
+ * or NULL) to label: found by dwarfscan where it can read the unit, else
+ * by walk_vars(). The same variables, in the same order, either way. */
+static void cu_vars(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
+		    Dwarf_Die *sub, uint32_t label)
+{
+	struct dwunit u;
+
+	c->nvars = 0;
+	if (sub || !c->scan.info || !scan_unit(c, cu, cudie, &u) ||
+	    dwscan_vars(&c->scan, &u, &c->vars, &c->nvars, &c->varcap) < 0) {
+		walk_vars(c, sub ? sub : cudie, label, 0);
+		return;
+	}
+	/* each DIE in the unit of cudie, as dwarf_offdie() would make it
+	 * (which looks the unit up again for every one) */
+	for (size_t i = 0; i < c->nvars; i++) {
+		Dwarf_Die die = {.addr = (void *)(c->scan.info + c->vars[i]),
+				 .cu = cudie->cu};
+
+		add_variable(c, &die, label);
+	}
+}
+
+/* The inflated bytes libdw reads of the section .debug_NAME (or
+ * .zdebug_NAME) of c->dimg, or NULL. */
+static const uint8_t *dwarf_bytes(struct dctx *c, const char *name, size_t *len)
+{
+	for (size_t i = 1; i < c->dimg->nsecs; i++) {
+		const char *n = c->dimg->secs[i].name;
+		Elf_Data *d;
+
+		if (strncmp(n, ".debug_", 7) && strncmp(n, ".zdebug_", 8))
+			continue;
+		if (strcmp(n + (n[1] == 'z' ? 8 : 7), name) ||
+		    c->dimg->secs[i].type == SHT_NOBITS)
+			continue;
+		d = elf_getdata(elf_getscn(elfimg_elf(c->dimg), i), NULL);
+		if (!d || !d->d_buf)
+			return NULL;
+		*len = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/* Set c->scan up over the unit and abbreviation bytes libdw reads. */
+static void scan_open(struct dctx *c)
+{
+	size_t ilen = 0, alen = 0;
+	const uint8_t *info = dwarf_bytes(c, "info", &ilen);
+	const uint8_t *abbrev = dwarf_bytes(c, "abbrev", &alen);
+
+	if (info && abbrev)
+		dwscan_init(&c->scan, info, ilen, abbrev, alen,
+			    c->dimg->big_endian);
 }
 
 static int cuent_cmp(const void *a, const void *b)
@@ -511,9 +712,9 @@ static bool add_lines(struct dctx *c, Dwarf_Die *cudie)
 	return true;
 }
 
-static void one_cu(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
-		   const struct rawsec *info, const struct rawsec *line,
-		   bool cus)
+static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
+		   Dwarf_Die *sub, const struct rawsec *info,
+		   const struct rawsec *line, bool cus)
 {
 	uint32_t label = 0;
 	Dwarf_Addr base, start, end;
@@ -533,7 +734,7 @@ static void one_cu(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
 				add_range(c, start, end, label);
 		if (off < 0 && c->st)
 			c->st->dwarf_errors++;
-		walk_vars(c, sub ? sub : cudie, label, 0);
+		cu_vars(c, cu, cudie, sub, label);
 		charge_unit(c, info,
 			    dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie),
 			    label);
@@ -578,7 +779,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
 	c.dbg = strings_terminated(c.dimg)
-		    ? dwarf_begin_elf(elfimg_elf(c.dimg), DWARF_C_READ, NULL)
+		    ? dwarf_open(c.dimg, cus, c.dimg == img)
 		    : NULL;
 	if (!c.dbg) {
 		if (stats) {
@@ -588,6 +789,8 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		return 0;
 	}
 	collect_secs(&c);
+	if (cus)
+		scan_open(&c);
 	rawsec_open(&c, ".debug_info", &info);
 	rawsec_open(&c, ".debug_line", &line);
 
@@ -608,7 +811,8 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		if (type == DW_UT_skeleton && !split && stats)
 			stats->split_missing++;
-		one_cu(&c, &cudie, split ? &subdie : NULL, &info, &line, cus);
+		one_cu(&c, cu, &cudie, split ? &subdie : NULL, &info, &line,
+		       cus);
 	}
 	if (r < 0 && stats)
 		stats->dwarf_errors++;
@@ -616,6 +820,8 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		add_aranges(&c);
 
 	dwarf_end(c.dbg);
+	dwscan_free(&c.scan);
+	free(c.vars);
 	free(c.secs);
 	free(c.cus);
 	free(c.cur);

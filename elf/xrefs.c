@@ -62,7 +62,7 @@ static struct dynlib zy_lib = {
 };
 
 /* sweep() reads code through a window of this many bytes */
-#define XREF_WINDOW (1024 * 1024)
+#define XREF_WINDOW (64 * 1024)
 
 struct xref {
 	uint64_t target;

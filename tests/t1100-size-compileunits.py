@@ -48,6 +48,9 @@ int fa1(int x) { static int calls; calls++; counter_a += x;
                  return table_a[x % 100] + calls + counter_a; }
 int fa2(int x) { int s = 0; for (int i = 0; i < x; i++) s += fa1(i);
                  return s; }
+int fa3(int x) { if (x > 1) { static char blk[7]; blk[x % 7]++;
+                              return blk[1]; }
+                 return 0; }
 """,
     "b.c": """
 const char msg_b[64] = "hello";
@@ -57,9 +60,9 @@ int fb1(int x) { vals_b[x & 31] += 1.5; return sq(x) + msg_b[x & 7]; }
 long fb2(long x) { return x * 3 + (long)vals_b[x & 31]; }
 """,
     "m.c": """
-int fa2(int); int fb1(int); long fb2(long);
+int fa2(int); int fa3(int); int fb1(int); long fb2(long);
 int main(int argc, char **argv) { (void)argv;
-    return fa2(argc) + fb1(argc) + (int)fb2(argc); }
+    return fa2(argc) + fa3(argc) + fb1(argc) + (int)fb2(argc); }
 """,
 }
 
@@ -241,7 +244,7 @@ def check_i1(path, key, tag):
     return rows
 
 
-def check_fixture(d, prog, variant, split=False):
+def check_fixture(d, prog, variant, compressed=False):
     rows = check_i1(prog, "compileunits", variant)
     cu_vm = {r["compileunits"]: int(r["vm_size"]) for r in rows}
     # the label is DW_AT_name as the unit stores it (gcc ran in d on
@@ -260,14 +263,21 @@ def check_fixture(d, prog, variant, split=False):
               "symbols' sizes and their FDEs %d" % (variant, name,
                                                     cu_vm.get(label), want))
 
-    # .debug_info and .debug_line bytes per CU
+    # .debug_info and .debug_line bytes per CU (compressed sections are
+    # left whole, to their [section ...] labels)
     srows, _ = memsz(prog, "sections,compileunits")
+    if compressed:
+        for sec in (".debug_info", ".debug_line"):
+            labels = {r["compileunits"] for r in srows
+                      if r["sections"] == sec}
+            check(labels == {"[section %s]" % sec}, "%s: compressed %s "
+                  "under its section label: %s" % (variant, sec, labels))
     got = {}
     for r in srows:
         got[(r["sections"], r["compileunits"])] = int(r["file_size"])
     progs = line_programs(prog)
     for label, length, stmt, path in units(prog):
-        if not path.startswith(d):
+        if compressed or not path.startswith(d):
             continue  # crt objects of the toolchain, if they have DWARF
         check(got.get((".debug_info", label)) == length,
               "%s: .debug_info of %s: %s == unit length %d"
@@ -379,14 +389,19 @@ def main():
     if not shutil.which("readelf") or not shutil.which("gcc"):
         lib.skip("readelf (binutils) and gcc (gcc) are needed")
     with tempfile.TemporaryDirectory() as tmp:
+        # DWARF 2 and 3 size a reference to another unit differently;
+        # compressed: libdw reads (and inflates) only what a key needs
         for variant, flags in (("dwarf5", ["-g"]),
                                ("dwarf4", ["-gdwarf-4"]),
+                               ("dwarf3", ["-gdwarf-3"]),
+                               ("dwarf2", ["-gdwarf-2"]),
+                               ("dwarf5z", ["-g", "-gz=zlib"]),
                                ("split5", ["-g", "-gsplit-dwarf"]),
                                ("split4", ["-gdwarf-4", "-gsplit-dwarf"])):
             d, prog = build(tmp, variant, flags)
             if not prog:
                 continue
-            check_fixture(d, prog, variant)
+            check_fixture(d, prog, variant, variant.endswith("z"))
             if variant.startswith("split"):
                 check_split(d, prog)
         nodebug, prog = build(tmp, "nodebug", [])

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* dwarfscan.c — see dwarfscan.h. Written here, not taken from libdw: its
+ * walk is what costs (see the header); libdw still reads the DIEs the
+ * scan finds. Anything the scan does not know sends the unit back to
+ * libdw, so a unit gives the same variables either way. */
+#include "config.h"
+
+#include "elf/dwarfscan.h"
+#include "elf/elfpriv.h"
+#include "util/util.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How an attribute's value is laid out in a DIE: a fixed number of bytes
+ * (0..16), or one of these. */
+enum {
+	K_ADDR = 32, /* the unit's address size */
+	K_OFF,	     /* the unit's offset size (4, or 8 in 64-bit DWARF) */
+	K_REFADDR,   /* DWARF 2: the address size; later: the offset size */
+	K_LEB,	     /* one LEB128 number */
+	K_STRING,    /* bytes up to and with a NUL */
+	K_BLOCK1,    /* a 1-, 2- or 4-byte length, then that many bytes */
+	K_BLOCK2,
+	K_BLOCK4,
+	K_BLOCKLEB, /* a LEB128 length, then that many bytes */
+	K_BAD = 255 /* not decoded: the unit goes to libdw */
+};
+
+/* The layout of each form (DWARF 2-5), by form code; 0 is no form. */
+static const uint8_t form_kind[] = {
+    [0] = K_BAD,
+    [DW_FORM_addr] = K_ADDR,
+    [0x02] = K_BAD, /* reserved */
+    [DW_FORM_block2] = K_BLOCK2,
+    [DW_FORM_block4] = K_BLOCK4,
+    [DW_FORM_data2] = 2,
+    [DW_FORM_data4] = 4,
+    [DW_FORM_data8] = 8,
+    [DW_FORM_string] = K_STRING,
+    [DW_FORM_block] = K_BLOCKLEB,
+    [DW_FORM_block1] = K_BLOCK1,
+    [DW_FORM_data1] = 1,
+    [DW_FORM_flag] = 1,
+    [DW_FORM_sdata] = K_LEB,
+    [DW_FORM_strp] = K_OFF,
+    [DW_FORM_udata] = K_LEB,
+    [DW_FORM_ref_addr] = K_REFADDR,
+    [DW_FORM_ref1] = 1,
+    [DW_FORM_ref2] = 2,
+    [DW_FORM_ref4] = 4,
+    [DW_FORM_ref8] = 8,
+    [DW_FORM_ref_udata] = K_LEB,
+    [DW_FORM_indirect] = K_BAD, /* the form is in the DIE: not scanned */
+    [DW_FORM_sec_offset] = K_OFF,
+    [DW_FORM_exprloc] = K_BLOCKLEB,
+    [DW_FORM_flag_present] = 0,
+    [DW_FORM_strx] = K_LEB,
+    [DW_FORM_addrx] = K_LEB,
+    [DW_FORM_ref_sup4] = 4,
+    [DW_FORM_strp_sup] = K_OFF,
+    [DW_FORM_data16] = 16,
+    [DW_FORM_line_strp] = K_OFF,
+    [DW_FORM_ref_sig8] = 8,
+    [DW_FORM_implicit_const] = 0, /* the value is in the abbreviation */
+    [DW_FORM_loclistx] = K_LEB,
+    [DW_FORM_rnglistx] = K_LEB,
+    [DW_FORM_ref_sup8] = 8,
+    [DW_FORM_strx1] = 1,
+    [DW_FORM_strx2] = 2,
+    [DW_FORM_strx3] = 3,
+    [DW_FORM_strx4] = 4,
+    [DW_FORM_addrx1] = 1,
+    [DW_FORM_addrx2] = 2,
+    [DW_FORM_addrx3] = 3,
+    [DW_FORM_addrx4] = 4,
+};
+
+/* GNU extensions, outside the table's range. */
+static const struct {
+	uint16_t form;
+	uint8_t kind;
+} gnu_forms[] = {
+    {DW_FORM_GNU_addr_index, K_LEB},
+    {DW_FORM_GNU_str_index, K_LEB},
+    {DW_FORM_GNU_ref_alt, K_OFF},
+    {DW_FORM_GNU_strp_alt, K_OFF},
+};
+
+/* Tags whose children the walk visits (the others are types and the
+ * like: a variable inside them is a member, not a static object). */
+static const uint16_t walked_tags[] = {
+    DW_TAG_subprogram, DW_TAG_lexical_block, DW_TAG_inlined_subroutine,
+    DW_TAG_namespace,  DW_TAG_module,
+};
+
+/* Abbreviation codes above this are taken as hostile (real tables number
+ * theirs from 1 up, a few thousand at most): the unit goes to libdw. */
+#define MAX_ABBREV_CODE 65536
+
+#define NO_LOC UINT32_MAX
+
+struct dwabbrev {
+	uint32_t tag; /* 0: no abbreviation of this code */
+	bool children;
+	bool walked;	   /* tag is one of walked_tags */
+	uint32_t first, n; /* its kinds: s->forms[first .. first + n) */
+	uint32_t loc;	   /* which is DW_AT_location; NO_LOC: none */
+	/* sized: every value has a size known from the unit alone, the
+	 * DIE's then being fixed + naddr * address size + noff * offset
+	 * size + nref * DW_FORM_ref_addr's size (most DIEs: no strings,
+	 * LEB128 numbers or blocks) */
+	bool sized;
+	uint32_t fixed, naddr, noff, nref;
+	uint64_t len; /* sized: that size for the unit being scanned */
+};
+
+static uint8_t kind_of(uint64_t form)
+{
+	if (form < ARRAY_SIZE(form_kind))
+		return form ? form_kind[form] : K_BAD;
+	for (size_t i = 0; i < ARRAY_SIZE(gnu_forms); i++)
+		if (gnu_forms[i].form == form)
+			return gnu_forms[i].kind;
+	return K_BAD;
+}
+
+static bool is_walked(uint64_t tag)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(walked_tags); i++)
+		if (walked_tags[i] == tag)
+			return true;
+	return false;
+}
+
+/* One LEB128 number at *p (before end), *p moved past it. False if it
+ * runs past end. The value is exact for the 64 bits it keeps. */
+static bool leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned shift = 0;
+
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+void dwscan_init(struct dwscan *s, const uint8_t *info, size_t info_len,
+		 const uint8_t *abbrev, size_t abbrev_len, bool be)
+{
+	memset(s, 0, sizeof(*s));
+	s->info = info;
+	s->info_len = info_len;
+	s->abbrev = abbrev;
+	s->abbrev_len = abbrev_len;
+	s->be = be;
+	s->abbrev_off = UINT64_MAX;
+}
+
+void dwscan_free(struct dwscan *s)
+{
+	free(s->abbrevs);
+	free(s->forms);
+	s->abbrevs = NULL;
+	s->forms = NULL;
+}
+
+/* Whether a's DIEs have a size known from the unit, and its parts. */
+static void abbrev_size(const struct dwscan *s, struct dwabbrev *a)
+{
+	a->sized = true;
+	for (uint32_t i = 0; i < a->n && a->sized; i++) {
+		uint16_t k = s->forms[a->first + i];
+
+		if (k <= 16)
+			a->fixed += k;
+		else if (k == K_ADDR)
+			a->naddr++;
+		else if (k == K_OFF)
+			a->noff++;
+		else if (k == K_REFADDR)
+			a->nref++;
+		else
+			a->sized = false;
+	}
+}
+
+/* Add the abbreviation of code code at *p (after its code) to s's table.
+ * False if it cannot be decoded. */
+static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
+		       const uint8_t *end)
+{
+	struct dwabbrev *a;
+	uint64_t tag, attr, form, ic;
+
+	if (code > MAX_ABBREV_CODE || !leb(p, end, &tag) || !tag ||
+	    tag > UINT32_MAX || *p >= end)
+		return false;
+	if (code > s->nabbrevs) {
+		size_t old = s->nabbrevs;
+
+		xgrow(&s->abbrevs, &s->abbrevcap, code, sizeof(*s->abbrevs));
+		memset(s->abbrevs + old, 0, (code - old) * sizeof(*s->abbrevs));
+		s->nabbrevs = code;
+	}
+	a = &s->abbrevs[code - 1];
+	if (a->tag)
+		return false; /* a code given twice */
+	a->tag = (uint32_t)tag;
+	a->walked = is_walked(tag);
+	a->children = *(*p)++ != DW_CHILDREN_no;
+	a->first = (uint32_t)s->nforms;
+	a->loc = NO_LOC;
+	for (;;) {
+		if (!leb(p, end, &attr) || !leb(p, end, &form))
+			return false;
+		if (!attr && !form)
+			break;
+		if (form == DW_FORM_implicit_const && !leb(p, end, &ic))
+			return false;
+		if (attr == DW_AT_location && a->loc == NO_LOC)
+			a->loc = (uint32_t)(s->nforms - a->first);
+		xgrow(&s->forms, &s->formcap, s->nforms + 1, sizeof(*s->forms));
+		s->forms[s->nforms++] = kind_of(form);
+	}
+	a->n = (uint32_t)(s->nforms - a->first);
+	abbrev_size(s, a);
+	return true;
+}
+
+/* The abbreviation table at off into s (kept if it is the one there).
+ * False if it cannot be decoded. */
+static bool abbrev_load(struct dwscan *s, uint64_t off)
+{
+	const uint8_t *p, *end = s->abbrev + s->abbrev_len;
+	uint64_t code;
+
+	if (off == s->abbrev_off)
+		return true;
+	s->abbrev_off = UINT64_MAX;
+	s->nabbrevs = s->nforms = 0;
+	s->sized_for = 0;
+	if (off >= s->abbrev_len)
+		return false;
+	p = s->abbrev + off;
+	while (leb(&p, end, &code) && code)
+		if (!abbrev_one(s, code, &p, end))
+			return false;
+	s->abbrev_off = off;
+	return true;
+}
+
+/* The sizes of the sized abbreviations of s's table for the DIEs of u
+ * (computed again only when u's sizes differ from the last unit's). */
+static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
+{
+	unsigned ref = u->version <= 2 ? u->addr_size : u->offset_size;
+	uint32_t key =
+	    u->addr_size | u->offset_size << 8 | ref << 16 | 1u << 24;
+
+	if (s->sized_for == key)
+		return;
+	for (size_t i = 0; i < s->nabbrevs; i++) {
+		struct dwabbrev *a = &s->abbrevs[i];
+
+		a->len = a->fixed + (uint64_t)a->naddr * u->addr_size +
+			 (uint64_t)a->noff * u->offset_size +
+			 (uint64_t)a->nref * ref;
+	}
+	s->sized_for = key;
+}
+
+/* Move *p past the value of one attribute of layout kind. */
+static bool skip_value(const struct dwscan *s, const struct dwunit *u,
+		       uint8_t kind, const uint8_t **p, const uint8_t *end)
+{
+	uint64_t len;
+	const uint8_t *nul;
+
+	switch (kind) {
+	case K_ADDR:
+		len = u->addr_size;
+		break;
+	case K_OFF:
+		len = u->offset_size;
+		break;
+	case K_REFADDR:
+		len = u->version <= 2 ? u->addr_size : u->offset_size;
+		break;
+	case K_LEB:
+		return leb(p, end, &len);
+	case K_STRING:
+		nul = memchr(*p, 0, (size_t)(end - *p));
+		if (!nul)
+			return false;
+		*p = nul + 1;
+		return true;
+	case K_BLOCK1:
+	case K_BLOCK2:
+	case K_BLOCK4: {
+		size_t w = kind == K_BLOCK1 ? 1 : kind == K_BLOCK2 ? 2 : 4;
+
+		if ((size_t)(end - *p) < w)
+			return false;
+		len = elf_get_uint(*p, w, s->be);
+		*p += w;
+		break;
+	}
+	case K_BLOCKLEB:
+		if (!leb(p, end, &len))
+			return false;
+		break;
+	case K_BAD:
+		return false;
+	default:
+		len = kind; /* fixed size */
+		break;
+	}
+	if (len > (uint64_t)(end - *p))
+		return false;
+	*p += len;
+	return true;
+}
+
+/* Decode the DIE at *p: its abbreviation into *ab (NULL for a null
+ * entry), *p past its attributes. False if it cannot be decoded. */
+static inline bool die_next(const struct dwscan *s, const struct dwunit *u,
+			    const uint8_t **p, const uint8_t *end,
+			    const struct dwabbrev **ab)
+{
+	uint64_t code;
+	const struct dwabbrev *a;
+
+	if (*p < end && !(**p & 0x80)) /* most codes are one byte */
+		code = *(*p)++;
+	else if (!leb(p, end, &code))
+		return false;
+	*ab = NULL;
+	if (!code)
+		return true;
+	if (code > s->nabbrevs || !s->abbrevs[code - 1].tag)
+		return false;
+	a = &s->abbrevs[code - 1];
+	*ab = a;
+	if (a->sized) {
+		if (a->len > (uint64_t)(end - *p))
+			return false;
+		*p += a->len;
+		return true;
+	}
+	for (uint32_t i = 0; i < a->n; i++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + i], p, end))
+			return false;
+	return true;
+}
+
+/* False if the variable DIE at die (abbreviation a) cannot have the
+ * address libdw's reading of it looks for (dwarf.c: var_addr()): its
+ * DW_AT_location is no expression (absent, or a location list), or one
+ * that does not start with DW_OP_addr, DW_OP_addrx or
+ * DW_OP_GNU_addr_index. Most variables are locals on the stack: libdw is
+ * not asked about those. */
+static bool may_have_addr(const struct dwscan *s, const struct dwunit *u,
+			  const struct dwabbrev *a, const uint8_t *die,
+			  const uint8_t *end)
+{
+	const uint8_t *p = die;
+	uint64_t code, len;
+	uint8_t kind;
+
+	if (a->loc == NO_LOC || !leb(&p, end, &code))
+		return false;
+	for (uint32_t i = 0; i < a->loc; i++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + i], &p, end))
+			return true; /* libdw decides */
+	kind = (uint8_t)s->forms[a->first + a->loc];
+	if (kind == K_BLOCK1 || kind == K_BLOCK2 || kind == K_BLOCK4) {
+		size_t w = kind == K_BLOCK1 ? 1 : kind == K_BLOCK2 ? 2 : 4;
+
+		if ((size_t)(end - p) < w)
+			return true;
+		len = elf_get_uint(p, w, s->be);
+		p += w;
+	} else if (kind == K_BLOCKLEB) {
+		if (!leb(&p, end, &len))
+			return true;
+	} else {
+		return false; /* a location list, or no location */
+	}
+	if (!len || p >= end)
+		return false;
+	return *p == DW_OP_addr || *p == DW_OP_addrx ||
+	       *p == DW_OP_GNU_addr_index;
+}
+
+int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
+		size_t *n, size_t *cap)
+{
+	const uint8_t *p, *end;
+	const struct dwabbrev *ab;
+	size_t n0 = *n;
+	/* level: nesting below the unit DIE of the DIE read next (its
+	 * children are level 0); the DIEs of levels <= vtop are visited */
+	uint64_t level = 0, vtop = 0;
+
+	if (u->end > s->info_len || u->die_off >= u->end ||
+	    !abbrev_load(s, u->abbrev_off))
+		return -1;
+	abbrev_lens(s, u);
+	p = s->info + u->die_off;
+	end = s->info + u->end;
+	if (!die_next(s, u, &p, end, &ab) || !ab)
+		return -1;
+	if (!ab->children)
+		return 0;
+	/* the end of the unit ends the walk too, as it ends libdw's */
+	while (p < end) {
+		uint64_t off = (uint64_t)(p - s->info);
+
+		if (!die_next(s, u, &p, end, &ab))
+			goto fail;
+		if (!ab) { /* the end of a list of children */
+			if (!level)
+				break;
+			level--;
+			vtop = MIN(vtop, level);
+			continue;
+		}
+		if (level <= vtop && ab->tag == DW_TAG_variable &&
+		    may_have_addr(s, u, ab, s->info + off, end)) {
+			xgrow(offs, cap, *n + 1, sizeof(**offs));
+			(*offs)[(*n)++] = off;
+		}
+		if (!ab->children)
+			continue;
+		if (level <= vtop && ab->walked &&
+		    level + 1 <= DWARF_MAX_DIE_DEPTH)
+			vtop = level + 1;
+		level++;
+	}
+	return 0;
+fail:
+	*n = n0;
+	return -1;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dwarfscan.h — one forward pass over a DWARF unit's DIEs that finds the
+ * variables the compileunits source labels; private to elf/dwarf.c.
+ *
+ * libdw walks a unit's tree DIE by DIE: each dwarf_tag(), dwarf_child()
+ * and dwarf_siblingof() looks the abbreviation up in a hash under a
+ * read-write lock, and a sibling past a DIE with children is found by
+ * decoding those children again. On libc's debug file that walk was a
+ * quarter of `memsz size --by compileunits`. The scan decodes each DIE
+ * once, from the same bytes libdw reads; libdw still decodes the few
+ * DIEs it finds (their location and type). */
+#ifndef MEMSZ_ELF_DWARFSCAN_H
+#define MEMSZ_ELF_DWARFSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <stdbool.h>
+
+/* DIE nesting the scan (and libdw's walk in dwarf.c) descends into below
+ * a unit: deeper DWARF (real code nests a few levels) is taken as hostile
+ * and not walked. */
+#define DWARF_MAX_DIE_DEPTH 64
+
+/* The bytes of .debug_info and .debug_abbrev (as libdw holds them,
+ * inflated; borrowed) and the abbreviation table of the last unit
+ * scanned, kept for the next unit that shares it. */
+struct dwscan {
+	const uint8_t *info, *abbrev;
+	size_t info_len, abbrev_len;
+	bool be; /* big-endian file */
+	/* cache of one table (dwarfscan.c) */
+	struct dwabbrev *abbrevs; /* by code - 1 */
+	size_t nabbrevs, abbrevcap;
+	uint16_t *forms; /* the layout of each value of every abbreviation */
+	size_t nforms, formcap;
+	uint64_t abbrev_off; /* of the table cached; UINT64_MAX: none */
+	uint32_t sized_for;  /* the unit sizes its DIE sizes are for; 0: none */
+};
+
+/* One unit: where its DIE is and how its forms are sized. */
+struct dwunit {
+	uint64_t die_off; /* unit DIE, in .debug_info */
+	uint64_t end;	  /* end of the unit, in .debug_info */
+	uint64_t abbrev_off;
+	unsigned version, addr_size, offset_size;
+};
+
+/* Set s up over the two sections (borrowed). */
+void dwscan_init(struct dwscan *s, const uint8_t *info, size_t info_len,
+		 const uint8_t *abbrev, size_t abbrev_len, bool be);
+
+/* Free what s holds (not the sections). */
+void dwscan_free(struct dwscan *s);
+
+/* The .debug_info offsets of the DW_TAG_variable DIEs of unit u that a
+ * walk from its unit DIE visits (its children, and the children of every
+ * DW_TAG_subprogram, lexical_block, inlined_subroutine, namespace and
+ * module among them, recursively, down to DWARF_MAX_DIE_DEPTH levels) and
+ * whose DW_AT_location may be one DW_OP_addr or DW_OP_addrx (an
+ * expression that starts with one); in the order of the section. Appended to
+ * *offs (grown with xgrow, *n and *cap). Returns 0, or -1 when the unit holds
+ * what the scan does not decode (DW_FORM_indirect, an unknown form or code,
+ * bytes past the unit): *n is then as it was, and the caller walks the unit
+ * with libdw. */
+int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
+		size_t *n, size_t *cap);
+
+#endif
