@@ -247,6 +247,10 @@ struct snap_job {
 	/* per VMA: CLEAN_* (kpage_file_clean, asked once) */
 	uint8_t *clean;
 	bool pmd; /* mark PMD-mapped pages (pmd_mark) */
+	/* the process's resident pages (statm), read by pagemap_prescan when
+	 * it first needs them (rss_known) */
+	uint64_t rss_pages;
+	bool rss_known;
 	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap
 	 * entries are read after the release */
 	bool split;
