@@ -244,9 +244,7 @@ struct snap_job {
 	struct snap_page_region *regions;
 	size_t nregions, regions_cap;
 	uint8_t *sparse; /* per VMA: read the next chunk by scanning */
-	/* per VMA: CLEAN_* (kpage_file_clean, asked once) */
-	uint8_t *clean;
-	bool pmd; /* mark PMD-mapped pages (pmd_mark) */
+	bool pmd;	 /* mark PMD-mapped pages (pmd_mark) */
 	/* the process's resident pages (statm), read by pagemap_prescan when
 	 * it first needs them (rss_known) */
 	uint64_t rss_pages;
@@ -260,9 +258,6 @@ struct snap_job {
 	bool stop;	      /* under mu */
 };
 
-/* Whether a mapping's file has dirty pages in the page cache (j->clean):
- * not asked yet, none, or some (or it cannot tell). */
-enum { CLEAN_UNKNOWN, CLEAN_YES, CLEAN_NO };
 /* A chunk with fewer file pages to look up than this does not ask. */
 #define CLEAN_MIN_LOOKUPS 64
 

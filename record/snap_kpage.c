@@ -178,9 +178,16 @@ struct snap_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-bool kpage_file_clean(int pid, const struct procmap *m)
+bool kpage_file_clean(const struct snap_job *j, size_t k)
 {
-	struct snap_cachestat_range r = {m->pgoff, m->end - m->start};
+	const struct snap_task *t = &j->tasks[k];
+	const struct procmap *m = &j->maps->maps[t->vma];
+	unsigned shift = j->s->page_shift;
+	/* the task's span: a packed task's ends where its last region does */
+	uint64_t a = m->start + (t->first << shift);
+	uint64_t b = t->nreg ? j->regions[t->reg + t->nreg - 1].end
+			     : a + ((uint64_t)t->n << shift);
+	struct snap_cachestat_range r = {m->pgoff + (a - m->start), b - a};
 	struct snap_cachestat cs;
 	char path[80];
 	long ret;
@@ -189,7 +196,7 @@ bool kpage_file_clean(int pid, const struct procmap *m)
 	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 pid, m->start, m->end);
+		 j->pid, m->start, m->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;

@@ -27,12 +27,14 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey);
 
-/* True if the file that mapping m of pid maps has no dirty page in the
- * range m maps (cachestat(2) through /proc/PID/map_files): then no file
- * page of m is PG_dirty, and its file pages need no kpageflags look-up
- * (smaps' dirty for them is PG_dirty). Asked only of mappings of files
- * on a block device: shmem and tmpfs pages are dirty without the page
- * cache's dirty mark. False when it cannot tell. */
-bool kpage_file_clean(int pid, const struct procmap *m);
+/* True if the file that task k of the job maps has no dirty page in the
+ * range the task covers (cachestat(2) through /proc/PID/map_files): then
+ * none of the task's file pages is PG_dirty, and they need no kpageflags
+ * look-up (smaps' dirty for them is PG_dirty). Asked per task, not per
+ * mapping: the tasks of a mapping, run on several threads, each walk
+ * their own part of the page cache, once. Asked only of mappings of
+ * files on a block device: shmem and tmpfs pages are dirty without the
+ * page cache's dirty mark. False when it cannot tell. */
+bool kpage_file_clean(const struct snap_job *j, size_t k);
 
 #endif
