@@ -719,35 +719,69 @@ static int pmd_read_shared(const struct snap_job *j, struct snap_ctx *c,
 	return 0;
 }
 
+/* The pagemap entry of the page at a, in a huge page a PMD maps, of
+ * which the region [a, b) holds n pages from a: when the next huge page
+ * starts in the region too, read with its first entry (*next, *have) in
+ * one pread of this one's last page and that one's first, and given this
+ * one's first PFN (a PMD maps one naturally aligned folio: its pages'
+ * frames follow each other, and their entries differ in nothing else).
+ * Returns 0 or -errno. */
+static int pmd_entry(const struct snap_job *j, uint64_t a, uint64_t b,
+		     uint64_t n, uint64_t *e, uint64_t *next, bool *have)
+{
+	unsigned shift = j->s->page_shift;
+	uint64_t h = a + (n << shift), two[2], pfn;
+	ssize_t r;
+
+	if (*have) {
+		*have = false;
+		*e = *next;
+		return 0;
+	}
+	if (h >= b) {
+		r = snap_pread_full(j->pm, e, 8, (a >> shift) * 8);
+		return r < 0 ? (int)r : r < 8 ? -ESRCH : 0;
+	}
+	r = snap_pread_full(j->pm, two, 16, ((h >> shift) - 1) * 8);
+	if (r < 0)
+		return (int)r;
+	if (r < 16)
+		return -ESRCH;
+	pfn = two[0] & PM_PFN_MASK;
+	*e = pfn >= n - 1 && pfn ? (two[0] & ~PM_PFN_MASK) | (pfn - (n - 1))
+				 : two[0];
+	*next = two[1];
+	*have = true;
+	return 0;
+}
+
 /* Read the pages of a PMD-mapped region of a packed task, o pages after
  * its first page, [a, b): one step per huge page (per part of one, where
- * the region is cut). A PMD maps one folio, and the pagemap entries of
- * its pages differ in their PFN only: a huge page whose first entry is
- * exclusive (its first page mapped once: by this PMD alone) is one entry
- * of the pages it has here (their class is the first's: mapcount 1, the
- * folio's flags); any other is read by pmd_read_shared. (A huge page
- * another process maps some pages of by PTEs, not its first, after a
- * fork and a partial unmap there, is taken as mapped once: smaps counts
- * those pages shared, but only all 512 kpagecount entries of every huge
- * page, ~44 us where its pagemap entry costs 0.5 us, would tell.)
- * Returns 0 or -errno. */
+ * the region is cut), one pread of pagemap per two huge pages
+ * (pmd_entry). A PMD maps one folio, and the pagemap entries of its
+ * pages differ in their PFN only: a huge page whose entry is exclusive
+ * (its first page mapped once: by this PMD alone) is one entry of the
+ * pages it has here (their class is the first's: mapcount 1, the folio's
+ * flags); any other is read by pmd_read_shared. (A huge page another
+ * process maps some pages of by PTEs, not its first, after a fork and a
+ * partial unmap there, is taken as mapped once: smaps counts those pages
+ * shared, but only all 512 kpagecount entries of every huge page, ~44 us
+ * where its pagemap entry costs 0.5 us, would tell.) Returns 0 or
+ * -errno. */
 static int pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 		    uint64_t a, uint64_t b, uint64_t o, uint8_t x)
 {
 	const struct snapper *s = j->s;
-	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift;
+	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift, next = 0;
+	bool have = false;
 
 	while (a < b) {
 		uint64_t h = MIN((a / psz + 1) * psz, b);
 		uint64_t n = (h - a) >> s->page_shift, e;
-		ssize_t r =
-		    snap_pread_full(j->pm, &e, 8, (a >> s->page_shift) * 8);
-		int ret;
+		int ret = pmd_entry(j, a, b, n, &e, &next, &have);
 
-		if (r < 0)
-			return (int)r;
-		if (r < 8)
-			return -ESRCH;
+		if (ret < 0)
+			return ret;
 		if ((e & (PM_PRESENT | PM_EXCLUSIVE)) ==
 		    (PM_PRESENT | PM_EXCLUSIVE)) {
 			c->pm[*i] = e;
