@@ -491,8 +491,9 @@ static void region_found(struct snap_job *j, size_t *ti, uint32_t vma,
  * contiguous tasks (pread, no prescan): dense (at least 1/SPARSE of the
  * sample present or swapped), no huge page in the sample (a PMD-mapped
  * page costs one pread in a packed task, its 512 entries in a contiguous
- * one), and at most DENSE_RSS_FACTOR times the process's resident pages
- * (a huge reservation with a dense start is scanned). A dense mapping's
+ * one), at most DENSE_RSS_FACTOR times the process's resident pages
+ * (a huge reservation with a dense start is scanned), and not of a held
+ * process (snapper_set_release). A dense mapping's
  * scan costs ~11 ns a page on top of its pagemap read (~45 ns), and
  * every page of a packed task is a region to lay out. */
 static bool prescan_declines(struct snap_job *j, const struct procmap *m,
@@ -509,7 +510,10 @@ static bool prescan_declines(struct snap_job *j, const struct procmap *m,
 			return false;
 		found += (g->end - g->start) >> shift;
 	}
-	if (found * SPARSE < sample)
+	/* a held process's job keeps 9 bytes per page of its tasks while
+	 * it runs again (a split job, up to a bound): a packed task's pages
+	 * are only those found */
+	if (j->s->release || found * SPARSE < sample)
 		return false;
 	if (!j->rss_known) {
 		rss = target_rss(j->pid);
