@@ -97,9 +97,12 @@ struct snap_ctx {
 	bool packed;
 	/* weighted (a packed task whose pages a PMD maps, read by
 	 * task_read_weighted): entry i stands for w[i] pages from off[i],
-	 * all of one class; else each entry is one page */
+	 * all of one class; else each entry is one page, and kpage_prepass
+	 * lists in w[0, npresent) the entries present or swapped, so that
+	 * kpage_classify skips the others without looking at them */
 	uint32_t *w;
 	bool weighted;
+	size_t npresent;
 	size_t nent; /* entries of the chunk read (pagemap_read_task) */
 	/* the chunk's mapping has no dirty page in the page cache
 	 * (kpage_file_clean): its file pages need no kpageflags */

@@ -386,24 +386,32 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 {
 	const uint64_t *pm = c->pm;
 	uint64_t *look = c->look, mx = 0;
+	/* a weighted chunk's w holds its entries' weights */
+	uint32_t *list = c->weighted ? NULL : c->w;
 	size_t i, amb = 0, nl = 0;
 
 	if (!s->has_pfn) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (list)
+				list[amb] = (uint32_t)i;
 			amb += (pm[i] & (PM_PRESENT | PM_SWAPPED)) != 0;
+		}
 	} else {
 		for (i = 0; i < n; i++) {
 			uint64_t e = pm[i];
 			uint64_t k = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
 			bool want = needs_lookup(e);
 
-			amb += (e & (PM_PRESENT | PM_SWAPPED)) != 0;
 			/* written always, kept when wanted */
+			if (list)
+				list[amb] = (uint32_t)i;
+			amb += (e & (PM_PRESENT | PM_SWAPPED)) != 0;
 			look[nl] = k;
 			nl += want;
 			mx = want && k > mx ? k : mx;
 		}
 	}
+	c->npresent = amb;
 	*nlook = nl;
 	*maxkey = mx;
 	return amb;
@@ -526,7 +534,9 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		if (ret < 0)
 			return ret;
 	}
-	for (size_t i = 0; i < n; i++) {
+	/* a chunk of single pages: only those kpage_prepass listed */
+	for (size_t k = 0, nk = c->weighted ? n : c->npresent; k < nk; k++) {
+		size_t i = c->weighted ? k : c->w[k];
 		uint64_t e = c->pm[i];
 		enum page_kind kind;
 		uint32_t fl, mc, w = c->weighted ? c->w[i] : 1;

@@ -12,14 +12,17 @@
 
 /* One pass over the n pagemap entries of a chunk (c->pm): the pages to
  * look up, when PFNs are readable, into c->look (*nlook of them, *maxkey
- * the largest key). Returns how many pages are present or swapped. */
+ * the largest key), and unless the chunk is weighted the entries present
+ * or swapped into c->w (c->npresent of them). Returns how many pages are
+ * present or swapped. */
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
 /* Classify the n entries of one chunk at va (entries in c->pm, scan bits
  * in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
  * huge page a PMD maps; the nlook pages to look up in c->look by
- * kpage_prepass) into
+ * kpage_prepass, which ran on the same n entries: else only the entries
+ * it listed present or swapped are looked at) into
  * the slot's runs, looking those pages up first (c->kpage_lookups
  * counts them). Pages that need no look-up are classified once per
  * distinct masked entry. Returns 0 or -errno. */
