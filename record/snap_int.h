@@ -97,9 +97,12 @@ struct snap_ctx {
 	bool packed;
 	/* weighted (a packed task whose pages a PMD maps, read by
 	 * task_read_weighted): entry i stands for w[i] pages from off[i],
-	 * all of one class; else each entry is one page */
+	 * all of one class; else each entry is one page, and kpage_prepass
+	 * lists in w[0, npresent) the entries present or swapped, so that
+	 * kpage_classify skips the others without looking at them */
 	uint32_t *w;
 	bool weighted;
+	size_t npresent;
 	size_t nent; /* entries of the chunk read (pagemap_read_task) */
 	/* the chunk's mapping has no dirty page in the page cache
 	 * (kpage_file_clean): its file pages need no kpageflags */
@@ -247,9 +250,11 @@ struct snap_job {
 	struct snap_page_region *regions;
 	size_t nregions, regions_cap;
 	uint8_t *sparse; /* per VMA: read the next chunk by scanning */
-	/* per VMA: CLEAN_* (kpage_file_clean, asked once) */
-	uint8_t *clean;
-	bool pmd; /* mark PMD-mapped pages (pmd_mark) */
+	bool pmd;	 /* mark PMD-mapped pages (pmd_mark) */
+	/* the process's resident pages (statm), read by pagemap_prescan when
+	 * it first needs them (rss_known) */
+	uint64_t rss_pages;
+	bool rss_known;
 	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap
 	 * entries are read after the release */
 	bool split;
@@ -259,9 +264,6 @@ struct snap_job {
 	bool stop;	      /* under mu */
 };
 
-/* Whether a mapping's file has dirty pages in the page cache (j->clean):
- * not asked yet, none, or some (or it cannot tell). */
-enum { CLEAN_UNKNOWN, CLEAN_YES, CLEAN_NO };
 /* A chunk with fewer file pages to look up than this does not ask. */
 #define CLEAN_MIN_LOOKUPS 64
 

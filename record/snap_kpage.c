@@ -178,9 +178,16 @@ struct snap_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-bool kpage_file_clean(int pid, const struct procmap *m)
+bool kpage_file_clean(const struct snap_job *j, size_t k)
 {
-	struct snap_cachestat_range r = {m->pgoff, m->end - m->start};
+	const struct snap_task *t = &j->tasks[k];
+	const struct procmap *m = &j->maps->maps[t->vma];
+	unsigned shift = j->s->page_shift;
+	/* the task's span: a packed task's ends where its last region does */
+	uint64_t a = m->start + (t->first << shift);
+	uint64_t b = t->nreg ? j->regions[t->reg + t->nreg - 1].end
+			     : a + ((uint64_t)t->n << shift);
+	struct snap_cachestat_range r = {m->pgoff + (a - m->start), b - a};
 	struct snap_cachestat cs;
 	char path[80];
 	long ret;
@@ -189,7 +196,7 @@ bool kpage_file_clean(int pid, const struct procmap *m)
 	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 pid, m->start, m->end);
+		 j->pid, m->start, m->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -379,24 +386,32 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 {
 	const uint64_t *pm = c->pm;
 	uint64_t *look = c->look, mx = 0;
+	/* a weighted chunk's w holds its entries' weights */
+	uint32_t *list = c->weighted ? NULL : c->w;
 	size_t i, amb = 0, nl = 0;
 
 	if (!s->has_pfn) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (list)
+				list[amb] = (uint32_t)i;
 			amb += (pm[i] & (PM_PRESENT | PM_SWAPPED)) != 0;
+		}
 	} else {
 		for (i = 0; i < n; i++) {
 			uint64_t e = pm[i];
 			uint64_t k = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
 			bool want = needs_lookup(e);
 
-			amb += (e & (PM_PRESENT | PM_SWAPPED)) != 0;
 			/* written always, kept when wanted */
+			if (list)
+				list[amb] = (uint32_t)i;
+			amb += (e & (PM_PRESENT | PM_SWAPPED)) != 0;
 			look[nl] = k;
 			nl += want;
 			mx = want && k > mx ? k : mx;
 		}
 	}
+	c->npresent = amb;
 	*nlook = nl;
 	*maxkey = mx;
 	return amb;
@@ -519,7 +534,9 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		if (ret < 0)
 			return ret;
 	}
-	for (size_t i = 0; i < n; i++) {
+	/* a chunk of single pages: only those kpage_prepass listed */
+	for (size_t k = 0, nk = c->weighted ? n : c->npresent; k < nk; k++) {
+		size_t i = c->weighted ? k : c->w[k];
 		uint64_t e = c->pm[i];
 		enum page_kind kind;
 		uint32_t fl, mc, w = c->weighted ? c->w[i] : 1;

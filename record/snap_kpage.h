@@ -12,14 +12,17 @@
 
 /* One pass over the n pagemap entries of a chunk (c->pm): the pages to
  * look up, when PFNs are readable, into c->look (*nlook of them, *maxkey
- * the largest key). Returns how many pages are present or swapped. */
+ * the largest key), and unless the chunk is weighted the entries present
+ * or swapped into c->w (c->npresent of them). Returns how many pages are
+ * present or swapped. */
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
 /* Classify the n entries of one chunk at va (entries in c->pm, scan bits
  * in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
  * huge page a PMD maps; the nlook pages to look up in c->look by
- * kpage_prepass) into
+ * kpage_prepass, which ran on the same n entries: else only the entries
+ * it listed present or swapped are looked at) into
  * the slot's runs, looking those pages up first (c->kpage_lookups
  * counts them). Pages that need no look-up are classified once per
  * distinct masked entry. Returns 0 or -errno. */
@@ -27,12 +30,14 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey);
 
-/* True if the file that mapping m of pid maps has no dirty page in the
- * range m maps (cachestat(2) through /proc/PID/map_files): then no file
- * page of m is PG_dirty, and its file pages need no kpageflags look-up
- * (smaps' dirty for them is PG_dirty). Asked only of mappings of files
- * on a block device: shmem and tmpfs pages are dirty without the page
- * cache's dirty mark. False when it cannot tell. */
-bool kpage_file_clean(int pid, const struct procmap *m);
+/* True if the file that task k of the job maps has no dirty page in the
+ * range the task covers (cachestat(2) through /proc/PID/map_files): then
+ * none of the task's file pages is PG_dirty, and they need no kpageflags
+ * look-up (smaps' dirty for them is PG_dirty). Asked per task, not per
+ * mapping: the tasks of a mapping, run on several threads, each walk
+ * their own part of the page cache, once. Asked only of mappings of
+ * files on a block device: shmem and tmpfs pages are dirty without the
+ * page cache's dirty mark. False when it cannot tell. */
+bool kpage_file_clean(const struct snap_job *j, size_t k);
 
 #endif

@@ -50,8 +50,11 @@ int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
  * PAGEMAP_SCAN and append to the job's tasks the packed tasks of what it
  * found (at most CHUNK_PAGES pages each, the first TASK_BEGIN, the last
  * TASK_END; one empty task if nothing is there) and to its regions their
- * regions, through c's scratch. Returns 0, or -errno with the job as it
- * was (the mapping is then to be read whole). */
+ * regions, through c's scratch. Its first PRESCAN_SAMPLE_PAGES are a
+ * sample: a mapping dense there, with no huge page there and not much
+ * larger than the process's resident memory is declined (-EAGAIN): it
+ * costs less read in contiguous tasks. Returns 0, or -EAGAIN or -errno
+ * with the job as it was (the mapping is then to be read whole). */
 int pagemap_prescan(struct snap_job *j, struct snap_ctx *c, uint32_t vma);
 
 /* Read the pagemap entries of task k of a split job, which

@@ -69,26 +69,19 @@ static uint64_t task_va(const struct snap_job *j, size_t k)
 	return j->maps->maps[t->vma].start + (t->first << j->s->page_shift);
 }
 
-/* Set c->file_clean for task k with nlook pages to look up: its
- * mapping's file known to have no dirty page cached, asked once per
- * mapping (kpage_file_clean) and only where enough pages are to be
- * looked up to pay for it. */
+/* Set c->file_clean for task k with nlook pages to look up: the part of
+ * its mapping's file the task covers known to have no dirty page cached
+ * (kpage_file_clean), asked only where enough pages are to be looked up
+ * to pay for it. */
 static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 		       size_t nlook)
 {
-	uint32_t vma = j->tasks[k].vma;
-	const struct procmap *m = &j->maps->maps[vma];
-	uint8_t v;
+	const struct procmap *m = &j->maps->maps[j->tasks[k].vma];
 
 	c->file_clean = false;
 	if (nlook < CLEAN_MIN_LOOKUPS || !j->s->has_kpageflags || !m->ino)
 		return;
-	v = __atomic_load_n(&j->clean[vma], __ATOMIC_RELAXED);
-	if (v == CLEAN_UNKNOWN) {
-		v = kpage_file_clean(j->pid, m) ? CLEAN_YES : CLEAN_NO;
-		__atomic_store_n(&j->clean[vma], v, __ATOMIC_RELAXED);
-	}
-	c->file_clean = v == CLEAN_YES;
+	c->file_clean = kpage_file_clean(j, k);
 }
 
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
@@ -294,7 +287,6 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 	*total_pages = 0;
 	j->ntasks = 0;
 	j->sparse = xcalloc(j->maps->n + 1, 1);
-	j->clean = xcalloc(j->maps->n + 1, 1);
 	for (i = 0; i < j->maps->n; i++) {
 		const struct procmap *m = &j->maps->maps[i];
 		uint64_t npages = m->start < m->end

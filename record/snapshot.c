@@ -461,7 +461,6 @@ out:
 	free(j.tasks);
 	free(j.regions);
 	free(j.sparse);
-	free(j.clean);
 	free(ids);
 	procmaps_free(&maps);
 	return ret;

@@ -5,7 +5,9 @@
  * zero-page, THP, private/COW/shared file and shared anon memory, forks a
  * child sharing it all, maps THP of its own and stops itself. Both stopped
  * processes are snapshotted, the file is read back, and every mapping is
- * compared with /proc/PID/smaps: Rss, Swap, Private/Shared Clean/Dirty and
+ * compared with /proc/PID/smaps: Rss, Swap, Private/Shared Clean/Dirty,
+ * the pages a PMD maps (AnonHugePages + ShmemPmdMapped + FilePmdMapped;
+ * the THP region the child shares is mapped by both processes' PMDs) and
  * (with PFNs) Pss (for system libraries, which this test maps too, Rss, Swap
  * and the sums of private and shared, and of dirty, pages); the mapping list
  * with the smaps headers. Run as root the test also re-runs itself as nobody
@@ -52,6 +54,7 @@ struct smap {
 	char perms[5];
 	char name[512];
 	long rss, pss, swap, sh_clean, sh_dirty, pr_clean, pr_dirty;
+	long pmd; /* AnonHugePages + ShmemPmdMapped + FilePmdMapped */
 };
 
 /* Parse /proc/PID/smaps with sscanf, independently of record/procmaps.c. */
@@ -101,6 +104,10 @@ static size_t read_smaps(int pid, struct smap **out)
 			cur->pr_clean = val;
 		else if (!strcmp(key, "Private_Dirty"))
 			cur->pr_dirty = val;
+		else if (!strcmp(key, "AnonHugePages") ||
+			 !strcmp(key, "ShmemPmdMapped") ||
+			 !strcmp(key, "FilePmdMapped"))
+			cur->pmd += val;
 	}
 	fclose(f);
 	*out = v;
@@ -112,6 +119,7 @@ struct sums {
 	unsigned maj, min, prot, flags;
 	char *name;
 	uint64_t present, swapped, zero, pr, sh, pr_dirty, sh_dirty;
+	uint64_t pmd;	    /* pages a PMD maps (MD_PG_PMD) */
 	uint64_t pss_fixed; /* sum of (page_size << 12) / mapcount */
 	bool pss_known;
 };
@@ -172,6 +180,8 @@ static void read_snapshot(const char *path, int pid, struct snapview *sv)
 				if (!(u->flags & MD_PG_PRESENT))
 					continue;
 				s.present += np;
+				if (u->flags & MD_PG_PMD)
+					s.pmd += np;
 				if (u->flags & MD_PG_EXCLUSIVE)
 					s.pr += np;
 				else
@@ -256,6 +266,7 @@ static int compare(const char *label, int pid, const struct snapview *sv,
 		}
 		CHECK_EQ("Rss", s->present * kb, k->rss);
 		CHECK_EQ("Swap", s->swapped * kb, k->swap);
+		CHECK_EQ("PmdMapped", s->pmd * kb, k->pmd);
 		/* A system library's page the workload and this test map,
 		 * and no other process, is private to memsz (its mapcount
 		 * leaves out the observer: OBSERVER_FREE), shared to smaps:
@@ -407,6 +418,22 @@ static void run_case(bool exact_dirty)
 		for (size_t i = 0; i < pv.n; i++)
 			zero += pv.m[i].zero;
 		assert_true(zero >= 256);
+	}
+	/* the THP region the child shares (mapped by both PMDs) must be
+	 * there for the checks of its Rss, Pss and PmdMapped to mean
+	 * anything: the kernel may give no THP (disabled, or no free huge
+	 * page), which is then said */
+	{
+		uint64_t shared_thp = 0;
+
+		for (size_t i = 0; i < cv.n; i++)
+			if (own_mapping(&cv.m[i]) && cv.m[i].sh)
+				shared_thp += cv.m[i].pmd;
+		if (!shared_thp)
+			print_message("no THP shared with the child: its "
+				      "huge pages are not checked\n");
+		else
+			assert_true(shared_thp >= 512);
 	}
 	bad += compare("parent", parent, &pv, exact_dirty);
 	bad += compare("child", child, &cv, exact_dirty);
