@@ -115,6 +115,11 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	 * (held, if it holds the target) */
 	if (rec_poll_maps_snap(r, t, read_pid))
 		flags |= MD_SNAP_F_MAPS;
+	/* with perf events: no record of its mappings at attach yet (set
+	 * here, after the drain and the hold, in which a stop handler may
+	 * have taken its exit snapshot) */
+	if (t->maps_owed)
+		flags |= MD_SNAP_F_MAPS;
 	/* A growth snapshot holds the target only while its page tables
 	 * are scanned (which pages are there); their pagemap entries, page
 	 * flags and mapcounts are read while it runs again. --freeze holds
@@ -143,6 +148,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	}
 	r->sn.nsnaps++;
 	t->nsnaps++;
+	t->maps_owed = false; /* this one stood for them */
 	rec_write_cgroups(r, t);
 	t->last_rss = st.pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (flags & MD_SNAP_F_AT_EXIT)
