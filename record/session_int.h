@@ -72,8 +72,10 @@ struct rec_target {
 	int pidfd;	      /* attach mode: readable at exit; -1 */
 	uint32_t nsnaps;      /* snapshots taken of it */
 	bool maps_owed;	      /* attached with perf events and no record
-			       * of its mappings yet: its next snapshot,
-			       * start or exit, stands for them */
+			       * of its mappings yet: its next snapshot
+			       * written stands for them, start or exit
+			       * (whose stop may be handled first, in a
+			       * drain or hold of another's snapshot) */
 	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
 	bool grew;	      /* the growth trigger fired since last looked */
 	uint64_t held_ns;     /* --freeze: how long the last snapshot held it */

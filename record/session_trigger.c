@@ -111,14 +111,9 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 			return;
 		}
 	}
-	/* without perf events, the mappings as the snapshot sees them
-	 * (held, if it holds the target) */
-	if (rec_poll_maps_snap(r, t, read_pid))
-		flags |= MD_SNAP_F_MAPS;
-	/* with perf events: no record of its mappings at attach yet (set
-	 * here, after the drain and the hold, in which a stop handler may
-	 * have taken its exit snapshot) */
-	if (t->maps_owed)
+	/* without perf events, the mappings as the snapshot sees them (held,
+	 * if it holds the target); MAPS if no record of them was written */
+	if (rec_poll_maps_snap(r, t, read_pid) || t->maps_owed)
 		flags |= MD_SNAP_F_MAPS;
 	/* A growth snapshot holds the target only while its page tables
 	 * are scanned (which pages are there); their pagemap entries, page
