@@ -85,8 +85,9 @@ enum md_rec_type {
 				    memory cgroup than the process's */
 	MD_REC_FILE_CACHE = 19,	 /* a file's pages in the page cache and the
 				    memory cgroups that pay for them */
-	MD_REC_MACHINE = 20,	 /* the machine's memory at a moment: meminfo
-				    and a walk of every page frame */
+	MD_REC_MACHINE = 20,	 /* the machine's memory at a moment: meminfo,
+				    slabinfo and (record -a --frame-walk) a
+				    walk of every page frame */
 	MD_REC__COUNT
 };
 
@@ -134,9 +135,10 @@ enum md_snap_flags {
 	MD_SNAP_F_PMD = 1u << 7,    /* PMD-mapped pages carry MD_PG_PMD */
 	MD_SNAP_F_LOCKED = 1u << 8, /* locked mappings: MD_MAP_LOCKED */
 	/* Version 7: the snapshot's mappings are also its process's mapping
-	 * records (MMAP2) at the snapshot's time: the recorder wrote no MMAP2
-	 * record of them (the first snapshot of an attached or scanned
-	 * process). The reader clears it in files of older versions. */
+	 * records (MMAP2), from before the recording: the recorder wrote no
+	 * MMAP2 record of them (the first snapshot of an attached process,
+	 * start or exit, or of one polled without perf events). The reader
+	 * clears it in files of older versions. */
 	MD_SNAP_F_MAPS = 1u << 9,
 };
 
@@ -392,10 +394,10 @@ struct md_file_cache {
 
 /* The machine's memory at time (a record -a round): every line of
  * /proc/meminfo (key as there, value in bytes, or a count where it has no
- * unit) and the bytes of page frames of each kind a walk of
- * /proc/kpageflags found ("walk_free", "walk_slab", ...; see
- * memsz-data(5)), and the bytes of each slab cache of /proc/slabinfo as
- * MD_MACHINE_SLAB_PREFIX NAME. */
+ * unit), the bytes of each slab cache of /proc/slabinfo as
+ * MD_MACHINE_SLAB_PREFIX NAME and, recorded with `record -a --frame-walk`,
+ * the bytes of page frames of each kind a walk of /proc/kpageflags found
+ * ("walk_free", "walk_slab", ...; see memsz-data(5)). */
 #define MD_MACHINE_SLAB_PREFIX "slabinfo:"
 struct md_machine {
 	uint64_t time;	 /* CLOCK_MONOTONIC ns */

@@ -441,14 +441,18 @@ int session_attach(struct session *r, const int *pids, int n)
 	if (r->o.children && rec_add_descendants(r, pids, n) &&
 	    (!r->o.one_shot || r->sn.freeze))
 		trace_attached(r);
-	/* With perf events, the start snapshot's mappings stand for the
-	 * MMAP2 records of those the targets have now; the records are
-	 * synthesized only for a target without a start snapshot. */
-	for (size_t i = 0; i < r->tg.n; i++)
-		trigger_fire(r, TRIGGER_START, r->tg.t[i], 0,
-			     r->cap.pc ? MD_SNAP_F_MAPS : 0);
+	/* With perf events, the first snapshot of each target stands for
+	 * the MMAP2 records of the mappings it has now: the start snapshot,
+	 * or its exit snapshot when a stop handled in another's start
+	 * snapshot (a drain, a --freeze) finds it exiting. Every target is
+	 * owed one before any snapshot is taken. The records are
+	 * synthesized only for a target of which no snapshot was taken. */
 	for (size_t i = 0; r->cap.pc && i < r->tg.n; i++)
-		if (!r->tg.t[i]->nsnaps && r->tg.t[i]->alive &&
+		r->tg.t[i]->maps_owed = true;
+	for (size_t i = 0; i < r->tg.n; i++)
+		trigger_fire(r, TRIGGER_START, r->tg.t[i], 0, 0);
+	for (size_t i = 0; i < r->tg.n; i++)
+		if (r->tg.t[i]->maps_owed && r->tg.t[i]->alive &&
 		    !r->tg.t[i]->unreadable)
 			rec_synthesize(r, r->tg.t[i]);
 	note_gone_at_attach(r);

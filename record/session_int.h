@@ -71,6 +71,11 @@ struct rec_target {
 	bool told;	      /* why it is missing was said and noted */
 	int pidfd;	      /* attach mode: readable at exit; -1 */
 	uint32_t nsnaps;      /* snapshots taken of it */
+	bool maps_owed;	      /* attached with perf events and no record
+			       * of its mappings yet: its next snapshot
+			       * written stands for them, start or exit
+			       * (whose stop may be handled first, in a
+			       * drain or hold of another's snapshot) */
 	uint64_t last_rss;    /* RSS of its last snapshot, bytes */
 	bool grew;	      /* the growth trigger fired since last looked */
 	uint64_t held_ns;     /* --freeze: how long the last snapshot held it */

@@ -111,9 +111,9 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 			return;
 		}
 	}
-	/* without perf events, the mappings as the snapshot sees them
-	 * (held, if it holds the target) */
-	if (rec_poll_maps_snap(r, t, read_pid))
+	/* without perf events, the mappings as the snapshot sees them (held,
+	 * if it holds the target); MAPS if no record of them was written */
+	if (rec_poll_maps_snap(r, t, read_pid) || t->maps_owed)
 		flags |= MD_SNAP_F_MAPS;
 	/* A growth snapshot holds the target only while its page tables
 	 * are scanned (which pages are there); their pagemap entries, page
@@ -143,6 +143,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	}
 	r->sn.nsnaps++;
 	t->nsnaps++;
+	t->maps_owed = false; /* this one stood for them */
 	rec_write_cgroups(r, t);
 	t->last_rss = st.pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (flags & MD_SNAP_F_AT_EXIT)

@@ -101,11 +101,10 @@ struct faults {
 	regex_t skip; /* frames faultsite looks past */
 	bool have_skip;
 	struct jitsyms *jit; /* names of JIT code, or NULL (borrowed) */
-	/* the snapshot being read stands for MMAP2 records (MD_SNAP_F_MAPS):
-	 * of this pid, at this time */
+	/* the snapshot being read stands for MMAP2 records (MD_SNAP_F_MAPS)
+	 * of this pid */
 	bool in_maps;
 	uint32_t maps_pid;
-	uint64_t maps_time;
 };
 
 struct faults *faults_new(struct attrib *a, struct labels *lb,
@@ -261,7 +260,6 @@ void faults_add_snap(struct faults *f, const struct md_record *rec)
 	case MD_REC_SNAP_BEGIN:
 		f->in_maps = rec->u.snap_begin.flags & MD_SNAP_F_MAPS;
 		f->maps_pid = rec->u.snap_begin.pid;
-		f->maps_time = rec->u.snap_begin.time;
 		return;
 	case MD_REC_SNAP_END:
 		f->in_maps = false;
@@ -273,8 +271,17 @@ void faults_add_snap(struct faults *f, const struct md_record *rec)
 	}
 	if (!f->in_maps)
 		return;
+	/* The mappings were there before the recording: stamped at time 0,
+	 * before every perf record, not at the snapshot's time, which is
+	 * taken after the maps are read (and after more setup). A perf
+	 * MMAP2 of a mapping replacing one of them meanwhile thus wins from
+	 * its own time on (lookup: the latest record at or before a
+	 * sample), and a sample before the snapshot finds these, not the
+	 * first record after it. Time 0 rather than the pid's first record:
+	 * equal times go by record order, and the snapshot may be written
+	 * before perf records older than its time. */
 	mm = (struct md_mmap2){
-	    .time = f->maps_time,
+	    .time = 0,
 	    .pid = f->maps_pid,
 	    .tid = f->maps_pid,
 	    .start = m->start,

@@ -42,8 +42,9 @@ void faults_free(struct faults *f);
 void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap);
 /* A snapshot record (SNAP_BEGIN, SNAP_MAPPING or SNAP_END; any other
  * record is ignored): the mappings of a snapshot flagged MD_SNAP_F_MAPS
- * are taken as MMAP2 records of its pid at its time (the recorder wrote
- * none for them). */
+ * are taken as MMAP2 records of its pid (the recorder wrote none for
+ * them) from before the recording: any MMAP2 record of the pid, made
+ * while the snapshot was taken included, replaces them from its time. */
 void faults_add_snap(struct faults *f, const struct md_record *rec);
 /* A fork: the child sees the parent's mappings of before t->time. */
 void faults_add_fork(struct faults *f, const struct md_task *t);

@@ -12,7 +12,14 @@ and stops again. Recorded two ways with --faults:
    program's and libc's code included, exists before the recording, so
    the report learns them from the start snapshot, which stands for their
    MMAP2 records (flag "maps"; no synthesized MMAP2 record is written);
- - launched (`record -- CMD`): the mappings come from perf's MMAP2 records.
+ - launched (`record -- CMD`): the mappings come from perf's MMAP2 records;
+ - attached beside another target (`record --freeze -p HOLD,QUICK`), the
+   workload (its `quick` mode, 1/8 of the sizes) being let go once the
+   other one's start snapshot waits to stop it (`hold` mode: a thread in
+   a vfork, which no ptrace stop reaches until the test ends the vfork):
+   it faults its buffers and exits while memsz waits there, which takes
+   its exit snapshot before its start snapshot. That first snapshot
+   stands for the mappings (flag "maps").
 Either way, checked against the kernel's /proc/PID/smaps read once the
 workload is done (the Rss of each VMA) and nm (the functions' names):
  - every resident byte of each VMA is charged to a stack through its path,
@@ -88,12 +95,47 @@ def launched(exe, path, data):
     return pid, addrs, truth, err, rec.returncode
 
 
-def check_way(way, data, addrs, truth, syms):
+def exit_first(exe, path, data):
+    """Records the workload in quick mode beside one in hold mode (see
+    the docstring), the hold one first; the same tuple, truth being the
+    sizes the quick one faults in whole."""
+    pipe = subprocess.PIPE
+    hold = subprocess.Popen([exe, "hold"], stdin=pipe, stdout=pipe,
+                            text=True)
+    read_line(hold, "held")  # its second thread is in the vfork
+    w = subprocess.Popen([exe, path, "quick"], stdin=pipe, stdout=pipe,
+                         text=True)
+    addrs = [int(x, 16) for x in read_line(w, "its buffers").split()]
+    rec = subprocess.Popen(lib.urgent() + [
+        MEMSZ, "record", "-o", data, "--faults", "--freeze", "--no-growth",
+        "--lossy", "-p", f"{hold.pid},{w.pid}"],
+        stdout=pipe, stderr=pipe, text=True)
+    # The start snapshot of hold stops its main thread (only a ptrace
+    # stop is "t"; with --lossy no other holds it) and waits for the
+    # other one: the events are counting by then. (Seen only once that
+    # snapshot is written, the wait ran out: the check below says so.)
+    lib.wait_until(lambda: lib.proc_state(hold.pid) == "t" or
+                   rec.poll() is not None or lib.snap_ends(data),
+                   "hold's start snapshot")
+    w.stdin.write("\n")
+    w.stdin.flush()
+    read_line(w, "done")
+    w.wait()  # its exit stop was handled (in that wait, or after it)
+    hold.stdin.write("\n")  # the vfork ends, then hold itself
+    hold.stdin.close()
+    err = rec.communicate(timeout=120)[1]
+    hold.wait()
+    truth = [2 << 20, (3 << 20) // 8, (5 << 20) // 8]
+    return w.pid, addrs, truth, err, rec.returncode
+
+
+def check_way(way, data, addrs, truth, syms, *extra):
     """The attribution checks of one recording; syms: each path's
-    function as nm names it (GCC may add a .constprop.N suffix)."""
-    mrows = report(data, "mappings,callers")
+    function as nm names it (GCC may add a .constprop.N suffix); extra:
+    arguments of the reports (--pid)."""
+    mrows = report(data, "mappings,callers", *extra)
     sites = {r["faultsite"]: int(r["rss"])
-             for r in report(data, "faultsite")}
+             for r in report(data, "faultsite", *extra)}
     for name, addr, want in zip(PATHS, addrs, truth):
         inside = {}
         for r in mrows:
@@ -142,7 +184,7 @@ def main():
         lib.skip("no perf events in this kernel")
     with tempfile.TemporaryDirectory(prefix="memsz-t2102-") as tmp:
         exe = os.path.join(tmp, "rec_fault_attach")
-        subprocess.run(["gcc", "-O2", "-fomit-frame-pointer",
+        subprocess.run(["gcc", "-O2", "-pthread", "-fomit-frame-pointer",
                         "-fasynchronous-unwind-tables", "-o", exe,
                         os.path.join(SRCDIR, "tests/workloads",
                                      "rec_fault_attach.c")], check=True)
@@ -158,7 +200,8 @@ def main():
         path = os.path.join(tmp, "file.bin")
         with open(path, "wb") as f:
             f.write(os.urandom(2 << 20))
-        for way, fn in (("attached", attached), ("launched", launched)):
+        for way, fn in (("attached", attached), ("launched", launched),
+                        ("exit-first", exit_first)):
             data = os.path.join(tmp, way + ".data")
             pid, addrs, truth, err, rc = fn(exe, path, data)
             if rc and ("perf" in err or "permission" in err.lower()):
@@ -169,17 +212,22 @@ def main():
                                   check=True).stdout
             mine = re.compile(rf" (SNAP_BEGIN pid {pid} |MMAP2 {pid}/)")
             recs = [ln for ln in dump.splitlines() if mine.search(ln)]
-            if way == "attached":
-                first = next((ln for ln in recs if "SNAP_BEGIN" in ln), "")
+            first = next((ln for ln in recs if "SNAP_BEGIN" in ln), "")
+            if way == "exit-first" and "at-exit" not in first:
+                # the wait in hold's snapshot ran out before the exit
+                lib.skip_part("exit-first: its start snapshot came "
+                              f"before its exit ({first.strip()})")
+                continue
+            if way != "launched":
                 check(re.search(r"flags \S*\bmaps\b", first),
-                      f"attached: the start snapshot stands for the "
+                      f"{way}: its first snapshot stands for the "
                       f"mappings at attach ({first.strip()})")
                 check(not any("synth" in ln for ln in recs),
-                      "attached: no synthesized MMAP2 record")
+                      f"{way}: no synthesized MMAP2 record")
             else:
                 check(any(" MMAP2 " in ln and exe in ln for ln in recs),
                       "launched: perf's MMAP2 records name the program")
-            check_way(way, data, addrs, truth, syms)
+            check_way(way, data, addrs, truth, syms, "--pid", str(pid))
 
 
 main()

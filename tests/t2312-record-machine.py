@@ -268,16 +268,19 @@ def main():
 
 def check_no_walk():
     """--no-frame-walk: accepted, the default; the last of --frame-walk and
-    --no-frame-walk wins; either without -a is refused in one line."""
+    --no-frame-walk wins (either way round); either without -a is refused
+    in one line."""
     with tempfile.TemporaryDirectory(prefix="memsz-t2312-") as tmp:
-        for opts in (["--no-frame-walk"], ["--frame-walk",
-                                           "--no-frame-walk"]):
+        for opts, walk in ((["--no-frame-walk"], False),
+                           (["--frame-walk", "--no-frame-walk"], False),
+                           (["--no-frame-walk", "--frame-walk"], True)):
             got = record(tmp, *opts)
             if not got:
                 continue
-            check("MemTotal" in got[1] and
-                  not [k for k in got[1] if k.startswith("walk_")],
-                  f"{' '.join(opts)}: meminfo, no walk_ key")
+            keys = [k for k in got[1] if k.startswith("walk_")]
+            check("MemTotal" in got[1] and bool(keys) == walk,
+                  f"{' '.join(opts)}: meminfo, "
+                  f"{'walk_ keys' if walk else 'no walk_ key'} ({keys})")
             check_rows(*got[:5])
     for opt in ("--no-frame-walk", "--frame-walk"):
         r = subprocess.run([MEMSZ, "record", "-p", str(os.getpid()), opt,

@@ -1990,12 +1990,6 @@ static char *write_v6(uint32_t prot)
 	return path;
 }
 
-/* Version 6 gives back every field of every mapping as written, and a
- * small anonymous mapping next to the previous one takes 24 bytes; a prot
- * over 7 is coded too (and refused by the reader's check, as in any
- * version); without header flag CRC its mappings are refused; an unknown
- * field bit is refused; any byte damaged behind a fixed checksum is read
- * or refused, never out of bounds (the sanitizer build checks that). */
 /* The first SNAP_BEGIN of path, read with the header patched to version
  * (0: as written): its flags. */
 static uint32_t first_snap_flags(const char *path, uint32_t version)
@@ -2050,6 +2044,12 @@ static void test_snap_maps_flag(void **state)
 	free(v5);
 }
 
+/* Version 6 gives back every field of every mapping as written, and a
+ * small anonymous mapping next to the previous one takes 24 bytes; a prot
+ * over 7 is coded too (and refused by the reader's check, as in any
+ * version); without header flag CRC its mappings are refused; an unknown
+ * field bit is refused; any byte damaged behind a fixed checksum is read
+ * or refused, never out of bounds (the sanitizer build checks that). */
 static void test_v6_fields(void **state)
 {
 	char *path = write_v6(0), *dst = tpath("v6-damaged.data");

@@ -15,8 +15,20 @@
  * -fomit-frame-pointer -fasynchronous-unwind-tables: the stacks unwind
  * only through .eh_frame, found through the mappings the recording gives
  * the report. MADV_NOHUGEPAGE keeps one fault per anonymous page.
+ *
+ * usage: rec_fault_attach FILE quick
+ * The same with buffers of 1/8 the size, waiting for a line on stdin
+ * instead of stopping itself, and exiting right after "done".
+ *
+ * usage: rec_fault_attach hold
+ * A process that a --freeze snapshot can stop only when told: a second
+ * thread vforks a child that prints "held" and waits for a line on stdin
+ * (the vfork holds the thread where no ptrace stop reaches it) before it
+ * exits; the main thread waits for that thread (a ptrace stop reaches it
+ * at once), then for the end of stdin, and exits.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,12 +73,53 @@ __attribute__((noinline)) static void fill_anon(char *p, size_t n)
 	sink += p[n - 1];
 }
 
+/* Wait for a line (or the end) of stdin. */
+static void wait_line(void)
+{
+	char c;
+
+	while (read(0, &c, 1) == 1 && c != '\n')
+		;
+}
+
+/* The thread held in a vfork (hold). */
+static void *vfork_held(void *arg)
+{
+	(void)arg;
+	if (vfork() == 0) {
+		/* only write, read and _exit: the parent's memory */
+		if (write(1, "held\n", 5) != 5)
+			_exit(1);
+		wait_line();
+		_exit(0);
+	}
+	return NULL;
+}
+
+static int hold(void)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, vfork_held, NULL))
+		return 1;
+	pthread_join(th, NULL);
+	wait_line();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
-	char *f, *a = buffer(3 * MiB), *b = buffer(5 * MiB);
-	int fd = argc == 2 ? open(argv[1], O_RDONLY) : -1;
+	int quick = argc == 3 && !strcmp(argv[2], "quick");
+	size_t scale = quick ? 8 : 1;
+	char *f, *a, *b;
+	int fd;
 
+	if (argc == 2 && !strcmp(argv[1], "hold"))
+		return hold();
+	a = buffer(3 * MiB / scale);
+	b = buffer(5 * MiB / scale);
+	fd = argc >= 2 ? open(argv[1], O_RDONLY) : -1;
 	if (fd < 0 || fstat(fd, &st) < 0 || !a || !b)
 		return 1;
 	f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -74,12 +127,16 @@ int main(int argc, char **argv)
 		return 1;
 	printf("%p %p %p\n", (void *)f, (void *)a, (void *)b);
 	fflush(stdout);
-	raise(SIGSTOP);
+	if (quick)
+		wait_line();
+	else
+		raise(SIGSTOP);
 	read_file(f, (size_t)st.st_size);
-	touch_anon(a, 3 * MiB);
-	fill_anon(b, 5 * MiB);
+	touch_anon(a, 3 * MiB / scale);
+	fill_anon(b, 5 * MiB / scale);
 	printf("done\n");
 	fflush(stdout);
-	raise(SIGSTOP);
+	if (!quick)
+		raise(SIGSTOP);
 	return 0;
 }
