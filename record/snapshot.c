@@ -379,9 +379,8 @@ void snapper_give_maps(struct snapper *s, int pid, const struct procmaps *maps)
 
 /* Read pid's mappings into maps (or take those given for pid, see
  * snapper_give_maps), in order, and NOTE those left out as overlapping
- * (the list changed while read), and name the stacks of its threads
- * (threads, from its status). Returns 0 or -errno. */
-static int snap_maps(struct snapper *s, int pid, uint32_t seq, int64_t threads,
+ * (the list changed while read). Returns 0 or -errno. */
+static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 		     struct procmaps *maps)
 {
 	size_t dropped;
@@ -409,9 +408,6 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq, int64_t threads,
 		if (ret < 0)
 			return ret;
 	}
-	/* one thread: the main one, whose stack the kernel names */
-	if (threads != 1)
-		snap_name_thread_stacks(pid, maps);
 	return 0;
 }
 
@@ -429,10 +425,14 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
-	status_read(pid, &ps);
-	ret = snap_maps(s, pid, seq, ps.threads, &maps);
+	ret = snap_maps(s, pid, seq, &maps);
 	if (ret < 0)
 		goto out;
+	/* read after the maps, so that a thread started meanwhile counts:
+	 * one thread is the main one, whose stack the kernel names */
+	status_read(pid, &ps);
+	if (ps.threads != 1)
+		snap_name_thread_stacks(pid, &maps);
 	vma_flags_load(s, pid, &ps, &maps, &flags, &j.pmd);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	j.pm = open(path, O_RDONLY | O_CLOEXEC);
