@@ -2,7 +2,11 @@
 /* dwarfscan.c — see dwarfscan.h. Written here, not taken from libdw: its
  * walk is what costs (see the header); libdw still reads the DIEs the
  * scan finds. Anything the scan does not know sends the unit back to
- * libdw, so a unit gives the same variables either way. */
+ * libdw, so a well-formed unit gives the same variables either way. The
+ * scan walks the DIEs in the order they are stored, where libdw's walk
+ * follows DW_AT_sibling: on DWARF whose sibling links disagree with that
+ * order (broken or hostile) the two may find different variables; both
+ * stay inside the section, and only labels can differ. */
 #include "config.h"
 
 #include "elf/dwarfscan.h"
