@@ -243,6 +243,9 @@ struct md_writer {
 	ZSTD_CCtx *cctx;
 	struct md_buf zb;    /* a PACKED record being built */
 	struct stackref stk; /* each thread's last stack in the batch */
+	struct md_buf rb;    /* whole records not written yet (BATCH) */
+	uint32_t nrb;	     /* records in rb */
+	bool batch;	     /* MD_WRITER_BATCH */
 };
 
 /* Start a record in w->b (its header reserved): flushes the batched
