@@ -454,6 +454,13 @@ int md_writer_open(const char *path, struct md_writer **out);
  * full, not coded against the previous mapping): for tests of the reader
  * of older files and for files an older memsz must read. */
 #define MD_WRITER_V5 2u
+/* MD_WRITER_BATCH: whole records are gathered and written in batches of
+ * about MD_RECORD_BATCH bytes (and by md_writer_flush(), commit and close),
+ * not one write(2) each: for a recording nobody reads while it is made
+ * (record --duration 0), whose records come in one burst. A crash loses
+ * the records not written yet; the file still holds whole records. */
+#define MD_WRITER_BATCH 4u
+#define MD_RECORD_BATCH (256u << 10)
 
 /* md_writer_open() with flags (MD_WRITER_*). */
 int md_writer_open_flags(const char *path, unsigned flags,
@@ -537,8 +544,9 @@ int md_write_machine(struct md_writer *w, const struct md_machine *r);
 /* File offset where the next record will be written (the file's size when
  * every record so far was written). */
 uint64_t md_writer_offset(const struct md_writer *w);
-/* Write the batched SAMPLE records now. Returns 0 or the (sticky) -errno;
- * after a partial write the file keeps every whole record written. */
+/* Write the batched SAMPLE records (and with MD_WRITER_BATCH every record
+ * gathered) now. Returns 0 or the (sticky) -errno; after a partial write
+ * the file keeps every whole record written. */
 int md_writer_flush(struct md_writer *w);
 
 /* What the file holds, for a summary that never claims more. */

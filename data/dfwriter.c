@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* dfwriter.c — the memsz.data writer: the file (a temporary file renamed
- * into place on commit), one write() per record, sample batches packed
- * with zstd, and the END record. What each record holds is its row's
- * encoder (dfrecords.c). See datafile.h. */
+ * into place on commit), one write() per record (or per batch of them,
+ * MD_WRITER_BATCH), sample batches packed with zstd, and the END record. What
+ * each record holds is its row's encoder (dfrecords.c). See datafile.h. */
 #include "config.h"
 
 #include "data/dfcodec.h"
@@ -36,9 +36,41 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 	return 0;
 }
 
-/* Write the record built in w->b; the header is filled in here. On a
- * failure the partial record is cut off again (best effort: ftruncate does
- * not apply to every file type) and the writer stays failed. */
+/* Write the records gathered in w->rb (MD_WRITER_BATCH), in one write.
+ * On a failure the whole records that made it to the file stay, the
+ * partial one after them is cut off again (best effort) and the writer
+ * stays failed. */
+static int records_flush(struct md_writer *w)
+{
+	size_t done, kept = 0;
+	uint32_t n = 0;
+	int ret;
+
+	if (w->err || !w->rb.len)
+		return w->err;
+	ret = write_all(w->fd, w->rb.p, w->rb.len, &done);
+	if (ret < 0) {
+		while (n < w->nrb &&
+		       kept + get_u64(w->rb.p + kept + REC_SIZE) <= done) {
+			kept += get_u64(w->rb.p + kept + REC_SIZE);
+			n++;
+		}
+		if (done > kept &&
+		    ftruncate(w->fd, (off_t)(w->off + kept)) == 0)
+			(void)lseek(w->fd, (off_t)(w->off + kept), SEEK_SET);
+		w->err = ret;
+	}
+	w->off += ret < 0 ? kept : w->rb.len;
+	w->nrecords += ret < 0 ? n : w->nrb;
+	w->rb.len = 0;
+	w->nrb = 0;
+	return ret;
+}
+
+/* Write the record built in w->b (or, MD_WRITER_BATCH, add it to the
+ * batch); the header is filled in here. On a failure the partial record
+ * is cut off again (best effort: ftruncate does not apply to every file
+ * type) and the writer stays failed. */
 int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 {
 	size_t done;
@@ -50,6 +82,11 @@ int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 	put_u64(w->b.p + REC_SIZE, w->b.len);
 	/* the crc word is zero while the CRC is computed */
 	put_u32(w->b.p + REC_CRC, md_record_crc(w->b.p, w->b.len));
+	if (w->batch) {
+		memcpy(md_buf_grow(&w->rb, w->b.len), w->b.p, w->b.len);
+		w->nrb++;
+		return w->rb.len >= MD_RECORD_BATCH ? records_flush(w) : 0;
+	}
 	ret = write_all(w->fd, w->b.p, w->b.len, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
@@ -207,6 +244,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	w->page_shift =
 	    (unsigned)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
 	w->compress = true;
+	w->batch = flags & MD_WRITER_BATCH;
 	*out = w;
 	return 0;
 }
@@ -223,7 +261,7 @@ static void writer_end(struct md_writer *w)
 	rec.u.end = (struct md_end){.time = clock_ns(CLOCK_MONOTONIC),
 				    .nrecords = w->nrecords,
 				    .nsamples = w->nsamples};
-	if (md_write_record(w, &rec) == 0)
+	if (md_write_record(w, &rec) == 0 && records_flush(w) == 0)
 		w->ended = true;
 }
 
@@ -282,7 +320,7 @@ const char *md_writer_temp_path(const struct md_writer *w)
 
 uint64_t md_writer_offset(const struct md_writer *w)
 {
-	return w->off + w->sb.len;
+	return w->off + w->rb.len + w->sb.len;
 }
 
 void md_writer_set_compress(struct md_writer *w, bool on)
@@ -342,7 +380,8 @@ int md_samples_flush(struct md_writer *w)
 	uint64_t n = 0;
 	int ret;
 
-	if (w->err || !w->sb.len)
+	/* the records gathered before these samples go first */
+	if (records_flush(w) < 0 || !w->sb.len)
 		return w->err;
 	if (w->compress) {
 		pack_samples(w);
@@ -394,6 +433,7 @@ int md_writer_keep(struct md_writer *w, const char *dest)
 {
 	if (!w->tmp || w->committed)
 		return -EINVAL;
+	(void)records_flush(w);
 	if (rename(w->tmp, dest) < 0)
 		return -errno;
 	free(w->tmp);
@@ -420,6 +460,7 @@ int md_writer_close(struct md_writer *w)
 	pgstate_enc_free(&w->enc);
 	md_map_prev_free(&w->mprev);
 	free(w->zb.p);
+	free(w->rb.p);
 	ZSTD_freeCCtx(w->cctx);
 	stackref_free(&w->stk);
 	free(w);

@@ -13,7 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
 
 /* Largest cgroupfs or /proc file read whole (memory.stat is ~2 KiB,
  * mountinfo a few KiB; a container host's can be larger). */
@@ -113,18 +118,55 @@ int memcg_parse_mounts(const char *buf, size_t len, struct memcg_mounts *mm)
 	return mm->v1[0] || mm->v2[0] ? 0 : -ENODEV;
 }
 
+bool memcg_v2_only(const char *buf, size_t len)
+{
+	const char *nl = memchr(buf, '\n', len);
+
+	return len >= 4 && !memcmp(buf, "0::/", 4) &&
+	       (!nl || nl == buf + len - 1);
+}
+
+int memcg_mounts_v2_fast(struct memcg_mounts *mm)
+{
+	static const char root[] = "/sys/fs/cgroup";
+	struct statfs fs;
+	struct stat cg, up;
+	char *buf = NULL;
+	ssize_t n;
+	bool ok;
+
+	if (statfs(root, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC ||
+	    lstat(root, &cg) < 0 || !S_ISDIR(cg.st_mode) ||
+	    stat("/sys/fs", &up) < 0 || up.st_dev == cg.st_dev)
+		return -ENOENT;
+	n = read_small_file("/proc/self/cgroup", SMALL_FILE_MAX, &buf);
+	ok = n > 0 && memcg_v2_only(buf, (size_t)n);
+	free(buf);
+	if (!ok)
+		return -ENOENT;
+	mm->v1[0] = 0;
+	memcpy(mm->v2, root, sizeof(root));
+	return 0;
+}
+
 int memcg_mounts_read(struct memcg_mounts *mm)
 {
 	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
 	char *mi = NULL;
-	ssize_t n =
-	    read_small_file("/proc/self/mountinfo", SMALL_FILE_MAX, &mi);
+	ssize_t n;
 	int ret;
 
-	if (n < 0)
-		return (int)n;
-	ret = memcg_parse_mounts(mi, (size_t)n, mm);
-	free(mi);
+	/* a cgroup2-only machine, the common case, without the mount table
+	 * (on a container host, hundreds of lines the kernel formats) */
+	ret = memcg_mounts_v2_fast(mm);
+	if (ret < 0) {
+		n = read_small_file("/proc/self/mountinfo", SMALL_FILE_MAX,
+				    &mi);
+		if (n < 0)
+			return (int)n;
+		ret = memcg_parse_mounts(mi, (size_t)n, mm);
+		free(mi);
+	}
 	if (fake && *fake && strlen(fake) < sizeof(mm->v2)) {
 		strcpy(mm->v2, fake);
 		ret = 0;

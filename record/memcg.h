@@ -20,6 +20,7 @@
 #define MEMSZ_RECORD_MEMCG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,8 +48,20 @@ struct memcg {
  * the first "cgroup2" mount, /sys/fs/cgroup preferred. Returns 0, or
  * -ENODEV when neither is there. */
 int memcg_parse_mounts(const char *buf, size_t len, struct memcg_mounts *mm);
-/* The mounts of this machine (/proc/self/mountinfo), v2 replaced by
- * MEMSZ_CGROUP2_ROOT when it is set. Returns 0, -ENODEV or -errno. */
+/* True if a /proc/PID/cgroup text buf[0..len) has one line, v2's "0::":
+ * no v1 hierarchy exists on the machine (every one, mounted once, has a
+ * line in every process's file), so none is mounted. */
+bool memcg_v2_only(const char *buf, size_t len);
+/* What memcg_parse_mounts() would find in /proc/self/mountinfo, told
+ * without it where that is sure: /proc/self/cgroup v2-only
+ * (memcg_v2_only) and /sys/fs/cgroup a cgroup2 mount point (its own
+ * statfs type, a device other than /sys/fs's, not a symlink) give v1 ""
+ * and v2 "/sys/fs/cgroup", the mount memcg_parse_mounts() prefers.
+ * Returns 0, or -ENOENT when mountinfo must be read. */
+int memcg_mounts_v2_fast(struct memcg_mounts *mm);
+/* The mounts of this machine (memcg_mounts_v2_fast, else
+ * /proc/self/mountinfo), v2 replaced by MEMSZ_CGROUP2_ROOT when it is
+ * set. Returns 0, -ENODEV or -errno. */
 int memcg_mounts_read(struct memcg_mounts *mm);
 /* From a /proc/PID/cgroup text buf[0..len): the path of the v1 line whose
  * controllers name "memory" into v1, that of the v2 line ("0::") into v2

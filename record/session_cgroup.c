@@ -76,6 +76,22 @@ static bool named(struct session *r, uint64_t ino)
 	return false;
 }
 
+/* A CGROUP record (flag payer) naming the cgroup dir of inode ino: the
+ * report takes only its path from it (report/cgcharge.c), so its
+ * counters are not read (four files, a memory.stat of some thirty lines,
+ * per cgroup). The version is that of the hierarchy walked
+ * (memcg_find_inos: v1's when there is one). */
+static void write_name(struct session *r, const char *dir, uint64_t ino)
+{
+	struct md_cgroup g = {.time = mono_ns(),
+			      .version = r->cg.mounts->v1[0] ? 1 : 2,
+			      .flags = MD_CG_F_PAYER,
+			      .ino = ino,
+			      .path = dir};
+
+	rec_wfail(r, md_write_cgroup(r->w, &g));
+}
+
 /* A CGROUP record (flag payer) for each memory cgroup the last snapshot
  * found pages charged to that has none yet: the report names it. They
  * are found in one walk of cgroupfs that stops when all are named. One
@@ -98,7 +114,7 @@ static void write_payers(struct session *r)
 		memcg_find_inos(r->cg.mounts, want, m, dirs);
 	for (size_t i = 0; i < m; i++) {
 		if (dirs[i] && !r->werr)
-			write_dir(r, dirs[i], 0, MD_CG_F_PAYER, NULL);
+			write_name(r, dirs[i], want[i]);
 		free(dirs[i]);
 	}
 	free(dirs);

@@ -12,9 +12,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -164,10 +167,151 @@ int target_owner(int pid, uid_t *uid)
 	return 0;
 }
 
+/* The next line of [*p, end) as [*ls, *le); false at the end. */
+static bool line_next(const char **p, const char *end, const char **ls,
+		      const char **le)
+{
+	const char *nl;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	*ls = *p;
+	*le = nl ? nl : end;
+	*p = *le + 1;
+	return true;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* True if the passwd line of nss starts with the source "files" and no
+ * [action] (glibc then returns what files finds, nscd aside, a cache of
+ * the same answer); false for anything else. */
+static bool nss_files_first(const char *nss, size_t len)
+{
+	const char *p = nss, *end = nss + len, *ls, *le, *c, *src = NULL;
+	int found = 0;
+
+	while (line_next(&p, end, &ls, &le)) {
+		c = memchr(ls, '#', (size_t)(le - ls));
+		le = c ? c : le;
+		while (ls < le && is_blank(*ls))
+			ls++;
+		if (le - ls < 6 || strncasecmp(ls, "passwd", 6))
+			continue;
+		c = ls + 6;
+		while (c < le && is_blank(*c))
+			c++;
+		if (c == le || *c != ':')
+			continue;
+		for (c++; c < le && is_blank(*c); c++)
+			;
+		src = c;
+		found++;
+		if (le - c < 5 || memcmp(c, "files", 5))
+			return false;
+		for (c += 5; c < le && is_blank(*c); c++)
+			;
+		if ((c == src + 5 && c < le) || (c < le && *c == '['))
+			return false;
+	}
+	return found == 1;
+}
+
+/* The number of the field [s, e) of digits only into *v; false if it is
+ * empty, holds another character or does not fit a uid_t. */
+static bool pw_id(const char *s, const char *e, uid_t *v)
+{
+	uint64_t n = 0;
+
+	if (s == e || e - s > 10)
+		return false;
+	for (; s < e; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		n = n * 10 + (uint64_t)(*s - '0');
+	}
+	*v = (uid_t)n;
+	return n == *v;
+}
+
+/* The name and uid of a passwd line [ls, le), "name:pw:uid:gid:gecos:
+ * dir:shell". False if files would not read it as a plain entry: fewer
+ * fields, an empty name, a '+' or '-' (NIS) entry, a uid or gid that is
+ * not a number. */
+static bool pw_line(const char *ls, const char *le, const char **name,
+		    size_t *nlen, uid_t *uid)
+{
+	const char *f[7], *c = ls;
+	uid_t gid;
+	int n = 0;
+
+	for (f[n++] = ls; n < 7; f[n++] = ++c)
+		if (!(c = memchr(c, ':', (size_t)(le - c))))
+			return false;
+	if (f[1] - 1 == ls || *ls == '+' || *ls == '-' ||
+	    !pw_id(f[2], f[3] - 1, uid) || !pw_id(f[3], f[4] - 1, &gid))
+		return false;
+	*name = ls;
+	*nlen = (size_t)(f[1] - 1 - ls);
+	return true;
+}
+
+int target_user_from_files(const char *nss, size_t nsslen, const char *passwd,
+			   size_t pwlen, uid_t uid, char *user, size_t size)
+{
+	const char *p = passwd, *end = passwd + pwlen, *ls, *le, *name;
+	size_t nlen;
+	uid_t u;
+
+	if (!nss_files_first(nss, nsslen))
+		return -ENOENT;
+	while (line_next(&p, end, &ls, &le)) {
+		while (ls < le && is_blank(*ls))
+			ls++;
+		if (ls == le || *ls == '#')
+			continue;
+		if (!pw_line(ls, le, &name, &nlen, &u))
+			return -ENOENT;
+		if (u == uid) {
+			snprintf(user, size, "%.*s", (int)nlen, name);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The user name of uid into user[64], or "" if it has none: from
+ * /etc/passwd when nsswitch.conf has it read first (no NSS set-up, no
+ * nscd socket tried), else by getpwuid_r(). */
+static void user_name(uid_t uid, char *user)
+{
+	char *nss = NULL, *pwf = NULL, pw[1024];
+	struct passwd pwd, *res = NULL;
+	ssize_t nn, pn = -1;
+	int ret = -ENOENT;
+
+	nn = read_small_file("/etc/nsswitch.conf", 1u << 20, &nss);
+	if (nn >= 0 && nss_files_first(nss, (size_t)nn))
+		pn = read_small_file("/etc/passwd", PROC_FILE_MAX, &pwf);
+	if (pn >= 0)
+		ret = target_user_from_files(nss, (size_t)nn, pwf, (size_t)pn,
+					     uid, user, 64);
+	free(nss);
+	free(pwf);
+	if (ret == 0)
+		return;
+	user[0] = 0;
+	if (getpwuid_r(uid, &pwd, pw, sizeof(pw), &res) == 0 && res)
+		snprintf(user, 64, "%s", res->pw_name);
+}
+
 int target_scan_comm(int pid, struct md_task *k, char *comm, char *user)
 {
-	char path[48], *buf = NULL, pw[1024];
-	struct passwd pwd, *res = NULL;
+	char path[48], *buf = NULL;
 	ssize_t len;
 	uid_t uid = 0;
 	int ret;
@@ -184,9 +328,7 @@ int target_scan_comm(int pid, struct md_task *k, char *comm, char *user)
 	memcpy(comm, buf, len);
 	comm[len] = 0;
 	free(buf);
-	user[0] = 0;
-	if (getpwuid_r(uid, &pwd, pw, sizeof(pw), &res) == 0 && res)
-		snprintf(user, 64, "%s", res->pw_name);
+	user_name(uid, user);
 	*k = (struct md_task){.time = mono_ns(),
 			      .pid = pid,
 			      .tid = pid,

@@ -94,6 +94,17 @@ int target_scan_descendants(const int *roots, size_t nroots, int **out);
  * /proc/PID (its effective uid). Returns 0 and *uid, or -errno. */
 int target_owner(int pid, uid_t *uid);
 
+/* The user name of uid as getpwuid() would give it when nss (the text of
+ * /etc/nsswitch.conf) has one passwd line whose first source is plain
+ * "files" (no [action] after it): the first valid line of passwd (the
+ * text of /etc/passwd) with that uid, its name into user (size bytes,
+ * cut to fit). Returns 0, or -ENOENT when that cannot be told from the
+ * two texts (another first source, an action, no or several passwd
+ * lines, no such uid, a line files would read otherwise: '+' or '-'
+ * entries, a malformed line): then the caller asks getpwuid(). */
+int target_user_from_files(const char *nss, size_t nsslen, const char *passwd,
+			   size_t pwlen, uid_t uid, char *user, size_t size);
+
 /* A COMM record for pid naming it (/proc/PID/comm) with its owner and the
  * owner's user name, into *k; the strings point into comm[16] and
  * user[64]. Every target's COMM records are made so, not only a scan's.

@@ -367,6 +367,37 @@ static void test_round_trip(void **state)
 	(void)state;
 }
 
+/* MD_WRITER_BATCH: the records stay in memory until a flush (the file
+ * holds its header alone meanwhile, while md_writer_offset() counts
+ * them), then read back as written one by one. */
+static void test_batch(void **state)
+{
+	char *path = tpath("batch.data");
+	struct md_writer_stats ws;
+	struct md_writer *w;
+	struct md_reader *r;
+	struct stat st;
+
+	assert_int_equal(md_writer_open_flags(path, MD_WRITER_BATCH, &w), 0);
+	write_all_types(w);
+	assert_int_equal(stat(md_writer_temp_path(w), &st), 0);
+	assert_int_equal(st.st_size, 64);
+	assert_true(md_writer_offset(w) > 64);
+	assert_int_equal(md_writer_flush(w), 0);
+	assert_int_equal(stat(md_writer_temp_path(w), &st), 0);
+	assert_int_equal((uint64_t)st.st_size, md_writer_offset(w));
+	md_writer_stats(w, &ws);
+	assert_int_equal(ws.bytes, md_writer_offset(w));
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	check_all_types(r);
+	md_reader_close(r);
+	unlink(path);
+	free(path);
+	(void)state;
+}
+
 static void test_old_renamed(void **state)
 {
 	char *path = tpath("keep.data"), *old = tpath("keep.data.old");
@@ -2760,6 +2791,64 @@ static void test_samples_partial_batch(void **state)
 	(void)state;
 }
 
+/* A batch of records (MD_WRITER_BATCH) cut by the file size limit: the
+ * whole records that fit stay, counted as written. */
+static void test_records_partial_batch(void **state)
+{
+	char *path = tpath("rbatch.data");
+	int status, pipefd[2], ret;
+	struct md_writer_stats st;
+	struct md_reader *r;
+	struct md_record rec;
+	uint64_t got = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = {20000, 20000};
+		static char text[1000];
+		struct md_writer *w;
+
+		memset(text, 'x', sizeof(text) - 1);
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		if (md_writer_open_flags(path, MD_WRITER_BATCH, &w))
+			_exit(1);
+		/* 50 KB of records: more than the limit, less than a batch */
+		for (int i = 0; i < 50; i++)
+			if (md_write_note_kind(w, MD_NOTE_NO_PFN, NULL, text))
+				_exit(2);
+		if (md_writer_flush(w) != -EFBIG)
+			_exit(3);
+		md_writer_stats(w, &st);
+		if (link(md_writer_temp_path(w), path) < 0)
+			_exit(4);
+		md_writer_close(w);
+		if (write(pipefd[1], &st, sizeof(st)) != sizeof(st))
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(read(pipefd[0], &st, sizeof(st)), sizeof(st));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	while ((ret = md_read_next(r, &rec)) == 1)
+		got++;
+	assert_int_equal(ret, 0);
+	assert_true(md_reader_cut_short(r));
+	md_reader_close(r);
+	/* about 19 of the 50 fit under the limit */
+	assert_true(got > 15 && got < 50);
+	assert_int_equal(st.records, got);
+	assert_true(st.bytes <= 20000);
+	unlink(path);
+	free(path);
+	(void)state;
+}
+
 static void test_fsize_limit(void **state)
 {
 	char *path = tpath("limited.data");
@@ -2866,6 +2955,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_batch),
+	    cmocka_unit_test(test_records_partial_batch),
 	    cmocka_unit_test(test_comm_owner),
 	    cmocka_unit_test(test_old_renamed),
 	    cmocka_unit_test(test_truncated_everywhere),

@@ -21,6 +21,7 @@
 #include "data/datafile.h"
 #include "record/memcg.h"
 #include "tests/testutil.h"
+#include "util/util.h"
 
 /* memory.stat of a v1 memory cgroup on this kind of machine (6.x kernel,
  * memory controller on v1), as the kernel printed it. */
@@ -148,6 +149,54 @@ static void test_mounts(void **state)
 	assert_string_equal(mm.v1, "");
 	assert_string_equal(mm.v2, "/sys/fs/cgroup");
 	assert_int_equal(memcg_parse_mounts(none, strlen(none), &mm), -ENODEV);
+	(void)state;
+}
+
+/* The v2-only test behind the fast path past mountinfo: one "0::" line,
+ * nothing else (a v1 hierarchy's line means mountinfo is read). */
+static void test_v2_only(void **state)
+{
+	static const char *const yes[] = {"0::/\n", "0::/user.slice/a\n",
+					  "0::/x"};
+	static const char *const no[] = {"",
+					 "\n",
+					 "0::\n",
+					 "1:name=systemd:/\n0::/\n",
+					 "0::/\n4:memory:/a\n",
+					 "0::/\n\n",
+					 "10::/\n"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		assert_true(memcg_v2_only(yes[i], strlen(yes[i])));
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		assert_false(memcg_v2_only(no[i], strlen(no[i])));
+	(void)state;
+}
+
+/* The fast path against the mount table (the ground truth it stands
+ * for): where it applies it finds the same mounts; where a v1 memory
+ * hierarchy is mounted (a hybrid machine) it must not apply. */
+static void test_v2_fast_live(void **state)
+{
+	struct memcg_mounts fast, slow;
+	char *mi = NULL;
+	ssize_t n;
+	int ret = memcg_mounts_v2_fast(&fast);
+
+	n = read_small_file("/proc/self/mountinfo", 4u << 20, &mi);
+	assert_true(n > 0);
+	if (memcg_parse_mounts(mi, (size_t)n, &slow) < 0)
+		slow.v1[0] = slow.v2[0] = 0;
+	free(mi);
+	if (ret == 0) {
+		assert_string_equal(fast.v1, slow.v1);
+		assert_string_equal(fast.v2, slow.v2);
+	} else {
+		print_message(
+		    "not a cgroup2-only machine: mountinfo is read\n");
+	}
+	if (slow.v1[0])
+		assert_int_equal(ret, -ENOENT);
 	(void)state;
 }
 
@@ -443,6 +492,8 @@ int main(void)
 	    cmocka_unit_test(test_stat_parse),
 	    cmocka_unit_test(test_stat_live),
 	    cmocka_unit_test(test_mounts),
+	    cmocka_unit_test(test_v2_only),
+	    cmocka_unit_test(test_v2_fast_live),
 	    cmocka_unit_test(test_proc_cgroup),
 	    cmocka_unit_test(test_self_live),
 	    cmocka_unit_test(test_read_tree),

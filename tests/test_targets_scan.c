@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 
 #include "record/targets_scan.h"
 #include "tests/testutil.h"
+#include "util/util.h"
 
 static void test_mountinfo(void **state)
 {
@@ -262,6 +264,106 @@ static void test_cgroup_errors(void **state)
 	(void)state;
 }
 
+/* The user name from /etc/passwd when nsswitch.conf reads it first, and
+ * -ENOENT wherever glibc might answer otherwise. */
+static void test_user_files(void **state)
+{
+	static const char pw[] = "# comment\n"
+				 "\n"
+				 "root:x:0:0:root:/root:/bin/bash\n"
+				 "  daemon:x:1:1::/:/bin/sh\n"
+				 "dup:x:0:0::/:/bin/sh\n"
+				 "alice:x:1000:1000:A:/home/a:/bin/sh\n";
+	static const char *const ok[] = {
+	    "passwd: files\n",
+	    "# x\npasswd:\tfiles systemd # y\ngroup: ldap\n",
+	    "passwd : files\n",
+	};
+	static const char *const no[] = {
+	    "passwd: sss files\n",
+	    "passwd: files [NOTFOUND=return] ldap\n",
+	    "passwd: files[SUCCESS=continue]\n",
+	    "passwd: filesystem\n",
+	    "passwd: files\npasswd: files\n",
+	    "group: files\n",
+	    "# passwd: files\n",
+	    "",
+	};
+	char user[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		assert_int_equal(target_user_from_files(ok[i], strlen(ok[i]),
+							pw, strlen(pw), 1000,
+							user, sizeof(user)),
+				 0);
+		assert_string_equal(user, "alice");
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		assert_int_equal(target_user_from_files(no[i], strlen(no[i]),
+							pw, strlen(pw), 0, user,
+							sizeof(user)),
+				 -ENOENT);
+	/* the first line of the uid; leading blanks skipped; cut to fit */
+	assert_int_equal(target_user_from_files(ok[0], strlen(ok[0]), pw,
+						strlen(pw), 0, user,
+						sizeof(user)),
+			 0);
+	assert_string_equal(user, "root");
+	assert_int_equal(target_user_from_files(ok[0], strlen(ok[0]), pw,
+						strlen(pw), 1, user, 4),
+			 0);
+	assert_string_equal(user, "dae");
+	/* no such uid; a line files reads otherwise before it */
+	assert_int_equal(target_user_from_files(ok[0], strlen(ok[0]), pw,
+						strlen(pw), 7, user,
+						sizeof(user)),
+			 -ENOENT);
+	assert_int_equal(target_user_from_files(ok[0], strlen(ok[0]),
+						"+bob:x:7:7::/:/bin/sh\n", 22,
+						7, user, sizeof(user)),
+			 -ENOENT);
+	assert_int_equal(target_user_from_files(ok[0], strlen(ok[0]),
+						"bob:x:7:7:/:/bin/sh\n", 20, 7,
+						user, sizeof(user)),
+			 -ENOENT);
+	assert_int_equal(target_user_from_files(ok[0], strlen(ok[0]),
+						"bob:x: 7:7::/:/bin/sh\n", 22,
+						7, user, sizeof(user)),
+			 -ENOENT);
+	(void)state;
+}
+
+/* The same names as getpwuid() (glibc, ground truth) for every uid of
+ * this machine's /etc/passwd, when its nsswitch.conf lets it tell. */
+static void test_user_live(void **state)
+{
+	char *nss = NULL, *pwf = NULL, *p, *line, user[64];
+	ssize_t nn = read_small_file("/etc/nsswitch.conf", 1u << 20, &nss);
+	ssize_t pn = read_small_file("/etc/passwd", 1u << 24, &pwf);
+	size_t checked = 0;
+
+	for (p = pwf; pn > 0 && (line = strsep(&p, "\n"));) {
+		struct passwd *pw;
+		unsigned uid;
+
+		if (sscanf(line, "%*[^:]:%*[^:]:%u:", &uid) != 1)
+			continue;
+		pw = getpwuid(uid);
+		if (nn < 0 ||
+		    target_user_from_files(nss, (size_t)nn, pwf, (size_t)pn,
+					   uid, user, sizeof(user)) < 0)
+			continue;
+		assert_non_null(pw);
+		assert_string_equal(user, pw->pw_name);
+		checked++;
+	}
+	free(nss);
+	free(pwf);
+	if (!checked)
+		test_skip("nsswitch.conf does not read /etc/passwd first");
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +375,8 @@ int main(void)
 	    cmocka_unit_test(test_descendants_live),
 	    cmocka_unit_test(test_scan_all),
 	    cmocka_unit_test(test_cgroup_errors),
+	    cmocka_unit_test(test_user_files),
+	    cmocka_unit_test(test_user_live),
 	};
 
 	return test_run_group(tests, NULL, NULL);
