@@ -213,8 +213,8 @@ static void flag_sort(struct pend *a, size_t n, int shift)
 			flag_sort(a + first, count[d], shift - 8);
 }
 
-/* Sort the pending adds by (start, seq) in place. */
-static void pend_sort(struct pend *a, size_t n)
+/* Sort a[0, n) by (start, seq) in place. */
+static void pend_sort_all(struct pend *a, size_t n)
 {
 	uint64_t max = 0;
 	int shift = 0;
@@ -224,6 +224,34 @@ static void pend_sort(struct pend *a, size_t n)
 	while (shift < 56 && (max >> (shift + 8)))
 		shift += 8;
 	flag_sort(a, n, shift);
+}
+
+/* Sort the pending adds by (start, seq) in place. The adds of a source
+ * mostly come in order but for a short tail (the metadata of a big file
+ * in order, then the padding and the sections): then only the tail is
+ * sorted, and merged with the ordered head from the back through a
+ * buffer of the tail's size. The head's seqs are all below the tail's. */
+static void pend_sort(struct pend *a, size_t n)
+{
+	size_t head = 1, nt;
+	struct pend *t;
+
+	while (head < n && a[head - 1].start <= a[head].start)
+		head++;
+	nt = n - head;
+	if (nt > n / 4) {
+		pend_sort_all(a, n);
+		return;
+	}
+	pend_sort_all(a + head, nt);
+	t = xmalloc(nt * sizeof(*t));
+	memcpy(t, a + head, nt * sizeof(*t));
+	for (size_t w = n, i = head, j = nt; j;)
+		if (i && pend_before(&t[j - 1], &a[i - 1]))
+			a[--w] = a[--i];
+		else
+			a[--w] = t[--j];
+	free(t);
 }
 
 struct hitem {

@@ -849,9 +849,10 @@ static size_t merged_entries(struct rmap *m, struct rmap_entry *out)
 	return k;
 }
 
-static void random_add(struct rmap *m, struct model *md)
+/* A random add (open, translated or plain) at start. */
+static void random_add_at(struct rmap *m, struct model *md, uint64_t start)
 {
-	uint64_t start = rnd_below(SPACE), size, other = NO, limit;
+	uint64_t size, other = NO, limit;
 	uint32_t label = rnd_below(8);
 	unsigned kind = rnd_below(10);
 	struct madd *a;
@@ -889,6 +890,11 @@ static void random_add(struct rmap *m, struct model *md)
 	a->other = other;
 	a->label = label;
 	a->open = false;
+}
+
+static void random_add(struct rmap *m, struct model *md)
+{
+	random_add_at(m, md, rnd_below(SPACE));
 }
 
 static void random_query(struct rmap *m, struct model *md)
@@ -998,6 +1004,39 @@ static void test_random_single(void **state)
 			else
 				random_foreach(m, md);
 		}
+		random_query(m, md);
+		random_foreach(m, md);
+		rmap_free(m);
+		free(md);
+	}
+}
+
+/* Adds in order of start (ties too) then a short tail in any order, as
+ * a source adds its metadata then its padding and sections: settling
+ * sorts the tail alone and merges it into the ordered head. */
+static void test_random_sorted_head(void **state)
+{
+	(void)state;
+	for (unsigned iter = 0; iter < 300; iter++) {
+		struct rmap *m = rmap_new();
+		struct model *md = malloc(sizeof(*md));
+		size_t nhead, ntail;
+		uint64_t start = 0;
+
+		cur_seed = 0x50e7ed00ULL + iter;
+		rng_state = cur_seed * 0x9e3779b97f4a7c15ULL | 1;
+		model_init(md);
+		if (rnd_below(2))
+			random_add(m, md); /* settled before: seq 0 */
+		random_query(m, md);
+		nhead = 1 + rnd_below(400);
+		ntail = rnd_below(nhead / 4 + 2);
+		for (size_t i = 0; i < nhead && start < SPACE; i++) {
+			random_add_at(m, md, start);
+			start += rnd_below(3) ? rnd_below(20) : 0;
+		}
+		for (size_t i = 0; i < ntail; i++)
+			random_add(m, md);
 		random_query(m, md);
 		random_foreach(m, md);
 		rmap_free(m);
@@ -1223,6 +1262,7 @@ int main(void)
 	    cmocka_unit_test(test_rollup),
 	    cmocka_unit_test(test_dualmap),
 	    cmocka_unit_test(test_random_single),
+	    cmocka_unit_test(test_random_sorted_head),
 	    cmocka_unit_test(test_random_rollup),
 	    cmocka_unit_test(test_random_interleaved),
 	    cmocka_unit_test(test_random_dualmap),

@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* elfmeta.c — the metadata of an image charged to the label it serves:
+ * FDEs, .eh_frame_hdr entries, relocation entries, symbol table entries
+ * with their versions, names and hash words (see elfmeta.h). */
+#include "config.h"
+
+#include "elf/ehframe.h"
+#include "elf/elfmeta.h"
+#include "elf/elfpriv.h"
+#include "elf/relocs.h"
+#include "elf/symtab.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* --- metadata charged to the symbol it serves ---
+ *
+ * The map being built is queried (its VM side holds nothing but symbols,
+ * or compile units, or line rows, at that point) for the label at the
+ * address each metadata entry describes. The queries must not see the
+ * metadata entries added so far, and the adds must come before every
+ * fallback: the map is frozen (rmap_freeze(): queries answer from what
+ * it held before) and each entry is added as soon as it is known, so
+ * that the hundreds of thousands of entries of a big .dynsym are never
+ * held twice. */
+
+struct meta {
+	uint64_t off, size; /* file range of the entry */
+	uint32_t label;
+	bool alloc; /* also label the VM it is loaded at */
+};
+
+struct metasink {
+	struct dualmap *base, *out;
+	struct meta last; /* the entry being extended (size 0: none) */
+};
+
+/* Start adding metadata entries to out (file, and through base the VM
+ * they are loaded at): out is frozen until meta_end(). */
+static void meta_begin(struct metasink *ms, struct dualmap *base,
+		       struct dualmap *out)
+{
+	*ms = (struct metasink){.base = base, .out = out};
+	rmap_freeze(out->vm);
+	rmap_freeze(out->file);
+}
+
+/* The entry being extended, added. */
+static void meta_flush(struct metasink *ms)
+{
+	struct meta *m = &ms->last;
+
+	if (!m->size)
+		return;
+	if (m->alloc)
+		dualmap_add_file(ms->out, ms->base, m->off, m->size, m->label);
+	else
+		rmap_add(ms->out->file, m->off, m->size, m->label);
+	m->size = 0;
+}
+
+static void meta_push(struct metasink *ms, uint64_t off, uint64_t size,
+		      uint32_t label, bool alloc)
+{
+	struct meta *last = &ms->last;
+
+	if (label == LABEL_NONE || !size)
+		return;
+	/* the entries of one table that serve one symbol follow each other
+	 * (the relocations of a vtable): one range, the same labels */
+	if (last->size && last->label == label && last->alloc == alloc &&
+	    last->off + last->size == off) {
+		last->size += size;
+		return;
+	}
+	meta_flush(ms);
+	*last = (struct meta){off, size, label, alloc};
+}
+
+/* Add the last entry and thaw out. */
+static void meta_end(struct metasink *ms)
+{
+	meta_flush(ms);
+	rmap_thaw(ms->out->vm);
+	rmap_thaw(ms->out->file);
+}
+
+/* Label at VM address addr, or LABEL_NONE: the symbol there (--by symbols)
+ * or the unit or line there (compileunits, inlines). */
+static uint32_t sym_at(struct metasink *ms, uint64_t addr)
+{
+	return rmap_lookup(ms->out->vm, addr, NULL);
+}
+
+/* Each FDE (its whole record) to the symbol holding its pc_begin. The
+ * sections are those elf_ehframe_read() reads (ALLOC .eh_frame, PROGBITS
+ * or SHT_X86_64_UNWIND), parsed one at a time and their bytes freed
+ * before their FDEs go in: the maps are at their largest then. */
+static void meta_fdes(struct elfimg *img, struct metasink *ms)
+{
+	size_t hint = 0;
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		struct elf_fde *f = NULL;
+		size_t m = 0;
+		Elf_Data *d;
+
+		if (strcmp(s->name, ".eh_frame") || !(s->flags & SHF_ALLOC) ||
+		    !s->size ||
+		    (s->type != SHT_PROGBITS && s->type != SHT_X86_64_UNWIND))
+			continue;
+		d = elf_rawdata(elf_getscn(elfimg_elf(img), i), NULL);
+		if (!d || !d->d_buf || d->d_size != s->size)
+			continue;
+		elf_ehframe_parse(d->d_buf, d->d_size, s->addr, img->elfclass,
+				  img->big_endian, &f, &m, NULL);
+		elfimg_drop_data(img);
+		/* FDEs mostly follow the code: looked up from the last one
+		 * on */
+		for (size_t k = 0; k < m; k++)
+			meta_push(
+			    ms, s->offset + f[k].off, f[k].size,
+			    rmap_lookup_near(ms->out->vm, f[k].pc_begin, &hint),
+			    true);
+		free(f);
+	}
+}
+
+/* Each .eh_frame_hdr search table entry to the symbol of its initial
+ * location. CIEs and the table's header stay "[section ...]". */
+static void meta_hdr(struct elfimg *img, struct metasink *ms)
+{
+	struct elf_ehhdr_entry *hent = NULL;
+	size_t nh = 0, hint = 0;
+	int ret = elf_ehframe_hdr_read(img, &hent, &nh);
+
+	elfimg_drop_data(img);
+	if (ret == 0)
+		for (size_t i = 0; i < nh; i++) /* sorted by address */
+			meta_push(ms, hent[i].off, hent[i].size,
+				  rmap_lookup_near(ms->out->vm,
+						   hent[i].initial_loc, &hint),
+				  true);
+	free(hent);
+}
+
+/* meta_relocs()'s walk: the sink, the entry last labelled (a RELR word
+ * is labelled once) and the lookup hint */
+struct relwalk {
+	struct metasink *ms;
+	uint64_t done;
+	size_t hint;
+};
+
+static void meta_reloc(const struct elf_reloc *r, void *arg)
+{
+	struct relwalk *w = arg;
+	uint32_t id;
+
+	if (r->entry_off == w->done)
+		return;
+	/* tables are mostly sorted by the address patched */
+	id = rmap_lookup_near(w->ms->out->vm, r->target, &w->hint);
+	if (id == LABEL_NONE)
+		return;
+	meta_push(w->ms, r->entry_off, r->entry_size, id, true);
+	w->done = r->entry_off;
+}
+
+/* Each relocation entry to the symbol holding the address it patches; a
+ * RELR word (which may set up to 63 addresses) to the symbol of the first
+ * address it encodes that lies in a symbol. Decoded as walked: the
+ * relocations are not kept. */
+static void meta_relocs(struct elfimg *img, struct metasink *ms)
+{
+	struct relwalk w = {ms, UINT64_MAX, 0};
+
+	elf_relocs_foreach(img, meta_reloc, &w);
+}
+
+/* The label of the symbol of type type and value value in section sec,
+ * or LABEL_NONE: looked up where elf_sym_place() puts it, in VM or in file;
+ * one with no place (.tbss) by its name in sn (NULL: not looked up). */
+static uint32_t entry_label(const struct elfimg *img,
+			    const struct elf_section *sec, int type,
+			    uint64_t value, const char *name,
+			    const struct elfmeta_names *sn, struct metasink *ms)
+{
+	uint32_t id = LABEL_NONE;
+	char *dm;
+
+	switch (elf_sym_place(img, sec, type, value, &value)) {
+	case SYM_VM:
+		return sym_at(ms, value);
+	case SYM_FILE:
+		return rmap_lookup(ms->out->file, value, NULL);
+	case SYM_NONE:
+		if (!sn || !name)
+			return LABEL_NONE;
+		dm = elf_demangle_as(name, sn->style);
+		id = labels_find(sn->lb, dm ? dm : name);
+		free(dm);
+		return id;
+	}
+	return LABEL_NONE;
+}
+
+/* A symbol table whose entries are charged to their symbols: its
+ * sections (ver: its .gnu.version, or NULL), data and entry count. */
+struct symtab_meta {
+	const struct elf_section *tab, *strs, *ver;
+	Elf_Data *d, *sd;
+	size_t entsize, nsyms;
+};
+
+/* Open symbol table tabndx of img into *t; false if it cannot be read
+ * (entry size, sizes and string table must agree with the headers). */
+static bool symtab_meta_open(struct elfimg *img, size_t tabndx,
+			     struct symtab_meta *t)
+{
+	Elf *elf = elfimg_elf(img);
+
+	memset(t, 0, sizeof(*t));
+	t->tab = &img->secs[tabndx];
+	t->entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (t->tab->entsize != t->entsize || t->tab->size % t->entsize ||
+	    t->tab->type == SHT_NOBITS)
+		return false;
+	t->strs = &img->secs[t->tab->link];
+	t->d = elf_getdata(elf_getscn(elf, tabndx), NULL);
+	t->sd = elf_rawdata(elf_getscn(elf, t->tab->link), NULL);
+	if (!t->d || t->d->d_size != t->tab->size || !t->sd || !t->sd->d_buf ||
+	    t->sd->d_size != t->strs->size || t->strs->type == SHT_NOBITS)
+		return false;
+	t->nsyms = t->tab->size / t->entsize;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == SHT_GNU_versym &&
+		    img->secs[i].link == tabndx &&
+		    img->secs[i].size == t->nsyms * 2)
+			t->ver = &img->secs[i];
+	return true;
+}
+
+/* The name of entry sym of t and its length, or NULL if it has none or
+ * it is not terminated inside the string table. */
+static const char *entry_name(const struct symtab_meta *t, const GElf_Sym *sym,
+			      size_t *len)
+{
+	const char *name;
+
+	*len = 0;
+	if (!sym->st_name || sym->st_name >= t->sd->d_size)
+		return NULL;
+	name = (const char *)t->sd->d_buf + sym->st_name;
+	*len = strnlen(name, t->sd->d_size - sym->st_name);
+	if (*len == t->sd->d_size - sym->st_name)
+		return NULL;
+	return name;
+}
+
+/* The label of every entry of t into a new array (caller frees) of
+ * t->nsyms ids, LABEL_NONE for an entry not describing a labelled
+ * symbol (a defined function or object of non-zero size whose address
+ * the symbols map labels). Only queries: the map is frozen. */
+static uint32_t *symtab_meta_ids(struct elfimg *img,
+				 const struct symtab_meta *t,
+				 const struct elfmeta_names *sn,
+				 struct metasink *ms)
+{
+	uint32_t *ids = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*ids));
+
+	for (size_t i = 0; i < t->nsyms; i++)
+		ids[i] = LABEL_NONE;
+	for (size_t i = 1; i < t->nsyms; i++) {
+		const char *name;
+		uint64_t value;
+		size_t len;
+		GElf_Sym sym;
+		int type;
+
+		if (!gelf_getsym(t->d, i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (!elf_sym_type_used(type, sym.st_size) ||
+		    sym.st_shndx == SHN_UNDEF ||
+		    (sym.st_shndx >= SHN_LORESERVE &&
+		     sym.st_shndx != SHN_XINDEX))
+			continue;
+		value = sym.st_value;
+		if (img->machine == EM_ARM && type == STT_FUNC)
+			value &= ~(uint64_t)1;
+		name = entry_name(t, &sym, &len);
+		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
+			/* no section at hand: by address, as loaded */
+			ids[i] =
+			    type == STT_TLS ? LABEL_NONE : sym_at(ms, value);
+		else
+			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
+					     type, value, name, sn, ms);
+	}
+	return ids;
+}
+
+/* Which pieces of a symbol table entry symtab_push() adds */
+enum {
+	PART_ENTRY = 1,	  /* the entry */
+	PART_VERSION = 2, /* its .gnu.version word */
+	PART_NAME = 4,	  /* its name in the string table */
+};
+
+/* The parts of the entries of t labelled in ids to their labels, entry
+ * by entry (each entry's parts in the order of enum above). */
+static void symtab_push(const struct symtab_meta *t, const uint32_t *ids,
+			unsigned parts, struct metasink *ms)
+{
+	for (size_t i = 1; i < t->nsyms; i++) {
+		const char *name;
+		size_t len;
+		GElf_Sym sym;
+
+		if (ids[i] == LABEL_NONE)
+			continue;
+		if ((parts & PART_ENTRY))
+			meta_push(ms, t->tab->offset + i * t->entsize,
+				  t->entsize, ids[i],
+				  t->tab->flags & SHF_ALLOC);
+		if ((parts & PART_VERSION) && t->ver)
+			meta_push(ms, t->ver->offset + i * 2, 2, ids[i],
+				  t->ver->flags & SHF_ALLOC);
+		if (!(parts & PART_NAME) || !gelf_getsym(t->d, i, &sym))
+			continue;
+		name = entry_name(t, &sym, &len);
+		if (name)
+			meta_push(ms, t->strs->offset + sym.st_name, len + 1,
+				  ids[i], t->strs->flags & SHF_ALLOC);
+	}
+}
+
+/* Sort keys k[0, n) by their bits from 32 on, max the or of those bits
+ * (LSD radix, stable: keys of equal high bits keep their order). */
+static void key_sort(uint64_t *k, size_t n, uint64_t max)
+{
+	uint64_t *buf = xmalloc((n ? n : 1) * sizeof(*buf));
+	uint64_t *src = k, *dst = buf, *swap;
+	int bits = 64 - __builtin_clzll(max | 1);
+
+	for (int shift = 32; shift < 32 + bits; shift += 11) {
+		size_t count[2048] = {0}, sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 2047]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != k)
+		memcpy(k, src, n * sizeof(*k));
+	free(buf);
+}
+
+/* The names of the entries of t labelled in ids, in the order of their
+ * offsets when no two of them overlap (the adds then go in sorted, and
+ * no byte has two writers, so the order changes nothing); a name that
+ * several entries share goes to the first of them, as it would entry by
+ * entry. Names that overlap otherwise (a suffix shared) go entry by
+ * entry: the first writer of a byte must stay the first. */
+static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
+			      struct metasink *ms)
+{
+	uint64_t *k = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*k));
+	size_t *len = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*len));
+	size_t n = 0, keep = 0;
+	uint64_t max = 0;
+	bool overlap = t->nsyms > UINT32_MAX;
+
+	for (size_t i = 1; i < t->nsyms && !overlap; i++) {
+		GElf_Sym sym;
+
+		if (ids[i] == LABEL_NONE || !gelf_getsym(t->d, i, &sym) ||
+		    !entry_name(t, &sym, &len[i]))
+			continue;
+		k[n++] = (uint64_t)sym.st_name << 32 | i;
+		max |= sym.st_name;
+	}
+	if (!overlap)
+		key_sort(k, n, max);
+	for (size_t j = 0; j < n && !overlap; j++) {
+		uint64_t off = k[j] >> 32, prev;
+		size_t i = (uint32_t)k[j], p;
+
+		if (!j) {
+			k[keep++] = k[j];
+			continue;
+		}
+		p = (uint32_t)k[keep - 1];
+		prev = k[keep - 1] >> 32;
+		if (off == prev && len[i] == len[p])
+			continue; /* the same name: the first entry's */
+		if (off < prev + len[p] + 1)
+			overlap = true;
+		else
+			k[keep++] = k[j];
+	}
+	if (overlap) {
+		symtab_push(t, ids, PART_NAME, ms);
+	} else {
+		for (size_t j = 0; j < keep; j++) {
+			size_t i = (uint32_t)k[j];
+
+			meta_push(ms, t->strs->offset + (k[j] >> 32),
+				  len[i] + 1, ids[i],
+				  t->strs->flags & SHF_ALLOC);
+		}
+	}
+	free(len);
+	free(k);
+}
+
+/* The words of the symbol hash tables of symbol table tabndx (.hash,
+ * .gnu.hash) that name one symbol, to that symbol's label ids[index]:
+ * .hash's bucket (the first symbol of its chain) and chain words (one per
+ * symbol), .gnu.hash's buckets (the first symbol of the bucket) and hash
+ * values (one per symbol from symoffset on). Headers and .gnu.hash's bloom
+ * filter serve all symbols and stay "[section ...]". */
+static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
+		      size_t nids, struct metasink *ms)
+{
+	Elf *elf = elfimg_elf(img);
+	bool be = img->big_endian;
+
+	for (size_t k = 1; k < img->nsecs; k++) {
+		const struct elf_section *h = &img->secs[k];
+		bool alloc = h->flags & SHF_ALLOC;
+		const unsigned char *p;
+		uint64_t nb, w, hdr;
+		Elf_Data *d;
+
+		if ((h->type != SHT_HASH && h->type != SHT_GNU_HASH) ||
+		    h->link != tabndx)
+			continue;
+		d = elf_rawdata(elf_getscn(elf, k), NULL);
+		if (!d || !d->d_buf || d->d_size != h->size || h->size < 16)
+			continue;
+		p = d->d_buf;
+		nb = elf_get_uint(p, 4, be);
+		if (h->type == SHT_HASH) {
+			uint64_t nc = elf_get_uint(p + 4, 4, be);
+
+			if (8 + (nb + nc) * 4 > h->size || nc > nids)
+				continue;
+			for (uint64_t b = 0; b < nb; b++) {
+				uint64_t y = elf_get_uint(p + 8 + b * 4, 4, be);
+
+				if (y && y < nids)
+					meta_push(ms, h->offset + 8 + b * 4, 4,
+						  ids[y], alloc);
+			}
+			for (uint64_t i = 1; i < nc; i++)
+				meta_push(ms, h->offset + 8 + (nb + i) * 4, 4,
+					  ids[i], alloc);
+			continue;
+		}
+		/* .gnu.hash: nbuckets, symoffset, bloom_size, bloom_shift */
+		w = img->elfclass == ELFCLASS64 ? 8 : 4;
+		{
+			uint64_t symoff = elf_get_uint(p + 4, 4, be);
+			uint64_t nbloom = elf_get_uint(p + 8, 4, be);
+
+			if (nbloom > h->size / w || nb > h->size / 4)
+				continue;
+			hdr = 16 + nbloom * w;
+			if (hdr + nb * 4 > h->size || symoff > nids)
+				continue;
+			for (uint64_t b = 0; b < nb; b++) {
+				uint64_t y =
+				    elf_get_uint(p + hdr + b * 4, 4, be);
+
+				if (y && y < nids)
+					meta_push(ms, h->offset + hdr + b * 4,
+						  4, ids[y], alloc);
+			}
+			hdr += nb * 4;
+			for (uint64_t i = symoff;
+			     i < nids && hdr + (i - symoff + 1) * 4 <= h->size;
+			     i++)
+				meta_push(ms,
+					  h->offset + hdr + (i - symoff) * 4, 4,
+					  ids[i], alloc);
+		}
+	}
+}
+
+void elfmeta_add_relocs(struct elfimg *img, struct dualmap *base,
+			struct dualmap *out)
+{
+	struct metasink ms;
+
+	meta_begin(&ms, base, out);
+	meta_relocs(img, &ms);
+	meta_end(&ms);
+}
+
+/* --- the order the metadata goes in ---
+ *
+ * Each table is walked in the order of its entries, which is the order of
+ * their offsets. Walked one after the other in the order of their
+ * offsets, the tables add their entries in order, and the map being
+ * built has nothing to sort when it settles. That order may differ from
+ * the canonical one (unwind, relocations, each symbol table's entries
+ * with their versions and names, its hash tables): it changes nothing
+ * when no two tables share a byte in the file or in the VM the file is
+ * loaded at, since only the first writer of a byte counts. Otherwise
+ * the canonical order is kept. */
+
+enum meta_kind {
+	MK_FDES,     /* .eh_frame */
+	MK_HDR,	     /* .eh_frame_hdr */
+	MK_RELOCS,   /* every relocation section */
+	MK_ENTRIES,  /* a symbol table */
+	MK_VERSIONS, /* its .gnu.version */
+	MK_NAMES,    /* its string table */
+	MK_HASH,     /* its .hash and .gnu.hash (.dynsym only) */
+};
+
+/* One table: its kind, symbol table, and the hull of the file bytes
+ * (and of the VM they are loaded at) its entries can lie in. */
+struct meta_job {
+	enum meta_kind kind;
+	size_t tab;
+	uint64_t fs, fe, vs, ve;
+};
+
+static void hull_add(struct meta_job *j, const struct elf_section *s)
+{
+	uint64_t end;
+
+	if (!s || !s->size || s->type == SHT_NOBITS)
+		return;
+	end =
+	    s->size > UINT64_MAX - s->offset ? UINT64_MAX : s->offset + s->size;
+	if (j->fs == j->fe) {
+		j->fs = s->offset;
+		j->fe = end;
+		return;
+	}
+	j->fs = MIN(j->fs, s->offset);
+	j->fe = MAX(j->fe, end);
+}
+
+static int vm_hull_add(void *arg, const struct rmap_entry *piece)
+{
+	struct meta_job *j = arg;
+	uint64_t len = piece->end - piece->start;
+
+	if (piece->other == RMAP_NO_TRANSLATION)
+		return 0;
+	if (j->vs == j->ve) {
+		j->vs = piece->other;
+		j->ve = piece->other + len;
+		return 0;
+	}
+	j->vs = MIN(j->vs, piece->other);
+	j->ve = MAX(j->ve, piece->other + len);
+	return 0;
+}
+
+/* Are the hulls [s, e) of the n jobs (sorted in place by s) disjoint? */
+static bool hulls_disjoint(uint64_t (*h)[2], size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k && h[k][0] < h[k - 1][0]; k--) {
+			uint64_t t[2] = {h[k][0], h[k][1]};
+
+			memcpy(h[k], h[k - 1], sizeof(t));
+			memcpy(h[k - 1], t, sizeof(t));
+		}
+	for (size_t i = 1; i < n; i++)
+		if (h[i][0] < h[i - 1][1])
+			return false;
+	return true;
+}
+
+/* The jobs of img into j (room for 3 + 4 * nsecs); their number. */
+static size_t meta_jobs(struct elfimg *img, struct dualmap *base,
+			struct meta_job *j)
+{
+	size_t n = 0;
+
+	for (int kind = MK_FDES; kind <= MK_RELOCS; kind++) {
+		j[n] = (struct meta_job){.kind = kind};
+		for (size_t i = 1; i < img->nsecs; i++) {
+			const struct elf_section *s = &img->secs[i];
+
+			if ((kind == MK_FDES &&
+			     !strcmp(s->name, ".eh_frame")) ||
+			    (kind == MK_HDR &&
+			     !strcmp(s->name, ".eh_frame_hdr")) ||
+			    (kind == MK_RELOCS &&
+			     (s->type == SHT_REL || s->type == SHT_RELA ||
+			      s->type == SHT_RELR)))
+				hull_add(&j[n], s);
+		}
+		n++;
+	}
+	for (size_t i = 1; i < img->nsecs; i++) {
+		struct symtab_meta t;
+
+		if ((img->secs[i].type != SHT_SYMTAB &&
+		     img->secs[i].type != SHT_DYNSYM) ||
+		    !symtab_meta_open(img, i, &t))
+			continue;
+		for (int kind = MK_ENTRIES; kind <= MK_HASH; kind++)
+			j[n + kind - MK_ENTRIES] =
+			    (struct meta_job){.kind = kind, .tab = i};
+		hull_add(&j[n], t.tab);
+		hull_add(&j[n + 1], t.ver);
+		hull_add(&j[n + 2], t.strs);
+		for (size_t k = 1; k < img->nsecs; k++)
+			if ((img->secs[k].type == SHT_HASH ||
+			     img->secs[k].type == SHT_GNU_HASH) &&
+			    img->secs[k].link == i &&
+			    img->secs[i].type == SHT_DYNSYM)
+				hull_add(&j[n + 3], &img->secs[k]);
+		n += 4;
+	}
+	for (size_t i = 0; base && i < n; i++)
+		if (j[i].fs < j[i].fe)
+			rmap_foreach(base->file, j[i].fs, j[i].fe, vm_hull_add,
+				     &j[i]);
+	return n;
+}
+
+/* May the jobs go in the order of their offsets? (see above) */
+static bool meta_reorder(struct meta_job *j, size_t n)
+{
+	uint64_t(*h)[2] = xcalloc(n ? n : 1, sizeof(*h));
+	size_t nf = 0, nv = 0;
+	bool ok;
+
+	for (size_t i = 0; i < n; i++)
+		if (j[i].fs < j[i].fe) {
+			h[nf][0] = j[i].fs;
+			h[nf++][1] = j[i].fe;
+		}
+	ok = hulls_disjoint(h, nf);
+	for (size_t i = 0; i < n; i++)
+		if (j[i].vs < j[i].ve) {
+			h[nv][0] = j[i].vs;
+			h[nv++][1] = j[i].ve;
+		}
+	ok = ok && hulls_disjoint(h, nv);
+	free(h);
+	if (!ok)
+		return false;
+	/* by offset; stable, empty ones first (they add nothing) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k && j[k].fs < j[k - 1].fs; k--) {
+			struct meta_job t = j[k];
+
+			j[k] = j[k - 1];
+			j[k - 1] = t;
+		}
+	return true;
+}
+
+/* Run job j; ids[tab]: the labels of symbol table tab's entries. */
+static void meta_run(struct elfimg *img, const struct meta_job *j,
+		     uint32_t *const *ids, bool reordered, struct metasink *ms)
+{
+	struct symtab_meta t;
+
+	switch (j->kind) {
+	case MK_FDES:
+	case MK_HDR:
+	case MK_RELOCS:
+		/* each table read is done with once its entries are added:
+		 * free libelf's copies (.rela.dyn, .eh_frame: megabytes) as
+		 * the maps grow */
+		elfimg_drop_data(img);
+		if (j->kind == MK_FDES)
+			meta_fdes(img, ms);
+		else if (j->kind == MK_HDR)
+			meta_hdr(img, ms);
+		else
+			meta_relocs(img, ms);
+		elfimg_drop_data(img);
+		return;
+	case MK_HASH:
+		if (img->secs[j->tab].type == SHT_DYNSYM &&
+		    symtab_meta_open(img, j->tab, &t))
+			meta_hash(img, j->tab, ids[j->tab], t.nsyms, ms);
+		return;
+	default:
+		break;
+	}
+	if (!symtab_meta_open(img, j->tab, &t))
+		return;
+	if (!reordered) /* entry by entry, its parts together */
+		symtab_push(&t, ids[j->tab],
+			    PART_ENTRY | PART_VERSION | PART_NAME, ms);
+	else if (j->kind == MK_NAMES)
+		symtab_push_names(&t, ids[j->tab], ms);
+	else
+		symtab_push(&t, ids[j->tab],
+			    j->kind == MK_ENTRIES ? PART_ENTRY : PART_VERSION,
+			    ms);
+}
+
+void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
+		 struct dualmap *base, struct dualmap *out)
+{
+	struct meta_job *j = xcalloc(3 + 4 * img->nsecs, sizeof(*j));
+	uint32_t **ids = xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*ids));
+	struct metasink ms;
+	bool reordered;
+	size_t n;
+
+	meta_begin(&ms, base, out);
+	n = meta_jobs(img, base, j);
+	/* the labels first: the lookups see the frozen map only */
+	for (size_t i = 0; i < n; i++) {
+		struct symtab_meta t;
+
+		if (j[i].kind == MK_ENTRIES &&
+		    symtab_meta_open(img, j[i].tab, &t))
+			ids[j[i].tab] = symtab_meta_ids(img, &t, sn, &ms);
+	}
+	reordered = meta_reorder(j, n);
+	for (size_t i = 0; i < n; i++)
+		if (ids[j[i].tab] || j[i].kind <= MK_RELOCS)
+			if (reordered ||
+			    (j[i].kind != MK_VERSIONS && j[i].kind != MK_NAMES))
+				meta_run(img, &j[i], ids, reordered, &ms);
+	meta_end(&ms);
+	elfimg_drop_data(img);
+	for (size_t i = 0; i < img->nsecs; i++)
+		free(ids[i]);
+	free(ids);
+	free(j);
+}
