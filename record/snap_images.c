@@ -28,9 +28,9 @@ static bool same_file(const struct stat *st, uint32_t maj, uint32_t min,
 }
 
 /* A descriptor of /proc/PID/root for pid, kept for the next image of the
- * same process (each path under /proc/PID/root walks /proc, the pid and
- * the root link again), or -1. A pid reused since can only name a file
- * that same_file() refuses. */
+ * same process within one snapshot (each path under /proc/PID/root walks
+ * /proc, the pid and the root link again), or -1. A pid reused since can only
+ * name a file that same_file() refuses. */
 static int root_fd(struct snapper *s, int pid)
 {
 	char path[64];
@@ -98,6 +98,35 @@ static char *find_open_path(struct snapper *s, int pid, const char *path,
 found:
 	free(clean);
 	return p;
+}
+
+/* Open rel (under dirfd) for reading only if it is still the regular
+ * file (maj, min, ino) that find_open_path() found: the target may swap
+ * the path meanwhile, and memsz, often root, must not block in open() on
+ * a FIFO it planted or open a device node. The path is opened O_PATH
+ * (no open of the file itself), checked, then reopened through
+ * /proc/self/fd: the same inode, whatever the path names by then.
+ * Returns the descriptor or -errno (-ESTALE: another file now). */
+static int open_regular(int dirfd, const char *rel, uint32_t maj, uint32_t min,
+			uint64_t ino)
+{
+	char self[40];
+	struct stat st;
+	int pfd, fd;
+
+	pfd = openat(dirfd, rel, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !same_file(&st, maj, min, ino)) {
+		close(pfd);
+		return -ESTALE;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = fd < 0 ? -errno : fd;
+	close(pfd);
+	return fd;
 }
 
 static uint32_t image_hash(uint32_t maj, uint32_t min, uint64_t ino)
@@ -211,7 +240,8 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		im->build_id_len = MIN(build_id_len, sizeof(im->build_id));
 		memcpy(im->build_id, build_id, im->build_id_len);
 	} else if (open_path[0] && S_ISREG(st.st_mode)) {
-		fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+		fd = open_regular(dirfd, rel, im->dev_major, im->dev_minor,
+				  im->ino);
 		if (fd >= 0) {
 			ret = elf_build_id_read(fd, im->build_id,
 						sizeof(im->build_id));
@@ -290,7 +320,7 @@ int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 		    uint32_t **idsp)
 {
 	uint32_t *ids = xmalloc((maps->n + 1) * sizeof(*ids));
-	int ret;
+	int ret = 0;
 
 	*idsp = ids;
 	snap_images_round(s, pid);
@@ -304,7 +334,11 @@ int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 				    m->dev_major, m->dev_minor, m->ino, NULL, 0,
 				    &ids[i]);
 		if (ret < 0)
-			return ret;
+			break;
 	}
-	return 0;
+	/* the root is kept for one process's images only: held longer it
+	 * would pin an exited container's root (its umount fails with
+	 * EBUSY) and outlive a chroot or the pid's reuse */
+	images_close_root(s);
+	return ret < 0 ? ret : 0;
 }
