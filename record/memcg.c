@@ -373,43 +373,13 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
 	return 0;
 }
 
-/* The file name under the directory dfd, whole, into *out (allocated,
- * NUL-terminated; what read_small_file() does for a path): a cgroup's
- * files are read relative to one descriptor of its directory, so that
- * its long path is walked once, not once per file. Returns its length or
+/* The file name under the directory dfd, whole (a cgroup's files are
+ * read relative to one descriptor of its directory, so that its long
+ * path is walked once, not once per file). Returns its length or
  * -errno. */
 static ssize_t read_at(int dfd, const char *name, char **out)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	size_t cap = 4096, len = 0;
-	ssize_t n = 0;
-	char *buf;
-
-	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	buf = xmalloc(cap);
-	while (len < SMALL_FILE_MAX) {
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len,
-			 MIN(cap - len - 1, SMALL_FILE_MAX - len));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		free(buf);
-		return n;
-	}
-	close(fd);
-	buf[len] = 0;
-	*out = buf;
-	return (ssize_t)len;
+	return read_small_file_at(dfd, name, SMALL_FILE_MAX, out);
 }
 
 /* The one number of the file name under the directory dfd into *v.

@@ -253,7 +253,12 @@ int u64_sort_cmp(const void *a, const void *b)
 
 ssize_t read_small_file(const char *path, size_t max, char **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return read_small_file_at(AT_FDCWD, path, max, out);
+}
+
+ssize_t read_small_file_at(int dfd, const char *path, size_t max, char **out)
+{
+	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	size_t cap = 4096, len = 0;
 	ssize_t n = 0;
 	char *buf;

@@ -49,6 +49,10 @@ enum memsz_error {
  * *out (caller frees): /proc, sysfs and cgroupfs files, whose size stat
  * does not tell. Returns its length, or -errno (*out NULL). */
 ssize_t read_small_file(const char *path, size_t max, char **out);
+/* read_small_file() of path relative to the directory dfd (AT_FDCWD: as
+ * read_small_file()): the files of one directory read without walking
+ * its path again for each. */
+ssize_t read_small_file_at(int dfd, const char *path, size_t max, char **out);
 
 /* Message for a code returned by a library function (negative errno or
  * -MEMSZ_E*). Never NULL; static storage. */
