@@ -101,31 +101,19 @@ found:
 }
 
 /* Open rel (under dirfd) for reading only if it is still the regular
- * file (maj, min, ino) that find_open_path() found: the target may swap
- * the path meanwhile, and memsz, often root, must not block in open() on
- * a FIFO it planted or open a device node. The path is opened O_PATH
- * (no open of the file itself), checked, then reopened through
- * /proc/self/fd: the same inode, whatever the path names by then.
- * Returns the descriptor or -errno (-ESTALE: another file now). */
+ * file (maj, min, ino) that find_open_path() found: the target may have
+ * swapped the path meanwhile. Returns the descriptor or -errno (-ESTALE:
+ * another file now). */
 static int open_regular(int dirfd, const char *rel, uint32_t maj, uint32_t min,
 			uint64_t ino)
 {
-	char self[40];
 	struct stat st;
-	int pfd, fd;
+	int fd = open_regular_at(dirfd, rel, &st);
 
-	pfd = openat(dirfd, rel, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !same_file(&st, maj, min, ino)) {
-		close(pfd);
+	if (fd >= 0 && !same_file(&st, maj, min, ino)) {
+		close(fd);
 		return -ESTALE;
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	fd = fd < 0 ? -errno : fd;
-	close(pfd);
 	return fd;
 }
 

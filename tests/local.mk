@@ -2,7 +2,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_openreg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -82,6 +82,9 @@ tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
 tests_test_snapshot_LDADD = $(TEST_LIBS)
 tests_test_snapshot_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DWORKLOAD_DIR='"$(abs_top_srcdir)/tests/workloads"'
+tests_test_openreg_SOURCES = tests/test_openreg.c tests/testutil.c tests/testutil.h
+tests_test_openreg_CFLAGS = $(TEST_CFLAGS)
+tests_test_openreg_LDADD = $(TEST_LIBS)
 tests_test_strbuf_SOURCES = tests/test_strbuf.c tests/testutil.c tests/testutil.h
 tests_test_strbuf_CFLAGS = $(TEST_CFLAGS)
 tests_test_strbuf_LDADD = $(TEST_LIBS)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *memsz_progname = "memsz";
@@ -249,6 +250,28 @@ int u64_sort_cmp(const void *a, const void *b)
 	memcpy(&x, a, sizeof(x));
 	memcpy(&y, b, sizeof(y));
 	return u64_cmp(x, y);
+}
+
+int open_regular_at(int dfd, const char *path, struct stat *st)
+{
+	char self[40];
+	int pfd, fd;
+
+	pfd = openat(dfd, path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	fd = fstat(pfd, st) < 0 ? -errno : 0;
+	if (!fd && !S_ISREG(st->st_mode))
+		fd = -EINVAL;
+	if (fd < 0) {
+		close(pfd);
+		return fd;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = fd < 0 ? -errno : fd;
+	close(pfd);
+	return fd;
 }
 
 ssize_t read_small_file(const char *path, size_t max, char **out)

@@ -44,6 +44,17 @@ enum memsz_error {
 	MEMSZ_ELAST
 };
 
+/* Open path (relative to dfd, or AT_FDCWD) for reading only if it is a
+ * regular file, *st its stat: a path a process memsz does not trust
+ * names (a target's files, a map_files link) may be swapped for a FIFO
+ * that would block open() or a device node whose open has effects. It
+ * is opened O_PATH (the file itself is not opened), checked, then
+ * reopened through /proc/self/fd, which gives the same inode whatever the
+ * path names by then. Returns the descriptor or -errno (-EINVAL: not a
+ * regular file). */
+struct stat;
+int open_regular_at(int dfd, const char *path, struct stat *st);
+
 /* Read the regular file at path (not through a symlink in its last
  * component) whole, at most max bytes, into a new NUL-terminated buffer
  * *out (caller frees): /proc, sysfs and cgroupfs files, whose size stat
