@@ -7,7 +7,10 @@
  * possible; over 16 MiB, so the snapshot scans it first); a 4 MiB
  * file mapped MAP_PRIVATE read-only, half its pages read; a 1 MiB file
  * mapped MAP_PRIVATE read-write with every 4th page written (COW copies);
- * a 1 MiB file mapped MAP_SHARED with half its pages written; 1 MiB of
+ * a 1 MiB file mapped MAP_SHARED with half its pages written; a 66 MiB
+ * file mapped MAP_SHARED with every 4th page written and every other page
+ * read (larger than a snapshot's 64 MiB chunk: its pages are looked up
+ * in one sort over the mapping); 1 MiB of
  * shared anonymous memory, half written. Then forks a child that shares
  * it all and stops itself; the parent rewrites a quarter of the anon
  * memory (breaking COW), maps another such THP region of its own (its
@@ -73,7 +76,7 @@ int main(int argc, char **argv)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE), i, mib;
 	volatile char sink = 0;
-	char *anon, *zero, *thp, *ro, *cow, *shf, *sha;
+	char *anon, *zero, *thp, *ro, *cow, *shf, *big, *sha;
 	pid_t child;
 
 	if (argc != 3)
@@ -114,6 +117,15 @@ int main(int argc, char **argv)
 			shf[i] = 'c';
 		else if ((i / pg) % 3 == 0)
 			sink += shf[i];
+	}
+
+	big = map_file(argv[1], "big.bin", 66 << 20, PROT_READ | PROT_WRITE,
+		       MAP_SHARED);
+	for (i = 0; i < (66 << 20); i += pg) {
+		if ((i / pg) % 4 == 0)
+			big[i] = 'd';
+		else if ((i / pg) % 2 == 1)
+			sink += big[i];
 	}
 
 	sha = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
