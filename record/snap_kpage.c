@@ -28,6 +28,7 @@
 #include <linux/kernel-page-flags.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -189,6 +190,7 @@ bool kpage_file_clean(const struct snap_job *j, size_t k)
 			     : a + ((uint64_t)t->n << shift);
 	struct snap_cachestat_range r = {m->pgoff + (a - m->start), b - a};
 	struct snap_cachestat cs;
+	struct stat st;
 	char path[80];
 	long ret;
 	int fd;
@@ -197,7 +199,8 @@ bool kpage_file_clean(const struct snap_job *j, size_t k)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 j->pid, m->start, m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the target may map a device node here: not opened, nor blocked on */
+	fd = open_regular_at(AT_FDCWD, path, &st);
 	if (fd < 0)
 		return false;
 	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);

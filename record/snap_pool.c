@@ -13,6 +13,7 @@
 #include "util/util.h"
 
 #include <pthread.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -293,12 +294,17 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 				      ? (m->end - m->start) >> s->page_shift
 				      : 0;
 		uint64_t first = 0;
+		int pre = 1;
 
 		k = j->ntasks;
-		if (s->has_scan && npages > PRESCAN_MIN_PAGES &&
-		    pagemap_prescan(j, c, (uint32_t)i) == 0)
+		if (s->has_scan && npages > PRESCAN_MIN_PAGES)
+			pre = pagemap_prescan(j, c, (uint32_t)i);
+		if (pre == 0)
 			continue;
-		j->sparse[i] = s->has_scan && npages > CHUNK_PAGES;
+		/* a mapping the prescan found dense (-EAGAIN) is read whole,
+		 * not scanned again chunk by chunk */
+		j->sparse[i] =
+		    s->has_scan && npages > CHUNK_PAGES && pre != -EAGAIN;
 		do {
 			struct snap_task *t;
 
