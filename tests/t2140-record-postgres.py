@@ -74,9 +74,14 @@ def smaps_sums(pid):
     sums = {k: sum(v.get(k, 0) for v in vmas)
             for k in ("Rss", "Pss", "Private_Dirty", "Swap", "Shared_Clean",
                       "Shared_Dirty")}
-    sums["own_Shared_Clean"] = sum(v.get("Shared_Clean", 0) for v in vmas
-                                   if not is_system(v["last"]))
+    own = [v for v in vmas if not is_system(v["last"])]
+    sums["own_Shared_Clean"] = sum(v.get("Shared_Clean", 0) for v in own)
+    sums["own_Pss"] = sum(v.get("Pss", 0) for v in own)
+    sums["sys_Rss"] = sum(v.get("Rss", 0) for v in vmas
+                          if is_system(v["last"]))
     sums["n"] = len(vmas)
+    sums["own_n"] = len(own)
+    sums["own_starts"] = {v["start"] for v in own}
     return sums
 
 
@@ -165,6 +170,14 @@ def run(tmp):
                 pid = int(r["pids"].split()[0])
                 own_shared[pid] = (own_shared.get(pid, 0) +
                                    int(r["shared_clean"]))
+        # PSS by mapping (a library's .bss is its file's row in --by
+        # files, an anonymous VMA in smaps)
+        map_pss = {}
+        for r in lib.report(data, "pids,mappings"):
+            pid = int(r["pids"].split()[0])
+            start = int(r["mappings"].split()[0].split("-")[0], 16)
+            map_pss[pid, start] = map_pss.get((pid, start), 0) + \
+                float(r["pss"])
         for p in [pm] + live:
             want = smaps_sums(p)
             r = rows.get(p)
@@ -199,10 +212,21 @@ def run(tmp):
             check(int(r["rss"]) == int(r["uss"]) + int(r["shared_clean"]) +
                   int(r["shared_dirty"]),
                   f"{p}: RSS == USS + SHR CLEAN + SHR DIRTY")
-            tol = want["n"] * PAGE
+            # PSS within a page per mapping over the cluster's own files
+            # and memory; the system libraries' share moves with their
+            # sharers in other tests (up to their whole Rss)
+            tol = want["own_n"] * PAGE
+            own = sum(v for (pid, a), v in map_pss.items()
+                      if pid == p and a in want["own_starts"])
+            check(abs(own - want["own_Pss"]) <= tol,
+                  f"{p}: PSS {own:.0f} == smaps Pss {want['own_Pss']} "
+                  f"within {want['own_n']} pages, system libraries' "
+                  f"mappings left out")
+            tol = want["n"] * PAGE + want["sys_Rss"]
             check(abs(float(r["pss"]) - want["Pss"]) <= tol,
-                  f"{p}: PSS {float(r['pss']):.0f} == smaps Pss "
-                  f"{want['Pss']} within {want['n']} pages")
+                  f"{p}: all PSS {float(r['pss']):.0f} == smaps Pss "
+                  f"{want['Pss']} within {want['n']} pages and the "
+                  f"system libraries' Rss {want['sys_Rss']}")
     finally:
         if rec.poll() is None:
             rec.kill()
