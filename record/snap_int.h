@@ -111,7 +111,9 @@ struct snap_ctx {
 	uint64_t *kcg;		/* kpagecgroup of the pages looked up */
 	uint64_t *look, *look2; /* LOOK_KEY(pfn, page): pages to look up */
 	uint64_t *kbuf;
-	struct snap_page_region *vec;
+	size_t nkbuf; /* entries of kbuf (ctx_kbuf_entries of cap) */
+	size_t cap;   /* pages of the other arrays (snap_pool.c ctx_get) */
+	struct snap_page_region *vec; /* SCAN_VEC regions */
 	uint64_t kpage_lookups;
 	bool scanned;
 	/* pagemap_read_task of a split job only scanned the task: its pagemap
@@ -119,6 +121,18 @@ struct snap_ctx {
 	bool deferred;
 	uint64_t changed; /* pages pagemap_reconcile() changed */
 };
+
+/* The entries of the kpage read buffer of a scratch of cap pages, in
+ * proportion to KPAGE_BLOCK for CHUNK_PAGES: a kpage_read of its m <= cap
+ * keys spans at most KPAGE_GAP + 1 frames a key, a pmd_read_shared at
+ * most the task's pages, and task_read_regions reads through it at most
+ * that many entries. */
+static inline size_t ctx_kbuf_entries(size_t cap)
+{
+	return cap * (KPAGE_BLOCK / CHUNK_PAGES);
+}
+_Static_assert(KPAGE_BLOCK / CHUNK_PAGES >= KPAGE_GAP + 1,
+	       "a kpage read of a chunk's keys fits the buffer");
 
 /* The result of one chunk, kept until it is written (slot = chunk index
  * modulo WINDOW). */

@@ -82,7 +82,8 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 }
 
 /* Read one of the kpage files into dst for the n sorted keys of look:
- * one pread per block of nearby PFNs (through gaps up to KPAGE_GAP). */
+ * one pread per block of nearby PFNs (through gaps up to KPAGE_GAP), of
+ * at most the c->nkbuf entries of c->kbuf. */
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		      int fd, uint64_t *dst)
 {
@@ -96,7 +97,7 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		for (j = i + 1; j < n; j++) {
 			uint64_t p = LOOK_PFN(look[j]);
 
-			if (p - last > KPAGE_GAP || p - first >= KPAGE_BLOCK)
+			if (p - last > KPAGE_GAP || p - first >= c->nkbuf)
 				break;
 			last = p;
 		}

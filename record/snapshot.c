@@ -96,6 +96,7 @@ void snapper_free(struct snapper *s)
 		if (!c)
 			continue;
 		free(c->pm); /* the block of all its scratch (ctx_get) */
+		free(c->vec);
 		free(c);
 	}
 	for (i = 0; i < WINDOW; i++) {
