@@ -43,11 +43,15 @@
 #define LOOK_IDX(k) ((uint32_t)((k) & ((1u << LOOK_IDX_BITS) - 1)))
 _Static_assert(CHUNK_PAGES <= 1u << LOOK_IDX_BITS, "chunk index fits a key");
 #define RADIX_MAX_BITS 12
+/* Up to this many keys are sorted by insertion: the radix sort clears
+ * and sums a 16 KiB count table per pass, whatever n is (a small
+ * process's chunk has a few dozen pages to look up). */
+#define INSERTION_MAX 48
 
 /* Sort the n keys of c->look by PFN: a least-significant-digit radix sort
  * over the PFN bits the largest key has, in as few passes of at most
  * RADIX_MAX_BITS as they need (two up to 64 GiB of RAM), through
- * c->look2. */
+ * c->look2; a few keys by insertion, stable as the radix sort is. */
 static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 {
 	uint32_t cnt[1u << RADIX_MAX_BITS];
@@ -57,6 +61,17 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 	unsigned width = passes ? (bits + passes - 1) / passes : 0;
 	uint64_t *src = c->look, *dst = c->look2, *t, mask;
 
+	if (n <= INSERTION_MAX) {
+		for (size_t i = 1; i < n; i++) {
+			uint64_t k = src[i];
+			size_t d = i;
+
+			for (; d && LOOK_PFN(src[d - 1]) > LOOK_PFN(k); d--)
+				src[d] = src[d - 1];
+			src[d] = k;
+		}
+		return;
+	}
 	mask = ((uint64_t)1 << width) - 1;
 	for (unsigned p = 0; p < passes; p++) {
 		unsigned sh = LOOK_IDX_BITS + p * width;
