@@ -161,6 +161,7 @@ struct self_range {
 struct snapper {
 	struct md_writer *w;
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
+	int self_pm_fd; /* /proc/self/pagemap, or -1 (no PFNs) */
 	bool has_pfn, has_kpageflags, has_scan;
 	bool has_kpagecgroup; /* kpagecgroup readable: charges recorded */
 	bool anon_cg;	      /* look the anonymous pages' cgroups up too
