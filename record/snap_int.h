@@ -87,6 +87,13 @@ struct snap_image {
 	uint32_t round; /* the last round of snapshots that mapped it */
 };
 
+/* A file kpage_file_clean was asked whole about, and its answer. */
+struct clean_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	bool clean;
+};
+
 /* Per-thread scratch for one chunk. */
 struct snap_ctx {
 	uint64_t *pm;	/* pagemap entries */
@@ -120,6 +127,9 @@ struct snap_ctx {
 	 * entries are read after the release */
 	bool deferred;
 	uint64_t changed; /* pages pagemap_reconcile() changed */
+	/* the files this thread asked whole in this job (task_clean) */
+	struct clean_file *cf;
+	size_t ncf, cfcap;
 };
 
 /* The entries of the kpage read buffer of a scratch of cap pages, in
@@ -279,8 +289,15 @@ struct snap_job {
 	bool stop;	      /* under mu */
 };
 
-/* A chunk with fewer file pages to look up than this does not ask. */
+/* A chunk with fewer file pages to look up than this does not ask
+ * whether its part of the file is clean (kpage_file_clean)... */
 #define CLEAN_MIN_LOOKUPS 64
+/* ...unless its file is this small, and asked whole: the answer then
+ * serves every mapping of the file (a library's three or four), so that
+ * fewer look-ups pay for it (a kpageflags pread costs ~0.4 us, the
+ * question ~6 system calls). */
+#define CLEAN_FILE_MIN_LOOKUPS 8
+#define CLEAN_WHOLE_MAX_BYTES (16ll << 20)
 
 /* Call the release callback, if any, once (snapper_set_release). */
 static inline void snap_release(struct snapper *s)

@@ -195,7 +195,8 @@ struct snap_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-bool kpage_file_clean(const struct snap_job *j, size_t k)
+enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
+				  size_t nlook, bool whole)
 {
 	const struct snap_task *t = &j->tasks[k];
 	const struct procmap *m = &j->maps->maps[t->vma];
@@ -212,16 +213,24 @@ bool kpage_file_clean(const struct snap_job *j, size_t k)
 	int fd;
 
 	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
-		return false;
+		return KPAGE_CLEAN_UNKNOWN;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 j->pid, m->start, m->end);
 	/* the target may map a device node here: not opened, nor blocked on */
 	fd = open_regular_at(AT_FDCWD, path, &st);
 	if (fd < 0)
-		return false;
+		return KPAGE_CLEAN_UNKNOWN;
+	if (whole && st.st_size <= CLEAN_WHOLE_MAX_BYTES) {
+		r = (struct snap_cachestat_range){0, 0}; /* 0: to its end */
+	} else if (nlook < CLEAN_MIN_LOOKUPS) {
+		close(fd);
+		return KPAGE_CLEAN_UNKNOWN;
+	}
 	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);
 	close(fd);
-	return ret == 0 && cs.nr_dirty == 0;
+	if (ret != 0 || cs.nr_dirty != 0)
+		return KPAGE_CLEAN_UNKNOWN;
+	return r.len ? KPAGE_CLEAN_RANGE : KPAGE_CLEAN_FILE;
 }
 
 /* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest

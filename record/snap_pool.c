@@ -105,19 +105,49 @@ static uint64_t task_va(const struct snap_job *j, size_t k)
 	return j->maps->maps[t->vma].start + (t->first << j->s->page_shift);
 }
 
+/* The answer c has for the file of mapping m, asked whole in this job,
+ * or NULL. */
+static struct clean_file *clean_find(struct snap_ctx *c,
+				     const struct procmap *m)
+{
+	for (size_t i = 0; i < c->ncf; i++)
+		if (c->cf[i].ino == m->ino &&
+		    c->cf[i].dev_major == m->dev_major &&
+		    c->cf[i].dev_minor == m->dev_minor)
+			return &c->cf[i];
+	return NULL;
+}
+
 /* Set c->file_clean for task k with nlook pages to look up: the part of
  * its mapping's file the task covers known to have no dirty page cached
  * (kpage_file_clean), asked only where enough pages are to be looked up
- * to pay for it. */
+ * to pay for it. A small file is asked whole once per job and thread,
+ * and a clean answer serves its other mappings' tasks without asking. */
 static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 		       size_t nlook)
 {
 	const struct procmap *m = &j->maps->maps[j->tasks[k].vma];
+	struct clean_file *f;
+	enum kpage_clean r;
 
 	c->file_clean = false;
-	if (nlook < CLEAN_MIN_LOOKUPS || !j->s->has_kpageflags || !m->ino)
+	if (!nlook || !j->s->has_kpageflags || !m->ino)
 		return;
-	c->file_clean = kpage_file_clean(j, k);
+	f = clean_find(c, m);
+	if (f && f->clean) {
+		c->file_clean = true;
+		return;
+	}
+	if (nlook < (f ? CLEAN_MIN_LOOKUPS : CLEAN_FILE_MIN_LOOKUPS))
+		return;
+	r = kpage_file_clean(j, k, nlook, !f);
+	c->file_clean = r != KPAGE_CLEAN_UNKNOWN;
+	if (f)
+		return;
+	/* not asked whole again: clean, or its tasks ask their range */
+	xgrow(&c->cf, &c->cfcap, c->ncf + 1, sizeof(*c->cf));
+	c->cf[c->ncf++] = (struct clean_file){m->dev_major, m->dev_minor,
+					      m->ino, r == KPAGE_CLEAN_FILE};
 }
 
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
@@ -373,6 +403,7 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		s->ctx[t]->kpage_lookups = 0;
 		s->ctx[t]->changed = 0;
 		s->ctx[t]->scanned = false;
+		s->ctx[t]->ncf = 0;
 	}
 }
 /* At most this many bytes of page table entries are kept for a split job

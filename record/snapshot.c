@@ -105,6 +105,7 @@ void snapper_free(struct snapper *s)
 			continue;
 		free(c->pm); /* the block of all its scratch (ctx_get) */
 		free(c->vec);
+		free(c->cf);
 		free(c);
 	}
 	for (i = 0; i < WINDOW; i++) {
