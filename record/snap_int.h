@@ -87,6 +87,13 @@ struct snap_image {
 	uint32_t round; /* the last round of snapshots that mapped it */
 };
 
+/* A file kpage_file_clean was asked whole about, and its answer. */
+struct clean_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	bool clean;
+};
+
 /* Per-thread scratch for one chunk. */
 struct snap_ctx {
 	uint64_t *pm;	/* pagemap entries */
@@ -111,14 +118,31 @@ struct snap_ctx {
 	uint64_t *kcg;		/* kpagecgroup of the pages looked up */
 	uint64_t *look, *look2; /* LOOK_KEY(pfn, page): pages to look up */
 	uint64_t *kbuf;
-	struct snap_page_region *vec;
+	size_t nkbuf; /* entries of kbuf (ctx_kbuf_entries of cap) */
+	size_t cap;   /* pages of the other arrays (snap_pool.c ctx_get) */
+	struct snap_page_region *vec; /* SCAN_VEC regions */
 	uint64_t kpage_lookups;
 	bool scanned;
 	/* pagemap_read_task of a split job only scanned the task: its pagemap
 	 * entries are read after the release */
 	bool deferred;
 	uint64_t changed; /* pages pagemap_reconcile() changed */
+	/* the files this thread asked whole in this job (task_clean) */
+	struct clean_file *cf;
+	size_t ncf, cfcap;
 };
+
+/* The entries of the kpage read buffer of a scratch of cap pages, in
+ * proportion to KPAGE_BLOCK for CHUNK_PAGES: a kpage_read of its m <= cap
+ * keys spans at most KPAGE_GAP + 1 frames a key, a pmd_read_shared at
+ * most the task's pages, and task_read_regions reads through it at most
+ * that many entries. */
+static inline size_t ctx_kbuf_entries(size_t cap)
+{
+	return cap * (KPAGE_BLOCK / CHUNK_PAGES);
+}
+_Static_assert(KPAGE_BLOCK / CHUNK_PAGES >= KPAGE_GAP + 1,
+	       "a kpage read of a chunk's keys fits the buffer");
 
 /* The result of one chunk, kept until it is written (slot = chunk index
  * modulo WINDOW). */
@@ -147,6 +171,7 @@ struct self_range {
 struct snapper {
 	struct md_writer *w;
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
+	int self_pm_fd; /* /proc/self/pagemap, or -1 (no PFNs) */
 	bool has_pfn, has_kpageflags, has_scan;
 	bool has_kpagecgroup; /* kpagecgroup readable: charges recorded */
 	bool anon_cg;	      /* look the anonymous pages' cgroups up too
@@ -264,8 +289,15 @@ struct snap_job {
 	bool stop;	      /* under mu */
 };
 
-/* A chunk with fewer file pages to look up than this does not ask. */
+/* A chunk with fewer file pages to look up than this does not ask
+ * whether its part of the file is clean (kpage_file_clean)... */
 #define CLEAN_MIN_LOOKUPS 64
+/* ...unless its file is this small, and asked whole: the answer then
+ * serves every mapping of the file (a library's three or four), so that
+ * fewer look-ups pay for it (a kpageflags pread costs ~0.4 us, the
+ * question ~6 system calls). */
+#define CLEAN_FILE_MIN_LOOKUPS 8
+#define CLEAN_WHOLE_MAX_BYTES (16ll << 20)
 
 /* Call the release callback, if any, once (snapper_set_release). */
 static inline void snap_release(struct snapper *s)

@@ -43,11 +43,15 @@
 #define LOOK_IDX(k) ((uint32_t)((k) & ((1u << LOOK_IDX_BITS) - 1)))
 _Static_assert(CHUNK_PAGES <= 1u << LOOK_IDX_BITS, "chunk index fits a key");
 #define RADIX_MAX_BITS 12
+/* Up to this many keys are sorted by insertion: the radix sort clears
+ * and sums a 16 KiB count table per pass, whatever n is (a small
+ * process's chunk has a few dozen pages to look up). */
+#define INSERTION_MAX 48
 
 /* Sort the n keys of c->look by PFN: a least-significant-digit radix sort
  * over the PFN bits the largest key has, in as few passes of at most
  * RADIX_MAX_BITS as they need (two up to 64 GiB of RAM), through
- * c->look2. */
+ * c->look2; a few keys by insertion, stable as the radix sort is. */
 static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 {
 	uint32_t cnt[1u << RADIX_MAX_BITS];
@@ -57,6 +61,17 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 	unsigned width = passes ? (bits + passes - 1) / passes : 0;
 	uint64_t *src = c->look, *dst = c->look2, *t, mask;
 
+	if (n <= INSERTION_MAX) {
+		for (size_t i = 1; i < n; i++) {
+			uint64_t k = src[i];
+			size_t d = i;
+
+			for (; d && LOOK_PFN(src[d - 1]) > LOOK_PFN(k); d--)
+				src[d] = src[d - 1];
+			src[d] = k;
+		}
+		return;
+	}
 	mask = ((uint64_t)1 << width) - 1;
 	for (unsigned p = 0; p < passes; p++) {
 		unsigned sh = LOOK_IDX_BITS + p * width;
@@ -82,7 +97,8 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 }
 
 /* Read one of the kpage files into dst for the n sorted keys of look:
- * one pread per block of nearby PFNs (through gaps up to KPAGE_GAP). */
+ * one pread per block of nearby PFNs (through gaps up to KPAGE_GAP), of
+ * at most the c->nkbuf entries of c->kbuf. */
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		      int fd, uint64_t *dst)
 {
@@ -96,7 +112,7 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		for (j = i + 1; j < n; j++) {
 			uint64_t p = LOOK_PFN(look[j]);
 
-			if (p - last > KPAGE_GAP || p - first >= KPAGE_BLOCK)
+			if (p - last > KPAGE_GAP || p - first >= c->nkbuf)
 				break;
 			last = p;
 		}
@@ -179,7 +195,8 @@ struct snap_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-bool kpage_file_clean(const struct snap_job *j, size_t k)
+enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
+				  size_t nlook, bool whole)
 {
 	const struct snap_task *t = &j->tasks[k];
 	const struct procmap *m = &j->maps->maps[t->vma];
@@ -196,16 +213,24 @@ bool kpage_file_clean(const struct snap_job *j, size_t k)
 	int fd;
 
 	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
-		return false;
+		return KPAGE_CLEAN_UNKNOWN;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 j->pid, m->start, m->end);
 	/* the target may map a device node here: not opened, nor blocked on */
 	fd = open_regular_at(AT_FDCWD, path, &st);
 	if (fd < 0)
-		return false;
+		return KPAGE_CLEAN_UNKNOWN;
+	if (whole && st.st_size <= CLEAN_WHOLE_MAX_BYTES) {
+		r = (struct snap_cachestat_range){0, 0}; /* 0: to its end */
+	} else if (nlook < CLEAN_MIN_LOOKUPS) {
+		close(fd);
+		return KPAGE_CLEAN_UNKNOWN;
+	}
 	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);
 	close(fd);
-	return ret == 0 && cs.nr_dirty == 0;
+	if (ret != 0 || cs.nr_dirty != 0)
+		return KPAGE_CLEAN_UNKNOWN;
+	return r.len ? KPAGE_CLEAN_RANGE : KPAGE_CLEAN_FILE;
 }
 
 /* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest

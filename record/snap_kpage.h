@@ -30,14 +30,26 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey);
 
-/* True if the file that task k of the job maps has no dirty page in the
- * range the task covers (cachestat(2) through /proc/PID/map_files): then
- * none of the task's file pages is PG_dirty, and they need no kpageflags
- * look-up (smaps' dirty for them is PG_dirty). Asked per task, not per
- * mapping: the tasks of a mapping, run on several threads, each walk
- * their own part of the page cache, once. Asked only of mappings of
- * files on a block device: shmem and tmpfs pages are dirty without the
- * page cache's dirty mark. False when it cannot tell. */
-bool kpage_file_clean(const struct snap_job *j, size_t k);
+/* What kpage_file_clean found. */
+enum kpage_clean {
+	KPAGE_CLEAN_UNKNOWN, /* a dirty page, or it cannot tell */
+	KPAGE_CLEAN_RANGE,   /* no dirty page in the task's range */
+	KPAGE_CLEAN_FILE,    /* no dirty page in the whole file */
+};
+
+/* Whether the file that task k of the job maps (nlook pages of it to look
+ * up) has no dirty page in the range the task covers (cachestat(2)
+ * through /proc/PID/map_files): then none of the task's file pages is
+ * PG_dirty, and they need no kpageflags look-up (smaps' dirty for them is
+ * PG_dirty). With whole, a file of at most CLEAN_WHOLE_MAX_BYTES is asked
+ * whole (KPAGE_CLEAN_FILE: the answer holds for every mapping of it in
+ * the snapshot, see snap_pool.c task_clean); a larger one, only with
+ * CLEAN_MIN_LOOKUPS pages to look up, per task, not per mapping: the
+ * tasks of a
+ * mapping, run on several threads, each walk their own part of the page
+ * cache, once. Asked only of mappings of files on a block device: shmem
+ * and tmpfs pages are dirty without the page cache's dirty mark. */
+enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
+				  size_t nlook, bool whole);
 
 #endif

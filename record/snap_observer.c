@@ -135,7 +135,8 @@ static void self_set_build(struct snapper *s, const uint64_t *pfns, size_t n)
  * of a file the target does not map cannot be one of its pages, so
  * memsz's other mappings (its own binary, most of its libraries) are
  * neither populated nor read. files (nfiles) are the files the target
- * maps (self_target_files). Returns 0 or -errno. */
+ * maps (self_target_files). Reads /proc/self/pagemap through
+ * s->self_pm_fd, opened by snapper_new. Returns 0 or -errno. */
 static int self_load(struct snapper *s, const struct self_file *files,
 		     size_t nfiles)
 {
@@ -149,9 +150,9 @@ static int self_load(struct snapper *s, const struct self_file *files,
 	s->self_mask = 0;
 	if (ret < 0)
 		goto out;
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	fd = s->self_pm_fd;
 	if (fd < 0) {
-		ret = -errno;
+		ret = -ENOENT;
 		goto out;
 	}
 	for (size_t i = 0; i < pm.n; i++) {
@@ -178,7 +179,6 @@ static int self_load(struct snapper *s, const struct self_file *files,
 			pfns[n++] = pfn;
 		}
 	}
-	close(fd);
 	if (n)
 		self_set_build(s, pfns, n);
 	ret = 0;

@@ -595,8 +595,8 @@ static void task_layout(const struct snap_job *j, struct snap_ctx *c,
 
 /* Read the pagemap entries of the packed task t into c->pm: regions
  * whose gaps are shorter than PAGEMAP_GAP in one pread (through the
- * scratch c->kbuf when there are gaps). Returns 0, -ESRCH if the
- * process's pages are gone, or -errno. */
+ * scratch c->kbuf when there are gaps, as many as it holds). Returns 0, -ESRCH
+ * if the process's pages are gone, or -errno. */
 static int task_read_regions(const struct snap_job *j, struct snap_ctx *c,
 			     const struct snap_task *t)
 {
@@ -614,7 +614,7 @@ static int task_read_regions(const struct snap_job *j, struct snap_ctx *c,
 			uint64_t gap = (h->start - h[-1].end) >> shift;
 
 			if (gap >= PAGEMAP_GAP ||
-			    (h->end - g->start) >> shift > KPAGE_BLOCK)
+			    (h->end - g->start) >> shift > c->nkbuf)
 				break;
 			gaps |= gap != 0;
 		}

@@ -18,13 +18,21 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The bytes of one thread's scratch: seven arrays of a u64 per page of a
- * chunk, the kpage read buffer, the PAGEMAP_SCAN regions, then a u32 and
- * a byte per page (in that order, so that each stays aligned). */
-#define CTX_BYTES                                                              \
-	(CHUNK_PAGES * (7 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +         \
-	 KPAGE_BLOCK * sizeof(uint64_t) +                                      \
-	 SCAN_VEC * sizeof(struct snap_page_region))
+/* The scratch of a thread is sized for the largest task of the jobs it
+ * ran so far, in pages, rounded up to a power of two from CTX_MIN_PAGES:
+ * a small process's snapshot takes a few KiB, not the ~1 MiB a chunk of
+ * CHUNK_PAGES needs (which malloc maps and unmaps: a TLB flush, and a
+ * page fault per page touched, on every one-shot). */
+#define CTX_MIN_PAGES 256u
+
+/* The bytes of the scratch of cap pages: seven arrays of a u64 per page,
+ * the kpage read buffer (ctx_kbuf_entries), then a u32 and a byte per
+ * page (in that order, so that each stays aligned). */
+static size_t ctx_bytes(size_t cap)
+{
+	return cap * (7 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +
+	       ctx_kbuf_entries(cap) * sizeof(uint64_t);
+}
 
 /* The next n bytes of the block at *p. */
 static void *carve(uint8_t **p, size_t n)
@@ -35,33 +43,60 @@ static void *carve(uint8_t **p, size_t n)
 	return r;
 }
 
-/* The scratch of thread t, allocated the first time, in one block that
- * starts with c->pm (snapper_free frees it through c->pm): one mapping to
- * make and unmap instead of eleven (each munmap of a page touched is a
- * TLB flush: ~8 us, most of it on the other CPUs in a VM). */
-static struct snap_ctx *ctx_get(struct snapper *s, unsigned t)
+/* Lay the arrays of c for cap pages out in one new block that starts
+ * with c->pm (snapper_free frees it through c->pm): one allocation
+ * instead of nine. */
+static void ctx_carve(struct snap_ctx *c, size_t cap)
+{
+	uint8_t *p = xmalloc(ctx_bytes(cap));
+
+	c->cap = cap;
+	c->nkbuf = ctx_kbuf_entries(cap);
+	c->pm = carve(&p, cap * sizeof(*c->pm));
+	c->off = carve(&p, cap * sizeof(*c->off));
+	c->kcount = carve(&p, cap * sizeof(*c->kcount));
+	c->kflags = carve(&p, cap * sizeof(*c->kflags));
+	c->kcg = carve(&p, cap * sizeof(*c->kcg));
+	c->look = carve(&p, cap * sizeof(*c->look));
+	c->look2 = carve(&p, cap * sizeof(*c->look2));
+	c->kbuf = carve(&p, c->nkbuf * sizeof(*c->kbuf));
+	c->w = carve(&p, cap * sizeof(*c->w));
+	c->extra = carve(&p, cap);
+}
+
+/* The scratch of thread t, for tasks of up to pages pages: allocated the
+ * first time, grown when a job has larger tasks, and kept in the snapper
+ * for the next snapshots of the recording (at most the CHUNK_PAGES one).
+ * The PAGEMAP_SCAN regions (c->vec) are a fixed block of their own. */
+static struct snap_ctx *ctx_get(struct snapper *s, unsigned t, size_t pages)
 {
 	struct snap_ctx *c = s->ctx[t];
-	uint8_t *p;
+	size_t cap = CTX_MIN_PAGES;
 
-	if (c)
+	if (!c) {
+		c = xcalloc(1, sizeof(*c));
+		c->vec = xmalloc(SCAN_VEC * sizeof(*c->vec));
+		s->ctx[t] = c;
+	}
+	if (c->cap >= pages && c->pm)
 		return c;
-	c = xcalloc(1, sizeof(*c));
-	p = xmalloc(CTX_BYTES);
-	c->pm = carve(&p, CHUNK_PAGES * sizeof(*c->pm));
-	c->off = carve(&p, CHUNK_PAGES * sizeof(*c->off));
-	c->kcount = carve(&p, CHUNK_PAGES * sizeof(*c->kcount));
-	c->kflags = carve(&p, CHUNK_PAGES * sizeof(*c->kflags));
-	c->kcg = carve(&p, CHUNK_PAGES * sizeof(*c->kcg));
-	c->look = carve(&p, CHUNK_PAGES * sizeof(*c->look));
-	c->look2 = carve(&p, CHUNK_PAGES * sizeof(*c->look2));
-	c->kbuf = carve(&p, KPAGE_BLOCK * sizeof(*c->kbuf));
-	c->vec = carve(&p, SCAN_VEC * sizeof(*c->vec));
-	c->w = carve(&p, CHUNK_PAGES * sizeof(*c->w));
-	c->extra = carve(&p, CHUNK_PAGES);
-	s->ctx[t] = c;
+	while (cap < pages && cap < CHUNK_PAGES)
+		cap *= 2;
+	free(c->pm);
+	ctx_carve(c, cap);
 	return c;
 }
+
+/* The pages of the largest task of j. */
+static size_t tasks_max_pages(const struct snap_job *j)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < j->ntasks; k++)
+		n = MAX(n, (size_t)j->tasks[k].n);
+	return n;
+}
+
 /* The page at which task k starts. */
 static uint64_t task_va(const struct snap_job *j, size_t k)
 {
@@ -70,19 +105,49 @@ static uint64_t task_va(const struct snap_job *j, size_t k)
 	return j->maps->maps[t->vma].start + (t->first << j->s->page_shift);
 }
 
+/* The answer c has for the file of mapping m, asked whole in this job,
+ * or NULL. */
+static struct clean_file *clean_find(struct snap_ctx *c,
+				     const struct procmap *m)
+{
+	for (size_t i = 0; i < c->ncf; i++)
+		if (c->cf[i].ino == m->ino &&
+		    c->cf[i].dev_major == m->dev_major &&
+		    c->cf[i].dev_minor == m->dev_minor)
+			return &c->cf[i];
+	return NULL;
+}
+
 /* Set c->file_clean for task k with nlook pages to look up: the part of
  * its mapping's file the task covers known to have no dirty page cached
  * (kpage_file_clean), asked only where enough pages are to be looked up
- * to pay for it. */
+ * to pay for it. A small file is asked whole once per job and thread,
+ * and a clean answer serves its other mappings' tasks without asking. */
 static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 		       size_t nlook)
 {
 	const struct procmap *m = &j->maps->maps[j->tasks[k].vma];
+	struct clean_file *f;
+	enum kpage_clean r;
 
 	c->file_clean = false;
-	if (nlook < CLEAN_MIN_LOOKUPS || !j->s->has_kpageflags || !m->ino)
+	if (!nlook || !j->s->has_kpageflags || !m->ino)
 		return;
-	c->file_clean = kpage_file_clean(j, k);
+	f = clean_find(c, m);
+	if (f && f->clean) {
+		c->file_clean = true;
+		return;
+	}
+	if (nlook < (f ? CLEAN_MIN_LOOKUPS : CLEAN_FILE_MIN_LOOKUPS))
+		return;
+	r = kpage_file_clean(j, k, nlook, !f);
+	c->file_clean = r != KPAGE_CLEAN_UNKNOWN;
+	if (f)
+		return;
+	/* not asked whole again: clean, or its tasks ask their range */
+	xgrow(&c->cf, &c->cfcap, c->ncf + 1, sizeof(*c->cf));
+	c->cf[c->ncf++] = (struct clean_file){m->dev_major, m->dev_minor,
+					      m->ino, r == KPAGE_CLEAN_FILE};
 }
 
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
@@ -282,7 +347,8 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 {
 	const struct snapper *s = j->s;
-	struct snap_ctx *c = ctx_get(j->s, 0);
+	/* the prescan needs c->vec alone */
+	struct snap_ctx *c = ctx_get(j->s, 0, 0);
 	size_t i, k;
 
 	*total_pages = 0;
@@ -337,6 +403,7 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		s->ctx[t]->kpage_lookups = 0;
 		s->ctx[t]->changed = 0;
 		s->ctx[t]->scanned = false;
+		s->ctx[t]->ncf = 0;
 	}
 }
 /* At most this many bytes of page table entries are kept for a split job
@@ -372,7 +439,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			      struct md_snap_end *e, struct snap_stats *st)
 {
 	struct snapper *s = j->s;
-	struct snap_ctx *c = ctx_get(s, 0);
+	struct snap_ctx *c = ctx_get(s, 0, tasks_max_pages(j));
 	struct stash *sh = xcalloc(j->ntasks + 1, sizeof(*sh));
 	uint64_t *pm = c->pm, maxkey;
 	uint8_t *extra = c->extra;
@@ -449,9 +516,10 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 {
 	struct snapper *s = j->s;
 	struct snap_thread th[SNAP_THREADS_MAX];
-	struct snap_ctx *c0 = ctx_get(s, 0);
+	struct snap_ctx *c0;
 	struct vma_acc acc = {0};
 	uint64_t total;
+	size_t maxn;
 	unsigned nth = 0, t;
 	int ret = 0;
 
@@ -459,6 +527,8 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 	tasks_make(j, &total);
 	if (s->release && total * 9 <= SPLIT_MAX_BYTES)
 		return snap_job_run_split(j, ids, e, st);
+	maxn = tasks_max_pages(j);
+	c0 = ctx_get(s, 0, maxn);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	if (j->ntasks > 1 && total >= THREAD_MIN_PAGES) {
@@ -470,7 +540,7 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 		}
 		for (t = 1; t < s->nthreads; t++) {
 			th[nth].j = j;
-			th[nth].c = ctx_get(s, t);
+			th[nth].c = ctx_get(s, t, maxn);
 			if (pthread_create(&th[nth].tid, NULL, worker_main,
 					   &th[nth]))
 				break;

@@ -42,12 +42,18 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->kpageflags_fd = -1;
 	s->kpagecgroup_fd = -1;
 	s->root_fd = -1;
+	s->self_pm_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
 		s->has_scan = pagemap_probe_scan(pm, s->page_size);
-		close(pm);
 	}
+	/* kept for the observer (snap_observer.c), which reads memsz's own
+	 * pages at every snapshot that needs their PFNs */
+	if (pm >= 0 && s->has_pfn)
+		s->self_pm_fd = pm;
+	else if (pm >= 0)
+		close(pm);
 	if (s->has_pfn) {
 		s->kpagecount_fd =
 		    open("/proc/kpagecount", O_RDONLY | O_CLOEXEC);
@@ -79,6 +85,8 @@ void snapper_free(struct snapper *s)
 		close(s->kpageflags_fd);
 	if (s->kpagecgroup_fd >= 0)
 		close(s->kpagecgroup_fd);
+	if (s->self_pm_fd >= 0)
+		close(s->self_pm_fd);
 	free(s->cgacc);
 	free(s->payers);
 	free(s->self_set);
@@ -96,6 +104,8 @@ void snapper_free(struct snapper *s)
 		if (!c)
 			continue;
 		free(c->pm); /* the block of all its scratch (ctx_get) */
+		free(c->vec);
+		free(c->cf);
 		free(c);
 	}
 	for (i = 0; i < WINDOW; i++) {
