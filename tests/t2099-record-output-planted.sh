@@ -83,6 +83,15 @@ mkfifo "$T/p"
 cat "$T/p" >"$T/piped" &
 R=$!
 track $R
+# memsz opens the pipe without waiting for a reader: wait until cat is in
+# its open(2) of the FIFO (a reader waiting there counts as one)
+in_open() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = cat ] &&
+		read -r nr _ <"/proc/$1/syscall" 2>/dev/null &&
+		{ [ "$nr" = 257 ] || [ "$nr" = 2 ]; }
+}
+wait_for "cat in open() of the FIFO" in_open $R ||
+	fail_all "cat never opened '$T/p'"
 rec "$T/p" --output-special
 check "own pipe with --output-special: exit 0 ($rc)" test $rc -eq 0
 [ $rc -eq 0 ] || kill $R # never opened: no end of file comes
