@@ -84,18 +84,22 @@ def main():
         check(want in out.stdout + out.stderr,
               f"the footer says '{want}'")
 
-        data = os.path.join(tmp, "f.data")
-        hwm, snaps = record(data, "--faults")
-        rows = lib.report(data, "callers", "--snapshot", "peak")
-        memset = sum(int(r["rss"]) for r in rows
-                     if r["callers"].split(";")[-1].startswith(
-                         ("memset", "__memset")))
         # sampling every fault with its stack slows the target and memsz
         # both: on a loaded machine the peak snapshot may hold a little
-        # less of the buffer than without --faults
+        # less of the buffer than without --faults, or miss the peak as
+        # above. Up to three runs.
+        for attempt in range(3):
+            data = os.path.join(tmp, f"f{attempt}.data")
+            hwm, snaps = record(data, "--faults")
+            rows = lib.report(data, "callers", "--snapshot", "peak")
+            memset = sum(int(r["rss"]) for r in rows
+                         if r["callers"].split(";")[-1].startswith(
+                             ("memset", "__memset")))
+            if memset >= 0.85 * BUF:
+                break
         check(memset >= 0.85 * BUF,
               f"--faults: {memset} bytes charged to memset "
-              f"(>= 85 % of {BUF})")
+              f"(>= 85 % of {BUF}, run {attempt + 1})")
     return lib.finish()
 
 
