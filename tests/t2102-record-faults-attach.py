@@ -218,6 +218,10 @@ def main():
                 if way != "exit-first" or "at-exit" in first or rc:
                     break
             check(rc == 0, f"{way}: record exits 0 ({err.strip()})")
+            if way == "exit-first" and not first:
+                check(False, "exit-first: QUICK has a snapshot (none in "
+                      "the file)")
+                continue
             if way == "exit-first" and "at-exit" not in first:
                 # the wait in hold's snapshot ran out before the exit,
                 # three times
