@@ -559,7 +559,8 @@ struct md_writer_stats {
 };
 void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
 /* Keep what was written so far, uncommitted, as dest (rename of the
- * temporary file; nothing is written, so it works on a full disk): path is
+ * temporary file, after one more try at writing what MD_WRITER_BATCH
+ * gathered, whose failure changes nothing kept): path is
  * left as it is, and dest reads as cut short unless the END record made
  * it. Returns 0, -EINVAL when there is no temporary file or the recording
  * was committed, or -errno of rename(). */

@@ -518,6 +518,18 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->partial = r->partial;
 }
 
+/* Whether a complete snapshot is in the file, not only in the batch a
+ * failed write left unwritten. */
+static bool snap_in_file(const struct session *r)
+{
+	struct md_writer_stats ws;
+
+	if (!r->sn.nsnaps)
+		return false;
+	md_writer_stats(r->w, &ws);
+	return ws.bytes >= r->sn.first_end;
+}
+
 void session_finish(struct session *r, struct session_stats *st)
 {
 	rec_drain(r, true);
@@ -549,7 +561,7 @@ void session_finish(struct session *r, struct session_stats *st)
 	/* A write error keeps path as it was; what was written up to the
 	 * error (its complete snapshots readable, the file cut short) is
 	 * kept beside it rather than thrown away. */
-	if (r->w && r->werr && r->sn.nsnaps && !r->partial) {
+	if (r->w && r->werr && snap_in_file(r) && !r->partial) {
 		char *p = xasprintf("%s.partial", r->o.path);
 
 		if (md_writer_keep(r->w, p) == 0)

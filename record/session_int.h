@@ -143,6 +143,10 @@ struct rec_snaps {
 	bool started; /* the launched command's first taken */
 	uint32_t seq;
 	uint64_t nsnaps;
+	/* where the first snapshot ends in the file (md_writer_offset()
+	 * after it): a batched writer (one-shots) holds it in memory until
+	 * a flush, so a snapshot is in the file only once that much is */
+	uint64_t first_end;
 	bool pss_told;
 	uint64_t snap_held_ns, nsnap_held; /* targets held by snapshots
 					    * (growth, --freeze) */

@@ -141,7 +141,8 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 		rec_wfail(r, ret);
 		return;
 	}
-	r->sn.nsnaps++;
+	if (!r->sn.nsnaps++)
+		r->sn.first_end = md_writer_offset(r->w);
 	t->nsnaps++;
 	t->maps_owed = false; /* this one stood for them */
 	rec_write_cgroups(r, t);

@@ -4,7 +4,8 @@
 # fills while samples are batched. The launched command (a shell wrapper
 # that forks python3) and the process it forked are ended, not left
 # running; one error line says so; the recording is not committed: no
-# file and no temporary file are left on the full disk.
+# file and no temporary file are left on the full disk. A one-shot whose
+# first batch of records cannot be written leaves nothing either.
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
 . "$top_srcdir/tests/lib.sh"
@@ -52,4 +53,26 @@ done
 check "the command and the process it forked are not left running ($left)" \
 	test -z "$left"
 for k in $left; do kill -9 "$k"; done
+
+# A one-shot gathers its records and writes them in a few batches: into
+# one page of tmpfs, the first batch after the header fails, so no
+# snapshot reaches the file. One error line, and no .partial recording
+# that would hold no snapshot (nor any file left on the full disk).
+mkdir "$T/one" && mount -t tmpfs -o size=4k tmpfs "$T/one" ||
+	fail_all "cannot mount a 4 KiB tmpfs"
+track_mount "$T/one"
+python3 -c 'import json, decimal, sqlite3, ssl, sys, time
+open(sys.argv[1], "w").write("ready")
+time.sleep(120)' "$T/ready" &
+P=$!
+track $P
+wait_file "$T/ready"
+"$MEMSZ" record -p $P --duration 0 -o "$T/one/o.data" >"$T/out1" 2>"$T/err1"
+rc=$?
+check "one-shot on a full disk: non-zero exit ($rc)" test $rc -ne 0
+check "one-shot: one error line, no partial recording named" \
+	grep -q "^memsz: cannot write '$T/one/o.data': No space left on device; recording stopped, '$T/one/o.data' left as it was\$" "$T/err1"
+check "one-shot: nothing left on the full disk ($(ls "$T/one"))" \
+	test -z "$(ls "$T/one")"
+kill $P
 finish
