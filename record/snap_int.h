@@ -91,6 +91,10 @@ struct snap_image {
 struct clean_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
+	/* the mapping's path (borrowed from the job's maps): maps' device
+	 * is the superblock's, which btrfs subvolumes share while their
+	 * inode numbers repeat, so (dev, ino) alone can name two files */
+	const char *name;
 	bool clean;
 };
 

@@ -113,7 +113,8 @@ static struct clean_file *clean_find(struct snap_ctx *c,
 	for (size_t i = 0; i < c->ncf; i++)
 		if (c->cf[i].ino == m->ino &&
 		    c->cf[i].dev_major == m->dev_major &&
-		    c->cf[i].dev_minor == m->dev_minor)
+		    c->cf[i].dev_minor == m->dev_minor &&
+		    !strcmp(c->cf[i].name, m->name ? m->name : ""))
 			return &c->cf[i];
 	return NULL;
 }
@@ -146,8 +147,9 @@ static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 		return;
 	/* not asked whole again: clean, or its tasks ask their range */
 	xgrow(&c->cf, &c->cfcap, c->ncf + 1, sizeof(*c->cf));
-	c->cf[c->ncf++] = (struct clean_file){m->dev_major, m->dev_minor,
-					      m->ino, r == KPAGE_CLEAN_FILE};
+	c->cf[c->ncf++] =
+	    (struct clean_file){m->dev_major, m->dev_minor, m->ino,
+				m->name ? m->name : "", r == KPAGE_CLEAN_FILE};
 }
 
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
