@@ -36,6 +36,25 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 	return 0;
 }
 
+/* After a failed write of the batch p of nrec whole records of which
+ * done bytes reached the file: the bytes of the whole records among them
+ * (*n of them), the partial one after them cut off again (best effort),
+ * the file offset left at their end. nrec 0: nothing is kept. */
+static size_t keep_whole(struct md_writer *w, const uint8_t *p, uint64_t nrec,
+			 size_t done, uint64_t *n)
+{
+	size_t kept = 0;
+
+	*n = 0;
+	while (*n < nrec && kept + get_u64(p + kept + REC_SIZE) <= done) {
+		kept += get_u64(p + kept + REC_SIZE);
+		(*n)++;
+	}
+	if (done > kept && ftruncate(w->fd, (off_t)(w->off + kept)) == 0)
+		(void)lseek(w->fd, (off_t)(w->off + kept), SEEK_SET);
+	return kept;
+}
+
 /* Write the records gathered in w->rb (MD_WRITER_BATCH), in one write.
  * On a failure the whole records that made it to the file stay, the
  * partial one after them is cut off again (best effort) and the writer
@@ -43,21 +62,14 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 static int records_flush(struct md_writer *w)
 {
 	size_t done, kept = 0;
-	uint32_t n = 0;
+	uint64_t n = 0;
 	int ret;
 
 	if (w->err || !w->rb.len)
 		return w->err;
 	ret = write_all(w->fd, w->rb.p, w->rb.len, &done);
 	if (ret < 0) {
-		while (n < w->nrb &&
-		       kept + get_u64(w->rb.p + kept + REC_SIZE) <= done) {
-			kept += get_u64(w->rb.p + kept + REC_SIZE);
-			n++;
-		}
-		if (done > kept &&
-		    ftruncate(w->fd, (off_t)(w->off + kept)) == 0)
-			(void)lseek(w->fd, (off_t)(w->off + kept), SEEK_SET);
+		kept = keep_whole(w, w->rb.p, w->nrb, done, &n);
 		w->err = ret;
 	}
 	w->off += ret < 0 ? kept : w->rb.len;
@@ -392,14 +404,8 @@ int md_samples_flush(struct md_writer *w)
 	ret = write_all(w->fd, out->p, out->len, &done);
 	if (ret < 0) {
 		/* a plain batch holds whole records: keep those written */
-		while (out == &w->sb && n < w->nsb &&
-		       kept + get_u64(w->sb.p + kept + REC_SIZE) <= done) {
-			kept += get_u64(w->sb.p + kept + REC_SIZE);
-			n++;
-		}
-		if (done > kept &&
-		    ftruncate(w->fd, (off_t)(w->off + kept)) == 0)
-			(void)lseek(w->fd, (off_t)(w->off + kept), SEEK_SET);
+		kept =
+		    keep_whole(w, out->p, out == &w->sb ? w->nsb : 0, done, &n);
 		w->err = ret;
 		w->samples_lost += w->nsb - n;
 	} else {

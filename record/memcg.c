@@ -24,21 +24,6 @@
  * mountinfo a few KiB; a container host's can be larger). */
 #define SMALL_FILE_MAX (4u << 20)
 
-/* The next line of [*p, end) as [ls, le); false at the end. */
-static bool next_line(const char **p, const char *end, const char **ls,
-		      const char **le)
-{
-	const char *nl;
-
-	if (*p >= end)
-		return false;
-	nl = memchr(*p, '\n', (size_t)(end - *p));
-	*ls = *p;
-	*le = nl ? nl : end;
-	*p = *le + 1;
-	return true;
-}
-
 /* True if the comma-separated list [s, e) holds word. */
 static bool list_has(const char *s, const char *e, const char *word)
 {
@@ -94,7 +79,7 @@ int memcg_parse_mounts(const char *buf, size_t len, struct memcg_mounts *mm)
 
 	mm->v1[0] = mm->v2[0] = 0;
 	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SRC SUPEROPTS" */
-	while (next_line(&p, end, &ls, &le)) {
+	while (text_next_line(&p, end, &ls, &le)) {
 		const char *sep = ls, *ms, *me, *ts, *te, *os, *oe;
 		char *dst = NULL;
 
@@ -181,7 +166,7 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 
 	v1[0] = v2[0] = 0;
 	/* "ID:CONTROLLERS:PATH"; v2's is "0::PATH" */
-	while (next_line(&p, end, &ls, &le)) {
+	while (text_next_line(&p, end, &ls, &le)) {
 		const char *c1, *c2;
 
 		if (le == ls)
@@ -351,7 +336,7 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
 {
 	const char *p = buf, *end = buf + len, *ls, *le;
 
-	while (next_line(&p, end, &ls, &le)) {
+	while (text_next_line(&p, end, &ls, &le)) {
 		const char *ks, *ke, *vs, *ve, *x;
 		char num[24];
 		uint64_t v;

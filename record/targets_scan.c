@@ -167,21 +167,6 @@ int target_owner(int pid, uid_t *uid)
 	return 0;
 }
 
-/* The next line of [*p, end) as [*ls, *le); false at the end. */
-static bool line_next(const char **p, const char *end, const char **ls,
-		      const char **le)
-{
-	const char *nl;
-
-	if (*p >= end)
-		return false;
-	nl = memchr(*p, '\n', (size_t)(end - *p));
-	*ls = *p;
-	*le = nl ? nl : end;
-	*p = *le + 1;
-	return true;
-}
-
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
@@ -195,7 +180,7 @@ static bool nss_files_first(const char *nss, size_t len)
 	const char *p = nss, *end = nss + len, *ls, *le, *c, *src = NULL;
 	int found = 0;
 
-	while (line_next(&p, end, &ls, &le)) {
+	while (text_next_line(&p, end, &ls, &le)) {
 		c = memchr(ls, '#', (size_t)(le - ls));
 		le = c ? c : le;
 		while (ls < le && is_blank(*ls))
@@ -269,7 +254,7 @@ int target_user_from_files(const char *nss, size_t nsslen, const char *passwd,
 
 	if (!nss_files_first(nss, nsslen))
 		return -ENOENT;
-	while (line_next(&p, end, &ls, &le)) {
+	while (text_next_line(&p, end, &ls, &le)) {
 		while (ls < le && is_blank(*ls))
 			ls++;
 		if (ls == le || *ls == '#')

@@ -252,6 +252,20 @@ int u64_sort_cmp(const void *a, const void *b)
 	return u64_cmp(x, y);
 }
 
+bool text_next_line(const char **p, const char *end, const char **ls,
+		    const char **le)
+{
+	const char *nl;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	*ls = *p;
+	*le = nl ? nl : end;
+	*p = *le + 1;
+	return true;
+}
+
 int open_regular_at(int dfd, const char *path, struct stat *st)
 {
 	char self[40];

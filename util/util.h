@@ -44,6 +44,11 @@ enum memsz_error {
 	MEMSZ_ELAST
 };
 
+/* The next line of the text [*p, end) as [*ls, *le) (without its
+ * newline), *p moved past it; false at the end. */
+bool text_next_line(const char **p, const char *end, const char **ls,
+		    const char **le);
+
 /* Open path (relative to dfd, or AT_FDCWD) for reading only if it is a
  * regular file, *st its stat: a path a process memsz does not trust
  * names (a target's files, a map_files link) may be swapped for a FIFO
