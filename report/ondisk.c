@@ -33,8 +33,7 @@ struct path_sums {
 			     added at its first piece, even an empty one) */
 	bool *keep;	  /* the filter keeps the path */
 	size_t n, cap_paths, cap_v, cap_keep;
-	uint32_t last; /* the path of the last piece (pieces of one symbol
-			  and unit come in a run), if n */
+	size_t last; /* the path of the last piece, if n */
 };
 
 /* State of one rollup walk: which rollup column is which key. */
@@ -67,7 +66,29 @@ struct size_walk {
 	size_t nsums;
 	bool one;	     /* one key, labelled by a map: sums are kept */
 	struct path_sums ps; /* every other walk: sums per path */
+	/* per key, per label id: 0 not asked yet, 1 not a fallback, 2 a
+	 * fallback (keys_label_is_fallback() compares strings: asked once
+	 * per label, not once per row) */
+	uint8_t *is_fb[KEYS_MAX];
+	size_t nfb[KEYS_MAX];
 };
+
+/* keys_label_is_fallback() of label under key i, remembered. */
+static bool label_is_fallback(struct size_walk *w, size_t i, uint32_t label)
+{
+	if (label >= w->nfb[i]) {
+		size_t old = w->nfb[i];
+
+		xgrow(&w->is_fb[i], &w->nfb[i], (size_t)label + 1, 1);
+		memset(w->is_fb[i] + old, 0, w->nfb[i] - old);
+	}
+	if (!w->is_fb[i][label])
+		w->is_fb[i][label] =
+		    keys_label_is_fallback(w->keys[i], labels_str(w->lb, label))
+			? 2
+			: 1;
+	return w->is_fb[i][label] == 2;
+}
 
 /* Count len[0] bytes of FILE SIZE and len[1] of VM SIZE of path (already
  * kept by the filter) in the fallback, padding and total figures and
@@ -85,8 +106,7 @@ static void size_count(struct size_walk *w, const uint32_t *path,
 			continue;
 		if (path[i] == w->padding)
 			sum = &w->padded[i];
-		else if (keys_label_is_fallback(w->keys[i],
-						labels_str(w->lb, path[i])))
+		else if (label_is_fallback(w, i, path[i]))
 			sum = &w->fallback[i];
 		if (sum) {
 			(*sum)[0] += len[0];
@@ -137,9 +157,11 @@ static void path_sums_add(struct size_walk *w, const uint32_t *path,
 	uint32_t h, i;
 	struct hashmap_probe p;
 
-	if (ps->n &&
-	    !memcmp(ps->paths + (size_t)ps->last * w->nkeys, path, sz)) {
-		i = ps->last;
+	/* the VM walk meets the paths of the loaded sections in the
+	 * order the file walk made them: try the one after the last */
+	if (ps->last + 1 < ps->n &&
+	    !memcmp(ps->paths + (size_t)(ps->last + 1) * w->nkeys, path, sz)) {
+		i = ps->last + 1;
 		goto add;
 	}
 	h = hashmap_hash_bytes(path, sz);
@@ -160,8 +182,8 @@ static void path_sums_add(struct size_walk *w, const uint32_t *path,
 		ps->keep[i] = filter_keep(w->filter, w->lb, path, w->nkeys);
 		hashmap_put(&ps->ix, &p, i);
 	}
-	ps->last = i;
 add:
+	ps->last = i;
 	ps->v[i][col == COL_VM] += len;
 	if (ps->keep[i])
 		w->kept = true;
@@ -356,6 +378,11 @@ static void walk_end(struct size_walk *w, const char *path, int ret,
 		fallback_notes(mine, path, w);
 	free(w->sums);
 	w->sums = NULL;
+	for (size_t i = 0; i < w->nkeys; i++) {
+		free(w->is_fb[i]);
+		w->is_fb[i] = NULL;
+		w->nfb[i] = 0;
+	}
 	for (size_t i = 0; i < mine->n && (w->kept || filter_empty(w->filter));
 	     i++)
 		strlist_add_copy(notes, mine, i);
