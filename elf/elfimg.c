@@ -759,6 +759,7 @@ void elfimg_close(struct elfimg *img)
 		free(priv->shstr);
 		free(priv->debug_root);
 		free(priv->relocs);
+		free(priv->xref_raw);
 		free(priv);
 	}
 	elfimg_close(img->debug);

@@ -28,6 +28,12 @@ struct elfimg_priv {
 	size_t nrelocs;
 	int relocs_bad;
 	bool relocs_read;
+	/* elf/xrefs.c's cache: [instruction, target] of the references its
+	 * sweep of the code found, so that a second source (compileunits
+	 * then symbols) decodes nothing; swept: filled. */
+	uint64_t (*xref_raw)[2];
+	size_t nxref_raw, xref_cap;
+	bool xref_swept;
 };
 
 static inline Elf *elfimg_elf(const struct elfimg *img)

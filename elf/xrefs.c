@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* xrefs.c — data that code refers to, charged to the code (x86-64).
  *
- * Every executable section is decoded once (a linear sweep; a byte that
+ * Every executable section is decoded once per image, whatever the
+ * number of sources asking (a linear sweep; a byte that
  * cannot be decoded is stepped over): the common encodings (97 % of
  * compiled code) by elf/x86dec.c's tables, the rest by Zydis in its
  * minimal mode, which answer alike (tests/test_x86dec): length,
@@ -266,16 +267,16 @@ static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
 	xv->n++;
 }
 
-/* Decode section s once and collect its references to unlabelled data
- * into xv. The section is read through a window of XREF_WINDOW bytes
- * (not libelf's copy of the whole section, which would live until the
- * image is closed), slid on whenever fewer bytes than the longest
- * instruction are left before the section's end is in it: Zydis sees
- * the same bytes as in one buffer. */
+/* Decode section s once and keep the [instruction, target] of each
+ * reference into xv's data span in img's private part. The section is read
+ * through a window of XREF_WINDOW bytes (not libelf's copy of the whole
+ * section, which would live until the image is closed), slid on whenever fewer
+ * bytes than the longest instruction are left before the section's end is in
+ * it: Zydis sees the same bytes as in one buffer. */
 static void sweep(struct elfimg *img, const ZydisDecoder *dec,
-		  const struct elf_section *s, struct dualmap *out,
-		  struct xrefvec *xv)
+		  const struct elf_section *s, const struct xrefvec *xv)
 {
+	struct elfimg_priv *pv = img->priv;
 	/* position-dependent executables address data absolutely */
 	bool abs = img->type == ET_EXEC;
 	struct x86_insn in;
@@ -300,8 +301,13 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 			off++;
 			continue;
 		}
-		if (insn_target(&in, s->addr + off, abs, &t))
-			note_ref(out, s->addr + off, t, xv);
+		if (insn_target(&in, s->addr + off, abs, &t) && t >= xv->lo &&
+		    t < xv->hi) {
+			xgrow(&pv->xref_raw, &pv->xref_cap, pv->nxref_raw + 1,
+			      sizeof(*pv->xref_raw));
+			pv->xref_raw[pv->nxref_raw][0] = s->addr + off;
+			pv->xref_raw[pv->nxref_raw++][1] = t;
+		}
 		off += in.len;
 	}
 	elf_window_free(&w);
@@ -344,11 +350,11 @@ static uint64_t next_sym_start(const struct elf_range *syms, size_t n,
 	return i < n && syms[i].start < end ? syms[i].start : end;
 }
 
-/* Decode every code section of img into xv: the references its
- * instructions make to data. Returns 0 or a negative code. */
-static int collect_xrefs(struct elfimg *img, struct dualmap *out,
-			 struct xrefvec *xv)
+/* Decode every code section of img, the references into xv's data span
+ * kept in img's private part. Returns 0 or a negative code. */
+static int sweep_all(struct elfimg *img, const struct xrefvec *xv)
 {
+	struct elfimg_priv *pv = img->priv;
 	ZydisDecoder dec;
 	int ret;
 
@@ -360,14 +366,36 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 	    !ZYAN_SUCCESS(
 		xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -MEMSZ_ENOTSUP;
-	data_sections(img, xv);
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
 		if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
 		    s->type == SHT_PROGBITS && s->size)
-			sweep(img, &dec, s, out, xv);
+			sweep(img, &dec, s, xv);
 	}
+	pv->xref_swept = true;
+	return 0;
+}
+
+/* Decode every code section of img into xv: the references its
+ * instructions make to data. The code is decoded once per image: the
+ * references into the span of its data sections are kept in img's
+ * private part, and each source replays them, in code order, against
+ * its own labels. Returns 0 or a negative code. */
+static int collect_xrefs(struct elfimg *img, struct dualmap *out,
+			 struct xrefvec *xv)
+{
+	struct elfimg_priv *pv = img->priv;
+	int ret;
+
+	data_sections(img, xv);
+	if (!pv->xref_swept) {
+		ret = sweep_all(img, xv);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < pv->nxref_raw; i++)
+		note_ref(out, pv->xref_raw[i][0], pv->xref_raw[i][1], xv);
 	return 0;
 }
 

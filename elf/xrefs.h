@@ -20,8 +20,9 @@ struct elf_range {
  * labels, before the fallbacks. Counts in st->xref_targets/xref_bytes (st may
  * be NULL). Another machine sets st->xref_unsupported, a libZydis that cannot
  * be loaded (it is loaded on first use) st->xref_error: nothing is charged
- * then, and 0 is returned. Returns 0, or -MEMSZ_ENOTSUP if Zydis refuses the
- * 64-bit mode. */
+ * then, and 0 is returned. The code is decoded once per img: a later call
+ * (another source) replays the references kept in img's private part.
+ * Returns 0, or -MEMSZ_ENOTSUP if Zydis refuses the 64-bit mode. */
 int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		  const struct elf_range *syms, size_t nsyms,
 		  struct elfsrc_stats *st);

@@ -155,8 +155,7 @@ static size_t series_of(struct rows_timeline *b)
 	      sizeof(*b->paths));
 	memcpy(b->paths + (size_t)id * tl->depth, b->path, len);
 	hashmap_put(&b->index, &p, id);
-	xgrow(&tl->total.children, &tl->total.cap, tl->total.nchildren + 1,
-	      sizeof(*tl->total.children));
+	row_grow(&tl->total, tl->total.nchildren + 1);
 	r = &tl->total.children[tl->total.nchildren++];
 	memset(r, 0, sizeof(*r));
 	row_alloc_sets(r, tl->nsets); /* the head holds the values */

@@ -61,6 +61,18 @@ static void index_free(struct row *r)
 	r->index = NULL;
 }
 
+void row_grow(struct row *r, size_t need)
+{
+	size_t cap = r->cap;
+
+	/* the doubled capacity must fit 32 bits; 2G rows of a few hundred
+	 * bytes each are not in memory anyway */
+	if (need > UINT32_MAX / 2)
+		abort();
+	xgrow(&r->children, &cap, need, sizeof(*r->children));
+	r->cap = (uint32_t)cap;
+}
+
 struct row *rowtree_child(struct row *r, uint32_t label)
 {
 	struct hashmap *ix = r->index;
@@ -79,9 +91,7 @@ struct row *rowtree_child(struct row *r, uint32_t label)
 				return &r->children[i];
 	}
 
-	if (r->nchildren >= UINT32_MAX - 1)
-		abort(); /* more than 4G distinct labels cannot be interned */
-	xgrow(&r->children, &r->cap, r->nchildren + 1, sizeof(*r->children));
+	row_grow(r, r->nchildren + 1);
 	c = &r->children[r->nchildren++];
 	memset(c, 0, sizeof(*c));
 	c->label = label;

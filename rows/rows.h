@@ -125,7 +125,9 @@ struct row {
 	uint64_t *sets;		   /* sets 1..nsets-1, COL__COUNT each; NULL
 				      in a single-set tree (row_set()) */
 	struct row *children;	   /* array of nchildren, sorted after finish */
-	size_t nchildren, cap;
+	/* 32 bits (8 bytes less a row): two keys over a big binary make
+	 * hundreds of thousands of rows */
+	uint32_t nchildren, cap;
 	uint64_t folded; /* for an "[N others]" row: N, else 0 */
 	uint64_t tag;	 /* last tag counted in COL_PROCS; in
 			    rowtree_finish(), the row's sort key */
@@ -285,5 +287,7 @@ bool rowtree_col_is_zero(const struct rowtree *t, enum col_id c);
  * and the storage for sets 1..nsets-1 of r. */
 struct row *rowtree_child(struct row *r, uint32_t label);
 void row_alloc_sets(struct row *r, size_t nsets);
+/* Private to rows/: room in r->children for need rows (aborts past 2G). */
+void row_grow(struct row *r, size_t need);
 
 #endif
