@@ -187,6 +187,13 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 	if (ret == -MEMSZ_ENOTELF) {
 		struct stat st;
 
+		/* truncated or replaced since the recording, not a data
+		 * file mapped as such */
+		why = imgcheck_not_elf(&im->rec, path);
+		if (why) {
+			img_unusable(a, im, IMG_CHANGED, why);
+			return;
+		}
 		im->state = IMG_NOTELF;
 		im->notelf_odd = !stat(path, &st) && !(st.st_mode & S_IROTH);
 		return;

@@ -31,13 +31,11 @@ static char *check_build_id(const struct md_image *r, const struct elfimg *img)
 			 got[0] ? got : "(none)", want);
 }
 
-char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
-		      const char *path)
+/* Compare path's device and inode, size and mtime with those r has. */
+static char *check_stat(const struct md_image *r, const char *path)
 {
 	struct stat st;
 
-	if (r->build_id_len)
-		return check_build_id(r, img);
 	if (stat(path, &st) < 0)
 		return xasprintf("cannot stat: %s", strerror(errno));
 	if (r->ino &&
@@ -53,6 +51,20 @@ char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
 		r->mtime_ns)
 		return xstrdup("modified since it was recorded (mtime)");
 	return NULL;
+}
+
+char *imgcheck_verify(const struct md_image *r, const struct elfimg *img,
+		      const char *path)
+{
+	return r->build_id_len ? check_build_id(r, img) : check_stat(r, path);
+}
+
+char *imgcheck_not_elf(const struct md_image *r, const char *path)
+{
+	if (r->build_id_len)
+		return xstrdup("not an ELF file now, an ELF file with a "
+			       "build-id when recorded");
+	return check_stat(r, path);
 }
 
 char *imgcheck_label(const char *prefix, const char *path)

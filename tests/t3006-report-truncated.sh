@@ -86,9 +86,22 @@ for when in mapped 1 2 3 4 5 6; do
 		test "$rc" = 0
 	if [ "$how" = cut ]; then
 		check "truncated at $when: a note names the image, or the report is the whole image's" \
-			sh -c 'grep -q "libbig.so.*\(changed\|cannot\|truncated\)" \
+			sh -c 'grep -q "libbig.so.*\(changed\|cannot\|truncated\)\|\(changed\|cannot\).*libbig.so" \
 			"$1" "$2" || cmp -s "$1" "$3"' - \
 			"$T/out" "$T/err" "$T/whole"
 	fi
 done
+
+# Truncated before the report opens it (or between two of its opens): an
+# empty file is no ELF file, but the recording's was one, with a
+# build-id: the image changed, and the report says so (it once called it
+# a data file "not an ELF file" and labelled its bytes by its path).
+: >"$T/libbig.so"
+"$MEMSZ" report -v -i "$T/big.data" --by files,symbols -n 3 >"$T/out" \
+	2>"$T/err"
+rc=$?
+check "emptied before the report: it ends normally (exit $rc)" test $rc -eq 0
+check "emptied before the report: the image changed since the recording" \
+	grep -q "^\[changed since recording\] $T/libbig.so: not an ELF file now" \
+	"$T/out" "$T/err"
 finish
