@@ -358,21 +358,12 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
 	return 0;
 }
 
-/* The file name under the directory dfd, whole (a cgroup's files are
- * read relative to one descriptor of its directory, so that its long
- * path is walked once, not once per file). Returns its length or
- * -errno. */
-static ssize_t read_at(int dfd, const char *name, char **out)
-{
-	return read_small_file_at(dfd, name, SMALL_FILE_MAX, out);
-}
-
 /* The one number of the file name under the directory dfd into *v.
  * Returns 0 or -errno (-EINVAL: not a number). */
 static int read_u64(int dfd, const char *name, uint64_t *v)
 {
 	char *buf = NULL;
-	ssize_t n = read_at(dfd, name, &buf);
+	ssize_t n = read_small_file_at(dfd, name, SMALL_FILE_MAX, &buf);
 	int ret;
 
 	if (n < 0)
@@ -425,7 +416,7 @@ int memcg_read(const char *dir, struct memcg *m)
 	m->flags = MD_CG_F_USAGE;
 	if (l->kmem && read_u64(dfd, l->kmem, &m->kmem) == 0)
 		m->flags |= MD_CG_F_KMEM;
-	n = read_at(dfd, "memory.stat", &buf);
+	n = read_small_file_at(dfd, "memory.stat", SMALL_FILE_MAX, &buf);
 	close(dfd);
 	if (n < 0)
 		return 0; /* the charge without its parts */

@@ -61,9 +61,9 @@ for k in $left; do kill -9 "$k"; done
 mkdir "$T/one" && mount -t tmpfs -o size=4k tmpfs "$T/one" ||
 	fail_all "cannot mount a 4 KiB tmpfs"
 track_mount "$T/one"
-python3 -c 'import json, decimal, sqlite3, ssl, sys, time
+python3 -c 'import json, decimal, sqlite3, ssl, signal, sys
 open(sys.argv[1], "w").write("ready")
-time.sleep(120)' "$T/ready" &
+signal.pause()' "$T/ready" &
 P=$!
 track $P
 wait_file "$T/ready"
