@@ -309,27 +309,18 @@ static char *path_norm(const char *dir, const char *name)
 	return out;
 }
 
-static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
+/* The label of a unit named name (NULL: none) whose DW_AT_comp_dir is
+ * dir (NULL: none), its DIE at dieoff. */
+static uint32_t name_label(struct dctx *c, const char *name, const char *dir,
+			   uint64_t dieoff)
 {
-	const char *name = dwarf_diename(cudie);
 	char buf[64];
 
-	Dwarf_Attribute a;
-
-	if (!name && sub)
-		name = dwarf_diename(sub);
-	if (!name)
-		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_dwo_name, &a));
-	if (!name)
-		name =
-		    dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name, &a));
 	if (name && name[0]) {
 		/* the name as the unit stores it (Bloaty's label): joined to
 		 * a build directory it names a path that often exists only
 		 * on the build machine. The joined path is the label's
 		 * alias (json's aliases, csv's aliases column). */
-		const char *dir = dwarf_formstring(
-		    dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
 		uint32_t id = labels_intern(c->lb, name);
 
 		if (dir && dir[0] && name[0] != '/') {
@@ -342,8 +333,26 @@ static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
 		return id;
 	}
 	snprintf(buf, sizeof(buf), "<unnamed unit at .debug_info+0x%llx>",
-		 (unsigned long long)dwarf_dieoffset(cudie));
+		 (unsigned long long)dieoff);
 	return labels_intern(c->lb, buf);
+}
+
+static uint32_t cu_label(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub)
+{
+	const char *name = dwarf_diename(cudie), *dir = NULL;
+	Dwarf_Attribute a;
+
+	if (!name && sub)
+		name = dwarf_diename(sub);
+	if (!name)
+		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_dwo_name, &a));
+	if (!name)
+		name =
+		    dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name, &a));
+	if (name && name[0])
+		dir = dwarf_formstring(
+		    dwarf_attr_integrate(cudie, DW_AT_comp_dir, &a));
+	return name_label(c, name, dir, dwarf_dieoffset(cudie));
 }
 
 /* --- file bytes of .debug_info and .debug_line (DWARF in img only) --- */
@@ -509,17 +518,16 @@ static bool scan_unit(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 	return true;
 }
 
-/* The variables below the unit DIE of cu (cudie; sub: its split unit's,
- * or NULL) to label: found by dwarfscan where it can read the unit, else
- * by walk_vars(). The same variables, in the same order, either way. */
-static void cu_vars(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
-		    Dwarf_Die *sub, uint32_t label)
+/* The variables below the unit DIE cudie (sub: its split unit's, or
+ * NULL) to label: found by dwarfscan where it can read the unit (u: as
+ * scan_unit() gave it; NULL: it cannot), else by walk_vars(). The same
+ * variables, in the same order, either way. */
+static void cu_vars(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
+		    const struct dwunit *u, uint32_t label)
 {
-	struct dwunit u;
-
 	c->nvars = 0;
-	if (sub || !c->scan.info || !scan_unit(c, cu, cudie, &u) ||
-	    dwscan_vars(&c->scan, &u, &c->vars, &c->nvars, &c->varcap) < 0) {
+	if (sub || !u ||
+	    dwscan_vars(&c->scan, u, &c->vars, &c->nvars, &c->varcap) < 0) {
 		walk_vars(c, sub ? sub : cudie, label, 0);
 		return;
 	}
@@ -534,11 +542,14 @@ static void cu_vars(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 }
 
 /* The inflated bytes libdw reads of the section .debug_NAME (or
- * .zdebug_NAME) of c->dimg, or NULL. */
+ * .zdebug_NAME) of c->dimg, or NULL (none; or still compressed: libdw
+ * could not inflate it and reads none of it, so neither may the scan). */
 static const uint8_t *dwarf_bytes(struct dctx *c, const char *name, size_t *len)
 {
 	for (size_t i = 1; i < c->dimg->nsecs; i++) {
 		const char *n = c->dimg->secs[i].name;
+		Elf_Scn *scn;
+		GElf_Shdr sh;
 		Elf_Data *d;
 
 		if (strncmp(n, ".debug_", 7) && strncmp(n, ".zdebug_", 8))
@@ -546,8 +557,12 @@ static const uint8_t *dwarf_bytes(struct dctx *c, const char *name, size_t *len)
 		if (strcmp(n + (n[1] == 'z' ? 8 : 7), name) ||
 		    c->dimg->secs[i].type == SHT_NOBITS)
 			continue;
-		d = elf_getdata(elf_getscn(elfimg_elf(c->dimg), i), NULL);
-		if (!d || !d->d_buf)
+		scn = elf_getscn(elfimg_elf(c->dimg), i);
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || !gelf_getshdr(scn, &sh) ||
+		    (sh.sh_flags & SHF_COMPRESSED) ||
+		    (n[1] == 'z' && d->d_size >= 4 &&
+		     !memcmp(d->d_buf, "ZLIB", 4)))
 			return NULL;
 		*len = d->d_size;
 		return d->d_buf;
@@ -562,9 +577,15 @@ static void scan_open(struct dctx *c)
 	const uint8_t *info = dwarf_bytes(c, "info", &ilen);
 	const uint8_t *abbrev = dwarf_bytes(c, "abbrev", &alen);
 
-	if (info && abbrev)
+	if (info && abbrev) {
+		size_t slen = 0, llen = 0;
+		const uint8_t *str = dwarf_bytes(c, "str", &slen);
+		const uint8_t *lstr = dwarf_bytes(c, "line_str", &llen);
+
 		dwscan_init(&c->scan, info, ilen, abbrev, alen,
 			    c->dimg->big_endian);
+		dwscan_strings(&c->scan, str, slen, lstr, llen);
+	}
 }
 
 static int cuent_cmp(const void *a, const void *b)
@@ -723,23 +744,42 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 	if (cus) {
 		Dwarf_Attribute a;
 		Dwarf_Word stmt;
+		struct dwunit u;
+		struct dwcu du;
+		bool scanned =
+		    !sub && c->scan.info && scan_unit(c, cu, cudie, &u);
+		/* the unit DIE read by the scan, not by libdw (which reads the
+		 * unit's whole abbreviation table for it), where it can */
+		bool fast = scanned && dwscan_unit_die(&c->scan, &u, &du) == 0;
 
-		label = cu_label(c, cudie, sub);
+		label = fast ? name_label(c, du.name, du.comp_dir,
+					  dwarf_dieoffset(cudie))
+			     : cu_label(c, cudie, sub);
 		xgrow(&c->cus, &c->cucap, c->ncus + 1, sizeof(*c->cus));
 		c->cus[c->ncus].dieoff = dwarf_dieoffset(cudie);
 		c->cus[c->ncus++].label = label;
-		while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) >
-		       0)
-			if (end > start)
-				add_range(c, start, end, label);
-		if (off < 0 && c->st)
-			c->st->dwarf_errors++;
-		cu_vars(c, cu, cudie, sub, label);
+		if (fast && du.has_low && du.has_high) {
+			/* dwarf_ranges()'s one range, from low and high pc */
+			end = du.high_off ? du.low + du.high : du.high;
+			if (end > du.low)
+				add_range(c, du.low, end, label);
+		} else if (!fast || du.ranges) {
+			while ((off = dwarf_ranges(cudie, off, &base, &start,
+						   &end)) > 0)
+				if (end > start)
+					add_range(c, start, end, label);
+			if (off < 0 && c->st)
+				c->st->dwarf_errors++;
+		}
+		cu_vars(c, cudie, sub, scanned ? &u : NULL, label);
 		charge_unit(c, info,
 			    dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie),
 			    label);
-		if (dwarf_attr(cudie, DW_AT_stmt_list, &a) &&
-		    dwarf_formudata(&a, &stmt) == 0)
+		if (fast && du.has_stmt)
+			charge_unit(c, line, du.stmt, label);
+		else if (!fast && line->buf &&
+			 dwarf_attr(cudie, DW_AT_stmt_list, &a) &&
+			 dwarf_formudata(&a, &stmt) == 0)
 			charge_unit(c, line, stmt, label);
 	} else {
 		Dwarf_Attribute a;

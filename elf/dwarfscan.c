@@ -111,6 +111,7 @@ struct dwabbrev {
 	bool walked;	   /* tag is one of walked_tags */
 	uint32_t first, n; /* its kinds: s->forms[first .. first + n) */
 	uint32_t loc;	   /* which is DW_AT_location; NO_LOC: none */
+	uint64_t specs;	   /* its attribute specs, in .debug_abbrev */
 	/* sized: every value has a size known from the unit alone, the
 	 * DIE's then being fixed + naddr * address size + noff * offset
 	 * size + nref * DW_FORM_ref_addr's size (most DIEs: no strings,
@@ -223,6 +224,7 @@ static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
 	a->tag = (uint32_t)tag;
 	a->walked = is_walked(tag);
 	a->children = *(*p)++ != DW_CHILDREN_no;
+	a->specs = (uint64_t)(*p - s->abbrev);
 	a->first = (uint32_t)s->nforms;
 	a->loc = NO_LOC;
 	for (;;) {
@@ -456,4 +458,144 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 fail:
 	*n = n0;
 	return -1;
+}
+
+void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
+		    const uint8_t *line_str, size_t line_str_len)
+{
+	s->str = str;
+	s->str_len = str_len;
+	s->line_str = line_str;
+	s->line_str_len = line_str_len;
+}
+
+/* The string of form form whose value is at v (a unit of offset size
+ * osize), as dwarf_formstring() reads it, into *out. False if it is not
+ * read here. */
+static bool die_string(const struct dwscan *s, uint64_t form, const uint8_t *v,
+		       const uint8_t *end, unsigned osize, const char **out)
+{
+	const uint8_t *sec = form == DW_FORM_line_strp ? s->line_str : s->str;
+	size_t len = form == DW_FORM_line_strp ? s->line_str_len : s->str_len;
+	uint64_t off;
+
+	if (form == DW_FORM_string) {
+		if (!memchr(v, 0, (size_t)(end - v)))
+			return false;
+		*out = (const char *)v;
+		return true;
+	}
+	if ((form != DW_FORM_strp && form != DW_FORM_line_strp) || !sec ||
+	    (size_t)(end - v) < osize)
+		return false;
+	off = elf_get_uint(v, osize, s->be);
+	if (off >= len)
+		return false;
+	*out = (const char *)sec + off;
+	return true;
+}
+
+/* One attribute of a unit DIE (name attr, form form, value at v) into
+ * cu. False if it is not read here. */
+static bool die_attr(const struct dwscan *s, const struct dwunit *u,
+		     uint64_t attr, uint64_t form, const uint8_t *v,
+		     const uint8_t *end, struct dwcu *cu)
+{
+	static const uint8_t fixed[] = {[DW_FORM_data1] = 1,
+					[DW_FORM_data2] = 2,
+					[DW_FORM_data4] = 4,
+					[DW_FORM_data8] = 8};
+	const uint8_t *q = v;
+
+	switch (attr) {
+	case DW_AT_name:
+		return cu->name ||
+		       die_string(s, form, v, end, u->offset_size, &cu->name);
+	case DW_AT_comp_dir:
+		return cu->comp_dir ||
+		       die_string(s, form, v, end, u->offset_size,
+				  &cu->comp_dir);
+	case DW_AT_low_pc:
+		if (cu->has_low)
+			return true;
+		if (form != DW_FORM_addr || (size_t)(end - v) < u->addr_size)
+			return false;
+		cu->low = elf_get_uint(v, u->addr_size, s->be);
+		cu->has_low = true;
+		return true;
+	case DW_AT_high_pc:
+		if (cu->has_high)
+			return true;
+		cu->has_high = true;
+		if (form == DW_FORM_addr) {
+			if ((size_t)(end - v) < u->addr_size)
+				return false;
+			cu->high = elf_get_uint(v, u->addr_size, s->be);
+			return true;
+		}
+		cu->high_off = true;
+		if (form == DW_FORM_udata)
+			return leb(&q, end, &cu->high);
+		if (form >= ARRAY_SIZE(fixed) || !fixed[form] ||
+		    (size_t)(end - v) < fixed[form])
+			return false;
+		cu->high = elf_get_uint(v, fixed[form], s->be);
+		return true;
+	case DW_AT_ranges:
+		cu->ranges = true;
+		return true;
+	case DW_AT_stmt_list:
+		if (cu->has_stmt)
+			return true;
+		cu->has_stmt = true;
+		if (form == DW_FORM_sec_offset &&
+		    (size_t)(end - v) >= u->offset_size) {
+			cu->stmt = elf_get_uint(v, u->offset_size, s->be);
+			return true;
+		}
+		if ((form != DW_FORM_data4 && form != DW_FORM_data8) ||
+		    (size_t)(end - v) < fixed[form])
+			return false;
+		cu->stmt = elf_get_uint(v, fixed[form], s->be);
+		return true;
+	case DW_AT_abstract_origin:
+	case DW_AT_specification:
+	case DW_AT_dwo_name:
+	case DW_AT_GNU_dwo_name:
+	case DW_AT_GNU_dwo_id:
+		return false;
+	default:
+		return true;
+	}
+}
+
+int dwscan_unit_die(struct dwscan *s, const struct dwunit *u, struct dwcu *cu)
+{
+	const uint8_t *p, *end, *sp, *send = s->abbrev + s->abbrev_len;
+	const struct dwabbrev *a;
+	uint64_t code;
+
+	memset(cu, 0, sizeof(*cu));
+	if (u->end > s->info_len || u->die_off >= u->end ||
+	    !abbrev_load(s, u->abbrev_off))
+		return -1;
+	p = s->info + u->die_off;
+	end = s->info + u->end;
+	if (!leb(&p, end, &code) || !code || code > s->nabbrevs ||
+	    !s->abbrevs[code - 1].tag)
+		return -1;
+	a = &s->abbrevs[code - 1];
+	sp = s->abbrev + a->specs;
+	for (uint32_t i = 0; i < a->n; i++) {
+		uint64_t attr, form, ic;
+
+		/* the specs were decoded once by abbrev_one() */
+		if (!leb(&sp, send, &attr) || !leb(&sp, send, &form) ||
+		    (form == DW_FORM_implicit_const && !leb(&sp, send, &ic)))
+			return -1;
+		if (!die_attr(s, u, attr, form, p, end, cu) ||
+		    !skip_value(s, u, (uint8_t)s->forms[a->first + i], &p, end))
+			return -1;
+	}
+	return 0;
 }

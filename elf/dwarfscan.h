@@ -28,6 +28,9 @@
 struct dwscan {
 	const uint8_t *info, *abbrev;
 	size_t info_len, abbrev_len;
+	/* .debug_str and .debug_line_str (dwscan_strings(); NULL: none) */
+	const uint8_t *str, *line_str;
+	size_t str_len, line_str_len;
 	bool be; /* big-endian file */
 	/* cache of one table (dwarfscan.c) */
 	struct dwabbrev *abbrevs; /* by code - 1 */
@@ -36,6 +39,17 @@ struct dwscan {
 	size_t nforms, formcap;
 	uint64_t abbrev_off; /* of the table cached; UINT64_MAX: none */
 	uint32_t sized_for;  /* the unit sizes its DIE sizes are for; 0: none */
+};
+
+/* What the compileunits source reads of a unit DIE (dwscan_unit_die()). */
+struct dwcu {
+	const char *name, *comp_dir; /* NULL: none */
+	uint64_t low, high;	     /* DW_AT_low_pc, DW_AT_high_pc */
+	bool has_low, has_high;
+	bool high_off; /* high is a constant: an offset from low */
+	bool ranges;   /* it has a DW_AT_ranges */
+	uint64_t stmt; /* DW_AT_stmt_list, if has_stmt */
+	bool has_stmt;
 };
 
 /* One unit: where its DIE is and how its forms are sized. */
@@ -49,6 +63,23 @@ struct dwunit {
 /* Set s up over the two sections (borrowed). */
 void dwscan_init(struct dwscan *s, const uint8_t *info, size_t info_len,
 		 const uint8_t *abbrev, size_t abbrev_len, bool be);
+
+/* The string sections libdw reads (borrowed; each ends with a NUL),
+ * for dwscan_unit_die(). */
+void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
+		    const uint8_t *line_str, size_t line_str_len);
+
+/* The unit DIE of u, decoded into *cu as libdw answers dwarf_diename(),
+ * the DW_AT_comp_dir string, dwarf_lowpc(), dwarf_highpc() and the
+ * DW_AT_stmt_list offset for it,
+ * without libdw's reading of the unit's whole abbreviation table (GCC
+ * numbers abbreviations by use, so the unit DIE's comes last: in libc's
+ * debug file that reading was a sixth of `size --by compileunits`).
+ * Returns 0, or -1 when the DIE holds what is not read here alike
+ * (strings by index or in another file, addresses by index, split or
+ * skeleton units, DW_AT_abstract_origin or DW_AT_specification, other
+ * forms of these attributes, bytes past the unit): libdw reads it then. */
+int dwscan_unit_die(struct dwscan *s, const struct dwunit *u, struct dwcu *cu);
 
 /* Free what s holds (not the sections). */
 void dwscan_free(struct dwscan *s);
