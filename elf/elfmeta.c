@@ -34,6 +34,10 @@ struct meta {
 struct metasink {
 	struct dualmap *base, *out;
 	struct meta last; /* the entry being extended (size 0: none) */
+	/* the entry of base->file the last loaded entry fell in (end 0:
+	 * none): a table's entries lie in one section, one entry of the
+	 * base map, and need no search of it each */
+	struct rmap_entry piece;
 };
 
 /* Start adding metadata entries to out (file, and through base the VM
@@ -46,17 +50,49 @@ static void meta_begin(struct metasink *ms, struct dualmap *base,
 	rmap_freeze(out->file);
 }
 
-/* The entry being extended, added. */
+/* The entry of ms->base->file holding [off, off + size) whole into
+ * ms->piece; false if none does (then dualmap_add_file() cuts the range
+ * at the base's entries). */
+static bool base_piece(struct metasink *ms, uint64_t off, uint64_t size)
+{
+	const struct rmap_entry *e;
+	size_t i, n;
+
+	if (ms->piece.start <= off && size <= ms->piece.end - off &&
+	    off < ms->piece.end)
+		return true;
+	i = rmap_find(ms->base->file, off);
+	e = rmap_entries(ms->base->file, &n);
+	if (i >= n || e[i].start > off || size > e[i].end - off)
+		return false;
+	ms->piece = e[i];
+	return true;
+}
+
+/* The entry being extended, added: a loaded one (alloc) to the file and,
+ * through the base, to the VM it is loaded at, as dualmap_add_file() adds
+ * it. */
 static void meta_flush(struct metasink *ms)
 {
 	struct meta *m = &ms->last;
+	uint64_t vm;
 
 	if (!m->size)
 		return;
-	if (m->alloc)
-		dualmap_add_file(ms->out, ms->base, m->off, m->size, m->label);
-	else
+	if (!m->alloc) {
 		rmap_add(ms->out->file, m->off, m->size, m->label);
+	} else if (ms->base && base_piece(ms, m->off, m->size)) {
+		vm = ms->piece.other == RMAP_NO_TRANSLATION
+			 ? RMAP_NO_TRANSLATION
+			 : ms->piece.other + (m->off - ms->piece.start);
+		rmap_add_translated(ms->out->file, m->off, m->size, vm,
+				    m->label);
+		if (vm != RMAP_NO_TRANSLATION)
+			rmap_add_translated(ms->out->vm, vm, m->size, m->off,
+					    m->label);
+	} else {
+		dualmap_add_file(ms->out, ms->base, m->off, m->size, m->label);
+	}
 	m->size = 0;
 }
 
