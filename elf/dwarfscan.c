@@ -141,11 +141,15 @@ static bool is_walked(uint64_t tag)
 
 /* One LEB128 number at *p (before end), *p moved past it. False if it
  * runs past end. The value is exact for the 64 bits it keeps. */
-static bool leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+static inline bool leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t r = 0;
 	unsigned shift = 0;
 
+	if (*p < end && !(**p & 0x80)) { /* most are one byte */
+		*v = *(*p)++;
+		return true;
+	}
 	while (*p < end) {
 		uint8_t b = *(*p)++;
 
@@ -236,7 +240,9 @@ static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
 			return false;
 		if (attr == DW_AT_location && a->loc == NO_LOC)
 			a->loc = (uint32_t)(s->nforms - a->first);
-		xgrow(&s->forms, &s->formcap, s->nforms + 1, sizeof(*s->forms));
+		if (s->nforms == s->formcap)
+			xgrow(&s->forms, &s->formcap, s->nforms + 1,
+			      sizeof(*s->forms));
 		s->forms[s->nforms++] = kind_of(form);
 	}
 	a->n = (uint32_t)(s->nforms - a->first);
