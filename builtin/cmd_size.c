@@ -213,7 +213,9 @@ int cmd_size(int argc, char **argv)
 			goto out;
 		}
 		images[v.nimages].path = argv[i];
-		images[v.nimages++].build_id = build_id_hex(argv[i]);
+		/* only pprof names the files' mappings by build-id */
+		images[v.nimages++].build_id =
+		    v.fmt == OUT_PPROF ? build_id_hex(argv[i]) : xstrdup("");
 	}
 	v.images = images;
 	title = xasprintf("memsz size of %s%s", argv[first],
