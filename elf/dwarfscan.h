@@ -71,10 +71,10 @@ void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
 
 /* The unit DIE of u, decoded into *cu as libdw answers dwarf_diename(),
  * the DW_AT_comp_dir string, dwarf_lowpc(), dwarf_highpc() and the
- * DW_AT_stmt_list offset for it,
- * without libdw's reading of the unit's whole abbreviation table (GCC
- * numbers abbreviations by use, so the unit DIE's comes last: in libc's
- * debug file that reading was a sixth of `size --by compileunits`).
+ * DW_AT_stmt_list offset for it, without libdw's reading of the unit's
+ * whole abbreviation table (GCC numbers abbreviations by use, so the
+ * unit DIE's comes last: in libc's debug file that reading was 6 % of
+ * `size --by compileunits`).
  * Returns 0, or -1 when the DIE holds what is not read here alike
  * (strings by index or in another file, addresses by index, split or
  * skeleton units, DW_AT_abstract_origin or DW_AT_specification, other
