@@ -23,11 +23,16 @@
  *   fork, 3 ch.  the first RESIDENT_GIB, then 3 children forked that
  *                share every page copy-on-write (mapcount 4: PSS needs a
  *                kpagecount look-up per page)
- * (a span larger than the mapping is cut to it). The fork layout also
- * times the fastest look-up of the same pages this bench can write with
- * the same interface: pagemap read in 1 MiB preads, the PFNs of the
- * pages not mapped exclusively sorted, kpagecount read in one pread per
- * run of nearby frames ("kpc" below), and prints memsz / that. Each time is the
+ * (a span larger than the mapping is cut to it). The fork, sparse and THP
+ * layouts also time the fastest look-up of the same pages this bench can
+ * write with the same interface: every mapping scanned with PAGEMAP_SCAN,
+ * the pagemap entries of what it finds read in one pread per region (at
+ * most 1 MiB), of a huge page a PMD maps only one (one pread of two
+ * entries per two huge pages: its pages' entries differ in their PFN
+ * only), the PFNs of the pages not mapped exclusively sorted, kpagecount
+ * read in one pread per run of nearby frames ("kpc" below), and prints
+ * memsz / that. Sparse and THP need no kpagecount: their floor is the
+ * scan and the pagemap reads. Each time is the
  * best of RUNS runs, as wall time and as CPU time of every thread (the snapshot
  * reads pagemap on several threads; CPU time is what a loaded machine
  * shows best); the snapshot is timed writing a fresh file (the previous one
@@ -287,6 +292,8 @@ struct kpc_scan {
 };
 #define KPC_SCAN _IOWR('f', 16, struct kpc_scan)
 #define KPC_PRESENT (1u << 3)
+#define KPC_HUGE (1u << 6)
+#define KPC_PMD (512ull * 4096) /* x86-64's PMD size */
 #define KPC_VEC 4096
 #define KPC_GAP 3 /* read kpagecount through gaps of this many frames */
 
@@ -323,8 +330,31 @@ static void kpc_region(int pm, uint64_t a, uint64_t b, uint64_t **pfns,
 	}
 }
 
-/* The reference for the fork layout: every mapping of pid scanned with
- * PAGEMAP_SCAN, the pagemap entries of what it finds read, the PFNs of
+/* Append to *pfns the PFNs of the pages not mapped exclusively of the
+ * region [a, b) of huge pages a PMD maps: one pread of two entries (the
+ * last page of one, the first of the next) per two huge pages, and the
+ * whole huge page's entries (kpc_region) for one not mapped
+ * exclusively. */
+static void kpc_huge(int pm, uint64_t a, uint64_t b, uint64_t **pfns, size_t *n,
+		     size_t *cap)
+{
+	for (uint64_t h = a; h < b; h += 2 * KPC_PMD) {
+		uint64_t e[2] = {0, 0}, two = h + KPC_PMD < b;
+		uint64_t off = two ? (h + KPC_PMD) / 4096 - 1 : h / 4096;
+
+		if (pread(pm, e, (two + 1) * 8, (off_t)(off * 8)) !=
+		    (ssize_t)((two + 1) * 8))
+			return;
+		for (uint64_t k = 0; k <= two; k++)
+			if (!(e[k] >> 56 & 1))
+				kpc_region(pm, h + k * KPC_PMD,
+					   h + (k + 1) * KPC_PMD, pfns, n, cap);
+	}
+}
+
+/* The reference for the fork, sparse and THP layouts: every mapping of
+ * pid scanned with PAGEMAP_SCAN, the pagemap entries of what it finds
+ * read (a huge page's by kpc_huge), the PFNs of
  * the pages not mapped exclusively sorted and their kpagecount read in
  * one pread per run of frames closer than KPC_GAP; returns its cost and
  * the sum of their mapcounts in *sum (so that nothing is optimised
@@ -358,15 +388,19 @@ static struct cost time_kpc(pid_t pid, uint64_t *sum)
 			    .vec = (uintptr_t)vec,
 			    .vec_len = KPC_VEC,
 			    .category_anyof_mask = KPC_PRESENT,
-			    .return_mask = KPC_PRESENT,
+			    .return_mask = KPC_PRESENT | KPC_HUGE,
 			};
 			long r = ioctl(pm, KPC_SCAN, &q);
 
 			if (r < 0)
 				break;
 			for (long k = 0; k < r; k++)
-				kpc_region(pm, vec[k].start, vec[k].end, &pfns,
-					   &n, &cap);
+				if (vec[k].categories & KPC_HUGE)
+					kpc_huge(pm, vec[k].start, vec[k].end,
+						 &pfns, &n, &cap);
+				else
+					kpc_region(pm, vec[k].start, vec[k].end,
+						   &pfns, &n, &cap);
 			if (q.walk_end <= a)
 				break;
 			a = q.walk_end;
@@ -442,7 +476,7 @@ static void bench(enum layout l, size_t len, size_t resident, const char *out,
 		c = time_snapshot(pid, out, &st);
 		snap.wall = MIN(snap.wall, c.wall);
 		snap.cpu = MIN(snap.cpu, c.cpu);
-		if (l != FORK)
+		if (l != FORK && l != SPARSE2M && l != THP)
 			continue;
 		c = time_kpc(pid, &kpc_sum);
 		kpc.wall = MIN(kpc.wall, c.wall);
@@ -462,7 +496,7 @@ static void bench(enum layout l, size_t len, size_t resident, const char *out,
 	printf("%-15s %-11s %9s %8.0f %6.3f %6.3f   (version 1)\n", "", "", "",
 	       (double)v1 / 1024, (double)v1 / (double)mapped,
 	       (double)v1 * 8 / (double)mapped);
-	if (l == FORK)
+	if (l == FORK || l == SPARSE2M || l == THP)
 		printf("%-15s kpc (pagemap + sorted kpagecount): %.1f ms wall, "
 		       "%.1f ms cpu; snap / kpc %.2f cpu\n",
 		       "", kpc.wall * 1e3, kpc.cpu * 1e3, snap.cpu / kpc.cpu);

@@ -169,7 +169,7 @@ void pagemap_reconcile(struct snap_ctx *c, const struct procmap *m, size_t n,
 		else
 			continue;
 		c->pm[i] = e;
-		c->changed++;
+		c->changed += c->weighted ? c->w[i] : 1;
 	}
 }
 
@@ -641,21 +641,6 @@ static int task_read_regions(const struct snap_job *j, struct snap_ctx *c,
 	return 0;
 }
 
-int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
-			  size_t k)
-{
-	const struct snap_task *t = &j->tasks[k];
-	const struct snapper *s = j->s;
-	uint64_t va = j->maps->maps[t->vma].start + (t->first << s->page_shift);
-
-	if (!t->nreg) {
-		c->packed = false;
-		return pagemap_read_marked(s, c, j->pm, va, t->n, false);
-	}
-	task_layout(j, c, t);
-	return task_read_regions(j, c, t);
-}
-
 /* Append to c's entries (from entry *i) the n pages at va, o pages
  * after the task's first page, with their scan bits x, one entry each,
  * read by one pread. Returns 0, -ESRCH if the process's pages are gone,
@@ -840,6 +825,33 @@ static bool task_has_pmd(const struct snap_job *j, const struct snap_task *t)
 		if (j->regions[t->reg + r].categories & SCAN_PMD)
 			return true;
 	return false;
+}
+
+int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
+			  size_t k)
+{
+	const struct snap_task *t = &j->tasks[k];
+	const struct snapper *s = j->s;
+	uint64_t va = j->maps->maps[t->vma].start + (t->first << s->page_shift);
+	int ret;
+
+	c->nent = t->n;
+	if (!t->nreg) {
+		c->packed = false;
+		return pagemap_read_marked(s, c, j->pm, va, t->n, false);
+	}
+	if (task_has_pmd(j, t)) {
+		ret = task_read_weighted(j, c, t);
+		if (ret == 0)
+			return 0;
+		/* the scan's pages, one entry each, for pagemap_reconcile
+		 * without their entries */
+		task_layout(j, c, t);
+		c->nent = t->n;
+		return ret;
+	}
+	task_layout(j, c, t);
+	return task_read_regions(j, c, t);
 }
 
 /* pagemap_read_task for a packed task t: its pages' bits from the

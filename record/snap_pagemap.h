@@ -27,7 +27,8 @@ bool pagemap_probe_scan(int pm, size_t page_size);
 /* Pages a PMD maps, from the kernel's THP size; 0 if it has no THP. */
 uint32_t pagemap_pmd_pages(size_t page_size);
 
-/* Make the n pagemap entries of a chunk of mapping m, read (when read is
+/* Make the n pagemap entries (c->nent; of c->w[i] pages each when
+ * c->weighted) of a chunk of mapping m, read (when read is
  * set) after the process ran again, agree with what PAGEMAP_SCAN found
  * while it was held (the bits in c->extra). A page the scan did not mark
  * was not there: its entry is zeroed (pagemap_read_marked() reads some such
@@ -58,9 +59,11 @@ int pagemap_read_marked(const struct snapper *s, struct snap_ctx *c, int pm,
 int pagemap_prescan(struct snap_job *j, struct snap_ctx *c, uint32_t vma);
 
 /* Read the pagemap entries of task k of a split job, which
- * pagemap_read_task only scanned (c->deferred), into c->pm (a packed task
- * also gets its c->off and c->extra again). Returns 0 or -errno (then
- * pagemap_reconcile() without the entries). */
+ * pagemap_read_task only scanned (c->deferred), into c->pm, c->nent of
+ * them (a packed task also gets its c->off and c->extra again; one with
+ * PMD-mapped pages is read one step per huge page, as pagemap_read_task
+ * reads it: c->weighted). Returns 0 or -errno (then c->nent entries
+ * of one page each, for pagemap_reconcile() without the entries). */
 int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
 			  size_t k);
 

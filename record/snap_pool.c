@@ -490,14 +490,18 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			 * when held, without the PFNs */
 			c->packed = false;
 			c->weighted = false;
-			if (sh[k].deferred)
+			c->nent = n;
+			if (sh[k].deferred) {
+				bool read = pagemap_read_deferred(j, c, k) == 0;
+
 				pagemap_reconcile(
-				    c, &j->maps->maps[j->tasks[k].vma], n,
-				    pagemap_read_deferred(j, c, k) == 0);
-			kpage_prepass(s, c, n, &nlook, &maxkey);
+				    c, &j->maps->maps[j->tasks[k].vma], c->nent,
+				    read);
+			}
+			kpage_prepass(s, c, c->nent, &nlook, &maxkey);
 			task_clean(j, c, k, nlook);
-			sl->ret = kpage_classify(s, c, sl, task_va(j, k), n,
-						 nlook, maxkey);
+			sl->ret = kpage_classify(s, c, sl, task_va(j, k),
+						 c->nent, nlook, maxkey);
 			c->pm = pm;
 			c->extra = extra;
 		}

@@ -11,9 +11,12 @@
  * file mapped MAP_SHARED with every 4th page written and every other page
  * read (larger than a snapshot's 64 MiB chunk: its pages are looked up
  * in one sort over the mapping); 1 MiB of
- * shared anonymous memory, half written. Then forks a child that shares
- * it all and stops itself; the parent rewrites a quarter of the anon
- * memory (breaking COW), maps another such THP region of its own (its
+ * shared anonymous memory, half written; 32 MiB of anonymous memory with
+ * one page in every 100 written (scanned first, its holes read through
+ * by one pagemap read). Then forks a child that shares it all and stops
+ * itself; the parent rewrites a quarter of the anon memory and every
+ * other page of the sparse 32 MiB (breaking COW: its pages are then in
+ * turn private and shared), maps another such THP region of its own (its
  * huge pages mapped exclusively, the other region's shared with the
  * child), prints "ready PARENT CHILD" and stops itself. */
 #define _GNU_SOURCE
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE), i, mib;
 	volatile char sink = 0;
-	char *anon, *zero, *thp, *ro, *cow, *shf, *big, *sha;
+	char *anon, *zero, *thp, *ro, *cow, *shf, *big, *sha, *sparse;
 	pid_t child;
 
 	if (argc != 3)
@@ -132,6 +135,14 @@ int main(int argc, char **argv)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	memset(sha, 3, 1 << 19);
 
+	sparse = mmap(NULL, 32 << 20, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sparse == MAP_FAILED)
+		die("mmap sparse");
+	madvise(sparse, 32 << 20, MADV_NOHUGEPAGE);
+	for (i = 0; i < (32 << 20); i += 100 * pg)
+		sparse[i] = 7;
+
 	child = fork();
 	if (child < 0)
 		die("fork");
@@ -141,6 +152,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < (mib << 20) / 4; i += pg)
 		anon[i] = 5;
+	for (i = 0; i < (32 << 20); i += 200 * pg)
+		sparse[i] = 8;
 	map_thp();
 	printf("ready %d %d\n", (int)getpid(), (int)child);
 	fflush(stdout);
