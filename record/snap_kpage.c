@@ -434,12 +434,16 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		for (i = 0; i < n; i++)
 			amb += PM_HELD(pm[i]);
 	} else if (list) {
+		/* the entries held first, then those of them to look up: a
+		 * sparse chunk's absent entries cost only the first loop */
 		for (i = 0; i < n; i++) {
-			uint64_t e = pm[i];
-
 			list[amb] = (uint32_t)i;
-			amb += PM_HELD(e);
-			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
+			amb += PM_HELD(pm[i]);
+		}
+		for (size_t k = 0; k < amb; k++) {
+			uint64_t e = pm[list[k]];
+
+			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)list[k]);
 			nl += needs_lookup(e);
 		}
 	} else {
