@@ -54,13 +54,11 @@ static uint32_t le32_get(const uint8_t *p)
 /* Bytes of v as LEB128. */
 static size_t var_len(uint64_t v)
 {
-	size_t n = 1;
+	/* 7 bits a byte: (bits + 6) / 7, without a loop (the encoder asks
+	 * it for every run) */
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
 
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	return (bits * 37 + 6 * 37) >> 8;
 }
 
 /* Bits of a code that can name any of m local entries. */
@@ -369,17 +367,31 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	}
 }
 
-/* Encode the next run as it decodes (len pages of entry idx at page, past
- * the previous one): a long run as RUN, a long hole as SKIP, short ones
- * gathered into a MAP block. *pos is the page after the previous run. */
-static void push_run(struct pgstate_enc *e, struct pgstate_blk *b,
-		     uint64_t *pos, uint64_t page, uint64_t len, uint32_t idx)
+/* Add the segment of len pages of entry idx at page to the open block
+ * b, which holds idx (local_add). */
+static inline void seg_add(struct pgstate_enc *e, struct pgstate_blk *b,
+			   uint64_t page, uint64_t len, uint32_t idx)
 {
-	uint64_t gap = page - *pos;
+	if (page > b->end)
+		b->runs_cost += var_len((page - b->end) << 2);
+	b->runs_cost += var_len(len << 2) + var_len(idx);
+	b->present += len;
+	b->end = page + len;
+	e->segs[b->nseg++] = (struct pgstate_seg){
+	    (uint32_t)(page - b->start),
+	    (uint32_t)len,
+	    idx,
+	};
+}
+
+/* push_run past its common case: the open block is closed (a long gap
+ * or run, no room, no local entry left) or none is open. */
+static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
+			  uint64_t gap, uint64_t page, uint64_t len,
+			  uint32_t idx)
+{
 	bool long_run = len >= LONG_PAGES;
 
-	e->nruns++;
-	*pos = page + len;
 	if (b->open &&
 	    (gap >= LONG_PAGES || long_run ||
 	     page + len - b->start > PGSTATE_MAP_MAX || !local_add(e, b, idx)))
@@ -405,16 +417,29 @@ static void push_run(struct pgstate_enc *e, struct pgstate_blk *b,
 		b->nlocal = 0;
 		local_add(e, b, idx);
 	}
-	if (page > b->end)
-		b->runs_cost += var_len((page - b->end) << 2);
-	b->runs_cost += var_len(len << 2) + var_len(idx);
-	b->present += len;
-	b->end = page + len;
-	e->segs[b->nseg++] = (struct pgstate_seg){
-	    (uint32_t)(page - b->start),
-	    (uint32_t)len,
-	    idx,
-	};
+	seg_add(e, b, page, len, idx);
+}
+
+/* Encode the next run as it decodes (len pages of entry idx at page, past
+ * the previous one): a long run as RUN, a long hole as SKIP, short ones
+ * gathered into a MAP block. *pos is the page after the previous run.
+ * The common case first, small enough to inline: a short run after a
+ * short gap, of an entry the open block holds, that fits in it. */
+static inline void push_run(struct pgstate_enc *e, struct pgstate_blk *b,
+			    uint64_t *pos, uint64_t page, uint64_t len,
+			    uint32_t idx)
+{
+	uint64_t gap = page - *pos;
+
+	e->nruns++;
+	*pos = page + len;
+	if (b->open && gap < LONG_PAGES && len < LONG_PAGES &&
+	    page + len - b->start <= PGSTATE_MAP_MAX &&
+	    local_code(e, idx) >= 0) {
+		seg_add(e, b, page, len, idx);
+		return;
+	}
+	push_run_slow(e, b, gap, page, len, idx);
 }
 
 void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,

@@ -389,16 +389,15 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 }
 
 /* True if a page's sharing and dirtiness need kpagecount/kpageflags:
- * present with a PFN (one a look-up key holds), unless exclusive
- * anonymous (mapcount 1, dirty). Branch-free: the pre-pass runs it on
- * every page. */
+ * present with a PFN (one a look-up key holds: pfn - 1 < LOOK_PFN_MAX
+ * is 0 < pfn <= LOOK_PFN_MAX), unless exclusive anonymous (mapcount 1,
+ * dirty). Branch-free: the pre-pass runs it on every page. */
 static inline bool needs_lookup(uint64_t e)
 {
 	uint64_t pfn = e & PM_PFN_MASK;
 
-	return (bool)(((e & PM_PRESENT) != 0) & (pfn != 0) &
-		      (pfn <= LOOK_PFN_MAX) &
-		      (((e & PM_EXCLUSIVE) == 0) | ((e & PM_FILE) != 0)));
+	return (bool)(((e & PM_PRESENT) != 0) & (pfn - 1 < LOOK_PFN_MAX) &
+		      ((e & (PM_EXCLUSIVE | PM_FILE)) != PM_EXCLUSIVE));
 }
 
 /* The bits of a pagemap entry that page_class reads when it does not look
@@ -409,6 +408,11 @@ static inline bool needs_lookup(uint64_t e)
  * PM_KEY_MASK's). */
 #define KEY_HAS_PFN 0x100u
 
+/* Whether entry e is present or swapped (bit 63 or 62). */
+#define PM_HELD(e) (((e) >> 62) != 0)
+_Static_assert(PM_PRESENT == 1ull << 63 && PM_SWAPPED == 1ull << 62,
+	       "PM_HELD tests the top two bits");
+
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey)
 {
@@ -418,27 +422,41 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	uint32_t *list = c->weighted ? NULL : c->w;
 	size_t i, amb = 0, nl = 0;
 
-	if (!s->has_pfn) {
+	/* branch-free loops, one per case: the entries are written always
+	 * and kept when wanted; the largest key is found after, over the
+	 * few kept (keys rise with the PFN) */
+	if (!s->has_pfn && list) {
 		for (i = 0; i < n; i++) {
-			if (list)
-				list[amb] = (uint32_t)i;
-			amb += (pm[i] & (PM_PRESENT | PM_SWAPPED)) != 0;
+			list[amb] = (uint32_t)i;
+			amb += PM_HELD(pm[i]);
+		}
+	} else if (!s->has_pfn) {
+		for (i = 0; i < n; i++)
+			amb += PM_HELD(pm[i]);
+	} else if (list) {
+		/* the entries held first, then those of them to look up: a
+		 * sparse chunk's absent entries cost only the first loop */
+		for (i = 0; i < n; i++) {
+			list[amb] = (uint32_t)i;
+			amb += PM_HELD(pm[i]);
+		}
+		for (size_t k = 0; k < amb; k++) {
+			uint64_t e = pm[list[k]];
+
+			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)list[k]);
+			nl += needs_lookup(e);
 		}
 	} else {
 		for (i = 0; i < n; i++) {
 			uint64_t e = pm[i];
-			uint64_t k = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
-			bool want = needs_lookup(e);
 
-			/* written always, kept when wanted */
-			if (list)
-				list[amb] = (uint32_t)i;
-			amb += (e & (PM_PRESENT | PM_SWAPPED)) != 0;
-			look[nl] = k;
-			nl += want;
-			mx = want && k > mx ? k : mx;
+			amb += PM_HELD(e);
+			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
+			nl += needs_lookup(e);
 		}
 	}
+	for (i = 0; i < nl; i++)
+		mx = MAX(mx, look[i]);
 	c->npresent = amb;
 	*nlook = nl;
 	*maxkey = mx;
@@ -541,6 +559,56 @@ static int kpage_anon_cgroups(const struct snapper *s, struct snap_ctx *c,
 	return kpage_read(c, c->look, na, s->kpagecgroup_fd, c->kcg);
 }
 
+/* kpage_classify of a chunk of single pages none of which is looked up
+ * (nlook 0, no anonymous cgroups: exclusive anonymous memory, or no
+ * PFNs): a page's class is its entry's key alone, and a run goes on while
+ * the key repeats on the next page. One tight pass over the entries
+ * kpage_prepass listed; at most one run a page, room made first. */
+static void classify_plain(const struct snapper *s, struct snap_ctx *c,
+			   struct snap_slot *sl, uint64_t va)
+{
+	const uint64_t *pm = c->pm, *off = c->packed ? c->off : NULL;
+	const uint32_t *list = c->w;
+	const uint8_t *extra = c->extra;
+	struct md_run *r = NULL, *runs;
+	uint64_t key = UINT64_MAX, next = UINT64_MAX, cnt[4] = {0};
+	uint32_t fl = 0, mc = 0;
+	enum page_kind kind = PAGE_NONE;
+	size_t nr = sl->nruns;
+
+	xgrow(&sl->runs, &sl->cap, nr + c->npresent, sizeof(*sl->runs));
+	runs = sl->runs;
+	for (size_t k = 0; k < c->npresent; k++) {
+		size_t i = list[k];
+		uint64_t e = pm[i], o = off ? off[i] : i;
+		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
+			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
+
+		if (kk != key) {
+			kind =
+			    page_class(s, e, extra[i], false, 0, 0, &fl, &mc);
+			key = kk;
+			if (r && (r->flags != fl || r->mapcount != mc))
+				r = NULL;
+		}
+		cnt[kind]++;
+		if (r && o == next) {
+			r->npages++;
+			next++;
+			continue;
+		}
+		r = &runs[nr++];
+		*r = (struct md_run){.vaddr = va + (o << s->page_shift),
+				     .npages = 1,
+				     .flags = fl,
+				     .mapcount = mc};
+		next = o + 1;
+	}
+	sl->nruns = nr;
+	sl->present += cnt[PAGE_PRESENT];
+	sl->swapped += cnt[PAGE_SWAPPED];
+}
+
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
@@ -551,6 +619,10 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	uint64_t cnt[4] = {0}, o, next = 0;
 	int ret;
 
+	if (!nlook && !c->weighted && !anon_charged(s)) {
+		classify_plain(s, c, sl, va);
+		return 0;
+	}
 	if (nlook) {
 		ret = kpage_fill(s, c, nlook, maxkey);
 		if (ret < 0)
