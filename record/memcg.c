@@ -271,7 +271,9 @@ struct find_sub {
  * inode their directory entry gives (a cgroup file system's d_ino is its
  * st_ino), before any of them is walked, since the cgroups that pay for
  * a process's pages are most often near the top (the machine's, a
- * slice's); a directory is stat'ed only where d_ino is not given. */
+ * slice's); a directory is stat'ed only where d_ino is not given. Depth
+ * MEMCG_DEPTH_MAX - 1 matches dir's subdirectories without walking
+ * them. */
 static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 		       int depth)
 {
@@ -302,7 +304,7 @@ static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 		free(sub);
 	}
 	for (i = 0; i < nsubs; i++) {
-		if (w->left) {
+		if (w->left && depth + 1 < MEMCG_DEPTH_MAX) {
 			sub = xasprintf("%s/%s", dir, subs[i].name);
 			find_under(w, sub, subs[i].ino, depth + 1);
 			free(sub);
@@ -312,8 +314,41 @@ static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 	free(subs);
 }
 
-size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
-		       size_t n, char **dirs)
+/* Look for the inodes sought among near (a cgroup under root) and its
+ * ancestors, then among the subdirectories of each ancestor, nearest
+ * first, each directory read once and not walked further: the cgroups
+ * that pay for a process's pages are most often its own, a parent or a
+ * sibling (a process of the same service that touched a file first), so
+ * that the whole walk from the root is seldom needed. */
+static void find_near(struct find_walk *w, const char *root, const char *near)
+{
+	size_t rl = strlen(root);
+	char *dir = xstrdup(near), *slash;
+	struct stat st;
+
+	if (strncmp(near, root, rl) || (near[rl] && near[rl] != '/')) {
+		free(dir);
+		return;
+	}
+	for (size_t len = strlen(dir); w->left && len >= rl;) {
+		dir[len] = 0;
+		if (stat(dir, &st) == 0)
+			find_match(w, dir, st.st_ino);
+		if (len == rl || !(slash = strrchr(dir + rl, '/')))
+			break;
+		len = (size_t)(slash - dir);
+	}
+	strcpy(dir, near);
+	while (w->left && strlen(dir) > rl) {
+		*strrchr(dir + rl, '/') = 0;
+		if (stat(dir, &st) == 0)
+			find_under(w, dir, st.st_ino, MEMCG_DEPTH_MAX - 1);
+	}
+	free(dir);
+}
+
+size_t memcg_find_inos(const struct memcg_mounts *mm, const char *near,
+		       const uint64_t *inos, size_t n, char **dirs)
 {
 	const char *root = mm->v1[0] ? mm->v1 : mm->v2;
 	struct find_walk w = {.inos = inos, .dirs = dirs, .n = n, .left = n};
@@ -321,15 +356,18 @@ size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
 
 	for (size_t i = 0; i < n; i++)
 		dirs[i] = NULL;
-	if (!n || !root[0] || stat(root, &st) < 0)
+	if (!n || !root[0])
 		return 0;
-	find_under(&w, root, st.st_ino, 0);
+	if (near)
+		find_near(&w, root, near);
+	if (w.left && stat(root, &st) == 0)
+		find_under(&w, root, st.st_ino, 0);
 	return n - w.left;
 }
 
 int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir)
 {
-	return memcg_find_inos(mm, &ino, 1, dir) ? 0 : -ENOENT;
+	return memcg_find_inos(mm, NULL, &ino, 1, dir) ? 0 : -ENOENT;
 }
 
 int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)

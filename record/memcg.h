@@ -82,10 +82,12 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir);
 int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir);
 
 /* memcg_find_ino for the n inodes inos in one walk, that stops when all
- * are found: dirs[i] gets a new string (caller frees) or NULL. Returns
+ * are found: dirs[i] gets a new string (caller frees) or NULL. near (or
+ * NULL): a cgroup directory under the walked root (the process's own)
+ * whose ancestors and their subdirectories are looked at first. Returns
  * how many of the n were found. */
-size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
-		       size_t n, char **dirs);
+size_t memcg_find_inos(const struct memcg_mounts *mm, const char *near,
+		       const uint64_t *inos, size_t n, char **dirs);
 /* Parse a memory.stat text buf[0..len) ("key value" a line) into m's
  * stats, after those it holds. Returns 0, or -EINVAL at a malformed line
  * (what came before it is kept) or past MD_CGROUP_MAX_STATS counters. */

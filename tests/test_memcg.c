@@ -318,12 +318,31 @@ static void test_find_inos(void **state)
 	inos[2] = UINT64_MAX - 1; /* no directory has it */
 	inos[3] = ino_of(fx("root/a/b"));
 	inos[4] = ino_of(fx("root"));
-	assert_int_equal(memcg_find_inos(&mm, inos, 5, dirs), 4);
+	assert_int_equal(memcg_find_inos(&mm, NULL, inos, 5, dirs), 4);
 	assert_string_equal(dirs[0], fx("root/c"));
 	assert_string_equal(dirs[1], fx("root/a/b"));
 	assert_null(dirs[2]);
 	assert_string_equal(dirs[3], fx("root/a/b"));
 	assert_string_equal(dirs[4], fx("root"));
+	for (size_t i = 0; i < 5; i++)
+		free(dirs[i]);
+	/* the same answers looked for from a process's cgroup first: its
+	 * ancestors, their subdirectories, then the rest of the tree (d/e is
+	 * below none of them); a near outside the root is not used */
+	inos[2] = ino_of(fx("root/d/e"));
+	inos[3] = ino_of(fx("root/a"));
+	assert_int_equal(memcg_find_inos(&mm, fx("root/a/b"), inos, 5, dirs),
+			 5);
+	assert_string_equal(dirs[0], fx("root/c"));
+	assert_string_equal(dirs[1], fx("root/a/b"));
+	assert_string_equal(dirs[2], fx("root/d/e"));
+	assert_string_equal(dirs[3], fx("root/a"));
+	assert_string_equal(dirs[4], fx("root"));
+	for (size_t i = 0; i < 5; i++)
+		free(dirs[i]);
+	assert_int_equal(memcg_find_inos(&mm, "/nonexistent/x", inos, 5, dirs),
+			 5);
+	assert_string_equal(dirs[2], fx("root/d/e"));
 	for (size_t i = 0; i < 5; i++)
 		free(dirs[i]);
 	assert_int_equal(memcg_find_ino(&mm, ino_of(fx("root/d/e")), &one), 0);
