@@ -19,6 +19,9 @@
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#endif
 
 /* Largest cgroupfs or /proc file read whole (memory.stat is ~2 KiB,
  * mountinfo a few KiB; a container host's can be larger). */
@@ -134,6 +137,47 @@ int memcg_mounts_v2_fast(struct memcg_mounts *mm)
 	return 0;
 }
 
+/* True if dir/name exists. */
+static bool has_file(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	bool ok = access(path, F_OK) == 0;
+
+	free(path);
+	return ok;
+}
+
+/* True if path is a directory (not a symlink) on a file system of type
+ * magic. */
+static bool dir_of_type(const char *path, unsigned long magic)
+{
+	struct statfs fs;
+	struct stat st;
+
+	return statfs(path, &fs) == 0 && (unsigned long)fs.f_type == magic &&
+	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int memcg_mounts_v1_fast(struct memcg_mounts *mm)
+{
+	static const char root[] = "/sys/fs/cgroup",
+			  v1[] = "/sys/fs/cgroup/memory",
+			  v2[] = "/sys/fs/cgroup/unified";
+	struct statfs fs;
+
+	if (statfs(root, &fs) < 0 ||
+	    (unsigned long)fs.f_type == CGROUP_SUPER_MAGIC ||
+	    (unsigned long)fs.f_type == CGROUP2_SUPER_MAGIC ||
+	    !dir_of_type(v1, CGROUP_SUPER_MAGIC) ||
+	    !has_file(v1, "memory.usage_in_bytes"))
+		return -ENOENT;
+	memcpy(mm->v1, v1, sizeof(v1));
+	mm->v2[0] = 0;
+	if (dir_of_type(v2, CGROUP2_SUPER_MAGIC))
+		memcpy(mm->v2, v2, sizeof(v2));
+	return 0;
+}
+
 int memcg_mounts_read(struct memcg_mounts *mm)
 {
 	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
@@ -144,6 +188,8 @@ int memcg_mounts_read(struct memcg_mounts *mm)
 	/* a cgroup2-only machine, the common case, without the mount table
 	 * (on a container host, hundreds of lines the kernel formats) */
 	ret = memcg_mounts_v2_fast(mm);
+	if (ret < 0)
+		ret = memcg_mounts_v1_fast(mm);
 	if (ret < 0) {
 		n = read_small_file("/proc/self/mountinfo", SMALL_FILE_MAX,
 				    &mi);
@@ -184,16 +230,6 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 		}
 	}
 	return 0;
-}
-
-/* True if dir/name exists. */
-static bool has_file(const char *dir, const char *name)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	bool ok = access(path, F_OK) == 0;
-
-	free(path);
-	return ok;
 }
 
 int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
