@@ -475,7 +475,9 @@ int md_writer_close(struct md_writer *w)
 	md_map_prev_free(&w->mprev);
 	free(w->zb.p);
 	free(w->rb.p);
-	ZSTD_freeCCtx(w->cctx);
+	if (w->cctx) /* most recordings compress nothing: no page of zstd's
+		      * code faulted in to free nothing */
+		ZSTD_freeCCtx(w->cctx);
 	stackref_free(&w->stk);
 	free(w);
 	return ret;
