@@ -442,7 +442,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = pss_note(s);
 	if (ret < 0)
 		goto out;
-	if (s->has_pfn && observer_ready(s, &maps))
+	if (s->has_pfn && observer_ready(s, &maps, j.pm))
 		flags |= MD_SNAP_F_OBSERVER_FREE;
 	ret = snap_begin(s, pid, seq, flags, maps.n);
 	if (ret < 0)
