@@ -105,6 +105,10 @@ static void self_populate(struct snapper *s, const struct procmap *m, int fd,
 	for (size_t k = 0; k < s->nself_pop; k++)
 		if (!memcmp(&s->self_pop[k], &r, sizeof(r)))
 			return;
+	while (i < np && (pm[i] & PM_PRESENT))
+		i++;
+	if (i == np)
+		return; /* all resident: nothing to ask the target */
 	if (t) {
 		want = xcalloc(np, 1);
 		self_wanted(s, m, np, t, want);
