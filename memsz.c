@@ -119,6 +119,11 @@ int main(int argc, char **argv)
 	 * and keep the range maps' freed arrays resident in its heap: node's
 	 * size --by symbols peaked at 126 MiB instead of 99. */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	/* Up to 1 MiB free at the top of the heap is kept, not given back
+	 * with brk(2) at each free of a buffer on top (a 64 KiB /proc read
+	 * buffer, a snapshot's scratch) and faulted in again page by page
+	 * at the next: a one-shot shrank and grew its heap a few times. */
+	mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
 	if (argc < 2) {
 		usage_main(stderr);
 		return EXIT_USAGE;

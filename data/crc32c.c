@@ -31,35 +31,54 @@ static uint32_t crc_sw(uint32_t c, const uint8_t *p, size_t n);
  * bytes" is crc_shift[k] applied byte by byte:
  * crc(s, A B C) = shift2(crc(s, A)) ^ shift1(crc(0, B)) ^ crc(0, C). */
 #define CRC_LANE 256
-static uint32_t crc_shift[2][4][256];
+
+/* Each of the eight 256-entry tables is linear: entry v is the XOR of the
+ * values its set bits become, so it is written as those eight values
+ * (SH_256), and the compiler spreads them over the table: a constant in
+ * the binary's read-only pages, no table filled and faulted in at every
+ * start. Value (k, byte, bit) is the register 1 << (8 * byte + bit)
+ * becomes over (k + 1) * CRC_LANE zero bytes (computed by the bitwise
+ * CRC); test_datafile checks long buffers, joined lanes and all, against
+ * the bitwise CRC. */
+#define SH_E(v, a, b, c, d, e, f, g, h)                                        \
+	(((v)&1 ? (a) : 0) ^ ((v)&2 ? (b) : 0) ^ ((v)&4 ? (c) : 0) ^           \
+	 ((v)&8 ? (d) : 0) ^ ((v)&16 ? (e) : 0) ^ ((v)&32 ? (f) : 0) ^         \
+	 ((v)&64 ? (g) : 0) ^ ((v)&128 ? (h) : 0))
+#define SH_4(v, ...)                                                           \
+	SH_E(v, __VA_ARGS__), SH_E((v) + 1, __VA_ARGS__),                      \
+	    SH_E((v) + 2, __VA_ARGS__), SH_E((v) + 3, __VA_ARGS__)
+#define SH_16(v, ...)                                                          \
+	SH_4(v, __VA_ARGS__), SH_4((v) + 4, __VA_ARGS__),                      \
+	    SH_4((v) + 8, __VA_ARGS__), SH_4((v) + 12, __VA_ARGS__)
+#define SH_64(v, ...)                                                          \
+	SH_16(v, __VA_ARGS__), SH_16((v) + 16, __VA_ARGS__),                   \
+	    SH_16((v) + 32, __VA_ARGS__), SH_16((v) + 48, __VA_ARGS__)
+#define SH_256(...)                                                            \
+	{                                                                      \
+		SH_64(0, __VA_ARGS__), SH_64(64, __VA_ARGS__),                 \
+		    SH_64(128, __VA_ARGS__), SH_64(192, __VA_ARGS__)           \
+	}
+
+static const uint32_t crc_shift[2][4][256] = {
+    {SH_256(0xdcb17aa4u, 0xbc8e83b9u, 0x7cf17183u, 0xf9e2e306u, 0xf629b0fdu,
+	    0xe9bf170bu, 0xd69258e7u, 0xa8c8c73fu),
+     SH_256(0x547df88fu, 0xa8fbf11eu, 0x541b94cdu, 0xa837299au, 0x558225c5u,
+	    0xab044b8au, 0x53e4e1e5u, 0xa7c9c3cau),
+     SH_256(0x4a7ff165u, 0x94ffe2cau, 0x2c13b365u, 0x582766cau, 0xb04ecd94u,
+	    0x6571edd9u, 0xcae3dbb2u, 0x902bc195u),
+     SH_256(0x25bbf5dbu, 0x4b77ebb6u, 0x96efd76cu, 0x2833d829u, 0x5067b052u,
+	    0xa0cf60a4u, 0x4472b7b9u, 0x88e56f72u)},
+    {SH_256(0xbd6f81f8u, 0x7f337501u, 0xfe66ea02u, 0xf921a2f5u, 0xf7af331bu,
+	    0xeab210c7u, 0xd088577fu, 0xa4fcd80fu),
+     SH_256(0x4c15c6efu, 0x982b8ddeu, 0x35bb6d4du, 0x6b76da9au, 0xd6edb534u,
+	    0xa8371c99u, 0x55824fc3u, 0xab049f86u),
+     SH_256(0x53e549fdu, 0xa7ca93fau, 0x4a795105u, 0x94f2a20au, 0x2c0932e5u,
+	    0x581265cau, 0xb024cb94u, 0x65a5e1d9u),
+     SH_256(0xcb4bc3b2u, 0x937bf195u, 0x231b95dbu, 0x46372bb6u, 0x8c6e576cu,
+	    0x1d30d829u, 0x3a61b052u, 0x74c360a4u)}};
 
 __attribute__((target("sse4.2"))) static uint32_t
 crc_hw(uint32_t c, const uint8_t *p, size_t n);
-
-/* Fill crc_shift from the register each single set bit becomes over the
- * zero bytes (computed by the crc32 instruction: below 3 * CRC_LANE bytes
- * crc_hw does not use crc_shift; the tables are not needed). */
-static void crc_shift_init(void)
-{
-	static const uint8_t zero[2 * CRC_LANE];
-
-	for (int k = 0; k < 2; k++)
-		for (int byte = 0; byte < 4; byte++) {
-			uint32_t *t = crc_shift[k][byte];
-
-			t[0] = 0;
-			for (int bit = 0; bit < 8; bit++) {
-				uint32_t v = 1u << bit;
-				uint32_t one =
-				    crc_hw(1u << (8 * byte + bit), zero,
-					   (size_t)(k + 1) * CRC_LANE);
-
-				/* the values with this bit as their highest */
-				for (uint32_t low = 0; low < v; low++)
-					t[v | low] = one ^ t[low];
-			}
-		}
-}
 
 static uint32_t crc_shift_by(int k, uint32_t c)
 {
@@ -68,10 +87,11 @@ static uint32_t crc_shift_by(int k, uint32_t c)
 }
 #endif
 
-/* Choose the implementation and fill its tables once, at load time (no
- * lazy set-up that threads could race on): the crc32 instruction's shift
- * tables where the processor has it, else the slicing-by-8 tables (every
- * memsz command starts here: the tables it does not use are not filled).
+/* Choose the implementation once, at load time (no lazy set-up that
+ * threads could race on): the crc32 instruction where the processor has
+ * it (its shift tables are constants), else the slicing-by-8 tables,
+ * filled here (every memsz command starts here: the tables it does not
+ * use are not filled).
  * The crc32 instruction is looked for with one cpuid: libgcc's
  * __builtin_cpu_supports() runs a dozen cpuid leaves at every start, each
  * a trap to the hypervisor in a virtual machine. */
@@ -83,7 +103,6 @@ __attribute__((constructor)) static void crc_init(void)
 	/* leaf 1 exists on every x86-64 processor */
 	__cpuid(1, eax, ebx, ecx, edx);
 	if (ecx & bit_SSE4_2) {
-		crc_shift_init();
 		crc_mode = 2;
 		return;
 	}

@@ -465,8 +465,10 @@ int md_writer_open(const char *path, struct md_writer **out);
 /* md_writer_open() with flags (MD_WRITER_*). */
 int md_writer_open_flags(const char *path, unsigned flags,
 			 struct md_writer **out);
-/* The recording is valid: flush, append the END record, sync, rename an
- * existing non-empty path to path.old and the temporary file to path.
+/* The recording is valid: flush, append the END record, sync (only when
+ * path exists and is not an empty file: no recording is replaced
+ * otherwise), rename an existing non-empty path to path.old and the
+ * temporary file to path.
  * Returns 0 or a negative code (then path and path.old are as they were,
  * unless only the second rename failed: path.old then holds the previous
  * recording). */

@@ -294,6 +294,7 @@ int md_write_record(struct md_writer *w, const struct md_record *rec)
 int md_writer_commit(struct md_writer *w)
 {
 	struct stat st;
+	bool exists;
 	char *old;
 	int ret;
 
@@ -308,11 +309,18 @@ int md_writer_commit(struct md_writer *w)
 		w->committed = true;
 		return 0;
 	}
-	/* The data must be on disk before the name points at it, or a crash
-	 * could leave an empty file where the old recording was. */
-	if (fsync(w->fd) < 0)
+	/* Where path names something (a recording, a link to one), the data
+	 * must be on disk before the name points at it, or a crash could
+	 * leave an empty file where the old recording was. Where it names
+	 * nothing (or an empty file), no recording is replaced: a crash
+	 * can only leave path empty or cut short, as a crash while recording
+	 * leaves it, which readers say; the fsync (a tenth of a small
+	 * one-shot's CPU) is left to the kernel's writeback. */
+	exists = !lstat(w->path, &st);
+	if (exists && !(S_ISREG(st.st_mode) && st.st_size == 0) &&
+	    fsync(w->fd) < 0)
 		return w->err = -errno;
-	if (!lstat(w->path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+	if (exists && S_ISREG(st.st_mode) && st.st_size > 0) {
 		old = xasprintf("%s.old", w->path);
 		ret = rename(w->path, old) ? -errno : 0;
 		free(old);
@@ -467,7 +475,9 @@ int md_writer_close(struct md_writer *w)
 	md_map_prev_free(&w->mprev);
 	free(w->zb.p);
 	free(w->rb.p);
-	ZSTD_freeCCtx(w->cctx);
+	if (w->cctx) /* most recordings compress nothing: no page of zstd's
+		      * code faulted in to free nothing */
+		ZSTD_freeCCtx(w->cctx);
 	stackref_free(&w->stk);
 	free(w);
 	return ret;

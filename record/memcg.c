@@ -19,6 +19,9 @@
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#endif
 
 /* Largest cgroupfs or /proc file read whole (memory.stat is ~2 KiB,
  * mountinfo a few KiB; a container host's can be larger). */
@@ -134,6 +137,47 @@ int memcg_mounts_v2_fast(struct memcg_mounts *mm)
 	return 0;
 }
 
+/* True if dir/name exists. */
+static bool has_file(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	bool ok = access(path, F_OK) == 0;
+
+	free(path);
+	return ok;
+}
+
+/* True if path is a directory (not a symlink) on a file system of type
+ * magic. */
+static bool dir_of_type(const char *path, unsigned long magic)
+{
+	struct statfs fs;
+	struct stat st;
+
+	return statfs(path, &fs) == 0 && (unsigned long)fs.f_type == magic &&
+	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int memcg_mounts_v1_fast(struct memcg_mounts *mm)
+{
+	static const char root[] = "/sys/fs/cgroup",
+			  v1[] = "/sys/fs/cgroup/memory",
+			  v2[] = "/sys/fs/cgroup/unified";
+	struct statfs fs;
+
+	if (statfs(root, &fs) < 0 ||
+	    (unsigned long)fs.f_type == CGROUP_SUPER_MAGIC ||
+	    (unsigned long)fs.f_type == CGROUP2_SUPER_MAGIC ||
+	    !dir_of_type(v1, CGROUP_SUPER_MAGIC) ||
+	    !has_file(v1, "memory.usage_in_bytes"))
+		return -ENOENT;
+	memcpy(mm->v1, v1, sizeof(v1));
+	mm->v2[0] = 0;
+	if (dir_of_type(v2, CGROUP2_SUPER_MAGIC))
+		memcpy(mm->v2, v2, sizeof(v2));
+	return 0;
+}
+
 int memcg_mounts_read(struct memcg_mounts *mm)
 {
 	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
@@ -144,6 +188,8 @@ int memcg_mounts_read(struct memcg_mounts *mm)
 	/* a cgroup2-only machine, the common case, without the mount table
 	 * (on a container host, hundreds of lines the kernel formats) */
 	ret = memcg_mounts_v2_fast(mm);
+	if (ret < 0)
+		ret = memcg_mounts_v1_fast(mm);
 	if (ret < 0) {
 		n = read_small_file("/proc/self/mountinfo", SMALL_FILE_MAX,
 				    &mi);
@@ -184,16 +230,6 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 		}
 	}
 	return 0;
-}
-
-/* True if dir/name exists. */
-static bool has_file(const char *dir, const char *name)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	bool ok = access(path, F_OK) == 0;
-
-	free(path);
-	return ok;
 }
 
 int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
@@ -271,7 +307,9 @@ struct find_sub {
  * inode their directory entry gives (a cgroup file system's d_ino is its
  * st_ino), before any of them is walked, since the cgroups that pay for
  * a process's pages are most often near the top (the machine's, a
- * slice's); a directory is stat'ed only where d_ino is not given. */
+ * slice's); a directory is stat'ed only where d_ino is not given. Depth
+ * MEMCG_DEPTH_MAX - 1 matches dir's subdirectories without walking
+ * them. */
 static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 		       int depth)
 {
@@ -302,7 +340,7 @@ static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 		free(sub);
 	}
 	for (i = 0; i < nsubs; i++) {
-		if (w->left) {
+		if (w->left && depth + 1 < MEMCG_DEPTH_MAX) {
 			sub = xasprintf("%s/%s", dir, subs[i].name);
 			find_under(w, sub, subs[i].ino, depth + 1);
 			free(sub);
@@ -312,8 +350,41 @@ static void find_under(struct find_walk *w, const char *dir, uint64_t dino,
 	free(subs);
 }
 
-size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
-		       size_t n, char **dirs)
+/* Look for the inodes sought among near (a cgroup under root) and its
+ * ancestors, then among the subdirectories of each ancestor, nearest
+ * first, each directory read once and not walked further: the cgroups
+ * that pay for a process's pages are most often its own, a parent or a
+ * sibling (a process of the same service that touched a file first), so
+ * that the whole walk from the root is seldom needed. */
+static void find_near(struct find_walk *w, const char *root, const char *near)
+{
+	size_t rl = strlen(root);
+	char *dir = xstrdup(near), *slash;
+	struct stat st;
+
+	if (strncmp(near, root, rl) || (near[rl] && near[rl] != '/')) {
+		free(dir);
+		return;
+	}
+	for (size_t len = strlen(dir); w->left && len >= rl;) {
+		dir[len] = 0;
+		if (stat(dir, &st) == 0)
+			find_match(w, dir, st.st_ino);
+		if (len == rl || !(slash = strrchr(dir + rl, '/')))
+			break;
+		len = (size_t)(slash - dir);
+	}
+	strcpy(dir, near);
+	while (w->left && strlen(dir) > rl) {
+		*strrchr(dir + rl, '/') = 0;
+		if (stat(dir, &st) == 0)
+			find_under(w, dir, st.st_ino, MEMCG_DEPTH_MAX - 1);
+	}
+	free(dir);
+}
+
+size_t memcg_find_inos(const struct memcg_mounts *mm, const char *near,
+		       const uint64_t *inos, size_t n, char **dirs)
 {
 	const char *root = mm->v1[0] ? mm->v1 : mm->v2;
 	struct find_walk w = {.inos = inos, .dirs = dirs, .n = n, .left = n};
@@ -321,15 +392,18 @@ size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
 
 	for (size_t i = 0; i < n; i++)
 		dirs[i] = NULL;
-	if (!n || !root[0] || stat(root, &st) < 0)
+	if (!n || !root[0])
 		return 0;
-	find_under(&w, root, st.st_ino, 0);
+	if (near)
+		find_near(&w, root, near);
+	if (w.left && stat(root, &st) == 0)
+		find_under(&w, root, st.st_ino, 0);
 	return n - w.left;
 }
 
 int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir)
 {
-	return memcg_find_inos(mm, &ino, 1, dir) ? 0 : -ENOENT;
+	return memcg_find_inos(mm, NULL, &ino, 1, dir) ? 0 : -ENOENT;
 }
 
 int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)

@@ -59,9 +59,19 @@ bool memcg_v2_only(const char *buf, size_t len);
  * and v2 "/sys/fs/cgroup", the mount memcg_parse_mounts() prefers.
  * Returns 0, or -ENOENT when mountinfo must be read. */
 int memcg_mounts_v2_fast(struct memcg_mounts *mm);
-/* The mounts of this machine (memcg_mounts_v2_fast, else
- * /proc/self/mountinfo), v2 replaced by MEMSZ_CGROUP2_ROOT when it is
- * set. Returns 0, -ENODEV or -errno. */
+/* The mounts of a hybrid machine without the mount table (kept to a few
+ * KiB the kernel formats for each snapshot's process): where
+ * /sys/fs/cgroup is no cgroup file system and /sys/fs/cgroup/memory a
+ * directory (not a symlink) of a v1 hierarchy with the memory controller
+ * (memory.usage_in_bytes), v1 is it, and v2 /sys/fs/cgroup/unified where
+ * that is a cgroup2 directory, else "" (with v1's memory controller
+ * there, v2 has none). The memory hierarchy is one whatever its mounts:
+ * this one is preferred as memcg_parse_mounts() prefers /sys/fs/cgroup
+ * for v2. Returns 0, or -ENOENT when mountinfo must be read. */
+int memcg_mounts_v1_fast(struct memcg_mounts *mm);
+/* The mounts of this machine (memcg_mounts_v2_fast, memcg_mounts_v1_fast,
+ * else /proc/self/mountinfo), v2 replaced by MEMSZ_CGROUP2_ROOT when it
+ * is set. Returns 0, -ENODEV or -errno. */
 int memcg_mounts_read(struct memcg_mounts *mm);
 /* From a /proc/PID/cgroup text buf[0..len): the path of the v1 line whose
  * controllers name "memory" into v1, that of the v2 line ("0::") into v2
@@ -82,10 +92,12 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir);
 int memcg_find_ino(const struct memcg_mounts *mm, uint64_t ino, char **dir);
 
 /* memcg_find_ino for the n inodes inos in one walk, that stops when all
- * are found: dirs[i] gets a new string (caller frees) or NULL. Returns
+ * are found: dirs[i] gets a new string (caller frees) or NULL. near (or
+ * NULL): a cgroup directory under the walked root (the process's own)
+ * whose ancestors and their subdirectories are looked at first. Returns
  * how many of the n were found. */
-size_t memcg_find_inos(const struct memcg_mounts *mm, const uint64_t *inos,
-		       size_t n, char **dirs);
+size_t memcg_find_inos(const struct memcg_mounts *mm, const char *near,
+		       const uint64_t *inos, size_t n, char **dirs);
 /* Parse a memory.stat text buf[0..len) ("key value" a line) into m's
  * stats, after those it holds. Returns 0, or -EINVAL at a malformed line
  * (what came before it is kept) or past MD_CGROUP_MAX_STATS counters. */

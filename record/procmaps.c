@@ -234,7 +234,7 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
 
 int procmaps_read(int pid, int tid, struct procmaps *out)
 {
-	char path[64];
+	char path[64], *buf;
 	FILE *f;
 	int ret;
 
@@ -245,10 +245,14 @@ int procmaps_read(int pid, int tid, struct procmaps *out)
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	/* one large buffer: the kernel produces the text a page at a time */
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	/* one large buffer, so that a read(2) takes up to 64 KiB of the text
+	 * (glibc ignores the size of a buffer it allocates itself and takes
+	 * st_blksize, 1 KiB in /proc: a read per 10 mappings) */
+	buf = xmalloc(1 << 16);
+	setvbuf(f, buf, _IOFBF, 1 << 16);
 	ret = procmaps_parse(f, out);
 	fclose(f);
+	free(buf);
 	return ret;
 }
 

@@ -111,7 +111,7 @@ static void write_payers(struct session *r)
 			want[m++] = inos[i];
 	dirs = xmalloc((m ? m : 1) * sizeof(*dirs));
 	if (m)
-		memcg_find_inos(r->cg.mounts, want, m, dirs);
+		memcg_find_inos(r->cg.mounts, r->cg.dir, want, m, dirs);
 	for (size_t i = 0; i < m; i++) {
 		if (dirs[i] && !r->werr)
 			write_name(r, dirs[i], want[i]);

@@ -313,11 +313,17 @@ static bool procmap_eq(const struct procmap *a, const struct procmap *b)
 	       !strcmp(a->name ? a->name : "", b->name ? b->name : "");
 }
 
-/* A thread of pid whose maps can be read (the leader may be a zombie). */
+/* A thread of pid whose maps can be read (the leader may be a zombie):
+ * the leader when it lives (the first thread /proc/PID/task lists, so
+ * the directory is read only when it does not). */
 int rec_live_tid(int pid)
 {
-	int *tids = NULL, n = target_threads(pid, &tids), tid = pid;
+	char lst = target_state(pid, pid);
+	int *tids = NULL, n, tid = pid;
 
+	if (lst && lst != 'Z' && lst != 'X')
+		return pid;
+	n = target_threads(pid, &tids);
 	for (int i = 0; i < n; i++) {
 		char st = target_state(pid, tids[i]);
 

@@ -54,14 +54,31 @@ static void images_close_root(struct snapper *s)
 	s->root_pid = 0;
 }
 
+/* An O_PATH descriptor of rel under dirfd (followed as stat follows it)
+ * if it is the file (maj, min, ino), its stat in *st; else -1. */
+static int path_fd_of(int dirfd, const char *rel, uint32_t maj, uint32_t min,
+		      uint64_t ino, struct stat *st)
+{
+	int pfd = openat(dirfd, rel, O_PATH | O_CLOEXEC);
+
+	if (pfd >= 0 && (fstat(pfd, st) < 0 || !same_file(st, maj, min, ino))) {
+		close(pfd);
+		pfd = -1;
+	}
+	return pfd;
+}
+
 /* Find where the file (dev, ino) mapped by pid at path can be opened:
  * PATH under /proc/PID/root (through root_fd: *dirfd), PATH itself, or an
  * entry of /proc/PID/map_files. Returns an allocated path ("" if none),
- * relative to *dirfd (AT_FDCWD unless under the root), and fills *st. */
+ * relative to *dirfd (AT_FDCWD unless under the root), and fills *st;
+ * found under the root, *pfd is an O_PATH descriptor of it (the caller
+ * closes it), else -1: one walk of the path serves the stat and the
+ * open. */
 static char *find_open_path(struct snapper *s, int pid, const char *path,
 			    uint64_t start, uint64_t end, uint32_t maj,
 			    uint32_t min, uint64_t ino, struct stat *st,
-			    int *dirfd)
+			    int *dirfd, int *pfd)
 {
 	char *p, *clean = xstrdup(path);
 	size_t len = strlen(clean);
@@ -69,13 +86,15 @@ static char *find_open_path(struct snapper *s, int pid, const char *path,
 	int rfd;
 
 	*dirfd = AT_FDCWD;
+	*pfd = -1;
 	if (len > sizeof(deleted) - 1 &&
 	    !strcmp(clean + len - (sizeof(deleted) - 1), deleted))
 		clean[len - (sizeof(deleted) - 1)] = 0;
 	if (clean[0] == '/') {
 		rfd = root_fd(s, pid);
-		if (rfd >= 0 && clean[1] && !fstatat(rfd, clean + 1, st, 0) &&
-		    same_file(st, maj, min, ino)) {
+		if (rfd >= 0 && clean[1] &&
+		    (*pfd = path_fd_of(rfd, clean + 1, maj, min, ino, st)) >=
+			0) {
 			*dirfd = rfd;
 			p = xstrdup(clean + 1);
 			goto found;
@@ -102,13 +121,23 @@ found:
 
 /* Open rel (under dirfd) for reading only if it is still the regular
  * file (maj, min, ino) that find_open_path() found: the target may have
- * swapped the path meanwhile. Returns the descriptor or -errno (-ESTALE:
- * another file now). */
-static int open_regular(int dirfd, const char *rel, uint32_t maj, uint32_t min,
-			uint64_t ino)
+ * swapped the path meanwhile. With pfd (find_open_path's O_PATH
+ * descriptor, checked already), that file is opened again through
+ * /proc/self/fd, without a walk of the path. Returns the descriptor or
+ * -errno (-ESTALE: another file now). */
+static int open_regular(int dirfd, const char *rel, int pfd, uint32_t maj,
+			uint32_t min, uint64_t ino)
 {
+	char self[40];
 	struct stat st;
-	int fd = open_regular_at(dirfd, rel, &st);
+	int fd;
+
+	if (pfd >= 0) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = open_regular_at(dirfd, rel, &st);
 
 	if (fd >= 0 && !same_file(&st, maj, min, ino)) {
 		close(fd);
@@ -211,10 +240,10 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 {
 	struct stat st;
 	char *open_path, *rel;
-	int dirfd, fd, ret;
+	int dirfd, pfd, fd, ret;
 
 	rel = find_open_path(s, pid, im->path, start, end, im->dev_major,
-			     im->dev_minor, im->ino, &st, &dirfd);
+			     im->dev_minor, im->ino, &st, &dirfd, &pfd);
 	/* the record names the file as before: under /proc/PID/root */
 	open_path =
 	    dirfd == AT_FDCWD ? rel : xasprintf("/proc/%d/root/%s", pid, rel);
@@ -228,7 +257,7 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		im->build_id_len = MIN(build_id_len, sizeof(im->build_id));
 		memcpy(im->build_id, build_id, im->build_id_len);
 	} else if (open_path[0] && S_ISREG(st.st_mode)) {
-		fd = open_regular(dirfd, rel, im->dev_major, im->dev_minor,
+		fd = open_regular(dirfd, rel, pfd, im->dev_major, im->dev_minor,
 				  im->ino);
 		if (fd >= 0) {
 			ret = elf_build_id_read(fd, im->build_id,
@@ -237,6 +266,8 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 			close(fd);
 		}
 	}
+	if (pfd >= 0)
+		close(pfd);
 	ret = md_write_image(s->w, im);
 	if (open_path != rel)
 		free(open_path);

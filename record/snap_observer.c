@@ -26,37 +26,110 @@
  * runs are populated with one madvise (walking a few present pages costs
  * less than a system call more). */
 #define POPULATE_JOIN 32
+/* Absent pages not needed (self_wanted) that a run may take in to join
+ * the next needed one: a fault maps up to 16 neighbouring pages of the
+ * page cache anyway. */
+#define POPULATE_WASTE 8
 
-/* Map every page of memsz's own file mapping m (its np pagemap entries in
- * pm, read from pagemap fd) into its page tables, once per recording
- * (s->self_pop; -a asks for the same libc mappings once per process):
- * then the set of pages memsz shares with a target does not grow while a
- * snapshot runs (the code it first runs there would otherwise be mapped
- * after the set was read, and still counted as a sharer). Only the runs
- * of pages not present are populated, and their entries read again into
- * pm: most of libc is mapped already, and walking it page by page in
- * MADV_POPULATE_READ cost more than the rest of the observer. */
+/* The target whose pages memsz's own are populated for (self_populate):
+ * its mappings and its pagemap, or NULL (populate every page). */
+struct self_target {
+	const struct procmaps *maps;
+	int pm;
+};
+
+/* Mark in want[0, np) the pages of memsz's file mapping m whose file page
+ * the target t has resident in a mapping of the same file (one pread of
+ * its pagemap per such mapping). A page the target has not mapped is in
+ * none of its mappings' PSS: memsz mapping it meanwhile changes no
+ * mapcount the snapshot reads (while the target runs, its page tables
+ * change under the snapshot anyway). */
+static void self_wanted(const struct snapper *s, const struct procmap *m,
+			size_t np, const struct self_target *t, uint8_t *want)
+{
+	uint64_t mo = m->pgoff >> s->page_shift, *e = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < t->maps->n; i++) {
+		const struct procmap *tm = &t->maps->maps[i];
+		uint64_t to = tm->pgoff >> s->page_shift,
+			 tn = (tm->end - tm->start) >> s->page_shift;
+		uint64_t a = MAX(mo, to), b = MIN(mo + np, to + tn);
+		ssize_t got;
+
+		if (tm->ino != m->ino || tm->dev_major != m->dev_major ||
+		    tm->dev_minor != m->dev_minor || a >= b)
+			continue;
+		xgrow(&e, &cap, b - a, sizeof(*e));
+		got = snap_pread_full(
+		    t->pm, e, (b - a) * 8,
+		    ((tm->start >> s->page_shift) + (a - to)) * 8);
+		for (ssize_t k = 0; k < got / 8; k++)
+			if (e[k] & PM_PRESENT)
+				want[a - mo + (uint64_t)k] = 1;
+		if (got != (ssize_t)((b - a) * 8)) /* unknown: all wanted */
+			memset(want + (a - mo), 1, b - a);
+	}
+	free(e);
+}
+
+/* True if page i of a mapping (pagemap entries pm, want as self_wanted
+ * gave it, or NULL) is to be made resident. */
+static bool self_need(const uint64_t *pm, const uint8_t *want, size_t i)
+{
+	return !(pm[i] & PM_PRESENT) && (!want || want[i]);
+}
+
+/* Map pages of memsz's own file mapping m (its np pagemap entries in pm,
+ * read from pagemap fd) into its page tables: then the set of pages
+ * memsz shares with a target does not grow while a snapshot runs (the
+ * code it first runs there would otherwise be mapped after the set was
+ * read, and still counted as a sharer). Only the runs of pages not
+ * present are populated, and their entries read again into pm: most of
+ * libc is mapped already, and walking it page by page in
+ * MADV_POPULATE_READ cost more than the rest of the observer. With a
+ * target t, only the pages it has resident (self_wanted: a one-shot of a
+ * small process shares a few dozen libc pages memsz lacks, not the
+ * hundreds memsz never ran); without (snapper_prepare, for any process
+ * after it), every page, once per recording (s->self_pop; -a asks for
+ * the same libc mappings once per process). */
 static void self_populate(struct snapper *s, const struct procmap *m, int fd,
-			  uint64_t *pm, size_t np)
+			  uint64_t *pm, size_t np, const struct self_target *t)
 {
 	struct self_range r = {m->start, m->end, m->ino};
-	size_t i = 0, a, b;
+	uint8_t *want = NULL;
+	size_t i = 0, a, b, waste;
 
 	if (!m->name || m->name[0] != '/' || (m->flags & MAP_SHARED))
 		return;
 	for (size_t k = 0; k < s->nself_pop; k++)
 		if (!memcmp(&s->self_pop[k], &r, sizeof(r)))
 			return;
+	while (i < np && (pm[i] & PM_PRESENT))
+		i++;
+	if (i == np)
+		return; /* all resident: nothing to ask the target */
+	if (t) {
+		want = xcalloc(np, 1);
+		self_wanted(s, m, np, t, want);
+	}
 	while (i < np) {
-		while (i < np && (pm[i] & PM_PRESENT))
+		while (i < np && !self_need(pm, want, i))
 			i++;
 		if (i == np)
 			break;
-		/* [a, b): absent pages and the short present gaps between */
+		/* [a, b): pages needed and the short gaps between, with few
+		 * absent pages not needed */
 		a = b = i;
+		waste = 0;
 		while (i < np && i - b <= POPULATE_JOIN) {
-			if (!(pm[i] & PM_PRESENT))
+			if (self_need(pm, want, i)) {
 				b = i + 1;
+				waste = 0;
+			} else if (!(pm[i] & PM_PRESENT) &&
+				   ++waste > POPULATE_WASTE) {
+				break;
+			}
 			i++;
 		}
 		i = b;
@@ -68,6 +141,9 @@ static void self_populate(struct snapper *s, const struct procmap *m, int fd,
 		    (ssize_t)((b - a) * 8))
 			memset(pm + a, 0, (b - a) * 8);
 	}
+	free(want);
+	if (t)
+		return; /* another target may have other pages resident */
 	xgrow(&s->self_pop, &s->self_pop_cap, s->nself_pop + 1,
 	      sizeof(*s->self_pop));
 	s->self_pop[s->nself_pop++] = r;
@@ -138,7 +214,7 @@ static void self_set_build(struct snapper *s, const uint64_t *pfns, size_t n)
  * maps (self_target_files). Reads /proc/self/pagemap through
  * s->self_pm_fd, opened by snapper_new. Returns 0 or -errno. */
 static int self_load(struct snapper *s, const struct self_file *files,
-		     size_t nfiles)
+		     size_t nfiles, const struct self_target *t)
 {
 	struct procmaps pm = {0};
 	uint64_t *pfns = NULL, *buf = NULL;
@@ -169,7 +245,7 @@ static int self_load(struct snapper *s, const struct self_file *files,
 		got = snap_pread_full(fd, buf, np * 8,
 				      (m->start >> s->page_shift) * 8);
 		if (got == (ssize_t)(np * 8))
-			self_populate(s, m, fd, buf, np);
+			self_populate(s, m, fd, buf, np, t);
 		for (ssize_t k = 0; k < got / 8; k++) {
 			uint64_t pfn = buf[k] & PM_PFN_MASK;
 
@@ -189,8 +265,9 @@ out:
 	return ret;
 }
 
-bool observer_ready(struct snapper *s, const struct procmaps *maps)
+bool observer_ready(struct snapper *s, const struct procmaps *maps, int pm)
 {
+	struct self_target t = {maps, pm};
 	size_t n;
 	struct self_file *files = self_target_files(maps, &n);
 	bool ok;
@@ -199,7 +276,7 @@ bool observer_ready(struct snapper *s, const struct procmaps *maps)
 	    !memcmp(files, s->prep_files, n * sizeof(*files)))
 		ok = s->prep_ok;
 	else
-		ok = self_load(s, files, n) == 0;
+		ok = self_load(s, files, n, pm >= 0 ? &t : NULL) == 0;
 	free(files);
 	free(s->prep_files);
 	s->prep_files = NULL;
@@ -215,6 +292,6 @@ void snapper_prepare(struct snapper *s, int pid)
 	if (!s->has_pfn || procmaps_read(pid, 0, &maps) < 0)
 		return;
 	s->prep_files = self_target_files(&maps, &s->nprep);
-	s->prep_ok = self_load(s, s->prep_files, s->nprep) == 0;
+	s->prep_ok = self_load(s, s->prep_files, s->nprep, NULL) == 0;
 	procmaps_free(&maps);
 }

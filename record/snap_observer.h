@@ -32,7 +32,9 @@ static inline bool observer_maps(const struct snapper *s, uint64_t pfn)
 /* memsz's own pages of the files the target maps (self_load), as late as
  * possible, since memsz maps more of its libraries as it runs: those
  * snapper_prepare loaded if the target maps the same files now, else
- * loaded again. True if they are known. */
-bool observer_ready(struct snapper *s, const struct procmaps *maps);
+ * loaded again, memsz's own made resident where the target has the file
+ * page resident (pm: the target's open pagemap; -1: all of them). True
+ * if they are known. */
+bool observer_ready(struct snapper *s, const struct procmaps *maps, int pm);
 
 #endif

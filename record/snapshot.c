@@ -138,23 +138,27 @@ static bool meminfo_pmd_mapped(void)
 {
 	static const char *const fields[] = {
 	    "AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:"};
-	char line[128];
+	const char *p, *end, *ls, *le;
+	char *buf = NULL;
 	bool any = false;
 	int seen = 0;
-	FILE *f = fopen("/proc/meminfo", "re");
+	ssize_t n = read_small_file("/proc/meminfo", 1u << 20, &buf);
 
-	if (!f)
+	if (n < 0)
 		return true;
-	while (!any && seen < 3 && fgets(line, sizeof(line), f))
+	p = buf;
+	end = buf + n;
+	while (!any && seen < 3 && text_next_line(&p, end, &ls, &le))
 		for (int i = 0; i < 3; i++) {
 			size_t len = strlen(fields[i]);
 
-			if (strncmp(line, fields[i], len))
+			if ((size_t)(le - ls) <= len ||
+			    strncmp(ls, fields[i], len))
 				continue;
 			seen++;
-			any = strtoull(line + len, NULL, 10) != 0;
+			any = strtoull(ls + len, NULL, 10) != 0;
 		}
-	fclose(f);
+	free(buf);
 	return any || seen < 3;
 }
 
@@ -185,36 +189,16 @@ struct snap_status {
 
 static void status_read(int pid, struct snap_status *st)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-	    {"VmLck:", offsetof(struct snap_status, lck)},
-	    {"HugetlbPages:", offsetof(struct snap_status, htlb)},
-	    {"Threads:", offsetof(struct snap_status, threads)},
-	};
-	char path[64], line[256];
-	size_t left = ARRAY_SIZE(keys);
-	FILE *f;
+	char buf[TARGET_STATUS_MAX];
+	ssize_t len = target_status_read(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	st->lck = st->htlb = st->threads = -ENOENT;
-	f = fopen(path, "re");
-	if (!f) {
-		st->lck = st->htlb = st->threads = -errno;
+	if (len < 0) {
+		st->lck = st->htlb = st->threads = len;
 		return;
 	}
-	while (left && fgets(line, sizeof(line), f))
-		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-			size_t len = strlen(keys[i].key);
-
-			if (strncmp(line, keys[i].key, len))
-				continue;
-			*(int64_t *)((char *)st + keys[i].off) =
-			    strtoll(line + len, NULL, 10);
-			left--;
-		}
-	fclose(f);
+	st->lck = target_status_field(buf, "VmLck");
+	st->htlb = target_status_field(buf, "HugetlbPages");
+	st->threads = target_status_field(buf, "Threads");
 }
 
 /* True if a PMD could map some of maps: a mapping holds a whole aligned
@@ -458,7 +442,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = pss_note(s);
 	if (ret < 0)
 		goto out;
-	if (s->has_pfn && observer_ready(s, &maps))
+	if (s->has_pfn && observer_ready(s, &maps, j.pm))
 		flags |= MD_SNAP_F_OBSERVER_FREE;
 	ret = snap_begin(s, pid, seq, flags, maps.n);
 	if (ret < 0)

@@ -190,26 +190,32 @@ int target_cmdline(int pid, char **out)
 	return 0;
 }
 
+ssize_t target_status_read(int pid, char *buf, size_t size)
+{
+	return read_proc(buf, size, "/proc/%d/status", pid);
+}
+
+int64_t target_status_field(const char *buf, const char *field)
+{
+	size_t n = strlen(field);
+
+	for (const char *l = buf; l && *l;) {
+		if (!strncmp(l, field, n) && l[n] == ':')
+			return strtoll(l + n + 1, NULL, 10);
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
 /* The number after "Field:" on the field line of /proc/PID/status, or
- * -errno (-ENOENT: no such line). */
+ * -errno (-ENOENT: no such line), from one read of the file. */
 static int64_t status_value(int pid, const char *field)
 {
-	char path[64], line[256];
-	size_t n = strlen(field);
-	int64_t v = -ENOENT;
-	FILE *f;
+	char buf[TARGET_STATUS_MAX];
+	ssize_t len = target_status_read(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':') {
-			v = strtoll(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	return len < 0 ? len : target_status_field(buf, field);
 }
 
 int64_t target_status_kb(int pid, const char *field)

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Parse "PID[,PID...]" into a new array *pids (caller frees). Returns the
  * count or -MEMSZ_EUSAGE. */
@@ -38,6 +39,15 @@ int target_comm(int pid, char *buf, size_t size);
  * at most 4096 bytes; "" for kernel threads and zombies) into a new string
  * *out (caller frees). Returns 0 or -errno. */
 int target_cmdline(int pid, char **out);
+/* Bytes of /proc/PID/status read in one read(2): the fields memsz takes
+ * come in its first 2 KiB. */
+#define TARGET_STATUS_MAX 4096
+/* The start of /proc/PID/status, one read(2) of at most size - 1 bytes
+ * into buf, NUL-terminated: its length, or -errno. */
+ssize_t target_status_read(int pid, char *buf, size_t size);
+/* The number after "field:" on a line of the status text buf
+ * (target_status_read), or -ENOENT. */
+int64_t target_status_field(const char *buf, const char *field);
 /* The value of a "Field:  N kB" line of /proc/PID/status (field without
  * the colon, e.g. "VmHWM"), in kB, or -errno (-ENOENT: no such line). */
 int64_t target_status_kb(int pid, const char *field);

@@ -200,6 +200,33 @@ static void test_v2_fast_live(void **state)
 	(void)state;
 }
 
+/* The hybrid fast path against the mount table: where it applies it
+ * finds the same mounts; where no v1 memory hierarchy is mounted it must
+ * not apply. */
+static void test_v1_fast_live(void **state)
+{
+	struct memcg_mounts fast, slow;
+	char *mi = NULL;
+	ssize_t n;
+	int ret = memcg_mounts_v1_fast(&fast);
+
+	n = read_small_file("/proc/self/mountinfo", 4u << 20, &mi);
+	assert_true(n > 0);
+	if (memcg_parse_mounts(mi, (size_t)n, &slow) < 0)
+		slow.v1[0] = slow.v2[0] = 0;
+	free(mi);
+	if (ret == 0) {
+		assert_string_equal(fast.v1, slow.v1);
+		assert_string_equal(fast.v2, slow.v2);
+	} else {
+		print_message("no v1 memory hierarchy at /sys/fs/cgroup/memory:"
+			      " mountinfo is read\n");
+	}
+	if (!slow.v1[0])
+		assert_int_equal(ret, -ENOENT);
+	(void)state;
+}
+
 static void test_proc_cgroup(void **state)
 {
 	static const char hybrid[] =
@@ -318,12 +345,31 @@ static void test_find_inos(void **state)
 	inos[2] = UINT64_MAX - 1; /* no directory has it */
 	inos[3] = ino_of(fx("root/a/b"));
 	inos[4] = ino_of(fx("root"));
-	assert_int_equal(memcg_find_inos(&mm, inos, 5, dirs), 4);
+	assert_int_equal(memcg_find_inos(&mm, NULL, inos, 5, dirs), 4);
 	assert_string_equal(dirs[0], fx("root/c"));
 	assert_string_equal(dirs[1], fx("root/a/b"));
 	assert_null(dirs[2]);
 	assert_string_equal(dirs[3], fx("root/a/b"));
 	assert_string_equal(dirs[4], fx("root"));
+	for (size_t i = 0; i < 5; i++)
+		free(dirs[i]);
+	/* the same answers looked for from a process's cgroup first: its
+	 * ancestors, their subdirectories, then the rest of the tree (d/e is
+	 * below none of them); a near outside the root is not used */
+	inos[2] = ino_of(fx("root/d/e"));
+	inos[3] = ino_of(fx("root/a"));
+	assert_int_equal(memcg_find_inos(&mm, fx("root/a/b"), inos, 5, dirs),
+			 5);
+	assert_string_equal(dirs[0], fx("root/c"));
+	assert_string_equal(dirs[1], fx("root/a/b"));
+	assert_string_equal(dirs[2], fx("root/d/e"));
+	assert_string_equal(dirs[3], fx("root/a"));
+	assert_string_equal(dirs[4], fx("root"));
+	for (size_t i = 0; i < 5; i++)
+		free(dirs[i]);
+	assert_int_equal(memcg_find_inos(&mm, "/nonexistent/x", inos, 5, dirs),
+			 5);
+	assert_string_equal(dirs[2], fx("root/d/e"));
 	for (size_t i = 0; i < 5; i++)
 		free(dirs[i]);
 	assert_int_equal(memcg_find_ino(&mm, ino_of(fx("root/d/e")), &one), 0);
@@ -494,6 +540,7 @@ int main(void)
 	    cmocka_unit_test(test_mounts),
 	    cmocka_unit_test(test_v2_only),
 	    cmocka_unit_test(test_v2_fast_live),
+	    cmocka_unit_test(test_v1_fast_live),
 	    cmocka_unit_test(test_proc_cgroup),
 	    cmocka_unit_test(test_self_live),
 	    cmocka_unit_test(test_read_tree),
