@@ -4,7 +4,9 @@
  * Every executable section is decoded once per image, whatever the
  * number of sources asking (a linear sweep; a byte that
  * cannot be decoded is stepped over): the common encodings (97 % of
- * compiled code) by elf/x86dec.c's tables, the rest by Zydis in its
+ * compiled code) by elf/x86dec.c's tables (in position-independent code,
+ * which addresses data relative to RIP only, most of them by one lookup
+ * in its length table: x86_decode_len()), the rest by Zydis in its
  * minimal mode, which answer alike (tests/test_x86dec): length,
  * mnemonic and the raw ModRM, SIB, displacement and immediate fields, no
  * operands and no text. What cannot hold a reference is skipped on those
@@ -196,22 +198,53 @@ static void from_zydis(const ZydisDecodedInstruction *zin, struct x86_insn *in)
 	in->fs_gs = fs_gs(zin);
 }
 
+static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
+			uint64_t *t);
+
+/* The instruction at p (n bytes left) into *in, by Zydis. Returns its
+ * length, 0 if Zydis cannot decode it. */
+static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
+			   struct x86_insn *in)
+{
+	ZydisDecodedInstruction zin;
+	ZydisDecoderContext ctx;
+
+	if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p, n, &zin)))
+		return 0;
+	from_zydis(&zin, in);
+	return in->len;
+}
+
 /* The instruction at p (n bytes left) into *in: the common encodings by
  * x86_decode_fast(), the others by Zydis. Returns its length, 0 if
  * neither can decode it. */
 static size_t decode(const ZydisDecoder *dec, const uint8_t *p, size_t n,
 		     struct x86_insn *in)
 {
-	ZydisDecodedInstruction zin;
-	ZydisDecoderContext ctx;
 	size_t len = x86_decode_fast(p, n, in);
 
-	if (len)
+	return len ? len : decode_zydis(dec, p, n, in);
+}
+
+/* The length of the instruction at p (n bytes left) of position-
+ * independent code, which addresses data relative to RIP only: its
+ * target (next + disp) into *t when it does so (*ref set). By
+ * x86_decode_len() (x86_decode_fast()'s answer from a table), else by
+ * Zydis. Returns 0 if neither can decode it. */
+static size_t decode_pic(const ZydisDecoder *dec, const uint8_t *p, size_t n,
+			 uint64_t addr, bool *ref, uint64_t *t)
+{
+	struct x86_insn in;
+	int64_t disp;
+	size_t len = x86_decode_len(p, n, ref, &disp);
+
+	if (len) {
+		*t = addr + len + (uint64_t)disp;
 		return len;
-	if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p, n, &zin)))
-		return 0;
-	from_zydis(&zin, in);
-	return in->len;
+	}
+	len = decode_zydis(dec, p, n, &in);
+	*ref = len && insn_target(&in, addr, false, t);
+	return len;
 }
 
 /* The address the instruction in at addr names, into *t: RIP-relative
@@ -286,7 +319,9 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 
 	elf_window_init(&w, img, XREF_WINDOW);
 	while (off < s->size) {
-		uint64_t t;
+		uint64_t t = 0;
+		bool ref = false;
+		size_t len;
 
 		if (off - base + ZYDIS_MAX_INSTRUCTION_LENGTH > avail &&
 		    base + avail < s->size) {
@@ -297,18 +332,26 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 				break; /* the file is shorter than its header
 					  says */
 		}
-		if (!decode(dec, p + (off - base), avail - (off - base), &in)) {
+		if (abs) {
+			len = decode(dec, p + (off - base),
+				     avail - (off - base), &in);
+			ref = len && insn_target(&in, s->addr + off, true, &t);
+		} else {
+			len = decode_pic(dec, p + (off - base),
+					 avail - (off - base), s->addr + off,
+					 &ref, &t);
+		}
+		if (!len) {
 			off++;
 			continue;
 		}
-		if (insn_target(&in, s->addr + off, abs, &t) && t >= xv->lo &&
-		    t < xv->hi) {
+		if (ref && t >= xv->lo && t < xv->hi) {
 			xgrow(&pv->xref_raw, &pv->xref_cap, pv->nxref_raw + 1,
 			      sizeof(*pv->xref_raw));
 			pv->xref_raw[pv->nxref_raw][0] = s->addr + off;
 			pv->xref_raw[pv->nxref_raw++][1] = t;
 		}
-		off += in.len;
+		off += len;
 	}
 	elf_window_free(&w);
 }
