@@ -332,6 +332,9 @@ enum {
 
 static uint8_t fast_len[2][256][256];
 static pthread_once_t fast_len_once = PTHREAD_ONCE_INIT;
+/* set (release) once fast_len is filled: read first, so that a sweep's
+ * instructions cost one load each, not a call to pthread_once() */
+static bool fast_len_ready;
 
 /* The entry for opcode op of map two (0F) followed by byte m. */
 static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
@@ -374,6 +377,7 @@ static void fast_len_build(void)
 		for (unsigned op = 0; op < 256; op++)
 			for (unsigned m = 0; m < 256; m++)
 				fast_len[two][op][m] = fast_entry(two, op, m);
+	__atomic_store_n(&fast_len_ready, true, __ATOMIC_RELEASE);
 }
 
 size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp)
@@ -383,7 +387,8 @@ size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp)
 	unsigned rex, rexw, two, sh, op, m, e;
 	size_t len;
 
-	pthread_once(&fast_len_once, fast_len_build);
+	if (!__atomic_load_n(&fast_len_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&fast_len_once, fast_len_build);
 	*rip = false;
 	if (n < FAST_READ || prefix_kind[p[0]])
 		goto slow;

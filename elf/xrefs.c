@@ -66,6 +66,12 @@ static struct dynlib zy_lib = {
 
 /* sweep() reads code through a window of this many bytes */
 #define XREF_WINDOW (64 * 1024)
+/* a code section of XREF_SPLIT bytes or more is swept as XREF_STREAMS
+ * streams side by side, each joined by the one before within its first
+ * XREF_SYNC instructions (x86 code falls into step within a few) */
+#define XREF_SPLIT (1024 * 1024)
+#define XREF_STREAMS 4
+#define XREF_SYNC 64
 
 struct xref {
 	uint64_t target;
@@ -300,60 +306,183 @@ static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
 	xv->n++;
 }
 
+/* A linear sweep over part of a code section: sweep() runs several,
+ * interleaved, over one big section (the decoding of one instruction waits
+ * for the length of the one before; the streams' instructions do not).
+ * It reads the section through a window of XREF_WINDOW bytes (not
+ * libelf's copy of the whole section, which would live until the image
+ * is closed), slid on whenever fewer bytes than the longest instruction
+ * are left before the section's end is in it: the decoders see the same
+ * bytes as in one buffer, wherever the window starts. */
+struct stream {
+	struct elf_window w;
+	const uint8_t *p; /* the window: section bytes [base, +avail) */
+	uint64_t base, avail;
+	uint64_t off, end;	    /* the next instruction; stop at end */
+	uint64_t (*refs)[2];	    /* [instruction, target], in code order */
+	size_t nrefs, cap, from;    /* refs[from...] are kept */
+	uint64_t starts[XREF_SYNC]; /* its first instructions' offsets */
+	size_t nstarts;
+	bool failed; /* the file ends before the section does */
+};
+
+static void stream_init(struct stream *st, struct elfimg *img, uint64_t off,
+			uint64_t end)
+{
+	memset(st, 0, sizeof(*st));
+	elf_window_init(&st->w, img, XREF_WINDOW);
+	st->base = st->off = off;
+	st->end = end;
+}
+
+static void stream_free(struct stream *st)
+{
+	elf_window_free(&st->w);
+	free(st->refs);
+}
+
+/* Decode the instruction at st->off of section s of img and step over it
+ * (over one byte if it cannot be decoded), keeping a reference into xv's
+ * data span in st->refs. Returns false (and sets st->failed) if the file
+ * ends before the section. */
+static bool stream_step(const struct elfimg *img, const ZydisDecoder *dec,
+			const struct elf_section *s, const struct xrefvec *xv,
+			struct stream *st)
+{
+	/* position-dependent executables address data absolutely */
+	bool abs = img->type == ET_EXEC, ref = false;
+	uint64_t off = st->off, t = 0;
+	struct x86_insn in;
+	const uint8_t *q;
+	size_t len, n;
+
+	if (off - st->base + ZYDIS_MAX_INSTRUCTION_LENGTH > st->avail &&
+	    st->base + st->avail < s->size) {
+		st->base = off;
+		st->avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
+		st->p = elf_window_get(&st->w, s->offset + off, st->avail);
+		if (!st->p) {
+			st->failed = true;
+			return false;
+		}
+	}
+	if (st->nstarts < XREF_SYNC)
+		st->starts[st->nstarts++] = off;
+	q = st->p + (off - st->base);
+	n = st->avail - (off - st->base);
+	if (abs) {
+		len = decode(dec, q, n, &in);
+		ref = len && insn_target(&in, s->addr + off, true, &t);
+	} else {
+		len = decode_pic(dec, q, n, s->addr + off, &ref, &t);
+	}
+	if (ref && t >= xv->lo && t < xv->hi) {
+		xgrow(&st->refs, &st->cap, st->nrefs + 1, sizeof(*st->refs));
+		st->refs[st->nrefs][0] = s->addr + off;
+		st->refs[st->nrefs++][1] = t;
+	}
+	st->off = off + (len ? len : 1);
+	return true;
+}
+
+/* Append st's kept references to img's private part. */
+static void stream_keep(struct elfimg *img, const struct stream *st)
+{
+	struct elfimg_priv *pv = img->priv;
+	size_t n = st->nrefs - st->from;
+
+	xgrow(&pv->xref_raw, &pv->xref_cap, pv->nxref_raw + n,
+	      sizeof(*pv->xref_raw));
+	memcpy(pv->xref_raw + pv->nxref_raw, st->refs + st->from,
+	       n * sizeof(*st->refs));
+	pv->nxref_raw += n;
+}
+
+/* Join the ns streams of section s, each stopped at its end, into one
+ * sweep: the stream before each steps on until it reaches one of the next
+ * one's first instructions, from where both decode alike, so the next
+ * one's references from there on follow its own. One that passes the next
+ * one's XREF_SYNC first instructions (they never met) sweeps the next
+ * one's part itself. The references go to img's private part in code
+ * order. Returns false if a stream met the file's end. */
+static bool stream_join(struct elfimg *img, const ZydisDecoder *dec,
+			const struct elf_section *s, const struct xrefvec *xv,
+			struct stream *st, size_t ns)
+{
+	struct stream *cur = &st[0];
+
+	for (size_t k = 1; k < ns; k++) {
+		struct stream *nx = &st[k];
+		bool met = false;
+		size_t j = 0;
+
+		if (cur->failed || nx->failed)
+			return false;
+		while (cur->off < s->size) {
+			while (j < nx->nstarts && nx->starts[j] < cur->off)
+				j++;
+			if (j == nx->nstarts)
+				break;
+			met = nx->starts[j] == cur->off;
+			if (met || !stream_step(img, dec, s, xv, cur))
+				break;
+		}
+		if (cur->failed)
+			return false;
+		if (!met) {
+			cur->end = nx->end;
+			while (cur->off < cur->end)
+				if (!stream_step(img, dec, s, xv, cur))
+					return false;
+			continue;
+		}
+		stream_keep(img, cur);
+		while (nx->from < nx->nrefs &&
+		       nx->refs[nx->from][0] < s->addr + cur->off)
+			nx->from++;
+		cur = nx;
+	}
+	stream_keep(img, cur);
+	return true;
+}
+
 /* Decode section s once and keep the [instruction, target] of each
- * reference into xv's data span in img's private part. The section is read
- * through a window of XREF_WINDOW bytes (not libelf's copy of the whole
- * section, which would live until the image is closed), slid on whenever fewer
- * bytes than the longest instruction are left before the section's end is in
- * it: Zydis sees the same bytes as in one buffer. */
+ * reference into xv's data span in img's private part, in code order.
+ * A section of XREF_SPLIT bytes or more is cut into XREF_STREAMS parts
+ * swept side by side and joined (stream_join()); should the file end
+ * before the section, it is swept again as one stream, which stops
+ * there. */
 static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, const struct xrefvec *xv)
 {
 	struct elfimg_priv *pv = img->priv;
-	/* position-dependent executables address data absolutely */
-	bool abs = img->type == ET_EXEC;
-	struct x86_insn in;
-	struct elf_window w;
-	const uint8_t *p = NULL;
-	uint64_t off = 0, base = 0, avail = 0;
+	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
+	size_t kept = pv->nxref_raw;
+	struct stream st[XREF_STREAMS];
+	bool live, ok;
 
-	elf_window_init(&w, img, XREF_WINDOW);
-	while (off < s->size) {
-		uint64_t t = 0;
-		bool ref = false;
-		size_t len;
-
-		if (off - base + ZYDIS_MAX_INSTRUCTION_LENGTH > avail &&
-		    base + avail < s->size) {
-			base = off;
-			avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
-			p = elf_window_get(&w, s->offset + off, avail);
-			if (!p)
-				break; /* the file is shorter than its header
-					  says */
-		}
-		if (abs) {
-			len = decode(dec, p + (off - base),
-				     avail - (off - base), &in);
-			ref = len && insn_target(&in, s->addr + off, true, &t);
-		} else {
-			len = decode_pic(dec, p + (off - base),
-					 avail - (off - base), s->addr + off,
-					 &ref, &t);
-		}
-		if (!len) {
-			off++;
-			continue;
-		}
-		if (ref && t >= xv->lo && t < xv->hi) {
-			xgrow(&pv->xref_raw, &pv->xref_cap, pv->nxref_raw + 1,
-			      sizeof(*pv->xref_raw));
-			pv->xref_raw[pv->nxref_raw][0] = s->addr + off;
-			pv->xref_raw[pv->nxref_raw++][1] = t;
-		}
-		off += len;
+	for (;;) {
+		for (size_t k = 0; k < ns; k++)
+			stream_init(&st[k], img, s->size / ns * k,
+				    k + 1 < ns ? s->size / ns * (k + 1)
+					       : s->size);
+		do {
+			live = false;
+			for (size_t k = 0; k < ns; k++)
+				if (!st[k].failed && st[k].off < st[k].end)
+					live |= stream_step(img, dec, s, xv,
+							    &st[k]);
+		} while (live);
+		ok = ns == 1 || stream_join(img, dec, s, xv, st, ns);
+		if (ns == 1)
+			stream_keep(img, &st[0]);
+		for (size_t k = 0; k < ns; k++)
+			stream_free(&st[k]);
+		if (ok)
+			return;
+		pv->nxref_raw = kept;
+		ns = 1;
 	}
-	elf_window_free(&w);
 }
 
 /* The index of the first symbol of syms (sorted by start) that starts
