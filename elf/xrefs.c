@@ -324,6 +324,7 @@ struct stream {
 	uint64_t starts[XREF_SYNC]; /* its first instructions' offsets */
 	size_t nstarts;
 	bool failed; /* the file ends before the section does */
+	bool kept;   /* its references (from from on) are kept */
 };
 
 static void stream_init(struct stream *st, struct elfimg *img, uint64_t off,
@@ -385,17 +386,30 @@ static bool stream_step(const struct elfimg *img, const ZydisDecoder *dec,
 	return true;
 }
 
-/* Append st's kept references to img's private part. */
-static void stream_keep(struct elfimg *img, const struct stream *st)
+/* Append the kept references of the ns streams st to img's private part,
+ * freeing each stream's own copy once it is appended: a big binary's
+ * references are megabytes, held twice only one stream at a time. */
+static void streams_keep(struct elfimg *img, struct stream *st, size_t ns)
 {
 	struct elfimg_priv *pv = img->priv;
-	size_t n = st->nrefs - st->from;
+	size_t total = pv->nxref_raw;
 
-	xgrow(&pv->xref_raw, &pv->xref_cap, pv->nxref_raw + n,
-	      sizeof(*pv->xref_raw));
-	memcpy(pv->xref_raw + pv->nxref_raw, st->refs + st->from,
-	       n * sizeof(*st->refs));
-	pv->nxref_raw += n;
+	for (size_t k = 0; k < ns; k++)
+		if (st[k].kept)
+			total += st[k].nrefs - st[k].from;
+	xgrow(&pv->xref_raw, &pv->xref_cap, total, sizeof(*pv->xref_raw));
+	for (size_t k = 0; k < ns; k++) {
+		size_t n = st[k].nrefs - st[k].from;
+
+		if (st[k].kept && n) {
+			memcpy(pv->xref_raw + pv->nxref_raw,
+			       st[k].refs + st[k].from,
+			       n * sizeof(*st[k].refs));
+			pv->nxref_raw += n;
+		}
+		free(st[k].refs);
+		st[k].refs = NULL;
+	}
 }
 
 /* Join the ns streams of section s, each stopped at its end, into one
@@ -403,8 +417,9 @@ static void stream_keep(struct elfimg *img, const struct stream *st)
  * one's first instructions, from where both decode alike, so the next
  * one's references from there on follow its own. One that passes the next
  * one's XREF_SYNC first instructions (they never met) sweeps the next
- * one's part itself. The references go to img's private part in code
- * order. Returns false if a stream met the file's end. */
+ * one's part itself. Marks the streams whose references are kept (from
+ * their from on): together, in order, those of one sweep. Returns false
+ * if a stream met the file's end. */
 static bool stream_join(struct elfimg *img, const ZydisDecoder *dec,
 			const struct elf_section *s, const struct xrefvec *xv,
 			struct stream *st, size_t ns)
@@ -436,13 +451,13 @@ static bool stream_join(struct elfimg *img, const ZydisDecoder *dec,
 					return false;
 			continue;
 		}
-		stream_keep(img, cur);
+		cur->kept = true;
 		while (nx->from < nx->nrefs &&
 		       nx->refs[nx->from][0] < s->addr + cur->off)
 			nx->from++;
 		cur = nx;
 	}
-	stream_keep(img, cur);
+	cur->kept = true;
 	return true;
 }
 
@@ -455,9 +470,7 @@ static bool stream_join(struct elfimg *img, const ZydisDecoder *dec,
 static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, const struct xrefvec *xv)
 {
-	struct elfimg_priv *pv = img->priv;
 	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
-	size_t kept = pv->nxref_raw;
 	struct stream st[XREF_STREAMS];
 	bool live, ok;
 
@@ -473,14 +486,14 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 					live |= stream_step(img, dec, s, xv,
 							    &st[k]);
 		} while (live);
+		st[0].kept = ns == 1;
 		ok = ns == 1 || stream_join(img, dec, s, xv, st, ns);
-		if (ns == 1)
-			stream_keep(img, &st[0]);
+		if (ok)
+			streams_keep(img, st, ns);
 		for (size_t k = 0; k < ns; k++)
 			stream_free(&st[k]);
 		if (ok)
 			return;
-		pv->nxref_raw = kept;
 		ns = 1;
 	}
 }
