@@ -386,26 +386,47 @@ static bool stream_step(const struct elfimg *img, const ZydisDecoder *dec,
 	return true;
 }
 
-/* Append the kept references of the ns streams st to img's private part,
- * freeing each stream's own copy once it is appended: a big binary's
- * references are megabytes, held twice only one stream at a time. */
-static void streams_keep(struct elfimg *img, struct stream *st, size_t ns)
+/* Where a sweep's references go, in code order: img's cache, each as
+ * [instruction - code_base, target - data_base] in 32 bits (compact:
+ * the code and the data span less than 4 GiB each), else a list of
+ * [instruction, target] replayed once, not cached. */
+struct refsink {
+	struct elfimg_priv *pv;
+	bool compact;
+	uint64_t (*wide)[2];
+	size_t nwide, wcap;
+};
+
+/* Append the kept references of the ns streams st to sink, freeing each
+ * stream's own copy once it is appended: a big binary's references are
+ * megabytes, held twice only one stream at a time. */
+static void streams_keep(struct refsink *sink, struct stream *st, size_t ns)
 {
-	struct elfimg_priv *pv = img->priv;
-	size_t total = pv->nxref_raw;
+	struct elfimg_priv *pv = sink->pv;
+	size_t total = sink->compact ? pv->nxref_raw : sink->nwide;
 
 	for (size_t k = 0; k < ns; k++)
 		if (st[k].kept)
 			total += st[k].nrefs - st[k].from;
-	xgrow(&pv->xref_raw, &pv->xref_cap, total, sizeof(*pv->xref_raw));
+	if (sink->compact)
+		xgrow(&pv->xref_raw, &pv->xref_cap, total,
+		      sizeof(*pv->xref_raw));
+	else
+		xgrow(&sink->wide, &sink->wcap, total, sizeof(*sink->wide));
 	for (size_t k = 0; k < ns; k++) {
-		size_t n = st[k].nrefs - st[k].from;
+		for (size_t i = st[k].from; st[k].kept && i < st[k].nrefs;
+		     i++) {
+			const uint64_t *r = st[k].refs[i];
 
-		if (st[k].kept && n) {
-			memcpy(pv->xref_raw + pv->nxref_raw,
-			       st[k].refs + st[k].from,
-			       n * sizeof(*st[k].refs));
-			pv->nxref_raw += n;
+			if (!sink->compact) {
+				sink->wide[sink->nwide][0] = r[0];
+				sink->wide[sink->nwide++][1] = r[1];
+				continue;
+			}
+			pv->xref_raw[pv->nxref_raw][0] =
+			    (uint32_t)(r[0] - pv->xref_code_base);
+			pv->xref_raw[pv->nxref_raw++][1] =
+			    (uint32_t)(r[1] - pv->xref_data_base);
 		}
 		free(st[k].refs);
 		st[k].refs = NULL;
@@ -462,13 +483,14 @@ static bool stream_join(struct elfimg *img, const ZydisDecoder *dec,
 }
 
 /* Decode section s once and keep the [instruction, target] of each
- * reference into xv's data span in img's private part, in code order.
+ * reference into xv's data span in sink, in code order.
  * A section of XREF_SPLIT bytes or more is cut into XREF_STREAMS parts
  * swept side by side and joined (stream_join()); should the file end
  * before the section, it is swept again as one stream, which stops
  * there. */
 static void sweep(struct elfimg *img, const ZydisDecoder *dec,
-		  const struct elf_section *s, const struct xrefvec *xv)
+		  const struct elf_section *s, const struct xrefvec *xv,
+		  struct refsink *sink)
 {
 	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
 	struct stream st[XREF_STREAMS];
@@ -489,7 +511,7 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		st[0].kept = ns == 1;
 		ok = ns == 1 || stream_join(img, dec, s, xv, st, ns);
 		if (ok)
-			streams_keep(img, st, ns);
+			streams_keep(sink, st, ns);
 		for (size_t k = 0; k < ns; k++)
 			stream_free(&st[k]);
 		if (ok)
@@ -535,11 +557,21 @@ static uint64_t next_sym_start(const struct elf_range *syms, size_t n,
 	return i < n && syms[i].start < end ? syms[i].start : end;
 }
 
-/* Decode every code section of img, the references into xv's data span
- * kept in img's private part. Returns 0 or a negative code. */
-static int sweep_all(struct elfimg *img, const struct xrefvec *xv)
+/* Is s a section of code the sweep decodes? */
+static bool is_code(const struct elf_section *s)
+{
+	return (s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
+	       s->type == SHT_PROGBITS && s->size;
+}
+
+/* Decode every code section of img into sink (set up here: compact, and
+ * the bases of img's cache, when the code and xv's data span fit in 32
+ * bits). Returns 0 or a negative code. */
+static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
+		     struct refsink *sink)
 {
 	struct elfimg_priv *pv = img->priv;
+	uint64_t lo = UINT64_MAX, hi = 0;
 	ZydisDecoder dec;
 	int ret;
 
@@ -551,14 +583,18 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv)
 	    !ZYAN_SUCCESS(
 		xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -MEMSZ_ENOTSUP;
-	for (size_t i = 1; i < img->nsecs; i++) {
-		const struct elf_section *s = &img->secs[i];
-
-		if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
-		    s->type == SHT_PROGBITS && s->size)
-			sweep(img, &dec, s, xv);
-	}
-	pv->xref_swept = true;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (is_code(&img->secs[i])) {
+			lo = MIN(lo, img->secs[i].addr);
+			hi = MAX(hi, img->secs[i].addr + img->secs[i].size);
+		}
+	pv->xref_code_base = lo;
+	pv->xref_data_base = xv->lo;
+	sink->compact = hi - lo <= UINT32_MAX && xv->hi - xv->lo <= UINT32_MAX;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (is_code(&img->secs[i]))
+			sweep(img, &dec, &img->secs[i], xv, sink);
+	pv->xref_swept = sink->compact;
 	return 0;
 }
 
@@ -566,21 +602,27 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv)
  * instructions make to data. The code is decoded once per image: the
  * references into the span of its data sections are kept in img's
  * private part, and each source replays them, in code order, against
- * its own labels. Returns 0 or a negative code. */
+ * its own labels (an image whose code or data spans 4 GiB or more is
+ * decoded for each source). Returns 0 or a negative code. */
 static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 			 struct xrefvec *xv)
 {
 	struct elfimg_priv *pv = img->priv;
+	struct refsink sink = {.pv = pv};
 	int ret;
 
 	data_sections(img, xv);
 	if (!pv->xref_swept) {
-		ret = sweep_all(img, xv);
+		ret = sweep_all(img, xv, &sink);
 		if (ret < 0)
 			return ret;
 	}
-	for (size_t i = 0; i < pv->nxref_raw; i++)
-		note_ref(out, pv->xref_raw[i][0], pv->xref_raw[i][1], xv);
+	for (size_t i = 0; i < sink.nwide; i++)
+		note_ref(out, sink.wide[i][0], sink.wide[i][1], xv);
+	free(sink.wide);
+	for (size_t i = 0; pv->xref_swept && i < pv->nxref_raw; i++)
+		note_ref(out, pv->xref_code_base + pv->xref_raw[i][0],
+			 pv->xref_data_base + pv->xref_raw[i][1], xv);
 	return 0;
 }
 

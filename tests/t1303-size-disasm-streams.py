@@ -4,8 +4,8 @@
 which memsz sweeps as several streams side by side and joins: the
 references come out as from one sweep.
 
-A program assembled here (x86-64, as a PIE and as a position-dependent
-executable) has a .text of exactly 4 x 600 000 bytes: 48 functions that
+A program assembled here (x86-64, as a PIE, as a position-dependent
+executable, and as a PIE with a section loaded 8 GiB up) has a .text of exactly 4 x 600 000 bytes: 48 functions that
 each load the address of a string literal of their own, then filler
 functions of movabs. memsz's streams start at the quarters of the
 section, and there the filler has a movabs whose immediate starts at the
@@ -147,10 +147,18 @@ def main():
                  % platform.machine())
     tmp = tempfile.mkdtemp(prefix="memsz-t1303-")
     try:
-        for variant, flags in (("pie", ["-pie"]), ("no-pie", ["-no-pie"])):
+        # far: a PIE with a loaded section 8 GiB up, its data spanning
+        # more than 32 bits of address (memsz keeps no compact copy of
+        # the references then)
+        for variant, flags in (
+                ("pie", ["-pie"]), ("no-pie", ["-no-pie"]),
+                ("far", ["-pie", "-Wl,--section-start=.far=0x200000000"])):
             src = os.path.join(tmp, "big-%s.s" % variant)
             with open(src, "w") as f:
-                f.write(source(variant == "pie"))
+                f.write(source(variant != "no-pie"))
+                if variant == "far":
+                    f.write("\t.section .far, \"a\", @progbits\n"
+                            "\t.quad 1\n")
             prog = os.path.join(tmp, "big-" + variant)
             run(["gcc", "-nostdlib", *flags, "-o", prog, src], check=True)
             check_prog(prog, variant)
