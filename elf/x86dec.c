@@ -19,7 +19,6 @@
 #include "elf/x86dec.h"
 
 #include <endian.h>
-#include <pthread.h>
 #include <string.h>
 
 /* Opcode properties: a ModRM byte; an immediate of 1 byte, 2 bytes, 4
@@ -318,25 +317,27 @@ static inline uint64_t get_u64(const uint8_t *p)
  * depends only on its REX byte, its opcode (one-byte map or 0F map), the
  * byte after the opcode (ModRM, which the group opcodes also read) and,
  * under mod 0 with a SIB byte, that byte's base (5 brings a disp32).
- * fast_len[map][opcode][next byte] holds that answer, computed once by
+ * fast_len[map][opcode][next byte] holds that answer, computed by
  * x86_decode_fast() itself on the opcode and ModRM followed by zeros, so
  * that the table answers exactly as the decoder does. A sweep then reads
  * one table byte per instruction instead of walking the decoder's
- * branches one after the other. */
+ * branches one after the other. An entry is computed the first time it
+ * is needed (FL_DONE): code uses a few thousand of the 131 072, and a
+ * small file's sweep would not pay for all of them (a millisecond). */
 enum {
 	FL_LEN = 15,	  /* the length from the opcode on; 0: not answered */
 	FL_RIP = 1 << 4,  /* ModRM mod 0, r/m 5: disp32 relative to RIP */
 	FL_SIB0 = 1 << 5, /* a SIB under mod 0: base 5 adds a disp32 */
 	FL_W4 = 1 << 6,	  /* REX.W makes the immediate 4 bytes longer */
+	FL_DONE = 1 << 7, /* computed (zero: not yet) */
 };
 
+/* read and written with relaxed atomics: threads that compute one entry
+ * at once store the same value */
 static uint8_t fast_len[2][256][256];
-static pthread_once_t fast_len_once = PTHREAD_ONCE_INIT;
-/* set (release) once fast_len is filled: read first, so that a sweep's
- * instructions cost one load each, not a call to pthread_once() */
-static bool fast_len_ready;
 
-/* The entry for opcode op of map two (0F) followed by byte m. */
+/* The entry for opcode op of map two (0F) followed by byte m (FL_DONE
+ * set). */
 static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 {
 	uint8_t b[FAST_READ] = {0}, bw[FAST_READ] = {0};
@@ -356,8 +357,8 @@ static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 	/* a table entry counts from the opcode on: the 0F byte is in it */
 	if (!len || len > FL_LEN || !lenw ||
 	    (lenw - 1 != len && lenw - 1 != len + 4))
-		return 0;
-	e = (uint8_t)len;
+		return FL_DONE;
+	e = (uint8_t)len | FL_DONE;
 	if (lenw - 1 == len + 4)
 		e |= FL_W4;
 	if (in.modrm && in.mod == 0 && in.rm == 5 && in.disp_size == 32)
@@ -367,17 +368,8 @@ static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 	/* the answers the table cannot give are left to the decoder: an
 	 * FS/GS operand or anything else that REX.W changes otherwise */
 	if (in.fs_gs || inw.modrm != in.modrm || inw.disp_size != in.disp_size)
-		return 0;
+		return FL_DONE;
 	return e;
-}
-
-static void fast_len_build(void)
-{
-	for (unsigned two = 0; two < 2; two++)
-		for (unsigned op = 0; op < 256; op++)
-			for (unsigned m = 0; m < 256; m++)
-				fast_len[two][op][m] = fast_entry(two, op, m);
-	__atomic_store_n(&fast_len_ready, true, __ATOMIC_RELEASE);
 }
 
 size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp)
@@ -387,8 +379,6 @@ size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp)
 	unsigned rex, rexw, two, sh, op, m, e;
 	size_t len;
 
-	if (!__atomic_load_n(&fast_len_ready, __ATOMIC_ACQUIRE))
-		pthread_once(&fast_len_once, fast_len_build);
 	*rip = false;
 	if (n < FAST_READ || prefix_kind[p[0]])
 		goto slow;
@@ -402,8 +392,13 @@ size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp)
 	sh += two * 8;
 	op = (w >> sh) & 0xff;
 	m = (w >> (sh + 8)) & 0xff;
-	e = fast_len[two][op][m];
-	if (!e)
+	e = __atomic_load_n(&fast_len[two][op][m], __ATOMIC_RELAXED);
+	if (!e) {
+		e = fast_entry(two, op, m);
+		__atomic_store_n(&fast_len[two][op][m], (uint8_t)e,
+				 __ATOMIC_RELAXED);
+	}
+	if (!(e & FL_LEN))
 		goto slow;
 	len = rex + (e & FL_LEN) + ((e & FL_W4) && rexw ? 4 : 0) +
 	      ((e & FL_SIB0) && ((w >> (sh + 16)) & 7) == 5 ? 4 : 0);

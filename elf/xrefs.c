@@ -314,13 +314,18 @@ static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
  * is closed), slid on whenever fewer bytes than the longest instruction
  * are left before the section's end is in it: the decoders see the same
  * bytes as in one buffer, wherever the window starts. */
-struct stream {
-	struct elf_window w;
+struct cursor {
 	const uint8_t *p; /* the window: section bytes [base, +avail) */
 	uint64_t base, avail;
-	uint64_t off, end;	    /* the next instruction; stop at end */
-	uint64_t (*refs)[2];	    /* [instruction, target], in code order */
-	size_t nrefs, cap, from;    /* refs[from...] are kept */
+	uint64_t off; /* the next instruction */
+};
+
+struct stream {
+	struct elf_window w;
+	struct cursor c;	 /* a lone stream's loop holds it in locals */
+	uint64_t end;		 /* stop at end */
+	uint64_t (*refs)[2];	 /* [instruction, target], in code order */
+	size_t nrefs, cap, from; /* refs[from...] are kept */
 	uint64_t starts[XREF_SYNC]; /* its first instructions' offsets */
 	size_t nstarts;
 	bool failed; /* the file ends before the section does */
@@ -332,7 +337,7 @@ static void stream_init(struct stream *st, struct elfimg *img, uint64_t off,
 {
 	memset(st, 0, sizeof(*st));
 	elf_window_init(&st->w, img, XREF_WINDOW);
-	st->base = st->off = off;
+	st->c.base = st->c.off = off;
 	st->end = end;
 }
 
@@ -342,47 +347,60 @@ static void stream_free(struct stream *st)
 	free(st->refs);
 }
 
-/* Decode the instruction at st->off of section s of img and step over it
- * (over one byte if it cannot be decoded), keeping a reference into xv's
- * data span in st->refs. Returns false (and sets st->failed) if the file
- * ends before the section. */
-static bool stream_step(const struct elfimg *img, const ZydisDecoder *dec,
-			const struct elf_section *s, const struct xrefvec *xv,
-			struct stream *st)
+/* What a sweep of section s of img decodes with: Zydis, the data span,
+ * whether the code addresses data absolutely (position-dependent
+ * executables do). */
+struct sweepctx {
+	const ZydisDecoder *dec;
+	const struct elf_section *s;
+	const struct xrefvec *xv;
+	bool abs;
+};
+
+/* Decode the instruction at c->off (c: st's cursor, or a copy) and step
+ * over it (over one byte if it cannot be decoded), keeping a reference
+ * into the data span in st->refs, and with starts its offset among the
+ * first XREF_SYNC of st (only a stream that another joins needs them).
+ * Returns false (and sets st->failed) if the file ends before the
+ * section. Inlined: its callers' loops run it 12 M times on libLLVM. */
+static inline __attribute__((always_inline)) bool
+stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
+	    bool starts)
 {
-	/* position-dependent executables address data absolutely */
-	bool abs = img->type == ET_EXEC, ref = false;
-	uint64_t off = st->off, t = 0;
+	const struct elf_section *s = x->s;
+	const ZydisDecoder *dec = x->dec;
+	bool abs = x->abs, ref = false;
+	uint64_t off = c->off, t = 0;
 	struct x86_insn in;
 	const uint8_t *q;
 	size_t len, n;
 
-	if (off - st->base + ZYDIS_MAX_INSTRUCTION_LENGTH > st->avail &&
-	    st->base + st->avail < s->size) {
-		st->base = off;
-		st->avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
-		st->p = elf_window_get(&st->w, s->offset + off, st->avail);
-		if (!st->p) {
+	if (off - c->base + ZYDIS_MAX_INSTRUCTION_LENGTH > c->avail &&
+	    c->base + c->avail < s->size) {
+		c->base = off;
+		c->avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
+		c->p = elf_window_get(&st->w, s->offset + off, c->avail);
+		if (!c->p) {
 			st->failed = true;
 			return false;
 		}
 	}
-	if (st->nstarts < XREF_SYNC)
+	if (starts && st->nstarts < XREF_SYNC)
 		st->starts[st->nstarts++] = off;
-	q = st->p + (off - st->base);
-	n = st->avail - (off - st->base);
+	q = c->p + (off - c->base);
+	n = c->avail - (off - c->base);
 	if (abs) {
 		len = decode(dec, q, n, &in);
 		ref = len && insn_target(&in, s->addr + off, true, &t);
 	} else {
 		len = decode_pic(dec, q, n, s->addr + off, &ref, &t);
 	}
-	if (ref && t >= xv->lo && t < xv->hi) {
+	if (ref && t >= x->xv->lo && t < x->xv->hi) {
 		xgrow(&st->refs, &st->cap, st->nrefs + 1, sizeof(*st->refs));
 		st->refs[st->nrefs][0] = s->addr + off;
 		st->refs[st->nrefs++][1] = t;
 	}
-	st->off = off + (len ? len : 1);
+	c->off = off + (len ? len : 1);
 	return true;
 }
 
@@ -441,10 +459,9 @@ static void streams_keep(struct refsink *sink, struct stream *st, size_t ns)
  * one's part itself. Marks the streams whose references are kept (from
  * their from on): together, in order, those of one sweep. Returns false
  * if a stream met the file's end. */
-static bool stream_join(struct elfimg *img, const ZydisDecoder *dec,
-			const struct elf_section *s, const struct xrefvec *xv,
-			struct stream *st, size_t ns)
+static bool stream_join(const struct sweepctx *x, struct stream *st, size_t ns)
 {
+	const struct elf_section *s = x->s;
 	struct stream *cur = &st[0];
 
 	for (size_t k = 1; k < ns; k++) {
@@ -454,27 +471,27 @@ static bool stream_join(struct elfimg *img, const ZydisDecoder *dec,
 
 		if (cur->failed || nx->failed)
 			return false;
-		while (cur->off < s->size) {
-			while (j < nx->nstarts && nx->starts[j] < cur->off)
+		while (cur->c.off < s->size) {
+			while (j < nx->nstarts && nx->starts[j] < cur->c.off)
 				j++;
 			if (j == nx->nstarts)
 				break;
-			met = nx->starts[j] == cur->off;
-			if (met || !stream_step(img, dec, s, xv, cur))
+			met = nx->starts[j] == cur->c.off;
+			if (met || !stream_step(x, cur, &cur->c, false))
 				break;
 		}
 		if (cur->failed)
 			return false;
 		if (!met) {
 			cur->end = nx->end;
-			while (cur->off < cur->end)
-				if (!stream_step(img, dec, s, xv, cur))
+			while (cur->c.off < cur->end)
+				if (!stream_step(x, cur, &cur->c, false))
 					return false;
 			continue;
 		}
 		cur->kept = true;
 		while (nx->from < nx->nrefs &&
-		       nx->refs[nx->from][0] < s->addr + cur->off)
+		       nx->refs[nx->from][0] < s->addr + cur->c.off)
 			nx->from++;
 		cur = nx;
 	}
@@ -492,7 +509,12 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, const struct xrefvec *xv,
 		  struct refsink *sink)
 {
-	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
+	/* position-dependent code goes through x86_decode_fast()'s
+	 * branches, whose prediction interleaved streams spoil (node: 10 %
+	 * slower): one stream */
+	size_t ns =
+	    s->size >= XREF_SPLIT && img->type != ET_EXEC ? XREF_STREAMS : 1;
+	const struct sweepctx x = {dec, s, xv, img->type == ET_EXEC};
 	struct stream st[XREF_STREAMS];
 	bool live, ok;
 
@@ -501,15 +523,24 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 			stream_init(&st[k], img, s->size / ns * k,
 				    k + 1 < ns ? s->size / ns * (k + 1)
 					       : s->size);
+		if (ns == 1) {
+			/* a lone stream's cursor in locals */
+			struct cursor c = st[0].c;
+
+			while (c.off < st[0].end &&
+			       stream_step(&x, &st[0], &c, false))
+				;
+			st[0].c = c;
+		}
 		do {
 			live = false;
-			for (size_t k = 0; k < ns; k++)
-				if (!st[k].failed && st[k].off < st[k].end)
-					live |= stream_step(img, dec, s, xv,
-							    &st[k]);
+			for (size_t k = 0; ns > 1 && k < ns; k++)
+				if (!st[k].failed && st[k].c.off < st[k].end)
+					live |= stream_step(&x, &st[k],
+							    &st[k].c, true);
 		} while (live);
 		st[0].kept = ns == 1;
-		ok = ns == 1 || stream_join(img, dec, s, xv, st, ns);
+		ok = ns == 1 || stream_join(&x, st, ns);
 		if (ok)
 			streams_keep(sink, st, ns);
 		for (size_t k = 0; k < ns; k++)
