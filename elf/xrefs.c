@@ -3,7 +3,9 @@
  *
  * Every executable section is decoded once per image, whatever the
  * number of sources asking (a linear sweep; a byte that
- * cannot be decoded is stepped over): the common encodings (97 % of
+ * cannot be decoded is stepped over; position-independent code of 1 MiB
+ * or more as four interleaved sweeps joined where they fall into step,
+ * see sweep()): the common encodings (97 % of
  * compiled code) by elf/x86dec.c's tables (in position-independent code,
  * which addresses data relative to RIP only, most of them by one lookup
  * in its length table: x86_decode_len()), the rest by Zydis in its
