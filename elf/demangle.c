@@ -31,9 +31,9 @@
 #include "util/util.h"
 
 #include <libiberty/demangle.h>
-#include <ctype.h>
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,10 +121,15 @@ static bool demangle_rust(const char *name, struct strbuf *sb)
  * is demangled up to the '@' and the rest is kept as it is. */
 static size_t word_len(const char *s)
 {
+	/* isalnum() in the C locale memsz runs in, without its call per
+	 * byte: every symbol name is walked through */
+	static const uint8_t word[256] = {
+	    ['0' ... '9'] = 1, ['A' ... 'Z'] = 1, ['a' ... 'z'] = 1,
+	    ['_'] = 1,	       ['$'] = 1,	  ['.'] = 1,
+	};
 	size_t n = 0;
 
-	while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '$' ||
-	       s[n] == '.')
+	while (word[(unsigned char)s[n]])
 		n++;
 	return n;
 }

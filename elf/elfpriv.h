@@ -28,10 +28,12 @@ struct elfimg_priv {
 	size_t nrelocs;
 	int relocs_bad;
 	bool relocs_read;
-	/* elf/xrefs.c's cache: [instruction, target] of the references its
-	 * sweep of the code found, so that a second source (compileunits
-	 * then symbols) decodes nothing; swept: filled. */
-	uint64_t (*xref_raw)[2];
+	/* elf/xrefs.c's cache: [instruction - code_base, target -
+	 * data_base] of the references its sweep of the code found, so that
+	 * a second source (compileunits then symbols) decodes nothing;
+	 * swept: filled. */
+	uint32_t (*xref_raw)[2];
+	uint64_t xref_code_base, xref_data_base;
 	size_t nxref_raw, xref_cap;
 	bool xref_swept;
 };

@@ -18,6 +18,7 @@
 
 #include "elf/x86dec.h"
 
+#include <endian.h>
 #include <string.h>
 
 /* Opcode properties: a ModRM byte; an immediate of 1 byte, 2 bytes, 4
@@ -295,4 +296,122 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 	in->mov = !two && is_mov(op);
 	in->len = (uint8_t)i;
 	return i;
+}
+
+/* Bytes x86_decode_len() may read from an instruction's start to use
+ * its table: REX, 0F, opcode, ModRM, SIB and the 8 bytes read at once. */
+#define FAST_READ 32
+
+/* The little-endian 64-bit value at p (8 bytes read, one load). */
+static inline uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/* --- the length and RIP-relative displacement from one table ---
+ *
+ * For an instruction without legacy prefixes, x86_decode_fast()'s answer
+ * depends only on its REX byte, its opcode (one-byte map or 0F map), the
+ * byte after the opcode (ModRM, which the group opcodes also read) and,
+ * under mod 0 with a SIB byte, that byte's base (5 brings a disp32).
+ * fast_len[map][opcode][next byte] holds that answer, computed by
+ * x86_decode_fast() itself on the opcode and ModRM followed by zeros, so
+ * that the table answers exactly as the decoder does. A sweep then reads
+ * one table byte per instruction instead of walking the decoder's
+ * branches one after the other. An entry is computed the first time it
+ * is needed (FL_DONE): code uses a few thousand of the 131 072, and a
+ * small file's sweep would not pay for all of them (a millisecond). */
+enum {
+	FL_LEN = 15,	  /* the length from the opcode on; 0: not answered */
+	FL_RIP = 1 << 4,  /* ModRM mod 0, r/m 5: disp32 relative to RIP */
+	FL_SIB0 = 1 << 5, /* a SIB under mod 0: base 5 adds a disp32 */
+	FL_W4 = 1 << 6,	  /* REX.W makes the immediate 4 bytes longer */
+	FL_DONE = 1 << 7, /* computed (zero: not yet) */
+};
+
+/* read and written with relaxed atomics: threads that compute one entry
+ * at once store the same value */
+static uint8_t fast_len[2][256][256];
+
+/* The entry for opcode op of map two (0F) followed by byte m (FL_DONE
+ * set). */
+static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
+{
+	uint8_t b[FAST_READ] = {0}, bw[FAST_READ] = {0};
+	struct x86_insn in, inw;
+	size_t i = 0, len, lenw;
+	uint8_t e;
+
+	bw[0] = 0x48; /* REX.W */
+	if (two) {
+		b[i] = bw[i + 1] = 0x0f;
+		i++;
+	}
+	b[i] = bw[i + 1] = (uint8_t)op;
+	b[i + 1] = bw[i + 2] = (uint8_t)m;
+	len = x86_decode_fast(b, sizeof(b), &in);
+	lenw = x86_decode_fast(bw, sizeof(bw), &inw);
+	/* a table entry counts from the opcode on: the 0F byte is in it */
+	if (!len || len > FL_LEN || !lenw ||
+	    (lenw - 1 != len && lenw - 1 != len + 4))
+		return FL_DONE;
+	e = (uint8_t)len | FL_DONE;
+	if (lenw - 1 == len + 4)
+		e |= FL_W4;
+	if (in.modrm && in.mod == 0 && in.rm == 5 && in.disp_size == 32)
+		e |= FL_RIP;
+	if (in.sib && in.mod == 0)
+		e |= FL_SIB0;
+	/* the answers the table cannot give are left to the decoder: an
+	 * FS/GS operand or anything else that REX.W changes otherwise */
+	if (in.fs_gs || inw.modrm != in.modrm || inw.disp_size != in.disp_size)
+		return FL_DONE;
+	return e;
+}
+
+size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp)
+{
+	struct x86_insn in;
+	uint64_t w;
+	unsigned rex, rexw, two, sh, op, m, e;
+	size_t len;
+
+	*rip = false;
+	if (n < FAST_READ || prefix_kind[p[0]])
+		goto slow;
+	/* the first 8 bytes at once: REX, 0F, opcode, ModRM and SIB are
+	 * shifted out of one register, not loaded one after the other */
+	w = get_u64(p);
+	rex = (w & 0xf0) == 0x40;
+	rexw = rex & (unsigned)(w >> 3);
+	sh = rex * 8;
+	two = ((w >> sh) & 0xff) == 0x0f;
+	sh += two * 8;
+	op = (w >> sh) & 0xff;
+	m = (w >> (sh + 8)) & 0xff;
+	e = __atomic_load_n(&fast_len[two][op][m], __ATOMIC_RELAXED);
+	if (!e) {
+		e = fast_entry(two, op, m);
+		__atomic_store_n(&fast_len[two][op][m], (uint8_t)e,
+				 __ATOMIC_RELAXED);
+	}
+	if (!(e & FL_LEN))
+		goto slow;
+	len = rex + (e & FL_LEN) + ((e & FL_W4) && rexw ? 4 : 0) +
+	      ((e & FL_SIB0) && ((w >> (sh + 16)) & 7) == 5 ? 4 : 0);
+	if (e & FL_RIP) {
+		*rip = true;
+		*disp = (int32_t)(uint32_t)get_u64(p + rex + two + 2);
+	}
+	return len;
+slow:
+	len = x86_decode_fast(p, n, &in);
+	if (len && in.modrm && in.mod == 0 && in.rm == 5 && in.disp_size) {
+		*rip = true;
+		*disp = in.disp;
+	}
+	return len;
 }

@@ -33,4 +33,12 @@ struct x86_insn {
  * over the code of the installed binaries). */
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 
+/* What x86_decode_fast() answers for the instruction at p (n bytes
+ * available), as far as a sweep of position-independent code needs it:
+ * its length (0 where x86_decode_fast() gives no answer: ask Zydis), and
+ * whether it addresses memory relative to RIP (ModRM mod 0, r/m 5), its
+ * displacement then into *disp. Most instructions are answered from one
+ * table lookup (see x86dec.c); thread-safe. */
+size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp);
+
 #endif

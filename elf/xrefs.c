@@ -3,8 +3,12 @@
  *
  * Every executable section is decoded once per image, whatever the
  * number of sources asking (a linear sweep; a byte that
- * cannot be decoded is stepped over): the common encodings (97 % of
- * compiled code) by elf/x86dec.c's tables, the rest by Zydis in its
+ * cannot be decoded is stepped over; position-independent code of 1 MiB
+ * or more as four interleaved sweeps joined where they fall into step,
+ * see sweep()): the common encodings (97 % of
+ * compiled code) by elf/x86dec.c's tables (in position-independent code,
+ * which addresses data relative to RIP only, most of them by one lookup
+ * in its length table: x86_decode_len()), the rest by Zydis in its
  * minimal mode, which answer alike (tests/test_x86dec): length,
  * mnemonic and the raw ModRM, SIB, displacement and immediate fields, no
  * operands and no text. What cannot hold a reference is skipped on those
@@ -64,6 +68,12 @@ static struct dynlib zy_lib = {
 
 /* sweep() reads code through a window of this many bytes */
 #define XREF_WINDOW (64 * 1024)
+/* a code section of XREF_SPLIT bytes or more is swept as XREF_STREAMS
+ * streams side by side, each joined by the one before within its first
+ * XREF_SYNC instructions (x86 code falls into step within a few) */
+#define XREF_SPLIT (1024 * 1024)
+#define XREF_STREAMS 4
+#define XREF_SYNC 64
 
 struct xref {
 	uint64_t target;
@@ -196,22 +206,53 @@ static void from_zydis(const ZydisDecodedInstruction *zin, struct x86_insn *in)
 	in->fs_gs = fs_gs(zin);
 }
 
+static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
+			uint64_t *t);
+
+/* The instruction at p (n bytes left) into *in, by Zydis. Returns its
+ * length, 0 if Zydis cannot decode it. */
+static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
+			   struct x86_insn *in)
+{
+	ZydisDecodedInstruction zin;
+	ZydisDecoderContext ctx;
+
+	if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p, n, &zin)))
+		return 0;
+	from_zydis(&zin, in);
+	return in->len;
+}
+
 /* The instruction at p (n bytes left) into *in: the common encodings by
  * x86_decode_fast(), the others by Zydis. Returns its length, 0 if
  * neither can decode it. */
 static size_t decode(const ZydisDecoder *dec, const uint8_t *p, size_t n,
 		     struct x86_insn *in)
 {
-	ZydisDecodedInstruction zin;
-	ZydisDecoderContext ctx;
 	size_t len = x86_decode_fast(p, n, in);
 
-	if (len)
+	return len ? len : decode_zydis(dec, p, n, in);
+}
+
+/* The length of the instruction at p (n bytes left) of position-
+ * independent code, which addresses data relative to RIP only: its
+ * target (next + disp) into *t when it does so (*ref set). By
+ * x86_decode_len() (x86_decode_fast()'s answer from a table), else by
+ * Zydis. Returns 0 if neither can decode it. */
+static size_t decode_pic(const ZydisDecoder *dec, const uint8_t *p, size_t n,
+			 uint64_t addr, bool *ref, uint64_t *t)
+{
+	struct x86_insn in;
+	int64_t disp;
+	size_t len = x86_decode_len(p, n, ref, &disp);
+
+	if (len) {
+		*t = addr + len + (uint64_t)disp;
 		return len;
-	if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p, n, &zin)))
-		return 0;
-	from_zydis(&zin, in);
-	return in->len;
+	}
+	len = decode_zydis(dec, p, n, &in);
+	*ref = len && insn_target(&in, addr, false, t);
+	return len;
 }
 
 /* The address the instruction in at addr names, into *t: RIP-relative
@@ -267,50 +308,249 @@ static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
 	xv->n++;
 }
 
-/* Decode section s once and keep the [instruction, target] of each
- * reference into xv's data span in img's private part. The section is read
- * through a window of XREF_WINDOW bytes (not libelf's copy of the whole
- * section, which would live until the image is closed), slid on whenever fewer
- * bytes than the longest instruction are left before the section's end is in
- * it: Zydis sees the same bytes as in one buffer. */
-static void sweep(struct elfimg *img, const ZydisDecoder *dec,
-		  const struct elf_section *s, const struct xrefvec *xv)
-{
-	struct elfimg_priv *pv = img->priv;
-	/* position-dependent executables address data absolutely */
-	bool abs = img->type == ET_EXEC;
-	struct x86_insn in;
+/* A linear sweep over part of a code section: sweep() runs several,
+ * interleaved, over one big section (the decoding of one instruction waits
+ * for the length of the one before; the streams' instructions do not).
+ * It reads the section through a window of XREF_WINDOW bytes (not
+ * libelf's copy of the whole section, which would live until the image
+ * is closed), slid on whenever fewer bytes than the longest instruction
+ * are left before the section's end is in it: the decoders see the same
+ * bytes as in one buffer, wherever the window starts. */
+struct cursor {
+	const uint8_t *p; /* the window: section bytes [base, +avail) */
+	uint64_t base, avail;
+	uint64_t off; /* the next instruction */
+};
+
+struct stream {
 	struct elf_window w;
-	const uint8_t *p = NULL;
-	uint64_t off = 0, base = 0, avail = 0;
+	struct cursor c;	 /* a lone stream's loop holds it in locals */
+	uint64_t end;		 /* stop at end */
+	uint64_t (*refs)[2];	 /* [instruction, target], in code order */
+	size_t nrefs, cap, from; /* refs[from...] are kept */
+	uint64_t starts[XREF_SYNC]; /* its first instructions' offsets */
+	size_t nstarts;
+	bool failed; /* the file ends before the section does */
+	bool kept;   /* its references (from from on) are kept */
+};
 
-	elf_window_init(&w, img, XREF_WINDOW);
-	while (off < s->size) {
-		uint64_t t;
+static void stream_init(struct stream *st, struct elfimg *img, uint64_t off,
+			uint64_t end)
+{
+	memset(st, 0, sizeof(*st));
+	elf_window_init(&st->w, img, XREF_WINDOW);
+	st->c.base = st->c.off = off;
+	st->end = end;
+}
 
-		if (off - base + ZYDIS_MAX_INSTRUCTION_LENGTH > avail &&
-		    base + avail < s->size) {
-			base = off;
-			avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
-			p = elf_window_get(&w, s->offset + off, avail);
-			if (!p)
-				break; /* the file is shorter than its header
-					  says */
+static void stream_free(struct stream *st)
+{
+	elf_window_free(&st->w);
+	free(st->refs);
+}
+
+/* What a sweep of section s of img decodes with: Zydis, the data span,
+ * whether the code addresses data absolutely (position-dependent
+ * executables do). */
+struct sweepctx {
+	const ZydisDecoder *dec;
+	const struct elf_section *s;
+	const struct xrefvec *xv;
+	bool abs;
+};
+
+/* Decode the instruction at c->off (c: st's cursor, or a copy) and step
+ * over it (over one byte if it cannot be decoded), keeping a reference
+ * into the data span in st->refs, and with starts its offset among the
+ * first XREF_SYNC of st (only a stream that another joins needs them).
+ * Returns false (and sets st->failed) if the file ends before the
+ * section. Inlined: its callers' loops run it 12 M times on libLLVM. */
+static inline __attribute__((always_inline)) bool
+stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
+	    bool starts)
+{
+	const struct elf_section *s = x->s;
+	const ZydisDecoder *dec = x->dec;
+	bool abs = x->abs, ref = false;
+	uint64_t off = c->off, t = 0;
+	struct x86_insn in;
+	const uint8_t *q;
+	size_t len, n;
+
+	if (off - c->base + ZYDIS_MAX_INSTRUCTION_LENGTH > c->avail &&
+	    c->base + c->avail < s->size) {
+		c->base = off;
+		c->avail = MIN(s->size - off, (uint64_t)XREF_WINDOW);
+		c->p = elf_window_get(&st->w, s->offset + off, c->avail);
+		if (!c->p) {
+			st->failed = true;
+			return false;
 		}
-		if (!decode(dec, p + (off - base), avail - (off - base), &in)) {
-			off++;
+	}
+	if (starts && st->nstarts < XREF_SYNC)
+		st->starts[st->nstarts++] = off;
+	q = c->p + (off - c->base);
+	n = c->avail - (off - c->base);
+	if (abs) {
+		len = decode(dec, q, n, &in);
+		ref = len && insn_target(&in, s->addr + off, true, &t);
+	} else {
+		len = decode_pic(dec, q, n, s->addr + off, &ref, &t);
+	}
+	if (ref && t >= x->xv->lo && t < x->xv->hi) {
+		xgrow(&st->refs, &st->cap, st->nrefs + 1, sizeof(*st->refs));
+		st->refs[st->nrefs][0] = s->addr + off;
+		st->refs[st->nrefs++][1] = t;
+	}
+	c->off = off + (len ? len : 1);
+	return true;
+}
+
+/* Where a sweep's references go, in code order: img's cache, each as
+ * [instruction - code_base, target - data_base] in 32 bits (compact:
+ * the code and the data span less than 4 GiB each), else a list of
+ * [instruction, target] replayed once, not cached. */
+struct refsink {
+	struct elfimg_priv *pv;
+	bool compact;
+	uint64_t (*wide)[2];
+	size_t nwide, wcap;
+};
+
+/* Append the kept references of the ns streams st to sink, freeing each
+ * stream's own copy once it is appended: a big binary's references are
+ * megabytes, held twice only one stream at a time. */
+static void streams_keep(struct refsink *sink, struct stream *st, size_t ns)
+{
+	struct elfimg_priv *pv = sink->pv;
+	size_t total = sink->compact ? pv->nxref_raw : sink->nwide;
+
+	for (size_t k = 0; k < ns; k++)
+		if (st[k].kept)
+			total += st[k].nrefs - st[k].from;
+	if (sink->compact)
+		xgrow(&pv->xref_raw, &pv->xref_cap, total,
+		      sizeof(*pv->xref_raw));
+	else
+		xgrow(&sink->wide, &sink->wcap, total, sizeof(*sink->wide));
+	for (size_t k = 0; k < ns; k++) {
+		for (size_t i = st[k].from; st[k].kept && i < st[k].nrefs;
+		     i++) {
+			const uint64_t *r = st[k].refs[i];
+
+			if (!sink->compact) {
+				sink->wide[sink->nwide][0] = r[0];
+				sink->wide[sink->nwide++][1] = r[1];
+				continue;
+			}
+			pv->xref_raw[pv->nxref_raw][0] =
+			    (uint32_t)(r[0] - pv->xref_code_base);
+			pv->xref_raw[pv->nxref_raw++][1] =
+			    (uint32_t)(r[1] - pv->xref_data_base);
+		}
+		free(st[k].refs);
+		st[k].refs = NULL;
+	}
+}
+
+/* Join the ns streams of section s, each stopped at its end, into one
+ * sweep: the stream before each steps on until it reaches one of the next
+ * one's first instructions, from where both decode alike, so the next
+ * one's references from there on follow its own. One that passes the next
+ * one's XREF_SYNC first instructions (they never met) sweeps the next
+ * one's part itself. Marks the streams whose references are kept (from
+ * their from on): together, in order, those of one sweep. Returns false
+ * if a stream met the file's end. */
+static bool stream_join(const struct sweepctx *x, struct stream *st, size_t ns)
+{
+	const struct elf_section *s = x->s;
+	struct stream *cur = &st[0];
+
+	for (size_t k = 1; k < ns; k++) {
+		struct stream *nx = &st[k];
+		bool met = false;
+		size_t j = 0;
+
+		if (cur->failed || nx->failed)
+			return false;
+		while (cur->c.off < s->size) {
+			while (j < nx->nstarts && nx->starts[j] < cur->c.off)
+				j++;
+			if (j == nx->nstarts)
+				break;
+			met = nx->starts[j] == cur->c.off;
+			if (met || !stream_step(x, cur, &cur->c, false))
+				break;
+		}
+		if (cur->failed)
+			return false;
+		if (!met) {
+			cur->end = nx->end;
+			while (cur->c.off < cur->end)
+				if (!stream_step(x, cur, &cur->c, false))
+					return false;
 			continue;
 		}
-		if (insn_target(&in, s->addr + off, abs, &t) && t >= xv->lo &&
-		    t < xv->hi) {
-			xgrow(&pv->xref_raw, &pv->xref_cap, pv->nxref_raw + 1,
-			      sizeof(*pv->xref_raw));
-			pv->xref_raw[pv->nxref_raw][0] = s->addr + off;
-			pv->xref_raw[pv->nxref_raw++][1] = t;
-		}
-		off += in.len;
+		cur->kept = true;
+		while (nx->from < nx->nrefs &&
+		       nx->refs[nx->from][0] < s->addr + cur->c.off)
+			nx->from++;
+		cur = nx;
 	}
-	elf_window_free(&w);
+	cur->kept = true;
+	return true;
+}
+
+/* Decode section s once and keep the [instruction, target] of each
+ * reference into xv's data span in sink, in code order.
+ * A section of XREF_SPLIT bytes or more is cut into XREF_STREAMS parts
+ * swept side by side and joined (stream_join()); should the file end
+ * before the section, it is swept again as one stream, which stops
+ * there. */
+static void sweep(struct elfimg *img, const ZydisDecoder *dec,
+		  const struct elf_section *s, const struct xrefvec *xv,
+		  struct refsink *sink)
+{
+	/* position-dependent code goes through x86_decode_fast()'s
+	 * branches, whose prediction interleaved streams spoil (node: 10 %
+	 * slower): one stream */
+	size_t ns =
+	    s->size >= XREF_SPLIT && img->type != ET_EXEC ? XREF_STREAMS : 1;
+	const struct sweepctx x = {dec, s, xv, img->type == ET_EXEC};
+	struct stream st[XREF_STREAMS];
+	bool live, ok;
+
+	for (;;) {
+		for (size_t k = 0; k < ns; k++)
+			stream_init(&st[k], img, s->size / ns * k,
+				    k + 1 < ns ? s->size / ns * (k + 1)
+					       : s->size);
+		if (ns == 1) {
+			/* a lone stream's cursor in locals */
+			struct cursor c = st[0].c;
+
+			while (c.off < st[0].end &&
+			       stream_step(&x, &st[0], &c, false))
+				;
+			st[0].c = c;
+		}
+		do {
+			live = false;
+			for (size_t k = 0; ns > 1 && k < ns; k++)
+				if (!st[k].failed && st[k].c.off < st[k].end)
+					live |= stream_step(&x, &st[k],
+							    &st[k].c, true);
+		} while (live);
+		st[0].kept = ns == 1;
+		ok = ns == 1 || stream_join(&x, st, ns);
+		if (ok)
+			streams_keep(sink, st, ns);
+		for (size_t k = 0; k < ns; k++)
+			stream_free(&st[k]);
+		if (ok)
+			return;
+		ns = 1;
+	}
 }
 
 /* The index of the first symbol of syms (sorted by start) that starts
@@ -350,11 +590,21 @@ static uint64_t next_sym_start(const struct elf_range *syms, size_t n,
 	return i < n && syms[i].start < end ? syms[i].start : end;
 }
 
-/* Decode every code section of img, the references into xv's data span
- * kept in img's private part. Returns 0 or a negative code. */
-static int sweep_all(struct elfimg *img, const struct xrefvec *xv)
+/* Is s a section of code the sweep decodes? */
+static bool is_code(const struct elf_section *s)
+{
+	return (s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
+	       s->type == SHT_PROGBITS && s->size;
+}
+
+/* Decode every code section of img into sink (set up here: compact, and
+ * the bases of img's cache, when the code and xv's data span fit in 32
+ * bits). Returns 0 or a negative code. */
+static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
+		     struct refsink *sink)
 {
 	struct elfimg_priv *pv = img->priv;
+	uint64_t lo = UINT64_MAX, hi = 0;
 	ZydisDecoder dec;
 	int ret;
 
@@ -366,14 +616,18 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv)
 	    !ZYAN_SUCCESS(
 		xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -MEMSZ_ENOTSUP;
-	for (size_t i = 1; i < img->nsecs; i++) {
-		const struct elf_section *s = &img->secs[i];
-
-		if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
-		    s->type == SHT_PROGBITS && s->size)
-			sweep(img, &dec, s, xv);
-	}
-	pv->xref_swept = true;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (is_code(&img->secs[i])) {
+			lo = MIN(lo, img->secs[i].addr);
+			hi = MAX(hi, img->secs[i].addr + img->secs[i].size);
+		}
+	pv->xref_code_base = lo;
+	pv->xref_data_base = xv->lo;
+	sink->compact = hi - lo <= UINT32_MAX && xv->hi - xv->lo <= UINT32_MAX;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (is_code(&img->secs[i]))
+			sweep(img, &dec, &img->secs[i], xv, sink);
+	pv->xref_swept = sink->compact;
 	return 0;
 }
 
@@ -381,21 +635,27 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv)
  * instructions make to data. The code is decoded once per image: the
  * references into the span of its data sections are kept in img's
  * private part, and each source replays them, in code order, against
- * its own labels. Returns 0 or a negative code. */
+ * its own labels (an image whose code or data spans 4 GiB or more is
+ * decoded for each source). Returns 0 or a negative code. */
 static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 			 struct xrefvec *xv)
 {
 	struct elfimg_priv *pv = img->priv;
+	struct refsink sink = {.pv = pv};
 	int ret;
 
 	data_sections(img, xv);
 	if (!pv->xref_swept) {
-		ret = sweep_all(img, xv);
+		ret = sweep_all(img, xv, &sink);
 		if (ret < 0)
 			return ret;
 	}
-	for (size_t i = 0; i < pv->nxref_raw; i++)
-		note_ref(out, pv->xref_raw[i][0], pv->xref_raw[i][1], xv);
+	for (size_t i = 0; i < sink.nwide; i++)
+		note_ref(out, sink.wide[i][0], sink.wide[i][1], xv);
+	free(sink.wide);
+	for (size_t i = 0; pv->xref_swept && i < pv->nxref_raw; i++)
+		note_ref(out, pv->xref_code_base + pv->xref_raw[i][0],
+			 pv->xref_data_base + pv->xref_raw[i][1], xv);
 	return 0;
 }
 

@@ -5,7 +5,9 @@
  * mode as elf/xrefs.c asks it): wherever x86_decode_fast() answers, its
  * length and the fields that can name an address (ModRM mod and r/m, SIB
  * base, displacement, FS/GS, a MOV's 32/64-bit immediate) must be what
- * Zydis reports, and it must not answer where Zydis refuses the bytes.
+ * Zydis reports, and it must not answer where Zydis refuses the bytes;
+ * x86_decode_len() (the same answers from a table) must answer where it
+ * does, with the same length and Zydis's RIP-relative displacement.
  * Checked over a linear sweep of the code of installed x86-64 binaries
  * (as xrefs.c sweeps), over pseudo-random bytes at every offset, and on
  * encodings picked for their traps.
@@ -82,9 +84,21 @@ static size_t check_at(const uint8_t *p, size_t n, size_t off, long *fast)
 	struct x86_insn f, z;
 	size_t fl = x86_decode_fast(p + off, n - off, &f);
 	bool zok = zydis(p + off, n - off, &z);
+	bool rip = false, zrip;
+	int64_t disp = 0;
+	/* the table's answer: x86_decode_fast()'s length, Zydis's RIP
+	 * operand */
+	size_t ll = x86_decode_len(p + off, n - off, &rip, &disp);
 
+	zrip = zok && z.modrm && z.mod == 0 && z.rm == 5 && z.disp_size;
 	if (fl)
 		(*fast)++;
+	if (ll != fl || (ll && (rip != zrip || (rip && disp != z.disp)))) {
+		print_error("at +%zx: table len %zu rip %d disp %lld, fast len "
+			    "%zu, zydis rip %d\n",
+			    off, ll, rip, (long long)disp, fl, zrip);
+		fail();
+	}
 	if (fl && (!zok || !same(&f, &z))) {
 		char hex[64] = "";
 
