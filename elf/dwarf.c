@@ -130,19 +130,28 @@ static const struct elf_section *find_named(const struct elfimg *img,
 
 /* The string sections libdw hands out pointers into (DW_FORM_strp,
  * line_strp) end with a NUL: libdw does not check it, and a string running
- * off the end would be read past the section. A compressed section
- * (SHF_COMPRESSED: libdw inflates it itself) is not checked here. */
+ * off the end would be read past the section. Asked after
+ * dwarf_begin_elf(), which inflates compressed sections (SHF_COMPRESSED,
+ * .zdebug_) in place: their inflated bytes are checked too. */
 static bool strings_terminated(struct elfimg *img)
 {
-	static const char *const names[] = {".debug_str", ".debug_line_str"};
+	static const char *const names[] = {".debug_str", ".debug_line_str",
+					    ".zdebug_str", ".zdebug_line_str"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		const struct elf_section *s = find_named(img, names[i]);
+		Elf_Scn *scn;
+		GElf_Shdr sh;
 		Elf_Data *d;
 
-		if (!s || s->type == SHT_NOBITS || (s->flags & SHF_COMPRESSED))
+		if (!s || s->type == SHT_NOBITS)
 			continue;
-		d = elf_getdata(elf_getscn(elfimg_elf(img), s->index), NULL);
+		scn = elf_getscn(elfimg_elf(img), s->index);
+		/* still SHF_COMPRESSED: libdw could not inflate it and reads
+		 * none of it */
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		d = elf_getdata(scn, NULL);
 		if (!d ||
 		    (d->d_size && ((const char *)d->d_buf)[d->d_size - 1]))
 			return false;
@@ -542,8 +551,11 @@ static void cu_vars(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
 }
 
 /* The inflated bytes libdw reads of the section .debug_NAME (or
- * .zdebug_NAME) of c->dimg, or NULL (none; or still compressed: libdw
- * could not inflate it and reads none of it, so neither may the scan). */
+ * .zdebug_NAME) of c->dimg, or NULL: none; one libdw ignores (in a
+ * section group, or empty: its check_section() rules, the first of a name
+ * kept); or one still compressed, which libdw could not inflate (an
+ * SHF_COMPRESSED one it then skips, a .zdebug_ one it keeps raw): the scan
+ * reads neither, and leaves what needs it to libdw. */
 static const uint8_t *dwarf_bytes(struct dctx *c, const char *name, size_t *len)
 {
 	for (size_t i = 1; i < c->dimg->nsecs; i++) {
@@ -558,9 +570,12 @@ static const uint8_t *dwarf_bytes(struct dctx *c, const char *name, size_t *len)
 		    c->dimg->secs[i].type == SHT_NOBITS)
 			continue;
 		scn = elf_getscn(elfimg_elf(c->dimg), i);
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_GROUP))
+			continue;
 		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !gelf_getshdr(scn, &sh) ||
-		    (sh.sh_flags & SHF_COMPRESSED) ||
+		if (d && !d->d_size)
+			continue;
+		if (!d || !d->d_buf || (sh.sh_flags & SHF_COMPRESSED) ||
 		    (n[1] == 'z' && d->d_size >= 4 &&
 		     !memcmp(d->d_buf, "ZLIB", 4)))
 			return NULL;
@@ -818,9 +833,11 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
-	c.dbg = strings_terminated(c.dimg)
-		    ? dwarf_open(c.dimg, cus, c.dimg == img)
-		    : NULL;
+	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img);
+	if (c.dbg && !strings_terminated(c.dimg)) {
+		dwarf_end(c.dbg);
+		c.dbg = NULL;
+	}
 	if (!c.dbg) {
 		if (stats) {
 			stats->no_dwarf = true;

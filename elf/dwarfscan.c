@@ -495,7 +495,8 @@ static bool die_string(const struct dwscan *s, uint64_t form, const uint8_t *v,
 	    (size_t)(end - v) < osize)
 		return false;
 	off = elf_get_uint(v, osize, s->be);
-	if (off >= len)
+	/* a string running off the section's end goes back to libdw */
+	if (off >= len || !memchr(sec + off, 0, len - off))
 		return false;
 	*out = (const char *)sec + off;
 	return true;

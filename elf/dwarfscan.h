@@ -64,8 +64,8 @@ struct dwunit {
 void dwscan_init(struct dwscan *s, const uint8_t *info, size_t info_len,
 		 const uint8_t *abbrev, size_t abbrev_len, bool be);
 
-/* The string sections libdw reads (borrowed; each ends with a NUL),
- * for dwscan_unit_die(). */
+/* The string sections libdw reads (borrowed), for dwscan_unit_die(): a
+ * string with no NUL before its section's end is not read here. */
 void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
 		    const uint8_t *line_str, size_t line_str_len);
 
