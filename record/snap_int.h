@@ -67,7 +67,7 @@ struct snap_scan_arg {
 /* pagemap: read through holes shorter than this many pages (an entry
  * read costs the kernel ~2 ns, a pread ~0.6 us: with pages 128 apart,
  * one pread per 8 pages costs 0.32 us a page against 0.62 for one pread
- * a page, with pages 320 apart they cost the same) */
+ * a page: a hole read through costs less than a pread up to ~260 pages) */
 #define PAGEMAP_GAP 256
 /* A chunk whose resident fraction is below 1/SPARSE is "sparse": the next
  * one is found with PAGEMAP_SCAN instead of a plain pread. */
