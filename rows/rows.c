@@ -356,67 +356,189 @@ static int cmp_label(const void *a, const void *b, void *arg)
 	return row_tie(arg, a, b);
 }
 
-/* Larger key first: the value itself (one value set, the common case
- * kept free of a call per comparison). */
-static int cmp_value(const void *a, const void *b, void *arg)
+/* The key a row sorts by in a value order (larger first): the kind's key
+ * of the sort column, or the larger of its FILE SIZE and VM SIZE keys
+ * (ctx->col not used). */
+static uint64_t vkey_col(const struct sort_ctx *ctx, const struct row *r)
 {
-	const struct row *x = a, *y = b;
-	const struct sort_ctx *ctx = arg;
-	uint64_t kx = x->vals[ctx->col], ky = y->vals[ctx->col];
-
-	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+	return ctx->key(ctx->t, r, ctx->col);
 }
 
-/* Larger key first, the key the kind computes (row_finish() puts it in
- * each row's tag before sorting: a timeline's peak is a walk over every
- * point, too slow to take at each comparison). */
-static int cmp_key(const void *a, const void *b, void *arg)
+static uint64_t vkey_both(const struct sort_ctx *ctx, const struct row *r)
 {
-	const struct row *x = a, *y = b;
-	const struct sort_ctx *ctx = arg;
-
-	return x->tag != y->tag ? u64_cmp(y->tag, x->tag) : row_tie(ctx, x, y);
-}
-
-/* Larger key first, the key being the larger of the FILE SIZE and the
- * VM SIZE keys the kind computes (ctx->col is not used). */
-static int cmp_both(const void *a, const void *b, void *arg)
-{
-	const struct row *x = a, *y = b;
-	const struct sort_ctx *ctx = arg;
-	uint64_t kx = MAX(ctx->key(ctx->t, x, COL_FILE),
-			  ctx->key(ctx->t, x, COL_VM)),
-		 ky = MAX(ctx->key(ctx->t, y, COL_FILE),
-			  ctx->key(ctx->t, y, COL_VM));
-
-	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+	return MAX(ctx->key(ctx->t, r, COL_FILE), ctx->key(ctx->t, r, COL_VM));
 }
 
 /* What each kind sorts by, and whether unchanged rows go. */
 static const struct {
-	int (*cmp)(const void *a, const void *b, void *arg);
 	uint64_t (*key)(const struct rowtree *t, const struct row *r,
 			enum col_id c);
 	bool prune; /* drop rows equal in both sets (a diff) */
 } kinds[ROWS__KIND_COUNT] = {
-    [ROWS_SINGLE] = {cmp_value, key_value, false},
-    [ROWS_DIFF] = {cmp_key, key_change, true},
-    [ROWS_TIMELINE] = {cmp_key, key_peak, false},
+    [ROWS_SINGLE] = {key_value, false},
+    [ROWS_DIFF] = {key_change, true},
+    [ROWS_TIMELINE] = {key_peak, false},
 };
 
-/* What each order sorts by: the kind's comparison (NULL), labels alone
- * or another comparison of values, and how labels compare (ties of
- * values: by string). */
+/* What each order sorts by: a key of values (larger first, ties by
+ * label string: rows_sort_by_value()) or labels alone (cmp, by lcmp). */
 static const struct {
+	uint64_t (*vkey)(const struct sort_ctx *ctx, const struct row *r);
 	int (*cmp)(const void *a, const void *b, void *arg);
 	label_cmp_fn *lcmp;
 	bool by_value;
 } orders[ROWS__ORDER_COUNT] = {
-    [ROWS_ORDER_VALUE] = {NULL, label_cmp_name, true},
-    [ROWS_ORDER_POS] = {cmp_label, label_cmp_pos, false},
-    [ROWS_ORDER_NAME] = {cmp_label, label_cmp_name, false},
-    [ROWS_ORDER_BOTH] = {cmp_both, label_cmp_name, true},
+    [ROWS_ORDER_VALUE] = {vkey_col, NULL, label_cmp_name, true},
+    [ROWS_ORDER_POS] = {NULL, cmp_label, label_cmp_pos, false},
+    [ROWS_ORDER_NAME] = {NULL, cmp_label, label_cmp_name, false},
+    [ROWS_ORDER_BOTH] = {vkey_both, NULL, label_cmp_name, true},
 };
+
+/* ---- the sort by value: an array of small items, not of rows ---- */
+
+/* A row to sort by value: its key, the first 8 bytes of its label's
+ * string big-endian (most ties of keys are told apart there, without
+ * reading the string), the string, and where the row is. */
+struct sort_item {
+	uint64_t key, prefix;
+	const char *str;
+	uint32_t ix, label;
+};
+
+static uint64_t str_prefix(const char *s)
+{
+	uint64_t p = 0;
+
+	for (int i = 0; i < 8 && s[i]; i++)
+		p |= (uint64_t)(unsigned char)s[i] << (56 - 8 * i);
+	return p;
+}
+
+/* True if a goes before b: larger key, then label string (strcmp, as
+ * label_cmp_name), labels shared by siblings (a timeline's chains) by
+ * row_tie(), then where they were (the sort is stable). */
+static inline bool item_before(const struct sort_ctx *ctx,
+			       const struct row *rows,
+			       const struct sort_item *a,
+			       const struct sort_item *b)
+{
+	int c;
+
+	if (a->key != b->key)
+		return a->key > b->key;
+	if (a->label == b->label)
+		c = row_tie(ctx, &rows[a->ix], &rows[b->ix]);
+	else if (a->prefix != b->prefix)
+		return a->prefix < b->prefix;
+	else if (a->prefix & 0xff) /* 8 equal bytes, no NUL among them */
+		c = strcmp(a->str + 8, b->str + 8);
+	else /* both end within the prefix: equal strings */
+		c = 0;
+	return c ? c < 0 : a->ix < b->ix;
+}
+
+/* Runs this long are sorted by insertion before merging. */
+#define SORT_RUN 16
+
+static void items_insertion(const struct sort_ctx *ctx, const struct row *rows,
+			    struct sort_item *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct sort_item x = a[i];
+		size_t j = i;
+
+		for (; j && item_before(ctx, rows, &x, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+/* Sort a[0..n-1] (tmp: room for n more); a bottom-up merge sort. */
+static void items_sort(const struct sort_ctx *ctx, const struct row *rows,
+		       struct sort_item *a, struct sort_item *tmp, size_t n)
+{
+	struct sort_item *src = a, *dst = tmp, *sw;
+
+	for (size_t lo = 0; lo < n; lo += SORT_RUN)
+		items_insertion(ctx, rows, a + lo, MIN(SORT_RUN, n - lo));
+	for (size_t w = SORT_RUN; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t i = lo, mid = MIN(lo + w, n), j = mid,
+			       hi = MIN(lo + 2 * w, n), k = lo;
+
+			while (i < mid && j < hi)
+				dst[k++] =
+				    item_before(ctx, rows, &src[j], &src[i])
+					? src[j++]
+					: src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		sw = src, src = dst, dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Put rows[0..n-1] in the order of items (items[i].ix: the row that goes
+ * to i), in place: each cycle of the permutation through one spare row. */
+static void rows_permute(struct row *rows, struct sort_item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct row spare;
+		size_t j = i, k;
+
+		if (items[i].ix == i)
+			continue;
+		spare = rows[i];
+		for (;;) {
+			k = items[j].ix;
+			items[j].ix = (uint32_t)j;
+			if (k == i)
+				break;
+			rows[j] = rows[k];
+			j = k;
+		}
+		rows[j] = spare;
+	}
+}
+
+/* Room for the items of the largest level sorted so far (and as many for
+ * the merge). */
+struct sort_buf {
+	struct sort_item *items;
+	size_t cap;
+};
+
+/* Sort r's children by value in ctx's order (vkey: its key). */
+static void rows_sort_by_value(const struct sort_ctx *ctx, struct row *r,
+			       uint64_t (*vkey)(const struct sort_ctx *ctx,
+						const struct row *r),
+			       struct sort_buf *buf)
+{
+	size_t n = r->nchildren;
+	struct sort_item *it;
+
+	/* one row is in order: nothing of it is read (a timeline's rows
+	 * below a head have no sets to take a key from) */
+	if (n < 2)
+		return;
+	xgrow(&buf->items, &buf->cap, 2 * n, sizeof(*buf->items));
+	it = buf->items;
+	for (size_t i = 0; i < n; i++) {
+		const struct row *c = &r->children[i];
+
+		it[i].key = vkey(ctx, c);
+		it[i].str = labels_str(ctx->t->lb, c->label);
+		it[i].prefix = str_prefix(it[i].str);
+		it[i].ix = (uint32_t)i;
+		it[i].label = c->label;
+	}
+	items_sort(ctx, r->children, it, it + n, n);
+	rows_permute(r->children, it, n);
+}
 
 bool rows_order_by_value(enum rows_order order)
 {
@@ -511,29 +633,22 @@ static void cut_repeats(struct row *r)
 }
 
 static void row_finish(struct rowtree *t, struct row *r,
-		       const struct sort_ctx *ctx, size_t limit)
+		       const struct sort_ctx *ctx, size_t limit,
+		       struct sort_buf *buf)
 {
-	size_t i;
-
-	int (*cmp)(const void *a, const void *b, void *arg) =
-	    orders[t->order].cmp ? orders[t->order].cmp : kinds[t->kind].cmp;
-
 	index_free(r);
 	if (!r->nchildren)
 		return;
-	/* the process tags are not needed any more; qsort compares nothing
-	 * of one row (a timeline's rows below a head: no sets) */
-	if (cmp == cmp_key && r->nchildren > 1)
-		for (i = 0; i < r->nchildren; i++)
-			r->children[i].tag =
-			    ctx->key(t, &r->children[i], ctx->col);
-	qsort_r(r->children, r->nchildren, sizeof(*r->children), cmp,
-		(void *)ctx);
+	if (orders[t->order].vkey)
+		rows_sort_by_value(ctx, r, orders[t->order].vkey, buf);
+	else
+		qsort_r(r->children, r->nchildren, sizeof(*r->children),
+			orders[t->order].cmp, (void *)ctx);
 	if (limit && r->nchildren > limit)
 		fold(t, r, limit);
-	for (i = 0; i < r->nchildren; i++)
+	for (size_t i = 0; i < r->nchildren; i++)
 		if (!r->children[i].folded)
-			row_finish(t, &r->children[i], ctx, limit);
+			row_finish(t, &r->children[i], ctx, limit, buf);
 }
 
 void rowtree_set_order(struct rowtree *t, enum rows_order order)
@@ -545,11 +660,13 @@ void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
 	struct sort_ctx ctx = {t, sort, kinds[t->kind].key,
 			       orders[t->order].lcmp};
+	struct sort_buf buf = {NULL, 0};
 
 	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);
-	row_finish(t, &t->total, &ctx, limit);
+	row_finish(t, &t->total, &ctx, limit, &buf);
+	free(buf.items);
 }
 
 bool rowtree_col_is_zero(const struct rowtree *t, enum col_id c)
