@@ -334,6 +334,8 @@ struct sort_ctx {
 	uint64_t (*key)(const struct rowtree *t, const struct row *r,
 			enum col_id c);
 	label_cmp_fn *lcmp;
+	const uint32_t *rank; /* a value order's label strings ranked
+				 (rank_labels()), or NULL */
 };
 
 /* Rows by their labels in ctx's label order (siblings share a label only
@@ -398,7 +400,8 @@ static const struct {
 
 /* A row to sort by value: its key, the first 8 bytes of its label's
  * string big-endian (most ties of keys are told apart there, without
- * reading the string), the string, and where the row is. */
+ * reading the string) or the label's rank among the tree's (sort_ctx:
+ * then str is not read), the string, and where the row is. */
 struct sort_item {
 	uint64_t key, prefix;
 	const char *str;
@@ -430,9 +433,10 @@ static inline bool item_before(const struct sort_ctx *ctx,
 		c = row_tie(ctx, &rows[a->ix], &rows[b->ix]);
 	else if (a->prefix != b->prefix)
 		return a->prefix < b->prefix;
-	else if (a->prefix & 0xff) /* 8 equal bytes, no NUL among them */
+	else if (!ctx->rank && (a->prefix & 0xff)) /* 8 equal bytes, no
+						      NUL among them */
 		c = strcmp(a->str + 8, b->str + 8);
-	else /* both end within the prefix: equal strings */
+	else /* equal ranks, or both end within the prefix: equal strings */
 		c = 0;
 	return c ? c < 0 : a->ix < b->ix;
 }
@@ -441,6 +445,9 @@ static inline bool item_before(const struct sort_ctx *ctx,
 #define SORT_RUN 16
 /* How many rows ahead a row's label is fetched. */
 #define SORT_PREFETCH 4
+/* Labels are ranked once (rank_labels()) where the rows are at least
+ * this many times the labels they have. */
+#define RANK_SHARE 2
 
 static void items_insertion(const struct sort_ctx *ctx, const struct row *rows,
 			    struct sort_item *a, size_t n)
@@ -534,13 +541,18 @@ static void rows_sort_by_value(const struct sort_ctx *ctx, struct row *r,
 
 		/* the strings are all over the heap: ask for the one a few
 		 * rows on while this one is read */
-		if (i + SORT_PREFETCH < n)
+		if (i + SORT_PREFETCH < n && !ctx->rank)
 			__builtin_prefetch(labels_str(
 			    ctx->t->lb, r->children[i + SORT_PREFETCH].label));
 
 		it[i].key = vkey(ctx, c);
-		it[i].str = labels_str(ctx->t->lb, c->label);
-		it[i].prefix = str_prefix(it[i].str);
+		if (ctx->rank) {
+			it[i].str = NULL;
+			it[i].prefix = ctx->rank[c->label];
+		} else {
+			it[i].str = labels_str(ctx->t->lb, c->label);
+			it[i].prefix = str_prefix(it[i].str);
+		}
 		it[i].ix = (uint32_t)i;
 		it[i].label = c->label;
 	}
@@ -640,6 +652,71 @@ static void cut_repeats(struct row *r)
 		cut_repeats(&r->children[i]);
 }
 
+/* The labels of the rows below r (r's own not), each once, into ids (of
+ * *n, room *cap), seen (nl labels) marking them; *rows counts the rows,
+ * SIZE_MAX once a label is no label of seen's. */
+static void collect_labels(const struct row *r, uint8_t *seen, size_t nl,
+			   uint32_t **ids, size_t *n, size_t *cap, size_t *rows)
+{
+	for (size_t i = 0; i < r->nchildren && *rows != SIZE_MAX; i++) {
+		uint32_t l = r->children[i].label;
+
+		if (l >= nl) {
+			*rows = SIZE_MAX;
+			return;
+		}
+		if (!seen[l]) {
+			seen[l] = 1;
+			xgrow(ids, cap, *n + 1, sizeof(**ids));
+			(*ids)[(*n)++] = l;
+		}
+		collect_labels(&r->children[i], seen, nl, ids, n, cap, rows);
+	}
+	if (*rows != SIZE_MAX)
+		*rows += r->nchildren;
+}
+
+/* Where a tree's rows share labels a lot (two keys over a binary: the
+ * symbols of .text again under .symtab, .strtab, .dynsym, ...), the label
+ * strings sorted once, each label's rank (equal strings: equal ranks)
+ * into rank[label]: the levels then compare ranks, not strings. Returns
+ * rank (free it), or NULL where the rows have few labels in common (each
+ * level compares only the strings of its ties: cheaper). */
+static uint32_t *rank_labels(const struct sort_ctx *ctx, struct sort_buf *buf)
+{
+	size_t nl = labels_count(ctx->t->lb), n = 0, cap = 0, rows = 0;
+	uint8_t *seen = xcalloc(nl ? nl : 1, 1);
+	uint32_t *ids = NULL, *rank = NULL;
+	struct sort_item *it;
+
+	collect_labels(&ctx->t->total, seen, nl, &ids, &n, &cap, &rows);
+	free(seen);
+	if (rows == SIZE_MAX || rows < RANK_SHARE * n) {
+		free(ids);
+		return NULL;
+	}
+	/* the labels as rows of one level with one key: by string */
+	xgrow(&buf->items, &buf->cap, 2 * n, sizeof(*buf->items));
+	it = buf->items;
+	for (size_t i = 0; i < n; i++) {
+		it[i].key = 0;
+		it[i].str = labels_str(ctx->t->lb, ids[i]);
+		it[i].prefix = str_prefix(it[i].str);
+		it[i].ix = (uint32_t)i;
+		it[i].label = ids[i];
+	}
+	free(ids);
+	items_sort(ctx, NULL, it, it + n, n);
+	rank = xmalloc((nl ? nl : 1) * sizeof(*rank));
+	for (size_t i = 0, r = 0; i < n; i++) {
+		if (i && (it[i].prefix != it[i - 1].prefix ||
+			  strcmp(it[i].str, it[i - 1].str)))
+			r++;
+		rank[it[i].label] = (uint32_t)r;
+	}
+	return rank;
+}
+
 static void row_finish(struct rowtree *t, struct row *r,
 		       const struct sort_ctx *ctx, size_t limit,
 		       struct sort_buf *buf)
@@ -667,13 +744,17 @@ void rowtree_set_order(struct rowtree *t, enum rows_order order)
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
 	struct sort_ctx ctx = {t, sort, kinds[t->kind].key,
-			       orders[t->order].lcmp};
+			       orders[t->order].lcmp, NULL};
 	struct sort_buf buf = {NULL, 0};
+	uint32_t *rank = NULL;
 
 	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);
+	if (orders[t->order].vkey)
+		ctx.rank = rank = rank_labels(&ctx, &buf);
 	row_finish(t, &t->total, &ctx, limit, &buf);
+	free(rank);
 	free(buf.items);
 }
 

@@ -495,6 +495,42 @@ static void test_depths(void **state)
 	check_random_depth(2, 1);
 }
 
+/* Ties of values told apart by label strings with long common prefixes,
+ * strings that end within 8 bytes and strings that are prefixes of
+ * others: once with every label under every parent (the rows at least
+ * twice their labels: the labels are ranked once, rows.c rank_labels()),
+ * once with labels of their own per parent (each level compares its
+ * ties' strings); check_tree() checks the order against strcmp. */
+static void test_ties_prefixes(void **state)
+{
+	static const char *const stems[] = {
+	    "",		  "a",
+	    "ab",	  "abcdefg",
+	    "abcdefgh",	  "abcdefghi",
+	    "abcdefgh0",  "v8::internal::",
+	    "v8::intern", "v8::internal::Heap::"};
+
+	(void)state;
+	for (int shared = 0; shared < 2; shared++) {
+		struct fixture *fx = fx_new(2);
+		char a[32], b[64];
+
+		for (size_t g = 0; g < 12; g++) {
+			snprintf(a, sizeof(a), "group%zu", g);
+			for (size_t i = 0; i < 60; i++) {
+				snprintf(
+				    b, sizeof(b), "%s%s%zu", shared ? "" : a,
+				    stems[i % (sizeof(stems) / sizeof(*stems))],
+				    i / 7);
+				add3(fx, a, b, NULL, rnd() % 3, rnd() % 2);
+			}
+		}
+		rowtree_finish(fx->t, COL_FILE, 0);
+		check_tree(fx, &fx->t->total, COL_FILE, 0);
+		fx_free(fx);
+	}
+}
+
 /* One million distinct leaves (two adds each) under few parents, then a
  * million under one parent: sums, order and folding stay right at that
  * size. bench/bench_rows times the same trees. */
@@ -653,6 +689,7 @@ int main(void)
 	    cmocka_unit_test(test_depth1_order),
 	    cmocka_unit_test(test_sort_other_column),
 	    cmocka_unit_test(test_ties),
+	    cmocka_unit_test(test_ties_prefixes),
 	    cmocka_unit_test(test_fold),
 	    cmocka_unit_test(test_order_pos),
 	    cmocka_unit_test(test_order_name),
