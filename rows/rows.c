@@ -462,6 +462,28 @@ static void items_insertion(const struct sort_ctx *ctx, const struct row *rows,
 	}
 }
 
+/* Sift a[i] down the heap a[0..n-1] whose parents go after their
+ * children. */
+static void heap_down(const struct sort_ctx *ctx, const struct row *rows,
+		      struct sort_item *a, size_t n, size_t i)
+{
+	struct sort_item x = a[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && item_before(ctx, rows, &a[c], &a[c + 1]))
+			c++;
+		if (!item_before(ctx, rows, &x, &a[c]))
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	a[i] = x;
+}
+
 /* Sort a[0..n-1] (tmp: room for n more); a bottom-up merge sort. */
 static void items_sort(const struct sort_ctx *ctx, const struct row *rows,
 		       struct sort_item *a, struct sort_item *tmp, size_t n)
@@ -489,6 +511,25 @@ static void items_sort(const struct sort_ctx *ctx, const struct row *rows,
 	}
 	if (src != a)
 		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Move the limit items of a[0..n-1] (limit < n) that go first to
+ * a[0..limit-1], in no order, the others after them: a[0..limit-1] kept
+ * as a heap whose top goes last, each other item compared with that top
+ * (most often the one comparison). */
+static void items_select(const struct sort_ctx *ctx, const struct row *rows,
+			 struct sort_item *a, size_t n, size_t limit)
+{
+	struct sort_item x;
+
+	for (size_t i = limit / 2; i-- > 0;)
+		heap_down(ctx, rows, a, limit, i);
+	for (size_t i = limit; i < n; i++) {
+		if (!item_before(ctx, rows, &a[i], &a[0]))
+			continue;
+		x = a[0], a[0] = a[i], a[i] = x;
+		heap_down(ctx, rows, a, limit, 0);
+	}
 }
 
 /* Put rows[0..n-1] in the order of items (items[i].ix: the row that goes
@@ -521,11 +562,13 @@ struct sort_buf {
 	size_t cap;
 };
 
-/* Sort r's children by value in ctx's order (vkey: its key). */
+/* Sort r's children by value in ctx's order (vkey: its key); with a
+ * limit under their number, only the limit that go first (the others,
+ * after them in no order, are folded). */
 static void rows_sort_by_value(const struct sort_ctx *ctx, struct row *r,
 			       uint64_t (*vkey)(const struct sort_ctx *ctx,
 						const struct row *r),
-			       struct sort_buf *buf)
+			       size_t limit, struct sort_buf *buf)
 {
 	size_t n = r->nchildren;
 	struct sort_item *it;
@@ -556,7 +599,10 @@ static void rows_sort_by_value(const struct sort_ctx *ctx, struct row *r,
 		it[i].ix = (uint32_t)i;
 		it[i].label = c->label;
 	}
-	items_sort(ctx, r->children, it, it + n, n);
+	if (limit && limit < n)
+		items_select(ctx, r->children, it, n, limit);
+	items_sort(ctx, r->children, it, it + n,
+		   limit && limit < n ? limit : n);
 	rows_permute(r->children, it, n);
 }
 
@@ -725,7 +771,7 @@ static void row_finish(struct rowtree *t, struct row *r,
 	if (!r->nchildren)
 		return;
 	if (orders[t->order].vkey)
-		rows_sort_by_value(ctx, r, orders[t->order].vkey, buf);
+		rows_sort_by_value(ctx, r, orders[t->order].vkey, limit, buf);
 	else
 		qsort_r(r->children, r->nchildren, sizeof(*r->children),
 			orders[t->order].cmp, (void *)ctx);
@@ -751,7 +797,8 @@ void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);
-	if (orders[t->order].vkey)
+	/* with a limit, a level compares the strings of few rows */
+	if (orders[t->order].vkey && !limit)
 		ctx.rank = rank = rank_labels(&ctx, &buf);
 	row_finish(t, &t->total, &ctx, limit, &buf);
 	free(rank);
