@@ -74,17 +74,35 @@ static void label_add_safe(struct strbuf *sb, const char *s, size_t len,
 	strbuf_add(sb, s + t, len - t);
 }
 
+/* True if the n bytes at s are all printable ASCII (0x20..0x7e): eight
+ * at a time, a byte at 0x80 or over, at 0x7f or over, or under 0x20
+ * setting its top bit in one of three words (no carry crosses bytes
+ * once none is at 0x80 or over; the third is the exact test of whether
+ * some byte is under 0x20). */
+static bool printable_ascii(const char *s, size_t n)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+	size_t i = 0;
+	uint64_t x;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, s + i, sizeof(x));
+		if ((x | (x + ones) | ((x - ones * 0x20) & ~x)) & high)
+			return false;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
 void out_label_add(struct strbuf *sb, const char *str, size_t max, bool cut_end)
 {
-	const unsigned char *p = (const unsigned char *)str;
-	size_t n;
+	size_t n = strlen(str);
 	char *s;
 
 	/* printable ASCII (most labels) is safe as it is: no copy */
-	while (*p >= 0x20 && *p < 0x7f)
-		p++;
-	if (!*p) {
-		n = (size_t)(p - (const unsigned char *)str);
+	if (printable_ascii(str, n)) {
 		label_add_safe(sb, str, n, n, max, cut_end, true);
 		return;
 	}

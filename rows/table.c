@@ -86,14 +86,27 @@ static size_t label_room(const struct out_opts *o, size_t used)
 
 /* ---- one value set ---- */
 
+/* strbuf_add() without the call while sb has room: a table row is a
+ * dozen small pieces. */
+static inline void put(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->cap - sb->len <= n) {
+		strbuf_add(sb, s, n);
+		return;
+	}
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
 /* Add the n bytes of s to sb right-aligned in w columns (printf's "%*s"). */
 static void add_right(struct strbuf *sb, const char *s, size_t n, size_t w)
 {
 	static const char spaces[] = "                ";
 
 	if (n < w)
-		strbuf_add(sb, spaces, MIN(w - n, sizeof(spaces) - 1));
-	strbuf_add(sb, s, n);
+		put(sb, spaces, MIN(w - n, sizeof(spaces) - 1));
+	put(sb, s, n);
 }
 
 /* One column of r as " %5.1f%% %7s " would print it (a percentage of the
@@ -111,11 +124,11 @@ static void table_cell(struct strbuf *sb, const struct row *r,
 		pct = parent->vals[col] ? 100.0 * v / parent->vals[col] : 0.0;
 	n = numfmt_fixed1(num, pct);
 	add_right(sb, num, n, TABLE_PCT_W - 1);
-	strbuf_add(sb, "% ", 2);
+	put(sb, "% ", 2);
 	n = coldefs[col].count ? numfmt_u64(num, v)
 			       : numfmt_human(num, v, coldefs[col].shift);
 	add_right(sb, num, n, TABLE_SIZE_W);
-	strbuf_add(sb, " ", 1);
+	put(sb, " ", 1);
 }
 
 /* Add the line of r (parent NULL: the TOTAL) to sb. */
@@ -127,20 +140,20 @@ static void table_row(struct strbuf *sb, const struct rowtree *t,
 	char size[32];
 	size_t c, i;
 
-	strbuf_add(sb, " ", 1);
+	put(sb, " ", 1);
 	for (c = 0; c < o->ncols; c++) {
 		if (o->cols[c] != COL_RES_PCT) {
 			table_cell(sb, r, parent, o->cols[c]);
 			continue;
 		}
 		out_res_pct(size, sizeof(size), r);
-		strbuf_add(sb, " ", 1);
+		put(sb, " ", 1);
 		add_right(sb, *size ? size : "-", *size ? strlen(size) : 1, 5);
-		strbuf_add(sb, *size ? "% " : "  ", 2);
+		put(sb, *size ? "% " : "  ", 2);
 	}
-	strbuf_add(sb, "   ", 3); /* TABLE_GAP */
+	put(sb, "   ", 3); /* TABLE_GAP */
 	for (i = 4 * level; i; i -= MIN(i, sizeof(indent) - 1))
-		strbuf_add(sb, indent, MIN(i, sizeof(indent) - 1));
+		put(sb, indent, MIN(i, sizeof(indent) - 1));
 	if (parent)
 		out_label_add(sb, labels_str(t->lb, r->label),
 			      label_room(o, out_table_cols_width(
@@ -148,8 +161,8 @@ static void table_row(struct strbuf *sb, const struct rowtree *t,
 						4 * level),
 			      o->cut_end & (1u << level));
 	else
-		strbuf_add(sb, "TOTAL", 5);
-	strbuf_add(sb, "\n", 1);
+		put(sb, "TOTAL", 5);
+	put(sb, "\n", 1);
 }
 
 /* Lines are built in sb and written in blocks of about this many bytes. */

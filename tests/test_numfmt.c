@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_numfmt.c — the table's number formatters against printf itself
- * (and fmt_human(), which is printf): every value of some ranges, the
+/* test_numfmt.c — the table's fast paths against the slow ones they
+ * stand for: its number formatters against printf itself (and
+ * fmt_human(), which is printf): every value of some ranges, the
  * boundaries of each unit and decimal count, ties at every place, and
- * pseudo-random values, byte for byte. */
+ * pseudo-random values, byte for byte; and its labels (printable ASCII
+ * checked eight bytes at a time) against util/escape.h's str_escape(),
+ * every byte at every place of a word. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -11,11 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "rows/fields.h"
 #include "rows/numfmt.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 #include "tests/testutil.h"
 
@@ -167,12 +174,50 @@ static void test_human(void **state)
 	check_human(UINT64_MAX, 63);
 }
 
+/* Every byte value at each place of a 21-byte label (two words and a
+ * tail) among printable ones: out_label_add() writes what str_escape()
+ * makes of it, whole and cut to 9 code points (the head, an ellipsis and
+ * the tail of the escaped label). */
+static void test_label_bytes(void **state)
+{
+	char label[22];
+
+	(void)state;
+	for (size_t pos = 0; pos < 21; pos++) {
+		for (int b = 1; b < 256; b++) {
+			struct strbuf sb = STRBUF_INIT;
+			size_t ncp;
+			char *want;
+
+			for (size_t i = 0; i < 21; i++)
+				label[i] = (char)('a' + i);
+			label[pos] = (char)b;
+			label[21] = 0;
+			want = str_escape(label, &ncp);
+			out_label_add(&sb, label, 0, false);
+			assert_string_equal(strbuf_str(&sb), want);
+			strbuf_reset(&sb);
+			out_label_add(&sb, label, 9, false);
+			/* cut: 4 code points, the ellipsis, 4 more */
+			assert_true(ncp > 9);
+			assert_memory_equal(strbuf_str(&sb), want, 4);
+			assert_string_equal(strbuf_str(&sb) + sb.len - 4,
+					    want + strlen(want) - 4);
+			assert_memory_equal(strbuf_str(&sb) + 4, "\u2026",
+					    strlen("\u2026"));
+			strbuf_free(&sb);
+			free(want);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_u64),
 	    cmocka_unit_test(test_fixed1),
 	    cmocka_unit_test(test_human),
+	    cmocka_unit_test(test_label_bytes),
 	};
 
 	return test_run_group(tests, NULL, NULL);
