@@ -532,6 +532,64 @@ static void items_select(const struct sort_ctx *ctx, const struct row *rows,
 	}
 }
 
+/* One stable pass of a radix sort: src[0..n-1] by byte `byte` of
+ * digit(item) into dst. */
+static void radix_pass(const struct sort_item *src, struct sort_item *dst,
+		       size_t n, bool of_key, unsigned byte)
+{
+	size_t count[256] = {0}, pos = 0;
+
+#define RADIX_DIGIT(x)                                                         \
+	((unsigned)(((of_key ? ~(x)->key : (x)->prefix) >> (8 * byte)) & 0xff))
+	for (size_t i = 0; i < n; i++)
+		count[RADIX_DIGIT(&src[i])]++;
+	for (size_t d = 0; d < 256; d++) {
+		size_t c = count[d];
+
+		count[d] = pos;
+		pos += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		dst[count[RADIX_DIGIT(&src[i])]++] = src[i];
+#undef RADIX_DIGIT
+}
+
+/* Sort a[0..n-1] (tmp: room for n more), whose prefixes are label ranks,
+ * by larger key, then rank, then index (a[i].ix == i: kept by stable
+ * passes), one pass per byte of rank and key that is not the same in
+ * every item; then, if two items share key and rank (a label: a
+ * timeline's chains, which row_tie() tells apart), by items_sort() after
+ * all. */
+static void items_radix(const struct sort_ctx *ctx, const struct row *rows,
+			struct sort_item *a, struct sort_item *tmp, size_t n)
+{
+	struct sort_item *src = a, *dst = tmp, *sw;
+	uint64_t kdiff = 0, rdiff = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		kdiff |= a[i].key ^ a[0].key;
+		rdiff |= a[i].prefix ^ a[0].prefix;
+	}
+	for (int pass = 0; pass < 16; pass++) {
+		bool of_key = pass >= 8;
+		unsigned byte = (unsigned)pass % 8;
+
+		if (!(((of_key ? kdiff : rdiff) >> (8 * byte)) & 0xff))
+			continue;
+		radix_pass(src, dst, n, of_key, byte);
+		sw = src, src = dst, dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	for (size_t i = 1; i < n; i++) {
+		if (a[i].key == a[i - 1].key &&
+		    a[i].prefix == a[i - 1].prefix) {
+			items_sort(ctx, rows, a, tmp, n);
+			return;
+		}
+	}
+}
+
 /* Put rows[0..n-1] in the order of items (items[i].ix: the row that goes
  * to i), in place: each cycle of the permutation through one spare row. */
 static void rows_permute(struct row *rows, struct sort_item *items, size_t n)
@@ -601,8 +659,11 @@ static void rows_sort_by_value(const struct sort_ctx *ctx, struct row *r,
 	}
 	if (limit && limit < n)
 		items_select(ctx, r->children, it, n, limit);
-	items_sort(ctx, r->children, it, it + n,
-		   limit && limit < n ? limit : n);
+	if (ctx->rank && !(limit && limit < n))
+		items_radix(ctx, r->children, it, it + n, n);
+	else
+		items_sort(ctx, r->children, it, it + n,
+			   limit && limit < n ? limit : n);
 	rows_permute(r->children, it, n);
 }
 
