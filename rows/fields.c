@@ -4,6 +4,7 @@
 
 #include "rows/fields.h"
 #include "util/escape.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -38,13 +39,6 @@ void out_csv_field(FILE *f, const char *str, bool tsv)
 	free(s);
 }
 
-/* Label str made safe for a terminal (caller frees): see
- * util/escape.h. *ncp: its length in code points. */
-static char *label_safe(const char *str, size_t *ncp)
-{
-	return str_escape(str, ncp);
-}
-
 /* Byte offset of code point number k of UTF-8 string s (valid UTF-8). */
 static size_t cp_offset(const char *s, size_t k)
 {
@@ -59,22 +53,71 @@ static size_t cp_offset(const char *s, size_t k)
 	return i;
 }
 
-void out_put_label(FILE *f, const char *str, size_t max, bool cut_end)
+/* Add the n code points (len bytes) of safe label s to sb, at most max of
+ * them (0: no limit), cut as out_label_add() says. */
+static void label_add_safe(struct strbuf *sb, const char *s, size_t len,
+			   size_t n, size_t max, bool cut_end, bool ascii)
 {
-	size_t n, head, tail;
-	char *s = label_safe(str, &n);
+	size_t head, tail, h, t;
 
 	if (!max || n <= max) {
-		fputs(s, f);
-		free(s);
+		strbuf_add(sb, s, len);
 		return;
 	}
 	head = cut_end ? max - 1 : (max - 1) / 2;
 	tail = max - 1 - head;
-	fwrite(s, 1, cp_offset(s, head), f);
-	fputs("\u2026", f);
-	fputs(s + cp_offset(s, n - tail), f);
+	/* printable ASCII: a code point is a byte */
+	h = ascii ? head : cp_offset(s, head);
+	t = ascii ? len - tail : cp_offset(s, n - tail);
+	strbuf_add(sb, s, h);
+	strbuf_add(sb, "\u2026", strlen("\u2026"));
+	strbuf_add(sb, s + t, len - t);
+}
+
+/* True if the n bytes at s are all printable ASCII (0x20..0x7e): eight
+ * at a time, a byte at 0x80 or over, at 0x7f or over, or under 0x20
+ * setting its top bit in one of three words (no carry crosses bytes
+ * once none is at 0x80 or over; the third is the exact test of whether
+ * some byte is under 0x20). */
+static bool printable_ascii(const char *s, size_t n)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+	size_t i = 0;
+	uint64_t x;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, s + i, sizeof(x));
+		if ((x | (x + ones) | ((x - ones * 0x20) & ~x)) & high)
+			return false;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+void out_label_add(struct strbuf *sb, const char *str, size_t max, bool cut_end)
+{
+	size_t n = strlen(str);
+	char *s;
+
+	/* printable ASCII (most labels) is safe as it is: no copy */
+	if (printable_ascii(str, n)) {
+		label_add_safe(sb, str, n, n, max, cut_end, true);
+		return;
+	}
+	s = str_escape(str, &n);
+	label_add_safe(sb, s, strlen(s), n, max, cut_end, false);
 	free(s);
+}
+
+void out_put_label(FILE *f, const char *str, size_t max, bool cut_end)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	out_label_add(&sb, str, max, cut_end);
+	fwrite(strbuf_str(&sb), 1, sb.len, f);
+	strbuf_free(&sb);
 }
 
 const char *out_level_key(const struct out_opts *o, size_t level, char *buf,

@@ -26,6 +26,10 @@ void out_csv_field(FILE *f, const char *s, bool tsv);
  * "PID command" reads from the start) is cut out for an ellipsis. */
 void out_put_label(FILE *f, const char *s, size_t max, bool cut_end);
 
+struct strbuf;
+/* out_put_label() added to sb: a table builds its lines in a buffer. */
+void out_label_add(struct strbuf *sb, const char *s, size_t max, bool cut_end);
+
 /* The name of key level `level` of o (o->keys[level]), or "keyN" (from 1)
  * in buf when o names none. Returns the name (o's string or buf). */
 const char *out_level_key(const struct out_opts *o, size_t level, char *buf,

@@ -3,7 +3,7 @@
 # per output format.
 libmemsz_a_SOURCES += rows/rows.c rows/rows.h rows/merge.c \
 	rows/output.c rows/output.h rows/fields.c rows/fields.h \
-	rows/table.c rows/csv.c rows/json.c \
+	rows/table.c rows/numfmt.c rows/numfmt.h rows/csv.c rows/json.c \
 	rows/json_writer.c rows/json_writer.h \
 	rows/pprof.c rows/pprof.h rows/html.c rows/html.h
 

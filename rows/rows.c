@@ -334,6 +334,8 @@ struct sort_ctx {
 	uint64_t (*key)(const struct rowtree *t, const struct row *r,
 			enum col_id c);
 	label_cmp_fn *lcmp;
+	const uint32_t *rank; /* a value order's label strings ranked
+				 (rank_labels()), or NULL */
 };
 
 /* Rows by their labels in ctx's label order (siblings share a label only
@@ -356,67 +358,314 @@ static int cmp_label(const void *a, const void *b, void *arg)
 	return row_tie(arg, a, b);
 }
 
-/* Larger key first: the value itself (one value set, the common case
- * kept free of a call per comparison). */
-static int cmp_value(const void *a, const void *b, void *arg)
+/* The key a row sorts by in a value order (larger first): the kind's key
+ * of the sort column, or the larger of its FILE SIZE and VM SIZE keys
+ * (ctx->col not used). */
+static uint64_t vkey_col(const struct sort_ctx *ctx, const struct row *r)
 {
-	const struct row *x = a, *y = b;
-	const struct sort_ctx *ctx = arg;
-	uint64_t kx = x->vals[ctx->col], ky = y->vals[ctx->col];
-
-	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+	return ctx->key(ctx->t, r, ctx->col);
 }
 
-/* Larger key first, the key the kind computes (row_finish() puts it in
- * each row's tag before sorting: a timeline's peak is a walk over every
- * point, too slow to take at each comparison). */
-static int cmp_key(const void *a, const void *b, void *arg)
+static uint64_t vkey_both(const struct sort_ctx *ctx, const struct row *r)
 {
-	const struct row *x = a, *y = b;
-	const struct sort_ctx *ctx = arg;
-
-	return x->tag != y->tag ? u64_cmp(y->tag, x->tag) : row_tie(ctx, x, y);
-}
-
-/* Larger key first, the key being the larger of the FILE SIZE and the
- * VM SIZE keys the kind computes (ctx->col is not used). */
-static int cmp_both(const void *a, const void *b, void *arg)
-{
-	const struct row *x = a, *y = b;
-	const struct sort_ctx *ctx = arg;
-	uint64_t kx = MAX(ctx->key(ctx->t, x, COL_FILE),
-			  ctx->key(ctx->t, x, COL_VM)),
-		 ky = MAX(ctx->key(ctx->t, y, COL_FILE),
-			  ctx->key(ctx->t, y, COL_VM));
-
-	return kx != ky ? u64_cmp(ky, kx) : row_tie(ctx, x, y);
+	return MAX(ctx->key(ctx->t, r, COL_FILE), ctx->key(ctx->t, r, COL_VM));
 }
 
 /* What each kind sorts by, and whether unchanged rows go. */
 static const struct {
-	int (*cmp)(const void *a, const void *b, void *arg);
 	uint64_t (*key)(const struct rowtree *t, const struct row *r,
 			enum col_id c);
 	bool prune; /* drop rows equal in both sets (a diff) */
 } kinds[ROWS__KIND_COUNT] = {
-    [ROWS_SINGLE] = {cmp_value, key_value, false},
-    [ROWS_DIFF] = {cmp_key, key_change, true},
-    [ROWS_TIMELINE] = {cmp_key, key_peak, false},
+    [ROWS_SINGLE] = {key_value, false},
+    [ROWS_DIFF] = {key_change, true},
+    [ROWS_TIMELINE] = {key_peak, false},
 };
 
-/* What each order sorts by: the kind's comparison (NULL), labels alone
- * or another comparison of values, and how labels compare (ties of
- * values: by string). */
+/* What each order sorts by: a key of values (larger first, ties by
+ * label string: rows_sort_by_value()) or labels alone (cmp, by lcmp). */
 static const struct {
+	uint64_t (*vkey)(const struct sort_ctx *ctx, const struct row *r);
 	int (*cmp)(const void *a, const void *b, void *arg);
 	label_cmp_fn *lcmp;
 	bool by_value;
 } orders[ROWS__ORDER_COUNT] = {
-    [ROWS_ORDER_VALUE] = {NULL, label_cmp_name, true},
-    [ROWS_ORDER_POS] = {cmp_label, label_cmp_pos, false},
-    [ROWS_ORDER_NAME] = {cmp_label, label_cmp_name, false},
-    [ROWS_ORDER_BOTH] = {cmp_both, label_cmp_name, true},
+    [ROWS_ORDER_VALUE] = {vkey_col, NULL, label_cmp_name, true},
+    [ROWS_ORDER_POS] = {NULL, cmp_label, label_cmp_pos, false},
+    [ROWS_ORDER_NAME] = {NULL, cmp_label, label_cmp_name, false},
+    [ROWS_ORDER_BOTH] = {vkey_both, NULL, label_cmp_name, true},
 };
+
+/* ---- the sort by value: an array of small items, not of rows ---- */
+
+/* A row to sort by value: its key, the first 8 bytes of its label's
+ * string big-endian (most ties of keys are told apart there, without
+ * reading the string) or the label's rank among the tree's (sort_ctx:
+ * then str is not read), the string, and where the row is. */
+struct sort_item {
+	uint64_t key, prefix;
+	const char *str;
+	uint32_t ix, label;
+};
+
+static uint64_t str_prefix(const char *s)
+{
+	uint64_t p = 0;
+
+	for (int i = 0; i < 8 && s[i]; i++)
+		p |= (uint64_t)(unsigned char)s[i] << (56 - 8 * i);
+	return p;
+}
+
+/* True if a goes before b: larger key, then label string (strcmp, as
+ * label_cmp_name), labels shared by siblings (a timeline's chains) by
+ * row_tie(), then where they were (the sort is stable). */
+static inline bool item_before(const struct sort_ctx *ctx,
+			       const struct row *rows,
+			       const struct sort_item *a,
+			       const struct sort_item *b)
+{
+	int c;
+
+	if (a->key != b->key)
+		return a->key > b->key;
+	if (a->label == b->label)
+		c = row_tie(ctx, &rows[a->ix], &rows[b->ix]);
+	else if (a->prefix != b->prefix)
+		return a->prefix < b->prefix;
+	else if (!ctx->rank && (a->prefix & 0xff)) /* 8 equal bytes, no
+						      NUL among them */
+		c = strcmp(a->str + 8, b->str + 8);
+	else /* equal ranks, or both end within the prefix: equal strings */
+		c = 0;
+	return c ? c < 0 : a->ix < b->ix;
+}
+
+/* Runs this long are sorted by insertion before merging. */
+#define SORT_RUN 16
+/* How many rows ahead a row's label is fetched. */
+#define SORT_PREFETCH 4
+/* Labels are ranked once (rank_labels()) where the rows are at least
+ * this many times the labels they have. */
+#define RANK_SHARE 2
+
+static void items_insertion(const struct sort_ctx *ctx, const struct row *rows,
+			    struct sort_item *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct sort_item x = a[i];
+		size_t j = i;
+
+		for (; j && item_before(ctx, rows, &x, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+/* Sift a[i] down the heap a[0..n-1] whose parents go after their
+ * children. */
+static void heap_down(const struct sort_ctx *ctx, const struct row *rows,
+		      struct sort_item *a, size_t n, size_t i)
+{
+	struct sort_item x = a[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && item_before(ctx, rows, &a[c], &a[c + 1]))
+			c++;
+		if (!item_before(ctx, rows, &x, &a[c]))
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	a[i] = x;
+}
+
+/* Sort a[0..n-1] (tmp: room for n more); a bottom-up merge sort. */
+static void items_sort(const struct sort_ctx *ctx, const struct row *rows,
+		       struct sort_item *a, struct sort_item *tmp, size_t n)
+{
+	struct sort_item *src = a, *dst = tmp, *sw;
+
+	for (size_t lo = 0; lo < n; lo += SORT_RUN)
+		items_insertion(ctx, rows, a + lo, MIN(SORT_RUN, n - lo));
+	for (size_t w = SORT_RUN; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t i = lo, mid = MIN(lo + w, n), j = mid,
+			       hi = MIN(lo + 2 * w, n), k = lo;
+
+			while (i < mid && j < hi)
+				dst[k++] =
+				    item_before(ctx, rows, &src[j], &src[i])
+					? src[j++]
+					: src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		sw = src, src = dst, dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Move the limit items of a[0..n-1] (limit < n) that go first to
+ * a[0..limit-1], in no order, the others after them: a[0..limit-1] kept
+ * as a heap whose top goes last, each other item compared with that top
+ * (most often the one comparison). */
+static void items_select(const struct sort_ctx *ctx, const struct row *rows,
+			 struct sort_item *a, size_t n, size_t limit)
+{
+	struct sort_item x;
+
+	for (size_t i = limit / 2; i-- > 0;)
+		heap_down(ctx, rows, a, limit, i);
+	for (size_t i = limit; i < n; i++) {
+		if (!item_before(ctx, rows, &a[i], &a[0]))
+			continue;
+		x = a[0], a[0] = a[i], a[i] = x;
+		heap_down(ctx, rows, a, limit, 0);
+	}
+}
+
+/* One stable pass of a radix sort: src[0..n-1] by byte `byte` of
+ * digit(item) into dst. */
+static void radix_pass(const struct sort_item *src, struct sort_item *dst,
+		       size_t n, bool of_key, unsigned byte)
+{
+	size_t count[256] = {0}, pos = 0;
+
+#define RADIX_DIGIT(x)                                                         \
+	((unsigned)(((of_key ? ~(x)->key : (x)->prefix) >> (8 * byte)) & 0xff))
+	for (size_t i = 0; i < n; i++)
+		count[RADIX_DIGIT(&src[i])]++;
+	for (size_t d = 0; d < 256; d++) {
+		size_t c = count[d];
+
+		count[d] = pos;
+		pos += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		dst[count[RADIX_DIGIT(&src[i])]++] = src[i];
+#undef RADIX_DIGIT
+}
+
+/* Sort a[0..n-1] (tmp: room for n more), whose prefixes are label ranks,
+ * by larger key, then rank, then index (a[i].ix == i: kept by stable
+ * passes), one pass per byte of rank and key that is not the same in
+ * every item; then, if two items share key and rank (a label: a
+ * timeline's chains, which row_tie() tells apart), by items_sort() after
+ * all. */
+static void items_radix(const struct sort_ctx *ctx, const struct row *rows,
+			struct sort_item *a, struct sort_item *tmp, size_t n)
+{
+	struct sort_item *src = a, *dst = tmp, *sw;
+	uint64_t kdiff = 0, rdiff = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		kdiff |= a[i].key ^ a[0].key;
+		rdiff |= a[i].prefix ^ a[0].prefix;
+	}
+	for (int pass = 0; pass < 16; pass++) {
+		bool of_key = pass >= 8;
+		unsigned byte = (unsigned)pass % 8;
+
+		if (!(((of_key ? kdiff : rdiff) >> (8 * byte)) & 0xff))
+			continue;
+		radix_pass(src, dst, n, of_key, byte);
+		sw = src, src = dst, dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	for (size_t i = 1; i < n; i++) {
+		if (a[i].key == a[i - 1].key &&
+		    a[i].prefix == a[i - 1].prefix) {
+			items_sort(ctx, rows, a, tmp, n);
+			return;
+		}
+	}
+}
+
+/* Put rows[0..n-1] in the order of items (items[i].ix: the row that goes
+ * to i), in place: each cycle of the permutation through one spare row. */
+static void rows_permute(struct row *rows, struct sort_item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct row spare;
+		size_t j = i, k;
+
+		if (items[i].ix == i)
+			continue;
+		spare = rows[i];
+		for (;;) {
+			k = items[j].ix;
+			items[j].ix = (uint32_t)j;
+			if (k == i)
+				break;
+			rows[j] = rows[k];
+			j = k;
+		}
+		rows[j] = spare;
+	}
+}
+
+/* Room for the items of the largest level sorted so far (and as many for
+ * the merge). */
+struct sort_buf {
+	struct sort_item *items;
+	size_t cap;
+};
+
+/* Sort r's children by value in ctx's order (vkey: its key); with a
+ * limit under their number, only the limit that go first (the others,
+ * after them in no order, are folded). */
+static void rows_sort_by_value(const struct sort_ctx *ctx, struct row *r,
+			       uint64_t (*vkey)(const struct sort_ctx *ctx,
+						const struct row *r),
+			       size_t limit, struct sort_buf *buf)
+{
+	size_t n = r->nchildren;
+	struct sort_item *it;
+
+	/* one row is in order: nothing of it is read (a timeline's rows
+	 * below a head have no sets to take a key from) */
+	if (n < 2)
+		return;
+	xgrow(&buf->items, &buf->cap, 2 * n, sizeof(*buf->items));
+	it = buf->items;
+	for (size_t i = 0; i < n; i++) {
+		const struct row *c = &r->children[i];
+
+		/* the strings are all over the heap: ask for the one a few
+		 * rows on while this one is read */
+		if (i + SORT_PREFETCH < n && !ctx->rank)
+			__builtin_prefetch(labels_str(
+			    ctx->t->lb, r->children[i + SORT_PREFETCH].label));
+
+		it[i].key = vkey(ctx, c);
+		if (ctx->rank) {
+			it[i].str = NULL;
+			it[i].prefix = ctx->rank[c->label];
+		} else {
+			it[i].str = labels_str(ctx->t->lb, c->label);
+			it[i].prefix = str_prefix(it[i].str);
+		}
+		it[i].ix = (uint32_t)i;
+		it[i].label = c->label;
+	}
+	if (limit && limit < n)
+		items_select(ctx, r->children, it, n, limit);
+	if (ctx->rank && !(limit && limit < n))
+		items_radix(ctx, r->children, it, it + n, n);
+	else
+		items_sort(ctx, r->children, it, it + n,
+			   limit && limit < n ? limit : n);
+	rows_permute(r->children, it, n);
+}
 
 bool rows_order_by_value(enum rows_order order)
 {
@@ -510,30 +759,88 @@ static void cut_repeats(struct row *r)
 		cut_repeats(&r->children[i]);
 }
 
-static void row_finish(struct rowtree *t, struct row *r,
-		       const struct sort_ctx *ctx, size_t limit)
+/* The labels of the rows below r (r's own not), each once, into ids (of
+ * *n, room *cap), seen (nl labels) marking them; *rows counts the rows,
+ * SIZE_MAX once a label is no label of seen's. */
+static void collect_labels(const struct row *r, uint8_t *seen, size_t nl,
+			   uint32_t **ids, size_t *n, size_t *cap, size_t *rows)
 {
-	size_t i;
+	for (size_t i = 0; i < r->nchildren && *rows != SIZE_MAX; i++) {
+		uint32_t l = r->children[i].label;
 
-	int (*cmp)(const void *a, const void *b, void *arg) =
-	    orders[t->order].cmp ? orders[t->order].cmp : kinds[t->kind].cmp;
+		if (l >= nl) {
+			*rows = SIZE_MAX;
+			return;
+		}
+		if (!seen[l]) {
+			seen[l] = 1;
+			xgrow(ids, cap, *n + 1, sizeof(**ids));
+			(*ids)[(*n)++] = l;
+		}
+		collect_labels(&r->children[i], seen, nl, ids, n, cap, rows);
+	}
+	if (*rows != SIZE_MAX)
+		*rows += r->nchildren;
+}
 
+/* Where a tree's rows share labels a lot (two keys over a binary: the
+ * symbols of .text again under .symtab, .strtab, .dynsym, ...), the label
+ * strings sorted once, each label's rank (equal strings: equal ranks)
+ * into rank[label]: the levels then compare ranks, not strings. Returns
+ * rank (free it), or NULL where the rows have few labels in common (each
+ * level compares only the strings of its ties: cheaper). */
+static uint32_t *rank_labels(const struct sort_ctx *ctx, struct sort_buf *buf)
+{
+	size_t nl = labels_count(ctx->t->lb), n = 0, cap = 0, rows = 0;
+	uint8_t *seen = xcalloc(nl ? nl : 1, 1);
+	uint32_t *ids = NULL, *rank = NULL;
+	struct sort_item *it;
+
+	collect_labels(&ctx->t->total, seen, nl, &ids, &n, &cap, &rows);
+	free(seen);
+	if (rows == SIZE_MAX || rows < RANK_SHARE * n) {
+		free(ids);
+		return NULL;
+	}
+	/* the labels as rows of one level with one key: by string */
+	xgrow(&buf->items, &buf->cap, 2 * n, sizeof(*buf->items));
+	it = buf->items;
+	for (size_t i = 0; i < n; i++) {
+		it[i].key = 0;
+		it[i].str = labels_str(ctx->t->lb, ids[i]);
+		it[i].prefix = str_prefix(it[i].str);
+		it[i].ix = (uint32_t)i;
+		it[i].label = ids[i];
+	}
+	free(ids);
+	items_sort(ctx, NULL, it, it + n, n);
+	rank = xmalloc((nl ? nl : 1) * sizeof(*rank));
+	for (size_t i = 0, r = 0; i < n; i++) {
+		if (i && (it[i].prefix != it[i - 1].prefix ||
+			  strcmp(it[i].str, it[i - 1].str)))
+			r++;
+		rank[it[i].label] = (uint32_t)r;
+	}
+	return rank;
+}
+
+static void row_finish(struct rowtree *t, struct row *r,
+		       const struct sort_ctx *ctx, size_t limit,
+		       struct sort_buf *buf)
+{
 	index_free(r);
 	if (!r->nchildren)
 		return;
-	/* the process tags are not needed any more; qsort compares nothing
-	 * of one row (a timeline's rows below a head: no sets) */
-	if (cmp == cmp_key && r->nchildren > 1)
-		for (i = 0; i < r->nchildren; i++)
-			r->children[i].tag =
-			    ctx->key(t, &r->children[i], ctx->col);
-	qsort_r(r->children, r->nchildren, sizeof(*r->children), cmp,
-		(void *)ctx);
+	if (orders[t->order].vkey)
+		rows_sort_by_value(ctx, r, orders[t->order].vkey, limit, buf);
+	else
+		qsort_r(r->children, r->nchildren, sizeof(*r->children),
+			orders[t->order].cmp, (void *)ctx);
 	if (limit && r->nchildren > limit)
 		fold(t, r, limit);
-	for (i = 0; i < r->nchildren; i++)
+	for (size_t i = 0; i < r->nchildren; i++)
 		if (!r->children[i].folded)
-			row_finish(t, &r->children[i], ctx, limit);
+			row_finish(t, &r->children[i], ctx, limit, buf);
 }
 
 void rowtree_set_order(struct rowtree *t, enum rows_order order)
@@ -544,12 +851,19 @@ void rowtree_set_order(struct rowtree *t, enum rows_order order)
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
 	struct sort_ctx ctx = {t, sort, kinds[t->kind].key,
-			       orders[t->order].lcmp};
+			       orders[t->order].lcmp, NULL};
+	struct sort_buf buf = {NULL, 0};
+	uint32_t *rank = NULL;
 
 	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);
-	row_finish(t, &t->total, &ctx, limit);
+	/* with a limit, a level compares the strings of few rows */
+	if (orders[t->order].vkey && !limit)
+		ctx.rank = rank = rank_labels(&ctx, &buf);
+	row_finish(t, &t->total, &ctx, limit, &buf);
+	free(rank);
+	free(buf.items);
 }
 
 bool rowtree_col_is_zero(const struct rowtree *t, enum col_id c)

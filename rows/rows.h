@@ -129,8 +129,7 @@ struct row {
 	 * hundreds of thousands of rows */
 	uint32_t nchildren, cap;
 	uint64_t folded; /* for an "[N others]" row: N, else 0 */
-	uint64_t tag;	 /* last tag counted in COL_PROCS; in
-			    rowtree_finish(), the row's sort key */
+	uint64_t tag;	 /* last tag counted in COL_PROCS */
 	uint64_t vm_sum; /* VM SIZE of every piece added, also those
 			    rowtree_add_from() kept out of
 			    vals[COL_VM]: RES%'s denominator */

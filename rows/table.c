@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "rows/fields.h"
+#include "rows/numfmt.h"
 #include "rows/output.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* Width of one column's "percent size" pair in the table. */
@@ -84,60 +86,108 @@ static size_t label_room(const struct out_opts *o, size_t used)
 
 /* ---- one value set ---- */
 
-static void table_row(FILE *f, const struct rowtree *t,
+/* strbuf_add() without the call while sb has room: a table row is a
+ * dozen small pieces. */
+static inline void put(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->cap - sb->len <= n) {
+		strbuf_add(sb, s, n);
+		return;
+	}
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+/* Add the n bytes of s to sb right-aligned in w columns (printf's "%*s"). */
+static void add_right(struct strbuf *sb, const char *s, size_t n, size_t w)
+{
+	static const char spaces[] = "                ";
+
+	if (n < w)
+		put(sb, spaces, MIN(w - n, sizeof(spaces) - 1));
+	put(sb, s, n);
+}
+
+/* One column of r as " %5.1f%% %7s " would print it (a percentage of the
+ * parent's, 100 without one; a count whole, else a human size), built
+ * without printf: rows/numfmt.h. */
+static void table_cell(struct strbuf *sb, const struct row *r,
+		       const struct row *parent, enum col_id col)
+{
+	char num[NUMFMT_MAX];
+	uint64_t v = r->vals[col];
+	double pct = 100.0;
+	size_t n;
+
+	if (parent)
+		pct = parent->vals[col] ? 100.0 * v / parent->vals[col] : 0.0;
+	n = numfmt_fixed1(num, pct);
+	add_right(sb, num, n, TABLE_PCT_W - 1);
+	put(sb, "% ", 2);
+	n = coldefs[col].count ? numfmt_u64(num, v)
+			       : numfmt_human(num, v, coldefs[col].shift);
+	add_right(sb, num, n, TABLE_SIZE_W);
+	put(sb, " ", 1);
+}
+
+/* Add the line of r (parent NULL: the TOTAL) to sb. */
+static void table_row(struct strbuf *sb, const struct rowtree *t,
 		      const struct out_opts *o, const struct row *r,
 		      const struct row *parent, size_t level)
 {
+	static const char indent[] = "                                ";
 	char size[32];
 	size_t c, i;
 
-	fputc(' ', f);
+	put(sb, " ", 1);
 	for (c = 0; c < o->ncols; c++) {
-		enum col_id col = o->cols[c];
-		unsigned shift = coldefs[col].shift;
-		uint64_t v = r->vals[col];
-		double pct = 100.0;
-
-		if (col == COL_RES_PCT) {
-			out_res_pct(size, sizeof(size), r);
-			fprintf(f, " %5s%s ", *size ? size : "-",
-				*size ? "%" : " ");
+		if (o->cols[c] != COL_RES_PCT) {
+			table_cell(sb, r, parent, o->cols[c]);
 			continue;
 		}
-		if (parent)
-			pct = parent->vals[col] ? 100.0 * v / parent->vals[col]
-						: 0.0;
-		if (coldefs[col].count)
-			snprintf(size, sizeof(size), "%" PRIu64, v);
-		else
-			fmt_human(size, sizeof(size),
-				  (double)v / (double)(UINT64_C(1) << shift));
-		fprintf(f, "%*.1f%% %*s ", TABLE_PCT_W - 1, pct, TABLE_SIZE_W,
-			size);
+		out_res_pct(size, sizeof(size), r);
+		put(sb, " ", 1);
+		add_right(sb, *size ? size : "-", *size ? strlen(size) : 1, 5);
+		put(sb, *size ? "% " : "  ", 2);
 	}
-	fputs("   ", f); /* TABLE_GAP */
-	for (i = 0; i < level; i++)
-		fputs("    ", f);
+	put(sb, "   ", 3); /* TABLE_GAP */
+	for (i = 4 * level; i; i -= MIN(i, sizeof(indent) - 1))
+		put(sb, indent, MIN(i, sizeof(indent) - 1));
 	if (parent)
-		out_put_label(f, labels_str(t->lb, r->label),
+		out_label_add(sb, labels_str(t->lb, r->label),
 			      label_room(o, out_table_cols_width(
 						t->kind, o->cols, o->ncols) +
 						4 * level),
 			      o->cut_end & (1u << level));
 	else
-		fputs("TOTAL", f);
-	fputc('\n', f);
+		put(sb, "TOTAL", 5);
+	put(sb, "\n", 1);
 }
 
-static void table_tree(FILE *f, const struct rowtree *t,
+/* Lines are built in sb and written in blocks of about this many bytes. */
+#define TABLE_BLOCK 65536
+/* How many rows ahead a row's label is fetched. */
+#define TABLE_PREFETCH 4
+
+static void table_tree(FILE *f, struct strbuf *sb, const struct rowtree *t,
 		       const struct out_opts *o, const struct row *r,
 		       size_t level)
 {
 	size_t i;
 
 	for (i = 0; i < r->nchildren; i++) {
-		table_row(f, t, o, &r->children[i], r, level);
-		table_tree(f, t, o, &r->children[i], level + 1);
+		/* the labels of rows are strings all over the heap: ask for
+		 * the one a few rows on while this one is built */
+		if (i + TABLE_PREFETCH < r->nchildren)
+			__builtin_prefetch(labels_str(
+			    t->lb, r->children[i + TABLE_PREFETCH].label));
+		table_row(sb, t, o, &r->children[i], r, level);
+		if (sb->len >= TABLE_BLOCK) {
+			fwrite(sb->buf, 1, sb->len, f);
+			strbuf_reset(sb);
+		}
+		table_tree(f, sb, t, o, &r->children[i], level + 1);
 	}
 }
 
@@ -148,6 +198,7 @@ static void table_single(FILE *f, const struct rowtree *t,
 		   TABLE_LINE_ROOM,
 	       c, i;
 	char *line = xmalloc(w);
+	struct strbuf sb = STRBUF_INIT;
 	size_t pos;
 
 	/* header: each column's name centred over its pair, spare space
@@ -180,8 +231,10 @@ static void table_single(FILE *f, const struct rowtree *t,
 	out_put_rstrip(f, line, pos);
 	free(line);
 
-	table_tree(f, t, o, &t->total, 0);
-	table_row(f, t, o, &t->total, NULL, 0);
+	table_tree(f, &sb, t, o, &t->total, 0);
+	table_row(&sb, t, o, &t->total, NULL, 0);
+	fwrite(sb.buf, 1, sb.len, f);
+	strbuf_free(&sb);
 }
 
 /* ---- diff ---- */

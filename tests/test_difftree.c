@@ -376,6 +376,45 @@ static void test_timeline_paths(void **state)
 	labels_free(lb);
 }
 
+/* Series that tie on their peak and share their head's label are told
+ * apart down their paths, also where the tree's labels are ranked once
+ * (rows.c: the rows at least twice their labels): every series of two
+ * files over the same four sections, all at one value. */
+static void test_timeline_ties_ranked(void **state)
+{
+	static const char *const files[] = {"libc", "bash"};
+	static const char *const secs[] = {".text", ".data", ".rodata", ".bss"};
+	struct labels *lb = labels_new();
+	struct rowtree *t[1], *tl;
+	struct rows_point pts[1] = {{0, 0, 1}};
+	enum col_id cols[] = {COL_RSS};
+	const char *keys[] = {"files", "sections"};
+	struct out_opts oo = {
+	    .fmt = OUT_CSV, .keys = keys, .cols = cols, .ncols = 1};
+	char *s;
+
+	(void)state;
+	t[0] = rowtree_new(lb, 2);
+	for (int f = 0; f < 2; f++)
+		for (int i = 0; i < 4; i++)
+			add(t[0], files[f], secs[i], 0, 10);
+	tl = rowtree_timeline(t, pts, 1);
+	rowtree_finish(tl, COL_RSS, 0);
+	s = render(tl, &oo);
+	assert_string_equal(s, "files,sections,snapshot,time,rss\n"
+			       "bash,.bss,0,0.000000,10\n"
+			       "bash,.data,0,0.000000,10\n"
+			       "bash,.rodata,0,0.000000,10\n"
+			       "bash,.text,0,0.000000,10\n"
+			       "libc,.bss,0,0.000000,10\n"
+			       "libc,.data,0,0.000000,10\n"
+			       "libc,.rodata,0,0.000000,10\n"
+			       "libc,.text,0,0.000000,10\n");
+	free(s);
+	rowtree_free(tl);
+	labels_free(lb);
+}
+
 /* The timeline table shows the points that fit its width: the first, the
  * last and the peak of the TOTAL kept, and says so; csv has every one. */
 static void test_timeline_table_width(void **state)
@@ -441,6 +480,7 @@ int main(void)
 	    cmocka_unit_test(test_timeline),
 	    cmocka_unit_test(test_timeline_incremental),
 	    cmocka_unit_test(test_timeline_paths),
+	    cmocka_unit_test(test_timeline_ties_ranked),
 	    cmocka_unit_test(test_timeline_table_width),
 	};
 

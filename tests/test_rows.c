@@ -495,6 +495,97 @@ static void test_depths(void **state)
 	check_random_depth(2, 1);
 }
 
+/* Ties of values told apart by label strings with long common prefixes,
+ * strings that end within 8 bytes and strings that are prefixes of
+ * others: once with every label under every parent (the rows at least
+ * twice their labels: the labels are ranked once, rows.c rank_labels()),
+ * once with labels of their own per parent (each level compares its
+ * ties' strings); check_tree() checks the order against strcmp. */
+static void test_ties_prefixes(void **state)
+{
+	static const char *const stems[] = {
+	    "",		  "a",
+	    "ab",	  "abcdefg",
+	    "abcdefgh",	  "abcdefghi",
+	    "abcdefgh0",  "v8::internal::",
+	    "v8::intern", "v8::internal::Heap::"};
+
+	(void)state;
+	for (int shared = 0; shared < 2; shared++) {
+		struct fixture *fx = fx_new(2);
+		char a[32], b[64];
+
+		for (size_t g = 0; g < 12; g++) {
+			snprintf(a, sizeof(a), "group%zu", g);
+			for (size_t i = 0; i < 60; i++) {
+				snprintf(
+				    b, sizeof(b), "%s%s%zu", shared ? "" : a,
+				    stems[i % (sizeof(stems) / sizeof(*stems))],
+				    i / 7);
+				add3(fx, a, b, NULL, rnd() % 3, rnd() % 2);
+			}
+		}
+		rowtree_finish(fx->t, COL_FILE, 0);
+		check_tree(fx, &fx->t->total, COL_FILE, 0);
+		fx_free(fx);
+	}
+}
+
+/* A limit keeps the rows a full sort puts first, in its order, at every
+ * level, and folds the rest into sums: each level of a tree finished
+ * with limits 1, 3 and 50 against the same tree finished without. */
+static void check_limit_level(const struct fixture *fx, const struct row *full,
+			      const struct row *lim, size_t limit)
+{
+	size_t kept = limit < full->nchildren ? limit : full->nchildren;
+	uint64_t rest = 0;
+
+	assert_int_equal(lim->nchildren,
+			 kept + (full->nchildren > limit ? 1 : 0));
+	for (size_t i = 0; i < kept; i++) {
+		assert_string_equal(name(fx, &full->children[i]),
+				    name(fx, &lim->children[i]));
+		assert_int_equal(full->children[i].vals[COL_FILE],
+				 lim->children[i].vals[COL_FILE]);
+		check_limit_level(fx, &full->children[i], &lim->children[i],
+				  limit);
+	}
+	for (size_t i = kept; i < full->nchildren; i++)
+		rest += full->children[i].vals[COL_FILE];
+	if (full->nchildren > limit) {
+		assert_int_equal(lim->children[kept].folded,
+				 full->nchildren - limit);
+		assert_int_equal(lim->children[kept].vals[COL_FILE], rest);
+	}
+}
+
+static void test_limit_like_full(void **state)
+{
+	static const size_t limits[] = {1, 3, 50};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(limits) / sizeof(*limits); k++) {
+		struct fixture *full = fx_new(2), *lim = fx_new(2);
+		char a[32], b[64];
+
+		for (size_t n = 0; n < 4000; n++) {
+			uint64_t f = rnd() % 4, v = rnd() % 2;
+
+			snprintf(a, sizeof(a), "group%u", rnd() % 9);
+			snprintf(b, sizeof(b), "v8::internal::sym%u",
+				 rnd() % 300);
+			add3(full, a, b, NULL, f, v);
+			add3(lim, a, b, NULL, f, v);
+		}
+		rowtree_finish(full->t, COL_FILE, 0);
+		rowtree_finish(lim->t, COL_FILE, limits[k]);
+		check_limit_level(full, &full->t->total, &lim->t->total,
+				  limits[k]);
+		fx_free(full);
+		fx_free(lim);
+	}
+}
+
 /* One million distinct leaves (two adds each) under few parents, then a
  * million under one parent: sums, order and folding stay right at that
  * size. bench/bench_rows times the same trees. */
@@ -653,6 +744,8 @@ int main(void)
 	    cmocka_unit_test(test_depth1_order),
 	    cmocka_unit_test(test_sort_other_column),
 	    cmocka_unit_test(test_ties),
+	    cmocka_unit_test(test_ties_prefixes),
+	    cmocka_unit_test(test_limit_like_full),
 	    cmocka_unit_test(test_fold),
 	    cmocka_unit_test(test_order_pos),
 	    cmocka_unit_test(test_order_name),
