@@ -94,7 +94,7 @@ int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 	put_u64(w->b.p + REC_SIZE, w->b.len);
 	/* the crc word is zero while the CRC is computed */
 	put_u32(w->b.p + REC_CRC, md_record_crc(w->b.p, w->b.len));
-	if (w->batch) {
+	if (w->batch || w->gather) {
 		memcpy(md_buf_grow(&w->rb, w->b.len), w->b.p, w->b.len);
 		w->nrb++;
 		return w->rb.len >= MD_RECORD_BATCH ? records_flush(w) : 0;
@@ -426,6 +426,15 @@ int md_samples_flush(struct md_writer *w)
 	w->sb.len = 0;
 	w->nsb = 0;
 	return ret;
+}
+
+int md_writer_gather(struct md_writer *w, bool on)
+{
+	if (!w)
+		return -EINVAL;
+	w->gather = on;
+	/* a batching writer writes at its own pace (and at commit) */
+	return on || w->batch ? w->err : records_flush(w);
 }
 
 int md_writer_flush(struct md_writer *w)

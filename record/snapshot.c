@@ -415,10 +415,15 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	struct snap_job j = {.s = s, .pid = pid, .pm = -1, .maps = &maps};
 	uint32_t *ids = NULL;
 	char path[64];
-	int ret;
+	int ret, ret2;
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
+	/* the snapshot's records (images, mappings, charges, its end) go to
+	 * the file in one write(2) at its end, not one each */
+	ret = md_writer_gather(s->w, true);
+	if (ret < 0)
+		return ret;
 	ret = snap_maps(s, pid, seq, &maps);
 	if (ret < 0)
 		goto out;
@@ -450,6 +455,9 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = snap_run(s, &j, pid, seq, ids, st);
 out:
 	snap_release(s);
+	ret2 = md_writer_gather(s->w, false);
+	if (!ret)
+		ret = ret2;
 	if (j.pm >= 0)
 		close(j.pm);
 	free(j.tasks);
