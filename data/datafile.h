@@ -550,6 +550,13 @@ uint64_t md_writer_offset(const struct md_writer *w);
  * gathered) now. Returns 0 or the (sticky) -errno; after a partial write
  * the file keeps every whole record written. */
 int md_writer_flush(struct md_writer *w);
+/* on: the records written from now on are gathered, as with
+ * MD_WRITER_BATCH; off: those gathered are written in one write(2)
+ * (unless the writer batches anyway), for a burst of records a reader
+ * wants whole: a snapshot's (a snapshot of a small process writes some 30
+ * records). Returns 0 or the writer's (sticky) -errno; after a partial
+ * write the file keeps every whole record written. */
+int md_writer_gather(struct md_writer *w, bool on);
 
 /* What the file holds, for a summary that never claims more. */
 struct md_writer_stats {

@@ -246,15 +246,16 @@ struct md_writer {
 	struct md_buf rb;    /* whole records not written yet (BATCH) */
 	uint32_t nrb;	     /* records in rb */
 	bool batch;	     /* MD_WRITER_BATCH */
+	bool gather;	     /* md_writer_gather(): batched until off */
 };
 
 /* Start a record in w->b (its header reserved): flushes the batched
  * samples first. Returns 0 or the writer's (sticky) error. */
 int md_rec_begin(struct md_writer *w);
 /* Write the record built in w->b as one of type (header filled in here),
- * or with MD_WRITER_BATCH add it to the batch (written when it reaches
- * MD_RECORD_BATCH bytes or on a flush). Returns 0 or -errno; the writer
- * stays failed after an error. */
+ * or with MD_WRITER_BATCH (or while md_writer_gather()) add it to the batch
+ * (written when it reaches MD_RECORD_BATCH bytes or on a flush). Returns 0 or
+ * -errno; the writer stays failed after an error. */
 int md_rec_commit(struct md_writer *w, enum md_rec_type type);
 /* Write the batched SAMPLE records (see md_writer_flush). */
 int md_samples_flush(struct md_writer *w);

@@ -94,7 +94,7 @@ int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 	put_u64(w->b.p + REC_SIZE, w->b.len);
 	/* the crc word is zero while the CRC is computed */
 	put_u32(w->b.p + REC_CRC, md_record_crc(w->b.p, w->b.len));
-	if (w->batch) {
+	if (w->batch || w->gather) {
 		memcpy(md_buf_grow(&w->rb, w->b.len), w->b.p, w->b.len);
 		w->nrb++;
 		return w->rb.len >= MD_RECORD_BATCH ? records_flush(w) : 0;
@@ -170,6 +170,36 @@ static int open_special(const char *path, const struct stat *lst,
 	return fd;
 }
 
+/* Create the file name (ending in six X) names, its X replaced by letters
+ * and digits, a name no file has: open(2) with O_EXCL and mode 0666, so
+ * that the kernel gives it the mode any new file gets there (the umask,
+ * or the directory's default ACL), with no umask(2) read and fchmod(2)
+ * after mkostemp's 0600. The letters come from the clock and a counter
+ * and where the name lies in memory mixed (a name taken meanwhile is tried
+ * again with others: O_EXCL makes a guessed name a retry, never a file of
+ * someone else's written). Returns the fd or -errno. */
+static int temp_create(char *name)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static uint64_t counter;
+	char *x = name + strlen(name) - 6;
+
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t v = clock_ns(CLOCK_MONOTONIC) ^
+			     (uint64_t)(uintptr_t)name << 16 ^ ++counter << 40;
+		int fd;
+
+		v *= 0x9e3779b97f4a7c15ull; /* spread the bits to the top */
+		for (int i = 0; i < 6; i++, v <<= 6)
+			x[i] = set[(v >> 58) % (sizeof(set) - 1)];
+		fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
 /* Create the file records are written to: a temporary file beside path
  * (mode 0666 less the umask, like open would give), or, with
  * MD_WRITER_SPECIAL, path itself when it is (or names) a pipe, device or
@@ -180,7 +210,6 @@ static int open_special(const char *path, const struct stat *lst,
 static int writer_create(const char *path, unsigned flags, char **tmp)
 {
 	struct stat lst, st;
-	mode_t mask;
 	int fd;
 
 	*tmp = NULL;
@@ -196,18 +225,8 @@ static int writer_create(const char *path, unsigned flags, char **tmp)
 				   : -MEMSZ_ESPECIAL;
 	}
 	*tmp = xasprintf("%s.tmp.XXXXXX", path);
-	fd = mkostemp(*tmp, O_CLOEXEC);
+	fd = temp_create(*tmp);
 	if (fd < 0) {
-		fd = -errno;
-		free(*tmp);
-		*tmp = NULL;
-		return fd;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0) {
-		fd = -errno;
-		unlink(*tmp);
 		free(*tmp);
 		*tmp = NULL;
 	}
@@ -426,6 +445,15 @@ int md_samples_flush(struct md_writer *w)
 	w->sb.len = 0;
 	w->nsb = 0;
 	return ret;
+}
+
+int md_writer_gather(struct md_writer *w, bool on)
+{
+	if (!w)
+		return -EINVAL;
+	w->gather = on;
+	/* a batching writer writes at its own pace (and at commit) */
+	return on || w->batch ? w->err : records_flush(w);
 }
 
 int md_writer_flush(struct md_writer *w)

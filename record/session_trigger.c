@@ -225,13 +225,13 @@ static bool exit_due(struct session *r, struct rec_target *t)
 	return t->alive;
 }
 
-/* Final: a target alive that still exists and is ours to read; one that
- * does not is marked gone. */
+/* Final: a target alive that still exists and is ours to read (what
+ * target_check_pid() tells, from its state on); one that does not is
+ * marked gone. */
 static bool final_due(struct session *r, struct rec_target *t)
 {
 	(void)r;
-	if (t->alive && target_state(t->pid, t->pid) &&
-	    target_check_pid(t->pid) == 0)
+	if (t->alive && target_check_pid(t->pid) == 0)
 		return true;
 	t->alive = false;
 	return false;

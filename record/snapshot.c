@@ -29,6 +29,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/* What the kernel offers every snapper alike, probed by the first:
+ * PAGEMAP_SCAN (an ioctl) and the PMD size (a sysfs file). Whether PFNs
+ * are readable is probed by each, as memsz's capabilities may differ. */
+static struct {
+	bool probed, has_scan;
+	uint32_t pmd_pages;
+} kernel_probe;
+
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
 	struct snapper *s = xcalloc(1, sizeof(*s));
@@ -44,9 +52,14 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->root_fd = -1;
 	s->self_pm_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pm >= 0 && !kernel_probe.probed) {
+		kernel_probe.has_scan = pagemap_probe_scan(pm, s->page_size);
+		kernel_probe.pmd_pages = pagemap_pmd_pages(s->page_size);
+		kernel_probe.probed = true;
+	}
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
-		s->has_scan = pagemap_probe_scan(pm, s->page_size);
+		s->has_scan = kernel_probe.has_scan;
 	}
 	/* kept for the observer (snap_observer.c), which reads memsz's own
 	 * pages at every snapshot that needs their PFNs */
@@ -66,7 +79,8 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		    open("/proc/kpagecgroup", O_RDONLY | O_CLOEXEC);
 		s->has_kpagecgroup = s->has_pfn && s->kpagecgroup_fd >= 0;
 	}
-	s->pmd_pages = pagemap_pmd_pages(s->page_size);
+	s->pmd_pages = kernel_probe.probed ? kernel_probe.pmd_pages
+					   : pagemap_pmd_pages(s->page_size);
 	/* s->nthreads is counted by the first job large enough for threads
 	 * (snap_pool.c): most snapshots run on the caller's thread alone */
 	*out = s;
@@ -415,10 +429,15 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	struct snap_job j = {.s = s, .pid = pid, .pm = -1, .maps = &maps};
 	uint32_t *ids = NULL;
 	char path[64];
-	int ret;
+	int ret, ret2;
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
+	/* the snapshot's records (images, mappings, charges, its end) go to
+	 * the file in one write(2) at its end, not one each */
+	ret = md_writer_gather(s->w, true);
+	if (ret < 0)
+		return ret;
 	ret = snap_maps(s, pid, seq, &maps);
 	if (ret < 0)
 		goto out;
@@ -450,6 +469,9 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = snap_run(s, &j, pid, seq, ids, st);
 out:
 	snap_release(s);
+	ret2 = md_writer_gather(s->w, false);
+	if (!ret)
+		ret = ret2;
 	if (j.pm >= 0)
 		close(j.pm);
 	free(j.tasks);

@@ -398,6 +398,38 @@ static void test_batch(void **state)
 	(void)state;
 }
 
+/* md_writer_gather(): the records written while on stay in memory (the
+ * file holds its header alone), off writes them, and they read back as
+ * written one by one; the temporary file has the mode a new file gets
+ * (0666 less the umask, here 027: 0640). */
+static void test_gather(void **state)
+{
+	char *path = tpath("gather.data");
+	struct md_writer *w;
+	struct md_reader *r;
+	struct stat st;
+	mode_t old = umask(027);
+
+	assert_int_equal(md_writer_open(path, &w), 0);
+	umask(old);
+	assert_int_equal(md_writer_gather(w, true), 0);
+	write_all_types(w);
+	assert_int_equal(stat(md_writer_temp_path(w), &st), 0);
+	assert_int_equal(st.st_size, 64);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(md_writer_gather(w, false), 0);
+	assert_int_equal(stat(md_writer_temp_path(w), &st), 0);
+	assert_int_equal((uint64_t)st.st_size, md_writer_offset(w));
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	check_all_types(r);
+	md_reader_close(r);
+	unlink(path);
+	free(path);
+	(void)state;
+}
+
 static void test_old_renamed(void **state)
 {
 	char *path = tpath("keep.data"), *old = tpath("keep.data.old");
@@ -2956,6 +2988,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_batch),
+	    cmocka_unit_test(test_gather),
 	    cmocka_unit_test(test_records_partial_batch),
 	    cmocka_unit_test(test_comm_owner),
 	    cmocka_unit_test(test_old_renamed),
