@@ -203,16 +203,18 @@ struct snap_status {
 
 static void status_read(int pid, struct snap_status *st)
 {
-	char buf[TARGET_STATUS_MAX];
-	ssize_t len = target_status_read(pid, buf, sizeof(buf));
+	char buf[TARGET_STATUS_MAX], *big;
+	ssize_t len = target_status_read(pid, buf, sizeof(buf), &big);
+	const char *text = big ? big : buf;
 
 	if (len < 0) {
 		st->lck = st->htlb = st->threads = len;
 		return;
 	}
-	st->lck = target_status_field(buf, "VmLck");
-	st->htlb = target_status_field(buf, "HugetlbPages");
-	st->threads = target_status_field(buf, "Threads");
+	st->lck = target_status_field(text, "VmLck");
+	st->htlb = target_status_field(text, "HugetlbPages");
+	st->threads = target_status_field(text, "Threads");
+	free(big);
 }
 
 /* True if a PMD could map some of maps: a mapping holds a whole aligned

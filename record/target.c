@@ -190,9 +190,18 @@ int target_cmdline(int pid, char **out)
 	return 0;
 }
 
-ssize_t target_status_read(int pid, char *buf, size_t size)
+ssize_t target_status_read(int pid, char *buf, size_t size, char **big)
 {
-	return read_proc(buf, size, "/proc/%d/status", pid);
+	ssize_t len = read_proc(buf, size, "/proc/%d/status", pid);
+	char path[64];
+
+	*big = NULL;
+	if (len < (ssize_t)size - 1)
+		return len;
+	/* the buffer is full: the file may go on */
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	len = read_small_file(path, 1 << 20, big);
+	return len;
 }
 
 int64_t target_status_field(const char *buf, const char *field)
@@ -212,10 +221,12 @@ int64_t target_status_field(const char *buf, const char *field)
  * -errno (-ENOENT: no such line), from one read of the file. */
 static int64_t status_value(int pid, const char *field)
 {
-	char buf[TARGET_STATUS_MAX];
-	ssize_t len = target_status_read(pid, buf, sizeof(buf));
+	char buf[TARGET_STATUS_MAX], *big;
+	ssize_t len = target_status_read(pid, buf, sizeof(buf), &big);
+	int64_t v = len < 0 ? len : target_status_field(big ? big : buf, field);
 
-	return len < 0 ? len : target_status_field(buf, field);
+	free(big);
+	return v;
 }
 
 int64_t target_status_kb(int pid, const char *field)

@@ -39,12 +39,14 @@ int target_comm(int pid, char *buf, size_t size);
  * at most 4096 bytes; "" for kernel threads and zombies) into a new string
  * *out (caller frees). Returns 0 or -errno. */
 int target_cmdline(int pid, char **out);
-/* Bytes of /proc/PID/status read in one read(2): the fields memsz takes
- * come in its first 2 KiB. */
+/* Bytes of /proc/PID/status read in one read(2): the whole file of most
+ * processes (~1.5 KiB); one whose Groups: line is long (hundreds of
+ * supplementary groups, as directory-joined hosts give) is read whole. */
 #define TARGET_STATUS_MAX 4096
-/* The start of /proc/PID/status, one read(2) of at most size - 1 bytes
- * into buf, NUL-terminated: its length, or -errno. */
-ssize_t target_status_read(int pid, char *buf, size_t size);
+/* /proc/PID/status, NUL-terminated: in buf (size bytes, one read(2)) when
+ * it fits, else whole (up to 1 MiB) in a new buffer *big (caller frees;
+ * NULL when buf holds it). The text's length, or -errno. */
+ssize_t target_status_read(int pid, char *buf, size_t size, char **big);
 /* The number after "field:" on a line of the status text buf
  * (target_status_read), or -ENOENT. */
 int64_t target_status_field(const char *buf, const char *field);

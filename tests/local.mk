@@ -148,6 +148,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2150-record-peak.py \
 	tests/t2160-record-thread-stacks.sh \
 	tests/t2170-record-thp-locked.py \
+	tests/t2171-record-status-long.py \
 	tests/t2185-record-children.py \
 	tests/t2186-record-users.py \
 	tests/t2300-record-all.py \
