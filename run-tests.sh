@@ -44,7 +44,7 @@ libzydis-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
 libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium smem \
 postgresql default-jdk-headless clang-format bash-completion zsh debhelper dpkg-dev \
-fakeroot lintian man-db"
+fakeroot lintian man-db strace"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)

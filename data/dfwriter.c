@@ -310,6 +310,23 @@ int md_write_record(struct md_writer *w, const struct md_record *rec)
 	return md_rec_commit(w, rec->type);
 }
 
+/* fsync the regular file at path, which is about to become path.old (a
+ * file that is no longer regular is left alone: the rename moves what is
+ * there). 0 or -errno. */
+static int sync_old(const char *path)
+{
+	struct stat st;
+	int fd = open_regular_at(AT_FDCWD, path, &st);
+	int ret = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 int md_writer_commit(struct md_writer *w)
 {
 	struct stat st;
@@ -330,16 +347,22 @@ int md_writer_commit(struct md_writer *w)
 	}
 	/* Where path names something (a recording, a link to one), the data
 	 * must be on disk before the name points at it, or a crash could
-	 * leave an empty file where the old recording was. Where it names
-	 * nothing (or an empty file), no recording is replaced: a crash
-	 * can only leave path empty or cut short, as a crash while recording
-	 * leaves it, which readers say; the fsync (a tenth of a small
-	 * one-shot's CPU) is left to the kernel's writeback. */
+	 * leave an empty file where the old recording was; and a recording
+	 * moved to path.old is synced first too (one written to a new name
+	 * was left to writeback; syncing one already written back is
+	 * cheap). Where path names nothing (or an empty file), no recording
+	 * is replaced: a crash can only leave path empty or cut short, as a
+	 * crash while recording leaves it, which readers say; the fsync (a
+	 * tenth of a small one-shot's CPU) is left to the kernel's writeback,
+	 * as perf leaves it. */
 	exists = !lstat(w->path, &st);
 	if (exists && !(S_ISREG(st.st_mode) && st.st_size == 0) &&
 	    fsync(w->fd) < 0)
 		return w->err = -errno;
 	if (exists && S_ISREG(st.st_mode) && st.st_size > 0) {
+		ret = sync_old(w->path);
+		if (ret < 0)
+			return w->err = ret;
 		old = xasprintf("%s.old", w->path);
 		ret = rename(w->path, old) ? -errno : 0;
 		free(old);
