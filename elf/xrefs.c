@@ -155,6 +155,14 @@ static uint32_t data_section(const struct xrefvec *xv, uint64_t a)
 	return 0;
 }
 
+/* The end of [addr, addr + size), saturated at UINT64_MAX (a malformed
+ * section can wrap, and a span computed from the wrapped end would look
+ * small). */
+static uint64_t span_end(uint64_t addr, uint64_t size)
+{
+	return addr + size < addr ? UINT64_MAX : addr + size;
+}
+
 /* The sections data_section() accepts into xv->ds, and their span into
  * [xv->lo, xv->hi) (empty if none). Looked through once, not for each
  * reference: a big binary's code makes hundreds of thousands. */
@@ -171,7 +179,7 @@ static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 			continue;
 		xv->ds[xv->nds++] = (struct datasec){s->addr, s->size, i};
 		xv->lo = MIN(xv->lo, s->addr);
-		xv->hi = MAX(xv->hi, s->addr + s->size);
+		xv->hi = MAX(xv->hi, span_end(s->addr, s->size));
 	}
 }
 
@@ -619,7 +627,8 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (is_code(&img->secs[i])) {
 			lo = MIN(lo, img->secs[i].addr);
-			hi = MAX(hi, img->secs[i].addr + img->secs[i].size);
+			hi = MAX(
+			    hi, span_end(img->secs[i].addr, img->secs[i].size));
 		}
 	pv->xref_code_base = lo;
 	pv->xref_data_base = xv->lo;
