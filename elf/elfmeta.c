@@ -216,33 +216,6 @@ static void meta_relocs(struct elfimg *img, struct metasink *ms)
 	elf_relocs_foreach(img, meta_reloc, &w);
 }
 
-/* The label of the symbol of type type and value value in section sec,
- * or LABEL_NONE: looked up where elf_sym_place() puts it, in VM or in file;
- * one with no place (.tbss) by its name in sn (NULL: not looked up). */
-static uint32_t entry_label(const struct elfimg *img,
-			    const struct elf_section *sec, int type,
-			    uint64_t value, const char *name,
-			    const struct elfmeta_names *sn, struct metasink *ms)
-{
-	uint32_t id = LABEL_NONE;
-	char *dm;
-
-	switch (elf_sym_place(img, sec, type, value, &value)) {
-	case SYM_VM:
-		return sym_at(ms, value);
-	case SYM_FILE:
-		return rmap_lookup(ms->out->file, value, NULL);
-	case SYM_NONE:
-		if (!sn || !name)
-			return LABEL_NONE;
-		dm = elf_demangle_as(name, sn->style);
-		id = labels_find(sn->lb, dm ? dm : name);
-		free(dm);
-		return id;
-	}
-	return LABEL_NONE;
-}
-
 /* A symbol table whose entries are charged to their symbols: its
  * sections (ver: its .gnu.version, or NULL), data and entry count. */
 struct symtab_meta {
@@ -296,6 +269,38 @@ static const char *entry_name(const struct symtab_meta *t, const GElf_Sym *sym,
 	return name;
 }
 
+/* The label of symbol table entry sym of t, of type type and value value
+ * in section sec, or LABEL_NONE: looked up where elf_sym_place() puts
+ * it, in VM or in file; one with no place (.tbss) by its name in sn
+ * (NULL: not looked up), the only case that needs the name. */
+static uint32_t entry_label(const struct elfimg *img,
+			    const struct elf_section *sec, int type,
+			    uint64_t value, const struct symtab_meta *t,
+			    const GElf_Sym *sym, const struct elfmeta_names *sn,
+			    struct metasink *ms)
+{
+	const char *name;
+	uint32_t id;
+	size_t len;
+	char *dm;
+
+	switch (elf_sym_place(img, sec, type, value, &value)) {
+	case SYM_VM:
+		return sym_at(ms, value);
+	case SYM_FILE:
+		return rmap_lookup(ms->out->file, value, NULL);
+	case SYM_NONE:
+		name = sn ? entry_name(t, sym, &len) : NULL;
+		if (!name)
+			return LABEL_NONE;
+		dm = elf_demangle_as(name, sn->style);
+		id = labels_find(sn->lb, dm ? dm : name);
+		free(dm);
+		return id;
+	}
+	return LABEL_NONE;
+}
+
 /* The label of every entry of t into a new array (caller frees) of
  * t->nsyms ids, LABEL_NONE for an entry not describing a labelled
  * symbol (a defined function or object of non-zero size whose address
@@ -310,9 +315,7 @@ static uint32_t *symtab_meta_ids(struct elfimg *img,
 	for (size_t i = 0; i < t->nsyms; i++)
 		ids[i] = LABEL_NONE;
 	for (size_t i = 1; i < t->nsyms; i++) {
-		const char *name;
 		uint64_t value;
-		size_t len;
 		GElf_Sym sym;
 		int type;
 
@@ -327,14 +330,13 @@ static uint32_t *symtab_meta_ids(struct elfimg *img,
 		value = sym.st_value;
 		if (img->machine == EM_ARM && type == STT_FUNC)
 			value &= ~(uint64_t)1;
-		name = entry_name(t, &sym, &len);
 		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
 			/* no section at hand: by address, as loaded */
 			ids[i] =
 			    type == STT_TLS ? LABEL_NONE : sym_at(ms, value);
 		else
 			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
-					     type, value, name, sn, ms);
+					     type, value, t, &sym, sn, ms);
 	}
 	return ids;
 }
