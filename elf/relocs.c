@@ -134,6 +134,35 @@ static void relvec_push(const struct elf_reloc *r, void *arg)
 	rv->v[rv->n++] = *r;
 }
 
+/* elf_get_uint() with a plain load where the file's byte order is the
+ * host's: a table of hundreds of thousands of entries is decoded once or
+ * twice a run. */
+static inline uint64_t get_uint(const unsigned char *p, size_t n, bool be)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!be && n == 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	if (!be && n == 4) {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+#endif
+	return elf_get_uint(p, n, be);
+}
+
+/* ELF_FIELD() through get_uint() */
+#define GET_FIELD(p, is64, T, f, be)                                           \
+	((is64) ? get_uint((p) + offsetof(Elf64_##T, f),                       \
+			   sizeof(((Elf64_##T *)0)->f), (be))                  \
+		: get_uint((p) + offsetof(Elf32_##T, f),                       \
+			   sizeof(((Elf32_##T *)0)->f), (be)))
+
 /* One relocation section being walked: its index, the callback, and
  * RELR's running state (the next address a bitmap word starts from). */
 struct relwalk {
@@ -159,9 +188,9 @@ static void read_relx(struct relwalk *w, const unsigned char *p, uint64_t off,
 	for (uint64_t end = off + len; off < end; off += esz, p += esz) {
 		struct elf_reloc rel = {0}, *r = &rel;
 		/* Elf_Rel is the first two fields of Elf_Rela */
-		uint64_t info = ELF_FIELD(p, is64, Rela, r_info, be);
+		uint64_t info = GET_FIELD(p, is64, Rela, r_info, be);
 
-		r->target = ELF_FIELD(p, is64, Rela, r_offset, be);
+		r->target = GET_FIELD(p, is64, Rela, r_offset, be);
 		r->entry_off = s->offset + off;
 		r->entry_addr = s->addr + off;
 		r->entry_size = esz;
@@ -169,7 +198,7 @@ static void read_relx(struct relwalk *w, const unsigned char *p, uint64_t off,
 		r->sym = is64 ? ELF64_R_SYM(info) : ELF32_R_SYM(info);
 		r->section = w->i;
 		if (rela) {
-			uint64_t a = ELF_FIELD(p, is64, Rela, r_addend, be);
+			uint64_t a = GET_FIELD(p, is64, Rela, r_addend, be);
 
 			if (!is64)
 				a = (uint64_t)(int64_t)(int32_t)a;
@@ -191,7 +220,7 @@ static void read_relr(struct relwalk *w, const unsigned char *p, uint64_t off,
 	uint32_t reltype = elf_reloc_relative_type(w->img->machine);
 
 	for (uint64_t end = off + len; off < end; off += wsize, p += wsize) {
-		uint64_t word = elf_get_uint(p, wsize, w->img->big_endian);
+		uint64_t word = get_uint(p, wsize, w->img->big_endian);
 		uint64_t targets[64]; /* a bitmap word: up to 63 */
 		size_t nt = 0;
 
