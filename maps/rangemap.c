@@ -451,6 +451,56 @@ static bool sweep_alone(struct rmap *m, const struct pend *k, size_t np,
 	return true;
 }
 
+/* With ranges covering the sweep position x, emit the next of the
+ * settled entries m->ent[*i] and the adds k[*j] whole if it starts at x,
+ * beats every range covering x (a lower sequence than the heap's top)
+ * and nothing else starts before its end: what the heap would emit, with
+ * no push and pop. The metadata of a big file goes in under the section
+ * ranges added after it: each entry took a push and a pop. Returns
+ * whether it did (then x is the end of what it emitted). */
+static bool sweep_beat(struct rmap *m, const struct pend *k, size_t np,
+		       struct outv *o, struct heap *h, size_t *i, size_t *j,
+		       uint64_t *x)
+{
+	uint64_t start, end, other;
+	uint32_t seq, label;
+	bool ent;
+
+	while (h->n && h->v[0].end <= *x)
+		heap_pop(h);
+	if (!h->n)
+		return false;
+	ent = *i < m->n && (*j == np || m->ent[*i].start <= k[*j].start);
+	if (ent) {
+		const struct rmap_entry *e = &m->ent[*i];
+
+		start = e->start;
+		end = e->end;
+		other = e->other;
+		seq = 0;
+		label = e->label;
+	} else if (*j < np) {
+		start = k[*j].start;
+		end = k[*j].end;
+		other = k[*j].other;
+		seq = PEND_SEQ(&k[*j]) + 1;
+		label = k[*j].label;
+	} else {
+		return false;
+	}
+	if (start != *x || seq >= h->v[0].seq ||
+	    !alone_until(m, *i + ent, k, np, *j + !ent, end))
+		return false;
+	*i += ent;
+	*j += !ent;
+	o->lim = o->margin + *j;
+	o->left = (m->n - *i) + (np - *j);
+	if (!o->gaps || seq)
+		emit(o, start, end, other, label);
+	*x = end;
+	return true;
+}
+
 /* The sweep of settle(): merge the settled entries and the pending ones
  * (k: sorted by start) into o, each byte to the first writer that covers
  * it. */
@@ -477,6 +527,8 @@ static void sweep(struct rmap *m, const struct pend *k, size_t np,
 			 * start, emitted whole without the heap */
 			if (sweep_alone(m, k, np, o, &i, &j))
 				continue;
+		} else if (sweep_beat(m, k, np, o, &h, &i, &j, &x)) {
+			continue;
 		}
 		while (i < m->n && m->ent[i].start <= x) {
 			const struct rmap_entry *e = &m->ent[i++];
