@@ -796,9 +796,9 @@ bool rmap_covers(struct rmap *m, uint64_t start, uint64_t end)
 {
 	size_t i;
 
+	settle(m); /* an empty query settles too: see rangemap.h */
 	if (start >= end)
 		return true;
-	settle(m);
 	for (i = find(m, start); i < m->n; i++) {
 		if (m->ent[i].start > start)
 			return false;
@@ -839,9 +839,9 @@ int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
 {
 	size_t i;
 
+	settle(m); /* an empty query settles too: see rangemap.h */
 	if (start >= end)
 		return 0;
-	settle(m);
 	for (i = find(m, start); i < m->n && m->ent[i].start < end; i++) {
 		struct rmap_entry piece = m->ent[i];
 		int ret;
