@@ -462,42 +462,29 @@ static bool sweep_beat(struct rmap *m, const struct pend *k, size_t np,
 		       struct outv *o, struct heap *h, size_t *i, size_t *j,
 		       uint64_t *x)
 {
-	uint64_t start, end, other;
-	uint32_t seq, label;
-	bool ent;
+	bool ent = *i < m->n && (*j == np || m->ent[*i].start <= k[*j].start);
+	struct hitem c;
 
 	while (h->n && h->v[0].end <= *x)
 		heap_pop(h);
-	if (!h->n)
+	if (ent)
+		c = (struct hitem){m->ent[*i].start, m->ent[*i].end,
+				   m->ent[*i].other, 0, m->ent[*i].label};
+	else if (*j < np)
+		c = (struct hitem){k[*j].start, k[*j].end, k[*j].other,
+				   PEND_SEQ(&k[*j]) + 1, k[*j].label};
+	else
 		return false;
-	ent = *i < m->n && (*j == np || m->ent[*i].start <= k[*j].start);
-	if (ent) {
-		const struct rmap_entry *e = &m->ent[*i];
-
-		start = e->start;
-		end = e->end;
-		other = e->other;
-		seq = 0;
-		label = e->label;
-	} else if (*j < np) {
-		start = k[*j].start;
-		end = k[*j].end;
-		other = k[*j].other;
-		seq = PEND_SEQ(&k[*j]) + 1;
-		label = k[*j].label;
-	} else {
-		return false;
-	}
-	if (start != *x || seq >= h->v[0].seq ||
-	    !alone_until(m, *i + ent, k, np, *j + !ent, end))
+	if (!h->n || c.start != *x || c.seq >= h->v[0].seq ||
+	    !alone_until(m, *i + ent, k, np, *j + !ent, c.end))
 		return false;
 	*i += ent;
 	*j += !ent;
 	o->lim = o->margin + *j;
 	o->left = (m->n - *i) + (np - *j);
-	if (!o->gaps || seq)
-		emit(o, start, end, other, label);
-	*x = end;
+	if (!o->gaps || c.seq)
+		emit(o, c.start, c.end, c.other, c.label);
+	*x = c.end;
 	return true;
 }
 
