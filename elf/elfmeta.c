@@ -183,12 +183,48 @@ static void meta_hdr(struct elfimg *img, struct metasink *ms)
 }
 
 /* meta_relocs()'s walk: the sink, the entry last labelled (a RELR word
- * is labelled once) and the lookup hint */
+ * is labelled once), the lookup hint and, for a second walk (after
+ * --disasm), the cursors of covered(). */
 struct relwalk {
 	struct metasink *ms;
 	uint64_t done;
 	size_t hint;
+	bool again;
+	size_t fhint, vhint;
 };
+
+/* Does one entry of map m hold [start, start + size) whole? *hint: the
+ * entry looked at last (the walk goes forward through a table). */
+static bool covered(struct rmap *m, uint64_t start, uint64_t size, size_t *hint)
+{
+	size_t n, i = *hint, steps = 0;
+	const struct rmap_entry *e = rmap_entries(m, &n);
+
+	while (i < n && e[i].end <= start && steps++ < 8)
+		i++;
+	if (i >= n || e[i].start > start || e[i].end <= start)
+		i = rmap_find(m, start);
+	*hint = i;
+	return i < n && e[i].start <= start && e[i].end - start >= size;
+}
+
+/* Would the add of entry r change nothing, its bytes (and the VM they are
+ * loaded at, as meta_flush() finds it) labelled already? On a second
+ * walk, most entries are: the first labelled them. */
+static bool reloc_done(struct relwalk *w, const struct elf_reloc *r)
+{
+	struct metasink *ms = w->ms;
+	uint64_t vm;
+
+	if (!covered(ms->out->file, r->entry_off, r->entry_size, &w->fhint))
+		return false;
+	if (!ms->base || !base_piece(ms, r->entry_off, r->entry_size))
+		return false;
+	if (ms->piece.other == RMAP_NO_TRANSLATION)
+		return true;
+	vm = ms->piece.other + (r->entry_off - ms->piece.start);
+	return covered(ms->out->vm, vm, r->entry_size, &w->vhint);
+}
 
 static void meta_reloc(const struct elf_reloc *r, void *arg)
 {
@@ -197,6 +233,10 @@ static void meta_reloc(const struct elf_reloc *r, void *arg)
 
 	if (r->entry_off == w->done)
 		return;
+	if (w->again && reloc_done(w, r)) {
+		w->done = r->entry_off;
+		return;
+	}
 	/* tables are mostly sorted by the address patched */
 	id = rmap_lookup_near(w->ms->out->vm, r->target, &w->hint);
 	if (id == LABEL_NONE)
@@ -208,39 +248,14 @@ static void meta_reloc(const struct elf_reloc *r, void *arg)
 /* Each relocation entry to the symbol holding the address it patches; a
  * RELR word (which may set up to 63 addresses) to the symbol of the first
  * address it encodes that lies in a symbol. Decoded as walked: the
- * relocations are not kept. */
-static void meta_relocs(struct elfimg *img, struct metasink *ms)
+ * relocations are not kept. again: a second walk, which skips the
+ * entries labelled already (their adds would change nothing: the first
+ * writer of a byte wins). */
+static void meta_relocs(struct elfimg *img, struct metasink *ms, bool again)
 {
-	struct relwalk w = {ms, UINT64_MAX, 0};
+	struct relwalk w = {ms, UINT64_MAX, 0, again, 0, 0};
 
 	elf_relocs_foreach(img, meta_reloc, &w);
-}
-
-/* The label of the symbol of type type and value value in section sec,
- * or LABEL_NONE: looked up where elf_sym_place() puts it, in VM or in file;
- * one with no place (.tbss) by its name in sn (NULL: not looked up). */
-static uint32_t entry_label(const struct elfimg *img,
-			    const struct elf_section *sec, int type,
-			    uint64_t value, const char *name,
-			    const struct elfmeta_names *sn, struct metasink *ms)
-{
-	uint32_t id = LABEL_NONE;
-	char *dm;
-
-	switch (elf_sym_place(img, sec, type, value, &value)) {
-	case SYM_VM:
-		return sym_at(ms, value);
-	case SYM_FILE:
-		return rmap_lookup(ms->out->file, value, NULL);
-	case SYM_NONE:
-		if (!sn || !name)
-			return LABEL_NONE;
-		dm = elf_demangle_as(name, sn->style);
-		id = labels_find(sn->lb, dm ? dm : name);
-		free(dm);
-		return id;
-	}
-	return LABEL_NONE;
 }
 
 /* A symbol table whose entries are charged to their symbols: its
@@ -296,6 +311,38 @@ static const char *entry_name(const struct symtab_meta *t, const GElf_Sym *sym,
 	return name;
 }
 
+/* The label of symbol table entry sym of t, of type type and value value
+ * in section sec, or LABEL_NONE: looked up where elf_sym_place() puts
+ * it, in VM or in file; one with no place (.tbss) by its name in sn
+ * (NULL: not looked up), the only case that needs the name. */
+static uint32_t entry_label(const struct elfimg *img,
+			    const struct elf_section *sec, int type,
+			    uint64_t value, const struct symtab_meta *t,
+			    const GElf_Sym *sym, const struct elfmeta_names *sn,
+			    struct metasink *ms)
+{
+	const char *name;
+	uint32_t id;
+	size_t len;
+	char *dm;
+
+	switch (elf_sym_place(img, sec, type, value, &value)) {
+	case SYM_VM:
+		return sym_at(ms, value);
+	case SYM_FILE:
+		return rmap_lookup(ms->out->file, value, NULL);
+	case SYM_NONE:
+		name = sn ? entry_name(t, sym, &len) : NULL;
+		if (!name)
+			return LABEL_NONE;
+		dm = elf_demangle_as(name, sn->style);
+		id = labels_find(sn->lb, dm ? dm : name);
+		free(dm);
+		return id;
+	}
+	return LABEL_NONE;
+}
+
 /* The label of every entry of t into a new array (caller frees) of
  * t->nsyms ids, LABEL_NONE for an entry not describing a labelled
  * symbol (a defined function or object of non-zero size whose address
@@ -310,9 +357,7 @@ static uint32_t *symtab_meta_ids(struct elfimg *img,
 	for (size_t i = 0; i < t->nsyms; i++)
 		ids[i] = LABEL_NONE;
 	for (size_t i = 1; i < t->nsyms; i++) {
-		const char *name;
 		uint64_t value;
-		size_t len;
 		GElf_Sym sym;
 		int type;
 
@@ -327,14 +372,13 @@ static uint32_t *symtab_meta_ids(struct elfimg *img,
 		value = sym.st_value;
 		if (img->machine == EM_ARM && type == STT_FUNC)
 			value &= ~(uint64_t)1;
-		name = entry_name(t, &sym, &len);
 		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
 			/* no section at hand: by address, as loaded */
 			ids[i] =
 			    type == STT_TLS ? LABEL_NONE : sym_at(ms, value);
 		else
 			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
-					     type, value, name, sn, ms);
+					     type, value, t, &sym, sn, ms);
 	}
 	return ids;
 }
@@ -542,7 +586,7 @@ void elfmeta_add_relocs(struct elfimg *img, struct dualmap *base,
 	struct metasink ms;
 
 	meta_begin(&ms, base, out);
-	meta_relocs(img, &ms);
+	meta_relocs(img, &ms, true);
 	meta_end(&ms);
 }
 
@@ -728,7 +772,7 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 		else if (j->kind == MK_HDR)
 			meta_hdr(img, ms);
 		else
-			meta_relocs(img, ms);
+			meta_relocs(img, ms, false);
 		elfimg_drop_data(img);
 		return;
 	case MK_HASH:

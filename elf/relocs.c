@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* relocs.c — read the dynamic relocations of an image, decode RELR.
  *
- * Entries are decoded by hand from the raw section bytes (elf_rawdata), in
- * the file's byte order, so that both classes and both byte orders work
+ * Entries are decoded by hand from the raw section bytes, read a window at
+ * a time with pread (elf_window: no copy of a whole table), in the file's
+ * byte order, so that both classes and both byte orders work
  * the same way and each entry's file offset is known exactly.
  *
  * RELR (gABI, binutils -z pack-relative-relocs): a sequence of words. An
@@ -133,121 +134,200 @@ static void relvec_push(const struct elf_reloc *r, void *arg)
 	rv->v[rv->n++] = *r;
 }
 
-/* SHT_REL / SHT_RELA section i. Returns 1 if skipped, else 0. */
-static int read_relx(struct elfimg *img, size_t i, const unsigned char *p,
-		     elf_reloc_fn fn, void *arg)
+/* elf_get_uint() with a plain load where the file's byte order is the
+ * host's: a table of hundreds of thousands of entries is decoded once or
+ * twice a run. */
+static inline uint64_t get_uint(const unsigned char *p, size_t n, bool be)
 {
-	const struct elf_section *s = &img->secs[i];
-	bool is64 = img->elfclass == ELFCLASS64;
-	bool rela = s->type == SHT_RELA;
-	bool be = img->big_endian;
-	size_t esz = rela ? ELF_SIZEOF(is64, Rela) : ELF_SIZEOF(is64, Rel);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!be && n == 8) {
+		uint64_t v;
 
-	if (s->entsize != esz || s->size % esz)
-		return 1;
-	for (uint64_t off = 0; off < s->size; off += esz) {
+		memcpy(&v, p, 8);
+		return v;
+	}
+	if (!be && n == 4) {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+#endif
+	return elf_get_uint(p, n, be);
+}
+
+/* ELF_FIELD() through get_uint() */
+#define GET_FIELD(p, is64, T, f, be)                                           \
+	((is64) ? get_uint((p) + offsetof(Elf64_##T, f),                       \
+			   sizeof(((Elf64_##T *)0)->f), (be))                  \
+		: get_uint((p) + offsetof(Elf32_##T, f),                       \
+			   sizeof(((Elf32_##T *)0)->f), (be)))
+
+/* One relocation section being walked: its index, the callback, and
+ * RELR's running state (the next address a bitmap word starts from). */
+struct relwalk {
+	struct elfimg *img;
+	size_t i;
+	elf_reloc_fn fn;
+	void *arg;
+	bool have_base;
+	uint64_t base;
+	int dropped;
+};
+
+/* The SHT_REL / SHT_RELA entries [off, off + len) of section w->i (whole
+ * entries of esz bytes), whose bytes are at p. */
+static void read_relx(struct relwalk *w, const unsigned char *p, uint64_t off,
+		      uint64_t len, size_t esz)
+{
+	const struct elf_section *s = &w->img->secs[w->i];
+	bool is64 = w->img->elfclass == ELFCLASS64;
+	bool rela = s->type == SHT_RELA;
+	bool be = w->img->big_endian;
+
+	for (uint64_t end = off + len; off < end; off += esz, p += esz) {
 		struct elf_reloc rel = {0}, *r = &rel;
 		/* Elf_Rel is the first two fields of Elf_Rela */
-		uint64_t info = ELF_FIELD(p + off, is64, Rela, r_info, be);
+		uint64_t info = GET_FIELD(p, is64, Rela, r_info, be);
 
-		r->target = ELF_FIELD(p + off, is64, Rela, r_offset, be);
+		r->target = GET_FIELD(p, is64, Rela, r_offset, be);
 		r->entry_off = s->offset + off;
 		r->entry_addr = s->addr + off;
 		r->entry_size = esz;
 		r->type = is64 ? ELF64_R_TYPE(info) : ELF32_R_TYPE(info);
 		r->sym = is64 ? ELF64_R_SYM(info) : ELF32_R_SYM(info);
-		r->section = i;
+		r->section = w->i;
 		if (rela) {
-			uint64_t a =
-			    ELF_FIELD(p + off, is64, Rela, r_addend, be);
+			uint64_t a = GET_FIELD(p, is64, Rela, r_addend, be);
 
 			if (!is64)
 				a = (uint64_t)(int64_t)(int32_t)a;
 			r->addend = (int64_t)a;
 		}
 		r->kind = rela ? ELF_RELOC_RELA : ELF_RELOC_REL;
-		r->is_relative = elf_reloc_is_relative(img->machine, r->type);
-		fn(r, arg);
+		r->is_relative =
+		    elf_reloc_is_relative(w->img->machine, r->type);
+		w->fn(r, w->arg);
 	}
-	return 0;
 }
 
-/* SHT_RELR section i. Returns the number of words or targets dropped. */
-static int read_relr(struct elfimg *img, size_t i, const unsigned char *p,
-		     elf_reloc_fn fn, void *arg)
+/* The SHT_RELR words [off, off + len) of section w->i (wsize bytes each),
+ * whose bytes are at p; words and targets dropped counted in w. */
+static void read_relr(struct relwalk *w, const unsigned char *p, uint64_t off,
+		      uint64_t len, size_t wsize)
 {
-	const struct elf_section *s = &img->secs[i];
-	size_t w = img->elfclass == ELFCLASS64 ? 8 : 4;
-	uint32_t reltype = elf_reloc_relative_type(img->machine);
-	bool have_base = false;
-	uint64_t base = 0;
-	int dropped = 0;
+	const struct elf_section *s = &w->img->secs[w->i];
+	uint32_t reltype = elf_reloc_relative_type(w->img->machine);
 
-	if ((s->entsize && s->entsize != w) || s->size % w)
-		return 1;
-	for (uint64_t off = 0; off < s->size; off += w) {
-		uint64_t word = elf_get_uint(p + off, w, img->big_endian);
+	for (uint64_t end = off + len; off < end; off += wsize, p += wsize) {
+		uint64_t word = get_uint(p, wsize, w->img->big_endian);
 		uint64_t targets[64]; /* a bitmap word: up to 63 */
 		size_t nt = 0;
 
 		if (!(word & 1)) {
 			targets[nt++] = word;
-			base = word + w;
-			have_base = true;
-		} else if (!have_base) {
-			dropped++;
+			w->base = word + wsize;
+			w->have_base = true;
+		} else if (!w->have_base) {
+			w->dropped++;
 			continue;
 		} else {
-			for (size_t b = 1; b < 8 * w; b++)
+			for (size_t b = 1; b < 8 * wsize; b++)
 				if (word >> b & 1)
-					targets[nt++] = base + (b - 1) * w;
-			base += (8 * w - 1) * w;
+					targets[nt++] =
+					    w->base + (b - 1) * wsize;
+			w->base += (8 * wsize - 1) * wsize;
 		}
 		for (size_t k = 0; k < nt; k++) {
 			struct elf_reloc rel = {0}, *r = &rel;
 
-			if (!in_load(img, targets[k], w)) {
-				dropped++;
+			if (!in_load(w->img, targets[k], wsize)) {
+				w->dropped++;
 				continue;
 			}
 			r->target = targets[k];
 			r->entry_off = s->offset + off;
 			r->entry_addr = s->addr + off;
-			r->entry_size = w;
+			r->entry_size = wsize;
 			r->type = reltype;
-			r->section = i;
+			r->section = w->i;
 			r->kind = ELF_RELOC_RELR;
 			r->is_relative = true;
-			fn(r, arg);
+			w->fn(r, w->arg);
 		}
 	}
-	return dropped;
+}
+
+/* Bytes of a relocation table read at a time: whole entries of every
+ * size (8, 12, 16, 24; RELR words 4, 8), a few dozen kilobytes instead
+ * of libelf's copy of the whole table (megabytes), which would live
+ * until the image's data is dropped. */
+#define RELOC_WINDOW (48 * 2048)
+
+/* The entry size of relocation section s, or 0 if its header is not one
+ * memsz reads (then the section is skipped). */
+static size_t reloc_entsize(const struct elfimg *img,
+			    const struct elf_section *s)
+{
+	bool is64 = img->elfclass == ELFCLASS64;
+	size_t esz;
+
+	if (s->type == SHT_RELR) {
+		esz = is64 ? 8 : 4;
+		return (s->entsize && s->entsize != esz) || s->size % esz ? 0
+									  : esz;
+	}
+	esz = s->type == SHT_RELA ? ELF_SIZEOF(is64, Rela)
+				  : ELF_SIZEOF(is64, Rel);
+	return s->entsize != esz || s->size % esz ? 0 : esz;
+}
+
+/* Walk section i through window win; the number of entries or words
+ * skipped or dropped (a table the file does not hold whole: 1). */
+static int read_section(struct elfimg *img, size_t i, struct elf_window *win,
+			elf_reloc_fn fn, void *arg)
+{
+	const struct elf_section *s = &img->secs[i];
+	struct relwalk w = {img, i, fn, arg, false, 0, 0};
+	size_t esz = reloc_entsize(img, s);
+
+	if (s->offset > img->file_size || s->size > img->file_size - s->offset)
+		return 1;
+	if (!esz)
+		return 1;
+	for (uint64_t off = 0; off < s->size;) {
+		uint64_t len = MIN(s->size - off, (uint64_t)RELOC_WINDOW);
+		const unsigned char *p =
+		    elf_window_get(win, s->offset + off, len);
+
+		if (!p) /* the file shrank under us */
+			return w.dropped + 1;
+		if (s->type == SHT_RELR)
+			read_relr(&w, p, off, len, esz);
+		else
+			read_relx(&w, p, off, len, esz);
+		off += len;
+	}
+	return w.dropped;
 }
 
 int elf_relocs_foreach(struct elfimg *img, elf_reloc_fn fn, void *arg)
 {
-	Elf *elf = elfimg_elf(img);
+	struct elf_window win;
 	int bad = 0;
 
+	elf_window_init(&win, img, RELOC_WINDOW);
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
-		Elf_Data *d;
 
 		if (s->type != SHT_REL && s->type != SHT_RELA &&
 		    s->type != SHT_RELR)
 			continue;
 		if (!(s->flags & SHF_ALLOC) || !s->size)
 			continue;
-		d = elf_rawdata(elf_getscn(elf, i), NULL);
-		if (!d || !d->d_buf || d->d_size != s->size) {
-			bad++;
-			continue;
-		}
-		if (s->type == SHT_RELR)
-			bad += read_relr(img, i, d->d_buf, fn, arg);
-		else
-			bad += read_relx(img, i, d->d_buf, fn, arg);
+		bad += read_section(img, i, &win, fn, arg);
 	}
+	elf_window_free(&win);
 	return bad;
 }
 

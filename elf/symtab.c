@@ -25,6 +25,57 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Sort syms[0, n) by sym_cmp: a stable LSD radix sort by address (11
+ * bits a pass, as many passes as the largest address needs), a stable
+ * split by where, then qsort() of each run of one place and address
+ * (aliases: a few symbols) for the other keys. The order is sym_cmp's;
+ * a qsort() of the whole array took 5 % of size --no-disasm on
+ * libLLVM-14's 45 k .dynsym symbols. */
+static void syms_sort(struct sym *syms, size_t n)
+{
+	struct sym *buf = xmalloc(n * sizeof(*buf));
+	struct sym *src = syms, *dst = buf, *swap;
+	size_t where[SYM_NONE + 2] = {0};
+	uint64_t max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max |= syms[i].addr;
+	for (int shift = 0; shift < 64 && max >> shift; shift += 11) {
+		size_t count[2048] = {0}, sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[(src[i].addr >> shift) & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i].addr >> shift) & 2047]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	for (size_t i = 0; i < n; i++)
+		where[src[i].where + 1]++;
+	for (size_t w = 1; w <= SYM_NONE + 1; w++)
+		where[w] += where[w - 1];
+	for (size_t i = 0; i < n; i++)
+		dst[where[src[i].where]++] = src[i];
+	if (dst != syms)
+		memcpy(syms, dst, n * sizeof(*syms));
+	free(buf);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && syms[j].where == syms[i].where &&
+				syms[j].addr == syms[i].addr;
+		     j++)
+			;
+		if (j - i > 1)
+			qsort(syms + i, j - i, sizeof(*syms), sym_cmp);
+	}
+}
+
 /* How many of syms (sorted by sym_cmp) are SYM_VM: they come first. */
 size_t elf_syms_count_vm(const struct sym *syms, size_t n)
 {
@@ -267,6 +318,6 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 			return ret;
 	}
 	if (*n)
-		qsort(*out, *n, sizeof(**out), sym_cmp);
+		syms_sort(*out, *n);
 	return 0;
 }

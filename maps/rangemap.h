@@ -16,7 +16,8 @@
  *    entries with the same label and contiguous translation may be merged.
  *
  * Adds are cheap (appended); the map is settled lazily on the first query
- * after a batch of adds, in O(n + p log p) for n entries and p new adds.
+ * (any, an empty range's too) after a batch of adds, in O(n + p log p)
+ * for n entries and p new adds.
  * Querying between single adds is correct but slow; build then query.
  * Settling fixes the extent of the open ranges of the batch: adds made after
  * that query no longer shorten them (they only fill gaps, as usual).

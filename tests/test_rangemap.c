@@ -370,6 +370,27 @@ static void test_open_after_settle(void **state)
 	rmap_free(m);
 }
 
+/* Every query settles the map, an empty one too (the randomized model
+ * settles on each: seed 0x5eed0000 + 6101 over 20 000 runs found an
+ * empty rmap_foreach() that did not): the open range is fixed there. */
+static void test_empty_query_settles(void **state)
+{
+	struct rmap *m = rmap_new();
+
+	(void)state;
+	addo(m, 0, 100, 1);
+	assert_int_equal(rmap_foreach(m, 5, 5, NULL, NULL), 0);
+	add(m, 50, 2, 2); /* after the query: fills nothing */
+	EXPECT(m, {0, 100, NO, 1});
+	rmap_free(m);
+	m = rmap_new();
+	addo(m, 0, 100, 1);
+	assert_true(rmap_covers(m, 7, 7));
+	add(m, 50, 2, 2);
+	EXPECT(m, {0, 100, NO, 1});
+	rmap_free(m);
+}
+
 /* rmap_lookup_near() answers as rmap_lookup() whatever the order of the
  * addresses: increasing (its case), decreasing, and jumping about. */
 static void test_lookup_near(void **state)
@@ -1251,6 +1272,7 @@ int main(void)
 	    cmocka_unit_test(test_open_limit),
 	    cmocka_unit_test(test_open_at_end),
 	    cmocka_unit_test(test_open_after_settle),
+	    cmocka_unit_test(test_empty_query_settles),
 	    cmocka_unit_test(test_lookup_near),
 	    cmocka_unit_test(test_freeze),
 	    cmocka_unit_test(test_small_batch),
