@@ -143,7 +143,6 @@ struct pgstate_blk {
 	uint64_t start;	  /* its first page */
 	uint64_t end;	  /* the page after its last segment */
 	uint64_t present; /* pages of its segments */
-	size_t runs_cost; /* bytes as SKIP and RUN blocks instead */
 	size_t nseg;	  /* segments in e->segs */
 	bool open;
 	uint32_t nlocal;
@@ -306,13 +305,58 @@ static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b,
 	return (size_t)(q - e->cbuf) + nb;
 }
 
+/* The presence bitmap of the open block of n pages at q (zeroed): each
+ * segment (under 64 pages) set as a mask over at most two 64-bit words
+ * of e->words, which are then put out a byte at a time (a loop over the
+ * bits of each segment costs a mispredicted branch where its length
+ * changes). */
+static void map_presence(struct pgstate_enc *e, const struct pgstate_blk *b,
+			 uint8_t *q, uint64_t n)
+{
+	uint64_t *w = e->words;
+
+	memset(w, 0, ((n + 63) / 64 + 1) * sizeof(*w));
+	for (size_t i = 0; i < b->nseg; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+		uint64_t m = ((uint64_t)1 << s->len) - 1;
+		unsigned sh = s->off & 63;
+
+		w[s->off >> 6] |= m << sh;
+		w[(s->off >> 6) + 1] |= m >> 1 >> (63 - sh);
+	}
+	for (uint64_t i = 0; i < (n + 7) / 8; i++)
+		q[i] = (uint8_t)(w[i >> 3] >> ((i & 7) * 8));
+}
+
+/* The open block's bytes as SKIP and RUN blocks, or if it plainly takes
+ * more than limit bytes (at least 2 a segment), some number above limit:
+ * a dense block, most often, is not gone over once more. */
+static size_t runs_cost(const struct pgstate_enc *e,
+			const struct pgstate_blk *b, size_t limit)
+{
+	size_t cost = 0;
+	uint32_t prev = 0;
+
+	if (2 * b->nseg > limit)
+		return 2 * b->nseg;
+	for (size_t i = 0; i < b->nseg; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+
+		if (s->off > prev)
+			cost += var_len((uint64_t)(s->off - prev) << 2);
+		cost += var_len((uint64_t)s->len << 2) + var_len(s->idx);
+		prev = s->off + s->len;
+	}
+	return cost;
+}
+
 /* Write the open block as one MAP block or as SKIP and RUN blocks,
  * whichever is shorter, or as one CODED block if that saves a quarter. */
 static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 {
 	uint64_t n = b->end - b->start, present = b->present, bit;
 	unsigned k = code_bits(b->nlocal);
-	size_t map_cost, coded_cost, i;
+	size_t map_cost, coded_cost, run_cost, i;
 	uint32_t prev = 0;
 	uint8_t *q;
 
@@ -320,12 +364,13 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
 	for (i = 0; i < b->nlocal; i++)
 		map_cost += var_len(b->local[i]);
-	coded_cost = coded_build(e, b, MIN(map_cost, b->runs_cost));
-	if (coded_cost < map_cost && coded_cost < b->runs_cost) {
+	run_cost = runs_cost(e, b, map_cost);
+	coded_cost = coded_build(e, b, MIN(map_cost, run_cost));
+	if (coded_cost < map_cost && coded_cost < run_cost) {
 		memcpy(out_grow(e, coded_cost), e->cbuf, coded_cost);
 		return;
 	}
-	if (b->runs_cost <= map_cost) {
+	if (run_cost <= map_cost) {
 		for (i = 0; i < b->nseg; i++) {
 			const struct pgstate_seg *s = &e->segs[i];
 
@@ -341,13 +386,7 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	*out_grow(e, 1) = (uint8_t)(b->nlocal - 1);
 	for (i = 0; i < b->nlocal; i++)
 		out_var(e, b->local[i]);
-	q = out_grow(e, (n + 7) / 8);
-	for (i = 0; i < b->nseg; i++) {
-		const struct pgstate_seg *s = &e->segs[i];
-
-		for (bit = s->off; bit < (uint64_t)s->off + s->len; bit++)
-			q[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-	}
+	map_presence(e, b, out_grow(e, (n + 7) / 8), n);
 	if (!k)
 		return;
 	q = out_grow(e, (present * k + 7) / 8);
@@ -369,12 +408,9 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 
 /* Add the segment of len pages of entry idx at page to the open block
  * b, which holds idx (local_add). */
-static inline void seg_add(struct pgstate_enc *e, struct pgstate_blk *b,
-			   uint64_t page, uint64_t len, uint32_t idx)
+static void seg_add(struct pgstate_enc *e, struct pgstate_blk *b, uint64_t page,
+		    uint64_t len, uint32_t idx)
 {
-	if (page > b->end)
-		b->runs_cost += var_len((page - b->end) << 2);
-	b->runs_cost += var_len(len << 2) + var_len(idx);
 	b->present += len;
 	b->end = page + len;
 	e->segs[b->nseg++] = (struct pgstate_seg){
@@ -412,7 +448,6 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 		b->open = true;
 		b->start = b->end = page;
 		b->present = 0;
-		b->runs_cost = 0;
 		b->nseg = 0;
 		b->nlocal = 0;
 		local_add(e, b, idx);
@@ -420,26 +455,89 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 	seg_add(e, b, page, len, idx);
 }
 
-/* Encode the next run as it decodes (len pages of entry idx at page, past
- * the previous one): a long run as RUN, a long hole as SKIP, short ones
- * gathered into a MAP block. *pos is the page after the previous run.
- * The common case first, small enough to inline: a short run after a
- * short gap, of an entry the open block holds, that fits in it. */
-static inline void push_run(struct pgstate_enc *e, struct pgstate_blk *b,
-			    uint64_t *pos, uint64_t page, uint64_t len,
-			    uint32_t idx)
-{
-	uint64_t gap = page - *pos;
+/* What pgstate_add changes run by run, in local variables for the length
+ * of a slice (kept in the encoder, the compiler would reload them after
+ * every segment stored, which might alias them): the open block's
+ * counters (b->open ... b->nseg), the mapping's next page, the previous
+ * run's entry and the run being joined (as in struct pgstate_enc). */
+struct add_state {
+	uint64_t next, pos, spage, slen, nruns;
+	uint64_t bstart, bpresent;
+	size_t bnseg;
+	uint32_t pfl, pmc, pidx, sidx;
+	bool bopen;
+};
 
-	e->nruns++;
-	*pos = page + len;
-	if (b->open && gap < LONG_PAGES && len < LONG_PAGES &&
-	    page + len - b->start <= PGSTATE_MAP_MAX &&
-	    local_code(e, idx) >= 0) {
-		seg_add(e, b, page, len, idx);
+static void add_load(const struct pgstate_enc *e, struct add_state *a)
+{
+	const struct pgstate_blk *b = e->blk;
+
+	*a = (struct add_state){
+	    .next = e->next,
+	    .pos = e->pos,
+	    .spage = e->spage,
+	    .slen = e->slen,
+	    .nruns = e->nruns,
+	    .bstart = b->start,
+	    .bpresent = b->present,
+	    .bnseg = b->nseg,
+	    .pfl = e->pfl,
+	    .pmc = e->pmc,
+	    .pidx = e->pidx,
+	    .sidx = e->sidx,
+	    .bopen = b->open,
+	};
+}
+
+static void add_store(struct pgstate_enc *e, const struct add_state *a)
+{
+	struct pgstate_blk *b = e->blk;
+
+	e->next = a->next;
+	e->pos = a->pos;
+	e->spage = a->spage;
+	e->slen = a->slen;
+	e->nruns = a->nruns;
+	b->start = a->bstart;
+	if (a->bopen)
+		b->end = a->pos;
+	b->present = a->bpresent;
+	b->nseg = a->bnseg;
+	e->pfl = a->pfl;
+	e->pmc = a->pmc;
+	e->pidx = a->pidx;
+	e->sidx = a->sidx;
+	b->open = a->bopen;
+}
+
+/* Encode the run being joined as it decodes (a->slen pages of entry
+ * a->sidx at a->spage, past the previous one): a long run as RUN, a long
+ * hole as SKIP, short ones gathered into a MAP block. The common case in
+ * a's registers: a short run after a short gap, of an entry the open
+ * block holds, that fits in it. */
+static inline void push_run(struct pgstate_enc *e, struct add_state *a)
+{
+	uint64_t page = a->spage, len = a->slen, gap = page - a->pos;
+	uint32_t idx = a->sidx;
+
+	a->nruns++;
+	/* (the block's end is a->pos: its runs are all segments) */
+	if (a->bopen && (gap | len) < LONG_PAGES &&
+	    page + len - a->bstart <= PGSTATE_MAP_MAX &&
+	    e->local_gen[idx] == e->lgen) {
+		a->pos = page + len;
+		a->bpresent += len;
+		e->segs[a->bnseg++] = (struct pgstate_seg){
+		    (uint32_t)(page - a->bstart),
+		    (uint32_t)len,
+		    idx,
+		};
 		return;
 	}
-	push_run_slow(e, b, gap, page, len, idx);
+	add_store(e, a);
+	push_run_slow(e, e->blk, gap, page, len, idx);
+	add_load(e, a);
+	a->pos = page + len;
 }
 
 void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
@@ -464,54 +562,65 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	hashmap_clear(&e->pal_map);
 	/* a MAP block holds at most one segment a page */
 	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
+	if (!e->words)
+		e->words =
+		    xmalloc((PGSTATE_MAP_MAX / 64 + 1) * sizeof(*e->words));
 }
 
 int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	const uint64_t start = e->start, pgmask = e->pgmask, npages = e->npages;
+	const unsigned shift = e->page_shift;
+	struct add_state a;
+	int ret = 0;
 
 	if (!e->open)
 		return -EINVAL;
 	if (e->err)
 		return e->err;
+	add_load(e, &a);
 	for (size_t i = 0; i < nruns; i++) {
 		const struct md_run *r = &runs[i];
 		uint64_t page, len = r->npages;
 
-		if (!len || r->vaddr < e->start ||
-		    ((r->vaddr - e->start) & e->pgmask) || !(r->flags & kinds))
-			return e->err = -EINVAL;
-		page = (r->vaddr - e->start) >> e->page_shift;
-		if (page < e->next || page > e->npages ||
-		    len > e->npages - page)
-			return e->err = -EINVAL;
-		e->next = page + len;
+		/* page in [a.next, npages] (a.next <= npages), and len in
+		 * [1, npages - page]; a vaddr below start wraps to a page of
+		 * npages or more, which leaves no room for len */
+		page = (r->vaddr - start) >> shift;
+		if (((r->vaddr - start) & pgmask) || !(r->flags & kinds) ||
+		    page - a.next > npages - a.next ||
+		    len - 1 >= npages - page) {
+			ret = -EINVAL;
+			break;
+		}
+		a.next = page + len;
 		/* neighbouring runs mostly share an entry */
-		if (e->pidx == UINT32_MAX || r->flags != e->pfl ||
-		    r->mapcount != e->pmc) {
-			e->pfl = r->flags;
-			e->pmc = r->mapcount;
-			e->pidx = pal_index(e, e->pfl, e->pmc);
+		if (a.pidx == UINT32_MAX || r->flags != a.pfl ||
+		    r->mapcount != a.pmc) {
+			a.pfl = r->flags;
+			a.pmc = r->mapcount;
+			a.pidx = pal_index(e, a.pfl, a.pmc);
 		}
 		/* join runs of one entry as the decoder does */
-		if (e->slen && e->sidx == e->pidx &&
-		    e->spage + e->slen == page && e->slen < UINT32_MAX) {
-			uint64_t add = MIN(len, UINT32_MAX - e->slen);
+		if (a.spage + a.slen == page && a.slen && a.sidx == a.pidx &&
+		    a.slen < UINT32_MAX) {
+			uint64_t add = MIN(len, UINT32_MAX - a.slen);
 
-			e->slen += add;
+			a.slen += add;
 			page += add;
 			len -= add;
 			if (!len)
 				continue;
 		}
-		if (e->slen)
-			push_run(e, e->blk, &e->pos, e->spage, e->slen,
-				 e->sidx);
-		e->spage = page;
-		e->slen = len;
-		e->sidx = e->pidx;
+		if (a.slen)
+			push_run(e, &a);
+		a.spage = page;
+		a.slen = len;
+		a.sidx = a.pidx;
 	}
-	return 0;
+	add_store(e, &a);
+	return ret ? (e->err = ret) : 0;
 }
 
 int pgstate_end(struct pgstate_enc *e)
@@ -521,8 +630,13 @@ int pgstate_end(struct pgstate_enc *e)
 	e->open = false;
 	if (e->err)
 		return e->err;
-	if (e->slen)
-		push_run(e, e->blk, &e->pos, e->spage, e->slen, e->sidx);
+	if (e->slen) {
+		struct add_state a;
+
+		add_load(e, &a);
+		push_run(e, &a);
+		add_store(e, &a);
+	}
 	e->slen = 0;
 	if (e->blk->open)
 		map_close(e, e->blk);
@@ -546,6 +660,7 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	free(e->pal);
 	free(e->out);
 	free(e->segs);
+	free(e->words);
 	free(e->blk);
 	free(e->cbuf);
 	hashmap_free(&e->pal_map);

@@ -59,7 +59,8 @@ struct pgstate_enc {
 	size_t pal_cap, out_cap;
 	struct pgstate_seg *segs;
 	size_t segs_cap;
-	uint8_t *cbuf; /* a CODED block being tried */
+	uint64_t *words; /* the presence bitmap of a MAP block being put out */
+	uint8_t *cbuf;	 /* a CODED block being tried */
 	size_t cbuf_cap;
 	struct hashmap pal_map; /* of pal: entries by value */
 	uint32_t *local_gen, *local_idx;
