@@ -440,7 +440,13 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 			list[amb] = (uint32_t)i;
 			amb += PM_HELD(pm[i]);
 		}
-		for (size_t k = 0; k < amb; k++) {
+		size_t k = 0;
+
+		/* often none is to look up (exclusive anonymous memory):
+		 * the first that is found before any key is made */
+		while (k < amb && !needs_lookup(pm[list[k]]))
+			k++;
+		for (; k < amb; k++) {
 			uint64_t e = pm[list[k]];
 
 			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)list[k]);
@@ -591,24 +597,29 @@ static void classify_plain(const struct snapper *s, struct snap_ctx *c,
 		uint64_t e = pm[i], o = off ? off[i] : i;
 		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
-		uint32_t pfl = fl, pmc = mc;
-		bool join;
+		uint64_t join;
 
 		if (kk != key) {
+			uint32_t nfl, nmc;
+
 			cnt[kind] += same;
 			same = 0;
 			kind =
-			    page_class(s, e, extra[i], false, 0, 0, &fl, &mc);
+			    page_class(s, e, extra[i], false, 0, 0, &nfl, &nmc);
 			key = kk;
 			/* another class ends the run */
-			if (fl != pfl || mc != pmc)
+			if (nfl != fl || nmc != mc)
 				next = UINT64_MAX;
+			fl = nfl;
+			mc = nmc;
 		}
 		same++;
-		join = o == next;
-		nr += !join;
-		rva = join ? rva : va + (o << shift);
-		rn = join ? rn + 1 : 1;
+		/* all ones if the page continues the run, else zero (a mask,
+		 * which the compiler does not turn back into a branch) */
+		join = -(uint64_t)(o == next);
+		nr += 1 + join;
+		rva = (rva & join) | ((va + (o << shift)) & ~join);
+		rn = (rn & (uint32_t)join) + 1;
 		runs[nr - 1] = (struct md_run){
 		    .vaddr = rva, .npages = rn, .flags = fl, .mapcount = mc};
 		next = o + 1;
