@@ -306,26 +306,44 @@ static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b,
 }
 
 /* The presence bitmap of the open block of n pages at q (zeroed): each
- * segment (under 64 pages) set as a mask over at most two 64-bit words
- * of e->words, which are then put out a byte at a time (a loop over the
- * bits of each segment costs a mispredicted branch where its length
- * changes). */
+ * segment (under 64 pages) set as a mask over at most two 64-bit words,
+ * the two a segment may touch held in registers until a segment starts
+ * past them (a loop over the bits of each segment costs a mispredicted
+ * branch where the lengths change; or-ing each mask into memory, a chain
+ * of loads waiting on stores), then put out as bytes from e->words. */
 static void map_presence(struct pgstate_enc *e, const struct pgstate_blk *b,
 			 uint8_t *q, uint64_t n)
 {
-	uint64_t *w = e->words;
+	uint64_t *w = e->words, cv = 0, nv = 0;
+	uint32_t cw = 0;
 
 	memset(w, 0, ((n + 63) / 64 + 1) * sizeof(*w));
 	for (size_t i = 0; i < b->nseg; i++) {
 		const struct pgstate_seg *s = &e->segs[i];
 		uint64_t m = ((uint64_t)1 << s->len) - 1;
+		uint32_t wi = s->off >> 6;
 		unsigned sh = s->off & 63;
 
-		w[s->off >> 6] |= m << sh;
-		w[(s->off >> 6) + 1] |= m >> 1 >> (63 - sh);
+		if (wi != cw) {
+			/* word cw is done with, word cw + 1 too unless it is
+			 * the new cw */
+			w[cw] = cv;
+			w[cw + 1] = nv;
+			cv = wi == cw + 1 ? nv : 0;
+			nv = 0;
+			cw = wi;
+		}
+		cv |= m << sh;
+		nv |= m >> 1 >> (63 - sh);
 	}
+	w[cw] = cv;
+	w[cw + 1] = nv;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(q, w, (n + 7) / 8);
+#else
 	for (uint64_t i = 0; i < (n + 7) / 8; i++)
 		q[i] = (uint8_t)(w[i >> 3] >> ((i & 7) * 8));
+#endif
 }
 
 /* The open block's bytes as SKIP and RUN blocks, or if it plainly takes
@@ -361,6 +379,7 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	uint8_t *q;
 
 	b->open = false;
+	e->nruns += b->nseg;
 	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
 	for (i = 0; i < b->nlocal; i++)
 		map_cost += var_len(b->local[i]);
@@ -436,6 +455,7 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 		out_var(e, gap << 2 | BLK_SKIP);
 	if (long_run) {
 		emit_run(e, len, idx);
+		e->nruns++;
 		return;
 	}
 	if (!b->open) {
@@ -458,12 +478,16 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 /* What pgstate_add changes run by run, in local variables for the length
  * of a slice (kept in the encoder, the compiler would reload them after
  * every segment stored, which might alias them): the open block's
- * counters (b->open ... b->nseg), the mapping's next page, the previous
- * run's entry and the run being joined (as in struct pgstate_enc). */
+ * counters (b->open ... b->nseg), the previous run's entry and the run
+ * being joined (as in struct pgstate_enc), whose end is the page the next
+ * run may start at. The runs are counted as blocks close (e->nruns). */
 struct add_state {
-	uint64_t next, pos, spage, slen, nruns;
-	uint64_t bstart, bpresent;
+	uint64_t pos, spage, slen;
+	uint64_t bstart;
 	size_t bnseg;
+	/* at most PGSTATE_MAP_MAX; not of pos's type, which lets the
+	 * compiler pair their updates in a vector register, slower */
+	uint32_t bpresent;
 	uint32_t pfl, pmc, pidx, sidx;
 	bool bopen;
 };
@@ -473,13 +497,11 @@ static void add_load(const struct pgstate_enc *e, struct add_state *a)
 	const struct pgstate_blk *b = e->blk;
 
 	*a = (struct add_state){
-	    .next = e->next,
 	    .pos = e->pos,
 	    .spage = e->spage,
 	    .slen = e->slen,
-	    .nruns = e->nruns,
 	    .bstart = b->start,
-	    .bpresent = b->present,
+	    .bpresent = (uint32_t)b->present,
 	    .bnseg = b->nseg,
 	    .pfl = e->pfl,
 	    .pmc = e->pmc,
@@ -493,11 +515,9 @@ static void add_store(struct pgstate_enc *e, const struct add_state *a)
 {
 	struct pgstate_blk *b = e->blk;
 
-	e->next = a->next;
 	e->pos = a->pos;
 	e->spage = a->spage;
 	e->slen = a->slen;
-	e->nruns = a->nruns;
 	b->start = a->bstart;
 	if (a->bopen)
 		b->end = a->pos;
@@ -520,13 +540,12 @@ static inline void push_run(struct pgstate_enc *e, struct add_state *a)
 	uint64_t page = a->spage, len = a->slen, gap = page - a->pos;
 	uint32_t idx = a->sidx;
 
-	a->nruns++;
 	/* (the block's end is a->pos: its runs are all segments) */
 	if (a->bopen && (gap | len) < LONG_PAGES &&
 	    page + len - a->bstart <= PGSTATE_MAP_MAX &&
 	    e->local_gen[idx] == e->lgen) {
 		a->pos = page + len;
-		a->bpresent += len;
+		a->bpresent += (uint32_t)len;
 		e->segs[a->bnseg++] = (struct pgstate_seg){
 		    (uint32_t)(page - a->bstart),
 		    (uint32_t)len,
@@ -550,7 +569,7 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	e->npages = npages;
 	e->page_shift = page_shift;
 	e->pgmask = ((uint64_t)1 << page_shift) - 1;
-	e->next = e->pos = 0;
+	e->pos = 0;
 	e->spage = e->slen = 0;
 	e->pfl = e->pmc = 0;
 	e->pidx = e->sidx = UINT32_MAX;
@@ -582,19 +601,19 @@ int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 	add_load(e, &a);
 	for (size_t i = 0; i < nruns; i++) {
 		const struct md_run *r = &runs[i];
-		uint64_t page, len = r->npages;
+		uint64_t page, next, len = r->npages;
 
-		/* page in [a.next, npages] (a.next <= npages), and len in
-		 * [1, npages - page]; a vaddr below start wraps to a page of
-		 * npages or more, which leaves no room for len */
+		/* page in [next, npages] (next, the page after the last
+		 * run, is at most npages), and len in [1, npages - page]; a
+		 * vaddr below start wraps to a page of npages or more, which
+		 * leaves no room for len */
 		page = (r->vaddr - start) >> shift;
+		next = a.spage + a.slen;
 		if (((r->vaddr - start) & pgmask) || !(r->flags & kinds) ||
-		    page - a.next > npages - a.next ||
-		    len - 1 >= npages - page) {
+		    page - next > npages - next || len - 1 >= npages - page) {
 			ret = -EINVAL;
 			break;
 		}
-		a.next = page + len;
 		/* neighbouring runs mostly share an entry */
 		if (a.pidx == UINT32_MAX || r->flags != a.pfl ||
 		    r->mapcount != a.pmc) {

@@ -68,7 +68,9 @@ struct pgstate_enc {
 	uint32_t lgen; /* of the local tables: per block */
 	/* the mapping being encoded piecewise (pgstate_begin) */
 	struct pgstate_blk *blk; /* the open MAP block */
-	uint64_t npages, pgmask, next, pos, spage, slen;
+	uint64_t npages, pgmask;
+	uint64_t pos;	      /* the page after the last run pushed */
+	uint64_t spage, slen; /* the run being joined, not yet pushed */
 	unsigned page_shift;
 	uint64_t start;
 	uint32_t pfl, pmc, pidx, sidx;
