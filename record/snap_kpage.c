@@ -440,13 +440,11 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 			list[amb] = (uint32_t)i;
 			amb += PM_HELD(pm[i]);
 		}
-		size_t k = 0;
-
 		/* often none is to look up (exclusive anonymous memory):
 		 * the first that is found before any key is made */
-		while (k < amb && !needs_lookup(pm[list[k]]))
-			k++;
-		for (; k < amb; k++) {
+		for (i = 0; i < amb && !needs_lookup(pm[list[i]]); i++)
+			;
+		for (size_t k = i; k < amb; k++) {
 			uint64_t e = pm[list[k]];
 
 			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)list[k]);
@@ -600,7 +598,7 @@ static void classify_plain(const struct snapper *s, struct snap_ctx *c,
 		uint64_t join;
 
 		if (kk != key) {
-			uint32_t nfl, nmc;
+			uint32_t nfl = fl, nmc = mc;
 
 			cnt[kind] += same;
 			same = 0;
