@@ -586,6 +586,58 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 		    xmalloc((PGSTATE_MAP_MAX / 64 + 1) * sizeof(*e->words));
 }
 
+/* pgstate_add's common case on scattered pages, in a loop of its own
+ * from runs[i] on while it holds: the run being joined can be pushed as
+ * a segment of the open block (a short run a short gap past the last
+ * one, of an entry the block holds), and the next run, of its entry, is
+ * short, starts a short gap past it (so is not joined to it) and ends
+ * inside the block and the mapping. The conditions are tested together,
+ * branch by branch as few as they can be. Returns the index of the first
+ * run it leaves for the general case. */
+static size_t add_scattered(struct pgstate_enc *e, struct add_state *a,
+			    const struct md_run *runs, size_t i, size_t nruns)
+{
+	const uint64_t start = e->start, pgmask = e->pgmask, npages = e->npages;
+	const unsigned shift = e->page_shift;
+	struct pgstate_seg *segs = e->segs;
+	uint64_t spage = a->spage, slen = a->slen, pos = a->pos;
+	uint64_t bstart = a->bstart;
+	size_t nseg = a->bnseg;
+	uint32_t present = a->bpresent, idx = a->sidx;
+
+	if (!a->bopen || !slen || ((spage - pos) | slen) >= LONG_PAGES ||
+	    idx != a->pidx || spage + slen - bstart > PGSTATE_MAP_MAX ||
+	    e->local_gen[idx] != e->lgen)
+		return i;
+	for (; i < nruns; i++) {
+		const struct md_run *r = &runs[i];
+		uint64_t v = r->vaddr - start, page = v >> shift;
+		uint64_t len = r->npages, end = page + len;
+
+		if (((v & pgmask) | (r->flags ^ a->pfl) |
+		     (r->mapcount ^ a->pmc)) != 0 ||
+		    page - (spage + slen) - 1 >= LONG_PAGES - 1 ||
+		    len - 1 >= LONG_PAGES - 1 ||
+		    end - bstart > PGSTATE_MAP_MAX || end > npages)
+			break;
+		segs[nseg++] = (struct pgstate_seg){
+		    (uint32_t)(spage - bstart),
+		    (uint32_t)slen,
+		    idx,
+		};
+		present += (uint32_t)slen;
+		pos = spage + slen;
+		spage = page;
+		slen = len;
+	}
+	a->pos = pos;
+	a->spage = spage;
+	a->slen = slen;
+	a->bnseg = nseg;
+	a->bpresent = present;
+	return i;
+}
+
 int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
@@ -600,8 +652,14 @@ int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 		return e->err;
 	add_load(e, &a);
 	for (size_t i = 0; i < nruns; i++) {
-		const struct md_run *r = &runs[i];
-		uint64_t page, next, len = r->npages;
+		const struct md_run *r;
+		uint64_t page, next, len;
+
+		i = add_scattered(e, &a, runs, i, nruns);
+		if (i == nruns)
+			break;
+		r = &runs[i];
+		len = r->npages;
 
 		/* page in [next, npages] (next, the page after the last
 		 * run, is at most npages), and len in [1, npages - page]; a
