@@ -143,7 +143,6 @@ struct pgstate_blk {
 	uint64_t start;	  /* its first page */
 	uint64_t end;	  /* the page after its last segment */
 	uint64_t present; /* pages of its segments */
-	size_t runs_cost; /* bytes as SKIP and RUN blocks instead */
 	size_t nseg;	  /* segments in e->segs */
 	bool open;
 	uint32_t nlocal;
@@ -306,26 +305,91 @@ static size_t coded_build(struct pgstate_enc *e, const struct pgstate_blk *b,
 	return (size_t)(q - e->cbuf) + nb;
 }
 
+/* The presence bitmap of the open block of n pages at q (zeroed): each
+ * segment (under 64 pages) set as a mask over at most two 64-bit words,
+ * the two a segment may touch held in registers until a segment starts
+ * past them (a loop over the bits of each segment costs a mispredicted
+ * branch where the lengths change; or-ing each mask into memory, a chain
+ * of loads waiting on stores), then put out as bytes from e->words. */
+static void map_presence(struct pgstate_enc *e, const struct pgstate_blk *b,
+			 uint8_t *q, uint64_t n)
+{
+	uint64_t *w = e->words, cv = 0, nv = 0;
+	uint32_t cw = 0;
+
+	memset(w, 0, ((n + 63) / 64 + 1) * sizeof(*w));
+	for (size_t i = 0; i < b->nseg; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+		uint64_t m = ((uint64_t)1 << s->len) - 1;
+		uint32_t wi = s->off >> 6;
+		unsigned sh = s->off & 63;
+
+		if (wi != cw) {
+			/* word cw is done with, word cw + 1 too unless it is
+			 * the new cw */
+			w[cw] = cv;
+			w[cw + 1] = nv;
+			cv = wi == cw + 1 ? nv : 0;
+			nv = 0;
+			cw = wi;
+		}
+		cv |= m << sh;
+		nv |= m >> 1 >> (63 - sh);
+	}
+	w[cw] = cv;
+	w[cw + 1] = nv;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(q, w, (n + 7) / 8);
+#else
+	for (uint64_t i = 0; i < (n + 7) / 8; i++)
+		q[i] = (uint8_t)(w[i >> 3] >> ((i & 7) * 8));
+#endif
+}
+
+/* The open block's bytes as SKIP and RUN blocks, or if it plainly takes
+ * more than limit bytes (at least 2 a segment), some number above limit:
+ * a dense block, most often, is not gone over once more. */
+static size_t runs_cost(const struct pgstate_enc *e,
+			const struct pgstate_blk *b, size_t limit)
+{
+	size_t cost = 0;
+	uint32_t prev = 0;
+
+	if (2 * b->nseg > limit)
+		return 2 * b->nseg;
+	for (size_t i = 0; i < b->nseg; i++) {
+		const struct pgstate_seg *s = &e->segs[i];
+
+		if (s->off > prev)
+			cost += var_len((uint64_t)(s->off - prev) << 2);
+		cost += var_len((uint64_t)s->len << 2) + var_len(s->idx);
+		prev = s->off + s->len;
+	}
+	return cost;
+}
+
 /* Write the open block as one MAP block or as SKIP and RUN blocks,
  * whichever is shorter, or as one CODED block if that saves a quarter. */
 static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 {
 	uint64_t n = b->end - b->start, present = b->present, bit;
 	unsigned k = code_bits(b->nlocal);
-	size_t map_cost, coded_cost, i;
+	size_t map_cost, coded_cost, run_cost, i;
 	uint32_t prev = 0;
 	uint8_t *q;
 
 	b->open = false;
+	e->nruns += b->nseg;
 	map_cost = var_len(n << 2) + 1 + (n + 7) / 8 + (present * k + 7) / 8;
 	for (i = 0; i < b->nlocal; i++)
 		map_cost += var_len(b->local[i]);
-	coded_cost = coded_build(e, b, MIN(map_cost, b->runs_cost));
-	if (coded_cost < map_cost && coded_cost < b->runs_cost) {
+	run_cost = runs_cost(e, b, map_cost);
+	coded_cost = coded_build(e, b, MIN(map_cost, run_cost));
+	if (coded_cost < map_cost && coded_cost < run_cost) {
 		memcpy(out_grow(e, coded_cost), e->cbuf, coded_cost);
 		return;
 	}
-	if (b->runs_cost <= map_cost) {
+	if (run_cost <= map_cost) {
 		for (i = 0; i < b->nseg; i++) {
 			const struct pgstate_seg *s = &e->segs[i];
 
@@ -341,13 +405,7 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 	*out_grow(e, 1) = (uint8_t)(b->nlocal - 1);
 	for (i = 0; i < b->nlocal; i++)
 		out_var(e, b->local[i]);
-	q = out_grow(e, (n + 7) / 8);
-	for (i = 0; i < b->nseg; i++) {
-		const struct pgstate_seg *s = &e->segs[i];
-
-		for (bit = s->off; bit < (uint64_t)s->off + s->len; bit++)
-			q[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-	}
+	map_presence(e, b, out_grow(e, (n + 7) / 8), n);
 	if (!k)
 		return;
 	q = out_grow(e, (present * k + 7) / 8);
@@ -369,12 +427,9 @@ static void map_close(struct pgstate_enc *e, struct pgstate_blk *b)
 
 /* Add the segment of len pages of entry idx at page to the open block
  * b, which holds idx (local_add). */
-static inline void seg_add(struct pgstate_enc *e, struct pgstate_blk *b,
-			   uint64_t page, uint64_t len, uint32_t idx)
+static void seg_add(struct pgstate_enc *e, struct pgstate_blk *b, uint64_t page,
+		    uint64_t len, uint32_t idx)
 {
-	if (page > b->end)
-		b->runs_cost += var_len((page - b->end) << 2);
-	b->runs_cost += var_len(len << 2) + var_len(idx);
 	b->present += len;
 	b->end = page + len;
 	e->segs[b->nseg++] = (struct pgstate_seg){
@@ -400,6 +455,7 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 		out_var(e, gap << 2 | BLK_SKIP);
 	if (long_run) {
 		emit_run(e, len, idx);
+		e->nruns++;
 		return;
 	}
 	if (!b->open) {
@@ -412,7 +468,6 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 		b->open = true;
 		b->start = b->end = page;
 		b->present = 0;
-		b->runs_cost = 0;
 		b->nseg = 0;
 		b->nlocal = 0;
 		local_add(e, b, idx);
@@ -420,26 +475,88 @@ static void push_run_slow(struct pgstate_enc *e, struct pgstate_blk *b,
 	seg_add(e, b, page, len, idx);
 }
 
-/* Encode the next run as it decodes (len pages of entry idx at page, past
- * the previous one): a long run as RUN, a long hole as SKIP, short ones
- * gathered into a MAP block. *pos is the page after the previous run.
- * The common case first, small enough to inline: a short run after a
- * short gap, of an entry the open block holds, that fits in it. */
-static inline void push_run(struct pgstate_enc *e, struct pgstate_blk *b,
-			    uint64_t *pos, uint64_t page, uint64_t len,
-			    uint32_t idx)
-{
-	uint64_t gap = page - *pos;
+/* What pgstate_add changes run by run, in local variables for the length
+ * of a slice (kept in the encoder, the compiler would reload them after
+ * every segment stored, which might alias them): the open block's
+ * counters (b->open ... b->nseg), the previous run's entry and the run
+ * being joined (as in struct pgstate_enc), whose end is the page the next
+ * run may start at. The runs are counted as blocks close (e->nruns). */
+struct add_state {
+	uint64_t pos, spage, slen;
+	uint64_t bstart;
+	size_t bnseg;
+	/* at most PGSTATE_MAP_MAX; not of pos's type, which lets the
+	 * compiler pair their updates in a vector register, slower */
+	uint32_t bpresent;
+	uint32_t pfl, pmc, pidx, sidx;
+	bool bopen;
+};
 
-	e->nruns++;
-	*pos = page + len;
-	if (b->open && gap < LONG_PAGES && len < LONG_PAGES &&
-	    page + len - b->start <= PGSTATE_MAP_MAX &&
-	    local_code(e, idx) >= 0) {
-		seg_add(e, b, page, len, idx);
+static void add_load(const struct pgstate_enc *e, struct add_state *a)
+{
+	const struct pgstate_blk *b = e->blk;
+
+	*a = (struct add_state){
+	    .pos = e->pos,
+	    .spage = e->spage,
+	    .slen = e->slen,
+	    .bstart = b->start,
+	    .bpresent = (uint32_t)b->present,
+	    .bnseg = b->nseg,
+	    .pfl = e->pfl,
+	    .pmc = e->pmc,
+	    .pidx = e->pidx,
+	    .sidx = e->sidx,
+	    .bopen = b->open,
+	};
+}
+
+static void add_store(struct pgstate_enc *e, const struct add_state *a)
+{
+	struct pgstate_blk *b = e->blk;
+
+	e->pos = a->pos;
+	e->spage = a->spage;
+	e->slen = a->slen;
+	b->start = a->bstart;
+	if (a->bopen)
+		b->end = a->pos;
+	b->present = a->bpresent;
+	b->nseg = a->bnseg;
+	e->pfl = a->pfl;
+	e->pmc = a->pmc;
+	e->pidx = a->pidx;
+	e->sidx = a->sidx;
+	b->open = a->bopen;
+}
+
+/* Encode the run being joined as it decodes (a->slen pages of entry
+ * a->sidx at a->spage, past the previous one): a long run as RUN, a long
+ * hole as SKIP, short ones gathered into a MAP block. The common case in
+ * a's registers: a short run after a short gap, of an entry the open
+ * block holds, that fits in it. */
+static inline void push_run(struct pgstate_enc *e, struct add_state *a)
+{
+	uint64_t page = a->spage, len = a->slen, gap = page - a->pos;
+	uint32_t idx = a->sidx;
+
+	/* (the block's end is a->pos: its runs are all segments) */
+	if (a->bopen && (gap | len) < LONG_PAGES &&
+	    page + len - a->bstart <= PGSTATE_MAP_MAX &&
+	    e->local_gen[idx] == e->lgen) {
+		a->pos = page + len;
+		a->bpresent += (uint32_t)len;
+		e->segs[a->bnseg++] = (struct pgstate_seg){
+		    (uint32_t)(page - a->bstart),
+		    (uint32_t)len,
+		    idx,
+		};
 		return;
 	}
-	push_run_slow(e, b, gap, page, len, idx);
+	add_store(e, a);
+	push_run_slow(e, e->blk, gap, page, len, idx);
+	add_load(e, a);
+	a->pos = page + len;
 }
 
 void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
@@ -452,7 +569,7 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	e->npages = npages;
 	e->page_shift = page_shift;
 	e->pgmask = ((uint64_t)1 << page_shift) - 1;
-	e->next = e->pos = 0;
+	e->pos = 0;
 	e->spage = e->slen = 0;
 	e->pfl = e->pmc = 0;
 	e->pidx = e->sidx = UINT32_MAX;
@@ -464,54 +581,123 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	hashmap_clear(&e->pal_map);
 	/* a MAP block holds at most one segment a page */
 	xgrow(&e->segs, &e->segs_cap, PGSTATE_MAP_MAX, sizeof(*e->segs));
+	if (!e->words)
+		e->words =
+		    xmalloc((PGSTATE_MAP_MAX / 64 + 1) * sizeof(*e->words));
+}
+
+/* pgstate_add's common case on scattered pages, in a loop of its own
+ * from runs[i] on while it holds: the run being joined can be pushed as
+ * a segment of the open block (a short run a short gap past the last
+ * one, of an entry the block holds), and the next run, of its entry, is
+ * short, starts a short gap past it (so is not joined to it) and ends
+ * inside the block and the mapping. The conditions are tested together,
+ * branch by branch as few as they can be. Returns the index of the first
+ * run it leaves for the general case. */
+static size_t add_scattered(struct pgstate_enc *e, struct add_state *a,
+			    const struct md_run *runs, size_t i, size_t nruns)
+{
+	const uint64_t start = e->start, pgmask = e->pgmask, npages = e->npages;
+	const unsigned shift = e->page_shift;
+	struct pgstate_seg *segs = e->segs;
+	uint64_t spage = a->spage, slen = a->slen, pos = a->pos;
+	uint64_t bstart = a->bstart;
+	size_t nseg = a->bnseg;
+	uint32_t present = a->bpresent, idx = a->sidx;
+
+	if (!a->bopen || !slen || ((spage - pos) | slen) >= LONG_PAGES ||
+	    idx != a->pidx || spage + slen - bstart > PGSTATE_MAP_MAX ||
+	    e->local_gen[idx] != e->lgen)
+		return i;
+	for (; i < nruns; i++) {
+		const struct md_run *r = &runs[i];
+		uint64_t v = r->vaddr - start, page = v >> shift;
+		uint64_t len = r->npages, end = page + len;
+
+		if (((v & pgmask) | (r->flags ^ a->pfl) |
+		     (r->mapcount ^ a->pmc)) != 0 ||
+		    page - (spage + slen) - 1 >= LONG_PAGES - 1 ||
+		    len - 1 >= LONG_PAGES - 1 ||
+		    end - bstart > PGSTATE_MAP_MAX || end > npages)
+			break;
+		segs[nseg++] = (struct pgstate_seg){
+		    (uint32_t)(spage - bstart),
+		    (uint32_t)slen,
+		    idx,
+		};
+		present += (uint32_t)slen;
+		pos = spage + slen;
+		spage = page;
+		slen = len;
+	}
+	a->pos = pos;
+	a->spage = spage;
+	a->slen = slen;
+	a->bnseg = nseg;
+	a->bpresent = present;
+	return i;
 }
 
 int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 {
 	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	const uint64_t start = e->start, pgmask = e->pgmask, npages = e->npages;
+	const unsigned shift = e->page_shift;
+	struct add_state a;
+	int ret = 0;
 
 	if (!e->open)
 		return -EINVAL;
 	if (e->err)
 		return e->err;
+	add_load(e, &a);
 	for (size_t i = 0; i < nruns; i++) {
-		const struct md_run *r = &runs[i];
-		uint64_t page, len = r->npages;
+		const struct md_run *r;
+		uint64_t page, next, len;
 
-		if (!len || r->vaddr < e->start ||
-		    ((r->vaddr - e->start) & e->pgmask) || !(r->flags & kinds))
-			return e->err = -EINVAL;
-		page = (r->vaddr - e->start) >> e->page_shift;
-		if (page < e->next || page > e->npages ||
-		    len > e->npages - page)
-			return e->err = -EINVAL;
-		e->next = page + len;
+		i = add_scattered(e, &a, runs, i, nruns);
+		if (i == nruns)
+			break;
+		r = &runs[i];
+		len = r->npages;
+
+		/* page in [next, npages] (next, the page after the last
+		 * run, is at most npages), and len in [1, npages - page]; a
+		 * vaddr below start wraps to a page of npages or more, which
+		 * leaves no room for len */
+		page = (r->vaddr - start) >> shift;
+		next = a.spage + a.slen;
+		if (((r->vaddr - start) & pgmask) || !(r->flags & kinds) ||
+		    page - next > npages - next || len - 1 >= npages - page) {
+			ret = -EINVAL;
+			break;
+		}
 		/* neighbouring runs mostly share an entry */
-		if (e->pidx == UINT32_MAX || r->flags != e->pfl ||
-		    r->mapcount != e->pmc) {
-			e->pfl = r->flags;
-			e->pmc = r->mapcount;
-			e->pidx = pal_index(e, e->pfl, e->pmc);
+		if (a.pidx == UINT32_MAX || r->flags != a.pfl ||
+		    r->mapcount != a.pmc) {
+			a.pfl = r->flags;
+			a.pmc = r->mapcount;
+			a.pidx = pal_index(e, a.pfl, a.pmc);
 		}
 		/* join runs of one entry as the decoder does */
-		if (e->slen && e->sidx == e->pidx &&
-		    e->spage + e->slen == page && e->slen < UINT32_MAX) {
-			uint64_t add = MIN(len, UINT32_MAX - e->slen);
+		if (a.spage + a.slen == page && a.slen && a.sidx == a.pidx &&
+		    a.slen < UINT32_MAX) {
+			uint64_t add = MIN(len, UINT32_MAX - a.slen);
 
-			e->slen += add;
+			a.slen += add;
 			page += add;
 			len -= add;
 			if (!len)
 				continue;
 		}
-		if (e->slen)
-			push_run(e, e->blk, &e->pos, e->spage, e->slen,
-				 e->sidx);
-		e->spage = page;
-		e->slen = len;
-		e->sidx = e->pidx;
+		if (a.slen)
+			push_run(e, &a);
+		a.spage = page;
+		a.slen = len;
+		a.sidx = a.pidx;
 	}
-	return 0;
+	add_store(e, &a);
+	return ret ? (e->err = ret) : 0;
 }
 
 int pgstate_end(struct pgstate_enc *e)
@@ -521,8 +707,13 @@ int pgstate_end(struct pgstate_enc *e)
 	e->open = false;
 	if (e->err)
 		return e->err;
-	if (e->slen)
-		push_run(e, e->blk, &e->pos, e->spage, e->slen, e->sidx);
+	if (e->slen) {
+		struct add_state a;
+
+		add_load(e, &a);
+		push_run(e, &a);
+		add_store(e, &a);
+	}
 	e->slen = 0;
 	if (e->blk->open)
 		map_close(e, e->blk);
@@ -546,6 +737,7 @@ void pgstate_enc_free(struct pgstate_enc *e)
 	free(e->pal);
 	free(e->out);
 	free(e->segs);
+	free(e->words);
 	free(e->blk);
 	free(e->cbuf);
 	hashmap_free(&e->pal_map);

@@ -59,7 +59,8 @@ struct pgstate_enc {
 	size_t pal_cap, out_cap;
 	struct pgstate_seg *segs;
 	size_t segs_cap;
-	uint8_t *cbuf; /* a CODED block being tried */
+	uint64_t *words; /* the presence bitmap of a MAP block being put out */
+	uint8_t *cbuf;	 /* a CODED block being tried */
 	size_t cbuf_cap;
 	struct hashmap pal_map; /* of pal: entries by value */
 	uint32_t *local_gen, *local_idx;
@@ -67,7 +68,9 @@ struct pgstate_enc {
 	uint32_t lgen; /* of the local tables: per block */
 	/* the mapping being encoded piecewise (pgstate_begin) */
 	struct pgstate_blk *blk; /* the open MAP block */
-	uint64_t npages, pgmask, next, pos, spage, slen;
+	uint64_t npages, pgmask;
+	uint64_t pos;	      /* the page after the last run pushed */
+	uint64_t spage, slen; /* the run being joined, not yet pushed */
 	unsigned page_shift;
 	uint64_t start;
 	uint32_t pfl, pmc, pidx, sidx;

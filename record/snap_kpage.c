@@ -440,7 +440,11 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 			list[amb] = (uint32_t)i;
 			amb += PM_HELD(pm[i]);
 		}
-		for (size_t k = 0; k < amb; k++) {
+		/* often none is to look up (exclusive anonymous memory):
+		 * the first that is found before any key is made */
+		for (i = 0; i < amb && !needs_lookup(pm[list[i]]); i++)
+			;
+		for (size_t k = i; k < amb; k++) {
 			uint64_t e = pm[list[k]];
 
 			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)list[k]);
@@ -563,47 +567,62 @@ static int kpage_anon_cgroups(const struct snapper *s, struct snap_ctx *c,
  * (nlook 0, no anonymous cgroups: exclusive anonymous memory, or no
  * PFNs): a page's class is its entry's key alone, and a run goes on while
  * the key repeats on the next page. One tight pass over the entries
- * kpage_prepass listed; at most one run a page, room made first. */
+ * kpage_prepass listed; at most one run a page, room made first. Without
+ * a branch on whether a page continues the run (on scattered pages that
+ * branch is mispredicted often): the run being built is kept in
+ * registers and stored at its slot on every page, the slot moving on
+ * when a page does not continue it; pages are counted by class when the
+ * key changes. */
 static void classify_plain(const struct snapper *s, struct snap_ctx *c,
 			   struct snap_slot *sl, uint64_t va)
 {
 	const uint64_t *pm = c->pm, *off = c->packed ? c->off : NULL;
 	const uint32_t *list = c->w;
 	const uint8_t *extra = c->extra;
-	struct md_run *r = NULL, *runs;
+	const unsigned shift = s->page_shift;
+	struct md_run *runs;
 	uint64_t key = UINT64_MAX, next = UINT64_MAX, cnt[4] = {0};
-	uint32_t fl = 0, mc = 0;
+	uint64_t same = 0, rva = 0;
+	uint32_t fl = 0, mc = 0, rn = 0;
 	enum page_kind kind = PAGE_NONE;
 	size_t nr = sl->nruns;
 
 	xgrow(&sl->runs, &sl->cap, nr + c->npresent, sizeof(*sl->runs));
+	/* runs[nr - 1] is the run being built, from the first page on */
 	runs = sl->runs;
 	for (size_t k = 0; k < c->npresent; k++) {
 		size_t i = list[k];
 		uint64_t e = pm[i], o = off ? off[i] : i;
 		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
+		uint64_t join;
 
 		if (kk != key) {
+			uint32_t nfl = fl, nmc = mc;
+
+			cnt[kind] += same;
+			same = 0;
 			kind =
-			    page_class(s, e, extra[i], false, 0, 0, &fl, &mc);
+			    page_class(s, e, extra[i], false, 0, 0, &nfl, &nmc);
 			key = kk;
-			if (r && (r->flags != fl || r->mapcount != mc))
-				r = NULL;
+			/* another class ends the run */
+			if (nfl != fl || nmc != mc)
+				next = UINT64_MAX;
+			fl = nfl;
+			mc = nmc;
 		}
-		cnt[kind]++;
-		if (r && o == next) {
-			r->npages++;
-			next++;
-			continue;
-		}
-		r = &runs[nr++];
-		*r = (struct md_run){.vaddr = va + (o << s->page_shift),
-				     .npages = 1,
-				     .flags = fl,
-				     .mapcount = mc};
+		same++;
+		/* all ones if the page continues the run, else zero (a mask,
+		 * which the compiler does not turn back into a branch) */
+		join = -(uint64_t)(o == next);
+		nr += 1 + join;
+		rva = (rva & join) | ((va + (o << shift)) & ~join);
+		rn = (rn & (uint32_t)join) + 1;
+		runs[nr - 1] = (struct md_run){
+		    .vaddr = rva, .npages = rn, .flags = fl, .mapcount = mc};
 		next = o + 1;
 	}
+	cnt[kind] += same;
 	sl->nruns = nr;
 	sl->present += cnt[PAGE_PRESENT];
 	sl->swapped += cnt[PAGE_SWAPPED];
