@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,11 +95,16 @@ int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 	put_u64(w->b.p + REC_SIZE, w->b.len);
 	/* the crc word is zero while the CRC is computed */
 	put_u32(w->b.p + REC_CRC, md_record_crc(w->b.p, w->b.len));
-	if (w->batch || w->gather) {
+	if ((w->batch || w->gather) && w->b.len < MD_RECORD_BATCH) {
 		memcpy(md_buf_grow(&w->rb, w->b.len), w->b.p, w->b.len);
 		w->nrb++;
 		return w->rb.len >= MD_RECORD_BATCH ? records_flush(w) : 0;
 	}
+	/* a record of the batch size or more goes out on its own, after
+	 * those held (not copied into the batch, which it would grow) */
+	ret = records_flush(w);
+	if (ret < 0)
+		return ret;
 	ret = write_all(w->fd, w->b.p, w->b.len, &done);
 	if (ret < 0) {
 		if (done && ftruncate(w->fd, (off_t)w->off) == 0)
@@ -171,29 +177,33 @@ static int open_special(const char *path, const struct stat *lst,
 }
 
 /* Create the file name (ending in six X) names, its X replaced by letters
- * and digits, a name no file has: open(2) with O_EXCL and mode 0666, so
- * that the kernel gives it the mode any new file gets there (the umask,
- * or the directory's default ACL), with no umask(2) read and fchmod(2)
- * after mkostemp's 0600. The letters come from the clock and a counter
- * and where the name lies in memory mixed (a name taken meanwhile is tried
- * again with others: O_EXCL makes a guessed name a retry, never a file of
- * someone else's written). Returns the fd or -errno. */
+ * and digits, a name no file has: open(2) with O_EXCL and mode 0600, as
+ * perf creates perf.data: a recording can hold another user's stack bytes
+ * (SAMPLE records of --call-graph dwarf) and their command lines, so only
+ * its owner reads it. The letters come from getrandom(2) (the clock, a
+ * counter and where the name lies in memory where it has no entropy yet);
+ * a name taken meanwhile is tried again with others: O_EXCL makes a
+ * guessed or planted name a retry, never a file of someone else's
+ * written. Returns the fd or -errno. */
 static int temp_create(char *name)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
 				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static uint64_t counter;
+	static _Atomic uint64_t counter;
 	char *x = name + strlen(name) - 6;
 
 	for (int tries = 0; tries < 100; tries++) {
 		uint64_t v = clock_ns(CLOCK_MONOTONIC) ^
 			     (uint64_t)(uintptr_t)name << 16 ^ ++counter << 40;
+		uint64_t r = 0;
 		int fd;
 
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == sizeof(r))
+			v ^= r;
 		v *= 0x9e3779b97f4a7c15ull; /* spread the bits to the top */
 		for (int i = 0; i < 6; i++, v <<= 6)
 			x[i] = set[(v >> 58) % (sizeof(set) - 1)];
-		fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}
@@ -201,7 +211,7 @@ static int temp_create(char *name)
 }
 
 /* Create the file records are written to: a temporary file beside path
- * (mode 0666 less the umask, like open would give), or, with
+ * (mode 0600: temp_create()), or, with
  * MD_WRITER_SPECIAL, path itself when it is (or names) a pipe, device or
  * socket. A regular file, a dangling symlink or a symlink to a regular
  * file gets the temporary file (renamed over path, the link replaced, not

@@ -547,7 +547,12 @@ void pgstate_begin(struct pgstate_enc *e, uint64_t start, uint64_t npages,
 	e->spage = e->slen = 0;
 	e->pfl = e->pmc = 0;
 	e->pidx = e->sidx = UINT32_MAX;
-	e->err = 0;
+	/* the pages must not run past the end of the address space: the
+	 * range checks of pgstate_add() take a page below start to wrap to
+	 * one at or past npages */
+	e->err = npages && npages - 1 > (UINT64_MAX - start) >> page_shift
+		     ? -EINVAL
+		     : 0;
 	e->open = true;
 	if (!e->blk)
 		e->blk = xmalloc(sizeof(*e->blk));

@@ -438,8 +438,10 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	/* the snapshot's records (images, mappings, charges, its end) go to
 	 * the file in one write(2) at its end, not one each */
 	ret = md_writer_gather(s->w, true);
-	if (ret < 0)
+	if (ret < 0) {
+		md_writer_gather(s->w, false);
 		return ret;
+	}
 	ret = snap_maps(s, pid, seq, &maps);
 	if (ret < 0)
 		goto out;

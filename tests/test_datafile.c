@@ -400,15 +400,15 @@ static void test_batch(void **state)
 
 /* md_writer_gather(): the records written while on stay in memory (the
  * file holds its header alone), off writes them, and they read back as
- * written one by one; the temporary file has the mode a new file gets
- * (0666 less the umask, here 027: 0640). */
+ * written one by one; the temporary file is its owner's alone (0600,
+ * as perf.data: whatever the umask, here 002). */
 static void test_gather(void **state)
 {
 	char *path = tpath("gather.data");
 	struct md_writer *w;
 	struct md_reader *r;
 	struct stat st;
-	mode_t old = umask(027);
+	mode_t old = umask(002);
 
 	assert_int_equal(md_writer_open(path, &w), 0);
 	umask(old);
@@ -416,7 +416,7 @@ static void test_gather(void **state)
 	write_all_types(w);
 	assert_int_equal(stat(md_writer_temp_path(w), &st), 0);
 	assert_int_equal(st.st_size, 64);
-	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(md_writer_gather(w, false), 0);
 	assert_int_equal(stat(md_writer_temp_path(w), &st), 0);
 	assert_int_equal((uint64_t)st.st_size, md_writer_offset(w));
@@ -1554,6 +1554,23 @@ static int decode_coded(const uint8_t *pal, uint32_t npal, const uint8_t *s,
 			     coded, &out, &cap);
 	free(out);
 	return ret;
+}
+
+/* A mapping whose pages would run past the end of the address space is
+ * refused (pgstate_add's range checks take a page below start to wrap to
+ * one past npages: true only when start + npages pages does not wrap). */
+static void test_pgstate_wrap(void **state)
+{
+	struct pgstate_enc e = {0};
+	const uint64_t top = 0xfffffffffffff000ull;
+	struct md_run wrap_runs[] = {{top, 1, MD_PG_PRESENT, 1, 0},
+				     {0, 1, MD_PG_PRESENT, 1, 0}};
+
+	(void)state;
+	assert_int_equal(pgstate_encode(&e, top, 4, 12, wrap_runs, 2), -EINVAL);
+	/* the last page of the address space is a mapping's last page */
+	assert_int_equal(pgstate_encode(&e, top, 1, 12, wrap_runs, 1), 0);
+	pgstate_enc_free(&e);
 }
 
 /* A CODED block's fields are checked; files before version 5 have none. */
@@ -3007,6 +3024,7 @@ int main(void)
 	    cmocka_unit_test(test_pages_fields),
 	    cmocka_unit_test(test_forked_layout_bits),
 	    cmocka_unit_test(test_coded_fields),
+	    cmocka_unit_test(test_pgstate_wrap),
 	    cmocka_unit_test(test_mapping_runs_refused),
 	    cmocka_unit_test(test_v6_fields),
 	    cmocka_unit_test(test_jitmap),
