@@ -61,23 +61,6 @@ def size_rows(path, key, extra=()):
     return list(csv.DictReader(io.StringIO(r.stdout)))
 
 
-def lea_targets(prog):
-    """{function: address its RIP-relative operand names, or in a
-    position-dependent program the immediate its mov loads} (objdump -d)."""
-    out, fn = {}, None
-    for line in run(["objdump", "-d", "--no-show-raw-insn", prog],
-                    check=True).stdout.splitlines():
-        m = re.match(r"[0-9a-f]+ <(\w+)>:", line)
-        if m:
-            fn = m.group(1)
-            continue
-        m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line) or \
-            re.search(r"\bmov\s+\$0x([0-9a-f]+),", line)
-        if fn in FUNCS and m and fn not in out:
-            out[fn] = int(m.group(1), 16)
-    return out
-
-
 def main():
     if platform.machine() != "x86_64":
         lib.skip("--disasm reads x86-64 code; this is %s"
@@ -115,7 +98,7 @@ def check_prog(prog, src, variant):
         if m:
             starts.append((ro_addr + int(m.group(1), 16), m.group(2)))
     starts.sort()
-    targets = lea_targets(prog)
+    targets = lib.lea_targets(prog, FUNCS)
     ck(sorted(targets) == sorted(FUNCS),
        "objdump shows a data address in each function (%s)"
        % sorted(targets))

@@ -86,23 +86,6 @@ def rodata_rows(path):
             if d["sections"] == ".rodata"}
 
 
-def lea_targets(prog):
-    """{function: address its RIP-relative operand names, or in a
-    position-dependent program the immediate its mov loads} (objdump -d)."""
-    out, fn = {}, None
-    for line in run(["objdump", "-d", "--no-show-raw-insn", prog],
-                    check=True).stdout.splitlines():
-        m = re.match(r"[0-9a-f]+ <(\w+)>:", line)
-        if m:
-            fn = m.group(1)
-            continue
-        m = re.search(r"\(%rip\).*# ([0-9a-f]+)", line) or \
-            re.search(r"\bmov\s+\$0x([0-9a-f]+),", line)
-        if fn in FUNCS and m and fn not in out:
-            out[fn] = int(m.group(1), 16)
-    return out
-
-
 def check_prog(prog, variant):
     def ck(ok, what):
         check(ok, variant + ": " + what)
@@ -121,7 +104,7 @@ def check_prog(prog, variant):
         m = re.match(r"\s*\[\s*([0-9a-f]+)\]\s+(.*)$", line)
         if m:
             starts.append((ro_addr + int(m.group(1), 16), m.group(2)))
-    targets = lea_targets(prog)
+    targets = lib.lea_targets(prog, FUNCS)
     want = {}
     for fn, text in FUNCS.items():
         at = [a for a, s in starts if s == text]
