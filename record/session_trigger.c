@@ -70,6 +70,47 @@ static void thaw(void *arg)
 	h->r->sn.nsnap_held++;
 }
 
+/* What a snapshot of t ended with (ret, flags and st: snapper_take()):
+ * a target gone, denied or left out is marked so, a write error fails
+ * the recording; a snapshot taken is counted in t and r, with the
+ * records that follow it. */
+static void snapshot_taken(struct session *r, struct rec_target *t, int ret,
+			   uint32_t flags, const struct snap_stats *st)
+{
+	if (ret == -ESRCH) {
+		t->alive = false;
+		return;
+	}
+	if (r->sc.scan && (ret == -EACCES || ret == -EPERM)) {
+		rec_scan_denied(r, t->pid, ret); /* left out from now */
+		t->alive = false;
+		return;
+	}
+	if (ret == -EACCES || ret == -EPERM) {
+		rec_left_out(r, t, ret);
+		return;
+	}
+	if (ret < 0) {
+		rec_wfail(r, ret);
+		return;
+	}
+	if (!r->sn.nsnaps++)
+		r->sn.first_end = md_writer_offset(r->w);
+	t->nsnaps++;
+	t->maps_owed = false; /* this one stood for them */
+	rec_write_cgroups(r, t);
+	t->last_rss = st->pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
+	if (flags & MD_SNAP_F_AT_EXIT)
+		t->exit_snap = true;
+	if (!st->pfn_available && !r->sn.pss_told) {
+		r->sn.pss_told = true;
+		rec_say(r, false,
+			"page frame numbers are not readable "
+			"(no CAP_SYS_ADMIN): recording without PSS, "
+			"mapcounts and page flags");
+	}
+}
+
 /* Take a snapshot of t through thread read_pid with flags: drain first,
  * hold a traced target while its page tables are read (--freeze: all
  * through; growth: the page tables only), then count it in t and r. A
@@ -124,38 +165,7 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 	rec_prepare_cgroup(r, t);
 	ret = snapper_take(r->sn.s, read_pid, r->sn.seq++, flags, &st);
 	thaw(&h);
-	if (ret == -ESRCH) {
-		t->alive = false;
-		return;
-	}
-	if (r->sc.scan && (ret == -EACCES || ret == -EPERM)) {
-		rec_scan_denied(r, t->pid, ret); /* left out from now */
-		t->alive = false;
-		return;
-	}
-	if (ret == -EACCES || ret == -EPERM) {
-		rec_left_out(r, t, ret);
-		return;
-	}
-	if (ret < 0) {
-		rec_wfail(r, ret);
-		return;
-	}
-	if (!r->sn.nsnaps++)
-		r->sn.first_end = md_writer_offset(r->w);
-	t->nsnaps++;
-	t->maps_owed = false; /* this one stood for them */
-	rec_write_cgroups(r, t);
-	t->last_rss = st.pages_present * (uint64_t)sysconf(_SC_PAGESIZE);
-	if (flags & MD_SNAP_F_AT_EXIT)
-		t->exit_snap = true;
-	if (!st.pfn_available && !r->sn.pss_told) {
-		r->sn.pss_told = true;
-		rec_say(r, false,
-			"page frame numbers are not readable "
-			"(no CAP_SYS_ADMIN): recording without PSS, "
-			"mapcounts and page flags");
-	}
+	snapshot_taken(r, t, ret, flags, &st);
 }
 
 /* One snapshot trigger. */
