@@ -213,9 +213,11 @@ int cmd_size(int argc, char **argv)
 			goto out;
 		}
 		images[v.nimages].path = argv[i];
-		/* only pprof names the files' mappings by build-id */
+		/* read only for a format that names mappings by build-id */
 		images[v.nimages++].build_id =
-		    v.fmt == OUT_PPROF ? build_id_hex(argv[i]) : xstrdup("");
+		    out_format_get(v.fmt)->flags & OUTF_BUILD_IDS
+			? build_id_hex(argv[i])
+			: xstrdup("");
 	}
 	v.images = images;
 	title = xasprintf("memsz size of %s%s", argv[first],

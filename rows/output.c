@@ -38,7 +38,8 @@ static const struct out_format_def out_formats[OUT__COUNT] = {
      ROWS_KIND_BIT(ROWS_SINGLE)},
     /* pprof sample values and the page's treemap areas are sums: a
      * derived ratio is none */
-    {"pprof", OUT_PPROF, pprof_write, OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS,
+    {"pprof", OUT_PPROF, pprof_write,
+     OUTF_BINARY | OUTF_ALL_ROWS | OUTF_SUMS | OUTF_BUILD_IDS,
      ROWS_KIND_BIT(ROWS_SINGLE)},
     {"html", OUT_HTML, html_write, OUTF_ALL_ROWS | OUTF_SUMS | OUTF_ALL_COLUMNS,
      ROWS_KIND_BIT(ROWS_SINGLE)},

@@ -70,6 +70,8 @@ enum out_flag {
 	OUTF_ROWS_ASKED = 1u << 8,   /* every row unless -n is given: the
 					default -n is the table's (data for
 					programs reads whole) */
+	OUTF_BUILD_IDS = 1u << 9,    /* names mappings by build-id: the
+					files' build-ids are read for it */
 };
 
 struct rowtree;

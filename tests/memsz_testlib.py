@@ -321,6 +321,21 @@ def readelf(args, path):
                           capture_output=True, text=True, check=True).stdout
 
 
+def sections(path):
+    """{name: (address, file offset, size, flags)} of path's section
+    headers, from readelf -SW (the flags letters as readelf prints them:
+    "C" for SHF_COMPRESSED, "A" for SHF_ALLOC...)."""
+    out = {}
+    for line in readelf(["-S"], path).splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+"
+                     r"([0-9a-f]+)\s+([0-9a-f]+)\s+[0-9a-f]+\s+([A-Za-z]*)",
+                     line)
+        if m:
+            out[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16),
+                               int(m.group(4), 16), m.group(5))
+    return out
+
+
 def proc_state(pid):
     """The state letter of /proc/PID/stat (R, S, T, t, ...)."""
     with open(f"/proc/{pid}/stat") as f:

@@ -34,14 +34,11 @@ SOURCE = "".join(f"int a_rather_long_variable_name_number_{i} = {i};\n"
 
 
 def section(path, name):
-    """(file offset, size) of section name, from readelf -SW."""
-    out = subprocess.run(["readelf", "-SW", path], capture_output=True,
-                         text=True, check=True).stdout
-    for line in out.splitlines():
-        f = line.split("]", 1)[-1].split()
-        if len(f) > 4 and f[0] == name:
-            return int(f[3], 16), int(f[4], 16)
-    lib.fail(f"readelf -SW {path}: no {name}")
+    """(file offset, size) of section name (lib.sections: readelf -SW)."""
+    secs = lib.sections(path)
+    if name not in secs:
+        lib.fail(f"readelf -SW {path}: no {name}")
+    return secs[name][1:3]
 
 
 def patch(src, dst):
@@ -90,11 +87,7 @@ def main():
         check("(indirect string, offset: " in info.split("DW_TAG_compile_unit",
                                                         1)[-1][:600],
               "readelf: the patched unit's name is a strp")
-        flags = subprocess.run(["readelf", "-SW", badz], capture_output=True,
-                               text=True).stdout
-        m = re.search(r"\.debug_str\s+PROGBITS\s+\S+\s+\S+\s+\S+\s+\S+"
-                      r"\s+([A-Z]+)", flags)
-        check(m is not None and "C" in m.group(1),
+        check("C" in lib.sections(badz).get(".debug_str", (0, 0, 0, ""))[3],
               "objcopy: .debug_str of the copy is SHF_COMPRESSED")
         ok = subprocess.run([MEMSZ, "size", "--by", "compileunits", good],
                             capture_output=True, text=True)

@@ -85,12 +85,8 @@ def check_prog(prog, src, variant):
     def ck(ok, what):
         check(ok, variant + ": " + what)
 
-    secs = {}
-    for line in readelf(["-SW"], prog).splitlines():
-        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+"
-                     r"[0-9a-f]+\s+([0-9a-f]+)", line)
-        if m:
-            secs[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16))
+    secs = {name: (addr, size) for name, (addr, _, size, _)
+            in lib.sections(prog).items()}
     ro_addr, ro_size = secs[".rodata"]
     starts = []
     for line in readelf(["-p", ".rodata"], prog).splitlines():

@@ -173,56 +173,52 @@ static void test_v2_only(void **state)
 	(void)state;
 }
 
-/* The fast path against the mount table (the ground truth it stands
- * for): where it applies it finds the same mounts; where a v1 memory
- * hierarchy is mounted (a hybrid machine) it must not apply. */
-static void test_v2_fast_live(void **state)
+/* A fast path's answer ret and mounts fast against the mount table (the
+ * ground truth it stands for): where it applies it finds the same
+ * mounts. Returns whether the mount table has a v1 memory hierarchy. */
+static bool fast_matches_mountinfo(int ret, const struct memcg_mounts *fast)
 {
-	struct memcg_mounts fast, slow;
+	struct memcg_mounts slow;
 	char *mi = NULL;
-	ssize_t n;
-	int ret = memcg_mounts_v2_fast(&fast);
+	ssize_t n = read_small_file("/proc/self/mountinfo", 4u << 20, &mi);
 
-	n = read_small_file("/proc/self/mountinfo", 4u << 20, &mi);
 	assert_true(n > 0);
 	if (memcg_parse_mounts(mi, (size_t)n, &slow) < 0)
 		slow.v1[0] = slow.v2[0] = 0;
 	free(mi);
 	if (ret == 0) {
-		assert_string_equal(fast.v1, slow.v1);
-		assert_string_equal(fast.v2, slow.v2);
-	} else {
+		assert_string_equal(fast->v1, slow.v1);
+		assert_string_equal(fast->v2, slow.v2);
+	}
+	return slow.v1[0] != 0;
+}
+
+/* The cgroup2-only fast path: where a v1 memory hierarchy is mounted (a
+ * hybrid machine) it must not apply. */
+static void test_v2_fast_live(void **state)
+{
+	struct memcg_mounts fast;
+	int ret = memcg_mounts_v2_fast(&fast);
+
+	if (ret != 0)
 		print_message(
 		    "not a cgroup2-only machine: mountinfo is read\n");
-	}
-	if (slow.v1[0])
+	if (fast_matches_mountinfo(ret, &fast))
 		assert_int_equal(ret, -ENOENT);
 	(void)state;
 }
 
-/* The hybrid fast path against the mount table: where it applies it
- * finds the same mounts; where no v1 memory hierarchy is mounted it must
+/* The hybrid fast path: where no v1 memory hierarchy is mounted it must
  * not apply. */
 static void test_v1_fast_live(void **state)
 {
-	struct memcg_mounts fast, slow;
-	char *mi = NULL;
-	ssize_t n;
+	struct memcg_mounts fast;
 	int ret = memcg_mounts_v1_fast(&fast);
 
-	n = read_small_file("/proc/self/mountinfo", 4u << 20, &mi);
-	assert_true(n > 0);
-	if (memcg_parse_mounts(mi, (size_t)n, &slow) < 0)
-		slow.v1[0] = slow.v2[0] = 0;
-	free(mi);
-	if (ret == 0) {
-		assert_string_equal(fast.v1, slow.v1);
-		assert_string_equal(fast.v2, slow.v2);
-	} else {
+	if (ret != 0)
 		print_message("no v1 memory hierarchy at /sys/fs/cgroup/memory:"
 			      " mountinfo is read\n");
-	}
-	if (!slow.v1[0])
+	if (!fast_matches_mountinfo(ret, &fast))
 		assert_int_equal(ret, -ENOENT);
 	(void)state;
 }
