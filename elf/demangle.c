@@ -9,7 +9,10 @@
  * rustfilt prints: no legacy "::h<hash>", no v0 crate disambiguators, no
  * type after a constant. libiberty drops a Rust name's ".suffix"; we keep
  * it (".cold" parts stay apart from their function) unless it is LLVM's
- * ".llvm.<hex>" renaming, as rustc-demangle does.
+ * ".llvm.<hex>" renaming, as rustc-demangle does. A "_ZN" name is only
+ * offered to the Rust demangler when it has the legacy hash segment where
+ * libiberty looks for it (rust_maybe): most C++ names skip a demangler
+ * that would walk them twice to refuse them.
  *
  * Both demanglers' output is unbounded (every back-reference prints a
  * component again; nesting them doubles the output each time, so a
@@ -134,11 +137,54 @@ static size_t word_len(const char *s)
 	return n;
 }
 
-/* name demangled into the empty sb, as Rust, else as C++ (without
- * parameter lists if short_form: c++filt -p). */
-static bool demangle_word(const char *name, bool short_form, struct strbuf *sb)
+/* Whether s starts with 16 lower-case hex digits. */
+static bool lower_hex16(const char *s)
 {
-	if (demangle_rust(name, sb))
+	for (int i = 0; i < 16; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* Whether libiberty's Rust demangler might read the word name (n bytes
+ * of [A-Za-z0-9_$.]): false only where it surely fails, so that most C++
+ * names skip it (it walks each one twice before it gives up). A v0 name
+ * starts "_R"; a legacy one "_ZN", and libiberty ends its path at the
+ * last 'E' followed by '.' or the end, which must close the hash segment
+ * "17h" + 16 lower-case hex digits (is_legacy_prefixed_hash). */
+static bool rust_maybe(const char *name, size_t n)
+{
+	const char *path = name + 3, *e = name + n - 1, *dot;
+
+	if (name[0] != '_' || name[1] == 'R')
+		return name[0] == '_';
+	if (name[1] != 'Z' || n < 3 || name[2] != 'N')
+		return false;
+	if (*e != 'E') {
+		/* the last '.' after an 'E', as libiberty walks back */
+		e = NULL;
+		for (size_t len = n - 3;
+		     (dot = memrchr(path, '.', len)) && dot > path;
+		     len = dot - path) {
+			if (dot[-1] == 'E') {
+				e = dot - 1;
+				break;
+			}
+		}
+		if (!e)
+			return false;
+	}
+	return e - path > 19 && !memcmp(e - 19, "17h", 3) &&
+	       lower_hex16(e - 16);
+}
+
+/* name (n bytes) demangled into the empty sb, as Rust, else as C++
+ * (without parameter lists if short_form: c++filt -p). */
+static bool demangle_word(const char *name, size_t n, bool short_form,
+			  struct strbuf *sb)
+{
+	if (rust_maybe(name, n) && demangle_rust(name, sb))
 		return true;
 	if (name[1] == 'R')
 		return false;
@@ -167,10 +213,10 @@ char *elf_demangle_as(const char *name, enum elf_demangle_style style)
 	if (n > DM_MAX_IN)
 		return NULL;
 	if (!name[n]) {
-		ok = demangle_word(name, style == ELF_DEMANGLE_SHORT, &sb);
+		ok = demangle_word(name, n, style == ELF_DEMANGLE_SHORT, &sb);
 	} else {
 		word = xstrndup(name, n);
-		ok = demangle_word(word, style == ELF_DEMANGLE_SHORT, &sb);
+		ok = demangle_word(word, n, style == ELF_DEMANGLE_SHORT, &sb);
 		free(word);
 		if (ok)
 			strbuf_adds(&sb, name + n);

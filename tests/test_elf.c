@@ -34,6 +34,9 @@
 #include "tests/testutil.h"
 #include "util/util.h"
 
+/* after util.h: its ARRAY_SIZE is the one kept */
+#include <libiberty/demangle.h>
+
 static char tmpdir[] = "/tmp/memsz-test-elf.XXXXXX";
 static bool have_m32;
 
@@ -1042,6 +1045,56 @@ static void test_rust_demangled(void **state)
 	dm = elf_demangle("_ZSt4cout@@GLIBCXX_3.4");
 	assert_string_equal(dm, "std::cout@@GLIBCXX_3.4");
 	free(dm);
+}
+
+/* Names near the legacy Rust shape: each one libiberty's Rust demangler
+ * reads is read as Rust (elf_demangle() hands only names with the hash
+ * segment where libiberty looks for it to that demangler), and each other
+ * one as libiberty's C++ demangler reads it. */
+static void test_rust_prefilter(void **state)
+{
+	static const char *const names[] = {
+	    "_ZN1a17h0123456789abcdefE",
+	    "_ZN1a17h0123456789abcdefE.cold",
+	    "_ZN1a17h0123456789abcdefE.llvm.42",
+	    "_ZN1a17h0123456789abcdefE.1.x",
+	    "_ZN3foo3bar17h0123456789abcdefE",
+	    "_ZN3foo3bar17h0123456789abcdefE.E.x",
+	    "_ZN3foo3bar17h0123456789abcdefE.E",
+	    "_ZN3foo3bar17h0123456789abcdeE",
+	    "_ZN3foo3bar17h0123456789ABCDEFE",
+	    "_ZN3foo3bar17g0123456789abcdefE",
+	    "_ZN17h0123456789abcdefE",
+	    "_ZN3foo3barE17h0123456789abcdefE",
+	    "_ZN3foo3barEv",
+	    "_ZN3foo3barEv.cold",
+	    "_ZNK3foo3barEv.isra.0",
+	};
+	size_t rust_read = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *rust = rust_demangle(names[i], 0);
+		char *cxx = cplus_demangle(names[i], DMGL_PARAMS | DMGL_ANSI |
+							 DMGL_VERBOSE);
+		char *dm = elf_demangle(names[i]);
+
+		if (rust) {
+			/* its ".suffix" kept after libiberty's text */
+			assert_non_null(dm);
+			assert_int_equal(strncmp(dm, rust, strlen(rust)), 0);
+			rust_read++;
+		} else if (cxx) {
+			assert_string_equal(dm, cxx);
+		} else {
+			assert_null(dm);
+		}
+		free(rust);
+		free(cxx);
+		free(dm);
+	}
+	/* the first five: a list libiberty reads differently proves less */
+	assert_int_equal(rust_read, 5);
 }
 
 /* ---------- separate debug files ---------- */
@@ -2066,6 +2119,7 @@ int main(void)
 	    cmocka_unit_test(test_aliases),
 	    cmocka_unit_test(test_cxx_demangled),
 	    cmocka_unit_test(test_rust_demangled),
+	    cmocka_unit_test(test_rust_prefilter),
 	    cmocka_unit_test(test_debuglink),
 	    cmocka_unit_test(test_debug_build_id),
 	    cmocka_unit_test(test_build_id_read),
