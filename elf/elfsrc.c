@@ -264,10 +264,18 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 		return ret;
 
 	for (size_t i = 0; i < n;) {
-		char *dm = elf_demangle_as(syms[i].name, sn.style);
-		const char *label = dm ? dm : syms[i].name;
-		uint32_t id = labels_intern(lb, label);
+		const char *label;
+		uint32_t id;
 		size_t j;
+		char *dm;
+
+		/* in address order the names lie far apart in the string
+		 * table: ask for one a few symbols ahead of the demangler */
+		if (i + 8 < n)
+			__builtin_prefetch(syms[i + 8].name);
+		dm = elf_demangle_as(syms[i].name, sn.style);
+		label = dm ? dm : syms[i].name;
+		id = labels_intern(lb, label);
 
 		for (j = i + 1; j < n && syms[j].addr == syms[i].addr &&
 				syms[j].size == syms[i].size &&
