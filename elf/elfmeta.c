@@ -114,6 +114,39 @@ static void meta_push(struct metasink *ms, uint64_t off, uint64_t size,
 	*last = (struct meta){off, size, label, alloc};
 }
 
+/* Elements k in [0, n) of a table at file offset off, of stride bytes
+ * each, to labels l->id[first + k]: what meta_push() of each in order
+ * adds, held as one table per map (rmap_add_table(): 4 bytes an element,
+ * where entries of the maps took 64) when the table is not loaded or
+ * lies in one entry of the base, else pushed one by one. */
+static void meta_table(struct metasink *ms, uint64_t off, uint64_t stride,
+		       size_t n, struct rmap_labels *l, size_t first,
+		       bool alloc)
+{
+	uint64_t vm;
+
+	meta_flush(ms);
+	if (!n)
+		return;
+	if (!alloc || !ms->base) { /* as dualmap_add_file() with no base */
+		rmap_add_table(ms->out->file, off, stride, n,
+			       RMAP_NO_TRANSLATION, l, first);
+		return;
+	}
+	if (n > UINT64_MAX / stride || !base_piece(ms, off, n * stride)) {
+		for (size_t k = 0; k < n; k++)
+			meta_push(ms, off + k * stride, stride,
+				  l->id[first + k], true);
+		return;
+	}
+	vm = ms->piece.other == RMAP_NO_TRANSLATION
+		 ? RMAP_NO_TRANSLATION
+		 : ms->piece.other + (off - ms->piece.start);
+	rmap_add_table(ms->out->file, off, stride, n, vm, l, first);
+	if (vm != RMAP_NO_TRANSLATION)
+		rmap_add_table(ms->out->vm, vm, stride, n, off, l, first);
+}
+
 /* Add the last entry and thaw out. */
 static void meta_end(struct metasink *ms)
 {
@@ -172,13 +205,31 @@ static void meta_hdr(struct elfimg *img, struct metasink *ms)
 	size_t nh = 0, hint = 0;
 	int ret = elf_ehframe_hdr_read(img, &hent, &nh);
 
+	struct rmap_labels *l;
+	bool even = nh && hent[0].size;
+
 	elfimg_drop_data(img);
-	if (ret == 0)
-		for (size_t i = 0; i < nh; i++) /* sorted by address */
-			meta_push(ms, hent[i].off, hent[i].size,
-				  rmap_lookup_near(ms->out->vm,
-						   hent[i].initial_loc, &hint),
-				  true);
+	for (size_t i = 1; ret == 0 && i < nh && even; i++)
+		even = hent[i].size == hent[0].size &&
+		       hent[i].off == hent[i - 1].off + hent[0].size;
+	if (ret || !nh) {
+		free(hent);
+		return;
+	}
+	/* sorted by address */
+	l = rmap_labels_new(even ? nh : 0);
+	for (size_t i = 0; i < nh; i++) {
+		uint32_t id =
+		    rmap_lookup_near(ms->out->vm, hent[i].initial_loc, &hint);
+
+		if (even)
+			l->id[i] = id;
+		else
+			meta_push(ms, hent[i].off, hent[i].size, id, true);
+	}
+	if (even) /* the usual table: entries of one size in a row */
+		meta_table(ms, hent[0].off, hent[0].size, nh, l, 0, true);
+	rmap_labels_put(l);
 	free(hent);
 }
 
@@ -198,7 +249,7 @@ struct relwalk {
 static bool covered(struct rmap *m, uint64_t start, uint64_t size, size_t *hint)
 {
 	size_t n, i = *hint, steps = 0;
-	const struct rmap_entry *e = rmap_entries(m, &n);
+	const struct rmap_entry *e = rmap_extents(m, &n);
 
 	while (i < n && e[i].end <= start && steps++ < 8)
 		i++;
@@ -343,19 +394,18 @@ static uint32_t entry_label(const struct elfimg *img,
 	return LABEL_NONE;
 }
 
-/* The label of every entry of t into a new array (caller frees) of
- * t->nsyms ids, LABEL_NONE for an entry not describing a labelled
+/* The label of every entry of t into new labels (the caller's
+ * reference) of t->nsyms ids, LABEL_NONE for an entry not describing a labelled
  * symbol (a defined function or object of non-zero size whose address
  * the symbols map labels). Only queries: the map is frozen. */
-static uint32_t *symtab_meta_ids(struct elfimg *img,
-				 const struct symtab_meta *t,
-				 const struct elfmeta_names *sn,
-				 struct metasink *ms)
+static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
+					   const struct symtab_meta *t,
+					   const struct elfmeta_names *sn,
+					   struct metasink *ms)
 {
-	uint32_t *ids = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*ids));
+	struct rmap_labels *l = rmap_labels_new(t->nsyms);
+	uint32_t *ids = l->id;
 
-	for (size_t i = 0; i < t->nsyms; i++)
-		ids[i] = LABEL_NONE;
 	for (size_t i = 1; i < t->nsyms; i++) {
 		uint64_t value;
 		GElf_Sym sym;
@@ -380,7 +430,7 @@ static uint32_t *symtab_meta_ids(struct elfimg *img,
 			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
 					     type, value, t, &sym, sn, ms);
 	}
-	return ids;
+	return l;
 }
 
 /* Which pieces of a symbol table entry symtab_push() adds */
@@ -506,15 +556,35 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 	free(k);
 }
 
+/* The nb bucket words at w, file offset off, that name a symbol y (not
+ * 0, below ids->n): each to ids' label of y. */
+static void hash_buckets(struct metasink *ms, uint64_t off,
+			 const unsigned char *w, uint64_t nb, bool be,
+			 struct rmap_labels *ids, bool alloc)
+{
+	struct rmap_labels *l = rmap_labels_new(nb);
+
+	for (uint64_t b = 0; b < nb; b++) {
+		uint64_t y = elf_get_uint(w + b * 4, 4, be);
+
+		if (y && y < ids->n)
+			l->id[b] = ids->id[y];
+	}
+	meta_table(ms, off, 4, nb, l, 0, alloc);
+	rmap_labels_put(l);
+}
+
 /* The words of the symbol hash tables of symbol table tabndx (.hash,
  * .gnu.hash) that name one symbol, to that symbol's label ids[index]:
  * .hash's bucket (the first symbol of its chain) and chain words (one per
  * symbol), .gnu.hash's buckets (the first symbol of the bucket) and hash
  * values (one per symbol from symoffset on). Headers and .gnu.hash's bloom
  * filter serve all symbols and stay "[section ...]". */
-static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
-		      size_t nids, struct metasink *ms)
+static void meta_hash(struct elfimg *img, size_t tabndx,
+		      struct rmap_labels *ids, struct metasink *ms)
 {
+	size_t nids = ids->n;
+
 	Elf *elf = elfimg_elf(img);
 	bool be = img->big_endian;
 
@@ -538,16 +608,11 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 
 			if (8 + (nb + nc) * 4 > h->size || nc > nids)
 				continue;
-			for (uint64_t b = 0; b < nb; b++) {
-				uint64_t y = elf_get_uint(p + 8 + b * 4, 4, be);
-
-				if (y && y < nids)
-					meta_push(ms, h->offset + 8 + b * 4, 4,
-						  ids[y], alloc);
-			}
-			for (uint64_t i = 1; i < nc; i++)
-				meta_push(ms, h->offset + 8 + (nb + i) * 4, 4,
-					  ids[i], alloc);
+			hash_buckets(ms, h->offset + 8, p + 8, nb, be, ids,
+				     alloc);
+			if (nc > 1)
+				meta_table(ms, h->offset + 8 + (nb + 1) * 4, 4,
+					   nc - 1, ids, 1, alloc);
 			continue;
 		}
 		/* .gnu.hash: nbuckets, symoffset, bloom_size, bloom_shift */
@@ -561,21 +626,13 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 			hdr = 16 + nbloom * w;
 			if (hdr + nb * 4 > h->size || symoff > nids)
 				continue;
-			for (uint64_t b = 0; b < nb; b++) {
-				uint64_t y =
-				    elf_get_uint(p + hdr + b * 4, 4, be);
-
-				if (y && y < nids)
-					meta_push(ms, h->offset + hdr + b * 4,
-						  4, ids[y], alloc);
-			}
+			hash_buckets(ms, h->offset + hdr, p + hdr, nb, be, ids,
+				     alloc);
 			hdr += nb * 4;
-			for (uint64_t i = symoff;
-			     i < nids && hdr + (i - symoff + 1) * 4 <= h->size;
-			     i++)
-				meta_push(ms,
-					  h->offset + hdr + (i - symoff) * 4, 4,
-					  ids[i], alloc);
+			/* the hash values, one per symbol from symoff on */
+			meta_table(ms, h->offset + hdr, 4,
+				   MIN(nids - symoff, (h->size - hdr) / 4), ids,
+				   symoff, alloc);
 		}
 	}
 }
@@ -755,7 +812,8 @@ static bool meta_reorder(struct meta_job *j, size_t n)
 
 /* Run job j; ids[tab]: the labels of symbol table tab's entries. */
 static void meta_run(struct elfimg *img, const struct meta_job *j,
-		     uint32_t *const *ids, bool reordered, struct metasink *ms)
+		     struct rmap_labels *const *ids, bool reordered,
+		     struct metasink *ms)
 {
 	struct symtab_meta t;
 
@@ -778,7 +836,7 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 	case MK_HASH:
 		if (img->secs[j->tab].type == SHT_DYNSYM &&
 		    symtab_meta_open(img, j->tab, &t))
-			meta_hash(img, j->tab, ids[j->tab], t.nsyms, ms);
+			meta_hash(img, j->tab, ids[j->tab], ms);
 		return;
 	default:
 		break;
@@ -786,21 +844,24 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 	if (!symtab_meta_open(img, j->tab, &t))
 		return;
 	if (!reordered) /* entry by entry, its parts together */
-		symtab_push(&t, ids[j->tab],
+		symtab_push(&t, ids[j->tab]->id,
 			    PART_ENTRY | PART_VERSION | PART_NAME, ms);
 	else if (j->kind == MK_NAMES)
-		symtab_push_names(&t, ids[j->tab], ms);
-	else
-		symtab_push(&t, ids[j->tab],
-			    j->kind == MK_ENTRIES ? PART_ENTRY : PART_VERSION,
-			    ms);
+		symtab_push_names(&t, ids[j->tab]->id, ms);
+	else if (j->kind == MK_ENTRIES) /* entry i is symbol i's */
+		meta_table(ms, t.tab->offset, t.entsize, t.nsyms, ids[j->tab],
+			   0, t.tab->flags & SHF_ALLOC);
+	else if (t.ver) /* and so is version word i */
+		meta_table(ms, t.ver->offset, 2, t.nsyms, ids[j->tab], 0,
+			   t.ver->flags & SHF_ALLOC);
 }
 
 void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 		 struct dualmap *base, struct dualmap *out)
 {
 	struct meta_job *j = xcalloc(3 + 4 * img->nsecs, sizeof(*j));
-	uint32_t **ids = xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*ids));
+	struct rmap_labels **ids =
+	    xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*ids));
 	struct metasink ms;
 	bool reordered;
 	size_t n;
@@ -824,7 +885,7 @@ void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 	meta_end(&ms);
 	elfimg_drop_data(img);
 	for (size_t i = 0; i < img->nsecs; i++)
-		free(ids[i]);
+		rmap_labels_put(ids[i]);
 	free(ids);
 	free(j);
 }
