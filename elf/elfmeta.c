@@ -162,18 +162,34 @@ static uint32_t sym_at(struct metasink *ms, uint64_t addr)
 	return rmap_lookup(ms->out->vm, addr, NULL);
 }
 
+/* meta_fdes()'s walk: the sink, the file offset of the section, the
+ * lookup hint */
+struct fdewalk {
+	struct metasink *ms;
+	uint64_t offset;
+	size_t hint;
+};
+
+/* FDEs mostly follow the code: looked up from the last one on */
+static void fde_push(void *arg, const struct elf_fde *f)
+{
+	struct fdewalk *w = arg;
+
+	meta_push(w->ms, w->offset + f->off, f->size,
+		  rmap_lookup_near(w->ms->out->vm, f->pc_begin, &w->hint),
+		  true);
+}
+
 /* Each FDE (its whole record) to the symbol holding its pc_begin. The
  * sections are those elf_ehframe_read() reads (ALLOC .eh_frame, PROGBITS
- * or SHT_X86_64_UNWIND), parsed one at a time and their bytes freed
- * before their FDEs go in: the maps are at their largest then. */
+ * or SHT_X86_64_UNWIND), walked one at a time (the FDEs are not kept)
+ * and their bytes freed after. */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
-	size_t hint = 0;
+	struct fdewalk w = {ms, 0, 0};
 
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
-		struct elf_fde *f = NULL;
-		size_t m = 0;
 		Elf_Data *d;
 
 		if (strcmp(s->name, ".eh_frame") || !(s->flags & SHF_ALLOC) ||
@@ -183,54 +199,55 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 		d = elf_rawdata(elf_getscn(elfimg_elf(img), i), NULL);
 		if (!d || !d->d_buf || d->d_size != s->size)
 			continue;
-		elf_ehframe_parse(d->d_buf, d->d_size, s->addr, img->elfclass,
-				  img->big_endian, &f, &m, NULL);
+		w.offset = s->offset;
+		elf_ehframe_walk(d->d_buf, d->d_size, s->addr, img->elfclass,
+				 img->big_endian, fde_push, &w, NULL);
 		elfimg_drop_data(img);
-		/* FDEs mostly follow the code: looked up from the last one
-		 * on */
-		for (size_t k = 0; k < m; k++)
-			meta_push(
-			    ms, s->offset + f[k].off, f[k].size,
-			    rmap_lookup_near(ms->out->vm, f[k].pc_begin, &hint),
-			    true);
-		free(f);
 	}
 }
 
+/* meta_hdr()'s walk: the labels of the entries so far, the first
+ * entry's place and size (the table's entries follow each other, of one
+ * size), the lookup hint */
+struct hdrwalk {
+	struct metasink *ms;
+	uint32_t *id;
+	size_t n, cap, hint;
+	uint64_t off, size;
+};
+
+/* sorted by address: looked up from the last one on */
+static void hdr_label(void *arg, const struct elf_ehhdr_entry *e)
+{
+	struct hdrwalk *w = arg;
+
+	if (!w->n) {
+		w->off = e->off;
+		w->size = e->size;
+	}
+	if (w->n >= w->cap)
+		xgrow(&w->id, &w->cap, w->n + 1, sizeof(*w->id));
+	w->id[w->n++] =
+	    rmap_lookup_near(w->ms->out->vm, e->initial_loc, &w->hint);
+}
+
 /* Each .eh_frame_hdr search table entry to the symbol of its initial
- * location. CIEs and the table's header stay "[section ...]". */
+ * location, as one table (a table that fails to decode: none). CIEs and
+ * the table's header stay "[section ...]". */
 static void meta_hdr(struct elfimg *img, struct metasink *ms)
 {
-	struct elf_ehhdr_entry *hent = NULL;
-	size_t nh = 0, hint = 0;
-	int ret = elf_ehframe_hdr_read(img, &hent, &nh);
-
-	struct rmap_labels *l;
-	bool even = nh && hent[0].size;
+	struct hdrwalk w = {.ms = ms};
+	int ret = elf_ehframe_hdr_foreach(img, hdr_label, &w);
 
 	elfimg_drop_data(img);
-	for (size_t i = 1; ret == 0 && i < nh && even; i++)
-		even = hent[i].size == hent[0].size &&
-		       hent[i].off == hent[i - 1].off + hent[0].size;
-	if (ret || !nh) {
-		free(hent);
-		return;
-	}
-	/* sorted by address */
-	l = rmap_labels_new(even ? nh : 0);
-	for (size_t i = 0; i < nh; i++) {
-		uint32_t id =
-		    rmap_lookup_near(ms->out->vm, hent[i].initial_loc, &hint);
+	if (ret == 0 && w.n && w.size) {
+		struct rmap_labels *l = rmap_labels_new(w.n);
 
-		if (even)
-			l->id[i] = id;
-		else
-			meta_push(ms, hent[i].off, hent[i].size, id, true);
+		memcpy(l->id, w.id, w.n * sizeof(*w.id));
+		meta_table(ms, w.off, w.size, w.n, l, 0, true);
+		rmap_labels_put(l);
 	}
-	if (even) /* the usual table: entries of one size in a row */
-		meta_table(ms, hent[0].off, hent[0].size, nh, l, 0, true);
-	rmap_labels_put(l);
-	free(hent);
+	free(w.id);
 }
 
 /* meta_relocs()'s walk: the sink, the entry last labelled (a RELR word

@@ -101,6 +101,23 @@ static inline bool run_contiguous(uint64_t start, uint64_t other, uint64_t x,
 	return other + (x - start) == o;
 }
 
+/* The end of the run of elements of label from end (an element's start
+ * inside table entry e) on, e->end at most: the elements stepped through
+ * without a division each. */
+static inline uint64_t table_run(const struct rmap *m,
+				 const struct rmap_entry *e, uint64_t end,
+				 uint32_t label)
+{
+	const struct rtab *t = &m->tab[e->label & ~TAB_BIT];
+	const uint32_t *id = t->l->id + t->first;
+	uint64_t k = (end - t->start) / t->stride;
+
+	for (; end < e->end; k++, end += t->stride)
+		if ((id[k] != LABEL_NONE ? id[k] : t->fill) != label)
+			return end;
+	return e->end;
+}
+
 /* The run from byte *pos on (or from the start of m->ent[*i] if *pos is
  * before it) of one label and contiguous translation, through the
  * elements of m->ent[*i] and the entries that follow it without a gap,
@@ -122,10 +139,9 @@ static void vrun(const struct rmap *m, size_t *i, uint64_t *pos,
 	}
 	for (;;) {
 		if (end < e->end) {
-			if (rmap_label_at(m, e, end, &next) != out->label)
+			end = table_run(m, e, end, out->label);
+			if (end < e->end)
 				break;
-			end = next;
-			continue;
 		}
 		(*i)++;
 		if (*i >= m->n)
