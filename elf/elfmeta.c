@@ -115,28 +115,35 @@ static void meta_push(struct metasink *ms, uint64_t off, uint64_t size,
 }
 
 /* Elements k in [0, n) of a table at file offset off, of stride bytes
- * each, to labels l->id[first + k]: what meta_push() of each in order
- * adds, held as one table per map (rmap_add_table(): 4 bytes an element,
- * where entries of the maps took 64) when the table is not loaded or
- * lies in one entry of the base, else pushed one by one. */
+ * each (stride 0: [off + at[first + k] - at[first], off + at[first + k +
+ * 1] - at[first]) of l->at), to labels l->id[first + k]: what
+ * meta_push() of each in order adds, held as one table per map
+ * (rmap_add_table(): 4 bytes an element, or 12, where entries of the maps
+ * took 64) when the table is not loaded or lies in one entry of the base,
+ * else pushed one by one. */
 static void meta_table(struct metasink *ms, uint64_t off, uint64_t stride,
 		       size_t n, struct rmap_labels *l, size_t first,
 		       bool alloc)
 {
-	uint64_t vm;
+	uint64_t lo = stride ? 0 : l->at[first], vm;
 
 	meta_flush(ms);
-	if (!n)
+	if (!n || (stride && n > UINT64_MAX / stride))
 		return;
 	if (!alloc || !ms->base) { /* as dualmap_add_file() with no base */
 		rmap_add_table(ms->out->file, off, stride, n,
 			       RMAP_NO_TRANSLATION, l, first);
 		return;
 	}
-	if (n > UINT64_MAX / stride || !base_piece(ms, off, n * stride)) {
-		for (size_t k = 0; k < n; k++)
-			meta_push(ms, off + k * stride, stride,
-				  l->id[first + k], true);
+	if (!base_piece(ms, off, stride ? n * stride : l->at[first + n] - lo)) {
+		for (size_t k = 0; k < n; k++) {
+			uint64_t s =
+			    stride ? k * stride : l->at[first + k] - lo;
+			uint64_t e =
+			    stride ? s + stride : l->at[first + k + 1] - lo;
+
+			meta_push(ms, off + s, e - s, l->id[first + k], true);
+		}
 		return;
 	}
 	vm = ms->piece.other == RMAP_NO_TRANSLATION
@@ -145,6 +152,51 @@ static void meta_table(struct metasink *ms, uint64_t off, uint64_t stride,
 	rmap_add_table(ms->out->file, off, stride, n, vm, l, first);
 	if (vm != RMAP_NO_TRANSLATION)
 		rmap_add_table(ms->out->vm, vm, stride, n, off, l, first);
+}
+
+/* A table of elements of varying sizes being built: bounds at[0, n]
+ * (at[0]: where the first element starts), labels id[0, n). */
+struct vartab {
+	uint64_t *at;
+	uint32_t *id;
+	size_t n, cap, acap;
+};
+
+/* Append element [s, e) (s at or after the last one's end) labelled id
+ * to t, after a hole up to s if there is one. */
+static void vartab_add(struct vartab *t, uint64_t s, uint64_t e, uint32_t id)
+{
+	if (t->n + 2 > t->cap)
+		xgrow(&t->id, &t->cap, t->n + 2, sizeof(*t->id));
+	if (t->n + 3 > t->acap)
+		xgrow(&t->at, &t->acap, t->n + 3, sizeof(*t->at));
+	if (!t->n)
+		t->at[0] = s;
+	if (s > t->at[t->n]) {
+		t->id[t->n++] = LABEL_NONE;
+		t->at[t->n] = s;
+	}
+	t->id[t->n++] = id;
+	t->at[t->n] = e;
+}
+
+/* t to meta_table() from file offset off (where its at[0] is), and
+ * emptied. */
+static void vartab_push(struct vartab *t, struct metasink *ms, uint64_t off,
+			bool alloc)
+{
+	struct rmap_labels *l;
+
+	if (t->n) {
+		l = rmap_labels_new_at(t->n);
+		memcpy(l->id, t->id, t->n * sizeof(*t->id));
+		memcpy(l->at, t->at, (t->n + 1) * sizeof(*t->at));
+		meta_table(ms, off + t->at[0], 0, t->n, l, 0, alloc);
+		rmap_labels_put(l);
+	}
+	free(t->at);
+	free(t->id);
+	memset(t, 0, sizeof(*t));
 }
 
 /* Add the last entry and thaw out. */
@@ -162,31 +214,31 @@ static uint32_t sym_at(struct metasink *ms, uint64_t addr)
 	return rmap_lookup(ms->out->vm, addr, NULL);
 }
 
-/* meta_fdes()'s walk: the sink, the file offset of the section, the
- * lookup hint */
+/* meta_fdes()'s walk: the sink, the table being built, the lookup
+ * hint */
 struct fdewalk {
 	struct metasink *ms;
-	uint64_t offset;
+	struct vartab t;
 	size_t hint;
 };
 
-/* FDEs mostly follow the code: looked up from the last one on */
+/* FDEs mostly follow the code: looked up from the last one on. The CIEs
+ * between them are holes of the table. */
 static void fde_push(void *arg, const struct elf_fde *f)
 {
 	struct fdewalk *w = arg;
 
-	meta_push(w->ms, w->offset + f->off, f->size,
-		  rmap_lookup_near(w->ms->out->vm, f->pc_begin, &w->hint),
-		  true);
+	vartab_add(&w->t, f->off, f->off + f->size,
+		   rmap_lookup_near(w->ms->out->vm, f->pc_begin, &w->hint));
 }
 
-/* Each FDE (its whole record) to the symbol holding its pc_begin. The
- * sections are those elf_ehframe_read() reads (ALLOC .eh_frame, PROGBITS
- * or SHT_X86_64_UNWIND), walked one at a time (the FDEs are not kept)
- * and their bytes freed after. */
+/* Each FDE (its whole record) to the symbol holding its pc_begin, one
+ * table a section. The sections are those elf_ehframe_read() reads
+ * (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND), walked one at a time
+ * (the FDEs are not kept) and their bytes freed after. */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
-	struct fdewalk w = {ms, 0, 0};
+	struct fdewalk w = {.ms = ms};
 
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
@@ -199,10 +251,10 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 		d = elf_rawdata(elf_getscn(elfimg_elf(img), i), NULL);
 		if (!d || !d->d_buf || d->d_size != s->size)
 			continue;
-		w.offset = s->offset;
 		elf_ehframe_walk(d->d_buf, d->d_size, s->addr, img->elfclass,
 				 img->big_endian, fde_push, &w, NULL);
 		elfimg_drop_data(img);
+		vartab_push(&w.t, ms, s->offset, true);
 	}
 }
 
@@ -560,14 +612,17 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 	}
 	if (overlap) {
 		symtab_push(t, ids, PART_NAME, ms);
-	} else {
+	} else { /* one table: the names and the holes between them */
+		struct vartab v = {0};
+
 		for (size_t j = 0; j < keep; j++) {
 			size_t i = (uint32_t)k[j];
 
-			meta_push(ms, t->strs->offset + (k[j] >> 32),
-				  len[i] + 1, ids[i],
-				  t->strs->flags & SHF_ALLOC);
+			vartab_add(&v, k[j] >> 32, (k[j] >> 32) + len[i] + 1,
+				   ids[i]);
 		}
+		vartab_push(&v, ms, t->strs->offset,
+			    t->strs->flags & SHF_ALLOC);
 	}
 	free(len);
 	free(k);

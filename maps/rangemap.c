@@ -345,11 +345,12 @@ static bool fills_holes(struct rmap *m, const struct rmap_entry *e,
 	uint64_t k, last;
 
 	if (is_tab(label) || (t->fill != LABEL_NONE && t->fill != label) ||
-	    end - t->start > t->n * t->stride)
+	    end > tab_at(t, t->n))
 		return false;
-	last = (end - 1 - t->start) / t->stride;
-	for (k = (start - t->start) / t->stride; k <= last; k++)
-		if (t->l->id[t->first + k] != LABEL_NONE)
+	last = tab_index(t, end - 1);
+	for (k = tab_index(t, start); k <= last; k++)
+		if (t->l->id[t->first + k] != LABEL_NONE &&
+		    tab_at(t, k) < tab_at(t, k + 1))
 			return false;
 	t->fill = label;
 	return true;

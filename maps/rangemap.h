@@ -58,25 +58,33 @@ void rmap_thaw(struct rmap *m);
  * counted references. */
 struct rmap_labels {
 	size_t refs, n;
+	uint64_t *at; /* rmap_labels_new_at(): n + 1 bounds, else NULL */
 	uint32_t id[];
 };
 
 /* New labels: n ids, all LABEL_NONE, and one reference, the caller's. */
 struct rmap_labels *rmap_labels_new(size_t n);
+/* The same with room for n + 1 bounds of elements of varying sizes in
+ * at (see rmap_add_table(): stride 0), which the caller fills. */
+struct rmap_labels *rmap_labels_new_at(size_t n);
 /* Drop a reference to l; the last one frees it. NULL is fine. */
 void rmap_labels_put(struct rmap_labels *l);
 
 /* A table of n elements of stride bytes from start, element k labelled
  * l->id[first + k] (none where that is LABEL_NONE) and translated to
- * other + k * stride (none if other is RMAP_NO_TRANSLATION): the same map
+ * other + k * stride (none if other is RMAP_NO_TRANSLATION). With stride
+ * 0, element k is [start + l->at[first + k], start + l->at[first + k + 1])
+ * instead (bounds that must not decrease; an element may be empty), its
+ * translation other + l->at[first + k] - l->at[first]. The same map
  * as the n rmap_add_translated() of its elements in order, held as one
  * range per run of labelled elements and a reference to l, which must not
  * change afterwards (4 bytes an element rather than entries of 32, for the
  * per-entry metadata of a big image). Every query and walk answers with
  * the elements' labels, except rmap_extents(). On a map that takes open
  * adds (not a DualMap's), whose ranges end at the start of each element,
- * the elements are added one by one. A no-op if stride or n is 0,
- * first + n > l->n or the table passes UINT64_MAX in either space. */
+ * the elements are added one by one. A no-op if n is 0, first + n > l->n,
+ * stride is 0 without bounds or with decreasing ones, or the table passes
+ * UINT64_MAX in either space. */
 void rmap_add_table(struct rmap *m, uint64_t start, uint64_t stride, size_t n,
 		    uint64_t other, struct rmap_labels *l, size_t first);
 

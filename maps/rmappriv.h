@@ -20,8 +20,8 @@ static inline bool is_tab(uint32_t label)
 	return (label & TAB_BIT) && label != LABEL_NONE;
 }
 
-/* A table of rmap_add_table(): element k < n is [start + k * stride,
- * + stride) and has label l->id[first + k]. Its holes (LABEL_NONE) are
+/* A table of rmap_add_table(): element k < n is [tab_at(t, k),
+ * tab_at(t, k + 1)) and has label l->id[first + k]. Its holes (LABEL_NONE) are
  * not in it as added; settling may join the bytes later adds gave them
  * to its entries, all of one label: fill (LABEL_NONE until then). */
 struct rtab {
@@ -29,6 +29,7 @@ struct rtab {
 	struct rmap_labels *l;
 	size_t first;
 	uint32_t fill;
+	uint64_t hint; /* with bounds: the element tab_index() found last */
 };
 
 struct pend;
@@ -59,6 +60,51 @@ struct rmap {
 	bool ent_checked;  /* rmap_check has seen the settled entries */
 };
 
+/* Where element k (0 <= k <= t->n: the end for n) of t starts. */
+static inline uint64_t tab_at(const struct rtab *t, uint64_t k)
+{
+	if (t->stride)
+		return t->start + k * t->stride;
+	return t->start + t->l->at[t->first + k] - t->l->at[t->first];
+}
+
+/* The element of t that holds addr (t->start <= addr < tab_at(t, t->n)):
+ * of bounds, the last that starts at or before it (never an empty one),
+ * looked for a few steps on from the last one found (walks go forward),
+ * else by bisection. */
+static inline uint64_t tab_index(struct rtab *t, uint64_t addr)
+{
+	const uint64_t *at;
+	uint64_t rel, lo = t->hint, n = t->n;
+
+	if (t->stride)
+		return (addr - t->start) / t->stride;
+	at = t->l->at + t->first;
+	rel = addr - t->start + at[0];
+	if (lo < n && at[lo] <= rel) {
+		for (int step = 0; step < 4 && lo + 1 < n && at[lo + 1] <= rel;
+		     step++)
+			lo++;
+		if (rel < at[lo + 1]) {
+			t->hint = lo;
+			return lo;
+		}
+	}
+	lo = 0;
+	while (n > 1) { /* at[lo] <= rel < at[lo + n] */
+		uint64_t half = n / 2;
+
+		if (at[lo + half] <= rel) {
+			lo += half;
+			n -= half;
+		} else {
+			n = half;
+		}
+	}
+	t->hint = lo;
+	return lo;
+}
+
 /* The label of the byte at addr of settled entry e of m (e->start <= addr
  * < e->end) and, in *end, the end of the element holding it (e->end for
  * an entry that is not a table). */
@@ -66,7 +112,7 @@ static inline uint32_t rmap_label_at(const struct rmap *m,
 				     const struct rmap_entry *e, uint64_t addr,
 				     uint64_t *end)
 {
-	const struct rtab *t;
+	struct rtab *t; /* its hint is a cache */
 	uint64_t k, x;
 
 	if (!is_tab(e->label)) {
@@ -74,8 +120,8 @@ static inline uint32_t rmap_label_at(const struct rmap *m,
 		return e->label;
 	}
 	t = &m->tab[e->label & ~TAB_BIT];
-	k = (addr - t->start) / t->stride;
-	x = t->start + (k + 1) * t->stride;
+	k = tab_index(t, addr);
+	x = tab_at(t, k + 1);
 	*end = x < e->end ? x : e->end;
 	return t->l->id[t->first + k] != LABEL_NONE ? t->l->id[t->first + k]
 						    : t->fill;

@@ -22,15 +22,37 @@ struct rmap_labels *rmap_labels_new(size_t n)
 
 	l->refs = 1;
 	l->n = n;
+	l->at = NULL;
 	for (size_t i = 0; i < n; i++)
 		l->id[i] = LABEL_NONE;
 	return l;
 }
 
+struct rmap_labels *rmap_labels_new_at(size_t n)
+{
+	struct rmap_labels *l = rmap_labels_new(n);
+
+	l->at = xcalloc(n + 1, sizeof(*l->at));
+	return l;
+}
+
 void rmap_labels_put(struct rmap_labels *l)
 {
-	if (l && !--l->refs)
+	if (l && !--l->refs) {
+		free(l->at);
 		free(l);
+	}
+}
+
+/* Are the n + 1 bounds of a table from first usable? */
+static bool bounds_ok(const struct rmap_labels *l, size_t first, size_t n)
+{
+	if (!l->at)
+		return false;
+	for (size_t k = first; k < first + n; k++)
+		if (l->at[k + 1] < l->at[k])
+			return false;
+	return true;
 }
 
 void rmap_tables_free(struct rmap *m)
@@ -46,25 +68,29 @@ void rmap_tables_free(struct rmap *m)
 void rmap_add_table(struct rmap *m, uint64_t start, uint64_t stride, size_t n,
 		    uint64_t other, struct rmap_labels *l, size_t first)
 {
+	struct rtab t = {start, stride, n, l, first, LABEL_NONE, 0};
 	uint64_t span;
 	uint32_t tid;
 	size_t k = 0;
 
-	if (!n || !stride || first > l->n || n > l->n - first ||
-	    n > UINT64_MAX / stride)
+	if (!n || first > l->n || n > l->n - first ||
+	    (stride ? n > UINT64_MAX / stride : !bounds_ok(l, first, n)))
 		return;
-	span = n * stride;
+	span = stride ? n * stride : l->at[first + n] - l->at[first];
 	if (span > UINT64_MAX - start ||
 	    (other != NO && span > UINT64_MAX - other))
 		return;
 	if (!m->no_open) {
 		/* open adds end at the next start of any add: of every
 		 * element, which only adds of their own record */
-		for (k = 0; k < n; k++)
-			rmap_add_translated(m, start + k * stride, stride,
+		for (k = 0; k < n; k++) {
+			uint64_t s = tab_at(&t, k);
+
+			rmap_add_translated(m, s, tab_at(&t, k + 1) - s,
 					    other == NO ? NO
-							: other + k * stride,
+							: other + (s - start),
 					    l->id[first + k]);
+		}
 		return;
 	}
 	if (m->ntab >= TAB_BIT - 1)
@@ -72,10 +98,10 @@ void rmap_add_table(struct rmap *m, uint64_t start, uint64_t stride, size_t n,
 	if (m->ntab >= m->tabcap)
 		xgrow(&m->tab, &m->tabcap, m->ntab + 1, sizeof(*m->tab));
 	tid = (uint32_t)m->ntab;
-	m->tab[m->ntab++] =
-	    (struct rtab){start, stride, n, l, first, LABEL_NONE};
+	m->tab[m->ntab++] = t;
 	l->refs++;
 	while (k < n) {
+		uint64_t s, e;
 		size_t r;
 
 		if (l->id[first + k] == LABEL_NONE) {
@@ -84,9 +110,12 @@ void rmap_add_table(struct rmap *m, uint64_t start, uint64_t stride, size_t n,
 		}
 		for (r = k + 1; r < n && l->id[first + r] != LABEL_NONE; r++)
 			;
-		rmap_add_raw(m, start + k * stride, start + r * stride,
-			     other == NO ? NO : other + k * stride,
-			     TAB_BIT | tid);
+		s = tab_at(&t, k);
+		e = tab_at(&t, r);
+		if (s < e)
+			rmap_add_raw(m, s, e,
+				     other == NO ? NO : other + (s - start),
+				     TAB_BIT | tid);
 		k = r;
 	}
 }
@@ -108,13 +137,24 @@ static inline uint64_t table_run(const struct rmap *m,
 				 const struct rmap_entry *e, uint64_t end,
 				 uint32_t label)
 {
-	const struct rtab *t = &m->tab[e->label & ~TAB_BIT];
+	struct rtab *t = &m->tab[e->label & ~TAB_BIT];
 	const uint32_t *id = t->l->id + t->first;
-	uint64_t k = (end - t->start) / t->stride;
+	uint64_t k = tab_index(t, end), next;
 
-	for (; end < e->end; k++, end += t->stride)
-		if ((id[k] != LABEL_NONE ? id[k] : t->fill) != label)
+	if (t->stride) {
+		for (; end < e->end; k++, end += t->stride)
+			if ((id[k] != LABEL_NONE ? id[k] : t->fill) != label)
+				return end;
+		return e->end;
+	}
+	for (; end < e->end; k++, end = next) {
+		next = tab_at(t, k + 1);
+		if (next > end && /* not an empty element */
+		    (id[k] != LABEL_NONE ? id[k] : t->fill) != label) {
+			t->hint = k; /* where the next run starts */
 			return end;
+		}
+	}
 	return e->end;
 }
 

@@ -1139,36 +1139,53 @@ static void test_random_rollup(void **state)
 
 /* --- tables (rmap_add_table()) against the model, element by element --- */
 
-/* A random table at start: up to 48 elements of 1 to 12 bytes, about
- * two in five of them holes; to the model as the adds of its elements. */
+/* A random table at start: up to 48 elements, about two in five of them
+ * holes; of 1 to 12 bytes each, or (one table in two) of 0 to 12 bytes
+ * given by bounds. To the model as the adds of its elements. */
 static void random_table_at(struct rmap *m, struct model *md, uint64_t start)
 {
-	uint64_t stride = 1 + rnd_below(12), n = rnd_below(48);
+	uint64_t stride = rnd_below(2) ? 1 + rnd_below(12) : 0;
+	uint64_t n = rnd_below(48), end = start;
 	uint64_t other = rnd_below(2) ? NO : rnd_below(1 << 20);
-	size_t first = rnd_below(4);
+	size_t first = rnd_below(4), nl;
 	struct rmap_labels *l;
 
-	if (start + n * stride > SPACE)
-		n = (SPACE - start) / stride;
 	if (md->np + n > ARRAY_SIZE(md->pend))
 		n = ARRAY_SIZE(md->pend) - md->np;
-	l = rmap_labels_new(first + n + rnd_below(3));
+	nl = first + n + rnd_below(3);
+	l = stride ? rmap_labels_new(nl) : rmap_labels_new_at(nl);
 	for (size_t k = 0; k < l->n; k++)
 		l->id[k] = rnd_below(5) < 2 ? NONE : rnd_below(8);
+	if (!stride) { /* bounds from an offset, to the end of SPACE */
+		l->at[first] = rnd_below(100);
+		for (size_t k = first; k < nl; k++)
+			l->at[k + 1] = l->at[k] + rnd_below(13);
+		while (n && start + l->at[first + n] - l->at[first] > SPACE)
+			n--;
+	} else if (start + n * stride > SPACE) {
+		n = (SPACE - start) / stride;
+	}
 	rmap_add_table(m, start, stride, n, other, l, first);
 	CHECK(rmap_check(m) == 0);
 	for (uint64_t k = 0; k < n; k++) {
+		uint64_t s = stride ? start + k * stride
+				    : start + l->at[first + k] - l->at[first];
+		uint64_t e = stride
+				 ? s + stride
+				 : start + l->at[first + k + 1] - l->at[first];
 		struct madd *a;
 
-		if (l->id[first + k] == NONE)
+		end = e;
+		if (l->id[first + k] == NONE || s == e)
 			continue;
 		a = &md->pend[md->np++];
-		a->start = start + k * stride;
-		a->end = a->start + stride;
-		a->other = other == NO ? NO : other + k * stride;
+		a->start = s;
+		a->end = e;
+		a->other = other == NO ? NO : other + (s - start);
 		a->label = l->id[first + k];
 		a->open = false;
 	}
+	CHECK(end <= SPACE);
 	rmap_labels_put(l);
 }
 
