@@ -282,8 +282,9 @@ struct cie_cache {
 	int enc;
 };
 
-int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
-		      bool be, struct elf_fde **out, size_t *n, size_t *ncies)
+int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
+		     bool be, void (*fn)(void *arg, const struct elf_fde *f),
+		     void *arg, size_t *ncies)
 {
 	struct cur c = {
 	    .buf = buf,
@@ -292,8 +293,7 @@ int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
 	    .be = be,
 	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
-	struct elf_fde *fdes = NULL;
-	size_t cnt = 0, cap = 0, cies = 0;
+	size_t cies = 0;
 	struct cie_cache last = {SIZE_MAX, -1};
 	int bad = 0;
 
@@ -343,24 +343,44 @@ int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
 		}
 		if (r.addr_size == 4)
 			range &= UINT32_MAX;
-		xgrow(&fdes, &cap, cnt + 1, sizeof(*fdes));
-		fdes[cnt].off = start;
-		fdes[cnt].size = end - start;
-		fdes[cnt].cie_off = cie_off;
-		fdes[cnt].pc_begin = pc;
-		fdes[cnt].pc_range = range;
-		cnt++;
+		fn(arg,
+		   &(struct elf_fde){start, end - start, cie_off, pc, range});
 	}
-	*out = fdes;
-	*n = cnt;
 	if (ncies)
 		*ncies = cies;
 	return bad;
 }
 
-int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
-			  int elfclass, bool be, struct elf_ehhdr_entry **out,
-			  size_t *n, uint64_t *fde_count)
+/* elf_ehframe_parse()'s array */
+struct fdevec {
+	struct elf_fde *v;
+	size_t n, cap;
+};
+
+static void fde_append(void *arg, const struct elf_fde *f)
+{
+	struct fdevec *fv = arg;
+
+	xgrow(&fv->v, &fv->cap, fv->n + 1, sizeof(*fv->v));
+	fv->v[fv->n++] = *f;
+}
+
+int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
+		      bool be, struct elf_fde **out, size_t *n, size_t *ncies)
+{
+	struct fdevec fv = {0};
+	int bad = elf_ehframe_walk(buf, len, addr, elfclass, be, fde_append,
+				   &fv, ncies);
+
+	*out = fv.v;
+	*n = fv.n;
+	return bad;
+}
+
+int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
+			 int elfclass, bool be,
+			 void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
+			 void *arg, uint64_t *fde_count)
 {
 	struct cur c = {
 	    .buf = buf,
@@ -369,13 +389,10 @@ int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
 	    .be = be,
 	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
-	struct elf_ehhdr_entry *ents = NULL;
 	uint8_t version, ptr_enc, cnt_enc, tab_enc;
 	uint64_t count = 0, fit;
 	size_t fsize;
 
-	*out = NULL;
-	*n = 0;
 	if (fde_count)
 		*fde_count = 0;
 	version = cur_uint(&c, 1);
@@ -399,20 +416,48 @@ int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
 	fit = (len - c.pos) / (2 * fsize);
 	if (count > fit)
 		count = fit;
-	if (count)
-		ents = xcalloc(count, sizeof(*ents));
 	for (uint64_t i = 0; i < count; i++) {
-		ents[i].off = c.pos;
-		ents[i].size = 2 * fsize;
-		ents[i].initial_loc = cur_pe(&c, tab_enc, addr, addr);
-		ents[i].fde_addr = cur_pe(&c, tab_enc, addr, addr);
-		if (c.err) {
-			free(ents);
+		struct elf_ehhdr_entry e = {.off = c.pos, .size = 2 * fsize};
+
+		e.initial_loc = cur_pe(&c, tab_enc, addr, addr);
+		e.fde_addr = cur_pe(&c, tab_enc, addr, addr);
+		if (c.err)
 			return -EINVAL;
-		}
+		fn(arg, &e);
 	}
-	*out = ents;
-	*n = count;
+	return 0;
+}
+
+/* elf_ehframe_hdr_parse()'s array */
+struct hdrvec {
+	struct elf_ehhdr_entry *v;
+	size_t n, cap;
+};
+
+static void hdr_append(void *arg, const struct elf_ehhdr_entry *e)
+{
+	struct hdrvec *hv = arg;
+
+	xgrow(&hv->v, &hv->cap, hv->n + 1, sizeof(*hv->v));
+	hv->v[hv->n++] = *e;
+}
+
+int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
+			  int elfclass, bool be, struct elf_ehhdr_entry **out,
+			  size_t *n, uint64_t *fde_count)
+{
+	struct hdrvec hv = {0};
+	int ret = elf_ehframe_hdr_walk(buf, len, addr, elfclass, be, hdr_append,
+				       &hv, fde_count);
+
+	*out = NULL;
+	*n = 0;
+	if (ret) {
+		free(hv.v);
+		return ret;
+	}
+	*out = hv.v;
+	*n = hv.n;
 	return 0;
 }
 
@@ -462,31 +507,60 @@ int elf_ehframe_read(struct elfimg *img, struct elf_fde **out, size_t *n)
 	return bad;
 }
 
-int elf_ehframe_hdr_read(struct elfimg *img, struct elf_ehhdr_entry **out,
-			 size_t *n)
+/* An entry of a section's table to the caller's fn, off made a file
+ * offset. */
+struct hdr_to_file {
+	void (*fn)(void *arg, const struct elf_ehhdr_entry *e);
+	void *arg;
+	uint64_t offset;
+};
+
+static void hdr_at_offset(void *arg, const struct elf_ehhdr_entry *e)
+{
+	struct hdr_to_file *h = arg;
+	struct elf_ehhdr_entry f = *e;
+
+	f.off += h->offset;
+	h->fn(h->arg, &f);
+}
+
+int elf_ehframe_hdr_foreach(struct elfimg *img,
+			    void (*fn)(void *arg,
+				       const struct elf_ehhdr_entry *e),
+			    void *arg)
 {
 	Elf *elf = elfimg_elf(img);
 
-	*out = NULL;
-	*n = 0;
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
+		struct hdr_to_file h = {fn, arg, s->offset};
 		Elf_Data *d;
-		int ret;
 
 		if (!is_unwind(s, ".eh_frame_hdr"))
 			continue;
 		d = elf_rawdata(elf_getscn(elf, i), NULL);
 		if (!d || !d->d_buf || d->d_size != s->size)
 			return -EINVAL;
-		ret = elf_ehframe_hdr_parse(d->d_buf, d->d_size, s->addr,
-					    img->elfclass, img->big_endian, out,
-					    n, NULL);
-		if (ret)
-			return ret;
-		for (size_t k = 0; k < *n; k++)
-			(*out)[k].off += s->offset;
-		return 0;
+		return elf_ehframe_hdr_walk(d->d_buf, d->d_size, s->addr,
+					    img->elfclass, img->big_endian,
+					    hdr_at_offset, &h, NULL);
 	}
+	return 0;
+}
+
+int elf_ehframe_hdr_read(struct elfimg *img, struct elf_ehhdr_entry **out,
+			 size_t *n)
+{
+	struct hdrvec hv = {0};
+	int ret = elf_ehframe_hdr_foreach(img, hdr_append, &hv);
+
+	*out = NULL;
+	*n = 0;
+	if (ret) {
+		free(hv.v);
+		return ret;
+	}
+	*out = hv.v;
+	*n = hv.n;
 	return 0;
 }

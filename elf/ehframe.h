@@ -45,6 +45,12 @@ struct elf_ehhdr_entry {
 int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
 		      bool be, struct elf_fde **out, size_t *n, size_t *ncies);
 
+/* elf_ehframe_parse() without the array: each FDE to fn(arg, f) as it is
+ * decoded, in order (f: valid during the call). Same return value. */
+int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
+		     bool be, void (*fn)(void *arg, const struct elf_fde *f),
+		     void *arg, size_t *ncies);
+
 /* Parse .eh_frame_hdr bytes buf[0, len) loaded at addr. Entries of the
  * search table go to *out (*n), malloc'd, caller frees; *fde_count (may be
  * NULL) receives the header's count (0 without a table). Entries beyond len
@@ -53,6 +59,14 @@ int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
 int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
 			  int elfclass, bool be, struct elf_ehhdr_entry **out,
 			  size_t *n, uint64_t *fde_count);
+/* elf_ehframe_hdr_parse() without the array: each entry to fn(arg, e) as
+ * it is decoded, in order. On -EINVAL, fn may have had the entries before
+ * the one that failed: a caller that must not use part of a table keeps
+ * what it got until 0 is returned. */
+int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
+			 int elfclass, bool be,
+			 void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
+			 void *arg, uint64_t *fde_count);
 
 /* The same for img: its SHF_ALLOC .eh_frame (every such section, in index
  * order) and .eh_frame_hdr, offsets turned into file offsets. Sections
@@ -61,5 +75,11 @@ int elf_ehframe_hdr_parse(const void *buf, size_t len, uint64_t addr,
 int elf_ehframe_read(struct elfimg *img, struct elf_fde **out, size_t *n);
 int elf_ehframe_hdr_read(struct elfimg *img, struct elf_ehhdr_entry **out,
 			 size_t *n);
+/* elf_ehframe_hdr_read() without the array, as elf_ehframe_hdr_walk()
+ * (the same caution on -EINVAL). */
+int elf_ehframe_hdr_foreach(struct elfimg *img,
+			    void (*fn)(void *arg,
+				       const struct elf_ehhdr_entry *e),
+			    void *arg);
 
 #endif

@@ -114,6 +114,91 @@ static void meta_push(struct metasink *ms, uint64_t off, uint64_t size,
 	*last = (struct meta){off, size, label, alloc};
 }
 
+/* Elements k in [0, n) of a table at file offset off, of stride bytes
+ * each (stride 0: [off + at[first + k] - at[first], off + at[first + k +
+ * 1] - at[first]) of l->at), to labels l->id[first + k]: what
+ * meta_push() of each in order adds, held as one table per map
+ * (rmap_add_table(): 4 bytes an element, or 12, where entries of the maps
+ * took 64) when the table is not loaded or lies in one entry of the base,
+ * else pushed one by one. */
+static void meta_table(struct metasink *ms, uint64_t off, uint64_t stride,
+		       size_t n, struct rmap_labels *l, size_t first,
+		       bool alloc)
+{
+	uint64_t lo = stride ? 0 : l->at[first], vm;
+
+	meta_flush(ms);
+	if (!n || (stride && n > UINT64_MAX / stride))
+		return;
+	if (!alloc || !ms->base) { /* as dualmap_add_file() with no base */
+		rmap_add_table(ms->out->file, off, stride, n,
+			       RMAP_NO_TRANSLATION, l, first);
+		return;
+	}
+	if (!base_piece(ms, off, stride ? n * stride : l->at[first + n] - lo)) {
+		for (size_t k = 0; k < n; k++) {
+			uint64_t s =
+			    stride ? k * stride : l->at[first + k] - lo;
+			uint64_t e =
+			    stride ? s + stride : l->at[first + k + 1] - lo;
+
+			meta_push(ms, off + s, e - s, l->id[first + k], true);
+		}
+		return;
+	}
+	vm = ms->piece.other == RMAP_NO_TRANSLATION
+		 ? RMAP_NO_TRANSLATION
+		 : ms->piece.other + (off - ms->piece.start);
+	rmap_add_table(ms->out->file, off, stride, n, vm, l, first);
+	if (vm != RMAP_NO_TRANSLATION)
+		rmap_add_table(ms->out->vm, vm, stride, n, off, l, first);
+}
+
+/* A table of elements of varying sizes being built: bounds at[0, n]
+ * (at[0]: where the first element starts), labels id[0, n). */
+struct vartab {
+	uint64_t *at;
+	uint32_t *id;
+	size_t n, cap, acap;
+};
+
+/* Append element [s, e) (s at or after the last one's end) labelled id
+ * to t, after a hole up to s if there is one. */
+static void vartab_add(struct vartab *t, uint64_t s, uint64_t e, uint32_t id)
+{
+	if (t->n + 2 > t->cap)
+		xgrow(&t->id, &t->cap, t->n + 2, sizeof(*t->id));
+	if (t->n + 3 > t->acap)
+		xgrow(&t->at, &t->acap, t->n + 3, sizeof(*t->at));
+	if (!t->n)
+		t->at[0] = s;
+	if (s > t->at[t->n]) {
+		t->id[t->n++] = LABEL_NONE;
+		t->at[t->n] = s;
+	}
+	t->id[t->n++] = id;
+	t->at[t->n] = e;
+}
+
+/* t to meta_table() from file offset off (where its at[0] is), and
+ * emptied. */
+static void vartab_push(struct vartab *t, struct metasink *ms, uint64_t off,
+			bool alloc)
+{
+	struct rmap_labels *l;
+
+	if (t->n) {
+		l = rmap_labels_new_at(t->n);
+		memcpy(l->id, t->id, t->n * sizeof(*t->id));
+		memcpy(l->at, t->at, (t->n + 1) * sizeof(*t->at));
+		meta_table(ms, off + t->at[0], 0, t->n, l, 0, alloc);
+		rmap_labels_put(l);
+	}
+	free(t->at);
+	free(t->id);
+	memset(t, 0, sizeof(*t));
+}
+
 /* Add the last entry and thaw out. */
 static void meta_end(struct metasink *ms)
 {
@@ -129,18 +214,34 @@ static uint32_t sym_at(struct metasink *ms, uint64_t addr)
 	return rmap_lookup(ms->out->vm, addr, NULL);
 }
 
-/* Each FDE (its whole record) to the symbol holding its pc_begin. The
- * sections are those elf_ehframe_read() reads (ALLOC .eh_frame, PROGBITS
- * or SHT_X86_64_UNWIND), parsed one at a time and their bytes freed
- * before their FDEs go in: the maps are at their largest then. */
+/* meta_fdes()'s walk: the sink, the table being built, the lookup
+ * hint */
+struct fdewalk {
+	struct metasink *ms;
+	struct vartab t;
+	size_t hint;
+};
+
+/* FDEs mostly follow the code: looked up from the last one on. The CIEs
+ * between them are holes of the table. */
+static void fde_push(void *arg, const struct elf_fde *f)
+{
+	struct fdewalk *w = arg;
+
+	vartab_add(&w->t, f->off, f->off + f->size,
+		   rmap_lookup_near(w->ms->out->vm, f->pc_begin, &w->hint));
+}
+
+/* Each FDE (its whole record) to the symbol holding its pc_begin, one
+ * table a section. The sections are those elf_ehframe_read() reads
+ * (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND), walked one at a time
+ * (the FDEs are not kept) and their bytes freed after. */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
-	size_t hint = 0;
+	struct fdewalk w = {.ms = ms};
 
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
-		struct elf_fde *f = NULL;
-		size_t m = 0;
 		Elf_Data *d;
 
 		if (strcmp(s->name, ".eh_frame") || !(s->flags & SHF_ALLOC) ||
@@ -150,36 +251,55 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 		d = elf_rawdata(elf_getscn(elfimg_elf(img), i), NULL);
 		if (!d || !d->d_buf || d->d_size != s->size)
 			continue;
-		elf_ehframe_parse(d->d_buf, d->d_size, s->addr, img->elfclass,
-				  img->big_endian, &f, &m, NULL);
+		elf_ehframe_walk(d->d_buf, d->d_size, s->addr, img->elfclass,
+				 img->big_endian, fde_push, &w, NULL);
 		elfimg_drop_data(img);
-		/* FDEs mostly follow the code: looked up from the last one
-		 * on */
-		for (size_t k = 0; k < m; k++)
-			meta_push(
-			    ms, s->offset + f[k].off, f[k].size,
-			    rmap_lookup_near(ms->out->vm, f[k].pc_begin, &hint),
-			    true);
-		free(f);
+		vartab_push(&w.t, ms, s->offset, true);
 	}
 }
 
+/* meta_hdr()'s walk: the labels of the entries so far, the first
+ * entry's place and size (the table's entries follow each other, of one
+ * size), the lookup hint */
+struct hdrwalk {
+	struct metasink *ms;
+	uint32_t *id;
+	size_t n, cap, hint;
+	uint64_t off, size;
+};
+
+/* sorted by address: looked up from the last one on */
+static void hdr_label(void *arg, const struct elf_ehhdr_entry *e)
+{
+	struct hdrwalk *w = arg;
+
+	if (!w->n) {
+		w->off = e->off;
+		w->size = e->size;
+	}
+	if (w->n >= w->cap)
+		xgrow(&w->id, &w->cap, w->n + 1, sizeof(*w->id));
+	w->id[w->n++] =
+	    rmap_lookup_near(w->ms->out->vm, e->initial_loc, &w->hint);
+}
+
 /* Each .eh_frame_hdr search table entry to the symbol of its initial
- * location. CIEs and the table's header stay "[section ...]". */
+ * location, as one table (a table that fails to decode: none). CIEs and
+ * the table's header stay "[section ...]". */
 static void meta_hdr(struct elfimg *img, struct metasink *ms)
 {
-	struct elf_ehhdr_entry *hent = NULL;
-	size_t nh = 0, hint = 0;
-	int ret = elf_ehframe_hdr_read(img, &hent, &nh);
+	struct hdrwalk w = {.ms = ms};
+	int ret = elf_ehframe_hdr_foreach(img, hdr_label, &w);
 
 	elfimg_drop_data(img);
-	if (ret == 0)
-		for (size_t i = 0; i < nh; i++) /* sorted by address */
-			meta_push(ms, hent[i].off, hent[i].size,
-				  rmap_lookup_near(ms->out->vm,
-						   hent[i].initial_loc, &hint),
-				  true);
-	free(hent);
+	if (ret == 0 && w.n && w.size) {
+		struct rmap_labels *l = rmap_labels_new(w.n);
+
+		memcpy(l->id, w.id, w.n * sizeof(*w.id));
+		meta_table(ms, w.off, w.size, w.n, l, 0, true);
+		rmap_labels_put(l);
+	}
+	free(w.id);
 }
 
 /* meta_relocs()'s walk: the sink, the entry last labelled (a RELR word
@@ -198,7 +318,7 @@ struct relwalk {
 static bool covered(struct rmap *m, uint64_t start, uint64_t size, size_t *hint)
 {
 	size_t n, i = *hint, steps = 0;
-	const struct rmap_entry *e = rmap_entries(m, &n);
+	const struct rmap_entry *e = rmap_extents(m, &n);
 
 	while (i < n && e[i].end <= start && steps++ < 8)
 		i++;
@@ -343,19 +463,18 @@ static uint32_t entry_label(const struct elfimg *img,
 	return LABEL_NONE;
 }
 
-/* The label of every entry of t into a new array (caller frees) of
- * t->nsyms ids, LABEL_NONE for an entry not describing a labelled
+/* The label of every entry of t into new labels (the caller's
+ * reference) of t->nsyms ids, LABEL_NONE for an entry not describing a labelled
  * symbol (a defined function or object of non-zero size whose address
  * the symbols map labels). Only queries: the map is frozen. */
-static uint32_t *symtab_meta_ids(struct elfimg *img,
-				 const struct symtab_meta *t,
-				 const struct elfmeta_names *sn,
-				 struct metasink *ms)
+static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
+					   const struct symtab_meta *t,
+					   const struct elfmeta_names *sn,
+					   struct metasink *ms)
 {
-	uint32_t *ids = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*ids));
+	struct rmap_labels *l = rmap_labels_new(t->nsyms);
+	uint32_t *ids = l->id;
 
-	for (size_t i = 0; i < t->nsyms; i++)
-		ids[i] = LABEL_NONE;
 	for (size_t i = 1; i < t->nsyms; i++) {
 		uint64_t value;
 		GElf_Sym sym;
@@ -380,7 +499,7 @@ static uint32_t *symtab_meta_ids(struct elfimg *img,
 			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
 					     type, value, t, &sym, sn, ms);
 	}
-	return ids;
+	return l;
 }
 
 /* Which pieces of a symbol table entry symtab_push() adds */
@@ -493,17 +612,38 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 	}
 	if (overlap) {
 		symtab_push(t, ids, PART_NAME, ms);
-	} else {
+	} else { /* one table: the names and the holes between them */
+		struct vartab v = {0};
+
 		for (size_t j = 0; j < keep; j++) {
 			size_t i = (uint32_t)k[j];
 
-			meta_push(ms, t->strs->offset + (k[j] >> 32),
-				  len[i] + 1, ids[i],
-				  t->strs->flags & SHF_ALLOC);
+			vartab_add(&v, k[j] >> 32, (k[j] >> 32) + len[i] + 1,
+				   ids[i]);
 		}
+		vartab_push(&v, ms, t->strs->offset,
+			    t->strs->flags & SHF_ALLOC);
 	}
 	free(len);
 	free(k);
+}
+
+/* The nb bucket words at w, file offset off, that name a symbol y (not
+ * 0, below ids->n): each to ids' label of y. */
+static void hash_buckets(struct metasink *ms, uint64_t off,
+			 const unsigned char *w, uint64_t nb, bool be,
+			 struct rmap_labels *ids, bool alloc)
+{
+	struct rmap_labels *l = rmap_labels_new(nb);
+
+	for (uint64_t b = 0; b < nb; b++) {
+		uint64_t y = elf_get_uint(w + b * 4, 4, be);
+
+		if (y && y < ids->n)
+			l->id[b] = ids->id[y];
+	}
+	meta_table(ms, off, 4, nb, l, 0, alloc);
+	rmap_labels_put(l);
 }
 
 /* The words of the symbol hash tables of symbol table tabndx (.hash,
@@ -512,9 +652,11 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
  * symbol), .gnu.hash's buckets (the first symbol of the bucket) and hash
  * values (one per symbol from symoffset on). Headers and .gnu.hash's bloom
  * filter serve all symbols and stay "[section ...]". */
-static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
-		      size_t nids, struct metasink *ms)
+static void meta_hash(struct elfimg *img, size_t tabndx,
+		      struct rmap_labels *ids, struct metasink *ms)
 {
+	size_t nids = ids->n;
+
 	Elf *elf = elfimg_elf(img);
 	bool be = img->big_endian;
 
@@ -538,16 +680,11 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 
 			if (8 + (nb + nc) * 4 > h->size || nc > nids)
 				continue;
-			for (uint64_t b = 0; b < nb; b++) {
-				uint64_t y = elf_get_uint(p + 8 + b * 4, 4, be);
-
-				if (y && y < nids)
-					meta_push(ms, h->offset + 8 + b * 4, 4,
-						  ids[y], alloc);
-			}
-			for (uint64_t i = 1; i < nc; i++)
-				meta_push(ms, h->offset + 8 + (nb + i) * 4, 4,
-					  ids[i], alloc);
+			hash_buckets(ms, h->offset + 8, p + 8, nb, be, ids,
+				     alloc);
+			if (nc > 1)
+				meta_table(ms, h->offset + 8 + (nb + 1) * 4, 4,
+					   nc - 1, ids, 1, alloc);
 			continue;
 		}
 		/* .gnu.hash: nbuckets, symoffset, bloom_size, bloom_shift */
@@ -561,21 +698,13 @@ static void meta_hash(struct elfimg *img, size_t tabndx, const uint32_t *ids,
 			hdr = 16 + nbloom * w;
 			if (hdr + nb * 4 > h->size || symoff > nids)
 				continue;
-			for (uint64_t b = 0; b < nb; b++) {
-				uint64_t y =
-				    elf_get_uint(p + hdr + b * 4, 4, be);
-
-				if (y && y < nids)
-					meta_push(ms, h->offset + hdr + b * 4,
-						  4, ids[y], alloc);
-			}
+			hash_buckets(ms, h->offset + hdr, p + hdr, nb, be, ids,
+				     alloc);
 			hdr += nb * 4;
-			for (uint64_t i = symoff;
-			     i < nids && hdr + (i - symoff + 1) * 4 <= h->size;
-			     i++)
-				meta_push(ms,
-					  h->offset + hdr + (i - symoff) * 4, 4,
-					  ids[i], alloc);
+			/* the hash values, one per symbol from symoff on */
+			meta_table(ms, h->offset + hdr, 4,
+				   MIN(nids - symoff, (h->size - hdr) / 4), ids,
+				   symoff, alloc);
 		}
 	}
 }
@@ -755,7 +884,8 @@ static bool meta_reorder(struct meta_job *j, size_t n)
 
 /* Run job j; ids[tab]: the labels of symbol table tab's entries. */
 static void meta_run(struct elfimg *img, const struct meta_job *j,
-		     uint32_t *const *ids, bool reordered, struct metasink *ms)
+		     struct rmap_labels *const *ids, bool reordered,
+		     struct metasink *ms)
 {
 	struct symtab_meta t;
 
@@ -778,7 +908,7 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 	case MK_HASH:
 		if (img->secs[j->tab].type == SHT_DYNSYM &&
 		    symtab_meta_open(img, j->tab, &t))
-			meta_hash(img, j->tab, ids[j->tab], t.nsyms, ms);
+			meta_hash(img, j->tab, ids[j->tab], ms);
 		return;
 	default:
 		break;
@@ -786,21 +916,24 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 	if (!symtab_meta_open(img, j->tab, &t))
 		return;
 	if (!reordered) /* entry by entry, its parts together */
-		symtab_push(&t, ids[j->tab],
+		symtab_push(&t, ids[j->tab]->id,
 			    PART_ENTRY | PART_VERSION | PART_NAME, ms);
 	else if (j->kind == MK_NAMES)
-		symtab_push_names(&t, ids[j->tab], ms);
-	else
-		symtab_push(&t, ids[j->tab],
-			    j->kind == MK_ENTRIES ? PART_ENTRY : PART_VERSION,
-			    ms);
+		symtab_push_names(&t, ids[j->tab]->id, ms);
+	else if (j->kind == MK_ENTRIES) /* entry i is symbol i's */
+		meta_table(ms, t.tab->offset, t.entsize, t.nsyms, ids[j->tab],
+			   0, t.tab->flags & SHF_ALLOC);
+	else if (t.ver) /* and so is version word i */
+		meta_table(ms, t.ver->offset, 2, t.nsyms, ids[j->tab], 0,
+			   t.ver->flags & SHF_ALLOC);
 }
 
 void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 		 struct dualmap *base, struct dualmap *out)
 {
 	struct meta_job *j = xcalloc(3 + 4 * img->nsecs, sizeof(*j));
-	uint32_t **ids = xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*ids));
+	struct rmap_labels **ids =
+	    xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*ids));
 	struct metasink ms;
 	bool reordered;
 	size_t n;
@@ -824,7 +957,7 @@ void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 	meta_end(&ms);
 	elfimg_drop_data(img);
 	for (size_t i = 0; i < img->nsecs; i++)
-		free(ids[i]);
+		rmap_labels_put(ids[i]);
 	free(ids);
 	free(j);
 }

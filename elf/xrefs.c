@@ -681,7 +681,7 @@ static uint64_t *target_ends(const struct elfimg *img,
 	const struct rmap_entry *e;
 	size_t ne, k = 0;
 
-	e = rmap_entries(out->vm, &ne);
+	e = rmap_extents(out->vm, &ne);
 	for (size_t i = 0; i < xv->n; i++) {
 		const struct elf_section *s = &img->secs[xv->v[i].sec];
 		uint64_t end = s->addr + s->size;

@@ -139,8 +139,8 @@ uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
 
 	if (id != LABEL_NONE)
 		return id;
-	if (lb->count >= LABEL_NONE - 1)
-		abort(); /* 4 billion labels: cannot happen in practice */
+	if (lb->count >= LABEL_ID_LIMIT)
+		abort(); /* 2 billion labels: cannot happen in practice */
 	if (lb->count == lb->cap) {
 		size_t cap = lb->cap;
 

@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #define LABEL_NONE UINT32_MAX
+/* Ids are below this: a RangeMap marks its tables with the top bit. */
+#define LABEL_ID_LIMIT 0x80000000u
 
 struct labels;
 
@@ -25,7 +27,8 @@ struct labels *labels_new(void);
 /* Free the table and every string in it. NULL is fine. */
 void labels_free(struct labels *lb);
 
-/* Id of s, interning a copy on first sight. Never returns LABEL_NONE. */
+/* Id of s, interning a copy on first sight. Never returns LABEL_NONE;
+ * always below LABEL_ID_LIMIT. */
 uint32_t labels_intern(struct labels *lb, const char *s);
 /* Id of the string of length n at s (need not be NUL-terminated). */
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);

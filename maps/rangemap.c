@@ -19,15 +19,13 @@
  *
  * Cost: O(n + p log p) per settle for n settled entries and p pending adds.
  */
-#include "maps/rangemap.h"
+#include "maps/rmappriv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/labels.h"
 #include "util/util.h"
 
-#define NO RMAP_NO_TRANSLATION
 #define TOP_SHIFT 5
 
 struct pend {
@@ -43,29 +41,6 @@ struct pend {
 #define PEND_OPEN 0x80000000u
 #define PEND_SEQ(a) ((a)->seq & ~PEND_OPEN)
 #define PEND_IS_OPEN(a) (((a)->seq & PEND_OPEN) != 0)
-
-struct rmap {
-	struct rmap_entry *ent; /* settled, sorted, disjoint */
-	size_t n, cap;
-
-	struct pend *pend; /* pending adds in order of arrival */
-	size_t np, pcap;
-	bool pend_sorted; /* pending starts are non-decreasing */
-	bool pend_open;	  /* some pending add is open */
-	bool frozen;	  /* not settled: see rmap_freeze() */
-
-	uint64_t *starts; /* sorted unique starts of settled adds */
-	size_t nstarts;
-	/* takes no open adds (a DualMap's): keeps no starts, which only
-	 * open adds need */
-	bool no_open;
-
-	uint64_t *top; /* end of each block of 2^TOP_SHIFT entries */
-	size_t ntop;
-
-	size_t np_checked; /* pending adds rmap_check has seen */
-	bool ent_checked;  /* rmap_check has seen the settled entries */
-};
 
 struct rmap *rmap_new(void)
 {
@@ -83,6 +58,7 @@ void rmap_free(struct rmap *m)
 	free(m->pend);
 	free(m->starts);
 	free(m->top);
+	rmap_tables_free(m);
 	free(m);
 }
 
@@ -108,11 +84,19 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 	p->seq = (uint32_t)(m->np - 1) | (open ? PEND_OPEN : 0);
 }
 
+void rmap_add_raw(struct rmap *m, uint64_t s, uint64_t e, uint64_t other,
+		  uint32_t label)
+{
+	pend_push(m, s, e, other, label, false);
+}
+
 void rmap_add_translated(struct rmap *m, uint64_t start, uint64_t size,
 			 uint64_t other, uint32_t label)
 {
 	if (label == LABEL_NONE)
 		return;
+	if (is_tab(label))
+		abort(); /* not a label of labels.c: see TAB_BIT */
 	if (size > UINT64_MAX - start)
 		size = UINT64_MAX - start;
 	if (other != NO && size > UINT64_MAX - other)
@@ -320,6 +304,7 @@ static void heap_pop(struct heap *h)
  * saves little, and a few adds may split many more entries than a
  * quarter of their number (moving out would then cost a second array). */
 struct outv {
+	struct rmap *m; /* the map settled, for its tables */
 	struct rmap_entry *v;
 	size_t n, cap;
 	bool inplace;
@@ -348,6 +333,29 @@ static inline bool contiguous(const struct rmap_entry *e, uint64_t other)
 	return e->other + (e->end - e->start) == other;
 }
 
+/* May [start, end), labelled label, join table entry e (which ends at
+ * start) as its fill? Only if every element it overlaps is a hole of the
+ * table and the table's holes were filled with label or not yet: then it
+ * becomes the table's fill. A big image's unwind table has two holes in
+ * three; filled by the section's fallback, each was an entry. */
+static bool fills_holes(struct rmap *m, const struct rmap_entry *e,
+			uint64_t start, uint64_t end, uint32_t label)
+{
+	struct rtab *t = &m->tab[e->label & ~TAB_BIT];
+	uint64_t k, last;
+
+	if (is_tab(label) || (t->fill != LABEL_NONE && t->fill != label) ||
+	    end > tab_at(t, t->n))
+		return false;
+	last = tab_index(t, end - 1);
+	for (k = tab_index(t, start); k <= last; k++)
+		if (t->l->id[t->first + k] != LABEL_NONE &&
+		    tab_at(t, k) < tab_at(t, k + 1))
+			return false;
+	t->fill = label;
+	return true;
+}
+
 static void emit(struct outv *o, uint64_t start, uint64_t end, uint64_t other,
 		 uint32_t label)
 {
@@ -355,8 +363,10 @@ static void emit(struct outv *o, uint64_t start, uint64_t end, uint64_t other,
 
 	if (o->n) {
 		e = &o->v[o->n - 1];
-		if (e->end == start && e->label == label &&
-		    contiguous(e, other)) {
+		if (e->end == start && contiguous(e, other) &&
+		    (e->label == label ||
+		     (is_tab(e->label) &&
+		      fills_holes(o->m, e, start, end, label)))) {
 			e->end = end;
 			return;
 		}
@@ -392,8 +402,6 @@ static void merge_starts(struct rmap *m, const struct pend *k, size_t nk)
 	m->starts = xrealloc(out, (n ? n : 1) * sizeof(*out));
 	m->nstarts = n;
 }
-
-static void build_top(struct rmap *m);
 
 /* Clip every open-ended pending range at the first start of another
  * range after its own (k: the pending ranges by start). */
@@ -580,7 +588,7 @@ static void place_back(struct rmap_entry *v, size_t *w, size_t end,
  * merges with its neighbours, settled or not, as emit() merges them. */
 static void settle_gaps(struct rmap *m, const struct pend *k, size_t np)
 {
-	struct outv g = {.gaps = true};
+	struct outv g = {.m = m, .gaps = true};
 	size_t i = m->n, w, total;
 
 	sweep(m, k, np, &g);
@@ -614,7 +622,7 @@ static void settle_gaps(struct rmap *m, const struct pend *k, size_t np)
 
 static void settle(struct rmap *m)
 {
-	struct outv o = {0};
+	struct outv o = {.m = m};
 	struct pend *k;
 	size_t np = m->np;
 
@@ -660,7 +668,7 @@ static void settle(struct rmap *m)
 	m->pend_open = false;
 	m->np_checked = 0;
 	m->ent_checked = false;
-	build_top(m);
+	rmap_build_top(m);
 }
 
 /* --- queries --- */
@@ -715,7 +723,7 @@ static size_t find(const struct rmap *m, uint64_t addr)
 	return first + lb_ent(m->ent + first, n, addr);
 }
 
-static void build_top(struct rmap *m)
+void rmap_build_top(struct rmap *m)
 {
 	size_t k;
 
@@ -724,6 +732,16 @@ static void build_top(struct rmap *m)
 	m->top = xmalloc((m->ntop ? m->ntop : 1) * sizeof(*m->top));
 	for (k = 0; k < m->ntop; k++)
 		m->top[k] = m->ent[MIN(((k + 1) << TOP_SHIFT), m->n) - 1].end;
+}
+
+void rmap_settle(struct rmap *m)
+{
+	settle(m);
+}
+
+size_t rmap_find_raw(const struct rmap *m, uint64_t addr)
+{
+	return find(m, addr);
 }
 
 size_t rmap_find(struct rmap *m, uint64_t addr)
@@ -741,10 +759,12 @@ uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other)
 	if (i < m->n && m->ent[i].start <= addr) {
 		const struct rmap_entry *e = &m->ent[i];
 
+		uint64_t end;
+
 		if (other)
 			*other =
 			    e->other == NO ? NO : e->other + (addr - e->start);
-		return e->label;
+		return rmap_label_at(m, e, addr, &end);
 	}
 	if (other)
 		*other = NO;
@@ -765,8 +785,12 @@ uint32_t rmap_lookup_near(struct rmap *m, uint64_t addr, size_t *hint)
 			break;
 		}
 	*hint = i;
-	return i < m->n && m->ent[i].start <= addr ? m->ent[i].label
-						   : LABEL_NONE;
+	if (i < m->n && m->ent[i].start <= addr) {
+		uint64_t end;
+
+		return rmap_label_at(m, &m->ent[i], addr, &end);
+	}
+	return LABEL_NONE;
 }
 
 bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out)
@@ -796,13 +820,6 @@ bool rmap_covers(struct rmap *m, uint64_t start, uint64_t end)
 	return false;
 }
 
-const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n)
-{
-	settle(m);
-	*n = m->n;
-	return m->ent;
-}
-
 void rmap_freeze(struct rmap *m)
 {
 	settle(m);
@@ -812,92 +829,6 @@ void rmap_freeze(struct rmap *m)
 void rmap_thaw(struct rmap *m)
 {
 	m->frozen = false;
-}
-
-size_t rmap_count(struct rmap *m)
-{
-	settle(m);
-	return m->n;
-}
-
-int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
-		 int (*fn)(void *arg, const struct rmap_entry *piece),
-		 void *arg)
-{
-	size_t i;
-
-	settle(m); /* an empty query settles too: see rangemap.h */
-	if (start >= end)
-		return 0;
-	for (i = find(m, start); i < m->n && m->ent[i].start < end; i++) {
-		struct rmap_entry piece = m->ent[i];
-		int ret;
-
-		if (piece.start < start) {
-			if (piece.other != NO)
-				piece.other += start - piece.start;
-			piece.start = start;
-		}
-		if (piece.end > end)
-			piece.end = end;
-		ret = fn(arg, &piece);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
-		uint64_t end,
-		int (*fn)(void *arg, const uint32_t *labels, uint64_t start,
-			  uint64_t end),
-		void *arg)
-{
-	size_t idx[RMAP_ROLLUP_MAX], k;
-	uint32_t labels[RMAP_ROLLUP_MAX] = {0};
-	uint64_t pos = start;
-
-	if (n > RMAP_ROLLUP_MAX)
-		return -1;
-	for (k = 0; k < n; k++) {
-		settle(maps[k]);
-		idx[k] = find(maps[k], start);
-	}
-	while (pos < end) {
-		uint64_t next = end;
-		int ret;
-
-		for (k = 0; k < n; k++) {
-			const struct rmap *m = maps[k];
-			const struct rmap_entry *e;
-
-			if (idx[k] >= m->n) {
-				labels[k] = LABEL_NONE;
-				continue;
-			}
-			e = &m->ent[idx[k]];
-			if (e->start <= pos) {
-				labels[k] = e->label;
-				if (e->end < next)
-					next = e->end;
-			} else {
-				labels[k] = LABEL_NONE;
-				if (e->start < next)
-					next = e->start;
-			}
-		}
-		ret = fn(arg, labels, pos, next);
-		if (ret)
-			return ret;
-		pos = next;
-		for (k = 0; k < n; k++) {
-			const struct rmap *m = maps[k];
-
-			if (idx[k] < m->n && m->ent[idx[k]].end <= pos)
-				idx[k]++;
-		}
-	}
-	return 0;
 }
 
 int rmap_check(struct rmap *m)
@@ -926,7 +857,8 @@ int rmap_check(struct rmap *m)
 
 		if (e->start >= e->end)
 			return -1;
-		if (e->label == LABEL_NONE)
+		if (e->label == LABEL_NONE ||
+		    (is_tab(e->label) && (e->label & ~TAB_BIT) >= m->ntab))
 			return -1;
 		if (e->other != NO && e->end - e->start > UINT64_MAX - e->other)
 			return -1;

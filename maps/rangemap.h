@@ -54,6 +54,40 @@ void rmap_free(struct rmap *m);
 void rmap_freeze(struct rmap *m);
 void rmap_thaw(struct rmap *m);
 
+/* Labels shared by the tables of maps (rmap_add_table()): id[0, n),
+ * counted references. */
+struct rmap_labels {
+	size_t refs, n;
+	uint64_t *at; /* rmap_labels_new_at(): n + 1 bounds, else NULL */
+	uint32_t id[];
+};
+
+/* New labels: n ids, all LABEL_NONE, and one reference, the caller's. */
+struct rmap_labels *rmap_labels_new(size_t n);
+/* The same with room for n + 1 bounds of elements of varying sizes in
+ * at (see rmap_add_table(): stride 0), which the caller fills. */
+struct rmap_labels *rmap_labels_new_at(size_t n);
+/* Drop a reference to l; the last one frees it. NULL is fine. */
+void rmap_labels_put(struct rmap_labels *l);
+
+/* A table of n elements of stride bytes from start, element k labelled
+ * l->id[first + k] (none where that is LABEL_NONE) and translated to
+ * other + k * stride (none if other is RMAP_NO_TRANSLATION). With stride
+ * 0, element k is [start + l->at[first + k], start + l->at[first + k + 1])
+ * instead (bounds that must not decrease; an element may be empty), its
+ * translation other + l->at[first + k] - l->at[first]. The same map
+ * as the n rmap_add_translated() of its elements in order, held as one
+ * range per run of labelled elements and a reference to l, which must not
+ * change afterwards (4 bytes an element rather than entries of 32, for the
+ * per-entry metadata of a big image). Every query and walk answers with
+ * the elements' labels, except rmap_extents(). On a map that takes open
+ * adds (not a DualMap's), whose ranges end at the start of each element,
+ * the elements are added one by one. A no-op if n is 0, first + n > l->n,
+ * stride is 0 without bounds or with decreasing ones, or the table passes
+ * UINT64_MAX in either space. */
+void rmap_add_table(struct rmap *m, uint64_t start, uint64_t stride, size_t n,
+		    uint64_t other, struct rmap_labels *l, size_t first);
+
 /* Label [start, start+size) where not yet labelled. size 0 is a no-op;
  * a range that would wrap past UINT64_MAX is clipped at UINT64_MAX.
  * label must not be LABEL_NONE (such an add is ignored). */
@@ -88,14 +122,24 @@ bool rmap_translate(struct rmap *m, uint64_t addr, uint64_t *out);
 bool rmap_covers(struct rmap *m, uint64_t start, uint64_t end);
 
 /* The settled entries, sorted by start; *n receives the count. Borrowed,
- * valid until the next mutation or rmap_free(). */
+ * valid until the next mutation or rmap_free(). A map with tables turns
+ * them into entries here first (one per run of bytes with one label and
+ * contiguous translation): use rmap_extents() where bounds will do. */
 const struct rmap_entry *rmap_entries(struct rmap *m, size_t *n);
-/* Index of the first settled entry with end > addr (== count if none). */
+/* The settled entries as they are held: the bytes they cover are those
+ * of rmap_entries(), but an entry may hold the elements of a table, of
+ * several labels, and its label is then none of labels.c's (look a
+ * byte's label up with rmap_lookup()). Costs nothing. Same validity. */
+const struct rmap_entry *rmap_extents(struct rmap *m, size_t *n);
+/* Index of the first settled entry with end > addr (== count if none),
+ * in rmap_extents()'s entries (rmap_entries()' once it was called, or
+ * when there are no tables: then they are the same). */
 size_t rmap_find(struct rmap *m, uint64_t addr);
 
-/* Call fn for each labelled piece of [start, end), clipped to it (other
- * adjusted), in order. fn must not add to m. A non-zero return from fn stops
- * the walk and is returned. */
+/* Call fn for each labelled piece of [start, end) (a run of bytes of one
+ * label and contiguous translation, as rmap_entries() has them), clipped
+ * to it (other adjusted), in order. fn must not add to m. A non-zero return
+ * from fn stops the walk and is returned. */
 int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
 		 int (*fn)(void *arg, const struct rmap_entry *piece),
 		 void *arg);
@@ -119,7 +163,8 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
  * tests call it after every mutation. */
 int rmap_check(struct rmap *m);
 
-/* Number of settled entries (settles the map). */
+/* Number of settled entries, as rmap_entries() counts them (settles the
+ * map and turns its tables into entries). */
 size_t rmap_count(struct rmap *m);
 
 /* --- DualMap --- */

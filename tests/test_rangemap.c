@@ -870,6 +870,10 @@ static size_t merged_entries(struct rmap *m, struct rmap_entry *out)
 	return k;
 }
 
+/* Set for maps that take no open adds (a DualMap's): random_add_at()
+ * makes its open adds plain ones. */
+static bool plain_only;
+
 /* A random add (open, translated or plain) at start. */
 static void random_add_at(struct rmap *m, struct model *md, uint64_t start)
 {
@@ -882,7 +886,7 @@ static void random_add_at(struct rmap *m, struct model *md, uint64_t start)
 	size = rnd_below(4) ? rnd_below(64) : rnd_below(SPACE);
 	if (size > SPACE - start)
 		size = SPACE - start;
-	if (kind < 2) {
+	if (kind < 2 && !plain_only) {
 		/* open */
 		limit = rnd_below(3) ? SPACE : start + rnd_below(200);
 		if (limit > SPACE)
@@ -1133,6 +1137,223 @@ static void test_random_rollup(void **state)
 	}
 }
 
+/* --- tables (rmap_add_table()) against the model, element by element --- */
+
+/* A random table at start: up to 48 elements, about two in five of them
+ * holes; of 1 to 12 bytes each, or (one table in two) of 0 to 12 bytes
+ * given by bounds. To the model as the adds of its elements. */
+static void random_table_at(struct rmap *m, struct model *md, uint64_t start)
+{
+	uint64_t stride = rnd_below(2) ? 1 + rnd_below(12) : 0;
+	uint64_t n = rnd_below(48), end = start;
+	uint64_t other = rnd_below(2) ? NO : rnd_below(1 << 20);
+	size_t first = rnd_below(4), nl;
+	struct rmap_labels *l;
+
+	if (md->np + n > ARRAY_SIZE(md->pend))
+		n = ARRAY_SIZE(md->pend) - md->np;
+	nl = first + n + rnd_below(3);
+	l = stride ? rmap_labels_new(nl) : rmap_labels_new_at(nl);
+	for (size_t k = 0; k < l->n; k++)
+		l->id[k] = rnd_below(5) < 2 ? NONE : rnd_below(8);
+	if (!stride) { /* bounds from an offset, to the end of SPACE */
+		l->at[first] = rnd_below(100);
+		for (size_t k = first; k < nl; k++)
+			l->at[k + 1] = l->at[k] + rnd_below(13);
+		while (n && start + l->at[first + n] - l->at[first] > SPACE)
+			n--;
+	} else if (start + n * stride > SPACE) {
+		n = (SPACE - start) / stride;
+	}
+	rmap_add_table(m, start, stride, n, other, l, first);
+	CHECK(rmap_check(m) == 0);
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t s = stride ? start + k * stride
+				    : start + l->at[first + k] - l->at[first];
+		uint64_t e = stride
+				 ? s + stride
+				 : start + l->at[first + k + 1] - l->at[first];
+		struct madd *a;
+
+		end = e;
+		if (l->id[first + k] == NONE || s == e)
+			continue;
+		a = &md->pend[md->np++];
+		a->start = s;
+		a->end = e;
+		a->other = other == NO ? NO : other + (s - start);
+		a->label = l->id[first + k];
+		a->open = false;
+	}
+	CHECK(end <= SPACE);
+	rmap_labels_put(l);
+}
+
+struct pcollect {
+	struct rmap_entry *p;
+	size_t n;
+};
+
+static int collect_all_fn(void *arg, const struct rmap_entry *piece)
+{
+	struct pcollect *c = arg;
+
+	CHECK(c->n < SPACE);
+	c->p[c->n++] = *piece;
+	return 0;
+}
+
+struct run_check {
+	const struct rmap_entry *want;
+	size_t nw, i;
+	uint64_t next;
+};
+
+/* rmap_rollup() of one map over [0, SPACE): its pieces are the model's
+ * runs (label and translation) and the gaps between them. */
+static int run_check_fn(void *arg, const uint32_t *labels, uint64_t s,
+			uint64_t e)
+{
+	struct run_check *c = arg;
+
+	CHECK(s == c->next && s < e);
+	c->next = e;
+	if (labels[0] == NONE) {
+		CHECK(c->i == c->nw || c->want[c->i].start >= e);
+		CHECK(!c->i || c->want[c->i - 1].end <= s);
+		return 0;
+	}
+	CHECK(c->i < c->nw);
+	CHECK(c->want[c->i].start == s && c->want[c->i].end == e);
+	CHECK(c->want[c->i].label == labels[0]);
+	c->i++;
+	return 0;
+}
+
+/* Queries that see through the tables (no rmap_entries(), which turns
+ * them into entries): lookups, covers, foreach and rollup runs, the
+ * bounds of rmap_extents(). */
+static void table_queries(struct rmap *m, struct model *md)
+{
+	static struct rmap_entry want[SPACE], got[SPACE];
+	struct pcollect c = {got, 0};
+	struct run_check rc = {want, 0, 0, 0};
+	const struct rmap_entry *x;
+	size_t hint = 0, nx;
+	uint64_t o, b;
+
+	model_settle(md);
+	for (unsigned i = 0; i < 40; i++) {
+		uint64_t a = rnd_below(SPACE);
+
+		CHECK(rmap_lookup(m, a, &o) == md->label[a]);
+		CHECK(o == md->other[a]);
+	}
+	for (b = rnd_below(64); b < SPACE; b += 1 + rnd_below(64))
+		CHECK(rmap_lookup_near(m, b, &hint) == md->label[b]);
+	x = rmap_extents(m, &nx);
+	for (size_t i = 0; i < nx; i++)
+		for (b = x[i].start; b < x[i].end; b++)
+			CHECK(md->label[b] != NONE);
+	for (b = 0, o = 0; b < SPACE; b++)
+		o += md->label[b] != NONE;
+	for (size_t i = 0; i < nx; i++)
+		o -= x[i].end - x[i].start;
+	CHECK(o == 0); /* the extents cover every labelled byte */
+	rc.nw = model_entries(md, want);
+	CHECK(rmap_rollup(&m, 1, 0, SPACE, run_check_fn, &rc) == 0);
+	CHECK(rc.i == rc.nw && rc.next == SPACE);
+	CHECK(rmap_foreach(m, 0, SPACE, collect_all_fn, &c) == 0);
+	CHECK(c.n == rc.nw);
+	for (size_t i = 0; i < c.n && i < rc.nw; i++) {
+		CHECK(got[i].start == want[i].start);
+		CHECK(got[i].end == want[i].end);
+		CHECK(got[i].other == want[i].other);
+		CHECK(got[i].label == want[i].label);
+	}
+}
+
+/* Tables among plain and open adds, settled in batches of every size:
+ * every query answers as if each element had been added on its own, and
+ * rmap_entries() (which turns the tables into entries) lists the
+ * model's runs. */
+static void test_random_tables(void **state)
+{
+	(void)state;
+	for (unsigned iter = 0; iter < 400; iter++) {
+		struct model *md = malloc(sizeof(*md));
+		struct dualmap dm;
+		struct rmap *m;
+		unsigned nops;
+
+		/* three in four on a DualMap's map, which keeps the tables;
+		 * the others take open adds, and the elements one by one */
+		dualmap_init(&dm);
+		plain_only = iter % 4 != 0;
+		m = plain_only ? dm.vm : dm.file;
+		if (!plain_only) {
+			rmap_free(dm.file);
+			dm.file = m = rmap_new();
+		}
+		cur_seed = 0x7ab1e000ULL + iter;
+		rng_state = cur_seed * 0x9e3779b97f4a7c15ULL | 1;
+		model_init(md);
+		nops = 1 + rnd_below(iter < 100 ? 20 : 120);
+		for (unsigned op = 0; op < nops; op++) {
+			unsigned r = rnd_below(100);
+
+			if (md->np + 64 > ARRAY_SIZE(md->pend))
+				table_queries(m, md);
+			else if (r < 40)
+				random_table_at(m, md, rnd_below(SPACE));
+			else if (r < 85)
+				random_add(m, md);
+			else if (r < 95)
+				table_queries(m, md);
+			else
+				random_query(m, md);
+		}
+		table_queries(m, md);
+		random_query(m, md);
+		random_foreach(m, md);
+		dualmap_free(&dm);
+		free(md);
+	}
+	plain_only = false;
+}
+
+/* A table's run next to a plain entry of the same label, and its holes
+ * filled by a later add: one piece each way, as element adds would
+ * give. */
+static void test_table_literal(void **state)
+{
+	struct rmap_labels *l = rmap_labels_new(4);
+	struct dualmap dm;
+	struct rmap *m;
+	static const struct rmap_entry exp[] = {
+	    {0, 20, NO, 1}, {20, 30, NO, 2}, {30, 40, NO, 9}, {40, 50, NO, 2}};
+	struct collect c = {0};
+
+	(void)state;
+	dualmap_init(&dm);
+	m = dm.vm;
+	l->id[0] = 1;
+	l->id[1] = 2;
+	l->id[2] = NONE;
+	l->id[3] = 2;
+	add(m, 0, 10, 1);
+	rmap_add_table(m, 10, 10, 4, NO, l, 0);
+	rmap_labels_put(l); /* the map holds its own reference */
+	add(m, 0, 100, 9);
+	assert_int_equal(rmap_lookup(m, 15, NULL), 1);
+	assert_int_equal(rmap_lookup(m, 35, NULL), 9);
+	assert_int_equal(rmap_lookup(m, 45, NULL), 2);
+	assert_int_equal(rmap_lookup(m, 55, NULL), 9);
+	assert_int_equal(rmap_foreach(m, 0, 50, collect_fn, &c), 0);
+	expect_pieces(&c, exp, ARRAY_SIZE(exp));
+	dualmap_free(&dm);
+}
+
 /* Many independent settles of tiny batches: a query after every add. */
 static void test_random_interleaved(void **state)
 {
@@ -1285,6 +1506,8 @@ int main(void)
 	    cmocka_unit_test(test_dualmap),
 	    cmocka_unit_test(test_random_single),
 	    cmocka_unit_test(test_random_sorted_head),
+	    cmocka_unit_test(test_table_literal),
+	    cmocka_unit_test(test_random_tables),
 	    cmocka_unit_test(test_random_rollup),
 	    cmocka_unit_test(test_random_interleaved),
 	    cmocka_unit_test(test_random_dualmap),
