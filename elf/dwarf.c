@@ -256,7 +256,10 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
-	Dwarf *dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+	Dwarf *dbg;
+
+	elf_dwarf_inflate(dimg);
+	dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
 
 	unhide(dimg, h, n);
 	free(h);

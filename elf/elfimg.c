@@ -733,6 +733,7 @@ void elfimg_drop_data(struct elfimg *img)
 	if (e && !elf_getshdrnum(e, &shnum) && shnum == img->nsecs) {
 		elf_end(priv->elf);
 		priv->elf = e;
+		elf_dwarf_inflated_free(priv);
 	} else if (e) {
 		elf_end(e);
 	}
@@ -754,6 +755,7 @@ void elfimg_close(struct elfimg *img)
 	if (priv) {
 		if (priv->elf)
 			elf_end(priv->elf);
+		elf_dwarf_inflated_free(priv);
 		close(priv->fd);
 		free(priv->raw);
 		free(priv->shstr);
