@@ -74,9 +74,9 @@ static bool inflate_file(int fd, uint64_t off, uint64_t size_in,
 	if (size_in > SIZE_MAX || size_out > SIZE_MAX)
 		return false;
 	if (*cap < size_in) {
-		free(*in);
+		xfree_huge(*in, *cap);
 		*cap = (size_t)size_in;
-		*in = xmalloc(*cap);
+		*in = xmalloc_huge(*cap);
 	}
 	return read_at(fd, *in, (size_t)size_in, off) == size_in &&
 	       zinflate(*in, (size_t)size_in, out, (size_t)size_out) == 0;
@@ -144,11 +144,12 @@ static bool read_chdr(struct elfimg *img, const GElf_Shdr *sh, GElf_Chdr *ch,
 }
 
 /* Keep buf until img's libelf handle is ended. */
-static void keep(struct elfimg_priv *priv, void *buf)
+static void keep(struct elfimg_priv *priv, void *buf, size_t n)
 {
 	xgrow(&priv->zbufs, &priv->zcap, priv->nzbufs + 1,
 	      sizeof(*priv->zbufs));
-	priv->zbufs[priv->nzbufs++] = buf;
+	priv->zbufs[priv->nzbufs].p = buf;
+	priv->zbufs[priv->nzbufs++].n = n;
 }
 
 void elf_dwarf_inflate(struct elfimg *img)
@@ -182,22 +183,23 @@ void elf_dwarf_inflate(struct elfimg *img)
 		    sh.sh_type != SHT_PROGBITS ||
 		    !read_chdr(img, &sh, &ch, &hsize))
 			continue;
-		out = xmalloc(ch.ch_size);
+		/* ch_size <= 1032 * sh_size: it fits size_t */
+		out = xmalloc_huge(ch.ch_size);
 		if (!inflate_file(priv->fd, sh.sh_offset + hsize,
 				  sh.sh_size - hsize, out, ch.ch_size, &in,
 				  &cap) ||
 		    !install(scn, &sh, &ch, out))
-			free(out);
+			xfree_huge(out, ch.ch_size);
 		else
-			keep(priv, out);
+			keep(priv, out, ch.ch_size);
 	}
-	free(in);
+	xfree_huge(in, cap);
 }
 
 void elf_dwarf_inflated_free(struct elfimg_priv *priv)
 {
 	for (size_t i = 0; i < priv->nzbufs; i++)
-		free(priv->zbufs[i]);
+		xfree_huge(priv->zbufs[i].p, priv->zbufs[i].n);
 	free(priv->zbufs);
 	priv->zbufs = NULL;
 	priv->nzbufs = priv->zcap = 0;

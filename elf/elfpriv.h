@@ -38,7 +38,10 @@ struct elfimg_priv {
 	bool xref_swept;
 	/* elf_dwarf_inflate()'s inflated sections, libelf's data of them
 	 * until the handle elf is ended */
-	void **zbufs;
+	struct elf_zbuf {
+		void *p;
+		size_t n;
+	} * zbufs;
 	size_t nzbufs, zcap;
 };
 
