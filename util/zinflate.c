@@ -14,6 +14,7 @@
  * not fit, and the Adler-32 (zlib's adler32()). */
 #include "config.h"
 
+#include "util/util.h"
 #include "util/zinflate.h"
 
 #include <endian.h>
@@ -22,6 +23,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <zlib.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 /* Table entry: bits 0-3 the code bits to consume, 4-7 flags, 8-12 the
  * extra bits that follow, 16-31 the value (literal, length or distance
@@ -275,40 +280,60 @@ struct zout {
 static bool codes(struct br *b, struct zout *o, const uint32_t *lt,
 		  const uint32_t *dt)
 {
+	/* the reader in a local: stores through op (unsigned char) may
+	 * alias *b, which would keep its fields in memory */
+	struct br r = *b;
 	unsigned char *op = o->op, *end = o->end;
+	bool ok = false;
 
 	for (;;) {
 		uint32_t e, x;
 		size_t len, dist;
 
-		refill(b);
-		e = decode(b, lt, LIT_TB);
+		refill(&r);
+		e = decode(&r, lt, LIT_TB);
 		if (e & E_LIT) {
-			if (op == end)
-				return false;
+			/* up to three literals from one refill (56 bits, 15
+			 * a code), the output checked once */
+			if (end - op < 3) {
+				if (op == end)
+					break;
+				*op++ = (unsigned char)(e >> 16);
+				continue;
+			}
 			*op++ = (unsigned char)(e >> 16);
-			continue;
+			e = decode(&r, lt, LIT_TB);
+			if (e & E_LIT) {
+				*op++ = (unsigned char)(e >> 16);
+				e = decode(&r, lt, LIT_TB);
+				if (e & E_LIT) {
+					*op++ = (unsigned char)(e >> 16);
+					continue;
+				}
+			}
+			refill(&r);
 		}
 		if (e & (E_EOB | E_BAD)) {
-			o->op = op;
-			return !(e & E_BAD);
+			ok = !(e & E_BAD);
+			break;
 		}
-		/* at most 15 + 5 bits used: 36 left for 15 + 13 */
+		/* at least 56 - 15 bits left: 5 + 15 + 13 needed */
 		x = e >> 8 & 31;
-		len = (e >> 16) + bits(b, x);
-		e = decode(b, dt, DIST_TB);
+		len = (e >> 16) + bits(&r, x);
+		e = decode(&r, dt, DIST_TB);
 		if (e & E_BAD)
-			return false;
+			break;
 		x = e >> 8 & 31;
-		dist = (e >> 16) + bits(b, x);
+		dist = (e >> 16) + bits(&r, x);
 		if (dist > (size_t)(op - o->stream) || len > (size_t)(end - op))
-			return false;
-		const unsigned char *src = op - dist;
-
-		op = copy_match(op, src, dist, len, end);
-		if (b->over > 16)
-			return false; /* decoding zeros past the end */
+			break;
+		op = copy_match(op, op - dist, dist, len, end);
+		if (r.over > 16)
+			break; /* decoding zeros past the end */
 	}
+	*b = r;
+	o->op = op;
+	return ok;
 }
 
 /* The code lengths of a dynamic block into lt and dt. */
@@ -397,6 +422,63 @@ static bool stored(struct br *b, struct zout *o)
 	return true;
 }
 
+#define ADLER_MOD 65521u
+/* bytes summed before the sums are reduced (zlib's NMAX, rounded down to
+ * whole 16-byte blocks): s2 stays below 2^32 */
+#define ADLER_NMAX 5536u
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Adler-32 of p[0, n) continued from adler, 16 bytes a step with SSSE3:
+ * a step adds the bytes to s1 and, weighted 16..1, to s2, which also
+ * gains 16 times the s1 of the steps before (zlib's sums, regrouped). */
+__attribute__((target("ssse3"))) static uint32_t
+adler32_ssse3(uint32_t adler, const unsigned char *p, size_t n)
+{
+	const __m128i w = _mm_setr_epi8(16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+					5, 4, 3, 2, 1);
+	const __m128i ones = _mm_set1_epi16(1), zero = _mm_setzero_si128();
+	uint64_t s1 = adler & 0xffff, s2 = adler >> 16;
+
+	while (n >= 16) {
+		size_t k = MIN(n, ADLER_NMAX) & ~(size_t)15;
+		__m128i v1 = zero, v2 = zero, vp = zero;
+		uint32_t t[4];
+
+		s2 += s1 * k;
+		n -= k;
+		for (; k; k -= 16, p += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)p);
+
+			vp = _mm_add_epi32(vp, v1);
+			v1 = _mm_add_epi32(v1, _mm_sad_epu8(x, zero));
+			v2 = _mm_add_epi32(
+			    v2, _mm_madd_epi16(_mm_maddubs_epi16(x, w), ones));
+		}
+		_mm_storeu_si128((__m128i *)t, vp);
+		s2 += 16 * ((uint64_t)t[0] + t[1] + t[2] + t[3]);
+		_mm_storeu_si128((__m128i *)t, v2);
+		s2 += (uint64_t)t[0] + t[1] + t[2] + t[3];
+		_mm_storeu_si128((__m128i *)t, v1);
+		s1 += (uint64_t)t[0] + t[2];
+		s1 %= ADLER_MOD;
+		s2 %= ADLER_MOD;
+	}
+	return (uint32_t)adler32((uLong)(s2 << 16 | s1), p, (uInt)n);
+}
+#endif
+
+/* Adler-32 of p[0, n), as zlib's adler32() computes it. */
+static uint32_t adler(const unsigned char *p, size_t n)
+{
+	uint32_t a = (uint32_t)adler32(0, NULL, 0);
+
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("ssse3"))
+		return adler32_ssse3(a, p, n);
+#endif
+	return (uint32_t)adler32(a, p, (uInt)n);
+}
+
 /* One zlib stream from b->ip (the reader empty) into o. */
 static bool stream(struct br *b, struct zout *o, uint32_t *lt, uint32_t *dt)
 {
@@ -435,8 +517,7 @@ static bool stream(struct br *b, struct zout *o, uint32_t *lt, uint32_t *dt)
 	check = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 		(uint32_t)p[2] << 8 | p[3];
 	b->ip += 4;
-	return check == adler32(adler32(0, NULL, 0), o->stream,
-				(uInt)(o->op - o->stream));
+	return check == adler(o->stream, (size_t)(o->op - o->stream));
 }
 
 int zinflate(const unsigned char *in, size_t in_len, unsigned char *out,
