@@ -152,20 +152,29 @@ static void keep(struct elfimg_priv *priv, void *buf, size_t n)
 	priv->zbufs[priv->nzbufs++].n = n;
 }
 
-void elf_dwarf_inflate(struct elfimg *img)
+/* A section to inflate: its index, header and compression header, and
+ * where in the arena its bytes go. */
+struct zsec {
+	size_t index;
+	GElf_Shdr sh;
+	GElf_Chdr ch;
+	uint64_t hsize;
+	size_t at;
+};
+
+/* The sections of img elf_dwarf_inflate() inflates, into z (room for
+ * ARRAY_SIZE(libdw_reads)); their count. *total: the arena's size. */
+static size_t zsecs_find(struct elfimg *img, struct zsec *z, size_t *total)
 {
 	struct elfimg_priv *priv = img->priv;
-	unsigned char *in = NULL;
-	size_t cap = 0;
 	bool seen[ARRAY_SIZE(libdw_reads)] = {0};
+	size_t n = 0;
 
+	*total = 0;
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const char *name = img->secs[i].name;
 		Elf_Scn *scn = elf_getscn(priv->elf, i);
-		GElf_Shdr sh;
-		GElf_Chdr ch;
-		uint64_t hsize;
-		unsigned char *out;
+		struct zsec *c = &z[n];
 		size_t k;
 
 		if (!libdw_reads_name(name))
@@ -174,26 +183,51 @@ void elf_dwarf_inflate(struct elfimg *img)
 			;
 		/* libdw takes the first of a name, outside groups, not
 		 * NOBITS (what dwarf.c hides from it is NOBITS now) */
-		if (!scn || !gelf_getshdr(scn, &sh) ||
-		    sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_GROUP) ||
-		    seen[k])
+		if (!scn || !gelf_getshdr(scn, &c->sh) ||
+		    c->sh.sh_type == SHT_NOBITS ||
+		    (c->sh.sh_flags & SHF_GROUP) || seen[k])
 			continue;
 		seen[k] = true;
-		if (!(sh.sh_flags & SHF_COMPRESSED) ||
-		    sh.sh_type != SHT_PROGBITS ||
-		    !read_chdr(img, &sh, &ch, &hsize))
+		/* ch_size <= 1032 * sh_size: the sum fits size_t */
+		if (!(c->sh.sh_flags & SHF_COMPRESSED) ||
+		    c->sh.sh_type != SHT_PROGBITS ||
+		    !read_chdr(img, &c->sh, &c->ch, &c->hsize))
 			continue;
-		/* ch_size <= 1032 * sh_size: it fits size_t */
-		out = xmalloc_huge(ch.ch_size);
-		if (!inflate_file(priv->fd, sh.sh_offset + hsize,
-				  sh.sh_size - hsize, out, ch.ch_size, &in,
-				  &cap) ||
-		    !install(scn, &sh, &ch, out))
-			xfree_huge(out, ch.ch_size);
-		else
-			keep(priv, out, ch.ch_size);
+		c->index = i;
+		c->at = *total;
+		*total += (c->ch.ch_size + 15) & ~(uint64_t)15;
+		n++;
+	}
+	return n;
+}
+
+void elf_dwarf_inflate(struct elfimg *img)
+{
+	struct elfimg_priv *priv = img->priv;
+	struct zsec z[ARRAY_SIZE(libdw_reads)];
+	unsigned char *in = NULL, *arena;
+	size_t cap = 0, total, n = zsecs_find(img, z, &total);
+	bool used = false;
+
+	if (!n)
+		return;
+	/* one buffer for all: its 2 MiB-aligned part on huge pages */
+	arena = xmalloc_huge(total);
+	for (size_t i = 0; i < n; i++) {
+		Elf_Scn *scn = elf_getscn(priv->elf, z[i].index);
+		unsigned char *out = arena + z[i].at;
+
+		if (inflate_file(priv->fd, z[i].sh.sh_offset + z[i].hsize,
+				 z[i].sh.sh_size - z[i].hsize, out,
+				 z[i].ch.ch_size, &in, &cap) &&
+		    install(scn, &z[i].sh, &z[i].ch, out))
+			used = true;
 	}
 	xfree_huge(in, cap);
+	if (used)
+		keep(priv, arena, total);
+	else
+		xfree_huge(arena, total);
 }
 
 void elf_dwarf_inflated_free(struct elfimg_priv *priv)
