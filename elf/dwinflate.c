@@ -65,21 +65,21 @@ static size_t read_at(int fd, void *buf, size_t len, uint64_t off)
 }
 
 /* Inflate the size_in bytes at file offset off into out (size_out
- * bytes), as libelf's __libelf_decompress() does (util/zinflate.h). *in:
- * the input buffer of *cap bytes, grown to fit. False if that fails. */
+ * bytes), as libelf's __libelf_decompress() does (util/zinflate.h), from
+ * a copy of them freed after. False if that fails. */
 static bool inflate_file(int fd, uint64_t off, uint64_t size_in,
-			 unsigned char *out, uint64_t size_out,
-			 unsigned char **in, size_t *cap)
+			 unsigned char *out, uint64_t size_out)
 {
+	unsigned char *in;
+	bool ok;
+
 	if (size_in > SIZE_MAX || size_out > SIZE_MAX)
 		return false;
-	if (*cap < size_in) {
-		xfree_huge(*in, *cap);
-		*cap = (size_t)size_in;
-		*in = xmalloc_huge(*cap);
-	}
-	return read_at(fd, *in, (size_t)size_in, off) == size_in &&
-	       zinflate(*in, (size_t)size_in, out, (size_t)size_out) == 0;
+	in = xmalloc_huge((size_t)size_in);
+	ok = read_at(fd, in, (size_t)size_in, off) == size_in &&
+	     zinflate(in, (size_t)size_in, out, (size_t)size_out) == 0;
+	xfree_huge(in, (size_t)size_in);
+	return ok;
 }
 
 /* Hand buf (the inflated bytes of section scn, whose header is sh, of
@@ -201,16 +201,27 @@ static size_t zsecs_find(struct elfimg *img, struct zsec *z, size_t *total)
 	return n;
 }
 
+/* Larger compressed size first. */
+static int zsec_cmp(const void *a, const void *b)
+{
+	const struct zsec *x = a, *y = b;
+
+	return u64_cmp(y->sh.sh_size, x->sh.sh_size);
+}
+
 void elf_dwarf_inflate(struct elfimg *img)
 {
 	struct elfimg_priv *priv = img->priv;
 	struct zsec z[ARRAY_SIZE(libdw_reads)];
-	unsigned char *in = NULL, *arena;
-	size_t cap = 0, total, n = zsecs_find(img, z, &total);
+	unsigned char *arena;
+	size_t total, n = zsecs_find(img, z, &total);
 	bool used = false;
 
 	if (!n)
 		return;
+	/* the largest first, each one's compressed bytes freed after it:
+	 * the peak is the largest's input and output, not the sum */
+	qsort(z, n, sizeof(*z), zsec_cmp);
 	/* one buffer for all: its 2 MiB-aligned part on huge pages */
 	arena = xmalloc_huge(total);
 	for (size_t i = 0; i < n; i++) {
@@ -219,11 +230,10 @@ void elf_dwarf_inflate(struct elfimg *img)
 
 		if (inflate_file(priv->fd, z[i].sh.sh_offset + z[i].hsize,
 				 z[i].sh.sh_size - z[i].hsize, out,
-				 z[i].ch.ch_size, &in, &cap) &&
+				 z[i].ch.ch_size) &&
 		    install(scn, &z[i].sh, &z[i].ch, out))
 			used = true;
 	}
-	xfree_huge(in, cap);
 	if (used)
 		keep(priv, arena, total);
 	else
