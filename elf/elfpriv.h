@@ -139,6 +139,12 @@ void elf_dwarf_inflate(struct elfimg *img);
 /* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
  * ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);
+/* End img's libelf handle for a new one on the same file (kept only if it
+ * sees the same section table; else the old one stays): what libelf read
+ * of its sections, and what elf_dwarf_inflate() handed it, is freed.
+ * Pointers into section data read before are then invalid. Not its debug
+ * image's; its other caches stay (elfimg_drop_data() frees those). */
+void elfimg_reopen_elf(struct elfimg *img);
 
 /* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a whole file. */
 int elf_file_crc32(int fd, uint32_t *out);
