@@ -256,7 +256,10 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
-	Dwarf *dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+	Dwarf *dbg;
+
+	elf_dwarf_inflate(dimg);
+	dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
 
 	unhide(dimg, h, n);
 	free(h);
@@ -882,5 +885,9 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	free(c.secs);
 	free(c.cus);
 	free(c.cur);
+	/* the DWARF read (libc's debug file: 7 MiB inflated) is done with:
+	 * freed before the source charges metadata and padding, which
+	 * would otherwise peak on top of it */
+	elfimg_reopen_elf(c.dimg);
 	return 0;
 }

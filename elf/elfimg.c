@@ -718,24 +718,32 @@ int elfimg_open(const char *path, struct elfimg **out)
 	return elfimg_open_mode(path, false, out);
 }
 
-void elfimg_drop_data(struct elfimg *img)
+void elfimg_reopen_elf(struct elfimg *img)
 {
-	struct elfimg_priv *priv;
+	struct elfimg_priv *priv = img->priv;
 	size_t shnum = 0;
 	Elf *e;
 
-	if (!img || !img->priv)
-		return;
-	priv = img->priv;
 	/* libelf frees section data only with its handle: a new handle on
 	 * the same file, kept only if it sees the same section table */
 	e = priv->elf ? elf_begin(priv->fd, ELF_C_READ, NULL) : NULL;
 	if (e && !elf_getshdrnum(e, &shnum) && shnum == img->nsecs) {
 		elf_end(priv->elf);
 		priv->elf = e;
+		elf_dwarf_inflated_free(priv);
 	} else if (e) {
 		elf_end(e);
 	}
+}
+
+void elfimg_drop_data(struct elfimg *img)
+{
+	struct elfimg_priv *priv;
+
+	if (!img || !img->priv)
+		return;
+	priv = img->priv;
+	elfimg_reopen_elf(img);
 	free(priv->relocs);
 	priv->relocs = NULL;
 	priv->nrelocs = 0;
@@ -754,6 +762,7 @@ void elfimg_close(struct elfimg *img)
 	if (priv) {
 		if (priv->elf)
 			elf_end(priv->elf);
+		elf_dwarf_inflated_free(priv);
 		close(priv->fd);
 		free(priv->raw);
 		free(priv->shstr);

@@ -36,6 +36,13 @@ struct elfimg_priv {
 	uint64_t xref_code_base, xref_data_base;
 	size_t nxref_raw, xref_cap;
 	bool xref_swept;
+	/* elf_dwarf_inflate()'s inflated sections, libelf's data of them
+	 * until the handle elf is ended */
+	struct elf_zbuf {
+		void *p;
+		size_t n;
+	} * zbufs;
+	size_t nzbufs, zcap;
 };
 
 static inline Elf *elfimg_elf(const struct elfimg *img)
@@ -121,6 +128,23 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out);
  * no_loads), the three header tables (file only) and "[Unmapped]". */
 void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
 			  struct dualmap *out, bool no_loads);
+
+/* Inflate the SHF_COMPRESSED (zlib) DWARF sections of img that
+ * dwarf_begin_elf() would inflate (those of its names it reads, not
+ * SHT_NOBITS in libelf's headers, outside groups, the first of a name)
+ * and hand them to libelf as the sections' data, as elf_compress() would
+ * leave them, without libelf's copy of the compressed bytes (elf/
+ * dwinflate.c). What cannot be done so is left to libelf. */
+void elf_dwarf_inflate(struct elfimg *img);
+/* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
+ * ended. */
+void elf_dwarf_inflated_free(struct elfimg_priv *priv);
+/* End img's libelf handle for a new one on the same file (kept only if it
+ * sees the same section table; else the old one stays): what libelf read
+ * of its sections, and what elf_dwarf_inflate() handed it, is freed.
+ * Pointers into section data read before are then invalid. Not its debug
+ * image's; its other caches stay (elfimg_drop_data() frees those). */
+void elfimg_reopen_elf(struct elfimg *img);
 
 /* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a whole file. */
 int elf_file_crc32(int fd, uint32_t *out);

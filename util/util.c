@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,45 @@ void *xmalloc(size_t n)
 	if (!p)
 		oom(n);
 	return p;
+}
+
+/* Transparent huge page size on x86-64 (and arm64 with 4 KiB pages). */
+#define HUGE_SIZE ((size_t)2 << 20)
+
+void *xmalloc_huge(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), keep;
+	uintptr_t a, start;
+	void *p;
+
+	if (n < HUGE_SIZE || n > SIZE_MAX - HUGE_SIZE)
+		return xmalloc(n);
+	/* map HUGE_SIZE more and keep n bytes from a 2 MiB boundary */
+	p = mmap(NULL, n + HUGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		oom(n);
+	a = (uintptr_t)p;
+	start = (a + HUGE_SIZE - 1) & ~(uintptr_t)(HUGE_SIZE - 1);
+	keep = (n + page - 1) & ~(page - 1);
+	if (start > a)
+		munmap(p, start - a);
+	if (a + n + HUGE_SIZE > start + keep)
+		munmap((void *)(start + keep),
+		       a + n + HUGE_SIZE - start - keep);
+	/* advice only: without THP the pages are small ones */
+	madvise((void *)start, n, MADV_HUGEPAGE);
+	return (void *)start;
+}
+
+void xfree_huge(void *p, size_t n)
+{
+	if (!p)
+		return;
+	if (n < HUGE_SIZE || n > SIZE_MAX - HUGE_SIZE)
+		free(p);
+	else
+		munmap(p, n);
 }
 
 void *xcalloc(size_t nmemb, size_t size)

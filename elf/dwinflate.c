@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* dwinflate.c — inflate the compressed DWARF sections libdw will read,
+ * before dwarf_begin_elf() does, without libelf's copy of the compressed
+ * bytes.
+ *
+ * libelf inflates an SHF_COMPRESSED section (elf_compress(), which
+ * dwarf_begin_elf() calls for each DWARF section) from a malloc'd copy of
+ * the whole compressed section: libc's debug file has 3 MiB of them, read
+ * into fresh pages and freed at once. Here the compressed bytes stream
+ * through one small buffer into the inflated section, and the result is
+ * handed to libelf as the section's data, with the section header libelf
+ * itself would leave (sh_size the inflated size, sh_addralign the
+ * compression header's, SHF_COMPRESSED cleared): libdw then reads it as
+ * if libelf had inflated it. What libelf would refuse (another
+ * compression type, another byte order, a corrupt stream, a section
+ * already read) is left to libelf, which refuses it the same way. */
+#include "config.h"
+
+#include "elf/elfpriv.h"
+#include "util/util.h"
+#include "util/zinflate.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The DWARF sections libdw reads at dwarf_begin_elf() (dwarf_scnnames in
+ * libdw), named without ".debug_". A compressed one not named here is
+ * inflated by libelf if libdw wants it. */
+static const char *const libdw_reads[] = {
+    "info",	   "types",   "abbrev", "aranges",  "addr",	"line",
+    "line_str",	   "frame",   "loc",	"loclists", "pubnames", "str",
+    "str_offsets", "macinfo", "macro",	"ranges",   "rnglists",
+};
+
+static bool libdw_reads_name(const char *name)
+{
+	if (strncmp(name, ".debug_", 7))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(libdw_reads); i++)
+		if (!strcmp(name + 7, libdw_reads[i]))
+			return true;
+	return false;
+}
+
+/* Read up to len bytes at off into buf; the count read (short at the end
+ * of the file or on an error). */
+static size_t read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n =
+		    pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
+
+/* Inflate the size_in bytes at file offset off into out (size_out
+ * bytes), as libelf's __libelf_decompress() does (util/zinflate.h), from
+ * a copy of them freed after. False if that fails. */
+static bool inflate_file(int fd, uint64_t off, uint64_t size_in,
+			 unsigned char *out, uint64_t size_out)
+{
+	unsigned char *in;
+	bool ok;
+
+	if (size_in > SIZE_MAX || size_out > SIZE_MAX)
+		return false;
+	in = xmalloc_huge((size_t)size_in);
+	ok = read_at(fd, in, (size_t)size_in, off) == size_in &&
+	     zinflate(in, (size_t)size_in, out, (size_t)size_out) == 0;
+	xfree_huge(in, (size_t)size_in);
+	return ok;
+}
+
+/* Hand buf (the inflated bytes of section scn, whose header is sh, of
+ * compression header ch) to libelf as its data. Returns 1 if done; 0,
+ * with nothing changed, if libelf had read the section already; -1 if
+ * libelf did not take buf as the section's first data (not what libelf's
+ * code does: the section is then empty to libdw, and buf must live on). */
+static int install(Elf_Scn *scn, GElf_Shdr *sh, const GElf_Chdr *ch, void *buf)
+{
+	GElf_Shdr empty = *sh;
+	Elf_Data *d;
+
+	/* with sh_size 0 libelf reads nothing and starts the section's
+	 * data list empty: elf_newdata() then gives its first element,
+	 * which elf_getdata() returns */
+	empty.sh_size = 0;
+	if (!gelf_update_shdr(scn, &empty))
+		return 0;
+	d = elf_rawdata(scn, NULL);
+	if (!d || d->d_size || d->d_buf) {
+		gelf_update_shdr(scn, sh); /* read before: libelf's then */
+		return 0;
+	}
+	d = elf_newdata(scn);
+	if (!d)
+		return -1;
+	d->d_buf = buf;
+	d->d_size = ch->ch_size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = ch->ch_addralign;
+	d->d_off = 0;
+	d->d_version = EV_CURRENT;
+	sh->sh_size = ch->ch_size;
+	sh->sh_addralign = ch->ch_addralign;
+	sh->sh_flags &= ~(uint64_t)SHF_COMPRESSED;
+	gelf_update_shdr(scn, sh);
+	return elf_getdata(scn, NULL) == d ? 1 : -1;
+}
+
+/* The compression header of section s (sh: libelf's header of it) of
+ * img, read from the file; false if it cannot be read or is not one this
+ * file can inflate as libelf would (zlib, alignment a power of two, at
+ * most 1032 times the compressed size: zlib's bound, libelf's check). */
+static bool read_chdr(struct elfimg *img, const GElf_Shdr *sh, GElf_Chdr *ch,
+		      uint64_t *hsize)
+{
+	struct elfimg_priv *priv = img->priv;
+	bool is64 = img->elfclass == ELFCLASS64;
+	unsigned char b[sizeof(Elf64_Chdr)];
+
+	*hsize = ELF_SIZEOF(is64, Chdr);
+	if (sh->sh_size < *hsize ||
+	    read_at(priv->fd, b, *hsize, sh->sh_offset) != *hsize)
+		return false;
+	ch->ch_type = ELF_FIELD(b, is64, Chdr, ch_type, img->big_endian);
+	ch->ch_size = ELF_FIELD(b, is64, Chdr, ch_size, img->big_endian);
+	ch->ch_addralign =
+	    ELF_FIELD(b, is64, Chdr, ch_addralign, img->big_endian);
+	return ch->ch_type == ELFCOMPRESS_ZLIB &&
+	       !(ch->ch_addralign & (ch->ch_addralign - 1)) &&
+	       ch->ch_size / 1032 <= sh->sh_size - *hsize && ch->ch_size;
+}
+
+/* Keep buf until img's libelf handle is ended. */
+static void keep(struct elfimg_priv *priv, void *buf, size_t n)
+{
+	xgrow(&priv->zbufs, &priv->zcap, priv->nzbufs + 1,
+	      sizeof(*priv->zbufs));
+	priv->zbufs[priv->nzbufs].p = buf;
+	priv->zbufs[priv->nzbufs++].n = n;
+}
+
+/* A section to inflate: its index, header and compression header, and
+ * where in the arena its bytes go. */
+struct zsec {
+	size_t index;
+	GElf_Shdr sh;
+	GElf_Chdr ch;
+	uint64_t hsize;
+	size_t at;
+};
+
+/* The sections of img elf_dwarf_inflate() inflates, into z (room for
+ * ARRAY_SIZE(libdw_reads)); their count. *total: the arena's size. */
+static size_t zsecs_find(struct elfimg *img, struct zsec *z, size_t *total)
+{
+	struct elfimg_priv *priv = img->priv;
+	bool seen[ARRAY_SIZE(libdw_reads)] = {0};
+	size_t n = 0;
+
+	*total = 0;
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const char *name = img->secs[i].name;
+		Elf_Scn *scn = elf_getscn(priv->elf, i);
+		struct zsec *c = &z[n];
+		size_t k;
+
+		if (!libdw_reads_name(name))
+			continue;
+		for (k = 0; strcmp(name + 7, libdw_reads[k]); k++)
+			;
+		/* libdw takes the first of a name, outside groups, not
+		 * NOBITS (what dwarf.c hides from it is NOBITS now) */
+		if (!scn || !gelf_getshdr(scn, &c->sh) ||
+		    c->sh.sh_type == SHT_NOBITS ||
+		    (c->sh.sh_flags & SHF_GROUP) || seen[k])
+			continue;
+		seen[k] = true;
+		/* ch_size <= 1032 * sh_size: the sum fits size_t */
+		if (!(c->sh.sh_flags & SHF_COMPRESSED) ||
+		    c->sh.sh_type != SHT_PROGBITS ||
+		    !read_chdr(img, &c->sh, &c->ch, &c->hsize))
+			continue;
+		c->index = i;
+		c->at = *total;
+		*total += (c->ch.ch_size + 15) & ~(uint64_t)15;
+		n++;
+	}
+	return n;
+}
+
+/* Larger compressed size first. */
+static int zsec_cmp(const void *a, const void *b)
+{
+	const struct zsec *x = a, *y = b;
+
+	return u64_cmp(y->sh.sh_size, x->sh.sh_size);
+}
+
+void elf_dwarf_inflate(struct elfimg *img)
+{
+	struct elfimg_priv *priv = img->priv;
+	struct zsec z[ARRAY_SIZE(libdw_reads)];
+	unsigned char *arena;
+	size_t total, n = zsecs_find(img, z, &total);
+	bool used = false;
+
+	if (!n)
+		return;
+	/* the largest first, each one's compressed bytes freed after it:
+	 * the peak is the largest's input and output, not the sum */
+	qsort(z, n, sizeof(*z), zsec_cmp);
+	/* one buffer for all: its 2 MiB-aligned part on huge pages */
+	arena = xmalloc_huge(total);
+	for (size_t i = 0; i < n; i++) {
+		Elf_Scn *scn = elf_getscn(priv->elf, z[i].index);
+		unsigned char *out = arena + z[i].at;
+
+		if (inflate_file(priv->fd, z[i].sh.sh_offset + z[i].hsize,
+				 z[i].sh.sh_size - z[i].hsize, out,
+				 z[i].ch.ch_size) &&
+		    install(scn, &z[i].sh, &z[i].ch, out))
+			used = true;
+	}
+	if (used)
+		keep(priv, arena, total);
+	else
+		xfree_huge(arena, total);
+}
+
+void elf_dwarf_inflated_free(struct elfimg_priv *priv)
+{
+	for (size_t i = 0; i < priv->nzbufs; i++)
+		xfree_huge(priv->zbufs[i].p, priv->zbufs[i].n);
+	free(priv->zbufs);
+	priv->zbufs = NULL;
+	priv->nzbufs = priv->zcap = 0;
+}
