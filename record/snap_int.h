@@ -91,6 +91,24 @@ struct snap_image {
 	uint32_t round; /* the last round of snapshots that mapped it */
 };
 
+/* A file the image registry opened in this snapshot to read its
+ * build-id (snap_images.c), kept open until the snapshot ends: then
+ * kpage_file_clean asks cachestat(2) through it, without opening the
+ * mapping's map_files link again (snap_images_fd). */
+struct snap_image_fd {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	uint64_t size; /* st_size when opened */
+	/* the mapping's path (borrowed from the snapshot's maps), compared
+	 * as clean_file's name is: (dev, ino) alone can name two files */
+	const char *name;
+	int fd;
+};
+/* At most this many such files are kept open at once; the others are
+ * closed as before (a process mapping thousands of files needs no
+ * thousands of descriptors). */
+#define SNAP_IMAGE_FDS_MAX 64
+
 /* A file kpage_file_clean was asked whole about, and its answer. */
 struct clean_file {
 	uint32_t dev_major, dev_minor;
@@ -215,6 +233,11 @@ struct snapper {
 	/* /proc/PID/root of root_pid, the last process an image was looked
 	 * up for (snap_images.c), or -1 */
 	int root_fd, root_pid;
+	/* the files snap_images_map opened in the snapshot being taken, still
+	 * open (keep_image_fds: it is running) */
+	struct snap_image_fd image_fds[SNAP_IMAGE_FDS_MAX];
+	size_t nimage_fds;
+	bool keep_image_fds;
 	char **noted; /* unreadable mapping names already noted */
 	size_t nnoted, noted_cap;
 

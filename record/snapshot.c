@@ -473,6 +473,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = snap_run(s, &j, pid, seq, ids, st);
 out:
 	snap_release(s);
+	snap_images_close_fds(s);
 	ret2 = md_writer_gather(s->w, false);
 	if (!ret)
 		ret = ret2;
