@@ -8,7 +8,11 @@ process, in the same run.
 Cases: the fixed cost, small real processes (`sleep`, an idle python3,
 an idle node when installed), then processes with 1, 2 and 4 GiB
 resident (half anonymous, half a shared file mapping, so that PSS needs
-kpagecount look-ups).
+kpagecount look-ups). Each run replaces the recording of the run before
+(so memsz syncs the new file and the one it moves to .old, and renames
+both); the rows marked "new" write a new name instead (the file before
+removed between runs, as bench_snapshot does), which is a one-shot's
+cost without replacing a recording.
 
 Measured by CPU time (user + system of the command and its children,
 getrusage), the median of paired runs: each run of memsz is followed by
@@ -56,8 +60,20 @@ IDLE_NODE = ('console.log("ready"); process.stdin.resume(); '
              'process.stdin.on("end", () => process.exit(0))')
 
 
-def cpu(argv):
-    """CPU seconds (user + system) argv and its children took."""
+def unlink_data(data):
+    """Remove data and data.old: the next recording replaces nothing."""
+    for path in (data, data + ".old"):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def cpu(argv, fresh=None):
+    """CPU seconds (user + system) argv and its children took; with
+    fresh, that recording is removed first (not timed)."""
+    if fresh:
+        unlink_data(fresh)
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(argv, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -65,24 +81,25 @@ def cpu(argv):
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
-def paired(cmds, runs):
-    """Median CPU seconds of each of cmds, run in turn runs times."""
+def paired(cmds, runs, fresh=None):
+    """Median CPU seconds of each of cmds, run in turn runs times (with
+    fresh, the recording is removed before each, see cpu)."""
     times = [[] for _ in cmds]
     for _ in range(runs):
         for i, argv in enumerate(cmds):
-            times[i].append(cpu(argv))
+            times[i].append(cpu(argv, fresh))
     return [sorted(t)[len(t) // 2] for t in times]
 
 
-def row(name, pid, data, runs):
+def row(name, pid, data, runs, fresh=False):
     one = ["record", "-p", str(pid), "--duration", "0", "-o", data]
     cmds = [[MEMSZ] + one, ["cat", f"/proc/{pid}/smaps"]]
     if BEFORE:
         cmds.append([BEFORE] + one)
-    t = paired(cmds, runs)
+    t = paired(cmds, runs, data if fresh else None)
     rec, cat = t[0], t[1]
     ROWS[name] = (rec, cat)
-    line = (f"{name:>10} {cat * 1e3:>9.2f}ms {rec * 1e3:>10.2f}ms "
+    line = (f"{name:>11} {cat * 1e3:>9.2f}ms {rec * 1e3:>10.2f}ms "
             f"{rec / cat:>6.2f}")
     if BEFORE:
         line += f" {t[2] * 1e3:>10.2f}ms {t[2] / cat:>6.2f}"
@@ -110,6 +127,8 @@ def small(tmp, data):
     try:
         for name, p in procs:
             row(name, p.pid, data, RUNS)
+        for name, p in procs:
+            row(name + " new", p.pid, data, RUNS, fresh=True)
     finally:
         for name, p in procs:
             if name == "sleep":
@@ -138,7 +157,7 @@ def main():
           f"{load:.1f}")
     tmp = tempfile.mkdtemp(prefix="memsz-bench-oneshot-")
     data = os.path.join(tmp, "o.data")
-    print(f"{'process':>10} {'cat smaps':>11} {'memsz -d 0':>12} "
+    print(f"{'process':>11} {'cat smaps':>11} {'memsz -d 0':>12} "
           f"{'ratio':>6}" +
           (f" {'before':>12} {'ratio':>6}" if BEFORE else ""))
     try:
@@ -147,11 +166,13 @@ def main():
         ver, true = paired([[MEMSZ, "--version"], ["true"]], RUNS)
         print(f"start: memsz --version {ver * 1e3:.2f}ms, true "
               f"{true * 1e3:.2f}ms")
-        if "sleep" in ROWS:
-            rec, cat = ROWS["sleep"]
+        for name in ("sleep", "sleep new"):
+            if name not in ROWS:
+                continue
+            rec, cat = ROWS[name]
             own, cown = rec - ver, cat - true
-            print(f"sleep without the start: memsz {own * 1e3:.2f}ms, cat "
-                  f"{cown * 1e3:.2f}ms" +
+            print(f"{name} without the start: memsz {own * 1e3:.2f}ms, "
+                  f"cat {cown * 1e3:.2f}ms" +
                   (f", ratio {own / cown:.2f}" if cown > 0 else ""))
     finally:
         shutil.rmtree(tmp)

@@ -226,10 +226,55 @@ size_t snap_images_count(const struct snapper *s)
 void snap_images_free(struct snapper *s)
 {
 	images_close_root(s);
+	snap_images_close_fds(s);
 	free(s->images);
 	hashmap_free(&s->images_index);
 	free(s->round_pids);
 	hashmap_free(&s->round_index);
+}
+
+/* Keep fd, open on the regular file of im (st_size size), for the rest
+ * of the snapshot (snap_images_fd) while snap_images_map runs and there
+ * is room; else close it. */
+static void image_fd_keep(struct snapper *s, const struct md_image *im,
+			  uint64_t size, int fd)
+{
+	if (!s->keep_image_fds || s->nimage_fds == SNAP_IMAGE_FDS_MAX) {
+		close(fd);
+		return;
+	}
+	s->image_fds[s->nimage_fds++] = (struct snap_image_fd){
+	    .dev_major = im->dev_major,
+	    .dev_minor = im->dev_minor,
+	    .ino = im->ino,
+	    .size = size,
+	    .name = im->path ? im->path : "",
+	    .fd = fd,
+	};
+}
+
+int snap_images_fd(const struct snapper *s, const struct procmap *m,
+		   uint64_t *size)
+{
+	const char *name = m->name ? m->name : "";
+
+	for (size_t i = 0; i < s->nimage_fds; i++) {
+		const struct snap_image_fd *f = &s->image_fds[i];
+
+		if (f->ino == m->ino && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor && !strcmp(f->name, name)) {
+			*size = f->size;
+			return f->fd;
+		}
+	}
+	return -1;
+}
+
+void snap_images_close_fds(struct snapper *s)
+{
+	for (size_t i = 0; i < s->nimage_fds; i++)
+		close(s->image_fds[i].fd);
+	s->nimage_fds = 0;
 }
 
 /* The IMAGE record of the file (dev, ino) mapped at [start, end) at path
@@ -263,7 +308,7 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 			ret = elf_build_id_read(fd, im->build_id,
 						sizeof(im->build_id));
 			im->build_id_len = ret > 0 ? ret : 0;
-			close(fd);
+			image_fd_keep(s, im, (uint64_t)st.st_size, fd);
 		}
 	}
 	if (pfd >= 0)
@@ -343,6 +388,9 @@ int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 
 	*idsp = ids;
 	snap_images_round(s, pid);
+	/* the files opened now serve the snapshot's cachestat(2) questions;
+	 * an image already known is not opened again */
+	s->keep_image_fds = true;
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct procmap *m = &maps->maps[i];
 
@@ -359,5 +407,6 @@ int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 	 * would pin an exited container's root (its umount fails with
 	 * EBUSY) and outlive a chroot or the pid's reuse */
 	images_close_root(s);
+	s->keep_image_fds = false;
 	return ret < 0 ? ret : 0;
 }

@@ -16,6 +16,15 @@
 int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 		    uint32_t **ids);
 
+/* A descriptor, open for reading, of the regular file mapping m maps,
+ * which snap_images_map opened in this snapshot (*size its st_size), or
+ * -1. Borrowed: valid until snap_images_close_fds. */
+int snap_images_fd(const struct snapper *s, const struct procmap *m,
+		   uint64_t *size);
+
+/* Close the descriptors snap_images_map kept (snapper_take's end). */
+void snap_images_close_fds(struct snapper *s);
+
 /* Count pid's snapshot in the registry's rounds: a pid already counted
  * ends the round, and the images no snapshot of the round before it
  * mapped are forgotten (one that comes back gets a new IMAGE record under

@@ -19,6 +19,7 @@
 
 #include "record/snap_kpage.h"
 
+#include "record/snap_images.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "util/util.h"
@@ -209,25 +210,37 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
 	struct snap_cachestat cs;
 	struct stat st;
 	char path[80];
+	uint64_t size;
 	long ret;
+	bool own;
 	int fd;
 
 	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
 		return KPAGE_CLEAN_UNKNOWN;
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 j->pid, m->start, m->end);
-	/* the target may map a device node here: not opened, nor blocked on */
-	fd = open_regular_at(AT_FDCWD, path, &st);
-	if (fd < 0)
-		return KPAGE_CLEAN_UNKNOWN;
-	if (whole && st.st_size <= CLEAN_WHOLE_MAX_BYTES) {
+	/* the file the image registry opened in this snapshot, if it did */
+	fd = snap_images_fd(j->s, m, &size);
+	own = fd < 0;
+	if (own) {
+		snprintf(path, sizeof(path),
+			 "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, j->pid,
+			 m->start, m->end);
+		/* the target may map a device node here: not opened, nor
+		 * blocked on */
+		fd = open_regular_at(AT_FDCWD, path, &st);
+		if (fd < 0)
+			return KPAGE_CLEAN_UNKNOWN;
+		size = (uint64_t)st.st_size;
+	}
+	if (whole && size <= CLEAN_WHOLE_MAX_BYTES) {
 		r = (struct snap_cachestat_range){0, 0}; /* 0: to its end */
 	} else if (nlook < CLEAN_MIN_LOOKUPS) {
-		close(fd);
+		if (own)
+			close(fd);
 		return KPAGE_CLEAN_UNKNOWN;
 	}
 	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);
-	close(fd);
+	if (own)
+		close(fd);
 	if (ret != 0 || cs.nr_dirty != 0)
 		return KPAGE_CLEAN_UNKNOWN;
 	return r.len ? KPAGE_CLEAN_RANGE : KPAGE_CLEAN_FILE;

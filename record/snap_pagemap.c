@@ -379,9 +379,16 @@ static int task_pread(struct snap_job *j, struct snap_ctx *c,
 	struct snapper *s = j->s;
 	const struct procmap *m = &j->maps->maps[t->vma];
 	size_t n = t->n, amb;
-	ssize_t r =
-	    snap_pread_full(j->pm, c->pm, n * 8, (va >> s->page_shift) * 8);
+	ssize_t r;
 
+	/* [vsyscall] lies above the task size: pagemap has no entries
+	 * there, and a short read would cost a look at the process's state
+	 * to tell it from an exit (flush_tasks counts it as read) */
+	if (m->name && !strcmp(m->name, "[vsyscall]")) {
+		sl->unreadable = n;
+		return 0;
+	}
+	r = snap_pread_full(j->pm, c->pm, n * 8, (va >> s->page_shift) * 8);
 	if (r < 0 && r != -EIO && r != -EINVAL)
 		return (int)r;
 	if (r < (ssize_t)(n * 8)) {

@@ -537,7 +537,8 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 	c0 = ctx_get(s, 0, maxn);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
-	if (j->ntasks > 1 && total >= THREAD_MIN_PAGES) {
+	if (j->ntasks > 1 && total >= THREAD_MIN_PAGES &&
+	    (!j->rss_known || j->rss_pages >= THREAD_MIN_PAGES)) {
 		if (!s->nthreads) {
 			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 

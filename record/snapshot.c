@@ -194,11 +194,12 @@ static int smaps_vmflags(int pid, struct procmaps *maps)
 	return ret;
 }
 
-/* What a snapshot takes from /proc/PID/status, in one read: VmLck and
- * HugetlbPages (kB) and Threads, each -ENOENT with no such line or -errno
- * when the file cannot be opened (what target_status_kb() gives). */
+/* What a snapshot takes from /proc/PID/status, in one read: VmLck,
+ * HugetlbPages and VmRSS (kB) and Threads, each -ENOENT with no such
+ * line or -errno when the file cannot be opened (what
+ * target_status_kb() gives). */
 struct snap_status {
-	int64_t lck, htlb, threads;
+	int64_t lck, htlb, rss, threads;
 };
 
 static void status_read(int pid, struct snap_status *st)
@@ -208,11 +209,12 @@ static void status_read(int pid, struct snap_status *st)
 	const char *text = big ? big : buf;
 
 	if (len < 0) {
-		st->lck = st->htlb = st->threads = len;
+		st->lck = st->htlb = st->rss = st->threads = len;
 		return;
 	}
 	st->lck = target_status_field(text, "VmLck");
 	st->htlb = target_status_field(text, "HugetlbPages");
+	st->rss = target_status_field(text, "VmRSS");
 	st->threads = target_status_field(text, "Threads");
 	free(big);
 }
@@ -448,6 +450,10 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	/* read after the maps, so that a thread started meanwhile counts:
 	 * one thread is the main one, whose stack the kernel names */
 	status_read(pid, &ps);
+	if (ps.rss >= 0) {
+		j.rss_pages = (uint64_t)ps.rss << 10 >> s->page_shift;
+		j.rss_known = true;
+	}
 	if (ps.threads != 1)
 		snap_name_thread_stacks(pid, &maps);
 	vma_flags_load(s, pid, &ps, &maps, &flags, &j.pmd);
@@ -473,6 +479,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = snap_run(s, &j, pid, seq, ids, st);
 out:
 	snap_release(s);
+	snap_images_close_fds(s);
 	ret2 = md_writer_gather(s->w, false);
 	if (!ret)
 		ret = ret2;
