@@ -3,12 +3,12 @@
  *
  * Every executable section is decoded once per image, whatever the
  * number of sources asking (a linear sweep; a byte that
- * cannot be decoded is stepped over; position-independent code of 1 MiB
- * or more as four interleaved sweeps joined where they fall into step,
- * see sweep()): the common encodings (97 % of
- * compiled code) by elf/x86dec.c's tables (in position-independent code,
- * which addresses data relative to RIP only, most of them by one lookup
- * in its length table: x86_decode_len()), the rest by Zydis in its
+ * cannot be decoded is stepped over; code of 1 MiB or more as four
+ * interleaved sweeps joined where they fall into step, see sweep()): the
+ * common encodings (97 % of compiled code) by one lookup in
+ * elf/x86dec.c's table (x86_decode_tab(), in chunks without a check
+ * between instructions: streams_bulk()), the others by its decoder's
+ * branches (x86_decode_fast()) or by Zydis in its
  * minimal mode, which answer alike (tests/test_x86dec): length,
  * mnemonic and the raw ModRM, SIB, displacement and immediate fields, no
  * operands and no text. What cannot hold a reference is skipped on those
@@ -214,9 +214,6 @@ static void from_zydis(const ZydisDecodedInstruction *zin, struct x86_insn *in)
 	in->fs_gs = fs_gs(zin);
 }
 
-static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
-			uint64_t *t);
-
 /* The instruction at p (n bytes left) into *in, by Zydis. Returns its
  * length, 0 if Zydis cannot decode it. */
 static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
@@ -229,66 +226,6 @@ static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
 		return 0;
 	from_zydis(&zin, in);
 	return in->len;
-}
-
-/* The instruction at p (n bytes left) into *in: the common encodings by
- * x86_decode_fast(), the others by Zydis. Returns its length, 0 if
- * neither can decode it. */
-static size_t decode(const ZydisDecoder *dec, const uint8_t *p, size_t n,
-		     struct x86_insn *in)
-{
-	size_t len = x86_decode_fast(p, n, in);
-
-	return len ? len : decode_zydis(dec, p, n, in);
-}
-
-/* The length of the instruction at p (n bytes left) of position-
- * independent code, which addresses data relative to RIP only: its
- * target (next + disp) into *t when it does so (*ref set). By
- * x86_decode_len() (x86_decode_fast()'s answer from a table), else by
- * Zydis. Returns 0 if neither can decode it. */
-static size_t decode_pic(const ZydisDecoder *dec, const uint8_t *p, size_t n,
-			 uint64_t addr, bool *ref, uint64_t *t)
-{
-	struct x86_insn in;
-	int64_t disp;
-	size_t len = x86_decode_len(p, n, ref, &disp);
-
-	if (len) {
-		*t = addr + len + (uint64_t)disp;
-		return len;
-	}
-	len = decode_zydis(dec, p, n, &in);
-	*ref = len && insn_target(&in, addr, false, t);
-	return len;
-}
-
-/* The address the instruction in at addr names, into *t: RIP-relative
- * memory (next + disp), and with abs a memory operand without base or a
- * mov's 32- or 64-bit immediate. Returns false if it names none: most
- * instructions, told from the raw fields without their operands. */
-static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
-			uint64_t *t)
-{
-	if (in->modrm && in->disp_size) {
-		if (in->mod == 0 && in->rm == 5) {
-			*t = addr + in->len + (uint64_t)in->disp;
-			return true;
-		}
-		if (abs && in->mod == 0 && in->rm == 4 && in->sib &&
-		    in->sib_base == 5 && !in->fs_gs) {
-			*t = (uint64_t)in->disp;
-			return true;
-		}
-	} else if (abs && in->disp_size && !in->fs_gs) {
-		*t = (uint64_t)in->disp; /* moffs: mov al, [addr] */
-		return true;
-	}
-	if (abs && in->mov && in->imm_size >= 32) {
-		*t = in->imm;
-		return true;
-	}
-	return false;
 }
 
 /* Record the reference from the instruction at addr to t in xv when t is
@@ -332,10 +269,10 @@ struct cursor {
 
 struct stream {
 	struct elf_window w;
-	struct cursor c;	 /* a lone stream's loop holds it in locals */
-	uint64_t end;		 /* stop at end */
-	uint64_t (*refs)[2];	 /* [instruction, target], in code order */
-	size_t nrefs, cap, from; /* refs[from...] are kept */
+	struct cursor c;
+	uint64_t end;		    /* stop at end */
+	uint64_t (*refs)[2];	    /* [instruction, target], in code order */
+	size_t nrefs, cap, from;    /* refs[from...] are kept */
 	uint64_t starts[XREF_SYNC]; /* its first instructions' offsets */
 	size_t nstarts;
 	bool failed; /* the file ends before the section does */
@@ -378,8 +315,7 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 	    bool starts)
 {
 	const struct elf_section *s = x->s;
-	const ZydisDecoder *dec = x->dec;
-	bool abs = x->abs, ref = false;
+	bool ref = false;
 	uint64_t off = c->off, t = 0;
 	struct x86_insn in;
 	const uint8_t *q;
@@ -399,19 +335,205 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 		st->starts[st->nstarts++] = off;
 	q = c->p + (off - c->base);
 	n = c->avail - (off - c->base);
-	if (abs) {
-		len = decode(dec, q, n, &in);
-		ref = len && insn_target(&in, s->addr + off, true, &t);
-	} else {
-		len = decode_pic(dec, q, n, s->addr + off, &ref, &t);
+	len = x86_decode_ref(q, n, s->addr + off, x->abs, &ref, &t);
+	if (!len) {
+		len = decode_zydis(x->dec, q, n, &in);
+		ref = len && x86_insn_target(&in, s->addr + off, x->abs, &t);
 	}
-	if (ref && t >= x->xv->lo && t < x->xv->hi) {
+	/* written always, kept by the count: whether an instruction makes a
+	 * reference is no branch to predict */
+	if (st->nrefs == st->cap)
 		xgrow(&st->refs, &st->cap, st->nrefs + 1, sizeof(*st->refs));
-		st->refs[st->nrefs][0] = s->addr + off;
-		st->refs[st->nrefs++][1] = t;
-	}
+	st->refs[st->nrefs][0] = s->addr + off;
+	st->refs[st->nrefs][1] = t;
+	st->nrefs += ref & (t >= x->xv->lo) & (t < x->xv->hi);
 	c->off = off + (len ? len : 1);
 	return true;
+}
+
+/* Instructions each stream decodes in streams_bulk() between two checks
+ * of its window, its end and its reference buffer */
+#define XREF_CHUNK 64
+/* the bytes a stream may read past its next instruction in one chunk */
+#define XREF_AHEAD (XREF_CHUNK * ZYDIS_MAX_INSTRUCTION_LENGTH + X86_FAST_READ)
+
+/* A stream as streams_bulk() runs it: its window p (ending at wend)
+ * holds the code at VM address addr0 on, its next instruction is at
+ * p[off], its next reference goes to out (kept if its target is in the
+ * data span: see lane_back()). */
+struct lane {
+	const uint8_t *p, *wend;
+	uint64_t addr0, off;
+	uint64_t (*out)[2];
+};
+
+/* The instruction at q (its window ending at wend, at VM address addr),
+ * where x86_decode_tab() gives no answer: by x86_decode_fast() or Zydis
+ * (its length 1 if it cannot be decoded). Out of line: 3 % of the
+ * instructions. */
+static __attribute__((noinline)) struct x86_ref
+lane_slow(const struct sweepctx *x, const uint8_t *q, const uint8_t *wend,
+	  uint64_t addr)
+{
+	size_t n = (size_t)(wend - q), len;
+	struct x86_insn in;
+	struct x86_ref r = {0};
+	bool ref = false;
+
+	len = x86_decode_ref_slow(q, n, addr, x->abs, &ref, &r.t);
+	if (!len) {
+		len = decode_zydis(x->dec, q, n, &in);
+		ref = len && x86_insn_target(&in, addr, x->abs, &r.t);
+	}
+	r.len = len ? (uint32_t)len : 1;
+	r.ref = ref;
+	r.ok = true;
+	return r;
+}
+
+/* XREF_CHUNK instructions of each of the nl lanes l, one lane after the
+ * other (the decoding of one instruction waits for the length of the one
+ * before; the lanes' instructions do not). Every instruction writes its
+ * [address, target] at its lane's out, which moves on only if it makes a
+ * reference: no branch depends on the instruction but the table's miss. */
+static inline __attribute__((always_inline)) void
+lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
+{
+	/* a copy the unrolled loop holds in registers */
+	struct lane l[XREF_STREAMS];
+
+	memcpy(l, lp, nl * sizeof(*l));
+	for (unsigned r = 0; r < XREF_CHUNK; r++) {
+#pragma GCC unroll 4
+		for (size_t k = 0; k < nl; k++) {
+			const uint8_t *q = l[k].p + l[k].off;
+			uint64_t addr = l[k].addr0 + l[k].off;
+			struct x86_ref d = x86_decode_tab(q, addr, abs);
+
+			if (__builtin_expect(!d.ok, 0))
+				d = lane_slow(x, q, l[k].wend, addr);
+			(*l[k].out)[0] = addr;
+			(*l[k].out)[1] = d.t;
+			l[k].out += d.ref;
+			l[k].off += d.len;
+		}
+	}
+	memcpy(lp, l, nl * sizeof(*l));
+}
+
+/* lanes_run() with nl and abs constants: each case its own unrolled
+ * loop. */
+static void lanes_run_n(const struct sweepctx *x, struct lane *l, size_t nl)
+{
+	switch (nl * 2 + x->abs) {
+	case 2:
+		lanes_run(x, l, 1, false);
+		break;
+	case 3:
+		lanes_run(x, l, 1, true);
+		break;
+	case 4:
+		lanes_run(x, l, 2, false);
+		break;
+	case 5:
+		lanes_run(x, l, 2, true);
+		break;
+	case 6:
+		lanes_run(x, l, 3, false);
+		break;
+	case 7:
+		lanes_run(x, l, 3, true);
+		break;
+	case 8:
+		lanes_run(x, l, 4, false);
+		break;
+	case 9:
+		lanes_run(x, l, 4, true);
+		break;
+	}
+}
+
+/* Can st run a chunk of lanes_run() without a check (its first
+ * instructions recorded if starts; XREF_AHEAD bytes in its window, its
+ * window slid on if not; XREF_CHUNK instructions before its end; room for
+ * XREF_CHUNK references)? Sets st->failed if the file ends before the
+ * section. */
+static bool stream_ready(const struct sweepctx *x, struct stream *st,
+			 bool starts)
+{
+	const struct elf_section *s = x->s;
+	struct cursor *c = &st->c;
+
+	if (st->failed || (starts && st->nstarts < XREF_SYNC) ||
+	    c->off >= st->end ||
+	    st->end - c->off < XREF_CHUNK * ZYDIS_MAX_INSTRUCTION_LENGTH)
+		return false;
+	if (c->off - c->base + XREF_AHEAD > c->avail) {
+		/* the bytes seen are the same wherever the window starts */
+		if (c->base + c->avail >= s->size)
+			return false;
+		c->base = c->off;
+		c->avail = MIN(s->size - c->off, (uint64_t)XREF_WINDOW);
+		c->p = elf_window_get(&st->w, s->offset + c->off, c->avail);
+		if (!c->p) {
+			st->failed = true;
+			return false;
+		}
+		if (XREF_AHEAD > c->avail)
+			return false;
+	}
+	if (st->cap - st->nrefs < XREF_CHUNK)
+		xgrow(&st->refs, &st->cap, st->nrefs + XREF_CHUNK,
+		      sizeof(*st->refs));
+	return true;
+}
+
+/* Back from lanes_run(): st's cursor from l, and of the references l
+ * wrote, those into the data span kept. */
+static void lane_back(const struct sweepctx *x, struct stream *st,
+		      const struct lane *l)
+{
+	size_t end = (size_t)(l->out - st->refs);
+
+	for (size_t i = st->nrefs; i < end; i++)
+		if (st->refs[i][1] >= x->xv->lo && st->refs[i][1] < x->xv->hi) {
+			st->refs[st->nrefs][0] = st->refs[i][0];
+			st->refs[st->nrefs++][1] = st->refs[i][1];
+		}
+	st->c.off = st->c.base + l->off;
+}
+
+/* Sweep each of the ns streams st to its end (with starts, recording
+ * its first instructions): those that can run a chunk of lanes_run()
+ * side by side, the others (near their ends or windows' ends, or while
+ * their first instructions are recorded) one stream_step() at a time. */
+static void streams_bulk(const struct sweepctx *x, struct stream *st, size_t ns,
+			 bool starts)
+{
+	struct lane l[XREF_STREAMS];
+	struct stream *ls[XREF_STREAMS];
+	size_t nl, live;
+
+	do {
+		nl = live = 0;
+		for (size_t k = 0; k < ns; k++) {
+			struct stream *a = &st[k];
+
+			if (stream_ready(x, a, starts)) {
+				ls[nl] = a;
+				l[nl++] = (struct lane){
+				    a->c.p, a->c.p + a->c.avail,
+				    x->s->addr + a->c.base,
+				    a->c.off - a->c.base, a->refs + a->nrefs};
+				live++;
+			} else if (!a->failed && a->c.off < a->end) {
+				live += stream_step(x, a, &a->c, starts);
+			}
+		}
+		lanes_run_n(x, l, nl);
+		for (size_t j = 0; j < nl; j++)
+			lane_back(x, ls[j], &l[j]);
+	} while (live);
 }
 
 /* Where a sweep's references go, in code order: img's cache, each as
@@ -519,36 +641,17 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, const struct xrefvec *xv,
 		  struct refsink *sink)
 {
-	/* position-dependent code goes through x86_decode_fast()'s
-	 * branches, whose prediction interleaved streams spoil (node: 10 %
-	 * slower): one stream */
-	size_t ns =
-	    s->size >= XREF_SPLIT && img->type != ET_EXEC ? XREF_STREAMS : 1;
+	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
 	const struct sweepctx x = {dec, s, xv, img->type == ET_EXEC};
 	struct stream st[XREF_STREAMS];
-	bool live, ok;
+	bool ok;
 
 	for (;;) {
 		for (size_t k = 0; k < ns; k++)
 			stream_init(&st[k], img, s->size / ns * k,
 				    k + 1 < ns ? s->size / ns * (k + 1)
 					       : s->size);
-		if (ns == 1) {
-			/* a lone stream's cursor in locals */
-			struct cursor c = st[0].c;
-
-			while (c.off < st[0].end &&
-			       stream_step(&x, &st[0], &c, false))
-				;
-			st[0].c = c;
-		}
-		do {
-			live = false;
-			for (size_t k = 0; ns > 1 && k < ns; k++)
-				if (!st[k].failed && st[k].c.off < st[k].end)
-					live |= stream_step(&x, &st[k],
-							    &st[k].c, true);
-		} while (live);
+		streams_bulk(&x, st, ns, ns > 1);
 		st[0].kept = ns == 1;
 		ok = ns == 1 || stream_join(&x, st, ns);
 		if (ok)
