@@ -99,8 +99,9 @@ struct xrefvec {
 	/* those sections, in header order: data_section()'s candidates */
 	struct datasec *ds;
 	size_t nds;
-	/* rmap_lookup_near()'s, for the referrers' labels and the targets */
-	size_t hint, thint;
+	/* the referrers' addresses, by rank in code order (xref.seq) */
+	uint64_t *code;
+	size_t ccap;
 };
 
 /* Sort xv by target, the references to one target in discovery order
@@ -228,29 +229,55 @@ static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
 	return in->len;
 }
 
-/* Record the reference from the instruction at addr to t in xv when t is
- * unlabelled data of a loaded section. */
-static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
-		     struct xrefvec *xv)
+/* Append the reference from the instruction at addr to t to xv (in code
+ * order: seq is its rank) when t is in the data span; whether it is kept,
+ * and its referrer's label, are found for all at once (refs_settle()). */
+static void note_ref(struct xrefvec *xv, uint64_t addr, uint64_t t)
 {
-	uint32_t sec;
-
-	/* near the last target: consecutive references often fall in one
-	 * entry, or one gap (a .dynsym-only file's .rodata is one) */
-	if (t < xv->lo || t >= xv->hi ||
-	    rmap_lookup_near(out->vm, t, &xv->thint) != LABEL_NONE)
+	if (t < xv->lo || t >= xv->hi)
 		return;
-	sec = data_section(xv, t);
-	if (!sec)
-		return;
-	/* kept without a label too: code no label covers (most of a
-	 * binary under compileunits when few units have DWARF) still bounds
-	 * the ranges of the targets before it */
 	xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
-	/* the referrers come in address order */
-	xv->v[xv->n] = (struct xref){
-	    t, xv->n, rmap_lookup_near(out->vm, addr, &xv->hint), sec};
+	xgrow(&xv->code, &xv->ccap, xv->n + 1, sizeof(*xv->code));
+	xv->code[xv->n] = addr;
+	xv->v[xv->n] = (struct xref){t, xv->n, LABEL_NONE, 0};
 	xv->n++;
+}
+
+/* Keep of xv's references (sorted by target) those to unlabelled data of
+ * a loaded section, each with its section and the label of its
+ * referrer. The targets are looked up in one walk over out->vm's
+ * entries, in target order, and the referrers in code order, each near
+ * the one before (a lookup of each target in code order cost a search
+ * per reference: the targets jump about). */
+static void refs_settle(struct dualmap *out, struct xrefvec *xv)
+{
+	size_t ne, k = 0, n = 0, hint = 0;
+	const struct rmap_entry *e = rmap_entries(out->vm, &ne);
+	uint32_t *lab = xcalloc(xv->n ? xv->n : 1, sizeof(*lab));
+	bool *kept = xcalloc(xv->n ? xv->n : 1, sizeof(*kept));
+
+	for (size_t i = 0; i < xv->n; i++) {
+		struct xref r = xv->v[i];
+
+		while (k < ne && e[k].end <= r.target)
+			k++;
+		if (k < ne && e[k].start <= r.target &&
+		    e[k].label != LABEL_NONE)
+			continue;
+		r.sec = data_section(xv, r.target);
+		if (!r.sec)
+			continue;
+		kept[r.seq] = true;
+		xv->v[n++] = r;
+	}
+	for (size_t i = 0; i < xv->n; i++)
+		if (kept[i])
+			lab[i] = rmap_lookup_near(out->vm, xv->code[i], &hint);
+	for (size_t i = 0; i < n; i++)
+		xv->v[i].label = lab[xv->v[i].seq];
+	xv->n = n;
+	free(kept);
+	free(lab);
 }
 
 /* A linear sweep over part of a code section: sweep() runs several,
@@ -763,11 +790,15 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 			return ret;
 	}
 	for (size_t i = 0; i < sink.nwide; i++)
-		note_ref(out, sink.wide[i][0], sink.wide[i][1], xv);
+		note_ref(xv, sink.wide[i][0], sink.wide[i][1]);
 	free(sink.wide);
 	for (size_t i = 0; pv->xref_swept && i < pv->nxref_raw; i++)
-		note_ref(out, pv->xref_code_base + pv->xref_raw[i][0],
-			 pv->xref_data_base + pv->xref_raw[i][1], xv);
+		note_ref(xv, pv->xref_code_base + pv->xref_raw[i][0],
+			 pv->xref_data_base + pv->xref_raw[i][1]);
+	xrefs_sort(xv);
+	refs_settle(out, xv);
+	free(xv->code);
+	xv->code = NULL;
 	return 0;
 }
 
@@ -859,7 +890,6 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		free(xv.ds);
 		return ret;
 	}
-	xrefs_sort(&xv);
 	ends = target_ends(img, out, &xv, syms, nsyms);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
