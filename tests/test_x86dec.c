@@ -10,8 +10,9 @@
  * where it does, with the same length and the address x86_insn_target()
  * finds in Zydis's fields, for position-independent and -dependent code.
  * Checked over a linear sweep of the code of installed x86-64 binaries
- * (as xrefs.c sweeps), over pseudo-random bytes at every offset, and on
- * encodings picked for their traps.
+ * (as xrefs.c sweeps), over pseudo-random bytes at every offset, over
+ * every opcode and ModRM byte behind a few prefixes, and on encodings
+ * picked for their traps.
  */
 #include "config.h"
 
@@ -210,6 +211,48 @@ static void test_random_bytes(void **state)
 	assert_true(fast > 0);
 }
 
+/* Every opcode of the one-byte and 0F maps with every ModRM byte (and,
+ * where a SIB byte follows, a base 5 and another), behind each of a few
+ * prefix runs and REX bytes, followed by bytes that make any
+ * displacement or immediate nonzero: where the table and the decoder
+ * answer, they answer as Zydis does. */
+static void test_exhaustive(void **state)
+{
+	static const uint8_t pre[][3] = {
+	    {0},       {1, 0x66}, {1, 0xf2}, {1, 0xf3},	      {1, 0x64},
+	    {1, 0x2e}, {1, 0x67}, {1, 0xf0}, {2, 0x66, 0x2e},
+	};
+	static const uint8_t rex[] = {0, 0x40, 0x48, 0x41};
+	uint8_t b[2 * X86_FAST_READ];
+	long fast = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(0x81 + 0x1d * i);
+	for (size_t pi = 0; pi < sizeof(pre) / sizeof(pre[0]); pi++)
+		for (size_t ri = 0; ri < sizeof(rex); ri++)
+			for (unsigned v = 0; v < 2 * 256 * 256 * 2; v++) {
+				unsigned two = v >> 17, op = (v >> 9) & 255;
+				unsigned m = (v >> 1) & 255, sib = v & 1;
+				size_t i = 0;
+
+				/* a second SIB only where one is read */
+				if (sib && !((m & 7) == 4 && m >> 6 != 3))
+					continue;
+				memcpy(b, pre[pi] + 1, pre[pi][0]);
+				i = pre[pi][0];
+				if (rex[ri])
+					b[i++] = rex[ri];
+				if (two)
+					b[i++] = 0x0f;
+				b[i++] = (uint8_t)op;
+				b[i++] = (uint8_t)m;
+				b[i] = sib ? 0x25 : 0x4c;
+				check_at(b, sizeof(b), 0, &fast);
+			}
+	assert_true(fast > 0);
+}
+
 static void test_picked(void **state)
 {
 	static const struct {
@@ -286,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_installed_code),
 	    cmocka_unit_test(test_random_bytes),
+	    cmocka_unit_test(test_exhaustive),
 	    cmocka_unit_test(test_picked),
 	};
 
