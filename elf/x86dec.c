@@ -9,7 +9,7 @@
  * the ModRM reg values a group opcode takes, prefix kinds, ModRM
  * layouts) rather than tested case by case: the sweep of a 50 MB .text
  * decodes 12 M instructions, and its time is mostly branches missed.
- * Anything else (LOCK/REP/mandatory prefixes,
+ * Anything else (LOCK/REP prefixes, F3/F2 outside the SSE opcodes,
  * VEX/EVEX, x87, three-byte maps, moffs, opcode extensions that are
  * invalid or change the immediate) is left to Zydis, so that every
  * answer given here is the one Zydis would give.
@@ -24,7 +24,9 @@
  * bytes (2 with an operand-size prefix: "z"), 4 or 8 bytes (REX.W; 2 with
  * 66: "v"), or a relative branch target of 4 bytes (left to Zydis with an
  * operand-size prefix); 66 allowed in the 0F map; left to Zydis (X); the
- * ModRM reg field decides (G: see group_ok()). */
+ * ModRM reg field decides (G: see group_ok()); F3 or F2 allowed as a
+ * mandatory prefix (the only one, right before REX or 0F); the form
+ * without a prefix left to Zydis (P). */
 enum {
 	F_M = 1 << 0,
 	F_IB = 1 << 1,
@@ -35,6 +37,9 @@ enum {
 	F_66 = 1 << 6,
 	F_G = 1 << 7,
 	F_X = 1 << 8,
+	F_F3 = 1 << 9,
+	F_F2 = 1 << 10,
+	F_P = 1 << 11,
 };
 
 /* The one-byte opcode map (64-bit mode). */
@@ -80,13 +85,32 @@ static const uint16_t map1[256] = {
     [0xf7] = F_M | F_IZ | F_G, [0xfe] = F_M | F_G, [0xff] = F_M | F_G,
 };
 
-/* The 0F map: what is not listed goes to Zydis. */
+/* The 0F map: what is not listed goes to Zydis. The SSE opcodes take
+ * a mandatory prefix (66, F3, F2: another instruction of the same
+ * layout) where listed, and some only with one (F_P). */
 static const uint16_t map2[256] = {
     [0x05] = F_66, [0x0b] = F_66, [0x1f] = F_M | F_66 | F_G,
-    /* SSE without a prefix: movups, unpck, movaps, (u)comiss, arith */
-    [0x10] = F_M, [0x11] = F_M, [0x14] = F_M, [0x15] = F_M,
-    [0x28] = F_M, [0x29] = F_M, [0x2e] = F_M, [0x2f] = F_M,
-    [0x51 ... 0x5f] = F_M,
+    /* movups/movupd/movss/movsd, unpck, movaps, cvt, (u)comis */
+    [0x10] = F_M | F_66 | F_F3 | F_F2, [0x11] = F_M | F_66 | F_F3 | F_F2,
+    [0x14] = F_M | F_66, [0x15] = F_M | F_66,
+    [0x28] = F_M | F_66, [0x29] = F_M | F_66,
+    [0x2a] = F_M | F_66 | F_F3 | F_F2, [0x2c] = F_M | F_66 | F_F3 | F_F2,
+    [0x2d] = F_M | F_66 | F_F3 | F_F2,
+    [0x2e] = F_M | F_66, [0x2f] = F_M | F_66,
+    /* arithmetic: sqrt, rsqrt, rcp, and, or, xor, add, mul, cvt, sub,
+     * min, div, max */
+    [0x51] = F_M | F_66 | F_F3 | F_F2, [0x52 ... 0x53] = F_M | F_F3,
+    [0x54 ... 0x57] = F_M | F_66, [0x58 ... 0x5a] = F_M | F_66 | F_F3 | F_F2,
+    [0x5b] = F_M | F_66 | F_F3, [0x5c ... 0x5f] = F_M | F_66 | F_F3 | F_F2,
+    /* MMX/SSE2 integer: punpck, pack, pcmpgt, movd, movdqa/movdqu,
+     * pcmpeq, and the arithmetic of D1-FE */
+    [0x60 ... 0x6b] = F_M | F_66, [0x6c ... 0x6d] = F_M | F_66 | F_P,
+    [0x6e] = F_M | F_66, [0x6f] = F_M | F_66 | F_F3,
+    [0x74 ... 0x76] = F_M | F_66, [0x7e ... 0x7f] = F_M | F_66 | F_F3,
+    [0xd1 ... 0xd5] = F_M | F_66, [0xd8 ... 0xdf] = F_M | F_66,
+    [0xe0 ... 0xe5] = F_M | F_66, [0xe8 ... 0xef] = F_M | F_66,
+    [0xf1 ... 0xf6] = F_M | F_66, [0xf8 ... 0xfe] = F_M | F_66,
+    [0xb8] = F_M | F_F3 | F_P, /* popcnt */
     [0x31] = F_66, [0xa2] = F_66,
     [0x40 ... 0x4f] = F_M | F_66,
     [0x80 ... 0x8f] = F_IZ | F_REL,
@@ -96,7 +120,8 @@ static const uint16_t map2[256] = {
     [0xaf] = F_M | F_66, [0xb0] = F_M, [0xb1] = F_M | F_66,
     [0xb3] = F_M | F_66, [0xb6] = F_M | F_66, [0xb7] = F_M | F_66,
     [0xba] = F_M | F_IB | F_66 | F_G, [0xbb] = F_M | F_66,
-    [0xbc] = F_M | F_66, [0xbd] = F_M | F_66, [0xbe] = F_M | F_66,
+    [0xbc] = F_M | F_66 | F_F3, [0xbd] = F_M | F_66 | F_F3, /* tzcnt, lzcnt */
+    [0xbe] = F_M | F_66,
     [0xbf] = F_M | F_66, [0xc0] = F_M, [0xc1] = F_M | F_66,
     [0xc8 ... 0xcf] = F_66,
 };
@@ -134,7 +159,7 @@ static const uint16_t group2[256] = {
 #undef GM
 
 /* What a prefix byte is to this decoder (0: not one it takes). */
-enum { P_66 = 1, P_FSGS, P_OTHER };
+enum { P_66 = 1, P_FSGS, P_OTHER, P_F3, P_F2 };
 static const uint8_t prefix_kind[256] = {
     [0x66] = P_66,
     [0x64] = P_FSGS,
@@ -145,6 +170,9 @@ static const uint8_t prefix_kind[256] = {
     [0x2e] = P_OTHER,
     [0x36] = P_OTHER,
     [0x3e] = P_OTHER,
+    /* mandatory prefixes of the 0F map's SSE opcodes (else REP) */
+    [0xf3] = P_F3,
+    [0xf2] = P_F2,
 };
 
 /* The little-endian signed n-byte value (n = 1, 2, 4 or 8) at p: only
@@ -229,18 +257,26 @@ static inline bool is_mov(unsigned op)
 
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 {
+	/* F_F3/F_F2 by the kind of the mandatory prefix (0: none) */
+	static const uint16_t mand[] = {[P_F3] = F_F3, [P_F2] = F_F2};
 	bool opsize = false, rexw = false, two = false;
 	size_t i = 0, max = n < 15 ? n : 15;
-	unsigned f, op, ib, k;
+	unsigned f, op, ib, k, rep = 0, last = 0;
 	uint16_t gm;
 
 	memset(in, 0, sizeof(*in));
 	for (; i < max && (k = prefix_kind[p[i]]); i++) {
 		opsize |= k == P_66;
 		in->fs_gs |= k == P_FSGS;
+		rep += k == P_F3 || k == P_F2;
+		last = k;
 	}
 	if (i >= max)
 		return 0;
+	/* one F3 or F2, last, without 66: anything else to Zydis */
+	if (rep && (rep > 1 || !mand[last] || opsize))
+		return 0;
+	rep = rep ? mand[last] : 0;
 	if ((p[i] & 0xf0) == 0x40) {
 		rexw = p[i] & 8;
 		if (++i >= max)
@@ -253,12 +289,13 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 		two = true;
 		op = p[i++];
 		f = map2[op];
-		if (!f || (f & F_X) || (opsize && !(f & F_66)))
+		if (!f || (f & F_X) || (opsize && !(f & F_66)) ||
+		    (rep && !(f & rep)) || (!rep && !opsize && (f & F_P)))
 			return 0;
 		gm = group2[op];
 	} else {
 		f = map1[op];
-		if (f & F_X)
+		if ((f & F_X) || rep)
 			return 0;
 		gm = group1[op];
 	}

@@ -27,12 +27,13 @@ struct x86_insn {
 
 /* Decode the instruction at p (n bytes available) in 64-bit mode into
  * *in and return its length, when it is one of the common encodings this
- * decoder knows (the one-byte opcode map and the integer and plain SSE
- * part of the 0F map, without LOCK, REP or mandatory prefixes; see
- * x86dec.c); else return 0 and leave it to Zydis: VEX, EVEX, x87, the
- * 0F 38 and 0F 3A maps, moffs, and whatever Zydis would refuse. Where it
- * answers, it answers as Zydis does (tests/test_x86dec compares the two
- * over the code of the installed binaries). */
+ * decoder knows (the one-byte opcode map and the integer, MMX and SSE
+ * part of the 0F map, SSE with its mandatory prefixes, without LOCK or
+ * REP; see x86dec.c); else return 0 and leave it to Zydis: VEX, EVEX,
+ * x87, the 0F 38 and 0F 3A maps, moffs, and whatever Zydis would refuse.
+ * Where it answers, it answers as Zydis does (tests/test_x86dec compares
+ * the two over the code of the installed binaries and every opcode and
+ * ModRM byte behind a few prefixes). */
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 
 /* The address the instruction in (decoded at addr) names, into *t:
