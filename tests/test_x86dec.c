@@ -218,7 +218,7 @@ static void test_random_bytes(void **state)
  * answer, they answer as Zydis does. */
 static void test_exhaustive(void **state)
 {
-	static const uint8_t pre[][3] = {
+	static const uint8_t pre[][4] = {
 	    {0},
 	    {1, 0x66},
 	    {1, 0xf2},
@@ -234,6 +234,10 @@ static void test_exhaustive(void **state)
 	    {2, 0xf2, 0x66},
 	    {2, 0xf3, 0xf2},
 	    {2, 0x64, 0xf2},
+	    {1, 0x65},
+	    {1, 0x3e},
+	    {2, 0x64, 0x66},
+	    {3, 0x66, 0x67, 0x65},
 	};
 	static const uint8_t rex[] = {0, 0x40, 0x48, 0x41};
 	uint8_t b[2 * X86_FAST_READ];
