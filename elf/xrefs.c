@@ -384,13 +384,13 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 /* the bytes a stream may read past its next instruction in one chunk */
 #define XREF_AHEAD (XREF_CHUNK * ZYDIS_MAX_INSTRUCTION_LENGTH + X86_FAST_READ)
 
-/* A stream as streams_bulk() runs it: its window p (ending at wend)
- * holds the code at VM address addr0 on, its next instruction is at
- * p[off], its next reference goes to out (kept if its target is in the
- * data span: see lane_back()). */
+/* A stream as streams_bulk() runs it: its next instruction is at q, in
+ * a window that ends at wend, and at VM address q + delta (taken as
+ * numbers); its next reference goes to out (kept if its target is in
+ * the data span: see lane_back()). */
 struct lane {
-	const uint8_t *p, *wend;
-	uint64_t addr0, off;
+	const uint8_t *q, *wend;
+	uint64_t delta;
 	uint64_t (*out)[2];
 };
 
@@ -433,8 +433,11 @@ lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
 	for (unsigned r = 0; r < XREF_CHUNK; r++) {
 #pragma GCC unroll 4
 		for (size_t k = 0; k < nl; k++) {
-			const uint8_t *q = l[k].p + l[k].off;
-			uint64_t addr = l[k].addr0 + l[k].off;
+			const uint8_t *q = l[k].q;
+			/* position-independent code names addresses
+			 * relative to the instruction only: decoded at q's
+			 * own value, both moved by delta in lane_back() */
+			uint64_t addr = (uintptr_t)q + (abs ? l[k].delta : 0);
 			struct x86_ref d = x86_decode_tab(q, addr, abs);
 
 			if (__builtin_expect(!d.ok, 0))
@@ -442,7 +445,7 @@ lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
 			(*l[k].out)[0] = addr;
 			(*l[k].out)[1] = d.t;
 			l[k].out += d.ref;
-			l[k].off += d.len;
+			l[k].q += d.len;
 		}
 	}
 	memcpy(lp, l, nl * sizeof(*l));
@@ -521,13 +524,17 @@ static void lane_back(const struct sweepctx *x, struct stream *st,
 		      const struct lane *l)
 {
 	size_t end = (size_t)(l->out - st->refs);
+	uint64_t delta = x->abs ? 0 : l->delta;
 
-	for (size_t i = st->nrefs; i < end; i++)
-		if (st->refs[i][1] >= x->xv->lo && st->refs[i][1] < x->xv->hi) {
-			st->refs[st->nrefs][0] = st->refs[i][0];
-			st->refs[st->nrefs++][1] = st->refs[i][1];
+	for (size_t i = st->nrefs; i < end; i++) {
+		uint64_t a = st->refs[i][0] + delta, t = st->refs[i][1] + delta;
+
+		if (t >= x->xv->lo && t < x->xv->hi) {
+			st->refs[st->nrefs][0] = a;
+			st->refs[st->nrefs++][1] = t;
 		}
-	st->c.off = st->c.base + l->off;
+	}
+	st->c.off = st->c.base + (uint64_t)(l->q - st->c.p);
 }
 
 /* Sweep each of the ns streams st to its end (with starts, recording
@@ -548,10 +555,13 @@ static void streams_bulk(const struct sweepctx *x, struct stream *st, size_t ns,
 
 			if (stream_ready(x, a, starts)) {
 				ls[nl] = a;
-				l[nl++] = (struct lane){
-				    a->c.p, a->c.p + a->c.avail,
-				    x->s->addr + a->c.base,
-				    a->c.off - a->c.base, a->refs + a->nrefs};
+				const uint8_t *q =
+				    a->c.p + (a->c.off - a->c.base);
+
+				l[nl++] = (struct lane){q, a->c.p + a->c.avail,
+							x->s->addr + a->c.off -
+							    (uintptr_t)q,
+							a->refs + a->nrefs};
 				live++;
 			} else if (!a->failed && a->c.off < a->end) {
 				live += stream_step(x, a, &a->c, starts);
