@@ -75,11 +75,12 @@ static struct dynlib zy_lib = {
 #define XREF_STREAMS 4
 #define XREF_SYNC 64
 
+/* 16 bytes: every reference of a big binary's code is sorted through
+ * them (refs_settle()) */
 struct xref {
 	uint64_t target;
-	uint64_t seq; /* discovery order: the first reference wins */
+	uint32_t seq; /* discovery order: the first reference wins */
 	uint32_t label;
-	uint32_t sec; /* index of the data section holding target */
 };
 
 /* A loaded non-code, non-TLS section of the image: its VM range and
@@ -99,10 +100,28 @@ struct xrefvec {
 	/* those sections, in header order: data_section()'s candidates */
 	struct datasec *ds;
 	size_t nds;
-	/* the referrers' addresses, by rank in code order (xref.seq) */
-	uint64_t *code;
-	size_t ccap;
 };
+
+/* The references a sweep kept, in code order: wide ([instruction,
+ * target]) or img's cache (compact, from the bases). */
+struct refsrc {
+	const uint64_t (*wide)[2];
+	const uint32_t (*raw)[2];
+	size_t n;
+	uint64_t code_base, data_base;
+};
+
+/* The address of the instruction of reference i of src. */
+static uint64_t refsrc_code(const struct refsrc *src, size_t i)
+{
+	return src->wide ? src->wide[i][0] : src->code_base + src->raw[i][0];
+}
+
+/* The target of reference i of src. */
+static uint64_t refsrc_target(const struct refsrc *src, size_t i)
+{
+	return src->wide ? src->wide[i][1] : src->data_base + src->raw[i][1];
+}
 
 /* Sort xv by target, the references to one target in discovery order
  * (by seq): collected in that order, the references need a stable sort
@@ -229,53 +248,55 @@ static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
 	return in->len;
 }
 
-/* Append the reference from the instruction at addr to t to xv (in code
- * order: seq is its rank) when t is in the data span; whether it is kept,
- * and its referrer's label, are found for all at once (refs_settle()). */
-static void note_ref(struct xrefvec *xv, uint64_t addr, uint64_t t)
-{
-	if (t < xv->lo || t >= xv->hi)
-		return;
-	xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
-	xgrow(&xv->code, &xv->ccap, xv->n + 1, sizeof(*xv->code));
-	xv->code[xv->n] = addr;
-	xv->v[xv->n] = (struct xref){t, xv->n, LABEL_NONE, 0};
-	xv->n++;
-}
-
-/* Keep of xv's references (sorted by target) those to unlabelled data of
- * a loaded section, each with its section and the label of its
+/* The references of src into xv's data span into xv, each with its rank
+ * in code order (seq), sorted by target; then of those, the ones to
+ * unlabelled data of a loaded section kept, each with the label of its
  * referrer. The targets are looked up in one walk over out->vm's
  * entries, in target order, and the referrers in code order, each near
  * the one before (a lookup of each target in code order cost a search
  * per reference: the targets jump about). */
-static void refs_settle(struct dualmap *out, struct xrefvec *xv)
+static void refs_settle(struct dualmap *out, struct xrefvec *xv,
+			const struct refsrc *src)
 {
-	size_t ne, k = 0, n = 0, hint = 0;
-	const struct rmap_entry *e = rmap_entries(out->vm, &ne);
-	uint32_t *lab = xcalloc(xv->n ? xv->n : 1, sizeof(*lab));
-	bool *kept = xcalloc(xv->n ? xv->n : 1, sizeof(*kept));
+	/* ranks fit the 32 bits of seq: one reference per instruction at
+	 * most, and no code of 4 G instructions */
+	size_t n = MIN(src->n, (size_t)UINT32_MAX), ne, k = 0, nk = 0;
+	size_t hint = 0;
+	const struct rmap_entry *e;
+	uint32_t *lab;
+	bool *kept;
 
+	xv->v = xmalloc((n ? n : 1) * sizeof(*xv->v));
+	xv->cap = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = refsrc_target(src, i);
+
+		if (t >= xv->lo && t < xv->hi)
+			xv->v[xv->n++] = (struct xref){t, (uint32_t)i, 0};
+	}
+	xrefs_sort(xv);
+	e = rmap_entries(out->vm, &ne);
+	kept = xcalloc(n ? n : 1, sizeof(*kept));
 	for (size_t i = 0; i < xv->n; i++) {
 		struct xref r = xv->v[i];
 
 		while (k < ne && e[k].end <= r.target)
 			k++;
-		if (k < ne && e[k].start <= r.target &&
-		    e[k].label != LABEL_NONE)
-			continue;
-		r.sec = data_section(xv, r.target);
-		if (!r.sec)
+		if ((k < ne && e[k].start <= r.target &&
+		     e[k].label != LABEL_NONE) ||
+		    !data_section(xv, r.target))
 			continue;
 		kept[r.seq] = true;
-		xv->v[n++] = r;
+		xv->v[nk++] = r;
 	}
-	for (size_t i = 0; i < xv->n; i++)
-		if (kept[i])
-			lab[i] = rmap_lookup_near(out->vm, xv->code[i], &hint);
+	lab = xcalloc(n ? n : 1, sizeof(*lab));
 	for (size_t i = 0; i < n; i++)
+		if (kept[i])
+			lab[i] = rmap_lookup_near(out->vm, refsrc_code(src, i),
+						  &hint);
+	for (size_t i = 0; i < nk; i++)
 		xv->v[i].label = lab[xv->v[i].seq];
-	xv->n = n;
+	xv->n = nk;
 	free(kept);
 	free(lab);
 }
@@ -791,6 +812,7 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 {
 	struct elfimg_priv *pv = img->priv;
 	struct refsink sink = {.pv = pv};
+	struct refsrc src;
 	int ret;
 
 	data_sections(img, xv);
@@ -799,16 +821,15 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 		if (ret < 0)
 			return ret;
 	}
-	for (size_t i = 0; i < sink.nwide; i++)
-		note_ref(xv, sink.wide[i][0], sink.wide[i][1]);
+	if (sink.nwide || !pv->xref_swept)
+		src = (struct refsrc){.wide = sink.wide, .n = sink.nwide};
+	else
+		src = (struct refsrc){.raw = pv->xref_raw,
+				      .n = pv->nxref_raw,
+				      .code_base = pv->xref_code_base,
+				      .data_base = pv->xref_data_base};
+	refs_settle(out, xv, &src);
 	free(sink.wide);
-	for (size_t i = 0; pv->xref_swept && i < pv->nxref_raw; i++)
-		note_ref(xv, pv->xref_code_base + pv->xref_raw[i][0],
-			 pv->xref_data_base + pv->xref_raw[i][1]);
-	xrefs_sort(xv);
-	refs_settle(out, xv);
-	free(xv->code);
-	xv->code = NULL;
 	return 0;
 }
 
@@ -827,7 +848,8 @@ static uint64_t *target_ends(const struct elfimg *img,
 
 	e = rmap_entries(out->vm, &ne);
 	for (size_t i = 0; i < xv->n; i++) {
-		const struct elf_section *s = &img->secs[xv->v[i].sec];
+		const struct elf_section *s =
+		    &img->secs[data_section(xv, xv->v[i].target)];
 		uint64_t end = s->addr + s->size;
 		size_t j = i + 1;
 
