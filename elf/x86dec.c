@@ -9,7 +9,7 @@
  * the ModRM reg values a group opcode takes, prefix kinds, ModRM
  * layouts) rather than tested case by case: the sweep of a 50 MB .text
  * decodes 12 M instructions, and its time is mostly branches missed.
- * Anything else (LOCK/REP/mandatory prefixes,
+ * Anything else (LOCK/REP prefixes, F3/F2 outside the SSE opcodes,
  * VEX/EVEX, x87, three-byte maps, moffs, opcode extensions that are
  * invalid or change the immediate) is left to Zydis, so that every
  * answer given here is the one Zydis would give.
@@ -18,14 +18,15 @@
 
 #include "elf/x86dec.h"
 
-#include <endian.h>
 #include <string.h>
 
 /* Opcode properties: a ModRM byte; an immediate of 1 byte, 2 bytes, 4
  * bytes (2 with an operand-size prefix: "z"), 4 or 8 bytes (REX.W; 2 with
  * 66: "v"), or a relative branch target of 4 bytes (left to Zydis with an
  * operand-size prefix); 66 allowed in the 0F map; left to Zydis (X); the
- * ModRM reg field decides (G: see group_ok()). */
+ * ModRM reg field decides (G: see group_ok()); F3 or F2 allowed as a
+ * mandatory prefix (the only one, right before REX or 0F); the form
+ * without a prefix left to Zydis (P). */
 enum {
 	F_M = 1 << 0,
 	F_IB = 1 << 1,
@@ -36,6 +37,9 @@ enum {
 	F_66 = 1 << 6,
 	F_G = 1 << 7,
 	F_X = 1 << 8,
+	F_F3 = 1 << 9,
+	F_F2 = 1 << 10,
+	F_P = 1 << 11,
 };
 
 /* The one-byte opcode map (64-bit mode). */
@@ -81,13 +85,32 @@ static const uint16_t map1[256] = {
     [0xf7] = F_M | F_IZ | F_G, [0xfe] = F_M | F_G, [0xff] = F_M | F_G,
 };
 
-/* The 0F map: what is not listed goes to Zydis. */
+/* The 0F map: what is not listed goes to Zydis. The SSE opcodes take
+ * a mandatory prefix (66, F3, F2: another instruction of the same
+ * layout) where listed, and some only with one (F_P). */
 static const uint16_t map2[256] = {
     [0x05] = F_66, [0x0b] = F_66, [0x1f] = F_M | F_66 | F_G,
-    /* SSE without a prefix: movups, unpck, movaps, (u)comiss, arith */
-    [0x10] = F_M, [0x11] = F_M, [0x14] = F_M, [0x15] = F_M,
-    [0x28] = F_M, [0x29] = F_M, [0x2e] = F_M, [0x2f] = F_M,
-    [0x51 ... 0x5f] = F_M,
+    /* movups/movupd/movss/movsd, unpck, movaps, cvt, (u)comis */
+    [0x10] = F_M | F_66 | F_F3 | F_F2, [0x11] = F_M | F_66 | F_F3 | F_F2,
+    [0x14] = F_M | F_66, [0x15] = F_M | F_66,
+    [0x28] = F_M | F_66, [0x29] = F_M | F_66,
+    [0x2a] = F_M | F_66 | F_F3 | F_F2, [0x2c] = F_M | F_66 | F_F3 | F_F2,
+    [0x2d] = F_M | F_66 | F_F3 | F_F2,
+    [0x2e] = F_M | F_66, [0x2f] = F_M | F_66,
+    /* arithmetic: sqrt, rsqrt, rcp, and, or, xor, add, mul, cvt, sub,
+     * min, div, max */
+    [0x51] = F_M | F_66 | F_F3 | F_F2, [0x52 ... 0x53] = F_M | F_F3,
+    [0x54 ... 0x57] = F_M | F_66, [0x58 ... 0x5a] = F_M | F_66 | F_F3 | F_F2,
+    [0x5b] = F_M | F_66 | F_F3, [0x5c ... 0x5f] = F_M | F_66 | F_F3 | F_F2,
+    /* MMX/SSE2 integer: punpck, pack, pcmpgt, movd, movdqa/movdqu,
+     * pcmpeq, and the arithmetic of D1-FE */
+    [0x60 ... 0x6b] = F_M | F_66, [0x6c ... 0x6d] = F_M | F_66 | F_P,
+    [0x6e] = F_M | F_66, [0x6f] = F_M | F_66 | F_F3,
+    [0x74 ... 0x76] = F_M | F_66, [0x7e ... 0x7f] = F_M | F_66 | F_F3,
+    [0xd1 ... 0xd5] = F_M | F_66, [0xd8 ... 0xdf] = F_M | F_66,
+    [0xe0 ... 0xe5] = F_M | F_66, [0xe8 ... 0xef] = F_M | F_66,
+    [0xf1 ... 0xf6] = F_M | F_66, [0xf8 ... 0xfe] = F_M | F_66,
+    [0xb8] = F_M | F_F3 | F_P, /* popcnt */
     [0x31] = F_66, [0xa2] = F_66,
     [0x40 ... 0x4f] = F_M | F_66,
     [0x80 ... 0x8f] = F_IZ | F_REL,
@@ -97,7 +120,8 @@ static const uint16_t map2[256] = {
     [0xaf] = F_M | F_66, [0xb0] = F_M, [0xb1] = F_M | F_66,
     [0xb3] = F_M | F_66, [0xb6] = F_M | F_66, [0xb7] = F_M | F_66,
     [0xba] = F_M | F_IB | F_66 | F_G, [0xbb] = F_M | F_66,
-    [0xbc] = F_M | F_66, [0xbd] = F_M | F_66, [0xbe] = F_M | F_66,
+    [0xbc] = F_M | F_66 | F_F3, [0xbd] = F_M | F_66 | F_F3, /* tzcnt, lzcnt */
+    [0xbe] = F_M | F_66,
     [0xbf] = F_M | F_66, [0xc0] = F_M, [0xc1] = F_M | F_66,
     [0xc8 ... 0xcf] = F_66,
 };
@@ -135,7 +159,7 @@ static const uint16_t group2[256] = {
 #undef GM
 
 /* What a prefix byte is to this decoder (0: not one it takes). */
-enum { P_66 = 1, P_FSGS, P_OTHER };
+enum { P_66 = 1, P_FSGS, P_OTHER, P_F3, P_F2 };
 static const uint8_t prefix_kind[256] = {
     [0x66] = P_66,
     [0x64] = P_FSGS,
@@ -146,6 +170,9 @@ static const uint8_t prefix_kind[256] = {
     [0x2e] = P_OTHER,
     [0x36] = P_OTHER,
     [0x3e] = P_OTHER,
+    /* mandatory prefixes of the 0F map's SSE opcodes (else REP) */
+    [0xf3] = P_F3,
+    [0xf2] = P_F2,
 };
 
 /* The little-endian signed n-byte value (n = 1, 2, 4 or 8) at p: only
@@ -230,18 +257,26 @@ static inline bool is_mov(unsigned op)
 
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 {
+	/* F_F3/F_F2 by the kind of the mandatory prefix (0: none) */
+	static const uint16_t mand[] = {[P_F3] = F_F3, [P_F2] = F_F2};
 	bool opsize = false, rexw = false, two = false;
 	size_t i = 0, max = n < 15 ? n : 15;
-	unsigned f, op, ib, k;
+	unsigned f, op, ib, k, rep = 0, last = 0;
 	uint16_t gm;
 
 	memset(in, 0, sizeof(*in));
 	for (; i < max && (k = prefix_kind[p[i]]); i++) {
 		opsize |= k == P_66;
 		in->fs_gs |= k == P_FSGS;
+		rep += k == P_F3 || k == P_F2;
+		last = k;
 	}
 	if (i >= max)
 		return 0;
+	/* one F3 or F2, last, without 66: anything else to Zydis */
+	if (rep && (rep > 1 || !mand[last] || opsize))
+		return 0;
+	rep = rep ? mand[last] : 0;
 	if ((p[i] & 0xf0) == 0x40) {
 		rexw = p[i] & 8;
 		if (++i >= max)
@@ -254,12 +289,13 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 		two = true;
 		op = p[i++];
 		f = map2[op];
-		if (!f || (f & F_X) || (opsize && !(f & F_66)))
+		if (!f || (f & F_X) || (opsize && !(f & F_66)) ||
+		    (rep && !(f & rep)) || (!rep && !opsize && (f & F_P)))
 			return 0;
 		gm = group2[op];
 	} else {
 		f = map1[op];
-		if (f & F_X)
+		if ((f & F_X) || rep)
 			return 0;
 		gm = group1[op];
 	}
@@ -298,53 +334,44 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 	return i;
 }
 
-/* Bytes x86_decode_len() may read from an instruction's start to use
- * its table: REX, 0F, opcode, ModRM, SIB and the 8 bytes read at once. */
-#define FAST_READ 32
-
-/* The little-endian 64-bit value at p (8 bytes read, one load). */
-static inline uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
-/* --- the length and RIP-relative displacement from one table ---
+/* --- the length and the address named, from one table ---
  *
  * For an instruction without legacy prefixes, x86_decode_fast()'s answer
- * depends only on its REX byte, its opcode (one-byte map or 0F map), the
- * byte after the opcode (ModRM, which the group opcodes also read) and,
- * under mod 0 with a SIB byte, that byte's base (5 brings a disp32).
- * fast_len[map][opcode][next byte] holds that answer, computed by
- * x86_decode_fast() itself on the opcode and ModRM followed by zeros, so
- * that the table answers exactly as the decoder does. A sweep then reads
- * one table byte per instruction instead of walking the decoder's
- * branches one after the other. An entry is computed the first time it
- * is needed (FL_DONE): code uses a few thousand of the 131 072, and a
- * small file's sweep would not pay for all of them (a millisecond). */
-enum {
-	FL_LEN = 15,	  /* the length from the opcode on; 0: not answered */
-	FL_RIP = 1 << 4,  /* ModRM mod 0, r/m 5: disp32 relative to RIP */
-	FL_SIB0 = 1 << 5, /* a SIB under mod 0: base 5 adds a disp32 */
-	FL_W4 = 1 << 6,	  /* REX.W makes the immediate 4 bytes longer */
-	FL_DONE = 1 << 7, /* computed (zero: not yet) */
-};
+ * depends only on its REX.W bit, its opcode (one-byte map or 0F map),
+ * the byte after the opcode (ModRM, which the group opcodes also read)
+ * and, under mod 0 with a SIB byte, that byte's base (5 brings a disp32).
+ * x86_fast_tab[map][opcode][next byte] holds that answer (x86dec.h's
+ * X86_* bits), computed by x86_decode_fast() itself on the opcode and
+ * ModRM followed by zeros, so that the table answers exactly as the
+ * decoder does; where the address named lies (the displacement after the
+ * ModRM or SIB byte, a MOV's immediate at the end) follows from the same
+ * bits. A sweep then reads one table entry per instruction instead of
+ * walking the decoder's branches one after the other. An entry is
+ * computed the first time it is needed (0: not yet): code uses a few
+ * thousand of the 131 072, and a small file's sweep would not pay for
+ * all of them (a millisecond). Read and written with relaxed atomics:
+ * threads that compute one entry at once store the same value. */
+uint8_t x86_fast_tab[2][256][256];
 
-/* read and written with relaxed atomics: threads that compute one entry
- * at once store the same value */
-static uint8_t fast_len[2][256][256];
+/* Is the MOV immediate of in one x86_insn_target() takes? */
+static bool movi(const struct x86_insn *in)
+{
+	return in->mov && in->imm_size >= 32;
+}
 
-/* The entry for opcode op of map two (0F) followed by byte m (FL_DONE
- * set). */
+/* The entry for opcode op of map two (0F) followed by byte m (never
+ * 0). */
 static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 {
-	uint8_t b[FAST_READ] = {0}, bw[FAST_READ] = {0};
+	uint8_t b[X86_FAST_READ] = {0}, bw[X86_FAST_READ] = {0};
 	struct x86_insn in, inw;
 	size_t i = 0, len, lenw;
 	uint8_t e;
 
+	/* a legacy prefix or a second REX read as the opcode: the decoder
+	 * reads it another way */
+	if (!two && (prefix_kind[op] || (op & 0xf0) == 0x40))
+		return X86_NONE;
 	bw[0] = 0x48; /* REX.W */
 	if (two) {
 		b[i] = bw[i + 1] = 0x0f;
@@ -355,63 +382,79 @@ static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 	len = x86_decode_fast(b, sizeof(b), &in);
 	lenw = x86_decode_fast(bw, sizeof(bw), &inw);
 	/* a table entry counts from the opcode on: the 0F byte is in it */
-	if (!len || len > FL_LEN || !lenw ||
+	if (!len || len > X86_LEN || !lenw ||
 	    (lenw - 1 != len && lenw - 1 != len + 4))
-		return FL_DONE;
-	e = (uint8_t)len | FL_DONE;
+		return X86_NONE;
+	e = (uint8_t)len;
 	if (lenw - 1 == len + 4)
-		e |= FL_W4;
+		e |= X86_W4;
 	if (in.modrm && in.mod == 0 && in.rm == 5 && in.disp_size == 32)
-		e |= FL_RIP;
+		e |= X86_RIP;
 	if (in.sib && in.mod == 0)
-		e |= FL_SIB0;
+		e |= X86_SIB0;
+	if (movi(&in))
+		e |= X86_MOVI;
 	/* the answers the table cannot give are left to the decoder: an
-	 * FS/GS operand or anything else that REX.W changes otherwise */
-	if (in.fs_gs || inw.modrm != in.modrm || inw.disp_size != in.disp_size)
-		return FL_DONE;
+	 * FS/GS operand or anything else that REX.W changes otherwise (a
+	 * longer immediate is a MOV's 64-bit one only) */
+	if (in.fs_gs || inw.modrm != in.modrm ||
+	    inw.disp_size != in.disp_size || movi(&inw) != movi(&in) ||
+	    ((e & X86_W4) && !(e & X86_MOVI)))
+		return X86_NONE;
 	return e;
 }
 
-size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp)
+bool x86_insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
+		     uint64_t *t)
+{
+	if (in->modrm && in->disp_size) {
+		if (in->mod == 0 && in->rm == 5) {
+			*t = addr + in->len + (uint64_t)in->disp;
+			return true;
+		}
+		if (abs && in->mod == 0 && in->rm == 4 && in->sib &&
+		    in->sib_base == 5 && !in->fs_gs) {
+			*t = (uint64_t)in->disp;
+			return true;
+		}
+	} else if (abs && in->disp_size && !in->fs_gs) {
+		*t = (uint64_t)in->disp; /* moffs: mov al, [addr] */
+		return true;
+	}
+	if (abs && movi(in)) {
+		*t = in->imm;
+		return true;
+	}
+	return false;
+}
+
+size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
+			   bool *ref, uint64_t *t)
 {
 	struct x86_insn in;
-	uint64_t w;
-	unsigned rex, rexw, two, sh, op, m, e;
 	size_t len;
 
-	*rip = false;
-	if (n < FAST_READ || prefix_kind[p[0]])
-		goto slow;
-	/* the first 8 bytes at once: REX, 0F, opcode, ModRM and SIB are
-	 * shifted out of one register, not loaded one after the other */
-	w = get_u64(p);
-	rex = (w & 0xf0) == 0x40;
-	rexw = rex & (unsigned)(w >> 3);
-	sh = rex * 8;
-	two = ((w >> sh) & 0xff) == 0x0f;
-	sh += two * 8;
-	op = (w >> sh) & 0xff;
-	m = (w >> (sh + 8)) & 0xff;
-	e = __atomic_load_n(&fast_len[two][op][m], __ATOMIC_RELAXED);
-	if (!e) {
-		e = fast_entry(two, op, m);
-		__atomic_store_n(&fast_len[two][op][m], (uint8_t)e,
-				 __ATOMIC_RELAXED);
+	if (n >= X86_FAST_READ) {
+		/* an entry not computed yet (else not answered: the
+		 * decoder's branches tell) */
+		unsigned rex = (p[0] & 0xf0) == 0x40, two = p[rex] == 0x0f;
+		unsigned op = p[rex + two], m = p[rex + two + 1];
+		uint8_t *e = &x86_fast_tab[two][op][m];
+
+		if (!__atomic_load_n(e, __ATOMIC_RELAXED)) {
+			__atomic_store_n(e, fast_entry(two, op, m),
+					 __ATOMIC_RELAXED);
+			struct x86_ref r = x86_decode_tab(p, addr, abs);
+
+			if (r.ok) {
+				*ref = r.ref;
+				*t = r.t;
+				return r.len;
+			}
+		}
 	}
-	if (!(e & FL_LEN))
-		goto slow;
-	len = rex + (e & FL_LEN) + ((e & FL_W4) && rexw ? 4 : 0) +
-	      ((e & FL_SIB0) && ((w >> (sh + 16)) & 7) == 5 ? 4 : 0);
-	if (e & FL_RIP) {
-		*rip = true;
-		*disp = (int32_t)(uint32_t)get_u64(p + rex + two + 2);
-	}
-	return len;
-slow:
+	*ref = false;
 	len = x86_decode_fast(p, n, &in);
-	if (len && in.modrm && in.mod == 0 && in.rm == 5 && in.disp_size) {
-		*rip = true;
-		*disp = in.disp;
-	}
+	*ref = len && x86_insn_target(&in, addr, abs, t);
 	return len;
 }

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <endian.h>
+#include <string.h>
 
 /* What elf/xrefs.c needs of one instruction: its length and the raw
  * fields that can name an address, as Zydis reports them in its
@@ -25,20 +27,146 @@ struct x86_insn {
 
 /* Decode the instruction at p (n bytes available) in 64-bit mode into
  * *in and return its length, when it is one of the common encodings this
- * decoder knows (the one-byte opcode map and the integer and plain SSE
- * part of the 0F map, without LOCK, REP or mandatory prefixes; see
- * x86dec.c); else return 0 and leave it to Zydis: VEX, EVEX, x87, the
- * 0F 38 and 0F 3A maps, moffs, and whatever Zydis would refuse. Where it
- * answers, it answers as Zydis does (tests/test_x86dec compares the two
- * over the code of the installed binaries). */
+ * decoder knows (the one-byte opcode map and the integer, MMX and SSE
+ * part of the 0F map, SSE with its mandatory prefixes, without LOCK or
+ * REP; see x86dec.c); else return 0 and leave it to Zydis: VEX, EVEX,
+ * x87, the 0F 38 and 0F 3A maps, moffs, and whatever Zydis would refuse.
+ * Where it answers, it answers as Zydis does (tests/test_x86dec compares
+ * the two over the code of the installed binaries and every opcode and
+ * ModRM byte behind a few prefixes). */
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 
-/* What x86_decode_fast() answers for the instruction at p (n bytes
- * available), as far as a sweep of position-independent code needs it:
- * its length (0 where x86_decode_fast() gives no answer: ask Zydis), and
- * whether it addresses memory relative to RIP (ModRM mod 0, r/m 5), its
- * displacement then into *disp. Most instructions are answered from one
- * table lookup (see x86dec.c); thread-safe. */
-size_t x86_decode_len(const uint8_t *p, size_t n, bool *rip, int64_t *disp);
+/* The address the instruction in (decoded at addr) names, into *t:
+ * memory relative to RIP (next + disp), and with abs (position-dependent
+ * code) a memory operand without base register and without FS/GS, a
+ * moffs, or a MOV's 32- or 64-bit immediate. Returns false if it names
+ * none: most instructions, told from the raw fields alone. */
+bool x86_insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
+		     uint64_t *t);
+
+/* The table x86_decode_tab() reads (see x86dec.c): the answer for an
+ * unprefixed instruction from its REX.W bit, whether its opcode is in the
+ * 0F map, its opcode, the byte after it and the SIB base, indexed
+ * [0F map][opcode][byte after the opcode]; 0 where not yet computed. One
+ * byte each: the entries that code uses (a few dozen opcodes, all their
+ * ModRM bytes) stay in the first-level cache. */
+enum {
+	X86_LEN = 15,	    /* the length from the opcode on; 0: not answered */
+	X86_RIP = 1 << 4,   /* ModRM mod 0, r/m 5: disp32 relative to RIP */
+	X86_SIB0 = 1 << 5,  /* a SIB under mod 0: base 5 adds a disp32 */
+	X86_W4 = 1 << 6,    /* REX.W makes the immediate 4 bytes longer */
+	X86_MOVI = 1 << 7,  /* a MOV whose immediate (at the end) is 32+ bits */
+	X86_NONE = X86_W4,  /* computed, not answered (W4 without a length) */
+	X86_FAST_READ = 32, /* bytes the table's path may read from p */
+};
+extern uint8_t x86_fast_tab[2][256][256];
+
+/* x86_decode_ref() where x86_decode_tab() gives no answer: fills the
+ * entry if it is not computed yet, and answers by x86_decode_fast() and
+ * x86_insn_target(). */
+size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
+			   bool *ref, uint64_t *t);
+
+/* The little-endian 32-bit value at p, sign-extended; 64-bit value. */
+static inline int64_t x86_get_s32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return (int32_t)le32toh(v);
+}
+
+static inline uint64_t x86_get_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/* x86_decode_tab()'s answer: the instruction's length and whether it
+ * names an address (ref), that address then in t; none at all (not ok)
+ * where the table does not answer. 16 bytes: returned in registers. */
+struct x86_ref {
+	uint64_t t;
+	uint32_t len;
+	bool ok, ref;
+};
+
+/* x86_decode_ref() of an instruction with X86_FAST_READ bytes available
+ * at p, from its table entry alone: not ok where the entry gives no
+ * answer (legacy prefixes, an entry not computed yet, what
+ * x86_decode_fast() leaves to Zydis: ask x86_decode_ref()). No branch
+ * depends on the kind of instruction (the sweep of a 50 MB .text decodes
+ * 12 M instructions, and its time was mostly branches missed); inlined
+ * into the sweeps, thread-safe. */
+static inline __attribute__((always_inline)) struct x86_ref
+x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
+{
+	unsigned rex, rexw, two, sh, e, sib5, w8;
+	uint64_t w, rip_t, sib_t, imm_t;
+	struct x86_ref r;
+	size_t at;
+
+	/* REX, 0F, opcode, ModRM and SIB shifted out of one load; a legacy
+	 * prefix is read as an opcode whose entry answers nothing */
+	w = x86_get_u64(p);
+	rex = (w & 0xf0) == 0x40;
+	rexw = rex & (unsigned)(w >> 3);
+	sh = rex * 8;
+	two = ((w >> sh) & 0xff) == 0x0f;
+	sh += two * 8;
+	/* the opcode and the byte after it, swapped into one index */
+	e = __atomic_load_n(&x86_fast_tab[two][0][0] +
+				__builtin_bswap16((uint16_t)(w >> sh)),
+			    __ATOMIC_RELAXED);
+	/* 4 more bytes: a disp32 for SIB base 5, or a MOV's imm64 (never
+	 * both: X86_W4 is for opcodes without ModRM) */
+	sib5 = (e >> 5) & (((w >> (sh + 16)) & 7) == 5);
+	w8 = (e >> 6) & rexw;
+	r.len = rex + (e & X86_LEN) + 4 * ((sib5 | w8) & 1);
+	r.ok = e & X86_LEN;
+	at = rex + two + 2; /* after the ModRM byte */
+	rip_t = addr + r.len + (uint64_t)x86_get_s32(p + at);
+	if (!abs) {
+		r.ref = e & X86_RIP;
+		r.t = rip_t;
+		return r;
+	}
+	/* position-dependent: RIP-relative, else a disp32 without base,
+	 * else a MOV's immediate (x86_insn_target()'s order) */
+	sib5 &= 1;
+	w8 &= 1;
+	sib_t = (uint64_t)x86_get_s32(p + at + 1);
+	/* the immediate ends the instruction: read from 0 when there is
+	 * none, so that no byte before p is read */
+	at = e & X86_MOVI ? r.len - (w8 ? 8 : 4) : 0;
+	imm_t = w8 ? x86_get_u64(p + at) : (uint64_t)x86_get_s32(p + at);
+	r.ref = (e & (X86_RIP | X86_MOVI)) || sib5;
+	r.t = e & X86_RIP ? rip_t : sib5 ? sib_t : imm_t;
+	return r;
+}
+
+/* The length of the instruction at p (n bytes available) decoded at addr,
+ * and whether it names an address (*ref), that address then into *t: as
+ * x86_decode_fast() and x86_insn_target() answer (length 0 where
+ * x86_decode_fast() gives none: ask Zydis); most instructions by
+ * x86_decode_tab(). Thread-safe. */
+static inline __attribute__((always_inline)) size_t
+x86_decode_ref(const uint8_t *p, size_t n, uint64_t addr, bool abs, bool *ref,
+	       uint64_t *t)
+{
+	struct x86_ref r;
+
+	if (n >= X86_FAST_READ) {
+		r = x86_decode_tab(p, addr, abs);
+		if (r.ok) {
+			*ref = r.ref;
+			*t = r.t;
+			return r.len;
+		}
+	}
+	return x86_decode_ref_slow(p, n, addr, abs, ref, t);
+}
 
 #endif

@@ -3,12 +3,12 @@
  *
  * Every executable section is decoded once per image, whatever the
  * number of sources asking (a linear sweep; a byte that
- * cannot be decoded is stepped over; position-independent code of 1 MiB
- * or more as four interleaved sweeps joined where they fall into step,
- * see sweep()): the common encodings (97 % of
- * compiled code) by elf/x86dec.c's tables (in position-independent code,
- * which addresses data relative to RIP only, most of them by one lookup
- * in its length table: x86_decode_len()), the rest by Zydis in its
+ * cannot be decoded is stepped over; code of 1 MiB or more as four
+ * interleaved sweeps joined where they fall into step, see sweep()): the
+ * common encodings (97 % of compiled code) by one lookup in
+ * elf/x86dec.c's table (x86_decode_tab(), in chunks without a check
+ * between instructions: streams_bulk()), the others by its decoder's
+ * branches (x86_decode_fast()) or by Zydis in its
  * minimal mode, which answer alike (tests/test_x86dec): length,
  * mnemonic and the raw ModRM, SIB, displacement and immediate fields, no
  * operands and no text. What cannot hold a reference is skipped on those
@@ -75,11 +75,12 @@ static struct dynlib zy_lib = {
 #define XREF_STREAMS 4
 #define XREF_SYNC 64
 
+/* 16 bytes: every reference of a big binary's code is sorted through
+ * them (refs_settle()) */
 struct xref {
 	uint64_t target;
-	uint64_t seq; /* discovery order: the first reference wins */
+	uint32_t seq; /* discovery order: the first reference wins */
 	uint32_t label;
-	uint32_t sec; /* index of the data section holding target */
 };
 
 /* A loaded non-code, non-TLS section of the image: its VM range and
@@ -99,9 +100,28 @@ struct xrefvec {
 	/* those sections, in header order: data_section()'s candidates */
 	struct datasec *ds;
 	size_t nds;
-	/* rmap_lookup_near()'s, for the referrers' labels and the targets */
-	size_t hint, thint;
 };
+
+/* The references a sweep kept, in code order: wide ([instruction,
+ * target]) or img's cache (compact, from the bases). */
+struct refsrc {
+	const uint64_t (*wide)[2];
+	const uint32_t (*raw)[2];
+	size_t n;
+	uint64_t code_base, data_base;
+};
+
+/* The address of the instruction of reference i of src. */
+static uint64_t refsrc_code(const struct refsrc *src, size_t i)
+{
+	return src->wide ? src->wide[i][0] : src->code_base + src->raw[i][0];
+}
+
+/* The target of reference i of src. */
+static uint64_t refsrc_target(const struct refsrc *src, size_t i)
+{
+	return src->wide ? src->wide[i][1] : src->data_base + src->raw[i][1];
+}
 
 /* Sort xv by target, the references to one target in discovery order
  * (by seq): collected in that order, the references need a stable sort
@@ -214,9 +234,6 @@ static void from_zydis(const ZydisDecodedInstruction *zin, struct x86_insn *in)
 	in->fs_gs = fs_gs(zin);
 }
 
-static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
-			uint64_t *t);
-
 /* The instruction at p (n bytes left) into *in, by Zydis. Returns its
  * length, 0 if Zydis cannot decode it. */
 static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
@@ -231,89 +248,57 @@ static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
 	return in->len;
 }
 
-/* The instruction at p (n bytes left) into *in: the common encodings by
- * x86_decode_fast(), the others by Zydis. Returns its length, 0 if
- * neither can decode it. */
-static size_t decode(const ZydisDecoder *dec, const uint8_t *p, size_t n,
-		     struct x86_insn *in)
+/* The references of src into xv's data span into xv, each with its rank
+ * in code order (seq), sorted by target; then of those, the ones to
+ * unlabelled data of a loaded section kept, each with the label of its
+ * referrer. The targets are looked up in one walk over out->vm's
+ * entries, in target order, and the referrers in code order, each near
+ * the one before (a lookup of each target in code order cost a search
+ * per reference: the targets jump about). */
+static void refs_settle(struct dualmap *out, struct xrefvec *xv,
+			const struct refsrc *src)
 {
-	size_t len = x86_decode_fast(p, n, in);
+	/* ranks fit the 32 bits of seq: one reference per instruction at
+	 * most, and no code of 4 G instructions */
+	size_t n = MIN(src->n, (size_t)UINT32_MAX), ne, k = 0, nk = 0;
+	size_t hint = 0;
+	const struct rmap_entry *e;
+	uint32_t *lab;
+	bool *kept;
 
-	return len ? len : decode_zydis(dec, p, n, in);
-}
+	xv->v = xmalloc((n ? n : 1) * sizeof(*xv->v));
+	xv->cap = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = refsrc_target(src, i);
 
-/* The length of the instruction at p (n bytes left) of position-
- * independent code, which addresses data relative to RIP only: its
- * target (next + disp) into *t when it does so (*ref set). By
- * x86_decode_len() (x86_decode_fast()'s answer from a table), else by
- * Zydis. Returns 0 if neither can decode it. */
-static size_t decode_pic(const ZydisDecoder *dec, const uint8_t *p, size_t n,
-			 uint64_t addr, bool *ref, uint64_t *t)
-{
-	struct x86_insn in;
-	int64_t disp;
-	size_t len = x86_decode_len(p, n, ref, &disp);
-
-	if (len) {
-		*t = addr + len + (uint64_t)disp;
-		return len;
+		if (t >= xv->lo && t < xv->hi)
+			xv->v[xv->n++] = (struct xref){t, (uint32_t)i, 0};
 	}
-	len = decode_zydis(dec, p, n, &in);
-	*ref = len && insn_target(&in, addr, false, t);
-	return len;
-}
+	xrefs_sort(xv);
+	e = rmap_entries(out->vm, &ne);
+	kept = xcalloc(n ? n : 1, sizeof(*kept));
+	for (size_t i = 0; i < xv->n; i++) {
+		struct xref r = xv->v[i];
 
-/* The address the instruction in at addr names, into *t: RIP-relative
- * memory (next + disp), and with abs a memory operand without base or a
- * mov's 32- or 64-bit immediate. Returns false if it names none: most
- * instructions, told from the raw fields without their operands. */
-static bool insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
-			uint64_t *t)
-{
-	if (in->modrm && in->disp_size) {
-		if (in->mod == 0 && in->rm == 5) {
-			*t = addr + in->len + (uint64_t)in->disp;
-			return true;
-		}
-		if (abs && in->mod == 0 && in->rm == 4 && in->sib &&
-		    in->sib_base == 5 && !in->fs_gs) {
-			*t = (uint64_t)in->disp;
-			return true;
-		}
-	} else if (abs && in->disp_size && !in->fs_gs) {
-		*t = (uint64_t)in->disp; /* moffs: mov al, [addr] */
-		return true;
+		while (k < ne && e[k].end <= r.target)
+			k++;
+		if ((k < ne && e[k].start <= r.target &&
+		     e[k].label != LABEL_NONE) ||
+		    !data_section(xv, r.target))
+			continue;
+		kept[r.seq] = true;
+		xv->v[nk++] = r;
 	}
-	if (abs && in->mov && in->imm_size >= 32) {
-		*t = in->imm;
-		return true;
-	}
-	return false;
-}
-
-/* Record the reference from the instruction at addr to t in xv when t is
- * unlabelled data of a loaded section. */
-static void note_ref(struct dualmap *out, uint64_t addr, uint64_t t,
-		     struct xrefvec *xv)
-{
-	uint32_t sec;
-
-	/* near the last target: consecutive references often fall in one
-	 * entry, or one gap (a .dynsym-only file's .rodata is one) */
-	if (t < xv->lo || t >= xv->hi ||
-	    rmap_lookup_near(out->vm, t, &xv->thint) != LABEL_NONE)
-		return;
-	sec = data_section(xv, t);
-	if (!sec)
-		return;
-	/* kept without a label too: code no label covers (most of a
-	 * binary under compileunits when few units have DWARF) still bounds
-	 * the ranges of the targets before it */
-	xgrow(&xv->v, &xv->cap, xv->n + 1, sizeof(*xv->v));
-	/* the referrers come in address order */
-	xv->v[xv->n] = (struct xref){
-	    t, xv->n, rmap_lookup_near(out->vm, addr, &xv->hint), sec};
-	xv->n++;
+	lab = xcalloc(n ? n : 1, sizeof(*lab));
+	for (size_t i = 0; i < n; i++)
+		if (kept[i])
+			lab[i] = rmap_lookup_near(out->vm, refsrc_code(src, i),
+						  &hint);
+	for (size_t i = 0; i < nk; i++)
+		xv->v[i].label = lab[xv->v[i].seq];
+	xv->n = nk;
+	free(kept);
+	free(lab);
 }
 
 /* A linear sweep over part of a code section: sweep() runs several,
@@ -332,10 +317,10 @@ struct cursor {
 
 struct stream {
 	struct elf_window w;
-	struct cursor c;	 /* a lone stream's loop holds it in locals */
-	uint64_t end;		 /* stop at end */
-	uint64_t (*refs)[2];	 /* [instruction, target], in code order */
-	size_t nrefs, cap, from; /* refs[from...] are kept */
+	struct cursor c;
+	uint64_t end;		    /* stop at end */
+	uint64_t (*refs)[2];	    /* [instruction, target], in code order */
+	size_t nrefs, cap, from;    /* refs[from...] are kept */
 	uint64_t starts[XREF_SYNC]; /* its first instructions' offsets */
 	size_t nstarts;
 	bool failed; /* the file ends before the section does */
@@ -378,8 +363,7 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 	    bool starts)
 {
 	const struct elf_section *s = x->s;
-	const ZydisDecoder *dec = x->dec;
-	bool abs = x->abs, ref = false;
+	bool ref = false;
 	uint64_t off = c->off, t = 0;
 	struct x86_insn in;
 	const uint8_t *q;
@@ -399,19 +383,215 @@ stream_step(const struct sweepctx *x, struct stream *st, struct cursor *c,
 		st->starts[st->nstarts++] = off;
 	q = c->p + (off - c->base);
 	n = c->avail - (off - c->base);
-	if (abs) {
-		len = decode(dec, q, n, &in);
-		ref = len && insn_target(&in, s->addr + off, true, &t);
-	} else {
-		len = decode_pic(dec, q, n, s->addr + off, &ref, &t);
+	len = x86_decode_ref(q, n, s->addr + off, x->abs, &ref, &t);
+	if (!len) {
+		len = decode_zydis(x->dec, q, n, &in);
+		ref = len && x86_insn_target(&in, s->addr + off, x->abs, &t);
 	}
-	if (ref && t >= x->xv->lo && t < x->xv->hi) {
+	/* written always, kept by the count: whether an instruction makes a
+	 * reference is no branch to predict */
+	if (st->nrefs == st->cap)
 		xgrow(&st->refs, &st->cap, st->nrefs + 1, sizeof(*st->refs));
-		st->refs[st->nrefs][0] = s->addr + off;
-		st->refs[st->nrefs++][1] = t;
-	}
+	st->refs[st->nrefs][0] = s->addr + off;
+	st->refs[st->nrefs][1] = t;
+	st->nrefs += ref & (t >= x->xv->lo) & (t < x->xv->hi);
 	c->off = off + (len ? len : 1);
 	return true;
+}
+
+/* Instructions each stream decodes in streams_bulk() between two checks
+ * of its window, its end and its reference buffer */
+#define XREF_CHUNK 64
+/* the bytes a stream may read past its next instruction in one chunk */
+#define XREF_AHEAD (XREF_CHUNK * ZYDIS_MAX_INSTRUCTION_LENGTH + X86_FAST_READ)
+
+/* A stream as streams_bulk() runs it: its next instruction is at q, in
+ * a window that ends at wend, and at VM address q + delta (taken as
+ * numbers); its next reference goes to out (kept if its target is in
+ * the data span: see lane_back()). */
+struct lane {
+	const uint8_t *q, *wend;
+	uint64_t delta;
+	uint64_t (*out)[2];
+};
+
+/* The instruction at q (its window ending at wend, at VM address addr),
+ * where x86_decode_tab() gives no answer: by x86_decode_fast() or Zydis
+ * (its length 1 if it cannot be decoded). Out of line: 3 % of the
+ * instructions. */
+static __attribute__((noinline)) struct x86_ref
+lane_slow(const struct sweepctx *x, const uint8_t *q, const uint8_t *wend,
+	  uint64_t addr)
+{
+	size_t n = (size_t)(wend - q), len;
+	struct x86_insn in;
+	struct x86_ref r = {0};
+	bool ref = false;
+
+	len = x86_decode_ref_slow(q, n, addr, x->abs, &ref, &r.t);
+	if (!len) {
+		len = decode_zydis(x->dec, q, n, &in);
+		ref = len && x86_insn_target(&in, addr, x->abs, &r.t);
+	}
+	r.len = len ? (uint32_t)len : 1;
+	r.ref = ref;
+	r.ok = true;
+	return r;
+}
+
+/* XREF_CHUNK instructions of each of the nl lanes l, one lane after the
+ * other (the decoding of one instruction waits for the length of the one
+ * before; the lanes' instructions do not). Every instruction writes its
+ * [address, target] at its lane's out, which moves on only if it makes a
+ * reference: no branch depends on the instruction but the table's miss. */
+static inline __attribute__((always_inline)) void
+lanes_run(const struct sweepctx *x, struct lane *lp, size_t nl, bool abs)
+{
+	/* a copy the unrolled loop holds in registers */
+	struct lane l[XREF_STREAMS];
+
+	memcpy(l, lp, nl * sizeof(*l));
+	for (unsigned r = 0; r < XREF_CHUNK; r++) {
+#pragma GCC unroll 4
+		for (size_t k = 0; k < nl; k++) {
+			const uint8_t *q = l[k].q;
+			/* position-independent code names addresses
+			 * relative to the instruction only: decoded at q's
+			 * own value, both moved by delta in lane_back() */
+			uint64_t addr = (uintptr_t)q + (abs ? l[k].delta : 0);
+			struct x86_ref d = x86_decode_tab(q, addr, abs);
+
+			if (__builtin_expect(!d.ok, 0))
+				d = lane_slow(x, q, l[k].wend, addr);
+			(*l[k].out)[0] = addr;
+			(*l[k].out)[1] = d.t;
+			l[k].out += d.ref;
+			l[k].q += d.len;
+		}
+	}
+	memcpy(lp, l, nl * sizeof(*l));
+}
+
+/* lanes_run() with nl and abs constants: each case its own unrolled
+ * loop. */
+static void lanes_run_n(const struct sweepctx *x, struct lane *l, size_t nl)
+{
+	switch (nl * 2 + x->abs) {
+	case 2:
+		lanes_run(x, l, 1, false);
+		break;
+	case 3:
+		lanes_run(x, l, 1, true);
+		break;
+	case 4:
+		lanes_run(x, l, 2, false);
+		break;
+	case 5:
+		lanes_run(x, l, 2, true);
+		break;
+	case 6:
+		lanes_run(x, l, 3, false);
+		break;
+	case 7:
+		lanes_run(x, l, 3, true);
+		break;
+	case 8:
+		lanes_run(x, l, 4, false);
+		break;
+	case 9:
+		lanes_run(x, l, 4, true);
+		break;
+	}
+}
+
+/* Can st run a chunk of lanes_run() without a check (its first
+ * instructions recorded if starts; XREF_AHEAD bytes in its window, its
+ * window slid on if not; XREF_CHUNK instructions before its end; room for
+ * XREF_CHUNK references)? Sets st->failed if the file ends before the
+ * section. */
+static bool stream_ready(const struct sweepctx *x, struct stream *st,
+			 bool starts)
+{
+	const struct elf_section *s = x->s;
+	struct cursor *c = &st->c;
+
+	if (st->failed || (starts && st->nstarts < XREF_SYNC) ||
+	    c->off >= st->end ||
+	    st->end - c->off < XREF_CHUNK * ZYDIS_MAX_INSTRUCTION_LENGTH)
+		return false;
+	if (c->off - c->base + XREF_AHEAD > c->avail) {
+		/* the bytes seen are the same wherever the window starts */
+		if (c->base + c->avail >= s->size)
+			return false;
+		c->base = c->off;
+		c->avail = MIN(s->size - c->off, (uint64_t)XREF_WINDOW);
+		c->p = elf_window_get(&st->w, s->offset + c->off, c->avail);
+		if (!c->p) {
+			st->failed = true;
+			return false;
+		}
+		if (XREF_AHEAD > c->avail)
+			return false;
+	}
+	if (st->cap - st->nrefs < XREF_CHUNK)
+		xgrow(&st->refs, &st->cap, st->nrefs + XREF_CHUNK,
+		      sizeof(*st->refs));
+	return true;
+}
+
+/* Back from lanes_run(): st's cursor from l, and of the references l
+ * wrote, those into the data span kept. */
+static void lane_back(const struct sweepctx *x, struct stream *st,
+		      const struct lane *l)
+{
+	size_t end = (size_t)(l->out - st->refs);
+	uint64_t delta = x->abs ? 0 : l->delta;
+
+	for (size_t i = st->nrefs; i < end; i++) {
+		uint64_t a = st->refs[i][0] + delta, t = st->refs[i][1] + delta;
+
+		if (t >= x->xv->lo && t < x->xv->hi) {
+			st->refs[st->nrefs][0] = a;
+			st->refs[st->nrefs++][1] = t;
+		}
+	}
+	st->c.off = st->c.base + (uint64_t)(l->q - st->c.p);
+}
+
+/* Sweep each of the ns streams st to its end (with starts, recording
+ * its first instructions): those that can run a chunk of lanes_run()
+ * side by side, the others (near their ends or windows' ends, or while
+ * their first instructions are recorded) one stream_step() at a time. */
+static void streams_bulk(const struct sweepctx *x, struct stream *st, size_t ns,
+			 bool starts)
+{
+	struct lane l[XREF_STREAMS];
+	struct stream *ls[XREF_STREAMS];
+	size_t nl, live;
+
+	do {
+		nl = live = 0;
+		for (size_t k = 0; k < ns; k++) {
+			struct stream *a = &st[k];
+
+			if (stream_ready(x, a, starts)) {
+				ls[nl] = a;
+				const uint8_t *q =
+				    a->c.p + (a->c.off - a->c.base);
+
+				l[nl++] = (struct lane){q, a->c.p + a->c.avail,
+							x->s->addr + a->c.off -
+							    (uintptr_t)q,
+							a->refs + a->nrefs};
+				live++;
+			} else if (!a->failed && a->c.off < a->end) {
+				live += stream_step(x, a, &a->c, starts);
+			}
+		}
+		lanes_run_n(x, l, nl);
+		for (size_t j = 0; j < nl; j++)
+			lane_back(x, ls[j], &l[j]);
+	} while (live);
 }
 
 /* Where a sweep's references go, in code order: img's cache, each as
@@ -519,36 +699,17 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, const struct xrefvec *xv,
 		  struct refsink *sink)
 {
-	/* position-dependent code goes through x86_decode_fast()'s
-	 * branches, whose prediction interleaved streams spoil (node: 10 %
-	 * slower): one stream */
-	size_t ns =
-	    s->size >= XREF_SPLIT && img->type != ET_EXEC ? XREF_STREAMS : 1;
+	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
 	const struct sweepctx x = {dec, s, xv, img->type == ET_EXEC};
 	struct stream st[XREF_STREAMS];
-	bool live, ok;
+	bool ok;
 
 	for (;;) {
 		for (size_t k = 0; k < ns; k++)
 			stream_init(&st[k], img, s->size / ns * k,
 				    k + 1 < ns ? s->size / ns * (k + 1)
 					       : s->size);
-		if (ns == 1) {
-			/* a lone stream's cursor in locals */
-			struct cursor c = st[0].c;
-
-			while (c.off < st[0].end &&
-			       stream_step(&x, &st[0], &c, false))
-				;
-			st[0].c = c;
-		}
-		do {
-			live = false;
-			for (size_t k = 0; ns > 1 && k < ns; k++)
-				if (!st[k].failed && st[k].c.off < st[k].end)
-					live |= stream_step(&x, &st[k],
-							    &st[k].c, true);
-		} while (live);
+		streams_bulk(&x, st, ns, ns > 1);
 		st[0].kept = ns == 1;
 		ok = ns == 1 || stream_join(&x, st, ns);
 		if (ok)
@@ -651,6 +812,7 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 {
 	struct elfimg_priv *pv = img->priv;
 	struct refsink sink = {.pv = pv};
+	struct refsrc src;
 	int ret;
 
 	data_sections(img, xv);
@@ -659,12 +821,15 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
 		if (ret < 0)
 			return ret;
 	}
-	for (size_t i = 0; i < sink.nwide; i++)
-		note_ref(out, sink.wide[i][0], sink.wide[i][1], xv);
+	if (sink.nwide || !pv->xref_swept)
+		src = (struct refsrc){.wide = sink.wide, .n = sink.nwide};
+	else
+		src = (struct refsrc){.raw = pv->xref_raw,
+				      .n = pv->nxref_raw,
+				      .code_base = pv->xref_code_base,
+				      .data_base = pv->xref_data_base};
+	refs_settle(out, xv, &src);
 	free(sink.wide);
-	for (size_t i = 0; pv->xref_swept && i < pv->nxref_raw; i++)
-		note_ref(out, pv->xref_code_base + pv->xref_raw[i][0],
-			 pv->xref_data_base + pv->xref_raw[i][1], xv);
 	return 0;
 }
 
@@ -683,7 +848,8 @@ static uint64_t *target_ends(const struct elfimg *img,
 
 	e = rmap_extents(out->vm, &ne);
 	for (size_t i = 0; i < xv->n; i++) {
-		const struct elf_section *s = &img->secs[xv->v[i].sec];
+		const struct elf_section *s =
+		    &img->secs[data_section(xv, xv->v[i].target)];
 		uint64_t end = s->addr + s->size;
 		size_t j = i + 1;
 
@@ -756,7 +922,6 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		free(xv.ds);
 		return ret;
 	}
-	xrefs_sort(&xv);
 	ends = target_ends(img, out, &xv, syms, nsyms);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size` (code-to-data references) on a .text of more than 1 MiB,
-which memsz sweeps as several streams side by side and joins when the
-code is position-independent: the references come out as from one sweep
-(the position-dependent build, swept as one stream, is checked alike).
+which memsz sweeps as several streams side by side and joins: the
+references come out as from one sweep (position-independent code, and
+position-dependent code whose movabs immediates name addresses too).
 
 A program assembled here (x86-64, as a PIE, as a position-dependent
 executable, and as a PIE with a section loaded 8 GiB up) has a .text of exactly 4 x 600 000 bytes: 48 functions that

@@ -6,11 +6,13 @@
  * length and the fields that can name an address (ModRM mod and r/m, SIB
  * base, displacement, FS/GS, a MOV's 32/64-bit immediate) must be what
  * Zydis reports, and it must not answer where Zydis refuses the bytes;
- * x86_decode_len() (the same answers from a table) must answer where it
- * does, with the same length and Zydis's RIP-relative displacement.
+ * x86_decode_ref() (the same answers, mostly from a table) must answer
+ * where it does, with the same length and the address x86_insn_target()
+ * finds in Zydis's fields, for position-independent and -dependent code.
  * Checked over a linear sweep of the code of installed x86-64 binaries
- * (as xrefs.c sweeps), over pseudo-random bytes at every offset, and on
- * encodings picked for their traps.
+ * (as xrefs.c sweeps), over pseudo-random bytes at every offset, over
+ * every opcode and ModRM byte behind a few prefixes, and on encodings
+ * picked for their traps.
  */
 #include "config.h"
 
@@ -77,6 +79,40 @@ static bool same(const struct x86_insn *f, const struct x86_insn *z)
 	return true;
 }
 
+/* The VM address the checks decode at (addresses wrap around 2^64 as
+ * the sweep's arithmetic does) */
+#define ADDR 0x401000u
+
+/* Check x86_decode_ref() at p[0, n) against x86_decode_fast()'s answer
+ * (length fl, fields f) and x86_insn_target() on Zydis's (z, if zok):
+ * the same length, and the same address named, in position-independent
+ * and position-dependent code; twice each (the first call may compute
+ * the table's entry, the second reads it). */
+static void check_ref(const uint8_t *p, size_t n, size_t off, size_t fl,
+		      const struct x86_insn *f, bool zok,
+		      const struct x86_insn *z)
+{
+	for (int k = 0; k < 4; k++) {
+		bool abs = k & 2, ref = false, fref, zref;
+		uint64_t t = 0, ft = 0, zt = 0;
+		size_t ll =
+		    x86_decode_ref(p + off, n - off, ADDR + off, abs, &ref, &t);
+
+		fref = fl && x86_insn_target(f, ADDR + off, abs, &ft);
+		zref = fl && zok && x86_insn_target(z, ADDR + off, abs, &zt);
+		if (ll != fl || ref != fref || (ref && t != ft) ||
+		    ref != zref || (ref && t != zt)) {
+			print_error("at +%zx (abs %d): table len %zu ref %d "
+				    "%llx, fast len %zu ref %d %llx, zydis "
+				    "ref %d %llx\n",
+				    off, abs, ll, ref, (unsigned long long)t,
+				    fl, fref, (unsigned long long)ft, zref,
+				    (unsigned long long)zt);
+			fail();
+		}
+	}
+}
+
 /* Compare at offset off of p[0, n); returns Zydis's length (0: refused)
  * and counts answers in *fast. */
 static size_t check_at(const uint8_t *p, size_t n, size_t off, long *fast)
@@ -84,21 +120,9 @@ static size_t check_at(const uint8_t *p, size_t n, size_t off, long *fast)
 	struct x86_insn f, z;
 	size_t fl = x86_decode_fast(p + off, n - off, &f);
 	bool zok = zydis(p + off, n - off, &z);
-	bool rip = false, zrip;
-	int64_t disp = 0;
-	/* the table's answer: x86_decode_fast()'s length, Zydis's RIP
-	 * operand */
-	size_t ll = x86_decode_len(p + off, n - off, &rip, &disp);
 
-	zrip = zok && z.modrm && z.mod == 0 && z.rm == 5 && z.disp_size;
 	if (fl)
 		(*fast)++;
-	if (ll != fl || (ll && (rip != zrip || (rip && disp != z.disp)))) {
-		print_error("at +%zx: table len %zu rip %d disp %lld, fast len "
-			    "%zu, zydis rip %d\n",
-			    off, ll, rip, (long long)disp, fl, zrip);
-		fail();
-	}
 	if (fl && (!zok || !same(&f, &z))) {
 		char hex[64] = "";
 
@@ -109,6 +133,7 @@ static size_t check_at(const uint8_t *p, size_t n, size_t off, long *fast)
 			    hex, fl, zok ? "ok" : "refuses", zok ? z.len : 0);
 		fail();
 	}
+	check_ref(p, n, off, fl, &f, zok, &z);
 	return zok ? z.len : 0;
 }
 
@@ -186,6 +211,65 @@ static void test_random_bytes(void **state)
 	assert_true(fast > 0);
 }
 
+/* Every opcode of the one-byte and 0F maps with every ModRM byte (and,
+ * where a SIB byte follows, a base 5 and another), behind each of a few
+ * prefix runs and REX bytes, followed by bytes that make any
+ * displacement or immediate nonzero: where the table and the decoder
+ * answer, they answer as Zydis does. */
+static void test_exhaustive(void **state)
+{
+	static const uint8_t pre[][4] = {
+	    {0},
+	    {1, 0x66},
+	    {1, 0xf2},
+	    {1, 0xf3},
+	    {1, 0x64},
+	    {1, 0x2e},
+	    {1, 0x67},
+	    {1, 0xf0},
+	    {2, 0x66, 0x2e},
+	    {2, 0x2e, 0xf3},
+	    {2, 0xf3, 0x2e},
+	    {2, 0x66, 0xf2},
+	    {2, 0xf2, 0x66},
+	    {2, 0xf3, 0xf2},
+	    {2, 0x64, 0xf2},
+	    {1, 0x65},
+	    {1, 0x3e},
+	    {2, 0x64, 0x66},
+	    {3, 0x66, 0x67, 0x65},
+	};
+	static const uint8_t rex[] = {0, 0x40, 0x48, 0x41};
+	uint8_t b[2 * X86_FAST_READ];
+	long fast = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(0x81 + 0x1d * i);
+	for (size_t pi = 0; pi < sizeof(pre) / sizeof(pre[0]); pi++)
+		for (size_t ri = 0; ri < sizeof(rex); ri++)
+			for (unsigned v = 0; v < 2 * 256 * 256 * 2; v++) {
+				unsigned two = v >> 17, op = (v >> 9) & 255;
+				unsigned m = (v >> 1) & 255, sib = v & 1;
+				size_t i = 0;
+
+				/* a second SIB only where one is read */
+				if (sib && !((m & 7) == 4 && m >> 6 != 3))
+					continue;
+				memcpy(b, pre[pi] + 1, pre[pi][0]);
+				i = pre[pi][0];
+				if (rex[ri])
+					b[i++] = rex[ri];
+				if (two)
+					b[i++] = 0x0f;
+				b[i++] = (uint8_t)op;
+				b[i++] = (uint8_t)m;
+				b[i] = sib ? 0x25 : 0x4c;
+				check_at(b, sizeof(b), 0, &fast);
+			}
+	assert_true(fast > 0);
+}
+
 static void test_picked(void **state)
 {
 	static const struct {
@@ -208,6 +292,19 @@ static void test_picked(void **state)
 	    {{0xff, 0xe8}, 2},
 	    {{0xf0, 0x48, 0x01, 0x07}, 4},
 	    {{0x48, 0x66, 0x90}, 3},
+	    /* what position-dependent code names: a MOV's imm64 and imm32
+	     * (to memory: c7 /0), RIP before the MOV's immediate, a disp32
+	     * without base before it, the same under FS (not an address),
+	     * moffs (Zydis only) */
+	    {{0x48, 0xbf, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80}, 10},
+	    {{0x48, 0xc7, 0xc7, 0xf0, 0xff, 0xff, 0xff}, 7},
+	    {{0xc7, 0x05, 0x10, 0, 0, 0, 0x78, 0x56, 0x34, 0x12}, 10},
+	    {{0xc7, 0x04, 0x25, 0x10, 0x20, 0x30, 0, 1, 0, 0, 0}, 11},
+	    {{0x64, 0xc7, 0x04, 0x25, 0x10, 0x20, 0x30, 0, 1, 0, 0, 0}, 12},
+	    {{0x48, 0xa1, 1, 2, 3, 4, 5, 6, 7, 8}, 10},
+	    /* a second REX, a REX before 0F with a prefix after */
+	    {{0x48, 0x48, 0x8b, 0x05, 0x10, 0x20, 0x30, 0x40}, 8},
+	    {{0x48, 0x0f, 0x66, 0x90}, 4},
 	    /* cut short */
 	    {{0x48, 0x8b, 0x05, 0x10}, 4},
 	    {{0xe8, 0x00}, 2},
@@ -219,8 +316,15 @@ static void test_picked(void **state)
 	long fast = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* as given, and followed by zeros (the table's path wants
+		 * X86_FAST_READ bytes) */
+		uint8_t pad[2 * X86_FAST_READ] = {0};
+
 		check_at(cases[i].b, cases[i].n, 0, &fast);
+		memcpy(pad, cases[i].b, cases[i].n);
+		check_at(pad, sizeof(pad), 0, &fast);
+	}
 	/* the first six are the common kinds the fast path exists for */
 	assert_true(fast >= 6);
 }
@@ -242,6 +346,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_installed_code),
 	    cmocka_unit_test(test_random_bytes),
+	    cmocka_unit_test(test_exhaustive),
 	    cmocka_unit_test(test_picked),
 	};
 
