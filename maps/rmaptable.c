@@ -135,19 +135,19 @@ static inline bool run_contiguous(uint64_t start, uint64_t other, uint64_t x,
  * without a division each. */
 static inline uint64_t table_run(const struct rmap *m,
 				 const struct rmap_entry *e, uint64_t end,
-				 uint32_t label)
+				 uint32_t label, uint64_t limit)
 {
 	struct rtab *t = &m->tab[e->label & ~TAB_BIT];
 	const uint32_t *id = t->l->id + t->first;
 	uint64_t k = tab_index(t, end), next;
 
 	if (t->stride) {
-		for (; end < e->end; k++, end += t->stride)
+		for (; end < e->end && end < limit; k++, end += t->stride)
 			if ((id[k] != LABEL_NONE ? id[k] : t->fill) != label)
 				return end;
-		return e->end;
+		return end < e->end ? end : e->end;
 	}
-	for (; end < e->end; k++, end = next) {
+	for (; end < e->end && end < limit; k++, end = next) {
 		next = tab_at(t, k + 1);
 		if (next > end && /* not an empty element */
 		    (id[k] != LABEL_NONE ? id[k] : t->fill) != label) {
@@ -155,7 +155,7 @@ static inline uint64_t table_run(const struct rmap *m,
 			return end;
 		}
 	}
-	return e->end;
+	return end < e->end ? end : e->end;
 }
 
 /* The run from byte *pos on (or from the start of m->ent[*i] if *pos is
@@ -163,7 +163,7 @@ static inline uint64_t table_run(const struct rmap *m,
  * elements of m->ent[*i] and the entries that follow it without a gap,
  * into *out; *i and *pos moved to its end (*i: the first entry that ends
  * after it). Requires *i < m->n and m->ent[*i].end > *pos. */
-static void vrun(const struct rmap *m, size_t *i, uint64_t *pos,
+static void vrun(const struct rmap *m, size_t *i, uint64_t *pos, uint64_t limit,
 		 struct rmap_entry *out)
 {
 	const struct rmap_entry *e = &m->ent[*i];
@@ -179,9 +179,13 @@ static void vrun(const struct rmap *m, size_t *i, uint64_t *pos,
 	}
 	for (;;) {
 		if (end < e->end) {
-			end = table_run(m, e, end, out->label);
+			end = table_run(m, e, end, out->label, limit);
 			if (end < e->end)
 				break;
+		}
+		if (end >= limit) {
+			(*i)++;
+			break;
 		}
 		(*i)++;
 		if (*i >= m->n)
@@ -210,7 +214,7 @@ static struct rmap_entry *runs(const struct rmap *m, size_t *n)
 	while (i < m->n) {
 		if (*n >= cap)
 			xgrow(&v, &cap, *n + 1, sizeof(*v));
-		vrun(m, &i, &pos, &v[(*n)++]);
+		vrun(m, &i, &pos, UINT64_MAX, &v[(*n)++]);
 	}
 	return v;
 }
@@ -261,11 +265,12 @@ int rmap_foreach(struct rmap *m, uint64_t start, uint64_t end,
 	rmap_settle(m); /* an empty query settles too: see rangemap.h */
 	if (start >= end)
 		return 0;
-	for (i = rmap_find_raw(m, start); i < m->n && m->ent[i].start < end;) {
+	for (i = rmap_find_raw(m, start);
+	     i < m->n && m->ent[i].start < end && pos < end;) {
 		struct rmap_entry piece;
 		int ret;
 
-		vrun(m, &i, &pos, &piece);
+		vrun(m, &i, &pos, end, &piece);
 		if (piece.end > end)
 			piece.end = end;
 		ret = fn(arg, &piece);
@@ -284,11 +289,12 @@ struct cursor {
 	uint64_t pos;
 };
 
-static inline void cursor_next(const struct rmap *m, struct cursor *c)
+static inline void cursor_next(const struct rmap *m, struct cursor *c,
+			       uint64_t limit)
 {
-	c->have = c->i < m->n;
+	c->have = c->i < m->n && c->pos < limit;
 	if (c->have)
-		vrun(m, &c->i, &c->pos, &c->run);
+		vrun(m, &c->i, &c->pos, limit, &c->run);
 }
 
 int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
@@ -308,7 +314,7 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 		rmap_settle(maps[k]);
 		cur[k].i = rmap_find_raw(maps[k], start);
 		cur[k].pos = start;
-		cursor_next(maps[k], &cur[k]);
+		cursor_next(maps[k], &cur[k], end);
 	}
 	while (pos < end) {
 		uint64_t next = end;
@@ -333,7 +339,7 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 		pos = next;
 		for (k = 0; k < n; k++)
 			if (cur[k].have && cur[k].run.end <= pos)
-				cursor_next(maps[k], &cur[k]);
+				cursor_next(maps[k], &cur[k], end);
 	}
 	return 0;
 }

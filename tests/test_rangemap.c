@@ -1351,6 +1351,15 @@ static void test_table_literal(void **state)
 	assert_int_equal(rmap_lookup(m, 55, NULL), 9);
 	assert_int_equal(rmap_foreach(m, 0, 50, collect_fn, &c), 0);
 	expect_pieces(&c, exp, ARRAY_SIZE(exp));
+	/* walks that end inside the table's range stop at their end: no
+	 * piece past it, none empty (the rest of the table was handed out
+	 * as reversed pieces once) */
+	c.n = 0;
+	assert_int_equal(rmap_foreach(m, 0, 15, collect_fn, &c), 0);
+	EXPECT_PIECES(&c, {0, 15, NO, 1});
+	c.n = 0;
+	assert_int_equal(rmap_foreach(m, 22, 44, collect_fn, &c), 0);
+	EXPECT_PIECES(&c, {22, 30, NO, 2}, {30, 40, NO, 9}, {40, 44, NO, 2});
 	dualmap_free(&dm);
 }
 
