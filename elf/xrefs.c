@@ -252,9 +252,9 @@ static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
  * in code order (seq), sorted by target; then of those, the ones to
  * unlabelled data of a loaded section kept, each with the label of its
  * referrer. The targets are looked up in one walk over out->vm's
- * entries, in target order, and the referrers in code order, each near
- * the one before (a lookup of each target in code order cost a search
- * per reference: the targets jump about). */
+ * extents (tables not expanded), in target order, and the referrers in code
+ * order, each near the one before (a lookup of each target in code order cost a
+ * search per reference: the targets jump about). */
 static void refs_settle(struct dualmap *out, struct xrefvec *xv,
 			const struct refsrc *src)
 {
@@ -275,7 +275,7 @@ static void refs_settle(struct dualmap *out, struct xrefvec *xv,
 			xv->v[xv->n++] = (struct xref){t, (uint32_t)i, 0};
 	}
 	xrefs_sort(xv);
-	e = rmap_entries(out->vm, &ne);
+	e = rmap_extents(out->vm, &ne);
 	kept = xcalloc(n ? n : 1, sizeof(*kept));
 	for (size_t i = 0; i < xv->n; i++) {
 		struct xref r = xv->v[i];
