@@ -21,6 +21,7 @@
 #include "util/zinflate.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,9 @@ static bool inflate_file(int fd, uint64_t off, uint64_t size_in,
 
 	if (size_in > SIZE_MAX || size_out > SIZE_MAX)
 		return false;
-	in = xmalloc_huge((size_t)size_in);
+	in = try_malloc_huge((size_t)size_in);
+	if (!in)
+		return false;
 	ok = read_at(fd, in, (size_t)size_in, off) == size_in &&
 	     zinflate(in, (size_t)size_in, out, (size_t)size_out) == 0;
 	xfree_huge(in, (size_t)size_in);
@@ -168,9 +171,9 @@ static size_t zsecs_find(struct elfimg *img, struct zsec *z, size_t *total)
 {
 	struct elfimg_priv *priv = img->priv;
 	bool seen[ARRAY_SIZE(libdw_reads)] = {0};
+	uint64_t sum = 0, step;
 	size_t n = 0;
 
-	*total = 0;
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const char *name = img->secs[i].name;
 		Elf_Scn *scn = elf_getscn(priv->elf, i);
@@ -188,16 +191,25 @@ static size_t zsecs_find(struct elfimg *img, struct zsec *z, size_t *total)
 		    (c->sh.sh_flags & SHF_GROUP) || seen[k])
 			continue;
 		seen[k] = true;
-		/* ch_size <= 1032 * sh_size: the sum fits size_t */
+		/* libelf refuses to inflate an allocated section
+		 * (elf_compress()); zlib's lengths are 32 bits (zinflate());
+		 * the arena's offsets must fit size_t on 32-bit hosts too.
+		 * What is left out here is libelf's, as before. */
 		if (!(c->sh.sh_flags & SHF_COMPRESSED) ||
+		    (c->sh.sh_flags & SHF_ALLOC) ||
 		    c->sh.sh_type != SHT_PROGBITS ||
-		    !read_chdr(img, &c->sh, &c->ch, &c->hsize))
+		    !read_chdr(img, &c->sh, &c->ch, &c->hsize) ||
+		    c->ch.ch_size > UINT_MAX)
+			continue;
+		step = (c->ch.ch_size + 15) & ~(uint64_t)15;
+		if (sum > SIZE_MAX || step > SIZE_MAX - sum)
 			continue;
 		c->index = i;
-		c->at = *total;
-		*total += (c->ch.ch_size + 15) & ~(uint64_t)15;
+		c->at = (size_t)sum;
+		sum += step;
 		n++;
 	}
+	*total = (size_t)sum;
 	return n;
 }
 
@@ -223,7 +235,9 @@ void elf_dwarf_inflate(struct elfimg *img)
 	 * the peak is the largest's input and output, not the sum */
 	qsort(z, n, sizeof(*z), zsec_cmp);
 	/* one buffer for all: its 2 MiB-aligned part on huge pages */
-	arena = xmalloc_huge(total);
+	arena = try_malloc_huge(total);
+	if (!arena)
+		return; /* sizes from the file: libelf tries each on its own */
 	for (size_t i = 0; i < n; i++) {
 		Elf_Scn *scn = elf_getscn(priv->elf, z[i].index);
 		unsigned char *out = arena + z[i].at;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size --by compileunits` on DWARF whose unit name runs off the end
-of .debug_str, plain and compressed (SHF_COMPRESSED, inflated by libdw).
+of .debug_str, plain and compressed (SHF_COMPRESSED, inflated by libdw),
+and on compressed DWARF whose headers lie.
 
 Fixture: a C file built here with -gdwarf-5, then patched: the unit DIE's
 DW_AT_name is made DW_FORM_strp (from line_strp) pointing at the last byte
@@ -12,9 +13,21 @@ Ground truth: both files are refused the same way ("cannot read its
 DWARF", exit 0, the file still sized); nothing reads past the section
 (the sanitizer build of this test fails on a read past the inflated
 buffer, as memsz did before it checked the strings libdw inflates).
+
+Lying headers, made from a zlib-compressed copy of the good file: every
+.debug_* section pointed at one region of zeros whose compression header
+claims 3 GiB or 6 GiB (within zlib's 1032:1 bound of the region's size:
+libelf would try it), and .debug_info flagged SHF_ALLOC (which libelf's
+elf_compress() refuses). Ground truth: libelf refuses each, so memsz says
+it cannot read the DWARF, exits 0 and sizes the whole file (TOTAL equals
+its size: I1). memsz inflated such sections itself into one buffer of
+the claimed sizes' sum and ended on its allocation (abort), and inflated
+the SHF_ALLOC one libelf refuses.
 """
+import csv
 import os
 import re
+import struct
 import shutil
 import subprocess
 import sys
@@ -67,6 +80,34 @@ def patch(src, dst):
     open(dst, "wb").write(b)
 
 
+def lie(src, dst, gib=0, alloc=False):
+    """Writes dst: src (ELF64, compressed DWARF) with every .debug_*
+    section at one region of zeros whose Elf64_Chdr claims gib GiB, or
+    with .debug_info flagged SHF_ALLOC."""
+    b = bytearray(open(src, "rb").read())
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", b, 0x3a)
+    secs = lib.sections(src)
+    region = len(b)
+    if gib:
+        size = (gib << 30) // 1000 + 24
+        b += struct.pack("<IIQQ", 1, 0, gib << 30, 1)
+        b += bytes(size - 24)
+    for i in range(shnum):
+        h = shoff + i * shentsize
+        off, = struct.unpack_from("<Q", b, h + 0x18)
+        name = next((n for n, v in secs.items() if v[1] == off), "")
+        if not name.startswith(".debug_"):
+            continue
+        flags, = struct.unpack_from("<Q", b, h + 8)
+        if gib:
+            struct.pack_into("<QQQ", b, h + 8, flags | 0x800, 0, 0)
+            struct.pack_into("<QQ", b, h + 0x18, region, size)
+        elif name == ".debug_info" and alloc:
+            struct.pack_into("<Q", b, h + 8, flags | 0x2)
+    open(dst, "wb").write(b)
+
+
 def main():
     for tool in ("gcc", "readelf", "objcopy"):
         if not shutil.which(tool):
@@ -104,6 +145,28 @@ def main():
             check("cannot read its DWARF" in said,
                   f"{name}: the DWARF is refused: {said.strip()[-200:]}")
             check("TOTAL" in r.stdout, f"{name}: the file is still sized")
+        goodz = os.path.join(tmp, "prog.z")
+        subprocess.run(["objcopy", "--compress-debug-sections=zlib", good,
+                        goodz], check=True)
+        for name, kw in (("claims3g", {"gib": 3}), ("claims6g", {"gib": 6}),
+                         ("alloc", {"alloc": True})):
+            path = os.path.join(tmp, name)
+            lie(goodz, path, **kw)
+            r = subprocess.run([MEMSZ, "size", "--by", "compileunits",
+                                "--format", "csv", path],
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
+                  f"{r.stderr.strip()[-200:]})")
+            said = r.stdout + r.stderr
+            check("cannot read its DWARF" in said or
+                  "could not be read" in said,
+                  f"{name}: the DWARF is refused, as libelf refuses it")
+            check("prog.c" not in r.stdout,
+                  f"{name}: no unit is named from a section libelf refuses")
+            rows = list(csv.reader(r.stdout.splitlines()))[1:]
+            check(rows and sum(int(x[1]) for x in rows) ==
+                  os.path.getsize(path),
+                  f"{name}: the rows' FILE SIZE sums to the file's size")
     sys.exit(lib.finish())
 
 

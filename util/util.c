@@ -71,19 +71,19 @@ void *xmalloc(size_t n)
 /* Transparent huge page size on x86-64 (and arm64 with 4 KiB pages). */
 #define HUGE_SIZE ((size_t)2 << 20)
 
-void *xmalloc_huge(size_t n)
+void *try_malloc_huge(size_t n)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), keep;
 	uintptr_t a, start;
 	void *p;
 
 	if (n < HUGE_SIZE || n > SIZE_MAX - HUGE_SIZE)
-		return xmalloc(n);
+		return malloc(n ? n : 1);
 	/* map HUGE_SIZE more and keep n bytes from a 2 MiB boundary */
 	p = mmap(NULL, n + HUGE_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		oom(n);
+		return NULL;
 	a = (uintptr_t)p;
 	start = (a + HUGE_SIZE - 1) & ~(uintptr_t)(HUGE_SIZE - 1);
 	keep = (n + page - 1) & ~(page - 1);
@@ -95,6 +95,15 @@ void *xmalloc_huge(size_t n)
 	/* advice only: without THP the pages are small ones */
 	madvise((void *)start, n, MADV_HUGEPAGE);
 	return (void *)start;
+}
+
+void *xmalloc_huge(size_t n)
+{
+	void *p = try_malloc_huge(n);
+
+	if (!p)
+		oom(n);
+	return p;
 }
 
 void xfree_huge(void *p, size_t n)

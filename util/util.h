@@ -81,12 +81,15 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* A large buffer that is written whole (an inflated section): n bytes
- * of their own anonymous mapping, zeroed, whose 2 MiB-aligned part the
- * kernel is asked to back with transparent huge pages (madvise mode): a
- * fault per 2 MiB instead of per 4 KiB page (libc's debug file: 7 MiB
- * inflated, 1 800 faults). The mapping covers n bytes only, so the
- * resident size is what is touched, as with malloc. Free with
- * xfree_huge(p, n); NULL is fine there. */
+ * of their own anonymous mapping, whose 2 MiB-aligned part the kernel is
+ * asked to back with transparent huge pages (madvise mode): a fault per
+ * 2 MiB instead of per 4 KiB page (libc's debug file: 7 MiB inflated,
+ * 1 800 faults); below 2 MiB, malloc's. The mapping covers n bytes only,
+ * so the resident size is what is touched, as with malloc. Free with
+ * xfree_huge(p, n); NULL is fine there. try_malloc_huge() returns NULL
+ * where xmalloc_huge() would end the process (a size taken from a file:
+ * the caller falls back). */
+void *try_malloc_huge(size_t n);
 void *xmalloc_huge(size_t n);
 void xfree_huge(void *p, size_t n);
 /* Allocating sprintf; caller frees. */
