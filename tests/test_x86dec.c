@@ -270,6 +270,45 @@ static void test_exhaustive(void **state)
 	assert_true(fast > 0);
 }
 
+/* Runs of 0 to 14 prefixes (legacy ones and any REX, in any order and
+ * number, up to the 15-byte limit), then maybe a REX and an 0F, then
+ * random bytes, sometimes cut short: where the decoders answer, they
+ * answer as Zydis does (the exhaustive walk tries a few short runs and
+ * three REX bytes only). */
+static void test_prefix_runs(void **state)
+{
+	static const uint8_t pre[] = {0x66, 0x67, 0xf2, 0xf3, 0xf0, 0x26,
+				      0x2e, 0x36, 0x3e, 0x64, 0x65};
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	uint8_t b[2 * X86_FAST_READ];
+	long fast = 0;
+
+	(void)state;
+	for (long it = 0; it < 1000000; it++) {
+		size_t i = 0, n = sizeof(b), np;
+
+		for (size_t k = 0; k < sizeof(b); k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			b[k] = (uint8_t)(x >> 24);
+		}
+		np = x % 15;
+		for (size_t k = 0; k < np; k++)
+			b[i++] = b[k + 16] & 1
+				     ? (uint8_t)(0x40 | (b[k + 32] & 15))
+				     : pre[b[k + 32] % sizeof(pre)];
+		if (x >> 60 & 1)
+			b[i++] = (uint8_t)(0x40 | (x >> 40 & 15));
+		if (x >> 58 & 3)
+			b[i++] = 0x0f;
+		if (!(x >> 50 & 3))
+			n = 1 + (x >> 8) % 20;
+		check_at(b, n, 0, &fast);
+	}
+	assert_true(fast > 0);
+}
+
 static void test_picked(void **state)
 {
 	static const struct {
@@ -347,6 +386,7 @@ int main(void)
 	    cmocka_unit_test(test_installed_code),
 	    cmocka_unit_test(test_random_bytes),
 	    cmocka_unit_test(test_exhaustive),
+	    cmocka_unit_test(test_prefix_runs),
 	    cmocka_unit_test(test_picked),
 	};
 
