@@ -314,15 +314,21 @@ struct relwalk {
 };
 
 /* Does one entry of map m hold [start, start + size) whole? *hint: the
- * entry looked at last (the walk goes forward through a table). */
+ * first entry that ended after the last start asked (the walk goes
+ * forward through a table): a few steps on from it find the first entry
+ * that ends after start, rmap_find()'s answer, without a search, also
+ * when start lies in a gap (an entry the first walk left unlabelled:
+ * every such one took a search). */
 static bool covered(struct rmap *m, uint64_t start, uint64_t size, size_t *hint)
 {
 	size_t n, i = *hint, steps = 0;
 	const struct rmap_entry *e = rmap_extents(m, &n);
 
+	if (i > n || (i && e[i - 1].end > start))
+		i = rmap_find(m, start);
 	while (i < n && e[i].end <= start && steps++ < 8)
 		i++;
-	if (i >= n || e[i].start > start || e[i].end <= start)
+	if (i < n && e[i].end <= start)
 		i = rmap_find(m, start);
 	*hint = i;
 	return i < n && e[i].start <= start && e[i].end - start >= size;
