@@ -573,22 +573,65 @@ static void key_sort(uint64_t *k, size_t n, uint64_t max)
 	free(buf);
 }
 
-/* The names of the entries of t labelled in ids, in the order of their
- * offsets when no two of them overlap (the adds then go in sorted, and
- * no byte has two writers, so the order changes nothing); a name that
- * several entries share goes to the first of them, as it would entry by
- * entry. Names that overlap otherwise (a suffix shared) go entry by
- * entry: the first writer of a byte must stay the first. */
+/* Append [s, e) labelled id to v, joined to its last element if that
+ * has id too and ends at s. */
+static void vartab_extend(struct vartab *v, uint64_t s, uint64_t e, uint32_t id)
+{
+	if (v->n && v->id[v->n - 1] == id && v->at[v->n] == s)
+		v->at[v->n] = e;
+	else
+		vartab_add(v, s, e, id);
+}
+
+/* The names k[0, n) (string table offset << 32 | entry, sorted by
+ * offset, then entry; len: their lengths) into v, each byte to the first
+ * entry whose name holds it, as the adds entry by entry give it. Two
+ * names that overlap end at one NUL (a suffix shared): a byte of a run
+ * of them belongs to the first entry among those that start at or
+ * before it. False if two names overlap otherwise (a string table cut
+ * short?). */
+static bool names_pieces(const uint64_t *k, size_t n, const size_t *len,
+			 const uint32_t *ids, struct vartab *v)
+{
+	for (size_t j = 0; j < n;) {
+		uint64_t off = k[j] >> 32, end = off + len[(uint32_t)k[j]] + 1;
+		size_t first = (uint32_t)k[j];
+
+		for (j++; j < n && (k[j] >> 32) < end; j++) {
+			uint64_t o = k[j] >> 32;
+			size_t i = (uint32_t)k[j];
+
+			if (o + len[i] + 1 != end)
+				return false;
+			if (o > off) {
+				vartab_extend(v, off, o, ids[first]);
+				off = o;
+			}
+			first = MIN(first, i);
+		}
+		vartab_extend(v, off, end, ids[first]);
+	}
+	return true;
+}
+
+/* The names of the entries of t labelled in ids as one table, in the
+ * order of their offsets: the names and the holes between them, each
+ * byte to the first entry whose name holds it (a name several entries
+ * share, or a suffix of one that others use, included), which the adds
+ * entry by entry would give it. Those adds (a big file's 100 k names,
+ * in no order) needed sorting at settle; the table does not. Entry by
+ * entry if names overlap otherwise. */
 static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 			      struct metasink *ms)
 {
 	uint64_t *k = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*k));
 	size_t *len = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*len));
-	size_t n = 0, keep = 0;
+	struct vartab v = {0};
+	size_t n = 0;
 	uint64_t max = 0;
-	bool overlap = t->nsyms > UINT32_MAX;
+	bool ok = t->nsyms <= UINT32_MAX;
 
-	for (size_t i = 1; i < t->nsyms && !overlap; i++) {
+	for (size_t i = 1; i < t->nsyms && ok; i++) {
 		GElf_Sym sym;
 
 		if (ids[i] == LABEL_NONE || !gelf_getsym(t->d, i, &sym) ||
@@ -597,38 +640,17 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 		k[n++] = (uint64_t)sym.st_name << 32 | i;
 		max |= sym.st_name;
 	}
-	if (!overlap)
+	if (ok) {
 		key_sort(k, n, max);
-	for (size_t j = 0; j < n && !overlap; j++) {
-		uint64_t off = k[j] >> 32, prev;
-		size_t i = (uint32_t)k[j], p;
-
-		if (!j) {
-			k[keep++] = k[j];
-			continue;
-		}
-		p = (uint32_t)k[keep - 1];
-		prev = k[keep - 1] >> 32;
-		if (off == prev && len[i] == len[p])
-			continue; /* the same name: the first entry's */
-		if (off < prev + len[p] + 1)
-			overlap = true;
-		else
-			k[keep++] = k[j];
+		ok = names_pieces(k, n, len, ids, &v);
 	}
-	if (overlap) {
-		symtab_push(t, ids, PART_NAME, ms);
-	} else { /* one table: the names and the holes between them */
-		struct vartab v = {0};
-
-		for (size_t j = 0; j < keep; j++) {
-			size_t i = (uint32_t)k[j];
-
-			vartab_add(&v, k[j] >> 32, (k[j] >> 32) + len[i] + 1,
-				   ids[i]);
-		}
+	if (ok) {
 		vartab_push(&v, ms, t->strs->offset,
 			    t->strs->flags & SHF_ALLOC);
+	} else {
+		free(v.at);
+		free(v.id);
+		symtab_push(t, ids, PART_NAME, ms);
 	}
 	free(len);
 	free(k);
