@@ -314,11 +314,8 @@ struct relwalk {
 };
 
 /* Does one entry of map m hold [start, start + size) whole? *hint: the
- * first entry that ended after the last start asked (the walk goes
- * forward through a table): a few steps on from it find the first entry
- * that ends after start, rmap_find()'s answer, without a search, also
- * when start lies in a gap (an entry the first walk left unlabelled:
- * every such one took a search). */
+ * first entry ending after the last start asked (the walk goes forward):
+ * a few steps on from it is rmap_find()'s answer, start in a gap too. */
 static bool covered(struct rmap *m, uint64_t start, uint64_t size, size_t *hint)
 {
 	size_t n, i = *hint, steps = 0;
@@ -469,20 +466,68 @@ static uint32_t entry_label(const struct elfimg *img,
 	return LABEL_NONE;
 }
 
+/* Sort keys k[0, n) by their bits from 32 on, max the or of those bits
+ * (LSD radix, stable: keys of equal high bits keep their order). */
+static void key_sort(uint64_t *k, size_t n, uint64_t max)
+{
+	uint64_t *buf = xmalloc((n ? n : 1) * sizeof(*buf));
+	uint64_t *src = k, *dst = buf, *swap;
+	int bits = 64 - __builtin_clzll(max | 1);
+
+	for (int shift = 32; shift < 32 + bits; shift += 11) {
+		size_t count[2048] = {0}, sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 2047]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != k)
+		memcpy(k, src, n * sizeof(*k));
+	free(buf);
+}
+
+/* The labels at VM addresses k[0, n) (address << 32 | entry, max the or
+ * of the addresses) into ids[entry], looked up in address order: a
+ * .dynsym is in hash order, a search each missed the cache. */
+static void ids_at_vm(struct metasink *ms, uint64_t *k, size_t n, uint64_t max,
+		      uint32_t *ids)
+{
+	size_t hint = 0;
+
+	key_sort(k, n, max);
+	for (size_t j = 0; j < n; j++)
+		ids[(uint32_t)k[j]] =
+		    rmap_lookup_near(ms->out->vm, k[j] >> 32, &hint);
+}
+
 /* The label of every entry of t into new labels (the caller's
  * reference) of t->nsyms ids, LABEL_NONE for an entry not describing a labelled
  * symbol (a defined function or object of non-zero size whose address
- * the symbols map labels). Only queries: the map is frozen. */
+ * the symbols map labels). Only queries: the map is frozen. Those in
+ * VM last, by ids_at_vm() (where they and i fit in 32 bits). */
 static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
 					   const struct symtab_meta *t,
 					   const struct elfmeta_names *sn,
 					   struct metasink *ms)
 {
 	struct rmap_labels *l = rmap_labels_new(t->nsyms);
+	uint64_t *k = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*k));
+	uint64_t max = 0;
 	uint32_t *ids = l->id;
+	size_t n = 0;
 
 	for (size_t i = 1; i < t->nsyms; i++) {
-		uint64_t value;
+		uint64_t value, at;
 		GElf_Sym sym;
 		int type;
 
@@ -497,14 +542,26 @@ static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
 		value = sym.st_value;
 		if (img->machine == EM_ARM && type == STT_FUNC)
 			value &= ~(uint64_t)1;
-		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
+		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs) {
 			/* no section at hand: by address, as loaded */
-			ids[i] =
-			    type == STT_TLS ? LABEL_NONE : sym_at(ms, value);
-		else
+			if (type == STT_TLS)
+				continue;
+			at = value;
+		} else if (elf_sym_place(img, &img->secs[sym.st_shndx], type,
+					 value, &at) != SYM_VM) {
 			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
 					     type, value, t, &sym, sn, ms);
+			continue;
+		}
+		if (at > UINT32_MAX || i > UINT32_MAX) {
+			ids[i] = sym_at(ms, at);
+			continue;
+		}
+		k[n++] = at << 32 | i;
+		max |= at;
 	}
+	ids_at_vm(ms, k, n, max, ids);
+	free(k);
 	return l;
 }
 
@@ -543,53 +600,10 @@ static void symtab_push(const struct symtab_meta *t, const uint32_t *ids,
 	}
 }
 
-/* Sort keys k[0, n) by their bits from 32 on, max the or of those bits
- * (LSD radix, stable: keys of equal high bits keep their order). */
-static void key_sort(uint64_t *k, size_t n, uint64_t max)
-{
-	uint64_t *buf = xmalloc((n ? n : 1) * sizeof(*buf));
-	uint64_t *src = k, *dst = buf, *swap;
-	int bits = 64 - __builtin_clzll(max | 1);
-
-	for (int shift = 32; shift < 32 + bits; shift += 11) {
-		size_t count[2048] = {0}, sum = 0;
-
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 2047]++;
-		for (size_t d = 0; d < 2048; d++) {
-			size_t c = count[d];
-
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 2047]++] = src[i];
-		swap = src;
-		src = dst;
-		dst = swap;
-	}
-	if (src != k)
-		memcpy(k, src, n * sizeof(*k));
-	free(buf);
-}
-
-/* Append [s, e) labelled id to v, joined to its last element if that
- * has id too and ends at s. */
-static void vartab_extend(struct vartab *v, uint64_t s, uint64_t e, uint32_t id)
-{
-	if (v->n && v->id[v->n - 1] == id && v->at[v->n] == s)
-		v->at[v->n] = e;
-	else
-		vartab_add(v, s, e, id);
-}
-
-/* The names k[0, n) (string table offset << 32 | entry, sorted by
- * offset, then entry; len: their lengths) into v, each byte to the first
- * entry whose name holds it, as the adds entry by entry give it. Two
- * names that overlap end at one NUL (a suffix shared): a byte of a run
- * of them belongs to the first entry among those that start at or
- * before it. False if two names overlap otherwise (a string table cut
- * short?). */
+/* The names k[0, n) (string offset << 32 | entry, sorted; len: their
+ * lengths) into v, each byte to the first entry whose name holds it. Two
+ * names that overlap end at one NUL (a suffix shared): a byte goes to the
+ * first entry of those starting at or before it. False if not so. */
 static bool names_pieces(const uint64_t *k, size_t n, const size_t *len,
 			 const uint32_t *ids, struct vartab *v)
 {
@@ -604,23 +618,19 @@ static bool names_pieces(const uint64_t *k, size_t n, const size_t *len,
 			if (o + len[i] + 1 != end)
 				return false;
 			if (o > off) {
-				vartab_extend(v, off, o, ids[first]);
+				vartab_add(v, off, o, ids[first]);
 				off = o;
 			}
 			first = MIN(first, i);
 		}
-		vartab_extend(v, off, end, ids[first]);
+		vartab_add(v, off, end, ids[first]);
 	}
 	return true;
 }
 
-/* The names of the entries of t labelled in ids as one table, in the
- * order of their offsets: the names and the holes between them, each
- * byte to the first entry whose name holds it (a name several entries
- * share, or a suffix of one that others use, included), which the adds
- * entry by entry would give it. Those adds (a big file's 100 k names,
- * in no order) needed sorting at settle; the table does not. Entry by
- * entry if names overlap otherwise. */
+/* The names of the entries of t labelled in ids as one table, sorted, as
+ * the adds entry by entry would label them (those, a big file's 100 k
+ * names in no order, needed sorting at settle). Else entry by entry. */
 static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 			      struct metasink *ms)
 {
