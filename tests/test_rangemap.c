@@ -1038,7 +1038,7 @@ static void test_random_single(void **state)
 
 /* Adds in order of start (ties too) then a short tail in any order, as
  * a source adds its metadata then its padding and sections: settling
- * sorts the tail alone and merges it into the ordered head. */
+ * sorts the tail alone and merges it into the head (kept if long). */
 static void test_random_sorted_head(void **state)
 {
 	(void)state;
