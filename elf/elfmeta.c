@@ -314,15 +314,18 @@ struct relwalk {
 };
 
 /* Does one entry of map m hold [start, start + size) whole? *hint: the
- * entry looked at last (the walk goes forward through a table). */
+ * first entry ending after the last start asked (the walk goes forward):
+ * a few steps on from it is rmap_find()'s answer, start in a gap too. */
 static bool covered(struct rmap *m, uint64_t start, uint64_t size, size_t *hint)
 {
 	size_t n, i = *hint, steps = 0;
 	const struct rmap_entry *e = rmap_extents(m, &n);
 
+	if (i > n || (i && e[i - 1].end > start))
+		i = rmap_find(m, start);
 	while (i < n && e[i].end <= start && steps++ < 8)
 		i++;
-	if (i >= n || e[i].start > start || e[i].end <= start)
+	if (i < n && e[i].end <= start)
 		i = rmap_find(m, start);
 	*hint = i;
 	return i < n && e[i].start <= start && e[i].end - start >= size;
@@ -463,20 +466,68 @@ static uint32_t entry_label(const struct elfimg *img,
 	return LABEL_NONE;
 }
 
+/* Sort keys k[0, n) by their bits from 32 on, max the or of those bits
+ * (LSD radix, stable: keys of equal high bits keep their order). */
+static void key_sort(uint64_t *k, size_t n, uint64_t max)
+{
+	uint64_t *buf = xmalloc((n ? n : 1) * sizeof(*buf));
+	uint64_t *src = k, *dst = buf, *swap;
+	int bits = 64 - __builtin_clzll(max | 1);
+
+	for (int shift = 32; shift < 32 + bits; shift += 11) {
+		size_t count[2048] = {0}, sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 2047]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != k)
+		memcpy(k, src, n * sizeof(*k));
+	free(buf);
+}
+
+/* The labels at VM addresses k[0, n) (address << 32 | entry, max the or
+ * of the addresses) into ids[entry], looked up in address order: a
+ * .dynsym is in hash order, a search each missed the cache. */
+static void ids_at_vm(struct metasink *ms, uint64_t *k, size_t n, uint64_t max,
+		      uint32_t *ids)
+{
+	size_t hint = 0;
+
+	key_sort(k, n, max);
+	for (size_t j = 0; j < n; j++)
+		ids[(uint32_t)k[j]] =
+		    rmap_lookup_near(ms->out->vm, k[j] >> 32, &hint);
+}
+
 /* The label of every entry of t into new labels (the caller's
  * reference) of t->nsyms ids, LABEL_NONE for an entry not describing a labelled
  * symbol (a defined function or object of non-zero size whose address
- * the symbols map labels). Only queries: the map is frozen. */
+ * the symbols map labels). Only queries: the map is frozen. Those in
+ * VM last, by ids_at_vm() (where they and i fit in 32 bits). */
 static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
 					   const struct symtab_meta *t,
 					   const struct elfmeta_names *sn,
 					   struct metasink *ms)
 {
 	struct rmap_labels *l = rmap_labels_new(t->nsyms);
+	uint64_t *k = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*k));
+	uint64_t max = 0;
 	uint32_t *ids = l->id;
+	size_t n = 0;
 
 	for (size_t i = 1; i < t->nsyms; i++) {
-		uint64_t value;
+		uint64_t value, at;
 		GElf_Sym sym;
 		int type;
 
@@ -491,14 +542,26 @@ static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
 		value = sym.st_value;
 		if (img->machine == EM_ARM && type == STT_FUNC)
 			value &= ~(uint64_t)1;
-		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs)
+		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs) {
 			/* no section at hand: by address, as loaded */
-			ids[i] =
-			    type == STT_TLS ? LABEL_NONE : sym_at(ms, value);
-		else
+			if (type == STT_TLS)
+				continue;
+			at = value;
+		} else if (elf_sym_place(img, &img->secs[sym.st_shndx], type,
+					 value, &at) != SYM_VM) {
 			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
 					     type, value, t, &sym, sn, ms);
+			continue;
+		}
+		if (at > UINT32_MAX || i > UINT32_MAX) {
+			ids[i] = sym_at(ms, at);
+			continue;
+		}
+		k[n++] = at << 32 | i;
+		max |= at;
 	}
+	ids_at_vm(ms, k, n, max, ids);
+	free(k);
 	return l;
 }
 
@@ -537,52 +600,48 @@ static void symtab_push(const struct symtab_meta *t, const uint32_t *ids,
 	}
 }
 
-/* Sort keys k[0, n) by their bits from 32 on, max the or of those bits
- * (LSD radix, stable: keys of equal high bits keep their order). */
-static void key_sort(uint64_t *k, size_t n, uint64_t max)
+/* The names k[0, n) (string offset << 32 | entry, sorted; len: their
+ * lengths) into v, each byte to the first entry whose name holds it. Two
+ * names that overlap end at one NUL (a suffix shared): a byte goes to the
+ * first entry of those starting at or before it. False if not so. */
+static bool names_pieces(const uint64_t *k, size_t n, const size_t *len,
+			 const uint32_t *ids, struct vartab *v)
 {
-	uint64_t *buf = xmalloc((n ? n : 1) * sizeof(*buf));
-	uint64_t *src = k, *dst = buf, *swap;
-	int bits = 64 - __builtin_clzll(max | 1);
+	for (size_t j = 0; j < n;) {
+		uint64_t off = k[j] >> 32, end = off + len[(uint32_t)k[j]] + 1;
+		size_t first = (uint32_t)k[j];
 
-	for (int shift = 32; shift < 32 + bits; shift += 11) {
-		size_t count[2048] = {0}, sum = 0;
+		for (j++; j < n && (k[j] >> 32) < end; j++) {
+			uint64_t o = k[j] >> 32;
+			size_t i = (uint32_t)k[j];
 
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 2047]++;
-		for (size_t d = 0; d < 2048; d++) {
-			size_t c = count[d];
-
-			count[d] = sum;
-			sum += c;
+			if (o + len[i] + 1 != end)
+				return false;
+			if (o > off) {
+				vartab_add(v, off, o, ids[first]);
+				off = o;
+			}
+			first = MIN(first, i);
 		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 2047]++] = src[i];
-		swap = src;
-		src = dst;
-		dst = swap;
+		vartab_add(v, off, end, ids[first]);
 	}
-	if (src != k)
-		memcpy(k, src, n * sizeof(*k));
-	free(buf);
+	return true;
 }
 
-/* The names of the entries of t labelled in ids, in the order of their
- * offsets when no two of them overlap (the adds then go in sorted, and
- * no byte has two writers, so the order changes nothing); a name that
- * several entries share goes to the first of them, as it would entry by
- * entry. Names that overlap otherwise (a suffix shared) go entry by
- * entry: the first writer of a byte must stay the first. */
+/* The names of the entries of t labelled in ids as one table, sorted, as
+ * the adds entry by entry would label them (those, a big file's 100 k
+ * names in no order, needed sorting at settle). Else entry by entry. */
 static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 			      struct metasink *ms)
 {
 	uint64_t *k = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*k));
 	size_t *len = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*len));
-	size_t n = 0, keep = 0;
+	struct vartab v = {0};
+	size_t n = 0;
 	uint64_t max = 0;
-	bool overlap = t->nsyms > UINT32_MAX;
+	bool ok = t->nsyms <= UINT32_MAX;
 
-	for (size_t i = 1; i < t->nsyms && !overlap; i++) {
+	for (size_t i = 1; i < t->nsyms && ok; i++) {
 		GElf_Sym sym;
 
 		if (ids[i] == LABEL_NONE || !gelf_getsym(t->d, i, &sym) ||
@@ -591,38 +650,17 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 		k[n++] = (uint64_t)sym.st_name << 32 | i;
 		max |= sym.st_name;
 	}
-	if (!overlap)
+	if (ok) {
 		key_sort(k, n, max);
-	for (size_t j = 0; j < n && !overlap; j++) {
-		uint64_t off = k[j] >> 32, prev;
-		size_t i = (uint32_t)k[j], p;
-
-		if (!j) {
-			k[keep++] = k[j];
-			continue;
-		}
-		p = (uint32_t)k[keep - 1];
-		prev = k[keep - 1] >> 32;
-		if (off == prev && len[i] == len[p])
-			continue; /* the same name: the first entry's */
-		if (off < prev + len[p] + 1)
-			overlap = true;
-		else
-			k[keep++] = k[j];
+		ok = names_pieces(k, n, len, ids, &v);
 	}
-	if (overlap) {
-		symtab_push(t, ids, PART_NAME, ms);
-	} else { /* one table: the names and the holes between them */
-		struct vartab v = {0};
-
-		for (size_t j = 0; j < keep; j++) {
-			size_t i = (uint32_t)k[j];
-
-			vartab_add(&v, k[j] >> 32, (k[j] >> 32) + len[i] + 1,
-				   ids[i]);
-		}
+	if (ok) {
 		vartab_push(&v, ms, t->strs->offset,
 			    t->strs->flags & SHF_ALLOC);
+	} else {
+		free(v.at);
+		free(v.id);
+		symtab_push(t, ids, PART_NAME, ms);
 	}
 	free(len);
 	free(k);

@@ -4,9 +4,10 @@
  * Adds are appended to a pending array; their index is their sequence
  * number. The first query settles the map:
  *
- *  1. the pending adds are sorted in place by (start, sequence) with an
- *     MSD radix sort (skipped when they were added in order); each keeps
- *     its sequence number;
+ *  1. the pending adds are sorted in place by (start, sequence): the
+ *     long runs of them added in order are kept, the rest sorted with an
+ *     MSD radix sort, and the parts merged; each keeps its sequence
+ *     number;
  *  2. the starts of all adds ever made (kept sorted and unique across
  *     settles) are merged with the pending starts, and every open add is
  *     resolved to [start, min(next start, limit));
@@ -213,32 +214,109 @@ static void pend_sort_all(struct pend *a, size_t n)
 	flag_sort(a, n, shift);
 }
 
-/* Sort the pending adds by (start, seq) in place. The adds of a source
- * mostly come in order but for a short tail (the metadata of a big file
- * in order, then the padding and the sections): then only the tail is
- * sorted, and merged with the ordered head from the back through a
- * buffer of the tail's size. The head's seqs are all below the tail's. */
-static void pend_sort(struct pend *a, size_t n)
-{
-	size_t head = 1, nt;
-	struct pend *t;
+/* Runs of adds in order at least this long, and at least n / RUN_PARTS
+ * of the n pending, are kept as they came and merged; the adds between
+ * them are sorted. */
+#define RUN_MIN 64
+#define RUN_PARTS 32
 
-	while (head < n && a[head - 1].start <= a[head].start)
-		head++;
-	nt = n - head;
-	if (nt > n / 4) {
-		pend_sort_all(a, n);
+/* Index of the first of a[0, n) that p comes before (n if none). */
+static size_t pend_upper(const struct pend *a, size_t n, const struct pend *p)
+{
+	size_t lo = 0;
+
+	while (n) {
+		size_t half = n / 2;
+
+		if (pend_before(p, &a[lo + half])) {
+			n = half;
+		} else {
+			lo += half + 1;
+			n -= half + 1;
+		}
+	}
+	return lo;
+}
+
+/* Merge the sorted a[0, na) and a[na, na + nb) in place. Only the adds
+ * out of place are moved: those of a[0, na) after a[na], and of the
+ * second part before a[na - 1]. The smaller of these two sets goes
+ * through *buf (of *cap adds, grown as needed). */
+static void pend_merge(struct pend *a, size_t na, size_t nb, struct pend **buf,
+		       size_t *cap)
+{
+	struct pend *b = a + na;
+	size_t lo, i, j, w;
+
+	if (!na || !nb || !pend_before(&b[0], &a[na - 1]))
+		return; /* in order already */
+	lo = pend_upper(a, na, &b[0]);
+	nb = pend_upper(b, nb, &a[na - 1]);
+	a += lo;
+	na -= lo;
+	if (MIN(na, nb) > *cap)
+		xgrow(buf, cap, MIN(na, nb), sizeof(**buf));
+	if (na <= nb) { /* a's through the buffer, from the front */
+		memcpy(*buf, a, na * sizeof(*a));
+		for (i = 0, j = 0, w = 0; i < na && j < nb; w++)
+			a[w] = pend_before(&b[j], &(*buf)[i]) ? b[j++]
+							      : (*buf)[i++];
+		memcpy(a + w, *buf + i, (na - i) * sizeof(*a));
 		return;
 	}
-	pend_sort_all(a + head, nt);
-	t = xmalloc(nt * sizeof(*t));
-	memcpy(t, a + head, nt * sizeof(*t));
-	for (size_t w = n, i = head, j = nt; j;)
-		if (i && pend_before(&t[j - 1], &a[i - 1]))
-			a[--w] = a[--i];
-		else
-			a[--w] = t[--j];
-	free(t);
+	memcpy(*buf, b, nb * sizeof(*b)); /* b's, from the back */
+	for (i = na, j = nb, w = na + nb; i && j;)
+		a[--w] = pend_before(&(*buf)[j - 1], &a[i - 1]) ? a[--i]
+								: (*buf)[--j];
+	memcpy(a, *buf, j * sizeof(*a));
+}
+
+/* Sort the pending adds by (start, seq) in place. The adds of a source
+ * mostly come in long runs in order: the metadata of a big file, the
+ * symbols, the references the disassembly charges, each in order, and
+ * between them shorter runs (the names of a string table, the
+ * sections). The long runs are kept, the adds between them sorted, and
+ * the sorted parts merged pairwise. A run of equal starts is in arrival
+ * order: the seqs increase along it, so it is sorted by (start, seq). */
+static void pend_sort(struct pend *a, size_t n)
+{
+	size_t min = MAX((size_t)RUN_MIN, n / RUN_PARTS), nb = 0, from = 0;
+	size_t *b = xmalloc((2 * (n / min) + 3) * sizeof(*b)), cap = 0;
+	struct pend *buf = NULL;
+
+	b[nb++] = 0;
+	for (size_t i = 0, r; i < n; i = r) {
+		for (r = i + 1; r < n && a[r - 1].start <= a[r].start; r++)
+			;
+		if (r - i < min)
+			continue;
+		if (from < i) { /* the short runs before it */
+			pend_sort_all(a + from, i - from);
+			b[nb++] = i;
+		}
+		b[nb++] = r;
+		from = r;
+	}
+	if (from < n) {
+		pend_sort_all(a + from, n - from);
+		b[nb++] = n;
+	}
+	/* parts k in [0, nb - 1): a[b[k], b[k + 1]), each sorted */
+	while (nb > 2) {
+		size_t k, m = 0;
+
+		for (k = 0; k + 2 < nb; k += 2) {
+			pend_merge(a + b[k], b[k + 1] - b[k],
+				   b[k + 2] - b[k + 1], &buf, &cap);
+			b[m++] = b[k];
+		}
+		if (k + 1 < nb)
+			b[m++] = b[k];
+		b[m++] = n;
+		nb = m;
+	}
+	free(buf);
+	free(b);
 }
 
 struct hitem {

@@ -11,7 +11,10 @@ Fixtures built here (gcc), ground truth from readelf and nm:
     tls_b (.tbss) owns no VM;
   - with --disasm, a table whose symbol was stripped goes to the function
     that loads it, and so do its RELATIVE relocations in .rela.dyn (24
-    bytes for each readelf -r entry whose offset lies in the table).
+    bytes for each readelf -r entry whose offset lies in the table);
+  - names that share a suffix in .dynstr and .strtab (ld merges "cc"
+    into "aa_bb_cc"): each byte goes to the first symbol table entry
+    (readelf -s Num) whose name holds it, names placed by readelf -p.
 I1 holds for each file. The footer's fallback share says what it leaves
 out: the [padding] bytes, equal to the [padding] row (libc.so.6).
 """
@@ -147,6 +150,70 @@ def check_names(tmp):
           "and its %d bytes of .rela.dyn entries (got %s)"
           % (want, got.get(("name", ".rela.dyn"))))
     i1(stripped, "libnames-s.so")
+
+SUFFIX = ("aa_bb_cc", "bb_cc", "cc", "xtail0", "tail0", "ytail1", "tail1",
+          "zz_q", "q")
+
+
+def symtabs(path):
+    """{symbol table: [(Num, name)]} of readelf -sW's defined functions
+    and objects of non-zero size."""
+    out, tab = {}, None
+    for line in readelf(["-sW"], path).splitlines():
+        m = re.match(r"Symbol table '(\S+)'", line)
+        if m:
+            tab = out.setdefault(m.group(1), [])
+            continue
+        f = line.split()
+        if (tab is not None and len(f) >= 8 and f[0].endswith(":") and
+                f[3] in ("FUNC", "OBJECT") and int(f[2]) and f[6] != "UND"):
+            tab.append((int(f[0][:-1]), f[7].split("@")[0]))
+    return out
+
+
+def name_owners(path, tab, strs):
+    """{name: bytes of string table strs it owns}: each name placed at the
+    end of the one string readelf -p lists that ends with it, each byte
+    to the lowest Num among the names holding it; None if a name has no
+    one such string."""
+    strings = []
+    for line in readelf(["-p", strs], path).splitlines():
+        m = re.match(r"\s*\[\s*([0-9a-f]+)\]  (.*)$", line)
+        if m:
+            strings.append((int(m.group(1), 16), m.group(2)))
+    owner = {}
+    for num, name in symtabs(path).get(tab, []):
+        at = [o + len(s) - len(name) for o, s in strings
+              if s.endswith(name)]
+        if len(at) != 1:
+            return None
+        for b in range(at[0], at[0] + len(name) + 1):
+            if b not in owner or num < owner[b][0]:
+                owner[b] = (num, name)
+    got = {}
+    for _, name in owner.values():
+        got[name] = got.get(name, 0) + 1
+    return got
+
+
+def check_suffix(tmp):
+    so, src = os.path.join(tmp, "libsfx.so"), os.path.join(tmp, "sfx.c")
+    with open(src, "w") as f:
+        for i, n in enumerate(SUFFIX):
+            f.write("int %s(void) { return %d; }\n" % (n, i))
+    run(["gcc", "-O0", "-shared", "-fPIC", "-o", so, src])
+    got = rows(so, "symbols,sections")
+    for tab, strs in ((".dynsym", ".dynstr"), (".symtab", ".strtab")):
+        want = name_owners(so, tab, strs)
+        if want is None or "cc" not in want or want.get("bb_cc"):
+            lib.skip_part("ld did not merge the names of %s as expected "
+                          "(%s)" % (strs, want))
+            continue
+        for n in SUFFIX:
+            check(got.get((n, strs), (0,))[0] == want.get(n, 0),
+                  "%s owns %d bytes of %s (got %s)"
+                  % (n, want.get(n, 0), strs, got.get((n, strs))))
+    i1(so, "libsfx.so")
 
 
 def check_padding_note():
@@ -295,6 +362,7 @@ def main():
     try:
         check_warn(tmp)
         check_names(tmp)
+        check_suffix(tmp)
         check_padding_note()
         check_not_x86_64(tmp)
         check_relocatable(tmp)

@@ -1038,7 +1038,7 @@ static void test_random_single(void **state)
 
 /* Adds in order of start (ties too) then a short tail in any order, as
  * a source adds its metadata then its padding and sections: settling
- * sorts the tail alone and merges it into the ordered head. */
+ * sorts the tail alone and merges it into the head (kept if long). */
 static void test_random_sorted_head(void **state)
 {
 	(void)state;
@@ -1062,6 +1062,47 @@ static void test_random_sorted_head(void **state)
 		}
 		for (size_t i = 0; i < ntail; i++)
 			random_add(m, md);
+		random_query(m, md);
+		random_foreach(m, md);
+		rmap_free(m);
+		free(md);
+	}
+}
+
+/* Several runs of adds in order of start (ties too), long ones and
+ * short ones, and stretches of adds in any order between them, as the
+ * sources add symbols, names and references: settling keeps the long
+ * runs, sorts the rest and merges the parts, by start and then arrival. */
+static void test_random_runs(void **state)
+{
+	(void)state;
+	for (unsigned iter = 0; iter < 300; iter++) {
+		struct rmap *m = rmap_new();
+		struct model *md = malloc(sizeof(*md));
+		unsigned nparts;
+
+		cur_seed = 0x7a75ed00ULL + iter;
+		rng_state = cur_seed * 0x9e3779b97f4a7c15ULL | 1;
+		model_init(md);
+		if (rnd_below(2))
+			random_add(m, md); /* settled before: seq 0 */
+		random_query(m, md);
+		nparts = 1 + rnd_below(4); /* up to 480 adds: md->pend */
+		for (unsigned p = 0; p < nparts; p++) {
+			uint64_t start = rnd_below(SPACE / 2);
+			size_t n =
+			    rnd_below(3) ? 1 + rnd_below(120) : rnd_below(40);
+			bool ordered = rnd_below(3);
+
+			for (size_t i = 0; i < n && start < SPACE; i++) {
+				if (!ordered) {
+					random_add(m, md);
+					continue;
+				}
+				random_add_at(m, md, start);
+				start += rnd_below(3) ? rnd_below(8) : 0;
+			}
+		}
 		random_query(m, md);
 		random_foreach(m, md);
 		rmap_free(m);
@@ -1515,6 +1556,7 @@ int main(void)
 	    cmocka_unit_test(test_dualmap),
 	    cmocka_unit_test(test_random_single),
 	    cmocka_unit_test(test_random_sorted_head),
+	    cmocka_unit_test(test_random_runs),
 	    cmocka_unit_test(test_table_literal),
 	    cmocka_unit_test(test_random_tables),
 	    cmocka_unit_test(test_random_rollup),
