@@ -748,7 +748,7 @@ struct model {
 		uint64_t start, end, other;
 		uint32_t label;
 		bool open;
-	} pend[512];
+	} pend[8192];
 	size_t np;
 };
 
@@ -1079,7 +1079,7 @@ static void test_random_runs(void **state)
 	for (unsigned iter = 0; iter < 300; iter++) {
 		struct rmap *m = rmap_new();
 		struct model *md = malloc(sizeof(*md));
-		unsigned nparts;
+		unsigned nparts, big;
 
 		cur_seed = 0x7a75ed00ULL + iter;
 		rng_state = cur_seed * 0x9e3779b97f4a7c15ULL | 1;
@@ -1087,12 +1087,24 @@ static void test_random_runs(void **state)
 		if (rnd_below(2))
 			random_add(m, md); /* settled before: seq 0 */
 		random_query(m, md);
-		nparts = 1 + rnd_below(4); /* up to 480 adds: md->pend */
-		for (unsigned p = 0; p < nparts; p++) {
+		/* up to 480 adds; every 8th iteration 2 048-6 047, in runs
+		 * about the length pend_sort() keeps as they are
+		 * (max(64, n/32)) */
+		big = iter % 8 == 7 ? 2048 + rnd_below(4000) : 0;
+		nparts = big ? 8192 : 1 + rnd_below(4);
+		for (unsigned p = 0, total = 0;
+		     p < nparts && total < (big ? big : 1); p++) {
+			static const int near[] = {-1, 0, 1};
 			uint64_t start = rnd_below(SPACE / 2);
 			size_t n =
 			    rnd_below(3) ? 1 + rnd_below(120) : rnd_below(40);
 			bool ordered = rnd_below(3);
+
+			if (big && rnd_below(2))
+				n = (size_t)((rnd_below(2) ? big / 32 : 64) +
+					     near[rnd_below(3)]);
+			if (big)
+				total += (unsigned)n;
 
 			for (size_t i = 0; i < n && start < SPACE; i++) {
 				if (!ordered) {
