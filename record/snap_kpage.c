@@ -231,12 +231,17 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
 			return KPAGE_CLEAN_UNKNOWN;
 		size = (uint64_t)st.st_size;
 	}
-	if (whole && size <= CLEAN_WHOLE_MAX_BYTES) {
+	if (whole && size <= CLEAN_WHOLE_MAX_BYTES &&
+	    (uint64_t)nlook * CLEAN_PAGES_PER_LOOKUP >= size >> shift) {
 		r = (struct snap_cachestat_range){0, 0}; /* 0: to its end */
 	} else if (nlook < CLEAN_MIN_LOOKUPS) {
 		if (own)
 			close(fd);
-		return KPAGE_CLEAN_UNKNOWN;
+		/* too few look-ups to pay for the walk: a later task of
+		 * the file, with more, may ask it whole */
+		return whole && size <= CLEAN_WHOLE_MAX_BYTES
+			   ? KPAGE_CLEAN_UNASKED
+			   : KPAGE_CLEAN_UNKNOWN;
 	}
 	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);
 	if (own)

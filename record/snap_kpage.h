@@ -35,15 +35,20 @@ enum kpage_clean {
 	KPAGE_CLEAN_UNKNOWN, /* a dirty page, or it cannot tell */
 	KPAGE_CLEAN_RANGE,   /* no dirty page in the task's range */
 	KPAGE_CLEAN_FILE,    /* no dirty page in the whole file */
+	KPAGE_CLEAN_UNASKED, /* not asked whole: too few look-ups */
 };
 
 /* Whether the file that task k of the job maps (nlook pages of it to look
  * up) has no dirty page in the range the task covers (cachestat(2)
  * through /proc/PID/map_files): then none of the task's file pages is
  * PG_dirty, and they need no kpageflags look-up (smaps' dirty for them is
- * PG_dirty). With whole, a file of at most CLEAN_WHOLE_MAX_BYTES is asked
- * whole (KPAGE_CLEAN_FILE: the answer holds for every mapping of it in
- * the snapshot, see snap_pool.c task_clean); a larger one, only with
+ * PG_dirty). With whole, a file of at most CLEAN_WHOLE_MAX_BYTES is
+ * asked whole (KPAGE_CLEAN_FILE: the answer holds for every mapping of it
+ * in the snapshot, see snap_pool.c task_clean) when the task has a page
+ * to look up per CLEAN_PAGES_PER_LOOKUP pages of the file (cachestat
+ * walks every page cached in what it is asked about), else not asked
+ * (KPAGE_CLEAN_UNASKED) when the task's range would not be either; a
+ * larger one, only with
  * CLEAN_MIN_LOOKUPS pages to look up, per task, not per mapping: the
  * tasks of a
  * mapping, run on several threads, each walk their own part of the page

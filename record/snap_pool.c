@@ -142,8 +142,8 @@ static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 	if (nlook < (f ? CLEAN_MIN_LOOKUPS : CLEAN_FILE_MIN_LOOKUPS))
 		return;
 	r = kpage_file_clean(j, k, nlook, !f);
-	c->file_clean = r != KPAGE_CLEAN_UNKNOWN;
-	if (f)
+	c->file_clean = r == KPAGE_CLEAN_RANGE || r == KPAGE_CLEAN_FILE;
+	if (f || r == KPAGE_CLEAN_UNASKED)
 		return;
 	/* not asked whole again: clean, or its tasks ask their range */
 	xgrow(&c->cf, &c->cfcap, c->ncf + 1, sizeof(*c->cf));
