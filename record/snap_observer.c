@@ -203,6 +203,17 @@ static void self_set_build(struct snapper *s, const uint64_t *pfns, size_t n)
 	}
 }
 
+/* True if memsz's own mapping m is of one of the files (nfiles) the
+ * target maps. */
+static bool self_shared(const struct procmap *m, const struct self_file *files,
+			size_t nfiles)
+{
+	struct self_file key = self_file_of(m);
+
+	return m->ino && m->end > m->start &&
+	       bsearch(&key, files, nfiles, sizeof(*files), self_file_cmp);
+}
+
 /* Collect the PFNs of the resident pages of memsz's own mappings of the
  * files the target maps too (/proc/self/maps, /proc/self/pagemap) into
  * s->self_set, so that memsz does not count itself as a sharer of a
@@ -210,15 +221,17 @@ static void self_set_build(struct snapper *s, const uint64_t *pfns, size_t n)
  * would otherwise show a lower PSS than when memsz is not running. A page
  * of a file the target does not map cannot be one of its pages, so
  * memsz's other mappings (its own binary, most of its libraries) are
- * neither populated nor read. files (nfiles) are the files the target
- * maps (self_target_files). Reads /proc/self/pagemap through
- * s->self_pm_fd, opened by snapper_new. Returns 0 or -errno. */
+ * neither populated nor read. The mappings read that follow each other
+ * without a gap (a library's three to five) are read in one pread.
+ * files (nfiles) are the files the target maps (self_target_files).
+ * Reads /proc/self/pagemap through s->self_pm_fd, opened by snapper_new.
+ * Returns 0 or -errno. */
 static int self_load(struct snapper *s, const struct self_file *files,
 		     size_t nfiles, const struct self_target *t)
 {
 	struct procmaps pm = {0};
 	uint64_t *pfns = NULL, *buf = NULL;
-	size_t n = 0, cap = 0, bufcap = 0;
+	size_t n = 0, cap = 0, bufcap = 0, i, j;
 	int fd, ret = procmaps_read(getpid(), 0, &pm);
 
 	free(s->self_set);
@@ -231,22 +244,34 @@ static int self_load(struct snapper *s, const struct self_file *files,
 		ret = -ENOENT;
 		goto out;
 	}
-	for (size_t i = 0; i < pm.n; i++) {
-		const struct procmap *m = &pm.maps[i];
-		size_t np = (m->end - m->start) >> s->page_shift;
-		struct self_file key = self_file_of(m);
-		ssize_t got;
+	for (i = 0; i < pm.n; i = j) {
+		uint64_t start = pm.maps[i].start;
+		size_t np, got;
+		ssize_t r;
 
-		if (!m->ino || !np ||
-		    !bsearch(&key, files, nfiles, sizeof(*files),
-			     self_file_cmp))
+		for (j = i; j < pm.n && self_shared(&pm.maps[j], files, nfiles);
+		     j++)
+			if (j > i && pm.maps[j].start != pm.maps[j - 1].end)
+				break;
+		if (j == i) {
+			j++;
 			continue;
+		}
+		/* maps [i, j) follow each other: one read of them all */
+		np = (pm.maps[j - 1].end - start) >> s->page_shift;
 		xgrow(&buf, &bufcap, np, sizeof(*buf));
-		got = snap_pread_full(fd, buf, np * 8,
-				      (m->start >> s->page_shift) * 8);
-		if (got == (ssize_t)(np * 8))
-			self_populate(s, m, fd, buf, np, t);
-		for (ssize_t k = 0; k < got / 8; k++) {
+		r = snap_pread_full(fd, buf, np * 8,
+				    (start >> s->page_shift) * 8);
+		got = r > 0 ? (size_t)r / 8 : 0;
+		for (size_t k = i; k < j; k++) {
+			const struct procmap *m = &pm.maps[k];
+			size_t o = (m->start - start) >> s->page_shift;
+			size_t mp = (m->end - m->start) >> s->page_shift;
+
+			if (got >= o + mp)
+				self_populate(s, m, fd, buf + o, mp, t);
+		}
+		for (size_t k = 0; k < got; k++) {
 			uint64_t pfn = buf[k] & PM_PFN_MASK;
 
 			if (!(buf[k] & PM_PRESENT) || !pfn)
