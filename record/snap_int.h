@@ -325,20 +325,19 @@ struct snap_job {
 	bool stop;	      /* under mu */
 };
 
-/* A chunk with fewer file pages to look up than this does not ask
- * whether its part of the file is clean (kpage_file_clean)... */
+/* A chunk with at least this many file pages to look up asks whether its
+ * part of the file is clean (kpage_file_clean)... */
 #define CLEAN_MIN_LOOKUPS 64
-/* ...unless its file is this small, and asked whole: the answer then
- * serves every mapping of the file (a library's three or four), so that
- * fewer look-ups pay for it (a kpageflags pread costs ~0.4 us, the
- * question ~6 system calls). */
+/* ...and one with fewer, down to this many, when its file is small
+ * (asked whole: the answer then serves every mapping of the file, a
+ * library's three or four) or its part is: a kpageflags pread costs
+ * ~0.4 us, the question ~6 system calls... */
 #define CLEAN_FILE_MIN_LOOKUPS 8
 #define CLEAN_WHOLE_MAX_BYTES (16ll << 20)
-/* ...and only with one page to look up per this many pages of the range
- * or file asked: cachestat(2) costs the kernel 30-100 ns a page cached
- * in it, a kpageflags pread ~0.4 us (libc.so.6 asked whole, 471 pages
- * cached, cost more than the kpageflags of the 84 of them a small
- * process maps shared). */
+/* ...with one page to look up per this many pages of the range or file
+ * asked: cachestat(2) costs the kernel 30-100 ns a page cached in it
+ * (libc.so.6 asked whole, 471 pages cached, cost more than the
+ * kpageflags of the 84 of them a small process maps shared). */
 #define CLEAN_PAGES_PER_LOOKUP 8
 
 /* Call the release callback, if any, once (snapper_set_release). */

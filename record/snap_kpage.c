@@ -214,8 +214,12 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
 	long ret;
 	bool own;
 	int fd;
+	/* the task's range pays for its walk, or the look-ups are many */
+	bool range = nlook >= CLEAN_MIN_LOOKUPS ||
+		     (uint64_t)nlook * CLEAN_PAGES_PER_LOOKUP >= r.len >> shift;
 
-	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB))
+	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB) ||
+	    (!whole && !range))
 		return KPAGE_CLEAN_UNKNOWN;
 	/* the file the image registry opened in this snapshot, if it did */
 	fd = snap_images_fd(j->s, m, &size);
@@ -234,7 +238,7 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
 	if (whole && size <= CLEAN_WHOLE_MAX_BYTES &&
 	    (uint64_t)nlook * CLEAN_PAGES_PER_LOOKUP >= size >> shift) {
 		r = (struct snap_cachestat_range){0, 0}; /* 0: to its end */
-	} else if (nlook < CLEAN_MIN_LOOKUPS) {
+	} else if (!range) {
 		if (own)
 			close(fd);
 		/* too few look-ups to pay for the walk: a later task of

@@ -42,18 +42,18 @@ enum kpage_clean {
  * up) has no dirty page in the range the task covers (cachestat(2)
  * through /proc/PID/map_files): then none of the task's file pages is
  * PG_dirty, and they need no kpageflags look-up (smaps' dirty for them is
- * PG_dirty). With whole, a file of at most CLEAN_WHOLE_MAX_BYTES is
- * asked whole (KPAGE_CLEAN_FILE: the answer holds for every mapping of it
- * in the snapshot, see snap_pool.c task_clean) when the task has a page
- * to look up per CLEAN_PAGES_PER_LOOKUP pages of the file (cachestat
- * walks every page cached in what it is asked about), else not asked
- * (KPAGE_CLEAN_UNASKED) when the task's range would not be either; a
- * larger one, only with
- * CLEAN_MIN_LOOKUPS pages to look up, per task, not per mapping: the
- * tasks of a
- * mapping, run on several threads, each walk their own part of the page
- * cache, once. Asked only of mappings of files on a block device: shmem
- * and tmpfs pages are dirty without the page cache's dirty mark. */
+ * PG_dirty). cachestat walks every page cached in what it is asked
+ * about, so a file or range is asked when the task has a page to look up
+ * per CLEAN_PAGES_PER_LOOKUP pages of it (or, a range, CLEAN_MIN_LOOKUPS
+ * pages): with whole, a file of at most CLEAN_WHOLE_MAX_BYTES whole
+ * (KPAGE_CLEAN_FILE: the answer holds for every mapping of it in the
+ * snapshot, see snap_pool.c task_clean), else the task's range
+ * (KPAGE_CLEAN_RANGE), per task, not per mapping: the tasks of a mapping,
+ * run on several threads, each walk their own part of the page cache,
+ * once. KPAGE_CLEAN_UNASKED: whole, a small file neither asked whole nor
+ * in part (a later task of it, with more look-ups, may). Asked only of
+ * mappings of files on a block device: shmem and tmpfs pages are dirty
+ * without the page cache's dirty mark. */
 enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
 				  size_t nlook, bool whole);
 

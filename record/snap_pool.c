@@ -139,7 +139,7 @@ static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 		c->file_clean = true;
 		return;
 	}
-	if (nlook < (f ? CLEAN_MIN_LOOKUPS : CLEAN_FILE_MIN_LOOKUPS))
+	if (nlook < CLEAN_FILE_MIN_LOOKUPS)
 		return;
 	r = kpage_file_clean(j, k, nlook, !f);
 	c->file_clean = r == KPAGE_CLEAN_RANGE || r == KPAGE_CLEAN_FILE;
