@@ -368,6 +368,59 @@ static int zero_scan(const struct snapper *s, struct snap_ctx *c, int pm,
 	return 0;
 }
 
+/* Whether task k of j is read by task_pread whole, at most RA_TASK_PAGES
+ * pages (see RA_PAGES). */
+static bool ra_plain(const struct snap_job *j, size_t k)
+{
+	const struct snap_task *t = &j->tasks[k];
+	const struct procmap *m = &j->maps->maps[t->vma];
+
+	return !t->nreg && t->n <= RA_TASK_PAGES &&
+	       !__atomic_load_n(&j->sparse[t->vma], __ATOMIC_RELAXED) &&
+	       !(m->name && !strcmp(m->name, "[vsyscall]"));
+}
+
+/* Read the n pagemap entries from page p of task k into c->pm: from those
+ * read ahead when they hold them, else with those of the small tasks
+ * after k (RA_PAGES) into c->ra. Returns the bytes of c->pm filled, or
+ * -errno (as snap_pread_full). */
+static ssize_t ra_read(const struct snap_job *j, struct snap_ctx *c, size_t k,
+		       uint64_t p, size_t n)
+{
+	uint64_t end = p + n;
+	size_t q;
+	ssize_t r;
+
+	if (c->ra_n && p >= c->ra_first && end <= c->ra_first + c->ra_n) {
+		memcpy(c->pm, c->ra + (p - c->ra_first), n * 8);
+		return (ssize_t)(n * 8);
+	}
+	c->ra_n = 0;
+	for (q = k + 1; n <= RA_TASK_PAGES && q < j->ntasks && ra_plain(j, q);
+	     q++) {
+		const struct snap_task *t = &j->tasks[q];
+		uint64_t a = (j->maps->maps[t->vma].start >> j->s->page_shift) +
+			     t->first;
+
+		if (a < end || a - end > PAGEMAP_GAP || a + t->n - p > RA_PAGES)
+			break;
+		end = a + t->n;
+	}
+	if (end == p + n)
+		return snap_pread_full(j->pm, c->pm, n * 8, p * 8);
+	if (!c->ra)
+		c->ra = xmalloc(RA_PAGES * sizeof(*c->ra));
+	r = snap_pread_full(j->pm, c->ra, (end - p) * 8, p * 8);
+	if (r < 0)
+		return r;
+	memcpy(c->pm, c->ra, MIN((size_t)r, n * 8));
+	if ((size_t)r == (end - p) * 8) {
+		c->ra_first = p;
+		c->ra_n = (size_t)(end - p);
+	}
+	return MIN(r, (ssize_t)(n * 8));
+}
+
 /* pagemap_read_task's tail for a task read whole by pread (n pages at
  * va into the slot sl): a large mapping found sparse is scanned from its
  * next task on. Returns 1 to go on, 0 if the pages are unreadable
@@ -388,7 +441,7 @@ static int task_pread(struct snap_job *j, struct snap_ctx *c,
 		sl->unreadable = n;
 		return 0;
 	}
-	r = snap_pread_full(j->pm, c->pm, n * 8, (va >> s->page_shift) * 8);
+	r = ra_read(j, c, (size_t)(t - j->tasks), va >> s->page_shift, n);
 	if (r < 0 && r != -EIO && r != -EINVAL)
 		return (int)r;
 	if (r < (ssize_t)(n * 8)) {

@@ -355,6 +355,10 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 
 	*total_pages = 0;
 	j->ntasks = 0;
+	/* no entry read ahead in an earlier job is taken for this one's */
+	for (unsigned t = 0; t < SNAP_THREADS_MAX; t++)
+		if (s->ctx[t])
+			s->ctx[t]->ra_n = 0;
 	j->sparse = xcalloc(j->maps->n + 1, 1);
 	for (i = 0; i < j->maps->n; i++) {
 		const struct procmap *m = &j->maps->maps[i];
@@ -406,6 +410,7 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		s->ctx[t]->changed = 0;
 		s->ctx[t]->scanned = false;
 		s->ctx[t]->ncf = 0;
+		s->ctx[t]->ra_n = 0;
 	}
 }
 /* At most this many bytes of page table entries are kept for a split job

@@ -120,6 +120,7 @@ void snapper_free(struct snapper *s)
 		free(c->pm); /* the block of all its scratch (ctx_get) */
 		free(c->vec);
 		free(c->cf);
+		free(c->ra);
 		free(c);
 	}
 	for (i = 0; i < WINDOW; i++) {
