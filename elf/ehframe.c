@@ -473,24 +473,62 @@ int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
 	return bad;
 }
 
-int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
-			 int elfclass, bool be,
-			 void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
-			 void *arg, uint64_t *fde_count)
+/* The search table's entries to fn, count of them (of fsize-byte fields
+ * in encoding enc) from section offset pos on, through window 0 of src a
+ * chunk of whole entries at a time. Returns 0 or -EINVAL. */
+static int hdr_entries(struct ehsrc *src, const struct cur *proto,
+		       uint64_t addr, size_t pos, uint64_t count, size_t fsize,
+		       uint8_t enc,
+		       void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
+		       void *arg)
 {
-	struct cur c = {
-	    .buf = buf,
-	    .pos = 0,
-	    .end = len,
+	size_t per = src->buf ? count : EH_WINDOW / (2 * fsize);
+
+	while (count) {
+		size_t k = MIN(count, per), n = k * 2 * fsize;
+		struct cur c = *proto;
+
+		c.buf = eh_bytes(src, 0, pos, n);
+		if (!c.buf)
+			return -EINVAL;
+		c.end = n;
+		for (size_t i = 0; i < k; i++) {
+			struct elf_ehhdr_entry e = {.off = pos + c.pos,
+						    .size = 2 * fsize};
+
+			e.initial_loc = cur_pe(&c, enc, addr + pos, addr);
+			e.fde_addr = cur_pe(&c, enc, addr + pos, addr);
+			if (c.err)
+				return -EINVAL;
+			fn(arg, &e);
+		}
+		pos += n;
+		count -= k;
+	}
+	return 0;
+}
+
+/* elf_ehframe_hdr_walk() from src: its header through a cursor over the
+ * whole buffer, or over the first EH_WINDOW bytes of a file's section */
+static int hdr_walk(struct ehsrc *src, uint64_t addr, int elfclass, bool be,
+		    void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
+		    void *arg, uint64_t *fde_count)
+{
+	const struct cur proto = {
 	    .be = be,
 	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
+	struct cur c = proto;
 	uint8_t version, ptr_enc, cnt_enc, tab_enc;
 	uint64_t count = 0, fit;
 	size_t fsize;
 
 	if (fde_count)
 		*fde_count = 0;
+	c.end = src->buf ? src->len : MIN(src->len, (size_t)EH_WINDOW);
+	c.buf = eh_bytes(src, 0, 0, c.end);
+	if (!c.buf)
+		return -EINVAL;
 	version = cur_uint(&c, 1);
 	ptr_enc = cur_uint(&c, 1);
 	cnt_enc = cur_uint(&c, 1);
@@ -509,19 +547,21 @@ int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
 		return -EINVAL;
 	if (fde_count)
 		*fde_count = count;
-	fit = (len - c.pos) / (2 * fsize);
+	fit = (src->len - c.pos) / (2 * fsize);
 	if (count > fit)
 		count = fit;
-	for (uint64_t i = 0; i < count; i++) {
-		struct elf_ehhdr_entry e = {.off = c.pos, .size = 2 * fsize};
+	return hdr_entries(src, &proto, addr, c.pos, count, fsize, tab_enc, fn,
+			   arg);
+}
 
-		e.initial_loc = cur_pe(&c, tab_enc, addr, addr);
-		e.fde_addr = cur_pe(&c, tab_enc, addr, addr);
-		if (c.err)
-			return -EINVAL;
-		fn(arg, &e);
-	}
-	return 0;
+int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
+			 int elfclass, bool be,
+			 void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
+			 void *arg, uint64_t *fde_count)
+{
+	struct ehsrc src = {.buf = buf, .len = len};
+
+	return hdr_walk(&src, addr, elfclass, be, fn, arg, fde_count);
 }
 
 /* elf_ehframe_hdr_parse()'s array */
@@ -625,21 +665,27 @@ int elf_ehframe_hdr_foreach(struct elfimg *img,
 				       const struct elf_ehhdr_entry *e),
 			    void *arg)
 {
-	Elf *elf = elfimg_elf(img);
-
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 		struct hdr_to_file h = {fn, arg, s->offset};
-		Elf_Data *d;
+		/* from the file through a window: libLLVM-14's table is
+		 * 760 KiB, read once */
+		struct ehsrc src = {
+		    .len = s->size, .img = img, .offset = s->offset};
+		int ret;
 
 		if (!is_unwind(s, ".eh_frame_hdr"))
 			continue;
-		d = elf_rawdata(elf_getscn(elf, i), NULL);
-		if (!d || !d->d_buf || d->d_size != s->size)
+		if (s->offset > img->file_size ||
+		    s->size > img->file_size - s->offset)
 			return -EINVAL;
-		return elf_ehframe_hdr_walk(d->d_buf, d->d_size, s->addr,
-					    img->elfclass, img->big_endian,
-					    hdr_at_offset, &h, NULL);
+		elf_window_init(&src.w[0], img, EH_WINDOW);
+		ret = hdr_walk(&src, s->addr, img->elfclass, img->big_endian,
+			       hdr_at_offset, &h, NULL);
+		elf_window_free(&src.w[0]);
+		if (src.have_big[0])
+			elf_window_free(&src.big[0]);
+		return ret;
 	}
 	return 0;
 }
