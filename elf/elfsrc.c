@@ -263,6 +263,7 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 	if (ret)
 		return ret;
 
+	labels_reserve(lb, n); /* about one label a symbol */
 	for (size_t i = 0; i < n;) {
 		const char *label;
 		uint32_t id;

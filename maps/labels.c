@@ -156,6 +156,20 @@ uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
 	return id;
 }
 
+void labels_reserve(struct labels *lb, size_t n)
+{
+	size_t cap;
+
+	if (n > LABEL_ID_LIMIT - lb->count)
+		return;
+	cap = lb->cap;
+	xgrow(&lb->str, &cap, lb->count + n, sizeof(*lb->str));
+	cap = lb->cap;
+	xgrow(&lb->len, &cap, lb->count + n, sizeof(*lb->len));
+	lb->cap = cap;
+	hashmap_reserve(&lb->ids, lb->count + n);
+}
+
 uint32_t labels_intern(struct labels *lb, const char *s)
 {
 	return labels_intern_n(lb, s, strlen(s));
