@@ -80,11 +80,11 @@ static bool dm_run(dm_fn fn, const char *name, int options, int jump_now,
 	struct dm_out *volatile op = &o;
 
 	if (setjmp(o.fail)) {
-		strbuf_free(op->sb);
+		strbuf_reset(op->sb);
 		return false;
 	}
 	if (!fn(name, options, dm_append, &o) || o.over || !sb->len) {
-		strbuf_free(sb);
+		strbuf_reset(sb);
 		return false;
 	}
 	return true;
@@ -198,28 +198,40 @@ char *elf_demangle(const char *name)
 	return elf_demangle_as(name, ELF_DEMANGLE_FULL);
 }
 
-char *elf_demangle_as(const char *name, enum elf_demangle_style style)
+bool elf_demangle_to(const char *name, enum elf_demangle_style style,
+		     struct strbuf *sb)
 {
-	struct strbuf sb = STRBUF_INIT;
 	char *word;
 	size_t n;
 	bool ok;
 
+	strbuf_reset(sb);
 	if (!name || style == ELF_DEMANGLE_NONE ||
 	    (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) &&
 	     strncmp(name, "_GLOBAL_", 8)))
-		return NULL;
+		return false;
 	n = word_len(name);
 	if (n > DM_MAX_IN)
-		return NULL;
+		return false;
 	if (!name[n]) {
-		ok = demangle_word(name, n, style == ELF_DEMANGLE_SHORT, &sb);
+		ok = demangle_word(name, n, style == ELF_DEMANGLE_SHORT, sb);
 	} else {
 		word = xstrndup(name, n);
-		ok = demangle_word(word, n, style == ELF_DEMANGLE_SHORT, &sb);
+		ok = demangle_word(word, n, style == ELF_DEMANGLE_SHORT, sb);
 		free(word);
 		if (ok)
-			strbuf_adds(&sb, name + n);
+			strbuf_adds(sb, name + n);
 	}
-	return ok ? strbuf_detach(&sb) : NULL;
+	return ok;
+}
+
+char *elf_demangle_as(const char *name, enum elf_demangle_style style)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!elf_demangle_to(name, style, &sb)) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
 }

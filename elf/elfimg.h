@@ -305,6 +305,12 @@ enum elf_demangle_style {
 
 /* elf_demangle() in style style; NONE: always NULL. */
 char *elf_demangle_as(const char *name, enum elf_demangle_style style);
+struct strbuf;
+/* elf_demangle_as() into sb (emptied first; its memory reused, for a
+ * caller demangling many names): true if name was demangled, else sb is
+ * left empty. */
+bool elf_demangle_to(const char *name, enum elf_demangle_style style,
+		     struct strbuf *sb);
 
 /* The whole file of img, read into memory on the first call (a copy: a
  * change to the file later cannot fault), its size in *len (shorter than

@@ -15,6 +15,7 @@
 #include "elf/relocsrc.h"
 #include "elf/symtab.h"
 #include "elf/xrefs.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -255,6 +256,9 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 {
 	bool disasm = opts && opts->disasm;
 	struct elfmeta_names sn = {lb, opts ? opts->demangle : 0};
+	/* the demangled names, of a symbol and of its aliases: one buffer
+	 * each for all of them, not an allocation a name */
+	struct strbuf dm = STRBUF_INIT, adm = STRBUF_INIT;
 	struct sym *syms = NULL;
 	size_t n = 0;
 	int ret;
@@ -263,33 +267,36 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 	if (ret)
 		return ret;
 
+	labels_reserve(lb, n); /* about one label a symbol */
 	for (size_t i = 0; i < n;) {
 		const char *label;
 		uint32_t id;
 		size_t j;
-		char *dm;
 
 		/* in address order the names lie far apart in the string
 		 * table: ask for one a few symbols ahead of the demangler */
 		if (i + 8 < n)
 			__builtin_prefetch(syms[i + 8].name);
-		dm = elf_demangle_as(syms[i].name, sn.style);
-		label = dm ? dm : syms[i].name;
-		id = labels_intern(lb, label);
+		if (elf_demangle_to(syms[i].name, sn.style, &dm))
+			id = labels_intern(lb, dm.buf);
+		else
+			id = labels_intern(lb, syms[i].name);
+		label = labels_str(lb, id);
 
 		for (j = i + 1; j < n && syms[j].addr == syms[i].addr &&
 				syms[j].size == syms[i].size &&
 				syms[j].where == syms[i].where;
 		     j++) {
-			char *adm = elf_demangle_as(syms[j].name, sn.style);
-			const char *alias = adm ? adm : syms[j].name;
+			const char *alias =
+			    elf_demangle_to(syms[j].name, sn.style, &adm)
+				? adm.buf
+				: syms[j].name;
 
 			if (strcmp(alias, label)) {
 				labels_add_alias(lb, id, alias);
 				if (st)
 					st->aliases++;
 			}
-			free(adm);
 		}
 		if (syms[i].where == SYM_VM)
 			dualmap_add_vm(out, base, syms[i].addr, syms[i].size,
@@ -298,9 +305,10 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 			rmap_add(out->file, syms[i].addr, syms[i].size, id);
 		if (st)
 			st->symbols++;
-		free(dm);
 		i = j;
 	}
+	strbuf_free(&dm);
+	strbuf_free(&adm);
 
 	elfmeta_add(img, &sn, base, out);
 	add_padding(img, lb, base, out, syms, elf_syms_count_vm(syms, n));

@@ -45,9 +45,15 @@ struct labels {
 	char *cur;
 	size_t left;
 
-	/* aliases, allocated lazily; nalias entries valid */
+	/* aliases, allocated lazily: the lists of the labels that have
+	 * some (nalias of them), and by id the index + 1 of a label's list
+	 * (0: none; nalias_ix entries valid). An index of 4 bytes a label,
+	 * not a list of 48: a big image's symbols are 45 k labels with a
+	 * few dozen aliases between them. */
 	struct alias_list *alias;
-	size_t nalias;
+	size_t nalias, aliascap;
+	uint32_t *alias_ix;
+	size_t nalias_ix;
 
 	/* positions by id, allocated lazily: pos + 1, 0 = none; npos valid */
 	uint64_t *pos;
@@ -112,6 +118,7 @@ void labels_free(struct labels *lb)
 		hashmap_free(&lb->alias[i].set);
 	}
 	free(lb->alias);
+	free(lb->alias_ix);
 	free(lb->pos);
 	hashmap_free(&lb->ids);
 	free(lb->str);
@@ -154,6 +161,20 @@ uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
 	lb->len[id] = n;
 	hashmap_put(&lb->ids, &p, id);
 	return id;
+}
+
+void labels_reserve(struct labels *lb, size_t n)
+{
+	size_t cap;
+
+	if (n > LABEL_ID_LIMIT - lb->count)
+		return;
+	cap = lb->cap;
+	xgrow(&lb->str, &cap, lb->count + n, sizeof(*lb->str));
+	cap = lb->cap;
+	xgrow(&lb->len, &cap, lb->count + n, sizeof(*lb->len));
+	lb->cap = cap;
+	hashmap_reserve(&lb->ids, lb->count + n);
 }
 
 uint32_t labels_intern(struct labels *lb, const char *s)
@@ -209,14 +230,20 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 		return;
 	if (lb->len[id] == n && !memcmp(lb->str[id], alias, n))
 		return;
-	if (id >= lb->nalias) {
-		cap = lb->nalias;
-		xgrow(&lb->alias, &cap, lb->count, sizeof(*lb->alias));
-		memset(lb->alias + lb->nalias, 0,
-		       (cap - lb->nalias) * sizeof(*lb->alias));
-		lb->nalias = cap;
+	if (id >= lb->nalias_ix) {
+		cap = lb->nalias_ix;
+		xgrow(&lb->alias_ix, &cap, lb->count, sizeof(*lb->alias_ix));
+		memset(lb->alias_ix + lb->nalias_ix, 0,
+		       (cap - lb->nalias_ix) * sizeof(*lb->alias_ix));
+		lb->nalias_ix = cap;
 	}
-	al = &lb->alias[id];
+	if (!lb->alias_ix[id]) { /* its first alias: a list of its own */
+		xgrow(&lb->alias, &lb->aliascap, lb->nalias + 1,
+		      sizeof(*lb->alias));
+		memset(&lb->alias[lb->nalias], 0, sizeof(*lb->alias));
+		lb->alias_ix[id] = (uint32_t)++lb->nalias;
+	}
+	al = &lb->alias[lb->alias_ix[id] - 1];
 	h = al->n > ALIAS_LINEAR ? hashmap_hash_bytes(alias, n) : 0;
 	if (alias_has(al, alias, h, &p))
 		return;
@@ -236,12 +263,12 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 const char *const *labels_aliases(const struct labels *lb, uint32_t id,
 				  size_t *n)
 {
-	if (id >= lb->nalias || !lb->alias[id].n) {
-		*n = 0;
-		return NULL;
-	}
-	*n = lb->alias[id].n;
-	return lb->alias[id].v;
+	const struct alias_list *al = NULL;
+
+	if (id < lb->nalias_ix && lb->alias_ix[id])
+		al = &lb->alias[lb->alias_ix[id] - 1];
+	*n = al ? al->n : 0;
+	return *n ? al->v : NULL;
 }
 
 void labels_set_pos(struct labels *lb, uint32_t id, uint64_t pos)

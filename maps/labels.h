@@ -32,6 +32,9 @@ void labels_free(struct labels *lb);
 uint32_t labels_intern(struct labels *lb, const char *s);
 /* Id of the string of length n at s (need not be NUL-terminated). */
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
+/* Make room for n more labels (an estimate: more may come), so that
+ * interning them grows no table. */
+void labels_reserve(struct labels *lb, size_t n);
 /* Id of s if already interned, else LABEL_NONE. */
 uint32_t labels_find(const struct labels *lb, const char *s);
 /* String of id; borrowed, valid until labels_free(). id must be valid. */

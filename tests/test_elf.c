@@ -32,6 +32,7 @@
 #include "elf/relocs.h"
 #include "report/keys.h"
 #include "tests/testutil.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* after util.h: its ARRAY_SIZE is the one kept */
@@ -860,6 +861,7 @@ static void test_aliases(void **state)
 
 static void test_cxx_demangled(void **state)
 {
+	struct strbuf sb = STRBUF_INIT;
 	struct mapped m;
 	struct truth t;
 	char *names, *line, *save;
@@ -888,6 +890,13 @@ static void test_cxx_demangled(void **state)
 		assert_non_null(dm);
 		assert_string_equal(dm, line);
 		free(dm);
+		/* the same through one buffer, emptied by a name that
+		 * does not demangle between two that do */
+		assert_true(elf_demangle_to(y->name, ELF_DEMANGLE_FULL, &sb));
+		assert_string_equal(sb.buf, line);
+		assert_false(
+		    elf_demangle_to("_Zgarbage!", ELF_DEMANGLE_FULL, &sb));
+		assert_int_equal(sb.len, 0);
 		assert_int_equal(sym_vm_bytes(&m, line), y->size);
 		assert_true(strstr(line, "fxns::") != NULL);
 		checked++;
@@ -895,6 +904,9 @@ static void test_cxx_demangled(void **state)
 	assert_true(checked >= 4);
 	assert_null(elf_demangle("main"));
 	assert_null(elf_demangle("_Zgarbage!"));
+	assert_false(elf_demangle_to("main", ELF_DEMANGLE_FULL, &sb));
+	assert_int_equal(sb.len, 0);
+	strbuf_free(&sb);
 	free(names);
 	unmap_image(&m);
 	truth_free(&t);
@@ -1031,6 +1043,18 @@ static void test_rust_demangled(void **state)
 	 * punycode in the doubled part: past the bound, left alone */
 	dm = rust_bomb_name(40);
 	assert_null(elf_demangle(dm));
+	{
+		/* a buffer that went past the bound is empty, and of use
+		 * again */
+		struct strbuf sb = STRBUF_INIT;
+
+		assert_false(elf_demangle_to(dm, ELF_DEMANGLE_FULL, &sb));
+		assert_int_equal(sb.len, 0);
+		assert_true(
+		    elf_demangle_to("_ZN3foo3barE", ELF_DEMANGLE_FULL, &sb));
+		assert_string_equal(sb.buf, "foo::bar");
+		strbuf_free(&sb);
+	}
 	free(dm);
 	dm = rust_bomb_name(3);
 	{

@@ -227,6 +227,35 @@ static void test_add(void **state)
 	keyset_free(&s);
 }
 
+/* hashmap_reserve(): the slots for n entries at once, kept while they
+ * come (no rehash), the entries already in found after; never shrinks */
+static void test_reserve(void **state)
+{
+	struct keyset s = {.hash_of = hash_three};
+	struct hashmap_slot *slots;
+	size_t mask;
+	bool added;
+
+	(void)state;
+	for (uint64_t k = 0; k < 10; k++)
+		keyset_get(&s, k, &added);
+	hashmap_reserve(&s.map, 1000);
+	check_table(&s);
+	assert_true(s.map.mask + 1 >= 2000);
+	slots = s.map.slots;
+	mask = s.map.mask;
+	for (uint64_t k = 0; k < 1000; k++)
+		assert_int_equal(keyset_get(&s, k, &added), k);
+	assert_ptr_equal(s.map.slots, slots);
+	assert_int_equal(s.map.mask, mask);
+	check_table(&s);
+	hashmap_reserve(&s.map, 10);
+	assert_ptr_equal(s.map.slots, slots);
+	assert_int_equal(keyset_get(&s, 1000, &added), 1000);
+	assert_true(added);
+	keyset_free(&s);
+}
+
 static void test_hashes(void **state)
 {
 	static const char a[] = "0123456789abcdef-0123456789abcdef";
@@ -259,7 +288,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_empty),      cmocka_unit_test(test_many),
 	    cmocka_unit_test(test_collisions), cmocka_unit_test(test_clear),
-	    cmocka_unit_test(test_add),	       cmocka_unit_test(test_hashes),
+	    cmocka_unit_test(test_add),	       cmocka_unit_test(test_reserve),
+	    cmocka_unit_test(test_hashes),
 	};
 
 	return test_run_group(tests, NULL, NULL);

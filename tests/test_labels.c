@@ -70,6 +70,31 @@ static void test_intern_n(void **state)
 
 #define MANY 100000
 
+/* labels_reserve() keeps what is in and makes room for more: the ids
+ * still count up from the count, the strings are found */
+static void test_reserve(void **state)
+{
+	struct labels *lb = labels_new();
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(labels_intern(lb, "a"), 0);
+	labels_reserve(lb, 5000);
+	assert_int_equal(labels_find(lb, "a"), 0);
+	for (int i = 0; i < 6000; i++) {
+		snprintf(buf, sizeof(buf), "sym%d", i);
+		assert_int_equal(labels_intern(lb, buf), (uint32_t)i + 1);
+	}
+	labels_reserve(lb, 0);
+	for (int i = 0; i < 6000; i++) {
+		snprintf(buf, sizeof(buf), "sym%d", i);
+		assert_int_equal(labels_find(lb, buf), (uint32_t)i + 1);
+		assert_string_equal(labels_str(lb, (uint32_t)i + 1), buf);
+	}
+	assert_int_equal(labels_count(lb), 6001);
+	labels_free(lb);
+}
+
 static void test_many(void **state)
 {
 	struct labels *lb = labels_new();
@@ -222,6 +247,7 @@ int main(void)
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_intern_n),
 	    cmocka_unit_test(test_many),
+	    cmocka_unit_test(test_reserve),
 	    cmocka_unit_test(test_aliases),
 	    cmocka_unit_test(test_many_aliases),
 	    cmocka_unit_test(test_pos),

@@ -60,6 +60,20 @@ void hashmap_add(struct hashmap *m, uint32_t hash, uint32_t idx)
 	hashmap_put(m, &p, idx);
 }
 
+void hashmap_reserve(struct hashmap *m, size_t n)
+{
+	size_t nslots = m->slots ? m->mask + 1 : HASHMAP_MIN_SLOTS;
+
+	/* hashmap_put() grows once entries pass half the slots */
+	while (n * 2 > nslots) {
+		if (nslots > SIZE_MAX / 2)
+			abort();
+		nslots *= 2;
+	}
+	if (!m->slots || nslots > m->mask + 1)
+		resize(m, nslots);
+}
+
 void hashmap_clear(struct hashmap *m)
 {
 	size_t nslots = m->slots ? m->mask + 1 : 0;

@@ -91,6 +91,11 @@ void hashmap_put(struct hashmap *m, const struct hashmap_probe *p,
  * has). May grow the table. */
 void hashmap_add(struct hashmap *m, uint32_t hash, uint32_t idx);
 
+/* Grow the table now to hold n entries without growing again: for an
+ * owner about to add many (each doubling rehashes every entry and
+ * touches fresh memory). Never shrinks it. */
+void hashmap_reserve(struct hashmap *m, size_t n);
+
 /* Forget every entry. Keeps the slots unless they are far more than the
  * entries had, so that emptying costs what filling did. */
 void hashmap_clear(struct hashmap *m);
