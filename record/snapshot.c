@@ -198,10 +198,8 @@ static int smaps_vmflags(int pid, struct procmaps *maps)
 /* What a snapshot takes from /proc/PID/status, in one read: VmLck,
  * HugetlbPages, VmRSS and VmHWM (kB) and Threads, each -ENOENT with no
  * such line or -errno when the file cannot be opened (what
- * target_status_kb() gives). VmHWM is read with VmRSS, while the
- * process is stopped when the caller stops it, not once more at the
- * snapshot's end: a second open and read of status cost a small
- * process's snapshot ~1.5 % of its CPU time. */
+ * target_status_kb() gives). This VmHWM is only the fallback of the one
+ * read at the snapshot's end (snap_run()), for a process gone by then. */
 struct snap_status {
 	int64_t lck, htlb, rss, hwm, threads;
 };
@@ -338,19 +336,27 @@ static int charge_write(struct snapper *s)
 
 /* Run the job of the begun snapshot seq of pid and end it: SNAP_END (in
  * any case: on an error, -ESRCH when the process is gone, what was begun
- * is ended; hwm its VmHWM in kB, <= 0 unknown), then a NOTE of the pages
- * found changed. Returns 0 or the first error. */
+ * is ended), then a NOTE of the pages found changed. Its VmHWM is read
+ * once the pages are: a target that is not held meanwhile (interval
+ * snapshots; growth snapshots once the page tables are scanned) may grow
+ * while they are read, and the peak must hold what the snapshot counted;
+ * hwm (kB, <= 0 unknown), read with the maps, stands in if the process
+ * is gone by then. Returns 0 or the first error. */
 static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 		    uint32_t seq, int64_t hwm, const uint32_t *ids,
 		    struct snap_stats *st)
 {
 	struct md_snap_end e = {0};
+	int64_t late;
 	int ret, ret2;
 
 	ret = snap_job_run(j, ids, &e, st);
 	snap_release(s);
 	if (!ret)
 		ret = charge_write(s);
+	late = target_status_kb(pid, "VmHWM");
+	if (late > 0)
+		hwm = late;
 	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
 	e.time = mono_ns();
 	e.pid = (uint32_t)pid;

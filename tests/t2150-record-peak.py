@@ -9,6 +9,12 @@ peak RSS as the kernel tracks it (VmHWM, recorded with each snapshot), and
 with --faults the ~48 MB must be charged to the memset stack. The
 summary line counts as many snapshots that held the target as the file
 has growth snapshots, and no snapshot follows the at-exit one.
+
+A process that keeps growing while a one-shot reads its pages (nothing
+holds it): the VmHWM the snapshot records must hold every page it
+counted (the kernel's peak is never below the RSS at any moment after
+the pages were found). memsz read VmHWM before the pages once, and such
+a snapshot held more than the peak it recorded.
 """
 import os
 import re
@@ -24,6 +30,51 @@ from memsz_testlib import check  # noqa: E402
 MEMSZ = os.environ.get("MEMSZ", "memsz")
 CMD = ["/usr/bin/python3", "-c", "x = bytearray(50_000_000)"]
 BUF = 50_000_000
+# touches a page of a fresh 1 GiB mapping, one after another, once a
+# line arrives on stdin; says "ready" before, "growing" 4 MiB in and
+# "done" after
+GROWER = """
+import mmap, sys
+m = mmap.mmap(-1, 1 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+print("ready", flush=True)
+sys.stdin.readline()
+for off in range(0, 1 << 30, 4096):
+    m[off] = 1
+    if off == 4 << 20:
+        print("growing", flush=True)
+print("done", flush=True)
+sys.stdin.readline()
+"""
+
+
+def check_growing(tmp):
+    """One-shots of a growing process: snapshot RSS <= its VmHWM."""
+    p = subprocess.Popen(["/usr/bin/python3", "-c", GROWER],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        check(p.stdout.readline().strip() == "ready", "the grower is ready")
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        check(p.stdout.readline().strip() == "growing", "it grows")
+        datas = [os.path.join(tmp, f"grow{i}.data") for i in range(3)]
+        for data in datas:
+            subprocess.run([MEMSZ, "record", "-p", str(p.pid), "--duration",
+                            "0", "-o", data], check=True,
+                           stderr=subprocess.DEVNULL)
+        check(p.stdout.readline().strip() == "done", "the grower is done")
+    finally:
+        p.kill()
+        p.wait()
+    for data in datas:
+        dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
+                              capture_output=True, text=True).stdout
+        hwm = [int(line.split("vm_hwm ")[1].split()[0])
+               for line in dump.splitlines()
+               if "SNAP_END" in line and "vm_hwm" in line]
+        rss = int(lib.report(data, "pids")[0]["rss"])
+        check(len(hwm) == 1 and rss <= hwm[0],
+              f"a growing process: snapshot RSS {rss} <= its VmHWM {hwm}")
 
 
 def record(data, *opts):
@@ -83,6 +134,8 @@ def main():
                f"highest snapshot {rss / 1048576:.1f} MiB"
         check(want in out.stdout + out.stderr,
               f"the footer says '{want}'")
+
+        check_growing(tmp)
 
         # sampling every fault with its stack slows the target and memsz
         # both: on a loaded machine the peak snapshot may hold a little
