@@ -171,10 +171,9 @@ static uint64_t cur_pe(struct cur *c, uint8_t enc, uint64_t addr,
 }
 
 /* Read a record header at c->pos: sets *body (start of the id field), *end
- * (end of the record), *idsize. The record must end by limit (a position
- * of c, which may hold only its first bytes). Returns 1 for a record, 0
- * for the zero terminator, -1 if the length overruns. */
-static int record_header(struct cur *c, size_t limit, size_t *body, size_t *end,
+ * (end of the record), *idsize. Returns 1 for a record, 0 for the zero
+ * terminator, -1 if the length overruns. */
+static int record_header(struct cur *c, size_t *body, size_t *end,
 			 size_t *idsize)
 {
 	uint64_t len = cur_uint(c, 4);
@@ -190,96 +189,28 @@ static int record_header(struct cur *c, size_t limit, size_t *body, size_t *end,
 		if (c->err)
 			return -1;
 	}
-	if (len > limit - c->pos || len < *idsize)
+	if (len > c->end - c->pos || len < *idsize)
 		return -1;
 	*body = c->pos;
 	*end = c->pos + len;
 	return 1;
 }
 
-/* The longest record header: a DWARF64 length */
-#define EH_HEADER_MAX 12
-/* The file windows of a section walked from the file: the records in
- * order, and the CIEs they point back to (few, each read many times) */
-#define EH_WINDOW (64 * 1024)
-#define EH_CIE_WINDOW 4096
-
-/* Where a walk gets the section's len bytes: all of them in memory
- * (buf), or img's file from offset on through windows, [0] for the
- * records in order and [1] for the CIEs; a record larger than its window
- * goes through big[k], a window of its own size. */
-struct ehsrc {
-	const unsigned char *buf;
-	size_t len;
-	struct elfimg *img;
-	uint64_t offset;
-	struct elf_window w[2], big[2];
-	bool have_big[2];
-};
-
-/* The section's bytes [off, off + n) through window k of s (valid until
- * its next use), NULL if the file ends before them. */
-static const unsigned char *eh_bytes(struct ehsrc *s, int k, size_t off,
-				     size_t n)
-{
-	struct elf_window *w = &s->w[k];
-
-	if (s->buf)
-		return s->buf + off;
-	if (n > w->cap) {
-		if (s->have_big[k])
-			elf_window_free(&s->big[k]);
-		elf_window_init(&s->big[k], s->img, n);
-		s->have_big[k] = true;
-		w = &s->big[k];
-	}
-	return elf_window_get(w, s->offset + off, n);
-}
-
-/* The record at section offset off through window k into *c (a copy of
- * proto over the record's bytes, positions from its start, at its id
- * field), *body and *end as record_header() sets them. Returns as
- * record_header() does, -1 too if the bytes cannot be read. */
-static int eh_record(struct ehsrc *s, int k, size_t off,
-		     const struct cur *proto, struct cur *c, size_t *body,
-		     size_t *end, size_t *idsize)
-{
-	size_t peek = MIN((size_t)EH_HEADER_MAX, s->len - off);
-	const unsigned char *p = eh_bytes(s, k, off, peek);
-	int h;
-
-	if (!p)
-		return -1;
-	*c = *proto;
-	c->buf = p;
-	c->pos = 0;
-	c->end = peek;
-	c->err = false;
-	h = record_header(c, s->len - off, body, end, idsize);
-	if (h != 1)
-		return h;
-	p = eh_bytes(s, k, off, *end);
-	if (!p)
-		return -1;
-	c->buf = p;
-	c->end = *end;
-	return 1;
-}
-
 /* The R encoding of the CIE at buffer offset off, or -1 if it is not a
  * decodable CIE. */
-static int cie_fde_encoding(struct ehsrc *s, const struct cur *proto,
-			    size_t off)
+static int cie_fde_encoding(const struct cur *top, size_t off)
 {
-	struct cur c;
+	struct cur c = *top;
 	size_t body, end, idsize;
 	const char *aug;
 	size_t auglen, augend;
 	uint8_t version;
 	int enc = PE_ABSPTR;
 
-	if (eh_record(s, 1, off, proto, &c, &body, &end, &idsize) != 1)
+	c.pos = off;
+	if (record_header(&c, &body, &end, &idsize) != 1)
 		return -1;
+	c.end = end;
 	if (cur_uint(&c, idsize) != 0 || c.err)
 		return -1;
 	version = cur_uint(&c, 1);
@@ -351,48 +282,52 @@ struct cie_cache {
 	int enc;
 };
 
-/* elf_ehframe_walk() from src */
-static int walk(struct ehsrc *src, uint64_t addr, int elfclass, bool be,
-		void (*fn)(void *arg, const struct elf_fde *f), void *arg,
-		size_t *ncies)
+int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
+		     bool be, void (*fn)(void *arg, const struct elf_fde *f),
+		     void *arg, size_t *ncies)
 {
-	const struct cur proto = {
+	struct cur c = {
+	    .buf = buf,
+	    .pos = 0,
+	    .end = len,
 	    .be = be,
 	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
-	size_t cies = 0, pos = 0;
+	size_t cies = 0;
 	struct cie_cache last = {SIZE_MAX, -1};
 	int bad = 0;
 
-	while (pos < src->len) {
-		size_t start = pos, body, end, idsize;
+	while (c.pos < len) {
+		size_t start = c.pos, body, end, idsize;
 		struct cur r;
 		uint64_t id, pc, range;
 		size_t cie_off;
 		int enc, h;
 
-		/* r: the record, its positions from start */
-		h = eh_record(src, 0, start, &proto, &r, &body, &end, &idsize);
+		c.err = false;
+		h = record_header(&c, &body, &end, &idsize);
 		if (h <= 0) {
 			if (h < 0)
 				bad++;
 			break;
 		}
+		r = c;
+		r.end = end;
 		id = cur_uint(&r, idsize);
-		pos = start + end;
+		c.pos = end;
 		if (id == 0) {
 			cies++;
 			continue;
 		}
-		if (id > start + body) {
+		if (id > body) {
 			bad++;
 			continue;
 		}
-		cie_off = start + body - id;
+		cie_off = body - id;
 		if (cie_off == last.off) {
 			enc = last.enc;
 		} else {
-			enc = cie_fde_encoding(src, &proto, cie_off);
+			enc = cie_fde_encoding(&c, cie_off);
 			last.off = cie_off;
 			last.enc = enc;
 		}
@@ -400,7 +335,7 @@ static int walk(struct ehsrc *src, uint64_t addr, int elfclass, bool be,
 			bad++;
 			continue;
 		}
-		pc = cur_pe(&r, enc, addr + start, UINT64_MAX);
+		pc = cur_pe(&r, enc, addr, UINT64_MAX);
 		range = cur_pe_raw(&r, enc & PE_FORMAT_MASK);
 		if (r.err) {
 			bad++;
@@ -408,42 +343,11 @@ static int walk(struct ehsrc *src, uint64_t addr, int elfclass, bool be,
 		}
 		if (r.addr_size == 4)
 			range &= UINT32_MAX;
-		fn(arg, &(struct elf_fde){start, end, cie_off, pc, range});
+		fn(arg,
+		   &(struct elf_fde){start, end - start, cie_off, pc, range});
 	}
 	if (ncies)
 		*ncies = cies;
-	return bad;
-}
-
-int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
-		     bool be, void (*fn)(void *arg, const struct elf_fde *f),
-		     void *arg, size_t *ncies)
-{
-	struct ehsrc src = {.buf = buf, .len = len};
-
-	return walk(&src, addr, elfclass, be, fn, arg, ncies);
-}
-
-int elf_ehframe_walk_file(struct elfimg *img, const struct elf_section *s,
-			  void (*fn)(void *arg, const struct elf_fde *f),
-			  void *arg, size_t *ncies)
-{
-	struct ehsrc src = {.len = s->size, .img = img, .offset = s->offset};
-	int bad;
-
-	if (ncies)
-		*ncies = 0;
-	if (s->offset > img->file_size || s->size > img->file_size - s->offset)
-		return -1;
-	elf_window_init(&src.w[0], img, EH_WINDOW);
-	elf_window_init(&src.w[1], img, EH_CIE_WINDOW);
-	bad =
-	    walk(&src, s->addr, img->elfclass, img->big_endian, fn, arg, ncies);
-	for (int k = 0; k < 2; k++) {
-		elf_window_free(&src.w[k]);
-		if (src.have_big[k])
-			elf_window_free(&src.big[k]);
-	}
 	return bad;
 }
 
@@ -473,62 +377,24 @@ int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
 	return bad;
 }
 
-/* The search table's entries to fn, count of them (of fsize-byte fields
- * in encoding enc) from section offset pos on, through window 0 of src a
- * chunk of whole entries at a time. Returns 0 or -EINVAL. */
-static int hdr_entries(struct ehsrc *src, const struct cur *proto,
-		       uint64_t addr, size_t pos, uint64_t count, size_t fsize,
-		       uint8_t enc,
-		       void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
-		       void *arg)
+int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
+			 int elfclass, bool be,
+			 void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
+			 void *arg, uint64_t *fde_count)
 {
-	size_t per = src->buf ? count : EH_WINDOW / (2 * fsize);
-
-	while (count) {
-		size_t k = MIN(count, per), n = k * 2 * fsize;
-		struct cur c = *proto;
-
-		c.buf = eh_bytes(src, 0, pos, n);
-		if (!c.buf)
-			return -EINVAL;
-		c.end = n;
-		for (size_t i = 0; i < k; i++) {
-			struct elf_ehhdr_entry e = {.off = pos + c.pos,
-						    .size = 2 * fsize};
-
-			e.initial_loc = cur_pe(&c, enc, addr + pos, addr);
-			e.fde_addr = cur_pe(&c, enc, addr + pos, addr);
-			if (c.err)
-				return -EINVAL;
-			fn(arg, &e);
-		}
-		pos += n;
-		count -= k;
-	}
-	return 0;
-}
-
-/* elf_ehframe_hdr_walk() from src: its header through a cursor over the
- * whole buffer, or over the first EH_WINDOW bytes of a file's section */
-static int hdr_walk(struct ehsrc *src, uint64_t addr, int elfclass, bool be,
-		    void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
-		    void *arg, uint64_t *fde_count)
-{
-	const struct cur proto = {
+	struct cur c = {
+	    .buf = buf,
+	    .pos = 0,
+	    .end = len,
 	    .be = be,
 	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
-	struct cur c = proto;
 	uint8_t version, ptr_enc, cnt_enc, tab_enc;
 	uint64_t count = 0, fit;
 	size_t fsize;
 
 	if (fde_count)
 		*fde_count = 0;
-	c.end = src->buf ? src->len : MIN(src->len, (size_t)EH_WINDOW);
-	c.buf = eh_bytes(src, 0, 0, c.end);
-	if (!c.buf)
-		return -EINVAL;
 	version = cur_uint(&c, 1);
 	ptr_enc = cur_uint(&c, 1);
 	cnt_enc = cur_uint(&c, 1);
@@ -547,21 +413,19 @@ static int hdr_walk(struct ehsrc *src, uint64_t addr, int elfclass, bool be,
 		return -EINVAL;
 	if (fde_count)
 		*fde_count = count;
-	fit = (src->len - c.pos) / (2 * fsize);
+	fit = (len - c.pos) / (2 * fsize);
 	if (count > fit)
 		count = fit;
-	return hdr_entries(src, &proto, addr, c.pos, count, fsize, tab_enc, fn,
-			   arg);
-}
+	for (uint64_t i = 0; i < count; i++) {
+		struct elf_ehhdr_entry e = {.off = c.pos, .size = 2 * fsize};
 
-int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
-			 int elfclass, bool be,
-			 void (*fn)(void *arg, const struct elf_ehhdr_entry *e),
-			 void *arg, uint64_t *fde_count)
-{
-	struct ehsrc src = {.buf = buf, .len = len};
-
-	return hdr_walk(&src, addr, elfclass, be, fn, arg, fde_count);
+		e.initial_loc = cur_pe(&c, tab_enc, addr, addr);
+		e.fde_addr = cur_pe(&c, tab_enc, addr, addr);
+		if (c.err)
+			return -EINVAL;
+		fn(arg, &e);
+	}
+	return 0;
 }
 
 /* elf_ehframe_hdr_parse()'s array */
@@ -665,27 +529,21 @@ int elf_ehframe_hdr_foreach(struct elfimg *img,
 				       const struct elf_ehhdr_entry *e),
 			    void *arg)
 {
+	Elf *elf = elfimg_elf(img);
+
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 		struct hdr_to_file h = {fn, arg, s->offset};
-		/* from the file through a window: libLLVM-14's table is
-		 * 760 KiB, read once */
-		struct ehsrc src = {
-		    .len = s->size, .img = img, .offset = s->offset};
-		int ret;
+		Elf_Data *d;
 
 		if (!is_unwind(s, ".eh_frame_hdr"))
 			continue;
-		if (s->offset > img->file_size ||
-		    s->size > img->file_size - s->offset)
+		d = elf_rawdata(elf_getscn(elf, i), NULL);
+		if (!d || !d->d_buf || d->d_size != s->size)
 			return -EINVAL;
-		elf_window_init(&src.w[0], img, EH_WINDOW);
-		ret = hdr_walk(&src, s->addr, img->elfclass, img->big_endian,
-			       hdr_at_offset, &h, NULL);
-		elf_window_free(&src.w[0]);
-		if (src.have_big[0])
-			elf_window_free(&src.big[0]);
-		return ret;
+		return elf_ehframe_hdr_walk(d->d_buf, d->d_size, s->addr,
+					    img->elfclass, img->big_endian,
+					    hdr_at_offset, &h, NULL);
 	}
 	return 0;
 }

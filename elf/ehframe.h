@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 struct elfimg;
-struct elf_section;
 
 /* One FDE. off is relative to the buffer given to elf_ehframe_parse(), or a
  * file offset when it comes from elf_ehframe_read(). */
@@ -51,13 +50,6 @@ int elf_ehframe_parse(const void *buf, size_t len, uint64_t addr, int elfclass,
 int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 		     bool be, void (*fn)(void *arg, const struct elf_fde *f),
 		     void *arg, size_t *ncies);
-/* elf_ehframe_walk() of section s of img read from its file through
- * windows, not copied whole (libLLVM's is 5 MiB): the same FDEs, offsets
- * from the section's start. Returns -1 (no FDEs) if the file ends before
- * the section does. */
-int elf_ehframe_walk_file(struct elfimg *img, const struct elf_section *s,
-			  void (*fn)(void *arg, const struct elf_fde *f),
-			  void *arg, size_t *ncies);
 
 /* Parse .eh_frame_hdr bytes buf[0, len) loaded at addr. Entries of the
  * search table go to *out (*n), malloc'd, caller frees; *fde_count (may be

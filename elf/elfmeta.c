@@ -235,21 +235,25 @@ static void fde_push(void *arg, const struct elf_fde *f)
 /* Each FDE (its whole record) to the symbol holding its pc_begin, one
  * table a section. The sections are those elf_ehframe_read() reads
  * (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND), walked one at a time
- * from the file (the FDEs are not kept, the bytes not copied whole); a
- * section the file does not hold whole gets no table. */
+ * (the FDEs are not kept) and their bytes freed after. */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
 	struct fdewalk w = {.ms = ms};
 
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
+		Elf_Data *d;
 
 		if (strcmp(s->name, ".eh_frame") || !(s->flags & SHF_ALLOC) ||
 		    !s->size ||
 		    (s->type != SHT_PROGBITS && s->type != SHT_X86_64_UNWIND))
 			continue;
-		if (elf_ehframe_walk_file(img, s, fde_push, &w, NULL) < 0)
+		d = elf_rawdata(elf_getscn(elfimg_elf(img), i), NULL);
+		if (!d || !d->d_buf || d->d_size != s->size)
 			continue;
+		elf_ehframe_walk(d->d_buf, d->d_size, s->addr, img->elfclass,
+				 img->big_endian, fde_push, &w, NULL);
+		elfimg_drop_data(img);
 		vartab_push(&w.t, ms, s->offset, true);
 	}
 }
