@@ -9,4 +9,4 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/imagemaps.c elf/imagemaps.h elf/xrefs.c elf/xrefs.h \
 	elf/x86dec.c elf/x86dec.h \
 	elf/symtab.c elf/symtab.h \
-	elf/elfmeta.c elf/elfmeta.h
+	elf/elfmeta.c elf/elfmeta.h elf/metasink.c elf/metasink.h

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* metasink.c — the sink elfmeta.c adds metadata entries through (see
+ * metasink.h). */
+#include "config.h"
+
+#include "elf/metasink.h"
+#include "maps/labels.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void meta_begin(struct metasink *ms, struct dualmap *base, struct dualmap *out)
+{
+	*ms = (struct metasink){.base = base, .out = out};
+	rmap_freeze(out->vm);
+	rmap_freeze(out->file);
+}
+
+bool base_piece(struct metasink *ms, uint64_t off, uint64_t size)
+{
+	const struct rmap_entry *e;
+	size_t i, n;
+
+	if (ms->piece.start <= off && size <= ms->piece.end - off &&
+	    off < ms->piece.end)
+		return true;
+	i = rmap_find(ms->base->file, off);
+	e = rmap_entries(ms->base->file, &n);
+	if (i >= n || e[i].start > off || size > e[i].end - off)
+		return false;
+	ms->piece = e[i];
+	return true;
+}
+
+/* The entry being extended, added: a loaded one (alloc) to the file and,
+ * through the base, to the VM it is loaded at, as dualmap_add_file() adds
+ * it. */
+static void meta_flush(struct metasink *ms)
+{
+	struct meta *m = &ms->last;
+	uint64_t vm;
+
+	if (!m->size)
+		return;
+	if (!m->alloc) {
+		rmap_add(ms->out->file, m->off, m->size, m->label);
+	} else if (ms->base && base_piece(ms, m->off, m->size)) {
+		vm = ms->piece.other == RMAP_NO_TRANSLATION
+			 ? RMAP_NO_TRANSLATION
+			 : ms->piece.other + (m->off - ms->piece.start);
+		rmap_add_translated(ms->out->file, m->off, m->size, vm,
+				    m->label);
+		if (vm != RMAP_NO_TRANSLATION)
+			rmap_add_translated(ms->out->vm, vm, m->size, m->off,
+					    m->label);
+	} else {
+		dualmap_add_file(ms->out, ms->base, m->off, m->size, m->label);
+	}
+	m->size = 0;
+}
+
+void meta_push(struct metasink *ms, uint64_t off, uint64_t size, uint32_t label,
+	       bool alloc)
+{
+	struct meta *last = &ms->last;
+
+	if (label == LABEL_NONE || !size)
+		return;
+	/* the entries of one table that serve one symbol follow each other
+	 * (the relocations of a vtable): one range, the same labels */
+	if (last->size && last->label == label && last->alloc == alloc &&
+	    last->off + last->size == off) {
+		last->size += size;
+		return;
+	}
+	meta_flush(ms);
+	*last = (struct meta){off, size, label, alloc};
+}
+
+void meta_table(struct metasink *ms, uint64_t off, uint64_t stride, size_t n,
+		struct rmap_labels *l, size_t first, bool alloc)
+{
+	uint64_t lo = stride ? 0 : l->at[first], vm;
+
+	meta_flush(ms);
+	if (!n || (stride && n > UINT64_MAX / stride))
+		return;
+	if (!alloc || !ms->base) { /* as dualmap_add_file() with no base */
+		rmap_add_table(ms->out->file, off, stride, n,
+			       RMAP_NO_TRANSLATION, l, first);
+		return;
+	}
+	if (!base_piece(ms, off, stride ? n * stride : l->at[first + n] - lo)) {
+		for (size_t k = 0; k < n; k++) {
+			uint64_t s =
+			    stride ? k * stride : l->at[first + k] - lo;
+			uint64_t e =
+			    stride ? s + stride : l->at[first + k + 1] - lo;
+
+			meta_push(ms, off + s, e - s, l->id[first + k], true);
+		}
+		return;
+	}
+	vm = ms->piece.other == RMAP_NO_TRANSLATION
+		 ? RMAP_NO_TRANSLATION
+		 : ms->piece.other + (off - ms->piece.start);
+	rmap_add_table(ms->out->file, off, stride, n, vm, l, first);
+	if (vm != RMAP_NO_TRANSLATION)
+		rmap_add_table(ms->out->vm, vm, stride, n, off, l, first);
+}
+
+void vartab_add(struct vartab *t, uint64_t s, uint64_t e, uint32_t id)
+{
+	if (t->n + 2 > t->cap)
+		xgrow(&t->id, &t->cap, t->n + 2, sizeof(*t->id));
+	if (t->n + 3 > t->acap)
+		xgrow(&t->at, &t->acap, t->n + 3, sizeof(*t->at));
+	if (!t->n)
+		t->at[0] = s;
+	if (s > t->at[t->n]) {
+		t->id[t->n++] = LABEL_NONE;
+		t->at[t->n] = s;
+	}
+	t->id[t->n++] = id;
+	t->at[t->n] = e;
+}
+
+void vartab_push(struct vartab *t, struct metasink *ms, uint64_t off,
+		 bool alloc)
+{
+	struct rmap_labels *l;
+
+	if (t->n) {
+		l = rmap_labels_new_at(t->n);
+		memcpy(l->id, t->id, t->n * sizeof(*t->id));
+		memcpy(l->at, t->at, (t->n + 1) * sizeof(*t->at));
+		meta_table(ms, off + t->at[0], 0, t->n, l, 0, alloc);
+		rmap_labels_put(l);
+	}
+	free(t->at);
+	free(t->id);
+	memset(t, 0, sizeof(*t));
+}
+
+void meta_end(struct metasink *ms)
+{
+	meta_flush(ms);
+	rmap_thaw(ms->out->vm);
+	rmap_thaw(ms->out->file);
+}
