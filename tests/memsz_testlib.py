@@ -321,6 +321,17 @@ def readelf(args, path):
                           capture_output=True, text=True, check=True).stdout
 
 
+def section_strings(path, name, addr):
+    """[(address, string)] of the strings readelf -p finds in section name
+    of path (loaded at addr), in address order."""
+    out = []
+    for line in readelf(["-p", name], path).splitlines():
+        m = re.match(r"\s*\[\s*([0-9a-f]+)\]\s+(.*)$", line)
+        if m:
+            out.append((addr + int(m.group(1), 16), m.group(2)))
+    return sorted(out)
+
+
 def sections(path):
     """{name: (address, file offset, size, flags)} of path's section
     headers, from readelf -SW (the flags letters as readelf prints them:

@@ -88,12 +88,7 @@ def check_prog(prog, src, variant):
     secs = {name: (addr, size) for name, (addr, _, size, _)
             in lib.sections(prog).items()}
     ro_addr, ro_size = secs[".rodata"]
-    starts = []
-    for line in readelf(["-p", ".rodata"], prog).splitlines():
-        m = re.match(r"\s*\[\s*([0-9a-f]+)\]\s+(.*)$", line)
-        if m:
-            starts.append((ro_addr + int(m.group(1), 16), m.group(2)))
-    starts.sort()
+    starts = lib.section_strings(prog, ".rodata", ro_addr)
     targets = lib.lea_targets(prog, FUNCS)
     ck(sorted(targets) == sorted(FUNCS),
        "objdump shows a data address in each function (%s)"

@@ -25,7 +25,6 @@ import csv
 import io
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -34,7 +33,7 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, readelf, check  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
 
 NFUNCS = 48
 FUNCS = {"lit_%d" % i: "literal %d of the big text%s" % (i, "." * (i % 7))
@@ -95,11 +94,7 @@ def check_prog(prog, variant):
     ck(secs[".text"][1] == 4 * QUARTER,
        ".text holds %d bytes, 4 x %d" % (secs[".text"][1], QUARTER))
     ro_addr, ro_size = secs[".rodata"]
-    starts = []
-    for line in readelf(["-p", ".rodata"], prog).splitlines():
-        m = re.match(r"\s*\[\s*([0-9a-f]+)\]\s+(.*)$", line)
-        if m:
-            starts.append((ro_addr + int(m.group(1), 16), m.group(2)))
+    starts = lib.section_strings(prog, ".rodata", ro_addr)
     targets = lib.lea_targets(prog, FUNCS)
     want = {}
     for fn, text in FUNCS.items():
