@@ -232,10 +232,23 @@ def matched(rows, rx, col, least=None):
     return s
 
 
+# columns json prints in bytes but memsz keeps in 1/4096 of a byte
+FRACTION_COLS = ("pss", "locked", "charge")
+
+
 def page_least(rep):
-    """The least value of a row the page keeps, per column."""
-    return {c: max(float(v) / 10000, 1 if c != "pss" else 1 / 4096)
-            for c, v in rep["total"].items() if c != "res_pct"}
+    """The least value of a row the page keeps, per column: the total
+    divided by 10 000 in memsz's integer units (bytes, or 1/4096 of a
+    byte for PSS), rounded down as memsz's integer division does, and
+    at least one unit. A float division would drop a row the page keeps
+    whenever a value falls between the two (CI saw a libc row do so)."""
+    least = {}
+    for c, v in rep["total"].items():
+        if c == "res_pct":
+            continue
+        unit = 4096 if c in FRACTION_COLS else 1
+        least[c] = max(round(float(v) * unit) // 10000, 1) / unit
+    return least
 
 
 def record_demo(tmp):
