@@ -70,6 +70,16 @@ case $v in
 esac
 sleep 60 &
 pid=$!
+# the forked shell becomes sleep at its exec: record only after that,
+# or the snapshot is of the shell (polled, at most two minutes)
+end=$(($(date +%s) + 120))
+until [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = /usr/bin/sleep ]; do
+	if [ "$(date +%s)" -ge "$end" ]; then
+		nok "sleep $pid never ran /usr/bin/sleep"
+		exit 1
+	fi
+	sleep 0.02
+done
 if $m record -p "$pid" --duration 0 -o rec.data >record.log 2>&1; then
 	ok "memsz record -p"
 else
