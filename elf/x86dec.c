@@ -9,8 +9,9 @@
  * the ModRM reg values a group opcode takes, prefix kinds, ModRM
  * layouts) rather than tested case by case: the sweep of a 50 MB .text
  * decodes 12 M instructions, and its time is mostly branches missed.
+ * VEX instructions are read from x86vex.c's table by decode_vex().
  * Anything else (LOCK/REP prefixes, F3/F2 outside the SSE opcodes,
- * VEX/EVEX, x87, three-byte maps, moffs, opcode extensions that are
+ * EVEX, x87, three-byte maps, moffs, opcode extensions that are
  * invalid or change the immediate) is left to Zydis, so that every
  * answer given here is the one Zydis would give.
  */
@@ -248,6 +249,56 @@ static inline unsigned imm_bytes(unsigned f, bool opsize, bool rexw)
 	return 0;
 }
 
+/* The VEX instruction whose C4 or C5 byte is at p[i] (max bytes
+ * available) into in (x86vex.c's table); its length, or 0 (Zydis
+ * decides). */
+static size_t decode_vex(const uint8_t *p, size_t i, size_t max,
+			 struct x86_insn *in)
+{
+	unsigned c4 = p[i] == 0xc4, map = 1, b2, op, form, g, m = 0;
+	uint32_t e;
+	uint16_t mask;
+
+	/* the prefix and the opcode; C5 leaves out R/X/B, the map (0F)
+	 * and W (0) */
+	if (i + 3 + c4 > max)
+		return 0;
+	if (c4)
+		map = p[i + 1] & 0x1f;
+	b2 = c4 ? p[i + 2] : p[i + 1] & 0x7f;
+	if (map < 1 || map > 3)
+		return 0;
+	i += 2 + c4;
+	op = p[i++];
+	e = x86_vex_tab[map - 1][b2 & 3][op];
+	if (!e)
+		return 0;
+	if (!(e & X86V_NM)) {
+		if (i >= max)
+			return 0;
+		m = p[i];
+	}
+	g = e >> X86V_GROUP;
+	mask = g ? x86_vex_group[g - 1][(m >> 3) & 7] : (uint16_t)e;
+	form = ((b2 >> 2) & 1) | (b2 >> 7) << 1 |
+	       (((b2 >> 3) & 15) != 15) << 2 | ((m >> 6) == 3) << 3;
+	if (!((mask >> form) & 1))
+		return 0;
+	if (!(e & X86V_NM)) {
+		i = modrm(p, i, max, in);
+		if (!i)
+			return 0;
+	}
+	if (e & X86V_IB) {
+		if (i >= max)
+			return 0;
+		in->imm_size = 8;
+		in->imm = (uint64_t)(int8_t)p[i++];
+	}
+	in->len = (uint8_t)i;
+	return i;
+}
+
 /* Is op (of the one-byte map) a MOV? */
 static inline bool is_mov(unsigned op)
 {
@@ -277,6 +328,9 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 	if (rep && (rep > 1 || !mand[last] || opsize))
 		return 0;
 	rep = rep ? mand[last] : 0;
+	/* VEX: not behind 66, F3, F2 or REX (Zydis refuses those) */
+	if (p[i] == 0xc4 || p[i] == 0xc5)
+		return rep || opsize ? 0 : decode_vex(p, i, max, in);
 	if ((p[i] & 0xf0) == 0x40) {
 		rexw = p[i] & 8;
 		if (++i >= max)
@@ -371,6 +425,10 @@ static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 	/* a legacy prefix or a second REX read as the opcode: the decoder
 	 * reads it another way */
 	if (!two && (prefix_kind[op] || (op & 0xf0) == 0x40))
+		return X86_NONE;
+	/* VEX: the table's key (opcode, next byte) does not hold its
+	 * fields */
+	if (!two && (op == 0xc4 || op == 0xc5))
 		return X86_NONE;
 	bw[0] = 0x48; /* REX.W */
 	if (two) {

@@ -29,11 +29,13 @@ struct x86_insn {
  * *in and return its length, when it is one of the common encodings this
  * decoder knows (the one-byte opcode map and the integer, MMX and SSE
  * part of the 0F map, SSE with its mandatory prefixes, without LOCK or
- * REP; see x86dec.c); else return 0 and leave it to Zydis: VEX, EVEX,
- * x87, the 0F 38 and 0F 3A maps, moffs, and whatever Zydis would refuse.
+ * REP; VEX (x86vex.c); see x86dec.c); else return 0 and leave it to
+ * Zydis: EVEX, x87, the legacy 0F 38 and 0F 3A maps, moffs, and whatever
+ * Zydis would refuse.
  * Where it answers, it answers as Zydis does (tests/test_x86dec compares
- * the two over the code of the installed binaries and every opcode and
- * ModRM byte behind a few prefixes). */
+ * the two over the code of the installed binaries, every opcode and
+ * ModRM byte behind a few prefixes and every VEX opcode and ModRM byte
+ * in each form). */
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 
 /* The address the instruction in (decoded at addr) names, into *t:
@@ -43,6 +45,16 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
  * none: most instructions, told from the raw fields alone. */
 bool x86_insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
 		     uint64_t *t);
+
+/* The VEX table (x86vex.c), [map - 1][pp: none, 66, F3, F2][opcode]:
+ * 0 where x86_decode_fast() leaves the opcode to Zydis, else a mask of
+ * the forms that exist (bit L | W << 1 | (vvvv != 1111) << 2 | (ModRM
+ * mod == 3) << 3) or, for a group opcode, the row of x86_vex_group[]
+ * (by ModRM reg) above X86V_GROUP, and X86V_IB (an 8-bit immediate) and
+ * X86V_NM (no ModRM byte). */
+enum { X86V_IB = 1 << 16, X86V_NM = 1 << 17, X86V_GROUP = 24 };
+extern const uint32_t x86_vex_tab[3][4][256];
+extern const uint16_t x86_vex_group[][8];
 
 /* The table x86_decode_tab() reads (see x86dec.c): the answer for an
  * unprefixed instruction from its REX.W bit, whether its opcode is in the
