@@ -9,11 +9,12 @@
  * the ModRM reg values a group opcode takes, prefix kinds, ModRM
  * layouts) rather than tested case by case: the sweep of a 50 MB .text
  * decodes 12 M instructions, and its time is mostly branches missed.
- * VEX instructions are read from x86vex.c's table by decode_vex().
- * Anything else (LOCK/REP prefixes, F3/F2 outside the SSE opcodes,
- * EVEX, x87, three-byte maps, moffs, opcode extensions that are
- * invalid or change the immediate) is left to Zydis, so that every
- * answer given here is the one Zydis would give.
+ * VEX and EVEX instructions are read from x86vex.c's and x86evex.c's
+ * tables by decode_vex() and decode_evex(). Anything else (LOCK/REP
+ * prefixes, F3/F2 outside the SSE opcodes, x87, the legacy three-byte
+ * maps, moffs, opcode extensions that are invalid or change the
+ * immediate) is left to Zydis, so that every answer given here is the
+ * one Zydis would give.
  */
 #include "config.h"
 
@@ -299,6 +300,55 @@ static size_t decode_vex(const uint8_t *p, size_t i, size_t max,
 	return i;
 }
 
+/* The EVEX instruction whose 62 byte is at p[i] (max bytes available)
+ * into in (x86evex.c's table); its length, or 0 (Zydis decides). */
+static size_t decode_evex(const uint8_t *p, size_t i, size_t max,
+			  struct x86_insn *in)
+{
+	/* the table's map index by the map field (-1: to Zydis) */
+	static const int8_t slot[8] = {-1, 0, 1, 2, -1, 3, 4, -1};
+	unsigned p0, p1, p2, m, m3, g, ok;
+	const uint32_t *e;
+	uint32_t d;
+
+	/* four prefix bytes, the opcode and ModRM; P0 bit 3 reserved (0),
+	 * P1 bit 2 fixed (1) */
+	if (i + 6 > max)
+		return 0;
+	p0 = p[i + 1];
+	p1 = p[i + 2];
+	p2 = p[i + 3];
+	if (slot[p0 & 7] < 0 || (p0 & 8) || !(p1 & 4))
+		return 0;
+	e = x86_evex_tab[slot[p0 & 7]][p1 & 3][p[i + 4]];
+	m = p[i + 5];
+	m3 = (m >> 6) == 3;
+	g = e[0] >> X86E_GROUP;
+	d = g ? x86_evex_group[g - 1][(m >> 3) & 7][m3] : e[m3];
+	/* every field's value allowed: W, L'L, b, z and aaa, vvvv/V' (all
+	 * ones: no register), R, R', and on registers B and X (inverted) */
+	ok = (d >> (p1 >> 7)) & (d >> (2 + ((p2 >> 5) & 3))) &
+	     (d >> (6 + ((p2 >> 4) & 1))) &
+	     (d >> (8 + (p2 >> 7) + 2 * ((p2 & 7) != 0))) &
+	     (d >> (12 + (((p1 >> 3) & 15) != 15 || !(p2 & 8)))) &
+	     (d >> (14 + !(p0 & 0x80))) & (d >> (16 + !(p0 & 0x10))) &
+	     (d >> (18 + (m3 && !(p0 & 0x20)))) &
+	     (d >> (20 + (m3 && !(p0 & 0x40))));
+	if (!(ok & 1))
+		return 0;
+	i = modrm(p, i + 5, max, in);
+	if (!i)
+		return 0;
+	if (e[0] & X86E_IB) {
+		if (i >= max)
+			return 0;
+		in->imm_size = 8;
+		in->imm = (uint64_t)(int8_t)p[i++];
+	}
+	in->len = (uint8_t)i;
+	return i;
+}
+
 /* Is op (of the one-byte map) a MOV? */
 static inline bool is_mov(unsigned op)
 {
@@ -328,9 +378,11 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 	if (rep && (rep > 1 || !mand[last] || opsize))
 		return 0;
 	rep = rep ? mand[last] : 0;
-	/* VEX: not behind 66, F3, F2 or REX (Zydis refuses those) */
+	/* VEX, EVEX: not behind 66, F3, F2 or REX (Zydis refuses those) */
 	if (p[i] == 0xc4 || p[i] == 0xc5)
 		return rep || opsize ? 0 : decode_vex(p, i, max, in);
+	if (p[i] == 0x62)
+		return rep || opsize ? 0 : decode_evex(p, i, max, in);
 	if ((p[i] & 0xf0) == 0x40) {
 		rexw = p[i] & 8;
 		if (++i >= max)
@@ -426,9 +478,9 @@ static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 	 * reads it another way */
 	if (!two && (prefix_kind[op] || (op & 0xf0) == 0x40))
 		return X86_NONE;
-	/* VEX: the table's key (opcode, next byte) does not hold its
-	 * fields */
-	if (!two && (op == 0xc4 || op == 0xc5))
+	/* VEX, EVEX: the table's key (opcode, next byte) does not hold
+	 * their fields */
+	if (!two && (op == 0xc4 || op == 0xc5 || op == 0x62))
 		return X86_NONE;
 	bw[0] = 0x48; /* REX.W */
 	if (two) {

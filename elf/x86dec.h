@@ -29,13 +29,13 @@ struct x86_insn {
  * *in and return its length, when it is one of the common encodings this
  * decoder knows (the one-byte opcode map and the integer, MMX and SSE
  * part of the 0F map, SSE with its mandatory prefixes, without LOCK or
- * REP; VEX (x86vex.c); see x86dec.c); else return 0 and leave it to
- * Zydis: EVEX, x87, the legacy 0F 38 and 0F 3A maps, moffs, and whatever
- * Zydis would refuse.
+ * REP; VEX and EVEX (x86vex.c, x86evex.c); see x86dec.c); else return
+ * 0 and leave it to Zydis: x87, the legacy 0F 38 and 0F 3A maps, moffs,
+ * and whatever Zydis would refuse.
  * Where it answers, it answers as Zydis does (tests/test_x86dec compares
  * the two over the code of the installed binaries, every opcode and
- * ModRM byte behind a few prefixes and every VEX opcode and ModRM byte
- * in each form). */
+ * ModRM byte behind a few prefixes and every VEX and EVEX opcode and
+ * ModRM byte in many forms). */
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 
 /* The address the instruction in (decoded at addr) names, into *t:
@@ -55,6 +55,18 @@ bool x86_insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
 enum { X86V_IB = 1 << 16, X86V_NM = 1 << 17, X86V_GROUP = 24 };
 extern const uint32_t x86_vex_tab[3][4][256];
 extern const uint16_t x86_vex_group[][8];
+
+/* The EVEX table (x86evex.c), [map: 0F, 0F38, 0F3A, 5, 6][pp][opcode]
+ * [memory, register operand]: the values of each field the form allows,
+ * one bit per value: W (bits 0-1), L'L (2-5), b (6-7), z and aaa (8-11:
+ * none, z without aaa, aaa, z with aaa), vvvv/V' naming a register
+ * (12-13), bits 3 and 4 of the register ModRM reg names (R, R': 14-17)
+ * and of the one r/m names (B, X: 18-21; memory: 0); 0: left to Zydis.
+ * X86E_IB in the memory form: an 8-bit immediate; a group opcode has its
+ * row of x86_evex_group[] (by ModRM reg) above X86E_GROUP there instead. */
+enum { X86E_IB = 1 << 22, X86E_GROUP = 24 };
+extern const uint32_t x86_evex_tab[5][4][256][2];
+extern const uint32_t x86_evex_group[][8][2];
 
 /* The table x86_decode_tab() reads (see x86dec.c): the answer for an
  * unprefixed instruction from its REX.W bit, whether its opcode is in the
