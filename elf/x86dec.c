@@ -452,12 +452,11 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
  * decoder does; where the address named lies (the displacement after the
  * ModRM or SIB byte, a MOV's immediate at the end) follows from the same
  * bits. A sweep then reads one table entry per instruction instead of
- * walking the decoder's branches one after the other. An entry is
- * computed the first time it is needed (0: not yet): code uses a few
- * thousand of the 131 072, and a small file's sweep would not pay for
- * all of them (a millisecond). Read and written with relaxed atomics:
- * threads that compute one entry at once store the same value. */
-uint8_t x86_fast_tab[2][256][256];
+ * walking the decoder's branches one after the other. The table is
+ * computed by this decoder when memsz is built (elf/x86gen.c writes
+ * elf/x86fast.inc, which elf/x86fast.c compiles in): filled on first use
+ * instead, its entries cost libc.so.6's sweep 0.6 ms, a sixth of its
+ * decoding; all of them at start, a millisecond. */
 
 /* Is the MOV immediate of in one x86_insn_target() takes? */
 static bool movi(const struct x86_insn *in)
@@ -465,9 +464,7 @@ static bool movi(const struct x86_insn *in)
 	return in->mov && in->imm_size >= 32;
 }
 
-/* The entry for opcode op of map two (0F) followed by byte m (never
- * 0). */
-static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
+uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m)
 {
 	uint8_t b[X86_FAST_READ] = {0}, bw[X86_FAST_READ] = {0};
 	struct x86_insn in, inw;
@@ -542,29 +539,8 @@ size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
 			   bool *ref, uint64_t *t)
 {
 	struct x86_insn in;
-	size_t len;
+	size_t len = x86_decode_fast(p, n, &in);
 
-	if (n >= X86_FAST_READ) {
-		/* an entry not computed yet (else not answered: the
-		 * decoder's branches tell) */
-		unsigned rex = (p[0] & 0xf0) == 0x40, two = p[rex] == 0x0f;
-		unsigned op = p[rex + two], m = p[rex + two + 1];
-		uint8_t *e = &x86_fast_tab[two][op][m];
-
-		if (!__atomic_load_n(e, __ATOMIC_RELAXED)) {
-			__atomic_store_n(e, fast_entry(two, op, m),
-					 __ATOMIC_RELAXED);
-			struct x86_ref r = x86_decode_tab(p, addr, abs);
-
-			if (r.ok) {
-				*ref = r.ref;
-				*t = r.t;
-				return r.len;
-			}
-		}
-	}
-	*ref = false;
-	len = x86_decode_fast(p, n, &in);
 	*ref = len && x86_insn_target(&in, addr, abs, t);
 	return len;
 }

@@ -71,23 +71,27 @@ extern const uint32_t x86_evex_group[][8][2];
 /* The table x86_decode_tab() reads (see x86dec.c): the answer for an
  * unprefixed instruction from its REX.W bit, whether its opcode is in the
  * 0F map, its opcode, the byte after it and the SIB base, indexed
- * [0F map][opcode][byte after the opcode]; 0 where not yet computed. One
- * byte each: the entries that code uses (a few dozen opcodes, all their
- * ModRM bytes) stay in the first-level cache. */
+ * [0F map][opcode][byte after the opcode]; computed when memsz is built
+ * (x86_fast_entry()). One byte each: the entries that code uses (a few
+ * dozen opcodes, all their ModRM bytes) stay in the first-level cache. */
 enum {
 	X86_LEN = 15,	    /* the length from the opcode on; 0: not answered */
 	X86_RIP = 1 << 4,   /* ModRM mod 0, r/m 5: disp32 relative to RIP */
 	X86_SIB0 = 1 << 5,  /* a SIB under mod 0: base 5 adds a disp32 */
 	X86_W4 = 1 << 6,    /* REX.W makes the immediate 4 bytes longer */
 	X86_MOVI = 1 << 7,  /* a MOV whose immediate (at the end) is 32+ bits */
-	X86_NONE = X86_W4,  /* computed, not answered (W4 without a length) */
+	X86_NONE = X86_W4,  /* not answered (W4 without a length) */
 	X86_FAST_READ = 32, /* bytes the table's path may read from p */
 };
-extern uint8_t x86_fast_tab[2][256][256];
+extern const uint8_t x86_fast_tab[2][256][256];
 
-/* x86_decode_ref() where x86_decode_tab() gives no answer: fills the
- * entry if it is not computed yet, and answers by x86_decode_fast() and
- * x86_insn_target(). */
+/* x86_fast_tab[two][op][m]: x86_decode_fast()'s answer for opcode op
+ * (of the 0F map if two) followed by byte m, as the table holds it
+ * (elf/x86gen.c calls it when memsz is built). */
+uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m);
+
+/* x86_decode_ref() where x86_decode_tab() gives no answer: by
+ * x86_decode_fast() and x86_insn_target(). */
 size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
 			   bool *ref, uint64_t *t);
 
@@ -119,8 +123,8 @@ struct x86_ref {
 
 /* x86_decode_ref() of an instruction with X86_FAST_READ bytes available
  * at p, from its table entry alone: not ok where the entry gives no
- * answer (legacy prefixes, an entry not computed yet, what
- * x86_decode_fast() leaves to Zydis: ask x86_decode_ref()). No branch
+ * answer (legacy prefixes, VEX, EVEX, what x86_decode_fast() leaves to
+ * Zydis: ask x86_decode_ref()). No branch
  * depends on the kind of instruction (the sweep of a 50 MB .text decodes
  * 12 M instructions, and its time was mostly branches missed); inlined
  * into the sweeps, thread-safe. */
@@ -141,9 +145,7 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	two = ((w >> sh) & 0xff) == 0x0f;
 	sh += two * 8;
 	/* the opcode and the byte after it, swapped into one index */
-	e = __atomic_load_n(&x86_fast_tab[two][0][0] +
-				__builtin_bswap16((uint16_t)(w >> sh)),
-			    __ATOMIC_RELAXED);
+	e = (&x86_fast_tab[two][0][0])[__builtin_bswap16((uint16_t)(w >> sh))];
 	/* 4 more bytes: a disp32 for SIB base 5, or a MOV's imm64 (never
 	 * both: X86_W4 is for opcodes without ModRM) */
 	sib5 = (e >> 5) & (((w >> (sh + 16)) & 7) == 5);
