@@ -109,6 +109,12 @@ static const uint16_t map2[256] = {
     [0x60 ... 0x6b] = F_M | F_66, [0x6c ... 0x6d] = F_M | F_66 | F_P,
     [0x6e] = F_M | F_66, [0x6f] = F_M | F_66 | F_F3,
     [0x74 ... 0x76] = F_M | F_66, [0x7e ... 0x7f] = F_M | F_66 | F_F3,
+    /* pshufw/d/hw/lw, shifts by an immediate, pmovmskb, movq (66 only),
+     * prefetch, non-temporal stores */
+    [0x70] = F_M | F_IB | F_66 | F_F3 | F_F2,
+    [0x71 ... 0x73] = F_M | F_IB | F_66 | F_G,
+    [0xd7] = F_M | F_66 | F_G, [0xd6] = F_M | F_66 | F_P,
+    [0x18] = F_M | F_G, [0x2b] = F_M | F_66 | F_G, [0xe7] = F_M | F_66 | F_G,
     [0xd1 ... 0xd5] = F_M | F_66, [0xd8 ... 0xdf] = F_M | F_66,
     [0xe0 ... 0xe5] = F_M | F_66, [0xe8 ... 0xef] = F_M | F_66,
     [0xf1 ... 0xf6] = F_M | F_66, [0xf8 ... 0xfe] = F_M | F_66,
@@ -157,6 +163,18 @@ static const uint16_t group1[256] = {
 static const uint16_t group2[256] = {
     [0x1f] = GM(0x01, 0x01), /* nop */
     [0xba] = GM(0xf0, 0xf0), /* bt, bts, btr, btc */
+    [0x18] = GM(0x0f, 0x00), /* prefetchnta, t0, t1, t2 */
+    [0x2b] = GM(0xff, 0x00), /* movntps/pd: memory only */
+    [0xe7] = GM(0xff, 0x00), /* movntq, movntdq */
+    [0xd7] = GM(0x00, 0xff), /* pmovmskb: register only */
+    /* shifts by an immediate: psrl, psra, psll (/2, /4, /6) */
+    [0x71] = GM(0x00, 0x54),
+    [0x72] = GM(0x00, 0x54),
+    [0x73] = GM(0x00, 0x44),
+};
+/* the same behind 66, where it differs: psrldq, pslldq (/3, /7) */
+static const uint16_t group2_66[256] = {
+    [0x73] = GM(0x00, 0xcc),
 };
 #undef GM
 
@@ -398,7 +416,7 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 		if (!f || (f & F_X) || (opsize && !(f & F_66)) ||
 		    (rep && !(f & rep)) || (!rep && !opsize && (f & F_P)))
 			return 0;
-		gm = group2[op];
+		gm = opsize && group2_66[op] ? group2_66[op] : group2[op];
 	} else {
 		f = map1[op];
 		if ((f & F_X) || rep)
