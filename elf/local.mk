@@ -7,6 +7,18 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/relocs.h elf/relocs.c elf/ehframe.h elf/ehframe.c \
 	elf/bbaddrmap.c elf/bbaddrmap.h elf/relocsrc.c elf/relocsrc.h \
 	elf/imagemaps.c elf/imagemaps.h elf/xrefs.c elf/xrefs.h \
-	elf/x86dec.c elf/x86dec.h \
+	elf/x86dec.c elf/x86dec.h elf/x86vex.c elf/x86evex.c elf/x86fast.c \
 	elf/symtab.c elf/symtab.h \
 	elf/elfmeta.c elf/elfmeta.h elf/metasink.c elf/metasink.h
+
+# x86_decode_tab()'s table (elf/x86fast.c) is computed by the decoder
+# itself when memsz is built: elf/x86gen writes it to elf/x86fast.inc.
+noinst_PROGRAMS += elf/x86gen
+elf_x86gen_SOURCES = elf/x86gen.c elf/x86dec.c elf/x86dec.h elf/x86vex.c \
+	elf/x86evex.c
+BUILT_SOURCES += elf/x86fast.inc
+CLEANFILES += elf/x86fast.inc
+elf/x86fast.$(OBJEXT): elf/x86fast.inc
+elf/x86fast.inc: elf/x86gen$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) elf && \
+	elf/x86gen$(EXEEXT) > $@.tmp && mv $@.tmp $@

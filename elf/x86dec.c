@@ -9,10 +9,12 @@
  * the ModRM reg values a group opcode takes, prefix kinds, ModRM
  * layouts) rather than tested case by case: the sweep of a 50 MB .text
  * decodes 12 M instructions, and its time is mostly branches missed.
- * Anything else (LOCK/REP prefixes, F3/F2 outside the SSE opcodes,
- * VEX/EVEX, x87, three-byte maps, moffs, opcode extensions that are
- * invalid or change the immediate) is left to Zydis, so that every
- * answer given here is the one Zydis would give.
+ * VEX and EVEX instructions are read from x86vex.c's and x86evex.c's
+ * tables by decode_vex() and decode_evex(). Anything else (LOCK/REP
+ * prefixes, F3/F2 outside the SSE opcodes, x87, the legacy three-byte
+ * maps, moffs, opcode extensions that are invalid or change the
+ * immediate) is left to Zydis, so that every answer given here is the
+ * one Zydis would give.
  */
 #include "config.h"
 
@@ -107,6 +109,12 @@ static const uint16_t map2[256] = {
     [0x60 ... 0x6b] = F_M | F_66, [0x6c ... 0x6d] = F_M | F_66 | F_P,
     [0x6e] = F_M | F_66, [0x6f] = F_M | F_66 | F_F3,
     [0x74 ... 0x76] = F_M | F_66, [0x7e ... 0x7f] = F_M | F_66 | F_F3,
+    /* pshufw/d/hw/lw, shifts by an immediate, pmovmskb, movq (66 only),
+     * prefetch, non-temporal stores */
+    [0x70] = F_M | F_IB | F_66 | F_F3 | F_F2,
+    [0x71 ... 0x73] = F_M | F_IB | F_66 | F_G,
+    [0xd7] = F_M | F_66 | F_G, [0xd6] = F_M | F_66 | F_P,
+    [0x18] = F_M | F_G, [0x2b] = F_M | F_66 | F_G, [0xe7] = F_M | F_66 | F_G,
     [0xd1 ... 0xd5] = F_M | F_66, [0xd8 ... 0xdf] = F_M | F_66,
     [0xe0 ... 0xe5] = F_M | F_66, [0xe8 ... 0xef] = F_M | F_66,
     [0xf1 ... 0xf6] = F_M | F_66, [0xf8 ... 0xfe] = F_M | F_66,
@@ -155,6 +163,18 @@ static const uint16_t group1[256] = {
 static const uint16_t group2[256] = {
     [0x1f] = GM(0x01, 0x01), /* nop */
     [0xba] = GM(0xf0, 0xf0), /* bt, bts, btr, btc */
+    [0x18] = GM(0x0f, 0x00), /* prefetchnta, t0, t1, t2 */
+    [0x2b] = GM(0xff, 0x00), /* movntps/pd: memory only */
+    [0xe7] = GM(0xff, 0x00), /* movntq, movntdq */
+    [0xd7] = GM(0x00, 0xff), /* pmovmskb: register only */
+    /* shifts by an immediate: psrl, psra, psll (/2, /4, /6) */
+    [0x71] = GM(0x00, 0x54),
+    [0x72] = GM(0x00, 0x54),
+    [0x73] = GM(0x00, 0x44),
+};
+/* the same behind 66, where it differs: psrldq, pslldq (/3, /7) */
+static const uint16_t group2_66[256] = {
+    [0x73] = GM(0x00, 0xcc),
 };
 #undef GM
 
@@ -248,6 +268,105 @@ static inline unsigned imm_bytes(unsigned f, bool opsize, bool rexw)
 	return 0;
 }
 
+/* The VEX instruction whose C4 or C5 byte is at p[i] (max bytes
+ * available) into in (x86vex.c's table); its length, or 0 (Zydis
+ * decides). */
+static size_t decode_vex(const uint8_t *p, size_t i, size_t max,
+			 struct x86_insn *in)
+{
+	unsigned c4 = p[i] == 0xc4, map = 1, b2, op, form, g, m = 0;
+	uint32_t e;
+	uint16_t mask;
+
+	/* the prefix and the opcode; C5 leaves out R/X/B, the map (0F)
+	 * and W (0) */
+	if (i + 3 + c4 > max)
+		return 0;
+	if (c4)
+		map = p[i + 1] & 0x1f;
+	b2 = c4 ? p[i + 2] : p[i + 1] & 0x7f;
+	if (map < 1 || map > 3)
+		return 0;
+	i += 2 + c4;
+	op = p[i++];
+	e = x86_vex_tab[map - 1][b2 & 3][op];
+	if (!e)
+		return 0;
+	if (!(e & X86V_NM)) {
+		if (i >= max)
+			return 0;
+		m = p[i];
+	}
+	g = e >> X86V_GROUP;
+	mask = g ? x86_vex_group[g - 1][(m >> 3) & 7] : (uint16_t)e;
+	form = ((b2 >> 2) & 1) | (b2 >> 7) << 1 |
+	       (((b2 >> 3) & 15) != 15) << 2 | ((m >> 6) == 3) << 3;
+	if (!((mask >> form) & 1))
+		return 0;
+	if (!(e & X86V_NM)) {
+		i = modrm(p, i, max, in);
+		if (!i)
+			return 0;
+	}
+	if (e & X86V_IB) {
+		if (i >= max)
+			return 0;
+		in->imm_size = 8;
+		in->imm = (uint64_t)(int8_t)p[i++];
+	}
+	in->len = (uint8_t)i;
+	return i;
+}
+
+/* The EVEX instruction whose 62 byte is at p[i] (max bytes available)
+ * into in (x86evex.c's table); its length, or 0 (Zydis decides). */
+static size_t decode_evex(const uint8_t *p, size_t i, size_t max,
+			  struct x86_insn *in)
+{
+	/* the table's map index by the map field (-1: to Zydis) */
+	static const int8_t slot[8] = {-1, 0, 1, 2, -1, 3, 4, -1};
+	unsigned p0, p1, p2, m, m3, g, ok;
+	const uint32_t *e;
+	uint32_t d;
+
+	/* four prefix bytes, the opcode and ModRM; P0 bit 3 reserved (0),
+	 * P1 bit 2 fixed (1) */
+	if (i + 6 > max)
+		return 0;
+	p0 = p[i + 1];
+	p1 = p[i + 2];
+	p2 = p[i + 3];
+	if (slot[p0 & 7] < 0 || (p0 & 8) || !(p1 & 4))
+		return 0;
+	e = x86_evex_tab[slot[p0 & 7]][p1 & 3][p[i + 4]];
+	m = p[i + 5];
+	m3 = (m >> 6) == 3;
+	g = e[0] >> X86E_GROUP;
+	d = g ? x86_evex_group[g - 1][(m >> 3) & 7][m3] : e[m3];
+	/* every field's value allowed: W, L'L, b, z and aaa, vvvv/V' (all
+	 * ones: no register), R, R', and on registers B and X (inverted) */
+	ok = (d >> (p1 >> 7)) & (d >> (2 + ((p2 >> 5) & 3))) &
+	     (d >> (6 + ((p2 >> 4) & 1))) &
+	     (d >> (8 + (p2 >> 7) + 2 * ((p2 & 7) != 0))) &
+	     (d >> (12 + (((p1 >> 3) & 15) != 15 || !(p2 & 8)))) &
+	     (d >> (14 + !(p0 & 0x80))) & (d >> (16 + !(p0 & 0x10))) &
+	     (d >> (18 + (m3 && !(p0 & 0x20)))) &
+	     (d >> (20 + (m3 && !(p0 & 0x40))));
+	if (!(ok & 1))
+		return 0;
+	i = modrm(p, i + 5, max, in);
+	if (!i)
+		return 0;
+	if (e[0] & X86E_IB) {
+		if (i >= max)
+			return 0;
+		in->imm_size = 8;
+		in->imm = (uint64_t)(int8_t)p[i++];
+	}
+	in->len = (uint8_t)i;
+	return i;
+}
+
 /* Is op (of the one-byte map) a MOV? */
 static inline bool is_mov(unsigned op)
 {
@@ -277,6 +396,11 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 	if (rep && (rep > 1 || !mand[last] || opsize))
 		return 0;
 	rep = rep ? mand[last] : 0;
+	/* VEX, EVEX: not behind 66, F3, F2 or REX (Zydis refuses those) */
+	if (p[i] == 0xc4 || p[i] == 0xc5)
+		return rep || opsize ? 0 : decode_vex(p, i, max, in);
+	if (p[i] == 0x62)
+		return rep || opsize ? 0 : decode_evex(p, i, max, in);
 	if ((p[i] & 0xf0) == 0x40) {
 		rexw = p[i] & 8;
 		if (++i >= max)
@@ -292,7 +416,7 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 		if (!f || (f & F_X) || (opsize && !(f & F_66)) ||
 		    (rep && !(f & rep)) || (!rep && !opsize && (f & F_P)))
 			return 0;
-		gm = group2[op];
+		gm = opsize && group2_66[op] ? group2_66[op] : group2[op];
 	} else {
 		f = map1[op];
 		if ((f & F_X) || rep)
@@ -346,12 +470,11 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
  * decoder does; where the address named lies (the displacement after the
  * ModRM or SIB byte, a MOV's immediate at the end) follows from the same
  * bits. A sweep then reads one table entry per instruction instead of
- * walking the decoder's branches one after the other. An entry is
- * computed the first time it is needed (0: not yet): code uses a few
- * thousand of the 131 072, and a small file's sweep would not pay for
- * all of them (a millisecond). Read and written with relaxed atomics:
- * threads that compute one entry at once store the same value. */
-uint8_t x86_fast_tab[2][256][256];
+ * walking the decoder's branches one after the other. The table is
+ * computed by this decoder when memsz is built (elf/x86gen.c writes
+ * elf/x86fast.inc, which elf/x86fast.c compiles in): filled on first use
+ * instead, its entries cost libc.so.6's sweep 0.6 ms, a sixth of its
+ * decoding; all of them at start, a millisecond. */
 
 /* Is the MOV immediate of in one x86_insn_target() takes? */
 static bool movi(const struct x86_insn *in)
@@ -359,9 +482,7 @@ static bool movi(const struct x86_insn *in)
 	return in->mov && in->imm_size >= 32;
 }
 
-/* The entry for opcode op of map two (0F) followed by byte m (never
- * 0). */
-static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
+uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m)
 {
 	uint8_t b[X86_FAST_READ] = {0}, bw[X86_FAST_READ] = {0};
 	struct x86_insn in, inw;
@@ -371,6 +492,10 @@ static uint8_t fast_entry(unsigned two, unsigned op, unsigned m)
 	/* a legacy prefix or a second REX read as the opcode: the decoder
 	 * reads it another way */
 	if (!two && (prefix_kind[op] || (op & 0xf0) == 0x40))
+		return X86_NONE;
+	/* VEX, EVEX: the table's key (opcode, next byte) does not hold
+	 * their fields */
+	if (!two && (op == 0xc4 || op == 0xc5 || op == 0x62))
 		return X86_NONE;
 	bw[0] = 0x48; /* REX.W */
 	if (two) {
@@ -432,29 +557,8 @@ size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
 			   bool *ref, uint64_t *t)
 {
 	struct x86_insn in;
-	size_t len;
+	size_t len = x86_decode_fast(p, n, &in);
 
-	if (n >= X86_FAST_READ) {
-		/* an entry not computed yet (else not answered: the
-		 * decoder's branches tell) */
-		unsigned rex = (p[0] & 0xf0) == 0x40, two = p[rex] == 0x0f;
-		unsigned op = p[rex + two], m = p[rex + two + 1];
-		uint8_t *e = &x86_fast_tab[two][op][m];
-
-		if (!__atomic_load_n(e, __ATOMIC_RELAXED)) {
-			__atomic_store_n(e, fast_entry(two, op, m),
-					 __ATOMIC_RELAXED);
-			struct x86_ref r = x86_decode_tab(p, addr, abs);
-
-			if (r.ok) {
-				*ref = r.ref;
-				*t = r.t;
-				return r.len;
-			}
-		}
-	}
-	*ref = false;
-	len = x86_decode_fast(p, n, &in);
 	*ref = len && x86_insn_target(&in, addr, abs, t);
 	return len;
 }

@@ -29,11 +29,13 @@ struct x86_insn {
  * *in and return its length, when it is one of the common encodings this
  * decoder knows (the one-byte opcode map and the integer, MMX and SSE
  * part of the 0F map, SSE with its mandatory prefixes, without LOCK or
- * REP; see x86dec.c); else return 0 and leave it to Zydis: VEX, EVEX,
- * x87, the 0F 38 and 0F 3A maps, moffs, and whatever Zydis would refuse.
+ * REP; VEX and EVEX (x86vex.c, x86evex.c); see x86dec.c); else return
+ * 0 and leave it to Zydis: x87, the legacy 0F 38 and 0F 3A maps, moffs,
+ * and whatever Zydis would refuse.
  * Where it answers, it answers as Zydis does (tests/test_x86dec compares
- * the two over the code of the installed binaries and every opcode and
- * ModRM byte behind a few prefixes). */
+ * the two over the code of the installed binaries, every opcode and
+ * ModRM byte behind a few prefixes and every VEX and EVEX opcode and
+ * ModRM byte in many forms). */
 size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 
 /* The address the instruction in (decoded at addr) names, into *t:
@@ -44,26 +46,52 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in);
 bool x86_insn_target(const struct x86_insn *in, uint64_t addr, bool abs,
 		     uint64_t *t);
 
+/* The VEX table (x86vex.c), [map - 1][pp: none, 66, F3, F2][opcode]:
+ * 0 where x86_decode_fast() leaves the opcode to Zydis, else a mask of
+ * the forms that exist (bit L | W << 1 | (vvvv != 1111) << 2 | (ModRM
+ * mod == 3) << 3) or, for a group opcode, the row of x86_vex_group[]
+ * (by ModRM reg) above X86V_GROUP, and X86V_IB (an 8-bit immediate) and
+ * X86V_NM (no ModRM byte). */
+enum { X86V_IB = 1 << 16, X86V_NM = 1 << 17, X86V_GROUP = 24 };
+extern const uint32_t x86_vex_tab[3][4][256];
+extern const uint16_t x86_vex_group[][8];
+
+/* The EVEX table (x86evex.c), [map: 0F, 0F38, 0F3A, 5, 6][pp][opcode]
+ * [memory, register operand]: the values of each field the form allows,
+ * one bit per value: W (bits 0-1), L'L (2-5), b (6-7), z and aaa (8-11:
+ * none, z without aaa, aaa, z with aaa), vvvv/V' naming a register
+ * (12-13), bits 3 and 4 of the register ModRM reg names (R, R': 14-17)
+ * and of the one r/m names (B, X: 18-21; memory: 0); 0: left to Zydis.
+ * X86E_IB in the memory form: an 8-bit immediate; a group opcode has its
+ * row of x86_evex_group[] (by ModRM reg) above X86E_GROUP there instead. */
+enum { X86E_IB = 1 << 22, X86E_GROUP = 24 };
+extern const uint32_t x86_evex_tab[5][4][256][2];
+extern const uint32_t x86_evex_group[][8][2];
+
 /* The table x86_decode_tab() reads (see x86dec.c): the answer for an
  * unprefixed instruction from its REX.W bit, whether its opcode is in the
  * 0F map, its opcode, the byte after it and the SIB base, indexed
- * [0F map][opcode][byte after the opcode]; 0 where not yet computed. One
- * byte each: the entries that code uses (a few dozen opcodes, all their
- * ModRM bytes) stay in the first-level cache. */
+ * [0F map][opcode][byte after the opcode]; computed when memsz is built
+ * (x86_fast_entry()). One byte each: the entries that code uses (a few
+ * dozen opcodes, all their ModRM bytes) stay in the first-level cache. */
 enum {
 	X86_LEN = 15,	    /* the length from the opcode on; 0: not answered */
 	X86_RIP = 1 << 4,   /* ModRM mod 0, r/m 5: disp32 relative to RIP */
 	X86_SIB0 = 1 << 5,  /* a SIB under mod 0: base 5 adds a disp32 */
 	X86_W4 = 1 << 6,    /* REX.W makes the immediate 4 bytes longer */
 	X86_MOVI = 1 << 7,  /* a MOV whose immediate (at the end) is 32+ bits */
-	X86_NONE = X86_W4,  /* computed, not answered (W4 without a length) */
+	X86_NONE = X86_W4,  /* not answered (W4 without a length) */
 	X86_FAST_READ = 32, /* bytes the table's path may read from p */
 };
-extern uint8_t x86_fast_tab[2][256][256];
+extern const uint8_t x86_fast_tab[2][256][256];
 
-/* x86_decode_ref() where x86_decode_tab() gives no answer: fills the
- * entry if it is not computed yet, and answers by x86_decode_fast() and
- * x86_insn_target(). */
+/* x86_fast_tab[two][op][m]: x86_decode_fast()'s answer for opcode op
+ * (of the 0F map if two) followed by byte m, as the table holds it
+ * (elf/x86gen.c calls it when memsz is built). */
+uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m);
+
+/* x86_decode_ref() where x86_decode_tab() gives no answer: by
+ * x86_decode_fast() and x86_insn_target(). */
 size_t x86_decode_ref_slow(const uint8_t *p, size_t n, uint64_t addr, bool abs,
 			   bool *ref, uint64_t *t);
 
@@ -95,8 +123,8 @@ struct x86_ref {
 
 /* x86_decode_ref() of an instruction with X86_FAST_READ bytes available
  * at p, from its table entry alone: not ok where the entry gives no
- * answer (legacy prefixes, an entry not computed yet, what
- * x86_decode_fast() leaves to Zydis: ask x86_decode_ref()). No branch
+ * answer (legacy prefixes, VEX, EVEX, what x86_decode_fast() leaves to
+ * Zydis: ask x86_decode_ref()). No branch
  * depends on the kind of instruction (the sweep of a 50 MB .text decodes
  * 12 M instructions, and its time was mostly branches missed); inlined
  * into the sweeps, thread-safe. */
@@ -117,9 +145,7 @@ x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 	two = ((w >> sh) & 0xff) == 0x0f;
 	sh += two * 8;
 	/* the opcode and the byte after it, swapped into one index */
-	e = __atomic_load_n(&x86_fast_tab[two][0][0] +
-				__builtin_bswap16((uint16_t)(w >> sh)),
-			    __ATOMIC_RELAXED);
+	e = (&x86_fast_tab[two][0][0])[__builtin_bswap16((uint16_t)(w >> sh))];
 	/* 4 more bytes: a disp32 for SIB base 5, or a MOV's imm64 (never
 	 * both: X86_W4 is for opcodes without ModRM) */
 	sib5 = (e >> 5) & (((w >> (sh + 16)) & 7) == 5);
