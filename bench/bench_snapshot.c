@@ -489,8 +489,8 @@ static void bench(enum layout l, size_t len, size_t resident, const char *out,
 	if (stat(out, &sb))
 		exit(1);
 	file_pages(out, &mapped, &v1);
-	printf("%-15s %7.0f MiB %9lu %8.2f %6.3f %6.3f %7.1f %7.1f %5.2f "
-	       "%7.1f %7.1f %5.2f\n",
+	printf("%-15s %7.0f MiB %9lu %8.2f %6.3f %6.3f %7.2f %7.2f %5.2f "
+	       "%7.2f %7.2f %5.2f\n",
 	       layout_names[l], (double)st.pages_present * 4096 / (1 << 20),
 	       (unsigned long)st.runs, (double)sb.st_size / 1024,
 	       (double)sb.st_size / (double)mapped,
