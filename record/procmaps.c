@@ -8,10 +8,13 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* The kernel pads the fixed part to 25 + 6 * sizeof(void *) - 1 columns
  * (64-bit kernel) before the space that precedes the name. */
@@ -254,6 +257,97 @@ int procmaps_read(int pid, int tid, struct procmaps *out)
 	fclose(f);
 	free(buf);
 	return ret;
+}
+
+/* PROCMAP_QUERY (linux/fs.h, 6.11+), declared here for older headers. */
+struct procmaps_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+
+#define PROCMAPS_QUERY _IOWR('f', 17, struct procmaps_query)
+#define PROCMAPS_Q_READABLE 0x01u
+#define PROCMAPS_Q_WRITABLE 0x02u
+#define PROCMAPS_Q_EXECUTABLE 0x04u
+#define PROCMAPS_Q_SHARED 0x08u
+#define PROCMAPS_Q_COVERING_OR_NEXT 0x10u
+#define PROCMAPS_Q_FILE_BACKED 0x20u
+
+/* The file mappings of the maps file fd by PROCMAP_QUERY into out:
+ * returns the count, -ENOTTY or -EINVAL where the kernel lacks the ioctl
+ * (out then empty), or -errno. */
+static int query_files(int fd, struct procmaps *out)
+{
+	uint64_t addr = 0;
+	int n = 0;
+
+	for (;;) {
+		struct procmaps_query q = {
+		    .size = sizeof(q),
+		    .query_flags =
+			PROCMAPS_Q_COVERING_OR_NEXT | PROCMAPS_Q_FILE_BACKED,
+		    .query_addr = addr,
+		};
+		struct procmap *m;
+
+		if (ioctl(fd, PROCMAPS_QUERY, &q) < 0)
+			return errno == ENOENT ? n
+					       : -errno; /* ENOENT: no more */
+		if (q.vma_end <= addr)
+			return -EIO;
+		xgrow(&out->maps, &out->cap, out->n + 1, sizeof(*out->maps));
+		m = &out->maps[out->n++];
+		*m = (struct procmap){
+		    .start = q.vma_start,
+		    .end = q.vma_end,
+		    .pgoff = q.vma_offset,
+		    .dev_major = q.dev_major,
+		    .dev_minor = q.dev_minor,
+		    .ino = q.inode,
+		    .prot =
+			(q.vma_flags & PROCMAPS_Q_READABLE ? PROT_READ : 0) |
+			(q.vma_flags & PROCMAPS_Q_WRITABLE ? PROT_WRITE : 0) |
+			(q.vma_flags & PROCMAPS_Q_EXECUTABLE ? PROT_EXEC : 0),
+		    .flags = q.vma_flags & PROCMAPS_Q_SHARED ? MAP_SHARED
+							     : MAP_PRIVATE,
+		};
+		addr = q.vma_end;
+		n++;
+	}
+}
+
+int procmaps_read_files(int pid, struct procmaps *out)
+{
+	char path[64];
+	size_t k, n0 = out->n;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	ret = query_files(fd, out);
+	close(fd);
+	if (ret != -ENOTTY && ret != -EINVAL)
+		return ret;
+	/* no PROCMAP_QUERY: the text, its mappings without an inode left
+	 * out */
+	out->n = n0;
+	ret = procmaps_read(pid, 0, out);
+	if (ret < 0)
+		return ret;
+	k = n0;
+	for (size_t i = n0; i < out->n; i++) {
+		if (out->maps[i].ino)
+			out->maps[k++] = out->maps[i];
+		else
+			free(out->maps[i].name);
+	}
+	out->n = k;
+	return (int)(k - n0);
 }
 
 static int map_cmp(const void *a, const void *b)

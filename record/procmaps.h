@@ -45,6 +45,13 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m);
 /* Read /proc/<pid>/maps (or /proc/<pid>/task/<tid>/maps when tid > 0).
  * Returns count or -errno (-ESRCH if the process is gone). */
 int procmaps_read(int pid, int tid, struct procmaps *out);
+/* Read pid's file mappings (those /proc/PID/maps shows with an inode)
+ * into out, in address order, names NULL: with the PROCMAP_QUERY ioctl
+ * (Linux 6.11+), a query per mapping and no text, ~6 us for a small
+ * process's 15 against ~20 us for reading and parsing its maps; where
+ * the ioctl is missing, procmaps_read's mappings with an inode, names
+ * kept. Returns the count or -errno (-ESRCH if the process is gone). */
+int procmaps_read_files(int pid, struct procmaps *out);
 /* Put m in address order and drop the mappings that are empty or overlap
  * the one before (a /proc/PID/maps read in several pieces while the
  * address space changed), so that a snapshot's mappings are ordered

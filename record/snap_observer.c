@@ -100,7 +100,7 @@ static void self_populate(struct snapper *s, const struct procmap *m, int fd,
 	uint8_t *want = NULL;
 	size_t i = 0, a, b, waste;
 
-	if (!m->name || m->name[0] != '/' || (m->flags & MAP_SHARED))
+	if ((m->name && m->name[0] != '/') || (m->flags & MAP_SHARED))
 		return;
 	for (size_t k = 0; k < s->nself_pop; k++)
 		if (!memcmp(&s->self_pop[k], &r, sizeof(r)))
@@ -232,7 +232,7 @@ static int self_load(struct snapper *s, const struct self_file *files,
 	struct procmaps pm = {0};
 	uint64_t *pfns = NULL, *buf = NULL;
 	size_t n = 0, cap = 0, bufcap = 0, i, j;
-	int fd, ret = procmaps_read(getpid(), 0, &pm);
+	int fd, ret = procmaps_read_files(getpid(), &pm);
 
 	free(s->self_set);
 	s->self_set = NULL;

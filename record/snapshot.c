@@ -197,17 +197,20 @@ static int smaps_vmflags(int pid, struct procmaps *maps)
 
 /* What a snapshot takes from /proc/PID/status, in one read: VmLck,
  * HugetlbPages, VmRSS and VmHWM (kB) and Threads, each -ENOENT with no
- * such line or -errno when the file cannot be opened (what
- * target_status_kb() gives). This VmHWM is only the fallback of the one
- * read at the snapshot's end (snap_run()), for a process gone by then. */
+ * such line or -errno when the file cannot be read (what
+ * target_status_kb() gives). The status is read through fd
+ * (target_status_open, or -errno), once with the maps and again at the
+ * snapshot's end for its VmHWM (snap_run()); the first VmHWM is the
+ * fallback for a process gone by then. */
 struct snap_status {
 	int64_t lck, htlb, rss, hwm, threads;
 };
 
-static void status_read(int pid, struct snap_status *st)
+static void status_read(int fd, int pid, struct snap_status *st)
 {
-	char buf[TARGET_STATUS_MAX], *big;
-	ssize_t len = target_status_read(pid, buf, sizeof(buf), &big);
+	char buf[TARGET_STATUS_MAX], *big = NULL;
+	ssize_t len =
+	    fd < 0 ? fd : target_status_reread(fd, pid, buf, sizeof(buf), &big);
 	const char *text = big ? big : buf;
 
 	if (len < 0) {
@@ -246,14 +249,19 @@ static bool maps_pmd_possible(const struct snapper *s,
  * of maps are known (their vmflags). /proc/PID/smaps, as costly as the
  * snapshot, is read only when the process has locked memory (VmLck) or,
  * while PMD-mapped memory exists, hugetlb pages (HugetlbPages), which
- * PAGEMAP_SCAN reports as huge too. /proc/meminfo is read only when a
- * mapping could hold a PMD-mapped page (small processes have none). */
+ * PAGEMAP_SCAN reports as huge too. /proc/meminfo (~8 us, ~3% of a
+ * small process's snapshot) is read only for a process
+ * with hugetlb pages where a mapping could hold a PMD-mapped page: else
+ * *pmd is set whenever a mapping could, as marking finds nothing where
+ * no page is PMD-mapped (what PAGEMAP_SCAN reports huge and present; a
+ * pread task asks it only where 512 present entries run over aligned
+ * frames) and the records are the same. */
 static void vma_flags_load(const struct snapper *s, int pid,
 			   const struct snap_status *ps, struct procmaps *maps,
 			   uint32_t *flags, bool *pmd)
 {
 	bool thp = s->has_scan && s->pmd_pages && maps_pmd_possible(s, maps) &&
-		   meminfo_pmd_mapped();
+		   (ps->htlb == 0 || meminfo_pmd_mapped());
 	int64_t lck = ps->lck, htlb = thp ? ps->htlb : 0;
 	bool smaps = false;
 
@@ -337,26 +345,27 @@ static int charge_write(struct snapper *s)
 /* Run the job of the begun snapshot seq of pid and end it: SNAP_END (in
  * any case: on an error, -ESRCH when the process is gone, what was begun
  * is ended), then a NOTE of the pages found changed. Its VmHWM is read
- * once the pages are: a target that is not held meanwhile (interval
- * snapshots; growth snapshots once the page tables are scanned) may grow
- * while they are read, and the peak must hold what the snapshot counted;
- * hwm (kB, <= 0 unknown), read with the maps, stands in if the process
- * is gone by then. Returns 0 or the first error. */
+ * once the pages are, through sfd (status_read): a target that is not
+ * held meanwhile (interval snapshots; growth snapshots once the page
+ * tables are scanned) may grow while they are read, and the peak must
+ * hold what the snapshot counted; hwm (kB, <= 0 unknown), read with the
+ * maps, stands in if the process is gone by then. Returns 0 or the first
+ * error. */
 static int snap_run(struct snapper *s, struct snap_job *j, int pid,
-		    uint32_t seq, int64_t hwm, const uint32_t *ids,
+		    uint32_t seq, int64_t hwm, int sfd, const uint32_t *ids,
 		    struct snap_stats *st)
 {
 	struct md_snap_end e = {0};
-	int64_t late;
+	struct snap_status late;
 	int ret, ret2;
 
 	ret = snap_job_run(j, ids, &e, st);
 	snap_release(s);
 	if (!ret)
 		ret = charge_write(s);
-	late = target_status_kb(pid, "VmHWM");
-	if (late > 0)
-		hwm = late;
+	status_read(sfd, pid, &late);
+	if (late.hwm > 0)
+		hwm = late.hwm;
 	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
 	e.time = mono_ns();
 	e.pid = (uint32_t)pid;
@@ -443,7 +452,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	struct snap_job j = {.s = s, .pid = pid, .pm = -1, .maps = &maps};
 	uint32_t *ids = NULL;
 	char path[64];
-	int ret, ret2;
+	int ret, ret2, sfd = -1;
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
@@ -459,7 +468,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 		goto out;
 	/* read after the maps, so that a thread started meanwhile counts:
 	 * one thread is the main one, whose stack the kernel names */
-	status_read(pid, &ps);
+	sfd = target_status_open(pid);
+	status_read(sfd, pid, &ps);
 	if (ps.rss >= 0) {
 		j.rss_pages = (uint64_t)ps.rss << 10 >> s->page_shift;
 		j.rss_known = true;
@@ -486,7 +496,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	ret = snap_begin(s, pid, seq, flags, maps.n);
 	if (ret < 0)
 		goto out;
-	ret = snap_run(s, &j, pid, seq, ps.hwm, ids, st);
+	ret = snap_run(s, &j, pid, seq, ps.hwm, sfd, ids, st);
 out:
 	snap_release(s);
 	snap_images_close_fds(s);
@@ -495,6 +505,8 @@ out:
 		ret = ret2;
 	if (j.pm >= 0)
 		close(j.pm);
+	if (sfd >= 0)
+		close(sfd);
 	free(j.tasks);
 	free(j.regions);
 	free(j.sparse);

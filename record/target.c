@@ -204,6 +204,33 @@ ssize_t target_status_read(int pid, char *buf, size_t size, char **big)
 	return len;
 }
 
+int target_status_open(int pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+ssize_t target_status_reread(int fd, int pid, char *buf, size_t size,
+			     char **big)
+{
+	ssize_t len = pread(fd, buf, size - 1, 0);
+	char path[64];
+
+	*big = NULL;
+	if (len < 0)
+		return -errno;
+	buf[len] = 0;
+	if (len < (ssize_t)size - 1)
+		return len;
+	/* the buffer is full: the file may go on */
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return read_small_file(path, 1 << 20, big);
+}
+
 int64_t target_status_field(const char *buf, const char *field)
 {
 	size_t n = strlen(field);

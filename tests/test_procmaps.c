@@ -356,12 +356,71 @@ static void test_live(void **state)
 	(void)state;
 }
 
+/* procmaps_read_files against the text's mappings with an inode, field
+ * by field, on a stopped child that maps a file shared too; gone, -ESRCH. */
+static void test_live_files(void **state)
+{
+	struct procmaps m = {0}, f = {0};
+	size_t k = 0;
+	pid_t pid;
+	int n;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *t = tmpfile();
+
+		if (!t || fputs("x", t) < 0 || fflush(t) ||
+		    mmap(NULL, 1, PROT_READ, MAP_SHARED, fileno(t), 0) ==
+			MAP_FAILED)
+			_exit(1);
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	assert_true(waitpid(pid, &n, WUNTRACED) == pid && WIFSTOPPED(n));
+	assert_true(procmaps_read(pid, 0, &m) > 5);
+	n = procmaps_read_files(pid, &f);
+	assert_true(n > 2);
+	assert_int_equal((size_t)n, f.n);
+	for (size_t i = 0; i < m.n; i++) {
+		const struct procmap *p = &m.maps[i], *q;
+
+		if (!p->ino)
+			continue;
+		assert_true(k < f.n);
+		q = &f.maps[k++];
+		assert_int_equal(q->start, p->start);
+		assert_int_equal(q->end, p->end);
+		assert_int_equal(q->pgoff, p->pgoff);
+		assert_int_equal(q->dev_major, p->dev_major);
+		assert_int_equal(q->dev_minor, p->dev_minor);
+		assert_int_equal(q->ino, p->ino);
+		assert_int_equal(q->prot, p->prot);
+		assert_int_equal(q->flags, p->flags);
+		/* names come with the text only (no PROCMAP_QUERY) */
+		if (q->name)
+			assert_string_equal(q->name, p->name);
+	}
+	assert_int_equal(k, f.n);
+	procmaps_free(&m);
+	procmaps_free(&f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(procmaps_read_files(pid, &f), -ESRCH);
+	procmaps_free(&f);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixture),   cmocka_unit_test(test_order),
-	    cmocka_unit_test(test_malformed), cmocka_unit_test(test_read_error),
-	    cmocka_unit_test(test_vmflags),   cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_fixture),
+	    cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_read_error),
+	    cmocka_unit_test(test_vmflags),
+	    cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_live_files),
 	};
 
 	return test_run_group(tests, NULL, NULL);
