@@ -3,7 +3,7 @@
 # Knows no ELF internals beyond reading a build-id.
 libmemsz_a_SOURCES += record/perf.c record/perf.h record/perf_int.h \
 	record/perf_decode.c record/perf_ring.c record/perf_leash.c \
-	record/target.c record/target.h \
+	record/target.c record/target.h record/tracer.c \
 	record/procmaps.c record/procmaps.h \
 	record/snapshot.c record/snapshot.h record/snap_int.h \
 	record/snap_pagemap.c record/snap_pagemap.h \

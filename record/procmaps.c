@@ -319,22 +319,28 @@ static int query_files(int fd, struct procmaps *out)
 	}
 }
 
-int procmaps_read_files(int pid, struct procmaps *out)
+_Static_assert(sizeof(struct procmaps_query) == 104,
+	       "struct procmap_query of linux/fs.h (6.11)");
+
+int procmaps_read_files(int pid, bool query, struct procmaps *out)
 {
 	char path[64];
 	size_t k, n0 = out->n;
 	int fd, ret;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	ret = query_files(fd, out);
-	close(fd);
-	if (ret != -ENOTTY && ret != -EINVAL)
-		return ret;
-	/* no PROCMAP_QUERY: the text, its mappings without an inode left
-	 * out */
+	if (query) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT ? -ESRCH : -errno;
+		ret = query_files(fd, out);
+		close(fd);
+		if (ret >= 0)
+			return ret;
+	}
+	/* no PROCMAP_QUERY (ENOTTY, EINVAL before 6.11; any other error,
+	 * e.g. a seccomp or LSM filter of ioctls, too): the text, its
+	 * mappings without an inode left out */
 	out->n = n0;
 	ret = procmaps_read(pid, 0, out);
 	if (ret < 0)

@@ -6,6 +6,7 @@
 #ifndef MEMSZ_RECORD_PROCMAPS_H
 #define MEMSZ_RECORD_PROCMAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,9 +50,10 @@ int procmaps_read(int pid, int tid, struct procmaps *out);
  * into out, in address order, names NULL: with the PROCMAP_QUERY ioctl
  * (Linux 6.11+), a query per mapping and no text, ~6 us for a small
  * process's 15 against ~20 us for reading and parsing its maps; where
- * the ioctl is missing, procmaps_read's mappings with an inode, names
- * kept. Returns the count or -errno (-ESRCH if the process is gone). */
-int procmaps_read_files(int pid, struct procmaps *out);
+ * the ioctl is missing or fails, or query is false, procmaps_read's
+ * mappings with an inode, names kept. Returns the count or -errno
+ * (-ESRCH if the process is gone). */
+int procmaps_read_files(int pid, bool query, struct procmaps *out);
 /* Put m in address order and drop the mappings that are empty or overlap
  * the one before (a /proc/PID/maps read in several pieces while the
  * address space changed), so that a snapshot's mappings are ordered

@@ -100,6 +100,8 @@ static void self_populate(struct snapper *s, const struct procmap *m, int fd,
 	uint8_t *want = NULL;
 	size_t i = 0, a, b, waste;
 
+	/* a file mapping: named by a path, or unnamed as PROCMAP_QUERY
+	 * gives them (procmaps_read_files() returns file mappings only) */
 	if ((m->name && m->name[0] != '/') || (m->flags & MAP_SHARED))
 		return;
 	for (size_t k = 0; k < s->nself_pop; k++)
@@ -232,7 +234,7 @@ static int self_load(struct snapper *s, const struct self_file *files,
 	struct procmaps pm = {0};
 	uint64_t *pfns = NULL, *buf = NULL;
 	size_t n = 0, cap = 0, bufcap = 0, i, j;
-	int fd, ret = procmaps_read_files(getpid(), &pm);
+	int fd, ret = procmaps_read_files(getpid(), true, &pm);
 
 	free(s->self_set);
 	s->self_set = NULL;

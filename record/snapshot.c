@@ -206,11 +206,11 @@ struct snap_status {
 	int64_t lck, htlb, rss, hwm, threads;
 };
 
-static void status_read(int fd, int pid, struct snap_status *st)
+static void status_read(int fd, struct snap_status *st)
 {
 	char buf[TARGET_STATUS_MAX], *big = NULL;
 	ssize_t len =
-	    fd < 0 ? fd : target_status_reread(fd, pid, buf, sizeof(buf), &big);
+	    fd < 0 ? fd : target_status_reread(fd, buf, sizeof(buf), &big);
 	const char *text = big ? big : buf;
 
 	if (len < 0) {
@@ -249,19 +249,23 @@ static bool maps_pmd_possible(const struct snapper *s,
  * of maps are known (their vmflags). /proc/PID/smaps, as costly as the
  * snapshot, is read only when the process has locked memory (VmLck) or,
  * while PMD-mapped memory exists, hugetlb pages (HugetlbPages), which
- * PAGEMAP_SCAN reports as huge too. /proc/meminfo (~8 us, ~3% of a
- * small process's snapshot) is read only for a process
- * with hugetlb pages where a mapping could hold a PMD-mapped page: else
- * *pmd is set whenever a mapping could, as marking finds nothing where
- * no page is PMD-mapped (what PAGEMAP_SCAN reports huge and present; a
- * pread task asks it only where 512 present entries run over aligned
- * frames) and the records are the same. */
+ * PAGEMAP_SCAN reports as huge too. Where a mapping could hold a
+ * PMD-mapped page, /proc/meminfo (~8 us, ~3% of a small process's
+ * snapshot) is skipped when the process has no hugetlb pages and the
+ * page flags can be read: *pmd is then set, as marking finds nothing
+ * where no page is PMD-mapped (what PAGEMAP_SCAN reports huge and
+ * present; a pread task asks it only where 512 present entries run over
+ * aligned frames) and the records are the same. Without kpageflags it
+ * is read: HugetlbPages is 0 in a process that maps another's hugetlb
+ * pages through a shared page table, and only KPF_HUGE would then tell
+ * them from THP. */
 static void vma_flags_load(const struct snapper *s, int pid,
 			   const struct snap_status *ps, struct procmaps *maps,
 			   uint32_t *flags, bool *pmd)
 {
-	bool thp = s->has_scan && s->pmd_pages && maps_pmd_possible(s, maps) &&
-		   (ps->htlb == 0 || meminfo_pmd_mapped());
+	bool thp =
+	    s->has_scan && s->pmd_pages && maps_pmd_possible(s, maps) &&
+	    ((ps->htlb == 0 && s->has_kpageflags) || meminfo_pmd_mapped());
 	int64_t lck = ps->lck, htlb = thp ? ps->htlb : 0;
 	bool smaps = false;
 
@@ -363,7 +367,7 @@ static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 	snap_release(s);
 	if (!ret)
 		ret = charge_write(s);
-	status_read(sfd, pid, &late);
+	status_read(sfd, &late);
 	if (late.hwm > 0)
 		hwm = late.hwm;
 	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
@@ -469,7 +473,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	/* read after the maps, so that a thread started meanwhile counts:
 	 * one thread is the main one, whose stack the kernel names */
 	sfd = target_status_open(pid);
-	status_read(sfd, pid, &ps);
+	status_read(sfd, &ps);
 	if (ps.rss >= 0) {
 		j.rss_pages = (uint64_t)ps.rss << 10 >> s->page_shift;
 		j.rss_known = true;

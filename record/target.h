@@ -53,9 +53,9 @@ int target_status_open(int pid);
 /* target_status_read through fd (target_status_open for pid), from the
  * file's start: the kernel writes the text anew at each read from offset
  * 0, so a process's status is read again without the open(2), path walk
- * and close(2) (~4 of ~10 us). -ESRCH once the process is gone. */
-ssize_t target_status_reread(int fd, int pid, char *buf, size_t size,
-			     char **big);
+ * and close(2) (~4 of ~10 us); a text longer than buf is read whole
+ * through fd too. -ESRCH once the process is gone. */
+ssize_t target_status_reread(int fd, char *buf, size_t size, char **big);
 /* The number after "field:" on a line of the status text buf
  * (target_status_read), or -ENOENT. */
 int64_t target_status_field(const char *buf, const char *field);

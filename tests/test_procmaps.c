@@ -358,10 +358,45 @@ static void test_live(void **state)
 
 /* procmaps_read_files against the text's mappings with an inode, field
  * by field, on a stopped child that maps a file shared too; gone, -ESRCH. */
+/* procmaps_read_files() of the stopped pid (query: by PROCMAP_QUERY)
+ * gives the mappings of m (its text) that have an inode, field by
+ * field. */
+static void live_files_check(int pid, const struct procmaps *m, bool query)
+{
+	struct procmaps f = {0};
+	size_t k = 0;
+	int n = procmaps_read_files(pid, query, &f);
+
+	assert_true(n > 2);
+	assert_int_equal((size_t)n, f.n);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct procmap *p = &m->maps[i], *q;
+
+		if (!p->ino)
+			continue;
+		assert_true(k < f.n);
+		q = &f.maps[k++];
+		assert_int_equal(q->start, p->start);
+		assert_int_equal(q->end, p->end);
+		assert_int_equal(q->pgoff, p->pgoff);
+		assert_int_equal(q->dev_major, p->dev_major);
+		assert_int_equal(q->dev_minor, p->dev_minor);
+		assert_int_equal(q->ino, p->ino);
+		assert_int_equal(q->prot, p->prot);
+		assert_int_equal(q->flags, p->flags);
+		/* names come with the text only (no PROCMAP_QUERY) */
+		if (q->name)
+			assert_string_equal(q->name, p->name);
+		else
+			assert_true(query);
+	}
+	assert_int_equal(k, f.n);
+	procmaps_free(&f);
+}
+
 static void test_live_files(void **state)
 {
 	struct procmaps m = {0}, f = {0};
-	size_t k = 0;
 	pid_t pid;
 	int n;
 
@@ -379,34 +414,13 @@ static void test_live_files(void **state)
 	}
 	assert_true(waitpid(pid, &n, WUNTRACED) == pid && WIFSTOPPED(n));
 	assert_true(procmaps_read(pid, 0, &m) > 5);
-	n = procmaps_read_files(pid, &f);
-	assert_true(n > 2);
-	assert_int_equal((size_t)n, f.n);
-	for (size_t i = 0; i < m.n; i++) {
-		const struct procmap *p = &m.maps[i], *q;
-
-		if (!p->ino)
-			continue;
-		assert_true(k < f.n);
-		q = &f.maps[k++];
-		assert_int_equal(q->start, p->start);
-		assert_int_equal(q->end, p->end);
-		assert_int_equal(q->pgoff, p->pgoff);
-		assert_int_equal(q->dev_major, p->dev_major);
-		assert_int_equal(q->dev_minor, p->dev_minor);
-		assert_int_equal(q->ino, p->ino);
-		assert_int_equal(q->prot, p->prot);
-		assert_int_equal(q->flags, p->flags);
-		/* names come with the text only (no PROCMAP_QUERY) */
-		if (q->name)
-			assert_string_equal(q->name, p->name);
-	}
-	assert_int_equal(k, f.n);
+	/* by PROCMAP_QUERY where the kernel has it, then by the text */
+	for (int query = 1; query >= 0; query--)
+		live_files_check(pid, &m, query);
 	procmaps_free(&m);
-	procmaps_free(&f);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	assert_int_equal(procmaps_read_files(pid, &f), -ESRCH);
+	assert_int_equal(procmaps_read_files(pid, true, &f), -ESRCH);
 	procmaps_free(&f);
 	(void)state;
 }

@@ -342,21 +342,24 @@ ssize_t read_small_file(const char *path, size_t max, char **out)
 	return read_small_file_at(AT_FDCWD, path, max, out);
 }
 
-ssize_t read_small_file_at(int dfd, const char *path, size_t max, char **out)
+/* Read fd whole, up to max bytes, into a new NUL-terminated buffer *out:
+ * from where it stands by read(2), or with at_zero from offset 0 by
+ * pread(2). The length, or -errno (*out NULL). */
+static ssize_t read_whole(int fd, size_t max, bool at_zero, char **out)
 {
-	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	size_t cap = 4096, len = 0;
 	ssize_t n = 0;
-	char *buf;
+	char *buf = xmalloc(cap);
 
 	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	buf = xmalloc(cap);
 	while (len < max) {
+		size_t want;
+
 		if (len + 1 >= cap)
 			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, MIN(cap - len - 1, max - len));
+		want = MIN(cap - len - 1, max - len);
+		n = at_zero ? pread(fd, buf + len, want, (off_t)len)
+			    : read(fd, buf + len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -365,12 +368,28 @@ ssize_t read_small_file_at(int dfd, const char *path, size_t max, char **out)
 	}
 	if (n < 0) {
 		n = -errno;
-		close(fd);
 		free(buf);
 		return n;
 	}
-	close(fd);
 	buf[len] = 0;
 	*out = buf;
 	return (ssize_t)len;
+}
+
+ssize_t read_small_file_at(int dfd, const char *path, size_t max, char **out)
+{
+	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t len;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	len = read_whole(fd, max, false, out);
+	close(fd);
+	return len;
+}
+
+ssize_t read_small_fd(int fd, size_t max, char **out)
+{
+	return read_whole(fd, max, true, out);
 }

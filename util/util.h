@@ -69,6 +69,10 @@ ssize_t read_small_file(const char *path, size_t max, char **out);
  * read_small_file()): the files of one directory read without walking
  * its path again for each. */
 ssize_t read_small_file_at(int dfd, const char *path, size_t max, char **out);
+/* read_small_file() of the open file fd, from its offset 0 by pread(2)
+ * (its offset unchanged): a /proc file read again through one
+ * descriptor, its text made anew at each read from 0. */
+ssize_t read_small_fd(int fd, size_t max, char **out);
 
 /* Message for a code returned by a library function (negative errno or
  * -MEMSZ_E*). Never NULL; static storage. */

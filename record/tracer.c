@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tracer.c — attach to the recorded processes with ptrace, follow their
+ * threads and children, and hold (freeze) them for snapshots. */
+#include "config.h"
+
+#include "record/target.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long a freeze waits for every thread to stop. */
+#define FREEZE_WAIT_MS 1000
+/* Longest wait for a SIGCHLD before looking again (a stop whose SIGCHLD
+ * was taken by someone else is still seen this soon). */
+#define WAIT_STEP_US 1000
+
+/* Wait until a child changes state (SIGCHLD), at most us microseconds.
+ * A tracee's stop sends its tracer SIGCHLD; the recording session blocks
+ * SIGCHLD (it reads it from a signalfd), so sigtimedwait() returns as soon
+ * as the stop happens instead of after a fixed sleep. The signal taken
+ * here is not lost to the session: the caller then reaps every pending
+ * state change with waitpid(). Where SIGCHLD is not blocked this is a
+ * sleep of us. */
+static void wait_child(long us)
+{
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+	sigset_t chld, cur;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, NULL, &cur) == 0 &&
+	    sigismember(&cur, SIGCHLD) == 1)
+		sigtimedwait(&chld, NULL, &ts);
+	else
+		nanosleep(&ts, NULL);
+}
+
+/* --- ptrace --- */
+
+#define LEADER_HOLD_NS (100 * NSEC_PER_MSEC)
+
+/* Why a tracee is held: a snapshot of its process (tracer_freeze), or
+ * every traced thread (tracer_interrupt_all, backpressure). Each is released
+ * on its own; a tracee runs again once no reason is left. */
+#define HOLD_GROUP 1u
+#define HOLD_ALL 2u
+
+struct tracee {
+	int tid, tgid;
+	bool exiting;	/* seen at PTRACE_EVENT_EXIT */
+	unsigned holds; /* HOLD_* reasons to keep it stopped: hold it at
+			 * its next stop while any is set */
+	bool held;	/* stopped; resume with req/sig at thaw */
+	bool unwanted;	/* a process cloned while not following: detach
+			 * it at its first stop */
+	int req, sig;
+	uint64_t exit_hold; /* leader held at its exit stop since (ns) */
+	bool in_stop;	    /* stopped, in a callback about that stop */
+};
+
+struct tracer {
+	int pid;
+	bool follow, done;
+	int status;
+	const struct tracer_ops *ops;
+	void *arg;
+	struct tracee *t;
+	size_t n, cap;
+};
+
+static struct tracee *tracee_find(struct tracer *tr, int tid)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->t[i].tid == tid)
+			return &tr->t[i];
+	return NULL;
+}
+
+static struct tracee *tracee_add(struct tracer *tr, int tid, int tgid)
+{
+	struct tracee *t = tracee_find(tr, tid);
+
+	if (t) {
+		if (tgid > 0)
+			t->tgid = tgid;
+		return t;
+	}
+	xgrow(&tr->t, &tr->cap, tr->n + 1, sizeof(*tr->t));
+	t = &tr->t[tr->n++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->tgid = tgid > 0 ? tgid : target_tgid(tid);
+	return t;
+}
+
+static void tracee_del(struct tracer *tr, int tid)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->t[i].tid == tid) {
+			bool unwanted = tr->t[i].unwanted;
+
+			tr->t[i] = tr->t[--tr->n];
+			if (!unwanted && tr->ops->at_thread)
+				tr->ops->at_thread(tr->arg, tid, false);
+			return;
+		}
+}
+
+/* A tracee memsz records is traced from now on. */
+static void thread_added(struct tracer *tr, int tid)
+{
+	if (tr->ops->at_thread)
+		tr->ops->at_thread(tr->arg, tid, true);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+static void resume(struct tracer *tr, int tid, int req, int sig)
+{
+	struct tracee *t = tracee_add(tr, tid, 0);
+
+	/* A stop signal is delivered at once even while freezing: the task
+	 * then stops in its group-stop (and is held there). Held back, it
+	 * would be delivered at the thaw, after a SIGCONT sent meanwhile by
+	 * someone who took the ptrace hold for that stop, and stop the
+	 * process for good. */
+	if (t->holds && !(req == PTRACE_CONT && is_stop_signal(sig))) {
+		t->held = true;
+		t->req = req;
+		t->sig = sig;
+		return;
+	}
+	ptrace(req, tid, 0, (void *)(long)sig);
+}
+
+/* Every thread of a traced process is traced (so that all can be held),
+ * with its exec and exit; forked processes too when following. */
+static long trace_options(bool follow)
+{
+	long opts =
+	    PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE;
+
+	if (follow)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	return opts;
+}
+
+static struct tracer *tracer_new(int pid, bool follow,
+				 const struct tracer_ops *ops, void *arg)
+{
+	struct tracer *tr = xcalloc(1, sizeof(*tr));
+
+	tr->pid = pid;
+	tr->follow = follow;
+	tr->ops = ops;
+	tr->arg = arg;
+	return tr;
+}
+
+/* PTRACE_SEIZE tid, a thread of tgid. Returns 0 or -errno. */
+static int seize_one(struct tracer *tr, int tid, int tgid)
+{
+	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)trace_options(tr->follow)) < 0)
+		return -errno;
+	tracee_add(tr, tid, tgid);
+	thread_added(tr, tid);
+	return 0;
+}
+
+int tracer_seize(int pid, bool follow, const struct tracer_ops *ops, void *arg,
+		 struct tracer **out)
+{
+	struct tracer *tr = tracer_new(pid, follow, ops, arg);
+	int ret = seize_one(tr, pid, pid);
+
+	if (ret < 0) {
+		free(tr);
+		return ret;
+	}
+	tracee_add(tr, pid, pid);
+	*out = tr;
+	return 0;
+}
+
+/* Seize every thread of pid not traced yet; returns how many were seized
+ * or -errno (threads that exit meanwhile are skipped). */
+static int seize_threads(struct tracer *tr, int pid)
+{
+	int *tids = NULL, n = target_threads(pid, &tids), got = 0;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		int ret;
+
+		if (tracee_find(tr, tids[i]))
+			continue;
+		ret = seize_one(tr, tids[i], pid);
+		if (ret == -ESRCH)
+			continue;
+		if (ret < 0) {
+			got = ret;
+			break;
+		}
+		got++;
+	}
+	free(tids);
+	return got;
+}
+
+int tracer_attach(struct tracer **trp, int pid, bool follow,
+		  const struct tracer_ops *ops, void *arg)
+{
+	int ret, seized = 0;
+
+	if (!*trp)
+		*trp = tracer_new(0, follow, ops, arg);
+	/* Threads started by a thread not seized yet are found by the next
+	 * pass; those started by a seized one are traced by the kernel. */
+	do {
+		ret = seize_threads(*trp, pid);
+		if (ret > 0)
+			seized += ret;
+	} while (ret > 0);
+	if (!ret && !seized)
+		ret = -ESRCH;
+	return ret < 0 ? ret : 0;
+	return ret;
+}
+
+/* Is any thread of tgid other than tid still running toward its exit or
+ * not exiting at all? Threads seen at their exit stop and zombies are not. */
+static bool others_live(struct tracer *tr, int tgid, int tid)
+{
+	int *tids = NULL;
+	int n = target_threads(tgid, &tids);
+	bool live = false;
+
+	for (int i = 0; i < n && !live; i++) {
+		struct tracee *u;
+		char st;
+
+		if (tids[i] == tid)
+			continue;
+		u = tracee_find(tr, tids[i]);
+		if (u && u->exiting)
+			continue;
+		st = target_state(tgid, tids[i]);
+		live = st && st != 'Z' && st != 'X';
+	}
+	free(tids);
+	return live;
+}
+
+/* Release a leader held at its exit stop. */
+static void release_leader(struct tracer *tr, int tgid)
+{
+	struct tracee *l = tracee_find(tr, tgid);
+
+	if (!l || !l->exit_hold)
+		return;
+	l->exit_hold = 0;
+	if (l->holds)
+		return; /* the thaw resumes it */
+	l->held = false;
+	ptrace(PTRACE_CONT, l->tid, 0, 0);
+}
+
+/* A thread reached its exit stop. The leader is held there (at most
+ * LEADER_HOLD_NS) while other threads live, because /proc/TGID/maps reads
+ * the leader's mm: so the last thread's exit can still be snapshot through
+ * the tgid. Other threads are resumed at once. */
+static void handle_exit(struct tracer *tr, int tid)
+{
+	struct tracee *t = tracee_add(tr, tid, 0);
+	struct tracee *l;
+
+	t->exiting = true;
+	if (t->tgid <= 0) {
+		resume(tr, tid, PTRACE_CONT, 0);
+		return;
+	}
+	if (others_live(tr, t->tgid, tid)) {
+		if (tid == t->tgid && !t->holds) {
+			t->held = true;
+			t->req = PTRACE_CONT;
+			t->sig = 0;
+			t->exit_hold = mono_ns();
+		} else {
+			resume(tr, tid, PTRACE_CONT, 0);
+		}
+		return;
+	}
+	l = tracee_find(tr, t->tgid);
+	if (tr->ops->at_exit)
+		tr->ops->at_exit(tr->arg, t->tgid,
+				 tid == t->tgid || (l && l->exit_hold) ? t->tgid
+								       : tid);
+	if (tid != t->tgid)
+		release_leader(tr, t->tgid);
+	resume(tr, tid, PTRACE_CONT, 0);
+}
+
+/* Is this signal-delivery-stop for sig one of memsz's leash signals? The
+ * callback is told, with the tracee marked as stopped meanwhile. */
+static bool leash_stop(struct tracer *tr, int tid, int sig)
+{
+	struct tracee *t;
+	siginfo_t si;
+	bool mine;
+
+	if (!tr->ops->at_leash || sig < 1 || sig > 64 ||
+	    !(tr->ops->leash_sigs & (1ull << (sig - 1))) ||
+	    ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 || si.si_code != POLL_IN)
+		return false;
+	t = tracee_add(tr, tid, 0);
+	t->in_stop = true;
+	mine = tr->ops->at_leash(tr->arg, tid, sig, si.si_fd);
+	/* the callback may have added tracees: find it again */
+	t = tracee_add(tr, tid, 0);
+	t->in_stop = false;
+	return mine;
+}
+
+static void handle_stop(struct tracer *tr, int tid, int status)
+{
+	/* PTRACE_EVENT_* in bits 16 and up (ptrace(2)) */
+	int sig = WSTOPSIG(status), ev = (unsigned)status >> 16;
+	unsigned long msg = 0;
+	struct tracee *t = tracee_find(tr, tid);
+
+	if (t && t->unwanted) {
+		ptrace(PTRACE_DETACH, tid, 0, (void *)(long)(ev ? 0 : sig));
+		tracee_del(tr, tid);
+		return;
+	}
+	/* A new task's first stop can come before its parent's clone
+	 * event: it is made known now, before it runs (a process only when
+	 * following; the clone event decides on the others). */
+	if (!t && ev == PTRACE_EVENT_STOP) {
+		int tgid = target_tgid(tid);
+
+		if (tgid > 0 && (tgid != tid || tr->follow)) {
+			tracee_add(tr, tid, tgid);
+			thread_added(tr, tid);
+		}
+	}
+	switch (ev) {
+	case PTRACE_EVENT_EXIT:
+		handle_exit(tr, tid);
+		break;
+	case PTRACE_EVENT_EXEC:
+		/* After a non-leader exec, the task now has the leader's id:
+		 * its former id and the former leader are gone, unseen by
+		 * waitpid(), and what was known of tid was the leader's. */
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg &&
+		    (int)msg != tid) {
+			tracee_del(tr, (int)msg);
+			tracee_del(tr, tid);
+			tracee_add(tr, tid, 0);
+			thread_added(tr, tid);
+		}
+		t = tracee_add(tr, tid, 0);
+		t->tgid = target_tgid(tid);
+		if (tr->ops->at_exec)
+			tr->ops->at_exec(tr->arg, t->tgid > 0 ? t->tgid : tid);
+		resume(tr, tid, PTRACE_CONT, 0);
+		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg) {
+			int child = msg, tgid = target_tgid(child);
+
+			t = tracee_add(tr, child, tgid);
+			/* a process made by clone() is traced as a thread
+			 * is; when not following, it is let go */
+			if (tgid == child && !tr->follow)
+				t->unwanted = true;
+			else
+				thread_added(tr, child);
+			if (!t->unwanted && tgid == child && tr->ops->at_fork)
+				tr->ops->at_fork(tr->arg, child,
+						 target_tgid(tid));
+		}
+		resume(tr, tid, PTRACE_CONT, 0);
+		break;
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(sig))
+			resume(tr, tid, PTRACE_LISTEN, 0); /* group-stop */
+		else
+			resume(tr, tid, PTRACE_CONT, 0);
+		break;
+	case 0: /* signal-delivery-stop */
+		resume(tr, tid, PTRACE_CONT,
+		       leash_stop(tr, tid, sig) ? 0 : sig);
+		break;
+	default:
+		resume(tr, tid, PTRACE_CONT, 0);
+		break;
+	}
+}
+
+int tracer_poll(struct tracer *tr)
+{
+	int handled = 0, status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		handled++;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			tracee_del(tr, tid);
+			if (tid == tr->pid) {
+				tr->done = true;
+				tr->status = status;
+			}
+		} else if (WIFSTOPPED(status)) {
+			handle_stop(tr, tid, status);
+		}
+	}
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->t[i].exit_hold &&
+		    mono_ns() - tr->t[i].exit_hold > LEADER_HOLD_NS)
+			release_leader(tr, tr->t[i].tgid);
+	return handled;
+}
+
+bool tracer_done(const struct tracer *tr, int *status)
+{
+	if (tr->done && status)
+		*status = tr->status;
+	return tr->done;
+}
+
+static bool matches(const struct tracee *t, int tgid)
+{
+	return !tgid || t->tgid == tgid;
+}
+
+/* Is every tracee of tgid (all when 0) held for reason stopped? */
+static bool group_held(struct tracer *tr, int tgid, unsigned reason)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (matches(&tr->t[i], tgid) && (tr->t[i].holds & reason) &&
+		    !tr->t[i].held)
+			return false;
+	return true;
+}
+
+/* Ask every live tracee of tgid (all of them when tgid is 0) to stop
+ * (PTRACE_INTERRUPT) and stay stopped for reason. */
+static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct tracee *t = &tr->t[i];
+
+		if (!matches(t, tgid) || t->exiting || (t->holds & reason))
+			continue;
+		/* one in a stop being handled is held as it resumes */
+		if (!t->holds && !t->in_stop &&
+		    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+			continue; /* gone */
+		t->holds |= reason;
+	}
+}
+
+/* interrupt_group(), then wait until each is held, at most
+ * FREEZE_WAIT_MS. */
+static int freeze_group(struct tracer *tr, int tgid, unsigned reason)
+{
+	uint64_t until = mono_ns() + FREEZE_WAIT_MS * NSEC_PER_MSEC;
+
+	interrupt_group(tr, tgid, reason);
+	for (;;) {
+		tracer_poll(tr);
+		if (group_held(tr, tgid, reason))
+			return 0;
+		if (mono_ns() >= until)
+			return -ETIMEDOUT;
+		wait_child(WAIT_STEP_US);
+	}
+}
+
+/* Drop reason from the tracees of tgid (all when 0); those left with no
+ * reason run on. */
+static void thaw_group(struct tracer *tr, int tgid, unsigned reason)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct tracee *t = &tr->t[i];
+
+		if (!matches(t, tgid) || !(t->holds & reason))
+			continue;
+		t->holds &= ~reason;
+		if (!t->holds && t->held) {
+			t->held = false;
+			ptrace(t->req, t->tid, 0, (void *)(long)t->sig);
+		}
+	}
+}
+
+void tracer_interrupt(struct tracer *tr, int tgid)
+{
+	interrupt_group(tr, tgid, HOLD_GROUP);
+}
+
+int tracer_freeze(struct tracer *tr, int tgid)
+{
+	return freeze_group(tr, tgid, HOLD_GROUP);
+}
+
+void tracer_thaw(struct tracer *tr, int tgid)
+{
+	thaw_group(tr, tgid, HOLD_GROUP);
+}
+
+void tracer_interrupt_all(struct tracer *tr)
+{
+	interrupt_group(tr, 0, HOLD_ALL);
+}
+
+void tracer_release_all(struct tracer *tr)
+{
+	thaw_group(tr, 0, HOLD_ALL);
+}
+
+/* Wait (at most 1 s) for tracee tid to stop after PTRACE_INTERRUPT and
+ * detach it, handing back a signal it was stopped for (but a leash
+ * signal): a SIGSTOP caught in its signal-delivery-stop must still stop
+ * it, and a process in a group-stop stays stopped after the detach. */
+static void detach_one(struct tracer *tr, struct tracee *t)
+{
+	int status, sig = 0;
+
+	if (t->held) {
+		ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)t->sig);
+		return;
+	}
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+		return; /* gone */
+	for (uint64_t until = mono_ns() + FREEZE_WAIT_MS * NSEC_PER_MSEC;
+	     mono_ns() < until;) {
+		pid_t w = waitpid(t->tid, &status, __WALL | WNOHANG);
+
+		if (w < 0 || (w > 0 && !WIFSTOPPED(status)))
+			return; /* exited */
+		if (w > 0) {
+			if (((unsigned)status >> 16) == 0 &&
+			    !leash_stop(tr, t->tid, WSTOPSIG(status)))
+				sig = WSTOPSIG(status);
+			ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig);
+			return;
+		}
+		wait_child(WAIT_STEP_US);
+	}
+}
+
+void tracer_free(struct tracer *tr)
+{
+	if (!tr)
+		return;
+	/* Handle the stops already reported (a signal a tracee is stopped
+	 * for is delivered), then detach every tracee: the kernel's own
+	 * detach when memsz exits would drop such a signal, and would let a
+	 * process stopped by the user run on. */
+	tracer_poll(tr);
+	for (size_t i = 0; i < tr->n; i++)
+		detach_one(tr, &tr->t[i]);
+	free(tr->t);
+	free(tr);
+}
