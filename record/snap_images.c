@@ -10,6 +10,7 @@
 #include "record/target.h"
 #include "util/util.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -301,7 +302,10 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 	if (build_id && build_id_len) {
 		im->build_id_len = MIN(build_id_len, sizeof(im->build_id));
 		memcpy(im->build_id, build_id, im->build_id_len);
-	} else if (open_path[0] && S_ISREG(st.st_mode)) {
+	} else if (open_path[0] && S_ISREG(st.st_mode) &&
+		   st.st_size >= (off_t)sizeof(Elf32_Ehdr)) {
+		/* a file shorter than an ELF header (a locale's LC_NUMERIC,
+		 * LC_PAPER...: 23 to 50 bytes) has no build-id: not opened */
 		fd = open_regular(dirfd, rel, pfd, im->dev_major, im->dev_minor,
 				  im->ino);
 		if (fd >= 0) {

@@ -337,16 +337,14 @@ struct snap_job {
 	bool stop;	      /* under mu */
 };
 
-/* A chunk with at least this many file pages to look up asks whether its
- * part of the file is clean (kpage_file_clean)... */
-#define CLEAN_MIN_LOOKUPS 64
-/* ...and one with fewer, down to this many, when its file is small
- * (asked whole: the answer then serves every mapping of the file, a
- * library's three or four) or its part is: a kpageflags pread costs
+/* A chunk with at least this many pages to look up asks whether its file,
+ * when small (asked whole: the answer then serves every mapping of the
+ * file, a library's three or four), or the part of it where its pages
+ * are, is clean (kpage_file_clean): a kpageflags pread costs
  * ~0.4 us, the question ~6 system calls... */
 #define CLEAN_FILE_MIN_LOOKUPS 8
 #define CLEAN_WHOLE_MAX_BYTES (16ll << 20)
-/* ...with one page to look up per this many pages of the range or file
+/* ...with one page to look up per this many pages of the spans or file
  * asked: cachestat(2) costs the kernel 30-100 ns a page cached in it
  * (libc.so.6 asked whole, 471 pages cached, cost more than the
  * kpageflags of the 84 of them a small process maps shared). */

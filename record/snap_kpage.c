@@ -196,27 +196,98 @@ struct snap_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
+/* A span of the task's file pages to look up, [a, b) in pages from its
+ * first page, is ended where the next lies more than this many pages on:
+ * a cachestat(2) call costs about as much as walking that many cached
+ * pages (30-100 ns each, see CLEAN_PAGES_PER_LOOKUP). */
+#define CLEAN_SPAN_GAP 16
+
+/* Walks the file pages to look up of the task c holds, by span: the
+ * nlook keys of c->look are in page order as kpage_prepass lists them
+ * (kpage_fill sorts them by PFN only later). */
+struct clean_spans {
+	const struct snap_ctx *c;
+	size_t i, n;
+	size_t pages; /* file pages to look up seen so far */
+};
+
+/* The next span into [*a, *b); false after the last. */
+static bool span_next(struct clean_spans *it, uint64_t *a, uint64_t *b)
+{
+	const struct snap_ctx *c = it->c;
+	bool have = false;
+
+	for (; it->i < it->n; it->i++) {
+		uint32_t idx = LOOK_IDX(c->look[it->i]);
+		uint64_t o = c->packed ? c->off[idx] : idx;
+
+		if (!(c->pm[idx] & PM_FILE))
+			continue;
+		if (have && o > *b + CLEAN_SPAN_GAP)
+			break;
+		if (!have)
+			*a = o;
+		have = true;
+		*b = o + (c->weighted ? c->w[idx] : 1);
+		it->pages++;
+	}
+	return have;
+}
+
+/* Whether asking cachestat(2) about the spans of the task's file pages
+ * to look up pays for the walk: the cached pages of the spans, and a
+ * call's worth more for each, at most CLEAN_PAGES_PER_LOOKUP a page to
+ * look up. */
+static bool spans_pay(const struct snap_ctx *c, size_t nlook)
+{
+	struct clean_spans it = {c, 0, nlook, 0};
+	uint64_t a, b, cost = 0;
+
+	while (span_next(&it, &a, &b))
+		cost += b - a + CLEAN_SPAN_GAP;
+	return it.pages && cost <= (uint64_t)it.pages * CLEAN_PAGES_PER_LOOKUP;
+}
+
+/* cachestat(2) of the file fd for [off, off + len) (len 0: to its end):
+ * true if no page of it is dirty. */
+static bool range_clean(int fd, uint64_t off, uint64_t len)
+{
+	struct snap_cachestat_range r = {off, len};
+	struct snap_cachestat cs;
+
+	return syscall(__NR_cachestat, fd, &r, &cs, 0) == 0 && cs.nr_dirty == 0;
+}
+
+/* True if no span of the task's file pages to look up (the task's first
+ * page at file offset off0) has a dirty page in the file fd. */
+static bool spans_clean(const struct snap_ctx *c, size_t nlook, int fd,
+			uint64_t off0, unsigned shift)
+{
+	struct clean_spans it = {c, 0, nlook, 0};
+	uint64_t a, b;
+
+	while (span_next(&it, &a, &b))
+		if (!range_clean(fd, off0 + (a << shift), (b - a) << shift))
+			return false;
+	return true;
+}
+
+enum kpage_clean kpage_file_clean(const struct snap_job *j,
+				  const struct snap_ctx *c, size_t k,
 				  size_t nlook, bool whole)
 {
 	const struct snap_task *t = &j->tasks[k];
 	const struct procmap *m = &j->maps->maps[t->vma];
 	unsigned shift = j->s->page_shift;
-	/* the task's span: a packed task's ends where its last region does */
-	uint64_t a = m->start + (t->first << shift);
-	uint64_t b = t->nreg ? j->regions[t->reg + t->nreg - 1].end
-			     : a + ((uint64_t)t->n << shift);
-	struct snap_cachestat_range r = {m->pgoff + (a - m->start), b - a};
-	struct snap_cachestat cs;
+	uint64_t off0 = m->pgoff + (t->first << shift);
+	enum kpage_clean ret;
 	struct stat st;
 	char path[80];
 	uint64_t size;
-	long ret;
 	bool own;
 	int fd;
-	/* the task's range pays for its walk, or the look-ups are many */
-	bool range = nlook >= CLEAN_MIN_LOOKUPS ||
-		     (uint64_t)nlook * CLEAN_PAGES_PER_LOOKUP >= r.len >> shift;
+	/* the spans' walk pays for itself */
+	bool range = spans_pay(c, nlook);
 
 	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB) ||
 	    (!whole && !range))
@@ -236,23 +307,21 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
 		size = (uint64_t)st.st_size;
 	}
 	if (whole && size <= CLEAN_WHOLE_MAX_BYTES &&
-	    (uint64_t)nlook * CLEAN_PAGES_PER_LOOKUP >= size >> shift) {
-		r = (struct snap_cachestat_range){0, 0}; /* 0: to its end */
-	} else if (!range) {
-		if (own)
-			close(fd);
-		/* too few look-ups to pay for the walk: a later task of
-		 * the file, with more, may ask it whole */
-		return whole && size <= CLEAN_WHOLE_MAX_BYTES
-			   ? KPAGE_CLEAN_UNASKED
-			   : KPAGE_CLEAN_UNKNOWN;
-	}
-	ret = syscall(__NR_cachestat, fd, &r, &cs, 0);
+	    (uint64_t)nlook * CLEAN_PAGES_PER_LOOKUP >= size >> shift)
+		ret = range_clean(fd, 0, 0) ? KPAGE_CLEAN_FILE
+					    : KPAGE_CLEAN_UNKNOWN;
+	else if (range)
+		ret = spans_clean(c, nlook, fd, off0, shift)
+			  ? KPAGE_CLEAN_RANGE
+			  : KPAGE_CLEAN_UNKNOWN;
+	else /* too few look-ups to pay for the walk: a later task of the
+	      * file, with more, may ask it whole */
+		ret = whole && size <= CLEAN_WHOLE_MAX_BYTES
+			  ? KPAGE_CLEAN_UNASKED
+			  : KPAGE_CLEAN_UNKNOWN;
 	if (own)
 		close(fd);
-	if (ret != 0 || cs.nr_dirty != 0)
-		return KPAGE_CLEAN_UNKNOWN;
-	return r.len ? KPAGE_CLEAN_RANGE : KPAGE_CLEAN_FILE;
+	return ret;
 }
 
 /* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest

@@ -33,28 +33,32 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 /* What kpage_file_clean found. */
 enum kpage_clean {
 	KPAGE_CLEAN_UNKNOWN, /* a dirty page, or it cannot tell */
-	KPAGE_CLEAN_RANGE,   /* no dirty page in the task's range */
+	KPAGE_CLEAN_RANGE,   /* none where the task's pages are */
 	KPAGE_CLEAN_FILE,    /* no dirty page in the whole file */
 	KPAGE_CLEAN_UNASKED, /* not asked whole: too few look-ups */
 };
 
-/* Whether the file that task k of the job maps (nlook pages of it to look
- * up) has no dirty page in the range the task covers (cachestat(2)
- * through /proc/PID/map_files): then none of the task's file pages is
+/* Whether the file that task k of the job maps (its nlook pages to look
+ * up in c->look, as kpage_prepass listed them) has no dirty page where
+ * the task's file pages to look up are (cachestat(2) through the file the
+ * image registry opened, else /proc/PID/map_files): then none of them is
  * PG_dirty, and they need no kpageflags look-up (smaps' dirty for them is
  * PG_dirty). cachestat walks every page cached in what it is asked
- * about, so a file or range is asked when the task has a page to look up
- * per CLEAN_PAGES_PER_LOOKUP pages of it (or, a range, CLEAN_MIN_LOOKUPS
- * pages): with whole, a file of at most CLEAN_WHOLE_MAX_BYTES whole
- * (KPAGE_CLEAN_FILE: the answer holds for every mapping of it in the
- * snapshot, see snap_pool.c task_clean), else the task's range
- * (KPAGE_CLEAN_RANGE), per task, not per mapping: the tasks of a mapping,
+ * about, so it is asked only where that pays: with whole, a file of at
+ * most CLEAN_WHOLE_MAX_BYTES whole when the task has a page to look up
+ * per CLEAN_PAGES_PER_LOOKUP pages of it (KPAGE_CLEAN_FILE: the answer
+ * holds for every mapping of it in the snapshot, see snap_pool.c
+ * task_clean); else the spans of the task's file pages to look up, split
+ * where CLEAN_SPAN_GAP pages or more lie between two, when their pages
+ * (and a call's worth each) are at most CLEAN_PAGES_PER_LOOKUP a page to
+ * look up (KPAGE_CLEAN_RANGE, this task only: the tasks of a mapping,
  * run on several threads, each walk their own part of the page cache,
- * once. KPAGE_CLEAN_UNASKED: whole, a small file neither asked whole nor
+ * once). KPAGE_CLEAN_UNASKED: whole, a small file neither asked whole nor
  * in part (a later task of it, with more look-ups, may). Asked only of
  * mappings of files on a block device: shmem and tmpfs pages are dirty
  * without the page cache's dirty mark. */
-enum kpage_clean kpage_file_clean(const struct snap_job *j, size_t k,
+enum kpage_clean kpage_file_clean(const struct snap_job *j,
+				  const struct snap_ctx *c, size_t k,
 				  size_t nlook, bool whole);
 
 #endif

@@ -141,7 +141,7 @@ static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 	}
 	if (nlook < CLEAN_FILE_MIN_LOOKUPS)
 		return;
-	r = kpage_file_clean(j, k, nlook, !f);
+	r = kpage_file_clean(j, c, k, nlook, !f);
 	c->file_clean = r == KPAGE_CLEAN_RANGE || r == KPAGE_CLEAN_FILE;
 	if (f || r == KPAGE_CLEAN_UNASKED)
 		return;
