@@ -13,12 +13,19 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 
 # x86_decode_tab()'s table (elf/x86fast.c) is computed by the decoder
 # itself when memsz is built: elf/x86gen writes it to elf/x86fast.inc.
-noinst_PROGRAMS += elf/x86gen
-elf_x86gen_SOURCES = elf/x86gen.c elf/x86dec.c elf/x86dec.h elf/x86vex.c \
-	elf/x86evex.c
+# x86gen runs on the build machine, so it is compiled by CC_FOR_BUILD
+# (configure: $CC unless cross-compiling) without the target's flags;
+# the decoder is plain C with no library.
+X86GEN_SRC = $(srcdir)/elf/x86gen.c $(srcdir)/elf/x86dec.c \
+	$(srcdir)/elf/x86vex.c $(srcdir)/elf/x86evex.c
+EXTRA_DIST += elf/x86gen.c
 BUILT_SOURCES += elf/x86fast.inc
-CLEANFILES += elf/x86fast.inc
+CLEANFILES += elf/x86fast.inc elf/x86gen-build
+elf/x86gen-build: $(X86GEN_SRC) $(srcdir)/elf/x86dec.h
+	$(AM_V_CCLD)$(MKDIR_P) elf && \
+	$(CC_FOR_BUILD) -O2 -I$(top_builddir) -I$(top_srcdir) -o $@ \
+		$(X86GEN_SRC)
 elf/x86fast.$(OBJEXT): elf/x86fast.inc
-elf/x86fast.inc: elf/x86gen$(EXEEXT)
+elf/x86fast.inc: elf/x86gen-build
 	$(AM_V_GEN)$(MKDIR_P) elf && \
-	elf/x86gen$(EXEEXT) > $@.tmp && mv $@.tmp $@
+	elf/x86gen-build > $@.tmp && mv $@.tmp $@

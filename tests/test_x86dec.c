@@ -288,7 +288,7 @@ static void test_vex(void **state)
 	for (size_t i = 0; i < sizeof(b); i++)
 		b[i] = (uint8_t)(0x81 + 0x1d * i);
 	for (unsigned map = 0; map < 4 + sizeof(nomap); map++)
-		for (unsigned v = 0; v < 16 * 256 * 256 * 2; v++) {
+		for (unsigned v = 0; v < 32 * 256 * 256 * 2; v++) {
 			unsigned form = v >> 17, op = (v >> 9) & 255;
 			unsigned m = (v >> 1) & 255, sib = v & 1;
 			unsigned l = form & 1, w = (form >> 1) & 1;
