@@ -57,12 +57,14 @@ def children(pid):
     return [int(x) for x in out.split()]
 
 
-# Files any process on the machine may map too (the C library, zlib, ...):
-# one that maps a page of them and exits, or maps it anew, between the
-# last snapshot and the smaps read turns that page from shared to private
-# or back. The cluster's own files and memory are mapped by it alone.
+# Files any process on the machine may map too (the C library, zlib, ...;
+# PostgreSQL's own binaries: t2185 starts a cluster of its own, and make
+# -j2 check may run it meanwhile): one that maps a page of them and
+# exits, or maps it anew, between the last snapshot and the smaps read
+# turns that page from shared to private or back. The cluster's own
+# files and memory are mapped by it alone.
 SYSTEM = ("/usr/lib/x86_64-linux-gnu/", "/lib/", "/usr/lib/locale/",
-          "/usr/share/")
+          "/usr/share/", "/usr/lib/postgresql/")
 
 
 def is_system(path):
