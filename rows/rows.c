@@ -2,6 +2,7 @@
 /* rows.c — see rows.h */
 #include "config.h"
 
+#include "rows/leaves.h"
 #include "rows/rows.h"
 
 #include <inttypes.h>
@@ -147,6 +148,7 @@ void rowtree_free(struct rowtree *t)
 {
 	if (!t)
 		return;
+	rows_leaves_free(t);
 	row_free_children(&t->total);
 	free(t->points);
 	free(t);
@@ -207,6 +209,8 @@ void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 	struct row *r = &t->total;
 	size_t d;
 
+	if (t->leaves && rows_leaf_add(t, path[0], vals, shared && from))
+		return;
 	row_add(r, above, vals[COL_VM], t->tag);
 	for (d = 0; d < t->depth; d++) {
 		r = rowtree_child(r, path[d]);
@@ -218,6 +222,7 @@ void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix)
 {
 	struct row *r = &t->total, *c;
 
+	rows_leaves_make_rows(t);
 	for (size_t d = 0; d < t->depth; d++) {
 		c = rowtree_child(r, path[d]);
 		ix[d] = (uint32_t)(c - r->children);
@@ -848,6 +853,91 @@ void rowtree_set_order(struct rowtree *t, enum rows_order order)
 	t->order = order;
 }
 
+/* The item rows_sort_by_value() makes of the row of leaf i of lv. */
+static void
+leaf_item(const struct sort_ctx *ctx,
+	  uint64_t (*vkey)(const struct sort_ctx *ctx, const struct row *r),
+	  const struct rows_leaves *lv, size_t i, struct sort_item *it)
+{
+	struct row r = {.vals[COL_FILE] = lv->v[i].file,
+			.vals[COL_VM] = lv->v[i].vm};
+
+	it->key = vkey(ctx, &r);
+	it->str = labels_str(ctx->t->lb, lv->v[i].label);
+	it->prefix = str_prefix(it->str);
+	it->ix = (uint32_t)i;
+	it->label = lv->v[i].label;
+}
+
+/* rowtree_finish() of t's leaves (the level below the total) in ctx's
+ * order, if it keeps fewer than them: the rows of the limit leaves that
+ * go first, in order, and the "[N others]" row that fold() makes of the
+ * rest (true); else (false) every leaf made a row, in the order they
+ * came, for the usual finish. The leaves are chosen as items_select()
+ * chooses rows, each compared with the top of a heap of limit items as
+ * it comes: no item for every leaf. */
+static bool leaves_finish(struct rowtree *t, const struct sort_ctx *ctx,
+			  size_t limit, struct sort_buf *buf)
+{
+	uint64_t (*vkey)(const struct sort_ctx *ctx, const struct row *r) =
+	    orders[t->order].vkey;
+	struct rows_leaves *lv = t->leaves;
+	uint64_t rest[2] = {0, 0};
+	struct sort_item *it, x;
+	struct rows_leaf *top;
+	struct row *others;
+	size_t n = lv->n;
+	char name[48];
+
+	if (!vkey || !limit || limit >= n) {
+		rows_leaves_make_rows(t);
+		return false;
+	}
+	/* labels differ: item_before() never reads the rows */
+	xgrow(&buf->items, &buf->cap, 2 * limit, sizeof(*buf->items));
+	it = buf->items;
+	for (size_t i = 0; i < limit; i++)
+		leaf_item(ctx, vkey, lv, i, &it[i]);
+	for (size_t i = limit / 2; i-- > 0;)
+		heap_down(ctx, NULL, it, limit, i);
+	for (size_t i = 0; i < n; i++) {
+		rest[0] += lv->v[i].file;
+		rest[1] += lv->v[i].vm;
+		if (i < limit)
+			continue;
+		if (i + SORT_PREFETCH < n)
+			__builtin_prefetch(
+			    labels_str(t->lb, lv->v[i + SORT_PREFETCH].label));
+		leaf_item(ctx, vkey, lv, i, &x);
+		if (!item_before(ctx, NULL, &x, &it[0]))
+			continue;
+		it[0] = x;
+		heap_down(ctx, NULL, it, limit, 0);
+	}
+	items_sort(ctx, NULL, it, it + limit, limit);
+	top = xmalloc(limit * sizeof(*top));
+	for (size_t i = 0; i < limit; i++) {
+		top[i] = lv->v[it[i].ix];
+		rest[0] -= top[i].file;
+		rest[1] -= top[i].vm;
+	}
+	rows_leaves_free(t);
+	rows_leaves_to_rows(&t->total, top, limit);
+	free(top);
+	index_free(&t->total);
+	/* fold()'s row: no sets, no processes in a tree of leaves */
+	row_grow(&t->total, limit + 1);
+	others = &t->total.children[t->total.nchildren++];
+	memset(others, 0, sizeof(*others));
+	others->folded = n - limit;
+	others->vals[COL_FILE] = rest[0];
+	others->vals[COL_VM] = rest[1];
+	others->vm_sum = rest[1];
+	snprintf(name, sizeof(name), "[%" PRIu64 " others]", others->folded);
+	others->label = labels_intern(t->lb, name);
+	return true;
+}
+
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
 	struct sort_ctx ctx = {t, sort, kinds[t->kind].key,
@@ -855,6 +945,11 @@ void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 	struct sort_buf buf = {NULL, 0};
 	uint32_t *rank = NULL;
 
+	/* a leaves tree is one level below the total: nothing to cut */
+	if (t->leaves && leaves_finish(t, &ctx, limit, &buf)) {
+		free(buf.items);
+		return;
+	}
 	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);
