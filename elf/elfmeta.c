@@ -446,14 +446,27 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 		GElf_Sym sym;
 
 		if (ids[i] == LABEL_NONE || !gelf_getsym(t->d, i, &sym) ||
-		    !entry_name(t, &sym, &len[i]))
+		    !sym.st_name || sym.st_name >= t->sd->d_size)
 			continue;
 		k[n++] = (uint64_t)sym.st_name << 32 | i;
 		max |= sym.st_name;
 	}
 	if (ok) {
+		size_t m = 0;
+
 		key_sort(k, n, max);
-		ok = names_pieces(k, n, len, ids, &v);
+		/* the lengths in string table order (entry_name() in entry
+		 * order missed the cache a name); unterminated names out */
+		for (size_t j = 0; j < n; j++) {
+			uint64_t off = k[j] >> 32, room = t->sd->d_size - off;
+			size_t i = (uint32_t)k[j];
+
+			len[i] =
+			    strnlen((const char *)t->sd->d_buf + off, room);
+			if (len[i] < room)
+				k[m++] = k[j];
+		}
+		ok = names_pieces(k, m, len, ids, &v);
 	}
 	if (ok) {
 		vartab_push(&v, ms, t->strs->offset,
