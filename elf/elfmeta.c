@@ -104,6 +104,8 @@ static void meta_hdr(struct elfimg *img, struct metasink *ms)
 
 	elfimg_drop_data(img);
 	if (ret == 0 && w.n && w.size) {
+		/* to its size: the slack of the doubling goes back */
+		w.l = xrealloc(w.l, sizeof(*w.l) + w.n * sizeof(w.l->id[0]));
 		w.l->n = w.n;
 		meta_table(ms, w.off, w.size, w.n, w.l, 0, true);
 	}

@@ -145,6 +145,11 @@ void vartab_push(struct vartab *t, struct metasink *ms, uint64_t off,
 		 bool alloc)
 {
 	if (t->n) {
+		/* to their size: the slack of the doubling goes back (in
+		 * place: a shrinking realloc does not move) */
+		t->l =
+		    xrealloc(t->l, sizeof(*t->l) + t->n * sizeof(t->l->id[0]));
+		t->l->at = xrealloc(t->l->at, (t->n + 1) * sizeof(*t->l->at));
 		t->l->n = t->n;
 		meta_table(ms, off + t->l->at[0], 0, t->n, t->l, 0, alloc);
 	}
