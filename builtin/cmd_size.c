@@ -196,6 +196,9 @@ int cmd_size(int argc, char **argv)
 	images = xcalloc(argc - first + 1, sizeof(*images));
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);
+	/* the tree is only added to, then finished: one key's rows (a
+	 * file's symbols) stay bare until -n of them are kept */
+	rowtree_defer_leaves(t);
 	for (int i = first; i < argc; i++) {
 		struct elf_map_opts maps = {.debug_root = v.debug_root,
 					    .debug_files = c.debug_files,

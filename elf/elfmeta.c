@@ -59,12 +59,13 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 	}
 }
 
-/* meta_hdr()'s walk: the labels of the entries so far, the first
+/* meta_hdr()'s walk: the labels of the entries so far (in the labels
+ * the table is added with: no copy), room for cap of them, the first
  * entry's place and size (the table's entries follow each other, of one
  * size), the lookup hint */
 struct hdrwalk {
 	struct metasink *ms;
-	uint32_t *id;
+	struct rmap_labels *l;
 	size_t n, cap, hint;
 	uint64_t off, size;
 };
@@ -78,9 +79,18 @@ static void hdr_label(void *arg, const struct elf_ehhdr_entry *e)
 		w->off = e->off;
 		w->size = e->size;
 	}
-	if (w->n >= w->cap)
-		xgrow(&w->id, &w->cap, w->n + 1, sizeof(*w->id));
-	w->id[w->n++] =
+	if (w->n >= w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 1024;
+		if (w->cap > (SIZE_MAX - sizeof(*w->l)) / sizeof(w->l->id[0]))
+			abort(); /* cannot fit in memory anyway */
+		w->l = xrealloc(w->l,
+				sizeof(*w->l) + w->cap * sizeof(w->l->id[0]));
+		if (!w->n) {
+			w->l->refs = 1;
+			w->l->at = NULL;
+		}
+	}
+	w->l->id[w->n++] =
 	    rmap_lookup_near(w->ms->out->vm, e->initial_loc, &w->hint);
 }
 
@@ -94,13 +104,12 @@ static void meta_hdr(struct elfimg *img, struct metasink *ms)
 
 	elfimg_drop_data(img);
 	if (ret == 0 && w.n && w.size) {
-		struct rmap_labels *l = rmap_labels_new(w.n);
-
-		memcpy(l->id, w.id, w.n * sizeof(*w.id));
-		meta_table(ms, w.off, w.size, w.n, l, 0, true);
-		rmap_labels_put(l);
+		/* to its size: the slack of the doubling goes back */
+		w.l = xrealloc(w.l, sizeof(*w.l) + w.n * sizeof(w.l->id[0]));
+		w.l->n = w.n;
+		meta_table(ms, w.off, w.size, w.n, w.l, 0, true);
 	}
-	free(w.id);
+	rmap_labels_put(w.l);
 }
 
 /* meta_relocs()'s walk: the sink, the entry last labelled (a RELR word
@@ -446,21 +455,33 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 		GElf_Sym sym;
 
 		if (ids[i] == LABEL_NONE || !gelf_getsym(t->d, i, &sym) ||
-		    !entry_name(t, &sym, &len[i]))
+		    !sym.st_name || sym.st_name >= t->sd->d_size)
 			continue;
 		k[n++] = (uint64_t)sym.st_name << 32 | i;
 		max |= sym.st_name;
 	}
 	if (ok) {
+		size_t m = 0;
+
 		key_sort(k, n, max);
-		ok = names_pieces(k, n, len, ids, &v);
+		/* the lengths in string table order (entry_name() in entry
+		 * order missed the cache a name); unterminated names out */
+		for (size_t j = 0; j < n; j++) {
+			uint64_t off = k[j] >> 32, room = t->sd->d_size - off;
+			size_t i = (uint32_t)k[j];
+
+			len[i] =
+			    strnlen((const char *)t->sd->d_buf + off, room);
+			if (len[i] < room)
+				k[m++] = k[j];
+		}
+		ok = names_pieces(k, m, len, ids, &v);
 	}
 	if (ok) {
 		vartab_push(&v, ms, t->strs->offset,
 			    t->strs->flags & SHF_ALLOC);
 	} else {
-		free(v.at);
-		free(v.id);
+		vartab_free(&v);
 		symtab_push(t, ids, PART_NAME, ms);
 	}
 	free(len);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const source_names[ELFSRC__COUNT] = {
     [ELFSRC_SEGMENTS] = "segments", [ELFSRC_SECTIONS] = "sections",
@@ -109,6 +110,70 @@ static int source_segments(struct elfimg *img, struct labels *lb,
 #define PADDING_MAX_ALIGN 64
 /* add_padding() reads the gaps through a window of this many bytes */
 #define PADDING_WINDOW 4096
+
+/* The window: the file bytes [off, off + len) in buf. */
+struct gapwin {
+	int fd;
+	uint64_t off;
+	size_t len;
+	unsigned char buf[PADDING_WINDOW];
+};
+
+/* The len bytes of w's file at off if the window holds them, else NULL. */
+static const unsigned char *gapwin_has(const struct gapwin *w, uint64_t off,
+				       size_t len)
+{
+	if (off >= w->off && off - w->off <= w->len &&
+	    len <= w->len - (off - w->off))
+		return w->buf + (off - w->off);
+	return NULL;
+}
+
+/* Read the window from off on: want bytes (len at least, the window at
+ * most). The len bytes at off, or NULL where the file ends (is
+ * truncated) before them. */
+static const unsigned char *gapwin_read(struct gapwin *w, uint64_t off,
+					size_t len, size_t want)
+{
+	size_t got = 0;
+
+	want = MIN(MAX(want, len), sizeof(w->buf));
+	while (got < want) {
+		ssize_t n =
+		    pread(w->fd, w->buf + got, want - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	w->off = off;
+	w->len = got;
+	return len <= got ? w->buf : NULL;
+}
+
+/* The bytes of the gap of section s from VM address end to syms[i]
+ * (syms[0, n) sorted by address), read with the gaps that follow within
+ * the window's reach: up to the last symbol start of s it reaches, not
+ * the whole window (a gap is a few bytes; the rest was copied for
+ * nothing). */
+static const unsigned char *gap_bytes(struct gapwin *w,
+				      const struct elf_section *s,
+				      const struct sym *syms, size_t n,
+				      size_t i, uint64_t end)
+{
+	uint64_t off = s->offset + (end - s->addr), gap = syms[i].addr - end;
+	uint64_t stop = MIN(end + sizeof(w->buf), s->addr + s->size);
+	uint64_t last = syms[i].addr;
+	const unsigned char *b = gapwin_has(w, off, gap);
+
+	if (b)
+		return b;
+	for (size_t j = i + 1; j < n && syms[j].addr <= stop; j++)
+		last = syms[j].addr;
+	return gapwin_read(w, off, gap, last - end);
+}
 
 /* Length of the x86 filler instruction at p (a nop of any length, int3,
  * or a zero byte), 0 if it is something else. */
@@ -198,13 +263,17 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 			struct dualmap *base, struct dualmap *out,
 			const struct sym *syms, size_t n)
 {
+	struct elfimg_priv *priv = img->priv;
 	uint32_t id = LABEL_NONE;
-	struct elf_window w;
+	struct gapwin *w;
 	uint64_t end = 0;
 
 	/* the gaps' bytes only, read in address order: not a copy of each
 	 * section (node's are 75 MiB) */
-	elf_window_init(&w, img, PADDING_WINDOW);
+	w = xmalloc(sizeof(*w));
+	w->fd = priv->fd;
+	w->off = 0;
+	w->len = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = syms[i].addr, gap, align;
 		const struct elf_section *s = NULL;
@@ -231,8 +300,8 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (!s)
 			goto next;
 		if (s->type != SHT_NOBITS) {
-			const unsigned char *b = elf_window_get(
-			    &w, s->offset + (end - s->addr), gap);
+			const unsigned char *b =
+			    gap_bytes(w, s, syms, n, i, end);
 
 			ok = b && is_fill(img, s, b, gap);
 		}
@@ -245,7 +314,73 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (i == 0 || a + syms[i].size > end)
 			end = a + syms[i].size;
 	}
-	elf_window_free(&w);
+	free(w);
+}
+
+/* A run of symbols of one address, size and place (the first is named
+ * by the label, the others are its aliases), its label's string (in a
+ * demangling buffer or the name itself) hashed and asked for. */
+struct sym_run {
+	size_t i, j; /* syms[i, j) */
+	const char *s;
+	size_t n;
+	uint32_t hash;
+};
+
+/* The run of syms[0, n) from i, its label demangled into dm, and the
+ * labels' index asked for the look-up label_run() will make. */
+static void begin_run(struct labels *lb, enum elf_demangle_style style,
+		      const struct sym *syms, size_t n, size_t i,
+		      struct strbuf *dm, struct sym_run *r)
+{
+	size_t j;
+
+	for (j = i + 1;
+	     j < n && syms[j].addr == syms[i].addr &&
+	     syms[j].size == syms[i].size && syms[j].where == syms[i].where;
+	     j++)
+		;
+	r->i = i;
+	r->j = j;
+	if (elf_demangle_to(syms[i].name, style, dm)) {
+		r->s = dm->buf;
+		r->n = dm->len;
+	} else {
+		r->s = syms[i].name;
+		r->n = strlen(syms[i].name);
+	}
+	r->hash = labels_hash(r->s, r->n);
+	labels_prefetch(lb, r->hash);
+}
+
+/* Label run r (begin_run()) of syms: the label interned, the other
+ * names its aliases (adm: their demangling buffer), its range added. */
+static void label_run(struct labels *lb, enum elf_demangle_style style,
+		      const struct sym *syms, const struct sym_run *r,
+		      struct strbuf *adm, struct dualmap *base,
+		      struct dualmap *out, struct elfsrc_stats *st)
+{
+	uint32_t id = labels_intern_hashed(lb, r->s, r->n, r->hash);
+	const struct sym *sy = &syms[r->i];
+	const char *label = labels_str(lb, id);
+
+	for (size_t j = r->i + 1; j < r->j; j++) {
+		const char *alias = elf_demangle_to(syms[j].name, style, adm)
+					? adm->buf
+					: syms[j].name;
+
+		if (strcmp(alias, label)) {
+			labels_add_alias(lb, id, alias);
+			if (st)
+				st->aliases++;
+		}
+	}
+	if (sy->where == SYM_VM)
+		dualmap_add_vm(out, base, sy->addr, sy->size, id);
+	else if (sy->where == SYM_FILE)
+		rmap_add(out->file, sy->addr, sy->size, id);
+	if (st)
+		st->symbols++;
 }
 
 /* The symbols source (see elfimg.h); with disasm, the data its code refers
@@ -256,11 +391,12 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 {
 	bool disasm = opts && opts->disasm;
 	struct elfmeta_names sn = {lb, opts ? opts->demangle : 0};
-	/* the demangled names, of a symbol and of its aliases: one buffer
-	 * each for all of them, not an allocation a name */
-	struct strbuf dm = STRBUF_INIT, adm = STRBUF_INIT;
+	/* the demangled names: two buffers for the labels of a run and of
+	 * the next, one for aliases; not an allocation a name */
+	struct strbuf dm[2] = {STRBUF_INIT, STRBUF_INIT}, adm = STRBUF_INIT;
+	struct sym_run run[2];
 	struct sym *syms = NULL;
-	size_t n = 0;
+	size_t n = 0, k = 0;
 	int ret;
 
 	ret = elf_syms_load(img, &syms, &n, st);
@@ -268,46 +404,26 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 		return ret;
 
 	labels_reserve(lb, n); /* about one label a symbol */
-	for (size_t i = 0; i < n;) {
-		const char *label;
-		uint32_t id;
-		size_t j;
+	/* each run's label is looked up while the next one's name is
+	 * demangled: the index's cache miss is waited for only once */
+	if (n)
+		begin_run(lb, sn.style, syms, n, 0, &dm[0], &run[0]);
+	for (; n && run[k].i < n; k ^= 1) {
+		size_t next = run[k].j;
 
 		/* in address order the names lie far apart in the string
 		 * table: ask for one a few symbols ahead of the demangler */
-		if (i + 8 < n)
-			__builtin_prefetch(syms[i + 8].name);
-		if (elf_demangle_to(syms[i].name, sn.style, &dm))
-			id = labels_intern(lb, dm.buf);
+		if (next + 8 < n)
+			__builtin_prefetch(syms[next + 8].name);
+		if (next < n)
+			begin_run(lb, sn.style, syms, n, next, &dm[k ^ 1],
+				  &run[k ^ 1]);
 		else
-			id = labels_intern(lb, syms[i].name);
-		label = labels_str(lb, id);
-
-		for (j = i + 1; j < n && syms[j].addr == syms[i].addr &&
-				syms[j].size == syms[i].size &&
-				syms[j].where == syms[i].where;
-		     j++) {
-			const char *alias =
-			    elf_demangle_to(syms[j].name, sn.style, &adm)
-				? adm.buf
-				: syms[j].name;
-
-			if (strcmp(alias, label)) {
-				labels_add_alias(lb, id, alias);
-				if (st)
-					st->aliases++;
-			}
-		}
-		if (syms[i].where == SYM_VM)
-			dualmap_add_vm(out, base, syms[i].addr, syms[i].size,
-				       id);
-		else if (syms[i].where == SYM_FILE)
-			rmap_add(out->file, syms[i].addr, syms[i].size, id);
-		if (st)
-			st->symbols++;
-		i = j;
+			run[k ^ 1].i = n;
+		label_run(lb, sn.style, syms, &run[k], &adm, base, out, st);
 	}
-	strbuf_free(&dm);
+	strbuf_free(&dm[0]);
+	strbuf_free(&dm[1]);
 	strbuf_free(&adm);
 
 	elfmeta_add(img, &sn, base, out);

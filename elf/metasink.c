@@ -112,34 +112,53 @@ void meta_table(struct metasink *ms, uint64_t off, uint64_t stride, size_t n,
 
 void vartab_add(struct vartab *t, uint64_t s, uint64_t e, uint32_t id)
 {
-	if (t->n + 2 > t->cap)
-		xgrow(&t->id, &t->cap, t->n + 2, sizeof(*t->id));
-	if (t->n + 3 > t->acap)
-		xgrow(&t->at, &t->acap, t->n + 3, sizeof(*t->at));
-	if (!t->n)
-		t->at[0] = s;
-	if (s > t->at[t->n]) {
-		t->id[t->n++] = LABEL_NONE;
-		t->at[t->n] = s;
+	struct rmap_labels *l = t->l;
+
+	if (t->n + 2 > t->cap) {
+		size_t cap = t->cap ? t->cap : 64;
+
+		while (cap < t->n + 2)
+			cap *= 2;
+		if (cap > (SIZE_MAX - sizeof(*l)) / sizeof(l->id[0]))
+			abort(); /* cannot fit in memory anyway */
+		l = xrealloc(l, sizeof(*l) + cap * sizeof(l->id[0]));
+		if (!t->l) {
+			l->refs = 1;
+			l->at = NULL;
+		}
+		t->l = l;
+		t->cap = cap;
 	}
-	t->id[t->n++] = id;
-	t->at[t->n] = e;
+	if (t->n + 3 > t->acap)
+		xgrow(&l->at, &t->acap, t->n + 3, sizeof(*l->at));
+	if (!t->n)
+		l->at[0] = s;
+	if (s > l->at[t->n]) {
+		l->id[t->n++] = LABEL_NONE;
+		l->at[t->n] = s;
+	}
+	l->id[t->n++] = id;
+	l->at[t->n] = e;
 }
 
 void vartab_push(struct vartab *t, struct metasink *ms, uint64_t off,
 		 bool alloc)
 {
-	struct rmap_labels *l;
-
 	if (t->n) {
-		l = rmap_labels_new_at(t->n);
-		memcpy(l->id, t->id, t->n * sizeof(*t->id));
-		memcpy(l->at, t->at, (t->n + 1) * sizeof(*t->at));
-		meta_table(ms, off + t->at[0], 0, t->n, l, 0, alloc);
-		rmap_labels_put(l);
+		/* to their size: the slack of the doubling goes back (in
+		 * place: a shrinking realloc does not move) */
+		t->l =
+		    xrealloc(t->l, sizeof(*t->l) + t->n * sizeof(t->l->id[0]));
+		t->l->at = xrealloc(t->l->at, (t->n + 1) * sizeof(*t->l->at));
+		t->l->n = t->n;
+		meta_table(ms, off + t->l->at[0], 0, t->n, t->l, 0, alloc);
 	}
-	free(t->at);
-	free(t->id);
+	vartab_free(t);
+}
+
+void vartab_free(struct vartab *t)
+{
+	rmap_labels_put(t->l);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -37,11 +37,12 @@ struct metasink {
 	struct rmap_entry piece;
 };
 
-/* A table of elements of varying sizes being built: bounds at[0, n]
- * (at[0]: where the first element starts), labels id[0, n). */
+/* A table of elements of varying sizes being built, in the labels it
+ * is pushed as (no copy): bounds l->at[0, n] (at[0]: where the first
+ * element starts), labels l->id[0, n); room for cap ids, acap bounds. A
+ * zeroed vartab is empty. */
 struct vartab {
-	uint64_t *at;
-	uint32_t *id;
+	struct rmap_labels *l;
 	size_t n, cap, acap;
 };
 
@@ -79,6 +80,8 @@ void vartab_add(struct vartab *t, uint64_t s, uint64_t e, uint32_t id);
  * emptied. */
 void vartab_push(struct vartab *t, struct metasink *ms, uint64_t off,
 		 bool alloc);
+/* t emptied, its elements dropped. */
+void vartab_free(struct vartab *t);
 
 /* Add the last entry and thaw out. */
 void meta_end(struct metasink *ms);

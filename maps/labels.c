@@ -126,23 +126,41 @@ void labels_free(struct labels *lb)
 	free(lb);
 }
 
-/* Id of the n bytes at s, or LABEL_NONE with p ready for a put. */
+/* Id of the n bytes at s, whose hash is h, or LABEL_NONE with p ready
+ * for a put. */
 static inline uint32_t lookup(const struct labels *lb, const char *s, size_t n,
-			      struct hashmap_probe *p)
+			      uint32_t h, struct hashmap_probe *p)
 {
 	uint32_t id;
 
-	for (id = hashmap_first(&lb->ids, hashmap_hash_bytes(s, n), p);
-	     id != HASHMAP_NONE; id = hashmap_next(&lb->ids, p))
+	for (id = hashmap_first(&lb->ids, h, p); id != HASHMAP_NONE;
+	     id = hashmap_next(&lb->ids, p))
 		if (lb->len[id] == n && !memcmp(lb->str[id], s, n))
 			return id;
 	return LABEL_NONE;
 }
 
+uint32_t labels_hash(const char *s, size_t n)
+{
+	return hashmap_hash_bytes(s, n);
+}
+
+void labels_prefetch(const struct labels *lb, uint32_t hash)
+{
+	if (lb->ids.slots)
+		__builtin_prefetch(&lb->ids.slots[hash & lb->ids.mask]);
+}
+
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
 {
+	return labels_intern_hashed(lb, s, n, hashmap_hash_bytes(s, n));
+}
+
+uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
+			      uint32_t hash)
+{
 	struct hashmap_probe p;
-	uint32_t id = lookup(lb, s, n, &p);
+	uint32_t id = lookup(lb, s, n, hash, &p);
 
 	if (id != LABEL_NONE)
 		return id;
@@ -186,7 +204,9 @@ uint32_t labels_find(const struct labels *lb, const char *s)
 {
 	struct hashmap_probe p;
 
-	return lookup(lb, s, strlen(s), &p);
+	size_t n = strlen(s);
+
+	return lookup(lb, s, n, hashmap_hash_bytes(s, n), &p);
 }
 
 const char *labels_str(const struct labels *lb, uint32_t id)

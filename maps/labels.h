@@ -32,6 +32,15 @@ void labels_free(struct labels *lb);
 uint32_t labels_intern(struct labels *lb, const char *s);
 /* Id of the string of length n at s (need not be NUL-terminated). */
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
+/* labels_intern_n() in two steps, for a caller that has other work to do
+ * between them (a name to demangle): labels_hash() of the string and
+ * labels_prefetch() ask for the memory the look-up reads (the index of a
+ * big image's labels is larger than the caches: a miss a label), then
+ * labels_intern_hashed() with that hash interns it. */
+uint32_t labels_hash(const char *s, size_t n);
+void labels_prefetch(const struct labels *lb, uint32_t hash);
+uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
+			      uint32_t hash);
 /* Make room for n more labels (an estimate: more may come), so that
  * interning them grows no table. */
 void labels_reserve(struct labels *lb, size_t n);

@@ -132,14 +132,18 @@ static inline bool run_contiguous(uint64_t start, uint64_t other, uint64_t x,
 
 /* The end of the run of elements of label from end (an element's start
  * inside table entry e) on, e->end at most: the elements stepped through
- * without a division each. */
+ * without a division each. k: the element that starts at end, if the
+ * caller knows it (label_at()), else UINT64_MAX. */
 static inline uint64_t table_run(const struct rmap *m,
 				 const struct rmap_entry *e, uint64_t end,
-				 uint32_t label, uint64_t limit)
+				 uint32_t label, uint64_t limit, uint64_t k)
 {
 	struct rtab *t = &m->tab[e->label & ~TAB_BIT];
 	const uint32_t *id = t->l->id + t->first;
-	uint64_t k = tab_index(t, end), next;
+	uint64_t next;
+
+	if (k == UINT64_MAX || !t->stride)
+		k = tab_index(t, end);
 
 	if (t->stride) {
 		for (; end < e->end && end < limit; k++, end += t->stride)
@@ -158,6 +162,29 @@ static inline uint64_t table_run(const struct rmap *m,
 	return end < e->end ? end : e->end;
 }
 
+/* rmap_label_at() of byte addr of entry e, and *k: for an entry of a
+ * table of fixed stride, the element that starts at *end if *end is
+ * before e->end (the one after addr's), else UINT64_MAX. */
+static inline uint32_t label_at(const struct rmap *m,
+				const struct rmap_entry *e, uint64_t addr,
+				uint64_t *end, uint64_t *k)
+{
+	const struct rtab *t;
+	uint64_t x, el;
+	uint32_t id;
+
+	*k = UINT64_MAX;
+	if (!is_tab(e->label) || !m->tab[e->label & ~TAB_BIT].stride)
+		return rmap_label_at(m, e, addr, end);
+	t = &m->tab[e->label & ~TAB_BIT];
+	el = (addr - t->start) / t->stride;
+	x = t->start + (el + 1) * t->stride;
+	*end = x < e->end ? x : e->end;
+	*k = el + 1;
+	id = t->l->id[t->first + el];
+	return id != LABEL_NONE ? id : t->fill;
+}
+
 /* The run from byte *pos on (or from the start of m->ent[*i] if *pos is
  * before it) of one label and contiguous translation, through the
  * elements of m->ent[*i] and the entries that follow it without a gap,
@@ -167,11 +194,11 @@ static void vrun(const struct rmap *m, size_t *i, uint64_t *pos, uint64_t limit,
 		 struct rmap_entry *out)
 {
 	const struct rmap_entry *e = &m->ent[*i];
-	uint64_t x = MAX(*pos, e->start), end, next;
+	uint64_t x = MAX(*pos, e->start), end, next, k;
 
 	out->start = x;
 	out->other = e->other == NO ? NO : e->other + (x - e->start);
-	out->label = rmap_label_at(m, e, x, &end);
+	out->label = label_at(m, e, x, &end, &k);
 	if (!m->ntab) { /* settled entries are runs already */
 		end = e->end;
 		(*i)++;
@@ -179,7 +206,7 @@ static void vrun(const struct rmap *m, size_t *i, uint64_t *pos, uint64_t limit,
 	}
 	for (;;) {
 		if (end < e->end) {
-			end = table_run(m, e, end, out->label, limit);
+			end = table_run(m, e, end, out->label, limit, k);
 			if (end < e->end)
 				break;
 		}
@@ -192,7 +219,7 @@ static void vrun(const struct rmap *m, size_t *i, uint64_t *pos, uint64_t limit,
 			break;
 		e = &m->ent[*i];
 		if (e->start != end ||
-		    rmap_label_at(m, e, end, &next) != out->label ||
+		    label_at(m, e, end, &next, &k) != out->label ||
 		    !run_contiguous(out->start, out->other, end, e->other))
 			break;
 		end = next;

@@ -2,47 +2,17 @@
 /* rows.c — see rows.h */
 #include "config.h"
 
+#include "rows/leaves.h"
 #include "rows/rows.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util/hashmap.h"
 #include "util/util.h"
-
-const struct coldef coldefs[COL__COUNT] = {
-    [COL_FILE] = {"FILE SIZE", "file_size", "file", 0},
-    [COL_VM] = {"VM SIZE", "vm_size", "vm", 0},
-    [COL_RSS] = {"RSS", "rss", "rss", 0},
-    [COL_PSS] = {"PSS", "pss", "pss", COL_PSS_SHIFT},
-    [COL_USS] = {"USS", "uss", "uss", 0},
-    [COL_DIRTY] = {"DIRTY", "dirty", "dirty", 0},
-    [COL_SWAP] = {"SWAP", "swap", "swap", 0},
-    [COL_RELOCS] = {"RELOCS", "reloc_count", "relocs", 0, true},
-    [COL_SH_CLEAN] = {"SHR CLEAN", "shared_clean", "shclean", 0},
-    [COL_SH_DIRTY] = {"SHR DIRTY", "shared_dirty", "shdirty", 0},
-    [COL_THP] = {"THP", "thp", "thp", 0, false, false, true},
-    [COL_LOCKED] = {"LOCKED", "locked", "locked", COL_PSS_SHIFT, false, false,
-		    true},
-    [COL_PROCS] = {"PROCS", "processes", "procs", 0, true},
-    [COL_CHARGE] = {"CHARGE", "charge", "charge", COL_PSS_SHIFT},
-    [COL_RES_PCT] = {"RES%", "res_pct", "res", 0, false, true},
-};
-
-int col_from_name(const char *name)
-{
-	int i;
-
-	if (!name)
-		return -1;
-	for (i = 0; i < COL__COUNT; i++)
-		if (!strcmp(name, coldefs[i].sortname) ||
-		    !strcmp(name, coldefs[i].key))
-			return i;
-	return -1;
-}
 
 /* Children are found by a linear scan while there are few of them, then
  * by a util/hashmap of label -> index into row->children (r->index). */
@@ -147,6 +117,7 @@ void rowtree_free(struct rowtree *t)
 {
 	if (!t)
 		return;
+	rows_leaves_free(t);
 	row_free_children(&t->total);
 	free(t->points);
 	free(t);
@@ -207,6 +178,8 @@ void rowtree_add_from(struct rowtree *t, const uint32_t *path,
 	struct row *r = &t->total;
 	size_t d;
 
+	if (t->leaves && rows_leaf_add(t, path[0], vals, shared && from))
+		return;
 	row_add(r, above, vals[COL_VM], t->tag);
 	for (d = 0; d < t->depth; d++) {
 		r = rowtree_child(r, path[d]);
@@ -218,6 +191,7 @@ void rowtree_path_index(struct rowtree *t, const uint32_t *path, uint32_t *ix)
 {
 	struct row *r = &t->total, *c;
 
+	rows_leaves_make_rows(t);
 	for (size_t d = 0; d < t->depth; d++) {
 		c = rowtree_child(r, path[d]);
 		ix[d] = (uint32_t)(c - r->children);
@@ -848,6 +822,152 @@ void rowtree_set_order(struct rowtree *t, enum rows_order order)
 	t->order = order;
 }
 
+/* The item rows_sort_by_value() makes of the row of leaf i of lv. */
+static void
+leaf_item(const struct sort_ctx *ctx,
+	  uint64_t (*vkey)(const struct sort_ctx *ctx, const struct row *r),
+	  const struct rows_leaves *lv, size_t i, struct sort_item *it)
+{
+	struct row r = {.vals[COL_FILE] = lv->v[i].file,
+			.vals[COL_VM] = lv->v[i].vm};
+
+	it->key = vkey(ctx, &r);
+	it->str = labels_str(ctx->t->lb, lv->v[i].label);
+	it->prefix = str_prefix(it->str);
+	it->ix = (uint32_t)i;
+	it->label = lv->v[i].label;
+}
+
+/* Rows arrays from this size on are asked to be backed by huge pages. */
+#define HUGE_ROWS_MIN ((size_t)4 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Ask for transparent huge pages (madvise mode) over the 2 MiB-aligned
+ * part of r's children, new and not touched yet: leaves made rows all at
+ * once (-n 0 of a big library: 45 k rows, 8 MiB) fault once a 2 MiB
+ * instead of once a page. Advice only. */
+static void huge_rows(struct row *r)
+{
+	size_t n = (size_t)r->cap * sizeof(*r->children);
+	uintptr_t s =
+	    ((uintptr_t)r->children + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t e = ((uintptr_t)r->children + n) & ~(HUGE_PAGE - 1);
+
+	if (n >= HUGE_ROWS_MIN && s < e)
+		madvise((void *)s, e - s, MADV_HUGEPAGE);
+}
+
+/* A row of leaf l at the end of r's children (room made): the rows of
+ * leaves being finished are new, with labels of their own, and no add
+ * looks them up again (no index). */
+static struct row *leaf_row(struct row *r, const struct rows_leaf *l)
+{
+	struct row *c = &r->children[r->nchildren++];
+
+	memset(c, 0, sizeof(*c));
+	c->label = l->label;
+	c->vals[COL_FILE] = l->file;
+	c->vals[COL_VM] = l->vm;
+	c->vm_sum = l->vm;
+	return c;
+}
+
+/* The limit leaves of lv (limit < lv->n) that go first in ctx's order
+ * (vkey: a row's key), chosen as items_select() chooses rows, each
+ * compared with the top of a heap of limit items as it comes (no item
+ * for every leaf), into it[0, limit), sorted; rest: the sums of the
+ * others. */
+static void leaves_select(const struct sort_ctx *ctx,
+			  uint64_t (*vkey)(const struct sort_ctx *ctx,
+					   const struct row *r),
+			  const struct rows_leaves *lv, size_t limit,
+			  struct sort_item *it, uint64_t rest[2])
+{
+	size_t n = lv->n;
+	struct sort_item x;
+
+	for (size_t i = 0; i < limit; i++)
+		leaf_item(ctx, vkey, lv, i, &it[i]);
+	for (size_t i = limit / 2; i-- > 0;)
+		heap_down(ctx, NULL, it, limit, i);
+	for (size_t i = 0; i < n; i++) {
+		rest[0] += lv->v[i].file;
+		rest[1] += lv->v[i].vm;
+		if (i < limit)
+			continue;
+		if (i + SORT_PREFETCH < n)
+			__builtin_prefetch(labels_str(
+			    ctx->t->lb, lv->v[i + SORT_PREFETCH].label));
+		leaf_item(ctx, vkey, lv, i, &x);
+		if (!item_before(ctx, NULL, &x, &it[0]))
+			continue;
+		it[0] = x;
+		heap_down(ctx, NULL, it, limit, 0);
+	}
+	items_sort(ctx, NULL, it, it + limit, limit);
+	for (size_t i = 0; i < limit; i++) {
+		rest[0] -= lv->v[it[i].ix].file;
+		rest[1] -= lv->v[it[i].ix].vm;
+	}
+}
+
+/* rowtree_finish() of t's leaves (the level below the total), which
+ * have no rows below them (nothing to cut). In a value order: the rows
+ * rows_sort_by_value() and fold() would leave, made in their order
+ * (true), the limit leaves that go first and an "[N others]" row of the
+ * rest, or all of them; items are sorted, not rows (176 bytes moved
+ * each). Else (false) every leaf made a row, in the order they came, for
+ * the usual finish. */
+static bool leaves_finish(struct rowtree *t, const struct sort_ctx *ctx,
+			  size_t limit, struct sort_buf *buf)
+{
+	uint64_t (*vkey)(const struct sort_ctx *ctx, const struct row *r) =
+	    orders[t->order].vkey;
+	struct rows_leaves *lv = t->leaves;
+	uint64_t rest[2] = {0, 0};
+	size_t n = lv->n, keep = limit && limit < n ? limit : n;
+	struct sort_item *it;
+	struct row *others;
+	char name[48];
+
+	if (!vkey) {
+		row_grow(&t->total, n);
+		for (size_t i = 0; i < n; i++)
+			leaf_row(&t->total, &lv->v[i]);
+		rows_leaves_free(t);
+		return false;
+	}
+	/* labels differ: item_before() never reads the rows; ranks
+	 * (rank_labels()) are not worth it where each label is one row */
+	xgrow(&buf->items, &buf->cap, 2 * keep, sizeof(*buf->items));
+	it = buf->items;
+	if (keep < n) {
+		leaves_select(ctx, vkey, lv, keep, it, rest);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (i + SORT_PREFETCH < n)
+				__builtin_prefetch(labels_str(
+				    t->lb, lv->v[i + SORT_PREFETCH].label));
+			leaf_item(ctx, vkey, lv, i, &it[i]);
+		}
+		if (n > 1)
+			items_sort(ctx, NULL, it, it + n, n);
+	}
+	row_grow(&t->total, keep + 1);
+	huge_rows(&t->total);
+	for (size_t i = 0; i < keep; i++)
+		leaf_row(&t->total, &lv->v[it[i].ix]);
+	rows_leaves_free(t);
+	if (keep == n)
+		return true;
+	/* fold()'s row: no sets, no processes in a tree of leaves */
+	others = leaf_row(&t->total, &(struct rows_leaf){0, rest[0], rest[1]});
+	others->folded = n - keep;
+	snprintf(name, sizeof(name), "[%" PRIu64 " others]", others->folded);
+	others->label = labels_intern(t->lb, name);
+	return true;
+}
+
 void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 {
 	struct sort_ctx ctx = {t, sort, kinds[t->kind].key,
@@ -855,6 +975,11 @@ void rowtree_finish(struct rowtree *t, enum col_id sort, size_t limit)
 	struct sort_buf buf = {NULL, 0};
 	uint32_t *rank = NULL;
 
+	/* a leaves tree is one level below the total: nothing to cut */
+	if (t->leaves && leaves_finish(t, &ctx, limit, &buf)) {
+		free(buf.items);
+		return;
+	}
 	cut_repeats(&t->total);
 	if (kinds[t->kind].prune)
 		prune(t, &t->total);

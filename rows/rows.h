@@ -148,6 +148,7 @@ struct rowtree {
 	enum rows_order order;	   /* rowtree_set_order(); ROWS_ORDER_VALUE */
 	uint64_t serial; /* never the same for two trees of one process,
 			    even once one is freed (rowtree_path_index) */
+	struct rows_leaves *leaves; /* private: rowtree_defer_leaves() */
 };
 
 /* Value set s (< t->nsets) of row r: COL__COUNT values. */
@@ -160,6 +161,19 @@ static inline const uint64_t *row_set(const struct row *r, size_t s)
  * labels are interned into it). Free with rowtree_free(). */
 struct rowtree *rowtree_new(struct labels *lb, size_t depth);
 void rowtree_free(struct rowtree *t);
+
+/* Keep the rows of t, a new single-set tree of depth 1, as bare leaves
+ * (label, FILE SIZE, VM SIZE: 24 bytes, not a row's 176) until
+ * rowtree_finish(), which makes rows only of the leaves it keeps: with a
+ * limit under their number in a value order, the limit that go first and
+ * the "[N others]" row (a file's symbols are some ten thousand rows of
+ * which -n are shown). The finished tree is the one rowtree_finish()
+ * would have made of rows. rowtree_add() of pieces with no other column
+ * and no tag keeps them as leaves; any other add makes the rows first.
+ * No effect on another tree. A tree with leaves must not be given to
+ * rowtree_diff() or rowtree_timeline*(), nor its rows read, before
+ * rowtree_finish(). */
+void rowtree_defer_leaves(struct rowtree *t);
 
 /* Add vals (indexed by enum col_id) to the row at path[0..depth-1] and to
  * every ancestor including the total. path labels must be valid ids. */

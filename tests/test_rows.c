@@ -15,6 +15,7 @@
 #include "maps/labels.h"
 #include "rows/rows.h"
 #include "tests/testutil.h"
+#include "util/util.h"
 
 struct fixture {
 	struct labels *lb;
@@ -586,6 +587,85 @@ static void test_limit_like_full(void **state)
 	}
 }
 
+/* Two finished trees are the same: rows, their labels' strings, every
+ * value, RES% denominators and folded counts, level by level. */
+static void check_same_rows(const struct fixture *a, const struct row *x,
+			    const struct fixture *b, const struct row *y)
+{
+	assert_int_equal(x->nchildren, y->nchildren);
+	assert_memory_equal(x->vals, y->vals, sizeof(x->vals));
+	assert_int_equal(x->vm_sum, y->vm_sum);
+	assert_int_equal(x->folded, y->folded);
+	if (x->label != LABEL_NONE || y->label != LABEL_NONE)
+		assert_string_equal(name(a, x), name(b, y));
+	for (size_t i = 0; i < x->nchildren; i++)
+		check_same_rows(a, &x->children[i], b, &y->children[i]);
+}
+
+/* A tree whose rows stay leaves until finished (rowtree_defer_leaves)
+ * finishes as the same tree of rows would: every order and limit, values
+ * tied and repeated, labels added more than once; and where an add the
+ * leaves cannot hold comes (another column, a tag), from then on. */
+static void test_defer_leaves(void **state)
+{
+	static const size_t limits[] = {0, 1, 3, 50, 299, 300, 301, 1000};
+	static const enum rows_order order[] = {
+	    ROWS_ORDER_VALUE, ROWS_ORDER_BOTH, ROWS_ORDER_NAME, ROWS_ORDER_POS};
+	static const enum col_id sort[] = {COL_FILE, COL_VM, COL_RSS};
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(limits) * ARRAY_SIZE(order) * 3 * 3;
+	     k++) {
+		size_t lim = limits[k % ARRAY_SIZE(limits)];
+		size_t o = k / ARRAY_SIZE(limits) % ARRAY_SIZE(order);
+		size_t s = k / ARRAY_SIZE(limits) / ARRAY_SIZE(order) % 3;
+		int late =
+		    (int)(k / ARRAY_SIZE(limits) / ARRAY_SIZE(order) / 3);
+		struct fixture *rows = fx_new(1), *leaves = fx_new(1);
+		uint64_t vals[COL__COUNT] = {0};
+
+		rowtree_defer_leaves(leaves->t);
+		for (size_t n = 0; n < 2000; n++) {
+			struct fixture *fx[2] = {rows, leaves};
+			char a[32];
+
+			/* 300 labels; ties of values, shared 8-byte prefixes */
+			snprintf(a, sizeof(a), "v8::internal::sym%u",
+				 rnd() % 300);
+			vals[COL_FILE] = rnd() % 3 * 100;
+			vals[COL_VM] = rnd() % 2 * 100;
+			if (late && n == 1500) /* late 1: another column */
+				vals[COL_RSS] = late == 1 ? 4096 : 0;
+			for (int f = 0; f < 2; f++) {
+				uint32_t id = labels_intern(fx[f]->lb, a);
+
+				if (late == 2 && n == 1500) /* and a tag */
+					rowtree_set_tag(fx[f]->t, 7);
+				rowtree_add(fx[f]->t, &id, vals);
+			}
+		}
+		for (int f = 0; f < 2; f++) {
+			struct fixture *fx = f ? leaves : rows;
+
+			rowtree_set_order(fx->t, order[o]);
+			rowtree_finish(fx->t, sort[s], lim);
+		}
+		assert_null(leaves->t->leaves);
+		check_same_rows(rows, &rows->t->total, leaves,
+				&leaves->t->total);
+		fx_free(rows);
+		fx_free(leaves);
+	}
+	/* not a tree of depth 1: rows as ever */
+	{
+		struct fixture *fx = fx_new(2);
+
+		rowtree_defer_leaves(fx->t);
+		assert_null(fx->t->leaves);
+		fx_free(fx);
+	}
+}
+
 /* One million distinct leaves (two adds each) under few parents, then a
  * million under one parent: sums, order and folding stay right at that
  * size. bench/bench_rows times the same trees. */
@@ -746,6 +826,7 @@ int main(void)
 	    cmocka_unit_test(test_ties),
 	    cmocka_unit_test(test_ties_prefixes),
 	    cmocka_unit_test(test_limit_like_full),
+	    cmocka_unit_test(test_defer_leaves),
 	    cmocka_unit_test(test_fold),
 	    cmocka_unit_test(test_order_pos),
 	    cmocka_unit_test(test_order_name),
