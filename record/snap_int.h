@@ -241,10 +241,12 @@ struct snapper {
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
 	/* the devices of major 0 known hugetlbfs or not: the kernel's own
-	 * hugetlbfs mounts (probed by snapper_new), then those a target's
-	 * mappings showed (its mountinfo) */
+	 * hugetlbfs mounts (probed at the first mapping of major 0 that could
+	 * hold a PMD page: fsdevs_probed), then those a target's mappings
+	 * showed (its mountinfo) */
 	struct snap_fsdev *fsdevs;
 	size_t nfsdevs, fsdevs_cap;
+	bool fsdevs_probed;
 	unsigned nthreads; /* 0 until a job needs threads (snap_pool.c) */
 	/* the image registry: the images mapped in this round of snapshots
 	 * or the last, indexed by (dev, ino); a round ends when a process is

@@ -137,9 +137,6 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	}
 	s->pmd_pages = kernel_probe.probed ? kernel_probe.pmd_pages
 					   : pagemap_pmd_pages(s->page_size);
-	/* only where huge pages could be PMD-mapped pages too */
-	if (s->has_scan && s->pmd_pages)
-		fsdev_probe(s);
 	/* s->nthreads is counted by the first job large enough for threads
 	 * (snap_pool.c): most snapshots run on the caller's thread alone */
 	*out = s;
@@ -299,8 +296,11 @@ static bool fsdev_learn(struct snapper *s, int pid)
  * THP's. They map a hugetlbfs, whose device tells them whatever the
  * process's status counted when read (HugetlbPages is 0 in a process
  * that maps another's hugetlb pages through a shared page table). A
- * device of major 0 (the file systems without a block device) that s
- * does not know sends it to the target's mountinfo once; one that is not
+ * device of major 0 (the file systems without a block device) first
+ * makes s probe the kernel's own hugetlbfs mounts (once: most processes
+ * have no such mapping, and their snapshots skip the probe's ~11 system
+ * calls); one s does not know then sends it to the target's mountinfo
+ * once; one that is not
  * there either is an internal mount, and those of hugetlbfs were
  * probed. If the mountinfo cannot be read the mapping is taken for what
  * it is not (THP may be marked, as kpageflags' KPF_HUGE does not
@@ -315,6 +315,10 @@ static void hugetlb_mark(struct snapper *s, int pid, struct procmaps *maps)
 
 		if (m->dev_major || !m->ino || !map_pmd_possible(s, m))
 			continue;
+		if (!s->fsdevs_probed) {
+			fsdev_probe(s);
+			s->fsdevs_probed = true;
+		}
 		v = fsdev_hugetlb(s, m->dev_minor);
 		if (v < 0 && learned < 0) {
 			learned = fsdev_learn(s, pid);
