@@ -171,6 +171,18 @@ def run(tmp, hfs):
                 except ProcessLookupError:
                     pass
         p.wait()
+        # the child (not ours to reap) holds the hugetlbfs file until its
+        # memory is gone: dead (a zombie) or reaped
+        if child:
+            lib.wait_until(lambda: gone(child), f"pid {child} to exit")
+
+
+def gone(pid):
+    """True once pid has exited (a zombie, or no more)."""
+    try:
+        return lib.proc_state(pid) == "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
 
 
 def main():
@@ -208,7 +220,7 @@ def main():
                 run(tmp, hfs if mounted else None)
             finally:
                 if mounted:
-                    subprocess.run(["umount", hfs])
+                    subprocess.run(["umount", "-l", hfs])
     finally:
         with open(os.path.join(POOL, "nr_hugepages"), "w") as f:
             f.write(str(nr))
