@@ -31,10 +31,14 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #ifndef MFD_HUGE_SHIFT
 #define MFD_HUGE_SHIFT 26 /* linux/memfd.h: log2 of the size, shifted */
+#endif
+#ifndef HUGETLBFS_MAGIC
+#define HUGETLBFS_MAGIC 0x958458f6 /* linux/magic.h */
 #endif
 
 /* What the kernel offers every snapper alike, probed by the first:
@@ -62,32 +66,46 @@ static void fsdev_add(struct snapper *s, uint32_t major, uint32_t minor,
 	    .major = major, .minor = minor, .hugetlb = hugetlb};
 }
 
+/* The device (major 0) of a new memfd of flags, or -1. */
+static int64_t memfd_minor(unsigned flags)
+{
+	int fd = memfd_create("memsz-hugetlb-probe", MFD_CLOEXEC | flags);
+	struct stat st;
+	int64_t ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && !major(st.st_dev))
+		ret = minor(st.st_dev);
+	close(fd);
+	return ret;
+}
+
 /* Learn the kernel's internal hugetlbfs mounts, one per huge page size,
  * which every MAP_HUGETLB, memfd_create(MFD_HUGETLB) and SHM_HUGETLB
  * mapping maps: the device of a hugetlb memfd of each size in
- * /sys/kernel/mm/hugepages (creating one takes no huge page). */
+ * /sys/kernel/mm/hugepages (creating one takes no huge page). The
+ * internal tmpfs mount (memfd, MAP_SHARED | MAP_ANONYMOUS, SysV shared
+ * memory) is learned too, as not hugetlbfs. */
 static void fsdev_probe(struct snapper *s)
 {
 	DIR *d = opendir("/sys/kernel/mm/hugepages");
 	struct dirent *e;
+	int64_t dev = memfd_minor(0);
 
+	if (dev >= 0)
+		fsdev_add(s, 0, (uint32_t)dev, false);
 	while (d && (e = readdir(d))) {
 		unsigned long kb;
-		struct stat st;
-		int fd;
 
 		if (sscanf(e->d_name, "hugepages-%lukB", &kb) != 1 || !kb ||
 		    (kb & (kb - 1)))
 			continue;
-		fd = memfd_create("memsz-hugetlb-probe",
-				  MFD_CLOEXEC | MFD_HUGETLB |
-				      ((unsigned)(__builtin_ctzl(kb) + 10)
-				       << MFD_HUGE_SHIFT));
-		if (fd < 0)
-			continue;
-		if (!fstat(fd, &st) && !major(st.st_dev))
-			fsdev_add(s, 0, minor(st.st_dev), true);
-		close(fd);
+		dev = memfd_minor(
+		    MFD_HUGETLB |
+		    ((unsigned)(__builtin_ctzl(kb) + 10) << MFD_HUGE_SHIFT));
+		if (dev >= 0 && fsdev_hugetlb(s, (uint32_t)dev) < 0)
+			fsdev_add(s, 0, (uint32_t)dev, true);
 	}
 	if (d)
 		closedir(d);
@@ -291,44 +309,75 @@ static bool fsdev_learn(struct snapper *s, int pid)
 	return true;
 }
 
+/* Whether m maps a hugetlbfs as statfs(2) of its /proc/PID/map_files
+ * link tells (~3 us; the link needs CAP_SYS_ADMIN: on EPERM s stops
+ * asking): 1 yes, 0 no, -1 unknown. */
+static int map_statfs_hugetlb(struct snapper *s, int pid,
+			      const struct procmap *m)
+{
+	char path[96];
+	struct statfs sf;
+
+	if (s->no_map_files)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, m->start, m->end);
+	if (statfs(path, &sf)) {
+		s->no_map_files = errno == EPERM || errno == EACCES;
+		return -1;
+	}
+	return (uint32_t)sf.f_type == HUGETLBFS_MAGIC;
+}
+
+/* Whether the device of major 0 of m (pid's) is a hugetlbfs: 1 yes, 0
+ * no, -1 unknown. Asked in turn, each answer kept for the device: what s
+ * knows, statfs(2) of m's file, the kernel's own hugetlbfs mounts (probed
+ * once), then a hugetlbfs mounted where pid lives (its mountinfo, read at
+ * most once a snapshot: *learned -1 not yet, 0 unreadable, 1 read); a
+ * device that is in none is an internal mount that is not hugetlbfs. */
+static int fsdev_of(struct snapper *s, int pid, const struct procmap *m,
+		    int *learned)
+{
+	int v = fsdev_hugetlb(s, m->dev_minor);
+
+	if (v < 0 && (v = map_statfs_hugetlb(s, pid, m)) >= 0)
+		fsdev_add(s, 0, m->dev_minor, v);
+	if (v < 0 && !s->fsdevs_probed) {
+		fsdev_probe(s);
+		s->fsdevs_probed = true;
+		v = fsdev_hugetlb(s, m->dev_minor);
+	}
+	if (v < 0 && *learned < 0) {
+		*learned = fsdev_learn(s, pid);
+		v = fsdev_hugetlb(s, m->dev_minor);
+	}
+	if (v < 0 && *learned > 0) {
+		fsdev_add(s, 0, m->dev_minor, false);
+		v = 0;
+	}
+	return v;
+}
+
 /* Mark the hugetlb mappings of maps (PROCMAP_VM_HUGETLB) that could hold
  * a PMD-mapped page: PAGEMAP_SCAN reports their pages huge as it does
  * THP's. They map a hugetlbfs, whose device tells them whatever the
  * process's status counted when read (HugetlbPages is 0 in a process
- * that maps another's hugetlb pages through a shared page table). A
- * device of major 0 (the file systems without a block device) first
- * makes s probe the kernel's own hugetlbfs mounts (once: most processes
- * have no such mapping, and their snapshots skip the probe's ~11 system
- * calls); one s does not know then sends it to the target's mountinfo
- * once; one that is not
- * there either is an internal mount, and those of hugetlbfs were
- * probed. If the mountinfo cannot be read the mapping is taken for what
- * it is not (THP may be marked, as kpageflags' KPF_HUGE does not
- * prevent on pages not looked up). */
+ * that maps another's hugetlb pages through a shared page table). Only
+ * the devices of major 0 (file systems without a block device) are
+ * asked about (fsdev_of); most processes have no such mapping large
+ * enough, and their snapshots ask nothing. If no way tells, the mapping
+ * is taken for what it is not (its huge pages may be marked THP, as
+ * kpageflags' KPF_HUGE does not prevent on pages not looked up). */
 static void hugetlb_mark(struct snapper *s, int pid, struct procmaps *maps)
 {
-	int learned = -1; /* -1 not tried, 0 unreadable, 1 read */
+	int learned = -1;
 
 	for (size_t i = 0; i < maps->n; i++) {
 		struct procmap *m = &maps->maps[i];
-		int v;
 
 		if (m->dev_major || !m->ino || !map_pmd_possible(s, m))
 			continue;
-		if (!s->fsdevs_probed) {
-			fsdev_probe(s);
-			s->fsdevs_probed = true;
-		}
-		v = fsdev_hugetlb(s, m->dev_minor);
-		if (v < 0 && learned < 0) {
-			learned = fsdev_learn(s, pid);
-			v = fsdev_hugetlb(s, m->dev_minor);
-		}
-		if (v < 0 && learned > 0) {
-			fsdev_add(s, 0, m->dev_minor, false);
-			v = 0;
-		}
-		if (v > 0)
+		if (fsdev_of(s, pid, m, &learned) > 0)
 			m->vmflags |= PROCMAP_VM_HUGETLB;
 	}
 }
