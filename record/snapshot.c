@@ -20,6 +20,7 @@
 #include "record/target.h"
 #include "util/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -27,7 +28,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#ifndef MFD_HUGE_SHIFT
+#define MFD_HUGE_SHIFT 26 /* linux/memfd.h: log2 of the size, shifted */
+#endif
+#ifndef HUGETLBFS_MAGIC
+#define HUGETLBFS_MAGIC 0x958458f6 /* linux/magic.h */
+#endif
 
 /* What the kernel offers every snapper alike, probed by the first:
  * PAGEMAP_SCAN (an ioctl) and the PMD size (a sysfs file). Whether PFNs
@@ -36,6 +48,68 @@ static struct {
 	bool probed, has_scan;
 	uint32_t pmd_pages;
 } kernel_probe;
+
+/* A device of major 0 as s knows it: 1 a hugetlbfs, 0 not, -1 unknown. */
+static int fsdev_hugetlb(const struct snapper *s, uint32_t minor)
+{
+	for (size_t i = 0; i < s->nfsdevs; i++)
+		if (s->fsdevs[i].major == 0 && s->fsdevs[i].minor == minor)
+			return s->fsdevs[i].hugetlb;
+	return -1;
+}
+
+static void fsdev_add(struct snapper *s, uint32_t major, uint32_t minor,
+		      bool hugetlb)
+{
+	xgrow(&s->fsdevs, &s->fsdevs_cap, s->nfsdevs + 1, sizeof(*s->fsdevs));
+	s->fsdevs[s->nfsdevs++] = (struct snap_fsdev){
+	    .major = major, .minor = minor, .hugetlb = hugetlb};
+}
+
+/* The device (major 0) of a new memfd of flags, or -1. */
+static int64_t memfd_minor(unsigned flags)
+{
+	int fd = memfd_create("memsz-hugetlb-probe", MFD_CLOEXEC | flags);
+	struct stat st;
+	int64_t ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && !major(st.st_dev))
+		ret = minor(st.st_dev);
+	close(fd);
+	return ret;
+}
+
+/* Learn the kernel's internal hugetlbfs mounts, one per huge page size,
+ * which every MAP_HUGETLB, memfd_create(MFD_HUGETLB) and SHM_HUGETLB
+ * mapping maps: the device of a hugetlb memfd of each size in
+ * /sys/kernel/mm/hugepages (creating one takes no huge page). The
+ * internal tmpfs mount (memfd, MAP_SHARED | MAP_ANONYMOUS, SysV shared
+ * memory) is learned too, as not hugetlbfs. */
+static void fsdev_probe(struct snapper *s)
+{
+	DIR *d = opendir("/sys/kernel/mm/hugepages");
+	struct dirent *e;
+	int64_t dev = memfd_minor(0);
+
+	if (dev >= 0)
+		fsdev_add(s, 0, (uint32_t)dev, false);
+	while (d && (e = readdir(d))) {
+		unsigned long kb;
+
+		if (sscanf(e->d_name, "hugepages-%lukB", &kb) != 1 || !kb ||
+		    (kb & (kb - 1)))
+			continue;
+		dev = memfd_minor(
+		    MFD_HUGETLB |
+		    ((unsigned)(__builtin_ctzl(kb) + 10) << MFD_HUGE_SHIFT));
+		if (dev >= 0 && fsdev_hugetlb(s, (uint32_t)dev) < 0)
+			fsdev_add(s, 0, (uint32_t)dev, true);
+	}
+	if (d)
+		closedir(d);
+}
 
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
@@ -102,6 +176,7 @@ void snapper_free(struct snapper *s)
 	if (s->self_pm_fd >= 0)
 		close(s->self_pm_fd);
 	free(s->cgacc);
+	free(s->fsdevs);
 	free(s->payers);
 	free(s->self_set);
 	free(s->prep_files);
@@ -147,36 +222,6 @@ void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg)
 	s->tick_arg = arg;
 }
 
-/* True if /proc/meminfo counts any PMD-mapped memory (AnonHugePages,
- * ShmemPmdMapped, FilePmdMapped), or cannot be read. */
-static bool meminfo_pmd_mapped(void)
-{
-	static const char *const fields[] = {
-	    "AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:"};
-	const char *p, *end, *ls, *le;
-	char *buf = NULL;
-	bool any = false;
-	int seen = 0;
-	ssize_t n = read_small_file("/proc/meminfo", 1u << 20, &buf);
-
-	if (n < 0)
-		return true;
-	p = buf;
-	end = buf + n;
-	while (!any && seen < 3 && text_next_line(&p, end, &ls, &le))
-		for (int i = 0; i < 3; i++) {
-			size_t len = strlen(fields[i]);
-
-			if ((size_t)(le - ls) <= len ||
-			    strncmp(ls, fields[i], len))
-				continue;
-			seen++;
-			any = strtoull(ls + len, NULL, 10) != 0;
-		}
-	free(buf);
-	return any || seen < 3;
-}
-
 /* Read /proc/PID/smaps for the VmFlags of maps (ordered). Returns the
  * number of mappings found or -errno. */
 static int smaps_vmflags(int pid, struct procmaps *maps)
@@ -196,14 +241,14 @@ static int smaps_vmflags(int pid, struct procmaps *maps)
 }
 
 /* What a snapshot takes from /proc/PID/status, in one read: VmLck,
- * HugetlbPages, VmRSS and VmHWM (kB) and Threads, each -ENOENT with no
+ * VmRSS and VmHWM (kB) and Threads, each -ENOENT with no
  * such line or -errno when the file cannot be read (what
  * target_status_kb() gives). The status is read through fd
  * (target_status_open, or -errno), once with the maps and again at the
  * snapshot's end for its VmHWM (snap_run()); the first VmHWM is the
  * fallback for a process gone by then. */
 struct snap_status {
-	int64_t lck, htlb, rss, hwm, threads;
+	int64_t lck, rss, hwm, threads;
 };
 
 static void status_read(int fd, struct snap_status *st)
@@ -214,70 +259,157 @@ static void status_read(int fd, struct snap_status *st)
 	const char *text = big ? big : buf;
 
 	if (len < 0) {
-		st->lck = st->htlb = st->rss = st->hwm = st->threads = len;
+		st->lck = st->rss = st->hwm = st->threads = len;
 		return;
 	}
 	st->lck = target_status_field(text, "VmLck");
-	st->htlb = target_status_field(text, "HugetlbPages");
 	st->rss = target_status_field(text, "VmRSS");
 	st->hwm = target_status_field(text, "VmHWM");
 	st->threads = target_status_field(text, "Threads");
 	free(big);
 }
 
-/* True if a PMD could map some of maps: a mapping holds a whole aligned
- * range of pmd_pages pages (a huge page is mapped by a PMD only inside
- * one VMA, at its own alignment). */
-static bool maps_pmd_possible(const struct snapper *s,
-			      const struct procmaps *maps)
+/* True if a PMD could map some of m: it holds a whole aligned range of
+ * pmd_pages pages (a huge page is mapped by a PMD only inside one VMA, at
+ * its own alignment). */
+static bool map_pmd_possible(const struct snapper *s, const struct procmap *m)
 {
 	uint64_t size = (uint64_t)s->pmd_pages << s->page_shift;
+	uint64_t a = (m->start + size - 1) & ~(size - 1);
 
-	for (size_t i = 0; size && i < maps->n; i++) {
-		const struct procmap *m = &maps->maps[i];
-		uint64_t a = (m->start + size - 1) & ~(size - 1);
+	return size && a >= m->start && a < m->end && m->end - a >= size;
+}
 
-		if (a >= m->start && a < m->end && m->end - a >= size)
-			return true;
+/* Learn from pid's mountinfo which devices of major 0 are the hugetlbfs
+ * mounted where it lives (its mount namespace). Returns false if it
+ * cannot be read. */
+static bool fsdev_learn(struct snapper *s, int pid)
+{
+	const char *p, *end, *ls, *le, *sep;
+	char path[64], *buf = NULL;
+	unsigned maj, min;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	n = read_small_file(path, 1u << 24, &buf);
+	if (n < 0)
+		return false;
+	p = buf;
+	end = buf + n;
+	while (text_next_line(&p, end, &ls, &le)) {
+		/* "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS] - FSTYPE ..." */
+		sep = memmem(ls, (size_t)(le - ls), " - ", 3);
+		if (!sep || sscanf(ls, "%*u %*u %u:%u", &maj, &min) != 2 ||
+		    maj || fsdev_hugetlb(s, min) >= 0)
+			continue;
+		fsdev_add(s, 0, min,
+			  le - sep >= 13 && !memcmp(sep + 3, "hugetlbfs ", 10));
 	}
-	return false;
+	free(buf);
+	return true;
+}
+
+/* Whether m maps a hugetlbfs as statfs(2) of its /proc/PID/map_files
+ * link tells (~3 us; the link needs CAP_SYS_ADMIN: on EPERM s stops
+ * asking): 1 yes, 0 no, -1 unknown. */
+static int map_statfs_hugetlb(struct snapper *s, int pid,
+			      const struct procmap *m)
+{
+	char path[96];
+	struct statfs sf;
+
+	if (s->no_map_files)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, m->start, m->end);
+	if (statfs(path, &sf)) {
+		s->no_map_files = errno == EPERM || errno == EACCES;
+		return -1;
+	}
+	return (uint32_t)sf.f_type == HUGETLBFS_MAGIC;
+}
+
+/* Whether the device of major 0 of m (pid's) is a hugetlbfs: 1 yes, 0
+ * no, -1 unknown. Asked in turn, each answer kept for the device: what s
+ * knows, statfs(2) of m's file, the kernel's own hugetlbfs mounts (probed
+ * once), then a hugetlbfs mounted where pid lives (its mountinfo, read at
+ * most once a snapshot: *learned -1 not yet, 0 unreadable, 1 read); a
+ * device that is in none is an internal mount that is not hugetlbfs. */
+static int fsdev_of(struct snapper *s, int pid, const struct procmap *m,
+		    int *learned)
+{
+	int v = fsdev_hugetlb(s, m->dev_minor);
+
+	if (v < 0 && (v = map_statfs_hugetlb(s, pid, m)) >= 0)
+		fsdev_add(s, 0, m->dev_minor, v);
+	if (v < 0 && !s->fsdevs_probed) {
+		fsdev_probe(s);
+		s->fsdevs_probed = true;
+		v = fsdev_hugetlb(s, m->dev_minor);
+	}
+	if (v < 0 && *learned < 0) {
+		*learned = fsdev_learn(s, pid);
+		v = fsdev_hugetlb(s, m->dev_minor);
+	}
+	if (v < 0 && *learned > 0) {
+		fsdev_add(s, 0, m->dev_minor, false);
+		v = 0;
+	}
+	return v;
+}
+
+/* Mark the hugetlb mappings of maps (PROCMAP_VM_HUGETLB) that could hold
+ * a PMD-mapped page: PAGEMAP_SCAN reports their pages huge as it does
+ * THP's. They map a hugetlbfs, whose device tells them whatever the
+ * process's status counted when read (HugetlbPages is 0 in a process
+ * that maps another's hugetlb pages through a shared page table). Only
+ * the devices of major 0 (file systems without a block device) are
+ * asked about (fsdev_of); most processes have no such mapping large
+ * enough, and their snapshots ask nothing. If no way tells, the mapping
+ * is taken for what it is not (its huge pages may be marked THP, as
+ * kpageflags' KPF_HUGE does not prevent on pages not looked up). */
+static void hugetlb_mark(struct snapper *s, int pid, struct procmaps *maps)
+{
+	int learned = -1;
+
+	for (size_t i = 0; i < maps->n; i++) {
+		struct procmap *m = &maps->maps[i];
+
+		if (m->dev_major || !m->ino || !map_pmd_possible(s, m))
+			continue;
+		if (fsdev_of(s, pid, m, &learned) > 0)
+			m->vmflags |= PROCMAP_VM_HUGETLB;
+	}
 }
 
 /* What the snapshot of pid can say about THP and locked memory: sets
  * MD_SNAP_F_PMD in *flags when PMD-mapped pages will be marked (*pmd:
- * there may be some to mark) and MD_SNAP_F_LOCKED when the locked mappings
- * of maps are known (their vmflags). /proc/PID/smaps, as costly as the
- * snapshot, is read only when the process has locked memory (VmLck) or,
- * while PMD-mapped memory exists, hugetlb pages (HugetlbPages), which
- * PAGEMAP_SCAN reports as huge too. Where a mapping could hold a
- * PMD-mapped page, /proc/meminfo (~8 us, ~3% of a small process's
- * snapshot) is skipped when the process has no hugetlb pages and the
- * page flags can be read: *pmd is then set, as marking finds nothing
+ * there may be some to mark: a mapping other than hugetlb's could hold
+ * one) and MD_SNAP_F_LOCKED when the locked mappings of maps are known
+ * (their vmflags). /proc/PID/smaps, as costly as the snapshot, is read
+ * only when the process has locked memory (VmLck). Marking finds nothing
  * where no page is PMD-mapped (what PAGEMAP_SCAN reports huge and
- * present; a pread task asks it only where 512 present entries run over
- * aligned frames) and the records are the same. Without kpageflags it
- * is read: HugetlbPages is 0 in a process that maps another's hugetlb
- * pages through a shared page table, and only KPF_HUGE would then tell
- * them from THP. */
-static void vma_flags_load(const struct snapper *s, int pid,
+ * present outside hugetlb mappings; a pread task asks it only where 512
+ * present entries run over aligned frames). */
+static void vma_flags_load(struct snapper *s, int pid,
 			   const struct snap_status *ps, struct procmaps *maps,
 			   uint32_t *flags, bool *pmd)
 {
-	bool thp =
-	    s->has_scan && s->pmd_pages && maps_pmd_possible(s, maps) &&
-	    ((ps->htlb == 0 && s->has_kpageflags) || meminfo_pmd_mapped());
-	int64_t lck = ps->lck, htlb = thp ? ps->htlb : 0;
-	bool smaps = false;
+	bool smaps = ps->lck > 0 && smaps_vmflags(pid, maps) >= 0;
 
 	*pmd = false;
-	if (lck > 0 || htlb != 0)
-		smaps = smaps_vmflags(pid, maps) >= 0;
-	if (lck == 0 || (lck > 0 && smaps))
+	if (ps->lck == 0 || smaps)
 		*flags |= MD_SNAP_F_LOCKED;
-	if ((s->has_scan || !s->pmd_pages) && (htlb == 0 || smaps)) {
-		*flags |= MD_SNAP_F_PMD;
-		*pmd = thp;
-	}
+	if (!s->has_scan && s->pmd_pages)
+		return;
+	*flags |= MD_SNAP_F_PMD;
+	if (!s->pmd_pages)
+		return;
+	/* after smaps, whose VmFlags replace the mappings' vmflags */
+	hugetlb_mark(s, pid, maps);
+	for (size_t i = 0; i < maps->n && !*pmd; i++)
+		*pmd = !(maps->maps[i].vmflags & PROCMAP_VM_HUGETLB) &&
+		       map_pmd_possible(s, &maps->maps[i]);
 }
 
 /* NOTE, once per recording, that PSS is unavailable (no PFNs). Returns 0

@@ -150,6 +150,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2160-record-thread-stacks.sh \
 	tests/t2170-record-thp-locked.py \
 	tests/t2171-record-status-long.py \
+	tests/t2172-record-hugetlb-shared.py \
 	tests/t2185-record-children.py \
 	tests/t2186-record-users.py \
 	tests/t2300-record-all.py \
@@ -195,6 +196,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_lib.c \
 	tests/workloads/mmap_churn.c \
 	tests/workloads/rec_sleep.c \
+	tests/workloads/rec_hugetlb_shared.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_layout.c \
