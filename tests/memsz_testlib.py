@@ -13,7 +13,9 @@ named assertion; what cannot be checked here is said with skip_part(why)
 test that cannot go on calls fail(why). finish() gives the exit status.
 No fixed sleeps: wait_until() polls for an event.
 """
+import contextlib
 import csv
+import fcntl
 import io
 import os
 import re
@@ -584,3 +586,18 @@ def md_fix_checksums(raw):
             bytes(raw[off + 8:off + size])
         struct.pack_into("<I", raw, off + 4, crc32c(rec))
     return raw
+
+
+@contextlib.contextmanager
+def hugetlb_pool_lock():
+    """Held by every test that changes the machine's hugetlb pool
+    (nr_hugepages) while it reads, raises, uses and restores it: two such
+    tests run at once (make -j2 check) would restore each other's pages
+    away (t2170 and t2172). Blocks until the other test is done."""
+    fd = os.open("/tmp/memsz-tests-hugetlb.lock",
+                 os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -277,23 +277,24 @@ def main():
                                   "huge=always,size=16m", "memsz-t2170",
                                   shmdir]).returncode == 0
         check(mounted, "a tmpfs with huge=always mounted")
-        nr_huge = read_int(NR_HUGEPAGES)
-        try:
-            if mode == "never":
-                # madvise: THP only where asked (MADV_HUGEPAGE)
-                with open(THP_ENABLED, "w") as f:
-                    f.write("madvise")
-            hugetlb = reserve_hugetlb(nr_huge)
-            run(tmp, shmdir if mounted else None, hugetlb)
-        finally:
-            if mode == "never":
-                with open(THP_ENABLED, "w") as f:
-                    f.write("never")
-            if nr_huge is not None and read_int(NR_HUGEPAGES) != nr_huge:
-                with open(NR_HUGEPAGES, "w") as f:
-                    f.write(str(nr_huge))
-            if mounted:
-                subprocess.run(["umount", shmdir])
+        with lib.hugetlb_pool_lock():  # the pool is read and restored
+            nr_huge = read_int(NR_HUGEPAGES)
+            try:
+                if mode == "never":
+                    # madvise: THP only where asked (MADV_HUGEPAGE)
+                    with open(THP_ENABLED, "w") as f:
+                        f.write("madvise")
+                hugetlb = reserve_hugetlb(nr_huge)
+                run(tmp, shmdir if mounted else None, hugetlb)
+            finally:
+                if mode == "never":
+                    with open(THP_ENABLED, "w") as f:
+                        f.write("never")
+                if nr_huge is not None and read_int(NR_HUGEPAGES) != nr_huge:
+                    with open(NR_HUGEPAGES, "w") as f:
+                        f.write(str(nr_huge))
+                if mounted:
+                    subprocess.run(["umount", shmdir])
     return lib.finish()
 
 

@@ -189,8 +189,7 @@ def main():
     if os.geteuid() != 0:
         lib.skip("needs root: reserves a hugetlb page, runs the workload "
                  "as nobody")
-    nr = read_int(os.path.join(POOL, "nr_hugepages"))
-    if nr is None:
+    if read_int(os.path.join(POOL, "nr_hugepages")) is None:
         lib.skip(f"no {POOL}: the kernel has no 2 MiB hugetlb pages")
     try:
         with open(THP_ENABLED) as f:
@@ -200,30 +199,32 @@ def main():
     if mode not in ("always", "madvise"):
         lib.skip(f"THP is not enabled ({THP_ENABLED}: {mode}): no THP to "
                  "show next to hugetlb")
-    try:
-        with open(os.path.join(POOL, "nr_hugepages"), "w") as f:
-            f.write(str(nr + 2))
-        free = read_int(os.path.join(POOL, "free_hugepages")) or 0
-        if not free:
-            lib.skip("no free 2 MiB hugetlb page could be reserved")
-        with tempfile.TemporaryDirectory(prefix="memsz-t2172.") as tmp:
-            hfs = os.path.join(tmp, "hfs")
-            os.mkdir(hfs)
-            mounted = free >= 2 and subprocess.run(
-                ["mount", "-t", "hugetlbfs", "-o", "pagesize=2M,mode=0777",
-                 "memsz-t2172", hfs]).returncode == 0
-            if not mounted:
-                lib.skip_part("a mounted hugetlbfs: " +
-                              ("mount failed" if free >= 2 else
-                               "one free hugetlb page only"))
-            try:
-                run(tmp, hfs if mounted else None)
-            finally:
-                if mounted:
-                    subprocess.run(["umount", "-l", hfs])
-    finally:
-        with open(os.path.join(POOL, "nr_hugepages"), "w") as f:
-            f.write(str(nr))
+    with lib.hugetlb_pool_lock():  # the pool is read and restored
+        nr = read_int(os.path.join(POOL, "nr_hugepages"))
+        try:
+            with open(os.path.join(POOL, "nr_hugepages"), "w") as f:
+                f.write(str(nr + 2))
+            free = read_int(os.path.join(POOL, "free_hugepages")) or 0
+            if not free:
+                lib.skip("no free 2 MiB hugetlb page could be reserved")
+            with tempfile.TemporaryDirectory(prefix="memsz-t2172.") as tmp:
+                hfs = os.path.join(tmp, "hfs")
+                os.mkdir(hfs)
+                mounted = free >= 2 and subprocess.run(
+                    ["mount", "-t", "hugetlbfs", "-o", "pagesize=2M,mode=0777",
+                     "memsz-t2172", hfs]).returncode == 0
+                if not mounted:
+                    lib.skip_part("a mounted hugetlbfs: " +
+                                  ("mount failed" if free >= 2 else
+                                   "one free hugetlb page only"))
+                try:
+                    run(tmp, hfs if mounted else None)
+                finally:
+                    if mounted:
+                        subprocess.run(["umount", "-l", hfs])
+        finally:
+            with open(os.path.join(POOL, "nr_hugepages"), "w") as f:
+                f.write(str(nr))
     return lib.finish()
 
 
