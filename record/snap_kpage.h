@@ -49,7 +49,7 @@ enum kpage_clean {
  * per CLEAN_PAGES_PER_LOOKUP pages of it (KPAGE_CLEAN_FILE: the answer
  * holds for every mapping of it in the snapshot, see snap_pool.c
  * task_clean); else the spans of the task's file pages to look up, split
- * where CLEAN_SPAN_GAP pages or more lie between two, when their pages
+ * where more than CLEAN_SPAN_GAP pages lie between two, when their pages
  * (and a call's worth each) are at most CLEAN_PAGES_PER_LOOKUP a page to
  * look up (KPAGE_CLEAN_RANGE, this task only: the tasks of a mapping,
  * run on several threads, each walk their own part of the page cache,
