@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "rows/rows.h"
+#include "rows/leaves.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,9 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 	struct merge_ctx m = {renames, nrenames};
 	struct rowtree *d;
 
-	if (old->depth != new->depth || old->lb != new->lb)
+	/* a tree still holding leaves has no rows to merge (const here) */
+	if (old->depth != new->depth || old->lb != new->lb || old->leaves ||
+	    new->leaves)
 		return NULL;
 	d = tree_new(new->lb, new->depth, ROWS_DIFF, 2);
 	merge_rows(&m, &d->total, &old->total, &new->total);
@@ -210,6 +213,7 @@ int rowtree_timeline_add(struct rows_timeline *b, size_t p, struct rowtree *t)
 
 	if (p >= tl->nsets || t->depth != tl->depth || t->lb != tl->lb)
 		return -1;
+	rows_leaves_make_rows(t); /* a tree of leaves: its rows first */
 	b->point = p;
 	add_leaves(b, &t->total, 0);
 	memcpy((uint64_t *)row_set(&tl->total, p), t->total.vals,

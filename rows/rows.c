@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "util/hashmap.h"
 #include "util/util.h"
@@ -840,21 +839,16 @@ leaf_item(const struct sort_ctx *ctx,
 
 /* Rows arrays from this size on are asked to be backed by huge pages. */
 #define HUGE_ROWS_MIN ((size_t)4 << 20)
-#define HUGE_PAGE ((uintptr_t)2 << 20)
 
-/* Ask for transparent huge pages (madvise mode) over the 2 MiB-aligned
- * part of r's children, new and not touched yet: leaves made rows all at
- * once (-n 0 of a big library: 45 k rows, 8 MiB) fault once a 2 MiB
- * instead of once a page. Advice only. */
+/* Ask for transparent huge pages over r's children, new and not touched
+ * yet: leaves made rows all at once (-n 0 of a big library: 45 k rows,
+ * 8 MiB) fault once a 2 MiB instead of once a page. */
 static void huge_rows(struct row *r)
 {
 	size_t n = (size_t)r->cap * sizeof(*r->children);
-	uintptr_t s =
-	    ((uintptr_t)r->children + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	uintptr_t e = ((uintptr_t)r->children + n) & ~(HUGE_PAGE - 1);
 
-	if (n >= HUGE_ROWS_MIN && s < e)
-		madvise((void *)s, e - s, MADV_HUGEPAGE);
+	if (n >= HUGE_ROWS_MIN)
+		advise_huge(r->children, n);
 }
 
 /* A row of leaf l at the end of r's children (room made): the rows of

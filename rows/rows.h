@@ -170,9 +170,9 @@ void rowtree_free(struct rowtree *t);
  * which -n are shown). The finished tree is the one rowtree_finish()
  * would have made of rows. rowtree_add() of pieces with no other column
  * and no tag keeps them as leaves; any other add makes the rows first.
- * No effect on another tree. A tree with leaves must not be given to
- * rowtree_diff() or rowtree_timeline*(), nor its rows read, before
- * rowtree_finish(). */
+ * No effect on another tree. Its rows must not be read before
+ * rowtree_finish(); rowtree_diff() refuses it (NULL) and
+ * rowtree_timeline_add() makes its rows first. */
 void rowtree_defer_leaves(struct rowtree *t);
 
 /* Add vals (indexed by enum col_id) to the row at path[0..depth-1] and to

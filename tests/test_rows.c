@@ -602,6 +602,37 @@ static void check_same_rows(const struct fixture *a, const struct row *x,
 		check_same_rows(a, &x->children[i], b, &y->children[i]);
 }
 
+/* A tree still holding leaves, given before it is finished: diff
+ * refuses it (it cannot make the rows of a const tree, and would have
+ * found none), a timeline makes its rows first and holds its values. */
+static void defer_leaves_unfinished(void)
+{
+	struct fixture *a = fx_new(1), *b = fx_new(1);
+	struct rows_point pt = {0, 0, 1};
+	uint64_t vals[COL__COUNT] = {0};
+	uint32_t id = labels_intern(a->lb, "x");
+	struct rows_timeline *tl;
+	struct rowtree *t;
+
+	vals[COL_FILE] = vals[COL_VM] = 10;
+	rowtree_defer_leaves(a->t);
+	rowtree_add(a->t, &id, vals);
+	assert_non_null(a->t->leaves);
+	rowtree_add(b->t, &id, vals);
+	assert_null(rowtree_diff(a->t, b->t, NULL, 0));
+	assert_null(rowtree_diff(b->t, a->t, NULL, 0));
+	tl = rowtree_timeline_begin(a->lb, 1, &pt, 1);
+	assert_int_equal(rowtree_timeline_add(tl, 0, a->t), 0);
+	a->t = NULL; /* the timeline took it */
+	t = rowtree_timeline_end(tl);
+	rowtree_finish(t, COL_FILE, 0);
+	assert_int_equal(t->total.nchildren, 1);
+	assert_int_equal(t->total.vals[COL_FILE], 10);
+	rowtree_free(t);
+	fx_free(a);
+	fx_free(b);
+}
+
 /* A tree whose rows stay leaves until finished (rowtree_defer_leaves)
  * finishes as the same tree of rows would: every order and limit, values
  * tied and repeated, labels added more than once; and where an add the
@@ -664,6 +695,7 @@ static void test_defer_leaves(void **state)
 		assert_null(fx->t->leaves);
 		fx_free(fx);
 	}
+	defer_leaves_unfinished();
 }
 
 /* One million distinct leaves (two adds each) under few parents, then a

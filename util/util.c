@@ -92,9 +92,19 @@ void *try_malloc_huge(size_t n)
 	if (a + n + HUGE_SIZE > start + keep)
 		munmap((void *)(start + keep),
 		       a + n + HUGE_SIZE - start - keep);
-	/* advice only: without THP the pages are small ones */
-	madvise((void *)start, n, MADV_HUGEPAGE);
+	advise_huge((void *)start, n);
 	return (void *)start;
+}
+
+void advise_huge(void *p, size_t n)
+{
+	uintptr_t s =
+	    ((uintptr_t)p + HUGE_SIZE - 1) & ~(uintptr_t)(HUGE_SIZE - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_SIZE - 1);
+
+	/* advice only: without THP the pages are small ones */
+	if (s < e)
+		madvise((void *)s, e - s, MADV_HUGEPAGE);
 }
 
 void *xmalloc_huge(size_t n)

@@ -96,6 +96,10 @@ char *xstrndup(const char *s, size_t n);
 void *try_malloc_huge(size_t n);
 void *xmalloc_huge(size_t n);
 void xfree_huge(void *p, size_t n);
+/* Ask the kernel to back the 2 MiB-aligned part of [p, p + n), memory
+ * not touched yet, with transparent huge pages (madvise mode): a fault
+ * per 2 MiB. Advice only; nothing where no aligned 2 MiB fits. */
+void advise_huge(void *p, size_t n);
 /* Allocating sprintf; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* xasprintf() with a va_list (ap is consumed); caller frees. */
