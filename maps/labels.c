@@ -147,8 +147,7 @@ uint32_t labels_hash(const char *s, size_t n)
 
 void labels_prefetch(const struct labels *lb, uint32_t hash)
 {
-	if (lb->ids.slots)
-		__builtin_prefetch(&lb->ids.slots[hash & lb->ids.mask]);
+	hashmap_prefetch(&lb->ids, hash);
 }
 
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)

@@ -81,6 +81,14 @@ static inline uint32_t hashmap_first(const struct hashmap *m, uint32_t hash,
 	return hashmap_next(m, p);
 }
 
+/* Ask for the cache line of hash's first slot, for a hashmap_first()
+ * of it some work later (its slot is fetched meanwhile). */
+static inline void hashmap_prefetch(const struct hashmap *m, uint32_t hash)
+{
+	if (m->slots)
+		__builtin_prefetch(&m->slots[hash & m->mask]);
+}
+
 /* Store idx (below HASHMAP_NONE) under the hash of p, a lookup that just
  * ended with HASHMAP_NONE on m and no put since. May grow the table. */
 void hashmap_put(struct hashmap *m, const struct hashmap_probe *p,
