@@ -319,20 +319,43 @@ static int query_files(int fd, struct procmaps *out)
 	}
 }
 
+int procmaps_query_open(int pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+int procmaps_query_page_size(int fd, uint64_t addr, uint64_t *page_size)
+{
+	struct procmaps_query q = {
+	    .size = sizeof(q),
+	    .query_addr = addr,
+	};
+
+	if (ioctl(fd, PROCMAPS_QUERY, &q) < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	*page_size = q.vma_page_size;
+	return 0;
+}
+
 _Static_assert(sizeof(struct procmaps_query) == 104,
 	       "struct procmap_query of linux/fs.h (6.11)");
 
 int procmaps_read_files(int pid, bool query, struct procmaps *out)
 {
-	char path[64];
 	size_t k, n0 = out->n;
 	int fd, ret;
 
 	if (query) {
-		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = procmaps_query_open(pid);
 		if (fd < 0)
-			return errno == ENOENT ? -ESRCH : -errno;
+			return fd;
 		ret = query_files(fd, out);
 		close(fd);
 		if (ret >= 0)

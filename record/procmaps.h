@@ -54,6 +54,15 @@ int procmaps_read(int pid, int tid, struct procmaps *out);
  * mappings with an inode, names kept. Returns the count or -errno
  * (-ESRCH if the process is gone). */
 int procmaps_read_files(int pid, bool query, struct procmaps *out);
+/* /proc/PID/maps opened for procmaps_query_page_size(): a descriptor
+ * (caller closes) or -errno (-ESRCH if the process is gone). */
+int procmaps_query_open(int pid);
+/* The page size of the mapping covering addr in fd's process, by
+ * PROCMAP_QUERY (Linux 6.11+): its huge page size for a hugetlb mapping,
+ * else the base page size (THP is not a mapping's page size). 0, or
+ * -ENOENT (no mapping there), -ESRCH (gone), -ENOTTY/-EINVAL (no
+ * PROCMAP_QUERY) or another -errno. */
+int procmaps_query_page_size(int fd, uint64_t addr, uint64_t *page_size);
 /* Put m in address order and drop the mappings that are empty or overlap
  * the one before (a /proc/PID/maps read in several pieces while the
  * address space changed), so that a snapshot's mappings are ordered

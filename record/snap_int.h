@@ -212,11 +212,6 @@ struct self_range {
 
 /* A file system's device as /proc/PID/maps shows it, and whether it is
  * a hugetlbfs (snapshot.c's hugetlb_mark). */
-struct snap_fsdev {
-	uint32_t major, minor;
-	bool hugetlb;
-};
-
 struct snapper {
 	struct md_writer *w;
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
@@ -240,15 +235,7 @@ struct snapper {
 	size_t page_size;
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
-	/* the devices of major 0 known hugetlbfs or not, learned at the
-	 * first mapping of each that could hold a PMD page (snapshot.c's
-	 * fsdev_of): by statfs of its map_files link (no_map_files: not
-	 * allowed), the kernel's own mounts (probed once: fsdevs_probed), a
-	 * target's mountinfo */
-	struct snap_fsdev *fsdevs;
-	size_t nfsdevs, fsdevs_cap;
-	bool fsdevs_probed, no_map_files;
-	unsigned nthreads; /* 0 until a job needs threads (snap_pool.c) */
+	unsigned nthreads;  /* 0 until a job needs threads (snap_pool.c) */
 	/* the image registry: the images mapped in this round of snapshots
 	 * or the last, indexed by (dev, ino); a round ends when a process is
 	 * snapshot again (its pids so far in round_pids, indexed). An image

@@ -20,7 +20,6 @@
 #include "record/target.h"
 #include "util/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,18 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/vfs.h>
 #include <unistd.h>
-
-#ifndef MFD_HUGE_SHIFT
-#define MFD_HUGE_SHIFT 26 /* linux/memfd.h: log2 of the size, shifted */
-#endif
-#ifndef HUGETLBFS_MAGIC
-#define HUGETLBFS_MAGIC 0x958458f6 /* linux/magic.h */
-#endif
 
 /* What the kernel offers every snapper alike, probed by the first:
  * PAGEMAP_SCAN (an ioctl) and the PMD size (a sysfs file). Whether PFNs
@@ -48,68 +36,6 @@ static struct {
 	bool probed, has_scan;
 	uint32_t pmd_pages;
 } kernel_probe;
-
-/* A device of major 0 as s knows it: 1 a hugetlbfs, 0 not, -1 unknown. */
-static int fsdev_hugetlb(const struct snapper *s, uint32_t minor)
-{
-	for (size_t i = 0; i < s->nfsdevs; i++)
-		if (s->fsdevs[i].major == 0 && s->fsdevs[i].minor == minor)
-			return s->fsdevs[i].hugetlb;
-	return -1;
-}
-
-static void fsdev_add(struct snapper *s, uint32_t major, uint32_t minor,
-		      bool hugetlb)
-{
-	xgrow(&s->fsdevs, &s->fsdevs_cap, s->nfsdevs + 1, sizeof(*s->fsdevs));
-	s->fsdevs[s->nfsdevs++] = (struct snap_fsdev){
-	    .major = major, .minor = minor, .hugetlb = hugetlb};
-}
-
-/* The device (major 0) of a new memfd of flags, or -1. */
-static int64_t memfd_minor(unsigned flags)
-{
-	int fd = memfd_create("memsz-hugetlb-probe", MFD_CLOEXEC | flags);
-	struct stat st;
-	int64_t ret = -1;
-
-	if (fd < 0)
-		return -1;
-	if (!fstat(fd, &st) && !major(st.st_dev))
-		ret = minor(st.st_dev);
-	close(fd);
-	return ret;
-}
-
-/* Learn the kernel's internal hugetlbfs mounts, one per huge page size,
- * which every MAP_HUGETLB, memfd_create(MFD_HUGETLB) and SHM_HUGETLB
- * mapping maps: the device of a hugetlb memfd of each size in
- * /sys/kernel/mm/hugepages (creating one takes no huge page). The
- * internal tmpfs mount (memfd, MAP_SHARED | MAP_ANONYMOUS, SysV shared
- * memory) is learned too, as not hugetlbfs. */
-static void fsdev_probe(struct snapper *s)
-{
-	DIR *d = opendir("/sys/kernel/mm/hugepages");
-	struct dirent *e;
-	int64_t dev = memfd_minor(0);
-
-	if (dev >= 0)
-		fsdev_add(s, 0, (uint32_t)dev, false);
-	while (d && (e = readdir(d))) {
-		unsigned long kb;
-
-		if (sscanf(e->d_name, "hugepages-%lukB", &kb) != 1 || !kb ||
-		    (kb & (kb - 1)))
-			continue;
-		dev = memfd_minor(
-		    MFD_HUGETLB |
-		    ((unsigned)(__builtin_ctzl(kb) + 10) << MFD_HUGE_SHIFT));
-		if (dev >= 0 && fsdev_hugetlb(s, (uint32_t)dev) < 0)
-			fsdev_add(s, 0, (uint32_t)dev, true);
-	}
-	if (d)
-		closedir(d);
-}
 
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
@@ -176,7 +102,6 @@ void snapper_free(struct snapper *s)
 	if (s->self_pm_fd >= 0)
 		close(s->self_pm_fd);
 	free(s->cgacc);
-	free(s->fsdevs);
 	free(s->payers);
 	free(s->self_set);
 	free(s->prep_files);
@@ -280,106 +205,53 @@ static bool map_pmd_possible(const struct snapper *s, const struct procmap *m)
 	return size && a >= m->start && a < m->end && m->end - a >= size;
 }
 
-/* Learn from pid's mountinfo which devices of major 0 are the hugetlbfs
- * mounted where it lives (its mount namespace). Returns false if it
- * cannot be read. */
-static bool fsdev_learn(struct snapper *s, int pid)
+/* Whether m could be a hugetlb mapping holding a PMD-sized page: it maps
+ * a file system without a block device (major 0: hugetlbfs, whether the
+ * kernel's own mounts behind MAP_HUGETLB, memfd_create(MFD_HUGETLB) and
+ * SHM_HUGETLB, or a mounted one; SysV segments' inode is their id, 0
+ * too) and holds an aligned PMD-sized range. Device 0:0 is no file. */
+static bool map_hugetlb_candidate(const struct snapper *s,
+				  const struct procmap *m)
 {
-	const char *p, *end, *ls, *le, *sep;
-	char path[64], *buf = NULL;
-	unsigned maj, min;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	n = read_small_file(path, 1u << 24, &buf);
-	if (n < 0)
-		return false;
-	p = buf;
-	end = buf + n;
-	while (text_next_line(&p, end, &ls, &le)) {
-		/* "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS] - FSTYPE ..." */
-		sep = memmem(ls, (size_t)(le - ls), " - ", 3);
-		if (!sep || sscanf(ls, "%*u %*u %u:%u", &maj, &min) != 2 ||
-		    maj || fsdev_hugetlb(s, min) >= 0)
-			continue;
-		fsdev_add(s, 0, min,
-			  le - sep >= 13 && !memcmp(sep + 3, "hugetlbfs ", 10));
-	}
-	free(buf);
-	return true;
-}
-
-/* Whether m maps a hugetlbfs as statfs(2) of its /proc/PID/map_files
- * link tells (~3 us; the link needs CAP_SYS_ADMIN: on EPERM s stops
- * asking): 1 yes, 0 no, -1 unknown. */
-static int map_statfs_hugetlb(struct snapper *s, int pid,
-			      const struct procmap *m)
-{
-	char path[96];
-	struct statfs sf;
-
-	if (s->no_map_files)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 pid, m->start, m->end);
-	if (statfs(path, &sf)) {
-		s->no_map_files = errno == EPERM || errno == EACCES;
-		return -1;
-	}
-	return (uint32_t)sf.f_type == HUGETLBFS_MAGIC;
-}
-
-/* Whether the device of major 0 of m (pid's) is a hugetlbfs: 1 yes, 0
- * no, -1 unknown. Asked in turn, each answer kept for the device: what s
- * knows, statfs(2) of m's file, the kernel's own hugetlbfs mounts (probed
- * once), then a hugetlbfs mounted where pid lives (its mountinfo, read at
- * most once a snapshot: *learned -1 not yet, 0 unreadable, 1 read); a
- * device that is in none is an internal mount that is not hugetlbfs. */
-static int fsdev_of(struct snapper *s, int pid, const struct procmap *m,
-		    int *learned)
-{
-	int v = fsdev_hugetlb(s, m->dev_minor);
-
-	if (v < 0 && (v = map_statfs_hugetlb(s, pid, m)) >= 0)
-		fsdev_add(s, 0, m->dev_minor, v);
-	if (v < 0 && !s->fsdevs_probed) {
-		fsdev_probe(s);
-		s->fsdevs_probed = true;
-		v = fsdev_hugetlb(s, m->dev_minor);
-	}
-	if (v < 0 && *learned < 0) {
-		*learned = fsdev_learn(s, pid);
-		v = fsdev_hugetlb(s, m->dev_minor);
-	}
-	if (v < 0 && *learned > 0) {
-		fsdev_add(s, 0, m->dev_minor, false);
-		v = 0;
-	}
-	return v;
+	return !m->dev_major && (m->dev_minor || m->ino) &&
+	       map_pmd_possible(s, m);
 }
 
 /* Mark the hugetlb mappings of maps (PROCMAP_VM_HUGETLB) that could hold
  * a PMD-mapped page: PAGEMAP_SCAN reports their pages huge as it does
- * THP's. They map a hugetlbfs, whose device tells them whatever the
- * process's status counted when read (HugetlbPages is 0 in a process
- * that maps another's hugetlb pages through a shared page table). Only
- * the devices of major 0 (file systems without a block device) are
- * asked about (fsdev_of); most processes have no such mapping large
- * enough, and their snapshots ask nothing. If no way tells, the mapping
- * is taken for what it is not (its huge pages may be marked THP, as
- * kpageflags' KPF_HUGE does not prevent on pages not looked up). */
+ * THP's. The kernel says it of each mapping, now: PROCMAP_QUERY's page
+ * size (Linux 6.11+; a query per candidate, ~0.5 us), else smaps'
+ * VmFlags (read only for a process with a candidate). A process's
+ * HugetlbPages cannot tell (0 in one that maps another's hugetlb pages
+ * through a shared page table), nor a device number learned once (an
+ * unmounted file system's is given to the next mount). Most processes
+ * have no candidate and ask nothing. With neither answer the mapping's
+ * huge pages may be marked THP (kpageflags' KPF_HUGE clears the pages it
+ * looks up). */
 static void hugetlb_mark(struct snapper *s, int pid, struct procmaps *maps)
 {
-	int learned = -1;
+	size_t i;
+	int fd = -1, ret = 0;
 
-	for (size_t i = 0; i < maps->n; i++) {
+	for (i = 0; i < maps->n; i++) {
 		struct procmap *m = &maps->maps[i];
+		uint64_t psize;
 
-		if (m->dev_major || !m->ino || !map_pmd_possible(s, m))
+		if (!map_hugetlb_candidate(s, m))
 			continue;
-		if (fsdev_of(s, pid, m, &learned) > 0)
+		if (fd < 0 && (fd = procmaps_query_open(pid)) < 0)
+			break;
+		ret = procmaps_query_page_size(fd, m->start, &psize);
+		if (ret < 0)
+			break;
+		if (psize > s->page_size)
 			m->vmflags |= PROCMAP_VM_HUGETLB;
 	}
+	if (fd >= 0)
+		close(fd);
+	/* no PROCMAP_QUERY (or the process went away meanwhile): smaps */
+	if (i < maps->n && ret != -ESRCH)
+		smaps_vmflags(pid, maps);
 }
 
 /* What the snapshot of pid can say about THP and locked memory: sets
@@ -405,8 +277,9 @@ static void vma_flags_load(struct snapper *s, int pid,
 	*flags |= MD_SNAP_F_PMD;
 	if (!s->pmd_pages)
 		return;
-	/* after smaps, whose VmFlags replace the mappings' vmflags */
-	hugetlb_mark(s, pid, maps);
+	/* smaps' VmFlags already say which mappings are hugetlb */
+	if (!smaps)
+		hugetlb_mark(s, pid, maps);
 	for (size_t i = 0; i < maps->n && !*pmd; i++)
 		*pmd = !(maps->maps[i].vmflags & PROCMAP_VM_HUGETLB) &&
 		       map_pmd_possible(s, &maps->maps[i]);
