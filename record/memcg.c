@@ -114,18 +114,18 @@ bool memcg_v2_only(const char *buf, size_t len)
 	       (!nl || nl == buf + len - 1);
 }
 
-int memcg_mounts_v2_fast(struct memcg_mounts *mm)
+/* memcg_mounts_v2_fast() given fs, the statfs of /sys/fs/cgroup. */
+static int v2_fast(struct memcg_mounts *mm, const struct statfs *fs)
 {
 	static const char root[] = "/sys/fs/cgroup";
-	struct statfs fs;
 	struct stat cg, up;
 	char *buf = NULL;
 	ssize_t n;
 	bool ok;
 
-	if (statfs(root, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC ||
-	    lstat(root, &cg) < 0 || !S_ISDIR(cg.st_mode) ||
-	    stat("/sys/fs", &up) < 0 || up.st_dev == cg.st_dev)
+	if (fs->f_type != CGROUP2_SUPER_MAGIC || lstat(root, &cg) < 0 ||
+	    !S_ISDIR(cg.st_mode) || stat("/sys/fs", &up) < 0 ||
+	    up.st_dev == cg.st_dev)
 		return -ENOENT;
 	n = read_small_file("/proc/self/cgroup", SMALL_FILE_MAX, &buf);
 	ok = n > 0 && memcg_v2_only(buf, (size_t)n);
@@ -135,6 +135,13 @@ int memcg_mounts_v2_fast(struct memcg_mounts *mm)
 	mm->v1[0] = 0;
 	memcpy(mm->v2, root, sizeof(root));
 	return 0;
+}
+
+int memcg_mounts_v2_fast(struct memcg_mounts *mm)
+{
+	struct statfs fs;
+
+	return statfs("/sys/fs/cgroup", &fs) < 0 ? -ENOENT : v2_fast(mm, &fs);
 }
 
 /* True if dir/name exists. */
@@ -158,16 +165,14 @@ static bool dir_of_type(const char *path, unsigned long magic)
 	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int memcg_mounts_v1_fast(struct memcg_mounts *mm)
+/* memcg_mounts_v1_fast() given fs, the statfs of /sys/fs/cgroup. */
+static int v1_fast(struct memcg_mounts *mm, const struct statfs *fs)
 {
-	static const char root[] = "/sys/fs/cgroup",
-			  v1[] = "/sys/fs/cgroup/memory",
+	static const char v1[] = "/sys/fs/cgroup/memory",
 			  v2[] = "/sys/fs/cgroup/unified";
-	struct statfs fs;
 
-	if (statfs(root, &fs) < 0 ||
-	    (unsigned long)fs.f_type == CGROUP_SUPER_MAGIC ||
-	    (unsigned long)fs.f_type == CGROUP2_SUPER_MAGIC ||
+	if ((unsigned long)fs->f_type == CGROUP_SUPER_MAGIC ||
+	    (unsigned long)fs->f_type == CGROUP2_SUPER_MAGIC ||
 	    !dir_of_type(v1, CGROUP_SUPER_MAGIC) ||
 	    !has_file(v1, "memory.usage_in_bytes"))
 		return -ENOENT;
@@ -178,18 +183,29 @@ int memcg_mounts_v1_fast(struct memcg_mounts *mm)
 	return 0;
 }
 
+int memcg_mounts_v1_fast(struct memcg_mounts *mm)
+{
+	struct statfs fs;
+
+	return statfs("/sys/fs/cgroup", &fs) < 0 ? -ENOENT : v1_fast(mm, &fs);
+}
+
 int memcg_mounts_read(struct memcg_mounts *mm)
 {
 	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
+	struct statfs fs;
 	char *mi = NULL;
 	ssize_t n;
-	int ret;
+	int ret = -ENOENT;
 
 	/* a cgroup2-only machine, the common case, without the mount table
-	 * (on a container host, hundreds of lines the kernel formats) */
-	ret = memcg_mounts_v2_fast(mm);
-	if (ret < 0)
-		ret = memcg_mounts_v1_fast(mm);
+	 * (on a container host, hundreds of lines the kernel formats); one
+	 * statfs of /sys/fs/cgroup tells both fast cases */
+	if (statfs("/sys/fs/cgroup", &fs) == 0) {
+		ret = v2_fast(mm, &fs);
+		if (ret < 0)
+			ret = v1_fast(mm, &fs);
+	}
 	if (ret < 0) {
 		n = read_small_file("/proc/self/mountinfo", SMALL_FILE_MAX,
 				    &mi);
@@ -232,9 +248,28 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 	return 0;
 }
 
+/* True if mount/path (path "/": mount) has the file name: the directory
+ * into a new string *dir. False where mount or path is "". */
+static bool dir_with(const char *mount, const char *path, const char *name,
+		     char **dir)
+{
+	char *d;
+
+	if (!mount[0] || !path[0])
+		return false;
+	d = xasprintf("%s%s", mount, strcmp(path, "/") ? path : "");
+	if (!has_file(d, name)) {
+		free(d);
+		return false;
+	}
+	*dir = d;
+	return true;
+}
+
 int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 {
-	char path[48], v1[PATH_MAX], v2[PATH_MAX], *buf = NULL, *d;
+	char path[48], v1[PATH_MAX], v2[PATH_MAX], *buf = NULL;
+	bool v1_first;
 	ssize_t n;
 	int ret;
 
@@ -247,22 +282,16 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 	free(buf);
 	if (ret < 0)
 		return ret;
-	if (mm->v2[0] && v2[0]) {
-		d = xasprintf("%s%s", mm->v2, strcmp(v2, "/") ? v2 : "");
-		if (has_file(d, "memory.current")) {
-			*dir = d;
-			return 0;
-		}
-		free(d);
-	}
-	if (mm->v1[0] && v1[0]) {
-		d = xasprintf("%s%s", mm->v1, strcmp(v1, "/") ? v1 : "");
-		if (has_file(d, "memory.usage_in_bytes")) {
-			*dir = d;
-			return 0;
-		}
-		free(d);
-	}
+	/* a controller binds to one hierarchy: where v1's memory one is
+	 * mounted, v2 has no memory.current to look for (a v2 root given by
+	 * MEMSZ_CGROUP2_ROOT is still looked at first) */
+	v1_first = mm->v1[0] && !getenv("MEMSZ_CGROUP2_ROOT");
+	if (v1_first && dir_with(mm->v1, v1, "memory.usage_in_bytes", dir))
+		return 0;
+	if (dir_with(mm->v2, v2, "memory.current", dir))
+		return 0;
+	if (!v1_first && dir_with(mm->v1, v1, "memory.usage_in_bytes", dir))
+		return 0;
 	return -ENOENT;
 }
 
