@@ -248,8 +248,9 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 	return 0;
 }
 
-/* True if mount/path (path "/": mount) has the file name: the directory
- * into a new string *dir. False where mount or path is "". */
+/* True if mount/path (path "/": mount) has the file name (name NULL:
+ * taken as there): the directory into a new string *dir. False where
+ * mount or path is "". */
 static bool dir_with(const char *mount, const char *path, const char *name,
 		     char **dir)
 {
@@ -258,7 +259,7 @@ static bool dir_with(const char *mount, const char *path, const char *name,
 	if (!mount[0] || !path[0])
 		return false;
 	d = xasprintf("%s%s", mount, strcmp(path, "/") ? path : "");
-	if (!has_file(d, name)) {
+	if (name && !has_file(d, name)) {
 		free(d);
 		return false;
 	}
@@ -284,9 +285,12 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 		return ret;
 	/* a controller binds to one hierarchy: where v1's memory one is
 	 * mounted, v2 has no memory.current to look for (a v2 root given by
-	 * MEMSZ_CGROUP2_ROOT is still looked at first) */
+	 * MEMSZ_CGROUP2_ROOT is still looked at first); and every directory
+	 * of v1's memory hierarchy is a memory cgroup (the mount's root has
+	 * memory.usage_in_bytes: memcg_mounts_read), so its file is not
+	 * looked for (the caller's stat(2) finds a directory gone since) */
 	v1_first = mm->v1[0] && !getenv("MEMSZ_CGROUP2_ROOT");
-	if (v1_first && dir_with(mm->v1, v1, "memory.usage_in_bytes", dir))
+	if (v1_first && dir_with(mm->v1, v1, NULL, dir))
 		return 0;
 	if (dir_with(mm->v2, v2, "memory.current", dir))
 		return 0;

@@ -81,9 +81,11 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 			    size_t size);
 /* The directory of pid's memory cgroup under the mounts mm, into a new
  * string *dir (caller frees): v2 where it has memory.current, else v1
- * (v1 first where v1 has the memory controller: v2 cannot then).
- * Returns 0, -ENOENT when pid has no memory cgroup memsz can read, or
- * -errno (-ESRCH when the process is gone). */
+ * where it has memory.usage_in_bytes. Where v1 has the memory controller
+ * (v2 cannot then), v1's directory, not looked at: every directory of
+ * that hierarchy is a memory cgroup; the caller's stat(2) or open tells
+ * one gone meanwhile. Returns 0, -ENOENT when pid has no memory cgroup
+ * memsz can read, or -errno (-ESRCH when the process is gone). */
 int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir);
 
 /* The directory of the memory cgroup whose inode is ino (as
