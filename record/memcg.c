@@ -493,43 +493,64 @@ static const struct memcg_layout layouts[] = {
     {1, "memory.usage_in_bytes", "memory.kmem.usage_in_bytes"},
 };
 
-int memcg_read(const char *dir, struct memcg *m)
+int memcg_read_at(int dfd, const char *dir, uint64_t ino, uint32_t version,
+		  struct memcg *m)
 {
 	const struct memcg_layout *l = NULL;
 	char *buf = NULL;
-	struct stat st;
 	ssize_t n;
+	int ret;
+
+	memcg_release(m);
+	/* version's files first: on v1, v2's memory.current is an open(2)
+	 * that always fails */
+	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
+		if (layouts[i].version == version &&
+		    read_u64(dfd, layouts[i].usage, &m->usage) == 0)
+			l = &layouts[i];
+	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
+		if (layouts[i].version != version &&
+		    read_u64(dfd, layouts[i].usage, &m->usage) == 0)
+			l = &layouts[i];
+	if (!l)
+		return -ENOENT;
+	m->dir = xstrdup(dir);
+	m->version = l->version;
+	m->ino = ino;
+	m->flags = MD_CG_F_USAGE;
+	if (l->kmem && read_u64(dfd, l->kmem, &m->kmem) == 0)
+		m->flags |= MD_CG_F_KMEM;
+	n = read_small_file_at(dfd, "memory.stat", SMALL_FILE_MAX, &buf);
+	if (n < 0)
+		return 0; /* the charge without its parts */
+	ret = memcg_stat_parse(buf, (size_t)n, m);
+	free(buf);
+	return ret;
+}
+
+int memcg_read(const char *dir, struct memcg *m)
+{
+	struct stat st;
 	int dfd, ret;
 
 	memcg_release(m);
 	dfd = open(dir, O_PATH | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	if (fstat(dfd, &st) < 0) {
+	if (fstat(dfd, &st) < 0)
 		ret = -errno;
-		close(dfd);
-		return ret;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
-		if (read_u64(dfd, layouts[i].usage, &m->usage) == 0)
-			l = &layouts[i];
-	if (!l) {
-		close(dfd);
-		return -ENOENT;
-	}
-	m->dir = xstrdup(dir);
-	m->version = l->version;
-	m->ino = st.st_ino;
-	m->flags = MD_CG_F_USAGE;
-	if (l->kmem && read_u64(dfd, l->kmem, &m->kmem) == 0)
-		m->flags |= MD_CG_F_KMEM;
-	n = read_small_file_at(dfd, "memory.stat", SMALL_FILE_MAX, &buf);
+	else
+		ret = memcg_read_at(dfd, dir, st.st_ino, 0, m);
 	close(dfd);
-	if (n < 0)
-		return 0; /* the charge without its parts */
-	ret = memcg_stat_parse(buf, (size_t)n, m);
-	free(buf);
 	return ret;
+}
+
+uint32_t memcg_dir_version(const struct memcg_mounts *mm, const char *dir)
+{
+	size_t l = strlen(mm->v1);
+
+	return l && !strncmp(dir, mm->v1, l) && (!dir[l] || dir[l] == '/') ? 1
+									   : 2;
 }
 
 void memcg_record(const struct memcg *m, uint32_t pid, uint64_t time,

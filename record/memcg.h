@@ -110,6 +110,14 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m);
  * memory.usage_in_bytes. Returns 0, -ENOENT when dir has neither (no
  * memory controller there), or -errno. */
 int memcg_read(const char *dir, struct memcg *m);
+/* memcg_read() of the directory dir open on dfd (O_PATH is enough), of
+ * inode ino, its version's files (1 or 2) looked for first (any other
+ * version: v2's, then v1's); dfd stays open. Same returns. */
+int memcg_read_at(int dfd, const char *dir, uint64_t ino, uint32_t version,
+		  struct memcg *m);
+/* The version of the hierarchy of the cgroup directory dir under the
+ * mounts mm: 1 under v1's memory mount, else 2. */
+uint32_t memcg_dir_version(const struct memcg_mounts *mm, const char *dir);
 /* A CGROUP record of m for pid at time, into *out (borrowing m's
  * strings: valid while m is). */
 void memcg_record(const struct memcg *m, uint32_t pid, uint64_t time,
