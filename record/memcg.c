@@ -393,24 +393,32 @@ static void find_near(struct find_walk *w, const char *root, const char *near)
 {
 	size_t rl = strlen(root);
 	char *dir = xstrdup(near), *slash;
+	uint64_t inos[MEMCG_DEPTH_MAX] = {0}; /* of near, its parent ... */
 	struct stat st;
+	size_t k = 0;
 
 	if (strncmp(near, root, rl) || (near[rl] && near[rl] != '/')) {
 		free(dir);
 		return;
 	}
-	for (size_t len = strlen(dir); w->left && len >= rl;) {
+	for (size_t len = strlen(dir); w->left && len >= rl; k++) {
 		dir[len] = 0;
-		if (stat(dir, &st) == 0)
+		if (stat(dir, &st) == 0) {
 			find_match(w, dir, st.st_ino);
+			if (k < MEMCG_DEPTH_MAX)
+				inos[k] = st.st_ino;
+		}
 		if (len == rl || !(slash = strrchr(dir + rl, '/')))
 			break;
 		len = (size_t)(slash - dir);
 	}
+	/* the ancestors again, their inodes as stat'ed above */
 	strcpy(dir, near);
-	while (w->left && strlen(dir) > rl) {
+	for (k = 1; w->left && strlen(dir) > rl; k++) {
 		*strrchr(dir + rl, '/') = 0;
-		if (stat(dir, &st) == 0)
+		if (k < MEMCG_DEPTH_MAX && inos[k])
+			find_under(w, dir, inos[k], MEMCG_DEPTH_MAX - 1);
+		else if (stat(dir, &st) == 0)
 			find_under(w, dir, st.st_ino, MEMCG_DEPTH_MAX - 1);
 	}
 	free(dir);
