@@ -106,6 +106,41 @@ int memcg_parse_mounts(const char *buf, size_t len, struct memcg_mounts *mm)
 	return mm->v1[0] || mm->v2[0] ? 0 : -ENODEV;
 }
 
+/* Bytes of a cgroup file read in one read(2) (memory.stat: ~1-2 KiB). */
+#define CG_READ_ONCE 8192
+
+/* The file path (under dfd) read into a new NUL-terminated buffer *out,
+ * as read_small_file_at() reads it, in one read(2) where it fits: each
+ * cgroupfs file memsz reads, and /proc/PID/cgroup, is one seq_file
+ * record, which one read returns whole (the kernel grows its buffer
+ * until the record fits), so a read shorter than asked is the end (a
+ * regular file's too) and the read(2) that would return 0 is not made.
+ * A file that fills the buffer is read again by read_small_file_at().
+ * Returns the length or -errno. */
+static ssize_t read_cg_file(int dfd, const char *path, char **out)
+{
+	char *buf;
+	ssize_t n;
+	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), err;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(CG_READ_ONCE + 1);
+	do
+		n = read(fd, buf, CG_READ_ONCE);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (n >= 0 && n < CG_READ_ONCE) {
+		buf[n] = 0;
+		*out = buf;
+		return n;
+	}
+	free(buf);
+	return err ? err : read_small_file_at(dfd, path, SMALL_FILE_MAX, out);
+}
+
 bool memcg_v2_only(const char *buf, size_t len)
 {
 	const char *nl = memchr(buf, '\n', len);
@@ -127,7 +162,7 @@ static int v2_fast(struct memcg_mounts *mm, const struct statfs *fs)
 	    !S_ISDIR(cg.st_mode) || stat("/sys/fs", &up) < 0 ||
 	    up.st_dev == cg.st_dev)
 		return -ENOENT;
-	n = read_small_file("/proc/self/cgroup", SMALL_FILE_MAX, &buf);
+	n = read_cg_file(AT_FDCWD, "/proc/self/cgroup", &buf);
 	ok = n > 0 && memcg_v2_only(buf, (size_t)n);
 	free(buf);
 	if (!ok)
@@ -276,7 +311,7 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 
 	*dir = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	n = read_small_file(path, SMALL_FILE_MAX, &buf);
+	n = read_cg_file(AT_FDCWD, path, &buf);
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : (int)n;
 	ret = memcg_parse_proc_cgroup(buf, (size_t)n, v1, v2, sizeof(v1));
@@ -478,7 +513,7 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
 static int read_u64(int dfd, const char *name, uint64_t *v)
 {
 	char *buf = NULL;
-	ssize_t n = read_small_file_at(dfd, name, SMALL_FILE_MAX, &buf);
+	ssize_t n = read_cg_file(dfd, name, &buf);
 	int ret;
 
 	if (n < 0)
@@ -528,7 +563,7 @@ int memcg_read_at(int dfd, const char *dir, uint64_t ino, uint32_t version,
 	m->flags = MD_CG_F_USAGE;
 	if (l->kmem && read_u64(dfd, l->kmem, &m->kmem) == 0)
 		m->flags |= MD_CG_F_KMEM;
-	n = read_small_file_at(dfd, "memory.stat", SMALL_FILE_MAX, &buf);
+	n = read_cg_file(dfd, "memory.stat", &buf);
 	if (n < 0)
 		return 0; /* the charge without its parts */
 	ret = memcg_stat_parse(buf, (size_t)n, m);

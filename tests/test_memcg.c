@@ -336,6 +336,37 @@ static void test_read_tree(void **state)
 	(void)state;
 }
 
+/* A memory.stat larger than memcg.c reads in one read(2) (8 KiB) is read
+ * whole all the same: each of its 600 lines parsed, the last one too. */
+static void test_read_large_stat(void **state)
+{
+	char templ[] = "/tmp/memsz-test-memcg-XXXXXX";
+	struct memcg m = {0};
+	char *text = NULL, *line;
+	size_t len = 0;
+
+	assert_int_equal(tmpdir_make(templ), 0);
+	assert_int_equal(sh("mkdir -p %s", fx("big")), 0);
+	for (int i = 0; i < 600; i++) {
+		line = xasprintf("counter_number_%03d %d\n", i, i * 7);
+		text = xrealloc(text, len + strlen(line) + 1);
+		strcpy(text + len, line);
+		len += strlen(line);
+		free(line);
+	}
+	assert_true(len > 8192);
+	write_text(fx("big/memory.usage_in_bytes"), "4096\n");
+	write_text(fx("big/memory.stat"), text);
+	assert_int_equal(memcg_read(fx("big"), &m), 0);
+	assert_int_equal(m.version, 1);
+	assert_int_equal(m.nstats, 600);
+	assert_int_equal(stat_of(&m, "counter_number_599"), 599 * 7);
+	memcg_release(&m);
+	free(text);
+	tmpdir_remove();
+	(void)state;
+}
+
 /* The version of a cgroup directory is its mount's: under v1's memory
  * mount (a whole path component) 1, else 2. */
 static void test_dir_version(void **state)
@@ -581,6 +612,7 @@ int main(void)
 	    cmocka_unit_test(test_self_live),
 	    cmocka_unit_test(test_read_tree),
 	    cmocka_unit_test(test_dir_version),
+	    cmocka_unit_test(test_read_large_stat),
 	    cmocka_unit_test(test_find_inos),
 	    cmocka_unit_test(test_record),
 	    cmocka_unit_test(test_charge_record),
