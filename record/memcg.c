@@ -106,6 +106,41 @@ int memcg_parse_mounts(const char *buf, size_t len, struct memcg_mounts *mm)
 	return mm->v1[0] || mm->v2[0] ? 0 : -ENODEV;
 }
 
+/* Bytes of a cgroup file read in one read(2) (memory.stat: ~1-2 KiB). */
+#define CG_READ_ONCE 8192
+
+/* The file path (under dfd) read into a new NUL-terminated buffer *out,
+ * as read_small_file_at() reads it, in one read(2) where it fits: each
+ * cgroupfs file memsz reads, and /proc/PID/cgroup, is one seq_file
+ * record, which one read returns whole (the kernel grows its buffer
+ * until the record fits), so a read shorter than asked is the end (a
+ * regular file's too) and the read(2) that would return 0 is not made.
+ * A file that fills the buffer is read again by read_small_file_at().
+ * Returns the length or -errno. */
+static ssize_t read_cg_file(int dfd, const char *path, char **out)
+{
+	char *buf;
+	ssize_t n;
+	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), err;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(CG_READ_ONCE + 1);
+	do
+		n = read(fd, buf, CG_READ_ONCE);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (n >= 0 && n < CG_READ_ONCE) {
+		buf[n] = 0;
+		*out = buf;
+		return n;
+	}
+	free(buf);
+	return err ? err : read_small_file_at(dfd, path, SMALL_FILE_MAX, out);
+}
+
 bool memcg_v2_only(const char *buf, size_t len)
 {
 	const char *nl = memchr(buf, '\n', len);
@@ -114,20 +149,20 @@ bool memcg_v2_only(const char *buf, size_t len)
 	       (!nl || nl == buf + len - 1);
 }
 
-int memcg_mounts_v2_fast(struct memcg_mounts *mm)
+/* memcg_mounts_v2_fast() given fs, the statfs of /sys/fs/cgroup. */
+static int v2_fast(struct memcg_mounts *mm, const struct statfs *fs)
 {
 	static const char root[] = "/sys/fs/cgroup";
-	struct statfs fs;
 	struct stat cg, up;
 	char *buf = NULL;
 	ssize_t n;
 	bool ok;
 
-	if (statfs(root, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC ||
-	    lstat(root, &cg) < 0 || !S_ISDIR(cg.st_mode) ||
-	    stat("/sys/fs", &up) < 0 || up.st_dev == cg.st_dev)
+	if (fs->f_type != CGROUP2_SUPER_MAGIC || lstat(root, &cg) < 0 ||
+	    !S_ISDIR(cg.st_mode) || stat("/sys/fs", &up) < 0 ||
+	    up.st_dev == cg.st_dev)
 		return -ENOENT;
-	n = read_small_file("/proc/self/cgroup", SMALL_FILE_MAX, &buf);
+	n = read_cg_file(AT_FDCWD, "/proc/self/cgroup", &buf);
 	ok = n > 0 && memcg_v2_only(buf, (size_t)n);
 	free(buf);
 	if (!ok)
@@ -135,6 +170,13 @@ int memcg_mounts_v2_fast(struct memcg_mounts *mm)
 	mm->v1[0] = 0;
 	memcpy(mm->v2, root, sizeof(root));
 	return 0;
+}
+
+int memcg_mounts_v2_fast(struct memcg_mounts *mm)
+{
+	struct statfs fs;
+
+	return statfs("/sys/fs/cgroup", &fs) < 0 ? -ENOENT : v2_fast(mm, &fs);
 }
 
 /* True if dir/name exists. */
@@ -158,16 +200,14 @@ static bool dir_of_type(const char *path, unsigned long magic)
 	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int memcg_mounts_v1_fast(struct memcg_mounts *mm)
+/* memcg_mounts_v1_fast() given fs, the statfs of /sys/fs/cgroup. */
+static int v1_fast(struct memcg_mounts *mm, const struct statfs *fs)
 {
-	static const char root[] = "/sys/fs/cgroup",
-			  v1[] = "/sys/fs/cgroup/memory",
+	static const char v1[] = "/sys/fs/cgroup/memory",
 			  v2[] = "/sys/fs/cgroup/unified";
-	struct statfs fs;
 
-	if (statfs(root, &fs) < 0 ||
-	    (unsigned long)fs.f_type == CGROUP_SUPER_MAGIC ||
-	    (unsigned long)fs.f_type == CGROUP2_SUPER_MAGIC ||
+	if ((unsigned long)fs->f_type == CGROUP_SUPER_MAGIC ||
+	    (unsigned long)fs->f_type == CGROUP2_SUPER_MAGIC ||
 	    !dir_of_type(v1, CGROUP_SUPER_MAGIC) ||
 	    !has_file(v1, "memory.usage_in_bytes"))
 		return -ENOENT;
@@ -178,18 +218,29 @@ int memcg_mounts_v1_fast(struct memcg_mounts *mm)
 	return 0;
 }
 
+int memcg_mounts_v1_fast(struct memcg_mounts *mm)
+{
+	struct statfs fs;
+
+	return statfs("/sys/fs/cgroup", &fs) < 0 ? -ENOENT : v1_fast(mm, &fs);
+}
+
 int memcg_mounts_read(struct memcg_mounts *mm)
 {
 	const char *fake = getenv("MEMSZ_CGROUP2_ROOT");
+	struct statfs fs;
 	char *mi = NULL;
 	ssize_t n;
-	int ret;
+	int ret = -ENOENT;
 
 	/* a cgroup2-only machine, the common case, without the mount table
-	 * (on a container host, hundreds of lines the kernel formats) */
-	ret = memcg_mounts_v2_fast(mm);
-	if (ret < 0)
-		ret = memcg_mounts_v1_fast(mm);
+	 * (on a container host, hundreds of lines the kernel formats); one
+	 * statfs of /sys/fs/cgroup tells both fast cases */
+	if (statfs("/sys/fs/cgroup", &fs) == 0) {
+		ret = v2_fast(mm, &fs);
+		if (ret < 0)
+			ret = v1_fast(mm, &fs);
+	}
 	if (ret < 0) {
 		n = read_small_file("/proc/self/mountinfo", SMALL_FILE_MAX,
 				    &mi);
@@ -232,37 +283,54 @@ int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 	return 0;
 }
 
+/* True if mount/path (path "/": mount) has the file name (name NULL:
+ * taken as there): the directory into a new string *dir. False where
+ * mount or path is "". */
+static bool dir_with(const char *mount, const char *path, const char *name,
+		     char **dir)
+{
+	char *d;
+
+	if (!mount[0] || !path[0])
+		return false;
+	d = xasprintf("%s%s", mount, strcmp(path, "/") ? path : "");
+	if (name && !has_file(d, name)) {
+		free(d);
+		return false;
+	}
+	*dir = d;
+	return true;
+}
+
 int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 {
-	char path[48], v1[PATH_MAX], v2[PATH_MAX], *buf = NULL, *d;
+	char path[48], v1[PATH_MAX], v2[PATH_MAX], *buf = NULL;
+	bool v1_first;
 	ssize_t n;
 	int ret;
 
 	*dir = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	n = read_small_file(path, SMALL_FILE_MAX, &buf);
+	n = read_cg_file(AT_FDCWD, path, &buf);
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : (int)n;
 	ret = memcg_parse_proc_cgroup(buf, (size_t)n, v1, v2, sizeof(v1));
 	free(buf);
 	if (ret < 0)
 		return ret;
-	if (mm->v2[0] && v2[0]) {
-		d = xasprintf("%s%s", mm->v2, strcmp(v2, "/") ? v2 : "");
-		if (has_file(d, "memory.current")) {
-			*dir = d;
-			return 0;
-		}
-		free(d);
-	}
-	if (mm->v1[0] && v1[0]) {
-		d = xasprintf("%s%s", mm->v1, strcmp(v1, "/") ? v1 : "");
-		if (has_file(d, "memory.usage_in_bytes")) {
-			*dir = d;
-			return 0;
-		}
-		free(d);
-	}
+	/* a controller binds to one hierarchy: where v1's memory one is
+	 * mounted, v2 has no memory.current to look for (a v2 root given by
+	 * MEMSZ_CGROUP2_ROOT is still looked at first); and every directory
+	 * of v1's memory hierarchy is a memory cgroup (the mount's root has
+	 * memory.usage_in_bytes: memcg_mounts_read), so its file is not
+	 * looked for (the caller's stat(2) finds a directory gone since) */
+	v1_first = mm->v1[0] && !getenv("MEMSZ_CGROUP2_ROOT");
+	if (v1_first && dir_with(mm->v1, v1, NULL, dir))
+		return 0;
+	if (dir_with(mm->v2, v2, "memory.current", dir))
+		return 0;
+	if (!v1_first && dir_with(mm->v1, v1, "memory.usage_in_bytes", dir))
+		return 0;
 	return -ENOENT;
 }
 
@@ -360,24 +428,32 @@ static void find_near(struct find_walk *w, const char *root, const char *near)
 {
 	size_t rl = strlen(root);
 	char *dir = xstrdup(near), *slash;
+	uint64_t inos[MEMCG_DEPTH_MAX] = {0}; /* of near, its parent ... */
 	struct stat st;
+	size_t k = 0;
 
 	if (strncmp(near, root, rl) || (near[rl] && near[rl] != '/')) {
 		free(dir);
 		return;
 	}
-	for (size_t len = strlen(dir); w->left && len >= rl;) {
+	for (size_t len = strlen(dir); w->left && len >= rl; k++) {
 		dir[len] = 0;
-		if (stat(dir, &st) == 0)
+		if (stat(dir, &st) == 0) {
 			find_match(w, dir, st.st_ino);
+			if (k < MEMCG_DEPTH_MAX)
+				inos[k] = st.st_ino;
+		}
 		if (len == rl || !(slash = strrchr(dir + rl, '/')))
 			break;
 		len = (size_t)(slash - dir);
 	}
+	/* the ancestors again, their inodes as stat'ed above */
 	strcpy(dir, near);
-	while (w->left && strlen(dir) > rl) {
+	for (k = 1; w->left && strlen(dir) > rl; k++) {
 		*strrchr(dir + rl, '/') = 0;
-		if (stat(dir, &st) == 0)
+		if (k < MEMCG_DEPTH_MAX && inos[k])
+			find_under(w, dir, inos[k], MEMCG_DEPTH_MAX - 1);
+		else if (stat(dir, &st) == 0)
 			find_under(w, dir, st.st_ino, MEMCG_DEPTH_MAX - 1);
 	}
 	free(dir);
@@ -437,7 +513,7 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m)
 static int read_u64(int dfd, const char *name, uint64_t *v)
 {
 	char *buf = NULL;
-	ssize_t n = read_small_file_at(dfd, name, SMALL_FILE_MAX, &buf);
+	ssize_t n = read_cg_file(dfd, name, &buf);
 	int ret;
 
 	if (n < 0)
@@ -460,43 +536,64 @@ static const struct memcg_layout layouts[] = {
     {1, "memory.usage_in_bytes", "memory.kmem.usage_in_bytes"},
 };
 
-int memcg_read(const char *dir, struct memcg *m)
+int memcg_read_at(int dfd, const char *dir, uint64_t ino, uint32_t version,
+		  struct memcg *m)
 {
 	const struct memcg_layout *l = NULL;
 	char *buf = NULL;
-	struct stat st;
 	ssize_t n;
+	int ret;
+
+	memcg_release(m);
+	/* version's files first: on v1, v2's memory.current is an open(2)
+	 * that always fails */
+	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
+		if (layouts[i].version == version &&
+		    read_u64(dfd, layouts[i].usage, &m->usage) == 0)
+			l = &layouts[i];
+	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
+		if (layouts[i].version != version &&
+		    read_u64(dfd, layouts[i].usage, &m->usage) == 0)
+			l = &layouts[i];
+	if (!l)
+		return -ENOENT;
+	m->dir = xstrdup(dir);
+	m->version = l->version;
+	m->ino = ino;
+	m->flags = MD_CG_F_USAGE;
+	if (l->kmem && read_u64(dfd, l->kmem, &m->kmem) == 0)
+		m->flags |= MD_CG_F_KMEM;
+	n = read_cg_file(dfd, "memory.stat", &buf);
+	if (n < 0)
+		return 0; /* the charge without its parts */
+	ret = memcg_stat_parse(buf, (size_t)n, m);
+	free(buf);
+	return ret;
+}
+
+int memcg_read(const char *dir, struct memcg *m)
+{
+	struct stat st;
 	int dfd, ret;
 
 	memcg_release(m);
 	dfd = open(dir, O_PATH | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	if (fstat(dfd, &st) < 0) {
+	if (fstat(dfd, &st) < 0)
 		ret = -errno;
-		close(dfd);
-		return ret;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(layouts) && !l; i++)
-		if (read_u64(dfd, layouts[i].usage, &m->usage) == 0)
-			l = &layouts[i];
-	if (!l) {
-		close(dfd);
-		return -ENOENT;
-	}
-	m->dir = xstrdup(dir);
-	m->version = l->version;
-	m->ino = st.st_ino;
-	m->flags = MD_CG_F_USAGE;
-	if (l->kmem && read_u64(dfd, l->kmem, &m->kmem) == 0)
-		m->flags |= MD_CG_F_KMEM;
-	n = read_small_file_at(dfd, "memory.stat", SMALL_FILE_MAX, &buf);
+	else
+		ret = memcg_read_at(dfd, dir, st.st_ino, 0, m);
 	close(dfd);
-	if (n < 0)
-		return 0; /* the charge without its parts */
-	ret = memcg_stat_parse(buf, (size_t)n, m);
-	free(buf);
 	return ret;
+}
+
+uint32_t memcg_dir_version(const struct memcg_mounts *mm, const char *dir)
+{
+	size_t l = strlen(mm->v1);
+
+	return l && !strncmp(dir, mm->v1, l) && (!dir[l] || dir[l] == '/') ? 1
+									   : 2;
 }
 
 void memcg_record(const struct memcg *m, uint32_t pid, uint64_t time,

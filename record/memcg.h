@@ -80,9 +80,12 @@ int memcg_mounts_read(struct memcg_mounts *mm);
 int memcg_parse_proc_cgroup(const char *buf, size_t len, char *v1, char *v2,
 			    size_t size);
 /* The directory of pid's memory cgroup under the mounts mm, into a new
- * string *dir (caller frees): v2 where it has memory.current, else v1.
- * Returns 0, -ENOENT when pid has no memory cgroup memsz can read, or
- * -errno (-ESRCH when the process is gone). */
+ * string *dir (caller frees): v2 where it has memory.current, else v1
+ * where it has memory.usage_in_bytes. Where v1 has the memory controller
+ * (v2 cannot then), v1's directory, not looked at: every directory of
+ * that hierarchy is a memory cgroup; the caller's stat(2) or open tells
+ * one gone meanwhile. Returns 0, -ENOENT when pid has no memory cgroup
+ * memsz can read, or -errno (-ESRCH when the process is gone). */
 int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir);
 
 /* The directory of the memory cgroup whose inode is ino (as
@@ -107,6 +110,14 @@ int memcg_stat_parse(const char *buf, size_t len, struct memcg *m);
  * memory.usage_in_bytes. Returns 0, -ENOENT when dir has neither (no
  * memory controller there), or -errno. */
 int memcg_read(const char *dir, struct memcg *m);
+/* memcg_read() of the directory dir open on dfd (O_PATH is enough), of
+ * inode ino, its version's files (1 or 2) looked for first (any other
+ * version: v2's, then v1's); dfd stays open. Same returns. */
+int memcg_read_at(int dfd, const char *dir, uint64_t ino, uint32_t version,
+		  struct memcg *m);
+/* The version of the hierarchy of the cgroup directory dir under the
+ * mounts mm: 1 under v1's memory mount, else 2. */
+uint32_t memcg_dir_version(const struct memcg_mounts *mm, const char *dir);
 /* A CGROUP record of m for pid at time, into *out (borrowing m's
  * strings: valid while m is). */
 void memcg_record(const struct memcg *m, uint32_t pid, uint64_t time,

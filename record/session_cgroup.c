@@ -14,6 +14,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,26 +24,74 @@
  * snapshotted in it, without --interval. */
 #define COUNTERS_NS (1000ull * 1000 * 1000)
 
-/* Read dir's counters and write them as a CGROUP record for pid with
- * flags added; *version (may be NULL) gets the cgroup's version. Returns
- * 0, or -ENOENT (no memory controller in dir) or another -errno when
- * nothing was written. */
+/* Write the counters m (ret: what reading them returned) as a CGROUP
+ * record for pid with flags added; *version (may be NULL) gets the
+ * cgroup's version. Returns ret: 0, or -ENOENT (no memory controller
+ * there) or another -errno when nothing was written. */
+static int write_counters(struct session *r, struct memcg *m, int ret,
+			  uint32_t pid, uint32_t flags, uint32_t *version)
+{
+	struct md_cgroup g;
+
+	if (ret == 0) {
+		memcg_record(m, pid, mono_ns(), &g);
+		g.flags |= flags;
+		if (version)
+			*version = m->version;
+		rec_wfail(r, md_write_cgroup(r->w, &g));
+	}
+	memcg_release(m);
+	return ret;
+}
+
+/* Read dir's counters and write them (write_counters). */
 static int write_dir(struct session *r, const char *dir, uint32_t pid,
 		     uint32_t flags, uint32_t *version)
 {
 	struct memcg m = {0};
-	struct md_cgroup g;
 	int ret = memcg_read(dir, &m);
 
-	if (ret == 0) {
-		memcg_record(&m, pid, mono_ns(), &g);
-		g.flags |= flags;
-		if (version)
-			*version = m.version;
-		rec_wfail(r, md_write_cgroup(r->w, &g));
+	return write_counters(r, &m, ret, pid, flags, version);
+}
+
+/* Close the cgroup directory held for the counters. */
+static void own_drop(struct session *r)
+{
+	if (r->cg.has_dfd)
+		close(r->cg.dfd);
+	free(r->cg.dfd_dir);
+	r->cg.dfd_dir = NULL;
+	r->cg.has_dfd = false;
+}
+
+/* Read the counters of the snapshot process's memory cgroup (r->cg.dir,
+ * inode r->cg.ino) into *m: through its directory held open while the
+ * recording's processes stay in it (opened again for another path or
+ * inode: a cgroup removed and made again under its name), its version's
+ * files first. Returns what memcg_read_at() returns. */
+static int read_own(struct session *r, struct memcg *m)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (!r->cg.has_dfd || r->cg.dfd_ino != r->cg.ino ||
+	    strcmp(r->cg.dfd_dir, r->cg.dir)) {
+		own_drop(r);
+		fd = open(r->cg.dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) < 0) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		r->cg.has_dfd = true;
+		r->cg.dfd = fd;
+		r->cg.dfd_dir = xstrdup(r->cg.dir);
+		r->cg.dfd_ino = st.st_ino;
 	}
-	memcg_release(&m);
-	return ret;
+	return memcg_read_at(r->cg.dfd, r->cg.dir, r->cg.dfd_ino,
+			     memcg_dir_version(r->cg.mounts, r->cg.dir), m);
 }
 
 /* The -G cgroup's counters; a cgroup without memory controller is said
@@ -160,6 +209,7 @@ static void write_own(struct session *r, uint32_t pid)
 					       ? r->o.interval_ms * 1000000ull
 					       : COUNTERS_NS;
 	struct rec_cgseen *e = NULL;
+	struct memcg m = {0};
 	struct md_cgroup g;
 
 	if (!r->cg.dir)
@@ -182,7 +232,7 @@ static void write_own(struct session *r, uint32_t pid)
 		e = &r->cg.seen[r->cg.nseen++];
 		*e = (struct rec_cgseen){.ino = r->cg.ino};
 	}
-	if (write_dir(r, r->cg.dir, pid, 0, &e->version) == 0)
+	if (write_counters(r, &m, read_own(r, &m), pid, 0, &e->version) == 0)
 		e->time = now;
 }
 
@@ -222,6 +272,7 @@ void rec_cgroups_free(struct session *r)
 	free(r->cg.mounts);
 	free(r->cg.dir);
 	free(r->cg.seen);
+	own_drop(r);
 	if (r->cg.kpc_tried && r->cg.kpagecgroup_fd >= 0)
 		close(r->cg.kpagecgroup_fd);
 	memset(&r->cg, 0, sizeof(r->cg));

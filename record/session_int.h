@@ -193,6 +193,10 @@ struct rec_memcg {
 	char *dir;		     /* the snapshot process's memory cgroup
 				      * (rec_prepare_cgroup), or NULL */
 	uint64_t ino;		     /* its inode */
+	bool has_dfd;		     /* dfd is open: */
+	int dfd;		     /* dfd_dir (O_PATH), for its counters */
+	char *dfd_dir;		     /* the cgroup dfd is open on */
+	uint64_t dfd_ino;	     /* its inode */
 	struct rec_cgseen *seen;     /* counters recorded lately */
 	size_t nseen, seencap;
 	bool told;	 /* the -G cgroup has no memory

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -308,8 +309,78 @@ static void test_read_tree(void **state)
 	assert_int_equal(stat_of(&m, "cache"), 49152);
 	assert_int_equal(memcg_read(fx("none"), &m), -ENOENT);
 	assert_int_equal(memcg_read(fx("gone"), &m), -ENOENT);
+	/* through an open directory, a wrong version hint or none: the
+	 * files there decide */
+	for (uint32_t hint = 0; hint <= 2; hint++) {
+		int dfd = open(fx("v1"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		assert_true(dfd >= 0);
+		assert_int_equal(memcg_read_at(dfd, "d", 77, hint, &m), 0);
+		assert_int_equal(m.version, 1);
+		assert_int_equal(m.usage, 2838528);
+		assert_int_equal(m.kmem, 753664);
+		assert_int_equal(m.ino, 77);
+		assert_string_equal(m.dir, "d");
+		assert_int_equal(stat_of(&m, "cache"), 49152);
+		close(dfd);
+		dfd = open(fx("v2"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+		assert_true(dfd >= 0);
+		assert_int_equal(memcg_read_at(dfd, "d", 78, hint, &m), 0);
+		assert_int_equal(m.version, 2);
+		assert_int_equal(m.usage, 123456789);
+		assert_int_equal(m.nstats, 31);
+		close(dfd);
+	}
 	memcg_release(&m);
 	tmpdir_remove();
+	(void)state;
+}
+
+/* A memory.stat larger than memcg.c reads in one read(2) (8 KiB) is read
+ * whole all the same: each of its 600 lines parsed, the last one too. */
+static void test_read_large_stat(void **state)
+{
+	char templ[] = "/tmp/memsz-test-memcg-XXXXXX";
+	struct memcg m = {0};
+	char *text = NULL, *line;
+	size_t len = 0;
+
+	assert_int_equal(tmpdir_make(templ), 0);
+	assert_int_equal(sh("mkdir -p %s", fx("big")), 0);
+	for (int i = 0; i < 600; i++) {
+		line = xasprintf("counter_number_%03d %d\n", i, i * 7);
+		text = xrealloc(text, len + strlen(line) + 1);
+		strcpy(text + len, line);
+		len += strlen(line);
+		free(line);
+	}
+	assert_true(len > 8192);
+	write_text(fx("big/memory.usage_in_bytes"), "4096\n");
+	write_text(fx("big/memory.stat"), text);
+	assert_int_equal(memcg_read(fx("big"), &m), 0);
+	assert_int_equal(m.version, 1);
+	assert_int_equal(m.nstats, 600);
+	assert_int_equal(stat_of(&m, "counter_number_599"), 599 * 7);
+	memcg_release(&m);
+	free(text);
+	tmpdir_remove();
+	(void)state;
+}
+
+/* The version of a cgroup directory is its mount's: under v1's memory
+ * mount (a whole path component) 1, else 2. */
+static void test_dir_version(void **state)
+{
+	struct memcg_mounts mm = {.v1 = "/sys/fs/cgroup/memory",
+				  .v2 = "/sys/fs/cgroup/unified"};
+
+	assert_int_equal(memcg_dir_version(&mm, "/sys/fs/cgroup/memory"), 1);
+	assert_int_equal(memcg_dir_version(&mm, "/sys/fs/cgroup/memory/a/b"),
+			 1);
+	assert_int_equal(memcg_dir_version(&mm, "/sys/fs/cgroup/memoryx/a"), 2);
+	assert_int_equal(memcg_dir_version(&mm, "/sys/fs/cgroup/unified/a"), 2);
+	mm.v1[0] = 0;
+	assert_int_equal(memcg_dir_version(&mm, "/sys/fs/cgroup/memory/a"), 2);
 	(void)state;
 }
 
@@ -540,6 +611,8 @@ int main(void)
 	    cmocka_unit_test(test_proc_cgroup),
 	    cmocka_unit_test(test_self_live),
 	    cmocka_unit_test(test_read_tree),
+	    cmocka_unit_test(test_dir_version),
+	    cmocka_unit_test(test_read_large_stat),
 	    cmocka_unit_test(test_find_inos),
 	    cmocka_unit_test(test_record),
 	    cmocka_unit_test(test_charge_record),
