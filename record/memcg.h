@@ -7,8 +7,9 @@
  *
  * Both hierarchies can be mounted at once (the memory controller on v1, a
  * v2 hierarchy without it beside: this is what many hosts still run). A
- * cgroup is taken from v2 where the memory controller is on there (its
- * directory has memory.current), else from v1's memory hierarchy.
+ * cgroup is taken from v1's memory hierarchy where one is mounted (the
+ * controller binds to one hierarchy only, so v2 then has none), else
+ * from v2, where the memory controller is on (memory.current).
  *
  * MEMSZ_CGROUP2_ROOT, when set in the environment, names a directory
  * taken as the cgroup v2 mount: a copied tree of cgroup files
