@@ -647,6 +647,34 @@ static int check_libelf(struct elfimg *img, const struct rawhdr *h,
 	return 0;
 }
 
+unsigned char *elfimg_section_read(struct elfimg *img, size_t i)
+{
+	const struct elf_section *s = &img->secs[i];
+	struct elfimg_priv *priv = img->priv;
+	unsigned char *buf;
+	size_t got = 0;
+
+	if (s->type == SHT_NOBITS || !s->size || s->size > SIZE_MAX ||
+	    s->offset > img->file_size || s->size > img->file_size - s->offset)
+		return NULL;
+	buf = try_malloc_huge((size_t)s->size);
+	if (!buf)
+		return NULL;
+	while (got < s->size) {
+		ssize_t n = pread(priv->fd, buf + got, (size_t)s->size - got,
+				  (off_t)(s->offset + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			xfree_huge(buf, (size_t)s->size);
+			return NULL; /* truncated meanwhile */
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
 int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 {
 	struct elfimg_priv *priv = NULL;

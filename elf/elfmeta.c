@@ -43,18 +43,18 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
-		Elf_Data *d;
+		unsigned char *b;
 
 		if (strcmp(s->name, ".eh_frame") || !(s->flags & SHF_ALLOC) ||
 		    !s->size ||
 		    (s->type != SHT_PROGBITS && s->type != SHT_X86_64_UNWIND))
 			continue;
-		d = elf_rawdata(elf_getscn(elfimg_elf(img), i), NULL);
-		if (!d || !d->d_buf || d->d_size != s->size)
+		b = elfimg_section_read(img, i);
+		if (!b)
 			continue;
-		elf_ehframe_walk(d->d_buf, d->d_size, s->addr, img->elfclass,
+		elf_ehframe_walk(b, (size_t)s->size, s->addr, img->elfclass,
 				 img->big_endian, fde_push, &w, NULL);
-		elfimg_drop_data(img);
+		xfree_huge(b, (size_t)s->size);
 		vartab_push(&w.t, ms, s->offset, true);
 	}
 }

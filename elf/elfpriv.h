@@ -146,6 +146,14 @@ void elf_dwarf_inflated_free(struct elfimg_priv *priv);
  * image's; its other caches stay (elfimg_drop_data() frees those). */
 void elfimg_reopen_elf(struct elfimg *img);
 
+/* The file bytes of section i of img (not SHT_NOBITS, not empty), read
+ * with pread into a buffer of memsz's own (xmalloc_huge(): a big one is
+ * asked for transparent huge pages, a fault per 2 MiB rather than per
+ * page), not libelf's copy that lives until the handle ends. NULL if
+ * the file ends (is truncated) before the section does. Free with
+ * xfree_huge(p, img->secs[i].size). */
+unsigned char *elfimg_section_read(struct elfimg *img, size_t i);
+
 /* CRC-32 (the .gnu_debuglink one: zlib's crc32()) of a whole file. */
 int elf_file_crc32(int fd, uint32_t *out);
 
