@@ -175,6 +175,11 @@ void elf_window_init(struct elf_window *w, struct elfimg *img, size_t cap);
  * pointer is valid until the next call or elf_window_free(). */
 const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
 				    size_t len);
+/* elf_window_get(), a miss reading want bytes from off (len at least,
+ * cap at most): a caller that knows how far ahead it will look reads no
+ * more. */
+const unsigned char *elf_window_get_ahead(struct elf_window *w, uint64_t off,
+					  size_t len, size_t want);
 void elf_window_free(struct elf_window *w);
 
 #endif

@@ -50,7 +50,13 @@ void elf_window_init(struct elf_window *w, struct elfimg *img, size_t cap)
 const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
 				    size_t len)
 {
-	size_t want, got = 0;
+	return elf_window_get_ahead(w, off, len, w->cap);
+}
+
+const unsigned char *elf_window_get_ahead(struct elf_window *w, uint64_t off,
+					  size_t len, size_t want)
+{
+	size_t got = 0;
 
 	if (len > w->cap)
 		return NULL;
@@ -60,7 +66,7 @@ const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
 	if (!w->buf)
 		w->buf = xmalloc(w->cap);
 	/* read ahead from off: callers go forward through the file */
-	want = w->cap;
+	want = MIN(MAX(want, len), w->cap);
 	while (got < want) {
 		ssize_t n =
 		    pread(w->fd, w->buf + got, want - got, (off_t)(off + got));

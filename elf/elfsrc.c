@@ -111,68 +111,23 @@ static int source_segments(struct elfimg *img, struct labels *lb,
 /* add_padding() reads the gaps through a window of this many bytes */
 #define PADDING_WINDOW 4096
 
-/* The window: the file bytes [off, off + len) in buf. */
-struct gapwin {
-	int fd;
-	uint64_t off;
-	size_t len;
-	unsigned char buf[PADDING_WINDOW];
-};
-
-/* The len bytes of w's file at off if the window holds them, else NULL. */
-static const unsigned char *gapwin_has(const struct gapwin *w, uint64_t off,
-				       size_t len)
-{
-	if (off >= w->off && off - w->off <= w->len &&
-	    len <= w->len - (off - w->off))
-		return w->buf + (off - w->off);
-	return NULL;
-}
-
-/* Read the window from off on: want bytes (len at least, the window at
- * most). The len bytes at off, or NULL where the file ends (is
- * truncated) before them. */
-static const unsigned char *gapwin_read(struct gapwin *w, uint64_t off,
-					size_t len, size_t want)
-{
-	size_t got = 0;
-
-	want = MIN(MAX(want, len), sizeof(w->buf));
-	while (got < want) {
-		ssize_t n =
-		    pread(w->fd, w->buf + got, want - got, (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	w->off = off;
-	w->len = got;
-	return len <= got ? w->buf : NULL;
-}
-
 /* The bytes of the gap of section s from VM address end to syms[i]
  * (syms[0, n) sorted by address), read with the gaps that follow within
  * the window's reach: up to the last symbol start of s it reaches, not
  * the whole window (a gap is a few bytes; the rest was copied for
  * nothing). */
-static const unsigned char *gap_bytes(struct gapwin *w,
+static const unsigned char *gap_bytes(struct elf_window *w,
 				      const struct elf_section *s,
 				      const struct sym *syms, size_t n,
 				      size_t i, uint64_t end)
 {
 	uint64_t off = s->offset + (end - s->addr), gap = syms[i].addr - end;
-	uint64_t stop = MIN(end + sizeof(w->buf), s->addr + s->size);
+	uint64_t stop = MIN(end + w->cap, s->addr + s->size);
 	uint64_t last = syms[i].addr;
-	const unsigned char *b = gapwin_has(w, off, gap);
 
-	if (b)
-		return b;
 	for (size_t j = i + 1; j < n && syms[j].addr <= stop; j++)
 		last = syms[j].addr;
-	return gapwin_read(w, off, gap, last - end);
+	return elf_window_get_ahead(w, off, gap, last - end);
 }
 
 /* Length of the x86 filler instruction at p (a nop of any length, int3,
@@ -263,17 +218,13 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 			struct dualmap *base, struct dualmap *out,
 			const struct sym *syms, size_t n)
 {
-	struct elfimg_priv *priv = img->priv;
 	uint32_t id = LABEL_NONE;
-	struct gapwin *w;
+	struct elf_window w;
 	uint64_t end = 0;
 
 	/* the gaps' bytes only, read in address order: not a copy of each
 	 * section (node's are 75 MiB) */
-	w = xmalloc(sizeof(*w));
-	w->fd = priv->fd;
-	w->off = 0;
-	w->len = 0;
+	elf_window_init(&w, img, PADDING_WINDOW);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = syms[i].addr, gap, align;
 		const struct elf_section *s = NULL;
@@ -301,7 +252,7 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 			goto next;
 		if (s->type != SHT_NOBITS) {
 			const unsigned char *b =
-			    gap_bytes(w, s, syms, n, i, end);
+			    gap_bytes(&w, s, syms, n, i, end);
 
 			ok = b && is_fill(img, s, b, gap);
 		}
@@ -314,7 +265,7 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 		if (i == 0 || a + syms[i].size > end)
 			end = a + syms[i].size;
 	}
-	free(w);
+	elf_window_free(&w);
 }
 
 /* A run of symbols of one address, size and place (the first is named

@@ -145,8 +145,9 @@ void vartab_push(struct vartab *t, struct metasink *ms, uint64_t off,
 		 bool alloc)
 {
 	if (t->n) {
-		/* to their size: the slack of the doubling goes back (in
-		 * place: a shrinking realloc does not move) */
+		/* to their size: the slack of the doubling goes back (a
+		 * shrinking realloc mostly stays in place; nothing points
+		 * into the arrays yet) */
 		t->l =
 		    xrealloc(t->l, sizeof(*t->l) + t->n * sizeof(t->l->id[0]));
 		t->l->at = xrealloc(t->l->at, (t->n + 1) * sizeof(*t->l->at));
