@@ -268,6 +268,22 @@ static inline unsigned imm_bytes(unsigned f, bool opsize, bool rexw)
 	return 0;
 }
 
+/* The end of a VEX or EVEX instruction whose operands end at p[i]: with
+ * ib, its 8-bit immediate (sign-extended, as Zydis gives it) read into
+ * in. Its length, or 0 where max bytes do not hold it. */
+static size_t insn_end(const uint8_t *p, size_t i, size_t max, bool ib,
+		       struct x86_insn *in)
+{
+	if (ib) {
+		if (i >= max)
+			return 0;
+		in->imm_size = 8;
+		in->imm = (uint64_t)(int8_t)p[i++];
+	}
+	in->len = (uint8_t)i;
+	return i;
+}
+
 /* The VEX instruction whose C4 or C5 byte is at p[i] (max bytes
  * available) into in (x86vex.c's table); its length, or 0 (Zydis
  * decides). */
@@ -308,14 +324,7 @@ static size_t decode_vex(const uint8_t *p, size_t i, size_t max,
 		if (!i)
 			return 0;
 	}
-	if (e & X86V_IB) {
-		if (i >= max)
-			return 0;
-		in->imm_size = 8;
-		in->imm = (uint64_t)(int8_t)p[i++];
-	}
-	in->len = (uint8_t)i;
-	return i;
+	return insn_end(p, i, max, (e & X86V_IB) != 0, in);
 }
 
 /* The EVEX instruction whose 62 byte is at p[i] (max bytes available)
@@ -357,14 +366,7 @@ static size_t decode_evex(const uint8_t *p, size_t i, size_t max,
 	i = modrm(p, i + 5, max, in);
 	if (!i)
 		return 0;
-	if (e[0] & X86E_IB) {
-		if (i >= max)
-			return 0;
-		in->imm_size = 8;
-		in->imm = (uint64_t)(int8_t)p[i++];
-	}
-	in->len = (uint8_t)i;
-	return i;
+	return insn_end(p, i, max, (e[0] & X86E_IB) != 0, in);
 }
 
 /* Is op (of the one-byte map) a MOV? */

@@ -601,3 +601,26 @@ def hugetlb_pool_lock():
         yield
     finally:
         os.close(fd)
+
+
+def read_int(path):
+    """The number in file path (a sysfs, procfs or cgroupfs value), or
+    None where it cannot be read."""
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def dir_removed(path):
+    """Tries to remove the directory path (a cgroup): True once it is
+    gone, False while it is still busy (its killed processes not yet
+    reaped); for wait_until()."""
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True

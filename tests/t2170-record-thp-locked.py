@@ -49,26 +49,17 @@ def thp_mode():
         return None
 
 
-def read_int(path):
-    """The number in file path, or None."""
-    try:
-        with open(path) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return None
-
-
 def reserve_hugetlb(nr):
     """Makes one default-sized hugetlb page free (one more in the pool
     than nr, its size; restored by the caller). Returns whether it is."""
     free_path = "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
-    free = read_int(free_path)
+    free = lib.read_int(free_path)
     if nr is None or free is None:
         lib.fail("no pool of 2 MiB hugetlb pages to reserve a page in")
     if free == 0:
         with open(NR_HUGEPAGES, "w") as f:
             f.write(str(nr + 1))
-        free = read_int(free_path)
+        free = lib.read_int(free_path)
     check(free > 0, "a free hugetlb page for the MAP_HUGETLB region")
     return free > 0
 
@@ -278,7 +269,7 @@ def main():
                                   shmdir]).returncode == 0
         check(mounted, "a tmpfs with huge=always mounted")
         with lib.hugetlb_pool_lock():  # the pool is read and restored
-            nr_huge = read_int(NR_HUGEPAGES)
+            nr_huge = lib.read_int(NR_HUGEPAGES)
             try:
                 if mode == "never":
                     # madvise: THP only where asked (MADV_HUGEPAGE)
@@ -290,7 +281,8 @@ def main():
                 if mode == "never":
                     with open(THP_ENABLED, "w") as f:
                         f.write("never")
-                if nr_huge is not None and read_int(NR_HUGEPAGES) != nr_huge:
+                if (nr_huge is not None and
+                        lib.read_int(NR_HUGEPAGES) != nr_huge):
                     with open(NR_HUGEPAGES, "w") as f:
                         f.write(str(nr_huge))
                 if mounted:

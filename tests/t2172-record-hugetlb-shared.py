@@ -45,15 +45,6 @@ THP_FIELDS = ("AnonHugePages", "ShmemPmdMapped", "FilePmdMapped")
 RES_FIELDS = ("Rss", "Shared_Hugetlb", "Private_Hugetlb")
 
 
-def read_int(path):
-    """The number in file path, or None."""
-    try:
-        with open(path) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return None
-
-
 def meminfo_kb(field):
     """A field of /proc/meminfo in kB (0 if absent)."""
     with open("/proc/meminfo") as f:
@@ -189,7 +180,7 @@ def main():
     if os.geteuid() != 0:
         lib.skip("needs root: reserves a hugetlb page, runs the workload "
                  "as nobody")
-    if read_int(os.path.join(POOL, "nr_hugepages")) is None:
+    if lib.read_int(os.path.join(POOL, "nr_hugepages")) is None:
         lib.skip(f"no {POOL}: the kernel has no 2 MiB hugetlb pages")
     try:
         with open(THP_ENABLED) as f:
@@ -200,11 +191,11 @@ def main():
         lib.skip(f"THP is not enabled ({THP_ENABLED}: {mode}): no THP to "
                  "show next to hugetlb")
     with lib.hugetlb_pool_lock():  # the pool is read and restored
-        nr = read_int(os.path.join(POOL, "nr_hugepages"))
+        nr = lib.read_int(os.path.join(POOL, "nr_hugepages"))
         try:
             with open(os.path.join(POOL, "nr_hugepages"), "w") as f:
                 f.write(str(nr + 2))
-            free = read_int(os.path.join(POOL, "free_hugepages")) or 0
+            free = lib.read_int(os.path.join(POOL, "free_hugepages")) or 0
             if not free:
                 lib.skip("no free 2 MiB hugetlb page could be reserved")
             with tempfile.TemporaryDirectory(prefix="memsz-t2172.") as tmp:

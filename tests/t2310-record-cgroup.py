@@ -81,23 +81,12 @@ def wait_snapshot(data, pid):
     return True
 
 
-def removed(path):
-    """Tries to remove the directory path: True once it is gone, False
-    while it is still busy (its killed processes not yet reaped)."""
-    try:
-        os.rmdir(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return False
-    return True
-
-
 def rmdir_wait(path):
     """Removes the cgroup directory path, waiting (see lib.wait_until)
     while it is busy; leaves it at the hang guard (checked by the test)."""
     try:
-        lib.wait_until(lambda: removed(path), f"cgroup {path} to be removed")
+        lib.wait_until(lambda: lib.dir_removed(path),
+                       f"cgroup {path} to be removed")
     except TimeoutError as e:
         print("# " + str(e))
 

@@ -211,11 +211,6 @@ def cgroups_raw(data):
                         r"(?: target)?( payer)? (.*)", out)]
 
 
-def read_int(path):
-    with open(path) as f:
-        return int(f.read())
-
-
 def record(*args, env=None):
     return subprocess.run([MEMSZ, "record", *args], capture_output=True,
                           text=True, env=env)
@@ -238,18 +233,8 @@ def test_v1(tmp, exe, data_file, work):
         for w in work:
             w.kill()
         work.clear()
-        lib.wait_until(lambda: removed(cg), f"cgroup {cg} removed")
+        lib.wait_until(lambda: lib.dir_removed(cg), f"cgroup {cg} removed")
     check(not os.path.exists(cg), f"cgroup {cg} removed")
-
-
-def removed(path):
-    try:
-        os.rmdir(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return False
-    return True
 
 
 def run_v1(tmp, exe, data_file, work, name, cg):
@@ -258,9 +243,9 @@ def run_v1(tmp, exe, data_file, work, name, cg):
     work.append(load)
     ino = os.stat(cg).st_ino
     data = os.path.join(tmp, "v1.data")
-    before = read_int(os.path.join(cg, "memory.usage_in_bytes"))
+    before = lib.read_int(os.path.join(cg, "memory.usage_in_bytes"))
     r = record("-G", cg, "--duration", "0", "-o", data)
-    after = read_int(os.path.join(cg, "memory.usage_in_bytes"))
+    after = lib.read_int(os.path.join(cg, "memory.usage_in_bytes"))
     check(r.returncode == 0, f"record -G {cg} exits 0 ({r.stderr.strip()})")
     recs = cgroups(data)
     tgt = [g for g in recs if g["target"]]

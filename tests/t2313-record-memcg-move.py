@@ -48,24 +48,9 @@ def cgroup_records(data, pid):
     return recs
 
 
-def read_int(path):
-    with open(path) as f:
-        return int(f.read())
-
-
 def move(pid, cg):
     with open(os.path.join(cg, "cgroup.procs"), "w") as f:
         f.write(str(pid))
-
-
-def removed(path):
-    try:
-        os.rmdir(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return False
-    return True
 
 
 def run(tmp, a, b):
@@ -92,14 +77,14 @@ def run(tmp, a, b):
         move(work.pid, b)
         ino_b = os.stat(b).st_ino
         lib.snapshot_after(data, "the move to B")
-        lib.wait_until(lambda: removed(a), f"{a} removed")
+        lib.wait_until(lambda: lib.dir_removed(a), f"{a} removed")
         os.mkdir(a)
         ino_a2 = os.stat(a).st_ino
         move(work.pid, a)
         lib.snapshot_after(data, "the move back to A, made again")
         # the workload waits on its stdin: the cgroups' usage stays
-        usage = {ino_b: read_int(os.path.join(b, "memory.usage_in_bytes")),
-                 ino_a2: read_int(os.path.join(a, "memory.usage_in_bytes"))}
+        usage = {i: lib.read_int(os.path.join(d, "memory.usage_in_bytes"))
+                 for i, d in ((ino_b, b), (ino_a2, a))}
         rec.send_signal(signal.SIGINT)
         err = rec.communicate(timeout=120)[1]
         check(rec.returncode == 0, f"record exits 0 ({err.strip()})")
@@ -155,7 +140,7 @@ def main():
             run(tmp, a, b)
     finally:
         for cg in (a, b):
-            lib.wait_until(lambda: removed(cg), f"cgroup {cg} removed")
+            lib.wait_until(lambda: lib.dir_removed(cg), f"cgroup {cg} removed")
     return lib.finish()
 
 
