@@ -58,8 +58,9 @@ int procmaps_read_files(int pid, bool query, struct procmaps *out);
  * (caller closes) or -errno (-ESRCH if the process is gone). */
 int procmaps_query_open(int pid);
 /* The page size of the mapping covering addr in fd's process, by
- * PROCMAP_QUERY (Linux 6.11+): its huge page size for a hugetlb mapping,
- * else the base page size (THP is not a mapping's page size). 0, or
+ * PROCMAP_QUERY (Linux 6.11+): its huge page size for a hugetlb mapping
+ * (and a device-DAX one's alignment: smaps counts neither as THP), else
+ * the base page size (THP is not a mapping's page size). 0, or
  * -ENOENT (no mapping there), -ESRCH (gone), -ENOTTY/-EINVAL (no
  * PROCMAP_QUERY) or another -errno. */
 int procmaps_query_page_size(int fd, uint64_t addr, uint64_t *page_size);

@@ -239,9 +239,15 @@ static void hugetlb_mark(struct snapper *s, int pid, struct procmaps *maps)
 
 		if (!map_hugetlb_candidate(s, m))
 			continue;
-		if (fd < 0 && (fd = procmaps_query_open(pid)) < 0)
+		if (fd < 0 && (ret = fd = procmaps_query_open(pid)) < 0)
 			break;
 		ret = procmaps_query_page_size(fd, m->start, &psize);
+		/* unmapped since the maps were read: nothing to mark (the
+		 * pagemap read sees what is there now); not worth smaps */
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
 		if (ret < 0)
 			break;
 		if (psize > s->page_size)
