@@ -255,7 +255,8 @@ static void hugetlb_mark(struct snapper *s, int pid, struct procmaps *maps)
 	}
 	if (fd >= 0)
 		close(fd);
-	/* no PROCMAP_QUERY (or the process went away meanwhile): smaps */
+	/* no PROCMAP_QUERY (or it failed otherwise): smaps, unless the
+	 * process is gone */
 	if (i < maps->n && ret != -ESRCH)
 		smaps_vmflags(pid, maps);
 }
