@@ -32,7 +32,19 @@ struct rtab {
 	uint64_t hint; /* with bounds: the element tab_index() found last */
 };
 
-struct pend;
+struct pend {
+	uint64_t start;
+	uint64_t end; /* for an open add: its limit */
+	uint64_t other;
+	uint32_t label;
+	uint32_t seq; /* order of arrival, and PEND_OPEN for an open add */
+};
+
+/* The top bit of pend.seq marks an open add; the others number the adds
+ * of a batch in order of arrival (settling sorts them in place). */
+#define PEND_OPEN 0x80000000u
+#define PEND_SEQ(a) ((a)->seq & ~PEND_OPEN)
+#define PEND_IS_OPEN(a) (((a)->seq & PEND_OPEN) != 0)
 
 struct rmap {
 	struct rmap_entry *ent; /* settled, sorted, disjoint */
@@ -140,5 +152,8 @@ void rmap_add_raw(struct rmap *m, uint64_t s, uint64_t e, uint64_t other,
 
 /* Drop m's tables (rmaptable.c). */
 void rmap_tables_free(struct rmap *m);
+
+/* Sort the pending adds a[0, n) by (start, seq) in place (pendsort.c). */
+void rmap_pend_sort(struct pend *a, size_t n);
 
 #endif
