@@ -233,6 +233,7 @@ int memcg_mounts_read(struct memcg_mounts *mm)
 	ssize_t n;
 	int ret = -ENOENT;
 
+	mm->v2_given = false;
 	/* a cgroup2-only machine, the common case, without the mount table
 	 * (on a container host, hundreds of lines the kernel formats); one
 	 * statfs of /sys/fs/cgroup tells both fast cases */
@@ -251,6 +252,7 @@ int memcg_mounts_read(struct memcg_mounts *mm)
 	}
 	if (fake && *fake && strlen(fake) < sizeof(mm->v2)) {
 		strcpy(mm->v2, fake);
+		mm->v2_given = true;
 		ret = 0;
 	}
 	return ret;
@@ -324,7 +326,7 @@ int memcg_dir_of_pid(int pid, const struct memcg_mounts *mm, char **dir)
 	 * of v1's memory hierarchy is a memory cgroup (the mount's root has
 	 * memory.usage_in_bytes: memcg_mounts_read), so its file is not
 	 * looked for (the caller's stat(2) finds a directory gone since) */
-	v1_first = mm->v1[0] && !getenv("MEMSZ_CGROUP2_ROOT");
+	v1_first = mm->v1[0] && !mm->v2_given;
 	if (v1_first && dir_with(mm->v1, v1, NULL, dir))
 		return 0;
 	if (dir_with(mm->v2, v2, "memory.current", dir))

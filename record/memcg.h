@@ -31,6 +31,7 @@
 struct memcg_mounts {
 	char v1[PATH_MAX]; /* the v1 hierarchy with the memory controller */
 	char v2[PATH_MAX]; /* the cgroup2 mount (/sys/fs/cgroup preferred) */
+	bool v2_given;	   /* v2 is MEMSZ_CGROUP2_ROOT (looked at first) */
 };
 
 /* A memory cgroup's counters, read at one moment. */
