@@ -320,6 +320,12 @@ int perf_capture_enable(struct perf_capture *pc)
 	return 0;
 }
 
+void perf_capture_disable(struct perf_capture *pc)
+{
+	for (size_t i = 0; pc && i < pc->nfds; i++)
+		ioctl(pc->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
 size_t perf_capture_nrings(const struct perf_capture *pc)
 {
 	return pc->ncpus * (1 + pc->nsattr);

@@ -147,6 +147,10 @@ uint64_t perf_capture_leash_samples(const struct perf_capture *pc);
 /* Enable every event (attach mode; launched commands use enable_on_exec).
  * Returns 0 or -errno. */
 int perf_capture_enable(struct perf_capture *pc);
+/* Disable every event (and the copies its tasks' children inherited): no
+ * record is written and no count moves from now on, so that what the
+ * rings hold and the counts tell agree. The leashes stay. NULL is fine. */
+void perf_capture_disable(struct perf_capture *pc);
 /* How many ring fds perf_capture_pollfds() can fill at most: one side-band
  * ring per cpu and one per cpu for each sampling event. */
 size_t perf_capture_nrings(const struct perf_capture *pc);

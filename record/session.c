@@ -536,6 +536,10 @@ void session_finish(struct session *r, struct session_stats *st)
 	if (!r->werr && !r->child && !r->o.one_shot)
 		rec_final_snapshots(r);
 	rec_scan_note(r);
+	/* The recording ends here. Events counted after the last drain
+	 * (attached targets run on) would be taken for samples the kernel
+	 * dropped: the counts stop first, then the rings are drained. */
+	perf_capture_disable(r->cap.pc);
 	rec_drain(r, true);
 	unreported_lost(r);
 	note_holds(r);
