@@ -125,6 +125,8 @@ int perf_capture_add_task(struct perf_capture *pc, int tid);
 int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec, int sig);
 /* Send sig from now on to leashed thread tid. Returns 0 or -errno. */
 int perf_capture_leash_signal(struct perf_capture *pc, int tid, int sig);
+/* The signal leashed thread tid is sent; 0 if tid has no leash. */
+int perf_capture_leash_sig(const struct perf_capture *pc, int tid);
 /* fn(arg, tid, sig) for each leashed thread and the signal it is sent.
  * fn may call perf_capture_leash_signal(). */
 void perf_capture_leash_each(const struct perf_capture *pc,

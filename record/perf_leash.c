@@ -208,6 +208,14 @@ int perf_capture_leash_signal(struct perf_capture *pc, int tid, int sig)
 	return 0;
 }
 
+int perf_capture_leash_sig(const struct perf_capture *pc, int tid)
+{
+	for (size_t i = 0; i < pc->nleash; i++)
+		if (pc->leash[i].tid == tid)
+			return pc->leash[i].sig;
+	return 0;
+}
+
 void perf_capture_leash_each(const struct perf_capture *pc,
 			     void (*fn)(void *arg, int tid, int sig), void *arg)
 {

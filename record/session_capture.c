@@ -26,11 +26,21 @@
  * delivers it, and then it does nothing; a blocked one would stop nothing
  * (and could be taken by sigwait()). When both are caught or blocked it
  * is SIGURG (the Go runtime, which catches every signal, takes a stray
- * SIGURG as a preemption request). */
-static int leash_sig(int tid)
+ * SIGURG as a preemption request). A thread that blocks both keeps cur,
+ * the signal it has (0: none yet; it is then judged by what its process
+ * catches alone): its mask may be a passing one, pthread_create() blocking
+ * every signal around clone() in the thread that calls it and in the new
+ * one (glibc, musl); and if not, neither signal would stop it. */
+static int leash_sig(int tid, int cur)
 {
-	uint64_t busy = target_busy_signals(tid);
+	const uint64_t both = SIGBIT(SIGURG) | SIGBIT(SIGWINCH);
+	uint64_t blocked, busy;
 
+	target_signal_masks(tid, &blocked, &busy);
+	if ((blocked & both) != both)
+		busy |= blocked;
+	else if (cur)
+		return cur;
 	return (busy & SIGBIT(SIGURG)) && !(busy & SIGBIT(SIGWINCH)) ? SIGWINCH
 								     : SIGURG;
 }
@@ -40,7 +50,7 @@ static int leash_sig(int tid)
 static void releash(void *arg, int tid, int sig)
 {
 	struct session *r = arg;
-	int want = leash_sig(tid);
+	int want = leash_sig(tid, sig);
 
 	if (want != sig)
 		perf_capture_leash_signal(r->cap.pc, tid, want);
@@ -220,11 +230,14 @@ static void at_exit(void *arg, int tgid, int tid)
 
 /* Leash each sampled thread while sampling without --lossy: all of them,
  * or with --no-inherit those traced from the start. The launched
- * command's first thread counts from its exec, like the sampling events. */
-static void at_thread(void *arg, int tid, bool add)
+ * command's first thread counts from its exec, like the sampling events.
+ * A new thread gets the signal of the thread that made it, whose signal
+ * mask it will run with: its own blocks every signal until its start
+ * routine sets it (see leash_sig). */
+static void at_thread(void *arg, int tid, int from, bool add)
 {
 	struct session *r = arg;
-	int err;
+	int err, sig;
 
 	if (!r->bp.hold || !r->cap.pc)
 		return;
@@ -234,8 +247,10 @@ static void at_thread(void *arg, int tid, bool add)
 	}
 	if (!r->inherit && r->traced_all)
 		return;
-	err = perf_capture_leash(
-	    r->cap.pc, tid, tid == r->child && !r->sn.started, leash_sig(tid));
+	sig = from ? perf_capture_leash_sig(r->cap.pc, from) : 0;
+	err = perf_capture_leash(r->cap.pc, tid,
+				 tid == r->child && !r->sn.started,
+				 sig ? sig : leash_sig(tid, 0));
 	if (err < 0 && err != -ESRCH && !r->bp.leash_told) {
 		char *msg = xasprintf("cannot leash thread %d (%s): samples "
 				      "may be lost when memsz falls behind",

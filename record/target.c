@@ -261,22 +261,23 @@ int target_tracer(int pid)
 	return (int)status_value(pid, "TracerPid");
 }
 
-uint64_t target_busy_signals(int tid)
+void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught)
 {
 	char path[64], line[256];
-	uint64_t mask = 0;
 	FILE *f;
 
+	*blocked = 0;
+	*caught = 0;
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigBlk:", 7) ||
-		    !strncmp(line, "SigCgt:", 7))
-			mask |= strtoull(line + 7, NULL, 16);
+		if (!strncmp(line, "SigBlk:", 7))
+			*blocked = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigCgt:", 7))
+			*caught = strtoull(line + 7, NULL, 16);
 	fclose(f);
-	return mask;
 }
 
 int64_t target_rss(int pid)

@@ -65,10 +65,10 @@ int64_t target_status_kb(int pid, const char *field);
 /* The process tracing pid (TracerPid of /proc/PID/status): its pid, 0 if
  * none, or -errno. */
 int target_tracer(int pid);
-/* The signals thread tid blocks or its process catches (SigBlk | SigCgt
- * of /proc/TID/status, bit n-1 for signal n), read in one pass; 0 if it
- * cannot be read. */
-uint64_t target_busy_signals(int tid);
+/* The signals thread tid blocks (*blocked: SigBlk of /proc/TID/status)
+ * and those its process catches (*caught: SigCgt), bit n-1 for signal n,
+ * read in one pass; both 0 if it cannot be read. */
+void target_signal_masks(int tid, uint64_t *blocked, uint64_t *caught);
 /* Resident bytes of pid now (/proc/PID/statm), or -errno. */
 int64_t target_rss(int pid);
 struct target_sp {
@@ -110,8 +110,11 @@ struct tracer_ops {
 	void (*at_exit)(void *arg, int tgid, int tid);
 	/* A thread is traced from now on (add), or is gone (!add): called
 	 * for each thread seized and each new thread or followed process
-	 * before it runs its first instruction, and as each exits. */
-	void (*at_thread)(void *arg, int tid, bool add);
+	 * before it runs its first instruction, and as each exits. from is
+	 * the traced thread that made a new thread (it starts with from's
+	 * signal mask: its own blocks every signal until its start routine
+	 * sets it, in glibc and musl), else 0. */
+	void (*at_thread)(void *arg, int tid, int from, bool add);
 	/* A signal-delivery-stop for a signal sig of leash_sigs (bit sig-1)
 	 * with si_code POLL_IN (an O_ASYNC file's), fd its si_fd: true if
 	 * memsz sent it for itself (the signal is then suppressed; the

@@ -46,6 +46,10 @@ static void wait_child(long us)
 /* --- ptrace --- */
 
 #define LEADER_HOLD_NS (100 * NSEC_PER_MSEC)
+/* How long a new thread is kept at its first stop for its maker's clone
+ * event, which comes at once unless the thread group dies meanwhile (a
+ * safety net: the thread is then let go as made by nobody known). */
+#define BORN_WAIT_NS (FREEZE_WAIT_MS * NSEC_PER_MSEC)
 
 /* Why a tracee is held: a snapshot of its process (tracer_freeze), or
  * every traced thread (tracer_interrupt_all, backpressure). Each is released
@@ -63,6 +67,9 @@ struct tracee {
 			 * it at its first stop */
 	int req, sig;
 	uint64_t exit_hold; /* leader held at its exit stop since (ns) */
+	uint64_t born;	    /* a new thread stopped at its first stop since
+			     * (ns), before its maker's clone event: kept
+			     * there until that event names its maker */
 	bool in_stop;	    /* stopped, in a callback about that stop */
 };
 
@@ -109,16 +116,17 @@ static void tracee_del(struct tracer *tr, int tid)
 
 			tr->t[i] = tr->t[--tr->n];
 			if (!unwanted && tr->ops->at_thread)
-				tr->ops->at_thread(tr->arg, tid, false);
+				tr->ops->at_thread(tr->arg, tid, 0, false);
 			return;
 		}
 }
 
-/* A tracee memsz records is traced from now on. */
-static void thread_added(struct tracer *tr, int tid)
+/* A tracee memsz records is traced from now on; from: the thread that
+ * made it, 0 if none or unknown. */
+static void thread_added(struct tracer *tr, int tid, int from)
 {
 	if (tr->ops->at_thread)
-		tr->ops->at_thread(tr->arg, tid, true);
+		tr->ops->at_thread(tr->arg, tid, from, true);
 }
 
 static bool is_stop_signal(int sig)
@@ -175,7 +183,7 @@ static int seize_one(struct tracer *tr, int tid, int tgid)
 	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)trace_options(tr->follow)) < 0)
 		return -errno;
 	tracee_add(tr, tid, tgid);
-	thread_added(tr, tid);
+	thread_added(tr, tid, 0);
 	return 0;
 }
 
@@ -313,6 +321,19 @@ static void handle_exit(struct tracer *tr, int tid)
 	resume(tr, tid, PTRACE_CONT, 0);
 }
 
+/* Let a new thread kept at its first stop go, made by from (0: unknown). */
+static void born_run(struct tracer *tr, int tid, int from)
+{
+	struct tracee *t;
+
+	thread_added(tr, tid, from);
+	t = tracee_find(tr, tid);
+	if (!t || !t->born)
+		return;
+	t->born = 0;
+	resume(tr, tid, PTRACE_CONT, 0);
+}
+
 /* Is this signal-delivery-stop for sig one of memsz's leash signals? The
  * callback is told, with the tracee marked as stopped meanwhile. */
 static bool leash_stop(struct tracer *tr, int tid, int sig)
@@ -346,15 +367,27 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 		tracee_del(tr, tid);
 		return;
 	}
+	/* stopped again before its maker's event (killed, say): it is made
+	 * known as made by an unknown thread, and this stop handled */
+	if (t && t->born) {
+		t->born = 0;
+		thread_added(tr, tid, 0);
+		t = tracee_find(tr, tid);
+	}
 	/* A new task's first stop can come before its parent's clone
-	 * event: it is made known now, before it runs (a process only when
-	 * following; the clone event decides on the others). */
+	 * event. A thread stays stopped until that event says who made it
+	 * (born_run); a process is made known now, before it runs (only
+	 * when following; the clone event decides on the others). */
 	if (!t && ev == PTRACE_EVENT_STOP) {
 		int tgid = target_tgid(tid);
 
-		if (tgid > 0 && (tgid != tid || tr->follow)) {
+		if (tgid > 0 && tgid != tid) {
+			tracee_add(tr, tid, tgid)->born = mono_ns();
+			return;
+		}
+		if (tgid > 0 && tr->follow) {
 			tracee_add(tr, tid, tgid);
-			thread_added(tr, tid);
+			thread_added(tr, tid, 0);
 		}
 	}
 	switch (ev) {
@@ -370,7 +403,7 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 			tracee_del(tr, (int)msg);
 			tracee_del(tr, tid);
 			tracee_add(tr, tid, 0);
-			thread_added(tr, tid);
+			thread_added(tr, tid, 0);
 		}
 		t = tracee_add(tr, tid, 0);
 		t->tgid = target_tgid(tid);
@@ -389,8 +422,11 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 			 * is; when not following, it is let go */
 			if (tgid == child && !tr->follow)
 				t->unwanted = true;
+			else if (t->born)
+				born_run(tr, child, tid);
 			else
-				thread_added(tr, child);
+				thread_added(tr, child, tid);
+			t = tracee_add(tr, child, tgid);
 			if (!t->unwanted && tgid == child && tr->ops->at_fork)
 				tr->ops->at_fork(tr->arg, child,
 						 target_tgid(tid));
@@ -430,10 +466,13 @@ int tracer_poll(struct tracer *tr)
 			handle_stop(tr, tid, status);
 		}
 	}
-	for (size_t i = 0; i < tr->n; i++)
+	for (size_t i = 0; i < tr->n; i++) {
 		if (tr->t[i].exit_hold &&
 		    mono_ns() - tr->t[i].exit_hold > LEADER_HOLD_NS)
 			release_leader(tr, tr->t[i].tgid);
+		if (tr->t[i].born && mono_ns() - tr->t[i].born > BORN_WAIT_NS)
+			born_run(tr, tr->t[i].tid, 0);
+	}
 	return handled;
 }
 
@@ -454,7 +493,7 @@ static bool group_held(struct tracer *tr, int tgid, unsigned reason)
 {
 	for (size_t i = 0; i < tr->n; i++)
 		if (matches(&tr->t[i], tgid) && (tr->t[i].holds & reason) &&
-		    !tr->t[i].held)
+		    !tr->t[i].held && !tr->t[i].born)
 			return false;
 	return true;
 }
@@ -468,8 +507,9 @@ static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
 
 		if (!matches(t, tgid) || t->exiting || (t->holds & reason))
 			continue;
-		/* one in a stop being handled is held as it resumes */
-		if (!t->holds && !t->in_stop &&
+		/* one in a stop being handled, or kept at its first stop, is
+		 * held as it resumes */
+		if (!t->holds && !t->in_stop && !t->born &&
 		    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 			continue; /* gone */
 		t->holds |= reason;
@@ -543,8 +583,9 @@ static void detach_one(struct tracer *tr, struct tracee *t)
 {
 	int status, sig = 0;
 
-	if (t->held) {
-		ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)t->sig);
+	if (t->held || t->born) {
+		ptrace(PTRACE_DETACH, t->tid, 0,
+		       (void *)(long)(t->held ? t->sig : 0));
 		return;
 	}
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
