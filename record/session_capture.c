@@ -56,6 +56,17 @@ static void releash(void *arg, int tid, int sig)
 		perf_capture_leash_signal(r->cap.pc, tid, want);
 }
 
+/* Hold every traced thread until the next drain has looked at the rings
+ * (released as a backpressure hold is, at once if they have room). */
+static void hold_all(struct session *r)
+{
+	if (!r->bp.holding) {
+		r->bp.hold_start = mono_ns();
+		r->bp.holding = true;
+	}
+	tracer_interrupt_all(r->tr);
+}
+
 /* Backpressure: if memsz has fallen behind (a sample ring is
  * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
  * way has emptied the rings, so that the kernel never has to drop a sample.
@@ -68,15 +79,12 @@ void rec_backpressure(struct session *r)
 	if (!r->bp.hold || !r->cap.pc || !r->tr || r->werr ||
 	    perf_capture_sample_fill(r->cap.pc) < HOLD_FILL_PERMILLE)
 		return;
-	if (!r->bp.holding) {
-		r->bp.hold_start = mono_ns();
-		r->bp.holding = true;
-		/* a thread may have come to block its leash signal, which
-		 * then stops nothing: the rings filled without it */
+	/* a thread may have come to block its leash signal, which then
+	 * stops nothing: the rings filled without it */
+	if (!r->bp.holding)
 		perf_capture_leash_each(r->cap.pc, releash, r);
-	}
 	/* again while holding: threads that started since are held too */
-	tracer_interrupt_all(r->tr);
+	hold_all(r);
 }
 
 /* End a hold: the rings have been drained (down to RELEASE_FILL_PERMILLE
@@ -237,6 +245,7 @@ static void at_exit(void *arg, int tgid, int tid)
 static void at_thread(void *arg, int tid, int from, bool add)
 {
 	struct session *r = arg;
+	uint64_t k;
 	int err, sig;
 
 	if (!r->bp.hold || !r->cap.pc)
@@ -248,9 +257,17 @@ static void at_thread(void *arg, int tid, int from, bool add)
 	if (!r->inherit && r->traced_all)
 		return;
 	sig = from ? perf_capture_leash_sig(r->cap.pc, from) : 0;
+	k = perf_capture_leash_samples(r->cap.pc);
 	err = perf_capture_leash(r->cap.pc, tid,
 				 tid == r->child && !r->sn.started,
 				 sig ? sig : leash_sig(tid, 0));
+	/* One thread more made every leash shorter, each counted afresh:
+	 * what the others took since memsz last looked, up to the longer
+	 * leash, is not counted in it. Sampling, they are held until memsz
+	 * has looked at the rings. */
+	if (!err && r->traced_all && r->tr &&
+	    k > perf_capture_leash_samples(r->cap.pc))
+		hold_all(r);
 	if (err < 0 && err != -ESRCH && !r->bp.leash_told) {
 		char *msg = xasprintf("cannot leash thread %d (%s): samples "
 				      "may be lost when memsz falls behind",
