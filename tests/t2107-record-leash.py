@@ -11,17 +11,27 @@ cpu at all (here: SIGSTOP), the faulting threads stop by themselves
 within K faults, and no sample is lost.
 
 tests/workloads/fault_loop.c faults without end, prints "tick N urg M"
-lines (M: the SIGURGs it caught; it has a SIGURG handler), with NT
-threads faulting. The rings are small (-m 64, 256 KiB per cpu: K is a
-few dozen samples, so leash stops come long before the first tick):
+lines (M: the SIGURGs it caught; it has a SIGURG handler unless it blocks
+SIGURG), with NT threads faulting. The rings are small (-m 64, 256 KiB per
+cpu: K is a few dozen samples, so leash stops come long before the first
+tick):
  - launched, one thread; attached, three threads; attached, two threads
-   that block SIGURG (memsz must pick SIGWINCH for them): once the workload
-   ticks, memsz is stopped with SIGSTOP. The test waits until every
-   thread of the workload is in a ptrace stop ('t'); without leashes
-   nothing would stop them and that wait fails (a hang guard, not a
-   timing assumption). memsz gets SIGCONT, the workload ticks again (it
-   was let go), then the recording ends: the summary says 0 lost, the
-   file has no LOST record and notes the leash stops;
+   that block SIGURG (memsz must pick SIGWINCH for them); attached, four
+   threads, three of them made after memsz attached and all the time (each
+   ends after one round, starting the one that takes its place) in a
+   process that blocks SIGURG: a new thread blocks every signal at its
+   first stop (pthread_create blocks them around clone()), so memsz must
+   give it the signal of the thread that made it, SIGWINCH, not SIGURG,
+   which would stop nothing. Once the workload ticks (with its new
+   threads), memsz is stopped with SIGSTOP. The test waits until every
+   thread of the workload is in a ptrace stop ('t'; an ended one may wait
+   as a zombie for memsz to reap it); without leashes nothing would stop
+   them and that wait fails (a hang guard, not a timing assumption).
+   memsz gets SIGCONT, the workload ticks again (it was let go), then the
+   recording ends: the summary says 0 lost, the file has no LOST record
+   and notes the leash stops. The threads fault on while memsz ends an
+   attached recording (it must not take the samples counted after its
+   last look at the rings for lost ones);
  - launched, with memsz SIGKILLed while the workload sits at its leash:
    the workload runs on (not stopped, ticks again), and its SIGURG handler
    never ran: memsz picks a leash signal the process does not catch
@@ -70,21 +80,35 @@ def states(pid):
 
 
 def all_leashed(pid, nt):
-    """True once pid has nt threads and every one is in a ptrace stop."""
+    """True once pid has nt threads or more in a ptrace stop and no other
+    but zombies (churning threads that ended, not reaped yet)."""
     s = states(pid)
-    return len(s) == nt and all(x == "t" for x in s)
+    return s.count("t") >= nt and all(x in "tZ" for x in s)
 
 
-def start(tmp, exe, name, launch, nt, block=False):
-    """Starts the workload and memsz (see lib.start_fault_loop); once
-    attached, waits for memsz's first snapshot: its threads are traced and
-    leashed then."""
+def start(tmp, exe, name, launch, nt, words=()):
+    """Starts the workload (words: its flags) and memsz (see
+    lib.start_fault_loop); once attached, waits for memsz's first snapshot:
+    its threads are traced and leashed then. With "late", the workload then
+    makes its other threads, and this waits until it runs with them."""
     data = os.path.join(tmp, name + ".data")
     got = lib.start_fault_loop(name, data, RING,
-                               [exe, "0", str(nt)] +
-                               (["block"] if block else []), launch)
+                               [exe, "0", str(nt), *words], launch)
     if got and not launch:
         lib.wait_snaps(data, 1)
+    if got and "late" in words:
+        os.kill(got[1], signal.SIGUSR1)
+        try:
+            lib.wait_until(lambda: len(states(got[1])) >= nt,
+                           f"{name}: the workload's {nt} threads", WAIT_S)
+            drain_ticks(got[2])
+            ok = lib.next_tick(got[2]) is not None
+        except TimeoutError:
+            ok = False
+        check(ok, f"{name}: the workload runs with its {nt} threads")
+        if not ok:
+            lib.end_fault_loop(*got[0:2], got[3])
+            return None
     return got
 
 
@@ -116,8 +140,8 @@ def ended(name, rec, data):
           f"{name}: the file notes the leash stops")
 
 
-def case_stopped(tmp, exe, name, launch, nt, block=False):
-    got = start(tmp, exe, name, launch, nt, block)
+def case_stopped(tmp, exe, name, launch, nt, words=()):
+    got = start(tmp, exe, name, launch, nt, words)
     if not got:
         return
     rec, pid, out, target = got
@@ -168,7 +192,9 @@ def main():
         exe = lib.workload(tmp, "fault_loop", "-pthread")
         case_stopped(tmp, exe, "launched", True, 1)
         case_stopped(tmp, exe, "attached", False, 3)
-        case_stopped(tmp, exe, "attached-blocked", False, 2, True)
+        case_stopped(tmp, exe, "attached-blocked", False, 2, ["block"])
+        case_stopped(tmp, exe, "attached-late", False, 4,
+                     ["block", "late", "churn"])
         case_killed(tmp, exe)
 
 

@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fault_loop.c — workload of t2085 and t2107: faults without end.
  *
- *   fault_loop [MIB [NT [block]]]      (build with -pthread)
+ *   fault_loop [MIB [NT [block] [late] [churn]]]   (build with -pthread)
  *
  * Keeps MIB MiB (default 0) resident, so that a snapshot of it takes a
  * while; then NT threads (default 1: the main thread alone) each map
  * 1 MiB, touch every page, unmap it, again and again. After every 16 rounds
  * of its own the main thread writes "tick N urg M" to stdout, so that a
  * reader sees it make progress, M being the SIGURGs the process caught
- * (memsz's leash signal must never reach it). With "block", every thread
- * blocks SIGURG (a leash sending it would stop nothing). Ends by itself
- * after 120 s (alarm) if nobody kills it.
+ * (memsz's leash signal must never reach it). Ends by itself after 120 s
+ * (alarm) if nobody kills it. Words after NT, in any order:
+ *  - block: every thread blocks SIGURG, which the process does not
+ *    catch (a leash sending it would stop nothing);
+ *  - late: the NT - 1 other threads start only once the process gets
+ *    SIGUSR1 (so that a tracer that attached meanwhile sees them made);
+ *  - churn: each of the other threads, after each of its rounds, starts
+ *    the thread that takes its place and ends, so that threads are made
+ *    all the time (there are NT or NT + 1 threads at any moment).
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +29,8 @@
 
 #define ROUND_BYTES (1u << 20)
 
-static volatile sig_atomic_t urg;
+static volatile sig_atomic_t urg, go;
+static bool churn;
 
 static void on_urg(int sig)
 {
@@ -30,24 +38,47 @@ static void on_urg(int sig)
 	urg++;
 }
 
-static void *loop(void *main_thread)
+static void on_usr1(int sig)
 {
-	unsigned long n = 0;
+	(void)sig;
+	go = 1;
+}
 
+static void fault_round(void)
+{
+	volatile char *p = mmap(NULL, ROUND_BYTES, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(1);
+	for (size_t i = 0; i < ROUND_BYTES; i += 4096)
+		p[i] = 1;
+	munmap((void *)p, ROUND_BYTES);
+}
+
+static void *other(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
 	for (;;) {
-		volatile char *p =
-		    mmap(NULL, ROUND_BYTES, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (p == MAP_FAILED)
-			exit(1);
-		for (size_t i = 0; i < ROUND_BYTES; i += 4096)
-			p[i] = 1;
-		munmap((void *)p, ROUND_BYTES);
-		if (main_thread && ++n % 16 == 0)
-			printf("tick %lu urg %d\n", n / 16, (int)urg);
+		fault_round();
+		/* the new thread gets this one's signal mask */
+		if (churn && !pthread_create(&t, NULL, other, NULL)) {
+			pthread_detach(pthread_self());
+			return NULL;
+		}
 	}
 	return NULL;
+}
+
+static void start_others(int n)
+{
+	pthread_t t;
+
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t, NULL, other, NULL))
+			exit(1);
 }
 
 int main(int argc, char **argv)
@@ -55,23 +86,38 @@ int main(int argc, char **argv)
 	size_t keep = argc > 1 ? (size_t)atol(argv[1]) << 20 : 0;
 	int nt = argc > 2 ? atoi(argv[2]) : 1;
 	char *k = keep ? malloc(keep) : NULL;
-	pthread_t t;
+	bool late = false, blocked = false;
+	unsigned long n = 0;
 
 	if (k)
 		memset(k, 1, keep);
-	signal(SIGURG, on_urg);
-	if (argc > 3 && !strcmp(argv[3], "block")) {
-		sigset_t urg_set;
+	signal(SIGUSR1, on_usr1);
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "block")) {
+			sigset_t urg_set;
 
-		sigemptyset(&urg_set);
-		sigaddset(&urg_set, SIGURG);
-		sigprocmask(SIG_BLOCK, &urg_set, NULL);
+			sigemptyset(&urg_set);
+			sigaddset(&urg_set, SIGURG);
+			sigprocmask(SIG_BLOCK, &urg_set, NULL);
+			blocked = true;
+		}
+		late |= !strcmp(argv[i], "late");
+		churn |= !strcmp(argv[i], "churn");
 	}
+	if (!blocked)
+		signal(SIGURG, on_urg);
 	alarm(120);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (int i = 1; i < nt; i++)
-		if (pthread_create(&t, NULL, loop, NULL))
-			return 1;
-	loop(&nt);
+	if (!late)
+		start_others(nt - 1);
+	for (;;) {
+		fault_round();
+		if (late && go) {
+			late = false;
+			start_others(nt - 1);
+		}
+		if (++n % 16 == 0)
+			printf("tick %lu urg %d\n", n / 16, (int)urg);
+	}
 	return 0;
 }
