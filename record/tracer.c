@@ -355,6 +355,56 @@ static bool leash_stop(struct tracer *tr, int tid, int sig)
 	return mine;
 }
 
+/* Thread tid made task child (its fork, vfork or clone event). */
+static void handle_new(struct tracer *tr, int tid, int child)
+{
+	int tgid = target_tgid(child);
+	struct tracee *t = tracee_add(tr, child, tgid);
+
+	/* a process made by clone() is traced as a thread is; when not
+	 * following, it is let go */
+	if (tgid == child && !tr->follow)
+		t->unwanted = true;
+	else if (t->born)
+		born_run(tr, child, tid);
+	else
+		thread_added(tr, child, tid);
+	t = tracee_add(tr, child, tgid);
+	if (!t->unwanted && tgid == child && tr->ops->at_fork)
+		tr->ops->at_fork(tr->arg, child, target_tgid(tid));
+}
+
+/* A stop of tid not known as a traced thread (t NULL), or kept at its
+ * first stop: true if it stays stopped, not to be handled further.
+ * A new task's first stop can come before its parent's clone event. A
+ * thread stays stopped until that event says who made it (born_run); a
+ * process is made known now, before it runs (only when following; the
+ * clone event decides on the others). One stopped again before its
+ * maker's event (killed, say) is made known as made by an unknown thread,
+ * and this stop handled. */
+static bool unknown_stop(struct tracer *tr, int tid, struct tracee *t, int ev)
+{
+	int tgid;
+
+	if (t && t->born) {
+		t->born = 0;
+		thread_added(tr, tid, 0);
+		return false;
+	}
+	if (t || ev != PTRACE_EVENT_STOP)
+		return false;
+	tgid = target_tgid(tid);
+	if (tgid > 0 && tgid != tid) {
+		tracee_add(tr, tid, tgid)->born = mono_ns();
+		return true;
+	}
+	if (tgid > 0 && tr->follow) {
+		tracee_add(tr, tid, tgid);
+		thread_added(tr, tid, 0);
+	}
+	return false;
+}
+
 static void handle_stop(struct tracer *tr, int tid, int status)
 {
 	/* PTRACE_EVENT_* in bits 16 and up (ptrace(2)) */
@@ -367,29 +417,8 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 		tracee_del(tr, tid);
 		return;
 	}
-	/* stopped again before its maker's event (killed, say): it is made
-	 * known as made by an unknown thread, and this stop handled */
-	if (t && t->born) {
-		t->born = 0;
-		thread_added(tr, tid, 0);
-		t = tracee_find(tr, tid);
-	}
-	/* A new task's first stop can come before its parent's clone
-	 * event. A thread stays stopped until that event says who made it
-	 * (born_run); a process is made known now, before it runs (only
-	 * when following; the clone event decides on the others). */
-	if (!t && ev == PTRACE_EVENT_STOP) {
-		int tgid = target_tgid(tid);
-
-		if (tgid > 0 && tgid != tid) {
-			tracee_add(tr, tid, tgid)->born = mono_ns();
-			return;
-		}
-		if (tgid > 0 && tr->follow) {
-			tracee_add(tr, tid, tgid);
-			thread_added(tr, tid, 0);
-		}
-	}
+	if (unknown_stop(tr, tid, t, ev))
+		return;
 	switch (ev) {
 	case PTRACE_EVENT_EXIT:
 		handle_exit(tr, tid);
@@ -414,23 +443,8 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
-		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg) {
-			int child = msg, tgid = target_tgid(child);
-
-			t = tracee_add(tr, child, tgid);
-			/* a process made by clone() is traced as a thread
-			 * is; when not following, it is let go */
-			if (tgid == child && !tr->follow)
-				t->unwanted = true;
-			else if (t->born)
-				born_run(tr, child, tid);
-			else
-				thread_added(tr, child, tid);
-			t = tracee_add(tr, child, tgid);
-			if (!t->unwanted && tgid == child && tr->ops->at_fork)
-				tr->ops->at_fork(tr->arg, child,
-						 target_tgid(tid));
-		}
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg)
+			handle_new(tr, tid, (int)msg);
 		resume(tr, tid, PTRACE_CONT, 0);
 		break;
 	case PTRACE_EVENT_STOP:
