@@ -195,6 +195,56 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem)
 	*cap = ncap;
 }
 
+/* xmalloc_huge_aligned() and xgrow_huge() round up to whole huge pages
+ * from this size on: at most half of the last page is left unused. */
+#define HUGE_FROM (HUGE_SIZE / 2)
+
+void *xmalloc_huge_aligned(size_t n, size_t *got)
+{
+	void *p = NULL;
+
+	*got = n;
+	if (n < HUGE_FROM)
+		return xmalloc(n);
+	if (n > SIZE_MAX - HUGE_SIZE)
+		oom(n);
+	n = (n + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1);
+	if (posix_memalign(&p, HUGE_SIZE, n))
+		oom(n);
+	advise_huge(p, n);
+	*got = n;
+	return p;
+}
+
+void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	void **p = arr;
+	size_t ncap, bytes;
+	void *q;
+
+	if (need <= *cap)
+		return;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			oom(SIZE_MAX);
+		ncap *= 2;
+	}
+	if (ncap * elem < HUGE_FROM) {
+		*p = xrealloc(*p, ncap * elem);
+		*cap = ncap;
+		return;
+	}
+	/* a new aligned block: realloc() would keep neither the alignment
+	 * nor the advice */
+	q = xmalloc_huge_aligned(ncap * elem, &bytes);
+	if (*cap)
+		memcpy(q, *p, *cap * elem);
+	free(*p);
+	*p = q;
+	*cap = bytes / elem;
+}
+
 char *fmt_human(char *buf, size_t len, double bytes)
 {
 	static const char *const units[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};

@@ -109,6 +109,18 @@ char *xvasprintf(const char *fmt, va_list ap)
 /* Grow *arr (element size elem) so that it holds at least need elements;
  * *cap is updated. Amortised doubling. */
 void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
+/* xgrow() for an array that may grow big and is filled as it grows (a
+ * map's pending adds): from 1 MiB on, each new block is a whole number of
+ * 2 MiB pages, 2 MiB-aligned and asked for transparent huge pages before
+ * it is touched (a fault per 2 MiB, not per 4 KiB), the old contents
+ * copied over; below, xgrow()'s. The array is freed with free(). */
+void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem);
+/* A block of n bytes freed with free(): from 1 MiB on rounded up to whole
+ * 2 MiB pages (*got: the usable size), 2 MiB-aligned and advised as in
+ * xgrow_huge(); below, xmalloc()'s (*got = n). For memory written
+ * densely from its start: the first touch of a 2 MiB page makes all of it
+ * resident. */
+void *xmalloc_huge_aligned(size_t n, size_t *got);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
