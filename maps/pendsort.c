@@ -141,7 +141,7 @@ static void pend_merge(struct pend *a, size_t na, size_t nb, struct pend **buf,
 	a += lo;
 	na -= lo;
 	if (MIN(na, nb) > *cap)
-		xgrow(buf, cap, MIN(na, nb), sizeof(**buf));
+		xgrow_huge(buf, cap, MIN(na, nb), sizeof(**buf));
 	if (na <= nb) { /* a's through the buffer, from the front */
 		memcpy(*buf, a, na * sizeof(*a));
 		for (i = 0, j = 0, w = 0; i < na && j < nb; w++)

@@ -91,7 +91,7 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 	/* xgrow() only when full: a call per add was 1.5 % of the adds of
 	 * libLLVM-14's 400 k metadata entries */
 	if (m->np >= m->pcap)
-		xgrow(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
+		xgrow_huge(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
 	if (m->np && m->pend[m->np - 1].start > start)
 		m->pend_sorted = false;
 	m->pend_open |= open;

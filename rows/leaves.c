@@ -74,7 +74,7 @@ bool rows_leaf_add(struct rowtree *t, uint32_t label, const uint64_t *vals,
 		memset(lv->of + old, 0, (lv->nof - old) * sizeof(*lv->of));
 	}
 	if (!lv->of[label]) {
-		xgrow(&lv->v, &lv->cap, lv->n + 1, sizeof(*lv->v));
+		xgrow_huge(&lv->v, &lv->cap, lv->n + 1, sizeof(*lv->v));
 		lv->v[lv->n] = (struct rows_leaf){label, 0, 0};
 		lv->of[label] = (uint32_t)++lv->n;
 	}
