@@ -262,7 +262,7 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 			   size_t *n, struct elfsrc_stats *st)
 {
-	size_t bytes, cnt = 0;
+	size_t cnt = 0;
 	struct sym *syms;
 	struct symtab t;
 	int ret;
@@ -270,9 +270,8 @@ static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 	ret = symtab_open(img, symndx, &t);
 	if (ret)
 		return ret;
-	/* room for every entry at once: no copies as it grows, and in huge
-	 * pages when big (libLLVM-14's .dynsym: 1.4 MiB, 350 faults) */
-	syms = xmalloc_huge_aligned(t.nsyms * sizeof(*syms), &bytes);
+	/* room for every entry at once: no copies as it grows */
+	syms = xmalloc(t.nsyms * sizeof(*syms));
 	for (size_t i = 1; i < t.nsyms; i++) {
 		struct sym one;
 

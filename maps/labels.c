@@ -18,10 +18,6 @@
 #include "util/util.h"
 
 #define ARENA_CHUNK (64 * 1024)
-/* Once the arena holds this many bytes, its chunks are 2 MiB pages
- * (xmalloc_huge_aligned()): a fault per 2 MiB of strings, where
- * libLLVM-14's 4 MiB of demangled names faulted 1 000 times. */
-#define ARENA_HUGE_FROM (256 * 1024)
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -48,7 +44,6 @@ struct labels {
 	struct arena_chunk *chunks;
 	char *cur;
 	size_t left;
-	size_t arena_bytes; /* in chunks so far */
 
 	/* aliases, allocated lazily: the lists of the labels that have
 	 * some (nalias of them), and by id the index + 1 of a label's list
@@ -87,13 +82,7 @@ static const char *arena_dup(struct labels *lb, const char *s, size_t n)
 			p = c->data;
 			goto copy;
 		}
-		if (lb->arena_bytes >= ARENA_HUGE_FROM) {
-			c = xmalloc_huge_aligned(2 * 1024 * 1024, &sz);
-			sz -= sizeof(*c);
-		} else {
-			c = xmalloc(sizeof(*c) + sz);
-		}
-		lb->arena_bytes += sz;
+		c = xmalloc(sizeof(*c) + sz);
 		c->next = lb->chunks;
 		lb->chunks = c;
 		lb->cur = c->data;

@@ -219,8 +219,8 @@ void *xmalloc_huge_aligned(size_t n, size_t *got)
 void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem)
 {
 	void **p = arr;
-	size_t ncap, bytes;
-	void *q;
+	size_t ncap;
+	void *q = NULL;
 
 	if (need <= *cap)
 		return;
@@ -230,19 +230,22 @@ void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem)
 			oom(SIZE_MAX);
 		ncap *= 2;
 	}
-	if (ncap * elem < HUGE_FROM) {
+	if (*cap * elem < HUGE_SIZE) {
 		*p = xrealloc(*p, ncap * elem);
 		*cap = ncap;
 		return;
 	}
-	/* a new aligned block: realloc() would keep neither the alignment
-	 * nor the advice */
-	q = xmalloc_huge_aligned(ncap * elem, &bytes);
-	if (*cap)
-		memcpy(q, *p, *cap * elem);
+	/* a new aligned block (realloc() would keep neither the alignment
+	 * nor the advice), its huge pages only where the copy fills them:
+	 * one that the adds to come might never fill would be resident
+	 * whole (up to 2 MiB an array for nothing) */
+	if (posix_memalign(&q, HUGE_SIZE, ncap * elem))
+		oom(ncap * elem);
+	advise_huge(q, *cap * elem);
+	memcpy(q, *p, *cap * elem);
 	free(*p);
 	*p = q;
-	*cap = bytes / elem;
+	*cap = ncap;
 }
 
 char *fmt_human(char *buf, size_t len, double bytes)

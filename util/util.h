@@ -110,10 +110,11 @@ char *xvasprintf(const char *fmt, va_list ap)
  * *cap is updated. Amortised doubling. */
 void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
 /* xgrow() for an array that may grow big and is filled as it grows (a
- * map's pending adds): from 1 MiB on, each new block is a whole number of
- * 2 MiB pages, 2 MiB-aligned and asked for transparent huge pages before
- * it is touched (a fault per 2 MiB, not per 4 KiB), the old contents
- * copied over; below, xgrow()'s. The array is freed with free(). */
+ * map's pending adds): once it holds 2 MiB, each new block is 2 MiB-aligned
+ * and the part the old contents are copied to is asked for transparent
+ * huge pages before it is touched (a fault per 2 MiB, not per 4 KiB); the
+ * rest, which the array may never fill, stays in small pages, so no more
+ * is resident than is used. Below 2 MiB, xgrow()'s. Freed with free(). */
 void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem);
 /* A block of n bytes freed with free(): from 1 MiB on rounded up to whole
  * 2 MiB pages (*got: the usable size), 2 MiB-aligned and advised as in
