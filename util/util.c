@@ -107,6 +107,23 @@ void advise_huge(void *p, size_t n)
 		madvise((void *)s, e - s, MADV_HUGEPAGE);
 }
 
+void prefault_write(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t s = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+
+	/* whole pages inside the range only: the others may be another
+	 * allocation's */
+	if (s < e)
+		(void)madvise((void *)s, e - s, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 void *xmalloc_huge(size_t n)
 {
 	void *p = try_malloc_huge(n);

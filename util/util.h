@@ -100,6 +100,11 @@ void xfree_huge(void *p, size_t n);
  * not touched yet, with transparent huge pages (madvise mode): a fault
  * per 2 MiB. Advice only; nothing where no aligned 2 MiB fits. */
 void advise_huge(void *p, size_t n);
+/* Make the pages of [p, p + n), memory about to be written, resident in
+ * one call (MADV_POPULATE_WRITE, Linux 5.14) rather than a fault each
+ * (~2 us a 4 KiB page here, a third less populated). Advice only: on an
+ * older kernel the pages fault as they are written. */
+void prefault_write(void *p, size_t n);
 /* Allocating sprintf; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* xasprintf() with a va_list (ap is consumed); caller frees. */
