@@ -83,6 +83,8 @@ static const char *arena_dup(struct labels *lb, const char *s, size_t n)
 			goto copy;
 		}
 		c = xmalloc(sizeof(*c) + sz);
+		/* resident at once: one call, not 16 page faults */
+		prefault_write(c, sizeof(*c) + sz);
 		c->next = lb->chunks;
 		lb->chunks = c;
 		lb->cur = c->data;
@@ -191,6 +193,9 @@ void labels_reserve(struct labels *lb, size_t n)
 	cap = lb->cap;
 	xgrow(&lb->len, &cap, lb->count + n, sizeof(*lb->len));
 	lb->cap = cap;
+	/* the n labels to come are written there: resident in one call */
+	prefault_write(lb->str + lb->count, n * sizeof(*lb->str));
+	prefault_write(lb->len + lb->count, n * sizeof(*lb->len));
 	hashmap_reserve(&lb->ids, lb->count + n);
 }
 
