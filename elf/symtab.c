@@ -258,11 +258,6 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	return 1;
 }
 
-/* Symbols made resident ahead of the next one at a time by
- * collect_symbols(): a call per 256 KiB rather than a page fault per 4
- * KiB (libLLVM-14's .dynsym: 350), at most that much unused. */
-#define SYMS_AHEAD (256 * 1024 / sizeof(struct sym))
-
 /* Collect the usable symbols of table symndx of img into *out (*n). */
 static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 			   size_t *n, struct elfsrc_stats *st)
@@ -288,8 +283,11 @@ static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 		if (!ret)
 			continue;
 		if (cnt >= ready) {
-			/* resident SYMS_AHEAD at a time, in one call each */
-			ready = MIN(t.nsyms, cnt + SYMS_AHEAD);
+			/* resident prefault_ahead() at a time, in one call
+			 * each, not a fault per 4 KiB (libLLVM-14: 350) */
+			ready = MIN(t.nsyms,
+				    cnt + prefault_ahead(cnt * sizeof(*syms)) /
+					      sizeof(*syms));
 			prefault_write(&syms[cnt],
 				       (ready - cnt) * sizeof(*syms));
 		}

@@ -81,14 +81,14 @@ static void pend_resize(struct rmap *m, size_t cap, size_t shift)
 	m->pcap = cap;
 }
 
-/* Adds made resident ahead of the next add at a time: a call per 256 KiB
- * rather than a page fault per 4 KiB (libLLVM-14's symbols: 1 000 of
- * them), at most that much resident and not used. */
-#define PEND_AHEAD (256 * 1024 / sizeof(struct pend))
-
+/* Adds made resident ahead of the next add, prefault_ahead() at a time:
+ * a call per 256 KiB rather than a page fault per 4 KiB (libLLVM-14's
+ * symbols: 1 000 of them). */
 static void pend_prefault(struct rmap *m)
 {
-	size_t k = MIN(m->pcap, m->np + PEND_AHEAD);
+	size_t k =
+	    MIN(m->pcap, m->np + prefault_ahead(m->np * sizeof(*m->pend)) /
+				     sizeof(*m->pend));
 
 	if (k - m->np > 16)
 		prefault_write(&m->pend[m->np], (k - m->np) * sizeof(*m->pend));

@@ -50,11 +50,8 @@ void rows_leaves_make_rows(struct rowtree *t)
 	}
 }
 
-/* Leaves made resident ahead of the next one at a time: a call per 256
- * KiB rather than a page fault per 4 KiB, at most that much unused. */
-#define LEAVES_AHEAD (256 * 1024 / sizeof(struct rows_leaf))
-
-/* Room in lv for one more leaf. */
+/* Room in lv for one more leaf, made resident prefault_ahead() at a
+ * time: a call per 256 KiB rather than a page fault per 4 KiB. */
 static void leaves_grow(struct rows_leaves *lv)
 {
 	size_t k;
@@ -65,7 +62,8 @@ static void leaves_grow(struct rows_leaves *lv)
 	}
 	if (lv->n < lv->ready)
 		return;
-	k = MIN(lv->cap, lv->n + LEAVES_AHEAD);
+	k = MIN(lv->cap, lv->n + prefault_ahead(lv->n * sizeof(*lv->v)) /
+				     sizeof(*lv->v));
 	if (k - lv->n > 16)
 		prefault_write(&lv->v[lv->n], (k - lv->n) * sizeof(*lv->v));
 	lv->ready = k;
