@@ -152,6 +152,12 @@ void labels_prefetch(const struct labels *lb, uint32_t hash)
 	hashmap_prefetch(&lb->ids, hash);
 }
 
+void labels_prefetch_id(const struct labels *lb, uint32_t id)
+{
+	if (id < lb->count)
+		__builtin_prefetch(&lb->str[id]);
+}
+
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
 {
 	return labels_intern_hashed(lb, s, n, hashmap_hash_bytes(s, n));

@@ -942,6 +942,9 @@ static bool leaves_finish(struct rowtree *t, const struct sort_ctx *ctx,
 		leaves_select(ctx, vkey, lv, keep, it, rest);
 	} else {
 		for (size_t i = 0; i < n; i++) {
+			if (i + 4 * SORT_PREFETCH < n)
+				labels_prefetch_id(
+				    t->lb, lv->v[i + 4 * SORT_PREFETCH].label);
 			if (i + SORT_PREFETCH < n)
 				__builtin_prefetch(labels_str(
 				    t->lb, lv->v[i + SORT_PREFETCH].label));
