@@ -16,6 +16,12 @@ too); else `eu-readelf -s` (which names the symbols but attributes
 nothing: CPU and RSS only). A file with `.dynsym` only (no `.symtab`
 in it or its debug file: Bloaty reads no `.dynsym`) is measured beside
 `eu-readelf -s` too. The ratio columns are memsz / baseline.
+
+For such a file the CPU ratios against `eu-readelf -s` are also measured
+interleaved, one run of each in turn (PAIRS of them, 15 unless set), and
+printed as the best and the median of each: a ratio of two best-of-3 runs
+taken one after the other moved by 10 % with the load of a shared
+machine, the interleaved median hardly.
 """
 import csv
 import io
@@ -28,6 +34,7 @@ import tempfile
 
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 RUNS = int(os.environ.get("RUNS", "3"))
+PAIRS = int(os.environ.get("PAIRS", "15"))
 BLOATY = os.environ.get("BLOATY") or shutil.which("bloaty") or next(
     (b for b in ["/tmp/bloaty/build/bloaty"] if os.access(b, os.X_OK)), None)
 FILES = sys.argv[1:] or [
@@ -65,6 +72,26 @@ def measure(cmd, may_fail=False):
             of.seek(0)
             out = of.read().decode("utf-8", "replace")
     return best, peak, out
+
+
+def cpu_of(cmd):
+    """CPU seconds (user + sys) of one run of cmd, output discarded."""
+    with open(os.devnull, "wb") as dn:
+        p = subprocess.Popen(cmd, stdout=dn, stderr=dn)
+        _, _, ru = os.wait4(p.pid, 0)
+    return ru.ru_utime + ru.ru_stime
+
+
+def measure_pair(cmd, base):
+    """(best, median) of cmd's CPU / base's CPU over PAIRS runs of each
+    taken in turn, so that both see the same load."""
+    a, b = [], []
+    for _ in range(PAIRS):
+        a.append(cpu_of(cmd))
+        b.append(cpu_of(base))
+    a.sort()
+    b.sort()
+    return a[0] / b[0], a[len(a) // 2] / b[len(b) // 2]
 
 
 def memsz_share(out, key):
@@ -155,6 +182,12 @@ def bench_file(f):
                 memsz_share(out, key.split(",")[0]), base)
             if key == "symbols" and dynsym_only and BLOATY:
                 row("  ratios against eu-readelf -s", c, r, None, eu)
+            if key == "symbols" and dynsym_only and PAIRS:
+                best, med = measure_pair(
+                    [MEMSZ, "size", *opt, "--by", key, "-n", "0", f],
+                    ["eu-readelf", "-s", f])
+                print("  CPU / eu-readelf -s's, %d interleaved runs: "
+                      "best %.2f, median %.2f" % (PAIRS, best, med))
 
 
 def main():

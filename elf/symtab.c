@@ -33,7 +33,8 @@ static int sym_cmp(const void *a, const void *b)
  * libLLVM-14's 45 k .dynsym symbols. */
 static void syms_sort(struct sym *syms, size_t n)
 {
-	struct sym *buf = xmalloc(n * sizeof(*buf));
+	size_t got;
+	struct sym *buf = xmalloc_huge_aligned(n * sizeof(*buf), &got);
 	struct sym *src = syms, *dst = buf, *swap;
 	size_t where[SYM_NONE + 2] = {0};
 	uint64_t max = 0;
@@ -261,15 +262,17 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 			   size_t *n, struct elfsrc_stats *st)
 {
-	size_t cap = 0, cnt = 0;
-	struct sym *syms = NULL;
+	size_t cnt = 0;
+	struct sym *syms;
 	struct symtab t;
 	int ret;
 
 	ret = symtab_open(img, symndx, &t);
 	if (ret)
 		return ret;
-	for (size_t i = 1; i < t.nsyms; i++) {
+	/* room for every entry at once: no copies as it grows */
+	syms = xmalloc(t.nsyms * sizeof(*syms));
+	for (size_t i = 1, ready = 0; i < t.nsyms; i++) {
 		struct sym one;
 
 		ret = symtab_get(img, &t, i, &one, st);
@@ -279,7 +282,15 @@ static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 		}
 		if (!ret)
 			continue;
-		xgrow(&syms, &cap, cnt + 1, sizeof(*syms));
+		if (cnt >= ready) {
+			/* resident prefault_ahead() at a time, in one call
+			 * each, not a fault per 4 KiB (libLLVM-14: 350) */
+			ready = MIN(t.nsyms,
+				    cnt + prefault_ahead(cnt * sizeof(*syms)) /
+					      sizeof(*syms));
+			prefault_write(&syms[cnt],
+				       (ready - cnt) * sizeof(*syms));
+		}
 		syms[cnt++] = one;
 	}
 	*out = syms;

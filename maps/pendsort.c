@@ -140,8 +140,11 @@ static void pend_merge(struct pend *a, size_t na, size_t nb, struct pend **buf,
 	nb = pend_upper(b, nb, &a[na - 1]);
 	a += lo;
 	na -= lo;
-	if (MIN(na, nb) > *cap)
-		xgrow(buf, cap, MIN(na, nb), sizeof(**buf));
+	if (MIN(na, nb) > *cap) {
+		xgrow_huge(buf, cap, MIN(na, nb), sizeof(**buf));
+		/* written whole below: resident in one call */
+		prefault_write(*buf, MIN(na, nb) * sizeof(**buf));
+	}
 	if (na <= nb) { /* a's through the buffer, from the front */
 		memcpy(*buf, a, na * sizeof(*a));
 		for (i = 0, j = 0, w = 0; i < na && j < nb; w++)

@@ -81,6 +81,20 @@ static void pend_resize(struct rmap *m, size_t cap, size_t shift)
 	m->pcap = cap;
 }
 
+/* Adds made resident ahead of the next add, prefault_ahead() at a time:
+ * a call per 256 KiB rather than a page fault per 4 KiB (libLLVM-14's
+ * symbols: 1 000 of them). */
+static void pend_prefault(struct rmap *m)
+{
+	size_t k =
+	    MIN(m->pcap, m->np + prefault_ahead(m->np * sizeof(*m->pend)) /
+				     sizeof(*m->pend));
+
+	if (k - m->np > 16)
+		prefault_write(&m->pend[m->np], (k - m->np) * sizeof(*m->pend));
+	m->pready = k;
+}
+
 static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 		      uint64_t other, uint32_t label, bool open)
 {
@@ -90,8 +104,12 @@ static void pend_push(struct rmap *m, uint64_t start, uint64_t end,
 		abort(); /* sequence numbers are 31-bit */
 	/* xgrow() only when full: a call per add was 1.5 % of the adds of
 	 * libLLVM-14's 400 k metadata entries */
-	if (m->np >= m->pcap)
-		xgrow(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
+	if (m->np >= m->pcap) {
+		xgrow_huge(&m->pend, &m->pcap, m->np + 1, sizeof(*m->pend));
+		m->pready = m->np; /* the copy wrote the others */
+	}
+	if (m->np >= m->pready)
+		pend_prefault(m);
 	if (m->np && m->pend[m->np - 1].start > start)
 		m->pend_sorted = false;
 	m->pend_open |= open;
@@ -573,6 +591,7 @@ static void settle(struct rmap *m)
 	m->pend = NULL;
 	m->np = 0;
 	m->pcap = 0;
+	m->pready = 0;
 	m->pend_sorted = true;
 	m->pend_open = false;
 	m->np_checked = 0;

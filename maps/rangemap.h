@@ -156,6 +156,14 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 			  uint64_t end),
 		void *arg);
 
+/* Add the bytes of each label of m in [start, end) to sums[label][col]
+ * (col 0 or 1): what rmap_rollup() of m alone gives, a piece at a time,
+ * without a piece or a call each (a table's elements are summed in a
+ * loop). Returns 0, or -1 if a byte of [start, end) has no label or one
+ * of nsums or more (the sums then hold part of the range). */
+int rmap_sum_labels(struct rmap *m, uint64_t start, uint64_t end,
+		    uint64_t (*sums)[2], size_t nsums, int col);
+
 /* Check the invariants (sorted, disjoint, non-empty, no label LABEL_NONE,
  * translations that do not wrap) of the settled entries and that the pending
  * adds are well formed. Returns 0 or -1. Does NOT settle the map (so calling

@@ -52,6 +52,7 @@ struct rmap {
 
 	struct pend *pend; /* pending adds in order of arrival */
 	size_t np, pcap;
+	size_t pready;	  /* pend[0, pready) is resident (prefaulted) */
 	bool pend_sorted; /* pending starts are non-decreasing */
 	bool pend_open;	  /* some pending add is open */
 	bool frozen;	  /* not settled: see rmap_freeze() */

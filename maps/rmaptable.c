@@ -370,3 +370,67 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 	}
 	return 0;
 }
+
+/* rmap_sum_labels() of [s, x) inside table entry e of m. */
+static int table_sums(const struct rmap *m, const struct rmap_entry *e,
+		      uint64_t s, uint64_t x, uint64_t (*sums)[2], size_t nsums,
+		      int col)
+{
+	struct rtab *t = &m->tab[e->label & ~TAB_BIT];
+	const uint32_t *id = t->l->id + t->first;
+	uint32_t fill = t->fill;
+	uint64_t k = tab_index(t, s);
+
+	if (t->stride) {
+		uint64_t stride = t->stride, at = t->start + k * stride;
+
+		for (; s < x; k++, at += stride) {
+			uint64_t next = MIN(at + stride, x);
+			uint32_t l = id[k] != LABEL_NONE ? id[k] : fill;
+
+			if (l >= nsums)
+				return -1;
+			sums[l][col] += next - s;
+			s = next;
+		}
+		return 0;
+	}
+	for (; s < x; k++) {
+		uint64_t next = MIN(tab_at(t, k + 1), x);
+		uint32_t l = id[k] != LABEL_NONE ? id[k] : fill;
+
+		if (next == s)
+			continue; /* an empty element */
+		if (l >= nsums)
+			return -1;
+		sums[l][col] += next - s;
+		s = next;
+	}
+	t->hint = k ? k - 1 : 0;
+	return 0;
+}
+
+int rmap_sum_labels(struct rmap *m, uint64_t start, uint64_t end,
+		    uint64_t (*sums)[2], size_t nsums, int col)
+{
+	uint64_t pos = start;
+
+	rmap_settle(m);
+	for (size_t i = rmap_find_raw(m, start); i < m->n && pos < end; i++) {
+		const struct rmap_entry *e = &m->ent[i];
+		uint64_t x = MIN(e->end, end);
+
+		if (e->start > pos)
+			return -1; /* a byte of no label */
+		if (is_tab(e->label)) {
+			if (table_sums(m, e, pos, x, sums, nsums, col))
+				return -1;
+		} else {
+			if (e->label >= nsums)
+				return -1;
+			sums[e->label][col] += x - pos;
+		}
+		pos = x;
+	}
+	return pos < end ? -1 : 0;
+}

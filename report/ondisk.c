@@ -296,6 +296,28 @@ static void walk_fix(struct size_walk *w, const struct key_at *at)
 				  : LABEL_NONE;
 }
 
+/* walk_image() of a one-key walk (w->sums) over its one map (file
+ * space fm, VM space vm): each label's bytes summed by
+ * rmap_sum_labels(), the VM where the base map maps; what size_piece()
+ * sums, without a piece each (libLLVM-14: 900 k pieces). */
+static int walk_sums(struct size_walk *w, struct imgmaps *im, struct rmap *fm,
+		     struct rmap *vm)
+{
+	const struct rmap_entry *vme;
+	size_t nvme;
+
+	w->col = COL_FILE;
+	if (rmap_sum_labels(fm, 0, im->img->file_size, w->sums, w->nsums, 0))
+		return -MEMSZ_EBADELF;
+	w->col = COL_VM;
+	vme = rmap_entries(im->base.vm, &nvme);
+	for (size_t i = 0; i < nvme; i++)
+		if (rmap_sum_labels(vm, vme[i].start, vme[i].end, w->sums,
+				    w->nsums, 1))
+			return -MEMSZ_EBADELF;
+	return 0;
+}
+
 /* Walk the file and VM space of the open image im (its labels at at) into
  * w. Notes about it go to mine. */
 static int walk_image(struct size_walk *w, struct imgmaps *im,
@@ -325,6 +347,8 @@ static int walk_image(struct size_walk *w, struct imgmaps *im,
 	if (w->padding == LABEL_NONE)
 		w->padding = labels_find(w->lb, "[padding]");
 	size_sums_grow(w);
+	if (w->sums && nmaps == 1)
+		return walk_sums(w, im, fmaps[0], vmaps[0]);
 
 	/* File space: the base file map covers [0, file size) exactly. */
 	w->col = COL_FILE;

@@ -22,6 +22,7 @@ struct rows_leaf {
 struct rows_leaves {
 	struct rows_leaf *v; /* in the order they came: the rows' order */
 	size_t n, cap;
+	size_t ready; /* v[0, ready) is resident (prefault_write()) */
 	uint32_t *of; /* by label: index + 1 into v, 0: none */
 	size_t nof;
 };

@@ -527,12 +527,14 @@ static void radix_pass(const struct sort_item *src, struct sort_item *dst,
 #undef RADIX_DIGIT
 }
 
-/* Sort a[0..n-1] (tmp: room for n more), whose prefixes are label ranks,
- * by larger key, then rank, then index (a[i].ix == i: kept by stable
- * passes), one pass per byte of rank and key that is not the same in
- * every item; then, if two items share key and rank (a label: a
- * timeline's chains, which row_tie() tells apart), by items_sort() after
- * all. */
+/* Sort a[0..n-1] (tmp: room for n more) as items_sort() does, by larger
+ * key, then prefix (a label's rank, or its string's first bytes), then
+ * index (a[i].ix == i: kept by stable passes): one radix pass per byte of
+ * prefix and key that is not the same in every item; then each run of
+ * items that share key and prefix (a label: a timeline's chains, which
+ * row_tie() tells apart; or strings that go on alike) by items_sort(),
+ * which orders it as it would among all: a merge sort of libLLVM-14's
+ * 45 k symbol rows compared them 700 k times. */
 static void items_radix(const struct sort_ctx *ctx, const struct row *rows,
 			struct sort_item *a, struct sort_item *tmp, size_t n)
 {
@@ -554,12 +556,13 @@ static void items_radix(const struct sort_ctx *ctx, const struct row *rows,
 	}
 	if (src != a)
 		memcpy(a, src, n * sizeof(*a));
-	for (size_t i = 1; i < n; i++) {
-		if (a[i].key == a[i - 1].key &&
-		    a[i].prefix == a[i - 1].prefix) {
-			items_sort(ctx, rows, a, tmp, n);
-			return;
-		}
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && a[j].key == a[i].key &&
+				a[j].prefix == a[i].prefix;
+		     j++)
+			;
+		if (j - i > 1)
+			items_sort(ctx, rows, a + i, tmp, j - i);
 	}
 }
 
@@ -939,13 +942,16 @@ static bool leaves_finish(struct rowtree *t, const struct sort_ctx *ctx,
 		leaves_select(ctx, vkey, lv, keep, it, rest);
 	} else {
 		for (size_t i = 0; i < n; i++) {
+			if (i + 4 * SORT_PREFETCH < n)
+				labels_prefetch_id(
+				    t->lb, lv->v[i + 4 * SORT_PREFETCH].label);
 			if (i + SORT_PREFETCH < n)
 				__builtin_prefetch(labels_str(
 				    t->lb, lv->v[i + SORT_PREFETCH].label));
 			leaf_item(ctx, vkey, lv, i, &it[i]);
 		}
 		if (n > 1)
-			items_sort(ctx, NULL, it, it + n, n);
+			items_radix(ctx, NULL, it, it + n, n);
 	}
 	row_grow(&t->total, keep + 1);
 	huge_rows(&t->total);

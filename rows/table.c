@@ -178,7 +178,11 @@ static void table_tree(FILE *f, struct strbuf *sb, const struct rowtree *t,
 
 	for (i = 0; i < r->nchildren; i++) {
 		/* the labels of rows are strings all over the heap: ask for
-		 * the one a few rows on while this one is built */
+		 * the one a few rows on while this one is built, and where
+		 * it is further on (that look-up missed too) */
+		if (i + 4 * TABLE_PREFETCH < r->nchildren)
+			labels_prefetch_id(
+			    t->lb, r->children[i + 4 * TABLE_PREFETCH].label);
 		if (i + TABLE_PREFETCH < r->nchildren)
 			__builtin_prefetch(labels_str(
 			    t->lb, r->children[i + TABLE_PREFETCH].label));

@@ -2,7 +2,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -41,6 +41,9 @@ tests_test_filter_LDADD = $(TEST_LIBS)
 tests_test_hashmap_SOURCES = tests/test_hashmap.c tests/testutil.c tests/testutil.h
 tests_test_hashmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_hashmap_LDADD = $(TEST_LIBS)
+tests_test_util_SOURCES = tests/test_util.c tests/testutil.c tests/testutil.h
+tests_test_util_CFLAGS = $(TEST_CFLAGS)
+tests_test_util_LDADD = $(TEST_LIBS)
 tests_test_jitmap_SOURCES = tests/test_jitmap.c tests/testutil.c tests/testutil.h
 tests_test_jitmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_jitmap_LDADD = $(TEST_LIBS)

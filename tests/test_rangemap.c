@@ -1283,6 +1283,42 @@ static int run_check_fn(void *arg, const uint32_t *labels, uint64_t s,
 	return 0;
 }
 
+/* rmap_sum_labels() over a random range, a random column: each label's
+ * bytes as the model has them, -1 where a byte has none (or a label
+ * past the sums); the sums of a failed call are not looked at. */
+static void sums_check(struct rmap *m, const struct model *md)
+{
+	uint64_t s = rnd_below(SPACE), e = s + rnd_below(SPACE - s + 1);
+	uint64_t(*got)[2], (*want)[2];
+	size_t nsums = 1;
+	bool hole = false;
+	int col = (int)rnd_below(2);
+
+	for (uint64_t b = 0; b < SPACE; b++)
+		if (md->label[b] != NONE && md->label[b] >= nsums)
+			nsums = md->label[b] + 1;
+	/* sometimes too few sums: a label past them fails the call */
+	if (rnd_below(8) == 0 && nsums > 1)
+		nsums--;
+	got = calloc(nsums, sizeof(*got));
+	want = calloc(nsums, sizeof(*want));
+	CHECK(got && want);
+	for (uint64_t b = s; b < e; b++) {
+		if (md->label[b] == NONE || md->label[b] >= nsums)
+			hole = true;
+		else
+			want[md->label[b]][col]++;
+	}
+	if (hole) {
+		CHECK(rmap_sum_labels(m, s, e, got, nsums, col) == -1);
+	} else {
+		CHECK(rmap_sum_labels(m, s, e, got, nsums, col) == 0);
+		CHECK(!memcmp(got, want, nsums * sizeof(*got)));
+	}
+	free(got);
+	free(want);
+}
+
 /* Queries that see through the tables (no rmap_entries(), which turns
  * them into entries): lookups, covers, foreach and rollup runs, the
  * bounds of rmap_extents(). */
@@ -1313,6 +1349,8 @@ static void table_queries(struct rmap *m, struct model *md)
 	for (size_t i = 0; i < nx; i++)
 		o -= x[i].end - x[i].start;
 	CHECK(o == 0); /* the extents cover every labelled byte */
+	for (unsigned i = 0; i < 8; i++)
+		sums_check(m, md);
 	rc.nw = model_entries(md, want);
 	CHECK(rmap_rollup(&m, 1, 0, SPACE, run_check_fn, &rc) == 0);
 	CHECK(rc.i == rc.nw && rc.next == SPACE);

@@ -107,6 +107,23 @@ void advise_huge(void *p, size_t n)
 		madvise((void *)s, e - s, MADV_HUGEPAGE);
 }
 
+void prefault_write(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t s = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+
+	/* whole pages inside the range only: the others may be another
+	 * allocation's */
+	if (s < e)
+		(void)madvise((void *)s, e - s, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 void *xmalloc_huge(size_t n)
 {
 	void *p = try_malloc_huge(n);
@@ -192,6 +209,59 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem)
 		ncap *= 2;
 	}
 	*p = xrealloc(*p, ncap * elem);
+	*cap = ncap;
+}
+
+/* xmalloc_huge_aligned() and xgrow_huge() round up to whole huge pages
+ * from this size on: at most half of the last page is left unused. */
+#define HUGE_FROM (HUGE_SIZE / 2)
+
+void *xmalloc_huge_aligned(size_t n, size_t *got)
+{
+	void *p = NULL;
+
+	*got = n;
+	if (n < HUGE_FROM)
+		return xmalloc(n);
+	if (n > SIZE_MAX - HUGE_SIZE)
+		oom(n);
+	n = (n + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1);
+	if (posix_memalign(&p, HUGE_SIZE, n))
+		oom(n);
+	advise_huge(p, n);
+	*got = n;
+	return p;
+}
+
+void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	void **p = arr;
+	size_t ncap;
+	void *q = NULL;
+
+	if (need <= *cap)
+		return;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			oom(SIZE_MAX);
+		ncap *= 2;
+	}
+	if (*cap * elem < HUGE_SIZE) {
+		*p = xrealloc(*p, ncap * elem);
+		*cap = ncap;
+		return;
+	}
+	/* a new aligned block (realloc() would keep neither the alignment
+	 * nor the advice), its huge pages only where the copy fills them:
+	 * one that the adds to come might never fill would be resident
+	 * whole (up to 2 MiB an array for nothing) */
+	if (posix_memalign(&q, HUGE_SIZE, ncap * elem))
+		oom(ncap * elem);
+	advise_huge(q, *cap * elem);
+	memcpy(q, *p, *cap * elem);
+	free(*p);
+	*p = q;
 	*cap = ncap;
 }
 

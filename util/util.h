@@ -100,6 +100,20 @@ void xfree_huge(void *p, size_t n);
  * not touched yet, with transparent huge pages (madvise mode): a fault
  * per 2 MiB. Advice only; nothing where no aligned 2 MiB fits. */
 void advise_huge(void *p, size_t n);
+/* Make the pages of [p, p + n), memory about to be written, resident in
+ * one call (MADV_POPULATE_WRITE, Linux 5.14) rather than a fault each
+ * (~2 us a 4 KiB page here, a third less populated). Advice only: on an
+ * older kernel the pages fault as they are written. */
+void prefault_write(void *p, size_t n);
+/* How many bytes to prefault_write() ahead of an array filled in order
+ * that holds used bytes: a quarter of that, from 16 KiB to 256 KiB, so
+ * that a small array leaves little resident and unused. */
+static inline size_t prefault_ahead(size_t used)
+{
+	size_t n = used / 4;
+
+	return n < 16384 ? 16384 : n > 262144 ? 262144 : n;
+}
 /* Allocating sprintf; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* xasprintf() with a va_list (ap is consumed); caller frees. */
@@ -109,6 +123,19 @@ char *xvasprintf(const char *fmt, va_list ap)
 /* Grow *arr (element size elem) so that it holds at least need elements;
  * *cap is updated. Amortised doubling. */
 void xgrow(void *arr, size_t *cap, size_t need, size_t elem);
+/* xgrow() for an array that may grow big and is filled as it grows (a
+ * map's pending adds): once it holds 2 MiB, each new block is 2 MiB-aligned
+ * and the part the old contents are copied to is asked for transparent
+ * huge pages before it is touched (a fault per 2 MiB, not per 4 KiB); the
+ * rest, which the array may never fill, stays in small pages, so no more
+ * is resident than is used. Below 2 MiB, xgrow()'s. Freed with free(). */
+void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem);
+/* A block of n bytes freed with free(): from 1 MiB on rounded up to whole
+ * 2 MiB pages (*got: the usable size), 2 MiB-aligned and advised as in
+ * xgrow_huge(); below, xmalloc()'s (*got = n). For memory written
+ * densely from its start: the first touch of a 2 MiB page makes all of it
+ * resident. */
+void *xmalloc_huge_aligned(size_t n, size_t *got);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
