@@ -20,13 +20,24 @@
 
 int diff_detect(const char *path, enum diff_kind *kind)
 {
+	struct stat st;
 	char magic[8];
 	ssize_t n;
 	int fd, ret = -MEMSZ_EBADMAGIC;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK and regular files only: a FIFO (perhaps planted by
+	 * another user) is refused at once, never waited on for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		goto out; /* a directory, FIFO, device or socket */
 	n = pread(fd, magic, sizeof(magic), 0);
 	if (n < 0)
 		ret = -errno;
@@ -35,6 +46,7 @@ int diff_detect(const char *path, enum diff_kind *kind)
 	else if ((n >= 4 && !memcmp(magic, "\177ELF", 4)) ||
 		 ar_is_archive(magic, (size_t)MAX(n, 0), NULL))
 		ret = 0, *kind = DIFF_KIND_ELF; /* or an archive of them */
+out:
 	close(fd);
 	return ret;
 }
@@ -392,7 +404,7 @@ static int elf_info(const char *path, struct imginfo *ii)
 	struct stat st;
 	int fd, n, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
