@@ -208,6 +208,14 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 	switch (c) {
 	case VIEW_OPT_BY:
 		n = keys_parse(arg, v->cmd, v->keys, &bad);
+		if (n == -E2BIG) {
+			view_usage_error(v,
+					 "--by takes at most %d keys; '%s' is "
+					 "one too many",
+					 KEYS_MAX, bad);
+			free(bad);
+			return VIEW_USAGE;
+		}
 		if (n < 0) {
 			view_usage_error(v,
 					 "unknown or repeated key '%s' "

@@ -293,7 +293,7 @@ int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 				k = nnames; /* repeated */
 		if (k == nnames || n == max) {
 			*bad = xstrndup(p, len);
-			return -1;
+			return k == nnames ? -1 : -E2BIG;
 		}
 		out[n++] = k;
 		if (!p[len])
