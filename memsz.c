@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,24 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/* ret, the exit status of a command that wrote to stdout; 1 with one line
+ * on stderr if it claims success but what it wrote did not reach stdout
+ * (a full disk, /dev/full): help and --version print nothing else that
+ * would say so. A command that failed has said why already. */
+static int stdout_flushed(int ret)
+{
+	int err = fflush(stdout) ? errno : 0;
+
+	if (ret || (!err && !ferror(stdout)))
+		return ret;
+	if (err)
+		memsz_error("cannot write to standard output: %s",
+			    memsz_strerror(-err));
+	else
+		memsz_error("cannot write to standard output");
+	return 1;
+}
+
 /* An unknown command: one line naming the commands, as JSON on stdout
  * when argv asks for --format json. */
 static void unknown_command(int argc, char **argv)
@@ -135,11 +154,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
 		print_version();
-		return 0;
+		return stdout_flushed(0);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage_main(stdout);
-		return 0;
+		return stdout_flushed(0);
 	}
 	c = find_cmd(argv[1]);
 	if (!c) {
@@ -151,7 +170,7 @@ int main(int argc, char **argv)
 	if (argc > 2 &&
 	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
 		c->usage(stdout);
-		return 0;
+		return stdout_flushed(0);
 	}
-	return c->fn(argc - 1, argv + 1);
+	return stdout_flushed(c->fn(argc - 1, argv + 1));
 }

@@ -39,9 +39,10 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 
 void view_error(enum out_format fmt, const char *msg)
 {
-	if (out_format_get(fmt)->flags & OUTF_JSON_ERRORS)
-		out_write_error(stdout, msg);
-	else
+	/* the JSON object on stdout; on stderr too if it cannot be written
+	 * there (a full disk), so that the error is never lost */
+	if (!(out_format_get(fmt)->flags & OUTF_JSON_ERRORS) ||
+	    out_write_error(stdout, msg) < 0)
 		memsz_error("%s", msg);
 }
 
