@@ -294,6 +294,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 
 	switch (c) {
 	case 'o':
+		/* '' would write '.tmp.XXXXXX' and '.partial' in the current
+		 * directory, then fail to rename them to '' */
+		if (!*arg) {
+			memsz_error("-o wants a file name, not ''");
+			return EXIT_USAGE;
+		}
 		a->so.path = arg;
 		break;
 	case 'O':
@@ -306,6 +312,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		a->all = true;
 		break;
 	case 'G':
+		/* '' is not the root cgroup: that is '/' */
+		if (!*arg) {
+			memsz_error("-G wants a cgroup ('/' for the root), "
+				    "not ''");
+			return EXIT_USAGE;
+		}
 		a->cgroup = arg;
 		break;
 	case 'P':
