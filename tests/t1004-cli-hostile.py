@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t1004: odd values and hostile surroundings at the command line get one
+line on stderr and a non-zero exit, never a hang, a silent success or a
+misleading message (the defects an audit found):
+
+ - `memsz diff` given a FIFO (perhaps planted by another user) as OLD or
+   NEW: refused at once; it waited for a writer;
+ - --help, --version, `help CMD`, --list-keys and `dump` with stdout on a
+   full disk (/dev/full): exit 1 and the reason; they exited 0 in silence
+   (dump said no reason);
+ - a JSON error that cannot be written to stdout is said on stderr;
+ - --by with one key more than the 8 a list may hold: says so; it called a
+   valid key "unknown or repeated";
+ - `record -o ''`: a usage error; it wrote '.tmp.*' and '.partial' in the
+   current directory;
+ - `record -G ''`: a usage error; it recorded the root cgroup;
+ - `size --debug-file MISSING`: one line, exit 1; it was passed over in
+   silence.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+
+
+def run(*args, stdout=subprocess.PIPE, cwd=None):
+    """(exit status, stdout or '', stderr lines) of memsz args, under a
+    guard against hanging (124 if it hung: killed)."""
+    try:
+        p = subprocess.run([lib.MEMSZ, *args], stdout=stdout,
+                           stderr=subprocess.PIPE, text=True, timeout=60,
+                           cwd=cwd)
+    except subprocess.TimeoutExpired:
+        return 124, "", ["(hung: killed after 60 s)"]
+    return p.returncode, p.stdout or "", p.stderr.splitlines()
+
+
+def one_line(what, res, rc, text):
+    """res exits rc with exactly one stderr line holding text."""
+    code, _, err = res
+    lib.check(code == rc and len(err) == 1 and text in err[0],
+              "%s: exit %d, one line with '%s' (exit %d, %r)" %
+              (what, rc, text, code, err))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    elf = sys.executable  # some ELF file to compare with
+    fifo = os.path.join(tmp, "planted.data")
+    os.mkfifo(fifo)
+    one_line("diff FIFO ELF", run("diff", fifo, elf), 1,
+             "is neither a memsz recording")
+    one_line("diff ELF FIFO", run("diff", elf, fifo), 1,
+             "is neither a memsz recording")
+
+    data = os.path.join(tmp, "m.data")
+    rec = run("record", "-o", data, "--", "true")
+    if rec[0] != 0:
+        lib.fail("memsz record -- true: %r" % (rec[2],))
+
+    if os.path.exists("/dev/full"):
+        for args in (["--help"], ["--version"], ["help", "report"],
+                     ["report", "--help"], ["report", "--list-keys"],
+                     ["size", "--list-keys"]):
+            with open("/dev/full", "w") as full:
+                one_line(" ".join(args) + " >/dev/full",
+                         run(*args, stdout=full), 1,
+                         "cannot write to standard output: No space left")
+        with open("/dev/full", "w") as full:
+            one_line("dump >/dev/full", run("dump", "-i", data, stdout=full),
+                     1, "cannot write the output: No space left")
+        with open("/dev/full", "w") as full:
+            one_line("json error >/dev/full",
+                     run("report", "-i", os.path.join(tmp, "none.data"),
+                         "--format", "json", stdout=full),
+                     1, "cannot read '")
+    else:
+        lib.skip_part("stdout on a full disk: no /dev/full")
+
+    nine = "pids,comms,users,files,mappings,segments,sections,symbols,kinds"
+    one_line("--by with 9 keys", run("report", "-i", data, "--by", nine),
+             129, "--by takes at most 8 keys; 'kinds' is one too many")
+    one_line("size --by with 9 keys",
+             run("size", "--by", "files,inputfiles,armembers,segments,"
+                 "sections,symbols,bbs,relocs,compileunits", elf),
+             129, "'compileunits' is one too many")
+
+    cwd = os.path.join(tmp, "cwd")
+    os.mkdir(cwd)
+    one_line("record -o ''", run("record", "-o", "", "--", "true", cwd=cwd),
+             129, "-o wants a file name")
+    lib.check(os.listdir(cwd) == [],
+              "record -o '': nothing written in the current directory (%s)"
+              % os.listdir(cwd))
+    one_line("record -G ''", run("record", "-G", "", "--duration", "0",
+                                 cwd=cwd), 129, "-G wants a cgroup")
+
+    missing = os.path.join(tmp, "no-such.debug")
+    one_line("size --debug-file MISSING",
+             run("size", "--debug-file", missing, elf), 1,
+             "cannot read --debug-file '%s': No such file" % missing)
+
+sys.exit(lib.finish())
