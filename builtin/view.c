@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "util/escape.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -448,6 +449,19 @@ size_t view_columns(const struct view *v, unsigned avail,
 	return n;
 }
 
+/* Notes quote names others chose (an image's path in a recording, a
+ * process's name): escaped (util/escape.h) so that none of their bytes
+ * can drive a terminal or forge a line, in the footer or on stderr. */
+static void notes_escape(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *e = str_escape(l->lines[i], NULL);
+
+		free(l->lines[i]);
+		l->lines[i] = e;
+	}
+}
+
 int view_write(const struct view *v, const struct rowtree *t,
 	       const enum col_id *cols, size_t ncols, bool res_pct,
 	       const struct strlist *notes)
@@ -485,6 +499,7 @@ int view_write(const struct view *v, const struct rowtree *t,
 	keep = strlist_keep_about(notes, shown_cols);
 	strlist_summarize(notes, keep, v->verbose, &shown);
 	free(keep);
+	notes_escape(&shown);
 	oo.notes = (const char *const *)shown.lines;
 	oo.nnotes = shown.n;
 	for (size_t i = 0; i < v->nkeys; i++) {
