@@ -12,10 +12,12 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmd_help(int argc, char **argv);
 static void usage_help(FILE *out);
@@ -115,6 +117,20 @@ static int stdout_flushed(int ret)
 	return 1;
 }
 
+/* Descriptors 0, 1 and 2 open, on /dev/null where they were closed (as
+ * git's sanitize_stdfds): a file memsz opens must not become its stdout
+ * or stderr, or a message would be written into it ('memsz record -o F
+ * ... >&- 2>&-' appended its summary line to the recording F). */
+static void std_fds_open(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	while (fd >= 0 && fd < 2)
+		fd = dup(fd);
+	if (fd > 2)
+		close(fd);
+}
+
 /* An unknown command: one line naming the commands, as JSON on stdout
  * when argv asks for --format json. */
 static void unknown_command(int argc, char **argv)
@@ -143,6 +159,7 @@ int main(int argc, char **argv)
 	 * buffer, a snapshot's scratch) and faulted in again page by page
 	 * at the next: a one-shot shrank and grew its heap a few times. */
 	mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+	std_fds_open();
 	if (argc < 2) {
 		usage_main(stderr);
 		return EXIT_USAGE;

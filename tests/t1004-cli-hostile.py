@@ -16,7 +16,9 @@ misleading message (the defects an audit found):
    current directory;
  - `record -G ''`: a usage error; it recorded the root cgroup;
  - `size --debug-file MISSING`: one line, exit 1; it was passed over in
-   silence.
+   silence;
+ - `record` with stdout and stderr closed: the recording is whole; it
+   was opened as descriptor 2, and the summary line was written into it.
 """
 import os
 import subprocess
@@ -98,6 +100,20 @@ with tempfile.TemporaryDirectory() as tmp:
               % os.listdir(cwd))
     one_line("record -G ''", run("record", "-G", "", "--duration", "0",
                                  cwd=cwd), 129, "-G wants a cgroup")
+
+    closed = os.path.join(tmp, "closed.data")
+
+    def close_out():
+        os.close(1)
+        os.close(2)
+
+    rc = subprocess.run([lib.MEMSZ, "record", "-o", closed, "--", "true"],
+                        preexec_fn=close_out, timeout=120).returncode
+    dump = run("dump", "-i", closed)
+    lib.check(rc == 0 and dump[0] == 0 and not dump[2] and
+              " END " in dump[1].splitlines()[-1],
+              "record >&- 2>&-: the recording is whole (record exit %d, "
+              "dump exit %d, %r)" % (rc, dump[0], dump[2]))
 
     missing = os.path.join(tmp, "no-such.debug")
     one_line("size --debug-file MISSING",
