@@ -18,9 +18,13 @@ misleading message (the defects an audit found):
  - `size --debug-file MISSING`: one line, exit 1; it was passed over in
    silence;
  - `record` with stdout and stderr closed: the recording is whole; it
-   was opened as descriptor 2, and the summary line was written into it.
+   was opened as descriptor 2, and the summary line was written into it;
+ - `record -p P,P,...` (one pid named 5000 times, 1024 descriptors):
+   recorded once; each time it was named opened its events again, until
+   'Too many open files', and said the pid had exited.
 """
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -114,6 +118,23 @@ with tempfile.TemporaryDirectory() as tmp:
               " END " in dump[1].splitlines()[-1],
               "record >&- 2>&-: the recording is whole (record exit %d, "
               "dump exit %d, %r)" % (rc, dump[0], dump[2]))
+
+    def few_fds():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    many = os.path.join(tmp, "many.data")
+    p = subprocess.run([lib.MEMSZ, "record", "-o", many, "--duration", "0",
+                        "-p", ",".join([str(os.getpid())] * 5000)],
+                       preexec_fn=few_fds, capture_output=True, text=True,
+                       timeout=300)
+    err = p.stderr.splitlines()
+    lib.check(p.returncode == 0 and len(err) == 1 and
+              err[0].startswith("[ memsz record: wrote"),
+              "record -p P,P,... (5000 times): recorded, no warning "
+              "(exit %d, %r)" % (p.returncode, err[:2]))
+    dump = run("dump", "-i", many)
+    lib.check(dump[1].count(" SNAP_END ") == 1,
+              "record -p P,P,...: one snapshot of P")
 
     missing = os.path.join(tmp, "no-such.debug")
     one_line("size --debug-file MISSING",
