@@ -19,6 +19,8 @@ misleading message (the defects an audit found):
    silence;
  - `record` with stdout and stderr closed: the recording is whole; it
    was opened as descriptor 2, and the summary line was written into it;
+ - `--filter` with a back-reference (a glibc extension to POSIX extended
+   regexes): refused; '(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1Z' ran for minutes;
  - `record -p P,P,...` (one pid named 5000 times, 1024 descriptors):
    recorded once; each time it was named opened its events again, until
    'Too many open files', and said the pid had exited.
@@ -94,6 +96,14 @@ with tempfile.TemporaryDirectory() as tmp:
              run("size", "--by", "files,inputfiles,armembers,segments,"
                  "sections,symbols,bbs,relocs,compileunits", elf),
              129, "'compileunits' is one too many")
+
+    one_line("--filter with a back-reference",
+             run("report", "-i", data, "--by", "files,symbols", "--filter",
+                 r"(.*)(.*)(.*)(.*)(.*)\5\4\3\2\1Z"),
+             129, r"back-reference '\5'")
+    lib.check(run("report", "-i", data, "--filter", r"[\1]x")[0] == 0,
+              r"--filter '[\1]x': a backslash in brackets is no "
+              "back-reference")
 
     cwd = os.path.join(tmp, "cwd")
     os.mkdir(cwd)
