@@ -6,6 +6,10 @@ misleading message (the defects an audit found):
 
  - `memsz diff` given a FIFO (perhaps planted by another user) as OLD or
    NEW: refused at once; it waited for a writer;
+ - `report -i`, `dump -i` and `diff` given a FIFO or device node: refused
+   without opening it (an inotify IN_OPEN watch sees no open); opening a
+   device can have effects (a watchdog's open arms it), a FIFO's wakes
+   the writer waiting on it;
  - --help, --version, `help CMD`, --list-keys and `dump` with stdout on a
    full disk (/dev/full): exit 1 and the reason; they exited 0 in silence
    (dump said no reason);
@@ -25,6 +29,7 @@ misleading message (the defects an audit found):
    recorded once; each time it was named opened its events again, until
    'Too many open files', and said the pid had exited.
 """
+import ctypes
 import os
 import resource
 import subprocess
@@ -48,6 +53,22 @@ def run(*args, stdout=subprocess.PIPE, cwd=None):
     return p.returncode, p.stdout or "", p.stderr.splitlines()
 
 
+def opened_by(path, *args):
+    """True if memsz args opened path (an inotify IN_OPEN event; a look at
+    it through O_PATH, as a check of its type, is none)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    if fd < 0 or libc.inotify_add_watch(fd, path.encode(), 0x20) < 0:
+        lib.fail("inotify: %s" % os.strerror(ctypes.get_errno()))
+    run(*args)
+    try:
+        return len(os.read(fd, 4096)) > 0
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def one_line(what, res, rc, text):
     """res exits rc with exactly one stderr line holding text."""
     code, _, err = res
@@ -69,6 +90,12 @@ with tempfile.TemporaryDirectory() as tmp:
     rec = run("record", "-o", data, "--", "true")
     if rec[0] != 0:
         lib.fail("memsz record -- true: %r" % (rec[2],))
+    for what, args in (("report -i FIFO", ["report", "-i", fifo]),
+                       ("dump -i FIFO", ["dump", "-i", fifo]),
+                       ("diff FIFO NEW", ["diff", fifo, data]),
+                       ("diff OLD FIFO", ["diff", data, fifo])):
+        lib.check(not opened_by(fifo, *args),
+                  "%s: the FIFO is not opened" % what)
 
     if os.path.exists("/dev/full"):
         for args in (["--help"], ["--version"], ["help", "report"],
