@@ -11,10 +11,13 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmd_help(int argc, char **argv);
 static void usage_help(FILE *out);
@@ -96,6 +99,38 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/* ret, the exit status of a command that wrote to stdout; 1 with one line
+ * on stderr if it claims success but what it wrote did not reach stdout
+ * (a full disk, /dev/full): help and --version print nothing else that
+ * would say so. A command that failed has said why already. */
+static int stdout_flushed(int ret)
+{
+	int err = fflush(stdout) ? errno : 0;
+
+	if (ret || (!err && !ferror(stdout)))
+		return ret;
+	if (err)
+		memsz_error("cannot write to standard output: %s",
+			    memsz_strerror(-err));
+	else
+		memsz_error("cannot write to standard output");
+	return 1;
+}
+
+/* Descriptors 0, 1 and 2 open, on /dev/null where they were closed (as
+ * git's sanitize_stdfds): a file memsz opens must not become its stdout
+ * or stderr, or a message would be written into it ('memsz record -o F
+ * ... >&- 2>&-' appended its summary line to the recording F). */
+static void std_fds_open(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	while (fd >= 0 && fd < 2)
+		fd = dup(fd);
+	if (fd > 2)
+		close(fd);
+}
+
 /* An unknown command: one line naming the commands, as JSON on stdout
  * when argv asks for --format json. */
 static void unknown_command(int argc, char **argv)
@@ -124,6 +159,7 @@ int main(int argc, char **argv)
 	 * buffer, a snapshot's scratch) and faulted in again page by page
 	 * at the next: a one-shot shrank and grew its heap a few times. */
 	mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+	std_fds_open();
 	if (argc < 2) {
 		usage_main(stderr);
 		return EXIT_USAGE;
@@ -135,11 +171,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
 		print_version();
-		return 0;
+		return stdout_flushed(0);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage_main(stdout);
-		return 0;
+		return stdout_flushed(0);
 	}
 	c = find_cmd(argv[1]);
 	if (!c) {
@@ -151,7 +187,7 @@ int main(int argc, char **argv)
 	if (argc > 2 &&
 	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
 		c->usage(stdout);
-		return 0;
+		return stdout_flushed(0);
 	}
-	return c->fn(argc - 1, argv + 1);
+	return stdout_flushed(c->fn(argc - 1, argv + 1));
 }

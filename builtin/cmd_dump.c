@@ -10,6 +10,7 @@
 #include "data/datafile.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -61,7 +62,7 @@ int cmd_dump(int argc, char **argv)
 	struct md_record rec;
 	const char *input;
 	bool verbose;
-	int ret;
+	int ret, werr;
 
 	ret = opts_parse(&dump_cmd, argc, argv, dump_option, NULL, &a);
 	if (ret >= 0)
@@ -93,21 +94,22 @@ int cmd_dump(int argc, char **argv)
 	       h->start_realtime_ns % NSEC_PER_SEC,
 	       h->start_mono_ns / NSEC_PER_SEC,
 	       h->start_mono_ns % NSEC_PER_SEC);
+	/* one error line: stdout's when the output was lost, else the
+	 * recording's when it is damaged */
 	while ((ret = md_read_next(r, &rec)) == 1)
 		md_record_print(stdout, &rec, verbose, h->page_size);
-	fflush(stdout);
-	if (ret < 0)
-		memsz_error("'%s': %s at offset %" PRIu64 " (%s)", input,
-			    memsz_strerror(ret), md_reader_offset(r),
-			    md_reader_why(r));
-	else if (md_reader_cut_short(r))
+	if (ret >= 0 && md_reader_cut_short(r))
 		printf("# cut short at offset %" PRIu64 ": no END record (the "
 		       "recording was killed or its disk was full)\n",
 		       md_reader_offset(r));
+	werr = fflush(stdout) ? errno : 0;
+	if (ferror(stdout))
+		memsz_error("cannot write the output%s%s", werr ? ": " : "",
+			    werr ? memsz_strerror(-werr) : "");
+	else if (ret < 0)
+		memsz_error("'%s': %s at offset %" PRIu64 " (%s)", input,
+			    memsz_strerror(ret), md_reader_offset(r),
+			    md_reader_why(r));
 	md_reader_close(r);
-	if (ferror(stdout)) {
-		memsz_error("cannot write the output");
-		return 1;
-	}
-	return ret < 0 ? 1 : 0;
+	return ferror(stdout) || ret < 0 ? 1 : 0;
 }

@@ -294,6 +294,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 
 	switch (c) {
 	case 'o':
+		/* '' would write '.tmp.XXXXXX' and '.partial' in the current
+		 * directory, then fail to rename them to '' */
+		if (!*arg) {
+			memsz_error("-o wants a file name, not ''");
+			return EXIT_USAGE;
+		}
 		a->so.path = arg;
 		break;
 	case 'O':
@@ -306,6 +312,12 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		a->all = true;
 		break;
 	case 'G':
+		/* '' is not the root cgroup: that is '/' */
+		if (!*arg) {
+			memsz_error("-G wants a cgroup ('/' for the root), "
+				    "not ''");
+			return EXIT_USAGE;
+		}
 		a->cgroup = arg;
 		break;
 	case 'P':
@@ -458,9 +470,10 @@ static int check_pids(const char *list, int **pids, int *npids)
 		memsz_error("invalid pid list '%s'", list);
 		return EXIT_USAGE;
 	}
-	*npids = n;
+	*npids = 0;
 	for (int i = 0; i < n; i++) {
 		int err = target_check_pid((*pids)[i]);
+		bool again = false;
 
 		if (target_is_kthread((*pids)[i])) {
 			memsz_error("pid %d is a kernel thread: it has no "
@@ -483,6 +496,15 @@ static int check_pids(const char *list, int **pids, int *npids)
 				    memsz_strerror(err));
 			return 1;
 		}
+		/* a pid named twice is attached once: twice, its events
+		 * were opened again for each time it was named ('-p P,P,...'
+		 * ran out of descriptors) and the second attach said it had
+		 * exited. Only pids that exist are compared, so the cost is
+		 * bounded by the processes there are. */
+		for (int j = 0; j < *npids && !again; j++)
+			again = (*pids)[j] == (*pids)[i];
+		if (!again)
+			(*pids)[(*npids)++] = (*pids)[i];
 	}
 	return -1;
 }

@@ -3,10 +3,12 @@
  * Bloaty-like. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin/builtin.h"
@@ -128,6 +130,7 @@ static char *build_id_hex(const char *path)
 static int size_option(int id, const char *arg, struct view *v, void *ctx)
 {
 	struct size_ctx *c = ctx;
+	struct stat st;
 
 	if (id == SIZE_OPT_DEMANGLE) {
 		for (size_t i = 0; i < ARRAY_SIZE(demangle_names); i++)
@@ -143,6 +146,16 @@ static int size_option(int id, const char *arg, struct view *v, void *ctx)
 	if (id != SIZE_OPT_DEBUG_FILE)
 		return view_usage_error(v, "unknown option; see 'memsz help "
 					   "size'");
+	/* a debug file the user names and that is not there is a mistake to
+	 * say, not a candidate to pass over as the search's are */
+	if (stat(arg, &st) < 0) {
+		char *msg = xasprintf("cannot read --debug-file '%s': %s", arg,
+				      strerror(errno));
+
+		view_error(v->fmt, msg);
+		free(msg);
+		return 1;
+	}
 	xgrow(&c->debug_files, &c->cap, c->n + 1, sizeof(*c->debug_files));
 	c->debug_files[c->n++] = arg;
 	return -1;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "util/escape.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -39,9 +40,10 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 
 void view_error(enum out_format fmt, const char *msg)
 {
-	if (out_format_get(fmt)->flags & OUTF_JSON_ERRORS)
-		out_write_error(stdout, msg);
-	else
+	/* the JSON object on stdout; on stderr too if it cannot be written
+	 * there (a full disk), so that the error is never lost */
+	if (!(out_format_get(fmt)->flags & OUTF_JSON_ERRORS) ||
+	    out_write_error(stdout, msg) < 0)
 		memsz_error("%s", msg);
 }
 
@@ -208,6 +210,14 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 	switch (c) {
 	case VIEW_OPT_BY:
 		n = keys_parse(arg, v->cmd, v->keys, &bad);
+		if (n == -E2BIG) {
+			view_usage_error(v,
+					 "--by takes at most %d keys; '%s' is "
+					 "one too many",
+					 KEYS_MAX, bad);
+			free(bad);
+			return VIEW_USAGE;
+		}
 		if (n < 0) {
 			view_usage_error(v,
 					 "unknown or repeated key '%s' "
@@ -439,6 +449,19 @@ size_t view_columns(const struct view *v, unsigned avail,
 	return n;
 }
 
+/* Notes quote names others chose (an image's path in a recording, a
+ * process's name): escaped (util/escape.h) so that none of their bytes
+ * can drive a terminal or forge a line, in the footer or on stderr. */
+static void notes_escape(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *e = str_escape(l->lines[i], NULL);
+
+		free(l->lines[i]);
+		l->lines[i] = e;
+	}
+}
+
 int view_write(const struct view *v, const struct rowtree *t,
 	       const enum col_id *cols, size_t ncols, bool res_pct,
 	       const struct strlist *notes)
@@ -476,6 +499,7 @@ int view_write(const struct view *v, const struct rowtree *t,
 	keep = strlist_keep_about(notes, shown_cols);
 	strlist_summarize(notes, keep, v->verbose, &shown);
 	free(keep);
+	notes_escape(&shown);
 	oo.notes = (const char *const *)shown.lines;
 	oo.nnotes = shown.n;
 	for (size_t i = 0; i < v->nkeys; i++) {

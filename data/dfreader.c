@@ -150,25 +150,16 @@ int md_reader_open(const char *path, struct md_reader **out)
 	struct stat st;
 	int fd, ret = 0;
 
-	/* O_NONBLOCK: a FIFO named as the recording is refused below, not
-	 * waited on */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* a regular file only (-EINVAL else): a FIFO or a device node named
+	 * as the recording (a link planted in /tmp) is never opened, so
+	 * neither waited on nor woken (a watchdog's open arms it) */
+	fd = open_regular_at(AT_FDCWD, path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		goto out_close;
-	}
+		return fd;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	ret = reader_new(fd, NULL, (size_t)st.st_size, out);
-	if (ret == 0)
-		return 0;
-out_close:
-	close(fd);
+	if (ret < 0)
+		close(fd);
 	return ret;
 }
 

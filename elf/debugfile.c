@@ -108,11 +108,18 @@ static struct dynlib dif_lib = {
     .nsyms = ARRAY_SIZE(dif_syms),
 };
 
+/* How the servers failed (-errno other than "not found"), once they have:
+ * they are not asked again in this process. A server that accepts the
+ * connection and never answers costs $DEBUGINFOD_TIMEOUT (90 s) per try
+ * and retry, for every image a report opens. */
+static int dif_error;
+
 /* Ask the debuginfod servers of $DEBUGINFOD_URLS for the debug file of
  * img's build-id (libdebuginfod downloads it into its cache,
  * $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client, and answers from
- * there next time). Returns 1 if it was found and matches, 0 if not, or
- * -MEMSZ_ENOLIB if libdebuginfod cannot be loaded. */
+ * there next time). Returns 1 if it was found and matches, 0 if not,
+ * -MEMSZ_ENOLIB if libdebuginfod cannot be loaded, or how the servers
+ * failed (-ETIME: no answer in time; then, without asking, again). */
 static int try_debuginfod(struct elfimg *img)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -122,6 +129,8 @@ static int try_debuginfod(struct elfimg *img)
 
 	if (!urls || !urls[0] || !img->build_id_len)
 		return 0;
+	if (dif_error)
+		return dif_error;
 	ret = dynlib_load(&dif_lib);
 	if (ret < 0)
 		return ret;
@@ -132,6 +141,8 @@ static int try_debuginfod(struct elfimg *img)
 	if (fd >= 0) {
 		close(fd);
 		ret = try_candidate(img, path);
+	} else if (fd != -ENOENT) {
+		ret = dif_error = fd;
 	}
 	free(path);
 	dif_end(c);

@@ -119,7 +119,9 @@ void elfimg_close(struct elfimg *img);
  * When none is found and $DEBUGINFOD_URLS is set, the file of the image's
  * build-id is fetched through libdebuginfod (its cache first) and checked
  * the same way; libdebuginfod is loaded then, on first use (a missing one
- * makes that first search return -MEMSZ_ENOLIB).
+ * makes that first search return -MEMSZ_ENOLIB). Servers that fail (no
+ * answer in time: -ETIME) make this search and, without asking them
+ * again, every later one return that error.
  * debug_root replaces "/usr/lib/debug" when not NULL (tests).
  * Searches once per image and debug_root: a later call with the same
  * debug_root returns the first answer without probing again. Returns 1 if found

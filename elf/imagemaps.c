@@ -234,11 +234,16 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 					       opts->ndebug_files);
 		ret =
 		    elfimg_find_debug(im->img, opts ? opts->debug_root : NULL);
+		/* libdebuginfod missing, or its servers failed */
 		if (ret < 0 && first)
 			strlist_add_notef(notes, NOTE_DEBUG_LOOKUP, path,
 					  "%s: looking for a debug "
-					  "file: %s",
-					  path, memsz_strerror(ret));
+					  "file%s: %s",
+					  path,
+					  ret == -MEMSZ_ENOLIB
+					      ? ""
+					      : " on the debuginfod servers",
+					  memsz_strerror(ret));
 		if (first)
 			debug_note(notes, path, im->img);
 	}

@@ -20,13 +20,19 @@
 
 int diff_detect(const char *path, enum diff_kind *kind)
 {
+	struct stat st;
 	char magic[8];
 	ssize_t n;
 	int fd, ret = -MEMSZ_EBADMAGIC;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* regular files only: a FIFO or a device node (perhaps linked from
+	 * /tmp by another user) is refused unopened, neither waited on for
+	 * a writer nor woken */
+	fd = open_regular_at(AT_FDCWD, path, &st);
+	if (fd == -EINVAL)
+		return S_ISDIR(st.st_mode) ? -EISDIR : -MEMSZ_EBADMAGIC;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = pread(fd, magic, sizeof(magic), 0);
 	if (n < 0)
 		ret = -errno;
@@ -390,23 +396,18 @@ out:
 static int elf_info(const char *path, struct imginfo *ii)
 {
 	struct stat st;
-	int fd, n, ret = 0;
+	int fd, n;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular_at(AT_FDCWD, path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out;
-	}
+		return fd;
 	ii->size = (uint64_t)st.st_size;
 	ii->mtime_ns =
 	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	n = elf_build_id_read(fd, ii->build_id, sizeof(ii->build_id));
 	ii->build_id_len = n > 0 ? (size_t)n : 0;
-out:
 	close(fd);
-	return ret;
+	return 0;
 }
 
 /* 1 if the files at a and b hold the same bytes, 0 if not, or -errno. */

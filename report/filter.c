@@ -26,6 +26,49 @@ static int rule_key(const char *arg, unsigned cmd, const char **regex)
 	return -2;
 }
 
+/* The end of the bracket expression that starts at p ('['): its closing
+ * ']' or the string's NUL. A ']' first in the list (after an optional
+ * '^') and the ']' of "[:class:]", "[.x.]" and "[=x=]" do not close it. */
+static const char *bracket_end(const char *p)
+{
+	const char *q = p + 1;
+
+	q += *q == '^';
+	q += *q == ']';
+	while (*q && *q != ']') {
+		if (*q == '[' && q[1] && strchr(":.=", q[1])) {
+			const char *close = strchr(q + 2, q[1]);
+
+			while (close && close[1] != ']')
+				close = strchr(close + 1, q[1]);
+			if (!close)
+				return q + strlen(q);
+			q = close + 2;
+			continue;
+		}
+		q++;
+	}
+	return q;
+}
+
+/* The first back-reference ("\1" to "\9") of the extended regex re,
+ * outside bracket expressions, or NULL. POSIX extended regexes have none;
+ * glibc takes them, and matching one can take time exponential in the
+ * label's length ('(.*)(.*)(.*)(.*)(.*)\5\4\3\2\1Z' ran for minutes on
+ * a small report). */
+static const char *backref(const char *re)
+{
+	for (const char *p = re; *p; p++) {
+		if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
+			return p;
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '[' && !*(p = bracket_end(p)))
+			break;
+	}
+	return NULL;
+}
+
 int filter_add(struct filter *f, const char *arg, bool exclude, unsigned cmd,
 	       char **err)
 {
@@ -39,6 +82,14 @@ int filter_add(struct filter *f, const char *arg, bool exclude, unsigned cmd,
 		*err = xasprintf("unknown key '%.*s' in %s '%s' (keys: %s)",
 				 (int)strcspn(arg, "="), arg, opt, arg,
 				 keys_list(cmd));
+		return -1;
+	}
+	if (backref(regex)) {
+		*err =
+		    xasprintf("bad %s '%s': back-reference '%.2s' (not POSIX "
+			      "extended: matching it can take exponential "
+			      "time)",
+			      opt, arg, backref(regex));
 		return -1;
 	}
 	xgrow(&f->rules, &f->cap, f->n + 1, sizeof(*f->rules));

@@ -37,7 +37,8 @@ struct filter {
  * offering keys cmd (KEY_IN_*). KEY= is read as a key when the text before
  * the first '=' is a run of lowercase letters. Returns 0, or -1 with *err
  * (malloc'd, caller frees) saying what is wrong: an unknown key, a bad
- * regex. */
+ * regex (one with a back-reference, which POSIX extended regexes do not
+ * have, included). */
 int filter_add(struct filter *f, const char *arg, bool exclude, unsigned cmd,
 	       char **err);
 

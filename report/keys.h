@@ -134,8 +134,8 @@ extern const struct keydef keydefs[KEY__COUNT];
 
 /* Parse a comma-separated key list ("sections,symbols") of keys offered
  * by cmd (KEY_IN_*) into keys[] (at most KEYS_MAX). Returns the count, or
- * -1 if a key is unknown, not offered, repeated or one too many, with *bad
- * a malloc'd copy of it (caller frees). */
+ * -1 if a key is unknown, not offered or repeated, -E2BIG if it is one too
+ * many, with *bad a malloc'd copy of it (caller frees). */
 int keys_parse(const char *spec, unsigned cmd, enum key_id *keys, char **bad);
 
 /* Comma-separated names of the keys cmd offers ("files, segments, ...");

@@ -112,10 +112,12 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1001-size-cli.sh \
 	tests/t1002-cli-options.sh \
 	tests/t1003-completion.sh \
+	tests/t1004-cli-hostile.py \
 	tests/t1010-size-hash.py \
 	tests/t1100-size-compileunits.py \
 	tests/t1104-size-dwarf-strings.py \
 	tests/t1200-size-debuginfod.py \
+	tests/t1201-size-debuginfod-silent.py \
 	tests/t1300-size-disasm.py \
 	tests/t1301-size-disasm-node.py \
 	tests/t1302-size-labels.py \
@@ -169,6 +171,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3006-report-truncated.sh \
 	tests/t3007-report-not-elf.sh \
 	tests/t3008-report-recording-truncated.sh \
+	tests/t3009-report-notes-escape.py \
 	tests/t3010-report-relocs.py \
 	tests/t3020-report-views.py \
 	tests/t3025-report-mappings-addr.py \

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -495,6 +496,13 @@ static void test_keys_parse(void **state)
 	assert_string_equal(bad, "nope");
 	free(bad);
 	assert_int_equal(keys_parse("files,files", KEY_IN_REPORT, k, &bad), -1);
+	free(bad);
+	/* one key past KEYS_MAX (8) is told apart from an unknown one */
+	assert_int_equal(keys_parse("pids,comms,users,files,mappings,segments,"
+				    "sections,symbols,kinds",
+				    KEY_IN_REPORT, k, &bad),
+			 -E2BIG);
+	assert_string_equal(bad, "kinds");
 	free(bad);
 	/* a key of the other command is refused by name */
 	assert_int_equal(keys_parse("sections,pids", KEY_IN_SIZE, k, &bad), -1);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "util/util.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -289,11 +290,20 @@ char *fmt_human(char *buf, size_t len, double bytes)
 	return buf;
 }
 
+/* One line on stderr: what the message quotes (a path, a name, an
+ * argument) may hold a newline or a terminal's escape sequence, written
+ * escaped (util/escape.h) so that it can neither break the line nor drive
+ * the terminal. */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	fprintf(stderr, "%s: %s", memsz_progname, prefix);
-	vfprintf(stderr, fmt, ap);
+	fputs_escaped(msg ? msg : fmt, stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 void memsz_error(const char *fmt, ...)
@@ -363,7 +373,7 @@ int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 				k = nnames; /* repeated */
 		if (k == nnames || n == max) {
 			*bad = xstrndup(p, len);
-			return -1;
+			return k == nnames ? -1 : -E2BIG;
 		}
 		out[n++] = k;
 		if (!p[len])

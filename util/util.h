@@ -164,7 +164,8 @@ char *fmt_human(char *buf, size_t len, double bytes);
 /* Parse a comma-separated key list ("sections,symbols") against nnames
  * names, name(i) giving the i-th; out[] receives the indexes (at most max).
  * Returns the count, or -1 with *bad a malloc'd copy of the first key that
- * is unknown, repeated or one too many (caller frees). */
+ * is unknown or repeated, or -E2BIG with *bad the first past max (caller
+ * frees). */
 int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 		  int *out, size_t max, char **bad);
 
