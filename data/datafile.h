@@ -465,9 +465,9 @@ int md_writer_open(const char *path, struct md_writer **out);
  * path's directory, where its file system has it, else named as
  * md_writer_open() names it) and linked in at commit (linkat(2)), for a
  * recording made in one burst (record --duration 0): on ext4 a create
- * and a rename cost ~25 us more than an unnamed file and a link, a tenth
- * of a one-shot's snapshot of a small process. Nothing of it is left
- * behind by a killed memsz (md_writer_keep() links it as dest). */
+ * and a rename cost ~15-20 us more than an unnamed file and a link, ~6%
+ * of a snapshot of a small process. Nothing of it is left behind by a
+ * killed memsz (md_writer_keep() links it as dest). */
 #define MD_WRITER_UNNAMED 8u
 
 /* md_writer_open() with flags (MD_WRITER_*). */
