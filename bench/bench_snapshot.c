@@ -40,9 +40,10 @@
  * best of RUNS runs, as wall time and as CPU time of every thread (the snapshot
  * reads pagemap on several threads; CPU time is what a loaded machine
  * shows best); the snapshot is timed writing a fresh file (the previous one
- * is removed before the clock starts). Bits per mapped page count the
- * whole file over every mapping of the process; "v1" is what the same
- * runs took in format version 1 (24 bytes a run). The snapshot knows the
+ * is removed before the clock starts), opened as a one-shot of record
+ * opens it (unnamed, linked in at its end: MD_WRITER_UNNAMED). Bits per mapped
+ * page count the whole file over every mapping of the process; "v1" is what the
+ * same runs took in format version 1 (24 bytes a run). The snapshot knows the
  * process's memory cgroup, as record does. */
 #include "config.h"
 
@@ -271,7 +272,10 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	free(old);
 	c0 = cpu();
 	t0 = bench_now();
-	if (md_writer_open(out, &w) || snapper_new(w, &s))
+	/* opened as record --duration 0 opens its file */
+	if (md_writer_open_flags(out, MD_WRITER_BATCH | MD_WRITER_UNNAMED,
+				 &w) ||
+	    snapper_new(w, &s))
 		exit(1);
 	snapper_set_cgroup(s, cgroup_ino(pid));
 	ret = snapper_take(s, pid, 0, 0, st);

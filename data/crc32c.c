@@ -9,6 +9,11 @@
 #include <string.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc 2.33+ */
+#endif
+#endif
 #endif
 
 /* A little-endian u32 (the tables' order, whatever the host). */
@@ -92,12 +97,19 @@ static uint32_t crc_shift_by(int k, uint32_t c)
  * it (its shift tables are constants), else the slicing-by-8 tables,
  * filled here (every memsz command starts here: the tables it does not
  * use are not filled).
- * The crc32 instruction is looked for with one cpuid: libgcc's
- * __builtin_cpu_supports() runs a dozen cpuid leaves at every start, each
- * a trap to the hypervisor in a virtual machine. */
+ * The crc32 instruction is looked for in what the dynamic loader learned
+ * of the processor at the start (glibc's CPU_FEATURE_ACTIVE), else with
+ * one cpuid: libgcc's __builtin_cpu_supports() runs a dozen cpuid leaves
+ * at every start, each a trap to the hypervisor in a virtual machine
+ * (4-10 us each on a 2-core KVM guest). */
 __attribute__((constructor)) static void crc_init(void)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(CPU_FEATURE_ACTIVE)
+	if (CPU_FEATURE_ACTIVE(SSE4_2)) {
+		crc_mode = 2;
+		return;
+	}
+#elif defined(__x86_64__)
 	unsigned int eax, ebx, ecx, edx;
 
 	/* leaf 1 exists on every x86-64 processor */

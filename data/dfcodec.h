@@ -227,6 +227,9 @@ struct md_writer {
 	int fd;
 	char *path; /* where the recording goes once committed */
 	char *tmp;  /* the file written until then; NULL: writing path */
+	/* tmp is /proc/self/fd/FD of an unnamed file (MD_WRITER_UNNAMED),
+	 * linked in at commit, not renamed */
+	bool unnamed;
 	bool committed;
 	bool ended;   /* the END record is written */
 	uint64_t off; /* end of the last complete record */

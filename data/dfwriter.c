@@ -185,29 +185,88 @@ static int open_special(const char *path, const struct stat *lst,
  * a name taken meanwhile is tried again with others: O_EXCL makes a
  * guessed or planted name a retry, never a file of someone else's
  * written. Returns the fd or -errno. */
-static int temp_create(char *name)
+static void temp_letters(char *name)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
 				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	static _Atomic uint64_t counter;
 	char *x = name + strlen(name) - 6;
+	uint64_t v = clock_ns(CLOCK_MONOTONIC) ^
+		     (uint64_t)(uintptr_t)name << 16 ^ ++counter << 40;
+	uint64_t r = 0;
 
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == sizeof(r))
+		v ^= r;
+	v *= 0x9e3779b97f4a7c15ull; /* spread the bits to the top */
+	for (int i = 0; i < 6; i++, v <<= 6)
+		x[i] = set[(v >> 58) % (sizeof(set) - 1)];
+}
+
+static int temp_create(char *name)
+{
 	for (int tries = 0; tries < 100; tries++) {
-		uint64_t v = clock_ns(CLOCK_MONOTONIC) ^
-			     (uint64_t)(uintptr_t)name << 16 ^ ++counter << 40;
-		uint64_t r = 0;
 		int fd;
 
-		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == sizeof(r))
-			v ^= r;
-		v *= 0x9e3779b97f4a7c15ull; /* spread the bits to the top */
-		for (int i = 0; i < 6; i++, v <<= 6)
-			x[i] = set[(v >> 58) % (sizeof(set) - 1)];
+		temp_letters(name);
 		fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}
 	return -EEXIST;
+}
+
+/* An unnamed file (O_TMPFILE, mode 0600 as temp_create's) in the
+ * directory of path, for MD_WRITER_UNNAMED. Returns the fd or -errno
+ * (EOPNOTSUPP: its file system has none). */
+static int unnamed_create(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int fd;
+
+	if (slash)
+		slash[slash == dir] = 0;
+	fd = open(slash ? dir : ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	free(dir);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Link the unnamed file of w as dest, which must not exist: through its
+ * descriptor (AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH), else its
+ * /proc/self/fd link followed. 0, or -1 and errno (EEXIST: dest
+ * exists). */
+static int unnamed_linkat(const struct md_writer *w, const char *dest)
+{
+	if (!linkat(w->fd, "", AT_FDCWD, dest, AT_EMPTY_PATH))
+		return 0;
+	if (errno != ENOENT && errno != EPERM)
+		return -1;
+	return linkat(AT_FDCWD, w->tmp, AT_FDCWD, dest, AT_SYMLINK_FOLLOW);
+}
+
+/* Give the unnamed file of w the name dest, replacing what dest names as
+ * rename(2) does (a symlink is replaced, not followed): a link where dest
+ * is free, else a link under a temporary name (dest.tmp.XXXXXX, chosen
+ * as temp_create chooses) renamed over it. Returns 0 or -errno. */
+static int unnamed_link(const struct md_writer *w, const char *dest)
+{
+	char *tmp;
+	int ret = -EEXIST;
+
+	if (!unnamed_linkat(w, dest))
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	tmp = xasprintf("%s.tmp.XXXXXX", dest);
+	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
+		temp_letters(tmp);
+		ret = unnamed_linkat(w, tmp) ? -errno : 0;
+	}
+	if (!ret && rename(tmp, dest) < 0) {
+		ret = -errno;
+		unlink(tmp);
+	}
+	free(tmp);
+	return ret;
 }
 
 /* Create the file records are written to: a temporary file beside path
@@ -217,12 +276,14 @@ static int temp_create(char *name)
  * file gets the temporary file (renamed over path, the link replaced, not
  * followed). Returns the fd and *tmp (NULL when writing path itself), or a
  * negative code. */
-static int writer_create(const char *path, unsigned flags, char **tmp)
+static int writer_create(const char *path, unsigned flags, char **tmp,
+			 bool *unnamed)
 {
 	struct stat lst, st;
 	int fd;
 
 	*tmp = NULL;
+	*unnamed = false;
 	if (!lstat(path, &lst) && !S_ISREG(lst.st_mode)) {
 		st = lst;
 		if (S_ISLNK(lst.st_mode) && stat(path, &st) < 0)
@@ -233,6 +294,15 @@ static int writer_create(const char *path, unsigned flags, char **tmp)
 			return flags & MD_WRITER_SPECIAL
 				   ? open_special(path, &lst, &st)
 				   : -MEMSZ_ESPECIAL;
+	}
+	if (flags & MD_WRITER_UNNAMED) {
+		fd = unnamed_create(path);
+		if (fd >= 0) {
+			*tmp = xasprintf("/proc/self/fd/%d", fd);
+			*unnamed = true;
+			return fd;
+		}
+		/* no O_TMPFILE there: a named temporary file */
 	}
 	*tmp = xasprintf("%s.tmp.XXXXXX", path);
 	fd = temp_create(*tmp);
@@ -255,9 +325,10 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	uint8_t hdr[MD_HEADER_SIZE] = {0};
 	size_t done;
 	char *tmp;
+	bool unnamed;
 	int fd, ret;
 
-	fd = writer_create(path, flags, &tmp);
+	fd = writer_create(path, flags, &tmp, &unnamed);
 	if (fd < 0)
 		return fd;
 	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);
@@ -271,7 +342,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	ret = write_all(fd, hdr, sizeof(hdr), &done);
 	if (ret < 0) {
 		close(fd);
-		if (tmp)
+		if (tmp && !unnamed)
 			unlink(tmp);
 		free(tmp);
 		return ret;
@@ -280,6 +351,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	w->fd = fd;
 	w->path = xstrdup(path);
 	w->tmp = tmp;
+	w->unnamed = unnamed;
 	w->off = MD_HEADER_SIZE;
 	w->version = flags & MD_WRITER_V5 ? 5 : MD_VERSION;
 	w->page_shift =
@@ -379,8 +451,11 @@ int md_writer_commit(struct md_writer *w)
 		if (ret < 0)
 			return w->err = ret;
 	}
-	if (rename(w->tmp, w->path) < 0)
-		return w->err = -errno;
+	ret = w->unnamed		? unnamed_link(w, w->path)
+	      : rename(w->tmp, w->path) ? -errno
+					: 0;
+	if (ret < 0)
+		return w->err = ret;
 	w->committed = true;
 	return 0;
 }
@@ -506,13 +581,19 @@ void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st)
 
 int md_writer_keep(struct md_writer *w, const char *dest)
 {
+	int ret;
+
 	if (!w->tmp || w->committed)
 		return -EINVAL;
 	(void)records_flush(w);
-	if (rename(w->tmp, dest) < 0)
-		return -errno;
+	ret = w->unnamed	     ? unnamed_link(w, dest)
+	      : rename(w->tmp, dest) ? -errno
+				     : 0;
+	if (ret < 0)
+		return ret;
 	free(w->tmp);
 	w->tmp = NULL; /* close no longer removes it */
+	w->unnamed = false;
 	return 0;
 }
 
@@ -526,7 +607,7 @@ int md_writer_close(struct md_writer *w)
 	ret = w->err;
 	if (close(w->fd) && !ret)
 		ret = -errno;
-	if (w->tmp && !w->committed)
+	if (w->tmp && !w->committed && !w->unnamed)
 		unlink(w->tmp);
 	free(w->tmp);
 	free(w->path);

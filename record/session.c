@@ -286,10 +286,11 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (r->loop.sfd < 0)
 		return rec_fail(r, -errno, "cannot create a signalfd: %s",
 				strerror(errno));
-	err = md_writer_open_flags(r->path,
-				   (o->output_special ? MD_WRITER_SPECIAL : 0) |
-				       (o->one_shot ? MD_WRITER_BATCH : 0),
-				   &r->w);
+	err = md_writer_open_flags(
+	    r->path,
+	    (o->output_special ? MD_WRITER_SPECIAL : 0) |
+		(o->one_shot ? MD_WRITER_BATCH | MD_WRITER_UNNAMED : 0),
+	    &r->w);
 	if (err < 0)
 		return rec_fail(r, err, "cannot open '%s': %s", r->path,
 				memsz_strerror(err));

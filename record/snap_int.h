@@ -56,6 +56,9 @@ struct snap_scan_arg {
 /* Set in c->extra by pmd_mark() (not a kernel category): the page is
  * present and mapped by a PMD, a huge page of THP. */
 #define SCAN_PMD 0x01u
+/* Set in c->extra by observer_task() (PAGE_IS_WRITTEN, a category never
+ * asked for): memsz itself maps the page's frame. */
+#define SCAN_SELF 0x02u
 
 #define CHUNK_PAGES (1u << 14) /* pagemap entries per pread = per task */
 #define SCAN_VEC 4096	       /* regions per PAGEMAP_SCAN call */
@@ -86,6 +89,17 @@ struct snap_scan_arg {
  * a process as small as an idle node, 40 MiB resident in 11 GiB of VM,
  * ~8% more CPU for no less. */
 #define THREAD_MIN_PAGES (1u << 15)
+
+/* A page to look up in kpagecount/kpageflags: its PFN above its index in
+ * the chunk, so that sorting the keys sorts by PFN. A PFN that does not
+ * fit (none does: physical addresses have at most 52 bits) is not looked
+ * up and reads as zeros, as a PFN beyond the end of the files does. */
+#define LOOK_IDX_BITS 14
+#define LOOK_PFN_MAX (UINT64_MAX >> LOOK_IDX_BITS)
+#define LOOK_KEY(pfn, i) ((pfn) << LOOK_IDX_BITS | (i))
+#define LOOK_PFN(k) ((k) >> LOOK_IDX_BITS)
+#define LOOK_IDX(k) ((uint32_t)((k) & ((1u << LOOK_IDX_BITS) - 1)))
+_Static_assert(CHUNK_PAGES <= 1u << LOOK_IDX_BITS, "chunk index fits a key");
 
 /* An image the registry (snap_images.c) wrote an IMAGE record for. */
 struct snap_image {
@@ -205,6 +219,16 @@ struct self_file {
 	uint64_t dev, ino;
 };
 
+/* One of memsz's own mappings of a file the target maps, for the
+ * observer's look at it task by task (observer_task): [start, end) maps
+ * the file (dev, ino) from page pgoff; populate: its absent pages may be
+ * made resident (a private mapping of a named file). */
+struct self_map {
+	uint64_t start, end, pgoff;
+	struct self_file file;
+	bool populate;
+};
+
 /* One of memsz's own file mappings made resident (self_populate). */
 struct self_range {
 	uint64_t start, end, ino;
@@ -265,6 +289,12 @@ struct snapper {
 	 * open-addressed hash set of self_mask + 1 slots, 0 an empty one. */
 	uint64_t *self_set;
 	uint64_t self_mask;
+	/* or, when the snapshot's tasks look memsz's own pages up where
+	 * they need them (observer_task), memsz's mappings of the files the
+	 * target maps, sorted by file and offset */
+	struct self_map *self_maps;
+	size_t nself_maps;
+	bool self_lazy;
 	/* the files they were loaded for by snapper_prepare (sorted), and
 	 * whether that worked; NULL when nothing is prepared */
 	struct self_file *prep_files;
@@ -351,6 +381,18 @@ struct snap_job {
  * (libc.so.6 asked whole, 471 pages cached, cost more than the
  * kpageflags of the 84 of them a small process maps shared). */
 #define CLEAN_PAGES_PER_LOOKUP 8
+
+/* True if a PMD could map some of m: it holds a whole aligned range of
+ * pmd_pages pages (a huge page is mapped by a PMD only inside one VMA, at
+ * its own alignment). */
+static inline bool snap_pmd_possible(const struct snapper *s,
+				     const struct procmap *m)
+{
+	uint64_t size = (uint64_t)s->pmd_pages << s->page_shift;
+	uint64_t a = (m->start + size - 1) & ~(size - 1);
+
+	return size && a >= m->start && a < m->end && m->end - a >= size;
+}
 
 /* Call the release callback, if any, once (snapper_set_release). */
 static inline void snap_release(struct snapper *s)

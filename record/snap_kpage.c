@@ -33,16 +33,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* A page to look up in kpagecount/kpageflags: its PFN above its index in
- * the chunk, so that sorting the keys sorts by PFN. A PFN that does not
- * fit (none does: physical addresses have at most 52 bits) is not looked
- * up and reads as zeros, as a PFN beyond the end of the files does. */
-#define LOOK_IDX_BITS 14
-#define LOOK_PFN_MAX (UINT64_MAX >> LOOK_IDX_BITS)
-#define LOOK_KEY(pfn, i) ((pfn) << LOOK_IDX_BITS | (i))
-#define LOOK_PFN(k) ((k) >> LOOK_IDX_BITS)
-#define LOOK_IDX(k) ((uint32_t)((k) & ((1u << LOOK_IDX_BITS) - 1)))
-_Static_assert(CHUNK_PAGES <= 1u << LOOK_IDX_BITS, "chunk index fits a key");
 #define RADIX_MAX_BITS 12
 /* Up to this many keys are sorted by insertion: the radix sort clears
  * and sums a 16 KiB count table per pass, whatever n is (a small
@@ -464,7 +454,8 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 	/* memsz's own mapping of the page is not a sharer: without memsz
 	 * the page would be mapped once less (and private if that leaves
 	 * one) */
-	if (looked && mapcount > 1 && observer_maps(s, e & PM_PFN_MASK)) {
+	if (looked && mapcount > 1 &&
+	    ((x & SCAN_SELF) || observer_maps(s, e & PM_PFN_MASK))) {
 		mapcount--;
 		if (mapcount == 1) {
 			fl |= MD_PG_EXCLUSIVE;
@@ -720,8 +711,8 @@ static void classify_plain(const struct snapper *s, struct snap_ctx *c,
 }
 
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
-		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
-		   uint64_t maxkey)
+		   struct snap_slot *sl, const struct procmap *m, uint64_t va,
+		   size_t n, size_t nlook, uint64_t maxkey)
 {
 	struct class_memo look = {.key = UINT64_MAX};
 	struct class_memo plain = {.key = UINT64_MAX};
@@ -734,6 +725,8 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		return 0;
 	}
 	if (nlook) {
+		/* memsz's own pages, before their mapcounts are read */
+		observer_task(s, c, m, va, nlook);
 		ret = kpage_fill(s, c, nlook, maxkey);
 		if (ret < 0)
 			return ret;

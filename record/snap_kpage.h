@@ -18,17 +18,18 @@
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
-/* Classify the n entries of one chunk at va (entries in c->pm, scan bits
- * in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
+/* Classify the n entries of one chunk at va of mapping m (entries in c->pm,
+ * scan bits in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
  * huge page a PMD maps; the nlook pages to look up in c->look by
  * kpage_prepass, which ran on the same n entries: else only the entries
  * it listed present or swapped are looked at) into
  * the slot's runs, looking those pages up first (c->kpage_lookups
- * counts them). Pages that need no look-up are classified once per
+ * counts them; memsz's own pages among them are found first, see
+ * observer_task). Pages that need no look-up are classified once per
  * distinct masked entry. Returns 0 or -errno. */
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
-		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
-		   uint64_t maxkey);
+		   struct snap_slot *sl, const struct procmap *m, uint64_t va,
+		   size_t n, size_t nlook, uint64_t maxkey);
 
 /* What kpage_file_clean found. */
 enum kpage_clean {

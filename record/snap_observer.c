@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* snap_observer.c — memsz's own pages of the files a target maps (see
  * snap_observer.h): /proc/self/maps and /proc/self/pagemap into a hash
- * set of PFNs.
+ * set of PFNs, or, task by task, memsz's pagemap entries at the file
+ * pages the task looks up.
  */
 #include "config.h"
 
@@ -216,6 +217,71 @@ static bool self_shared(const struct procmap *m, const struct self_file *files,
 	       bsearch(&key, files, nfiles, sizeof(*files), self_file_cmp);
 }
 
+static int self_map_cmp(const void *a, const void *b)
+{
+	const struct self_map *x = a, *y = b;
+	int c = self_file_cmp(&x->file, &y->file);
+
+	return c ? c : u64_cmp(x->pgoff, y->pgoff);
+}
+
+/* Keep memsz's own mappings pm of the files (nfiles) the target maps
+ * (maps) in s->self_maps, so that each task of the snapshot looks at the
+ * pages of memsz it needs itself (observer_task): for a small target,
+ * the few dozen pages of libc it has resident, not every page of the
+ * libraries memsz maps, read twice (before and after they are made
+ * resident) with the target's entries of them read once more. False
+ * (nothing kept) when a mapping of the target of one of those files
+ * could hold a huge page a PMD maps: such a page's mapcounts are read
+ * in one step (snap_pagemap.c pmd_read_shared), which asks the set of
+ * all of memsz's pages. */
+static bool self_maps_keep(struct snapper *s, const struct procmaps *pm,
+			   const struct self_file *files, size_t nfiles,
+			   const struct procmaps *maps)
+{
+	size_t n = 0;
+
+	free(s->self_maps);
+	s->self_maps = NULL;
+	s->nself_maps = 0;
+	s->self_lazy = false;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct procmap *m = &maps->maps[i];
+		struct self_file f = self_file_of(m);
+
+		if (!m->ino || !snap_pmd_possible(s, m) ||
+		    !bsearch(&f, files, nfiles, sizeof(*files), self_file_cmp))
+			continue;
+		for (size_t k = 0; k < pm->n; k++) {
+			struct self_file g = self_file_of(&pm->maps[k]);
+
+			if (!self_file_cmp(&f, &g))
+				return false;
+		}
+	}
+	s->self_maps = xmalloc((pm->n + 1) * sizeof(*s->self_maps));
+	for (size_t i = 0; i < pm->n; i++) {
+		const struct procmap *m = &pm->maps[i];
+
+		if (!self_shared(m, files, nfiles))
+			continue;
+		s->self_maps[n++] = (struct self_map){
+		    .start = m->start,
+		    .end = m->end,
+		    .pgoff = m->pgoff >> s->page_shift,
+		    .file = self_file_of(m),
+		    /* as self_populate: a private mapping of a named file
+		     * (or unnamed, as PROCMAP_QUERY gives them) */
+		    .populate = (!m->name || m->name[0] == '/') &&
+				!(m->flags & MAP_SHARED),
+		};
+	}
+	qsort(s->self_maps, n, sizeof(*s->self_maps), self_map_cmp);
+	s->nself_maps = n;
+	s->self_lazy = true;
+	return true;
+}
+
 /* Collect the PFNs of the resident pages of memsz's own mappings of the
  * files the target maps too (/proc/self/maps, /proc/self/pagemap) into
  * s->self_set, so that memsz does not count itself as a sharer of a
@@ -239,8 +305,13 @@ static int self_load(struct snapper *s, const struct self_file *files,
 	free(s->self_set);
 	s->self_set = NULL;
 	s->self_mask = 0;
+	s->self_lazy = false;
 	if (ret < 0)
 		goto out;
+	if (t && self_maps_keep(s, &pm, files, nfiles, t->maps)) {
+		ret = 0; /* looked at task by task: observer_task */
+		goto out;
+	}
 	fd = s->self_pm_fd;
 	if (fd < 0) {
 		ret = -ENOENT;
@@ -301,13 +372,167 @@ bool observer_ready(struct snapper *s, const struct procmaps *maps, int pm)
 
 	if (s->prep_files && n == s->nprep &&
 	    !memcmp(files, s->prep_files, n * sizeof(*files)))
-		ok = s->prep_ok;
+		ok = s->prep_ok; /* the set snapper_prepare loaded */
 	else
 		ok = self_load(s, files, n, pm >= 0 ? &t : NULL) == 0;
 	free(files);
 	free(s->prep_files);
 	s->prep_files = NULL;
 	return ok;
+}
+
+/* Pages of memsz's own pagemap read past pages not needed to join the
+ * next needed one in the same pread: an entry costs the kernel ~20 ns, a
+ * pread ~0.6 us. */
+#define SELF_GAP 32
+
+/* The file page of the entry idx of the task c holds, whose entry 0 is
+ * file page base. */
+static uint64_t task_file_page(const struct snap_ctx *c, uint64_t base,
+			       uint32_t idx)
+{
+	return base + (c->packed ? c->off[idx] : idx);
+}
+
+/* Whether the page to look up idx is one memsz may map too: a file page
+ * (a private copy is anonymous) not mapped exclusively. */
+static bool self_candidate(const struct snap_ctx *c, uint32_t idx)
+{
+	return (c->pm[idx] & (PM_FILE | PM_EXCLUSIVE)) == PM_FILE;
+}
+
+/* MADV_POPULATE_READ the file pages [a, b) of memsz's mapping sm. */
+static void self_map_populate(const struct snapper *s,
+			      const struct self_map *sm, uint64_t a, uint64_t b)
+{
+	(void)madvise(
+	    (void *)(uintptr_t)(sm->start + ((a - sm->pgoff) << s->page_shift)),
+	    (b - a) << s->page_shift, MADV_POPULATE_READ);
+}
+
+/* The entries of e (from file page p0) absent in the file pages [a, b). */
+static size_t self_absent(const uint64_t *e, uint64_t p0, uint64_t a,
+			  uint64_t b)
+{
+	size_t n = 0;
+
+	for (uint64_t p = a; p < b; p++)
+		n += !(e[p - p0] & PM_PRESENT);
+	return n;
+}
+
+/* Make resident the pages of sm at the file pages of the keys [i, j) of
+ * c->look (with base, see task_file_page) whose entries e (of the file
+ * pages [p0, p1]) are absent, in runs joined through POPULATE_JOIN pages
+ * of which at most POPULATE_WASTE are absent (as self_populate joins
+ * them). True if it asked for any. */
+static bool self_fill(const struct snapper *s, const struct snap_ctx *c,
+		      const struct self_map *sm, uint64_t base, size_t i,
+		      size_t j, const uint64_t *e, uint64_t p0, uint64_t p1)
+{
+	uint64_t a = 0, b = 0; /* the run [a, b) to populate; b 0: none */
+	bool any = false;
+
+	for (size_t k = i; k < j; k++) {
+		uint32_t idx = LOOK_IDX(c->look[k]);
+		uint64_t p = task_file_page(c, base, idx);
+
+		if (!self_candidate(c, idx) || p < p0 || p > p1 ||
+		    (e[p - p0] & PM_PRESENT))
+			continue;
+		if (b && p >= b && p - b <= POPULATE_JOIN &&
+		    self_absent(e, p0, b, p) <= POPULATE_WASTE) {
+			b = p + 1;
+			continue;
+		}
+		if (b)
+			self_map_populate(s, sm, a, b);
+		any |= b != 0;
+		a = p;
+		b = p + 1;
+	}
+	if (b)
+		self_map_populate(s, sm, a, b);
+	return any || b;
+}
+
+/* observer_task for one of memsz's mappings, sm, of the task's file:
+ * the keys of c->look (nlook, in page order) whose file page sm maps,
+ * read from memsz's pagemap in spans (joined through SELF_GAP pages,
+ * at most c->nkbuf entries, in c->kbuf), made resident first where they
+ * are not. */
+static void self_map_mark(const struct snapper *s, struct snap_ctx *c,
+			  const struct self_map *sm, uint64_t base,
+			  size_t nlook)
+{
+	uint64_t np = (sm->end - sm->start) >> s->page_shift;
+	size_t i = 0;
+
+	while (i < nlook) {
+		uint64_t p0, p1, p = 0;
+		size_t j;
+		ssize_t r;
+
+		/* the first key of the next span */
+		for (; i < nlook; i++) {
+			uint32_t idx = LOOK_IDX(c->look[i]);
+
+			p = task_file_page(c, base, idx);
+			if (self_candidate(c, idx) && p - sm->pgoff < np)
+				break;
+		}
+		if (i == nlook)
+			return;
+		p0 = p1 = p;
+		for (j = i + 1; j < nlook; j++) {
+			uint32_t idx = LOOK_IDX(c->look[j]);
+
+			p = task_file_page(c, base, idx);
+			if (!self_candidate(c, idx))
+				continue;
+			if (p < p1 || p - p1 > SELF_GAP ||
+			    p - sm->pgoff >= np || p - p0 >= c->nkbuf)
+				break;
+			p1 = p;
+		}
+		/* [i, j): the span's keys, its pages [p0, p1] */
+		r = snap_pread_full(
+		    s->self_pm_fd, c->kbuf, (p1 - p0 + 1) * 8,
+		    ((sm->start >> s->page_shift) + p0 - sm->pgoff) * 8);
+		if (r == (ssize_t)((p1 - p0 + 1) * 8) && sm->populate &&
+		    self_fill(s, c, sm, base, i, j, c->kbuf, p0, p1))
+			r = snap_pread_full(
+			    s->self_pm_fd, c->kbuf, (p1 - p0 + 1) * 8,
+			    ((sm->start >> s->page_shift) + p0 - sm->pgoff) *
+				8);
+		for (; r == (ssize_t)((p1 - p0 + 1) * 8) && i < j; i++) {
+			uint32_t idx = LOOK_IDX(c->look[i]);
+			uint64_t e;
+
+			p = task_file_page(c, base, idx);
+			if (!self_candidate(c, idx) || p < p0 || p > p1)
+				continue;
+			e = c->kbuf[p - p0];
+			if ((e & PM_PRESENT) &&
+			    (e & PM_PFN_MASK) == (c->pm[idx] & PM_PFN_MASK))
+				c->extra[idx] |= SCAN_SELF;
+		}
+		i = j;
+	}
+}
+
+void observer_task(const struct snapper *s, struct snap_ctx *c,
+		   const struct procmap *m, uint64_t va, size_t nlook)
+{
+	struct self_file f = self_file_of(m);
+	uint64_t base;
+
+	if (!s->self_lazy || !m->ino || !nlook)
+		return;
+	base = ((m->pgoff + (va - m->start)) >> s->page_shift);
+	for (size_t k = 0; k < s->nself_maps; k++)
+		if (!self_file_cmp(&s->self_maps[k].file, &f))
+			self_map_mark(s, c, &s->self_maps[k], base, nlook);
 }
 
 void snapper_prepare(struct snapper *s, int pid)

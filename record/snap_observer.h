@@ -3,8 +3,10 @@
  * files a target maps (libc, ...), and a page both map would count memsz
  * as one more sharer. The PFNs of memsz's own resident pages of those
  * files are collected (snapper_prepare before a hold, observer_ready at
- * the snapshot) and taken out of each page's mapcount, so that PSS is
- * what it is without memsz. Internal to record/snap*.c.
+ * the snapshot), or memsz's own pages at the offsets each task looks up
+ * are read by the task (observer_task), and taken out of each page's
+ * mapcount, so that PSS is what it is without memsz. Internal to
+ * record/snap*.c.
  */
 #ifndef MEMSZ_RECORD_SNAP_OBSERVER_H
 #define MEMSZ_RECORD_SNAP_OBSERVER_H
@@ -33,8 +35,22 @@ static inline bool observer_maps(const struct snapper *s, uint64_t pfn)
  * possible, since memsz maps more of its libraries as it runs: those
  * snapper_prepare loaded if the target maps the same files now, else
  * loaded again, memsz's own made resident where the target has the file
- * page resident (pm: the target's open pagemap; -1: all of them). True
- * if they are known. */
+ * page resident (pm: the target's open pagemap; -1: all of them); or,
+ * with the target's pagemap and no mapping of those files in the target
+ * large enough for a huge page a PMD maps, left to the snapshot's tasks
+ * (observer_task), which look only at the pages they look up. True if
+ * they are known (or left to the tasks). */
 bool observer_ready(struct snapper *s, const struct procmaps *maps, int pm);
+
+/* When observer_ready left memsz's own pages to the tasks (s->self_lazy:
+ * a target none of whose mappings of a file memsz maps could hold a huge
+ * page a PMD maps), mark SCAN_SELF in c->extra on the pages among the
+ * nlook to look up of the task at va of mapping m (c->look, in page
+ * order) whose frame memsz maps at the same offset of the same file: it
+ * reads memsz's pagemap there, after making those pages resident, so
+ * that memsz does not map one of them later, before its mapcount is
+ * read. A page memsz's pagemap cannot be read for is not marked. */
+void observer_task(const struct snapper *s, struct snap_ctx *c,
+		   const struct procmap *m, uint64_t va, size_t nlook);
 
 #endif

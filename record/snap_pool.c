@@ -161,8 +161,9 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 
 	task_clean(j, c, k, nlook);
 	if (ret > 0)
-		ret = kpage_classify(j->s, c, sl, task_va(j, k), c->nent, nlook,
-				     maxkey);
+		ret =
+		    kpage_classify(j->s, c, sl, &j->maps->maps[j->tasks[k].vma],
+				   task_va(j, k), c->nent, nlook, maxkey);
 	sl->ret = ret < 0 ? ret : 0;
 }
 
@@ -505,8 +506,9 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			}
 			kpage_prepass(s, c, c->nent, &nlook, &maxkey);
 			task_clean(j, c, k, nlook);
-			sl->ret = kpage_classify(s, c, sl, task_va(j, k),
-						 c->nent, nlook, maxkey);
+			sl->ret = kpage_classify(
+			    s, c, sl, &j->maps->maps[j->tasks[k].vma],
+			    task_va(j, k), c->nent, nlook, maxkey);
 			c->pm = pm;
 			c->extra = extra;
 		}

@@ -104,6 +104,7 @@ void snapper_free(struct snapper *s)
 	free(s->cgacc);
 	free(s->payers);
 	free(s->self_set);
+	free(s->self_maps);
 	free(s->prep_files);
 	procmaps_free(&s->given);
 	free(s->self_pop);
@@ -194,17 +195,6 @@ static void status_read(int fd, struct snap_status *st)
 	free(big);
 }
 
-/* True if a PMD could map some of m: it holds a whole aligned range of
- * pmd_pages pages (a huge page is mapped by a PMD only inside one VMA, at
- * its own alignment). */
-static bool map_pmd_possible(const struct snapper *s, const struct procmap *m)
-{
-	uint64_t size = (uint64_t)s->pmd_pages << s->page_shift;
-	uint64_t a = (m->start + size - 1) & ~(size - 1);
-
-	return size && a >= m->start && a < m->end && m->end - a >= size;
-}
-
 /* Whether m could be a hugetlb mapping holding a PMD-sized page: it maps
  * a file system without a block device (major 0: hugetlbfs, whether the
  * kernel's own mounts behind MAP_HUGETLB, memfd_create(MFD_HUGETLB) and
@@ -214,7 +204,7 @@ static bool map_hugetlb_candidate(const struct snapper *s,
 				  const struct procmap *m)
 {
 	return !m->dev_major && (m->dev_minor || m->ino) &&
-	       map_pmd_possible(s, m);
+	       snap_pmd_possible(s, m);
 }
 
 /* Mark the hugetlb mappings of maps (PROCMAP_VM_HUGETLB) that could hold
@@ -289,7 +279,7 @@ static void vma_flags_load(struct snapper *s, int pid,
 		hugetlb_mark(s, pid, maps);
 	for (size_t i = 0; i < maps->n && !*pmd; i++)
 		*pmd = !(maps->maps[i].vmflags & PROCMAP_VM_HUGETLB) &&
-		       map_pmd_possible(s, &maps->maps[i]);
+		       snap_pmd_possible(s, &maps->maps[i]);
 }
 
 /* NOTE, once per recording, that PSS is unavailable (no PFNs). Returns 0

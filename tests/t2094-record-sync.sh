@@ -4,7 +4,8 @@
 # and memsz-record(1) say, seen by strace (-y names each descriptor's
 # file): a recording written to a new name is not synced (left to
 # writeback); one that replaces a recording is synced, and so is the
-# recording it moves to FILE.old, both before the renames.
+# recording it moves to FILE.old, both before the renames. A one-shot's
+# file is unnamed (O_TMPFILE) until it is linked in as FILE.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
 need strace strace
@@ -16,7 +17,7 @@ track $tgt
 # traced OUT: one one-shot of the target into OUT under strace; its
 # fsync and rename calls, one per line, in $T/trace
 traced() {
-	strace -f -y -qq -e trace=fsync,rename -o "$T/trace" \
+	strace -f -y -qq -e trace=fsync,rename,linkat -o "$T/trace" \
 		"$MEMSZ" record --duration 0 -o "$1" -p $tgt 2>"$T/err"
 }
 
@@ -25,15 +26,15 @@ traced "$out"
 check "first recording written" test -s "$out"
 check "a new name: no fsync" \
 	test "$(grep -c '^[0-9]* *fsync(' "$T/trace")" -eq 0
-check "a new name: renamed from the temporary file" \
-	grep -q "rename(\"$out.tmp.*\", \"$out\")" "$T/trace"
+check "a new name: the unnamed file linked in" \
+	grep -q "linkat(.*\"$out\"" "$T/trace"
 
 traced "$out"
 check "second recording written, the first kept as .old" \
 	test -s "$out" -a -s "$out.old"
 # the fsyncs, in order: the new recording's temporary file, then the old
 check "replacing: the new recording synced" \
-	grep -q "fsync([0-9]*<$out.tmp" "$T/trace"
+	grep -q "fsync([0-9]*<$T/#[0-9]*>(deleted))" "$T/trace"
 check "replacing: the recording moved to .old synced" \
 	grep -q "fsync([0-9]*<$out>" "$T/trace"
 last_sync=$(grep -n 'fsync(' "$T/trace" | tail -1 | cut -d: -f1)

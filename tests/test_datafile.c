@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -395,6 +396,98 @@ static void test_batch(void **state)
 	md_reader_close(r);
 	unlink(path);
 	free(path);
+	(void)state;
+}
+
+/* The entries of the test directory whose name starts with prefix. */
+static int entries_named(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+/* MD_WRITER_UNNAMED: nothing is named in the directory while the file is
+ * written (0600, whatever the umask), the file is linked in at commit
+ * (a recording there moved to .old, a symlink replaced, not followed),
+ * kept as dest (replacing it) by md_writer_keep, and a writer closed
+ * without either leaves nothing behind. */
+static void test_unnamed(void **state)
+{
+	char *path = tpath("unnamed.data"), *old = tpath("unnamed.data.old");
+	char *dest = tpath("unnamed.partial"), *victim = tpath("victim");
+	struct md_writer *w;
+	struct md_reader *r;
+	struct stat st, st2;
+	mode_t mask = umask(002);
+	FILE *f;
+
+	assert_int_equal(md_writer_open_flags(path, MD_WRITER_UNNAMED, &w), 0);
+	umask(mask);
+	write_all_types(w);
+	assert_int_equal(entries_named("unnamed"), 0);
+	assert_int_equal(stat(md_writer_temp_path(w), &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(entries_named("unnamed"), 1);
+	assert_int_equal(md_reader_open(path, &r), 0);
+	check_all_types(r);
+	md_reader_close(r);
+	assert_int_equal(stat(path, &st), 0);
+	/* again: the first moves to .old */
+	assert_int_equal(md_writer_open_flags(path, MD_WRITER_UNNAMED, &w), 0);
+	write_all_types(w);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(stat(old, &st2), 0);
+	assert_int_equal(st2.st_ino, st.st_ino);
+	assert_int_equal(stat(path, &st2), 0);
+	assert_true(st2.st_ino != st.st_ino);
+	assert_int_equal(entries_named("unnamed"), 2);
+	/* a symlink at path is replaced; what it names stays */
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("victim", f);
+	fclose(f);
+	unlink(old);
+	unlink(path);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(md_writer_open_flags(path, MD_WRITER_UNNAMED, &w), 0);
+	write_all_types(w);
+	assert_int_equal(md_writer_commit(w), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(victim, &st), 0);
+	assert_int_equal(st.st_size, 6);
+	/* kept as dest, which it replaces */
+	assert_int_equal(symlink(victim, dest), 0);
+	assert_int_equal(md_writer_open_flags(path, MD_WRITER_UNNAMED, &w), 0);
+	write_all_types(w);
+	assert_int_equal(md_writer_keep(w, dest), 0);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(lstat(dest, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size > 64);
+	assert_int_equal(entries_named("unnamed"), 2);
+	/* closed uncommitted: nothing left */
+	assert_int_equal(md_writer_open_flags(dest, MD_WRITER_UNNAMED, &w), 0);
+	write_all_types(w);
+	assert_int_equal(md_writer_close(w), 0);
+	assert_int_equal(entries_named("unnamed"), 2);
+	unlink(path);
+	unlink(dest);
+	unlink(victim);
+	free(path);
+	free(old);
+	free(dest);
+	free(victim);
 	(void)state;
 }
 
@@ -3006,6 +3099,7 @@ int main(void)
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_batch),
 	    cmocka_unit_test(test_gather),
+	    cmocka_unit_test(test_unnamed),
 	    cmocka_unit_test(test_records_partial_batch),
 	    cmocka_unit_test(test_comm_owner),
 	    cmocka_unit_test(test_old_renamed),
