@@ -467,7 +467,10 @@ int md_writer_open(const char *path, struct md_writer **out);
  * recording made in one burst (record --duration 0): on ext4 a create
  * and a rename cost ~15-20 us more than an unnamed file and a link, ~6%
  * of a snapshot of a small process. Nothing of it is left behind by a
- * killed memsz (md_writer_keep() links it as dest). */
+ * killed memsz. Where path names something at commit, or for
+ * md_writer_keep(), it is first named as md_writer_open() names its file
+ * (a link, else a copy where no link can be made) and goes on as such a
+ * file does. */
 #define MD_WRITER_UNNAMED 8u
 
 /* md_writer_open() with flags (MD_WRITER_*). */
@@ -479,9 +482,8 @@ int md_writer_open_flags(const char *path, unsigned flags,
  * temporary file to path.
  * Returns 0 or a negative code (then path and path.old are as they were,
  * unless only the second rename failed: path.old then holds the previous
- * recording). An unnamed file (MD_WRITER_UNNAMED) is linked as path;
- * where path still names something, under a temporary name renamed over
- * it. */
+ * recording). An unnamed file (MD_WRITER_UNNAMED) is linked as path
+ * where path names nothing; else it is named first (see there). */
 int md_writer_commit(struct md_writer *w);
 /* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
  * After an error the file still holds every complete earlier record. */

@@ -243,30 +243,60 @@ static int unnamed_linkat(const struct md_writer *w, const char *dest)
 	return linkat(AT_FDCWD, w->tmp, AT_FDCWD, dest, AT_SYMLINK_FOLLOW);
 }
 
-/* Give the unnamed file of w the name dest, replacing what dest names as
- * rename(2) does (a symlink is replaced, not followed): a link where dest
- * is free, else a link under a temporary name (dest.tmp.XXXXXX, chosen
- * as temp_create chooses) renamed over it. Returns 0 or -errno. */
-static int unnamed_link(const struct md_writer *w, const char *dest)
+/* Copy the bytes of the unnamed file of w into a new file at tmp (a name
+ * ending in six X, chosen as temp_create chooses), which then takes its
+ * place in w, for unnamed_name() where no link of it can be made.
+ * 0 or -errno (w as it was, nothing left at tmp). */
+static int unnamed_copy(struct md_writer *w, char *tmp)
 {
-	char *tmp;
+	struct stat a, b;
+	loff_t in = 0;
+	ssize_t n;
+	int fd = temp_create(tmp);
+
+	if (fd < 0)
+		return fd;
+	do
+		n = copy_file_range(w->fd, &in, fd, NULL, 1 << 30, 0);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	if (n < 0 || fstat(fd, &a) < 0 || fstat(w->fd, &b) < 0 ||
+	    a.st_size != b.st_size) {
+		int ret = n < 0 ? -errno : -EIO;
+
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
+	close(w->fd);
+	w->fd = fd;
+	return 0;
+}
+
+/* Give the unnamed file of w a temporary name beside its path
+ * (path.tmp.XXXXXX): a link of it, else a copy of its bytes. w is a
+ * named writer from then on, so that whatever fails after (a rename over
+ * path, to path.partial) leaves the recording where a named one is left,
+ * never unlinked: a file linked and unlinked again cannot be linked
+ * anew. 0 or -errno (w unnamed still). */
+static int unnamed_name(struct md_writer *w)
+{
+	char *tmp = xasprintf("%s.tmp.XXXXXX", w->path);
 	int ret = -EEXIST;
 
-	if (!unnamed_linkat(w, dest))
-		return 0;
-	if (errno != EEXIST)
-		return -errno;
-	tmp = xasprintf("%s.tmp.XXXXXX", dest);
 	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
 		temp_letters(tmp);
 		ret = unnamed_linkat(w, tmp) ? -errno : 0;
 	}
-	if (!ret && rename(tmp, dest) < 0) {
-		ret = -errno;
-		unlink(tmp);
+	if (ret < 0)
+		ret = unnamed_copy(w, tmp);
+	if (ret < 0) {
+		free(tmp);
+		return ret;
 	}
-	free(tmp);
-	return ret;
+	free(w->tmp);
+	w->tmp = tmp;
+	w->unnamed = false;
+	return 0;
 }
 
 /* Create the file records are written to: a temporary file beside path
@@ -438,6 +468,14 @@ int md_writer_commit(struct md_writer *w)
 	 * tenth of a small one-shot's CPU) is left to the kernel's writeback,
 	 * as perf leaves it. */
 	exists = !lstat(w->path, &st);
+	/* an unnamed file becomes path with one link where path is free;
+	 * else it is named first and committed as a named one is */
+	if (w->unnamed && !exists && !unnamed_linkat(w, w->path)) {
+		w->committed = true;
+		return 0;
+	}
+	if (w->unnamed && (ret = unnamed_name(w)) < 0)
+		return w->err = ret;
 	if (exists && !(S_ISREG(st.st_mode) && st.st_size == 0) &&
 	    fsync(w->fd) < 0)
 		return w->err = -errno;
@@ -451,11 +489,8 @@ int md_writer_commit(struct md_writer *w)
 		if (ret < 0)
 			return w->err = ret;
 	}
-	ret = w->unnamed		? unnamed_link(w, w->path)
-	      : rename(w->tmp, w->path) ? -errno
-					: 0;
-	if (ret < 0)
-		return w->err = ret;
+	if (rename(w->tmp, w->path) < 0)
+		return w->err = -errno;
 	w->committed = true;
 	return 0;
 }
@@ -586,14 +621,12 @@ int md_writer_keep(struct md_writer *w, const char *dest)
 	if (!w->tmp || w->committed)
 		return -EINVAL;
 	(void)records_flush(w);
-	ret = w->unnamed	     ? unnamed_link(w, dest)
-	      : rename(w->tmp, dest) ? -errno
-				     : 0;
-	if (ret < 0)
+	if (w->unnamed && (ret = unnamed_name(w)) < 0)
 		return ret;
+	if (rename(w->tmp, dest) < 0)
+		return -errno;
 	free(w->tmp);
 	w->tmp = NULL; /* close no longer removes it */
-	w->unnamed = false;
 	return 0;
 }
 

@@ -5,7 +5,9 @@
 # file): a recording written to a new name is not synced (left to
 # writeback); one that replaces a recording is synced, and so is the
 # recording it moves to FILE.old, both before the renames. A one-shot's
-# file is unnamed (O_TMPFILE) until it is linked in as FILE.
+# file is unnamed (O_TMPFILE) until it is linked in as FILE; where no
+# link can be made (strace injects the failures) its bytes are copied to
+# a named file, and a rename that fails after leaves FILE.partial.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
 need strace strace
@@ -34,7 +36,7 @@ check "second recording written, the first kept as .old" \
 	test -s "$out" -a -s "$out.old"
 # the fsyncs, in order: the new recording's temporary file, then the old
 check "replacing: the new recording synced" \
-	grep -q "fsync([0-9]*<$T/#[0-9]*>(deleted))" "$T/trace"
+	sh -c 'grep "^[0-9]* *fsync(" "$1" | grep -vq "<$2>"' sh "$T/trace" "$out"
 check "replacing: the recording moved to .old synced" \
 	grep -q "fsync([0-9]*<$out>" "$T/trace"
 last_sync=$(grep -n 'fsync(' "$T/trace" | tail -1 | cut -d: -f1)
@@ -43,4 +45,39 @@ check "both synced before the first rename" \
 	test "${last_sync:-9999}" -lt "${first_rename:-0}"
 check "the old one renamed to .old" \
 	grep -q "rename(\"$out\", \"$out.old\")" "$T/trace"
+
+# injected OUT SPEC: a one-shot into OUT with the system calls SPEC names
+# failing (strace -e inject=SPEC, traced in $T/itrace); its exit code in
+# $rc
+injected() {
+	rc=0
+	strace -f -qq -e trace=linkat,rename -e inject="$2" -o "$T/itrace" \
+		"$MEMSZ" record --duration 0 -o "$1" -p $tgt 2>"$T/err" || rc=$?
+}
+
+out=$T/nolink.data
+injected "$out" linkat:error=EPERM
+check "no link at all, a new name: the links refused" \
+	grep -q 'linkat(.*(INJECTED)' "$T/itrace"
+check "no link at all, a new name: exit 0" test $rc -eq 0
+check "no link at all, a new name: the recording copied in" \
+	"$MEMSZ" report -i "$out" -n 1
+injected "$out" linkat:error=EPERM
+check "no link at all, replacing: exit 0" test $rc -eq 0
+check "no link at all, replacing: both recordings readable" \
+	sh -c '"$1" report -i "$2" -n 1 && "$1" report -i "$2.old" -n 1' \
+	sh "$MEMSZ" "$out"
+
+out=$T/norename.data
+traced "$out"
+# renames: FILE to FILE.old, then the named file to FILE (fails), then
+# to FILE.partial
+injected "$out" rename:error=EPERM:when=2
+check "the rename over FILE fails: refused" \
+	grep -q "rename(.*\"$out\").*(INJECTED)" "$T/itrace"
+check "the rename over FILE fails: exit 1" test $rc -eq 1
+check "the rename over FILE fails: the recording kept in .partial" \
+	"$MEMSZ" report -i "$out.partial" -n 1
+check "the rename over FILE fails: no temporary file left" \
+	sh -c '! ls "$1".tmp.* 2>/dev/null' sh "$out"
 finish
