@@ -47,8 +47,8 @@ void labels_reserve(struct labels *lb, size_t n);
 /* Id of s if already interned, else LABEL_NONE. */
 uint32_t labels_find(const struct labels *lb, const char *s);
 /* Ask for the memory labels_str(lb, id) reads first (where the string
- * is), for a caller that walks labels in no order of theirs: a miss a
- * label on a big image, taken some labels ahead. */
+ * is), for a caller that walks labels in no order of theirs: on a big
+ * image each label is a cache miss, taken this way some labels ahead. */
 void labels_prefetch_id(const struct labels *lb, uint32_t id);
 /* String of id; borrowed, valid until labels_free(). id must be valid. */
 const char *labels_str(const struct labels *lb, uint32_t id);
