@@ -113,6 +113,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1002-cli-options.sh \
 	tests/t1003-completion.sh \
 	tests/t1004-cli-hostile.py \
+	tests/t1005-hostile-images.py \
 	tests/t1010-size-hash.py \
 	tests/t1100-size-compileunits.py \
 	tests/t1104-size-dwarf-strings.py \
