@@ -257,6 +257,9 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	char *tmp;
 	int fd, ret;
 
+	ret = path_dirs_trusted(path); /* no planted link on the way */
+	if (ret < 0)
+		return ret;
 	fd = writer_create(path, flags, &tmp);
 	if (fd < 0)
 		return fd;
