@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""t2091: the directories of `record -o`.
+"""t2091: the directories of `record -o` and the names beside the output.
 
  - a symlink another user owns in a sticky world-writable directory is
    not followed in any directory component of -o (the kernel's
@@ -9,7 +9,10 @@
    directory, wrote root's recording there. Refused with the message of a
    planted link in the last component; nothing is written where it
    points. A link root owns there is followed, and one that leads on to
-   a planted link is refused (the links of a target are checked too).
+   a planted link is refused (the links of a target are checked too);
+ - FILE.old a directory (planted, say): the recording cannot move the
+   previous one there; the error names FILE.old (it named FILE), FILE is
+   left as it was and what was recorded is in FILE.partial.
 The ground truth: the files in the directories, `memsz dump`.
 """
 import os
@@ -36,6 +39,11 @@ def record(out, cwd=None):
                         "--duration", "0"], capture_output=True, text=True,
                        timeout=120, cwd=cwd)
     return p.returncode, p.stderr
+
+
+def content(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def dumps(path):
@@ -79,7 +87,26 @@ def planted_dirs(tmp):
           (rc, err))
 
 
+def old_is_dir(tmp):
+    out = os.path.join(tmp, "o", "x.data")
+    os.makedirs(os.path.dirname(out))
+    rc, err = record(out)
+    if rc != 0:
+        lib.fail("record -o %s: %r" % (out, err))
+    before = content(out)
+    os.mkdir(out + ".old")
+    rc, err = record(out)
+    check(rc == 1 and ("cannot write '%s.old': Is a directory" % out) in err
+          and ("'%s' left as it was" % out) in err,
+          "FILE.old a directory: the error names FILE.old (exit %d, %r)" %
+          (rc, err))
+    check(content(out) == before and dumps(out + ".partial"),
+          "FILE.old a directory: FILE as it was, the recording in "
+          "FILE.partial")
+
+
 with tempfile.TemporaryDirectory(prefix="memsz-t2091-") as tmp:
+    old_is_dir(tmp)
     if os.geteuid() != 0:
         lib.skip_part("acting as nobody to plant a link needs root")
     elif not shutil.which("setpriv"):
