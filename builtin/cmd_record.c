@@ -617,13 +617,13 @@ static int record(struct record_args *a, const int *pids, int npids,
 		memsz_error("cannot write '%s': %s; recording stopped%s, "
 			    "'%s' left as it was, what was recorded is in "
 			    "'%s'",
-			    a->so.path, memsz_strerror(st.werr),
+			    st.werr_path, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path,
 			    st.partial);
 	else if (st.werr)
 		memsz_error("cannot write '%s': %s; recording stopped%s, "
 			    "'%s' left as it was",
-			    a->so.path, memsz_strerror(st.werr),
+			    st.werr_path, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path);
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "

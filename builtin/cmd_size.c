@@ -114,8 +114,9 @@ void usage_size(FILE *out)
 static char *build_id_hex(const char *path)
 {
 	uint8_t id[64];
+	struct stat st;
 	char *hex;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = elf_file_open(path, &st); /* never a device swapped in */
 	int n = fd < 0 ? 0 : elf_build_id_read(fd, id, sizeof(id));
 
 	if (fd >= 0)

@@ -586,6 +586,11 @@ void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
  * it. Returns 0, -EINVAL when there is no temporary file or the recording
  * was committed, or -errno of rename() (or linkat()). */
 int md_writer_keep(struct md_writer *w, const char *dest);
+/* The file the writer's error is about: the path given to
+ * md_writer_open(), or path.old when md_writer_commit() could not move
+ * the recording at path there (a directory in its way, say). Borrowed,
+ * valid until md_writer_close(). */
+const char *md_writer_err_path(const struct md_writer *w);
 /* Flush, append the END record unless a write failed or it was written
  * by md_writer_commit() (a file without it reads as cut short), and
  * close. A temporary file that was never committed is removed. Returns 0

@@ -250,6 +250,7 @@ struct md_writer {
 	uint32_t nrb;	     /* records in rb */
 	bool batch;	     /* MD_WRITER_BATCH */
 	bool gather;	     /* md_writer_gather(): batched until off */
+	char *err_path;	     /* path.old when err is about it */
 };
 
 /* Start a record in w->b (its header reserved): flushes the batched

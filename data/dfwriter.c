@@ -358,6 +358,9 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	bool unnamed;
 	int fd, ret;
 
+	ret = path_dirs_trusted(path); /* no planted link on the way */
+	if (ret < 0)
+		return ret;
 	fd = writer_create(path, flags, &tmp, &unnamed);
 	if (fd < 0)
 		return fd;
@@ -485,9 +488,11 @@ int md_writer_commit(struct md_writer *w)
 			return w->err = ret;
 		old = xasprintf("%s.old", w->path);
 		ret = rename(w->path, old) ? -errno : 0;
-		free(old);
-		if (ret < 0)
+		if (ret < 0) {
+			w->err_path = old; /* the error is about it */
 			return w->err = ret;
+		}
+		free(old);
 	}
 	if (rename(w->tmp, w->path) < 0)
 		return w->err = -errno;
@@ -644,6 +649,7 @@ int md_writer_close(struct md_writer *w)
 		unlink(w->tmp);
 	free(w->tmp);
 	free(w->path);
+	free(w->err_path);
 	free(w->b.p);
 	free(w->sb.p);
 	pgstate_enc_free(&w->enc);
@@ -656,4 +662,9 @@ int md_writer_close(struct md_writer *w)
 	stackref_free(&w->stk);
 	free(w);
 	return ret;
+}
+
+const char *md_writer_err_path(const struct md_writer *w)
+{
+	return w->err_path ? w->err_path : w->path;
 }

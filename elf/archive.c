@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf/elfimg.h"
 #include "util/util.h"
 
 /* A member header: fixed-width ASCII fields, numbers in decimal padded
@@ -191,17 +192,11 @@ int ar_file_read(const char *path, unsigned char **buf, size_t *len)
 	size_t got = 0;
 	int fd, ret = 0;
 
-	/* O_NONBLOCK: a FIFO named here must not wait for a writer */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* a FIFO or device node named here is never opened */
+	fd = elf_file_open(path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		ret = -errno;
-	else if (S_ISDIR(st.st_mode))
-		ret = -EISDIR;
-	else if (!S_ISREG(st.st_mode))
-		ret = -MEMSZ_ENOTELF;
-	else if ((uint64_t)st.st_size > SIZE_MAX - 1)
+		return fd;
+	if ((uint64_t)st.st_size > SIZE_MAX - 1)
 		ret = -EFBIG;
 	if (ret < 0)
 		goto out;

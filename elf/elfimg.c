@@ -581,32 +581,17 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 	}
 }
 
-/* Open path for reading into *fd and its stat into *st: a regular file
- * only, never waiting on a FIFO. Returns 0, -EISDIR, -MEMSZ_ENOTELF (not a
- * regular file) or -errno; *fd is open only on success. */
-static int open_regular(const char *path, int *fd, struct stat *st)
+int elf_file_open(const char *path, struct stat *st)
 {
-	int fl, ret;
+	/* looked at through O_PATH first: a device node or FIFO a recording
+	 * or a .gnu_debuglink names is never opened (a watchdog's open arms
+	 * it, a FIFO's wakes its writer); the O_NONBLOCK it is opened with
+	 * changes nothing for a regular file */
+	int fd = open_regular_at(AT_FDCWD, path, st);
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (a hostile
-	 * .gnu_debuglink may name one). Cleared once we know it is a file. */
-	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (*fd < 0)
-		return -errno;
-	if (fstat(*fd, st) < 0)
-		ret = -errno;
-	else if (S_ISDIR(st->st_mode))
-		ret = -EISDIR;
-	else if (!S_ISREG(st->st_mode))
-		ret = -MEMSZ_ENOTELF;
-	else if ((fl = fcntl(*fd, F_GETFL)) < 0 ||
-		 fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-		ret = -errno;
-	else
-		return 0;
-	close(*fd);
-	*fd = -1;
-	return ret;
+	if (fd == -EINVAL)
+		return S_ISDIR(st->st_mode) ? -EISDIR : -MEMSZ_ENOTELF;
+	return fd;
 }
 
 /* Check that libelf's view of img (priv->elf) has exactly the header
@@ -688,9 +673,9 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 	struct stat st;
 	int fd, ret;
 
-	ret = open_regular(path, &fd, &st);
-	if (ret)
-		return ret;
+	fd = elf_file_open(path, &st);
+	if (fd < 0)
+		return fd;
 	ret = read_rawhdr(fd, st.st_size, &h);
 	if (ret)
 		goto out_close;

@@ -137,6 +137,13 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root);
 int elfimg_use_debug_files(struct elfimg *img, const char *const *paths,
 			   size_t n);
 
+/* Open path for reading (a descriptor the caller closes) if it is a
+ * regular file, *st its stat: anything else is looked at, never opened.
+ * Returns the descriptor, -EISDIR, -MEMSZ_ENOTELF (a FIFO, a device...)
+ * or -errno. */
+struct stat;
+int elf_file_open(const char *path, struct stat *st);
+
 /* The NT_GNU_BUILD_ID descriptor of the ELF file open on fd, into id (at
  * most max bytes: a longer one is cut, as perf does): the first such note
  * of its SHT_NOTE sections, else of its PT_NOTE segments. Reads only the

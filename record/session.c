@@ -515,6 +515,7 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->nsnap_held = r->sn.nsnap_held;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
 	st->werr = r->werr;
+	st->werr_path = r->w ? md_writer_err_path(r->w) : r->o.path;
 	st->committed = !r->werr && r->sn.nsnaps;
 	st->partial = r->partial;
 }

@@ -72,6 +72,10 @@ struct session_stats {
 	uint64_t bytes;			   /* memsz.data size so far */
 	int werr;			   /* first write error, 0 if none */
 	bool committed;			   /* the recording replaced path */
+	/* The file werr is about: path, or path.old when the recording at
+	 * path could not be moved there (md_writer_err_path); valid until
+	 * session_free(). */
+	const char *werr_path;
 	/* After a write error with a snapshot written: where what was
 	 * written is kept (path.partial, malloc'd, freed by session_free),
 	 * or NULL. */

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,23 +150,62 @@ static void scan_maps(struct session *r, int pid)
 	procmaps_free(&maps);
 }
 
+/* True if the walks of --cache-paths are to end: a write failed, or a
+ * stop signal is pending. The session blocks SIGINT, SIGTERM and SIGHUP
+ * and reads them from its signalfd between poll() turns, never during a
+ * snapshot: a walk of a large tree (--cache-paths /) would go on for
+ * minutes with the signal pending, and, in a one-shot recording, the
+ * signal would kill memsz once the session unblocked it. Taken here
+ * instead (sigtimedwait, not waiting), it stops the recording as the
+ * loop would (r->loop.stop), with a NOTE that the walk was cut short
+ * (root, the --cache-paths DIR being walked). */
+static bool walk_stopped(struct session *r, const char *root)
+{
+	static const struct timespec now;
+	sigset_t stop;
+	char *msg;
+	int sig;
+
+	if (r->werr || r->cg.walk_cut)
+		return true;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sig = sigtimedwait(&stop, NULL, &now);
+	if (sig <= 0)
+		return false;
+	r->cg.walk_cut = true;
+	r->loop.stop = true;
+	msg = xasprintf("the page cache walk of --cache-paths '%s' was cut "
+			"short by a signal (%s): the files under it not "
+			"reached yet, and any later walk, are not recorded",
+			root, strsignal(sig));
+	rec_say(r, true, msg);
+	rec_note(r, MD_NOTE_OTHER, msg);
+	free(msg);
+	return true;
+}
+
 /* The regular files under directory dir (symbolic links not followed),
- * depth levels down already. */
-static void walk_dir(struct session *r, const char *dir, int depth)
+ * depth levels down already, of the walk of --cache-paths root. */
+static void walk_dir(struct session *r, const char *root, const char *dir,
+		     int depth)
 {
 	struct dirent *de;
 	DIR *d;
 
-	if (depth > WALK_DEPTH_MAX || !(d = opendir(dir)))
+	if (depth > WALK_DEPTH_MAX || walk_stopped(r, root) ||
+	    !(d = opendir(dir)))
 		return;
-	while ((de = readdir(d)) && !r->werr) {
+	while (!walk_stopped(r, root) && (de = readdir(d))) {
 		char *path;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
 		if (de->d_type == DT_DIR)
-			walk_dir(r, path, depth + 1);
+			walk_dir(r, root, path, depth + 1);
 		else if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
 			scan_path(r, path, path, true);
 		free(path);
@@ -185,5 +225,5 @@ void rec_scan_cache(struct session *r, int pid)
 	scan_fds(r, pid);
 	scan_maps(r, pid);
 	for (size_t i = 0; i < r->o.ncache_paths && !r->werr; i++)
-		walk_dir(r, r->o.cache_paths[i], 0);
+		walk_dir(r, r->o.cache_paths[i], r->o.cache_paths[i], 0);
 }

@@ -208,6 +208,8 @@ struct rec_memcg {
 	size_t nscanned, scannedcap;
 	bool kpc_tried;	    /* kpagecgroup_fd was opened (or not) */
 	int kpagecgroup_fd; /* -1: not readable */
+	bool walk_cut;	    /* a stop signal cut a --cache-paths walk
+			     * short: none is walked again */
 };
 
 struct session {
@@ -386,7 +388,10 @@ void rec_cgroups_free(struct session *r);
 /* --- session_cache.c --- */
 
 /* -G: FILE_CACHE records of the files pid holds open or maps and of the
- * files under --cache-paths not scanned lately. */
+ * files under --cache-paths not scanned lately. SIGINT, SIGTERM or SIGHUP
+ * arriving during a walk of --cache-paths ends it (and the recording,
+ * r->loop.stop) with a NOTE: the signal is taken, so it cannot kill memsz
+ * when the session unblocks it. */
 void rec_scan_cache(struct session *r, int pid);
 
 /* --- session_loop.c --- */

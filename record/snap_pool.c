@@ -216,6 +216,17 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+const char *snap_map_label(const char *name)
+{
+	return name[0] ? name : "[anon]";
+}
+
+char *snap_unreadable_note(const char *name, unsigned long n)
+{
+	return xasprintf("%lu pages of '%s' cannot be read from pagemap", n,
+			 snap_map_label(name));
+}
+
 static bool noted(struct snapper *s, const char *name)
 {
 	for (size_t i = 0; i < s->nnoted; i++)
@@ -319,14 +330,12 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		if (!strcmp(m->name, "[vsyscall]"))
 			a->unreadable = 0;
 		e->unreadable_pages += a->unreadable;
-		if (a->unreadable && !noted(s, m->name)) {
-			char *txt =
-			    xasprintf("%lu pages of '%s' cannot be "
-				      "read from pagemap",
-				      (unsigned long)a->unreadable, m->name);
+		if (a->unreadable && !noted(s, snap_map_label(m->name))) {
+			char *txt = snap_unreadable_note(
+			    m->name, (unsigned long)a->unreadable);
 
 			ret = md_write_note_kind(s->w, MD_NOTE_UNREADABLE_PAGES,
-						 m->name, txt);
+						 snap_map_label(m->name), txt);
 			free(txt);
 			if (ret < 0)
 				return ret;

@@ -20,4 +20,13 @@
 int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 		 struct snap_stats *st);
 
+/* The name notes give mapping name (procmaps: "" for an unnamed
+ * anonymous one): "[anon]" for that, as report labels it, else name. */
+const char *snap_map_label(const char *name);
+
+/* The text of the NOTE that n pages of mapping name cannot be read from
+ * pagemap ("%lu pages of '%s' ...", name as snap_map_label() gives it, the
+ * form md_note_kind_from_text() knows). Caller frees. */
+char *snap_unreadable_note(const char *name, unsigned long n);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf/archive.h"
@@ -542,7 +543,9 @@ static int walk_elf(struct size_walk *w, const char *path,
 static bool is_archive(const char *path)
 {
 	char magic[AR_MAGIC_LEN];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	/* a FIFO or device node is not opened (nor taken for an archive) */
+	int fd = open_regular_at(AT_FDCWD, path, &st);
 	bool yes =
 	    fd >= 0 &&
 	    pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&

@@ -113,6 +113,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1002-cli-options.sh \
 	tests/t1003-completion.sh \
 	tests/t1004-cli-hostile.py \
+	tests/t1005-hostile-images.py \
 	tests/t1010-size-hash.py \
 	tests/t1100-size-compileunits.py \
 	tests/t1104-size-dwarf-strings.py \
@@ -131,6 +132,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2080-record-sigint.sh \
 	tests/t2085-record-kill-held.py \
 	tests/t2090-record-nonroot.sh \
+	tests/t2091-record-output-dirs.py \
 	tests/t2094-record-sync.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2096-record-enospc.sh \
@@ -162,6 +164,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2310-record-cgroup.py \
 	tests/t2311-record-memcg.py \
 	tests/t2313-record-memcg-move.py \
+	tests/t2314-record-cache-walk-stop.py \
 	tests/t2312-record-machine.py \
 	tests/t2320-record-smem.py \
 	tests/t3000-report-i2.py \

@@ -2,10 +2,12 @@
 /* test_archive.c — the static archive reader over archives written here
  * byte by byte: the forms binutils writes only for huge archives (the
  * 64-bit symbol index) or not at all (BSD names, an unpadded last member),
- * and the corrupt headers it must refuse. tests/t1400 checks real
+ * and the corrupt headers it must refuse; a FIFO or directory named as an
+ * archive or image is refused unopened. tests/t1400 checks real
  * archives against ar, size -A and Bloaty. */
 #include "config.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,10 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "elf/archive.h"
+#include "elf/elfimg.h"
 #include "util/util.h"
 #include "tests/testutil.h"
 
@@ -162,13 +168,44 @@ static void test_edges(void **state)
 	ar_members_free(NULL, 0);
 }
 
+/* ar_file_read() and elf_file_open() refuse a FIFO and a directory
+ * without opening them (no inotify IN_OPEN event): a device node in its
+ * place would be opened with effects. */
+static void test_not_opened(void **state)
+{
+	char dir[] = "/tmp/memsz-arfile-XXXXXX", fifo[64];
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	char ev[4096];
+	int in;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, fifo, IN_OPEN) >= 0);
+	assert_true(inotify_add_watch(in, dir, IN_OPEN) >= 0);
+	assert_int_equal(ar_file_read(fifo, &buf, &len), -MEMSZ_ENOTELF);
+	assert_int_equal(ar_file_read(dir, &buf, &len), -EISDIR);
+	assert_int_equal(elf_file_open(fifo, &st), -MEMSZ_ENOTELF);
+	assert_int_equal(elf_file_open(dir, &st), -EISDIR);
+	assert_null(buf);
+	assert_int_equal(read(in, ev, sizeof(ev)), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(in);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gnu),
-	    cmocka_unit_test(test_bsd),
-	    cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_edges),
+	    cmocka_unit_test(test_gnu),	       cmocka_unit_test(test_bsd),
+	    cmocka_unit_test(test_refused),    cmocka_unit_test(test_edges),
+	    cmocka_unit_test(test_not_opened),
 	};
 
 	return test_run_group(tests, NULL, NULL);

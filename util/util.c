@@ -427,6 +427,80 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	return fd;
 }
 
+/* Whether the symlink lfd (O_PATH, its stat lst) in directory dfd may be
+ * followed: the kernel's protected_symlinks rule (fs/namei.c
+ * may_follow_link()). */
+static bool link_followable(int dfd, const struct stat *lst)
+{
+	struct stat d;
+
+	if (fstat(dfd, &d) < 0)
+		return false;
+	return !(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH) ||
+	       lst->st_uid == geteuid() || lst->st_uid == d.st_uid;
+}
+
+int path_dirs_trusted(const char *path)
+{
+	/* the directory part, resolved a component at a time from / or
+	 * the working directory; a link's target takes its place in what
+	 * is left to resolve */
+	const char *slash = strrchr(path, '/');
+	char *todo = slash ? xstrndup(path, (size_t)(slash - path)) : NULL;
+	char *p = todo, target[PATH_MAX];
+	int dfd, links = 0, ret = 0;
+
+	if (!todo)
+		return 0;
+	dfd =
+	    open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (dfd >= 0 && *p) {
+		size_t len = strcspn(p, "/");
+		char *comp = xstrndup(p, len);
+		struct stat st;
+		ssize_t n;
+		int fd;
+
+		p += len + (p[len] == '/');
+		fd = len && strcmp(comp, ".")
+			 ? openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)
+			 : -2;
+		free(comp);
+		if (fd == -2)
+			continue; /* "" (a slash repeated) or "." */
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			break; /* the open that follows says why */
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			close(dfd);
+			dfd = fd;
+			continue;
+		}
+		n = readlinkat(fd, "", target, sizeof(target) - 1);
+		close(fd);
+		if (!link_followable(dfd, &st)) {
+			ret = -MEMSZ_EUNSAFELINK;
+			break;
+		}
+		if (n <= 0 || ++links > 40)
+			break; /* ELOOP for the open that follows */
+		target[n] = 0;
+		comp = xasprintf("%s/%s", target, p);
+		free(todo);
+		p = todo = comp;
+		if (target[0] == '/') {
+			close(dfd);
+			dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		}
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(todo);
+	return ret;
+}
+
 ssize_t read_small_file(const char *path, size_t max, char **out)
 {
 	return read_small_file_at(AT_FDCWD, path, max, out);

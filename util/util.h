@@ -60,6 +60,16 @@ bool text_next_line(const char **p, const char *end, const char **ls,
 struct stat;
 int open_regular_at(int dfd, const char *path, struct stat *st);
 
+/* Whether the directories of path (all but its last component) may be
+ * reached under the kernel's protected_symlinks rule, applied whatever
+ * the sysctl says: a symlink met on the way (in path or in a link's
+ * target) is not followed when it sits in a sticky world-writable
+ * directory and is owned by neither the effective user nor that
+ * directory's owner (another user's link in /tmp). Returns 0, or
+ * -MEMSZ_EUNSAFELINK; 0 too where the path cannot be resolved (a
+ * missing directory, a loop), which the open that follows reports. */
+int path_dirs_trusted(const char *path);
+
 /* Read the regular file at path (not through a symlink in its last
  * component) whole, at most max bytes, into a new NUL-terminated buffer
  * *out (caller frees): /proc, sysfs and cgroupfs files, whose size stat

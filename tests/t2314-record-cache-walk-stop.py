@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2314: SIGTERM or SIGINT that reaches `memsz record -G CG --cache-paths
+DIR` while it walks DIR ends the walk at the next file and the recording as
+a stop signal does: a whole recording, committed, with a NOTE that the walk
+was cut short, exit 0, no temporary file left. The session blocks these
+signals and read them only between its loop's turns: `--cache-paths /` went
+on for minutes with SIGTERM pending, and a one-shot recording (--duration
+0) was then killed by it (exit 143).
+
+Where memsz is in its walk is known without timing: a fanotify
+FAN_OPEN_PERM mark on DIR's files holds memsz in its open() of the first
+one until the test answers, and the signal is sent before the answer. No
+other file of DIR may then be opened (the ground truth: the open events
+fanotify reports). Done once one-shot with SIGTERM, once with --interval
+and SIGINT.
+"""
+import ctypes
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
+
+FAN_CLOEXEC, FAN_CLASS_CONTENT = 0x1, 0x4
+FAN_MARK_ADD, FAN_OPEN_PERM, FAN_EVENT_ON_CHILD = 0x1, 0x10000, 0x8000000
+FAN_ALLOW = 0x1
+AT_FDCWD = -100
+EVENT = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
+NFILES = 64
+GUARD = 120  # seconds: a guard against hanging, not a timing assumption
+
+
+def cgroup2_mount():
+    with open("/proc/self/mountinfo") as f:
+        mounts = [line.split(" - ")[0].split()[4] for line in f
+                  if " - cgroup2 " in line]
+    if "/sys/fs/cgroup" in mounts:
+        return "/sys/fs/cgroup"
+    return mounts[0] if mounts else None
+
+
+def fanotify(path):
+    """A fanotify descriptor holding every open of a file in directory
+    path until answered, or None (with a skip) where that is not
+    permitted or built."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint,
+                                   ctypes.c_uint64, ctypes.c_int,
+                                   ctypes.c_char_p]
+    fd = libc.fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT, os.O_RDONLY)
+    if fd < 0 or libc.fanotify_mark(fd, FAN_MARK_ADD,
+                                    FAN_OPEN_PERM | FAN_EVENT_ON_CHILD,
+                                    AT_FDCWD, path.encode()) < 0:
+        lib.skip("fanotify permission events: %s" %
+                 os.strerror(ctypes.get_errno()))
+    return fd
+
+
+def events(fd):
+    """The (pid, file descriptor) of the open events waiting on fd."""
+    buf = os.read(fd, 4096)
+    out = []
+    while len(buf) >= EVENT.size:
+        length, _, _, _, _, efd, pid = EVENT.unpack_from(buf)
+        out.append((pid, efd))
+        buf = buf[length:]
+    return out
+
+
+def allow(fd, efd):
+    os.write(fd, struct.pack("=iI", efd, FAN_ALLOW))
+    os.close(efd)
+
+
+def walk_stopped(tmp, cg, sig, extra):
+    tree = os.path.join(tmp, "tree-%d" % sig)
+    os.mkdir(tree)
+    for i in range(NFILES):
+        with open(os.path.join(tree, "f%02d" % i), "wb") as f:
+            f.write(b"x" * 4096)
+    out = os.path.join(tmp, "o-%d" % sig)
+    os.mkdir(out)
+    data = os.path.join(out, "c.data")
+    fan = fanotify(tree)
+    rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
+                            tree, "-o", data, *extra],
+                           stderr=subprocess.PIPE, text=True)
+    opened, sent, end = 0, False, time.monotonic() + GUARD
+    try:
+        # answer every open (memsz's and any other process's), the first
+        # of memsz's only once the signal is on its way
+        while rec.poll() is None and time.monotonic() < end:
+            if not select.select([fan], [], [], 0.1)[0]:
+                continue
+            for pid, efd in events(fan):
+                if pid == rec.pid:
+                    opened += 1
+                    if not sent:
+                        os.kill(rec.pid, sig)
+                        sent = True
+                allow(fan, efd)
+    finally:
+        os.close(fan)
+        if rec.poll() is None:
+            rec.kill()
+    err = rec.communicate()[1]
+    name = signal.Signals(sig).name
+    what = "%s in the walk%s" % (name, " (%s)" % " ".join(extra))
+    check(sent, "%s: memsz opened a file of --cache-paths" % what)
+    check(opened == 1, "%s: no file is opened after the signal (%d of %d "
+          "opened)" % (what, opened, NFILES))
+    check(rec.returncode == 0 and "was cut short by a signal" in err,
+          "%s: exit 0, the walk said cut short (exit %s, %r)" %
+          (what, rec.returncode, err))
+    dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
+                          capture_output=True)
+    check(dump.returncode == 0 and " SNAP_END " in dump.stdout and
+          "NOTE the page cache walk of --cache-paths '%s' was cut short"
+          % tree in dump.stdout,
+          "%s: the recording is whole, with its snapshot and the NOTE "
+          "(dump exit %d)" % (what, dump.returncode))
+    check(os.listdir(out) == ["c.data"], "%s: no temporary file is left "
+          "(%s)" % (what, os.listdir(out)))
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("making a cgroup and fanotify marks need root")
+    mnt = cgroup2_mount()
+    if not mnt:
+        lib.skip("no cgroup2 file system mounted")
+    cg = os.path.join(mnt, "memsz-t2314-%d" % os.getpid())
+    os.mkdir(cg)
+    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
+    try:
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(cat.pid))
+        with tempfile.TemporaryDirectory(prefix="memsz-t2314-") as tmp:
+            walk_stopped(tmp, cg, signal.SIGTERM, ["--duration", "0"])
+            walk_stopped(tmp, cg, signal.SIGINT, ["--interval", "100"])
+    finally:
+        cat.kill()
+        cat.wait()
+        try:
+            lib.wait_until(lambda: lib.dir_removed(cg),
+                           "cgroup %s to be removed" % cg)
+        except TimeoutError as e:
+            print("# " + str(e))
+    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+
+
+main()
+sys.exit(lib.finish())
