@@ -35,11 +35,18 @@ static bool scanned_lately(struct session *r, const struct stat *st)
 	uint64_t now = mono_ns();
 	uint64_t period =
 	    r->o.interval_ms ? r->o.interval_ms * 1000000ull : RESCAN_NS;
+	uint64_t dev = (uint64_t)st->st_dev, ino = st->st_ino;
+	struct hashmap_probe p;
 	struct rec_scanned *s;
+	uint32_t i;
 
-	for (size_t i = 0; i < r->cg.nscanned; i++) {
+	/* a hash index: a walk of --cache-paths / meets ~10^5-10^6 files */
+	for (i = hashmap_first(
+		 &r->cg.scanned_ix,
+		 hashmap_hash_u64(dev * 0x9e3779b97f4a7c15ull ^ ino), &p);
+	     i != HASHMAP_NONE; i = hashmap_next(&r->cg.scanned_ix, &p)) {
 		s = &r->cg.scanned[i];
-		if (s->dev != (uint64_t)st->st_dev || s->ino != st->st_ino)
+		if (s->dev != dev || s->ino != ino)
 			continue;
 		if (r->o.one_shot || now - s->time < period)
 			return true;
@@ -48,8 +55,9 @@ static bool scanned_lately(struct session *r, const struct stat *st)
 	}
 	xgrow(&r->cg.scanned, &r->cg.scannedcap, r->cg.nscanned + 1,
 	      sizeof(*r->cg.scanned));
-	r->cg.scanned[r->cg.nscanned++] = (struct rec_scanned){
-	    .dev = (uint64_t)st->st_dev, .ino = st->st_ino, .time = now};
+	r->cg.scanned[r->cg.nscanned] =
+	    (struct rec_scanned){.dev = dev, .ino = ino, .time = now};
+	hashmap_put(&r->cg.scanned_ix, &p, (uint32_t)r->cg.nscanned++);
 	return false;
 }
 

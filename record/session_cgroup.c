@@ -269,6 +269,7 @@ void rec_cgroups_free(struct session *r)
 {
 	free(r->cg.named);
 	free(r->cg.scanned);
+	hashmap_free(&r->cg.scanned_ix);
 	free(r->cg.mounts);
 	free(r->cg.dir);
 	free(r->cg.seen);

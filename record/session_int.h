@@ -206,10 +206,11 @@ struct rec_memcg {
 	size_t nnamed, namedcap;
 	struct rec_scanned *scanned; /* files whose cache was scanned */
 	size_t nscanned, scannedcap;
-	bool kpc_tried;	    /* kpagecgroup_fd was opened (or not) */
-	int kpagecgroup_fd; /* -1: not readable */
-	bool walk_cut;	    /* a stop signal cut a --cache-paths walk
-			     * short: none is walked again */
+	struct hashmap scanned_ix; /* index of scanned by dev and inode */
+	bool kpc_tried;		   /* kpagecgroup_fd was opened (or not) */
+	int kpagecgroup_fd;	   /* -1: not readable */
+	bool walk_cut;		   /* a stop signal cut a --cache-paths walk
+				    * short: none is walked again */
 };
 
 struct session {
