@@ -38,7 +38,9 @@ tick):
    inherits) must still be SIGWINCH, judged by its process's other
    threads; and a thread made by one seized already is traced by the
    kernel, which a second PTRACE_SEIZE refuses: memsz must take it as
-   traced, not fail. Checked as above (memsz stopped; 0 lost);
+   traced, not give up ptrace (the file would note "cannot ptrace", a
+   note every attached case checks for at the first snapshot). Checked
+   as above (memsz stopped; 0 lost);
  - launched, with memsz SIGKILLed while the workload sits at its leash:
    the workload runs on (not stopped, ticks again), and its SIGURG handler
    never ran: memsz picks a leash signal the process does not catch
@@ -114,6 +116,15 @@ def start(tmp, exe, name, launch, nt, words=()):
             print("# " + str(e))
         if rec.poll() is not None:
             check(False, f"{name}: memsz attached: {rec.stderr.read()}")
+            lib.end_fault_loop(*got[0:2], got[3])
+            return None
+        # written before the first snapshot where ptrace was refused
+        dump = subprocess.run([MEMSZ, "dump", "-i", lib.recording(data)],
+                              capture_output=True, text=True).stdout
+        note = [x for x in dump.splitlines() if "cannot ptrace" in x]
+        check(not note, f"{name}: memsz traces the workload (no "
+              f"'cannot ptrace' note) {' '.join(note)}")
+        if note:
             lib.end_fault_loop(*got[0:2], got[3])
             return None
     if got and "late" in words:
