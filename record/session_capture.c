@@ -20,6 +20,21 @@
 
 #define SIGBIT(s) (1ull << ((s)-1))
 
+/* The blocked mask of a thread of tid's process other than tid that does
+ * not block both SIGURG and SIGWINCH; both if there is none. */
+static uint64_t sibling_blocked(int tid)
+{
+	const uint64_t both = SIGBIT(SIGURG) | SIGBIT(SIGWINCH);
+	int *tids = NULL, n = target_threads(target_tgid(tid), &tids);
+	uint64_t blocked = both, caught;
+
+	for (int i = 0; i < n && (blocked & both) == both; i++)
+		if (tids[i] != tid)
+			target_signal_masks(tids[i], &blocked, &caught);
+	free(tids);
+	return (blocked & both) == both ? both : blocked;
+}
+
 /* The signal a thread's leash sends: one ignored by default that its
  * process does not catch and the thread does not block, SIGURG or else
  * SIGWINCH. If memsz dies while the thread is stopped for it, the kernel
@@ -27,20 +42,27 @@
  * (and could be taken by sigwait()). When both are caught or blocked it
  * is SIGURG (the Go runtime, which catches every signal, takes a stray
  * SIGURG as a preemption request). A thread that blocks both keeps cur,
- * the signal it has (0: none yet; it is then judged by what its process
- * catches alone): its mask may be a passing one, pthread_create() blocking
- * every signal around clone() in the thread that calls it and in the new
- * one (glibc, musl); and if not, neither signal would stop it. */
+ * the signal it has: its mask may be a passing one, pthread_create()
+ * blocking every signal around clone() in the thread that calls it and in
+ * the new one (glibc, musl); and if not, neither signal would stop it.
+ * Without one yet (a thread seized at attach inside pthread_create(),
+ * whose leash every thread it makes inherits), it is judged by the mask
+ * of another thread of its process that does not block both, if any: threads
+ * mostly share one mask, and a signal the process blocks would stop
+ * none of them. */
 static int leash_sig(int tid, int cur)
 {
 	const uint64_t both = SIGBIT(SIGURG) | SIGBIT(SIGWINCH);
 	uint64_t blocked, busy;
 
 	target_signal_masks(tid, &blocked, &busy);
+	if ((blocked & both) == both) {
+		if (cur)
+			return cur;
+		blocked = sibling_blocked(tid);
+	}
 	if ((blocked & both) != both)
 		busy |= blocked;
-	else if (cur)
-		return cur;
 	return (busy & SIGBIT(SIGURG)) && !(busy & SIGBIT(SIGWINCH)) ? SIGWINCH
 								     : SIGURG;
 }
@@ -254,8 +276,13 @@ static void at_thread(void *arg, int tid, int from, bool add)
 		perf_capture_unleash(r->cap.pc, tid);
 		return;
 	}
-	if (!r->inherit && r->traced_all)
+	/* closing: the tracer detaches every thread (tracer_free) */
+	if ((!r->inherit && r->traced_all) || r->bp.closing)
 		return;
+	/* A thread may be told twice (let go after the wait for its maker's
+	 * clone event, then that event): perf_capture_leash() leaves a
+	 * leashed thread as it is, and the leashes stay as long, so no hold
+	 * either. */
 	sig = from ? perf_capture_leash_sig(r->cap.pc, from) : 0;
 	k = perf_capture_leash_samples(r->cap.pc);
 	err = perf_capture_leash(r->cap.pc, tid,
@@ -264,9 +291,9 @@ static void at_thread(void *arg, int tid, int from, bool add)
 	/* One thread more made every leash shorter, each counted afresh:
 	 * what the others took since memsz last looked, up to the longer
 	 * leash, is not counted in it. Sampling, they are held until memsz
-	 * has looked at the rings. */
-	if (!err && r->traced_all && r->tr &&
-	    k > perf_capture_leash_samples(r->cap.pc))
+	 * has looked at the rings: whether or not this thread's leash
+	 * opened, the others were shortened. */
+	if (r->traced_all && r->tr && k > perf_capture_leash_samples(r->cap.pc))
 		hold_all(r);
 	if (err < 0 && err != -ESRCH && !r->bp.leash_told) {
 		char *msg = xasprintf("cannot leash thread %d (%s): samples "

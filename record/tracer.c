@@ -70,6 +70,8 @@ struct tracee {
 	uint64_t born;	    /* a new thread stopped at its first stop since
 			     * (ns), before its maker's clone event: kept
 			     * there until that event names its maker */
+	int born_sig;	    /* WSTOPSIG of that stop: a group-stop's stop
+			     * signal, resumed with PTRACE_LISTEN */
 	bool in_stop;	    /* stopped, in a callback about that stop */
 };
 
@@ -216,7 +218,11 @@ static int seize_threads(struct tracer *tr, int pid)
 		if (tracee_find(tr, tids[i]))
 			continue;
 		ret = seize_one(tr, tids[i], pid);
-		if (ret == -ESRCH)
+		/* gone; or made by a seized thread since the list was read,
+		 * so traced by the kernel already (its first stop and its
+		 * maker's clone event make it known) */
+		if (ret == -ESRCH ||
+		    (ret == -EPERM && target_tracer(tids[i]) == getpid()))
 			continue;
 		if (ret < 0) {
 			got = ret;
@@ -331,7 +337,9 @@ static void born_run(struct tracer *tr, int tid, int from)
 	if (!t || !t->born)
 		return;
 	t->born = 0;
-	resume(tr, tid, PTRACE_CONT, 0);
+	/* the first stop may be a group-stop: the thread stays in it */
+	resume(tr, tid,
+	       is_stop_signal(t->born_sig) ? PTRACE_LISTEN : PTRACE_CONT, 0);
 }
 
 /* Is this signal-delivery-stop for sig one of memsz's leash signals? The
@@ -382,7 +390,8 @@ static void handle_new(struct tracer *tr, int tid, int child)
  * clone event decides on the others). One stopped again before its
  * maker's event (killed, say) is made known as made by an unknown thread,
  * and this stop handled. */
-static bool unknown_stop(struct tracer *tr, int tid, struct tracee *t, int ev)
+static bool unknown_stop(struct tracer *tr, int tid, struct tracee *t, int ev,
+			 int sig)
 {
 	int tgid;
 
@@ -395,7 +404,9 @@ static bool unknown_stop(struct tracer *tr, int tid, struct tracee *t, int ev)
 		return false;
 	tgid = target_tgid(tid);
 	if (tgid > 0 && tgid != tid) {
-		tracee_add(tr, tid, tgid)->born = mono_ns();
+		t = tracee_add(tr, tid, tgid);
+		t->born = mono_ns();
+		t->born_sig = sig;
 		return true;
 	}
 	if (tgid > 0 && tr->follow) {
@@ -417,7 +428,7 @@ static void handle_stop(struct tracer *tr, int tid, int status)
 		tracee_del(tr, tid);
 		return;
 	}
-	if (unknown_stop(tr, tid, t, ev))
+	if (unknown_stop(tr, tid, t, ev, sig))
 		return;
 	switch (ev) {
 	case PTRACE_EVENT_EXIT:

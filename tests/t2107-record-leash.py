@@ -32,6 +32,15 @@ tick):
    and notes the leash stops. The threads fault on while memsz ends an
    attached recording (it must not take the samples counted after its
    last look at the rings for lost ones);
+ - attached, CHURN_ROUNDS times, to eight threads that block SIGURG and
+   churn from the start: memsz may seize a thread inside pthread_create(),
+   all its signals blocked; its leash signal (which every thread it makes
+   inherits) must still be SIGWINCH, judged by its process's other
+   threads; and a thread made by one seized already is traced by the
+   kernel, which a second PTRACE_SEIZE refuses: memsz must take it as
+   traced, not give up ptrace (the file would note "cannot ptrace", a
+   note every attached case checks for at the first snapshot). Checked
+   as above (memsz stopped; 0 lost);
  - launched, with memsz SIGKILLed while the workload sits at its leash:
    the workload runs on (not stopped, ticks again), and its SIGURG handler
    never ran: memsz picks a leash signal the process does not catch
@@ -52,6 +61,9 @@ from memsz_testlib import MEMSZ, check, proc_state  # noqa: E402
 # hang guard on every wait for an event, not a timing assumption
 WAIT_S = 120
 RING = ["--faults", "-m", "64"]
+# attaching to a churning process: rounds (each may seize a thread in
+# pthread_create(), or one the kernel traces already, or neither)
+CHURN_ROUNDS = int(os.environ.get("T2107_CHURN_ROUNDS", "4"))
 
 
 def drain_ticks(f):
@@ -95,7 +107,26 @@ def start(tmp, exe, name, launch, nt, words=()):
     got = lib.start_fault_loop(name, data, RING,
                                [exe, "0", str(nt), *words], launch)
     if got and not launch:
-        lib.wait_snaps(data, 1)
+        rec = got[0]
+        try:
+            lib.wait_until(lambda: lib.snap_ends(data) >= 1 or
+                           rec.poll() is not None,
+                           f"{name}: memsz's first snapshot", WAIT_S)
+        except TimeoutError as e:
+            print("# " + str(e))
+        if rec.poll() is not None:
+            check(False, f"{name}: memsz attached: {rec.stderr.read()}")
+            lib.end_fault_loop(*got[0:2], got[3])
+            return None
+        # written before the first snapshot where ptrace was refused
+        dump = subprocess.run([MEMSZ, "dump", "-i", lib.recording(data)],
+                              capture_output=True, text=True).stdout
+        note = [x for x in dump.splitlines() if "cannot ptrace" in x]
+        check(not note, f"{name}: memsz traces the workload (no "
+              f"'cannot ptrace' note) {' '.join(note)}")
+        if note:
+            lib.end_fault_loop(*got[0:2], got[3])
+            return None
     if got and "late" in words:
         os.kill(got[1], signal.SIGUSR1)
         try:
@@ -195,6 +226,9 @@ def main():
         case_stopped(tmp, exe, "attached-blocked", False, 2, ["block"])
         case_stopped(tmp, exe, "attached-late", False, 4,
                      ["block", "late", "churn"])
+        for i in range(CHURN_ROUNDS):
+            case_stopped(tmp, exe, f"attached-churning{i}", False, 8,
+                         ["block", "churn"])
         case_killed(tmp, exe)
 
 
