@@ -585,8 +585,7 @@ int elf_file_open(const char *path, struct stat *st)
 {
 	/* looked at through O_PATH first: a device node or FIFO a recording
 	 * or a .gnu_debuglink names is never opened (a watchdog's open arms
-	 * it, a FIFO's wakes its writer); the O_NONBLOCK it is opened with
-	 * changes nothing for a regular file */
+	 * it, a FIFO's wakes its writer) */
 	int fd = open_regular_at(AT_FDCWD, path, st);
 
 	if (fd == -EINVAL)

@@ -9,7 +9,10 @@ it. An inotify IN_OPEN watch on the node is the ground truth.
    after recording (as a forged recording that names one would do):
    the image is 'not an ELF file now'; it was opened (by root too);
  - `size NODE`: 'not an ELF file', not opened; it was opened twice (the
-   archive check, then the ELF open).
+   archive check, then the ELF open);
+ - `size` where /proc/self/fd is not there (no /proc in a chroot or a
+   sandbox): the image is still read; it was 'No such file or
+   directory'.
 """
 import ctypes
 import os
@@ -92,5 +95,24 @@ with tempfile.TemporaryDirectory() as tmp:
         lib.check(not seen and rc == 1 and "not an ELF file" in err,
                   "size %s: not opened, 'not an ELF file' (exit %d, %r)" %
                   (what, rc, err))
+
+    # without /proc/self/fd (a chroot or build sandbox without /proc):
+    # open_regular_at opens the path again and checks it is the same
+    # file. An empty directory is mounted over the fd directory of the
+    # shell that then becomes memsz (the rest of /proc stays, which a
+    # sanitizer build needs)
+    empty = os.path.join(tmp, "empty")
+    os.mkdir(empty)
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        lib.skip_part("no case without /proc/self/fd: needs root, unshare")
+    else:
+        r = subprocess.run(
+            ["unshare", "-m", "sh", "-c",
+             'mount --bind "$0" /proc/$$/fd && exec "$1" size "$2"',
+             empty, lib.MEMSZ, shutil.which("true")],
+            capture_output=True, text=True, timeout=120)
+        lib.check(r.returncode == 0 and "TOTAL" in r.stdout,
+                  "size without /proc/self/fd: the table (exit %d, %r)" %
+                  (r.returncode, r.stderr))
 
 sys.exit(lib.finish())

@@ -72,6 +72,8 @@ static void test_regular(void **state)
 	assert_int_equal(st.st_ino, want.st_ino);
 	assert_int_equal(read(fd, buf, 3), 3);
 	assert_string_equal(buf, "ELF");
+	/* reads block as open()'s would (a FUSE server sees the flags) */
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
 	close(fd);
 	/* a symlink to a regular file is followed, as open() would */
 	fd = open_regular_at(d.fd, "tofile", &st);

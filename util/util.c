@@ -405,6 +405,25 @@ bool text_next_line(const char **p, const char *end, const char **ls,
 	return true;
 }
 
+/* Open path (relative to dfd) again for open_regular_at() where /proc is
+ * not there: the descriptor if it names the regular file st describes,
+ * else -EINVAL (swapped meanwhile) or -errno. */
+static int reopen_same(int dfd, const char *path, const struct stat *st)
+{
+	struct stat got;
+	int fd =
+	    openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &got) < 0 || !S_ISREG(got.st_mode) ||
+	    got.st_dev != st->st_dev || got.st_ino != st->st_ino) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 int open_regular_at(int dfd, const char *path, struct stat *st)
 {
 	char self[40];
@@ -422,8 +441,17 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
 	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	fd = fd < 0 ? -errno : fd;
+	/* no /proc (a chroot, a build sandbox): the path opened again,
+	 * still without blocking, and taken only if it is the file looked
+	 * at */
+	if (fd < 0 && errno == ENOENT)
+		fd = reopen_same(dfd, path, st);
+	else
+		fd = fd < 0 ? -errno : fd;
 	close(pfd);
+	/* reads block again: a FUSE server is told each read's flags */
+	if (fd >= 0)
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
 
