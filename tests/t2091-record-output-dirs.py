@@ -10,6 +10,9 @@
    planted link in the last component; nothing is written where it
    points. A link root owns there is followed, and one that leads on to
    a planted link is refused (the links of a target are checked too);
+   through /proc/PID/root of a process in another mount namespace, the
+   links of that namespace are the ones checked (the kernel follows the
+   magic link there; the check read its text and walked memsz's tree);
  - FILE.old a directory (planted, say): the recording cannot move the
    previous one there; the error names FILE.old (it named FILE), FILE is
    left as it was and what was recorded is in FILE.partial.
@@ -105,6 +108,37 @@ def old_is_dir(tmp):
           "FILE.partial")
 
 
+def proc_root(tmp):
+    """-o through /proc/PID/root of a process in another mount namespace:
+    the kernel follows the magic link into that namespace's tree, so the
+    check must too (it read the link's text, "/", and checked memsz's own
+    tree: here a plain directory where the namespace has nobody's link)."""
+    base = os.path.join(tmp, "ns")
+    victim = os.path.join(tmp, "nsvictim")
+    os.makedirs(os.path.join(base, "d"))  # memsz's tree: a directory
+    os.mkdir(victim, 0o700)
+    # the namespace's tree: base a sticky tmpfs, d nobody's link to victim
+    ns = subprocess.Popen(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c",
+         'mount -t tmpfs -o mode=1777 none "$0" && '
+         'setpriv --reuid=65534 --regid=65534 --clear-groups '
+         'ln -s "$1" "$0/d" && echo ready && exec cat',
+         base, victim], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True)
+    try:
+        if ns.stdout.readline().strip() != "ready":
+            lib.fail("cannot set up the mount namespace")
+        out = "/proc/%d/root%s/d/x.data" % (ns.pid, base)
+        rc, err = record(out)
+        check(rc == 1 and UNSAFE in err and not os.listdir(victim),
+              "-o through /proc/PID/root into nobody's link in another "
+              "namespace: refused (exit %d, %r, %s)" %
+              (rc, err, os.listdir(victim)))
+    finally:
+        ns.stdin.close()
+        ns.wait(timeout=120)
+
+
 with tempfile.TemporaryDirectory(prefix="memsz-t2091-") as tmp:
     old_is_dir(tmp)
     if os.geteuid() != 0:
@@ -113,5 +147,9 @@ with tempfile.TemporaryDirectory(prefix="memsz-t2091-") as tmp:
         lib.skip_part("setpriv (util-linux) is missing")
     else:
         planted_dirs(tmp)
+        if not shutil.which("unshare"):
+            lib.skip_part("unshare (util-linux) is missing")
+        else:
+            proc_root(tmp)
 
 sys.exit(lib.finish())

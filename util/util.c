@@ -13,7 +13,9 @@
 #include <time.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 const char *memsz_progname = "memsz";
@@ -468,6 +470,15 @@ static bool link_followable(int dfd, const struct stat *lst)
 	       lst->st_uid == geteuid() || lst->st_uid == d.st_uid;
 }
 
+/* Whether directory dfd is in a proc file system, whose links (the
+ * magic ones of /proc/PID) are followed to what they are, not read. */
+static bool proc_link(int dfd)
+{
+	struct statfs sfs;
+
+	return fstatfs(dfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+}
+
 int path_dirs_trusted(const char *path)
 {
 	/* the directory part, resolved a component at a time from / or
@@ -493,6 +504,14 @@ int path_dirs_trusted(const char *path)
 		fd = len && strcmp(comp, ".")
 			 ? openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)
 			 : -2;
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    proc_link(dfd)) {
+			/* /proc/PID/root, cwd, fd/N: the kernel goes to the
+			 * object, not to the text readlink gives; no link of
+			 * /proc sits in a sticky directory */
+			close(fd);
+			fd = openat(dfd, comp, O_PATH | O_CLOEXEC);
+		}
 		free(comp);
 		if (fd == -2)
 			continue; /* "" (a slash repeated) or "." */
