@@ -590,6 +590,7 @@ static int record(struct record_args *a, const int *pids, int npids,
 {
 	struct session_stats st = {0};
 	struct session *s = NULL;
+	char *what = NULL;
 	int ret = 1, err;
 
 	a->so.say = say;
@@ -613,17 +614,23 @@ static int record(struct record_args *a, const int *pids, int npids,
 	}
 	session_run(s);
 	session_finish(s, &st);
+	/* the write failed, or the move of the previous recording to
+	 * FILE.old (the writer names that file then) */
+	what = !st.werr ? NULL
+	       : strcmp(st.werr_path, a->so.path)
+		   ? xasprintf("move '%s' to '%s'", a->so.path, st.werr_path)
+		   : xasprintf("write '%s'", a->so.path);
 	if (st.werr && st.partial)
-		memsz_error("cannot write '%s': %s; recording stopped%s, "
+		memsz_error("cannot %s: %s; recording stopped%s, "
 			    "'%s' left as it was, what was recorded is in "
 			    "'%s'",
-			    st.werr_path, memsz_strerror(st.werr),
+			    what, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path,
 			    st.partial);
 	else if (st.werr)
-		memsz_error("cannot write '%s': %s; recording stopped%s, "
+		memsz_error("cannot %s: %s; recording stopped%s, "
 			    "'%s' left as it was",
-			    st.werr_path, memsz_strerror(st.werr),
+			    what, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path);
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "
@@ -631,6 +638,7 @@ static int record(struct record_args *a, const int *pids, int npids,
 			    a->so.path);
 	else
 		ret = session_exit_code(s);
+	free(what);
 	if (st.committed)
 		print_summary(a, &st);
 out:

@@ -14,7 +14,8 @@
    links of that namespace are the ones checked (the kernel follows the
    magic link there; the check read its text and walked memsz's tree);
  - FILE.old a directory (planted, say): the recording cannot move the
-   previous one there; the error names FILE.old (it named FILE), FILE is
+   previous one there; the error says so, naming FILE.old (it said it
+   could not write FILE), FILE is
    left as it was and what was recorded is in FILE.partial.
 The ground truth: the files in the directories, `memsz dump`.
 """
@@ -99,7 +100,8 @@ def old_is_dir(tmp):
     before = content(out)
     os.mkdir(out + ".old")
     rc, err = record(out)
-    check(rc == 1 and ("cannot write '%s.old': Is a directory" % out) in err
+    check(rc == 1 and ("cannot move '%s' to '%s.old': Is a directory" %
+                       (out, out)) in err
           and ("'%s' left as it was" % out) in err,
           "FILE.old a directory: the error names FILE.old (exit %d, %r)" %
           (rc, err))
