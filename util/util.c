@@ -42,6 +42,8 @@ static const char *const memsz_errors[] = {
     [MEMSZ_EBADAR - MEMSZ_EBASE] = "corrupt archive member header",
     [MEMSZ_ETHINAR - MEMSZ_EBASE] = "a thin archive: its members are "
 				    "files of their own (name them)",
+    [MEMSZ_EDIFDOWN - MEMSZ_EBASE] = "not asked: the debuginfod servers "
+				     "failed earlier",
 };
 
 const char *memsz_strerror(int err)
