@@ -6,6 +6,8 @@ misleading message (the defects an audit found):
 
  - `memsz diff` given a FIFO (perhaps planted by another user) as OLD or
    NEW: refused at once; it waited for a writer;
+ - `diff` of two ELF files: each opened only once checked a regular file
+   (strace: O_PATH, then reopened); the check of their bytes used fopen;
  - `report -i`, `dump -i` and `diff` given a FIFO or device node: refused
    without opening it (an inotify IN_OPEN watch sees no open); opening a
    device can have effects (a watchdog's open arms it), a FIFO's wakes
@@ -32,6 +34,7 @@ misleading message (the defects an audit found):
 import ctypes
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,6 +99,27 @@ with tempfile.TemporaryDirectory() as tmp:
                        ("diff OLD FIFO", ["diff", data, fifo])):
         lib.check(not opened_by(fifo, *args),
                   "%s: the FIFO is not opened" % what)
+
+    # diff of two ELF files, seen by strace: each is opened through O_PATH
+    # (checked a regular file, then reopened) or O_NONBLOCK, never by a
+    # blocking open that a path swapped for a FIFO would hang
+    if shutil.which("strace"):
+        a, b = os.path.join(tmp, "a.elf"), os.path.join(tmp, "b.elf")
+        shutil.copy(elf, a)
+        shutil.copy(elf, b)
+        trace = os.path.join(tmp, "trace")
+        subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat",
+                        "-o", trace, lib.MEMSZ, "diff", a, b],
+                       capture_output=True, timeout=60)
+        with open(trace) as f:
+            opens = [ln for ln in f if '"%s"' % a in ln or '"%s"' % b in ln]
+        blocking = [ln.strip() for ln in opens
+                    if "O_PATH" not in ln and "O_NONBLOCK" not in ln]
+        lib.check(opens and not blocking,
+                  "diff ELF ELF: no blocking open of either file (%d "
+                  "opens; %s)" % (len(opens), blocking[:2]))
+    else:
+        lib.skip_part("opens of diff's files: no strace")
 
     if os.path.exists("/dev/full"):
         for args in (["--help"], ["--version"], ["help", "report"],
