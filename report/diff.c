@@ -30,7 +30,7 @@ int diff_detect(const char *path, enum diff_kind *kind)
 	 * a writer nor woken */
 	fd = open_regular_at(AT_FDCWD, path, &st);
 	if (fd == -EINVAL)
-		return S_ISDIR(st.st_mode) ? -EISDIR : -MEMSZ_EBADMAGIC;
+		return S_ISDIR(st.st_mode) ? -EISDIR : -MEMSZ_ENOTREG;
 	if (fd < 0)
 		return fd;
 	n = pread(fd, magic, sizeof(magic), 0);

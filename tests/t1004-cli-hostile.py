@@ -8,8 +8,10 @@ misleading message (the defects an audit found):
    NEW: refused at once; it waited for a writer;
  - `diff` of two ELF files: each opened only once checked a regular file
    (strace: O_PATH, then reopened); the check of their bytes used fopen;
- - `report -i`, `dump -i` and `diff` given a FIFO or device node: refused
-   without opening it (an inotify IN_OPEN watch sees no open); opening a
+ - `report -i`, `dump -i` and `diff` given a FIFO, pipe or device node:
+   refused without opening it, in one line that says it is not a regular
+   file (they said "Invalid argument", or that it was neither a recording
+   nor an ELF file) (an inotify IN_OPEN watch sees no open); opening a
    device can have effects (a watchdog's open arms it), a FIFO's wakes
    the writer waiting on it;
  - --help, --version, `help CMD`, --list-keys and `dump` with stdout on a
@@ -84,10 +86,10 @@ with tempfile.TemporaryDirectory() as tmp:
     elf = sys.executable  # some ELF file to compare with
     fifo = os.path.join(tmp, "planted.data")
     os.mkfifo(fifo)
-    one_line("diff FIFO ELF", run("diff", fifo, elf), 1,
-             "is neither a memsz recording")
-    one_line("diff ELF FIFO", run("diff", elf, fifo), 1,
-             "is neither a memsz recording")
+    notreg = "'%s': not a regular file (recordings and ELF files are " \
+        "read only from regular files)" % fifo
+    one_line("diff FIFO ELF", run("diff", fifo, elf), 1, notreg)
+    one_line("diff ELF FIFO", run("diff", elf, fifo), 1, notreg)
 
     data = os.path.join(tmp, "m.data")
     rec = run("record", "-o", data, "--", "true")
@@ -99,6 +101,20 @@ with tempfile.TemporaryDirectory() as tmp:
                        ("diff OLD FIFO", ["diff", data, fifo])):
         lib.check(not opened_by(fifo, *args),
                   "%s: the FIFO is not opened" % what)
+        one_line(what, run(*args), 1, notreg)
+    # a pipe, as a shell's <(cat m.data) gives it
+    rfd, wfd = os.pipe()
+    try:
+        p = subprocess.run([lib.MEMSZ, "diff", "/dev/fd/%d" % rfd, data],
+                           pass_fds=(rfd,), capture_output=True, text=True,
+                           timeout=60)
+        err = p.stderr.splitlines()
+        lib.check(p.returncode == 1 and len(err) == 1 and
+                  "'/dev/fd/%d': not a regular file" % rfd in err[0],
+                  "diff PIPE NEW: one line, not a regular file (%r)" % err)
+    finally:
+        os.close(rfd)
+        os.close(wfd)
 
     # diff of two ELF files, seen by strace: each is opened through O_PATH
     # (checked a regular file, then reopened) or O_NONBLOCK, never by a

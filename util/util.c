@@ -44,6 +44,9 @@ static const char *const memsz_errors[] = {
 				    "files of their own (name them)",
     [MEMSZ_EDIFDOWN - MEMSZ_EBASE] = "not asked: the debuginfod servers "
 				     "failed earlier",
+    [MEMSZ_ENOTREG - MEMSZ_EBASE] = "not a regular file (recordings and "
+				    "ELF files are read only from regular "
+				    "files)",
 };
 
 const char *memsz_strerror(int err)
