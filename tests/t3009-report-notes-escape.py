@@ -13,7 +13,8 @@ newline) is recorded, then deleted: the report's note about it must hold
 the escaped name (\\x1b[31m, \\xff) and no ESC byte in the table's
 footer and on stderr (csv); in JSON, where the encoder escapes strings,
 the note must hold the name as the row holds it (notes used to be
-escaped twice there: \\\\x1b, and the name no longer matched).
+escaped twice there: \\\\x1b, and the name no longer matched). The
+summary line of `record -o PATH` names PATH escaped too (it was raw).
 """
 import json
 import os
@@ -84,6 +85,14 @@ with tempfile.TemporaryDirectory() as tmp:
     lib.check(names and note and note[0].startswith(names[0] + ": "),
               "json: the note holds the name as the row does (%r %r)" %
               (names[:1], note[:1]))
+
+    # record's summary line names the -o path as error lines do
+    odd = os.path.join(tmp, "o\x1b[2J.data")
+    rc, _, err = run("record", "-o", odd, "--", "true")
+    lib.check(rc == 0 and not controls(err) and
+              b"to '%s'" % odd.replace("\x1b", "\\x1b").encode() in err,
+              "record: the summary line shows the -o path escaped (%r)" %
+              err)
 
     rc, out, err = run("report", "-i", os.path.join(tmp, "a\nb\x1b[2J"))
     lib.check(rc == 1 and len(err.splitlines()) == 1 and not controls(err)

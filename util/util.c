@@ -302,11 +302,20 @@ char *fmt_human(char *buf, size_t len, double bytes)
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	char *msg = NULL;
+	va_list again;
 
+	/* vasprintf may have used ap up when it fails (out of memory):
+	 * the fallback formats from a copy, unescaped, rather than print
+	 * the bare format */
+	va_copy(again, ap);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	fprintf(stderr, "%s: %s", memsz_progname, prefix);
-	fputs_escaped(msg ? msg : fmt, stderr);
+	if (msg)
+		fputs_escaped(msg, stderr);
+	else
+		vfprintf(stderr, fmt, again);
+	va_end(again);
 	fputc('\n', stderr);
 	free(msg);
 }
