@@ -27,7 +27,7 @@ enum {
 };
 
 static const struct opt diff_opts[] = {
-    VIEW_ROW_BY("keys, outermost first (default files for\n"
+    VIEW_ROW_BY("keys, outermost first (at most 8; default files for\n"
 		"recordings, sections for ELF files):",
 		diff_keys),
     VIEW_ROW_LIST_KEYS,

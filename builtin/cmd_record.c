@@ -9,6 +9,7 @@
 #include "record/session.h"
 #include "record/target.h"
 #include "record/targets_scan.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -547,6 +548,9 @@ static void print_summary(const struct record_args *a,
 			  const struct session_stats *st)
 {
 	char unwritten[96] = "", snaps[80] = "";
+	/* the -o path as error lines print it: no byte of it may drive
+	 * the terminal or break the line */
+	char *path = str_escape(a->so.path, NULL);
 	size_t n = 0;
 
 	if (st->unwritten)
@@ -573,15 +577,16 @@ static void print_summary(const struct record_args *a,
 			(unsigned long long)st->nsamples,
 			(unsigned long long)st->lost, unwritten,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
-			a->so.path, st->held_ns / 1e9,
-			(unsigned long long)st->nholds, snaps);
+			path, st->held_ns / 1e9, (unsigned long long)st->nholds,
+			snaps);
 	else
 		fprintf(stderr,
 			"[ memsz record: wrote %llu events, %llu snapshots, "
 			"%.3f MiB to '%s'%s ]\n",
 			(unsigned long long)st->nevents,
 			(unsigned long long)st->nsnaps, st->bytes / 1048576.0,
-			a->so.path, snaps);
+			path, snaps);
+	free(path);
 }
 
 /* Record with the parsed options; returns the exit status. */

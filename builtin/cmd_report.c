@@ -31,7 +31,8 @@ enum {
 static const struct opt report_opts[] = {
     {'i', "input", OPT_ARG, "FILE", 'i',
      "recording to read (default memsz.data)", NULL},
-    VIEW_ROW_BY("keys, outermost first (default files):", report_keys),
+    VIEW_ROW_BY("keys, outermost first (at most 8; default files):",
+		report_keys),
     VIEW_ROW_LIST_KEYS,
     VIEW_ROW_FIELDS("columns and their order; table\n"
 		    "default file,vm,rss,pss,charge,dirty\n"

@@ -41,7 +41,8 @@ static const char *size_keys(void)
 }
 
 static const struct opt size_opts[] = {
-    VIEW_ROW_BY("keys, outermost first (default: sections):", size_keys),
+    VIEW_ROW_BY("keys, outermost first (at most 8; default: sections):",
+		size_keys),
     VIEW_ROW_LIST_KEYS,
     VIEW_ROW_FIELDS("columns and their order: file, vm\n"
 		    "(default both; folded: the first)"),

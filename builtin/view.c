@@ -449,19 +449,6 @@ size_t view_columns(const struct view *v, unsigned avail,
 	return n;
 }
 
-/* Notes quote names others chose (an image's path in a recording, a
- * process's name): escaped (util/escape.h) so that none of their bytes
- * can drive a terminal or forge a line, in the footer or on stderr. */
-static void notes_escape(struct strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		char *e = str_escape(l->lines[i], NULL);
-
-		free(l->lines[i]);
-		l->lines[i] = e;
-	}
-}
-
 int view_write(const struct view *v, const struct rowtree *t,
 	       const enum col_id *cols, size_t ncols, bool res_pct,
 	       const struct strlist *notes)
@@ -499,7 +486,6 @@ int view_write(const struct view *v, const struct rowtree *t,
 	keep = strlist_keep_about(notes, shown_cols);
 	strlist_summarize(notes, keep, v->verbose, &shown);
 	free(keep);
-	notes_escape(&shown);
 	oo.notes = (const char *const *)shown.lines;
 	oo.nnotes = shown.n;
 	for (size_t i = 0; i < v->nkeys; i++) {
@@ -521,9 +507,16 @@ int view_write(const struct view *v, const struct rowtree *t,
 		ret = 1;
 		goto out;
 	}
+	/* Notes quote names others chose (an image's path in a recording, a
+	 * process's name): escaped (util/escape.h) where they are plain text,
+	 * here and in the table's footer, so that none of their bytes can
+	 * drive a terminal or forge a line; JSON and pprof encode them. */
 	if (def->flags & OUTF_NOTES_STDERR)
-		for (size_t i = 0; i < shown.n; i++)
-			fprintf(stderr, "memsz: note: %s\n", shown.lines[i]);
+		for (size_t i = 0; i < shown.n; i++) {
+			fputs("memsz: note: ", stderr);
+			fputs_escaped(shown.lines[i], stderr);
+			fputc('\n', stderr);
+		}
 out:
 	strlist_free(&shown);
 	return ret;

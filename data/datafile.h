@@ -600,9 +600,10 @@ int md_writer_close(struct md_writer *w);
 /* --- reader --- */
 struct md_reader;
 
-/* Open path and check the header. Returns 0 and *out, or -errno,
- * -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. The file is read as
- * md_read_next() goes (a chunk at a time, never mapped): one truncated
+/* Open path and check the header. Returns 0 and *out, or -errno
+ * (-EISDIR: a directory), -MEMSZ_ENOTREG (a FIFO, device or socket: not
+ * opened), -MEMSZ_EBADMAGIC, -MEMSZ_EVERSION, -MEMSZ_ETRUNC. The file is read
+ * as md_read_next() goes (a chunk at a time, never mapped): one truncated
  * meanwhile makes md_read_next() fail with -MEMSZ_ETRUNC where its bytes
  * end ("the file shrank while it was read"), never raise SIGBUS. */
 int md_reader_open(const char *path, struct md_reader **out);

@@ -150,10 +150,13 @@ int md_reader_open(const char *path, struct md_reader **out)
 	struct stat st;
 	int fd, ret = 0;
 
-	/* a regular file only (-EINVAL else): a FIFO or a device node named
-	 * as the recording (a link planted in /tmp) is never opened, so
-	 * neither waited on nor woken (a watchdog's open arms it) */
+	/* a regular file only: a FIFO or a device node named as the
+	 * recording (a link planted in /tmp, a shell's <(...)) is never
+	 * opened, so neither waited on nor woken (a watchdog's open arms
+	 * it) */
 	fd = open_regular_at(AT_FDCWD, path, &st);
+	if (fd == -EINVAL)
+		return S_ISDIR(st.st_mode) ? -EISDIR : -MEMSZ_ENOTREG;
 	if (fd < 0)
 		return fd;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

@@ -108,18 +108,100 @@ static struct dynlib dif_lib = {
     .nsyms = ARRAY_SIZE(dif_syms),
 };
 
-/* How the servers failed (-errno other than "not found"), once they have:
- * they are not asked again in this process. A server that accepts the
- * connection and never answers costs $DEBUGINFOD_TIMEOUT (90 s) per try
- * and retry, for every image a report opens. */
+/* How the only server of $DEBUGINFOD_URLS failed, once it failed in a way
+ * no other build-id can fare better (dif_down): it is not asked again in
+ * this process. A server that accepts the connection and never answers
+ * costs $DEBUGINFOD_TIMEOUT (90 s) per try and retry, for every image a
+ * report opens. Per-file errors (too big, not found, a write to the
+ * cache failed) and errors of one server among several never latch: the
+ * next image may be on another server, or small enough. */
 static int dif_error;
 
+/* What libdebuginfod returns when the server cannot answer at all
+ * (debuginfod_find_debuginfo(3), ERRORS; its client maps curl's
+ * couldn't connect / resolve, send / receive errors and timeouts to
+ * these, and a failed curl handle to -ENETUNREACH). */
+static const int dif_down[] = {
+    ETIME, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ECONNRESET,
+};
+
+static bool dif_latches(int err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dif_down); i++)
+		if (-err == dif_down[i])
+			return true;
+	return false;
+}
+
+/* True if urls (libdebuginfod splits $DEBUGINFOD_URLS on spaces) names
+ * one server. */
+static bool one_server(const char *urls)
+{
+	size_t n = 0;
+
+	for (const char *p = urls; *p; p++)
+		if (*p != ' ' && (p == urls || p[-1] == ' '))
+			n++;
+	return n == 1;
+}
+
+/* libdebuginfod's cache directory, chosen as its client does
+ * (debuginfod_find_debuginfo(3), CACHE): $DEBUGINFOD_CACHE_PATH, else the
+ * deprecated $HOME/.debuginfod_client_cache if it exists, else
+ * $XDG_CACHE_HOME/debuginfod_client, else
+ * $HOME/.cache/debuginfod_client. Freed by the caller. */
+static char *dif_cache_dir(void)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	struct stat st;
+	char *old;
+
+	if (env && env[0])
+		return xstrdup(env);
+	if (!home)
+		home = "/";
+	old = xasprintf("%s/.debuginfod_client_cache", home);
+	if (!stat(old, &st))
+		return old;
+	free(old);
+	if (xdg && xdg[0])
+		return xasprintf("%s/debuginfod_client", xdg);
+	return xasprintf("%s/.cache/debuginfod_client", home);
+}
+
+/* With the servers switched off: the debug file libdebuginfod fetched
+ * into its cache earlier (<cache>/<build-id>/debuginfo; an empty file
+ * there is its record of a miss), checked as any candidate. 1 if found. */
+static int try_dif_cache(struct elfimg *img)
+{
+	char hex[2 * sizeof(img->build_id) + 1];
+	char *dir = dif_cache_dir(), *path;
+	struct stat st;
+	int ret = 0;
+
+	elfimg_build_id_hex(img, hex, sizeof(hex));
+	path = xasprintf("%s/%s/debuginfo", dir, hex);
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		ret = try_candidate(img, path);
+	free(path);
+	free(dir);
+	return ret;
+}
+
+int elfimg_debuginfod_error(void)
+{
+	return dif_error;
+}
+
 /* Ask the debuginfod servers of $DEBUGINFOD_URLS for the debug file of
- * img's build-id (libdebuginfod downloads it into its cache,
- * $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client, and answers from
- * there next time). Returns 1 if it was found and matches, 0 if not,
- * -MEMSZ_ENOLIB if libdebuginfod cannot be loaded, or how the servers
- * failed (-ETIME: no answer in time; then, without asking, again). */
+ * img's build-id (libdebuginfod downloads it into its cache and answers
+ * from there next time). Returns 1 if it was found and matches, 0 if not,
+ * -MEMSZ_ENOLIB if libdebuginfod cannot be loaded, how the servers failed
+ * (-ETIME: no answer in time; -EFBIG: over $DEBUGINFOD_MAXSIZE), or, once
+ * the only server could not answer, -MEMSZ_EDIFDOWN without asking (its
+ * cache is still looked in). */
 static int try_debuginfod(struct elfimg *img)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -130,7 +212,7 @@ static int try_debuginfod(struct elfimg *img)
 	if (!urls || !urls[0] || !img->build_id_len)
 		return 0;
 	if (dif_error)
-		return dif_error;
+		return try_dif_cache(img) ? 1 : -MEMSZ_EDIFDOWN;
 	ret = dynlib_load(&dif_lib);
 	if (ret < 0)
 		return ret;
@@ -142,7 +224,9 @@ static int try_debuginfod(struct elfimg *img)
 		close(fd);
 		ret = try_candidate(img, path);
 	} else if (fd != -ENOENT) {
-		ret = dif_error = fd;
+		ret = fd;
+		if (dif_latches(fd) && one_server(urls))
+			dif_error = fd;
 	}
 	free(path);
 	dif_end(c);

@@ -119,14 +119,22 @@ void elfimg_close(struct elfimg *img);
  * When none is found and $DEBUGINFOD_URLS is set, the file of the image's
  * build-id is fetched through libdebuginfod (its cache first) and checked
  * the same way; libdebuginfod is loaded then, on first use (a missing one
- * makes that first search return -MEMSZ_ENOLIB). Servers that fail (no
- * answer in time: -ETIME) make this search and, without asking them
- * again, every later one return that error.
+ * makes that first search return -MEMSZ_ENOLIB). Servers that fail make
+ * this search return how (-ETIME: no answer in time; -EFBIG: over
+ * $DEBUGINFOD_MAXSIZE). When $DEBUGINFOD_URLS names one server and it
+ * cannot answer at all (no answer in time, refused, unreachable, reset),
+ * it is not asked again in this process: later searches look only in
+ * libdebuginfod's cache and, if it lacks the file, return -MEMSZ_EDIFDOWN
+ * (elfimg_debuginfod_error() says how the server failed).
  * debug_root replaces "/usr/lib/debug" when not NULL (tests).
  * Searches once per image and debug_root: a later call with the same
  * debug_root returns the first answer without probing again. Returns 1 if found
  * (img->debug set), 0 if none, negative on error. */
 int elfimg_find_debug(struct elfimg *img, const char *debug_root);
+
+/* How the debuginfod server failed when elfimg_find_debug() stopped
+ * asking it (-errno), or 0 while it is still asked. */
+int elfimg_debuginfod_error(void);
 
 /* Take the first of the n files paths (named by the user: --debug-file)
  * whose build-id equals img's (or, without build-ids, whose CRC32 matches

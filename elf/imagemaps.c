@@ -235,7 +235,14 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		ret =
 		    elfimg_find_debug(im->img, opts ? opts->debug_root : NULL);
 		/* libdebuginfod missing, or its servers failed */
-		if (ret < 0 && first)
+		if (ret == -MEMSZ_EDIFDOWN && first)
+			strlist_add_notef(
+			    notes, NOTE_DEBUG_LOOKUP, path,
+			    "%s: looking for a debug file: %s "
+			    "(%s)",
+			    path, memsz_strerror(ret),
+			    memsz_strerror(elfimg_debuginfod_error()));
+		else if (ret < 0 && first)
 			strlist_add_notef(notes, NOTE_DEBUG_LOOKUP, path,
 					  "%s: looking for a debug "
 					  "file%s: %s",

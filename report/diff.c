@@ -30,7 +30,7 @@ int diff_detect(const char *path, enum diff_kind *kind)
 	 * a writer nor woken */
 	fd = open_regular_at(AT_FDCWD, path, &st);
 	if (fd == -EINVAL)
-		return S_ISDIR(st.st_mode) ? -EISDIR : -MEMSZ_EBADMAGIC;
+		return S_ISDIR(st.st_mode) ? -EISDIR : -MEMSZ_ENOTREG;
 	if (fd < 0)
 		return fd;
 	n = pread(fd, magic, sizeof(magic), 0);
@@ -410,11 +410,33 @@ static int elf_info(const char *path, struct imginfo *ii)
 	return 0;
 }
 
+/* path opened for reading only if it is a regular file (open_regular_at:
+ * elf_info() checked it, but it may be a FIFO by now), or NULL (errno). */
+static FILE *fopen_regular(const char *path)
+{
+	struct stat st;
+	int fd = open_regular_at(AT_FDCWD, path, &st);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 /* 1 if the files at a and b hold the same bytes, 0 if not, or -errno. */
 static int same_content(const char *a, const char *b)
 {
 	char ba[65536], bb[65536];
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	FILE *fa = fopen_regular(a), *fb = fa ? fopen_regular(b) : NULL;
 	int ret = 1;
 
 	if (!fa || !fb) {

@@ -32,8 +32,9 @@ enum diff_kind {
 };
 
 /* The kind of the file at path, by its first bytes. Returns 0 and *kind,
- * -MEMSZ_EBADMAGIC if it is neither (or not a regular file: a FIFO is
- * never waited on), -EISDIR, or -errno if it cannot be read. */
+ * -MEMSZ_EBADMAGIC if it is neither, -MEMSZ_ENOTREG if it is not a
+ * regular file (a FIFO is never opened, so never waited on), -EISDIR, or
+ * -errno if it cannot be read. */
 int diff_detect(const char *path, enum diff_kind *kind);
 
 struct diff_side {

@@ -11,6 +11,7 @@
 #include "rows/fields.h"
 #include "rows/numfmt.h"
 #include "rows/output.h"
+#include "util/escape.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -490,7 +491,12 @@ static void (*const table_kinds[ROWS__KIND_COUNT])(FILE *f,
 int out_table_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 {
 	table_kinds[t->kind](f, t, o);
-	for (size_t i = 0; i < o->nnotes; i++)
-		fprintf(f, "%s\n", o->notes[i]);
+	/* notes quote names others chose (an image's path in a recording,
+	 * a process's name): escaped so none of their bytes can drive a
+	 * terminal or forge a line */
+	for (size_t i = 0; i < o->nnotes; i++) {
+		fputs_escaped(o->notes[i], f);
+		fputc('\n', f);
+	}
 	return 0;
 }

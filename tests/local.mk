@@ -119,6 +119,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1104-size-dwarf-strings.py \
 	tests/t1200-size-debuginfod.py \
 	tests/t1201-size-debuginfod-silent.py \
+	tests/t1202-size-debuginfod-latch.py \
 	tests/t1300-size-disasm.py \
 	tests/t1301-size-disasm-node.py \
 	tests/t1302-size-labels.py \

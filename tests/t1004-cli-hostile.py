@@ -6,8 +6,12 @@ misleading message (the defects an audit found):
 
  - `memsz diff` given a FIFO (perhaps planted by another user) as OLD or
    NEW: refused at once; it waited for a writer;
- - `report -i`, `dump -i` and `diff` given a FIFO or device node: refused
-   without opening it (an inotify IN_OPEN watch sees no open); opening a
+ - `diff` of two ELF files: each opened only once checked a regular file
+   (strace: O_PATH, then reopened); the check of their bytes used fopen;
+ - `report -i`, `dump -i` and `diff` given a FIFO, pipe or device node:
+   refused without opening it, in one line that says it is not a regular
+   file (they said "Invalid argument", or that it was neither a recording
+   nor an ELF file) (an inotify IN_OPEN watch sees no open); opening a
    device can have effects (a watchdog's open arms it), a FIFO's wakes
    the writer waiting on it;
  - --help, --version, `help CMD`, --list-keys and `dump` with stdout on a
@@ -32,6 +36,7 @@ misleading message (the defects an audit found):
 import ctypes
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,10 +86,10 @@ with tempfile.TemporaryDirectory() as tmp:
     elf = sys.executable  # some ELF file to compare with
     fifo = os.path.join(tmp, "planted.data")
     os.mkfifo(fifo)
-    one_line("diff FIFO ELF", run("diff", fifo, elf), 1,
-             "is neither a memsz recording")
-    one_line("diff ELF FIFO", run("diff", elf, fifo), 1,
-             "is neither a memsz recording")
+    notreg = "'%s': not a regular file (recordings and ELF files are " \
+        "read only from regular files)" % fifo
+    one_line("diff FIFO ELF", run("diff", fifo, elf), 1, notreg)
+    one_line("diff ELF FIFO", run("diff", elf, fifo), 1, notreg)
 
     data = os.path.join(tmp, "m.data")
     rec = run("record", "-o", data, "--", "true")
@@ -96,6 +101,41 @@ with tempfile.TemporaryDirectory() as tmp:
                        ("diff OLD FIFO", ["diff", data, fifo])):
         lib.check(not opened_by(fifo, *args),
                   "%s: the FIFO is not opened" % what)
+        one_line(what, run(*args), 1, notreg)
+    # a pipe, as a shell's <(cat m.data) gives it
+    rfd, wfd = os.pipe()
+    try:
+        p = subprocess.run([lib.MEMSZ, "diff", "/dev/fd/%d" % rfd, data],
+                           pass_fds=(rfd,), capture_output=True, text=True,
+                           timeout=60)
+        err = p.stderr.splitlines()
+        lib.check(p.returncode == 1 and len(err) == 1 and
+                  "'/dev/fd/%d': not a regular file" % rfd in err[0],
+                  "diff PIPE NEW: one line, not a regular file (%r)" % err)
+    finally:
+        os.close(rfd)
+        os.close(wfd)
+
+    # diff of two ELF files, seen by strace: each is opened through O_PATH
+    # (checked a regular file, then reopened) or O_NONBLOCK, never by a
+    # blocking open that a path swapped for a FIFO would hang
+    if shutil.which("strace"):
+        a, b = os.path.join(tmp, "a.elf"), os.path.join(tmp, "b.elf")
+        shutil.copy(elf, a)
+        shutil.copy(elf, b)
+        trace = os.path.join(tmp, "trace")
+        subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat",
+                        "-o", trace, lib.MEMSZ, "diff", a, b],
+                       capture_output=True, timeout=60)
+        with open(trace) as f:
+            opens = [ln for ln in f if '"%s"' % a in ln or '"%s"' % b in ln]
+        blocking = [ln.strip() for ln in opens
+                    if "O_PATH" not in ln and "O_NONBLOCK" not in ln]
+        lib.check(opens and not blocking,
+                  "diff ELF ELF: no blocking open of either file (%d "
+                  "opens; %s)" % (len(opens), blocking[:2]))
+    else:
+        lib.skip_part("opens of diff's files: no strace")
 
     if os.path.exists("/dev/full"):
         for args in (["--help"], ["--version"], ["help", "report"],

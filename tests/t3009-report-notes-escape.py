@@ -7,11 +7,16 @@ about an image deleted since it was recorded printed its path raw, in
 the table's footer and (csv) on stderr, and an error line printed a path
 with a newline as two lines.
 
-A copy of `sleep` whose name holds ESC [31m (kept as it is in
-/proc/PID/maps, which escapes only the newline) is recorded, then
-deleted: the report's note about it must hold the escaped name
-(\\x1b[31m) and no ESC byte.
+A copy of `sleep` whose name holds ESC [31m and the byte 0xff (not
+UTF-8; both kept as they are in /proc/PID/maps, which escapes only the
+newline) is recorded, then deleted: the report's note about it must hold
+the escaped name (\\x1b[31m, \\xff) and no ESC byte in the table's
+footer and on stderr (csv); in JSON, where the encoder escapes strings,
+the note must hold the name as the row holds it (notes used to be
+escaped twice there: \\\\x1b, and the name no longer matched). The
+summary line of `record -o PATH` names PATH escaped too (it was raw).
 """
+import json
 import os
 import shutil
 import subprocess
@@ -38,14 +43,14 @@ sleep = shutil.which("sleep")
 if not sleep:
     lib.skip("no sleep(1)")
 with tempfile.TemporaryDirectory() as tmp:
-    name = os.path.join(tmp, "sl\x1b[31mp")
+    name = os.path.join(tmp.encode(), b"sl\x1b[31m-\xff-p")
     shutil.copy(sleep, name)
     data = os.path.join(tmp, "m.data")
     rc, _, err = run("record", "-o", data, "--", name, "0.1")
     if rc != 0:
         lib.fail("memsz record: %r" % err)
     os.unlink(name)
-    esc = b"sl\\x1b[31mp"
+    esc = b"sl\\x1b[31m-\\xff-p"
 
     rc, out, err = run("report", "-i", data)
     lib.check(rc == 0 and b"deleted since it was mapped" in out,
@@ -63,6 +68,31 @@ with tempfile.TemporaryDirectory() as tmp:
     lib.check(not controls(err) and note and esc in note[0],
               "csv: the stderr note shows the name escaped (%s)" %
               controls(err))
+
+    rc, out, err = run("report", "-i", data, "--format", "json")
+    strs = []
+
+    def strings(x):
+        if isinstance(x, str):
+            strs.append(x)
+        for y in x.values() if isinstance(x, dict) else \
+                x if isinstance(x, list) else ():
+            strings(y)
+    strings(json.loads(out) if rc == 0 else {})
+    names = [x for x in strs if x.startswith("[deleted] ") and
+             x.endswith("-p") and "\x1b[31m" in x]
+    note = [x for x in strs if "deleted since" in x]
+    lib.check(names and note and note[0].startswith(names[0] + ": "),
+              "json: the note holds the name as the row does (%r %r)" %
+              (names[:1], note[:1]))
+
+    # record's summary line names the -o path as error lines do
+    odd = os.path.join(tmp, "o\x1b[2J.data")
+    rc, _, err = run("record", "-o", odd, "--", "true")
+    lib.check(rc == 0 and not controls(err) and
+              b"to '%s'" % odd.replace("\x1b", "\\x1b").encode() in err,
+              "record: the summary line shows the -o path escaped (%r)" %
+              err)
 
     rc, out, err = run("report", "-i", os.path.join(tmp, "a\nb\x1b[2J"))
     lib.check(rc == 1 and len(err.splitlines()) == 1 and not controls(err)

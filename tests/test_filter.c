@@ -131,6 +131,23 @@ static void test_errors(void **state)
 	free(err);
 	err = NULL;
 	assert_true(filter_empty(&f));
+	/* back-references are refused; an escaped backslash before a digit
+	 * and a \ in a bracket expression are none */
+	add(&f, "\\\\1", false);
+	add(&f, "[\\1]", false);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(filter_add(&f, "a\\1", false, KEY_IN_SIZE, &err), -1);
+	assert_non_null(strstr(err, "back-reference '\\1'"));
+	free(err);
+	err = NULL;
+	assert_int_equal(filter_add(&f, "\\\\\\1", true, KEY_IN_SIZE, &err),
+			 -1);
+	assert_non_null(strstr(err, "bad --exclude"));
+	free(err);
+	err = NULL;
+	assert_int_equal(f.n, 2);
+	filter_free(&f);
+	memset(&f, 0, sizeof(f));
 	/* not a key prefix: a bare regex with '=' in it */
 	add(&f, "A=b", false);
 	add(&f, "[a]=b", false);

@@ -44,6 +44,11 @@ static const char *const memsz_errors[] = {
     [MEMSZ_EBADAR - MEMSZ_EBASE] = "corrupt archive member header",
     [MEMSZ_ETHINAR - MEMSZ_EBASE] = "a thin archive: its members are "
 				    "files of their own (name them)",
+    [MEMSZ_EDIFDOWN - MEMSZ_EBASE] = "not asked: the debuginfod servers "
+				     "failed earlier",
+    [MEMSZ_ENOTREG - MEMSZ_EBASE] = "not a regular file (recordings and "
+				    "ELF files are read only from regular "
+				    "files)",
 };
 
 const char *memsz_strerror(int err)
@@ -299,11 +304,20 @@ char *fmt_human(char *buf, size_t len, double bytes)
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	char *msg = NULL;
+	va_list again;
 
+	/* vasprintf may have used ap up when it fails (out of memory):
+	 * the fallback formats from a copy, unescaped, rather than print
+	 * the bare format */
+	va_copy(again, ap);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	fprintf(stderr, "%s: %s", memsz_progname, prefix);
-	fputs_escaped(msg ? msg : fmt, stderr);
+	if (msg)
+		fputs_escaped(msg, stderr);
+	else
+		vfprintf(stderr, fmt, again);
+	va_end(again);
 	fputc('\n', stderr);
 	free(msg);
 }

@@ -41,6 +41,8 @@ enum memsz_error {
 	MEMSZ_EUNSAFELINK, /* another user's link, sticky dir */
 	MEMSZ_EBADAR,	   /* archive member header corrupt */
 	MEMSZ_ETHINAR,	   /* thin archive: members not in it */
+	MEMSZ_EDIFDOWN,	   /* debuginfod servers failed earlier */
+	MEMSZ_ENOTREG,	   /* a FIFO, device or socket: not read */
 	MEMSZ_ELAST
 };
 
