@@ -583,8 +583,11 @@ void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
  * temporary file, after one more try at writing what MD_WRITER_BATCH
  * gathered, whose failure changes nothing kept): path is
  * left as it is, and dest reads as cut short unless the END record made
- * it. Returns 0, -EINVAL when there is no temporary file or the recording
- * was committed, or -errno of rename() (or linkat()). */
+ * it. Returns 0; 1 when it could not be renamed: it is then left under
+ * its temporary name (md_writer_temp_path()), which md_writer_close() no
+ * longer removes; -EINVAL when there is no temporary file or the
+ * recording was committed, or -errno when an unnamed file could be given
+ * no name. */
 int md_writer_keep(struct md_writer *w, const char *dest);
 /* The file the writer's error is about: the path given to
  * md_writer_open(), or path.old when md_writer_commit() could not move

@@ -230,6 +230,7 @@ struct md_writer {
 	/* tmp is /proc/self/fd/FD of an unnamed file (MD_WRITER_UNNAMED),
 	 * linked in at commit, not renamed */
 	bool unnamed;
+	bool left; /* md_writer_keep() left tmp where it is: not removed */
 	bool committed;
 	bool ended;   /* the END record is written */
 	uint64_t off; /* end of the last complete record */

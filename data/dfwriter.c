@@ -247,6 +247,25 @@ static int unnamed_linkat(const struct md_writer *w, const char *dest)
  * ending in six X, chosen as temp_create chooses), which then takes its
  * place in w, for unnamed_name() where no link of it can be made.
  * 0 or -errno (w as it was, nothing left at tmp). */
+/* Copy from offset in of fd to the end into out, at its offset: 0 or -1
+ * and errno. */
+static ssize_t copy_reads(int fd, loff_t in, int out)
+{
+	char buf[64 << 10];
+	size_t done;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), in)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 ||
+		    write_all(out, (const uint8_t *)buf, (size_t)n, &done) < 0)
+			return -1;
+		in += n;
+	}
+	return 0;
+}
+
 static int unnamed_copy(struct md_writer *w, char *tmp)
 {
 	struct stat a, b;
@@ -259,6 +278,10 @@ static int unnamed_copy(struct md_writer *w, char *tmp)
 	do
 		n = copy_file_range(w->fd, &in, fd, NULL, 1 << 30, 0);
 	while (n > 0 || (n < 0 && errno == EINTR));
+	/* no copy_file_range here (an old kernel, a seccomp filter, a file
+	 * system that refuses it): read and write */
+	if (n < 0 && errno != ENOSPC && errno != EIO && errno != EDQUOT)
+		n = copy_reads(w->fd, in, fd);
 	if (n < 0 || fstat(fd, &a) < 0 || fstat(w->fd, &b) < 0 ||
 	    a.st_size != b.st_size) {
 		int ret = n < 0 ? -errno : -EIO;
@@ -446,7 +469,7 @@ int md_writer_commit(struct md_writer *w)
 {
 	struct stat st;
 	bool exists;
-	char *old;
+	char *old = NULL;
 	int ret;
 
 	if (!w)
@@ -472,10 +495,14 @@ int md_writer_commit(struct md_writer *w)
 	 * as perf leaves it. */
 	exists = !lstat(w->path, &st);
 	/* an unnamed file becomes path with one link where path is free;
-	 * else it is named first and committed as a named one is */
-	if (w->unnamed && !exists && !unnamed_linkat(w, w->path)) {
-		w->committed = true;
-		return 0;
+	 * else it is named first and committed as a named one is (path
+	 * looked at again: it may have been made meanwhile) */
+	if (w->unnamed && !exists) {
+		if (!unnamed_linkat(w, w->path)) {
+			w->committed = true;
+			return 0;
+		}
+		exists = !lstat(w->path, &st);
 	}
 	if (w->unnamed && (ret = unnamed_name(w)) < 0)
 		return w->err = ret;
@@ -492,10 +519,14 @@ int md_writer_commit(struct md_writer *w)
 			w->err_path = old; /* the error is about it */
 			return w->err = ret;
 		}
-		free(old);
 	}
-	if (rename(w->tmp, w->path) < 0)
-		return w->err = -errno;
+	ret = rename(w->tmp, w->path) < 0 ? -errno : 0;
+	/* the previous recording back where it was: path as it was */
+	if (ret < 0 && old)
+		(void)rename(old, w->path);
+	free(old);
+	if (ret < 0)
+		return w->err = ret;
 	w->committed = true;
 	return 0;
 }
@@ -628,8 +659,10 @@ int md_writer_keep(struct md_writer *w, const char *dest)
 	(void)records_flush(w);
 	if (w->unnamed && (ret = unnamed_name(w)) < 0)
 		return ret;
-	if (rename(w->tmp, dest) < 0)
-		return -errno;
+	if (rename(w->tmp, dest) < 0) {
+		w->left = true; /* where it is, which close leaves */
+		return 1;
+	}
 	free(w->tmp);
 	w->tmp = NULL; /* close no longer removes it */
 	return 0;
@@ -645,7 +678,7 @@ int md_writer_close(struct md_writer *w)
 	ret = w->err;
 	if (close(w->fd) && !ret)
 		ret = -errno;
-	if (w->tmp && !w->committed && !w->unnamed)
+	if (w->tmp && !w->committed && !w->unnamed && !w->left)
 		unlink(w->tmp);
 	free(w->tmp);
 	free(w->path);

@@ -570,10 +570,14 @@ void session_finish(struct session *r, struct session_stats *st)
 	if (r->w && r->werr && snap_in_file(r) && !r->partial) {
 		char *p = xasprintf("%s.partial", r->o.path);
 
-		if (md_writer_keep(r->w, p) == 0)
+		int kept = md_writer_keep(r->w, p);
+
+		if (kept == 0)
 			r->partial = p;
 		else
 			free(p);
+		if (kept == 1) /* where it was written: no rename there */
+			r->partial = xstrdup(md_writer_temp_path(r->w));
 	}
 	if (st)
 		fill_stats(r, st);

@@ -83,4 +83,17 @@ check "the rename over FILE fails: the recording kept in .partial" \
 	"$MEMSZ" report -i "$out.partial" -n 1
 check "the rename over FILE fails: no temporary file left" \
 	sh -c '! ls "$1".tmp.* 2>/dev/null' sh "$out"
+check "the rename over FILE fails: the previous recording back as FILE" \
+	sh -c 'test -s "$1" && ! test -e "$1.old"' sh "$out"
+
+out=$T/norenames.data
+traced "$out"
+# no rename at all: neither to FILE.old nor to FILE.partial
+injected "$out" rename:error=EPERM
+tmpf=$(ls "$out".tmp.* 2>/dev/null | head -1)
+check "no rename at all: exit 1" test $rc -eq 1
+check "no rename at all: the recording left under its temporary name" \
+	"$MEMSZ" report -i "${tmpf:-$out.none}" -n 1
+check "no rename at all: the error names where it is" \
+	grep -q "what was recorded is in '$out.tmp." "$T/err"
 finish
