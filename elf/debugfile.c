@@ -95,11 +95,15 @@ static int try_candidate(struct elfimg *img, const char *path)
 static __typeof__(&debuginfod_begin) dif_begin;
 static __typeof__(&debuginfod_find_debuginfo) dif_find_debuginfo;
 static __typeof__(&debuginfod_end) dif_end;
+static __typeof__(&debuginfod_set_progressfn) dif_set_progressfn;
+static __typeof__(&debuginfod_get_url) dif_get_url;
 
 static const struct dynlib_sym dif_syms[] = {
     {"debuginfod_begin", (void **)&dif_begin},
     {"debuginfod_find_debuginfo", (void **)&dif_find_debuginfo},
     {"debuginfod_end", (void **)&dif_end},
+    {"debuginfod_set_progressfn", (void **)&dif_set_progressfn},
+    {"debuginfod_get_url", (void **)&dif_get_url},
 };
 
 static struct dynlib dif_lib = {
@@ -125,8 +129,30 @@ static const int dif_down[] = {
     ETIME, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ECONNRESET,
 };
 
+/* Whether a server began to send the file during the current look-up:
+ * libdebuginfod names the URL it downloads from once one answers (the
+ * progress callback's count is of polls until then). */
+static bool dif_got_bytes;
+
+static int dif_progress(debuginfod_client *c, long got, long total)
+{
+	(void)got;
+	(void)total;
+	if (dif_get_url(c))
+		dif_got_bytes = true;
+	return 0; /* go on */
+}
+
+/* -ETIME is also a file too slow for $DEBUGINFOD_TIMEOUT (curl's low
+ * speed limit) or over $DEBUGINFOD_MAXTIME: a server that sent bytes, or
+ * a time limit per file, says nothing of the next file. */
 static bool dif_latches(int err)
 {
+	const char *maxtime = getenv("DEBUGINFOD_MAXTIME");
+
+	if (err == -ETIME &&
+	    (dif_got_bytes || (maxtime && strtol(maxtime, NULL, 10) > 0)))
+		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(dif_down); i++)
 		if (-err == dif_down[i])
 			return true;
@@ -219,6 +245,8 @@ static int try_debuginfod(struct elfimg *img)
 	c = dif_begin();
 	if (!c)
 		return 0;
+	dif_got_bytes = false;
+	dif_set_progressfn(c, dif_progress);
 	fd = dif_find_debuginfo(c, img->build_id, img->build_id_len, &path);
 	if (fd >= 0) {
 		close(fd);

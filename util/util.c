@@ -445,6 +445,7 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	char self[40];
 	int pfd, fd;
 
+	memset(st, 0, sizeof(*st)); /* a caller looks at it after -EINVAL */
 	pfd = openat(dfd, path, O_PATH | O_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
