@@ -57,6 +57,7 @@ def run(tmp, a, b):
     work = subprocess.Popen(
         [sys.executable, "-c",
          "import sys\n"
+         "sys.stdin.readline()\n"
          f"x = bytearray({HELD})\n"
          "x[::4096] = b'x' * len(x[::4096])\n"
          "print('ready', flush=True)\n"
@@ -64,8 +65,11 @@ def run(tmp, a, b):
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     rec = None
     try:
-        # moved before it touches its memory: A pays for it
+        # moved before it touches its memory (it waits for a line
+        # first): A pays for it
         move(work.pid, a)
+        work.stdin.write("go\n")
+        work.stdin.flush()
         check(work.stdout.readline().startswith("ready"),
               "the workload holds its 8 MiB")
         data = os.path.join(tmp, "move.data")
