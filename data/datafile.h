@@ -467,7 +467,7 @@ int md_writer_open(const char *path, struct md_writer **out);
  * recording made in one burst (record --duration 0): on ext4 a create
  * and a rename cost ~15-20 us more than an unnamed file and a link, ~6%
  * of a snapshot of a small process. Nothing of it is left behind by a
- * killed memsz. Where path names something at commit, or for
+ * memsz killed before commit. Where path names something at commit, or for
  * md_writer_keep(), it is first named as md_writer_open() names its file
  * (a link, else a copy where no link can be made) and goes on as such a
  * file does. */

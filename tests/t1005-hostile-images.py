@@ -12,7 +12,7 @@ it. An inotify IN_OPEN watch on the node is the ground truth.
    archive check, then the ELF open);
  - `size` where /proc/self/fd is not there (no /proc in a chroot or a
    sandbox): the image is still read; it was 'No such file or
-   directory'.
+   directory'; where it names other files, the image is read, not them.
 """
 import ctypes
 import os
@@ -114,5 +114,20 @@ with tempfile.TemporaryDirectory() as tmp:
         lib.check(r.returncode == 0 and "TOTAL" in r.stdout,
                   "size without /proc/self/fd: the table (exit %d, %r)" %
                   (r.returncode, r.stderr))
+        # a /proc/self/fd that is not the kernel's names other files:
+        # the inode looked at is the one read
+        other = os.path.join(tmp, "other")
+        os.mkdir(other)
+        for n in range(64):
+            with open(os.path.join(other, str(n)), "w") as f:
+                f.write("not the image\n")
+        r = subprocess.run(
+            ["unshare", "-m", "sh", "-c",
+             'mount --bind "$0" /proc/$$/fd && exec "$1" size "$2"',
+             other, lib.MEMSZ, shutil.which("true")],
+            capture_output=True, text=True, timeout=120)
+        lib.check(r.returncode == 0 and "TOTAL" in r.stdout,
+                  "size with other files at /proc/self/fd: the image's "
+                  "table (exit %d, %r)" % (r.returncode, r.stderr))
 
 sys.exit(lib.finish())

@@ -424,16 +424,23 @@ bool text_next_line(const char **p, const char *end, const char **ls,
 /* Open path (relative to dfd) again for open_regular_at() where /proc is
  * not there: the descriptor if it names the regular file st describes,
  * else -EINVAL (swapped meanwhile) or -errno. */
-static int reopen_same(int dfd, const char *path, const struct stat *st)
+/* Whether fd is the regular file st describes. */
+static bool same_file(int fd, const struct stat *st)
 {
 	struct stat got;
+
+	return fstat(fd, &got) == 0 && S_ISREG(got.st_mode) &&
+	       got.st_dev == st->st_dev && got.st_ino == st->st_ino;
+}
+
+static int reopen_same(int dfd, const char *path, const struct stat *st)
+{
 	int fd =
 	    openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &got) < 0 || !S_ISREG(got.st_mode) ||
-	    got.st_dev != st->st_dev || got.st_ino != st->st_ino) {
+	if (!same_file(fd, st)) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -443,7 +450,7 @@ static int reopen_same(int dfd, const char *path, const struct stat *st)
 int open_regular_at(int dfd, const char *path, struct stat *st)
 {
 	char self[40];
-	int pfd, fd;
+	int pfd, fd, flags;
 
 	memset(st, 0, sizeof(*st)); /* a caller looks at it after -EINVAL */
 	pfd = openat(dfd, path, O_PATH | O_CLOEXEC);
@@ -458,17 +465,22 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
 	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	/* no /proc (a chroot, a build sandbox): the path opened again,
-	 * still without blocking, and taken only if it is the file looked
-	 * at */
-	if (fd < 0 && errno == ENOENT)
+	/* the file looked at, unless /proc/self/fd is not the kernel's (a
+	 * mount over it) */
+	if (fd >= 0 && !same_file(fd, st)) {
+		close(fd);
+		fd = -1;
+	}
+	/* no /proc (a chroot, a build sandbox), or not the right one: the
+	 * path opened again, still without blocking, and taken only if it
+	 * is the file looked at */
+	if (fd < 0)
 		fd = reopen_same(dfd, path, st);
-	else
-		fd = fd < 0 ? -errno : fd;
 	close(pfd);
 	/* reads block again: a FUSE server is told each read's flags */
-	if (fd >= 0)
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+	if (flags >= 0)
+		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	return fd;
 }
 

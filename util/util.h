@@ -58,8 +58,9 @@ bool text_next_line(const char **p, const char *end, const char **ls,
  * is opened O_PATH (the file itself is not opened), checked, then
  * reopened through /proc/self/fd, which gives the same inode whatever the
  * path names by then (without /proc, by its path again, and kept only if
- * it is the same inode). The descriptor blocks on reads as open()'s
- * would. Returns the descriptor or -errno (-EINVAL: not a regular
+ * it is the same inode: a FIFO swapped in meanwhile is refused, though a
+ * device node swapped in then is opened). The descriptor blocks on reads
+ * as open()'s would. Returns the descriptor or -errno (-EINVAL: not a regular
  * file). */
 struct stat;
 int open_regular_at(int dfd, const char *path, struct stat *st);
