@@ -624,3 +624,48 @@ def dir_removed(path):
     except OSError:
         return False
     return True
+
+
+def build_id(path):
+    """The GNU build-id of ELF file path as readelf -n prints it, or
+    None."""
+    for line in readelf(["-n"], path).splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    return None
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 nothing listens on (just now)."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class BlackHole:
+    """A listening socket on 127.0.0.1 that accepts and never answers
+    (a debuginfod server that hangs); conns: the connections taken."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(c)
+
+    def count(self):
+        return len(self.conns)

@@ -22,7 +22,6 @@ import csv
 import io
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -48,21 +47,6 @@ int main(int argc, char **argv)
 
 def run(args, env=None, **kw):
     return subprocess.run(args, capture_output=True, text=True, env=env, **kw)
-
-
-def build_id(path):
-    for line in readelf(["-n"], path).splitlines():
-        if "Build ID:" in line:
-            return line.split("Build ID:")[1].strip()
-    return None
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def serves(url):
@@ -130,8 +114,8 @@ def main():
         stripped = os.path.join(tmp, "prog.stripped")
         run(["objcopy", "--only-keep-debug", prog, dbg], check=True)
         run(["objcopy", "--strip-all", prog, stripped], check=True)
-        bid = build_id(stripped)
-        check(bid is not None and bid == build_id(dbg),
+        bid = lib.build_id(stripped)
+        check(bid is not None and bid == lib.build_id(dbg),
               "the stripped program and its debug file share build-id %s"
               % bid)
         want = symtab(dbg)
@@ -145,7 +129,7 @@ def main():
         check("helper_dbg" not in rows,
               "without DEBUGINFOD_URLS the static function is not a row")
 
-        port = free_port()
+        port = lib.free_port()
         srv = subprocess.Popen(
             ["debuginfod", "-F", "-p", str(port), "-d",
              os.path.join(tmp, "db.sqlite"), served],

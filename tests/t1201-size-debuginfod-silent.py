@@ -16,38 +16,13 @@ failures do not stop the lookups).
 """
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-
-
-class BlackHole:
-    """A listening socket on 127.0.0.1 that accepts and never answers."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(c)
-
-    def count(self):
-        return len(self.conns)
 
 
 progs = [shutil.which(p) for p in ("true", "false", "sleep")]
@@ -59,7 +34,7 @@ with tempfile.TemporaryDirectory() as tmp:
         imgs.append(os.path.join(tmp, "img%d" % i))
         shutil.copy(p, imgs[-1])
     os.mkdir(os.path.join(tmp, "debug"))
-    hole = BlackHole()
+    hole = lib.BlackHole()
     env = dict(os.environ, DEBUGINFOD_URLS="http://127.0.0.1:%d" % hole.port,
                DEBUGINFOD_TIMEOUT="1",
                DEBUGINFOD_CACHE_PATH=os.path.join(tmp, "cache"))

@@ -21,11 +21,9 @@ helper2, and the server's /buildid/ID/debuginfo answer.
 """
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import urllib.error
 import urllib.request
 
@@ -38,41 +36,6 @@ from memsz_testlib import MEMSZ, readelf, check  # noqa: E402
 def run(args, env=None):
     return subprocess.run(args, capture_output=True, text=True, env=env,
                           timeout=600)
-
-
-def build_id(path):
-    for line in readelf(["-n"], path).splitlines():
-        if "Build ID:" in line:
-            return line.split("Build ID:")[1].strip()
-    return None
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-class BlackHole:
-    """A listening socket on 127.0.0.1 that accepts and never answers."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(c)
 
 
 def wait_served(proc, url):
@@ -137,7 +100,7 @@ def main():
         s3, d3 = program(tmp, 3, 3000)
         check("helper2" in readelf(["-s"], d2),
               "readelf -s of p2's debug file names helper2")
-        port = free_port()
+        port = lib.free_port()
         srv = subprocess.Popen(
             ["debuginfod", "-F", "-p", str(port), "-d",
              os.path.join(tmp, "db.sqlite"), os.path.join(tmp, "served")],
@@ -145,7 +108,7 @@ def main():
         good = "http://127.0.0.1:%d" % port
         for s in (s2, s3):
             ok = wait_served(srv, "%s/buildid/%s/debuginfo" %
-                             (good, build_id(s)))
+                             (good, lib.build_id(s)))
             check(ok, "debuginfod serves %s's build-id" % s)
             if not ok:
                 return
@@ -161,7 +124,7 @@ def main():
             lib.skip("libdebuginfod cannot be loaded")
         check(rc == 0 and "helper2" in out,
               "p2's debug file fetched into the cache (exit %d)" % rc)
-        env["DEBUGINFOD_URLS"] = "http://127.0.0.1:%d" % free_port()
+        env["DEBUGINFOD_URLS"] = "http://127.0.0.1:%d" % lib.free_port()
         rc, out, err = size(env, s1, s2, s3)
         check(rc == 0 and "helper2" in out,
               "closed port, s1 s2 s3: s2's symbols come from the cache "
@@ -176,7 +139,7 @@ def main():
               "closed port: no note for s2, found in the cache")
 
         # a good server and a black hole
-        hole = BlackHole()
+        hole = lib.BlackHole()
         # (the black hole ends the look-up by DEBUGINFOD_TIMEOUT, which
         # the good server's quick answer does not come near)
         env = dict(base, DEBUGINFOD_URLS="%s http://127.0.0.1:%d" %

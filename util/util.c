@@ -203,6 +203,20 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+/* The capacity xgrow() and xgrow_huge() grow cap to for need elements
+ * of elem bytes: doubled from cap (16 at first) until it holds them. */
+static size_t grown_cap(size_t cap, size_t need, size_t elem)
+{
+	size_t ncap = cap ? cap : 16;
+
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			oom(SIZE_MAX);
+		ncap *= 2;
+	}
+	return ncap;
+}
+
 void xgrow(void *arr, size_t *cap, size_t need, size_t elem)
 {
 	void **p = arr;
@@ -210,12 +224,7 @@ void xgrow(void *arr, size_t *cap, size_t need, size_t elem)
 
 	if (need <= *cap)
 		return;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			oom(SIZE_MAX);
-		ncap *= 2;
-	}
+	ncap = grown_cap(*cap, need, elem);
 	*p = xrealloc(*p, ncap * elem);
 	*cap = ncap;
 }
@@ -249,12 +258,7 @@ void xgrow_huge(void *arr, size_t *cap, size_t need, size_t elem)
 
 	if (need <= *cap)
 		return;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			oom(SIZE_MAX);
-		ncap *= 2;
-	}
+	ncap = grown_cap(*cap, need, elem);
 	if (*cap * elem < HUGE_SIZE) {
 		*p = xrealloc(*p, ncap * elem);
 		*cap = ncap;
