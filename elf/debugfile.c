@@ -160,15 +160,28 @@ static bool dif_latches(int err)
 }
 
 /* True if urls (libdebuginfod splits $DEBUGINFOD_URLS on spaces) names
- * one server. */
+ * one server: every URL the first, up to a trailing '/' (libdebuginfod
+ * asks a URL listed twice once). */
 static bool one_server(const char *urls)
 {
-	size_t n = 0;
+	const char *first = NULL, *p = urls;
+	size_t flen = 0;
 
-	for (const char *p = urls; *p; p++)
-		if (*p != ' ' && (p == urls || p[-1] == ' '))
-			n++;
-	return n == 1;
+	while (*p) {
+		size_t len;
+
+		p += strspn(p, " ");
+		len = strcspn(p, " ");
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		if (len && !first) {
+			first = p;
+			flen = len;
+		} else if (len && (len != flen || memcmp(p, first, len)))
+			return false;
+		p += strcspn(p, " ");
+	}
+	return first != NULL;
 }
 
 /* libdebuginfod's cache directory, chosen as its client does
@@ -285,7 +298,8 @@ int elfimg_find_debug(struct elfimg *img, const char *debug_root)
 	int ret = 0;
 
 	/* try_candidate() never fails: the first answer is 1 or 0, or
-	 * -MEMSZ_ENOLIB once (libdebuginfod missing), then 0. */
+	 * what try_debuginfod() said (libdebuginfod missing, how the
+	 * servers failed, or that they were not asked), then 0. */
 	if (img->debug_searched && same_root(priv->debug_root, debug_root))
 		return img->debug ? 1 : 0;
 	if (img->debug)

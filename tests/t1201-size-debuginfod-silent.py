@@ -12,7 +12,8 @@ programs, with build-ids and an empty --debug-root) must connect no more
 often than `memsz size` of one (DEBUGINFOD_TIMEOUT=1 keeps each wait
 short), and each run's footer must say the servers failed (for the
 first image) or were not asked (the later ones; t1202 checks that other
-failures do not stop the lookups).
+failures do not stop the lookups). The same server listed twice in
+DEBUGINFOD_URLS (`U U/`, which libdebuginfod asks once) is one server.
 """
 import os
 import shutil
@@ -68,6 +69,13 @@ with tempfile.TemporaryDirectory() as tmp:
                   for i in (1, 2)),
               "three images: img1's and img2's notes say they were not "
               "asked, and why")
+    # the one server listed twice (libdebuginfod asks it once): still one
+    url = "http://127.0.0.1:%d" % hole.port
+    env["DEBUGINFOD_URLS"] = "%s %s/" % (url, url)
+    twice, out2, rc2 = size(*imgs)
+    lib.check(rc2 == 0 and twice <= one,
+              "the server listed twice, three images: asked no more often "
+              "than for one (%d connections, one image: %d)" % (twice, one))
     hole.sock.close()
 
 sys.exit(lib.finish())
