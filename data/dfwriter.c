@@ -131,21 +131,23 @@ int md_rec_begin(struct md_writer *w)
 	return 0;
 }
 
+/* The directory of path ("." for a bare name); freed by the caller. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? xstrndup(path, (size_t)(slash - path) + (slash == path))
+		     : xstrdup(".");
+}
+
 /* A symlink at path (lst its lstat) may be followed: the kernel's
- * protected_symlinks rule, applied whatever the sysctl says — not when
- * it sits in a sticky world-writable directory and is owned by neither
- * memsz's user nor the directory's owner. */
+ * protected_symlinks rule (symlink_followable()). */
 static bool link_trusted(const char *path, const struct stat *lst)
 {
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	char *dir = dir_of(path);
 	struct stat d;
-	bool ok;
+	bool ok = !stat(dir, &d) && symlink_followable(&d, lst);
 
-	if (slash)
-		slash[slash == dir] = 0;
-	ok = !stat(slash ? dir : ".", &d) &&
-	     (!(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH) ||
-	      lst->st_uid == geteuid() || lst->st_uid == d.st_uid);
 	free(dir);
 	return ok;
 }
@@ -220,12 +222,9 @@ static int temp_create(char *name)
  * (EOPNOTSUPP: its file system has none). */
 static int unnamed_create(const char *path)
 {
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	int fd;
+	char *dir = dir_of(path);
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
-	if (slash)
-		slash[slash == dir] = 0;
-	fd = open(slash ? dir : ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	free(dir);
 	return fd < 0 ? -errno : fd;
 }

@@ -669,3 +669,14 @@ class BlackHole:
 
     def count(self):
         return len(self.conns)
+
+
+def cgroup2_mount():
+    """Where a cgroup v2 hierarchy is mounted (/sys/fs/cgroup first), or
+    None."""
+    with open("/proc/self/mountinfo") as f:
+        mounts = [line.split(" - ")[0].split()[4] for line in f
+                  if " - cgroup2 " in line]
+    if "/sys/fs/cgroup" in mounts:
+        return "/sys/fs/cgroup"
+    return mounts[0] if mounts else None

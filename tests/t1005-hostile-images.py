@@ -72,6 +72,16 @@ def nodes(tmp):
     return out
 
 
+def size_fd_dir(d):
+    """`memsz size true` with directory d mounted over its
+    /proc/self/fd (in a mount namespace of its own)."""
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c",
+         'mount --bind "$0" /proc/$$/fd && exec "$1" size "$2"',
+         d, lib.MEMSZ, shutil.which("true")],
+        capture_output=True, text=True, timeout=120)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     prog = os.path.join(tmp, "prog")
     shutil.copy(shutil.which("true"), prog)
@@ -106,11 +116,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if os.geteuid() != 0 or not shutil.which("unshare"):
         lib.skip_part("no case without /proc/self/fd: needs root, unshare")
     else:
-        r = subprocess.run(
-            ["unshare", "-m", "sh", "-c",
-             'mount --bind "$0" /proc/$$/fd && exec "$1" size "$2"',
-             empty, lib.MEMSZ, shutil.which("true")],
-            capture_output=True, text=True, timeout=120)
+        r = size_fd_dir(empty)
         lib.check(r.returncode == 0 and "TOTAL" in r.stdout,
                   "size without /proc/self/fd: the table (exit %d, %r)" %
                   (r.returncode, r.stderr))
@@ -121,11 +127,7 @@ with tempfile.TemporaryDirectory() as tmp:
         for n in range(64):
             with open(os.path.join(other, str(n)), "w") as f:
                 f.write("not the image\n")
-        r = subprocess.run(
-            ["unshare", "-m", "sh", "-c",
-             'mount --bind "$0" /proc/$$/fd && exec "$1" size "$2"',
-             other, lib.MEMSZ, shutil.which("true")],
-            capture_output=True, text=True, timeout=120)
+        r = size_fd_dir(other)
         lib.check(r.returncode == 0 and "TOTAL" in r.stdout,
                   "size with other files at /proc/self/fd: the image's "
                   "table (exit %d, %r)" % (r.returncode, r.stderr))

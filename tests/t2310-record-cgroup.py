@@ -25,15 +25,6 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, PAGE, SRCDIR, check  # noqa: E402
 
 
-def cgroup2_mount():
-    with open("/proc/self/mountinfo") as f:
-        mounts = [line.split(" - ")[0].split()[4] for line in f
-                  if " - cgroup2 " in line]
-    if "/sys/fs/cgroup" in mounts:
-        return "/sys/fs/cgroup"
-    return mounts[0] if mounts else None
-
-
 class Workload:
     """sys_share started in "wait" mode: joins a cgroup, then forks."""
 
@@ -94,7 +85,7 @@ def rmdir_wait(path):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup needs root")
-    mnt = cgroup2_mount()
+    mnt = lib.cgroup2_mount()
     if not mnt:
         lib.skip("no cgroup2 file system mounted")
     name = f"memsz-t2310-{os.getpid()}"

@@ -39,15 +39,6 @@ NFILES = 64
 GUARD = 120  # seconds: a guard against hanging, not a timing assumption
 
 
-def cgroup2_mount():
-    with open("/proc/self/mountinfo") as f:
-        mounts = [line.split(" - ")[0].split()[4] for line in f
-                  if " - cgroup2 " in line]
-    if "/sys/fs/cgroup" in mounts:
-        return "/sys/fs/cgroup"
-    return mounts[0] if mounts else None
-
-
 def fanotify(path):
     """A fanotify descriptor holding every open of a file in directory
     path until answered, or None (with a skip) where that is not
@@ -135,7 +126,7 @@ def walk_stopped(tmp, cg, sig, extra):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup and fanotify marks need root")
-    mnt = cgroup2_mount()
+    mnt = lib.cgroup2_mount()
     if not mnt:
         lib.skip("no cgroup2 file system mounted")
     cg = os.path.join(mnt, "memsz-t2314-%d" % os.getpid())

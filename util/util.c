@@ -488,17 +488,19 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	return fd;
 }
 
-/* Whether the symlink lfd (O_PATH, its stat lst) in directory dfd may be
- * followed: the kernel's protected_symlinks rule (fs/namei.c
- * may_follow_link()). */
+bool symlink_followable(const struct stat *dir, const struct stat *lst)
+{
+	return !(dir->st_mode & S_ISVTX) || !(dir->st_mode & S_IWOTH) ||
+	       lst->st_uid == geteuid() || lst->st_uid == dir->st_uid;
+}
+
+/* Whether the symlink of stat lst in directory dfd may be followed
+ * (symlink_followable()). */
 static bool link_followable(int dfd, const struct stat *lst)
 {
 	struct stat d;
 
-	if (fstat(dfd, &d) < 0)
-		return false;
-	return !(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH) ||
-	       lst->st_uid == geteuid() || lst->st_uid == d.st_uid;
+	return fstat(dfd, &d) == 0 && symlink_followable(&d, lst);
 }
 
 /* Whether directory dfd is in a proc file system, whose links (the

@@ -74,6 +74,12 @@ int open_regular_at(int dfd, const char *path, struct stat *st);
  * -MEMSZ_EUNSAFELINK; 0 too where the path cannot be resolved (a
  * missing directory, a loop), which the open that follows reports. */
 int path_dirs_trusted(const char *path);
+/* Whether a symlink (lst its lstat) in directory dir (its stat) may be
+ * followed under the kernel's protected_symlinks rule (fs/namei.c
+ * may_follow_link()), applied whatever the sysctl says: not when it sits
+ * in a sticky world-writable directory and is owned by neither the
+ * effective user nor the directory's owner. */
+bool symlink_followable(const struct stat *dir, const struct stat *lst);
 
 /* Read the regular file at path (not through a symlink in its last
  * component) whole, at most max bytes, into a new NUL-terminated buffer
