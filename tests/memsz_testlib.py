@@ -680,3 +680,27 @@ def cgroup2_mount():
     if "/sys/fs/cgroup" in mounts:
         return "/sys/fs/cgroup"
     return mounts[0] if mounts else None
+
+
+def wait_served(proc, url):
+    """Waits (see wait_until) until url answers 200 (a debuginfod server
+    proc has scanned the file); False if the server exits first, or at
+    the hang guard."""
+    import urllib.error
+    import urllib.request
+    up = []
+
+    def ready():
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    up.append(url)
+                    return True
+        except (urllib.error.URLError, ConnectionError, OSError):
+            pass
+        return proc.poll() is not None
+    try:
+        wait_until(ready, "debuginfod to serve " + url)
+    except TimeoutError as e:
+        print("# " + str(e))
+    return bool(up)

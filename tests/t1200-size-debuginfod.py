@@ -25,8 +25,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.error
-import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,32 +45,6 @@ int main(int argc, char **argv)
 
 def run(args, env=None, **kw):
     return subprocess.run(args, capture_output=True, text=True, env=env, **kw)
-
-
-def serves(url):
-    """True if url answers 200 (the server has scanned the file)."""
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status == 200
-    except (urllib.error.URLError, ConnectionError, OSError):
-        return False
-
-
-def wait_served(proc, url):
-    """Waits (see lib.wait_until) until url answers 200; False if the
-    server exits first, or at the hang guard."""
-    up = []
-
-    def ready():
-        if serves(url):
-            up.append(url)
-            return True
-        return proc.poll() is not None
-    try:
-        lib.wait_until(ready, "debuginfod to serve " + url)
-    except TimeoutError as e:
-        print("# " + str(e))
-    return bool(up)
 
 
 def size_rows(path, key, env):
@@ -135,7 +107,7 @@ def main():
              os.path.join(tmp, "db.sqlite"), served],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         url = "http://127.0.0.1:%d" % port
-        ok = wait_served(srv, "%s/buildid/%s/debuginfo" % (url, bid))
+        ok = lib.wait_served(srv, "%s/buildid/%s/debuginfo" % (url, bid))
         check(ok, "debuginfod on %s serves build-id %s" % (url, bid))
         if not ok:
             return

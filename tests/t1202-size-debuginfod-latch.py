@@ -24,8 +24,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.error
-import urllib.request
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -36,26 +34,6 @@ from memsz_testlib import MEMSZ, readelf, check  # noqa: E402
 def run(args, env=None):
     return subprocess.run(args, capture_output=True, text=True, env=env,
                           timeout=600)
-
-
-def wait_served(proc, url):
-    """Waits until url answers 200; False if the server exits first."""
-    up = []
-
-    def ready():
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                if r.status == 200:
-                    up.append(url)
-                    return True
-        except (urllib.error.URLError, ConnectionError, OSError):
-            pass
-        return proc.poll() is not None
-    try:
-        lib.wait_until(ready, "debuginfod to serve " + url)
-    except TimeoutError as e:
-        print("# " + str(e))
-    return bool(up)
 
 
 def program(tmp, i, nfuncs):
@@ -107,7 +85,7 @@ def main():
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         good = "http://127.0.0.1:%d" % port
         for s in (s2, s3):
-            ok = wait_served(srv, "%s/buildid/%s/debuginfo" %
+            ok = lib.wait_served(srv, "%s/buildid/%s/debuginfo" %
                              (good, lib.build_id(s)))
             check(ok, "debuginfod serves %s's build-id" % s)
             if not ok:
