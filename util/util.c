@@ -454,7 +454,7 @@ static int reopen_same(int dfd, const char *path, const struct stat *st)
 int open_regular_at(int dfd, const char *path, struct stat *st)
 {
 	char self[40];
-	int pfd, fd, flags;
+	int pfd, fd;
 
 	memset(st, 0, sizeof(*st)); /* a caller looks at it after -EINVAL */
 	pfd = openat(dfd, path, O_PATH | O_CLOEXEC);
@@ -481,10 +481,10 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	if (fd < 0)
 		fd = reopen_same(dfd, path, st);
 	close(pfd);
-	/* reads block again: a FUSE server is told each read's flags */
-	flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-	if (flags >= 0)
-		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	/* reads block again: a FUSE server is told each read's flags. Of
+	 * the flags F_SETFL sets, the open gave only O_NONBLOCK: one call */
+	if (fd >= 0)
+		(void)fcntl(fd, F_SETFL, 0);
 	return fd;
 }
 
