@@ -127,7 +127,10 @@ def check_whole(data, b, cmdline):
     # of the command line stay (cutting its middle kept the pid and the
     # last characters, "xxxx", which tell nothing)
     out, _ = memsz("report", "-i", data, "--by", "pids", "--width", "80")
-    line = [ln for ln in out.splitlines() if f" {b} " in ln]
+    # the table's rows only: a footer line may name pid b too (the peak
+    # RSS summary names the process whose peak no snapshot caught)
+    table = out.splitlines()[:-len(footer(out)) or None]
+    line = [ln for ln in table if f" {b} " in ln]
     label = line[0][line[0].index(f" {b} ") + 1:] if line else ""
     check(len(line) == 1 and label.startswith(f"{b} {cmdline[:12]}") and
           label.endswith("\u2026") and len(line[0]) <= 80,
