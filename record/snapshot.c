@@ -50,6 +50,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->kpageflags_fd = -1;
 	s->kpagecgroup_fd = -1;
 	s->root_fd = -1;
+	s->self_fd_dir = -1;
 	s->self_pm_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0 && !kernel_probe.probed) {
