@@ -120,22 +120,38 @@ found:
 	return p;
 }
 
+/* The directory /proc/self/fd (opened at the first call, kept until
+ * snap_images_free), or -1. */
+static int self_fd_dir(struct snapper *s)
+{
+	if (!s->self_fd_tried) {
+		s->self_fd_tried = true;
+		s->self_fd_dir =
+		    open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	return s->self_fd_dir;
+}
+
 /* Open rel (under dirfd) for reading only if it is still the regular
  * file (maj, min, ino) that find_open_path() found: the target may have
  * swapped the path meanwhile. With pfd (find_open_path's O_PATH
  * descriptor, checked already), that file is opened again through
- * /proc/self/fd, without a walk of the path. Returns the descriptor or
- * -errno (-ESTALE: another file now). */
-static int open_regular(int dirfd, const char *rel, int pfd, uint32_t maj,
-			uint32_t min, uint64_t ino)
+ * /proc/self/fd (its number under self_fd_dir(), else the whole path),
+ * without a walk of the path. Returns the descriptor or -errno (-ESTALE:
+ * another file now). */
+static int open_regular(struct snapper *s, int dirfd, const char *rel, int pfd,
+			uint32_t maj, uint32_t min, uint64_t ino)
 {
 	char self[40];
 	struct stat st;
-	int fd;
+	int fd, dir;
 
 	if (pfd >= 0) {
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-		fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		dir = self_fd_dir(s);
+		snprintf(self, sizeof(self), "%s%d",
+			 dir >= 0 ? "" : "/proc/self/fd/", pfd);
+		fd = openat(dir >= 0 ? dir : AT_FDCWD, self,
+			    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		return fd < 0 ? -errno : fd;
 	}
 	fd = open_regular_at(dirfd, rel, &st);
@@ -227,6 +243,9 @@ size_t snap_images_count(const struct snapper *s)
 void snap_images_free(struct snapper *s)
 {
 	images_close_root(s);
+	if (s->self_fd_tried && s->self_fd_dir >= 0)
+		close(s->self_fd_dir);
+	s->self_fd_tried = false;
 	snap_images_close_fds(s);
 	free(s->images);
 	hashmap_free(&s->images_index);
@@ -306,8 +325,8 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		   st.st_size >= (off_t)sizeof(Elf32_Ehdr)) {
 		/* a file shorter than an ELF header (a locale's LC_NUMERIC,
 		 * LC_PAPER...: 23 to 50 bytes) has no build-id: not opened */
-		fd = open_regular(dirfd, rel, pfd, im->dev_major, im->dev_minor,
-				  im->ino);
+		fd = open_regular(s, dirfd, rel, pfd, im->dev_major,
+				  im->dev_minor, im->ino);
 		if (fd >= 0) {
 			ret = elf_build_id_read(fd, im->build_id,
 						sizeof(im->build_id));

@@ -50,6 +50,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->kpageflags_fd = -1;
 	s->kpagecgroup_fd = -1;
 	s->root_fd = -1;
+	s->self_fd_dir = -1;
 	s->self_pm_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0 && !kernel_probe.probed) {
@@ -350,28 +351,35 @@ static int charge_write(struct snapper *s)
 
 /* Run the job of the begun snapshot seq of pid and end it: SNAP_END (in
  * any case: on an error, -ESRCH when the process is gone, what was begun
- * is ended), then a NOTE of the pages found changed. Its VmHWM is read
- * once the pages are, through sfd (status_read): a target that is not
- * held meanwhile (interval snapshots; growth snapshots once the page
- * tables are scanned) may grow while they are read, and the peak must
- * hold what the snapshot counted; hwm (kB, <= 0 unknown), read with the
- * maps, stands in if the process is gone by then. Returns 0 or the first
- * error. */
+ * is ended), then a NOTE of the pages found changed. Its VmHWM must hold
+ * what the snapshot counted: a target that is not held meanwhile
+ * (interval snapshots; growth snapshots once the page tables are
+ * scanned) may grow while the pages are read. hwm (kB, <= 0 unknown),
+ * the peak read with the maps, is kept when it holds the resident pages
+ * counted, as it does unless the process grew past it meanwhile (one
+ * status read, ~6 us, less: the SNAP_END then says the peak at the
+ * snapshot's start); else the status is read again through sfd once the
+ * pages are (status_read), hwm standing in if the process is gone by
+ * then. Returns 0 or the first error. */
 static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 		    uint32_t seq, int64_t hwm, int sfd, const uint32_t *ids,
 		    struct snap_stats *st)
 {
 	struct md_snap_end e = {0};
 	struct snap_status late;
+	uint64_t counted;
 	int ret, ret2;
 
 	ret = snap_job_run(j, ids, &e, st);
 	snap_release(s);
 	if (!ret)
 		ret = charge_write(s);
-	status_read(sfd, &late);
-	if (late.hwm > 0)
-		hwm = late.hwm;
+	counted = st->pages_present << s->page_shift;
+	if (hwm <= 0 || counted > (uint64_t)hwm << 10) {
+		status_read(sfd, &late);
+		if (late.hwm > 0)
+			hwm = late.hwm;
+	}
 	e.vm_hwm = hwm > 0 ? (uint64_t)hwm << 10 : 0;
 	e.time = mono_ns();
 	e.pid = (uint32_t)pid;
