@@ -227,6 +227,13 @@ struct md_writer {
 	int fd;
 	char *path; /* where the recording goes once committed */
 	char *tmp;  /* the file written until then; NULL: writing path */
+	/* path's directory, opened once (path_dir_open()): every name is
+	 * made, moved and removed in it by *at() calls, so a directory of
+	 * path swapped for a link after the check changes nothing; base:
+	 * where path's last component starts in path, and in tmp and every
+	 * name made from path by a suffix */
+	int dfd;
+	size_t base;
 	/* tmp is /proc/self/fd/FD of an unnamed file (MD_WRITER_UNNAMED),
 	 * linked in at commit, not renamed */
 	bool unnamed;

@@ -512,73 +512,106 @@ static bool proc_link(int dfd)
 	return fstatfs(dfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 }
 
-int path_dirs_trusted(const char *path)
+/* The next directory of the walk of path_dir_open() from dfd: the
+ * component comp opened O_PATH, a symlink not followed (a magic link of
+ * /proc followed: the kernel goes to the object, not to the text readlink
+ * gives; no link of /proc sits in a sticky directory). The fd, or
+ * -errno; *st its stat. */
+static int dir_step(int dfd, const char *comp, struct stat *st)
+{
+	int fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode) &&
+	    proc_link(dfd)) {
+		close(fd);
+		fd = openat(dfd, comp, O_PATH | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* The symlink fd (st its stat) met in directory dfd on the way: its
+ * target put in front of what is left to resolve (*todo, *p, both
+ * moved), dfd at / for an absolute one. 0 or a negative code. */
+static int dir_link(int *dfd, int fd, const struct stat *st, char **todo,
+		    char **p)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
+	char *rest;
+
+	if (!link_followable(*dfd, st))
+		return -MEMSZ_EUNSAFELINK;
+	if (n < 0)
+		return -errno;
+	if (n == 0 || n >= (ssize_t)sizeof(target) - 1)
+		return n ? -ENAMETOOLONG : -ENOENT;
+	target[n] = 0;
+	rest = xasprintf("%s/%s", target, *p);
+	free(*todo);
+	*p = *todo = rest;
+	if (target[0] == '/') {
+		close(*dfd);
+		*dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (*dfd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int path_dir_open(const char *path, const char **base)
 {
 	/* the directory part, resolved a component at a time from / or
 	 * the working directory; a link's target takes its place in what
 	 * is left to resolve */
 	const char *slash = strrchr(path, '/');
-	char *todo = slash ? xstrndup(path, (size_t)(slash - path)) : NULL;
-	char *p = todo, target[PATH_MAX];
+	char *todo = xstrndup(path, slash ? (size_t)(slash - path) : 0);
+	char *p = todo;
 	int dfd, links = 0, ret = 0;
 
-	if (!todo)
-		return 0;
+	*base = slash ? slash + 1 : path;
 	dfd =
 	    open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	while (dfd >= 0 && *p) {
+	if (dfd < 0)
+		ret = -errno;
+	while (!ret && *p) {
 		size_t len = strcspn(p, "/");
 		char *comp = xstrndup(p, len);
+		bool here = !len || !strcmp(comp, ".");
 		struct stat st;
-		ssize_t n;
 		int fd;
 
 		p += len + (p[len] == '/');
-		fd = len && strcmp(comp, ".")
-			 ? openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)
-			 : -2;
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode) &&
-		    proc_link(dfd)) {
-			/* /proc/PID/root, cwd, fd/N: the kernel goes to the
-			 * object, not to the text readlink gives; no link of
-			 * /proc sits in a sticky directory */
-			close(fd);
-			fd = openat(dfd, comp, O_PATH | O_CLOEXEC);
-		}
+		/* "" (a slash repeated) or ".": where it is */
+		fd = here ? -1 : dir_step(dfd, comp, &st);
 		free(comp);
-		if (fd == -2)
-			continue; /* "" (a slash repeated) or "." */
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			if (fd >= 0)
-				close(fd);
-			break; /* the open that follows says why */
-		}
-		if (!S_ISLNK(st.st_mode)) {
+		if (here)
+			continue;
+		if (fd < 0) {
+			ret = fd;
+		} else if (S_ISDIR(st.st_mode)) {
 			close(dfd);
 			dfd = fd;
-			continue;
-		}
-		n = readlinkat(fd, "", target, sizeof(target) - 1);
-		close(fd);
-		if (!link_followable(dfd, &st)) {
-			ret = -MEMSZ_EUNSAFELINK;
-			break;
-		}
-		if (n <= 0 || ++links > 40)
-			break; /* ELOOP for the open that follows */
-		target[n] = 0;
-		comp = xasprintf("%s/%s", target, p);
-		free(todo);
-		p = todo = comp;
-		if (target[0] == '/') {
-			close(dfd);
-			dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		} else if (!S_ISLNK(st.st_mode)) {
+			close(fd);
+			ret = -ENOTDIR;
+		} else {
+			ret = ++links > 40 ? -ELOOP
+					   : dir_link(&dfd, fd, &st, &todo, &p);
+			close(fd);
 		}
 	}
-	if (dfd >= 0)
-		close(dfd);
 	free(todo);
-	return ret;
+	if (ret < 0 && dfd >= 0)
+		close(dfd);
+	return ret < 0 ? ret : dfd;
 }
 
 ssize_t read_small_file(const char *path, size_t max, char **out)

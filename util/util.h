@@ -65,15 +65,19 @@ bool text_next_line(const char **p, const char *end, const char **ls,
 struct stat;
 int open_regular_at(int dfd, const char *path, struct stat *st);
 
-/* Whether the directories of path (all but its last component) may be
- * reached under the kernel's protected_symlinks rule, applied whatever
- * the sysctl says: a symlink met on the way (in path or in a link's
- * target) is not followed when it sits in a sticky world-writable
- * directory and is owned by neither the effective user nor that
- * directory's owner (another user's link in /tmp). Returns 0, or
- * -MEMSZ_EUNSAFELINK; 0 too where the path cannot be resolved (a
- * missing directory, a loop), which the open that follows reports. */
-int path_dirs_trusted(const char *path);
+/* Open the directory of path (all but its last component; the working
+ * directory for a bare name) as an O_PATH descriptor, for *at() calls
+ * that must reach the directory checked and nothing swapped in after:
+ * it is resolved one component at a time from / or the working
+ * directory under the kernel's protected_symlinks rule, applied whatever
+ * the sysctl says, so that the check and the resolution are one walk: a
+ * symlink met on the way (in path or in a link's target) is not followed
+ * when it sits in a sticky world-writable directory and is owned by
+ * neither the effective user nor that directory's owner (another user's
+ * link in /tmp). *base: path's last component (in path; "" when path
+ * ends in a slash). Returns the descriptor (caller closes), or
+ * -MEMSZ_EUNSAFELINK, or -errno (ENOENT, ENOTDIR, ELOOP, EACCES...). */
+int path_dir_open(const char *path, const char **base);
 /* Whether a symlink (lst its lstat) in directory dir (its stat) may be
  * followed under the kernel's protected_symlinks rule (fs/namei.c
  * may_follow_link()), applied whatever the sysctl says: not when it sits
