@@ -11,6 +11,7 @@
 #include "maps/labels.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,8 @@ struct labels {
 	/* positions by id, allocated lazily: pos + 1, 0 = none; npos valid */
 	uint64_t *pos;
 	size_t npos;
+
+	size_t len_max; /* 0: LABEL_LEN_MAX (labels_set_len_max()) */
 };
 
 /* Copy n bytes of s plus a NUL into the arena. */
@@ -102,6 +105,32 @@ copy:
 struct labels *labels_new(void)
 {
 	return xcalloc(1, sizeof(struct labels));
+}
+
+void labels_set_len_max(struct labels *lb, size_t max)
+{
+	lb->len_max = max;
+}
+
+/* The string of n bytes at s as a label holds it: NULL if it is at most
+ * the longest a label is, else its first bytes and the mark
+ * (LABEL_CUT_MARK) in a new string (caller frees), its length *cutn. */
+static char *label_cut(const struct labels *lb, const char *s, size_t n,
+		       size_t *cutn)
+{
+	size_t max = lb->len_max ? lb->len_max : LABEL_LEN_MAX;
+	char mark[64];
+	int m;
+	char *out;
+
+	if (n <= max)
+		return NULL;
+	m = snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n);
+	out = xmalloc(max + (size_t)m + 1);
+	memcpy(out, s, max);
+	memcpy(out + max, mark, (size_t)m + 1);
+	*cutn = max + (size_t)m;
+	return out;
 }
 
 void labels_free(struct labels *lb)
@@ -167,12 +196,22 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 			      uint32_t hash)
 {
 	struct hashmap_probe p;
-	uint32_t id = lookup(lb, s, n, hash, &p);
+	char *cut = label_cut(lb, s, n, &n);
+	uint32_t id;
 
-	if (id != LABEL_NONE)
+	if (cut) { /* the hash was of the whole string */
+		s = cut;
+		hash = labels_hash(cut, n);
+	}
+	id = lookup(lb, s, n, hash, &p);
+	if (id != LABEL_NONE) {
+		free(cut);
 		return id;
-	if (lb->count >= LABEL_ID_LIMIT || n > UINT32_MAX)
-		abort(); /* 2 billion labels, a 4 GiB one: cannot happen */
+	}
+	/* Each label costs some 24 bytes of index besides its string: 2^31
+	 * of them (48 GiB) cannot be made, not even from a hostile file. */
+	if (lb->count >= LABEL_ID_LIMIT)
+		abort();
 	if (lb->count == lb->cap) {
 		size_t cap = lb->cap;
 
@@ -185,6 +224,7 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 	lb->str[id] = arena_dup(lb, s, n);
 	lb->len[id] = n;
 	hashmap_put(&lb->ids, &p, id);
+	free(cut);
 	return id;
 }
 
@@ -213,10 +253,15 @@ uint32_t labels_intern(struct labels *lb, const char *s)
 uint32_t labels_find(const struct labels *lb, const char *s)
 {
 	struct hashmap_probe p;
-
 	size_t n = strlen(s);
+	char *cut = label_cut(lb, s, n, &n);
+	uint32_t id;
 
-	return lookup(lb, s, n, hashmap_hash_bytes(s, n), &p);
+	if (cut)
+		s = cut;
+	id = lookup(lb, s, n, hashmap_hash_bytes(s, n), &p);
+	free(cut);
+	return id;
 }
 
 const char *labels_str(const struct labels *lb, uint32_t id)
@@ -249,15 +294,15 @@ static bool alias_has(const struct alias_list *al, const char *alias,
 	return false;
 }
 
-void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
+/* labels_add_alias() of alias, n bytes, cut already. */
+static void alias_add(struct labels *lb, uint32_t id, const char *alias,
+		      size_t n)
 {
 	struct alias_list *al;
 	struct hashmap_probe p;
-	size_t n = strlen(alias), cap;
+	size_t cap;
 	uint32_t h;
 
-	if (id >= lb->count)
-		return;
 	if (lb->len[id] == n && !memcmp(lb->str[id], alias, n))
 		return;
 	if (id >= lb->nalias_ix) {
@@ -288,6 +333,16 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 			    (uint32_t)k);
 	else if (al->n > ALIAS_LINEAR + 1)
 		hashmap_put(&al->set, &p, (uint32_t)(al->n - 1));
+}
+
+void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
+{
+	size_t n = strlen(alias);
+	char *cut = label_cut(lb, alias, n, &n);
+
+	if (id < lb->count)
+		alias_add(lb, id, cut ? cut : alias, n);
+	free(cut);
 }
 
 const char *const *labels_aliases(const struct labels *lb, uint32_t id,

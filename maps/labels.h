@@ -22,13 +22,27 @@
 
 struct labels;
 
+/* A label is at most this many bytes plus a marker: a longer string (a
+ * name in a hostile file: a symbol, a section, a compile unit from a
+ * compressed .debug_str that inflates to gigabytes) is interned as its
+ * first LABEL_LEN_MAX bytes followed by "... [cut: N bytes]", N its
+ * length. No real name comes near it (the demangler gives up at 256 KiB);
+ * ids keep 4-byte lengths and a table shows where the name was cut. */
+#define LABEL_LEN_MAX (1u << 20)
+#define LABEL_CUT_MARK "... [cut: %zu bytes]"
+
 /* New empty table. Free with labels_free(). */
 struct labels *labels_new(void);
 /* Free the table and every string in it. NULL is fine. */
 void labels_free(struct labels *lb);
 
-/* Id of s, interning a copy on first sight. Never returns LABEL_NONE;
- * always below LABEL_ID_LIMIT. */
+/* Cut labels longer than max bytes, not LABEL_LEN_MAX (max >= 1): for
+ * tests, which cannot make a 1 MiB name of every kind. */
+void labels_set_len_max(struct labels *lb, size_t max);
+
+/* Id of s, interning a copy on first sight (a string longer than
+ * LABEL_LEN_MAX cut: see there). Never returns LABEL_NONE; always below
+ * LABEL_ID_LIMIT. */
 uint32_t labels_intern(struct labels *lb, const char *s);
 /* Id of the string of length n at s (need not be NUL-terminated). */
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
@@ -44,7 +58,8 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 /* Make room for n more labels (an estimate: more may come), so that
  * interning them grows no table. */
 void labels_reserve(struct labels *lb, size_t n);
-/* Id of s if already interned, else LABEL_NONE. */
+/* Id of s if already interned (s as labels_intern() would cut it), else
+ * LABEL_NONE. */
 uint32_t labels_find(const struct labels *lb, const char *s);
 /* Ask for the memory labels_str(lb, id) reads first (where the string
  * is), for a caller that walks labels in no order of theirs: on a big
@@ -55,7 +70,8 @@ const char *labels_str(const struct labels *lb, uint32_t id);
 /* Number of distinct labels interned (ids are 0 .. count-1). */
 size_t labels_count(const struct labels *lb);
 
-/* Record that alias is another name for label id (duplicates ignored). */
+/* Record that alias is another name for label id (duplicates ignored; an
+ * alias longer than LABEL_LEN_MAX cut as a label is). */
 void labels_add_alias(struct labels *lb, uint32_t id, const char *alias);
 /* Aliases of id (not counting the label itself); *n receives the count.
  * Borrowed array, valid until the next labels_add_alias() or labels_free(). */

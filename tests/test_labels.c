@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -66,6 +67,72 @@ static void test_intern_n(void **state)
 	assert_int_not_equal(labels_intern_n(lb, "ab\0c", 4),
 			     labels_intern(lb, "ab"));
 	labels_free(lb);
+}
+
+/* A label longer than the limit (lowered here by labels_set_len_max())
+ * is its first bytes and a mark giving its length: the same long string
+ * is the same label, found by labels_find(), whichever call interned it;
+ * another with the same start but another length is another label; one
+ * at the limit stays whole; an alias is cut as a label is. */
+static void test_cut(void **state)
+{
+	struct labels *lb = labels_new();
+	const char *s10 = "abcdefghij", *s11 = "abcdefghijk";
+	uint32_t a, b, c;
+	size_t n;
+
+	(void)state;
+	labels_set_len_max(lb, 8);
+	a = labels_intern(lb, s10);
+	assert_string_equal(labels_str(lb, a), "abcdefgh... [cut: 10 bytes]");
+	assert_int_equal(labels_intern_n(lb, s10, 10), a);
+	assert_int_equal(
+	    labels_intern_hashed(lb, s10, 10, labels_hash(s10, 10)), a);
+	assert_int_equal(labels_find(lb, s10), a);
+	b = labels_intern(lb, s11);
+	assert_int_not_equal(b, a);
+	assert_string_equal(labels_str(lb, b), "abcdefgh... [cut: 11 bytes]");
+	c = labels_intern_n(lb, s10, 8);
+	assert_string_equal(labels_str(lb, c), "abcdefgh");
+	assert_int_equal(labels_count(lb), 3);
+	labels_add_alias(lb, c, "0123456789");
+	assert_string_equal(labels_aliases(lb, c, &n)[0],
+			    "01234567... [cut: 10 bytes]");
+	assert_int_equal(n, 1);
+	labels_add_alias(lb, c, "0123456789"); /* the same, cut the same */
+	labels_aliases(lb, c, &n);
+	assert_int_equal(n, 1);
+	labels_free(lb);
+}
+
+/* A name of 4 GiB and more (labels keep 4-byte lengths) at the real
+ * limit: cut, not an abort. The string is a mapping of 4 GiB + 2 pages
+ * of which only the first page is written: the rest reads as the zero
+ * page, so the test needs no more memory than that page. */
+static void test_cut_4g(void **state)
+{
+	size_t n = (4ull << 30) + 8192, m;
+	char *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct labels *lb = labels_new();
+	char mark[64];
+	uint32_t id;
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	memset(p, 'x', 4096);
+	id = labels_intern_n(lb, p, n);
+	m = (size_t)snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n);
+	assert_string_equal(mark, "... [cut: 4294975488 bytes]");
+	/* the first LABEL_LEN_MAX bytes (a page of x, then NULs), the mark */
+	assert_memory_equal(labels_str(lb, id), p, LABEL_LEN_MAX);
+	assert_memory_equal(labels_str(lb, id) + LABEL_LEN_MAX, mark, m + 1);
+	assert_int_equal(labels_intern_n(lb, p, n), id);
+	/* at the limit: whole */
+	assert_int_not_equal(labels_intern_n(lb, p, LABEL_LEN_MAX), id);
+	assert_int_equal(labels_count(lb), 2);
+	labels_free(lb);
+	munmap(p, n);
 }
 
 #define MANY 100000
@@ -246,6 +313,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_intern_n),
+	    cmocka_unit_test(test_cut),
+	    cmocka_unit_test(test_cut_4g),
 	    cmocka_unit_test(test_many),
 	    cmocka_unit_test(test_reserve),
 	    cmocka_unit_test(test_aliases),
