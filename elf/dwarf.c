@@ -279,14 +279,21 @@ static bool has_dwarf(const struct elfimg *img)
  * stays). Returns a malloc'd string. */
 static char *path_norm(const char *dir, const char *name)
 {
-	char *in = name[0] != '/' && dir && dir[0]
-		       ? xasprintf("%s/%s", dir, name)
-		       : xstrdup(name);
-	char *out = xmalloc(strlen(in) + 2);
+	/* joined without printf: names come from the file, and one of
+	 * gigabytes (a compressed .debug_str) would overflow its int */
+	size_t dl = name[0] != '/' && dir ? strlen(dir) : 0, nl = strlen(name);
+	char *in = xmalloc(dl + 1 + nl + 1);
+	char *out = xmalloc(dl + 1 + nl + 2);
 	size_t o = 0, keep = 0; /* keep: length that ".." may not remove */
-	bool abs = in[0] == '/';
+	bool abs;
 	char *p = in;
 
+	if (dl) {
+		memcpy(in, dir, dl);
+		in[dl++] = '/';
+	}
+	memcpy(in + dl, name, nl + 1);
+	abs = in[0] == '/';
 	if (abs)
 		out[o++] = '/';
 	keep = o;
@@ -649,10 +656,14 @@ static void add_line_run(struct dctx *c, const char *file, int line,
 	 * it already, not those of other relative directories */
 	bool joined = dl && !strncmp(file, c->comp_dir, dl) && file[dl] == '/';
 	char *path = path_norm(joined ? NULL : c->comp_dir, file);
-	char *s = xasprintf("%s:%d", path, line);
+	size_t pl = strlen(path);
+	char num[16];
+	int nn = snprintf(num, sizeof(num), ":%d", line);
 
-	add_range(c, start, end, labels_intern(c->lb, s));
-	free(s);
+	/* path:line, without printf (path may be gigabytes: path_norm()) */
+	path = xrealloc(path, pl + (size_t)nn + 1);
+	memcpy(path + pl, num, (size_t)nn + 1);
+	add_range(c, start, end, labels_intern(c->lb, path));
 	free(path);
 }
 
