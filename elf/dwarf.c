@@ -342,7 +342,12 @@ static uint32_t name_label(struct dctx *c, const char *name, const char *dir,
 		 * alias (json's aliases, csv's aliases column). */
 		uint32_t id = labels_intern(c->lb, name);
 
-		if (dir && dir[0] && name[0] != '/') {
+		/* not for a name (or directory) over LABEL_LEN_MAX, from a
+		 * hostile file: the label is cut, and the path would be
+		 * gigabytes copied to be cut too */
+		if (dir && dir[0] && name[0] != '/' &&
+		    strnlen(name, LABEL_LEN_MAX + 1) <= LABEL_LEN_MAX &&
+		    strnlen(dir, LABEL_LEN_MAX + 1) <= LABEL_LEN_MAX) {
 			char *path = path_norm(dir, name);
 
 			if (strcmp(path, name))
@@ -655,10 +660,20 @@ static void add_line_run(struct dctx *c, const char *file, int line,
 	/* libdw joins names of directory 0 (DWARF 5: the comp_dir) with
 	 * it already, not those of other relative directories */
 	bool joined = dl && !strncmp(file, c->comp_dir, dl) && file[dl] == '/';
-	char *path = path_norm(joined ? NULL : c->comp_dir, file);
-	size_t pl = strlen(path);
-	char num[16];
-	int nn = snprintf(num, sizeof(num), ":%d", line);
+	char *path, num[16];
+	size_t pl;
+	int nn;
+
+	/* a name over LABEL_LEN_MAX, from a hostile file: the name itself,
+	 * cut (the line would be past the cut), not gigabytes copied */
+	if (dl > LABEL_LEN_MAX ||
+	    strnlen(file, LABEL_LEN_MAX + 1) > LABEL_LEN_MAX) {
+		add_range(c, start, end, labels_intern(c->lb, file));
+		return;
+	}
+	path = path_norm(joined ? NULL : c->comp_dir, file);
+	pl = strlen(path);
+	nn = snprintf(num, sizeof(num), ":%d", line);
 
 	/* path:line, without printf (path may be gigabytes: path_norm()) */
 	path = xrealloc(path, pl + (size_t)nn + 1);
