@@ -515,16 +515,21 @@ static bool proc_link(int dfd)
 /* The next directory of the walk of path_dir_open() from dfd: the
  * component comp opened O_PATH, a symlink not followed (a magic link of
  * /proc followed: the kernel goes to the object, not to the text readlink
- * gives; no link of /proc sits in a sticky directory). The fd, or
- * -errno; *st its stat. */
+ * gives; no link of /proc sits in a sticky directory). A directory is
+ * opened with O_DIRECTORY, which mounts an automount point as a path walk
+ * does (O_PATH alone stops at it); anything else, a link, without. The
+ * fd, or -errno; *st its stat. */
 static int dir_step(int dfd, const char *comp, struct stat *st)
 {
-	int fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd =
+	    openat(dfd, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 
+	if (fd < 0 && errno == ENOTDIR)
+		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode) &&
 	    proc_link(dfd)) {
 		close(fd);
-		fd = openat(dfd, comp, O_PATH | O_CLOEXEC);
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return -errno;
