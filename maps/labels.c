@@ -208,8 +208,10 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 		free(cut);
 		return id;
 	}
-	/* Each label costs some 24 bytes of index besides its string: 2^31
-	 * of them (48 GiB) cannot be made, not even from a hostile file. */
+	/* Each label costs 28 bytes of index (pointer, length, two hash
+	 * slots at most half full) and its string with its NUL: 2^31 of
+	 * them take over 60 GiB, which no input reaches before memory runs
+	 * out, not even a hostile file. */
 	if (lb->count >= LABEL_ID_LIMIT)
 		abort();
 	if (lb->count == lb->cap) {
