@@ -30,9 +30,6 @@ uint32_t md_header_crc(const uint8_t *p, size_t hsize)
 	return crc_without(p, hsize, HDR_CRC);
 }
 
-/* Encoded size of a string: u32 length, the bytes, at least one NUL, zero
- * padding to a multiple of 8. */
-
 uint8_t *md_buf_grow(struct md_buf *b, size_t n)
 {
 	uint8_t *q;
@@ -62,6 +59,8 @@ void md_buf_str(struct md_buf *b, const char *s)
 	if (!s)
 		s = "";
 	n = strnlen(s, MD_STR_MAX);
+	/* encoded: u32 length, the bytes, at least one NUL, zero padding
+	 * to a multiple of 8 */
 	sz = align8(4 + n + 1);
 	q = md_buf_grow(b, sz); /* zeroed: NUL and padding */
 	put_u32(q, (uint32_t)n);

@@ -131,15 +131,6 @@ int md_rec_begin(struct md_writer *w)
 	return 0;
 }
 
-/* A symlink in directory dfd (lst its lstat) may be followed: the
- * kernel's protected_symlinks rule (symlink_followable()). */
-static bool link_trusted(int dfd, const struct stat *lst)
-{
-	struct stat d;
-
-	return !fstat(dfd, &d) && symlink_followable(&d, lst);
-}
-
 /* Open name in directory dfd, a pipe, device or socket (or a symlink to
  * one; st is what it names), for MD_WRITER_SPECIAL: without blocking, and
  * only if what was opened is what was looked at. Returns the fd or a
@@ -151,7 +142,7 @@ static int open_special(int dfd, const char *name, const struct stat *lst,
 	struct stat got;
 	int fd;
 
-	if (link && !link_trusted(dfd, lst))
+	if (link && !symlink_followable(dfd, lst))
 		return -MEMSZ_EUNSAFELINK;
 	fd = openat(dfd, name,
 		    O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
@@ -228,9 +219,11 @@ static const char *in_dir(const struct md_writer *w, const char *name)
 }
 
 /* Link the unnamed file of w as dest (in w's directory), which must not
- * exist: through its descriptor (AT_EMPTY_PATH, which needs
- * CAP_DAC_READ_SEARCH), else its /proc/self/fd link followed. 0, or -1
- * and errno (EEXIST: dest exists). */
+ * exist: through its descriptor (AT_EMPTY_PATH: before Linux 6.10 only
+ * with CAP_DAC_READ_SEARCH, ENOENT without; since 6.10 also for a file
+ * opened with the caller's credentials, as this one was), else its
+ * /proc/self/fd link followed (which needs /proc). 0, or -1 and errno
+ * (EEXIST: dest exists). */
 static int unnamed_linkat(const struct md_writer *w, const char *dest)
 {
 	if (!linkat(w->fd, "", w->dfd, dest, AT_EMPTY_PATH))

@@ -488,19 +488,14 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	return fd;
 }
 
-bool symlink_followable(const struct stat *dir, const struct stat *lst)
+bool symlink_followable(int dfd, const struct stat *lst)
 {
-	return !(dir->st_mode & S_ISVTX) || !(dir->st_mode & S_IWOTH) ||
-	       lst->st_uid == geteuid() || lst->st_uid == dir->st_uid;
-}
+	struct stat dir;
 
-/* Whether the symlink of stat lst in directory dfd may be followed
- * (symlink_followable()). */
-static bool link_followable(int dfd, const struct stat *lst)
-{
-	struct stat d;
-
-	return fstat(dfd, &d) == 0 && symlink_followable(&d, lst);
+	if (fstat(dfd, &dir) < 0)
+		return false;
+	return !(dir.st_mode & S_ISVTX) || !(dir.st_mode & S_IWOTH) ||
+	       lst->st_uid == geteuid() || lst->st_uid == dir.st_uid;
 }
 
 /* Whether directory dfd is in a proc file system, whose links (the
@@ -552,7 +547,7 @@ static int dir_link(int *dfd, int fd, const struct stat *st, char **todo,
 	ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
 	char *rest;
 
-	if (!link_followable(*dfd, st))
+	if (!symlink_followable(*dfd, st))
 		return -MEMSZ_EUNSAFELINK;
 	if (n < 0)
 		return -errno;

@@ -78,12 +78,13 @@ int open_regular_at(int dfd, const char *path, struct stat *st);
  * ends in a slash). Returns the descriptor (caller closes), or
  * -MEMSZ_EUNSAFELINK, or -errno (ENOENT, ENOTDIR, ELOOP, EACCES...). */
 int path_dir_open(const char *path, const char **base);
-/* Whether a symlink (lst its lstat) in directory dir (its stat) may be
- * followed under the kernel's protected_symlinks rule (fs/namei.c
- * may_follow_link()), applied whatever the sysctl says: not when it sits
- * in a sticky world-writable directory and is owned by neither the
- * effective user nor the directory's owner. */
-bool symlink_followable(const struct stat *dir, const struct stat *lst);
+/* Whether a symlink (lst its lstat) in directory dfd (an fd, O_PATH
+ * will do) may be followed under the kernel's protected_symlinks rule
+ * (fs/namei.c may_follow_link()), applied whatever the sysctl says: not
+ * when it sits in a sticky world-writable directory and is owned by
+ * neither the effective user nor the directory's owner; not when dfd
+ * cannot be looked at. */
+bool symlink_followable(int dfd, const struct stat *lst);
 
 /* Read the regular file at path (not through a symlink in its last
  * component) whole, at most max bytes, into a new NUL-terminated buffer
