@@ -543,15 +543,17 @@ static int dir_step(int dfd, const char *comp, struct stat *st)
 static int dir_link(int *dfd, int fd, const struct stat *st, char **todo,
 		    char **p)
 {
-	char target[PATH_MAX];
-	ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
+	/* a target is at most PATH_MAX - 1 bytes (symlink() refuses a
+	 * longer one): one of PATH_MAX read is more than the kernel makes */
+	char target[PATH_MAX + 1];
+	ssize_t n = readlinkat(fd, "", target, PATH_MAX);
 	char *rest;
 
 	if (!symlink_followable(*dfd, st))
 		return -MEMSZ_EUNSAFELINK;
 	if (n < 0)
 		return -errno;
-	if (n == 0 || n >= (ssize_t)sizeof(target) - 1)
+	if (n == 0 || n >= PATH_MAX)
 		return n ? -ENAMETOOLONG : -ENOENT;
 	target[n] = 0;
 	rest = xasprintf("%s/%s", target, *p);
