@@ -149,6 +149,18 @@ static void dir_is(const char *path, const char *dir, const char *base)
 	close(dfd);
 }
 
+/* path_dir_open(path) fails with -err and leaves no descriptor open. */
+static void dir_fails(const char *path, int err)
+{
+	int before = fd_count();
+	const char *got;
+	int ret = path_dir_open(path, &got);
+
+	if (ret != -err)
+		fail_msg("%.60s: %d, not -%d", path, ret, err);
+	assert_int_equal(fd_count(), before);
+}
+
 /* A symlink target of n bytes naming name in the directory of the link:
  * "./" repeated, one more "/" when the count is odd, then name. */
 static char *long_target(size_t n, const char *name)
@@ -181,7 +193,32 @@ static void test_path_dir_open(void **state)
 			    "ln -s loop loop && ln -s %s/d abs",
 			    tmpl, tmpl),
 			 0);
+	/* absolute, relative, bare, and /, // and "" */
+	dir_is(fx("d/g"), fx("d"), "g");
+	dir_is("/", "/", "");
+	dir_is("//", "/", "");
+	dir_is("/etc", "/", "etc");
 	assert_int_equal(chdir(tmpl), 0);
+	dir_is("d/g", fx("d"), "g");
+	dir_is("g", ".", "g");
+	dir_is("", ".", "");
+	/* slashes repeated, ".", "..", a trailing slash (the directory
+	 * itself, base "": the writer says EISDIR) */
+	dir_is("d//e///x", fx("d/e"), "x");
+	dir_is("./d/./e/../x", fx("d"), "x");
+	dir_is("d/e/../../f", tmpl, "f");
+	dir_is("d/", fx("d"), "");
+	dir_fails("nodir/", ENOENT);
+	dir_fails("nodir/x", ENOENT);
+	/* a file on the way, links: to a directory (relative, absolute),
+	 * dangling, a loop, a link of /proc to where it leads */
+	dir_fails("f/x", ENOTDIR);
+	dir_fails("f/", ENOTDIR);
+	dir_is("ld/e/x", fx("d/e"), "x");
+	dir_is("abs/x", fx("d"), "x");
+	dir_fails("dangling/x", ENOENT);
+	dir_fails("loop/x", ELOOP);
+	dir_is("/proc/self/cwd/x", tmpl, "x");
 	/* a link target of PATH_MAX - 1 bytes, the longest symlink()
 	 * makes: followed, not refused as too long */
 	t = long_target(PATH_MAX - 1, "d");
