@@ -173,7 +173,9 @@ static inline uint32_t lookup(const struct labels *lb, const char *s, size_t n,
 
 uint32_t labels_hash(const char *s, size_t n)
 {
-	return hashmap_hash_bytes(s, n);
+	/* a string labels_intern_hashed() cuts is hashed there, cut: its
+	 * bytes past the limit (gigabytes, maybe) are not read here */
+	return n > LABEL_LEN_MAX ? 0 : hashmap_hash_bytes(s, n);
 }
 
 void labels_prefetch(const struct labels *lb, uint32_t hash)
@@ -187,27 +189,16 @@ void labels_prefetch_id(const struct labels *lb, uint32_t id)
 		__builtin_prefetch(&lb->str[id]);
 }
 
-uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
-{
-	return labels_intern_hashed(lb, s, n, hashmap_hash_bytes(s, n));
-}
-
-uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
-			      uint32_t hash)
+/* labels_intern_hashed() of the n bytes at s, cut already, whose hash is
+ * hash. */
+static uint32_t intern(struct labels *lb, const char *s, size_t n,
+		       uint32_t hash)
 {
 	struct hashmap_probe p;
-	char *cut = label_cut(lb, s, n, &n);
-	uint32_t id;
+	uint32_t id = lookup(lb, s, n, hash, &p);
 
-	if (cut) { /* the hash was of the whole string */
-		s = cut;
-		hash = labels_hash(cut, n);
-	}
-	id = lookup(lb, s, n, hash, &p);
-	if (id != LABEL_NONE) {
-		free(cut);
+	if (id != LABEL_NONE)
 		return id;
-	}
 	/* Each label costs 28 bytes of index (pointer, length, two hash
 	 * slots at most half full) and its string with its NUL: 2^31 of
 	 * them take over 60 GiB, which no input reaches before memory runs
@@ -226,8 +217,41 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 	lb->str[id] = arena_dup(lb, s, n);
 	lb->len[id] = n;
 	hashmap_put(&lb->ids, &p, id);
+	return id;
+}
+
+/* intern() of the n bytes at s, longer than a label holds: cut first
+ * (label_cut()), then the cut label hashed, the only hash of it. */
+static uint32_t intern_cut(struct labels *lb, const char *s, size_t n)
+{
+	char *cut = label_cut(lb, s, n, &n);
+	uint32_t id = intern(lb, cut, n, hashmap_hash_bytes(cut, n));
+
 	free(cut);
 	return id;
+}
+
+/* Whether the n bytes at s are more than a label of lb holds. */
+static bool too_long(const struct labels *lb, size_t n)
+{
+	return n > (lb->len_max ? lb->len_max : LABEL_LEN_MAX);
+}
+
+uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
+{
+	if (too_long(lb, n))
+		return intern_cut(lb, s, n);
+	return intern(lb, s, n, hashmap_hash_bytes(s, n));
+}
+
+uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
+			      uint32_t hash)
+{
+	/* hash is of the whole string, or 0 (labels_hash()): not the
+	 * cut one's */
+	if (too_long(lb, n))
+		return intern_cut(lb, s, n);
+	return intern(lb, s, n, hash);
 }
 
 void labels_reserve(struct labels *lb, size_t n)
@@ -256,7 +280,7 @@ uint32_t labels_find(const struct labels *lb, const char *s)
 {
 	struct hashmap_probe p;
 	size_t n = strlen(s);
-	char *cut = label_cut(lb, s, n, &n);
+	char *cut = too_long(lb, n) ? label_cut(lb, s, n, &n) : NULL;
 	uint32_t id;
 
 	if (cut)

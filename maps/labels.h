@@ -50,7 +50,9 @@ uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
  * between them (a name to demangle): labels_hash() of the string and
  * labels_prefetch() ask for the memory the look-up reads (the index of a
  * big image's labels is larger than the caches: a miss a label), then
- * labels_intern_hashed() with that hash interns it. */
+ * labels_intern_hashed() with that hash interns it. A string longer than
+ * LABEL_LEN_MAX is not hashed (0): labels_intern_hashed() hashes it once
+ * cut. */
 uint32_t labels_hash(const char *s, size_t n);
 void labels_prefetch(const struct labels *lb, uint32_t hash);
 uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -133,6 +134,23 @@ static void test_cut_4g(void **state)
 	assert_int_equal(labels_count(lb), 2);
 	labels_free(lb);
 	munmap(p, n);
+}
+
+/* labels_hash() of a string longer than a label holds reads none of it:
+ * labels_intern_hashed() cuts it and hashes the cut label, once. Past
+ * the first page here nothing may be read. */
+static void test_hash_long(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = LABEL_LEN_MAX + 1;
+	char *p = mmap(NULL, n + page, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(mprotect(p, page, PROT_READ | PROT_WRITE), 0);
+	assert_int_equal(labels_hash(p, n), 0);
+	assert_int_not_equal(labels_hash(p, page), labels_hash(p, page - 1));
+	munmap(p, n + page);
 }
 
 #define MANY 100000
@@ -315,6 +333,7 @@ int main(void)
 	    cmocka_unit_test(test_intern_n),
 	    cmocka_unit_test(test_cut),
 	    cmocka_unit_test(test_cut_4g),
+	    cmocka_unit_test(test_hash_long),
 	    cmocka_unit_test(test_many),
 	    cmocka_unit_test(test_reserve),
 	    cmocka_unit_test(test_aliases),
