@@ -5,6 +5,7 @@
 
 #include "data/dfcodec.h"
 #include "data/crc32c.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -59,6 +60,8 @@ void md_buf_str(struct md_buf *b, const char *s)
 	if (!s)
 		s = "";
 	n = strnlen(s, MD_STR_MAX);
+	if (n == MD_STR_MAX) /* cut there, not in a UTF-8 character */
+		n = utf8_cut(s, n);
 	/* encoded: u32 length, the bytes, at least one NUL, zero padding
 	 * to a multiple of 8 */
 	sz = align8(4 + n + 1);

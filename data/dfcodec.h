@@ -174,7 +174,8 @@ void md_buf_u64(struct md_buf *b, uint64_t v);
  * messages) and the writer cuts one. */
 #define MD_STR_MAX (16u << 20)
 /* A string: u32 length, the bytes, at least one NUL, zero padding to a
- * multiple of 8. NULL is "". Only its first MD_STR_MAX bytes. */
+ * multiple of 8. NULL is "". Only its first MD_STR_MAX bytes (up to 3
+ * fewer: a UTF-8 character there kept whole or left out). */
 void md_buf_str(struct md_buf *b, const char *s);
 /* A build-id field (len bytes of id, at most 20, zero-padded to 24). */
 void md_buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
 #include "util/hashmap.h"
 #include "util/util.h"
 
@@ -113,7 +114,8 @@ void labels_set_len_max(struct labels *lb, size_t max)
 }
 
 /* The string of n bytes at s as a label holds it: NULL if it is at most
- * the longest a label is, else its first bytes and the mark
+ * the longest a label is, else its first bytes (a UTF-8 character that
+ * the limit would split left out whole) and the mark
  * (LABEL_CUT_MARK) in a new string (caller frees), its length *cutn. */
 static char *label_cut(const struct labels *lb, const char *s, size_t n,
 		       size_t *cutn)
@@ -125,6 +127,7 @@ static char *label_cut(const struct labels *lb, const char *s, size_t n,
 
 	if (n <= max)
 		return NULL;
+	max = utf8_cut(s, max); /* a character whole or gone, not split */
 	m = snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n);
 	out = xmalloc(max + (size_t)m + 1);
 	memcpy(out, s, max);

@@ -25,7 +25,8 @@ struct labels;
 /* A label is at most this many bytes plus a marker: a longer string (a
  * name in a hostile file: a symbol, a section, a compile unit from a
  * compressed .debug_str that inflates to gigabytes) is interned as its
- * first LABEL_LEN_MAX bytes followed by "... [cut: N bytes]", N its
+ * first LABEL_LEN_MAX bytes (up to 3 fewer: no UTF-8 character split)
+ * followed by "... [cut: N bytes]", N its
  * length. No real name comes near it (the demangler gives up at 256 KiB);
  * ids keep 4-byte lengths and a table shows where the name was cut. */
 #define LABEL_LEN_MAX (1u << 20)

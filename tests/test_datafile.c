@@ -280,8 +280,6 @@ static char *make_full_file_v5(void)
 	return path;
 }
 
-/* A COMM record with its owner reads back with it; one without reads
- * back without (has_owner false), as a COMM from perf does. */
 /* A string of a record is at most MD_STR_MAX bytes: the writer cuts a
  * longer one (its u32 length would have wrapped at 4 GiB), a reader
  * refuses a longer one as malformed, naming why (a hostile recording's
@@ -304,6 +302,12 @@ static void test_long_string(void **state)
 	c.len = b.len;
 	assert_int_equal(strlen(md_cur_str(&c)), MD_STR_MAX);
 	assert_int_equal(c.err, 0);
+	/* a UTF-8 character the cut would split is left out whole */
+	b.len = 0;
+	memcpy(s + MD_STR_MAX - 1, "\xc3\xa9", 2);
+	md_buf_str(&b, s);
+	assert_int_equal(get_u32(b.p), MD_STR_MAX - 1);
+	memset(s + MD_STR_MAX - 1, 'x', 2);
 	/* one byte longer, NUL and padding there: refused */
 	b.len = 0;
 	q = md_buf_grow(&b, (4 + n + 1 + 7) & ~(size_t)7);
@@ -318,6 +322,8 @@ static void test_long_string(void **state)
 	(void)state;
 }
 
+/* A COMM record with its owner reads back with it; one without reads
+ * back without (has_owner false), as a COMM from perf does. */
 static void test_comm_owner(void **state)
 {
 	char *path = tpath("owner.data");

@@ -106,6 +106,49 @@ static void test_cut(void **state)
 	labels_free(lb);
 }
 
+/* A cut falls between UTF-8 characters: one the limit would split (2, 3
+ * or 4 bytes, the limit after any of its bytes) is left out whole; bytes
+ * that are not UTF-8 are cut where the limit is. */
+static void test_cut_utf8(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t max;
+		const char *kept;
+	} cases[] = {
+	    {"ab\xc3\xa9"
+	     "cd",
+	     3, "ab"},
+	    {"ab\xc3\xa9"
+	     "cd",
+	     4, "ab\xc3\xa9"},
+	    {"a\xe2\x82\xac!", 2, "a"},
+	    {"a\xe2\x82\xac!", 3, "a"},
+	    {"a\xe2\x82\xac!", 4, "a\xe2\x82\xac"},
+	    {"a\xf0\x9f\x98\x80!", 4, "a"},
+	    {"a\xf0\x9f\x98\x80!", 2, "a"},
+	    {"a\xf0\x9f\x98\x80!", 5, "a\xf0\x9f\x98\x80"},
+	    {"ab\x80\x80\x80\x80"
+	     "cd",
+	     4, "ab\x80\x80"},		      /* no lead byte */
+	    {"\xc3\xa9\x80x", 2, "\xc3\xa9"}, /* é whole, \x80 stray */
+	    {"\xc3\xa9\xa9x", 2, "\xc3\xa9"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct labels *lb = labels_new();
+		char want[64];
+
+		labels_set_len_max(lb, cases[i].max);
+		snprintf(want, sizeof(want), "%s" LABEL_CUT_MARK, cases[i].kept,
+			 strlen(cases[i].s));
+		assert_string_equal(
+		    labels_str(lb, labels_intern(lb, cases[i].s)), want);
+		labels_free(lb);
+	}
+}
+
 /* A name of 4 GiB and more (labels keep 4-byte lengths) at the real
  * limit: cut, not an abort. The string is a mapping of 4 GiB + 2 pages
  * of which only the first page is written: the rest reads as the zero
@@ -332,6 +375,7 @@ int main(void)
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_intern_n),
 	    cmocka_unit_test(test_cut),
+	    cmocka_unit_test(test_cut_utf8),
 	    cmocka_unit_test(test_cut_4g),
 	    cmocka_unit_test(test_hash_long),
 	    cmocka_unit_test(test_many),
