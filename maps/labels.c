@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "util/escape.h"
 #include "util/hashmap.h"
@@ -128,7 +129,9 @@ static char *label_cut(const struct labels *lb, const char *s, size_t n,
 	if (n <= max)
 		return NULL;
 	max = utf8_cut(s, max); /* a character whole or gone, not split */
-	m = snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n);
+	/* crc32_z() takes a size_t: a name of 4 GiB and more in one call */
+	m = snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n,
+		     (uint32_t)crc32_z(0, (const unsigned char *)s, n));
 	out = xmalloc(max + (size_t)m + 1);
 	memcpy(out, s, max);
 	memcpy(out + max, mark, (size_t)m + 1);

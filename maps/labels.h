@@ -12,6 +12,7 @@
 #ifndef MEMSZ_MAPS_LABELS_H
 #define MEMSZ_MAPS_LABELS_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,11 +27,14 @@ struct labels;
  * name in a hostile file: a symbol, a section, a compile unit from a
  * compressed .debug_str that inflates to gigabytes) is interned as its
  * first LABEL_LEN_MAX bytes (up to 3 fewer: no UTF-8 character split)
- * followed by "... [cut: N bytes]", N its
- * length. No real name comes near it (the demangler gives up at 256 KiB);
- * ids keep 4-byte lengths and a table shows where the name was cut. */
+ * followed by "... [cut: N bytes, hash XXXXXXXX]", N its length and
+ * XXXXXXXX the CRC-32 (zlib's crc32()) of all of it in hex: two names
+ * that differ only past the cut are two labels, and the same name in two
+ * files is the same label (diff matches them). No real name comes near
+ * it (the demangler gives up at 256 KiB); ids keep 4-byte lengths and a
+ * table shows where the name was cut. */
 #define LABEL_LEN_MAX (1u << 20)
-#define LABEL_CUT_MARK "... [cut: %zu bytes]"
+#define LABEL_CUT_MARK "... [cut: %zu bytes, hash %08" PRIx32 "]"
 
 /* New empty table. Free with labels_free(). */
 struct labels *labels_new(void);

@@ -4,8 +4,9 @@
 a symbol of 2 MiB, and a compile unit whose DW_AT_name is 2 MiB in a
 compressed .debug_str (a hostile file makes such a name gigabytes long
 from a few megabytes: a label of 4 GiB ended memsz, one of 2 GiB ended it
-in printf). Each is shown as its first 1 MiB and "... [cut: N bytes]", N
-the name's length; the sizes still sum to the file's size (I1).
+in printf). Each is shown as its first 1 MiB and "... [cut: N bytes,
+hash XXXXXXXX]", N the name's length and XXXXXXXX its CRC-32 (Python's
+zlib.crc32()); the sizes still sum to the file's size (I1).
 
 Fixtures, built here: a C file with a 2 MiB identifier (gcc takes it; nm
 gives its length); a small program built with -gdwarf-4 whose unit name
@@ -22,6 +23,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -44,7 +46,8 @@ def rows(path, key):
 
 
 def cut(name):
-    return name[:LABEL_LEN_MAX] + "... [cut: %d bytes]" % len(name)
+    return name[:LABEL_LEN_MAX] + "... [cut: %d bytes, hash %08x]" % (
+        len(name), zlib.crc32(name.encode()))
 
 
 def checks(what, path, key, name):

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -85,20 +86,27 @@ static void test_cut(void **state)
 	(void)state;
 	labels_set_len_max(lb, 8);
 	a = labels_intern(lb, s10);
-	assert_string_equal(labels_str(lb, a), "abcdefgh... [cut: 10 bytes]");
+	assert_string_equal(labels_str(lb, a),
+			    "abcdefgh... [cut: 10 bytes, hash 3981703a]");
 	assert_int_equal(labels_intern_n(lb, s10, 10), a);
 	assert_int_equal(
 	    labels_intern_hashed(lb, s10, 10, labels_hash(s10, 10)), a);
 	assert_int_equal(labels_find(lb, s10), a);
 	b = labels_intern(lb, s11);
 	assert_int_not_equal(b, a);
-	assert_string_equal(labels_str(lb, b), "abcdefgh... [cut: 11 bytes]");
+	assert_string_equal(labels_str(lb, b),
+			    "abcdefgh... [cut: 11 bytes, hash ce570f9f]");
+	/* the same start, the same length, another end: another label,
+	 * told by its hash (Python's zlib.crc32()) */
+	assert_int_not_equal(labels_intern(lb, "abcdefghiJ"), a);
+	assert_string_equal(labels_str(lb, labels_intern(lb, "abcdefghiJ")),
+			    "abcdefgh... [cut: 10 bytes, hash 02ef50f2]");
 	c = labels_intern_n(lb, s10, 8);
 	assert_string_equal(labels_str(lb, c), "abcdefgh");
-	assert_int_equal(labels_count(lb), 3);
+	assert_int_equal(labels_count(lb), 4);
 	labels_add_alias(lb, c, "0123456789");
 	assert_string_equal(labels_aliases(lb, c, &n)[0],
-			    "01234567... [cut: 10 bytes]");
+			    "01234567... [cut: 10 bytes, hash a684c7c6]");
 	assert_int_equal(n, 1);
 	labels_add_alias(lb, c, "0123456789"); /* the same, cut the same */
 	labels_aliases(lb, c, &n);
@@ -141,8 +149,10 @@ static void test_cut_utf8(void **state)
 		char want[64];
 
 		labels_set_len_max(lb, cases[i].max);
+		size_t n = strlen(cases[i].s);
+
 		snprintf(want, sizeof(want), "%s" LABEL_CUT_MARK, cases[i].kept,
-			 strlen(cases[i].s));
+			 n, (uint32_t)crc32_z(0, (const void *)cases[i].s, n));
 		assert_string_equal(
 		    labels_str(lb, labels_intern(lb, cases[i].s)), want);
 		labels_free(lb);
@@ -166,8 +176,10 @@ static void test_cut_4g(void **state)
 	assert_true(p != MAP_FAILED);
 	memset(p, 'x', 4096);
 	id = labels_intern_n(lb, p, n);
-	m = (size_t)snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n);
-	assert_string_equal(mark, "... [cut: 4294975488 bytes]");
+	/* the hash: Python's zlib.crc32() of 4096 "x" and the zeros */
+	m = (size_t)snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n,
+			     (uint32_t)0xbf343e14);
+	assert_string_equal(mark, "... [cut: 4294975488 bytes, hash bf343e14]");
 	/* the first LABEL_LEN_MAX bytes (a page of x, then NULs), the mark */
 	assert_memory_equal(labels_str(lb, id), p, LABEL_LEN_MAX);
 	assert_memory_equal(labels_str(lb, id) + LABEL_LEN_MAX, mark, m + 1);
