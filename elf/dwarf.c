@@ -661,24 +661,22 @@ static void add_line_run(struct dctx *c, const char *file, int line,
 	 * it already, not those of other relative directories */
 	bool joined = dl && !strncmp(file, c->comp_dir, dl) && file[dl] == '/';
 	char *path, num[16];
-	size_t pl;
-	int nn;
 
+	/* ":LINE" after the name, cut or not (labels_intern_suffix()):
+	 * comp_dir and file of up to LABEL_LEN_MAX each make a path past
+	 * it, whose lines would otherwise be cut off and be one label */
+	snprintf(num, sizeof(num), ":%d", line);
 	/* a name over LABEL_LEN_MAX, from a hostile file: the name itself,
-	 * cut (the line would be past the cut), not gigabytes copied */
+	 * cut, not gigabytes copied to be joined */
 	if (dl > LABEL_LEN_MAX ||
 	    strnlen(file, LABEL_LEN_MAX + 1) > LABEL_LEN_MAX) {
-		add_range(c, start, end, labels_intern(c->lb, file));
+		add_range(c, start, end,
+			  labels_intern_suffix(c->lb, file, strlen(file), num));
 		return;
 	}
 	path = path_norm(joined ? NULL : c->comp_dir, file);
-	pl = strlen(path);
-	nn = snprintf(num, sizeof(num), ":%d", line);
-
-	/* path:line, without printf (path may be gigabytes: path_norm()) */
-	path = xrealloc(path, pl + (size_t)nn + 1);
-	memcpy(path + pl, num, (size_t)nn + 1);
-	add_range(c, start, end, labels_intern(c->lb, path));
+	add_range(c, start, end,
+		  labels_intern_suffix(c->lb, path, strlen(path), num));
 	free(path);
 }
 

@@ -122,7 +122,7 @@ static char *label_cut(const struct labels *lb, const char *s, size_t n,
 		       size_t *cutn)
 {
 	size_t max = lb->len_max ? lb->len_max : LABEL_LEN_MAX;
-	char mark[64];
+	char mark[LABEL_MARK_MAX];
 	int m;
 	char *out;
 
@@ -258,6 +258,50 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 	if (too_long(lb, n))
 		return intern_cut(lb, s, n);
 	return intern(lb, s, n, hash);
+}
+
+/* Id of head (hn bytes: a label, or a name no longer than one) followed
+ * by suffix, itself cut as a label is when longer than one: interned as
+ * it is, not cut again, so that a suffix after a cut stays. A head longer
+ * than a label and its mark (a label made by a suffix already, suffixed
+ * again) is cut with what follows, which bounds a chain of them. */
+static uint32_t intern_cat(struct labels *lb, const char *head, size_t hn,
+			   const char *suffix)
+{
+	size_t sn = strlen(suffix),
+	       max = lb->len_max ? lb->len_max : LABEL_LEN_MAX;
+	char *cut = too_long(lb, sn) ? label_cut(lb, suffix, sn, &sn) : NULL;
+	char *s = xmalloc(hn + sn + 1);
+	uint32_t id;
+
+	memcpy(s, head, hn);
+	memcpy(s + hn, cut ? cut : suffix, sn);
+	s[hn + sn] = 0;
+	if (hn > max + LABEL_MARK_MAX)
+		id = labels_intern_n(lb, s, hn + sn);
+	else
+		id = intern(lb, s, hn + sn, hashmap_hash_bytes(s, hn + sn));
+	free(cut);
+	free(s);
+	return id;
+}
+
+uint32_t labels_intern_suffix(struct labels *lb, const char *s, size_t n,
+			      const char *suffix)
+{
+	char *cut = too_long(lb, n) ? label_cut(lb, s, n, &n) : NULL;
+	uint32_t id = intern_cat(lb, cut ? cut : s, n, suffix);
+
+	free(cut);
+	return id;
+}
+
+uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
+				 const char *suffix)
+{
+	if (id >= lb->count)
+		return labels_intern(lb, suffix);
+	return intern_cat(lb, lb->str[id], lb->len[id], suffix);
 }
 
 void labels_reserve(struct labels *lb, size_t n)

@@ -35,6 +35,8 @@ struct labels;
  * table shows where the name was cut. */
 #define LABEL_LEN_MAX (1u << 20)
 #define LABEL_CUT_MARK "... [cut: %zu bytes, hash %08" PRIx32 "]"
+/* The longest LABEL_CUT_MARK makes (20 digits of length). */
+#define LABEL_MARK_MAX 64
 
 /* New empty table. Free with labels_free(). */
 struct labels *labels_new(void);
@@ -62,6 +64,19 @@ uint32_t labels_hash(const char *s, size_t n);
 void labels_prefetch(const struct labels *lb, uint32_t hash);
 uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 			      uint32_t hash);
+/* Id of the n bytes at s, cut as labels_intern_n() cuts them, followed
+ * by suffix (a block's "#N", a line's ":N"), which is kept after the cut
+ * rather than cut off: names alike in their first LABEL_LEN_MAX bytes
+ * still show their suffixes. A suffix longer than a label is cut as one.
+ * Such a label is found by labels_find() only when it is no longer than
+ * LABEL_LEN_MAX. */
+uint32_t labels_intern_suffix(struct labels *lb, const char *s, size_t n,
+			      const char *suffix);
+/* Id of the string of label id followed by suffix, as
+ * labels_intern_suffix() makes it: the label as it is (cut or not), the
+ * suffix after it. An id not of lb: suffix alone. */
+uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
+				 const char *suffix);
 /* Make room for n more labels (an estimate: more may come), so that
  * interning them grows no table. */
 void labels_reserve(struct labels *lb, size_t n);

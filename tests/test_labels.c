@@ -115,6 +115,45 @@ static void test_cut(void **state)
 	labels_free(lb);
 }
 
+/* A suffix ("#N" of a block, ":N" of a line) added to a name that is cut
+ * (labels_intern_suffix()) or to a label that was (labels_intern_id_
+ * suffix()) comes after the mark: the labels of two suffixes stay apart
+ * and show them; a name that fits is its name and suffix, as
+ * labels_intern() of both; a suffix too long is cut itself. */
+static void test_suffix(void **state)
+{
+	struct labels *lb = labels_new();
+	const char *s10 = "abcdefghij";
+	uint32_t a, b, cut;
+
+	(void)state;
+	labels_set_len_max(lb, 8);
+	a = labels_intern_suffix(lb, s10, 10, "#1");
+	b = labels_intern_suffix(lb, s10, 10, "#2");
+	assert_int_not_equal(a, b);
+	assert_string_equal(labels_str(lb, a),
+			    "abcdefgh... [cut: 10 bytes, hash 3981703a]#1");
+	cut = labels_intern(lb, s10);
+	assert_int_equal(labels_intern_id_suffix(lb, cut, "#1"), a);
+	assert_string_equal(
+	    labels_str(lb, labels_intern_id_suffix(lb, cut, ":7")),
+	    "abcdefgh... [cut: 10 bytes, hash 3981703a]:7");
+	/* fits: as labels_intern() of it all */
+	assert_int_equal(labels_intern_suffix(lb, "abc", 3, ":5"),
+			 labels_intern(lb, "abc:5"));
+	assert_int_equal(
+	    labels_intern_suffix(lb, "abcdefgh", 8, ":5"),
+	    labels_intern_id_suffix(lb, labels_intern(lb, "abcdefgh"), ":5"));
+	assert_string_equal(
+	    labels_str(lb, labels_intern_suffix(lb, "abcdefgh", 8, ":5")),
+	    "abcdefgh:5");
+	/* a suffix longer than a label: cut as one */
+	assert_string_equal(
+	    labels_str(lb, labels_intern_suffix(lb, "x", 1, ":123456789")),
+	    "x:1234567... [cut: 10 bytes, hash b1a6570f]");
+	labels_free(lb);
+}
+
 /* A cut falls between UTF-8 characters: one the limit would split (2, 3
  * or 4 bytes, the limit after any of its bytes) is left out whole; bytes
  * that are not UTF-8 are cut where the limit is. */
@@ -395,6 +434,7 @@ int main(void)
 	    cmocka_unit_test(test_intern_n),
 	    cmocka_unit_test(test_cut),
 	    cmocka_unit_test(test_cut_utf8),
+	    cmocka_unit_test(test_suffix),
 	    cmocka_unit_test(test_cut_4g),
 	    cmocka_unit_test(test_hash_long),
 	    cmocka_unit_test(test_many),
