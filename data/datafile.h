@@ -441,7 +441,9 @@ struct md_writer;
  * which renames the file over path: a symlink at path is replaced, never
  * followed. A path that is (or is a symlink to) a pipe, device or socket
  * is refused (-MEMSZ_ESPECIAL): such a path in a shared directory may be
- * another user's trap. The directory of path is resolved once, here
+ * another user's trap. A symlink at path that leads to a link of /proc
+ * (a file descriptor's: /dev/stdout, path_proc_link()) is never replaced:
+ * refused (-MEMSZ_EFDLINK). The directory of path is resolved once, here
  * (path_dir_open(): another user's link on the way is refused,
  * -MEMSZ_EUNSAFELINK), and every file is made, renamed and removed in
  * the directory it opened: a directory of path swapped for a link later
@@ -449,8 +451,10 @@ struct md_writer;
 int md_writer_open(const char *path, struct md_writer **out);
 
 /* md_writer_open() flags. MD_WRITER_SPECIAL: a path that is (or is a
- * symlink to) a pipe, device or socket is written directly, opened without
- * blocking (a pipe with no reader: -ENXIO), never through a symlink
+ * symlink to) a pipe, device or socket, or a symlink that leads to a file
+ * descriptor's link, is written directly, opened without blocking (a pipe
+ * with no reader: -ENXIO; a regular file behind a descriptor's link only
+ * when empty, else -EEXIST), never through a symlink
  * another user owns in a sticky world-writable directory (the kernel's
  * protected_symlinks rule: -MEMSZ_EUNSAFELINK). */
 #define MD_WRITER_SPECIAL 1u

@@ -132,9 +132,10 @@ int md_rec_begin(struct md_writer *w)
 }
 
 /* Open name in directory dfd, a pipe, device or socket (or a symlink to
- * one; st is what it names), for MD_WRITER_SPECIAL: without blocking, and
- * only if what was opened is what was looked at. Returns the fd or a
- * negative code. */
+ * one; st is what it names), or a link to a descriptor's file
+ * (path_proc_link()), for MD_WRITER_SPECIAL: without blocking, and only
+ * if what was opened is what was looked at; a regular file only if it is
+ * empty (-EEXIST). Returns the fd or a negative code. */
 static int open_special(int dfd, const char *name, const struct stat *lst,
 			const struct stat *st)
 {
@@ -153,6 +154,13 @@ static int open_special(int dfd, const char *name, const struct stat *lst,
 	    got.st_ino != st->st_ino) {
 		close(fd);
 		return -EAGAIN; /* replaced meanwhile */
+	}
+	/* a regular file (the shell's > FILE behind a descriptor link) is
+	 * written from its start, as made: one with data in it (>> FILE)
+	 * is not written over */
+	if (S_ISREG(got.st_mode) && got.st_size > 0) {
+		close(fd);
+		return -EEXIST;
 	}
 	/* opened: writes wait for the reader the user named */
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -338,6 +346,12 @@ static int writer_create(int dfd, const char *path, size_t base, unsigned flags,
 			st.st_mode = S_IFREG; /* dangling: replaced */
 		if (S_ISDIR(st.st_mode))
 			return -EISDIR;
+		/* the way to a file someone opened (-o /dev/stdout): never
+		 * replaced; written into when asked, as a pipe is */
+		if (S_ISLNK(lst.st_mode) && path_proc_link(dfd, name))
+			return flags & MD_WRITER_SPECIAL
+				   ? open_special(dfd, name, &lst, &st)
+				   : -MEMSZ_EFDLINK;
 		if (!S_ISREG(st.st_mode))
 			return flags & MD_WRITER_SPECIAL
 				   ? open_special(dfd, name, &lst, &st)

@@ -136,6 +136,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2091-record-output-dirs.py \
 	tests/t2092-record-output-race.py \
+	tests/t2093-record-output-fdlink.sh \
 	tests/t2094-record-sync.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2096-record-enospc.sh \

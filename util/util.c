@@ -49,6 +49,9 @@ static const char *const memsz_errors[] = {
     [MEMSZ_ENOTREG - MEMSZ_EBASE] = "not a regular file (recordings and "
 				    "ELF files are read only from regular "
 				    "files)",
+    [MEMSZ_EFDLINK - MEMSZ_EBASE] = "a link to a file descriptor (or "
+				    "another link of /proc): never replaced, "
+				    "written into only with --output-special",
 };
 
 const char *memsz_strerror(int err)
@@ -570,6 +573,11 @@ static int dir_link(int *dfd, int fd, const struct stat *st, char **todo,
 
 int path_dir_open(const char *path, const char **base)
 {
+	return path_dir_openat(AT_FDCWD, path, base);
+}
+
+int path_dir_openat(int at, const char *path, const char **base)
+{
 	/* the directory part, resolved a component at a time from / or
 	 * the working directory; a link's target takes its place in what
 	 * is left to resolve */
@@ -579,8 +587,8 @@ int path_dir_open(const char *path, const char **base)
 	int dfd, links = 0, ret = 0;
 
 	*base = slash ? slash + 1 : path;
-	dfd =
-	    open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(at, path[0] == '/' ? "/" : ".",
+		     O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		ret = -errno;
 	while (!ret && *p) {
@@ -614,6 +622,51 @@ int path_dir_open(const char *path, const char **base)
 	if (ret < 0 && dfd >= 0)
 		close(dfd);
 	return ret < 0 ? ret : dfd;
+}
+
+/* One step of path_proc_link(): the symlink *name in directory *dfd
+ * (st its lstat) followed, *dfd and *name moved to where its target
+ * leads (*name malloc'd). 0, or 1 when it leads nowhere to follow. */
+static int link_next(int *dfd, char **name, const struct stat *st)
+{
+	char target[PATH_MAX + 1];
+	ssize_t n = readlinkat(*dfd, *name, target, PATH_MAX);
+	const char *base;
+	int next;
+
+	if (!symlink_followable(*dfd, st) || n <= 0 || n >= PATH_MAX)
+		return 1;
+	target[n] = 0;
+	next = path_dir_openat(*dfd, target, &base);
+	if (next < 0)
+		return 1;
+	close(*dfd);
+	free(*name);
+	*dfd = next;
+	*name = xstrdup(base);
+	return 0;
+}
+
+bool path_proc_link(int dfd, const char *name)
+{
+	int cur = fcntl(dfd, F_DUPFD_CLOEXEC, 0), hops = 0;
+	char *nm = xstrdup(name);
+	bool proc = false;
+	struct stat st;
+
+	/* each link of the chain, as the kernel would follow them (40 at
+	 * most), until one sits in a proc file system */
+	while (cur >= 0 && hops++ < 40 &&
+	       !fstatat(cur, nm, &st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISLNK(st.st_mode)) {
+		proc = proc_link(cur);
+		if (proc || link_next(&cur, &nm, &st))
+			break;
+	}
+	if (cur >= 0)
+		close(cur);
+	free(nm);
+	return proc;
 }
 
 ssize_t read_small_file(const char *path, size_t max, char **out)

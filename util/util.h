@@ -43,6 +43,7 @@ enum memsz_error {
 	MEMSZ_ETHINAR,	   /* thin archive: members not in it */
 	MEMSZ_EDIFDOWN,	   /* debuginfod servers failed earlier */
 	MEMSZ_ENOTREG,	   /* a FIFO, device or socket: not read */
+	MEMSZ_EFDLINK,	   /* -o leads to a /proc/PID/fd/N link */
 	MEMSZ_ELAST
 };
 
@@ -78,6 +79,16 @@ int open_regular_at(int dfd, const char *path, struct stat *st);
  * ends in a slash). Returns the descriptor (caller closes), or
  * -MEMSZ_EUNSAFELINK, or -errno (ENOENT, ENOTDIR, ELOOP, EACCES...). */
 int path_dir_open(const char *path, const char **base);
+/* path_dir_open() of path relative to directory at (AT_FDCWD: the
+ * working directory) when it is relative. */
+int path_dir_openat(int at, const char *path, const char **base);
+/* Whether the symlink name in directory dfd leads, directly or through
+ * other links (each followed as path_dir_open() follows them, no more
+ * than 40), to a link of a proc file system: a file descriptor's
+ * (/proc/PID/fd/N, /dev/fd/N, /dev/stdout) or another of /proc. Such a
+ * link is the way to a file someone opened: it is never to be replaced.
+ * False for anything else (no link, a dangling one, a loop). */
+bool path_proc_link(int dfd, const char *name);
 /* Whether a symlink (lst its lstat) in directory dfd (an fd, O_PATH
  * will do) may be followed under the kernel's protected_symlinks rule
  * (fs/namei.c may_follow_link()), applied whatever the sysctl says: not
