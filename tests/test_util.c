@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -234,6 +235,57 @@ static void test_path_dir_open(void **state)
 	assert_int_equal(tmpdir_remove(), 0);
 }
 
+/* path_proc_link(): a link that leads, itself or through others, to a
+ * link of /proc (a descriptor's), and nothing else; no fd left open. */
+static void test_path_proc_link(void **state)
+{
+	char tmpl[] = "/tmp/test_util.XXXXXX";
+	static const struct {
+		const char *name;
+		bool proc;
+	} cases[] = {
+	    {"fd1", true},   {"fdd/1", true},	  {"chain", true},
+	    {"self", true},  {"file", false},	  {"tofile", false},
+	    {"dir", false},  {"dangling", false}, {"loop", false},
+	    {"none", false}, {"todir", false},
+	};
+	int dfd, before;
+
+	(void)state;
+	assert_int_equal(tmpdir_make(tmpl), 0);
+	assert_int_equal(
+	    sh("cd %s && mkdir dir && touch file && "
+	       "ln -s /proc/self/fd/1 fd1 && ln -s /proc/self/fd fdd && "
+	       "ln -s fdd/1 chain && ln -s /proc/self self && "
+	       "ln -s file tofile && ln -s missing dangling && "
+	       "ln -s loop loop && ln -s dir todir",
+	       tmpl),
+	    0);
+	dfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	before = fd_count();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *base, *name = cases[i].name;
+		int d = dfd;
+
+		if (strchr(name, '/')) { /* fdd/1: in /proc already */
+			char path[PATH_MAX];
+
+			snprintf(path, sizeof(path), "%s/%s", tmpl, name);
+			d = path_dir_open(path, &base);
+			assert_true(d >= 0);
+			name = base;
+		}
+		if (path_proc_link(d, name) != cases[i].proc)
+			fail_msg("%s: %d", cases[i].name, !cases[i].proc);
+		if (d != dfd)
+			close(d);
+		assert_int_equal(fd_count(), before);
+	}
+	close(dfd);
+	assert_int_equal(tmpdir_remove(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +293,7 @@ int main(void)
 	    cmocka_unit_test(test_malloc_huge_aligned),
 	    cmocka_unit_test(test_prefault),
 	    cmocka_unit_test(test_path_dir_open),
+	    cmocka_unit_test(test_path_proc_link),
 	};
 
 	return test_run_group(tests, NULL, NULL);
