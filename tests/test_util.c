@@ -266,11 +266,10 @@ static void test_path_proc_link(void **state)
 	before = fd_count();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *base, *name = cases[i].name;
+		char path[PATH_MAX]; /* base points in it */
 		int d = dfd;
 
 		if (strchr(name, '/')) { /* fdd/1: in /proc already */
-			char path[PATH_MAX];
-
 			snprintf(path, sizeof(path), "%s/%s", tmpl, name);
 			d = path_dir_open(path, &base);
 			assert_true(d >= 0);
