@@ -46,9 +46,10 @@ static const struct opt record_opts[] = {
      NULL},
     {0, "output-special", OPT_NOARG, NULL, 'O',
      "FILE may be a pipe, device or socket (or a symlink\n"
-     "to one): written directly; refused without this\n"
-     "option, and never through a symlink another user\n"
-     "owns in a sticky directory such as /tmp",
+     "to one), or lead to a file descriptor (/dev/stdout):\n"
+     "written directly; refused without this option, and\n"
+     "never through a symlink another user owns in a\n"
+     "sticky directory such as /tmp",
      NULL},
     {'p', "pid", OPT_ARG, "PID,...", 'p',
      "attach to running processes (all their threads)\n"

@@ -441,12 +441,20 @@ struct md_writer;
  * which renames the file over path: a symlink at path is replaced, never
  * followed. A path that is (or is a symlink to) a pipe, device or socket
  * is refused (-MEMSZ_ESPECIAL): such a path in a shared directory may be
- * another user's trap. Returns 0 and *out, or a negative code. */
+ * another user's trap. A symlink at path that leads to a link of /proc
+ * (a file descriptor's: /dev/stdout, path_proc_link()) is never replaced:
+ * refused (-MEMSZ_EFDLINK). The directory of path is resolved once, here
+ * (path_dir_open(): another user's link on the way is refused,
+ * -MEMSZ_EUNSAFELINK), and every file is made, renamed and removed in
+ * the directory it opened: a directory of path swapped for a link later
+ * is not followed. Returns 0 and *out, or a negative code. */
 int md_writer_open(const char *path, struct md_writer **out);
 
 /* md_writer_open() flags. MD_WRITER_SPECIAL: a path that is (or is a
- * symlink to) a pipe, device or socket is written directly, opened without
- * blocking (a pipe with no reader: -ENXIO), never through a symlink
+ * symlink to) a pipe, device or socket, or a symlink that leads to a file
+ * descriptor's link, is written directly, opened without blocking (a pipe
+ * with no reader: -ENXIO; a regular file behind a descriptor's link only
+ * when empty, else -EEXIST), never through a symlink
  * another user owns in a sticky world-writable directory (the kernel's
  * protected_symlinks rule: -MEMSZ_EUNSAFELINK). */
 #define MD_WRITER_SPECIAL 1u
@@ -583,11 +591,13 @@ void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
  * temporary file, after one more try at writing what MD_WRITER_BATCH
  * gathered, whose failure changes nothing kept): path is
  * left as it is, and dest reads as cut short unless the END record made
- * it. Returns 0; 1 when it could not be renamed: it is then left under
+ * it. dest is a name in path's directory spelled as path is (path with a
+ * suffix: "path.partial"); it is made in the directory the writer opened.
+ * Returns 0; 1 when it could not be renamed: it is then left under
  * its temporary name (md_writer_temp_path()), which md_writer_close() no
- * longer removes; -EINVAL when there is no temporary file or the
- * recording was committed, or -errno when an unnamed file could be given
- * no name. */
+ * longer removes; -EINVAL when there is no temporary file, the
+ * recording was committed or dest is not in path's directory, or -errno
+ * when an unnamed file could be given no name. */
 int md_writer_keep(struct md_writer *w, const char *dest);
 /* The file the writer's error is about: the path given to
  * md_writer_open(), or path.old when md_writer_commit() could not move

@@ -5,6 +5,7 @@
 
 #include "data/dfcodec.h"
 #include "data/crc32c.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -28,13 +29,6 @@ uint32_t md_record_crc(const uint8_t *p, uint64_t size)
 uint32_t md_header_crc(const uint8_t *p, size_t hsize)
 {
 	return crc_without(p, hsize, HDR_CRC);
-}
-
-/* Encoded size of a string: u32 length, the bytes, at least one NUL, zero
- * padding to a multiple of 8. */
-static size_t str_size(const char *s)
-{
-	return align8(4 + strlen(s ? s : "") + 1);
 }
 
 uint8_t *md_buf_grow(struct md_buf *b, size_t n)
@@ -65,8 +59,12 @@ void md_buf_str(struct md_buf *b, const char *s)
 
 	if (!s)
 		s = "";
-	n = strlen(s);
-	sz = str_size(s);
+	n = strnlen(s, MD_STR_MAX);
+	if (n == MD_STR_MAX) /* cut there, not in a UTF-8 character */
+		n = utf8_cut(s, n);
+	/* encoded: u32 length, the bytes, at least one NUL, zero padding
+	 * to a multiple of 8 */
+	sz = align8(4 + n + 1);
 	q = md_buf_grow(b, sz); /* zeroed: NUL and padding */
 	put_u32(q, (uint32_t)n);
 	memcpy(q + 4, s, n);
@@ -166,6 +164,10 @@ const char *md_cur_str(struct md_cur *c)
 	if (c->err)
 		return "";
 	end = align8(c->pos + (size_t)n + 1);
+	if (n > MD_STR_MAX) {
+		md_cur_fail(c, "a string is longer than 16 MiB");
+		return "";
+	}
 	if ((size_t)n + 1 > c->len - c->pos || end > c->len) {
 		md_cur_fail(c, "a string runs past the end of its record");
 		return "";

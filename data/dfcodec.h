@@ -167,8 +167,15 @@ struct md_buf {
 uint8_t *md_buf_grow(struct md_buf *b, size_t n);
 void md_buf_u32(struct md_buf *b, uint32_t v);
 void md_buf_u64(struct md_buf *b, uint64_t v);
+/* The longest string a record holds: 16 MiB. memsz writes none near it
+ * (paths, command names, a command line of at most 4 KiB, perf map lines
+ * of at most 4 KiB, notes); a reader refuses a longer one as malformed (a
+ * hostile recording's string of gigabytes would be copied into labels and
+ * messages) and the writer cuts one. */
+#define MD_STR_MAX (16u << 20)
 /* A string: u32 length, the bytes, at least one NUL, zero padding to a
- * multiple of 8. NULL is "". */
+ * multiple of 8. NULL is "". Only its first MD_STR_MAX bytes (up to 3
+ * fewer: a UTF-8 character there kept whole or left out). */
 void md_buf_str(struct md_buf *b, const char *s);
 /* A build-id field (len bytes of id, at most 20, zero-padded to 24). */
 void md_buf_build_id(struct md_buf *b, const uint8_t *id, uint32_t len);
@@ -195,9 +202,10 @@ uint32_t md_cur_u32(struct md_cur *c);
 uint64_t md_cur_u64(struct md_cur *c);
 /* A LEB128 value of at most 10 bytes that fits 64 bits, or 0 (c fails). */
 uint64_t md_cur_var(struct md_cur *c);
-/* A string: its length must fit the record, the bytes after it up to the
- * next multiple of 8 must be zero (a NUL at least) and it must hold no
- * NUL itself. Returns "" on error (c->err set). */
+/* A string: its length must fit the record and be at most MD_STR_MAX,
+ * the bytes after it up to the next multiple of 8 must be zero (a NUL at
+ * least) and it must hold no NUL itself. Returns "" on error (c->err
+ * set). */
 const char *md_cur_str(struct md_cur *c);
 /* A build-id field of len bytes into dst (20 bytes). */
 void md_cur_build_id(struct md_cur *c, uint8_t *dst, uint32_t len);
@@ -227,6 +235,13 @@ struct md_writer {
 	int fd;
 	char *path; /* where the recording goes once committed */
 	char *tmp;  /* the file written until then; NULL: writing path */
+	/* path's directory, opened once (path_dir_open()): every name is
+	 * made, moved and removed in it by *at() calls, so a directory of
+	 * path swapped for a link after the check changes nothing; base:
+	 * where path's last component starts in path, and in tmp and every
+	 * name made from path by a suffix */
+	int dfd;
+	size_t base;
 	/* tmp is /proc/self/fd/FD of an unnamed file (MD_WRITER_UNNAMED),
 	 * linked in at commit, not renamed */
 	bool unnamed;

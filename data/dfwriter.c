@@ -131,47 +131,36 @@ int md_rec_begin(struct md_writer *w)
 	return 0;
 }
 
-/* The directory of path ("." for a bare name); freed by the caller. */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? xstrndup(path, (size_t)(slash - path) + (slash == path))
-		     : xstrdup(".");
-}
-
-/* A symlink at path (lst its lstat) may be followed: the kernel's
- * protected_symlinks rule (symlink_followable()). */
-static bool link_trusted(const char *path, const struct stat *lst)
-{
-	char *dir = dir_of(path);
-	struct stat d;
-	bool ok = !stat(dir, &d) && symlink_followable(&d, lst);
-
-	free(dir);
-	return ok;
-}
-
-/* Open path, a pipe, device or socket (or a symlink to one; st is what it
- * names), for MD_WRITER_SPECIAL: without blocking, and only if what was
- * opened is what was looked at. Returns the fd or a negative code. */
-static int open_special(const char *path, const struct stat *lst,
+/* Open name in directory dfd, a pipe, device or socket (or a symlink to
+ * one; st is what it names), or a link to a descriptor's file
+ * (path_proc_link()), for MD_WRITER_SPECIAL: without blocking, and only
+ * if what was opened is what was looked at; a regular file only if it is
+ * empty (-EEXIST). Returns the fd or a negative code. */
+static int open_special(int dfd, const char *name, const struct stat *lst,
 			const struct stat *st)
 {
 	bool link = S_ISLNK(lst->st_mode);
 	struct stat got;
 	int fd;
 
-	if (link && !link_trusted(path, lst))
+	if (link && !symlink_followable(dfd, lst))
 		return -MEMSZ_EUNSAFELINK;
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-			    (link ? 0 : O_NOFOLLOW));
+	fd = openat(dfd, name,
+		    O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+			(link ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &got) < 0 || got.st_dev != st->st_dev ||
 	    got.st_ino != st->st_ino) {
 		close(fd);
 		return -EAGAIN; /* replaced meanwhile */
+	}
+	/* a regular file (the shell's > FILE behind a descriptor link) is
+	 * written from its start, as made: one with data in it (>> FILE)
+	 * is not written over */
+	if (S_ISREG(got.st_mode) && got.st_size > 0) {
+		close(fd);
+		return -EEXIST;
 	}
 	/* opened: writes wait for the reader the user named */
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -204,48 +193,54 @@ static void temp_letters(char *name)
 		x[i] = set[(v >> 58) % (sizeof(set) - 1)];
 }
 
-static int temp_create(char *name)
+/* The file of name (the whole path, for messages) created in directory
+ * dfd, where it is name + base. */
+static int temp_create(int dfd, char *name, size_t base)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		int fd;
 
 		temp_letters(name);
-		fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = openat(dfd, name + base,
+			    O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}
 	return -EEXIST;
 }
 
-/* An unnamed file (O_TMPFILE, mode 0600 as temp_create's) in the
- * directory of path, for MD_WRITER_UNNAMED. Returns the fd or -errno
- * (EOPNOTSUPP: its file system has none). */
-static int unnamed_create(const char *path)
+/* An unnamed file (O_TMPFILE, mode 0600 as temp_create's) in directory
+ * dfd, for MD_WRITER_UNNAMED. Returns the fd or -errno (EOPNOTSUPP: its
+ * file system has none). */
+static int unnamed_create(int dfd)
 {
-	char *dir = dir_of(path);
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
-	free(dir);
 	return fd < 0 ? -errno : fd;
 }
 
-/* Link the unnamed file of w as dest, which must not exist: through its
- * descriptor (AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH), else its
- * /proc/self/fd link followed. 0, or -1 and errno (EEXIST: dest
- * exists). */
+/* The name in w's directory of a file named by path or by a name made
+ * from path by a suffix (path.tmp.XXXXXX, path.old, path.partial). */
+static const char *in_dir(const struct md_writer *w, const char *name)
+{
+	return name + w->base;
+}
+
+/* Link the unnamed file of w as dest (in w's directory), which must not
+ * exist: through its descriptor (AT_EMPTY_PATH: before Linux 6.10 only
+ * with CAP_DAC_READ_SEARCH, ENOENT without; since 6.10 also for a file
+ * opened with the caller's credentials, as this one was), else its
+ * /proc/self/fd link followed (which needs /proc). 0, or -1 and errno
+ * (EEXIST: dest exists). */
 static int unnamed_linkat(const struct md_writer *w, const char *dest)
 {
-	if (!linkat(w->fd, "", AT_FDCWD, dest, AT_EMPTY_PATH))
+	if (!linkat(w->fd, "", w->dfd, dest, AT_EMPTY_PATH))
 		return 0;
 	if (errno != ENOENT && errno != EPERM)
 		return -1;
-	return linkat(AT_FDCWD, w->tmp, AT_FDCWD, dest, AT_SYMLINK_FOLLOW);
+	return linkat(AT_FDCWD, w->tmp, w->dfd, dest, AT_SYMLINK_FOLLOW);
 }
 
-/* Copy the bytes of the unnamed file of w into a new file at tmp (a name
- * ending in six X, chosen as temp_create chooses), which then takes its
- * place in w, for unnamed_name() where no link of it can be made.
- * 0 or -errno (w as it was, nothing left at tmp). */
 /* Copy from offset in of fd to the end into out, at its offset: 0 or -1
  * and errno. */
 static ssize_t copy_reads(int fd, loff_t in, int out)
@@ -265,12 +260,16 @@ static ssize_t copy_reads(int fd, loff_t in, int out)
 	return 0;
 }
 
+/* Copy the bytes of the unnamed file of w into a new file at tmp (a name
+ * made from path, ending in six X, chosen as temp_create chooses), which
+ * then takes its place in w, for unnamed_name() where no link of it can
+ * be made. 0 or -errno (w as it was, nothing left at tmp). */
 static int unnamed_copy(struct md_writer *w, char *tmp)
 {
 	struct stat a, b;
 	loff_t in = 0;
 	ssize_t n;
-	int fd = temp_create(tmp);
+	int fd = temp_create(w->dfd, tmp, w->base);
 
 	if (fd < 0)
 		return fd;
@@ -286,7 +285,7 @@ static int unnamed_copy(struct md_writer *w, char *tmp)
 		int ret = n < 0 ? -errno : -EIO;
 
 		close(fd);
-		unlink(tmp);
+		unlinkat(w->dfd, in_dir(w, tmp), 0);
 		return ret;
 	}
 	close(w->fd);
@@ -307,7 +306,7 @@ static int unnamed_name(struct md_writer *w)
 
 	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
 		temp_letters(tmp);
-		ret = unnamed_linkat(w, tmp) ? -errno : 0;
+		ret = unnamed_linkat(w, in_dir(w, tmp)) ? -errno : 0;
 	}
 	if (ret < 0)
 		ret = unnamed_copy(w, tmp);
@@ -321,34 +320,45 @@ static int unnamed_name(struct md_writer *w)
 	return 0;
 }
 
-/* Create the file records are written to: a temporary file beside path
- * (mode 0600: temp_create()), or, with
+/* Create the file records are written to, for path whose directory is
+ * dfd (path_dir_open()) and whose last component is path + base: a
+ * temporary file beside path (mode 0600: temp_create()), or, with
  * MD_WRITER_SPECIAL, path itself when it is (or names) a pipe, device or
  * socket. A regular file, a dangling symlink or a symlink to a regular
  * file gets the temporary file (renamed over path, the link replaced, not
- * followed). Returns the fd and *tmp (NULL when writing path itself), or a
- * negative code. */
-static int writer_create(const char *path, unsigned flags, char **tmp,
-			 bool *unnamed)
+ * followed). Returns the fd and *tmp (NULL when writing path itself), or
+ * a negative code. */
+static int writer_create(int dfd, const char *path, size_t base, unsigned flags,
+			 char **tmp, bool *unnamed)
 {
+	const char *name = path + base;
 	struct stat lst, st;
 	int fd;
 
 	*tmp = NULL;
 	*unnamed = false;
-	if (!lstat(path, &lst) && !S_ISREG(lst.st_mode)) {
+	if (!*name)
+		return -EISDIR; /* path ends in a slash */
+	if (!fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) &&
+	    !S_ISREG(lst.st_mode)) {
 		st = lst;
-		if (S_ISLNK(lst.st_mode) && stat(path, &st) < 0)
+		if (S_ISLNK(lst.st_mode) && fstatat(dfd, name, &st, 0) < 0)
 			st.st_mode = S_IFREG; /* dangling: replaced */
 		if (S_ISDIR(st.st_mode))
 			return -EISDIR;
+		/* the way to a file someone opened (-o /dev/stdout): never
+		 * replaced; written into when asked, as a pipe is */
+		if (S_ISLNK(lst.st_mode) && path_proc_link(dfd, name))
+			return flags & MD_WRITER_SPECIAL
+				   ? open_special(dfd, name, &lst, &st)
+				   : -MEMSZ_EFDLINK;
 		if (!S_ISREG(st.st_mode))
 			return flags & MD_WRITER_SPECIAL
-				   ? open_special(path, &lst, &st)
+				   ? open_special(dfd, name, &lst, &st)
 				   : -MEMSZ_ESPECIAL;
 	}
 	if (flags & MD_WRITER_UNNAMED) {
-		fd = unnamed_create(path);
+		fd = unnamed_create(dfd);
 		if (fd >= 0) {
 			*tmp = xasprintf("/proc/self/fd/%d", fd);
 			*unnamed = true;
@@ -357,7 +367,7 @@ static int writer_create(const char *path, unsigned flags, char **tmp,
 		/* no O_TMPFILE there: a named temporary file */
 	}
 	*tmp = xasprintf("%s.tmp.XXXXXX", path);
-	fd = temp_create(*tmp);
+	fd = temp_create(dfd, *tmp, base);
 	if (fd < 0) {
 		free(*tmp);
 		*tmp = NULL;
@@ -375,17 +385,23 @@ int md_writer_open_flags(const char *path, unsigned flags,
 {
 	struct md_writer *w;
 	uint8_t hdr[MD_HEADER_SIZE] = {0};
-	size_t done;
+	const char *name;
+	size_t done, base;
 	char *tmp;
 	bool unnamed;
-	int fd, ret;
+	int dfd, fd, ret;
 
-	ret = path_dirs_trusted(path); /* no planted link on the way */
-	if (ret < 0)
-		return ret;
-	fd = writer_create(path, flags, &tmp, &unnamed);
-	if (fd < 0)
+	/* the directory resolved once, no planted link on the way: what
+	 * follows is done in it */
+	dfd = path_dir_open(path, &name);
+	if (dfd < 0)
+		return dfd;
+	base = (size_t)(name - path);
+	fd = writer_create(dfd, path, base, flags, &tmp, &unnamed);
+	if (fd < 0) {
+		close(dfd);
 		return fd;
+	}
 	memcpy(hdr + HDR_MAGIC, MD_MAGIC, MD_MAGIC_LEN);
 	put_u32(hdr + HDR_VERSION, flags & MD_WRITER_V5 ? 5 : MD_VERSION);
 	put_u32(hdr + HDR_HEADER_SIZE, MD_HEADER_SIZE);
@@ -398,12 +414,15 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	if (ret < 0) {
 		close(fd);
 		if (tmp && !unnamed)
-			unlink(tmp);
+			unlinkat(dfd, tmp + base, 0);
+		close(dfd);
 		free(tmp);
 		return ret;
 	}
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
+	w->dfd = dfd;
+	w->base = base;
 	w->path = xstrdup(path);
 	w->tmp = tmp;
 	w->unnamed = unnamed;
@@ -447,13 +466,13 @@ int md_write_record(struct md_writer *w, const struct md_record *rec)
 	return md_rec_commit(w, rec->type);
 }
 
-/* fsync the regular file at path, which is about to become path.old (a
- * file that is no longer regular is left alone: the rename moves what is
- * there). 0 or -errno. */
-static int sync_old(const char *path)
+/* fsync the regular file at path (in w's directory), which is about to
+ * become path.old (a file that is no longer regular is left alone: the
+ * rename moves what is there). 0 or -errno. */
+static int sync_old(const struct md_writer *w)
 {
 	struct stat st;
-	int fd = open_regular_at(AT_FDCWD, path, &st);
+	int fd = open_regular_at(w->dfd, in_dir(w, w->path), &st);
 	int ret = 0;
 
 	if (fd < 0)
@@ -462,6 +481,22 @@ static int sync_old(const char *path)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/* Rename from to to, both named from path (in_dir()), in w's directory.
+ * 0 or -errno. */
+static int dir_rename(const struct md_writer *w, const char *from,
+		      const char *to)
+{
+	return renameat(w->dfd, in_dir(w, from), w->dfd, in_dir(w, to)) ? -errno
+									: 0;
+}
+
+/* Whether path names something in w's directory (not followed), *st its
+ * lstat. */
+static bool path_exists(const struct md_writer *w, struct stat *st)
+{
+	return !fstatat(w->dfd, in_dir(w, w->path), st, AT_SYMLINK_NOFOLLOW);
 }
 
 int md_writer_commit(struct md_writer *w)
@@ -492,16 +527,16 @@ int md_writer_commit(struct md_writer *w)
 	 * crash while recording leaves it, which readers say; the fsync (a
 	 * tenth of a small one-shot's CPU) is left to the kernel's writeback,
 	 * as perf leaves it. */
-	exists = !lstat(w->path, &st);
+	exists = path_exists(w, &st);
 	/* an unnamed file becomes path with one link where path is free;
 	 * else it is named first and committed as a named one is (path
 	 * looked at again: it may have been made meanwhile) */
 	if (w->unnamed && !exists) {
-		if (!unnamed_linkat(w, w->path)) {
+		if (!unnamed_linkat(w, in_dir(w, w->path))) {
 			w->committed = true;
 			return 0;
 		}
-		exists = !lstat(w->path, &st);
+		exists = path_exists(w, &st);
 	}
 	if (w->unnamed && (ret = unnamed_name(w)) < 0)
 		return w->err = ret;
@@ -509,20 +544,20 @@ int md_writer_commit(struct md_writer *w)
 	    fsync(w->fd) < 0)
 		return w->err = -errno;
 	if (exists && S_ISREG(st.st_mode) && st.st_size > 0) {
-		ret = sync_old(w->path);
+		ret = sync_old(w);
 		if (ret < 0)
 			return w->err = ret;
 		old = xasprintf("%s.old", w->path);
-		ret = rename(w->path, old) ? -errno : 0;
+		ret = dir_rename(w, w->path, old);
 		if (ret < 0) {
 			w->err_path = old; /* the error is about it */
 			return w->err = ret;
 		}
 	}
-	ret = rename(w->tmp, w->path) < 0 ? -errno : 0;
+	ret = dir_rename(w, w->tmp, w->path);
 	/* the previous recording back where it was: path as it was */
 	if (ret < 0 && old)
-		(void)rename(old, w->path);
+		(void)dir_rename(w, old, w->path);
 	free(old);
 	if (ret < 0)
 		return w->err = ret;
@@ -653,12 +688,14 @@ int md_writer_keep(struct md_writer *w, const char *dest)
 {
 	int ret;
 
-	if (!w->tmp || w->committed)
+	/* dest is a name in path's directory, made from path */
+	if (!w->tmp || w->committed || strncmp(dest, w->path, w->base) ||
+	    strchr(dest + w->base, '/'))
 		return -EINVAL;
 	(void)records_flush(w);
 	if (w->unnamed && (ret = unnamed_name(w)) < 0)
 		return ret;
-	if (rename(w->tmp, dest) < 0) {
+	if (dir_rename(w, w->tmp, dest) < 0) {
 		w->left = true; /* where it is, which close leaves */
 		return 1;
 	}
@@ -678,7 +715,8 @@ int md_writer_close(struct md_writer *w)
 	if (close(w->fd) && !ret)
 		ret = -errno;
 	if (w->tmp && !w->committed && !w->unnamed && !w->left)
-		unlink(w->tmp);
+		unlinkat(w->dfd, in_dir(w, w->tmp), 0);
+	close(w->dfd);
 	free(w->tmp);
 	free(w->path);
 	free(w->err_path);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -53,9 +54,15 @@ static int ar_number(const char *p, size_t n, uint64_t *out)
 	return 0;
 }
 
+/* A member's name is a file's name, or at most its path (ar -P): a longer
+ * one (a hostile long-name table of gigabytes, copied into every note and
+ * label that names the member) is a corrupt header. */
+#define AR_NAME_MAX PATH_MAX
+
 /* The name of a member whose header names it "/OFFSET": the entry of the
  * long-name table lt (ltlen bytes) at that offset, up to its "/\n" (or
- * "\n"). Returns 0 and a malloc'd *name, or -MEMSZ_EBADAR. */
+ * "\n"), at most AR_NAME_MAX bytes. Returns 0 and a malloc'd *name, or
+ * -MEMSZ_EBADAR. */
 static int ar_long_name(const char *field, const unsigned char *lt,
 			size_t ltlen, char **name)
 {
@@ -71,6 +78,8 @@ static int ar_long_name(const char *field, const unsigned char *lt,
 	len = (size_t)(nl - (lt + off));
 	if (len && lt[off + len - 1] == '/')
 		len--;
+	if (len > AR_NAME_MAX)
+		return -MEMSZ_EBADAR;
 	*name = xstrndup((const char *)lt + off, len);
 	return 0;
 }
@@ -97,7 +106,8 @@ static int ar_name(struct ar_member *m, const char *name,
 	if (name[0] == '/')
 		return ar_long_name(name, lt, ltlen, &m->name);
 	if (!memcmp(name, "#1/", 3)) { /* BSD: the name leads the data */
-		if (ar_number(name + 3, 13, &n) || n > m->size)
+		if (ar_number(name + 3, 13, &n) || n > m->size ||
+		    n > AR_NAME_MAX)
 			return -MEMSZ_EBADAR;
 		m->name = xstrndup((const char *)buf + m->off, (size_t)n);
 		m->off += n, m->size -= n, m->hdr_len += n;

@@ -154,20 +154,33 @@ void bbaddrmap_free(struct bbaddrmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Name of the function at addr: the symbols source's label there. */
-static const char *func_name(struct labels *lb, struct dualmap *syms,
-			     uint64_t addr, char *buf, size_t len)
+/* The label of the function at addr: the symbols source's label there,
+ * LABEL_NONE when there is none (or a fallback label, "[...]"). */
+static uint32_t func_label(struct labels *lb, struct dualmap *syms,
+			   uint64_t addr)
 {
 	uint32_t id = rmap_lookup(syms->vm, addr, NULL);
-	const char *s;
 
-	if (id != LABEL_NONE) {
-		s = labels_str(lb, id);
-		if (s[0] != '[')
-			return s;
+	if (id != LABEL_NONE && labels_str(lb, id)[0] == '[')
+		return LABEL_NONE;
+	return id;
+}
+
+/* The label of block id of the function at addr whose label is fn:
+ * "NAME#ID", the function's label (a name cut after LABEL_LEN_MAX stays
+ * as it was, "#ID" after its mark: labels_intern_id_suffix()), or
+ * "0xADDR#ID" without one. */
+static uint32_t block_label(struct labels *lb, uint32_t fn, uint64_t addr,
+			    uint32_t id)
+{
+	char buf[48];
+
+	if (fn != LABEL_NONE) {
+		snprintf(buf, sizeof(buf), "#%" PRIu32, id);
+		return labels_intern_id_suffix(lb, fn, buf);
 	}
-	snprintf(buf, len, "0x%" PRIx64, addr);
-	return buf;
+	snprintf(buf, sizeof(buf), "0x%" PRIx64 "#%" PRIu32, addr, id);
+	return labels_intern(lb, buf);
 }
 
 void bbaddrmap_label(const struct bbaddrmap *m, struct labels *lb,
@@ -176,20 +189,15 @@ void bbaddrmap_label(const struct bbaddrmap *m, struct labels *lb,
 {
 	for (size_t f = 0; f < m->nfuncs; f++) {
 		const struct bb_func *fn = &m->funcs[f];
-		char buf[32];
-		const char *name =
-		    func_name(lb, syms, fn->addr, buf, sizeof(buf));
+		uint32_t name = func_label(lb, syms, fn->addr);
 
 		for (size_t i = fn->first; i < fn->first + fn->n; i++) {
 			const struct bb_block *b = &m->blocks[i];
-			char *label;
 
 			if (!b->size || b->offset > UINT64_MAX - fn->addr)
 				continue;
-			label = xasprintf("%s#%" PRIu32, name, b->id);
 			dualmap_add_vm(out, base, fn->addr + b->offset, b->size,
-				       labels_intern(lb, label));
-			free(label);
+				       block_label(lb, name, fn->addr, b->id));
 		}
 	}
 }

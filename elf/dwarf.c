@@ -279,14 +279,21 @@ static bool has_dwarf(const struct elfimg *img)
  * stays). Returns a malloc'd string. */
 static char *path_norm(const char *dir, const char *name)
 {
-	char *in = name[0] != '/' && dir && dir[0]
-		       ? xasprintf("%s/%s", dir, name)
-		       : xstrdup(name);
-	char *out = xmalloc(strlen(in) + 2);
+	/* joined without printf: names come from the file, and one of
+	 * gigabytes (a compressed .debug_str) would overflow its int */
+	size_t dl = name[0] != '/' && dir ? strlen(dir) : 0, nl = strlen(name);
+	char *in = xmalloc(dl + 1 + nl + 1);
+	char *out = xmalloc(dl + 1 + nl + 2);
 	size_t o = 0, keep = 0; /* keep: length that ".." may not remove */
-	bool abs = in[0] == '/';
+	bool abs;
 	char *p = in;
 
+	if (dl) {
+		memcpy(in, dir, dl);
+		in[dl++] = '/';
+	}
+	memcpy(in + dl, name, nl + 1);
+	abs = in[0] == '/';
 	if (abs)
 		out[o++] = '/';
 	keep = o;
@@ -335,7 +342,12 @@ static uint32_t name_label(struct dctx *c, const char *name, const char *dir,
 		 * alias (json's aliases, csv's aliases column). */
 		uint32_t id = labels_intern(c->lb, name);
 
-		if (dir && dir[0] && name[0] != '/') {
+		/* not for a name (or directory) over LABEL_LEN_MAX, from a
+		 * hostile file: the label is cut, and the path would be
+		 * gigabytes copied to be cut too */
+		if (dir && dir[0] && name[0] != '/' &&
+		    strnlen(name, LABEL_LEN_MAX + 1) <= LABEL_LEN_MAX &&
+		    strnlen(dir, LABEL_LEN_MAX + 1) <= LABEL_LEN_MAX) {
 			char *path = path_norm(dir, name);
 
 			if (strcmp(path, name))
@@ -648,11 +660,23 @@ static void add_line_run(struct dctx *c, const char *file, int line,
 	/* libdw joins names of directory 0 (DWARF 5: the comp_dir) with
 	 * it already, not those of other relative directories */
 	bool joined = dl && !strncmp(file, c->comp_dir, dl) && file[dl] == '/';
-	char *path = path_norm(joined ? NULL : c->comp_dir, file);
-	char *s = xasprintf("%s:%d", path, line);
+	char *path, num[16];
 
-	add_range(c, start, end, labels_intern(c->lb, s));
-	free(s);
+	/* ":LINE" after the name, cut or not (labels_intern_suffix()):
+	 * comp_dir and file of up to LABEL_LEN_MAX each make a path past
+	 * it, whose lines would otherwise be cut off and be one label */
+	snprintf(num, sizeof(num), ":%d", line);
+	/* a name over LABEL_LEN_MAX, from a hostile file: the name itself,
+	 * cut, not gigabytes copied to be joined */
+	if (dl > LABEL_LEN_MAX ||
+	    strnlen(file, LABEL_LEN_MAX + 1) > LABEL_LEN_MAX) {
+		add_range(c, start, end,
+			  labels_intern_suffix(c->lb, file, strlen(file), num));
+		return;
+	}
+	path = path_norm(joined ? NULL : c->comp_dir, file);
+	add_range(c, start, end,
+		  labels_intern_suffix(c->lb, path, strlen(path), num));
 	free(path);
 }
 

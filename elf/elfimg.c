@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,7 +569,9 @@ static void read_debuglink(struct elfimg *img, Elf *elf)
 			return;
 		p = d->d_buf;
 		len = strnlen((const char *)p, d->d_size);
-		if (len == 0 || len == d->d_size)
+		/* a file name: one longer than NAME_MAX names no file (and
+		 * one of gigabytes would overflow the paths made of it) */
+		if (len == 0 || len == d->d_size || len > NAME_MAX)
 			return;
 		/* name, NUL, padding to 4, CRC in the file's byte order */
 		size_t crc_off = (len + 1 + 3) & ~(size_t)3;
@@ -808,6 +811,18 @@ char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len)
 	return buf;
 }
 
+char *elfimg_section_label(const char *name)
+{
+	static const char pre[] = "[section ";
+	size_t n = strlen(name), k = sizeof(pre) - 1;
+	char *s = xmalloc(k + n + 2);
+
+	memcpy(s, pre, k);
+	memcpy(s + k, name, n);
+	memcpy(s + k + n, "]", 2);
+	return s;
+}
+
 void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len)
 {
 	snprintf(buf, len, "LOAD #%u [%s%s%s]", seg->index,
@@ -849,7 +864,7 @@ static void add_rel_sections(struct elfimg *img, struct labels *lb,
 
 		if (s->addr < ELF_REL_VM_BASE)
 			continue;
-		name = xasprintf("[section %s]", s->name);
+		name = elfimg_section_label(s->name);
 		dualmap_add_both(out, s->addr, s->size, s->offset,
 				 s->type == SHT_NOBITS ? 0 : s->size,
 				 labels_intern(lb, name));

@@ -164,6 +164,11 @@ int elf_build_id_read(int fd, uint8_t *id, size_t max);
 /* The label of segment seg, "LOAD #<index> [RWX]" (letters present only:
  * "LOAD #3 [RX]"), into buf of len bytes (40 always suffice). */
 void elfimg_load_label(const struct elf_segment *seg, char *buf, size_t len);
+/* The fallback label of a section named name, "[section NAME]"; caller
+ * frees. Made without printf, whose int length a name from a hostile
+ * string table (gigabytes long) would overflow: the label interned is cut
+ * (LABEL_LEN_MAX). */
+char *elfimg_section_label(const char *name);
 
 /* Hex string of the build-id into buf (2*len+1 bytes); "" if none. */
 char *elfimg_build_id_hex(const struct elfimg *img, char *buf, size_t len);

@@ -68,7 +68,7 @@ static void add_sections(struct elfimg *img, struct labels *lb,
 		if (!s->name[0])
 			name = xasprintf("[section #%zu]", i);
 		else if (fallback)
-			name = xasprintf("[section %s]", s->name);
+			name = elfimg_section_label(s->name);
 		else
 			name = NULL;
 		id = labels_intern(lb, name ? name : s->name);

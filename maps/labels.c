@@ -11,9 +11,12 @@
 #include "maps/labels.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "util/escape.h"
 #include "util/hashmap.h"
 #include "util/util.h"
 
@@ -58,6 +61,8 @@ struct labels {
 	/* positions by id, allocated lazily: pos + 1, 0 = none; npos valid */
 	uint64_t *pos;
 	size_t npos;
+
+	size_t len_max; /* 0: LABEL_LEN_MAX (labels_set_len_max()) */
 };
 
 /* Copy n bytes of s plus a NUL into the arena. */
@@ -104,6 +109,36 @@ struct labels *labels_new(void)
 	return xcalloc(1, sizeof(struct labels));
 }
 
+void labels_set_len_max(struct labels *lb, size_t max)
+{
+	lb->len_max = max;
+}
+
+/* The string of n bytes at s as a label holds it: NULL if it is at most
+ * the longest a label is, else its first bytes (a UTF-8 character that
+ * the limit would split left out whole) and the mark
+ * (LABEL_CUT_MARK) in a new string (caller frees), its length *cutn. */
+static char *label_cut(const struct labels *lb, const char *s, size_t n,
+		       size_t *cutn)
+{
+	size_t max = lb->len_max ? lb->len_max : LABEL_LEN_MAX;
+	char mark[LABEL_MARK_MAX];
+	int m;
+	char *out;
+
+	if (n <= max)
+		return NULL;
+	max = utf8_cut(s, max); /* a character whole or gone, not split */
+	/* crc32_z() takes a size_t: a name of 4 GiB and more in one call */
+	m = snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n,
+		     (uint32_t)crc32_z(0, (const unsigned char *)s, n));
+	out = xmalloc(max + (size_t)m + 1);
+	memcpy(out, s, max);
+	memcpy(out + max, mark, (size_t)m + 1);
+	*cutn = max + (size_t)m;
+	return out;
+}
+
 void labels_free(struct labels *lb)
 {
 	struct arena_chunk *c, *next;
@@ -144,7 +179,9 @@ static inline uint32_t lookup(const struct labels *lb, const char *s, size_t n,
 
 uint32_t labels_hash(const char *s, size_t n)
 {
-	return hashmap_hash_bytes(s, n);
+	/* a string labels_intern_hashed() cuts is hashed there, cut: its
+	 * bytes past the limit (gigabytes, maybe) are not read here */
+	return n > LABEL_LEN_MAX ? 0 : hashmap_hash_bytes(s, n);
 }
 
 void labels_prefetch(const struct labels *lb, uint32_t hash)
@@ -158,21 +195,22 @@ void labels_prefetch_id(const struct labels *lb, uint32_t id)
 		__builtin_prefetch(&lb->str[id]);
 }
 
-uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
-{
-	return labels_intern_hashed(lb, s, n, hashmap_hash_bytes(s, n));
-}
-
-uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
-			      uint32_t hash)
+/* labels_intern_hashed() of the n bytes at s, cut already, whose hash is
+ * hash. */
+static uint32_t intern(struct labels *lb, const char *s, size_t n,
+		       uint32_t hash)
 {
 	struct hashmap_probe p;
 	uint32_t id = lookup(lb, s, n, hash, &p);
 
 	if (id != LABEL_NONE)
 		return id;
-	if (lb->count >= LABEL_ID_LIMIT || n > UINT32_MAX)
-		abort(); /* 2 billion labels, a 4 GiB one: cannot happen */
+	/* Each label costs 28 bytes of index (pointer, length, two hash
+	 * slots at most half full) and its string with its NUL: 2^31 of
+	 * them take over 60 GiB, which no input reaches before memory runs
+	 * out, not even a hostile file. */
+	if (lb->count >= LABEL_ID_LIMIT)
+		abort();
 	if (lb->count == lb->cap) {
 		size_t cap = lb->cap;
 
@@ -186,6 +224,84 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 	lb->len[id] = n;
 	hashmap_put(&lb->ids, &p, id);
 	return id;
+}
+
+/* intern() of the n bytes at s, longer than a label holds: cut first
+ * (label_cut()), then the cut label hashed, the only hash of it. */
+static uint32_t intern_cut(struct labels *lb, const char *s, size_t n)
+{
+	char *cut = label_cut(lb, s, n, &n);
+	uint32_t id = intern(lb, cut, n, hashmap_hash_bytes(cut, n));
+
+	free(cut);
+	return id;
+}
+
+/* Whether the n bytes at s are more than a label of lb holds. */
+static bool too_long(const struct labels *lb, size_t n)
+{
+	return n > (lb->len_max ? lb->len_max : LABEL_LEN_MAX);
+}
+
+uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
+{
+	if (too_long(lb, n))
+		return intern_cut(lb, s, n);
+	return intern(lb, s, n, hashmap_hash_bytes(s, n));
+}
+
+uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
+			      uint32_t hash)
+{
+	/* hash is of the whole string, or 0 (labels_hash()): not the
+	 * cut one's */
+	if (too_long(lb, n))
+		return intern_cut(lb, s, n);
+	return intern(lb, s, n, hash);
+}
+
+/* Id of head (hn bytes: a label, or a name no longer than one) followed
+ * by suffix, itself cut as a label is when longer than one: interned as
+ * it is, not cut again, so that a suffix after a cut stays. A head longer
+ * than a label and its mark (a label made by a suffix already, suffixed
+ * again) is cut with what follows, which bounds a chain of them. */
+static uint32_t intern_cat(struct labels *lb, const char *head, size_t hn,
+			   const char *suffix)
+{
+	size_t sn = strlen(suffix),
+	       max = lb->len_max ? lb->len_max : LABEL_LEN_MAX;
+	char *cut = too_long(lb, sn) ? label_cut(lb, suffix, sn, &sn) : NULL;
+	char *s = xmalloc(hn + sn + 1);
+	uint32_t id;
+
+	memcpy(s, head, hn);
+	memcpy(s + hn, cut ? cut : suffix, sn);
+	s[hn + sn] = 0;
+	if (hn > max + LABEL_MARK_MAX)
+		id = labels_intern_n(lb, s, hn + sn);
+	else
+		id = intern(lb, s, hn + sn, hashmap_hash_bytes(s, hn + sn));
+	free(cut);
+	free(s);
+	return id;
+}
+
+uint32_t labels_intern_suffix(struct labels *lb, const char *s, size_t n,
+			      const char *suffix)
+{
+	char *cut = too_long(lb, n) ? label_cut(lb, s, n, &n) : NULL;
+	uint32_t id = intern_cat(lb, cut ? cut : s, n, suffix);
+
+	free(cut);
+	return id;
+}
+
+uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
+				 const char *suffix)
+{
+	if (id >= lb->count)
+		return labels_intern(lb, suffix);
+	return intern_cat(lb, lb->str[id], lb->len[id], suffix);
 }
 
 void labels_reserve(struct labels *lb, size_t n)
@@ -213,10 +329,15 @@ uint32_t labels_intern(struct labels *lb, const char *s)
 uint32_t labels_find(const struct labels *lb, const char *s)
 {
 	struct hashmap_probe p;
-
 	size_t n = strlen(s);
+	char *cut = too_long(lb, n) ? label_cut(lb, s, n, &n) : NULL;
+	uint32_t id;
 
-	return lookup(lb, s, n, hashmap_hash_bytes(s, n), &p);
+	if (cut)
+		s = cut;
+	id = lookup(lb, s, n, hashmap_hash_bytes(s, n), &p);
+	free(cut);
+	return id;
 }
 
 const char *labels_str(const struct labels *lb, uint32_t id)
@@ -249,15 +370,15 @@ static bool alias_has(const struct alias_list *al, const char *alias,
 	return false;
 }
 
-void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
+/* labels_add_alias() of alias, n bytes, cut already. */
+static void alias_add(struct labels *lb, uint32_t id, const char *alias,
+		      size_t n)
 {
 	struct alias_list *al;
 	struct hashmap_probe p;
-	size_t n = strlen(alias), cap;
+	size_t cap;
 	uint32_t h;
 
-	if (id >= lb->count)
-		return;
 	if (lb->len[id] == n && !memcmp(lb->str[id], alias, n))
 		return;
 	if (id >= lb->nalias_ix) {
@@ -288,6 +409,16 @@ void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 			    (uint32_t)k);
 	else if (al->n > ALIAS_LINEAR + 1)
 		hashmap_put(&al->set, &p, (uint32_t)(al->n - 1));
+}
+
+void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
+{
+	size_t n = strlen(alias);
+	char *cut = label_cut(lb, alias, n, &n);
+
+	if (id < lb->count)
+		alias_add(lb, id, cut ? cut : alias, n);
+	free(cut);
 }
 
 const char *const *labels_aliases(const struct labels *lb, uint32_t id,

@@ -12,6 +12,7 @@
 #ifndef MEMSZ_MAPS_LABELS_H
 #define MEMSZ_MAPS_LABELS_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,13 +23,33 @@
 
 struct labels;
 
+/* A label is at most this many bytes plus a marker: a longer string (a
+ * name in a hostile file: a symbol, a section, a compile unit from a
+ * compressed .debug_str that inflates to gigabytes) is interned as its
+ * first LABEL_LEN_MAX bytes (up to 3 fewer: no UTF-8 character split)
+ * followed by "... [cut: N bytes, hash XXXXXXXX]", N its length and
+ * XXXXXXXX the CRC-32 (zlib's crc32()) of all of it in hex: two names
+ * that differ only past the cut are two labels, and the same name in two
+ * files is the same label (diff matches them). No real name comes near
+ * it (the demangler gives up at 256 KiB); ids keep 4-byte lengths and a
+ * table shows where the name was cut. */
+#define LABEL_LEN_MAX (1u << 20)
+#define LABEL_CUT_MARK "... [cut: %zu bytes, hash %08" PRIx32 "]"
+/* The longest LABEL_CUT_MARK makes (20 digits of length). */
+#define LABEL_MARK_MAX 64
+
 /* New empty table. Free with labels_free(). */
 struct labels *labels_new(void);
 /* Free the table and every string in it. NULL is fine. */
 void labels_free(struct labels *lb);
 
-/* Id of s, interning a copy on first sight. Never returns LABEL_NONE;
- * always below LABEL_ID_LIMIT. */
+/* Cut labels longer than max bytes, not LABEL_LEN_MAX (max >= 1): for
+ * tests, which cannot make a 1 MiB name of every kind. */
+void labels_set_len_max(struct labels *lb, size_t max);
+
+/* Id of s, interning a copy on first sight (a string longer than
+ * LABEL_LEN_MAX cut: see there). Never returns LABEL_NONE; always below
+ * LABEL_ID_LIMIT. */
 uint32_t labels_intern(struct labels *lb, const char *s);
 /* Id of the string of length n at s (need not be NUL-terminated). */
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
@@ -36,15 +57,31 @@ uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
  * between them (a name to demangle): labels_hash() of the string and
  * labels_prefetch() ask for the memory the look-up reads (the index of a
  * big image's labels is larger than the caches: a miss a label), then
- * labels_intern_hashed() with that hash interns it. */
+ * labels_intern_hashed() with that hash interns it. A string longer than
+ * LABEL_LEN_MAX is not hashed (0): labels_intern_hashed() hashes it once
+ * cut. */
 uint32_t labels_hash(const char *s, size_t n);
 void labels_prefetch(const struct labels *lb, uint32_t hash);
 uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 			      uint32_t hash);
+/* Id of the n bytes at s, cut as labels_intern_n() cuts them, followed
+ * by suffix (a block's "#N", a line's ":N"), which is kept after the cut
+ * rather than cut off: names alike in their first LABEL_LEN_MAX bytes
+ * still show their suffixes. A suffix longer than a label is cut as one.
+ * Such a label is found by labels_find() only when it is no longer than
+ * LABEL_LEN_MAX. */
+uint32_t labels_intern_suffix(struct labels *lb, const char *s, size_t n,
+			      const char *suffix);
+/* Id of the string of label id followed by suffix, as
+ * labels_intern_suffix() makes it: the label as it is (cut or not), the
+ * suffix after it. An id not of lb: suffix alone. */
+uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
+				 const char *suffix);
 /* Make room for n more labels (an estimate: more may come), so that
  * interning them grows no table. */
 void labels_reserve(struct labels *lb, size_t n);
-/* Id of s if already interned, else LABEL_NONE. */
+/* Id of s if already interned (s as labels_intern() would cut it), else
+ * LABEL_NONE. */
 uint32_t labels_find(const struct labels *lb, const char *s);
 /* Ask for the memory labels_str(lb, id) reads first (where the string
  * is), for a caller that walks labels in no order of theirs: on a big
@@ -55,7 +92,8 @@ const char *labels_str(const struct labels *lb, uint32_t id);
 /* Number of distinct labels interned (ids are 0 .. count-1). */
 size_t labels_count(const struct labels *lb);
 
-/* Record that alias is another name for label id (duplicates ignored). */
+/* Record that alias is another name for label id (duplicates ignored; an
+ * alias longer than LABEL_LEN_MAX cut as a label is). */
 void labels_add_alias(struct labels *lb, uint32_t id, const char *alias);
 /* Aliases of id (not counting the label itself); *n receives the count.
  * Borrowed array, valid until the next labels_add_alias() or labels_free(). */

@@ -351,12 +351,13 @@ void cgcharge_relabel(struct cgcharge *g, uint32_t payer, uint32_t *path,
 
 	if (!n)
 		return;
-	both = xasprintf("%s: %s", labels_str(g->lb, payer),
-			 labels_str(g->lb, path[0]));
+	/* "PAYER: LABEL", the payer's label as it is (cut or not) and
+	 * the other after it, not cut off (labels_intern_id_suffix()) */
+	both = xasprintf(": %s", labels_str(g->lb, path[0]));
 	memmove(path + 1, path, (n - 1) * sizeof(*path));
 	path[0] = g->elsewhere;
 	if (n > 1)
-		path[1] = labels_intern(g->lb, both);
+		path[1] = labels_intern_id_suffix(g->lb, payer, both);
 	free(both);
 }
 

@@ -117,6 +117,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1010-size-hash.py \
 	tests/t1100-size-compileunits.py \
 	tests/t1104-size-dwarf-strings.py \
+	tests/t1105-size-long-names.py \
 	tests/t1200-size-debuginfod.py \
 	tests/t1201-size-debuginfod-silent.py \
 	tests/t1202-size-debuginfod-latch.py \
@@ -134,6 +135,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2085-record-kill-held.py \
 	tests/t2090-record-nonroot.sh \
 	tests/t2091-record-output-dirs.py \
+	tests/t2092-record-output-race.py \
+	tests/t2093-record-output-fdlink.sh \
 	tests/t2094-record-sync.sh \
 	tests/t2095-record-errors.sh \
 	tests/t2096-record-enospc.sh \

@@ -7,7 +7,10 @@
 # recording it moves to FILE.old, both before the renames. A one-shot's
 # file is unnamed (O_TMPFILE) until it is linked in as FILE; where no
 # link can be made (strace injects the failures) its bytes are copied to
-# a named file, and a rename that fails after leaves FILE.partial.
+# a named file, and a rename that fails after leaves FILE.partial. Every
+# name is made and moved in FILE's directory opened once (linkat and
+# renameat relative to it: the names in the trace are FILE's last
+# component and the names made from it).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 set -u
 need strace strace
@@ -19,17 +22,20 @@ track $tgt
 # traced OUT: one one-shot of the target into OUT under strace; its
 # fsync and rename calls, one per line, in $T/trace
 traced() {
-	strace -f -y -qq -e trace=fsync,rename,linkat -o "$T/trace" \
+	strace -f -y -qq -e trace=fsync,rename,renameat,renameat2,linkat \
+		-o "$T/trace" \
 		"$MEMSZ" record --duration 0 -o "$1" -p $tgt 2>"$T/err"
 }
 
 out=$T/sync.data
+b=sync.data
+Tp=$(cd "$T" && pwd -P) # as strace -y names the directory
 traced "$out"
 check "first recording written" test -s "$out"
 check "a new name: no fsync" \
 	test "$(grep -c '^[0-9]* *fsync(' "$T/trace")" -eq 0
 check "a new name: the unnamed file linked in" \
-	grep -q "linkat(.*\"$out\"" "$T/trace"
+	grep -q "linkat(.*<$Tp>, \"$b\"" "$T/trace"
 
 traced "$out"
 check "second recording written, the first kept as .old" \
@@ -40,11 +46,11 @@ check "replacing: the new recording synced" \
 check "replacing: the recording moved to .old synced" \
 	grep -q "fsync([0-9]*<$out>" "$T/trace"
 last_sync=$(grep -n 'fsync(' "$T/trace" | tail -1 | cut -d: -f1)
-first_rename=$(grep -n 'rename(' "$T/trace" | head -1 | cut -d: -f1)
+first_rename=$(grep -n 'rename' "$T/trace" | head -1 | cut -d: -f1)
 check "both synced before the first rename" \
 	test "${last_sync:-9999}" -lt "${first_rename:-0}"
 check "the old one renamed to .old" \
-	grep -q "rename(\"$out\", \"$out.old\")" "$T/trace"
+	grep -q "renameat2*(.*<$Tp>, \"$b\", .*<$Tp>, \"$b.old\"" "$T/trace"
 
 # injected OUT SPEC: a one-shot into OUT with the system calls SPEC names
 # failing (strace -e inject=SPEC, traced in $T/itrace); its exit code in
@@ -54,7 +60,8 @@ injected() {
 	# LeakSanitizer cannot run under ptrace: a sanitizer build's leak
 	# check is left to the other tests
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	strace -f -qq -e trace=linkat,rename -e inject="$2" -o "$T/itrace" \
+	strace -f -qq -e trace=linkat,rename,renameat,renameat2 \
+		-e inject="$2" -o "$T/itrace" \
 		"$MEMSZ" record --duration 0 -o "$1" -p $tgt 2>"$T/err" || rc=$?
 }
 
@@ -75,9 +82,9 @@ out=$T/norename.data
 traced "$out"
 # renames: FILE to FILE.old, then the named file to FILE (fails), then
 # to FILE.partial
-injected "$out" rename:error=EPERM:when=2
+injected "$out" rename,renameat,renameat2:error=EPERM:when=2
 check "the rename over FILE fails: refused" \
-	grep -q "rename(.*\"$out\").*(INJECTED)" "$T/itrace"
+	grep -q "rename.*(.*\"norename.data\").*(INJECTED)" "$T/itrace"
 check "the rename over FILE fails: exit 1" test $rc -eq 1
 check "the rename over FILE fails: the recording kept in .partial" \
 	"$MEMSZ" report -i "$out.partial" -n 1
@@ -89,7 +96,7 @@ check "the rename over FILE fails: the previous recording back as FILE" \
 out=$T/norenames.data
 traced "$out"
 # no rename at all: neither to FILE.old nor to FILE.partial
-injected "$out" rename:error=EPERM
+injected "$out" rename,renameat,renameat2:error=EPERM
 tmpf=$(ls "$out".tmp.* 2>/dev/null | head -1)
 check "no rename at all: exit 1" test $rc -eq 1
 check "no rename at all: the recording left under its temporary name" \

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -133,6 +134,47 @@ static void test_refused(void **state)
 	}
 }
 
+/* A member name of PATH_MAX bytes is read; one byte longer (a long-name
+ * table entry, a BSD name leading the data) is a corrupt header: names
+ * of gigabytes went into every note and label naming the member. */
+static void test_name_max(void **state)
+{
+	size_t cap = 3 * PATH_MAX, len, n;
+	unsigned char *buf = xmalloc(cap);
+	char *lt = xmalloc(PATH_MAX + 3), size[16], dsize[16];
+	struct ar_member *m = NULL;
+
+	(void)state;
+	for (size_t k = PATH_MAX; k <= PATH_MAX + 1; k++) {
+		int want = k > PATH_MAX ? -MEMSZ_EBADAR : 0;
+
+		memset(lt, 'n', k);
+		memcpy(lt + k, "/\n", 2);
+		len = start(buf);
+		snprintf(size, sizeof(size), "%zu", k + 2);
+		put(buf, &len, "//", size, lt, k + 2);
+		put(buf, &len, "/0", "2", "ab", 2);
+		assert_int_equal(ar_members_read(buf, len, &m, &n), want);
+		if (!want) {
+			assert_int_equal(strlen(m[1].name), k);
+			ar_members_free(m, n);
+		}
+		len = start(buf);
+		snprintf(size, sizeof(size), "#1/%zu", k);
+		snprintf(dsize, sizeof(dsize), "%zu", k + 2);
+		memset(lt, 'b', k);
+		memcpy(lt + k, "ab", 2);
+		put(buf, &len, size, dsize, lt, k + 2);
+		assert_int_equal(ar_members_read(buf, len, &m, &n), want);
+		if (!want) {
+			assert_int_equal(strlen(m[0].name), k);
+			ar_members_free(m, n);
+		}
+	}
+	free(lt);
+	free(buf);
+}
+
 static void test_edges(void **state)
 {
 	unsigned char buf[256];
@@ -205,7 +247,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gnu),	       cmocka_unit_test(test_bsd),
 	    cmocka_unit_test(test_refused),    cmocka_unit_test(test_edges),
-	    cmocka_unit_test(test_not_opened),
+	    cmocka_unit_test(test_not_opened), cmocka_unit_test(test_name_max),
 	};
 
 	return test_run_group(tests, NULL, NULL);

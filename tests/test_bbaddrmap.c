@@ -272,6 +272,59 @@ static void test_bbs_source(void **state)
 	labels_free(lb);
 }
 
+/* Function names cut (labels_set_len_max(): names over 2 bytes) keep
+ * their blocks apart: "NA... [cut: N bytes, hash X]#ID", the "#ID" after
+ * the mark (it was cut off, and every block of a function one label). */
+static void test_bbs_cut_names(void **state)
+{
+	static struct tfunc fs[64];
+	struct elfimg *img = NULL;
+	struct labels *lb = labels_new();
+	struct dualmap base, dm;
+	struct elfsrc_stats st;
+	size_t n, blocks = 0;
+
+	(void)state;
+	if (!clang[0] || !readobj[0])
+		test_skip("needs clang and llvm-readobj (clang, llvm-14)");
+	n = truth_read(fx("prog"), fs, 64);
+	labels_set_len_max(lb, 2);
+	assert_int_equal(elfimg_open(fx("prog"), &img), 0);
+	dualmap_init(&base);
+	dualmap_init(&dm);
+	assert_int_equal(elfimg_base_map(img, lb, &base), 0);
+	assert_int_equal(
+	    elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base, &dm, &st), 0);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < fs[i].n; j++) {
+			char end[48];
+			const char *got;
+			size_t gl, el;
+
+			if (!fs[i].b[j].size || strlen(fs[i].name) <= 2)
+				continue;
+			blocks++;
+			got = labels_str(
+			    lb,
+			    rmap_lookup(dm.vm, fs[i].addr + fs[i].b[j].offset,
+					NULL));
+			snprintf(end, sizeof(end), " bytes, hash ");
+			assert_non_null(strstr(got, end));
+			assert_memory_equal(got, fs[i].name, 2);
+			snprintf(end, sizeof(end), "]#%zu", j);
+			gl = strlen(got), el = strlen(end);
+			if (gl < el || strcmp(got + gl - el, end))
+				fail_msg("block %zu of %s: %s", j, fs[i].name,
+					 got);
+		}
+	}
+	assert_true(blocks >= 2); /* main's, at least */
+	dualmap_free(&dm);
+	dualmap_free(&base);
+	elfimg_close(img);
+	labels_free(lb);
+}
+
 /* Without a map: no block labels, every byte still covered. */
 static void test_no_map(void **state)
 {
@@ -459,6 +512,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_real_map_matches_readobj),
 	    cmocka_unit_test(test_bbs_source),
+	    cmocka_unit_test(test_bbs_cut_names),
 	    cmocka_unit_test(test_no_map),
 	    cmocka_unit_test(test_v0_unversioned),
 	    cmocka_unit_test(test_versions_0_1_2),

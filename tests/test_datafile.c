@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "data/datafile.h"
+#include "data/dfcodec.h"
 #include "data/pgstate.h"
 #include "data/stackref.h"
 #include "tests/testutil.h"
@@ -277,6 +278,48 @@ static char *make_full_file_v5(void)
 	path = make_full_file();
 	wr_flags = 0;
 	return path;
+}
+
+/* A string of a record is at most MD_STR_MAX bytes: the writer cuts a
+ * longer one (its u32 length would have wrapped at 4 GiB), a reader
+ * refuses a longer one as malformed, naming why (a hostile recording's
+ * string of gigabytes went into labels and messages, and a message of
+ * 2 GiB or more ended memsz). */
+static void test_long_string(void **state)
+{
+	size_t n = MD_STR_MAX + 1;
+	struct md_buf b = {0};
+	struct md_cur c = {0};
+	char *s = xmalloc(n + 8);
+	uint8_t *q;
+
+	memset(s, 'x', n + 7);
+	s[n + 7] = 0;
+	md_buf_str(&b, s);
+	assert_int_equal(get_u32(b.p), MD_STR_MAX);
+	assert_int_equal(b.len, (4 + MD_STR_MAX + 1 + 7) & ~(size_t)7);
+	c.p = b.p;
+	c.len = b.len;
+	assert_int_equal(strlen(md_cur_str(&c)), MD_STR_MAX);
+	assert_int_equal(c.err, 0);
+	/* a UTF-8 character the cut would split is left out whole */
+	b.len = 0;
+	memcpy(s + MD_STR_MAX - 1, "\xc3\xa9", 2);
+	md_buf_str(&b, s);
+	assert_int_equal(get_u32(b.p), MD_STR_MAX - 1);
+	memset(s + MD_STR_MAX - 1, 'x', 2);
+	/* one byte longer, NUL and padding there: refused */
+	b.len = 0;
+	q = md_buf_grow(&b, (4 + n + 1 + 7) & ~(size_t)7);
+	put_u32(q, (uint32_t)n);
+	memcpy(q + 4, s, n);
+	c = (struct md_cur){.p = b.p, .len = b.len};
+	assert_string_equal(md_cur_str(&c), "");
+	assert_int_equal(c.err, -MEMSZ_EBADDATA);
+	assert_string_equal(c.why, "a string is longer than 16 MiB");
+	free(b.p);
+	free(s);
+	(void)state;
 }
 
 /* A COMM record with its owner reads back with it; one without reads
@@ -3097,6 +3140,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_long_string),
 	    cmocka_unit_test(test_batch),
 	    cmocka_unit_test(test_gather),
 	    cmocka_unit_test(test_unnamed),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_labels.c — label interning and aliases. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -66,6 +70,188 @@ static void test_intern_n(void **state)
 	assert_int_not_equal(labels_intern_n(lb, "ab\0c", 4),
 			     labels_intern(lb, "ab"));
 	labels_free(lb);
+}
+
+/* A label longer than the limit (lowered here by labels_set_len_max())
+ * is its first bytes and a mark giving its length: the same long string
+ * is the same label, found by labels_find(), whichever call interned it;
+ * another with the same start but another length is another label; one
+ * at the limit stays whole; an alias is cut as a label is. */
+static void test_cut(void **state)
+{
+	struct labels *lb = labels_new();
+	const char *s10 = "abcdefghij", *s11 = "abcdefghijk";
+	uint32_t a, b, c;
+	size_t n;
+
+	(void)state;
+	labels_set_len_max(lb, 8);
+	a = labels_intern(lb, s10);
+	assert_string_equal(labels_str(lb, a),
+			    "abcdefgh... [cut: 10 bytes, hash 3981703a]");
+	assert_int_equal(labels_intern_n(lb, s10, 10), a);
+	assert_int_equal(
+	    labels_intern_hashed(lb, s10, 10, labels_hash(s10, 10)), a);
+	assert_int_equal(labels_find(lb, s10), a);
+	b = labels_intern(lb, s11);
+	assert_int_not_equal(b, a);
+	assert_string_equal(labels_str(lb, b),
+			    "abcdefgh... [cut: 11 bytes, hash ce570f9f]");
+	/* the same start, the same length, another end: another label,
+	 * told by its hash (Python's zlib.crc32()) */
+	assert_int_not_equal(labels_intern(lb, "abcdefghiJ"), a);
+	assert_string_equal(labels_str(lb, labels_intern(lb, "abcdefghiJ")),
+			    "abcdefgh... [cut: 10 bytes, hash 02ef50f2]");
+	c = labels_intern_n(lb, s10, 8);
+	assert_string_equal(labels_str(lb, c), "abcdefgh");
+	assert_int_equal(labels_count(lb), 4);
+	labels_add_alias(lb, c, "0123456789");
+	assert_string_equal(labels_aliases(lb, c, &n)[0],
+			    "01234567... [cut: 10 bytes, hash a684c7c6]");
+	assert_int_equal(n, 1);
+	labels_add_alias(lb, c, "0123456789"); /* the same, cut the same */
+	labels_aliases(lb, c, &n);
+	assert_int_equal(n, 1);
+	labels_free(lb);
+}
+
+/* A suffix ("#N" of a block, ":N" of a line) added to a name that is cut
+ * (labels_intern_suffix()) or to a label that was (labels_intern_id_
+ * suffix()) comes after the mark: the labels of two suffixes stay apart
+ * and show them; a name that fits is its name and suffix, as
+ * labels_intern() of both; a suffix too long is cut itself. */
+static void test_suffix(void **state)
+{
+	struct labels *lb = labels_new();
+	const char *s10 = "abcdefghij";
+	uint32_t a, b, cut;
+
+	(void)state;
+	labels_set_len_max(lb, 8);
+	a = labels_intern_suffix(lb, s10, 10, "#1");
+	b = labels_intern_suffix(lb, s10, 10, "#2");
+	assert_int_not_equal(a, b);
+	assert_string_equal(labels_str(lb, a),
+			    "abcdefgh... [cut: 10 bytes, hash 3981703a]#1");
+	cut = labels_intern(lb, s10);
+	assert_int_equal(labels_intern_id_suffix(lb, cut, "#1"), a);
+	assert_string_equal(
+	    labels_str(lb, labels_intern_id_suffix(lb, cut, ":7")),
+	    "abcdefgh... [cut: 10 bytes, hash 3981703a]:7");
+	/* fits: as labels_intern() of it all */
+	assert_int_equal(labels_intern_suffix(lb, "abc", 3, ":5"),
+			 labels_intern(lb, "abc:5"));
+	assert_int_equal(
+	    labels_intern_suffix(lb, "abcdefgh", 8, ":5"),
+	    labels_intern_id_suffix(lb, labels_intern(lb, "abcdefgh"), ":5"));
+	assert_string_equal(
+	    labels_str(lb, labels_intern_suffix(lb, "abcdefgh", 8, ":5")),
+	    "abcdefgh:5");
+	/* a suffix longer than a label: cut as one */
+	assert_string_equal(
+	    labels_str(lb, labels_intern_suffix(lb, "x", 1, ":123456789")),
+	    "x:1234567... [cut: 10 bytes, hash b1a6570f]");
+	labels_free(lb);
+}
+
+/* A cut falls between UTF-8 characters: one the limit would split (2, 3
+ * or 4 bytes, the limit after any of its bytes) is left out whole; bytes
+ * that are not UTF-8 are cut where the limit is. */
+static void test_cut_utf8(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t max;
+		const char *kept;
+	} cases[] = {
+	    {"ab\xc3\xa9"
+	     "cd",
+	     3, "ab"},
+	    {"ab\xc3\xa9"
+	     "cd",
+	     4, "ab\xc3\xa9"},
+	    {"a\xe2\x82\xac!", 2, "a"},
+	    {"a\xe2\x82\xac!", 3, "a"},
+	    {"a\xe2\x82\xac!", 4, "a\xe2\x82\xac"},
+	    {"a\xf0\x9f\x98\x80!", 4, "a"},
+	    {"a\xf0\x9f\x98\x80!", 2, "a"},
+	    {"a\xf0\x9f\x98\x80!", 5, "a\xf0\x9f\x98\x80"},
+	    {"ab\x80\x80\x80\x80"
+	     "cd",
+	     4, "ab\x80\x80"},		      /* no lead byte */
+	    {"\xc3\xa9\x80x", 2, "\xc3\xa9"}, /* é whole, \x80 stray */
+	    {"\xc3\xa9\xa9x", 2, "\xc3\xa9"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct labels *lb = labels_new();
+		char want[64];
+
+		labels_set_len_max(lb, cases[i].max);
+		size_t n = strlen(cases[i].s);
+
+		snprintf(want, sizeof(want), "%s" LABEL_CUT_MARK, cases[i].kept,
+			 n, (uint32_t)crc32_z(0, (const void *)cases[i].s, n));
+		assert_string_equal(
+		    labels_str(lb, labels_intern(lb, cases[i].s)), want);
+		labels_free(lb);
+	}
+}
+
+/* A name of 4 GiB and more (labels keep 4-byte lengths) at the real
+ * limit: cut, not an abort. The string is a mapping of 4 GiB + 2 pages
+ * of which only the first page is written: the rest reads as the zero
+ * page, so the test needs no more memory than that page. */
+static void test_cut_4g(void **state)
+{
+	size_t n = (4ull << 30) + 8192, m;
+	char *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct labels *lb = labels_new();
+	char mark[64];
+	uint32_t id;
+
+	(void)state;
+	if (p == MAP_FAILED) {
+		labels_free(lb);
+		test_skip(
+		    "cannot map 4 GiB (mmap MAP_NORESERVE: %s; ulimit -v, "
+		    "or vm.overcommit_memory=2 counting it)",
+		    strerror(errno));
+	}
+	memset(p, 'x', 4096);
+	id = labels_intern_n(lb, p, n);
+	/* the hash: Python's zlib.crc32() of 4096 "x" and the zeros */
+	m = (size_t)snprintf(mark, sizeof(mark), LABEL_CUT_MARK, n,
+			     (uint32_t)0xbf343e14);
+	assert_string_equal(mark, "... [cut: 4294975488 bytes, hash bf343e14]");
+	/* the first LABEL_LEN_MAX bytes (a page of x, then NULs), the mark */
+	assert_memory_equal(labels_str(lb, id), p, LABEL_LEN_MAX);
+	assert_memory_equal(labels_str(lb, id) + LABEL_LEN_MAX, mark, m + 1);
+	assert_int_equal(labels_intern_n(lb, p, n), id);
+	/* at the limit: whole */
+	assert_int_not_equal(labels_intern_n(lb, p, LABEL_LEN_MAX), id);
+	assert_int_equal(labels_count(lb), 2);
+	labels_free(lb);
+	munmap(p, n);
+}
+
+/* labels_hash() of a string longer than a label holds reads none of it:
+ * labels_intern_hashed() cuts it and hashes the cut label, once. Past
+ * the first page here nothing may be read. */
+static void test_hash_long(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = LABEL_LEN_MAX + 1;
+	char *p = mmap(NULL, n + page, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(mprotect(p, page, PROT_READ | PROT_WRITE), 0);
+	assert_int_equal(labels_hash(p, n), 0);
+	assert_int_not_equal(labels_hash(p, page), labels_hash(p, page - 1));
+	munmap(p, n + page);
 }
 
 #define MANY 100000
@@ -246,6 +432,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_intern_n),
+	    cmocka_unit_test(test_cut),
+	    cmocka_unit_test(test_cut_utf8),
+	    cmocka_unit_test(test_suffix),
+	    cmocka_unit_test(test_cut_4g),
+	    cmocka_unit_test(test_hash_long),
 	    cmocka_unit_test(test_many),
 	    cmocka_unit_test(test_reserve),
 	    cmocka_unit_test(test_aliases),

@@ -5,14 +5,19 @@
  * its range resident (the kernel's mincore() says which are). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -110,12 +115,184 @@ static void test_prefault(void **state)
 	munmap(p, npages * page);
 }
 
+/* Descriptors open in this process (the entries of /proc/self/fd, less
+ * the one listing them). */
+static int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3; /* ".", "..", the listing's own */
+}
+
+/* path_dir_open(path) opens the directory dir (stat compared) with
+ * *base equal to base, and leaves no descriptor but the one it gives. */
+static void dir_is(const char *path, const char *dir, const char *base)
+{
+	int before = fd_count(), dfd;
+	struct stat a, b;
+	const char *got;
+
+	dfd = path_dir_open(path, &got);
+	if (dfd < 0)
+		fail_msg("%.60s: %s", path, strerror(-dfd));
+	assert_string_equal(got, base);
+	assert_ptr_equal(got, path + strlen(path) - strlen(base));
+	assert_int_equal(fstat(dfd, &a), 0);
+	assert_int_equal(stat(dir, &b), 0);
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		fail_msg("%.60s: not the directory %s", path, dir);
+	assert_int_equal(fd_count(), before + 1);
+	close(dfd);
+}
+
+/* path_dir_open(path) fails with -err and leaves no descriptor open. */
+static void dir_fails(const char *path, int err)
+{
+	int before = fd_count();
+	const char *got;
+	int ret = path_dir_open(path, &got);
+
+	if (ret != -err)
+		fail_msg("%.60s: %d, not -%d", path, ret, err);
+	assert_int_equal(fd_count(), before);
+}
+
+/* A symlink target of n bytes naming name in the directory of the link:
+ * "./" repeated, one more "/" when the count is odd, then name. */
+static char *long_target(size_t n, const char *name)
+{
+	size_t k = strlen(name), i = 0;
+	char *t = malloc(n + 1);
+
+	assert_non_null(t);
+	assert_true(n > k + 2);
+	for (; i + 1 < n - k; i += 2)
+		memcpy(t + i, "./", 2);
+	if (i < n - k)
+		t[i++] = '/';
+	memcpy(t + i, name, k + 1);
+	return t;
+}
+
+/* The directory of a path opened as a path walk would find it, from /
+ * or the working directory, and failing as it would. */
+static void test_path_dir_open(void **state)
+{
+	char tmpl[] = "/tmp/test_util.XXXXXX", cwd[PATH_MAX], *t;
+	char *p;
+
+	(void)state;
+	assert_int_equal(tmpdir_make(tmpl), 0);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(sh("cd %s && mkdir -p d/e && touch f d/g && "
+			    "ln -s d ld && ln -s missing dangling && "
+			    "ln -s loop loop && ln -s %s/d abs",
+			    tmpl, tmpl),
+			 0);
+	/* absolute, relative, bare, and /, // and "" */
+	dir_is(fx("d/g"), fx("d"), "g");
+	dir_is("/", "/", "");
+	dir_is("//", "/", "");
+	dir_is("/etc", "/", "etc");
+	assert_int_equal(chdir(tmpl), 0);
+	dir_is("d/g", fx("d"), "g");
+	dir_is("g", ".", "g");
+	dir_is("", ".", "");
+	/* slashes repeated, ".", "..", a trailing slash (the directory
+	 * itself, base "": the writer says EISDIR) */
+	dir_is("d//e///x", fx("d/e"), "x");
+	dir_is("./d/./e/../x", fx("d"), "x");
+	dir_is("d/e/../../f", tmpl, "f");
+	dir_is("d/", fx("d"), "");
+	dir_fails("nodir/", ENOENT);
+	dir_fails("nodir/x", ENOENT);
+	/* a file on the way, links: to a directory (relative, absolute),
+	 * dangling, a loop, a link of /proc to where it leads */
+	dir_fails("f/x", ENOTDIR);
+	dir_fails("f/", ENOTDIR);
+	dir_is("ld/e/x", fx("d/e"), "x");
+	dir_is("abs/x", fx("d"), "x");
+	dir_fails("dangling/x", ENOENT);
+	dir_fails("loop/x", ELOOP);
+	dir_is("/proc/self/cwd/x", tmpl, "x");
+	/* a link target of PATH_MAX - 1 bytes, the longest symlink()
+	 * makes: followed, not refused as too long */
+	t = long_target(PATH_MAX - 1, "d");
+	assert_int_equal(strlen(t), PATH_MAX - 1);
+	assert_int_equal(symlink(t, "long"), 0);
+	dir_is("long/x", fx("d"), "x");
+	p = long_target(PATH_MAX, "d");
+	assert_int_equal(symlink(p, "longer"), -1); /* the kernel's limit */
+	assert_int_equal(errno, ENAMETOOLONG);
+	free(p);
+	free(t);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(tmpdir_remove(), 0);
+}
+
+/* path_proc_link(): a link that leads, itself or through others, to a
+ * link of /proc (a descriptor's), and nothing else; no fd left open. */
+static void test_path_proc_link(void **state)
+{
+	char tmpl[] = "/tmp/test_util.XXXXXX";
+	static const struct {
+		const char *name;
+		bool proc;
+	} cases[] = {
+	    {"fd1", true},   {"fdd/1", true},	  {"chain", true},
+	    {"self", true},  {"file", false},	  {"tofile", false},
+	    {"dir", false},  {"dangling", false}, {"loop", false},
+	    {"none", false}, {"todir", false},
+	};
+	int dfd, before;
+
+	(void)state;
+	assert_int_equal(tmpdir_make(tmpl), 0);
+	assert_int_equal(
+	    sh("cd %s && mkdir dir && touch file && "
+	       "ln -s /proc/self/fd/1 fd1 && ln -s /proc/self/fd fdd && "
+	       "ln -s fdd/1 chain && ln -s /proc/self self && "
+	       "ln -s file tofile && ln -s missing dangling && "
+	       "ln -s loop loop && ln -s dir todir",
+	       tmpl),
+	    0);
+	dfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	before = fd_count();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *base, *name = cases[i].name;
+		char path[PATH_MAX]; /* base points in it */
+		int d = dfd;
+
+		if (strchr(name, '/')) { /* fdd/1: in /proc already */
+			snprintf(path, sizeof(path), "%s/%s", tmpl, name);
+			d = path_dir_open(path, &base);
+			assert_true(d >= 0);
+			name = base;
+		}
+		if (path_proc_link(d, name) != cases[i].proc)
+			fail_msg("%s: %d", cases[i].name, !cases[i].proc);
+		if (d != dfd)
+			close(d);
+		assert_int_equal(fd_count(), before);
+	}
+	close(dfd);
+	assert_int_equal(tmpdir_remove(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_grow_huge),
 	    cmocka_unit_test(test_malloc_huge_aligned),
 	    cmocka_unit_test(test_prefault),
+	    cmocka_unit_test(test_path_dir_open),
+	    cmocka_unit_test(test_path_proc_link),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -39,6 +39,18 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+size_t utf8_cut(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t k = n, len;
+
+	while (n - k < 3 && k > 0 && (u[k] & 0xc0) == 0x80)
+		k--;
+	/* the lead byte's length: 2 from 0xc0, 3 from 0xe0, 4 from 0xf0 */
+	len = u[k] >= 0xf0 ? 4 : u[k] >= 0xe0 ? 3 : u[k] >= 0xc0 ? 2 : 0;
+	return k < n && k + len > n ? k : n;
+}
+
 char *str_escape(const char *str, size_t *ncp)
 {
 	const unsigned char *s = (const unsigned char *)str;

@@ -18,6 +18,12 @@
  * of a Unicode scalar value (no surrogates, at most U+10FFFF). n >= 1. */
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* Where to cut the string s before byte n without splitting a UTF-8
+ * character: n, or, when s[n] continues a character that begins at most
+ * 3 bytes before and reaches past n, where it begins. s[n] must be
+ * readable (a NUL is fine). */
+size_t utf8_cut(const char *s, size_t n);
+
 /* s escaped (see above), malloc'd; *ncp, unless ncp is NULL, gets its
  * length in code points. */
 char *str_escape(const char *s, size_t *ncp);

@@ -49,6 +49,9 @@ static const char *const memsz_errors[] = {
     [MEMSZ_ENOTREG - MEMSZ_EBASE] = "not a regular file (recordings and "
 				    "ELF files are read only from regular "
 				    "files)",
+    [MEMSZ_EFDLINK - MEMSZ_EBASE] = "a link to a file descriptor (or "
+				    "another link of /proc): never replaced, "
+				    "written into only with --output-special",
 };
 
 const char *memsz_strerror(int err)
@@ -488,19 +491,14 @@ int open_regular_at(int dfd, const char *path, struct stat *st)
 	return fd;
 }
 
-bool symlink_followable(const struct stat *dir, const struct stat *lst)
+bool symlink_followable(int dfd, const struct stat *lst)
 {
-	return !(dir->st_mode & S_ISVTX) || !(dir->st_mode & S_IWOTH) ||
-	       lst->st_uid == geteuid() || lst->st_uid == dir->st_uid;
-}
+	struct stat dir;
 
-/* Whether the symlink of stat lst in directory dfd may be followed
- * (symlink_followable()). */
-static bool link_followable(int dfd, const struct stat *lst)
-{
-	struct stat d;
-
-	return fstat(dfd, &d) == 0 && symlink_followable(&d, lst);
+	if (fstat(dfd, &dir) < 0)
+		return false;
+	return !(dir.st_mode & S_ISVTX) || !(dir.st_mode & S_IWOTH) ||
+	       lst->st_uid == geteuid() || lst->st_uid == dir.st_uid;
 }
 
 /* Whether directory dfd is in a proc file system, whose links (the
@@ -512,73 +510,163 @@ static bool proc_link(int dfd)
 	return fstatfs(dfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 }
 
-int path_dirs_trusted(const char *path)
+/* The next directory of the walk of path_dir_open() from dfd: the
+ * component comp opened O_PATH, a symlink not followed (a magic link of
+ * /proc followed: the kernel goes to the object, not to the text readlink
+ * gives; no link of /proc sits in a sticky directory). A directory is
+ * opened with O_DIRECTORY, which mounts an automount point as a path walk
+ * does (O_PATH alone stops at it); anything else, a link, without. The
+ * fd, or -errno; *st its stat. */
+static int dir_step(int dfd, const char *comp, struct stat *st)
+{
+	int fd =
+	    openat(dfd, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOTDIR)
+		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode) &&
+	    proc_link(dfd)) {
+		close(fd);
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* The symlink fd (st its stat) met in directory dfd on the way: its
+ * target put in front of what is left to resolve (*todo, *p, both
+ * moved), dfd at / for an absolute one. 0 or a negative code. */
+static int dir_link(int *dfd, int fd, const struct stat *st, char **todo,
+		    char **p)
+{
+	/* a target is at most PATH_MAX - 1 bytes (symlink() refuses a
+	 * longer one): one of PATH_MAX read is more than the kernel makes */
+	char target[PATH_MAX + 1];
+	ssize_t n = readlinkat(fd, "", target, PATH_MAX);
+	char *rest;
+
+	if (!symlink_followable(*dfd, st))
+		return -MEMSZ_EUNSAFELINK;
+	if (n < 0)
+		return -errno;
+	if (n == 0 || n >= PATH_MAX)
+		return n ? -ENAMETOOLONG : -ENOENT;
+	target[n] = 0;
+	rest = xasprintf("%s/%s", target, *p);
+	free(*todo);
+	*p = *todo = rest;
+	if (target[0] == '/') {
+		close(*dfd);
+		*dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (*dfd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int path_dir_open(const char *path, const char **base)
+{
+	return path_dir_openat(AT_FDCWD, path, base);
+}
+
+int path_dir_openat(int at, const char *path, const char **base)
 {
 	/* the directory part, resolved a component at a time from / or
 	 * the working directory; a link's target takes its place in what
 	 * is left to resolve */
 	const char *slash = strrchr(path, '/');
-	char *todo = slash ? xstrndup(path, (size_t)(slash - path)) : NULL;
-	char *p = todo, target[PATH_MAX];
+	char *todo = xstrndup(path, slash ? (size_t)(slash - path) : 0);
+	char *p = todo;
 	int dfd, links = 0, ret = 0;
 
-	if (!todo)
-		return 0;
-	dfd =
-	    open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	while (dfd >= 0 && *p) {
+	*base = slash ? slash + 1 : path;
+	dfd = openat(at, path[0] == '/' ? "/" : ".",
+		     O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		ret = -errno;
+	while (!ret && *p) {
 		size_t len = strcspn(p, "/");
 		char *comp = xstrndup(p, len);
+		bool here = !len || !strcmp(comp, ".");
 		struct stat st;
-		ssize_t n;
 		int fd;
 
 		p += len + (p[len] == '/');
-		fd = len && strcmp(comp, ".")
-			 ? openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)
-			 : -2;
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode) &&
-		    proc_link(dfd)) {
-			/* /proc/PID/root, cwd, fd/N: the kernel goes to the
-			 * object, not to the text readlink gives; no link of
-			 * /proc sits in a sticky directory */
-			close(fd);
-			fd = openat(dfd, comp, O_PATH | O_CLOEXEC);
-		}
+		/* "" (a slash repeated) or ".": where it is */
+		fd = here ? -1 : dir_step(dfd, comp, &st);
 		free(comp);
-		if (fd == -2)
-			continue; /* "" (a slash repeated) or "." */
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			if (fd >= 0)
-				close(fd);
-			break; /* the open that follows says why */
-		}
-		if (!S_ISLNK(st.st_mode)) {
+		if (here)
+			continue;
+		if (fd < 0) {
+			ret = fd;
+		} else if (S_ISDIR(st.st_mode)) {
 			close(dfd);
 			dfd = fd;
-			continue;
-		}
-		n = readlinkat(fd, "", target, sizeof(target) - 1);
-		close(fd);
-		if (!link_followable(dfd, &st)) {
-			ret = -MEMSZ_EUNSAFELINK;
-			break;
-		}
-		if (n <= 0 || ++links > 40)
-			break; /* ELOOP for the open that follows */
-		target[n] = 0;
-		comp = xasprintf("%s/%s", target, p);
-		free(todo);
-		p = todo = comp;
-		if (target[0] == '/') {
-			close(dfd);
-			dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		} else if (!S_ISLNK(st.st_mode)) {
+			close(fd);
+			ret = -ENOTDIR;
+		} else {
+			ret = ++links > 40 ? -ELOOP
+					   : dir_link(&dfd, fd, &st, &todo, &p);
+			close(fd);
 		}
 	}
-	if (dfd >= 0)
-		close(dfd);
 	free(todo);
-	return ret;
+	if (ret < 0 && dfd >= 0)
+		close(dfd);
+	return ret < 0 ? ret : dfd;
+}
+
+/* One step of path_proc_link(): the symlink *name in directory *dfd
+ * (st its lstat) followed, *dfd and *name moved to where its target
+ * leads (*name malloc'd). 0, or 1 when it leads nowhere to follow. */
+static int link_next(int *dfd, char **name, const struct stat *st)
+{
+	char target[PATH_MAX + 1];
+	ssize_t n = readlinkat(*dfd, *name, target, PATH_MAX);
+	const char *base;
+	int next;
+
+	if (!symlink_followable(*dfd, st) || n <= 0 || n >= PATH_MAX)
+		return 1;
+	target[n] = 0;
+	next = path_dir_openat(*dfd, target, &base);
+	if (next < 0)
+		return 1;
+	close(*dfd);
+	free(*name);
+	*dfd = next;
+	*name = xstrdup(base);
+	return 0;
+}
+
+bool path_proc_link(int dfd, const char *name)
+{
+	int cur = fcntl(dfd, F_DUPFD_CLOEXEC, 0), hops = 0;
+	char *nm = xstrdup(name);
+	bool proc = false;
+	struct stat st;
+
+	/* each link of the chain, as the kernel would follow them (40 at
+	 * most), until one sits in a proc file system */
+	while (cur >= 0 && hops++ < 40 &&
+	       !fstatat(cur, nm, &st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISLNK(st.st_mode)) {
+		proc = proc_link(cur);
+		if (proc || link_next(&cur, &nm, &st))
+			break;
+	}
+	if (cur >= 0)
+		close(cur);
+	free(nm);
+	return proc;
 }
 
 ssize_t read_small_file(const char *path, size_t max, char **out)

@@ -43,6 +43,7 @@ enum memsz_error {
 	MEMSZ_ETHINAR,	   /* thin archive: members not in it */
 	MEMSZ_EDIFDOWN,	   /* debuginfod servers failed earlier */
 	MEMSZ_ENOTREG,	   /* a FIFO, device or socket: not read */
+	MEMSZ_EFDLINK,	   /* -o leads to a /proc/PID/fd/N link */
 	MEMSZ_ELAST
 };
 
@@ -65,21 +66,36 @@ bool text_next_line(const char **p, const char *end, const char **ls,
 struct stat;
 int open_regular_at(int dfd, const char *path, struct stat *st);
 
-/* Whether the directories of path (all but its last component) may be
- * reached under the kernel's protected_symlinks rule, applied whatever
- * the sysctl says: a symlink met on the way (in path or in a link's
- * target) is not followed when it sits in a sticky world-writable
- * directory and is owned by neither the effective user nor that
- * directory's owner (another user's link in /tmp). Returns 0, or
- * -MEMSZ_EUNSAFELINK; 0 too where the path cannot be resolved (a
- * missing directory, a loop), which the open that follows reports. */
-int path_dirs_trusted(const char *path);
-/* Whether a symlink (lst its lstat) in directory dir (its stat) may be
- * followed under the kernel's protected_symlinks rule (fs/namei.c
- * may_follow_link()), applied whatever the sysctl says: not when it sits
- * in a sticky world-writable directory and is owned by neither the
- * effective user nor the directory's owner. */
-bool symlink_followable(const struct stat *dir, const struct stat *lst);
+/* Open the directory of path (all but its last component; the working
+ * directory for a bare name) as an O_PATH descriptor, for *at() calls
+ * that must reach the directory checked and nothing swapped in after:
+ * it is resolved one component at a time from / or the working
+ * directory under the kernel's protected_symlinks rule, applied whatever
+ * the sysctl says, so that the check and the resolution are one walk: a
+ * symlink met on the way (in path or in a link's target) is not followed
+ * when it sits in a sticky world-writable directory and is owned by
+ * neither the effective user nor that directory's owner (another user's
+ * link in /tmp). *base: path's last component (in path; "" when path
+ * ends in a slash). Returns the descriptor (caller closes), or
+ * -MEMSZ_EUNSAFELINK, or -errno (ENOENT, ENOTDIR, ELOOP, EACCES...). */
+int path_dir_open(const char *path, const char **base);
+/* path_dir_open() of path relative to directory at (AT_FDCWD: the
+ * working directory) when it is relative. */
+int path_dir_openat(int at, const char *path, const char **base);
+/* Whether the symlink name in directory dfd leads, directly or through
+ * other links (each followed as path_dir_open() follows them, no more
+ * than 40), to a link of a proc file system: a file descriptor's
+ * (/proc/PID/fd/N, /dev/fd/N, /dev/stdout) or another of /proc. Such a
+ * link is the way to a file someone opened: it is never to be replaced.
+ * False for anything else (no link, a dangling one, a loop). */
+bool path_proc_link(int dfd, const char *name);
+/* Whether a symlink (lst its lstat) in directory dfd (an fd, O_PATH
+ * will do) may be followed under the kernel's protected_symlinks rule
+ * (fs/namei.c may_follow_link()), applied whatever the sysctl says: not
+ * when it sits in a sticky world-writable directory and is owned by
+ * neither the effective user nor the directory's owner; not when dfd
+ * cannot be looked at. */
+bool symlink_followable(int dfd, const struct stat *lst);
 
 /* Read the regular file at path (not through a symlink in its last
  * component) whole, at most max bytes, into a new NUL-terminated buffer
