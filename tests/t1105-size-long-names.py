@@ -93,7 +93,7 @@ def long_unit(tmp):
     info = lib.readelf(["-wi"], exe)
     m = re.search(r"DW_TAG_compile_unit.*?\n\s*<([0-9a-f]+)>\s+DW_AT_name\s*:"
                   r"\s*\((?:indirect string, offset|strp\) \(offset): "
-                  r"0x([0-9a-f]+)\): "
+                  r"(0|0x[0-9a-f]+)\): "  # readelf prints offset 0 as "0"
                   r"\S*a_unit_with_a_name_in_debug_str\.c",
                   info, re.S)
     if not m:
