@@ -299,23 +299,24 @@ static void walk_fix(struct size_walk *w, const struct key_at *at)
 
 /* walk_image() of a one-key walk (w->sums) over its one map (file
  * space fm, VM space vm): each label's bytes summed by
- * rmap_sum_labels(), the VM where the base map maps; what size_piece()
- * sums, without a piece each (libLLVM-14: 900 k pieces). */
+ * rmap_sum_ranges(), the VM where the base map maps; what size_piece()
+ * sums, without a piece each (libLLVM-14: 900 k pieces), and without
+ * settling the maps, which are freed next (the adds since their last
+ * query are summed as they are swept). */
 static int walk_sums(struct size_walk *w, struct imgmaps *im, struct rmap *fm,
 		     struct rmap *vm)
 {
+	const struct rmap_entry file = {0, im->img->file_size, 0, 0};
 	const struct rmap_entry *vme;
 	size_t nvme;
 
 	w->col = COL_FILE;
-	if (rmap_sum_labels(fm, 0, im->img->file_size, w->sums, w->nsums, 0))
+	if (rmap_sum_ranges(fm, &file, 1, w->sums, w->nsums, 0))
 		return -MEMSZ_EBADELF;
 	w->col = COL_VM;
 	vme = rmap_entries(im->base.vm, &nvme);
-	for (size_t i = 0; i < nvme; i++)
-		if (rmap_sum_labels(vm, vme[i].start, vme[i].end, w->sums,
-				    w->nsums, 1))
-			return -MEMSZ_EBADELF;
+	if (rmap_sum_ranges(vm, vme, nvme, w->sums, w->nsums, 1))
+		return -MEMSZ_EBADELF;
 	return 0;
 }
 
