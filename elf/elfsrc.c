@@ -99,27 +99,15 @@ static int source_segments(struct elfimg *img, struct labels *lb,
 	return 0;
 }
 
-/* --- VM ranges added in address order --- */
+/* --- VM ranges added in address order (see elfpriv.h) --- */
 
-/* dualmap_add_vm() of ranges that mostly come in address order (the
- * symbols, the padding between them): the entry of the base's VM map that
- * held the last one is kept, and a range inside it is added as
- * dualmap_add_vm() adds the one piece rmap_foreach() finds there, without
- * that search and walk (libLLVM-14: 45 k symbols and 27 k gaps, each two
- * adds). Any other range goes through dualmap_add_vm(). */
-struct vm_adder {
-	struct dualmap *base, *out;
-	struct rmap_entry e; /* e.start == e.end: none yet */
-};
-
-static void vm_adder_init(struct vm_adder *a, struct dualmap *base,
-			  struct dualmap *out)
+void vm_adder_init(struct vm_adder *a, struct dualmap *base,
+		   struct dualmap *out)
 {
 	*a = (struct vm_adder){.base = base, .out = out};
 }
 
-static void vm_add(struct vm_adder *a, uint64_t addr, uint64_t size,
-		   uint32_t label)
+void vm_add(struct vm_adder *a, uint64_t addr, uint64_t size, uint32_t label)
 {
 	const struct rmap_entry *v;
 	uint64_t other;
