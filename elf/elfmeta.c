@@ -194,6 +194,7 @@ static void meta_relocs(struct elfimg *img, struct metasink *ms, bool again)
 /* A symbol table whose entries are charged to their symbols: its
  * sections (ver: its .gnu.version, or NULL), data and entry count. */
 struct symtab_meta {
+	const struct elfimg *img;
 	const struct elf_section *tab, *strs, *ver;
 	Elf_Data *d, *sd;
 	size_t entsize, nsyms;
@@ -207,6 +208,7 @@ static bool symtab_meta_open(struct elfimg *img, size_t tabndx,
 	Elf *elf = elfimg_elf(img);
 
 	memset(t, 0, sizeof(*t));
+	t->img = img;
 	t->tab = &img->secs[tabndx];
 	t->entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (t->tab->entsize != t->entsize || t->tab->size % t->entsize ||
@@ -341,7 +343,7 @@ static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
 		GElf_Sym sym;
 		int type;
 
-		if (!gelf_getsym(t->d, i, &sym))
+		if (!elf_sym_get(t->img, t->d, i, &sym))
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
 		if (!elf_sym_type_used(type, sym.st_size) ||
@@ -401,7 +403,7 @@ static void symtab_push(const struct symtab_meta *t, const uint32_t *ids,
 		if ((parts & PART_VERSION) && t->ver)
 			meta_push(ms, t->ver->offset + i * 2, 2, ids[i],
 				  t->ver->flags & SHF_ALLOC);
-		if (!(parts & PART_NAME) || !gelf_getsym(t->d, i, &sym))
+		if (!(parts & PART_NAME) || !elf_sym_get(t->img, t->d, i, &sym))
 			continue;
 		name = entry_name(t, &sym, &len);
 		if (name)
@@ -454,8 +456,9 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 	for (size_t i = 1; i < t->nsyms && ok; i++) {
 		GElf_Sym sym;
 
-		if (ids[i] == LABEL_NONE || !gelf_getsym(t->d, i, &sym) ||
-		    !sym.st_name || sym.st_name >= t->sd->d_size)
+		if (ids[i] == LABEL_NONE ||
+		    !elf_sym_get(t->img, t->d, i, &sym) || !sym.st_name ||
+		    sym.st_name >= t->sd->d_size)
 			continue;
 		k[n++] = (uint64_t)sym.st_name << 32 | i;
 		max |= sym.st_name;
