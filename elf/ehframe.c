@@ -304,6 +304,51 @@ struct cie_cache {
 	int enc;
 };
 
+/* The 4-byte little-endian word at p. */
+static inline uint32_t le32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? __builtin_bswap32(v)
+						      : v;
+}
+
+/* The common FDE at c->pos, read as the general path of
+ * elf_ehframe_walk() would read it, into *f: a 4-byte length (neither 0
+ * nor the 64-bit escape) that fits the buffer, a CIE pointer to the CIE
+ * last seen (last), whose pointers are pc-relative 4-byte signed words
+ * (pcrel|sdata4, what GCC and Clang emit), and room for pc_begin and
+ * pc_range. Returns false, c untouched, for anything else (a CIE, the
+ * terminator, another encoding, a record cut short: the general path
+ * says what it is). Little-endian files only. */
+static inline bool fde_fast(struct cur *c, uint64_t addr,
+			    const struct cie_cache *last, struct elf_fde *f)
+{
+	const unsigned char *p = c->buf + c->pos;
+	size_t room = c->end - c->pos, body = c->pos + 4;
+	uint32_t len, id;
+	uint64_t pc, range;
+
+	if (c->be || room < 16 || last->enc != (PE_PCREL | PE_SDATA4))
+		return false;
+	len = le32(p);
+	if (len < 12 || len == DWARF64_LENGTH || len > room - 4)
+		return false;
+	id = le32(p + 4);
+	if (id == 0 || id > body || body - id != last->off)
+		return false;
+	pc = addr + body + 4 + (uint64_t)(int64_t)(int32_t)le32(p + 8);
+	range = (uint64_t)(int64_t)(int32_t)le32(p + 12);
+	if (c->addr_size == 4) {
+		pc &= UINT32_MAX;
+		range &= UINT32_MAX;
+	}
+	*f = (struct elf_fde){c->pos, 4 + (size_t)len, body - id, pc, range};
+	c->pos = body + len;
+	return true;
+}
+
 int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 		     bool be, void (*fn)(void *arg, const struct elf_fde *f),
 		     void *arg, size_t *ncies)
@@ -325,8 +370,13 @@ int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 		uint64_t id, pc, range;
 		size_t cie_off;
 		int enc, h;
+		struct elf_fde f;
 
 		c.err = false;
+		if (fde_fast(&c, addr, &last, &f)) {
+			fn(arg, &f);
+			continue;
+		}
 		h = record_header(&c, &body, &end, &idsize);
 		if (h <= 0) {
 			if (h < 0)
@@ -438,6 +488,29 @@ int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
 	fit = (len - c.pos) / (2 * fsize);
 	if (count > fit)
 		count = fit;
+	if (tab_enc == (PE_DATAREL | PE_SDATA4) && !be && addr != UINT64_MAX) {
+		/* what GCC's and LLVM's linkers write: two signed words from
+		 * the table's start an entry, read as cur_pe() reads them
+		 * (a base of UINT64_MAX is refused there: not here) */
+		const unsigned char *p = c.buf + c.pos;
+
+		for (uint64_t i = 0; i < count; i++, p += 8) {
+			struct elf_ehhdr_entry e = {
+			    .off = c.pos + 8 * i,
+			    .size = 8,
+			    .initial_loc =
+				addr + (uint64_t)(int64_t)(int32_t)le32(p),
+			    .fde_addr =
+				addr + (uint64_t)(int64_t)(int32_t)le32(p + 4)};
+
+			if (c.addr_size == 4) {
+				e.initial_loc &= UINT32_MAX;
+				e.fde_addr &= UINT32_MAX;
+			}
+			fn(arg, &e);
+		}
+		return 0;
+	}
 	for (uint64_t i = 0; i < count; i++) {
 		struct elf_ehhdr_entry e = {.off = c.pos, .size = 2 * fsize};
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "elf/elfimg.h"
@@ -181,5 +182,39 @@ const unsigned char *elf_window_get(struct elf_window *w, uint64_t off,
 const unsigned char *elf_window_get_ahead(struct elf_window *w, uint64_t off,
 					  size_t len, size_t want);
 void elf_window_free(struct elf_window *w);
+
+/* gelf_getsym() of entry i of d, the data of a symbol table of img (of
+ * ELF_T_SYM, as elf_getdata() gives it): an ELFCLASS64 entry copied as it
+ * is there (libelf's memory form of it is GElf_Sym), without a call into
+ * libelf for each (a big table is walked three times), others through
+ * libelf. Returns false where gelf_getsym() fails. */
+static inline bool elf_sym_get(const struct elfimg *img, Elf_Data *d, size_t i,
+			       GElf_Sym *sym)
+{
+	if (img->elfclass == ELFCLASS64 && d && d->d_type == ELF_T_SYM &&
+	    i < d->d_size / sizeof(Elf64_Sym)) {
+		memcpy(sym, (const char *)d->d_buf + i * sizeof(Elf64_Sym),
+		       sizeof(*sym));
+		return true;
+	}
+	return gelf_getsym(d, i, sym) != NULL;
+}
+
+/* dualmap_add_vm() of ranges that mostly come in address order (symbols,
+ * the padding between them, the data code refers to), through the entry
+ * of the base's VM map that held the last one (elf/elfsrc.c): a range
+ * inside it is added as dualmap_add_vm() adds the one piece
+ * rmap_foreach() finds there, without that search and walk (libLLVM-14:
+ * 45 k symbols and 27 k gaps, each two adds); any other through
+ * dualmap_add_vm(). */
+struct vm_adder {
+	struct dualmap *base, *out; /* base may be NULL */
+	struct rmap_entry e;	    /* e.start == e.end: none yet */
+};
+
+void vm_adder_init(struct vm_adder *a, struct dualmap *base,
+		   struct dualmap *out);
+/* dualmap_add_vm(a->out, a->base, addr, size, label). */
+void vm_add(struct vm_adder *a, uint64_t addr, uint64_t size, uint32_t label);
 
 #endif

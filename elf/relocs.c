@@ -184,6 +184,8 @@ static void read_relx(struct relwalk *w, const unsigned char *p, uint64_t off,
 	bool is64 = w->img->elfclass == ELFCLASS64;
 	bool rela = s->type == SHT_RELA;
 	bool be = w->img->big_endian;
+	/* elf_reloc_is_relative()'s answer, asked once, not per entry */
+	uint32_t relative = elf_reloc_relative_type(w->img->machine);
 
 	for (uint64_t end = off + len; off < end; off += esz, p += esz) {
 		struct elf_reloc rel = {0}, *r = &rel;
@@ -205,8 +207,7 @@ static void read_relx(struct relwalk *w, const unsigned char *p, uint64_t off,
 			r->addend = (int64_t)a;
 		}
 		r->kind = rela ? ELF_RELOC_RELA : ELF_RELOC_REL;
-		r->is_relative =
-		    elf_reloc_is_relative(w->img->machine, r->type);
+		r->is_relative = relative && r->type == relative;
 		w->fn(r, w->arg);
 	}
 }

@@ -204,7 +204,8 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	enum sym_where where;
 	int type, bind;
 
-	if (!gelf_getsymshndx(t->d, t->xd, i, &sym, &xndx))
+	if (t->xd ? !gelf_getsymshndx(t->d, t->xd, i, &sym, &xndx)
+		  : !elf_sym_get(img, t->d, i, &sym))
 		return -MEMSZ_EBADSYM;
 	if (sym.st_name >= t->sd->d_size)
 		return -MEMSZ_EBADSTRTAB;

@@ -100,6 +100,11 @@ struct xrefvec {
 	/* those sections, in header order: data_section()'s candidates */
 	struct datasec *ds;
 	size_t nds;
+	/* none of them overlaps another: the one that held the last address
+	 * asked (last), when it holds the next, is the first in header
+	 * order that does (the targets are asked in increasing order) */
+	bool apart;
+	size_t last;
 };
 
 /* The references a sweep kept, in code order: wide ([instruction,
@@ -165,14 +170,47 @@ static void xrefs_sort(struct xrefvec *xv)
 	free(tmp);
 }
 
+/* Does data section d hold VM address a? */
+static bool datasec_holds(const struct datasec *d, uint64_t a)
+{
+	return a >= d->addr && a - d->addr < d->size;
+}
+
 /* The loaded non-code, non-TLS section holding VM address a (the first
  * in header order), or 0. */
-static uint32_t data_section(const struct xrefvec *xv, uint64_t a)
+static uint32_t data_section(struct xrefvec *xv, uint64_t a)
 {
+	if (xv->apart && xv->last < xv->nds &&
+	    datasec_holds(&xv->ds[xv->last], a))
+		return xv->ds[xv->last].index;
 	for (size_t i = 0; i < xv->nds; i++)
-		if (a >= xv->ds[i].addr && a - xv->ds[i].addr < xv->ds[i].size)
+		if (datasec_holds(&xv->ds[i], a)) {
+			xv->last = i;
 			return xv->ds[i].index;
+		}
 	return 0;
+}
+
+static int datasec_cmp(const void *a, const void *b)
+{
+	return u64_cmp(((const struct datasec *)a)->addr,
+		       ((const struct datasec *)b)->addr);
+}
+
+/* Are the sections of xv apart (none starts before the one before it in
+ * address order ends, none wraps)? */
+static bool datasecs_apart(const struct xrefvec *xv)
+{
+	struct datasec *d = xmalloc((xv->nds ? xv->nds : 1) * sizeof(*d));
+	bool apart = true;
+
+	memcpy(d, xv->ds, xv->nds * sizeof(*d));
+	qsort(d, xv->nds, sizeof(*d), datasec_cmp);
+	for (size_t i = 0; i < xv->nds && apart; i++)
+		apart = d[i].addr + d[i].size >= d[i].addr &&
+			(!i || d[i - 1].addr + d[i - 1].size <= d[i].addr);
+	free(d);
+	return apart;
 }
 
 /* The end of [addr, addr + size), saturated at UINT64_MAX (a malformed
@@ -201,6 +239,8 @@ static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 		xv->lo = MIN(xv->lo, s->addr);
 		xv->hi = MAX(xv->hi, span_end(s->addr, s->size));
 	}
+	xv->apart = datasecs_apart(xv);
+	xv->last = xv->nds;
 }
 
 /* Has the instruction an FS or GS segment prefix (thread-local data, not
@@ -838,8 +878,7 @@ static int collect_xrefs(struct elfimg *img, struct dualmap *out,
  * whichever comes first, fixed on the settled map before anything is
  * added. Caller frees. */
 static uint64_t *target_ends(const struct elfimg *img,
-			     const struct dualmap *out,
-			     const struct xrefvec *xv,
+			     const struct dualmap *out, struct xrefvec *xv,
 			     const struct elf_range *syms, size_t nsyms)
 {
 	uint64_t *ends = xcalloc(xv->n, sizeof(*ends));
@@ -869,11 +908,12 @@ static uint64_t *target_ends(const struct elfimg *img,
 	return ends;
 }
 
-/* Give [start, end) to label in out (VM, and file through base). */
-static void charge(struct dualmap *out, struct dualmap *base, uint64_t start,
-		   uint64_t end, uint32_t label, struct elfsrc_stats *st)
+/* Give [start, end) to label in va->out (VM, and file through the
+ * base). */
+static void charge(struct vm_adder *va, uint64_t start, uint64_t end,
+		   uint32_t label, struct elfsrc_stats *st)
 {
-	dualmap_add_vm(out, base, start, end - start, label);
+	vm_add(va, start, end - start, label);
 	if (st) {
 		st->xref_targets++;
 		st->xref_bytes += end - start;
@@ -901,6 +941,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 {
 	struct xrefvec xv = {0};
 	const struct elf_range *last_sym = NULL;
+	struct vm_adder va;
 	uint64_t *ends;
 	int ret;
 
@@ -923,6 +964,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		return ret;
 	}
 	ends = target_ends(img, out, &xv, syms, nsyms);
+	vm_adder_init(&va, base, out);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
 		uint32_t label;
@@ -934,8 +976,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 			/* the first labelled code to address it */
 			label = first_referrer(&xv, i, xv.v[i].target + 1);
 			if (label != LABEL_NONE)
-				charge(out, base, xv.v[i].target, ends[i],
-				       label, st);
+				charge(&va, xv.v[i].target, ends[i], label, st);
 			continue;
 		}
 		if (sym == last_sym)
@@ -946,7 +987,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		last_sym = sym;
 		label = first_referrer(&xv, i, sym->end);
 		if (label != LABEL_NONE)
-			charge(out, base, sym->start, sym->end, label, st);
+			charge(&va, sym->start, sym->end, label, st);
 	}
 	free(ends);
 	free(xv.v);

@@ -227,11 +227,61 @@ struct outv {
 	struct rmap_entry *v;
 	size_t n, cap;
 	bool inplace;
-	size_t margin; /* inplace: slots before the first pending add */
-	size_t lim;    /* inplace: slots free to write */
-	size_t left;   /* inplace: entries and adds the sweep has not read */
-	bool gaps;     /* only the pieces of adds (see settle_gaps()) */
+	size_t margin;	  /* inplace: slots before the first pending add */
+	size_t lim;	  /* inplace: slots free to write */
+	size_t left;	  /* inplace: entries and adds the sweep has not read */
+	bool gaps;	  /* only the pieces of adds (see settle_gaps()) */
+	struct sumv *sum; /* not NULL: the pieces summed, not kept */
 };
+
+/* The sums of rmap_sum_ranges(): the ranges (sorted, disjoint), the one
+ * being summed and its next byte, whether a byte of them had no label
+ * or one past the sums. */
+struct sumv {
+	const struct rmap_entry *r;
+	size_t nr, i;
+	uint64_t pos;
+	uint64_t (*sums)[2];
+	size_t nsums;
+	int col;
+	bool bad;
+};
+
+/* Past the ranges of s that end at or before its position. */
+static void sumv_skip_done(struct sumv *s)
+{
+	while (s->i < s->nr && s->pos >= s->r[s->i].end)
+		if (++s->i < s->nr)
+			s->pos = s->r[s->i].start;
+}
+
+/* The bytes of piece [start, end) labelled label (pieces come in order)
+ * that lie in s's ranges added to s's sums; a range byte before the
+ * piece that no piece held makes s bad. */
+static void sumv_add(const struct rmap *m, struct sumv *s, uint64_t start,
+		     uint64_t end, uint32_t label)
+{
+	for (sumv_skip_done(s); s->i < s->nr && !s->bad; sumv_skip_done(s)) {
+		uint64_t x = MIN(end, s->r[s->i].end);
+
+		if (end <= s->pos)
+			return;
+		if (start > s->pos) { /* a byte of no label */
+			s->bad = true;
+			return;
+		}
+		if (is_tab(label)) {
+			if (rmap_table_sums(m, label, s->pos, x, s->sums,
+					    s->nsums, s->col))
+				s->bad = true;
+		} else if (label >= s->nsums) {
+			s->bad = true;
+		} else {
+			s->sums[label][s->col] += x - s->pos;
+		}
+		s->pos = x;
+	}
+}
 
 /* Move o out of the pending array into a buffer of its own. */
 static void outv_detach(struct outv *o)
@@ -280,6 +330,10 @@ static void emit(struct outv *o, uint64_t start, uint64_t end, uint64_t other,
 {
 	struct rmap_entry *e;
 
+	if (o->sum) {
+		sumv_add(o->m, o->sum, start, end, label);
+		return;
+	}
 	if (o->n) {
 		e = &o->v[o->n - 1];
 		if (e->end == start && contiguous(e, other) &&
@@ -665,6 +719,36 @@ void rmap_build_top(struct rmap *m)
 void rmap_settle(struct rmap *m)
 {
 	settle(m);
+}
+
+int rmap_sum_ranges(struct rmap *m, const struct rmap_entry *r, size_t nr,
+		    uint64_t (*sums)[2], size_t nsums, int col)
+{
+	struct sumv sv = {.r = r,
+			  .nr = nr,
+			  .pos = nr ? r[0].start : 0,
+			  .sums = sums,
+			  .nsums = nsums,
+			  .col = col};
+	struct outv o = {.m = m, .sum = &sv};
+
+	/* frozen, settled, or open adds to resolve: as rmap_sum_labels() */
+	if (m->frozen || !m->np || !m->no_open || m->pend_open) {
+		for (size_t i = 0; i < nr; i++)
+			if (rmap_sum_labels(m, r[i].start, r[i].end, sums,
+					    nsums, col))
+				return -1;
+		return 0;
+	}
+	if (!m->pend_sorted) {
+		/* sorted in place: the adds keep their sequence numbers,
+		 * and a settle to come needs not sort them again */
+		rmap_pend_sort(m->pend, m->np);
+		m->pend_sorted = true;
+	}
+	sweep(m, m->pend, m->np, &o);
+	sumv_skip_done(&sv);
+	return sv.bad || sv.i < sv.nr ? -1 : 0;
 }
 
 size_t rmap_find_raw(const struct rmap *m, uint64_t addr)

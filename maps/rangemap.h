@@ -164,6 +164,14 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 int rmap_sum_labels(struct rmap *m, uint64_t start, uint64_t end,
 		    uint64_t (*sums)[2], size_t nsums, int col);
 
+/* rmap_sum_labels() of each of the nr ranges r[i].start .. r[i].end
+ * (sorted, apart; their labels are not looked at), without settling m:
+ * the pending adds of a DualMap's map are swept straight into the sums,
+ * no entries made (a map summed once, then freed: node's symbols, 4 MiB
+ * of entries a map less). Returns 0, or -1 as rmap_sum_labels(). */
+int rmap_sum_ranges(struct rmap *m, const struct rmap_entry *r, size_t nr,
+		    uint64_t (*sums)[2], size_t nsums, int col);
+
 /* Check the invariants (sorted, disjoint, non-empty, no label LABEL_NONE,
  * translations that do not wrap) of the settled entries and that the pending
  * adds are well formed. Returns 0 or -1. Does NOT settle the map (so calling

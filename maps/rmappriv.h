@@ -151,6 +151,12 @@ void rmap_build_top(struct rmap *m);
 void rmap_add_raw(struct rmap *m, uint64_t s, uint64_t e, uint64_t other,
 		  uint32_t label);
 
+/* rmap_sum_labels() of [s, x) (s < x), bytes of table label (is_tab())
+ * of m: each element's bytes to its label, a hole's to the table's fill
+ * (rmaptable.c). Returns 0 or -1 as rmap_sum_labels(). */
+int rmap_table_sums(const struct rmap *m, uint32_t label, uint64_t s,
+		    uint64_t x, uint64_t (*sums)[2], size_t nsums, int col);
+
 /* Drop m's tables (rmaptable.c). */
 void rmap_tables_free(struct rmap *m);
 

@@ -371,12 +371,10 @@ int rmap_rollup(struct rmap *const *maps, size_t n, uint64_t start,
 	return 0;
 }
 
-/* rmap_sum_labels() of [s, x) inside table entry e of m. */
-static int table_sums(const struct rmap *m, const struct rmap_entry *e,
-		      uint64_t s, uint64_t x, uint64_t (*sums)[2], size_t nsums,
-		      int col)
+int rmap_table_sums(const struct rmap *m, uint32_t label, uint64_t s,
+		    uint64_t x, uint64_t (*sums)[2], size_t nsums, int col)
 {
-	struct rtab *t = &m->tab[e->label & ~TAB_BIT];
+	struct rtab *t = &m->tab[label & ~TAB_BIT];
 	const uint32_t *id = t->l->id + t->first;
 	uint32_t fill = t->fill;
 	uint64_t k = tab_index(t, s);
@@ -423,7 +421,8 @@ int rmap_sum_labels(struct rmap *m, uint64_t start, uint64_t end,
 		if (e->start > pos)
 			return -1; /* a byte of no label */
 		if (is_tab(e->label)) {
-			if (table_sums(m, e, pos, x, sums, nsums, col))
+			if (rmap_table_sums(m, e->label, pos, x, sums, nsums,
+					    col))
 				return -1;
 		} else {
 			if (e->label >= nsums)

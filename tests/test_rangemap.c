@@ -1319,6 +1319,49 @@ static void sums_check(struct rmap *m, const struct model *md)
 	free(want);
 }
 
+/* rmap_sum_ranges() over random ranges (sorted, apart, some empty or
+ * touching), a random column, before any other query settles m: each
+ * label's bytes as the model has them, -1 where a range byte has none
+ * (or a label past the sums). */
+static void ranges_sums_check(struct rmap *m, const struct model *md)
+{
+	struct rmap_entry r[8];
+	uint64_t(*got)[2], (*want)[2], at = rnd_below(SPACE / 4);
+	size_t nsums = 1, nr = 0;
+	bool hole = false;
+	int col = (int)rnd_below(2);
+
+	for (uint64_t b = 0; b < SPACE; b++)
+		if (md->label[b] != NONE && md->label[b] >= nsums)
+			nsums = md->label[b] + 1;
+	if (rnd_below(8) == 0 && nsums > 1)
+		nsums--;
+	while (nr < ARRAY_SIZE(r) && at < SPACE) {
+		uint64_t e = at + rnd_below(MIN(SPACE - at, SPACE / 4) + 1);
+
+		r[nr++] = (struct rmap_entry){at, e, NO, 0};
+		at = e + (rnd_below(2) ? 0 : rnd_below(SPACE / 8));
+	}
+	got = calloc(nsums, sizeof(*got));
+	want = calloc(nsums, sizeof(*want));
+	CHECK(got && want);
+	for (size_t i = 0; i < nr; i++)
+		for (uint64_t b = r[i].start; b < r[i].end; b++) {
+			if (md->label[b] == NONE || md->label[b] >= nsums)
+				hole = true;
+			else
+				want[md->label[b]][col]++;
+		}
+	if (hole) {
+		CHECK(rmap_sum_ranges(m, r, nr, got, nsums, col) == -1);
+	} else {
+		CHECK(rmap_sum_ranges(m, r, nr, got, nsums, col) == 0);
+		CHECK(!memcmp(got, want, nsums * sizeof(*got)));
+	}
+	free(got);
+	free(want);
+}
+
 /* Queries that see through the tables (no rmap_entries(), which turns
  * them into entries): lookups, covers, foreach and rollup runs, the
  * bounds of rmap_extents(). */
@@ -1332,6 +1375,9 @@ static void table_queries(struct rmap *m, struct model *md)
 	uint64_t o, b;
 
 	model_settle(md);
+	/* first, while the adds since the last query are pending */
+	for (unsigned i = 0; i < 3; i++)
+		ranges_sums_check(m, md);
 	for (unsigned i = 0; i < 40; i++) {
 		uint64_t a = rnd_below(SPACE);
 
