@@ -186,10 +186,14 @@ check "no reader: exit 1, not SIGPIPE (exit $(cat "$T/rc"))" \
 check "no reader: one line says Broken pipe" sh -c "
 	grep -q 'Broken pipe' '$T/err' && [ \$(wc -l <'$T/err') -eq 1 ]"
 # a FIFO whose reader leaves in the middle: the launched command is
-# ended, memsz says why (it died of SIGPIPE, 141)
-head -c 8 "$T/fifo" >"$T/head" &
+# ended, memsz says why (it died of SIGPIPE, 141). The reader's end is
+# opened here, before memsz opens the FIFO (no race with head's open),
+# and head holds the only one once the shell closes its own.
+exec 7<>"$T/fifo"
+head -c 8 <&7 >"$T/head" &
 H=$!
 track $H
+exec 7<&-
 "$MEMSZ" record -o "$T/fifo" --output-special -- \
 	sh -c "while kill -0 $H 2>/dev/null; do :; done" 2>"$T/err"
 rc=$?
