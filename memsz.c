@@ -125,8 +125,15 @@ static void std_fds_open(void)
 {
 	int fd = open("/dev/null", O_RDWR);
 
-	while (fd >= 0 && fd < 2)
+	/* which were closed is remembered: -o /dev/stdout >&- would write
+	 * the recording to /dev/null (std_fd_nulled()) */
+	if (fd >= 0 && fd <= 2)
+		std_fd_set_nulled(fd);
+	while (fd >= 0 && fd < 2) {
 		fd = dup(fd);
+		if (fd >= 0 && fd <= 2)
+			std_fd_set_nulled(fd);
+	}
 	if (fd > 2)
 		close(fd);
 }

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ static const struct opt record_opts[] = {
      NULL},
     {0, "output-special", OPT_NOARG, NULL, 'O',
      "FILE may be a pipe, device or socket (or a symlink\n"
-     "to one), or lead to a file descriptor (/dev/stdout):\n"
+     "to one), or lead to memsz's own descriptor\n"
+     "(/dev/stdout, not also stderr nor CMD's output):\n"
      "written directly; refused without this option, and\n"
      "never through a symlink another user owns in a\n"
      "sticky directory such as /tmp",
@@ -600,6 +602,11 @@ static int record(struct record_args *a, const int *pids, int npids,
 	int ret = 1, err;
 
 	a->so.say = say;
+	a->so.launch = a->cmd != NULL;
+	/* a pipe whose reader left (-o /dev/stdout | head) is a write
+	 * error (EPIPE) said in one line, not a silent death; the launched
+	 * command gets SIGPIPE back (target_launch()) */
+	signal(SIGPIPE, SIG_IGN);
 	if (session_open(&a->so, &s) < 0) {
 		memsz_error("%s", session_why(s));
 		target_scan_free(scan);

@@ -442,21 +442,27 @@ struct md_writer;
  * followed. A path that is (or is a symlink to) a pipe, device or socket
  * is refused (-MEMSZ_ESPECIAL): such a path in a shared directory may be
  * another user's trap. A symlink at path that leads to a link of /proc
- * (a file descriptor's: /dev/stdout, path_proc_link()) is never replaced:
- * refused (-MEMSZ_EFDLINK). The directory of path is resolved once, here
+ * (a file descriptor's: /dev/stdout, path_link_walk()) is never replaced:
+ * refused (-MEMSZ_EFDLINK; -MEMSZ_EUNSAFELINK when another user planted
+ * a link of the chain). The directory of path is resolved once, here
  * (path_dir_open(): another user's link on the way is refused,
  * -MEMSZ_EUNSAFELINK), and every file is made, renamed and removed in
  * the directory it opened: a directory of path swapped for a link later
  * is not followed. Returns 0 and *out, or a negative code. */
 int md_writer_open(const char *path, struct md_writer **out);
 
-/* md_writer_open() flags. MD_WRITER_SPECIAL: a path that is (or is a
- * symlink to) a pipe, device or socket, or a symlink that leads to a file
- * descriptor's link, is written directly, opened without blocking (a pipe
- * with no reader: -ENXIO; a regular file behind a descriptor's link only
- * when empty, else -EEXIST), never through a symlink
- * another user owns in a sticky world-writable directory (the kernel's
- * protected_symlinks rule: -MEMSZ_EUNSAFELINK). */
+/* md_writer_open() flags. MD_WRITER_SPECIAL: a path that is a pipe,
+ * device or socket, or a symlink that leads to one (each link of the
+ * chain followed a hop at a time, path_link_walk(), the end opened
+ * O_NOFOLLOW), is written directly, opened without blocking (a FIFO with
+ * no reader: -ENXIO); a symlink that leads to memsz's own descriptor
+ * (/dev/stdout) is written through a copy of that descriptor (a pipe
+ * whose reader is gone: -EPIPE at the first write; a regular file only
+ * when empty, else -EEXIST; the file of memsz's stderr: -MEMSZ_EMIXERR;
+ * a descriptor memsz found closed: -MEMSZ_ESTDCLOSED). Never through a
+ * symlink another user owns in a sticky world-writable directory (the
+ * kernel's protected_symlinks rule: -MEMSZ_EUNSAFELINK), nor to another
+ * link of /proc (-MEMSZ_EFDLINK). */
 #define MD_WRITER_SPECIAL 1u
 /* MD_WRITER_V5: write format version 5 (each SNAP_MAPPING's fields in
  * full, not coded against the previous mapping): for tests of the reader
@@ -480,6 +486,11 @@ int md_writer_open(const char *path, struct md_writer **out);
  * (a link, else a copy where no link can be made) and goes on as such a
  * file does. */
 #define MD_WRITER_UNNAMED 8u
+/* MD_WRITER_CMDOUT: a command is launched that inherits memsz's stdout
+ * and stderr: with MD_WRITER_SPECIAL, a descriptor of memsz (-o
+ * /dev/stdout) that is the same file as either is refused
+ * (-MEMSZ_EMIXCMD), the recording would mix with what it writes. */
+#define MD_WRITER_CMDOUT 16u
 
 /* md_writer_open() with flags (MD_WRITER_*). */
 int md_writer_open_flags(const char *path, unsigned flags,

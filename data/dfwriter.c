@@ -131,23 +131,17 @@ int md_rec_begin(struct md_writer *w)
 	return 0;
 }
 
-/* Open name in directory dfd, a pipe, device or socket (or a symlink to
- * one; st is what it names), or a link to a descriptor's file
- * (path_proc_link()), for MD_WRITER_SPECIAL: without blocking, and only
- * if what was opened is what was looked at; a regular file only if it is
- * empty (-EEXIST). Returns the fd or a negative code. */
-static int open_special(int dfd, const char *name, const struct stat *lst,
-			const struct stat *st)
+/* Open name in directory dfd (no link: the end of a chain
+ * path_link_walk() followed), a pipe, device or socket st says it is, for
+ * MD_WRITER_SPECIAL: without blocking, O_NOFOLLOW, and only if what was
+ * opened is what was looked at. Returns the fd or a negative code. */
+static int open_special(int dfd, const char *name, const struct stat *st)
 {
-	bool link = S_ISLNK(lst->st_mode);
 	struct stat got;
-	int fd;
+	int fd =
+	    openat(dfd, name,
+		   O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
 
-	if (link && !symlink_followable(dfd, lst))
-		return -MEMSZ_EUNSAFELINK;
-	fd = openat(dfd, name,
-		    O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-			(link ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &got) < 0 || got.st_dev != st->st_dev ||
@@ -155,16 +149,94 @@ static int open_special(int dfd, const char *name, const struct stat *lst,
 		close(fd);
 		return -EAGAIN; /* replaced meanwhile */
 	}
-	/* a regular file (the shell's > FILE behind a descriptor link) is
-	 * written from its start, as made: one with data in it (>> FILE)
-	 * is not written over */
-	if (S_ISREG(got.st_mode) && got.st_size > 0) {
-		close(fd);
-		return -EEXIST;
-	}
 	/* opened: writes wait for the reader the user named */
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
+}
+
+/* Whether fd and the open descriptor other are the same file. */
+static bool same_file(const struct stat *st, int other)
+{
+	struct stat o;
+
+	return fstat(other, &o) == 0 && o.st_dev == st->st_dev &&
+	       o.st_ino == st->st_ino;
+}
+
+/* Write to memsz's own descriptor n (-o /dev/stdout, /proc/self/fd/N),
+ * for MD_WRITER_SPECIAL: a copy of it (F_DUPFD_CLOEXEC), which shares its
+ * offset with the shell's (a reopen through /proc would write a regular
+ * file from 0 over what others write there). Refused: a descriptor memsz
+ * found closed (std_fd_nulled()), a regular file with data in it (>>
+ * FILE: -EEXIST), the file that is also memsz's stderr or, with
+ * MD_WRITER_CMDOUT, the launched command's stdout or stderr (what it
+ * inherits: 1 and 2), into which the recording would be mixed. Returns
+ * the fd or a negative code. */
+static int open_own_fd(int n, unsigned flags)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	if (std_fd_nulled(n))
+		return -MEMSZ_ESTDCLOSED;
+	fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		ret = -errno;
+	else if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (S_ISREG(st.st_mode) && st.st_size > 0)
+		ret = -EEXIST;
+	else if (same_file(&st, 2))
+		ret = -MEMSZ_EMIXERR;
+	else if ((flags & MD_WRITER_CMDOUT) && same_file(&st, 1))
+		ret = -MEMSZ_EMIXCMD;
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* What writer_create() does with the symlink name in dfd: follow it a
+ * link at a time (path_link_walk()). Returns the fd written (a pipe,
+ * device or socket at the end of the chain, memsz's own descriptor it
+ * names), a negative code, or REPLACE: replace the link (it leads to a
+ * regular file or nowhere). */
+#define REPLACE (-MEMSZ_ELAST - 1)
+static int writer_link(int dfd, const char *name, unsigned flags)
+{
+	struct path_link pl;
+	struct stat st;
+	int ret = path_link_walk(dfd, name, &pl);
+
+	if (ret < 0) {
+		/* no end found (a loop, a directory not there): replaced
+		 * when it names nothing or a regular file, as before */
+		if (fstatat(dfd, name, &st, 0) < 0 || S_ISREG(st.st_mode))
+			return REPLACE;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return flags & MD_WRITER_SPECIAL ? ret : -MEMSZ_ESPECIAL;
+	}
+	if (ret == 1) /* a link of /proc: never replaced */
+		ret = pl.unsafe ? -MEMSZ_EUNSAFELINK
+		      : !(flags & MD_WRITER_SPECIAL) || pl.fd < 0
+			  ? -MEMSZ_EFDLINK
+			  : open_own_fd(pl.fd, flags);
+	else if (fstatat(pl.dfd, pl.name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		 S_ISREG(st.st_mode))
+		ret = REPLACE; /* dangling, or a regular file */
+	else if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (!(flags & MD_WRITER_SPECIAL))
+		ret = -MEMSZ_ESPECIAL;
+	else
+		ret = pl.unsafe ? -MEMSZ_EUNSAFELINK
+				: open_special(pl.dfd, pl.name, &st);
+	path_link_free(&pl);
+	return ret;
 }
 
 /* Create the file name (ending in six X) names, its X replaced by letters
@@ -323,16 +395,18 @@ static int unnamed_name(struct md_writer *w)
 /* Create the file records are written to, for path whose directory is
  * dfd (path_dir_open()) and whose last component is path + base: a
  * temporary file beside path (mode 0600: temp_create()), or, with
- * MD_WRITER_SPECIAL, path itself when it is (or names) a pipe, device or
- * socket. A regular file, a dangling symlink or a symlink to a regular
- * file gets the temporary file (renamed over path, the link replaced, not
- * followed). Returns the fd and *tmp (NULL when writing path itself), or
- * a negative code. */
+ * MD_WRITER_SPECIAL, path itself when it is a pipe, device or socket, the
+ * one a chain of symlinks at path ends at (writer_link()), or memsz's own
+ * descriptor such a chain names (/dev/stdout). A regular file, a dangling
+ * symlink or one that leads to a regular file gets the temporary file
+ * (renamed over path, the link replaced, not followed); a link that
+ * leads to a link of /proc never does. Returns the fd and *tmp (NULL when
+ * writing path itself), or a negative code. */
 static int writer_create(int dfd, const char *path, size_t base, unsigned flags,
 			 char **tmp, bool *unnamed)
 {
 	const char *name = path + base;
-	struct stat lst, st;
+	struct stat lst;
 	int fd;
 
 	*tmp = NULL;
@@ -341,21 +415,13 @@ static int writer_create(int dfd, const char *path, size_t base, unsigned flags,
 		return -EISDIR; /* path ends in a slash */
 	if (!fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) &&
 	    !S_ISREG(lst.st_mode)) {
-		st = lst;
-		if (S_ISLNK(lst.st_mode) && fstatat(dfd, name, &st, 0) < 0)
-			st.st_mode = S_IFREG; /* dangling: replaced */
-		if (S_ISDIR(st.st_mode))
+		if (S_ISDIR(lst.st_mode))
 			return -EISDIR;
-		/* the way to a file someone opened (-o /dev/stdout): never
-		 * replaced; written into when asked, as a pipe is */
-		if (S_ISLNK(lst.st_mode) && path_proc_link(dfd, name))
-			return flags & MD_WRITER_SPECIAL
-				   ? open_special(dfd, name, &lst, &st)
-				   : -MEMSZ_EFDLINK;
-		if (!S_ISREG(st.st_mode))
-			return flags & MD_WRITER_SPECIAL
-				   ? open_special(dfd, name, &lst, &st)
-				   : -MEMSZ_ESPECIAL;
+		fd = S_ISLNK(lst.st_mode)	 ? writer_link(dfd, name, flags)
+		     : flags & MD_WRITER_SPECIAL ? open_special(dfd, name, &lst)
+						 : -MEMSZ_ESPECIAL;
+		if (fd != REPLACE)
+			return fd;
 	}
 	if (flags & MD_WRITER_UNNAMED) {
 		fd = unnamed_create(dfd);

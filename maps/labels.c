@@ -111,17 +111,23 @@ struct labels *labels_new(void)
 
 void labels_set_len_max(struct labels *lb, size_t max)
 {
-	lb->len_max = max;
+	/* never above LABEL_STR_MAX: labels_hash() hashes no longer string
+	 * (a string hashed whole there and cut here would be two labels) */
+	lb->len_max = max < LABEL_STR_MAX ? max : LABEL_STR_MAX;
 }
 
-/* The string of n bytes at s as a label holds it: NULL if it is at most
- * the longest a label is, else its first bytes (a UTF-8 character that
- * the limit would split left out whole) and the mark
- * (LABEL_CUT_MARK) in a new string (caller frees), its length *cutn. */
-static char *label_cut(const struct labels *lb, const char *s, size_t n,
-		       size_t *cutn)
+/* The longest string lb holds uncut. */
+static size_t len_max(const struct labels *lb)
 {
-	size_t max = lb->len_max ? lb->len_max : LABEL_LEN_MAX;
+	return lb->len_max ? lb->len_max : LABEL_LEN_MAX;
+}
+
+/* The string of n bytes at s cut to max bytes: NULL if it is at most
+ * that, else its first bytes (a UTF-8 character that the limit would
+ * split left out whole) and the mark (LABEL_CUT_MARK) in a new string
+ * (caller frees), its length *cutn. */
+static char *label_cut(const char *s, size_t n, size_t max, size_t *cutn)
+{
 	char mark[LABEL_MARK_MAX];
 	int m;
 	char *out;
@@ -181,7 +187,7 @@ uint32_t labels_hash(const char *s, size_t n)
 {
 	/* a string labels_intern_hashed() cuts is hashed there, cut: its
 	 * bytes past the limit (gigabytes, maybe) are not read here */
-	return n > LABEL_LEN_MAX ? 0 : hashmap_hash_bytes(s, n);
+	return n > LABEL_STR_MAX ? 0 : hashmap_hash_bytes(s, n);
 }
 
 void labels_prefetch(const struct labels *lb, uint32_t hash)
@@ -230,7 +236,7 @@ static uint32_t intern(struct labels *lb, const char *s, size_t n,
  * (label_cut()), then the cut label hashed, the only hash of it. */
 static uint32_t intern_cut(struct labels *lb, const char *s, size_t n)
 {
-	char *cut = label_cut(lb, s, n, &n);
+	char *cut = label_cut(s, n, len_max(lb), &n);
 	uint32_t id = intern(lb, cut, n, hashmap_hash_bytes(cut, n));
 
 	free(cut);
@@ -240,7 +246,7 @@ static uint32_t intern_cut(struct labels *lb, const char *s, size_t n)
 /* Whether the n bytes at s are more than a label of lb holds. */
 static bool too_long(const struct labels *lb, size_t n)
 {
-	return n > (lb->len_max ? lb->len_max : LABEL_LEN_MAX);
+	return n > len_max(lb);
 }
 
 uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n)
@@ -260,28 +266,61 @@ uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 	return intern(lb, s, n, hash);
 }
 
-/* Id of head (hn bytes: a label, or a name no longer than one) followed
- * by suffix, itself cut as a label is when longer than one: interned as
- * it is, not cut again, so that a suffix after a cut stays. A head longer
- * than a label and its mark (a label made by a suffix already, suffixed
- * again) is cut with what follows, which bounds a chain of them. */
-static uint32_t intern_cat(struct labels *lb, const char *head, size_t hn,
-			   const char *suffix)
+/* Where the mark of a cut label (LABEL_CUT_MARK, at its end) starts in
+ * the label l of n bytes (NUL-terminated), or n when it ends in none. */
+static size_t mark_at(const char *l, size_t n)
 {
-	size_t sn = strlen(suffix),
-	       max = lb->len_max ? lb->len_max : LABEL_LEN_MAX;
-	char *cut = too_long(lb, sn) ? label_cut(lb, suffix, sn, &sn) : NULL;
-	char *s = xmalloc(hn + sn + 1);
+	static const char start[] = "... [cut: ";
+	size_t from = n > LABEL_MARK_MAX ? n - LABEL_MARK_MAX : 0, len;
+	uint32_t crc;
+	int end = -1;
+
+	for (size_t i = n; i-- > from;)
+		if (l[i] == '.' && !strncmp(l + i, start, sizeof(start) - 1))
+			return sscanf(l + i, LABEL_CUT_SCAN "%n", &len, &crc,
+				      &end) == 2 &&
+				       (size_t)end == n - i
+				   ? i
+				   : n;
+	return n;
+}
+
+/* Id of the name head (hn bytes; with a mark already when marked: a
+ * label cut, whose first bytes are cut again keeping that mark) followed
+ * by suffix (a suffix over half a label cut first, as a label is, to half
+ * of one). When both are longer than a label, the name is cut to what the
+ * suffix leaves (with its mark: LABEL_CUT_MARK), so that the suffix stays
+ * after it and the label keeps within LABEL_STR_MAX. */
+static uint32_t intern_cat(struct labels *lb, const char *head, size_t hn,
+			   bool marked, const char *suffix)
+{
+	size_t sn = strlen(suffix), max = len_max(lb), mk = hn, cn = hn;
+	char *scut = sn > max / 2 ? label_cut(suffix, sn, max / 2, &sn) : NULL;
+	char *hcut = NULL, *s;
 	uint32_t id;
 
-	memcpy(s, head, hn);
-	memcpy(s + hn, cut ? cut : suffix, sn);
-	s[hn + sn] = 0;
-	if (hn > max + LABEL_MARK_MAX)
-		id = labels_intern_n(lb, s, hn + sn);
-	else
-		id = intern(lb, s, hn + sn, hashmap_hash_bytes(s, hn + sn));
-	free(cut);
+	if (hn + sn > max) {
+		size_t room = max - (sn < max / 2 ? sn : max / 2);
+
+		mk = marked ? mark_at(head, hn) : hn;
+		if (mk < hn && mk > room) /* a cut label: cut shorter */
+			cn = utf8_cut(head, room) + (hn - mk);
+		else if (mk == hn)
+			hcut = label_cut(head, hn, room, &cn);
+	}
+	s = xmalloc(cn + sn + 1);
+	if (hcut)
+		memcpy(s, hcut, cn);
+	else if (cn < hn) { /* first bytes, then the mark */
+		memcpy(s, head, cn - (hn - mk));
+		memcpy(s + cn - (hn - mk), head + mk, hn - mk);
+	} else
+		memcpy(s, head, cn);
+	memcpy(s + cn, scut ? scut : suffix, sn);
+	s[cn + sn] = 0;
+	id = intern(lb, s, cn + sn, hashmap_hash_bytes(s, cn + sn));
+	free(hcut);
+	free(scut);
 	free(s);
 	return id;
 }
@@ -289,11 +328,7 @@ static uint32_t intern_cat(struct labels *lb, const char *head, size_t hn,
 uint32_t labels_intern_suffix(struct labels *lb, const char *s, size_t n,
 			      const char *suffix)
 {
-	char *cut = too_long(lb, n) ? label_cut(lb, s, n, &n) : NULL;
-	uint32_t id = intern_cat(lb, cut ? cut : s, n, suffix);
-
-	free(cut);
-	return id;
+	return intern_cat(lb, s, n, false, suffix);
 }
 
 uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
@@ -301,7 +336,7 @@ uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
 {
 	if (id >= lb->count)
 		return labels_intern(lb, suffix);
-	return intern_cat(lb, lb->str[id], lb->len[id], suffix);
+	return intern_cat(lb, lb->str[id], lb->len[id], true, suffix);
 }
 
 void labels_reserve(struct labels *lb, size_t n)
@@ -330,7 +365,7 @@ uint32_t labels_find(const struct labels *lb, const char *s)
 {
 	struct hashmap_probe p;
 	size_t n = strlen(s);
-	char *cut = too_long(lb, n) ? label_cut(lb, s, n, &n) : NULL;
+	char *cut = label_cut(s, n, len_max(lb), &n);
 	uint32_t id;
 
 	if (cut)
@@ -414,7 +449,7 @@ static void alias_add(struct labels *lb, uint32_t id, const char *alias,
 void labels_add_alias(struct labels *lb, uint32_t id, const char *alias)
 {
 	size_t n = strlen(alias);
-	char *cut = label_cut(lb, alias, n, &n);
+	char *cut = label_cut(alias, n, len_max(lb), &n);
 
 	if (id < lb->count)
 		alias_add(lb, id, cut ? cut : alias, n);

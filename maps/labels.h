@@ -35,16 +35,24 @@ struct labels;
  * table shows where the name was cut. */
 #define LABEL_LEN_MAX (1u << 20)
 #define LABEL_CUT_MARK "... [cut: %zu bytes, hash %08" PRIx32 "]"
+/* The same for sscanf(): where a label's mark starts is found again. */
+#define LABEL_CUT_SCAN "... [cut: %zu bytes, hash %8" SCNx32 "]"
 /* The longest LABEL_CUT_MARK makes (20 digits of length). */
 #define LABEL_MARK_MAX 64
+/* The longest label: one made with a suffix (labels_intern_suffix()) is
+ * its name's first bytes and mark, then the suffix, itself cut to half a
+ * label with its mark when longer. */
+#define LABEL_STR_MAX (LABEL_LEN_MAX + 2 * LABEL_MARK_MAX)
 
 /* New empty table. Free with labels_free(). */
 struct labels *labels_new(void);
 /* Free the table and every string in it. NULL is fine. */
 void labels_free(struct labels *lb);
 
-/* Cut labels longer than max bytes, not LABEL_LEN_MAX (max >= 1): for
- * tests, which cannot make a 1 MiB name of every kind. */
+/* Cut labels longer than max bytes, not LABEL_LEN_MAX (max >= 1, never
+ * above LABEL_STR_MAX): for tests, which cannot make a 1 MiB name of every
+ * kind, and for a table of labels from another (pprof's string table:
+ * LABEL_STR_MAX, none cut again). */
 void labels_set_len_max(struct labels *lb, size_t max);
 
 /* Id of s, interning a copy on first sight (a string longer than
@@ -58,23 +66,28 @@ uint32_t labels_intern_n(struct labels *lb, const char *s, size_t n);
  * labels_prefetch() ask for the memory the look-up reads (the index of a
  * big image's labels is larger than the caches: a miss a label), then
  * labels_intern_hashed() with that hash interns it. A string longer than
- * LABEL_LEN_MAX is not hashed (0): labels_intern_hashed() hashes it once
+ * LABEL_STR_MAX is not hashed (0): labels_intern_hashed() hashes it once
  * cut. */
 uint32_t labels_hash(const char *s, size_t n);
 void labels_prefetch(const struct labels *lb, uint32_t hash);
 uint32_t labels_intern_hashed(struct labels *lb, const char *s, size_t n,
 			      uint32_t hash);
-/* Id of the n bytes at s, cut as labels_intern_n() cuts them, followed
- * by suffix (a block's "#N", a line's ":N"), which is kept after the cut
- * rather than cut off: names alike in their first LABEL_LEN_MAX bytes
- * still show their suffixes. A suffix longer than a label is cut as one.
- * Such a label is found by labels_find() only when it is no longer than
- * LABEL_LEN_MAX. */
+/* Id of the n bytes at s followed by suffix (a block's "#N", a line's
+ * ":N"), as they are when both fit in a label (LABEL_LEN_MAX); else the
+ * name is cut to the room the suffix leaves, with its mark (as
+ * labels_intern_n() cuts, the mark of the whole name), and the suffix
+ * kept after it rather than cut off: names alike in their first bytes
+ * still show their suffixes. A suffix longer than half a label is cut
+ * itself, to half a label and its mark. The label is at most
+ * LABEL_STR_MAX bytes, suffixed again or not (the name part of a suffixed
+ * label is cut again, its suffix with it). Such a label is found by
+ * labels_find() only when it is no longer than LABEL_LEN_MAX. */
 uint32_t labels_intern_suffix(struct labels *lb, const char *s, size_t n,
 			      const char *suffix);
 /* Id of the string of label id followed by suffix, as
- * labels_intern_suffix() makes it: the label as it is (cut or not), the
- * suffix after it. An id not of lb: suffix alone. */
+ * labels_intern_suffix() makes it: the same label as that of the name
+ * label id was made from (a cut label's first bytes cut shorter, its mark
+ * kept), the suffix after it. An id not of lb: suffix alone. */
 uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
 				 const char *suffix);
 /* Make room for n more labels (an estimate: more may come), so that

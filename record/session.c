@@ -289,7 +289,8 @@ int session_open(const struct session_opts *o, struct session **out)
 	err = md_writer_open_flags(
 	    r->path,
 	    (o->output_special ? MD_WRITER_SPECIAL : 0) |
-		(o->one_shot ? MD_WRITER_BATCH | MD_WRITER_UNNAMED : 0),
+		(o->one_shot ? MD_WRITER_BATCH | MD_WRITER_UNNAMED : 0) |
+		(o->launch ? MD_WRITER_CMDOUT : 0),
 	    &r->w);
 	if (err < 0)
 		return rec_fail(r, err, "cannot open '%s': %s", r->path,

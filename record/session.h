@@ -32,6 +32,7 @@ struct target_scan;
 struct session_opts {
 	const char *path;    /* memsz.data to write (borrowed) */
 	bool output_special; /* path may be a pipe or device */
+	bool launch;	     /* a command is launched (record -- CMD) */
 	bool freeze;	     /* stop the targets while snapshotting */
 	/* Sampling: let the kernel drop samples when memsz falls behind
 	 * rather than hold the targets (backpressure) until it catches up. */

@@ -504,6 +504,9 @@ int pprof_write(FILE *f, const struct rowtree *t, const struct out_opts *o)
 	int ret;
 
 	w.strs = labels_new();
+	/* its strings are labels (LABEL_STR_MAX at most): none cut again,
+	 * which would cut a block's #N off */
+	labels_set_len_max(w.strs, LABEL_STR_MAX);
 	labels_intern(w.strs, ""); /* string_table[0] must be "" */
 	w.kinds = xcalloc(t->depth + 1, sizeof(*w.kinds));
 	w.lvl_file = xcalloc(t->depth + 1, sizeof(*w.lvl_file));

@@ -12,7 +12,12 @@ Fixtures, built here: a C file with a 2 MiB identifier (gcc takes it; nm
 gives its length); a small program built with -gdwarf-4 whose unit name
 is pointed (DW_FORM_strp) at a 2 MiB string appended to .debug_str, then
 compressed with objcopy --compress-debug-sections=zlib (readelf -wi and
--S confirm the name and SHF_COMPRESSED).
+-S confirm the name and SHF_COMPRESSED); a function named by 1 MiB - 1
+bytes built by clang with -fbasic-block-sections=labels, whose blocks
+(llvm-readobj --bb-addr-map gives them) are labelled NAME#N: the name
+cut to leave room for "#N", which is kept, and the label no longer than
+1 MiB and 128 bytes, in csv and in pprof's string table alike (which cut
+the labels again, "#N" with them).
 """
 import csv
 import io
@@ -129,6 +134,91 @@ def long_unit(tmp):
            "compileunits", name)
 
 
+def pprof_strings(data):
+    """The string table (field 6) of a pprof Profile, gzipped or not."""
+    if data[:2] == b"\x1f\x8b":
+        data = zlib.decompress(data, 16 + zlib.MAX_WBITS)
+    out, i = [], 0
+
+    def varint():
+        nonlocal i
+        v = sh = 0
+        while True:
+            b = data[i]
+            i += 1
+            v |= (b & 0x7f) << sh
+            sh += 7
+            if not b & 0x80:
+                return v
+
+    while i < len(data):
+        key = varint()
+        kind = key & 7
+        if kind == 0:
+            varint()
+        elif kind == 1:
+            i += 8
+        elif kind == 5:
+            i += 4
+        elif kind == 2:
+            n = varint()
+            if key >> 3 == 6:
+                out.append(data[i:i + n].decode("utf-8", "replace"))
+            i += n
+        else:
+            lib.fail("pprof: wire type %d" % kind)
+    return out
+
+
+def long_blocks(tmp):
+    """Basic blocks of a function named by LABEL_LEN_MAX - 1 bytes."""
+    cc = shutil.which("clang-14") or shutil.which("clang")
+    ro = shutil.which("llvm-readobj-14") or shutil.which("llvm-readobj")
+    if not cc or not ro:
+        lib.skip_part("clang and llvm-readobj needed for --by bbs")
+        return
+    name = "C" * (LABEL_LEN_MAX - 1)
+    src = os.path.join(tmp, "bbs.c")
+    exe = os.path.join(tmp, "bbs")
+    with open(src, "w") as f:
+        f.write("__attribute__((noinline)) int %s(int x)\n{\n"
+                "\tint g = 0;\n\tif (x > 3)\n\t\treturn x * 2;\n"
+                "\tfor (int i = 0; i < x; i++)\n"
+                "\t\tg += i * (i & 1 ? 3 : 5);\n\treturn g;\n}\n"
+                "int main(int c, char **v) { return %s(c); }\n"
+                % (name, name))
+    if subprocess.run([cc, "-O2", "-fbasic-block-sections=labels", "-o",
+                       exe, src]).returncode:
+        lib.skip_part("clang cannot build -fbasic-block-sections=labels")
+        return
+    bbmap = subprocess.run([ro, "--bb-addr-map", exe], capture_output=True,
+                           text=True, check=True).stdout
+    fn = bbmap[bbmap.index("Name: " + name):]
+    fn = fn[:fn.index("\n  }")]
+    nblocks = len(re.findall(r"Size: 0x[0-9A-F]*[1-9A-F]", fn))
+    check(nblocks >= 2, "llvm-readobj: the function has %d blocks with "
+          "bytes" % nblocks)
+    p = subprocess.run([MEMSZ, "size", "--by", "bbs", "--format", "csv",
+                        "-n", "0", exe], capture_output=True, text=True)
+    got = [r["bbs"] for r in csv.DictReader(io.StringIO(p.stdout))
+           if r["bbs"].startswith("CCCC")]
+    check(p.returncode == 0 and len(set(got)) == nblocks and
+          all(re.fullmatch(r"C+\.\.\. \[cut: %d bytes, hash %08x\]#\d+"
+                           % (len(name), zlib.crc32(name.encode())), g)
+              for g in got),
+          "bbs, csv: each block of the 1 MiB name its own label, cut with "
+          "its mark, #N kept (exit %d, %d labels of %d blocks)"
+          % (p.returncode, len(set(got)), nblocks))
+    check(all(len(g) <= LABEL_LEN_MAX + 128 for g in got),
+          "bbs, csv: no label over 1 MiB and 128 bytes")
+    p = subprocess.run([MEMSZ, "size", "--by", "bbs", "--format", "pprof",
+                        "-n", "0", exe], capture_output=True)
+    strs = [x for x in pprof_strings(p.stdout) if x.startswith("CCCC")]
+    check(p.returncode == 0 and set(strs) == set(got),
+          "bbs, pprof: the string table holds the same labels, #N kept "
+          "(%d of %d)" % (len(set(strs) & set(got)), len(set(got))))
+
+
 def main():
     for tool in ("gcc", "nm", "readelf", "objcopy"):
         if not shutil.which(tool):
@@ -136,6 +226,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         long_symbol(tmp)
         long_unit(tmp)
+        long_blocks(tmp)
     sys.exit(lib.finish())
 
 

@@ -6,12 +6,19 @@
 # a symlink at FILE rather than follow it, and root's `-o /dev/stdout >
 # out` put the recording in /dev in place of the machine's /dev/stdout.
 # Without --output-special it is refused, the error naming the option;
-# with it the descriptor's file is written into: a regular file the shell
-# made (> out) holds the recording, a pipe carries it, and a file with data
-# in it (>> out) is not written over.
+# with it memsz writes to a copy of its own descriptor (sharing the shell's
+# offset): a regular file the shell made (> out) holds the recording, a
+# pipe carries it. Refused even then: a file with data in it (>> out), the
+# file that is also memsz's stderr (2>&1) or the launched command's output
+# (-- CMD, which inherits stdout), a stdout that was closed (>&-), another
+# process's descriptor or another link of /proc, a link another user
+# planted, a chain through one. A pipe whose reader left is a write error
+# said in one line (EPIPE), not a silent SIGPIPE.
 #
 # The links are private copies made here ($T/out -> /proc/self/fd/1, and a
-# chain to it through /dev/fd's twin): the real /dev is never touched.
+# chain to it through /dev/fd's twin): the real /dev is never touched. The
+# recordings attach to a waiting process for one snapshot (--duration 0),
+# as a command launched would write to the same stdout.
 set -u
 : "${MEMSZ:?}" "${top_srcdir:?}"
 . "$top_srcdir/tests/lib.sh"
@@ -20,6 +27,9 @@ set -u
 ln -s /proc/self/fd/1 "$T/out"
 ln -s /proc/self/fd "$T/fd" # as /dev/fd is
 ln -s fd/1 "$T/chain"       # relative, through another link
+sleep 3600 </dev/null >"$T/victim" 2>&1 & # a target to attach to
+TGT=$!
+track $TGT
 
 # rec LINK ARGS...: a short recording to LINK, stdout where the caller
 # redirects it; exit status in rc, stderr in $T/err.
@@ -58,6 +68,17 @@ EOF
 )"
 check "nothing made beside them" no_temp
 
+# one LINK ARGS...: one snapshot of TGT to LINK with --output-special,
+# stdout where the caller redirects it; exit status in rc, stderr in
+# $T/err.
+one() {
+	one_out=$1
+	shift
+	"$MEMSZ" record -o "$one_out" --output-special --duration 0 -p $TGT \
+		"$@" 2>"$T/err"
+	rc=$?
+}
+
 # 2. Without it, stdout a pipe: refused too (it was: a pipe needs it).
 {
 	rec "$T/out"
@@ -68,28 +89,151 @@ check "stdout a pipe: nothing came through" test ! -s "$T/piped0"
 
 # 3. With --output-special, stdout a regular file the shell made: the
 # recording is written into it, the link kept.
-rec "$T/out" --output-special >"$T/file"
+one "$T/out" >"$T/file"
 check "--output-special, stdout a file: recorded (exit $rc)" test $rc -eq 0
 check "--output-special, stdout a file: the file holds the recording" \
 	is_recording "$T/file"
 check "--output-special: the link is kept" link_kept "$T/out" /proc/self/fd/1
-rec "$T/chain" --output-special >"$T/file2"
+one "$T/chain" >"$T/file2"
 check "--output-special through a chain of links: recorded" \
 	is_recording "$T/file2"
 check "--output-special: the chain is kept" link_kept "$T/chain" fd/1
 check "--output-special: nothing made beside the links" no_temp
+# the shell's descriptor and memsz's share the offset: what the shell
+# writes after memsz comes after the recording, not over its header
+{
+	one "$T/out"
+	echo after
+} >"$T/file3"
+check "the shell's offset is memsz's: the recording kept before it" \
+	sh -c "[ \"\$(head -c 8 '$T/file3')\" = MEMSZDAT ] &&
+		[ \"\$(tail -c 6 '$T/file3')\" = after ]"
 
 # 4. With it, stdout a pipe: the recording comes through.
-rec "$T/out" --output-special | cat >"$T/piped"
+one "$T/out" | cat >"$T/piped"
 check "--output-special, stdout a pipe: the recording comes through" \
 	is_recording "$T/piped"
 
 # 5. With it, stdout a file with data (>> FILE): refused, the data kept.
 echo data >"$T/kept"
-rec "$T/out" --output-special >>"$T/kept"
+one "$T/out" >>"$T/kept"
 check "--output-special, >> a file with data: refused (exit $rc)" \
 	test $rc -eq 1
 check "--output-special, >> a file with data: the data kept" \
 	test "$(cat "$T/kept")" = data
 check "the link is kept after all" link_kept "$T/out" /proc/self/fd/1
+
+# 6. The file is also memsz's stderr (2>&1, into a file or a pipe):
+# refused, the messages would be mixed into the recording.
+"$MEMSZ" record -o "$T/out" --output-special --duration 0 -p $TGT \
+	>"$T/mixed" 2>&1
+rc=$?
+check "2>&1 into a file: refused (exit $rc)" test $rc -eq 1
+check "2>&1 into a file: says why, in one line" sh -c "
+	grep -q \"also memsz's standard error\" '$T/mixed' &&
+	[ \$(wc -l <'$T/mixed') -eq 1 ]"
+{
+	"$MEMSZ" record -o "$T/out" --output-special --duration 0 -p $TGT 2>&1
+	echo $? >"$T/rc"
+} | cat >"$T/mixedp"
+check "2>&1 into a pipe: refused (exit $(cat "$T/rc"))" \
+	test "$(cat "$T/rc")" = 1
+check "2>&1 into a pipe: no recording came through" \
+	sh -c "! grep -q MEMSZDAT '$T/mixedp'"
+
+# 7. The file is also the launched command's stdout: refused before the
+# command runs (it would write over the recording, or into it).
+"$MEMSZ" record -o "$T/out" --output-special -- sh -c 'echo hello' \
+	>"$T/cmdout" 2>"$T/err"
+rc=$?
+check "-- CMD writing to the same stdout: refused (exit $rc)" test $rc -eq 1
+check "-- CMD: says the recording would mix with its output" \
+	grep -q "also the command's output" "$T/err"
+check "-- CMD: refused before it ran" test ! -s "$T/cmdout"
+
+# 8. Standard output closed (>&-): memsz put /dev/null there; refused.
+one "$T/out" >&-
+check ">&-: refused (exit $rc)" test $rc -eq 1
+check ">&-: says standard output is closed" \
+	grep -q "standard output is closed" "$T/err"
+
+# 9. Another process's descriptor, another link of /proc, a /proc link
+# that leads nowhere (as where no /proc is mounted): refused even with
+# --output-special, the links kept, the other process's file not written.
+ln -s "/proc/$TGT/fd/1" "$T/other"
+ln -s /proc/meminfo "$T/meminfo"
+ln -s /proc/no-such-pid/fd/1 "$T/gone"
+for l in other meminfo gone; do
+	one "$T/$l" >"$T/f.$l"
+	check "$l: refused (exit $rc)" test $rc -eq 1
+	check "$l: says it is a link of /proc" \
+		grep -q "link to a file descriptor" "$T/err"
+	check "$l: the link is kept" test -L "$T/$l"
+done
+check "another process's file is not written" test ! -s "$T/victim"
+
+# 10. A pipe with no reader (its reader closed before memsz writes): the
+# usual one-line write error, not a silent death by SIGPIPE.
+mkfifo "$T/fifo"
+(
+	exec 4<>"$T/fifo" 5>"$T/fifo" 4<&-
+	"$MEMSZ" record -o /dev/fd/5 --output-special --duration 0 -p $TGT \
+		2>"$T/err"
+	echo $? >"$T/rc"
+)
+check "no reader: exit 1, not SIGPIPE (exit $(cat "$T/rc"))" \
+	test "$(cat "$T/rc")" = 1
+check "no reader: one line says Broken pipe" sh -c "
+	grep -q 'Broken pipe' '$T/err' && [ \$(wc -l <'$T/err') -eq 1 ]"
+# a FIFO whose reader leaves in the middle: the launched command is
+# ended, memsz says why (it died of SIGPIPE, 141). The reader's end is
+# opened here, before memsz opens the FIFO (no race with head's open),
+# and head holds the only one once the shell closes its own.
+exec 7<>"$T/fifo"
+head -c 8 <&7 >"$T/head" &
+H=$!
+track $H
+exec 7<&-
+"$MEMSZ" record -o "$T/fifo" --output-special -- \
+	sh -c "while kill -0 $H 2>/dev/null; do :; done" 2>"$T/err"
+rc=$?
+check "reader gone mid-recording: exit 1, not SIGPIPE (exit $rc)" \
+	test $rc -eq 1
+check "reader gone mid-recording: the write error said" \
+	grep -q "cannot write.*Broken pipe; recording stopped" "$T/err"
+
+# 11. Links another user planted in a sticky directory: never followed to
+# a descriptor (the link would be replaced by the recording otherwise),
+# nor through a chain to a FIFO root owns.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	D=$T/sticky
+	mkdir "$D" && chmod 1777 "$D" && chmod 755 "$T"
+	$NOBODY ln -s /proc/self/fd/1 "$D/x.data"
+	for o in "" --output-special; do
+		"$MEMSZ" record -o "$D/x.data" $o -- true >"$T/f.x" 2>"$T/err"
+		rc=$?
+		check "planted link to /proc ${o:-plain}: refused (exit $rc)" \
+			test $rc -eq 1
+		check "planted link to /proc ${o:-plain}: says whose link" \
+			grep -q "symlink another user owns" "$T/err"
+		check "planted link to /proc ${o:-plain}: kept, nothing written" \
+			sh -c "[ -L '$D/x.data' ] && [ ! -s '$T/f.x' ]"
+	done
+	# root's link -> nobody's link -> root's FIFO, a reader holding it
+	mkfifo "$T/rfifo"
+	$NOBODY ln -s "$T/rfifo" "$D/hop"
+	ln -s "$D/hop" "$T/mine"
+	exec 6<>"$T/rfifo"
+	one "$T/mine"
+	check "chain through a planted link: refused (exit $rc)" test $rc -eq 1
+	check "chain through a planted link: says whose link" \
+		grep -q "symlink another user owns" "$T/err"
+	check "chain through a planted link: the FIFO got nothing" test \
+		"$(dd if=/dev/fd/6 iflag=nonblock bs=65536 count=1 2>/dev/null |
+			wc -c)" -eq 0
+	exec 6<&-
+else
+	skip "needs root and setpriv to plant links as nobody"
+fi
 finish

@@ -118,13 +118,17 @@ static void test_cut(void **state)
 /* A suffix ("#N" of a block, ":N" of a line) added to a name that is cut
  * (labels_intern_suffix()) or to a label that was (labels_intern_id_
  * suffix()) comes after the mark: the labels of two suffixes stay apart
- * and show them; a name that fits is its name and suffix, as
- * labels_intern() of both; a suffix too long is cut itself. */
+ * and show them. A name whose suffix fits with it is the two as they are,
+ * as labels_intern() of both; one that does not is cut to the room the
+ * suffix leaves (abcdefgh and :5 at 8 bytes), the same label whether the
+ * name is given or its label; a suffix over half a label is cut itself.
+ * No label made so is over LABEL_STR_MAX (the limit, twice the mark),
+ * suffixed once or again and again. */
 static void test_suffix(void **state)
 {
 	struct labels *lb = labels_new();
 	const char *s10 = "abcdefghij";
-	uint32_t a, b, cut;
+	uint32_t a, b, cut, id;
 
 	(void)state;
 	labels_set_len_max(lb, 8);
@@ -132,25 +136,76 @@ static void test_suffix(void **state)
 	b = labels_intern_suffix(lb, s10, 10, "#2");
 	assert_int_not_equal(a, b);
 	assert_string_equal(labels_str(lb, a),
-			    "abcdefgh... [cut: 10 bytes, hash 3981703a]#1");
+			    "abcdef... [cut: 10 bytes, hash 3981703a]#1");
 	cut = labels_intern(lb, s10);
 	assert_int_equal(labels_intern_id_suffix(lb, cut, "#1"), a);
 	assert_string_equal(
 	    labels_str(lb, labels_intern_id_suffix(lb, cut, ":7")),
-	    "abcdefgh... [cut: 10 bytes, hash 3981703a]:7");
+	    "abcdef... [cut: 10 bytes, hash 3981703a]:7");
 	/* fits: as labels_intern() of it all */
 	assert_int_equal(labels_intern_suffix(lb, "abc", 3, ":5"),
 			 labels_intern(lb, "abc:5"));
+	assert_string_equal(
+	    labels_str(lb, labels_intern_suffix(lb, "abcdef", 6, ":5")),
+	    "abcdef:5");
+	/* the name fits, not with its suffix: the name cut (Python's
+	 * zlib.crc32(b"abcdefgh") is aeef2a50) */
 	assert_int_equal(
 	    labels_intern_suffix(lb, "abcdefgh", 8, ":5"),
 	    labels_intern_id_suffix(lb, labels_intern(lb, "abcdefgh"), ":5"));
 	assert_string_equal(
 	    labels_str(lb, labels_intern_suffix(lb, "abcdefgh", 8, ":5")),
-	    "abcdefgh:5");
-	/* a suffix longer than a label: cut as one */
+	    "abcdef... [cut: 8 bytes, hash aeef2a50]:5");
+	/* a suffix longer than half a label: cut as one, to half */
 	assert_string_equal(
 	    labels_str(lb, labels_intern_suffix(lb, "x", 1, ":123456789")),
-	    "x:1234567... [cut: 10 bytes, hash b1a6570f]");
+	    "x:123... [cut: 10 bytes, hash b1a6570f]");
+	/* suffixed again and again: bounded */
+	id = a;
+	for (int i = 0; i < 20; i++) {
+		id = labels_intern_id_suffix(lb, id, "#12345");
+		assert_true(strlen(labels_str(lb, id)) <=
+			    8 + 2 * LABEL_MARK_MAX);
+	}
+	labels_free(lb);
+}
+
+/* A label of the size LABEL_LEN_MAX allows, suffixed: the name cut to
+ * leave room, the label within LABEL_STR_MAX, its suffix at its end; the
+ * limit of a table is never above LABEL_STR_MAX, so a string there is
+ * one label whichever way it is interned. */
+static void test_suffix_big(void **state)
+{
+	struct labels *lb = labels_new();
+	size_t n = LABEL_LEN_MAX - 1;
+	char *name = malloc(2 * LABEL_LEN_MAX + 1);
+	const char *l;
+	uint32_t id;
+
+	(void)state;
+	assert_non_null(name);
+	memset(name, 'a', 2 * LABEL_LEN_MAX);
+	name[2 * LABEL_LEN_MAX] = 0;
+	l = labels_str(lb, labels_intern_suffix(lb, name, n, "#3"));
+	assert_true(strlen(l) <= LABEL_STR_MAX);
+	assert_string_equal(l + strlen(l) - 3, "]#3");
+	/* a 2 MiB suffix: cut, the label bounded */
+	id = labels_intern_suffix(lb, name, 2 * LABEL_LEN_MAX, name);
+	assert_true(strlen(labels_str(lb, id)) <= LABEL_STR_MAX);
+	for (int i = 0; i < 4; i++) {
+		id = labels_intern_id_suffix(lb, id, ": LABEL");
+		l = labels_str(lb, id);
+		assert_true(strlen(l) <= LABEL_STR_MAX);
+		assert_string_equal(l + strlen(l) - 7, ": LABEL");
+	}
+	labels_set_len_max(lb, SIZE_MAX);
+	name[LABEL_STR_MAX + 1] = 0;
+	assert_int_equal(
+	    labels_intern(lb, name),
+	    labels_intern_hashed(lb, name, LABEL_STR_MAX + 1,
+				 labels_hash(name, LABEL_STR_MAX + 1)));
+	assert_int_equal(labels_find(lb, name), labels_intern(lb, name));
+	free(name);
 	labels_free(lb);
 }
 
@@ -242,7 +297,7 @@ static void test_cut_4g(void **state)
  * the first page here nothing may be read. */
 static void test_hash_long(void **state)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = LABEL_LEN_MAX + 1;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = LABEL_STR_MAX + 1;
 	char *p = mmap(NULL, n + page, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
@@ -435,6 +490,7 @@ int main(void)
 	    cmocka_unit_test(test_cut),
 	    cmocka_unit_test(test_cut_utf8),
 	    cmocka_unit_test(test_suffix),
+	    cmocka_unit_test(test_suffix_big),
 	    cmocka_unit_test(test_cut_4g),
 	    cmocka_unit_test(test_hash_long),
 	    cmocka_unit_test(test_many),

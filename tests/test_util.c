@@ -285,6 +285,57 @@ static void test_path_proc_link(void **state)
 	assert_int_equal(tmpdir_remove(), 0);
 }
 
+/* path_link_walk(): memsz's own descriptor told by the directory the
+ * chain reaches, whatever the text that led there (self, thread-self, its
+ * pid); another process's, another name of /proc, a target under /proc/
+ * that leads nowhere: a link of /proc, no descriptor; elsewhere, the name
+ * the chain ends at. */
+static void test_path_link_walk(void **state)
+{
+	char tmpl[] = "/tmp/test_util.XXXXXX";
+	static const struct {
+		const char *name;
+		int ret, fd;
+		const char *end;
+	} cases[] = {
+	    {"self1", 1, 1, NULL},	    {"thread1", 1, 1, NULL},
+	    {"pid1", 1, 1, NULL},	    {"init1", 1, -1, NULL},
+	    {"meminfo", 1, -1, NULL},	    {"gone", 1, -1, NULL},
+	    {"nofd", 1, -1, NULL},	    {"tofile", 0, -1, "file"},
+	    {"dangling", 0, -1, "missing"},
+	};
+	int dfd, before;
+
+	(void)state;
+	assert_int_equal(tmpdir_make(tmpl), 0);
+	assert_int_equal(
+	    sh("cd %s && touch file && ln -s /proc/self/fd/1 self1 && "
+	       "ln -s /proc/thread-self/fd/1 thread1 && "
+	       "ln -s /proc/%d/fd/1 pid1 && ln -s /proc/1/fd/1 init1 && "
+	       "ln -s /proc/meminfo meminfo && "
+	       "ln -s /proc/no-such-pid/fd/1 gone && "
+	       "ln -s /proc/self/fd/999999 nofd && ln -s file tofile && "
+	       "ln -s missing dangling",
+	       tmpl, (int)getpid()),
+	    0);
+	dfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	before = fd_count();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct path_link pl;
+		int ret = path_link_walk(dfd, cases[i].name, &pl);
+
+		if (ret != cases[i].ret || pl.fd != cases[i].fd)
+			fail_msg("%s: %d fd %d", cases[i].name, ret, pl.fd);
+		if (cases[i].end)
+			assert_string_equal(pl.name, cases[i].end);
+		path_link_free(&pl);
+		assert_int_equal(fd_count(), before);
+	}
+	close(dfd);
+	assert_int_equal(tmpdir_remove(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +344,7 @@ int main(void)
 	    cmocka_unit_test(test_prefault),
 	    cmocka_unit_test(test_path_dir_open),
 	    cmocka_unit_test(test_path_proc_link),
+	    cmocka_unit_test(test_path_link_walk),
 	};
 
 	return test_run_group(tests, NULL, NULL);

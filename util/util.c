@@ -51,7 +51,16 @@ static const char *const memsz_errors[] = {
 				    "files)",
     [MEMSZ_EFDLINK - MEMSZ_EBASE] = "a link to a file descriptor (or "
 				    "another link of /proc): never replaced, "
-				    "written into only with --output-special",
+				    "written into only with --output-special, "
+				    "and only when it is one of memsz's own",
+    [MEMSZ_EMIXERR - MEMSZ_EBASE] = "also memsz's standard error: the "
+				    "recording would mix with its messages",
+    [MEMSZ_EMIXCMD - MEMSZ_EBASE] = "also the command's output: the "
+				    "recording would mix with it",
+    [MEMSZ_ESTDCLOSED - MEMSZ_EBASE] = "standard output is closed (that "
+				       "descriptor was closed when memsz "
+				       "started): the recording would be "
+				       "lost",
 };
 
 const char *memsz_strerror(int err)
@@ -540,25 +549,38 @@ static int dir_step(int dfd, const char *comp, struct stat *st)
 	return fd;
 }
 
+/* The target of the symlink name in directory at (name "" and at the
+ * link's own fd, or at its directory), st its lstat, into target (PATH_MAX
+ * + 1 bytes); dfd is the directory it sits in. 0, or -MEMSZ_EUNSAFELINK
+ * when another user planted it (symlink_followable(): target read all the
+ * same), or -errno (-ENOENT for an empty target, -ENAMETOOLONG). */
+static int link_read(int dfd, int at, const char *name, const struct stat *st,
+		     char *target)
+{
+	/* a target is at most PATH_MAX - 1 bytes (symlink() refuses a
+	 * longer one): one of PATH_MAX read is more than the kernel makes */
+	ssize_t n = readlinkat(at, name, target, PATH_MAX);
+
+	if (n < 0)
+		return -errno;
+	if (n == 0 || n >= PATH_MAX)
+		return n ? -ENAMETOOLONG : -ENOENT;
+	target[n] = 0;
+	return symlink_followable(dfd, st) ? 0 : -MEMSZ_EUNSAFELINK;
+}
+
 /* The symlink fd (st its stat) met in directory dfd on the way: its
  * target put in front of what is left to resolve (*todo, *p, both
  * moved), dfd at / for an absolute one. 0 or a negative code. */
 static int dir_link(int *dfd, int fd, const struct stat *st, char **todo,
 		    char **p)
 {
-	/* a target is at most PATH_MAX - 1 bytes (symlink() refuses a
-	 * longer one): one of PATH_MAX read is more than the kernel makes */
 	char target[PATH_MAX + 1];
-	ssize_t n = readlinkat(fd, "", target, PATH_MAX);
+	int ret = link_read(*dfd, fd, "", st, target);
 	char *rest;
 
-	if (!symlink_followable(*dfd, st))
-		return -MEMSZ_EUNSAFELINK;
-	if (n < 0)
-		return -errno;
-	if (n == 0 || n >= PATH_MAX)
-		return n ? -ENAMETOOLONG : -ENOENT;
-	target[n] = 0;
+	if (ret < 0)
+		return ret;
 	rest = xasprintf("%s/%s", target, *p);
 	free(*todo);
 	*p = *todo = rest;
@@ -624,49 +646,128 @@ int path_dir_openat(int at, const char *path, const char **base)
 	return ret < 0 ? ret : dfd;
 }
 
-/* One step of path_proc_link(): the symlink *name in directory *dfd
- * (st its lstat) followed, *dfd and *name moved to where its target
- * leads (*name malloc'd). 0, or 1 when it leads nowhere to follow. */
-static int link_next(int *dfd, char **name, const struct stat *st)
+/* Whether name in directory dfd (of a proc file system) is memsz's own
+ * descriptor's link, /proc/self/fd/N (or /proc/thread-self/fd/N, or
+ * /proc/PID/fd/N of its own pid): dfd is that directory, told by its
+ * device and inode, not by the text that led there. N, or -1. */
+static int own_fd(int dfd, const char *name)
+{
+	static const char *const dirs[] = {"/proc/self/fd",
+					   "/proc/thread-self/fd"};
+	struct stat d, o;
+	char *end;
+	long n;
+
+	if (fstat(dfd, &d) < 0 || !*name || *name < '0' || *name > '9')
+		return -1;
+	errno = 0;
+	n = strtol(name, &end, 10);
+	if (*end || errno || n > INT_MAX)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (!stat(dirs[i], &o) && o.st_dev == d.st_dev &&
+		    o.st_ino == d.st_ino)
+			return (int)n;
+	return -1;
+}
+
+/* One hop of path_link_walk(): the symlink pl->name in pl->dfd (st its
+ * lstat) followed to the directory and name its target leads to. 0, 1
+ * when the target is under /proc/ but no proc file system is there (none
+ * mounted: a descriptor's link still), or a negative code. */
+static int link_next(struct path_link *pl, const struct stat *st)
 {
 	char target[PATH_MAX + 1];
-	ssize_t n = readlinkat(*dfd, *name, target, PATH_MAX);
+	int ret = link_read(pl->dfd, pl->dfd, pl->name, st, target);
 	const char *base;
 	int next;
 
-	if (!symlink_followable(*dfd, st) || n <= 0 || n >= PATH_MAX)
+	if (ret == -MEMSZ_EUNSAFELINK)
+		pl->unsafe = true; /* read, not opened through: go on */
+	else if (ret < 0)
+		return ret;
+	next = path_dir_openat(pl->dfd, target, &base);
+	/* a target under /proc/ that is not in a proc file system (none
+	 * mounted: a chroot) is a descriptor's link all the same */
+	if (!strncmp(target, "/proc/", 6) && (next < 0 || !proc_link(next))) {
+		if (next >= 0)
+			close(next);
 		return 1;
-	target[n] = 0;
-	next = path_dir_openat(*dfd, target, &base);
+	}
 	if (next < 0)
-		return 1;
-	close(*dfd);
-	free(*name);
-	*dfd = next;
-	*name = xstrdup(base);
+		return next;
+	close(pl->dfd);
+	free(pl->name);
+	pl->dfd = next;
+	pl->name = xstrdup(base);
 	return 0;
+}
+
+int path_link_walk(int dfd, const char *name, struct path_link *pl)
+{
+	struct stat st;
+	int hops = 0, ret = 0;
+
+	pl->dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	pl->name = xstrdup(name);
+	pl->fd = -1;
+	pl->unsafe = false;
+	if (pl->dfd < 0)
+		ret = -errno;
+	/* each link of the chain a hop at a time, as the kernel would
+	 * follow them (40 at most), until a name that is no link, or one
+	 * that sits in a proc file system (followed to an object there,
+	 * not to its text) */
+	while (!ret && !fstatat(pl->dfd, pl->name, &st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISLNK(st.st_mode)) {
+		if (proc_link(pl->dfd)) {
+			pl->fd = own_fd(pl->dfd, pl->name);
+			ret = 1;
+		} else {
+			ret = ++hops > 40 ? -ELOOP : link_next(pl, &st);
+		}
+	}
+	/* a chain that ends in /proc at a name that is no link
+	 * (/proc/meminfo): a link of /proc all the same */
+	if (!ret && hops && proc_link(pl->dfd))
+		ret = 1;
+	if (ret < 0)
+		path_link_free(pl);
+	return ret;
+}
+
+void path_link_free(struct path_link *pl)
+{
+	if (pl->dfd >= 0)
+		close(pl->dfd);
+	pl->dfd = -1;
+	free(pl->name);
+	pl->name = NULL;
 }
 
 bool path_proc_link(int dfd, const char *name)
 {
-	int cur = fcntl(dfd, F_DUPFD_CLOEXEC, 0), hops = 0;
-	char *nm = xstrdup(name);
-	bool proc = false;
-	struct stat st;
+	struct path_link pl;
+	int ret = path_link_walk(dfd, name, &pl);
 
-	/* each link of the chain, as the kernel would follow them (40 at
-	 * most), until one sits in a proc file system */
-	while (cur >= 0 && hops++ < 40 &&
-	       !fstatat(cur, nm, &st, AT_SYMLINK_NOFOLLOW) &&
-	       S_ISLNK(st.st_mode)) {
-		proc = proc_link(cur);
-		if (proc || link_next(&cur, &nm, &st))
-			break;
-	}
-	if (cur >= 0)
-		close(cur);
-	free(nm);
-	return proc;
+	if (ret >= 0)
+		path_link_free(&pl);
+	return ret == 1;
+}
+
+/* The standard descriptors (0, 1, 2) memsz found closed and put /dev/null
+ * on (std_fd_nulled()): a bit each. */
+static unsigned std_nulled;
+
+void std_fd_set_nulled(int fd)
+{
+	if (fd >= 0 && fd <= 2)
+		std_nulled |= 1u << fd;
+}
+
+bool std_fd_nulled(int fd)
+{
+	return fd >= 0 && fd <= 2 && (std_nulled & (1u << fd));
 }
 
 ssize_t read_small_file(const char *path, size_t max, char **out)

@@ -43,7 +43,10 @@ enum memsz_error {
 	MEMSZ_ETHINAR,	   /* thin archive: members not in it */
 	MEMSZ_EDIFDOWN,	   /* debuginfod servers failed earlier */
 	MEMSZ_ENOTREG,	   /* a FIFO, device or socket: not read */
-	MEMSZ_EFDLINK,	   /* -o leads to a /proc/PID/fd/N link */
+	MEMSZ_EFDLINK,	   /* -o leads to a link of /proc */
+	MEMSZ_EMIXERR,	   /* -o's file is also memsz's stderr */
+	MEMSZ_EMIXCMD,	   /* -o's file is also CMD's stdout/err */
+	MEMSZ_ESTDCLOSED,  /* -o's descriptor was closed at start */
 	MEMSZ_ELAST
 };
 
@@ -82,13 +85,35 @@ int path_dir_open(const char *path, const char **base);
 /* path_dir_open() of path relative to directory at (AT_FDCWD: the
  * working directory) when it is relative. */
 int path_dir_openat(int at, const char *path, const char **base);
-/* Whether the symlink name in directory dfd leads, directly or through
- * other links (each followed as path_dir_open() follows them, no more
- * than 40), to a link of a proc file system: a file descriptor's
- * (/proc/PID/fd/N, /dev/fd/N, /dev/stdout) or another of /proc. Such a
- * link is the way to a file someone opened: it is never to be replaced.
- * False for anything else (no link, a dangling one, a loop). */
+/* Where a symlink leads (path_link_walk()): the directory and name the
+ * chain ends at, or the descriptor of memsz it names. */
+struct path_link {
+	int dfd;     /* directory of name (caller: path_link_free()) */
+	char *name;  /* the name the chain ends at: no link (or none) */
+	int fd;	     /* memsz's own descriptor N (/proc/self/fd/N), or -1 */
+	bool unsafe; /* a link of the chain another user planted */
+};
+/* Follow the symlink name in directory dfd a link at a time (40 at most),
+ * each target's directory resolved as path_dir_open() does, each link
+ * checked by symlink_followable() (one that fails sets pl->unsafe; its
+ * target is read, never opened through, to tell where it leads). Returns
+ * 0 with pl->dfd and pl->name the first name of the chain that is no link
+ * (it may not exist: a dangling chain); 1 when the chain reaches a link of
+ * a proc file system (a file descriptor's: /dev/stdout, /proc/PID/fd/N;
+ * or another), or ends at a name of one (/proc/meminfo), or has a target
+ * under /proc/ that leads nowhere (as where no /proc is mounted), pl->fd
+ * then N when it is memsz's own descriptor's link (/proc/self/fd/N,
+ * /proc/thread-self/fd/N, /proc/<its pid>/fd/N: the directory told by
+ * device and inode), else -1; or a negative code (-ELOOP, what
+ * path_dir_open() returns: pl then freed). */
+int path_link_walk(int dfd, const char *name, struct path_link *pl);
+void path_link_free(struct path_link *pl);
+/* Whether path_link_walk() of name in dfd reaches a link of /proc. */
 bool path_proc_link(int dfd, const char *name);
+/* The standard descriptors memsz found closed at start and put /dev/null
+ * on (main()): std_fd_set_nulled() says so of fd, std_fd_nulled() tells. */
+void std_fd_set_nulled(int fd);
+bool std_fd_nulled(int fd);
 /* Whether a symlink (lst its lstat) in directory dfd (an fd, O_PATH
  * will do) may be followed under the kernel's protected_symlinks rule
  * (fs/namei.c may_follow_link()), applied whatever the sysctl says: not
