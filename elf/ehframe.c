@@ -316,12 +316,14 @@ static inline uint32_t le32(const unsigned char *p)
 
 /* The common FDE at c->pos, read as the general path of
  * elf_ehframe_walk() would read it, into *f: a 4-byte length (neither 0
- * nor the 64-bit escape) that fits the buffer, a CIE pointer to the CIE
- * last seen (last), whose pointers are pc-relative 4-byte signed words
- * (pcrel|sdata4, what GCC and Clang emit), and room for pc_begin and
- * pc_range. Returns false, c untouched, for anything else (a CIE, the
- * terminator, another encoding, a record cut short: the general path
- * says what it is). Little-endian files only. */
+ * nor the 64-bit escape) that fits the buffer, a CIE pointer to the
+ * CIE of last (the one whose encoding cie_fde_encoding() looked up last:
+ * the walk's cache of it, not the last CIE record the walk passed), whose
+ * pointers are pc-relative 4-byte signed words (pcrel|sdata4, what GCC
+ * and Clang emit), and room for pc_begin and pc_range. Returns false, c
+ * untouched, for anything else (a CIE, the terminator, another encoding, a
+ * record cut short: the general path says what it is). Little-endian files
+ * only. */
 static inline bool fde_fast(struct cur *c, uint64_t addr,
 			    const struct cie_cache *last, struct elf_fde *f)
 {
@@ -490,8 +492,9 @@ int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
 		count = fit;
 	if (tab_enc == (PE_DATAREL | PE_SDATA4) && !be && addr != UINT64_MAX) {
 		/* what GCC's and LLVM's linkers write: two signed words from
-		 * the table's start an entry, read as cur_pe() reads them
-		 * (a base of UINT64_MAX is refused there: not here) */
+		 * the table's start an entry, read as cur_pe() reads them (a
+		 * base of UINT64_MAX, which cur_pe() refuses, takes the
+		 * general path below) */
 		const unsigned char *p = c.buf + c.pos;
 
 		for (uint64_t i = 0; i < count; i++, p += 8) {
