@@ -270,15 +270,9 @@ static void sumv_add(const struct rmap *m, struct sumv *s, uint64_t start,
 			s->bad = true;
 			return;
 		}
-		if (is_tab(label)) {
-			if (rmap_table_sums(m, label, s->pos, x, s->sums,
-					    s->nsums, s->col))
-				s->bad = true;
-		} else if (label >= s->nsums) {
+		if (rmap_sum_piece(m, label, s->pos, x, s->sums, s->nsums,
+				   s->col))
 			s->bad = true;
-		} else {
-			s->sums[label][s->col] += x - s->pos;
-		}
 		s->pos = x;
 	}
 }
