@@ -183,6 +183,12 @@ const unsigned char *elf_window_get_ahead(struct elf_window *w, uint64_t off,
 					  size_t len, size_t want);
 void elf_window_free(struct elf_window *w);
 
+/* Are img's loaded sections (SHF_ALLOC), but the empty ones and those
+ * with one of skip_flags (SHF_TLS, SHF_EXECINSTR...), apart: none wraps
+ * and, in address order, each [addr, addr + size) ends at or before the
+ * next starts? Then an address or a range lies in one of them at most. */
+bool elf_sections_apart(const struct elfimg *img, uint64_t skip_flags);
+
 /* gelf_getsym() of entry i of d, the data of a symbol table of img (of
  * ELF_T_SYM, as elf_getdata() gives it): an ELFCLASS64 entry copied as it
  * is there (libelf's memory form of it is GElf_Sym), without a call into

@@ -258,11 +258,7 @@ static int u64_pair_cmp(const void *x, const void *y)
 	return u64_cmp(*(const uint64_t *)x, *(const uint64_t *)y);
 }
 
-/* Are the sections pad_section_holds() may answer for apart (each
- * [addr, addr + size] ends at or before the next starts, none wraps)? A
- * gap lies in one of them at most: the one of the gap before, when it
- * holds this one too, is the first the search would find. */
-static bool pad_sections_apart(const struct elfimg *img)
+bool elf_sections_apart(const struct elfimg *img, uint64_t skip_flags)
 {
 	uint64_t(*r)[2] = xmalloc((img->nsecs ? img->nsecs : 1) * sizeof(*r));
 	size_t n = 0;
@@ -271,7 +267,8 @@ static bool pad_sections_apart(const struct elfimg *img)
 	for (size_t k = 1; k < img->nsecs && apart; k++) {
 		const struct elf_section *c = &img->secs[k];
 
-		if (!(c->flags & SHF_ALLOC) || (c->flags & SHF_TLS) || !c->size)
+		if (!(c->flags & SHF_ALLOC) || (c->flags & skip_flags) ||
+		    !c->size)
 			continue;
 		if (c->addr + c->size < c->addr)
 			apart = false;
@@ -301,7 +298,9 @@ static void add_padding(struct elfimg *img, struct labels *lb,
 	uint64_t end = 0;
 	/* the section of the last gap: the next is mostly in it too */
 	const struct elf_section *last = NULL;
-	bool apart = pad_sections_apart(img);
+	/* a gap lies in one of them at most: the one of the gap before,
+	 * when it holds this one too, is the first the search would find */
+	bool apart = elf_sections_apart(img, SHF_TLS);
 
 	/* the gaps' bytes only, read in address order: not a copy of each
 	 * section (node's are 75 MiB) */

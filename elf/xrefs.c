@@ -191,28 +191,6 @@ static uint32_t data_section(struct xrefvec *xv, uint64_t a)
 	return 0;
 }
 
-static int datasec_cmp(const void *a, const void *b)
-{
-	return u64_cmp(((const struct datasec *)a)->addr,
-		       ((const struct datasec *)b)->addr);
-}
-
-/* Are the sections of xv apart (none starts before the one before it in
- * address order ends, none wraps)? */
-static bool datasecs_apart(const struct xrefvec *xv)
-{
-	struct datasec *d = xmalloc((xv->nds ? xv->nds : 1) * sizeof(*d));
-	bool apart = true;
-
-	memcpy(d, xv->ds, xv->nds * sizeof(*d));
-	qsort(d, xv->nds, sizeof(*d), datasec_cmp);
-	for (size_t i = 0; i < xv->nds && apart; i++)
-		apart = d[i].addr + d[i].size >= d[i].addr &&
-			(!i || d[i - 1].addr + d[i - 1].size <= d[i].addr);
-	free(d);
-	return apart;
-}
-
 /* The end of [addr, addr + size), saturated at UINT64_MAX (a malformed
  * section can wrap, and a span computed from the wrapped end would look
  * small). */
@@ -239,7 +217,7 @@ static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 		xv->lo = MIN(xv->lo, s->addr);
 		xv->hi = MAX(xv->hi, span_end(s->addr, s->size));
 	}
-	xv->apart = datasecs_apart(xv);
+	xv->apart = elf_sections_apart(img, SHF_EXECINSTR | SHF_TLS);
 	xv->last = xv->nds;
 }
 
