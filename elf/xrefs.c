@@ -886,12 +886,13 @@ static uint64_t *target_ends(const struct elfimg *img,
 	return ends;
 }
 
-/* Give [start, end) to label in va->out (VM, and file through the
- * base). */
-static void charge(struct vm_adder *va, uint64_t start, uint64_t end,
-		   uint32_t label, struct elfsrc_stats *st)
+/* Give [start, end) to label in out (VM, and file through cur, a cursor
+ * on the base's VM map: targets come in address order). */
+static void charge(struct dualmap *out, struct dualmap_cursor *cur,
+		   uint64_t start, uint64_t end, uint32_t label,
+		   struct elfsrc_stats *st)
 {
-	vm_add(va, start, end - start, label);
+	dualmap_add_vm_cursor(out, cur, start, end - start, label);
 	if (st) {
 		st->xref_targets++;
 		st->xref_bytes += end - start;
@@ -919,7 +920,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 {
 	struct xrefvec xv = {0};
 	const struct elf_range *last_sym = NULL;
-	struct vm_adder va;
+	struct dualmap_cursor cur;
 	uint64_t *ends;
 	int ret;
 
@@ -942,7 +943,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		return ret;
 	}
 	ends = target_ends(img, out, &xv, syms, nsyms);
-	vm_adder_init(&va, base, out);
+	dualmap_cursor_init(&cur, base ? base->vm : NULL);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
 		uint32_t label;
@@ -954,7 +955,8 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 			/* the first labelled code to address it */
 			label = first_referrer(&xv, i, xv.v[i].target + 1);
 			if (label != LABEL_NONE)
-				charge(&va, xv.v[i].target, ends[i], label, st);
+				charge(out, &cur, xv.v[i].target, ends[i],
+				       label, st);
 			continue;
 		}
 		if (sym == last_sym)
@@ -965,7 +967,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		last_sym = sym;
 		label = first_referrer(&xv, i, sym->end);
 		if (label != LABEL_NONE)
-			charge(&va, sym->start, sym->end, label, st);
+			charge(out, &cur, sym->start, sym->end, label, st);
 	}
 	free(ends);
 	free(xv.v);

@@ -756,6 +756,20 @@ size_t rmap_find(struct rmap *m, uint64_t addr)
 	return find(m, addr);
 }
 
+bool rmap_find_holding(struct rmap *m, uint64_t addr, uint64_t size,
+		       struct rmap_entry *e)
+{
+	size_t i;
+
+	settle(m);
+	i = find(m, addr);
+	if (i >= m->n || m->ent[i].start > addr ||
+	    size > m->ent[i].end - addr || is_tab(m->ent[i].label))
+		return false;
+	*e = m->ent[i];
+	return true;
+}
+
 uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other)
 {
 	size_t i;

@@ -736,6 +736,76 @@ static void test_dualmap(void **state)
 	dualmap_free(NULL);
 }
 
+/* The cursor adds on a base with a table: the ranges a table's entry
+ * holds go through rmap_foreach(), as dualmap_add_vm() and
+ * dualmap_add_file() add them, and the table is never turned into
+ * entries (what rmap_entries() does). */
+static void test_dualmap_cursor_table(void **state)
+{
+	struct rmap_labels *l = rmap_labels_new(4);
+	struct dualmap b, d, want;
+	struct dualmap_cursor cv, cf;
+	size_t n;
+
+	(void)state;
+	dualmap_init(&b);
+	dualmap_init(&d);
+	dualmap_init(&want);
+	l->id[0] = 1;
+	l->id[1] = 2;
+	l->id[2] = 3;
+	l->id[3] = 4;
+	/* VM [0x100, 0x140) from file [0x10, 0x50), in elements of 0x10 */
+	rmap_add_table(b.vm, 0x100, 0x10, 4, 0x10, l, 0);
+	rmap_add_table(b.file, 0x10, 0x10, 4, 0x100, l, 0);
+	rmap_labels_put(l);
+	dm_both(&b, 0x200, 0x40, 0x80, 0x40, 5);
+	rmap_extents(b.vm, &n);
+	assert_int_equal(n, 2);
+	dualmap_cursor_init(&cv, b.vm);
+	dualmap_cursor_init(&cf, b.file);
+	/* in the table: not held, through the walk */
+	assert_false(dualmap_cursor_holds(&cv, 0x108, 0x10));
+	dualmap_add_vm_cursor(&d, &cv, 0x108, 0x10, 10);
+	dualmap_add_vm(&want, &b, 0x108, 0x10, 10);
+	dualmap_add_file_cursor(&d, &cf, 0x38, 0x10, 11);
+	dualmap_add_file(&want, &b, 0x38, 0x10, 11);
+	/* in the plain entry: held, then held again without a search */
+	assert_true(dualmap_cursor_holds(&cv, 0x210, 0x8));
+	dualmap_add_vm_cursor(&d, &cv, 0x210, 0x8, 12);
+	dualmap_add_vm(&want, &b, 0x210, 0x8, 12);
+	assert_true(cv.e.start == 0x200 && cv.e.end == 0x240);
+	dualmap_add_vm_cursor(&d, &cv, 0x220, 0x20, 13);
+	dualmap_add_vm(&want, &b, 0x220, 0x20, 13);
+	/* across the plain entry's end, and empty: not held */
+	assert_false(dualmap_cursor_holds(&cv, 0x230, 0x20));
+	dualmap_add_vm_cursor(&d, &cv, 0x1f0, 0x20, 14);
+	dualmap_add_vm(&want, &b, 0x1f0, 0x20, 14);
+	dualmap_add_vm_cursor(&d, &cv, 0x210, 0, 15);
+	rmap_extents(b.vm, &n);
+	assert_int_equal(n, 2);
+	rmap_extents(b.file, &n);
+	assert_int_equal(n, 2);
+	EXPECT(d.vm, {0x108, 0x118, 0x18, 10}, {0x128, 0x138, 0x38, 11},
+	       {0x200, 0x210, 0x80, 14}, {0x210, 0x218, 0x90, 12},
+	       {0x220, 0x240, 0xa0, 13});
+	EXPECT(d.file, {0x18, 0x28, 0x108, 10}, {0x38, 0x48, 0x128, 11},
+	       {0x80, 0x90, 0x200, 14}, {0x90, 0x98, 0x210, 12},
+	       {0xa0, 0xc0, 0x220, 13});
+	EXPECT(want.vm, {0x108, 0x118, 0x18, 10}, {0x128, 0x138, 0x38, 11},
+	       {0x200, 0x210, 0x80, 14}, {0x210, 0x218, 0x90, 12},
+	       {0x220, 0x240, 0xa0, 13});
+	/* without a base: as the plain adds with none */
+	dualmap_cursor_init(&cv, NULL);
+	dualmap_add_vm_cursor(&d, &cv, 0x5000, 0x10, 16);
+	EXPECT(d.file, {0x18, 0x28, 0x108, 10}, {0x38, 0x48, 0x128, 11},
+	       {0x80, 0x90, 0x200, 14}, {0x90, 0x98, 0x210, 12},
+	       {0xa0, 0xc0, 0x220, 13});
+	dualmap_free(&b);
+	dualmap_free(&d);
+	dualmap_free(&want);
+}
+
 /* --- randomized tests against a byte-array model --- */
 
 #define SPACE 4096
@@ -1558,6 +1628,8 @@ static void test_random_dualmap(void **state)
 	(void)state;
 	for (iter = 0; iter < 200; iter++) {
 		struct dualmap b, d;
+		struct dualmap_cursor cv, cf;
+		uint64_t last = 0;
 		struct model *bv = malloc(sizeof(*bv));
 		struct model *bf = malloc(sizeof(*bf));
 		struct model *dv = malloc(sizeof(*dv));
@@ -1593,6 +1665,8 @@ static void test_random_dualmap(void **state)
 		}
 		compare_model(b.vm, bv);
 		compare_model(b.file, bf);
+		dualmap_cursor_init(&cv, b.vm);
+		dualmap_cursor_init(&cf, b.file);
 		for (op = 0; op < 40; op++) {
 			uint64_t a = rnd_below(SPACE);
 			uint64_t size = rnd_below(SPACE / 8);
@@ -1602,11 +1676,25 @@ static void test_random_dualmap(void **state)
 			struct model *same = vm ? dv : df;
 			struct model *other = vm ? df : dv;
 
+			/* half of them small ones just after the last, as a
+			 * cursor's */
+			if (rnd_below(2)) {
+				a = MIN(last + rnd_below(8), SPACE - 1);
+				size = rnd_below(8);
+			}
 			size = MIN(size, SPACE - a);
-			if (vm)
+			last = a + size;
+			if (rnd_below(2) && vm) {
+				dualmap_add_vm_cursor(&d, &cv, a, size, l);
+				dm_check(&d);
+			} else if (rnd_below(2) && !vm) {
+				dualmap_add_file_cursor(&d, &cf, a, size, l);
+				dm_check(&d);
+			} else if (vm) {
 				dm_vm(&d, &b, a, size, l);
-			else
+			} else {
 				dm_file(&d, &b, a, size, l);
+			}
 			for (x = a; x < a + size; x++) {
 				if (from->label[x] == NONE)
 					continue;
@@ -1650,6 +1738,7 @@ int main(void)
 	    cmocka_unit_test(test_foreach),
 	    cmocka_unit_test(test_rollup),
 	    cmocka_unit_test(test_dualmap),
+	    cmocka_unit_test(test_dualmap_cursor_table),
 	    cmocka_unit_test(test_random_single),
 	    cmocka_unit_test(test_random_sorted_head),
 	    cmocka_unit_test(test_random_runs),
