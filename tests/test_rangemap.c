@@ -1353,16 +1353,18 @@ static int run_check_fn(void *arg, const uint32_t *labels, uint64_t s,
 	return 0;
 }
 
-/* rmap_sum_labels() over a random range, a random column: each label's
- * bytes as the model has them, -1 where a byte has none (or a label
- * past the sums); the sums of a failed call are not looked at. */
-static void sums_check(struct rmap *m, const struct model *md)
+/* The sums of m over the nr ranges r (sorted, apart), in a random
+ * column, by rmap_sum_ranges() (ranges) or rmap_sum_labels() of r[0]
+ * (nr 1): each label's bytes as the model has them, -1 where a byte has
+ * none (or a label past the sums); the sums of a failed call are not
+ * looked at. */
+static void sums_compare(struct rmap *m, const struct model *md,
+			 const struct rmap_entry *r, size_t nr, bool ranges)
 {
-	uint64_t s = rnd_below(SPACE), e = s + rnd_below(SPACE - s + 1);
 	uint64_t(*got)[2], (*want)[2];
 	size_t nsums = 1;
 	bool hole = false;
-	int col = (int)rnd_below(2);
+	int col = (int)rnd_below(2), ret;
 
 	for (uint64_t b = 0; b < SPACE; b++)
 		if (md->label[b] != NONE && md->label[b] >= nsums)
@@ -1373,48 +1375,6 @@ static void sums_check(struct rmap *m, const struct model *md)
 	got = calloc(nsums, sizeof(*got));
 	want = calloc(nsums, sizeof(*want));
 	CHECK(got && want);
-	for (uint64_t b = s; b < e; b++) {
-		if (md->label[b] == NONE || md->label[b] >= nsums)
-			hole = true;
-		else
-			want[md->label[b]][col]++;
-	}
-	if (hole) {
-		CHECK(rmap_sum_labels(m, s, e, got, nsums, col) == -1);
-	} else {
-		CHECK(rmap_sum_labels(m, s, e, got, nsums, col) == 0);
-		CHECK(!memcmp(got, want, nsums * sizeof(*got)));
-	}
-	free(got);
-	free(want);
-}
-
-/* rmap_sum_ranges() over random ranges (sorted, apart, some empty or
- * touching), a random column, before any other query settles m: each
- * label's bytes as the model has them, -1 where a range byte has none
- * (or a label past the sums). */
-static void ranges_sums_check(struct rmap *m, const struct model *md)
-{
-	struct rmap_entry r[8];
-	uint64_t(*got)[2], (*want)[2], at = rnd_below(SPACE / 4);
-	size_t nsums = 1, nr = 0;
-	bool hole = false;
-	int col = (int)rnd_below(2);
-
-	for (uint64_t b = 0; b < SPACE; b++)
-		if (md->label[b] != NONE && md->label[b] >= nsums)
-			nsums = md->label[b] + 1;
-	if (rnd_below(8) == 0 && nsums > 1)
-		nsums--;
-	while (nr < ARRAY_SIZE(r) && at < SPACE) {
-		uint64_t e = at + rnd_below(MIN(SPACE - at, SPACE / 4) + 1);
-
-		r[nr++] = (struct rmap_entry){at, e, NO, 0};
-		at = e + (rnd_below(2) ? 0 : rnd_below(SPACE / 8));
-	}
-	got = calloc(nsums, sizeof(*got));
-	want = calloc(nsums, sizeof(*want));
-	CHECK(got && want);
 	for (size_t i = 0; i < nr; i++)
 		for (uint64_t b = r[i].start; b < r[i].end; b++) {
 			if (md->label[b] == NONE || md->label[b] >= nsums)
@@ -1422,14 +1382,39 @@ static void ranges_sums_check(struct rmap *m, const struct model *md)
 			else
 				want[md->label[b]][col]++;
 		}
-	if (hole) {
-		CHECK(rmap_sum_ranges(m, r, nr, got, nsums, col) == -1);
-	} else {
-		CHECK(rmap_sum_ranges(m, r, nr, got, nsums, col) == 0);
-		CHECK(!memcmp(got, want, nsums * sizeof(*got)));
-	}
+	ret = ranges
+		  ? rmap_sum_ranges(m, r, nr, got, nsums, col)
+		  : rmap_sum_labels(m, r[0].start, r[0].end, got, nsums, col);
+	CHECK(ret == (hole ? -1 : 0));
+	CHECK(hole || !memcmp(got, want, nsums * sizeof(*got)));
 	free(got);
 	free(want);
+}
+
+/* rmap_sum_labels() over a random range (sums_compare()). */
+static void sums_check(struct rmap *m, const struct model *md)
+{
+	uint64_t s = rnd_below(SPACE), e = s + rnd_below(SPACE - s + 1);
+	struct rmap_entry r = {s, e, NO, 0};
+
+	sums_compare(m, md, &r, 1, false);
+}
+
+/* rmap_sum_ranges() over random ranges (sorted, apart, some empty or
+ * touching), before any other query settles m (sums_compare()). */
+static void ranges_sums_check(struct rmap *m, const struct model *md)
+{
+	struct rmap_entry r[8];
+	uint64_t at = rnd_below(SPACE / 4);
+	size_t nr = 0;
+
+	while (nr < ARRAY_SIZE(r) && at < SPACE) {
+		uint64_t e = at + rnd_below(MIN(SPACE - at, SPACE / 4) + 1);
+
+		r[nr++] = (struct rmap_entry){at, e, NO, 0};
+		at = e + (rnd_below(2) ? 0 : rnd_below(SPACE / 8));
+	}
+	sums_compare(m, md, r, nr, true);
 }
 
 /* Queries that see through the tables (no rmap_entries(), which turns
