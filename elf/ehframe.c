@@ -304,24 +304,23 @@ struct cie_cache {
 	int enc;
 };
 
-/* The 4-byte little-endian word at p. */
-static inline uint32_t le32(const unsigned char *p)
+/* The little-endian 4-byte signed word at p, sign-extended (what
+ * cur_pe_raw() reads for PE_SDATA4 in a little-endian file). */
+static inline uint64_t sle32(const unsigned char *p)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? __builtin_bswap32(v)
-						      : v;
+	return (uint64_t)(int64_t)(int32_t)get_uint(p, 4, false);
 }
 
 /* The common FDE at c->pos, read as the general path of
  * elf_ehframe_walk() would read it, into *f: a 4-byte length (neither 0
- * nor the 64-bit escape) that fits the buffer, a CIE pointer to the CIE
- * last seen (last), whose pointers are pc-relative 4-byte signed words
- * (pcrel|sdata4, what GCC and Clang emit), and room for pc_begin and
- * pc_range. Returns false, c untouched, for anything else (a CIE, the
- * terminator, another encoding, a record cut short: the general path
- * says what it is). Little-endian files only. */
+ * nor the 64-bit escape) that fits the buffer, a CIE pointer to the
+ * CIE of last (the one whose encoding cie_fde_encoding() looked up last:
+ * the walk's cache of it, not the last CIE record the walk passed), whose
+ * pointers are pc-relative 4-byte signed words (pcrel|sdata4, what GCC
+ * and Clang emit), and room for pc_begin and pc_range. Returns false, c
+ * untouched, for anything else (a CIE, the terminator, another encoding, a
+ * record cut short: the general path says what it is). Little-endian files
+ * only. */
 static inline bool fde_fast(struct cur *c, uint64_t addr,
 			    const struct cie_cache *last, struct elf_fde *f)
 {
@@ -332,14 +331,14 @@ static inline bool fde_fast(struct cur *c, uint64_t addr,
 
 	if (c->be || room < 16 || last->enc != (PE_PCREL | PE_SDATA4))
 		return false;
-	len = le32(p);
+	len = get_uint(p, 4, false);
 	if (len < 12 || len == DWARF64_LENGTH || len > room - 4)
 		return false;
-	id = le32(p + 4);
+	id = get_uint(p + 4, 4, false);
 	if (id == 0 || id > body || body - id != last->off)
 		return false;
-	pc = addr + body + 4 + (uint64_t)(int64_t)(int32_t)le32(p + 8);
-	range = (uint64_t)(int64_t)(int32_t)le32(p + 12);
+	pc = addr + body + 4 + sle32(p + 8);
+	range = sle32(p + 12);
 	if (c->addr_size == 4) {
 		pc &= UINT32_MAX;
 		range &= UINT32_MAX;
@@ -490,18 +489,17 @@ int elf_ehframe_hdr_walk(const void *buf, size_t len, uint64_t addr,
 		count = fit;
 	if (tab_enc == (PE_DATAREL | PE_SDATA4) && !be && addr != UINT64_MAX) {
 		/* what GCC's and LLVM's linkers write: two signed words from
-		 * the table's start an entry, read as cur_pe() reads them
-		 * (a base of UINT64_MAX is refused there: not here) */
+		 * the table's start an entry, read as cur_pe() reads them (a
+		 * base of UINT64_MAX, which cur_pe() refuses, takes the
+		 * general path below) */
 		const unsigned char *p = c.buf + c.pos;
 
 		for (uint64_t i = 0; i < count; i++, p += 8) {
 			struct elf_ehhdr_entry e = {
 			    .off = c.pos + 8 * i,
 			    .size = 8,
-			    .initial_loc =
-				addr + (uint64_t)(int64_t)(int32_t)le32(p),
-			    .fde_addr =
-				addr + (uint64_t)(int64_t)(int32_t)le32(p + 4)};
+			    .initial_loc = addr + sle32(p),
+			    .fde_addr = addr + sle32(p + 4)};
 
 			if (c.addr_size == 4) {
 				e.initial_loc &= UINT32_MAX;

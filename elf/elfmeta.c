@@ -171,11 +171,12 @@ static bool reloc_done(struct relwalk *w, const struct elf_reloc *r)
 
 	if (!covered(ms->out->file, r->entry_off, r->entry_size, &w->fhint))
 		return false;
-	if (!ms->base || !base_piece(ms, r->entry_off, r->entry_size))
+	if (!ms->base ||
+	    !dualmap_cursor_holds(&ms->cur, r->entry_off, r->entry_size))
 		return false;
-	if (ms->piece.other == RMAP_NO_TRANSLATION)
+	if (ms->cur.e.other == RMAP_NO_TRANSLATION)
 		return true;
-	vm = ms->piece.other + (r->entry_off - ms->piece.start);
+	vm = ms->cur.e.other + (r->entry_off - ms->cur.e.start);
 	return covered(ms->out->vm, vm, r->entry_size, &w->vhint);
 }
 

@@ -13,24 +13,9 @@
 void meta_begin(struct metasink *ms, struct dualmap *base, struct dualmap *out)
 {
 	*ms = (struct metasink){.base = base, .out = out};
+	dualmap_cursor_init(&ms->cur, base ? base->file : NULL);
 	rmap_freeze(out->vm);
 	rmap_freeze(out->file);
-}
-
-bool base_piece(struct metasink *ms, uint64_t off, uint64_t size)
-{
-	const struct rmap_entry *e;
-	size_t i, n;
-
-	if (ms->piece.start <= off && size <= ms->piece.end - off &&
-	    off < ms->piece.end)
-		return true;
-	i = rmap_find(ms->base->file, off);
-	e = rmap_entries(ms->base->file, &n);
-	if (i >= n || e[i].start > off || size > e[i].end - off)
-		return false;
-	ms->piece = e[i];
-	return true;
 }
 
 /* The entry being extended, added: a loaded one (alloc) to the file and,
@@ -39,24 +24,14 @@ bool base_piece(struct metasink *ms, uint64_t off, uint64_t size)
 static void meta_flush(struct metasink *ms)
 {
 	struct meta *m = &ms->last;
-	uint64_t vm;
 
 	if (!m->size)
 		return;
-	if (!m->alloc) {
+	if (!m->alloc)
 		rmap_add(ms->out->file, m->off, m->size, m->label);
-	} else if (ms->base && base_piece(ms, m->off, m->size)) {
-		vm = ms->piece.other == RMAP_NO_TRANSLATION
-			 ? RMAP_NO_TRANSLATION
-			 : ms->piece.other + (m->off - ms->piece.start);
-		rmap_add_translated(ms->out->file, m->off, m->size, vm,
-				    m->label);
-		if (vm != RMAP_NO_TRANSLATION)
-			rmap_add_translated(ms->out->vm, vm, m->size, m->off,
-					    m->label);
-	} else {
-		dualmap_add_file(ms->out, ms->base, m->off, m->size, m->label);
-	}
+	else
+		dualmap_add_file_cursor(ms->out, &ms->cur, m->off, m->size,
+					m->label);
 	m->size = 0;
 }
 
@@ -91,7 +66,8 @@ void meta_table(struct metasink *ms, uint64_t off, uint64_t stride, size_t n,
 			       RMAP_NO_TRANSLATION, l, first);
 		return;
 	}
-	if (!base_piece(ms, off, stride ? n * stride : l->at[first + n] - lo)) {
+	if (!dualmap_cursor_holds(
+		&ms->cur, off, stride ? n * stride : l->at[first + n] - lo)) {
 		for (size_t k = 0; k < n; k++) {
 			uint64_t s =
 			    stride ? k * stride : l->at[first + k] - lo;
@@ -102,9 +78,9 @@ void meta_table(struct metasink *ms, uint64_t off, uint64_t stride, size_t n,
 		}
 		return;
 	}
-	vm = ms->piece.other == RMAP_NO_TRANSLATION
+	vm = ms->cur.e.other == RMAP_NO_TRANSLATION
 		 ? RMAP_NO_TRANSLATION
-		 : ms->piece.other + (off - ms->piece.start);
+		 : ms->cur.e.other + (off - ms->cur.e.start);
 	rmap_add_table(ms->out->file, off, stride, n, vm, l, first);
 	if (vm != RMAP_NO_TRANSLATION)
 		rmap_add_table(ms->out->vm, vm, stride, n, off, l, first);

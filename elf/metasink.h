@@ -31,10 +31,10 @@ struct meta {
 struct metasink {
 	struct dualmap *base, *out;
 	struct meta last; /* the entry being extended (size 0: none) */
-	/* the entry of base->file the last loaded entry fell in (end 0:
-	 * none): a table's entries lie in one section, one entry of the
-	 * base map, and need no search of it each */
-	struct rmap_entry piece;
+	/* a cursor on base->file (base NULL: none): the entry the last
+	 * loaded entry fell in; a table's entries lie in one section, one
+	 * entry of the base map, and need no search of it each */
+	struct dualmap_cursor cur;
 };
 
 /* A table of elements of varying sizes being built, in the labels it
@@ -49,11 +49,6 @@ struct vartab {
 /* Start adding metadata entries to out (file, and through base the VM
  * they are loaded at): out is frozen until meta_end(). */
 void meta_begin(struct metasink *ms, struct dualmap *base, struct dualmap *out);
-
-/* The entry of ms->base->file holding [off, off + size) whole into
- * ms->piece; false if none does (then dualmap_add_file() cuts the range
- * at the base's entries). */
-bool base_piece(struct metasink *ms, uint64_t off, uint64_t size);
 
 /* Entry [off, off + size) of the file (alloc: and the VM it is loaded
  * at) to label: joined to the entry before when it follows it with the

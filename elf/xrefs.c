@@ -191,28 +191,6 @@ static uint32_t data_section(struct xrefvec *xv, uint64_t a)
 	return 0;
 }
 
-static int datasec_cmp(const void *a, const void *b)
-{
-	return u64_cmp(((const struct datasec *)a)->addr,
-		       ((const struct datasec *)b)->addr);
-}
-
-/* Are the sections of xv apart (none starts before the one before it in
- * address order ends, none wraps)? */
-static bool datasecs_apart(const struct xrefvec *xv)
-{
-	struct datasec *d = xmalloc((xv->nds ? xv->nds : 1) * sizeof(*d));
-	bool apart = true;
-
-	memcpy(d, xv->ds, xv->nds * sizeof(*d));
-	qsort(d, xv->nds, sizeof(*d), datasec_cmp);
-	for (size_t i = 0; i < xv->nds && apart; i++)
-		apart = d[i].addr + d[i].size >= d[i].addr &&
-			(!i || d[i - 1].addr + d[i - 1].size <= d[i].addr);
-	free(d);
-	return apart;
-}
-
 /* The end of [addr, addr + size), saturated at UINT64_MAX (a malformed
  * section can wrap, and a span computed from the wrapped end would look
  * small). */
@@ -239,7 +217,7 @@ static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 		xv->lo = MIN(xv->lo, s->addr);
 		xv->hi = MAX(xv->hi, span_end(s->addr, s->size));
 	}
-	xv->apart = datasecs_apart(xv);
+	xv->apart = elf_sections_apart(img, SHF_EXECINSTR | SHF_TLS);
 	xv->last = xv->nds;
 }
 
@@ -908,12 +886,13 @@ static uint64_t *target_ends(const struct elfimg *img,
 	return ends;
 }
 
-/* Give [start, end) to label in va->out (VM, and file through the
- * base). */
-static void charge(struct vm_adder *va, uint64_t start, uint64_t end,
-		   uint32_t label, struct elfsrc_stats *st)
+/* Give [start, end) to label in out (VM, and file through cur, a cursor
+ * on the base's VM map: targets come in address order). */
+static void charge(struct dualmap *out, struct dualmap_cursor *cur,
+		   uint64_t start, uint64_t end, uint32_t label,
+		   struct elfsrc_stats *st)
 {
-	vm_add(va, start, end - start, label);
+	dualmap_add_vm_cursor(out, cur, start, end - start, label);
 	if (st) {
 		st->xref_targets++;
 		st->xref_bytes += end - start;
@@ -941,7 +920,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 {
 	struct xrefvec xv = {0};
 	const struct elf_range *last_sym = NULL;
-	struct vm_adder va;
+	struct dualmap_cursor cur;
 	uint64_t *ends;
 	int ret;
 
@@ -964,7 +943,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		return ret;
 	}
 	ends = target_ends(img, out, &xv, syms, nsyms);
-	vm_adder_init(&va, base, out);
+	dualmap_cursor_init(&cur, base ? base->vm : NULL);
 	for (size_t i = 0; i < xv.n; i++) {
 		const struct elf_range *sym;
 		uint32_t label;
@@ -976,7 +955,8 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 			/* the first labelled code to address it */
 			label = first_referrer(&xv, i, xv.v[i].target + 1);
 			if (label != LABEL_NONE)
-				charge(&va, xv.v[i].target, ends[i], label, st);
+				charge(out, &cur, xv.v[i].target, ends[i],
+				       label, st);
 			continue;
 		}
 		if (sym == last_sym)
@@ -987,7 +967,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 		last_sym = sym;
 		label = first_referrer(&xv, i, sym->end);
 		if (label != LABEL_NONE)
-			charge(&va, sym->start, sym->end, label, st);
+			charge(out, &cur, sym->start, sym->end, label, st);
 	}
 	free(ends);
 	free(xv.v);

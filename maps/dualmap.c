@@ -73,6 +73,44 @@ void dualmap_add_file(struct dualmap *dm, struct dualmap *base, uint64_t off,
 		     label);
 }
 
+void dualmap_cursor_init(struct dualmap_cursor *c, struct rmap *base_map)
+{
+	*c = (struct dualmap_cursor){.base = base_map};
+}
+
+/* add_via_base() of [start, start + size) through c, a cursor on
+ * base_same: the one piece rmap_foreach() would find in c's entry when
+ * that holds the range, without the walk. */
+static void add_via_cursor(struct rmap *same, struct rmap *other,
+			   struct dualmap_cursor *c, uint64_t start,
+			   uint64_t size, uint32_t label)
+{
+	struct through t = {same, other, label};
+	struct rmap_entry piece;
+
+	if (!c->base || !size || !dualmap_cursor_holds(c, start, size)) {
+		add_via_base(same, other, c->base, start, size, label);
+		return;
+	}
+	piece = (struct rmap_entry){
+	    start, start + size,
+	    c->e.other == NO ? NO : c->e.other + (start - c->e.start),
+	    c->e.label};
+	add_through(&t, &piece);
+}
+
+void dualmap_add_vm_cursor(struct dualmap *dm, struct dualmap_cursor *c,
+			   uint64_t vmaddr, uint64_t size, uint32_t label)
+{
+	add_via_cursor(dm->vm, dm->file, c, vmaddr, size, label);
+}
+
+void dualmap_add_file_cursor(struct dualmap *dm, struct dualmap_cursor *c,
+			     uint64_t off, uint64_t size, uint32_t label)
+{
+	add_via_cursor(dm->file, dm->vm, c, off, size, label);
+}
+
 void dualmap_add_both(struct dualmap *dm, uint64_t vmaddr, uint64_t vmsize,
 		      uint64_t off, uint64_t filesize, uint32_t label)
 {

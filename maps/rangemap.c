@@ -270,15 +270,9 @@ static void sumv_add(const struct rmap *m, struct sumv *s, uint64_t start,
 			s->bad = true;
 			return;
 		}
-		if (is_tab(label)) {
-			if (rmap_table_sums(m, label, s->pos, x, s->sums,
-					    s->nsums, s->col))
-				s->bad = true;
-		} else if (label >= s->nsums) {
+		if (rmap_sum_piece(m, label, s->pos, x, s->sums, s->nsums,
+				   s->col))
 			s->bad = true;
-		} else {
-			s->sums[label][s->col] += x - s->pos;
-		}
 		s->pos = x;
 	}
 }
@@ -760,6 +754,20 @@ size_t rmap_find(struct rmap *m, uint64_t addr)
 {
 	settle(m);
 	return find(m, addr);
+}
+
+bool rmap_find_holding(struct rmap *m, uint64_t addr, uint64_t size,
+		       struct rmap_entry *e)
+{
+	size_t i;
+
+	settle(m);
+	i = find(m, addr);
+	if (i >= m->n || m->ent[i].start > addr ||
+	    size > m->ent[i].end - addr || is_tab(m->ent[i].label))
+		return false;
+	*e = m->ent[i];
+	return true;
 }
 
 uint32_t rmap_lookup(struct rmap *m, uint64_t addr, uint64_t *other)

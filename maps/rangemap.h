@@ -135,6 +135,12 @@ const struct rmap_entry *rmap_extents(struct rmap *m, size_t *n);
  * in rmap_extents()'s entries (rmap_entries()' once it was called, or
  * when there are no tables: then they are the same). */
 size_t rmap_find(struct rmap *m, uint64_t addr);
+/* Does one settled entry of m that is not a table's hold [addr, addr +
+ * size) whole (size 0: the byte at addr)? Then *e receives it (its bytes
+ * have its one label and a contiguous translation, as rmap_entries()
+ * would give them). Settles m; never turns its tables into entries. */
+bool rmap_find_holding(struct rmap *m, uint64_t addr, uint64_t size,
+		       struct rmap_entry *e);
 
 /* Call fn for each labelled piece of [start, end) (a run of bytes of one
  * label and contiguous translation, as rmap_entries() has them), clipped
@@ -210,6 +216,43 @@ void dualmap_add_vm(struct dualmap *dm, struct dualmap *base, uint64_t vmaddr,
  * translations, the VM bytes it is loaded at in dm->vm. */
 void dualmap_add_file(struct dualmap *dm, struct dualmap *base, uint64_t off,
 		      uint64_t size, uint32_t label);
+/* Where the last range added through a cursor on one map of a base
+ * DualMap fell: the base's entry that held it whole, so that the next one,
+ * mostly in the same entry (symbols, the padding between them, metadata
+ * entries: added in address order), goes in without a search of the base
+ * and an rmap_foreach() walk of it. Only entries that are not a table's
+ * are held (rmap_find_holding()): the base's tables are never turned into
+ * entries, whatever it holds. */
+struct dualmap_cursor {
+	struct rmap *base;   /* base->vm or base->file; NULL: no base */
+	struct rmap_entry e; /* e.start == e.end: none yet */
+};
+
+/* A cursor on base_map (base->vm or base->file; NULL: no base), holding
+ * no entry yet. */
+void dualmap_cursor_init(struct dualmap_cursor *c, struct rmap *base_map);
+
+/* Does one entry of c->base (not NULL) that is not a table's hold [addr,
+ * addr + size) whole (size 0: the byte at addr)? Then c->e is it, looked
+ * up only when the one held before does not hold the range. */
+static inline bool dualmap_cursor_holds(struct dualmap_cursor *c, uint64_t addr,
+					uint64_t size)
+{
+	if (c->e.start <= addr && addr < c->e.end && size <= c->e.end - addr)
+		return true;
+	return rmap_find_holding(c->base, addr, size, &c->e);
+}
+
+/* dualmap_add_vm(dm, base, vmaddr, size, label), c a cursor on base->vm
+ * (c->base NULL: base NULL): a range c's entry holds is added as
+ * dualmap_add_vm() adds the one piece rmap_foreach() finds there. */
+void dualmap_add_vm_cursor(struct dualmap *dm, struct dualmap_cursor *c,
+			   uint64_t vmaddr, uint64_t size, uint32_t label);
+/* dualmap_add_file(dm, base, off, size, label), c a cursor on base->file
+ * (c->base NULL: base NULL), as dualmap_add_vm_cursor(). */
+void dualmap_add_file_cursor(struct dualmap *dm, struct dualmap_cursor *c,
+			     uint64_t off, uint64_t size, uint32_t label);
+
 /* Label both spaces explicitly (no base needed): VM [vmaddr, vmaddr+vmsize)
  * and file [off, off+filesize), translated to each other over the common
  * prefix MIN(vmsize, filesize). */

@@ -157,6 +157,22 @@ void rmap_add_raw(struct rmap *m, uint64_t s, uint64_t e, uint64_t other,
 int rmap_table_sums(const struct rmap *m, uint32_t label, uint64_t s,
 		    uint64_t x, uint64_t (*sums)[2], size_t nsums, int col);
 
+/* Add the bytes [s, x) (s < x) of a settled entry or an add of m
+ * labelled label to sums[label][col], a table's (is_tab()) element by
+ * element: the step of rmap_sum_labels() and rmap_sum_ranges(). Returns
+ * 0, or -1 for a label of nsums or more. */
+static inline int rmap_sum_piece(const struct rmap *m, uint32_t label,
+				 uint64_t s, uint64_t x, uint64_t (*sums)[2],
+				 size_t nsums, int col)
+{
+	if (is_tab(label))
+		return rmap_table_sums(m, label, s, x, sums, nsums, col);
+	if (label >= nsums)
+		return -1;
+	sums[label][col] += x - s;
+	return 0;
+}
+
 /* Drop m's tables (rmaptable.c). */
 void rmap_tables_free(struct rmap *m);
 

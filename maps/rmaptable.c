@@ -420,15 +420,8 @@ int rmap_sum_labels(struct rmap *m, uint64_t start, uint64_t end,
 
 		if (e->start > pos)
 			return -1; /* a byte of no label */
-		if (is_tab(e->label)) {
-			if (rmap_table_sums(m, e->label, pos, x, sums, nsums,
-					    col))
-				return -1;
-		} else {
-			if (e->label >= nsums)
-				return -1;
-			sums[e->label][col] += x - pos;
-		}
+		if (rmap_sum_piece(m, e->label, pos, x, sums, nsums, col))
+			return -1;
 		pos = x;
 	}
 	return pos < end ? -1 : 0;

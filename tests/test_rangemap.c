@@ -736,6 +736,76 @@ static void test_dualmap(void **state)
 	dualmap_free(NULL);
 }
 
+/* The cursor adds on a base with a table: the ranges a table's entry
+ * holds go through rmap_foreach(), as dualmap_add_vm() and
+ * dualmap_add_file() add them, and the table is never turned into
+ * entries (what rmap_entries() does). */
+static void test_dualmap_cursor_table(void **state)
+{
+	struct rmap_labels *l = rmap_labels_new(4);
+	struct dualmap b, d, want;
+	struct dualmap_cursor cv, cf;
+	size_t n;
+
+	(void)state;
+	dualmap_init(&b);
+	dualmap_init(&d);
+	dualmap_init(&want);
+	l->id[0] = 1;
+	l->id[1] = 2;
+	l->id[2] = 3;
+	l->id[3] = 4;
+	/* VM [0x100, 0x140) from file [0x10, 0x50), in elements of 0x10 */
+	rmap_add_table(b.vm, 0x100, 0x10, 4, 0x10, l, 0);
+	rmap_add_table(b.file, 0x10, 0x10, 4, 0x100, l, 0);
+	rmap_labels_put(l);
+	dm_both(&b, 0x200, 0x40, 0x80, 0x40, 5);
+	rmap_extents(b.vm, &n);
+	assert_int_equal(n, 2);
+	dualmap_cursor_init(&cv, b.vm);
+	dualmap_cursor_init(&cf, b.file);
+	/* in the table: not held, through the walk */
+	assert_false(dualmap_cursor_holds(&cv, 0x108, 0x10));
+	dualmap_add_vm_cursor(&d, &cv, 0x108, 0x10, 10);
+	dualmap_add_vm(&want, &b, 0x108, 0x10, 10);
+	dualmap_add_file_cursor(&d, &cf, 0x38, 0x10, 11);
+	dualmap_add_file(&want, &b, 0x38, 0x10, 11);
+	/* in the plain entry: held, then held again without a search */
+	assert_true(dualmap_cursor_holds(&cv, 0x210, 0x8));
+	dualmap_add_vm_cursor(&d, &cv, 0x210, 0x8, 12);
+	dualmap_add_vm(&want, &b, 0x210, 0x8, 12);
+	assert_true(cv.e.start == 0x200 && cv.e.end == 0x240);
+	dualmap_add_vm_cursor(&d, &cv, 0x220, 0x20, 13);
+	dualmap_add_vm(&want, &b, 0x220, 0x20, 13);
+	/* across the plain entry's end, and empty: not held */
+	assert_false(dualmap_cursor_holds(&cv, 0x230, 0x20));
+	dualmap_add_vm_cursor(&d, &cv, 0x1f0, 0x20, 14);
+	dualmap_add_vm(&want, &b, 0x1f0, 0x20, 14);
+	dualmap_add_vm_cursor(&d, &cv, 0x210, 0, 15);
+	rmap_extents(b.vm, &n);
+	assert_int_equal(n, 2);
+	rmap_extents(b.file, &n);
+	assert_int_equal(n, 2);
+	EXPECT(d.vm, {0x108, 0x118, 0x18, 10}, {0x128, 0x138, 0x38, 11},
+	       {0x200, 0x210, 0x80, 14}, {0x210, 0x218, 0x90, 12},
+	       {0x220, 0x240, 0xa0, 13});
+	EXPECT(d.file, {0x18, 0x28, 0x108, 10}, {0x38, 0x48, 0x128, 11},
+	       {0x80, 0x90, 0x200, 14}, {0x90, 0x98, 0x210, 12},
+	       {0xa0, 0xc0, 0x220, 13});
+	EXPECT(want.vm, {0x108, 0x118, 0x18, 10}, {0x128, 0x138, 0x38, 11},
+	       {0x200, 0x210, 0x80, 14}, {0x210, 0x218, 0x90, 12},
+	       {0x220, 0x240, 0xa0, 13});
+	/* without a base: as the plain adds with none */
+	dualmap_cursor_init(&cv, NULL);
+	dualmap_add_vm_cursor(&d, &cv, 0x5000, 0x10, 16);
+	EXPECT(d.file, {0x18, 0x28, 0x108, 10}, {0x38, 0x48, 0x128, 11},
+	       {0x80, 0x90, 0x200, 14}, {0x90, 0x98, 0x210, 12},
+	       {0xa0, 0xc0, 0x220, 13});
+	dualmap_free(&b);
+	dualmap_free(&d);
+	dualmap_free(&want);
+}
+
 /* --- randomized tests against a byte-array model --- */
 
 #define SPACE 4096
@@ -1283,16 +1353,18 @@ static int run_check_fn(void *arg, const uint32_t *labels, uint64_t s,
 	return 0;
 }
 
-/* rmap_sum_labels() over a random range, a random column: each label's
- * bytes as the model has them, -1 where a byte has none (or a label
- * past the sums); the sums of a failed call are not looked at. */
-static void sums_check(struct rmap *m, const struct model *md)
+/* The sums of m over the nr ranges r (sorted, apart), in a random
+ * column, by rmap_sum_ranges() (ranges) or rmap_sum_labels() of r[0]
+ * (nr 1): each label's bytes as the model has them, -1 where a byte has
+ * none (or a label past the sums); the sums of a failed call are not
+ * looked at. */
+static void sums_compare(struct rmap *m, const struct model *md,
+			 const struct rmap_entry *r, size_t nr, bool ranges)
 {
-	uint64_t s = rnd_below(SPACE), e = s + rnd_below(SPACE - s + 1);
 	uint64_t(*got)[2], (*want)[2];
 	size_t nsums = 1;
 	bool hole = false;
-	int col = (int)rnd_below(2);
+	int col = (int)rnd_below(2), ret;
 
 	for (uint64_t b = 0; b < SPACE; b++)
 		if (md->label[b] != NONE && md->label[b] >= nsums)
@@ -1303,48 +1375,6 @@ static void sums_check(struct rmap *m, const struct model *md)
 	got = calloc(nsums, sizeof(*got));
 	want = calloc(nsums, sizeof(*want));
 	CHECK(got && want);
-	for (uint64_t b = s; b < e; b++) {
-		if (md->label[b] == NONE || md->label[b] >= nsums)
-			hole = true;
-		else
-			want[md->label[b]][col]++;
-	}
-	if (hole) {
-		CHECK(rmap_sum_labels(m, s, e, got, nsums, col) == -1);
-	} else {
-		CHECK(rmap_sum_labels(m, s, e, got, nsums, col) == 0);
-		CHECK(!memcmp(got, want, nsums * sizeof(*got)));
-	}
-	free(got);
-	free(want);
-}
-
-/* rmap_sum_ranges() over random ranges (sorted, apart, some empty or
- * touching), a random column, before any other query settles m: each
- * label's bytes as the model has them, -1 where a range byte has none
- * (or a label past the sums). */
-static void ranges_sums_check(struct rmap *m, const struct model *md)
-{
-	struct rmap_entry r[8];
-	uint64_t(*got)[2], (*want)[2], at = rnd_below(SPACE / 4);
-	size_t nsums = 1, nr = 0;
-	bool hole = false;
-	int col = (int)rnd_below(2);
-
-	for (uint64_t b = 0; b < SPACE; b++)
-		if (md->label[b] != NONE && md->label[b] >= nsums)
-			nsums = md->label[b] + 1;
-	if (rnd_below(8) == 0 && nsums > 1)
-		nsums--;
-	while (nr < ARRAY_SIZE(r) && at < SPACE) {
-		uint64_t e = at + rnd_below(MIN(SPACE - at, SPACE / 4) + 1);
-
-		r[nr++] = (struct rmap_entry){at, e, NO, 0};
-		at = e + (rnd_below(2) ? 0 : rnd_below(SPACE / 8));
-	}
-	got = calloc(nsums, sizeof(*got));
-	want = calloc(nsums, sizeof(*want));
-	CHECK(got && want);
 	for (size_t i = 0; i < nr; i++)
 		for (uint64_t b = r[i].start; b < r[i].end; b++) {
 			if (md->label[b] == NONE || md->label[b] >= nsums)
@@ -1352,14 +1382,39 @@ static void ranges_sums_check(struct rmap *m, const struct model *md)
 			else
 				want[md->label[b]][col]++;
 		}
-	if (hole) {
-		CHECK(rmap_sum_ranges(m, r, nr, got, nsums, col) == -1);
-	} else {
-		CHECK(rmap_sum_ranges(m, r, nr, got, nsums, col) == 0);
-		CHECK(!memcmp(got, want, nsums * sizeof(*got)));
-	}
+	ret = ranges
+		  ? rmap_sum_ranges(m, r, nr, got, nsums, col)
+		  : rmap_sum_labels(m, r[0].start, r[0].end, got, nsums, col);
+	CHECK(ret == (hole ? -1 : 0));
+	CHECK(hole || !memcmp(got, want, nsums * sizeof(*got)));
 	free(got);
 	free(want);
+}
+
+/* rmap_sum_labels() over a random range (sums_compare()). */
+static void sums_check(struct rmap *m, const struct model *md)
+{
+	uint64_t s = rnd_below(SPACE), e = s + rnd_below(SPACE - s + 1);
+	struct rmap_entry r = {s, e, NO, 0};
+
+	sums_compare(m, md, &r, 1, false);
+}
+
+/* rmap_sum_ranges() over random ranges (sorted, apart, some empty or
+ * touching), before any other query settles m (sums_compare()). */
+static void ranges_sums_check(struct rmap *m, const struct model *md)
+{
+	struct rmap_entry r[8];
+	uint64_t at = rnd_below(SPACE / 4);
+	size_t nr = 0;
+
+	while (nr < ARRAY_SIZE(r) && at < SPACE) {
+		uint64_t e = at + rnd_below(MIN(SPACE - at, SPACE / 4) + 1);
+
+		r[nr++] = (struct rmap_entry){at, e, NO, 0};
+		at = e + (rnd_below(2) ? 0 : rnd_below(SPACE / 8));
+	}
+	sums_compare(m, md, r, nr, true);
 }
 
 /* Queries that see through the tables (no rmap_entries(), which turns
@@ -1558,6 +1613,8 @@ static void test_random_dualmap(void **state)
 	(void)state;
 	for (iter = 0; iter < 200; iter++) {
 		struct dualmap b, d;
+		struct dualmap_cursor cv, cf;
+		uint64_t last = 0;
 		struct model *bv = malloc(sizeof(*bv));
 		struct model *bf = malloc(sizeof(*bf));
 		struct model *dv = malloc(sizeof(*dv));
@@ -1593,6 +1650,8 @@ static void test_random_dualmap(void **state)
 		}
 		compare_model(b.vm, bv);
 		compare_model(b.file, bf);
+		dualmap_cursor_init(&cv, b.vm);
+		dualmap_cursor_init(&cf, b.file);
 		for (op = 0; op < 40; op++) {
 			uint64_t a = rnd_below(SPACE);
 			uint64_t size = rnd_below(SPACE / 8);
@@ -1602,11 +1661,27 @@ static void test_random_dualmap(void **state)
 			struct model *same = vm ? dv : df;
 			struct model *other = vm ? df : dv;
 
+			/* half of them small ones just after the last, as a
+			 * cursor's */
+			if (rnd_below(2)) {
+				/* not in MIN(), which reads it twice */
+				a = last + rnd_below(8);
+				a = MIN(a, SPACE - 1);
+				size = rnd_below(8);
+			}
 			size = MIN(size, SPACE - a);
-			if (vm)
+			last = a + size;
+			if (rnd_below(2) && vm) {
+				dualmap_add_vm_cursor(&d, &cv, a, size, l);
+				dm_check(&d);
+			} else if (rnd_below(2) && !vm) {
+				dualmap_add_file_cursor(&d, &cf, a, size, l);
+				dm_check(&d);
+			} else if (vm) {
 				dm_vm(&d, &b, a, size, l);
-			else
+			} else {
 				dm_file(&d, &b, a, size, l);
+			}
 			for (x = a; x < a + size; x++) {
 				if (from->label[x] == NONE)
 					continue;
@@ -1650,6 +1725,7 @@ int main(void)
 	    cmocka_unit_test(test_foreach),
 	    cmocka_unit_test(test_rollup),
 	    cmocka_unit_test(test_dualmap),
+	    cmocka_unit_test(test_dualmap_cursor_table),
 	    cmocka_unit_test(test_random_single),
 	    cmocka_unit_test(test_random_sorted_head),
 	    cmocka_unit_test(test_random_runs),
