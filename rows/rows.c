@@ -840,17 +840,14 @@ leaf_item(const struct sort_ctx *ctx,
 	it->label = lv->v[i].label;
 }
 
-/* Rows arrays from this size on are asked to be backed by huge pages. */
-#define HUGE_ROWS_MIN ((size_t)4 << 20)
-
 /* Ask for transparent huge pages over r's children, new and not touched
- * yet: leaves made rows all at once (-n 0 of a big library: 45 k rows,
- * 8 MiB) fault once a 2 MiB instead of once a page. */
+ * yet, from 4 MiB on: leaves made rows all at once (-n 0 of a big
+ * library: 45 k rows, 8 MiB) fault once a 2 MiB instead of once a page. */
 static void huge_rows(struct row *r)
 {
 	size_t n = (size_t)r->cap * sizeof(*r->children);
 
-	if (n >= HUGE_ROWS_MIN)
+	if (n >= ((size_t)4 << 20))
 		advise_huge(r->children, n);
 }
 
@@ -922,7 +919,7 @@ static bool leaves_finish(struct rowtree *t, const struct sort_ctx *ctx,
 	    orders[t->order].vkey;
 	struct rows_leaves *lv = t->leaves;
 	uint64_t rest[2] = {0, 0};
-	size_t n = lv->n, keep = limit && limit < n ? limit : n;
+	size_t n = lv->n, keep = limit && limit < n ? limit : n, got;
 	struct sort_item *it;
 	struct row *others;
 	char name[48];
@@ -936,20 +933,11 @@ static bool leaves_finish(struct rowtree *t, const struct sort_ctx *ctx,
 	}
 	/* labels differ: item_before() never reads the rows; ranks
 	 * (rank_labels()) are not worth it where each label is one row.
-	 * Many items (and as many for the sort) on huge pages, as the rows
-	 * (huge_rows()): -n 0 of libLLVM-14's 45 k leaves, 2.8 MiB, faulted
+	 * The items (and as many for the sort; buf is new) from 1 MiB on in
+	 * huge pages: -n 0 of libLLVM-14's 45 k leaves, 2.8 MiB, faulted
 	 * once a 2 MiB, not 700 times */
-	if (!buf->items &&
-	    2 * keep * sizeof(*buf->items) >= HUGE_ROWS_MIN / 2) {
-		size_t got;
-
-		buf->items =
-		    xmalloc_huge_aligned(2 * keep * sizeof(*buf->items), &got);
-		buf->cap = got / sizeof(*buf->items);
-	} else {
-		xgrow(&buf->items, &buf->cap, 2 * keep, sizeof(*buf->items));
-	}
-	it = buf->items;
+	buf->items = it = xmalloc_huge_aligned(2 * keep * sizeof(*it), &got);
+	buf->cap = got / sizeof(*it);
 	if (keep < n) {
 		leaves_select(ctx, vkey, lv, keep, it, rest);
 	} else {
