@@ -47,7 +47,7 @@ static const struct opt record_opts[] = {
      NULL},
     {0, "output-special", OPT_NOARG, NULL, 'O',
      "FILE may be a pipe, device or socket (or a symlink\n"
-     "to one), or lead to memsz's own descriptor\n"
+     "to one), or lead to a descriptor memsz was given\n"
      "(/dev/stdout, not also stderr nor CMD's output):\n"
      "written directly; refused without this option, and\n"
      "never through a symlink another user owns in a\n"
@@ -605,8 +605,8 @@ static int record(struct record_args *a, const int *pids, int npids,
 	a->so.launch = a->cmd != NULL;
 	/* a pipe whose reader left (-o /dev/stdout | head) is a write
 	 * error (EPIPE) said in one line, not a silent death; the launched
-	 * command gets SIGPIPE back (target_launch()) */
-	signal(SIGPIPE, SIG_IGN);
+	 * command gets SIGPIPE as memsz found it (target_launch()) */
+	target_ignore_sigpipe();
 	if (session_open(&a->so, &s) < 0) {
 		memsz_error("%s", session_why(s));
 		target_scan_free(scan);
@@ -641,10 +641,12 @@ static int record(struct record_args *a, const int *pids, int npids,
 			    a->cmd ? " and the command ended" : "", a->so.path,
 			    st.partial);
 	else if (st.werr)
-		memsz_error("cannot %s: %s; recording stopped%s, "
-			    "'%s' left as it was",
+		memsz_error("cannot %s: %s; recording stopped%s, %s'%s'%s",
 			    what, memsz_strerror(st.werr),
-			    a->cmd ? " and the command ended" : "", a->so.path);
+			    a->cmd ? " and the command ended" : "",
+			    st.direct ? "what " : "", a->so.path,
+			    st.direct ? " received is an incomplete recording"
+				      : " left as it was");
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "
 			    "could be taken; '%s' left as it was",

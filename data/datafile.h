@@ -552,6 +552,10 @@ int md_write_munmap(struct md_writer *w, const struct md_mmap2 *r);
  * Samples are batched, and each batch is written as one PACKED record
  * (zstd) when that is smaller, else as plain SAMPLE records. */
 int md_write_sample(struct md_writer *w, const struct md_sample *r);
+/* Whether w writes straight into its path's file, with no temporary file
+ * (MD_WRITER_SPECIAL: a pipe, device, socket or a descriptor memsz was
+ * given): a write error then leaves there what it received. */
+bool md_writer_direct(const struct md_writer *w);
 /* The file records are being written to: the temporary file until
  * md_writer_commit() (/proc/self/fd/FD for an unnamed one), then the path
  * given to md_writer_open() (borrowed, valid until md_writer_close()). */

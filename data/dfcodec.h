@@ -245,7 +245,8 @@ struct md_writer {
 	/* tmp is /proc/self/fd/FD of an unnamed file (MD_WRITER_UNNAMED),
 	 * linked in at commit, not renamed */
 	bool unnamed;
-	bool left; /* md_writer_keep() left tmp where it is: not removed */
+	bool left;   /* md_writer_keep() left tmp where it is: not removed */
+	bool direct; /* no temporary file: writing path's file (special) */
 	bool committed;
 	bool ended;   /* the END record is written */
 	uint64_t off; /* end of the last complete record */

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -27,6 +28,14 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 		w = write(fd, p + *done, n - *done);
 		if (w < 0) {
 			if (errno == EINTR)
+				continue;
+			/* a descriptor memsz was given may be non-blocking
+			 * (-o /dev/stdout: a dup shares its flags with the
+			 * parent's, an event loop's pipe): wait until the
+			 * reader makes room, as a blocking write would */
+			if ((errno == EAGAIN || errno == EWOULDBLOCK) &&
+			    poll(&(struct pollfd){.fd = fd, .events = POLLOUT},
+				 1, -1) >= 0)
 				continue;
 			return -errno;
 		}
@@ -166,17 +175,27 @@ static bool same_file(const struct stat *st, int other)
 /* Write to memsz's own descriptor n (-o /dev/stdout, /proc/self/fd/N),
  * for MD_WRITER_SPECIAL: a copy of it (F_DUPFD_CLOEXEC), which shares its
  * offset with the shell's (a reopen through /proc would write a regular
- * file from 0 over what others write there). Refused: a descriptor memsz
- * found closed (std_fd_nulled()), a regular file with data in it (>>
- * FILE: -EEXIST), the file that is also memsz's stderr or, with
+ * file from 0 over what others write there). Only a descriptor memsz was
+ * given: one open across the exec that started it, so without
+ * FD_CLOEXEC; memsz opens its own (signalfd, kpage files, images...)
+ * with it, and none of them is an output (-MEMSZ_EFDLINK). Refused too:
+ * one not open for writing (-MEMSZ_ENOTWRITE), a descriptor memsz found
+ * closed (std_fd_nulled()), a regular file with data in it (>> FILE:
+ * -EEXIST), the file that is also memsz's stderr or, with
  * MD_WRITER_CMDOUT, the launched command's stdout or stderr (what it
  * inherits: 1 and 2), into which the recording would be mixed. Returns
  * the fd or a negative code. */
 static int open_own_fd(int n, unsigned flags)
 {
 	struct stat st;
-	int fd, ret = 0;
+	int fd, ret = 0, fl = fcntl(n, F_GETFD), acc = fcntl(n, F_GETFL);
 
+	if (fl < 0 || acc < 0)
+		return -errno;
+	if (fl & FD_CLOEXEC)
+		return -MEMSZ_EFDLINK;
+	if ((acc & O_PATH) || (acc & O_ACCMODE) == O_RDONLY)
+		return -MEMSZ_ENOTWRITE;
 	if (std_fd_nulled(n))
 		return -MEMSZ_ESTDCLOSED;
 	fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
@@ -491,6 +510,7 @@ int md_writer_open_flags(const char *path, unsigned flags,
 	w->base = base;
 	w->path = xstrdup(path);
 	w->tmp = tmp;
+	w->direct = !tmp;
 	w->unnamed = unnamed;
 	w->off = MD_HEADER_SIZE;
 	w->version = flags & MD_WRITER_V5 ? 5 : MD_VERSION;
@@ -629,6 +649,11 @@ int md_writer_commit(struct md_writer *w)
 		return w->err = ret;
 	w->committed = true;
 	return 0;
+}
+
+bool md_writer_direct(const struct md_writer *w)
+{
+	return w->direct;
 }
 
 const char *md_writer_temp_path(const struct md_writer *w)

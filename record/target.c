@@ -376,6 +376,16 @@ struct launch_pipes {
 
 static struct launch_pipes *launches;
 
+/* SIGPIPE as memsz found it: ignored, or by default (a handler of the
+ * parent's does not survive its exec anyway) */
+static void (*sigpipe_found)(int) = SIG_DFL;
+
+void target_ignore_sigpipe(void)
+{
+	if (signal(SIGPIPE, SIG_IGN) == SIG_IGN)
+		sigpipe_found = SIG_IGN;
+}
+
 int target_launch(char **argv)
 {
 	int go[2], err[2];
@@ -411,7 +421,7 @@ int target_launch(char **argv)
 		close(err[0]);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
+		signal(SIGPIPE, sigpipe_found);
 		if (read(go[0], &c, 1) != 1)
 			_exit(EXIT_EXEC_FAILED);
 		execvp(argv[0], argv);

@@ -154,8 +154,8 @@ check "-- CMD: refused before it ran" test ! -s "$T/cmdout"
 # 8. Standard output closed (>&-): memsz put /dev/null there; refused.
 one "$T/out" >&-
 check ">&-: refused (exit $rc)" test $rc -eq 1
-check ">&-: says standard output is closed" \
-	grep -q "standard output is closed" "$T/err"
+check ">&-: says the descriptor was closed when memsz started" \
+	grep -q "descriptor was closed when memsz started" "$T/err"
 
 # 9. Another process's descriptor, another link of /proc, a /proc link
 # that leads nowhere (as where no /proc is mounted): refused even with
@@ -201,6 +201,78 @@ check "reader gone mid-recording: exit 1, not SIGPIPE (exit $rc)" \
 	test $rc -eq 1
 check "reader gone mid-recording: the write error said" \
 	grep -q "cannot write.*Broken pipe; recording stopped" "$T/err"
+check "reader gone mid-recording: not 'left as it was' (the reader got some)" \
+	grep -q "received is an incomplete recording" "$T/err"
+
+# 12. Only a descriptor memsz was given: not one of its own (fd 3 is
+# closed here, so memsz's fd 3 is one it opened itself, with
+# FD_CLOEXEC), nor one open for reading only (< /dev/null).
+one "$T/fd/3" 3>&-
+check "memsz's own fd 3: refused (exit $rc)" test $rc -eq 1
+check "memsz's own fd 3: says only a descriptor memsz was given" \
+	grep -q "only to a descriptor memsz was given" "$T/err"
+one "$T/fd/0" </dev/null
+check "stdin read-only: refused (exit $rc)" test $rc -eq 1
+check "stdin read-only: says it is not open for writing" \
+	grep -q "not open for writing" "$T/err"
+
+# 13. A non-blocking pipe (an event loop's) that fills: memsz waits for
+# the reader, as a blocking write would, rather than fail with EAGAIN.
+# The pipe is cut to one page; the reader starts once memsz has written
+# some and waits in poll(2) for room (an event, not a delay: its
+# /proc/PID/syscall), or has ended (it failed), and the recording reads
+# whole.
+python3 - "$MEMSZ" "$TGT" "$T/nb.data" "$T/nb.rc" <<'PY'
+import fcntl, os, select, struct, subprocess, sys, termios
+memsz, tgt, out, rcf = sys.argv[1:]
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+p = subprocess.Popen([memsz, "record", "-o", "/dev/stdout", "--output-special",
+                      "--duration", "0", "-p", tgt], stdout=w,
+                     stderr=subprocess.DEVNULL)
+os.close(w)
+def queued():
+    b = fcntl.ioctl(r, termios.FIONREAD, struct.pack("i", 0))
+    return struct.unpack("i", b)[0]
+def in_poll():
+    try:
+        nr = open("/proc/%d/syscall" % p.pid).read().split()[0]
+    except (OSError, IndexError):
+        return False
+    return nr in ("7", "271")  # poll, ppoll (x86-64)
+while p.poll() is None and not (queued() > 0 and in_poll()):
+    select.select([], [], [], 0.01)
+data = b""
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    data += chunk
+open(out, "wb").write(data)
+open(rcf, "w").write("%d %d" % (p.wait(), len(data)))
+PY
+read nbrc nblen <"$T/nb.rc"
+check "non-blocking pipe: recorded (exit $nbrc)" test "$nbrc" = 0
+check "non-blocking pipe: more than the pipe held came through ($nblen)" \
+	test "$nblen" -gt 4096
+check "non-blocking pipe: the recording reads whole" is_recording "$T/nb.data"
+
+# 14. The launched command gets SIGPIPE as memsz found it: ignored when
+# memsz was started with it ignored (memsz ignores it for its own writes).
+(
+	trap '' PIPE
+	"$MEMSZ" record -o "$T/sig.data" -- \
+		sh -c 'grep "^SigIgn" /proc/self/status' >"$T/sigign" 2>/dev/null
+)
+check "SIGPIPE ignored when memsz was started so: the command ignores it" \
+	python3 -c 'import sys; m = int(open(sys.argv[1]).read().split()[1], 16)
+sys.exit(0 if m & (1 << 12) else 1)' "$T/sigign"
+"$MEMSZ" record -o "$T/sig.data" -- \
+	sh -c 'grep "^SigIgn" /proc/self/status' >"$T/sigign" 2>/dev/null
+check "SIGPIPE by default otherwise: the command does not ignore it" \
+	python3 -c 'import sys; m = int(open(sys.argv[1]).read().split()[1], 16)
+sys.exit(1 if m & (1 << 12) else 0)' "$T/sigign"
 
 # 11. Links another user planted in a sticky directory: never followed to
 # a descriptor (the link would be replaced by the recording otherwise),

@@ -52,15 +52,17 @@ static const char *const memsz_errors[] = {
     [MEMSZ_EFDLINK - MEMSZ_EBASE] = "a link to a file descriptor (or "
 				    "another link of /proc): never replaced, "
 				    "written into only with --output-special, "
-				    "and only when it is one of memsz's own",
+				    "and only to a descriptor memsz was "
+				    "given",
     [MEMSZ_EMIXERR - MEMSZ_EBASE] = "also memsz's standard error: the "
 				    "recording would mix with its messages",
     [MEMSZ_EMIXCMD - MEMSZ_EBASE] = "also the command's output: the "
 				    "recording would mix with it",
-    [MEMSZ_ESTDCLOSED - MEMSZ_EBASE] = "standard output is closed (that "
-				       "descriptor was closed when memsz "
-				       "started): the recording would be "
-				       "lost",
+    [MEMSZ_ESTDCLOSED - MEMSZ_EBASE] = "that descriptor was closed when "
+				       "memsz started (memsz put /dev/null "
+				       "on it): the recording would be lost",
+    [MEMSZ_ENOTWRITE - MEMSZ_EBASE] = "that descriptor is not open for "
+				      "writing",
 };
 
 const char *memsz_strerror(int err)

@@ -47,6 +47,7 @@ enum memsz_error {
 	MEMSZ_EMIXERR,	   /* -o's file is also memsz's stderr */
 	MEMSZ_EMIXCMD,	   /* -o's file is also CMD's stdout/err */
 	MEMSZ_ESTDCLOSED,  /* -o's descriptor was closed at start */
+	MEMSZ_ENOTWRITE,   /* -o's descriptor is not open for writing */
 	MEMSZ_ELAST
 };
 
