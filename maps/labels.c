@@ -63,6 +63,12 @@ struct labels {
 	size_t npos;
 
 	size_t len_max; /* 0: LABEL_LEN_MAX (labels_set_len_max()) */
+
+	/* the ids of the labels memsz cut, whose text ends in the mark it
+	 * wrote (cut_note()): a name that ends in one of its own is not cut
+	 * (rare: a name over 1 MiB each) */
+	uint32_t *cut;
+	size_t ncut, cutcap;
 };
 
 /* Copy n bytes of s plus a NUL into the arena. */
@@ -160,6 +166,7 @@ void labels_free(struct labels *lb)
 		free(lb->alias[i].v);
 		hashmap_free(&lb->alias[i].set);
 	}
+	free(lb->cut);
 	free(lb->alias);
 	free(lb->alias_ix);
 	free(lb->pos);
@@ -232,6 +239,25 @@ static uint32_t intern(struct labels *lb, const char *s, size_t n,
 	return id;
 }
 
+/* Whether label id is one memsz cut (cut_note()). */
+static bool is_cut(const struct labels *lb, uint32_t id)
+{
+	for (size_t i = 0; i < lb->ncut; i++)
+		if (lb->cut[i] == id)
+			return true;
+	return false;
+}
+
+/* Remember that label id ends in a mark memsz wrote, and return it. */
+static uint32_t cut_note(struct labels *lb, uint32_t id)
+{
+	if (!is_cut(lb, id)) {
+		xgrow(&lb->cut, &lb->cutcap, lb->ncut + 1, sizeof(*lb->cut));
+		lb->cut[lb->ncut++] = id;
+	}
+	return id;
+}
+
 /* intern() of the n bytes at s, longer than a label holds: cut first
  * (label_cut()), then the cut label hashed, the only hash of it. */
 static uint32_t intern_cut(struct labels *lb, const char *s, size_t n)
@@ -240,7 +266,7 @@ static uint32_t intern_cut(struct labels *lb, const char *s, size_t n)
 	uint32_t id = intern(lb, cut, n, hashmap_hash_bytes(cut, n));
 
 	free(cut);
-	return id;
+	return cut_note(lb, id);
 }
 
 /* Whether the n bytes at s are more than a label of lb holds. */
@@ -286,7 +312,8 @@ static size_t mark_at(const char *l, size_t n)
 }
 
 /* Id of the name head (hn bytes; with a mark already when marked: a
- * label cut, whose first bytes are cut again keeping that mark) followed
+ * label memsz cut (is_cut(): not a name that only ends in text like a
+ * mark), whose first bytes are cut again keeping that mark) followed
  * by suffix (a suffix over half a label cut first, as a label is, to half
  * of one). When both are longer than a label, the name is cut to what the
  * suffix leaves (with its mark: LABEL_CUT_MARK), so that the suffix stays
@@ -319,6 +346,8 @@ static uint32_t intern_cat(struct labels *lb, const char *head, size_t hn,
 	memcpy(s + cn, scut ? scut : suffix, sn);
 	s[cn + sn] = 0;
 	id = intern(lb, s, cn + sn, hashmap_hash_bytes(s, cn + sn));
+	if (scut) /* it ends in the suffix's mark */
+		cut_note(lb, id);
 	free(hcut);
 	free(scut);
 	free(s);
@@ -336,7 +365,7 @@ uint32_t labels_intern_id_suffix(struct labels *lb, uint32_t id,
 {
 	if (id >= lb->count)
 		return labels_intern(lb, suffix);
-	return intern_cat(lb, lb->str[id], lb->len[id], true, suffix);
+	return intern_cat(lb, lb->str[id], lb->len[id], is_cut(lb, id), suffix);
 }
 
 void labels_reserve(struct labels *lb, size_t n)

@@ -174,6 +174,28 @@ static void test_suffix(void **state)
  * leave room, the label within LABEL_STR_MAX, its suffix at its end; the
  * limit of a table is never above LABEL_STR_MAX, so a string there is
  * one label whichever way it is interned. */
+/* A name that only ends in text like a cut mark, not cut: suffixed by
+ * its id as by itself (taken for a cut label, it kept its whole text and
+ * got another id). */
+static void test_suffix_fake_mark(void **state)
+{
+	struct labels *lb = labels_new();
+	const char *fake =
+	    "xxxxxxxxxxxxxxxxxxxx... [cut: 5 bytes, hash 00000000]";
+	const char *suffix = ":1234567890123456789";
+	size_t n = strlen(fake);
+	uint32_t by_name, by_id;
+
+	(void)state;
+	labels_set_len_max(lb, 64); /* the name fits, not with the suffix */
+	by_id =
+	    labels_intern_id_suffix(lb, labels_intern_n(lb, fake, n), suffix);
+	by_name = labels_intern_suffix(lb, fake, n, suffix);
+	assert_int_equal(by_id, by_name);
+	assert_true(strlen(labels_str(lb, by_id)) <= 64 + LABEL_MARK_MAX);
+	labels_free(lb);
+}
+
 static void test_suffix_big(void **state)
 {
 	struct labels *lb = labels_new();
@@ -490,6 +512,7 @@ int main(void)
 	    cmocka_unit_test(test_cut),
 	    cmocka_unit_test(test_cut_utf8),
 	    cmocka_unit_test(test_suffix),
+	    cmocka_unit_test(test_suffix_fake_mark),
 	    cmocka_unit_test(test_suffix_big),
 	    cmocka_unit_test(test_cut_4g),
 	    cmocka_unit_test(test_hash_long),
