@@ -210,27 +210,52 @@ static uint64_t label_bytes(struct rmap *rm, struct labels *lb,
 	return sum;
 }
 
+/* The basic-block labels of the fixture prog, mapped as `size --by bbs`
+ * maps them: its base map, then the bbs source over it (labels of at most
+ * len_max bytes; 0: the default). */
+struct bbs_run {
+	struct elfimg *img;
+	struct labels *lb;
+	struct dualmap base, dm;
+	struct elfsrc_stats st;
+};
+
+static void bbs_run_map(struct bbs_run *r, size_t len_max)
+{
+	r->img = NULL;
+	r->lb = labels_new();
+	if (len_max)
+		labels_set_len_max(r->lb, len_max);
+	assert_int_equal(elfimg_open(fx("prog"), &r->img), 0);
+	dualmap_init(&r->base);
+	dualmap_init(&r->dm);
+	assert_int_equal(elfimg_base_map(r->img, r->lb, &r->base), 0);
+	assert_int_equal(elfimg_source_map(r->img, ELFSRC_BBS, NULL, r->lb,
+					   &r->base, &r->dm, &r->st),
+			 0);
+}
+
+static void bbs_run_free(struct bbs_run *r)
+{
+	dualmap_free(&r->dm);
+	dualmap_free(&r->base);
+	elfimg_close(r->img);
+	labels_free(r->lb);
+}
+
 static void test_bbs_source(void **state)
 {
 	static struct tfunc fs[64];
-	struct elfimg *img = NULL;
-	struct labels *lb = labels_new();
-	struct dualmap base, dm;
-	struct elfsrc_stats st;
+	struct bbs_run r;
 	size_t n, blocks = 0;
 
 	(void)state;
 	if (!clang[0] || !readobj[0])
 		test_skip("needs clang and llvm-readobj (clang, llvm-14)");
 	n = truth_read(fx("prog"), fs, 64);
-	assert_int_equal(elfimg_open(fx("prog"), &img), 0);
-	dualmap_init(&base);
-	dualmap_init(&dm);
-	assert_int_equal(elfimg_base_map(img, lb, &base), 0);
-	assert_int_equal(
-	    elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base, &dm, &st), 0);
-	assert_int_equal(st.bb_error, 0);
-	assert_int_equal(st.bb_functions, n);
+	bbs_run_map(&r, 0);
+	assert_int_equal(r.st.bb_error, 0);
+	assert_int_equal(r.st.bb_functions, n);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < fs[i].n; j++) {
 			char want[160];
@@ -243,33 +268,32 @@ static void test_bbs_source(void **state)
 				 j);
 			/* every byte of the block, VM and file */
 			assert_string_equal(
-			    labels_str(lb, rmap_lookup(dm.vm, a, &off)), want);
-			assert_string_equal(
-			    labels_str(lb, rmap_lookup(dm.vm,
-						       a + fs[i].b[j].size - 1,
-						       NULL)),
+			    labels_str(r.lb, rmap_lookup(r.dm.vm, a, &off)),
 			    want);
-			assert_int_equal(label_bytes(dm.vm, lb, want),
+			assert_string_equal(
+			    labels_str(r.lb,
+				       rmap_lookup(r.dm.vm,
+						   a + fs[i].b[j].size - 1,
+						   NULL)),
+			    want);
+			assert_int_equal(label_bytes(r.dm.vm, r.lb, want),
 					 fs[i].b[j].size);
-			assert_int_equal(label_bytes(dm.file, lb, want),
+			assert_int_equal(label_bytes(r.dm.file, r.lb, want),
 					 fs[i].b[j].size);
 			assert_string_equal(
-			    labels_str(lb, rmap_lookup(dm.file, off, NULL)),
+			    labels_str(r.lb, rmap_lookup(r.dm.file, off, NULL)),
 			    want);
 		}
 	}
 	assert_true(blocks >= 8);
-	assert_int_equal(st.bb_blocks >= blocks, true);
+	assert_int_equal(r.st.bb_blocks >= blocks, true);
 	/* I1: the whole file and the whole mapped VM */
-	assert_int_equal(map_total(dm.file), img->file_size);
-	assert_int_equal(map_total(dm.vm), img->vm_size);
-	assert_int_equal(rmap_check(dm.vm), 0);
+	assert_int_equal(map_total(r.dm.file), r.img->file_size);
+	assert_int_equal(map_total(r.dm.vm), r.img->vm_size);
+	assert_int_equal(rmap_check(r.dm.vm), 0);
 	/* a static function is named, and no block went unnamed */
-	assert_true(label_bytes(dm.vm, lb, "s#0") > 0);
-	dualmap_free(&dm);
-	dualmap_free(&base);
-	elfimg_close(img);
-	labels_free(lb);
+	assert_true(label_bytes(r.dm.vm, r.lb, "s#0") > 0);
+	bbs_run_free(&r);
 }
 
 /* Function names cut (labels_set_len_max(): labels over 5 bytes, main
@@ -280,23 +304,14 @@ static void test_bbs_source(void **state)
 static void test_bbs_cut_names(void **state)
 {
 	static struct tfunc fs[64];
-	struct elfimg *img = NULL;
-	struct labels *lb = labels_new();
-	struct dualmap base, dm;
-	struct elfsrc_stats st;
+	struct bbs_run r;
 	size_t n, blocks = 0;
 
 	(void)state;
 	if (!clang[0] || !readobj[0])
 		test_skip("needs clang and llvm-readobj (clang, llvm-14)");
 	n = truth_read(fx("prog"), fs, 64);
-	labels_set_len_max(lb, 5);
-	assert_int_equal(elfimg_open(fx("prog"), &img), 0);
-	dualmap_init(&base);
-	dualmap_init(&dm);
-	assert_int_equal(elfimg_base_map(img, lb, &base), 0);
-	assert_int_equal(
-	    elfimg_source_map(img, ELFSRC_BBS, NULL, lb, &base, &dm, &st), 0);
+	bbs_run_map(&r, 5);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < fs[i].n; j++) {
 			char end[48];
@@ -308,8 +323,8 @@ static void test_bbs_cut_names(void **state)
 				continue;
 			blocks++;
 			got = labels_str(
-			    lb,
-			    rmap_lookup(dm.vm, fs[i].addr + fs[i].b[j].offset,
+			    r.lb,
+			    rmap_lookup(r.dm.vm, fs[i].addr + fs[i].b[j].offset,
 					NULL));
 			snprintf(end, sizeof(end), " bytes, hash ");
 			assert_non_null(strstr(got, end));
@@ -322,10 +337,7 @@ static void test_bbs_cut_names(void **state)
 		}
 	}
 	assert_true(blocks >= 2); /* main's, at least */
-	dualmap_free(&dm);
-	dualmap_free(&base);
-	elfimg_close(img);
-	labels_free(lb);
+	bbs_run_free(&r);
 }
 
 /* Without a map: no block labels, every byte still covered. */
