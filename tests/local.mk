@@ -2,7 +2,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -62,9 +62,15 @@ tests_test_labels_LDADD = $(TEST_LIBS)
 tests_test_numfmt_SOURCES = tests/test_numfmt.c tests/testutil.c tests/testutil.h
 tests_test_numfmt_CFLAGS = $(TEST_CFLAGS)
 tests_test_numfmt_LDADD = $(TEST_LIBS)
-tests_test_output_SOURCES = tests/test_output.c tests/testutil.c tests/testutil.h
-tests_test_output_CFLAGS = $(TEST_CFLAGS)
-tests_test_output_LDADD = $(TEST_LIBS)
+output_fixture = tests/output_fixture.c tests/output_fixture.h \
+	tests/testutil.c tests/testutil.h
+tests_test_output_pprof_html_SOURCES = tests/test_output_pprof_html.c \
+	$(output_fixture)
+tests_test_output_pprof_html_CFLAGS = $(TEST_CFLAGS)
+tests_test_output_pprof_html_LDADD = $(TEST_LIBS)
+tests_test_output_text_SOURCES = tests/test_output_text.c $(output_fixture)
+tests_test_output_text_CFLAGS = $(TEST_CFLAGS)
+tests_test_output_text_LDADD = $(TEST_LIBS)
 tests_test_perf_SOURCES = tests/test_perf.c tests/testutil.c tests/testutil.h
 tests_test_perf_CFLAGS = $(TEST_CFLAGS)
 tests_test_perf_LDADD = $(TEST_LIBS)
