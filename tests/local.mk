@@ -2,7 +2,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -77,9 +77,16 @@ tests_test_perf_LDADD = $(TEST_LIBS)
 tests_test_procmaps_SOURCES = tests/test_procmaps.c tests/testutil.c tests/testutil.h
 tests_test_procmaps_CFLAGS = $(TEST_CFLAGS)
 tests_test_procmaps_LDADD = $(TEST_LIBS)
-tests_test_rangemap_SOURCES = tests/test_rangemap.c tests/testutil.c tests/testutil.h
-tests_test_rangemap_CFLAGS = $(TEST_CFLAGS)
-tests_test_rangemap_LDADD = $(TEST_LIBS)
+rangemap_fixture = tests/rangemap_fixture.c tests/rangemap_fixture.h \
+	tests/testutil.c tests/testutil.h
+tests_test_rangemap_literal_SOURCES = tests/test_rangemap_literal.c \
+	$(rangemap_fixture)
+tests_test_rangemap_literal_CFLAGS = $(TEST_CFLAGS)
+tests_test_rangemap_literal_LDADD = $(TEST_LIBS)
+tests_test_rangemap_random_SOURCES = tests/test_rangemap_random.c \
+	$(rangemap_fixture)
+tests_test_rangemap_random_CFLAGS = $(TEST_CFLAGS)
+tests_test_rangemap_random_LDADD = $(TEST_LIBS)
 tests_test_x86dec_SOURCES = tests/test_x86dec.c
 tests_test_x86dec_CFLAGS = $(TEST_CFLAGS)
 tests_test_x86dec_LDADD = $(TEST_LIBS) -lZydis
