@@ -2,7 +2,7 @@
 # tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
 # scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -24,11 +24,25 @@ tests_test_difftree_LDADD = $(TEST_LIBS)
 tests_test_ehframe_SOURCES = tests/test_ehframe.c tests/testutil.c tests/testutil.h
 tests_test_ehframe_CFLAGS = $(TEST_CFLAGS)
 tests_test_ehframe_LDADD = $(TEST_LIBS)
-tests_test_elf_SOURCES = tests/test_elf.c tests/testutil.c tests/testutil.h
-tests_test_elf_CFLAGS = $(TEST_CFLAGS)
-tests_test_elf_LDADD = $(TEST_LIBS)
-tests_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
+elf_fixture = tests/elf_fixture.c tests/elf_fixture.h tests/testutil.c \
+	tests/testutil.h
+elf_fixture_cppflags = $(AM_CPPFLAGS) -DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_elf_debug_SOURCES = tests/test_elf_debug.c $(elf_fixture)
+tests_test_elf_debug_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_debug_LDADD = $(TEST_LIBS)
+tests_test_elf_debug_CPPFLAGS = $(elf_fixture_cppflags)
+tests_test_elf_demangle_SOURCES = tests/test_elf_demangle.c $(elf_fixture)
+tests_test_elf_demangle_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_demangle_LDADD = $(TEST_LIBS)
+tests_test_elf_demangle_CPPFLAGS = $(elf_fixture_cppflags)
+tests_test_elf_hostile_SOURCES = tests/test_elf_hostile.c $(elf_fixture)
+tests_test_elf_hostile_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_hostile_LDADD = $(TEST_LIBS)
+tests_test_elf_hostile_CPPFLAGS = $(elf_fixture_cppflags)
+tests_test_elf_images_SOURCES = tests/test_elf_images.c $(elf_fixture)
+tests_test_elf_images_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_images_LDADD = $(TEST_LIBS)
+tests_test_elf_images_CPPFLAGS = $(elf_fixture_cppflags)
 tests_test_events_SOURCES = tests/test_events.c tests/testutil.c tests/testutil.h
 tests_test_events_CFLAGS = $(TEST_CFLAGS)
 tests_test_events_LDADD = $(TEST_LIBS)
