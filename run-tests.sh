@@ -20,7 +20,7 @@ cd "$(dirname "$0")"
 #   nodejs       /usr/bin/node, one of t1000's big real files
 #   util-linux mount  setpriv to run as nobody (t1001, t2090,
 #                test_snapshot), tmpfs mounts for a full disk (t2095,
-#                test_datafile)
+#                test_datafile_nospace)
 #   procps       ps, kill
 #   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  --format pprof (build)
 #   libzstd-dev  PACKED sample records (build)

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
-# scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
+# tests/: cmocka unit tests per module (test_<module>.c, or by theme,
+# test_<module>_<theme>.c, with what they share in <module>_fixture.c) and
+# end-to-end scripts numbered by family: t1xxx size, t2xxx record, t3xxx
+# report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -15,9 +17,28 @@ tests_test_attrib_LDADD = $(TEST_LIBS)
 tests_test_bbaddrmap_SOURCES = tests/test_bbaddrmap.c tests/testutil.c tests/testutil.h
 tests_test_bbaddrmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_bbaddrmap_LDADD = $(TEST_LIBS)
-tests_test_datafile_SOURCES = tests/test_datafile.c tests/testutil.c tests/testutil.h
-tests_test_datafile_CFLAGS = $(TEST_CFLAGS)
-tests_test_datafile_LDADD = $(TEST_LIBS)
+datafile_fixture = tests/datafile_fixture.c tests/datafile_fixture.h \
+	tests/testutil.c tests/testutil.h
+tests_test_datafile_corrupt_SOURCES = tests/test_datafile_corrupt.c \
+	$(datafile_fixture)
+tests_test_datafile_corrupt_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_corrupt_LDADD = $(TEST_LIBS)
+tests_test_datafile_nospace_SOURCES = tests/test_datafile_nospace.c \
+	$(datafile_fixture)
+tests_test_datafile_nospace_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_nospace_LDADD = $(TEST_LIBS)
+tests_test_datafile_pages_SOURCES = tests/test_datafile_pages.c \
+	$(datafile_fixture)
+tests_test_datafile_pages_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_pages_LDADD = $(TEST_LIBS)
+tests_test_datafile_records_SOURCES = tests/test_datafile_records.c \
+	$(datafile_fixture)
+tests_test_datafile_records_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_records_LDADD = $(TEST_LIBS)
+tests_test_datafile_samples_SOURCES = tests/test_datafile_samples.c \
+	$(datafile_fixture)
+tests_test_datafile_samples_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_samples_LDADD = $(TEST_LIBS)
 tests_test_difftree_SOURCES = tests/test_difftree.c tests/testutil.c tests/testutil.h
 tests_test_difftree_CFLAGS = $(TEST_CFLAGS)
 tests_test_difftree_LDADD = $(TEST_LIBS)
