@@ -48,9 +48,9 @@ char *make_full_file(void);
  * 64, the last at len); returns how many. */
 size_t boundaries(const uint8_t *raw, size_t len, uint64_t *b);
 
-/* Opens into *r a copy of src with n bytes at offset at replaced by bytes
- * (checksums fixed past the change, so that the checks behind them are
- * reached); returns md_reader_open()'s result. */
+/* Opens into *r a copy of src (tmpdir's patched.data) with the n bytes at
+ * offset at replaced by bytes and its checksums made right again, so that
+ * the checks behind them are reached; returns md_reader_open()'s result. */
 int open_patched(const char *src, size_t at, const void *bytes, size_t n,
 		 struct md_reader **r);
 
