@@ -8,19 +8,19 @@ set -eu
 cd "$(dirname "$0")"
 
 # What the tests need beyond the build:
-#   elfutils     eu-readelf, eu-strip (test_ehframe, test_elf)
+#   elfutils     eu-readelf, eu-strip (test_ehframe, test_elf_debug)
 #   binutils     readelf, nm, objcopy, c++filt, strip (most tests)
 #   linux-perf   perf record/script, the ground truth of t2050
 #   python3      the t*.py tests, t2100's allocating workload
 #   clang llvm-14  bb-addr-map programs and llvm-readobj (test_bbaddrmap),
-#                clang's foreign-target objects (test_elf)
+#                clang's foreign-target objects (test_elf_images)
 #   g++          C++ fixtures (test_ehframe, t3010)
-#   gcc-multilib -m32 fixtures (test_elf, test_ehframe, test_relocs, t1000)
-#   libc6-dbg    libc's debug file (test_elf, t1100's libc acceptance)
+#   gcc-multilib -m32 fixtures (test_elf_*, test_ehframe, test_relocs, t1000)
+#   libc6-dbg    libc's debug file (test_elf_debug, t1100's libc acceptance)
 #   nodejs       /usr/bin/node, one of t1000's big real files
 #   util-linux mount  setpriv to run as nobody (t1001, t2090,
 #                test_snapshot), tmpfs mounts for a full disk (t2095,
-#                test_datafile)
+#                test_datafile_nospace)
 #   procps       ps, kill
 #   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  --format pprof (build)
 #   libzstd-dev  PACKED sample records (build)

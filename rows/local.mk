@@ -21,7 +21,8 @@ EXTRA_DIST += rows/profile.proto rows/html/viewer.css rows/html/viewer.js \
 # BUILT_SOURCES is made first only by `make all`, `check` and `install`:
 # `make memsz` (any single target) in a fresh tree reaches the users of
 # the generated header before the header, so each user names it.
-rows/pprof.$(OBJEXT) tests/test_output-test_output.$(OBJEXT): \
+rows/pprof.$(OBJEXT) \
+	tests/test_output_pprof_html-test_output_pprof_html.$(OBJEXT): \
 	rows/profile.pb-c.h
 
 rows/profile.pb-c.h: rows/profile.pb-c.c

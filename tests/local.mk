@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/: cmocka unit tests per module (test_<module>.c) and end-to-end
-# scripts numbered by family: t1xxx size, t2xxx record, t3xxx report.
+# tests/: cmocka unit tests per module (test_<module>.c, or by theme,
+# test_<module>_<theme>.c, with what they share in <module>_fixture.c) and
+# end-to-end scripts numbered by family: t1xxx size, t2xxx record, t3xxx
+# report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile tests/test_difftree tests/test_ehframe tests/test_elf tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -15,20 +17,53 @@ tests_test_attrib_LDADD = $(TEST_LIBS)
 tests_test_bbaddrmap_SOURCES = tests/test_bbaddrmap.c tests/testutil.c tests/testutil.h
 tests_test_bbaddrmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_bbaddrmap_LDADD = $(TEST_LIBS)
-tests_test_datafile_SOURCES = tests/test_datafile.c tests/testutil.c tests/testutil.h
-tests_test_datafile_CFLAGS = $(TEST_CFLAGS)
-tests_test_datafile_LDADD = $(TEST_LIBS)
+datafile_fixture = tests/datafile_fixture.c tests/datafile_fixture.h \
+	tests/testutil.c tests/testutil.h
+tests_test_datafile_corrupt_SOURCES = tests/test_datafile_corrupt.c \
+	$(datafile_fixture)
+tests_test_datafile_corrupt_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_corrupt_LDADD = $(TEST_LIBS)
+tests_test_datafile_nospace_SOURCES = tests/test_datafile_nospace.c \
+	$(datafile_fixture)
+tests_test_datafile_nospace_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_nospace_LDADD = $(TEST_LIBS)
+tests_test_datafile_pages_SOURCES = tests/test_datafile_pages.c \
+	$(datafile_fixture)
+tests_test_datafile_pages_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_pages_LDADD = $(TEST_LIBS)
+tests_test_datafile_records_SOURCES = tests/test_datafile_records.c \
+	$(datafile_fixture)
+tests_test_datafile_records_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_records_LDADD = $(TEST_LIBS)
+tests_test_datafile_samples_SOURCES = tests/test_datafile_samples.c \
+	$(datafile_fixture)
+tests_test_datafile_samples_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_samples_LDADD = $(TEST_LIBS)
 tests_test_difftree_SOURCES = tests/test_difftree.c tests/testutil.c tests/testutil.h
 tests_test_difftree_CFLAGS = $(TEST_CFLAGS)
 tests_test_difftree_LDADD = $(TEST_LIBS)
 tests_test_ehframe_SOURCES = tests/test_ehframe.c tests/testutil.c tests/testutil.h
 tests_test_ehframe_CFLAGS = $(TEST_CFLAGS)
 tests_test_ehframe_LDADD = $(TEST_LIBS)
-tests_test_elf_SOURCES = tests/test_elf.c tests/testutil.c tests/testutil.h
-tests_test_elf_CFLAGS = $(TEST_CFLAGS)
-tests_test_elf_LDADD = $(TEST_LIBS)
-tests_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
+elf_fixture = tests/elf_fixture.c tests/elf_fixture.h tests/testutil.c \
+	tests/testutil.h
+elf_fixture_cppflags = $(AM_CPPFLAGS) -DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_elf_debug_SOURCES = tests/test_elf_debug.c $(elf_fixture)
+tests_test_elf_debug_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_debug_LDADD = $(TEST_LIBS)
+tests_test_elf_debug_CPPFLAGS = $(elf_fixture_cppflags)
+tests_test_elf_demangle_SOURCES = tests/test_elf_demangle.c $(elf_fixture)
+tests_test_elf_demangle_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_demangle_LDADD = $(TEST_LIBS)
+tests_test_elf_demangle_CPPFLAGS = $(elf_fixture_cppflags)
+tests_test_elf_hostile_SOURCES = tests/test_elf_hostile.c $(elf_fixture)
+tests_test_elf_hostile_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_hostile_LDADD = $(TEST_LIBS)
+tests_test_elf_hostile_CPPFLAGS = $(elf_fixture_cppflags)
+tests_test_elf_images_SOURCES = tests/test_elf_images.c $(elf_fixture)
+tests_test_elf_images_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_images_LDADD = $(TEST_LIBS)
+tests_test_elf_images_CPPFLAGS = $(elf_fixture_cppflags)
 tests_test_events_SOURCES = tests/test_events.c tests/testutil.c tests/testutil.h
 tests_test_events_CFLAGS = $(TEST_CFLAGS)
 tests_test_events_LDADD = $(TEST_LIBS)
@@ -62,18 +97,31 @@ tests_test_labels_LDADD = $(TEST_LIBS)
 tests_test_numfmt_SOURCES = tests/test_numfmt.c tests/testutil.c tests/testutil.h
 tests_test_numfmt_CFLAGS = $(TEST_CFLAGS)
 tests_test_numfmt_LDADD = $(TEST_LIBS)
-tests_test_output_SOURCES = tests/test_output.c tests/testutil.c tests/testutil.h
-tests_test_output_CFLAGS = $(TEST_CFLAGS)
-tests_test_output_LDADD = $(TEST_LIBS)
+output_fixture = tests/output_fixture.c tests/output_fixture.h \
+	tests/testutil.c tests/testutil.h
+tests_test_output_pprof_html_SOURCES = tests/test_output_pprof_html.c \
+	$(output_fixture)
+tests_test_output_pprof_html_CFLAGS = $(TEST_CFLAGS)
+tests_test_output_pprof_html_LDADD = $(TEST_LIBS)
+tests_test_output_text_SOURCES = tests/test_output_text.c $(output_fixture)
+tests_test_output_text_CFLAGS = $(TEST_CFLAGS)
+tests_test_output_text_LDADD = $(TEST_LIBS)
 tests_test_perf_SOURCES = tests/test_perf.c tests/testutil.c tests/testutil.h
 tests_test_perf_CFLAGS = $(TEST_CFLAGS)
 tests_test_perf_LDADD = $(TEST_LIBS)
 tests_test_procmaps_SOURCES = tests/test_procmaps.c tests/testutil.c tests/testutil.h
 tests_test_procmaps_CFLAGS = $(TEST_CFLAGS)
 tests_test_procmaps_LDADD = $(TEST_LIBS)
-tests_test_rangemap_SOURCES = tests/test_rangemap.c tests/testutil.c tests/testutil.h
-tests_test_rangemap_CFLAGS = $(TEST_CFLAGS)
-tests_test_rangemap_LDADD = $(TEST_LIBS)
+rangemap_fixture = tests/rangemap_fixture.c tests/rangemap_fixture.h \
+	tests/testutil.c tests/testutil.h
+tests_test_rangemap_literal_SOURCES = tests/test_rangemap_literal.c \
+	$(rangemap_fixture)
+tests_test_rangemap_literal_CFLAGS = $(TEST_CFLAGS)
+tests_test_rangemap_literal_LDADD = $(TEST_LIBS)
+tests_test_rangemap_random_SOURCES = tests/test_rangemap_random.c \
+	$(rangemap_fixture)
+tests_test_rangemap_random_CFLAGS = $(TEST_CFLAGS)
+tests_test_rangemap_random_LDADD = $(TEST_LIBS)
 tests_test_x86dec_SOURCES = tests/test_x86dec.c
 tests_test_x86dec_CFLAGS = $(TEST_CFLAGS)
 tests_test_x86dec_LDADD = $(TEST_LIBS) -lZydis

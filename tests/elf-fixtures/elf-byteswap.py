@@ -3,10 +3,10 @@
 """Rewrite a little-endian ELF file as big-endian (test fixture generator).
 
 binutils here cannot change a file's byte order and no big-endian linker is
-installed, so tests/test_elf.c builds an x86-64 (or i386) executable and this
-script byte-swaps every structure memsz and readelf read: the ELF header,
-program and section headers, symbol tables, SHT_SYMTAB_SHNDX, note headers
-and the .gnu_debuglink CRC. Code and data bytes stay as they are.
+installed, so tests/elf_fixture.c builds an x86-64 (or i386) executable and
+this script byte-swaps every structure memsz and readelf read: the ELF
+header, program and section headers, symbol tables, SHT_SYMTAB_SHNDX, note
+headers and the .gnu_debuglink CRC. Code and data bytes stay as they are.
 
 usage: elf-byteswap.py IN OUT
 """

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_output.c — table, csv, tsv and json writers against literal text;
- * json output is also parsed by python3's json module; pprof output is
- * inflated by zlib and decoded by protobuf-c; html is checked for what
- * could break out of its data blocks. */
+/* test_output_text.c — table, csv, tsv and json writers against literal
+ * text; json output is also parsed by python3's json module. (pprof and
+ * html: test_output_pprof_html.c.) */
 #include "config.h"
 
 #include <errno.h>
@@ -19,33 +18,14 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <zlib.h>
-
-#include "rows/profile.pb-c.h"
 
 #include "maps/labels.h"
 #include "rows/json_writer.h"
 #include "rows/output.h"
 #include "rows/rows.h"
+#include "tests/output_fixture.h"
 #include "tests/testutil.h"
 #include "util/util.h"
-
-static const char *const keys2[] = {"sections", "symbols"};
-static const enum col_id cols_fv[] = {COL_FILE, COL_VM};
-
-static void add(struct rowtree *t, const char *a, const char *b, uint64_t file,
-		uint64_t vm)
-{
-	uint32_t path[2];
-	uint64_t vals[COL__COUNT] = {0};
-
-	path[0] = labels_intern(t->lb, a);
-	if (t->depth > 1)
-		path[1] = labels_intern(t->lb, b);
-	vals[COL_FILE] = file;
-	vals[COL_VM] = vm;
-	rowtree_add(t, path, vals);
-}
 
 /* .debug_info 8192/0 with one child; .text 2048/2048 = main 1536 + foo 512 */
 static struct rowtree *small_tree(struct labels *lb)
@@ -58,19 +38,6 @@ static struct rowtree *small_tree(struct labels *lb)
 	add(t, ".text", "main", 512, 512);
 	rowtree_finish(t, COL_FILE, 0);
 	return t;
-}
-
-/* Render t with o into a malloc'ed string. */
-static char *render(const struct rowtree *t, const struct out_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(out_write(f, t, o), 0);
-	fclose(f);
-	return buf;
 }
 
 /* Feed text to python3's json module running script (which reads the
@@ -774,239 +741,6 @@ static void test_fields_width(void **state)
 	labels_free(lb);
 }
 
-/* Inflate gzip data gz[0..n) into a malloc'd buffer; *len its size. */
-static uint8_t *gunzip(const char *gz, size_t n, size_t *len)
-{
-	size_t cap = 1 << 20;
-	uint8_t *out = malloc(cap);
-	z_stream z = {0};
-
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (uint8_t *)gz;
-	z.avail_in = (uInt)n;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	*len = z.total_out;
-	inflateEnd(&z);
-	return out;
-}
-
-static const char *pstr(const Perftools__Profiles__Profile *p, int64_t i)
-{
-	assert_true(i >= 0 && (size_t)i < p->n_string_table);
-	return p->string_table[i];
-}
-
-/* The function names of sample s's locations, leaf first, ';'-joined. */
-static void sample_stack(const Perftools__Profiles__Profile *p,
-			 const Perftools__Profiles__Sample *s, char *buf,
-			 size_t len)
-{
-	buf[0] = 0;
-	for (size_t i = 0; i < s->n_location_id; i++) {
-		const Perftools__Profiles__Location *l =
-		    p->location[s->location_id[i] - 1];
-		const Perftools__Profiles__Function *fn;
-
-		assert_int_equal(l->id, s->location_id[i]);
-		assert_int_equal(l->n_line, 1);
-		fn = p->function[l->line[0]->function_id - 1];
-		assert_int_equal(fn->id, l->line[0]->function_id);
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
-			 i ? ";" : "", pstr(p, fn->name));
-	}
-}
-
-static const char *label_of(const Perftools__Profiles__Profile *p,
-			    const Perftools__Profiles__Sample *s,
-			    const char *key)
-{
-	for (size_t i = 0; i < s->n_label; i++)
-		if (!strcmp(pstr(p, s->label[i]->key), key))
-			return pstr(p, s->label[i]->str);
-	return NULL;
-}
-
-/* pprof: decoded with protobuf-c and zlib, the profile has one sample per
- * leaf, stacks leaf first with callers split into frames, labels per
- * level (callers: the stack and its innermost frame), the main binary as
- * mapping 1 (the first image that is no library), the files level's
- * mapping with its build-id, PSS rounded. */
-static void test_pprof(void **state)
-{
-	static const char *const keys[] = {"files", "callers"};
-	static const enum col_id cols[] = {COL_RSS, COL_PSS};
-	static const struct out_image images[] = {{"/lib/a.so", "ab12"},
-						  {"/bin/prog", "cd34"}};
-	struct labels *lb = labels_new();
-	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = {.fmt = OUT_PPROF,
-			     .keys = keys,
-			     .cols = cols,
-			     .ncols = 2,
-			     .sort = COL_PSS,
-			     .images = images,
-			     .nimages = 2};
-	static const char *const paths[][2] = {
-	    {"/lib/a.so", "main;f;g"},
-	    {"/lib/a.so", "main;h"},
-	    {"[heap]", "main;f;g"},
-	};
-	Perftools__Profiles__Profile *p;
-	char *buf = NULL, stack[256];
-	size_t len = 0, plen;
-	uint8_t *raw;
-	FILE *f;
-
-	(void)state;
-	for (size_t i = 0; i < 3; i++) {
-		uint32_t path[2] = {labels_intern(lb, paths[i][0]),
-				    labels_intern(lb, paths[i][1])};
-		uint64_t vals[COL__COUNT] = {0};
-
-		vals[COL_RSS] = 4096 * (i + 1);
-		/* 1000.5 bytes of PSS rounds to 1001 */
-		vals[COL_PSS] = (2001ull << COL_PSS_SHIFT) / 2;
-		rowtree_add(t, path, vals);
-	}
-	rowtree_finish(t, COL_RSS, 0);
-	f = open_memstream(&buf, &len);
-	assert_int_equal(out_write(f, t, &o), 0);
-	fclose(f);
-	assert_true(len > 2 && (uint8_t)buf[0] == 0x1f &&
-		    (uint8_t)buf[1] == 0x8b);
-	raw = gunzip(buf, len, &plen);
-	p = perftools__profiles__profile__unpack(NULL, plen, raw);
-	assert_non_null(p);
-
-	assert_string_equal(p->string_table[0], "");
-	assert_int_equal(p->n_sample_type, 2);
-	assert_string_equal(pstr(p, p->sample_type[0]->type), "rss");
-	assert_string_equal(pstr(p, p->sample_type[0]->unit), "bytes");
-	assert_string_equal(pstr(p, p->sample_type[1]->type), "pss");
-	assert_string_equal(pstr(p, p->default_sample_type), "pss");
-	assert_int_equal(p->n_sample, 3);
-	for (size_t i = 0; i < p->n_sample; i++) {
-		const Perftools__Profiles__Sample *s = p->sample[i];
-		const char *file = label_of(p, s, "files");
-
-		assert_non_null(file);
-		assert_non_null(label_of(p, s, "callers"));
-		assert_non_null(label_of(p, s, "frame"));
-		assert_int_equal(s->n_value, 2);
-		assert_int_equal(s->value[1], 1001);
-		sample_stack(p, s, stack, sizeof(stack));
-		if (s->value[0] == 4096) {
-			assert_string_equal(stack, "g;f;main;/lib/a.so");
-			assert_string_equal(label_of(p, s, "callers"),
-					    "main;f;g");
-			assert_string_equal(label_of(p, s, "frame"), "g");
-		} else if (s->value[0] == 8192) {
-			assert_string_equal(stack, "h;main;/lib/a.so");
-			assert_string_equal(label_of(p, s, "frame"), "h");
-		} else {
-			assert_int_equal(s->value[0], 12288);
-			assert_string_equal(stack, "g;f;main;[heap]");
-			assert_string_equal(file, "[heap]");
-		}
-	}
-	/* the main binary first, then one mapping per file; each with its
-	 * build-id */
-	assert_int_equal(p->n_mapping, 3);
-	assert_string_equal(pstr(p, p->mapping[0]->filename), "/bin/prog");
-	for (size_t i = 0; i < p->n_mapping; i++) {
-		const char *fn = pstr(p, p->mapping[i]->filename);
-
-		assert_int_equal(p->mapping[i]->id, i + 1);
-		assert_string_equal(pstr(p, p->mapping[i]->build_id),
-				    !strcmp(fn, "/lib/a.so")   ? "ab12"
-				    : !strcmp(fn, "/bin/prog") ? "cd34"
-							       : "");
-	}
-	/* g, f, main are shared by both files' stacks: one location each */
-	assert_int_equal(p->n_location, 6);
-
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(raw);
-	free(buf);
-	rowtree_free(t);
-	labels_free(lb);
-}
-
-/* RES%, a ratio, is no pprof sample type and no column of the html page,
- * wherever cols has it and with res_pct */
-static void test_pprof_html_ratio(void **state)
-{
-	static const enum col_id cols[] = {COL_RES_PCT, COL_RSS};
-	struct labels *lb = labels_new();
-	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = {.fmt = OUT_PPROF,
-			     .keys = keys2,
-			     .cols = cols,
-			     .ncols = 2,
-			     .res_pct = true,
-			     .sort = COL_RSS};
-	Perftools__Profiles__Profile *p;
-	char *buf = NULL, *s;
-	size_t len = 0, plen;
-	uint8_t *raw;
-	FILE *f;
-
-	(void)state;
-	add(t, "/lib/a.so", ".text", 10, 10);
-	rowtree_finish(t, COL_RSS, 0);
-	f = open_memstream(&buf, &len);
-	assert_int_equal(out_write(f, t, &o), 0);
-	fclose(f);
-	raw = gunzip(buf, len, &plen);
-	p = perftools__profiles__profile__unpack(NULL, plen, raw);
-	assert_non_null(p);
-	assert_int_equal(p->n_sample_type, 1);
-	assert_string_equal(pstr(p, p->sample_type[0]->type), "rss");
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(raw);
-	free(buf);
-	o.fmt = OUT_HTML;
-	s = render(t, &o);
-	assert_null(strstr(s, "res_pct"));
-	assert_non_null(strstr(s, "\"key\":\"rss\""));
-	free(s);
-	rowtree_free(t);
-	labels_free(lb);
-}
-
-/* html: a label cannot end the data's <script> block; nothing is fetched */
-static void test_html_escape(void **state)
-{
-	struct labels *lb = labels_new();
-	struct rowtree *t = rowtree_new(lb, 2);
-	struct out_opts o = {.fmt = OUT_HTML,
-			     .keys = keys2,
-			     .cols = cols_fv,
-			     .ncols = 2,
-			     .sort = COL_FILE,
-			     .title = "a <b> & c"};
-	char *s, *p;
-	int n = 0;
-
-	(void)state;
-	add(t, "</script><script>alert(1)</script>", "<!--", 10, 10);
-	add(t, ".text", "</SCRIPT >", 5, 5);
-	rowtree_finish(t, COL_FILE, 0);
-	s = render(t, &o);
-	for (p = s; (p = strcasestr(p, "</script")); p++)
-		n++;
-	assert_int_equal(n, 3); /* the two data blocks and the viewer */
-	assert_null(strstr(s, "<!--"));
-	assert_non_null(strstr(s, "<title>a &lt;b&gt; &amp; c</title>"));
-	assert_non_null(strstr(s, "Content-Security-Policy"));
-	assert_non_null(strstr(s, "\\u003c/script>\\u003cscript>alert(1)"));
-	free(s);
-	rowtree_free(t);
-	labels_free(lb);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1026,9 +760,6 @@ int main(void)
 	    cmocka_unit_test(test_write_error),
 	    cmocka_unit_test(test_write_error_object),
 	    cmocka_unit_test(test_format_rows),
-	    cmocka_unit_test(test_pprof),
-	    cmocka_unit_test(test_pprof_html_ratio),
-	    cmocka_unit_test(test_html_escape),
 	};
 
 	return test_run_group(tests, NULL, NULL);
