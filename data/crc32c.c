@@ -43,8 +43,8 @@ static uint32_t crc_sw(uint32_t c, const uint8_t *p, size_t n);
  * the binary's read-only pages, no table filled and faulted in at every
  * start. Value (k, byte, bit) is the register 1 << (8 * byte + bit)
  * becomes over (k + 1) * CRC_LANE zero bytes (computed by the bitwise
- * CRC); test_datafile checks long buffers, joined lanes and all, against
- * the bitwise CRC. */
+ * CRC); test_datafile_corrupt's test_crc32c checks long buffers, joined
+ * lanes and all, against the bitwise CRC. */
 #define SH_E(v, a, b, c, d, e, f, g, h)                                        \
 	(((v)&1 ? (a) : 0) ^ ((v)&2 ? (b) : 0) ^ ((v)&4 ? (c) : 0) ^           \
 	 ((v)&8 ? (d) : 0) ^ ((v)&16 ? (e) : 0) ^ ((v)&32 ? (f) : 0) ^         \
