@@ -249,17 +249,34 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 	}
 }
 
+/* True if compressed sections of in bytes claiming out inflated are past
+ * the bound of dwarf.h: more than DWARF_INFLATE_BYTES_MAX and more than
+ * DWARF_INFLATE_RATIO_MAX times in. */
+static bool inflate_refused(uint64_t in, uint64_t out)
+{
+	return out > DWARF_INFLATE_BYTES_MAX &&
+	       out / DWARF_INFLATE_RATIO_MAX > in;
+}
+
 /* dwarf_begin_elf() on dimg without the sections of unread for
  * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
- * NULL if libdw finds no DWARF it can read. */
-static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw)
+ * NULL if libdw finds no DWARF it can read, or if what it would inflate
+ * is past dwarf.h's bound (then nothing is inflated, and *zin and *zout
+ * say what the compressed sections claim). */
+static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
+			 uint64_t *zin, uint64_t *zout)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
-	Dwarf *dbg;
+	Dwarf *dbg = NULL;
 
-	elf_dwarf_inflate(dimg);
-	dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+	/* the claim of what is left after hiding: what would be inflated */
+	elf_dwarf_claim(dimg, zin, zout);
+	if (!inflate_refused(*zin, *zout)) {
+		*zin = *zout = 0;
+		elf_dwarf_inflate(dimg);
+		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+	}
 
 	unhide(dimg, h, n);
 	free(h);
@@ -845,6 +862,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	struct rawsec info, line;
 	Dwarf_CU *cu = NULL, *next;
 	bool cus = src == ELFSRC_COMPILEUNITS;
+	uint64_t zin, zout;
 	int r;
 
 	if (src != ELFSRC_COMPILEUNITS && src != ELFSRC_INLINES)
@@ -860,15 +878,19 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
-	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img);
+	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &zin, &zout);
 	if (c.dbg && !strings_terminated(c.dimg)) {
 		dwarf_end(c.dbg);
 		c.dbg = NULL;
 	}
 	if (!c.dbg) {
 		if (stats) {
+			/* refused: read as if there were no DWARF, said so */
 			stats->no_dwarf = true;
-			stats->dwarf_errors++;
+			stats->dwarf_zbytes = zin;
+			stats->dwarf_zclaim = zout;
+			if (!zout)
+				stats->dwarf_errors++;
 		}
 		return 0;
 	}

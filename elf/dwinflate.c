@@ -46,6 +46,27 @@ static bool libdw_reads_name(const char *name)
 	return false;
 }
 
+/* True if name is one dwarf_begin_elf() looks at in an image with a
+ * .debug_info: ".debug_X" (X in libdw_reads) or ".gnu_debugaltlink", or
+ * that with ".z" for "." (a GNU-compressed one: *gnu set). */
+static bool libdw_section(const char *name, bool *gnu)
+{
+	const char *x;
+
+	if (name[0] != '.')
+		return false;
+	*gnu = name[1] == 'z';
+	x = name + (*gnu ? 2 : 1);
+	if (!strcmp(x, "gnu_debugaltlink"))
+		return true;
+	if (strncmp(x, "debug_", 6))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(libdw_reads); i++)
+		if (!strcmp(x + 6, libdw_reads[i]))
+			return true;
+	return false;
+}
+
 /* Read up to len bytes at off into buf; the count read (short at the end
  * of the file or on an error). */
 static size_t read_at(int fd, void *buf, size_t len, uint64_t off)
@@ -144,6 +165,61 @@ static bool read_chdr(struct elfimg *img, const GElf_Shdr *sh, GElf_Chdr *ch,
 	return ch->ch_type == ELFCOMPRESS_ZLIB &&
 	       !(ch->ch_addralign & (ch->ch_addralign - 1)) &&
 	       ch->ch_size / 1032 <= sh->sh_size - *hsize && ch->ch_size;
+}
+
+/* The size section i of img (sh: libelf's header of it) claims inflated,
+ * as its header says, or 0 if nothing would inflate it: an
+ * SHF_COMPRESSED one by its compression header (of any type: a newer
+ * libelf also inflates zstd), a GNU one (gnu: ".zdebug_X") by its "ZLIB"
+ * header. */
+static uint64_t claim_of(struct elfimg *img, const GElf_Shdr *sh, bool gnu)
+{
+	struct elfimg_priv *priv = img->priv;
+	bool is64 = img->elfclass == ELFCLASS64;
+	unsigned char b[sizeof(Elf64_Chdr)];
+	uint64_t n = ELF_SIZEOF(is64, Chdr);
+	const uint64_t gnu_hsize = 4 + 8; /* "ZLIB", big-endian size */
+
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return sh->sh_size >= n &&
+			       read_at(priv->fd, b, n, sh->sh_offset) == n
+			   ? ELF_FIELD(b, is64, Chdr, ch_size, img->big_endian)
+			   : 0;
+	if (gnu && sh->sh_size >= gnu_hsize &&
+	    read_at(priv->fd, b, gnu_hsize, sh->sh_offset) == gnu_hsize &&
+	    !memcmp(b, "ZLIB", 4))
+		return elf_get_uint(b + 4, 8, true);
+	return 0;
+}
+
+void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
+{
+	struct elfimg_priv *priv = img->priv;
+
+	*in = *out = 0;
+	for (size_t i = 1; i < img->nsecs; i++) {
+		Elf_Scn *scn = elf_getscn(priv->elf, i);
+		GElf_Shdr sh;
+		uint64_t c;
+		bool gnu = false;
+
+		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		/* libdw names sections by elf_strptr(), which inflates a
+		 * compressed .shstrtab whole; it skips what is in a group or
+		 * (hidden by dwarf.c) NOBITS; duplicates of a name are
+		 * counted too: libdw inflates the next if one fails */
+		if (i != priv->shstrndx &&
+		    (!libdw_section(img->secs[i].name, &gnu) ||
+		     (sh.sh_flags & SHF_GROUP)))
+			continue;
+		c = claim_of(img, &sh, gnu && i != priv->shstrndx);
+		if (!c)
+			continue;
+		*in = sh.sh_size > UINT64_MAX - *in ? UINT64_MAX
+						    : *in + sh.sh_size;
+		*out = c > UINT64_MAX - *out ? UINT64_MAX : *out + c;
+	}
 }
 
 /* Keep buf until img's libelf handle is ended. */

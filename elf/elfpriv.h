@@ -137,6 +137,15 @@ void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
  * leave them, without libelf's copy of the compressed bytes (elf/
  * dwinflate.c). What cannot be done so is left to libelf. */
 void elf_dwarf_inflate(struct elfimg *img);
+/* What dwarf_begin_elf() (and elf_dwarf_inflate() for it) would inflate
+ * of img now, as the headers claim, read before anything is inflated:
+ * *out the sum of the inflated sizes, *in that of the compressed
+ * sections' sizes (each saturating). Counted: the SHF_COMPRESSED
+ * sections libdw reads and its GNU ".zdebug_" ones with a "ZLIB"
+ * header, not SHT_NOBITS in libelf's headers (what dwarf.c hides), not
+ * in a group, every one of a name; and a compressed .shstrtab, which
+ * libdw's elf_strptr() inflates. */
+void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
 /* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
  * ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);
