@@ -249,34 +249,59 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 	}
 }
 
-/* True if compressed sections of in bytes claiming out inflated are past
- * the bound of dwarf.h: more than DWARF_INFLATE_BYTES_MAX and more than
- * DWARF_INFLATE_RATIO_MAX times in. */
-static bool inflate_refused(uint64_t in, uint64_t out)
+/* What the compressed DWARF of an image claims (dwarf_open()). */
+struct zclaim {
+	uint64_t in, out; /* compressed bytes, inflated bytes claimed */
+	bool linked;	  /* with its dwz and .dwo files' */
+};
+
+/* True if z is past the bound of dwarf.h: more than
+ * DWARF_INFLATE_BYTES_MAX and more than DWARF_INFLATE_RATIO_MAX times
+ * the compressed bytes. */
+static bool inflate_refused(const struct zclaim *z)
 {
-	return out > DWARF_INFLATE_BYTES_MAX &&
-	       out / DWARF_INFLATE_RATIO_MAX > in;
+	return z->out > DWARF_INFLATE_BYTES_MAX &&
+	       z->out / DWARF_INFLATE_RATIO_MAX > z->in;
 }
 
 /* dwarf_begin_elf() on dimg without the sections of unread for
  * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
  * NULL if libdw finds no DWARF it can read, or if what it would inflate
- * is past dwarf.h's bound (then nothing is inflated, and *zin and *zout
- * say what the compressed sections claim). */
+ * (of dimg, its dwz file and its .dwo files) is past dwarf.h's bound:
+ * then *z says what the compressed sections claim (else it is 0), and
+ * nothing past the bound was inflated. */
 static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
-			 uint64_t *zin, uint64_t *zout)
+			 struct zclaim *z)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
 	Dwarf *dbg = NULL;
+	uint64_t in, out;
+	bool refused;
 
 	/* the claim of what is left after hiding: what would be inflated */
-	elf_dwarf_claim(dimg, zin, zout);
-	if (!inflate_refused(*zin, *zout)) {
-		*zin = *zout = 0;
+	memset(z, 0, sizeof(*z));
+	elf_dwarf_claim(dimg, &z->in, &z->out);
+	refused = inflate_refused(z);
+	if (!refused) {
 		elf_dwarf_inflate(dimg);
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
 	}
+	/* and of the dwz and .dwo files libdw would open for it: known
+	 * only from the DWARF just opened, which is within the bound */
+	if (dbg) {
+		elf_dwarf_claim_linked(dimg, dbg, &in, &out);
+		z->linked = out != 0;
+		z->in = in > UINT64_MAX - z->in ? UINT64_MAX : z->in + in;
+		z->out = out > UINT64_MAX - z->out ? UINT64_MAX : z->out + out;
+		refused = inflate_refused(z);
+		if (refused) {
+			dwarf_end(dbg);
+			dbg = NULL;
+		}
+	}
+	if (!refused)
+		memset(z, 0, sizeof(*z));
 
 	unhide(dimg, h, n);
 	free(h);
@@ -862,7 +887,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	struct rawsec info, line;
 	Dwarf_CU *cu = NULL, *next;
 	bool cus = src == ELFSRC_COMPILEUNITS;
-	uint64_t zin, zout;
+	struct zclaim z;
 	int r;
 
 	if (src != ELFSRC_COMPILEUNITS && src != ELFSRC_INLINES)
@@ -878,7 +903,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
-	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &zin, &zout);
+	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z);
 	if (c.dbg && !strings_terminated(c.dimg)) {
 		dwarf_end(c.dbg);
 		c.dbg = NULL;
@@ -887,11 +912,15 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		if (stats) {
 			/* refused: read as if there were no DWARF, said so */
 			stats->no_dwarf = true;
-			stats->dwarf_zbytes = zin;
-			stats->dwarf_zclaim = zout;
-			if (!zout)
+			stats->dwarf_zbytes = z.in;
+			stats->dwarf_zclaim = z.out;
+			stats->dwarf_zlinked = z.linked;
+			if (!z.out)
 				stats->dwarf_errors++;
 		}
+		/* what was inflated before a linked file was refused */
+		if (z.out)
+			elfimg_reopen_elf(c.dimg);
 		return 0;
 	}
 	collect_secs(&c);

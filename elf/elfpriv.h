@@ -146,6 +146,14 @@ void elf_dwarf_inflate(struct elfimg *img);
  * in a group, every one of a name; and a compressed .shstrtab, which
  * libdw's elf_strptr() inflates. */
 void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
+/* elf_dwarf_claim() of the files libdw opens on its own for dbg (the
+ * libdw handle of img) and inflates whole: its dwz file
+ * (.gnu_debugaltlink) and the .dwo files of its skeleton units, each
+ * where libdw looks for it, each time a unit names it; summed into *in,
+ * *out. */
+struct Dwarf;
+void elf_dwarf_claim_linked(struct elfimg *img, struct Dwarf *dbg, uint64_t *in,
+			    uint64_t *out);
 /* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
  * ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);

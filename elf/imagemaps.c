@@ -130,10 +130,13 @@ static void dwarf_refused_note(struct strlist *notes, const char *path,
 
 	strlist_add_notef(notes, NOTE_DWARF_REFUSED, path,
 			  "%s: %s: DWARF%s%s%s not read: its compressed "
-			  "sections claim %llu bytes inflated from %llu, "
+			  "sections%s claim %llu bytes inflated from %llu, "
 			  "over %llu MiB and %llu times as many",
 			  path, elfsrc_name(src), dbg ? " of debug file '" : "",
 			  dbg ? dbg : "", dbg ? "'" : "",
+			  st->dwarf_zlinked ? " and those of the dwz and .dwo "
+					      "files it names"
+					    : "",
 			  (unsigned long long)st->dwarf_zclaim,
 			  (unsigned long long)st->dwarf_zbytes,
 			  (unsigned long long)(DWARF_INFLATE_BYTES_MAX >> 20),

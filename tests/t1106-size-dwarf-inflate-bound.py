@@ -14,6 +14,9 @@ pointed at 1 MiB of zlib that inflates to 1 GiB of zeros
     elf_compress_gnu(), which libdw calls for .zdebug_ names),
   - in a separate debug file found by build-id (--debug-root), the
     note then naming the debug file;
+  - in the .dwo file of a split unit (gcc -gsplit-dwarf), and in the dwz
+    file (dwz -m) of two programs: files libdw opens by itself, named
+    in the DWARF; the note then says they count;
 and a copy whose .shstrtab is compressed the same way (its names kept
 readable in a stored block first): libdw names sections with
 elf_strptr(), which inflates a compressed string table whole.
@@ -55,9 +58,11 @@ CLAIM = 1 << 30  # what the hostile sections inflate to
 RSS_MAX_KIB = 200 << 10  # inflating CLAIM takes over 1 GiB
 SHF_COMPRESSED = 0x800
 NOTE = re.compile(r"(\S+): (compileunits|inlines): DWARF(?: of debug file "
-                  r"'([^']*)')? not read: its compressed sections claim "
+                  r"'([^']*)')? not read: its compressed sections( and "
+                  r"those of the dwz and \.dwo files it names)? claim "
                   r"(\d+) bytes inflated from (\d+), over 256 MiB and 64 "
                   r"times as many")
+LINKED = " and those of the dwz and .dwo files it names"
 
 PROG = r"""
 #include <stdio.h>
@@ -155,9 +160,9 @@ def put_section(b, h, payload, flags_or=0):
     struct.pack_into("<Q", b, h[0] + 8, h[2] | flags_or)
 
 
-def hostile_str(src, dst, raw, gnu=False):
+def hostile_str(src, dst, raw, gnu=False, name=".debug_str"):
     b = bytearray(open(src, "rb").read())
-    name = ".zdebug_str" if gnu else ".debug_str"
+    name = ".zdebug_str" if gnu else name
     if gnu:
         subprocess.run(["objcopy", "--rename-section",
                         ".debug_str=.zdebug_str", src, dst], check=True)
@@ -192,7 +197,7 @@ def claimed(path, name):
     """(compressed size, claimed size) readelf -St gives section name."""
     out = lib.readelf(["-S", "-t"], path)
     m = re.search(r"\]\s+%s\n\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)"
-                  r".*?\n.*COMPRESSED\n\s+ZLIB, ([0-9a-f]+), \d+"
+                  r".*?\n.*COMPRESSED.*\n\s+ZLIB, ([0-9a-f]+), \d+"
                   % re.escape(name), out)
     if not m:
         lib.fail(f"readelf -St: {name} is not a ZLIB SHF_COMPRESSED section")
@@ -203,14 +208,16 @@ def size_rows(out):
     return [r for r in csv.DictReader(io.StringIO(out))]
 
 
-def hostile_checks(what, path, sizes, key, *extra, debug=None):
+def hostile_checks(what, path, sizes, key, *extra, debug=None,
+                   linked=False):
     """memsz size --by key of path: exit 0, the note with sizes (the
     compressed and the claimed), small RSS, I1."""
     rc, out, err, rss = run("size", "--by", key, "--format", "csv", "-n",
                             "0", *extra, path)
     check(rc == 0, f"{what}, {key}: exit 0", f"{rc}: {err[-300:]}")
     notes = [m.groups() for m in NOTE.finditer(err)]
-    check(notes == [(path, key, debug, str(sizes[1]), str(sizes[0]))],
+    check(notes == [(path, key, debug, LINKED if linked else None,
+                     str(sizes[1]), str(sizes[0]))],
           f"{what}, {key}: one note naming the file and the sizes "
           f"{sizes}", f"{notes}, {err[-300:]}")
     check(rss < RSS_MAX_KIB,
@@ -250,10 +257,52 @@ def report_check(tmp, path, sizes):
                             "-n", "0", "-v")
     said = out + err
     notes = [m.groups() for m in NOTE.finditer(said)]
-    check(rc == 0 and (path, "compileunits", None, str(sizes[1]),
+    check(rc == 0 and (path, "compileunits", None, None, str(sizes[1]),
                        str(sizes[0])) in notes,
           "report: exit 0 and the note", f"{rc}, {notes}, {said[-300:]}")
     check(rss < RSS_MAX_KIB, f"report: peak RSS {rss} KiB < {RSS_MAX_KIB}")
+
+
+def dwo_check(tmp, raw):
+    """A split unit's .dwo (gcc -gsplit-dwarf), which libdw opens and
+    inflates whole on its own, made hostile."""
+    d = os.path.join(tmp, "split")
+    os.makedirs(d)
+    open(os.path.join(d, "prog.c"), "w").write(PROG)
+    subprocess.run(["gcc", "-g", "-gsplit-dwarf", "-O1", "-c", "prog.c",
+                    "-o", "prog.o"], cwd=d, check=True)
+    subprocess.run(["gcc", "-o", "prog", "prog.o"], cwd=d, check=True)
+    prog, dwo = os.path.join(d, "prog"), os.path.join(d, "prog.dwo")
+    check(re.search(r"DW_AT_(?:GNU_)?dwo_name.*: prog\.dwo",
+                    lib.readelf(["-wi"], prog)),
+          "readelf -wi: the skeleton unit names prog.dwo")
+    os.rename(dwo, dwo + ".orig")
+    hostile_str(dwo + ".orig", dwo, raw, name=".debug_str.dwo")
+    hostile_checks("a .dwo file", prog, claimed(dwo, ".debug_str.dwo"),
+                   "compileunits", linked=True)
+
+
+def dwz_check(tmp, raw):
+    """The dwz file (.gnu_debugaltlink) of two programs, which libdw opens
+    and inflates whole on its own, made hostile."""
+    if not shutil.which("dwz"):
+        lib.skip_part("dwz is not installed")
+        return
+    d = os.path.join(tmp, "dwz")
+    os.makedirs(d)
+    src = os.path.join(d, "prog.c")
+    p1, p2 = os.path.join(d, "p1"), os.path.join(d, "p2")
+    common = os.path.join(d, "common.debug")
+    open(src, "w").write(PROG)
+    subprocess.run(["gcc", "-g", "-O1", "-o", p1, src], check=True)
+    shutil.copy(p1, p2)
+    subprocess.run(["dwz", "-m", common, "-M", common, p1, p2], check=True)
+    check(".gnu_debugaltlink" in lib.sections(p1),
+          "dwz: the program links its dwz file")
+    os.rename(common, common + ".orig")
+    hostile_str(common + ".orig", common, raw)
+    hostile_checks("a dwz file", p1, claimed(common, ".debug_str"),
+                   "compileunits", linked=True)
 
 
 def unit_names(path):
@@ -367,6 +416,8 @@ def main():
         hostile_checks("debug file", stripped, claimed(where, ".debug_str"),
                        "compileunits", "--debug-root", root, debug=where)
 
+        dwo_check(tmp, raw)
+        dwz_check(tmp, raw)
         real_checks(tmp)
     sys.exit(lib.finish())
 
