@@ -287,11 +287,12 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 		elf_dwarf_inflate(dimg);
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
 	}
-	/* and of the dwz and .dwo files libdw would open for it: known
-	 * only from the DWARF just opened, which is within the bound */
-	if (dbg) {
-		elf_dwarf_claim_linked(dimg, dbg, &in, &out);
-		z->linked = out != 0;
+	/* and of the dwz file, then the .dwo files, libdw would open for
+	 * it: known only from the DWARF just opened, which is within the
+	 * bound (the .dwo files' names may be in the dwz file) */
+	for (int dwos = 0; dbg && dwos < 2; dwos++) {
+		elf_dwarf_claim_linked(dimg, dbg, dwos, &in, &out);
+		z->linked |= out != 0;
 		z->in = in > UINT64_MAX - z->in ? UINT64_MAX : z->in + in;
 		z->out = out > UINT64_MAX - z->out ? UINT64_MAX : z->out + out;
 		refused = inflate_refused(z);

@@ -379,15 +379,17 @@ static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 	}
 }
 
-void elf_dwarf_claim_linked(struct elfimg *img, Dwarf *dbg, uint64_t *in,
-			    uint64_t *out)
+void elf_dwarf_claim_linked(struct elfimg *img, Dwarf *dbg, bool dwos,
+			    uint64_t *in, uint64_t *out)
 {
 	char *debugdir = libdw_debugdir(img);
 	struct claim_cache cc = {0};
 
 	*in = *out = 0;
-	claim_alt(dbg, debugdir, &cc, in, out);
-	claim_dwos(dbg, debugdir, &cc, in, out);
+	if (dwos)
+		claim_dwos(dbg, debugdir, &cc, in, out);
+	else
+		claim_alt(dbg, debugdir, &cc, in, out);
 	free(cc.path);
 	free(debugdir);
 }

@@ -147,13 +147,15 @@ void elf_dwarf_inflate(struct elfimg *img);
  * libdw's elf_strptr() inflates. */
 void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
 /* elf_dwarf_claim() of the files libdw opens on its own for dbg (the
- * libdw handle of img) and inflates whole: its dwz file
- * (.gnu_debugaltlink) and the .dwo files of its skeleton units, each
- * where libdw looks for it, each time a unit names it; summed into *in,
+ * libdw handle of img) and inflates whole, each where libdw looks for
+ * it: its dwz file (.gnu_debugaltlink); with dwos, the .dwo files of its
+ * skeleton units instead, each time a unit names one. Their names may be
+ * in the dwz file, which libdw opens to read them: ask for the .dwo files
+ * once the dwz file is known to be within bounds. Summed into *in,
  * *out. */
 struct Dwarf;
-void elf_dwarf_claim_linked(struct elfimg *img, struct Dwarf *dbg, uint64_t *in,
-			    uint64_t *out);
+void elf_dwarf_claim_linked(struct elfimg *img, struct Dwarf *dbg, bool dwos,
+			    uint64_t *in, uint64_t *out);
 /* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
  * ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);
