@@ -250,11 +250,12 @@ static void add_sat(uint64_t *acc, uint64_t v)
 struct claim_cache {
 	char *path;
 	uint64_t in, out;
+	bool opened;
 };
 
 /* Add what dwarf_begin() would inflate of the ELF file at path (nothing
- * if it cannot be opened as one) to *in, *out. */
-static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
+ * if it cannot be opened as one) to *in, *out. False if it cannot. */
+static bool claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		       uint64_t *out)
 {
 	struct elfimg *f;
@@ -263,13 +264,15 @@ static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		free(cc->path);
 		cc->path = xstrdup(path);
 		cc->in = cc->out = 0;
-		if (!elfimg_open_mode(path, true, &f)) {
+		cc->opened = !elfimg_open_mode(path, true, &f);
+		if (cc->opened) {
 			elf_dwarf_claim(f, &cc->in, &cc->out);
 			elfimg_close(f);
 		}
 	}
 	add_sat(in, cc->in);
 	add_sat(out, cc->out);
+	return cc->opened;
 }
 
 /* libdw's __libdw_filepath(): file if absolute, else under dir if that
@@ -321,6 +324,7 @@ static void claim_alt(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 	const void *id;
 	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dbg, &name, &id);
 	char *path;
+	bool found = false;
 
 	if (n <= 0)
 		return;
@@ -332,10 +336,11 @@ static void claim_alt(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 			snprintf(hex + 2 * i, 3, "%02x", b[i]);
 		path = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
 				 hex + 2);
-		claim_file(cc, path, in, out);
+		found = claim_file(cc, path, in, out);
 		free(path);
 	}
-	path = libdw_path(debugdir, NULL, name);
+	/* libdw takes the first it can open */
+	path = found ? NULL : libdw_path(debugdir, NULL, name);
 	if (path)
 		claim_file(cc, path, in, out);
 	free(path);
@@ -355,7 +360,7 @@ static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 	while (dwarf_get_units(dbg, cu, &cu, NULL, &type, &cudie, NULL) == 0) {
 		Dwarf_Attribute a;
 		const char *dwo, *dir;
-		char *path;
+		char *path, *first;
 
 		if (type != DW_UT_skeleton)
 			continue;
@@ -365,17 +370,17 @@ static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 			    dwarf_attr(&cudie, DW_AT_GNU_dwo_name, &a));
 		if (!dwo)
 			continue;
-		path = libdw_path(debugdir, NULL, dwo);
-		if (path)
-			claim_file(cc, path, in, out);
-		free(path);
+		first = libdw_path(debugdir, NULL, dwo);
+		if (first)
+			claim_file(cc, first, in, out);
 		/* the second place is tried when the first did not hold the
 		 * unit: counted if it is another file */
 		dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		path = dir ? libdw_path(debugdir, dir, dwo) : NULL;
-		if (path && (!cc->path || strcmp(path, cc->path)))
+		if (path && (!first || strcmp(path, first)))
 			claim_file(cc, path, in, out);
 		free(path);
+		free(first);
 	}
 }
 
