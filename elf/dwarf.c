@@ -40,6 +40,7 @@ struct dctx {
 	/* compileunits: the scan of units' DIEs (scan.info NULL: none,
 	 * libdw walks them) and the offsets of the variables it found */
 	struct dwscan scan;
+	struct elf_dwalt alt; /* the dwz file handed to libdw, if any */
 	uint64_t *vars;
 	size_t nvars, varcap;
 };
@@ -271,7 +272,7 @@ static bool inflate_refused(const struct zclaim *z)
  * then *z says what the compressed sections claim (else it is 0), and
  * nothing past the bound was inflated. */
 static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
-			 struct zclaim *z)
+			 struct zclaim *z, struct elf_dwalt *alt)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
@@ -291,7 +292,10 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	 * it: known only from the DWARF just opened, which is within the
 	 * bound (the .dwo files' names may be in the dwz file) */
 	for (int dwos = 0; dbg && dwos < 2; dwos++) {
-		elf_dwarf_claim_linked(dimg, dbg, dwos, &in, &out);
+		if (dwos)
+			elf_dwarf_claim_dwos(dimg, dbg, &in, &out);
+		else
+			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out);
 		z->linked |= out != 0;
 		z->in = in > UINT64_MAX - z->in ? UINT64_MAX : z->in + in;
 		z->out = out > UINT64_MAX - z->out ? UINT64_MAX : z->out + out;
@@ -299,8 +303,12 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 		if (refused) {
 			dwarf_end(dbg);
 			dbg = NULL;
+		} else if (!dwos) {
+			elf_dwarf_alt_use(alt, dbg);
 		}
 	}
+	if (!dbg)
+		elf_dwarf_alt_end(alt);
 	if (!refused)
 		memset(z, 0, sizeof(*z));
 
@@ -904,7 +912,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
-	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z);
+	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z, &c.alt);
 	if (c.dbg && !strings_terminated(c.dimg)) {
 		dwarf_end(c.dbg);
 		c.dbg = NULL;
@@ -956,6 +964,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		add_aranges(&c);
 
 	dwarf_end(c.dbg);
+	elf_dwarf_alt_end(&c.alt);
 	dwscan_free(&c.scan);
 	free(c.vars);
 	free(c.secs);

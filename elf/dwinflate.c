@@ -250,12 +250,11 @@ static void add_sat(uint64_t *acc, uint64_t v)
 struct claim_cache {
 	char *path;
 	uint64_t in, out;
-	bool opened;
 };
 
 /* Add what dwarf_begin() would inflate of the ELF file at path (nothing
- * if it cannot be opened as one) to *in, *out. False if it cannot. */
-static bool claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
+ * if it cannot be opened as one) to *in, *out. */
+static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		       uint64_t *out)
 {
 	struct elfimg *f;
@@ -264,15 +263,13 @@ static bool claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		free(cc->path);
 		cc->path = xstrdup(path);
 		cc->in = cc->out = 0;
-		cc->opened = !elfimg_open_mode(path, true, &f);
-		if (cc->opened) {
+		if (!elfimg_open_mode(path, true, &f)) {
 			elf_dwarf_claim(f, &cc->in, &cc->out);
 			elfimg_close(f);
 		}
 	}
 	add_sat(in, cc->in);
 	add_sat(out, cc->out);
-	return cc->opened;
 }
 
 /* libdw's __libdw_filepath(): file if absolute, else under dir if that
@@ -315,19 +312,19 @@ static char *libdw_debugdir(struct elfimg *img)
 	return NULL;
 }
 
-/* The dwz file of dbg (.gnu_debugaltlink) where libdw's dwarf_getalt()
- * looks for it: by build-id under /usr/lib/debug, then by its name. */
-static void claim_alt(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
-		      uint64_t *in, uint64_t *out)
+/* The dwz file of dbg (.gnu_debugaltlink) opened where libdw's
+ * dwarf_getalt() looks for it, the first place that opens: by build-id
+ * under /usr/lib/debug, then by its name. NULL if none. */
+static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir)
 {
 	const char *name;
 	const void *id;
 	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dbg, &name, &id);
+	struct elfimg *alt = NULL;
 	char *path;
-	bool found = false;
 
 	if (n <= 0)
-		return;
+		return NULL;
 	if (n >= 3 && n <= 64) {
 		const unsigned char *b = id;
 		char hex[2 * 64 + 1];
@@ -336,14 +333,49 @@ static void claim_alt(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 			snprintf(hex + 2 * i, 3, "%02x", b[i]);
 		path = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
 				 hex + 2);
-		found = claim_file(cc, path, in, out);
+		if (elfimg_open_mode(path, true, &alt))
+			alt = NULL;
 		free(path);
 	}
-	/* libdw takes the first it can open */
-	path = found ? NULL : libdw_path(debugdir, NULL, name);
-	if (path)
-		claim_file(cc, path, in, out);
+	path = alt ? NULL : libdw_path(debugdir, NULL, name);
+	if (path && elfimg_open_mode(path, true, &alt))
+		alt = NULL;
 	free(path);
+	return alt;
+}
+
+void elf_dwarf_alt_claim(struct elfimg *img, Dwarf *dbg, struct elf_dwalt *alt,
+			 uint64_t *in, uint64_t *out)
+{
+	char *debugdir = libdw_debugdir(img);
+
+	*in = *out = 0;
+	alt->dbg = NULL;
+	alt->img = alt_open(dbg, debugdir);
+	if (alt->img)
+		elf_dwarf_claim(alt->img, in, out);
+	free(debugdir);
+}
+
+void elf_dwarf_alt_use(struct elf_dwalt *alt, Dwarf *dbg)
+{
+	if (!alt->img)
+		return;
+	elf_dwarf_inflate(alt->img);
+	alt->dbg = dwarf_begin_elf(elfimg_elf(alt->img), DWARF_C_READ, NULL);
+	/* none: libdw looks for it itself, fails the same way */
+	if (alt->dbg)
+		dwarf_setalt(dbg, alt->dbg);
+}
+
+void elf_dwarf_alt_end(struct elf_dwalt *alt)
+{
+	if (alt->dbg)
+		dwarf_end(alt->dbg);
+	if (alt->img)
+		elfimg_close(alt->img);
+	alt->dbg = NULL;
+	alt->img = NULL;
 }
 
 /* The split units' .dwo files libdw's __libdw_find_split_unit() opens
@@ -384,17 +416,14 @@ static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 	}
 }
 
-void elf_dwarf_claim_linked(struct elfimg *img, Dwarf *dbg, bool dwos,
-			    uint64_t *in, uint64_t *out)
+void elf_dwarf_claim_dwos(struct elfimg *img, Dwarf *dbg, uint64_t *in,
+			  uint64_t *out)
 {
 	char *debugdir = libdw_debugdir(img);
 	struct claim_cache cc = {0};
 
 	*in = *out = 0;
-	if (dwos)
-		claim_dwos(dbg, debugdir, &cc, in, out);
-	else
-		claim_alt(dbg, debugdir, &cc, in, out);
+	claim_dwos(dbg, debugdir, &cc, in, out);
 	free(cc.path);
 	free(debugdir);
 }

@@ -146,16 +146,31 @@ void elf_dwarf_inflate(struct elfimg *img);
  * in a group, every one of a name; and a compressed .shstrtab, which
  * libdw's elf_strptr() inflates. */
 void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
-/* elf_dwarf_claim() of the files libdw opens on its own for dbg (the
- * libdw handle of img) and inflates whole, each where libdw looks for
- * it: its dwz file (.gnu_debugaltlink); with dwos, the .dwo files of its
- * skeleton units instead, each time a unit names one. Their names may be
- * in the dwz file, which libdw opens to read them: ask for the .dwo files
- * once the dwz file is known to be within bounds. Summed into *in,
- * *out. */
+/* The dwz file (.gnu_debugaltlink) of a libdw handle, which memsz opens
+ * and checks itself, where libdw would, and hands to libdw
+ * (dwarf_setalt()), so that libdw opens no other. */
 struct Dwarf;
-void elf_dwarf_claim_linked(struct elfimg *img, struct Dwarf *dbg, bool dwos,
-			    uint64_t *in, uint64_t *out);
+struct elf_dwalt {
+	struct elfimg *img; /* NULL: none found */
+	struct Dwarf *dbg;  /* libdw's handle of it, once used */
+};
+/* Open the dwz file of dbg (the libdw handle of img) into alt, and
+ * elf_dwarf_claim() it into *in, *out (0 if none). */
+void elf_dwarf_alt_claim(struct elfimg *img, struct Dwarf *dbg,
+			 struct elf_dwalt *alt, uint64_t *in, uint64_t *out);
+/* Inflate alt's DWARF as elf_dwarf_inflate() does and hand it to dbg as
+ * its dwz file. */
+void elf_dwarf_alt_use(struct elf_dwalt *alt, struct Dwarf *dbg);
+/* End and close alt (none is fine): after dwarf_end() of the handle it
+ * was given to. */
+void elf_dwarf_alt_end(struct elf_dwalt *alt);
+/* elf_dwarf_claim() of the .dwo files libdw opens on its own for the
+ * skeleton units of dbg (the libdw handle of img) and inflates whole,
+ * each where libdw looks for it, each time a unit names one, summed into
+ * *in, *out. Their names may be in the dwz file, which libdw opens to
+ * read them: ask once it is handed over (elf_dwarf_alt_use()). */
+void elf_dwarf_claim_dwos(struct elfimg *img, struct Dwarf *dbg, uint64_t *in,
+			  uint64_t *out);
 /* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
  * ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);

@@ -16,7 +16,8 @@ pointed at 1 MiB of zlib that inflates to 1 GiB of zeros
     note then naming the debug file;
   - in the .dwo file of a split unit (gcc -gsplit-dwarf), and in the dwz
     file (dwz -m) of two programs: files libdw opens by itself, named
-    in the DWARF; the note then says they count;
+    in the DWARF; the note then says they count (the real dwz file is
+    still read: the units' VM SIZE as without dwz);
 and a copy whose .shstrtab is compressed the same way (its names kept
 readable in a stored block first): libdw names sections with
 elf_strptr(), which inflates a compressed string table whole.
@@ -299,6 +300,20 @@ def dwz_check(tmp, raw):
     subprocess.run(["dwz", "-m", common, "-M", common, p1, p2], check=True)
     check(".gnu_debugaltlink" in lib.sections(p1),
           "dwz: the program links its dwz file")
+    # as it is, the dwz file is read: the units as without dwz
+    plain = os.path.join(d, "p0")
+    subprocess.run(["gcc", "-g", "-O1", "-o", plain, src], check=True)
+    vm = {}
+    for path in (plain, p1):
+        rc, out, err, rss = run("size", "--by", "compileunits", "--format",
+                                "csv", "-n", "0", path)
+        vm[path] = {r["compileunits"]: r["vm_size"] for r in size_rows(out)
+                    if not r["compileunits"].startswith(("[", "LOAD #"))}
+        check(rc == 0 and not NOTE.search(err), f"{path}: no note",
+              err[-300:])
+    check(vm[p1] == vm[plain] and src in vm[p1],
+          "a real dwz file: the units' VM SIZE as without dwz",
+          f"{vm}")
     os.rename(common, common + ".orig")
     hostile_str(common + ".orig", common, raw)
     hostile_checks("a dwz file", p1, claimed(common, ".debug_str"),
