@@ -930,6 +930,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		/* what was inflated before a linked file was refused */
 		if (z.out)
 			elfimg_reopen_elf(c.dimg);
+		elf_dwarf_alt_end(&c.alt);
 		return 0;
 	}
 	collect_secs(&c);

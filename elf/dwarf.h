@@ -13,10 +13,11 @@
 
 #include "elf/elfimg.h"
 
-/* The most compressed DWARF of one image memsz has inflated (by libdw or
- * itself): a file whose compressed sections libdw would read claim more
- * inflated bytes than both of these (the sum over its sections) has its
- * DWARF left unread (stats->dwarf_zclaim). zlib inflates up to 1032
+/* The bound on what memsz (or libdw for it) inflates of one image's
+ * compressed DWARF: an image whose compressed sections libdw would read
+ * (with its dwz and .dwo files') claim more inflated bytes than both of
+ * these (the sum over the sections) has its DWARF left unread
+ * (stats->dwarf_zclaim). zlib inflates up to 1032
  * times what it is given, so without a bound a 14 MB file would cost
  * 14 GB of RAM; real DWARF inflates 2 to 10 times (libc6-dbg's libc:
  * 2.6; of 273 debug files in /usr/lib/debug none passes 25). With the

@@ -314,6 +314,19 @@ def dwz_check(tmp, raw):
     check(vm[p1] == vm[plain] and src in vm[p1],
           "a real dwz file: the units' VM SIZE as without dwz",
           f"{vm}")
+    # refused after the dwz file was handed to libdw: .debug_line_str
+    # without its final NUL (the sanitizer build reports a leak of the
+    # dwz file's handles if they are not ended then)
+    b = bytearray(open(p1, "rb").read())
+    h = section_header(b, ".debug_line_str")
+    b[h[3] + h[4] - 1] = ord("X")
+    unterm = os.path.join(d, "p1.unterm")
+    open(unterm, "wb").write(b)
+    rc, out, err, rss = run("size", "--by", "compileunits", unterm)
+    check(rc == 0 and "libdw cannot read its DWARF" in out + err and
+          "Sanitizer" not in err,
+          "a dwz program whose strings do not end: refused, nothing leaked",
+          f"{rc}, {err[-300:]}")
     os.rename(common, common + ".orig")
     hostile_str(common + ".orig", common, raw)
     hostile_checks("a dwz file", p1, claimed(common, ".debug_str"),
