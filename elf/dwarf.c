@@ -40,6 +40,7 @@ struct dctx {
 	/* compileunits: the scan of units' DIEs (scan.info NULL: none,
 	 * libdw walks them) and the offsets of the variables it found */
 	struct dwscan scan;
+	struct elf_dwalt alt; /* the dwz file handed to libdw, if any */
 	uint64_t *vars;
 	size_t nvars, varcap;
 };
@@ -249,17 +250,67 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 	}
 }
 
+/* What the compressed DWARF of an image claims (dwarf_open()). */
+struct zclaim {
+	uint64_t in, out; /* compressed bytes, inflated bytes claimed */
+	bool linked;	  /* with its dwz and .dwo files' */
+};
+
+/* True if z is past the bound of dwarf.h: more than
+ * DWARF_INFLATE_BYTES_MAX and more than DWARF_INFLATE_RATIO_MAX times
+ * the compressed bytes. */
+static bool inflate_refused(const struct zclaim *z)
+{
+	return z->out > DWARF_INFLATE_BYTES_MAX &&
+	       z->out / DWARF_INFLATE_RATIO_MAX > z->in;
+}
+
 /* dwarf_begin_elf() on dimg without the sections of unread for
  * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
- * NULL if libdw finds no DWARF it can read. */
-static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw)
+ * NULL if libdw finds no DWARF it can read, or if what it would inflate
+ * (of dimg, its dwz file and its .dwo files) is past dwarf.h's bound:
+ * then *z says what the compressed sections claim (else it is 0), and
+ * nothing past the bound was inflated. */
+static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
+			 struct zclaim *z, struct elf_dwalt *alt)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
-	Dwarf *dbg;
+	Dwarf *dbg = NULL;
+	uint64_t in, out;
+	bool refused;
 
-	elf_dwarf_inflate(dimg);
-	dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+	/* the claim of what is left after hiding: what would be inflated */
+	memset(z, 0, sizeof(*z));
+	elf_dwarf_claim(dimg, &z->in, &z->out);
+	refused = inflate_refused(z);
+	if (!refused) {
+		elf_dwarf_inflate(dimg);
+		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+	}
+	/* and of the dwz file, then the .dwo files, libdw would open for
+	 * it: known only from the DWARF just opened, which is within the
+	 * bound (the .dwo files' names may be in the dwz file) */
+	for (int dwos = 0; dbg && dwos < 2; dwos++) {
+		if (dwos)
+			elf_dwarf_claim_dwos(dimg, dbg, &in, &out);
+		else
+			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out);
+		z->linked |= out != 0;
+		z->in = in > UINT64_MAX - z->in ? UINT64_MAX : z->in + in;
+		z->out = out > UINT64_MAX - z->out ? UINT64_MAX : z->out + out;
+		refused = inflate_refused(z);
+		if (refused) {
+			dwarf_end(dbg);
+			dbg = NULL;
+		} else if (!dwos) {
+			elf_dwarf_alt_use(alt, dbg);
+		}
+	}
+	if (!dbg)
+		elf_dwarf_alt_end(alt);
+	if (!refused)
+		memset(z, 0, sizeof(*z));
 
 	unhide(dimg, h, n);
 	free(h);
@@ -845,6 +896,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	struct rawsec info, line;
 	Dwarf_CU *cu = NULL, *next;
 	bool cus = src == ELFSRC_COMPILEUNITS;
+	struct zclaim z;
 	int r;
 
 	if (src != ELFSRC_COMPILEUNITS && src != ELFSRC_INLINES)
@@ -860,16 +912,25 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (stats)
 		stats->dwarf_from_debug = c.dimg != img;
-	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img);
+	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z, &c.alt);
 	if (c.dbg && !strings_terminated(c.dimg)) {
 		dwarf_end(c.dbg);
 		c.dbg = NULL;
 	}
 	if (!c.dbg) {
 		if (stats) {
+			/* refused: read as if there were no DWARF, said so */
 			stats->no_dwarf = true;
-			stats->dwarf_errors++;
+			stats->dwarf_zbytes = z.in;
+			stats->dwarf_zclaim = z.out;
+			stats->dwarf_zlinked = z.linked;
+			if (!z.out)
+				stats->dwarf_errors++;
 		}
+		/* what was inflated before a linked file was refused */
+		if (z.out)
+			elfimg_reopen_elf(c.dimg);
+		elf_dwarf_alt_end(&c.alt);
 		return 0;
 	}
 	collect_secs(&c);
@@ -904,6 +965,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		add_aranges(&c);
 
 	dwarf_end(c.dbg);
+	elf_dwarf_alt_end(&c.alt);
 	dwscan_free(&c.scan);
 	free(c.vars);
 	free(c.secs);

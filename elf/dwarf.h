@@ -13,6 +13,20 @@
 
 #include "elf/elfimg.h"
 
+/* The bound on what memsz (or libdw for it) inflates of one image's
+ * compressed DWARF: an image whose compressed sections libdw would read
+ * (with its dwz and .dwo files') claim more inflated bytes than both of
+ * these (the sum over the sections) has its DWARF left unread
+ * (stats->dwarf_zclaim). zlib inflates up to 1032
+ * times what it is given, so without a bound a 14 MB file would cost
+ * 14 GB of RAM; real DWARF inflates 2 to 10 times (libc6-dbg's libc:
+ * 2.6; of 273 debug files in /usr/lib/debug none passes 25). With the
+ * bound one image costs at most max(256 MiB, 64 times its compressed
+ * bytes); a small file of any ratio (t1105's 2 MiB name at 1 000 times)
+ * is still read. */
+#define DWARF_INFLATE_BYTES_MAX (256ull << 20)
+#define DWARF_INFLATE_RATIO_MAX 64ull
+
 /* Add the own labels of src (ELFSRC_COMPILEUNITS or ELFSRC_INLINES) of img
  * to out, before any fallback (the caller adds those):
  *
@@ -37,8 +51,10 @@
  *   cut at the end of the CU range holding them (see add_lines()).
  *
  * stats (may be NULL): units, split_missing, dwarf_errors,
- * dwarf_from_debug, no_dwarf. Returns 0; a DWARF libdw cannot read is not
- * an error (its bytes fall back; counted in stats->dwarf_errors). */
+ * dwarf_from_debug, no_dwarf, dwarf_zbytes and dwarf_zclaim (DWARF past
+ * the bound above: not read, no_dwarf set). Returns 0; a DWARF libdw cannot
+ * read is not an error (its bytes fall back; counted in stats->dwarf_errors).
+ */
 int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		     struct dualmap *base, struct dualmap *out,
 		     struct elfsrc_stats *stats);

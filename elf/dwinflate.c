@@ -20,8 +20,12 @@
 #include "util/util.h"
 #include "util/zinflate.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,40 @@ static bool libdw_reads_name(const char *name)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(libdw_reads); i++)
 		if (!strcmp(name + 7, libdw_reads[i]))
+			return true;
+	return false;
+}
+
+/* True if name is one dwarf_begin_elf() may look at: ".debug_X" (X in
+ * libdw_reads) or ".gnu_debugaltlink", or that with ".z" for "." (a
+ * GNU-compressed one: *gnu set); each also with ".dwo" after it (a split
+ * DWARF file's) or, not GNU-compressed, ".gnu.debuglto_" before it (GCC's
+ * LTO objects'). libdw reads one of these kinds only, the plain one if
+ * the file has it: all are counted (an upper bound). */
+static bool libdw_section(const char *name, bool *gnu)
+{
+	const char *lto = ".gnu.debuglto_";
+	size_t n, lto_len = strlen(lto);
+
+	*gnu = false;
+	if (!strncmp(name, lto, lto_len) && !strncmp(name + lto_len, ".d", 2))
+		name += lto_len;
+	else if (!strncmp(name, ".z", 2))
+		*gnu = true;
+	else if (name[0] != '.')
+		return false;
+	name += *gnu ? 2 : 1;
+	n = strlen(name);
+	if (n > 4 && !strcmp(name + n - 4, ".dwo"))
+		n -= 4;
+	if (n == strlen("gnu_debugaltlink") &&
+	    !strncmp(name, "gnu_debugaltlink", n))
+		return true;
+	if (n < 6 || strncmp(name, "debug_", 6))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(libdw_reads); i++)
+		if (n - 6 == strlen(libdw_reads[i]) &&
+		    !strncmp(name + 6, libdw_reads[i], n - 6))
 			return true;
 	return false;
 }
@@ -144,6 +182,250 @@ static bool read_chdr(struct elfimg *img, const GElf_Shdr *sh, GElf_Chdr *ch,
 	return ch->ch_type == ELFCOMPRESS_ZLIB &&
 	       !(ch->ch_addralign & (ch->ch_addralign - 1)) &&
 	       ch->ch_size / 1032 <= sh->sh_size - *hsize && ch->ch_size;
+}
+
+/* The size section i of img (sh: libelf's header of it) claims inflated,
+ * as its header says, or 0 if nothing would inflate it: an
+ * SHF_COMPRESSED one by its compression header (of any type: a newer
+ * libelf also inflates zstd), a GNU one (gnu: ".zdebug_X") by its "ZLIB"
+ * header. */
+static uint64_t claim_of(struct elfimg *img, const GElf_Shdr *sh, bool gnu)
+{
+	struct elfimg_priv *priv = img->priv;
+	bool is64 = img->elfclass == ELFCLASS64;
+	unsigned char b[sizeof(Elf64_Chdr)];
+	uint64_t n = ELF_SIZEOF(is64, Chdr);
+	const uint64_t gnu_hsize = 4 + 8; /* "ZLIB", big-endian size */
+
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return sh->sh_size >= n &&
+			       read_at(priv->fd, b, n, sh->sh_offset) == n
+			   ? ELF_FIELD(b, is64, Chdr, ch_size, img->big_endian)
+			   : 0;
+	if (gnu && sh->sh_size >= gnu_hsize &&
+	    read_at(priv->fd, b, gnu_hsize, sh->sh_offset) == gnu_hsize &&
+	    !memcmp(b, "ZLIB", 4))
+		return elf_get_uint(b + 4, 8, true);
+	return 0;
+}
+
+void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
+{
+	struct elfimg_priv *priv = img->priv;
+
+	*in = *out = 0;
+	for (size_t i = 1; i < img->nsecs; i++) {
+		Elf_Scn *scn = elf_getscn(priv->elf, i);
+		GElf_Shdr sh;
+		uint64_t c;
+		bool gnu = false;
+
+		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		/* libdw names sections by elf_strptr(), which inflates a
+		 * compressed .shstrtab whole; it skips what is in a group or
+		 * (hidden by dwarf.c) NOBITS; duplicates of a name are
+		 * counted too: libdw inflates the next if one fails */
+		if (i != priv->shstrndx &&
+		    (!libdw_section(img->secs[i].name, &gnu) ||
+		     (sh.sh_flags & SHF_GROUP)))
+			continue;
+		c = claim_of(img, &sh, gnu && i != priv->shstrndx);
+		if (!c)
+			continue;
+		*in = sh.sh_size > UINT64_MAX - *in ? UINT64_MAX
+						    : *in + sh.sh_size;
+		*out = c > UINT64_MAX - *out ? UINT64_MAX : *out + c;
+	}
+}
+
+/* *acc += v, saturating. */
+static void add_sat(uint64_t *acc, uint64_t v)
+{
+	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
+}
+
+/* Files libdw opens on its own and inflates whole (dwarf_begin()): the
+ * one last claimed, so that units naming one .dwo open it once here. */
+struct claim_cache {
+	char *path;
+	uint64_t in, out;
+};
+
+/* Add what dwarf_begin() would inflate of the ELF file at path (nothing
+ * if it cannot be opened as one) to *in, *out. */
+static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
+		       uint64_t *out)
+{
+	struct elfimg *f;
+
+	if (!cc->path || strcmp(cc->path, path)) {
+		free(cc->path);
+		cc->path = xstrdup(path);
+		cc->in = cc->out = 0;
+		if (!elfimg_open_mode(path, true, &f)) {
+			elf_dwarf_claim(f, &cc->in, &cc->out);
+			elfimg_close(f);
+		}
+	}
+	add_sat(in, cc->in);
+	add_sat(out, cc->out);
+}
+
+/* libdw's __libdw_filepath(): file if absolute, else under dir if that
+ * is absolute, else under debugdir/dir (dir may be NULL). NULL if no
+ * path can be made or it would be too long to open (names from a
+ * hostile file can be gigabytes). Returns a malloc'd string. */
+static char *libdw_path(const char *debugdir, const char *dir, const char *file)
+{
+	if (!file || strnlen(file, PATH_MAX) >= PATH_MAX ||
+	    (dir && strnlen(dir, PATH_MAX) >= PATH_MAX))
+		return NULL;
+	if (file[0] == '/')
+		return xstrdup(file);
+	if (dir && dir[0] == '/')
+		return xasprintf("%s%s%s", dir,
+				 dir[strlen(dir) - 1] == '/' ? "" : "/", file);
+	if (!debugdir)
+		return NULL;
+	if (dir && dir[0])
+		return xasprintf("%s%s%s%s", debugdir, dir,
+				 dir[strlen(dir) - 1] == '/' ? "" : "/", file);
+	return xasprintf("%s%s", debugdir, file);
+}
+
+/* libdw's debugdir of img (__libdw_debugdir()): the directory of the
+ * file its descriptor names, with a trailing slash; NULL if unknown.
+ * malloc'd. */
+static char *libdw_debugdir(struct elfimg *img)
+{
+	struct elfimg_priv *priv = img->priv;
+	char link[64], *path, *slash;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", priv->fd);
+	path = realpath(link, NULL);
+	if (path && path[0] == '/' && (slash = strrchr(path, '/'))) {
+		slash[1] = 0;
+		return path;
+	}
+	free(path);
+	return NULL;
+}
+
+/* The dwz file of dbg (.gnu_debugaltlink) opened where libdw's
+ * dwarf_getalt() looks for it, the first place that opens: by build-id
+ * under /usr/lib/debug, then by its name. NULL if none. */
+static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir)
+{
+	const char *name;
+	const void *id;
+	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dbg, &name, &id);
+	struct elfimg *alt = NULL;
+	char *path;
+
+	if (n <= 0)
+		return NULL;
+	if (n >= 3 && n <= 64) {
+		const unsigned char *b = id;
+		char hex[2 * 64 + 1];
+
+		for (ssize_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b[i]);
+		path = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
+				 hex + 2);
+		if (elfimg_open_mode(path, true, &alt))
+			alt = NULL;
+		free(path);
+	}
+	path = alt ? NULL : libdw_path(debugdir, NULL, name);
+	if (path && elfimg_open_mode(path, true, &alt))
+		alt = NULL;
+	free(path);
+	return alt;
+}
+
+void elf_dwarf_alt_claim(struct elfimg *img, Dwarf *dbg, struct elf_dwalt *alt,
+			 uint64_t *in, uint64_t *out)
+{
+	char *debugdir = libdw_debugdir(img);
+
+	*in = *out = 0;
+	alt->dbg = NULL;
+	alt->img = alt_open(dbg, debugdir);
+	if (alt->img)
+		elf_dwarf_claim(alt->img, in, out);
+	free(debugdir);
+}
+
+void elf_dwarf_alt_use(struct elf_dwalt *alt, Dwarf *dbg)
+{
+	if (!alt->img)
+		return;
+	elf_dwarf_inflate(alt->img);
+	alt->dbg = dwarf_begin_elf(elfimg_elf(alt->img), DWARF_C_READ, NULL);
+	/* none: libdw looks for it itself, fails the same way */
+	if (alt->dbg)
+		dwarf_setalt(dbg, alt->dbg);
+}
+
+void elf_dwarf_alt_end(struct elf_dwalt *alt)
+{
+	if (alt->dbg)
+		dwarf_end(alt->dbg);
+	if (alt->img)
+		elfimg_close(alt->img);
+	alt->dbg = NULL;
+	alt->img = NULL;
+}
+
+/* The split units' .dwo files libdw's __libdw_find_split_unit() opens
+ * for the skeleton units of dbg: DW_AT_dwo_name under debugdir, then
+ * under DW_AT_comp_dir. Each one a unit names is counted: libdw opens
+ * it for each. */
+static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
+		       uint64_t *in, uint64_t *out)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t type;
+
+	while (dwarf_get_units(dbg, cu, &cu, NULL, &type, &cudie, NULL) == 0) {
+		Dwarf_Attribute a;
+		const char *dwo, *dir;
+		char *path, *first;
+
+		if (type != DW_UT_skeleton)
+			continue;
+		dwo = dwarf_formstring(dwarf_attr(&cudie, DW_AT_dwo_name, &a));
+		if (!dwo)
+			dwo = dwarf_formstring(
+			    dwarf_attr(&cudie, DW_AT_GNU_dwo_name, &a));
+		if (!dwo)
+			continue;
+		first = libdw_path(debugdir, NULL, dwo);
+		if (first)
+			claim_file(cc, first, in, out);
+		/* the second place is tried when the first did not hold the
+		 * unit: counted if it is another file */
+		dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
+		path = dir ? libdw_path(debugdir, dir, dwo) : NULL;
+		if (path && (!first || strcmp(path, first)))
+			claim_file(cc, path, in, out);
+		free(path);
+		free(first);
+	}
+}
+
+void elf_dwarf_claim_dwos(struct elfimg *img, Dwarf *dbg, uint64_t *in,
+			  uint64_t *out)
+{
+	char *debugdir = libdw_debugdir(img);
+	struct claim_cache cc = {0};
+
+	*in = *out = 0;
+	claim_dwos(dbg, debugdir, &cc, in, out);
+	free(cc.path);
+	free(debugdir);
 }
 
 /* Keep buf until img's libelf handle is ended. */

@@ -220,6 +220,12 @@ struct elfsrc_stats {
 	uint64_t dwarf_errors;	/* units or tables libdw could not read */
 	bool dwarf_from_debug;	/* the DWARF came from img->debug */
 	bool no_dwarf;		/* no DWARF anywhere: all is fallback */
+	/* DWARF not read (no_dwarf): its compressed sections, dwarf_zbytes
+	 * bytes, claim dwarf_zclaim inflated, past elf/dwarf.h's bound; in
+	 * img->debug if dwarf_from_debug; with those of the dwz and .dwo
+	 * files it names if dwarf_zlinked */
+	uint64_t dwarf_zbytes, dwarf_zclaim;
+	bool dwarf_zlinked;
 	/* symbols, compileunits, inlines with elf_map_opts.disasm: data
 	 * ranges given to the code that refers to them, and their bytes;
 	 * or why code was not decoded: not x86-64 (xref_unsupported), or

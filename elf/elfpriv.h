@@ -137,6 +137,40 @@ void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
  * leave them, without libelf's copy of the compressed bytes (elf/
  * dwinflate.c). What cannot be done so is left to libelf. */
 void elf_dwarf_inflate(struct elfimg *img);
+/* What dwarf_begin_elf() (and elf_dwarf_inflate() for it) would inflate
+ * of img now, as the headers claim, read before anything is inflated:
+ * *out the sum of the inflated sizes, *in that of the compressed
+ * sections' sizes (each saturating). Counted: the SHF_COMPRESSED
+ * sections libdw reads and its GNU ".zdebug_" ones with a "ZLIB"
+ * header, not SHT_NOBITS in libelf's headers (what dwarf.c hides), not
+ * in a group, every one of a name; and a compressed .shstrtab, which
+ * libdw's elf_strptr() inflates. */
+void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
+/* The dwz file (.gnu_debugaltlink) of a libdw handle, which memsz opens
+ * and checks itself, where libdw would, and hands to libdw
+ * (dwarf_setalt()), so that libdw opens no other. */
+struct Dwarf;
+struct elf_dwalt {
+	struct elfimg *img; /* NULL: none found */
+	struct Dwarf *dbg;  /* libdw's handle of it, once used */
+};
+/* Open the dwz file of dbg (the libdw handle of img) into alt, and
+ * elf_dwarf_claim() it into *in, *out (0 if none). */
+void elf_dwarf_alt_claim(struct elfimg *img, struct Dwarf *dbg,
+			 struct elf_dwalt *alt, uint64_t *in, uint64_t *out);
+/* Inflate alt's DWARF as elf_dwarf_inflate() does and hand it to dbg as
+ * its dwz file. */
+void elf_dwarf_alt_use(struct elf_dwalt *alt, struct Dwarf *dbg);
+/* End and close alt (none is fine): after dwarf_end() of the handle it
+ * was given to. */
+void elf_dwarf_alt_end(struct elf_dwalt *alt);
+/* elf_dwarf_claim() of the .dwo files libdw opens on its own for the
+ * skeleton units of dbg (the libdw handle of img) and inflates whole,
+ * each where libdw looks for it, each time a unit names one, summed into
+ * *in, *out. Their names may be in the dwz file, which libdw opens to
+ * read them: ask once it is handed over (elf_dwarf_alt_use()). */
+void elf_dwarf_claim_dwos(struct elfimg *img, struct Dwarf *dbg, uint64_t *in,
+			  uint64_t *out);
 /* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
  * ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/dwarf.h"
 #include "util/util.h"
 
 /* What the bbs source found (nothing is news: no map in the image). */
@@ -118,12 +119,40 @@ static void disasm_note(struct strlist *notes, const char *path,
 				  (unsigned long long)st->xref_bytes);
 }
 
+/* DWARF left unread: its compressed sections claim more inflated bytes
+ * than memsz inflates for one image (elf/dwarf.h). */
+static void dwarf_refused_note(struct strlist *notes, const char *path,
+			       const struct elfimg *img, enum elf_source src,
+			       const struct elfsrc_stats *st)
+{
+	const char *dbg =
+	    st->dwarf_from_debug && img->debug ? img->debug->path : NULL;
+
+	strlist_add_notef(notes, NOTE_DWARF_REFUSED, path,
+			  "%s: %s: DWARF%s%s%s not read: its compressed "
+			  "sections%s claim %llu bytes inflated from %llu, "
+			  "over %llu MiB and %llu times as many",
+			  path, elfsrc_name(src), dbg ? " of debug file '" : "",
+			  dbg ? dbg : "", dbg ? "'" : "",
+			  st->dwarf_zlinked ? " and those of the dwz and .dwo "
+					      "files it names"
+					    : "",
+			  (unsigned long long)st->dwarf_zclaim,
+			  (unsigned long long)st->dwarf_zbytes,
+			  (unsigned long long)(DWARF_INFLATE_BYTES_MAX >> 20),
+			  (unsigned long long)DWARF_INFLATE_RATIO_MAX);
+}
+
 static void dwarf_notes(struct strlist *notes, const char *path,
 			const struct elfimg *img, enum elf_source src,
 			const struct elfsrc_stats *st)
 {
 	const char *key = elfsrc_name(src);
 
+	if (st->dwarf_zclaim) {
+		dwarf_refused_note(notes, path, img, src, st);
+		return;
+	}
 	if (st->no_dwarf && !st->dwarf_errors)
 		strlist_add_notef(notes, NOTE_NO_DWARF, path,
 				  "%s: %s: no DWARF in the file nor "

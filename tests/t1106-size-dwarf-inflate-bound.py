@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Compressed DWARF that claims gigabytes inflated from a megabyte is not
+inflated: `memsz size` and `memsz report` read the file as if it had no
+DWARF, with a note naming the file and both sizes, exit 0, and stay
+small. Before, memsz (or libdw for it) inflated it whole: zlib allows
+1032 times the compressed size, so a 14 MB file cost 14 GB of RAM.
+
+Fixtures, built here from a small C program (gcc -g): its .debug_str
+pointed at 1 MiB of zlib that inflates to 1 GiB of zeros
+  - as an SHF_COMPRESSED section (Elf64_Chdr claiming 1 GiB; readelf -St
+    shows the header and -S the compressed size),
+  - renamed .zdebug_str with GNU's "ZLIB" header (libelf's
+    elf_compress_gnu(), which libdw calls for .zdebug_ names),
+  - in a separate debug file found by build-id (--debug-root), the
+    note then naming the debug file;
+  - in the .dwo file of a split unit (gcc -gsplit-dwarf), and in the dwz
+    file (dwz -m) of two programs: files libdw opens by itself, named
+    in the DWARF; the note then says they count (the real dwz file is
+    still read: the units' VM SIZE as without dwz);
+and a copy whose .shstrtab is compressed the same way (its names kept
+readable in a stored block first): libdw names sections with
+elf_strptr(), which inflates a compressed string table whole.
+Ground truth: the peak RSS of memsz (wait4()'s ru_maxrss of the child,
+which counts this test's pages copied before exec, ~20 MiB) stays under
+200 MiB where inflating took over 1 GiB; the note gives the
+claimed and compressed sizes readelf gives; FILE SIZE still sums to the
+file's size (I1); --by symbols still names main (nm).
+
+And real compressed DWARF is still read: a program of three units built
+with -gz=zlib gives one row per unit readelf --debug-dump=info names,
+the same rows as its uncompressed build; libc.so.6's libc6-dbg debug file
+(compressed, 2.6 times) gives no such note and labels units readelf names.
+"""
+import csv
+import io
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+
+
+def check(ok, what, why=""):
+    """lib.check, why (what memsz said) added only when not ok."""
+    lib.check(ok, what + ("" if ok or not why else f": {why}"))
+
+
+MEMSZ = os.environ.get("MEMSZ", "./memsz")
+LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+CLAIM = 1 << 30  # what the hostile sections inflate to
+RSS_MAX_KIB = 200 << 10  # inflating CLAIM takes over 1 GiB
+SHF_COMPRESSED = 0x800
+NOTE = re.compile(r"(\S+): (compileunits|inlines): DWARF(?: of debug file "
+                  r"'([^']*)')? not read: its compressed sections( and "
+                  r"those of the dwz and \.dwo files it names)? claim "
+                  r"(\d+) bytes inflated from (\d+), over 256 MiB and 64 "
+                  r"times as many")
+LINKED = " and those of the dwz and .dwo files it names"
+
+PROG = r"""
+#include <stdio.h>
+#include <unistd.h>
+int counter;
+int main(int argc, char **argv)
+{
+	if (argc > 1) {
+		printf("ready\n");
+		fflush(stdout);
+		pause();
+	}
+	return counter;
+}
+"""
+
+UNITS = {
+    "unit_one.c": "int one_table[64] = {1};\n"
+                  "int one(int x) { return one_table[x & 63] * x; }\n",
+    "unit_two.c": "static long acc;\n"
+                  "long two(long x) { acc += x; return acc * 3; }\n",
+    "unit_main.c": "int one(int); long two(long);\n"
+                   "int main(int c, char **v) { return one(c) + two(c); }\n",
+}
+
+
+def run(*args):
+    """(exit status, stdout, stderr, peak RSS in KiB) of memsz args: the
+    child's own ru_maxrss (wait4), not that of every child so far."""
+    with tempfile.TemporaryFile("w+") as o, tempfile.TemporaryFile("w+") as e:
+        p = subprocess.Popen([MEMSZ, *args], stdout=o, stderr=e)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        o.seek(0)
+        e.seek(0)
+        return p.returncode, o.read(), e.read(), ru.ru_maxrss
+
+
+def zeros_deflate():
+    """(raw deflate stream, adler32 of the zeros) inflating to CLAIM
+    zero bytes."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    chunk = bytes(1 << 20)
+    parts, adler = [], 1
+    for _ in range(CLAIM // len(chunk)):
+        parts.append(c.compress(chunk))
+        adler = zlib.adler32(chunk, adler)
+    parts.append(c.flush())
+    return b"".join(parts), adler
+
+
+def zlib_stream(raw, prefix=b""):
+    """A zlib stream of prefix (a stored block) then the zeros of raw."""
+    body, adler = raw
+    head = b"\x78\x01"
+    if prefix:
+        head += b"\x00" + struct.pack("<HH", len(prefix),
+                                      len(prefix) ^ 0xffff) + prefix
+        adler = zlib.adler32(prefix)
+        chunk = bytes(1 << 20)
+        for _ in range(CLAIM // len(chunk)):
+            adler = zlib.adler32(chunk, adler)
+    return head + body + struct.pack(">I", adler)
+
+
+def shdrs(b):
+    """[(header offset, name offset, flags, offset, size)] of ELF64 b, and
+    e_shstrndx."""
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    es, n, si = struct.unpack_from("<HHH", b, 0x3a)
+    out = []
+    for i in range(n):
+        h = shoff + i * es
+        name, = struct.unpack_from("<I", b, h)
+        flags, off, size = struct.unpack_from("<Q8xQQ", b, h + 8)
+        out.append((h, name, flags, off, size))
+    return out, si
+
+
+def section_header(b, name):
+    hs, si = shdrs(b)
+    names = hs[si][3]
+    for h in hs:
+        at = names + h[1]
+        if b[at:b.index(b"\0", at)] == name.encode():
+            return h
+    lib.fail(f"no section {name}")
+
+
+def put_section(b, h, payload, flags_or=0):
+    """Point header h of b at payload appended to b."""
+    end = (len(b) + 7) & ~7
+    b += bytes(end - len(b)) + payload
+    struct.pack_into("<QQ", b, h[0] + 0x18, end, len(payload))
+    struct.pack_into("<Q", b, h[0] + 8, h[2] | flags_or)
+
+
+def hostile_str(src, dst, raw, gnu=False, name=".debug_str"):
+    b = bytearray(open(src, "rb").read())
+    name = ".zdebug_str" if gnu else name
+    if gnu:
+        subprocess.run(["objcopy", "--rename-section",
+                        ".debug_str=.zdebug_str", src, dst], check=True)
+        b = bytearray(open(dst, "rb").read())
+        payload = b"ZLIB" + struct.pack(">Q", CLAIM) + zlib_stream(raw)
+        put_section(b, section_header(b, name), payload)
+    else:
+        payload = struct.pack("<IIQQ", 1, 0, CLAIM, 1) + zlib_stream(raw)
+        put_section(b, section_header(b, name), payload, SHF_COMPRESSED)
+    open(dst, "wb").write(b)
+    os.chmod(dst, 0o755)
+
+
+def hostile_shstrtab(src, dst, raw):
+    """dst: src with its .shstrtab compressed, claiming its names and
+    CLAIM zeros; the names stay where the raw bytes show them."""
+    b = bytearray(open(src, "rb").read())
+    hs, si = shdrs(b)
+    names = bytes(b[hs[si][3]:hs[si][3] + hs[si][4]])
+    stream = zlib_stream(raw, names)
+    shift = 24 + 2 + 5  # Elf64_Chdr, zlib header, stored block header
+    for h in hs:
+        struct.pack_into("<I", b, h[0], h[1] + shift)
+    payload = struct.pack("<IIQQ", 1, 0, len(names) + CLAIM, 1) + stream
+    put_section(b, hs[si], payload, SHF_COMPRESSED)
+    open(dst, "wb").write(b)
+    os.chmod(dst, 0o755)
+    return len(payload), len(names) + CLAIM
+
+
+def claimed(path, name):
+    """(compressed size, claimed size) readelf -St gives section name."""
+    out = lib.readelf(["-S", "-t"], path)
+    m = re.search(r"\]\s+%s\n\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)"
+                  r".*?\n.*COMPRESSED.*\n\s+ZLIB, ([0-9a-f]+), \d+"
+                  % re.escape(name), out)
+    if not m:
+        lib.fail(f"readelf -St: {name} is not a ZLIB SHF_COMPRESSED section")
+    return int(m.group(1), 16), int(m.group(2), 16)
+
+
+def size_rows(out):
+    return [r for r in csv.DictReader(io.StringIO(out))]
+
+
+def hostile_checks(what, path, sizes, key, *extra, debug=None,
+                   linked=False):
+    """memsz size --by key of path: exit 0, the note with sizes (the
+    compressed and the claimed), small RSS, I1."""
+    rc, out, err, rss = run("size", "--by", key, "--format", "csv", "-n",
+                            "0", *extra, path)
+    check(rc == 0, f"{what}, {key}: exit 0", f"{rc}: {err[-300:]}")
+    notes = [m.groups() for m in NOTE.finditer(err)]
+    check(notes == [(path, key, debug, LINKED if linked else None,
+                     str(sizes[1]), str(sizes[0]))],
+          f"{what}, {key}: one note naming the file and the sizes "
+          f"{sizes}", f"{notes}, {err[-300:]}")
+    check(rss < RSS_MAX_KIB,
+          f"{what}, {key}: peak RSS {rss} KiB < {RSS_MAX_KIB} KiB")
+    rows = size_rows(out)
+    check(rows and sum(int(r["file_size"]) for r in rows
+                       if r[key] != "TOTAL") == os.path.getsize(path),
+          f"{what}, {key}: FILE SIZE sums to the file's size (I1)")
+
+
+def symbols_check(what, path):
+    rc, out, err, rss = run("size", "--by", "symbols", "--format", "csv",
+                            "-n", "0", path)
+    check(rc == 0 and "main" in [r["symbols"] for r in size_rows(out)] and
+          not NOTE.search(err) and rss < RSS_MAX_KIB,
+          f"{what}, symbols: main named, no note, RSS {rss} KiB",
+          f"{rc}, {err[-300:]}")
+
+
+def report_check(tmp, path, sizes):
+    """A recording of path running: report --by compileunits refuses its
+    DWARF the same way."""
+    p = subprocess.Popen([path, "wait"], stdout=subprocess.PIPE, text=True)
+    data = os.path.join(tmp, "m.data")
+    try:
+        check(p.stdout.readline().startswith("ready"), "the program runs")
+        lib.stopped(p.pid)
+        r = subprocess.run([MEMSZ, "record", "-p", str(p.pid), "--duration",
+                            "0", "-o", data], capture_output=True, text=True)
+    finally:
+        p.kill()
+        p.wait()
+    if r.returncode:
+        lib.skip_part(f"memsz record cannot record here: {r.stderr[-200:]}")
+        return
+    rc, out, err, rss = run("report", "-i", data, "--by", "compileunits",
+                            "-n", "0", "-v")
+    said = out + err
+    notes = [m.groups() for m in NOTE.finditer(said)]
+    check(rc == 0 and (path, "compileunits", None, None, str(sizes[1]),
+                       str(sizes[0])) in notes,
+          "report: exit 0 and the note", f"{rc}, {notes}, {said[-300:]}")
+    check(rss < RSS_MAX_KIB, f"report: peak RSS {rss} KiB < {RSS_MAX_KIB}")
+
+
+def dwo_check(tmp, raw):
+    """A split unit's .dwo (gcc -gsplit-dwarf), which libdw opens and
+    inflates whole on its own, made hostile."""
+    d = os.path.join(tmp, "split")
+    os.makedirs(d)
+    open(os.path.join(d, "prog.c"), "w").write(PROG)
+    subprocess.run(["gcc", "-g", "-gsplit-dwarf", "-O1", "-c", "prog.c",
+                    "-o", "prog.o"], cwd=d, check=True)
+    subprocess.run(["gcc", "-o", "prog", "prog.o"], cwd=d, check=True)
+    prog, dwo = os.path.join(d, "prog"), os.path.join(d, "prog.dwo")
+    check(re.search(r"DW_AT_(?:GNU_)?dwo_name.*: prog\.dwo",
+                    lib.readelf(["-wi"], prog)),
+          "readelf -wi: the skeleton unit names prog.dwo")
+    os.rename(dwo, dwo + ".orig")
+    hostile_str(dwo + ".orig", dwo, raw, name=".debug_str.dwo")
+    hostile_checks("a .dwo file", prog, claimed(dwo, ".debug_str.dwo"),
+                   "compileunits", linked=True)
+
+
+def dwz_check(tmp, raw):
+    """The dwz file (.gnu_debugaltlink) of two programs, which libdw opens
+    and inflates whole on its own, made hostile."""
+    if not shutil.which("dwz"):
+        lib.skip_part("dwz is not installed")
+        return
+    d = os.path.join(tmp, "dwz")
+    os.makedirs(d)
+    src = os.path.join(d, "prog.c")
+    p1, p2 = os.path.join(d, "p1"), os.path.join(d, "p2")
+    common = os.path.join(d, "common.debug")
+    open(src, "w").write(PROG)
+    subprocess.run(["gcc", "-g", "-O1", "-o", p1, src], check=True)
+    shutil.copy(p1, p2)
+    subprocess.run(["dwz", "-m", common, "-M", common, p1, p2], check=True)
+    check(".gnu_debugaltlink" in lib.sections(p1),
+          "dwz: the program links its dwz file")
+    # as it is, the dwz file is read: the units as without dwz
+    plain = os.path.join(d, "p0")
+    subprocess.run(["gcc", "-g", "-O1", "-o", plain, src], check=True)
+    vm = {}
+    for path in (plain, p1):
+        rc, out, err, rss = run("size", "--by", "compileunits", "--format",
+                                "csv", "-n", "0", path)
+        vm[path] = {r["compileunits"]: r["vm_size"] for r in size_rows(out)
+                    if not r["compileunits"].startswith(("[", "LOAD #"))}
+        check(rc == 0 and not NOTE.search(err), f"{path}: no note",
+              err[-300:])
+    check(vm[p1] == vm[plain] and src in vm[p1],
+          "a real dwz file: the units' VM SIZE as without dwz",
+          f"{vm}")
+    # refused after the dwz file was handed to libdw: .debug_line_str
+    # without its final NUL (the sanitizer build reports a leak of the
+    # dwz file's handles if they are not ended then)
+    b = bytearray(open(p1, "rb").read())
+    h = section_header(b, ".debug_line_str")
+    b[h[3] + h[4] - 1] = ord("X")
+    unterm = os.path.join(d, "p1.unterm")
+    open(unterm, "wb").write(b)
+    rc, out, err, rss = run("size", "--by", "compileunits", unterm)
+    check(rc == 0 and "libdw cannot read its DWARF" in out + err and
+          "Sanitizer" not in err,
+          "a dwz program whose strings do not end: refused, nothing leaked",
+          f"{rc}, {err[-300:]}")
+    os.rename(common, common + ".orig")
+    hostile_str(common + ".orig", common, raw)
+    hostile_checks("a dwz file", p1, claimed(common, ".debug_str"),
+                   "compileunits", linked=True)
+
+
+def unit_names(path):
+    """DW_AT_name of each compile unit readelf --debug-dump=info gives."""
+    out = lib.readelf(["--debug-dump=info", "--dwarf-depth=1"], path)
+    names = []
+    for unit in out.split("DW_TAG_compile_unit")[1:]:
+        m = re.search(r"DW_AT_name\s*:\s*(?:\((?:line_)?strp\) \(offset: "
+                      r"[^)]*\): |\(indirect (?:line )?string, offset: "
+                      r"[^)]*\): |\(string\) )?(.*)",
+                      unit.split("Compilation Unit @")[0])
+        if m:
+            names.append(m.group(1).strip())
+    return names
+
+
+def real_checks(tmp):
+    srcs = []
+    for name, text in UNITS.items():
+        srcs.append(os.path.join(tmp, name))
+        open(srcs[-1], "w").write(text)
+    plain = os.path.join(tmp, "units")
+    packed = os.path.join(tmp, "units.gz")
+    subprocess.run(["gcc", "-g", "-O1", "-o", plain, *srcs], check=True,
+                   cwd=tmp)
+    subprocess.run(["gcc", "-g", "-gz=zlib", "-O1", "-o", packed, *srcs],
+                   check=True, cwd=tmp)
+    check("C" in lib.sections(packed)[".debug_info"][3],
+          "gcc -gz=zlib: .debug_info is SHF_COMPRESSED")
+    want = {os.path.basename(n) for n in unit_names(packed)} & set(UNITS)
+    check(want == set(UNITS), f"readelf names the three units ({want})")
+    got = {}
+    for path in (plain, packed):
+        rc, out, err, rss = run("size", "--by", "compileunits", "--format",
+                                "csv", "-n", "0", path)
+        got[path] = {os.path.basename(r["compileunits"]):
+                     int(r["vm_size"]) for r in size_rows(out)
+                     if os.path.basename(r["compileunits"]) in UNITS}
+        check(rc == 0 and not NOTE.search(err) and
+              set(got[path]) == set(UNITS),
+              f"{os.path.basename(path)}: a row per unit readelf names, no "
+              "note", f"{rc}, {sorted(got[path])}, {err[-300:]}")
+    check(got[plain] == got[packed],
+          f"-gz=zlib: the units' VM SIZE as uncompressed ({got[packed]})")
+    if not os.path.exists(LIBC):
+        lib.skip_part(f"{LIBC} not here")
+        return
+    rc, out, err, rss = run("size", "--by", "compileunits", "--format",
+                            "csv", "-n", "0", "-v", LIBC)
+    m = re.search(r"compileunits from debug file '([^']+)'", err)
+    if not m:
+        lib.skip_part("libc6-dbg is not installed")
+        return
+    dbg = m.group(1)
+    check("C" in lib.sections(dbg).get(".debug_info", (0, 0, 0, ""))[3],
+          "libc6-dbg's debug file is compressed")
+    names = set(unit_names(dbg))
+    labels = {r["compileunits"] for r in size_rows(out)} - {"TOTAL"}
+    # fallback labels: "[section .x]", "LOAD #2 [R]", ...
+    units = {x for x in labels if not x.startswith(("[", "LOAD #"))}
+    check(rc == 0 and not NOTE.search(err) and len(units) > 500 and
+          units <= names,
+          f"libc: no note, {len(units)} unit labels, each a unit readelf "
+          f"names ({len(units - names)} not)")
+
+
+def main():
+    for tool in ("gcc", "readelf", "objcopy"):
+        if not shutil.which(tool):
+            lib.skip(f"{tool} is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "prog.c")
+        prog = os.path.join(tmp, "prog")
+        open(src, "w").write(PROG)
+        subprocess.run(["gcc", "-g", "-O1", "-Wl,--build-id", "-o", prog,
+                        src], check=True)
+        raw = zeros_deflate()
+
+        gabi = os.path.join(tmp, "gabi")
+        hostile_str(prog, gabi, raw)
+        sizes = claimed(gabi, ".debug_str")
+        check(sizes[1] == CLAIM and sizes[0] < CLAIM // 1000,
+              f"readelf -St: .debug_str claims 1 GiB from {sizes[0]} bytes")
+        for key in ("compileunits", "inlines"):
+            hostile_checks("SHF_COMPRESSED .debug_str", gabi, sizes, key)
+        symbols_check("SHF_COMPRESSED .debug_str", gabi)
+        report_check(tmp, gabi, sizes)
+
+        gnu = os.path.join(tmp, "gnu")
+        hostile_str(prog, gnu, raw, gnu=True)
+        zs = lib.sections(gnu)[".zdebug_str"][2]
+        hostile_checks(".zdebug_str", gnu, (zs, CLAIM), "compileunits")
+
+        shstr = os.path.join(tmp, "shstr")
+        sizes = hostile_shstrtab(prog, shstr, raw)
+        hostile_checks("compressed .shstrtab", shstr, sizes, "compileunits")
+        symbols_check("compressed .shstrtab", shstr)
+
+        # the DWARF in a debug file found by build-id
+        root = os.path.join(tmp, "debug")
+        stripped = os.path.join(tmp, "stripped")
+        dbg = os.path.join(tmp, "prog.debug")
+        subprocess.run(["objcopy", "--only-keep-debug", prog, dbg],
+                       check=True)
+        subprocess.run(["objcopy", "--strip-debug", prog, stripped],
+                       check=True)
+        bid = lib.build_id(prog)
+        where = os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug")
+        os.makedirs(os.path.dirname(where))
+        hostile_str(dbg, where, raw)
+        hostile_checks("debug file", stripped, claimed(where, ".debug_str"),
+                       "compileunits", "--debug-root", root, debug=where)
+
+        dwo_check(tmp, raw)
+        dwz_check(tmp, raw)
+        real_checks(tmp)
+    sys.exit(lib.finish())
+
+
+if __name__ == "__main__":
+    main()
