@@ -386,7 +386,11 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 		*total_pages += j->tasks[k].n;
 }
 
-/* Add what the threads' contexts counted to st, and start them over. */
+/* Pages of charge queue kept from one snapshot to the next. */
+#define CGQ_KEEP (1u << 15)
+
+/* Add what the threads' contexts counted to st, and start them over; free
+ * a large charge queue. */
 static void ctx_collect(struct snapper *s, struct snap_stats *st)
 {
 	for (unsigned t = 0; t < SNAP_THREADS_MAX; t++) {
@@ -400,6 +404,15 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		s->ctx[t]->scanned = false;
 		s->ctx[t]->ncf = 0;
 		s->ctx[t]->ra_n = 0;
+	}
+	/* the charge queue of a large snapshot (up to 24 bytes a page of
+	 * CGQ_MAX) is not kept for the next one; a small one is */
+	if (s->cgkey_cap > CGQ_KEEP) {
+		free(s->cgkey);
+		free(s->cgva);
+		free(s->cgtmp);
+		s->cgkey = s->cgva = s->cgtmp = NULL;
+		s->cgkey_cap = s->cgva_cap = s->cgtmp_cap = 0;
 	}
 }
 /* At most this many bytes of page table entries are kept for a split job
