@@ -47,9 +47,8 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl);
  * charged to another cgroup than the process's (snapper_set_cgroup) to
  * the snapshot's charge runs in address order, joined where they
  * continue each other, and empty the queue. A sort per chunk would leave
- * a large mapping's scattered frames farther apart (an 8 GiB file half
- * cached: one pread per ~7 frames, against ~16 per 512 Ki pages sorted
- * at once). Returns 0 or -errno. */
+ * a large mapping's scattered frames farther apart (see CGQ_MAX).
+ * Returns 0 or -errno. */
 int kpage_charges_flush(struct snapper *s, bool parallel);
 
 /* What kpage_file_clean found. */
