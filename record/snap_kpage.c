@@ -625,37 +625,49 @@ static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
  * index (no address has this bit). */
 #define CG_CHARGED (1ull << 63)
 
-/* Read the cgroups of the n sorted keys of the charge queue (s->cgkey's
- * from key on) through c's kpage buffer: one pread per block of nearby
+/* One part of the charge queue's sorted keys, read by charges_read
+ * through the buffer buf of nbuf entries (on a thread of its own, tid,
+ * but for the first). */
+struct charges_part {
+	struct snapper *s;
+	uint64_t *buf;
+	size_t nbuf;
+	const uint64_t *key;
+	size_t n;
+	int ret;
+	pthread_t tid;
+};
+
+/* Read the cgroups of the part's keys: one pread per block of nearby
  * frames (as keys_read), marking in s->cgva those charged to another
  * cgroup than the process's, their cgroups in s->cgtmp at their index
  * (each key its own index: parts read on threads of their own never
  * write the same entry). Returns 0 or -errno. */
-static int charges_read(struct snapper *s, struct snap_ctx *c,
-			const uint64_t *key, size_t n)
+static int charges_read(const struct charges_part *p)
 {
+	struct snapper *s = p->s;
+	const uint64_t *key = p->key;
 	uint64_t imask = (1ull << CGQ_IDX_BITS) - 1;
 	size_t i, j, k;
 
-	for (i = 0; i < n; i = j) {
+	for (i = 0; i < p->n; i = j) {
 		uint64_t first = key[i] >> CGQ_IDX_BITS, last = first;
 		ssize_t r;
 
-		for (j = i + 1; j < n; j++) {
-			uint64_t p = key[j] >> CGQ_IDX_BITS;
+		for (j = i + 1; j < p->n; j++) {
+			uint64_t pfn = key[j] >> CGQ_IDX_BITS;
 
-			if (p - last > KPAGE_GAP || p - first >= c->nkbuf)
+			if (pfn - last > KPAGE_GAP || pfn - first >= p->nbuf)
 				break;
-			last = p;
+			last = pfn;
 		}
-		r = snap_pread_full(s->kpagecgroup_fd, c->kbuf,
+		r = snap_pread_full(s->kpagecgroup_fd, p->buf,
 				    (last - first + 1) * 8, first * 8);
 		if (r < 0)
 			return (int)r;
 		for (k = i; k < j; k++) {
 			uint64_t o = (key[k] >> CGQ_IDX_BITS) - first;
-			uint64_t g =
-			    (o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
+			uint64_t g = (o + 1) * 8 <= (uint64_t)r ? p->buf[o] : 0;
 
 			if (g != s->own_cg) {
 				s->cgva[key[k] & imask] |= CG_CHARGED;
@@ -666,68 +678,60 @@ static int charges_read(struct snapper *s, struct snap_ctx *c,
 	return 0;
 }
 
-/* One part of the queue's keys that a thread of its own reads. */
-struct charges_part {
-	struct snapper *s;
-	struct snap_ctx *c;
-	const uint64_t *key;
-	size_t n;
-	int ret;
-	pthread_t tid;
-};
-
 static void *charges_part_main(void *arg)
 {
 	struct charges_part *p = arg;
 
-	p->ret = charges_read(p->s, p->c, p->key, p->n);
+	p->ret = charges_read(p);
 	return NULL;
 }
 
-/* charges_read of the n sorted keys of the queue: with parallel, when
- * there are at least CGQ_PARALLEL_MIN, cut into one part per thread of
- * the snapper that has a scratch (s->nthreads, s->ctx), the first read
- * on the caller's, the others each on a thread of its own (a large
- * file's cgroups take ~55 ns a frame in the kernel: 1 Mi pages ~60 ms,
+/* charges_read of the n sorted keys of the queue: when there are at
+ * least CGQ_PARALLEL_MIN, cut into one part per thread of the snapshot
+ * (s->nthreads), the first read on the caller's thread through its
+ * scratch (s->ctx[0]), the others each on a thread of its own through a
+ * buffer of its own (the job's threads may still be running: a large
+ * file's cgroups take ~55 ns a frame in the kernel, 1 Mi pages ~60 ms,
  * which the chunks' threads no longer share). Returns 0 or the first
  * error. */
 #define CGQ_PARALLEL_MIN (1u << 16)
-static int charges_read_all(struct snapper *s, size_t n, bool parallel)
+static int charges_read_all(struct snapper *s, size_t n)
 {
 	struct charges_part part[SNAP_THREADS_MAX];
-	unsigned np = 1, started = 0;
+	unsigned np = 1;
 	int ret;
 
-	while (parallel && n >= CGQ_PARALLEL_MIN && np < s->nthreads &&
-	       np < SNAP_THREADS_MAX && s->ctx[np])
+	while (n >= CGQ_PARALLEL_MIN && np < s->nthreads &&
+	       np < SNAP_THREADS_MAX)
 		np++;
-	for (unsigned t = 0; t < np; t++)
+	for (unsigned t = 0; t < np; t++) {
 		part[t] = (struct charges_part){
 		    .s = s,
-		    .c = s->ctx[t],
+		    .buf = t ? xmalloc(KPAGE_BLOCK * sizeof(uint64_t))
+			     : s->ctx[0]->kbuf,
+		    .nbuf = t ? KPAGE_BLOCK : s->ctx[0]->nkbuf,
 		    .key = s->cgkey + n * t / np,
 		    .n = n * (t + 1) / np - n * t / np,
 		};
-	for (unsigned t = 1; t < np; t++, started++)
-		if (pthread_create(&part[t].tid, NULL, charges_part_main,
-				   &part[t]))
-			break;
-	/* a part no thread could be started for is read here */
-	for (unsigned t = started + 1; t < np; t++)
-		part[t].ret =
-		    charges_read(s, s->ctx[0], part[t].key, part[t].n);
-	ret = charges_read(s, s->ctx[0], part[0].key, part[0].n);
-	for (unsigned t = 1; t <= started; t++) {
-		pthread_join(part[t].tid, NULL);
+		/* a part no thread could be started for is read here */
+		if (t && pthread_create(&part[t].tid, NULL, charges_part_main,
+					&part[t])) {
+			part[t].ret = charges_read(&part[t]);
+			part[t].tid = pthread_self();
+		}
+	}
+	ret = charges_read(&part[0]);
+	for (unsigned t = 1; t < np; t++) {
+		if (!pthread_equal(part[t].tid, pthread_self()))
+			pthread_join(part[t].tid, NULL);
 		if (!ret)
 			ret = part[t].ret;
+		free(part[t].buf);
 	}
-	for (unsigned t = started + 1; t < np && !ret; t++)
-		ret = part[t].ret;
 	return ret;
 }
 
-int kpage_charges_flush(struct snapper *s, bool parallel)
+int kpage_charges_flush(struct snapper *s)
 {
 	uint64_t *key = s->cgkey, *va = s->cgva, mx = 0;
 	uint64_t pmask = s->page_size - 1;
@@ -745,7 +749,7 @@ int kpage_charges_flush(struct snapper *s, bool parallel)
 			mx = MAX(mx, key[i]);
 		keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
 	}
-	ret = charges_read_all(s, n, parallel);
+	ret = charges_read_all(s, n);
 	if (ret < 0)
 		return ret;
 	for (i = 0; i < n; i++)
@@ -761,7 +765,7 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
 	int ret = 0;
 
 	if (s->ncgq + sl->ncg > CGQ_MAX)
-		ret = kpage_charges_flush(s, false);
+		ret = kpage_charges_flush(s);
 	n = s->ncgq;
 	xgrow_huge(&s->cgkey, &s->cgkey_cap, n + sl->ncg, sizeof(*s->cgkey));
 	xgrow_huge(&s->cgva, &s->cgva_cap, n + sl->ncg, sizeof(*s->cgva));

@@ -40,16 +40,15 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl);
 
 /* Look the queued pages' memory cgroups up in /proc/kpagecgroup, all at
  * once: their PFNs sorted (one radix sort) and read in one pread per
- * block of nearby frames; with parallel (the job's threads have ended:
- * their scratch is free) a large queue is cut into one part per thread
- * of the snapshot, read on threads of their own, else it is read through
- * the scratch of the caller's thread (s->ctx[0]). Append the pages
- * charged to another cgroup than the process's (snapper_set_cgroup) to
- * the snapshot's charge runs in address order, joined where they
- * continue each other, and empty the queue. A sort per chunk would leave
- * a large mapping's scattered frames farther apart (see CGQ_MAX).
- * Returns 0 or -errno. */
-int kpage_charges_flush(struct snapper *s, bool parallel);
+ * block of nearby frames, a large queue cut into one part per thread of
+ * the snapshot, read on threads of their own, the first through the
+ * scratch of the caller's thread (s->ctx[0], free whenever the caller
+ * is not running a task). Append the pages charged to another cgroup
+ * than the process's (snapper_set_cgroup) to the snapshot's charge runs
+ * in address order, joined where they continue each other, and empty the
+ * queue. A sort per chunk would leave a large mapping's scattered frames
+ * farther apart (see CGQ_MAX). Returns 0 or -errno. */
+int kpage_charges_flush(struct snapper *s);
 
 /* What kpage_file_clean found. */
 enum kpage_clean {

@@ -516,7 +516,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 		ret = flush_tasks(j, k, k + 1, ids, &acc, e, st);
 	}
 	if (ret >= 0)
-		ret = kpage_charges_flush(s, false);
+		ret = kpage_charges_flush(s);
 	free(sh);
 	if (s->stash_size > STASH_KEEP_BYTES) {
 		free(s->stash);
@@ -602,7 +602,7 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 	for (t = 0; t < nth; t++)
 		pthread_join(th[t].tid, NULL);
 	if (!ret)
-		ret = kpage_charges_flush(s, true);
+		ret = kpage_charges_flush(s);
 	ctx_collect(s, st);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);
