@@ -27,7 +27,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/kernel-page-flags.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,25 +41,27 @@
  * process's chunk has a few dozen pages to look up). */
 #define INSERTION_MAX 48
 
-/* Sort the n keys of c->look by PFN: a least-significant-digit radix sort
- * over the PFN bits the largest key has, in as few passes of at most
- * RADIX_MAX_BITS as they need (two up to 64 GiB of RAM), through
- * c->look2; a few keys by insertion, stable as the radix sort is. */
-static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
+/* Sort the n keys of a by the bits above their low idx_bits (a PFN
+ * above an index): a least-significant-digit radix sort over the bits
+ * the largest key has, in as few passes of at most RADIX_MAX_BITS as they
+ * need (two up to 64 GiB of RAM), through tmp; a few keys by insertion,
+ * stable as the radix sort is. */
+static void keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
+		      unsigned idx_bits)
 {
 	uint32_t cnt[1u << RADIX_MAX_BITS];
 	unsigned top = 64 - (unsigned)__builtin_clzll(maxkey | 1);
-	unsigned bits = top > LOOK_IDX_BITS ? top - LOOK_IDX_BITS : 0;
+	unsigned bits = top > idx_bits ? top - idx_bits : 0;
 	unsigned passes = (bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
 	unsigned width = passes ? (bits + passes - 1) / passes : 0;
-	uint64_t *src = c->look, *dst = c->look2, *t, mask;
+	uint64_t *src = a, *dst = tmp, *t, mask;
 
 	if (n <= INSERTION_MAX) {
 		for (size_t i = 1; i < n; i++) {
 			uint64_t k = src[i];
 			size_t d = i;
 
-			for (; d && LOOK_PFN(src[d - 1]) > LOOK_PFN(k); d--)
+			for (; d && src[d - 1] >> idx_bits > k >> idx_bits; d--)
 				src[d] = src[d - 1];
 			src[d] = k;
 		}
@@ -65,7 +69,7 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 	}
 	mask = ((uint64_t)1 << width) - 1;
 	for (unsigned p = 0; p < passes; p++) {
-		unsigned sh = LOOK_IDX_BITS + p * width;
+		unsigned sh = idx_bits + p * width;
 		uint32_t sum = 0;
 
 		memset(cnt, 0, ((size_t)mask + 1) * sizeof(*cnt));
@@ -83,25 +87,34 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 		src = dst;
 		dst = t;
 	}
-	if (src != c->look)
-		memcpy(c->look, src, n * sizeof(*src));
+	if (src != a)
+		memcpy(a, src, n * sizeof(*src));
 }
 
-/* Read one of the kpage files into dst for the n sorted keys of look:
- * one pread per block of nearby PFNs (through gaps up to KPAGE_GAP), of
- * at most the c->nkbuf entries of c->kbuf. */
-static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
-		      int fd, uint64_t *dst)
+/* Sort the n keys of c->look by PFN (keys_sort, through c->look2). */
+static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 {
+	keys_sort(c->look, c->look2, n, maxkey, LOOK_IDX_BITS);
+}
+
+/* Read one of the kpage files for the n keys of look, sorted by the PFN
+ * above their low idx_bits (an index): the entry of key k into
+ * dst[index * stride], one pread per block of nearby PFNs (through gaps
+ * up to KPAGE_GAP), of at most the c->nkbuf entries of c->kbuf; a PFN
+ * beyond the file's end reads as 0. */
+static int keys_read(struct snap_ctx *c, const uint64_t *look, size_t n,
+		     unsigned idx_bits, int fd, uint64_t *dst, size_t stride)
+{
+	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
 	size_t i = 0, j, k;
 
 	while (i < n) {
 		uint64_t first, last;
 		ssize_t r;
 
-		first = last = LOOK_PFN(look[i]);
+		first = last = look[i] >> idx_bits;
 		for (j = i + 1; j < n; j++) {
-			uint64_t p = LOOK_PFN(look[j]);
+			uint64_t p = look[j] >> idx_bits;
 
 			if (p - last > KPAGE_GAP || p - first >= c->nkbuf)
 				break;
@@ -112,9 +125,9 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		if (r < 0)
 			return (int)r;
 		for (k = i; k < j; k++) {
-			uint64_t o = LOOK_PFN(look[k]) - first;
+			uint64_t o = (look[k] >> idx_bits) - first;
 
-			dst[LOOK_IDX(look[k])] =
+			dst[(look[k] & mask) * stride] =
 			    (o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
 		}
 		i = j;
@@ -122,12 +135,20 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 	return 0;
 }
 
+/* keys_read of the n sorted keys of a chunk's look-ups (LOOK_KEY) into
+ * dst[page]. */
+static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
+		      int fd, uint64_t *dst)
+{
+	return keys_read(c, look, n, LOOK_IDX_BITS, fd, dst, 1);
+}
+
 /* True when the cgroups of anonymous pages are looked up too: asked for
  * (snapper_set_anon_charges, -G) and charges are recorded (kpagecgroup
  * readable) for a known cgroup of the process (snapper_set_cgroup). It
- * costs a kpagecgroup entry per anonymous page. The kernel charges an
- * anonymous page to the cgroup that faulted it in and cgroup v1 does not
- * move the charge when the process moves (memory.move_charge_at_immigrate
+ * costs a kpagecgroup entry per anonymous page (kpage_charges_add). The kernel
+ * charges an anonymous page to the cgroup that faulted it in and cgroup v1 does
+ * not move the charge when the process moves (memory.move_charge_at_immigrate
  * 0), so anonymous memory touched before the process joined, or shared
  * copy-on-write with a parent in another cgroup, is paid for elsewhere. */
 static inline bool anon_charged(const struct snapper *s)
@@ -137,9 +158,8 @@ static inline bool anon_charged(const struct snapper *s)
 
 /* The kpage files a page looked up is read in. */
 enum kpage_file {
-	KF_COUNT = 1u << 0,  /* kpagecount: its mapcount */
-	KF_FLAGS = 1u << 1,  /* kpageflags: dirty, and the flags kept */
-	KF_CGROUP = 1u << 2, /* kpagecgroup: the memory cgroup charged */
+	KF_COUNT = 1u << 0, /* kpagecount: its mapcount */
+	KF_FLAGS = 1u << 1, /* kpageflags: dirty, and the flags kept */
 };
 
 /* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
@@ -148,27 +168,21 @@ enum kpage_file {
 
 /* Which files a page looked up (needs_lookup) is read in, by its
  * pagemap entry: [file page][mapped exclusively]. An anonymous page is
- * swap-backed, so dirty (see the top of this file), and taken as charged
- * to the process's cgroup (the kernel charges the cgroup that faulted it
- * in; kpagecgroup costs the kernel a look-up per entry): shared after a
- * fork, only its mapcount is unknown. A file page's dirtiness is its
- * PG_dirty, and another cgroup may have paid for it; mapped exclusively,
- * its mapcount is 1. (Exclusive anonymous pages are not looked up.) */
+ * swap-backed, so dirty (see the top of this file): shared after a fork,
+ * only its mapcount is unknown. A file page's dirtiness is its PG_dirty;
+ * mapped exclusively, its mapcount is 1. (Exclusive anonymous pages are
+ * not looked up.) Memory cgroups are looked up later, for the whole
+ * snapshot at once (kpage_charges_add). */
 static const uint8_t kpage_wants[2][2] = {
     [0] = {[0] = KF_COUNT, [1] = 0},
-    [1] = {[0] = KF_COUNT | KF_FLAGS | KF_CGROUP, [1] = KF_FLAGS | KF_CGROUP},
+    [1] = {[0] = KF_COUNT | KF_FLAGS, [1] = KF_FLAGS},
 };
 
 /* What page e wants read; a file page of a chunk whose mapping is known
- * clean (c->file_clean) not its flags; with anon_charged() an anonymous
- * page its cgroup too. */
-static uint8_t wants_of(const struct snapper *s, const struct snap_ctx *c,
-			uint64_t e)
+ * clean (c->file_clean) not its flags. */
+static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
 {
 	uint8_t w = kpage_wants[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
-
-	if (!(e & PM_FILE) && anon_charged(s))
-		w |= KF_CGROUP;
 
 	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
 }
@@ -314,10 +328,14 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j,
 	return ret;
 }
 
-/* Fill kcount/kflags/kcg for the n pages of c->look (maxkey the largest
- * key): sorted by PFN unless they already rise, as the pages of a file
- * read in order often do; each file is read for the pages that want it
- * (kpage_wants), the others get what it would say or KF_UNREAD. */
+/* Fill kcount/kflags for the n pages of c->look (maxkey the largest
+ * key), whose keys are in page order: each file is read for the pages
+ * that want it (kpage_wants), the others get what it would say or
+ * KF_UNREAD. What the pages want is found in one pass in page order (the
+ * entries read in order); only when some page wants a file are the keys
+ * sorted by PFN (unless they already rise, as the pages of a file read in
+ * order often do) and that file read: exclusive file pages of a clean
+ * file want neither, and cost no sort. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
@@ -328,27 +346,37 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		uint64_t *dst, other;
 	} files[] = {
 	    {KF_COUNT, true, s->kpagecount_fd, c->kcount, 1},
-	    {KF_CGROUP, s->has_kpagecgroup, s->kpagecgroup_fd, c->kcg,
-	     s->own_cg},
 	    {KF_FLAGS, s->has_kpageflags, s->kpageflags_fd, c->kflags,
 	     KF_UNREAD},
 	};
+	uint8_t need = 0;
 	size_t i, m;
 	int ret;
 
+	for (i = 0; i < n; i++) {
+		uint32_t idx = LOOK_IDX(c->look[i]);
+		uint8_t w = wants_of(c, c->pm[idx]);
+
+		need |= w;
+		c->kcount[idx] = files[0].other;
+		c->kflags[idx] = files[1].other;
+	}
+	if (!files[1].have)
+		need &= (uint8_t)~KF_FLAGS;
+	if (!need)
+		return 0;
 	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
 		;
 	if (i < n)
 		look_sort(c, n, maxkey);
 	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		if (!(need & files[f].file))
+			continue;
 		for (i = m = 0; i < n; i++) {
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
-			if (files[f].have &&
-			    (wants_of(s, c, c->pm[idx]) & files[f].file))
+			if (wants_of(c, c->pm[idx]) & files[f].file)
 				c->look2[m++] = c->look[i];
-			else
-				files[f].dst[idx] = files[f].other;
 		}
 		ret = kpage_read(c, c->look2, m, files[f].fd, files[f].dst);
 		if (ret < 0)
@@ -549,12 +577,33 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	return amb;
 }
 
-/* Page va of the slot is charged to memory cgroup cg, not the process's:
- * add it to the slot's charge runs. */
-static void charge_page(const struct snapper *s, struct snap_slot *sl,
-			uint64_t va, uint64_t cg, uint32_t npages)
+/* Whether the memory cgroup of present page e is looked up: with a PFN a
+ * look-up key holds (needs_lookup), a file page, which another cgroup
+ * may have paid for, or with anon_charged() any page. */
+static inline bool charge_wanted(const struct snapper *s, uint64_t e)
 {
-	struct md_charge_run *p = sl->ncg ? &sl->cg[sl->ncg - 1] : NULL;
+	uint64_t pfn = e & PM_PFN_MASK;
+
+	return s->has_pfn && s->has_kpagecgroup && pfn - 1 < LOOK_PFN_MAX &&
+	       ((e & PM_FILE) || anon_charged(s));
+}
+
+/* Queue the npages pages at va of the slot, of one folio at frame pfn,
+ * for the look-up of their memory cgroup (kpage_charges_add). */
+static void charge_queue(struct snap_slot *sl, uint64_t pfn, uint64_t va,
+			 uint32_t npages)
+{
+	if (sl->ncg == sl->cgcap)
+		xgrow(&sl->cg, &sl->cgcap, sl->ncg + 1, sizeof(*sl->cg));
+	sl->cg[sl->ncg++] = (struct cg_ref){pfn, va | (npages - 1)};
+}
+
+/* Add npages pages at va charged to memory cgroup cg to the snapshot's
+ * charge runs, joining the last run when they continue it. */
+static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
+		       uint32_t npages)
+{
+	struct md_charge_run *p = s->ncgacc ? &s->cgacc[s->ncgacc - 1] : NULL;
 
 	if (p && p->cgroup == cg &&
 	    (uint64_t)p->npages + npages <= UINT32_MAX &&
@@ -562,9 +611,171 @@ static void charge_page(const struct snapper *s, struct snap_slot *sl,
 		p->npages += npages;
 		return;
 	}
-	xgrow(&sl->cg, &sl->cgcap, sl->ncg + 1, sizeof(*sl->cg));
-	sl->cg[sl->ncg++] =
+	xgrow(&s->cgacc, &s->cgacc_cap, s->ncgacc + 1, sizeof(*s->cgacc));
+	s->cgacc[s->ncgacc++] =
 	    (struct md_charge_run){.vaddr = va, .cgroup = cg, .npages = npages};
+}
+
+/* The largest PFN a key of the charge queue holds: a larger one, which
+ * no machine has (physical addresses have at most 52 bits), is looked up
+ * as this one, beyond kpagecgroup's end, where it reads as 0 as it would
+ * itself. */
+#define CGQ_PFN_MAX (UINT64_MAX >> CGQ_IDX_BITS)
+/* In s->cgva: the page is charged to the cgroup in s->cgtmp at its
+ * index (no address has this bit). */
+#define CG_CHARGED (1ull << 63)
+
+/* One part of the charge queue's sorted keys, read by charges_read
+ * through the buffer buf of nbuf entries (on a thread of its own, tid,
+ * but for the first). */
+struct charges_part {
+	struct snapper *s;
+	uint64_t *buf;
+	size_t nbuf;
+	const uint64_t *key;
+	size_t n;
+	int ret;
+	pthread_t tid;
+};
+
+/* Read the cgroups of the part's keys: one pread per block of nearby
+ * frames (as keys_read), marking in s->cgva those charged to another
+ * cgroup than the process's, their cgroups in s->cgtmp at their index
+ * (each key its own index: parts read on threads of their own never
+ * write the same entry). Returns 0 or -errno. */
+static int charges_read(const struct charges_part *p)
+{
+	struct snapper *s = p->s;
+	const uint64_t *key = p->key;
+	uint64_t imask = (1ull << CGQ_IDX_BITS) - 1;
+	size_t i, j, k;
+
+	for (i = 0; i < p->n; i = j) {
+		uint64_t first = key[i] >> CGQ_IDX_BITS, last = first;
+		ssize_t r;
+
+		for (j = i + 1; j < p->n; j++) {
+			uint64_t pfn = key[j] >> CGQ_IDX_BITS;
+
+			if (pfn - last > KPAGE_GAP || pfn - first >= p->nbuf)
+				break;
+			last = pfn;
+		}
+		r = snap_pread_full(s->kpagecgroup_fd, p->buf,
+				    (last - first + 1) * 8, first * 8);
+		if (r < 0)
+			return (int)r;
+		for (k = i; k < j; k++) {
+			uint64_t o = (key[k] >> CGQ_IDX_BITS) - first;
+			uint64_t g = (o + 1) * 8 <= (uint64_t)r ? p->buf[o] : 0;
+
+			if (g != s->own_cg) {
+				s->cgva[key[k] & imask] |= CG_CHARGED;
+				s->cgtmp[key[k] & imask] = g;
+			}
+		}
+	}
+	return 0;
+}
+
+static void *charges_part_main(void *arg)
+{
+	struct charges_part *p = arg;
+
+	p->ret = charges_read(p);
+	return NULL;
+}
+
+/* charges_read of the n sorted keys of the queue: when there are at
+ * least CGQ_PARALLEL_MIN, cut into one part per thread of the snapshot
+ * (s->nthreads), the first read on the caller's thread through its
+ * scratch (s->ctx[0]), the others each on a thread of its own through a
+ * buffer of its own (the job's threads may still be running: a large
+ * file's cgroups take ~55 ns a frame in the kernel, 1 Mi pages ~60 ms,
+ * which the chunks' threads no longer share). Returns 0 or the first
+ * error. */
+#define CGQ_PARALLEL_MIN (1u << 16)
+static int charges_read_all(struct snapper *s, size_t n)
+{
+	struct charges_part part[SNAP_THREADS_MAX];
+	unsigned np = 1;
+	int ret;
+
+	while (n >= CGQ_PARALLEL_MIN && np < s->nthreads &&
+	       np < SNAP_THREADS_MAX)
+		np++;
+	for (unsigned t = 0; t < np; t++) {
+		part[t] = (struct charges_part){
+		    .s = s,
+		    .buf = t ? xmalloc(KPAGE_BLOCK * sizeof(uint64_t))
+			     : s->ctx[0]->kbuf,
+		    .nbuf = t ? KPAGE_BLOCK : s->ctx[0]->nkbuf,
+		    .key = s->cgkey + n * t / np,
+		    .n = n * (t + 1) / np - n * t / np,
+		};
+		/* a part no thread could be started for is read here */
+		if (t && pthread_create(&part[t].tid, NULL, charges_part_main,
+					&part[t])) {
+			part[t].ret = charges_read(&part[t]);
+			part[t].tid = pthread_self();
+		}
+	}
+	ret = charges_read(&part[0]);
+	for (unsigned t = 1; t < np; t++) {
+		if (!pthread_equal(part[t].tid, pthread_self()))
+			pthread_join(part[t].tid, NULL);
+		if (!ret)
+			ret = part[t].ret;
+		free(part[t].buf);
+	}
+	return ret;
+}
+
+int kpage_charges_flush(struct snapper *s)
+{
+	uint64_t *key = s->cgkey, *va = s->cgva, mx = 0;
+	uint64_t pmask = s->page_size - 1;
+	size_t n = s->ncgq, i;
+	int ret;
+
+	if (!n)
+		return 0;
+	s->ncgq = 0;
+	xgrow_huge(&s->cgtmp, &s->cgtmp_cap, n, sizeof(*s->cgtmp));
+	for (i = 1; i < n && key[i] >= key[i - 1]; i++)
+		;
+	if (i < n) {
+		for (i = 0; i < n; i++)
+			mx = MAX(mx, key[i]);
+		keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
+	}
+	ret = charges_read_all(s, n);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (va[i] & CG_CHARGED)
+			charge_add(s, va[i] & ~(CG_CHARGED | pmask),
+				   s->cgtmp[i], (uint32_t)(va[i] & pmask) + 1);
+	return 0;
+}
+
+int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
+{
+	size_t n;
+	int ret = 0;
+
+	if (s->ncgq + sl->ncg > CGQ_MAX)
+		ret = kpage_charges_flush(s);
+	n = s->ncgq;
+	xgrow_huge(&s->cgkey, &s->cgkey_cap, n + sl->ncg, sizeof(*s->cgkey));
+	xgrow_huge(&s->cgva, &s->cgva_cap, n + sl->ncg, sizeof(*s->cgva));
+	for (size_t i = 0; i < sl->ncg; i++, n++) {
+		s->cgkey[n] =
+		    MIN(sl->cg[i].pfn, CGQ_PFN_MAX) << CGQ_IDX_BITS | n;
+		s->cgva[n] = sl->cg[i].va_n;
+	}
+	s->ncgq = n;
+	return ret;
 }
 
 /* The class of the last page looked at, by the key of its pagemap entry
@@ -614,35 +825,6 @@ static enum page_kind class_of(const struct snapper *s,
 	*fl = m->fl;
 	*mc = m->mc;
 	return m->kind;
-}
-
-/* With anon_charged(): the cgroups of the n pages' present pages that
- * kpage_fill did not look up (exclusive anonymous ones) into c->kcg,
- * through c->look, which kpage_fill no longer needs; a page without a
- * PFN to look up reads as the process's own cgroup. */
-static int kpage_anon_cgroups(const struct snapper *s, struct snap_ctx *c,
-			      size_t n)
-{
-	uint64_t mx = 0;
-	size_t na = 0, i;
-
-	for (i = 0; i < n; i++) {
-		uint64_t e = c->pm[i], pfn = e & PM_PFN_MASK;
-
-		if (!(e & PM_PRESENT) || needs_lookup(e))
-			continue;
-		c->kcg[i] = s->own_cg;
-		if (!pfn || pfn > LOOK_PFN_MAX)
-			continue;
-		c->look[na] = LOOK_KEY(pfn, (uint64_t)i);
-		mx = MAX(mx, c->look[na]);
-		na++;
-	}
-	for (i = 1; i < na && c->look[i] >= c->look[i - 1]; i++)
-		;
-	if (i < na)
-		look_sort(c, na, mx);
-	return kpage_read(c, c->look, na, s->kpagecgroup_fd, c->kcg);
 }
 
 /* kpage_classify of a chunk of single pages none of which is looked up
@@ -732,11 +914,6 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			return ret;
 		c->kpage_lookups += nlook;
 	}
-	if (anon_charged(s)) {
-		ret = kpage_anon_cgroups(s, c, n);
-		if (ret < 0)
-			return ret;
-	}
 	/* a chunk of single pages: only those kpage_prepass listed */
 	for (size_t k = 0, nk = c->weighted ? n : c->npresent; k < nk; k++) {
 		size_t i = c->weighted ? k : c->w[k];
@@ -755,11 +932,9 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			continue;
 		}
 		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
-		if (kind == PAGE_PRESENT && s->has_pfn &&
-		    (needs_lookup(e) || anon_charged(s)) &&
-		    s->has_kpagecgroup && c->kcg[i] != s->own_cg)
-			charge_page(s, sl, va + (o << s->page_shift), c->kcg[i],
-				    w);
+		if (kind == PAGE_PRESENT && charge_wanted(s, e))
+			charge_queue(sl, e & PM_PFN_MASK,
+				     va + (o << s->page_shift), w);
 		cnt[kind] += w;
 		/* cur, when set, ends at this page */
 		if (cur && cur->flags == fl && cur->mapcount == mc &&

@@ -31,6 +31,25 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, const struct procmap *m, uint64_t va,
 		   size_t n, size_t nlook, uint64_t maxkey);
 
+/* Append the slot's pages whose memory cgroup is to be looked up (those
+ * kpage_classify queued: file pages, and with snapper_set_anon_charges
+ * anonymous ones) to the snapshot's queue, in the order its chunks are
+ * written (address order); when the queue would pass CGQ_MAX pages,
+ * kpage_charges_flush it first. Returns 0 or -errno. */
+int kpage_charges_add(struct snapper *s, const struct snap_slot *sl);
+
+/* Look the queued pages' memory cgroups up in /proc/kpagecgroup, all at
+ * once: their PFNs sorted (one radix sort) and read in one pread per
+ * block of nearby frames, a large queue cut into one part per thread of
+ * the snapshot, read on threads of their own, the first through the
+ * scratch of the caller's thread (s->ctx[0], free whenever the caller
+ * is not running a task). Append the pages charged to another cgroup
+ * than the process's (snapper_set_cgroup) to the snapshot's charge runs
+ * in address order, joined where they continue each other, and empty the
+ * queue. A sort per chunk would leave a large mapping's scattered frames
+ * farther apart (see CGQ_MAX). Returns 0 or -errno. */
+int kpage_charges_flush(struct snapper *s);
+
 /* What kpage_file_clean found. */
 enum kpage_clean {
 	KPAGE_CLEAN_UNKNOWN, /* a dirty page, or it cannot tell */

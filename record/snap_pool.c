@@ -25,12 +25,12 @@
  * page fault per page touched, on every one-shot). */
 #define CTX_MIN_PAGES 256u
 
-/* The bytes of the scratch of cap pages: seven arrays of a u64 per page,
+/* The bytes of the scratch of cap pages: six arrays of a u64 per page,
  * the kpage read buffer (ctx_kbuf_entries), then a u32 and a byte per
  * page (in that order, so that each stays aligned). */
 static size_t ctx_bytes(size_t cap)
 {
-	return cap * (7 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +
+	return cap * (6 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +
 	       ctx_kbuf_entries(cap) * sizeof(uint64_t);
 }
 
@@ -56,7 +56,6 @@ static void ctx_carve(struct snap_ctx *c, size_t cap)
 	c->off = carve(&p, cap * sizeof(*c->off));
 	c->kcount = carve(&p, cap * sizeof(*c->kcount));
 	c->kflags = carve(&p, cap * sizeof(*c->kflags));
-	c->kcg = carve(&p, cap * sizeof(*c->kcg));
 	c->look = carve(&p, cap * sizeof(*c->look));
 	c->look2 = carve(&p, cap * sizeof(*c->look2));
 	c->kbuf = carve(&p, c->nkbuf * sizeof(*c->kbuf));
@@ -242,28 +241,6 @@ struct vma_acc {
 	uint64_t present, swapped, unreadable;
 };
 
-/* Append the charge runs of slot sl to the snapshot's, joining a run that
- * crosses the chunk boundary. */
-static void charge_add(struct snapper *s, const struct snap_slot *sl)
-{
-	for (size_t i = 0; i < sl->ncg; i++) {
-		const struct md_charge_run *u = &sl->cg[i];
-		struct md_charge_run *p =
-		    s->ncgacc ? &s->cgacc[s->ncgacc - 1] : NULL;
-
-		if (p && p->cgroup == u->cgroup &&
-		    p->vaddr + ((uint64_t)p->npages << s->page_shift) ==
-			u->vaddr &&
-		    (uint64_t)p->npages + u->npages <= UINT32_MAX) {
-			p->npages += u->npages;
-			continue;
-		}
-		xgrow(&s->cgacc, &s->cgacc_cap, s->ncgacc + 1,
-		      sizeof(*s->cgacc));
-		s->cgacc[s->ncgacc++] = *u;
-	}
-}
-
 /* Call the tick callback, if any (snapper_set_tick). */
 static void snap_tick(const struct snapper *s)
 {
@@ -306,7 +283,9 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		ret = md_mapping_add(s->w, sl->runs, sl->nruns);
 		if (ret < 0)
 			return ret;
-		charge_add(s, sl);
+		ret = kpage_charges_add(s, sl);
+		if (ret < 0)
+			return ret;
 		if (!(t->flags & TASK_END))
 			continue;
 		struct md_snap_mapping mr = {
@@ -407,7 +386,11 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 		*total_pages += j->tasks[k].n;
 }
 
-/* Add what the threads' contexts counted to st, and start them over. */
+/* Pages of charge queue kept from one snapshot to the next. */
+#define CGQ_KEEP (1u << 15)
+
+/* Add what the threads' contexts counted to st, and start them over; free
+ * a large charge queue. */
 static void ctx_collect(struct snapper *s, struct snap_stats *st)
 {
 	for (unsigned t = 0; t < SNAP_THREADS_MAX; t++) {
@@ -421,6 +404,15 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		s->ctx[t]->scanned = false;
 		s->ctx[t]->ncf = 0;
 		s->ctx[t]->ra_n = 0;
+	}
+	/* the charge queue of a large snapshot (up to 24 bytes a page of
+	 * CGQ_MAX) is not kept for the next one; a small one is */
+	if (s->cgkey_cap > CGQ_KEEP) {
+		free(s->cgkey);
+		free(s->cgva);
+		free(s->cgtmp);
+		s->cgkey = s->cgva = s->cgtmp = NULL;
+		s->cgkey_cap = s->cgva_cap = s->cgtmp_cap = 0;
 	}
 }
 /* At most this many bytes of page table entries are kept for a split job
@@ -523,6 +515,8 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 		}
 		ret = flush_tasks(j, k, k + 1, ids, &acc, e, st);
 	}
+	if (ret >= 0)
+		ret = kpage_charges_flush(s);
 	free(sh);
 	if (s->stash_size > STASH_KEEP_BYTES) {
 		free(s->stash);
@@ -607,6 +601,8 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 	}
 	for (t = 0; t < nth; t++)
 		pthread_join(th[t].tid, NULL);
+	if (!ret)
+		ret = kpage_charges_flush(s);
 	ctx_collect(s, st);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);

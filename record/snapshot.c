@@ -103,6 +103,9 @@ void snapper_free(struct snapper *s)
 	if (s->self_pm_fd >= 0)
 		close(s->self_pm_fd);
 	free(s->cgacc);
+	free(s->cgkey);
+	free(s->cgva);
+	free(s->cgtmp);
 	free(s->payers);
 	free(s->self_set);
 	free(s->self_maps);
@@ -499,6 +502,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	}
 	s->npayers = 0;
 	s->ncgacc = 0;
+	s->ncgq = 0;
 	ret = snap_images_map(s, pid, &maps, &ids);
 	if (ret < 0)
 		goto out;
