@@ -218,6 +218,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2311-record-memcg.py \
 	tests/t2313-record-memcg-move.py \
 	tests/t2314-record-cache-walk-stop.py \
+	tests/t2314-record-charge-queue.py \
 	tests/t2312-record-machine.py \
 	tests/t2320-record-smem.py \
 	tests/t3000-report-i2.py \

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2314: the memory cgroup of each file page is looked up right however
+large the snapshot's charge queue grows: read in one part, in parallel
+parts, and flushed mid-snapshot.
+
+A snapshot queues the pages whose cgroup it looks up (file pages; with -G
+anonymous ones too), sorts them by frame and reads /proc/kpagecgroup in
+blocks (record/snap_kpage.c kpage_charges_flush); a queue of 64 Ki pages
+(256 MiB) or more is cut into parts read on threads of their own; one that
+would pass 1 Mi pages (4 GiB) is flushed mid-snapshot. As root, on cgroup
+v1's memory hierarchy (skipped elsewhere), memory cgroups A and B are made
+and a tmpfs file (a fresh directory under /dev/shm: its pages are file
+pages to pagemap and stay charged to the cgroup that wrote them) of an odd
+number of 2 MiB stripes is written: a process in A writes the odd stripes
+and exits, the recorded process, in B, writes the even ones, maps the
+whole file (MAP_SHARED, read-only) and reads every page. Three sizes:
+under 256 MiB (one part), just over (parallel parts) and over 4 GiB
+(flushed mid-snapshot, every flush 64 Ki pages or more).
+
+Ground truth: smaps (the mapping's Rss), A's and B's memory.stat (shmem
+and mapped_file: what each paid for), fincore (the file is all resident)
+and the stripes each wrote. `record -G B --duration 0`: `report --by
+files,kinds -F rss,charge` has under [charged elsewhere] the row
+'A: FILE' with exactly A's stripes (A's shmem within two pages), CHARGE
+0, and the file's own row B's stripes, RSS and CHARGE (B's shmem); the
+two make smaps' Rss. The SNAP_CHARGE runs of the mapping (`dump -v`)
+are exactly A's stripes, named by A's inode (an entry read at the wrong
+index or a part left unread shows there). `record -p`: the file's row
+has smaps' Rss and B's stripes as CHARGE.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
+
+MIB = 1 << 20
+GIB = 1 << 30
+V1_ROOT = "/sys/fs/cgroup/memory"
+STRIPE = 2 * MIB
+# record/snap_int.h CGQ_MAX and record/snap_kpage.c CGQ_PARALLEL_MIN, in
+# pages
+CGQ_MAX = 1 << 20
+CGQ_PARALLEL_MIN = 1 << 16
+# (what the size exercises, stripes): odd counts, so that A (odd
+# stripes) and B (even) pay for different amounts
+SIZES = [("one part", 97),  # 194 MiB: 49 664 pages
+         ("parallel parts", 133),  # 266 MiB: 68 096 pages
+         ("a mid-snapshot flush", 2305)]  # 4610 MiB: 1 180 160 pages
+NEED = 6 * GIB
+
+# The writer in A: waits for a line (it is moved into A first), writes
+# the odd stripes, says "done" and exits.
+WRITER = """import os, sys
+path, stripe, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sys.stdin.readline()
+fd = os.open(path, os.O_WRONLY)
+buf = b"a" * stripe
+for i in range(1, n, 2):
+    os.pwrite(fd, buf, i * stripe)
+os.close(fd)
+print("done", flush=True)
+"""
+# The recorded process, in B: waits for a line, writes the even stripes,
+# maps the whole file and reads every page, says "ready" and waits.
+MAPPER = """import mmap, os, sys
+path, stripe, n, page = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
+                         int(sys.argv[4]))
+sys.stdin.readline()
+fd = os.open(path, os.O_RDWR)
+buf = b"b" * stripe
+for i in range(0, n, 2):
+    os.pwrite(fd, buf, i * stripe)
+m = mmap.mmap(fd, n * stripe, mmap.MAP_SHARED, mmap.PROT_READ)
+os.close(fd)
+for off in range(0, n * stripe, page):
+    m[off]
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+
+def read_stat(cg, key):
+    with open(os.path.join(cg, "memory.stat")) as f:
+        for line in f:
+            k, v = line.split()
+            if k == key:
+                return int(v)
+    return 0
+
+
+def start(script, cg, *args):
+    """python3 -c script args, moved into cg before it goes on."""
+    p = subprocess.Popen([sys.executable, "-c", script, *map(str, args)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+        f.write(str(p.pid))
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    return p
+
+
+def smaps_of(pid, path):
+    """(start, end, fields in bytes) of pid's mapping of path."""
+    cur = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$",
+                         line)
+            if m:
+                if cur:
+                    return cur
+                if m[3] == path:
+                    cur = (int(m[1], 16), int(m[2], 16), {})
+                continue
+            m = re.match(r"(\w+):\s+(\d+) kB", line)
+            if cur and m:
+                cur[2][m[1]] = int(m[2]) * 1024
+    return cur
+
+
+def cached(path):
+    """The bytes of path in the page cache, as fincore says (None
+    without fincore)."""
+    try:
+        fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", path],
+                            capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    return int(fc.stdout.split()[0]) if fc.returncode == 0 else None
+
+
+def charge_runs(data, start, end):
+    """The SNAP_CHARGE runs of data within [start, end) as merged
+    (vaddr, end, cgroup inode) ranges, in address order."""
+    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data], text=True,
+                         capture_output=True).stdout
+    runs, inrec = [], False
+    for line in out.splitlines():
+        if not line.startswith("    "):
+            inrec = "SNAP_CHARGE" in line
+            continue
+        m = re.match(r"    (0x[0-9a-f]+) (\d+) cgroup (\d+)$", line)
+        if not (inrec and m):
+            continue
+        va, n, cg = int(m[1], 16), int(m[2]), int(m[3])
+        s, e = max(va, start), min(va + n * PAGE, end)
+        if s >= e:
+            continue
+        if runs and runs[-1][1] == s and runs[-1][2] == cg:
+            runs[-1] = (runs[-1][0], e, cg)
+        else:
+            runs.append((s, e, cg))
+    return sorted(runs)
+
+
+def merged_stripes(start, n, first):
+    """[start + i * STRIPE, ...) for i = first, first + 2, ... < n."""
+    return [(start + i * STRIPE, start + (i + 1) * STRIPE)
+            for i in range(first, n, 2)]
+
+
+def run_size(what, n, shm, a, b, tmp):
+    size = n * STRIPE
+    a_bytes = (n // 2) * STRIPE
+    b_bytes = size - a_bytes
+    path = os.path.join(shm, f"f{n}")
+    with open(path, "wb") as f:
+        f.truncate(size)
+    procs = []
+    try:
+        shmem_a, shmem_b = read_stat(a, "shmem"), read_stat(b, "shmem")
+        w = start(WRITER, a, path, STRIPE, n)
+        procs.append(w)
+        check(w.stdout.readline().startswith("done") and w.wait() == 0,
+              f"{what}: the writer in A wrote the odd stripes")
+        m = start(MAPPER, b, path, STRIPE, n, PAGE)
+        procs.append(m)
+        if not m.stdout.readline().startswith("ready"):
+            check(False, f"{what}: the recorded process maps the file")
+            return
+        paid_a = read_stat(a, "shmem") - shmem_a
+        paid_b = read_stat(b, "shmem") - shmem_b
+        check(abs(paid_a - a_bytes) <= 2 * PAGE and
+              abs(paid_b - b_bytes) <= 2 * PAGE,
+              f"{what} ({size >> 20} MiB): A's memory.stat shmem grew by "
+              f"{paid_a} ({a_bytes} written), B's by {paid_b} ({b_bytes})")
+        check(read_stat(a, "mapped_file") == paid_a and
+              read_stat(b, "mapped_file") == paid_b,
+              f"{what}: memory.stat mapped_file: A's and B's pages all "
+              f"mapped")
+        sm = smaps_of(m.pid, path)
+        if not sm:
+            check(False, f"{what}: the mapping in /proc/{m.pid}/smaps")
+            return
+        va, vend, st = sm
+        rss = st.get("Rss", 0)
+        res = cached(path)
+        check(rss == size and (res is None or res == size),
+              f"{what}: smaps Rss {rss} == file size {size} (fincore "
+              f"{res})")
+        if st.get("ShmemPmdMapped", 0) or st.get("FilePmdMapped", 0):
+            lib.skip_part(f"{what}: tmpfs gave huge pages here, the queue "
+                          f"holds fewer entries than pages")
+        pages = rss // PAGE
+        if n == SIZES[-1][1]:
+            check(pages > CGQ_MAX and pages - CGQ_MAX >= CGQ_PARALLEL_MIN,
+                  f"{what}: {pages} pages: a flush mid-snapshot, each of "
+                  f"{CGQ_PARALLEL_MIN} pages or more")
+
+        data = os.path.join(tmp, f"g{n}.data")
+        r = subprocess.run([MEMSZ, "record", "-G", b, "--duration", "0",
+                            "-o", data], capture_output=True, text=True)
+        check(r.returncode == 0, f"{what}: record -G B exits 0 "
+              f"({r.stderr.strip()})")
+        rows = lib.report(data, "files,kinds", "-F", "rss,charge")
+        el = [x for x in rows if x["files"] == "[charged elsewhere]" and
+              x["kinds"].endswith(": " + path)]
+        want = f"{a}: {path}"
+        got = [(x["kinds"], int(x["rss"]), float(x["charge"])) for x in el]
+        check(got == [(want, a_bytes, 0.0)],
+              f"{what}: [charged elsewhere] > '{want}' holds exactly A's "
+              f"stripes ({a_bytes}), CHARGE 0: {got}")
+        check(el and abs(int(el[0]["rss"]) - paid_a) <= 2 * PAGE,
+              f"{what}: ... within two pages of A's memory.stat ({paid_a})")
+        own = [(int(x["rss"]), float(x["charge"])) for x in rows
+               if x["files"] == path]
+        check(own == [(b_bytes, float(b_bytes))] and
+              abs(b_bytes - paid_b) <= 2 * PAGE,
+              f"{what}: the file's own row: B's stripes {b_bytes} RSS and "
+              f"CHARGE (B's shmem {paid_b}): {own}")
+        check(sum(g[1] for g in got) + sum(o[0] for o in own) == rss,
+              f"{what}: the two rows make smaps Rss {rss}")
+        ino_a = os.stat(a).st_ino
+        runs = charge_runs(data, va, vend)
+        want_runs = [(s, e, ino_a) for s, e in merged_stripes(va, n, 1)]
+        bad = [x for x in runs if x not in want_runs] + \
+            [x for x in want_runs if x not in runs]
+        check(runs == want_runs,
+              f"{what}: the mapping's SNAP_CHARGE runs are exactly A's "
+              f"{len(want_runs)} stripes, cgroup {ino_a} ({len(runs)} runs; "
+              f"differing {[(hex(s), hex(e), c) for s, e, c in bad[:3]]})")
+
+        data = os.path.join(tmp, f"p{n}.data")
+        r = subprocess.run([MEMSZ, "record", "-p", str(m.pid), "--duration",
+                            "0", "-o", data], capture_output=True, text=True)
+        rows = lib.report(data, "files", "-F", "rss,charge")
+        own = [(int(x["rss"]), float(x["charge"])) for x in rows
+               if x["files"] == path]
+        check(r.returncode == 0 and own == [(rss, float(b_bytes))],
+              f"{what}: record -p: the file's row has smaps Rss {rss}, "
+              f"CHARGE B's stripes {b_bytes}: {own} ({r.stderr.strip()})")
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        os.remove(path)
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("making a cgroup needs root")
+    if not os.path.exists(os.path.join(V1_ROOT, "memory.usage_in_bytes")):
+        lib.skip("no cgroup v1 memory hierarchy at " + V1_ROOT)
+    vfs = os.statvfs("/dev/shm")
+    free = vfs.f_bavail * vfs.f_frsize
+    if free < NEED:
+        lib.skip(f"/dev/shm has {free >> 20} MiB free, the test needs "
+                 f"{NEED >> 20}")
+    with open("/proc/meminfo") as f:
+        avail = next(int(x.split()[1]) * 1024 for x in f
+                     if x.startswith("MemAvailable:"))
+    if avail < NEED:
+        lib.skip(f"MemAvailable {avail >> 20} MiB, the test needs "
+                 f"{NEED >> 20}")
+    name = f"memsz-t2314-{os.getpid()}"
+    a, b = os.path.join(V1_ROOT, name + "-a"), os.path.join(V1_ROOT,
+                                                            name + "-b")
+    made = []
+    with tempfile.TemporaryDirectory(prefix="memsz-t2314-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="memsz-t2314-",
+                                        dir="/dev/shm") as shm:
+        try:
+            for cg in (a, b):
+                os.mkdir(cg)
+                made.append(cg)
+            for what, n in SIZES:
+                run_size(what, n, shm, a, b, tmp)
+        finally:
+            for cg in made:
+                lib.wait_until(lambda: lib.dir_removed(cg),
+                               f"cgroup {cg} removed")
+    check(not any(os.path.exists(cg) for cg in (a, b)),
+          "cgroups A and B removed")
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(lib.finish())
