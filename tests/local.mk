@@ -270,3 +270,6 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/spawner.py \
 	tests/workloads/rec_threads.c \
 	tests/workloads/sys_share.c
+# t2312 holds a walk of every page frame to /proc/meminfo: it must not run
+# while t2314 writes and frees its 4.5 GiB of tmpfs
+tests/t2312-record-machine.log: tests/t2314-record-charge-queue.log
