@@ -218,7 +218,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2311-record-memcg.py \
 	tests/t2313-record-memcg-move.py \
 	tests/t2314-record-cache-walk-stop.py \
-	tests/t2314-record-charge-queue.py \
+	tests/t2315-record-charge-queue.py \
 	tests/t2312-record-machine.py \
 	tests/t2320-record-smem.py \
 	tests/t3000-report-i2.py \
@@ -271,5 +271,5 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_threads.c \
 	tests/workloads/sys_share.c
 # t2312 holds a walk of every page frame to /proc/meminfo: it must not run
-# while t2314 writes and frees its 4.5 GiB of tmpfs
-tests/t2312-record-machine.log: tests/t2314-record-charge-queue.log
+# while t2315 writes and frees its 4.5 GiB of tmpfs
+tests/t2312-record-machine.log: tests/t2315-record-charge-queue.log

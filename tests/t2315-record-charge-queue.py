@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""t2314: the memory cgroup of each file page is looked up right however
+"""t2315: the memory cgroup of each file page is looked up right however
 large the snapshot's charge queue grows: read in one part, in parallel
 parts, and flushed mid-snapshot.
 
@@ -282,12 +282,12 @@ def main():
     if avail < NEED:
         lib.skip(f"MemAvailable {avail >> 20} MiB, the test needs "
                  f"{NEED >> 20}")
-    name = f"memsz-t2314-{os.getpid()}"
+    name = f"memsz-t2315-{os.getpid()}"
     a, b = os.path.join(V1_ROOT, name + "-a"), os.path.join(V1_ROOT,
                                                             name + "-b")
     made = []
-    with tempfile.TemporaryDirectory(prefix="memsz-t2314-") as tmp, \
-            tempfile.TemporaryDirectory(prefix="memsz-t2314-",
+    with tempfile.TemporaryDirectory(prefix="memsz-t2315-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="memsz-t2315-",
                                         dir="/dev/shm") as shm:
         try:
             for cg in (a, b):
