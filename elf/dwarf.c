@@ -252,8 +252,9 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 
 /* What the compressed DWARF of an image claims (dwarf_open()). */
 struct zclaim {
-	uint64_t in, out; /* compressed bytes, inflated bytes claimed */
-	bool linked;	  /* with its dwz and .dwo files' */
+	uint64_t in, out;     /* compressed bytes, inflated bytes claimed */
+	bool linked;	      /* with its dwz and .dwo files' */
+	struct elf_dwref ref; /* refused whatever the sizes: why */
 };
 
 /* True if z is past the bound of dwarf.h: more than
@@ -282,8 +283,8 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 
 	/* the claim of what is left after hiding: what would be inflated */
 	memset(z, 0, sizeof(*z));
-	elf_dwarf_claim(dimg, &z->in, &z->out);
-	refused = inflate_refused(z);
+	z->ref.why = elf_dwarf_claim(dimg, &z->in, &z->out);
+	refused = z->ref.why || inflate_refused(z);
 	if (!refused) {
 		elf_dwarf_inflate(dimg);
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
@@ -293,13 +294,13 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	 * bound (the .dwo files' names may be in the dwz file) */
 	for (int dwos = 0; dbg && dwos < 2; dwos++) {
 		if (dwos)
-			elf_dwarf_claim_dwos(dimg, dbg, &in, &out);
+			elf_dwarf_claim_dwos(dimg, dbg, &in, &out, &z->ref);
 		else
-			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out);
+			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out, &z->ref);
 		z->linked |= out != 0;
 		z->in = in > UINT64_MAX - z->in ? UINT64_MAX : z->in + in;
 		z->out = out > UINT64_MAX - z->out ? UINT64_MAX : z->out + out;
-		refused = inflate_refused(z);
+		refused = z->ref.why || inflate_refused(z);
 		if (refused) {
 			dwarf_end(dbg);
 			dbg = NULL;
@@ -315,6 +316,26 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	unhide(dimg, h, n);
 	free(h);
 	return dbg;
+}
+
+/* The stats of DWARF not read: refused as z says (z->out or z->ref.why
+ * set), else libdw cannot read it. Read as if there were no DWARF, and
+ * said so. */
+static void refused_stats(struct elfsrc_stats *st, const struct zclaim *z)
+{
+	st->no_dwarf = true;
+	if (z->ref.why) {
+		st->dwarf_refused = z->ref.why;
+		st->dwarf_zerr = z->ref.err;
+		snprintf(st->dwarf_zfile, sizeof(st->dwarf_zfile), "%s",
+			 z->ref.path ? z->ref.path : "");
+		return;
+	}
+	st->dwarf_zbytes = z->in;
+	st->dwarf_zclaim = z->out;
+	st->dwarf_zlinked = z->linked;
+	if (!z->out)
+		st->dwarf_errors++;
 }
 
 static bool has_dwarf(const struct elfimg *img)
@@ -918,17 +939,11 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		c.dbg = NULL;
 	}
 	if (!c.dbg) {
-		if (stats) {
-			/* refused: read as if there were no DWARF, said so */
-			stats->no_dwarf = true;
-			stats->dwarf_zbytes = z.in;
-			stats->dwarf_zclaim = z.out;
-			stats->dwarf_zlinked = z.linked;
-			if (!z.out)
-				stats->dwarf_errors++;
-		}
+		if (stats)
+			refused_stats(stats, &z);
+		free(z.ref.path);
 		/* what was inflated before a linked file was refused */
-		if (z.out)
+		if (z.out || z.ref.why)
 			elfimg_reopen_elf(c.dimg);
 		elf_dwarf_alt_end(&c.alt);
 		return 0;

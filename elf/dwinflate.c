@@ -209,11 +209,33 @@ static uint64_t claim_of(struct elfimg *img, const GElf_Shdr *sh, bool gnu)
 	return 0;
 }
 
-void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
+/* *acc += v, saturating. */
+static void add_sat(uint64_t *acc, uint64_t v)
+{
+	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
+}
+
+/* True if img's section-name table (e_shstrndx's section) is compressed
+ * in libelf's header: libdw names sections by elf_strptr(), which
+ * inflates it whole, while memsz's names (img->secs) are its raw bytes,
+ * so that the sections memsz counts are not those libdw reads. */
+static bool names_compressed(struct elfimg *img)
+{
+	struct elfimg_priv *priv = img->priv;
+	Elf_Scn *scn =
+	    priv->shstrndx ? elf_getscn(priv->elf, priv->shstrndx) : NULL;
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+}
+
+int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 {
 	struct elfimg_priv *priv = img->priv;
 
 	*in = *out = 0;
+	if (names_compressed(img))
+		return ELF_DWARF_ZNAMES;
 	for (size_t i = 1; i < img->nsecs; i++) {
 		Elf_Scn *scn = elf_getscn(priv->elf, i);
 		GElf_Shdr sh;
@@ -222,27 +244,19 @@ void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 
 		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		/* libdw names sections by elf_strptr(), which inflates a
-		 * compressed .shstrtab whole; it skips what is in a group or
-		 * (hidden by dwarf.c) NOBITS; duplicates of a name are
-		 * counted too: libdw inflates the next if one fails */
-		if (i != priv->shstrndx &&
-		    (!libdw_section(img->secs[i].name, &gnu) ||
-		     (sh.sh_flags & SHF_GROUP)))
+		/* libdw skips what is in a group or (hidden by dwarf.c)
+		 * NOBITS; duplicates of a name are counted too: libdw
+		 * inflates the next if one fails */
+		if (!libdw_section(img->secs[i].name, &gnu) ||
+		    (sh.sh_flags & SHF_GROUP))
 			continue;
-		c = claim_of(img, &sh, gnu && i != priv->shstrndx);
+		c = claim_of(img, &sh, gnu);
 		if (!c)
 			continue;
-		*in = sh.sh_size > UINT64_MAX - *in ? UINT64_MAX
-						    : *in + sh.sh_size;
-		*out = c > UINT64_MAX - *out ? UINT64_MAX : *out + c;
+		add_sat(in, sh.sh_size);
+		add_sat(out, c);
 	}
-}
-
-/* *acc += v, saturating. */
-static void add_sat(uint64_t *acc, uint64_t v)
-{
-	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
+	return ELF_DWARF_READ;
 }
 
 /* Files libdw opens on its own and inflates whole (dwarf_begin()): the
@@ -252,10 +266,21 @@ struct claim_cache {
 	uint64_t in, out;
 };
 
+/* Keep why (and path, err) in ref unless it has a reason already. */
+static void refuse(struct elf_dwref *ref, int why, const char *path, int err)
+{
+	if (ref->why || !why)
+		return;
+	ref->why = why;
+	ref->err = err;
+	ref->path = xstrdup(path);
+}
+
 /* Add what dwarf_begin() would inflate of the ELF file at path (nothing
- * if it cannot be opened as one) to *in, *out. */
+ * if it cannot be opened as one) to *in, *out; a reason to refuse it to
+ * ref. */
 static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
-		       uint64_t *out)
+		       uint64_t *out, struct elf_dwref *ref)
 {
 	struct elfimg *f;
 
@@ -264,7 +289,8 @@ static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		cc->path = xstrdup(path);
 		cc->in = cc->out = 0;
 		if (!elfimg_open_mode(path, true, &f)) {
-			elf_dwarf_claim(f, &cc->in, &cc->out);
+			refuse(ref, elf_dwarf_claim(f, &cc->in, &cc->out), path,
+			       0);
 			elfimg_close(f);
 		}
 	}
@@ -345,7 +371,7 @@ static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir)
 }
 
 void elf_dwarf_alt_claim(struct elfimg *img, Dwarf *dbg, struct elf_dwalt *alt,
-			 uint64_t *in, uint64_t *out)
+			 uint64_t *in, uint64_t *out, struct elf_dwref *ref)
 {
 	char *debugdir = libdw_debugdir(img);
 
@@ -353,7 +379,8 @@ void elf_dwarf_alt_claim(struct elfimg *img, Dwarf *dbg, struct elf_dwalt *alt,
 	alt->dbg = NULL;
 	alt->img = alt_open(dbg, debugdir);
 	if (alt->img)
-		elf_dwarf_claim(alt->img, in, out);
+		refuse(ref, elf_dwarf_claim(alt->img, in, out), alt->img->path,
+		       0);
 	free(debugdir);
 }
 
@@ -383,7 +410,7 @@ void elf_dwarf_alt_end(struct elf_dwalt *alt)
  * under DW_AT_comp_dir. Each one a unit names is counted: libdw opens
  * it for each. */
 static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
-		       uint64_t *in, uint64_t *out)
+		       uint64_t *in, uint64_t *out, struct elf_dwref *ref)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
@@ -404,26 +431,26 @@ static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 			continue;
 		first = libdw_path(debugdir, NULL, dwo);
 		if (first)
-			claim_file(cc, first, in, out);
+			claim_file(cc, first, in, out, ref);
 		/* the second place is tried when the first did not hold the
 		 * unit: counted if it is another file */
 		dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		path = dir ? libdw_path(debugdir, dir, dwo) : NULL;
 		if (path && (!first || strcmp(path, first)))
-			claim_file(cc, path, in, out);
+			claim_file(cc, path, in, out, ref);
 		free(path);
 		free(first);
 	}
 }
 
 void elf_dwarf_claim_dwos(struct elfimg *img, Dwarf *dbg, uint64_t *in,
-			  uint64_t *out)
+			  uint64_t *out, struct elf_dwref *ref)
 {
 	char *debugdir = libdw_debugdir(img);
 	struct claim_cache cc = {0};
 
 	*in = *out = 0;
-	claim_dwos(dbg, debugdir, &cc, in, out);
+	claim_dwos(dbg, debugdir, &cc, in, out, ref);
 	free(cc.path);
 	free(debugdir);
 }

@@ -20,7 +20,11 @@ pointed at 1 MiB of zlib that inflates to 1 GiB of zeros
     still read: the units' VM SIZE as without dwz);
 and a copy whose .shstrtab is compressed the same way (its names kept
 readable in a stored block first): libdw names sections with
-elf_strptr(), which inflates a compressed string table whole.
+elf_strptr(), which inflates a compressed string table whole; no
+toolchain makes one, and its DWARF is refused whatever it claims (the
+note says why), also where the table's raw bytes (readelf's names, and
+memsz's) name .debug_str otherwise than its inflated bytes (eu-readelf's,
+libdw's), which hid it from the count: 1 GiB inflated before.
 Ground truth: the peak RSS of memsz (wait4()'s ru_maxrss of the child,
 which counts this test's pages copied before exec, ~20 MiB) stays under
 200 MiB where inflating took over 1 GiB; the note gives the
@@ -64,6 +68,11 @@ NOTE = re.compile(r"(\S+): (compileunits|inlines): DWARF(?: of debug file "
                   r"(\d+) bytes inflated from (\d+), over 256 MiB and 64 "
                   r"times as many")
 LINKED = " and those of the dwz and .dwo files it names"
+# DWARF refused whatever it claims: why, and the linked file it is about
+REFUSAL = re.compile(r"(\S+): (compileunits|inlines): DWARF(?: of debug "
+                     r"file '[^']*')? not read: (?:it names '([^']*)', a "
+                     r"dwz or \.dwo file: )?(.*)")
+ZNAMES = "section-name table (.shstrtab) is compressed"
 
 PROG = r"""
 #include <stdio.h>
@@ -192,6 +201,57 @@ def hostile_shstrtab(src, dst, raw):
     open(dst, "wb").write(b)
     os.chmod(dst, 0o755)
     return len(payload), len(names) + CLAIM
+
+
+def split_names(src, dst, raw):
+    """dst: src with .shstrtab compressed as one stored deflate block of a
+    table whose raw bytes (the table shifted by 31: Elf64_Chdr, zlib and
+    stored-block headers) give other names than its inflated bytes: each
+    section's real name inflated, and raw too but .debug_str's, which is
+    .debug_xtr raw. .debug_str is then 1 MiB claiming CLAIM. Names taken
+    raw, .debug_str is not DWARF libdw reads; libdw's elf_strptr() names
+    it .debug_str and inflates it."""
+    b = bytearray(open(src, "rb").read())
+    h = section_header(b, ".debug_str")
+    put_section(b, h, struct.pack("<IIQQ", 1, 0, CLAIM, 1) +
+                zlib_stream(raw), SHF_COMPRESSED)
+    hs, si = shdrs(b)
+    old = bytes(b[hs[si][3]:hs[si][3] + hs[si][4]])
+    shift = 24 + 2 + 5
+    table = bytearray(b"\0" * (shift + 1))
+    for i, sh in enumerate(hs[1:], 1):
+        name = old[sh[1]:old.index(b"\0", sh[1])]
+        raw_name = b".debug_xtr" if name == b".debug_str" else name
+        at = len(table)
+        table += raw_name + b"\0"
+        table += bytes(at + shift - len(table)) + name + b"\0"
+        struct.pack_into("<I", b, sh[0], at + shift)
+    t = bytes(table)
+    stream = (b"\x78\x01\x01" + struct.pack("<HH", len(t), len(t) ^ 0xffff)
+              + t + struct.pack(">I", zlib.adler32(t)))
+    put_section(b, hs[si], struct.pack("<IIQQ", 1, 0, len(t), 1) + stream,
+                SHF_COMPRESSED)
+    open(dst, "wb").write(b)
+    os.chmod(dst, 0o755)
+
+
+def refusal_checks(what, path, key, why, file=None):
+    """memsz size --by key of path: exit 0, one note saying why (a text
+    in it) and naming file, small RSS, I1."""
+    rc, out, err, rss = run("size", "--by", key, "--format", "csv", "-n",
+                            "0", path)
+    check(rc == 0, f"{what}, {key}: exit 0", f"{rc}: {err[-300:]}")
+    notes = [m.groups() for m in REFUSAL.finditer(err)]
+    check(len(notes) == 1 and notes[0][:3] == (path, key, file) and
+          why in notes[0][3] and not NOTE.search(err),
+          f"{what}, {key}: one note naming {file or 'the file'}: {why}",
+          f"{notes}, {err[-300:]}")
+    check(rss < RSS_MAX_KIB,
+          f"{what}, {key}: peak RSS {rss} KiB < {RSS_MAX_KIB} KiB")
+    rows = size_rows(out)
+    check(rows and sum(int(r["file_size"]) for r in rows
+                       if r[key] != "TOTAL") == os.path.getsize(path),
+          f"{what}, {key}: FILE SIZE sums to the file's size (I1)")
 
 
 def claimed(path, name):
@@ -424,10 +484,23 @@ def main():
         zs = lib.sections(gnu)[".zdebug_str"][2]
         hostile_checks(".zdebug_str", gnu, (zs, CLAIM), "compileunits")
 
+        # a compressed section-name table: refused whatever it claims
         shstr = os.path.join(tmp, "shstr")
-        sizes = hostile_shstrtab(prog, shstr, raw)
-        hostile_checks("compressed .shstrtab", shstr, sizes, "compileunits")
+        hostile_shstrtab(prog, shstr, raw)
+        refusal_checks("compressed .shstrtab", shstr, "compileunits",
+                       ZNAMES)
         symbols_check("compressed .shstrtab", shstr)
+        names = os.path.join(tmp, "names")
+        split_names(prog, names, raw)
+        if shutil.which("eu-readelf"):
+            eu = subprocess.run(["eu-readelf", "-S", names],
+                                capture_output=True, text=True).stdout
+            check(".debug_xtr" in lib.sections(names) and
+                  " .debug_str " in eu,
+                  "readelf names .debug_xtr (raw), eu-readelf (libelf's "
+                  "elf_strptr(), inflated) .debug_str")
+        for key in ("compileunits", "inlines"):
+            refusal_checks("raw names not libdw's", names, key, ZNAMES)
 
         # the DWARF in a debug file found by build-id
         root = os.path.join(tmp, "debug")
