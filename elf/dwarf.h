@@ -20,10 +20,12 @@
  * (stats->dwarf_zclaim). zlib inflates up to 1032
  * times what it is given, so without a bound a 14 MB file would cost
  * 14 GB of RAM; real DWARF inflates 2 to 10 times (libc6-dbg's libc:
- * 2.6; of 273 debug files in /usr/lib/debug none passes 25). With the
- * bound one image costs at most max(256 MiB, 64 times its compressed
- * bytes); a small file of any ratio (t1105's 2 MiB name at 1 000 times)
- * is still read. */
+ * 2.6; of 273 debug files in /usr/lib/debug none passes 25). Each
+ * file's compressed bytes count at most once, and at most its size
+ * (headers may share bytes): a hostile file costs at most
+ * max(256 MiB, 64 times its size), with its dwz and .dwo files
+ * max(256 MiB, 64 times the sum of their sizes); a small file of any
+ * ratio (t1105's 2 MiB name at 1 000 times) is still read. */
 #define DWARF_INFLATE_BYTES_MAX (256ull << 20)
 #define DWARF_INFLATE_RATIO_MAX 64ull
 

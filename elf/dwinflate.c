@@ -256,6 +256,11 @@ int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 		add_sat(in, sh.sh_size);
 		add_sat(out, c);
 	}
+	/* headers may share compressed bytes (twenty over one stream, each
+	 * claiming a byte, made the ratio of one 1 GiB claim 48): no file
+	 * holds more compressed bytes than its size */
+	if (*in > img->file_size)
+		*in = img->file_size;
 	return ELF_DWARF_READ;
 }
 

@@ -140,7 +140,8 @@ void elf_dwarf_inflate(struct elfimg *img);
 /* What dwarf_begin_elf() (and elf_dwarf_inflate() for it) would inflate
  * of img now, as the headers claim, read before anything is inflated:
  * *out the sum of the inflated sizes, *in that of the compressed
- * sections' sizes (each saturating). Counted: the SHF_COMPRESSED
+ * sections' sizes, at most the file's size (headers may share
+ * bytes; each sum saturating). Counted: the SHF_COMPRESSED
  * sections libdw reads and its GNU ".zdebug_" ones with a "ZLIB"
  * header, not SHT_NOBITS in libelf's headers (what dwarf.c hides), not
  * in a group, every one of a name. Returns ELF_DWARF_READ, or why the

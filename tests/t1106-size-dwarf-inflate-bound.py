@@ -12,6 +12,9 @@ pointed at 1 MiB of zlib that inflates to 1 GiB of zeros
     shows the header and -S the compressed size),
   - renamed .zdebug_str with GNU's "ZLIB" header (libelf's
     elf_compress_gnu(), which libdw calls for .zdebug_ names),
+  - with 20 more headers named .debug_str over the same bytes, each
+    claiming 1 byte (the compressed bytes counted 21 times made the
+    ratio 48: counted at most the file's size, the note gives it),
   - in a separate debug file found by build-id (--debug-root), the
     note then naming the debug file;
   - in the .dwo file of a split unit (gcc -gsplit-dwarf), and in the dwz
@@ -233,6 +236,32 @@ def split_names(src, dst, raw):
                 SHF_COMPRESSED)
     open(dst, "wb").write(b)
     os.chmod(dst, 0o755)
+
+
+def padded(src, dst, raw, copies=20):
+    """dst: src with .debug_str claiming CLAIM, and copies more headers
+    named .debug_str over the same bytes, one compression header before
+    it, that claims 1 byte: each counts the 1 MiB again, as compressed
+    bytes claiming next to nothing. (claimed, compressed) sizes."""
+    b = bytearray(open(src, "rb").read())
+    h = section_header(b, ".debug_str")
+    one = struct.pack("<IIQQ", 1, 0, 1, 1)
+    payload = one + struct.pack("<IIQQ", 1, 0, CLAIM, 1) + zlib_stream(raw)
+    put_section(b, h, payload, SHF_COMPRESSED)
+    at, = struct.unpack_from("<Q", b, h[0] + 0x18)
+    copy = bytes(b[h[0]:h[0] + 64])
+    struct.pack_into("<QQ", b, h[0] + 0x18, at + len(one),
+                     len(payload) - len(one))
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    n, = struct.unpack_from("<H", b, 0x3c)
+    table = bytes(b[shoff:shoff + 64 * n]) + copy * copies
+    end = (len(b) + 7) & ~7
+    b += bytes(end - len(b)) + table
+    struct.pack_into("<Q", b, 0x28, end)
+    struct.pack_into("<H", b, 0x3c, n + copies)
+    open(dst, "wb").write(b)
+    os.chmod(dst, 0o755)
+    return len(b), CLAIM + copies
 
 
 def refusal_checks(what, path, key, why, file=None):
@@ -483,6 +512,16 @@ def main():
         hostile_str(prog, gnu, raw, gnu=True)
         zs = lib.sections(gnu)[".zdebug_str"][2]
         hostile_checks(".zdebug_str", gnu, (zs, CLAIM), "compileunits")
+
+        # headers over the same compressed bytes: counted once (the
+        # compressed bytes of a file are no more than its size)
+        pad = os.path.join(tmp, "padded")
+        sizes = padded(prog, pad, raw)
+        check(len([x for x in lib.readelf(["-SW"], pad).splitlines()
+                   if " .debug_str " in x]) == 21,
+              "readelf: 21 headers named .debug_str")
+        hostile_checks("20 headers over one stream", pad,
+                       (os.path.getsize(pad), sizes[1]), "compileunits")
 
         # a compressed section-name table: refused whatever it claims
         shstr = os.path.join(tmp, "shstr")
