@@ -54,8 +54,12 @@
  *
  * stats (may be NULL): units, split_missing, dwarf_errors,
  * dwarf_from_debug, no_dwarf, dwarf_zbytes and dwarf_zclaim (DWARF past
- * the bound above: not read, no_dwarf set). Returns 0; a DWARF libdw cannot
- * read is not an error (its bytes fall back; counted in stats->dwarf_errors).
+ * the bound above: not read, no_dwarf set), dwarf_refused, dwarf_zfile
+ * and dwarf_zerr (DWARF not read whatever it claims: a compressed
+ * section-name table; a dwz or .dwo file libdw would open by itself that
+ * is there but is no regular ELF file memsz can read). Returns 0; a DWARF libdw
+ * cannot read is not an error (its bytes fall back; counted in
+ * stats->dwarf_errors).
  */
 int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		     struct dualmap *base, struct dualmap *out,

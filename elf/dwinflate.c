@@ -281,9 +281,33 @@ static void refuse(struct elf_dwref *ref, int why, const char *path, int err)
 	ref->path = xstrdup(path);
 }
 
+/* Errors opening a file that libdw's open() of the path meets too (same
+ * process, same path): the file is not there for libdw either. */
+static const int absent_errs[] = {ENOENT, ENOTDIR, EACCES, ELOOP, ENAMETOOLONG};
+
+/* Open the file at path, one libdw would open by itself, to check it
+ * (into *f). 0 if opened; 1 if it is not there (for libdw either); else
+ * -errno: libdw's open() would succeed on what memsz cannot read as a
+ * regular ELF file (a FIFO or device, where libdw's open() blocks or
+ * arms something; no ELF; headers out of the file) and libdw would read
+ * it unchecked, so its DWARF is refused (why, path into ref). */
+static int linked_open(const char *path, struct elfimg **f,
+		       struct elf_dwref *ref)
+{
+	int r = elfimg_open_mode(path, true, f);
+
+	if (!r)
+		return 0;
+	*f = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(absent_errs); i++)
+		if (r == -absent_errs[i])
+			return 1;
+	refuse(ref, ELF_DWARF_LINK_ODD, path, r);
+	return r;
+}
+
 /* Add what dwarf_begin() would inflate of the ELF file at path (nothing
- * if it cannot be opened as one) to *in, *out; a reason to refuse it to
- * ref. */
+ * if it is not there) to *in, *out; a reason to refuse it to ref. */
 static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		       uint64_t *out, struct elf_dwref *ref)
 {
@@ -293,7 +317,7 @@ static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		free(cc->path);
 		cc->path = xstrdup(path);
 		cc->in = cc->out = 0;
-		if (!elfimg_open_mode(path, true, &f)) {
+		if (!linked_open(path, &f, ref)) {
 			refuse(ref, elf_dwarf_claim(f, &cc->in, &cc->out), path,
 			       0);
 			elfimg_close(f);
@@ -345,14 +369,17 @@ static char *libdw_debugdir(struct elfimg *img)
 
 /* The dwz file of dbg (.gnu_debugaltlink) opened where libdw's
  * dwarf_getalt() looks for it, the first place that opens: by build-id
- * under /usr/lib/debug, then by its name. NULL if none. */
-static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir)
+ * under /usr/lib/debug, then by its name. NULL if none: not there, or
+ * there but not one memsz can read (why into ref). */
+static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir,
+			       struct elf_dwref *ref)
 {
 	const char *name;
 	const void *id;
 	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dbg, &name, &id);
 	struct elfimg *alt = NULL;
 	char *path;
+	int r = 1;
 
 	if (n <= 0)
 		return NULL;
@@ -364,13 +391,13 @@ static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir)
 			snprintf(hex + 2 * i, 3, "%02x", b[i]);
 		path = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
 				 hex + 2);
-		if (elfimg_open_mode(path, true, &alt))
-			alt = NULL;
+		r = linked_open(path, &alt, ref);
 		free(path);
 	}
-	path = alt ? NULL : libdw_path(debugdir, NULL, name);
-	if (path && elfimg_open_mode(path, true, &alt))
-		alt = NULL;
+	/* libdw tries its name only if the first did not open */
+	path = r == 1 ? libdw_path(debugdir, NULL, name) : NULL;
+	if (path)
+		linked_open(path, &alt, ref);
 	free(path);
 	return alt;
 }
@@ -382,22 +409,41 @@ void elf_dwarf_alt_claim(struct elfimg *img, Dwarf *dbg, struct elf_dwalt *alt,
 
 	*in = *out = 0;
 	alt->dbg = NULL;
-	alt->img = alt_open(dbg, debugdir);
+	alt->img = alt_open(dbg, debugdir, ref);
 	if (alt->img)
 		refuse(ref, elf_dwarf_claim(alt->img, in, out), alt->img->path,
 		       0);
 	free(debugdir);
 }
 
+/* Tell libdw that dbg has no dwz file, so that it never looks for one
+ * itself: memsz looked where libdw would and found none (a file put there
+ * later would be opened and inflated unchecked), or the one found has no
+ * DWARF libdw reads. libdw has no call for it; libdw 0.188's (Debian 12;
+ * and later ones') dwarf_getalt() returns NULL without looking when the
+ * handle's dwz file is (Dwarf *)-1, the value it stores itself after
+ * looking in vain, which dwarf_setalt() stores as it is given; and
+ * dwarf_end() ends a dwz file only if libdw opened it itself (its
+ * alt_fd), never this one. t1106 checks libdw opens no such file. */
+static void libdw_no_alt(Dwarf *dbg)
+{
+	dwarf_setalt(dbg, (Dwarf *)-1);
+}
+
 void elf_dwarf_alt_use(struct elf_dwalt *alt, Dwarf *dbg)
 {
-	if (!alt->img)
-		return;
-	elf_dwarf_inflate(alt->img);
-	alt->dbg = dwarf_begin_elf(elfimg_elf(alt->img), DWARF_C_READ, NULL);
-	/* none: libdw looks for it itself, fails the same way */
-	if (alt->dbg)
+	if (alt->img) {
+		elf_dwarf_inflate(alt->img);
+		alt->dbg =
+		    dwarf_begin_elf(elfimg_elf(alt->img), DWARF_C_READ, NULL);
+	}
+	if (alt->dbg) {
+		/* the dwz file's own dwz file (no tool makes one): none */
+		libdw_no_alt(alt->dbg);
 		dwarf_setalt(dbg, alt->dbg);
+	} else {
+		libdw_no_alt(dbg);
+	}
 }
 
 void elf_dwarf_alt_end(struct elf_dwalt *alt)

@@ -173,7 +173,8 @@ void elf_dwarf_alt_claim(struct elfimg *img, struct Dwarf *dbg,
 			 struct elf_dwalt *alt, uint64_t *in, uint64_t *out,
 			 struct elf_dwref *ref);
 /* Inflate alt's DWARF as elf_dwarf_inflate() does and hand it to dbg as
- * its dwz file. */
+ * its dwz file; with none (none found, or none libdw reads), tell libdw
+ * dbg has none, so that it never opens one by itself. */
 void elf_dwarf_alt_use(struct elf_dwalt *alt, struct Dwarf *dbg);
 /* End and close alt (none is fine): after dwarf_end() of the handle it
  * was given to. */

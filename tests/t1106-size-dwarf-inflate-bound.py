@@ -353,6 +353,47 @@ def report_check(tmp, path, sizes):
     check(rss < RSS_MAX_KIB, f"report: peak RSS {rss} KiB < {RSS_MAX_KIB}")
 
 
+ODD = "libdw would open it unchecked, and it is not a regular ELF file"
+
+
+def past_eof(src, dst, raw, hostile, name):
+    """dst: src with section hostile claiming CLAIM, and section name's
+    offset past the end of the file: memsz's range check refuses the
+    file, libelf (libdw) reads it."""
+    hostile_str(src, dst, raw, name=hostile)
+    b = bytearray(open(dst, "rb").read())
+    h = section_header(b, name)
+    struct.pack_into("<Q", b, h[0] + 0x18, len(b) + (1 << 20))
+    open(dst, "wb").write(b)
+
+
+def reader_check(what, fifo, *args):
+    """memsz args, fifo the linked file a FIFO: it ends, no reader ever
+    opened the FIFO (a writer's non-blocking open succeeds only then:
+    libdw's open() of it would block forever), and the note names it."""
+    with tempfile.TemporaryFile("w+") as e:
+        p = subprocess.Popen([MEMSZ, *args], stdout=subprocess.DEVNULL,
+                             stderr=e)
+        opened = []
+
+        def done():
+            try:
+                opened.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                os.close(opened[-1])  # the reader then reads EOF
+            except OSError:
+                pass
+            return opened or p.poll() is not None
+        lib.wait_until(done, f"memsz to end or open {fifo}")
+        p.wait()
+        e.seek(0)
+        err = e.read()
+    check(not opened, f"{what}: no reader opened the FIFO")
+    notes = [m.groups() for m in REFUSAL.finditer(err)]
+    check(p.returncode == 0 and len(notes) == 1 and notes[0][2] == fifo
+          and ODD in notes[0][3],
+          f"{what}: the note names the FIFO", f"{notes}, {err[-300:]}")
+
+
 def dwo_check(tmp, raw):
     """A split unit's .dwo (gcc -gsplit-dwarf), which libdw opens and
     inflates whole on its own, made hostile."""
@@ -370,6 +411,14 @@ def dwo_check(tmp, raw):
     hostile_str(dwo + ".orig", dwo, raw, name=".debug_str.dwo")
     hostile_checks("a .dwo file", prog, claimed(dwo, ".debug_str.dwo"),
                    "compileunits", linked=True)
+    # one memsz cannot read (.strtab past its end), libdw can
+    past_eof(dwo + ".orig", dwo, raw, ".debug_str.dwo", ".strtab")
+    refusal_checks("a .dwo file memsz cannot read", prog, "compileunits",
+                   ODD, file=dwo)
+    os.unlink(dwo)
+    os.mkfifo(dwo)
+    reader_check("a .dwo FIFO", dwo, "size", "--by", "compileunits",
+                 "--format", "csv", prog)
 
 
 def dwz_check(tmp, raw):
@@ -420,6 +469,34 @@ def dwz_check(tmp, raw):
     hostile_str(common + ".orig", common, raw)
     hostile_checks("a dwz file", p1, claimed(common, ".debug_str"),
                    "compileunits", linked=True)
+    # one memsz cannot read (its build-id note past its end), libdw can
+    past_eof(common + ".orig", common, raw, ".debug_str",
+             ".note.gnu.build-id")
+    for key in ("compileunits", "inlines"):
+        refusal_checks("a dwz file memsz cannot read", p1, key, ODD,
+                       file=common)
+    os.unlink(common)
+    os.mkfifo(common)
+    reader_check("a dwz FIFO", common, "size", "--by", "compileunits",
+                 "--format", "csv", p1)
+    # none: libdw is told so, and never opens the path itself (strace:
+    # memsz looks at it through O_PATH only, libdw would open() it)
+    os.unlink(common)
+    if not shutil.which("strace"):
+        lib.skip_part("strace is not installed")
+        return
+    log = os.path.join(d, "strace.log")
+    r = subprocess.run(["strace", "-f", "-e", "trace=open,openat", "-o",
+                        log, MEMSZ, "size", "--by", "compileunits", p1],
+                       capture_output=True, text=True)
+    if r.returncode and "ptrace" in r.stderr:
+        lib.skip_part(f"strace cannot trace here: {r.stderr[-200:]}")
+        return
+    opens = [x for x in open(log) if common in x]
+    check(r.returncode == 0 and opens and
+          all("O_PATH" in x for x in opens),
+          "no dwz file: memsz looks (O_PATH) and libdw never opens it",
+          f"{r.returncode}, {opens}, {r.stderr[-300:]}")
 
 
 def unit_names(path):
