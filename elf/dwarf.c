@@ -298,8 +298,8 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 		else
 			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out, &z->ref);
 		z->linked |= out != 0;
-		z->in = in > UINT64_MAX - z->in ? UINT64_MAX : z->in + in;
-		z->out = out > UINT64_MAX - z->out ? UINT64_MAX : z->out + out;
+		elf_add_sat(&z->in, in);
+		elf_add_sat(&z->out, out);
 		refused = z->ref.why || inflate_refused(z);
 		if (refused) {
 			dwarf_end(dbg);

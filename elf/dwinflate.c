@@ -209,12 +209,6 @@ static uint64_t claim_of(struct elfimg *img, const GElf_Shdr *sh, bool gnu)
 	return 0;
 }
 
-/* *acc += v, saturating. */
-static void add_sat(uint64_t *acc, uint64_t v)
-{
-	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
-}
-
 /* True if img's section-name table (e_shstrndx's section) is compressed
  * in libelf's header: libdw names sections by elf_strptr(), which
  * inflates it whole, while memsz's names (img->secs) are its raw bytes,
@@ -253,8 +247,8 @@ int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 		c = claim_of(img, &sh, gnu);
 		if (!c)
 			continue;
-		add_sat(in, sh.sh_size);
-		add_sat(out, c);
+		elf_add_sat(in, sh.sh_size);
+		elf_add_sat(out, c);
 	}
 	/* headers may share compressed bytes (twenty over one stream, each
 	 * claiming a byte, made the ratio of one 1 GiB claim 48): no file
@@ -323,8 +317,8 @@ static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 			elfimg_close(f);
 		}
 	}
-	add_sat(in, cc->in);
-	add_sat(out, cc->out);
+	elf_add_sat(in, cc->in);
+	elf_add_sat(out, cc->out);
 }
 
 /* libdw's __libdw_filepath(): file if absolute, else under dir if that

@@ -130,6 +130,12 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out);
 void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
 			  struct dualmap *out, bool no_loads);
 
+/* *acc += v, saturating at UINT64_MAX (sizes from a hostile file). */
+static inline void elf_add_sat(uint64_t *acc, uint64_t v)
+{
+	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
+}
+
 /* Inflate the SHF_COMPRESSED (zlib) DWARF sections of img that
  * dwarf_begin_elf() would inflate (those of its names it reads, not
  * SHT_NOBITS in libelf's headers, outside groups, the first of a name)
