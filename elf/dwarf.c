@@ -259,11 +259,13 @@ struct zclaim {
 
 /* True if z is past the bound of dwarf.h: more than
  * DWARF_INFLATE_BYTES_MAX and more than DWARF_INFLATE_RATIO_MAX times
- * the compressed bytes. */
+ * the compressed bytes (exactly: out / 64 > in let 63 bytes more
+ * through; where in * 64 would pass UINT64_MAX no out is more). */
 static bool inflate_refused(const struct zclaim *z)
 {
 	return z->out > DWARF_INFLATE_BYTES_MAX &&
-	       z->out / DWARF_INFLATE_RATIO_MAX > z->in;
+	       z->in <= UINT64_MAX / DWARF_INFLATE_RATIO_MAX &&
+	       z->out > z->in * DWARF_INFLATE_RATIO_MAX;
 }
 
 /* dwarf_begin_elf() on dimg without the sections of unread for
