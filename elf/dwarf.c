@@ -250,24 +250,6 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 	}
 }
 
-/* What the compressed DWARF of an image claims (dwarf_open()). */
-struct zclaim {
-	uint64_t in, out;     /* compressed bytes, inflated bytes claimed */
-	bool linked;	      /* with its dwz and .dwo files' */
-	struct elf_dwref ref; /* refused whatever the sizes: why */
-};
-
-/* True if z is past the bound of dwarf.h: more than
- * DWARF_INFLATE_BYTES_MAX and more than DWARF_INFLATE_RATIO_MAX times
- * the compressed bytes (exactly: out / 64 > in let 63 bytes more
- * through; where in * 64 would pass UINT64_MAX no out is more). */
-static bool inflate_refused(const struct zclaim *z)
-{
-	return z->out > DWARF_INFLATE_BYTES_MAX &&
-	       z->in <= UINT64_MAX / DWARF_INFLATE_RATIO_MAX &&
-	       z->out > z->in * DWARF_INFLATE_RATIO_MAX;
-}
-
 /* dwarf_begin_elf() on dimg without the sections of unread for
  * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
  * NULL if libdw finds no DWARF it can read, or if what it would inflate
@@ -275,7 +257,7 @@ static bool inflate_refused(const struct zclaim *z)
  * then *z says what the compressed sections claim (else it is 0), and
  * nothing past the bound was inflated. */
 static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
-			 struct zclaim *z, struct elf_dwalt *alt)
+			 struct elf_zclaim *z, struct elf_dwalt *alt)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
@@ -286,7 +268,7 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	/* the claim of what is left after hiding: what would be inflated */
 	memset(z, 0, sizeof(*z));
 	z->ref.why = elf_dwarf_claim(dimg, &z->in, &z->out);
-	refused = z->ref.why || inflate_refused(z);
+	refused = elf_dwarf_refused(z);
 	if (!refused) {
 		elf_dwarf_inflate(dimg);
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
@@ -302,7 +284,7 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 		z->linked |= out != 0;
 		elf_add_sat(&z->in, in);
 		elf_add_sat(&z->out, out);
-		refused = z->ref.why || inflate_refused(z);
+		refused = elf_dwarf_refused(z);
 		if (refused) {
 			dwarf_end(dbg);
 			dbg = NULL;
@@ -318,26 +300,6 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	unhide(dimg, h, n);
 	free(h);
 	return dbg;
-}
-
-/* The stats of DWARF not read: refused as z says (z->out or z->ref.why
- * set), else libdw cannot read it. Read as if there were no DWARF, and
- * said so. */
-static void refused_stats(struct elfsrc_stats *st, const struct zclaim *z)
-{
-	st->no_dwarf = true;
-	if (z->ref.why) {
-		st->dwarf_refused = z->ref.why;
-		st->dwarf_zerr = z->ref.err;
-		snprintf(st->dwarf_zfile, sizeof(st->dwarf_zfile), "%s",
-			 z->ref.path ? z->ref.path : "");
-		return;
-	}
-	st->dwarf_zbytes = z->in;
-	st->dwarf_zclaim = z->out;
-	st->dwarf_zlinked = z->linked;
-	if (!z->out)
-		st->dwarf_errors++;
 }
 
 static bool has_dwarf(const struct elfimg *img)
@@ -910,6 +872,25 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 		c->st->units++;
 }
 
+/* Where the DWARF of img is: img, or its debug file; NULL if neither has
+ * any. In stats (may be NULL): which, or that there is none. */
+static struct elfimg *dwarf_image(struct elfimg *img,
+				  struct elfsrc_stats *stats)
+{
+	struct elfimg *d = NULL;
+
+	if (has_dwarf(img))
+		d = img;
+	else if (img->debug && has_dwarf(img->debug))
+		d = img->debug;
+
+	if (stats) {
+		stats->no_dwarf = !d;
+		stats->dwarf_from_debug = d && d != img;
+	}
+	return d;
+}
+
 int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		     struct dualmap *base, struct dualmap *out,
 		     struct elfsrc_stats *stats)
@@ -919,22 +900,14 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	struct rawsec info, line;
 	Dwarf_CU *cu = NULL, *next;
 	bool cus = src == ELFSRC_COMPILEUNITS;
-	struct zclaim z;
+	struct elf_zclaim z;
 	int r;
 
 	if (src != ELFSRC_COMPILEUNITS && src != ELFSRC_INLINES)
 		return -EINVAL;
-	if (has_dwarf(img))
-		c.dimg = img;
-	else if (img->debug && has_dwarf(img->debug))
-		c.dimg = img->debug;
-	if (!c.dimg) {
-		if (stats)
-			stats->no_dwarf = true;
+	c.dimg = dwarf_image(img, stats);
+	if (!c.dimg)
 		return 0;
-	}
-	if (stats)
-		stats->dwarf_from_debug = c.dimg != img;
 	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z, &c.alt);
 	if (c.dbg && !strings_terminated(c.dimg)) {
 		dwarf_end(c.dbg);
@@ -942,7 +915,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (!c.dbg) {
 		if (stats)
-			refused_stats(stats, &z);
+			elf_dwarf_refused_stats(stats, &z);
 		free(z.ref.path);
 		/* what was inflated before a linked file was refused */
 		if (z.out || z.ref.why)

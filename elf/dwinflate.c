@@ -16,6 +16,7 @@
  * already read) is left to libelf, which refuses it the same way. */
 #include "config.h"
 
+#include "elf/dwarf.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
 #include "util/zinflate.h"
@@ -264,6 +265,34 @@ struct claim_cache {
 	char *path;
 	uint64_t in, out;
 };
+
+bool elf_dwarf_refused(const struct elf_zclaim *z)
+{
+	/* exactly more than 64 times (out / 64 > in let 63 bytes more
+	 * through); where in * 64 would pass UINT64_MAX no out is more */
+	return z->ref.why || (z->out > DWARF_INFLATE_BYTES_MAX &&
+			      z->in <= UINT64_MAX / DWARF_INFLATE_RATIO_MAX &&
+			      z->out > z->in * DWARF_INFLATE_RATIO_MAX);
+}
+
+void elf_dwarf_refused_stats(struct elfsrc_stats *st,
+			     const struct elf_zclaim *z)
+{
+	/* read as if there were no DWARF, and said so */
+	st->no_dwarf = true;
+	if (z->ref.why) {
+		st->dwarf_refused = z->ref.why;
+		st->dwarf_zerr = z->ref.err;
+		snprintf(st->dwarf_zfile, sizeof(st->dwarf_zfile), "%s",
+			 z->ref.path ? z->ref.path : "");
+		return;
+	}
+	st->dwarf_zbytes = z->in;
+	st->dwarf_zclaim = z->out;
+	st->dwarf_zlinked = z->linked;
+	if (!z->out)
+		st->dwarf_errors++;
+}
 
 /* Keep why (and path, err) in ref unless it has a reason already. */
 static void refuse(struct elf_dwref *ref, int why, const char *path, int err)

@@ -164,6 +164,22 @@ struct elf_dwref {
 	int why, err;
 	char *path;
 };
+/* What the compressed DWARF of an image claims (dwarf.c's
+ * dwarf_open()). */
+struct elf_zclaim {
+	uint64_t in, out;     /* compressed bytes, inflated bytes claimed */
+	bool linked;	      /* with its dwz and .dwo files' */
+	struct elf_dwref ref; /* refused whatever the sizes: why */
+};
+/* True if the DWARF z is about must not be read: z->ref says why, or
+ * z's sizes are past the bound of dwarf.h: more than
+ * DWARF_INFLATE_BYTES_MAX and more than DWARF_INFLATE_RATIO_MAX times
+ * the compressed bytes. */
+bool elf_dwarf_refused(const struct elf_zclaim *z);
+/* The stats of DWARF not read: refused as z says (z->out or z->ref.why
+ * set), else libdw cannot read it (counted in st->dwarf_errors). */
+void elf_dwarf_refused_stats(struct elfsrc_stats *st,
+			     const struct elf_zclaim *z);
 /* The dwz file (.gnu_debugaltlink) of a libdw handle, which memsz opens
  * and checks itself, where libdw would, and hands to libdw
  * (dwarf_setalt()), so that libdw opens no other. */
