@@ -57,7 +57,8 @@
  * the bound above: not read, no_dwarf set), dwarf_refused, dwarf_zfile
  * and dwarf_zerr (DWARF not read whatever it claims: a compressed
  * section-name table; a dwz or .dwo file libdw would open by itself that
- * is there but is no regular ELF file memsz can read). Returns 0; a DWARF libdw
+ * is there but is no regular ELF file memsz can read; a .dwo file naming
+ * a dwz file of its own). Returns 0; a DWARF libdw
  * cannot read is not an error (its bytes fall back; counted in
  * stats->dwarf_errors).
  */

@@ -304,6 +304,15 @@ static void refuse(struct elf_dwref *ref, int why, const char *path, int err)
 	ref->path = xstrdup(path);
 }
 
+/* True if img has a .gnu_debugaltlink section (names a dwz file). */
+static bool names_alt(const struct elfimg *img)
+{
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (!strcmp(img->secs[i].name, ".gnu_debugaltlink"))
+			return true;
+	return false;
+}
+
 /* Errors opening a file that libdw's open() of the path meets too (same
  * process, same path): the file is not there for libdw either. */
 static const int absent_errs[] = {ENOENT, ENOTDIR, EACCES, ELOOP, ENAMETOOLONG};
@@ -342,6 +351,10 @@ static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		cc->in = cc->out = 0;
 		if (!linked_open(path, &f, ref)) {
 			refuse(ref, elf_dwarf_claim(f, &cc->in, &cc->out), path,
+			       0);
+			/* libdw looks for a dwz file of the .dwo itself
+			 * (dwarf_getalt() of the handle it opens) */
+			refuse(ref, names_alt(f) ? ELF_DWARF_DWO_ALT : 0, path,
 			       0);
 			elfimg_close(f);
 		}

@@ -208,6 +208,7 @@ enum elf_dwarf_refusal {
 	ELF_DWARF_ZNAMES,   /* a compressed section-name table */
 	ELF_DWARF_LINK_ODD, /* a dwz or .dwo file that is not a regular
 			       file or not ELF memsz can read */
+	ELF_DWARF_DWO_ALT,  /* a .dwo file naming a dwz file of its own */
 	ELF_DWARF_REFUSAL__COUNT
 };
 

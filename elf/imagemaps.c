@@ -151,6 +151,9 @@ static const char *const refusal_text[ELF_DWARF_REFUSAL__COUNT] = {
 			 "whole and read other sections than those checked",
     [ELF_DWARF_LINK_ODD] = "libdw would open it unchecked, and it is not a "
 			   "regular ELF file memsz can read",
+    [ELF_DWARF_DWO_ALT] = "it names a dwz file of its own "
+			  "(.gnu_debugaltlink), which no tool makes and "
+			  "libdw would open unchecked",
 };
 
 /* DWARF left unread whatever it claims: why (elfsrc_stats.dwarf_refused),

@@ -420,6 +420,18 @@ def dwo_check(tmp, raw):
     os.mkfifo(dwo)
     reader_check("a .dwo FIFO", dwo, "size", "--by", "compileunits",
                  "--format", "csv", prog)
+    # a .dwo naming a dwz file of its own (libdw would look for it
+    # itself): no tool makes one
+    os.unlink(dwo)
+    link = os.path.join(d, "altlink")
+    open(link, "wb").write(b"common.debug\0" + bytes(range(20)))
+    subprocess.run(["objcopy", "--add-section",
+                    f".gnu_debugaltlink={link}", dwo + ".orig", dwo],
+                   check=True)
+    check(".gnu_debugaltlink" in lib.sections(dwo),
+          "readelf: the .dwo has a .gnu_debugaltlink")
+    refusal_checks("a .dwo naming a dwz file", prog, "compileunits",
+                   "names a dwz file of its own", file=dwo)
 
 
 def dwz_check(tmp, raw):
