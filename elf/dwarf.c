@@ -250,21 +250,6 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 	}
 }
 
-/* What the compressed DWARF of an image claims (dwarf_open()). */
-struct zclaim {
-	uint64_t in, out; /* compressed bytes, inflated bytes claimed */
-	bool linked;	  /* with its dwz and .dwo files' */
-};
-
-/* True if z is past the bound of dwarf.h: more than
- * DWARF_INFLATE_BYTES_MAX and more than DWARF_INFLATE_RATIO_MAX times
- * the compressed bytes. */
-static bool inflate_refused(const struct zclaim *z)
-{
-	return z->out > DWARF_INFLATE_BYTES_MAX &&
-	       z->out / DWARF_INFLATE_RATIO_MAX > z->in;
-}
-
 /* dwarf_begin_elf() on dimg without the sections of unread for
  * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
  * NULL if libdw finds no DWARF it can read, or if what it would inflate
@@ -272,7 +257,7 @@ static bool inflate_refused(const struct zclaim *z)
  * then *z says what the compressed sections claim (else it is 0), and
  * nothing past the bound was inflated. */
 static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
-			 struct zclaim *z, struct elf_dwalt *alt)
+			 struct elf_zclaim *z, struct elf_dwalt *alt)
 {
 	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
@@ -282,8 +267,8 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 
 	/* the claim of what is left after hiding: what would be inflated */
 	memset(z, 0, sizeof(*z));
-	elf_dwarf_claim(dimg, &z->in, &z->out);
-	refused = inflate_refused(z);
+	z->ref.why = elf_dwarf_claim(dimg, &z->in, &z->out);
+	refused = elf_dwarf_refused(z);
 	if (!refused) {
 		elf_dwarf_inflate(dimg);
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
@@ -293,13 +278,13 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	 * bound (the .dwo files' names may be in the dwz file) */
 	for (int dwos = 0; dbg && dwos < 2; dwos++) {
 		if (dwos)
-			elf_dwarf_claim_dwos(dimg, dbg, &in, &out);
+			elf_dwarf_claim_dwos(dimg, dbg, &in, &out, &z->ref);
 		else
-			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out);
+			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out, &z->ref);
 		z->linked |= out != 0;
-		z->in = in > UINT64_MAX - z->in ? UINT64_MAX : z->in + in;
-		z->out = out > UINT64_MAX - z->out ? UINT64_MAX : z->out + out;
-		refused = inflate_refused(z);
+		elf_add_sat(&z->in, in);
+		elf_add_sat(&z->out, out);
+		refused = elf_dwarf_refused(z);
 		if (refused) {
 			dwarf_end(dbg);
 			dbg = NULL;
@@ -887,6 +872,25 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 		c->st->units++;
 }
 
+/* Where the DWARF of img is: img, or its debug file; NULL if neither has
+ * any. In stats (may be NULL): which, or that there is none. */
+static struct elfimg *dwarf_image(struct elfimg *img,
+				  struct elfsrc_stats *stats)
+{
+	struct elfimg *d = NULL;
+
+	if (has_dwarf(img))
+		d = img;
+	else if (img->debug && has_dwarf(img->debug))
+		d = img->debug;
+
+	if (stats) {
+		stats->no_dwarf = !d;
+		stats->dwarf_from_debug = d && d != img;
+	}
+	return d;
+}
+
 int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		     struct dualmap *base, struct dualmap *out,
 		     struct elfsrc_stats *stats)
@@ -896,39 +900,25 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	struct rawsec info, line;
 	Dwarf_CU *cu = NULL, *next;
 	bool cus = src == ELFSRC_COMPILEUNITS;
-	struct zclaim z;
+	struct elf_zclaim z;
 	int r;
 
 	if (src != ELFSRC_COMPILEUNITS && src != ELFSRC_INLINES)
 		return -EINVAL;
-	if (has_dwarf(img))
-		c.dimg = img;
-	else if (img->debug && has_dwarf(img->debug))
-		c.dimg = img->debug;
-	if (!c.dimg) {
-		if (stats)
-			stats->no_dwarf = true;
+	c.dimg = dwarf_image(img, stats);
+	if (!c.dimg)
 		return 0;
-	}
-	if (stats)
-		stats->dwarf_from_debug = c.dimg != img;
 	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z, &c.alt);
 	if (c.dbg && !strings_terminated(c.dimg)) {
 		dwarf_end(c.dbg);
 		c.dbg = NULL;
 	}
 	if (!c.dbg) {
-		if (stats) {
-			/* refused: read as if there were no DWARF, said so */
-			stats->no_dwarf = true;
-			stats->dwarf_zbytes = z.in;
-			stats->dwarf_zclaim = z.out;
-			stats->dwarf_zlinked = z.linked;
-			if (!z.out)
-				stats->dwarf_errors++;
-		}
+		if (stats)
+			elf_dwarf_refused_stats(stats, &z);
+		free(z.ref.path);
 		/* what was inflated before a linked file was refused */
-		if (z.out)
+		if (z.out || z.ref.why)
 			elfimg_reopen_elf(c.dimg);
 		elf_dwarf_alt_end(&c.alt);
 		return 0;

@@ -20,10 +20,12 @@
  * (stats->dwarf_zclaim). zlib inflates up to 1032
  * times what it is given, so without a bound a 14 MB file would cost
  * 14 GB of RAM; real DWARF inflates 2 to 10 times (libc6-dbg's libc:
- * 2.6; of 273 debug files in /usr/lib/debug none passes 25). With the
- * bound one image costs at most max(256 MiB, 64 times its compressed
- * bytes); a small file of any ratio (t1105's 2 MiB name at 1 000 times)
- * is still read. */
+ * 2.6; of 273 debug files in /usr/lib/debug none passes 25). Each
+ * file's compressed bytes count at most once, and at most its size
+ * (headers may share bytes): a hostile file costs at most
+ * max(256 MiB, 64 times its size), with its dwz and .dwo files
+ * max(256 MiB, 64 times the sum of their sizes); a small file of any
+ * ratio (t1105's 2 MiB name at 1 000 times) is still read. */
 #define DWARF_INFLATE_BYTES_MAX (256ull << 20)
 #define DWARF_INFLATE_RATIO_MAX 64ull
 
@@ -52,8 +54,13 @@
  *
  * stats (may be NULL): units, split_missing, dwarf_errors,
  * dwarf_from_debug, no_dwarf, dwarf_zbytes and dwarf_zclaim (DWARF past
- * the bound above: not read, no_dwarf set). Returns 0; a DWARF libdw cannot
- * read is not an error (its bytes fall back; counted in stats->dwarf_errors).
+ * the bound above: not read, no_dwarf set), dwarf_refused, dwarf_zfile
+ * and dwarf_zerr (DWARF not read whatever it claims: a compressed
+ * section-name table; a dwz or .dwo file libdw would open by itself that
+ * is there but is no regular ELF file memsz can read; a .dwo file naming
+ * a dwz file of its own). Returns 0; a DWARF libdw
+ * cannot read is not an error (its bytes fall back; counted in
+ * stats->dwarf_errors).
  */
 int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		     struct dualmap *base, struct dualmap *out,

@@ -16,6 +16,7 @@
  * already read) is left to libelf, which refuses it the same way. */
 #include "config.h"
 
+#include "elf/dwarf.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
 #include "util/zinflate.h"
@@ -209,11 +210,27 @@ static uint64_t claim_of(struct elfimg *img, const GElf_Shdr *sh, bool gnu)
 	return 0;
 }
 
-void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
+/* True if img's section-name table (e_shstrndx's section) is compressed
+ * in libelf's header: libdw names sections by elf_strptr(), which
+ * inflates it whole, while memsz's names (img->secs) are its raw bytes,
+ * so that the sections memsz counts are not those libdw reads. */
+static bool names_compressed(struct elfimg *img)
+{
+	struct elfimg_priv *priv = img->priv;
+	Elf_Scn *scn =
+	    priv->shstrndx ? elf_getscn(priv->elf, priv->shstrndx) : NULL;
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+}
+
+int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 {
 	struct elfimg_priv *priv = img->priv;
 
 	*in = *out = 0;
+	if (names_compressed(img))
+		return ELF_DWARF_ZNAMES;
 	for (size_t i = 1; i < img->nsecs; i++) {
 		Elf_Scn *scn = elf_getscn(priv->elf, i);
 		GElf_Shdr sh;
@@ -222,27 +239,24 @@ void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 
 		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		/* libdw names sections by elf_strptr(), which inflates a
-		 * compressed .shstrtab whole; it skips what is in a group or
-		 * (hidden by dwarf.c) NOBITS; duplicates of a name are
-		 * counted too: libdw inflates the next if one fails */
-		if (i != priv->shstrndx &&
-		    (!libdw_section(img->secs[i].name, &gnu) ||
-		     (sh.sh_flags & SHF_GROUP)))
+		/* libdw skips what is in a group or (hidden by dwarf.c)
+		 * NOBITS; duplicates of a name are counted too: libdw
+		 * inflates the next if one fails */
+		if (!libdw_section(img->secs[i].name, &gnu) ||
+		    (sh.sh_flags & SHF_GROUP))
 			continue;
-		c = claim_of(img, &sh, gnu && i != priv->shstrndx);
+		c = claim_of(img, &sh, gnu);
 		if (!c)
 			continue;
-		*in = sh.sh_size > UINT64_MAX - *in ? UINT64_MAX
-						    : *in + sh.sh_size;
-		*out = c > UINT64_MAX - *out ? UINT64_MAX : *out + c;
+		elf_add_sat(in, sh.sh_size);
+		elf_add_sat(out, c);
 	}
-}
-
-/* *acc += v, saturating. */
-static void add_sat(uint64_t *acc, uint64_t v)
-{
-	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
+	/* headers may share compressed bytes (twenty over one stream, each
+	 * claiming a byte, made the ratio of one 1 GiB claim 48): no file
+	 * holds more compressed bytes than its size */
+	if (*in > img->file_size)
+		*in = img->file_size;
+	return ELF_DWARF_READ;
 }
 
 /* Files libdw opens on its own and inflates whole (dwarf_begin()): the
@@ -252,10 +266,82 @@ struct claim_cache {
 	uint64_t in, out;
 };
 
+bool elf_dwarf_refused(const struct elf_zclaim *z)
+{
+	/* exactly more than 64 times (out / 64 > in let 63 bytes more
+	 * through); where in * 64 would pass UINT64_MAX no out is more */
+	return z->ref.why || (z->out > DWARF_INFLATE_BYTES_MAX &&
+			      z->in <= UINT64_MAX / DWARF_INFLATE_RATIO_MAX &&
+			      z->out > z->in * DWARF_INFLATE_RATIO_MAX);
+}
+
+void elf_dwarf_refused_stats(struct elfsrc_stats *st,
+			     const struct elf_zclaim *z)
+{
+	/* read as if there were no DWARF, and said so */
+	st->no_dwarf = true;
+	if (z->ref.why) {
+		st->dwarf_refused = z->ref.why;
+		st->dwarf_zerr = z->ref.err;
+		snprintf(st->dwarf_zfile, sizeof(st->dwarf_zfile), "%s",
+			 z->ref.path ? z->ref.path : "");
+		return;
+	}
+	st->dwarf_zbytes = z->in;
+	st->dwarf_zclaim = z->out;
+	st->dwarf_zlinked = z->linked;
+	if (!z->out)
+		st->dwarf_errors++;
+}
+
+/* Keep why (and path, err) in ref unless it has a reason already. */
+static void refuse(struct elf_dwref *ref, int why, const char *path, int err)
+{
+	if (ref->why || !why)
+		return;
+	ref->why = why;
+	ref->err = err;
+	ref->path = xstrdup(path);
+}
+
+/* True if img has a .gnu_debugaltlink section (names a dwz file). */
+static bool names_alt(const struct elfimg *img)
+{
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (!strcmp(img->secs[i].name, ".gnu_debugaltlink"))
+			return true;
+	return false;
+}
+
+/* Errors opening a file that libdw's open() of the path meets too (same
+ * process, same path): the file is not there for libdw either. */
+static const int absent_errs[] = {ENOENT, ENOTDIR, EACCES, ELOOP, ENAMETOOLONG};
+
+/* Open the file at path, one libdw would open by itself, to check it
+ * (into *f). 0 if opened; 1 if it is not there (for libdw either); else
+ * -errno: libdw's open() would succeed on what memsz cannot read as a
+ * regular ELF file (a FIFO or device, where libdw's open() blocks or
+ * arms something; no ELF; headers out of the file) and libdw would read
+ * it unchecked, so its DWARF is refused (why, path into ref). */
+static int linked_open(const char *path, struct elfimg **f,
+		       struct elf_dwref *ref)
+{
+	int r = elfimg_open_mode(path, true, f);
+
+	if (!r)
+		return 0;
+	*f = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(absent_errs); i++)
+		if (r == -absent_errs[i])
+			return 1;
+	refuse(ref, ELF_DWARF_LINK_ODD, path, r);
+	return r;
+}
+
 /* Add what dwarf_begin() would inflate of the ELF file at path (nothing
- * if it cannot be opened as one) to *in, *out. */
+ * if it is not there) to *in, *out; a reason to refuse it to ref. */
 static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
-		       uint64_t *out)
+		       uint64_t *out, struct elf_dwref *ref)
 {
 	struct elfimg *f;
 
@@ -263,13 +349,18 @@ static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
 		free(cc->path);
 		cc->path = xstrdup(path);
 		cc->in = cc->out = 0;
-		if (!elfimg_open_mode(path, true, &f)) {
-			elf_dwarf_claim(f, &cc->in, &cc->out);
+		if (!linked_open(path, &f, ref)) {
+			refuse(ref, elf_dwarf_claim(f, &cc->in, &cc->out), path,
+			       0);
+			/* libdw looks for a dwz file of the .dwo itself
+			 * (dwarf_getalt() of the handle it opens) */
+			refuse(ref, names_alt(f) ? ELF_DWARF_DWO_ALT : 0, path,
+			       0);
 			elfimg_close(f);
 		}
 	}
-	add_sat(in, cc->in);
-	add_sat(out, cc->out);
+	elf_add_sat(in, cc->in);
+	elf_add_sat(out, cc->out);
 }
 
 /* libdw's __libdw_filepath(): file if absolute, else under dir if that
@@ -314,14 +405,17 @@ static char *libdw_debugdir(struct elfimg *img)
 
 /* The dwz file of dbg (.gnu_debugaltlink) opened where libdw's
  * dwarf_getalt() looks for it, the first place that opens: by build-id
- * under /usr/lib/debug, then by its name. NULL if none. */
-static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir)
+ * under /usr/lib/debug, then by its name. NULL if none: not there, or
+ * there but not one memsz can read (why into ref). */
+static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir,
+			       struct elf_dwref *ref)
 {
 	const char *name;
 	const void *id;
 	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dbg, &name, &id);
 	struct elfimg *alt = NULL;
 	char *path;
+	int r = 1;
 
 	if (n <= 0)
 		return NULL;
@@ -333,39 +427,59 @@ static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir)
 			snprintf(hex + 2 * i, 3, "%02x", b[i]);
 		path = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
 				 hex + 2);
-		if (elfimg_open_mode(path, true, &alt))
-			alt = NULL;
+		r = linked_open(path, &alt, ref);
 		free(path);
 	}
-	path = alt ? NULL : libdw_path(debugdir, NULL, name);
-	if (path && elfimg_open_mode(path, true, &alt))
-		alt = NULL;
+	/* libdw tries its name only if the first did not open */
+	path = r == 1 ? libdw_path(debugdir, NULL, name) : NULL;
+	if (path)
+		linked_open(path, &alt, ref);
 	free(path);
 	return alt;
 }
 
 void elf_dwarf_alt_claim(struct elfimg *img, Dwarf *dbg, struct elf_dwalt *alt,
-			 uint64_t *in, uint64_t *out)
+			 uint64_t *in, uint64_t *out, struct elf_dwref *ref)
 {
 	char *debugdir = libdw_debugdir(img);
 
 	*in = *out = 0;
 	alt->dbg = NULL;
-	alt->img = alt_open(dbg, debugdir);
+	alt->img = alt_open(dbg, debugdir, ref);
 	if (alt->img)
-		elf_dwarf_claim(alt->img, in, out);
+		refuse(ref, elf_dwarf_claim(alt->img, in, out), alt->img->path,
+		       0);
 	free(debugdir);
+}
+
+/* Tell libdw that dbg has no dwz file, so that it never looks for one
+ * itself: memsz looked where libdw would and found none (a file put there
+ * later would be opened and inflated unchecked), or the one found has no
+ * DWARF libdw reads. libdw has no call for it; libdw 0.188's (Debian 12;
+ * and later ones') dwarf_getalt() returns NULL without looking when the
+ * handle's dwz file is (Dwarf *)-1, the value it stores itself after
+ * looking in vain, which dwarf_setalt() stores as it is given; and
+ * dwarf_end() ends a dwz file only if libdw opened it itself (its
+ * alt_fd), never this one. t1106 checks libdw opens no such file. */
+static void libdw_no_alt(Dwarf *dbg)
+{
+	dwarf_setalt(dbg, (Dwarf *)-1);
 }
 
 void elf_dwarf_alt_use(struct elf_dwalt *alt, Dwarf *dbg)
 {
-	if (!alt->img)
-		return;
-	elf_dwarf_inflate(alt->img);
-	alt->dbg = dwarf_begin_elf(elfimg_elf(alt->img), DWARF_C_READ, NULL);
-	/* none: libdw looks for it itself, fails the same way */
-	if (alt->dbg)
+	if (alt->img) {
+		elf_dwarf_inflate(alt->img);
+		alt->dbg =
+		    dwarf_begin_elf(elfimg_elf(alt->img), DWARF_C_READ, NULL);
+	}
+	if (alt->dbg) {
+		/* the dwz file's own dwz file (no tool makes one): none */
+		libdw_no_alt(alt->dbg);
 		dwarf_setalt(dbg, alt->dbg);
+	} else {
+		libdw_no_alt(dbg);
+	}
 }
 
 void elf_dwarf_alt_end(struct elf_dwalt *alt)
@@ -383,7 +497,7 @@ void elf_dwarf_alt_end(struct elf_dwalt *alt)
  * under DW_AT_comp_dir. Each one a unit names is counted: libdw opens
  * it for each. */
 static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
-		       uint64_t *in, uint64_t *out)
+		       uint64_t *in, uint64_t *out, struct elf_dwref *ref)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
@@ -404,26 +518,26 @@ static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
 			continue;
 		first = libdw_path(debugdir, NULL, dwo);
 		if (first)
-			claim_file(cc, first, in, out);
+			claim_file(cc, first, in, out, ref);
 		/* the second place is tried when the first did not hold the
 		 * unit: counted if it is another file */
 		dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		path = dir ? libdw_path(debugdir, dir, dwo) : NULL;
 		if (path && (!first || strcmp(path, first)))
-			claim_file(cc, path, in, out);
+			claim_file(cc, path, in, out, ref);
 		free(path);
 		free(first);
 	}
 }
 
 void elf_dwarf_claim_dwos(struct elfimg *img, Dwarf *dbg, uint64_t *in,
-			  uint64_t *out)
+			  uint64_t *out, struct elf_dwref *ref)
 {
 	char *debugdir = libdw_debugdir(img);
 	struct claim_cache cc = {0};
 
 	*in = *out = 0;
-	claim_dwos(dbg, debugdir, &cc, in, out);
+	claim_dwos(dbg, debugdir, &cc, in, out, ref);
 	free(cc.path);
 	free(debugdir);
 }

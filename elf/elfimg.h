@@ -9,6 +9,7 @@
 #ifndef MEMSZ_ELF_ELFIMG_H
 #define MEMSZ_ELF_ELFIMG_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -200,6 +201,17 @@ int elfsrc_from_name(const char *name);
 const char *elfsrc_name(enum elf_source src);
 
 /* Counts of what a source could not use exactly (shown in footers). */
+/* Why DWARF that is there is not read though its sizes are within
+ * elf/dwarf.h's bound (elfsrc_stats.dwarf_refused). */
+enum elf_dwarf_refusal {
+	ELF_DWARF_READ,	    /* not refused so */
+	ELF_DWARF_ZNAMES,   /* a compressed section-name table */
+	ELF_DWARF_LINK_ODD, /* a dwz or .dwo file that is not a regular
+			       file or not ELF memsz can read */
+	ELF_DWARF_DWO_ALT,  /* a .dwo file naming a dwz file of its own */
+	ELF_DWARF_REFUSAL__COUNT
+};
+
 struct elfsrc_stats {
 	uint64_t symbols;     /* symbols labelled */
 	uint64_t aliases;     /* symbols folded into another (same range) */
@@ -226,6 +238,12 @@ struct elfsrc_stats {
 	 * files it names if dwarf_zlinked */
 	uint64_t dwarf_zbytes, dwarf_zclaim;
 	bool dwarf_zlinked;
+	/* DWARF not read (no_dwarf) whatever it claims: why (enum
+	 * elf_dwarf_refusal; 0: not so), in dwarf_zfile (a dwz or .dwo
+	 * file it names; "": the image's) and the error opening it
+	 * (dwarf_zerr, -errno or 0) */
+	int dwarf_refused, dwarf_zerr;
+	char dwarf_zfile[PATH_MAX];
 	/* symbols, compileunits, inlines with elf_map_opts.disasm: data
 	 * ranges given to the code that refers to them, and their bytes;
 	 * or why code was not decoded: not x86-64 (xref_unsupported), or

@@ -130,6 +130,12 @@ int elfimg_open_mode(const char *path, bool debug, struct elfimg **out);
 void elfimg_add_fallbacks(struct elfimg *img, struct labels *lb,
 			  struct dualmap *out, bool no_loads);
 
+/* *acc += v, saturating at UINT64_MAX (sizes from a hostile file). */
+static inline void elf_add_sat(uint64_t *acc, uint64_t v)
+{
+	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
+}
+
 /* Inflate the SHF_COMPRESSED (zlib) DWARF sections of img that
  * dwarf_begin_elf() would inflate (those of its names it reads, not
  * SHT_NOBITS in libelf's headers, outside groups, the first of a name)
@@ -140,12 +146,40 @@ void elf_dwarf_inflate(struct elfimg *img);
 /* What dwarf_begin_elf() (and elf_dwarf_inflate() for it) would inflate
  * of img now, as the headers claim, read before anything is inflated:
  * *out the sum of the inflated sizes, *in that of the compressed
- * sections' sizes (each saturating). Counted: the SHF_COMPRESSED
+ * sections' sizes, at most the file's size (headers may share
+ * bytes; each sum saturating). Counted: the SHF_COMPRESSED
  * sections libdw reads and its GNU ".zdebug_" ones with a "ZLIB"
  * header, not SHT_NOBITS in libelf's headers (what dwarf.c hides), not
- * in a group, every one of a name; and a compressed .shstrtab, which
- * libdw's elf_strptr() inflates. */
-void elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
+ * in a group, every one of a name. Returns ELF_DWARF_READ, or why the
+ * DWARF must not be read whatever it claims (*in, *out 0):
+ * ELF_DWARF_ZNAMES, a compressed section-name table, which libdw's
+ * elf_strptr() inflates whole and whose raw bytes (memsz's names) are
+ * not the names libdw reads; no toolchain makes one. */
+int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
+/* Why a dwz or .dwo file libdw would open makes the DWARF naming it
+ * unread whatever the sizes: ref.why (enum elf_dwarf_refusal; 0: no
+ * such reason), path (malloc'd) the file, err the error opening it (0 or
+ * -errno). The first reason found is kept. */
+struct elf_dwref {
+	int why, err;
+	char *path;
+};
+/* What the compressed DWARF of an image claims (dwarf.c's
+ * dwarf_open()). */
+struct elf_zclaim {
+	uint64_t in, out;     /* compressed bytes, inflated bytes claimed */
+	bool linked;	      /* with its dwz and .dwo files' */
+	struct elf_dwref ref; /* refused whatever the sizes: why */
+};
+/* True if the DWARF z is about must not be read: z->ref says why, or
+ * z's sizes are past the bound of dwarf.h: more than
+ * DWARF_INFLATE_BYTES_MAX and more than DWARF_INFLATE_RATIO_MAX times
+ * the compressed bytes. */
+bool elf_dwarf_refused(const struct elf_zclaim *z);
+/* The stats of DWARF not read: refused as z says (z->out or z->ref.why
+ * set), else libdw cannot read it (counted in st->dwarf_errors). */
+void elf_dwarf_refused_stats(struct elfsrc_stats *st,
+			     const struct elf_zclaim *z);
 /* The dwz file (.gnu_debugaltlink) of a libdw handle, which memsz opens
  * and checks itself, where libdw would, and hands to libdw
  * (dwarf_setalt()), so that libdw opens no other. */
@@ -155,11 +189,14 @@ struct elf_dwalt {
 	struct Dwarf *dbg;  /* libdw's handle of it, once used */
 };
 /* Open the dwz file of dbg (the libdw handle of img) into alt, and
- * elf_dwarf_claim() it into *in, *out (0 if none). */
+ * elf_dwarf_claim() it into *in, *out (0 if none); a reason to refuse
+ * the DWARF whatever it claims into ref (see struct elf_dwref). */
 void elf_dwarf_alt_claim(struct elfimg *img, struct Dwarf *dbg,
-			 struct elf_dwalt *alt, uint64_t *in, uint64_t *out);
+			 struct elf_dwalt *alt, uint64_t *in, uint64_t *out,
+			 struct elf_dwref *ref);
 /* Inflate alt's DWARF as elf_dwarf_inflate() does and hand it to dbg as
- * its dwz file. */
+ * its dwz file; with none (none found, or none libdw reads), tell libdw
+ * dbg has none, so that it never opens one by itself. */
 void elf_dwarf_alt_use(struct elf_dwalt *alt, struct Dwarf *dbg);
 /* End and close alt (none is fine): after dwarf_end() of the handle it
  * was given to. */
@@ -168,9 +205,10 @@ void elf_dwarf_alt_end(struct elf_dwalt *alt);
  * skeleton units of dbg (the libdw handle of img) and inflates whole,
  * each where libdw looks for it, each time a unit names one, summed into
  * *in, *out. Their names may be in the dwz file, which libdw opens to
- * read them: ask once it is handed over (elf_dwarf_alt_use()). */
+ * read them: ask once it is handed over (elf_dwarf_alt_use()). A reason
+ * to refuse the DWARF whatever it claims into ref. */
 void elf_dwarf_claim_dwos(struct elfimg *img, struct Dwarf *dbg, uint64_t *in,
-			  uint64_t *out);
+			  uint64_t *out, struct elf_dwref *ref);
 /* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
  * ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);

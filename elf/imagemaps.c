@@ -143,12 +143,50 @@ static void dwarf_refused_note(struct strlist *notes, const char *path,
 			  (unsigned long long)DWARF_INFLATE_RATIO_MAX);
 }
 
+/* Why DWARF is refused whatever it claims (elfsrc_stats.dwarf_refused),
+ * said of the image or of the linked file it names. */
+static const char *const refusal_text[ELF_DWARF_REFUSAL__COUNT] = {
+    [ELF_DWARF_ZNAMES] = "its section-name table (.shstrtab) is compressed, "
+			 "which no toolchain makes: libdw would inflate it "
+			 "whole and read other sections than those checked",
+    [ELF_DWARF_LINK_ODD] = "libdw would open it unchecked, and it is not a "
+			   "regular ELF file memsz can read",
+    [ELF_DWARF_DWO_ALT] = "it names a dwz file of its own "
+			  "(.gnu_debugaltlink), which no tool makes and "
+			  "libdw would open unchecked",
+};
+
+/* DWARF left unread whatever it claims: why (elfsrc_stats.dwarf_refused),
+ * naming the dwz or .dwo file it is about, if any, and the error. */
+static void dwarf_refusal_note(struct strlist *notes, const char *path,
+			       const struct elfimg *img, enum elf_source src,
+			       const struct elfsrc_stats *st)
+{
+	const char *dbg =
+	    st->dwarf_from_debug && img->debug ? img->debug->path : NULL;
+	const char *file = st->dwarf_zfile;
+
+	strlist_add_notef(
+	    notes, NOTE_DWARF_REFUSED, path,
+	    "%s: %s: DWARF%s%s%s not read: %s%s%s%s%s%s", path,
+	    elfsrc_name(src), dbg ? " of debug file '" : "", dbg ? dbg : "",
+	    dbg ? "'" : "", file[0] ? "it names '" : "", file,
+	    file[0] ? "', a dwz or .dwo file: " : "",
+	    refusal_text[st->dwarf_refused], st->dwarf_zerr ? ": " : "",
+	    st->dwarf_zerr ? memsz_strerror(st->dwarf_zerr) : "");
+}
+
 static void dwarf_notes(struct strlist *notes, const char *path,
 			const struct elfimg *img, enum elf_source src,
 			const struct elfsrc_stats *st)
 {
 	const char *key = elfsrc_name(src);
 
+	if (st->dwarf_refused > ELF_DWARF_READ &&
+	    st->dwarf_refused < ELF_DWARF_REFUSAL__COUNT) {
+		dwarf_refusal_note(notes, path, img, src, st);
+		return;
+	}
 	if (st->dwarf_zclaim) {
 		dwarf_refused_note(notes, path, img, src, st);
 		return;

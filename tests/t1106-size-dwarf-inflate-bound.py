@@ -12,6 +12,9 @@ pointed at 1 MiB of zlib that inflates to 1 GiB of zeros
     shows the header and -S the compressed size),
   - renamed .zdebug_str with GNU's "ZLIB" header (libelf's
     elf_compress_gnu(), which libdw calls for .zdebug_ names),
+  - with 20 more headers named .debug_str over the same bytes, each
+    claiming 1 byte (the compressed bytes counted 21 times made the
+    ratio 48: counted at most the file's size, the note gives it),
   - in a separate debug file found by build-id (--debug-root), the
     note then naming the debug file;
   - in the .dwo file of a split unit (gcc -gsplit-dwarf), and in the dwz
@@ -20,7 +23,11 @@ pointed at 1 MiB of zlib that inflates to 1 GiB of zeros
     still read: the units' VM SIZE as without dwz);
 and a copy whose .shstrtab is compressed the same way (its names kept
 readable in a stored block first): libdw names sections with
-elf_strptr(), which inflates a compressed string table whole.
+elf_strptr(), which inflates a compressed string table whole; no
+toolchain makes one, and its DWARF is refused whatever it claims (the
+note says why), also where the table's raw bytes (readelf's names, and
+memsz's) name .debug_str otherwise than its inflated bytes (eu-readelf's,
+libdw's), which hid it from the count: 1 GiB inflated before.
 Ground truth: the peak RSS of memsz (wait4()'s ru_maxrss of the child,
 which counts this test's pages copied before exec, ~20 MiB) stays under
 200 MiB where inflating took over 1 GiB; the note gives the
@@ -64,6 +71,11 @@ NOTE = re.compile(r"(\S+): (compileunits|inlines): DWARF(?: of debug file "
                   r"(\d+) bytes inflated from (\d+), over 256 MiB and 64 "
                   r"times as many")
 LINKED = " and those of the dwz and .dwo files it names"
+# DWARF refused whatever it claims: why, and the linked file it is about
+REFUSAL = re.compile(r"(\S+): (compileunits|inlines): DWARF(?: of debug "
+                     r"file '[^']*')? not read: (?:it names '([^']*)', a "
+                     r"dwz or \.dwo file: )?(.*)")
+ZNAMES = "section-name table (.shstrtab) is compressed"
 
 PROG = r"""
 #include <stdio.h>
@@ -194,6 +206,83 @@ def hostile_shstrtab(src, dst, raw):
     return len(payload), len(names) + CLAIM
 
 
+def split_names(src, dst, raw):
+    """dst: src with .shstrtab compressed as one stored deflate block of a
+    table whose raw bytes (the table shifted by 31: Elf64_Chdr, zlib and
+    stored-block headers) give other names than its inflated bytes: each
+    section's real name inflated, and raw too but .debug_str's, which is
+    .debug_xtr raw. .debug_str is then 1 MiB claiming CLAIM. Names taken
+    raw, .debug_str is not DWARF libdw reads; libdw's elf_strptr() names
+    it .debug_str and inflates it."""
+    b = bytearray(open(src, "rb").read())
+    h = section_header(b, ".debug_str")
+    put_section(b, h, struct.pack("<IIQQ", 1, 0, CLAIM, 1) +
+                zlib_stream(raw), SHF_COMPRESSED)
+    hs, si = shdrs(b)
+    old = bytes(b[hs[si][3]:hs[si][3] + hs[si][4]])
+    shift = 24 + 2 + 5
+    table = bytearray(b"\0" * (shift + 1))
+    for i, sh in enumerate(hs[1:], 1):
+        name = old[sh[1]:old.index(b"\0", sh[1])]
+        raw_name = b".debug_xtr" if name == b".debug_str" else name
+        at = len(table)
+        table += raw_name + b"\0"
+        table += bytes(at + shift - len(table)) + name + b"\0"
+        struct.pack_into("<I", b, sh[0], at + shift)
+    t = bytes(table)
+    stream = (b"\x78\x01\x01" + struct.pack("<HH", len(t), len(t) ^ 0xffff)
+              + t + struct.pack(">I", zlib.adler32(t)))
+    put_section(b, hs[si], struct.pack("<IIQQ", 1, 0, len(t), 1) + stream,
+                SHF_COMPRESSED)
+    open(dst, "wb").write(b)
+    os.chmod(dst, 0o755)
+
+
+def padded(src, dst, raw, copies=20):
+    """dst: src with .debug_str claiming CLAIM, and copies more headers
+    named .debug_str over the same bytes, one compression header before
+    it, that claims 1 byte: each counts the 1 MiB again, as compressed
+    bytes claiming next to nothing. (claimed, compressed) sizes."""
+    b = bytearray(open(src, "rb").read())
+    h = section_header(b, ".debug_str")
+    one = struct.pack("<IIQQ", 1, 0, 1, 1)
+    payload = one + struct.pack("<IIQQ", 1, 0, CLAIM, 1) + zlib_stream(raw)
+    put_section(b, h, payload, SHF_COMPRESSED)
+    at, = struct.unpack_from("<Q", b, h[0] + 0x18)
+    copy = bytes(b[h[0]:h[0] + 64])
+    struct.pack_into("<QQ", b, h[0] + 0x18, at + len(one),
+                     len(payload) - len(one))
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    n, = struct.unpack_from("<H", b, 0x3c)
+    table = bytes(b[shoff:shoff + 64 * n]) + copy * copies
+    end = (len(b) + 7) & ~7
+    b += bytes(end - len(b)) + table
+    struct.pack_into("<Q", b, 0x28, end)
+    struct.pack_into("<H", b, 0x3c, n + copies)
+    open(dst, "wb").write(b)
+    os.chmod(dst, 0o755)
+    return len(b), CLAIM + copies
+
+
+def refusal_checks(what, path, key, why, file=None):
+    """memsz size --by key of path: exit 0, one note saying why (a text
+    in it) and naming file, small RSS, I1."""
+    rc, out, err, rss = run("size", "--by", key, "--format", "csv", "-n",
+                            "0", path)
+    check(rc == 0, f"{what}, {key}: exit 0", f"{rc}: {err[-300:]}")
+    notes = [m.groups() for m in REFUSAL.finditer(err)]
+    check(len(notes) == 1 and notes[0][:3] == (path, key, file) and
+          why in notes[0][3] and not NOTE.search(err),
+          f"{what}, {key}: one note naming {file or 'the file'}: {why}",
+          f"{notes}, {err[-300:]}")
+    check(rss < RSS_MAX_KIB,
+          f"{what}, {key}: peak RSS {rss} KiB < {RSS_MAX_KIB} KiB")
+    rows = size_rows(out)
+    check(rows and sum(int(r["file_size"]) for r in rows
+                       if r[key] != "TOTAL") == os.path.getsize(path),
+          f"{what}, {key}: FILE SIZE sums to the file's size (I1)")
+
+
 def claimed(path, name):
     """(compressed size, claimed size) readelf -St gives section name."""
     out = lib.readelf(["-S", "-t"], path)
@@ -264,6 +353,48 @@ def report_check(tmp, path, sizes):
     check(rss < RSS_MAX_KIB, f"report: peak RSS {rss} KiB < {RSS_MAX_KIB}")
 
 
+ODD = "libdw would open it unchecked, and it is not a regular ELF file"
+
+
+def past_eof(src, dst, raw, hostile, name):
+    """dst: src with section hostile claiming CLAIM, and section name's
+    offset past the end of the file: memsz's range check refuses the
+    file, libelf (libdw) reads it."""
+    hostile_str(src, dst, raw, name=hostile)
+    b = bytearray(open(dst, "rb").read())
+    h = section_header(b, name)
+    struct.pack_into("<Q", b, h[0] + 0x18, len(b) + (1 << 20))
+    open(dst, "wb").write(b)
+
+
+def reader_check(what, fifo, *args):
+    """memsz args, fifo the linked file a FIFO: it ends, no reader ever
+    opened the FIFO (a writer's non-blocking open succeeds only then:
+    libdw's open() of it would block forever; each is let go on), and
+    the note names it."""
+    with tempfile.TemporaryFile("w+") as e:
+        p = subprocess.Popen([MEMSZ, *args], stdout=subprocess.DEVNULL,
+                             stderr=e)
+        opened = []
+
+        def done():
+            try:
+                opened.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                os.close(opened[-1])  # the reader then reads EOF
+            except OSError:
+                pass
+            return p.poll() is not None
+        lib.wait_until(done, f"memsz to end or open {fifo}")
+        p.wait()
+        e.seek(0)
+        err = e.read()
+    check(not opened, f"{what}: no reader opened the FIFO")
+    notes = [m.groups() for m in REFUSAL.finditer(err)]
+    check(p.returncode == 0 and len(notes) == 1 and notes[0][2] == fifo
+          and ODD in notes[0][3],
+          f"{what}: the note names the FIFO", f"{notes}, {err[-300:]}")
+
+
 def dwo_check(tmp, raw):
     """A split unit's .dwo (gcc -gsplit-dwarf), which libdw opens and
     inflates whole on its own, made hostile."""
@@ -281,6 +412,26 @@ def dwo_check(tmp, raw):
     hostile_str(dwo + ".orig", dwo, raw, name=".debug_str.dwo")
     hostile_checks("a .dwo file", prog, claimed(dwo, ".debug_str.dwo"),
                    "compileunits", linked=True)
+    # one memsz cannot read (.strtab past its end), libdw can
+    past_eof(dwo + ".orig", dwo, raw, ".debug_str.dwo", ".strtab")
+    refusal_checks("a .dwo file memsz cannot read", prog, "compileunits",
+                   ODD, file=dwo)
+    os.unlink(dwo)
+    os.mkfifo(dwo)
+    reader_check("a .dwo FIFO", dwo, "size", "--by", "compileunits",
+                 "--format", "csv", prog)
+    # a .dwo naming a dwz file of its own (libdw would look for it
+    # itself): no tool makes one
+    os.unlink(dwo)
+    link = os.path.join(d, "altlink")
+    open(link, "wb").write(b"common.debug\0" + bytes(range(20)))
+    subprocess.run(["objcopy", "--add-section",
+                    f".gnu_debugaltlink={link}", dwo + ".orig", dwo],
+                   check=True)
+    check(".gnu_debugaltlink" in lib.sections(dwo),
+          "readelf: the .dwo has a .gnu_debugaltlink")
+    refusal_checks("a .dwo naming a dwz file", prog, "compileunits",
+                   "names a dwz file of its own", file=dwo)
 
 
 def dwz_check(tmp, raw):
@@ -331,6 +482,37 @@ def dwz_check(tmp, raw):
     hostile_str(common + ".orig", common, raw)
     hostile_checks("a dwz file", p1, claimed(common, ".debug_str"),
                    "compileunits", linked=True)
+    # one memsz cannot read (its build-id note past its end), libdw can
+    past_eof(common + ".orig", common, raw, ".debug_str",
+             ".note.gnu.build-id")
+    for key in ("compileunits", "inlines"):
+        refusal_checks("a dwz file memsz cannot read", p1, key, ODD,
+                       file=common)
+    os.unlink(common)
+    os.mkfifo(common)
+    reader_check("a dwz FIFO", common, "size", "--by", "compileunits",
+                 "--format", "csv", p1)
+    # none: libdw is told so, and never opens the path itself (strace:
+    # memsz looks at it through O_PATH only, libdw would open() it)
+    os.unlink(common)
+    if not shutil.which("strace"):
+        lib.skip_part("strace is not installed")
+        return
+    log = os.path.join(d, "strace.log")
+    # LeakSanitizer cannot run under ptrace (the sanitizer build)
+    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "")
+               + ":detect_leaks=0")
+    r = subprocess.run(["strace", "-f", "-e", "trace=open,openat", "-o",
+                        log, MEMSZ, "size", "--by", "compileunits", p1],
+                       capture_output=True, text=True, env=env)
+    if r.returncode and "ptrace" in r.stderr:
+        lib.skip_part(f"strace cannot trace here: {r.stderr[-200:]}")
+        return
+    opens = [x for x in open(log) if common in x]
+    check(r.returncode == 0 and opens and
+          all("O_PATH" in x for x in opens),
+          "no dwz file: memsz looks (O_PATH) and libdw never opens it",
+          f"{r.returncode}, {opens}, {r.stderr[-300:]}")
 
 
 def unit_names(path):
@@ -424,10 +606,33 @@ def main():
         zs = lib.sections(gnu)[".zdebug_str"][2]
         hostile_checks(".zdebug_str", gnu, (zs, CLAIM), "compileunits")
 
+        # headers over the same compressed bytes: counted once (the
+        # compressed bytes of a file are no more than its size)
+        pad = os.path.join(tmp, "padded")
+        sizes = padded(prog, pad, raw)
+        check(len([x for x in lib.readelf(["-SW"], pad).splitlines()
+                   if " .debug_str " in x]) == 21,
+              "readelf: 21 headers named .debug_str")
+        hostile_checks("20 headers over one stream", pad,
+                       (os.path.getsize(pad), sizes[1]), "compileunits")
+
+        # a compressed section-name table: refused whatever it claims
         shstr = os.path.join(tmp, "shstr")
-        sizes = hostile_shstrtab(prog, shstr, raw)
-        hostile_checks("compressed .shstrtab", shstr, sizes, "compileunits")
+        hostile_shstrtab(prog, shstr, raw)
+        refusal_checks("compressed .shstrtab", shstr, "compileunits",
+                       ZNAMES)
         symbols_check("compressed .shstrtab", shstr)
+        names = os.path.join(tmp, "names")
+        split_names(prog, names, raw)
+        if shutil.which("eu-readelf"):
+            eu = subprocess.run(["eu-readelf", "-S", names],
+                                capture_output=True, text=True).stdout
+            check(".debug_xtr" in lib.sections(names) and
+                  " .debug_str " in eu,
+                  "readelf names .debug_xtr (raw), eu-readelf (libelf's "
+                  "elf_strptr(), inflated) .debug_str")
+        for key in ("compileunits", "inlines"):
+            refusal_checks("raw names not libdw's", names, key, ZNAMES)
 
         # the DWARF in a debug file found by build-id
         root = os.path.join(tmp, "debug")

@@ -107,10 +107,10 @@ static const struct {
     [NOTE_NOT_ELF] = {"files mapped executable or readable only by "
 		      "some users are not ELF: labelled by their path",
 		      NULL},
-    [NOTE_DWARF_REFUSED] = {"images have compressed DWARF that claims "
-			    "more inflated bytes than memsz inflates: "
-			    "not read",
-			    "-v gives the sizes"},
+    [NOTE_DWARF_REFUSED] = {"images have DWARF memsz does not read: "
+			    "compressed past what memsz inflates, or "
+			    "named files it cannot check",
+			    "-v says why"},
 };
 
 /* Subjects named in a grouped line. */

@@ -54,7 +54,7 @@ enum note_kind {
 	NOTE_MOMENT,		 /* a TOTAL of processes not alive together */
 	NOTE_IMAGE_CHANGED_READ, /* an image changed while it was read */
 	NOTE_NOT_ELF,		 /* an odd non-ELF file mapped as an image */
-	NOTE_DWARF_REFUSED,	 /* compressed DWARF past the inflate bound */
+	NOTE_DWARF_REFUSED,	 /* DWARF past the inflate bound, or unsafe */
 	NOTE__COUNT
 };
 
