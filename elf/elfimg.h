@@ -200,7 +200,6 @@ enum elf_source {
 int elfsrc_from_name(const char *name);
 const char *elfsrc_name(enum elf_source src);
 
-/* Counts of what a source could not use exactly (shown in footers). */
 /* Why DWARF that is there is not read though its sizes are within
  * elf/dwarf.h's bound (elfsrc_stats.dwarf_refused). */
 enum elf_dwarf_refusal {
@@ -212,6 +211,7 @@ enum elf_dwarf_refusal {
 	ELF_DWARF_REFUSAL__COUNT
 };
 
+/* Counts of what a source could not use exactly (shown in footers). */
 struct elfsrc_stats {
 	uint64_t symbols;     /* symbols labelled */
 	uint64_t aliases;     /* symbols folded into another (same range) */

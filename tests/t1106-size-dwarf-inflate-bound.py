@@ -422,16 +422,59 @@ def dwo_check(tmp, raw):
                  "--format", "csv", prog)
     # a .dwo naming a dwz file of its own (libdw would look for it
     # itself): no tool makes one
-    os.unlink(dwo)
     link = os.path.join(d, "altlink")
     open(link, "wb").write(b"common.debug\0" + bytes(range(20)))
-    subprocess.run(["objcopy", "--add-section",
-                    f".gnu_debugaltlink={link}", dwo + ".orig", dwo],
-                   check=True)
-    check(".gnu_debugaltlink" in lib.sections(dwo),
-          "readelf: the .dwo has a .gnu_debugaltlink")
-    refusal_checks("a .dwo naming a dwz file", prog, "compileunits",
-                   "names a dwz file of its own", file=dwo)
+    # under the name libdw reads in a split file (.dwo suffix) and the
+    # plain one (read where the file's first DWARF section is plain)
+    for name in (".gnu_debugaltlink.dwo", ".gnu_debugaltlink"):
+        os.unlink(dwo)
+        subprocess.run(["objcopy", "--add-section", f"{name}={link}",
+                        dwo + ".orig", dwo], check=True)
+        check(name in lib.sections(dwo), f"readelf: the .dwo has a {name}")
+        refusal_checks(f"a .dwo naming a dwz file ({name})", prog,
+                       "compileunits", "names a dwz file of its own",
+                       file=dwo)
+
+
+def dwo_many_check(tmp):
+    """Eight skeleton units naming one .dwo: libdw opens and inflates it
+    once for each (each handle kept), so its inflated bytes count eight
+    times, its compressed bytes once: 256 MiB from 4.2 MiB (60 times, read
+    if one unit named it) is 2 GiB for eight."""
+    d = os.path.join(tmp, "many")
+    os.makedirs(d)
+    open(os.path.join(d, "a.c"), "w").write(
+        "int fa(int x) { return x * 3 + 1; }\n")
+    calls = " + ".join(f"fa{i}(c)" for i in range(1, 9))
+    open(os.path.join(d, "main.c"), "w").write(
+        "".join(f"int fa{i}(int);\n" for i in range(1, 9)) +
+        f"int main(int c, char **v) {{ return {calls}; }}\n")
+    subprocess.run(["gcc", "-g", "-gdwarf-5", "-gsplit-dwarf", "-O1", "-c",
+                    "a.c", "-o", "a.o"], cwd=d, check=True)
+    for i in range(1, 9):
+        subprocess.run(["objcopy", f"--redefine-sym=fa=fa{i}", "a.o",
+                        f"a{i}.o"], cwd=d, check=True)
+    subprocess.run(["gcc", "-O1", "-o", "prog8", "main.c"] +
+                   [f"a{i}.o" for i in range(1, 9)], cwd=d, check=True)
+    prog, dwo = os.path.join(d, "prog8"), os.path.join(d, "a.dwo")
+    names = re.findall(r"DW_AT_(?:GNU_)?dwo_name.*: (\S+)",
+                       lib.readelf(["-wi"], prog))
+    check(names == ["a.dwo"] * 8,
+          f"readelf -wi: eight skeleton units name a.dwo: {names}")
+    claim = 256 << 20
+    body = zlib.compress(os.urandom(4 << 20), 0) + \
+        zlib.compress(bytes(claim - (4 << 20)), 1)
+    b = bytearray(open(dwo, "rb").read())
+    put_section(b, section_header(b, ".debug_str.dwo"),
+                struct.pack("<IIQQ", 1, 0, claim, 1) + body, SHF_COMPRESSED)
+    open(dwo, "wb").write(b)
+    sizes = claimed(dwo, ".debug_str.dwo")
+    check(sizes[1] == claim and sizes[1] < 64 * sizes[0],
+          f"readelf -St: .debug_str.dwo claims {sizes[1]} from {sizes[0]} "
+          f"bytes, under 64 times")
+    for key in ("compileunits", "inlines"):
+        hostile_checks("a .dwo named by eight units", prog,
+                       (sizes[0], 8 * sizes[1]), key, linked=True)
 
 
 def dwz_check(tmp, raw):
@@ -650,6 +693,7 @@ def main():
                        "compileunits", "--debug-root", root, debug=where)
 
         dwo_check(tmp, raw)
+        dwo_many_check(tmp)
         dwz_check(tmp, raw)
         real_checks(tmp)
     sys.exit(lib.finish())
