@@ -226,9 +226,10 @@ struct snap_slot {
 
 /* The snapshot's pages to look up in kpagecgroup are read when this many
  * are queued (and at its end), 24 bytes a page (a key, an address, the
- * sort's scratch): 24 MiB at most. The more are sorted together, the
- * closer their frames: an 8 GiB file half cached (1 Mi pages) took
- * 249 k preads sorted chunk by chunk, 66 k in two halves of 512 Ki,
+ * sort's scratch): 24 MiB at most, besides the 16 bytes a page of the
+ * slots that queued them (struct cg_ref, up to 256 KiB a slot). The more are
+ * sorted together, the closer their frames: an 8 GiB file half cached (1 Mi
+ * pages) took 249 k preads sorted chunk by chunk, 66 k in two halves of 512 Ki,
  * 54 k sorted at once (~10% less CPU than in halves). */
 #define CGQ_MAX (1u << 20)
 #define CGQ_IDX_BITS 20
@@ -268,7 +269,7 @@ struct snapper {
 				 inode (snapper_set_cgroup; 0: unknown,
 				 then every charged page looked up is
 				 listed) */
-	/* the charge runs of the snapshot being written (snap_pool.c) */
+	/* the charge runs of the snapshot being written (snap_kpage.c) */
 	struct md_charge_run *cgacc;
 	size_t ncgacc, cgacc_cap;
 	/* its pages whose cgroups are still to be read, in address order

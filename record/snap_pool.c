@@ -386,8 +386,10 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 		*total_pages += j->tasks[k].n;
 }
 
-/* Pages of charge queue kept from one snapshot to the next. */
+/* Pages of charge queue kept from one snapshot to the next, and of a
+ * slot's pages queued (16 KiB a slot, 1 MiB over the window). */
 #define CGQ_KEEP (1u << 15)
+#define CGQ_SLOT_KEEP (1u << 10)
 
 /* Add what the threads' contexts counted to st, and start them over; free
  * a large charge queue. */
@@ -413,6 +415,18 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		free(s->cgtmp);
 		s->cgkey = s->cgva = s->cgtmp = NULL;
 		s->cgkey_cap = s->cgva_cap = s->cgtmp_cap = 0;
+	}
+	/* so are the slots' pages queued from a chunk (16 bytes a page, up
+	 * to 256 KiB a slot, 16 MiB over the window: kept, they stayed
+	 * for the whole recording) */
+	for (size_t k = 0; k < WINDOW; k++) {
+		struct snap_slot *sl = &s->slots[k];
+
+		if (sl->cgcap > CGQ_SLOT_KEEP) {
+			free(sl->cg);
+			sl->cg = NULL;
+			sl->ncg = sl->cgcap = 0;
+		}
 	}
 }
 /* At most this many bytes of page table entries are kept for a split job
