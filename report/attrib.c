@@ -175,14 +175,60 @@ static void img_unusable(struct attrib *a, struct attrib_img *im,
 	free(s);
 }
 
+/* im is open and checked: its segments' labels and kinds. */
+static void img_ready(struct attrib *a, struct attrib_img *im)
+{
+	const struct elfimg *img = im->si.img;
+	char buf[48];
+
+	im->seg_label = xcalloc(img->nsegs + 1, sizeof(*im->seg_label));
+	im->seg_kind = xcalloc(img->nsegs + 1, sizeof(*im->seg_kind));
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct elf_segment *s = &img->segs[i];
+
+		/* the same text as elf/'s base map labels */
+		elfimg_load_label(s, buf, sizeof(buf));
+		im->seg_label[i] = labels_intern(a->lb, buf);
+		im->seg_kind[i] = a->kind[s->flags & PF_X   ? KIND_CODE
+					  : s->flags & PF_W ? KIND_DATA
+							    : KIND_RODATA];
+	}
+	im->state = IMG_ELF;
+}
+
+/* Whether im opens at path as the file the recording names (its
+ * size, mtime and build-id checked); left closed if not. */
+static bool img_try(struct attrib *a, struct attrib_img *im, const char *path)
+{
+	char *why;
+
+	if (imgmaps_open(&im->si, path, a->lb) < 0)
+		return false;
+	why = imgcheck_verify(&im->rec, im->si.img, path);
+	if (!why)
+		return true;
+	free(why);
+	imgmaps_close(&im->si);
+	return false;
+}
+
 static void img_open(struct attrib *a, struct attrib_img *im)
 {
 	const char *path = img_path(im);
-	const struct elfimg *img;
-	char buf[48];
 	char *why;
 	int ret;
 
+	/* the path the recording names first, when it holds the file
+	 * recorded: the one record opened it by (under /proc/PID/root, a
+	 * container's file) names a process's root only while that
+	 * process lives; its PID reused since, it is another process's
+	 * root, whose path also named the image and its notes (a report
+	 * filtered to libc lost libc's notes while PID 7814 was a kernel
+	 * thread) */
+	if (path != im->rec.path && img_try(a, im, im->rec.path)) {
+		img_ready(a, im);
+		return;
+	}
 	ret = imgmaps_open(&im->si, path, a->lb);
 	if (ret == -MEMSZ_ENOTELF) {
 		struct stat st;
@@ -215,20 +261,7 @@ static void img_open(struct attrib *a, struct attrib_img *im)
 		img_unusable(a, im, IMG_CHANGED, why);
 		return;
 	}
-	img = im->si.img;
-	im->seg_label = xcalloc(img->nsegs + 1, sizeof(*im->seg_label));
-	im->seg_kind = xcalloc(img->nsegs + 1, sizeof(*im->seg_kind));
-	for (size_t i = 0; i < img->nsegs; i++) {
-		const struct elf_segment *s = &img->segs[i];
-
-		/* the same text as elf/'s base map labels */
-		elfimg_load_label(s, buf, sizeof(buf));
-		im->seg_label[i] = labels_intern(a->lb, buf);
-		im->seg_kind[i] = a->kind[s->flags & PF_X   ? KIND_CODE
-					  : s->flags & PF_W ? KIND_DATA
-							    : KIND_RODATA];
-	}
-	im->state = IMG_ELF;
+	img_ready(a, im);
 }
 
 struct attrib_img *attrib_img_get(struct attrib *a, uint32_t id)

@@ -230,6 +230,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3008-report-recording-truncated.sh \
 	tests/t3009-report-notes-escape.py \
 	tests/t3010-report-relocs.py \
+	tests/t3011-report-pid-reused.py \
 	tests/t3020-report-views.py \
 	tests/t3025-report-mappings-addr.py \
 	tests/t3030-report-bbs.py \
