@@ -275,6 +275,12 @@ def refusal_checks(what, path, key, why, file=None):
           why in notes[0][3] and not NOTE.search(err),
           f"{what}, {key}: one note naming {file or 'the file'}: {why}",
           f"{notes}, {err[-300:]}")
+    bounded_checks(what, path, key, out, rss)
+
+
+def bounded_checks(what, path, key, out, rss):
+    """What every refused DWARF keeps: memsz's peak RSS small (nothing
+    inflated), and size's FILE SIZE summing to the file's size (I1)."""
     check(rss < RSS_MAX_KIB,
           f"{what}, {key}: peak RSS {rss} KiB < {RSS_MAX_KIB} KiB")
     rows = size_rows(out)
@@ -310,12 +316,7 @@ def hostile_checks(what, path, sizes, key, *extra, debug=None,
                      str(sizes[1]), str(sizes[0]))],
           f"{what}, {key}: one note naming the file and the sizes "
           f"{sizes}", f"{notes}, {err[-300:]}")
-    check(rss < RSS_MAX_KIB,
-          f"{what}, {key}: peak RSS {rss} KiB < {RSS_MAX_KIB} KiB")
-    rows = size_rows(out)
-    check(rows and sum(int(r["file_size"]) for r in rows
-                       if r[key] != "TOTAL") == os.path.getsize(path),
-          f"{what}, {key}: FILE SIZE sums to the file's size (I1)")
+    bounded_checks(what, path, key, out, rss)
 
 
 def symbols_check(what, path):
