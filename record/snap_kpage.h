@@ -26,7 +26,10 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
  * the slot's runs, looking those pages up first (c->kpage_lookups
  * counts them; memsz's own pages among them are found first, see
  * observer_task). Pages that need no look-up are classified once per
- * distinct masked entry. Returns 0 or -errno. */
+ * distinct masked entry. The present pages whose memory cgroup is
+ * wanted (file pages; anonymous ones with snapper_set_anon_charges) are
+ * queued in sl->cg for kpage_charges_add, not looked up here. Returns 0
+ * or -errno. */
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, const struct procmap *m, uint64_t va,
 		   size_t n, size_t nlook, uint64_t maxkey);
