@@ -274,9 +274,8 @@ struct snapper {
 	size_t ncgacc, cgacc_cap;
 	/* its pages whose cgroups are still to be read, in address order
 	 * (kpage_charges_add): ncgq of them, each a sort key (its PFN above
-	 * its index), its address and pages (as cg_ref's va_n, and
-	 * CG_CHARGED once found charged elsewhere), and the sort's scratch,
-	 * which then holds the cgroups of those charged elsewhere */
+	 * its index), its address and pages (as cg_ref's va_n), and the
+	 * sort's scratch, which then holds each page's cgroup */
 	uint64_t *cgkey, *cgva, *cgtmp;
 	size_t ncgq, cgkey_cap, cgva_cap, cgtmp_cap;
 	/* the other memory cgroups the last snapshot's pages are charged

@@ -99,11 +99,11 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 
 /* Read one of the kpage files for the n keys of look, sorted by the PFN
  * above their low idx_bits (an index): the entry of key k into
- * dst[index * stride], one pread per block of nearby PFNs (through gaps
- * up to KPAGE_GAP), of at most the c->nkbuf entries of c->kbuf; a PFN
- * beyond the file's end reads as 0. */
-static int keys_read(struct snap_ctx *c, const uint64_t *look, size_t n,
-		     unsigned idx_bits, int fd, uint64_t *dst, size_t stride)
+ * dst[index], one pread per block of nearby PFNs (through gaps up to
+ * KPAGE_GAP), of at most the nbuf entries of buf; a PFN beyond the
+ * file's end reads as 0. */
+static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
+		     unsigned idx_bits, int fd, uint64_t *dst)
 {
 	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
 	size_t i = 0, j, k;
@@ -116,19 +116,18 @@ static int keys_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		for (j = i + 1; j < n; j++) {
 			uint64_t p = look[j] >> idx_bits;
 
-			if (p - last > KPAGE_GAP || p - first >= c->nkbuf)
+			if (p - last > KPAGE_GAP || p - first >= nbuf)
 				break;
 			last = p;
 		}
-		r = snap_pread_full(fd, c->kbuf, (last - first + 1) * 8,
-				    first * 8);
+		r = snap_pread_full(fd, buf, (last - first + 1) * 8, first * 8);
 		if (r < 0)
 			return (int)r;
 		for (k = i; k < j; k++) {
 			uint64_t o = (look[k] >> idx_bits) - first;
 
-			dst[(look[k] & mask) * stride] =
-			    (o + 1) * 8 <= (uint64_t)r ? c->kbuf[o] : 0;
+			dst[look[k] & mask] =
+			    (o + 1) * 8 <= (uint64_t)r ? buf[o] : 0;
 		}
 		i = j;
 	}
@@ -140,7 +139,7 @@ static int keys_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		      int fd, uint64_t *dst)
 {
-	return keys_read(c, look, n, LOOK_IDX_BITS, fd, dst, 1);
+	return keys_read(c->kbuf, c->nkbuf, look, n, LOOK_IDX_BITS, fd, dst);
 }
 
 /* True when the cgroups of anonymous pages are looked up too: asked for
@@ -621,9 +620,6 @@ static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
  * as this one, beyond kpagecgroup's end, where it reads as 0 as it would
  * itself. */
 #define CGQ_PFN_MAX (UINT64_MAX >> CGQ_IDX_BITS)
-/* In s->cgva: the page is charged to the cgroup in s->cgtmp at its
- * index (no address has this bit). */
-#define CG_CHARGED (1ull << 63)
 
 /* One part of the charge queue's sorted keys, read by charges_read
  * through the buffer buf of nbuf entries (on a thread of its own, tid,
@@ -638,44 +634,13 @@ struct charges_part {
 	pthread_t tid;
 };
 
-/* Read the cgroups of the part's keys: one pread per block of nearby
- * frames (as keys_read), marking in s->cgva those charged to another
- * cgroup than the process's, their cgroups in s->cgtmp at their index
- * (each key its own index: parts read on threads of their own never
- * write the same entry). Returns 0 or -errno. */
+/* Read the cgroups of the part's keys into s->cgtmp at their index
+ * (keys_read: each key its own index, so parts read on threads of their
+ * own never write the same entry). Returns 0 or -errno. */
 static int charges_read(const struct charges_part *p)
 {
-	struct snapper *s = p->s;
-	const uint64_t *key = p->key;
-	uint64_t imask = (1ull << CGQ_IDX_BITS) - 1;
-	size_t i, j, k;
-
-	for (i = 0; i < p->n; i = j) {
-		uint64_t first = key[i] >> CGQ_IDX_BITS, last = first;
-		ssize_t r;
-
-		for (j = i + 1; j < p->n; j++) {
-			uint64_t pfn = key[j] >> CGQ_IDX_BITS;
-
-			if (pfn - last > KPAGE_GAP || pfn - first >= p->nbuf)
-				break;
-			last = pfn;
-		}
-		r = snap_pread_full(s->kpagecgroup_fd, p->buf,
-				    (last - first + 1) * 8, first * 8);
-		if (r < 0)
-			return (int)r;
-		for (k = i; k < j; k++) {
-			uint64_t o = (key[k] >> CGQ_IDX_BITS) - first;
-			uint64_t g = (o + 1) * 8 <= (uint64_t)r ? p->buf[o] : 0;
-
-			if (g != s->own_cg) {
-				s->cgva[key[k] & imask] |= CG_CHARGED;
-				s->cgtmp[key[k] & imask] = g;
-			}
-		}
-	}
-	return 0;
+	return keys_read(p->buf, p->nbuf, p->key, p->n, CGQ_IDX_BITS,
+			 p->s->kpagecgroup_fd, p->s->cgtmp);
 }
 
 static void *charges_part_main(void *arg)
@@ -753,9 +718,9 @@ int kpage_charges_flush(struct snapper *s)
 	if (ret < 0)
 		return ret;
 	for (i = 0; i < n; i++)
-		if (va[i] & CG_CHARGED)
-			charge_add(s, va[i] & ~(CG_CHARGED | pmask),
-				   s->cgtmp[i], (uint32_t)(va[i] & pmask) + 1);
+		if (s->cgtmp[i] != s->own_cg)
+			charge_add(s, va[i] & ~pmask, s->cgtmp[i],
+				   (uint32_t)(va[i] & pmask) + 1);
 	return 0;
 }
 
