@@ -613,6 +613,17 @@ def read_int(path):
         return None
 
 
+def memcg_stat(cg, key):
+    """The value of key in the memory cgroup directory cg's memory.stat
+    (0 where it has no such line)."""
+    with open(os.path.join(cg, "memory.stat")) as f:
+        for line in f:
+            k, v = line.split()
+            if k == key:
+                return int(v)
+    return 0
+
+
 def dir_removed(path):
     """Tries to remove the directory path (a cgroup): True once it is
     gone, False while it is still busy (its killed processes not yet

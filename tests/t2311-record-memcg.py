@@ -363,7 +363,7 @@ def run_v1_early(tmp, exe, data_file, work, cg):
         f.write("0")
     load = Load(exe, data_file, anon // 1024, cg, early_kb=early // 1024)
     work.append(load)
-    rss = read_stat(cg, "rss")
+    rss = lib.memcg_stat(cg, "rss")
     check(load.before and load.before != cg and anon <= rss < early,
           f"the kernel charges {cg} for the anon dirtied there only "
           f"(rss {rss}), {load.before} for the {early} before")
@@ -387,15 +387,6 @@ def run_v1_early(tmp, exe, data_file, work, cg):
     here = sum(float(r["charge"]) for r in rows if r["files"] == "[anon]")
     check(anon <= here < anon + MIB,
           f"[anon] CHARGE {here:.0f}: the {anon} dirtied in {cg} only")
-
-
-def read_stat(cg, key):
-    with open(os.path.join(cg, "memory.stat")) as f:
-        for line in f:
-            k, v = line.split()
-            if k == key:
-                return int(v)
-    return 0
 
 
 def cached(path):

@@ -86,15 +86,6 @@ sys.stdin.readline()
 """
 
 
-def read_stat(cg, key):
-    with open(os.path.join(cg, "memory.stat")) as f:
-        for line in f:
-            k, v = line.split()
-            if k == key:
-                return int(v)
-    return 0
-
-
 def start(script, cg, *args):
     """python3 -c script args, moved into cg before it goes on."""
     p = subprocess.Popen([sys.executable, "-c", script, *map(str, args)],
@@ -176,7 +167,8 @@ def run_size(what, n, shm, a, b, tmp):
         f.truncate(size)
     procs = []
     try:
-        shmem_a, shmem_b = read_stat(a, "shmem"), read_stat(b, "shmem")
+        shmem_a = lib.memcg_stat(a, "shmem")
+        shmem_b = lib.memcg_stat(b, "shmem")
         w = start(WRITER, a, path, STRIPE, n)
         procs.append(w)
         check(w.stdout.readline().startswith("done") and w.wait() == 0,
@@ -186,16 +178,16 @@ def run_size(what, n, shm, a, b, tmp):
         if not m.stdout.readline().startswith("ready"):
             check(False, f"{what}: the recorded process maps the file")
             return
-        paid_a = read_stat(a, "shmem") - shmem_a
-        paid_b = read_stat(b, "shmem") - shmem_b
+        paid_a = lib.memcg_stat(a, "shmem") - shmem_a
+        paid_b = lib.memcg_stat(b, "shmem") - shmem_b
         check(abs(paid_a - a_bytes) <= 2 * PAGE and
               abs(paid_b - b_bytes) <= 2 * PAGE,
               f"{what} ({size >> 20} MiB): A's memory.stat shmem grew by "
               f"{paid_a} ({a_bytes} written), B's by {paid_b} ({b_bytes})")
         # B may pay for a page of python's too, read back after an
         # eviction; A pays for the file only
-        check(read_stat(a, "mapped_file") == paid_a and
-              read_stat(b, "mapped_file") >= paid_b,
+        check(lib.memcg_stat(a, "mapped_file") == paid_a and
+              lib.memcg_stat(b, "mapped_file") >= paid_b,
               f"{what}: memory.stat mapped_file: A's and B's pages all "
               f"mapped")
         sm = smaps_of(m.pid, path)
