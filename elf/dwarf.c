@@ -250,6 +250,16 @@ static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
 	}
 }
 
+/* Add what a file linked to the DWARF (its dwz or .dwo files) would
+ * inflate, in from out, to z; whether z is then past the bound. */
+static bool linked_refused(struct elf_zclaim *z, uint64_t in, uint64_t out)
+{
+	z->linked |= out != 0;
+	elf_add_sat(&z->in, in);
+	elf_add_sat(&z->out, out);
+	return elf_dwarf_refused(z);
+}
+
 /* dwarf_begin_elf() on dimg without the sections of unread for
  * compileunits (cus) or inlines (line_raw: dimg is the image labelled).
  * NULL if libdw finds no DWARF it can read, or if what it would inflate
@@ -276,20 +286,17 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	/* and of the dwz file, then the .dwo files, libdw would open for
 	 * it: known only from the DWARF just opened, which is within the
 	 * bound (the .dwo files' names may be in the dwz file) */
-	for (int dwos = 0; dbg && dwos < 2; dwos++) {
-		if (dwos)
+	if (dbg) {
+		elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out, &z->ref);
+		refused = linked_refused(z, in, out);
+		if (!refused) {
+			elf_dwarf_alt_use(alt, dbg);
 			elf_dwarf_claim_dwos(dimg, dbg, &in, &out, &z->ref);
-		else
-			elf_dwarf_alt_claim(dimg, dbg, alt, &in, &out, &z->ref);
-		z->linked |= out != 0;
-		elf_add_sat(&z->in, in);
-		elf_add_sat(&z->out, out);
-		refused = elf_dwarf_refused(z);
+			refused = linked_refused(z, in, out);
+		}
 		if (refused) {
 			dwarf_end(dbg);
 			dbg = NULL;
-		} else if (!dwos) {
-			elf_dwarf_alt_use(alt, dbg);
 		}
 	}
 	if (!dbg)
