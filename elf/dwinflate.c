@@ -419,13 +419,15 @@ static bool gnu_claimed(const unsigned char *b, uint64_t n,
 	return z && z->gnu && !memcmp(b, z->hdr, gnu_hsize);
 }
 
-/* True if libelf's own copy of section scn (read before memsz could hand
- * it over: install() returned 0), from which it inflates it, inflates no
- * more than claim z counted: gnu as gnu_claimed(); else its compression
- * header is z's. */
+/* True if the data libelf holds of section scn where memsz could not
+ * hand it over (install() found it read before, or kept another first
+ * element), from which libelf inflates it (elf_getdata(), as
+ * elf_compress() and elf_compress_gnu() take it), inflates no more than
+ * claim z counted: gnu as gnu_claimed(); else its compression header is
+ * z's. */
 static bool held_claimed(Elf_Scn *scn, const struct elf_zsec *z, bool gnu)
 {
-	Elf_Data *d = scn ? elf_rawdata(scn, NULL) : NULL;
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 
 	if (d && !d->d_size)
 		return true; /* libdw skips it */
@@ -478,12 +480,11 @@ static int gnu_hand(struct elfimg *img, size_t i, GElf_Shdr *sh,
 		return elf_section_hide(img, i, h, nh) ? 0 : -1;
 	}
 	r = install(scn, sh, buf, n, sh->sh_addralign);
-	if (r) {
+	if (r) /* libelf's even if not its first data */
 		keep(priv, buf, n);
-		return r > 0;
-	}
-	xfree_huge(buf, n);
-	if (held_claimed(scn, z, true))
+	else
+		xfree_huge(buf, n);
+	if (r > 0 || held_claimed(scn, z, true))
 		return 1;
 	return elf_section_hide(img, i, h, nh) ? 0 : -1;
 }
@@ -605,11 +606,8 @@ static bool zjob_run(struct elfimg *img, const struct zjob *j,
 	if (ok && scn && gelf_getshdr(scn, &sh))
 		r = install(scn, &sh, out, z->out,
 			    ELF_FIELD(z->hdr, is64, Chdr, ch_addralign, be));
-	if (r) {
-		*used = true;
-		return true;
-	}
-	if (ok && held_claimed(scn, z, false))
+	*used |= r != 0; /* libelf's even if not its first data */
+	if (r > 0 || (ok && held_claimed(scn, z, false)))
 		return true;
 	return elf_section_hide(img, z->index, h, nh);
 }
