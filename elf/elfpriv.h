@@ -218,7 +218,8 @@ void elf_dwarf_refused_stats(struct elfsrc_stats *st,
 			     const struct elf_zclaim *z);
 /* The dwz file (.gnu_debugaltlink) of a libdw handle, which memsz opens
  * and checks itself, where libdw would, and hands to libdw
- * (dwarf_setalt()), so that libdw opens no other. */
+ * (dwarf_setalt()), so that libdw opens no other (elf/dwlinked.c, as
+ * the .dwo files' claims). */
 struct Dwarf;
 struct elf_dwalt {
 	struct elfimg *img; /* NULL: none found */
