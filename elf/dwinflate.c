@@ -176,18 +176,33 @@ static size_t libelf_shstrndx(struct elfimg *img)
 	return elf_getshdrstrndx(elfimg_elf(img), &i) ? 0 : i;
 }
 
-/* True if img's section-name table (e_shstrndx's section) is compressed
- * in libelf's header: libdw names sections by elf_strptr(), which
- * inflates it whole, while memsz's names (img->secs) are its raw bytes,
- * so that the sections memsz counts are not those libdw reads. */
+/* True if img's section-name table (e_shstrndx's section) is or may be
+ * compressed: SHF_COMPRESSED in libelf's header, or GNU-compressed (a
+ * ".z" name, as libdw takes a ".zdebug_" one of a DWARF section's names
+ * for one and has libelf inflate it, elf_compress_gnu(), or bytes that
+ * begin "ZLIB"). libdw names sections by elf_strptr(), which reads an
+ * inflated table from then on, while memsz's names (img->secs) are its
+ * raw bytes: the sections memsz counts would not be those libdw reads (a
+ * section named "x" raw becomes .debug_info midway through
+ * dwarf_begin_elf(), and is inflated unclaimed). */
 static bool names_compressed(struct elfimg *img)
 {
 	struct elfimg_priv *priv = img->priv;
 	size_t ndx = libelf_shstrndx(img);
 	Elf_Scn *scn = ndx ? elf_getscn(priv->elf, ndx) : NULL;
 	GElf_Shdr sh;
+	char magic[4];
 
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	if (sh.sh_flags & SHF_COMPRESSED)
+		return true;
+	if (ndx < img->nsecs && !strncmp(img->secs[ndx].name, ".z", 2))
+		return true;
+	return sh.sh_type != SHT_NOBITS && sh.sh_size >= sizeof(magic) &&
+	       read_at(priv->fd, magic, sizeof(magic), sh.sh_offset) ==
+		   sizeof(magic) &&
+	       !memcmp(magic, "ZLIB", sizeof(magic));
 }
 
 int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)

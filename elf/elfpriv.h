@@ -188,9 +188,10 @@ bool elf_dwarf_inflate(struct elfimg *img, struct elf_hidden *h, size_t *nh);
  * in a group, every one of a name; each kept in img (struct elf_zsec)
  * for elf_dwarf_inflate(). Returns ELF_DWARF_READ, or why the
  * DWARF must not be read whatever it claims (*in, *out 0):
- * ELF_DWARF_ZNAMES, a compressed section-name table, which libdw's
- * elf_strptr() inflates whole and whose raw bytes (memsz's names) are
- * not the names libdw reads; no toolchain makes one. */
+ * ELF_DWARF_ZNAMES, a compressed section-name table (SHF_COMPRESSED, or
+ * GNU: a ".z" name or "ZLIB" bytes), which libdw's elf_strptr() reads
+ * inflated and whose raw bytes (memsz's names) are not the names libdw
+ * reads; no toolchain makes one. */
 int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
 /* Why a dwz or .dwo file libdw would open makes the DWARF naming it
  * unread whatever the sizes: ref.why (enum elf_dwarf_refusal; 0: no
