@@ -177,12 +177,6 @@ static const struct {
     {"macro", true, true}, {"macinfo", true, true}, {"frame", true, true},
 };
 
-/* A section hidden from libdw and its real type, restored after. */
-struct hidden {
-	size_t index;
-	uint32_t type;
-};
-
 /* True if name is ".debug_X" or ".zdebug_X" for an X of unread hidden
  * for compileunits (cus) or inlines. */
 static bool unread_name(const char *name, bool cus)
@@ -197,22 +191,18 @@ static bool unread_name(const char *name, bool cus)
 	return false;
 }
 
-/* Set the type of the sections of unread for compileunits (cus) or
- * inlines in img's libelf headers to
- * SHT_NOBITS, which dwarf_begin_elf() skips (what is not in the file
- * holds no DWARF); their real types into h (room for img->nsecs), their
- * count returned. Only libelf's copy of the headers changes: the file is
- * read, never written, and img->secs keeps the real types. */
-static size_t hide_unread(struct elfimg *img, struct hidden *h, bool cus,
+/* Hide the sections of unread for compileunits (cus) or inlines from
+ * libdw (elf_section_hide(): SHT_NOBITS in libelf's copy of their
+ * headers, which dwarf_begin_elf() skips; what is not in the file holds
+ * no DWARF); their real types into h (room for img->nsecs), their count
+ * returned. The file is read, never written, and img->secs keeps the real
+ * types. */
+static size_t hide_unread(struct elfimg *img, struct elf_hidden *h, bool cus,
 			  bool line_raw)
 {
-	Elf *elf = elfimg_elf(img);
 	size_t n = 0;
 
 	for (size_t i = 1; i < img->nsecs; i++) {
-		Elf_Scn *scn;
-		GElf_Shdr sh;
-
 		if (img->secs[i].type == SHT_NOBITS ||
 		    !unread_name(img->secs[i].name, cus))
 			continue;
@@ -222,20 +212,14 @@ static size_t hide_unread(struct elfimg *img, struct hidden *h, bool cus,
 		if (line_raw && !strcmp(img->secs[i].name, ".debug_line") &&
 		    !(img->secs[i].flags & SHF_COMPRESSED))
 			continue;
-		scn = elf_getscn(elf, i);
-		if (!scn || !gelf_getshdr(scn, &sh))
-			continue;
-		h[n].index = i;
-		h[n].type = sh.sh_type;
-		sh.sh_type = SHT_NOBITS;
-		if (gelf_update_shdr(scn, &sh))
-			n++;
+		elf_section_hide(img, i, h, &n);
 	}
 	return n;
 }
 
-/* Undo hide_unread(): the n sections of h get their types back. */
-static void unhide(struct elfimg *img, const struct hidden *h, size_t n)
+/* Undo hide_unread() and elf_dwarf_inflate()'s hiding: the n sections of
+ * h get their types back. */
+static void unhide(struct elfimg *img, const struct elf_hidden *h, size_t n)
 {
 	Elf *elf = elfimg_elf(img);
 
@@ -269,7 +253,7 @@ static bool linked_refused(struct elf_zclaim *z, uint64_t in, uint64_t out)
 static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 			 struct elf_zclaim *z, struct elf_dwalt *alt)
 {
-	struct hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
+	struct elf_hidden *h = xcalloc(dimg->nsecs + 1, sizeof(*h));
 	size_t n = hide_unread(dimg, h, cus, line_raw);
 	Dwarf *dbg = NULL;
 	uint64_t in, out;
@@ -279,10 +263,10 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	memset(z, 0, sizeof(*z));
 	z->ref.why = elf_dwarf_claim(dimg, &z->in, &z->out);
 	refused = elf_dwarf_refused(z);
-	if (!refused) {
-		elf_dwarf_inflate(dimg);
+	/* what libdw reads inflated from the claimed headers only, or
+	 * hidden (a file rewritten since the claim: that section unread) */
+	if (!refused && elf_dwarf_inflate(dimg, h, &n))
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
-	}
 	/* and of the dwz file, then the .dwo files, libdw would open for
 	 * it: known only from the DWARF just opened, which is within the
 	 * bound (the .dwo files' names may be in the dwz file) */

@@ -25,7 +25,10 @@
  * (headers may share bytes): a hostile file costs at most
  * max(256 MiB, 64 times its size), with its dwz and .dwo files
  * max(256 MiB, 64 times the sum of their sizes); a small file of any
- * ratio (t1105's 2 MiB name at 1 000 times) is still read. */
+ * ratio (t1105's 2 MiB name at 1 000 times) is still read. What is
+ * inflated is what was counted: each section to the size its header
+ * claimed when counted, from bytes still carrying that header, or not at
+ * all (a file rewritten in place meanwhile; elf_dwarf_inflate()). */
 #define DWARF_INFLATE_BYTES_MAX (256ull << 20)
 #define DWARF_INFLATE_RATIO_MAX 64ull
 

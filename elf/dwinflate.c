@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* dwinflate.c — inflate the compressed DWARF sections libdw will read,
  * before dwarf_begin_elf() does, without libelf's copy of the compressed
- * bytes.
+ * bytes, and no more of them than the claim (elf_dwarf_claim()) counted.
  *
  * libelf inflates an SHF_COMPRESSED section (elf_compress(), which
  * dwarf_begin_elf() calls for each DWARF section) from a malloc'd copy of
@@ -11,61 +11,59 @@
  * handed to libelf as the section's data, with the section header libelf
  * itself would leave (sh_size the inflated size, sh_addralign the
  * compression header's, SHF_COMPRESSED cleared): libdw then reads it as
- * if libelf had inflated it. What libelf would refuse (another
- * compression type, another byte order, a corrupt stream, a section
- * already read) is left to libelf, which refuses it the same way. */
+ * if libelf had inflated it.
+ *
+ * The claim reads each compression header once and keeps it (struct
+ * elf_zsec); the bytes inflated are read again later, and a file
+ * rewritten in place in between (same inode: its owner, while root runs
+ * memsz on it) would otherwise inflate past the bound, up to 4 GiB a
+ * section. So a section is inflated to exactly the size the claim read,
+ * from bytes whose header is still the one it read, and nothing is left
+ * for libelf to inflate from a header read after the claim: what libdw
+ * would have libelf inflate and memsz does not hand over is hidden from
+ * libdw. What libelf would refuse (another compression type, a corrupt
+ * stream, an allocated section) libdw then skips, as it skips it when
+ * libelf refuses. */
 #include "config.h"
 
 #include "elf/dwarf.h"
 #include "elf/elfpriv.h"
-#include "util/hashmap.h"
 #include "util/util.h"
 #include "util/zinflate.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-/* The DWARF sections libdw reads at dwarf_begin_elf() (dwarf_scnnames in
- * libdw), named without ".debug_". A compressed one not named here is
- * inflated by libelf if libdw wants it. */
-static const char *const libdw_reads[] = {
-    "info",	   "types",   "abbrev", "aranges",  "addr",	"line",
-    "line_str",	   "frame",   "loc",	"loclists", "pubnames", "str",
-    "str_offsets", "macinfo", "macro",	"ranges",   "rnglists",
+/* The DWARF sections libdw 0.188 reads at dwarf_begin_elf()
+ * (dwarf_scnnames in its dwarf_begin_elf.c), in its order: a section's
+ * index here is the slot libdw keeps its data in. */
+static const char *const libdw_scnnames[] = {
+    ".debug_info",	  ".debug_types",    ".debug_abbrev",
+    ".debug_addr",	  ".debug_aranges",  ".debug_line",
+    ".debug_line_str",	  ".debug_frame",    ".debug_loc",
+    ".debug_loclists",	  ".debug_pubnames", ".debug_str",
+    ".debug_str_offsets", ".debug_macinfo",  ".debug_macro",
+    ".debug_ranges",	  ".debug_rnglists", ".gnu_debugaltlink",
 };
 
-static bool libdw_reads_name(const char *name)
-{
-	if (strncmp(name, ".debug_", 7))
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(libdw_reads); i++)
-		if (!strcmp(name + 7, libdw_reads[i]))
-			return true;
-	return false;
-}
-
-/* True if name is one dwarf_begin_elf() may look at: ".debug_X" (X in
- * libdw_reads) or ".gnu_debugaltlink", or that with ".z" for "." (a
- * GNU-compressed one: *gnu set); each also with ".dwo" after it (a split
- * DWARF file's) or, not GNU-compressed, ".gnu.debuglto_" before it (GCC's
- * LTO objects'). libdw reads one of these kinds only, the plain one if
- * the file has it: all are counted (an upper bound). */
+/* True if name is one dwarf_begin_elf() may look at: one of
+ * libdw_scnnames, or that with ".z" for "." (a GNU-compressed one: *gnu
+ * set); each also with ".dwo" after it (a split DWARF file's) or, not
+ * GNU-compressed, ".gnu.debuglto_" before it (GCC's LTO objects'). libdw
+ * reads one of these kinds only, the plain one if the file has it: all
+ * are counted (an upper bound; libdw_match() is libdw's choice). */
 static bool libdw_section(const char *name, bool *gnu)
 {
 	const char *lto = ".gnu.debuglto_";
 	size_t n, lto_len = strlen(lto);
 
 	*gnu = false;
-	if (!strncmp(name, lto, lto_len) && !strncmp(name + lto_len, ".d", 2))
+	if (!strncmp(name, lto, lto_len) && name[lto_len] == '.')
 		name += lto_len;
 	else if (!strncmp(name, ".z", 2))
 		*gnu = true;
@@ -75,14 +73,9 @@ static bool libdw_section(const char *name, bool *gnu)
 	n = strlen(name);
 	if (n > 4 && !strcmp(name + n - 4, ".dwo"))
 		n -= 4;
-	if (n == strlen("gnu_debugaltlink") &&
-	    !strncmp(name, "gnu_debugaltlink", n))
-		return true;
-	if (n < 6 || strncmp(name, "debug_", 6))
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(libdw_reads); i++)
-		if (n - 6 == strlen(libdw_reads[i]) &&
-		    !strncmp(name + 6, libdw_reads[i], n - 6))
+	for (size_t i = 0; i < ARRAY_SIZE(libdw_scnnames); i++)
+		if (n == strlen(libdw_scnnames[i]) - 1 &&
+		    !strncmp(name, libdw_scnnames[i] + 1, n))
 			return true;
 	return false;
 }
@@ -106,32 +99,15 @@ static size_t read_at(int fd, void *buf, size_t len, uint64_t off)
 	return got;
 }
 
-/* Inflate the size_in bytes at file offset off into out (size_out
- * bytes), as libelf's __libelf_decompress() does (util/zinflate.h), from
- * a copy of them freed after. False if that fails. */
-static bool inflate_file(int fd, uint64_t off, uint64_t size_in,
-			 unsigned char *out, uint64_t size_out)
-{
-	unsigned char *in;
-	bool ok;
-
-	if (size_in > SIZE_MAX || size_out > SIZE_MAX)
-		return false;
-	in = try_malloc_huge((size_t)size_in);
-	if (!in)
-		return false;
-	ok = read_at(fd, in, (size_t)size_in, off) == size_in &&
-	     zinflate(in, (size_t)size_in, out, (size_t)size_out) == 0;
-	xfree_huge(in, (size_t)size_in);
-	return ok;
-}
-
-/* Hand buf (the inflated bytes of section scn, whose header is sh, of
- * compression header ch) to libelf as its data. Returns 1 if done; 0,
- * with nothing changed, if libelf had read the section already; -1 if
- * libelf did not take buf as the section's first data (not what libelf's
- * code does: the section is then empty to libdw, and buf must live on). */
-static int install(Elf_Scn *scn, GElf_Shdr *sh, const GElf_Chdr *ch, void *buf)
+/* The n bytes of section scn's data now libelf's, without reading the
+ * file: buf (of align), sh (libelf's header of it, which becomes sh_size
+ * n, sh_addralign align, SHF_COMPRESSED cleared: what libelf leaves
+ * after inflating it). Returns 1 if done; 0, with nothing changed, if
+ * libelf had read the section already; -1 if libelf did not take buf as
+ * the section's first data (not what libelf's code does: the section is
+ * then empty to libdw, and buf must live on). */
+static int install(Elf_Scn *scn, GElf_Shdr *sh, void *buf, uint64_t n,
+		   uint64_t align)
 {
 	GElf_Shdr empty = *sh;
 	Elf_Data *d;
@@ -151,79 +127,82 @@ static int install(Elf_Scn *scn, GElf_Shdr *sh, const GElf_Chdr *ch, void *buf)
 	if (!d)
 		return -1;
 	d->d_buf = buf;
-	d->d_size = ch->ch_size;
+	d->d_size = n;
 	d->d_type = ELF_T_BYTE;
-	d->d_align = ch->ch_addralign;
+	d->d_align = align;
 	d->d_off = 0;
 	d->d_version = EV_CURRENT;
-	sh->sh_size = ch->ch_size;
-	sh->sh_addralign = ch->ch_addralign;
+	sh->sh_size = n;
+	sh->sh_addralign = align;
 	sh->sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 	gelf_update_shdr(scn, sh);
 	return elf_getdata(scn, NULL) == d ? 1 : -1;
-}
-
-/* The compression header of section s (sh: libelf's header of it) of
- * img, read from the file; false if it cannot be read or is not one this
- * file can inflate as libelf would (zlib, alignment a power of two, at
- * most 1032 times the compressed size: zlib's bound, libelf's check). */
-static bool read_chdr(struct elfimg *img, const GElf_Shdr *sh, GElf_Chdr *ch,
-		      uint64_t *hsize)
-{
-	struct elfimg_priv *priv = img->priv;
-	bool is64 = img->elfclass == ELFCLASS64;
-	unsigned char b[sizeof(Elf64_Chdr)];
-
-	*hsize = ELF_SIZEOF(is64, Chdr);
-	if (sh->sh_size < *hsize ||
-	    read_at(priv->fd, b, *hsize, sh->sh_offset) != *hsize)
-		return false;
-	ch->ch_type = ELF_FIELD(b, is64, Chdr, ch_type, img->big_endian);
-	ch->ch_size = ELF_FIELD(b, is64, Chdr, ch_size, img->big_endian);
-	ch->ch_addralign =
-	    ELF_FIELD(b, is64, Chdr, ch_addralign, img->big_endian);
-	return ch->ch_type == ELFCOMPRESS_ZLIB &&
-	       !(ch->ch_addralign & (ch->ch_addralign - 1)) &&
-	       ch->ch_size / 1032 <= sh->sh_size - *hsize && ch->ch_size;
 }
 
 /* The size section i of img (sh: libelf's header of it) claims inflated,
  * as its header says, or 0 if nothing would inflate it: an
  * SHF_COMPRESSED one by its compression header (of any type: a newer
  * libelf also inflates zstd), a GNU one (gnu: ".zdebug_X") by its "ZLIB"
- * header. */
-static uint64_t claim_of(struct elfimg *img, const GElf_Shdr *sh, bool gnu)
+ * header. The header read into z (index, offset and size its caller's). */
+static uint64_t claim_of(struct elfimg *img, const GElf_Shdr *sh, bool gnu,
+			 struct elf_zsec *z)
 {
 	struct elfimg_priv *priv = img->priv;
 	bool is64 = img->elfclass == ELFCLASS64;
-	unsigned char b[sizeof(Elf64_Chdr)];
 	uint64_t n = ELF_SIZEOF(is64, Chdr);
 	const uint64_t gnu_hsize = 4 + 8; /* "ZLIB", big-endian size */
 
-	if (sh->sh_flags & SHF_COMPRESSED)
+	z->gnu = !(sh->sh_flags & SHF_COMPRESSED);
+	z->hsize = z->gnu ? gnu_hsize : n;
+	if (!z->gnu)
 		return sh->sh_size >= n &&
-			       read_at(priv->fd, b, n, sh->sh_offset) == n
-			   ? ELF_FIELD(b, is64, Chdr, ch_size, img->big_endian)
+			       read_at(priv->fd, z->hdr, n, sh->sh_offset) == n
+			   ? ELF_FIELD(z->hdr, is64, Chdr, ch_size,
+				       img->big_endian)
 			   : 0;
 	if (gnu && sh->sh_size >= gnu_hsize &&
-	    read_at(priv->fd, b, gnu_hsize, sh->sh_offset) == gnu_hsize &&
-	    !memcmp(b, "ZLIB", 4))
-		return elf_get_uint(b + 4, 8, true);
+	    read_at(priv->fd, z->hdr, gnu_hsize, sh->sh_offset) == gnu_hsize &&
+	    !memcmp(z->hdr, "ZLIB", 4))
+		return elf_get_uint(z->hdr + 4, 8, true);
 	return 0;
 }
 
-/* True if img's section-name table (e_shstrndx's section) is compressed
- * in libelf's header: libdw names sections by elf_strptr(), which
- * inflates it whole, while memsz's names (img->secs) are its raw bytes,
- * so that the sections memsz counts are not those libdw reads. */
+/* The index of img's section-name table in libelf's handle now (which
+ * libdw names sections by), or 0 if none. */
+static size_t libelf_shstrndx(struct elfimg *img)
+{
+	size_t i;
+
+	return elf_getshdrstrndx(elfimg_elf(img), &i) ? 0 : i;
+}
+
+/* True if img's section-name table (e_shstrndx's section) is or may be
+ * compressed: SHF_COMPRESSED in libelf's header, or GNU-compressed (a
+ * ".z" name, as libdw takes a ".zdebug_" one of a DWARF section's names
+ * for one and has libelf inflate it, elf_compress_gnu(), or bytes that
+ * begin "ZLIB"). libdw names sections by elf_strptr(), which reads an
+ * inflated table from then on, while memsz's names (img->secs) are its
+ * raw bytes: the sections memsz counts would not be those libdw reads (a
+ * section named "x" raw becomes .debug_info midway through
+ * dwarf_begin_elf(), and is inflated unclaimed). */
 static bool names_compressed(struct elfimg *img)
 {
 	struct elfimg_priv *priv = img->priv;
-	Elf_Scn *scn =
-	    priv->shstrndx ? elf_getscn(priv->elf, priv->shstrndx) : NULL;
+	size_t ndx = libelf_shstrndx(img);
+	Elf_Scn *scn = ndx ? elf_getscn(priv->elf, ndx) : NULL;
 	GElf_Shdr sh;
+	char magic[4];
 
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	if (sh.sh_flags & SHF_COMPRESSED)
+		return true;
+	if (ndx < img->nsecs && !strncmp(img->secs[ndx].name, ".z", 2))
+		return true;
+	return sh.sh_type != SHT_NOBITS && sh.sh_size >= sizeof(magic) &&
+	       read_at(priv->fd, magic, sizeof(magic), sh.sh_offset) ==
+		   sizeof(magic) &&
+	       !memcmp(magic, "ZLIB", sizeof(magic));
 }
 
 int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
@@ -231,10 +210,12 @@ int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 	struct elfimg_priv *priv = img->priv;
 
 	*in = *out = 0;
+	priv->nzsecs = 0;
 	if (names_compressed(img))
 		return ELF_DWARF_ZNAMES;
 	for (size_t i = 1; i < img->nsecs; i++) {
 		Elf_Scn *scn = elf_getscn(priv->elf, i);
+		struct elf_zsec z;
 		GElf_Shdr sh;
 		uint64_t c;
 		bool gnu = false;
@@ -247,11 +228,18 @@ int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 		if (!libdw_section(img->secs[i].name, &gnu) ||
 		    (sh.sh_flags & SHF_GROUP))
 			continue;
-		c = claim_of(img, &sh, gnu);
+		c = claim_of(img, &sh, gnu, &z);
 		if (!c)
 			continue;
 		elf_add_sat(in, sh.sh_size);
 		elf_add_sat(out, c);
+		z.index = i;
+		z.offset = sh.sh_offset;
+		z.size = sh.sh_size;
+		z.out = c;
+		xgrow(&priv->zsecs, &priv->zseccap, priv->nzsecs + 1,
+		      sizeof(*priv->zsecs));
+		priv->zsecs[priv->nzsecs++] = z;
 	}
 	/* headers may share compressed bytes (twenty over one stream, each
 	 * claiming a byte, made the ratio of one 1 GiB claim 48): no file
@@ -260,27 +248,6 @@ int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out)
 		*in = img->file_size;
 	return ELF_DWARF_READ;
 }
-
-/* Files libdw opens on its own and inflates whole (dwarf_begin()), each
- * path opened once here: found by path (by_path), and by its device and
- * inode (by_id) when a new path names a file already claimed. libdw
- * opens and inflates a .dwo again for each skeleton unit naming it, each
- * a handle of its own kept to the end, so its inflated bytes count each
- * time; its compressed bytes are the file's, counted once. Counted again,
- * eight units naming one .dwo of 4 MiB claiming 256 MiB kept the ratio
- * under 64 while libdw inflated 2 GiB. */
-struct claimed {
-	char *path;
-	dev_t dev;
-	ino_t ino;
-	uint64_t in, out; /* what elf_dwarf_claim() found in it */
-};
-
-struct claim_cache {
-	struct claimed *v;
-	size_t n, cap;
-	struct hashmap by_path, by_id;
-};
 
 bool elf_dwarf_refused(const struct elf_zclaim *z)
 {
@@ -310,323 +277,6 @@ void elf_dwarf_refused_stats(struct elfsrc_stats *st,
 		st->dwarf_errors++;
 }
 
-/* Keep why (and path, err) in ref unless it has a reason already. */
-static void refuse(struct elf_dwref *ref, int why, const char *path, int err)
-{
-	if (ref->why || !why)
-		return;
-	ref->why = why;
-	ref->err = err;
-	ref->path = xstrdup(path);
-}
-
-/* The names under which libdw reads a file's link to its dwz file: in
- * a plain file and in a split one (".dwo"), GNU-compressed or not. Which
- * of them libdw takes depends on the kind it reads the file as (by its
- * first DWARF section's name): any of them counts. */
-static const char *const altlink_names[] = {
-    ".gnu_debugaltlink",
-    ".gnu_debugaltlink.dwo",
-    ".zgnu_debugaltlink",
-    ".zgnu_debugaltlink.dwo",
-};
-
-/* True if img has a section libdw may read as its link to a dwz file. */
-static bool names_alt(const struct elfimg *img)
-{
-	for (size_t i = 1; i < img->nsecs; i++)
-		for (size_t k = 0; k < ARRAY_SIZE(altlink_names); k++)
-			if (!strcmp(img->secs[i].name, altlink_names[k]))
-				return true;
-	return false;
-}
-
-/* Errors opening a file that libdw's open() of the path meets too (same
- * process, same path): the file is not there for libdw either. */
-static const int absent_errs[] = {ENOENT, ENOTDIR, EACCES, ELOOP, ENAMETOOLONG};
-
-/* Open the file at path, one libdw would open by itself, to check it
- * (into *f). 0 if opened; 1 if it is not there (for libdw either); else
- * -errno: libdw's open() would succeed on what memsz cannot read as a
- * regular ELF file (a FIFO or device, where libdw's open() blocks or
- * arms something; no ELF; headers out of the file) and libdw would read
- * it unchecked, so its DWARF is refused (why, path into ref). */
-static int linked_open(const char *path, struct elfimg **f,
-		       struct elf_dwref *ref)
-{
-	int r = elfimg_open_mode(path, true, f);
-
-	if (!r)
-		return 0;
-	*f = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(absent_errs); i++)
-		if (r == -absent_errs[i])
-			return 1;
-	refuse(ref, ELF_DWARF_LINK_ODD, path, r);
-	return r;
-}
-
-/* The entry of cc for a file of device dev and inode ino claimed under
- * another path, with h the hash of its identity, or NULL (p then where
- * to put one). */
-static struct claimed *claimed_by_id(struct claim_cache *cc, dev_t dev,
-				     ino_t ino, uint32_t h,
-				     struct hashmap_probe *p)
-{
-	for (uint32_t i = hashmap_first(&cc->by_id, h, p); i != HASHMAP_NONE;
-	     i = hashmap_next(&cc->by_id, p))
-		if (cc->v[i].dev == dev && cc->v[i].ino == ino)
-			return &cc->v[i];
-	return NULL;
-}
-
-/* Open the ELF file at path, new to cc, and claim it into e (nothing if
- * it is not there); its compressed bytes into *in unless cc holds the
- * same file under another path; a reason to refuse it to ref. */
-static void claimed_open(struct claim_cache *cc, struct claimed *e,
-			 uint64_t *in, struct elf_dwref *ref)
-{
-	struct elfimg *f;
-	struct stat st;
-	struct hashmap_probe p;
-	const struct claimed *same;
-	uint32_t h;
-
-	if (linked_open(e->path, &f, ref))
-		return;
-	refuse(ref, elf_dwarf_claim(f, &e->in, &e->out), e->path, 0);
-	/* libdw looks for a dwz file of the .dwo itself (dwarf_getalt()
-	 * of the handle it opens) */
-	refuse(ref, names_alt(f) ? ELF_DWARF_DWO_ALT : 0, e->path, 0);
-	if (!fstat(((struct elfimg_priv *)f->priv)->fd, &st)) {
-		uint64_t id[2] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
-
-		e->dev = st.st_dev;
-		e->ino = st.st_ino;
-		h = hashmap_hash_bytes(id, sizeof(id));
-		same = claimed_by_id(cc, e->dev, e->ino, h, &p);
-		if (!same)
-			hashmap_put(&cc->by_id, &p, (uint32_t)(e - cc->v));
-	} else {
-		same = NULL;
-	}
-	if (!same)
-		elf_add_sat(in, e->in);
-	elfimg_close(f);
-}
-
-/* Add what dwarf_begin() would inflate of the ELF file at path (nothing
- * if it is not there) to *out, each time; its compressed bytes to *in
- * the first time the file is claimed; a reason to refuse it to ref. */
-static void claim_file(struct claim_cache *cc, const char *path, uint64_t *in,
-		       uint64_t *out, struct elf_dwref *ref)
-{
-	uint32_t h = hashmap_hash_bytes(path, strlen(path));
-	struct hashmap_probe p;
-	struct claimed *e = NULL;
-
-	for (uint32_t i = hashmap_first(&cc->by_path, h, &p);
-	     i != HASHMAP_NONE && !e; i = hashmap_next(&cc->by_path, &p))
-		if (!strcmp(cc->v[i].path, path))
-			e = &cc->v[i];
-	if (!e) {
-		xgrow(&cc->v, &cc->cap, cc->n + 1, sizeof(*cc->v));
-		e = &cc->v[cc->n];
-		*e = (struct claimed){.path = xstrdup(path)};
-		hashmap_put(&cc->by_path, &p, (uint32_t)cc->n++);
-		claimed_open(cc, e, in, ref);
-	}
-	elf_add_sat(out, e->out);
-}
-
-static void claim_cache_free(struct claim_cache *cc)
-{
-	for (size_t i = 0; i < cc->n; i++)
-		free(cc->v[i].path);
-	free(cc->v);
-	hashmap_free(&cc->by_path);
-	hashmap_free(&cc->by_id);
-}
-
-/* libdw's __libdw_filepath(): file if absolute, else under dir if that
- * is absolute, else under debugdir/dir (dir may be NULL). NULL if no
- * path can be made or it would be too long to open (names from a
- * hostile file can be gigabytes). Returns a malloc'd string. */
-static char *libdw_path(const char *debugdir, const char *dir, const char *file)
-{
-	if (!file || strnlen(file, PATH_MAX) >= PATH_MAX ||
-	    (dir && strnlen(dir, PATH_MAX) >= PATH_MAX))
-		return NULL;
-	if (file[0] == '/')
-		return xstrdup(file);
-	if (dir && dir[0] == '/')
-		return xasprintf("%s%s%s", dir,
-				 dir[strlen(dir) - 1] == '/' ? "" : "/", file);
-	if (!debugdir)
-		return NULL;
-	if (dir && dir[0])
-		return xasprintf("%s%s%s%s", debugdir, dir,
-				 dir[strlen(dir) - 1] == '/' ? "" : "/", file);
-	return xasprintf("%s%s", debugdir, file);
-}
-
-/* libdw's debugdir of img (__libdw_debugdir()): the directory of the
- * file its descriptor names, with a trailing slash; NULL if unknown.
- * malloc'd. */
-static char *libdw_debugdir(struct elfimg *img)
-{
-	struct elfimg_priv *priv = img->priv;
-	char link[64], *path, *slash;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", priv->fd);
-	path = realpath(link, NULL);
-	if (path && path[0] == '/' && (slash = strrchr(path, '/'))) {
-		slash[1] = 0;
-		return path;
-	}
-	free(path);
-	return NULL;
-}
-
-/* The dwz file of dbg (.gnu_debugaltlink) opened where libdw's
- * dwarf_getalt() looks for it, the first place that opens: by build-id
- * under /usr/lib/debug, then by its name. NULL if none: not there, or
- * there but not one memsz can read (why into ref). */
-static struct elfimg *alt_open(Dwarf *dbg, const char *debugdir,
-			       struct elf_dwref *ref)
-{
-	const char *name;
-	const void *id;
-	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dbg, &name, &id);
-	struct elfimg *alt = NULL;
-	char *path;
-	int r = 1;
-
-	if (n <= 0)
-		return NULL;
-	if (n >= 3 && n <= 64) {
-		const unsigned char *b = id;
-		char hex[2 * 64 + 1];
-
-		for (ssize_t i = 0; i < n; i++)
-			snprintf(hex + 2 * i, 3, "%02x", b[i]);
-		path = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
-				 hex + 2);
-		r = linked_open(path, &alt, ref);
-		free(path);
-	}
-	/* libdw tries its name only if the first did not open */
-	path = r == 1 ? libdw_path(debugdir, NULL, name) : NULL;
-	if (path)
-		linked_open(path, &alt, ref);
-	free(path);
-	return alt;
-}
-
-void elf_dwarf_alt_claim(struct elfimg *img, Dwarf *dbg, struct elf_dwalt *alt,
-			 uint64_t *in, uint64_t *out, struct elf_dwref *ref)
-{
-	char *debugdir = libdw_debugdir(img);
-
-	*in = *out = 0;
-	alt->dbg = NULL;
-	alt->img = alt_open(dbg, debugdir, ref);
-	if (alt->img)
-		refuse(ref, elf_dwarf_claim(alt->img, in, out), alt->img->path,
-		       0);
-	free(debugdir);
-}
-
-/* Tell libdw that dbg has no dwz file, so that it never looks for one
- * itself: memsz looked where libdw would and found none (a file put there
- * later would be opened and inflated unchecked), or the one found has no
- * DWARF libdw reads. libdw has no call for it; libdw 0.188's (Debian 12;
- * and later ones') dwarf_getalt() returns NULL without looking when the
- * handle's dwz file is (Dwarf *)-1, the value it stores itself after
- * looking in vain, which dwarf_setalt() stores as it is given; and
- * dwarf_end() ends a dwz file only if libdw opened it itself (its
- * alt_fd), never this one. t1106 checks libdw opens no such file. */
-static void libdw_no_alt(Dwarf *dbg)
-{
-	dwarf_setalt(dbg, (Dwarf *)-1);
-}
-
-void elf_dwarf_alt_use(struct elf_dwalt *alt, Dwarf *dbg)
-{
-	if (alt->img) {
-		elf_dwarf_inflate(alt->img);
-		alt->dbg =
-		    dwarf_begin_elf(elfimg_elf(alt->img), DWARF_C_READ, NULL);
-	}
-	if (alt->dbg) {
-		/* the dwz file's own dwz file (no tool makes one): none */
-		libdw_no_alt(alt->dbg);
-		dwarf_setalt(dbg, alt->dbg);
-	} else {
-		libdw_no_alt(dbg);
-	}
-}
-
-void elf_dwarf_alt_end(struct elf_dwalt *alt)
-{
-	if (alt->dbg)
-		dwarf_end(alt->dbg);
-	if (alt->img)
-		elfimg_close(alt->img);
-	alt->dbg = NULL;
-	alt->img = NULL;
-}
-
-/* The split units' .dwo files libdw's __libdw_find_split_unit() opens
- * for the skeleton units of dbg: DW_AT_dwo_name under debugdir, then
- * under DW_AT_comp_dir. Each one a unit names is counted: libdw opens
- * it for each. */
-static void claim_dwos(Dwarf *dbg, const char *debugdir, struct claim_cache *cc,
-		       uint64_t *in, uint64_t *out, struct elf_dwref *ref)
-{
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie;
-	uint8_t type;
-
-	while (dwarf_get_units(dbg, cu, &cu, NULL, &type, &cudie, NULL) == 0) {
-		Dwarf_Attribute a;
-		const char *dwo, *dir;
-		char *path, *first;
-
-		if (type != DW_UT_skeleton)
-			continue;
-		dwo = dwarf_formstring(dwarf_attr(&cudie, DW_AT_dwo_name, &a));
-		if (!dwo)
-			dwo = dwarf_formstring(
-			    dwarf_attr(&cudie, DW_AT_GNU_dwo_name, &a));
-		if (!dwo)
-			continue;
-		first = libdw_path(debugdir, NULL, dwo);
-		if (first)
-			claim_file(cc, first, in, out, ref);
-		/* the second place is tried when the first did not hold the
-		 * unit: counted if it is another file */
-		dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
-		path = dir ? libdw_path(debugdir, dir, dwo) : NULL;
-		if (path && (!first || strcmp(path, first)))
-			claim_file(cc, path, in, out, ref);
-		free(path);
-		free(first);
-	}
-}
-
-void elf_dwarf_claim_dwos(struct elfimg *img, Dwarf *dbg, uint64_t *in,
-			  uint64_t *out, struct elf_dwref *ref)
-{
-	char *debugdir = libdw_debugdir(img);
-	struct claim_cache cc = {0};
-
-	*in = *out = 0;
-	claim_dwos(dbg, debugdir, &cc, in, out, ref);
-	claim_cache_free(&cc);
-	free(debugdir);
-}
-
 /* Keep buf until img's libelf handle is ended. */
 static void keep(struct elfimg_priv *priv, void *buf, size_t n)
 {
@@ -636,103 +286,373 @@ static void keep(struct elfimg_priv *priv, void *buf, size_t n)
 	priv->zbufs[priv->nzbufs++].n = n;
 }
 
-/* A section to inflate: its index, header and compression header, and
- * where in the arena its bytes go. */
-struct zsec {
-	size_t index;
+bool elf_section_hide(struct elfimg *img, size_t i, struct elf_hidden *h,
+		      size_t *n)
+{
+	Elf_Scn *scn = elf_getscn(elfimg_elf(img), i);
 	GElf_Shdr sh;
-	GElf_Chdr ch;
-	uint64_t hsize;
+	uint32_t type;
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	type = sh.sh_type;
+	sh.sh_type = SHT_NOBITS;
+	if (!gelf_update_shdr(scn, &sh))
+		return false;
+	if (h) {
+		h[*n].index = i;
+		h[(*n)++].type = type;
+	}
+	return true;
+}
+
+/* libdw's kinds of DWARF section names (enum dwarf_type in its
+ * libdwP.h), by its preference: it reads those of the highest kind a
+ * section of the file is named as, only. */
+enum libdw_kind {
+	LIBDW_NONE = 0,
+	LIBDW_LTO = 16,
+	LIBDW_DWO = 32,
+	LIBDW_PLAIN = 64,
+};
+
+/* libdw's scn_dwarf_type() of a section named name. */
+static enum libdw_kind name_kind(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(name, ".gnu.debuglto_.debug", 20))
+		return LIBDW_LTO;
+	if (strncmp(name, ".debug_", 7) && strncmp(name, ".zdebug_", 8))
+		return LIBDW_NONE;
+	return strcmp(name + n - 4, ".dwo") ? LIBDW_PLAIN : LIBDW_DWO;
+}
+
+/* The kind dwarf_begin_elf() (global_read()) reads of img, its
+ * sections named by libelf's handle now (shstrndx), as libdw names
+ * them. */
+static enum libdw_kind libdw_kind(struct elfimg *img, size_t shstrndx)
+{
+	Elf *elf = elfimg_elf(img);
+	enum libdw_kind kind = LIBDW_NONE;
+
+	for (size_t i = 1; i < img->nsecs && kind != LIBDW_PLAIN; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && name_kind(name) > kind)
+			kind = name_kind(name);
+	}
+	return kind;
+}
+
+/* libdw's check_section() choice for a section named name in a file of
+ * kind: its slot in libdw_scnnames, or -1 if libdw does not read it;
+ * *gnu set if libdw has libelf inflate it as GNU-compressed
+ * (elf_compress_gnu()). Its tests, in its order. */
+static int libdw_match(const char *name, enum libdw_kind kind, bool *gnu)
+{
+	size_t len = strlen(name), lto = strlen(".gnu.debuglto_");
+
+	*gnu = false;
+	for (size_t k = 0; k < ARRAY_SIZE(libdw_scnnames); k++) {
+		const char *s = libdw_scnnames[k];
+		size_t n = strlen(s);
+
+		if (!strncmp(name, s, n) &&
+		    (len == n ||
+		     (len == n + 4 && strstr(name, ".dwo") == name + n))) {
+			if (len == n ? kind == LIBDW_PLAIN : kind == LIBDW_DWO)
+				return (int)k;
+		} else if (name[0] == '.' && name[1] == 'z' &&
+			   !strncmp(name + 2, s + 1, n - 1) &&
+			   (len == n + 1 ||
+			    (len == n + 5 &&
+			     strstr(name, ".dwo") == name + n + 1))) {
+			*gnu = len == n + 1 ? kind == LIBDW_PLAIN
+					    : kind <= LIBDW_DWO;
+			if (*gnu)
+				return (int)k;
+		} else if (len > lto && !strncmp(name, ".gnu.debuglto_", lto) &&
+			   !strcmp(name + lto, s)) {
+			if (kind == LIBDW_LTO)
+				return (int)k;
+		}
+	}
+	return -1;
+}
+
+/* Section types libelf 0.188 reads as structures, not bytes (shtype_map
+ * in its elf_getdata.c): what memsz hands over is bytes, which in a file
+ * of the other byte order are not what libelf would give. A DWARF
+ * section of one of them (no toolchain makes one) that libelf would
+ * inflate is hidden. */
+static const uint32_t libelf_typed[] = {
+    SHT_SYMTAB,	    SHT_RELA,	       SHT_HASH,       SHT_DYNAMIC,
+    SHT_NOTE,	    SHT_REL,	       SHT_DYNSYM,     SHT_INIT_ARRAY,
+    SHT_FINI_ARRAY, SHT_PREINIT_ARRAY, SHT_GROUP,      SHT_SYMTAB_SHNDX,
+    SHT_GNU_HASH,   SHT_GNU_LIBLIST,   SHT_SUNW_move,  SHT_SUNW_syminfo,
+    SHT_GNU_verdef, SHT_GNU_verneed,   SHT_GNU_versym,
+};
+
+static bool libelf_bytes(uint32_t type)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(libelf_typed); i++)
+		if (type == libelf_typed[i])
+			return false;
+	return true;
+}
+
+/* True if libelf would inflate claim z (of an Elf_Chdr) and memsz can
+ * as it would: zlib, alignment a power of two, at most 1032 times the
+ * compressed size (zlib's bound, libelf's check), 1 to UINT_MAX bytes
+ * (zinflate()'s lengths; inflated to none, libdw skips it). */
+static bool inflatable(const struct elfimg *img, const struct elf_zsec *z)
+{
+	bool is64 = img->elfclass == ELFCLASS64, be = img->big_endian;
+	uint64_t type = ELF_FIELD(z->hdr, is64, Chdr, ch_type, be);
+	uint64_t align = ELF_FIELD(z->hdr, is64, Chdr, ch_addralign, be);
+
+	return type == ELFCOMPRESS_ZLIB && !(align & (align - 1)) && z->out &&
+	       z->out <= UINT_MAX && z->out / 1032 <= z->size - z->hsize;
+}
+
+/* True if libelf's elf_compress_gnu() would inflate from the n bytes at
+ * b no more than claim z counted: they have no "ZLIB" header (it
+ * inflates nothing), or z's (the size it claimed). */
+static bool gnu_claimed(const unsigned char *b, uint64_t n,
+			const struct elf_zsec *z)
+{
+	const uint64_t gnu_hsize = 4 + 8;
+
+	if (n < gnu_hsize || memcmp(b, "ZLIB", 4))
+		return true;
+	return z && z->gnu && !memcmp(b, z->hdr, gnu_hsize);
+}
+
+/* True if the data libelf holds of section scn where memsz could not
+ * hand it over (install() found it read before, or kept another first
+ * element), from which libelf inflates it (elf_getdata(), as
+ * elf_compress() and elf_compress_gnu() take it), inflates no more than
+ * claim z counted: gnu as gnu_claimed(); else its compression header is
+ * z's. */
+static bool held_claimed(Elf_Scn *scn, const struct elf_zsec *z, bool gnu)
+{
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+
+	if (d && !d->d_size)
+		return true; /* libdw skips it */
+	if (!d || !d->d_buf)
+		return false;
+	if (gnu)
+		return gnu_claimed(d->d_buf, d->d_size, z);
+	return z && d->d_size >= z->hsize &&
+	       !memcmp(d->d_buf, z->hdr, z->hsize);
+}
+
+/* An SHF_COMPRESSED section to inflate: its claim, whether libdw also
+ * has libelf inflate it as GNU-compressed (gnu), and where in the arena
+ * its bytes go. */
+struct zjob {
+	const struct elf_zsec *z;
+	bool gnu;
 	size_t at;
 };
 
-/* The sections of img elf_dwarf_inflate() inflates, into z (room for
- * ARRAY_SIZE(libdw_reads)); their count. *total: the arena's size. */
-static size_t zsecs_find(struct elfimg *img, struct zsec *z, size_t *total)
+/* The jobs of elf_dwarf_inflate() (room for img->nsecs), their count, and
+ * the arena they need. */
+struct zjobs {
+	struct zjob *v;
+	size_t n, total;
+};
+
+/* Hand section i of img (sh: libelf's header), GNU-compressed by name and
+ * not SHF_COMPRESSED, to libelf as memsz reads it now, if libelf would
+ * inflate no more of it than claim z (or NULL) counted: libelf's
+ * elf_compress_gnu() then inflates it from these bytes, as before from
+ * its own read of them. Else hide it. Returns 1 if libdw keeps it (and
+ * no later section of its name), 0 if not, -1 if it could be neither
+ * handed over nor hidden. */
+static int gnu_hand(struct elfimg *img, size_t i, GElf_Shdr *sh,
+		    const struct elf_zsec *z, struct elf_hidden *h, size_t *nh)
 {
 	struct elfimg_priv *priv = img->priv;
-	bool seen[ARRAY_SIZE(libdw_reads)] = {0};
-	uint64_t sum = 0, step;
-	size_t n = 0;
+	Elf_Scn *scn = elf_getscn(priv->elf, i);
+	size_t n = sh->sh_size <= SIZE_MAX ? (size_t)sh->sh_size : 0;
+	unsigned char *buf;
+	int r;
+
+	if (!sh->sh_size)
+		return 0; /* nothing to read or inflate: libdw skips it */
+	buf = n ? try_malloc_huge(n) : NULL;
+	if (!buf || read_at(priv->fd, buf, n, sh->sh_offset) != n ||
+	    !gnu_claimed(buf, n, z)) {
+		xfree_huge(buf, n);
+		return elf_section_hide(img, i, h, nh) ? 0 : -1;
+	}
+	r = install(scn, sh, buf, n, sh->sh_addralign);
+	if (r) /* libelf's even if not its first data */
+		keep(priv, buf, n);
+	else
+		xfree_huge(buf, n);
+	if (r > 0 || held_claimed(scn, z, true))
+		return 1;
+	return elf_section_hide(img, i, h, nh) ? 0 : -1;
+}
+
+/* What libdw's check_section() would have libelf do with section i of img
+ * (sh: libelf's header; gnu: GNU-compressed by name; z: its claim or
+ * NULL), done or made safe: an SHF_COMPRESSED one memsz can inflate as
+ * libelf would is added to jobs; a GNU one is handed over (gnu_hand());
+ * what libelf would not inflate is left, and what it would but memsz
+ * cannot is hidden. Returns 1 if libdw keeps the section (it then
+ * ignores later ones of its name), 0 if not or not known yet, -1 if it
+ * could be neither handed over nor hidden. */
+static int zsec_plan(struct elfimg *img, size_t i, GElf_Shdr *sh, bool gnu,
+		     const struct elf_zsec *z, struct zjobs *j,
+		     struct elf_hidden *h, size_t *nh)
+{
+	bool compressed = sh->sh_flags & SHF_COMPRESSED;
+	uint64_t step;
+
+	if (!compressed && !gnu)
+		return sh->sh_size != 0; /* read as it is */
+	/* libelf inflates no allocated or SHT_NULL section: libdw skips
+	 * an SHF_COMPRESSED one, reads a GNU one as it is */
+	if ((sh->sh_flags & SHF_ALLOC) || sh->sh_type == SHT_NULL)
+		return !compressed && sh->sh_size != 0;
+	if (!libelf_bytes(sh->sh_type))
+		return elf_section_hide(img, i, h, nh) ? 0 : -1;
+	if (!compressed)
+		return gnu_hand(img, i, sh, z && z->gnu ? z : NULL, h, nh);
+	step = z ? (z->out + 15) & ~(uint64_t)15 : 0;
+	/* the arena's offsets must fit size_t on 32-bit hosts too */
+	if (!z || z->gnu || !inflatable(img, z) || j->total > SIZE_MAX ||
+	    step > SIZE_MAX - j->total)
+		return elf_section_hide(img, i, h, nh) ? 0 : -1;
+	j->v[j->n++] = (struct zjob){.z = z, .gnu = gnu, .at = j->total};
+	j->total += (size_t)step;
+	return 0;
+}
+
+/* Plan every section of img libdw reads, in its order (zsec_plan()):
+ * false if one could be neither handed over nor hidden. */
+static bool zsecs_plan(struct elfimg *img, struct zjobs *j,
+		       struct elf_hidden *h, size_t *nh)
+{
+	struct elfimg_priv *priv = img->priv;
+	size_t ndx = libelf_shstrndx(img), next = 0;
+	enum libdw_kind kind = libdw_kind(img, ndx);
+	bool taken[ARRAY_SIZE(libdw_scnnames)] = {0};
+	bool ok = true;
 
 	for (size_t i = 1; i < img->nsecs; i++) {
-		const char *name = img->secs[i].name;
 		Elf_Scn *scn = elf_getscn(priv->elf, i);
-		struct zsec *c = &z[n];
-		size_t k;
+		const struct elf_zsec *z = NULL;
+		const char *name;
+		GElf_Shdr sh;
+		bool gnu;
+		int k, r;
 
-		if (!libdw_reads_name(name))
+		/* skipped by libdw: NOBITS (what dwarf.c hides), in a
+		 * group, not a name of the kind it reads, or one of a
+		 * name it has data of */
+		if (!scn || !gelf_getshdr(scn, &sh) ||
+		    sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_GROUP))
 			continue;
-		for (k = 0; strcmp(name + 7, libdw_reads[k]); k++)
-			;
-		/* libdw takes the first of a name, outside groups, not
-		 * NOBITS (what dwarf.c hides from it is NOBITS now) */
-		if (!scn || !gelf_getshdr(scn, &c->sh) ||
-		    c->sh.sh_type == SHT_NOBITS ||
-		    (c->sh.sh_flags & SHF_GROUP) || seen[k])
+		name = elf_strptr(priv->elf, ndx, sh.sh_name);
+		k = name ? libdw_match(name, kind, &gnu) : -1;
+		if (k < 0 || taken[k])
 			continue;
-		seen[k] = true;
-		/* libelf refuses to inflate an allocated section
-		 * (elf_compress()); zlib's lengths are 32 bits (zinflate());
-		 * the arena's offsets must fit size_t on 32-bit hosts too.
-		 * What is left out here is libelf's, as before. */
-		if (!(c->sh.sh_flags & SHF_COMPRESSED) ||
-		    (c->sh.sh_flags & SHF_ALLOC) ||
-		    c->sh.sh_type != SHT_PROGBITS ||
-		    !read_chdr(img, &c->sh, &c->ch, &c->hsize) ||
-		    c->ch.ch_size > UINT_MAX)
-			continue;
-		step = (c->ch.ch_size + 15) & ~(uint64_t)15;
-		if (sum > SIZE_MAX || step > SIZE_MAX - sum)
-			continue;
-		c->index = i;
-		c->at = (size_t)sum;
-		sum += step;
-		n++;
+		while (next < priv->nzsecs && priv->zsecs[next].index < i)
+			next++;
+		/* the claim of it, of the header libelf has now */
+		if (next < priv->nzsecs && priv->zsecs[next].index == i &&
+		    priv->zsecs[next].offset == sh.sh_offset &&
+		    priv->zsecs[next].size == sh.sh_size)
+			z = &priv->zsecs[next];
+		r = zsec_plan(img, i, &sh, gnu, z, j, h, nh);
+		taken[k] = r > 0;
+		ok &= r >= 0;
 	}
-	*total = (size_t)sum;
-	return n;
+	return ok;
 }
 
 /* Larger compressed size first. */
-static int zsec_cmp(const void *a, const void *b)
+static int zjob_cmp(const void *a, const void *b)
 {
-	const struct zsec *x = a, *y = b;
+	const struct zjob *x = a, *y = b;
 
-	return u64_cmp(y->sh.sh_size, x->sh.sh_size);
+	return u64_cmp(y->z->size, x->z->size);
 }
 
-void elf_dwarf_inflate(struct elfimg *img)
+/* Inflate job j of img into out and hand it to libelf (*used set if out
+ * is libelf's now): the section's bytes read now, their header the one
+ * the claim read, inflated to exactly the size it claimed; if libdw
+ * would have libelf inflate the result again as GNU-compressed (gnu and
+ * a "ZLIB" header), not. What is not handed over is hidden, unless
+ * libelf holds a copy with the claimed header. False if it could be
+ * neither. */
+static bool zjob_run(struct elfimg *img, const struct zjob *j,
+		     unsigned char *out, bool *used, struct elf_hidden *h,
+		     size_t *nh)
 {
 	struct elfimg_priv *priv = img->priv;
-	struct zsec z[ARRAY_SIZE(libdw_reads)];
-	unsigned char *arena;
-	size_t total, n = zsecs_find(img, z, &total);
-	bool used = false;
+	const struct elf_zsec *z = j->z;
+	bool is64 = img->elfclass == ELFCLASS64, be = img->big_endian;
+	Elf_Scn *scn = elf_getscn(priv->elf, z->index);
+	unsigned char *in =
+	    z->size <= SIZE_MAX ? try_malloc_huge((size_t)z->size) : NULL;
+	GElf_Shdr sh;
+	bool ok;
+	int r = 0;
 
-	if (!n)
-		return;
+	ok = out && in &&
+	     read_at(priv->fd, in, (size_t)z->size, z->offset) == z->size &&
+	     !memcmp(in, z->hdr, z->hsize) &&
+	     zinflate(in + z->hsize, (size_t)(z->size - z->hsize), out,
+		      (size_t)z->out) == 0 &&
+	     (!j->gnu || gnu_claimed(out, z->out, NULL));
+	xfree_huge(in, (size_t)z->size);
+	if (ok && scn && gelf_getshdr(scn, &sh))
+		r = install(scn, &sh, out, z->out,
+			    ELF_FIELD(z->hdr, is64, Chdr, ch_addralign, be));
+	*used |= r != 0; /* libelf's even if not its first data */
+	if (r > 0 || (ok && held_claimed(scn, z, false)))
+		return true;
+	return elf_section_hide(img, z->index, h, nh);
+}
+
+bool elf_dwarf_inflate(struct elfimg *img, struct elf_hidden *h, size_t *nh)
+{
+	struct elfimg_priv *priv = img->priv;
+	struct zjobs j = {.v = xcalloc(img->nsecs + 1, sizeof(*j.v))};
+	unsigned char *arena = NULL;
+	bool ok, used = false;
+
+	/* libdw's names (elf_strptr()) of a compressed table: inflated
+	 * whole; elf_dwarf_claim() refuses such DWARF */
+	ok = !names_compressed(img) && zsecs_plan(img, &j, h, nh);
 	/* the largest first, each one's compressed bytes freed after it:
-	 * the peak is the largest's input and output, not the sum */
-	qsort(z, n, sizeof(*z), zsec_cmp);
-	/* one buffer for all: its 2 MiB-aligned part on huge pages */
-	arena = try_malloc_huge(total);
-	if (!arena)
-		return; /* sizes from the file: libelf tries each on its own */
-	for (size_t i = 0; i < n; i++) {
-		Elf_Scn *scn = elf_getscn(priv->elf, z[i].index);
-		unsigned char *out = arena + z[i].at;
-
-		if (inflate_file(priv->fd, z[i].sh.sh_offset + z[i].hsize,
-				 z[i].sh.sh_size - z[i].hsize, out,
-				 z[i].ch.ch_size) &&
-		    install(scn, &z[i].sh, &z[i].ch, out))
-			used = true;
+	 * the peak is the largest's input and output, not the sum; one
+	 * buffer for all: its 2 MiB-aligned part on huge pages */
+	if (ok && j.n) {
+		qsort(j.v, j.n, sizeof(*j.v), zjob_cmp);
+		arena = try_malloc_huge(j.total);
 	}
+	for (size_t i = 0; ok && i < j.n; i++)
+		ok = zjob_run(img, &j.v[i], arena ? arena + j.v[i].at : NULL,
+			      &used, h, nh);
 	if (used)
-		keep(priv, arena, total);
+		keep(priv, arena, j.total);
 	else
-		xfree_huge(arena, total);
+		xfree_huge(arena, j.total);
+	free(j.v);
+	return ok;
 }
 
 void elf_dwarf_inflated_free(struct elfimg_priv *priv)
@@ -742,4 +662,7 @@ void elf_dwarf_inflated_free(struct elfimg_priv *priv)
 	free(priv->zbufs);
 	priv->zbufs = NULL;
 	priv->nzbufs = priv->zcap = 0;
+	free(priv->zsecs);
+	priv->zsecs = NULL;
+	priv->nzsecs = priv->zseccap = 0;
 }

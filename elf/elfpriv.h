@@ -44,6 +44,9 @@ struct elfimg_priv {
 		size_t n;
 	} * zbufs;
 	size_t nzbufs, zcap;
+	/* what the last elf_dwarf_claim() counted, by section index */
+	struct elf_zsec *zsecs;
+	size_t nzsecs, zseccap;
 };
 
 static inline Elf *elfimg_elf(const struct elfimg *img)
@@ -136,13 +139,45 @@ static inline void elf_add_sat(uint64_t *acc, uint64_t v)
 	*acc = v > UINT64_MAX - *acc ? UINT64_MAX : *acc + v;
 }
 
-/* Inflate the SHF_COMPRESSED (zlib) DWARF sections of img that
- * dwarf_begin_elf() would inflate (those of its names it reads, not
- * SHT_NOBITS in libelf's headers, outside groups, the first of a name)
- * and hand them to libelf as the sections' data, as elf_compress() would
- * leave them, without libelf's copy of the compressed bytes (elf/
- * dwinflate.c). What cannot be done so is left to libelf. */
-void elf_dwarf_inflate(struct elfimg *img);
+/* A compressed section elf_dwarf_claim() counted, as it read it: its
+ * libelf header's sh_offset and sh_size then, its compression header's
+ * bytes (an Elf32/64_Chdr, or GNU's "ZLIB" and 8-byte size: gnu) and the
+ * inflated size they claim. elf_dwarf_inflate() gives the section these
+ * bytes or none. */
+struct elf_zsec {
+	size_t index;
+	uint64_t offset, size, out;
+	unsigned char hdr[sizeof(Elf64_Chdr)];
+	unsigned hsize;
+	bool gnu;
+};
+/* A section hidden from libdw (SHT_NOBITS in libelf's copy of its
+ * header: dwarf_begin_elf() skips it) and its real type. */
+struct elf_hidden {
+	size_t index;
+	uint32_t type;
+};
+/* Hide section i of img from libdw, its real type into h[*n] (*n
+ * incremented) unless h is NULL (hidden for good). False if libelf
+ * refused. The file is never written: only libelf's copy changes. */
+bool elf_section_hide(struct elfimg *img, size_t i, struct elf_hidden *h,
+		      size_t *n);
+/* Make what dwarf_begin_elf() will read of img inflate no more than the
+ * last elf_dwarf_claim(img) counted: every DWARF section libdw 0.188
+ * would have libelf inflate (by libdw's own choice of names, by
+ * elf_strptr() as libdw names them) is given bytes memsz read and
+ * checked, or hidden (elf_section_hide(), into h, room for img->nsecs).
+ * An SHF_COMPRESSED one memsz inflates itself, to exactly the size the
+ * claim read, from bytes whose header is the one the claim read, and
+ * hands to libelf as the section's data, as elf_compress() would leave
+ * it, without libelf's copy of the compressed bytes; a GNU ".zdebug_"
+ * one is handed to libelf as memsz read it, its "ZLIB" header the
+ * claimed one or none (libelf inflates it from there, as before). What
+ * is hidden is what libelf would refuse to inflate (libdw then skips
+ * it too), what changed since the claim (the file was rewritten), or
+ * what memsz cannot hand over as libelf would. False (dwarf_begin_elf()
+ * must not be called) if a section could be neither (elf/dwinflate.c). */
+bool elf_dwarf_inflate(struct elfimg *img, struct elf_hidden *h, size_t *nh);
 /* What dwarf_begin_elf() (and elf_dwarf_inflate() for it) would inflate
  * of img now, as the headers claim, read before anything is inflated:
  * *out the sum of the inflated sizes, *in that of the compressed
@@ -150,11 +185,13 @@ void elf_dwarf_inflate(struct elfimg *img);
  * bytes; each sum saturating). Counted: the SHF_COMPRESSED
  * sections libdw reads and its GNU ".zdebug_" ones with a "ZLIB"
  * header, not SHT_NOBITS in libelf's headers (what dwarf.c hides), not
- * in a group, every one of a name. Returns ELF_DWARF_READ, or why the
+ * in a group, every one of a name; each kept in img (struct elf_zsec)
+ * for elf_dwarf_inflate(). Returns ELF_DWARF_READ, or why the
  * DWARF must not be read whatever it claims (*in, *out 0):
- * ELF_DWARF_ZNAMES, a compressed section-name table, which libdw's
- * elf_strptr() inflates whole and whose raw bytes (memsz's names) are
- * not the names libdw reads; no toolchain makes one. */
+ * ELF_DWARF_ZNAMES, a compressed section-name table (SHF_COMPRESSED, or
+ * GNU: a ".z" name or "ZLIB" bytes), which libdw's elf_strptr() reads
+ * inflated and whose raw bytes (memsz's names) are not the names libdw
+ * reads; no toolchain makes one. */
 int elf_dwarf_claim(struct elfimg *img, uint64_t *in, uint64_t *out);
 /* Why a dwz or .dwo file libdw would open makes the DWARF naming it
  * unread whatever the sizes: ref.why (enum elf_dwarf_refusal; 0: no
@@ -182,7 +219,8 @@ void elf_dwarf_refused_stats(struct elfsrc_stats *st,
 			     const struct elf_zclaim *z);
 /* The dwz file (.gnu_debugaltlink) of a libdw handle, which memsz opens
  * and checks itself, where libdw would, and hands to libdw
- * (dwarf_setalt()), so that libdw opens no other. */
+ * (dwarf_setalt()), so that libdw opens no other (elf/dwlinked.c, as
+ * the .dwo files' claims). */
 struct Dwarf;
 struct elf_dwalt {
 	struct elfimg *img; /* NULL: none found */
@@ -209,8 +247,8 @@ void elf_dwarf_alt_end(struct elf_dwalt *alt);
  * to refuse the DWARF whatever it claims into ref. */
 void elf_dwarf_claim_dwos(struct elfimg *img, struct Dwarf *dbg, uint64_t *in,
 			  uint64_t *out, struct elf_dwref *ref);
-/* Free what elf_dwarf_inflate() handed to libelf: once priv->elf is
- * ended. */
+/* Free what elf_dwarf_inflate() handed to libelf, and what
+ * elf_dwarf_claim() kept: once priv->elf is ended. */
 void elf_dwarf_inflated_free(struct elfimg_priv *priv);
 /* End img's libelf handle for a new one on the same file (kept only if it
  * sees the same section table; else the old one stays): what libelf read

@@ -238,6 +238,38 @@ def split_names(src, dst, raw):
     os.chmod(dst, 0o755)
 
 
+def gnu_names(src, dst, raw):
+    """dst: src with .shstrtab GNU-compressed ("ZLIB", the size, one stored
+    deflate block) and named .zdebug_line raw, which libdw takes for DWARF
+    and has libelf inflate midway through dwarf_begin_elf(); the table's
+    raw bytes (shifted by 19: those headers) give each section its real
+    name but .debug_str's, .debug_xtr raw, .debug_str inflated, where 1 MiB
+    claims CLAIM. Names taken raw, .debug_str is not DWARF libdw reads;
+    libdw reads it once the table is inflated."""
+    b = bytearray(open(src, "rb").read())
+    h = section_header(b, ".debug_str")
+    put_section(b, h, struct.pack("<IIQQ", 1, 0, CLAIM, 1) +
+                zlib_stream(raw), SHF_COMPRESSED)
+    hs, si = shdrs(b)
+    old = bytes(b[hs[si][3]:hs[si][3] + hs[si][4]])
+    shift = 4 + 8 + 2 + 5
+    table = bytearray(b"\0" * (shift + 1))
+    for i, sh in enumerate(hs[1:], 1):
+        name = old[sh[1]:old.index(b"\0", sh[1])]
+        raw_name = {b".debug_str": b".debug_xtr",
+                    b".shstrtab": b".zdebug_line"}.get(name, name)
+        at = len(table)
+        table += raw_name + b"\0"
+        table += bytes(at + shift - len(table)) + name + b"\0"
+        struct.pack_into("<I", b, sh[0], at + shift)
+    t = bytes(table)
+    stream = (b"\x78\x01\x01" + struct.pack("<HH", len(t), len(t) ^ 0xffff)
+              + t + struct.pack(">I", zlib.adler32(t)))
+    put_section(b, hs[si], b"ZLIB" + struct.pack(">Q", len(t)) + stream)
+    open(dst, "wb").write(b)
+    os.chmod(dst, 0o755)
+
+
 def padded(src, dst, raw, copies=20):
     """dst: src with .debug_str claiming CLAIM, and copies more headers
     named .debug_str over the same bytes, one compression header before
@@ -677,6 +709,12 @@ def main():
                   "elf_strptr(), inflated) .debug_str")
         for key in ("compileunits", "inlines"):
             refusal_checks("raw names not libdw's", names, key, ZNAMES)
+        gnames = os.path.join(tmp, "gnames")
+        gnu_names(prog, gnames, raw)
+        check(".zdebug_line" in lib.sections(gnames),
+              "readelf names the GNU-compressed .shstrtab .zdebug_line")
+        for key in ("compileunits", "inlines"):
+            refusal_checks("GNU-compressed .shstrtab", gnames, key, ZNAMES)
 
         # the DWARF in a debug file found by build-id
         root = os.path.join(tmp, "debug")
