@@ -208,6 +208,20 @@ struct cg_ref {
 	uint64_t va_n;
 };
 
+/* A chunk held in its slot (snap_hold.c) until its pages' mapcounts are
+ * read with those of the other chunks held in the window: a copy of its n
+ * pagemap entries, then (packed) their page offsets and their scan bits,
+ * in one block of room for cap pages from pm; where it starts (va), and
+ * how kpage_classify would have read it. */
+struct snap_held {
+	uint64_t *pm, *off;
+	uint8_t *extra;
+	size_t n, cap;
+	size_t nkeys; /* its keys in its slot's region of snapper.holdkey */
+	uint64_t va;
+	bool on, packed, file_clean;
+};
+
 /* The result of one chunk, kept until it is written (slot = chunk index
  * modulo WINDOW). */
 struct snap_slot {
@@ -220,6 +234,7 @@ struct snap_slot {
 	 * sorted and read together (kpage_charges_add) */
 	struct cg_ref *cg;
 	size_t ncg, cgcap;
+	struct snap_held held;
 	int ret;
 	bool done;
 };
@@ -278,6 +293,10 @@ struct snapper {
 	 * sort's scratch, which then holds each page's cgroup */
 	uint64_t *cgkey, *cgva, *cgtmp;
 	size_t ncgq, cgkey_cap, cgva_cap, cgtmp_cap;
+	/* the keys of the look-ups of the chunks held (snap_hold.c), a
+	 * region a slot, which then hold their mapcounts; and where they are
+	 * gathered and sorted (both NULL until a chunk is held) */
+	uint64_t *holdkey, *holdtmp;
 	/* the other memory cgroups the last snapshot's pages are charged
 	 * to, each once (snapper_payers) */
 	uint64_t *payers;

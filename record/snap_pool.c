@@ -8,7 +8,9 @@
 
 #include "record/snap_pool.h"
 
+#include "record/snap_hold.h"
 #include "record/snap_kpage.h"
+#include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "util/util.h"
 
@@ -151,18 +153,27 @@ static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 				m->name ? m->name : "", r == KPAGE_CLEAN_FILE};
 }
 
+/* Read task k into its slot: its pagemap entries, then its runs, or the
+ * chunk held for its mapcounts (snap_hold). */
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 {
 	struct snap_slot *sl = &j->s->slots[k % WINDOW];
+	const struct procmap *m = &j->maps->maps[j->tasks[k].vma];
 	size_t nlook;
 	uint64_t maxkey;
-	int ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
+	int ret;
 
+	sl->held.on = false;
+	ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
 	task_clean(j, c, k, nlook);
-	if (ret > 0)
-		ret =
-		    kpage_classify(j->s, c, sl, &j->maps->maps[j->tasks[k].vma],
-				   task_va(j, k), c->nent, nlook, maxkey);
+	if (ret > 0) {
+		/* memsz's own pages, before their mapcounts are read (it
+		 * needs c->look in page order, which snap_hold sorts) */
+		observer_task(j->s, c, m, task_va(j, k), nlook);
+		if (!snap_hold(j, c, k, task_va(j, k), nlook, maxkey))
+			ret = kpage_classify(j->s, c, sl, task_va(j, k),
+					     c->nent, nlook, maxkey);
+	}
 	sl->ret = ret < 0 ? ret : 0;
 }
 
@@ -416,6 +427,7 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		s->cgkey = s->cgva = s->cgtmp = NULL;
 		s->cgkey_cap = s->cgva_cap = s->cgtmp_cap = 0;
 	}
+	snap_hold_free(s);
 	/* so are the slots' pages queued from a chunk (16 bytes a page, up
 	 * to 256 KiB a slot, 16 MiB over the window: kept, they stayed
 	 * for the whole recording) */
@@ -521,9 +533,10 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			}
 			kpage_prepass(s, c, c->nent, &nlook, &maxkey);
 			task_clean(j, c, k, nlook);
-			sl->ret = kpage_classify(
-			    s, c, sl, &j->maps->maps[j->tasks[k].vma],
-			    task_va(j, k), c->nent, nlook, maxkey);
+			observer_task(s, c, &j->maps->maps[j->tasks[k].vma],
+				      task_va(j, k), nlook);
+			sl->ret = kpage_classify(s, c, sl, task_va(j, k),
+						 c->nent, nlook, maxkey);
 			c->pm = pm;
 			c->extra = extra;
 		}
@@ -585,6 +598,7 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 		from = to = j->flushed;
 		while (to < j->next && s->slots[to % WINDOW].done)
 			to++;
+		to = snap_hold_flush_end(j, from, to);
 		k = to == from ? task_claim(j, true) : SIZE_MAX;
 		if (to == from && k == SIZE_MAX) {
 			if (from == j->ntasks) {
@@ -603,6 +617,7 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 		}
 		if (to == from)
 			continue;
+		snap_hold_resolve(j, c0, from, to);
 		ret = flush_tasks(j, from, to, ids, &acc, e, st);
 		pthread_mutex_lock(&j->mu);
 		j->flushed = to;

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* snap_hold.c — chunks held for their mapcounts (see snap_hold.h).
+ *
+ * PSS needs the mapcount of every page mapped more than once, one
+ * /proc/kpagecount entry each. The kernel spends 65-95 ns an entry and
+ * ~250 ns a pread, so look-ups are sorted by frame and read in one pread
+ * per run of nearby frames. But on a machine that has been up a while
+ * the frames of one 64 MiB chunk lie scattered over all of RAM: 4 GiB
+ * shared copy-on-write after a fork (1 Mi pages, a 24 GiB machine up
+ * for a day) took 284 k preads sorted chunk by chunk, 55 k sorted at
+ * once. So a chunk with many look-ups waits in its slot, a copy of its
+ * pagemap entries kept (9 bytes a page, 17 for a packed chunk), until the
+ * tasks of the window after it are done; then the keys of all the chunks
+ * held in the window are sorted together and read (in parts, on the
+ * snapshot's threads), and each chunk is classified from what was read,
+ * in task order, before it is written.
+ *
+ * The price: a page's mapcount is read up to a window of chunks after
+ * its pagemap entry, not within its own chunk, so in a running target
+ * more frames are freed in between: such a page reads as mapcount 0 (not
+ * counted, as a page no longer mapped) or as the frame's new page.
+ * --freeze holds the target still. */
+#include "config.h"
+
+#include "record/snap_hold.h"
+
+#include "record/snap_kpage.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A hold key: the page's PFN, above its chunk's slot (below WINDOW),
+ * above its index in the chunk; s->holdkey has a region of CHUNK_PAGES
+ * keys a slot, written by the thread that held the chunk. */
+#define HOLD_SLOT_BITS 6
+#define HOLD_IDX_BITS (LOOK_IDX_BITS + HOLD_SLOT_BITS)
+#define HOLD_PFN_MAX (UINT64_MAX >> HOLD_IDX_BITS)
+#define HOLD_KEYS ((size_t)WINDOW << LOOK_IDX_BITS)
+_Static_assert(WINDOW <= 1u << HOLD_SLOT_BITS, "a slot fits a key");
+
+/* A chunk is held only when its look-ups, sorted, would take a pread per
+ * fewer than this many keys on average: frames that scattered gain from
+ * a sort with other chunks' (~250 ns a pread saved) more than holding
+ * costs (a copy, a second pass over the entries, a share of a sort over
+ * more memory than the caches hold, fresh pages: ~20 ns a page). Measured
+ * on two processes with 4 GiB shared after a fork: frames at 1-16 look-ups
+ * a pread per chunk, 208 ms CPU held against 248 not; frames at 4-512,
+ * 173 held against 152 not, 149 with this bound (most not held). */
+#define HOLD_BLOCK_KEYS 16
+
+/* Whether chunk c (nlook look-ups in c->look, largest key maxkey) is held:
+ * see snap_hold. Sorts c->look (kpage_classify then finds it sorted). */
+static bool hold_pays(const struct snapper *s, struct snap_ctx *c, size_t nlook,
+		      uint64_t maxkey)
+{
+	size_t i;
+
+	if (nlook < HOLD_MIN_LOOKUPS || c->weighted ||
+	    LOOK_PFN(maxkey) > HOLD_PFN_MAX || !kpage_counts_only(s, c, nlook))
+		return false;
+	for (i = 1; i < nlook && c->look[i] >= c->look[i - 1]; i++)
+		;
+	if (i < nlook)
+		kpage_keys_sort(c->look, c->look2, nlook, maxkey,
+				LOOK_IDX_BITS);
+	return kpage_keys_blocks(c->look, nlook, LOOK_IDX_BITS, c->nkbuf) *
+		   HOLD_BLOCK_KEYS >
+	       nlook;
+}
+
+bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
+	       size_t nlook, uint64_t maxkey)
+{
+	struct snapper *s = j->s;
+	size_t slot = k % WINDOW, n = c->nent;
+	struct snap_held *h = &s->slots[slot].held;
+	uint64_t *key;
+
+	h->on = false;
+	if (!hold_pays(s, c, nlook, maxkey))
+		return false;
+	pthread_mutex_lock(&j->mu);
+	if (!s->holdkey)
+		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
+	key = s->holdkey + (slot << LOOK_IDX_BITS);
+	pthread_mutex_unlock(&j->mu);
+	h->nkeys = 0;
+	for (size_t i = 0; i < nlook; i++)
+		if (kpage_wants_count(c, c->pm[LOOK_IDX(c->look[i])]))
+			key[h->nkeys++] =
+			    LOOK_PFN(c->look[i]) << HOLD_IDX_BITS |
+			    slot << LOOK_IDX_BITS | LOOK_IDX(c->look[i]);
+	if (h->cap < n) {
+		free(h->pm);
+		h->pm = xmalloc(n * (2 * sizeof(uint64_t) + 1));
+		h->cap = n;
+	}
+	h->off = h->pm + h->cap;
+	h->extra = (uint8_t *)(h->off + h->cap);
+	memcpy(h->pm, c->pm, n * sizeof(*h->pm));
+	memcpy(h->extra, c->extra, n);
+	if (c->packed)
+		memcpy(h->off, c->off, n * sizeof(*h->off));
+	h->n = n;
+	h->va = va;
+	h->packed = c->packed;
+	h->file_clean = c->file_clean;
+	h->on = true;
+	return true;
+}
+
+size_t snap_hold_flush_end(const struct snap_job *j, size_t from, size_t to)
+{
+	size_t h = from;
+
+	while (h < to && !j->s->slots[h % WINDOW].held.on)
+		h++;
+	if (h > from || h == to)
+		return h;
+	return to >= MIN(from + WINDOW, j->ntasks) ? to : from;
+}
+
+/* Held chunk h seen through the scratch of c: its entries, scan bits and
+ * offsets where kpage_prepass and kpage_classify_filled read a chunk's,
+ * c's arrays for the rest. */
+static struct snap_ctx held_view(const struct snap_ctx *c,
+				 const struct snap_held *h)
+{
+	struct snap_ctx v = *c;
+
+	v.pm = h->pm;
+	v.extra = h->extra;
+	v.off = h->off;
+	v.packed = h->packed;
+	v.weighted = false;
+	v.file_clean = h->file_clean;
+	v.nent = h->n;
+	return v;
+}
+
+/* Read the mapcounts the keys of the chunks held among tasks [from, to)
+ * ask for: their slots' regions of s->holdkey gathered into s->holdtmp,
+ * sorted there (through s->holdkey), and read into s->holdkey at each
+ * key's index (slot and page). Returns 0 or -errno. */
+static int held_read(struct snapper *s, size_t from, size_t to)
+{
+	uint64_t mx = 0;
+	size_t nk = 0;
+
+	if (!s->holdtmp)
+		s->holdtmp = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdtmp));
+	for (size_t k = from; k < to; k++) {
+		const struct snap_held *h = &s->slots[k % WINDOW].held;
+		const uint64_t *key =
+		    s->holdkey + ((k % WINDOW) << LOOK_IDX_BITS);
+
+		if (!h->on)
+			continue;
+		for (size_t i = 0; i < h->nkeys; i++)
+			mx = MAX(mx, key[i]);
+		memcpy(s->holdtmp + nk, key, h->nkeys * sizeof(*key));
+		nk += h->nkeys;
+	}
+	if (!nk)
+		return 0;
+	kpage_keys_sort(s->holdtmp, s->holdkey, nk, mx, HOLD_IDX_BITS);
+	return kpage_keys_read_all(s, s->holdtmp, nk, HOLD_IDX_BITS,
+				   s->kpagecount_fd, s->holdkey);
+}
+
+void snap_hold_resolve(struct snap_job *j, struct snap_ctx *c, size_t from,
+		       size_t to)
+{
+	struct snapper *s = j->s;
+	size_t k, nlook;
+	uint64_t maxkey;
+	int ret;
+
+	for (k = from; k < to && !s->slots[k % WINDOW].held.on; k++)
+		;
+	if (k == to)
+		return;
+	ret = held_read(s, from, to);
+	for (k = from; k < to; k++) {
+		struct snap_slot *sl = &s->slots[k % WINDOW];
+		struct snap_held *h = &sl->held;
+		struct snap_ctx v;
+
+		if (!h->on)
+			continue;
+		h->on = false;
+		sl->ret = ret;
+		if (ret < 0)
+			continue;
+		v = held_view(c, h);
+		kpage_prepass(s, &v, h->n, &nlook, &maxkey);
+		kpage_fill_counts(&v, nlook,
+				  s->holdkey + ((k % WINDOW) << LOOK_IDX_BITS));
+		kpage_classify_filled(s, &v, sl, h->va, h->n);
+		c->kpage_lookups += nlook;
+	}
+}
+
+void snap_hold_free(struct snapper *s)
+{
+	for (size_t k = 0; k < WINDOW; k++) {
+		free(s->slots[k].held.pm);
+		memset(&s->slots[k].held, 0, sizeof(s->slots[k].held));
+	}
+	xfree_huge(s->holdkey, HOLD_KEYS * sizeof(*s->holdkey));
+	xfree_huge(s->holdtmp, HOLD_KEYS * sizeof(*s->holdtmp));
+	s->holdkey = s->holdtmp = NULL;
+}
