@@ -49,48 +49,55 @@ _Static_assert(WINDOW <= 1u << HOLD_SLOT_BITS, "a slot fits a key");
  * 173 held against 152 not, 149 with this bound (most not held). */
 #define HOLD_BLOCK_KEYS 16
 
-/* Whether chunk c (nlook look-ups in c->look, largest key maxkey) is held:
- * see snap_hold. Sorts c->look (kpage_classify then finds it sorted). */
-static bool hold_pays(const struct snapper *s, struct snap_ctx *c, size_t nlook,
-		      uint64_t maxkey)
+/* Whether chunk c (nlook look-ups in c->look, largest key maxkey) is held
+ * (see snap_hold): the number of its look-ups that want a mapcount, in
+ * c->look2 sorted by PFN, or 0 if it is not. Sorts c->look, where
+ * kpage_classify then finds it sorted. */
+static size_t hold_pays(const struct snapper *s, struct snap_ctx *c,
+			size_t nlook, uint64_t maxkey)
 {
-	size_t i;
+	size_t i, m;
 
 	if (nlook < HOLD_MIN_LOOKUPS || c->weighted ||
-	    LOOK_PFN(maxkey) > HOLD_PFN_MAX || !kpage_counts_only(s, c, nlook))
-		return false;
+	    LOOK_PFN(maxkey) > HOLD_PFN_MAX)
+		return 0;
+	m = kpage_count_wants(s, c, c->look, nlook, NULL);
+	if (m < HOLD_MIN_LOOKUPS || m == SIZE_MAX)
+		return 0;
 	for (i = 1; i < nlook && c->look[i] >= c->look[i - 1]; i++)
 		;
 	if (i < nlook)
 		kpage_keys_sort(c->look, c->look2, nlook, maxkey,
 				LOOK_IDX_BITS);
-	return kpage_keys_blocks(c->look, nlook, LOOK_IDX_BITS, c->nkbuf) *
-		   HOLD_BLOCK_KEYS >
-	       nlook;
+	kpage_count_wants(s, c, c->look, nlook, c->look2);
+	return kpage_keys_blocks(c->look2, m, LOOK_IDX_BITS, c->nkbuf) *
+			   HOLD_BLOCK_KEYS >
+		       m
+		   ? m
+		   : 0;
 }
 
 bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
 	       size_t nlook, uint64_t maxkey)
 {
 	struct snapper *s = j->s;
-	size_t slot = k % WINDOW, n = c->nent;
+	size_t slot = k % WINDOW, n = c->nent, m;
 	struct snap_held *h = &s->slots[slot].held;
 	uint64_t *key;
 
 	h->on = false;
-	if (!hold_pays(s, c, nlook, maxkey))
+	m = hold_pays(s, c, nlook, maxkey);
+	if (!m)
 		return false;
 	pthread_mutex_lock(&j->mu);
 	if (!s->holdkey)
 		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
 	key = s->holdkey + (slot << LOOK_IDX_BITS);
 	pthread_mutex_unlock(&j->mu);
-	h->nkeys = 0;
-	for (size_t i = 0; i < nlook; i++)
-		if (kpage_wants_count(c, c->pm[LOOK_IDX(c->look[i])]))
-			key[h->nkeys++] =
-			    LOOK_PFN(c->look[i]) << HOLD_IDX_BITS |
-			    slot << LOOK_IDX_BITS | LOOK_IDX(c->look[i]);
+	for (size_t i = 0; i < m; i++)
+		key[i] = LOOK_PFN(c->look2[i]) << HOLD_IDX_BITS |
+			 slot << LOOK_IDX_BITS | LOOK_IDX(c->look2[i]);
+	h->nkeys = m;
 	if (h->cap < n) {
 		free(h->pm);
 		h->pm = xmalloc(n * (2 * sizeof(uint64_t) + 1));

@@ -10,14 +10,16 @@
 
 #include "record/snap_int.h"
 
-/* A chunk is held when it has at least this many pages to look up. */
+/* A chunk is held when at least this many of its pages want their
+ * mapcount read. */
 #define HOLD_MIN_LOOKUPS (CHUNK_PAGES / 8)
 
 /* Hold chunk k of the job, read into c (c->nent entries, its nlook pages
  * to look up in c->look, the largest key maxkey, as kpage_prepass listed
  * them; memsz's own pages marked, observer_task) at va, instead of
  * classifying it now, when that pays and is exact: at least
- * HOLD_MIN_LOOKUPS look-ups, none wanting kpageflags (kpage_counts_only),
+ * HOLD_MIN_LOOKUPS look-ups wanting a mapcount, none wanting kpageflags
+ * (kpage_count_wants),
  * single pages (not weighted), PFNs a hold key holds, and frames so
  * scattered that their sorted look-ups would take a pread per fewer than
  * HOLD_BLOCK_KEYS (c->look is sorted by PFN either way). Returns whether

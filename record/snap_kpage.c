@@ -405,20 +405,23 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	}
 	return 0;
 }
-bool kpage_counts_only(const struct snapper *s, const struct snap_ctx *c,
-		       size_t nlook)
+size_t kpage_count_wants(const struct snapper *s, const struct snap_ctx *c,
+			 const uint64_t *look, size_t n, uint64_t *out)
 {
-	if (!s->has_kpageflags)
-		return true;
-	for (size_t i = 0; i < nlook; i++)
-		if (wants_of(c, c->pm[LOOK_IDX(c->look[i])]) & KF_FLAGS)
-			return false;
-	return true;
-}
+	size_t m = 0;
 
-bool kpage_wants_count(const struct snap_ctx *c, uint64_t e)
-{
-	return (wants_of(c, e) & KF_COUNT) != 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t w = wants_of(c, c->pm[LOOK_IDX(look[i])]);
+
+		if ((w & KF_FLAGS) && s->has_kpageflags)
+			return SIZE_MAX;
+		if (!(w & KF_COUNT))
+			continue;
+		if (out)
+			out[m] = look[i];
+		m++;
+	}
+	return m;
 }
 
 void kpage_fill_counts(struct snap_ctx *c, size_t nlook, const uint64_t *count)
@@ -428,7 +431,7 @@ void kpage_fill_counts(struct snap_ctx *c, size_t nlook, const uint64_t *count)
 		uint32_t idx = LOOK_IDX(c->look[i]);
 
 		c->kcount[idx] =
-		    kpage_wants_count(c, c->pm[idx]) ? count[idx] : 1;
+		    (wants_of(c, c->pm[idx]) & KF_COUNT) ? count[idx] : 1;
 		c->kflags[idx] = KF_UNREAD;
 	}
 }

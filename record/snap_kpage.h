@@ -41,18 +41,15 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
 			   struct snap_slot *sl, uint64_t va, size_t n);
 
-/* Whether none of the nlook pages of c->look wants its kpageflags read
- * (a file page of a mapping not known clean): then a look-up is its
- * mapcount or nothing. */
-bool kpage_counts_only(const struct snapper *s, const struct snap_ctx *c,
-		       size_t nlook);
-
-/* Whether page e of c, looked up, wants its mapcount read (kpagecount):
- * not mapped exclusively. */
-bool kpage_wants_count(const struct snap_ctx *c, uint64_t e);
+/* How many of the n keys of look (pages of c) want their mapcount read
+ * (kpagecount: not mapped exclusively), each copied into out unless out
+ * is NULL; SIZE_MAX if one wants its kpageflags read (a file page of a
+ * mapping not known clean), when they are readable. */
+size_t kpage_count_wants(const struct snapper *s, const struct snap_ctx *c,
+			 const uint64_t *look, size_t n, uint64_t *out);
 
 /* Fill c's kcount and kflags for the nlook pages of c->look as
- * kpage_fill does when no page wants kpageflags (kpage_counts_only): a
+ * kpage_fill does when no page wants kpageflags (kpage_count_wants): a
  * page that wants its mapcount gets count[its index in the chunk]. */
 void kpage_fill_counts(struct snap_ctx *c, size_t nlook, const uint64_t *count);
 
