@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* snap_hold.c — chunks held for their mapcounts (see snap_hold.h).
+/* snap_hold.c — chunks held for their page-frame look-ups (see
+ * snap_hold.h).
  *
  * PSS needs the mapcount of every page mapped more than once, one
- * /proc/kpagecount entry each. The kernel spends 65-95 ns an entry and
- * ~250 ns a pread, so look-ups are sorted by frame and read in one pread
- * per run of nearby frames. But on a machine that has been up a while
- * the frames of one 64 MiB chunk lie scattered over all of RAM: 4 GiB
- * shared copy-on-write after a fork (1 Mi pages, a 24 GiB machine up
- * for a day) took 284 k preads sorted chunk by chunk, 55 k sorted at
- * once. So a chunk with many look-ups waits in its slot, a copy of its
+ * /proc/kpagecount entry each, and the dirtiness of a file page whose
+ * file may hold dirty pages (shared memory always) its /proc/kpageflags
+ * entry. The kernel spends 65-95 ns an entry and ~250 ns a pread, so
+ * look-ups are sorted by frame and read in one pread per run of nearby
+ * frames. But on a machine that has been up a while the frames of one
+ * 64 MiB chunk lie scattered over all of RAM: 4 GiB shared copy-on-write
+ * after a fork (1 Mi pages, a 24 GiB machine up for a day) took 284 k
+ * preads sorted chunk by chunk, 55 k sorted at once. So a chunk with many
+ * look-ups, their frames scattered, waits in its slot, a copy of its
  * pagemap entries kept (9 bytes a page, 17 for a packed chunk), until the
  * tasks of the window after it are done; then the keys of all the chunks
  * held in the window are sorted together and read (in parts, on the
  * snapshot's threads), and each chunk is classified from what was read,
  * in task order, before it is written.
  *
- * The price: a page's mapcount is read up to a window of chunks after
- * its pagemap entry, not within its own chunk, so in a running target
- * more frames are freed in between: such a page reads as mapcount 0 (not
+ * The price: a page's frame is looked up to a window of chunks after its
+ * pagemap entry, not within its own chunk, so in a running target more
+ * frames are freed in between: such a page reads as mapcount 0 (not
  * counted, as a page no longer mapped) or as the frame's new page.
  * --freeze holds the target still. */
 #include "config.h"
@@ -50,9 +53,9 @@ _Static_assert(WINDOW <= 1u << HOLD_SLOT_BITS, "a slot fits a key");
 #define HOLD_BLOCK_KEYS 16
 
 /* Whether chunk c (nlook look-ups in c->look, largest key maxkey) is held
- * (see snap_hold): the number of its look-ups that want a mapcount, in
- * c->look2 sorted by PFN, or 0 if it is not. Sorts c->look, where
- * kpage_classify then finds it sorted. */
+ * (see snap_hold): the number of its look-ups that want a kpage file
+ * read, in c->look2 sorted by PFN, or 0 if it is not. Sorts c->look,
+ * where kpage_classify then finds it sorted. */
 static size_t hold_pays(const struct snapper *s, struct snap_ctx *c,
 			size_t nlook, uint64_t maxkey)
 {
@@ -61,20 +64,55 @@ static size_t hold_pays(const struct snapper *s, struct snap_ctx *c,
 	if (nlook < HOLD_MIN_LOOKUPS || c->weighted ||
 	    LOOK_PFN(maxkey) > HOLD_PFN_MAX)
 		return 0;
-	m = kpage_count_wants(s, c, c->look, nlook, NULL);
-	if (m < HOLD_MIN_LOOKUPS || m == SIZE_MAX)
+	for (i = m = 0; i < nlook; i++)
+		m += kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]) != 0;
+	if (m < HOLD_MIN_LOOKUPS)
 		return 0;
 	for (i = 1; i < nlook && c->look[i] >= c->look[i - 1]; i++)
 		;
 	if (i < nlook)
 		kpage_keys_sort(c->look, c->look2, nlook, maxkey,
 				LOOK_IDX_BITS);
-	kpage_count_wants(s, c, c->look, nlook, c->look2);
+	for (i = m = 0; i < nlook; i++)
+		if (kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]))
+			c->look2[m++] = c->look[i];
 	return kpage_keys_blocks(c->look2, m, LOOK_IDX_BITS, c->nkbuf) *
 			   HOLD_BLOCK_KEYS >
 		       m
 		   ? m
 		   : 0;
+}
+
+/* Write the m keys of c->look2 (sorted) of chunk c in slot as hold keys
+ * into the slot's regions: those that want kpagecount into s->holdkey's
+ * (h->nkeys of them), those that want kpageflags into s->holdflags'
+ * (h->nfkeys), each array allocated when first needed. */
+static void hold_keys(struct snap_job *j, const struct snap_ctx *c, size_t slot,
+		      size_t m, struct snap_held *h)
+{
+	struct snapper *s = j->s;
+	uint64_t *ck, *fk;
+
+	pthread_mutex_lock(&j->mu);
+	if (!s->holdkey)
+		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
+	if (!s->holdflags && s->has_kpageflags)
+		s->holdflags = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdflags));
+	pthread_mutex_unlock(&j->mu);
+	ck = s->holdkey + (slot << LOOK_IDX_BITS);
+	fk = s->holdflags ? s->holdflags + (slot << LOOK_IDX_BITS) : NULL;
+	h->nkeys = h->nfkeys = 0;
+	for (size_t i = 0; i < m; i++) {
+		uint64_t look = c->look2[i];
+		uint8_t w = kpage_wants(s, c, c->pm[LOOK_IDX(look)]);
+		uint64_t key = LOOK_PFN(look) << HOLD_IDX_BITS |
+			       slot << LOOK_IDX_BITS | LOOK_IDX(look);
+
+		if (w & KF_COUNT)
+			ck[h->nkeys++] = key;
+		if (w & KF_FLAGS)
+			fk[h->nfkeys++] = key;
+	}
 }
 
 bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
@@ -83,21 +121,12 @@ bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
 	struct snapper *s = j->s;
 	size_t slot = k % WINDOW, n = c->nent, m;
 	struct snap_held *h = &s->slots[slot].held;
-	uint64_t *key;
 
 	h->on = false;
 	m = hold_pays(s, c, nlook, maxkey);
 	if (!m)
 		return false;
-	pthread_mutex_lock(&j->mu);
-	if (!s->holdkey)
-		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
-	key = s->holdkey + (slot << LOOK_IDX_BITS);
-	pthread_mutex_unlock(&j->mu);
-	for (size_t i = 0; i < m; i++)
-		key[i] = LOOK_PFN(c->look2[i]) << HOLD_IDX_BITS |
-			 slot << LOOK_IDX_BITS | LOOK_IDX(c->look2[i]);
-	h->nkeys = m;
+	hold_keys(j, c, slot, m, h);
 	if (h->cap < n) {
 		free(h->pm);
 		h->pm = xmalloc(n * (2 * sizeof(uint64_t) + 1));
@@ -146,34 +175,64 @@ static struct snap_ctx held_view(const struct snap_ctx *c,
 	return v;
 }
 
-/* Read the mapcounts the keys of the chunks held among tasks [from, to)
- * ask for: their slots' regions of s->holdkey gathered into s->holdtmp,
- * sorted there (through s->holdkey), and read into s->holdkey at each
- * key's index (slot and page). Returns 0 or -errno. */
+/* Gather into s->holdtmp the keys the chunks held among tasks [from,
+ * to) wrote into their slots' regions of keys (s->holdkey, or with flags
+ * s->holdflags); their number, the largest into *mx. */
+static size_t held_gather(struct snapper *s, size_t from, size_t to, bool flags,
+			  uint64_t *mx)
+{
+	size_t nk = 0;
+
+	*mx = 0;
+	for (size_t k = from; k < to; k++) {
+		const struct snap_held *h = &s->slots[k % WINDOW].held;
+		size_t n = flags ? h->nfkeys : h->nkeys;
+		const uint64_t *key = (flags ? s->holdflags : s->holdkey) +
+				      ((k % WINDOW) << LOOK_IDX_BITS);
+
+		if (!h->on || !n)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			*mx = MAX(*mx, key[i]);
+		memcpy(s->holdtmp + nk, key, n * sizeof(*key));
+		nk += n;
+	}
+	return nk;
+}
+
+/* Read what the chunks held among tasks [from, to) look up: for each kpage
+ * file, their keys gathered into s->holdtmp, sorted there (through the
+ * regions they were gathered from) and read into those regions' array at
+ * each key's index (slot and page): kpagecount into s->holdkey,
+ * kpageflags into s->holdflags. Returns 0 or -errno. */
 static int held_read(struct snapper *s, size_t from, size_t to)
 {
-	uint64_t mx = 0;
-	size_t nk = 0;
+	const struct {
+		uint64_t **keys;
+		int fd;
+		bool flags;
+	} files[] = {
+	    {&s->holdkey, s->kpagecount_fd, false},
+	    {&s->holdflags, s->kpageflags_fd, true},
+	};
+	uint64_t mx;
+	size_t nk;
+	int ret = 0;
 
 	if (!s->holdtmp)
 		s->holdtmp = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdtmp));
-	for (size_t k = from; k < to; k++) {
-		const struct snap_held *h = &s->slots[k % WINDOW].held;
-		const uint64_t *key =
-		    s->holdkey + ((k % WINDOW) << LOOK_IDX_BITS);
-
-		if (!h->on)
+	for (size_t f = 0; f < ARRAY_SIZE(files) && ret >= 0; f++) {
+		if (!*files[f].keys)
 			continue;
-		for (size_t i = 0; i < h->nkeys; i++)
-			mx = MAX(mx, key[i]);
-		memcpy(s->holdtmp + nk, key, h->nkeys * sizeof(*key));
-		nk += h->nkeys;
+		nk = held_gather(s, from, to, files[f].flags, &mx);
+		if (!nk)
+			continue;
+		kpage_keys_sort(s->holdtmp, *files[f].keys, nk, mx,
+				HOLD_IDX_BITS);
+		ret = kpage_keys_read_all(s, s->holdtmp, nk, HOLD_IDX_BITS,
+					  files[f].fd, *files[f].keys);
 	}
-	if (!nk)
-		return 0;
-	kpage_keys_sort(s->holdtmp, s->holdkey, nk, mx, HOLD_IDX_BITS);
-	return kpage_keys_read_all(s, s->holdtmp, nk, HOLD_IDX_BITS,
-				   s->kpagecount_fd, s->holdkey);
+	return ret;
 }
 
 void snap_hold_resolve(struct snap_job *j, struct snap_ctx *c, size_t from,
@@ -202,8 +261,10 @@ void snap_hold_resolve(struct snap_job *j, struct snap_ctx *c, size_t from,
 			continue;
 		v = held_view(c, h);
 		kpage_prepass(s, &v, h->n, &nlook, &maxkey);
-		kpage_fill_counts(&v, nlook,
-				  s->holdkey + ((k % WINDOW) << LOOK_IDX_BITS));
+		kpage_fill_held(
+		    s, &v, nlook, s->holdkey + ((k % WINDOW) << LOOK_IDX_BITS),
+		    h->nfkeys ? s->holdflags + ((k % WINDOW) << LOOK_IDX_BITS)
+			      : NULL);
 		kpage_classify_filled(s, &v, sl, h->va, h->n);
 		c->kpage_lookups += nlook;
 	}
@@ -217,5 +278,6 @@ void snap_hold_free(struct snapper *s)
 	}
 	xfree_huge(s->holdkey, HOLD_KEYS * sizeof(*s->holdkey));
 	xfree_huge(s->holdtmp, HOLD_KEYS * sizeof(*s->holdtmp));
-	s->holdkey = s->holdtmp = NULL;
+	xfree_huge(s->holdflags, HOLD_KEYS * sizeof(*s->holdflags));
+	s->holdkey = s->holdtmp = s->holdflags = NULL;
 }

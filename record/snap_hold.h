@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* snap_hold.h — chunks held for their mapcounts: a chunk with many pages
- * whose mapcount PSS needs (pages shared copy-on-write after a fork) is
- * kept in its slot, and the mapcounts of all the chunks held in the
- * window are read together, their frames sorted at once. Internal to
+/* snap_hold.h — chunks held for their page-frame look-ups: a chunk with
+ * many pages whose mapcount PSS needs (pages shared copy-on-write after a
+ * fork, shared memory) or whose kpageflags dirtiness needs, their frames
+ * scattered, is kept in its slot, and the look-ups of all the chunks held
+ * in the window are read together, their frames sorted at once. Internal to
  * record/snap*.c.
  */
 #ifndef MEMSZ_RECORD_SNAP_HOLD_H
@@ -10,17 +11,16 @@
 
 #include "record/snap_int.h"
 
-/* A chunk is held when at least this many of its pages want their
- * mapcount read. */
+/* A chunk is held when at least this many of its pages want a kpage
+ * file read. */
 #define HOLD_MIN_LOOKUPS (CHUNK_PAGES / 8)
 
 /* Hold chunk k of the job, read into c (c->nent entries, its nlook pages
  * to look up in c->look, the largest key maxkey, as kpage_prepass listed
  * them; memsz's own pages marked, observer_task) at va, instead of
- * classifying it now, when that pays and is exact: at least
- * HOLD_MIN_LOOKUPS look-ups wanting a mapcount, none wanting kpageflags
- * (kpage_count_wants),
- * single pages (not weighted), PFNs a hold key holds, and frames so
+ * classifying it now, when that pays: at least HOLD_MIN_LOOKUPS look-ups
+ * that want a kpage file read (kpage_wants), single pages (not
+ * weighted), PFNs a hold key holds, and frames so
  * scattered that their sorted look-ups would take a pread per fewer than
  * HOLD_BLOCK_KEYS (c->look is sorted by PFN either way). Returns whether
  * it was held: then its slot has no runs until snap_hold_resolve. Called
@@ -35,7 +35,7 @@ bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
  * the window holds. */
 size_t snap_hold_flush_end(const struct snap_job *j, size_t from, size_t to);
 
-/* Read the mapcounts of the chunks held among tasks [from, to), all of
+/* Read the look-ups of the chunks held among tasks [from, to), all of
  * them sorted by frame at once (kpage_keys_read_all), and classify each
  * into its slot's runs (sl->ret: 0 or -errno), through the scratch c of
  * the caller's thread (s->ctx[0], which is not running a task). */

@@ -217,7 +217,9 @@ struct snap_held {
 	uint64_t *pm, *off;
 	uint8_t *extra;
 	size_t n, cap;
-	size_t nkeys; /* its keys in its slot's region of snapper.holdkey */
+	/* its keys in its slot's regions of snapper.holdkey (kpagecount) and
+	 * snapper.holdflags (kpageflags) */
+	size_t nkeys, nfkeys;
 	uint64_t va;
 	bool on, packed, file_clean;
 };
@@ -293,10 +295,11 @@ struct snapper {
 	 * sort's scratch, which then holds each page's cgroup */
 	uint64_t *cgkey, *cgva, *cgtmp;
 	size_t ncgq, cgkey_cap, cgva_cap, cgtmp_cap;
-	/* the keys of the look-ups of the chunks held (snap_hold.c), a
-	 * region a slot, which then hold their mapcounts; and where they are
-	 * gathered and sorted (both NULL until a chunk is held) */
-	uint64_t *holdkey, *holdtmp;
+	/* the keys of the look-ups of the chunks held (snap_hold.c) for
+	 * kpagecount and for kpageflags, a region a slot, which then hold what
+	 * was read; where they are gathered and sorted (each NULL until
+	 * needed) */
+	uint64_t *holdkey, *holdflags, *holdtmp;
 	/* the other memory cgroups the last snapshot's pages are charged
 	 * to, each once (snapper_payers) */
 	uint64_t *payers;

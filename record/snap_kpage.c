@@ -177,12 +177,6 @@ static inline bool anon_charged(const struct snapper *s)
 	return s->anon_cg && s->has_kpagecgroup && s->own_cg;
 }
 
-/* The kpage files a page looked up is read in. */
-enum kpage_file {
-	KF_COUNT = 1u << 0, /* kpagecount: its mapcount */
-	KF_FLAGS = 1u << 1, /* kpageflags: dirty, and the flags kept */
-};
-
 /* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
  * this high); page_class takes it as an anonymous page, swap-backed. */
 #define KF_UNREAD (1ull << 63)
@@ -194,7 +188,7 @@ enum kpage_file {
  * mapped exclusively, its mapcount is 1. (Exclusive anonymous pages are
  * not looked up.) Memory cgroups are looked up later, for the whole
  * snapshot at once (kpage_charges_add). */
-static const uint8_t kpage_wants[2][2] = {
+static const uint8_t wants_table[2][2] = {
     [0] = {[0] = KF_COUNT, [1] = 0},
     [1] = {[0] = KF_COUNT | KF_FLAGS, [1] = KF_FLAGS},
 };
@@ -203,7 +197,7 @@ static const uint8_t kpage_wants[2][2] = {
  * clean (c->file_clean) not its flags. */
 static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
 {
-	uint8_t w = kpage_wants[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
+	uint8_t w = wants_table[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
 
 	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
 }
@@ -351,7 +345,7 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j,
 
 /* Fill kcount/kflags for the n pages of c->look (maxkey the largest
  * key), whose keys are in page order: each file is read for the pages
- * that want it (kpage_wants), the others get what it would say or
+ * that want it (wants_table), the others get what it would say or
  * KF_UNREAD. What the pages want is found in one pass in page order (the
  * entries read in order); only when some page wants a file are the keys
  * sorted by PFN (unless they already rise, as the pages of a file read in
@@ -405,34 +399,25 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	}
 	return 0;
 }
-size_t kpage_count_wants(const struct snapper *s, const struct snap_ctx *c,
-			 const uint64_t *look, size_t n, uint64_t *out)
+uint8_t kpage_wants(const struct snapper *s, const struct snap_ctx *c,
+		    uint64_t e)
 {
-	size_t m = 0;
+	uint8_t w = wants_of(c, e);
 
-	for (size_t i = 0; i < n; i++) {
-		uint8_t w = wants_of(c, c->pm[LOOK_IDX(look[i])]);
-
-		if ((w & KF_FLAGS) && s->has_kpageflags)
-			return SIZE_MAX;
-		if (!(w & KF_COUNT))
-			continue;
-		if (out)
-			out[m] = look[i];
-		m++;
-	}
-	return m;
+	return s->has_kpageflags ? w : w & ~KF_FLAGS;
 }
 
-void kpage_fill_counts(struct snap_ctx *c, size_t nlook, const uint64_t *count)
+void kpage_fill_held(const struct snapper *s, struct snap_ctx *c, size_t nlook,
+		     const uint64_t *count, const uint64_t *flags)
 {
-	/* what kpage_fill leaves for a page no file is read for */
+	/* what kpage_fill leaves for a page a file is not read for */
 	for (size_t i = 0; i < nlook; i++) {
 		uint32_t idx = LOOK_IDX(c->look[i]);
+		uint8_t w = kpage_wants(s, c, c->pm[idx]);
 
-		c->kcount[idx] =
-		    (wants_of(c, c->pm[idx]) & KF_COUNT) ? count[idx] : 1;
-		c->kflags[idx] = KF_UNREAD;
+		c->kcount[idx] = (w & KF_COUNT) ? count[idx] : 1;
+		c->kflags[idx] =
+		    (w & KF_FLAGS) && flags ? flags[idx] : KF_UNREAD;
 	}
 }
 

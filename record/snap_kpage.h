@@ -36,22 +36,28 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 
 /* The loop of kpage_classify after its look-ups: classify the n entries
  * of c into the slot's runs, the kcount and kflags of its look-ups filled
- * (kpage_fill, or kpage_fill_counts for a chunk whose mapcounts were read
+ * (kpage_fill, or kpage_fill_held for a chunk whose look-ups were read
  * with other chunks', snap_hold.c). */
 void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
 			   struct snap_slot *sl, uint64_t va, size_t n);
 
-/* How many of the n keys of look (pages of c) want their mapcount read
- * (kpagecount: not mapped exclusively), each copied into out unless out
- * is NULL; SIZE_MAX if one wants its kpageflags read (a file page of a
- * mapping not known clean), when they are readable. */
-size_t kpage_count_wants(const struct snapper *s, const struct snap_ctx *c,
-			 const uint64_t *look, size_t n, uint64_t *out);
+/* The kpage files a page looked up is read in. */
+enum kpage_file {
+	KF_COUNT = 1u << 0, /* kpagecount: its mapcount */
+	KF_FLAGS = 1u << 1, /* kpageflags: dirty, and the flags kept */
+};
 
-/* Fill c's kcount and kflags for the nlook pages of c->look as
- * kpage_fill does when no page wants kpageflags (kpage_count_wants): a
- * page that wants its mapcount gets count[its index in the chunk]. */
-void kpage_fill_counts(struct snap_ctx *c, size_t nlook, const uint64_t *count);
+/* Which kpage files page e of c, looked up (kpage_prepass listed it),
+ * wants read: kpagecount if it is not mapped exclusively; kpageflags, when
+ * they can be read, if it is a file page of a mapping not known clean. */
+uint8_t kpage_wants(const struct snapper *s, const struct snap_ctx *c,
+		    uint64_t e);
+
+/* Fill c's kcount and kflags for the nlook pages of c->look as kpage_fill
+ * would, from count and flags (NULL: none read) at each page's index in
+ * the chunk, read for its chunk with other chunks' (snap_hold.c). */
+void kpage_fill_held(const struct snapper *s, struct snap_ctx *c, size_t nlook,
+		     const uint64_t *count, const uint64_t *flags);
 
 /* Sort the n keys of a by the bits above their low idx_bits (a PFN above
  * an index) through tmp (room for n). */

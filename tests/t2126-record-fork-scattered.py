@@ -1,22 +1,31 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""t2126: mapcounts read for many chunks at once. A python3 parent touches
-512 MiB of anonymous memory in an order that jumps (an odd stride modulo
-the page count), so that pages next to each other get frames far apart,
-then forks three children; the first writes every 3rd page, the second
-every 5th, the third none, so that the parent's pages are mapped 2, 3 or 4
-times and each child's are private or shared. All four are stopped.
+"""t2126: page frames looked up for many chunks at once. A python3 parent
+touches 256 MiB of anonymous memory, and writes 512 MiB of shared memory
+(a memfd mapped shared), each in an order that jumps (an odd stride
+modulo the page count), so that pages next to each other get frames far
+apart, then forks three children; the first writes every 3rd anonymous
+page, the second every 5th, the third none, so that the parent's
+anonymous pages are mapped 2, 3 or 4 times and each child's are private
+or shared; the children map every, every 2nd and every 3rd page of the
+shared memory (read, after the fork: a shared mapping's page tables are
+not copied), so that its pages are mapped 1 to 4 times. All four are
+stopped.
 
-For each of them `memsz record -p PID --duration 0` must give the big
-mapping the numbers of /proc/PID/smaps (read before and after, equal):
-Rss, Shared_Dirty, Private_Dirty and USS exactly, PSS within smaps' kB
-rounding. And the parent's mapcounts must have been read sorted across
-its chunks: the test reads the PFNs from pagemap itself and counts the
-preads of /proc/kpagecount a sort chunk by chunk (64 MiB) would take
-(blocks of frames at most 3 apart, as memsz reads them) and a sort over
-the whole mapping would; memsz's preads of that file, counted with
-strace, must be fewer than half the first count, which a chunk-by-chunk
-read cannot be."""
+For each of them `memsz record -p PID --duration 0` must give both
+mappings the numbers of /proc/PID/smaps (read before and after, equal):
+Rss, Shared_Clean, Shared_Dirty, Private_Dirty and USS exactly, PSS
+within smaps' kB rounding. And the parent's look-ups must have been read
+sorted across its chunks: the test reads the PFNs from pagemap itself
+and counts the preads a sort chunk by chunk (64 MiB) would take (blocks
+of frames at most 3 apart, as memsz reads them) and a sort over the
+whole process would: of /proc/kpagecount for both mappings' pages, of
+/proc/kpageflags for the shared memory's (whose dirtiness is its pages'
+flags). memsz's preads of each file, counted with strace, must be at
+most a quarter more than the second count, plus OTHER_READS for the
+process's other mappings (its libraries: ~1 400 here), and that bound
+must be under the first count (the frames scattered enough to tell a
+sort at once from one chunk by chunk)."""
 import os
 import re
 import signal
@@ -31,23 +40,34 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import PAGE, check, smaps_vmas  # noqa: E402
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
-SIZE = 512 << 20
+SIZE = 256 << 20
+SHM_SIZE = 512 << 20
 CHUNK_PAGES = 1 << 14  # record/snap_int.h
 KPAGE_GAP = 3  # record/snap_int.h
+OTHER_READS = 4096
 PROG = r"""
 import mmap, os, signal, sys
-size, ready = int(sys.argv[1]), sys.argv[2]
+size, shm_size, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 n = size // 4096
 m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 m.madvise(mmap.MADV_NOHUGEPAGE)
 for i in range(n):
     m[(i * 0x9e3779b1 & (n - 1)) * 4096] = 1
+fd = os.memfd_create("t2126")
+os.ftruncate(fd, shm_size)
+shm = mmap.mmap(fd, shm_size, flags=mmap.MAP_SHARED)
+ns = shm_size // 4096
+for i in range(ns):
+    shm[(i * 0x9e3779b1 & (ns - 1)) * 4096] = 1
 kids = []
-for step in (3, 5, 0):
+for step, reads in ((3, 1), (5, 2), (0, 3)):
     pid = os.fork()
     if pid == 0:
         for i in range(0, n, step) if step else ():
             m[i * 4096] = 2
+        # a shared mapping's page tables are not copied: map its pages
+        for i in range(0, ns, reads):
+            shm[i * 4096]
         os.kill(os.getpid(), signal.SIGSTOP)
         os._exit(0)
     kids.append(pid)
@@ -60,12 +80,12 @@ sys.stdin.read()
 """
 
 
-def big_vma(pid):
-    """The smaps dict of pid's SIZE-byte anonymous mapping."""
+def big_vma(pid, size=SIZE):
+    """The smaps dict of pid's mapping of size bytes."""
     for v in smaps_vmas(pid):
-        if v["end"] - v["start"] == SIZE:
+        if v["end"] - v["start"] == size:
             return v
-    lib.fail(f"pid {pid} has no {SIZE >> 20} MiB mapping")
+    lib.fail(f"pid {pid} has no {size >> 20} MiB mapping")
 
 
 def blocks(pfns):
@@ -79,18 +99,21 @@ def blocks(pfns):
     return n
 
 
-def pfn_blocks(pid, vma):
-    """Preads of the mapcounts of vma's pages not mapped exclusively:
-    sorted chunk by chunk, and sorted all at once."""
+def pfns(pid, vma):
+    """The PFNs of vma's pages not mapped exclusively (all of the shared
+    memory's), in address order (0 for the others)."""
     with open(f"/proc/{pid}/pagemap", "rb") as f:
         f.seek(vma["start"] // PAGE * 8)
         raw = f.read((vma["end"] - vma["start"]) // PAGE * 8)
     ents = struct.unpack(f"{len(raw) // 8}Q", raw)
-    pfns = [e & ((1 << 55) - 1) if e >> 63 and not (e >> 56) & 1 else 0
+    return [e & ((1 << 55) - 1) if e >> 63 and not (e >> 56) & 1 else 0
             for e in ents]
-    chunked = sum(blocks([p for p in pfns[i:i + CHUNK_PAGES] if p])
-                  for i in range(0, len(pfns), CHUNK_PAGES))
-    return chunked, blocks([p for p in pfns if p])
+
+
+def chunked_blocks(pfn):
+    """Preads of the look-ups of pfn sorted chunk by chunk."""
+    return sum(blocks([p for p in pfn[i:i + CHUNK_PAGES] if p])
+               for i in range(0, len(pfn), CHUNK_PAGES))
 
 
 def record(pid, data, strace=None):
@@ -107,7 +130,7 @@ def record(pid, data, strace=None):
 def memsz_row(data, vma):
     """The report row of vma."""
     for r in lib.report(data, "mappings", "-F",
-                        "rss,pss,uss,dirty,shdirty"):
+                        "rss,pss,uss,dirty,shclean,shdirty"):
         s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
         if (s, e) == (vma["start"], vma["end"]):
             return r
@@ -116,32 +139,37 @@ def memsz_row(data, vma):
 
 def compare(pid, data, who):
     """One stable round: smaps, memsz, smaps again, until both smaps
-    reads agree; then the checks of the docstring."""
+    reads agree; then the checks of the docstring, for both mappings."""
     for _ in range(20):
-        before = big_vma(pid)
+        before = [big_vma(pid, size) for size in (SIZE, SHM_SIZE)]
         record(pid, data)
-        after = big_vma(pid)
+        after = [big_vma(pid, size) for size in (SIZE, SHM_SIZE)]
         if before == after:
             break
     else:
         lib.fail(f"{who}: smaps kept changing while stopped")
-    row = memsz_row(data, after)
+    for vma, what in zip(after, ("anonymous", "shared memory")):
+        compare_vma(data, vma, f"{who}, {what}")
+
+
+def compare_vma(data, vma, who):
+    """The checks of the docstring for one mapping."""
+    row = memsz_row(data, vma)
     check(row is not None, f"{who}: memsz reports the mapping")
     if row is None:
         return
-    want_pss = after["Pss"]
-    uss = after["Private_Clean"] + after["Private_Dirty"]
-    check(int(row["rss"]) == after["Rss"],
-          f"{who}: RSS {row['rss']} == smaps Rss {after['Rss']}")
+    want_pss = vma["Pss"]
+    uss = vma["Private_Clean"] + vma["Private_Dirty"]
+    check(int(row["rss"]) == vma["Rss"],
+          f"{who}: RSS {row['rss']} == smaps Rss {vma['Rss']}")
     check(want_pss - 8 <= float(row["pss"]) < want_pss + 1024,
           f"{who}: PSS {row['pss']} in smaps Pss [{want_pss}, +1 KiB)")
     check(int(row["uss"]) == uss, f"{who}: USS {row['uss']} == {uss}")
-    check(int(row["dirty"]) == after["Private_Dirty"],
-          f"{who}: dirty {row['dirty']} == Private_Dirty "
-          f"{after['Private_Dirty']}")
-    check(int(row["shared_dirty"]) == after["Shared_Dirty"],
-          f"{who}: shdirty {row['shared_dirty']} == Shared_Dirty "
-          f"{after['Shared_Dirty']}")
+    for col, field in (("dirty", "Private_Dirty"),
+                       ("shared_clean", "Shared_Clean"),
+                       ("shared_dirty", "Shared_Dirty")):
+        check(int(row[col]) == vma[field],
+              f"{who}: {col} {row[col]} == {field} {vma[field]}")
 
 
 def main():
@@ -149,8 +177,8 @@ def main():
         lib.skip("needs root: PSS needs PFNs (CAP_SYS_ADMIN)")
     with tempfile.TemporaryDirectory(prefix="memsz-t2126.") as tmp:
         ready = os.path.join(tmp, "ready")
-        p = subprocess.Popen([sys.executable, "-c", PROG, str(SIZE), ready],
-                             stdin=subprocess.PIPE)
+        p = subprocess.Popen([sys.executable, "-c", PROG, str(SIZE),
+                              str(SHM_SIZE), ready], stdin=subprocess.PIPE)
         kids = []
         try:
             lib.wait_until(lambda: os.path.exists(ready) or
@@ -168,22 +196,31 @@ def main():
             for who, pid in [("parent", p.pid)] + [
                     (f"child {i + 1}", k) for i, k in enumerate(kids)]:
                 compare(pid, data, who)
-            # the parent's kpagecount preads against the two counts
-            chunked, whole = pfn_blocks(p.pid, vma)
+            # the parent's preads of each kpage file against the counts
+            shm = big_vma(p.pid, SHM_SIZE)
+            check(shm["Rss"] == SHM_SIZE and shm["Pss"] < SHM_SIZE // 2,
+                  f"shared memory resident and shared: Rss {shm['Rss']}, "
+                  f"Pss {shm['Pss']}")
+            anon_pfns, shm_pfns = pfns(p.pid, vma), pfns(p.pid, shm)
             trace = os.path.join(tmp, "strace")
             record(p.pid, data, trace)
             with open(trace) as f:
-                reads = sum(1 for line in f
-                            if re.search(r"pread64\(\d+</proc/kpagecount>",
-                                         line))
-            npages = vma["Rss"] // PAGE
-            check(chunked * 4 >= npages,
-                  f"frames scattered: {chunked} preads chunk by chunk for "
-                  f"{npages} pages (sorted at once: {whole})")
-            check(reads * 2 < chunked,
-                  f"memsz read kpagecount in {reads} preads, fewer than "
-                  f"half of {chunked} (chunk by chunk); sorted at once: "
-                  f"{whole}")
+                lines = f.read().splitlines()
+            for name, chunked, whole in (
+                    ("kpagecount",
+                     chunked_blocks(anon_pfns) + chunked_blocks(shm_pfns),
+                     blocks([x for x in anon_pfns + shm_pfns if x])),
+                    ("kpageflags", chunked_blocks(shm_pfns),
+                     blocks([x for x in shm_pfns if x]))):
+                reads = sum(1 for line in lines if re.search(
+                    rf"pread64\(\d+</proc/{name}>", line))
+                bound = whole + whole // 4 + OTHER_READS
+                check(bound < chunked,
+                      f"{name}: frames scattered, {chunked} preads sorted "
+                      f"chunk by chunk, {whole} sorted at once")
+                check(reads <= bound,
+                      f"memsz read {name} in {reads} preads, at most "
+                      f"{bound} ({whole} and a quarter, and {OTHER_READS})")
         finally:
             for pid in kids + [p.pid]:
                 try:
