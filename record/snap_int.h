@@ -208,11 +208,11 @@ struct cg_ref {
 	uint64_t va_n;
 };
 
-/* A chunk held in its slot (snap_hold.c) until its pages' mapcounts are
+/* A chunk held in its slot (snap_hold.c) until its pages' look-ups are
  * read with those of the other chunks held in the window: a copy of its n
- * pagemap entries, then (packed) their page offsets and their scan bits,
- * in one block of room for cap pages from pm; where it starts (va), and
- * how kpage_classify would have read it. */
+ * pagemap entries, then (packed) their page offsets, then their scan
+ * bits, in one block of cap bytes from pm; where it starts (va), and how
+ * kpage_classify would have read it. */
 struct snap_held {
 	uint64_t *pm, *off;
 	uint8_t *extra;
@@ -220,6 +220,7 @@ struct snap_held {
 	/* its keys in its slot's regions of snapper.holdkey (kpagecount) and
 	 * snapper.holdflags (kpageflags) */
 	size_t nkeys, nfkeys;
+	size_t blocks; /* the preads its look-ups take sorted alone */
 	uint64_t va;
 	bool on, packed, file_clean;
 };
@@ -418,6 +419,9 @@ struct snap_job {
 	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap
 	 * entries are read after the release */
 	bool split;
+	/* snap_hold.c: holding chunks did not pay; none is held any more
+	 * (written by the flushing thread, read by all) */
+	bool hold_off;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	size_t next, flushed; /* under mu */
