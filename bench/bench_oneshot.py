@@ -24,6 +24,12 @@ each side does once started). Asserts nothing. Run as root (PSS
 needs /proc/kpagecount). BENCH_RUNS sets the number of pairs (default 31).
 MEMSZ_BEFORE=PATH adds a column for another memsz (a build before a
 change), run in turn with the two others so all three see the same load.
+When bench/bench_oneshot_floor is built beside MEMSZ (or MEMSZ_FLOOR
+names it), a column gives memsz / its floor: a program started to do the
+least such a one-shot must (the same page-frame look-ups, sorted once for
+the whole process, and the result linked as a new file; see
+bench_oneshot_floor.c for what it leaves out), run in turn with the
+others, its file removed before each run.
 """
 import os
 import resource
@@ -34,6 +40,11 @@ import tempfile
 
 MEMSZ = os.environ.get("MEMSZ", "memsz")
 BEFORE = os.environ.get("MEMSZ_BEFORE")
+FLOOR = os.environ.get("MEMSZ_FLOOR") or os.path.join(
+    os.path.dirname(shutil.which(MEMSZ) or MEMSZ), "bench",
+    "bench_oneshot_floor")
+if not os.access(FLOOR, os.X_OK):
+    FLOOR = None
 RUNS = int(os.environ.get("BENCH_RUNS", "31"))
 ROWS = {}  # name -> (memsz, cat) medians, for the line without the start
 
@@ -74,6 +85,8 @@ def cpu(argv, fresh=None):
     fresh, that recording is removed first (not timed)."""
     if fresh:
         unlink_data(fresh)
+    if FLOOR and argv[0] == FLOOR:
+        unlink_data(argv[2])
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(argv, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -96,6 +109,8 @@ def row(name, pid, data, runs, fresh=False):
     cmds = [[MEMSZ] + one, ["cat", f"/proc/{pid}/smaps"]]
     if BEFORE:
         cmds.append([BEFORE] + one)
+    if FLOOR:
+        cmds.append([FLOOR, str(pid), data + ".floor"])
     t = paired(cmds, runs, data if fresh else None)
     rec, cat = t[0], t[1]
     ROWS[name] = (rec, cat)
@@ -103,6 +118,8 @@ def row(name, pid, data, runs, fresh=False):
             f"{rec / cat:>6.2f}")
     if BEFORE:
         line += f" {t[2] * 1e3:>10.2f}ms {t[2] / cat:>6.2f}"
+    if FLOOR:
+        line += f" {t[-1] * 1e3:>9.2f}ms {rec / t[-1]:>6.2f}"
     print(line, flush=True)
 
 
@@ -159,7 +176,8 @@ def main():
     data = os.path.join(tmp, "o.data")
     print(f"{'process':>11} {'cat smaps':>11} {'memsz -d 0':>12} "
           f"{'ratio':>6}" +
-          (f" {'before':>12} {'ratio':>6}" if BEFORE else ""))
+          (f" {'before':>12} {'ratio':>6}" if BEFORE else "") +
+          (f" {'floor':>11} {'/floor':>6}" if FLOOR else ""))
     try:
         small(tmp, data)
         resident(tmp, data)

@@ -4,7 +4,7 @@
  * until the end, nothing parsed), in the same run, for page layouts of
  * one large mapping, and the size of memsz.data per mapped page.
  * usage: bench_snapshot [MAPPED_GIB [RESIDENT_GIB [RUNS [LAYOUT [DIR]]]]]
- * (defaults 16, 4, 5, all, /tmp; LAYOUT 0-8 runs one of the layouts
+ * (defaults 16, 4, 5, all, /tmp; LAYOUT 0-9 runs one of the layouts
  * below; DIR is where the snapshot's file is written: its create costs
  * what that file system charges, on ext4 24-43 us a create and rename,
  * more in a directory where this bench has just deleted thousands, on
@@ -27,6 +27,11 @@
  *   fork, 3 ch.  the first RESIDENT_GIB, then 3 children forked that
  *                share every page copy-on-write (mapcount 4: PSS needs a
  *                kpagecount look-up per page)
+ *   fork, scattered  the same, its pages touched in an order that
+ *                jumps, so that neighbouring pages get frames far apart,
+ *                as on a machine up for a while (its frames then lie
+ *                scattered: 4 GiB touched in order after 22 hours up
+ *                here took ~3.7 look-ups a pread sorted chunk by chunk)
  * (a span larger than the mapping is cut to it). Every layout also times
  * its floor: the fastest look-up of the same columns this bench can write
  * with the interfaces memsz must use (time_kpc: PAGEMAP_SCAN, the pagemap
@@ -64,6 +69,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/benchfloor.h"
 #include "bench/benchutil.h"
 
 enum layout {
@@ -76,13 +82,14 @@ enum layout {
 	THP,
 	FILEHALF,
 	FORK,
+	FORK_SCATTERED,
 	LAYOUT_COUNT
 };
 
 static const char *const layout_names[] = {
-    "contiguous",  "every 2nd page", "every 4th page",
-    "random 25%",  "1 page / 2 MiB", "20 TiB reserve",
-    "THP contig.", "file, half",     "fork, 3 ch.",
+    "contiguous",     "every 2nd page",	 "every 4th page", "random 25%",
+    "1 page / 2 MiB", "20 TiB reserve",	 "THP contig.",	   "file, half",
+    "fork, 3 ch.",    "fork, scattered",
 };
 
 /* Children the fork layout forks. */
@@ -139,6 +146,18 @@ static void touch(char *a, size_t len, size_t resident, enum layout l)
 		for (i = 0; i < MIN(resident, len); i += pg)
 			a[i] = 1;
 		break;
+	case FORK_SCATTERED: {
+		/* the same pages in an order that jumps (an odd stride
+		 * modulo a power of two visits each page once): pages
+		 * next to each other get frames far apart */
+		size_t n =
+		    (size_t)1
+		    << (63 - __builtin_clzll(MAX(MIN(resident, len) / pg, 1)));
+
+		for (i = 0; i < n; i++)
+			a[(i * 0x9e3779b1ull & (n - 1)) * pg] = 1;
+		break;
+	}
 	default:
 		for (i = 0; i < npages; i++) {
 			x ^= x << 13;
@@ -204,7 +223,9 @@ static pid_t spawn(size_t len, size_t resident, enum layout l)
 				l == THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 			touch(a, len, resident, l);
 		}
-		for (int k = 0; l == FORK && k < FORK_CHILDREN; k++)
+		for (int k = 0;
+		     (l == FORK || l == FORK_SCATTERED) && k < FORK_CHILDREN;
+		     k++)
 			if (fork() == 0) {
 				pause();
 				_exit(0);
@@ -289,360 +310,13 @@ static struct cost time_snapshot(pid_t pid, const char *out,
 	return (struct cost){bench_now() - t0, cpu() - c0};
 }
 
-/* PAGEMAP_SCAN (linux/fs.h, 6.7+), declared for older headers. */
-struct kpc_region {
-	uint64_t start, end, categories;
-};
-struct kpc_scan {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask;
-	uint64_t return_mask;
-};
-#define KPC_SCAN _IOWR('f', 16, struct kpc_scan)
-#define KPC_PRESENT (1u << 3)
-#define KPC_SWAPPED (1u << 4)
-#define KPC_HUGE (1u << 6)
-#define KPC_PMD (512ull * 4096) /* x86-64's PMD size */
-#define KPC_VEC 4096
-#define KPC_GAP 3    /* read a kpage file through gaps of this many frames */
-#define KPC_HOLE 256 /* read pagemap through holes of fewer pages */
-#define KPC_BLOCK (1u << 17) /* entries a pread reads at most (1 MiB) */
-#define PM_PFN(e) ((e) & ((1ull << 55) - 1))
-#define PM_PRESENT_BIT(e) ((e) >> 63 & 1)
-#define PM_FILE_BIT(e) ((e) >> 61 & 1)
-#define PM_EXCL_BIT(e) ((e) >> 56 & 1)
-
-/* cachestat(2) (linux/mman.h, 6.5+), declared for older headers. */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-struct kpc_cachestat_range {
-	uint64_t off, len;
-};
-struct kpc_cachestat {
-	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted;
-	uint64_t nr_recently_evicted;
-};
-
-/* A list of PFNs to look up in one kpage file. */
-struct kpc_list {
-	uint64_t *v, *tmp;
-	size_t n, cap;
-};
-
-/* The floor's state: the files it reads and the PFNs it looks up in
- * each, a kpage file's pread buffer and a pagemap one. */
-struct kpc {
-	int pm, kcount, kflags, kcgroup;
-	struct kpc_list count, cgroup, flags;
-	uint64_t buf[KPC_BLOCK];
-};
-
-static void kpc_push(struct kpc_list *l, uint64_t pfn)
-{
-	if (l->n == l->cap)
-		xgrow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = pfn;
-}
-
-/* The PFNs of the n pagemap entries e: every present page with a PFN that
- * is not mapped exclusively into the kpagecount list (its mapcount, for
- * PSS), every file page into the kpagecgroup one (who paid for it, for
- * CHARGE). An exclusive anonymous page is looked up nowhere. */
-static void kpc_entries(struct kpc *f, const uint64_t *e, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = e[i];
-
-		if (!PM_PRESENT_BIT(x) || !PM_PFN(x))
-			continue;
-		if (!PM_EXCL_BIT(x))
-			kpc_push(&f->count, PM_PFN(x));
-		if (PM_FILE_BIT(x))
-			kpc_push(&f->cgroup, PM_PFN(x));
-	}
-}
-
-/* Read the pagemap entries of [a, b) in preads of at most KPC_BLOCK
- * entries and list their PFNs (kpc_entries). */
-static void kpc_span(struct kpc *f, uint64_t a, uint64_t b)
-{
-	static uint64_t e[KPC_BLOCK];
-
-	while (a < b) {
-		size_t k = MIN((b - a) / 4096, (uint64_t)KPC_BLOCK);
-
-		if (pread(f->pm, e, k * 8, (off_t)(a / 4096 * 8)) !=
-		    (ssize_t)(k * 8))
-			return;
-		kpc_entries(f, e, k);
-		a += k * 4096;
-	}
-}
-
-/* The region [a, b) of huge pages a PMD maps: one pread of two entries
- * (the last page of one, the first of the next: a huge page's entries
- * differ in their PFN only) per two huge pages. One mapped exclusively
- * is one entry (its mapcount is 1; its folio's cgroup is its first
- * page's); any other is read whole (kpc_span), its pages' mapcounts
- * differing. */
-static void kpc_huge(struct kpc *f, uint64_t a, uint64_t b)
-{
-	for (uint64_t h = a; h < b; h += 2 * KPC_PMD) {
-		uint64_t e[2] = {0, 0}, two = h + KPC_PMD < b;
-		uint64_t off = two ? (h + KPC_PMD) / 4096 - 1 : h / 4096;
-
-		if (pread(f->pm, e, (two + 1) * 8, (off_t)(off * 8)) !=
-		    (ssize_t)((two + 1) * 8))
-			return;
-		for (uint64_t k = 0; k <= two; k++)
-			if (PM_EXCL_BIT(e[k]))
-				kpc_entries(f, &e[k], 1);
-			else
-				kpc_span(f, h + k * KPC_PMD,
-					 MIN(h + (k + 1) * KPC_PMD, b));
-	}
-}
-
-/* Sort l by PFN: a least-significant-digit radix sort of 16-bit digits
- * over the bits the largest PFN has, unless it already rises. */
-static void kpc_sort(struct kpc_list *l)
-{
-	static uint32_t cnt[1 << 16];
-	uint64_t mx = 0, *src = l->v, *dst, *t;
-	size_t i;
-
-	for (i = 1; i < l->n && l->v[i] >= l->v[i - 1]; i++)
-		;
-	if (i >= l->n)
-		return;
-	for (i = 0; i < l->n; i++)
-		mx = MAX(mx, l->v[i]);
-	l->tmp = xrealloc(l->tmp, l->cap * sizeof(*l->tmp));
-	dst = l->tmp;
-	for (unsigned sh = 0; sh < 64 && mx >> sh; sh += 16) {
-		uint32_t sum = 0;
-
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < l->n; i++)
-			cnt[src[i] >> sh & 0xffff]++;
-		for (i = 0; i < 1 << 16; i++) {
-			uint32_t k = cnt[i];
-
-			cnt[i] = sum;
-			sum += k;
-		}
-		for (i = 0; i < l->n; i++)
-			dst[cnt[src[i] >> sh & 0xffff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	l->v = src;
-	l->tmp = dst;
-}
-
-/* Read kpage file fd for the PFNs of l, sorted: one pread per run of
- * frames closer than KPC_GAP, at most KPC_BLOCK entries; returns the sum
- * of the values read (so that nothing is optimised away). */
-static uint64_t kpc_read(struct kpc *f, struct kpc_list *l, int fd)
-{
-	uint64_t sum = 0;
-
-	kpc_sort(l);
-	for (size_t i = 0, j; i < l->n; i = j) {
-		uint64_t first = l->v[i];
-
-		for (j = i + 1; j < l->n && l->v[j] - l->v[j - 1] <= KPC_GAP &&
-				l->v[j] - first < KPC_BLOCK;
-		     j++)
-			;
-		if (pread(fd, f->buf, (l->v[j - 1] - first + 1) * 8,
-			  (off_t)(first * 8)) < 0)
-			exit(1);
-		for (size_t k = i; k < j; k++)
-			sum += f->buf[l->v[k] - first];
-	}
-	l->n = 0;
-	return sum;
-}
-
-/* cachestat(2) is asked about at most this many bytes of a file at a
- * time: one call over a whole 8 GiB file half cached costs ~20% more CPU
- * than calls over its 64 MiB pieces on a loaded machine (measured: a
- * long walk of the page cache is interrupted and resumed more often). */
-#define KPC_CACHESTAT_BYTES (64ull << 20)
-
-/* After file mapping [lo, hi) of pid (file offset off, inode ino) was
- * read, its file pages' PFNs from cgroup entry first on, which the span
- * [a, b) of it holds: if cachestat(2) finds a dirty page in the part of
- * the file that span maps (or cannot be asked: no inode, the file not
- * openable), list them for kpageflags too (PG_dirty: Shared_Dirty,
- * Private_Dirty), else they are clean. */
-static void kpc_dirty(struct kpc *f, pid_t pid, uint64_t lo, uint64_t hi,
-		      uint64_t off, uint64_t ino, size_t first, uint64_t a,
-		      uint64_t b)
-{
-	struct kpc_cachestat cs;
-	char path[96];
-	int fd = -1;
-	bool dirty = true;
-
-	if (f->cgroup.n == first)
-		return;
-	if (ino) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx",
-			 (int)pid, (unsigned long)lo, (unsigned long)hi);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	for (uint64_t o = a; fd >= 0 && o < b; o += KPC_CACHESTAT_BYTES) {
-		struct kpc_cachestat_range r = {
-		    off + (o - lo), MIN(KPC_CACHESTAT_BYTES, b - o)};
-
-		dirty = syscall(__NR_cachestat, fd, &r, &cs, 0) != 0 ||
-			cs.nr_dirty != 0;
-		if (dirty)
-			break;
-	}
-	if (fd >= 0)
-		close(fd);
-	for (size_t i = first; dirty && i < f->cgroup.n; i++)
-		kpc_push(&f->flags, f->cgroup.v[i]);
-}
-
-/* PAGEMAP_SCAN [s, e) of a mapping; read what it finds: a PMD's huge
- * pages by kpc_huge, the other regions in one pread through holes
- * shorter than KPC_HOLE pages, at most 1 MiB. Widens [*a, *b) to the
- * regions found; returns their pages, and in *huge whether one was a
- * huge page. */
-static uint64_t kpc_scan(struct kpc *f, uint64_t s, uint64_t e, uint64_t *a,
-			 uint64_t *b, bool *huge)
-{
-	static struct kpc_region vec[KPC_VEC];
-	uint64_t pages = 0;
-
-	while (s < e) {
-		struct kpc_scan q = {
-		    .size = sizeof(q),
-		    .start = s,
-		    .end = e,
-		    .vec = (uintptr_t)vec,
-		    .vec_len = KPC_VEC,
-		    .category_anyof_mask = KPC_PRESENT | KPC_SWAPPED,
-		    .return_mask = KPC_PRESENT | KPC_SWAPPED | KPC_HUGE,
-		};
-		long r = ioctl(f->pm, KPC_SCAN, &q);
-
-		if (r < 0)
-			break;
-		for (long k = 0, g; k < r; k = g) {
-			if (vec[k].categories & KPC_HUGE) {
-				kpc_huge(f, vec[k].start, vec[k].end);
-				*huge = true;
-				g = k + 1;
-			} else {
-				for (g = k + 1;
-				     g < r && !(vec[g].categories & KPC_HUGE) &&
-				     vec[g].start - vec[g - 1].end <
-					 KPC_HOLE * 4096ull &&
-				     vec[g].end - vec[k].start <=
-					 KPC_BLOCK * 4096ull;
-				     g++)
-					;
-				kpc_span(f, vec[k].start, vec[g - 1].end);
-			}
-			for (long i = k; i < g; i++)
-				pages += (vec[i].end - vec[i].start) / 4096;
-			*a = MIN(*a, vec[k].start);
-			*b = MAX(*b, vec[g - 1].end);
-		}
-		if (q.walk_end <= s)
-			break;
-		s = q.walk_end;
-	}
-	return pages;
-}
-
-/* Read mapping [lo, hi): its first KPC_SAMPLE pages by kpc_scan; the
- * rest by kpc_scan too if that sample was sparse (under 1/8 of its pages
- * present or swapped) or held a huge page, else read whole in 1 MiB
- * preads (a dense mapping's scan would only add to its pagemap read).
- * Sets [*a, *b) to the span holding its pages (*a >= *b: none). */
-#define KPC_SAMPLE (1ull << 14)
-static void kpc_mapping(struct kpc *f, uint64_t lo, uint64_t hi, uint64_t *a,
-			uint64_t *b)
-{
-	uint64_t mid = MIN(hi, lo + KPC_SAMPLE * 4096);
-	bool huge = false;
-	uint64_t got;
-
-	*a = hi;
-	*b = lo;
-	got = kpc_scan(f, lo, mid, a, b, &huge);
-	if (mid == hi)
-		return;
-	if (huge || got * 8 < (mid - lo) / 4096) {
-		kpc_scan(f, mid, hi, a, b, &huge);
-		return;
-	}
-	kpc_span(f, mid, hi);
-	*a = MIN(*a, mid);
-	*b = hi;
-}
-
-/* The floor: the fastest snapshot this bench can write with the
- * interfaces memsz uses for the same columns. Every mapping of pid
- * (/proc/PID/maps) is scanned with PAGEMAP_SCAN for present or swapped
- * pages, but for the part past the first 64 MiB of a dense one
- * (kpc_mapping); the pagemap entries (PFN, exclusive bit, file bit) of
- * what it finds are read, regions in one pread through holes shorter
- * than KPC_HOLE pages and at most 1 MiB, a huge page a PMD maps one
- * entry per huge page (one pread per two, kpc_huge), the rest of a
- * dense mapping in 1 MiB preads. Each page with
- * a PFN not mapped exclusively is looked up in kpagecount (PSS); each
- * file page in kpagecgroup (CHARGE); a file page in kpageflags (dirty)
- * only when cachestat(2) finds a dirty page in the part of its file the
- * mapping's pages span, asked 64 MiB at a time (kpc_dirty). Each kpage file's
- * PFNs are sorted once for the whole process (radix) and read in one pread per
- * run of frames closer than KPC_GAP. Nothing is classified, encoded or written.
- * Returns its cost, and in *sum the sum of what it read (so that nothing
- * is optimised away). */
+/* The floor (bench_floor), timed: its cost, and in *sum the sum of what
+ * it read. */
 static struct cost time_kpc(pid_t pid, uint64_t *sum)
 {
-	static struct kpc f;
 	double c0 = cpu(), t0 = bench_now();
-	unsigned long lo, hi, off, ino;
-	char path[64], line[512];
-	FILE *maps;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
-	f.pm = open(path, O_RDONLY);
-	f.kcount = open("/proc/kpagecount", O_RDONLY);
-	f.kflags = open("/proc/kpageflags", O_RDONLY);
-	f.kcgroup = open("/proc/kpagecgroup", O_RDONLY);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	maps = fopen(path, "r");
-	if (f.pm < 0 || f.kcount < 0 || f.kflags < 0 || f.kcgroup < 0 || !maps)
-		exit(1);
-	while (fgets(line, sizeof(line), maps)) {
-		size_t first = f.cgroup.n;
-		uint64_t a, b;
-
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &lo, &hi, &off,
-			   &ino) != 4)
-			continue;
-		kpc_mapping(&f, lo, hi, &a, &b);
-		if (a < b)
-			kpc_dirty(&f, pid, lo, hi, off, ino, first, a, b);
-	}
-	fclose(maps);
-	*sum = kpc_read(&f, &f.count, f.kcount);
-	*sum += kpc_read(&f, &f.cgroup, f.kcgroup);
-	*sum += kpc_read(&f, &f.flags, f.kflags);
-	close(f.pm);
-	close(f.kcount);
-	close(f.kflags);
-	close(f.kcgroup);
+	*sum = bench_floor(pid);
 	return (struct cost){bench_now() - t0, cpu() - c0};
 }
 

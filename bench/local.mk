@@ -9,10 +9,15 @@ bench_scripts += bench/bench_size.py bench/bench_faults.py \
 EXTRA_DIST += $(bench_scripts) bench/benchlib.py
 bench_programs += bench/bench_rangemap bench/bench_snapshot bench/bench_elf \
 	bench/bench_rows bench/bench_machine bench/bench_pgbits
-noinst_PROGRAMS += $(bench_programs)
+noinst_PROGRAMS += $(bench_programs) bench/bench_oneshot_floor
+# bench_oneshot.py's floor (a program it starts, with arguments)
+bench_bench_oneshot_floor_SOURCES = bench/bench_oneshot_floor.c \
+	bench/benchfloor.c bench/benchfloor.h
+bench_bench_oneshot_floor_LDADD = $(MEMSZ_LIBS)
 bench_bench_rangemap_SOURCES = bench/bench_rangemap.c bench/benchutil.h
 bench_bench_rangemap_LDADD = $(MEMSZ_LIBS)
-bench_bench_snapshot_SOURCES = bench/bench_snapshot.c bench/benchutil.h
+bench_bench_snapshot_SOURCES = bench/bench_snapshot.c bench/benchutil.h \
+	bench/benchfloor.c bench/benchfloor.h
 bench_bench_snapshot_LDADD = $(MEMSZ_LIBS)
 bench_bench_elf_SOURCES = bench/bench_elf.c
 bench_bench_elf_LDADD = $(MEMSZ_LIBS)

@@ -208,6 +208,23 @@ struct cg_ref {
 	uint64_t va_n;
 };
 
+/* A chunk held in its slot (snap_hold.c) until its pages' look-ups are
+ * read with those of the other chunks held in the window: a copy of its n
+ * pagemap entries, then (packed) their page offsets, then their scan
+ * bits, in one block of cap bytes from pm; where it starts (va), and how
+ * kpage_classify would have read it. */
+struct snap_held {
+	uint64_t *pm, *off;
+	uint8_t *extra;
+	size_t n, cap;
+	/* its keys in its slot's regions of snapper.holdkey (kpagecount) and
+	 * snapper.holdflags (kpageflags) */
+	size_t nkeys, nfkeys;
+	size_t blocks; /* the preads its look-ups take sorted alone */
+	uint64_t va;
+	bool on, packed, file_clean;
+};
+
 /* The result of one chunk, kept until it is written (slot = chunk index
  * modulo WINDOW). */
 struct snap_slot {
@@ -220,6 +237,7 @@ struct snap_slot {
 	 * sorted and read together (kpage_charges_add) */
 	struct cg_ref *cg;
 	size_t ncg, cgcap;
+	struct snap_held held;
 	int ret;
 	bool done;
 };
@@ -278,6 +296,11 @@ struct snapper {
 	 * sort's scratch, which then holds each page's cgroup */
 	uint64_t *cgkey, *cgva, *cgtmp;
 	size_t ncgq, cgkey_cap, cgva_cap, cgtmp_cap;
+	/* the keys of the look-ups of the chunks held (snap_hold.c) for
+	 * kpagecount and for kpageflags, a region a slot, which then hold what
+	 * was read; where they are gathered and sorted (each NULL until
+	 * needed) */
+	uint64_t *holdkey, *holdflags, *holdtmp;
 	/* the other memory cgroups the last snapshot's pages are charged
 	 * to, each once (snapper_payers) */
 	uint64_t *payers;
@@ -396,6 +419,9 @@ struct snap_job {
 	/* snap_job_run_split: pagemap_read_task only scans, and the pagemap
 	 * entries are read after the release */
 	bool split;
+	/* snap_hold.c: holding chunks did not pay; none is held any more
+	 * (written by the flushing thread, read by all) */
+	bool hold_off;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	size_t next, flushed; /* under mu */

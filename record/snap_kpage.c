@@ -41,13 +41,12 @@
  * process's chunk has a few dozen pages to look up). */
 #define INSERTION_MAX 48
 
-/* Sort the n keys of a by the bits above their low idx_bits (a PFN
- * above an index): a least-significant-digit radix sort over the bits
- * the largest key has, in as few passes of at most RADIX_MAX_BITS as they
- * need (two up to 64 GiB of RAM), through tmp; a few keys by insertion,
- * stable as the radix sort is. */
-static void keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
-		      unsigned idx_bits)
+/* A least-significant-digit radix sort over the bits the largest key
+ * has, in as few passes of at most RADIX_MAX_BITS as they need (two up
+ * to 64 GiB of RAM); a few keys by insertion, stable as the radix sort
+ * is. */
+void kpage_keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
+		     unsigned idx_bits)
 {
 	uint32_t cnt[1u << RADIX_MAX_BITS];
 	unsigned top = 64 - (unsigned)__builtin_clzll(maxkey | 1);
@@ -91,10 +90,10 @@ static void keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
 		memcpy(a, src, n * sizeof(*src));
 }
 
-/* Sort the n keys of c->look by PFN (keys_sort, through c->look2). */
+/* Sort the n keys of c->look by PFN (kpage_keys_sort, through c->look2). */
 static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 {
-	keys_sort(c->look, c->look2, n, maxkey, LOOK_IDX_BITS);
+	kpage_keys_sort(c->look, c->look2, n, maxkey, LOOK_IDX_BITS);
 }
 
 /* Read one of the kpage files for the n keys of look, sorted by the PFN
@@ -102,6 +101,35 @@ static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
  * dst[index], one pread per block of nearby PFNs (through gaps up to
  * KPAGE_GAP), of at most the nbuf entries of buf; a PFN beyond the
  * file's end reads as 0. */
+/* The end of the block of keys_read that starts at key i of the n keys
+ * of look (sorted): past the last key whose PFN is at most KPAGE_GAP
+ * after the one before and within nbuf entries of the first. */
+static size_t keys_block_end(const uint64_t *look, size_t i, size_t n,
+			     unsigned idx_bits, size_t nbuf)
+{
+	uint64_t first = look[i] >> idx_bits, last = first;
+	size_t j;
+
+	for (j = i + 1; j < n; j++) {
+		uint64_t p = look[j] >> idx_bits;
+
+		if (p - last > KPAGE_GAP || p - first >= nbuf)
+			break;
+		last = p;
+	}
+	return j;
+}
+
+size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
+			 size_t nbuf)
+{
+	size_t blocks = 0;
+
+	for (size_t i = 0; i < n; blocks++)
+		i = keys_block_end(look, i, n, idx_bits, nbuf);
+	return blocks;
+}
+
 static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 		     unsigned idx_bits, int fd, uint64_t *dst)
 {
@@ -109,17 +137,11 @@ static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 	size_t i = 0, j, k;
 
 	while (i < n) {
-		uint64_t first, last;
+		uint64_t first = look[i] >> idx_bits, last;
 		ssize_t r;
 
-		first = last = look[i] >> idx_bits;
-		for (j = i + 1; j < n; j++) {
-			uint64_t p = look[j] >> idx_bits;
-
-			if (p - last > KPAGE_GAP || p - first >= nbuf)
-				break;
-			last = p;
-		}
+		j = keys_block_end(look, i, n, idx_bits, nbuf);
+		last = look[j - 1] >> idx_bits;
 		r = snap_pread_full(fd, buf, (last - first + 1) * 8, first * 8);
 		if (r < 0)
 			return (int)r;
@@ -155,12 +177,6 @@ static inline bool anon_charged(const struct snapper *s)
 	return s->anon_cg && s->has_kpagecgroup && s->own_cg;
 }
 
-/* The kpage files a page looked up is read in. */
-enum kpage_file {
-	KF_COUNT = 1u << 0, /* kpagecount: its mapcount */
-	KF_FLAGS = 1u << 1, /* kpageflags: dirty, and the flags kept */
-};
-
 /* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
  * this high); page_class takes it as an anonymous page, swap-backed. */
 #define KF_UNREAD (1ull << 63)
@@ -172,7 +188,7 @@ enum kpage_file {
  * mapped exclusively, its mapcount is 1. (Exclusive anonymous pages are
  * not looked up.) Memory cgroups are looked up later, for the whole
  * snapshot at once (kpage_charges_add). */
-static const uint8_t kpage_wants[2][2] = {
+static const uint8_t wants_table[2][2] = {
     [0] = {[0] = KF_COUNT, [1] = 0},
     [1] = {[0] = KF_COUNT | KF_FLAGS, [1] = KF_FLAGS},
 };
@@ -181,7 +197,7 @@ static const uint8_t kpage_wants[2][2] = {
  * clean (c->file_clean) not its flags. */
 static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
 {
-	uint8_t w = kpage_wants[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
+	uint8_t w = wants_table[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
 
 	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
 }
@@ -329,7 +345,7 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j,
 
 /* Fill kcount/kflags for the n pages of c->look (maxkey the largest
  * key), whose keys are in page order: each file is read for the pages
- * that want it (kpage_wants), the others get what it would say or
+ * that want it (wants_table), the others get what it would say or
  * KF_UNREAD. What the pages want is found in one pass in page order (the
  * entries read in order); only when some page wants a file are the keys
  * sorted by PFN (unless they already rise, as the pages of a file read in
@@ -383,6 +399,28 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	}
 	return 0;
 }
+uint8_t kpage_wants(const struct snapper *s, const struct snap_ctx *c,
+		    uint64_t e)
+{
+	uint8_t w = wants_of(c, e);
+
+	return s->has_kpageflags ? w : w & ~KF_FLAGS;
+}
+
+void kpage_fill_held(const struct snapper *s, struct snap_ctx *c, size_t nlook,
+		     const uint64_t *count, const uint64_t *flags)
+{
+	/* what kpage_fill leaves for a page a file is not read for */
+	for (size_t i = 0; i < nlook; i++) {
+		uint32_t idx = LOOK_IDX(c->look[i]);
+		uint8_t w = kpage_wants(s, c, c->pm[idx]);
+
+		c->kcount[idx] = (w & KF_COUNT) ? count[idx] : 1;
+		c->kflags[idx] =
+		    (w & KF_FLAGS) && flags ? flags[idx] : KF_UNREAD;
+	}
+}
+
 /* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
 static const struct {
 	uint8_t kpf;
@@ -621,71 +659,69 @@ static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
  * itself. */
 #define CGQ_PFN_MAX (UINT64_MAX >> CGQ_IDX_BITS)
 
-/* One part of the charge queue's sorted keys, read by charges_read
- * through the buffer buf of nbuf entries (on a thread of its own, tid,
- * but for the first). */
-struct charges_part {
-	struct snapper *s;
+/* One part of sorted keys, read by keys_part_read through the buffer buf
+ * of nbuf entries (on a thread of its own, tid, but for the first). */
+struct keys_part {
 	uint64_t *buf;
 	size_t nbuf;
 	const uint64_t *key;
 	size_t n;
+	unsigned idx_bits;
+	int fd;
+	uint64_t *dst;
 	int ret;
 	pthread_t tid;
 };
 
-/* Read the cgroups of the part's keys into s->cgtmp at their index
- * (keys_read: each key its own index, so parts read on threads of their
- * own never write the same entry). Returns 0 or -errno. */
-static int charges_read(const struct charges_part *p)
+/* Read the part's keys into dst at their index (keys_read: each key its
+ * own index, so parts read on threads of their own never write the same
+ * entry). Returns 0 or -errno. */
+static int keys_part_read(const struct keys_part *p)
 {
-	return keys_read(p->buf, p->nbuf, p->key, p->n, CGQ_IDX_BITS,
-			 p->s->kpagecgroup_fd, p->s->cgtmp);
+	return keys_read(p->buf, p->nbuf, p->key, p->n, p->idx_bits, p->fd,
+			 p->dst);
 }
 
-static void *charges_part_main(void *arg)
+static void *keys_part_main(void *arg)
 {
-	struct charges_part *p = arg;
+	struct keys_part *p = arg;
 
-	p->ret = charges_read(p);
+	p->ret = keys_part_read(p);
 	return NULL;
 }
 
-/* charges_read of the n sorted keys of the queue: when there are at
- * least CGQ_PARALLEL_MIN, cut into one part per thread of the snapshot
- * (s->nthreads), the first read on the caller's thread through its
- * scratch (s->ctx[0]), the others each on a thread of its own through a
- * buffer of its own (the job's threads may still be running: a large
- * file's cgroups take ~55 ns a frame in the kernel, 1 Mi pages ~60 ms,
- * which the chunks' threads no longer share). Returns 0 or the first
- * error. */
-#define CGQ_PARALLEL_MIN (1u << 16)
-static int charges_read_all(struct snapper *s, size_t n)
+/* From this many keys on, kpage_keys_read_all reads in parallel parts. */
+#define KEYS_PARALLEL_MIN (1u << 16)
+
+int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
+			unsigned idx_bits, int fd, uint64_t *dst)
 {
-	struct charges_part part[SNAP_THREADS_MAX];
+	struct keys_part part[SNAP_THREADS_MAX];
 	unsigned np = 1;
 	int ret;
 
-	while (n >= CGQ_PARALLEL_MIN && np < s->nthreads &&
+	while (n >= KEYS_PARALLEL_MIN && np < s->nthreads &&
 	       np < SNAP_THREADS_MAX)
 		np++;
 	for (unsigned t = 0; t < np; t++) {
-		part[t] = (struct charges_part){
-		    .s = s,
+		part[t] = (struct keys_part){
 		    .buf = t ? xmalloc(KPAGE_BLOCK * sizeof(uint64_t))
 			     : s->ctx[0]->kbuf,
 		    .nbuf = t ? KPAGE_BLOCK : s->ctx[0]->nkbuf,
-		    .key = s->cgkey + n * t / np,
+		    .key = key + n * t / np,
 		    .n = n * (t + 1) / np - n * t / np,
+		    .idx_bits = idx_bits,
+		    .fd = fd,
+		    .dst = dst,
 		};
 		/* a part no thread could be started for is read here */
-		if (t && pthread_create(&part[t].tid, NULL, charges_part_main,
+		if (t && pthread_create(&part[t].tid, NULL, keys_part_main,
 					&part[t])) {
-			part[t].ret = charges_read(&part[t]);
+			part[t].ret = keys_part_read(&part[t]);
 			part[t].tid = pthread_self();
 		}
 	}
-	ret = charges_read(&part[0]);
+	ret = keys_part_read(&part[0]);
 	for (unsigned t = 1; t < np; t++) {
 		if (!pthread_equal(part[t].tid, pthread_self()))
 			pthread_join(part[t].tid, NULL);
@@ -712,9 +748,10 @@ int kpage_charges_flush(struct snapper *s)
 	if (i < n) {
 		for (i = 0; i < n; i++)
 			mx = MAX(mx, key[i]);
-		keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
+		kpage_keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
 	}
-	ret = charges_read_all(s, n);
+	ret = kpage_keys_read_all(s, key, n, CGQ_IDX_BITS, s->kpagecgroup_fd,
+				  s->cgtmp);
 	if (ret < 0)
 		return ret;
 	for (i = 0; i < n; i++)
@@ -858,13 +895,9 @@ static void classify_plain(const struct snapper *s, struct snap_ctx *c,
 }
 
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
-		   struct snap_slot *sl, const struct procmap *m, uint64_t va,
-		   size_t n, size_t nlook, uint64_t maxkey)
+		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
+		   uint64_t maxkey)
 {
-	struct class_memo look = {.key = UINT64_MAX};
-	struct class_memo plain = {.key = UINT64_MAX};
-	struct md_run *cur = NULL;
-	uint64_t cnt[4] = {0}, o, next = 0;
 	int ret;
 
 	if (!nlook && !c->weighted && !anon_charged(s)) {
@@ -872,13 +905,23 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		return 0;
 	}
 	if (nlook) {
-		/* memsz's own pages, before their mapcounts are read */
-		observer_task(s, c, m, va, nlook);
 		ret = kpage_fill(s, c, nlook, maxkey);
 		if (ret < 0)
 			return ret;
 		c->kpage_lookups += nlook;
 	}
+	kpage_classify_filled(s, c, sl, va, n);
+	return 0;
+}
+
+void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
+			   struct snap_slot *sl, uint64_t va, size_t n)
+{
+	struct class_memo look = {.key = UINT64_MAX};
+	struct class_memo plain = {.key = UINT64_MAX};
+	struct md_run *cur = NULL;
+	uint64_t cnt[4] = {0}, o, next = 0;
+
 	/* a chunk of single pages: only those kpage_prepass listed */
 	for (size_t k = 0, nk = c->weighted ? n : c->npresent; k < nk; k++) {
 		size_t i = c->weighted ? k : c->w[k];
@@ -919,5 +962,4 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	}
 	sl->present += cnt[PAGE_PRESENT];
 	sl->swapped += cnt[PAGE_SWAPPED];
-	return 0;
 }

@@ -18,21 +18,68 @@
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
-/* Classify the n entries of one chunk at va of mapping m (entries in c->pm,
+/* Classify the n entries of one chunk at va (entries in c->pm,
  * scan bits in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
  * huge page a PMD maps; the nlook pages to look up in c->look by
  * kpage_prepass, which ran on the same n entries: else only the entries
  * it listed present or swapped are looked at) into
  * the slot's runs, looking those pages up first (c->kpage_lookups
- * counts them; memsz's own pages among them are found first, see
- * observer_task). Pages that need no look-up are classified once per
- * distinct masked entry. The present pages whose memory cgroup is
- * wanted (file pages; anonymous ones with snapper_set_anon_charges) are
- * queued in sl->cg for kpage_charges_add, not looked up here. Returns 0
- * or -errno. */
+ * counts them; memsz's own pages among them marked by the caller, with
+ * observer_task before it sorts c->look). Pages that need no look-up are
+ * classified once per distinct masked entry. The present pages whose memory
+ * cgroup is wanted (file pages; anonymous ones with snapper_set_anon_charges)
+ * are queued in sl->cg for kpage_charges_add, not looked up here. Returns 0 or
+ * -errno. */
 int kpage_classify(const struct snapper *s, struct snap_ctx *c,
-		   struct snap_slot *sl, const struct procmap *m, uint64_t va,
-		   size_t n, size_t nlook, uint64_t maxkey);
+		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
+		   uint64_t maxkey);
+
+/* The loop of kpage_classify after its look-ups: classify the n entries
+ * of c into the slot's runs, the kcount and kflags of its look-ups filled
+ * (kpage_fill, or kpage_fill_held for a chunk whose look-ups were read
+ * with other chunks', snap_hold.c). */
+void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
+			   struct snap_slot *sl, uint64_t va, size_t n);
+
+/* The kpage files a page looked up is read in. */
+enum kpage_file {
+	KF_COUNT = 1u << 0, /* kpagecount: its mapcount */
+	KF_FLAGS = 1u << 1, /* kpageflags: dirty, and the flags kept */
+};
+
+/* Which kpage files page e of c, looked up (kpage_prepass listed it),
+ * wants read: kpagecount if it is not mapped exclusively; kpageflags, when
+ * they can be read, if it is a file page of a mapping not known clean. */
+uint8_t kpage_wants(const struct snapper *s, const struct snap_ctx *c,
+		    uint64_t e);
+
+/* Fill c's kcount and kflags for the nlook pages of c->look as kpage_fill
+ * would, from count and flags (NULL: none read) at each page's index in
+ * the chunk, read for its chunk with other chunks' (snap_hold.c). */
+void kpage_fill_held(const struct snapper *s, struct snap_ctx *c, size_t nlook,
+		     const uint64_t *count, const uint64_t *flags);
+
+/* Sort the n keys of a by the bits above their low idx_bits (a PFN above
+ * an index) through tmp (room for n). */
+void kpage_keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
+		     unsigned idx_bits);
+
+/* How many preads kpage_keys_read_all would read the n keys of look
+ * (sorted by kpage_keys_sort) in through a buffer of nbuf entries: one
+ * per block of nearby frames. */
+size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
+			 size_t nbuf);
+
+/* Read kpage file fd for the n keys of key, sorted by kpage_keys_sort:
+ * the entry of the PFN of each key into dst at the key's index (its low
+ * idx_bits), one pread per block of nearby frames (KPAGE_GAP); from
+ * KEYS_PARALLEL_MIN keys on, cut into one part per thread of the
+ * snapshot (s->nthreads), the first read on the caller's thread through
+ * the scratch of s->ctx[0] (free whenever the caller is not running a
+ * task), the others each on a thread of its own. A PFN beyond the file's
+ * end reads as 0. Returns 0 or the first error (-errno). */
+int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
+			unsigned idx_bits, int fd, uint64_t *dst);
 
 /* Append the slot's pages whose memory cgroup is to be looked up (those
  * kpage_classify queued: file pages, and with snapper_set_anon_charges

@@ -8,7 +8,9 @@
 
 #include "record/snap_pool.h"
 
+#include "record/snap_hold.h"
 #include "record/snap_kpage.h"
+#include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "util/util.h"
 
@@ -151,18 +153,38 @@ static void task_clean(const struct snap_job *j, struct snap_ctx *c, size_t k,
 				m->name ? m->name : "", r == KPAGE_CLEAN_FILE};
 }
 
+/* Classify task k, read into c (its nlook look-ups in c->look, the
+ * largest maxkey), into its slot's runs: its file's cleanness asked,
+ * memsz's own pages marked, then classified, or with hold the chunk held
+ * for its look-ups when that pays (snap_hold). Returns 0 or -errno. */
+static int task_classify(struct snap_job *j, struct snap_ctx *c, size_t k,
+			 size_t nlook, uint64_t maxkey, bool hold)
+{
+	struct snap_slot *sl = &j->s->slots[k % WINDOW];
+	uint64_t va = task_va(j, k);
+
+	task_clean(j, c, k, nlook);
+	/* memsz's own pages, before their mapcounts are read (it reads
+	 * c->look in page order, which snap_hold sorts) */
+	observer_task(j->s, c, &j->maps->maps[j->tasks[k].vma], va, nlook);
+	if (hold && snap_hold(j, c, k, va, nlook, maxkey))
+		return 0;
+	return kpage_classify(j->s, c, sl, va, c->nent, nlook, maxkey);
+}
+
+/* Read task k into its slot: its pagemap entries, then its runs, or the
+ * chunk held for its look-ups. */
 static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 {
 	struct snap_slot *sl = &j->s->slots[k % WINDOW];
 	size_t nlook;
 	uint64_t maxkey;
-	int ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
+	int ret;
 
-	task_clean(j, c, k, nlook);
+	sl->held.on = false;
+	ret = pagemap_read_task(j, c, k, &nlook, &maxkey);
 	if (ret > 0)
-		ret =
-		    kpage_classify(j->s, c, sl, &j->maps->maps[j->tasks[k].vma],
-				   task_va(j, k), c->nent, nlook, maxkey);
+		ret = task_classify(j, c, k, nlook, maxkey, true);
 	sl->ret = ret < 0 ? ret : 0;
 }
 
@@ -248,10 +270,12 @@ static void snap_tick(const struct snapper *s)
 		s->tick(s->tick_arg);
 }
 
-/* Write the finished tasks [from, to) in order: each task's runs go to the
- * encoder of its mapping's record as they come (the encoder joins the run
- * that crosses a chunk boundary), the record is written after its last
- * task. Returns 0 or the first task's error. */
+/* Write the finished tasks [from, to) in order, the chunks held among them
+ * classified first (snap_hold_resolve, through the scratch of the
+ * caller's thread, s->ctx[0]): each task's runs go to the encoder of its
+ * mapping's record as they come (the encoder joins the run that crosses a
+ * chunk boundary), the record is written after its last task. Returns 0
+ * or the first task's error. */
 static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		       const uint32_t *ids, struct vma_acc *a,
 		       struct md_snap_end *e, struct snap_stats *st)
@@ -263,6 +287,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 	/* on the calling thread, which is the only one to flush; the
 	 * process may be running (it is not held, or no longer) */
 	snap_tick(s);
+	snap_hold_resolve(j, s->ctx[0], from, to);
 	for (k = from; k < to; k++) {
 		const struct snap_task *t = &j->tasks[k];
 		const struct procmap *m = &j->maps->maps[t->vma];
@@ -416,6 +441,7 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 		s->cgkey = s->cgva = s->cgtmp = NULL;
 		s->cgkey_cap = s->cgva_cap = s->cgtmp_cap = 0;
 	}
+	snap_hold_free(s);
 	/* so are the slots' pages queued from a chunk (16 bytes a page, up
 	 * to 256 KiB a slot, 16 MiB over the window: kept, they stayed
 	 * for the whole recording) */
@@ -520,10 +546,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 				    read);
 			}
 			kpage_prepass(s, c, c->nent, &nlook, &maxkey);
-			task_clean(j, c, k, nlook);
-			sl->ret = kpage_classify(
-			    s, c, sl, &j->maps->maps[j->tasks[k].vma],
-			    task_va(j, k), c->nent, nlook, maxkey);
+			sl->ret = task_classify(j, c, k, nlook, maxkey, false);
 			c->pm = pm;
 			c->extra = extra;
 		}
@@ -585,6 +608,7 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 		from = to = j->flushed;
 		while (to < j->next && s->slots[to % WINDOW].done)
 			to++;
+		to = snap_hold_flush_end(j, from, to);
 		k = to == from ? task_claim(j, true) : SIZE_MAX;
 		if (to == from && k == SIZE_MAX) {
 			if (from == j->ntasks) {

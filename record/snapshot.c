@@ -12,6 +12,7 @@
 #include "record/snapshot.h"
 
 #include "record/procmaps.h"
+#include "record/snap_hold.h"
 #include "record/snap_images.h"
 #include "record/snap_int.h"
 #include "record/snap_observer.h"
@@ -128,6 +129,7 @@ void snapper_free(struct snapper *s)
 		free(c->ra);
 		free(c);
 	}
+	snap_hold_free(s);
 	for (i = 0; i < WINDOW; i++) {
 		free(s->slots[i].runs);
 		free(s->slots[i].cg);

@@ -208,6 +208,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2115-record-keep.sh \
 	tests/t2120-record-follow.sh \
 	tests/t2125-record-fork-growth.py \
+	tests/t2126-record-fork-scattered.py \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \
 	tests/t2150-record-peak.py \

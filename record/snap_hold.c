@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* snap_hold.c — chunks held for their page-frame look-ups (see
+ * snap_hold.h).
+ *
+ * PSS needs the mapcount of every page mapped more than once, one
+ * /proc/kpagecount entry each, and the dirtiness of a file page whose
+ * file may hold dirty pages (shared memory always) its /proc/kpageflags
+ * entry. The kernel spends 65-95 ns an entry and ~250 ns a pread, so
+ * look-ups are sorted by frame and read in one pread per run of nearby
+ * frames. But on a machine that has been up a while the frames of one
+ * 64 MiB chunk lie scattered over all of RAM: 4 GiB shared copy-on-write
+ * after a fork (1 Mi pages, a 24 GiB machine up for a day) took 284 k
+ * preads sorted chunk by chunk, 55 k sorted at once. So a chunk with many
+ * look-ups, their frames scattered, waits in its slot, a copy of its
+ * pagemap entries kept (9 bytes a page, 17 for a packed chunk), until the
+ * tasks of the window after it are done; then the keys of all the chunks
+ * held in the window are sorted together and read (in parts, on the
+ * snapshot's threads), and each chunk is classified from what was read,
+ * in task order, before it is written.
+ *
+ * The price: a page's frame is looked up to a window of chunks after its
+ * pagemap entry, not within its own chunk, so in a running target more
+ * frames are freed in between: such a page reads as mapcount 0 (not
+ * counted, as a page no longer mapped) or as the frame's new page.
+ * --freeze holds the target still. */
+#include "config.h"
+
+#include "record/snap_hold.h"
+
+#include "record/snap_kpage.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A hold key: the page's PFN, above its chunk's slot (below WINDOW),
+ * above its index in the chunk; s->holdkey has a region of CHUNK_PAGES
+ * keys a slot, written by the thread that held the chunk. */
+#define HOLD_SLOT_BITS 6
+#define HOLD_IDX_BITS (LOOK_IDX_BITS + HOLD_SLOT_BITS)
+#define HOLD_PFN_MAX (UINT64_MAX >> HOLD_IDX_BITS)
+#define HOLD_KEYS ((size_t)WINDOW << LOOK_IDX_BITS)
+_Static_assert(WINDOW <= 1u << HOLD_SLOT_BITS, "a slot fits a key");
+
+/* A chunk is held only when its look-ups, sorted, would take a pread per
+ * fewer than this many keys on average: frames that scattered gain from
+ * a sort with other chunks' (~250 ns a pread saved) more than holding
+ * costs (a copy, a second pass over the entries, a share of a sort over
+ * more memory than the caches hold, fresh pages: ~20 ns a page). Measured
+ * on two processes with 4 GiB shared after a fork: frames at 1-16 look-ups
+ * a pread per chunk, 208 ms CPU held against 248 not; frames at 4-512,
+ * 173 held against 152 not, 149 with this bound (most not held). */
+#define HOLD_BLOCK_KEYS 16
+
+/* Whether chunk c of job j (nlook look-ups in c->look, largest key maxkey)
+ * is held (see snap_hold): the number of its look-ups that want a kpage
+ * file read, in c->look2 sorted by PFN, or 0 if it is not; *blocks: the
+ * preads they would take sorted alone. Sorts c->look, where
+ * kpage_classify then finds it sorted. Not once the job found holding
+ * did not pay (j->hold_off, held_read). */
+static size_t hold_pays(const struct snap_job *j, struct snap_ctx *c,
+			size_t nlook, uint64_t maxkey, size_t *blocks)
+{
+	const struct snapper *s = j->s;
+	size_t i, m;
+
+	if (nlook < HOLD_MIN_LOOKUPS || c->weighted ||
+	    LOOK_PFN(maxkey) > HOLD_PFN_MAX ||
+	    __atomic_load_n(&j->hold_off, __ATOMIC_RELAXED))
+		return 0;
+	for (i = m = 0; i < nlook; i++)
+		m += kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]) != 0;
+	if (m < HOLD_MIN_LOOKUPS)
+		return 0;
+	for (i = 1; i < nlook && c->look[i] >= c->look[i - 1]; i++)
+		;
+	if (i < nlook)
+		kpage_keys_sort(c->look, c->look2, nlook, maxkey,
+				LOOK_IDX_BITS);
+	for (i = m = 0; i < nlook; i++)
+		if (kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]))
+			c->look2[m++] = c->look[i];
+	*blocks = kpage_keys_blocks(c->look2, m, LOOK_IDX_BITS, c->nkbuf);
+	return *blocks * HOLD_BLOCK_KEYS > m ? m : 0;
+}
+
+/* Write the m keys of c->look2 (sorted) of chunk c in slot as hold keys
+ * into the slot's regions: those that want kpagecount into s->holdkey's
+ * (h->nkeys of them), those that want kpageflags into s->holdflags'
+ * (h->nfkeys), each array allocated when first needed. */
+static void hold_keys(struct snap_job *j, const struct snap_ctx *c, size_t slot,
+		      size_t m, struct snap_held *h)
+{
+	struct snapper *s = j->s;
+	uint64_t *ck, *fk;
+
+	pthread_mutex_lock(&j->mu);
+	if (!s->holdkey)
+		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
+	if (!s->holdflags && s->has_kpageflags)
+		s->holdflags = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdflags));
+	pthread_mutex_unlock(&j->mu);
+	ck = s->holdkey + (slot << LOOK_IDX_BITS);
+	fk = s->holdflags ? s->holdflags + (slot << LOOK_IDX_BITS) : NULL;
+	h->nkeys = h->nfkeys = 0;
+	for (size_t i = 0; i < m; i++) {
+		uint64_t look = c->look2[i];
+		uint8_t w = kpage_wants(s, c, c->pm[LOOK_IDX(look)]);
+		uint64_t key = LOOK_PFN(look) << HOLD_IDX_BITS |
+			       slot << LOOK_IDX_BITS | LOOK_IDX(look);
+
+		if (w & KF_COUNT)
+			ck[h->nkeys++] = key;
+		if (w & KF_FLAGS)
+			fk[h->nfkeys++] = key;
+	}
+}
+
+bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
+	       size_t nlook, uint64_t maxkey)
+{
+	struct snapper *s = j->s;
+	size_t slot = k % WINDOW, n = c->nent, m, need;
+	struct snap_held *h = &s->slots[slot].held;
+
+	h->on = false;
+	m = hold_pays(j, c, nlook, maxkey, &h->blocks);
+	if (!m)
+		return false;
+	hold_keys(j, c, slot, m, h);
+	/* its entries, then (packed) their offsets, then its scan bits */
+	need = n * (sizeof(uint64_t) * (c->packed ? 2 : 1) + 1);
+	if (h->cap < need) {
+		free(h->pm);
+		h->pm = xmalloc(need);
+		h->cap = need;
+	}
+	h->off = h->pm + n;
+	h->extra = (uint8_t *)(h->off + (c->packed ? n : 0));
+	memcpy(h->pm, c->pm, n * sizeof(*h->pm));
+	memcpy(h->extra, c->extra, n);
+	if (c->packed)
+		memcpy(h->off, c->off, n * sizeof(*h->off));
+	h->n = n;
+	h->va = va;
+	h->packed = c->packed;
+	h->file_clean = c->file_clean;
+	h->on = true;
+	return true;
+}
+
+size_t snap_hold_flush_end(const struct snap_job *j, size_t from, size_t to)
+{
+	size_t h = from;
+
+	while (h < to && !j->s->slots[h % WINDOW].held.on)
+		h++;
+	if (h > from || h == to)
+		return h;
+	return to >= MIN(from + WINDOW, j->ntasks) ? to : from;
+}
+
+/* Held chunk h seen through the scratch of c: its entries, scan bits and
+ * offsets where kpage_prepass and kpage_classify_filled read a chunk's,
+ * c's arrays for the rest. */
+static struct snap_ctx held_view(const struct snap_ctx *c,
+				 const struct snap_held *h)
+{
+	struct snap_ctx v = *c;
+
+	v.pm = h->pm;
+	v.extra = h->extra;
+	v.off = h->off;
+	v.packed = h->packed;
+	v.weighted = false;
+	v.file_clean = h->file_clean;
+	v.nent = h->n;
+	return v;
+}
+
+/* Gather into s->holdtmp the keys the chunks held among tasks [from,
+ * to) wrote into their slots' regions of keys (s->holdkey, or with flags
+ * s->holdflags); their number, the largest into *mx. */
+static size_t held_gather(struct snapper *s, size_t from, size_t to, bool flags,
+			  uint64_t *mx)
+{
+	size_t nk = 0;
+
+	*mx = 0;
+	for (size_t k = from; k < to; k++) {
+		const struct snap_held *h = &s->slots[k % WINDOW].held;
+		size_t n = flags ? h->nfkeys : h->nkeys;
+		const uint64_t *key = (flags ? s->holdflags : s->holdkey) +
+				      ((k % WINDOW) << LOOK_IDX_BITS);
+
+		if (!h->on || !n)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			*mx = MAX(*mx, key[i]);
+		memcpy(s->holdtmp + nk, key, n * sizeof(*key));
+		nk += n;
+	}
+	return nk;
+}
+
+/* Holding pays when the window's keys sorted together take at most this
+ * share of the preads they take sorted chunk by chunk. */
+#define HOLD_GAIN_NUM 3
+#define HOLD_GAIN_DEN 4
+
+/* After the nk kpagecount keys of the chunks held among tasks [from, to)
+ * were sorted together (in s->holdtmp): if their preads are not fewer
+ * enough than the same chunks' sorted one by one (snap_held.blocks),
+ * their frames lie too far apart for one window to bring them close
+ * (a 256 MiB process's 4 chunks spread over all of RAM: 20.8 k preads
+ * held against 21.4 k, 8% more CPU), and the job holds no more chunks
+ * (j->hold_off): one window's cost is the most holding loses. */
+static void hold_judge(struct snap_job *j, size_t from, size_t to, size_t nk)
+{
+	struct snapper *s = j->s;
+	size_t alone = 0;
+
+	for (size_t k = from; k < to; k++)
+		if (s->slots[k % WINDOW].held.on)
+			alone += s->slots[k % WINDOW].held.blocks;
+	if (kpage_keys_blocks(s->holdtmp, nk, HOLD_IDX_BITS, KPAGE_BLOCK) *
+		HOLD_GAIN_DEN >
+	    alone * HOLD_GAIN_NUM)
+		__atomic_store_n(&j->hold_off, true, __ATOMIC_RELAXED);
+}
+
+/* Read what the chunks held among tasks [from, to) look up: for each kpage
+ * file, their keys gathered into s->holdtmp, sorted there (through the
+ * regions they were gathered from) and read into those regions' array at
+ * each key's index (slot and page): kpagecount into s->holdkey,
+ * kpageflags into s->holdflags. Returns 0 or -errno. */
+static int held_read(struct snap_job *j, size_t from, size_t to)
+{
+	struct snapper *s = j->s;
+	const struct {
+		uint64_t **keys;
+		int fd;
+		bool flags;
+	} files[] = {
+	    {&s->holdkey, s->kpagecount_fd, false},
+	    {&s->holdflags, s->kpageflags_fd, true},
+	};
+	uint64_t mx;
+	size_t nk;
+	int ret = 0;
+
+	if (!s->holdtmp)
+		s->holdtmp = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdtmp));
+	for (size_t f = 0; f < ARRAY_SIZE(files) && ret >= 0; f++) {
+		if (!*files[f].keys)
+			continue;
+		nk = held_gather(s, from, to, files[f].flags, &mx);
+		if (!nk)
+			continue;
+		kpage_keys_sort(s->holdtmp, *files[f].keys, nk, mx,
+				HOLD_IDX_BITS);
+		if (!files[f].flags)
+			hold_judge(j, from, to, nk);
+		ret = kpage_keys_read_all(s, s->holdtmp, nk, HOLD_IDX_BITS,
+					  files[f].fd, *files[f].keys);
+	}
+	return ret;
+}
+
+void snap_hold_resolve(struct snap_job *j, struct snap_ctx *c, size_t from,
+		       size_t to)
+{
+	struct snapper *s = j->s;
+	size_t k, nlook;
+	uint64_t maxkey;
+	int ret;
+
+	for (k = from; k < to && !s->slots[k % WINDOW].held.on; k++)
+		;
+	if (k == to)
+		return;
+	ret = held_read(j, from, to);
+	for (k = from; k < to; k++) {
+		struct snap_slot *sl = &s->slots[k % WINDOW];
+		struct snap_held *h = &sl->held;
+		struct snap_ctx v;
+
+		if (!h->on)
+			continue;
+		h->on = false;
+		sl->ret = ret;
+		if (ret < 0)
+			continue;
+		v = held_view(c, h);
+		kpage_prepass(s, &v, h->n, &nlook, &maxkey);
+		kpage_fill_held(
+		    s, &v, nlook, s->holdkey + ((k % WINDOW) << LOOK_IDX_BITS),
+		    h->nfkeys ? s->holdflags + ((k % WINDOW) << LOOK_IDX_BITS)
+			      : NULL);
+		kpage_classify_filled(s, &v, sl, h->va, h->n);
+		c->kpage_lookups += nlook;
+	}
+}
+
+void snap_hold_free(struct snapper *s)
+{
+	for (size_t k = 0; k < WINDOW; k++) {
+		free(s->slots[k].held.pm);
+		memset(&s->slots[k].held, 0, sizeof(s->slots[k].held));
+	}
+	xfree_huge(s->holdkey, HOLD_KEYS * sizeof(*s->holdkey));
+	xfree_huge(s->holdtmp, HOLD_KEYS * sizeof(*s->holdtmp));
+	xfree_huge(s->holdflags, HOLD_KEYS * sizeof(*s->holdflags));
+	s->holdkey = s->holdtmp = s->holdflags = NULL;
+}
