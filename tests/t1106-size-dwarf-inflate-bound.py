@@ -206,66 +206,57 @@ def hostile_shstrtab(src, dst, raw):
     return len(payload), len(names) + CLAIM
 
 
-def split_names(src, dst, raw):
-    """dst: src with .shstrtab compressed as one stored deflate block of a
-    table whose raw bytes (the table shifted by 31: Elf64_Chdr, zlib and
-    stored-block headers) give other names than its inflated bytes: each
-    section's real name inflated, and raw too but .debug_str's, which is
-    .debug_xtr raw. .debug_str is then 1 MiB claiming CLAIM. Names taken
-    raw, .debug_str is not DWARF libdw reads; libdw's elf_strptr() names
-    it .debug_str and inflates it."""
+def two_names(src, raw, renames, header):
+    """src's bytes with .debug_str 1 MiB claiming CLAIM, and .shstrtab
+    compressed as one stored deflate block after header (the compression
+    header, its length known: header(0)) of a table whose raw bytes (the
+    table shifted by that header, the zlib and the stored-block headers)
+    give each section the name renames maps its real name to (its real
+    name if none), and whose inflated bytes give its real name."""
     b = bytearray(open(src, "rb").read())
     h = section_header(b, ".debug_str")
     put_section(b, h, struct.pack("<IIQQ", 1, 0, CLAIM, 1) +
                 zlib_stream(raw), SHF_COMPRESSED)
     hs, si = shdrs(b)
     old = bytes(b[hs[si][3]:hs[si][3] + hs[si][4]])
-    shift = 24 + 2 + 5
+    shift = len(header(0)) + 2 + 5
     table = bytearray(b"\0" * (shift + 1))
     for i, sh in enumerate(hs[1:], 1):
         name = old[sh[1]:old.index(b"\0", sh[1])]
-        raw_name = b".debug_xtr" if name == b".debug_str" else name
         at = len(table)
-        table += raw_name + b"\0"
+        table += renames.get(name, name) + b"\0"
         table += bytes(at + shift - len(table)) + name + b"\0"
         struct.pack_into("<I", b, sh[0], at + shift)
     t = bytes(table)
     stream = (b"\x78\x01\x01" + struct.pack("<HH", len(t), len(t) ^ 0xffff)
               + t + struct.pack(">I", zlib.adler32(t)))
-    put_section(b, hs[si], struct.pack("<IIQQ", 1, 0, len(t), 1) + stream,
-                SHF_COMPRESSED)
+    return b, hs[si], header(len(t)) + stream
+
+
+def split_names(src, dst, raw):
+    """dst: src with .shstrtab compressed (SHF_COMPRESSED) by two_names,
+    each section's name raw its real one but .debug_str's, .debug_xtr
+    raw. Names taken raw, .debug_str is not DWARF libdw reads; libdw's
+    elf_strptr() names it .debug_str and inflates it."""
+    b, h, payload = two_names(
+        src, raw, {b".debug_str": b".debug_xtr"},
+        lambda n: struct.pack("<IIQQ", 1, 0, n, 1))
+    put_section(b, h, payload, SHF_COMPRESSED)
     open(dst, "wb").write(b)
     os.chmod(dst, 0o755)
 
 
 def gnu_names(src, dst, raw):
-    """dst: src with .shstrtab GNU-compressed ("ZLIB", the size, one stored
-    deflate block) and named .zdebug_line raw, which libdw takes for DWARF
-    and has libelf inflate midway through dwarf_begin_elf(); the table's
-    raw bytes (shifted by 19: those headers) give each section its real
-    name but .debug_str's, .debug_xtr raw, .debug_str inflated, where 1 MiB
-    claims CLAIM. Names taken raw, .debug_str is not DWARF libdw reads;
-    libdw reads it once the table is inflated."""
-    b = bytearray(open(src, "rb").read())
-    h = section_header(b, ".debug_str")
-    put_section(b, h, struct.pack("<IIQQ", 1, 0, CLAIM, 1) +
-                zlib_stream(raw), SHF_COMPRESSED)
-    hs, si = shdrs(b)
-    old = bytes(b[hs[si][3]:hs[si][3] + hs[si][4]])
-    shift = 4 + 8 + 2 + 5
-    table = bytearray(b"\0" * (shift + 1))
-    for i, sh in enumerate(hs[1:], 1):
-        name = old[sh[1]:old.index(b"\0", sh[1])]
-        raw_name = {b".debug_str": b".debug_xtr",
-                    b".shstrtab": b".zdebug_line"}.get(name, name)
-        at = len(table)
-        table += raw_name + b"\0"
-        table += bytes(at + shift - len(table)) + name + b"\0"
-        struct.pack_into("<I", b, sh[0], at + shift)
-    t = bytes(table)
-    stream = (b"\x78\x01\x01" + struct.pack("<HH", len(t), len(t) ^ 0xffff)
-              + t + struct.pack(">I", zlib.adler32(t)))
-    put_section(b, hs[si], b"ZLIB" + struct.pack(">Q", len(t)) + stream)
+    """dst: src with .shstrtab GNU-compressed by two_names ("ZLIB" and the
+    size) and named .zdebug_line raw, which libdw takes for DWARF and has
+    libelf inflate midway through dwarf_begin_elf(); .debug_str is
+    .debug_xtr raw, as in split_names: libdw reads it once the table is
+    inflated."""
+    b, h, payload = two_names(
+        src, raw, {b".debug_str": b".debug_xtr",
+                   b".shstrtab": b".zdebug_line"},
+        lambda n: b"ZLIB" + struct.pack(">Q", n))
+    put_section(b, h, payload)
     open(dst, "wb").write(b)
     os.chmod(dst, 0o755)
 
