@@ -293,11 +293,21 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	return dbg;
 }
 
+/* Whether img holds DWARF units: a .debug_info section with bytes, or
+ * its GNU-compressed form, .zdebug_info (gcc -gz=zlib-gnu, objcopy
+ * --compress-debug-sections=zlib-gnu), which libdw reads through libelf's
+ * elf_compress_gnu(). */
 static bool has_dwarf(const struct elfimg *img)
 {
-	const struct elf_section *s = find_named(img, ".debug_info");
+	static const char *const names[] = {".debug_info", ".zdebug_info"};
 
-	return s && s->type != SHT_NOBITS && s->size;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct elf_section *s = find_named(img, names[i]);
+
+		if (s && s->type != SHT_NOBITS && s->size)
+			return true;
+	}
+	return false;
 }
 
 /* name made absolute with dir when relative and dir is not NULL, then

@@ -605,14 +605,22 @@ def real_checks(tmp):
     packed = os.path.join(tmp, "units.gz")
     subprocess.run(["gcc", "-g", "-O1", "-o", plain, *srcs], check=True,
                    cwd=tmp)
+    gnu = os.path.join(tmp, "units.gnu")
     subprocess.run(["gcc", "-g", "-gz=zlib", "-O1", "-o", packed, *srcs],
+                   check=True, cwd=tmp)
+    subprocess.run(["gcc", "-g", "-gz=zlib-gnu", "-O1", "-o", gnu, *srcs],
                    check=True, cwd=tmp)
     check("C" in lib.sections(packed)[".debug_info"][3],
           "gcc -gz=zlib: .debug_info is SHF_COMPRESSED")
-    want = {os.path.basename(n) for n in unit_names(packed)} & set(UNITS)
-    check(want == set(UNITS), f"readelf names the three units ({want})")
+    check(".zdebug_info" in lib.sections(gnu) and
+          ".debug_info" not in lib.sections(gnu),
+          "gcc -gz=zlib-gnu: .zdebug_info, no .debug_info")
+    for path in (packed, gnu):
+        want = {os.path.basename(n) for n in unit_names(path)} & set(UNITS)
+        check(want == set(UNITS), f"readelf names the three units of "
+              f"{os.path.basename(path)} ({want})")
     got = {}
-    for path in (plain, packed):
+    for path in (plain, packed, gnu):
         rc, out, err, rss = run("size", "--by", "compileunits", "--format",
                                 "csv", "-n", "0", path)
         got[path] = {os.path.basename(r["compileunits"]):
@@ -624,6 +632,9 @@ def real_checks(tmp):
               "note", f"{rc}, {sorted(got[path])}, {err[-300:]}")
     check(got[plain] == got[packed],
           f"-gz=zlib: the units' VM SIZE as uncompressed ({got[packed]})")
+    # GNU-compressed DWARF only (.zdebug_*) was "no DWARF in the file"
+    check(got[plain] == got[gnu],
+          f"-gz=zlib-gnu: the units' VM SIZE as uncompressed ({got[gnu]})")
     if not os.path.exists(LIBC):
         lib.skip_part(f"{LIBC} not here")
         return
