@@ -335,6 +335,17 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 				  "it was read: its rows may be incomplete",
 				  path);
 	}
+	/* so may its debug file, whose symbols and DWARF the rows hold */
+	if (!im->debug_changed_noted && im->img->debug &&
+	    elfimg_changed(im->img->debug)) {
+		im->debug_changed_noted = true;
+		strlist_add_notef(notes, NOTE_IMAGE_CHANGED_READ,
+				  im->img->debug->path,
+				  "%s: its debug file '%s' changed (truncated "
+				  "or rewritten) while it was read: its rows "
+				  "may be incomplete",
+				  path, im->img->debug->path);
+	}
 	if (ret < 0)
 		return ret;
 	source_notes(notes, path, im->img, &st);

@@ -31,6 +31,7 @@ struct imgmaps {
 	struct dualmap src[ELFSRC__COUNT];
 	bool built[ELFSRC__COUNT];
 	bool changed_noted; /* NOTE_IMAGE_CHANGED_READ given */
+	bool debug_changed_noted; /* the same, of its debug file */
 };
 
 /* Open path into im (zeroed by the caller) and build its base map.

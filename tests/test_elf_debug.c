@@ -92,6 +92,54 @@ static void test_debug_search_cached(void **state)
 	elfimg_close(img);
 }
 
+/* A debug file that changes after memsz read it (its mtime moved between
+ * two keys' maps, as a rewrite moves it) is said once, by its own path,
+ * as the image's own change is: the rows hold its symbols and DWARF. */
+static void test_debug_changed_note(void **state)
+{
+	const struct timespec past[2] = {{0, UTIME_OMIT}, {946684800, 0}};
+	struct elf_map_opts opts = {.debug_root = fx("chg")};
+	struct imgmaps im = {0};
+	struct strlist notes = {0};
+	struct labels *lb = labels_new();
+	struct dualmap *m;
+	char hex[130], *dbg;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(imgmaps_open(&im, fx("fx"), lb), 0);
+	elfimg_build_id_hex(im.img, hex, sizeof(hex));
+	dbg = xasprintf("%s/chg/.build-id/%.2s/%s.debug", tmpdir, hex, hex + 2);
+	assert_int_equal(sh("cd %s && mkdir -p chg/.build-id/%.2s && "
+			    "objcopy --only-keep-debug fx %s",
+			    tmpdir, hex, dbg),
+			 0);
+	assert_int_equal(
+	    imgmaps_source(&im, ELFSRC_SYMBOLS, lb, &opts, &notes, &m), 0);
+	assert_non_null(im.img->debug);
+	assert_string_equal(im.img->debug->path, dbg);
+	for (size_t i = 0; i < notes.n; i++)
+		assert_int_not_equal(notes.kinds[i], NOTE_IMAGE_CHANGED_READ);
+	assert_int_equal(utimensat(AT_FDCWD, dbg, past, 0), 0);
+	assert_int_equal(imgmaps_source(&im, ELFSRC_COMPILEUNITS, lb, &opts,
+					&notes, &m),
+			 0);
+	assert_int_equal(
+	    imgmaps_source(&im, ELFSRC_INLINES, lb, &opts, &notes, &m), 0);
+	for (size_t i = 0; i < notes.n; i++) {
+		if (notes.kinds[i] != NOTE_IMAGE_CHANGED_READ)
+			continue;
+		n++;
+		assert_non_null(strstr(notes.lines[i], dbg));
+		assert_non_null(strstr(notes.lines[i], "debug file"));
+	}
+	assert_int_equal(n, 1);
+	strlist_free(&notes);
+	imgmaps_close(&im);
+	labels_free(lb);
+	free(dbg);
+}
+
 static void test_build_id_read(void **state)
 {
 	uint8_t id[64];
@@ -345,6 +393,7 @@ int main(void)
 	    cmocka_unit_test(test_debug_build_id),
 	    cmocka_unit_test(test_build_id_read),
 	    cmocka_unit_test(test_debug_search_cached),
+	    cmocka_unit_test(test_debug_changed_note),
 	    cmocka_unit_test(test_debug_crc),
 	    cmocka_unit_test(test_eu_strip),
 	    cmocka_unit_test(test_libc_debug),
