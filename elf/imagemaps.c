@@ -339,8 +339,9 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 	if (!im->debug_changed_noted && im->img->debug &&
 	    elfimg_changed(im->img->debug)) {
 		im->debug_changed_noted = true;
-		strlist_add_notef(notes, NOTE_IMAGE_CHANGED_READ,
-				  im->img->debug->path,
+		/* about the image (its rows, what --filter keeps, the
+		 * summary's count of images): the text names the file */
+		strlist_add_notef(notes, NOTE_IMAGE_CHANGED_READ, path,
 				  "%s: its debug file '%s' changed (truncated "
 				  "or rewritten) while it was read: its rows "
 				  "may be incomplete",

@@ -30,7 +30,7 @@ struct imgmaps {
 	struct dualmap base;
 	struct dualmap src[ELFSRC__COUNT];
 	bool built[ELFSRC__COUNT];
-	bool changed_noted; /* NOTE_IMAGE_CHANGED_READ given */
+	bool changed_noted;	  /* NOTE_IMAGE_CHANGED_READ given */
 	bool debug_changed_noted; /* the same, of its debug file */
 };
 

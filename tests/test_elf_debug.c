@@ -93,8 +93,9 @@ static void test_debug_search_cached(void **state)
 }
 
 /* A debug file that changes after memsz read it (its mtime moved between
- * two keys' maps, as a rewrite moves it) is said once, by its own path,
- * as the image's own change is: the rows hold its symbols and DWARF. */
+ * two keys' maps, as a rewrite moves it) is said once, naming it, as the
+ * image's own change is, and about the image, whose rows hold its
+ * symbols and DWARF. */
 static void test_debug_changed_note(void **state)
 {
 	const struct timespec past[2] = {{0, UTIME_OMIT}, {946684800, 0}};
@@ -121,9 +122,8 @@ static void test_debug_changed_note(void **state)
 	for (size_t i = 0; i < notes.n; i++)
 		assert_int_not_equal(notes.kinds[i], NOTE_IMAGE_CHANGED_READ);
 	assert_int_equal(utimensat(AT_FDCWD, dbg, past, 0), 0);
-	assert_int_equal(imgmaps_source(&im, ELFSRC_COMPILEUNITS, lb, &opts,
-					&notes, &m),
-			 0);
+	assert_int_equal(
+	    imgmaps_source(&im, ELFSRC_COMPILEUNITS, lb, &opts, &notes, &m), 0);
 	assert_int_equal(
 	    imgmaps_source(&im, ELFSRC_INLINES, lb, &opts, &notes, &m), 0);
 	for (size_t i = 0; i < notes.n; i++) {
@@ -132,6 +132,8 @@ static void test_debug_changed_note(void **state)
 		n++;
 		assert_non_null(strstr(notes.lines[i], dbg));
 		assert_non_null(strstr(notes.lines[i], "debug file"));
+		/* about the image, whose rows --filter keeps or drops */
+		assert_string_equal(notes.subjects[i], im.img->path);
 	}
 	assert_int_equal(n, 1);
 	strlist_free(&notes);
