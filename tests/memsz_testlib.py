@@ -624,6 +624,29 @@ def memcg_stat(cg, key):
     return 0
 
 
+# memory.stat is the kernel's per-CPU counters flushed lazily (at least
+# every 2 s): a read just after pages were charged or freed may not show
+# them yet. memcg_stat_until() reads again until the value agrees or this
+# many seconds pass (a guard, not a wait: the caller's check then says
+# what was read).
+STAT_GUARD = 10
+
+
+def memcg_stat_until(cg, key, agrees):
+    """memcg_stat(cg, key), read again (every 50 ms) until agrees(value)
+    or STAT_GUARD seconds pass; the last value read."""
+    last = [0]
+
+    def read():
+        last[0] = memcg_stat(cg, key)
+        return agrees(last[0])
+    try:
+        wait_until(read, f"{cg}'s memory.stat {key}", STAT_GUARD, 0.05)
+    except TimeoutError:
+        pass
+    return last[0]
+
+
 def dir_removed(path):
     """Tries to remove the directory path (a cgroup): True once it is
     gone, False while it is still busy (its killed processes not yet

@@ -363,7 +363,7 @@ def run_v1_early(tmp, exe, data_file, work, cg):
         f.write("0")
     load = Load(exe, data_file, anon // 1024, cg, early_kb=early // 1024)
     work.append(load)
-    rss = lib.memcg_stat(cg, "rss")
+    rss = lib.memcg_stat_until(cg, "rss", lambda v: anon <= v < early)
     check(load.before and load.before != cg and anon <= rss < early,
           f"the kernel charges {cg} for the anon dirtied there only "
           f"(rss {rss}), {load.before} for the {early} before")

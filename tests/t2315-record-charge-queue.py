@@ -158,26 +158,11 @@ def merged_stripes(start, n, first):
             for i in range(first, n, 2)]
 
 
-# memory.stat is the kernel's per-CPU counters flushed lazily (at least
-# every 2 s): a read just after pages were charged or freed may not show
-# them yet. A read that must agree is read again until it does or this
-# many seconds pass (a guard, not a wait: the check then says what it read).
-STAT_GUARD = 10
-
-
 def shmem_settled(cg, base, want):
     """cg's memory.stat shmem less base, read again until it is within two
-    pages of want or STAT_GUARD seconds pass; the last difference read."""
-    last = [0]
-
-    def agrees():
-        last[0] = lib.memcg_stat(cg, "shmem") - base
-        return abs(last[0] - want) <= 2 * PAGE
-    try:
-        lib.wait_until(agrees, f"{cg}'s memory.stat shmem", STAT_GUARD, 0.05)
-    except TimeoutError:
-        pass
-    return last[0]
+    pages of want (memcg_stat_until); the last difference read."""
+    return lib.memcg_stat_until(
+        cg, "shmem", lambda v: abs(v - base - want) <= 2 * PAGE) - base
 
 
 def run_size(what, n, shm, a, b, tmp):
