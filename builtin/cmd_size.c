@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,18 @@
 #include "rows/rows.h"
 #include "report/ondisk.h"
 #include "util/util.h"
+
+/* The free space malloc keeps at the top of its heap (M_TOP_PAD): size's
+ * arrays of a few hundred KiB (symbols, map entries, references, read
+ * windows) are freed and asked for again phase after phase. With glibc's
+ * 128 KiB, once the top was used up each was a fresh mmap (or an mremap
+ * as it grew) whose pages faulted in again: with 4 MiB they come from the
+ * heap and reuse its pages. `size --by symbols` of libc.so.6: 830 -> 763
+ * page faults, some 0.4 ms of 8 of CPU; peak RSS 46.2 -> 46.6 MiB on
+ * node, 66.0 -> 66.5 MiB on libjvm by compileunits,symbols. (A mmap
+ * threshold raised to 1 MiB as well saved 60 faults more but cost node
+ * and libjvm 1 and 3 MiB.) */
+#define SIZE_TOP_PAD (4 << 20)
 
 /* size's own option ids. */
 enum { SIZE_OPT_DEBUG_FILE = VIEW_OPT__END, SIZE_OPT_DEMANGLE };
@@ -208,6 +221,10 @@ int cmd_size(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	ret = 1;
+#ifdef M_TOP_PAD
+	/* advice to glibc's malloc */
+	(void)mallopt(M_TOP_PAD, SIZE_TOP_PAD);
+#endif
 	images = xcalloc(argc - first + 1, sizeof(*images));
 	lb = labels_new();
 	t = rowtree_new(lb, v.nkeys);

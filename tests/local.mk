@@ -83,6 +83,11 @@ tests_test_hashmap_LDADD = $(TEST_LIBS)
 tests_test_util_SOURCES = tests/test_util.c tests/testutil.c tests/testutil.h
 tests_test_util_CFLAGS = $(TEST_CFLAGS)
 tests_test_util_LDADD = $(TEST_LIBS)
+# zinflate() against zlib's inflate() of whole streams
+unit_tests += tests/test_zinflate
+tests_test_zinflate_SOURCES = tests/test_zinflate.c
+tests_test_zinflate_CFLAGS = $(TEST_CFLAGS)
+tests_test_zinflate_LDADD = $(TEST_LIBS)
 tests_test_jitmap_SOURCES = tests/test_jitmap.c tests/testutil.c tests/testutil.h
 tests_test_jitmap_CFLAGS = $(TEST_CFLAGS)
 tests_test_jitmap_LDADD = $(TEST_LIBS)
