@@ -28,7 +28,9 @@
  * page faults, some 0.4 ms of 8 of CPU; peak RSS 46.2 -> 46.6 MiB on
  * node, 66.0 -> 66.5 MiB on libjvm by compileunits,symbols. (A mmap
  * threshold raised to 1 MiB as well saved 60 faults more but cost node
- * and libjvm 1 and 3 MiB.) */
+ * and libjvm 1 and 3 MiB.) Setting M_TOP_PAD also fixes glibc's mmap
+ * threshold at 128 KiB (no longer raised by frees, see mallopt(3)): a
+ * request the top cannot cover is still mmapped. */
 #define SIZE_TOP_PAD (4 << 20)
 
 /* size's own option ids. */

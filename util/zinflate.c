@@ -34,8 +34,9 @@
 #include <emmintrin.h>
 #endif
 
-/* adler32's modulus, and the most bytes summed before s2 (32 bits) must
- * be reduced (zlib's NMAX), a multiple of 16 */
+/* adler32's modulus, and the most bytes summed between reductions (zlib's
+ * NMAX, a multiple of 16): s1 and s2 are 64-bit here, so what it bounds is
+ * the SSE2 path's 32-bit lanes, which stay far below 2^32 in a block */
 #define ADLER_BASE 65521u
 #define ADLER_NMAX 5536u
 
