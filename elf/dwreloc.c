@@ -94,7 +94,7 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, Elf_Data *syms,
 	for (int i = 0; gelf_getrela(rel, i, &r); i++) {
 		const struct dwreloc_kind *k =
 		    kind_of(img->machine, (uint32_t)GELF_R_TYPE(r.r_info));
-		uint64_t s;
+		uint64_t s, v;
 
 		if (!k)
 			return false;
@@ -105,8 +105,14 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, Elf_Data *syms,
 		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
 		    !sym_value(img, &sym, k->tls, &s))
 			return false;
-		put(img, (uint8_t *)tgt->d_buf + r.r_offset,
-		    s + (uint64_t)r.r_addend, k->size);
+		v = s + (uint64_t)r.r_addend;
+		/* an address past 4 bytes (a 32-bit file's code, laid out
+		 * from ELF_REL_VM_BASE) is left as it is: near 0, where
+		 * nothing is laid out, so its range is charged nowhere */
+		if (k->size == 4 && v > UINT32_MAX &&
+		    (int64_t)v != (int32_t)(uint32_t)v)
+			continue;
+		put(img, (uint8_t *)tgt->d_buf + r.r_offset, v, k->size);
 	}
 	return true;
 }
