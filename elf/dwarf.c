@@ -267,16 +267,17 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	 * hidden (a file rewritten since the claim: that section unread) */
 	if (!refused && elf_dwarf_inflate(dimg, h, &n))
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
-	/* strings are read from here on (the .dwo files' names), from
-	 * offsets a .o holds in its relocations */
-	if (dbg && !strings_terminated(dimg)) {
-		dwarf_end(dbg);
-		dbg = NULL;
-	} else if (dbg && !elf_dwarf_relocate(dimg)) {
+	/* a .o's relocations first: they may write into the string
+	 * sections (none a toolchain makes, but a hostile file may); then
+	 * the strings, read from here on (the .dwo files' names) */
+	if (dbg && !elf_dwarf_relocate(dimg)) {
 		dwarf_end(dbg);
 		dbg = NULL;
 		z->ref.why = ELF_DWARF_RELOC;
 		refused = true;
+	} else if (dbg && !strings_terminated(dimg)) {
+		dwarf_end(dbg);
+		dbg = NULL;
 	}
 	/* and of the dwz file, then the .dwo files, libdw would open for
 	 * it: known only from the DWARF just opened, which is within the

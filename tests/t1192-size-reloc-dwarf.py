@@ -13,12 +13,17 @@ Ground truth: readelf -wi, which applies the relocations, names each
 unit; nm -S gives each of the source's functions' and objects' size, which the unit's
 VM SIZE under --by compileunits,symbols must equal; readelf -r shows the
 RISC-V file's R_RISCV_ADD32/SUB32 in .rela.debug_info. gcc builds the
-x86-64 file; clang, where it is installed, the foreign ones.
+x86-64 file; clang, where it is installed, the foreign ones. A hostile
+.o whose relocation writes over the end of .debug_line_str (readelf -p
+shows the unit's name as its last string) has its DWARF refused; the
+sanitizer build fails where its strings were checked before they were
+relocated.
 """
 import csv
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -84,6 +89,50 @@ def check_obj(obj):
           f"({sizes} vs {got})")
 
 
+def shdrs(b):
+    """{name: (index, header offset, sh_offset, sh_size)} of ELF64 LE b."""
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3a)
+    strs = struct.unpack_from("<Q", b, shoff + shstrndx * shentsize + 0x18)[0]
+    out = {}
+    for i in range(shnum):
+        h = shoff + i * shentsize
+        name, = struct.unpack_from("<I", b, h)
+        off, size = struct.unpack_from("<QQ", b, h + 0x18)
+        n = bytes(b[strs + name:b.index(0, strs + name)]).decode()
+        out[n] = (i, h, off, size)
+    return out
+
+
+def hostile(src, dst):
+    """Writes dst: src (a gcc x86-64 .o) whose unit name is the last
+    string of .debug_line_str, and whose .rela.debug_aranges is made to
+    write 4 bytes of 'A' over that string's end (its NUL)."""
+    b = bytearray(open(src, "rb").read())
+    secs = shdrs(b)
+    m = re.search(r"<([0-9a-f]+)>\s+DW_AT_name\s*:\s*"
+                  r"\((?:indirect line string|line_strp)",
+                  lib.readelf(["-wi"], src))
+    strs = lib.section_strings(src, ".debug_line_str", 0)
+    if not m or not strs or ".rela.debug_aranges" not in secs:
+        return False
+    last = strs[-1][0]
+    _, _, info_rel, info_rel_size = secs[".rela.debug_info"]
+    for o in range(info_rel, info_rel + info_rel_size, 24):
+        if struct.unpack_from("<Q", b, o)[0] == int(m.group(1), 16):
+            struct.pack_into("<q", b, o + 16, last)
+    ls_index, _, _, ls_size = secs[".debug_line_str"]
+    _, h, ar, ar_size = secs[".rela.debug_aranges"]
+    struct.pack_into("<I", b, h + 44, ls_index)
+    for o in range(ar, ar + ar_size, 24):
+        info, = struct.unpack_from("<Q", b, o + 8)
+        struct.pack_into("<QQq", b, o, 0, info & ~0xffffffff, 0)
+    info, = struct.unpack_from("<Q", b, ar + 8)
+    struct.pack_into("<QQq", b, ar, ls_size - 4, info | 10, 0x41414141)
+    open(dst, "wb").write(b)
+    return True
+
+
 def main():
     for tool in ("gcc", "readelf", "nm"):
         if not shutil.which(tool):
@@ -95,6 +144,22 @@ def main():
             subprocess.run(["gcc", "-O1", "-c", *flags, "-o", obj, "a.c"],
                            cwd=tmp, check=True)
             check_obj(obj)
+        # hostile: a relocation writing over a string section's last NUL
+        # (none a toolchain makes): the strings are checked after the
+        # relocations, never read past the section (the sanitizer build
+        # fails on a read past it where they were checked before)
+        bad = os.path.join(tmp, "overwrite.o")
+        check(hostile(os.path.join(tmp, "gcc-gdwarf-5.o"), bad),
+              "a .o whose .rela.debug_aranges writes over the unit name's "
+              "NUL is made")
+        for by in ("compileunits", "inlines"):
+            r = subprocess.run([MEMSZ, "size", "--by", by, bad],
+                               capture_output=True, text=True)
+            # the table's footer holds the notes
+            check(r.returncode == 0 and "Sanitizer" not in r.stderr and
+                  "cannot read its DWARF" in r.stdout,
+                  f"overwrite.o --by {by}: DWARF refused, nothing read past "
+                  f"it ({r.returncode}: {r.stderr.strip()[-300:]})")
         if not shutil.which("clang"):
             lib.skip_part("clang is not installed: no foreign objects")
             sys.exit(lib.finish())
