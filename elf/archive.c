@@ -197,7 +197,7 @@ void ar_members_free(struct ar_member *m, size_t n)
 
 int ar_file_read(const char *path, unsigned char **buf, size_t *len)
 {
-	struct stat st;
+	struct stat st, now;
 	unsigned char *b = NULL;
 	size_t got = 0;
 	int fd, ret = 0;
@@ -228,6 +228,13 @@ int ar_file_read(const char *path, unsigned char **buf, size_t *len)
 	}
 	*buf = b;
 	*len = got;
+	/* one copy, read while the file may change (ar rewriting it in
+	 * place): said, as an image's change is (elfimg_changed()) */
+	if (got != (size_t)st.st_size || fstat(fd, &now) < 0 ||
+	    now.st_size != st.st_size ||
+	    now.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != st.st_mtim.tv_nsec)
+		ret = 1;
 out:
 	close(fd);
 	return ret;

@@ -65,7 +65,9 @@ int ar_member_memfd(const unsigned char *buf, const struct ar_member *m);
 /* The whole regular file at path into *buf (caller frees) and its length
  * into *len: opened without waiting on a FIFO, read (never mapped, so a
  * file truncated meanwhile gives what is there, never a SIGBUS). Returns
- * 0, -EISDIR, -MEMSZ_ENOTELF for a file that is not regular, or -errno. */
+ * 0, 1 if the file changed (its size or mtime; truncated or rewritten)
+ * while it was read (what was read is in *buf all the same), -EISDIR,
+ * -MEMSZ_ENOTELF for a file that is not regular, or -errno. */
 int ar_file_read(const char *path, unsigned char **buf, size_t *len);
 
 #endif

@@ -257,7 +257,7 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	size_t n = hide_unread(dimg, h, cus, line_raw);
 	Dwarf *dbg = NULL;
 	uint64_t in, out;
-	bool refused;
+	bool refused, unterminated = false;
 
 	/* the claim of what is left after hiding: what would be inflated */
 	memset(z, 0, sizeof(*z));
@@ -267,6 +267,18 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 	 * hidden (a file rewritten since the claim: that section unread) */
 	if (!refused && elf_dwarf_inflate(dimg, h, &n))
 		dbg = dwarf_begin_elf(elfimg_elf(dimg), DWARF_C_READ, NULL);
+	/* a .o's relocations first: they may write into the string
+	 * sections (none a toolchain makes, but a hostile file may); then
+	 * the strings, read from here on (the .dwo files' names) */
+	if (dbg && !elf_dwarf_relocate(dimg)) {
+		dwarf_end(dbg);
+		dbg = NULL;
+		z->ref.why = ELF_DWARF_RELOC;
+		refused = true;
+	} else if (dbg && !strings_terminated(dimg)) {
+		dwarf_end(dbg);
+		dbg = NULL;
+	}
 	/* and of the dwz file, then the .dwo files, libdw would open for
 	 * it: known only from the DWARF just opened, which is within the
 	 * bound (the .dwo files' names may be in the dwz file) */
@@ -275,10 +287,16 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 		refused = linked_refused(z, in, out);
 		if (!refused) {
 			elf_dwarf_alt_use(alt, dbg);
+			/* the dwz file's strings, read as DW_FORM_GNU_strp_alt
+			 */
+			unterminated =
+			    alt->dbg && !strings_terminated(alt->img);
+		}
+		if (!refused && !unterminated) {
 			elf_dwarf_claim_dwos(dimg, dbg, &in, &out, &z->ref);
 			refused = linked_refused(z, in, out);
 		}
-		if (refused) {
+		if (refused || unterminated) {
 			dwarf_end(dbg);
 			dbg = NULL;
 		}
@@ -910,10 +928,6 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	if (!c.dimg)
 		return 0;
 	c.dbg = dwarf_open(c.dimg, cus, c.dimg == img, &z, &c.alt);
-	if (c.dbg && !strings_terminated(c.dimg)) {
-		dwarf_end(c.dbg);
-		c.dbg = NULL;
-	}
 	if (!c.dbg) {
 		if (stats)
 			elf_dwarf_refused_stats(stats, &z);

@@ -208,6 +208,8 @@ enum elf_dwarf_refusal {
 	ELF_DWARF_LINK_ODD, /* a dwz or .dwo file that is not a regular
 			       file or not ELF memsz can read */
 	ELF_DWARF_DWO_ALT,  /* a .dwo file naming a dwz file of its own */
+	ELF_DWARF_RELOC,    /* a relocatable file's DWARF relocation that
+			       memsz does not apply */
 	ELF_DWARF_REFUSAL__COUNT
 };
 

@@ -225,6 +225,7 @@ struct symtab_meta {
 	const struct elfimg *img;
 	const struct elf_section *tab, *strs, *ver;
 	Elf_Data *d, *sd;
+	Elf_Data *xd; /* its SHT_SYMTAB_SHNDX (section indexes >= 0xff00) */
 	size_t entsize, nsyms;
 };
 
@@ -249,6 +250,10 @@ static bool symtab_meta_open(struct elfimg *img, size_t tabndx,
 	    t->sd->d_size != t->strs->size || t->strs->type == SHT_NOBITS)
 		return false;
 	t->nsyms = t->tab->size / t->entsize;
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == SHT_SYMTAB_SHNDX &&
+		    img->secs[i].link == tabndx && !t->xd)
+			t->xd = elf_getdata(elf_getscn(elf, i), NULL);
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (img->secs[i].type == SHT_GNU_versym &&
 		    img->secs[i].link == tabndx &&
@@ -350,6 +355,19 @@ static void ids_at_vm(struct metasink *ms, uint64_t *k, size_t n, uint64_t max,
 		    rmap_lookup_near(ms->out->vm, k[j] >> 32, &hint);
 }
 
+/* The section index of entry i of t whose st_shndx is SHN_XINDEX, from
+ * the table's SHT_SYMTAB_SHNDX; UINT64_MAX if there is none (0xffff is
+ * a section index there). */
+static uint64_t xindex(const struct symtab_meta *t, size_t i)
+{
+	Elf32_Word x;
+	GElf_Sym sym;
+
+	if (!t->xd || !gelf_getsymshndx(t->d, t->xd, i, &sym, &x))
+		return UINT64_MAX;
+	return x;
+}
+
 /* The label of every entry of t into new labels (the caller's
  * reference) of t->nsyms ids, LABEL_NONE for an entry not describing a labelled
  * symbol (a defined function or object of non-zero size whose address
@@ -367,7 +385,7 @@ static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
 	size_t n = 0;
 
 	for (size_t i = 1; i < t->nsyms; i++) {
-		uint64_t value, at;
+		uint64_t value, at, shndx;
 		GElf_Sym sym;
 		int type;
 
@@ -382,15 +400,17 @@ static struct rmap_labels *symtab_meta_ids(struct elfimg *img,
 		value = sym.st_value;
 		if (img->machine == EM_ARM && type == STT_FUNC)
 			value &= ~(uint64_t)1;
-		if (sym.st_shndx == SHN_XINDEX || sym.st_shndx >= img->nsecs) {
+		shndx =
+		    sym.st_shndx == SHN_XINDEX ? xindex(t, i) : sym.st_shndx;
+		if (shndx >= img->nsecs) {
 			/* no section at hand: by address, as loaded */
 			if (type == STT_TLS)
 				continue;
 			at = value;
-		} else if (elf_sym_place(img, &img->secs[sym.st_shndx], type,
-					 value, &at) != SYM_VM) {
-			ids[i] = entry_label(img, &img->secs[sym.st_shndx],
-					     type, value, t, &sym, sn, ms);
+		} else if (elf_sym_place(img, &img->secs[shndx], type, value,
+					 &at) != SYM_VM) {
+			ids[i] = entry_label(img, &img->secs[shndx], type,
+					     value, t, &sym, sn, ms);
 			continue;
 		}
 		if (at > UINT32_MAX || i > UINT32_MAX) {

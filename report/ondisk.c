@@ -580,6 +580,13 @@ int ondisk_add_file(struct rowtree *t, struct labels *lb, const char *path,
 		ret = walk_elf(&w, path, maps, &mine);
 	} else {
 		ret = ar_file_read(path, &buf, &len);
+		if (ret > 0)
+			strlist_add_notef(
+			    &mine, NOTE_IMAGE_CHANGED_READ, path,
+			    "%s: changed (truncated or rewritten) "
+			    "while it was read: its rows may be "
+			    "incomplete",
+			    path);
 		if (ret >= 0)
 			ret = walk_archive(&w, path, buf, len, maps, &mine);
 		free(buf);
