@@ -13,7 +13,8 @@ not copied), so that its pages are mapped 1 to 4 times. All four are
 stopped.
 
 For each of them `memsz record -p PID --duration 0` must give both
-mappings the numbers of /proc/PID/smaps (read before and after, equal):
+mappings the numbers of /proc/PID/smaps (read before and after, equal
+in those fields):
 Rss, Shared_Clean, Shared_Dirty, Private_Dirty and USS exactly, PSS
 within a page (smaps rounds it down to a kB). And the parent's look-ups must have been read
 sorted across its chunks: the test reads the PFNs from pagemap itself
@@ -46,6 +47,9 @@ SHM_SIZE = 512 << 20
 CHUNK_PAGES = 1 << 14  # record/snap_int.h
 KPAGE_GAP = 3  # record/snap_int.h
 OTHER_READS = 4096
+# the smaps fields compared, which must not move while memsz reads
+COMPARED = ("Rss", "Pss", "Shared_Clean", "Shared_Dirty", "Private_Clean",
+            "Private_Dirty")
 PROG = r"""
 import mmap, os, signal, sys
 size, shm_size, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
@@ -149,7 +153,10 @@ def compare(pid, data, who):
         before = [big_vma(pid, size) for size in (SIZE, SHM_SIZE)]
         record(pid, data)
         after = [big_vma(pid, size) for size in (SIZE, SHM_SIZE)]
-        if before == after:
+        # only the compared fields: Referenced moves with no access by
+        # the stopped processes (seen at load 10, child 2's grew 112 kB)
+        if all(b[k] == a[k] for b, a in zip(before, after)
+               for k in COMPARED):
             break
     else:
         lib.fail(f"{who}: smaps kept changing while stopped")
