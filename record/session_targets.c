@@ -520,6 +520,10 @@ static void scan_add(struct session *r, int pid)
 		return; /* unreadable, or gone already */
 	t = rec_target_add(r, pid, false);
 	procmaps_free(&t->last);
+	/* no pidfd (one per process of -a would run out of descriptors):
+	 * its start time tells when the pid holds another process */
+	if (target_start_time(pid, &t->start_ticks) < 0)
+		t->start_ticks = 0;
 	if (!rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
 		r->nevents++;
 	t->has_owner = true;
