@@ -49,6 +49,19 @@ sys.stdin.read()
 """ % (SIZE, OFFSETS)
 
 
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def nobody_python():
+    """A Python interpreter nobody may run (this one may live under a
+    home directory nobody cannot enter), or a skip."""
+    for exe in (sys.executable, "/usr/bin/python3"):
+        if subprocess.run(NOBODY + [exe, "-c", "pass"],
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return exe
+    lib.skip("no Python interpreter nobody may run")
+
+
 def written_pages():
     """The pages the writes at OFFSETS cover."""
     pages = set()
@@ -112,17 +125,17 @@ def main():
         lib.skip("setpriv (util-linux) not installed")
     if not os.path.isdir("/dev/shm"):
         lib.skip("no /dev/shm")
+    python = nobody_python()
+    cg = make_cgroup()
     tmp = tempfile.mkdtemp(prefix="memsz-t2190-")
     shm = tempfile.mkdtemp(prefix="memsz-t2190-", dir="/dev/shm")
     os.chmod(tmp, 0o755)
     os.chmod(shm, 0o777)
-    cg = make_cgroup()
     target = None
     try:
         planted = os.path.join(shm, "planted")
         target = subprocess.Popen(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             sys.executable, "-c", TARGET, os.path.join(shm, "ready")],
+            NOBODY + [python, "-c", TARGET, os.path.join(shm, "ready")],
             stdin=subprocess.PIPE)
         lib.wait_until(lambda: os.path.exists(os.path.join(shm, "ready")),
                        "the target to write its memfd")
@@ -132,8 +145,7 @@ def main():
             f.write(str(pid))
         # the planted file, made by nobody as the memfd was
         subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             sys.executable, "-c",
+            NOBODY + [python, "-c",
              "import os, sys\n"
              "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)\n"
              "os.ftruncate(fd, %d)\n"
