@@ -365,7 +365,9 @@ static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
 
 /* Note areas larger than this are not read: a build-id note takes 36
  * bytes, and a bound keeps a hostile header from making us allocate
- * gigabytes. */
+ * gigabytes. It bounds the note areas of one file together too: a
+ * million section headers may all name the same MiB of notes, and read
+ * each time that was a TiB for a 65 MB file. */
 #define NOTES_MAX_BYTES (1u << 20)
 /* Header tables larger than this (a million 64-byte section headers) are
  * not read, for the same reason. */
@@ -405,16 +407,23 @@ static int notes_build_id(const unsigned char *p, uint64_t size, uint64_t align,
 	return 0;
 }
 
-/* notes_build_id() of the file bytes [off, off+size). */
+/* notes_build_id() of the file bytes [off, off+size), taken out of
+ * *budget (bytes of notes the file may still have read; an area larger
+ * than what is left is not read, and ends the search). */
 static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
-		       bool be, uint8_t *id, size_t max, bool cut)
+		       bool be, uint8_t *id, size_t max, bool cut,
+		       uint64_t *budget)
 {
 	unsigned char *buf;
 	int ret = 0;
 
-	if (size < sizeof(Elf32_Nhdr) || size > NOTES_MAX_BYTES ||
-	    off > INT64_MAX - size)
+	if (size < sizeof(Elf32_Nhdr) || off > INT64_MAX - size)
 		return 0;
+	if (size > *budget) {
+		*budget = 0;
+		return 0;
+	}
+	*budget -= size;
 	buf = xmalloc(size);
 	if (pread(fd, buf, size, off) == (ssize_t)size)
 		ret = notes_build_id(buf, size, align, be, id, max, cut);
@@ -499,7 +508,7 @@ static int note_tables_read(int fd, struct note_tables *t)
  * a header table of the file open on fd lists: SHT_NOTE sections when
  * sections, else PT_NOTE segments. Returns its length, 0 if none. */
 static int table_build_id(int fd, const struct note_tables *nt, bool sections,
-			  uint8_t *id, size_t max, bool cut)
+			  uint8_t *id, size_t max, bool cut, uint64_t *budget)
 {
 	bool is64 = nt->is64, be = nt->be;
 	uint64_t esz =
@@ -510,7 +519,8 @@ static int table_build_id(int fd, const struct note_tables *nt, bool sections,
 
 	t = pread_table(fd, sections ? nt->shoff : nt->phoff, n, esz);
 	/* section 0 is the reserved null entry */
-	for (uint64_t i = sections ? 1 : 0; t && i < n && !ret; i++) {
+	for (uint64_t i = sections ? 1 : 0; t && i < n && !ret && *budget;
+	     i++) {
 		const unsigned char *h = t + i * esz;
 		uint64_t off, size, align;
 
@@ -527,7 +537,8 @@ static int table_build_id(int fd, const struct note_tables *nt, bool sections,
 			size = ELF_FIELD(h, is64, Phdr, p_filesz, be);
 			align = ELF_FIELD(h, is64, Phdr, p_align, be);
 		}
-		ret = pread_notes(fd, off, size, align, be, id, max, cut);
+		ret =
+		    pread_notes(fd, off, size, align, be, id, max, cut, budget);
 	}
 	free(t);
 	return ret;
@@ -539,13 +550,14 @@ static int table_build_id(int fd, const struct note_tables *nt, bool sections,
 static int build_id_scan(int fd, uint8_t *id, size_t max, bool cut)
 {
 	struct note_tables nt = {0};
+	uint64_t budget = NOTES_MAX_BYTES; /* for all note areas together */
 	int ret;
 
 	ret = note_tables_read(fd, &nt);
 	if (!ret)
-		ret = table_build_id(fd, &nt, true, id, max, cut);
+		ret = table_build_id(fd, &nt, true, id, max, cut, &budget);
 	if (!ret)
-		ret = table_build_id(fd, &nt, false, id, max, cut);
+		ret = table_build_id(fd, &nt, false, id, max, cut, &budget);
 	return ret;
 }
 

@@ -156,8 +156,9 @@ int elf_file_open(const char *path, struct stat *st);
 /* The NT_GNU_BUILD_ID descriptor of the ELF file open on fd, into id (at
  * most max bytes: a longer one is cut, as perf does): the first such note
  * of its SHT_NOTE sections, else of its PT_NOTE segments. Reads only the
- * ELF header, the section and program header tables and the note data,
- * with pread (the file offset is unchanged; nothing is mapped or kept).
+ * ELF header, the section and program header tables and the note data
+ * (at most 1 MiB of notes, all areas together), with pread (the file
+ * offset is unchanged; nothing is mapped or kept).
  * Returns the id's length, 0 if none, -MEMSZ_ENOTELF if fd is not an ELF
  * file, or -errno if reading fails. */
 int elf_build_id_read(int fd, uint8_t *id, size_t max);

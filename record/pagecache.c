@@ -13,11 +13,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
+#endif
+#ifndef __NR_cachestat
+#define __NR_cachestat 451 /* the same number on every architecture */
 #endif
 
 /* Pages mapped at a time (128 MiB of 4 KiB pages). */
@@ -26,6 +30,13 @@
  * to CG_GAP frames: each entry read costs the kernel a look-up. */
 #define CG_BLOCK 512
 #define CG_GAP 8
+/* A range of pages with cached ones is split in this many parts, each
+ * asked cachestat(2) again, unless it is at most DESCEND_MIN pages or at
+ * least one page in DENSE is cached: then it is mapped and asked
+ * mincore(2) whole. */
+#define FANOUT 16
+#define DESCEND_MIN 64
+#define DENSE 16
 #define PM_PRESENT (1ull << 63)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
@@ -161,15 +172,79 @@ out:
 	return ret;
 }
 
+/* cachestat(2)'s arguments (linux/mman.h, 6.5+), for older headers. */
+struct pc_cachestat_range {
+	uint64_t off, len;
+};
+struct pc_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/* A scan of one file: its descriptors, page size and scratch. */
+struct scan {
+	int fd, pm, kpc;
+	size_t ps;
+	struct scan_buf sb;
+	struct pagecache_file *pf;
+};
+
+/* How many pages of [first, first + n) mincore(2) may find cached, as
+ * cachestat(2) tells (what is cached, and for tmpfs the pages in the swap
+ * cache, which are among the evicted ones), or -1 if it cannot tell
+ * (before Linux 6.5). The kernel's walk costs only the pages cached in the
+ * range, not its length. */
+static int64_t cached_in(const struct scan *sc, uint64_t first, uint64_t n)
+{
+	struct pc_cachestat_range r = {first * sc->ps, n * sc->ps};
+	struct pc_cachestat cs;
+
+	if (syscall(__NR_cachestat, sc->fd, &r, &cs, 0) < 0)
+		return -1;
+	return (int64_t)MIN(cs.nr_cache + cs.nr_evicted, n);
+}
+
+/* Scan pages [first, first + n) SCAN_CHUNK at a time. */
+static int scan_whole(struct scan *sc, uint64_t first, uint64_t n)
+{
+	int ret = 0;
+
+	for (uint64_t p = first; p < first + n && !ret; p += SCAN_CHUNK)
+		ret = scan_chunk(sc->fd, sc->pm, sc->kpc, p,
+				 (size_t)MIN(SCAN_CHUNK, first + n - p), sc->ps,
+				 &sc->sb, sc->pf);
+	return ret;
+}
+
+/* Scan pages [first, first + n), skipping the parts cachestat(2) finds
+ * nothing cached in: a sparse file of exabytes (tmpfs allows them, and
+ * a process memsz records may hold one open) costs its cached pages, not
+ * its length. Parts are visited in order, so runs stay sorted. */
+static int scan_range(struct scan *sc, uint64_t first, uint64_t n)
+{
+	int64_t c = cached_in(sc, first, n);
+	uint64_t part;
+	int ret = 0;
+
+	if (!c)
+		return 0;
+	if (c < 0 || n <= DESCEND_MIN || (uint64_t)c >= n / DENSE)
+		return scan_whole(sc, first, n);
+	part = (n + FANOUT - 1) / FANOUT;
+	for (uint64_t p = first; p < first + n && !ret; p += part)
+		ret = scan_range(sc, p, MIN(part, first + n - p));
+	return ret;
+}
+
 int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 {
-	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
-	struct scan_buf sb;
+	struct scan sc = {.fd = fd, .kpc = kpagecgroup_fd, .pf = pf};
 	uint64_t npages;
 	struct stat st;
 	size_t n;
-	int pm, ret = 0;
+	int ret;
 
+	sc.ps = (size_t)sysconf(_SC_PAGESIZE);
 	pf->nruns = 0;
 	pf->cached = 0;
 	if (fstat(fd, &st) < 0)
@@ -180,24 +255,24 @@ int pagecache_scan(int fd, int kpagecgroup_fd, struct pagecache_file *pf)
 	pf->dev_minor = minor(st.st_dev);
 	pf->ino = st.st_ino;
 	pf->size = (uint64_t)st.st_size;
-	npages = (pf->size + ps - 1) / ps;
+	npages = (pf->size + sc.ps - 1) / sc.ps;
 	if (!npages)
 		return 0;
-	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (pm < 0)
+	sc.pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (sc.pm < 0)
 		return -errno;
 	n = (size_t)MIN(SCAN_CHUNK, npages);
-	sb.vec = xmalloc(n);
-	sb.ent = xmalloc(n * sizeof(*sb.ent));
-	sb.look = xmalloc(n * sizeof(*sb.look));
-	for (uint64_t p = 0; p < npages && !ret; p += SCAN_CHUNK)
-		ret = scan_chunk(fd, pm, kpagecgroup_fd, p,
-				 (size_t)MIN(SCAN_CHUNK, npages - p), ps, &sb,
-				 pf);
-	free(sb.look);
-	free(sb.ent);
-	free(sb.vec);
-	close(pm);
+	sc.sb.vec = xmalloc(n);
+	sc.sb.ent = xmalloc(n * sizeof(*sc.sb.ent));
+	sc.sb.look = xmalloc(n * sizeof(*sc.sb.look));
+	/* a file of one chunk is scanned as it is: asking first would
+	 * only add a walk of its cached pages */
+	ret = npages <= SCAN_CHUNK ? scan_whole(&sc, 0, npages)
+				   : scan_range(&sc, 0, npages);
+	free(sc.sb.look);
+	free(sc.sb.ent);
+	free(sc.sb.vec);
+	close(sc.pm);
 	return ret;
 }
 

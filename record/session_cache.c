@@ -89,10 +89,11 @@ static void write_file(struct session *r, int fd, const char *path)
 	pagecache_release(&pf);
 }
 
-/* Scan the regular file at path (a /proc link or a real path; not
- * followed further with nofollow), named name, if not scanned lately. */
-static void scan_path(struct session *r, const char *path, const char *name,
-		      bool nofollow)
+/* Scan the regular file at path (relative to dirfd: a /proc link or a
+ * real path; not followed further with nofollow), named name, if not
+ * scanned lately. */
+static void scan_path(struct session *r, int dirfd, const char *path,
+		      const char *name, bool nofollow)
 {
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
 		    (nofollow ? O_NOFOLLOW : 0);
@@ -100,12 +101,12 @@ static void scan_path(struct session *r, const char *path, const char *name,
 	int fd;
 
 	/* stat first: opening a device or a FIFO is not harmless */
-	if ((nofollow ? lstat(path, &st) : stat(path, &st)) < 0 ||
+	if (fstatat(dirfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) < 0 ||
 	    !S_ISREG(st.st_mode) || scanned_lately(r, &st))
 		return;
-	fd = open(path, flags | O_NOATIME);
+	fd = openat(dirfd, path, flags | O_NOATIME);
 	if (fd < 0 && errno == EPERM)
-		fd = open(path, flags);
+		fd = openat(dirfd, path, flags);
 	if (fd < 0)
 		return;
 	write_file(r, fd, name);
@@ -133,7 +134,7 @@ static void scan_fds(struct session *r, int pid)
 		if (n <= 0 || name[0] != '/')
 			continue; /* sockets, pipes, anon inodes */
 		name[n] = 0;
-		scan_path(r, link, name, false);
+		scan_path(r, AT_FDCWD, link, name, false);
 	}
 	closedir(d);
 }
@@ -153,7 +154,7 @@ static void scan_maps(struct session *r, int pid)
 			continue;
 		snprintf(link, sizeof(link), "/proc/%d/map_files/%lx-%lx", pid,
 			 (unsigned long)m->start, (unsigned long)m->end);
-		scan_path(r, link, m->name, false);
+		scan_path(r, AT_FDCWD, link, m->name, false);
 	}
 	procmaps_free(&maps);
 }
@@ -195,17 +196,25 @@ static bool walk_stopped(struct session *r, const char *root)
 	return true;
 }
 
-/* The regular files under directory dir (symbolic links not followed),
- * depth levels down already, of the walk of --cache-paths root. */
+/* The regular files under directory dir, open as dfd (taken: closed
+ * here), depth levels down already, of the walk of --cache-paths root.
+ * Each entry is opened relative to its directory's descriptor, never
+ * through a symbolic link: a user who may write under root could
+ * otherwise swap a directory already listed for a link (to /, say) and
+ * have the walk, as root, go on there. */
 static void walk_dir(struct session *r, const char *root, const char *dir,
-		     int depth)
+		     int dfd, int depth)
 {
 	struct dirent *de;
 	DIR *d;
 
-	if (depth > WALK_DEPTH_MAX || walk_stopped(r, root) ||
-	    !(d = opendir(dir)))
+	if (dfd < 0)
 		return;
+	if (depth > WALK_DEPTH_MAX || walk_stopped(r, root) ||
+	    !(d = fdopendir(dfd))) {
+		close(dfd);
+		return;
+	}
 	while (!walk_stopped(r, root) && (de = readdir(d))) {
 		char *path;
 
@@ -213,9 +222,13 @@ static void walk_dir(struct session *r, const char *root, const char *dir,
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
 		if (de->d_type == DT_DIR)
-			walk_dir(r, root, path, depth + 1);
+			walk_dir(r, root, path,
+				 openat(dirfd(d), de->d_name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					    O_CLOEXEC),
+				 depth + 1);
 		else if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-			scan_path(r, path, path, true);
+			scan_path(r, dirfd(d), de->d_name, path, true);
 		free(path);
 	}
 	closedir(d);
@@ -233,5 +246,8 @@ void rec_scan_cache(struct session *r, int pid)
 	scan_fds(r, pid);
 	scan_maps(r, pid);
 	for (size_t i = 0; i < r->o.ncache_paths && !r->werr; i++)
-		walk_dir(r, r->o.cache_paths[i], r->o.cache_paths[i], 0);
+		walk_dir(r, r->o.cache_paths[i], r->o.cache_paths[i],
+			 open(r->o.cache_paths[i],
+			      O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			 0);
 }

@@ -70,6 +70,8 @@ struct rec_target {
 	bool unreadable;      /* its pages cannot be read: left out */
 	bool told;	      /* why it is missing was said and noted */
 	int pidfd;	      /* attach mode: readable at exit; -1 */
+	uint64_t start_ticks; /* found by a scan: target_start_time, to
+			       * tell its pid handed to another; 0 */
 	uint32_t nsnaps;      /* snapshots taken of it */
 	bool maps_owed;	      /* attached with perf events and no record
 			       * of its mappings yet: its next snapshot

@@ -9,6 +9,7 @@
 #include "record/session_int.h"
 
 #include "record/jitmap.h"
+#include "record/procmaps.h"
 #include "record/snapshot.h"
 #include "record/target.h"
 #include "record/targets_scan.h"
@@ -228,24 +229,43 @@ void rec_scan_denied(struct session *r, int pid, int err)
 	r->sc.denied_err = err;
 }
 
-/* dev/ino of a mapping whose perf record carried a build-id instead. */
+/* dev/ino of a mapping whose perf record carried a build-id instead:
+ * its /proc/PID/map_files entry, or, once the mapping was split (ld.so
+ * maps a library whole, then its segments over it), the mapping that
+ * now covers its start at the same file offset. Never what its path
+ * names now: the target may have put another file there (a FIFO, a new
+ * version of the library), whose identity the image would take. Left 0
+ * (no image) if neither is there any more. */
 static void fill_dev_ino(struct md_mmap2 *m)
 {
-	char path[4096];
+	struct procmaps maps = {0};
+	char path[96];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
 		 (unsigned long long)m->start,
 		 (unsigned long long)(m->start + m->len));
-	if (stat(path, &st) < 0) {
-		snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid,
-			 m->filename);
-		if (stat(path, &st) < 0)
-			return;
+	if (stat(path, &st) == 0) {
+		m->dev_major = major(st.st_dev);
+		m->dev_minor = minor(st.st_dev);
+		m->ino = st.st_ino;
+		return;
 	}
-	m->dev_major = major(st.st_dev);
-	m->dev_minor = minor(st.st_dev);
-	m->ino = st.st_ino;
+	if (procmaps_read((int)m->pid, 0, &maps) < 0)
+		return;
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct procmap *p = &maps.maps[i];
+
+		if (p->start > m->start || p->end <= m->start)
+			continue;
+		if (p->ino && p->pgoff + (m->start - p->start) == m->pgoff) {
+			m->dev_major = p->dev_major;
+			m->dev_minor = p->dev_minor;
+			m->ino = p->ino;
+		}
+		break;
+	}
+	procmaps_free(&maps);
 }
 
 void rec_write_mmap2(struct session *r, struct md_mmap2 *m)
@@ -520,6 +540,10 @@ static void scan_add(struct session *r, int pid)
 		return; /* unreadable, or gone already */
 	t = rec_target_add(r, pid, false);
 	procmaps_free(&t->last);
+	/* no pidfd (one per process of -a would run out of descriptors):
+	 * its start time tells when the pid holds another process */
+	if (target_start_time(pid, &t->start_ticks) < 0)
+		t->start_ticks = 0;
 	if (!rec_wfail(r, md_write_task(r->w, MD_REC_COMM, &k)))
 		r->nevents++;
 	t->has_owner = true;

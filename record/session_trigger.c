@@ -19,6 +19,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -111,6 +112,25 @@ static void snapshot_taken(struct session *r, struct rec_target *t, int ret,
 	}
 }
 
+/* True if t's pid no longer holds t's process, which the loop has not
+ * seen end yet: the kernel hands a pid out again once its process is
+ * reaped, and a snapshot would read the new one under t's name. Its
+ * pidfd says it exited, or, found by a scan (no pidfd), the pid started
+ * at another time. A traced target's pid is not reaped before memsz has
+ * seen its exit. */
+static bool target_replaced(const struct rec_target *t)
+{
+	struct pollfd p = {.fd = t->pidfd, .events = POLLIN};
+	uint64_t ticks;
+
+	if (t->traced)
+		return false;
+	if (t->pidfd >= 0)
+		return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+	return t->start_ticks && (target_start_time(t->pid, &ticks) < 0 ||
+				  ticks != t->start_ticks);
+}
+
 /* Take a snapshot of t through thread read_pid with flags: drain first,
  * hold a traced target while its page tables are read (--freeze: all
  * through; growth: the page tables only), then count it in t and r. A
@@ -124,6 +144,10 @@ static void snapshot(struct session *r, struct rec_target *t, int read_pid,
 
 	if (r->werr || t->unreadable)
 		return;
+	if (target_replaced(t)) {
+		t->alive = false;
+		return;
+	}
 	/* Only ptrace stops: the kernel ends them if memsz dies. A growth
 	 * snapshot of a traced target holds it too, so that what grew is
 	 * still there when it is read. What needs no stop is done before

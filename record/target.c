@@ -145,6 +145,25 @@ bool target_is_zombie(int pid)
 	return n <= 1;
 }
 
+int target_start_time(int pid, uint64_t *ticks)
+{
+	char buf[512], *p, *end;
+	ssize_t len = read_proc(buf, sizeof(buf), "/proc/%d/stat", pid);
+
+	if (len < 0)
+		return len == -ENOENT ? -ESRCH : (int)len;
+	/* "pid (comm) S ppid ...": starttime is the 20th field after the
+	 * comm, which may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	for (int i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EINVAL;
+	errno = 0;
+	*ticks = strtoull(p + 1, &end, 10);
+	return end == p + 1 || errno ? -EINVAL : 0;
+}
+
 int target_comm(int pid, char *buf, size_t size)
 {
 	ssize_t len = read_proc(buf, size, "/proc/%d/comm", pid);

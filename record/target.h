@@ -32,6 +32,11 @@ int target_check_pid(int pid);
 bool target_is_kthread(int pid);
 /* True if pid is a zombie: exited, not reaped, no live thread left. */
 bool target_is_zombie(int pid);
+/* When pid started (the 22nd field of /proc/PID/stat, clock ticks after
+ * boot) into *ticks: with the pid, it names one process, for a pid can be
+ * handed out again once its process is reaped. Returns 0 or -errno
+ * (-ESRCH: gone). */
+int target_start_time(int pid, uint64_t *ticks);
 /* The command name of pid (/proc/PID/comm, without the newline) into buf
  * of size bytes. Returns 0 or -errno. */
 int target_comm(int pid, char *buf, size_t size);

@@ -227,6 +227,11 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2172-record-hugetlb-shared.py \
 	tests/t2185-record-children.py \
 	tests/t2186-record-users.py \
+	tests/t2190-record-cache-sparse.py \
+	tests/t2191-record-cache-walk-symlink.py \
+	tests/t2192-record-hostile-notes.py \
+	tests/t2193-record-pid-reuse.py \
+	tests/t2194-record-mmap-swapped.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
 	tests/t2311-record-memcg.py \

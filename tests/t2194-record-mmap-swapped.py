@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2194: the perf MMAP2 record of a library a target loads names the file
+it mapped, even when the target has put another file at its path by the
+time memsz reads the record. The kernel gives a build-id in place of the
+file's device and inode; memsz looked them up through the mapping's
+/proc/PID/map_files entry, and, when ld.so had split the mapping already
+(it maps a library whole, then its segments over it), through the path:
+a FIFO put there made the library's MMAP2 and IMAGE records name the FIFO
+(an IMAGE of size 0), a new version of the library would lend it its
+inode.
+
+Without timing: a target copies libz into a directory of the test and
+waits; memsz records it (-p, with perf events); once memsz has written a
+snapshot it is stopped (SIGSTOP), the target loads the copy, unlinks it
+and makes a FIFO of its name, memsz is let go (SIGCONT) and stopped after
+its next snapshot. Every MMAP2 and IMAGE record of the path must give the
+library's device and inode (the ground truth: stat(2) of the copy), none
+the FIFO's.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
+
+GUARD = 120  # seconds: a guard against hanging, not a timing assumption
+
+# The target: loads the copy at argv[1] once argv[2].go exists, then
+# swaps its path for a FIFO; says its pid, then "done".
+TARGET = r"""
+import ctypes, os, sys, time
+lib, flag = sys.argv[1], sys.argv[2]
+open(flag + ".tmp", "w").write("%d" % os.getpid())
+os.rename(flag + ".tmp", flag)
+while not os.path.exists(flag + ".go"):
+    time.sleep(0.01)
+h = ctypes.CDLL(lib)
+os.unlink(lib)
+os.mkfifo(lib)
+open(flag + ".done", "w").close()
+sys.stdin.read()
+"""
+
+
+def libz():
+    """A shared library to load: libz, found as ctypes finds it."""
+    import ctypes.util
+    name = ctypes.util.find_library("z")
+    for d in ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+              "/usr/lib64", "/usr/lib", "/lib64", "/lib"):
+        if name and os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    lib.skip("no libz to load")
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("needs root: perf mmap events with build-ids")
+    src = libz()
+    tmp = tempfile.mkdtemp(prefix="memsz-t2194-")
+    path = os.path.join(tmp, "libcopy.so")
+    shutil.copy(src, path)
+    st = os.stat(path)
+    real = (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
+    flag = os.path.join(tmp, "flag")
+    target = subprocess.Popen([sys.executable, "-c", TARGET, path, flag],
+                              stdin=subprocess.PIPE)
+    rec = None
+    try:
+        lib.wait_until(lambda: os.path.exists(flag), "the target to start")
+        data = os.path.join(tmp, "r.data")
+        rec = subprocess.Popen([MEMSZ, "record", "-o", data, "-p",
+                                str(target.pid), "--interval", "500"],
+                               stderr=subprocess.PIPE, text=True)
+        check(lib.wait_snaps(data, 1) >= 1, "memsz wrote a snapshot")
+        rec.send_signal(signal.SIGSTOP)
+        open(flag + ".go", "w").close()
+        lib.wait_until(lambda: os.path.exists(flag + ".done"),
+                       "the target to load the library and swap its path")
+        fifo = os.stat(path)
+        rec.send_signal(signal.SIGCONT)
+        lib.snapshot_after(data, "the swap")
+        rec.send_signal(signal.SIGINT)
+        err = rec.communicate(timeout=GUARD)[1]
+        check(rec.returncode == 0, "record exits 0 (%d): %s" %
+              (rec.returncode, err.strip()))
+        dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
+                              capture_output=True, check=True).stdout
+        ids = []
+        for line in dump.splitlines():
+            if not line.endswith(path):
+                continue
+            m = re.search(r" (MMAP2|IMAGE) .*? ([0-9a-f]+):([0-9a-f]+) (\d+)",
+                          line)
+            if m:
+                ids.append((m.group(1), int(m.group(2), 16),
+                            int(m.group(3), 16), int(m.group(4))))
+        if not [i for i in ids if i[0] == "MMAP2"]:
+            lib.skip("no MMAP2 record of the library (no perf events?)")
+        wrong = [i for i in ids if i[1:] != real]
+        check(not wrong, "every MMAP2 and IMAGE record of the library names "
+              "it (%d:%d %d; the FIFO is inode %d): %s" %
+              (*real, fifo.st_ino, wrong))
+    finally:
+        if rec and rec.poll() is None:
+            rec.send_signal(signal.SIGCONT)
+            rec.kill()
+            rec.wait()
+        target.kill()
+        target.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return lib.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
