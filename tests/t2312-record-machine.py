@@ -192,8 +192,18 @@ def check_rows(data, st, before, after, vm):
     rows = {row["files"]: float(row["charge"]) for row in
             csv.DictReader(io.StringIO(out.stdout))}
     total = sum(rows.values())
-    check(abs(total - st["MemTotal"]) < 64 * 1024,
-          f"CHARGE TOTAL {total:.0f} == MemTotal {st['MemTotal']}")
+    # the processes' anonymous pages are counted at the snapshot, meminfo's
+    # AnonPages at another moment: on a busy machine they can exceed it,
+    # which the report must say, by how much (3 digits: 1 %)
+    over = re.search(r"exceed the charge by ([0-9.]+)([KMGT]i)?",
+                     out.stderr)
+    excess = 0
+    if over:
+        excess = float(over.group(1)) * 1024 ** (
+            " KMGT".index(over.group(2)[0]) if over.group(2) else 0)
+    check(abs(total - excess - st["MemTotal"]) < 64 * 1024 + excess / 100,
+          f"CHARGE TOTAL {total:.0f} == MemTotal {st['MemTotal']} and the "
+          f"excess the note gives ({excess:.0f})")
     for row, keys in (("[free]", ["MemFree"]),
                       ("[kernel: slab]", ["Slab"]),
                       ("[kernel: stacks]", ["KernelStack"]),
