@@ -389,7 +389,7 @@ static bool share_insert(struct share_set *s, const struct share_key *k)
  * labels of the current process keys, at level 0 (share_level() sets the
  * level, the point and which labels count). what: SHARE_VM for a VM walk,
  * with SHARE_VMADDR when the range is of image VM addresses, not file
- * offsets (a .bss tail). */
+ * offsets (an ELF image's segment, a .bss tail). */
 static void share_walk(struct report_ctx *c, uint32_t image_id, uint64_t off,
 		       uint64_t end, uint32_t what, struct share_key *k)
 {
@@ -578,8 +578,9 @@ int charge_jit(struct report_ctx *c, const struct attrib_part *p,
 /* The range by which the VM of part p of mapping m counts once per row
  * however many processes map it, into [*off, *end) with *what (the
  * SHARE_* bits of share_level()); false if it is each process's own. A
- * file mapping is known by the file range it maps, a .bss tail (anonymous,
- * but the image's) by its image VM addresses. */
+ * mapping of an ELF image's segment and a .bss tail (anonymous, but the
+ * image's) are known by their image VM addresses, another file mapping by
+ * the file range it maps. */
 static bool vm_share_range(const struct attrib_part *p,
 			   const struct attrib_map *m, uint64_t *off,
 			   uint64_t *end, uint32_t *what)
@@ -588,6 +589,17 @@ static bool vm_share_range(const struct attrib_part *p,
 		return false;
 	switch (p->cls) {
 	case ACLS_IMAGE:
+		if (p->seg >= 0) {
+			/* by what it is in the image: where two segments
+			 * share a file page (a small image's RW segment
+			 * starts in the page of the one before), one
+			 * process maps that page twice, at two addresses
+			 * of the image, both its VM */
+			*off = p->start - p->bias;
+			*what = SHARE_VM | SHARE_VMADDR;
+			break;
+		}
+		/* fall through */
 	case ACLS_FILE:
 		*off = m->pgoff + (p->start - m->start);
 		*what = SHARE_VM;
