@@ -585,18 +585,23 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
  * several processes that no one moment has. */
 static void moment_notes(struct report_ctx *c, const bool *chosen)
 {
-	bool process_key =
-	    keys_needs(c->o->keys, c->o->nkeys) & KEY_NEEDS_PROCS;
+	const char *per_proc = NULL; /* the first key whose rows get each
+					process's VM: a process or fault
+					key */
 
-	if (c->shared_once && process_key)
+	for (size_t i = 0; i < c->o->nkeys && !per_proc; i++)
+		if (keydefs[c->o->keys[i]].needs &
+		    (KEY_NEEDS_PROCS | KEY_NEEDS_FAULTS))
+			per_proc = keydefs[c->o->keys[i]].name;
+	if (c->shared_once && per_proc)
 		strlist_add_about(
 		    &c->res->notes, NOTE_COUNT_ONCE,
 		    1u << COL_FILE | 1u << COL_VM, 0,
-		    xstrdup(
-			"FILE SIZE and VM SIZE count a file several processes "
-			"map once, in the TOTAL and in the rows above the "
-			"pids, users or mappings key: there they are less "
-			"than the sum of the rows below"));
+		    xasprintf("FILE SIZE and VM SIZE count a file several "
+			      "processes map once, in the TOTAL and in the "
+			      "rows above the %s key: there they are less "
+			      "than the sum of the rows below",
+			      per_proc));
 	points_note(c, chosen);
 }
 
