@@ -190,4 +190,11 @@ int out_write_error(FILE *f, const char *msg);
  * half up ("12.50"). buf should hold 32 bytes. Returns buf. */
 char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift);
 
+/* Whole bytes for fixed-point value v (shift fractional bits) as the next
+ * of a series of rows whose whole numbers must add up to their sum, not
+ * lose a fraction per row (folded and pprof print PSS per leaf): the sum
+ * so far is *acc (start it at 0), and the result is the rounded sum with
+ * v less the rounded sum without. shift 0: v itself. */
+uint64_t out_whole_next(uint64_t *acc, uint64_t v, unsigned shift);
+
 #endif
