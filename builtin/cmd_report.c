@@ -321,6 +321,7 @@ static int report_print(struct view *v, const char *input,
 	v->nimages = res->nimages;
 	v->snaps = res->snaps;
 	v->nsnaps = res->nsnaps;
+	v->start_ns = res->start_ns;
 	title = xasprintf("memsz report of %s", input);
 	v->title = title;
 	ret = view_write(v, res->t, cols, ncols, false, &res->notes);

@@ -474,6 +474,7 @@ int view_write(const struct view *v, const struct rowtree *t,
 	    .nimages = v->nimages,
 	    .snaps = v->snaps,
 	    .nsnaps = v->nsnaps,
+	    .start_ns = v->start_ns,
 	    .title = v->title,
 	};
 	unsigned shown_cols = 0;

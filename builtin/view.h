@@ -167,6 +167,7 @@ struct view {
 	size_t nimages;
 	const struct out_snap *snaps;
 	size_t nsnaps;
+	uint64_t start_ns; /* the recording's start (out_opts.start_ns) */
 	const char *title;
 };
 

@@ -140,6 +140,7 @@ static void result_set_snaps(struct report_ctx *c, const bool *chosen)
 {
 	struct report_result *res = c->res;
 
+	res->start_ns = c->start_ns;
 	res->snaps = xcalloc(c->nsnaps + 1, sizeof(*res->snaps));
 	for (size_t i = 0; i < c->nsnaps; i++) {
 		const struct pidinfo *pi = pid_get(c, c->snaps[i].pid);

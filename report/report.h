@@ -87,6 +87,8 @@ struct report_result {
 	struct out_snap *snaps; /* every complete snapshot, in file
 				   order, with its total RSS */
 	size_t nsnaps;
+	uint64_t start_ns; /* when the recording began (CLOCK_MONOTONIC,
+			      as out_snap.time_ns): times are told from it */
 };
 
 /* Build the rows for o into res (zeroed by the caller) over label table

@@ -156,6 +156,10 @@ struct out_opts {
 	const struct out_snap *snaps; /* html: every snapshot (may be
 					 NULL/0) */
 	size_t nsnaps;
+	uint64_t start_ns; /* html: when the recording began, on the
+			      clock of out_snap.time_ns (its times are
+			      told from it, as the text timeline's);
+			      0: from the first snapshot */
 	const char *title; /* html: what the page shows ("report of
 			      memsz.data"); NULL: "memsz" */
 };
