@@ -389,11 +389,11 @@ static bool share_insert(struct share_set *s, const struct share_key *k)
  * labels of the current process keys, at level 0 (share_level() sets the
  * level, the point and which labels count). what: SHARE_VM for a VM walk,
  * with SHARE_VMADDR when the range is of image VM addresses, not file
- * offsets (an ELF image's segment, a .bss tail). The fault keys (callers, faultsite) label a VM
- * walk page by page, each process by its own stacks: there the key holds
- * the process (its pidinfo, + 1: 0 is "from inside the image"), so that
- * their rows and those below get each process's VM as under a pids key,
- * and the rows above them and the TOTAL the file's once. */
+ * offsets (an ELF image's segment, a .bss tail). The fault keys (callers,
+ * faultsite) label a VM walk page by page, each process by its own stacks:
+ * there the key holds the process (its pidinfo, + 1: 0 is "from inside the
+ * image"), so that their rows and those below get each process's VM as under a
+ * pids key, and the rows above them and the TOTAL the file's once. */
 static void share_walk(struct report_ctx *c, uint32_t image_id, uint64_t off,
 		       uint64_t end, uint32_t what, struct share_key *k)
 {
