@@ -86,8 +86,9 @@ const struct opts_cmd diff_cmd = {
 	     "as 'memsz size' counts them); the kind is told by each file's\n"
 	     "first bytes. Every column is shown as OLD, NEW and the change\n"
 	     "(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
-	     "OLD [gone], and rows equal on both sides are left out. Notes\n"
-	     "say when an image has a new build-id, or changed without one.\n",
+	     "OLD [gone], and rows equal on both sides are left out (the\n"
+	     "footer says how many). Notes say when an image has a new\n"
+	     "build-id, or changed without one.\n",
     .opts = diff_opts,
     .col = VIEW_HELP_COL,
 };
@@ -348,6 +349,15 @@ int cmd_diff(int argc, char **argv)
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
 	view_finish(&v, res.d, v.sort);
+	/* said in every format, not only as json's "unchanged": the rows
+	 * shown do not add up to the TOTAL's OLD and NEW */
+	if (res.d->unchanged)
+		strlist_add(&res.notes,
+			    xasprintf("%llu rows the same in OLD and NEW are "
+				      "left out: the rows shown add up to "
+				      "the TOTAL's change, not to its OLD "
+				      "and NEW",
+				      (unsigned long long)res.d->unchanged));
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		view_error(v.fmt, "no column of --fields is in both recordings "
