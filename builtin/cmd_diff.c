@@ -34,9 +34,10 @@ static const struct opt diff_opts[] = {
     VIEW_ROW_FIELDS("the columns compared, in order: file,\n"
 		    "vm, rss, pss, uss, dirty, swap,\n"
 		    "relocs, shclean, shdirty, thp,\n"
-		    "locked (default: all the recordings\n"
-		    "have but thp and locked; file,vm for\n"
-		    "ELF files)"),
+		    "locked, charge (default: all the\n"
+		    "recordings have but thp, locked and\n"
+		    "(outside -G) charge; file,vm for ELF\n"
+		    "files)"),
     VIEW_ROW_SORT("order rows by the size of the change of\n"
 		  "COL: file, vm, rss, pss, uss, dirty,\n"
 		  "swap, relocs, shclean, shdirty, thp,\n"
@@ -302,6 +303,10 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 	avail &= ~keys_cols_missing(v->keys, v->nkeys);
 	if (o->kind == DIFF_KIND_ELF && !v->nfields)
 		avail &= 1u << COL_FILE | 1u << COL_VM;
+	/* CHARGE by default only where a side is of a cgroup (-G), as in
+	 * report */
+	if (!res->cgroup_charge && !v->nfields)
+		avail &= ~(1u << COL_CHARGE);
 	for (int i = 0; i < COL__COUNT; i++)
 		if ((avail & (1u << i)) && !coldefs[i].optional &&
 		    (i == v->sort || !rowtree_col_is_zero(res->d, i)))

@@ -369,6 +369,7 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 		goto out;
 	}
 	res->have_pss = a.have_pss && b.have_pss;
+	res->cgroup_charge = a.cgroup_charge || b.cgroup_charge;
 	res->unknown_cols = a.unknown_cols | b.unknown_cols;
 	if (strcmp(o->old.path, o->new.path))
 		nrn = pid_renames(o, a.t, b.t, &rn);

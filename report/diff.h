@@ -57,6 +57,8 @@ struct diff_opts {
 struct diff_result {
 	struct rowtree *d;     /* ROWS_DIFF, merged, not finished */
 	bool have_pss;	       /* both sides had PSS */
+	bool cgroup_charge;    /* a side is a -G recording with its
+				  charges (report_result) */
 	unsigned unknown_cols; /* either side's (report_result) */
 	struct strlist notes;  /* footer lines */
 };

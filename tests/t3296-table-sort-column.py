@@ -12,7 +12,9 @@ running ls, and two builds of a program, made here; at --width 120:
  - diff --sort vm, --sort uss of the recordings: VM SIZE, USS;
  - diff --sort both: FILE SIZE and VM SIZE, of recordings and of ELF
    files;
- - --sort name and the default keep the default columns (no extra one).
+ - --sort name and the default keep the default columns (no extra one);
+ - diff's csv compares the columns report's csv has (not CHARGE outside
+   -G: diff showed it where report leaves it out).
 """
 import os
 import shutil
@@ -78,6 +80,18 @@ def main():
               "report --sort name: the default columns")
         check("SWAP" not in dflt and "USS" not in dflt,
               f"report: the default columns only ({dflt.strip()})")
+        rep = subprocess.run([MEMSZ, "report", "-i", recs[0], "--format",
+                              "csv"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True).stdout
+        dif = subprocess.run([MEMSZ, "diff", "--format", "csv", *recs],
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True).stdout
+        rcols = set(rep.splitlines()[0].split(",")[1:]) - {
+            "processes", "res_pct"}
+        dcols = {c.rsplit("_", 1)[0] for c in
+                 dif.splitlines()[0].split(",")[1:] if c != "change"}
+        check(rcols == dcols, f"diff's csv columns {sorted(dcols)} are "
+              f"report's {sorted(rcols)}")
 
 
 if __name__ == "__main__":
