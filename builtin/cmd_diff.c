@@ -66,22 +66,24 @@ static const struct opt diff_opts[] = {
     VIEW_ROW_FORMAT("table (default), csv, tsv or json"),
     VIEW_ROW_DEBUG_ROOT,
     VIEW_ROW_DISASM,
+    VIEW_ROW_DEMANGLE,
     OPT_END,
 };
 
 const struct opts_cmd diff_cmd = {
     .name = "diff",
-    .synopsis = "usage: memsz diff [--by KEY[,KEY...]]"
-		" [-F|--fields COL[,COL...]] [--sort COL]\n"
-		"                  [-n N] [--filter [KEY=]REGEX]..."
-		" [--exclude [KEY=]REGEX]...\n"
-		"                  [--pid PID]"
-		" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
-		"                  [-v] [--no-disasm]"
-		" [--format table|csv|tsv|json] OLD NEW\n"
-		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
-		" [...]\n"
-		"       memsz diff --list-keys\n",
+    .synopsis =
+	"usage: memsz diff [--by KEY[,KEY...]]"
+	" [-F|--fields COL[,COL...]] [--sort COL]\n"
+	"                  [-n N] [--filter [KEY=]REGEX]..."
+	" [--exclude [KEY=]REGEX]...\n"
+	"                  [--pid PID]"
+	" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
+	"                  [-v] [--no-disasm] [--demangle full|short|none]\n"
+	"                  [--format table|csv|tsv|json] OLD NEW\n"
+	"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
+	" [...]\n"
+	"       memsz diff --list-keys\n",
     .about = "Compare two recordings of 'memsz record', two snapshots of\n"
 	     "one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
 	     "as 'memsz size' counts them); the kind is told by each file's\n"
@@ -283,6 +285,7 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 	o->nkeys = v->nkeys;
 	o->debug_root = v->debug_root;
 	o->disasm = v->disasm;
+	o->demangle = v->demangle;
 	o->filter = &v->filter;
 	return view_check(v);
 }

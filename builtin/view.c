@@ -200,6 +200,13 @@ static enum view_status parse_filter(struct view *v, const char *arg,
 	return VIEW_USAGE;
 }
 
+/* --demangle's values, as Bloaty (and size) names them. */
+static const char *const demangle_names[] = {
+    [ELF_DEMANGLE_FULL] = "full",
+    [ELF_DEMANGLE_SHORT] = "short",
+    [ELF_DEMANGLE_NONE] = "none",
+};
+
 /* Handle the shared option c with argument arg into v. */
 static enum view_status view_option(struct view *v, int c, const char *arg)
 {
@@ -275,6 +282,15 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 	case VIEW_OPT_NO_DISASM:
 		v->disasm = ELF_DISASM_OFF;
 		return VIEW_OK;
+	case VIEW_OPT_DEMANGLE:
+		for (size_t i = 0; i < ARRAY_SIZE(demangle_names); i++)
+			if (!strcmp(arg, demangle_names[i])) {
+				v->demangle = (unsigned)i;
+				return VIEW_OK;
+			}
+		view_usage_error(
+		    v, "--demangle: '%s' is not full, short or none", arg);
+		return VIEW_USAGE;
 	default:
 		return VIEW_NOT_MINE;
 	}

@@ -342,6 +342,7 @@ static int data_side(const struct diff_opts *o, const struct diff_side *s,
 	    .index = s->index,
 	    .debug_root = o->debug_root,
 	    .disasm = o->disasm,
+	    .demangle = o->demangle,
 	    .filter = o->filter,
 	};
 
@@ -493,7 +494,8 @@ static int elf_side(const struct diff_opts *o, const char *path,
 		    struct strlist *notes, char **msg)
 {
 	struct elf_map_opts maps = {.debug_root = o->debug_root,
-				    .disasm = o->disasm};
+				    .disasm = o->disasm,
+				    .demangle = o->demangle};
 	int ret;
 
 	*t = rowtree_new(lb, o->nkeys);

@@ -51,6 +51,7 @@ struct diff_opts {
 	long pid;		/* recordings: only this pid; -1: all */
 	const char *debug_root; /* NULL: /usr/lib/debug */
 	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_* */
+	unsigned demangle;	/* elf_map_opts.demangle */
 	struct filter *filter;	/* both sides' rows; NULL: all */
 };
 

@@ -737,7 +737,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 
 	*msg = NULL;
 	c.a = attrib_new(lb, &(struct elf_map_opts){.debug_root = o->debug_root,
-						    .disasm = o->disasm});
+						    .disasm = o->disasm,
+						    .demangle = o->demangle});
 	c.jit = jitsyms_new(lb);
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);

@@ -52,6 +52,7 @@ struct report_opts {
 	struct filter *filter;	/* paths to keep; NULL or empty: all */
 	const char *debug_root; /* NULL: /usr/lib/debug */
 	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_* */
+	unsigned demangle;	/* elf_map_opts.demangle */
 	/* frames faultsite looks past (regex); NULL: FAULTS_SKIP_DEFAULT,
 	 * "": none */
 	const char *skip_frames;

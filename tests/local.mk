@@ -254,6 +254,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3294-report-html-times.py \
 	tests/t3295-diff-unchanged-note.py \
 	tests/t3296-table-sort-column.py \
+	tests/t3297-report-diff-demangle.py \
 	tests/t3300-report-pprof.py \
 	tests/t3310-report-html.py
 TESTS += $(e2e_tests)
