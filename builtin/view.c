@@ -207,6 +207,18 @@ static const char *const demangle_names[] = {
     [ELF_DEMANGLE_NONE] = "none",
 };
 
+/* --demangle HOW into v->demangle. */
+static enum view_status parse_demangle(struct view *v, const char *arg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(demangle_names); i++)
+		if (!strcmp(arg, demangle_names[i])) {
+			v->demangle = (unsigned)i;
+			return VIEW_OK;
+		}
+	view_usage_error(v, "--demangle: '%s' is not full, short or none", arg);
+	return VIEW_USAGE;
+}
+
 /* Handle the shared option c with argument arg into v. */
 static enum view_status view_option(struct view *v, int c, const char *arg)
 {
@@ -283,14 +295,7 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 		v->disasm = ELF_DISASM_OFF;
 		return VIEW_OK;
 	case VIEW_OPT_DEMANGLE:
-		for (size_t i = 0; i < ARRAY_SIZE(demangle_names); i++)
-			if (!strcmp(arg, demangle_names[i])) {
-				v->demangle = (unsigned)i;
-				return VIEW_OK;
-			}
-		view_usage_error(
-		    v, "--demangle: '%s' is not full, short or none", arg);
-		return VIEW_USAGE;
+		return parse_demangle(v, arg);
 	default:
 		return VIEW_NOT_MINE;
 	}
