@@ -34,9 +34,10 @@ static const struct opt diff_opts[] = {
     VIEW_ROW_FIELDS("the columns compared, in order: file,\n"
 		    "vm, rss, pss, uss, dirty, swap,\n"
 		    "relocs, shclean, shdirty, thp,\n"
-		    "locked (default: all the recordings\n"
-		    "have but thp and locked; file,vm for\n"
-		    "ELF files)"),
+		    "locked, charge (default: all the\n"
+		    "recordings have but thp, locked and\n"
+		    "(outside -G) charge; file,vm for ELF\n"
+		    "files)"),
     VIEW_ROW_SORT("order rows by the size of the change of\n"
 		  "COL: file, vm, rss, pss, uss, dirty,\n"
 		  "swap, relocs, shclean, shdirty, thp,\n"
@@ -65,29 +66,32 @@ static const struct opt diff_opts[] = {
     VIEW_ROW_FORMAT("table (default), csv, tsv or json"),
     VIEW_ROW_DEBUG_ROOT,
     VIEW_ROW_DISASM,
+    VIEW_ROW_DEMANGLE,
     OPT_END,
 };
 
 const struct opts_cmd diff_cmd = {
     .name = "diff",
-    .synopsis = "usage: memsz diff [--by KEY[,KEY...]]"
-		" [-F|--fields COL[,COL...]] [--sort COL]\n"
-		"                  [-n N] [--filter [KEY=]REGEX]..."
-		" [--exclude [KEY=]REGEX]...\n"
-		"                  [--pid PID]"
-		" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
-		"                  [-v] [--no-disasm]"
-		" [--format table|csv|tsv|json] OLD NEW\n"
-		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
-		" [...]\n"
-		"       memsz diff --list-keys\n",
+    .synopsis =
+	"usage: memsz diff [--by KEY[,KEY...]]"
+	" [-F|--fields COL[,COL...]] [--sort COL]\n"
+	"                  [-n N] [--filter [KEY=]REGEX]..."
+	" [--exclude [KEY=]REGEX]...\n"
+	"                  [--pid PID]"
+	" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
+	"                  [-v] [--no-disasm] [--demangle full|short|none]\n"
+	"                  [--format table|csv|tsv|json] OLD NEW\n"
+	"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
+	" [...]\n"
+	"       memsz diff --list-keys\n",
     .about = "Compare two recordings of 'memsz record', two snapshots of\n"
 	     "one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
 	     "as 'memsz size' counts them); the kind is told by each file's\n"
 	     "first bytes. Every column is shown as OLD, NEW and the change\n"
 	     "(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
-	     "OLD [gone], and rows equal on both sides are left out. Notes\n"
-	     "say when an image has a new build-id, or changed without one.\n",
+	     "OLD [gone], and rows equal on both sides are left out (the\n"
+	     "footer says how many). Notes say when an image has a new\n"
+	     "build-id, or changed without one.\n",
     .opts = diff_opts,
     .col = VIEW_HELP_COL,
 };
@@ -281,6 +285,7 @@ static int diff_defaults(struct view *v, struct diff_opts *o)
 	o->nkeys = v->nkeys;
 	o->debug_root = v->debug_root;
 	o->disasm = v->disasm;
+	o->demangle = v->demangle;
 	o->filter = &v->filter;
 	return view_check(v);
 }
@@ -301,6 +306,10 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 	avail &= ~keys_cols_missing(v->keys, v->nkeys);
 	if (o->kind == DIFF_KIND_ELF && !v->nfields)
 		avail &= 1u << COL_FILE | 1u << COL_VM;
+	/* CHARGE by default only where a side is of a cgroup (-G), as in
+	 * report */
+	if (!res->cgroup_charge && !v->nfields)
+		avail &= ~(1u << COL_CHARGE);
 	for (int i = 0; i < COL__COUNT; i++)
 		if ((avail & (1u << i)) && !coldefs[i].optional &&
 		    (i == v->sort || !rowtree_col_is_zero(res->d, i)))
@@ -348,6 +357,15 @@ int cmd_diff(int argc, char **argv)
 	if (v.sort == COL_PSS && !res.have_pss)
 		v.sort = COL_RSS;
 	view_finish(&v, res.d, v.sort);
+	/* said in every format, not only as json's "unchanged": the rows
+	 * shown do not add up to the TOTAL's OLD and NEW */
+	if (res.d->unchanged)
+		strlist_add(&res.notes,
+			    xasprintf("%llu rows the same in OLD and NEW are "
+				      "left out: the rows shown add up to "
+				      "the TOTAL's change, not to its OLD "
+				      "and NEW",
+				      (unsigned long long)res.d->unchanged));
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		view_error(v.fmt, "no column of --fields is in both recordings "

@@ -98,22 +98,25 @@ static const struct opt report_opts[] = {
 		    "RSS timeline)"),
     VIEW_ROW_DEBUG_ROOT,
     VIEW_ROW_DISASM,
+    VIEW_ROW_DEMANGLE,
     OPT_END,
 };
 
 const struct opts_cmd report_cmd = {
     .name = "report",
-    .synopsis = "usage: memsz report [-i FILE] [--by KEY[,KEY...]]"
-		" [-F|--fields COL[,COL...]]\n"
-		"                    [--sort COL|addr|name] [-n N]"
-		" [--filter [KEY=]REGEX]...\n"
-		"                    [--exclude [KEY=]REGEX]... [--pid PID]"
-		" [--skip-frames REGEX]\n"
-		"                    [--snapshot first|last|peak|N |"
-		" --timeline[=COL[,COL...]]]\n"
-		"                    [--width N] [-v] [--no-disasm]"
-		" [--format table|csv|tsv|json|folded|pprof|html]\n"
-		"       memsz report --list-keys\n",
+    .synopsis =
+	"usage: memsz report [-i FILE] [--by KEY[,KEY...]]"
+	" [-F|--fields COL[,COL...]]\n"
+	"                    [--sort COL|addr|name] [-n N]"
+	" [--filter [KEY=]REGEX]...\n"
+	"                    [--exclude [KEY=]REGEX]... [--pid PID]"
+	" [--skip-frames REGEX]\n"
+	"                    [--snapshot first|last|peak|N |"
+	" --timeline[=COL[,COL...]]]\n"
+	"                    [--width N] [-v] [--no-disasm]"
+	" [--demangle full|short|none]\n"
+	"                    [--format table|csv|tsv|json|folded|pprof|html]\n"
+	"       memsz report --list-keys\n",
     .about = "Attribute the resident memory recorded by 'memsz record'\n"
 	     "to files, segments, sections and symbols of the mapped\n"
 	     "images, and anonymous memory to its kind, beside the\n"
@@ -321,6 +324,7 @@ static int report_print(struct view *v, const char *input,
 	v->nimages = res->nimages;
 	v->snaps = res->snaps;
 	v->nsnaps = res->nsnaps;
+	v->start_ns = res->start_ns;
 	title = xasprintf("memsz report of %s", input);
 	v->title = title;
 	ret = view_write(v, res->t, cols, ncols, false, &res->notes);
@@ -360,6 +364,7 @@ int cmd_report(int argc, char **argv)
 	o.nkeys = v.nkeys;
 	o.debug_root = v.debug_root;
 	o.disasm = v.disasm;
+	o.demangle = v.demangle;
 	o.filter = &v.filter;
 	if (v.limit == UINT64_MAX)
 		v.limit = when.timeline ? 10 : 20;

@@ -200,6 +200,25 @@ static enum view_status parse_filter(struct view *v, const char *arg,
 	return VIEW_USAGE;
 }
 
+/* --demangle's values, as Bloaty (and size) names them. */
+static const char *const demangle_names[] = {
+    [ELF_DEMANGLE_FULL] = "full",
+    [ELF_DEMANGLE_SHORT] = "short",
+    [ELF_DEMANGLE_NONE] = "none",
+};
+
+/* --demangle HOW into v->demangle. */
+static enum view_status parse_demangle(struct view *v, const char *arg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(demangle_names); i++)
+		if (!strcmp(arg, demangle_names[i])) {
+			v->demangle = (unsigned)i;
+			return VIEW_OK;
+		}
+	view_usage_error(v, "--demangle: '%s' is not full, short or none", arg);
+	return VIEW_USAGE;
+}
+
 /* Handle the shared option c with argument arg into v. */
 static enum view_status view_option(struct view *v, int c, const char *arg)
 {
@@ -275,6 +294,8 @@ static enum view_status view_option(struct view *v, int c, const char *arg)
 	case VIEW_OPT_NO_DISASM:
 		v->disasm = ELF_DISASM_OFF;
 		return VIEW_OK;
+	case VIEW_OPT_DEMANGLE:
+		return parse_demangle(v, arg);
 	default:
 		return VIEW_NOT_MINE;
 	}
@@ -382,10 +403,24 @@ static const enum col_id drop_order[] = {
     COL_USS,	  COL_RES_PCT,	COL_DIRTY, COL_PSS,  COL_RELOCS,
 };
 
-/* Leave out of cols[0..n-1] the columns of drop_order, in that order,
- * until the labels of the innermost key fit VIEW_LABEL_WANT characters in
- * width (0: no limit) or one column is left. Returns the new count. */
-static size_t fit_width(const struct view *v, enum col_id *cols, size_t n)
+/* The columns the rows are in the order of (bit per col_id): the --sort
+ * column, FILE SIZE and VM SIZE for "both", none for an order of labels.
+ * A table shows them, or its rows would seem in no order. */
+static unsigned sort_cols(const struct view *v)
+{
+	if (v->order == ROWS_ORDER_BOTH)
+		return 1u << COL_FILE | 1u << COL_VM;
+	if (rows_order_by_value(v->order) && v->sort < COL__COUNT)
+		return 1u << v->sort;
+	return 0;
+}
+
+/* Leave out of cols[0..n-1] the columns of drop_order, in that order, but
+ * those of keep (bits), until the labels of the innermost key fit
+ * VIEW_LABEL_WANT characters in width (0: no limit) or one column is
+ * left. Returns the new count. */
+static size_t fit_width(const struct view *v, enum col_id *cols, size_t n,
+			unsigned keep)
 {
 	size_t width = table_width(v),
 	       indent = 4 * (v->nkeys ? v->nkeys - 1 : 0);
@@ -395,6 +430,8 @@ static size_t fit_width(const struct view *v, enum col_id *cols, size_t n)
 			VIEW_LABEL_WANT <=
 		    width)
 			break;
+		if (keep & (1u << drop_order[d]))
+			continue;
 		for (size_t i = 0; i < n; i++) {
 			if (cols[i] != drop_order[d])
 				continue;
@@ -438,10 +475,19 @@ size_t view_columns(const struct view *v, unsigned avail,
 		avail &= ~taken;
 	}
 	if (flags & OUTF_WIDTH) {
+		/* the defaults, and what the rows are sorted by after
+		 * them if it is not one of them (--sort swap) */
+		unsigned keep = sort_cols(v) & avail, more = keep;
+
 		for (size_t i = 0; i < ntable; i++)
-			if (avail & (1u << table_dflt[i]))
+			if (avail & (1u << table_dflt[i])) {
 				cols[n++] = table_dflt[i];
-		return fit_width(v, cols, n);
+				more &= ~(1u << table_dflt[i]);
+			}
+		for (int i = 0; i < COL__COUNT; i++)
+			if (more & (1u << i))
+				cols[n++] = i;
+		return fit_width(v, cols, n, keep);
 	}
 	for (int i = 0; i < COL__COUNT; i++)
 		if ((avail & (1u << i)) && !coldefs[i].optional)
@@ -474,6 +520,7 @@ int view_write(const struct view *v, const struct rowtree *t,
 	    .nimages = v->nimages,
 	    .snaps = v->snaps,
 	    .nsnaps = v->nsnaps,
+	    .start_ns = v->start_ns,
 	    .title = v->title,
 	};
 	unsigned shown_cols = 0;

@@ -36,6 +36,7 @@ enum {
 	VIEW_OPT_EXCLUDE,
 	VIEW_OPT_DISASM,
 	VIEW_OPT_NO_DISASM,
+	VIEW_OPT_DEMANGLE,
 	VIEW_OPT__END, /* a command's own long-only ids start here */
 };
 
@@ -128,6 +129,17 @@ enum {
 		    "decode it (the default)", NULL                            \
 	}
 
+/* --demangle for report and diff (size has its own row, the same) */
+#define VIEW_ROW_DEMANGLE                                                      \
+	{                                                                      \
+		0, "demangle", OPT_ARG, "HOW", VIEW_OPT_DEMANGLE,              \
+		    "symbol names: full (default, as\n"                        \
+		    "c++filt), short (without parameter\n"                     \
+		    "lists, as c++filt -p) or none (as\n"                      \
+		    "stored)",                                                 \
+		    NULL                                                       \
+	}
+
 /* The column the help of size, report and diff starts at. */
 #define VIEW_HELP_COL 23
 
@@ -149,11 +161,12 @@ struct view {
 	uint64_t limit;	       /* -n */
 	bool limit_given;      /* -n was given */
 	enum out_format fmt;
-	const char *debug_root;		/* NULL: /usr/lib/debug */
-	unsigned disasm;		/* elf_map_opts.disasm: ELF_DISASM_ON
-					   unless --no-disasm (OFF); --disasm:
-					   COUNTED */
-	bool list_keys;			/* --list-keys was given */
+	const char *debug_root; /* NULL: /usr/lib/debug */
+	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_ON
+				   unless --no-disasm (OFF); --disasm:
+				   COUNTED */
+	bool list_keys;		/* --list-keys was given */
+	unsigned demangle;	/* --demangle: enum elf_demangle_style */
 	enum col_id fields[COL__COUNT]; /* --fields, in order */
 	size_t nfields;			/* 0: the command's defaults */
 	size_t width;			/* --width (0: no limit) */
@@ -167,6 +180,7 @@ struct view {
 	size_t nimages;
 	const struct out_snap *snaps;
 	size_t nsnaps;
+	uint64_t start_ns; /* the recording's start (out_opts.start_ns) */
 	const char *title;
 };
 

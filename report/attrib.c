@@ -349,6 +349,8 @@ struct walk {
 	bool locked;	     /* the mapping is locked */
 	uint32_t mapcount;   /* 0: no PSS */
 	uint32_t charge_div; /* CHARGE = bytes / this; 0: none */
+	uint64_t origin;     /* the run's first byte, as pieces count
+				(attrib_run_key) */
 	/* the relocs source: its index in srcs (-1: none), its map's
 	 * targets (NULL: none for this part), the "[clean]" label */
 	int relocs_src;
@@ -359,8 +361,23 @@ struct walk {
 	size_t k;
 };
 
-static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
+/* The share of the first x bytes of a run of pages div processes share,
+ * in fixed point (COL_PSS_SHIFT), rounded down. */
+static uint64_t share_upto(uint64_t x, uint32_t div)
 {
+	if (x < UINT64_C(1) << (64 - COL_PSS_SHIFT))
+		return (x << COL_PSS_SHIFT) / div;
+	return (x / div << COL_PSS_SHIFT) + ((x % div) << COL_PSS_SHIFT) / div;
+}
+
+/* The values of bytes [from, to) of the run w is set up for (offsets from
+ * its first byte): a share is the run's up to to less up to from, so the
+ * pieces of a run add up to its share however they cut it. */
+static void run_vals(const struct walk *w, uint64_t from, uint64_t to,
+		     uint64_t *vals)
+{
+	uint64_t bytes = to - from;
+
 	memset(vals, 0, sizeof(*vals) * COL__COUNT);
 	if (w->swapped)
 		vals[COL_SWAP] = bytes;
@@ -368,13 +385,15 @@ static void run_vals(const struct walk *w, uint64_t bytes, uint64_t *vals)
 		return;
 	vals[COL_RSS] = bytes;
 	if (w->mapcount)
-		vals[COL_PSS] = (bytes << COL_PSS_SHIFT) / w->mapcount;
+		vals[COL_PSS] =
+		    share_upto(to, w->mapcount) - share_upto(from, w->mapcount);
 	if (w->locked)
 		vals[COL_LOCKED] = vals[COL_PSS];
 	if (w->pmd)
 		vals[COL_THP] = bytes;
 	if (w->charge_div)
-		vals[COL_CHARGE] = (bytes << COL_PSS_SHIFT) / w->charge_div;
+		vals[COL_CHARGE] = share_upto(to, w->charge_div) -
+				   share_upto(from, w->charge_div);
 	if (w->uss)
 		vals[COL_USS] = bytes;
 	else if (w->shared_dirty)
@@ -399,7 +418,7 @@ static int walk_piece(void *arg, const uint32_t *labels, uint64_t start,
 		out[i] = l == LABEL_NONE ? w->none[i] : l;
 	}
 	if (w->run)
-		run_vals(w, end - start, vals);
+		run_vals(w, start - w->origin, end - w->origin, vals);
 	else
 		vals[w->col] = end - start;
 	if (w->rm && w->run && w->present) {
@@ -485,6 +504,7 @@ static int tmpl_piece(void *arg, const uint32_t *labels, uint64_t start,
 	struct walk *w = arg;
 
 	w->cur->ix = ix;
+	w->cur->start = start;
 	w->cur->bytes = end - start;
 	return walk_piece(w, labels, start, end);
 }
@@ -537,14 +557,14 @@ void attrib_set_run_hook(struct attrib *a, attrib_run_hook hook)
 	a->run_hook = hook;
 }
 
-void attrib_run_vals(const struct attrib_run_key *k, uint64_t bytes,
-		     uint64_t *vals)
+void attrib_run_vals(const struct attrib_run_key *k, uint64_t start,
+		     uint64_t bytes, uint64_t *vals)
 {
 	struct md_run r = {.flags = k->flags, .mapcount = k->mapcount};
 	struct walk w = {.locked = k->locked};
 
 	run_setup(&w, &r, k->with_pss);
-	run_vals(&w, bytes, vals);
+	run_vals(&w, start - k->origin, start + bytes - k->origin, vals);
 }
 
 /* The walk of page run r over [s, e) of the image VM (w set up for it
@@ -555,6 +575,7 @@ static int run_walk(struct attrib *a, const struct tmpl *tm, struct walk *w,
 {
 	struct attrib_run_key k = {.start = s,
 				   .end = e,
+				   .origin = w->origin,
 				   .flags = r->flags,
 				   .mapcount = r->mapcount,
 				   .with_pss = with_pss,
@@ -630,7 +651,7 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 			if (s >= e)
 				continue;
 			run_setup(&w, r, with_pss);
-			run_vals(&w, e - s, rv);
+			run_vals(&w, s - r->vaddr, e - r->vaddr, rv);
 			for (int c = 0; c < COL__COUNT; c++)
 				vals[c] += rv[c];
 		}
@@ -654,6 +675,7 @@ int attrib_charge(struct attrib *a, const struct attrib_part *p,
 		if (s >= e || !(r->flags & (MD_PG_PRESENT | MD_PG_SWAPPED)))
 			continue;
 		run_setup(&w, r, with_pss);
+		w.origin = r->vaddr - p->bias;
 		if (w.present)
 			rss += e - s;
 		ret =

@@ -132,7 +132,7 @@ struct attrib_piece {
 	const void *tmpl;
 	const uint32_t *none;
 	uint32_t ix, npieces;
-	uint64_t bytes; /* the piece's, with an ix */
+	uint64_t start, bytes; /* the piece's (image VM), with an ix */
 };
 const struct attrib_piece *attrib_piece(const struct attrib *a);
 
@@ -148,9 +148,14 @@ void attrib_set_vm_hook(struct attrib *a, attrib_vm_hook hook);
 /* A page run walked by attrib_charge() over a template (the image VM
  * range [start, end) and all that its pieces' values depend on): two
  * walks with equal keys over one template hand out the same pieces with
- * the same values. Hashed and compared as bytes: no padding. */
+ * the same values. origin is the run's first byte (image VM, at or
+ * before start): a piece's share of the run's pages (PSS, LOCKED,
+ * CHARGE) is the share of the run up to its end less the share up to its
+ * start, each rounded down, so that the pieces of a run add up to the
+ * same whatever cuts it (every --by key gives one TOTAL). Hashed and
+ * compared as bytes: no padding. */
 struct attrib_run_key {
-	uint64_t start, end;
+	uint64_t start, end, origin;
 	uint32_t flags, mapcount; /* the run's */
 	uint32_t with_pss, locked;
 };
@@ -160,10 +165,10 @@ struct attrib_run_key {
 typedef int (*attrib_run_hook)(void *arg, const struct attrib_run_key *k,
 			       bool done);
 void attrib_set_run_hook(struct attrib *a, attrib_run_hook hook);
-/* The values (COL__COUNT) attrib_charge() gives a piece of bytes of a run
- * with key k. */
-void attrib_run_vals(const struct attrib_run_key *k, uint64_t bytes,
-		     uint64_t *vals);
+/* The values (COL__COUNT) attrib_charge() gives the piece [start, start +
+ * bytes) (image VM) of a run with key k. */
+void attrib_run_vals(const struct attrib_run_key *k, uint64_t start,
+		     uint64_t bytes, uint64_t *vals);
 /* Who the walks from now on are for (a process, say its snapshot's
  * number; 0: none): an image walked in many parts by one owner only gets
  * no template (report/tmpl.h), it would cost memory for nothing. */

@@ -389,17 +389,31 @@ static bool share_insert(struct share_set *s, const struct share_key *k)
  * labels of the current process keys, at level 0 (share_level() sets the
  * level, the point and which labels count). what: SHARE_VM for a VM walk,
  * with SHARE_VMADDR when the range is of image VM addresses, not file
- * offsets (a .bss tail). */
+ * offsets (an ELF image's segment, a .bss tail). The fault keys (callers,
+ * faultsite) label a VM walk page by page, each process by its own stacks:
+ * there the key holds the process (its pidinfo, + 1: 0 is "from inside the
+ * image"), so that their rows and those below get each process's VM as under a
+ * pids key, and the rows above them and the TOTAL the file's once. */
 static void share_walk(struct report_ctx *c, uint32_t image_id, uint64_t off,
 		       uint64_t end, uint32_t what, struct share_key *k)
 {
+	uint32_t proc = (uint32_t)(c->cur_pid - c->pids) + 1;
+
 	memset(k, 0, sizeof(*k)); /* padding too: keys are hashed as bytes */
 	k->image_id = image_id;
 	k->level = what;
 	k->off = off;
 	k->end = end;
-	for (size_t i = 0; i < c->o->nkeys; i++)
-		k->labels[i] = c->src_of_key[i] < 0 ? c->fixed[i] : 0;
+	for (size_t i = 0; i < c->o->nkeys; i++) {
+		bool per_page = keydefs[c->o->keys[i]].needs & KEY_NEEDS_FAULTS;
+
+		if (c->src_of_key[i] >= 0)
+			k->labels[i] = 0;
+		else if (per_page && (what & SHARE_VM))
+			k->labels[i] = proc;
+		else
+			k->labels[i] = c->fixed[i];
+	}
 }
 
 /* The first level (0: the TOTAL, d: the rows of key d-1 and below) at
@@ -578,8 +592,9 @@ int charge_jit(struct report_ctx *c, const struct attrib_part *p,
 /* The range by which the VM of part p of mapping m counts once per row
  * however many processes map it, into [*off, *end) with *what (the
  * SHARE_* bits of share_level()); false if it is each process's own. A
- * file mapping is known by the file range it maps, a .bss tail (anonymous,
- * but the image's) by its image VM addresses. */
+ * mapping of an ELF image's segment and a .bss tail (anonymous, but the
+ * image's) are known by their image VM addresses, another file mapping by
+ * the file range it maps. */
 static bool vm_share_range(const struct attrib_part *p,
 			   const struct attrib_map *m, uint64_t *off,
 			   uint64_t *end, uint32_t *what)
@@ -588,6 +603,17 @@ static bool vm_share_range(const struct attrib_part *p,
 		return false;
 	switch (p->cls) {
 	case ACLS_IMAGE:
+		if (p->seg >= 0) {
+			/* by what it is in the image: where two segments
+			 * share a file page (a small image's RW segment
+			 * starts in the page of the one before), one
+			 * process maps that page twice, at two addresses
+			 * of the image, both its VM */
+			*off = p->start - p->bias;
+			*what = SHARE_VM | SHARE_VMADDR;
+			break;
+		}
+		/* fall through */
 	case ACLS_FILE:
 		*off = m->pgoff + (p->start - m->start);
 		*what = SHARE_VM;
@@ -659,7 +685,7 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 
 	c->share_cols = 0;
 	c->share_from = 0;
-	shared = !c->faults && vm_share_range(p, m, &off, &end, &what);
+	shared = vm_share_range(p, m, &off, &end, &what);
 	if (shared)
 		share_walk(c, attrib_image_id(p), off, end, what, &w);
 	if (c->cap.on) {

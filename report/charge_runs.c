@@ -92,6 +92,7 @@ void charge_run_item(struct report_ctx *c, uint32_t slot, unsigned bits,
 
 	xgrow(&run->items, &run->cap, run->n + 1, sizeof(*run->items));
 	run->items[run->n].slot = slot;
+	run->items[run->n].start = attrib_piece(c->a)->start;
 	run->items[run->n++].bytes = attrib_piece(c->a)->bytes;
 	run->rss += vals[COL_RSS];
 	for (size_t i = 0; i < c->o->nkeys && vals[COL_RSS]; i++)
@@ -114,7 +115,8 @@ void charge_runs_flush(struct rowcache *e)
 				ch->acc = xcalloc(RC_CHUNK * COL__COUNT,
 						  sizeof(*acc));
 			acc = ch->acc + (slot % RC_CHUNK) * COL__COUNT;
-			attrib_run_vals(&run->key, run->items[i].bytes, vals);
+			attrib_run_vals(&run->key, run->items[i].start,
+					run->items[i].bytes, vals);
 			for (int k = 0; k < COL__COUNT; k++)
 				acc[k] += vals[k] * run->pending;
 		}

@@ -342,6 +342,7 @@ static int data_side(const struct diff_opts *o, const struct diff_side *s,
 	    .index = s->index,
 	    .debug_root = o->debug_root,
 	    .disasm = o->disasm,
+	    .demangle = o->demangle,
 	    .filter = o->filter,
 	};
 
@@ -369,6 +370,7 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 		goto out;
 	}
 	res->have_pss = a.have_pss && b.have_pss;
+	res->cgroup_charge = a.cgroup_charge || b.cgroup_charge;
 	res->unknown_cols = a.unknown_cols | b.unknown_cols;
 	if (strcmp(o->old.path, o->new.path))
 		nrn = pid_renames(o, a.t, b.t, &rn);
@@ -492,7 +494,8 @@ static int elf_side(const struct diff_opts *o, const char *path,
 		    struct strlist *notes, char **msg)
 {
 	struct elf_map_opts maps = {.debug_root = o->debug_root,
-				    .disasm = o->disasm};
+				    .disasm = o->disasm,
+				    .demangle = o->demangle};
 	int ret;
 
 	*t = rowtree_new(lb, o->nkeys);

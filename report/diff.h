@@ -51,12 +51,15 @@ struct diff_opts {
 	long pid;		/* recordings: only this pid; -1: all */
 	const char *debug_root; /* NULL: /usr/lib/debug */
 	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_* */
+	unsigned demangle;	/* elf_map_opts.demangle */
 	struct filter *filter;	/* both sides' rows; NULL: all */
 };
 
 struct diff_result {
 	struct rowtree *d;     /* ROWS_DIFF, merged, not finished */
 	bool have_pss;	       /* both sides had PSS */
+	bool cgroup_charge;    /* a side is a -G recording with its
+				  charges (report_result) */
 	unsigned unknown_cols; /* either side's (report_result) */
 	struct strlist notes;  /* footer lines */
 };

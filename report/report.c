@@ -140,6 +140,7 @@ static void result_set_snaps(struct report_ctx *c, const bool *chosen)
 {
 	struct report_result *res = c->res;
 
+	res->start_ns = c->start_ns;
 	res->snaps = xcalloc(c->nsnaps + 1, sizeof(*res->snaps));
 	for (size_t i = 0; i < c->nsnaps; i++) {
 		const struct pidinfo *pi = pid_get(c, c->snaps[i].pid);
@@ -585,18 +586,23 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
  * several processes that no one moment has. */
 static void moment_notes(struct report_ctx *c, const bool *chosen)
 {
-	bool process_key =
-	    keys_needs(c->o->keys, c->o->nkeys) & KEY_NEEDS_PROCS;
+	const char *per_proc = NULL; /* the first key whose rows get each
+					process's VM: a process or fault
+					key */
 
-	if (c->shared_once && process_key)
+	for (size_t i = 0; i < c->o->nkeys && !per_proc; i++)
+		if (keydefs[c->o->keys[i]].needs &
+		    (KEY_NEEDS_PROCS | KEY_NEEDS_FAULTS))
+			per_proc = keydefs[c->o->keys[i]].name;
+	if (c->shared_once && per_proc)
 		strlist_add_about(
 		    &c->res->notes, NOTE_COUNT_ONCE,
 		    1u << COL_FILE | 1u << COL_VM, 0,
-		    xstrdup(
-			"FILE SIZE and VM SIZE count a file several processes "
-			"map once, in the TOTAL and in the rows above the "
-			"pids, users or mappings key: there they are less "
-			"than the sum of the rows below"));
+		    xasprintf("FILE SIZE and VM SIZE count a file several "
+			      "processes map once, in the TOTAL and in the "
+			      "rows above the %s key: there they are less "
+			      "than the sum of the rows below",
+			      per_proc));
 	points_note(c, chosen);
 }
 
@@ -731,7 +737,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 
 	*msg = NULL;
 	c.a = attrib_new(lb, &(struct elf_map_opts){.debug_root = o->debug_root,
-						    .disasm = o->disasm});
+						    .disasm = o->disasm,
+						    .demangle = o->demangle});
 	c.jit = jitsyms_new(lb);
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);

@@ -52,6 +52,7 @@ struct report_opts {
 	struct filter *filter;	/* paths to keep; NULL or empty: all */
 	const char *debug_root; /* NULL: /usr/lib/debug */
 	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_* */
+	unsigned demangle;	/* elf_map_opts.demangle */
 	/* frames faultsite looks past (regex); NULL: FAULTS_SKIP_DEFAULT,
 	 * "": none */
 	const char *skip_frames;
@@ -87,6 +88,8 @@ struct report_result {
 	struct out_snap *snaps; /* every complete snapshot, in file
 				   order, with its total RSS */
 	size_t nsnaps;
+	uint64_t start_ns; /* when the recording began (CLOCK_MONOTONIC,
+			      as out_snap.time_ns): times are told from it */
 };
 
 /* Build the rows for o into res (zeroed by the caller) over label table

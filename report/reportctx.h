@@ -134,7 +134,7 @@ struct rc_span {
  * then only counted, and added as many times at the end
  * (rowcache_flush()): processes of the same images see the same runs. */
 struct rc_item {
-	uint64_t bytes; /* its values: attrib_run_vals() */
+	uint64_t start, bytes; /* its values: attrib_run_vals() */
 	uint32_t slot;
 };
 struct rc_run {

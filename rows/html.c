@@ -93,6 +93,10 @@ static int meta_json(FILE *m, const struct out_opts *o)
 		jw_end_object(w);
 	}
 	jw_end_array(w);
+	/* the timeline tells times from the recording's start, as
+	 * --timeline and the footer do */
+	if (o->start_ns)
+		jw_uint_field(w, "start_ns", o->start_ns);
 	jw_name(w, "snapshots");
 	jw_start_array(w);
 	for (i = 0; i < o->nsnaps; i++) {

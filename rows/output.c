@@ -123,25 +123,40 @@ char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift)
 	return buf;
 }
 
+uint64_t out_whole_next(uint64_t *acc, uint64_t v, unsigned shift)
+{
+	uint64_t half, before, after;
+
+	if (!shift)
+		return v;
+	half = UINT64_C(1) << (shift - 1);
+	before = (*acc + half) >> shift;
+	*acc += v;
+	after = (*acc + half) >> shift;
+	return after - before;
+}
+
 /* Folded stacks: "a;b;c bytes" per leaf; the labels of each level are
  * printed with their control characters escaped (util/escape.h), so one
  * leaf is one line and no byte reaches a terminal raw. */
 static void folded_tree(FILE *f, const struct rowtree *t,
 			const struct out_opts *o, const struct row *r,
-			const char **path, size_t level)
+			const char **path, size_t level, uint64_t *acc)
 {
 	enum col_id col =
 	    o->ncols && !coldefs[o->cols[0]].derived ? o->cols[0] : COL_RSS;
 
 	for (size_t i = 0; i < r->nchildren; i++) {
 		const struct row *ch = &r->children[i];
-		uint64_t v = ch->vals[col] >> coldefs[col].shift;
+		uint64_t v;
 
 		path[level] = labels_str(t->lb, ch->label);
 		if (ch->nchildren) {
-			folded_tree(f, t, o, ch, path, level + 1);
+			folded_tree(f, t, o, ch, path, level + 1, acc);
 			continue;
 		}
+		/* the leaves' PSS adds up to the TOTAL's, rounded */
+		v = out_whole_next(acc, ch->vals[col], coldefs[col].shift);
 		if (!v)
 			continue;
 		for (size_t c = 0; c <= level; c++) {
@@ -157,8 +172,9 @@ static int folded_write(FILE *f, const struct rowtree *t,
 			const struct out_opts *o)
 {
 	const char **path = xcalloc(t->depth + 1, sizeof(*path));
+	uint64_t acc = 0;
 
-	folded_tree(f, t, o, &t->total, path, 0);
+	folded_tree(f, t, o, &t->total, path, 0, &acc);
 	free(path);
 	return 0;
 }

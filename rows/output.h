@@ -156,6 +156,10 @@ struct out_opts {
 	const struct out_snap *snaps; /* html: every snapshot (may be
 					 NULL/0) */
 	size_t nsnaps;
+	uint64_t start_ns; /* html: when the recording began, on the
+			      clock of out_snap.time_ns (its times are
+			      told from it, as the text timeline's);
+			      0: from the first snapshot */
 	const char *title; /* html: what the page shows ("report of
 			      memsz.data"); NULL: "memsz" */
 };
@@ -189,5 +193,12 @@ int out_write_error(FILE *f, const char *msg);
  * plain integer when shift is 0, else a decimal with two places rounded
  * half up ("12.50"). buf should hold 32 bytes. Returns buf. */
 char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift);
+
+/* Whole bytes for fixed-point value v (shift fractional bits) as the next
+ * of a series of rows whose whole numbers must add up to their sum, not
+ * lose a fraction per row (folded and pprof print PSS per leaf): the sum
+ * so far is *acc (start it at 0), and the result is the rounded sum with
+ * v less the rounded sum without. shift 0: v itself. */
+uint64_t out_whole_next(uint64_t *acc, uint64_t v, unsigned shift);
 
 #endif

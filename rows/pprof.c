@@ -94,6 +94,8 @@ struct pw {
 	size_t nlocids, locidcap;
 	int64_t *vals;
 	size_t nvals, valcap;
+	uint64_t acc[COL__COUNT]; /* per column: the leaves' sum so far
+				     (out_whole_next) */
 	struct ppf_sample *samples;
 	size_t nsamples, samplecap;
 };
@@ -319,12 +321,12 @@ static void add_sample(struct pw *w, const struct row *const *rows, size_t n,
 	s->nlab = w->nlabels - s->lab0;
 	s->val0 = w->nvals;
 	xgrow(&w->vals, &w->valcap, w->nvals + o->ncols, sizeof(*w->vals));
+	/* whole bytes whose sum is the TOTAL's (PSS is fixed point) */
 	for (size_t c = 0; c < o->ncols; c++) {
-		unsigned shift = coldefs[o->cols[c]].shift;
-		uint64_t v = leaf->vals[o->cols[c]];
+		enum col_id col = o->cols[c];
+		uint64_t v = out_whole_next(&w->acc[col], leaf->vals[col],
+					    coldefs[col].shift);
 
-		if (shift)
-			v = (v + (UINT64_C(1) << (shift - 1))) >> shift;
 		w->vals[w->nvals++] = (int64_t)v;
 	}
 }

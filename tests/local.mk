@@ -261,6 +261,14 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3220-report-moments.py \
 	tests/t3230-report-footer.py \
 	tests/t3240-report-image-labels.py \
+	tests/t3290-report-fault-keys-vm.py \
+	tests/t3291-report-vm-shared-file-page.py \
+	tests/t3292-report-whole-bytes.py \
+	tests/t3293-report-pss-every-key.py \
+	tests/t3294-report-html-times.py \
+	tests/t3295-diff-unchanged-note.py \
+	tests/t3296-table-sort-column.py \
+	tests/t3297-report-diff-demangle.py \
 	tests/t3300-report-pprof.py \
 	tests/t3310-report-html.py
 TESTS += $(e2e_tests)

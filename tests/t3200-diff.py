@@ -172,8 +172,13 @@ def elf_case(tmp):
         p = subprocess.run([MEMSZ, "diff", "--by", "symbols", *args, old,
                             new], capture_output=True, text=True,
                            env={**os.environ, **env})
-        lines = [ln for ln in p.stdout.splitlines()
-                 if not ln.startswith(("OLD:", "NEW:", "'"))]
+        # the table: up to its TOTAL line (the footer notes after it are
+        # whole sentences)
+        lines = []
+        for ln in p.stdout.splitlines():
+            lines.append(ln)
+            if ln.rstrip().endswith("TOTAL"):
+                break
         check(p.returncode == 0 and lines and
               max(len(ln) for ln in lines) <= 60 and
               any(ln.endswith(" [new]") for ln in lines),

@@ -82,7 +82,9 @@ static const char *label_of(const Perftools__Profiles__Profile *p,
  * leaf, stacks leaf first with callers split into frames, labels per
  * level (callers: the stack and its innermost frame), the main binary as
  * mapping 1 (the first image that is no library), the files level's
- * mapping with its build-id, PSS rounded. */
+ * mapping with its build-id, PSS in whole bytes that add up to the
+ * total's, rounded (not each leaf rounded alone: 3 x 1001 = 3003 for a
+ * total of 3001.5). */
 static void test_pprof(void **state)
 {
 	static const char *const keys[] = {"files", "callers"};
@@ -106,6 +108,7 @@ static void test_pprof(void **state)
 	Perftools__Profiles__Profile *p;
 	char *buf = NULL, stack[256];
 	size_t len = 0, plen;
+	int64_t pss = 0;
 	uint8_t *raw;
 	FILE *f;
 
@@ -116,7 +119,7 @@ static void test_pprof(void **state)
 		uint64_t vals[COL__COUNT] = {0};
 
 		vals[COL_RSS] = 4096 * (i + 1);
-		/* 1000.5 bytes of PSS rounds to 1001 */
+		/* 1000.5 bytes of PSS each: 3001.5 in all */
 		vals[COL_PSS] = (2001ull << COL_PSS_SHIFT) / 2;
 		rowtree_add(t, path, vals);
 	}
@@ -145,7 +148,8 @@ static void test_pprof(void **state)
 		assert_non_null(label_of(p, s, "callers"));
 		assert_non_null(label_of(p, s, "frame"));
 		assert_int_equal(s->n_value, 2);
-		assert_int_equal(s->value[1], 1001);
+		assert_in_range(s->value[1], 1000, 1001);
+		pss += s->value[1];
 		sample_stack(p, s, stack, sizeof(stack));
 		if (s->value[0] == 4096) {
 			assert_string_equal(stack, "g;f;main;/lib/a.so");
@@ -161,6 +165,7 @@ static void test_pprof(void **state)
 			assert_string_equal(file, "[heap]");
 		}
 	}
+	assert_int_equal(pss, 3002);
 	/* the main binary first, then one mapping per file; each with its
 	 * build-id */
 	assert_int_equal(p->n_mapping, 3);

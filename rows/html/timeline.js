@@ -108,8 +108,12 @@ window.memszTimeline = function (ctx) {
 				return v;
 			});
 		});
+		/* times are told in seconds since the recording began, as the
+		 * text timeline and the footer tell them */
 		return { t0: t0, t1: t1 > t0 ? t1 : t0 + 1e9, times: times,
-			procs: procs, total: total };
+			procs: procs, total: total,
+			origin: meta.start_ns && meta.start_ns <= t0 ?
+				meta.start_ns : t0 };
 	}
 
 	/* The bands, bottom up: the SHOWN largest processes by peak, in
@@ -141,7 +145,7 @@ window.memszTimeline = function (ctx) {
 	/* The geometry of a W pixel wide plot of ser. */
 	function geometry(ser, W) {
 		var g = { W: W, H: 240, L: 74, R: 16, T: 12, B: 36,
-			t0: ser.t0, t1: ser.t1 };
+			t0: ser.t0, t1: ser.t1, origin: ser.origin };
 
 		g.yt = byteTicks(Math.max.apply(null, ser.total.concat([1])), 5);
 		g.vmax = g.yt[g.yt.length - 1].v || 1;
@@ -154,8 +158,8 @@ window.memszTimeline = function (ctx) {
 		return g;
 	}
 
-	/* Grid and y ticks (bytes), x ticks (seconds since the first
-	 * snapshot). */
+	/* Grid and y ticks (bytes), x ticks (seconds since the recording
+	 * began, from the first snapshot on). */
 	function axes(svg, g) {
 		var xstep, x;
 
@@ -170,8 +174,9 @@ window.memszTimeline = function (ctx) {
 			y2: g.H - g.B, stroke: '#888' }));
 		xstep = niceStep((g.t1 - g.t0) / 1e9,
 			Math.max(2, (g.W - g.L - g.R) / 90));
-		for (x = 0; x * 1e9 <= g.t1 - g.t0 + 1; x += xstep) {
-			var px = g.px(g.t0 + x * 1e9);
+		x = Math.ceil((g.t0 - g.origin) / 1e9 / xstep - 1e-9) * xstep;
+		for (; g.origin + x * 1e9 <= g.t1 + 1; x += xstep) {
+			var px = g.px(g.origin + x * 1e9);
 
 			svg.appendChild(svgEl('line', { x1: px, y1: g.H - g.B, x2: px,
 				y2: g.H - g.B + 4, stroke: '#888' }));
@@ -230,7 +235,7 @@ window.memszTimeline = function (ctx) {
 						fill: sn.chosen ? '#d9480f' : '#24323f' });
 
 					c.appendChild(svgEl('title', {}, 'pid ' + p.pid + ' ' +
-						p.comm + ' at ' + ((sn.time_ns - g.t0) / 1e9)
+						p.comm + ' at ' + ((sn.time_ns - g.origin) / 1e9)
 						.toFixed(3) + ' s: RSS ' + human(sn.rss) +
 						(sn.chosen ? ' (reported)' : '')));
 					svg.appendChild(c);
@@ -254,7 +259,7 @@ window.memszTimeline = function (ctx) {
 				ctx.hideTip();
 				return;
 			}
-			txt = 'at ' + ((ser.times[k] - g.t0) / 1e9).toFixed(3) +
+			txt = 'at ' + ((ser.times[k] - g.origin) / 1e9).toFixed(3) +
 				' s: TOTAL ' + human(ser.total[k]);
 			ser.procs.forEach(function (p) {
 				if (p.v[k])
