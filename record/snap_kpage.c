@@ -131,7 +131,7 @@ size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
 }
 
 static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
-		     unsigned idx_bits, int fd, uint64_t *dst)
+		     unsigned idx_bits, int fd, uint64_t *dst, size_t *preads)
 {
 	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
 	size_t i = 0, j, k;
@@ -145,6 +145,7 @@ static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 		r = snap_pread_full(fd, buf, (last - first + 1) * 8, first * 8);
 		if (r < 0)
 			return (int)r;
+		(*preads)++;
 		for (k = i; k < j; k++) {
 			uint64_t o = (look[k] >> idx_bits) - first;
 
@@ -161,7 +162,10 @@ static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		      int fd, uint64_t *dst)
 {
-	return keys_read(c->kbuf, c->nkbuf, look, n, LOOK_IDX_BITS, fd, dst);
+	size_t preads = 0;
+
+	return keys_read(c->kbuf, c->nkbuf, look, n, LOOK_IDX_BITS, fd, dst,
+			 &preads);
 }
 
 /* True when the cgroups of anonymous pages are looked up too: asked for
@@ -180,27 +184,6 @@ static inline bool anon_charged(const struct snapper *s)
 /* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
  * this high); page_class takes it as an anonymous page, swap-backed. */
 #define KF_UNREAD (1ull << 63)
-
-/* Which files a page looked up (needs_lookup) is read in, by its
- * pagemap entry: [file page][mapped exclusively]. An anonymous page is
- * swap-backed, so dirty (see the top of this file): shared after a fork,
- * only its mapcount is unknown. A file page's dirtiness is its PG_dirty;
- * mapped exclusively, its mapcount is 1. (Exclusive anonymous pages are
- * not looked up.) Memory cgroups are looked up later, for the whole
- * snapshot at once (kpage_charges_add). */
-static const uint8_t wants_table[2][2] = {
-    [0] = {[0] = KF_COUNT, [1] = 0},
-    [1] = {[0] = KF_COUNT | KF_FLAGS, [1] = KF_FLAGS},
-};
-
-/* What page e wants read; a file page of a chunk whose mapping is known
- * clean (c->file_clean) not its flags. */
-static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
-{
-	uint8_t w = wants_table[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
-
-	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
-}
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451 /* the same number on every architecture */
@@ -345,7 +328,7 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j,
 
 /* Fill kcount/kflags for the n pages of c->look (maxkey the largest
  * key), whose keys are in page order: each file is read for the pages
- * that want it (wants_table), the others get what it would say or
+ * that want it (kpage_wants), the others get what it would say or
  * KF_UNREAD. What the pages want is found in one pass in page order (the
  * entries read in order); only when some page wants a file are the keys
  * sorted by PFN (unless they already rise, as the pages of a file read in
@@ -370,7 +353,7 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 
 	for (i = 0; i < n; i++) {
 		uint32_t idx = LOOK_IDX(c->look[i]);
-		uint8_t w = wants_of(c, c->pm[idx]);
+		uint8_t w = kpage_wants(s, c, c->pm[idx]);
 
 		need |= w;
 		c->kcount[idx] = files[0].other;
@@ -390,7 +373,7 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		for (i = m = 0; i < n; i++) {
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
-			if (wants_of(c, c->pm[idx]) & files[f].file)
+			if (kpage_wants(s, c, c->pm[idx]) & files[f].file)
 				c->look2[m++] = c->look[i];
 		}
 		ret = kpage_read(c, c->look2, m, files[f].fd, files[f].dst);
@@ -399,28 +382,6 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	}
 	return 0;
 }
-uint8_t kpage_wants(const struct snapper *s, const struct snap_ctx *c,
-		    uint64_t e)
-{
-	uint8_t w = wants_of(c, e);
-
-	return s->has_kpageflags ? w : w & ~KF_FLAGS;
-}
-
-void kpage_fill_held(const struct snapper *s, struct snap_ctx *c, size_t nlook,
-		     const uint64_t *count, const uint64_t *flags)
-{
-	/* what kpage_fill leaves for a page a file is not read for */
-	for (size_t i = 0; i < nlook; i++) {
-		uint32_t idx = LOOK_IDX(c->look[i]);
-		uint8_t w = kpage_wants(s, c, c->pm[idx]);
-
-		c->kcount[idx] = (w & KF_COUNT) ? count[idx] : 1;
-		c->kflags[idx] =
-		    (w & KF_FLAGS) && flags ? flags[idx] : KF_UNREAD;
-	}
-}
-
 /* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
 static const struct {
 	uint8_t kpf;
@@ -669,6 +630,7 @@ struct keys_part {
 	unsigned idx_bits;
 	int fd;
 	uint64_t *dst;
+	size_t preads;
 	int ret;
 	pthread_t tid;
 };
@@ -676,10 +638,10 @@ struct keys_part {
 /* Read the part's keys into dst at their index (keys_read: each key its
  * own index, so parts read on threads of their own never write the same
  * entry). Returns 0 or -errno. */
-static int keys_part_read(const struct keys_part *p)
+static int keys_part_read(struct keys_part *p)
 {
 	return keys_read(p->buf, p->nbuf, p->key, p->n, p->idx_bits, p->fd,
-			 p->dst);
+			 p->dst, &p->preads);
 }
 
 static void *keys_part_main(void *arg)
@@ -694,7 +656,8 @@ static void *keys_part_main(void *arg)
 #define KEYS_PARALLEL_MIN (1u << 16)
 
 int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
-			unsigned idx_bits, int fd, uint64_t *dst)
+			unsigned idx_bits, int fd, uint64_t *dst,
+			size_t *preads)
 {
 	struct keys_part part[SNAP_THREADS_MAX];
 	unsigned np = 1;
@@ -728,7 +691,10 @@ int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
 		if (!ret)
 			ret = part[t].ret;
 		free(part[t].buf);
+		part[0].preads += part[t].preads;
 	}
+	if (preads)
+		*preads = part[0].preads;
 	return ret;
 }
 
@@ -751,7 +717,7 @@ int kpage_charges_flush(struct snapper *s)
 		kpage_keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
 	}
 	ret = kpage_keys_read_all(s, key, n, CGQ_IDX_BITS, s->kpagecgroup_fd,
-				  s->cgtmp);
+				  s->cgtmp, NULL);
 	if (ret < 0)
 		return ret;
 	for (i = 0; i < n; i++)
@@ -789,28 +755,51 @@ struct class_memo {
 	enum page_kind kind;
 };
 
-/* The class of entry i of c (flags and mapcount into *fl, *mc), from the
+/* The kpageflags (*kf) and kpagecount (*kc) of page i of c, entry e,
+ * looked up: with count NULL those kpage_fill filled in; else those read
+ * for a held chunk (kpage_classify_filled), where the page wants them
+ * read, or what kpage_fill gives a page a file is not read for. */
+static inline void looked_values(const struct snapper *s,
+				 const struct snap_ctx *c, size_t i, uint64_t e,
+				 const uint64_t *count, const uint64_t *flags,
+				 uint64_t *kf, uint64_t *kc)
+{
+	uint8_t w;
+
+	if (!count) {
+		*kf = c->kflags[i];
+		*kc = c->kcount[i];
+		return;
+	}
+	w = kpage_wants(s, c, e);
+	*kc = (w & KF_COUNT) ? count[i] : 1;
+	*kf = (w & KF_FLAGS) && flags ? flags[i] : KF_UNREAD;
+}
+
+/* The class of entry i of c (flags and mapcount into *fl, *mc), its
+ * look-ups' values where count and flags say (looked_values), from the
  * memo of its kind of page when the page's key is the same. */
-static enum page_kind class_of(const struct snapper *s,
-			       const struct snap_ctx *c, size_t i,
-			       struct class_memo *look,
-			       struct class_memo *plain, uint32_t *fl,
-			       uint32_t *mc)
+static enum page_kind
+class_of(const struct snapper *s, const struct snap_ctx *c, size_t i,
+	 const uint64_t *count, const uint64_t *flags, struct class_memo *look,
+	 struct class_memo *plain, uint32_t *fl, uint32_t *mc)
 {
 	uint64_t e = c->pm[i], key;
 	struct class_memo *m;
 
 	if (s->has_pfn && needs_lookup(e)) {
-		uint64_t kf = c->kflags[i], kc = c->kcount[i];
+		uint64_t kf, kc;
 
-		/* mapped once or less, the page's class depends on its
-		 * entry's bits and kpage values only */
+		looked_values(s, c, i, e, count, flags, &kf, &kc);
+		/* the page's class depends on its entry's bits and kpage
+		 * values only, but for a page mapped more than once while
+		 * memsz's own frames are known by PFN (observer_maps) */
 		key = (e & PM_KEY_MASK) | c->extra[i];
 		m = look;
-		if (kc > 1 || key != m->key || kf != m->kf || kc != m->kc) {
+		if (key != m->key || kf != m->kf || kc != m->kc) {
 			m->kind = page_class(s, e, c->extra[i], true, kf, kc,
 					     &m->fl, &m->mc);
-			m->key = kc > 1 ? UINT64_MAX : key;
+			m->key = kc > 1 && s->self_set ? UINT64_MAX : key;
 			m->kf = kf;
 			m->kc = kc;
 		}
@@ -910,21 +899,25 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			return ret;
 		c->kpage_lookups += nlook;
 	}
-	kpage_classify_filled(s, c, sl, va, n);
+	kpage_classify_filled(s, c, sl, va, n, NULL, NULL);
 	return 0;
 }
 
 void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
-			   struct snap_slot *sl, uint64_t va, size_t n)
+			   struct snap_slot *sl, uint64_t va, size_t n,
+			   const uint64_t *count, const uint64_t *flags)
 {
 	struct class_memo look = {.key = UINT64_MAX};
 	struct class_memo plain = {.key = UINT64_MAX};
 	struct md_run *cur = NULL;
 	uint64_t cnt[4] = {0}, o, next = 0;
+	/* a chunk of single pages: only those kpage_prepass listed, but for
+	 * a held one, which was not listed again (its absent entries are
+	 * passed over below) */
+	const uint32_t *list = c->weighted || count ? NULL : c->w;
 
-	/* a chunk of single pages: only those kpage_prepass listed */
-	for (size_t k = 0, nk = c->weighted ? n : c->npresent; k < nk; k++) {
-		size_t i = c->weighted ? k : c->w[k];
+	for (size_t k = 0, nk = list ? c->npresent : n; k < nk; k++) {
+		size_t i = list ? list[k] : k;
 		uint64_t e = c->pm[i];
 		enum page_kind kind;
 		uint32_t fl, mc, w = c->weighted ? c->w[i] : 1;
@@ -939,7 +932,7 @@ void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
 			cur = NULL;
 			continue;
 		}
-		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
+		kind = class_of(s, c, i, count, flags, &look, &plain, &fl, &mc);
 		if (kind == PAGE_PRESENT && charge_wanted(s, e))
 			charge_queue(sl, e & PM_PFN_MASK,
 				     va + (o << s->page_shift), w);
