@@ -108,7 +108,7 @@ static inline uint64_t hold_key(uint64_t look, size_t slot)
 
 /* Allocate what holding chunk c of the job takes, where not yet: the
  * regions of keys (s->holdkey, and s->holdflags with kpageflags) and of
- * copies (s->holdpm, s->holdextra, and s->holdoff for a packed chunk),
+ * copies (s->holdpm with s->holdextra, and s->holdoff for a packed chunk),
  * each in huge pages: a window's copies are ~9 MiB, faulted in on every
  * snapshot, and as 4 KiB pages their faults took ~3 ms of the ~190 ms
  * of a 4 GiB process shared after a fork. */
@@ -122,10 +122,11 @@ static void hold_alloc(struct snap_job *j, const struct snap_ctx *c)
 		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
 	if (!s->holdflags && s->has_kpageflags)
 		s->holdflags = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdflags));
-	if (!s->holdpm)
-		s->holdpm = xmalloc_huge(n * sizeof(*s->holdpm));
-	if (!s->holdextra)
-		s->holdextra = xmalloc_huge(n);
+	/* the scan bits after the entries: one block of huge pages */
+	if (!s->holdpm) {
+		s->holdpm = xmalloc_huge(n * (sizeof(*s->holdpm) + 1));
+		s->holdextra = (uint8_t *)(s->holdpm + n);
+	}
 	if (!s->holdoff && c->packed)
 		s->holdoff = xmalloc_huge(n * sizeof(*s->holdoff));
 	pthread_mutex_unlock(&j->mu);
@@ -333,9 +334,8 @@ void snap_hold_free(struct snapper *s)
 	xfree_huge(s->holdkey, HOLD_KEYS * sizeof(*s->holdkey));
 	xfree_huge(s->holdtmp, HOLD_KEYS * sizeof(*s->holdtmp));
 	xfree_huge(s->holdflags, HOLD_KEYS * sizeof(*s->holdflags));
-	xfree_huge(s->holdpm, n * sizeof(*s->holdpm));
+	xfree_huge(s->holdpm, n * (sizeof(*s->holdpm) + 1));
 	xfree_huge(s->holdoff, n * sizeof(*s->holdoff));
-	xfree_huge(s->holdextra, n);
 	s->holdkey = s->holdtmp = s->holdflags = NULL;
 	s->holdpm = s->holdoff = NULL;
 	s->holdextra = NULL;
