@@ -125,6 +125,18 @@ size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
 {
 	size_t blocks = 0;
 
+	/* no block can reach nbuf entries (n keys at most KPAGE_GAP + 1
+	 * apart span fewer): a block starts at each gap wider than
+	 * KPAGE_GAP, counted without a branch (on scattered frames it would
+	 * be mispredicted often) */
+	if (n && nbuf / (KPAGE_GAP + 1) >= n) {
+		blocks = 1;
+		for (size_t i = 1; i < n; i++)
+			blocks +=
+			    (look[i] >> idx_bits) - (look[i - 1] >> idx_bits) >
+			    KPAGE_GAP;
+		return blocks;
+	}
 	for (size_t i = 0; i < n; blocks++)
 		i = keys_block_end(look, i, n, idx_bits, nbuf);
 	return blocks;
