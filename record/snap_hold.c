@@ -189,8 +189,9 @@ size_t snap_hold_flush_end(const struct snap_job *j, size_t from, size_t to)
 }
 
 /* Held chunk h seen through the scratch of c: its entries, scan bits and
- * offsets where kpage_classify_filled reads a chunk's, c's arrays for the
- * rest. */
+ * offsets where kpage_classify_filled reads a chunk's, no list of its
+ * entries present (kpage_classify_filled looks at every entry), c's
+ * arrays for the rest. */
 static struct snap_ctx held_view(const struct snap_ctx *c,
 				 const struct snap_held *h)
 {
@@ -199,6 +200,7 @@ static struct snap_ctx held_view(const struct snap_ctx *c,
 	v.pm = h->pm;
 	v.extra = h->extra;
 	v.off = h->off;
+	v.w = NULL;
 	v.packed = h->packed;
 	v.weighted = false;
 	v.file_clean = h->file_clean;

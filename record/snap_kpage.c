@@ -338,41 +338,41 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j,
 	return ret;
 }
 
-/* Fill kcount/kflags for the n pages of c->look (maxkey the largest
- * key), whose keys are in page order: each file is read for the pages
- * that want it (kpage_wants), the others get what it would say or
- * KF_UNREAD. What the pages want is found in one pass in page order (the
- * entries read in order); only when some page wants a file are the keys
- * sorted by PFN (unless they already rise, as the pages of a file read in
- * order often do) and that file read: exclusive file pages of a clean
- * file want neither, and cost no sort. */
+/* Read kcount/kflags for the n pages of c->look (maxkey the largest
+ * key), whose keys are in page order: each file for the pages that want
+ * it (kpage_wants), at their index; the others' entries are left as they
+ * are (kpage_classify_filled gives them what the file would say, or
+ * KF_UNREAD, by what they want). What the pages want is found in one pass
+ * in page order (the entries read in order); only when some page wants a
+ * file are the keys sorted by PFN (unless they already rise, as the pages
+ * of a file read in order often do) and that file read, for the keys
+ * that want it listed in c->look2 (or read from c->look when all do, as
+ * pages shared after a fork do): exclusive file pages of a clean file
+ * want neither, and cost no sort. Returns the files read (enum
+ * kpage_file) or -errno. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
 	const struct {
 		uint8_t file;
-		bool have;
 		int fd;
-		uint64_t *dst, other;
+		uint64_t *dst;
 	} files[] = {
-	    {KF_COUNT, true, s->kpagecount_fd, c->kcount, 1},
-	    {KF_FLAGS, s->has_kpageflags, s->kpageflags_fd, c->kflags,
-	     KF_UNREAD},
+	    {KF_COUNT, s->kpagecount_fd, c->kcount},
+	    {KF_FLAGS, s->kpageflags_fd, c->kflags},
 	};
+	size_t want[ARRAY_SIZE(files)] = {0};
 	uint8_t need = 0;
 	size_t i, m;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		uint32_t idx = LOOK_IDX(c->look[i]);
-		uint8_t w = kpage_wants(s, c, c->pm[idx]);
+		uint8_t w = kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]);
 
 		need |= w;
-		c->kcount[idx] = files[0].other;
-		c->kflags[idx] = files[1].other;
+		want[0] += w & KF_COUNT;
+		want[1] += (w & KF_FLAGS) != 0;
 	}
-	if (!files[1].have)
-		need &= (uint8_t)~KF_FLAGS;
 	if (!need)
 		return 0;
 	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
@@ -380,20 +380,25 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	if (i < n)
 		look_sort(c, n, maxkey);
 	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		const uint64_t *keys = c->look;
+
 		if (!(need & files[f].file))
 			continue;
-		for (i = m = 0; i < n; i++) {
+		for (i = m = 0; want[f] < n && i < n; i++) {
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
 			if (kpage_wants(s, c, c->pm[idx]) & files[f].file)
 				c->look2[m++] = c->look[i];
 		}
-		ret = kpage_read(c, c->look2, m, files[f].fd, files[f].dst);
+		if (want[f] < n)
+			keys = c->look2;
+		ret = kpage_read(c, keys, want[f], files[f].fd, files[f].dst);
 		if (ret < 0)
 			return ret;
 	}
-	return 0;
+	return need;
 }
+
 /* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
 static const struct {
 	uint8_t kpf;
@@ -768,9 +773,9 @@ struct class_memo {
 };
 
 /* The kpageflags (*kf) and kpagecount (*kc) of page i of c, entry e,
- * looked up: with count NULL those kpage_fill filled in; else those read
- * for a held chunk (kpage_classify_filled), where the page wants them
- * read, or what kpage_fill gives a page a file is not read for. */
+ * looked up: those read into count and flags (NULL: none) where the page
+ * wants them read, else what the file would say (a mapcount of 1) or
+ * KF_UNREAD. */
 static inline void looked_values(const struct snapper *s,
 				 const struct snap_ctx *c, size_t i, uint64_t e,
 				 const uint64_t *count, const uint64_t *flags,
@@ -778,11 +783,6 @@ static inline void looked_values(const struct snapper *s,
 {
 	uint8_t w;
 
-	if (!count) {
-		*kf = c->kflags[i];
-		*kc = c->kcount[i];
-		return;
-	}
 	w = kpage_wants(s, c, e);
 	*kc = (w & KF_COUNT) ? count[i] : 1;
 	*kf = (w & KF_FLAGS) && flags ? flags[i] : KF_UNREAD;
@@ -899,7 +899,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
 {
-	int ret;
+	int ret = 0;
 
 	if (!nlook && !c->weighted && !anon_charged(s)) {
 		classify_plain(s, c, sl, va);
@@ -911,7 +911,8 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			return ret;
 		c->kpage_lookups += nlook;
 	}
-	kpage_classify_filled(s, c, sl, va, n, NULL, NULL);
+	kpage_classify_filled(s, c, sl, va, n, c->kcount,
+			      nlook && (ret & KF_FLAGS) ? c->kflags : NULL);
 	return 0;
 }
 
@@ -924,9 +925,9 @@ void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
 	struct md_run *cur = NULL;
 	uint64_t cnt[4] = {0}, o, next = 0;
 	/* a chunk of single pages: only those kpage_prepass listed, but for
-	 * a held one, which was not listed again (its absent entries are
-	 * passed over below) */
-	const uint32_t *list = c->weighted || count ? NULL : c->w;
+	 * a held one, which has no list (its absent entries are passed over
+	 * below) */
+	const uint32_t *list = c->weighted ? NULL : c->w;
 
 	for (size_t k = 0, nk = list ? c->npresent : n; k < nk; k++) {
 		size_t i = list ? list[k] : k;

@@ -35,13 +35,14 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   uint64_t maxkey);
 
 /* The loop of kpage_classify after its look-ups: classify the n entries
- * of c into the slot's runs. With count NULL, the kcount and kflags of
- * its look-ups are filled (kpage_fill) and only the entries kpage_prepass
- * listed are looked at. Else the chunk's look-ups were read with other
- * chunks' (a chunk held, snap_hold.c): every entry is looked at, and a
- * page looked up takes its kpagecount from count and its kpageflags from
- * flags (NULL: none read) at its index in the chunk, where it wants them
- * read (kpage_wants), else what kpage_fill would give it. */
+ * of c into the slot's runs, only those kpage_prepass listed (c->w, for
+ * a chunk of single pages; a held chunk's view has no list, w NULL, and
+ * every entry is looked at). A page looked up takes its kpagecount from
+ * count and its kpageflags from flags (NULL: none read) at its index in
+ * the chunk where it wants them read (kpage_wants), else what the file
+ * would say (a mapcount of 1) or no flags: c->kcount and c->kflags as
+ * kpage_fill read them, or for a held chunk the arrays its look-ups were
+ * read into with other chunks' (snap_hold.c). */
 void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
 			   struct snap_slot *sl, uint64_t va, size_t n,
 			   const uint64_t *count, const uint64_t *flags);
