@@ -85,6 +85,15 @@ static inline uint8_t kpage_wants(const struct snapper *s,
 void kpage_keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
 		     unsigned idx_bits);
 
+/* Read kpage file fd for the n keys of look, sorted by the PFN above
+ * their low idx_bits (an index): the entry of each key's PFN into
+ * dst[index], one pread per block of nearby PFNs (through gaps up to
+ * KPAGE_GAP) of at most the nbuf entries of buf; a PFN beyond the file's
+ * end reads as 0. *preads counts the preads. Returns 0 or -errno
+ * (snap_keys.c, as the other kpage_keys_ functions). */
+int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
+		    unsigned idx_bits, int fd, uint64_t *dst, size_t *preads);
+
 /* How many preads kpage_keys_read_all would read the n keys of look
  * (sorted by kpage_keys_sort) in through a buffer of nbuf entries: one
  * per block of nearby frames. */
