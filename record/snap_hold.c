@@ -42,6 +42,10 @@
 #define HOLD_KEYS ((size_t)WINDOW << LOOK_IDX_BITS)
 _Static_assert(WINDOW <= 1u << HOLD_SLOT_BITS, "a slot fits a key");
 
+/* The bytes of s->holdpm a slot's copy takes a page: its pagemap entry
+ * and its scan bits. */
+#define HOLD_COPY_BYTES (sizeof(uint64_t) + 1)
+
 /* A chunk is held only when its look-ups, sorted, would take a pread per
  * fewer than this many keys on average: frames that scattered gain from
  * a sort with other chunks' (~250 ns a pread saved) more than holding
@@ -108,7 +112,7 @@ static inline uint64_t hold_key(uint64_t look, size_t slot)
 
 /* Allocate what holding chunk c of the job takes, where not yet: the
  * regions of keys (s->holdkey, and s->holdflags with kpageflags) and of
- * copies (s->holdpm with s->holdextra, and s->holdoff for a packed chunk),
+ * copies (s->holdpm, and s->holdoff for a packed chunk),
  * each in huge pages: a window's copies are ~9 MiB, faulted in on every
  * snapshot, and as 4 KiB pages their faults took ~3 ms of the ~190 ms
  * of a 4 GiB process shared after a fork. */
@@ -122,11 +126,8 @@ static void hold_alloc(struct snap_job *j, const struct snap_ctx *c)
 		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
 	if (!s->holdflags && s->has_kpageflags)
 		s->holdflags = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdflags));
-	/* the scan bits after the entries: one block of huge pages */
-	if (!s->holdpm) {
-		s->holdpm = xmalloc_huge(n * (sizeof(*s->holdpm) + 1));
-		s->holdextra = (uint8_t *)(s->holdpm + n);
-	}
+	if (!s->holdpm)
+		s->holdpm = xmalloc_huge(n * HOLD_COPY_BYTES);
 	if (!s->holdoff && c->packed)
 		s->holdoff = xmalloc_huge(n * sizeof(*s->holdoff));
 	pthread_mutex_unlock(&j->mu);
@@ -161,8 +162,10 @@ bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
 	hold_alloc(j, c);
 	hold_keys(s, c, slot, h);
 	/* its entries, scan bits and (packed) offsets */
-	h->pm = s->holdpm + slot * CHUNK_PAGES;
-	h->extra = s->holdextra + slot * CHUNK_PAGES;
+	/* a slot's entries, then its scan bits: a chunk held alone touches
+	 * one huge page of them, not two */
+	h->pm = (uint64_t *)(s->holdpm + slot * CHUNK_PAGES * HOLD_COPY_BYTES);
+	h->extra = (uint8_t *)(h->pm + CHUNK_PAGES);
 	h->off = c->packed ? s->holdoff + slot * CHUNK_PAGES : NULL;
 	memcpy(h->pm, c->pm, n * sizeof(*h->pm));
 	memcpy(h->extra, c->extra, n);
@@ -336,9 +339,8 @@ void snap_hold_free(struct snapper *s)
 	xfree_huge(s->holdkey, HOLD_KEYS * sizeof(*s->holdkey));
 	xfree_huge(s->holdtmp, HOLD_KEYS * sizeof(*s->holdtmp));
 	xfree_huge(s->holdflags, HOLD_KEYS * sizeof(*s->holdflags));
-	xfree_huge(s->holdpm, n * (sizeof(*s->holdpm) + 1));
+	xfree_huge(s->holdpm, n * HOLD_COPY_BYTES);
 	xfree_huge(s->holdoff, n * sizeof(*s->holdoff));
-	s->holdkey = s->holdtmp = s->holdflags = NULL;
-	s->holdpm = s->holdoff = NULL;
-	s->holdextra = NULL;
+	s->holdkey = s->holdtmp = s->holdflags = s->holdoff = NULL;
+	s->holdpm = NULL;
 }
