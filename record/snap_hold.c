@@ -42,106 +42,137 @@
 #define HOLD_KEYS ((size_t)WINDOW << LOOK_IDX_BITS)
 _Static_assert(WINDOW <= 1u << HOLD_SLOT_BITS, "a slot fits a key");
 
+/* The bytes of s->holdpm a slot's copy takes a page: its pagemap entry
+ * and its scan bits. */
+#define HOLD_COPY_BYTES (sizeof(uint64_t) + 1)
+
 /* A chunk is held only when its look-ups, sorted, would take a pread per
  * fewer than this many keys on average: frames that scattered gain from
  * a sort with other chunks' (~250 ns a pread saved) more than holding
- * costs (a copy, a second pass over the entries, a share of a sort over
- * more memory than the caches hold, fresh pages: ~20 ns a page). Measured
+ * costs (a copy, a share of a sort over more memory than the caches
+ * hold, fresh pages: ~20 ns a page when this bound was set). Measured
  * on two processes with 4 GiB shared after a fork: frames at 1-16 look-ups
  * a pread per chunk, 208 ms CPU held against 248 not; frames at 4-512,
  * 173 held against 152 not, 149 with this bound (most not held). */
 #define HOLD_BLOCK_KEYS 16
 
 /* Whether chunk c of job j (nlook look-ups in c->look, largest key maxkey)
- * is held (see snap_hold): the number of its look-ups that want a kpage
- * file read, in c->look2 sorted by PFN, or 0 if it is not; *blocks: the
- * preads they would take sorted alone. Sorts c->look, where
+ * is held (see snap_hold). Its look-ups that want a kpage file read
+ * (kpage_wants), sorted by PFN, are listed: those that want kpagecount in
+ * c->look2 (h->nkeys), those that want kpageflags in c->kflags (h->nfkeys;
+ * its scratch until kpage_fill fills it); h->blocks: the preads the
+ * kpagecount ones would take sorted alone. Sorts c->look, where
  * kpage_classify then finds it sorted. Not once the job found holding
  * did not pay (j->hold_off, held_read). */
-static size_t hold_pays(const struct snap_job *j, struct snap_ctx *c,
-			size_t nlook, uint64_t maxkey, size_t *blocks)
+static bool hold_pays(const struct snap_job *j, struct snap_ctx *c,
+		      size_t nlook, uint64_t maxkey, struct snap_held *h)
 {
 	const struct snapper *s = j->s;
-	size_t i, m;
+	uint64_t *fk = c->kflags;
+	size_t i, m, mc = 0, mf = 0, blocks;
 
-	if (nlook < HOLD_MIN_LOOKUPS || c->weighted ||
+	if (nlook < HOLD_MIN_LOOKUPS || c->weighted || c->nent > CHUNK_PAGES ||
 	    LOOK_PFN(maxkey) > HOLD_PFN_MAX ||
 	    __atomic_load_n(&j->hold_off, __ATOMIC_RELAXED))
-		return 0;
-	for (i = m = 0; i < nlook; i++)
+		return false;
+	/* enough that want a file read (counted no further) */
+	for (i = m = 0; i < nlook && m < HOLD_MIN_LOOKUPS; i++)
 		m += kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]) != 0;
 	if (m < HOLD_MIN_LOOKUPS)
-		return 0;
+		return false;
 	for (i = 1; i < nlook && c->look[i] >= c->look[i - 1]; i++)
 		;
 	if (i < nlook)
 		kpage_keys_sort(c->look, c->look2, nlook, maxkey,
 				LOOK_IDX_BITS);
-	for (i = m = 0; i < nlook; i++)
-		if (kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]))
-			c->look2[m++] = c->look[i];
-	*blocks = kpage_keys_blocks(c->look2, m, LOOK_IDX_BITS, c->nkbuf);
-	return *blocks * HOLD_BLOCK_KEYS > m ? m : 0;
+	/* branch-free: each key written to both lists, kept where wanted */
+	for (i = 0; i < nlook; i++) {
+		uint64_t look = c->look[i];
+		uint8_t w = kpage_wants(s, c, c->pm[LOOK_IDX(look)]);
+
+		c->look2[mc] = look;
+		mc += w & KF_COUNT;
+		fk[mf] = look;
+		mf += (w & KF_FLAGS) != 0;
+	}
+	h->nkeys = mc;
+	h->nfkeys = mf;
+	h->blocks = kpage_keys_blocks(c->look2, mc, LOOK_IDX_BITS, c->nkbuf);
+	blocks = h->blocks +
+		 (mf ? kpage_keys_blocks(fk, mf, LOOK_IDX_BITS, c->nkbuf) : 0);
+	return blocks * HOLD_BLOCK_KEYS > mc + mf;
 }
 
-/* Write the m keys of c->look2 (sorted) of chunk c in slot as hold keys
- * into the slot's regions: those that want kpagecount into s->holdkey's
- * (h->nkeys of them), those that want kpageflags into s->holdflags'
- * (h->nfkeys), each array allocated when first needed. */
-static void hold_keys(struct snap_job *j, const struct snap_ctx *c, size_t slot,
-		      size_t m, struct snap_held *h)
+/* A look-up key of slot as a hold key. */
+static inline uint64_t hold_key(uint64_t look, size_t slot)
+{
+	return LOOK_PFN(look) << HOLD_IDX_BITS | slot << LOOK_IDX_BITS |
+	       LOOK_IDX(look);
+}
+
+/* Allocate what holding chunk c of the job takes, where not yet: the
+ * regions of keys (s->holdkey, and s->holdflags with kpageflags) and of
+ * copies (s->holdpm, and s->holdoff for a packed chunk),
+ * each in huge pages: a window's copies are ~9 MiB, faulted in on every
+ * snapshot, and as 4 KiB pages their faults took ~3 ms of the ~190 ms
+ * of a 4 GiB process shared after a fork. */
+static void hold_alloc(struct snap_job *j, const struct snap_ctx *c)
 {
 	struct snapper *s = j->s;
-	uint64_t *ck, *fk;
+	const size_t n = (size_t)WINDOW * CHUNK_PAGES;
 
 	pthread_mutex_lock(&j->mu);
 	if (!s->holdkey)
 		s->holdkey = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdkey));
 	if (!s->holdflags && s->has_kpageflags)
 		s->holdflags = xmalloc_huge(HOLD_KEYS * sizeof(*s->holdflags));
+	if (!s->holdpm)
+		s->holdpm = xmalloc_huge(n * HOLD_COPY_BYTES);
+	if (!s->holdoff && c->packed)
+		s->holdoff = xmalloc_huge(n * sizeof(*s->holdoff));
 	pthread_mutex_unlock(&j->mu);
-	ck = s->holdkey + (slot << LOOK_IDX_BITS);
-	fk = s->holdflags ? s->holdflags + (slot << LOOK_IDX_BITS) : NULL;
-	h->nkeys = h->nfkeys = 0;
-	for (size_t i = 0; i < m; i++) {
-		uint64_t look = c->look2[i];
-		uint8_t w = kpage_wants(s, c, c->pm[LOOK_IDX(look)]);
-		uint64_t key = LOOK_PFN(look) << HOLD_IDX_BITS |
-			       slot << LOOK_IDX_BITS | LOOK_IDX(look);
+}
 
-		if (w & KF_COUNT)
-			ck[h->nkeys++] = key;
-		if (w & KF_FLAGS)
-			fk[h->nfkeys++] = key;
-	}
+/* Write the keys hold_pays listed of chunk c in slot as hold keys into
+ * the slot's regions: those that want kpagecount (c->look2) into
+ * s->holdkey's, those that want kpageflags (c->kflags) into
+ * s->holdflags'. */
+static void hold_keys(struct snapper *s, const struct snap_ctx *c, size_t slot,
+		      const struct snap_held *h)
+{
+	uint64_t *ck = s->holdkey + (slot << LOOK_IDX_BITS);
+
+	for (size_t i = 0; i < h->nkeys; i++)
+		ck[i] = hold_key(c->look2[i], slot);
+	for (size_t i = 0; i < h->nfkeys; i++)
+		s->holdflags[(slot << LOOK_IDX_BITS) + i] =
+		    hold_key(c->kflags[i], slot);
 }
 
 bool snap_hold(struct snap_job *j, struct snap_ctx *c, size_t k, uint64_t va,
 	       size_t nlook, uint64_t maxkey)
 {
 	struct snapper *s = j->s;
-	size_t slot = k % WINDOW, n = c->nent, m, need;
+	size_t slot = k % WINDOW, n = c->nent;
 	struct snap_held *h = &s->slots[slot].held;
 
 	h->on = false;
-	m = hold_pays(j, c, nlook, maxkey, &h->blocks);
-	if (!m)
+	if (!hold_pays(j, c, nlook, maxkey, h))
 		return false;
-	hold_keys(j, c, slot, m, h);
-	/* its entries, then (packed) their offsets, then its scan bits */
-	need = n * (sizeof(uint64_t) * (c->packed ? 2 : 1) + 1);
-	if (h->cap < need) {
-		free(h->pm);
-		h->pm = xmalloc(need);
-		h->cap = need;
-	}
-	h->off = h->pm + n;
-	h->extra = (uint8_t *)(h->off + (c->packed ? n : 0));
+	hold_alloc(j, c);
+	hold_keys(s, c, slot, h);
+	/* its entries, scan bits and (packed) offsets */
+	/* a slot's entries, then its scan bits: a chunk held alone touches
+	 * one huge page of them, not two */
+	h->pm = (uint64_t *)(s->holdpm + slot * CHUNK_PAGES * HOLD_COPY_BYTES);
+	h->extra = (uint8_t *)(h->pm + CHUNK_PAGES);
+	h->off = c->packed ? s->holdoff + slot * CHUNK_PAGES : NULL;
 	memcpy(h->pm, c->pm, n * sizeof(*h->pm));
 	memcpy(h->extra, c->extra, n);
 	if (c->packed)
 		memcpy(h->off, c->off, n * sizeof(*h->off));
 	h->n = n;
+	h->nlook = nlook;
 	h->va = va;
 	h->packed = c->packed;
 	h->file_clean = c->file_clean;
@@ -161,8 +192,9 @@ size_t snap_hold_flush_end(const struct snap_job *j, size_t from, size_t to)
 }
 
 /* Held chunk h seen through the scratch of c: its entries, scan bits and
- * offsets where kpage_prepass and kpage_classify_filled read a chunk's,
- * c's arrays for the rest. */
+ * offsets where kpage_classify_filled reads a chunk's, no list of its
+ * entries present (kpage_classify_filled looks at every entry), c's
+ * arrays for the rest. */
 static struct snap_ctx held_view(const struct snap_ctx *c,
 				 const struct snap_held *h)
 {
@@ -171,6 +203,7 @@ static struct snap_ctx held_view(const struct snap_ctx *c,
 	v.pm = h->pm;
 	v.extra = h->extra;
 	v.off = h->off;
+	v.w = NULL;
 	v.packed = h->packed;
 	v.weighted = false;
 	v.file_clean = h->file_clean;
@@ -208,14 +241,15 @@ static size_t held_gather(struct snapper *s, size_t from, size_t to, bool flags,
 #define HOLD_GAIN_NUM 3
 #define HOLD_GAIN_DEN 4
 
-/* After the nk kpagecount keys of the chunks held among tasks [from, to)
- * were sorted together (in s->holdtmp): if their preads are not fewer
+/* After the kpagecount keys of the chunks held among tasks [from, to)
+ * were read sorted together in merged preads: if those are not fewer
  * enough than the same chunks' sorted one by one (snap_held.blocks),
  * their frames lie too far apart for one window to bring them close
  * (a 256 MiB process's 4 chunks spread over all of RAM: 20.8 k preads
  * held against 21.4 k, 8% more CPU), and the job holds no more chunks
  * (j->hold_off): one window's cost is the most holding loses. */
-static void hold_judge(struct snap_job *j, size_t from, size_t to, size_t nk)
+static void hold_judge(struct snap_job *j, size_t from, size_t to,
+		       size_t merged)
 {
 	struct snapper *s = j->s;
 	size_t alone = 0;
@@ -223,9 +257,7 @@ static void hold_judge(struct snap_job *j, size_t from, size_t to, size_t nk)
 	for (size_t k = from; k < to; k++)
 		if (s->slots[k % WINDOW].held.on)
 			alone += s->slots[k % WINDOW].held.blocks;
-	if (kpage_keys_blocks(s->holdtmp, nk, HOLD_IDX_BITS, KPAGE_BLOCK) *
-		HOLD_GAIN_DEN >
-	    alone * HOLD_GAIN_NUM)
+	if (merged * HOLD_GAIN_DEN > alone * HOLD_GAIN_NUM)
 		__atomic_store_n(&j->hold_off, true, __ATOMIC_RELAXED);
 }
 
@@ -246,7 +278,7 @@ static int held_read(struct snap_job *j, size_t from, size_t to)
 	    {&s->holdflags, s->kpageflags_fd, true},
 	};
 	uint64_t mx;
-	size_t nk;
+	size_t nk, preads;
 	int ret = 0;
 
 	if (!s->holdtmp)
@@ -259,10 +291,10 @@ static int held_read(struct snap_job *j, size_t from, size_t to)
 			continue;
 		kpage_keys_sort(s->holdtmp, *files[f].keys, nk, mx,
 				HOLD_IDX_BITS);
-		if (!files[f].flags)
-			hold_judge(j, from, to, nk);
 		ret = kpage_keys_read_all(s, s->holdtmp, nk, HOLD_IDX_BITS,
-					  files[f].fd, *files[f].keys);
+					  files[f].fd, *files[f].keys, &preads);
+		if (ret >= 0 && !files[f].flags)
+			hold_judge(j, from, to, preads);
 	}
 	return ret;
 }
@@ -271,8 +303,7 @@ void snap_hold_resolve(struct snap_job *j, struct snap_ctx *c, size_t from,
 		       size_t to)
 {
 	struct snapper *s = j->s;
-	size_t k, nlook;
-	uint64_t maxkey;
+	size_t k;
 	int ret;
 
 	for (k = from; k < to && !s->slots[k % WINDOW].held.on; k++)
@@ -283,6 +314,7 @@ void snap_hold_resolve(struct snap_job *j, struct snap_ctx *c, size_t from,
 	for (k = from; k < to; k++) {
 		struct snap_slot *sl = &s->slots[k % WINDOW];
 		struct snap_held *h = &sl->held;
+		size_t base = (k % WINDOW) << LOOK_IDX_BITS;
 		struct snap_ctx v;
 
 		if (!h->on)
@@ -292,24 +324,23 @@ void snap_hold_resolve(struct snap_job *j, struct snap_ctx *c, size_t from,
 		if (ret < 0)
 			continue;
 		v = held_view(c, h);
-		kpage_prepass(s, &v, h->n, &nlook, &maxkey);
-		kpage_fill_held(
-		    s, &v, nlook, s->holdkey + ((k % WINDOW) << LOOK_IDX_BITS),
-		    h->nfkeys ? s->holdflags + ((k % WINDOW) << LOOK_IDX_BITS)
-			      : NULL);
-		kpage_classify_filled(s, &v, sl, h->va, h->n);
-		c->kpage_lookups += nlook;
+		kpage_classify_filled(s, &v, sl, h->va, h->n, s->holdkey + base,
+				      h->nfkeys ? s->holdflags + base : NULL);
+		c->kpage_lookups += h->nlook;
 	}
 }
 
 void snap_hold_free(struct snapper *s)
 {
-	for (size_t k = 0; k < WINDOW; k++) {
-		free(s->slots[k].held.pm);
+	const size_t n = (size_t)WINDOW * CHUNK_PAGES;
+
+	for (size_t k = 0; k < WINDOW; k++)
 		memset(&s->slots[k].held, 0, sizeof(s->slots[k].held));
-	}
 	xfree_huge(s->holdkey, HOLD_KEYS * sizeof(*s->holdkey));
 	xfree_huge(s->holdtmp, HOLD_KEYS * sizeof(*s->holdtmp));
 	xfree_huge(s->holdflags, HOLD_KEYS * sizeof(*s->holdflags));
-	s->holdkey = s->holdtmp = s->holdflags = NULL;
+	xfree_huge(s->holdpm, n * HOLD_COPY_BYTES);
+	xfree_huge(s->holdoff, n * sizeof(*s->holdoff));
+	s->holdkey = s->holdtmp = s->holdflags = s->holdoff = NULL;
+	s->holdpm = NULL;
 }

@@ -210,13 +210,14 @@ struct cg_ref {
 
 /* A chunk held in its slot (snap_hold.c) until its pages' look-ups are
  * read with those of the other chunks held in the window: a copy of its n
- * pagemap entries, then (packed) their page offsets, then their scan
- * bits, in one block of cap bytes from pm; where it starts (va), and how
- * kpage_classify would have read it. */
+ * pagemap entries and their scan bits, and (packed) their page offsets,
+ * in its slot's regions of snapper.holdpm and holdoff; where it starts
+ * (va), and how kpage_classify would have read it. */
 struct snap_held {
 	uint64_t *pm, *off;
 	uint8_t *extra;
-	size_t n, cap;
+	size_t n;
+	size_t nlook; /* its pages looked up (kpage_prepass) */
 	/* its keys in its slot's regions of snapper.holdkey (kpagecount) and
 	 * snapper.holdflags (kpageflags) */
 	size_t nkeys, nfkeys;
@@ -301,6 +302,10 @@ struct snapper {
 	 * was read; where they are gathered and sorted (each NULL until
 	 * needed) */
 	uint64_t *holdkey, *holdflags, *holdtmp;
+	/* the held chunks' copies (snap_hold.c), a region a slot: entries
+	 * and scan bits (holdpm), offsets of a packed one (holdoff) */
+	uint8_t *holdpm;
+	uint64_t *holdoff;
 	/* the other memory cgroups the last snapshot's pages are charged
 	 * to, each once (snapper_payers) */
 	uint64_t *payers;

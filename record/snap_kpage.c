@@ -24,6 +24,7 @@
 #include "record/snap_pagemap.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/kernel-page-flags.h>
@@ -35,133 +36,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define RADIX_MAX_BITS 12
-/* Up to this many keys are sorted by insertion: the radix sort clears
- * and sums a 16 KiB count table per pass, whatever n is (a small
- * process's chunk has a few dozen pages to look up). */
-#define INSERTION_MAX 48
-
-/* A least-significant-digit radix sort over the bits the largest key
- * has, in as few passes of at most RADIX_MAX_BITS as they need (two up
- * to 64 GiB of RAM); a few keys by insertion, stable as the radix sort
- * is. */
-void kpage_keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
-		     unsigned idx_bits)
-{
-	uint32_t cnt[1u << RADIX_MAX_BITS];
-	unsigned top = 64 - (unsigned)__builtin_clzll(maxkey | 1);
-	unsigned bits = top > idx_bits ? top - idx_bits : 0;
-	unsigned passes = (bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
-	unsigned width = passes ? (bits + passes - 1) / passes : 0;
-	uint64_t *src = a, *dst = tmp, *t, mask;
-
-	if (n <= INSERTION_MAX) {
-		for (size_t i = 1; i < n; i++) {
-			uint64_t k = src[i];
-			size_t d = i;
-
-			for (; d && src[d - 1] >> idx_bits > k >> idx_bits; d--)
-				src[d] = src[d - 1];
-			src[d] = k;
-		}
-		return;
-	}
-	mask = ((uint64_t)1 << width) - 1;
-	for (unsigned p = 0; p < passes; p++) {
-		unsigned sh = idx_bits + p * width;
-		uint32_t sum = 0;
-
-		memset(cnt, 0, ((size_t)mask + 1) * sizeof(*cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & mask]++;
-		for (size_t d = 0; d <= mask; d++) {
-			uint32_t k = cnt[d];
-
-			cnt[d] = sum;
-			sum += k;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & mask]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != a)
-		memcpy(a, src, n * sizeof(*src));
-}
-
 /* Sort the n keys of c->look by PFN (kpage_keys_sort, through c->look2). */
 static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
 {
 	kpage_keys_sort(c->look, c->look2, n, maxkey, LOOK_IDX_BITS);
 }
 
-/* Read one of the kpage files for the n keys of look, sorted by the PFN
- * above their low idx_bits (an index): the entry of key k into
- * dst[index], one pread per block of nearby PFNs (through gaps up to
- * KPAGE_GAP), of at most the nbuf entries of buf; a PFN beyond the
- * file's end reads as 0. */
-/* The end of the block of keys_read that starts at key i of the n keys
- * of look (sorted): past the last key whose PFN is at most KPAGE_GAP
- * after the one before and within nbuf entries of the first. */
-static size_t keys_block_end(const uint64_t *look, size_t i, size_t n,
-			     unsigned idx_bits, size_t nbuf)
-{
-	uint64_t first = look[i] >> idx_bits, last = first;
-	size_t j;
-
-	for (j = i + 1; j < n; j++) {
-		uint64_t p = look[j] >> idx_bits;
-
-		if (p - last > KPAGE_GAP || p - first >= nbuf)
-			break;
-		last = p;
-	}
-	return j;
-}
-
-size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
-			 size_t nbuf)
-{
-	size_t blocks = 0;
-
-	for (size_t i = 0; i < n; blocks++)
-		i = keys_block_end(look, i, n, idx_bits, nbuf);
-	return blocks;
-}
-
-static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
-		     unsigned idx_bits, int fd, uint64_t *dst)
-{
-	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
-	size_t i = 0, j, k;
-
-	while (i < n) {
-		uint64_t first = look[i] >> idx_bits, last;
-		ssize_t r;
-
-		j = keys_block_end(look, i, n, idx_bits, nbuf);
-		last = look[j - 1] >> idx_bits;
-		r = snap_pread_full(fd, buf, (last - first + 1) * 8, first * 8);
-		if (r < 0)
-			return (int)r;
-		for (k = i; k < j; k++) {
-			uint64_t o = (look[k] >> idx_bits) - first;
-
-			dst[look[k] & mask] =
-			    (o + 1) * 8 <= (uint64_t)r ? buf[o] : 0;
-		}
-		i = j;
-	}
-	return 0;
-}
-
-/* keys_read of the n sorted keys of a chunk's look-ups (LOOK_KEY) into
+/* kpage_keys_read of the n sorted keys of a chunk's look-ups (LOOK_KEY) into
  * dst[page]. */
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 		      int fd, uint64_t *dst)
 {
-	return keys_read(c->kbuf, c->nkbuf, look, n, LOOK_IDX_BITS, fd, dst);
+	size_t preads = 0;
+
+	return kpage_keys_read(c->kbuf, c->nkbuf, look, n, LOOK_IDX_BITS, fd,
+			       dst, &preads);
 }
 
 /* True when the cgroups of anonymous pages are looked up too: asked for
@@ -180,27 +69,6 @@ static inline bool anon_charged(const struct snapper *s)
 /* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
  * this high); page_class takes it as an anonymous page, swap-backed. */
 #define KF_UNREAD (1ull << 63)
-
-/* Which files a page looked up (needs_lookup) is read in, by its
- * pagemap entry: [file page][mapped exclusively]. An anonymous page is
- * swap-backed, so dirty (see the top of this file): shared after a fork,
- * only its mapcount is unknown. A file page's dirtiness is its PG_dirty;
- * mapped exclusively, its mapcount is 1. (Exclusive anonymous pages are
- * not looked up.) Memory cgroups are looked up later, for the whole
- * snapshot at once (kpage_charges_add). */
-static const uint8_t wants_table[2][2] = {
-    [0] = {[0] = KF_COUNT, [1] = 0},
-    [1] = {[0] = KF_COUNT | KF_FLAGS, [1] = KF_FLAGS},
-};
-
-/* What page e wants read; a file page of a chunk whose mapping is known
- * clean (c->file_clean) not its flags. */
-static uint8_t wants_of(const struct snap_ctx *c, uint64_t e)
-{
-	uint8_t w = wants_table[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
-
-	return (e & PM_FILE) && c->file_clean ? w & ~KF_FLAGS : w;
-}
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451 /* the same number on every architecture */
@@ -343,41 +211,41 @@ enum kpage_clean kpage_file_clean(const struct snap_job *j,
 	return ret;
 }
 
-/* Fill kcount/kflags for the n pages of c->look (maxkey the largest
- * key), whose keys are in page order: each file is read for the pages
- * that want it (wants_table), the others get what it would say or
- * KF_UNREAD. What the pages want is found in one pass in page order (the
- * entries read in order); only when some page wants a file are the keys
- * sorted by PFN (unless they already rise, as the pages of a file read in
- * order often do) and that file read: exclusive file pages of a clean
- * file want neither, and cost no sort. */
+/* Read kcount/kflags for the n pages of c->look (maxkey the largest
+ * key), whose keys are in page order: each file for the pages that want
+ * it (kpage_wants), at their index; the others' entries are left as they
+ * are (kpage_classify_filled gives them what the file would say, or
+ * KF_UNREAD, by what they want). What the pages want is found in one pass
+ * in page order (the entries read in order); only when some page wants a
+ * file are the keys sorted by PFN (unless they already rise, as the pages
+ * of a file read in order often do) and that file read, for the keys
+ * that want it listed in c->look2 (or read from c->look when all do, as
+ * pages shared after a fork do): exclusive file pages of a clean file
+ * want neither, and cost no sort. Returns the files read (enum
+ * kpage_file) or -errno. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
 	const struct {
 		uint8_t file;
-		bool have;
 		int fd;
-		uint64_t *dst, other;
+		uint64_t *dst;
 	} files[] = {
-	    {KF_COUNT, true, s->kpagecount_fd, c->kcount, 1},
-	    {KF_FLAGS, s->has_kpageflags, s->kpageflags_fd, c->kflags,
-	     KF_UNREAD},
+	    {KF_COUNT, s->kpagecount_fd, c->kcount},
+	    {KF_FLAGS, s->kpageflags_fd, c->kflags},
 	};
+	size_t want[ARRAY_SIZE(files)] = {0};
 	uint8_t need = 0;
 	size_t i, m;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		uint32_t idx = LOOK_IDX(c->look[i]);
-		uint8_t w = wants_of(c, c->pm[idx]);
+		uint8_t w = kpage_wants(s, c, c->pm[LOOK_IDX(c->look[i])]);
 
 		need |= w;
-		c->kcount[idx] = files[0].other;
-		c->kflags[idx] = files[1].other;
+		want[0] += w & KF_COUNT;
+		want[1] += (w & KF_FLAGS) != 0;
 	}
-	if (!files[1].have)
-		need &= (uint8_t)~KF_FLAGS;
 	if (!need)
 		return 0;
 	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
@@ -385,40 +253,23 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	if (i < n)
 		look_sort(c, n, maxkey);
 	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		const uint64_t *keys = c->look;
+
 		if (!(need & files[f].file))
 			continue;
-		for (i = m = 0; i < n; i++) {
+		for (i = m = 0; want[f] < n && i < n; i++) {
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
-			if (wants_of(c, c->pm[idx]) & files[f].file)
+			if (kpage_wants(s, c, c->pm[idx]) & files[f].file)
 				c->look2[m++] = c->look[i];
 		}
-		ret = kpage_read(c, c->look2, m, files[f].fd, files[f].dst);
+		if (want[f] < n)
+			keys = c->look2;
+		ret = kpage_read(c, keys, want[f], files[f].fd, files[f].dst);
 		if (ret < 0)
 			return ret;
 	}
-	return 0;
-}
-uint8_t kpage_wants(const struct snapper *s, const struct snap_ctx *c,
-		    uint64_t e)
-{
-	uint8_t w = wants_of(c, e);
-
-	return s->has_kpageflags ? w : w & ~KF_FLAGS;
-}
-
-void kpage_fill_held(const struct snapper *s, struct snap_ctx *c, size_t nlook,
-		     const uint64_t *count, const uint64_t *flags)
-{
-	/* what kpage_fill leaves for a page a file is not read for */
-	for (size_t i = 0; i < nlook; i++) {
-		uint32_t idx = LOOK_IDX(c->look[i]);
-		uint8_t w = kpage_wants(s, c, c->pm[idx]);
-
-		c->kcount[idx] = (w & KF_COUNT) ? count[idx] : 1;
-		c->kflags[idx] =
-		    (w & KF_FLAGS) && flags ? flags[idx] : KF_UNREAD;
-	}
+	return need;
 }
 
 /* The /proc/kpageflags bits a run keeps, and the run flag each becomes. */
@@ -659,79 +510,6 @@ static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
  * itself. */
 #define CGQ_PFN_MAX (UINT64_MAX >> CGQ_IDX_BITS)
 
-/* One part of sorted keys, read by keys_part_read through the buffer buf
- * of nbuf entries (on a thread of its own, tid, but for the first). */
-struct keys_part {
-	uint64_t *buf;
-	size_t nbuf;
-	const uint64_t *key;
-	size_t n;
-	unsigned idx_bits;
-	int fd;
-	uint64_t *dst;
-	int ret;
-	pthread_t tid;
-};
-
-/* Read the part's keys into dst at their index (keys_read: each key its
- * own index, so parts read on threads of their own never write the same
- * entry). Returns 0 or -errno. */
-static int keys_part_read(const struct keys_part *p)
-{
-	return keys_read(p->buf, p->nbuf, p->key, p->n, p->idx_bits, p->fd,
-			 p->dst);
-}
-
-static void *keys_part_main(void *arg)
-{
-	struct keys_part *p = arg;
-
-	p->ret = keys_part_read(p);
-	return NULL;
-}
-
-/* From this many keys on, kpage_keys_read_all reads in parallel parts. */
-#define KEYS_PARALLEL_MIN (1u << 16)
-
-int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
-			unsigned idx_bits, int fd, uint64_t *dst)
-{
-	struct keys_part part[SNAP_THREADS_MAX];
-	unsigned np = 1;
-	int ret;
-
-	while (n >= KEYS_PARALLEL_MIN && np < s->nthreads &&
-	       np < SNAP_THREADS_MAX)
-		np++;
-	for (unsigned t = 0; t < np; t++) {
-		part[t] = (struct keys_part){
-		    .buf = t ? xmalloc(KPAGE_BLOCK * sizeof(uint64_t))
-			     : s->ctx[0]->kbuf,
-		    .nbuf = t ? KPAGE_BLOCK : s->ctx[0]->nkbuf,
-		    .key = key + n * t / np,
-		    .n = n * (t + 1) / np - n * t / np,
-		    .idx_bits = idx_bits,
-		    .fd = fd,
-		    .dst = dst,
-		};
-		/* a part no thread could be started for is read here */
-		if (t && pthread_create(&part[t].tid, NULL, keys_part_main,
-					&part[t])) {
-			part[t].ret = keys_part_read(&part[t]);
-			part[t].tid = pthread_self();
-		}
-	}
-	ret = keys_part_read(&part[0]);
-	for (unsigned t = 1; t < np; t++) {
-		if (!pthread_equal(part[t].tid, pthread_self()))
-			pthread_join(part[t].tid, NULL);
-		if (!ret)
-			ret = part[t].ret;
-		free(part[t].buf);
-	}
-	return ret;
-}
-
 int kpage_charges_flush(struct snapper *s)
 {
 	uint64_t *key = s->cgkey, *va = s->cgva, mx = 0;
@@ -751,7 +529,7 @@ int kpage_charges_flush(struct snapper *s)
 		kpage_keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
 	}
 	ret = kpage_keys_read_all(s, key, n, CGQ_IDX_BITS, s->kpagecgroup_fd,
-				  s->cgtmp);
+				  s->cgtmp, NULL);
 	if (ret < 0)
 		return ret;
 	for (i = 0; i < n; i++)
@@ -789,28 +567,46 @@ struct class_memo {
 	enum page_kind kind;
 };
 
-/* The class of entry i of c (flags and mapcount into *fl, *mc), from the
+/* The kpageflags (*kf) and kpagecount (*kc) of page i of c, entry e,
+ * looked up: those read into count and flags (NULL: none) where the page
+ * wants them read, else what the file would say (a mapcount of 1) or
+ * KF_UNREAD. */
+static inline void looked_values(const struct snapper *s,
+				 const struct snap_ctx *c, size_t i, uint64_t e,
+				 const uint64_t *count, const uint64_t *flags,
+				 uint64_t *kf, uint64_t *kc)
+{
+	uint8_t w;
+
+	w = kpage_wants(s, c, e);
+	*kc = (w & KF_COUNT) ? count[i] : 1;
+	*kf = (w & KF_FLAGS) && flags ? flags[i] : KF_UNREAD;
+}
+
+/* The class of entry i of c (flags and mapcount into *fl, *mc), its
+ * look-ups' values where count and flags say (looked_values), from the
  * memo of its kind of page when the page's key is the same. */
-static enum page_kind class_of(const struct snapper *s,
-			       const struct snap_ctx *c, size_t i,
-			       struct class_memo *look,
-			       struct class_memo *plain, uint32_t *fl,
-			       uint32_t *mc)
+static enum page_kind
+class_of(const struct snapper *s, const struct snap_ctx *c, size_t i,
+	 const uint64_t *count, const uint64_t *flags, struct class_memo *look,
+	 struct class_memo *plain, uint32_t *fl, uint32_t *mc)
 {
 	uint64_t e = c->pm[i], key;
 	struct class_memo *m;
 
 	if (s->has_pfn && needs_lookup(e)) {
-		uint64_t kf = c->kflags[i], kc = c->kcount[i];
+		uint64_t kf, kc;
 
-		/* mapped once or less, the page's class depends on its
-		 * entry's bits and kpage values only */
+		looked_values(s, c, i, e, count, flags, &kf, &kc);
+		/* the page's class depends on its entry's bits and kpage
+		 * values only, but for a page mapped more than once while
+		 * memsz's own frames are known by PFN (observer_maps) */
 		key = (e & PM_KEY_MASK) | c->extra[i];
 		m = look;
-		if (kc > 1 || key != m->key || kf != m->kf || kc != m->kc) {
+		if (key != m->key || kf != m->kf || kc != m->kc) {
 			m->kind = page_class(s, e, c->extra[i], true, kf, kc,
 					     &m->fl, &m->mc);
-			m->key = kc > 1 ? UINT64_MAX : key;
+			m->key = kc > 1 && s->self_set ? UINT64_MAX : key;
 			m->kf = kf;
 			m->kc = kc;
 		}
@@ -898,7 +694,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   struct snap_slot *sl, uint64_t va, size_t n, size_t nlook,
 		   uint64_t maxkey)
 {
-	int ret;
+	int ret = 0;
 
 	if (!nlook && !c->weighted && !anon_charged(s)) {
 		classify_plain(s, c, sl, va);
@@ -910,21 +706,26 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 			return ret;
 		c->kpage_lookups += nlook;
 	}
-	kpage_classify_filled(s, c, sl, va, n);
+	kpage_classify_filled(s, c, sl, va, n, c->kcount,
+			      nlook && (ret & KF_FLAGS) ? c->kflags : NULL);
 	return 0;
 }
 
 void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
-			   struct snap_slot *sl, uint64_t va, size_t n)
+			   struct snap_slot *sl, uint64_t va, size_t n,
+			   const uint64_t *count, const uint64_t *flags)
 {
 	struct class_memo look = {.key = UINT64_MAX};
 	struct class_memo plain = {.key = UINT64_MAX};
 	struct md_run *cur = NULL;
 	uint64_t cnt[4] = {0}, o, next = 0;
+	/* a chunk of single pages: only those kpage_prepass listed, but for
+	 * a held one, which has no list (its absent entries are passed over
+	 * below) */
+	const uint32_t *list = c->weighted ? NULL : c->w;
 
-	/* a chunk of single pages: only those kpage_prepass listed */
-	for (size_t k = 0, nk = c->weighted ? n : c->npresent; k < nk; k++) {
-		size_t i = c->weighted ? k : c->w[k];
+	for (size_t k = 0, nk = list ? c->npresent : n; k < nk; k++) {
+		size_t i = list ? list[k] : k;
 		uint64_t e = c->pm[i];
 		enum page_kind kind;
 		uint32_t fl, mc, w = c->weighted ? c->w[i] : 1;
@@ -939,7 +740,7 @@ void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
 			cur = NULL;
 			continue;
 		}
-		kind = class_of(s, c, i, &look, &plain, &fl, &mc);
+		kind = class_of(s, c, i, count, flags, &look, &plain, &fl, &mc);
 		if (kind == PAGE_PRESENT && charge_wanted(s, e))
 			charge_queue(sl, e & PM_PFN_MASK,
 				     va + (o << s->page_shift), w);

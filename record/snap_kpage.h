@@ -35,11 +35,17 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		   uint64_t maxkey);
 
 /* The loop of kpage_classify after its look-ups: classify the n entries
- * of c into the slot's runs, the kcount and kflags of its look-ups filled
- * (kpage_fill, or kpage_fill_held for a chunk whose look-ups were read
- * with other chunks', snap_hold.c). */
+ * of c into the slot's runs, only those kpage_prepass listed (c->w, for
+ * a chunk of single pages; a held chunk's view has no list, w NULL, and
+ * every entry is looked at). A page looked up takes its kpagecount from
+ * count and its kpageflags from flags (NULL: none read) at its index in
+ * the chunk where it wants them read (kpage_wants), else what the file
+ * would say (a mapcount of 1) or no flags: c->kcount and c->kflags as
+ * kpage_fill read them, or for a held chunk the arrays its look-ups were
+ * read into with other chunks' (snap_hold.c). */
 void kpage_classify_filled(const struct snapper *s, struct snap_ctx *c,
-			   struct snap_slot *sl, uint64_t va, size_t n);
+			   struct snap_slot *sl, uint64_t va, size_t n,
+			   const uint64_t *count, const uint64_t *flags);
 
 /* The kpage files a page looked up is read in. */
 enum kpage_file {
@@ -47,22 +53,46 @@ enum kpage_file {
 	KF_FLAGS = 1u << 1, /* kpageflags: dirty, and the flags kept */
 };
 
+/* Which kpage files a page looked up is read in, by its pagemap entry:
+ * [file page][mapped exclusively]. An anonymous page is swap-backed, so
+ * dirty (see snap_kpage.c): shared after a fork, only its mapcount is
+ * unknown. A file page's dirtiness is its PG_dirty; mapped exclusively,
+ * its mapcount is 1. (Exclusive anonymous pages are not looked up.)
+ * Memory cgroups are looked up later, for the whole snapshot at once
+ * (kpage_charges_add). */
+static const uint8_t kpage_wants_table[2][2] = {
+    [0] = {[0] = KF_COUNT, [1] = 0},
+    [1] = {[0] = KF_COUNT | KF_FLAGS, [1] = KF_FLAGS},
+};
+
 /* Which kpage files page e of c, looked up (kpage_prepass listed it),
  * wants read: kpagecount if it is not mapped exclusively; kpageflags, when
- * they can be read, if it is a file page of a mapping not known clean. */
-uint8_t kpage_wants(const struct snapper *s, const struct snap_ctx *c,
-		    uint64_t e);
+ * they can be read, if it is a file page of a mapping not known clean
+ * (c->file_clean). Inline: it runs on every page looked up. */
+static inline uint8_t kpage_wants(const struct snapper *s,
+				  const struct snap_ctx *c, uint64_t e)
+{
+	uint8_t w =
+	    kpage_wants_table[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
 
-/* Fill c's kcount and kflags for the nlook pages of c->look as kpage_fill
- * would, from count and flags (NULL: none read) at each page's index in
- * the chunk, read for its chunk with other chunks' (snap_hold.c). */
-void kpage_fill_held(const struct snapper *s, struct snap_ctx *c, size_t nlook,
-		     const uint64_t *count, const uint64_t *flags);
+	if (!s->has_kpageflags || ((e & PM_FILE) && c->file_clean))
+		w &= (uint8_t)~KF_FLAGS;
+	return w;
+}
 
 /* Sort the n keys of a by the bits above their low idx_bits (a PFN above
  * an index) through tmp (room for n). */
 void kpage_keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
 		     unsigned idx_bits);
+
+/* Read kpage file fd for the n keys of look, sorted by the PFN above
+ * their low idx_bits (an index): the entry of each key's PFN into
+ * dst[index], one pread per block of nearby PFNs (through gaps up to
+ * KPAGE_GAP) of at most the nbuf entries of buf; a PFN beyond the file's
+ * end reads as 0. *preads counts the preads. Returns 0 or -errno
+ * (snap_keys.c, as the other kpage_keys_ functions). */
+int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
+		    unsigned idx_bits, int fd, uint64_t *dst, size_t *preads);
 
 /* How many preads kpage_keys_read_all would read the n keys of look
  * (sorted by kpage_keys_sort) in through a buffer of nbuf entries: one
@@ -77,9 +107,11 @@ size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
  * snapshot (s->nthreads), the first read on the caller's thread through
  * the scratch of s->ctx[0] (free whenever the caller is not running a
  * task), the others each on a thread of its own. A PFN beyond the file's
- * end reads as 0. Returns 0 or the first error (-errno). */
+ * end reads as 0. *preads (unless NULL): the preads it took. Returns 0 or
+ * the first error (-errno). */
 int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
-			unsigned idx_bits, int fd, uint64_t *dst);
+			unsigned idx_bits, int fd, uint64_t *dst,
+			size_t *preads);
 
 /* Append the slot's pages whose memory cgroup is to be looked up (those
  * kpage_classify queued: file pages, and with snapper_set_anon_charges
