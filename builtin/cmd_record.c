@@ -496,8 +496,10 @@ static int check_pids(const char *list, int **pids, int *npids)
 			return 1;
 		}
 		if (err < 0) {
-			memsz_error("cannot trace pid %d: %s", (*pids)[i],
-				    memsz_strerror(err));
+			/* nothing is traced yet: what failed is the read of
+			 * its maps, which pagemap needs as well */
+			memsz_error("cannot read the memory of pid %d: %s",
+				    (*pids)[i], memsz_strerror(err));
 			return 1;
 		}
 		/* a pid named twice is attached once: twice, its events

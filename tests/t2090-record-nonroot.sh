@@ -68,5 +68,5 @@ rc=$?
 check "another user's process: non-zero exit ($rc)" test $rc -ne 0
 check "another user's process: one line on stderr" \
 	test "$(wc -l < "$T/err")" -eq 1
-check "another user's process: says so" grep -q '^memsz: cannot trace pid 1' "$T/err"
+check "another user's process: says so" grep -q '^memsz: cannot read the memory of pid 1' "$T/err"
 finish
