@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <zstd.h>
 
 static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
@@ -411,6 +413,28 @@ static int unnamed_name(struct md_writer *w)
 	return 0;
 }
 
+/* The file systems whose files are the kernel's settings and state, not
+ * data: a recording never replaces one (no temporary file can be made
+ * there either, so the open failed with ENOENT or EACCES, naming the
+ * temporary file's error for -o's). */
+static const unsigned long kernfs_magic[] = {
+    PROC_SUPER_MAGIC, SYSFS_MAGIC,   CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+    DEBUGFS_MAGIC,    TRACEFS_MAGIC, SECURITYFS_MAGIC,	 BPF_FS_MAGIC,
+};
+
+/* Whether directory dfd lies on one of kernfs_magic's file systems. */
+static bool in_kernfs(int dfd)
+{
+	struct statfs sf;
+
+	if (fstatfs(dfd, &sf) < 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(kernfs_magic); i++)
+		if ((unsigned long)sf.f_type == kernfs_magic[i])
+			return true;
+	return false;
+}
+
 /* Create the file records are written to, for path whose directory is
  * dfd (path_dir_open()) and whose last component is path + base: a
  * temporary file beside path (mode 0600: temp_create()), or, with
@@ -442,6 +466,8 @@ static int writer_create(int dfd, const char *path, size_t base, unsigned flags,
 		if (fd != REPLACE)
 			return fd;
 	}
+	if (in_kernfs(dfd))
+		return -MEMSZ_EKERNFS;
 	if (flags & MD_WRITER_UNNAMED) {
 		fd = unnamed_create(dfd);
 		if (fd >= 0) {

@@ -37,6 +37,11 @@ fails "command that does not exist" \
 check "... exits 127 like a shell" test $rc -eq 127
 fails "unwritable output" "^memsz: cannot open '/nonexistent/x.data'" \
 	-o /nonexistent/x.data -- true
+# a kernel's file: refused as such, not as the temporary file's ENOENT
+fails "output in /proc" "^memsz: cannot open '/proc/sys/vm/drop_caches': on a file system of the kernel's" \
+	-o /proc/sys/vm/drop_caches -p $$ --duration 0
+fails "output in /sys" "^memsz: cannot open '/sys/kernel/x.data': on a file system of the kernel's" \
+	-o /sys/kernel/x.data -p $$ --duration 0
 
 # Options after the command are the command's.
 (cd "$T" && "$MEMSZ" record -- sh -c 'exit 0' -o foo) 2>/dev/null

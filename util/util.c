@@ -63,6 +63,9 @@ static const char *const memsz_errors[] = {
 				       "on it): the recording would be lost",
     [MEMSZ_ENOTWRITE - MEMSZ_EBASE] = "that descriptor is not open for "
 				      "writing",
+    [MEMSZ_EKERNFS - MEMSZ_EBASE] = "on a file system of the kernel's "
+				    "(/proc, /sys, cgroups): no recording is "
+				    "written there",
 };
 
 const char *memsz_strerror(int err)

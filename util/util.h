@@ -48,6 +48,7 @@ enum memsz_error {
 	MEMSZ_EMIXCMD,	   /* -o's file is also CMD's stdout/err */
 	MEMSZ_ESTDCLOSED,  /* -o's descriptor was closed at start */
 	MEMSZ_ENOTWRITE,   /* -o's descriptor is not open for writing */
+	MEMSZ_EKERNFS,	   /* -o names a file of /proc, /sys, cgroupfs */
 	MEMSZ_ELAST
 };
 
