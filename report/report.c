@@ -89,10 +89,13 @@ static void note(struct report_ctx *c, char *line)
 
 /* How a report shows each kind of note `memsz record` writes (a row per
  * kind the footer treats apart; every other kind is shown as it is): the
- * footer's note kind, and whether it matters only to fault keys. */
+ * footer's note kind, whether it matters only to fault keys, and whether
+ * the report says it from records of its own (the LOST records' count:
+ * the note beside it said the same number twice, in other words). */
 static const struct {
 	enum note_kind kind;
 	bool faults_only;
+	bool own_count;
 } recorded_kinds[MD_NOTE__COUNT] = {
     [MD_NOTE_NO_PFN] = {NOTE_NO_PSS, false},
     [MD_NOTE_UNREADABLE_PAGES] = {NOTE_UNREADABLE, false},
@@ -102,6 +105,7 @@ static const struct {
     [MD_NOTE_HELD] = {NOTE_SAMPLING, true},
     [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false},
     [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false},
+    [MD_NOTE_LOST] = {NOTE_OTHER, false, true},
 };
 
 /* A note written by `memsz record`, grouped by its recorded kind (a kind
@@ -110,7 +114,9 @@ static void recorded_note(struct report_ctx *c, const struct md_note *n)
 {
 	uint32_t k = n->kind < MD_NOTE__COUNT ? n->kind : MD_NOTE_OTHER;
 
-	if (recorded_kinds[k].faults_only && !c->want_faults)
+	/* (the LOST records come before the note: it is written last) */
+	if ((recorded_kinds[k].faults_only && !c->want_faults) ||
+	    (recorded_kinds[k].own_count && c->lost))
 		return;
 	strlist_add_note(&c->res->notes, recorded_kinds[k].kind,
 			 n->subject[0] ? n->subject : NULL, xstrdup(n->text));

@@ -36,4 +36,10 @@ check "the kernel dropped records from the 64 KiB ring (LOST records)" \
 	sh -c "'$MEMSZ' dump -i '$T/c.data' | grep -q ' LOST '"
 check "the records the kernel dropped are counted as mapping records" \
 	sh -c "echo '$line' | grep -q '[1-9][0-9]* mapping records lost'"
+# the report tells the loss once: its own count of the LOST records, not
+# also the recording's note of the same number
+"$MEMSZ" report -i "$T/c.data" -n 1 >"$T/rep" 2>&1
+sed "s/^/# /" "$T/rep"
+check "the report says once that records were lost" \
+	test "$(grep -c 'records.* lost' "$T/rep")" -eq 1
 finish
