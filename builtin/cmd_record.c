@@ -128,7 +128,8 @@ static const struct opt record_opts[] = {
      NULL},
     {'m', "mmap-pages", OPT_ARG, "PAGES", 'm',
      "ring buffer pages per cpu for samples (a power\n"
-     "of 2; default 64 MiB per cpu, less with > 8 cpus)",
+     "of 2; default 64 MiB per cpu, less with > 8 cpus;\n"
+     "at least one whole sample)",
      NULL},
     {0, "lossy", OPT_NOARG, NULL, 'L',
      "when memsz falls behind, let the kernel drop\n"

@@ -251,6 +251,23 @@ static int ring_map(struct ring *r, int fd, unsigned pages)
 	return 0;
 }
 
+/* Map sampling event ev's ring sr on fd. A user event's ring must hold
+ * one sample whole: a smaller one (-m 2 with dwarf's 8 KiB stack copy)
+ * lost every sample, and each loss stopped its leashed thread, so that a
+ * command ran thousands of times slower for a recording with none. */
+static int sample_ring_map(struct perf_capture *pc, size_t ev, struct ring *sr,
+			   int fd)
+{
+	int ret = ring_map(sr, fd,
+			   ev == pc->nuser ? GROWTH_RING_PAGES
+					   : pc->o.sample_ring_pages);
+
+	if (!ret && ev < pc->nuser &&
+	    sr->size < perf_sample_max_bytes(&pc->sattr[ev]))
+		ret = -MEMSZ_ERINGSMALL;
+	return ret;
+}
+
 int perf_capture_add_task(struct perf_capture *pc, int tid)
 {
 	size_t opened = 0;
@@ -296,10 +313,7 @@ int perf_capture_add_task(struct perf_capture *pc, int tid)
 			pc->sfds[pc->nsfds].fd = fd;
 			pc->sfds[pc->nsfds++].ev = ev;
 			if (sr->fd < 0)
-				ret = ring_map(sr, fd,
-					       ev == pc->nuser
-						   ? GROWTH_RING_PAGES
-						   : pc->o.sample_ring_pages);
+				ret = sample_ring_map(pc, ev, sr, fd);
 			else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sr->fd) <
 				 0)
 				ret = -errno;

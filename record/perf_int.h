@@ -108,6 +108,11 @@ static inline uint64_t page_size(void)
 	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* The most ring space one sample of attr a can take (perf_leash.c): its
+ * stack copy is always written whole, its callchain as deep as the kernel
+ * allows. */
+uint64_t perf_sample_max_bytes(const struct perf_event_attr *a);
+
 /* ring_bytes as a number of pages, at least one. */
 static inline unsigned ring_pages_of(uint64_t ring_bytes)
 {

@@ -39,9 +39,7 @@ static uint64_t max_stack(void)
 	return v;
 }
 
-/* The most ring space one sample of attr a can take: the stack copy is
- * always written whole, a callchain may be as deep as the kernel allows. */
-static uint64_t sample_max_bytes(const struct perf_event_attr *a)
+uint64_t perf_sample_max_bytes(const struct perf_event_attr *a)
 {
 	uint64_t t = a->sample_type;
 	uint64_t fixed =
@@ -85,7 +83,7 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 			      unsigned scale)
 {
 	uint64_t room = ev_ring_size(pc, ev) * pc->o.leash_room_permille / 1000;
-	uint64_t k = room / (sample_max_bytes(&pc->sattr[ev]) * scale);
+	uint64_t k = room / (perf_sample_max_bytes(&pc->sattr[ev]) * scale);
 
 	if (pc->nsattr > pc->nuser) {
 		/* each growth sample stands for growth_period faults; a
@@ -93,8 +91,8 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 		const struct perf_event_attr *g = &pc->sattr[pc->nuser];
 		uint64_t groom = ev_ring_size(pc, pc->nuser) *
 				 pc->o.leash_room_permille / 1000;
-		uint64_t faults =
-		    groom * g->sample_period / (sample_max_bytes(g) * scale);
+		uint64_t faults = groom * g->sample_period /
+				  (perf_sample_max_bytes(g) * scale);
 
 		k = MIN(k, faults / MAX(pc->sattr[ev].sample_period, 1));
 	}
