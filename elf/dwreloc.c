@@ -61,19 +61,43 @@ static const struct dwreloc_kind *kind_of(uint16_t machine, uint32_t type)
 	return NULL;
 }
 
-/* S of symbol sym of img: the address memsz laid its section out at
+/* S of symbol sym of img, whose section index is shndx (SHN_XINDEX
+ * resolved): the address memsz laid its section out at
  * (layout_relocatable(); 0 for a DWARF section) plus its value, or for
- * tls its value alone. False if it has no section memsz knows. */
-static bool sym_value(const struct elfimg *img, const GElf_Sym *sym, bool tls,
-		      uint64_t *s)
+ * tls its value alone. False if it has no section memsz lays out (a
+ * COMMON symbol of -fcommon, another reserved index, one past the
+ * sections): its relocation is left unapplied, as libdw would. */
+static bool sym_value(const struct elfimg *img, const GElf_Sym *sym,
+		      size_t shndx, bool tls, uint64_t *s)
 {
-	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS || tls) {
-		*s = sym->st_shndx == SHN_UNDEF ? 0 : sym->st_value;
+	/* an index from SHT_SYMTAB_SHNDX is a section's, whatever its
+	 * value (a section numbered 0xfff1 is not SHN_ABS) */
+	bool x = sym->st_shndx == SHN_XINDEX;
+
+	if (tls || (!x && shndx == SHN_ABS)) {
+		*s = sym->st_value;
 		return true;
 	}
-	if (sym->st_shndx >= img->nsecs)
+	if (!x && shndx == SHN_UNDEF) {
+		*s = 0;
+		return true;
+	}
+	if ((!x && shndx >= SHN_LORESERVE) || !shndx || shndx >= img->nsecs)
 		return false;
-	*s = img->secs[sym->st_shndx].addr + sym->st_value;
+	*s = img->secs[shndx].addr + sym->st_value;
+	return true;
+}
+
+/* Symbol i of syms (the table xs holds the section indexes of past
+ * SHN_LORESERVE, or NULL) into *sym and its section index into *shndx. */
+static bool sym_get(Elf_Data *syms, Elf_Data *xs, int i, GElf_Sym *sym,
+		    size_t *shndx)
+{
+	Elf32_Word x = 0;
+
+	if (!gelf_getsymshndx(syms, xs, i, sym, &x))
+		return false;
+	*shndx = sym->st_shndx == SHN_XINDEX ? x : sym->st_shndx;
 	return true;
 }
 
@@ -84,9 +108,10 @@ static void put(const struct elfimg *img, uint8_t *p, uint64_t v, size_t n)
 		p[img->big_endian ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Apply the SHT_RELA section rel of img to its target's data tgt. */
+/* Apply the SHT_RELA section rel of img to its target's data tgt (xs:
+ * the extended section indexes of syms, or NULL). */
 static bool apply_one(struct elfimg *img, Elf_Data *rel, Elf_Data *syms,
-		      Elf_Data *tgt)
+		      Elf_Data *xs, Elf_Data *tgt)
 {
 	GElf_Rela r;
 	GElf_Sym sym;
@@ -95,6 +120,7 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, Elf_Data *syms,
 		const struct dwreloc_kind *k =
 		    kind_of(img->machine, (uint32_t)GELF_R_TYPE(r.r_info));
 		uint64_t s, v;
+		size_t shndx;
 
 		if (!k)
 			return false;
@@ -102,9 +128,10 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, Elf_Data *syms,
 			continue;
 		if (r.r_offset > tgt->d_size ||
 		    tgt->d_size - r.r_offset < k->size ||
-		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
-		    !sym_value(img, &sym, k->tls, &s))
+		    !sym_get(syms, xs, (int)GELF_R_SYM(r.r_info), &sym, &shndx))
 			return false;
+		if (!sym_value(img, &sym, shndx, k->tls, &s))
+			continue;
 		v = s + (uint64_t)r.r_addend;
 		/* an address past 4 bytes (a 32-bit file's code, laid out
 		 * from ELF_REL_VM_BASE) is left as it is: near 0, where
@@ -138,6 +165,21 @@ static Elf_Data *dwarf_data(struct elfimg *img, size_t i)
 	return d;
 }
 
+/* The data of the SHT_SYMTAB_SHNDX section of symbol table symtab of
+ * img (a file of more than 0xff00 sections), or NULL. */
+static Elf_Data *xindex_data(struct elfimg *img, size_t symtab)
+{
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == SHT_SYMTAB_SHNDX &&
+		    img->secs[i].link == symtab) {
+			Elf_Data *d =
+			    elf_getdata(elf_getscn(elfimg_elf(img), i), NULL);
+
+			return d && d->d_type == ELF_T_WORD ? d : NULL;
+		}
+	return NULL;
+}
+
 bool elf_dwarf_relocate(struct elfimg *img)
 {
 	Elf *elf = elfimg_elf(img);
@@ -160,7 +202,7 @@ bool elf_dwarf_relocate(struct elfimg *img)
 			   : NULL;
 		if (!rel || !syms || rel->d_type != ELF_T_RELA ||
 		    syms->d_type != ELF_T_SYM ||
-		    !apply_one(img, rel, syms, tgt))
+		    !apply_one(img, rel, syms, xindex_data(img, s->link), tgt))
 			return false;
 	}
 	return true;

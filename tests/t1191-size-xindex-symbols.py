@@ -11,7 +11,10 @@ Fixture: an assembler file of 65 300 one-byte objects, each in its own
 section, built with as. Ground truth: readelf -sW gives each symbol's
 section index (past 0xff00 for the last ones) and size (1); every
 symbol's row is its byte, its 24-byte entry and its name with its NUL,
-as `nm -S` and readelf count them, whatever its section index.
+as `nm -S` and readelf count them, whatever its section index. And the
+DWARF of `as -g` over 65 600 one-byte functions, each in its own section:
+its relocations name section symbols by SHN_XINDEX (one section numbered
+0xfff1, SHN_ABS's value), and the one unit must hold every byte.
 """
 import csv
 import os
@@ -28,6 +31,8 @@ from memsz_testlib import check  # noqa: E402
 
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 N = 65300
+# more than 0xffff sections: some indexes past 0xffff, one at 0xfff1
+NCODE = 65600
 SHN_LORESERVE = 0xff00
 
 
@@ -68,6 +73,25 @@ def main():
         check(not wrong, f"every symbol is its byte, entry and name "
               f"({len(wrong)} are not, e.g. "
               f"{[(s, ndx[s], rows.get(s)) for s in wrong[:3]]})")
+        # the DWARF of as -g: its ranges are relocations against section
+        # symbols past SHN_LORESERVE (one of them numbered 0xfff1, the
+        # value of SHN_ABS): each is applied with the index from
+        # SHT_SYMTAB_SHNDX, so the unit holds every function's byte
+        code = os.path.join(tmp, "code.s")
+        with open(code, "w") as f:
+            for i in range(NCODE):
+                f.write(f'.section .t{i},"ax"\n.globl f{i}\n'
+                        f".type f{i},@function\nf{i}: nop\n.size f{i},1\n")
+        subprocess.run(["as", "-g", "-o", obj, code], check=True)
+        r = subprocess.run([MEMSZ, "size", "--by", "compileunits",
+                            "--format", "csv", "-n", "0", obj],
+                           capture_output=True, text=True)
+        units = {x["compileunits"]: int(x["vm_size"]) for x in
+                 csv.DictReader(r.stdout.splitlines())}
+        check(units.get(code) == NCODE and sum(units.values()) == NCODE,
+              f"as -g, {NCODE} sections: the unit {code} holds all "
+              f"{NCODE} bytes of code "
+              f"({[(u, v) for u, v in units.items() if v][:4]})")
     sys.exit(lib.finish())
 
 

@@ -7,7 +7,9 @@ libdw does not apply them. memsz named every unit from the first string
 of its string table (gcc: the comp_dir, clang: the end of its producer
 string, or no name at all) and gave it no VM SIZE. It now applies them,
 and refuses (with a note) DWARF whose relocations it does not apply
-(RISC-V's ADD/SUB pairs) rather than name units wrong.
+(RISC-V's ADD/SUB pairs) rather than name units wrong; a relocation
+against a symbol it lays out no section for (COMMON, of gcc -fcommon)
+is left as it is, the unit still read (nm -S sizes its function).
 
 Ground truth: readelf -wi, which applies the relocations, names each
 unit; nm -S gives each of the source's functions' and objects' size, which the unit's
@@ -144,6 +146,25 @@ def main():
             subprocess.run(["gcc", "-O1", "-c", *flags, "-o", obj, "a.c"],
                            cwd=tmp, check=True)
             check_obj(obj)
+        # -fcommon: a COMMON symbol's relocation (no section laid out) is
+        # left as it is; the unit is read, not refused for it
+        common = os.path.join(tmp, "common.o")
+        open(os.path.join(tmp, "c.c"), "w").write(
+            "int common_var; int common_arr[50];\n"
+            "int f(void) { return common_var + common_arr[3]; }\n")
+        subprocess.run(["gcc", "-O2", "-g", "-fcommon", "-c", "-o", common,
+                        "c.c"], cwd=tmp, check=True)
+        want = unit_name(common)
+        rows, _ = size(common, "compileunits,symbols")
+        f_vm = {x["symbols"]: int(x["vm_size"]) for x in rows
+                if x["compileunits"] == want}.get("f")
+        nm_f = subprocess.run(["nm", "-S", common], capture_output=True,
+                              text=True, check=True).stdout
+        f_size = [int(x.split()[1], 16) for x in nm_f.splitlines()
+                  if x.split()[-1] == "f"]
+        check(want == "c.c" and [f_vm] == f_size,
+              f"-fcommon: unit {want} (readelf -wi) holds f at nm -S's size "
+              f"({f_vm} vs {f_size})")
         # hostile: a relocation writing over a string section's last NUL
         # (none a toolchain makes): the strings are checked after the
         # relocations, never read past the section (the sanitizer build
