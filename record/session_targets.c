@@ -8,6 +8,7 @@
 
 #include "record/session_int.h"
 
+#include "elf/elfimg.h"
 #include "record/jitmap.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
@@ -17,6 +18,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,13 +231,40 @@ void rec_scan_denied(struct session *r, int pid, int err)
 	r->sc.denied_err = err;
 }
 
+/* dev/ino of the file at m's path under its process's root, if that
+ * file's build-id is m's: a mapping gone before its record was read
+ * (mapped and unmapped between two drains) has nothing else to go by, and
+ * a file the target put at the path since (a FIFO, another build) does
+ * not carry the build-id, so it lends the record nothing. */
+static void path_dev_ino(struct md_mmap2 *m)
+{
+	char path[4096 + 32];
+	uint8_t id[sizeof(m->build_id)];
+	struct stat st;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid, m->filename);
+	fd = open_regular_at(AT_FDCWD, path, &st);
+	if (fd < 0)
+		return;
+	n = elf_build_id_read(fd, id, sizeof(id));
+	close(fd);
+	if (n <= 0 || (size_t)n != m->build_id_len ||
+	    memcmp(id, m->build_id, m->build_id_len))
+		return;
+	m->dev_major = major(st.st_dev);
+	m->dev_minor = minor(st.st_dev);
+	m->ino = st.st_ino;
+}
+
 /* dev/ino of a mapping whose perf record carried a build-id instead:
  * its /proc/PID/map_files entry, or, once the mapping was split (ld.so
  * maps a library whole, then its segments over it), the mapping that
- * now covers its start at the same file offset. Never what its path
- * names now: the target may have put another file there (a FIFO, a new
- * version of the library), whose identity the image would take. Left 0
- * (no image) if neither is there any more. */
+ * now covers its start at the same file offset, or else the file at its
+ * path if it has the record's build-id (path_dev_ino()). Never a file
+ * that is merely at its path now: the target may have put another one
+ * there (a FIFO, a new version of the library), whose identity the image
+ * would take. Left 0 (no image) if none of them. */
 static void fill_dev_ino(struct md_mmap2 *m)
 {
 	struct procmaps maps = {0};
@@ -251,21 +280,24 @@ static void fill_dev_ino(struct md_mmap2 *m)
 		m->ino = st.st_ino;
 		return;
 	}
-	if (procmaps_read((int)m->pid, 0, &maps) < 0)
-		return;
-	for (size_t i = 0; i < maps.n; i++) {
-		const struct procmap *p = &maps.maps[i];
+	if (procmaps_read((int)m->pid, 0, &maps) >= 0) {
+		for (size_t i = 0; i < maps.n; i++) {
+			const struct procmap *p = &maps.maps[i];
 
-		if (p->start > m->start || p->end <= m->start)
-			continue;
-		if (p->ino && p->pgoff + (m->start - p->start) == m->pgoff) {
-			m->dev_major = p->dev_major;
-			m->dev_minor = p->dev_minor;
-			m->ino = p->ino;
+			if (p->start > m->start || p->end <= m->start)
+				continue;
+			if (p->ino &&
+			    p->pgoff + (m->start - p->start) == m->pgoff) {
+				m->dev_major = p->dev_major;
+				m->dev_minor = p->dev_minor;
+				m->ino = p->ino;
+			}
+			break;
 		}
-		break;
+		procmaps_free(&maps);
 	}
-	procmaps_free(&maps);
+	if (!m->ino)
+		path_dev_ino(m);
 }
 
 void rec_write_mmap2(struct session *r, struct md_mmap2 *m)
@@ -277,7 +309,9 @@ void rec_write_mmap2(struct session *r, struct md_mmap2 *m)
 		return;
 	if (m->build_id_len && !m->ino)
 		fill_dev_ino(m);
-	if (m->filename[0] == '/' && (m->ino || m->build_id_len)) {
+	/* no identity, no image: images are keyed by it, and one of ino 0
+	 * would be shared by every file left without one */
+	if (m->filename[0] == '/' && m->ino) {
 		ret =
 		    snapper_image(r->sn.s, m->pid, m->filename, m->start,
 				  m->start + m->len, m->dev_major, m->dev_minor,

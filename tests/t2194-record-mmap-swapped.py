@@ -16,7 +16,11 @@ snapshot it is stopped (SIGSTOP), the target loads the copy, unlinks it
 and makes a FIFO of its name, memsz is let go (SIGCONT) and stopped after
 its next snapshot. Every MMAP2 and IMAGE record of the path must give the
 library's device and inode (the ground truth: stat(2) of the copy), none
-the FIFO's.
+the FIFO's. And two programs the target maps and unmaps while memsz is
+stopped (copies of true and ls: gone when their records are read, no
+map_files, no mapping) must each get their own device and inode, taken
+from the file at their path whose build-id is the record's: they were
+left 0, both sharing one IMAGE of inode 0 (the second had none).
 """
 import os
 import re
@@ -34,7 +38,8 @@ from memsz_testlib import MEMSZ, check  # noqa: E402
 GUARD = 120  # seconds: a guard against hanging, not a timing assumption
 
 # The target: loads the copy at argv[1] once argv[2].go exists, then
-# swaps its path for a FIFO; says its pid, then "done".
+# swaps its path for a FIFO, maps and unmaps each file of argv[3:]
+# (executable); says its pid, then "done".
 TARGET = r"""
 import ctypes, os, sys, time
 lib, flag = sys.argv[1], sys.argv[2]
@@ -45,6 +50,12 @@ while not os.path.exists(flag + ".go"):
 h = ctypes.CDLL(lib)
 os.unlink(lib)
 os.mkfifo(lib)
+import mmap
+for other in sys.argv[3:]:
+    with open(other, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, mmap.MAP_PRIVATE,
+                      mmap.PROT_READ | mmap.PROT_EXEC)
+        m.close()
 open(flag + ".done", "w").close()
 sys.stdin.read()
 """
@@ -71,8 +82,18 @@ def main():
     st = os.stat(path)
     real = (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
     flag = os.path.join(tmp, "flag")
-    target = subprocess.Popen([sys.executable, "-c", TARGET, path, flag],
-                              stdin=subprocess.PIPE)
+    # two programs mapped and unmapped while memsz is stopped: their
+    # mappings are gone when it reads their records
+    gone = {}
+    for name in ("true", "ls"):
+        exe = shutil.which(name)
+        if exe:
+            copy = os.path.join(tmp, name + ".bin")
+            shutil.copy(exe, copy)
+            s = os.stat(copy)
+            gone[copy] = (os.major(s.st_dev), os.minor(s.st_dev), s.st_ino)
+    target = subprocess.Popen([sys.executable, "-c", TARGET, path, flag,
+                               *gone], stdin=subprocess.PIPE)
     rec = None
     try:
         lib.wait_until(lambda: os.path.exists(flag), "the target to start")
@@ -109,6 +130,19 @@ def main():
         check(not wrong, "every MMAP2 and IMAGE record of the library names "
               "it (%d:%d %d; the FIFO is inode %d): %s" %
               (*real, fifo.st_ino, wrong))
+        # a mapping gone before its record was read: the file at its path
+        # has the record's build-id, so its identity is taken from it
+        # (each its own IMAGE, none of inode 0 shared by both)
+        for copy, want in gone.items():
+            got = {(m.group(1), int(m.group(2), 16), int(m.group(3), 16),
+                    int(m.group(4))) for m in
+                   (re.search(r" (MMAP2|IMAGE) .*? ([0-9a-f]+):([0-9a-f]+) "
+                              r"(\d+)", line) for line in dump.splitlines()
+                    if line.endswith(copy)) if m}
+            check(got == {("MMAP2", *want), ("IMAGE", *want)},
+                  f"{os.path.basename(copy)}, mapped and unmapped before "
+                  f"memsz read its record: MMAP2 and IMAGE name it "
+                  f"({want}): {sorted(got)}")
     finally:
         if rec and rec.poll() is None:
             rec.send_signal(signal.SIGCONT)
