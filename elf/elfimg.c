@@ -408,8 +408,10 @@ static int notes_build_id(const unsigned char *p, uint64_t size, uint64_t align,
 }
 
 /* notes_build_id() of the file bytes [off, off+size), taken out of
- * *budget (bytes of notes the file may still have read; an area larger
- * than what is left is not read, and ends the search). */
+ * *budget (bytes of notes the file may still have read). An area larger
+ * than what is left is skipped, not charged: one crafted area of 2 MiB
+ * (a section header made SHT_NOTE) must not hide the real build-id note
+ * after it. */
 static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
 		       bool be, uint8_t *id, size_t max, bool cut,
 		       uint64_t *budget)
@@ -419,10 +421,8 @@ static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
 
 	if (size < sizeof(Elf32_Nhdr) || off > INT64_MAX - size)
 		return 0;
-	if (size > *budget) {
-		*budget = 0;
+	if (size > *budget)
 		return 0;
-	}
 	*budget -= size;
 	buf = xmalloc(size);
 	if (pread(fd, buf, size, off) == (ssize_t)size)

@@ -13,6 +13,10 @@ of zeros. A process maps it; `memsz record -p PID --duration 0` and
 `memsz size FILE`, run under strace, must each read (pread64, the bytes
 returned, strace's count) no more than a few times the file's size; the
 recording must be whole and give the mapping the RSS smaps gives it.
+And a note area larger than the whole bound (a copy of `true` whose
+section 1 is made a 2 MiB SHT_NOTE at offset 0) is skipped, not the end
+of the search: the IMAGE record of the copy, mapped by a process, has the
+build-id readelf -n gives (it had none).
 """
 import os
 import shutil
@@ -56,6 +60,55 @@ def hostile(path):
         f.write(bytes(64))  # section 0
         f.write(sh * (N - 1))
         f.truncate(notes + MIB)
+
+
+def oversized(src, path):
+    """A copy of the ELF64 program src whose section 1 is made an SHT_NOTE
+    area of 2 MiB at offset 0: more than the whole bound, before the real
+    build-id note."""
+    b = bytearray(open(src, "rb").read())
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    shentsize, = struct.unpack_from("<H", b, 0x3a)
+    h = shoff + shentsize
+    struct.pack_into("<I", b, h + 4, 7)  # sh_type SHT_NOTE
+    struct.pack_into("<QQ", b, h + 24, 0, 2 * MIB)  # sh_offset, sh_size
+    open(path, "wb").write(b)
+
+
+def build_id_of(data, path):
+    """The build-id memsz dump gives path's IMAGE record ('-': none)."""
+    out = subprocess.run([MEMSZ, "dump", "-i", data], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        if " IMAGE " in line and line.endswith(" " + path):
+            return line.split(" build-id ")[1].split()[0]
+    return None
+
+
+def check_oversized(tmp):
+    """An oversized note area is skipped, not the end of the search: the
+    build-id after it is found (readelf -n's)."""
+    src = shutil.which("true")
+    path = os.path.join(tmp, "big-note-area")
+    oversized(src, path)
+    want = lib.build_id(src)
+    ready = os.path.join(tmp, "ready2")
+    target = subprocess.Popen([sys.executable, "-c", TARGET, path, ready],
+                              stdin=subprocess.PIPE)
+    try:
+        lib.wait_until(lambda: os.path.exists(ready), "the target to map")
+        with open(ready) as f:
+            pid = int(f.read())
+        data = os.path.join(tmp, "b.data")
+        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
+                        "--duration", "0"], check=True,
+                       stderr=subprocess.DEVNULL)
+        got = build_id_of(data, path)
+        check(want and got == want, "a 2 MiB note area before it hides no "
+              f"build-id: {got}, readelf -n {want}")
+    finally:
+        target.kill()
+        target.wait()
 
 
 def read_bytes(trace, path):
@@ -117,6 +170,7 @@ def main():
         got = read_bytes(trace, path)
         check(got <= 4 * size, "size read %d bytes of the %d-byte file "
               "(at most 4 times its size)" % (got, size))
+        check_oversized(tmp)
     finally:
         target.kill()
         target.wait()
