@@ -122,13 +122,18 @@ static bool target_replaced(const struct rec_target *t)
 {
 	struct pollfd p = {.fd = t->pidfd, .events = POLLIN};
 	uint64_t ticks;
+	int err;
 
 	if (t->traced)
 		return false;
 	if (t->pidfd >= 0)
 		return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-	return t->start_ticks && (target_start_time(t->pid, &ticks) < 0 ||
-				  ticks != t->start_ticks);
+	if (!t->start_ticks)
+		return false;
+	/* gone, or another start time; a read that failed otherwise (out of
+	 * descriptors) says nothing: the snapshot finds out */
+	err = target_start_time(t->pid, &ticks);
+	return err == -ESRCH || (!err && ticks != t->start_ticks);
 }
 
 /* Take a snapshot of t through thread read_pid with flags: drain first,
