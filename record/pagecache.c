@@ -30,12 +30,13 @@
  * to CG_GAP frames: each entry read costs the kernel a look-up. */
 #define CG_BLOCK 512
 #define CG_GAP 8
-/* A range of pages with cached ones is split in this many parts, each
- * asked cachestat(2) again, unless it is at most DESCEND_MIN pages or at
- * least one page in DENSE is cached: then it is mapped and asked
- * mincore(2) whole. */
+/* A range of pages with cached ones is split in this many parts (of a
+ * SCAN_CHUNK at least), each asked cachestat(2) again, unless it is at
+ * most a SCAN_CHUNK or at least one page in DENSE is cached: then it is
+ * mapped and asked mincore(2) whole. Below a chunk, splitting saves
+ * little and costs a mapping per part: a 4 GiB file with one page in 17
+ * cached took 3.5 times as long split down to 64 pages. */
 #define FANOUT 16
-#define DESCEND_MIN 64
 #define DENSE 16
 #define PM_PRESENT (1ull << 63)
 #define PM_PFN_MASK ((1ull << 55) - 1)
@@ -228,9 +229,9 @@ static int scan_range(struct scan *sc, uint64_t first, uint64_t n)
 
 	if (!c)
 		return 0;
-	if (c < 0 || n <= DESCEND_MIN || (uint64_t)c >= n / DENSE)
+	if (c < 0 || n <= SCAN_CHUNK || (uint64_t)c >= n / DENSE)
 		return scan_whole(sc, first, n);
-	part = (n + FANOUT - 1) / FANOUT;
+	part = MAX((n + FANOUT - 1) / FANOUT, SCAN_CHUNK);
 	for (uint64_t p = first; p < first + n && !ret; p += part)
 		ret = scan_range(sc, p, MIN(part, first + n - p));
 	return ret;
