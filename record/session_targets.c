@@ -482,28 +482,37 @@ void rec_left_out(struct session *r, struct rec_target *t, int err)
 	free(msg);
 }
 
-/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
- * last read, as JITMAP records (the file may go with the process, so it is
- * read at every snapshot and at exit). */
-void rec_write_jit(struct session *r, struct rec_target *t)
+/* jm's symbols as JITMAP records of t at time now. */
+static void rec_write_jitmap(struct session *r, struct rec_target *t,
+			     const struct jitmap *jm, uint64_t now)
 {
-	struct jitmap jm = {0};
-	uint64_t now = mono_ns();
-
-	if (r->werr || jitmap_read_pid(t->pid, &t->jit_off, &jm) <= 0)
-		goto out;
-	for (size_t i = 0; i < jm.n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
+	for (size_t i = 0; i < jm->n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
 		struct md_jitmap rec = {
 		    .time = now,
 		    .pid = (uint32_t)t->pid,
-		    .nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
-		    .syms = jm.syms + i,
+		    .nsyms = (uint32_t)MIN(jm->n - i, MD_JITMAP_MAX_SYMS),
+		    .syms = jm->syms + i,
 		};
 
 		if (!rec_wfail(r, md_write_jitmap(r->w, &rec)))
 			r->nevents++;
 	}
-out:
+}
+
+/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
+ * last read, as JITMAP records (the file may go with the process, so it is
+ * read at every snapshot and at exit): all of them, a read at a time. */
+void rec_write_jit(struct session *r, struct rec_target *t)
+{
+	struct jitmap jm = {0};
+	uint64_t now = mono_ns();
+	bool more = true;
+
+	while (more && !r->werr) {
+		if (jitmap_read_pid(t->pid, &t->jit_off, &jm, &more) > 0)
+			rec_write_jitmap(r, t, &jm, now);
+		jitmap_clear(&jm);
+	}
 	jitmap_free(&jm);
 }
 
