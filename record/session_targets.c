@@ -8,6 +8,8 @@
 
 #include "record/session_int.h"
 
+#include "elf/elfimg.h"
+
 #include "record/jitmap.h"
 #include "record/procmaps.h"
 #include "record/snapshot.h"
@@ -17,6 +19,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,12 +232,34 @@ void rec_scan_denied(struct session *r, int pid, int err)
 	r->sc.denied_err = err;
 }
 
+/* Is the file mapped at [start, end) of m's process now another file
+ * than m's, by its build-id? False when that cannot be told. */
+static bool other_build_id(const struct md_mmap2 *m, uint64_t start,
+			   uint64_t end)
+{
+	uint8_t id[sizeof(m->build_id)];
+	char path[96];
+	int fd, len;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
+		 (unsigned long long)start, (unsigned long long)end);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	len = elf_build_id_read(fd, id, sizeof(id));
+	close(fd);
+	return len > 0 && ((size_t)len != m->build_id_len ||
+			   memcmp(id, m->build_id, (size_t)len));
+}
+
 /* dev/ino of a mapping whose perf record carried a build-id instead:
  * its /proc/PID/map_files entry, or, once the mapping was split (ld.so
  * maps a library whole, then its segments over it), the mapping that
  * now covers its start at the same file offset. Never what its path
  * names now: the target may have put another file there (a FIFO, a new
- * version of the library), whose identity the image would take. Left 0
+ * version of the library), whose identity the image would take; nor a
+ * file of another build-id mapped there since (the process exec'd
+ * another program, at the same addresses without randomization). Left 0
  * (no image) if neither is there any more. */
 static void fill_dev_ino(struct md_mmap2 *m)
 {
@@ -246,6 +271,8 @@ static void fill_dev_ino(struct md_mmap2 *m)
 		 (unsigned long long)m->start,
 		 (unsigned long long)(m->start + m->len));
 	if (stat(path, &st) == 0) {
+		if (other_build_id(m, m->start, m->start + m->len))
+			return;
 		m->dev_major = major(st.st_dev);
 		m->dev_minor = minor(st.st_dev);
 		m->ino = st.st_ino;
@@ -258,7 +285,8 @@ static void fill_dev_ino(struct md_mmap2 *m)
 
 		if (p->start > m->start || p->end <= m->start)
 			continue;
-		if (p->ino && p->pgoff + (m->start - p->start) == m->pgoff) {
+		if (p->ino && p->pgoff + (m->start - p->start) == m->pgoff &&
+		    !other_build_id(m, p->start, p->end)) {
 			m->dev_major = p->dev_major;
 			m->dev_minor = p->dev_minor;
 			m->ino = p->ino;
