@@ -402,39 +402,54 @@ static bool ent_better(const struct hist_ent *e, const struct hist_ent *cur,
 	return e->time <= t ? e->seq > cur->seq : e->seq < cur->seq;
 }
 
-/* The mapping of p holding addr at time t: the latest record at or before
- * t, else (mappings listed from /proc after the fact) the earliest one;
- * then the parent's before the fork. NULL if none or unmapped. */
+/* The record of p holding addr at time t among those made in [xlo, xhi):
+ * the latest at or before t, else (mappings listed from /proc after the
+ * fact) the earliest one. NULL if none. */
+static struct hist_ent *lookup_span(struct proc *p, uint64_t t, uint64_t addr,
+				    uint64_t xlo, uint64_t xhi)
+{
+	struct hist_ent *best = NULL;
+	size_t lo = 0, hi = p->n;
+
+	/* records [0, hi) start at or before addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ents[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = hi; i-- > 0 && p->maxend[i] > addr;) {
+		struct hist_ent *e = &p->ents[i];
+
+		if (addr < e->end && e->time >= xlo && e->time < xhi &&
+		    ent_better(e, best, t))
+			best = e;
+	}
+	return best;
+}
+
+/* The mapping of p holding addr at time t: among the records of the
+ * program it ran then (since its last exec, before its next one); else
+ * among those of before that exec, then the parent's before the fork:
+ * an address the program exec'd does not map is the ip of a fault the
+ * kernel took in execve for the new program, with the registers of the
+ * old one (they are until execve returns). NULL if none or unmapped. */
 static struct hist_ent *lookup(struct faults *f, struct proc *p, uint64_t t,
 			       uint64_t addr)
 {
 	for (int depth = 0; p && depth < MAX_FORK_DEPTH; depth++) {
-		struct hist_ent *best = NULL;
-		size_t lo = 0, hi;
+		struct hist_ent *best;
 		uint64_t xlo, xhi;
 
 		exec_span(p, t, &xlo, &xhi);
-		/* records [0, hi) start at or before addr */
-		hi = p->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (p->ents[mid].start <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t i = hi; i-- > 0 && p->maxend[i] > addr;) {
-			struct hist_ent *e = &p->ents[i];
-
-			if (addr < e->end && e->time >= xlo && e->time < xhi &&
-			    ent_better(e, best, t))
-				best = e;
-		}
+		best = lookup_span(p, t, addr, xlo, xhi);
+		if (!best && xlo)
+			best = lookup_span(p, t, addr, 0, xlo);
 		if (best)
 			return best->unmap ? NULL : best;
-		/* after an exec nothing is the parent's */
-		if (!p->has_parent || xlo > p->fork_time)
+		if (!p->has_parent)
 			return NULL;
 		t = MIN(t, p->fork_time);
 		p = proc_find(f, p->ppid);
