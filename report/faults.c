@@ -538,6 +538,12 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 	if (*len)
 		f->buf[(*len)++] = ';';
 	memcpy(f->buf + *len, name, strlen(name) + 1);
+	/* ';' joins the frames: one in a name (JVM perf map agents name
+	 * methods by class descriptors, "Ljava/lang/String;::hashCode") would
+	 * split the frame in two in folded stacks and flame graphs; it
+	 * becomes ':', as perf's stackcollapse does */
+	for (char *c = f->buf + *len; (c = strchr(c, ';'));)
+		*c = ':';
 	*len += strlen(name);
 }
 
