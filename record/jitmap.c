@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,11 +107,13 @@ static uid_t pid_uid(int pid)
 	return stat(path, &st) < 0 ? (uid_t)-1 : st.st_uid;
 }
 
-/* Parse the bytes of fd from off to at most JITMAP_MAX_BYTES (read into
- * memory first, so that a file that grows meanwhile cannot make the read
- * endless). Returns the symbols added or -errno; *used gets the bytes of
- * the complete lines taken. */
-static int parse_fd(int fd, uint64_t off, struct jitmap *jm, uint64_t *used)
+/* Parse the bytes of fd from off, at most JITMAP_READ_BYTES of them and
+ * none past JITMAP_MAX_BYTES (read into memory first, so that a file that
+ * grows meanwhile cannot make the read endless). Returns the symbols added
+ * or -errno; *used gets the bytes of the complete lines taken, *more
+ * whether the read stopped at JITMAP_READ_BYTES with bytes left. */
+static int parse_fd(int fd, uint64_t off, struct jitmap *jm, uint64_t *used,
+		    bool *more)
 {
 	struct stat st;
 	size_t len, got = 0;
@@ -119,11 +122,13 @@ static int parse_fd(int fd, uint64_t off, struct jitmap *jm, uint64_t *used)
 	int ret;
 
 	*used = 0;
+	*more = false;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if ((uint64_t)st.st_size <= off || off >= JITMAP_MAX_BYTES)
 		return 0;
 	len = (size_t)(MIN((uint64_t)st.st_size, JITMAP_MAX_BYTES) - off);
+	*more = len > JITMAP_READ_BYTES;
 	len = MIN(len, JITMAP_READ_BYTES);
 	buf = xmalloc(len);
 	while (got < len) {
@@ -142,16 +147,25 @@ static int parse_fd(int fd, uint64_t off, struct jitmap *jm, uint64_t *used)
 		if (f)
 			fclose(f);
 	}
+	if (ret >= 0 && !*used && got == JITMAP_READ_BYTES) {
+		/* a line longer than a whole read, complete or not: taken
+		 * as read (it would hold every later line back for good);
+		 * its rest starts the next read and counts as a bad line */
+		*used = got;
+	}
+	*more = *more && got == len;
 	free(buf);
 	return ret;
 }
 
-int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm)
+int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm, bool *more)
 {
 	char path[96];
 	uint64_t used = 0;
 	uid_t uid = pid_uid(pid);
 	int fd, ret;
+
+	*more = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid, pid);
 	fd = open_map(path, uid);
@@ -162,8 +176,9 @@ int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm)
 	}
 	if (fd < 0)
 		return fd == -ENOENT || fd == -ESRCH ? 0 : fd;
-	ret = parse_fd(fd, *off, jm, &used);
+	ret = parse_fd(fd, *off, jm, &used, more);
 	*off += used;
+	*more = *more && used && ret >= 0;
 	close(fd);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #ifndef MEMSZ_RECORD_JITMAP_H
 #define MEMSZ_RECORD_JITMAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,10 +37,12 @@ int jitmap_parse(FILE *f, struct jitmap *jm, uint64_t *consumed);
  * process's user, memsz may be root: as perf does, only a regular file
  * owned by root or by the process's user is read, a symlink at its end is
  * not followed, a FIFO or device is not opened for reading (the open never
- * blocks), and at most 256 MiB of it is read, 16 MiB per call. Returns the
- * number of symbols added, 0 if there is no map, -EPERM for a map refused,
- * or -errno. */
-int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm);
+ * blocks), and at most 256 MiB of it is read, 16 MiB per call: *more
+ * says whether bytes are left for another call (the read at exit is the
+ * last chance, and a JVM writes its whole map then). A line longer than
+ * one read is skipped. Returns the number of symbols added, 0 if there
+ * is no map, -EPERM for a map refused, or -errno. */
+int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm, bool *more);
 
 /* Free the names and forget the symbols (jm stays usable). */
 void jitmap_clear(struct jitmap *jm);

@@ -231,6 +231,26 @@ void rec_scan_denied(struct session *r, int pid, int err)
 	r->sc.denied_err = err;
 }
 
+/* Is the file mapped at [start, end) of m's process now another file
+ * than m's, by its build-id? False when that cannot be told. */
+static bool other_build_id(const struct md_mmap2 *m, uint64_t start,
+			   uint64_t end)
+{
+	uint8_t id[sizeof(m->build_id)];
+	char path[96];
+	int fd, len;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", m->pid,
+		 (unsigned long long)start, (unsigned long long)end);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	len = elf_build_id_read(fd, id, sizeof(id));
+	close(fd);
+	return len > 0 && ((size_t)len != m->build_id_len ||
+			   memcmp(id, m->build_id, (size_t)len));
+}
+
 /* dev/ino of the file at m's path under its process's root, if that
  * file's build-id is m's: a mapping gone before its record was read
  * (mapped and unmapped between two drains) has nothing else to go by, and
@@ -260,11 +280,14 @@ static void path_dev_ino(struct md_mmap2 *m)
 /* dev/ino of a mapping whose perf record carried a build-id instead:
  * its /proc/PID/map_files entry, or, once the mapping was split (ld.so
  * maps a library whole, then its segments over it), the mapping that
- * now covers its start at the same file offset, or else the file at its
- * path if it has the record's build-id (path_dev_ino()). Never a file
- * that is merely at its path now: the target may have put another one
- * there (a FIFO, a new version of the library), whose identity the image
- * would take. Left 0 (no image) if none of them. */
+ * now covers its start at the same file offset, if the file mapped
+ * there has the record's build-id (a process that exec'd another program,
+ * at the same addresses without randomization, maps another file there);
+ * or else the file at its path if it has the record's build-id
+ * (path_dev_ino()). Never a file that is merely at its path now: the
+ * target may have put another one there (a FIFO, a new version of the
+ * library), whose identity the image would take. Left 0 (no image) if
+ * none of them. */
 static void fill_dev_ino(struct md_mmap2 *m)
 {
 	struct procmaps maps = {0};
@@ -275,6 +298,10 @@ static void fill_dev_ino(struct md_mmap2 *m)
 		 (unsigned long long)m->start,
 		 (unsigned long long)(m->start + m->len));
 	if (stat(path, &st) == 0) {
+		if (other_build_id(m, m->start, m->start + m->len)) {
+			path_dev_ino(m);
+			return;
+		}
 		m->dev_major = major(st.st_dev);
 		m->dev_minor = minor(st.st_dev);
 		m->ino = st.st_ino;
@@ -287,7 +314,8 @@ static void fill_dev_ino(struct md_mmap2 *m)
 			if (p->start > m->start || p->end <= m->start)
 				continue;
 			if (p->ino &&
-			    p->pgoff + (m->start - p->start) == m->pgoff) {
+			    p->pgoff + (m->start - p->start) == m->pgoff &&
+			    !other_build_id(m, p->start, p->end)) {
 				m->dev_major = p->dev_major;
 				m->dev_minor = p->dev_minor;
 				m->ino = p->ino;
@@ -516,28 +544,37 @@ void rec_left_out(struct session *r, struct rec_target *t, int err)
 	free(msg);
 }
 
-/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
- * last read, as JITMAP records (the file may go with the process, so it is
- * read at every snapshot and at exit). */
-void rec_write_jit(struct session *r, struct rec_target *t)
+/* jm's symbols as JITMAP records of t at time now. */
+static void rec_write_jitmap(struct session *r, struct rec_target *t,
+			     const struct jitmap *jm, uint64_t now)
 {
-	struct jitmap jm = {0};
-	uint64_t now = mono_ns();
-
-	if (r->werr || jitmap_read_pid(t->pid, &t->jit_off, &jm) <= 0)
-		goto out;
-	for (size_t i = 0; i < jm.n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
+	for (size_t i = 0; i < jm->n && !r->werr; i += MD_JITMAP_MAX_SYMS) {
 		struct md_jitmap rec = {
 		    .time = now,
 		    .pid = (uint32_t)t->pid,
-		    .nsyms = (uint32_t)MIN(jm.n - i, MD_JITMAP_MAX_SYMS),
-		    .syms = jm.syms + i,
+		    .nsyms = (uint32_t)MIN(jm->n - i, MD_JITMAP_MAX_SYMS),
+		    .syms = jm->syms + i,
 		};
 
 		if (!rec_wfail(r, md_write_jitmap(r->w, &rec)))
 			r->nevents++;
 	}
-out:
+}
+
+/* The symbols t's JIT compilers added to /tmp/perf-PID.map since the
+ * last read, as JITMAP records (the file may go with the process, so it is
+ * read at every snapshot and at exit): all of them, a read at a time. */
+void rec_write_jit(struct session *r, struct rec_target *t)
+{
+	struct jitmap jm = {0};
+	uint64_t now = mono_ns();
+	bool more = true;
+
+	while (more && !r->werr) {
+		if (jitmap_read_pid(t->pid, &t->jit_off, &jm, &more) > 0)
+			rec_write_jitmap(r, t, &jm, now);
+		jitmap_clear(&jm);
+	}
 	jitmap_free(&jm);
 }
 

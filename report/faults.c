@@ -57,6 +57,11 @@ struct proc {
 	size_t n, cap;
 	uint64_t *maxend; /* sorted: max end of ents[0..i] */
 	bool sorted;
+	/* times of its execs (an MMAP2 of "[stack]" from perf: the kernel
+	 * reports the new stack first at every exec and never else), in
+	 * record order, sorted once lookups begin (with ents) */
+	uint64_t *execs;
+	size_t nexecs, execcap;
 };
 
 /* The pages (or fault-around windows) faulted in, by key (page_key). */
@@ -132,6 +137,7 @@ void faults_free(struct faults *f)
 			free(f->procs[i].ents[j].name);
 		free(f->procs[i].ents);
 		free(f->procs[i].maxend);
+		free(f->procs[i].execs);
 	}
 	free(f->procs);
 	free(f->pages.ents);
@@ -221,6 +227,11 @@ void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap)
 
 	if (!m->len)
 		return;
+	if (!unmap && !m->synthesized && m->filename &&
+	    !strcmp(m->filename, "[stack]")) {
+		xgrow(&p->execs, &p->execcap, p->nexecs + 1, sizeof(*p->execs));
+		p->execs[p->nexecs++] = m->time;
+	}
 	xgrow(&p->ents, &p->cap, p->n + 1, sizeof(*p->ents));
 	e = &p->ents[p->n++];
 	*e = (struct hist_ent){
@@ -327,6 +338,11 @@ static int ent_cmp(const void *x, const void *y)
 	return u64_cmp(a->seq, b->seq);
 }
 
+static int u64_cmp_p(const void *x, const void *y)
+{
+	return u64_cmp(*(const uint64_t *)x, *(const uint64_t *)y);
+}
+
 /* Sort p's records by start and note the running maximum of their ends,
  * so that the records holding an address are found by binary search. */
 static void proc_sort(struct proc *p)
@@ -337,6 +353,8 @@ static void proc_sort(struct proc *p)
 	 * NULL while empty: qsort wants an array */
 	if (p->n)
 		qsort(p->ents, p->n, sizeof(*p->ents), ent_cmp);
+	if (p->nexecs)
+		qsort(p->execs, p->nexecs, sizeof(*p->execs), u64_cmp_p);
 	free(p->maxend);
 	p->maxend = xmalloc((p->n + 1) * sizeof(*p->maxend));
 	for (size_t i = 0; i < p->n; i++) {
@@ -344,6 +362,29 @@ static void proc_sort(struct proc *p)
 		p->maxend[i] = max;
 	}
 	p->sorted = true;
+}
+
+/* The address space of p at time t began at *lo (its latest exec at or
+ * before t, 0: none) and ends before *hi (its next exec, UINT64_MAX:
+ * none): records and faults outside [*lo, *hi) belong to another
+ * program. */
+static void exec_span(struct proc *p, uint64_t t, uint64_t *lo, uint64_t *hi)
+{
+	size_t a = 0, b;
+
+	if (!p->sorted)
+		proc_sort(p);
+	b = p->nexecs;
+	while (a < b) { /* execs [0, a) are at or before t */
+		size_t mid = a + (b - a) / 2;
+
+		if (p->execs[mid] <= t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a ? p->execs[a - 1] : 0;
+	*hi = a < p->nexecs ? p->execs[a] : UINT64_MAX;
 }
 
 /* Is e a better pick than cur (NULL: none) for time t: the latest record
@@ -361,34 +402,51 @@ static bool ent_better(const struct hist_ent *e, const struct hist_ent *cur,
 	return e->time <= t ? e->seq > cur->seq : e->seq < cur->seq;
 }
 
-/* The mapping of p holding addr at time t: the latest record at or before
- * t, else (mappings listed from /proc after the fact) the earliest one;
- * then the parent's before the fork. NULL if none or unmapped. */
+/* The record of p holding addr at time t among those made in [xlo, xhi):
+ * the latest at or before t, else (mappings listed from /proc after the
+ * fact) the earliest one. NULL if none. */
+static struct hist_ent *lookup_span(struct proc *p, uint64_t t, uint64_t addr,
+				    uint64_t xlo, uint64_t xhi)
+{
+	struct hist_ent *best = NULL;
+	size_t lo = 0, hi = p->n;
+
+	/* records [0, hi) start at or before addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ents[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = hi; i-- > 0 && p->maxend[i] > addr;) {
+		struct hist_ent *e = &p->ents[i];
+
+		if (addr < e->end && e->time >= xlo && e->time < xhi &&
+		    ent_better(e, best, t))
+			best = e;
+	}
+	return best;
+}
+
+/* The mapping of p holding addr at time t: among the records of the
+ * program it ran then (since its last exec, before its next one); else
+ * among those of before that exec, then the parent's before the fork:
+ * an address the program exec'd does not map is the ip of a fault the
+ * kernel took in execve for the new program, with the registers of the
+ * old one (they are until execve returns). NULL if none or unmapped. */
 static struct hist_ent *lookup(struct faults *f, struct proc *p, uint64_t t,
 			       uint64_t addr)
 {
 	for (int depth = 0; p && depth < MAX_FORK_DEPTH; depth++) {
-		struct hist_ent *best = NULL;
-		size_t lo = 0, hi;
+		struct hist_ent *best;
+		uint64_t xlo, xhi;
 
-		if (!p->sorted)
-			proc_sort(p);
-		/* records [0, hi) start at or before addr */
-		hi = p->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (p->ents[mid].start <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t i = hi; i-- > 0 && p->maxend[i] > addr;) {
-			struct hist_ent *e = &p->ents[i];
-
-			if (addr < e->end && ent_better(e, best, t))
-				best = e;
-		}
+		exec_span(p, t, &xlo, &xhi);
+		best = lookup_span(p, t, addr, xlo, xhi);
+		if (!best && xlo)
+			best = lookup_span(p, t, addr, 0, xlo);
 		if (best)
 			return best->unmap ? NULL : best;
 		if (!p->has_parent)
@@ -480,6 +538,12 @@ static void frame_name(struct faults *f, struct find_arg *fa, uint64_t ip,
 	if (*len)
 		f->buf[(*len)++] = ';';
 	memcpy(f->buf + *len, name, strlen(name) + 1);
+	/* ';' joins the frames: one in a name (JVM perf map agents name
+	 * methods by class descriptors, "Ljava/lang/String;::hashCode") would
+	 * split the frame in two in folded stacks and flame graphs; it
+	 * becomes ':', as perf's stackcollapse does */
+	for (char *c = f->buf + *len; (c = strchr(c, ';'));)
+		*c = ':';
 	*len += strlen(name);
 }
 
@@ -567,12 +631,15 @@ static const struct page_pos *index_from(struct page_index *x, uint32_t pid,
 
 /* Remember callers and site as the stack that made the page of s (and its
  * fault-around window) resident, unless a later fault of it is known. */
-static void remember_fault(struct faults *f, const struct md_sample *s,
-			   uint32_t callers, uint32_t site)
+static void remember_fault(struct faults *f, struct proc *p,
+			   const struct md_sample *s, uint32_t callers,
+			   uint32_t site)
 {
 	struct page_ent *e;
+	uint64_t xlo, xhi;
 	bool added;
 
+	exec_span(p, s->time, &xlo, &xhi);
 	f->used++;
 	e = hash_slot(&f->pages, page_key(s->pid, s->addr, f->page_shift),
 		      &added);
@@ -590,8 +657,9 @@ static void remember_fault(struct faults *f, const struct md_sample *s,
 window:
 	e = hash_slot(&f->windows,
 		      page_key(s->pid, s->addr, FAULT_AROUND_SHIFT), &added);
-	if (!added && e->time <= s->time)
-		return; /* the first fault of the window brought it in */
+	if (!added && e->time <= s->time && e->time >= xlo)
+		return; /* the first fault of the window brought it in
+			   (since the exec that made the address space) */
 	if (added)
 		index_add(&f->widx, s->pid,
 			  s->addr >> FAULT_AROUND_SHIFT << FAULT_AROUND_SHIFT);
@@ -655,7 +723,7 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		callers = labels_intern(f->lb, f->buf);
 		site = stack_site(f, starts, n);
 	}
-	remember_fault(f, s, callers, site);
+	remember_fault(f, fa.p, s, callers, site);
 	return 0;
 }
 
@@ -663,19 +731,27 @@ bool faults_page(struct faults *f, uint32_t pid, uint64_t va, bool file,
 		 uint32_t *callers, uint32_t *site)
 {
 	const struct page_ent *e = NULL;
-	uint64_t before = UINT64_MAX;
 	struct proc *p = proc_find(f, pid);
+	uint64_t before = p && p->has_limit ? p->limit : UINT64_MAX;
 
 	/* A forked child shares its parent's pages of before the fork:
-	 * those the child never faulted on are the parent's. */
+	 * those the child never faulted on are the parent's, unless it has
+	 * exec'd since. A fault before the exec that made the address space
+	 * is another program's. */
 	for (int depth = 0; depth < MAX_FORK_DEPTH; depth++) {
+		uint64_t xlo = 0, xhi;
+
+		if (p)
+			exec_span(p, before, &xlo, &xhi);
 		e = hash_get(&f->pages, page_key(pid, va, f->page_shift));
+		if (e && e->time < xlo)
+			e = NULL;
 		if (!e && file)
 			e = hash_get(&f->windows,
 				     page_key(pid, va, FAULT_AROUND_SHIFT));
-		if (e && e->time > before)
+		if (e && (e->time > before || e->time < xlo))
 			e = NULL;
-		if (e || !p || !p->has_parent)
+		if (e || !p || !p->has_parent || xlo > p->fork_time)
 			break;
 		before = MIN(before, p->fork_time);
 		pid = p->ppid;

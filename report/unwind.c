@@ -94,6 +94,12 @@ struct uw_image {
 	uint64_t hdr_vaddr;   /* image VM address of .eh_frame_hdr */
 	uint64_t table_vaddr; /* of its table */
 	uint64_t fde_count;
+	/* without .eh_frame_hdr (static links: ld adds one only when asked,
+	 * and gcc -static does not ask): a search table of .eh_frame built
+	 * here, entries relative to lo (start, FDE), served at ehtab_addr */
+	int32_t *ehtab;
+	size_t ehtab_count;
+	uint64_t ehtab_addr;
 	/* .debug_frame, converted to .eh_frame form with a search table,
 	 * for a load bias (dframe_bias) */
 	uint8_t *dframe; /* converted entries, then the table */
@@ -152,6 +158,7 @@ static void uw_image_free(struct uw_image *im)
 		elfimg_close(im->e);
 	free(im->path);
 	free(im->dframe);
+	free(im->ehtab);
 	free(im);
 }
 
@@ -203,6 +210,63 @@ static void find_eh_frame_hdr(struct uw_image *im)
 	free(ents);
 }
 
+static int ehtab_cmp(const void *x, const void *y)
+{
+	const int32_t *a = x, *b = y;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* The .eh_frame section of im holding file offset off, or NULL. */
+static const struct elf_section *eh_section_at(const struct elfimg *e,
+					       uint64_t off)
+{
+	for (size_t i = 1; i < e->nsecs; i++) {
+		const struct elf_section *s = &e->secs[i];
+
+		if (!strcmp(s->name, ".eh_frame") && s->type != SHT_NOBITS &&
+		    (s->flags & SHF_ALLOC) && off >= s->offset &&
+		    off - s->offset < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+/* A search table of im's .eh_frame FDEs, for an image without
+ * .eh_frame_hdr: (pc_begin - lo, FDE address - lo) pairs sorted by the
+ * first, as the header's table would hold them relative to its start. */
+static void build_eh_table(struct uw_image *im)
+{
+	struct elf_fde *fdes = NULL;
+	size_t n = 0, k = 0;
+
+	elf_ehframe_read(im->e, &fdes, &n);
+	if (n)
+		im->ehtab = xmalloc(n * 2 * sizeof(*im->ehtab));
+	for (size_t i = 0; i < n; i++) {
+		const struct elf_fde *f = &fdes[i];
+		const struct elf_section *s = eh_section_at(im->e, f->off);
+		uint64_t fde = s ? s->addr + (f->off - s->offset) : 0;
+
+		/* the table's entries are signed 32-bit offsets */
+		if (!s || !f->pc_range || f->pc_begin < im->lo ||
+		    f->pc_begin >= im->hi || f->pc_begin - im->lo > INT32_MAX ||
+		    fde < im->lo || fde - im->lo > INT32_MAX)
+			continue;
+		im->ehtab[2 * k] = (int32_t)(f->pc_begin - im->lo);
+		im->ehtab[2 * k + 1] = (int32_t)(fde - im->lo);
+		k++;
+	}
+	free(fdes);
+	if (!k) {
+		free(im->ehtab);
+		im->ehtab = NULL;
+		return;
+	}
+	qsort(im->ehtab, k, 2 * sizeof(*im->ehtab), ehtab_cmp);
+	im->ehtab_count = k;
+}
+
 /* .debug_frame of im: from the image, else (debug_file) from its separate
  * debug file. */
 static void find_debug_frame(struct uw_image *im, const char *debug_root,
@@ -252,7 +316,9 @@ static void uw_image_init(struct unwinder *u, struct uw_image *im)
 		return;
 	}
 	find_eh_frame_hdr(im);
-	find_debug_frame(im, u->debug_root, !im->have_hdr);
+	if (!im->have_hdr)
+		build_eh_table(im);
+	find_debug_frame(im, u->debug_root, !im->have_hdr && !im->ehtab);
 }
 
 /* The image of mapping m (NULL: anonymous or unusable). */
@@ -270,6 +336,10 @@ static struct uw_image *uw_image_get(struct unwinder *u,
 			return im->err ? NULL : im;
 	}
 	im = xcalloc(1, sizeof(*im));
+	/* its fake addresses: the converted .debug_frame at the start of its
+	 * stride, a built .eh_frame table in the stride's second half */
+	im->ehtab_addr =
+	    DFRAME_BASE + u->nimgs * DFRAME_STRIDE + DFRAME_STRIDE / 2;
 	if (m->img) {
 		im->e = m->img;
 	} else {
@@ -452,7 +522,17 @@ static int read_word(struct uw_ctx *c, uint64_t addr, unw_word_t *val)
 	if (addr >= DFRAME_BASE) {
 		for (size_t i = 0; i < c->u->nimgs; i++) {
 			struct uw_image *im = c->u->imgs[i];
+			size_t tlen = im->ehtab_count * 2 * sizeof(*im->ehtab);
 
+			if (im->ehtab && addr >= im->ehtab_addr &&
+			    addr - im->ehtab_addr <= tlen &&
+			    tlen - (addr - im->ehtab_addr) >= 8) {
+				memcpy(val,
+				       (const uint8_t *)im->ehtab +
+					   (addr - im->ehtab_addr),
+				       8);
+				return 0;
+			}
 			if (!im->dframe_built || addr < im->dframe_addr ||
 			    addr - im->dframe_addr > im->dframe_len ||
 			    im->dframe_len - (addr - im->dframe_addr) < 8)
@@ -500,6 +580,14 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 		memset(&di, 0, sizeof(di));
 		di.start_ip = im->lo + bias;
 		di.end_ip = im->hi + bias;
+	} else if (im->ehtab) {
+		/* ips and FDEs both relative to the image's start */
+		di.format = UNW_INFO_FORMAT_IP_OFFSET;
+		di.u.rti.segbase = im->lo + bias;
+		di.u.rti.table_data = im->ehtab_addr;
+		di.u.rti.table_len = im->ehtab_count * 8 / sizeof(unw_word_t);
+		return xunw_search_table(as, ip, &di, pi, need_unwind_info,
+					 arg);
 	}
 	if (!im->dfsrc)
 		return -UNW_ENOINFO;

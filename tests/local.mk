@@ -240,6 +240,10 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2315-record-charge-queue.py \
 	tests/t2312-record-machine.py \
 	tests/t2320-record-smem.py \
+	tests/t2440-record-faults-static.py \
+	tests/t2441-record-jit-map-large.py \
+	tests/t2442-record-faults-exec.py \
+	tests/t2443-report-jit-semicolon.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -291,6 +295,8 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_hugetlb_shared.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rep_fault_paths.c \
+	tests/workloads/rep_jit_semicolon.c \
+	tests/workloads/rep_stack_known.c \
 	tests/workloads/rep_layout.c \
 	tests/workloads/rep_bbs.c \
 	tests/workloads/rep_relocs.cc \
