@@ -37,7 +37,8 @@ static const struct opt report_opts[] = {
     VIEW_ROW_FIELDS("columns and their order; table\n"
 		    "default file,vm,rss,pss,charge,dirty\n"
 		    "(uss for pss without PSS; charge\n"
-		    "in -G recordings; relocs with\n"
+		    "in -G recordings or by --sort;\n"
+		    "relocs with\n"
 		    "--by relocs), other formats all\n"
 		    "but thp, locked and (outside -G)\n"
 		    "charge (procs when the\n"
@@ -300,8 +301,10 @@ static int report_print(struct view *v, const char *input,
 		table_dflt[3] = COL_USS;
 	if (res->unknown_cols & (1u << v->sort))
 		v->sort = COL_RSS;
-	/* CHARGE by default only where the report is of a cgroup (-G) */
-	if (!res->cgroup_charge && !v->nfields)
+	/* CHARGE by default only where the report is of a cgroup (-G),
+	 * or when the rows are sorted by it (view_columns() shows the
+	 * sorted column) */
+	if (!res->cgroup_charge && !v->nfields && v->sort != COL_CHARGE)
 		avail &= ~(1u << COL_CHARGE);
 	/* columns only a key not in --by gives (relocs) */
 	avail &= ~keys_cols_missing(v->keys, v->nkeys);
