@@ -49,7 +49,8 @@ static const struct opt report_opts[] = {
 		  "relocs, shclean, shdirty, thp,\n"
 		  "locked, procs (the processes in a\n"
 		  "row), charge (what the memory\n"
-		  "cgroup pays for): largest first; or\n"
+		  "cgroup pays for): largest first, ties\n"
+		  "by name (relocs with --by relocs); or\n"
 		  "an order, every row unless -n: addr\n"
 		  "(mappings by address, as pmap -x,\n"
 		  "processes by pid, other labels by\n"
@@ -223,12 +224,6 @@ static int report_parse(int argc, char **argv, struct view *v,
 					argv[optind]);
 	if (!v->sort_given && v->nfields && !coldefs[v->fields[0]].derived)
 		v->sort = v->fields[0];
-	for (size_t i = 0; i < v->nfields; i++)
-		if (keys_cols_missing(v->keys, v->nkeys) & (1u << v->fields[i]))
-			return view_usage_error(
-			    v, "field '%s' needs the %s key in --by",
-			    coldefs[v->fields[i]].sortname,
-			    keydefs[keys_of_col(v->fields[i])].name);
 	if (w->timeline && (w->snapshot || !(out_format_get(v->fmt)->kinds &
 					     ROWS_KIND_BIT(ROWS_TIMELINE)))) {
 		char *names = out_format_names(ROWS_TIMELINE, "or");
