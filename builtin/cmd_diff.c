@@ -361,11 +361,13 @@ int cmd_diff(int argc, char **argv)
 	 * shown do not add up to the TOTAL's OLD and NEW */
 	if (res.d->unchanged)
 		strlist_add(&res.notes,
-			    xasprintf("%llu rows the same in OLD and NEW are "
+			    xasprintf("%llu %s the same in OLD and NEW %s "
 				      "left out: the rows shown add up to "
 				      "the TOTAL's change, not to its OLD "
 				      "and NEW",
-				      (unsigned long long)res.d->unchanged));
+				      (unsigned long long)res.d->unchanged,
+				      res.d->unchanged == 1 ? "row" : "rows",
+				      res.d->unchanged == 1 ? "is" : "are"));
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		view_error(v.fmt, "no column of --fields is in both recordings "
