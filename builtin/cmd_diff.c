@@ -41,7 +41,7 @@ static const struct opt diff_opts[] = {
     VIEW_ROW_SORT("order rows by the size of the change of\n"
 		  "COL: file, vm, rss, pss, uss, dirty,\n"
 		  "swap, relocs, shclean, shdirty, thp,\n"
-		  "locked (default the first of\n"
+		  "locked, charge (default the first of\n"
 		  "--fields, else rss, or file for ELF\n"
 		  "files); or addr, name: as report; or\n"
 		  "both: the larger change of file and vm\n"
@@ -306,9 +306,9 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 	avail &= ~keys_cols_missing(v->keys, v->nkeys);
 	if (o->kind == DIFF_KIND_ELF && !v->nfields)
 		avail &= 1u << COL_FILE | 1u << COL_VM;
-	/* CHARGE by default only where a side is of a cgroup (-G), as in
-	 * report */
-	if (!res->cgroup_charge && !v->nfields)
+	/* CHARGE by default only where a side is of a cgroup (-G) or the
+	 * rows are sorted by it, as in report */
+	if (!res->cgroup_charge && !v->nfields && v->sort != COL_CHARGE)
 		avail &= ~(1u << COL_CHARGE);
 	for (int i = 0; i < COL__COUNT; i++)
 		if ((avail & (1u << i)) && !coldefs[i].optional &&
@@ -361,11 +361,13 @@ int cmd_diff(int argc, char **argv)
 	 * shown do not add up to the TOTAL's OLD and NEW */
 	if (res.d->unchanged)
 		strlist_add(&res.notes,
-			    xasprintf("%llu rows the same in OLD and NEW are "
+			    xasprintf("%llu %s the same in OLD and NEW %s "
 				      "left out: the rows shown add up to "
 				      "the TOTAL's change, not to its OLD "
 				      "and NEW",
-				      (unsigned long long)res.d->unchanged));
+				      (unsigned long long)res.d->unchanged,
+				      res.d->unchanged == 1 ? "row" : "rows",
+				      res.d->unchanged == 1 ? "is" : "are"));
 	ncols = diff_cols(&v, &o, &res, cols);
 	if (!ncols) {
 		view_error(v.fmt, "no column of --fields is in both recordings "

@@ -37,7 +37,8 @@ static const struct opt report_opts[] = {
     VIEW_ROW_FIELDS("columns and their order; table\n"
 		    "default file,vm,rss,pss,charge,dirty\n"
 		    "(uss for pss without PSS; charge\n"
-		    "in -G recordings; relocs with\n"
+		    "in -G recordings or by --sort;\n"
+		    "relocs with\n"
 		    "--by relocs), other formats all\n"
 		    "but thp, locked and (outside -G)\n"
 		    "charge (procs when the\n"
@@ -48,7 +49,8 @@ static const struct opt report_opts[] = {
 		  "relocs, shclean, shdirty, thp,\n"
 		  "locked, procs (the processes in a\n"
 		  "row), charge (what the memory\n"
-		  "cgroup pays for): largest first; or\n"
+		  "cgroup pays for): largest first, ties\n"
+		  "by name (relocs with --by relocs); or\n"
 		  "an order, every row unless -n: addr\n"
 		  "(mappings by address, as pmap -x,\n"
 		  "processes by pid, other labels by\n"
@@ -222,12 +224,6 @@ static int report_parse(int argc, char **argv, struct view *v,
 					argv[optind]);
 	if (!v->sort_given && v->nfields && !coldefs[v->fields[0]].derived)
 		v->sort = v->fields[0];
-	for (size_t i = 0; i < v->nfields; i++)
-		if (keys_cols_missing(v->keys, v->nkeys) & (1u << v->fields[i]))
-			return view_usage_error(
-			    v, "field '%s' needs the %s key in --by",
-			    coldefs[v->fields[i]].sortname,
-			    keydefs[keys_of_col(v->fields[i])].name);
 	if (w->timeline && (w->snapshot || !(out_format_get(v->fmt)->kinds &
 					     ROWS_KIND_BIT(ROWS_TIMELINE)))) {
 		char *names = out_format_names(ROWS_TIMELINE, "or");
@@ -300,8 +296,10 @@ static int report_print(struct view *v, const char *input,
 		table_dflt[3] = COL_USS;
 	if (res->unknown_cols & (1u << v->sort))
 		v->sort = COL_RSS;
-	/* CHARGE by default only where the report is of a cgroup (-G) */
-	if (!res->cgroup_charge && !v->nfields)
+	/* CHARGE by default only where the report is of a cgroup (-G),
+	 * or when the rows are sorted by it (view_columns() shows the
+	 * sorted column) */
+	if (!res->cgroup_charge && !v->nfields && v->sort != COL_CHARGE)
 		avail &= ~(1u << COL_CHARGE);
 	/* columns only a key not in --by gives (relocs) */
 	avail &= ~keys_cols_missing(v->keys, v->nkeys);

@@ -366,9 +366,35 @@ int view_parse(int argc, char **argv, struct view *v,
 	return -1;
 }
 
+/* A --fields or --sort column only a key not in --by gives (relocs): a
+ * usage error naming the key, or 0. */
+static int key_cols_check(struct view *v)
+{
+	unsigned missing = keys_cols_missing(v->keys, v->nkeys);
+	int col = -1;
+
+	for (size_t i = 0; i < v->nfields && col < 0; i++)
+		if (missing & (1u << v->fields[i]))
+			col = v->fields[i];
+	if (col >= 0)
+		return view_usage_error(
+		    v, "field '%s' needs the %s key in --by",
+		    coldefs[col].sortname, keydefs[keys_of_col(col)].name);
+	if (v->sort_given && v->order == ROWS_ORDER_VALUE &&
+	    v->sort < COL__COUNT && (missing & (1u << v->sort)))
+		return view_usage_error(v, "--sort %s needs the %s key in --by",
+					coldefs[v->sort].sortname,
+					keydefs[keys_of_col(v->sort)].name);
+	return 0;
+}
+
 int view_check(struct view *v)
 {
 	char *err = NULL;
+	int ret = key_cols_check(v);
+
+	if (ret)
+		return ret;
 
 	if (filter_bind(&v->filter, v->keys, v->nkeys, &err) == 0)
 		return -1;

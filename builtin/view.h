@@ -220,7 +220,8 @@ uint64_t view_limit(const struct view *v);
  * or in the order --sort names, with view_limit()'s -n. */
 void view_finish(const struct view *v, struct rowtree *t, enum col_id sort);
 
-/* Check what only the --by list tells: the rules of --filter/--exclude
+/* Check what only the --by list tells: a --fields or --sort column only
+ * a key gives (relocs) has it in --by, and the rules of --filter/--exclude
  * name keys of --by. Returns -1 to go on, or EXIT_USAGE after the
  * message. */
 int view_check(struct view *v);

@@ -20,6 +20,7 @@
 #include "report/relocmap.h"
 #include "report/segment.h"
 #include "report/tmpl.h"
+#include "util/hashmap.h"
 #include "util/util.h"
 
 /* How the bytes of an image that cannot be read are labelled and noted,
@@ -119,9 +120,54 @@ static int img_cmp(const void *x, const void *y)
 	return (*p)->seq < (*q)->seq ? -1 : (*p)->seq > (*q)->seq;
 }
 
+/* Whether IMAGE records x and y are of one file: the same dev, inode,
+ * size, mtime, build-id and path. A recorder that reached the file by
+ * several /proc/PID/root (a pyenv shim running readlink again and again)
+ * wrote one IMAGE record each time; as several images its FILE SIZE and
+ * VM SIZE would count once per record (DESIGN I1). No inode: never. */
+static bool img_same(const struct md_image *x, const struct md_image *y)
+{
+	return x->ino && x->ino == y->ino && x->dev_major == y->dev_major &&
+	       x->dev_minor == y->dev_minor && x->size == y->size &&
+	       x->mtime_ns == y->mtime_ns &&
+	       x->build_id_len == y->build_id_len &&
+	       !memcmp(x->build_id, y->build_id, sizeof(x->build_id)) &&
+	       !strcmp(x->path, y->path);
+}
+
+/* Point each image of a->imgs (sorted by id, deduped) at the first one of
+ * its identity (img_same()), which stands for it from then on. */
+static void img_link_same(struct attrib *a)
+{
+	struct hashmap index = {0};
+
+	for (size_t i = 0; i < a->nimgs; i++) {
+		struct attrib_img *im = a->imgs[i];
+		const struct md_image *r = &im->rec;
+		uint64_t key[3] = {r->ino, r->size, (uint64_t)r->mtime_ns};
+		struct hashmap_probe p;
+		uint32_t j;
+
+		im->same = NULL;
+		if (!r->ino)
+			continue;
+		for (j = hashmap_first(
+			 &index, hashmap_hash_bytes(key, sizeof(key)), &p);
+		     j != HASHMAP_NONE; j = hashmap_next(&index, &p))
+			if (img_same(&a->imgs[j]->rec, r))
+				break;
+		if (j != HASHMAP_NONE)
+			im->same = a->imgs[j];
+		else
+			hashmap_put(&index, &p, (uint32_t)i);
+	}
+	hashmap_free(&index);
+}
+
 static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 {
 	size_t lo = 0, hi;
+	struct attrib_img *im;
 
 	if (!a->sorted) {
 		/* Sort by id, then registration order; keep the first of
@@ -139,6 +185,7 @@ static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 		}
 		a->nimgs = k;
 		a->sorted = true;
+		img_link_same(a);
 	}
 	hi = a->nimgs;
 	while (lo < hi) {
@@ -149,7 +196,10 @@ static struct attrib_img *img_find(struct attrib *a, uint32_t id)
 		else
 			hi = mid;
 	}
-	return lo < a->nimgs && a->imgs[lo]->id == id ? a->imgs[lo] : NULL;
+	if (lo == a->nimgs || a->imgs[lo]->id != id)
+		return NULL;
+	im = a->imgs[lo];
+	return im->same ? im->same : im;
 }
 
 static const char *img_path(const struct attrib_img *im)

@@ -26,8 +26,11 @@ enum img_state {
 
 struct attrib_img {
 	uint32_t id;
-	size_t seq;	     /* registration order */
-	struct md_image rec; /* path and open_path owned */
+	size_t seq;		 /* registration order */
+	struct attrib_img *same; /* the image of the lowest id with its
+				    identity (attrib.c img_same()), or
+				    NULL: itself */
+	struct md_image rec;	 /* path and open_path owned */
 	enum img_state state;
 	char *why;	      /* IMG_BROKEN, _DELETED, _CHANGED: the
 				 reason, for the footer */

@@ -416,6 +416,25 @@ static void share_walk(struct report_ctx *c, uint32_t image_id, uint64_t off,
 	}
 }
 
+/* Number VM walk w as the how-manieth mapping of its range in the
+ * snapshot being charged (w->copy): a process that maps the same file
+ * pages twice (two MAP_SHARED mappings of one range, libm loaded again by
+ * dlmopen) has both in its VM, as smaps' Size says; as one range they
+ * were taken for one mapping walked again and counted once, so the
+ * process's VM SIZE was under its smaps and its RSS above its VM SIZE.
+ * Above the process keys and in the TOTAL, a range then counts as many
+ * times as one process maps it at most. */
+static void share_copy(struct report_ctx *c, struct share_key *w)
+{
+	struct share_key k;
+
+	memcpy(&k, w, sizeof(k)); /* padding too */
+	memset(k.labels, 0, sizeof(k.labels));
+	while (!share_insert(&c->copies, &k))
+		k.copy++;
+	w->copy = k.copy;
+}
+
 /* The first level (0: the TOTAL, d: the rows of key d-1 and below) at
  * which walk w (share_walk()) is news in the rows of point (0 but with
  * PICK_ALL); nkeys + 1 if it is news nowhere (charged already with the
@@ -686,13 +705,15 @@ static int charge_part(struct report_ctx *c, const struct attrib_part *p,
 	c->share_cols = 0;
 	c->share_from = 0;
 	shared = vm_share_range(p, m, &off, &end, &what);
-	if (shared)
+	if (shared) {
 		share_walk(c, attrib_image_id(p), off, end, what, &w);
+		share_copy(c, &w);
+	}
 	if (c->cap.on) {
 		capture_group(&c->cap, shared ? &w : NULL, 1u << COL_VM, false);
 	} else if (shared) {
-		/* from > nkeys: the same range with the same labels again
-		 * (mapped twice): its VM is counted already */
+		/* from > nkeys: the same copy of the range with the same
+		 * labels again (another part of it): counted already */
 		c->share_cols = 1u << COL_VM;
 		c->share_from = share_level(c, &w, c->point);
 	}
@@ -816,6 +837,8 @@ static bool snap_enter(struct report_ctx *c, const bool *chosen, size_t si)
 	if (!chosen[si] || (all && s->end <= s->first))
 		return false;
 	attrib_set_owner(c->a, si + 1);
+	c->copies.n = 0; /* share_copy() counts within one snapshot */
+	hashmap_clear(&c->copies.index);
 	c->cur_pid = &c->pids[s->pidx];
 	c->at.proc = &c->cur_pid->kp;
 	c->cap.on = all && s->end > s->first + 1;
@@ -928,6 +951,8 @@ void charge_free(struct report_ctx *c)
 	hashmap_free(&c->rc.index);
 	free(c->shared.keys);
 	hashmap_free(&c->shared.index);
+	free(c->copies.keys);
+	hashmap_free(&c->copies.index);
 	free(c->cap.pieces);
 	free(c->cap.groups);
 	free(c->cap.seen.keys);

@@ -56,6 +56,8 @@ struct share_key {
 	uint64_t off, end; /* file range walked (image VM range
 			      with SHARE_VMADDR: a .bss tail) */
 	uint32_t point;	   /* PICK_ALL: the point in time charged */
+	uint32_t copy;	   /* VM walk: the how-manieth mapping of the
+			      range in its snapshot (0: the first) */
 	uint32_t labels[KEYS_MAX];
 };
 #define SHARE_VM 0x80000000u
@@ -196,6 +198,8 @@ struct report_ctx {
 			     mapping and part being charged */
 	bool by_range;	  /* a key charges FILE SIZE by mapped range */
 	struct share_set shared;
+	struct share_set copies; /* VM walks of the snapshot charged (their
+				    share_key, labels 0, with copy) */
 	bool shared_once;	 /* a file counted once for several rows */
 	size_t share_from;	 /* add_piece: rowtree_add_from() level */
 	unsigned share_cols;	 /* and columns (0: plain rowtree_add) */

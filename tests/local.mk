@@ -265,6 +265,9 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3220-report-moments.py \
 	tests/t3230-report-footer.py \
 	tests/t3240-report-image-labels.py \
+	tests/t3280-report-same-image-once.py \
+	tests/t3281-report-vm-mapped-twice.py \
+	tests/t3282-sort-ties-relocs.py \
 	tests/t3290-report-fault-keys-vm.py \
 	tests/t3291-report-vm-shared-file-page.py \
 	tests/t3292-report-whole-bytes.py \

@@ -12,6 +12,9 @@ header's start give each snapshot's time:
  - read on the x axis (its "N s" ticks), the first point is at the first
    snapshot's time since the start, not at 0 (this tells the clocks apart
    by pixels, however soon after the start the first snapshot came);
+ - the x ticks are evenly spaced, the first at the first multiple of
+   the step at or after the first snapshot's time, not left of it (a
+   first tick forced to 0 s passed the check above: it is linear);
  - the first point is at --timeline --format json's first time.
 """
 import json
@@ -110,6 +113,22 @@ def main():
                   f"on the x axis the first point is at {at:.4f} s, the "
                   f"first snapshot's {want0:.4f} s since the start "
                   f"(a pixel is {per_px * 1e3:.3f} ms)")
+            # the ticks: one step apart in value and in pixels, the
+            # first the first multiple of the step at or after the first
+            # snapshot (not 0 before it, off the plot), at or right of
+            # the first point
+            step = ticks[1][1] - ticks[0][1]
+            even = all(abs((b[1] - a[1]) - step) <= 1e-6 * max(1, step) and
+                       abs((b[0] - a[0]) - (ticks[1][0] - ticks[0][0])) <= 1
+                       for a, b in zip(ticks, ticks[1:]))
+            check(step > 0 and even, f"x ticks evenly spaced: {ticks[:4]}")
+            check(step > 0 and want0 - 1e-6 <= v1 < want0 + step + 1e-6,
+                  f"the first x tick {v1} s is the first multiple of "
+                  f"{step} s at or after the first snapshot's "
+                  f"{want0:.4f} s")
+            check(x1 >= min(points) - 1.5,
+                  f"the first x tick (x {x1}) is not left of the first "
+                  f"point (x {min(points)})")
         first = min(t for _, t in got) if got else None
         check(first is not None and abs(first - tl_times[0]) <= 0.0011,
               f"the first point is at {first} s, --timeline's "

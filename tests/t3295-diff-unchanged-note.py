@@ -13,7 +13,9 @@ function's size; compared --by symbols:
  - the table's footer, and csv's and tsv's stderr, say that many rows were
    left out, as does json's notes;
  - csv's rows add up to the TOTAL's change (json's) and, because rows were
-   left out, not to its OLD.
+   left out, not to its OLD;
+ - with one row left out (a filter keeps one function of equal size) the
+   note says "1 row ... is left out", not "1 rows ... are".
 """
 import csv
 import io
@@ -107,6 +109,20 @@ def main():
             check(old < t[col]["old"],
                   f"csv {col}: the rows' OLD {old} is less than the "
                   f"TOTAL's {t[col]['old']} (rows were left out)")
+
+        # one row left out (the filter keeps one function nm sizes alike
+        # in both): the note says so in the singular, not "1 rows"
+        r = subprocess.run([MEMSZ, "diff", "--by", "symbols", "--filter",
+                            "symbols=^same_a$", "--format", "json",
+                            *progs], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        d = json.loads(r.stdout)
+        one = "1 row the same in OLD and NEW is left out:"
+        check(d.get("unchanged") == 1 and not d["rows"] and
+              any(x.startswith(one) for x in d["notes"]),
+              f"one unchanged row: '{one} ...' ({d.get('notes')})")
+        check(not any("1 rows" in x for x in d["notes"]),
+              "no note says '1 rows'")
 
 
 if __name__ == "__main__":

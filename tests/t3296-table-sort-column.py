@@ -14,7 +14,11 @@ running ls, and two builds of a program, made here; at --width 120:
    files;
  - --sort name and the default keep the default columns (no extra one);
  - diff's csv compares the columns report's csv has (not CHARGE outside
-   -G: diff showed it where report leaves it out).
+   -G: diff showed it where report leaves it out);
+ - --sort charge of plain recordings (CHARGE is left out of their
+   default columns) shows CHARGE, in report and diff, table and csv, the
+   rows in its order: it was dropped from the columns before the sorted
+   column was kept.
 """
 import os
 import shutil
@@ -61,11 +65,13 @@ def main():
             subprocess.run(["gcc", "-O1", "-o", exe, src], check=True)
             progs.append(exe)
 
-        for sort, col in (("swap", "SWAP"), ("uss", "USS")):
+        for sort, col in (("swap", "SWAP"), ("uss", "USS"),
+                          ("charge", "CHARGE")):
             h = header("report", "-i", recs[0], "--sort", sort)
             check(col in h, f"report --sort {sort}: the header has {col}: "
                   f"{h.split()}")
         for sort, cols in (("vm", ["VM SIZE"]), ("uss", ["USS"]),
+                           ("charge", ["CHARGE"]),
                            ("both", ["FILE SIZE", "VM SIZE"])):
             h = header("diff", "--sort", sort, *recs)
             check(all(c in h for c in cols),
@@ -92,6 +98,23 @@ def main():
                  dif.splitlines()[0].split(",")[1:] if c != "change"}
         check(rcols == dcols, f"diff's csv columns {sorted(dcols)} are "
               f"report's {sorted(rcols)}")
+        # a plain recording sorted by CHARGE (left out of its default
+        # columns outside -G) has it, in csv too, in that order
+        for cmd in (["report", "-i", recs[0]], ["diff", *recs]):
+            out = subprocess.run([MEMSZ, *cmd, "--sort", "charge",
+                                  "--format", "csv", "-n", "0"],
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True).stdout
+            lines = out.splitlines()
+            hdr = lines[0].split(",") if lines else []
+            col = "charge" if cmd[0] == "report" else "charge_delta"
+            check(col in hdr, f"{cmd[0]} --sort charge --format csv: a "
+                  f"{col} column: {hdr}")
+            if col in hdr:
+                i = hdr.index(col)
+                v = [abs(float(ln.split(",")[i] or 0)) for ln in lines[1:]]
+                check(v == sorted(v, reverse=True),
+                      f"{cmd[0]} --sort charge: rows in its order {v}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ names) and c++filt / c++filt -p of them:
    and full labels its function template as nm, c++filt -p and c++filt;
  - diff --by symbols of the two builds with --demangle none labels the
    changed table as nm does, with short as c++filt -p;
+ - diff --by symbols of recordings of the two builds (the recordings'
+   path: image maps opened for each recording) labels it as nm, c++filt
+   -p and c++filt with none, short and full, and in no other spelling;
  - a bad value is a usage error (129).
 """
 import csv
@@ -104,6 +107,22 @@ def main():
                 check(name in labels(out, "symbols"),
                       f"diff --demangle {how}: the changed table is "
                       f"'{name}'")
+            # the recordings' path of diff (image maps of recordings,
+            # not of ELF files): both builds recorded
+            data2 = os.path.join(tmp, "two.data")
+            run("record", "-o", data2, "--", exes[1])
+            tbl = {"none": table[0], "short": cxxfilt(table[0], "-p"),
+                   "full": cxxfilt(table[0])}
+            for how, name in tbl.items():
+                out = run("diff", "--by", "symbols", "-n", "0", "--format",
+                          "csv", "--demangle", how, data, data2)
+                got = labels(out, "symbols")
+                check(name in got, f"diff --demangle {how} of the "
+                      f"recordings: the changed table is '{name}'")
+                other = {n for sp in (tbl, want) for k, n in sp.items()
+                         if n != sp[how]} & got
+                check(not other, f"diff --demangle {how} of the "
+                      f"recordings: no other spelling ({sorted(other)})")
         else:
             lib.skip_part(f"nm finds no one ns::table: {table}")
         run("report", "-i", data, "--demangle", "bogus", rc=129)

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t3280: one file the recording names in several IMAGE records is one image.
+
+The recorder forgets an image no snapshot has mapped for two rounds (so an
+inode reused by another file later gets a record of its own) and writes a
+new IMAGE record when a process maps the file again: a shell that runs a
+program, waits, and runs it again gives two IMAGE records with the same
+dev, inode, size, mtime, build-id and path (a pyenv shim running readlink
+again and again did so). Counted as two images, the file's FILE SIZE and
+VM SIZE were doubled (readlink 104224 bytes, readelf 52112) and each of its
+LOAD segments twice its size. Ground truth: the file's st_size and
+readelf's PT_LOAD pages (DESIGN I1), under --by files and files,segments.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
+
+PROG = "int main(void) { return 0; }\n"
+
+
+def loads(path):
+    """{LOAD index: bytes of the pages the segment occupies} (readelf)."""
+    out = subprocess.run(["readelf", "-lW", path], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    segs = []
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            va, sz = int(f[2], 16), int(f[5], 16)
+            segs.append(((va + sz + PAGE - 1) & ~(PAGE - 1)) -
+                        (va & ~(PAGE - 1)))
+    return segs
+
+
+def main():
+    for tool in ("gcc", "readelf"):
+        if not shutil.which(tool):
+            lib.skip(f"no {tool}")
+    with tempfile.TemporaryDirectory(prefix="memsz-t3280-") as tmp:
+        src, exe = os.path.join(tmp, "prog.c"), os.path.join(tmp, "prog")
+        go = os.path.join(tmp, "go")
+        with open(src, "w") as f:
+            f.write(PROG)
+        subprocess.run(["gcc", "-O1", "-o", exe, src], check=True)
+        data = os.path.join(tmp, "memsz.data")
+        # the shell runs the program, waits for the test's go (the test
+        # lets several snapshots of the shell pass: rounds without the
+        # program), and runs it again
+        script = (f"{exe}; echo ran; while [ ! -e {go} ]; do sleep 0.01; "
+                  f"done; {exe}")
+        rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--interval",
+                                "10", "--", "sh", "-c", script],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        if rec.stdout.readline().strip() != "ran":
+            rec.kill()
+            lib.fail("workload started: " + rec.communicate()[1].strip())
+        lib.wait_snaps(data, lib.snap_ends(data) + 8)
+        open(go, "w").close()
+        _, err = rec.communicate()
+        check(rec.returncode == 0, "record exits 0: " + err.strip()[-200:])
+
+        dump = subprocess.run([MEMSZ, "dump", "-i", data],
+                              stdout=subprocess.PIPE, text=True).stdout
+        images = [ln for ln in dump.splitlines()
+                  if " IMAGE #" in ln and ln.endswith(" " + exe)]
+        if len(images) < 2:
+            lib.skip(f"the recording has {len(images)} IMAGE record of "
+                     "the program (the recorder kept the first)")
+        check(True, f"{len(images)} IMAGE records of the program")
+
+        size, segs = os.stat(exe).st_size, loads(exe)
+        for by in ("files", "files,segments"):
+            out = subprocess.run([MEMSZ, "report", "-i", data, "--by", by,
+                                  "-n", "0", "--format", "json"],
+                                 stdout=subprocess.PIPE, text=True,
+                                 check=True).stdout
+            top = [r for r in json.loads(out)["rows"] if r["name"] == exe]
+            check(len(top) == 1, f"--by {by}: one row for the program")
+            if not top:
+                continue
+            check(top[0]["file_size"] == size,
+                  f"--by {by}: FILE SIZE {top[0]['file_size']} is the "
+                  f"file's size {size}")
+            check(top[0]["vm_size"] == sum(segs),
+                  f"--by {by}: VM SIZE {top[0]['vm_size']} is readelf's "
+                  f"PT_LOAD pages {sum(segs)}")
+            kids = top[0].get("rows", [])
+            if kids:
+                check(sum(k["file_size"] for k in kids) == size and
+                      sum(k["vm_size"] for k in kids) == sum(segs),
+                      f"--by {by}: the segments' FILE SIZE and VM SIZE add "
+                      f"up to {size} and {sum(segs)}")
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(lib.finish())
