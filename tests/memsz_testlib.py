@@ -15,6 +15,7 @@ No fixed sleeps: wait_until() polls for an event.
 """
 import contextlib
 import csv
+import ctypes
 import fcntl
 import io
 import os
@@ -22,6 +23,7 @@ import re
 import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -738,3 +740,49 @@ def wait_served(proc, url):
     except TimeoutError as e:
         print("# " + str(e))
     return bool(up)
+
+
+# fanotify(7) permission events: a test holds memsz in an open() of a
+# file until it answers, so that it can change the tree meanwhile
+FAN_CLOEXEC, FAN_CLASS_CONTENT = 0x1, 0x4
+FAN_MARK_ADD, FAN_OPEN_PERM, FAN_EVENT_ON_CHILD = 0x1, 0x10000, 0x8000000
+FAN_ALLOW = 0x1
+AT_FDCWD = -100
+FAN_EVENT = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
+
+
+def fanotify(*paths):
+    """A fanotify descriptor holding every open of a file in the
+    directories paths until answered, or a skip where that is not
+    permitted or built."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint,
+                                   ctypes.c_uint64, ctypes.c_int,
+                                   ctypes.c_char_p]
+    fd = libc.fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT, os.O_RDONLY)
+    if fd < 0:
+        skip("fanotify permission events: %s" %
+             os.strerror(ctypes.get_errno()))
+    for path in paths:
+        if libc.fanotify_mark(fd, FAN_MARK_ADD,
+                              FAN_OPEN_PERM | FAN_EVENT_ON_CHILD,
+                              AT_FDCWD, path.encode()) < 0:
+            skip("fanotify permission events: %s" %
+                 os.strerror(ctypes.get_errno()))
+    return fd
+
+
+def fan_events(fd):
+    """The (pid, file descriptor) of the open events waiting on fd."""
+    buf = os.read(fd, 4096)
+    out = []
+    while len(buf) >= FAN_EVENT.size:
+        length, _, _, _, _, efd, pid = FAN_EVENT.unpack_from(buf)
+        out.append((pid, efd))
+        buf = buf[length:]
+    return out
+
+
+def fan_allow(fd, efd):
+    os.write(fd, struct.pack("=iI", efd, FAN_ALLOW))
+    os.close(efd)

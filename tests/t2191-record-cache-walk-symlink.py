@@ -17,11 +17,9 @@ DIR/a/f (the walk went on) and of nothing under the link (the ground
 truth: the fanotify open events of the outside directory's file, and the
 FILE_CACHE records).
 """
-import ctypes
 import os
 import select
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -32,50 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
-FAN_CLOEXEC, FAN_CLASS_CONTENT = 0x1, 0x4
-FAN_MARK_ADD, FAN_OPEN_PERM, FAN_EVENT_ON_CHILD = 0x1, 0x10000, 0x8000000
-FAN_ALLOW = 0x1
-AT_FDCWD = -100
-EVENT = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
 GUARD = 120  # seconds: a guard against hanging, not a timing assumption
 V1_ROOT = "/sys/fs/cgroup/memory"
-
-
-def fanotify(*paths):
-    """A fanotify descriptor holding every open of a file in the
-    directories paths until answered, or a skip where that is not
-    permitted or built."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint,
-                                   ctypes.c_uint64, ctypes.c_int,
-                                   ctypes.c_char_p]
-    fd = libc.fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT, os.O_RDONLY)
-    if fd < 0:
-        lib.skip("fanotify permission events: %s" %
-                 os.strerror(ctypes.get_errno()))
-    for path in paths:
-        if libc.fanotify_mark(fd, FAN_MARK_ADD,
-                              FAN_OPEN_PERM | FAN_EVENT_ON_CHILD,
-                              AT_FDCWD, path.encode()) < 0:
-            lib.skip("fanotify permission events: %s" %
-                     os.strerror(ctypes.get_errno()))
-    return fd
-
-
-def events(fd):
-    """The (pid, file descriptor) of the open events waiting on fd."""
-    buf = os.read(fd, 4096)
-    out = []
-    while len(buf) >= EVENT.size:
-        length, _, _, _, _, efd, pid = EVENT.unpack_from(buf)
-        out.append((pid, efd))
-        buf = buf[length:]
-    return out
-
-
-def allow(fd, efd):
-    os.write(fd, struct.pack("=iI", efd, FAN_ALLOW))
-    os.close(efd)
 
 
 def make_cgroup():
@@ -120,7 +76,7 @@ def walk(shm, cg, out):
     else:
         lib.skip("this tmpfs lists a directory in no order of creation")
     data = os.path.join(out, "c.data")
-    fan = fanotify(a, os.path.join(a, "sub"), outside)
+    fan = lib.fanotify(a, os.path.join(a, "sub"), outside)
     rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
                             tree, "-o", data, "--duration", "0"],
                            stderr=subprocess.PIPE, text=True)
@@ -129,7 +85,7 @@ def walk(shm, cg, out):
         while rec.poll() is None and time.monotonic() < end:
             if not select.select([fan], [], [], 0.1)[0]:
                 continue
-            for pid, efd in events(fan):
+            for pid, efd in lib.fan_events(fan):
                 name = os.readlink("/proc/self/fd/%d" % efd)
                 if pid == rec.pid:
                     opened.append(os.path.relpath(name, shm))
@@ -138,7 +94,7 @@ def walk(shm, cg, out):
                         os.rename(os.path.join(a, "sub"),
                                   os.path.join(shm, "sub.moved"))
                         os.symlink(outside, os.path.join(a, "sub"))
-                allow(fan, efd)
+                lib.fan_allow(fan, efd)
     finally:
         os.close(fan)
         if rec.poll() is None:

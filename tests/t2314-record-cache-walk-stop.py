@@ -15,11 +15,9 @@ other file of DIR may then be opened (the ground truth: the open events
 fanotify reports). Done once one-shot with SIGTERM, once with --interval
 and SIGINT.
 """
-import ctypes
 import os
 import select
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -30,46 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
-FAN_CLOEXEC, FAN_CLASS_CONTENT = 0x1, 0x4
-FAN_MARK_ADD, FAN_OPEN_PERM, FAN_EVENT_ON_CHILD = 0x1, 0x10000, 0x8000000
-FAN_ALLOW = 0x1
-AT_FDCWD = -100
-EVENT = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
 NFILES = 64
 GUARD = 120  # seconds: a guard against hanging, not a timing assumption
-
-
-def fanotify(path):
-    """A fanotify descriptor holding every open of a file in directory
-    path until answered, or None (with a skip) where that is not
-    permitted or built."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint,
-                                   ctypes.c_uint64, ctypes.c_int,
-                                   ctypes.c_char_p]
-    fd = libc.fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT, os.O_RDONLY)
-    if fd < 0 or libc.fanotify_mark(fd, FAN_MARK_ADD,
-                                    FAN_OPEN_PERM | FAN_EVENT_ON_CHILD,
-                                    AT_FDCWD, path.encode()) < 0:
-        lib.skip("fanotify permission events: %s" %
-                 os.strerror(ctypes.get_errno()))
-    return fd
-
-
-def events(fd):
-    """The (pid, file descriptor) of the open events waiting on fd."""
-    buf = os.read(fd, 4096)
-    out = []
-    while len(buf) >= EVENT.size:
-        length, _, _, _, _, efd, pid = EVENT.unpack_from(buf)
-        out.append((pid, efd))
-        buf = buf[length:]
-    return out
-
-
-def allow(fd, efd):
-    os.write(fd, struct.pack("=iI", efd, FAN_ALLOW))
-    os.close(efd)
 
 
 def walk_stopped(tmp, cg, sig, extra):
@@ -81,7 +41,7 @@ def walk_stopped(tmp, cg, sig, extra):
     out = os.path.join(tmp, "o-%d" % sig)
     os.mkdir(out)
     data = os.path.join(out, "c.data")
-    fan = fanotify(tree)
+    fan = lib.fanotify(tree)
     rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
                             tree, "-o", data, *extra],
                            stderr=subprocess.PIPE, text=True)
@@ -92,13 +52,13 @@ def walk_stopped(tmp, cg, sig, extra):
         while rec.poll() is None and time.monotonic() < end:
             if not select.select([fan], [], [], 0.1)[0]:
                 continue
-            for pid, efd in events(fan):
+            for pid, efd in lib.fan_events(fan):
                 if pid == rec.pid:
                     opened += 1
                     if not sent:
                         os.kill(rec.pid, sig)
                         sent = True
-                allow(fan, efd)
+                lib.fan_allow(fan, efd)
     finally:
         os.close(fan)
         if rec.poll() is None:
