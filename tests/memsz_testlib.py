@@ -718,6 +718,26 @@ def cgroup2_mount():
     return mounts[0] if mounts else None
 
 
+V1_MEMORY = "/sys/fs/cgroup/memory"
+
+
+def make_cgroup(tag, v1_first=False):
+    """A new cgroup directory memsz-TAG-PID, under cgroup2 then the v1
+    memory controller (v1 first with v1_first: where the memory
+    controller must be there), or a skip."""
+    roots = [cgroup2_mount()] if cgroup2_mount() else []
+    if os.path.isdir(V1_MEMORY):
+        roots.insert(0 if v1_first else len(roots), V1_MEMORY)
+    for root in roots:
+        cg = os.path.join(root, "memsz-%s-%d" % (tag, os.getpid()))
+        try:
+            os.mkdir(cg)
+            return cg
+        except OSError:
+            continue
+    skip("cannot make a cgroup")
+
+
 def wait_served(proc, url):
     """Waits (see wait_until) until url answers 200 (a debuginfod server
     proc has scanned the file); False if the server exits first, or at
@@ -784,5 +804,6 @@ def fan_events(fd):
 
 
 def fan_allow(fd, efd):
+    """Let the open of event descriptor efd go on, and close it."""
     os.write(fd, struct.pack("=iI", efd, FAN_ALLOW))
     os.close(efd)

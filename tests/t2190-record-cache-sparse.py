@@ -34,7 +34,6 @@ SIZE = 1 << 62
 # Offsets written, 5000 bytes each: two pages apiece.
 OFFSETS = (0, 1 << 40, (1 << 61) + 7 * PAGE, SIZE - 2 * PAGE)
 NR_CACHESTAT = 451
-V1_ROOT = "/sys/fs/cgroup/memory"
 
 # The target: makes the memfd, writes its pages, says its pid, waits.
 TARGET = r"""
@@ -85,21 +84,6 @@ def cachestat(path):
     return cs[0]
 
 
-def make_cgroup():
-    """A new cgroup directory (v1 memory, else cgroup2), or a skip."""
-    roots = [V1_ROOT] if os.path.isdir(V1_ROOT) else []
-    if lib.cgroup2_mount():
-        roots.append(lib.cgroup2_mount())
-    for root in roots:
-        cg = os.path.join(root, "memsz-t2190-%d" % os.getpid())
-        try:
-            os.mkdir(cg)
-            return cg
-        except OSError:
-            continue
-    lib.skip("cannot make a cgroup")
-
-
 def file_runs(dump, name):
     """{page: npages} of the FILE_CACHE records of the file whose path
     ends with name in `dump -v` output."""
@@ -126,7 +110,7 @@ def main():
     if not os.path.isdir("/dev/shm"):
         lib.skip("no /dev/shm")
     python = nobody_python()
-    cg = make_cgroup()
+    cg = lib.make_cgroup("t2190", v1_first=True)
     tmp = tempfile.mkdtemp(prefix="memsz-t2190-")
     shm = tempfile.mkdtemp(prefix="memsz-t2190-", dir="/dev/shm")
     os.chmod(tmp, 0o755)

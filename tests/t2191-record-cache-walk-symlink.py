@@ -31,22 +31,6 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 GUARD = 120  # seconds: a guard against hanging, not a timing assumption
-V1_ROOT = "/sys/fs/cgroup/memory"
-
-
-def make_cgroup():
-    """A new cgroup directory (cgroup2, else v1 memory), or a skip."""
-    roots = [lib.cgroup2_mount()] if lib.cgroup2_mount() else []
-    if os.path.isdir(V1_ROOT):
-        roots.append(V1_ROOT)
-    for root in roots:
-        cg = os.path.join(root, "memsz-t2191-%d" % os.getpid())
-        try:
-            os.mkdir(cg)
-            return cg
-        except OSError:
-            continue
-    lib.skip("cannot make a cgroup")
 
 
 def write(path):
@@ -122,7 +106,7 @@ def main():
         lib.skip("making a cgroup and fanotify marks need root")
     if not os.path.isdir("/dev/shm"):
         lib.skip("no /dev/shm (tmpfs)")
-    cg = make_cgroup()
+    cg = lib.make_cgroup("t2191")
     cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
     shm = tempfile.mkdtemp(prefix="memsz-t2191-", dir="/dev/shm")
     out = tempfile.mkdtemp(prefix="memsz-t2191-")

@@ -29,7 +29,6 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 MIB = 1 << 20
-V1_ROOT = "/sys/fs/cgroup/memory"
 GUARD = 120  # seconds: a guard against hanging, not a timing assumption
 
 # B: dirties 64 MiB, says so, waits.
@@ -42,21 +41,6 @@ open(sys.argv[1] + ".tmp", "w").write("x")
 __import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
 sys.stdin.read()
 """
-
-
-def make_cgroup():
-    """A new cgroup directory (cgroup2, else v1 memory), or a skip."""
-    roots = [lib.cgroup2_mount()] if lib.cgroup2_mount() else []
-    if os.path.isdir(V1_ROOT):
-        roots.append(V1_ROOT)
-    for root in roots:
-        cg = os.path.join(root, "memsz-t2193-%d" % os.getpid())
-        try:
-            os.mkdir(cg)
-            return cg
-        except OSError:
-            continue
-    lib.skip("cannot make a cgroup")
 
 
 def spawn_at(pid, argv):
@@ -74,7 +58,7 @@ def spawn_at(pid, argv):
 
 def inner(tmp):
     """The test, as pid 1 of a new pid namespace with its own /proc."""
-    cg = make_cgroup()
+    cg = lib.make_cgroup("t2193")
     a = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
     c = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
     b = rec = None
