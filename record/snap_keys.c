@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define RADIX_MAX_BITS 12
@@ -114,36 +113,6 @@ size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
 	return blocks;
 }
 
-/* snap_pread_full for the kpage files, through the system call itself
- * where its offset is one argument (64-bit ABIs): glibc's pread, a
- * cancellation point, marks the thread cancellable around each call
- * (atomic updates) once the process has threads, and a snapshot's look-ups
- * take a pread per block of frames (~35 k for 4 GiB shared after a fork):
- * 2-4% of its CPU at load 13 (memsz cancels no thread). */
-static ssize_t kpage_pread(int fd, void *buf, size_t n, uint64_t off)
-{
-#if defined(SYS_pread64) && defined(__LP64__)
-	size_t done = 0;
-	long r;
-
-	while (done < n) {
-		r = syscall(SYS_pread64, fd, (char *)buf + done, n - done,
-			    (off_t)(off + done));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return done ? (ssize_t)done : -errno;
-		}
-		if (r == 0)
-			break;
-		done += (size_t)r;
-	}
-	return (ssize_t)done;
-#else
-	return snap_pread_full(fd, buf, n, off);
-#endif
-}
-
 int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 		    unsigned idx_bits, int fd, uint64_t *dst, size_t *preads)
 {
@@ -156,7 +125,7 @@ int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 
 		j = keys_block_end(look, i, n, idx_bits, nbuf);
 		last = look[j - 1] >> idx_bits;
-		r = kpage_pread(fd, buf, (last - first + 1) * 8, first * 8);
+		r = snap_pread_full(fd, buf, (last - first + 1) * 8, first * 8);
 		if (r < 0)
 			return (int)r;
 		(*preads)++;

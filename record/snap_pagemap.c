@@ -17,7 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* One pread, by the system call itself on 64-bit ABIs: glibc's is a
+ * cancellation point whose bookkeeping cost 2-4% of a fork snapshot's CPU
+ * (a pread per block of frames); memsz cancels no thread. */
+static ssize_t pread_once(int fd, void *buf, size_t n, uint64_t off)
+{
+#if defined(SYS_pread64) && defined(__LP64__)
+	return syscall(SYS_pread64, fd, buf, n, (off_t)off);
+#else
+	return pread(fd, buf, n, (off_t)off);
+#endif
+}
 
 ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
@@ -25,8 +38,7 @@ ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off)
 	ssize_t r;
 
 	while (done < n) {
-		r = pread(fd, (char *)buf + done, n - done,
-			  (off_t)(off + done));
+		r = pread_once(fd, (char *)buf + done, n - done, off + done);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
