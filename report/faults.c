@@ -57,11 +57,12 @@ struct proc {
 	size_t n, cap;
 	uint64_t *maxend; /* sorted: max end of ents[0..i] */
 	bool sorted;
-	/* times of its execs (an MMAP2 of "[stack]" from perf: the kernel
-	 * reports the new stack first at every exec and never else), in
-	 * record order, sorted once lookups begin (with ents) */
+	/* times of its execs (an MMAP2 of "[stack]" from perf that is not
+	 * the stack it had grown down: stack_exec()), in record order,
+	 * sorted once lookups begin (with ents) */
 	uint64_t *execs;
 	size_t nexecs, execcap;
+	uint64_t stack_start, stack_end; /* its last "[stack]" record's */
 };
 
 /* The pages (or fault-around windows) faulted in, by key (page_key). */
@@ -220,6 +221,21 @@ static struct proc *proc_get(struct faults *f, uint32_t pid)
 	return p;
 }
 
+/* Whether the MMAP2 record m of "[stack]" of p marks an exec. The kernel
+ * reports the new stack at every exec, and the stack again each time it
+ * grows down by a page: the same end, a lower start. Only a stack that is
+ * not the last one grown down is a new program's (under setarch -R the
+ * new stack ends where the old one did, but starts again small). */
+static bool stack_exec(struct proc *p, const struct md_mmap2 *m)
+{
+	bool grown = p->stack_end && m->start + m->len == p->stack_end &&
+		     m->start < p->stack_start;
+
+	p->stack_start = m->start;
+	p->stack_end = m->start + m->len;
+	return !m->synthesized && !grown;
+}
+
 void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap)
 {
 	struct proc *p = proc_get(f, m->pid);
@@ -227,8 +243,8 @@ void faults_add_mmap2(struct faults *f, const struct md_mmap2 *m, bool unmap)
 
 	if (!m->len)
 		return;
-	if (!unmap && !m->synthesized && m->filename &&
-	    !strcmp(m->filename, "[stack]")) {
+	if (!unmap && m->filename && !strcmp(m->filename, "[stack]") &&
+	    stack_exec(p, m)) {
 		xgrow(&p->execs, &p->execcap, p->nexecs + 1, sizeof(*p->execs));
 		p->execs[p->nexecs++] = m->time;
 	}

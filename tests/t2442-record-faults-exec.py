@@ -14,7 +14,10 @@ fault-around brought in, and the old program's fault came first.
 The workload: `old` touches libc and 50 pages of stack under old_main ->
 deep_stack and execs `new` (another image, which stops). Every page of
 the stopped `new` process must be charged to a stack without old's
-functions (old_main, deep_stack) or to [no fault seen].
+functions (old_main, deep_stack) or to [no fault seen]. An exec is known
+by perf's MMAP2 of a new [stack]; the kernel reports the stack again as
+it grows down, which is no exec: a program that writes 8 MiB of heap,
+then grows its stack 400 KiB, keeps the heap under heap_toucher.
 """
 import os
 import subprocess
@@ -62,6 +65,68 @@ int main(void)
 	return 0;
 }
 """
+
+# Not an exec: the kernel reports the stack again (an MMAP2 of [stack])
+# each time it grows down a page; faults before it stay the program's.
+GROW = r"""
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static volatile long sink;
+__attribute__((noinline)) void heap_toucher(void)
+{
+	char *p = malloc(8 << 20);
+	memset(p, 1, 8 << 20);
+	sink += p[5];
+}
+__attribute__((noinline)) void deep_stack(int d)
+{
+	char buf[4096];
+	memset(buf, d, sizeof(buf));
+	sink += buf[100];
+	if (d)
+		deep_stack(d - 1);
+}
+int main(void)
+{
+	heap_toucher();
+	deep_stack(100);
+	printf("%d\n", getpid());
+	fflush(stdout);
+	raise(SIGSTOP);
+	return 0;
+}
+"""
+
+
+def check_growth(tmp):
+    """A stack grown down 400 KiB is no exec: the 8 MiB heap_toucher
+    wrote before it keep their stack (they became '[no fault seen]')."""
+    c = os.path.join(tmp, "grow.c")
+    exe = os.path.join(tmp, "grow")
+    with open(c, "w") as f:
+        f.write(GROW)
+    subprocess.run(["gcc", "-O0", "-o", exe, c], check=True)
+    data = os.path.join(tmp, "grow.data")
+    rec = subprocess.Popen(lib.urgent() + [
+        MEMSZ, "record", "-o", data, "--faults", "--", exe],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pid = int(rec.stdout.readline())
+    lib.wait_stopped(pid)
+    out, err = lib.resume(rec, pid)
+    check(rec.returncode == 0, "grow: record exits 0: " + err.strip())
+    dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
+                          stdout=subprocess.PIPE, check=True).stdout
+    grew = sum(1 for ln in dump.split("\n")
+               if " MMAP2 " in ln and ln.endswith("[stack]"))
+    if grew < 10:
+        lib.skip_part(f"the stack was reported {grew} times: no growth")
+    rows = report(data, "callers")
+    heap = sum(int(r["rss"]) for r in rows if "heap_toucher" in r["callers"])
+    check(heap >= 8 << 20, f"grow: the 8 MiB heap_toucher wrote keep its "
+          f"stack after {grew} [stack] records ({heap} bytes under it)")
 
 
 def main():
@@ -122,6 +187,7 @@ def main():
                  if "old_main" in k or "deep_stack" in k}
         check(not stale,
               f"no page of new is charged to old's stacks: {stale}")
+        check_growth(tmp)
 
 
 main()
