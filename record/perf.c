@@ -252,18 +252,24 @@ static int ring_map(struct ring *r, int fd, unsigned pages)
 }
 
 /* Map sampling event ev's ring sr on fd. A user event's ring must hold
- * one sample whole: a smaller one (-m 2 with dwarf's 8 KiB stack copy)
- * lost every sample, and each loss stopped its leashed thread, so that a
- * command ran thousands of times slower for a recording with none. */
+ * one sample whole, and with leashes two in the room they may fill
+ * (LEASH_MIN): a smaller one (-m 2 with dwarf's 8 KiB stack copy) lost
+ * every sample, and -m 4 left a leash of one sample, whose signal made
+ * each fault retry and count again; either way a command ran thousands
+ * of times slower for a recording of nothing. */
 static int sample_ring_map(struct perf_capture *pc, size_t ev, struct ring *sr,
 			   int fd)
 {
 	int ret = ring_map(sr, fd,
 			   ev == pc->nuser ? GROWTH_RING_PAGES
 					   : pc->o.sample_ring_pages);
+	uint64_t room = pc->o.leash_room_permille
+			    ? sr->size * pc->o.leash_room_permille / 1000
+			    : sr->size;
 
 	if (!ret && ev < pc->nuser &&
-	    sr->size < perf_sample_max_bytes(&pc->sattr[ev]))
+	    room < (pc->o.leash_room_permille ? LEASH_MIN : 1) *
+		       perf_sample_max_bytes(&pc->sattr[ev]))
 		ret = -MEMSZ_ERINGSMALL;
 	return ret;
 }

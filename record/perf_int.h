@@ -108,6 +108,11 @@ static inline uint64_t page_size(void)
 	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* The fewest samples a leash lets a thread take between two signals: with
+ * one, the signal pending at each fault made the fault retry and count
+ * again, so the thread hardly ran. */
+#define LEASH_MIN 2
+
 /* The most ring space one sample of attr a can take (perf_leash.c): its
  * stack copy is always written whole, its callchain as deep as the kernel
  * allows. */

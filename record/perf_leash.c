@@ -100,15 +100,15 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 }
 
 /* The leash period of event ev, in events. Rings too small for that many
- * threads leave it at one sample: the bound does not hold then, which
- * pc->leash_short records. */
+ * threads leave it at LEASH_MIN samples: the bound does not hold then,
+ * which pc->leash_short records. */
 static uint64_t leash_period(struct perf_capture *pc, size_t ev)
 {
 	uint64_t k = leash_samples(pc, ev, pc->leash_scale);
 
-	if (!k)
+	if (k < LEASH_MIN)
 		pc->leash_short = true;
-	return MAX(k, 1) * MAX(pc->sattr[ev].sample_period, 1);
+	return MAX(k, LEASH_MIN) * MAX(pc->sattr[ev].sample_period, 1);
 }
 
 /* Set every leash's period for scale threads. Each is disabled meanwhile:

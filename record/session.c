@@ -90,7 +90,8 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 	    .nsamples = r->cap.nsattr,
 	    .sample_ring_pages = ring_pages,
 	    .growth_period = trigger_growth_period(r),
-	    .leash_room_permille = LEASH_ROOM_PERMILLE,
+	    /* no leash with --lossy: a ring needs room for one sample */
+	    .leash_room_permille = r->bp.hold ? LEASH_ROOM_PERMILLE : 0,
 	};
 	int ret = perf_capture_new(&o, &r->cap.pc);
 
@@ -221,7 +222,8 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 	    .nsamples = r->cap.nsattr,
 	    .sample_ring_pages = ring_pages,
 	    .growth_period = trigger_growth_period(r),
-	    .leash_room_permille = LEASH_ROOM_PERMILLE,
+	    /* no leash with --lossy: a ring needs room for one sample */
+	    .leash_room_permille = r->bp.hold ? LEASH_ROOM_PERMILLE : 0,
 	};
 	char reason[160];
 	int err;
@@ -478,7 +480,7 @@ static void note_holds(struct session *r)
 	}
 	if (r->cap.pc && perf_capture_leash_short(r->cap.pc) && !r->werr) {
 		const char *msg = "the sample rings are too small for a leash "
-				  "of one sample per traced thread: samples "
+				  "of two samples per traced thread: samples "
 				  "may be lost when memsz falls behind "
 				  "(a larger -m helps)";
 

@@ -66,9 +66,9 @@ static const char *const memsz_errors[] = {
     [MEMSZ_EKERNFS - MEMSZ_EBASE] = "on a file system of the kernel's "
 				    "(/proc, /sys, cgroups): no recording is "
 				    "written there",
-    [MEMSZ_ERINGSMALL - MEMSZ_EBASE] = "a sample ring smaller than one "
-				       "sample with its stack copy (give a "
-				       "larger -m, or a smaller "
+    [MEMSZ_ERINGSMALL - MEMSZ_EBASE] = "a sample ring too small for two "
+				       "samples with their stack copies "
+				       "(give a larger -m, or a smaller "
 				       "--stack-size)",
 };
 

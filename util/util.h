@@ -49,7 +49,7 @@ enum memsz_error {
 	MEMSZ_ESTDCLOSED,  /* -o's descriptor was closed at start */
 	MEMSZ_ENOTWRITE,   /* -o's descriptor is not open for writing */
 	MEMSZ_EKERNFS,	   /* -o names a file of /proc, /sys, cgroupfs */
-	MEMSZ_ERINGSMALL,  /* a sample ring holds no whole sample */
+	MEMSZ_ERINGSMALL,  /* a sample ring holds under two samples */
 	MEMSZ_ELAST
 };
 
