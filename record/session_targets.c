@@ -232,7 +232,8 @@ void rec_scan_denied(struct session *r, int pid, int err)
 }
 
 /* Is the file mapped at [start, end) of m's process now another file
- * than m's, by its build-id? False when that cannot be told. */
+ * than m's, by its build-id: another one, none, or no ELF file? False
+ * when that cannot be told (map_files not open to memsz). */
 static bool other_build_id(const struct md_mmap2 *m, uint64_t start,
 			   uint64_t end)
 {
@@ -247,6 +248,8 @@ static bool other_build_id(const struct md_mmap2 *m, uint64_t start,
 		return false;
 	len = elf_build_id_read(fd, id, sizeof(id));
 	close(fd);
+	if (!len || len == -MEMSZ_ENOTELF)
+		return true;
 	return len > 0 && ((size_t)len != m->build_id_len ||
 			   memcmp(id, m->build_id, (size_t)len));
 }
