@@ -7,6 +7,7 @@
 #include "record/snap_images.h"
 
 #include "elf/elfimg.h"
+#include "record/snap_shmswap.h"
 #include "record/target.h"
 #include "util/util.h"
 
@@ -327,6 +328,14 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		 * LC_PAPER...: 23 to 50 bytes) has no build-id: not opened */
 		fd = open_regular(s, dirfd, rel, pfd, im->dev_major,
 				  im->dev_minor, im->ino);
+		/* a shmem object whose first page is swapped out (a memfd
+		 * of data, rarely an ELF file): reading it would swap it in,
+		 * taking it out of the process's Swap */
+		if (fd >= 0 &&
+		    shmswap_head_out(fd, im->dev_major, s->page_shift)) {
+			close(fd);
+			fd = -1;
+		}
 		if (fd >= 0) {
 			ret = elf_build_id_read(fd, im->build_id,
 						sizeof(im->build_id));

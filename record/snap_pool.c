@@ -12,6 +12,7 @@
 #include "record/snap_kpage.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
+#include "record/snap_shmswap.h"
 #include "util/util.h"
 
 #include <pthread.h>
@@ -274,8 +275,9 @@ static void snap_tick(const struct snapper *s)
  * classified first (snap_hold_resolve, through the scratch of the
  * caller's thread, s->ctx[0]): each task's runs go to the encoder of its
  * mapping's record as they come (the encoder joins the run that crosses a
- * chunk boundary), the record is written after its last task. Returns 0
- * or the first task's error. */
+ * chunk boundary), with the shmem pages swapped out in the gaps between
+ * them (shmswap_fill), the record is written after its last task.
+ * Returns 0 or the first task's error. */
 static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		       const uint32_t *ids, struct vma_acc *a,
 		       struct md_snap_end *e, struct snap_stats *st)
@@ -292,7 +294,9 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		const struct snap_task *t = &j->tasks[k];
 		const struct procmap *m = &j->maps->maps[t->vma];
 		struct snap_slot *sl = &s->slots[k % WINDOW];
-		uint64_t nruns;
+		const struct md_run *runs;
+		uint64_t nruns, added;
+		size_t n;
 
 		if (sl->ret < 0)
 			return sl->ret;
@@ -301,11 +305,17 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			ret = md_mapping_begin(s->w, m->start, m->end);
 			if (ret < 0)
 				return ret;
+			/* shmem swapped out: pagemap shows holes there */
+			ret = shmswap_begin(j, t->vma);
+			if (ret < 0)
+				return ret;
 		}
+		shmswap_fill(j, sl->runs, sl->nruns, t->flags & TASK_END, &runs,
+			     &n, &added);
 		a->present += sl->present;
-		a->swapped += sl->swapped;
+		a->swapped += sl->swapped + added;
 		a->unreadable += sl->unreadable;
-		ret = md_mapping_add(s->w, sl->runs, sl->nruns);
+		ret = md_mapping_add(s->w, runs, n);
 		if (ret < 0)
 			return ret;
 		ret = kpage_charges_add(s, sl);

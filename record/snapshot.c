@@ -18,6 +18,7 @@
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "record/snap_pool.h"
+#include "record/snap_shmswap.h"
 #include "record/target.h"
 #include "util/util.h"
 
@@ -527,6 +528,7 @@ out:
 		close(j.pm);
 	if (sfd >= 0)
 		close(sfd);
+	shmswap_free(&j);
 	free(j.tasks);
 	free(j.regions);
 	free(j.sparse);
