@@ -311,8 +311,11 @@ struct snapper {
 	uint64_t *payers;
 	size_t npayers, payers_cap;
 	bool pss_note_written;
-	/* snap_shmswap.c: its NOTE written; cachestat(2) missing */
+	/* snap_shmswap.c: its NOTE written; cachestat(2) missing; swap
+	 * used on the machine (sysinfo(2)), asked once a snapshot: 0 not
+	 * asked yet, 1 none (no shmem page can be swapped out), 2 some */
 	bool shm_noted, shm_no_cachestat;
+	uint8_t shm_swap;
 	size_t page_size;
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
@@ -393,15 +396,16 @@ struct shmswap_dev {
 
 /* A snapshot's look-ups of shmem pages swapped out (snap_shmswap.h). */
 struct snap_shmswap {
-	/* swap used on the machine (sysinfo(2)): 0 not asked yet, 1 none
-	 * (no shmem page can be swapped out), 2 some */
-	uint8_t swap;
 	bool off; /* cannot be asked in this snapshot (map_files refused) */
+	/* /proc/PID/map_files (or -errno), once mf_tried */
+	bool mf_tried;
+	int mf;
 	struct shmswap_dev *devs;
 	size_t ndevs, devs_cap;
-	/* the mapping being written: its object open as fd (on), its
-	 * [start, end) and file offset; pos, the end of its runs so far */
-	bool on;
+	/* the mapping being written: its object open as fd (on; own: not
+	 * the image registry's), its [start, end) and file offset; pos, the
+	 * end of its runs so far */
+	bool on, own;
 	int fd;
 	uint64_t start, end, pgoff, pos;
 	struct md_run *runs; /* shmswap_fill's output, with added pages */

@@ -6,6 +6,7 @@
 
 #include "record/snap_shmswap.h"
 
+#include "record/snap_images.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -48,14 +49,14 @@ static bool shm_candidate(const struct procmap *m)
 
 /* Whether any page is in swap now (sysinfo(2), asked once a snapshot):
  * without, no shmem page is swapped out and nothing is to be asked. */
-static bool swap_used(struct snap_shmswap *w)
+static bool swap_used(struct snapper *s)
 {
 	struct sysinfo si;
 
-	if (!w->swap)
-		w->swap =
+	if (!s->shm_swap)
+		s->shm_swap =
 		    sysinfo(&si) == 0 && si.totalswap == si.freeswap ? 1 : 2;
-	return w->swap == 2;
+	return s->shm_swap == 2;
 }
 
 /* The entry of device (major, minor) in the snapshot's list, or NULL. */
@@ -101,64 +102,112 @@ static int evicted_in(int fd, uint64_t first, uint64_t n, unsigned shift,
 	return 0;
 }
 
-/* Open the object mapping m of pid maps (its map_files link) into
- * w->fd if it is shmem, caching each file system's answer in the
- * snapshot's list. Returns 1 if open, 0 if not shmem (or unmapped
- * meanwhile), or -EPERM / -EACCES (map_files refused). */
-static int shm_open(struct snap_shmswap *w, int pid, const struct procmap *m)
+/* /proc/PID/map_files of the job's process, opened at the first mapping
+ * asked about in the snapshot (each entry is then one short walk), or
+ * -errno. */
+static int map_files_dir(struct snap_shmswap *w, int pid)
+{
+	char path[40];
+
+	if (!w->mf_tried) {
+		w->mf_tried = true;
+		snprintf(path, sizeof(path), "/proc/%d/map_files", pid);
+		w->mf = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (w->mf < 0)
+			w->mf = -errno;
+	}
+	return w->mf;
+}
+
+/* Whether the file system of mapping m, whose file is open as fd, is a
+ * tmpfs, asked once a snapshot (fstatfs(2) works on an O_PATH
+ * descriptor): false if that cannot be told. */
+static bool dev_tmpfs(struct snap_shmswap *w, const struct procmap *m, int fd)
 {
 	struct shmswap_dev *d = dev_find(w, m->dev_major, m->dev_minor);
 	struct statfs sf;
-	struct stat st;
-	char path[80];
-	int fd;
 
-	if (d && !d->tmpfs)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 pid, m->start, m->end);
-	fd = open_regular_at(AT_FDCWD, path, &st);
-	if (fd == -EPERM || fd == -EACCES)
-		return fd;
-	if (fd < 0)
-		return 0;
-	/* another file mapped there since the maps were read */
-	if ((uint64_t)st.st_ino != m->ino || major(st.st_dev) != m->dev_major ||
-	    minor(st.st_dev) != m->dev_minor)
-		goto no;
 	if (!d) {
 		if (fstatfs(fd, &sf) < 0)
-			goto no;
+			return false;
 		xgrow(&w->devs, &w->devs_cap, w->ndevs + 1, sizeof(*w->devs));
 		d = &w->devs[w->ndevs++];
 		*d = (struct shmswap_dev){m->dev_major, m->dev_minor,
 					  sf.f_type == TMPFS_MAGIC};
 	}
-	if (!d->tmpfs)
-		goto no;
-	w->fd = fd;
-	return 1;
-no:
-	close(fd);
-	return 0;
+	return d->tmpfs;
 }
 
-/* Close the mapping's object, if open. */
+/* Open the object mapping m of the job maps into w->fd if it is shmem:
+ * the file the image registry opened in this snapshot, if it did
+ * (borrowed), else the mapping's map_files entry, looked at through an
+ * O_PATH descriptor first: a device node mapped there (a GPU's, on
+ * devtmpfs: major 0 too) is never opened. Returns 1 if open, 0 if not
+ * shmem (or unmapped meanwhile), or -EPERM / -EACCES (map_files
+ * refused). */
+static int shm_open(struct snap_job *j, const struct procmap *m)
+{
+	struct snap_shmswap *w = &j->shm;
+	struct shmswap_dev *d = dev_find(w, m->dev_major, m->dev_minor);
+	int dir, self, pfd, fd = -1;
+	struct stat st;
+	uint64_t size;
+	char name[48];
+
+	if (d && !d->tmpfs)
+		return 0;
+	fd = snap_images_fd(j->s, m, &size);
+	if (fd >= 0) {
+		w->fd = fd;
+		w->own = false;
+		return dev_tmpfs(w, m, fd);
+	}
+	dir = map_files_dir(w, j->pid);
+	if (dir == -EPERM || dir == -EACCES)
+		return dir;
+	snprintf(name, sizeof(name), "%" PRIx64 "-%" PRIx64, m->start, m->end);
+	pfd = dir < 0 ? -1 : openat(dir, name, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return dir < 0 || (errno != EPERM && errno != EACCES) ? 0
+								      : -errno;
+	/* a regular file, the one the maps name (not another mapped there
+	 * since they were read) */
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_ino != m->ino || major(st.st_dev) != m->dev_major ||
+	    minor(st.st_dev) != m->dev_minor || !dev_tmpfs(w, m, pfd))
+		goto out;
+	/* opened again through /proc/self/fd: cachestat(2) takes no
+	 * O_PATH descriptor */
+	self = snap_images_self_fd_dir(j->s);
+	snprintf(name, sizeof(name), "%s%d", self >= 0 ? "" : "/proc/self/fd/",
+		 pfd);
+	fd = openat(self >= 0 ? self : AT_FDCWD, name,
+		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+out:
+	close(pfd);
+	if (fd < 0)
+		return 0;
+	w->fd = fd;
+	w->own = true;
+	return 1;
+}
+
+/* Close the mapping's object, if open and not borrowed. */
 static void shm_close(struct snap_shmswap *w)
 {
-	if (w->on)
+	if (w->on && w->own)
 		close(w->fd);
 	w->on = false;
 }
 
-bool shmswap_head_out(int fd, uint32_t dev_major, unsigned shift)
+bool shmswap_head_out(struct snapper *s, int fd, uint32_t dev_major)
 {
 	struct statfs sf;
 	uint64_t ev = 0;
 
-	return !dev_major && fstatfs(fd, &sf) == 0 &&
+	return !dev_major && swap_used(s) && fstatfs(fd, &sf) == 0 &&
 	       sf.f_type == TMPFS_MAGIC &&
-	       evicted_in(fd, 0, 1, shift, &ev) == 0 && ev;
+	       evicted_in(fd, 0, 1, s->page_shift, &ev) == 0 && ev;
 }
 
 int shmswap_begin(struct snap_job *j, uint32_t vma)
@@ -170,9 +219,9 @@ int shmswap_begin(struct snap_job *j, uint32_t vma)
 	int ret;
 
 	shm_close(w);
-	if (w->off || s->shm_no_cachestat || !shm_candidate(m) || !swap_used(w))
+	if (w->off || s->shm_no_cachestat || !shm_candidate(m) || !swap_used(s))
 		return 0;
-	ret = shm_open(w, j->pid, m);
+	ret = shm_open(j, m);
 	if (ret < 0) {
 		w->off = true;
 		return shm_note(s, "/proc/PID/map_files cannot be opened "
@@ -180,11 +229,12 @@ int shmswap_begin(struct snap_job *j, uint32_t vma)
 	}
 	if (!ret)
 		return 0;
+	w->on = true; /* shm_close() closes it */
 	ret = evicted_in(w->fd, m->pgoff >> s->page_shift,
 			 (m->end - m->start) >> s->page_shift, s->page_shift,
 			 &ev);
 	if (ret < 0 || !ev) {
-		close(w->fd);
+		shm_close(w);
 		if (ret == -ENOSYS)
 			s->shm_no_cachestat = true;
 		if (ret == -ENOSYS || ret == -EPERM)
@@ -195,7 +245,6 @@ int shmswap_begin(struct snap_job *j, uint32_t vma)
 					    : "cachestat(2) refused");
 		return 0;
 	}
-	w->on = true;
 	w->start = m->start;
 	w->end = m->end;
 	w->pgoff = m->pgoff;
@@ -317,6 +366,8 @@ void shmswap_fill(struct snap_job *j, const struct md_run *runs, size_t n,
 void shmswap_free(struct snap_job *j)
 {
 	shm_close(&j->shm);
+	if (j->shm.mf_tried && j->shm.mf >= 0)
+		close(j->shm.mf);
 	free(j->shm.devs);
 	free(j->shm.runs);
 	memset(&j->shm, 0, sizeof(j->shm));

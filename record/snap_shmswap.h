@@ -45,9 +45,10 @@ void shmswap_fill(struct snap_job *j, const struct md_run *runs, size_t n,
 		  uint64_t *added);
 
 /* True if fd, a file of device major dev_major, is shmem (tmpfs) and the
- * page at its start (pages of 1 << shift bytes) is swapped out: reading
- * it (an ELF header) would swap it in, changing the process recorded. */
-bool shmswap_head_out(int fd, uint32_t dev_major, unsigned shift);
+ * page at its start is swapped out: reading it (an ELF header) would swap
+ * it in, changing the process recorded. Asked only while pages are in
+ * swap. */
+bool shmswap_head_out(struct snapper *s, int fd, uint32_t dev_major);
 
 /* Free what the job's shmem look-ups hold (snapper_take's end). */
 void shmswap_free(struct snap_job *j);

@@ -476,6 +476,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
+	s->shm_swap = 0; /* asked again (snap_shmswap.c) */
 	/* the snapshot's records (images, mappings, charges, its end) go to
 	 * the file in one write(2) at its end, not one each */
 	ret = md_writer_gather(s->w, true);
