@@ -29,7 +29,9 @@ then forks the child and both stop. memsz records each (-p PID --duration
 0) and both at once; ground truth the kernel's smaps of the stopped
 processes: SWAP and RSS of `report --by mappings` equal Swap and Rss of
 every mapping (each of the five with some Swap), and in `--by pids` the
-process's smaps_rollup Swap and Rss.
+process's smaps_rollup Swap and Rss. A user without CAP_SYS_ADMIN cannot
+open map_files: recording their own process with a memfd paged out, memsz
+writes a note (kind shmem-swap) that such pages are not counted.
 """
 import os
 import signal
@@ -43,6 +45,23 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check, smaps_vmas  # noqa: E402
 
 SWAP_MB = 128
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+# a python nobody may run (the tests' own may be under root's home)
+SYS_PYTHON = "/usr/bin/python3"
+
+# As nobody: a memfd, half paged out; says its pid in argv[1] once ready.
+NOBODY_WORKLOAD = r"""
+import mmap, os, signal, sys
+fd = os.memfd_create("memsz-t2196-nobody")
+os.ftruncate(fd, 64 * mmap.PAGESIZE)
+m = mmap.mmap(fd, 64 * mmap.PAGESIZE, flags=mmap.MAP_SHARED)
+for i in range(64):
+    m[i * mmap.PAGESIZE] = 1
+m.madvise(21, 0, 32 * mmap.PAGESIZE)
+open(sys.argv[1] + ".tmp", "w").write(str(os.getpid()))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
 
 WORKLOAD = r"""
 import ctypes, mmap, os, signal, sys
@@ -254,6 +273,43 @@ def run(tmp):
             os.unlink(shm)
 
 
+def run_nobody(tmp):
+    """The note of a recording by nobody of nobody's memfd paged out."""
+    if not os.access(SYS_PYTHON, os.X_OK):
+        lib.skip_part(f"the note without CAP_SYS_ADMIN: no {SYS_PYTHON}")
+        return
+    out = os.path.join(tmp, "nobody")
+    os.mkdir(out)
+    os.chmod(tmp, 0o755)
+    os.chmod(out, 0o777)
+    flag = os.path.join(out, "pid")
+    p = subprocess.Popen(NOBODY + [SYS_PYTHON, "-c", NOBODY_WORKLOAD, flag])
+    try:
+        lib.wait_until(lambda: os.path.exists(flag) or p.poll() is not None,
+                       "the workload run by nobody to be ready")
+        if p.poll() is not None:
+            lib.fail(f"the workload run by nobody ended ({p.returncode})")
+        pid = int(open(flag).read())
+        lib.wait_stopped(pid)
+        v = [v for v in smaps_vmas(pid) if "memsz-t2196-nobody" in v["last"]
+             or v["last"] == "(deleted)"]
+        check(any(x.get("Swap", 0) > 0 for x in v),
+              "nobody: smaps shows Swap in the memfd mapping")
+        data = os.path.join(out, "r.data")
+        subprocess.run(NOBODY + [MEMSZ, "record", "-o", data, "-p", str(pid),
+                                 "--duration", "0"], check=True,
+                       stderr=subprocess.DEVNULL)
+        dump = subprocess.run([MEMSZ, "dump", "-i", data], check=True,
+                              capture_output=True, text=True).stdout
+        notes = [ln for ln in dump.splitlines() if " NOTE " in ln and
+                 "not counted in SWAP" in ln]
+        check(len(notes) == 1, f"nobody: one note that shared memory swapped "
+              f"out is not counted: {notes}")
+    finally:
+        p.kill()
+        p.wait()
+
+
 def main():
     if os.geteuid() != 0:
         lib.skip("needs root: swapon, and map_files for the shmem objects")
@@ -261,6 +317,7 @@ def main():
         path = swap_on(tmp)
         try:
             run(tmp)
+            run_nobody(tmp)
         finally:
             # the workload is gone: its swapped pages with it (the child
             # may still be exiting: swapoff then swaps its pages in)
