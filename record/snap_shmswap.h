@@ -15,7 +15,9 @@
  * part is all swapped or has none, and its swapped pages become runs
  * SWAPPED | FILE at their places (where the page tables have nothing,
  * as smaps' walk of a private writable mapping counts them; in a shared
- * or read-only mapping every page swapped out is such a hole).
+ * or read-only mapping every page swapped out is such a hole, but for a
+ * copy-on-write copy in a private mapping made read-only since, where
+ * smaps counts the object's page swapped as well as the copy).
  *
  * What it costs when nothing is swapped: one sysinfo(2) a snapshot with a
  * mapping of a file system without a block device (no swap used: done);
