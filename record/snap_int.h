@@ -408,8 +408,11 @@ struct snap_shmswap {
 	bool on, own;
 	int fd;
 	uint64_t start, end, pgoff, pos;
-	struct md_run *runs; /* shmswap_fill's output, with added pages */
+	struct md_run *runs; /* shmswap_fill's scratch */
 	size_t nruns, runs_cap;
+	/* shmswap_fill's output: nout runs at out, added pages added */
+	const struct md_run *out;
+	size_t nout;
 	uint64_t added;
 };
 

@@ -294,28 +294,24 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		const struct snap_task *t = &j->tasks[k];
 		const struct procmap *m = &j->maps->maps[t->vma];
 		struct snap_slot *sl = &s->slots[k % WINDOW];
-		const struct md_run *runs;
-		uint64_t nruns, added;
-		size_t n;
+		uint64_t nruns;
 
 		if (sl->ret < 0)
 			return sl->ret;
 		if (t->flags & TASK_BEGIN) {
 			memset(a, 0, sizeof(*a));
 			ret = md_mapping_begin(s->w, m->start, m->end);
-			if (ret < 0)
-				return ret;
 			/* shmem swapped out: pagemap shows holes there */
-			ret = shmswap_begin(j, t->vma);
+			if (!ret)
+				ret = shmswap_begin(j, t->vma);
 			if (ret < 0)
 				return ret;
 		}
-		shmswap_fill(j, sl->runs, sl->nruns, t->flags & TASK_END, &runs,
-			     &n, &added);
+		shmswap_fill(j, sl->runs, sl->nruns, t->flags & TASK_END);
 		a->present += sl->present;
-		a->swapped += sl->swapped + added;
+		a->swapped += sl->swapped + j->shm.added;
 		a->unreadable += sl->unreadable;
-		ret = md_mapping_add(s->w, runs, n);
+		ret = md_mapping_add(s->w, j->shm.out, j->shm.nout);
 		if (ret < 0)
 			return ret;
 		ret = kpage_charges_add(s, sl);

@@ -335,19 +335,17 @@ static void gap_fill(struct snap_shmswap *w, uint64_t a, uint64_t b,
 }
 
 void shmswap_fill(struct snap_job *j, const struct md_run *runs, size_t n,
-		  bool last, const struct md_run **out, size_t *nout,
-		  uint64_t *added)
+		  bool last)
 {
 	struct snap_shmswap *w = &j->shm;
 	unsigned shift = j->s->page_shift;
 
-	*out = runs;
-	*nout = n;
-	*added = 0;
+	w->out = runs;
+	w->nout = n;
+	w->added = 0;
 	if (!w->on)
 		return;
 	w->nruns = 0;
-	w->added = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (runs[i].vaddr > w->pos)
 			gap_fill(w, w->pos, runs[i].vaddr, shift);
@@ -358,9 +356,8 @@ void shmswap_fill(struct snap_job *j, const struct md_run *runs, size_t n,
 		gap_fill(w, w->pos, w->end, shift);
 		shm_close(w);
 	}
-	*out = w->runs;
-	*nout = w->nruns;
-	*added = w->added;
+	w->out = w->runs;
+	w->nout = w->nruns;
 }
 
 void shmswap_free(struct snap_job *j)

@@ -39,12 +39,11 @@ int shmswap_begin(struct snap_job *j, uint32_t vma);
 /* The n runs of the next chunk of the mapping begun (sorted, after those
  * given before), with the pages swapped out in the gaps before them (and
  * with last, in the gap after them up to the mapping's end) added where
- * they are: *out and *nout, runs itself when the mapping has none (else
- * the job's scratch, valid until the next call). *added counts the pages
- * added. The mapping ends with its last chunk. */
+ * they are: j->shm.out and j->shm.nout, runs itself when the mapping has
+ * none (else the job's scratch, valid until the next call); j->shm.added
+ * counts the pages added. The mapping ends with its last chunk. */
 void shmswap_fill(struct snap_job *j, const struct md_run *runs, size_t n,
-		  bool last, const struct md_run **out, size_t *nout,
-		  uint64_t *added);
+		  bool last);
 
 /* True if fd, a file of device major dev_major, is shmem (tmpfs) and the
  * page at its start is swapped out: reading it (an ELF header) would swap
