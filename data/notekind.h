@@ -42,6 +42,9 @@ enum md_note_kind {
 	MD_NOTE_NO_MEMCG,	   /* the -G cgroup has no memory
 				      controller: its counters are not
 				      recorded */
+	MD_NOTE_SHMEM_SWAP,	   /* shmem pages swapped out cannot be
+				      counted (no cachestat, map_files
+				      refused) */
 	MD_NOTE__COUNT
 };
 

@@ -7,6 +7,7 @@
 #include "record/snap_images.h"
 
 #include "elf/elfimg.h"
+#include "record/snap_shmswap.h"
 #include "record/target.h"
 #include "util/util.h"
 
@@ -120,9 +121,7 @@ found:
 	return p;
 }
 
-/* The directory /proc/self/fd (opened at the first call, kept until
- * snap_images_free), or -1. */
-static int self_fd_dir(struct snapper *s)
+int snap_images_self_fd_dir(struct snapper *s)
 {
 	if (!s->self_fd_tried) {
 		s->self_fd_tried = true;
@@ -136,9 +135,9 @@ static int self_fd_dir(struct snapper *s)
  * file (maj, min, ino) that find_open_path() found: the target may have
  * swapped the path meanwhile. With pfd (find_open_path's O_PATH
  * descriptor, checked already), that file is opened again through
- * /proc/self/fd (its number under self_fd_dir(), else the whole path),
- * without a walk of the path. Returns the descriptor or -errno (-ESTALE:
- * another file now). */
+ * /proc/self/fd (its number under snap_images_self_fd_dir(), else the
+ * whole path), without a walk of the path. Returns the descriptor or
+ * -errno (-ESTALE: another file now). */
 static int open_regular(struct snapper *s, int dirfd, const char *rel, int pfd,
 			uint32_t maj, uint32_t min, uint64_t ino)
 {
@@ -147,7 +146,7 @@ static int open_regular(struct snapper *s, int dirfd, const char *rel, int pfd,
 	int fd, dir;
 
 	if (pfd >= 0) {
-		dir = self_fd_dir(s);
+		dir = snap_images_self_fd_dir(s);
 		snprintf(self, sizeof(self), "%s%d",
 			 dir >= 0 ? "" : "/proc/self/fd/", pfd);
 		fd = openat(dir >= 0 ? dir : AT_FDCWD, self,
@@ -327,6 +326,13 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 		 * LC_PAPER...: 23 to 50 bytes) has no build-id: not opened */
 		fd = open_regular(s, dirfd, rel, pfd, im->dev_major,
 				  im->dev_minor, im->ino);
+		/* a shmem object whose first page is swapped out (a memfd
+		 * of data, rarely an ELF file): reading it would swap it in,
+		 * taking it out of the process's Swap */
+		if (fd >= 0 && shmswap_head_out(s, fd, im->dev_major)) {
+			close(fd);
+			fd = -1;
+		}
 		if (fd >= 0) {
 			ret = elf_build_id_read(fd, im->build_id,
 						sizeof(im->build_id));

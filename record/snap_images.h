@@ -22,6 +22,11 @@ int snap_images_map(struct snapper *s, int pid, const struct procmaps *maps,
 int snap_images_fd(const struct snapper *s, const struct procmap *m,
 		   uint64_t *size);
 
+/* The directory /proc/self/fd (opened at the first call, kept until
+ * snap_images_free), or -1: a descriptor of it opens one of memsz's own
+ * again with one short walk. */
+int snap_images_self_fd_dir(struct snapper *s);
+
 /* Close the descriptors snap_images_map kept (snapper_take's end). */
 void snap_images_close_fds(struct snapper *s);
 

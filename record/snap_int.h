@@ -311,6 +311,11 @@ struct snapper {
 	uint64_t *payers;
 	size_t npayers, payers_cap;
 	bool pss_note_written;
+	/* snap_shmswap.c: its NOTE written; cachestat(2) missing; swap
+	 * used on the machine (sysinfo(2)), asked once a snapshot: 0 not
+	 * asked yet, 1 none (no shmem page can be swapped out), 2 some */
+	bool shm_noted, shm_no_cachestat;
+	uint8_t shm_swap;
 	size_t page_size;
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
@@ -382,6 +387,35 @@ struct snapper {
 	size_t stash_size;
 };
 
+/* A file system without a block device a snapshot's mappings map, and
+ * whether it is a tmpfs (shmem): asked once a snapshot (snap_shmswap.c). */
+struct shmswap_dev {
+	uint32_t major, minor;
+	bool tmpfs;
+};
+
+/* A snapshot's look-ups of shmem pages swapped out (snap_shmswap.h). */
+struct snap_shmswap {
+	bool off; /* cannot be asked in this snapshot (map_files refused) */
+	/* /proc/PID/map_files (or -errno), once mf_tried */
+	bool mf_tried;
+	int mf;
+	struct shmswap_dev *devs;
+	size_t ndevs, devs_cap;
+	/* the mapping being written: its object open as fd (on; own: not
+	 * the image registry's), its [start, end) and file offset; pos, the
+	 * end of its runs so far */
+	bool on, own;
+	int fd;
+	uint64_t start, end, pgoff, pos;
+	struct md_run *runs; /* shmswap_fill's scratch */
+	size_t nruns, runs_cap;
+	/* shmswap_fill's output: nout runs at out, added pages added */
+	const struct md_run *out;
+	size_t nout;
+	uint64_t added;
+};
+
 /* A task begins its mapping's record, or ends it. */
 #define TASK_BEGIN 0x1u
 #define TASK_END 0x2u
@@ -427,6 +461,8 @@ struct snap_job {
 	/* snap_hold.c: holding chunks did not pay; none is held any more
 	 * (written by the flushing thread, read by all) */
 	bool hold_off;
+	/* the shmem pages swapped out (the flushing thread's) */
+	struct snap_shmswap shm;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	size_t next, flushed; /* under mu */

@@ -12,6 +12,7 @@
 #include "record/snap_kpage.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
+#include "record/snap_shmswap.h"
 #include "util/util.h"
 
 #include <pthread.h>
@@ -274,8 +275,9 @@ static void snap_tick(const struct snapper *s)
  * classified first (snap_hold_resolve, through the scratch of the
  * caller's thread, s->ctx[0]): each task's runs go to the encoder of its
  * mapping's record as they come (the encoder joins the run that crosses a
- * chunk boundary), the record is written after its last task. Returns 0
- * or the first task's error. */
+ * chunk boundary), with the shmem pages swapped out in the gaps between
+ * them (shmswap_fill), the record is written after its last task.
+ * Returns 0 or the first task's error. */
 static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		       const uint32_t *ids, struct vma_acc *a,
 		       struct md_snap_end *e, struct snap_stats *st)
@@ -299,13 +301,17 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 		if (t->flags & TASK_BEGIN) {
 			memset(a, 0, sizeof(*a));
 			ret = md_mapping_begin(s->w, m->start, m->end);
+			/* shmem swapped out: pagemap shows holes there */
+			if (!ret)
+				ret = shmswap_begin(j, t->vma);
 			if (ret < 0)
 				return ret;
 		}
+		shmswap_fill(j, sl->runs, sl->nruns, t->flags & TASK_END);
 		a->present += sl->present;
-		a->swapped += sl->swapped;
+		a->swapped += sl->swapped + j->shm.added;
 		a->unreadable += sl->unreadable;
-		ret = md_mapping_add(s->w, sl->runs, sl->nruns);
+		ret = md_mapping_add(s->w, j->shm.out, j->shm.nout);
 		if (ret < 0)
 			return ret;
 		ret = kpage_charges_add(s, sl);

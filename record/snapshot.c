@@ -18,6 +18,7 @@
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "record/snap_pool.h"
+#include "record/snap_shmswap.h"
 #include "record/target.h"
 #include "util/util.h"
 
@@ -475,6 +476,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 
 	memset(st, 0, sizeof(*st));
 	st->pfn_available = s->has_pfn;
+	s->shm_swap = 0; /* asked again (snap_shmswap.c) */
 	/* the snapshot's records (images, mappings, charges, its end) go to
 	 * the file in one write(2) at its end, not one each */
 	ret = md_writer_gather(s->w, true);
@@ -527,6 +529,7 @@ out:
 		close(j.pm);
 	if (sfd >= 0)
 		close(sfd);
+	shmswap_free(&j);
 	free(j.tasks);
 	free(j.regions);
 	free(j.sparse);
