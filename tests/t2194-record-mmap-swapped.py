@@ -37,16 +37,16 @@ from memsz_testlib import MEMSZ, check  # noqa: E402
 
 GUARD = 120  # seconds: a guard against hanging, not a timing assumption
 
-# The target: loads the copy at argv[1] once argv[2].go exists, then
+# The target: loads the copy at argv[1] once the test says go (a line on
+# its stdin), then
 # swaps its path for a FIFO, maps and unmaps each file of argv[3:]
 # (executable); says its pid, then "done".
 TARGET = r"""
-import ctypes, os, sys, time
+import ctypes, os, sys
 lib, flag = sys.argv[1], sys.argv[2]
 open(flag + ".tmp", "w").write("%d" % os.getpid())
 os.rename(flag + ".tmp", flag)
-while not os.path.exists(flag + ".go"):
-    time.sleep(0.01)
+sys.stdin.readline()  # the test's go
 h = ctypes.CDLL(lib)
 os.unlink(lib)
 os.mkfifo(lib)
@@ -103,7 +103,8 @@ def main():
                                stderr=subprocess.PIPE, text=True)
         check(lib.wait_snaps(data, 1) >= 1, "memsz wrote a snapshot")
         rec.send_signal(signal.SIGSTOP)
-        open(flag + ".go", "w").close()
+        target.stdin.write(b"go\n")
+        target.stdin.flush()
         lib.wait_until(lambda: os.path.exists(flag + ".done"),
                        "the target to load the library and swap its path")
         fifo = os.stat(path)

@@ -52,11 +52,11 @@ def main():
             f.write(PROG)
         subprocess.run(["gcc", "-O1", "-o", exe, src], check=True)
         data = os.path.join(tmp, "memsz.data")
-        # the shell runs the program, waits for the test's go (the test
-        # lets several snapshots of the shell pass: rounds without the
-        # program), and runs it again
-        script = (f"{exe}; echo ran; while [ ! -e {go} ]; do sleep 0.01; "
-                  f"done; {exe}")
+        # the shell runs the program, waits for the test's go (a line in a
+        # FIFO; the test lets several snapshots of the shell pass: rounds
+        # without the program), and runs it again
+        os.mkfifo(go)
+        script = f"{exe}; echo ran; read line < {go}; {exe}"
         rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--interval",
                                 "10", "--", "sh", "-c", script],
                                stdout=subprocess.PIPE,
@@ -65,7 +65,8 @@ def main():
             rec.kill()
             lib.fail("workload started: " + rec.communicate()[1].strip())
         lib.wait_snaps(data, lib.snap_ends(data) + 8)
-        open(go, "w").close()
+        with open(go, "w") as f:  # the shell reads it: a FIFO
+            f.write("go\n")
         _, err = rec.communicate()
         check(rec.returncode == 0, "record exits 0: " + err.strip()[-200:])
 
