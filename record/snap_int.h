@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/types.h>
 
 #include "data/datafile.h"
 #include "record/procmaps.h"
@@ -503,5 +504,10 @@ static inline void snap_release(struct snapper *s)
 	if (fn)
 		fn(s->release_arg);
 }
+
+/* pread n bytes at off into buf, again after EINTR and short reads
+ * (snap_keys.c: every snapshot file is read through it). Returns the bytes
+ * read (fewer at the end of the file) or -errno. */
+ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off);
 
 #endif

@@ -17,39 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-/* One pread, by the system call itself on 64-bit ABIs: glibc's is a
- * cancellation point whose bookkeeping cost 2-4% of a fork snapshot's CPU
- * (a pread per block of frames); memsz cancels no thread. */
-static ssize_t pread_once(int fd, void *buf, size_t n, uint64_t off)
-{
-#if defined(SYS_pread64) && defined(__LP64__)
-	return syscall(SYS_pread64, fd, buf, n, (off_t)off);
-#else
-	return pread(fd, buf, n, (off_t)off);
-#endif
-}
-
-ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t done = 0;
-	ssize_t r;
-
-	while (done < n) {
-		r = pread_once(fd, (char *)buf + done, n - done, off + done);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return done ? (ssize_t)done : -errno;
-		}
-		if (r == 0)
-			break;
-		done += (size_t)r;
-	}
-	return (ssize_t)done;
-}
 
 bool pagemap_probe_pfn(int pm, size_t page_size)
 {

@@ -12,10 +12,6 @@
 
 #include "record/snap_int.h"
 
-/* pread n bytes at off into buf, again after EINTR and short reads.
- * Returns the bytes read (fewer at the end of the file) or -errno. */
-ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off);
-
 /* PFNs are shown to openers with CAP_SYS_ADMIN: look at one of our own
  * resident pages. */
 bool pagemap_probe_pfn(int pm, size_t page_size);
