@@ -24,6 +24,9 @@ cd "$(dirname "$0")"
 #   procps       ps, kill
 #   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  --format pprof (build)
 #   libzstd-dev  PACKED sample records (build)
+#   liblzma-dev  .gnu_debugdata (MiniDebugInfo) inflated with bounds
+#                (build; libdw links liblzma already)
+#   xz-utils     xz, to make MiniDebugInfo as Fedora does (t1180, t1181)
 #   golang-go    go tool pprof, the ground truth of t3300
 #   chromium     headless page loads of t3310's html report
 #   libiberty-dev libzydis-dev libdebuginfod-dev  demangler, code->data
@@ -42,7 +45,7 @@ pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev \
 libzydis-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
 libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
-libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium smem \
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev liblzma-dev xz-utils golang-go chromium smem \
 postgresql default-jdk-headless clang-format bash-completion zsh debhelper dpkg-dev \
 fakeroot lintian man-db strace"
 scripts/ensure-packages.sh $pkgs

@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "elf/elfpriv.h"
+#include "elf/minidebug.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -680,16 +681,27 @@ unsigned char *elfimg_section_read(struct elfimg *img, size_t i)
 
 int elfimg_open_mode(const char *path, bool debug, struct elfimg **out)
 {
+	struct stat st;
+	int fd = elf_file_open(path, &st);
+
+	if (fd < 0)
+		return fd;
+	return elfimg_open_fd(fd, path, debug, out);
+}
+
+int elfimg_open_fd(int fd, const char *path, bool debug, struct elfimg **out)
+{
 	struct elfimg_priv *priv = NULL;
 	struct elfimg *img = NULL;
 	size_t shnum = 0, phnum = 0;
 	struct rawhdr h;
 	struct stat st;
-	int fd, ret;
+	int ret;
 
-	fd = elf_file_open(path, &st);
-	if (fd < 0)
-		return fd;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
 	ret = read_rawhdr(fd, st.st_size, &h);
 	if (ret)
 		goto out_close;
@@ -781,6 +793,8 @@ void elfimg_drop_data(struct elfimg *img)
 	priv->relocs_bad = 0;
 	priv->relocs_read = false;
 	elfimg_drop_data(img->debug);
+	if (priv->mdi)
+		elfimg_drop_data(priv->mdi->img);
 }
 
 void elfimg_close(struct elfimg *img)
@@ -794,6 +808,7 @@ void elfimg_close(struct elfimg *img)
 		if (priv->elf)
 			elf_end(priv->elf);
 		elf_dwarf_inflated_free(priv);
+		elf_minidebug_free(priv);
 		close(priv->fd);
 		free(priv->raw);
 		free(priv->shstr);

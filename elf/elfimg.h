@@ -214,6 +214,23 @@ enum elf_dwarf_refusal {
 	ELF_DWARF_REFUSAL__COUNT
 };
 
+/* Why the MiniDebugInfo of an image (the xz-compressed ELF file of its
+ * .gnu_debugdata section) was not read (elfsrc_stats.mdi_why;
+ * elf/minidebug.h). */
+enum elf_mdi_why {
+	ELF_MDI_READ,	    /* read, or there is none */
+	ELF_MDI_XZ_BAD,	    /* not one whole xz stream: corrupt, truncated */
+	ELF_MDI_TOO_BIG,    /* its index declares more than the bound */
+	ELF_MDI_OVERSIZE,   /* it inflates past what its index declares */
+	ELF_MDI_MEMLIMIT,   /* decoding it needs more memory than allowed */
+	ELF_MDI_NO_MEMFD,   /* no memory file to inflate it into */
+	ELF_MDI_NOT_ELF,    /* the payload is no ELF file memsz can read */
+	ELF_MDI_FOREIGN,    /* another class, byte order or machine */
+	ELF_MDI_NO_SYMTAB,  /* the payload has no .symtab */
+	ELF_MDI_BAD_SYMTAB, /* its .symtab cannot be read */
+	ELF_MDI_WHY__COUNT
+};
+
 /* Counts of what a source could not use exactly (shown in footers). */
 struct elfsrc_stats {
 	uint64_t symbols;     /* symbols labelled */
@@ -221,6 +238,15 @@ struct elfsrc_stats {
 	uint64_t clipped;     /* symbols cut to their section's end */
 	bool used_debug_file; /* symbols came from img->debug */
 	bool used_dynsym;     /* no .symtab anywhere: .dynsym used */
+	/* no .symtab anywhere: the MiniDebugInfo's symbols labelled (less
+	 * those .dynsym has too), those dropped (their section is none of
+	 * the file's, or they lie outside it); why it was not read (enum
+	 * elf_mdi_why; 0: read, or none) and the error opening it; its
+	 * compressed and declared inflated sizes; whether it holds a
+	 * .gnu_debugdata of its own (never read) */
+	uint64_t mdi_symbols, mdi_dropped, mdi_zsize, mdi_size;
+	int mdi_why, mdi_err;
+	bool mdi_found, mdi_nested;
 	uint64_t bb_functions, bb_blocks; /* bbs: what the map held */
 	int bb_error; /* bbs: why reading the map stopped, or 0 */
 	/* relocs: RELATIVE relocations (all tables), those in REL/RELA

@@ -44,6 +44,8 @@ struct elfimg_priv {
 		size_t n;
 	} * zbufs;
 	size_t nzbufs, zcap;
+	/* elf_minidebug_get()'s answer, once asked (elf/minidebug.c) */
+	struct elf_mdi *mdi;
 	/* what the last elf_dwarf_claim() counted, by section index */
 	struct elf_zsec *zsecs;
 	size_t nzsecs, zseccap;
@@ -127,6 +129,9 @@ static inline const unsigned char *elf_get_leb(const unsigned char *p,
  * headers are read but not validated (segs of such an image are not to be
  * used; vm_size stays 0). */
 int elfimg_open_mode(const char *path, bool debug, struct elfimg **out);
+/* elfimg_open_mode() of the regular file open on fd (taken: closed on
+ * failure, else by elfimg_close()), named path (img->path, messages). */
+int elfimg_open_fd(int fd, const char *path, bool debug, struct elfimg **out);
 
 /* Add the fallback labels shared by every source: PT_LOAD segments (unless
  * no_loads), the three header tables (file only) and "[Unmapped]". */

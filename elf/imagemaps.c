@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "elf/dwarf.h"
+#include "elf/minidebug.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* What the bbs source found (nothing is news: no map in the image). */
@@ -57,6 +59,42 @@ static void relr_note(struct strlist *notes, const char *path,
 				  (unsigned long long)st->rel_relative_rela, e);
 }
 
+/* What of the MiniDebugInfo (.gnu_debugdata) was not read, in one note:
+ * the whole of it and why, or the symbols left out, and a nested one. */
+static void minidebug_note(struct strlist *notes, const char *path,
+			   const struct elfsrc_stats *st)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (st->mdi_why) {
+		strbuf_addf(&sb, "not read: %s",
+			    elf_minidebug_why_str(st->mdi_why));
+		if (st->mdi_err)
+			strbuf_addf(&sb, " (%s)", memsz_strerror(st->mdi_err));
+		if (st->mdi_why == ELF_MDI_TOO_BIG)
+			strbuf_addf(&sb,
+				    ": %llu bytes inflated from %llu, over "
+				    "%llu MiB and %llu times as many",
+				    (unsigned long long)st->mdi_size,
+				    (unsigned long long)st->mdi_zsize,
+				    MDI_INFLATE_BYTES_MAX >> 20,
+				    MDI_INFLATE_RATIO_MAX);
+	} else if (st->mdi_dropped) {
+		strbuf_addf(&sb,
+			    "%llu symbols left out: their section is none of "
+			    "the file's, or they lie outside it",
+			    (unsigned long long)st->mdi_dropped);
+	}
+	if (st->mdi_nested)
+		strbuf_addf(&sb, "%sits own .gnu_debugdata not read",
+			    sb.len ? "; " : "");
+	if (sb.len)
+		strlist_add_notef(notes, NOTE_MINIDEBUG_DROPPED, path,
+				  "%s: MiniDebugInfo (.gnu_debugdata): %s",
+				  path, sb.buf);
+	strbuf_free(&sb);
+}
+
 static void source_notes(struct strlist *notes, const char *path,
 			 const struct elfimg *img,
 			 const struct elfsrc_stats *st)
@@ -65,11 +103,18 @@ static void source_notes(struct strlist *notes, const char *path,
 		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
 				  "%s: symbols from debug file '%s'", path,
 				  img->debug->path);
-	if (st->used_dynsym)
+	if (st->mdi_symbols)
+		strlist_add_notef(notes, NOTE_MINIDEBUG, path,
+				  "%s: no .symtab: %llu symbols of its "
+				  "MiniDebugInfo (.gnu_debugdata) are named, "
+				  "with the dynamic symbols (.dynsym)",
+				  path, (unsigned long long)st->mdi_symbols);
+	else if (st->used_dynsym)
 		strlist_add_notef(notes, NOTE_DYNSYM, path,
 				  "%s: no .symtab, only the dynamic "
 				  "symbols (.dynsym) are named",
 				  path);
+	minidebug_note(notes, path, st);
 	if (st->aliases)
 		strlist_add_notef(notes, NOTE_ALIASES, path,
 				  "%s: %llu symbols share an address "

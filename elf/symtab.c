@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "elf/symtab.h"
+#include "elf/minidebug.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -87,7 +88,7 @@ size_t elf_syms_count_vm(const struct sym *syms, size_t n)
 	return k;
 }
 
-static ssize_t find_section(const struct elfimg *img, uint32_t type)
+ssize_t elf_symtab_find(const struct elfimg *img, uint32_t type)
 {
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (img->secs[i].type == type && img->secs[i].size)
@@ -96,11 +97,15 @@ static ssize_t find_section(const struct elfimg *img, uint32_t type)
 }
 
 /* A symbol table being read: its entries, names and extended section
- * indexes (SHT_SYMTAB_SHNDX; NULL if none). */
+ * indexes (SHT_SYMTAB_SHNDX; NULL if none); for a table of another file
+ * than the image its symbols are placed in (a MiniDebugInfo), its
+ * section indexes to the image's (secmap[nsecmap], 0: none). */
 struct symtab {
 	Elf_Data *d, *sd, *xd;
 	const char *names;
 	size_t nsyms;
+	const size_t *secmap;
+	size_t nsecmap;
 };
 
 /* Open symbol table symndx of img into t: entry size, string table (not
@@ -219,7 +224,9 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	}
 	if (shndx == SHN_UNDEF)
 		return 0;
-	if (shndx >= img->nsecs)
+	if (t->secmap) /* another file's index: the image's section */
+		shndx = shndx < t->nsecmap ? t->secmap[shndx] : 0;
+	if (!shndx || shndx >= img->nsecs)
 		return -MEMSZ_EBADSYM;
 	type = GELF_ST_TYPE(sym.st_info);
 	bind = GELF_ST_BIND(sym.st_info);
@@ -259,24 +266,28 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 	return 1;
 }
 
-/* Collect the usable symbols of table symndx of img into *out (*n). */
-static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
-			   size_t *n, struct elfsrc_stats *st)
+/* Collect the usable symbols of the open table t into *out (*n), placed
+ * in img. An entry that cannot be right fails the table, unless dropped
+ * is given: then it is counted there and left out (a MiniDebugInfo's
+ * symbol whose section the file lacks, or that lies outside it). */
+static int collect_symbols(struct elfimg *img, const struct symtab *t,
+			   struct sym **out, size_t *n, struct elfsrc_stats *st,
+			   uint64_t *dropped)
 {
 	size_t cnt = 0;
 	struct sym *syms;
-	struct symtab t;
 	int ret;
 
-	ret = symtab_open(img, symndx, &t);
-	if (ret)
-		return ret;
 	/* room for every entry at once: no copies as it grows */
-	syms = xmalloc(t.nsyms * sizeof(*syms));
-	for (size_t i = 1, ready = 0; i < t.nsyms; i++) {
+	syms = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*syms));
+	for (size_t i = 1, ready = 0; i < t->nsyms; i++) {
 		struct sym one;
 
-		ret = symtab_get(img, &t, i, &one, st);
+		ret = symtab_get(img, t, i, &one, st);
+		if (ret < 0 && dropped) {
+			(*dropped)++;
+			continue;
+		}
 		if (ret < 0) {
 			free(syms);
 			return ret;
@@ -286,7 +297,7 @@ static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 		if (cnt >= ready) {
 			/* resident prefault_ahead() at a time, in one call
 			 * each, not a fault per 4 KiB (libLLVM-14: 350) */
-			ready = MIN(t.nsyms,
+			ready = MIN(t->nsyms,
 				    cnt + prefault_ahead(cnt * sizeof(*syms)) /
 					      sizeof(*syms));
 			prefault_write(&syms[cnt],
@@ -299,20 +310,108 @@ static int collect_symbols(struct elfimg *img, size_t symndx, struct sym **out,
 	return 0;
 }
 
-/* The usable symbols of .symtab, else img->debug's .symtab, else .dynsym,
- * sorted by address, into *out (caller frees) and *n. */
+/* Name order, then sym_cmp's; one name at one place first. */
+static int sym_name_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	/* one string for many symbols: no walk over a long name */
+	int c = x->name == y->name ? 0 : strcmp(x->name, y->name);
+
+	return c ? c : sym_cmp(a, b);
+}
+
+/* Leave out of syms[0, *n) (sorted by sym_cmp) every symbol but the
+ * first of those of one place, address and name: a function that
+ * .dynsym and a MiniDebugInfo both name (perf and gdb keep one). The
+ * first in sym_cmp order stays: the largest, GLOBAL before LOCAL.
+ * Returns how many were left out. */
+static size_t syms_dedup(struct sym *syms, size_t *n)
+{
+	size_t w = 0, left;
+
+	for (size_t i = 0, j; i < *n; i = j) {
+		size_t start = w;
+
+		for (j = i + 1; j < *n && syms[j].where == syms[i].where &&
+				syms[j].addr == syms[i].addr;
+		     j++)
+			;
+		if (j - i > 1)
+			qsort(syms + i, j - i, sizeof(*syms), sym_name_cmp);
+		for (size_t k = i; k < j; k++)
+			if (k == i || strcmp(syms[k].name, syms[w - 1].name))
+				syms[w++] = syms[k];
+		if (w - start > 1)
+			qsort(syms + start, w - start, sizeof(*syms), sym_cmp);
+	}
+	left = *n - w;
+	*n = w;
+	return left;
+}
+
+/* Add the symbols of img's MiniDebugInfo to syms[0, *n) (grown; *out
+ * may be NULL), its answer and counts into st. Returns whether any was
+ * added. */
+static bool add_minidebug(struct elfimg *img, struct sym **out, size_t *n,
+			  struct elfsrc_stats *st)
+{
+	const struct elf_mdi *m = elf_minidebug_get(img);
+	struct elfsrc_stats *s = st, none;
+	struct sym *more = NULL;
+	size_t nmore = 0;
+	struct symtab t;
+	int ret;
+
+	if (!s)
+		s = memset(&none, 0, sizeof(none));
+	s->mdi_found = m->zsize != 0;
+	s->mdi_why = m->why;
+	s->mdi_err = m->err;
+	s->mdi_zsize = m->zsize;
+	s->mdi_size = m->size;
+	s->mdi_nested = m->nested;
+	if (!m->img)
+		return false;
+	ret = symtab_open(m->img, elf_symtab_find(m->img, SHT_SYMTAB), &t);
+	if (!ret) {
+		size_t *map = elf_minidebug_secmap(img, m->img);
+
+		t.secmap = map;
+		t.nsecmap = m->img->nsecs;
+		ret = collect_symbols(img, &t, &more, &nmore, st,
+				      &s->mdi_dropped);
+		free(map);
+	}
+	if (ret) {
+		s->mdi_why = ELF_MDI_BAD_SYMTAB;
+		s->mdi_err = ret;
+		return false;
+	}
+	*out = xrealloc(*out, (*n + nmore + 1) * sizeof(**out));
+	memcpy(*out + *n, more, nmore * sizeof(*more));
+	*n += nmore;
+	s->mdi_symbols = nmore;
+	free(more);
+	return nmore != 0;
+}
+
+/* The usable symbols of .symtab, else img->debug's .symtab, else .dynsym
+ * and those of the MiniDebugInfo, sorted by address, into *out (caller
+ * frees) and *n. */
 int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		  struct elfsrc_stats *st)
 {
 	struct elfimg *from = img;
+	struct symtab t;
+	bool merged = false;
 	ssize_t tab;
 	int ret;
 
 	*out = NULL;
 	*n = 0;
-	tab = find_section(img, SHT_SYMTAB);
+	tab = elf_symtab_find(img, SHT_SYMTAB);
 	if (tab < 0 && img->debug) {
-		tab = find_section(img->debug, SHT_SYMTAB);
+		tab = elf_symtab_find(img->debug, SHT_SYMTAB);
 		if (tab >= 0) {
 			from = img->debug;
 			if (st)
@@ -320,16 +419,28 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		}
 	}
 	if (tab < 0) {
-		tab = find_section(img, SHT_DYNSYM);
+		tab = elf_symtab_find(img, SHT_DYNSYM);
 		if (tab >= 0 && st)
 			st->used_dynsym = true;
+		/* no .symtab anywhere: the stripped functions may be named
+		 * in .gnu_debugdata (the dynamic symbols are added below) */
+		merged = true;
 	}
 	if (tab >= 0) {
-		ret = collect_symbols(from, tab, out, n, st);
+		ret = symtab_open(from, tab, &t);
+		if (!ret)
+			ret = collect_symbols(from, &t, out, n, st, NULL);
 		if (ret)
 			return ret;
 	}
+	merged = merged && add_minidebug(img, out, n, st);
 	if (*n)
 		syms_sort(*out, *n);
+	if (merged) {
+		size_t dups = syms_dedup(*out, n);
+
+		if (st)
+			st->mdi_symbols -= MIN(dups, st->mdi_symbols);
+	}
 	return 0;
 }

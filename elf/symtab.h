@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "elf/elfpriv.h"
 
@@ -24,14 +25,22 @@ struct sym {
 };
 
 /* The usable symbols of .symtab, else img->debug's .symtab, else .dynsym
+ * and those of the .symtab of img's MiniDebugInfo (elf/minidebug.h; one
+ * of a place, address and name kept: the first in the order below)
  * (defined STT_FUNC, STT_OBJECT, STT_GNU_IFUNC and STT_TLS of non-zero
  * size, placed by elf_sym_place()), sorted SYM_VM first, then by address,
  * larger first, GLOBAL before WEAK before LOCAL, then by name, into *out
  * (caller frees; names borrowed from the image) and *n. st (may be NULL)
- * gets clipped, used_debug_file, used_dynsym. Returns 0,
+ * gets clipped, used_debug_file, used_dynsym and the mdi_ counts. A
+ * MiniDebugInfo symbol that cannot be right is left out (mdi_dropped), a
+ * MiniDebugInfo that cannot be read is (mdi_why). Returns 0,
  * -MEMSZ_EBADSYM or -MEMSZ_EBADSTRTAB. */
 int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		  struct elfsrc_stats *st);
+
+/* Index of the first non-empty section of type type (SHT_SYMTAB,
+ * SHT_DYNSYM) of img, or -1. */
+ssize_t elf_symtab_find(const struct elfimg *img, uint32_t type);
 
 /* How many of syms (sorted by elf_syms_load) are SYM_VM: they come
  * first. */

@@ -145,7 +145,8 @@ const struct keydef keydefs[KEY__COUNT] = {
 		      BOTH, "ELF sections"},
     [KEY_SYMBOLS] = {"symbols", NULL, KEYMAP_ELF, ELFSRC_SYMBOLS, KEY_NEEDS_JIT,
 		     KEYF_ALIASES | KEYF_NAMES_CODE, 0, BOTH,
-		     "symbols (demangled), with their metadata "
+		     "symbols (demangled; .symtab, a debug file's, or "
+		     ".dynsym and .gnu_debugdata's), with their metadata "
 		     "(unwind, symbol tables, relocations)"},
     [KEY_KINDS] = {"kinds", NULL, KEYMAP_KINDS, -1, 0, 0, 0, KEY_IN_REPORT,
 		   "what the memory is: code, read-only data, data, "

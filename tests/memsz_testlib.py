@@ -807,3 +807,65 @@ def fan_allow(fd, efd):
     """Let the open of event descriptor efd go on, and close it."""
     os.write(fd, struct.pack("=iI", efd, FAN_ALLOW))
     os.close(efd)
+
+
+# Fedora's find-debuginfo.sh (add_minidebug), step by step: the names of
+# the defined dynamic symbols, the function symbols of the debug file,
+# those not dynamic kept; the debug file with only those symbols, its
+# .gdb_index and .comment removed, xz-compressed into .gnu_debugdata.
+FEDORA_MINIDEBUG = r'''
+set -e
+nm -D "$BIN" --format=posix --defined-only | awk '{ print $1 }' | sort > "$T.dynsyms"
+nm "$DBG" --format=posix --defined-only | awk '{ if ($2 == "T" || $2 == "t") print $1 }' | sort > "$T.funcsyms"
+if [ -n "$KEEP_ALL" ]; then cp "$T.funcsyms" "$T.keep"; else comm -13 "$T.dynsyms" "$T.funcsyms" > "$T.keep"; fi
+objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$T.keep" "$DBG" "$T.mini"
+xz -f "$T.mini"
+objcopy --add-section .gnu_debugdata="$T.mini.xz" "$BIN"
+'''
+
+
+def fedora_minidebug(orig, out, keep_all=False, payload=None):
+    """Make out from the unstripped binary orig as Fedora ships it:
+    objcopy --only-keep-debug, strip --strip-all, then FEDORA_MINIDEBUG
+    (keep_all: every function symbol kept, those .dynsym has too).
+    payload(path) may rewrite the xz file before it is added. Returns
+    the names kept (a list)."""
+    dbg = out + ".debug"
+    subprocess.run(["objcopy", "--only-keep-debug", orig, dbg], check=True)
+    subprocess.run(["strip", "--strip-all", "-o", out, orig], check=True)
+    script = FEDORA_MINIDEBUG
+    if payload:
+        # the xz file is rewritten between xz and objcopy --add-section
+        script = script.replace('objcopy --add-section',
+                                '"$HOOK" "$T.mini.xz"\nobjcopy --add-section')
+    env = dict(os.environ, BIN=out, DBG=dbg, T=out,
+               KEEP_ALL="1" if keep_all else "",
+               HOOK=payload or "")
+    subprocess.run(["sh", "-c", script], env=env, check=True)
+    with open(out + ".keep") as f:
+        return f.read().split()
+
+
+def nm_defined(path):
+    """{name: (address, size)} of `nm -S --defined-only path`: the
+    symbols with a size."""
+    out = subprocess.run(["nm", "-S", "--defined-only", path],
+                         capture_output=True, text=True, check=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4:
+            syms[f[3]] = (int(f[0], 16), int(f[1], 16))
+    return syms
+
+
+def eh_frame_fdes(path):
+    """{pc_begin: FDE bytes (its length field and what it counts)} of
+    `readelf -wf path`."""
+    fdes = {}
+    for line in readelf(["--debug-dump=frames"], path).splitlines():
+        m = re.match(r"[0-9a-f]+ ([0-9a-f]+) [0-9a-f]+ FDE cie=[0-9a-f]+ "
+                     r"pc=([0-9a-f]+)\.\.", line)
+        if m:
+            fdes[int(m.group(2), 16)] = int(m.group(1), 16) + 4
+    return fdes

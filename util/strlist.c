@@ -111,6 +111,14 @@ static const struct {
 			    "compressed past what memsz inflates, or "
 			    "named files it cannot check",
 			    "-v says why"},
+    [NOTE_MINIDEBUG] = {"images without .symtab have the symbols of "
+			"their MiniDebugInfo (.gnu_debugdata) named, with "
+			".dynsym",
+			NULL},
+    [NOTE_MINIDEBUG_DROPPED] = {"images have a MiniDebugInfo "
+				"(.gnu_debugdata) or symbols of it that "
+				"memsz does not read",
+				"-v says what and why"},
 };
 
 /* Subjects named in a grouped line. */

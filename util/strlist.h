@@ -55,6 +55,8 @@ enum note_kind {
 	NOTE_IMAGE_CHANGED_READ, /* an image changed while it was read */
 	NOTE_NOT_ELF,		 /* an odd non-ELF file mapped as an image */
 	NOTE_DWARF_REFUSED,	 /* DWARF past the inflate bound, or unsafe */
+	NOTE_MINIDEBUG,		 /* symbols from .gnu_debugdata */
+	NOTE_MINIDEBUG_DROPPED,	 /* .gnu_debugdata or its symbols dropped */
 	NOTE__COUNT
 };
 
