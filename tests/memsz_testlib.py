@@ -824,24 +824,18 @@ objcopy --add-section .gnu_debugdata="$T.mini.xz" "$BIN"
 '''
 
 
-def fedora_minidebug(orig, out, keep_all=False, payload=None):
+def fedora_minidebug(orig, out, keep_all=False):
     """Make out from the unstripped binary orig as Fedora ships it:
     objcopy --only-keep-debug, strip --strip-all, then FEDORA_MINIDEBUG
-    (keep_all: every function symbol kept, those .dynsym has too).
-    payload(path) may rewrite the xz file before it is added. Returns
-    the names kept (a list)."""
+    (keep_all: every function symbol kept, those .dynsym has too). The
+    compressed payload stays in out + ".mini.xz". Returns the names kept
+    (a list)."""
     dbg = out + ".debug"
     subprocess.run(["objcopy", "--only-keep-debug", orig, dbg], check=True)
     subprocess.run(["strip", "--strip-all", "-o", out, orig], check=True)
-    script = FEDORA_MINIDEBUG
-    if payload:
-        # the xz file is rewritten between xz and objcopy --add-section
-        script = script.replace('objcopy --add-section',
-                                '"$HOOK" "$T.mini.xz"\nobjcopy --add-section')
     env = dict(os.environ, BIN=out, DBG=dbg, T=out,
-               KEEP_ALL="1" if keep_all else "",
-               HOOK=payload or "")
-    subprocess.run(["sh", "-c", script], env=env, check=True)
+               KEEP_ALL="1" if keep_all else "")
+    subprocess.run(["sh", "-c", FEDORA_MINIDEBUG], env=env, check=True)
     with open(out + ".keep") as f:
         return f.read().split()
 
