@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_elf_debug.c — elf/'s separate debug files: found by
  * .gnu_debuglink (CRC checked) and by build-id, the search cached per
- * root, eu-strip's debug files, libc's debug file.
+ * root, eu-strip's debug files, libc's debug file, MiniDebugInfo.
  *
  * Fixtures are compiled at test time into a temporary directory
  * (elf_fixture.c); ground truth comes from readelf -W (binutils), c++filt
@@ -388,6 +388,81 @@ static void test_libc_debug(void **state)
 	elfimg_close(img);
 }
 
+/* MiniDebugInfo (.gnu_debugdata) made as Fedora's find-debuginfo.sh
+ * makes it: with no .symtab found, the functions it keeps are named with
+ * .dynsym, each at least its readelf -s size in VM (its FDE adds to it),
+ * both static fx_dup of the two source files (one name, two addresses:
+ * neither is a duplicate of the other); a debug file found by build-id
+ * wins over it, its .symtab being complete (the payload is not opened). */
+static void test_minidebug(void **state)
+{
+	struct mapped m;
+	struct truth t;
+	uint64_t funcs = 0, dups = 0, dup_size = 0;
+	char *keep;
+
+	(void)state;
+	assert_int_equal(
+	    sh("cd %s && mkdir -p md empty && "
+	       "objcopy --only-keep-debug fx md/fx.debug && "
+	       "strip --strip-all -o md/fx fx && "
+	       "nm -D md/fx --format=posix --defined-only | "
+	       "awk '{ print $1 }' | sort > md/dyn && "
+	       "nm md/fx.debug --format=posix --defined-only | "
+	       "awk '{ if ($2 == \"T\" || $2 == \"t\") print $1 }' | "
+	       "sort > md/funcs && comm -13 md/dyn md/funcs > md/keep && "
+	       "objcopy -S --remove-section .gdb_index --remove-section "
+	       ".comment --keep-symbols=md/keep md/fx.debug md/mini && "
+	       "xz -f md/mini && "
+	       "objcopy --add-section .gnu_debugdata=md/mini.xz md/fx && "
+	       "id=$(readelf -n fx | sed -n 's/.*Build ID: //p') && "
+	       "d=md/root/.build-id/$(echo $id | cut -c1-2) && mkdir -p $d && "
+	       "cp md/fx.debug $d/$(echo $id | cut -c3-).debug",
+	       tmpdir),
+	    0);
+	keep = sh_output("cat %s/md/keep", tmpdir);
+	truth_read(fx("fx"), &t);
+	assert_int_equal(
+	    map_image(fx("md/fx"), ELFSRC_SYMBOLS, &m, fx("empty")), 0);
+	assert_true(m.st.used_dynsym);
+	assert_false(m.st.used_debug_file);
+	assert_int_equal(m.st.mdi_why, ELF_MDI_READ);
+	assert_true(m.st.mdi_found);
+	assert_int_equal(m.st.mdi_dropped, 0);
+	for (size_t i = 0; i < t.nsyms; i++) {
+		const struct rsym *y = &t.syms[i];
+		char line[520];
+
+		snprintf(line, sizeof(line), "\n%s\n", y->name);
+		if (strcmp(y->type, "FUNC") || !y->size ||
+		    (!strstr(keep, line + 1) && !strstr(keep, line)))
+			continue;
+		funcs++;
+		if (!strcmp(y->name, "fx_dup")) {
+			dups++;
+			dup_size += y->size;
+		}
+		/* fx_func_b is fx_func_a's alias: that row holds both */
+		if (strcmp(y->name, "fx_dup") && strcmp(y->name, "fx_func_b"))
+			assert_true(sym_vm_bytes(&m, y->name) >= y->size);
+	}
+	assert_int_equal(dups, 2);
+	assert_true(sym_vm_bytes(&m, "fx_dup") >= dup_size);
+	assert_true(funcs >= 5);
+	assert_int_equal(m.st.mdi_symbols, funcs);
+	unmap_image(&m);
+
+	/* the debug file, found by build-id, wins */
+	assert_int_equal(
+	    map_image(fx("md/fx"), ELFSRC_SYMBOLS, &m, fx("md/root")), 0);
+	assert_true(m.st.used_debug_file);
+	assert_false(m.st.mdi_found);
+	assert_int_equal(m.st.mdi_symbols, 0);
+	unmap_image(&m);
+	truth_free(&t);
+	free(keep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +474,7 @@ int main(void)
 	    cmocka_unit_test(test_debug_crc),
 	    cmocka_unit_test(test_eu_strip),
 	    cmocka_unit_test(test_libc_debug),
+	    cmocka_unit_test(test_minidebug),
 	};
 
 	return test_run_group(tests, elf_fixture_setup, elf_fixture_teardown);
