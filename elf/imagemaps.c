@@ -106,9 +106,13 @@ static void source_notes(struct strlist *notes, const char *path,
 	if (st->mdi_symbols)
 		strlist_add_notef(notes, NOTE_MINIDEBUG, path,
 				  "%s: no .symtab: %llu symbols of its "
-				  "MiniDebugInfo (.gnu_debugdata) are named, "
-				  "with the dynamic symbols (.dynsym)",
-				  path, (unsigned long long)st->mdi_symbols);
+				  "MiniDebugInfo (.gnu_debugdata) are "
+				  "named%s",
+				  path, (unsigned long long)st->mdi_symbols,
+				  st->used_dynsym
+				      ? ", with the dynamic symbols "
+					"(.dynsym)"
+				      : "");
 	else if (st->used_dynsym)
 		strlist_add_notef(notes, NOTE_DYNSYM, path,
 				  "%s: no .symtab, only the dynamic "
