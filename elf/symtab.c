@@ -320,14 +320,26 @@ static int sym_name_cmp(const void *a, const void *b)
 	return c ? c : sym_cmp(a, b);
 }
 
+/* The names of a MiniDebugInfo's string table: [lo, hi). */
+struct name_range {
+	uintptr_t lo, hi;
+};
+
+static bool name_in(const struct name_range *r, const char *name)
+{
+	return (uintptr_t)name >= r->lo && (uintptr_t)name < r->hi;
+}
+
 /* Leave out of syms[0, *n) (sorted by sym_cmp) every symbol but the
  * first of those of one place, address and name: a function that
- * .dynsym and a MiniDebugInfo both name (perf and gdb keep one). The
- * first in sym_cmp order stays: the largest, GLOBAL before LOCAL.
- * Returns how many were left out. */
-static size_t syms_dedup(struct sym *syms, size_t *n)
+ * .dynsym and a MiniDebugInfo both name (perf and gdb keep one), or a
+ * name .dynsym gives twice (two versions). The first in sym_cmp order
+ * stays: the largest, GLOBAL before LOCAL. Returns how many of those
+ * kept only the MiniDebugInfo names (a name in mdi). */
+static size_t syms_dedup(struct sym *syms, size_t *n,
+			 const struct name_range *mdi)
 {
-	size_t w = 0, left;
+	size_t w = 0, only = 0;
 
 	for (size_t i = 0, j; i < *n; i = j) {
 		size_t start = w;
@@ -338,22 +350,27 @@ static size_t syms_dedup(struct sym *syms, size_t *n)
 			;
 		if (j - i > 1)
 			qsort(syms + i, j - i, sizeof(*syms), sym_name_cmp);
-		for (size_t k = i; k < j; k++)
-			if (k == i || strcmp(syms[k].name, syms[w - 1].name))
-				syms[w++] = syms[k];
+		for (size_t k = i, e; k < j; k = e) {
+			bool dyn = !name_in(mdi, syms[k].name);
+
+			for (e = k + 1;
+			     e < j && !strcmp(syms[e].name, syms[k].name); e++)
+				dyn = dyn || !name_in(mdi, syms[e].name);
+			syms[w++] = syms[k];
+			only += !dyn;
+		}
 		if (w - start > 1)
 			qsort(syms + start, w - start, sizeof(*syms), sym_cmp);
 	}
-	left = *n - w;
 	*n = w;
-	return left;
+	return only;
 }
 
 /* Add the symbols of img's MiniDebugInfo to syms[0, *n) (grown; *out
- * may be NULL), its answer and counts into st. Returns whether any was
- * added. */
+ * may be NULL), its answer and counts into st, its string table into
+ * *names. Returns whether any was added. */
 static bool add_minidebug(struct elfimg *img, struct sym **out, size_t *n,
-			  struct elfsrc_stats *st)
+			  struct elfsrc_stats *st, struct name_range *names)
 {
 	const struct elf_mdi *m = elf_minidebug_get(img);
 	struct elfsrc_stats *s = st, none;
@@ -378,6 +395,8 @@ static bool add_minidebug(struct elfimg *img, struct sym **out, size_t *n,
 
 		t.secmap = map;
 		t.nsecmap = m->img->nsecs;
+		names->lo = (uintptr_t)t.names;
+		names->hi = names->lo + t.sd->d_size;
 		ret = collect_symbols(img, &t, &more, &nmore, st,
 				      &s->mdi_dropped);
 		free(map);
@@ -403,6 +422,7 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 {
 	struct elfimg *from = img;
 	struct symtab t;
+	struct name_range names = {0, 0};
 	bool merged = false;
 	ssize_t tab;
 	int ret;
@@ -433,14 +453,14 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		if (ret)
 			return ret;
 	}
-	merged = merged && add_minidebug(img, out, n, st);
+	merged = merged && add_minidebug(img, out, n, st, &names);
 	if (*n)
 		syms_sort(*out, *n);
 	if (merged) {
-		size_t dups = syms_dedup(*out, n);
+		size_t only = syms_dedup(*out, n, &names);
 
 		if (st)
-			st->mdi_symbols -= MIN(dups, st->mdi_symbols);
+			st->mdi_symbols = only;
 	}
 	return 0;
 }
