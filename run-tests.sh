@@ -15,8 +15,10 @@ cd "$(dirname "$0")"
 #   clang llvm-14  bb-addr-map programs and llvm-readobj (test_bbaddrmap),
 #                clang's foreign-target objects (test_elf_images)
 #   g++          C++ fixtures (test_ehframe, t3010)
-#   gcc-multilib -m32 fixtures (test_elf_*, test_ehframe, test_relocs, t1000)
-#   libc6-dbg    libc's debug file (test_elf_debug, t1100's libc acceptance)
+#   gcc-multilib -m32 fixtures (test_elf_*, test_ehframe, test_relocs, t1000,
+#                t1181)
+#   libc6-dbg    libc's debug file (test_elf_debug, t1100's libc acceptance,
+#                t1182's MiniDebugInfo made from it)
 #   nodejs       /usr/bin/node, one of t1000's big real files
 #   util-linux mount  setpriv to run as nobody (t1001, t2090,
 #                test_snapshot), tmpfs mounts for a full disk (t2095,
@@ -26,7 +28,7 @@ cd "$(dirname "$0")"
 #   libzstd-dev  PACKED sample records (build)
 #   liblzma-dev  .gnu_debugdata (MiniDebugInfo) inflated with bounds
 #                (build; libdw links liblzma already)
-#   xz-utils     xz, to make MiniDebugInfo as Fedora does (t1180, t1181)
+#   xz-utils     xz, to make MiniDebugInfo as Fedora does (t1180-t1182)
 #   golang-go    go tool pprof, the ground truth of t3300
 #   chromium     headless page loads of t3310's html report
 #   libiberty-dev libzydis-dev libdebuginfod-dev  demangler, code->data
