@@ -3,7 +3,7 @@
 # fuzz/seeds.sh OUT MEMSZ SRCDIR — make the seed corpora of the fuzz
 # targets in OUT/<target>/: small ELF files of the kinds the tests build
 # (static, PIE, shared, RELR, basic-block sections, 32-bit, big-endian,
-# C++ with DWARF), their .eh_frame and .eh_frame_hdr sections (with
+# C++ with DWARF, MiniDebugInfo), their .eh_frame and .eh_frame_hdr sections (with
 # fuzz_ehframe.c's header), page-state streams (fuzz_pgstate.c's input),
 # real recordings made by MEMSZ of OUT/seed_prog (plain, fault samples
 # with stacks, frame-pointer chains) and of a dynamically linked program,
@@ -44,6 +44,28 @@ if $cc -shared -fPIC -O2 -Wl,-z,pack-relative-relocs \
 $cc -O2 -fPIE -pie -o "$out/elf/pie" "$tmp/main.c"
 cp "$out/elf/pie" "$out/elf/pie-stripped"
 strip --strip-all "$out/elf/pie-stripped"
+# a MiniDebugInfo (.gnu_debugdata) as Fedora's find-debuginfo.sh makes it
+# (tests/memsz_testlib.py), its xz without a check: a mutated payload
+# reaches the ELF reader, not only the CRC
+if command -v xz >/dev/null; then
+	m=$tmp/mdi
+	$cc -O1 -g -fPIE -pie -o "$m" "$tmp/lib.c" -x c - <<'C'
+int lib_add(int a, int b);
+int main(int argc, char **argv) { return lib_add(argc, argv != 0); }
+C
+	objcopy --only-keep-debug "$m" "$m.debug"
+	strip --strip-all "$m"
+	nm -D "$m" --format=posix --defined-only | awk '{ print $1 }' |
+		sort >"$m.dyn"
+	nm "$m.debug" --format=posix --defined-only |
+		awk '{ if ($2 == "T" || $2 == "t") print $1 }' | sort >"$m.fn"
+	comm -13 "$m.dyn" "$m.fn" >"$m.keep"
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols="$m.keep" "$m.debug" "$m.mini"
+	xz --check=none -f "$m.mini"
+	objcopy --add-section .gnu_debugdata="$m.mini.xz" "$m" \
+		"$out/elf/pie-minidebuginfo"
+fi
 $cc -O2 -g -gsplit-dwarf -c -o "$out/elf/split.o" "$tmp/lib.c" 2>/dev/null ||
 	true
 if command -v clang >/dev/null &&
