@@ -354,7 +354,9 @@ static size_t syms_dedup(struct sym *syms, size_t *n,
 			bool dyn = !name_in(mdi, syms[k].name);
 
 			for (e = k + 1;
-			     e < j && !strcmp(syms[e].name, syms[k].name); e++)
+			     e < j && (syms[e].name == syms[k].name ||
+				       !strcmp(syms[e].name, syms[k].name));
+			     e++)
 				dyn = dyn || !name_in(mdi, syms[e].name);
 			syms[w++] = syms[k];
 			only += !dyn;
@@ -443,7 +445,7 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		if (tab >= 0 && st)
 			st->used_dynsym = true;
 		/* no .symtab anywhere: the stripped functions may be named
-		 * in .gnu_debugdata (the dynamic symbols are added below) */
+		 * in .gnu_debugdata, added below to the dynamic symbols */
 		merged = true;
 	}
 	if (tab >= 0) {
