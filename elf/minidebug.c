@@ -168,7 +168,7 @@ static void mdi_open(struct elfimg *img, size_t sec, struct elf_mdi *m)
 
 	m->zsize = zn;
 	if (!z) {
-		m->why = ELF_MDI_XZ_BAD; /* the file was cut meanwhile */
+		m->why = ELF_MDI_XZ_BAD; /* cut meanwhile (or no memory) */
 		return;
 	}
 	m->why = xz_declared(z, zn, &m->size);
