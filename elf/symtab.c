@@ -23,7 +23,8 @@ static int sym_cmp(const void *a, const void *b)
 		return u64_cmp(y->size, x->size); /* larger first */
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
-	return strcmp(x->name, y->name);
+	/* one string for many symbols: no walk over a long name */
+	return x->name == y->name ? 0 : strcmp(x->name, y->name);
 }
 
 /* Sort syms[0, n) by sym_cmp: a stable LSD radix sort by address (11
@@ -314,7 +315,6 @@ static int collect_symbols(struct elfimg *img, const struct symtab *t,
 static int sym_name_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
-	/* one string for many symbols: no walk over a long name */
 	int c = x->name == y->name ? 0 : strcmp(x->name, y->name);
 
 	return c ? c : sym_cmp(a, b);

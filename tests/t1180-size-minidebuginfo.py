@@ -15,7 +15,9 @@ the debug file's functions, comm, objcopy --only-keep-debug, objcopy -S
 address and size; `readelf -wf` the FDE whose pc_begin is that address.
  - size --by sections,symbols: each kept function's .text row is its nm
    size, its .eh_frame row the FDE starting at its nm address (so the
-   address is the one nm gives); FILE SIZE sums to the file's size;
+   address is the one nm gives); FILE SIZE sums to the file's size; the
+   same for the unstripped program given the payload too (its .symtab
+   read, the payload not);
  - the same with every function kept (-rdynamic: main, g_delta and
    g_epsilon are in .dynsym too): each one row, once, no alias, and the
    note counts only the functions .dynsym does not name;
@@ -133,6 +135,15 @@ def main():
         err = check_size(mdi, truth, fdes, "size")
         check("MiniDebugInfo" in err and "only the dynamic" not in err,
               f"size: the note says where the names came from ({err!r})")
+
+        # a file with its .symtab: the payload is not read
+        both = os.path.join(tmp, "both")
+        subprocess.run(["objcopy", "--add-section",
+                        f".gnu_debugdata={mdi}.mini.xz", orig, both],
+                       check=True)
+        err = check_size(both, truth, fdes, "size, .symtab and payload")
+        check("MiniDebugInfo" not in err,
+              f"size, .symtab and payload: .symtab alone is read ({err!r})")
 
         # every function kept: the payload names what .dynsym names too
         orig_all, mdi_all, truth_all = build(tmp, "dyn", "-rdynamic")
