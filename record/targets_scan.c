@@ -363,6 +363,33 @@ static char *under(const char *mount, const char *path)
 	return NULL;
 }
 
+/* Tidy the absolute path dir in place as the kernel's paths read
+ * (/proc/PID/cgroup after its mount, memcg.h's directories): no empty or
+ * "." component, no slash at the end ("/" stays). The report tells the
+ * -G cgroup's descendants by their paths under it (cgcharge.c): "CG/"
+ * or "A//CG" kept as typed matched none of them. */
+static void path_tidy(char *dir)
+{
+	char *w = dir;
+
+	for (const char *s = dir; *s;) {
+		const char *e = strchr(s + 1, '/');
+
+		if (!e)
+			e = s + strlen(s);
+
+		/* a component "/NAME" is [s, e); "/" and "/." are dropped */
+		if (!(e - s == 1 || (e - s == 2 && s[1] == '.'))) {
+			memmove(w, s, (size_t)(e - s));
+			w += e - s;
+		}
+		s = e;
+	}
+	if (w == dir)
+		*w++ = '/';
+	*w = '\0';
+}
+
 int target_scan_cgroup(const char *path, struct target_scan **out)
 {
 	struct memcg_mounts *mm;
@@ -392,6 +419,7 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 		return -ENOTDIR;
 	}
 done:
+	path_tidy(dir);
 	*out = xcalloc(1, sizeof(**out));
 	(*out)->dir = dir;
 	return 0;
