@@ -614,10 +614,13 @@ static const struct kernel_row kernel_rows[] = {
 };
 
 /* The counters of the page cache and of the anonymous memory charged, by
- * version (0: the machine's meminfo). */
+ * version (0: the machine's meminfo). v1's are the total_ ones, the
+ * cgroup's and its descendants' as usage_in_bytes counts them ("cache"
+ * and "rss" are the cgroup's alone: a child's page cache was left
+ * "[unexplained]"); v2's memory.stat counts the subtree. */
 static const char *const file_keys[3][2] = {
-    {"Buffers", "Cached"}, {"cache"}, {"file"}};
-static const char *const anon_key[3] = {"AnonPages", "rss", "anon"};
+    {"Buffers", "Cached"}, {"total_cache"}, {"file"}};
+static const char *const anon_key[3] = {"AnonPages", "total_rss", "anon"};
 
 /* The sum of the counters keys[0..n-1] of s (those it has). */
 static uint64_t stat_sum(const struct sample *s, const char *const *keys,
