@@ -70,8 +70,9 @@ static const struct opt record_opts[] = {
      "every process of a cgroup and its descendants,\n"
      "and those that join (a path under the cgroup2\n"
      "mount, e.g. system.slice/ssh.service, or under\n"
-     "the v1 memory hierarchy); its memory counters\n"
-     "are recorded at every snapshot",
+     "the v1 memory hierarchy, the latter first where\n"
+     "cgroup2 has no memory controller); its memory\n"
+     "counters are recorded at every snapshot",
      NULL},
     {0, "frame-walk", OPT_NOARG, NULL, 'K',
      "with -a: also walk every page frame\n"

@@ -363,6 +363,27 @@ static char *under(const char *mount, const char *path)
 	return NULL;
 }
 
+/* v2dir, the directory of path under the cgroup2 mount, or the one of
+ * the same path in v1's memory hierarchy where v2dir has no memory
+ * controller (no memory.current) and v1's exists: a hybrid machine
+ * (systemd makes each cgroup in both) has its memory cgroups in v1's
+ * hierarchy, the controller on one hierarchy only. Takes v2dir; returns
+ * the one kept (caller frees). */
+static char *memory_first(const struct memcg_mounts *mm, const char *path,
+			  char *v2dir)
+{
+	char *cur = xasprintf("%s/memory.current", v2dir), *v1dir = NULL;
+	bool v2mem = access(cur, F_OK) == 0;
+
+	free(cur);
+	if (!v2mem && !mm->v2_given)
+		v1dir = under(mm->v1, path);
+	if (!v1dir)
+		return v2dir;
+	free(v2dir);
+	return v1dir;
+}
+
 /* Tidy the absolute path dir in place as the kernel's paths read
  * (/proc/PID/cgroup after its mount, memcg.h's directories): no empty or
  * "." component, no slash at the end ("/" stays). The report tells the
@@ -409,6 +430,8 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 	 * relative to the mount: v2 first, then v1's memory hierarchy */
 	if (ret == 0 && !(dir = under(mm->v2, path)))
 		dir = under(mm->v1, path);
+	else if (ret == 0)
+		dir = memory_first(mm, path, dir);
 	free(mm);
 	if (ret < 0)
 		return ret;
