@@ -242,6 +242,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2316-record-cgroup-spelling.py \
 	tests/t2317-record-cgroup-nested.py \
 	tests/t2318-record-cgroup-hybrid.py \
+	tests/t2319-record-cgroup-empty.py \
 	tests/t2312-record-machine.py \
 	tests/t2320-record-smem.py \
 	tests/t2440-record-faults-static.py \
