@@ -651,6 +651,11 @@ static int record(struct record_args *a, const int *pids, int npids,
 			    st.direct ? "what " : "", a->so.path,
 			    st.direct ? " received is an incomplete recording"
 				      : " left as it was");
+	else if (!st.committed && a->cgroup && !st.ntargets)
+		/* its counters are written after its processes' snapshots */
+		memsz_error("nothing recorded: cgroup '%s' has no process; "
+			    "'%s' left as it was",
+			    a->cgroup, a->so.path);
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "
 			    "could be taken; '%s' left as it was",
