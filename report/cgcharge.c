@@ -93,7 +93,9 @@ struct cgcharge {
 	size_t nkeys, keycap;
 	struct hashmap keyix;
 	uint64_t *file_bytes; /* per step: of them, bytes charged */
-	size_t nsteps;
+	uint64_t *huge;	      /* per step: CHARGE of hugetlb pages
+				 (COL_PSS_SHIFT fixed point) */
+	size_t nsteps, hugecap;
 	uint32_t elsewhere, cache_label;
 	struct cfile *files; /* FILE_CACHE records, by file */
 	size_t nfiles, filecap;
@@ -325,6 +327,7 @@ void cgcharge_free(struct cgcharge *g)
 	free(g->keys);
 	hashmap_free(&g->keyix);
 	free(g->file_bytes);
+	free(g->huge);
 	free(g->target);
 	for (size_t i = 0; i < g->nfiles; i++)
 		free(g->files[i].recs);
@@ -465,6 +468,8 @@ static void steps_grow(struct cgcharge *g, uint32_t step)
 	      sizeof(*g->file_bytes));
 	memset(g->file_bytes + old, 0,
 	       (g->nsteps - old) * sizeof(*g->file_bytes));
+	xgrow(&g->huge, &g->hugecap, g->nsteps, sizeof(*g->huge));
+	memset(g->huge + old, 0, (g->nsteps - old) * sizeof(*g->huge));
 }
 
 /* The pages [s, e) of run r of mapping m, charged to the reported cgroup,
@@ -510,6 +515,13 @@ static void push_charged(struct cgcharge *g, const struct md_snap_mapping *m,
 	if (!unknown && !g->cgs[k].inside) {
 		x.flags |= ATTRIB_PG_ELSEWHERE;
 		x.reserved = (uint32_t)k + 1;
+		out_push(g, &x);
+	} else if (r->flags & MD_PG_HUGE) {
+		/* hugetlb: a share per mapper, as attrib.c charges it; no
+		 * page cache, even shared (meminfo's Hugetlb, not Cached) */
+		steps_grow(g, step);
+		g->huge[step] += ((e - s) << COL_PSS_SHIFT) /
+				 (r->mapcount > 1 ? r->mapcount : 1);
 		out_push(g, &x);
 	} else if ((r->flags & MD_PG_FILE) && m->ino) {
 		push_cache(g, m, r, s, e, step);
@@ -570,6 +582,7 @@ struct kernel_row {
 	const char *label;
 	const char *keys[3];
 	bool in_kernel;
+	bool less_huge; /* less the hugetlb pages t's CHARGE counted */
 	const char *parts, *rest;
 };
 
@@ -610,7 +623,10 @@ static const struct kernel_row kernel_rows[] = {
      .label = "[kernel: page tables]",
      .keys = {"PageTables", "SecPageTables"}},
     {.version = 0, .label = "[kernel: percpu]", .keys = {"Percpu"}},
-    {.version = 0, .label = "[hugetlb]", .keys = {"Hugetlb"}},
+    {.version = 0,
+     .label = "[hugetlb]",
+     .keys = {"Hugetlb"},
+     .less_huge = true},
 };
 
 /* The counters of the page cache and of the anonymous memory charged, by
@@ -828,7 +844,7 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 			 char **note)
 {
 	const struct sample *s;
-	uint64_t kernel = 0, parts = 0, file, seen, total, anon, counted;
+	uint64_t kernel = 0, parts = 0, file, seen, total, anon, counted, huge;
 
 	*over = 0;
 	*note = NULL;
@@ -838,10 +854,11 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 	if (!s || !(s->flags & MD_CG_F_USAGE))
 		return -ENOENT;
 	steps_grow(g, step);
-	/* what the processes' pages explain: page cache and the rest */
-	counted = (t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT) -
-		  MIN(g->file_bytes[step],
-		      t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT);
+	/* what the processes' pages explain: page cache, hugetlb pages and
+	 * the rest (anonymous) */
+	total = t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT;
+	huge = g->huge[step] >> COL_PSS_SHIFT;
+	counted = total - MIN(g->file_bytes[step] + huge, total);
 	for (size_t i = 0; i < ARRAY_SIZE(kernel_rows); i++) {
 		const struct kernel_row *k = &kernel_rows[i];
 		uint64_t sum;
@@ -849,6 +866,8 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		if (k->version != s->version)
 			continue;
 		sum = stat_sum(s, k->keys, ARRAY_SIZE(k->keys));
+		if (k->less_huge)
+			sum -= MIN(sum, huge);
 		add_parts(g, t, nkeys, k, s, sum);
 		if (k->in_kernel)
 			parts += sum;
