@@ -94,8 +94,9 @@ static int read_own(struct session *r, struct memcg *m)
 			     memcg_dir_version(r->cg.mounts, r->cg.dir), m);
 }
 
-/* The -G cgroup's counters; a cgroup without memory controller is said
- * once (its processes' own memory cgroups are still recorded). */
+/* The -G cgroup's counters; a cgroup without memory controller, or
+ * removed while its processes that left it are still recorded, is said
+ * once (their own memory cgroups are still recorded). */
 static void write_target(struct session *r)
 {
 	const char *dir = target_scan_dir(r->sc.scan);
@@ -104,9 +105,16 @@ static void write_target(struct session *r)
 	if (write_dir(r, dir, 0, MD_CG_F_TARGET, NULL) != -ENOENT || r->cg.told)
 		return;
 	r->cg.told = true;
-	msg = xasprintf("cgroup '%s' has no memory controller: its charge "
-			"is not recorded, only its processes' memory cgroups",
-			dir);
+	if (access(dir, F_OK) < 0 && errno == ENOENT)
+		msg = xasprintf("cgroup '%s' was removed: its charge is not "
+				"recorded from then on, only its processes' "
+				"memory cgroups",
+				dir);
+	else
+		msg = xasprintf("cgroup '%s' has no memory controller: its "
+				"charge is not recorded, only its processes' "
+				"memory cgroups",
+				dir);
 	rec_note(r, MD_NOTE_NO_MEMCG, msg);
 	rec_say(r, true, msg);
 	free(msg);
