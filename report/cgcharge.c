@@ -33,7 +33,7 @@ struct pid_cg {
  * machine's (version 0: meminfo, slabinfo and, recorded with
  * --frame-walk, the page frame walk). */
 struct sample {
-	uint64_t time;
+	uint64_t time, ino;
 	uint32_t version, flags;
 	uint64_t usage, kmem;
 	struct md_cgroup_stat *stats; /* keys owned */
@@ -167,6 +167,7 @@ static void sample_add(struct cgcharge *g, const struct md_cgroup *r)
 	struct sample *s = sample_new(g, r->time, r->stats, r->nstats);
 
 	s->version = r->version;
+	s->ino = r->ino;
 	s->flags = r->flags;
 	s->usage = r->usage;
 	s->kmem = r->kmem;
@@ -629,6 +630,10 @@ static const struct kernel_row kernel_rows[] = {
      .less_huge = true},
 };
 
+/* The inode of a cgroup hierarchy's root directory (kernfs numbers its
+ * root first). */
+#define CGROUP_ROOT_INO 1
+
 /* The counters of the page cache and of the anonymous memory charged, by
  * version (0: the machine's meminfo). v1's are the total_ ones, the
  * cgroup's and its descendants' as usage_in_bytes counts them ("cache"
@@ -874,7 +879,10 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 	}
 	if (s->version == 2 && stat_get(s, "kernel", &kernel) && kernel > parts)
 		add_row(g, t, nkeys, "[kernel: other]", kernel - parts);
-	if (s->version == 1 && (s->flags & MD_CG_F_KMEM))
+	/* v1's root is never charged: its usage_in_bytes is its page cache
+	 * and anonymous memory (memory.stat), no kernel memory */
+	if (s->version == 1 && (s->flags & MD_CG_F_KMEM) &&
+	    s->ino != CGROUP_ROOT_INO)
 		add_row(g, t, nkeys, "[kernel memory]", s->kmem);
 	file_rows(g, t, nkeys, step, s->time);
 	seen = g->file_bytes[step];
