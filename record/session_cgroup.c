@@ -94,6 +94,21 @@ static int read_own(struct session *r, struct memcg *m)
 			     memcg_dir_version(r->cg.mounts, r->cg.dir), m);
 }
 
+/* True if dir is the root of the cgroup2 hierarchy and has the memory
+ * controller's files but memory.current, which the root has not. */
+static bool is_v2_root(const struct session *r, const char *dir)
+{
+	char *stat;
+	bool ret;
+
+	if (!r->cg.mounts || strcmp(dir, r->cg.mounts->v2))
+		return false;
+	stat = xasprintf("%s/memory.stat", dir);
+	ret = access(stat, F_OK) == 0;
+	free(stat);
+	return ret;
+}
+
 /* The -G cgroup's counters; a cgroup without memory controller, or
  * removed while its processes that left it are still recorded, is said
  * once (their own memory cgroups are still recorded). */
@@ -109,6 +124,12 @@ static void write_target(struct session *r)
 		msg = xasprintf("cgroup '%s' was removed: its charge is not "
 				"recorded from then on, only its processes' "
 				"memory cgroups",
+				dir);
+	else if (is_v2_root(r, dir))
+		msg = xasprintf("cgroup '%s' is the root cgroup, which has no "
+				"memory.current: its charge is not recorded, "
+				"only its processes' memory cgroups ('record "
+				"-a' accounts for the machine's memory)",
 				dir);
 	else
 		msg = xasprintf("cgroup '%s' has no memory controller: its "
