@@ -427,7 +427,8 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 	mm = xmalloc(sizeof(*mm));
 	ret = memcg_mounts_read(mm);
 	/* "/system.slice/x.service" as /proc/PID/cgroup shows it, or a path
-	 * relative to the mount: v2 first, then v1's memory hierarchy */
+	 * relative to the mount: v2 first, then v1's memory hierarchy (first
+	 * where v2's has no memory controller: memory_first) */
 	if (ret == 0 && !(dir = under(mm->v2, path)))
 		dir = under(mm->v1, path);
 	else if (ret == 0)
