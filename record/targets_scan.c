@@ -581,7 +581,9 @@ int target_scan_list(struct target_scan *sc, int **pids,
 		*pids = NULL;
 		return ret;
 	}
-	qsort(*pids, n, sizeof(**pids), cmp_int);
+	/* an empty cgroup leaves *pids NULL, which qsort may not get */
+	if (n > 1)
+		qsort(*pids, n, sizeof(**pids), cmp_int);
 	return (int)keep_user(*pids, n, st);
 }
 
