@@ -12,7 +12,7 @@ with the memory controller, whose memory.stat is the subtree's) with a
 child NAME/idle is made. A process in idle writes a 32 MiB file and
 exits: its page cache stays charged to idle (ground truth: idle's
 memory.stat cache / file), which has no process now. A python3 process
-in NAME itself waits on its stdin (a snapshot to take).
+in a second child NAME/busy waits on its stdin (a snapshot to take).
 `record -G NAME --duration 0` (no --cache-paths: the file is no
 process's) and `report --by files`: the row "[page cache, file unknown]"
 holds idle's page cache (within NAME's page cache read before and
@@ -69,12 +69,15 @@ def run(tmp, cg, idle):
           f">= {SIZE} (the file it wrote)")
     with open(os.path.join(idle, "cgroup.procs")) as f:
         check(f.read().strip() == "", "idle has no process")
-    work = subprocess.Popen([sys.executable, "-c", WAITER, cg],
+    # in a child: cgroup2 lets no process live in a cgroup that hands
+    # the memory controller down
+    work = subprocess.Popen([sys.executable, "-c", WAITER,
+                             os.path.join(cg, "busy")],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
     try:
         check(work.stdout.readline().startswith("ready"),
-              "the waiter is in NAME")
+              "the waiter is in NAME/busy")
         before = lib.memcg_stat(cg, cache_key(cg))
         use0 = usage(cg)
         data = os.path.join(tmp, "g.data")
@@ -117,12 +120,13 @@ def main():
             except OSError:
                 pass
         os.mkdir(idle)
+        os.mkdir(os.path.join(cg, "busy"))
         if not os.path.exists(os.path.join(idle, "memory.stat")):
             lib.skip(f"{idle} has no memory controller")
         with tempfile.TemporaryDirectory(prefix="memsz-t2317-") as tmp:
             run(tmp, cg, idle)
     finally:
-        for d in (idle, cg):
+        for d in (idle, os.path.join(cg, "busy"), cg):
             try:
                 lib.wait_until(lambda: lib.dir_removed(d),
                                f"cgroup {d} to be removed")
