@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """t2316: `record -G CGROUP` takes the cgroup however its path is spelled:
 with a trailing slash (what a shell's completion gives), doubled slashes,
-"." components, or relative to the mount. The report tells the cgroup reported from the others by its path
-(its descendants are part of it): a -G path kept as typed, "CG/", left
-every page of CG's descendants "[charged elsewhere]" and their charge
-"[unexplained]".
+"." or ".." components, or relative to the mount. The report tells the
+cgroup reported from the others by its path (its descendants are part of
+it): a -G path kept as typed, "CG/", left every page of CG's descendants
+"[charged elsewhere]" and their charge "[unexplained]".
 
 As root, a memory cgroup NAME (v1's memory hierarchy first, else cgroup2
 with the memory controller) with a child NAME/sub is made; a python3
@@ -98,7 +98,8 @@ def run(tmp, cg, sub, mount):
               f"ground truth: smaps Anonymous {anon}, sub's memory.stat "
               f"{key} {paid}, both >= {HELD}")
         spellings = [cg, cg + "/", cg + "//", mount + "//" + name,
-                     mount + "/./" + name + "/.", name + "/", "/" + name + "/"]
+                     mount + "/./" + name + "/.", name + "/", "/" + name + "/",
+                     cg + "/sub/..", name + "/sub/../"]
         for sp in spellings:
             got = record(tmp, sp, work.pid, cg)
             if got is None:
