@@ -385,8 +385,8 @@ static char *memory_first(const struct memcg_mounts *mm, const char *path,
 }
 
 /* Tidy the absolute path dir in place as the kernel's paths read
- * (/proc/PID/cgroup after its mount, memcg.h's directories): no empty or
- * "." component, no slash at the end ("/" stays). The report tells the
+ * (/proc/PID/cgroup after its mount, memcg.h's directories): no empty,
+ * "." or ".." component, no slash at the end ("/" stays). The report tells the
  * -G cgroup's descendants by their paths under it (cgcharge.c): "CG/"
  * or "A//CG" kept as typed matched none of them. */
 static void path_tidy(char *dir)
@@ -399,8 +399,13 @@ static void path_tidy(char *dir)
 		if (!e)
 			e = s + strlen(s);
 
-		/* a component "/NAME" is [s, e); "/" and "/." are dropped */
-		if (!(e - s == 1 || (e - s == 2 && s[1] == '.'))) {
+		/* a component "/NAME" is [s, e); "/" and "/." are dropped,
+		 * "/.." drops the one before it (cgroupfs has no symlink,
+		 * and the mounts are found by their real paths) */
+		if (e - s == 3 && s[1] == '.' && s[2] == '.') {
+			while (w > dir && *--w != '/')
+				;
+		} else if (!(e - s == 1 || (e - s == 2 && s[1] == '.'))) {
 			memmove(w, s, (size_t)(e - s));
 			w += e - s;
 		}
