@@ -70,8 +70,9 @@ static const struct opt record_opts[] = {
      "every process of a cgroup and its descendants,\n"
      "and those that join (a path under the cgroup2\n"
      "mount, e.g. system.slice/ssh.service, or under\n"
-     "the v1 memory hierarchy); its memory counters\n"
-     "are recorded at every snapshot",
+     "the v1 memory hierarchy, the latter first where\n"
+     "cgroup2 has no memory controller); its memory\n"
+     "counters are recorded at every snapshot",
      NULL},
     {0, "frame-walk", OPT_NOARG, NULL, 'K',
      "with -a: also walk every page frame\n"
@@ -650,6 +651,11 @@ static int record(struct record_args *a, const int *pids, int npids,
 			    st.direct ? "what " : "", a->so.path,
 			    st.direct ? " received is an incomplete recording"
 				      : " left as it was");
+	else if (!st.committed && a->cgroup && !st.ntargets)
+		/* its counters are written after its processes' snapshots */
+		memsz_error("nothing recorded: cgroup '%s' has no process; "
+			    "'%s' left as it was",
+			    a->cgroup, a->so.path);
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "
 			    "could be taken; '%s' left as it was",

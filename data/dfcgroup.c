@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "data/dfcodec.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -72,6 +73,17 @@ int md_cgroup_decode(struct md_reader *r, struct md_cur *c,
 	return 0;
 }
 
+/* The n counters stats, each on a line, keys escaped (read from a file). */
+static void print_stats(FILE *out, const struct md_cgroup_stat *stats,
+			uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		fputs("    ", out);
+		fputs_escaped(stats[i].key, out);
+		fprintf(out, " %" PRIu64 "\n", stats[i].value);
+	}
+}
+
 /* With o->verbose, each counter on a line. */
 void md_cgroup_print(FILE *out, const struct md_record *rec, const char *name,
 		     const struct md_print_opts *o)
@@ -85,12 +97,13 @@ void md_cgroup_print(FILE *out, const struct md_record *rec, const char *name,
 		fprintf(out, " usage %" PRIu64, g->usage);
 	if (g->flags & MD_CG_F_KMEM)
 		fprintf(out, " kmem %" PRIu64, g->kmem);
-	fprintf(out, " stats %u%s%s %s\n", g->nstats,
+	fprintf(out, " stats %u%s%s ", g->nstats,
 		g->flags & MD_CG_F_TARGET ? " target" : "",
-		g->flags & MD_CG_F_PAYER ? " payer" : "", g->path);
-	for (uint32_t i = 0; o->verbose && i < g->nstats; i++)
-		fprintf(out, "    %s %" PRIu64 "\n", g->stats[i].key,
-			g->stats[i].value);
+		g->flags & MD_CG_F_PAYER ? " payer" : "");
+	/* a cgroup's name may hold any byte but '/' and newline */
+	fputs_escaped(g->path, out);
+	fputc('\n', out);
+	print_stats(out, g->stats, o->verbose ? g->nstats : 0);
 }
 
 /* --- SNAP_CHARGE: pages charged to another memory cgroup --- */
@@ -258,9 +271,11 @@ void md_file_cache_print(FILE *out, const struct md_record *rec,
 	md_print_time(out, f->time);
 	fprintf(out,
 		"%s %02x:%02x %" PRIu64 " size %" PRIu64 " runs %u "
-		"pages %" PRIu64 " %s\n",
+		"pages %" PRIu64 " ",
 		name, f->dev_major, f->dev_minor, f->ino, f->size, f->nruns,
-		pages, f->path);
+		pages);
+	fputs_escaped(f->path, out);
+	fputc('\n', out);
 	for (uint32_t i = 0; o->verbose && i < f->nruns; i++)
 		fprintf(out, "    page %" PRIu64 " %u cgroup %" PRIu64 "\n",
 			f->runs[i].page, f->runs[i].npages, f->runs[i].cgroup);
@@ -352,9 +367,7 @@ void md_machine_print(FILE *out, const struct md_record *rec, const char *name,
 
 	md_print_time(out, m->time);
 	fprintf(out, "%s stats %u\n", name, m->nstats);
-	for (uint32_t i = 0; o->verbose && i < m->nstats; i++)
-		fprintf(out, "    %s %" PRIu64 "\n", m->stats[i].key,
-			m->stats[i].value);
+	print_stats(out, m->stats, o->verbose ? m->nstats : 0);
 }
 
 int md_write_machine(struct md_writer *w, const struct md_machine *r)

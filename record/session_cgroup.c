@@ -94,8 +94,24 @@ static int read_own(struct session *r, struct memcg *m)
 			     memcg_dir_version(r->cg.mounts, r->cg.dir), m);
 }
 
-/* The -G cgroup's counters; a cgroup without memory controller is said
- * once (its processes' own memory cgroups are still recorded). */
+/* True if dir is the root of the cgroup2 hierarchy and has the memory
+ * controller's files but memory.current, which the root has not. */
+static bool is_v2_root(const struct session *r, const char *dir)
+{
+	char *stat;
+	bool ret;
+
+	if (!r->cg.mounts || strcmp(dir, r->cg.mounts->v2))
+		return false;
+	stat = xasprintf("%s/memory.stat", dir);
+	ret = access(stat, F_OK) == 0;
+	free(stat);
+	return ret;
+}
+
+/* The -G cgroup's counters; a cgroup without memory controller, or
+ * removed while its processes that left it are still recorded, is said
+ * once (their own memory cgroups are still recorded). */
 static void write_target(struct session *r)
 {
 	const char *dir = target_scan_dir(r->sc.scan);
@@ -104,9 +120,22 @@ static void write_target(struct session *r)
 	if (write_dir(r, dir, 0, MD_CG_F_TARGET, NULL) != -ENOENT || r->cg.told)
 		return;
 	r->cg.told = true;
-	msg = xasprintf("cgroup '%s' has no memory controller: its charge "
-			"is not recorded, only its processes' memory cgroups",
-			dir);
+	if (access(dir, F_OK) < 0 && errno == ENOENT)
+		msg = xasprintf("cgroup '%s' was removed: its charge is not "
+				"recorded from then on, only its processes' "
+				"memory cgroups",
+				dir);
+	else if (is_v2_root(r, dir))
+		msg = xasprintf("cgroup '%s' is the root cgroup, which has no "
+				"memory.current: its charge is not recorded, "
+				"only its processes' memory cgroups ('record "
+				"-a' accounts for the machine's memory)",
+				dir);
+	else
+		msg = xasprintf("cgroup '%s' has no memory controller: its "
+				"charge is not recorded, only its processes' "
+				"memory cgroups",
+				dir);
 	rec_note(r, MD_NOTE_NO_MEMCG, msg);
 	rec_say(r, true, msg);
 	free(msg);

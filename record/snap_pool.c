@@ -271,6 +271,20 @@ static void snap_tick(const struct snapper *s)
 		s->tick(s->tick_arg);
 }
 
+/* The present pages of a hugetlb mapping m are hugetlb pages: their runs
+ * in sl get MD_PG_HUGE, which kpageflags' KPF_HUGE gives only the pages
+ * it looks up (shared ones), where the snapshot has kpageflags. A report
+ * of the machine tells them from the rest of meminfo's Hugetlb by it. */
+static void hugetlb_runs(const struct snapper *s, const struct procmap *m,
+			 struct snap_slot *sl)
+{
+	if (!s->has_kpageflags || !(m->vmflags & PROCMAP_VM_HUGETLB))
+		return;
+	for (size_t i = 0; i < sl->nruns; i++)
+		if (sl->runs[i].flags & MD_PG_PRESENT)
+			sl->runs[i].flags |= MD_PG_HUGE;
+}
+
 /* Write the finished tasks [from, to) in order, the chunks held among them
  * classified first (snap_hold_resolve, through the scratch of the
  * caller's thread, s->ctx[0]): each task's runs go to the encoder of its
@@ -307,6 +321,7 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			if (ret < 0)
 				return ret;
 		}
+		hugetlb_runs(s, m, sl);
 		shmswap_fill(j, sl->runs, sl->nruns, t->flags & TASK_END);
 		a->present += sl->present;
 		a->swapped += sl->swapped + j->shm.added;

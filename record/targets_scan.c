@@ -363,6 +363,59 @@ static char *under(const char *mount, const char *path)
 	return NULL;
 }
 
+/* v2dir, the directory of path under the cgroup2 mount, or the one of
+ * the same path in v1's memory hierarchy where v2dir has no memory
+ * controller (no memory.current) and v1's exists: a hybrid machine
+ * (systemd makes each cgroup in both) has its memory cgroups in v1's
+ * hierarchy, the controller on one hierarchy only. Takes v2dir; returns
+ * the one kept (caller frees). */
+static char *memory_first(const struct memcg_mounts *mm, const char *path,
+			  char *v2dir)
+{
+	char *cur = xasprintf("%s/memory.current", v2dir), *v1dir = NULL;
+	bool v2mem = access(cur, F_OK) == 0;
+
+	free(cur);
+	if (!v2mem && !mm->v2_given)
+		v1dir = under(mm->v1, path);
+	if (!v1dir)
+		return v2dir;
+	free(v2dir);
+	return v1dir;
+}
+
+/* Tidy the absolute path dir in place as the kernel's paths read
+ * (/proc/PID/cgroup after its mount, memcg.h's directories): no empty,
+ * "." or ".." component, no slash at the end ("/" stays). The report tells the
+ * -G cgroup's descendants by their paths under it (cgcharge.c): "CG/"
+ * or "A//CG" kept as typed matched none of them. */
+static void path_tidy(char *dir)
+{
+	char *w = dir;
+
+	for (const char *s = dir; *s;) {
+		const char *e = strchr(s + 1, '/');
+
+		if (!e)
+			e = s + strlen(s);
+
+		/* a component "/NAME" is [s, e); "/" and "/." are dropped,
+		 * "/.." drops the one before it (cgroupfs has no symlink,
+		 * and the mounts are found by their real paths) */
+		if (e - s == 3 && s[1] == '.' && s[2] == '.') {
+			while (w > dir && *--w != '/')
+				;
+		} else if (!(e - s == 1 || (e - s == 2 && s[1] == '.'))) {
+			memmove(w, s, (size_t)(e - s));
+			w += e - s;
+		}
+		s = e;
+	}
+	if (w == dir)
+		*w++ = '/';
+	*w = '\0';
+}
+
 int target_scan_cgroup(const char *path, struct target_scan **out)
 {
 	struct memcg_mounts *mm;
@@ -379,9 +432,12 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 	mm = xmalloc(sizeof(*mm));
 	ret = memcg_mounts_read(mm);
 	/* "/system.slice/x.service" as /proc/PID/cgroup shows it, or a path
-	 * relative to the mount: v2 first, then v1's memory hierarchy */
+	 * relative to the mount: v2 first, then v1's memory hierarchy (first
+	 * where v2's has no memory controller: memory_first) */
 	if (ret == 0 && !(dir = under(mm->v2, path)))
 		dir = under(mm->v1, path);
+	else if (ret == 0)
+		dir = memory_first(mm, path, dir);
 	free(mm);
 	if (ret < 0)
 		return ret;
@@ -392,6 +448,7 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 		return -ENOTDIR;
 	}
 done:
+	path_tidy(dir);
 	*out = xcalloc(1, sizeof(**out));
 	(*out)->dir = dir;
 	return 0;
@@ -529,7 +586,9 @@ int target_scan_list(struct target_scan *sc, int **pids,
 		*pids = NULL;
 		return ret;
 	}
-	qsort(*pids, n, sizeof(**pids), cmp_int);
+	/* an empty cgroup leaves *pids NULL, which qsort may not get */
+	if (n > 1)
+		qsort(*pids, n, sizeof(**pids), cmp_int);
 	return (int)keep_user(*pids, n, st);
 }
 

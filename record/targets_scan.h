@@ -34,8 +34,12 @@ int target_scan_all(struct target_scan **out);
  * a cgroup2 file system or of a v1 hierarchy, or a path as /proc/PID/cgroup
  * shows it) or relative; a path that is not a directory itself is taken
  * under the cgroup2 mount (usually /sys/fs/cgroup), then under the v1
- * memory hierarchy (memcg.h: MEMSZ_CGROUP2_ROOT stands for the cgroup2
- * mount when set). Returns 0 and *out, -ENOENT if there is no such cgroup,
+ * memory hierarchy, which comes first where the cgroup2 directory has no
+ * memory.current (a hybrid machine; memcg.h: MEMSZ_CGROUP2_ROOT stands
+ * for the cgroup2 mount when set). The directory kept is tidied as the
+ * kernel writes paths (no slash at the end, no empty, "." or ".."
+ * component).
+ * Returns 0 and *out, -ENOENT if there is no such cgroup,
  * -ENOTDIR if path is not a cgroup directory, -ENODEV if no cgroup file
  * system is mounted. */
 int target_scan_cgroup(const char *path, struct target_scan **out);

@@ -33,7 +33,7 @@ struct pid_cg {
  * machine's (version 0: meminfo, slabinfo and, recorded with
  * --frame-walk, the page frame walk). */
 struct sample {
-	uint64_t time;
+	uint64_t time, ino;
 	uint32_t version, flags;
 	uint64_t usage, kmem;
 	struct md_cgroup_stat *stats; /* keys owned */
@@ -93,7 +93,9 @@ struct cgcharge {
 	size_t nkeys, keycap;
 	struct hashmap keyix;
 	uint64_t *file_bytes; /* per step: of them, bytes charged */
-	size_t nsteps;
+	uint64_t *huge;	      /* per step: CHARGE of hugetlb pages
+				 (COL_PSS_SHIFT fixed point) */
+	size_t nsteps, hugecap;
 	uint32_t elsewhere, cache_label;
 	struct cfile *files; /* FILE_CACHE records, by file */
 	size_t nfiles, filecap;
@@ -165,6 +167,7 @@ static void sample_add(struct cgcharge *g, const struct md_cgroup *r)
 	struct sample *s = sample_new(g, r->time, r->stats, r->nstats);
 
 	s->version = r->version;
+	s->ino = r->ino;
 	s->flags = r->flags;
 	s->usage = r->usage;
 	s->kmem = r->kmem;
@@ -325,6 +328,7 @@ void cgcharge_free(struct cgcharge *g)
 	free(g->keys);
 	hashmap_free(&g->keyix);
 	free(g->file_bytes);
+	free(g->huge);
 	free(g->target);
 	for (size_t i = 0; i < g->nfiles; i++)
 		free(g->files[i].recs);
@@ -465,6 +469,8 @@ static void steps_grow(struct cgcharge *g, uint32_t step)
 	      sizeof(*g->file_bytes));
 	memset(g->file_bytes + old, 0,
 	       (g->nsteps - old) * sizeof(*g->file_bytes));
+	xgrow(&g->huge, &g->hugecap, g->nsteps, sizeof(*g->huge));
+	memset(g->huge + old, 0, (g->nsteps - old) * sizeof(*g->huge));
 }
 
 /* The pages [s, e) of run r of mapping m, charged to the reported cgroup,
@@ -510,6 +516,13 @@ static void push_charged(struct cgcharge *g, const struct md_snap_mapping *m,
 	if (!unknown && !g->cgs[k].inside) {
 		x.flags |= ATTRIB_PG_ELSEWHERE;
 		x.reserved = (uint32_t)k + 1;
+		out_push(g, &x);
+	} else if (r->flags & MD_PG_HUGE) {
+		/* hugetlb: a share per mapper, as attrib.c charges it; no
+		 * page cache, even shared (meminfo's Hugetlb, not Cached) */
+		steps_grow(g, step);
+		g->huge[step] += ((e - s) << COL_PSS_SHIFT) /
+				 (r->mapcount > 1 ? r->mapcount : 1);
 		out_push(g, &x);
 	} else if ((r->flags & MD_PG_FILE) && m->ino) {
 		push_cache(g, m, r, s, e, step);
@@ -570,6 +583,7 @@ struct kernel_row {
 	const char *label;
 	const char *keys[3];
 	bool in_kernel;
+	bool less_huge; /* less the hugetlb pages t's CHARGE counted */
 	const char *parts, *rest;
 };
 
@@ -610,14 +624,24 @@ static const struct kernel_row kernel_rows[] = {
      .label = "[kernel: page tables]",
      .keys = {"PageTables", "SecPageTables"}},
     {.version = 0, .label = "[kernel: percpu]", .keys = {"Percpu"}},
-    {.version = 0, .label = "[hugetlb]", .keys = {"Hugetlb"}},
+    {.version = 0,
+     .label = "[hugetlb]",
+     .keys = {"Hugetlb"},
+     .less_huge = true},
 };
 
+/* The inode of a cgroup hierarchy's root directory (kernfs numbers its
+ * root first). */
+#define CGROUP_ROOT_INO 1
+
 /* The counters of the page cache and of the anonymous memory charged, by
- * version (0: the machine's meminfo). */
+ * version (0: the machine's meminfo). v1's are the total_ ones, the
+ * cgroup's and its descendants' as usage_in_bytes counts them ("cache"
+ * and "rss" are the cgroup's alone: a child's page cache was left
+ * "[unexplained]"); v2's memory.stat counts the subtree. */
 static const char *const file_keys[3][2] = {
-    {"Buffers", "Cached"}, {"cache"}, {"file"}};
-static const char *const anon_key[3] = {"AnonPages", "rss", "anon"};
+    {"Buffers", "Cached"}, {"total_cache"}, {"file"}};
+static const char *const anon_key[3] = {"AnonPages", "total_rss", "anon"};
 
 /* The sum of the counters keys[0..n-1] of s (those it has). */
 static uint64_t stat_sum(const struct sample *s, const char *const *keys,
@@ -825,7 +849,7 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 			 char **note)
 {
 	const struct sample *s;
-	uint64_t kernel = 0, parts = 0, file, seen, total, anon, counted;
+	uint64_t kernel = 0, parts = 0, file, seen, total, anon, counted, huge;
 
 	*over = 0;
 	*note = NULL;
@@ -835,10 +859,11 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 	if (!s || !(s->flags & MD_CG_F_USAGE))
 		return -ENOENT;
 	steps_grow(g, step);
-	/* what the processes' pages explain: page cache and the rest */
-	counted = (t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT) -
-		  MIN(g->file_bytes[step],
-		      t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT);
+	/* what the processes' pages explain: page cache, hugetlb pages and
+	 * the rest (anonymous) */
+	total = t->total.vals[COL_CHARGE] >> COL_PSS_SHIFT;
+	huge = g->huge[step] >> COL_PSS_SHIFT;
+	counted = total - MIN(g->file_bytes[step] + huge, total);
 	for (size_t i = 0; i < ARRAY_SIZE(kernel_rows); i++) {
 		const struct kernel_row *k = &kernel_rows[i];
 		uint64_t sum;
@@ -846,13 +871,18 @@ int cgcharge_kernel_rows(struct cgcharge *g, struct rowtree *t, size_t nkeys,
 		if (k->version != s->version)
 			continue;
 		sum = stat_sum(s, k->keys, ARRAY_SIZE(k->keys));
+		if (k->less_huge)
+			sum -= MIN(sum, huge);
 		add_parts(g, t, nkeys, k, s, sum);
 		if (k->in_kernel)
 			parts += sum;
 	}
 	if (s->version == 2 && stat_get(s, "kernel", &kernel) && kernel > parts)
 		add_row(g, t, nkeys, "[kernel: other]", kernel - parts);
-	if (s->version == 1 && (s->flags & MD_CG_F_KMEM))
+	/* v1's root is never charged: its usage_in_bytes is its page cache
+	 * and anonymous memory (memory.stat), no kernel memory */
+	if (s->version == 1 && (s->flags & MD_CG_F_KMEM) &&
+	    s->ino != CGROUP_ROOT_INO)
 		add_row(g, t, nkeys, "[kernel memory]", s->kmem);
 	file_rows(g, t, nkeys, step, s->time);
 	seen = g->file_bytes[step];

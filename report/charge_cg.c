@@ -52,6 +52,15 @@ void charge_cg_finish(struct report_ctx *c, const bool *chosen)
 	uint64_t latest = 0;
 	char buf[32];
 
+	/* kpagecgroup is read by page frame number: without them every
+	 * page was taken as its process's cgroup's */
+	if (c->cg && !res->have_pss)
+		strlist_add(&res->notes,
+			    xstrdup("CHARGE: recorded without page frame "
+				    "numbers (needs CAP_SYS_ADMIN): which "
+				    "cgroup pays for each page is unknown, "
+				    "each is taken as its process's own "
+				    "cgroup's"));
 	if (!cgcharge_accounts(c->cg))
 		return;
 	if (!filter_empty(c->o->filter)) {
@@ -77,7 +86,14 @@ void charge_cg_finish(struct report_ctx *c, const bool *chosen)
 				    "counters were not recorded after a "
 				    "snapshot: kernel memory, page cache and "
 				    "[unexplained] are left out there"));
-	if (c->cg_over) {
+	if (c->cg_over && !res->have_pss) {
+		fmt_human(buf, sizeof(buf), (double)c->cg_over);
+		strlist_add(&res->notes,
+			    xasprintf("CHARGE: the pages the processes map "
+				      "exceed the charge by %s (the cgroups "
+				      "that pay for them are unknown)",
+				      buf));
+	} else if (c->cg_over) {
 		fmt_human(buf, sizeof(buf), (double)c->cg_over);
 		strlist_add(&res->notes,
 			    xasprintf("CHARGE: the pages the processes map "

@@ -242,8 +242,18 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2313-record-memcg-move.py \
 	tests/t2314-record-cache-walk-stop.py \
 	tests/t2315-record-charge-queue.py \
+	tests/t2316-record-cgroup-spelling.py \
+	tests/t2317-record-cgroup-nested.py \
+	tests/t2318-record-cgroup-hybrid.py \
+	tests/t2319-record-cgroup-empty.py \
 	tests/t2312-record-machine.py \
 	tests/t2320-record-smem.py \
+	tests/t2321-record-all-hugetlb.py \
+	tests/t2322-record-cgroup-removed.py \
+	tests/t2323-record-cgroup-nonroot.py \
+	tests/t2324-dump-cgroup-escape.py \
+	tests/t2325-record-cgroup-v1-root.py \
+	tests/t2326-record-cgroup-v2-root.py \
 	tests/t2440-record-faults-static.py \
 	tests/t2441-record-jit-map-large.py \
 	tests/t2442-record-faults-exec.py \
