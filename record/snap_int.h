@@ -108,7 +108,21 @@ struct snap_image {
 	uint64_t ino;
 	uint32_t id;
 	uint32_t round; /* the last round of snapshots that mapped it */
+	/* what its IMAGE record says of the file besides (dev, ino): st_size,
+	 * st_mtim and a hash of the build-id (0: none), which an image
+	 * mapped again after a round without it must still have to keep its
+	 * id (snap_images.c: image_same_file) */
+	uint64_t size, build_id_hash;
+	int64_t mtime_ns;
+	/* a file with a name (not "(deleted)", found where the process sees
+	 * it): kept when no round maps it, up to SNAP_IMAGES_DORMANT_MAX */
+	bool named;
 };
+/* The images no snapshot of the last two rounds mapped that the registry
+ * keeps at most (the oldest beyond are forgotten): a file mapped again
+ * keeps its one IMAGE record, while shmem inodes made all day (always
+ * "(deleted)") are not kept at all. */
+#define SNAP_IMAGES_DORMANT_MAX 4096
 
 /* A file the image registry opened in this snapshot to read its
  * build-id (snap_images.c), kept open until the snapshot ends: then
