@@ -423,6 +423,12 @@ struct snap_shmswap {
 	bool on, own;
 	int fd;
 	uint64_t start, end, pgoff, pos;
+	/* a private read-only mapping: its copy-on-write copies are asked
+	 * about too (snap_shmswap.h); cow, the copy being split, and cow_pos
+	 * the end of its part put out so far */
+	bool ro_private;
+	const struct md_run *cow;
+	uint64_t cow_pos;
 	struct md_run *runs; /* shmswap_fill's scratch */
 	size_t nruns, runs_cap;
 	/* shmswap_fill's output: nout runs at out, added pages added */
