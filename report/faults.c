@@ -697,7 +697,12 @@ window:
  * one step of the leaf's .eh_frame (libunwind) finds its real return
  * address: where the chain's second frame is another, that caller is put
  * back. A leaf whose frame was set up gives the chain's own second
- * frame; one without a CFI entry falls back on rbp, which agrees too. */
+ * frame; one without a CFI entry falls back on rbp, which agrees too.
+ * perf does the same on arm64 with the link register it samples beside
+ * an fp chain (get_leaf_frame_caller_aarch64: two frames of DWARF
+ * unwinding); on x86 it keeps the kernel's chain. Not found: a leaf
+ * frame beyond the stack copy, or recursion whose skipped caller has the
+ * same return address as its own caller. */
 static int chain_frames(struct faults *f, struct find_arg *fa,
 			const struct md_sample *s, const struct unwind_regs *r,
 			uint64_t *ips)
