@@ -85,6 +85,18 @@ def main():
                      "(two runs wanted)")
         check(len(images) == 1,
               f"{len(images)} IMAGE record(s) of the program, one wanted")
+        # every file of the recording (shell, libc, ld.so, its cache...):
+        # one IMAGE record per device and inode
+        seen = {}
+        for ln in dump.splitlines():
+            m = re.search(r" IMAGE #\d+ (\S+) (\d+) .* (\S+)$", ln)
+            if m:
+                seen.setdefault((m.group(1), m.group(2)), []).append(
+                    m.group(3))
+        twice = {k: v for k, v in seen.items() if len(v) > 1}
+        check(seen and not twice,
+              f"one IMAGE record for each of the {len(seen)} files: "
+              f"{twice}")
 
         size, segs = os.stat(exe).st_size, loads(exe)
         for by in ("files", "files,segments"):
