@@ -119,7 +119,7 @@ struct snap_image {
 	bool named;
 };
 /* The images no snapshot of the last two rounds mapped that the registry
- * keeps at most (the oldest beyond are forgotten): a file mapped again
+ * keeps at most (those registered first go first): a file mapped again
  * keeps its one IMAGE record, while shmem inodes made all day (always
  * "(deleted)") are not kept at all. */
 #define SNAP_IMAGES_DORMANT_MAX 4096
