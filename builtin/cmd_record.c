@@ -121,11 +121,12 @@ static const struct opt record_opts[] = {
     {0, "call-graph", OPT_ARG, "MODE", 'g',
      "dwarf: copy registers and user stack for unwinding\n"
      "at report time (default); fp: the kernel's\n"
-     "frame-pointer callchain",
+     "frame-pointer callchain, and bp, sp, ip and the\n"
+     "stack top to find a frameless leaf's caller",
      NULL},
     {0, "stack-size", OPT_ARG, "BYTES", 'S',
-     "user stack bytes copied per sample (dwarf; default\n"
-     "8192, at most 65528)",
+     "user stack bytes copied per sample (default 8192,\n"
+     "fp: 256; at most 65528)",
      NULL},
     {'m', "mmap-pages", OPT_ARG, "PAGES", 'm',
      "ring buffer pages per cpu for samples (a power\n"

@@ -114,6 +114,10 @@ enum md_page_flags {
 				 THP, not hugetlb): smaps AnonHugePages,
 				 ShmemPmdMapped or FilePmdMapped; only in
 				 snapshots with MD_SNAP_F_PMD */
+	/* present, a copy-on-write copy (no FILE) in a private read-only
+	 * mapping of shmem whose object's page there is swapped out:
+	 * smaps counts that page in Swap too (its Rss the copy) */
+	MD_PG_OBJ_SWAPPED = 1u << 19,
 };
 
 /* Snapshot mapping flags (md_snap_mapping.flags) besides MAP_SHARED or

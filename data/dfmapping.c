@@ -241,7 +241,8 @@ int md_mapping_end(struct md_writer *w, const struct md_snap_mapping *r,
 	(MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_FILE | MD_PG_EXCLUSIVE |        \
 	 MD_PG_SOFTDIRTY | MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED |       \
 	 MD_PG_KSM | MD_PG_THP | MD_PG_HUGE | MD_PG_ZERO | MD_PG_IDLE |        \
-	 MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY | MD_PG_PMD)
+	 MD_PG_PRIVATE_DIRTY | MD_PG_SHARED_DIRTY | MD_PG_PMD |                \
+	 MD_PG_OBJ_SWAPPED)
 /* flags only /proc/kpageflags gives (MD_SNAP_F_KPAGEFLAGS) */
 #define MD_PG_FROM_KPAGEFLAGS                                                  \
 	(MD_PG_DIRTY | MD_PG_ANON | MD_PG_SWAPBACKED | MD_PG_KSM |             \
@@ -278,6 +279,9 @@ static const char *run_check(const struct md_reader *r,
 	if ((run->flags & MD_PG_PMD) &&
 	    (kind != MD_PG_PRESENT || !(r->snap_flags & MD_SNAP_F_PMD)))
 		return "page run with a PMD flag that cannot be";
+	if ((run->flags & MD_PG_OBJ_SWAPPED) &&
+	    (kind != MD_PG_PRESENT || (run->flags & MD_PG_FILE)))
+		return "page run with an object swapped under no copy";
 	if (kind != MD_PG_PRESENT ? run->mapcount != 0
 	    : (run->flags & MD_PG_EXCLUSIVE)
 		? run->mapcount != 1
@@ -602,7 +606,9 @@ void md_print_mapping(FILE *out, const struct md_record *rec, const char *name,
 		const struct md_run *r = &m->runs[i];
 
 		present += r->flags & MD_PG_PRESENT ? r->npages : 0;
-		swapped += r->flags & MD_PG_SWAPPED ? r->npages : 0;
+		swapped += r->flags & (MD_PG_SWAPPED | MD_PG_OBJ_SWAPPED)
+			       ? r->npages
+			       : 0;
 		zero += r->flags & MD_PG_ZERO ? r->npages : 0;
 		pd += r->flags & MD_PG_PRIVATE_DIRTY ? r->npages : 0;
 		sd += r->flags & MD_PG_SHARED_DIRTY ? r->npages : 0;

@@ -32,6 +32,7 @@ static const struct flag_name {
 	{MD_PG_PRIVATE_DIRTY, "pdirty"},
 	{MD_PG_SHARED_DIRTY, "sdirty"},
 	{MD_PG_PMD, "pmd"},
+	{MD_PG_OBJ_SWAPPED, "objswapped"},
 },
   snap_flags[] = {
       {MD_SNAP_F_PFN, "pfn"},

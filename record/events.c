@@ -62,6 +62,15 @@ uint64_t events_regs_mask(void)
 #endif
 }
 
+uint64_t events_leaf_regs_mask(void)
+{
+#if defined(__x86_64__)
+	return EVENTS_X86_64_LEAF_REGS_MASK;
+#else
+	return 0;
+#endif
+}
+
 int events_attr(const char *name, const struct events_opts *o,
 		struct perf_event_attr *attr)
 {
@@ -92,6 +101,16 @@ int events_attr(const char *name, const struct events_opts *o,
 	a.exclude_callchain_kernel = 1;
 	if (o->cg == EVENTS_CG_FP) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		/* bp, sp, ip and the stack top: the leaf's caller */
+		a.sample_regs_user = events_leaf_regs_mask();
+		if (a.sample_regs_user) {
+			stack = o->stack_size ? o->stack_size
+					      : EVENTS_DEFAULT_LEAF_STACK;
+			a.sample_type |=
+			    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a.sample_stack_user =
+			    (MIN(stack, EVENTS_MAX_STACK) + 7) & ~7u;
+		}
 	} else {
 		stack = o->stack_size ? o->stack_size : EVENTS_DEFAULT_STACK;
 		stack = (MIN(stack, EVENTS_MAX_STACK) + 7) & ~7u;

@@ -17,18 +17,29 @@
  * x86-64: AX..GS and R8..R15 without DS, ES, FS, GS (bits 12-15). */
 #define EVENTS_X86_64_REGS_MASK 0xff0fffull
 
+/* What --call-graph fp adds to the kernel's callchain to find the caller of
+ * a function that had not set up its frame when it faulted (a leaf built
+ * without a frame pointer, glibc's memset, a function's first
+ * instructions): the kernel's walk starts at rbp, still the caller's, and
+ * skips that caller. Its return address is in the few stack bytes above
+ * sp, where the leaf's .eh_frame says (report/faults.c). */
+#define EVENTS_X86_64_LEAF_REGS_MASK 0x1c0ull /* BP, SP, IP */
+#define EVENTS_DEFAULT_LEAF_STACK 256u
+
 #define EVENTS_DEFAULT_STACK 8192u
 #define EVENTS_MAX_STACK 65528u /* perf limits a sample to 64 KiB */
 
 enum events_callgraph {
 	EVENTS_CG_DWARF, /* PERF_SAMPLE_REGS_USER | STACK_USER */
-	EVENTS_CG_FP,	 /* PERF_SAMPLE_CALLCHAIN (user frames only) */
+	EVENTS_CG_FP,	 /* PERF_SAMPLE_CALLCHAIN (user frames only), and
+			    the leaf's registers and stack top */
 };
 
 struct events_opts {
 	uint64_t period; /* sample every N events; 0: 1 */
 	enum events_callgraph cg;
-	uint32_t stack_size; /* dwarf: bytes of stack; 0: 8192 */
+	/* bytes of stack; 0: 8192 (dwarf), 256 (fp: the leaf's frame) */
+	uint32_t stack_size;
 };
 
 /* Load libpfm4 (on first use) and initialise it, once. Returns 0,
@@ -56,5 +67,9 @@ unsigned events_edit_distance(const char *a, const char *b);
 
 /* sample_regs_user for DWARF unwinding on this architecture (0: none). */
 uint64_t events_regs_mask(void);
+
+/* sample_regs_user that --call-graph fp adds to find the caller of a
+ * leaf on this architecture (0: none, the callchain alone). */
+uint64_t events_leaf_regs_mask(void);
 
 #endif

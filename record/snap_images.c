@@ -188,15 +188,30 @@ static struct snap_image *image_find(struct snapper *s, uint32_t maj,
 }
 
 /* Forget the images no snapshot of the last round mapped (their round is
- * older than the last), keeping the others in order, and index them
- * again. */
+ * older than the last) but those with a name (at most
+ * SNAP_IMAGES_DORMANT_MAX of them), keeping the others in order, and
+ * index them again. */
 static void images_sweep(struct snapper *s)
 {
-	size_t i, n = 0;
+	size_t i, n = 0, dormant = 0, drop;
 
 	for (i = 0; i < s->nimages; i++)
-		if (s->images[i].round + 1 >= s->images_round)
-			s->images[n++] = s->images[i];
+		if (s->images[i].round + 1 < s->images_round &&
+		    s->images[i].named)
+			dormant++;
+	/* named files no round mapped stay (a file mapped again keeps its
+	 * one IMAGE record), the oldest forgotten beyond the bound */
+	drop = dormant > SNAP_IMAGES_DORMANT_MAX
+		   ? dormant - SNAP_IMAGES_DORMANT_MAX
+		   : 0;
+	for (i = 0; i < s->nimages; i++) {
+		const struct snap_image *si = &s->images[i];
+
+		if (si->round + 1 < s->images_round &&
+		    (!si->named || (drop && drop--)))
+			continue;
+		s->images[n++] = *si;
+	}
 	s->nimages = n;
 	if (s->images_cap > 64 && n < s->images_cap / 4) {
 		s->images_cap /= 2;
@@ -297,10 +312,11 @@ void snap_images_close_fds(struct snapper *s)
 }
 
 /* The IMAGE record of the file (dev, ino) mapped at [start, end) at path
- * by pid, under the id im->id. */
+ * by pid, under the id im->id; *found says whether memsz found where to
+ * open it (im->size and im->mtime_ns are its stat's). */
 static int image_write(struct snapper *s, struct md_image *im, int pid,
 		       uint64_t start, uint64_t end, const uint8_t *build_id,
-		       uint32_t build_id_len)
+		       uint32_t build_id_len, bool *found)
 {
 	struct stat st;
 	char *open_path, *rel;
@@ -312,6 +328,7 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 	open_path =
 	    dirfd == AT_FDCWD ? rel : xasprintf("/proc/%d/root/%s", pid, rel);
 	im->open_path = open_path;
+	*found = open_path[0] != 0;
 	if (open_path[0]) {
 		im->size = (uint64_t)st.st_size;
 		im->mtime_ns = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC +
@@ -343,10 +360,53 @@ static int image_write(struct snapper *s, struct md_image *im, int pid,
 	if (pfd >= 0)
 		close(pfd);
 	ret = md_write_image(s->w, im);
+	im->open_path = NULL; /* freed now */
 	if (open_path != rel)
 		free(open_path);
 	free(rel);
 	return ret;
+}
+
+static uint64_t build_id_hash(const uint8_t *build_id, uint32_t len)
+{
+	return len ? hashmap_hash_bytes(build_id, len) | 1 : 0;
+}
+
+/* Whether the file (dev, ino) that pid maps at [start, end) at path is
+ * still the file of si, an image no snapshot of the last round mapped:
+ * the same st_size and st_mtim, and the same build-id if both have one.
+ * An inode freed and reused by another file since has another mtime. */
+static bool image_same_file(struct snapper *s, const struct snap_image *si,
+			    int pid, const char *path, uint64_t start,
+			    uint64_t end, const uint8_t *build_id,
+			    uint32_t build_id_len)
+{
+	struct stat st;
+	int dirfd, pfd;
+	char *rel =
+	    find_open_path(s, pid, path ? path : "", start, end, si->dev_major,
+			   si->dev_minor, si->ino, &st, &dirfd, &pfd);
+	bool same =
+	    rel[0] && (uint64_t)st.st_size == si->size &&
+	    (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + st.st_mtim.tv_nsec ==
+		si->mtime_ns &&
+	    (!build_id_len || !si->build_id_hash ||
+	     build_id_hash(build_id, build_id_len) == si->build_id_hash);
+
+	if (pfd >= 0)
+		close(pfd);
+	free(rel);
+	return same;
+}
+
+/* Whether path names a file that still has it (not "... (deleted)"). */
+static bool path_named(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len = path ? strlen(path) : 0;
+
+	return len && (len < sizeof(deleted) - 1 ||
+		       strcmp(path + len - (sizeof(deleted) - 1), deleted));
 }
 
 int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
@@ -357,10 +417,14 @@ int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
 	struct md_image im = {0};
 	struct snap_image *si;
 	struct hashmap_probe p;
+	bool found = false;
 	int ret;
 
 	si = image_find(s, dev_major, dev_minor, ino, &p);
-	if (si) {
+	/* one of the last two rounds, or the same file since: its record */
+	if (si && (si->round + 1 >= s->images_round ||
+		   image_same_file(s, si, pid, path, start, end, build_id,
+				   build_id_len))) {
 		si->round = s->images_round;
 		*image_id = si->id;
 		return 0;
@@ -372,18 +436,28 @@ int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
 	im.dev_minor = dev_minor;
 	im.ino = ino;
 	im.path = path;
-	ret = image_write(s, &im, pid, start, end, build_id, build_id_len);
+	ret = image_write(s, &im, pid, start, end, build_id, build_id_len,
+			  &found);
 	if (ret < 0)
 		return ret;
 	s->next_image_id++;
-	xgrow(&s->images, &s->images_cap, s->nimages + 1, sizeof(*s->images));
-	si = &s->images[s->nimages];
-	*si = (struct snap_image){.dev_major = dev_major,
-				  .dev_minor = dev_minor,
-				  .ino = ino,
-				  .id = im.id,
-				  .round = s->images_round};
-	hashmap_put(&s->images_index, &p, (uint32_t)s->nimages++);
+	if (!si) { /* else another file took the inode: its entry is reused */
+		xgrow(&s->images, &s->images_cap, s->nimages + 1,
+		      sizeof(*s->images));
+		si = &s->images[s->nimages];
+		hashmap_put(&s->images_index, &p, (uint32_t)s->nimages++);
+	}
+	*si = (struct snap_image){
+	    .dev_major = dev_major,
+	    .dev_minor = dev_minor,
+	    .ino = ino,
+	    .id = im.id,
+	    .round = s->images_round,
+	    .size = im.size,
+	    .mtime_ns = im.mtime_ns,
+	    .build_id_hash = build_id_hash(im.build_id, im.build_id_len),
+	    .named = found && path_named(path),
+	};
 	*image_id = im.id;
 	return 0;
 }

@@ -32,8 +32,10 @@ void snap_images_close_fds(struct snapper *s);
 
 /* Count pid's snapshot in the registry's rounds: a pid already counted
  * ends the round, and the images no snapshot of the round before it
- * mapped are forgotten (one that comes back gets a new IMAGE record under
- * a new id, so the reader still sees each id's IMAGE record first, once).
+ * mapped are forgotten but named files (SNAP_IMAGES_DORMANT_MAX): one that
+ * comes back, or a kept one whose size, mtime or build-id changed, gets a
+ * new IMAGE record under a new id, so the reader still sees each id's
+ * IMAGE record first, once.
  * snap_images_map() calls it. */
 void snap_images_round(struct snapper *s, int pid);
 

@@ -108,7 +108,21 @@ struct snap_image {
 	uint64_t ino;
 	uint32_t id;
 	uint32_t round; /* the last round of snapshots that mapped it */
+	/* what its IMAGE record says of the file besides (dev, ino): st_size,
+	 * st_mtim and a hash of the build-id (0: none), which an image
+	 * mapped again after a round without it must still have to keep its
+	 * id (snap_images.c: image_same_file) */
+	uint64_t size, build_id_hash;
+	int64_t mtime_ns;
+	/* a file with a name (not "(deleted)", found where the process sees
+	 * it): kept when no round maps it, up to SNAP_IMAGES_DORMANT_MAX */
+	bool named;
 };
+/* The images no snapshot of the last two rounds mapped that the registry
+ * keeps at most (those registered first go first): a file mapped again
+ * keeps its one IMAGE record, while shmem inodes made all day (always
+ * "(deleted)") are not kept at all. */
+#define SNAP_IMAGES_DORMANT_MAX 4096
 
 /* A file the image registry opened in this snapshot to read its
  * build-id (snap_images.c), kept open until the snapshot ends: then
@@ -409,6 +423,12 @@ struct snap_shmswap {
 	bool on, own;
 	int fd;
 	uint64_t start, end, pgoff, pos;
+	/* a private read-only mapping: its copy-on-write copies are asked
+	 * about too (snap_shmswap.h); cow, the copy being split, and cow_pos
+	 * the end of its part put out so far */
+	bool ro_private;
+	const struct md_run *cow;
+	uint64_t cow_pos;
 	struct md_run *runs; /* shmswap_fill's scratch */
 	size_t nruns, runs_cap;
 	/* shmswap_fill's output: nout runs at out, added pages added */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -145,7 +146,7 @@ static bool dev_tmpfs(struct snap_shmswap *w, const struct procmap *m, int fd)
  * devtmpfs: major 0 too) is never opened. Returns 1 if open, 0 if not
  * shmem (or unmapped meanwhile), or -EPERM / -EACCES (map_files
  * refused). */
-static int shm_open(struct snap_job *j, const struct procmap *m)
+static int shm_obj_open(struct snap_job *j, const struct procmap *m)
 {
 	struct snap_shmswap *w = &j->shm;
 	struct shmswap_dev *d = dev_find(w, m->dev_major, m->dev_minor);
@@ -221,7 +222,7 @@ int shmswap_begin(struct snap_job *j, uint32_t vma)
 	shm_close(w);
 	if (w->off || s->shm_no_cachestat || !shm_candidate(m) || !swap_used(s))
 		return 0;
-	ret = shm_open(j, m);
+	ret = shm_obj_open(j, m);
 	if (ret < 0) {
 		w->off = true;
 		return shm_note(s, "/proc/PID/map_files cannot be opened "
@@ -249,6 +250,11 @@ int shmswap_begin(struct snap_job *j, uint32_t vma)
 	w->end = m->end;
 	w->pgoff = m->pgoff;
 	w->pos = m->start;
+	/* smaps counts the object's pages swapped in the whole range of a
+	 * mapping that cannot write (shmem_swap_usage), under its
+	 * copy-on-write copies too; of a writable private one, those in the
+	 * holes of its page tables only */
+	w->ro_private = !(m->flags & MAP_SHARED) && !(m->prot & PROT_WRITE);
 	return 0;
 }
 
@@ -268,12 +274,34 @@ static void run_put(struct snap_shmswap *w, struct md_run r, unsigned shift)
 	w->runs[w->nruns++] = r;
 }
 
+/* Append the pages [va, end) of w->cow, the copy being split, flagged
+ * with fl besides its own flags. */
+static void cow_put(struct snap_shmswap *w, uint64_t va, uint64_t end,
+		    uint32_t fl, unsigned shift)
+{
+	struct md_run r = *w->cow;
+
+	if (va >= end)
+		return;
+	r.vaddr = va;
+	r.npages = (uint32_t)((end - va) >> shift);
+	r.flags |= fl;
+	run_put(w, r, shift);
+}
+
 /* Append the n pages at va, swapped out, as runs of at most UINT32_MAX
- * pages. */
+ * pages; or, while a copy is being split (w->cow), its pages before va
+ * as they are and those of [va, va + n) flagged MD_PG_OBJ_SWAPPED. */
 static void swapped_put(struct snap_shmswap *w, uint64_t va, uint64_t n,
 			unsigned shift)
 {
 	w->added += n;
+	if (w->cow) {
+		cow_put(w, w->cow_pos, va, 0, shift);
+		cow_put(w, va, va + (n << shift), MD_PG_OBJ_SWAPPED, shift);
+		w->cow_pos = va + (n << shift);
+		return;
+	}
 	while (n) {
 		uint32_t k = (uint32_t)MIN(n, (uint64_t)UINT32_MAX);
 
@@ -334,6 +362,33 @@ static void gap_fill(struct snap_shmswap *w, uint64_t a, uint64_t b,
 		shm_close(w);
 }
 
+/* Append run r, a present page run of the mapping: in a private
+ * read-only one, a copy-on-write copy (not FILE) over pages its object
+ * has swapped out is split, those pages flagged MD_PG_OBJ_SWAPPED. A
+ * failed cachestat(2) ends the look-ups of the mapping. */
+static void cow_fill(struct snap_shmswap *w, const struct md_run *r,
+		     unsigned shift)
+{
+	uint64_t ev = 0, end = r->vaddr + ((uint64_t)r->npages << shift);
+	int ret = 0;
+
+	if (!w->on || !w->ro_private || !(r->flags & MD_PG_PRESENT) ||
+	    (r->flags & MD_PG_FILE)) {
+		run_put(w, *r, shift);
+		return;
+	}
+	w->cow = r;
+	w->cow_pos = r->vaddr;
+	ret = evicted_in(w->fd, (w->pgoff + r->vaddr - w->start) >> shift,
+			 r->npages, shift, &ev);
+	if (!ret)
+		ret = swapped_find(w, r->vaddr, r->npages, ev, shift);
+	cow_put(w, w->cow_pos, end, 0, shift);
+	w->cow = NULL;
+	if (ret < 0)
+		shm_close(w);
+}
+
 void shmswap_fill(struct snap_job *j, const struct md_run *runs, size_t n,
 		  bool last)
 {
@@ -349,7 +404,7 @@ void shmswap_fill(struct snap_job *j, const struct md_run *runs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (runs[i].vaddr > w->pos)
 			gap_fill(w, w->pos, runs[i].vaddr, shift);
-		run_put(w, runs[i], shift);
+		cow_fill(w, &runs[i], shift);
 		w->pos = runs[i].vaddr + ((uint64_t)runs[i].npages << shift);
 	}
 	if (last) {

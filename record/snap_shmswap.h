@@ -17,7 +17,10 @@
  * as smaps' walk of a private writable mapping counts them; in a shared
  * or read-only mapping every page swapped out is such a hole, but for a
  * copy-on-write copy in a private mapping made read-only since, where
- * smaps counts the object's page swapped as well as the copy).
+ * smaps counts the object's page swapped as well as the copy: in such a
+ * mapping the present runs without FILE are asked about too, the same
+ * way, and their pages over the object's swapped ones are flagged
+ * MD_PG_OBJ_SWAPPED, counted in SWAP as well as in RSS).
  *
  * What it costs when nothing is swapped: one sysinfo(2) a snapshot with a
  * mapping of a file system without a block device (no swap used: done);

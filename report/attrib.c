@@ -526,7 +526,10 @@ static size_t walk_setup(struct attrib *a, struct walk *w,
 static void run_setup(struct walk *w, const struct md_run *r, bool with_pss)
 {
 	w->present = r->flags & MD_PG_PRESENT;
-	w->swapped = !w->present && (r->flags & MD_PG_SWAPPED);
+	/* a copy over its object's page swapped out counts in both, as
+	 * smaps counts it */
+	w->swapped = w->present ? r->flags & MD_PG_OBJ_SWAPPED
+				: r->flags & MD_PG_SWAPPED;
 	w->dirty = r->flags & MD_PG_PRIVATE_DIRTY;
 	w->shared_dirty = r->flags & MD_PG_SHARED_DIRTY;
 	w->pmd = r->flags & MD_PG_PMD;

@@ -102,7 +102,8 @@ struct faults {
 	uint32_t none, unknown;
 	/* counts for the footer */
 	uint64_t samples, used, late, nolimit, ip_only, nostack;
-	char *buf; /* scratch for stack labels */
+	uint64_t leaf_callers; /* callers chain_frames() put back */
+	char *buf;	       /* scratch for stack labels */
 	size_t bufcap;
 	regex_t skip; /* frames faultsite looks past */
 	bool have_skip;
@@ -687,6 +688,42 @@ window:
 	};
 }
 
+/* The frames of s's frame-pointer callchain (--call-graph fp) into ips,
+ * innermost first. The kernel walks from rbp, which a function that has
+ * not set up its frame (a leaf built without a frame pointer, glibc's
+ * memset, a prologue not yet run) leaves as its caller's: the caller is
+ * skipped, its caller's return address coming second (perf script shows
+ * the same). With the leaf's bp, sp, ip and stack top (recorded since),
+ * one step of the leaf's .eh_frame (libunwind) finds its real return
+ * address: where the chain's second frame is another, that caller is put
+ * back. A leaf whose frame was set up gives the chain's own second
+ * frame; one without a CFI entry falls back on rbp, which agrees too.
+ * perf does the same on arm64 with the link register it samples beside
+ * an fp chain (get_leaf_frame_caller_aarch64: two frames of DWARF
+ * unwinding); on x86 it keeps the kernel's chain. Not found: a leaf
+ * frame beyond the stack copy, or recursion whose skipped caller has the
+ * same return address as its own caller. */
+static int chain_frames(struct faults *f, struct find_arg *fa,
+			const struct md_sample *s, const struct unwind_regs *r,
+			uint64_t *ips)
+{
+	uint64_t leaf[2];
+	int n = 0;
+
+	for (uint32_t i = 0; i < s->ncallchain && n < MAX_FRAMES; i++)
+		if (s->callchain[i] < PERF_CONTEXT_MAX)
+			ips[n++] = s->callchain[i];
+	if (n && n < MAX_FRAMES && s->abi && s->nregs &&
+	    unwind_sample(f->u, r, find_map, fa, leaf, 2) == 2 &&
+	    leaf[0] == ips[0] && (n == 1 || leaf[1] != ips[1])) {
+		memmove(ips + 2, ips + 1, (size_t)(n - 1) * sizeof(*ips));
+		ips[1] = leaf[1];
+		n++;
+		f->leaf_callers++;
+	}
+	return n;
+}
+
 int faults_add_sample(struct faults *f, const struct md_sample *s)
 {
 	struct find_arg fa = {.f = f, .time = s->time};
@@ -715,13 +752,10 @@ int faults_add_sample(struct faults *f, const struct md_sample *s)
 		f->late++;
 		return 0;
 	}
-	if (s->abi && s->nregs) {
+	if (s->ncallchain)
+		n = chain_frames(f, &fa, s, &r, ips);
+	else if (s->abi && s->nregs)
 		n = unwind_sample(f->u, &r, find_map, &fa, ips, MAX_FRAMES);
-	} else if (s->ncallchain) {
-		for (uint32_t i = 0; i < s->ncallchain && n < MAX_FRAMES; i++)
-			if (s->callchain[i] < PERF_CONTEXT_MAX)
-				ips[n++] = s->callchain[i];
-	}
 	if (n <= 0 && s->ip) {
 		ips[0] = s->ip;
 		n = 1;
@@ -833,4 +867,11 @@ void faults_notes(const struct faults *f, struct strlist *notes)
 				  "%" PRIu64 " could not be unwound past "
 				  "their first frame",
 				  f->nostack, f->ip_only);
+	if (f->leaf_callers)
+		strlist_add_notef(notes, NOTE_SAMPLING, NULL,
+				  "%" PRIu64 " frame-pointer call stacks got "
+				  "back the caller of a function that had not "
+				  "set up its frame, from its stack and "
+				  ".eh_frame",
+				  f->leaf_callers);
 }

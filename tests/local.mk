@@ -236,6 +236,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2193-record-pid-reuse.py \
 	tests/t2194-record-mmap-swapped.py \
 	tests/t2196-record-shmem-swap.py \
+	tests/t2197-record-faults-fp-leaf.py \
+	tests/t2198-record-shmem-swap-cow.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
 	tests/t2311-record-memcg.py \

@@ -100,8 +100,9 @@ check "record -e page-faults --call-graph fp exits 0" test $? -eq 0
 "$MEMSZ" dump -i "$T/e.data" > "$T/e.txt"
 $PY "$T/check.py" "$T/e.txt" "$T/paths.txt" "$T/nm.txt" > "$T/e.res"
 cat "$T/e.res" | sed 's/^/# /'
-check "-e page-faults: path a exact, callchains, no regs" \
-	grep -qx 'a 300 300 300 0 0 1' "$T/e.res"
+# with the chain, bp, sp and ip (the caller of a frameless leaf, t2197)
+check "-e page-faults: path a exact, callchains, 3 regs" \
+	grep -qx 'a 300 300 300 0 3 1' "$T/e.res"
 check "-e page-faults: path c exact" grep -q '^c 700 700 700 0 ' "$T/e.res"
 
 # 3. two events by libpfm4 names: every minor fault is also a page fault.

@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""t3280: one file the recording names in several IMAGE records is one image.
+"""t3280: a file mapped again after rounds without it is one image.
 
-The recorder forgets an image no snapshot has mapped for two rounds (so an
-inode reused by another file later gets a record of its own) and writes a
-new IMAGE record when a process maps the file again: a shell that runs a
-program, waits, and runs it again gives two IMAGE records with the same
-dev, inode, size, mtime, build-id and path (a pyenv shim running readlink
-again and again did so). Counted as two images, the file's FILE SIZE and
-VM SIZE were doubled (readlink 104224 bytes, readelf 52112) and each of its
-LOAD segments twice its size. Ground truth: the file's st_size and
+A shell that runs a program, waits for several snapshots, and runs it
+again (a pyenv shim running readlink again and again did so, each process
+reaching the file through its own /proc/PID/root): the recorder forgot
+the image no snapshot had mapped for two rounds and wrote a new IMAGE
+record with the same dev, inode, size, mtime, build-id and path. It now
+keeps a named file's identity and writes one IMAGE record (the data file
+does not grow at each run); the reader also takes records of one file for
+one image (older recordings). Counted as two images, the file's FILE SIZE
+and VM SIZE were doubled (readlink 104224 bytes, readelf 52112) and each
+of its LOAD segments twice its size. Ground truth: the file's st_size and
 readelf's PT_LOAD pages (DESIGN I1), under --by files and files,segments.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -74,10 +77,26 @@ def main():
                               stdout=subprocess.PIPE, text=True).stdout
         images = [ln for ln in dump.splitlines()
                   if " IMAGE #" in ln and ln.endswith(" " + exe)]
-        if len(images) < 2:
-            lib.skip(f"the recording has {len(images)} IMAGE record of "
-                     "the program (the recorder kept the first)")
-        check(True, f"{len(images)} IMAGE records of the program")
+        pids = {m.group(1) for m in
+                (re.search(r" MMAP2 (\d+)/", ln) for ln in dump.splitlines()
+                 if ln.endswith(" " + exe)) if m}
+        if len(pids) < 2:
+            lib.skip(f"the program's mappings are of {len(pids)} process "
+                     "(two runs wanted)")
+        check(len(images) == 1,
+              f"{len(images)} IMAGE record(s) of the program, one wanted")
+        # every file of the recording (shell, libc, ld.so, its cache...):
+        # one IMAGE record per device and inode
+        seen = {}
+        for ln in dump.splitlines():
+            m = re.search(r" IMAGE #\d+ (\S+) (\d+) .* (\S+)$", ln)
+            if m:
+                seen.setdefault((m.group(1), m.group(2)), []).append(
+                    m.group(3))
+        twice = {k: v for k, v in seen.items() if len(v) > 1}
+        check(seen and not twice,
+              f"one IMAGE record for each of the {len(seen)} files: "
+              f"{twice}")
 
         size, segs = os.stat(exe).st_size, loads(exe)
         for by in ("files", "files,segments"):

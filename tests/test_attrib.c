@@ -11,6 +11,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "data/datafile.h"
@@ -38,6 +40,10 @@
 static char tmpdir[] = "/tmp/memsz-test-attrib-XXXXXX";
 static char exe[256], data[256];
 static uint32_t snap_flags = MD_SNAP_F_PFN; /* of the snapshots written */
+/* write_data: the image written twice (ids 7 and 8, with its dev and
+ * inode, as a recorder that forgot it did), the mappings of the second
+ * PT_LOAD on referring to 8 */
+static bool dup_image;
 
 static const char fixture_src[] =
     "__attribute__((aligned(4096), noinline)) int fn_one(int x)\n"
@@ -132,7 +138,18 @@ static void write_data(const uint8_t *build_id, const char *path,
 	       im.build_id_len);
 	im.path = path ? path : exe;
 	im.open_path = "";
+	if (dup_image) {
+		im.ino = st.st_ino;
+		im.dev_major = major(st.st_dev);
+		im.dev_minor = minor(st.st_dev);
+		im.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+			      st.st_mtim.tv_nsec;
+	}
 	assert_int_equal(md_write_image(w, &im), 0);
+	if (dup_image) {
+		im.id = 8;
+		assert_int_equal(md_write_image(w, &im), 0);
+	}
 	for (int s = 0; s < nsnaps; s++) {
 		struct md_snap_begin b = {
 		    .pid = 42, .seq = s, .flags = snap_flags};
@@ -175,7 +192,7 @@ static void write_data(const uint8_t *build_id, const char *path,
 				 (sg->flags & PF_W ? PROT_WRITE : 0) |
 				 (sg->flags & PF_X ? PROT_EXEC : 0);
 			m.flags = MAP_PRIVATE;
-			m.image_id = 7;
+			m.image_id = dup_image && last_end ? 8 : 7;
 			m.name = im.path;
 			for (size_t k = 0; k < npr; k++)
 				if (BASE + pr[k].vaddr >= m.start &&
@@ -328,6 +345,53 @@ static void test_bss_tail(void **state)
 		assert_int_equal(stat(exe, &st), 0);
 		assert_int_equal(f->vals[COL_FILE], (uint64_t)st.st_size);
 	}
+	report_result_free(&res);
+	labels_free(lb);
+}
+
+/* Two IMAGE records of one file (same dev, inode, size, mtime, build-id
+ * and path; older recorders wrote one each time a forgotten file was
+ * mapped again), its mappings referring to both: one image, its FILE
+ * SIZE the file's size once and its VM SIZE its PT_LOAD pages once (I1),
+ * each RSS page counted. */
+static void test_same_image_twice(void **state)
+{
+	struct sym two = nm_sym("fn_two"), obj = nm_sym("obj_data");
+	struct present pr[] = {
+	    {two.addr, MD_PG_PRESENT | MD_PG_FILE, 1},
+	    {obj.addr, MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY,
+	     1},
+	};
+	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_result res;
+	struct labels *lb;
+	const struct row *f;
+	struct elfimg *img;
+	uint64_t vm = 0;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(stat(exe, &st), 0);
+	assert_int_equal(elfimg_open(exe, &img), 0);
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct elf_segment *sg = &img->segs[i];
+
+		if (sg->type == PT_LOAD)
+			vm +=
+			    ((sg->vaddr + sg->memsz + PAGE - 1) & ~(PAGE - 1)) -
+			    (sg->vaddr & ~(PAGE - 1));
+	}
+	elfimg_close(img);
+	dup_image = true;
+	write_data(NULL, NULL, pr, 2, 1, CUT_NONE);
+	dup_image = false;
+	build(&o, "files", &lb, &res);
+	assert_int_equal(res.t->total.nchildren, 1);
+	f = child(res.t, &res.t->total, exe);
+	assert_non_null(f);
+	assert_int_equal(f->vals[COL_FILE], (uint64_t)st.st_size);
+	assert_int_equal(f->vals[COL_VM], vm);
+	assert_int_equal(f->vals[COL_RSS], 2 * PAGE);
 	report_result_free(&res);
 	labels_free(lb);
 }
@@ -590,6 +654,7 @@ int main(void)
 	    cmocka_unit_test(test_symbols_exact),
 	    cmocka_unit_test(test_bss_tail),
 	    cmocka_unit_test(test_replaced_image),
+	    cmocka_unit_test(test_same_image_twice),
 	    cmocka_unit_test(test_missing_image),
 	    cmocka_unit_test(test_truncated_and_incomplete),
 	    cmocka_unit_test(test_no_pfn),

@@ -118,6 +118,24 @@ static void test_pmd_locked_bits(void **state)
 	(void)state;
 }
 
+/* MD_PG_OBJ_SWAPPED (a copy over its shmem object's page swapped out) is
+ * read back on a present page without FILE, refused elsewhere. */
+static void test_obj_swapped_bit(void **state)
+{
+	const uint32_t copy = MD_PG_PRESENT | MD_PG_EXCLUSIVE |
+			      MD_PG_PRIVATE_DIRTY | MD_PG_OBJ_SWAPPED;
+	const char *no = "page run with an object swapped under no copy";
+
+	assert_null(one_mapping(MD_SNAP_F_PFN, MAP_PRIVATE, copy));
+	assert_string_equal(
+	    one_mapping(MD_SNAP_F_PFN, MAP_PRIVATE, copy | MD_PG_FILE), no);
+	assert_string_equal(
+	    one_mapping(MD_SNAP_F_PFN, MAP_PRIVATE,
+			MD_PG_SWAPPED | MD_PG_FILE | MD_PG_OBJ_SWAPPED),
+	    no);
+	(void)state;
+}
+
 /* --- the pages of a snapshot mapping: layouts against a reference --- */
 
 #define LAYOUT_START 0x7f0000000000ull
@@ -949,6 +967,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pmd_locked_bits),
+	    cmocka_unit_test(test_obj_swapped_bit),
 	    cmocka_unit_test(test_layouts_round_trip),
 	    cmocka_unit_test(test_mapping_pieces),
 	    cmocka_unit_test(test_worst_layout_bits),

@@ -58,8 +58,17 @@ static void test_event_names(void **state)
 	assert_int_equal(events_attr("page-faults", &o, &a), 0);
 	assert_int_equal(a.sample_period, 10);
 	assert_true(a.sample_type & PERF_SAMPLE_CALLCHAIN);
+#if defined(__x86_64__)
+	/* the leaf's caller: bp, sp, ip (perf_regs.h bits 6-8) and 256
+	 * bytes of stack beside the kernel's chain */
+	assert_int_equal(a.sample_regs_user, 0x1c0);
+	assert_true(a.sample_type & PERF_SAMPLE_REGS_USER);
+	assert_true(a.sample_type & PERF_SAMPLE_STACK_USER);
+	assert_int_equal(a.sample_stack_user, 256);
+#else
 	assert_false(a.sample_type & PERF_SAMPLE_STACK_USER);
 	assert_int_equal(a.sample_regs_user, 0);
+#endif
 
 	o.cg = EVENTS_CG_DWARF;
 	o.stack_size = 100; /* rounded up to a multiple of 8 */
@@ -115,7 +124,8 @@ static size_t build_sample(uint64_t *w, const struct perf_event_attr *a,
 	}
 	if (a->sample_type & PERF_SAMPLE_REGS_USER) {
 		w[n++] = PERF_SAMPLE_REGS_ABI_64;
-		for (i = 0; i < 20; i++)
+		for (i = 0;
+		     i < (size_t)__builtin_popcountll(a->sample_regs_user); i++)
 			w[n++] = 1000 + i;
 	}
 	if (a->sample_type & PERF_SAMPLE_STACK_USER) {
@@ -169,7 +179,13 @@ static void test_decode_sample(void **state)
 	assert_int_equal(s.ncallchain, 3);
 	assert_int_equal(s.callchain[0], 0x401000);
 	assert_int_equal(s.callchain[2], 0x403000);
+#if defined(__x86_64__)
+	/* bp, sp, ip: sp the second */
+	assert_int_equal(s.nregs, 3);
+	assert_int_equal(s.stack_sp, 1001);
+#else
 	assert_int_equal(s.nregs, 0);
+#endif
 }
 
 static void test_datafile_sample(void **state)
