@@ -370,6 +370,8 @@ static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
  * million section headers may all name the same MiB of notes, and read
  * each time that was a TiB for a 65 MB file. */
 #define NOTES_MAX_BYTES (1u << 20)
+/* Bytes of an ELF file read with its header (build_id_scan): a page. */
+#define HEAD_BYTES 4096u
 /* Header tables larger than this (a million 64-byte section headers) are
  * not read, for the same reason. */
 #define HDR_TABLE_MAX_BYTES (64u << 20)
@@ -408,15 +410,28 @@ static int notes_build_id(const unsigned char *p, uint64_t size, uint64_t align,
 	return 0;
 }
 
+/* Where build_id_scan() looks: the header tables of the ELF file as its
+ * ELF header gives them (a count is 0 when the table is unusable). */
+struct note_tables {
+	bool is64, be;
+	uint64_t phoff, shoff, phnum, shnum;
+	/* the file's first nhead bytes, read with its ELF header: a
+	 * shared object's build-id note (and its other notes, and its
+	 * program headers) lie there, read without another pread each */
+	unsigned char head[HEAD_BYTES];
+	size_t nhead;
+};
+
 /* notes_build_id() of the file bytes [off, off+size), taken out of
  * *budget (bytes of notes the file may still have read). An area larger
  * than what is left is skipped, not charged: one crafted area of 2 MiB
  * (a section header made SHT_NOTE) must not hide the real build-id note
  * after it. */
-static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
-		       bool be, uint8_t *id, size_t max, bool cut,
-		       uint64_t *budget)
+static int pread_notes(int fd, const struct note_tables *nt, uint64_t off,
+		       uint64_t size, uint64_t align, uint8_t *id, size_t max,
+		       bool cut, uint64_t *budget)
 {
+	bool be = nt->be;
 	unsigned char *buf;
 	int ret = 0;
 
@@ -425,6 +440,9 @@ static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
 	if (size > *budget)
 		return 0;
 	*budget -= size;
+	if (off + size <= nt->nhead)
+		return notes_build_id(nt->head + off, size, align, be, id, max,
+				      cut);
 	buf = xmalloc(size);
 	if (pread(fd, buf, size, off) == (ssize_t)size)
 		ret = notes_build_id(buf, size, align, be, id, max, cut);
@@ -432,8 +450,10 @@ static int pread_notes(int fd, uint64_t off, uint64_t size, uint64_t align,
 	return ret;
 }
 
-/* n headers of entsize bytes at off, malloc'd; NULL if unreadable. */
-static unsigned char *pread_table(int fd, uint64_t off, uint64_t n,
+/* n headers of entsize bytes at off, malloc'd (copied from the file's
+ * first nhead bytes, head, when they hold them); NULL if unreadable. */
+static unsigned char *pread_table(int fd, const unsigned char *head,
+				  size_t nhead, uint64_t off, uint64_t n,
 				  uint64_t entsize)
 {
 	unsigned char *buf;
@@ -443,6 +463,10 @@ static unsigned char *pread_table(int fd, uint64_t off, uint64_t n,
 	    n * entsize > HDR_TABLE_MAX_BYTES)
 		return NULL;
 	buf = xmalloc(n * entsize);
+	if (head && end <= nhead) {
+		memcpy(buf, head + off, n * entsize);
+		return buf;
+	}
 	if (pread(fd, buf, n * entsize, off) != (ssize_t)(n * entsize)) {
 		free(buf);
 		return NULL;
@@ -450,27 +474,21 @@ static unsigned char *pread_table(int fd, uint64_t off, uint64_t n,
 	return buf;
 }
 
-/* Where build_id_scan() looks: the header tables of the ELF file as its
- * ELF header gives them (a count is 0 when the table is unusable). */
-struct note_tables {
-	bool is64, be;
-	uint64_t phoff, shoff, phnum, shnum;
-};
-
 /* Read the ELF header of the file open on fd into t: offsets and counts
  * of its header tables, extended numbering resolved, a table whose entry
  * size is wrong left out. Returns 0, -MEMSZ_ENOTELF, -MEMSZ_ETRUNC or
  * -errno. */
 static int note_tables_read(int fd, struct note_tables *t)
 {
-	unsigned char b[sizeof(Elf64_Ehdr)], *s0;
+	unsigned char *b = t->head, *s0;
 	uint64_t phsz, shsz;
 	bool is64, be;
 	ssize_t n;
 
-	n = pread(fd, b, sizeof(b), 0);
+	n = pread(fd, b, sizeof(t->head), 0);
 	if (n < 0)
 		return -errno;
+	t->nhead = (size_t)n;
 	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG) ||
 	    (b[EI_CLASS] != ELFCLASS32 && b[EI_CLASS] != ELFCLASS64) ||
 	    (b[EI_DATA] != ELFDATA2LSB && b[EI_DATA] != ELFDATA2MSB))
@@ -493,7 +511,7 @@ static int note_tables_read(int fd, struct note_tables *t)
 		t->shnum = 0;
 	else if (!t->shnum || t->phnum == PN_XNUM) {
 		/* extended numbering: sh_size, sh_info of section 0 */
-		s0 = pread_table(fd, t->shoff, 1, shsz);
+		s0 = pread_table(fd, t->head, t->nhead, t->shoff, 1, shsz);
 		if (s0 && !t->shnum)
 			t->shnum = ELF_FIELD(s0, is64, Shdr, sh_size, be);
 		if (s0 && t->phnum == PN_XNUM)
@@ -518,7 +536,8 @@ static int table_build_id(int fd, const struct note_tables *nt, bool sections,
 	unsigned char *t;
 	int ret = 0;
 
-	t = pread_table(fd, sections ? nt->shoff : nt->phoff, n, esz);
+	t = pread_table(fd, nt->head, nt->nhead,
+			sections ? nt->shoff : nt->phoff, n, esz);
 	/* section 0 is the reserved null entry */
 	for (uint64_t i = sections ? 1 : 0; t && i < n && !ret && *budget;
 	     i++) {
@@ -539,7 +558,7 @@ static int table_build_id(int fd, const struct note_tables *nt, bool sections,
 			align = ELF_FIELD(h, is64, Phdr, p_align, be);
 		}
 		ret =
-		    pread_notes(fd, off, size, align, be, id, max, cut, budget);
+		    pread_notes(fd, nt, off, size, align, id, max, cut, budget);
 	}
 	free(t);
 	return ret;

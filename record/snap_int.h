@@ -78,8 +78,14 @@ struct snap_scan_arg {
 #define SPARSE 8
 /* A mapping of more pages than this is scanned once with PAGEMAP_SCAN
  * before it is cut into tasks: its tasks hold only the pages the scan
- * found ("packed"), so that holes cost nothing past the kernel's walk. */
-#define PRESCAN_MIN_PAGES (1u << 12)
+ * found ("packed"), so that holes cost nothing past the kernel's walk.
+ * 4 MiB: a thread's 8 MiB stack, a few pages of it resident, was read
+ * whole (2 048 entries), as were an idle node's 8 MiB heap regions: a
+ * scan (~5 us) and the few entries it finds cost less; below, most
+ * mappings of a small process are libraries' segments and heaps, dense,
+ * whose scan would only add to their read (an idle python3 has six of
+ * 1-4 MiB). */
+#define PRESCAN_MIN_PAGES (1u << 10)
 /* Threads that read and kpage_classify chunks (the caller's included), and how
  * many chunks may be claimed ahead of the oldest one not yet written. */
 #define SNAP_THREADS_MAX 4

@@ -539,19 +539,23 @@ static int dir_step(int dfd, const char *comp, struct stat *st)
 {
 	int fd =
 	    openat(dfd, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	int ret;
 
 	if (fd < 0 && errno == ENOTDIR)
 		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode) &&
-	    proc_link(dfd)) {
-		close(fd);
-		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	}
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) < 0) {
-		int ret = -errno;
-
+	/* one fstat a step (was two): another only for the object a magic
+	 * link of /proc leads to */
+	ret = fstat(fd, st) < 0 ? -errno : 0;
+	if (!ret && S_ISLNK(st->st_mode) && proc_link(dfd)) {
+		close(fd);
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		ret = fstat(fd, st) < 0 ? -errno : 0;
+	}
+	if (ret < 0) {
 		close(fd);
 		return ret;
 	}
