@@ -187,6 +187,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1301-size-disasm-node.py \
 	tests/t1302-size-labels.py \
 	tests/t1303-size-disasm-streams.py \
+	tests/t1304-size-go.py \
 	tests/t1400-size-archive.py \
 	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \
