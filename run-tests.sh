@@ -35,6 +35,7 @@ cd "$(dirname "$0")"
 #                references (x86-64),
 #                debuginfod client (build)
 #   debuginfod   the real server t1200 starts on 127.0.0.1
+#   dwz          dwz-compressed DWARF (t1106, t1305)
 #   smem         the ground truth of t2320 (record -a)
 #   clang-format t0004: the C sources keep .clang-format's layout
 #   postgresql   the server t2140 records
@@ -49,7 +50,7 @@ libzydis-dev elfutils binutils linux-perf python3 debuginfod clang llvm-14 \
 libclang-rt-14-dev g++ gcc-multilib libc6-dbg nodejs util-linux mount procps \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev liblzma-dev xz-utils golang-go chromium smem \
 postgresql default-jdk-headless clang-format bash-completion zsh debhelper dpkg-dev \
-fakeroot lintian man-db strace"
+fakeroot lintian man-db strace dwz"
 scripts/ensure-packages.sh $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)

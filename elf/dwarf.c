@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "elf/dwarf.h"
+#include "elf/dwtype.h"
 #include "elf/dwarfscan.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
@@ -511,10 +512,12 @@ static bool var_addr(Dwarf_Die *die, Dwarf_Addr *addr)
 	return false;
 }
 
+/* The variable die's [address, + its type's size) to label: its type may
+ * be in the dwz file (elf_dwarf_type_size()). */
 static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 {
 	Dwarf_Attribute ta;
-	Dwarf_Die type;
+	Dwarf_Die type, cu;
 	Dwarf_Word size;
 	Dwarf_Addr addr;
 
@@ -522,7 +525,9 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 		return;
 	if (!dwarf_attr_integrate(die, DW_AT_type, &ta) ||
 	    !dwarf_formref_die(&ta, &type) ||
-	    dwarf_aggregate_size(&type, &size) != 0 || !size)
+	    !dwarf_diecu(die, &cu, NULL, NULL) ||
+	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0) != 0 ||
+	    !size)
 		return;
 	if (addr + size < addr)
 		return;

@@ -21,9 +21,10 @@
  * from bytes whose header is still the one it read, and nothing is left
  * for libelf to inflate from a header read after the claim: what libdw
  * would have libelf inflate and memsz does not hand over is hidden from
- * libdw. What libelf would refuse (another compression type, a corrupt
- * stream, an allocated section) libdw then skips, as it skips it when
- * libelf refuses. */
+ * libdw. zstd, which libelf 0.188 does not inflate, is inflated here as
+ * a later libelf would. What libelf would refuse (another compression
+ * type, a corrupt stream, an allocated section) libdw then skips, as it
+ * skips it when libelf refuses. */
 #include "config.h"
 
 #include "elf/dwarf.h"
@@ -38,6 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
+
+/* glibc's elf.h has it from 2.37 (Debian 12 ships 2.36) */
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2
+#endif
 
 /* The DWARF sections libdw 0.188 reads at dwarf_begin_elf()
  * (dwarf_scnnames in its dwarf_begin_elf.c), in its order: a section's
@@ -407,18 +414,38 @@ static bool libelf_bytes(uint32_t type)
 	return true;
 }
 
-/* True if libelf would inflate claim z (of an Elf_Chdr) and memsz can
- * as it would: zlib, alignment a power of two, at most 1032 times the
- * compressed size (zlib's bound, libelf's check), 1 to UINT_MAX bytes
- * (zinflate()'s lengths; inflated to none, libdw skips it). */
+/* True if memsz inflates claim z (of an Elf_Chdr) as libelf would: zlib
+ * at most 1032 times the compressed size (zlib's bound, libelf's check),
+ * or zstd (libelf 0.189 and later; 0.188, Debian 12's, inflates zlib
+ * only, so libdw alone reads no DWARF of gcc -gz=zstd), alignment a power
+ * of two, 1 to UINT_MAX bytes (zinflate()'s lengths; inflated to none,
+ * libdw skips it). */
 static bool inflatable(const struct elfimg *img, const struct elf_zsec *z)
 {
 	bool is64 = img->elfclass == ELFCLASS64, be = img->big_endian;
 	uint64_t type = ELF_FIELD(z->hdr, is64, Chdr, ch_type, be);
 	uint64_t align = ELF_FIELD(z->hdr, is64, Chdr, ch_addralign, be);
 
-	return type == ELFCOMPRESS_ZLIB && !(align & (align - 1)) && z->out &&
-	       z->out <= UINT_MAX && z->out / 1032 <= z->size - z->hsize;
+	if ((align & (align - 1)) || !z->out || z->out > UINT_MAX)
+		return false;
+	if (type == ELFCOMPRESS_ZLIB)
+		return z->out / 1032 <= z->size - z->hsize;
+	return type == ELFCOMPRESS_ZSTD;
+}
+
+/* Inflate the n bytes at in, compressed as header hdr of img says (zlib
+ * or zstd), into out, which they must fill exactly (len bytes). */
+static bool chdr_inflate(const struct elfimg *img, const unsigned char *hdr,
+			 const unsigned char *in, size_t n, unsigned char *out,
+			 size_t len)
+{
+	bool is64 = img->elfclass == ELFCLASS64, be = img->big_endian;
+	size_t got;
+
+	if (ELF_FIELD(hdr, is64, Chdr, ch_type, be) != ELFCOMPRESS_ZSTD)
+		return zinflate(in, n, out, len) == 0;
+	got = ZSTD_decompress(out, len, in, n);
+	return !ZSTD_isError(got) && got == len;
 }
 
 /* True if libelf's elf_compress_gnu() would inflate from the n bytes at
@@ -614,8 +641,8 @@ static bool zjob_run(struct elfimg *img, const struct zjob *j,
 	ok = out && in &&
 	     read_at(priv->fd, in, (size_t)z->size, z->offset) == z->size &&
 	     !memcmp(in, z->hdr, z->hsize) &&
-	     zinflate(in + z->hsize, (size_t)(z->size - z->hsize), out,
-		      (size_t)z->out) == 0 &&
+	     chdr_inflate(img, z->hdr, in + z->hsize,
+			  (size_t)(z->size - z->hsize), out, (size_t)z->out) &&
 	     (!j->gnu || gnu_claimed(out, z->out, NULL));
 	xfree_huge(in, (size_t)z->size);
 	if (ok && scn && gelf_getshdr(scn, &sh))

@@ -194,9 +194,26 @@ bool elf_sym_type_used(int type, uint64_t size)
 	       size;
 }
 
+/* The size of a powerpc64 ELFv1 function descriptor (entry address, TOC
+ * pointer, environment) */
+#define PPC64_OPD_DESC 24
+
+/* Whether a symbol of type type in section sec of img names a powerpc64
+ * ELFv1 function descriptor: its value is the descriptor's address in
+ * .opd, its st_size the size of the code (elsewhere), so its bytes there
+ * are the descriptor's 24 (st_size ran over the next descriptors). */
+static bool opd_descriptor(const struct elfimg *img,
+			   const struct elf_section *sec, int type)
+{
+	return img->machine == EM_PPC64 &&
+	       (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	       !strcmp(sec->name, ".opd");
+}
+
 /* Entry i of t as a labelled symbol into *out: a defined STT_FUNC,
  * STT_OBJECT, STT_GNU_IFUNC or STT_TLS of non-zero size in a real
- * section, placed by elf_sym_place(), its size cut to its section's end
+ * section, placed by elf_sym_place(), its size (a powerpc64 function
+ * descriptor's in .opd: opd_descriptor()) cut to its section's end
  * (counted in st->clipped). Returns 1 if it is one, 0 if it is skipped,
  * or -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB for an entry that cannot be
  * right. */
@@ -238,6 +255,8 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 		value &= ~(uint64_t)1;
 	size = sym.st_size;
 	sec = &img->secs[shndx];
+	if (opd_descriptor(img, sec, type))
+		size = PPC64_OPD_DESC;
 	where = elf_sym_place(img, sec, type, value, &value);
 	/* SYM_FILE: value is a file offset now; SYM_NONE: no bytes */
 	secstart = where == SYM_FILE ? sec->offset : sec->addr;

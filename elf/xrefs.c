@@ -16,12 +16,12 @@
  * r/m 5) names target = next instruction + disp; in a position-dependent
  * executable (ET_EXEC) so do a memory operand without base register
  * (SIB base 5 under mod 0, as in "jmp *TABLE(,%rax,8)", or a moffs) and
- * the 32- or 64-bit immediate of a mov ("mov $STRING, %edi"). A
- * target in a loaded non-code section that no label covers yet (string
- * literals, switch tables, constants no symbol describes) starts a range
- * given to the label of the referring instruction (its symbol, compile
- * unit or line): the range runs to the next such target, the next
- * labelled byte, the next symbol or the section's end, whichever comes
+ * the 32- or 64-bit immediate of a mov ("mov $STRING, %edi"), except in
+ * a Go program (go_program()). A target in a loaded non-code section that no
+ * label covers yet (string literals, switch tables, constants no symbol
+ * describes) starts a range given to the label of the referring instruction
+ * (its symbol, compile unit or line): the range runs to the next such target,
+ * the next labelled byte, the next symbol or the section's end, whichever comes
  * first (as Bloaty sizes its references). Of several references to one
  * target the first labelled one in address order wins. References from
  * code no label covers (under compileunits, all code without DWARF) are
@@ -707,6 +707,20 @@ static bool stream_join(const struct sweepctx *x, struct stream *st, size_t ns)
 	return true;
 }
 
+/* Whether img was linked by Go (its build-id note or build information
+ * section): Go's compiler addresses data relative to RIP only, also in
+ * the position-dependent executables go build writes, so an immediate or
+ * an absolute displacement in its code is a number (0x4c4b40 is 5 000 000,
+ * and fell inside .gopclntab, which no code addresses). */
+static bool go_program(const struct elfimg *img)
+{
+	for (size_t i = 0; i < img->nsecs; i++)
+		if (!strcmp(img->secs[i].name, ".note.go.buildid") ||
+		    !strcmp(img->secs[i].name, ".go.buildinfo"))
+			return true;
+	return false;
+}
+
 /* Decode section s once and keep the [instruction, target] of each
  * reference into xv's data span in sink, in code order.
  * A section of XREF_SPLIT bytes or more is cut into XREF_STREAMS parts
@@ -718,7 +732,8 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  struct refsink *sink)
 {
 	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
-	const struct sweepctx x = {dec, s, xv, img->type == ET_EXEC};
+	const struct sweepctx x = {dec, s, xv,
+				   img->type == ET_EXEC && !go_program(img)};
 	struct stream st[XREF_STREAMS];
 	bool ok;
 

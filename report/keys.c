@@ -159,7 +159,8 @@ const struct keydef keydefs[KEY__COUNT] = {
 		    "relocation tables by type; resident, the pages "
 		    "that relocations dirtied"},
     [KEY_COMPILEUNITS] = {"compileunits", NULL, KEYMAP_ELF, ELFSRC_COMPILEUNITS,
-			  0, 0, 0, BOTH, "DWARF compile units (source files)"},
+			  0, KEYF_ALIASES, 0, BOTH,
+			  "DWARF compile units (source files)"},
     [KEY_INLINES] = {"inlines", NULL, KEYMAP_ELF, ELFSRC_INLINES, 0, 0, 0, BOTH,
 		     "DWARF line table: the source line of each "
 		     "byte, inlined code included"},

@@ -73,8 +73,8 @@ enum key_map {
 	      charged by the range each mapping maps, not                      \
 	      once for the whole file */
 #define KEYF_ALIASES                                                           \
-	2u /* labels may carry aliases (folded symbols):                       \
-	      csv and json add an aliases column */
+	2u /* labels may carry aliases (folded symbols, a                      \
+	      unit's joined path): csv adds an aliases column */
 #define KEYF_PID_LABEL                                                         \
 	4u /* labels are "PID name": diff pairs a process                      \
 	      of OLD with the one of NEW of that name */

@@ -190,6 +190,11 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1301-size-disasm-node.py \
 	tests/t1302-size-labels.py \
 	tests/t1303-size-disasm-streams.py \
+	tests/t1304-size-go.py \
+	tests/t1305-size-dwz.py \
+	tests/t1306-size-ppc64-opd.py \
+	tests/t1307-size-cu-aliases.py \
+	tests/t1308-size-zstd-dwarf.py \
 	tests/t1400-size-archive.py \
 	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \
