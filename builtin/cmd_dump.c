@@ -96,13 +96,23 @@ int cmd_dump(int argc, char **argv)
 	       h->start_mono_ns % NSEC_PER_SEC);
 	/* one error line: stdout's when the output was lost, else the
 	 * recording's when it is damaged */
-	while ((ret = md_read_next(r, &rec)) == 1)
+	werr = 0;
+	while ((ret = md_read_next(r, &rec)) == 1) {
 		md_record_print(stdout, &rec, verbose, h->page_size);
-	if (ret >= 0 && md_reader_cut_short(r))
+		/* the reason is errno just after the write that failed:
+		 * by the final fflush() stdio may have nothing left to
+		 * write, and errno may be another call's */
+		if (ferror(stdout)) {
+			werr = errno;
+			break;
+		}
+	}
+	if (ret >= 0 && !werr && md_reader_cut_short(r))
 		printf("# cut short at offset %" PRIu64 ": no END record (the "
 		       "recording was killed or its disk was full)\n",
 		       md_reader_offset(r));
-	werr = fflush(stdout) ? errno : 0;
+	if (fflush(stdout) && !werr)
+		werr = errno;
 	if (ferror(stdout))
 		memsz_error("cannot write the output%s%s", werr ? ": " : "",
 			    werr ? memsz_strerror(-werr) : "");
