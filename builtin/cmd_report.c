@@ -89,7 +89,8 @@ static const struct opt report_opts[] = {
     VIEW_ROW_VERBOSE,
     VIEW_ROW_FORMAT("table (default), csv, tsv, json,\n"
 		    "folded (flame-graph stacks: the key\n"
-		    "path joined by ';' and the first\n"
+		    "path joined by ';', a ';' in a\n"
+		    "label shown as ':', and the first\n"
 		    "field or the --sort column in\n"
 		    "bytes, all rows), pprof (gzipped\n"
 		    "profile.proto for 'go tool pprof',\n"
