@@ -59,7 +59,8 @@ const char *out_col_text(char *buf, size_t len, const struct row *r,
 			 enum col_id col);
 
 /* NEW - OLD (sets 1 and 0) of column c of r as csv/json print it:
- * "-12.50", "4096", "0". Returns buf. */
+ * "-12.50", "4096", "0"; with a fraction, of the two values as printed
+ * (in hundredths), so that it is their difference. Returns buf. */
 char *out_fmt_delta(char *buf, size_t len, const struct row *r, enum col_id c);
 
 /* "new", "gone", "changed" or "same": what r of a diff tree t is. */
