@@ -21,7 +21,8 @@ void out_csv_field(FILE *f, const char *s, bool tsv);
 
 /* Write label s for a terminal: control characters (C0, DEL, C1) and
  * bytes that are not valid UTF-8 as \xHH / \uHHHH escapes, in at most
- * max code points (0: no limit); when it is longer, its middle (a path,
+ * max terminal columns (0: no limit; a wide character takes two, a
+ * combining mark none); when it is longer, its middle (a path,
  * a symbol: both ends say the most) or with cut_end its end (a process:
  * "PID command" reads from the start) is cut out for an ellipsis. */
 void out_put_label(FILE *f, const char *s, size_t max, bool cut_end);
