@@ -416,8 +416,9 @@ static void **ptrs(void *base, size_t n, size_t elem)
 	return p;
 }
 
-/* p's sample types, one per column in vt[0..ncols-1], and its default
- * (the --sort column). */
+/* p's sample types, one per column in vt[0..ncols-1], and its default:
+ * the --sort column, else (--fields left it out) the first, as folded
+ * prints it; none named, pprof would show the last. */
 static void sample_types(struct pw *w, Perftools__Profiles__Profile *p,
 			 Perftools__Profiles__ValueType *vt)
 {
@@ -434,6 +435,8 @@ static void sample_types(struct pw *w, Perftools__Profiles__Profile *p,
 		if (o->cols[i] == o->sort)
 			p->default_sample_type = vt[i].type;
 	}
+	if (!p->default_sample_type && o->ncols)
+		p->default_sample_type = vt[0].type;
 }
 
 /* Pack what w collected into a Profile and write it gzipped to f. */
