@@ -63,7 +63,8 @@ static const struct opt diff_opts[] = {
      NULL},
     VIEW_ROW_WIDTH,
     VIEW_ROW_VERBOSE,
-    VIEW_ROW_FORMAT("table (default), csv, tsv or json"),
+    VIEW_ROW_FORMAT("table (default), csv, tsv or json (each\n"
+		    "change NEW - OLD of the values printed)"),
     VIEW_ROW_DEBUG_ROOT,
     VIEW_ROW_DISASM,
     VIEW_ROW_DEMANGLE,

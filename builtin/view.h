@@ -93,10 +93,11 @@ enum {
 #define VIEW_ROW_WIDTH                                                         \
 	{                                                                      \
 		0, "width", OPT_ARG, "N", VIEW_OPT_WIDTH,                      \
-		    "table width; labels are cut in the\n"                     \
-		    "middle to fit, default columns left\n"                    \
-		    "out (default $COLUMNS, the terminal,\n"                   \
-		    "or 120; 0: no limit)",                                    \
+		    "table width in terminal columns (a\n"                     \
+		    "CJK character takes two); labels are\n"                   \
+		    "cut in the middle to fit, default\n"                      \
+		    "columns left out (default $COLUMNS,\n"                    \
+		    "the terminal, or 120; 0: no limit)",                      \
 		    NULL                                                       \
 	}
 #define VIEW_ROW_VERBOSE                                                       \

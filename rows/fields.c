@@ -8,9 +8,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "rows/json_writer.h"
 #include "util/util.h"
@@ -39,36 +41,94 @@ void out_csv_field(FILE *f, const char *str, bool tsv)
 	free(s);
 }
 
-/* Byte offset of code point number k of UTF-8 string s (valid UTF-8). */
-static size_t cp_offset(const char *s, size_t k)
+/* Terminal columns of code point cp: 2 for East Asian wide characters, 0
+ * for combining marks, as the C library's wcwidth() says in a UTF-8
+ * locale (C.UTF-8, used for this call only: the process's locale is not
+ * changed); 1 where that locale is missing. */
+static size_t cp_cols(uint32_t cp)
 {
-	size_t i = 0;
+	static locale_t utf8;
+	static bool tried;
+	locale_t old;
+	int w;
 
-	while (s[i] && k) {
-		i++;
-		while (((unsigned char)s[i] & 0xc0) == 0x80)
-			i++;
-		k--;
+	if (cp < 0x300) /* ASCII, Latin: no wide or combining one */
+		return 1;
+	if (!tried) {
+		tried = true;
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	}
-	return i;
+	if (!utf8)
+		return 1;
+	old = uselocale(utf8);
+	w = wcwidth((wchar_t)cp);
+	uselocale(old);
+	return w < 0 ? 1 : (size_t)w;
 }
 
-/* Add the n code points (len bytes) of safe label s to sb, at most max of
- * them (0: no limit), cut as out_label_add() says. */
-static void label_add_safe(struct strbuf *sb, const char *s, size_t len,
-			   size_t n, size_t max, bool cut_end, bool ascii)
+/* The code point of safe (valid UTF-8) s at byte i, and its length. */
+static size_t cp_at(const char *s, size_t len, size_t i, uint32_t *cp)
 {
-	size_t head, tail, h, t;
+	size_t n = utf8_decode((const unsigned char *)s + i, len - i, cp);
 
-	if (!max || n <= max) {
+	if (!n) { /* not after str_escape(); one byte, one column */
+		*cp = 0x3f;
+		n = 1;
+	}
+	return n;
+}
+
+/* Add the len bytes of safe label s to sb in at most max terminal columns
+ * (0: no limit), cut as out_label_add() says: whole code points, a wide
+ * one as two columns, a combining mark kept with the character before
+ * it (never after the ellipsis). */
+static void label_add_safe(struct strbuf *sb, const char *s, size_t len,
+			   size_t max, bool cut_end, bool ascii)
+{
+	size_t total = 0, head, tail, h = 0, t = len, c = 0, k;
+	uint32_t cp;
+
+	if (ascii) /* printable ASCII: a column is a byte */
+		total = len;
+	else
+		for (size_t i = 0; i < len; i += k) {
+			k = cp_at(s, len, i, &cp);
+			total += cp_cols(cp);
+		}
+	if (!max || total <= max) {
 		strbuf_add(sb, s, len);
 		return;
 	}
 	head = cut_end ? max - 1 : (max - 1) / 2;
 	tail = max - 1 - head;
-	/* printable ASCII: a code point is a byte */
-	h = ascii ? head : cp_offset(s, head);
-	t = ascii ? len - tail : cp_offset(s, n - tail);
+	if (ascii) {
+		h = head;
+		t = len - tail;
+	} else {
+		/* the head: characters while they fit, and the marks that
+		 * combine with the last */
+		for (; h < len; h += k) {
+			k = cp_at(s, len, h, &cp);
+			if (c + cp_cols(cp) > head)
+				break;
+			c += cp_cols(cp);
+		}
+		/* the tail: from the end, then past marks it would start
+		 * with (their character is cut) */
+		for (c = 0; t > h;) {
+			size_t b = t - 1;
+
+			while (b > h && ((unsigned char)s[b] & 0xc0) == 0x80)
+				b--;
+			cp_at(s, len, b, &cp);
+			if (c + cp_cols(cp) > tail)
+				break;
+			c += cp_cols(cp);
+			t = b;
+		}
+		while (t < len && (k = cp_at(s, len, t, &cp)) && !cp_cols(cp))
+			t += k;
+	}
 	strbuf_add(sb, s, h);
 	strbuf_add(sb, "\u2026", strlen("\u2026"));
 	strbuf_add(sb, s + t, len - t);
@@ -103,11 +163,11 @@ void out_label_add(struct strbuf *sb, const char *str, size_t max, bool cut_end)
 
 	/* printable ASCII (most labels) is safe as it is: no copy */
 	if (printable_ascii(str, n)) {
-		label_add_safe(sb, str, n, n, max, cut_end, true);
+		label_add_safe(sb, str, n, max, cut_end, true);
 		return;
 	}
-	s = str_escape(str, &n);
-	label_add_safe(sb, s, strlen(s), n, max, cut_end, false);
+	s = str_escape(str, NULL);
+	label_add_safe(sb, s, strlen(s), max, cut_end, false);
 	free(s);
 }
 
@@ -184,13 +244,34 @@ const char *out_col_text(char *buf, size_t len, const struct row *r,
 	return out_fmt_value(buf, len, r->vals[col], coldefs[col].shift);
 }
 
+/* v (fixed point, shift fraction bits) in hundredths, rounded as
+ * out_fmt_value() prints it */
+static uint64_t cents_of(uint64_t v, unsigned shift)
+{
+	uint64_t frac = v & ((UINT64_C(1) << shift) - 1);
+
+	return (v >> shift) * 100 +
+	       ((frac * 100 + (UINT64_C(1) << (shift - 1))) >> shift);
+}
+
 char *out_fmt_delta(char *buf, size_t len, const struct row *r, enum col_id c)
 {
-	uint64_t o = r->vals[c], n = row_set(r, 1)[c];
-	uint64_t d = n > o ? n - o : o - n;
+	uint64_t o = r->vals[c], n = row_set(r, 1)[c], d;
+	unsigned shift = coldefs[c].shift;
 	char num[24];
 
-	out_fmt_value(num, sizeof(num), d, coldefs[c].shift);
+	/* with a fraction, the change of the two numbers as printed (each
+	 * rounded to hundredths), so that delta = new - old as read */
+	if (shift) {
+		o = cents_of(o, shift);
+		n = cents_of(n, shift);
+	}
+	d = n > o ? n - o : o - n;
+	if (shift)
+		snprintf(num, sizeof(num), "%" PRIu64 ".%02" PRIu64, d / 100,
+			 d % 100);
+	else
+		snprintf(num, sizeof(num), "%" PRIu64, d);
 	snprintf(buf, len, "%s%s", n < o && d ? "-" : "", num);
 	return buf;
 }

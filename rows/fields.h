@@ -21,7 +21,8 @@ void out_csv_field(FILE *f, const char *s, bool tsv);
 
 /* Write label s for a terminal: control characters (C0, DEL, C1) and
  * bytes that are not valid UTF-8 as \xHH / \uHHHH escapes, in at most
- * max code points (0: no limit); when it is longer, its middle (a path,
+ * max terminal columns (0: no limit; a wide character takes two, a
+ * combining mark none); when it is longer, its middle (a path,
  * a symbol: both ends say the most) or with cut_end its end (a process:
  * "PID command" reads from the start) is cut out for an ellipsis. */
 void out_put_label(FILE *f, const char *s, size_t max, bool cut_end);
@@ -59,7 +60,8 @@ const char *out_col_text(char *buf, size_t len, const struct row *r,
 			 enum col_id col);
 
 /* NEW - OLD (sets 1 and 0) of column c of r as csv/json print it:
- * "-12.50", "4096", "0". Returns buf. */
+ * "-12.50", "4096", "0"; with a fraction, of the two values as printed
+ * (in hundredths), so that it is their difference. Returns buf. */
 char *out_fmt_delta(char *buf, size_t len, const struct row *r, enum col_id c);
 
 /* "new", "gone", "changed" or "same": what r of a diff tree t is. */

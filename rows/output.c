@@ -136,6 +136,27 @@ uint64_t out_whole_next(uint64_t *acc, uint64_t v, unsigned shift)
 	return after - before;
 }
 
+/* A label of level `level` as one folded frame: ';' joins the frames, so
+ * one in a name (a file "a;b", a symbol) is shown as ':', as the callers
+ * key and perf's stackcollapse show it; a callers label is a stack whose
+ * ';' are its frames' joints (a ';' in a frame is ':' already). */
+static void folded_label(FILE *f, const struct out_opts *o, size_t level,
+			 const char *s)
+{
+	char *copy;
+
+	if (!strchr(s, ';') ||
+	    (o->keys && o->keys[level] && !strcmp(o->keys[level], "callers"))) {
+		fputs_escaped(s, f);
+		return;
+	}
+	copy = xstrdup(s);
+	for (char *c = copy; (c = strchr(c, ';'));)
+		*c = ':';
+	fputs_escaped(copy, f);
+	free(copy);
+}
+
 /* Folded stacks: "a;b;c bytes" per leaf; the labels of each level are
  * printed with their control characters escaped (util/escape.h), so one
  * leaf is one line and no byte reaches a terminal raw. */
@@ -162,7 +183,7 @@ static void folded_tree(FILE *f, const struct rowtree *t,
 		for (size_t c = 0; c <= level; c++) {
 			if (c)
 				fputc(';', f);
-			fputs_escaped(path[c], f);
+			folded_label(f, o, c, path[c]);
 		}
 		fprintf(f, " %llu\n", (unsigned long long)v);
 	}

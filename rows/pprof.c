@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "rows/profile.pb-c.h"
+#include "util/escape.h"
 #include "util/hashmap.h"
 #include "util/util.h"
 
@@ -100,14 +101,25 @@ struct pw {
 	size_t nsamples, samplecap;
 };
 
+/* The id of string s in the profile's string table, s escaped as the
+ * text formats show it (util/escape.h): names are others' choice, pprof
+ * prints them as stored, and profile.proto's strings must be UTF-8. */
 static int64_t str_id(struct pw *w, const char *s)
 {
-	return (int64_t)labels_intern(w->strs, s);
+	char *esc = str_escape(s, NULL);
+	int64_t id = (int64_t)labels_intern(w->strs, esc);
+
+	free(esc);
+	return id;
 }
 
 static int64_t str_id_n(struct pw *w, const char *s, size_t n)
 {
-	return (int64_t)labels_intern_n(w->strs, s, n);
+	char *part = xstrndup(s, n);
+	int64_t id = str_id(w, part);
+
+	free(part);
+	return id;
 }
 
 /* The build-id of the image at path, "" if not known. */
@@ -404,8 +416,9 @@ static void **ptrs(void *base, size_t n, size_t elem)
 	return p;
 }
 
-/* p's sample types, one per column in vt[0..ncols-1], and its default
- * (the --sort column). */
+/* p's sample types, one per column in vt[0..ncols-1], and its default:
+ * the --sort column, else (--fields left it out) the first, as folded
+ * prints it; none named, pprof would show the last. */
 static void sample_types(struct pw *w, Perftools__Profiles__Profile *p,
 			 Perftools__Profiles__ValueType *vt)
 {
@@ -422,6 +435,8 @@ static void sample_types(struct pw *w, Perftools__Profiles__Profile *p,
 		if (o->cols[i] == o->sort)
 			p->default_sample_type = vt[i].type;
 	}
+	if (!p->default_sample_type && o->ncols)
+		p->default_sample_type = vt[0].type;
 }
 
 /* Pack what w collected into a Profile and write it gzipped to f. */

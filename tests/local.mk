@@ -298,6 +298,11 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3296-table-sort-column.py \
 	tests/t3297-report-diff-demangle.py \
 	tests/t3300-report-pprof.py \
+	tests/t3301-report-folded-semicolon.py \
+	tests/t3302-report-pprof-escape.py \
+	tests/t3303-diff-delta-printed.py \
+	tests/t3304-table-wide-labels.py \
+	tests/t3305-report-pprof-default-type.py \
 	tests/t3310-report-html.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \

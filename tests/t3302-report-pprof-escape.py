@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t3302: `--format pprof` holds names others chose escaped, as the text
+formats show them.
+
+`sleep` is copied to a name with ESC [31m, a C1 control (U+0085) and the
+bytes 0xff 0xfe (not UTF-8), and recorded. Its pprof profile is read
+back two ways:
+ - its string table, unpacked here from the gzipped protocol buffer,
+   must be valid UTF-8 in every string (profile.proto is proto3, whose
+   string fields are UTF-8: strict readers refuse anything else) and
+   hold no control byte;
+ - `go tool pprof -raw` and `-top` must print no control byte (they
+   print the strings as stored, so a raw ESC reached the terminal), and
+   `-top -sample_index=rss` gives the image, under the label the table
+   shows (\\x1b[31m, \\u0085, \\xff\\xfe), the csv's RSS of it.
+"""
+import csv
+import gzip
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
+
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+
+def string_table(pb):
+    """Field 6 (string_table) of a Profile message, as bytes."""
+    out, i = [], 0
+    while i < len(pb):
+        tag, i = varint(pb, i)
+        kind = tag & 7
+        if kind == 0:
+            _, i = varint(pb, i)
+        elif kind == 1:
+            i += 8
+        elif kind == 5:
+            i += 4
+        elif kind == 2:
+            n, i = varint(pb, i)
+            if tag >> 3 == 6:
+                out.append(pb[i:i + n])
+            i += n
+        else:
+            raise ValueError("wire type %d" % kind)
+    return out
+
+
+def controls(b):
+    return sorted({c for c in b if (c < 0x20 and c not in b"\n\t")
+                   or c == 0x7f})
+
+
+def main():
+    sleep = shutil.which("sleep")
+    if not sleep:
+        lib.skip("no sleep(1)")
+    if not shutil.which("go"):
+        lib.skip("go (golang-go) is not installed")
+    with tempfile.TemporaryDirectory(prefix="memsz-t3302-") as tmp:
+        env = dict(os.environ, HOME=tmp,
+                   GOCACHE=os.path.join(tmp, "gocache"),
+                   GOPATH=os.path.join(tmp, "gopath"),
+                   GOFLAGS="-mod=mod", GOPROXY="off", PPROF_TMPDIR=tmp)
+        name = os.path.join(tmp.encode(),
+                            b"s\x1b[31m-\xc2\x85-\xff\xfe-sleep")
+        shutil.copy(sleep, name)
+        data = os.path.join(tmp, "e.data")
+        subprocess.run([MEMSZ, "record", "-o", data, "--", name, "0.1"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       check=True)
+        shown = os.path.join(tmp, "s\\x1b[31m-\\u0085-\\xff\\xfe-sleep")
+        prof = os.path.join(tmp, "e.pb.gz")
+        with open(prof, "wb") as f:
+            subprocess.run([MEMSZ, "report", "-i", data, "--format",
+                            "pprof"], stdout=f, stderr=subprocess.PIPE,
+                           check=True)
+        with gzip.open(prof) as f:
+            strs = string_table(f.read())
+        bad = []
+        for s in strs:
+            try:
+                s.decode("utf-8")
+            except UnicodeDecodeError:
+                bad.append(s)
+        check(strs and not bad,
+              "every string of the profile is UTF-8 (%d of %d not: %r)" %
+              (len(bad), len(strs), bad[:2]))
+        check(not [s for s in strs if controls(s)],
+              "no string of the profile holds a control byte (%r)" %
+              [s for s in strs if controls(s)][:2])
+        for view in ("-raw", "-top"):
+            r = subprocess.run(["go", "tool", "pprof", view, prof],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env)
+            check(r.returncode == 0 and not controls(r.stdout),
+                  "pprof %s: no control byte in its output (exit %d, %r)"
+                  % (view, r.returncode, controls(r.stdout)))
+        rss = 0
+        out = subprocess.run([MEMSZ, "report", "-i", data, "--format",
+                              "csv"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, check=True).stdout
+        for r in csv.DictReader(io.StringIO(out.decode())):
+            if r["files"] == shown:
+                rss += int(r["rss"])
+        top = subprocess.run(["go", "tool", "pprof", "-top", "-unit=B",
+                              "-sample_index=rss", prof],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env).stdout.decode(errors="replace")
+        flat = [ln.split()[0] for ln in top.splitlines()
+                if ln.rstrip().endswith(shown)]
+        check(rss and flat == ["%dB" % rss],
+              "pprof -top: the image under the table's label with the "
+              "csv's RSS (%d; pprof %r)" % (rss, flat))
+
+
+main()
+sys.exit(lib.finish())

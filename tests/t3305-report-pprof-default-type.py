@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t3305: the default sample type of `--format pprof` when --sort names a
+column --fields leaves out.
+
+The profile's default sample type is the --sort column; with
+`-F rss,pss --sort dirty` DIRTY is no sample type, and the profile named
+none, so `go tool pprof` showed its last one (PSS), neither the sort
+column nor the first field. It must then be the first of --fields, as
+--format folded prints it: `pprof -top` of a recording of
+`sh -c 'sleep 0.1'` (made here) totals the json TOTAL's RSS, and with
+`-F pss,rss --sort dirty` (PSS needs root) its PSS in whole bytes;
+`--sort rss` with `-F pss,rss` keeps RSS the default.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
+
+
+def main():
+    if not shutil.which("go"):
+        lib.skip("go (golang-go) is not installed")
+    with tempfile.TemporaryDirectory(prefix="memsz-t3305-") as tmp:
+        env = dict(os.environ, HOME=tmp,
+                   GOCACHE=os.path.join(tmp, "gocache"),
+                   GOPATH=os.path.join(tmp, "gopath"),
+                   GOFLAGS="-mod=mod", GOPROXY="off", PPROF_TMPDIR=tmp)
+        data = os.path.join(tmp, "s.data")
+        subprocess.run([MEMSZ, "record", "-o", data, "--", "sh", "-c",
+                        "sleep 0.1"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, check=True)
+        out = subprocess.run([MEMSZ, "report", "-i", data, "--format",
+                              "json"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, check=True).stdout
+        total = json.loads(out)["total"]
+        cases = [(["-F", "rss,pss", "--sort", "dirty"], "rss"),
+                 (["-F", "pss,rss", "--sort", "rss"], "rss")]
+        if "pss" in total:
+            cases.append((["-F", "pss,rss", "--sort", "dirty"], "pss"))
+        else:
+            lib.skip_part("no PSS in the recording (not root)")
+        prof = os.path.join(tmp, "s.pb.gz")
+        for args, col in cases:
+            with open(prof, "wb") as f:
+                subprocess.run([MEMSZ, "report", "-i", data, *args,
+                                "--format", "pprof"], stdout=f,
+                               stderr=subprocess.PIPE, check=True)
+            top = subprocess.run(["go", "tool", "pprof", "-top", "-unit=B",
+                                  prof], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True,
+                                 env=env).stdout
+            m = re.search(r"of (\d+)B total", top)
+            got = int(m.group(1)) if m else None
+            check(got == round(total[col]),
+                  "%s: pprof -top shows %s (%s B; the TOTAL's %s is %d)" %
+                  (" ".join(args), col, got, col, round(total[col])))
+
+
+main()
+sys.exit(lib.finish())
