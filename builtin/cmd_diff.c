@@ -37,7 +37,8 @@ static const struct opt diff_opts[] = {
 		    "locked, charge (default: all the\n"
 		    "recordings have but thp, locked and\n"
 		    "(outside -G) charge; file,vm for ELF\n"
-		    "files)"),
+		    "files); the table adds the --sort\n"
+		    "column after them if they leave it out"),
     VIEW_ROW_SORT("order rows by the size of the change of\n"
 		  "COL: file, vm, rss, pss, uss, dirty,\n"
 		  "swap, relocs, shclean, shdirty, thp,\n"

@@ -43,7 +43,9 @@ static const struct opt report_opts[] = {
 		    "but thp, locked and (outside -G)\n"
 		    "charge (procs when the\n"
 		    "report covers more than one\n"
-		    "process), folded the first"),
+		    "process), folded the first; the\n"
+		    "table adds the --sort column after\n"
+		    "them if they leave it out"),
     VIEW_ROW_SORT("file, vm, rss (default, or the first\n"
 		  "of --fields), pss, uss, dirty, swap,\n"
 		  "relocs, shclean, shdirty, thp,\n"

@@ -494,6 +494,15 @@ size_t view_columns(const struct view *v, unsigned avail,
 				cols[n++] = v->fields[i];
 				taken |= 1u << v->fields[i];
 			}
+		/* a table's rows in the order of a column --fields left
+		 * out get it after them, as perf adds its sort keys to -F */
+		if (n && (flags & OUTF_WIDTH) && !(flags & OUTF_ALL_COLUMNS)) {
+			unsigned more = sort_cols(v) & avail & ~taken;
+
+			for (int i = 0; i < COL__COUNT; i++)
+				if (more & (1u << i))
+					cols[n++] = i;
+		}
 		if (!(flags & OUTF_ALL_COLUMNS) || !n)
 			return n;
 		/* the page's column switch offers every column, the

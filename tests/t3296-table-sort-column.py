@@ -13,6 +13,8 @@ running ls, and two builds of a program, made here; at --width 120:
  - diff --sort both: FILE SIZE and VM SIZE, of recordings and of ELF
    files;
  - --sort name and the default keep the default columns (no extra one);
+ - --fields that leave out the --sort column get it after them in the
+   table (perf adds its sort keys to -F the same way), not in csv;
  - diff's csv compares the columns report's csv has (not CHARGE outside
    -G: diff showed it where report leaves it out);
  - --sort charge of plain recordings (CHARGE is left out of their
@@ -81,6 +83,23 @@ def main():
         check("FILE SIZE" in h and "VM SIZE" in h,
               f"diff --sort both of ELF files: FILE SIZE and VM SIZE: "
               f"{h.strip()}")
+        # --fields that leave the --sort column out: the table adds it
+        # after them (as perf adds its sort keys to -F); csv keeps the
+        # columns asked for
+        for cmd in (["report", "-i", recs[0]], ["diff", *recs]):
+            h = header(*cmd, "-F", "rss,pss", "--sort", "dirty")
+            check(h.split() == ["RSS", "PSS", "DIRTY"],
+                  f"{cmd[0]} -F rss,pss --sort dirty: RSS, PSS, then "
+                  f"DIRTY: {h.split()}")
+            h = header(*cmd, "-F", "rss,pss", "--sort", "name")
+            check(h.split() == ["RSS", "PSS"],
+                  f"{cmd[0]} -F rss,pss --sort name: RSS and PSS only: "
+                  f"{h.split()}")
+        h = header("report", "-i", recs[0], "-F", "rss", "--sort", "dirty",
+                   "--format", "csv")
+        check(h.split(",")[1:] == ["rss"],
+              f"report -F rss --sort dirty --format csv: the rss column "
+              f"only: {h}")
         dflt = header("report", "-i", recs[0])
         check(header("report", "-i", recs[0], "--sort", "name") == dflt,
               "report --sort name: the default columns")
