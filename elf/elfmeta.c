@@ -34,9 +34,9 @@ static void fde_push(void *arg, const struct elf_fde *f)
 }
 
 /* Each FDE (its whole record) to the symbol holding its pc_begin, one
- * table a section. The sections are those elf_ehframe_read() reads
- * (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND), walked one at a time
- * (the FDEs are not kept) and their bytes freed after. */
+ * table a section (a .o's: its relocations applied). The sections are those
+ * elf_ehframe_read() reads (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND),
+ * walked one at a time (the FDEs are not kept) and their bytes freed after. */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
 	struct fdewalk w = {.ms = ms};
@@ -52,8 +52,14 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 		b = elfimg_section_read(img, i);
 		if (!b)
 			continue;
-		elf_ehframe_walk(b, (size_t)s->size, s->addr, img->elfclass,
-				 img->big_endian, fde_push, &w, NULL);
+		/* a .o's pointers to its code are relocations (0 or an
+		 * offset in the file): applied, as if linked where its
+		 * sections were laid out; one memsz does not apply leaves
+		 * the section unattributed */
+		if (elf_reloc_section(img, i, b))
+			elf_ehframe_walk(b, (size_t)s->size, s->addr,
+					 img->elfclass, img->big_endian,
+					 fde_push, &w, NULL);
 		xfree_huge(b, (size_t)s->size);
 		vartab_push(&w.t, ms, s->offset, true);
 	}
