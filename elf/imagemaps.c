@@ -154,7 +154,7 @@ static const char *const refusal_text[ELF_DWARF_REFUSAL__COUNT] = {
     [ELF_DWARF_DWO_ALT] = "it names a dwz file of its own "
 			  "(.gnu_debugaltlink), which no tool makes and "
 			  "libdw would open unchecked",
-    [ELF_DWARF_RELOC] = "a relocation of its DWARF (.rela.debug_*) is of "
+    [ELF_DWARF_RELOC] = "a relocation of its DWARF (.rel[a].debug_*) is of "
 			"a type memsz does not apply, or out of its section",
 };
 
