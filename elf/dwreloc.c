@@ -258,13 +258,23 @@ static int64_t addend(const struct elfimg *img, const GElf_Rela *r, bool rel,
 	return (int64_t)a;
 }
 
+/* A SET_ULEB128 whose SUB_ULEB128 follows at the same place: its S + A
+ * (an address, which the ULEB128 need not hold) kept for the difference
+ * the pair writes. */
+struct uleb_pair {
+	bool on;
+	uint64_t off, v;
+};
+
 /* Apply relocation r of kind k, whose symbol's value is s, to buf (n
- * bytes; the target section laid out at addr). False: out of the
- * section, a ULEB128 that does not fit, an implicit addend (rel) for a
- * type that adds to the bytes in place. */
+ * bytes; the target section laid out at addr); pend: a pending
+ * SET_ULEB128 (paired: r is one, and its SUB_ULEB128 follows). False:
+ * out of the section, a ULEB128 that does not fit, an implicit addend
+ * (rel) for a type that adds to the bytes in place. */
 static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
 			const GElf_Rela *r, bool rel, uint64_t s, uint8_t *buf,
-			size_t n, uint64_t addr)
+			size_t n, uint64_t addr, struct uleb_pair *pend,
+			bool paired)
 {
 	uint8_t *p = buf + r->r_offset;
 	size_t len = k->size;
@@ -298,8 +308,12 @@ static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
 		v = (old & 0xc0) | ((old - v) & 0x3f);
 		break;
 	case OP_ULEB_SET:
-		return uleb_put(p, len, v);
+		*pend = (struct uleb_pair){paired, r->r_offset, v};
+		return paired || uleb_put(p, len, v);
 	case OP_ULEB_SUB:
+		if (pend->on && pend->off == r->r_offset)
+			old = pend->v;
+		pend->on = false;
 		return uleb_put(p, len, old - v);
 	default:
 		break;
@@ -322,7 +336,8 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 		      Elf_Data *syms, Elf_Data *xs, uint8_t *buf, size_t n,
 		      uint64_t addr)
 {
-	GElf_Rela r;
+	struct uleb_pair pend = {0};
+	GElf_Rela r, nx;
 	GElf_Rel rr;
 	GElf_Sym sym;
 
@@ -330,6 +345,7 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 		const struct dwreloc_kind *k;
 		uint64_t s;
 		size_t shndx;
+		bool paired;
 
 		if (isrel && gelf_getrel(rel, i, &rr))
 			r = (GElf_Rela){rr.r_offset, rr.r_info, 0};
@@ -345,7 +361,12 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 			return false;
 		if (!sym_value(img, &sym, shndx, k->op, &s))
 			continue;
-		if (!apply_entry(img, k, &r, isrel, s, buf, n, addr))
+		paired = k->op == OP_ULEB_SET && !isrel &&
+			 gelf_getrela(rel, i + 1, &nx) &&
+			 GELF_R_TYPE(nx.r_info) == R_RISCV_SUB_ULEB128 &&
+			 nx.r_offset == r.r_offset;
+		if (!apply_entry(img, k, &r, isrel, s, buf, n, addr, &pend,
+				 paired))
 			return false;
 	}
 	return true;
