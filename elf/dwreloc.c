@@ -2,11 +2,11 @@
 /* dwreloc.c — the relocations of a relocatable file (.o) applied to the
  * bytes of its DWARF libdw reads, and to its .eh_frame. libdw does not
  * apply them (libdwfl does). Where they have explicit addends (SHT_RELA:
- * x86-64 and x32, AArch64, POWER, s390x, RISC-V) the bytes in the file
- * hold 0 where a unit's name (a string offset), its string-offsets base or
+ * x86-64 and x32, AArch64, POWER, s390x, RISC-V, MIPS n64) the bytes in the
+ * file hold 0 where a unit's name (a string offset), its string-offsets base or
  * its addresses should be: every unit was named from the first string of
  * its string table (gcc: its comp_dir) and placed at address 0. SHT_REL
- * ones (i386, 32-bit ARM) keep their addend in place: the units were
+ * ones (i386, 32-bit ARM, MIPS o32) keep their addend in place: the units were
  * named, but placed at their offset in their section. RISC-V's DWARF
  * holds the differences of two labels (a line table's advance, a
  * function's size) as ADD/SUB pairs the linker resolves after relaxing
@@ -65,6 +65,11 @@ static Elf_Data *xindex_data(struct elfimg *img, size_t symtab)
 #define R_RISCV_SUB_ULEB128 61
 #endif
 
+/* MIPS's PC-relative word (.eh_frame's), not in <elf.h> */
+#ifndef R_MIPS_PC32
+#define R_MIPS_PC32 248
+#endif
+
 /* What a relocation type writes in its size bytes: nothing (R_*_NONE);
  * S + A (ABS); the symbol's offset in its TLS section plus A, a
  * DTPOFF/DTPREL offset (TLS); S + A - P (PCREL, only into a laid-out
@@ -108,6 +113,10 @@ static const struct dwreloc_kind {
     {EM_ARM, R_ARM_ABS32, 4, OP_ABS},
     {EM_ARM, R_ARM_REL32, 4, OP_PCREL},
     {EM_ARM, R_ARM_TLS_LDO32, 4, OP_TLS},
+    {EM_MIPS, R_MIPS_NONE, 0, OP_NONE},
+    {EM_MIPS, R_MIPS_32, 4, OP_ABS},
+    {EM_MIPS, R_MIPS_64, 8, OP_ABS},
+    {EM_MIPS, R_MIPS_PC32, 4, OP_PCREL},
     {EM_AARCH64, R_AARCH64_NONE, 0, OP_NONE},
     {EM_AARCH64, R_AARCH64_ABS64, 8, OP_ABS},
     {EM_AARCH64, R_AARCH64_ABS32, 4, OP_ABS},
@@ -328,6 +337,31 @@ static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
 	return true;
 }
 
+/* r_info of a relocation of img as GELF_R_SYM() and GELF_R_TYPE() read
+ * it. A 64-bit MIPS file's packs a symbol (32 bits), a second symbol and
+ * three types (8 bits each, applied in turn, the result of one the addend
+ * of the next), which libelf reads as one 64-bit word (in a little-endian
+ * file the type bytes come out reversed): its second and third types
+ * (R_MIPS_NONE in DWARF) made the type memsz does not apply when they
+ * are not. */
+static uint64_t info_of(const struct elfimg *img, uint64_t info)
+{
+	uint32_t sym, t, t2, t3;
+
+	if (img->machine != EM_MIPS || img->elfclass != ELFCLASS64)
+		return info;
+	if (img->big_endian) {
+		sym = (uint32_t)(info >> 32);
+		t = info & 0xff, t2 = (info >> 8) & 0xff,
+		t3 = (info >> 16) & 0xff;
+	} else {
+		sym = (uint32_t)info;
+		t = info >> 56, t2 = (info >> 48) & 0xff,
+		t3 = (info >> 40) & 0xff;
+	}
+	return GELF_R_INFO(sym, t2 || t3 ? 0xffffffffu : t);
+}
+
 /* Apply the relocation section rel (SHT_REL if isrel, else SHT_RELA) of
  * img to buf, the n bytes of its target laid out at addr (0: not laid
  * out, where a PC-relative one is refused); xs: the extended section
@@ -351,6 +385,7 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 			r = (GElf_Rela){rr.r_offset, rr.r_info, 0};
 		else if (isrel || !gelf_getrela(rel, i, &r))
 			break;
+		r.r_info = info_of(img, r.r_info);
 		k = kind_of(img->machine, (uint32_t)GELF_R_TYPE(r.r_info));
 		if (!k || (k->op == OP_PCREL && !addr))
 			return false;
