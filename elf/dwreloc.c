@@ -2,17 +2,17 @@
 /* dwreloc.c — the relocations of a relocatable file (.o) applied to the
  * bytes of its DWARF libdw reads, and to its .eh_frame. libdw does not
  * apply them (libdwfl does). Where they have explicit addends (SHT_RELA:
- * x86-64 and x32, AArch64, POWER, s390x, RISC-V, MIPS n64) the bytes in the
- * file hold 0 where a unit's name (a string offset), its string-offsets base or
- * its addresses should be: every unit was named from the first string of
- * its string table (gcc: its comp_dir) and placed at address 0. SHT_REL
- * ones (i386, 32-bit ARM, MIPS o32) keep their addend in place: the units were
- * named, but placed at their offset in their section. RISC-V's DWARF
- * holds the differences of two labels (a line table's advance, a
- * function's size) as ADD/SUB pairs the linker resolves after relaxing
- * the code. .eh_frame's pointers to the code are PC-relative: made
- * relative to where memsz laid .eh_frame out, they decode as a linked
- * file's do. */
+ * x86-64 and x32, AArch64, POWER, s390x, RISC-V, MIPS n64) the bytes in
+ * the file hold 0 where a unit's name (a string offset), its
+ * string-offsets base or its addresses should be: every unit was named
+ * from the first string of its string table (gcc: its comp_dir) and
+ * placed at address 0. SHT_REL ones (i386, 32-bit ARM, MIPS o32) keep
+ * their addend in place: the units were named, but placed at their
+ * offset in their section. RISC-V's DWARF holds the differences of two
+ * labels (a line table's advance, a function's size) as ADD/SUB pairs
+ * the linker resolves after relaxing the code. .eh_frame's pointers to
+ * the code are PC-relative: made relative to where memsz laid .eh_frame
+ * out, they decode as a linked file's do. */
 #include "config.h"
 
 #include "elf/elfpriv.h"
