@@ -246,7 +246,7 @@ static bool uleb_put(uint8_t *p, size_t len, uint64_t v)
 {
 	for (size_t i = 0; i < len; i++) {
 		p[i] = (uint8_t)((v & 0x7f) | (i + 1 < len ? 0x80 : 0));
-		v = len > 9 ? 0 : v >> 7;
+		v >>= 7;
 	}
 	return !v;
 }
@@ -278,8 +278,9 @@ struct uleb_pair {
 /* Apply relocation r of kind k, whose symbol's value is s, to buf (n
  * bytes; the target section laid out at addr); pend: a pending
  * SET_ULEB128 (paired: r is one, and its SUB_ULEB128 follows). False:
- * out of the section, a ULEB128 that does not fit, an implicit addend
- * (rel) for a type that adds to the bytes in place. */
+ * out of the section, a ULEB128 that does not fit, a SUB_ULEB128 with no
+ * SET_ULEB128, an implicit addend (rel) for a type that adds to the bytes
+ * in place. */
 static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
 			const GElf_Rela *r, bool rel, uint64_t s, uint8_t *buf,
 			size_t n, uint64_t addr, struct uleb_pair *pend,
@@ -320,10 +321,12 @@ static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
 		*pend = (struct uleb_pair){paired, r->r_offset, v};
 		return paired || uleb_put(p, len, v);
 	case OP_ULEB_SUB:
-		if (pend->on && pend->off == r->r_offset)
-			old = pend->v;
+		/* alone (the psABI pairs it with the SET_ULEB128 before
+		 * it): refused */
+		if (!pend->on || pend->off != r->r_offset)
+			return false;
 		pend->on = false;
-		return uleb_put(p, len, old - v);
+		return uleb_put(p, len, pend->v - v);
 	default:
 		break;
 	}
@@ -394,8 +397,12 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 		if (r.r_offset >= n ||
 		    !sym_get(syms, xs, (int)GELF_R_SYM(r.r_info), &sym, &shndx))
 			return false;
-		if (!sym_value(img, &sym, shndx, k->op, &s))
+		/* half a pair applied would write a wrong difference */
+		if (!sym_value(img, &sym, shndx, k->op, &s)) {
+			if (k->op >= OP_ADD)
+				return false;
 			continue;
+		}
 		paired = k->op == OP_ULEB_SET && !isrel &&
 			 gelf_getrela(rel, i + 1, &nx) &&
 			 GELF_R_TYPE(nx.r_info) == R_RISCV_SUB_ULEB128 &&

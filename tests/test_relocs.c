@@ -810,12 +810,25 @@ static void test_dwarf_pairs(void **state)
 	free(b);
 	elfimg_close(img);
 
-	/* a ULEB128 too short for the value: refused, not cut */
+	/* a ULEB128 that runs past the section's end: refused */
 	set_rela(o, ".rela.debug_aranges", 10, 60, 17);
 	set_rela(o, ".rela.debug_aranges", 11, 61, 17);
 	assert_int_equal(elfimg_open(o, &img), 0);
 	s = sec_by_name(img, ".debug_aranges");
 	write_at(o, s->offset + 16, "\x00\x80\x80", 3); /* runs off the end */
+	b = elfimg_section_read(img, s->index);
+	assert_non_null(b);
+	assert_false(elf_reloc_section(img, s->index, b));
+	free(b);
+	elfimg_close(img);
+
+	/* a SUB_ULEB128 alone (its SET_ULEB128 made R_RISCV_NONE): refused,
+	 * not subtracted from the bytes in place */
+	set_rela(o, ".rela.debug_aranges", 10, R_RISCV_NONE, 16);
+	set_rela(o, ".rela.debug_aranges", 11, 61, 16);
+	assert_int_equal(elfimg_open(o, &img), 0);
+	s = sec_by_name(img, ".debug_aranges");
+	write_at(o, s->offset + 16, "\x80\x00\x0a", 3);
 	b = elfimg_section_read(img, s->index);
 	assert_non_null(b);
 	assert_false(elf_reloc_section(img, s->index, b));
