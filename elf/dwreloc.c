@@ -2,7 +2,7 @@
 /* dwreloc.c — the relocations of a relocatable file (.o) applied to the
  * bytes of its DWARF libdw reads, and to its .eh_frame. libdw does not
  * apply them (libdwfl does). Where they have explicit addends (SHT_RELA:
- * x86-64 and x32, AArch64, POWER, s390x, RISC-V, MIPS n64) the bytes in
+ * x86-64 and x32, AArch64, POWER, ppc32, s390x, RISC-V, MIPS n64) the bytes in
  * the file hold 0 where a unit's name (a string offset), its
  * string-offsets base or its addresses should be: every unit was named
  * from the first string of its string table (gcc: its comp_dir) and
@@ -123,6 +123,10 @@ static const struct dwreloc_kind {
     {EM_AARCH64, R_AARCH64_PREL64, 8, OP_PCREL},
     {EM_AARCH64, R_AARCH64_PREL32, 4, OP_PCREL},
     {EM_AARCH64, R_AARCH64_TLS_DTPREL, 8, OP_TLS},
+    {EM_PPC, R_PPC_NONE, 0, OP_NONE},
+    {EM_PPC, R_PPC_ADDR32, 4, OP_ABS},
+    {EM_PPC, R_PPC_REL32, 4, OP_PCREL},
+    {EM_PPC, R_PPC_DTPREL32, 4, OP_TLS},
     {EM_PPC64, R_PPC64_NONE, 0, OP_NONE},
     {EM_PPC64, R_PPC64_ADDR64, 8, OP_ABS},
     {EM_PPC64, R_PPC64_ADDR32, 4, OP_ABS},

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`memsz size --by compileunits,symbols` of 32-bit relocatable files
-(.o): i386 (gcc -m32, clang), x32 (gcc -mx32) and 32-bit ARM (clang).
+(.o): i386 (gcc -m32, clang), x32 (gcc -mx32), 32-bit ARM and ppc32
+(clang; ppc32's DWARF was refused, its types not applied).
 memsz named their units but placed none (no VM SIZE): it laid their
 sections out from 4 GiB, out of reach of their DWARF's 4-byte addresses,
 and applied no SHT_REL relocation (i386, ARM: the addend in place, the
@@ -41,6 +42,7 @@ NAMED = ("name", "twice", "init", "table")
 BUILDS = (("gcc-m32", ["gcc", "-m32"]), ("gcc-mx32", ["gcc", "-mx32"]),
           ("clang-i686", ["clang", "--target=i686-linux-gnu"]),
           ("clang-armv7", ["clang", "--target=armv7-linux-gnueabihf"]),
+          ("clang-ppc32", ["clang", "--target=powerpc-linux-gnu"]),
           ("gcc-m64", ["gcc", "-m64"]))
 
 

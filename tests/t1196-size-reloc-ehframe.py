@@ -14,7 +14,7 @@ pc range, relocated as if each section were at 0); readelf -r of
 relocated against; readelf -sW that symbol's section and the function
 at pc_begin in it. Builds: gcc (x86-64, also with -ffunction-sections,
 -m32, -mx32), g++ (a personality and LSDA: augmentation zPLR), clang
-for i686 and aarch64. A relocation of a type memsz does not apply
+for i686, aarch64 and ppc32 (big-endian). A relocation of a type memsz does not apply
 leaves the section whole under "[section .eh_frame]".
 """
 import csv
@@ -47,7 +47,8 @@ BUILDS = (("gcc", ["gcc"], "a.c"),
           ("gcc-mx32", ["gcc", "-mx32"], "a.c"),
           ("g++", ["g++"], "b.cc"),
           ("clang-i686", ["clang", "--target=i686-linux-gnu"], "a.c"),
-          ("clang-aarch64", ["clang", "--target=aarch64-linux-gnu"], "a.c"))
+          ("clang-aarch64", ["clang", "--target=aarch64-linux-gnu"], "a.c"),
+          ("clang-ppc32", ["clang", "--target=powerpc-linux-gnu"], "a.c"))
 
 
 def truth(obj):
