@@ -235,6 +235,9 @@ struct elfsrc_stats {
 	uint64_t rel_relative, rel_relative_rela, rel_relative_bytes;
 	uint64_t relr_bytes, relr_estimate, rel_skipped;
 	/* compileunits, inlines (DWARF; see elf/dwarf.h) */
+	/* symbols, compileunits, inlines: bytes of a .o's .eh_frame whose
+	 * relocations memsz does not apply (its FDEs not charged) */
+	uint64_t eh_unrelocated;
 	uint64_t units;		/* compile units that labelled bytes */
 	uint64_t split_missing; /* skeleton units whose .dwo was not found */
 	uint64_t dwarf_errors;	/* units or tables libdw could not read */

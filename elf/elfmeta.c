@@ -60,6 +60,8 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 			elf_ehframe_walk(b, (size_t)s->size, s->addr,
 					 img->elfclass, img->big_endian,
 					 fde_push, &w, NULL);
+		else
+			ms->eh_unrelocated += s->size;
 		xfree_huge(b, (size_t)s->size);
 		vartab_push(&w.t, ms, s->offset, true);
 	}
@@ -845,8 +847,8 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 			   t.ver->flags & SHF_ALLOC);
 }
 
-void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
-		 struct dualmap *base, struct dualmap *out)
+uint64_t elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
+		     struct dualmap *base, struct dualmap *out)
 {
 	struct meta_job *j = xcalloc(3 + 4 * img->nsecs, sizeof(*j));
 	struct rmap_labels **ids =
@@ -877,4 +879,5 @@ void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 		rmap_labels_put(ids[i]);
 	free(ids);
 	free(j);
+	return ms.eh_unrelocated;
 }

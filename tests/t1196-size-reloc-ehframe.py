@@ -15,7 +15,7 @@ relocated against; readelf -sW that symbol's section and the function
 at pc_begin in it. Builds: gcc (x86-64, also with -ffunction-sections,
 -m32, -mx32), g++ (a personality and LSDA: augmentation zPLR), clang
 for i686, aarch64 and ppc32 (big-endian). A relocation of a type memsz does not apply
-leaves the section whole under "[section .eh_frame]".
+leaves the section whole under "[section .eh_frame]", with a note.
 """
 import csv
 import os
@@ -101,7 +101,7 @@ def eh_rows(obj):
           f"({r.stderr[-200:]})")
     return {x["symbols"]: int(x["vm_size"]) for x in
             csv.DictReader(r.stdout.splitlines())
-            if x["sections"] == ".eh_frame"}
+            if x["sections"] == ".eh_frame"}, r.stderr
 
 
 def unknown_type(src, dst):
@@ -134,7 +134,7 @@ def main():
             fdes, cies = truth(obj)
             check(len(fdes) >= 2, f"{tag}: readelf -wf lists FDEs of "
                   f"{sorted(fdes)}")
-            got = eh_rows(obj)
+            got, _ = eh_rows(obj)
             want = dict(fdes)
             if cies:
                 want["[section .eh_frame]"] = cies
@@ -143,9 +143,13 @@ def main():
         # a relocation of a type memsz does not apply: no FDE attributed
         bad = os.path.join(tmp, "unknown.o")
         if unknown_type(os.path.join(tmp, "gcc.o"), bad):
-            got = eh_rows(bad)
+            got, err = eh_rows(bad)
             check(list(got) == ["[section .eh_frame]"], f"unknown.o: "
                   f".eh_frame left to the section ({got})")
+            n = os.path.getsize(bad) and got.get("[section .eh_frame]")
+            check(f"{n} bytes of .eh_frame left to [section .eh_frame]: "
+                  f"a relocation of it is of a type memsz does not apply"
+                  in err, f"unknown.o: a note says so ({err[-300:]})")
     sys.exit(lib.finish())
 
 
