@@ -153,9 +153,13 @@ static bool strings_terminated(struct elfimg *img)
 		 * none of it */
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_COMPRESSED))
 			continue;
+		/* no bytes for its size: a .zdebug_ name on a section that
+		 * is no compressed string table (a RELA one), which libdw
+		 * failed to inflate */
 		d = elf_getdata(scn, NULL);
 		if (!d ||
-		    (d->d_size && ((const char *)d->d_buf)[d->d_size - 1]))
+		    (d->d_size &&
+		     (!d->d_buf || ((const char *)d->d_buf)[d->d_size - 1])))
 			return false;
 	}
 	return true;

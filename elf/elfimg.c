@@ -258,17 +258,11 @@ static int load_segments(struct elfimg *img, Elf *elf, size_t phnum, bool debug)
 	return debug ? 0 : check_load_overlap(img);
 }
 
-/* A relocatable file's loaded (SHF_ALLOC) sections all sit at address 0
- * until a linker places them. Give each an address as ld -r would lay
- * them out, in index order, each at its sh_addralign, from
- * ELF_REL_VM_BASE: a .o then has a VM SIZE (the sum of the sections' sizes,
- * as Bloaty and size -A count it) and its symbols (section-relative
- * values) a place in it. The base is far from 0 so that the unrelocated
- * addresses of DWARF and .eh_frame (0, or offsets into a section) never
- * fall into the layout. .tbss gets no address, as in a linked file. */
-static void layout_relocatable(struct elfimg *img)
+/* layout_relocatable() from base, the sections' addresses set if set:
+ * where the layout ends. */
+static uint64_t layout_from(struct elfimg *img, uint64_t base, bool set)
 {
-	uint64_t at = ELF_REL_VM_BASE;
+	uint64_t at = base;
 
 	img->vm_size = 0;
 	for (size_t i = 1; i < img->nsecs; i++) {
@@ -280,10 +274,31 @@ static void layout_relocatable(struct elfimg *img)
 		    s->addr || (align & (align - 1)) || s->size > 1ull << 40)
 			continue;
 		at = (at + align - 1) & ~(align - 1);
-		s->addr = at;
+		if (set)
+			s->addr = at;
 		at += s->size;
 		img->vm_size += s->size;
 	}
+	return at;
+}
+
+/* A relocatable file's loaded (SHF_ALLOC) sections all sit at address 0
+ * until a linker places them. Give each an address as ld -r would lay
+ * them out, in index order, each at its sh_addralign, from
+ * ELF_REL_VM_BASE: a .o then has a VM SIZE (the sum of the sections' sizes,
+ * as Bloaty and size -A count it) and its symbols (section-relative
+ * values) a place in it. The base is far from 0 so that the unrelocated
+ * addresses of DWARF and .eh_frame (0, or offsets into a section) never
+ * fall into the layout. A 32-bit file's from ELF_REL_VM_BASE32, where its
+ * relocations' 4-byte fields reach (unless its sections do not fit below
+ * 4 GiB from there). .tbss gets no address, as in a linked file. */
+static void layout_relocatable(struct elfimg *img)
+{
+	img->rel_base = ELF_REL_VM_BASE;
+	if (img->elfclass == ELFCLASS32 &&
+	    layout_from(img, ELF_REL_VM_BASE32, false) <= 1ull << 32)
+		img->rel_base = ELF_REL_VM_BASE32;
+	layout_from(img, img->rel_base, true);
 }
 
 static int load_sections(struct elfimg *img, Elf *elf, size_t shnum,
@@ -908,7 +923,7 @@ static void add_rel_sections(struct elfimg *img, struct labels *lb,
 		const struct elf_section *s = &img->secs[i];
 		char *name;
 
-		if (s->addr < ELF_REL_VM_BASE)
+		if (s->addr < img->rel_base)
 			continue;
 		name = elfimg_section_label(s->name);
 		dualmap_add_both(out, s->addr, s->size, s->offset,

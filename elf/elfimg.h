@@ -28,7 +28,7 @@ struct elf_section {
 	const char *name; /* borrowed from the image; "" if unnamed */
 	uint32_t index, type, link, info;
 	/* addr: sh_addr; in a relocatable file (ET_REL) the address
-	 * elfimg_open() laid a loaded section out at, from ELF_REL_VM_BASE */
+	 * elfimg_open() laid a loaded section out at, from rel_base */
 	uint64_t flags, addr, offset, size, entsize, addralign;
 };
 
@@ -36,6 +36,9 @@ struct elf_section {
  * (ET_REL), as a linker would: far from 0, where its unrelocated
  * addresses (DWARF, .eh_frame) are. */
 #define ELF_REL_VM_BASE 0x100000000ull
+/* and a 32-bit one's (i386, x32, ARM), whose DWARF and .eh_frame hold
+ * 4-byte addresses: in their reach, still far from 0 */
+#define ELF_REL_VM_BASE32 0x80000000ull
 
 struct elfimg {
 	char *path;	    /* as given to elfimg_open */
@@ -53,8 +56,10 @@ struct elfimg {
 	struct elf_section *secs; /* every section header, index order */
 	size_t nsecs;
 
-	uint64_t vm_size; /* sum of PT_LOAD p_memsz: the mapped VM size;
-			     ET_REL: of its loaded sections' sizes */
+	uint64_t vm_size;  /* sum of PT_LOAD p_memsz: the mapped VM size;
+			      ET_REL: of its loaded sections' sizes */
+	uint64_t rel_base; /* ET_REL: where its sections were laid out from
+			      (ELF_REL_VM_BASE or ELF_REL_VM_BASE32) */
 
 	uint8_t build_id[64]; /* NT_GNU_BUILD_ID descriptor, if any */
 	size_t build_id_len;  /* 0: none */
@@ -256,6 +261,9 @@ struct elfsrc_stats {
 	uint64_t rel_relative, rel_relative_rela, rel_relative_bytes;
 	uint64_t relr_bytes, relr_estimate, rel_skipped;
 	/* compileunits, inlines (DWARF; see elf/dwarf.h) */
+	/* symbols, compileunits, inlines: bytes of a .o's .eh_frame whose
+	 * relocations memsz does not apply (its FDEs not charged) */
+	uint64_t eh_unrelocated;
 	uint64_t units;		/* compile units that labelled bytes */
 	uint64_t split_missing; /* skeleton units whose .dwo was not found */
 	uint64_t dwarf_errors;	/* units or tables libdw could not read */

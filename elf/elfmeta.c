@@ -34,9 +34,9 @@ static void fde_push(void *arg, const struct elf_fde *f)
 }
 
 /* Each FDE (its whole record) to the symbol holding its pc_begin, one
- * table a section. The sections are those elf_ehframe_read() reads
- * (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND), walked one at a time
- * (the FDEs are not kept) and their bytes freed after. */
+ * table a section (a .o's: its relocations applied). The sections are those
+ * elf_ehframe_read() reads (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND),
+ * walked one at a time (the FDEs are not kept) and their bytes freed after. */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
 	struct fdewalk w = {.ms = ms};
@@ -52,8 +52,16 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 		b = elfimg_section_read(img, i);
 		if (!b)
 			continue;
-		elf_ehframe_walk(b, (size_t)s->size, s->addr, img->elfclass,
-				 img->big_endian, fde_push, &w, NULL);
+		/* a .o's pointers to its code are relocations (0 or an
+		 * offset in the file): applied, as if linked where its
+		 * sections were laid out; one memsz does not apply leaves
+		 * the section unattributed */
+		if (elf_reloc_section(img, i, b))
+			elf_ehframe_walk(b, (size_t)s->size, s->addr,
+					 img->elfclass, img->big_endian,
+					 fde_push, &w, NULL);
+		else
+			ms->eh_unrelocated += s->size;
 		xfree_huge(b, (size_t)s->size);
 		vartab_push(&w.t, ms, s->offset, true);
 	}
@@ -839,8 +847,8 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 			   t.ver->flags & SHF_ALLOC);
 }
 
-void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
-		 struct dualmap *base, struct dualmap *out)
+uint64_t elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
+		     struct dualmap *base, struct dualmap *out)
 {
 	struct meta_job *j = xcalloc(3 + 4 * img->nsecs, sizeof(*j));
 	struct rmap_labels **ids =
@@ -871,4 +879,5 @@ void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 		rmap_labels_put(ids[i]);
 	free(ids);
 	free(j);
+	return ms.eh_unrelocated;
 }

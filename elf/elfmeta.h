@@ -20,9 +20,11 @@ struct elfmeta_names {
  * its symbol), file bytes and, through base, the VM they are loaded at;
  * out's labels so far (symbols, units or lines) are the ones looked up,
  * never the metadata added. sn, when not NULL (the symbols source), names
- * the .tbss symbols, which have no address to look their label up by. */
-void elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
-		 struct dualmap *base, struct dualmap *out);
+ * the .tbss symbols, which have no address to look their label up by.
+ * Returns the bytes of a .o's .eh_frame whose relocations memsz does not
+ * apply (its FDEs left to "[section .eh_frame]"). */
+uint64_t elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
+		     struct dualmap *base, struct dualmap *out);
 
 /* Only the dynamic relocation entries, to the label now at their target
  * (after --disasm gave data to code). */

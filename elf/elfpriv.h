@@ -241,14 +241,22 @@ void elf_dwarf_alt_claim(struct elfimg *img, struct Dwarf *dbg,
  * its dwz file; with none (none found, or none libdw reads), tell libdw
  * dbg has none, so that it never opens one by itself. */
 void elf_dwarf_alt_use(struct elf_dwalt *alt, struct Dwarf *dbg);
-/* Apply the SHT_RELA relocations of the DWARF sections of img, a
- * relocatable file (else nothing to do), to the bytes libdw reads of
- * them (inflated, not hidden): S + A, S a symbol's address as
- * elfimg_open() laid its section out. Call after dwarf_begin_elf() (which
+/* Apply the relocations (SHT_RELA, SHT_REL) of the DWARF sections of
+ * img, a relocatable file (else nothing to do), to the bytes libdw reads
+ * of them (inflated, not hidden): S + A, S a symbol's address as
+ * elfimg_open() laid its section out (RISC-V's ADD/SUB pairs: the
+ * difference of two). Call after dwarf_begin_elf() (which
  * inflates), before libdw reads units. False if one is of a type memsz
  * does not apply or out of its section: then the DWARF must not be read,
  * and img's libelf handle be reopened (elfimg_reopen_elf()). */
 bool elf_dwarf_relocate(struct elfimg *img);
+/* Apply the relocations of section tgt of img, a relocatable file (else
+ * nothing to do), to buf, a copy of its bytes (elfimg_section_read()),
+ * as a linker would were the sections where elfimg_open() laid them out
+ * (PC-relative ones too: .eh_frame's pointers). False if one is of a
+ * type memsz does not apply or out of the section: buf is then not to be
+ * read. */
+bool elf_reloc_section(struct elfimg *img, size_t tgt, void *buf);
 /* End and close alt (none is fine): after dwarf_end() of the handle it
  * was given to. */
 void elf_dwarf_alt_end(struct elf_dwalt *alt);

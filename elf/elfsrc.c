@@ -393,6 +393,7 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 	struct dualmap_cursor cur;
 	struct sym *syms = NULL;
 	size_t n = 0, k = 0;
+	uint64_t left;
 	int ret;
 
 	ret = elf_syms_load(img, &syms, &n, st);
@@ -423,7 +424,9 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 	strbuf_free(&dm[1]);
 	strbuf_free(&adm);
 
-	elfmeta_add(img, &sn, base, out);
+	left = elfmeta_add(img, &sn, base, out);
+	if (st)
+		st->eh_unrelocated = left;
 	add_padding(img, lb, base, out, syms, elf_syms_count_vm(syms, n));
 	free(syms);
 	ret = disasm ? elf_xrefs_add(img, base, out, NULL, 0, st) : 0;
@@ -497,6 +500,7 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 		      struct dualmap *base, struct dualmap *out,
 		      struct elfsrc_stats *stats)
 {
+	uint64_t left;
 	bool disasm = opts && opts->disasm;
 
 	if (stats)
@@ -540,7 +544,9 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 				free(syms);
 				return ret;
 			}
-			elfmeta_add(img, NULL, base, out);
+			left = elfmeta_add(img, NULL, base, out);
+			if (stats)
+				stats->eh_unrelocated = left;
 			add_padding(img, lb, base, out, syms, n);
 			free(syms);
 		}

@@ -203,7 +203,7 @@ static const char *const refusal_text[ELF_DWARF_REFUSAL__COUNT] = {
     [ELF_DWARF_DWO_ALT] = "it names a dwz file of its own "
 			  "(.gnu_debugaltlink), which no tool makes and "
 			  "libdw would open unchecked",
-    [ELF_DWARF_RELOC] = "a relocation of its DWARF (.rela.debug_*) is of "
+    [ELF_DWARF_RELOC] = "a relocation of its DWARF (.rel[a].debug_*) is of "
 			"a type memsz does not apply, or out of its section",
 };
 
@@ -402,6 +402,13 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		return ret;
 	source_notes(notes, path, im->img, &st);
 	disasm_note(notes, path, src, &st, opts);
+	if (st.eh_unrelocated)
+		strlist_add_notef(notes, NOTE_RELOC_ERRORS, path,
+				  "%s: %s: %llu bytes of .eh_frame left to "
+				  "[section .eh_frame]: a relocation of it is "
+				  "of a type memsz does not apply",
+				  path, elfsrc_name(src),
+				  (unsigned long long)st.eh_unrelocated);
 	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)
 		dwarf_notes(notes, path, im->img, src, &st);
 	*out = &im->src[src];

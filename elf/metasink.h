@@ -35,6 +35,9 @@ struct metasink {
 	 * loaded entry fell in; a table's entries lie in one section, one
 	 * entry of the base map, and need no search of it each */
 	struct dualmap_cursor cur;
+	/* bytes of a .o's .eh_frame whose relocations memsz does not apply:
+	 * its FDEs left under "[section .eh_frame]" */
+	uint64_t eh_unrelocated;
 };
 
 /* A table of elements of varying sizes being built, in the labels it

@@ -86,6 +86,23 @@ C
 if command -v g++ >/dev/null; then
 	g++ -O1 -g -c -o "$out/elf/cxx.o" "$tmp/t.cc"
 fi
+# relocatable objects whose DWARF and .eh_frame memsz relocates (no
+# headers: no foreign libc needed): i386's SHT_REL, RISC-V's ADD/SUB
+# pairs, MIPS n64's packed r_info
+cat >"$tmp/rel.c" <<'C'
+int table[64] = { 1, 2, 3 };
+static const char *const names[] = { "one", "two", "three", "four" };
+int rel_add(int a, int b) { return a + b + table[a & 63]; }
+const char *rel_name(int i) { return names[i & 3]; }
+C
+if $cc -m32 -O1 -g -c -o "$out/elf/rel-i386.o" "$tmp/rel.c" \
+	2>/dev/null; then :; fi
+if command -v clang >/dev/null; then
+	for t in riscv64-linux-gnu mips64el-linux-gnuabi64; do
+		clang --target=$t -O1 -g -funwind-tables -c \
+			-o "$out/elf/rel-$t.o" "$tmp/rel.c" 2>/dev/null || :
+	done
+fi
 
 # --- unwind tables of the ELF seeds (fuzz_ehframe.c's input: a flags
 # byte, bit 0 ELFCLASS64, bit 1 big-endian; the VM address, 8 bytes

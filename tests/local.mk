@@ -183,6 +183,11 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1191-size-xindex-symbols.py \
 	tests/t1192-size-reloc-dwarf.py \
 	tests/t1193-size-archive-changed.py \
+	tests/t1194-size-reloc-32bit.py \
+	tests/t1195-size-reloc-riscv.py \
+	tests/t1196-size-reloc-ehframe.py \
+	tests/t1197-size-reloc-mips.py \
+	tests/t1198-size-zdebug-not-strings.py \
 	tests/t1200-size-debuginfod.py \
 	tests/t1201-size-debuginfod-silent.py \
 	tests/t1202-size-debuginfod-latch.py \

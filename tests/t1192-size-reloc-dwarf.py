@@ -7,14 +7,15 @@ libdw does not apply them. memsz named every unit from the first string
 of its string table (gcc: the comp_dir, clang: the end of its producer
 string, or no name at all) and gave it no VM SIZE. It now applies them,
 and refuses (with a note) DWARF whose relocations it does not apply
-(RISC-V's ADD/SUB pairs) rather than name units wrong; a relocation
+(a type no machine defines, patched into a RISC-V file) rather than
+name units wrong; a relocation
 against a symbol it lays out no section for (COMMON, of gcc -fcommon)
 is left as it is, the unit still read (nm -S sizes its function).
 
 Ground truth: readelf -wi, which applies the relocations, names each
 unit; nm -S gives each of the source's functions' and objects' size, which the unit's
-VM SIZE under --by compileunits,symbols must equal; readelf -r shows the
-RISC-V file's R_RISCV_ADD32/SUB32 in .rela.debug_info. gcc builds the
+VM SIZE under --by compileunits,symbols must equal; RISC-V's R_RISCV_ADD32/SUB32 pairs
+are applied too (t1195). gcc builds the
 x86-64 file; clang, where it is installed, the foreign ones. A hostile
 .o whose relocation writes over the end of .debug_line_str (readelf -p
 shows the unit's name as its last string) has its DWARF refused; the
@@ -62,6 +63,17 @@ def size(obj, by):
     return rows, r.stderr
 
 
+def code_vm(rows, unit):
+    """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
+    symbols) but .eh_frame's: a function's row also holds its FDE, as in a
+    linked file (t1196 checks those)."""
+    got = {}
+    for x in rows:
+        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
+            got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
+    return got
+
+
 def unit_name(obj):
     """The unit's DW_AT_name as readelf -wi prints it, relocated."""
     out = lib.readelf(["-wi"], obj)
@@ -82,9 +94,8 @@ def check_obj(obj):
     base = os.path.basename(obj)
     want = unit_name(obj)
     check(want == "a.c", f"{base}: readelf -wi names the unit a.c ({want})")
-    rows, _ = size(obj, "compileunits,symbols")
-    got = {x["symbols"]: int(x["vm_size"]) for x in rows
-           if x["compileunits"] == want}
+    rows, _ = size(obj, "compileunits,sections,symbols")
+    got = code_vm(rows, want)
     sizes = nm_sizes(obj)
     check(len(sizes) == len(NAMED) and all(got.get(s) == n for s, n in sizes.items()),
           f"{base}: the unit holds each symbol nm -S sizes, at its size "
@@ -155,9 +166,8 @@ def main():
         subprocess.run(["gcc", "-O2", "-g", "-fcommon", "-c", "-o", common,
                         "c.c"], cwd=tmp, check=True)
         want = unit_name(common)
-        rows, _ = size(common, "compileunits,symbols")
-        f_vm = {x["symbols"]: int(x["vm_size"]) for x in rows
-                if x["compileunits"] == want}.get("f")
+        rows, _ = size(common, "compileunits,sections,symbols")
+        f_vm = code_vm(rows, want).get("f")
         nm_f = subprocess.run(["nm", "-S", common], capture_output=True,
                               text=True, check=True).stdout
         f_size = [int(x.split()[1], 16) for x in nm_f.splitlines()
@@ -195,16 +205,20 @@ def main():
         if subprocess.run(["clang", "--target=riscv64-linux-gnu", "-O1",
                            "-g", "-c", "-o", obj, "a.c"],
                           cwd=tmp).returncode == 0:
-            relocs = lib.readelf(["-r"], obj)
-            if "R_RISCV_SUB32" not in relocs:
-                lib.skip_part("clang's RISC-V DWARF has no ADD/SUB pairs")
-            else:
-                rows, err = size(obj, "compileunits")
-                check("is of a type memsz does not apply" in err,
-                      f"riscv64.o: the DWARF is refused: {err[-300:]}")
-                check(not [x for x in rows if not
-                           x["compileunits"].startswith("[")],
-                      "riscv64.o: no unit is named")
+            # its ADD/SUB pairs are applied now (t1195 checks them)
+            check_obj(obj)
+            # a type memsz does not apply (none RISC-V defines): refused
+            b = bytearray(open(obj, "rb").read())
+            _, _, off, _ = shdrs(b)[".rela.debug_info"]
+            struct.pack_into("<I", b, off + 8, 250)
+            bad = os.path.join(tmp, "unknown.o")
+            open(bad, "wb").write(b)
+            rows, err = size(bad, "compileunits")
+            check("is of a type memsz does not apply" in err,
+                  f"unknown.o: the DWARF is refused: {err[-300:]}")
+            check(not [x for x in rows if not
+                       x["compileunits"].startswith("[")],
+                  "unknown.o: no unit is named")
     sys.exit(lib.finish())
 
 

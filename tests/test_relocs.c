@@ -705,6 +705,173 @@ static void test_relr_hostile(void **state)
 	unmap(&m);
 }
 
+/* ---------- a .o's relocations applied to its DWARF (elf/dwreloc.c) ----------
+ */
+
+/* RISC-V label differences (.Lb - .La: a call relaxed by the linker, so
+ * the assembler leaves R_RISCV_ADDn/SUBn pairs) into a DWARF section:
+ * bytes 0, 1, 3, 7 of 1, 2, 4 and 8 bytes; 15 and 18 one byte each (their
+ * pairs made SET6/SUB6 and SET_ULEB128/SUB_ULEB128 below, the latter at
+ * the 2-byte ULEB128 at 16) */
+static const char riscv_pairs_s[] =
+    "\t.text\n\t.globl f\n\t.type f,@function\nf:\n"
+    ".La:\tcall g\n\tnop\n.Lb:\tret\n\t.size f, .-f\n"
+    "\t.section .debug_aranges,\"\",@progbits\n"
+    "\t.byte .Lb - .La\n\t.2byte .Lb - .La\n\t.4byte .Lb - .La\n"
+    "\t.8byte .Lb - .La\n\t.byte .Lb - .La\n\t.byte 0x80, 0\n"
+    "\t.byte .Lb - .La\n";
+
+/* The n bytes of section name of path as readelf -R dumps them, its
+ * relocations applied by binutils; false if it printed fewer. */
+static bool readelf_relocated(const char *path, const char *name, uint8_t *out,
+			      size_t n)
+{
+	size_t nl, got = 0;
+	char **l =
+	    lines_of(&nl, "readelf -R '%s' '%s' 2>/dev/null", name, path);
+
+	for (size_t i = 0; i < nl; i++) {
+		char *p = strstr(l[i], "0x");
+		unsigned int b;
+
+		if (!p || p != l[i] + strspn(l[i], " "))
+			continue;
+		p += strcspn(p, " ");
+		/* up to 4 groups of 8 hex digits, then the characters */
+		for (int g = 0; g < 4 && *p == ' ' && p[1] != ' '; g++) {
+			p++;
+			while (got < n && sscanf(p, "%2x", &b) == 1 &&
+			       strchr("0123456789abcdef", *p)) {
+				out[got++] = (uint8_t)b;
+				p += 2;
+			}
+			p += strspn(p, "0123456789abcdef");
+		}
+	}
+	free_lines(l, nl);
+	return got == n;
+}
+
+/* Sets type (and, if off is not -1, r_offset) of the k-th Elf64_Rela
+ * (little-endian) of section rname of path. */
+static void set_rela(const char *path, const char *rname, size_t k,
+		     uint32_t type, int64_t off)
+{
+	struct elfimg *img;
+	uint64_t at;
+
+	assert_int_equal(elfimg_open(path, &img), 0);
+	at = sec_by_name(img, rname)->offset + 24 * k;
+	elfimg_close(img);
+	if (off >= 0)
+		write_at(path, at, &off, 8);
+	write_at(path, at + 8, &type, 4);
+}
+
+static void test_dwarf_pairs(void **state)
+{
+	const char *o = fx("pairs.o");
+	const struct elf_section *s;
+	struct elfimg *img;
+	uint8_t want[20], *b;
+	uint8_t d;
+
+	(void)state;
+	write_text(fx("pairs.s"), riscv_pairs_s);
+	if (sh("clang --target=riscv64-linux-gnu -c -o '%s' '%s' 2>/dev/null",
+	       o, fx("pairs.s")))
+		test_skip("clang cannot assemble for riscv64 (clang)");
+	/* the ADD8/SUB8 pairs 4 and 5 (entries 8-11) made SET6/SUB6 and
+	 * SET_ULEB128/SUB_ULEB128 (readelf 2.40 applies neither: their
+	 * truth is the difference the ADD8/SUB8 pair at 0 gives) */
+	set_rela(o, ".rela.debug_aranges", 8, R_RISCV_SET6, -1);
+	set_rela(o, ".rela.debug_aranges", 9, R_RISCV_SUB6, -1);
+	set_rela(o, ".rela.debug_aranges", 10, 60, 16); /* SET_ULEB128 */
+	set_rela(o, ".rela.debug_aranges", 11, 61, 16); /* SUB_ULEB128 */
+	assert_int_equal(elfimg_open(o, &img), 0);
+	s = sec_by_name(img, ".debug_aranges");
+	assert_int_equal(s->size, 19);
+	write_at(o, s->offset + 15, "\x40", 1); /* SET6 keeps bits 6, 7 */
+	elfimg_close(img);
+	if (!readelf_relocated(o, ".debug_aranges", want, 15))
+		test_skip("readelf -R does not dump .debug_aranges (binutils)");
+	d = want[0];
+	assert_true(d > 0 && d < 64);
+	assert_int_equal(elfimg_open(o, &img), 0);
+	s = sec_by_name(img, ".debug_aranges");
+	b = elfimg_section_read(img, s->index);
+	assert_non_null(b);
+	assert_true(elf_reloc_section(img, s->index, b));
+	/* ADD/SUB 8, 16, 32, 64 as binutils applies them */
+	assert_memory_equal(b, want, 15);
+	assert_int_equal(b[15], 0x40 | d);
+	assert_int_equal(b[16], 0x80 | d);
+	assert_int_equal(b[17], 0);
+	free(b);
+	elfimg_close(img);
+
+	/* a ULEB128 that runs past the section's end: refused */
+	set_rela(o, ".rela.debug_aranges", 10, 60, 17);
+	set_rela(o, ".rela.debug_aranges", 11, 61, 17);
+	assert_int_equal(elfimg_open(o, &img), 0);
+	s = sec_by_name(img, ".debug_aranges");
+	write_at(o, s->offset + 16, "\x00\x80\x80", 3); /* runs off the end */
+	b = elfimg_section_read(img, s->index);
+	assert_non_null(b);
+	assert_false(elf_reloc_section(img, s->index, b));
+	free(b);
+	elfimg_close(img);
+
+	/* a SUB_ULEB128 alone (its SET_ULEB128 made R_RISCV_NONE): refused,
+	 * not subtracted from the bytes in place */
+	set_rela(o, ".rela.debug_aranges", 10, R_RISCV_NONE, 16);
+	set_rela(o, ".rela.debug_aranges", 11, 61, 16);
+	assert_int_equal(elfimg_open(o, &img), 0);
+	s = sec_by_name(img, ".debug_aranges");
+	write_at(o, s->offset + 16, "\x80\x00\x0a", 3);
+	b = elfimg_section_read(img, s->index);
+	assert_non_null(b);
+	assert_false(elf_reloc_section(img, s->index, b));
+	free(b);
+	elfimg_close(img);
+}
+
+/* i386's SHT_REL: the addend is the bytes in place (an offset into
+ * .debug_str against its section's symbol, at 0; an offset from a
+ * global symbol s2 of it, 4 + 6 bytes in, whose value the bytes do not
+ * hold), applied as binutils applies it. */
+static void test_dwarf_rel32(void **state)
+{
+	const char *o = fx("rel32.o");
+	const struct elf_section *s;
+	struct elfimg *img;
+	uint8_t want[20], *b;
+
+	(void)state;
+	write_text(fx("rel32.s"),
+		   "\t.section .debug_str,\"MS\",@progbits,1\n"
+		   ".Ls0:\t.string \"abc\"\n.Ls1:\t.string \"defgh\"\n"
+		   "\t.globl s2\ns2:\t.string \"ij\"\n"
+		   "\t.section .debug_aranges,\"\",@progbits\n"
+		   "\t.long .Ls1\n\t.long .Ls0\n\t.long .Ls1 + 2\n"
+		   "\t.long s2\n\t.long s2 + 1\n");
+	if (sh("cd '%s' && as --32 -o rel32.o rel32.s 2>/dev/null", tmpdir))
+		test_skip("as --32 cannot assemble (binutils)");
+	if (!readelf_relocated(o, ".debug_aranges", want, 20))
+		test_skip("readelf -R does not dump .debug_aranges (binutils)");
+	assert_int_equal(elfimg_open(o, &img), 0);
+	assert_int_equal(img->elfclass, ELFCLASS32);
+	assert_true(sec_by_name(img, ".rel.debug_aranges") != NULL);
+	s = sec_by_name(img, ".debug_aranges");
+	b = elfimg_section_read(img, s->index);
+	assert_non_null(b);
+	assert_true(elf_reloc_section(img, s->index, b));
+	assert_memory_equal(b, want, 20);
+	assert_int_equal(want[12], 10); /* s2, in place 0 */
+	free(b);
+	elfimg_close(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +884,8 @@ int main(void)
 	    cmocka_unit_test(test_lib_exports),
 	    cmocka_unit_test(test_charge_symtab),
 	    cmocka_unit_test(test_relr_hostile),
+	    cmocka_unit_test(test_dwarf_pairs),
+	    cmocka_unit_test(test_dwarf_rel32),
 	};
 
 	return test_run_group(tests, setup, teardown);

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`memsz size --by compileunits,symbols` of 32-bit relocatable files
+(.o): i386 (gcc -m32, clang), x32 (gcc -mx32), 32-bit ARM and ppc32
+(clang; ppc32's DWARF was refused, its types not applied).
+memsz named their units but placed none (no VM SIZE): it laid their
+sections out from 4 GiB, out of reach of their DWARF's 4-byte addresses,
+and applied no SHT_REL relocation (i386, ARM: the addend in place, the
+offset of a function in .text). It now lays a 32-bit file out from
+2 GiB and applies both kinds, and their TLS offsets (a __thread
+variable's R_386_TLS_LDO_32, R_ARM_TLS_LDO32), which would otherwise
+have the DWARF refused.
+
+Ground truth: readelf -wi (binutils applies the relocations) names each
+unit; nm -S gives each of the source's functions' and objects' size,
+which the unit's VM SIZE under --by compileunits,symbols must equal;
+size -A's loaded sections sum to the VM SIZE. The same source built
+for x86-64 (gcc -m64) has the same unit holding the same symbols.
+"""
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import check  # noqa: E402
+
+MEMSZ = os.environ.get("MEMSZ", "./memsz")
+SOURCE = """static const char *const names[4] = {"a", "b", "c", "d"};
+int table[100];
+int init[10] = {1, 2, 3};
+__thread int tls = 5;
+const char *name(int i) { return names[i & 3]; }
+int twice(int x) { return 2 * x + table[x & 63] + init[x & 7] + tls; }
+"""
+NAMED = ("name", "twice", "init", "table")
+BUILDS = (("gcc-m32", ["gcc", "-m32"]), ("gcc-mx32", ["gcc", "-mx32"]),
+          ("clang-i686", ["clang", "--target=i686-linux-gnu"]),
+          ("clang-armv7", ["clang", "--target=armv7-linux-gnueabihf"]),
+          ("clang-ppc32", ["clang", "--target=powerpc-linux-gnu"]),
+          ("gcc-m64", ["gcc", "-m64"]))
+
+
+def size(obj, by):
+    r = subprocess.run([MEMSZ, "size", "--by", by, "--format", "csv", "-n",
+                        "0", obj], capture_output=True, text=True)
+    name = os.path.basename(obj)
+    check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
+          f"{r.stderr.strip()[-200:]})")
+    return list(csv.DictReader(r.stdout.splitlines())), r.stderr
+
+
+def code_vm(rows, unit):
+    """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
+    symbols) but .eh_frame's: a function's row also holds its FDE, as in a
+    linked file (t1196 checks those)."""
+    got = {}
+    for x in rows:
+        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
+            got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
+    return got
+
+
+def unit_name(obj):
+    """The unit's DW_AT_name as readelf -wi prints it, relocated."""
+    out = lib.readelf(["-wi"], obj)
+    m = re.search(r"DW_TAG_compile_unit.*?DW_AT_name\s*:\s*(?:\([^)]*\)"
+                  r"(?:\s*\([^)]*\))?:?\s*)?(\S+)\n", out, re.S)
+    return m.group(1) if m else None
+
+
+def nm_sizes(obj):
+    out = subprocess.run(["nm", "-S", obj], capture_output=True, text=True,
+                         check=True).stdout
+    return {f[3]: int(f[1], 16) for f in (x.split() for x in
+                                          out.splitlines())
+            if len(f) == 4 and f[3] in NAMED}
+
+
+def alloc_total(obj):
+    """size -A's loaded sections (those with an address column that a
+    linker would place: every one but the .debug_*, .comment, ...)."""
+    out = subprocess.run(["readelf", "-SW", obj], capture_output=True,
+                         text=True, check=True).stdout
+    total = 0
+    for m in re.finditer(r"\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+"
+                         r"([0-9a-f]+)\s+[0-9a-f]+\s+([A-Z]*)", out):
+        flags = m.group(4)
+        if "A" in flags and not ("T" in flags and m.group(2) == "NOBITS"):
+            total += int(m.group(3), 16)
+    return total
+
+
+def main():
+    for tool in ("gcc", "readelf", "nm"):
+        if not shutil.which(tool):
+            lib.skip(f"{tool} is not installed")
+    placed = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        open(os.path.join(tmp, "a.c"), "w").write(SOURCE)
+        for tag, cc in BUILDS:
+            obj = os.path.join(tmp, tag + ".o")
+            if not shutil.which(cc[0]) or subprocess.run(
+                    [*cc, "-O1", "-g", "-c", "-o", obj, "a.c"], cwd=tmp,
+                    capture_output=True).returncode:
+                lib.skip_part(f"{' '.join(cc)} cannot build an object")
+                continue
+            want = unit_name(obj)
+            check(want == "a.c", f"{tag}: readelf -wi names the unit a.c "
+                  f"({want})")
+            rows, err = size(obj, "compileunits,sections,symbols")
+            check("DWARF not read" not in err, f"{tag}: DWARF read "
+                  f"({err.strip()[-200:]})")
+            got = code_vm(rows, want)
+            sizes = nm_sizes(obj)
+            check(len(sizes) == len(NAMED) and
+                  all(got.get(s) == n for s, n in sizes.items()),
+                  f"{tag}: the unit holds each symbol nm -S sizes, at its "
+                  f"size ({sizes} vs {got})")
+            vm = sum(int(x["vm_size"]) for x in rows)
+            check(vm == alloc_total(obj), f"{tag}: VM SIZE {vm} is the "
+                  f"loaded sections' sum ({alloc_total(obj)}, readelf -S)")
+            placed[tag] = {s for s, n in got.items() if n and s in NAMED}
+        if "gcc-m64" in placed:
+            for tag, syms in placed.items():
+                check(syms == placed["gcc-m64"], f"{tag}: the unit holds "
+                      f"the symbols it holds on x86-64 ({sorted(syms)})")
+    sys.exit(lib.finish())
+
+
+if __name__ == "__main__":
+    main()
