@@ -353,7 +353,7 @@ def sections(path):
 
 def proc_state(pid):
     """The state letter of /proc/PID/stat (R, S, T, t, ...)."""
-    with open(f"/proc/{pid}/stat") as f:
+    with open(f"/proc/{pid}/stat", errors="surrogateescape") as f:
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
@@ -370,7 +370,7 @@ def stopped(pid):
 
 def nmaps(pid):
     """The number of mappings (lines of /proc/PID/maps) of pid."""
-    with open(f"/proc/{pid}/maps") as f:
+    with open(f"/proc/{pid}/maps", errors="surrogateescape") as f:
         return sum(1 for _ in f)
 
 
@@ -379,7 +379,7 @@ def smaps_vmas(pid):
     (ints), "last" (the header's last field: the path, or the inode of an
     anonymous mapping) and each "kB" field in bytes ("Rss", "Pss", ...)."""
     vmas = []
-    with open(f"/proc/{pid}/smaps") as f:
+    with open(f"/proc/{pid}/smaps", errors="surrogateescape") as f:
         for line in f:
             p = line.split()
             if not p:
@@ -397,7 +397,8 @@ def smaps_rollup(pid):
     ...); {} for a process without user memory (a kernel thread); None if
     it is gone; raises PermissionError if it may not be read."""
     try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
+        with open(f"/proc/{pid}/smaps_rollup",
+                  errors="surrogateescape") as f:
             text = f.read()
     except (FileNotFoundError, ProcessLookupError):
         return None
@@ -455,7 +456,7 @@ def all_cpu_states():
 def is_kthread(pid):
     """True if pid is a kernel thread (PF_KTHREAD in /proc/PID/stat)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
+        with open(f"/proc/{pid}/stat", errors="surrogateescape") as f:
             rest = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return False
