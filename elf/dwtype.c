@@ -43,15 +43,16 @@ static int bound(Dwarf_Die *sub, int attr, bool sgn, Dwarf_Word *v)
 	return 0;
 }
 
-/* The number of elements of subrange sub: DW_AT_count, else upper bound
- * - lower bound + 1, the lower bound lang's default when it has none (as
- * libdw's aggregate_size.c counts). -1 if unknown. */
+/* Element count of subrange sub of a unit in language lang (-1: none
+ * known; the default lower bound comes from it): DW_AT_count, or
+ * upper - lower + 1 (0 if upper < lower), computed unsigned; -1 if a
+ * bound is unreadable or the count is past 64 bits. */
 static int subrange_count(Dwarf_Die *sub, int lang, uint64_t *n)
 {
 	Dwarf_Attribute a;
 	Dwarf_Sword dflt;
 	Dwarf_Word lower, upper;
-	bool sgn = bounds_signed(sub);
+	bool sgn = bounds_signed(sub), below;
 
 	if (dwarf_attr_integrate(sub, DW_AT_count, &a))
 		return dwarf_formudata(&a, n);
@@ -65,9 +66,15 @@ static int subrange_count(Dwarf_Die *sub, int lang, uint64_t *n)
 	} else {
 		lower = (Dwarf_Word)dflt;
 	}
-	*n = (Dwarf_Sword)upper >= (Dwarf_Sword)lower
-		 ? (Dwarf_Word)((Dwarf_Sword)upper - (Dwarf_Sword)lower) + 1
-		 : 0;
+	/* upper < lower, compared as the bounds' type would */
+	below = sgn ? (Dwarf_Sword)upper < (Dwarf_Sword)lower : upper < lower;
+	if (below) {
+		*n = 0;
+		return 0;
+	}
+	if (upper - lower == UINT64_MAX)
+		return -1;
+	*n = upper - lower + 1;
 	return 0;
 }
 
@@ -78,6 +85,7 @@ static int array_size(Dwarf_Die *t, int lang, uint64_t *size, int depth)
 	Dwarf_Attribute a;
 	Dwarf_Die elem, sub;
 	uint64_t n, total;
+	unsigned dims = 0;
 
 	if (dwarf_hasattr_integrate(t, DW_AT_byte_stride) ||
 	    dwarf_hasattr_integrate(t, DW_AT_bit_stride) ||
@@ -87,13 +95,20 @@ static int array_size(Dwarf_Die *t, int lang, uint64_t *size, int depth)
 	    dwarf_child(t, &sub) != 0)
 		return -1;
 	do {
+		/* an enumeration_type index counts its enumerators (libdw);
+		 * memsz sizes no such array */
+		if (dwarf_tag(&sub) == DW_TAG_enumeration_type)
+			return -1;
 		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
 			continue;
 		if (subrange_count(&sub, lang, &n) != 0 ||
 		    (n && total > UINT64_MAX / n))
 			return -1;
 		total *= n;
+		dims++;
 	} while (dwarf_siblingof(&sub, &sub) == 0);
+	if (!dims) /* no dimension: unknown, as libdw says */
+		return -1;
 	*size = total;
 	return 0;
 }
