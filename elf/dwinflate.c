@@ -21,10 +21,12 @@
  * from bytes whose header is still the one it read, and nothing is left
  * for libelf to inflate from a header read after the claim: what libdw
  * would have libelf inflate and memsz does not hand over is hidden from
- * libdw. zstd, which libelf 0.188 does not inflate, is inflated here as
- * a later libelf would. What libelf would refuse (another compression
- * type, a corrupt stream, an allocated section) libdw then skips, as it
- * skips it when libelf refuses. */
+ * libdw. zstd, which libelf 0.188 does not inflate, is inflated here too,
+ * more strictly than libelf 0.189 and later: memsz requires the stream to
+ * fill exactly ch_size bytes, where libelf accepts a shorter one (the
+ * rest of its buffer is left unset). What libelf would refuse (another
+ * compression type, a corrupt stream, an allocated section) libdw then skips,
+ * as it skips it when libelf refuses. */
 #include "config.h"
 
 #include "elf/dwarf.h"
@@ -417,7 +419,8 @@ static bool libelf_bytes(uint32_t type)
 /* True if memsz inflates claim z (of an Elf_Chdr) as libelf would: zlib
  * at most 1032 times the compressed size (zlib's bound, libelf's check),
  * or zstd (libelf 0.189 and later; 0.188, Debian 12's, inflates zlib
- * only, so libdw alone reads no DWARF of gcc -gz=zstd), alignment a power
+ * only, so libdw alone reads no DWARF of gcc -gz=zstd; unlike libelf,
+ * chdr_inflate() wants exactly ch_size bytes of it), alignment a power
  * of two, 1 to UINT_MAX bytes (zinflate()'s lengths; inflated to none,
  * libdw skips it). */
 static bool inflatable(const struct elfimg *img, const struct elf_zsec *z)

@@ -6,27 +6,75 @@
 #include "elf/dwtype.h"
 
 #include <dwarf.h>
+#include <stdbool.h>
 
-/* The number of elements of subrange sub: DW_AT_count, else upper bound
- * - lower bound + 1, the lower bound lang's default when it has none (as
- * libdw's aggregate_size.c counts). -1 if unknown. */
+/* True if the bounds of subrange sub are signed: its DW_AT_type's
+ * DW_AT_encoding is DW_ATE_signed or signed_char, or it has none (libdw's
+ * array_size() test: gcc gives bounds sizetype and the smallest data form,
+ * which dwarf_formsdata() would sign-extend, 200 read as -56). */
+static bool bounds_signed(Dwarf_Die *sub)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die type;
+	Dwarf_Word enc;
+
+	if (!dwarf_attr_integrate(sub, DW_AT_type, &a) ||
+	    !dwarf_formref_die(&a, &type) ||
+	    !dwarf_attr(&type, DW_AT_encoding, &a) ||
+	    dwarf_formudata(&a, &enc) != 0)
+		return true;
+	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+}
+
+/* Bound attr of subrange sub, signed or not, as a Dwarf_Word (two's
+ * complement of a signed one); -1 if absent or unreadable. */
+static int bound(Dwarf_Die *sub, int attr, bool sgn, Dwarf_Word *v)
+{
+	Dwarf_Attribute a;
+	Dwarf_Sword s;
+
+	if (!dwarf_attr_integrate(sub, attr, &a))
+		return -1;
+	if (!sgn)
+		return dwarf_formudata(&a, v);
+	if (dwarf_formsdata(&a, &s) != 0)
+		return -1;
+	*v = (Dwarf_Word)s;
+	return 0;
+}
+
+/* Element count of subrange sub of a unit in language lang (-1: none
+ * known; the default lower bound comes from it): DW_AT_count, or
+ * upper - lower + 1 (0 if upper < lower), computed unsigned; -1 if a
+ * bound is unreadable or the count is past 64 bits. */
 static int subrange_count(Dwarf_Die *sub, int lang, uint64_t *n)
 {
 	Dwarf_Attribute a;
-	Dwarf_Sword lower = 0, upper;
+	Dwarf_Sword dflt;
+	Dwarf_Word lower, upper;
+	bool sgn = bounds_signed(sub), below;
 
 	if (dwarf_attr_integrate(sub, DW_AT_count, &a))
 		return dwarf_formudata(&a, n);
-	if (!dwarf_attr_integrate(sub, DW_AT_upper_bound, &a) ||
-	    dwarf_formsdata(&a, &upper) != 0)
+	if (bound(sub, DW_AT_upper_bound, sgn, &upper) != 0)
 		return -1;
-	if (dwarf_attr_integrate(sub, DW_AT_lower_bound, &a)) {
-		if (dwarf_formsdata(&a, &lower) != 0)
+	if (dwarf_hasattr_integrate(sub, DW_AT_lower_bound)) {
+		if (bound(sub, DW_AT_lower_bound, sgn, &lower) != 0)
 			return -1;
-	} else if (lang < 0 || dwarf_default_lower_bound(lang, &lower) != 0) {
+	} else if (lang < 0 || dwarf_default_lower_bound(lang, &dflt) != 0) {
 		return -1;
+	} else {
+		lower = (Dwarf_Word)dflt;
 	}
-	*n = upper >= lower ? (Dwarf_Word)(upper - lower) + 1 : 0;
+	/* upper < lower, compared as the bounds' type would */
+	below = sgn ? (Dwarf_Sword)upper < (Dwarf_Sword)lower : upper < lower;
+	if (below) {
+		*n = 0;
+		return 0;
+	}
+	if (upper - lower == UINT64_MAX)
+		return -1;
+	*n = upper - lower + 1;
 	return 0;
 }
 
@@ -37,6 +85,7 @@ static int array_size(Dwarf_Die *t, int lang, uint64_t *size, int depth)
 	Dwarf_Attribute a;
 	Dwarf_Die elem, sub;
 	uint64_t n, total;
+	unsigned dims = 0;
 
 	if (dwarf_hasattr_integrate(t, DW_AT_byte_stride) ||
 	    dwarf_hasattr_integrate(t, DW_AT_bit_stride) ||
@@ -46,13 +95,20 @@ static int array_size(Dwarf_Die *t, int lang, uint64_t *size, int depth)
 	    dwarf_child(t, &sub) != 0)
 		return -1;
 	do {
+		/* an enumeration_type index counts its enumerators (libdw);
+		 * memsz sizes no such array */
+		if (dwarf_tag(&sub) == DW_TAG_enumeration_type)
+			return -1;
 		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
 			continue;
 		if (subrange_count(&sub, lang, &n) != 0 ||
 		    (n && total > UINT64_MAX / n))
 			return -1;
 		total *= n;
+		dims++;
 	} while (dwarf_siblingof(&sub, &sub) == 0);
+	if (!dims) /* no dimension: unknown, as libdw says */
+		return -1;
 	*size = total;
 	return 0;
 }

@@ -485,3 +485,33 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 	}
 	return 0;
 }
+
+/* The value of symbol name in img's symbol table (.symtab), if it
+ * defines it. */
+bool elf_sym_value(const struct elfimg *img, const char *name, uint64_t *v)
+{
+	Elf *elf = elfimg_elf(img);
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		Elf_Data *d = img->secs[i].type == SHT_SYMTAB
+				  ? elf_getdata(elf_getscn(elf, i), NULL)
+				  : NULL;
+		size_t esz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+		size_t n = d && esz ? d->d_size / esz : 0;
+		GElf_Sym sym;
+
+		for (size_t k = 1; k < n; k++) {
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)k, &sym) ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			nm = elf_strptr(elf, img->secs[i].link, sym.st_name);
+			if (nm && !strcmp(nm, name)) {
+				*v = sym.st_value;
+				return true;
+			}
+		}
+	}
+	return false;
+}

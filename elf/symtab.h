@@ -42,6 +42,10 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
  * SHT_DYNSYM) of img, or -1. */
 ssize_t elf_symtab_find(const struct elfimg *img, uint32_t type);
 
+/* The value of symbol name in img's .symtab (a defined one), in *v;
+ * false if it has none. */
+bool elf_sym_value(const struct elfimg *img, const char *name, uint64_t *v);
+
 /* How many of syms (sorted by elf_syms_load) are SYM_VM: they come
  * first. */
 size_t elf_syms_count_vm(const struct sym *syms, size_t n);

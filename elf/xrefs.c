@@ -17,8 +17,8 @@
  * executable (ET_EXEC) so do a memory operand without base register
  * (SIB base 5 under mod 0, as in "jmp *TABLE(,%rax,8)", or a moffs) and
  * the 32- or 64-bit immediate of a mov ("mov $STRING, %edi"), except in
- * a Go program (go_program()). A target in a loaded non-code section that no
- * label covers yet (string literals, switch tables, constants no symbol
+ * a Go program's own code (go_text()). A target in a loaded non-code section
+ * that no label covers yet (string literals, switch tables, constants no symbol
  * describes) starts a range given to the label of the referring instruction
  * (its symbol, compile unit or line): the range runs to the next such target,
  * the next labelled byte, the next symbol or the section's end, whichever comes
@@ -33,6 +33,7 @@
 #include "config.h"
 
 #include "elf/elfpriv.h"
+#include "elf/symtab.h"
 #include "elf/x86dec.h"
 #include "elf/xrefs.h"
 #include "util/dynlib.h"
@@ -708,40 +709,56 @@ static bool stream_join(const struct sweepctx *x, struct stream *st, size_t ns)
 }
 
 /* Whether img was linked by Go (its build-id note or build information
- * section): Go's compiler addresses data relative to RIP only, also in
- * the position-dependent executables go build writes, so an immediate or
- * an absolute displacement in its code is a number (0x4c4b40 is 5 000 000,
- * and fell inside .gopclntab, which no code addresses). */
-static bool go_program(const struct elfimg *img)
+ * section), and where its Go code lies, [*lo, *hi): Go's compiler
+ * addresses data relative to RIP only, also in the position-dependent
+ * executables go build writes, so an immediate or an absolute
+ * displacement in its code is a number (0x4c4b40 is 5 000 000, and fell
+ * inside .gopclntab, which no code addresses). Go's linker brackets its
+ * code with the symbols runtime.text and runtime.etext; C code outside
+ * them (cgo's, or a C program's linked with a Go c-archive) is compiled
+ * as any and keeps its absolute references. Without those symbols
+ * (stripped), all of img's code is taken for Go's. */
+static bool go_text(const struct elfimg *img, uint64_t *lo, uint64_t *hi)
 {
+	bool go = false;
+
 	for (size_t i = 0; i < img->nsecs; i++)
 		if (!strcmp(img->secs[i].name, ".note.go.buildid") ||
 		    !strcmp(img->secs[i].name, ".go.buildinfo"))
-			return true;
-	return false;
+			go = true;
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (go && (!elf_sym_value(img, "runtime.text", lo) ||
+		   !elf_sym_value(img, "runtime.etext", hi) || *hi < *lo)) {
+		*lo = 0;
+		*hi = UINT64_MAX;
+	}
+	return go;
 }
 
-/* Decode section s once and keep the [instruction, target] of each
- * reference into xv's data span in sink, in code order.
- * A section of XREF_SPLIT bytes or more is cut into XREF_STREAMS parts
+/* Decode bytes [from, to) of section s once, absolute references too if
+ * abs, and keep the [instruction, target] of each reference into xv's
+ * data span in sink, in code order.
+ * A part of XREF_SPLIT bytes or more is cut into XREF_STREAMS parts
  * swept side by side and joined (stream_join()); should the file end
  * before the section, it is swept again as one stream, which stops
  * there. */
-static void sweep(struct elfimg *img, const ZydisDecoder *dec,
-		  const struct elf_section *s, const struct xrefvec *xv,
-		  struct refsink *sink)
+static void sweep_part(struct elfimg *img, const ZydisDecoder *dec,
+		       const struct elf_section *s, const struct xrefvec *xv,
+		       struct refsink *sink, uint64_t from, uint64_t to,
+		       bool abs)
 {
-	size_t ns = s->size >= XREF_SPLIT ? XREF_STREAMS : 1;
-	const struct sweepctx x = {dec, s, xv,
-				   img->type == ET_EXEC && !go_program(img)};
+	uint64_t len = to - from;
+	size_t ns = len >= XREF_SPLIT ? XREF_STREAMS : 1;
+	const struct sweepctx x = {dec, s, xv, abs};
 	struct stream st[XREF_STREAMS];
 	bool ok;
 
 	for (;;) {
 		for (size_t k = 0; k < ns; k++)
-			stream_init(&st[k], img, s->size / ns * k,
-				    k + 1 < ns ? s->size / ns * (k + 1)
-					       : s->size);
+			stream_init(&st[k], img, from + len / ns * k,
+				    k + 1 < ns ? from + len / ns * (k + 1)
+					       : to);
 		streams_bulk(&x, st, ns, ns > 1);
 		st[0].kept = ns == 1;
 		ok = ns == 1 || stream_join(&x, st, ns);
@@ -753,6 +770,32 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 			return;
 		ns = 1;
 	}
+}
+
+/* Decode section s into sink: in a position-dependent executable
+ * (ET_EXEC) with absolute references, but for Go's code, [golo, gohi)
+ * if go (go_text()), which is swept without. */
+static void sweep(struct elfimg *img, const ZydisDecoder *dec,
+		  const struct elf_section *s, const struct xrefvec *xv,
+		  struct refsink *sink, bool go, uint64_t golo, uint64_t gohi)
+{
+	uint64_t a, b;
+
+	if (img->type != ET_EXEC || !go) {
+		sweep_part(img, dec, s, xv, sink, 0, s->size,
+			   img->type == ET_EXEC);
+		return;
+	}
+	/* Go's code as offsets in s: [a, b) */
+	a = golo <= s->addr ? 0 : MIN(golo - s->addr, s->size);
+	b = gohi <= s->addr ? 0 : MIN(gohi - s->addr, s->size);
+	b = MAX(a, b);
+	if (a > 0)
+		sweep_part(img, dec, s, xv, sink, 0, a, true);
+	if (b > a)
+		sweep_part(img, dec, s, xv, sink, a, b, false);
+	if (b < s->size)
+		sweep_part(img, dec, s, xv, sink, b, s->size, true);
 }
 
 /* The index of the first symbol of syms (sorted by start) that starts
@@ -806,8 +849,9 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 		     struct refsink *sink)
 {
 	struct elfimg_priv *pv = img->priv;
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, golo, gohi;
 	ZydisDecoder dec;
+	bool go;
 	int ret;
 
 	ret = dynlib_load(&zy_lib);
@@ -827,9 +871,11 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 	pv->xref_code_base = lo;
 	pv->xref_data_base = xv->lo;
 	sink->compact = hi - lo <= UINT32_MAX && xv->hi - xv->lo <= UINT32_MAX;
+	go = go_text(img, &golo, &gohi);
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (is_code(&img->secs[i]))
-			sweep(img, &dec, &img->secs[i], xv, sink);
+			sweep(img, &dec, &img->secs[i], xv, sink, go, golo,
+			      gohi);
 	pv->xref_swept = sink->compact;
 	return 0;
 }

@@ -200,6 +200,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1306-size-ppc64-opd.py \
 	tests/t1307-size-cu-aliases.py \
 	tests/t1308-size-zstd-dwarf.py \
+	tests/t1309-size-dwarf-bounds.py \
 	tests/t1400-size-archive.py \
 	tests/t1401-size-sort-both.py \
 	tests/t2001-dump.sh \

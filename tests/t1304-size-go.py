@@ -16,6 +16,14 @@ Checked: I1 for sections, segments and symbols; each section's size;
 each symbol label is a name nm prints; a function charged bytes of a data
 section by the default code-to-data analysis addresses that section; and
 `diff A A` is empty.
+
+A C program linked with a Go c-archive (go build -buildmode=c-archive,
+gcc -no-pie) has Go's build-id note too, but only the code between the
+symbols runtime.text and runtime.etext is Go's: the C function say()
+loads its format string with `mov $ADDR, %edi` (objdump -d), and memsz
+once gave it none of .rodata, as if it were Go code. The Go function
+main.holdsNumber there loads a constant inside runtime.pclntab (in
+.data.rel.ro) and owns none of it.
 """
 import csv
 import io
@@ -46,6 +54,36 @@ func use(x uint32) {
 func holdsNumber() { use(%#x) }
 
 func main() { holdsNumber() }
+'''
+
+LIB = '''package main
+
+import "C"
+
+//go:noinline
+func use(x uint32) uint32 { return x * 3 }
+
+//go:noinline
+func holdsNumber() uint32 { return use(%#x) }
+
+//export GoTwice
+func GoTwice(x C.int) C.int { return C.int(use(uint32(x)) + holdsNumber()) }
+
+func main() {}
+'''
+
+HOST = r'''#include <stdio.h>
+#include "lib.h"
+__attribute__((noinline)) void say(int v)
+{
+	printf("the Go function answered %d, which this C function prints "
+	       "with a format string long enough to be seen\n", v);
+}
+int main(int c, char **v)
+{
+	say(GoTwice(c));
+	return v[0][0] == 0;
+}
 '''
 
 # sections whose bytes a symbol owns as its metadata, not as its code or
@@ -95,6 +133,89 @@ def addressed(exe, secs):
                 if addr <= t < addr + size:
                     out.setdefault(fn, set()).add(name)
     return out
+
+
+def build_host(tmp, env, const):
+    """The C program host.c linked with a c-archive of LIB (const)."""
+    with open(os.path.join(tmp, "lib.go"), "w") as f:
+        f.write(LIB % const)
+    host = os.path.join(tmp, "h")
+    os.makedirs(host, exist_ok=True)
+    with open(os.path.join(host, "host.c"), "w") as f:
+        f.write(HOST)
+    run(["go", "build", "-buildmode=c-archive", "-o",
+         os.path.join(host, "lib.a"), "."], cwd=tmp, env=env)
+    run(["gcc", "-O1", "-fno-pie", "-no-pie", "-o", "host", "host.c",
+         "lib.a", "-lpthread"], cwd=host)
+    return os.path.join(host, "host")
+
+
+def symval(exe, name):
+    for line in run(["nm", exe]).splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name:
+            return int(f[0], 16)
+    return None
+
+
+def c_archive(top, env):
+    """C code linked with Go's keeps its absolute references."""
+    if not shutil.which("gcc"):
+        lib.skip_part("no gcc for the c-archive host")
+        return
+    tmp = os.path.join(top, "carchive")
+    os.makedirs(tmp)
+    env = dict(env, CGO_ENABLED="1")
+    with open(os.path.join(tmp, "go.mod"), "w") as f:
+        f.write("module m\n\ngo 1.19\n")
+    exe = build_host(tmp, env, 0x7fffffff)
+    pcl, epcl = symval(exe, "runtime.pclntab"), symval(exe, "runtime.epclntab")
+    text, etext = symval(exe, "runtime.text"), symval(exe, "runtime.etext")
+    if None in (pcl, epcl, text, etext):
+        lib.skip_part("the c-archive host has no runtime.pclntab, "
+                      "runtime.text or runtime.etext")
+        return
+    exe = build_host(tmp, env, (pcl + epcl) // 2 & ~0xf)
+    secs = lib.sections(exe)
+    say = symval(exe, "say")
+    check(say is not None and not text <= say < etext and
+          symval(exe, "main.holdsNumber") is not None and
+          text <= symval(exe, "main.holdsNumber") < etext and
+          ".note.go.buildid" in secs,
+          "host has Go's build-id note; say lies outside "
+          "[runtime.text, runtime.etext), main.holdsNumber inside (nm)")
+    dis = run(["objdump", "-d", "--no-show-raw-insn",
+               "--disassemble=say", exe])
+    m = re.search(r"mov\s+\$0x([0-9a-f]+),%edi", dis)
+    ro = secs.get(".rodata")
+    check(m and ro and ro[0] <= int(m.group(1), 16) < ro[0] + ro[2],
+          "say loads an address in .rodata as an immediate (objdump -d)")
+    dis = run(["objdump", "-d", "--no-show-raw-insn",
+               "--disassemble=main.holdsNumber", exe])
+    m = re.search(r"mov\s+\$0x([0-9a-f]+),", dis)
+    pcl, epcl = symval(exe, "runtime.pclntab"), symval(exe, "runtime.epclntab")
+    check(m and pcl <= int(m.group(1), 16) < epcl,
+          "main.holdsNumber loads a constant inside runtime.pclntab "
+          "(objdump -d, nm)")
+    bysec = rows(exe, "symbols,sections")
+    got = bysec.get(("say", ".rodata"), (0, 0))[1]
+    check(got > 0, "c-archive host: say owns bytes of the .rodata it "
+          "addresses (got %d)" % got)
+    pclsec = [n for n, (a, _o, z, _f) in secs.items()
+              if a <= pcl < a + z and z]
+    hold = sum(v[1] for (sym, sec), v in bysec.items()
+               if sym == "main.holdsNumber" and sec in pclsec)
+    check(hold == 0, "c-archive host: main.holdsNumber owns no byte of "
+          "%s, where runtime.pclntab lies (got %d)" % (pclsec, hold))
+    size = os.path.getsize(exe)
+    vm = sum(int(f[5], 16) for f in (
+        line.split() for line in readelf(["-l"], exe).splitlines())
+        if f and f[0] == "LOAD")
+    got = rows(exe, "symbols")
+    check((sum(v[0] for v in got.values()),
+           sum(v[1] for v in got.values())) == (size, vm),
+          "c-archive host: FILE SIZE and VM SIZE sum to the file's size "
+          "and the PT_LOAD memsz (I1)")
 
 
 def main():
@@ -175,6 +296,7 @@ def main():
         check(len(out.strip().splitlines()) == 1,
               "diff of the program with itself has no row (got %s)"
               % out.strip().splitlines()[1:4])
+        c_archive(tmp, env)
     sys.exit(lib.finish())
 
 
