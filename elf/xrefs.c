@@ -36,36 +36,11 @@
 #include "elf/symtab.h"
 #include "elf/x86dec.h"
 #include "elf/xrefs.h"
-#include "util/dynlib.h"
+#include "elf/xzydis.h"
 #include "util/util.h"
 
-#include <Zydis/Zydis.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Zydis is opened on first use, as libdebuginfod and libpfm are: record
- * and dump never decode code, and a memsz without libzydis4.0 installed
- * still runs everything else (size says the references were not
- * analysed). Its cost when used is one dlopen of a 640 KB library with
- * 2 658 relocations (capstone's had 77 409). The header gives the types;
- * the soname is the one Debian's libzydis4.0 ships. */
-#define ZYDIS_SONAME "libZydis.so.4.0"
-
-static __typeof__(&ZydisDecoderInit) xzy_init;
-static __typeof__(&ZydisDecoderEnableMode) xzy_enable_mode;
-static __typeof__(&ZydisDecoderDecodeInstruction) xzy_decode;
-
-static const struct dynlib_sym zy_syms[] = {
-    {"ZydisDecoderInit", (void **)&xzy_init},
-    {"ZydisDecoderEnableMode", (void **)&xzy_enable_mode},
-    {"ZydisDecoderDecodeInstruction", (void **)&xzy_decode},
-};
-
-static struct dynlib zy_lib = {
-    .soname = ZYDIS_SONAME,
-    .syms = zy_syms,
-    .nsyms = ARRAY_SIZE(zy_syms),
-};
 
 /* sweep() reads code through a window of this many bytes */
 #define XREF_WINDOW (64 * 1024)
@@ -220,51 +195,6 @@ static void data_sections(const struct elfimg *img, struct xrefvec *xv)
 	}
 	xv->apart = elf_sections_apart(img, SHF_EXECINSTR | SHF_TLS);
 	xv->last = xv->nds;
-}
-
-/* Has the instruction an FS or GS segment prefix (thread-local data, not
- * an image address)? */
-static bool fs_gs(const ZydisDecodedInstruction *in)
-{
-	for (uint8_t i = 0; i < in->raw.prefix_count; i++)
-		if (in->raw.prefixes[i].value == 0x64 ||
-		    in->raw.prefixes[i].value == 0x65)
-			return true;
-	return false;
-}
-
-/* Zydis's answer in the form of x86_decode_fast()'s. */
-static void from_zydis(const ZydisDecodedInstruction *zin, struct x86_insn *in)
-{
-	const ZydisDecodedInstructionRaw *r = &zin->raw;
-
-	memset(in, 0, sizeof(*in));
-	in->len = zin->length;
-	in->modrm = r->modrm.offset != 0;
-	in->mod = r->modrm.mod;
-	in->rm = r->modrm.rm;
-	in->sib = r->sib.offset != 0;
-	in->sib_base = r->sib.base;
-	in->disp_size = r->disp.size;
-	in->disp = r->disp.value;
-	in->imm_size = r->imm[0].size;
-	in->imm = r->imm[0].value.u;
-	in->mov = zin->mnemonic == ZYDIS_MNEMONIC_MOV;
-	in->fs_gs = fs_gs(zin);
-}
-
-/* The instruction at p (n bytes left) into *in, by Zydis. Returns its
- * length, 0 if Zydis cannot decode it. */
-static size_t decode_zydis(const ZydisDecoder *dec, const uint8_t *p, size_t n,
-			   struct x86_insn *in)
-{
-	ZydisDecodedInstruction zin;
-	ZydisDecoderContext ctx;
-
-	if (!ZYAN_SUCCESS(xzy_decode(dec, &ctx, p, n, &zin)))
-		return 0;
-	from_zydis(&zin, in);
-	return in->len;
 }
 
 /* The references of src into xv's data span into xv, each with its rank
@@ -854,14 +784,9 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 	bool go;
 	int ret;
 
-	ret = dynlib_load(&zy_lib);
+	ret = xzy_decoder(&dec);
 	if (ret < 0)
 		return ret;
-	if (!ZYAN_SUCCESS(xzy_init(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-				   ZYDIS_STACK_WIDTH_64)) ||
-	    !ZYAN_SUCCESS(
-		xzy_enable_mode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
-		return -MEMSZ_ENOTSUP;
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (is_code(&img->secs[i])) {
 			lo = MIN(lo, img->secs[i].addr);
