@@ -6,7 +6,7 @@ moment.
 A workload built here under a name of its own (sys_share: a shared file
 read whole by a parent and its forked child) is stopped; smaps_rollup of
 every process is read, then `memsz record -a --duration 0`, `smem -t`
-(per process), `smem -m` (per mapped file), `smem -u -P ^PATH` (per user,
+(per process), `smem -m -P ^PATH` (per mapped file), `smem -u -P ^PATH` (per user,
 the workload only), and smaps_rollup again. Tolerances:
 - the stopped workload: RSS and USS equal smem's exactly (smem prints kB;
   pages are whole kB); PSS within 1 KiB per mapping (smem adds the
@@ -77,11 +77,13 @@ def run(tmp, name, exe, data_file, parent, child):
                           data], capture_output=True, text=True)
     procs = {int(r[0]): r for r in smem("-t", "-c", "pid user rss pss uss")
              if r[0].isdigit()}
-    maps = smem("-m", "-c", "pids pss map")
     # -P matches command lines too: anchored, so that smem's own (which
-    # holds the pattern) does not
-    users = smem("-u", "-P", "^" + re.escape(exe), "-c",
-                 "user count rss pss")
+    # holds the pattern) does not. smem -m reads only the workload's
+    # maps: it stops on a map name that is not UTF-8 (UnicodeDecodeError),
+    # which a test running beside this one may have mapped
+    only = ("-P", "^" + re.escape(exe))
+    maps = smem("-m", *only, "-c", "pids pss map")
+    users = smem("-u", *only, "-c", "user count rss pss")
     after = lib.all_rollups()
     cpu_after = lib.all_cpu_states()
     check(rec.returncode == 0, f"record -a exits 0 ({rec.stderr.strip()})")
