@@ -117,6 +117,11 @@ static const struct dwreloc_kind {
     {EM_MIPS, R_MIPS_32, 4, OP_ABS},
     {EM_MIPS, R_MIPS_64, 8, OP_ABS},
     {EM_MIPS, R_MIPS_PC32, 4, OP_PCREL},
+    /* the value is offset by 0x8000 from the TLS block (the MIPS DTP
+     * bias) in a linked file; memsz does not read TLS locations, so the
+     * symbol's offset alone is as good */
+    {EM_MIPS, R_MIPS_TLS_DTPREL32, 4, OP_TLS},
+    {EM_MIPS, R_MIPS_TLS_DTPREL64, 8, OP_TLS},
     {EM_AARCH64, R_AARCH64_NONE, 0, OP_NONE},
     {EM_AARCH64, R_AARCH64_ABS64, 8, OP_ABS},
     {EM_AARCH64, R_AARCH64_ABS32, 4, OP_ABS},

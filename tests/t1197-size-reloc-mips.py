@@ -4,7 +4,8 @@
 little- and big-endian), whose r_info packs a symbol and three types
 (libelf reads it as one word), and 32-bit (o32, SHT_REL). memsz refused
 their DWARF ("a relocation ... of a type memsz does not apply"); it now
-applies R_MIPS_32/64 (a second or third type other than R_MIPS_NONE is
+applies R_MIPS_32/64 and, for a __thread variable's DW_AT_location,
+R_MIPS_TLS_DTPREL32/64 (a second or third type other than R_MIPS_NONE is
 still refused: a file patched to have one, readelf -r shows it) and,
 in .eh_frame, R_MIPS_PC32.
 
@@ -32,8 +33,9 @@ MEMSZ = os.environ.get("MEMSZ", "./memsz")
 SOURCE = """static const char *const names[4] = {"a", "b", "c", "d"};
 int table[100];
 int init[10] = {1, 2, 3};
+__thread int tv = 3;
 const char *name(int i) { return names[i & 3]; }
-int twice(int x) { return 2 * x + table[x & 63] + init[x & 7]; }
+int twice(int x) { return 2 * x + table[x & 63] + init[x & 7] + tv; }
 int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += twice(i); return s; }
 """
 NAMED = ("name", "twice", "sum", "init", "table")
