@@ -768,12 +768,26 @@ static void set_rela(const char *path, const char *rname, size_t k,
 	write_at(path, at + 8, &type, 4);
 }
 
+/* Sets the r_addend of the k-th Elf64_Rela of .rela.debug_aranges of
+ * path. */
+static void set_addend(const char *path, size_t k, int64_t a)
+{
+	struct elfimg *img;
+	uint64_t at;
+
+	assert_int_equal(elfimg_open(path, &img), 0);
+	at = sec_by_name(img, ".rela.debug_aranges")->offset + 24 * k;
+	elfimg_close(img);
+	write_at(path, at + 16, &a, 8);
+}
+
 static void test_dwarf_pairs(void **state)
 {
 	const char *o = fx("pairs.o");
 	const struct elf_section *s;
 	struct elfimg *img;
 	uint8_t want[20], *b;
+	uint64_t addr;
 	uint8_t d;
 
 	(void)state;
@@ -823,15 +837,40 @@ static void test_dwarf_pairs(void **state)
 	elfimg_close(img);
 
 	/* a SUB_ULEB128 alone (its SET_ULEB128 made R_RISCV_NONE): refused,
-	 * not subtracted from the bytes in place */
+	 * not subtracted from the bytes in place (5 there, .La + 2 - its
+	 * address 2 by the addend: 3 would fit the 2 bytes; only the
+	 * pairing rule refuses it) */
 	set_rela(o, ".rela.debug_aranges", 10, R_RISCV_NONE, 16);
 	set_rela(o, ".rela.debug_aranges", 11, 61, 16);
 	assert_int_equal(elfimg_open(o, &img), 0);
 	s = sec_by_name(img, ".debug_aranges");
-	write_at(o, s->offset + 16, "\x80\x00\x0a", 3);
+	set_addend(o, 11, 2 - (int64_t)sec_by_name(img, ".text")->addr);
+	write_at(o, s->offset + 16, "\x85\x00\x0a", 3);
 	b = elfimg_section_read(img, s->index);
 	assert_non_null(b);
 	assert_false(elf_reloc_section(img, s->index, b));
+	free(b);
+	elfimg_close(img);
+
+	/* a SET_ULEB128 alone into a 10-byte ULEB128 at 7 (the pairs there
+	 * and at 15 made R_RISCV_NONE): .Lb's address (past 7 bits) written
+	 * whole, not its low 7 bits alone */
+	for (size_t k = 6; k < 12; k++)
+		set_rela(o, ".rela.debug_aranges", k, R_RISCV_NONE, -1);
+	set_rela(o, ".rela.debug_aranges", 10, 60, 7); /* SET_ULEB128 */
+	assert_int_equal(elfimg_open(o, &img), 0);
+	s = sec_by_name(img, ".debug_aranges");
+	write_at(o, s->offset + 7, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x00",
+		 10);
+	b = elfimg_section_read(img, s->index);
+	assert_non_null(b);
+	assert_true(elf_reloc_section(img, s->index, b));
+	addr = sec_by_name(img, ".text")->addr + 10; /* .Lb */
+	assert_true(addr > 0x7f);
+	for (size_t i = 0; i < 10; i++) {
+		assert_int_equal(b[7 + i] & 0x7f, (addr >> (7 * i)) & 0x7f);
+		assert_int_equal(b[7 + i] >> 7, i < 9);
+	}
 	free(b);
 	elfimg_close(img);
 }
