@@ -875,6 +875,51 @@ static void test_dwarf_pairs(void **state)
 	elfimg_close(img);
 }
 
+/* Half a RISC-V pair (ADD8, SUB8 or SET8, entry 0 or 1 of
+ * .rela.debug_aranges) made against g, an undefined symbol (its S 0):
+ * refused, not applied as a wrong difference. */
+static void test_dwarf_undef(void **state)
+{
+	const char *o = fx("undef.o");
+	static const uint32_t types[] = {R_RISCV_ADD8, R_RISCV_SUB8,
+					 R_RISCV_SET8};
+
+	(void)state;
+	write_text(fx("undef.s"), riscv_pairs_s);
+	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+		const struct elf_section *s;
+		struct elfimg *img;
+		uint32_t g = 0;
+		size_t nl;
+		char **l;
+		uint8_t *b;
+
+		if (sh("clang --target=riscv64-linux-gnu -c -o '%s' '%s' "
+		       "2>/dev/null",
+		       o, fx("undef.s")))
+			test_skip("clang cannot assemble for riscv64 (clang)");
+		/* g's index, as readelf -s lists it undefined */
+		l = lines_of(&nl, "readelf -sW '%s'", o);
+		for (size_t i = 0; i < nl; i++)
+			if (strstr(l[i], " UND g"))
+				g = (uint32_t)strtoul(l[i], NULL, 10);
+		free_lines(l, nl);
+		assert_true(g > 0);
+		set_rela(o, ".rela.debug_aranges", t == 1, types[t], -1);
+		assert_int_equal(elfimg_open(o, &img), 0);
+		write_at(o,
+			 sec_by_name(img, ".rela.debug_aranges")->offset +
+			     24 * (t == 1) + 12,
+			 &g, 4);
+		s = sec_by_name(img, ".debug_aranges");
+		b = elfimg_section_read(img, s->index);
+		assert_non_null(b);
+		assert_false(elf_reloc_section(img, s->index, b));
+		free(b);
+		elfimg_close(img);
+	}
+}
+
 /* i386's SHT_REL: the addend is the bytes in place (an offset into
  * .debug_str against its section's symbol, at 0; an offset from a
  * global symbol s2 of it, 4 + 6 bytes in, whose value the bytes do not
@@ -924,6 +969,7 @@ int main(void)
 	    cmocka_unit_test(test_charge_symtab),
 	    cmocka_unit_test(test_relr_hostile),
 	    cmocka_unit_test(test_dwarf_pairs),
+	    cmocka_unit_test(test_dwarf_undef),
 	    cmocka_unit_test(test_dwarf_rel32),
 	};
 
