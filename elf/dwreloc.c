@@ -359,7 +359,11 @@ static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
  * of the next), which libelf reads as one 64-bit word (in a little-endian
  * file the type bytes come out reversed): its second and third types
  * (R_MIPS_NONE in DWARF) made the type memsz does not apply when they
- * are not. */
+ * are not. libelf has no reader for it (gelf_getrela() and GELF_R_SYM()
+ * assume the generic layout), so it is decoded here by hand, by the
+ * file's byte order; the caller checks the symbol index it gives against
+ * the symbol count, so that a wrong decoding is refused, never read as
+ * another symbol. */
 static uint64_t info_of(const struct elfimg *img, uint64_t info)
 {
 	uint32_t sym, t, t2, t3;
@@ -386,6 +390,8 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 		      Elf_Data *syms, Elf_Data *xs, uint8_t *buf, size_t n,
 		      uint64_t addr)
 {
+	size_t nsyms = syms->d_size /
+		       gelf_fsize(elfimg_elf(img), ELF_T_SYM, 1, EV_CURRENT);
 	struct uleb_pair pend = {0};
 	GElf_Rela r, nx;
 	GElf_Rel rr;
@@ -407,7 +413,7 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 			return false;
 		if (k->op == OP_NONE)
 			continue;
-		if (r.r_offset >= n ||
+		if (r.r_offset >= n || GELF_R_SYM(r.r_info) >= nsyms ||
 		    !sym_get(syms, xs, (int)GELF_R_SYM(r.r_info), &sym, &shndx))
 			return false;
 		/* half a pair applied would write a wrong difference */

@@ -20,6 +20,7 @@ import csv
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -156,6 +157,19 @@ def main():
             _, err = size(bad, "compileunits")
             check("is of a type memsz does not apply" in err,
                   f"type2.o: the DWARF is refused ({err.strip()[-200:]})")
+            # a symbol index one past the symbol table (n64's r_sym, the
+            # first 4 bytes of r_info; readelf -sW counts the symbols):
+            # refused, not read as another symbol
+            n = re.search(r"'\.symtab' contains (\d+) entr",
+                          lib.readelf(["-sW"], src))
+            b = bytearray(open(src, "rb").read())
+            struct.pack_into("<I", b, int(m.group(1), 16) + 8,
+                             int(n.group(1)))
+            bad = os.path.join(tmp, "sym.o")
+            open(bad, "wb").write(b)
+            _, err = size(bad, "compileunits")
+            check("DWARF not read" in err, f"sym.o: the DWARF is refused "
+                  f"({err.strip()[-200:]})")
     sys.exit(lib.finish())
 
 
