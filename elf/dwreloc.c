@@ -73,9 +73,10 @@ static Elf_Data *xindex_data(struct elfimg *img, size_t symtab)
 /* What a relocation type writes in its size bytes: nothing (R_*_NONE);
  * S + A (ABS); the symbol's offset in its TLS section plus A, a
  * DTPOFF/DTPREL offset (TLS); S + A - P (PCREL, only into a laid-out
- * section: .eh_frame's pointers); or, RISC-V's pairs (a difference of two
- * labels the assembler could not compute before linker relaxation), the
- * bytes there plus or minus S + A (ADD, SUB), S + A into the low 6 bits
+ * section: .eh_frame's pointers); or, RISC-V's pairs (a difference of
+ * two labels the assembler could not compute before linker relaxation),
+ * S + A (SET), the bytes there plus or minus S + A (ADD, SUB), S + A into
+ * the low 6 bits
  * (SET6, SUB6: minus), into a ULEB128 of its length (ULEB_SET, ULEB_SUB:
  * minus). */
 enum dwreloc_op {
@@ -83,6 +84,7 @@ enum dwreloc_op {
 	OP_ABS,
 	OP_TLS,
 	OP_PCREL,
+	OP_SET,
 	OP_ADD,
 	OP_SUB,
 	OP_SET6,
@@ -117,6 +119,11 @@ static const struct dwreloc_kind {
     {EM_MIPS, R_MIPS_32, 4, OP_ABS},
     {EM_MIPS, R_MIPS_64, 8, OP_ABS},
     {EM_MIPS, R_MIPS_PC32, 4, OP_PCREL},
+    /* the value is offset by 0x8000 from the TLS block (the MIPS DTP
+     * bias) in a linked file; memsz does not read TLS locations, so the
+     * symbol's offset alone is as good */
+    {EM_MIPS, R_MIPS_TLS_DTPREL32, 4, OP_TLS},
+    {EM_MIPS, R_MIPS_TLS_DTPREL64, 8, OP_TLS},
     {EM_AARCH64, R_AARCH64_NONE, 0, OP_NONE},
     {EM_AARCH64, R_AARCH64_ABS64, 8, OP_ABS},
     {EM_AARCH64, R_AARCH64_ABS32, 4, OP_ABS},
@@ -154,9 +161,9 @@ static const struct dwreloc_kind {
     {EM_RISCV, R_RISCV_SUB16, 2, OP_SUB},
     {EM_RISCV, R_RISCV_SUB32, 4, OP_SUB},
     {EM_RISCV, R_RISCV_SUB64, 8, OP_SUB},
-    {EM_RISCV, R_RISCV_SET8, 1, OP_ABS},
-    {EM_RISCV, R_RISCV_SET16, 2, OP_ABS},
-    {EM_RISCV, R_RISCV_SET32, 4, OP_ABS},
+    {EM_RISCV, R_RISCV_SET8, 1, OP_SET},
+    {EM_RISCV, R_RISCV_SET16, 2, OP_SET},
+    {EM_RISCV, R_RISCV_SET32, 4, OP_SET},
     {EM_RISCV, R_RISCV_SET6, 1, OP_SET6},
     {EM_RISCV, R_RISCV_SUB6, 1, OP_SUB6},
     {EM_RISCV, R_RISCV_SET_ULEB128, 0, OP_ULEB_SET},
@@ -176,8 +183,10 @@ static const struct dwreloc_kind *kind_of(uint16_t machine, uint32_t type)
  * (layout_relocatable(); 0 for a DWARF section) plus its value, or for
  * tls its value alone. False if it has no section memsz lays out (a
  * COMMON symbol of -fcommon, another reserved index, one past the
- * sections; an undefined one, for a PC-relative relocation): its
- * relocation is left unapplied, as libdw would. */
+ * sections; an undefined one, for all but an absolute relocation: a
+ * PC-relative one, or half a RISC-V pair, whose S = 0 would write a
+ * wrong difference): its relocation is left unapplied, as libdw would
+ * (a pair's refused by the caller). */
 static bool sym_value(const struct elfimg *img, const GElf_Sym *sym,
 		      size_t shndx, uint8_t op, uint64_t *s)
 {
@@ -191,7 +200,7 @@ static bool sym_value(const struct elfimg *img, const GElf_Sym *sym,
 	}
 	if (!x && shndx == SHN_UNDEF) {
 		*s = 0;
-		return op != OP_PCREL;
+		return op == OP_ABS;
 	}
 	if ((!x && shndx >= SHN_LORESERVE) || !shndx || shndx >= img->nsecs)
 		return false;
@@ -337,7 +346,7 @@ static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
 	/* an address past 4 bytes of a 64-bit file (its code laid out
 	 * from ELF_REL_VM_BASE) is left as it is: near 0, where nothing is
 	 * laid out, so its range is charged nowhere */
-	if (k->op <= OP_PCREL && len == 4 && img->elfclass == ELFCLASS64 &&
+	if (k->op <= OP_SET && len == 4 && img->elfclass == ELFCLASS64 &&
 	    v > UINT32_MAX && (int64_t)v != (int32_t)(uint32_t)v)
 		return true;
 	put(img, p, v, len);
@@ -350,7 +359,11 @@ static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
  * of the next), which libelf reads as one 64-bit word (in a little-endian
  * file the type bytes come out reversed): its second and third types
  * (R_MIPS_NONE in DWARF) made the type memsz does not apply when they
- * are not. */
+ * are not. libelf has no reader for it (gelf_getrela() and GELF_R_SYM()
+ * assume the generic layout), so it is decoded here by hand, by the
+ * file's byte order; the caller checks the symbol index it gives against
+ * the symbol count, so that a wrong decoding is refused, never read as
+ * another symbol. */
 static uint64_t info_of(const struct elfimg *img, uint64_t info)
 {
 	uint32_t sym, t, t2, t3;
@@ -377,6 +390,8 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 		      Elf_Data *syms, Elf_Data *xs, uint8_t *buf, size_t n,
 		      uint64_t addr)
 {
+	size_t nsyms = syms->d_size /
+		       gelf_fsize(elfimg_elf(img), ELF_T_SYM, 1, EV_CURRENT);
 	struct uleb_pair pend = {0};
 	GElf_Rela r, nx;
 	GElf_Rel rr;
@@ -398,12 +413,12 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 			return false;
 		if (k->op == OP_NONE)
 			continue;
-		if (r.r_offset >= n ||
+		if (r.r_offset >= n || GELF_R_SYM(r.r_info) >= nsyms ||
 		    !sym_get(syms, xs, (int)GELF_R_SYM(r.r_info), &sym, &shndx))
 			return false;
 		/* half a pair applied would write a wrong difference */
 		if (!sym_value(img, &sym, shndx, k->op, &s)) {
-			if (k->op >= OP_ADD)
+			if (k->op >= OP_SET)
 				return false;
 			continue;
 		}

@@ -291,11 +291,18 @@ static uint64_t layout_from(struct elfimg *img, uint64_t base, bool set)
  * addresses of DWARF and .eh_frame (0, or offsets into a section) never
  * fall into the layout. A 32-bit file's from ELF_REL_VM_BASE32, where its
  * relocations' 4-byte fields reach (unless its sections do not fit below
- * 4 GiB from there). .tbss gets no address, as in a linked file. */
+ * 4 GiB from there, or one has an sh_addr already, which no toolchain
+ * writes in a .o: it is left where it says, out of the layout, as a
+ * 32-bit sh_addr always is below ELF_REL_VM_BASE, not counted over the
+ * laid-out sections). .tbss gets no address, as in a linked file. */
 static void layout_relocatable(struct elfimg *img)
 {
+	bool placed = false;
+
+	for (size_t i = 1; i < img->nsecs; i++)
+		placed |= (img->secs[i].flags & SHF_ALLOC) && img->secs[i].addr;
 	img->rel_base = ELF_REL_VM_BASE;
-	if (img->elfclass == ELFCLASS32 &&
+	if (img->elfclass == ELFCLASS32 && !placed &&
 	    layout_from(img, ELF_REL_VM_BASE32, false) <= 1ull << 32)
 		img->rel_base = ELF_REL_VM_BASE32;
 	layout_from(img, img->rel_base, true);

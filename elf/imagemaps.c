@@ -406,7 +406,8 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		strlist_add_notef(notes, NOTE_RELOC_ERRORS, path,
 				  "%s: %s: %llu bytes of .eh_frame left to "
 				  "[section .eh_frame]: a relocation of it is "
-				  "of a type memsz does not apply",
+				  "of a type memsz does not apply, or out of "
+				  "its section",
 				  path, elfsrc_name(src),
 				  (unsigned long long)st.eh_unrelocated);
 	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)

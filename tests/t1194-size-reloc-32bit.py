@@ -15,12 +15,15 @@ Ground truth: readelf -wi (binutils applies the relocations) names each
 unit; nm -S gives each of the source's functions' and objects' size,
 which the unit's VM SIZE under --by compileunits,symbols must equal;
 size -A's loaded sections sum to the VM SIZE. The same source built
-for x86-64 (gcc -m64) has the same unit holding the same symbols.
+for x86-64 (gcc -m64) has the same unit holding the same symbols. A .o
+whose .data has a nonzero sh_addr (hostile) has it left out of the
+layout, as before: no VM counted twice.
 """
 import csv
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -82,18 +85,37 @@ def nm_sizes(obj):
             if len(f) == 4 and f[3] in NAMED}
 
 
-def alloc_total(obj):
+def alloc_total(obj, placed_only=False):
     """size -A's loaded sections (those with an address column that a
-    linker would place: every one but the .debug_*, .comment, ...)."""
+    linker would place: every one but the .debug_*, .comment, ...);
+    placed_only: those with sh_addr 0 alone, which memsz lays out."""
     out = subprocess.run(["readelf", "-SW", obj], capture_output=True,
                          text=True, check=True).stdout
     total = 0
-    for m in re.finditer(r"\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+"
+    for m in re.finditer(r"\]\s+(\S+)\s+(\S+)\s+([0-9a-f]+)\s+[0-9a-f]+\s+"
                          r"([0-9a-f]+)\s+[0-9a-f]+\s+([A-Z]*)", out):
-        flags = m.group(4)
+        flags = m.group(5)
+        if placed_only and int(m.group(3), 16):
+            continue
         if "A" in flags and not ("T" in flags and m.group(2) == "NOBITS"):
-            total += int(m.group(3), 16)
+            total += int(m.group(4), 16)
     return total
+
+
+def set_addr(src, dst, name, addr):
+    """dst: the 32-bit little-endian src with section name's sh_addr set
+    to addr (its header: readelf -h's start, readelf -SW's index)."""
+    hdr = lib.readelf(["-h"], src)
+    m = re.search(r"Start of section headers:\s+(\d+)", hdr)
+    i = re.search(r"\[\s*(\d+)\]\s+" + re.escape(name) + r"\s",
+                  lib.readelf(["-SW"], src))
+    if not m or not i:
+        return False
+    b = bytearray(open(src, "rb").read())
+    struct.pack_into("<I", b, int(m.group(1)) + 40 * int(i.group(1)) + 12,
+                     addr)
+    open(dst, "wb").write(b)
+    return True
 
 
 def main():
@@ -126,6 +148,22 @@ def main():
             check(vm == alloc_total(obj), f"{tag}: VM SIZE {vm} is the "
                   f"loaded sections' sum ({alloc_total(obj)}, readelf -S)")
             placed[tag] = {s for s, n in got.items() if n and s in NAMED}
+        # a hostile .o whose .data has an sh_addr in the 32-bit layout's
+        # range (real ones have 0): left out of the layout, as memsz did
+        # before laying 32-bit files out from 2 GiB, not counted over
+        # .text (no two sections at one address)
+        # (at 2 GiB over .text, at 2.25 GiB past the layout's end)
+        for addr in (0x80000000, 0x90000000):
+            bad = os.path.join(tmp, f"addr{addr:x}.o")
+            if "gcc-m32" not in placed or not set_addr(
+                    os.path.join(tmp, "gcc-m32.o"), bad, ".data", addr):
+                continue
+            rows, _ = size(bad, "sections")
+            vm = sum(int(x["vm_size"]) for x in rows)
+            want = alloc_total(bad, True)
+            check(vm == want and want < alloc_total(bad),
+                  f"{os.path.basename(bad)}: VM SIZE {vm} is the sum of "
+                  f"the loaded sections at 0 ({want}, readelf -S)")
         if "gcc-m64" in placed:
             for tag, syms in placed.items():
                 check(syms == placed["gcc-m64"], f"{tag}: the unit holds "

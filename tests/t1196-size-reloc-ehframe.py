@@ -14,8 +14,8 @@ pc range, relocated as if each section were at 0); readelf -r of
 relocated against; readelf -sW that symbol's section and the function
 at pc_begin in it. Builds: gcc (x86-64, also with -ffunction-sections,
 -m32, -mx32), g++ (a personality and LSDA: augmentation zPLR), clang
-for i686, aarch64 and ppc32 (big-endian). A relocation of a type memsz does not apply
-leaves the section whole under "[section .eh_frame]", with a note.
+for i686, aarch64 and ppc32 (big-endian). A relocation of a type memsz does not apply,
+or one past the section's end, leaves the section whole under "[section .eh_frame]", with a note.
 """
 import csv
 import os
@@ -104,15 +104,16 @@ def eh_rows(obj):
             if x["sections"] == ".eh_frame"}, r.stderr
 
 
-def unknown_type(src, dst):
-    """dst: src (gcc x86-64) whose first .rela.eh_frame entry is of a type
-    no machine defines (readelf -SW gives the section's offset)."""
+def patched(src, dst, at, fmt, value):
+    """dst: src (gcc x86-64) whose first .rela.eh_frame entry has value
+    packed as fmt at byte at of it (8: r_info's type, 0: r_offset;
+    readelf -SW gives the section's offset)."""
     m = re.search(r"\.rela\.eh_frame\s+RELA\s+[0-9a-f]+\s+([0-9a-f]+)",
                   lib.readelf(["-SW"], src))
     if not m:
         return False
     b = bytearray(open(src, "rb").read())
-    struct.pack_into("<I", b, int(m.group(1), 16) + 8, 250)
+    struct.pack_into(fmt, b, int(m.group(1), 16) + at, value)
     open(dst, "wb").write(b)
     return True
 
@@ -140,16 +141,21 @@ def main():
                 want["[section .eh_frame]"] = cies
             check(got == want, f"{tag}: .eh_frame's FDEs under their "
                   f"functions, its CIEs under the section: {got} vs {want}")
-        # a relocation of a type memsz does not apply: no FDE attributed
-        bad = os.path.join(tmp, "unknown.o")
-        if unknown_type(os.path.join(tmp, "gcc.o"), bad):
+        # a relocation of a type no machine defines, or one whose
+        # r_offset is past the section's end: no FDE attributed
+        for tag, at, fmt, value in (("unknown", 8, "<I", 250),
+                                    ("outside", 0, "<Q", 0x100000)):
+            bad = os.path.join(tmp, tag + ".o")
+            if not patched(os.path.join(tmp, "gcc.o"), bad, at, fmt, value):
+                continue
             got, err = eh_rows(bad)
-            check(list(got) == ["[section .eh_frame]"], f"unknown.o: "
+            check(list(got) == ["[section .eh_frame]"], f"{tag}.o: "
                   f".eh_frame left to the section ({got})")
-            n = os.path.getsize(bad) and got.get("[section .eh_frame]")
+            n = got.get("[section .eh_frame]")
             check(f"{n} bytes of .eh_frame left to [section .eh_frame]: "
-                  f"a relocation of it is of a type memsz does not apply"
-                  in err, f"unknown.o: a note says so ({err[-300:]})")
+                  f"a relocation of it is of a type memsz does not apply, "
+                  f"or out of its section" in err,
+                  f"{tag}.o: a note says so ({err[-300:]})")
     sys.exit(lib.finish())
 
 

@@ -4,7 +4,8 @@
 little- and big-endian), whose r_info packs a symbol and three types
 (libelf reads it as one word), and 32-bit (o32, SHT_REL). memsz refused
 their DWARF ("a relocation ... of a type memsz does not apply"); it now
-applies R_MIPS_32/64 (a second or third type other than R_MIPS_NONE is
+applies R_MIPS_32/64 and, for a __thread variable's DW_AT_location,
+R_MIPS_TLS_DTPREL32/64 (a second or third type other than R_MIPS_NONE is
 still refused: a file patched to have one, readelf -r shows it) and,
 in .eh_frame, R_MIPS_PC32.
 
@@ -19,6 +20,7 @@ import csv
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -32,8 +34,9 @@ MEMSZ = os.environ.get("MEMSZ", "./memsz")
 SOURCE = """static const char *const names[4] = {"a", "b", "c", "d"};
 int table[100];
 int init[10] = {1, 2, 3};
+__thread int tv = 3;
 const char *name(int i) { return names[i & 3]; }
-int twice(int x) { return 2 * x + table[x & 63] + init[x & 7]; }
+int twice(int x) { return 2 * x + table[x & 63] + init[x & 7] + tv; }
 int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += twice(i); return s; }
 """
 NAMED = ("name", "twice", "sum", "init", "table")
@@ -154,6 +157,19 @@ def main():
             _, err = size(bad, "compileunits")
             check("is of a type memsz does not apply" in err,
                   f"type2.o: the DWARF is refused ({err.strip()[-200:]})")
+            # a symbol index one past the symbol table (n64's r_sym, the
+            # first 4 bytes of r_info; readelf -sW counts the symbols):
+            # refused, not read as another symbol
+            n = re.search(r"'\.symtab' contains (\d+) entr",
+                          lib.readelf(["-sW"], src))
+            b = bytearray(open(src, "rb").read())
+            struct.pack_into("<I", b, int(m.group(1), 16) + 8,
+                             int(n.group(1)))
+            bad = os.path.join(tmp, "sym.o")
+            open(bad, "wb").write(b)
+            _, err = size(bad, "compileunits")
+            check("DWARF not read" in err, f"sym.o: the DWARF is refused "
+                  f"({err.strip()[-200:]})")
     sys.exit(lib.finish())
 
 

@@ -768,12 +768,26 @@ static void set_rela(const char *path, const char *rname, size_t k,
 	write_at(path, at + 8, &type, 4);
 }
 
+/* Sets the r_addend of the k-th Elf64_Rela of .rela.debug_aranges of
+ * path. */
+static void set_addend(const char *path, size_t k, int64_t a)
+{
+	struct elfimg *img;
+	uint64_t at;
+
+	assert_int_equal(elfimg_open(path, &img), 0);
+	at = sec_by_name(img, ".rela.debug_aranges")->offset + 24 * k;
+	elfimg_close(img);
+	write_at(path, at + 16, &a, 8);
+}
+
 static void test_dwarf_pairs(void **state)
 {
 	const char *o = fx("pairs.o");
 	const struct elf_section *s;
 	struct elfimg *img;
 	uint8_t want[20], *b;
+	uint64_t addr;
 	uint8_t d;
 
 	(void)state;
@@ -823,17 +837,87 @@ static void test_dwarf_pairs(void **state)
 	elfimg_close(img);
 
 	/* a SUB_ULEB128 alone (its SET_ULEB128 made R_RISCV_NONE): refused,
-	 * not subtracted from the bytes in place */
+	 * not subtracted from the bytes in place (5 there, .La + 2 - its
+	 * address 2 by the addend: 3 would fit the 2 bytes; only the
+	 * pairing rule refuses it) */
 	set_rela(o, ".rela.debug_aranges", 10, R_RISCV_NONE, 16);
 	set_rela(o, ".rela.debug_aranges", 11, 61, 16);
 	assert_int_equal(elfimg_open(o, &img), 0);
 	s = sec_by_name(img, ".debug_aranges");
-	write_at(o, s->offset + 16, "\x80\x00\x0a", 3);
+	set_addend(o, 11, 2 - (int64_t)sec_by_name(img, ".text")->addr);
+	write_at(o, s->offset + 16, "\x85\x00\x0a", 3);
 	b = elfimg_section_read(img, s->index);
 	assert_non_null(b);
 	assert_false(elf_reloc_section(img, s->index, b));
 	free(b);
 	elfimg_close(img);
+
+	/* a SET_ULEB128 alone into a 10-byte ULEB128 at 7 (the pairs there
+	 * and at 15 made R_RISCV_NONE): .Lb's address (past 7 bits) written
+	 * whole, not its low 7 bits alone */
+	for (size_t k = 6; k < 12; k++)
+		set_rela(o, ".rela.debug_aranges", k, R_RISCV_NONE, -1);
+	set_rela(o, ".rela.debug_aranges", 10, 60, 7); /* SET_ULEB128 */
+	assert_int_equal(elfimg_open(o, &img), 0);
+	s = sec_by_name(img, ".debug_aranges");
+	write_at(o, s->offset + 7, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x00",
+		 10);
+	b = elfimg_section_read(img, s->index);
+	assert_non_null(b);
+	assert_true(elf_reloc_section(img, s->index, b));
+	addr = sec_by_name(img, ".text")->addr + 10; /* .Lb */
+	assert_true(addr > 0x7f);
+	for (size_t i = 0; i < 10; i++) {
+		assert_int_equal(b[7 + i] & 0x7f, (addr >> (7 * i)) & 0x7f);
+		assert_int_equal(b[7 + i] >> 7, i < 9);
+	}
+	free(b);
+	elfimg_close(img);
+}
+
+/* Half a RISC-V pair (ADD8, SUB8 or SET8, entry 0 or 1 of
+ * .rela.debug_aranges) made against g, an undefined symbol (its S 0):
+ * refused, not applied as a wrong difference. */
+static void test_dwarf_undef(void **state)
+{
+	const char *o = fx("undef.o");
+	static const uint32_t types[] = {R_RISCV_ADD8, R_RISCV_SUB8,
+					 R_RISCV_SET8};
+
+	(void)state;
+	write_text(fx("undef.s"), riscv_pairs_s);
+	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+		const struct elf_section *s;
+		struct elfimg *img;
+		uint32_t g = 0;
+		size_t nl;
+		char **l;
+		uint8_t *b;
+
+		if (sh("clang --target=riscv64-linux-gnu -c -o '%s' '%s' "
+		       "2>/dev/null",
+		       o, fx("undef.s")))
+			test_skip("clang cannot assemble for riscv64 (clang)");
+		/* g's index, as readelf -s lists it undefined */
+		l = lines_of(&nl, "readelf -sW '%s'", o);
+		for (size_t i = 0; i < nl; i++)
+			if (strstr(l[i], " UND g"))
+				g = (uint32_t)strtoul(l[i], NULL, 10);
+		free_lines(l, nl);
+		assert_true(g > 0);
+		set_rela(o, ".rela.debug_aranges", t == 1, types[t], -1);
+		assert_int_equal(elfimg_open(o, &img), 0);
+		write_at(o,
+			 sec_by_name(img, ".rela.debug_aranges")->offset +
+			     24 * (t == 1) + 12,
+			 &g, 4);
+		s = sec_by_name(img, ".debug_aranges");
+		b = elfimg_section_read(img, s->index);
+		assert_non_null(b);
+		assert_false(elf_reloc_section(img, s->index, b));
+		free(b);
+		elfimg_close(img);
+	}
 }
 
 /* i386's SHT_REL: the addend is the bytes in place (an offset into
@@ -885,6 +969,7 @@ int main(void)
 	    cmocka_unit_test(test_charge_symtab),
 	    cmocka_unit_test(test_relr_hostile),
 	    cmocka_unit_test(test_dwarf_pairs),
+	    cmocka_unit_test(test_dwarf_undef),
 	    cmocka_unit_test(test_dwarf_rel32),
 	};
 
