@@ -14,6 +14,11 @@ back two ways:
    print the strings as stored, so a raw ESC reached the terminal), and
    `-top -sample_index=rss` gives the image, under the label the table
    shows (\\x1b[31m, \\u0085, \\xff\\xfe), the csv's RSS of it.
+
+Two copies running at once, one named x<ESC>y-sleep and one named the
+text x\\x1by-sleep (which the table shows alike, as two rows), must be
+two samples with two locations in `go tool pprof -raw`, not one sample
+adding up both.
 """
 import csv
 import gzip
@@ -129,6 +134,43 @@ def main():
         check(rss and flat == ["%dB" % rss],
               "pprof -top: the image under the table's label with the "
               "csv's RSS (%d; pprof %r)" % (rss, flat))
+        twins(tmp, env, sleep)
+
+
+def twins(tmp, env, sleep):
+    """x<ESC>y-sleep and x\\x1by-sleep: two samples in pprof -raw."""
+    names = [os.path.join(tmp.encode(), b"x\x1by-sleep"),
+             os.path.join(tmp.encode(), b"x\\x1by-sleep")]
+    for n in names:
+        shutil.copy(sleep, n)
+    data = os.path.join(tmp, "t.data")
+    subprocess.run([MEMSZ, "record", "-o", data, "--", "sh", "-c",
+                    '"$1" 0.2 & "$2" 0.2 & wait', "sh"] + names,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                   check=True)
+    out = subprocess.run([MEMSZ, "report", "-i", data, "--format", "csv"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         check=True).stdout.decode()
+    rows = [r for r in csv.DictReader(io.StringIO(out))
+            if r["files"] == os.path.join(tmp, "x\\x1by-sleep")]
+    if len(rows) != 2:
+        lib.skip_part("the two copies were not both caught (%d rows)"
+                      % len(rows))
+        return
+    prof = os.path.join(tmp, "t.pb.gz")
+    with open(prof, "wb") as f:
+        subprocess.run([MEMSZ, "report", "-i", data, "--format", "pprof"],
+                       stdout=f, stderr=subprocess.PIPE, check=True)
+    raw = subprocess.run(["go", "tool", "pprof", "-raw", prof],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env).stdout.decode(errors="replace")
+    samples = [ln.strip() for ln in raw.splitlines()
+               if ln.strip().startswith("files:[") and "x1by-sleep" in ln]
+    locs = [ln for ln in raw.split("Locations")[-1].split("Mappings")[0].splitlines()
+            if "x1by-sleep" in ln]
+    check(len(samples) == 2 and len(set(samples)) == 2 and len(locs) == 2,
+          "pprof -raw: x<ESC>y-sleep and x\\\\x1by-sleep are two samples "
+          "(%r) at two locations (%r)" % (samples, locs))
 
 
 main()
