@@ -12,7 +12,12 @@ a cut could leave a combining mark on the ellipsis. For widths 60 to
 must take at most --width columns as Python's unicodedata measures them
 (east-asian width W or F: 2, combining: 0), and no cut label may begin
 its tail with a combining mark; the csv keeps each name whole.
+
+memsz takes the widths from the C library's C.UTF-8 locale (glibc has
+no width table without one): where newlocale() cannot open it, as
+memsz calls it, the test is skipped.
 """
+import ctypes
 import csv
 import io
 import os
@@ -44,7 +49,23 @@ def cols(s):
                0 if unicodedata.combining(c) else 1 for c in s)
 
 
+def have_c_utf8():
+    """Whether newlocale(LC_CTYPE_MASK, "C.UTF-8") works, as in memsz."""
+    libc = ctypes.CDLL(None)
+    libc.newlocale.restype = ctypes.c_void_p
+    libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p,
+                               ctypes.c_void_p]
+    libc.freelocale.argtypes = [ctypes.c_void_p]
+    loc = libc.newlocale(1 << 0, b"C.UTF-8", None)  # LC_CTYPE_MASK
+    if loc:
+        libc.freelocale(loc)
+    return bool(loc)
+
+
 def main():
+    if not have_c_utf8():
+        lib.skip("the C.UTF-8 locale is not installed: memsz counts "
+                 "every character as one column without it")
     with tempfile.TemporaryDirectory(prefix="memsz-t3304-") as tmp:
         names = [os.path.join(tmp, "漢字" * 30),
                  os.path.join(tmp, "e\u0301" * 40),
