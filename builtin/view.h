@@ -94,8 +94,9 @@ enum {
 	{                                                                      \
 		0, "width", OPT_ARG, "N", VIEW_OPT_WIDTH,                      \
 		    "table width in terminal columns (a\n"                     \
-		    "CJK character takes two); labels are\n"                   \
-		    "cut in the middle to fit, default\n"                      \
+		    "CJK character takes two where the\n"                      \
+		    "C.UTF-8 locale is installed); labels\n"                   \
+		    "are cut in the middle to fit, default\n"                  \
 		    "columns left out (default $COLUMNS,\n"                    \
 		    "the terminal, or 120; 0: no limit)",                      \
 		    NULL                                                       \

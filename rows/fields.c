@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,26 +42,35 @@ void out_csv_field(FILE *f, const char *str, bool tsv)
 	free(s);
 }
 
+/* The C.UTF-8 locale cp_cols() asks, or (locale_t)0 where it is not
+ * installed: glibc's wcwidth() takes its width table from the locale's
+ * LC_CTYPE file (/usr/lib/locale/C.utf8, in Debian's libc-bin), its
+ * built-in C locale is ASCII only, and no library memsz links (libdw,
+ * libelf, libzstd, protobuf-c, zlib, libiberty) has one of its own. */
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_locale_open(void)
+{
+	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
 /* Terminal columns of code point cp: 2 for East Asian wide characters, 0
  * for combining marks, as the C library's wcwidth() says in a UTF-8
  * locale (C.UTF-8, used for this call only: the process's locale is not
- * changed); 1 where that locale is missing. */
+ * changed); 1 where that locale is missing (then labels are cut by code
+ * points: memsz-report(1), --width). Opened once, by any thread. */
 static size_t cp_cols(uint32_t cp)
 {
-	static locale_t utf8;
-	static bool tried;
 	locale_t old;
 	int w;
 
 	if (cp < 0x300) /* ASCII, Latin: no wide or combining one */
 		return 1;
-	if (!tried) {
-		tried = true;
-		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	}
-	if (!utf8)
+	pthread_once(&utf8_once, utf8_locale_open);
+	if (!utf8_locale)
 		return 1;
-	old = uselocale(utf8);
+	old = uselocale(utf8_locale);
 	w = wcwidth((wchar_t)cp);
 	uselocale(old);
 	return w < 0 ? 1 : (size_t)w;

@@ -101,15 +101,41 @@ struct pw {
 	size_t nsamples, samplecap;
 };
 
+/* s with each backslash doubled, malloc'd, or NULL if s has none. */
+static char *double_backslashes(const char *s)
+{
+	size_t n = 0;
+	char *out, *q;
+
+	for (const char *p = s; *p; p++)
+		n += *p == '\\';
+	if (!n)
+		return NULL;
+	q = out = xmalloc(strlen(s) + n + 1);
+	for (const char *p = s; *p; p++)
+		if ((*q++ = *p) == '\\')
+			*q++ = '\\';
+	*q = 0;
+	return out;
+}
+
 /* The id of string s in the profile's string table, s escaped as the
  * text formats show it (util/escape.h): names are others' choice, pprof
- * prints them as stored, and profile.proto's strings must be UTF-8. */
+ * prints them as stored, and profile.proto's strings must be UTF-8.
+ * A backslash of s is doubled first, so that two names stay two
+ * strings: a file named x<ESC>y is x\x1by, one named that text x\\x1by
+ * (the table shows both as the first, but as two rows; pprof's
+ * functions, locations and mappings are found by their strings and
+ * would add up the two). Names without a backslash read as in the
+ * table. */
 static int64_t str_id(struct pw *w, const char *s)
 {
-	char *esc = str_escape(s, NULL);
+	char *dbl = double_backslashes(s);
+	char *esc = str_escape(dbl ? dbl : s, NULL);
 	int64_t id = (int64_t)labels_intern(w->strs, esc);
 
 	free(esc);
+	free(dbl);
 	return id;
 }
 

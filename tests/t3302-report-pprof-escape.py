@@ -6,14 +6,21 @@ formats show them.
 `sleep` is copied to a name with ESC [31m, a C1 control (U+0085) and the
 bytes 0xff 0xfe (not UTF-8), and recorded. Its pprof profile is read
 back two ways:
- - its string table, unpacked here from the gzipped protocol buffer,
-   must be valid UTF-8 in every string (profile.proto is proto3, whose
-   string fields are UTF-8: strict readers refuse anything else) and
-   hold no control byte;
+ - its string table, unpacked here from the gzipped protocol buffer
+   (no go needed), must be valid UTF-8 in every string (profile.proto
+   is proto3, whose string fields are UTF-8: strict readers refuse
+   anything else), hold no control byte, and hold the file's name as
+   the table shows it;
  - `go tool pprof -raw` and `-top` must print no control byte (they
    print the strings as stored, so a raw ESC reached the terminal), and
    `-top -sample_index=rss` gives the image, under the label the table
    shows (\\x1b[31m, \\u0085, \\xff\\xfe), the csv's RSS of it.
+
+Two copies running at once, one named x<ESC>y-sleep and one named the
+text x\\x1by-sleep (which the table shows alike, as two rows), must be
+two strings in the string table and two samples with two locations in
+`go tool pprof -raw`, not one sample adding up both. Only the parts
+that run `go tool pprof` are skipped without go.
 """
 import csv
 import gzip
@@ -68,17 +75,34 @@ def controls(b):
                    or c == 0x7f})
 
 
+def go_env(tmp):
+    """The environment go tool pprof runs in, or None (skip_part) without
+    go."""
+    if not shutil.which("go"):
+        lib.skip_part("go (golang-go) is not installed: "
+                      "go tool pprof not run")
+        return None
+    return dict(os.environ, HOME=tmp,
+                GOCACHE=os.path.join(tmp, "gocache"),
+                GOPATH=os.path.join(tmp, "gopath"),
+                GOFLAGS="-mod=mod", GOPROXY="off", PPROF_TMPDIR=tmp)
+
+
+def profile(data, prof):
+    """Write data's pprof profile to prof; its string table."""
+    with open(prof, "wb") as f:
+        subprocess.run([MEMSZ, "report", "-i", data, "--format", "pprof"],
+                       stdout=f, stderr=subprocess.PIPE, check=True)
+    with gzip.open(prof) as f:
+        return string_table(f.read())
+
+
 def main():
     sleep = shutil.which("sleep")
     if not sleep:
         lib.skip("no sleep(1)")
-    if not shutil.which("go"):
-        lib.skip("go (golang-go) is not installed")
     with tempfile.TemporaryDirectory(prefix="memsz-t3302-") as tmp:
-        env = dict(os.environ, HOME=tmp,
-                   GOCACHE=os.path.join(tmp, "gocache"),
-                   GOPATH=os.path.join(tmp, "gopath"),
-                   GOFLAGS="-mod=mod", GOPROXY="off", PPROF_TMPDIR=tmp)
+        env = go_env(tmp)
         name = os.path.join(tmp.encode(),
                             b"s\x1b[31m-\xc2\x85-\xff\xfe-sleep")
         shutil.copy(sleep, name)
@@ -88,12 +112,7 @@ def main():
                        check=True)
         shown = os.path.join(tmp, "s\\x1b[31m-\\u0085-\\xff\\xfe-sleep")
         prof = os.path.join(tmp, "e.pb.gz")
-        with open(prof, "wb") as f:
-            subprocess.run([MEMSZ, "report", "-i", data, "--format",
-                            "pprof"], stdout=f, stderr=subprocess.PIPE,
-                           check=True)
-        with gzip.open(prof) as f:
-            strs = string_table(f.read())
+        strs = profile(data, prof)
         bad = []
         for s in strs:
             try:
@@ -106,29 +125,80 @@ def main():
         check(not [s for s in strs if controls(s)],
               "no string of the profile holds a control byte (%r)" %
               [s for s in strs if controls(s)][:2])
-        for view in ("-raw", "-top"):
-            r = subprocess.run(["go", "tool", "pprof", view, prof],
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=env)
-            check(r.returncode == 0 and not controls(r.stdout),
-                  "pprof %s: no control byte in its output (exit %d, %r)"
-                  % (view, r.returncode, controls(r.stdout)))
-        rss = 0
-        out = subprocess.run([MEMSZ, "report", "-i", data, "--format",
-                              "csv"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, check=True).stdout
-        for r in csv.DictReader(io.StringIO(out.decode())):
-            if r["files"] == shown:
-                rss += int(r["rss"])
-        top = subprocess.run(["go", "tool", "pprof", "-top", "-unit=B",
-                              "-sample_index=rss", prof],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=env).stdout.decode(errors="replace")
-        flat = [ln.split()[0] for ln in top.splitlines()
-                if ln.rstrip().endswith(shown)]
-        check(rss and flat == ["%dB" % rss],
-              "pprof -top: the image under the table's label with the "
-              "csv's RSS (%d; pprof %r)" % (rss, flat))
+        check(shown.encode() in strs,
+              "the string table holds the file's name as the table shows "
+              "it (%s)" % shown)
+        if env:
+            go_checks(data, prof, shown, env)
+        twins(tmp, env, sleep)
+
+
+def go_checks(data, prof, shown, env):
+    """What go tool pprof prints of prof."""
+    for view in ("-raw", "-top"):
+        r = subprocess.run(["go", "tool", "pprof", view, prof],
+                           stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env)
+        check(r.returncode == 0 and not controls(r.stdout),
+              "pprof %s: no control byte in its output (exit %d, %r)"
+              % (view, r.returncode, controls(r.stdout)))
+    rss = 0
+    out = subprocess.run([MEMSZ, "report", "-i", data, "--format", "csv"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         check=True).stdout
+    for r in csv.DictReader(io.StringIO(out.decode())):
+        if r["files"] == shown:
+            rss += int(r["rss"])
+    top = subprocess.run(["go", "tool", "pprof", "-top", "-unit=B",
+                          "-sample_index=rss", prof],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env).stdout.decode(errors="replace")
+    flat = [ln.split()[0] for ln in top.splitlines()
+            if ln.rstrip().endswith(shown)]
+    check(rss and flat == ["%dB" % rss],
+          "pprof -top: the image under the table's label with the "
+          "csv's RSS (%d; pprof %r)" % (rss, flat))
+
+
+def twins(tmp, env, sleep):
+    """x<ESC>y-sleep and x\\x1by-sleep: two strings, two samples in
+    pprof -raw."""
+    names = [os.path.join(tmp.encode(), b"x\x1by-sleep"),
+             os.path.join(tmp.encode(), b"x\\x1by-sleep")]
+    for n in names:
+        shutil.copy(sleep, n)
+    data = os.path.join(tmp, "t.data")
+    subprocess.run([MEMSZ, "record", "-o", data, "--", "sh", "-c",
+                    '"$1" 0.2 & "$2" 0.2 & wait', "sh"] + names,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                   check=True)
+    out = subprocess.run([MEMSZ, "report", "-i", data, "--format", "csv"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         check=True).stdout.decode()
+    rows = [r for r in csv.DictReader(io.StringIO(out))
+            if r["files"] == os.path.join(tmp, "x\\x1by-sleep")]
+    if len(rows) != 2:
+        lib.skip_part("the two copies were not both caught (%d rows)"
+                      % len(rows))
+        return
+    prof = os.path.join(tmp, "t.pb.gz")
+    strs = {s for s in profile(data, prof) if s.endswith(b"x1by-sleep")}
+    check(len(strs) == 2,
+          "the string table names x<ESC>y-sleep and x\\\\x1by-sleep apart "
+          "(%r)" % sorted(strs))
+    if not env:
+        return
+    raw = subprocess.run(["go", "tool", "pprof", "-raw", prof],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env).stdout.decode(errors="replace")
+    samples = [ln.strip() for ln in raw.splitlines()
+               if ln.strip().startswith("files:[") and "x1by-sleep" in ln]
+    locs = [ln for ln in
+            raw.split("Locations")[-1].split("Mappings")[0].splitlines()
+            if "x1by-sleep" in ln]
+    check(len(samples) == 2 and len(set(samples)) == 2 and len(locs) == 2,
+          "pprof -raw: x<ESC>y-sleep and x\\\\x1by-sleep are two samples "
+          "(%r) at two locations (%r)" % (samples, locs))
 
 
 main()

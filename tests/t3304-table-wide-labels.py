@@ -3,16 +3,26 @@
 """t3304: the table's --width is terminal columns, also for labels of
 wide and combining characters.
 
-A process maps three files made here, named with CJK characters (two
-columns each on a terminal), with 'e' + U+0301 COMBINING ACUTE (one
-column a pair) and in plain ASCII, and is recorded. Labels were cut by
-code points, so a CJK path cut to fit --width 100 took 119 columns, and
-a cut could leave a combining mark on the ellipsis. For widths 60 to
-160, every line of the table's rows (report, and report --timeline)
-must take at most --width columns as Python's unicodedata measures them
-(east-asian width W or F: 2, combining: 0), and no cut label may begin
-its tail with a combining mark; the csv keeps each name whole.
+A process is recorded, then maps three files made here, named with CJK
+characters (two columns each on a terminal), with 'e' + U+0301
+COMBINING ACUTE (one column a pair) and in plain ASCII, and is recorded
+again. Labels were cut by code points, so a CJK path cut to fit --width
+100 took 119 columns, and a cut could leave a combining mark on the
+ellipsis. For widths 60 to 160, in the table of report, report
+--timeline and diff -F rss (OLD: before the files were mapped), every line of
+the three files' rows must take at most --width columns as Python's
+unicodedata measures them (east-asian width W or F: 2, combining: 0),
+and no cut label may begin its tail with a combining mark. A label is
+either whole, or cut because whole it would go past --width, and then
+cut to the room there is: the line takes --width columns (at least
+--width - 2 for the CJK name, whose wide characters may leave a column
+unused on each side of the ellipsis). The csv keeps each name whole.
+
+memsz takes the widths from the C library's C.UTF-8 locale (glibc has
+no width table without one): where newlocale() cannot open it, as
+memsz calls it, the test is skipped.
 """
+import ctypes
 import csv
 import io
 import os
@@ -28,6 +38,8 @@ from memsz_testlib import MEMSZ, check  # noqa: E402
 
 HOLD = """
 import mmap, sys
+print("up", flush=True)
+sys.stdin.readline()
 maps = []
 for n in sys.argv[1:]:
     with open(n, "rb") as f:
@@ -44,22 +56,104 @@ def cols(s):
                0 if unicodedata.combining(c) else 1 for c in s)
 
 
+def have_c_utf8():
+    """Whether newlocale(LC_CTYPE_MASK, "C.UTF-8") works, as in memsz."""
+    libc = ctypes.CDLL(None)
+    libc.newlocale.restype = ctypes.c_void_p
+    libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p,
+                               ctypes.c_void_p]
+    libc.freelocale.argtypes = [ctypes.c_void_p]
+    loc = libc.newlocale(1 << 0, b"C.UTF-8", None)  # LC_CTYPE_MASK
+    if loc:
+        libc.freelocale(loc)
+    return bool(loc)
+
+
+def record(pid, data):
+    subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
+                    "--duration", "0"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, check=True)
+
+
+def label_of(line, names):
+    """The label a row's line shows, without diff's " [new]" mark after
+    it, and which of names (CJK, combining, plain) it is, by how it ends
+    (a cut keeps a tail); None if none."""
+    if "/" not in line:
+        return None, None
+    lab = line[line.index("/"):]
+    for mark in (" [new]", " [gone]"):
+        if lab.endswith(mark):
+            lab = lab[:-len(mark)]
+    for n, end in zip(names, ("\u5b57", "\u0301", "plain")):
+        if lab.endswith(end):
+            return lab, n
+    return None, None
+
+
+def check_view(what, argv, names):
+    over, marks, short, uncut, seen, whole = [], [], [], [], 0, 0
+    for width in range(60, 161, 10):
+        out = subprocess.run([MEMSZ, *argv, "-n", "0", "--width",
+                              str(width)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE,
+                             check=True).stdout.decode()
+        for line in out.splitlines():
+            lab, name = label_of(line, names)
+            if not name:
+                continue
+            seen += 1
+            n = cols(line)
+            if n > width:
+                over.append((width, n, line[-40:]))
+            tail = lab.partition("\u2026")[2]
+            if tail and unicodedata.combining(tail[0]):
+                marks.append((width, line[-30:]))
+            if "\u2026" not in lab:
+                whole += 1
+                if lab != name:
+                    uncut.append((width, "not whole", lab[-30:]))
+                continue
+            if n - cols(lab) + cols(name) <= width:
+                uncut.append((width, "cut but fits", lab[-30:]))
+            if n < width - (2 if "\u5b57" in name else 0):
+                short.append((width, n, line[-30:]))
+    check(seen >= 33 and whole >= 1,
+          "%s: the three files' rows are shown (%d lines, %d labels "
+          "whole)" % (what, seen, whole))
+    check(not over, "%s: no line wider than --width (%d over: %r)" %
+          (what, len(over), over[:2]))
+    check(not marks, "%s: no cut leaves a combining mark after the "
+          "ellipsis (%r)" % (what, marks[:2]))
+    check(not uncut, "%s: a label is whole, or cut only when whole it "
+          "would not fit (%r)" % (what, uncut[:2]))
+    check(not short, "%s: a cut label takes the room there is: the line "
+          "is --width columns (%d short: %r)" % (what, len(short),
+                                                  short[:2]))
+
+
 def main():
+    if not have_c_utf8():
+        lib.skip("the C.UTF-8 locale is not installed: memsz counts "
+                 "every character as one column without it")
     with tempfile.TemporaryDirectory(prefix="memsz-t3304-") as tmp:
-        names = [os.path.join(tmp, "漢字" * 30),
+        names = [os.path.join(tmp, "\u6f22\u5b57" * 30),
                  os.path.join(tmp, "e\u0301" * 40),
                  os.path.join(tmp, "plain" * 16)]
         for n in names:
             with open(n, "wb") as f:
                 f.write(b"x" * 4096)
+        old = os.path.join(tmp, "old.data")
+        data = os.path.join(tmp, "w.data")
         p = subprocess.Popen([sys.executable, "-c", HOLD, *names],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         try:
             p.stdout.readline()
-            data = os.path.join(tmp, "w.data")
-            subprocess.run([MEMSZ, "record", "-o", data, "-p", str(p.pid),
-                            "--duration", "0"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, check=True)
+            record(p.pid, old)
+            p.stdin.write(b"\n")
+            p.stdin.flush()
+            p.stdout.readline()
+            record(p.pid, data)
         finally:
             p.stdin.close()
             p.wait()
@@ -71,30 +165,10 @@ def main():
         check(all(n in files for n in names),
               "csv: every name whole (%d of 3)" %
               sum(n in files for n in names))
-        for extra in ([], ["--timeline"]):
-            over, marks, seen = [], [], 0
-            for width in range(60, 161, 10):
-                out = subprocess.run(
-                    [MEMSZ, "report", "-i", data, "-n", "0", "--width",
-                     str(width), *extra], stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, check=True).stdout.decode()
-                for line in out.splitlines():
-                    if tmp[:12] not in line and "\u2026" not in line:
-                        continue
-                    if "漢" in line or "\u0301" in line:
-                        seen += 1
-                    if cols(line) > width:
-                        over.append((width, cols(line), line[-40:]))
-                    tail = line.partition("\u2026")[2]
-                    if tail and unicodedata.combining(tail[0]):
-                        marks.append((width, line[-30:]))
-            what = "report" + (" --timeline" if extra else "")
-            check(seen >= 22, "%s: the wide labels are shown (%d lines)" %
-                  (what, seen))
-            check(not over, "%s: no line wider than --width (%d over: "
-                  "%r)" % (what, len(over), over[:2]))
-            check(not marks, "%s: no cut leaves a combining mark after the "
-                  "ellipsis (%r)" % (what, marks[:2]))
+        check_view("report", ["report", "-i", data], names)
+        check_view("report --timeline", ["report", "-i", data,
+                                         "--timeline"], names)
+        check_view("diff", ["diff", "-F", "rss", old, data], names)
 
 
 main()

@@ -7,11 +7,15 @@ The profile's default sample type is the --sort column; with
 `-F rss,pss --sort dirty` DIRTY is no sample type, and the profile named
 none, so `go tool pprof` showed its last one (PSS), neither the sort
 column nor the first field. It must then be the first of --fields, as
---format folded prints it: `pprof -top` of a recording of
+--format folded prints it. The profile's default_sample_type (field 14,
+an index into its string table, field 6), unpacked here from the
+gzipped protocol buffer with no go needed, must name that column; and,
+where go is installed, `pprof -top` of a recording of
 `sh -c 'sleep 0.1'` (made here) totals the json TOTAL's RSS, and with
 `-F pss,rss --sort dirty` (PSS needs root) its PSS in whole bytes;
 `--sort rss` with `-F pss,rss` keeps RSS the default.
 """
+import gzip
 import json
 import os
 import re
@@ -26,9 +30,53 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+
+def fields(pb):
+    """The (field number, value) pairs of a message: ints for varints,
+    bytes for length-delimited fields."""
+    out, i = [], 0
+    while i < len(pb):
+        tag, i = varint(pb, i)
+        kind = tag & 7
+        if kind == 0:
+            v, i = varint(pb, i)
+        elif kind == 1:
+            v, i = pb[i:i + 8], i + 8
+        elif kind == 5:
+            v, i = pb[i:i + 4], i + 4
+        elif kind == 2:
+            n, i = varint(pb, i)
+            v, i = pb[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d" % kind)
+        out.append((tag >> 3, v))
+    return out
+
+
+def default_type(prof):
+    """The type named by the profile's default_sample_type, or None."""
+    with gzip.open(prof) as f:
+        msg = fields(f.read())
+    strs = [v for k, v in msg if k == 6]
+    dflt = [v for k, v in msg if k == 14]
+    return strs[dflt[-1]].decode() if dflt and dflt[-1] else None
+
+
 def main():
-    if not shutil.which("go"):
-        lib.skip("go (golang-go) is not installed")
+    go = shutil.which("go")
+    if not go:
+        lib.skip_part("go (golang-go) is not installed: go tool pprof "
+                      "not run")
     with tempfile.TemporaryDirectory(prefix="memsz-t3305-") as tmp:
         env = dict(os.environ, HOME=tmp,
                    GOCACHE=os.path.join(tmp, "gocache"),
@@ -54,6 +102,11 @@ def main():
                 subprocess.run([MEMSZ, "report", "-i", data, *args,
                                 "--format", "pprof"], stdout=f,
                                stderr=subprocess.PIPE, check=True)
+            got = default_type(prof)
+            check(got == col, "%s: the profile's default_sample_type is "
+                  "%s (%s)" % (" ".join(args), col, got))
+            if not go:
+                continue
             top = subprocess.run(["go", "tool", "pprof", "-top", "-unit=B",
                                   prof], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True,
