@@ -382,7 +382,8 @@ static uint64_t path_hash(const char *path)
 
 /* Whether the file (dev, ino) that pid maps at [start, end) at path is
  * still the file of si, an image no snapshot of the last round mapped:
- * the same st_size and st_mtim, the same build-id if both have one, and
+ * the same st_size and st_mtim, the same build-id if both have one (read
+ * from the file when the caller has none: snapshot-only recordings), and
  * the same path.
  * An inode freed and reused by another file since has another mtime. */
 static bool image_same_file(struct snapper *s, const struct snap_image *si,
@@ -399,10 +400,28 @@ static bool image_same_file(struct snapper *s, const struct snap_image *si,
 	    rel[0] && (uint64_t)st.st_size == si->size &&
 	    (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + st.st_mtim.tv_nsec ==
 		si->mtime_ns &&
-	    (!build_id_len || !si->build_id_hash ||
-	     build_id_hash(build_id, build_id_len) == si->build_id_hash) &&
 	    path_hash(path) == si->path_hash;
+	uint8_t id[sizeof(((struct md_image *)0)->build_id)];
+	int fd, len;
 
+	/* a snapshot-only recording has no build-id from MMAP2: the file's
+	 * own, read as image_write reads it */
+	if (same && !build_id_len && si->build_id_hash) {
+		fd = open_regular(s, dirfd, rel, pfd, si->dev_major,
+				  si->dev_minor, si->ino);
+		len = fd >= 0 && !shmswap_head_out(s, fd, si->dev_major)
+			  ? elf_build_id_read(fd, id, sizeof(id))
+			  : -1;
+		if (fd >= 0)
+			close(fd);
+		if (len > 0) {
+			build_id = id;
+			build_id_len = (uint32_t)len;
+		}
+	}
+	same = same &&
+	       (!build_id_len || !si->build_id_hash ||
+		build_id_hash(build_id, build_id_len) == si->build_id_hash);
 	if (pfd >= 0)
 		close(pfd);
 	free(rel);
