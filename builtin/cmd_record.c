@@ -126,7 +126,8 @@ static const struct opt record_opts[] = {
      NULL},
     {0, "stack-size", OPT_ARG, "BYTES", 'S',
      "user stack bytes copied per sample (default 8192,\n"
-     "fp: 256; at most 65528)",
+     "fp: 256; at most 65528): data-file space where\n"
+     "stacks vary (fp: python3 +31% over 8 bytes)",
      NULL},
     {'m', "mmap-pages", OPT_ARG, "PAGES", 'm',
      "ring buffer pages per cpu for samples (a power\n"

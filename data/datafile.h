@@ -40,8 +40,10 @@
  * SNAP_MAPPING's fields against the snapshot's previous mapping (a few
  * bytes a mapping); version 7 lets a snapshot stand for the MMAP2 records
  * of the mappings its process had (MD_SNAP_F_MAPS), which the recorder
- * then leaves out. The reader still reads versions 1 to 6. */
-#define MD_VERSION 7
+ * then leaves out; version 8 adds the page flag OBJ_SWAPPED (an older
+ * reader refuses the file as newer instead of calling its runs damaged).
+ * The reader still reads versions 1 to 7. */
+#define MD_VERSION 8
 
 /* File header flags (md_file_header.flags). */
 enum md_file_flags {

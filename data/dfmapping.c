@@ -264,7 +264,9 @@ static const char *run_check(const struct md_reader *r,
 	    run->npages > (m->end - run->vaddr) / ps)
 		return "page run outside its mapping or overlapping the "
 		       "previous run";
-	if (run->reserved || (run->flags & ~(uint32_t)MD_PG_KNOWN))
+	/* OBJ_SWAPPED is of version 8: unknown to a file before it */
+	if (run->reserved || (run->flags & ~(uint32_t)MD_PG_KNOWN) ||
+	    (r->hdr.version < 8 && (run->flags & MD_PG_OBJ_SWAPPED)))
 		return "page run with unknown flags";
 	if (kind != MD_PG_PRESENT && kind != MD_PG_SWAPPED &&
 	    kind != MD_PG_ZERO)

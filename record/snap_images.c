@@ -372,9 +372,19 @@ static uint64_t build_id_hash(const uint8_t *build_id, uint32_t len)
 	return len ? hashmap_hash_bytes(build_id, len) | 1 : 0;
 }
 
+/* A hash of an image's path, which its IMAGE record holds too: a file
+ * renamed keeps (dev, ino), size and mtime but needs a record of its new
+ * name (the reader merges records with the same path only). */
+static uint64_t path_hash(const char *path)
+{
+	return hashmap_hash_bytes(path ? path : "", path ? strlen(path) : 0);
+}
+
 /* Whether the file (dev, ino) that pid maps at [start, end) at path is
  * still the file of si, an image no snapshot of the last round mapped:
- * the same st_size and st_mtim, and the same build-id if both have one.
+ * the same st_size and st_mtim, the same build-id if both have one (read
+ * from the file when the caller has none: snapshot-only recordings), and
+ * the same path.
  * An inode freed and reused by another file since has another mtime. */
 static bool image_same_file(struct snapper *s, const struct snap_image *si,
 			    int pid, const char *path, uint64_t start,
@@ -390,9 +400,28 @@ static bool image_same_file(struct snapper *s, const struct snap_image *si,
 	    rel[0] && (uint64_t)st.st_size == si->size &&
 	    (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + st.st_mtim.tv_nsec ==
 		si->mtime_ns &&
-	    (!build_id_len || !si->build_id_hash ||
-	     build_id_hash(build_id, build_id_len) == si->build_id_hash);
+	    path_hash(path) == si->path_hash;
+	uint8_t id[sizeof(((struct md_image *)0)->build_id)];
+	int fd, len;
 
+	/* a snapshot-only recording has no build-id from MMAP2: the file's
+	 * own, read as image_write reads it */
+	if (same && !build_id_len && si->build_id_hash) {
+		fd = open_regular(s, dirfd, rel, pfd, si->dev_major,
+				  si->dev_minor, si->ino);
+		len = fd >= 0 && !shmswap_head_out(s, fd, si->dev_major)
+			  ? elf_build_id_read(fd, id, sizeof(id))
+			  : -1;
+		if (fd >= 0)
+			close(fd);
+		if (len > 0) {
+			build_id = id;
+			build_id_len = (uint32_t)len;
+		}
+	}
+	same = same &&
+	       (!build_id_len || !si->build_id_hash ||
+		build_id_hash(build_id, build_id_len) == si->build_id_hash);
 	if (pfd >= 0)
 		close(pfd);
 	free(rel);
@@ -456,6 +485,7 @@ int snapper_image(struct snapper *s, int pid, const char *path, uint64_t start,
 	    .size = im.size,
 	    .mtime_ns = im.mtime_ns,
 	    .build_id_hash = build_id_hash(im.build_id, im.build_id_len),
+	    .path_hash = path_hash(path),
 	    .named = found && path_named(path),
 	};
 	*image_id = im.id;

@@ -115,10 +115,10 @@ struct snap_image {
 	uint32_t id;
 	uint32_t round; /* the last round of snapshots that mapped it */
 	/* what its IMAGE record says of the file besides (dev, ino): st_size,
-	 * st_mtim and a hash of the build-id (0: none), which an image
-	 * mapped again after a round without it must still have to keep its
-	 * id (snap_images.c: image_same_file) */
-	uint64_t size, build_id_hash;
+	 * st_mtim, a hash of the build-id (0: none) and one of the path,
+	 * which an image mapped again after a round without it must still
+	 * have to keep its id (snap_images.c: image_same_file) */
+	uint64_t size, build_id_hash, path_hash;
 	int64_t mtime_ns;
 	/* a file with a name (not "(deleted)", found where the process sees
 	 * it): kept when no round maps it, up to SNAP_IMAGES_DORMANT_MAX */

@@ -697,7 +697,10 @@ window:
  * one step of the leaf's .eh_frame (libunwind) finds its real return
  * address: where the chain's second frame is another, that caller is put
  * back. A leaf whose frame was set up gives the chain's own second
- * frame; one without a CFI entry falls back on rbp, which agrees too.
+ * frame. Only a leaf whose ip an unwind table covers is stepped: for one
+ * without (JIT code in an anonymous mapping, an image without CFI)
+ * libunwind guesses (1.6 takes the word at rsp, maybe a pushed register),
+ * which would put in a wrong caller.
  * perf does the same on arm64 with the link register it samples beside
  * an fp chain (get_leaf_frame_caller_aarch64: two frames of DWARF
  * unwinding); on x86 it keeps the kernel's chain. Not found: a leaf
@@ -714,6 +717,7 @@ static int chain_frames(struct faults *f, struct find_arg *fa,
 		if (s->callchain[i] < PERF_CONTEXT_MAX)
 			ips[n++] = s->callchain[i];
 	if (n && n < MAX_FRAMES && s->abi && s->nregs &&
+	    unwind_has_info(f->u, r, find_map, fa, ips[0]) &&
 	    unwind_sample(f->u, r, find_map, fa, leaf, 2) == 2 &&
 	    leaf[0] == ips[0] && (n == 1 || leaf[1] != ips[1])) {
 		memmove(ips + 2, ips + 1, (size_t)(n - 1) * sizeof(*ips));

@@ -721,6 +721,27 @@ void unwind_free(struct unwinder *u)
 	free(u);
 }
 
+bool unwind_has_info(struct unwinder *u, const struct unwind_regs *r,
+		     unwind_find_fn find, void *arg, uint64_t ip)
+{
+#ifdef MEMSZ_UNWIND_X86_64
+	struct uw_ctx c = {.u = u, .r = r, .find = find, .arg = arg};
+	unw_proc_info_t pi;
+
+	memset(&pi, 0, sizeof(pi));
+	/* need_unwind_info 0: nothing for put_unwind_info to free */
+	return u->as && acc_find_proc_info(u->as, ip, &pi, 0, &c) >= 0 &&
+	       ip >= pi.start_ip && ip < pi.end_ip;
+#else
+	(void)u;
+	(void)r;
+	(void)find;
+	(void)arg;
+	(void)ip;
+	return false;
+#endif
+}
+
 int unwind_sample(struct unwinder *u, const struct unwind_regs *r,
 		  unwind_find_fn find, void *arg, uint64_t *ips, size_t max)
 {

@@ -106,6 +106,13 @@ void unwind_free(struct unwinder *u);
 int unwind_sample(struct unwinder *u, const struct unwind_regs *r,
 		  unwind_find_fn find, void *arg, uint64_t *ips, size_t max);
 
+/* Whether an unwind table (.eh_frame, .debug_frame) of the image mapped
+ * at ip (as find reports it) has an entry covering ip: where none does,
+ * unwind_sample()'s next frame is libunwind's guess (frame pointers, or
+ * the word at the stack pointer for code with no image such as JIT code). */
+bool unwind_has_info(struct unwinder *u, const struct unwind_regs *r,
+		     unwind_find_fn find, void *arg, uint64_t ip);
+
 /* The value of perf register reg in r; returns 0 and *val, or -ENOENT if
  * r does not hold it. */
 int unwind_reg(const struct unwind_regs *r, unsigned reg, uint64_t *val);

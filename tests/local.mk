@@ -316,6 +316,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/cg_load.c \
 	tests/workloads/diff_grow.c \
 	tests/workloads/fault_paths.c \
+	tests/workloads/fp_jit.c \
 	tests/workloads/fault_threads.c \
 	tests/workloads/fault_churn.c \
 	tests/workloads/fresh_anon.h \

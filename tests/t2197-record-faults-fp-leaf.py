@@ -23,6 +23,16 @@ frame set up: nothing to put back, nothing added), recorded with
    thr;f;g;alloc_a, the source's call chain (names nm finds);
  - where perf is there, its chains of the same run of the first build
    lack g (the layout really loses the caller).
+
+tests/workloads/fp_jit.c runs JIT code (an anonymous read-write-execute
+mapping: no image, no .eh_frame) that pushes a return address into
+marker_fn, which nothing calls, then touches 100 pages: "framed" (frame
+set up) from main;outer;call_framed, "pushed" (none) from
+main;outer;call_pushed. libunwind's step without unwind info takes the
+word at [rsp] for the return address: no caller may be put back from it.
+Each buffer's 100 pages (smaps Rss) are under one stack without
+marker_fn, ending main;outer;call_framed;LEAF and main;outer;LEAF
+(call_pushed is lost with the kernel's chain, as perf loses it).
 """
 import os
 import re
@@ -39,13 +49,13 @@ from memsz_testlib import MEMSZ, PAGE, SRCDIR, check, report  # noqa: E402
 NBUF = 5
 
 
-def run_stopping(argv, what):
+def run_stopping(argv, what, nbuf=NBUF):
     """(process, [(addr, pages touched)], smaps Rss by start) of argv
     running the workload until it stops itself; resume with lib.resume."""
     rec = subprocess.Popen(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     bufs = []
-    for _ in range(NBUF):
+    for _ in range(nbuf):
         line = rec.stdout.readline().split()
         if len(line) != 2:
             rec.kill()
@@ -86,6 +96,45 @@ def perf_chains(tmp, exe):
     return chains
 
 
+def buffer_stacks(rows, addr):
+    """{callers stack: rss} of the rows of the mapping holding addr."""
+    got = {}
+    for r in rows:
+        s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
+        if s <= addr < e and int(r["rss"]):
+            got[r["callers"]] = got.get(r["callers"], 0) + int(r["rss"])
+    return got
+
+
+def jit_case(tmp):
+    """JIT code without .eh_frame: no caller guessed from [rsp]."""
+    exe = os.path.join(tmp, "jit")
+    if subprocess.run(["gcc", "-O0", "-fno-omit-frame-pointer", "-o", exe,
+                       os.path.join(SRCDIR, "tests/workloads",
+                                    "fp_jit.c")]).returncode:
+        lib.skip_part("cannot build fp_jit.c")
+        return
+    data = exe + ".data"
+    rec, pid, bufs, rss = run_stopping(
+        lib.urgent() + [MEMSZ, "record", "-o", data, "--faults",
+                        "--call-graph", "fp", "--", exe], "jit", 2)
+    _, err = lib.resume(rec, pid)
+    check(rec.returncode == 0, f"jit: record exits 0: {err.strip()}")
+    rows = report(data, "mappings,callers")
+    for (addr, n), caller in zip(bufs, ("outer;call_framed", "outer")):
+        got = buffer_stacks(rows, addr)
+        check(rss.get(addr) == n * PAGE,
+              f"jit: buffer {addr:#x}: smaps Rss {rss.get(addr)} is the "
+              f"{n} pages touched")
+        stack = list(got)[0] if len(got) == 1 else ""
+        frames = stack.split(";")
+        ok = (list(got.values()) == [n * PAGE] and
+              "marker_fn" not in frames and
+              ";".join(frames[:-1]).endswith("main;" + caller))
+        check(ok, f"jit: buffer {addr:#x}: its {n} pages under one stack "
+              f"main;{caller};JIT, no marker_fn: {got}")
+
+
 def main():
     if os.geteuid() != 0 and not os.path.exists(
             "/proc/sys/kernel/perf_event_paranoid"):
@@ -121,7 +170,10 @@ def main():
                 chains = perf_chains(tmp, exe)
                 if chains is None:
                     lib.skip_part("perf: the kernel's chain not shown")
-                elif chains:
+                elif not chains:
+                    lib.skip_part("perf: perf script showed no chain of "
+                                  "alloc_a's page faults")
+                else:
                     check(all(c[1:2] == ["f"] for c in chains),
                           f"{name}: perf script: the {len(chains)} chains "
                           "of alloc_a go on with f, g lost: "
@@ -151,6 +203,7 @@ def main():
                       (list(got)[0] + ";").endswith(";" + want + ";"))
                 check(ok, f"{name}: buffer {i}: its {n} pages all under "
                       f"one stack ending in {want}: {got}")
+        jit_case(tmp)
 
 
 main()

@@ -13,6 +13,13 @@ one image (older recordings). Counted as two images, the file's FILE SIZE
 and VM SIZE were doubled (readlink 104224 bytes, readelf 52112) and each
 of its LOAD segments twice its size. Ground truth: the file's st_size and
 readelf's PT_LOAD pages (DESIGN I1), under --by files and files,segments.
+
+A program renamed between its runs (mv prog prog.old; a new prog put in
+its place; the shell runs prog.old) keeps dev, inode, size and mtime but
+has another path: the recorder wrote no record of it, so both runs were
+labelled by the first path, then "[changed since recording] prog". The
+second run's file (its inode: os.stat) has an IMAGE record of its own
+path, and --by files names it.
 """
 import json
 import os
@@ -120,6 +127,47 @@ def main():
                       sum(k["vm_size"] for k in kids) == sum(segs),
                       f"--by {by}: the segments' FILE SIZE and VM SIZE add "
                       f"up to {size} and {sum(segs)}")
+        renamed(tmp)
+
+
+def renamed(tmp):
+    """The program renamed and replaced between two runs."""
+    exe, old = os.path.join(tmp, "prog"), os.path.join(tmp, "prog.old")
+    go, data = os.path.join(tmp, "go2"), os.path.join(tmp, "renamed.data")
+    os.mkfifo(go)
+    script = f"{exe}; echo ran; read line < {go}; exec {old}"
+    rec = subprocess.Popen([MEMSZ, "record", "-o", data, "--interval", "10",
+                            "--", "sh", "-c", script],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    if rec.stdout.readline().strip() != "ran":
+        rec.kill()
+        lib.fail("renamed: workload started: " +
+                 rec.communicate()[1].strip())
+    lib.wait_snaps(data, lib.snap_ends(data) + 8)
+    os.rename(exe, old)
+    with open(os.path.join(tmp, "prog.c"), "w") as f:
+        f.write(PROG.replace("return 0", "return 2 - 2"))
+    subprocess.run(["gcc", "-O1", "-o", exe, os.path.join(tmp, "prog.c")],
+                   check=True)
+    with open(go, "w") as f:
+        f.write("go\n")
+    _, err = rec.communicate()
+    check(rec.returncode == 0,
+          "renamed: record exits 0: " + err.strip()[-200:])
+    dump = subprocess.run([MEMSZ, "dump", "-i", data],
+                          stdout=subprocess.PIPE, text=True).stdout
+    ino = os.stat(old).st_ino
+    recs = [ln for ln in dump.splitlines()
+            if re.search(rf" IMAGE #\d+ \S+ {ino} .* {re.escape(old)}$", ln)]
+    check(len(recs) == 1,
+          f"renamed: one IMAGE record of inode {ino} named {old}: {recs}")
+    out = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files",
+                          "-n", "0", "--format", "json"],
+                         stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+    names = [r["name"] for r in json.loads(out)["rows"]]
+    check(old in names, f"renamed: --by files has a row {old}: {names}")
 
 
 if __name__ == "__main__":

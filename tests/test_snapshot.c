@@ -36,6 +36,7 @@
 
 #include "data/datafile.h"
 #include "data/notekind.h"
+#include "elf/elfimg.h"
 #include "record/snap_images.h"
 #include "record/snap_pool.h"
 #include "record/snapshot.h"
@@ -699,6 +700,45 @@ static void images_child(int cmd, int ack, const char *path)
 	_exit(0);
 }
 
+/* Copy the file src to dst. */
+static void copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY), out;
+	ssize_t n;
+
+	assert_true(in >= 0);
+	out = open(dst, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	close(out);
+}
+
+/* Change one byte of the build-id of the ELF file path in place (readelf
+ * -n would show another) and set its times back to times. */
+static void flip_build_id(const char *path, const struct timespec *times)
+{
+	uint8_t id[64], buf[65536], b;
+	int fd = open(path, O_RDWR), len;
+	ssize_t n;
+	const uint8_t *at;
+
+	assert_true(fd >= 0);
+	len = elf_build_id_read(fd, id, sizeof(id));
+	assert_true(len > 0);
+	n = pread(fd, buf, sizeof(buf), 0);
+	assert_true(n > 0);
+	at = memmem(buf, (size_t)n, id, (size_t)len);
+	assert_non_null(at);
+	b = (uint8_t)(at[0] ^ 0xff);
+	assert_int_equal(pwrite(fd, &b, 1, at - buf), 1);
+	close(fd);
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
 /* Send c to the child and wait for its answer. */
 static void images_step(int cmd, int ack, char c)
 {
@@ -748,13 +788,15 @@ static int images_of(const char *data, uint64_t ino, int pid, uint64_t start,
  * last two rounds only, not one per inode ever seen. A named file no
  * round mapped is kept: mapped again it keeps its one IMAGE record; with
  * another mtime since (another file's, an inode reused), it gets a second
- * under a new id, which its mapping refers to; the shmem page kept mapped
- * throughout gets one. The last snapshot still has smaps' Rss. */
+ * under a new id, and with another build-id (same size and mtime) a third,
+ * though a snapshot has no build-id from MMAP2 to compare, which its mapping
+ * refers to; the shmem page kept mapped throughout gets one. The last snapshot
+ * still has smaps' Rss. */
 static void test_images_bounded(void **state)
 {
 	char *data = xasprintf("%s/images.data", tmpdir);
 	char *path = xasprintf("%s/images.file", tmpdir);
-	int cmd[2], ack[2], fd, nsm, nfile = 0, nkeep = 0;
+	int cmd[2], ack[2], nsm, nfile = 0, nkeep = 0;
 	size_t most = 0, first;
 	struct smap *sm = NULL;
 	struct md_writer *w;
@@ -766,10 +808,7 @@ static void test_images_bounded(void **state)
 						     {1000000000, 0}};
 
 	(void)state;
-	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, 8192), 0);
-	close(fd);
+	copy_file(workload, path); /* an ELF file with a build-id */
 	assert_int_equal(pipe(cmd), 0);
 	assert_int_equal(pipe(ack), 0);
 	pid = fork();
@@ -807,6 +846,14 @@ static void test_images_bounded(void **state)
 	assert_int_equal(utimensat(AT_FDCWD, path, old_times, 0), 0);
 	images_step(cmd[1], ack[0], 'f');
 	assert_int_equal(snapper_take(s, pid, seq++, 0, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		images_step(cmd[1], ack[0], i ? 'n' : 'u');
+		assert_int_equal(snapper_take(s, pid, seq++, 0, NULL), 0);
+	}
+	/* same size and mtime, another build-id: a third record */
+	flip_build_id(path, old_times);
+	images_step(cmd[1], ack[0], 'f');
+	assert_int_equal(snapper_take(s, pid, seq++, 0, NULL), 0);
 	nsm = (int)read_smaps(pid, &sm);
 	snapper_free(s);
 	assert_int_equal(md_writer_commit(w), 0);
@@ -831,8 +878,9 @@ static void test_images_bounded(void **state)
 		assert_int_equal(present * 4, (uint64_t)sm[i].rss);
 	}
 	assert_int_not_equal(file_ino, 0);
-	/* once, then again with another mtime (not at each time mapped) */
-	assert_int_equal(nfile, 2);
+	/* once, then again with another mtime, then with another build-id
+	 * (not at each time mapped) */
+	assert_int_equal(nfile, 3);
 	assert_int_equal(nkeep, 1); /* mapped all along: written once */
 	assert_int_equal(write(cmd[1], "q", 1), 1);
 	waitpid(pid, NULL, 0);
