@@ -325,6 +325,50 @@ def readelf(args, path):
                           capture_output=True, text=True, check=True).stdout
 
 
+def size_rows(obj, by):
+    """The rows of `memsz size --by BY --format csv -n 0 OBJ` as dicts,
+    and its stderr; checks it exits 0 and that the rows' FILE SIZE sums
+    to the file's size (I1)."""
+    r = subprocess.run([MEMSZ, "size", "--by", by, "--format", "csv", "-n",
+                        "0", obj], capture_output=True, text=True)
+    name = os.path.basename(obj)
+    check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
+          f"{r.stderr.strip()[-200:]})")
+    rows = list(csv.DictReader(r.stdout.splitlines()))
+    check(sum(int(x["file_size"]) for x in rows) == os.path.getsize(obj),
+          f"{name}: the rows' FILE SIZE sums to the file's size")
+    return rows, r.stderr
+
+
+def unit_code_vm(rows, unit):
+    """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
+    symbols) but .eh_frame's: a function's row also holds its FDE, as in a
+    linked file (t1196 checks those)."""
+    got = {}
+    for x in rows:
+        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
+            got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
+    return got
+
+
+def dwarf_unit_name(obj):
+    """The first unit's DW_AT_name as readelf -wi prints it (relocated,
+    in a .o)."""
+    out = readelf(["-wi"], obj)
+    m = re.search(r"DW_TAG_compile_unit.*?DW_AT_name\s*:\s*(?:\([^)]*\)"
+                  r"(?:\s*\([^)]*\))?:?\s*)?(\S+)\n", out, re.S)
+    return m.group(1) if m else None
+
+
+def nm_sizes(obj, names):
+    """{symbol: st_size} of nm -S obj, for the symbols named in names."""
+    out = subprocess.run(["nm", "-S", obj], capture_output=True, text=True,
+                         check=True).stdout
+    return {f[3]: int(f[1], 16) for f in (x.split() for x in
+                                          out.splitlines())
+            if len(f) == 4 and f[3] in names}
+
+
 def section_strings(path, name, addr):
     """[(address, string)] of the strings readelf -p finds in section name
     of path (loaded at addr), in address order."""

@@ -22,7 +22,6 @@ shows the unit's name as its last string) has its DWARF refused; the
 sanitizer build fails where its strings were checked before they were
 relocated.
 """
-import csv
 import os
 import re
 import shutil
@@ -51,52 +50,13 @@ CLANG = ("aarch64-linux-gnu", "powerpc64le-linux-gnu", "s390x-linux-gnu")
 NAMED = ("name", "twice", "init", "table")
 
 
-def size(obj, by):
-    r = subprocess.run([MEMSZ, "size", "--by", by, "--format", "csv", "-n",
-                        "0", obj], capture_output=True, text=True)
-    name = os.path.basename(obj)
-    check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
-          f"{r.stderr.strip()[-200:]})")
-    rows = list(csv.DictReader(r.stdout.splitlines()))
-    check(sum(int(x["file_size"]) for x in rows) == os.path.getsize(obj),
-          f"{name}: the rows' FILE SIZE sums to the file's size")
-    return rows, r.stderr
-
-
-def code_vm(rows, unit):
-    """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
-    symbols) but .eh_frame's: a function's row also holds its FDE, as in a
-    linked file (t1196 checks those)."""
-    got = {}
-    for x in rows:
-        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
-            got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
-    return got
-
-
-def unit_name(obj):
-    """The unit's DW_AT_name as readelf -wi prints it, relocated."""
-    out = lib.readelf(["-wi"], obj)
-    m = re.search(r"DW_TAG_compile_unit.*?DW_AT_name\s*:\s*(?:\([^)]*\)"
-                  r"(?:\s*\([^)]*\))?:?\s*)?(\S+)\n", out, re.S)
-    return m.group(1) if m else None
-
-
-def nm_sizes(obj):
-    out = subprocess.run(["nm", "-S", obj], capture_output=True, text=True,
-                         check=True).stdout
-    return {f[3]: int(f[1], 16) for f in (x.split() for x in
-                                          out.splitlines())
-            if len(f) == 4 and f[3] in NAMED}
-
-
 def check_obj(obj):
     base = os.path.basename(obj)
-    want = unit_name(obj)
+    want = lib.dwarf_unit_name(obj)
     check(want == "a.c", f"{base}: readelf -wi names the unit a.c ({want})")
-    rows, _ = size(obj, "compileunits,sections,symbols")
-    got = code_vm(rows, want)
-    sizes = nm_sizes(obj)
+    rows, _ = lib.size_rows(obj, "compileunits,sections,symbols")
+    got = lib.unit_code_vm(rows, want)
+    sizes = lib.nm_sizes(obj, NAMED)
     check(len(sizes) == len(NAMED) and all(got.get(s) == n for s, n in sizes.items()),
           f"{base}: the unit holds each symbol nm -S sizes, at its size "
           f"({sizes} vs {got})")
@@ -165,9 +125,9 @@ def main():
             "int f(void) { return common_var + common_arr[3]; }\n")
         subprocess.run(["gcc", "-O2", "-g", "-fcommon", "-c", "-o", common,
                         "c.c"], cwd=tmp, check=True)
-        want = unit_name(common)
-        rows, _ = size(common, "compileunits,sections,symbols")
-        f_vm = code_vm(rows, want).get("f")
+        want = lib.dwarf_unit_name(common)
+        rows, _ = lib.size_rows(common, "compileunits,sections,symbols")
+        f_vm = lib.unit_code_vm(rows, want).get("f")
         nm_f = subprocess.run(["nm", "-S", common], capture_output=True,
                               text=True, check=True).stdout
         f_size = [int(x.split()[1], 16) for x in nm_f.splitlines()
@@ -213,7 +173,7 @@ def main():
             struct.pack_into("<I", b, off + 8, 250)
             bad = os.path.join(tmp, "unknown.o")
             open(bad, "wb").write(b)
-            rows, err = size(bad, "compileunits")
+            rows, err = lib.size_rows(bad, "compileunits")
             check("is of a type memsz does not apply" in err,
                   f"unknown.o: the DWARF is refused: {err[-300:]}")
             check(not [x for x in rows if not

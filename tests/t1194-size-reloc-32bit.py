@@ -19,7 +19,6 @@ for x86-64 (gcc -m64) has the same unit holding the same symbols. A .o
 whose .data has a nonzero sh_addr (hostile) has it left out of the
 layout, as before: no VM counted twice.
 """
-import csv
 import os
 import re
 import shutil
@@ -47,42 +46,6 @@ BUILDS = (("gcc-m32", ["gcc", "-m32"]), ("gcc-mx32", ["gcc", "-mx32"]),
           ("clang-armv7", ["clang", "--target=armv7-linux-gnueabihf"]),
           ("clang-ppc32", ["clang", "--target=powerpc-linux-gnu"]),
           ("gcc-m64", ["gcc", "-m64"]))
-
-
-def size(obj, by):
-    r = subprocess.run([MEMSZ, "size", "--by", by, "--format", "csv", "-n",
-                        "0", obj], capture_output=True, text=True)
-    name = os.path.basename(obj)
-    check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
-          f"{r.stderr.strip()[-200:]})")
-    return list(csv.DictReader(r.stdout.splitlines())), r.stderr
-
-
-def code_vm(rows, unit):
-    """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
-    symbols) but .eh_frame's: a function's row also holds its FDE, as in a
-    linked file (t1196 checks those)."""
-    got = {}
-    for x in rows:
-        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
-            got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
-    return got
-
-
-def unit_name(obj):
-    """The unit's DW_AT_name as readelf -wi prints it, relocated."""
-    out = lib.readelf(["-wi"], obj)
-    m = re.search(r"DW_TAG_compile_unit.*?DW_AT_name\s*:\s*(?:\([^)]*\)"
-                  r"(?:\s*\([^)]*\))?:?\s*)?(\S+)\n", out, re.S)
-    return m.group(1) if m else None
-
-
-def nm_sizes(obj):
-    out = subprocess.run(["nm", "-S", obj], capture_output=True, text=True,
-                         check=True).stdout
-    return {f[3]: int(f[1], 16) for f in (x.split() for x in
-                                          out.splitlines())
-            if len(f) == 4 and f[3] in NAMED}
 
 
 def alloc_total(obj, placed_only=False):
@@ -132,14 +95,14 @@ def main():
                     capture_output=True).returncode:
                 lib.skip_part(f"{' '.join(cc)} cannot build an object")
                 continue
-            want = unit_name(obj)
+            want = lib.dwarf_unit_name(obj)
             check(want == "a.c", f"{tag}: readelf -wi names the unit a.c "
                   f"({want})")
-            rows, err = size(obj, "compileunits,sections,symbols")
+            rows, err = lib.size_rows(obj, "compileunits,sections,symbols")
             check("DWARF not read" not in err, f"{tag}: DWARF read "
                   f"({err.strip()[-200:]})")
-            got = code_vm(rows, want)
-            sizes = nm_sizes(obj)
+            got = lib.unit_code_vm(rows, want)
+            sizes = lib.nm_sizes(obj, NAMED)
             check(len(sizes) == len(NAMED) and
                   all(got.get(s) == n for s, n in sizes.items()),
                   f"{tag}: the unit holds each symbol nm -S sizes, at its "
@@ -158,7 +121,7 @@ def main():
             if "gcc-m32" not in placed or not set_addr(
                     os.path.join(tmp, "gcc-m32.o"), bad, ".data", addr):
                 continue
-            rows, _ = size(bad, "sections")
+            rows, _ = lib.size_rows(bad, "sections")
             vm = sum(int(x["vm_size"]) for x in rows)
             want = alloc_total(bad, True)
             check(vm == want and want < alloc_total(bad),

@@ -14,7 +14,6 @@ compileunits,symbols must equal; llvm-dwarfdump --debug-line (LLVM
 applies the pairs) gives the line table's rows, whose address ranges
 summed by source line must be each line's VM SIZE under --by inlines.
 """
-import csv
 import os
 import re
 import shutil
@@ -43,41 +42,6 @@ int loop(int n)
 }
 """
 NAMED = ("name", "twice", "loop", "init", "table")
-
-
-def size(obj, by):
-    r = subprocess.run([MEMSZ, "size", "--by", by, "--format", "csv", "-n",
-                        "0", obj], capture_output=True, text=True)
-    name = os.path.basename(obj)
-    check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
-          f"{r.stderr.strip()[-200:]})")
-    return list(csv.DictReader(r.stdout.splitlines())), r.stderr
-
-
-def code_vm(rows, unit):
-    """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
-    symbols) but .eh_frame's: a function's row also holds its FDE, as in a
-    linked file (t1196 checks those)."""
-    got = {}
-    for x in rows:
-        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
-            got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
-    return got
-
-
-def unit_name(obj):
-    out = lib.readelf(["-wi"], obj)
-    m = re.search(r"DW_TAG_compile_unit.*?DW_AT_name\s*:\s*(?:\([^)]*\)"
-                  r"(?:\s*\([^)]*\))?:?\s*)?(\S+)\n", out, re.S)
-    return m.group(1) if m else None
-
-
-def nm_sizes(obj):
-    out = subprocess.run(["nm", "-S", obj], capture_output=True, text=True,
-                         check=True).stdout
-    return {f[3]: int(f[1], 16) for f in (x.split() for x in
-                                          out.splitlines())
-            if len(f) == 4 and f[3] in NAMED}
 
 
 def line_bytes(dump, obj):
@@ -115,20 +79,20 @@ def main():
             relocs = lib.readelf(["-r"], obj)
             check("R_RISCV_ADD32" in relocs and "R_RISCV_SUB32" in relocs,
                   f"{tag}: readelf -r shows ADD32/SUB32 pairs")
-            want = unit_name(obj)
+            want = lib.dwarf_unit_name(obj)
             check(want == "a.c", f"{tag}: readelf -wi names the unit a.c "
                   f"({want})")
-            rows, err = size(obj, "compileunits,sections,symbols")
+            rows, err = lib.size_rows(obj, "compileunits,sections,symbols")
             check("DWARF not read" not in err, f"{tag}: DWARF read "
                   f"({err.strip()[-200:]})")
-            got = code_vm(rows, want)
-            sizes = nm_sizes(obj)
+            got = lib.unit_code_vm(rows, want)
+            sizes = lib.nm_sizes(obj, NAMED)
             check(len(sizes) == len(NAMED) and
                   all(got.get(s) == n for s, n in sizes.items()),
                   f"{tag}: the unit holds each symbol nm -S sizes, at its "
                   f"size ({sizes} vs {got})")
             lines = line_bytes(dump, obj)
-            rows, _ = size(obj, "inlines")
+            rows, _ = lib.size_rows(obj, "inlines")
             mine = {}
             for x in rows:
                 m = re.search(r"a\.c:(\d+)$", x["inlines"])

@@ -16,7 +16,6 @@ applies n64's R_MIPS_PC32; readelf does not) gives each FDE's length and
 pc_begin, the address in .text of the function (readelf -sW) whose row
 under --by sections,symbols holds the FDE in .eh_frame.
 """
-import csv
 import os
 import re
 import shutil
@@ -42,39 +41,6 @@ int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += twice(i); return s;
 NAMED = ("name", "twice", "sum", "init", "table")
 TARGETS = ("mips64el-linux-gnuabi64", "mips64-linux-gnuabi64",
            "mipsel-linux-gnu", "mips-linux-gnu")
-
-
-def size(obj, by):
-    r = subprocess.run([MEMSZ, "size", "--by", by, "--format", "csv", "-n",
-                        "0", obj], capture_output=True, text=True)
-    name = os.path.basename(obj)
-    check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
-          f"{r.stderr.strip()[-200:]})")
-    return list(csv.DictReader(r.stdout.splitlines())), r.stderr
-
-
-def unit_name(obj):
-    out = lib.readelf(["-wi"], obj)
-    m = re.search(r"DW_TAG_compile_unit.*?DW_AT_name\s*:\s*(?:\([^)]*\)"
-                  r"(?:\s*\([^)]*\))?:?\s*)?(\S+)\n", out, re.S)
-    return m.group(1) if m else None
-
-
-def nm_sizes(obj):
-    out = subprocess.run(["nm", "-S", obj], capture_output=True, text=True,
-                         check=True).stdout
-    return {f[3]: int(f[1], 16) for f in (x.split() for x in
-                                          out.splitlines())
-            if len(f) == 4 and f[3] in NAMED}
-
-
-def code_vm(rows, unit):
-    """{symbol: VM SIZE} of unit's rows but .eh_frame's."""
-    got = {}
-    for x in rows:
-        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
-            got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
-    return got
 
 
 def fde_truth(dump, obj):
@@ -113,14 +79,14 @@ def main():
                 lib.skip_part(f"clang cannot build for {t}")
                 continue
             built += 1
-            want = unit_name(obj)
+            want = lib.dwarf_unit_name(obj)
             check(want == "a.c", f"{t}: readelf -wi names the unit a.c "
                   f"({want})")
-            rows, err = size(obj, "compileunits,sections,symbols")
+            rows, err = lib.size_rows(obj, "compileunits,sections,symbols")
             check("DWARF not read" not in err, f"{t}: DWARF read "
                   f"({err.strip()[-200:]})")
-            got = code_vm(rows, want)
-            sizes = nm_sizes(obj)
+            got = lib.unit_code_vm(rows, want)
+            sizes = lib.nm_sizes(obj, NAMED)
             check(len(sizes) == len(NAMED) and
                   all(got.get(s) == n for s, n in sizes.items()),
                   f"{t}: the unit holds each symbol nm -S sizes, at its "
@@ -131,7 +97,7 @@ def main():
                 lib.skip_part("llvm-dwarfdump is not installed")
                 continue
             fdes = fde_truth(dump, obj)
-            rows, _ = size(obj, "sections,symbols")
+            rows, _ = lib.size_rows(obj, "sections,symbols")
             eh = {x["symbols"]: int(x["vm_size"]) for x in rows
                   if x["sections"] == ".eh_frame" and
                   not x["symbols"].startswith("[")}
@@ -154,7 +120,7 @@ def main():
             open(bad, "wb").write(b)
             check("Type2: R_MIPS_64" in lib.readelf(["-r"], bad),
                   "type2.o: readelf -r shows the second type")
-            _, err = size(bad, "compileunits")
+            _, err = lib.size_rows(bad, "compileunits")
             check("is of a type memsz does not apply" in err,
                   f"type2.o: the DWARF is refused ({err.strip()[-200:]})")
             # a symbol index one past the symbol table (n64's r_sym, the
@@ -167,7 +133,7 @@ def main():
                              int(n.group(1)))
             bad = os.path.join(tmp, "sym.o")
             open(bad, "wb").write(b)
-            _, err = size(bad, "compileunits")
+            _, err = lib.size_rows(bad, "compileunits")
             check("DWARF not read" in err, f"sym.o: the DWARF is refused "
                   f"({err.strip()[-200:]})")
     sys.exit(lib.finish())
