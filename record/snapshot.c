@@ -39,6 +39,15 @@ static struct {
 	uint32_t pmd_pages;
 } kernel_probe;
 
+/* MEMSZ_NO_PAGEMAP_SCAN set (not "0"): snapshot as on a kernel without
+ * PAGEMAP_SCAN (before Linux 6.7), a testing aid. */
+static bool scan_disabled_by_env(void)
+{
+	const char *e = getenv("MEMSZ_NO_PAGEMAP_SCAN");
+
+	return e && *e && strcmp(e, "0");
+}
+
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
 	struct snapper *s = xcalloc(1, sizeof(*s));
@@ -56,7 +65,8 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->self_pm_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0 && !kernel_probe.probed) {
-		kernel_probe.has_scan = pagemap_probe_scan(pm, s->page_size);
+		kernel_probe.has_scan = !scan_disabled_by_env() &&
+					pagemap_probe_scan(pm, s->page_size);
 		kernel_probe.pmd_pages = pagemap_pmd_pages(s->page_size);
 		kernel_probe.probed = true;
 	}
