@@ -286,14 +286,16 @@ static void vma_flags_load(struct snapper *s, int pid,
 	*pmd = false;
 	if (ps->lck == 0 || smaps)
 		*flags |= MD_SNAP_F_LOCKED;
+	/* smaps' VmFlags already say which mappings are hugetlb; without
+	 * PAGEMAP_SCAN (no PMD marking) they are still told, as their
+	 * pages are hugetlb's (hugetlb_runs), not counted apart again */
+	if (!smaps && s->pmd_pages)
+		hugetlb_mark(s, pid, maps);
 	if (!s->has_scan && s->pmd_pages)
 		return;
 	*flags |= MD_SNAP_F_PMD;
 	if (!s->pmd_pages)
 		return;
-	/* smaps' VmFlags already say which mappings are hugetlb */
-	if (!smaps)
-		hugetlb_mark(s, pid, maps);
 	for (size_t i = 0; i < maps->n && !*pmd; i++)
 		*pmd = !(maps->maps[i].vmflags & PROCMAP_VM_HUGETLB) &&
 		       snap_pmd_possible(s, &maps->maps[i]);
