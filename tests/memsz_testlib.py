@@ -455,8 +455,9 @@ def all_cpu_states():
 def is_kthread(pid):
     """True if pid is a kernel thread (PF_KTHREAD in /proc/PID/stat)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            rest = f.read().rsplit(")", 1)[1].split()
+        # the comm may be any bytes (not UTF-8: 0xff): read as bytes
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            rest = f.read().rsplit(b")", 1)[1].split()
     except OSError:
         return False
     return bool(int(rest[6]) & 0x00200000)
