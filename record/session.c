@@ -520,7 +520,7 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->werr = r->werr;
 	st->werr_path = r->w ? md_writer_err_path(r->w) : r->o.path;
 	st->committed = !r->werr && r->sn.nsnaps;
-	st->ntargets = r->tg.n;
+	st->ntargets = r->tg.n + r->sc.ndenied;
 	st->direct = r->w && md_writer_direct(r->w);
 	st->partial = r->partial;
 }

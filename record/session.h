@@ -73,8 +73,10 @@ struct session_stats {
 	uint64_t bytes;			   /* memsz.data size so far */
 	int werr;			   /* first write error, 0 if none */
 	bool committed;			   /* the recording replaced path */
-	size_t ntargets; /* processes taken as targets (0: -G found none) */
-	bool direct;	 /* written straight into path (no temporary file) */
+	/* processes the scan or attach found, those that could not be read
+	 * (EPERM) included (0: -G found none) */
+	size_t ntargets;
+	bool direct; /* written straight into path (no temporary file) */
 	/* The file werr is about: path, or path.old when the recording at
 	 * path could not be moved there (md_writer_err_path); valid until
 	 * session_free(). */

@@ -39,6 +39,15 @@ static struct {
 	uint32_t pmd_pages;
 } kernel_probe;
 
+/* MEMSZ_NO_PAGEMAP_SCAN set (not "0"): snapshot as on a kernel without
+ * PAGEMAP_SCAN (before Linux 6.7), a testing aid. */
+static bool scan_disabled_by_env(void)
+{
+	const char *e = getenv("MEMSZ_NO_PAGEMAP_SCAN");
+
+	return e && *e && strcmp(e, "0");
+}
+
 int snapper_new(struct md_writer *w, struct snapper **out)
 {
 	struct snapper *s = xcalloc(1, sizeof(*s));
@@ -56,7 +65,8 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	s->self_pm_fd = -1;
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0 && !kernel_probe.probed) {
-		kernel_probe.has_scan = pagemap_probe_scan(pm, s->page_size);
+		kernel_probe.has_scan = !scan_disabled_by_env() &&
+					pagemap_probe_scan(pm, s->page_size);
 		kernel_probe.pmd_pages = pagemap_pmd_pages(s->page_size);
 		kernel_probe.probed = true;
 	}
@@ -276,14 +286,16 @@ static void vma_flags_load(struct snapper *s, int pid,
 	*pmd = false;
 	if (ps->lck == 0 || smaps)
 		*flags |= MD_SNAP_F_LOCKED;
+	/* smaps' VmFlags already say which mappings are hugetlb; without
+	 * PAGEMAP_SCAN (no PMD marking) they are still told, as their
+	 * pages are hugetlb's (hugetlb_runs), not counted apart again */
+	if (!smaps && s->pmd_pages)
+		hugetlb_mark(s, pid, maps);
 	if (!s->has_scan && s->pmd_pages)
 		return;
 	*flags |= MD_SNAP_F_PMD;
 	if (!s->pmd_pages)
 		return;
-	/* smaps' VmFlags already say which mappings are hugetlb */
-	if (!smaps)
-		hugetlb_mark(s, pid, maps);
 	for (size_t i = 0; i < maps->n && !*pmd; i++)
 		*pmd = !(maps->maps[i].vmflags & PROCMAP_VM_HUGETLB) &&
 		       snap_pmd_possible(s, &maps->maps[i]);

@@ -388,7 +388,8 @@ static char *memory_first(const struct memcg_mounts *mm, const char *path,
  * (/proc/PID/cgroup after its mount, memcg.h's directories): no empty,
  * "." or ".." component, no slash at the end ("/" stays). The report tells the
  * -G cgroup's descendants by their paths under it (cgcharge.c): "CG/"
- * or "A//CG" kept as typed matched none of them. */
+ * or "A//CG" kept as typed matched none of them. Lexical: for where
+ * realpath() fails, as its result has none of these. */
 static void path_tidy(char *dir)
 {
 	char *w = dir;
@@ -400,8 +401,7 @@ static void path_tidy(char *dir)
 			e = s + strlen(s);
 
 		/* a component "/NAME" is [s, e); "/" and "/." are dropped,
-		 * "/.." drops the one before it (cgroupfs has no symlink,
-		 * and the mounts are found by their real paths) */
+		 * "/.." drops the one before it */
 		if (e - s == 3 && s[1] == '.' && s[2] == '.') {
 			while (w > dir && *--w != '/')
 				;
@@ -420,7 +420,7 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 {
 	struct memcg_mounts *mm;
 	bool elsewhere; /* path is a directory, not of a cgroup */
-	char *dir = NULL;
+	char *dir = NULL, *real;
 	int ret;
 
 	*out = NULL;
@@ -448,7 +448,14 @@ int target_scan_cgroup(const char *path, struct target_scan **out)
 		return -ENOTDIR;
 	}
 done:
-	path_tidy(dir);
+	/* the directory as the kernel reaches it: a symlink on the way
+	 * (-G /tmp/lnk, -G /tmp/lnk/..) is followed, not kept as typed */
+	real = realpath(dir, NULL);
+	if (real) {
+		free(dir);
+		dir = real;
+	}
+	path_tidy(dir); /* realpath's is tidy already */
 	*out = xcalloc(1, sizeof(**out));
 	(*out)->dir = dir;
 	return 0;

@@ -36,9 +36,9 @@ int target_scan_all(struct target_scan **out);
  * under the cgroup2 mount (usually /sys/fs/cgroup), then under the v1
  * memory hierarchy, which comes first where the cgroup2 directory has no
  * memory.current (a hybrid machine; memcg.h: MEMSZ_CGROUP2_ROOT stands
- * for the cgroup2 mount when set). The directory kept is tidied as the
- * kernel writes paths (no slash at the end, no empty, "." or ".."
- * component).
+ * for the cgroup2 mount when set). The directory kept is its realpath()
+ * (symlinks followed), as the kernel writes paths (no slash at the end,
+ * no empty, "." or ".." component).
  * Returns 0 and *out, -ENOENT if there is no such cgroup,
  * -ENOTDIR if path is not a cgroup directory, -ENODEV if no cgroup file
  * system is mounted. */

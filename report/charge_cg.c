@@ -52,17 +52,17 @@ void charge_cg_finish(struct report_ctx *c, const bool *chosen)
 	uint64_t latest = 0;
 	char buf[32];
 
+	if (!cgcharge_accounts(c->cg))
+		return; /* no -G or -a: no charge to account */
 	/* kpagecgroup is read by page frame number: without them every
 	 * page was taken as its process's cgroup's */
-	if (c->cg && !res->have_pss)
+	if (!res->have_pss)
 		strlist_add(&res->notes,
 			    xstrdup("CHARGE: recorded without page frame "
 				    "numbers (needs CAP_SYS_ADMIN): which "
 				    "cgroup pays for each page is unknown, "
 				    "each is taken as its process's own "
 				    "cgroup's"));
-	if (!cgcharge_accounts(c->cg))
-		return;
 	if (!filter_empty(c->o->filter)) {
 		strlist_add(&res->notes,
 			    xstrdup("CHARGE: with --filter, the cgroup's "

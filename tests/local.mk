@@ -267,6 +267,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2324-dump-cgroup-escape.py \
 	tests/t2325-record-cgroup-v1-root.py \
 	tests/t2326-record-cgroup-v2-root.py \
+	tests/t2327-record-cgroup-denied.py \
+	tests/t2328-record-cgroup-warning-escape.py \
 	tests/t2440-record-faults-static.py \
 	tests/t2441-record-jit-map-large.py \
 	tests/t2442-record-faults-exec.py \

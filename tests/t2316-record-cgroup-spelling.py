@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """t2316: `record -G CGROUP` takes the cgroup however its path is spelled:
 with a trailing slash (what a shell's completion gives), doubled slashes,
-"." or ".." components, or relative to the mount. The report tells the
+"." or ".." components, or relative to the mount, or through a symlink
+(whose ".." is the parent of where it leads). The report tells the
 cgroup reported from the others by its path (its descendants are part of
 it): a -G path kept as typed, "CG/", left every page of CG's descendants
 "[charged elsewhere]" and their charge "[unexplained]".
@@ -100,6 +101,11 @@ def run(tmp, cg, sub, mount):
         spellings = [cg, cg + "/", cg + "//", mount + "//" + name,
                      mount + "/./" + name + "/.", name + "/", "/" + name + "/",
                      cg + "/sub/..", name + "/sub/../"]
+        # through symlinks: ".." is the parent of where the link leads
+        lnk, lnksub = os.path.join(tmp, "lnk"), os.path.join(tmp, "lnksub")
+        os.symlink(cg, lnk)
+        os.symlink(sub, lnksub)
+        spellings += [lnk, lnk + "/", lnksub + "/..", lnk + "/sub/.."]
         for sp in spellings:
             got = record(tmp, sp, work.pid, cg)
             if got is None:

@@ -16,9 +16,11 @@ pids,files`: each hugetlb mapping's CHARGE sums over the two processes
 to its pages once (private 2 pages, shared 2 pages: a share per
 mapper), "[hugetlb]" is Hugetlb less those 4 pages, and no hugetlb page
 is in the page cache rows ("[page cache, file unknown]" is meminfo's
-Buffers + Cached less the other file pages: not checked here). Where
-the snapshot could not tell hugetlb mappings (no PAGEMAP_SCAN before
-Linux 6.7, or no kpageflags) the test is skipped.
+Buffers + Cached less the other file pages: not checked here). The
+recording is made twice: with PAGEMAP_SCAN where the kernel has it, and
+without (MEMSZ_NO_PAGEMAP_SCAN, as before Linux 6.7: the hugetlb
+mappings were not told then, their private pages counted twice). Where
+the snapshot has no kpageflags the test is skipped.
 """
 import os
 import subprocess
@@ -92,39 +94,63 @@ def run(tmp, huge):
               sum(child_maps.values()) == 4 * huge,
               f"ground truth: smaps hugetlb of parent {parent_maps}, child "
               f"{child_maps}: 4 huge pages each")
-        h0 = meminfo("Hugetlb")
-        data = os.path.join(tmp, "a.data")
-        r = subprocess.run([MEMSZ, "record", "-a", "--duration", "0", "-o",
-                            data], capture_output=True, text=True)
-        h1 = meminfo("Hugetlb")
-        check(r.returncode == 0, f"record -a exits 0 ({r.stderr[-200:]})")
-        check(h0 == h1, f"meminfo Hugetlb {h0} did not move ({h1})")
-        dump = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
-                              capture_output=True, text=True).stdout
-        begin = [ln for ln in dump.splitlines()
-                 if f"SNAP_BEGIN pid {work.pid} " in ln]
-        if not begin or "pagemap-scan" not in begin[0] or \
-                "kpageflags" not in begin[0]:
-            lib.skip("the snapshot tells no hugetlb mapping (it needs "
-                     "PAGEMAP_SCAN and kpageflags)")
-        rows = lib.report(data, "pids,files", "-F", "rss,charge")
+        got = [record(tmp, work.pid, scan) for scan in (True, False)]
     finally:
         work.stdin.write("\n")
         work.stdin.flush()
         work.kill()
         work.wait()
+    if got == [None, None]:
+        lib.skip("the snapshot tells no hugetlb mapping (it needs "
+                 "kpageflags)")
+    for scan, res in zip(("with", "without"), got):
+        if res is None:
+            lib.skip_part(f"{scan} PAGEMAP_SCAN: no kpageflags, or no "
+                          f"PAGEMAP_SCAN on this kernel")
+            continue
+        h0, rows = res
+        check_rows(f"{scan} PAGEMAP_SCAN: ", rows, work.pid, child, huge,
+                   h0)
+
+
+def record(tmp, pid, scan):
+    """record -a, with PAGEMAP_SCAN or without (MEMSZ_NO_PAGEMAP_SCAN:
+    as before Linux 6.7); (meminfo Hugetlb, report rows), or None where
+    the snapshot cannot tell (no kpageflags, or no PAGEMAP_SCAN to use)."""
+    h0 = meminfo("Hugetlb")
+    data = os.path.join(tmp, "a.data")
+    env = dict(os.environ)
+    if not scan:
+        env["MEMSZ_NO_PAGEMAP_SCAN"] = "1"
+    r = subprocess.run([MEMSZ, "record", "-a", "--duration", "0", "-o",
+                        data], capture_output=True, text=True, env=env)
+    h1 = meminfo("Hugetlb")
+    check(r.returncode == 0, f"record -a exits 0 ({r.stderr[-200:]})")
+    check(h0 == h1, f"meminfo Hugetlb {h0} did not move ({h1})")
+    dump = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
+                          capture_output=True, text=True).stdout
+    begin = [ln for ln in dump.splitlines()
+             if f"SNAP_BEGIN pid {pid} " in ln]
+    if not begin or "kpageflags" not in begin[0] or \
+            ("pagemap-scan" in begin[0]) != scan:
+        return None
+    return h0, lib.report(data, "pids,files", "-F", "rss,charge")
+
+
+def check_rows(what, rows, pid, child, huge, h0):
     mapped = sum(float(x["charge"]) for x in rows
-                 if x["pids"].split()[0] in (str(work.pid), str(child)) and
+                 if x["pids"].split()[0] in (str(pid), str(child)) and
                  "huge" in x["files"])
     rss = sum(int(x["rss"]) for x in rows
-              if x["pids"].split()[0] in (str(work.pid), str(child)) and
+              if x["pids"].split()[0] in (str(pid), str(child)) and
               "huge" in x["files"])
     check(rss == 8 * huge and abs(mapped - 4 * huge) < 1,
-          f"the hugetlb mappings: RSS {rss} (both processes' smaps, "
+          f"{what}the hugetlb mappings: RSS {rss} (both processes' smaps, "
           f"{8 * huge}), CHARGE {mapped:.0f}: each page once ({4 * huge})")
     pool = [float(x["charge"]) for x in rows if x["pids"] == "[hugetlb]"]
     check(pool == [float(h0 - 4 * huge)],
-          f"[hugetlb] {pool}: meminfo Hugetlb {h0} less the 4 pages mapped "
+          f"{what}[hugetlb] {pool}: meminfo Hugetlb {h0} less the 4 pages "
+          f"mapped "
           f"({h0 - 4 * huge})")
 
 

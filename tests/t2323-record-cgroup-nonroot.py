@@ -15,6 +15,8 @@ anon / total_rss stays below 16 MiB). `record -G CG --duration 0` as
 nobody, then `report`: a "CHARGE:" note names CAP_SYS_ADMIN and says the
 paying cgroup of each page is unknown. The same recording made as root
 has no such note, and its [anon] row has CHARGE 0 (another cgroup pays).
+A plain `record -p PID` as nobody (no -G, no cgroup charge) gets no
+such note either: it was added to every recording made as non-root.
 """
 import os
 import shutil
@@ -68,6 +70,12 @@ def run(tmp, cg, py):
                            capture_output=True, text=True, cwd=tmp)
         check(r.returncode == 0, f"record -G as nobody exits 0 "
               f"({r.stderr.strip()})")
+        pdata = os.path.join(tmp, "pid.data")
+        r3 = subprocess.run(NOBODY + [MEMSZ, "record", "-p", str(work.pid),
+                                      "--duration", "0", "-o", pdata],
+                            capture_output=True, text=True, cwd=tmp)
+        check(r3.returncode == 0, f"record -p as nobody exits 0 "
+              f"({r3.stderr.strip()})")
         rdata = os.path.join(tmp, "root.data")
         r2 = subprocess.run([MEMSZ, "record", "-G", cg, "--duration", "0",
                              "-o", rdata], capture_output=True, text=True)
@@ -80,6 +88,12 @@ def run(tmp, cg, py):
             "unknown" in ln]
     check(len(said) == 1, f"as nobody: one CHARGE note says the paying "
           f"cgroups are unknown without CAP_SYS_ADMIN ({said or text})")
+    r = subprocess.run([MEMSZ, "report", "-i", pdata], capture_output=True,
+                       text=True)
+    text = r.stdout + r.stderr
+    check(not any(ln.startswith("CHARGE:") and "CAP_SYS_ADMIN" in ln
+                  for ln in text.splitlines()),
+          f"record -p (no -G, no CHARGE) as nobody: no such note ({text})")
     if r2.returncode != 0:
         check(False, f"record -G as root ({r2.stderr.strip()})")
         return
