@@ -353,8 +353,8 @@ def sections(path):
 
 def proc_state(pid):
     """The state letter of /proc/PID/stat (R, S, T, t, ...)."""
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
+    with open(f"/proc/{pid}/stat", "rb") as f:  # comm: any byte
+        return f.read().rsplit(b")", 1)[1].split()[0].decode()
 
 
 def wait_stopped(pid):
