@@ -16,7 +16,10 @@ says so and stops itself. The ground truth: the real names, stat's
 (dev, ino) and size, smaps' Rss of each mapping. Checked for both ways of
 recording, from the exact names of `report --format json` and the IMAGE
 records of `dump`: each file has one row under its real name, not
-"[deleted]", with its file size and smaps' Rss.
+"[deleted]", with its file size and smaps' Rss. Names maps prints as
+they are are checked the same way: a live file really named
+"x (deleted)", one ending in two spaces, one holding an ESC sequence, and
+a path of about 4000 bytes (PATH_MAX is 4096).
 """
 import json
 import os
@@ -30,7 +33,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, PAGE, check  # noqa: E402
 
-NAMES = {"nl\nname": 16, "bs\\012name": 24}
+NAMES = {"nl\nname": 16, "bs\\012name": 24,
+         # names maps prints as they are, checked the same way
+         "x (deleted)": 3, "trail  ": 5, "esc\x1b[31mred": 6}
+# a path of nearly PATH_MAX (4096) bytes: directories of 200 bytes
+LONG = 3900
 
 WORKLOAD = r"""
 import mmap, os, signal, sys
@@ -79,9 +86,9 @@ def checks(mode, data, gt):
         what = "%s: %r" % (mode, os.path.basename(path))
         r = rows.get(path)
         check(r is not None, "%s has a row under its real name (rows: %s)"
-              % (what, [n for n in rows if "oddname" in n]))
+              % (what, [n for n in rows if "memsz-t2444-oddname" in n]))
         check(not [n for n in rows if n.startswith("[deleted]") and
-                   os.path.dirname(path) in n],
+                   "memsz-t2444-oddname" in n],
               "%s: no file of the directory is labelled [deleted]" % what)
         if r is None:
             continue
@@ -143,6 +150,13 @@ def main():
             with open(p, "wb") as f:
                 f.write(bytes([len(paths) + 1]) * (pages * PAGE))
             paths.append(p)
+        deep = tmp
+        while len(deep) < LONG:
+            deep = os.path.join(deep, "L" * 200)
+        os.makedirs(deep)
+        paths.append(os.path.join(deep, "long"))
+        with open(paths[-1], "wb") as f:
+            f.write(b"l" * (9 * PAGE))
         attached(tmp, paths)
         launched(tmp, paths)
     finally:
