@@ -313,8 +313,8 @@ static bool maps_names_file(int rfd, const char *path, const struct procmap *m)
 
 /* The name of the file m maps (m->name holds "\012"), or NULL where it
  * cannot be told from the text (kept as printed): the link of its
- * /proc/PID/map_files entry (d_path's text, not escaped; readable with
- * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE) if maps prints it as m->name,
+ * /proc/PID/map_files entry (d_path's text, not escaped; where memsz may
+ * read it) if maps prints it as m->name,
  * else the decoding of m->name whose path under pid's root is the file
  * (dev, ino) m maps. Caller frees. */
 static char *maps_real_name(int pid, int *rfd, const struct procmap *m)

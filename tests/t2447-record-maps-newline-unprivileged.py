@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""t2447: names that /proc/PID/maps prints with "\\012" are told apart
-without /proc/PID/map_files (whose links only CAP_SYS_ADMIN or
-CAP_CHECKPOINT_RESTORE reads): `record -p` by an unprivileged user of its
-own process.
+"""t2447: names that /proc/PID/maps prints with "\\012" are told apart by
+an unprivileged `record -p` of a process of its own user (nobody).
 
 /proc/PID/maps prints a newline of a name as the text "\\012" and a
-backslash as it is. Without map_files, memsz tries the decodings of each
-"\\012" (kept or made a newline) under /proc/PID/root and takes the one
-that is the mapped file (stat's dev, ino); t2444 checks the map_files way.
-Here three files: one with a newline, one with the text "\\012", one with
-both ("two\\n\\\\012x"), mapped by a workload running as nobody and
+backslash as it is. memsz takes the name from the mapping's
+/proc/PID/map_files link where it may read it (here, on Linux 6.18,
+the process's own user may), else tries
+the decodings of each "\\012" (kept or made a newline) under
+/proc/PID/root and takes the one that is the mapped file (stat's dev,
+ino). Three files: one with a newline, one with the text "\\012", one
+with both ("two\\n\\\\012x"), mapped by a workload running as nobody and
 recorded by memsz running as nobody. Ground truth: the real names and
 smaps' Rss (read by root). Each must have a row under its real name in
 `report --format json`, with that Rss, and none "[deleted]".
