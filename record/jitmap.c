@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -158,6 +160,38 @@ static int parse_fd(int fd, uint64_t off, struct jitmap *jm, uint64_t *used,
 	return ret;
 }
 
+/* pid as the process itself sees it (the last NSpid of /proc/PID/status:
+ * its own PID namespace's), which names the map it writes
+ * ("/tmp/perf-%d.map" of getpid(), as perf looks it up by nsinfo's nstgid);
+ * pid itself where status says none (before Linux 4.1) or is gone. */
+static int ns_pid(int pid)
+{
+	char path[32], *line = NULL, *p, *end;
+	size_t cap = 0;
+	long v, last = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (getline(&line, &cap, f) >= 0) {
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (p = line + 6;; p = end) {
+			errno = 0;
+			v = strtol(p, &end, 10);
+			if (end == p || errno || v <= 0 || v > INT_MAX)
+				break;
+			last = v;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return (int)last;
+}
+
 int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm, bool *more)
 {
 	char path[96];
@@ -167,7 +201,8 @@ int jitmap_read_pid(int pid, uint64_t *off, struct jitmap *jm, bool *more)
 
 	*more = false;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid, pid);
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid,
+		 ns_pid(pid));
 	fd = open_map(path, uid);
 	if (fd == -ENOENT || fd == -ESRCH) {
 		/* the process is gone: its /tmp was most likely ours */

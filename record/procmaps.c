@@ -8,12 +8,16 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* The kernel pads the fixed part to 25 + 6 * sizeof(void *) - 1 columns
@@ -235,9 +239,145 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
 	return ret < 0 ? ret : n;
 }
 
+/* /proc/PID/maps prints a '\n' of a file's name as the four characters
+ * "\012" (seq_file_path(m, file, "\n") escapes only '\n'; a backslash is
+ * printed as it is), so a name holding the text "\012" prints the same.
+ * These find the name itself. */
+#define NL_ESC "\\012"
+#define NL_ESC_LEN 4
+/* Decodings tried per name: each of the first NL_TRY_MAX "\012" either
+ * kept or decoded (2^NL_TRY_MAX stats at most), any further one decoded. */
+#define NL_TRY_MAX 8
+
+/* The text maps prints for name: each '\n' as "\012"; caller frees. */
+static char *maps_escape(const char *name)
+{
+	size_t n = 0, len = strlen(name);
+	char *out, *o;
+
+	for (const char *c = name; *c; c++)
+		n += *c == '\n';
+	o = out = xmalloc(len + n * (NL_ESC_LEN - 1) + 1);
+	for (const char *c = name; *c; c++) {
+		if (*c == '\n') {
+			memcpy(o, NL_ESC, NL_ESC_LEN);
+			o += NL_ESC_LEN;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* name with the i-th "\012" decoded into '\n' where bit i of mask is set
+ * (every one past NL_TRY_MAX decoded); caller frees. */
+static char *maps_decode(const char *name, unsigned mask)
+{
+	char *out = xstrdup(name), *o = out;
+	const char *c = name;
+	unsigned i = 0;
+
+	while (*c) {
+		if (!strncmp(c, NL_ESC, NL_ESC_LEN) &&
+		    (i >= NL_TRY_MAX || mask >> i & 1)) {
+			*o++ = '\n';
+			c += NL_ESC_LEN;
+			i++;
+			continue;
+		}
+		if (!strncmp(c, NL_ESC, NL_ESC_LEN)) {
+			memcpy(o, c, NL_ESC_LEN);
+			o += NL_ESC_LEN;
+			c += NL_ESC_LEN;
+			i++;
+			continue;
+		}
+		*o++ = *c++;
+	}
+	*o = 0;
+	return out;
+}
+
+/* Whether path (absolute, as pid sees it) under pid's root rfd is the file
+ * m maps. */
+static bool maps_names_file(int rfd, const char *path, const struct procmap *m)
+{
+	struct stat st;
+
+	return rfd >= 0 && path[0] == '/' && path[1] &&
+	       !fstatat(rfd, path + 1, &st, 0) && st.st_ino == m->ino &&
+	       major(st.st_dev) == m->dev_major &&
+	       minor(st.st_dev) == m->dev_minor;
+}
+
+/* The name of the file m maps (m->name holds "\012"), or NULL where it
+ * cannot be told from the text (kept as printed): the link of its
+ * /proc/PID/map_files entry (d_path's text, not escaped; where memsz may
+ * read it) if maps prints it as m->name,
+ * else the decoding of m->name whose path under pid's root is the file
+ * (dev, ino) m maps. Caller frees. */
+static char *maps_real_name(int pid, int *rfd, const struct procmap *m)
+{
+	char link[64], buf[PATH_MAX + 16], *name, *esc;
+	unsigned k = 0, mask;
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, m->start, m->end);
+	len = readlink(link, buf, sizeof(buf) - 1);
+	if (len > 0 && (size_t)len < sizeof(buf) - 1) {
+		buf[len] = 0;
+		esc = maps_escape(buf);
+		name = strcmp(esc, m->name) ? NULL : xstrdup(buf);
+		free(esc);
+		if (name)
+			return name;
+	}
+	if (*rfd == -2) {
+		snprintf(link, sizeof(link), "/proc/%d/root", pid);
+		*rfd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	/* the text as printed first: a name that holds "\012" itself */
+	if (maps_names_file(*rfd, m->name, m))
+		return NULL;
+	for (const char *c = m->name; (c = strstr(c, NL_ESC)); c += NL_ESC_LEN)
+		k++;
+	for (mask = 1; mask < 1u << MIN(k, NL_TRY_MAX); mask++) {
+		name = maps_decode(m->name, mask);
+		if (maps_names_file(*rfd, name, m))
+			return name;
+		free(name);
+	}
+	return NULL;
+}
+
+/* Give each file mapping of out whose name holds "\012" the name of its
+ * file, where it can be told (maps_real_name). */
+static void maps_unescape_names(int pid, struct procmaps *out)
+{
+	int rfd = -2;
+	char *name;
+
+	for (size_t i = 0; i < out->n; i++) {
+		struct procmap *m = &out->maps[i];
+
+		if (!m->ino || !strstr(m->name, NL_ESC))
+			continue;
+		name = maps_real_name(pid, &rfd, m);
+		if (name) {
+			free(m->name);
+			m->name = name;
+		}
+	}
+	if (rfd >= 0)
+		close(rfd);
+}
+
 int procmaps_read(int pid, int tid, struct procmaps *out)
 {
 	char path[64], *buf;
+	size_t before;
 	FILE *f;
 	int ret;
 
@@ -253,9 +393,16 @@ int procmaps_read(int pid, int tid, struct procmaps *out)
 	 * st_blksize, 1 KiB in /proc: a read per 10 mappings) */
 	buf = xmalloc(1 << 16);
 	setvbuf(f, buf, _IOFBF, 1 << 16);
+	before = out->n;
 	ret = procmaps_parse(f, out);
 	fclose(f);
 	free(buf);
+	if (ret >= 0) {
+		struct procmaps added = {out->maps + before, out->n - before,
+					 0};
+
+		maps_unescape_names(pid, &added);
+	}
 	return ret;
 }
 

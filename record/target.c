@@ -170,7 +170,10 @@ int target_comm(int pid, char *buf, size_t size)
 
 	if (len < 0)
 		return (int)len;
-	buf[strcspn(buf, "\n")] = 0;
+	/* the kernel ends the name with one '\n'; one before it is the
+	 * name's own (PR_SET_NAME takes every byte but 0) */
+	if (len > 0 && buf[len - 1] == '\n')
+		buf[len - 1] = 0;
 	return 0;
 }
 

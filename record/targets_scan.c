@@ -308,7 +308,10 @@ int target_scan_comm(int pid, struct md_task *k, char *comm, char *user)
 	len = read_small_file(path, PROC_FILE_MAX, &buf);
 	if (len < 0)
 		return (int)len;
-	len = strcspn(buf, "\n");
+	/* the kernel ends the name with one '\n'; one before it is the
+	 * name's own (PR_SET_NAME takes every byte but 0) */
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
 	len = MIN(len, 15);
 	memcpy(comm, buf, len);
 	comm[len] = 0;

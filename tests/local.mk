@@ -273,6 +273,10 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2441-record-jit-map-large.py \
 	tests/t2442-record-faults-exec.py \
 	tests/t2443-report-jit-semicolon.py \
+	tests/t2444-record-maps-newline-name.py \
+	tests/t2445-record-comm-odd-bytes.py \
+	tests/t2446-record-jit-map-pidns.py \
+	tests/t2447-record-maps-newline-unprivileged.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
