@@ -353,7 +353,7 @@ def sections(path):
 
 def proc_state(pid):
     """The state letter of /proc/PID/stat (R, S, T, t, ...)."""
-    with open(f"/proc/{pid}/stat") as f:
+    with open(f"/proc/{pid}/stat", errors="replace") as f:
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
@@ -455,7 +455,7 @@ def all_cpu_states():
 def is_kthread(pid):
     """True if pid is a kernel thread (PF_KTHREAD in /proc/PID/stat)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
+        with open(f"/proc/{pid}/stat", errors="replace") as f:
             rest = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return False
