@@ -371,12 +371,15 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 	 * the page would be mapped once less (and private if that leaves
 	 * one) */
 	if (looked && mapcount > 1 &&
-	    ((x & SCAN_SELF) || observer_maps(s, e & PM_PFN_MASK))) {
+	    ((x & SCAN_SELF) || observer_maps(s, e & PM_PFN_MASK)))
 		mapcount--;
-		if (mapcount == 1) {
-			fl |= MD_PG_EXCLUSIVE;
-			e |= PM_EXCLUSIVE;
-		}
+	/* A page mapped once is private, as smaps_account counts it (its
+	 * page's mapcount < 2), whatever pagemap says: pagemap gives every
+	 * page of a PMD-mapped THP its head page's exclusive bit, so a page
+	 * of it that a forked child has copied away lacks it. */
+	if (looked && mapcount == 1) {
+		fl |= MD_PG_EXCLUSIVE;
+		e |= PM_EXCLUSIVE;
 	}
 	if (page_dirty(s, e, looked_flags, &fl))
 		fl |= (e & PM_EXCLUSIVE) ? MD_PG_PRIVATE_DIRTY

@@ -232,6 +232,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2120-record-follow.sh \
 	tests/t2125-record-fork-growth.py \
 	tests/t2126-record-fork-scattered.py \
+	tests/t2127-record-thp-fork.py \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \
 	tests/t2150-record-peak.py \
@@ -336,6 +337,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_sleep.c \
 	tests/workloads/rec_hugetlb_shared.c \
 	tests/workloads/rec_thp.c \
+	tests/workloads/rec_thpfork.c \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_jit_semicolon.c \
 	tests/workloads/rep_stack_known.c \

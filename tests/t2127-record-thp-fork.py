@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2127: anonymous THP shared after a fork, page by page as smaps counts
+it. The workload (tests/workloads/rec_thpfork.c) maps 2, 4, 5 and 10 MiB
+of anonymous memory with MADV_HUGEPAGE (the 5 MiB one 4 KiB past a 2 MiB
+boundary), writes every page and forks; the child writes every 37th page
+from page 6 (copies: the parent's original of such a page is then mapped
+once, inside a huge page both still map whole) and stops; the parent
+stops. Such a page has kpagecount 1, but pagemap gives every page of a
+PMD-mapped huge page the exclusive bit of its head page, so it lacks it;
+smaps counts it Private (its page's mapcount is 1).
+
+For the parent and the child, each mapping's memsz numbers must be those
+of /proc/PID/smaps (read before and after, equal): Rss, Private_Clean,
+Private_Dirty, Shared_Clean, Shared_Dirty and AnonHugePages exactly, Pss
+within a kB (smaps rounds it down). Mappings of 4 MiB or less are read
+whole by the snapshot, larger ones with PAGEMAP_SCAN
+(record/snap_pagemap.c): both ways are covered. Skipped without THP in
+madvise or always mode, or if the parent's 4 MiB mapping got no huge
+page."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import SRCDIR, check, smaps_vmas  # noqa: E402
+
+MEMSZ = os.environ.get("MEMSZ", "memsz")
+THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
+FIELDS = ("Rss", "Pss", "Private_Clean", "Private_Dirty", "Shared_Clean",
+          "Shared_Dirty", "AnonHugePages")
+
+
+def thp_mode():
+    """The selected mode of THP_ENABLED, or None without THP."""
+    try:
+        with open(THP_ENABLED) as f:
+            return re.search(r"\[(\w+)\]", f.read()).group(1)
+    except (OSError, AttributeError):
+        return None
+
+
+def vmas_of(pid, regions):
+    """smaps dicts of pid's mappings named in regions (name: (s, e))."""
+    by = {(v["start"], v["end"]): v for v in smaps_vmas(pid)}
+    out = {}
+    for name, se in regions.items():
+        if se not in by:
+            lib.fail(f"pid {pid} has no mapping {se[0]:x}-{se[1]:x}")
+        out[name] = by[se]
+    return out
+
+
+def memsz_rows(data):
+    """The report rows by mapping, keyed by (start, end)."""
+    rows = {}
+    for r in lib.report(data, "mappings", "-F",
+                        "rss,pss,uss,dirty,shclean,shdirty,thp"):
+        s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
+        rows[(s, e)] = r
+    return rows
+
+
+def compare(pid, regions, data, who):
+    """Records pid between two equal smaps reads and compares."""
+    for _ in range(20):
+        before = vmas_of(pid, regions)
+        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
+                        "--duration", "0"], check=True,
+                       stdout=subprocess.DEVNULL)
+        after = vmas_of(pid, regions)
+        if all(before[n][f] == after[n][f] for n in regions
+               for f in FIELDS):
+            break
+    else:
+        lib.fail(f"{who}: smaps kept changing while stopped")
+    rows = memsz_rows(data)
+    for name, se in regions.items():
+        v, r = after[name], rows.get(se)
+        what = f"{who}, {name}"
+        check(r is not None, f"{what}: memsz reports the mapping")
+        if r is None:
+            continue
+        dirty, uss = int(r["dirty"]), int(r["uss"])
+        have = {"Rss": int(r["rss"]), "Private_Dirty": dirty,
+                "Private_Clean": uss - dirty,
+                "Shared_Clean": int(r["shared_clean"]),
+                "Shared_Dirty": int(r["shared_dirty"]),
+                "AnonHugePages": int(r["thp"])}
+        for f, got in have.items():
+            check(got == v[f], f"{what}: {f} {got} == smaps {v[f]}")
+        pss = float(r["pss"])
+        check(v["Pss"] <= pss < v["Pss"] + 1024,
+              f"{what}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)")
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("needs root: page sharing needs PFNs (CAP_SYS_ADMIN)")
+    mode = thp_mode()
+    if mode not in ("always", "madvise"):
+        lib.skip(f"THP off ({THP_ENABLED}: {mode})")
+    with tempfile.TemporaryDirectory(prefix="memsz-t2127.") as tmp:
+        exe = os.path.join(tmp, "rec_thpfork")
+        subprocess.run(["gcc", "-O1", "-o", exe, os.path.join(
+            SRCDIR, "tests/workloads/rec_thpfork.c")], check=True)
+        p = subprocess.Popen([exe], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        kid = None
+        try:
+            regions = {}
+            for line in p.stdout:
+                w = line.split()
+                if w == ["ready"]:
+                    break
+                if w[0] == "child":
+                    kid = int(w[1])
+                else:
+                    regions[w[0]] = (int(w[1], 16), int(w[2], 16))
+            else:
+                lib.fail("the workload ended before it was ready")
+            # the parent stops itself: an event of its own child
+            _, st = os.waitpid(p.pid, os.WUNTRACED)
+            if not os.WIFSTOPPED(st):
+                lib.fail("the workload ended before it stopped")
+            v4 = vmas_of(p.pid, regions)["r4"]
+            if not v4["AnonHugePages"]:
+                lib.skip("no huge page in the parent's 4 MiB mapping "
+                         "(memory too fragmented?)")
+            check(v4["Private_Dirty"] > 0 and v4["Shared_Dirty"] > 0,
+                  f"parent's 4 MiB: private ({v4['Private_Dirty']}) and "
+                  f"shared ({v4['Shared_Dirty']}) pages in its huge pages")
+            data = os.path.join(tmp, "t.data")
+            compare(p.pid, regions, data, "parent")
+            compare(kid, regions, data, "child")
+        finally:
+            for pid in (kid, p.pid):
+                if pid:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            p.wait()
+    return lib.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
