@@ -337,11 +337,30 @@ static int collect_symbols(struct elfimg *img, const struct symtab *t,
 	return 0;
 }
 
-/* Name order, then sym_cmp's; one name at one place first. */
+/* strcmp() of the names a and b without their version: a .symtab names
+ * a versioned symbol glob@@GLIBC_2.27 (or glob@GLIBC_2.2.5), .dynsym
+ * names it glob (its version in .gnu.version). */
+static int name_cmp_unversioned(const char *a, const char *b)
+{
+	int ca, cb;
+
+	if (a == b)
+		return 0;
+	while (*a && *a != '@' && *a == *b) {
+		a++;
+		b++;
+	}
+	ca = *a == '@' ? 0 : (unsigned char)*a;
+	cb = *b == '@' ? 0 : (unsigned char)*b;
+	return ca - cb;
+}
+
+/* Name order (without versions), then sym_cmp's; one name at one place
+ * first (of one name, sym_cmp picks the row: larger, GLOBAL first). */
 static int sym_name_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
-	int c = x->name == y->name ? 0 : strcmp(x->name, y->name);
+	int c = name_cmp_unversioned(x->name, y->name);
 
 	return c ? c : sym_cmp(a, b);
 }
@@ -357,9 +376,10 @@ static bool name_in(const struct name_range *r, const char *name)
 }
 
 /* Leave out of syms[0, *n) (sorted by sym_cmp) every symbol but the
- * first of those of one place, address and name: a function that
- * .dynsym and a MiniDebugInfo both name (perf and gdb keep one), or a
- * name .dynsym gives twice (two versions). The first in sym_cmp order
+ * first of those of one place, address and name (without its version:
+ * glob@@GLIBC_2.27 is glob): a function that .dynsym and a MiniDebugInfo
+ * both name (perf and gdb keep one), or a name .dynsym gives twice (two
+ * versions). The first in sym_cmp order
  * stays: the largest, GLOBAL before LOCAL. Returns how many of those
  * kept only the MiniDebugInfo names (a name in mdi). */
 static size_t syms_dedup(struct sym *syms, size_t *n,
@@ -380,8 +400,8 @@ static size_t syms_dedup(struct sym *syms, size_t *n,
 			bool dyn = !name_in(mdi, syms[k].name);
 
 			for (e = k + 1;
-			     e < j && (syms[e].name == syms[k].name ||
-				       !strcmp(syms[e].name, syms[k].name));
+			     e < j &&
+			     !name_cmp_unversioned(syms[e].name, syms[k].name);
 			     e++)
 				dyn = dyn || !name_in(mdi, syms[e].name);
 			syms[w++] = syms[k];
