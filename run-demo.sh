@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 pkgs="build-essential autoconf automake pkg-config libelf-dev libdw-dev \
 libunwind-dev libpfm4-dev libcmocka-dev libzstd-dev libiberty-dev libdebuginfod-dev libzydis-dev \
 python3 libc6-dbg \
-libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go"
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev liblzma-dev golang-go"
 scripts/ensure-packages.sh $pkgs
 
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi

@@ -834,8 +834,11 @@ void elfimg_drop_data(struct elfimg *img)
 	priv->relocs_bad = 0;
 	priv->relocs_read = false;
 	elfimg_drop_data(img->debug);
-	if (priv->mdi)
-		elfimg_drop_data(priv->mdi->img);
+	/* the MiniDebugInfo payload's memory file too (up to
+	 * MDI_INFLATE_BYTES_MAX each: report keeps every image open); the
+	 * map holds copies of its names, and a later elf_minidebug_get()
+	 * inflates it again */
+	elf_minidebug_free(priv);
 }
 
 void elfimg_close(struct elfimg *img)

@@ -238,9 +238,12 @@ enum elf_mdi_why {
 
 /* Counts of what a source could not use exactly (shown in footers). */
 struct elfsrc_stats {
-	uint64_t symbols;     /* symbols labelled */
-	uint64_t aliases;     /* symbols folded into another (same range) */
-	uint64_t clipped;     /* symbols cut to their section's end */
+	uint64_t symbols; /* symbols labelled */
+	uint64_t aliases; /* symbols folded into another (same range) */
+	uint64_t clipped; /* symbols cut to their section's end */
+	/* symbols left out: their table's names add up past 4 times its
+	 * string table (overlapping names; symtab.c) */
+	uint64_t names_dropped;
 	bool used_debug_file; /* symbols came from img->debug */
 	bool used_dynsym;     /* no .symtab anywhere: .dynsym used */
 	/* no .symtab anywhere: the MiniDebugInfo's symbols labelled (less

@@ -133,6 +133,13 @@ static void source_notes(struct strlist *notes, const char *path,
 				  "of their section and were cut "
 				  "there",
 				  path, (unsigned long long)st->clipped);
+	if (st->names_dropped)
+		strlist_add_notef(notes, NOTE_NAMES_DROPPED, path,
+				  "%s: %llu symbols left out: the names of "
+				  "their symbol table add up past 4 times "
+				  "its string table (names overlap, as no "
+				  "linker writes them)",
+				  path, (unsigned long long)st->names_dropped);
 }
 
 /* The code-to-data references of a symbols, compileunits or inlines map:

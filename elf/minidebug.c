@@ -95,34 +95,55 @@ static int xz_declared(const uint8_t *in, size_t n, uint64_t *size)
 	return why;
 }
 
-/* Inflate the xz stream in[0, n) into out[0, size): exactly size bytes
- * from exactly n. Returns ELF_MDI_READ or why not. */
-static int xz_inflate(const uint8_t *in, size_t n, uint8_t *out, size_t size)
+/* Decode from s into out[0, len) until it is full or the stream ends or
+ * fails: what lzma_code() last returned. */
+static lzma_ret xz_run(lzma_stream *s, uint8_t *out, size_t len)
 {
-	uint64_t mem = MDI_DECODER_MEM;
-	size_t ip = 0, op = 0;
-	lzma_ret r;
+	lzma_ret r = LZMA_OK;
 
-	r = lzma_stream_buffer_decode(&mem, 0, NULL, in, &ip, n, out, &op,
-				      size);
+	s->next_out = out;
+	s->avail_out = len;
+	while (r == LZMA_OK && s->avail_out)
+		r = lzma_code(s, LZMA_FINISH);
+	return r;
+}
+
+static int xz_why(lzma_ret r)
+{
 	if (r == LZMA_MEMLIMIT_ERROR)
 		return ELF_MDI_MEMLIMIT;
-	if (r == LZMA_BUF_ERROR)
-		return ELF_MDI_OVERSIZE; /* the output buffer ran out */
-	if (r != LZMA_OK || ip != n || op != size)
-		return ELF_MDI_XZ_BAD;
+	return ELF_MDI_XZ_BAD;
+}
+
+/* Is head[0, nh), a payload's first bytes, the ELF header of a file of
+ * img's class, byte order and machine? ELF_MDI_READ or why not. */
+static int elf_head_check(const uint8_t *head, size_t nh,
+			  const struct elfimg *img, int *err)
+{
+	uint16_t machine;
+
+	if (nh < EI_NIDENT + 4 || memcmp(head, ELFMAG, SELFMAG)) {
+		*err = -MEMSZ_ENOTELF;
+		return ELF_MDI_NOT_ELF;
+	}
+	machine = img->big_endian ? (uint16_t)(head[18] << 8 | head[19])
+				  : (uint16_t)(head[19] << 8 | head[18]);
+	if (head[EI_CLASS] != img->elfclass ||
+	    head[EI_DATA] != (img->big_endian ? ELFDATA2MSB : ELFDATA2LSB) ||
+	    machine != img->machine)
+		return ELF_MDI_FOREIGN;
 	return ELF_MDI_READ;
 }
 
-/* A memory file holding the payload that the stream in[0, n) inflates
- * to (size bytes, as its index declared), into *fd. Its pages are
- * allocated before they are written: a full memory cgroup gives an
- * error, not a SIGBUS. Returns ELF_MDI_READ or why not (*err: -errno). */
-static int inflate_to_memfd(const uint8_t *in, size_t n, uint64_t size, int *fd,
-			    int *err)
+/* Inflate the rest of s (its first nh bytes, head, decoded) into a new
+ * memory file of size bytes, into *fd: exactly size bytes from exactly
+ * the n of the stream. Its pages are allocated before they are written:
+ * a full memory cgroup gives an error, not a SIGBUS. */
+static int xz_rest_to_memfd(lzma_stream *s, size_t n, const uint8_t *head,
+			    size_t nh, uint64_t size, int *fd, int *err)
 {
-	void *p;
-	int why;
+	lzma_ret r;
+	uint8_t *p;
 
 	*fd = memfd_create("memsz-minidebuginfo", MFD_CLOEXEC);
 	if (*fd < 0) {
@@ -135,13 +156,54 @@ static int inflate_to_memfd(const uint8_t *in, size_t n, uint64_t size, int *fd,
 		: mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
 	if (p == MAP_FAILED) {
 		*err = -errno;
-		close(*fd);
-		*fd = -1;
 		return ELF_MDI_NO_MEMFD;
 	}
-	why = xz_inflate(in, n, p, size);
+	memcpy(p, head, nh);
+	r = xz_run(s, p + nh, size - nh);
+	/* full: the stream must end here, not hold more */
+	while (r == LZMA_OK)
+		r = lzma_code(s, LZMA_FINISH);
 	munmap(p, size);
-	if (why) {
+	if (r == LZMA_BUF_ERROR)
+		return ELF_MDI_OVERSIZE; /* the output buffer ran out */
+	if (r != LZMA_STREAM_END)
+		return xz_why(r);
+	if (s->avail_out || s->total_in != n)
+		return ELF_MDI_XZ_BAD;
+	return ELF_MDI_READ;
+}
+
+/* A memory file holding the payload that the stream in[0, n) inflates
+ * to (size bytes, as its index declared), into *fd. Its ELF header is
+ * inflated and checked against img first: a payload of another kind is
+ * refused before the rest is inflated (240 MiB of zeros in 36 KB of xz
+ * took 5.2 s). Returns ELF_MDI_READ or why not (*err: -errno). */
+static int inflate_to_memfd(const uint8_t *in, size_t n, uint64_t size,
+			    const struct elfimg *img, int *fd, int *err)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	uint8_t head[sizeof(Elf64_Ehdr)];
+	size_t nh = MIN(size, sizeof(head));
+	lzma_ret r;
+	int why;
+
+	*fd = -1;
+	r = lzma_stream_decoder(&s, MDI_DECODER_MEM, 0);
+	if (r != LZMA_OK)
+		return r == LZMA_MEM_ERROR ? ELF_MDI_MEMLIMIT : ELF_MDI_XZ_BAD;
+	s.next_in = in;
+	s.avail_in = n;
+	r = xz_run(&s, head, nh);
+	if (r != LZMA_OK && r != LZMA_STREAM_END)
+		why = xz_why(r);
+	else if (s.avail_out)
+		why = ELF_MDI_XZ_BAD; /* shorter than its index says */
+	else
+		why = elf_head_check(head, nh, img, err);
+	if (!why)
+		why = xz_rest_to_memfd(&s, n, head, nh, size, fd, err);
+	lzma_end(&s);
+	if (why && *fd >= 0) {
 		close(*fd);
 		*fd = -1;
 	}
@@ -180,7 +242,7 @@ static void mdi_open(struct elfimg *img, size_t sec, struct elf_mdi *m)
 	if (!m->why && !m->size)
 		m->why = ELF_MDI_NOT_ELF;
 	if (!m->why)
-		m->why = inflate_to_memfd(z, zn, m->size, &fd, &m->err);
+		m->why = inflate_to_memfd(z, zn, m->size, img, &fd, &m->err);
 	xfree_huge(z, zn);
 	if (m->why)
 		return;

@@ -32,7 +32,8 @@ struct elf_mdi {
 };
 
 /* img's MiniDebugInfo (the first non-empty .gnu_debugdata section),
- * inflated and opened once (cached in img, closed with it) as a debug
+ * inflated and opened once (cached in img until elfimg_drop_data() or
+ * elfimg_close(), then inflated again if asked for) as a debug
  * image would be, checked: one xz stream whose index declares its
  * inflated size within the bound above, that inflates to exactly that
  * size, an ELF file of img's class, byte order and machine with a

@@ -179,6 +179,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1180-size-minidebuginfo.py \
 	tests/t1181-size-minidebuginfo-hostile.py \
 	tests/t1182-size-minidebuginfo-libc.py \
+	tests/t1183-size-symbol-names-overlap.py \
 	tests/t1190-size-dwo-name-unterminated.py \
 	tests/t1191-size-xindex-symbols.py \
 	tests/t1192-size-reloc-dwarf.py \

@@ -8,9 +8,12 @@ what was left out and why, FILE SIZE summing to the file's size, and
 bounded memory (the child's peak RSS from wait4(), the kernel's count):
  - a corrupt and a truncated xz stream;
  - an xz bomb: 320 MiB of zeros in 50 KB (its index declares it: over
-   the bound, never inflated) and the same stream with its index made to
-   declare 1 MiB (inflation stops at 1 MiB): peak RSS under 200 MiB,
+   the bound, never inflated) and the same zeros after the good payload
+   with its index made to declare 1 MiB (inflation stops at 1 MiB): peak RSS under 200 MiB,
    where inflating it would take 320;
+ - 192 MiB of zeros, its index telling the truth (within the bound):
+   refused by its first 64 bytes (no ELF header), not inflated whole:
+   peak RSS under 128 MiB;
  - a payload that is no ELF file, a truncated one, one of another class
    (-m32), one without .symtab;
  - a payload holding a .gnu_debugdata of its own: its symbols are read,
@@ -226,7 +229,12 @@ def main():
         rss, rc = peak_rss(path)
         check(rc == 0 and rss < 200 * MiB,
               f"xz bomb: peak RSS {rss >> 20} MiB < 200 (exit {rc})")
-        path = with_payload("liar", xz_declare(bomb, MiB))
+        # the payload's ELF header first (checked before the rest is
+        # inflated), then the zeros
+        c = lzma.LZMACompressor(format=lzma.FORMAT_XZ, preset=0)
+        lying = c.compress(mini) + b"".join(
+            c.compress(zero) for _ in range(20)) + c.flush()
+        path = with_payload("liar", xz_declare(lying, MiB))
         case("xz bomb declaring 1 MiB", path,
              ["inflates past the size its index declares"],
              absent=["s_alpha"])
@@ -234,6 +242,17 @@ def main():
         check(rc == 0 and rss < 200 * MiB,
               f"xz bomb declaring 1 MiB: peak RSS {rss >> 20} MiB < 200 "
               f"(exit {rc})")
+
+        c = lzma.LZMACompressor(format=lzma.FORMAT_XZ, preset=0)
+        zeros = b"".join(c.compress(zero) for _ in range(12)) + c.flush()
+        path = with_payload("zeros", zeros)
+        case("192 MiB of zeros, declared", path,
+             ["not read: it inflates to no ELF file", "not an ELF file"],
+             absent=["s_alpha"])
+        rss, rc = peak_rss(path)
+        check(rc == 0 and rss < 128 * MiB,
+              f"192 MiB of zeros: peak RSS {rss >> 20} MiB < 128: refused "
+              f"by its first bytes, not inflated whole (exit {rc})")
 
         case("not ELF", with_payload("text", lzma.compress(
             b"no ELF file here\n" * 64)),

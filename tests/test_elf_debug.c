@@ -30,6 +30,7 @@
 #include "elf/elfimg.h"
 #include "elf/elfpriv.h"
 #include "elf/imagemaps.h"
+#include "elf/minidebug.h"
 #include "elf/relocs.h"
 #include "report/keys.h"
 #include "tests/elf_fixture.h"
@@ -388,6 +389,19 @@ static void test_libc_debug(void **state)
 	elfimg_close(img);
 }
 
+/* How many memory files of MiniDebugInfo payloads this process holds
+ * open: /proc/self/fd's links, "/memfd:memsz-minidebuginfo (deleted)". */
+static int mdi_memfds(void)
+{
+	char *out = sh_output("ls -l /proc/%d/fd | "
+			      "grep -c 'memfd:memsz-minidebuginfo' || true",
+			      (int)getpid());
+	int n = atoi(out);
+
+	free(out);
+	return n;
+}
+
 /* MiniDebugInfo (.gnu_debugdata) made as Fedora's find-debuginfo.sh
  * makes it: with no .symtab found, the functions it keeps are named with
  * .dynsym, each at least its readelf -s size in VM (its FDE adds to it),
@@ -450,6 +464,17 @@ static void test_minidebug(void **state)
 	assert_true(sym_vm_bytes(&m, "fx_dup") >= dup_size);
 	assert_true(funcs >= 5);
 	assert_int_equal(m.st.mdi_symbols, funcs);
+	/* the inflated payload lives until the map is built, as the DWARF
+	 * buffers do: elfimg_drop_data(), called as the map is built,
+	 * closes its memory file, the map keeps its rows (report keeps every
+	 * image open: their payloads would otherwise add up) */
+	assert_int_equal(mdi_memfds(), 0);
+	/* asked for again, it is inflated again */
+	assert_non_null(elf_minidebug_get(m.img)->img);
+	assert_int_equal(mdi_memfds(), 1);
+	elfimg_drop_data(m.img);
+	assert_int_equal(mdi_memfds(), 0);
+	assert_true(sym_vm_bytes(&m, "fx_dup") >= dup_size);
 	unmap_image(&m);
 
 	/* the debug file, found by build-id, wins */

@@ -119,6 +119,11 @@ static const struct {
 				"(.gnu_debugdata) or symbols of it that "
 				"memsz does not read",
 				"-v says what and why"},
+    [NOTE_NAMES_DROPPED] = {"images have symbol tables whose names add "
+			    "up past 4 times their string table "
+			    "(overlapping names): the rest of their "
+			    "symbols are left out",
+			    NULL},
 };
 
 /* Subjects named in a grouped line. */

@@ -57,6 +57,7 @@ enum note_kind {
 	NOTE_DWARF_REFUSED,	 /* DWARF past the inflate bound, or unsafe */
 	NOTE_MINIDEBUG,		 /* symbols from .gnu_debugdata */
 	NOTE_MINIDEBUG_DROPPED,	 /* .gnu_debugdata or its symbols dropped */
+	NOTE_NAMES_DROPPED,	 /* symbols whose names overlap dropped */
 	NOTE__COUNT
 };
 
