@@ -334,6 +334,44 @@ static bool uses_debug(enum elf_source src)
 	       src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES;
 }
 
+/* For a source that uses a separate debug file: look for it (once per
+ * image: the search is cached) and say what the look-up found, with the
+ * first such source only. */
+static void debug_lookup(struct imgmaps *im, const struct elf_map_opts *opts,
+			 struct strlist *notes)
+{
+	const char *path = im->img->path;
+	/* The first such key searches and notes; the search is
+	 * cached in the image, so the others would repeat it. */
+	bool first = true;
+	int ret;
+
+	for (size_t i = 0; i < ELFSRC__COUNT; i++)
+		if (im->built[i] && uses_debug(i))
+			first = false;
+	if (opts && opts->ndebug_files)
+		elfimg_use_debug_files(im->img, opts->debug_files,
+				       opts->ndebug_files);
+	ret = elfimg_find_debug(im->img, opts ? opts->debug_root : NULL);
+	/* libdebuginfod missing, or its servers failed */
+	if (ret == -MEMSZ_EDIFDOWN && first)
+		strlist_add_notef(notes, NOTE_DEBUG_LOOKUP, path,
+				  "%s: looking for a debug file: %s "
+				  "(%s)",
+				  path, memsz_strerror(ret),
+				  memsz_strerror(elfimg_debuginfod_error()));
+	else if (ret < 0 && first)
+		strlist_add_notef(
+		    notes, NOTE_DEBUG_LOOKUP, path,
+		    "%s: looking for a debug "
+		    "file%s: %s",
+		    path,
+		    ret == -MEMSZ_ENOLIB ? "" : " on the debuginfod servers",
+		    memsz_strerror(ret));
+	if (first)
+		debug_note(notes, path, im->img);
+}
+
 int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		   const struct elf_map_opts *opts, struct strlist *notes,
 		   struct dualmap **out)
@@ -346,39 +384,8 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 		*out = &im->src[src];
 		return 0;
 	}
-	if (uses_debug(src)) {
-		/* The first such key searches and notes; the search is
-		 * cached in the image, so the others would repeat it. */
-		bool first = true;
-
-		for (size_t i = 0; i < ELFSRC__COUNT; i++)
-			if (im->built[i] && uses_debug(i))
-				first = false;
-		if (opts && opts->ndebug_files)
-			elfimg_use_debug_files(im->img, opts->debug_files,
-					       opts->ndebug_files);
-		ret =
-		    elfimg_find_debug(im->img, opts ? opts->debug_root : NULL);
-		/* libdebuginfod missing, or its servers failed */
-		if (ret == -MEMSZ_EDIFDOWN && first)
-			strlist_add_notef(
-			    notes, NOTE_DEBUG_LOOKUP, path,
-			    "%s: looking for a debug file: %s "
-			    "(%s)",
-			    path, memsz_strerror(ret),
-			    memsz_strerror(elfimg_debuginfod_error()));
-		else if (ret < 0 && first)
-			strlist_add_notef(notes, NOTE_DEBUG_LOOKUP, path,
-					  "%s: looking for a debug "
-					  "file%s: %s",
-					  path,
-					  ret == -MEMSZ_ENOLIB
-					      ? ""
-					      : " on the debuginfod servers",
-					  memsz_strerror(ret));
-		if (first)
-			debug_note(notes, path, im->img);
-	}
+	if (uses_debug(src))
+		debug_lookup(im, opts, notes);
 	dualmap_init(&im->src[src]);
 	im->built[src] = true;
 	ret = elfimg_source_map(im->img, src, opts, lb, &im->base,
