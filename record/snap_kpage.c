@@ -314,7 +314,7 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 				 uint32_t *flp, uint32_t *mcp)
 {
 	uint32_t fl = 0, mapcount = 0;
-	bool looked_flags = looked;
+	bool looked_flags = looked, self;
 
 	*mcp = 0;
 	if (e & PM_SWAPPED) {
@@ -370,14 +370,18 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 	/* memsz's own mapping of the page is not a sharer: without memsz
 	 * the page would be mapped once less (and private if that leaves
 	 * one) */
-	if (looked && mapcount > 1 &&
-	    ((x & SCAN_SELF) || observer_maps(s, e & PM_PFN_MASK)))
+	self = looked && mapcount > 1 &&
+	       ((x & SCAN_SELF) || observer_maps(s, e & PM_PFN_MASK));
+	if (self)
 		mapcount--;
 	/* A page mapped once is private, as smaps_account counts it (its
 	 * page's mapcount < 2), whatever pagemap says: pagemap gives every
 	 * page of a PMD-mapped THP its head page's exclusive bit, so a page
-	 * of it that a forked child has copied away lacks it. */
-	if (looked && mapcount == 1) {
+	 * of it that a forked child has copied away lacks it. Not a hugetlb
+	 * page: processes sharing its page table (a 1 GiB aligned shared
+	 * mapping after a fork) map it with a mapcount of 1, and pagemap's
+	 * cleared bit is smaps' Shared_Hugetlb (hugetlb_pmd_shared()). */
+	if (looked && mapcount == 1 && (self || !(fl & MD_PG_HUGE))) {
 		fl |= MD_PG_EXCLUSIVE;
 		e |= PM_EXCLUSIVE;
 	}

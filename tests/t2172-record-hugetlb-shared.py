@@ -62,9 +62,11 @@ def status_kb(pid, field):
 
 
 def rows(data):
-    """{(start, end): row} of `memsz report --by mappings -F rss,thp`."""
+    """{(start, end): row} of `memsz report --by mappings -F
+    rss,thp,dirty,shdirty`."""
     out = {}
-    for r in lib.report(data, "mappings", "--fields", "rss,thp"):
+    for r in lib.report(data, "mappings", "--fields",
+                        "rss,thp,dirty,shdirty"):
         first = r["mappings"].split()[0]
         if "-" in first:
             s, e = (int(x, 16) for x in first.split("-"))
@@ -98,6 +100,13 @@ def compare(who, data, vmas, htlb, thp):
             check(int(r["rss"]) == want and want == 2 << 20,
                   f"{name}: RSS {r['rss']} == smaps Rss + Shared_Hugetlb "
                   f"+ Private_Hugetlb {want} (2 MiB)")
+            if not v.get("Private_Hugetlb", 0):
+                # mapped once through a page table two processes share:
+                # kpagecount 1, but shared (pagemap's bit, smaps'
+                # Shared_Hugetlb), so no byte of it is private dirty
+                priv = int(r["dirty"]) - int(r["shared_dirty"])
+                check(priv == 0, f"{name}: private dirty {priv} == "
+                      "smaps Private_Hugetlb 0")
         if key == thp:
             check(ht == wt and wt == 2 << 20,
                   f"{name}: THP {ht} == smaps AnonHugePages {wt} (2 MiB)")
