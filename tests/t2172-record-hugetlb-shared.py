@@ -23,7 +23,8 @@ smaps: THP per mapping equals AnonHugePages + ShmemPmdMapped +
 FilePmdMapped (0 for the hugetlb mapping, 2 MiB for the THP one) and RSS
 the mapping's resident bytes, Rss + Shared_Hugetlb + Private_Hugetlb
 (smaps keeps hugetlb pages out of its Rss line; memsz counts them
-resident).
+resident); and where smaps has no Private_Hugetlb (the page table
+shared), no byte of the mapping private dirty (kpagecount is 1 there).
 """
 import os
 import re
