@@ -16,8 +16,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* The kernel pads the fixed part to 25 + 6 * sizeof(void *) - 1 columns
@@ -245,9 +243,6 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
  * These find the name itself. */
 #define NL_ESC "\\012"
 #define NL_ESC_LEN 4
-/* Decodings tried per name: each of the first NL_TRY_MAX "\012" either
- * kept or decoded (2^NL_TRY_MAX stats at most), any further one decoded. */
-#define NL_TRY_MAX 8
 
 /* The text maps prints for name: each '\n' as "\012"; caller frees. */
 static char *maps_escape(const char *name)
@@ -270,93 +265,34 @@ static char *maps_escape(const char *name)
 	return out;
 }
 
-/* name with the i-th "\012" decoded into '\n' where bit i of mask is set
- * (every one past NL_TRY_MAX decoded); caller frees. */
-static char *maps_decode(const char *name, unsigned mask)
-{
-	char *out = xstrdup(name), *o = out;
-	const char *c = name;
-	unsigned i = 0;
-
-	while (*c) {
-		if (!strncmp(c, NL_ESC, NL_ESC_LEN) &&
-		    (i >= NL_TRY_MAX || mask >> i & 1)) {
-			*o++ = '\n';
-			c += NL_ESC_LEN;
-			i++;
-			continue;
-		}
-		if (!strncmp(c, NL_ESC, NL_ESC_LEN)) {
-			memcpy(o, c, NL_ESC_LEN);
-			o += NL_ESC_LEN;
-			c += NL_ESC_LEN;
-			i++;
-			continue;
-		}
-		*o++ = *c++;
-	}
-	*o = 0;
-	return out;
-}
-
-/* Whether path (absolute, as pid sees it) under pid's root rfd is the file
- * m maps. */
-static bool maps_names_file(int rfd, const char *path, const struct procmap *m)
-{
-	struct stat st;
-
-	return rfd >= 0 && path[0] == '/' && path[1] &&
-	       !fstatat(rfd, path + 1, &st, 0) && st.st_ino == m->ino &&
-	       major(st.st_dev) == m->dev_major &&
-	       minor(st.st_dev) == m->dev_minor;
-}
-
 /* The name of the file m maps (m->name holds "\012"), or NULL where it
  * cannot be told from the text (kept as printed): the link of its
  * /proc/PID/map_files entry (d_path's text, not escaped; where memsz may
- * read it) if maps prints it as m->name,
- * else the decoding of m->name whose path under pid's root is the file
- * (dev, ino) m maps. Caller frees. */
-static char *maps_real_name(int pid, int *rfd, const struct procmap *m)
+ * read it) if maps prints it as m->name. No decoding of the text is tried
+ * by stat()ing candidate paths: the target controls those paths (each
+ * look-up a walk it can make slow, through its symlinks); where memsz may
+ * not read map_files the name stays as maps prints it. Caller frees. */
+static char *maps_real_name(int pid, const struct procmap *m)
 {
 	char link[64], buf[PATH_MAX + 16], *name, *esc;
-	unsigned k = 0, mask;
 	ssize_t len;
 
 	snprintf(link, sizeof(link), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, m->start, m->end);
 	len = readlink(link, buf, sizeof(buf) - 1);
-	if (len > 0 && (size_t)len < sizeof(buf) - 1) {
-		buf[len] = 0;
-		esc = maps_escape(buf);
-		name = strcmp(esc, m->name) ? NULL : xstrdup(buf);
-		free(esc);
-		if (name)
-			return name;
-	}
-	if (*rfd == -2) {
-		snprintf(link, sizeof(link), "/proc/%d/root", pid);
-		*rfd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	}
-	/* the text as printed first: a name that holds "\012" itself */
-	if (maps_names_file(*rfd, m->name, m))
+	if (len <= 0 || (size_t)len >= sizeof(buf) - 1)
 		return NULL;
-	for (const char *c = m->name; (c = strstr(c, NL_ESC)); c += NL_ESC_LEN)
-		k++;
-	for (mask = 1; mask < 1u << MIN(k, NL_TRY_MAX); mask++) {
-		name = maps_decode(m->name, mask);
-		if (maps_names_file(*rfd, name, m))
-			return name;
-		free(name);
-	}
-	return NULL;
+	buf[len] = 0;
+	esc = maps_escape(buf);
+	name = strcmp(esc, m->name) ? NULL : xstrdup(buf);
+	free(esc);
+	return name;
 }
 
 /* Give each file mapping of out whose name holds "\012" the name of its
  * file, where it can be told (maps_real_name). */
 static void maps_unescape_names(int pid, struct procmaps *out)
 {
-	int rfd = -2;
 	char *name;
 
 	for (size_t i = 0; i < out->n; i++) {
@@ -364,14 +300,12 @@ static void maps_unescape_names(int pid, struct procmaps *out)
 
 		if (!m->ino || !strstr(m->name, NL_ESC))
 			continue;
-		name = maps_real_name(pid, &rfd, m);
+		name = maps_real_name(pid, m);
 		if (name) {
 			free(m->name);
 			m->name = name;
 		}
 	}
-	if (rfd >= 0)
-		close(rfd);
 }
 
 int procmaps_read(int pid, int tid, struct procmaps *out)

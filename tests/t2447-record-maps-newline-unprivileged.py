@@ -6,10 +6,8 @@ an unprivileged `record -p` of a process of its own user (nobody).
 /proc/PID/maps prints a newline of a name as the text "\\012" and a
 backslash as it is. memsz takes the name from the mapping's
 /proc/PID/map_files link where it may read it (here, on Linux 6.18,
-the process's own user may), else tries
-the decodings of each "\\012" (kept or made a newline) under
-/proc/PID/root and takes the one that is the mapped file (stat's dev,
-ino). Three files: one with a newline, one with the text "\\012", one
+the process's own user may; elsewhere the name stays as maps prints it:
+memsz looks up no candidate path the target controls). Three files: one with a newline, one with the text "\\012", one
 with both ("two\\n\\\\012x"), mapped by a workload running as nobody and
 recorded by memsz running as nobody. Ground truth: the real names and
 smaps' Rss (read by root). Each must have a row under its real name in
