@@ -369,6 +369,39 @@ def nm_sizes(obj, names):
             if len(f) == 4 and f[3] in names}
 
 
+def _pb_varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+
+def pb_fields(pb):
+    """The (field number, value) pairs of a protocol buffer message (a
+    pprof Profile): ints for varints, bytes for the other wire types."""
+    out, i = [], 0
+    while i < len(pb):
+        tag, i = _pb_varint(pb, i)
+        kind = tag & 7
+        if kind == 0:
+            v, i = _pb_varint(pb, i)
+        elif kind == 1:
+            v, i = pb[i:i + 8], i + 8
+        elif kind == 5:
+            v, i = pb[i:i + 4], i + 4
+        elif kind == 2:
+            n, i = _pb_varint(pb, i)
+            v, i = pb[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d" % kind)
+        out.append((tag >> 3, v))
+    return out
+
+
 def section_strings(path, name, addr):
     """[(address, string)] of the strings readelf -p finds in section name
     of path (loaded at addr), in address order."""

@@ -37,37 +37,9 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7f) << s
-        s += 7
-        if c < 0x80:
-            return v, i
-
-
 def string_table(pb):
     """Field 6 (string_table) of a Profile message, as bytes."""
-    out, i = [], 0
-    while i < len(pb):
-        tag, i = varint(pb, i)
-        kind = tag & 7
-        if kind == 0:
-            _, i = varint(pb, i)
-        elif kind == 1:
-            i += 8
-        elif kind == 5:
-            i += 4
-        elif kind == 2:
-            n, i = varint(pb, i)
-            if tag >> 3 == 6:
-                out.append(pb[i:i + n])
-            i += n
-        else:
-            raise ValueError("wire type %d" % kind)
-    return out
+    return [v for k, v in lib.pb_fields(pb) if k == 6]
 
 
 def controls(b):

@@ -30,43 +30,10 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7f) << s
-        s += 7
-        if c < 0x80:
-            return v, i
-
-
-def fields(pb):
-    """The (field number, value) pairs of a message: ints for varints,
-    bytes for length-delimited fields."""
-    out, i = [], 0
-    while i < len(pb):
-        tag, i = varint(pb, i)
-        kind = tag & 7
-        if kind == 0:
-            v, i = varint(pb, i)
-        elif kind == 1:
-            v, i = pb[i:i + 8], i + 8
-        elif kind == 5:
-            v, i = pb[i:i + 4], i + 4
-        elif kind == 2:
-            n, i = varint(pb, i)
-            v, i = pb[i:i + n], i + n
-        else:
-            raise ValueError("wire type %d" % kind)
-        out.append((tag >> 3, v))
-    return out
-
-
 def default_type(prof):
     """The type named by the profile's default_sample_type, or None."""
     with gzip.open(prof) as f:
-        msg = fields(f.read())
+        msg = lib.pb_fields(f.read())
     strs = [v for k, v in msg if k == 6]
     dflt = [v for k, v in msg if k == 14]
     return strs[dflt[-1]].decode() if dflt and dflt[-1] else None
