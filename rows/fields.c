@@ -254,16 +254,6 @@ const char *out_col_text(char *buf, size_t len, const struct row *r,
 	return out_fmt_value(buf, len, r->vals[col], coldefs[col].shift);
 }
 
-/* v (fixed point, shift fraction bits) in hundredths, rounded as
- * out_fmt_value() prints it */
-static uint64_t cents_of(uint64_t v, unsigned shift)
-{
-	uint64_t frac = v & ((UINT64_C(1) << shift) - 1);
-
-	return (v >> shift) * 100 +
-	       ((frac * 100 + (UINT64_C(1) << (shift - 1))) >> shift);
-}
-
 char *out_fmt_delta(char *buf, size_t len, const struct row *r, enum col_id c)
 {
 	uint64_t o = r->vals[c], n = row_set(r, 1)[c], d;
@@ -273,8 +263,8 @@ char *out_fmt_delta(char *buf, size_t len, const struct row *r, enum col_id c)
 	/* with a fraction, the change of the two numbers as printed (each
 	 * rounded to hundredths), so that delta = new - old as read */
 	if (shift) {
-		o = cents_of(o, shift);
-		n = cents_of(n, shift);
+		o = out_cents(o, shift);
+		n = out_cents(n, shift);
 	}
 	d = n > o ? n - o : o - n;
 	if (shift)

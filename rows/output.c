@@ -103,17 +103,30 @@ int out_format_parse(const char *s, enum out_format *fmt)
 	return -1;
 }
 
+/* The fraction of v (shift > 0 fraction bits) in hundredths, rounded:
+ * 0 to 100. */
+static uint64_t frac_cents(uint64_t v, unsigned shift)
+{
+	uint64_t frac = v & ((UINT64_C(1) << shift) - 1);
+
+	return (frac * 100 + (UINT64_C(1) << (shift - 1))) >> shift;
+}
+
+uint64_t out_cents(uint64_t v, unsigned shift)
+{
+	return (v >> shift) * 100 + frac_cents(v, shift);
+}
+
 char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift)
 {
-	uint64_t ip, frac, cents;
+	uint64_t ip, cents;
 
 	if (!shift) {
 		snprintf(buf, len, "%" PRIu64, v);
 		return buf;
 	}
 	ip = v >> shift;
-	frac = v & ((UINT64_C(1) << shift) - 1);
-	cents = (frac * 100 + (UINT64_C(1) << (shift - 1))) >> shift;
+	cents = frac_cents(v, shift);
 	if (cents >= 100) {
 		ip++;
 		cents -= 100;

@@ -194,6 +194,10 @@ int out_write_error(FILE *f, const char *msg);
  * half up ("12.50"). buf should hold 32 bytes. Returns buf. */
 char *out_fmt_value(char *buf, size_t len, uint64_t v, unsigned shift);
 
+/* Fixed-point v (shift > 0 fraction bits) in hundredths, rounded as
+ * out_fmt_value() prints it. */
+uint64_t out_cents(uint64_t v, unsigned shift);
+
 /* Whole bytes for fixed-point value v (shift fractional bits) as the next
  * of a series of rows whose whole numbers must add up to their sum, not
  * lose a fraction per row (folded and pprof print PSS per leaf): the sum
