@@ -13,8 +13,8 @@ within K faults, and no sample is lost.
 tests/workloads/fault_loop.c faults without end, prints "tick N urg M"
 lines (M: the SIGURGs it caught; it has a SIGURG handler unless it blocks
 SIGURG), with NT threads faulting. The rings are small (-m 64, 256 KiB per
-cpu, or 1 MiB where threads churn: K is a few dozen samples, so leash
-stops come long before the first tick):
+cpu: K is a few dozen samples, so leash stops come long before the first
+tick):
  - launched, one thread; attached, three threads; attached, two threads
    that block SIGURG (memsz must pick SIGWINCH for them); attached, four
    threads, three of them made after memsz attached and all the time (each
@@ -61,12 +61,6 @@ from memsz_testlib import MEMSZ, check, proc_state  # noqa: E402
 # hang guard on every wait for an event, not a timing assumption
 WAIT_S = 120
 RING = ["--faults", "-m", "64"]
-# churning threads: at a moment of load the ones ending (zombies memsz has
-# not reaped) and their replacements are traced together, past the 15 or
-# so that a leash of two samples fits in 256 KiB (memsz then says so, "the
-# sample rings are too small", and may lose samples, as it warns): 1 MiB
-# per cpu keeps a leash of a few dozen samples for 16 threads
-CHURN_RING = ["--faults", "-m", "256"]
 # attaching to a churning process: rounds (each may seize a thread in
 # pthread_create(), or one the kernel traces already, or neither)
 CHURN_ROUNDS = int(os.environ.get("T2107_CHURN_ROUNDS", "4"))
@@ -110,8 +104,7 @@ def start(tmp, exe, name, launch, nt, words=()):
     its threads are traced and leashed then. With "late", the workload then
     makes its other threads, and this waits until it runs with them."""
     data = os.path.join(tmp, name + ".data")
-    got = lib.start_fault_loop(name, data,
-                               CHURN_RING if "churn" in words else RING,
+    got = lib.start_fault_loop(name, data, RING,
                                [exe, "0", str(nt), *words], launch)
     if got and not launch:
         rec = got[0]
