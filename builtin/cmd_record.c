@@ -23,7 +23,7 @@
 /* The options of one `memsz record`, parsed. */
 struct record_args {
 	struct session_opts so;
-	const char *pidlist;
+	char *pidlist;	    /* every -p, comma-joined */
 	bool all;	    /* -a */
 	int walk_given;	    /* the last of --frame-walk ('K') and
 			       --no-frame-walk ('X'), 0: neither */
@@ -55,7 +55,8 @@ static const struct opt record_opts[] = {
      NULL},
     {'p', "pid", OPT_ARG, "PID,...", 'p',
      "attach to running processes (all their threads)\n"
-     "and follow the children they fork",
+     "and follow the children they fork; -p A -p B is\n"
+     "-p A,B",
      NULL},
     {0, "children", OPT_NOARG, NULL, 'C',
      "with -p: also attach to every descendant the\n"
@@ -220,19 +221,20 @@ static int parse_seconds(const char *s, double *out)
 
 static void record_args_free(struct record_args *a)
 {
+	free(a->pidlist);
 	free(a->events);
 	free(a->sattr);
 	free(a->cache_paths);
 }
 
-/* Append one more event name to a->events. */
-static void add_event(struct record_args *a, const char *name)
+/* Append item to the comma-joined list *list. */
+static void list_append(char **list, const char *item)
 {
-	char *n = xasprintf("%s%s%s", a->events ? a->events : "",
-			    a->events ? "," : "", name);
+	char *n =
+	    xasprintf("%s%s%s", *list ? *list : "", *list ? "," : "", item);
 
-	free(a->events);
-	a->events = n;
+	free(*list);
+	*list = n;
 }
 
 /* Handle one sampling option c (--faults, -e, -c, --call-graph,
@@ -244,10 +246,10 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 
 	switch (c) {
 	case 'f':
-		add_event(a, "page-faults");
+		list_append(&a->events, "page-faults");
 		break;
 	case 'e':
-		add_event(a, arg);
+		list_append(&a->events, arg);
 		break;
 	case 'c':
 		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period) {
@@ -314,7 +316,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		a->so.output_special = true;
 		break;
 	case 'p':
-		a->pidlist = arg;
+		/* -p A -p B is -p A,B, as -e and --cache-paths add up:
+		 * keeping the last would record A silently left out */
+		list_append(&a->pidlist, arg);
 		break;
 	case 'a':
 		a->all = true;
