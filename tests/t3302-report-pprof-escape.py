@@ -3,8 +3,10 @@
 """t3302: `--format pprof` holds names others chose escaped, as the text
 formats show them.
 
-`sleep` is copied to a name with ESC [31m, a C1 control (U+0085) and the
-bytes 0xff 0xfe (not UTF-8), and recorded. Its pprof profile is read
+`cat` is copied to a name with ESC [31m, a C1 control (U+0085) and the
+bytes 0xff 0xfe (not UTF-8), started reading a pipe the test holds, and
+recorded with a one-shot `record -p PID --duration 0` (it runs until
+the test closes the pipe: nothing here waits for a time to pass). Its pprof profile is read
 back two ways:
  - its string table, unpacked here from the gzipped protocol buffer
    (no go needed), must be valid UTF-8 in every string (profile.proto
@@ -16,8 +18,8 @@ back two ways:
    `-top -sample_index=rss` gives the image, under the label the table
    shows (\\x1b[31m, \\u0085, \\xff\\xfe), the csv's RSS of it.
 
-Two copies running at once, one named x<ESC>y-sleep and one named the
-text x\\x1by-sleep (which the table shows alike, as two rows), must be
+Two copies running at once, one named x<ESC>y-cat and one named the
+text x\\x1by-cat (which the table shows alike, as two rows), must be
 two strings in the string table and two samples with two locations in
 `go tool pprof -raw`, not one sample adding up both. Only the parts
 that run `go tool pprof` are skipped without go.
@@ -69,20 +71,34 @@ def profile(data, prof):
         return string_table(f.read())
 
 
+def record(data, names):
+    """Record copies of cat named names, each running until its stdin
+    (a pipe held here) closes, with one one-shot record -p."""
+    procs = [subprocess.Popen([n], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL) for n in names]
+    try:
+        pids = sum([["-p", str(p.pid)] for p in procs], [])
+        subprocess.run([MEMSZ, "record", "-o", data, "--duration", "0"]
+                       + pids, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, check=True)
+    finally:
+        for p in procs:
+            p.stdin.close()
+            p.wait()
+
+
 def main():
-    sleep = shutil.which("sleep")
-    if not sleep:
-        lib.skip("no sleep(1)")
+    cat = shutil.which("cat")
+    if not cat:
+        lib.skip("no cat(1)")
     with tempfile.TemporaryDirectory(prefix="memsz-t3302-") as tmp:
         env = go_env(tmp)
         name = os.path.join(tmp.encode(),
-                            b"s\x1b[31m-\xc2\x85-\xff\xfe-sleep")
-        shutil.copy(sleep, name)
+                            b"s\x1b[31m-\xc2\x85-\xff\xfe-cat")
+        shutil.copy(cat, name)
         data = os.path.join(tmp, "e.data")
-        subprocess.run([MEMSZ, "record", "-o", data, "--", name, "0.1"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       check=True)
-        shown = os.path.join(tmp, "s\\x1b[31m-\\u0085-\\xff\\xfe-sleep")
+        record(data, [name])
+        shown = os.path.join(tmp, "s\\x1b[31m-\\u0085-\\xff\\xfe-cat")
         prof = os.path.join(tmp, "e.pb.gz")
         strs = profile(data, prof)
         bad = []
@@ -102,7 +118,7 @@ def main():
               "it (%s)" % shown)
         if env:
             go_checks(data, prof, shown, env)
-        twins(tmp, env, sleep)
+        twins(tmp, env, cat)
 
 
 def go_checks(data, prof, shown, env):
@@ -132,31 +148,26 @@ def go_checks(data, prof, shown, env):
           "csv's RSS (%d; pprof %r)" % (rss, flat))
 
 
-def twins(tmp, env, sleep):
-    """x<ESC>y-sleep and x\\x1by-sleep: two strings, two samples in
+def twins(tmp, env, cat):
+    """x<ESC>y-cat and x\\x1by-cat: two strings, two samples in
     pprof -raw."""
-    names = [os.path.join(tmp.encode(), b"x\x1by-sleep"),
-             os.path.join(tmp.encode(), b"x\\x1by-sleep")]
+    names = [os.path.join(tmp.encode(), b"x\x1by-cat"),
+             os.path.join(tmp.encode(), b"x\\x1by-cat")]
     for n in names:
-        shutil.copy(sleep, n)
+        shutil.copy(cat, n)
     data = os.path.join(tmp, "t.data")
-    subprocess.run([MEMSZ, "record", "-o", data, "--", "sh", "-c",
-                    '"$1" 0.2 & "$2" 0.2 & wait', "sh"] + names,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                   check=True)
+    record(data, names)
     out = subprocess.run([MEMSZ, "report", "-i", data, "--format", "csv"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          check=True).stdout.decode()
     rows = [r for r in csv.DictReader(io.StringIO(out))
-            if r["files"] == os.path.join(tmp, "x\\x1by-sleep")]
-    if len(rows) != 2:
-        lib.skip_part("the two copies were not both caught (%d rows)"
-                      % len(rows))
-        return
+            if r["files"] == os.path.join(tmp, "x\\x1by-cat")]
+    check(len(rows) == 2, "the table shows the two copies as two rows "
+          "(%d rows)" % len(rows))
     prof = os.path.join(tmp, "t.pb.gz")
-    strs = {s for s in profile(data, prof) if s.endswith(b"x1by-sleep")}
+    strs = {s for s in profile(data, prof) if s.endswith(b"x1by-cat")}
     check(len(strs) == 2,
-          "the string table names x<ESC>y-sleep and x\\\\x1by-sleep apart "
+          "the string table names x<ESC>y-cat and x\\\\x1by-cat apart "
           "(%r)" % sorted(strs))
     if not env:
         return
@@ -164,12 +175,12 @@ def twins(tmp, env, sleep):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env=env).stdout.decode(errors="replace")
     samples = [ln.strip() for ln in raw.splitlines()
-               if ln.strip().startswith("files:[") and "x1by-sleep" in ln]
+               if ln.strip().startswith("files:[") and "x1by-cat" in ln]
     locs = [ln for ln in
             raw.split("Locations")[-1].split("Mappings")[0].splitlines()
-            if "x1by-sleep" in ln]
+            if "x1by-cat" in ln]
     check(len(samples) == 2 and len(set(samples)) == 2 and len(locs) == 2,
-          "pprof -raw: x<ESC>y-sleep and x\\\\x1by-sleep are two samples "
+          "pprof -raw: x<ESC>y-cat and x\\\\x1by-cat are two samples "
           "(%r) at two locations (%r)" % (samples, locs))
 
 
