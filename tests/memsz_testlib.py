@@ -796,6 +796,40 @@ def cgroup2_mount():
     return mounts[0] if mounts else None
 
 
+_CGROUP_RE = re.compile(r"CGROUP pid (\d+) v(\d) ino (\d+)(?: usage (\d+))?"
+                        r"(?: kmem (\d+))? stats \d+( target)?( payer)? (.*)$")
+
+
+def cgroup_records(data):
+    """The CGROUP records of `memsz dump -v -i data`, in order, as dicts:
+    "pid", "version", "ino", "usage" and "kmem" (None where not recorded),
+    "target" and "payer" (bools), "path" (as dump prints it) and "stats"
+    ({counter: value} from memory.stat)."""
+    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
+                         capture_output=True, text=True,
+                         errors="surrogateescape").stdout
+    recs, cur = [], None
+    for line in out.splitlines():
+        m = _CGROUP_RE.search(line)
+        if m:
+            cur = {"pid": int(m[1]), "version": int(m[2]), "ino": int(m[3]),
+                   "usage": m[4] and int(m[4]), "kmem": m[5] and int(m[5]),
+                   "target": bool(m[6]), "payer": bool(m[7]),
+                   "path": m[8], "stats": {}}
+            recs.append(cur)
+        elif cur and line.startswith("    ") and len(line.split()) == 2:
+            k, v = line.split()
+            cur["stats"][k] = int(v)
+        else:
+            cur = None  # another record: its lines are not counters
+    return recs
+
+
+def cgroup_targets(data):
+    """The CGROUP records of data's -G target (see cgroup_records)."""
+    return [r for r in cgroup_records(data) if r["pid"] == 0 and r["target"]]
+
+
 V1_MEMORY = "/sys/fs/cgroup/memory"
 
 

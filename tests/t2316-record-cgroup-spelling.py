@@ -41,13 +41,8 @@ sys.stdin.readline()
 
 def target_path(data):
     """The path of the -G CGROUP record (`memsz dump`), or None."""
-    out = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
-                         capture_output=True).stdout
-    for line in out.splitlines():
-        m = re.search(r"CGROUP pid 0 .* target (.*)$", line)
-        if m:
-            return m[1]
-    return None
+    t = lib.cgroup_targets(data)
+    return t[0]["path"] if t else None
 
 
 def anon_of(pid):

@@ -20,7 +20,6 @@ CHARGE = RSS >= 16 MiB. A cgroup2 directory given by its absolute path
 is still taken as given (the warning says it has no memory controller).
 """
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -44,14 +43,8 @@ sys.stdin.readline()
 
 def target_record(data):
     """(path, usage) of the -G CGROUP record (`memsz dump`), or None."""
-    out = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
-                         capture_output=True).stdout
-    for line in out.splitlines():
-        m = re.search(r"CGROUP pid 0 v\d ino \d+ usage (\d+) .* target "
-                      r"(.*)$", line)
-        if m:
-            return m[2], int(m[1])
-    return None
+    t = lib.cgroup_targets(data)
+    return (t[0]["path"], t[0]["usage"]) if t else None
 
 
 def run(tmp, v1, v2, name):

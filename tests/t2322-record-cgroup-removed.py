@@ -16,7 +16,6 @@ say that CG was removed and never that it has no memory controller;
 the CGROUP records of the -G cgroup from before the removal are there.
 """
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -36,9 +35,7 @@ sys.stdin.readline()
 
 def target_records(data):
     """The number of CGROUP records of the -G cgroup in data."""
-    out = subprocess.run([MEMSZ, "dump", "-i", lib.recording(data)],
-                         text=True, capture_output=True).stdout
-    return len(re.findall(r"CGROUP pid 0 .* target ", out))
+    return len(lib.cgroup_targets(lib.recording(data)))
 
 
 def run(tmp, cg, out):

@@ -37,22 +37,10 @@ UNITS = {None: 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
 def root_records(data):
     """(usage, kmem, total_cache + total_rss) of each CGROUP record of
     the -G root in data (`memsz dump -v`)."""
-    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data],
-                         capture_output=True, text=True).stdout
-    recs, cur = [], None
-    for line in out.splitlines():
-        m = re.search(r"CGROUP pid 0 v1 ino 1 usage (\d+) kmem (\d+) .*"
-                      r" target ", line)
-        if m:
-            cur = [int(m[1]), int(m[2]), 0]
-            recs.append(cur)
-        elif cur and line.startswith("    "):
-            k, v = line.split()[0], line.split()[-1]
-            if k in ("total_cache", "total_rss"):
-                cur[2] += int(v)
-        else:
-            cur = None
-    return recs
+    return [(r["usage"], r["kmem"], r["stats"].get("total_cache", 0)
+             + r["stats"].get("total_rss", 0))
+            for r in lib.cgroup_targets(data)
+            if r["version"] == 1 and r["ino"] == 1]
 
 
 def main():
