@@ -115,7 +115,8 @@ static const struct opt record_opts[] = {
      NULL},
     {'e', "event", OPT_ARG, "EVENT,...", 'e',
      "sample these events (libpfm4 names: page-faults,\n"
-     "minor-faults, major-faults, perf::PAGE-FAULTS:u ...)",
+     "minor-faults, major-faults, perf::PAGE-FAULTS:u ...);\n"
+     "one given twice is opened once",
      NULL},
     {'c', "count", OPT_ARG, "N", 'c', "sample every N-th event (default 1)",
      NULL},
@@ -172,38 +173,81 @@ void usage_record(FILE *out)
 	opts_usage(&record_cmd, out);
 }
 
+/* Append item to the comma-joined list *list. */
+static void list_append(char **list, const char *item)
+{
+	char *n =
+	    xasprintf("%s%s%s", *list ? *list : "", *list ? "," : "", item);
+
+	free(*list);
+	*list = n;
+}
+
+/* Say why event name is refused (ret: events_attr()'s error). */
+static void say_bad_event(const char *name, int ret)
+{
+	char *hint;
+
+	if (ret != -MEMSZ_EUSAGE) {
+		memsz_error("cannot encode event '%s': %s", name,
+			    memsz_strerror(ret));
+		return;
+	}
+	hint = events_suggest(name);
+	if (hint)
+		memsz_error("unknown event '%s' (did you mean %s?)", name,
+			    hint);
+	else
+		memsz_error("unknown event '%s'", name);
+	free(hint);
+}
+
+/* Whether an event with attr is in a->sattr already. */
+static bool event_known(const struct record_args *a,
+			const struct perf_event_attr *attr)
+{
+	for (size_t i = 0; i < a->nsattr; i++)
+		if (!memcmp(&a->sattr[i], attr, sizeof(*attr)))
+			return true;
+	return false;
+}
+
 /* Parse the -e list (and --faults) into a->sattr; prints the error. */
 static int parse_events(struct record_args *a, const char *list,
 			const struct events_opts *fo)
 {
-	char *copy = xstrdup(list), *save = NULL, *name;
+	char *copy = xstrdup(list), *save = NULL, *name, *kept = NULL;
 	int ret = 0;
 
 	for (name = strtok_r(copy, ",", &save); name && !ret;
 	     name = strtok_r(NULL, ",", &save)) {
 		struct perf_event_attr attr;
-		char *hint;
 
 		ret = events_attr(name, fo, &attr);
-		if (ret == -MEMSZ_EUSAGE) {
-			hint = events_suggest(name);
-			if (hint)
-				memsz_error("unknown event '%s' (did you mean "
-					    "%s?)",
-					    name, hint);
-			else
-				memsz_error("unknown event '%s'", name);
-			free(hint);
-		} else if (ret < 0) {
-			memsz_error("cannot encode event '%s': %s", name,
-				    memsz_strerror(ret));
-		} else {
-			a->sattr =
-			    xrealloc(a->sattr, (a->nsattr + 1) * sizeof(attr));
-			a->sattr[a->nsattr++] = attr;
+		if (ret < 0) {
+			say_bad_event(name, ret);
+			break;
 		}
+		/* an event named twice (--faults -e page-faults, or an
+		 * alias) would count each of its samples twice */
+		if (event_known(a, &attr)) {
+			memsz_warning("event '%s' is given more than once: "
+				      "recorded once",
+				      name);
+			continue;
+		}
+		a->sattr = xrealloc(a->sattr, (a->nsattr + 1) * sizeof(attr));
+		a->sattr[a->nsattr++] = attr;
+		list_append(&kept, name);
+	}
+	if (!ret && !a->nsattr) {
+		memsz_error("-e wants an event name, not '%s'", list);
+		ret = -MEMSZ_EUSAGE;
 	}
 	free(copy);
+	/* the names noted in the file, one for each event opened */
+	free(a->events);
+	a->events = kept;
 	return ret;
 }
 
@@ -225,16 +269,6 @@ static void record_args_free(struct record_args *a)
 	free(a->events);
 	free(a->sattr);
 	free(a->cache_paths);
-}
-
-/* Append item to the comma-joined list *list. */
-static void list_append(char **list, const char *item)
-{
-	char *n =
-	    xasprintf("%s%s%s", *list ? *list : "", *list ? "," : "", item);
-
-	free(*list);
-	*list = n;
 }
 
 /* Handle one sampling option c (--faults, -e, -c, --call-graph,

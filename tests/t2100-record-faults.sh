@@ -105,6 +105,23 @@ check "-e page-faults: path a exact, callchains, 3 regs" \
 	grep -qx 'a 300 300 300 0 3 1' "$T/e.res"
 check "-e page-faults: path c exact" grep -q '^c 700 700 700 0 ' "$T/e.res"
 
+# 2b. the same event named again (--faults is -e page-faults; faults is
+# its alias): opened once, with a warning, not once per name (each fault
+# was sampled three times, one path's 300 pages as 900 samples).
+urgent "$MEMSZ" record --faults -e page-faults,faults -o "$T/d.data" -- \
+	"$T/fault_paths" "$T/paths.txt" 2>"$T/d.err"
+check "record --faults -e page-faults,faults exits 0" test $? -eq 0
+check "a warning names each repeated event" \
+	test "$(grep -c 'given more than once: recorded once' "$T/d.err")" -eq 2
+"$MEMSZ" dump -i "$T/d.data" > "$T/d.txt"
+check "one event noted" test "$(grep -c 'NOTE event ' "$T/d.txt")" -eq 1
+$PY "$T/check.py" "$T/d.txt" "$T/paths.txt" "$T/nm.txt" > "$T/d.res"
+cat "$T/d.res" | sed 's/^/# /'
+check "events named thrice: path a one sample per page (300)" \
+	grep -q '^a 300 300 300 0 ' "$T/d.res"
+check "-e '' is a usage error" sh -c \
+	"'$MEMSZ' record -e '' -o '$T/n.data' -- true 2>/dev/null; test \$? -eq 129"
+
 # 3. two events by libpfm4 names: every minor fault is also a page fault.
 urgent "$MEMSZ" record -e perf::MINOR-FAULTS,perf::PAGE-FAULTS:u -c 1 \
 	-o "$T/two.data" -- "$T/fault_paths" "$T/paths.txt" 2>"$T/two.err"
