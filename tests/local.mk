@@ -318,7 +318,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3303-diff-delta-printed.py \
 	tests/t3304-table-wide-labels.py \
 	tests/t3305-report-pprof-default-type.py \
-	tests/t3310-report-html.py
+	tests/t3310-report-html.py \
+	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/elf-fixtures/elf-byteswap.py \
@@ -343,6 +344,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_jit_semicolon.c \
 	tests/workloads/rep_stack_known.c \
+	tests/workloads/rep_audit.c \
 	tests/workloads/rep_layout.c \
 	tests/workloads/rep_bbs.c \
 	tests/workloads/rep_relocs.cc \
