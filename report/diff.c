@@ -301,7 +301,7 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 		if (has_rename(*out, nr, x))
 			continue;
 		xgrow(out, &cap, nr + 1, sizeof(**out));
-		(*out)[nr++] = (struct diff_rename){x, y};
+		(*out)[nr++] = (struct diff_rename){x, y, 1ull << lvl};
 	}
 	free(ia);
 	free(ib);
@@ -520,9 +520,14 @@ static int diff_elf(const struct diff_opts *o, struct labels *lb,
 	ret = elf_side(o, o->new.path, lb, &b, &nb, msg);
 	if (ret < 0)
 		goto out;
-	/* ondisk labels the files level with the path as given */
+	/* ondisk labels the files level with the path as given; only
+	 * there is OLD's path NEW's (a symbol may be spelled as a path) */
 	rn.from = labels_intern(lb, o->old.path);
 	rn.to = labels_intern(lb, o->new.path);
+	rn.levels = 0;
+	for (size_t i = 0; i < o->nkeys; i++)
+		if (keydefs[o->keys[i]].flags & KEYF_FILE_PATH)
+			rn.levels |= 1ull << i;
 	res->d = rowtree_diff(a, b, &rn, 1);
 	strip_path(&sa, &na, o->old.path);
 	strip_path(&sb, &nb, o->new.path);

@@ -85,6 +85,10 @@ enum key_map {
 	16u /* labels read from their start ("PID                              \
 	       command line"): a table too narrow for one                      \
 	       cuts its end, not its middle */
+#define KEYF_FILE_PATH                                                         \
+	32u /* size: a file's label is its path as given:                      \
+	       a diff of two ELF files pairs OLD's path with                   \
+	       NEW's at this key's level (only there) */
 
 struct attrib_map;
 struct labels;

@@ -38,10 +38,13 @@ struct merge_ctx {
 	size_t nrenames;
 };
 
-static uint32_t renamed(const struct merge_ctx *m, uint32_t label)
+/* label at level lvl of OLD's tree, renamed when a rename is for it at
+ * that level. */
+static uint32_t renamed(const struct merge_ctx *m, uint32_t label, size_t lvl)
 {
 	for (size_t i = 0; i < m->nrenames; i++)
-		if (m->renames[i].from == label)
+		if (m->renames[i].from == label && lvl < 64 &&
+		    (m->renames[i].levels >> lvl & 1))
 			return m->renames[i].to;
 	return label;
 }
@@ -53,10 +56,10 @@ static int side_cmp(const void *a, const void *b)
 	return x->label < y->label ? -1 : x->label > y->label;
 }
 
-/* The children of r (NULL: none) with renamed labels, sorted by label;
- * caller frees. */
+/* The children of r (NULL: none; they are at level lvl) with renamed
+ * labels, sorted by label; caller frees. */
 static struct side *sides_of(const struct merge_ctx *m, const struct row *r,
-			     size_t *n, bool rename)
+			     size_t lvl, size_t *n, bool rename)
 {
 	struct side *s;
 
@@ -64,16 +67,17 @@ static struct side *sides_of(const struct merge_ctx *m, const struct row *r,
 	s = xcalloc(*n + 1, sizeof(*s));
 	for (size_t i = 0; i < *n; i++) {
 		s[i].r = &r->children[i];
-		s[i].label = rename ? renamed(m, r->children[i].label)
+		s[i].label = rename ? renamed(m, r->children[i].label, lvl)
 				    : r->children[i].label;
 	}
 	qsort(s, *n, sizeof(*s), side_cmp);
 	return s;
 }
 
-/* Fill d from o (OLD's row or NULL) and n (NEW's row or NULL). */
+/* Fill d from o (OLD's row or NULL) and n (NEW's row or NULL), rows
+ * whose children are at level lvl. */
 static void merge_rows(const struct merge_ctx *m, struct row *d,
-		       const struct row *o, const struct row *n)
+		       const struct row *o, const struct row *n, size_t lvl)
 {
 	struct side *so, *sn;
 	size_t no, nn, i = 0, j = 0;
@@ -84,8 +88,8 @@ static void merge_rows(const struct merge_ctx *m, struct row *d,
 		memcpy(d->vals, o->vals, sizeof(d->vals));
 	if (n)
 		memcpy(d->sets, n->vals, sizeof(n->vals));
-	so = sides_of(m, o, &no, true);
-	sn = sides_of(m, n, &nn, false);
+	so = sides_of(m, o, lvl, &no, true);
+	sn = sides_of(m, n, lvl, &nn, false);
 	d->children = xcalloc(no + nn + 1, sizeof(*d->children));
 	d->cap = no + nn + 1;
 	while (i < no || j < nn) {
@@ -103,7 +107,7 @@ static void merge_rows(const struct merge_ctx *m, struct row *d,
 			ro = so[i++].r;
 			rn = sn[j++].r;
 		}
-		merge_rows(m, c, ro, rn);
+		merge_rows(m, c, ro, rn, lvl + 1);
 	}
 	free(so);
 	free(sn);
@@ -121,7 +125,7 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 	    new->leaves)
 		return NULL;
 	d = tree_new(new->lb, new->depth, ROWS_DIFF, 2);
-	merge_rows(&m, &d->total, &old->total, &new->total);
+	merge_rows(&m, &d->total, &old->total, &new->total, 0);
 	d->total.label = LABEL_NONE;
 	d->total.state = ROW_BOTH;
 	return d;

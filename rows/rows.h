@@ -225,9 +225,12 @@ void rowtree_add_steps(struct rowtree *t, const struct rows_step *steps,
 
 /* A label of OLD that stands for a label of NEW in rowtree_diff(): the
  * row OLD calls from is merged with the row NEW calls to (e.g. the paths
- * of the two files of an ELF diff, at the files level). */
+ * of the two files of an ELF diff, at the files level), at the levels of
+ * the keys in levels only: the label table is shared by every key, and a
+ * symbol may be spelled as the path of its file. */
 struct diff_rename {
 	uint32_t from, to;
+	uint64_t levels; /* bit L: level L (0: the outermost key) */
 };
 
 /* A diff tree (kind ROWS_DIFF) of old and new, two single-set trees of
