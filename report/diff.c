@@ -15,6 +15,7 @@
 #include "data/datafile.h"
 #include "elf/archive.h"
 #include "elf/elfimg.h"
+#include "report/attrib.h"
 #include "report/ondisk.h"
 #include "util/util.h"
 
@@ -308,6 +309,49 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 	return nr;
 }
 
+static bool has_label(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* Renames (appended to *out, *n of them, room *cap) that pair, at the
+ * level of each key that labels files by path, OLD's "[changed since
+ * recording] PATH" or "[deleted] PATH" (a library upgraded since OLD was
+ * recorded: its bytes are unknown, not its path) with NEW's PATH, when
+ * OLD has no PATH there and NEW no such label of its own. */
+static void file_renames(const struct diff_opts *o, const struct rowtree *a,
+			 const struct rowtree *b, struct diff_rename **out,
+			 size_t *n, size_t *cap)
+{
+	for (size_t lvl = 0; lvl < o->nkeys && lvl < 64; lvl++) {
+		uint32_t *ia = NULL, *ib = NULL;
+		size_t na = 0, nb = 0, ca = 0, cb = 0;
+
+		if (!(keydefs[o->keys[lvl]].flags & KEYF_FILE_PATH))
+			continue;
+		level_labels(&a->total, lvl, &ia, &na, &ca);
+		level_labels(&b->total, lvl, &ib, &nb, &cb);
+		for (size_t i = 0; i < na; i++) {
+			const char *p =
+			    attrib_state_path(labels_str(a->lb, ia[i]));
+			uint32_t y = p ? labels_find(b->lb, p) : LABEL_NONE;
+
+			if (y == LABEL_NONE || !has_label(ib, nb, y) ||
+			    has_label(ia, na, y) || has_label(ib, nb, ia[i]) ||
+			    has_rename(*out, *n, ia[i]))
+				continue;
+			xgrow(out, cap, *n + 1, sizeof(**out));
+			(*out)[(*n)++] =
+			    (struct diff_rename){ia[i], y, 1ull << lvl};
+		}
+		free(ia);
+		free(ib);
+	}
+}
+
 /* "snapshot last", "snapshot #3" ... of side s; caller frees. */
 static char *side_name(const struct diff_side *s)
 {
@@ -355,7 +399,7 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 {
 	struct report_result a = {0}, b = {0};
 	struct diff_rename *rn = NULL;
-	size_t nrn = 0;
+	size_t nrn = 0, npid = 0, cap;
 	char *m = NULL;
 	int ret;
 
@@ -373,7 +417,9 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 	res->cgroup_charge = a.cgroup_charge || b.cgroup_charge;
 	res->unknown_cols = a.unknown_cols | b.unknown_cols;
 	if (strcmp(o->old.path, o->new.path))
-		nrn = pid_renames(o, a.t, b.t, &rn);
+		npid = nrn = pid_renames(o, a.t, b.t, &rn);
+	cap = nrn;
+	file_renames(o, a.t, b.t, &rn, &nrn, &cap);
 	res->d = rowtree_diff(a.t, b.t, rn, nrn);
 	note_sides(o, &res->notes);
 	merge_notes(&res->notes, &a.notes, &b.notes);
@@ -381,8 +427,9 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 		data_image_notes(o, &res->notes);
 	for (size_t i = 0; i < nrn; i++)
 		strlist_add(&res->notes,
-			    xasprintf("process '%s' of OLD is compared with "
+			    xasprintf("%s '%s' of OLD is compared with "
 				      "'%s' of NEW",
+				      i < npid ? "process" : "file",
 				      labels_str(lb, rn[i].from),
 				      labels_str(lb, rn[i].to)));
 out:
