@@ -273,6 +273,16 @@ static bool has_rename(const struct diff_rename *r, size_t n, uint32_t from)
 	return false;
 }
 
+/* True if a rename of r[0..n-1] at a level of levels is to label to. */
+static bool has_rename_to(const struct diff_rename *r, size_t n, uint32_t to,
+			  uint64_t levels)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].to == to && (r[i].levels & levels))
+			return true;
+	return false;
+}
+
 /* Renames that pair a process of OLD with the one of NEW that has the
  * same command name, if that name is unique on both sides. */
 static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
@@ -321,7 +331,9 @@ static bool has_label(const uint32_t *ids, size_t n, uint32_t id)
  * level of each key that labels files by path, OLD's "[changed since
  * recording] PATH" or "[deleted] PATH" (a library upgraded since OLD was
  * recorded: its bytes are unknown, not its path) with NEW's PATH, when
- * OLD has no PATH there and NEW no such label of its own. */
+ * OLD has no PATH there and NEW no such label of its own; the first such
+ * label of OLD only ("[deleted] PATH" and "[changed since recording]
+ * PATH" of two processes would be two rows of one label). */
 static void file_renames(const struct diff_opts *o, const struct rowtree *a,
 			 const struct rowtree *b, struct diff_rename **out,
 			 size_t *n, size_t *cap)
@@ -341,8 +353,9 @@ static void file_renames(const struct diff_opts *o, const struct rowtree *a,
 
 			if (y == LABEL_NONE || !has_label(ib, nb, y) ||
 			    has_label(ia, na, y) || has_label(ib, nb, ia[i]) ||
-			    has_rename(*out, *n, ia[i]))
-				continue;
+			    has_rename(*out, *n, ia[i]) ||
+			    has_rename_to(*out, *n, y, 1ull << lvl))
+				continue; /* one row of OLD per PATH */
 			xgrow(out, cap, *n + 1, sizeof(**out));
 			(*out)[(*n)++] =
 			    (struct diff_rename){ia[i], y, 1ull << lvl};

@@ -18,6 +18,10 @@ one row with a note, and the columns stay each side's own:
  - `--by files,symbols`: under the library, OLD's bytes are one row
    "[changed since recording] PATH" [gone] (its symbols are unknown) and
    the rows below it add up to its change;
+ - when OLD has two such labels of the library (a process mapping a
+   build replaced before the recording, "[deleted] PATH", and one a build
+   replaced after it), only one is NEW's PATH: no row twice, and the
+   library's rows hold the Rss smaps gave on each side;
  - a recording compared with itself pairs nothing.
 """
 import json
@@ -66,31 +70,48 @@ def run(*args):
 
 
 def lib_rss(pid, path):
-    """smaps Rss of path's mappings (the library has no .bss past its
-    file's pages: no anonymous mapping of its own)."""
-    return sum(v.get("Rss", 0) for v in lib.smaps_vmas(pid)
-               if v["last"] == path)
+    """smaps Rss of the mappings of path (or of "path (deleted)": a file
+    replaced since it was mapped); the library has no .bss past its
+    file's pages, so no anonymous mapping of its own."""
+    rss, mine = 0, False
+    with open(f"/proc/{pid}/smaps", errors="surrogateescape") as f:
+        for line in f:
+            p = line.split()
+            if p and "-" in p[0] and not p[0].endswith(":"):
+                mine = line.rstrip("\n").endswith(path) or \
+                    line.rstrip("\n").endswith(path + " (deleted)")
+            elif mine and p and p[0] == "Rss:":
+                rss += int(p[1]) * 1024
+    return rss
 
 
-def record(tmp, exe, libpath, name):
-    """Run exe, stop it, read its library's Rss, record it; returns the
-    recording and the Rss."""
-    data = os.path.join(tmp, name)
+def start(exe):
+    """Run exe until it has touched its library, and stop it; returns
+    the process and its pid."""
     p = subprocess.Popen([exe], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True)
-    try:
-        line = p.stdout.readline().split()
-        if not line or line[0] != "ready":
-            raise RuntimeError(f"workload: {line}")
-        pid = int(line[1])
-        lib.stopped(pid)
-        rss = lib_rss(pid, libpath)
-        run(MEMSZ, "record", "-p", str(pid), "-o", data, "--duration",
-            "0.1")
-    finally:
+    line = p.stdout.readline().split()
+    if not line or line[0] != "ready":
         p.kill()
         p.wait()
-    return data, rss
+        raise RuntimeError(f"workload: {line}")
+    pid = int(line[1])
+    lib.stopped(pid)
+    return p, pid
+
+
+def record(tmp, procs, name):
+    """Record the stopped processes procs ([(Popen, pid)]) into name."""
+    data = os.path.join(tmp, name)
+    run(MEMSZ, "record", "-p", ",".join(str(pid) for _, pid in procs),
+        "-o", data, "--duration", "0.1")
+    return data
+
+
+def end(procs):
+    for p, _ in procs:
+        p.kill()
+        p.wait()
 
 
 def diff(*args):
@@ -122,9 +143,19 @@ def main():
             f.write(PROG_SRC)
         run("gcc", "-O1", "-o", exe, os.path.join(tmp, "prog.c"),
             "-L" + tmp, "-lt", "-Wl,-rpath," + tmp)
-        old, rss_old = record(tmp, exe, libpath, "old.data")
+        a = [start(exe)]
+        try:
+            rss_old = lib_rss(a[0][1], libpath)
+            old = record(tmp, a, "old.data")
+        finally:
+            end(a)
         build_lib(64 * 1024)
-        new, rss_new = record(tmp, exe, libpath, "new.data")
+        a = [start(exe)]
+        try:
+            rss_new = lib_rss(a[0][1], libpath)
+            new = record(tmp, a, "new.data")
+        finally:
+            end(a)
         if not rss_old or not rss_new or rss_old == rss_new:
             lib.skip(f"smaps gave the library {rss_old} and {rss_new} "
                      "bytes of Rss")
@@ -167,6 +198,42 @@ def main():
             check(s == r["rss"]["delta"],
                   f"--by files,symbols: the rows under the library add "
                   f"up to its change ({s}, {r['rss']['delta']})")
+
+        # OLD of two processes: one maps a library replaced since it
+        # mapped it ("[deleted] PATH"), the other the next build, replaced
+        # after the recording ("[changed since recording] PATH"): one of
+        # them is NEW's PATH, never two rows of one label
+        procs = [start(exe)]
+        try:
+            build_lib(32 * 1024)
+            procs.append(start(exe))
+            both = [lib_rss(pid, libpath) for _, pid in procs]
+            old2 = record(tmp, procs, "old2.data")
+        finally:
+            end(procs)
+        build_lib(48 * 1024)
+        procs = [start(exe)]
+        try:
+            rss3 = lib_rss(procs[0][1], libpath)
+            new2 = record(tmp, procs, "new2.data")
+        finally:
+            end(procs)
+        d = diff("--by", "files", old2, new2)
+        if d is not None:
+            names = [x["name"] for x in d["rows"]]
+            check(len(names) == len(set(names)),
+                  f"two OLD labels of the library: no row twice ({names})")
+            mine = [x for x in d["rows"] if x["name"].endswith(libpath)]
+            got_old = sum(x["rss"]["old"] for x in mine)
+            got_new = sum(x["rss"]["new"] for x in mine)
+            check(got_old == sum(both),
+                  f"the library's rows' OLD RSS {got_old} == smaps Rss of "
+                  f"the two processes {both}")
+            check(got_new == rss3,
+                  f"the library's rows' NEW RSS {got_new} == smaps Rss "
+                  f"{rss3}")
+            check(sum(1 for x in mine if x["name"] == libpath) == 1,
+                  f"one row {libpath} ({[x['name'] for x in mine]})")
 
         d = diff("--by", "files", old, old)
         if d is not None:
