@@ -227,6 +227,28 @@ static void level_labels(const struct row *r, size_t lvl, uint32_t **out,
 	}
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort ids[0..*n-1] and keep each once: a label under several parents
+ * (a process under each kind of --by kinds,pids) is one. */
+static void ids_unique(uint32_t *ids, size_t *n)
+{
+	size_t k = 0;
+
+	if (!*n)
+		return;
+	qsort(ids, *n, sizeof(*ids), id_cmp);
+	for (size_t i = 1; i < *n; i++)
+		if (ids[i] != ids[k])
+			ids[++k] = ids[i];
+	*n = k + 1;
+}
+
 /* "PID comm" -> "comm" (the label with no comm: ""). */
 /* The command name in a pids label "PID name", where name is a command
  * line or a command name: its first word, up to a space or a ':' (as in
@@ -300,6 +322,8 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 		return 0;
 	level_labels(&a->total, lvl, &ia, &na, &ca);
 	level_labels(&b->total, lvl, &ib, &nb, &cb);
+	ids_unique(ia, &na);
+	ids_unique(ib, &nb);
 	for (size_t i = 0; i < na; i++) {
 		char buf[256];
 		const char *comm = comm_of(a->lb, ia[i], buf, sizeof(buf));

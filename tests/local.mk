@@ -319,7 +319,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3305-report-pprof-default-type.py \
 	tests/t3310-report-html.py \
 	tests/t3320-diff-path-named-symbol.py \
-	tests/t3321-diff-upgraded-library.py
+	tests/t3321-diff-upgraded-library.py \
+	tests/t3322-diff-pids-inner-key.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/elf-fixtures/elf-byteswap.py \
