@@ -382,7 +382,7 @@ static void file_renames(const struct diff_opts *o, const struct rowtree *a,
 				continue; /* one row of OLD per PATH */
 			xgrow(out, cap, *n + 1, sizeof(**out));
 			(*out)[(*n)++] =
-			    (struct diff_rename){ia[i], y, 1ull << lvl};
+			    (struct diff_rename){ia[i], y, 1ull << lvl, true};
 		}
 		free(ia);
 		free(ib);
@@ -595,7 +595,7 @@ static int diff_elf(const struct diff_opts *o, struct labels *lb,
 {
 	struct strlist na = {0}, nb = {0}, sa = {0}, sb = {0};
 	struct rowtree *a = NULL, *b = NULL;
-	struct diff_rename rn;
+	struct diff_rename rn = {0};
 	int ret;
 
 	ret = elf_side(o, o->old.path, lb, &a, &na, msg);

@@ -231,6 +231,10 @@ void rowtree_add_steps(struct rowtree *t, const struct rows_step *steps,
 struct diff_rename {
 	uint32_t from, to;
 	uint64_t levels; /* bit L: level L (0: the outermost key) */
+	bool beside;	 /* only under a row whose NEW children hold to
+			    and whose OLD children do not: elsewhere the
+			    label stays OLD's own (a file's stale label
+			    under a process gone from NEW) */
 };
 
 /* A diff tree (kind ROWS_DIFF) of old and new, two single-set trees of

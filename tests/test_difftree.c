@@ -103,7 +103,7 @@ static void test_rename_and_fold(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *o = rowtree_new(lb, 1), *n = rowtree_new(lb, 1);
-	struct diff_rename rn;
+	struct diff_rename rn = {0};
 	struct rowtree *d;
 	char name[16];
 
@@ -150,7 +150,7 @@ static void test_rename_level(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *o = rowtree_new(lb, 2), *n = rowtree_new(lb, 2);
-	struct diff_rename rn;
+	struct diff_rename rn = {0};
 	struct rowtree *d;
 	const struct row *f;
 
@@ -175,6 +175,48 @@ static void test_rename_level(void **state)
 	assert_int_equal(f->children[0].vals[COL_FILE], 20);
 	assert_int_equal(row_set(&f->children[0], 1)[COL_FILE], 25);
 	assert_int_equal(d->unchanged, 1);
+	rowtree_free(d);
+	rowtree_free(o);
+	rowtree_free(n);
+	labels_free(lb);
+}
+
+/* A rename made beside its target only: under a process of both sides
+ * OLD's stale label of a file is NEW's path; under a process NEW lacks
+ * (gone) it stays OLD's own label, not the path with OLD's bytes. */
+static void test_rename_beside(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *o = rowtree_new(lb, 2), *n = rowtree_new(lb, 2);
+	struct diff_rename rn = {0};
+	struct rowtree *d;
+	const struct row *p, *f;
+
+	(void)state;
+	add(o, "1 a", "[deleted] /l.so", 0, 10);
+	add(o, "2 b", "[deleted] /l.so", 0, 5);
+	add(n, "1 a", "/l.so", 0, 12);
+	rn.from = labels_intern(lb, "[deleted] /l.so");
+	rn.to = labels_intern(lb, "/l.so");
+	rn.levels = 2; /* the files level, inside pids */
+	rn.beside = true;
+	d = rowtree_diff(o, n, &rn, 1);
+	rowtree_finish(d, COL_RSS, 0);
+	p = child(d, &d->total, "1 a");
+	assert_non_null(p);
+	assert_int_equal(p->nchildren, 1);
+	f = child(d, p, "/l.so");
+	assert_non_null(f);
+	assert_int_equal(f->state, ROW_BOTH);
+	assert_int_equal(f->vals[COL_RSS], 10);
+	assert_int_equal(row_set(f, 1)[COL_RSS], 12);
+	p = child(d, &d->total, "2 b");
+	assert_non_null(p);
+	assert_int_equal(p->state, ROW_GONE);
+	assert_null(child(d, p, "/l.so"));
+	f = child(d, p, "[deleted] /l.so");
+	assert_non_null(f);
+	assert_int_equal(f->vals[COL_RSS], 5);
 	rowtree_free(d);
 	rowtree_free(o);
 	rowtree_free(n);
@@ -514,6 +556,7 @@ int main(void)
 	    cmocka_unit_test(test_merge_states),
 	    cmocka_unit_test(test_rename_and_fold),
 	    cmocka_unit_test(test_rename_level),
+	    cmocka_unit_test(test_rename_beside),
 	    cmocka_unit_test(test_csv),
 	    cmocka_unit_test(test_diff_table_width),
 	    cmocka_unit_test(test_timeline),
