@@ -34,19 +34,6 @@ const struct img_state_row img_states[IMG__COUNT] = {
     [IMG_CHANGED] = {"[changed since recording]", NOTE_IMAGE_CHANGED},
 };
 
-const char *attrib_state_path(const char *label)
-{
-	for (size_t i = 0; i < IMG__COUNT; i++) {
-		const char *pre = img_states[i].prefix;
-		size_t n = pre ? strlen(pre) : 0;
-
-		if (n && !strncmp(label, pre, n) && label[n] == ' ' &&
-		    label[n + 1])
-			return label + n + 1;
-	}
-	return NULL;
-}
-
 static const char *const kind_names[KIND__COUNT] = {
     [KIND_CODE] = "code",   [KIND_RODATA] = "read-only data",
     [KIND_RELRO] = "relro", [KIND_DATA] = "data",

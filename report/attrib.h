@@ -185,11 +185,6 @@ uint64_t attrib_file_size(const struct attrib_part *p);
 /* Id of the IMAGE record behind p, or UINT32_MAX. */
 uint32_t attrib_image_id(const struct attrib_part *p);
 
-/* The path in label when it is the label of an image no longer on disk
- * or changed since it was recorded ("[deleted] PATH", "[changed since
- * recording] PATH"): a pointer into label; else NULL. */
-const char *attrib_state_path(const char *label);
-
 /* Append footer lines: images not opened or mismatched, with the bytes
  * charged to fallback labels, and notes from the source maps. */
 void attrib_notes(struct attrib *a, struct strlist *notes);

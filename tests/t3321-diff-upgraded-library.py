@@ -20,8 +20,18 @@ one row with a note, and the columns stay each side's own:
    the rows below it add up to its change;
  - when OLD has two such labels of the library (a process mapping a
    build replaced before the recording, "[deleted] PATH", and one a build
-   replaced after it), only one is NEW's PATH: no row twice, and the
-   library's rows hold the Rss smaps gave on each side;
+   replaced after it), the "[changed since recording] PATH" one is NEW's
+   PATH: its OLD RSS is the smaps Rss of the process mapping the build
+   replaced after the recording, "[deleted] PATH" is [gone] with the
+   other's, whatever the order of `record -p`; under `--by pids,files`
+   a process gone from NEW keeps its stale label (never plain PATH);
+ - a process that keeps running on its build while the library is
+   replaced and a second process starts on the new one (both recorded
+   in NEW): OLD's library of the first process is compared with its
+   own still-mapped build in NEW ("PATH (deleted)", or "[deleted] PATH"
+   once it has exited), found by build-id, never with the second's new
+   build: PATH is [new] with the smaps Rss of the second process, no row
+   of the library [gone] (under `--by files` and `--by pids,files`);
  - a recording compared with itself pairs nothing.
 """
 import json
@@ -114,6 +124,17 @@ def end(procs):
         p.wait()
 
 
+def recorded(tmp, exe, libpath, name):
+    """Run exe once, record it into name and end it; returns the
+    recording and the smaps Rss of its library."""
+    procs = [start(exe)]
+    try:
+        rss = lib_rss(procs[0][1], libpath)
+        return record(tmp, procs, name), rss
+    finally:
+        end(procs)
+
+
 def diff(*args):
     p = subprocess.run([MEMSZ, "diff", "-n", "0", "--width", "0",
                         "--format", "json", *args], capture_output=True,
@@ -121,6 +142,109 @@ def diff(*args):
     check(p.returncode == 0, f"diff {' '.join(args[:-2])} exits 0"
           + ("" if p.returncode == 0 else ": " + p.stderr.strip()[-200:]))
     return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def lib_rows(d, libpath):
+    """{name: row} of the rows of d naming the library."""
+    return {x["name"]: x for x in d["rows"] if libpath in x["name"]}
+
+
+def two_labels(tmp, exe, libpath, build_lib):
+    """OLD of two processes: one maps a library replaced since it mapped
+    it ("[deleted] PATH"), the other the next build, replaced after the
+    recording ("[changed since recording] PATH"): the second is NEW's
+    PATH, whatever the order of -p."""
+    procs = [start(exe)]
+    try:
+        build_lib(32 * 1024)
+        procs.append(start(exe))
+        both = [lib_rss(pid, libpath) for _, pid in procs]
+        olds = [record(tmp, procs, "old2.data"),
+                record(tmp, procs[::-1], "old2r.data")]
+    finally:
+        end(procs)
+    build_lib(48 * 1024)
+    new, rss3 = recorded(tmp, exe, libpath, "new2.data")
+    changed = f"[changed since recording] {libpath}"
+    deleted = f"[deleted] {libpath}"
+    for old, order in zip(olds, ("A,B", "B,A")):
+        d = diff("--by", "files", old, new)
+        if d is None:
+            continue
+        names = [x["name"] for x in d["rows"]]
+        check(len(names) == len(set(names)),
+              f"-p {order}: no row twice ({names})")
+        mine = lib_rows(d, libpath)
+        r, g = mine.get(libpath), mine.get(deleted)
+        check(r is not None and r["rss"]["old"] == both[1] and
+              r["rss"]["new"] == rss3,
+              f"-p {order}: {libpath} is the replaced-after build: "
+              f"RSS {r and r['rss']['old']} -> {r and r['rss']['new']}, "
+              f"smaps {both[1]} -> {rss3}")
+        check(g is not None and g["change"] == "gone" and
+              g["rss"]["old"] == both[0],
+              f"-p {order}: '{deleted}' is [gone] with the smaps Rss "
+              f"{both[0]} of the first process "
+              f"({g and (g['change'], g['rss']['old'])})")
+        check(any(changed in n and "of OLD is compared with" in n
+                  for n in d["notes"]),
+              f"-p {order}: the note names '{changed}'")
+    d = diff("--by", "pids,files", olds[0], new)
+    if d is None:
+        return
+    gone = [c["name"] for p in d["rows"] if p["change"] == "gone"
+            for c in p.get("rows", []) if libpath in c["name"]]
+    check(len(gone) == 2 and libpath not in gone and changed in gone,
+          f"--by pids,files: the processes gone keep their labels of the "
+          f"library ({gone})")
+
+
+def kept_running(tmp, exe, libpath, build_lib):
+    """X runs on its build while the library is replaced and Y starts on
+    the new one; OLD records X, NEW records X and Y."""
+    x = [start(exe)]
+    try:
+        old = record(tmp, x, "old3.data")
+        build_lib(80 * 1024)
+        y = [start(exe)]
+        try:
+            rss_y = lib_rss(y[0][1], libpath)
+            new = record(tmp, x + y, "new3.data")
+            kept_checks(old, new, libpath, x[0][1], rss_y, "running")
+        finally:
+            end(y)
+    finally:
+        end(x)
+    kept_checks(old, new, libpath, x[0][1], rss_y, "exited")
+
+
+def kept_checks(old, new, libpath, xpid, rss_y, when):
+    """The checks of kept_running(), X having `when` at diff time."""
+    d = diff("--by", "files", old, new)
+    if d is None:
+        return
+    mine = lib_rows(d, libpath)
+    r = mine.get(libpath)
+    check(r is not None and r["change"] == "new" and
+          r["rss"]["new"] == rss_y,
+          f"X {when}: {libpath} is [new] with Y's smaps Rss {rss_y} "
+          f"({r and r['change']}, {r and r['rss']})")
+    check(not any(x["change"] in ("gone", "new") for n, x in mine.items()
+                  if n != libpath),
+          f"X {when}: X's build is one row, neither gone nor new "
+          f"({[(n, x['change']) for n, x in mine.items()]})")
+    check(any("of OLD is compared with" in n and f"'{libpath}' of NEW"
+              not in n for n in d["notes"]),
+          f"X {when}: a note pairs X's build with NEW's stale label")
+    d = diff("--by", "pids,files", old, new)
+    if d is None:
+        return
+    kids = [(c["name"], c["change"]) for p in d["rows"]
+            if p["name"].split()[0] == str(xpid)
+            for c in p.get("rows", []) if libpath in c["name"]]
+    check(not any(c in ("gone", "new") for _, c in kids),
+          f"X {when}: --by pids,files: X's library is neither gone nor "
+          f"new ({kids})")
 
 
 def main():
@@ -143,19 +267,9 @@ def main():
             f.write(PROG_SRC)
         run("gcc", "-O1", "-o", exe, os.path.join(tmp, "prog.c"),
             "-L" + tmp, "-lt", "-Wl,-rpath," + tmp)
-        a = [start(exe)]
-        try:
-            rss_old = lib_rss(a[0][1], libpath)
-            old = record(tmp, a, "old.data")
-        finally:
-            end(a)
+        old, rss_old = recorded(tmp, exe, libpath, "old.data")
         build_lib(64 * 1024)
-        a = [start(exe)]
-        try:
-            rss_new = lib_rss(a[0][1], libpath)
-            new = record(tmp, a, "new.data")
-        finally:
-            end(a)
+        new, rss_new = recorded(tmp, exe, libpath, "new.data")
         if not rss_old or not rss_new or rss_old == rss_new:
             lib.skip(f"smaps gave the library {rss_old} and {rss_new} "
                      "bytes of Rss")
@@ -199,41 +313,8 @@ def main():
                   f"--by files,symbols: the rows under the library add "
                   f"up to its change ({s}, {r['rss']['delta']})")
 
-        # OLD of two processes: one maps a library replaced since it
-        # mapped it ("[deleted] PATH"), the other the next build, replaced
-        # after the recording ("[changed since recording] PATH"): one of
-        # them is NEW's PATH, never two rows of one label
-        procs = [start(exe)]
-        try:
-            build_lib(32 * 1024)
-            procs.append(start(exe))
-            both = [lib_rss(pid, libpath) for _, pid in procs]
-            old2 = record(tmp, procs, "old2.data")
-        finally:
-            end(procs)
-        build_lib(48 * 1024)
-        procs = [start(exe)]
-        try:
-            rss3 = lib_rss(procs[0][1], libpath)
-            new2 = record(tmp, procs, "new2.data")
-        finally:
-            end(procs)
-        d = diff("--by", "files", old2, new2)
-        if d is not None:
-            names = [x["name"] for x in d["rows"]]
-            check(len(names) == len(set(names)),
-                  f"two OLD labels of the library: no row twice ({names})")
-            mine = [x for x in d["rows"] if x["name"].endswith(libpath)]
-            got_old = sum(x["rss"]["old"] for x in mine)
-            got_new = sum(x["rss"]["new"] for x in mine)
-            check(got_old == sum(both),
-                  f"the library's rows' OLD RSS {got_old} == smaps Rss of "
-                  f"the two processes {both}")
-            check(got_new == rss3,
-                  f"the library's rows' NEW RSS {got_new} == smaps Rss "
-                  f"{rss3}")
-            check(sum(1 for x in mine if x["name"] == libpath) == 1,
-                  f"one row {libpath} ({[x['name'] for x in mine]})")
+        two_labels(tmp, exe, libpath, build_lib)
+        kept_running(tmp, exe, libpath, build_lib)
 
         d = diff("--by", "files", old, old)
         if d is not None:
