@@ -44,18 +44,6 @@ int main(int argc, char **argv)
 """
 
 
-def nm_sizes(path):
-    out = subprocess.run(["nm", "-S", "--defined-only", path],
-                         stdout=subprocess.PIPE, text=True,
-                         check=True).stdout
-    sizes = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 4:
-            sizes[f[3]] = int(f[1], 16)
-    return sizes
-
-
 def diff(tmp, by, fmt):
     r = subprocess.run([MEMSZ, "diff", "--by", by, "-n", "0", "--width",
                         "0", "--format", fmt, "keep", "grow"], cwd=tmp,
@@ -77,8 +65,8 @@ def main():
                 f.write(SRC % size)
             subprocess.run(["gcc", "-O1", "-o", os.path.join(tmp, name),
                             src], check=True)
-        a = nm_sizes(os.path.join(tmp, "keep"))
-        b = nm_sizes(os.path.join(tmp, "grow"))
+        a = lib.nm_sizes(os.path.join(tmp, "keep"))
+        b = lib.nm_sizes(os.path.join(tmp, "grow"))
         if a.get("keep") != 4096 or b.get("keep") != 4096 or \
                 a.get("grow") != 1024 or b.get("grow") != 3072:
             lib.skip(f"nm gives other sizes: {a}, {b}")
