@@ -14,8 +14,10 @@ touching 64 then 192 pages of heap:
  - `--by pids`, `--by kinds,pids` and `--by files,pids`: under each row
    of the outer key one process row, changed, never new or gone, and a
    note saying which processes were paired;
- - the process rows' OLD RSS add up to smaps_rollup's Rss of the first
-   run, their NEW RSS to the second's.
+ - under `--by pids` the process row's OLD RSS is smaps_rollup's Rss of
+   the first run, its NEW RSS the second's; under every key the TOTAL's
+   are, and the rows shown change RSS by as much as the TOTAL (rows the
+   same on both sides are left out, so only changes add up there).
 """
 import json
 import os
@@ -102,6 +104,12 @@ def main():
                 procs = [c for r in d["rows"] for c in r.get("rows", [])]
                 check(all(len(r.get("rows", [])) <= 1 for r in d["rows"]),
                       f"--by {by}: at most one process under each row")
+            if by == "pids":
+                got = procs and (procs[0]["rss"]["old"],
+                                 procs[0]["rss"]["new"])
+                check(len(procs) == 1 and got == (rss_old, rss_new),
+                      f"--by pids: the process row's RSS {got} == "
+                      f"smaps_rollup Rss {(rss_old, rss_new)}")
             states = sorted({c["change"] for c in procs})
             check(procs and "new" not in states and "gone" not in states,
                   f"--by {by}: the process rows are neither new nor gone "
