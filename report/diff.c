@@ -407,31 +407,42 @@ struct pair_ctx {
 	struct labels *lb;
 };
 
+/* 1 if an image of side r behind its label of form f of path p has
+ * build-id id (hex), 0 if none has, -1 if one has no build-id (the file
+ * at p now has build-id disk: form_holds()). */
+static int images_have(const struct report_result *r, enum file_form f,
+		       const char *p, const char *disk, const char *id)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < r->nimages; i++) {
+		const struct out_image *x = &r->images[i];
+
+		if (!form_holds(f, x->path, x->build_id, p, disk))
+			continue;
+		if (!x->build_id[0])
+			return -1;
+		if (id && !strcmp(x->build_id, id))
+			ret = 1;
+	}
+	return ret;
+}
+
 /* 1 if OLD's label of form fo and NEW's of form fn, both of path p, hold
  * one build (a build-id of both), 0 if not, -1 if unknown (an image of
  * either has no build-id). */
 static int same_build(const struct pair_ctx *c, enum file_form fo,
 		      enum file_form fn, const char *p, const char *disk)
 {
-	int ret = 0;
+	int ret = images_have(c->b, fn, p, disk, NULL);
 
-	for (size_t i = 0; i < c->a->nimages; i++) {
+	for (size_t i = 0; i < c->a->nimages && ret == 0; i++) {
 		const struct out_image *x = &c->a->images[i];
 
-		if (!form_holds(fo, x->path, x->build_id, p, disk))
-			continue;
-		if (!x->build_id[0])
-			return -1;
-		for (size_t j = 0; j < c->b->nimages; j++) {
-			const struct out_image *y = &c->b->images[j];
-
-			if (!form_holds(fn, y->path, y->build_id, p, disk))
-				continue;
-			if (!y->build_id[0])
-				return -1;
-			if (!strcmp(x->build_id, y->build_id))
-				ret = 1;
-		}
+		if (form_holds(fo, x->path, x->build_id, p, disk))
+			ret = x->build_id[0]
+				  ? images_have(c->b, fn, p, disk, x->build_id)
+				  : -1;
 	}
 	return ret;
 }
