@@ -93,7 +93,9 @@ const struct opts_cmd diff_cmd = {
 	     "(NEW - OLD); rows only in NEW are marked [new], rows only in\n"
 	     "OLD [gone], and rows equal on both sides are left out (the\n"
 	     "footer says how many). Notes say when an image has a new\n"
-	     "build-id, or changed without one.\n",
+	     "build-id, or changed without one; under files, a library\n"
+	     "changed since OLD was recorded is compared with NEW's row\n"
+	     "of its build-id, else with its path.\n",
     .opts = diff_opts,
     .col = VIEW_HELP_COL,
 };

@@ -15,6 +15,7 @@
 #include "data/datafile.h"
 #include "elf/archive.h"
 #include "elf/elfimg.h"
+#include "report/attrib.h"
 #include "report/ondisk.h"
 #include "util/util.h"
 
@@ -141,6 +142,8 @@ static char *image_note(const char *name, const struct imginfo *o,
 	    o->size, n->size);
 }
 
+static int elf_info(const char *path, struct imginfo *ii);
+
 /* ---- two recordings ---- */
 
 struct imglist {
@@ -226,6 +229,28 @@ static void level_labels(const struct row *r, size_t lvl, uint32_t **out,
 	}
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort ids[0..*n-1] and keep each once: a label under several parents
+ * (a process under each kind of --by kinds,pids) is one. */
+static void ids_unique(uint32_t *ids, size_t *n)
+{
+	size_t k = 0;
+
+	if (!*n)
+		return;
+	qsort(ids, *n, sizeof(*ids), id_cmp);
+	for (size_t i = 1; i < *n; i++)
+		if (ids[i] != ids[k])
+			ids[++k] = ids[i];
+	*n = k + 1;
+}
+
 /* "PID comm" -> "comm" (the label with no comm: ""). */
 /* The command name in a pids label "PID name", where name is a command
  * line or a command name: its first word, up to a space or a ':' (as in
@@ -289,6 +314,8 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 		return 0;
 	level_labels(&a->total, lvl, &ia, &na, &ca);
 	level_labels(&b->total, lvl, &ib, &nb, &cb);
+	ids_unique(ia, &na);
+	ids_unique(ib, &nb);
 	for (size_t i = 0; i < na; i++) {
 		char buf[256];
 		const char *comm = comm_of(a->lb, ia[i], buf, sizeof(buf));
@@ -301,11 +328,242 @@ static size_t pid_renames(const struct diff_opts *o, const struct rowtree *a,
 		if (has_rename(*out, nr, x))
 			continue;
 		xgrow(out, &cap, nr + 1, sizeof(**out));
-		(*out)[nr++] = (struct diff_rename){x, y};
+		(*out)[nr++] = (struct diff_rename){x, y, 1ull << lvl, false};
 	}
 	free(ia);
 	free(ib);
 	return nr;
+}
+
+/* ---- OLD's stale labels of a file paired with NEW's ---- */
+
+/* Whether id is among ids[0..n-1] (sorted by ids_unique()). */
+static bool ids_have(const uint32_t *ids, size_t n, uint32_t id)
+{
+	return n && bsearch(&id, ids, n, sizeof(*ids), id_cmp);
+}
+
+/* The labels a file's bytes get (report/attrib.c, imgcheck_label()):
+ * PATH while it is the file recorded, else one marking it stale. Which
+ * images recorded (path, build-id) are behind each: those recorded at
+ * PATH as the file on disk now has it (same build-id: disk 1; another:
+ * -1; PATH gone: 2; none of them: 0), those recorded at "PATH (deleted)"
+ * (del: mapped after it was replaced). rank: which of OLD's stale labels
+ * of a path stands for NEW's when several could: "[changed since
+ * recording] PATH" was PATH when OLD was recorded (the footer's build-id
+ * note names its build), a deleted one was replaced before. */
+enum file_form { FORM_PATH, FORM_CHANGED, FORM_DELETED, FORM_DELSUF, FORM__N };
+
+static const struct {
+	const char *pre, *suf;
+	int disk;
+	bool del;
+	int rank;
+} forms[FORM__N] = {
+    [FORM_PATH] = {"", "", 1, false, 0},
+    [FORM_CHANGED] = {"[changed since recording] ", "", -1, false, 2},
+    [FORM_DELETED] = {"[deleted] ", "", 2, true, 1},
+    [FORM_DELSUF] = {"", " (deleted)", 0, true, 1},
+};
+
+/* The form of a stale label and its path (malloc'd, absolute: "[deleted]
+ * [heap]" is no file's), or FORM_PATH and NULL. */
+static enum file_form stale_form(const char *label, char **path)
+{
+	size_t n = strlen(label);
+
+	*path = NULL;
+	for (int f = FORM_CHANGED; f < FORM__N; f++) {
+		size_t a = strlen(forms[f].pre), z = strlen(forms[f].suf);
+
+		if (n <= a + z || strncmp(label, forms[f].pre, a) ||
+		    strcmp(label + n - z, forms[f].suf) || label[a] != '/')
+			continue;
+		*path = xstrndup(label + a, n - a - z);
+		return (enum file_form)f;
+	}
+	return FORM_PATH;
+}
+
+/* Whether the image recorded at ipath (build-id id, hex) is behind the
+ * label of form f of path p, the file at p now having build-id disk
+ * (NULL: no such file). */
+static bool form_holds(enum file_form f, const char *ipath, const char *id,
+		       const char *p, const char *disk)
+{
+	size_t n = strlen(p);
+
+	if (!strcmp(ipath, p))
+		return forms[f].disk == (!disk ? 2 : strcmp(id, disk) ? -1 : 1);
+	return forms[f].del && !strncmp(ipath, p, n) &&
+	       !strcmp(ipath + n, " (deleted)");
+}
+
+/* What the pairing of a level looks at. */
+struct pair_ctx {
+	const struct report_result *a, *b; /* OLD, NEW */
+	const uint32_t *ia, *ib;	   /* the level's labels, sorted */
+	size_t na, nb;
+	struct labels *lb;
+};
+
+/* 1 if an image of side r behind its label of form f of path p has
+ * build-id id (hex), 0 if none has, -1 if one has no build-id (the file
+ * at p now has build-id disk: form_holds()). */
+static int images_have(const struct report_result *r, enum file_form f,
+		       const char *p, const char *disk, const char *id)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < r->nimages; i++) {
+		const struct out_image *x = &r->images[i];
+
+		if (!form_holds(f, x->path, x->build_id, p, disk))
+			continue;
+		if (!x->build_id[0])
+			return -1;
+		if (id && !strcmp(x->build_id, id))
+			ret = 1;
+	}
+	return ret;
+}
+
+/* 1 if OLD's label of form fo and NEW's of form fn, both of path p, hold
+ * one build (a build-id of both), 0 if not, -1 if unknown (an image of
+ * either has no build-id). */
+static int same_build(const struct pair_ctx *c, enum file_form fo,
+		      enum file_form fn, const char *p, const char *disk)
+{
+	int ret = images_have(c->b, fn, p, disk, NULL);
+
+	for (size_t i = 0; i < c->a->nimages && ret == 0; i++) {
+		const struct out_image *x = &c->a->images[i];
+
+		if (form_holds(fo, x->path, x->build_id, p, disk))
+			ret = x->build_id[0]
+				  ? images_have(c->b, fn, p, disk, x->build_id)
+				  : -1;
+	}
+	return ret;
+}
+
+/* The build-id (hex, malloc'd; "" if none) of the file at p now, or NULL
+ * if there is none. */
+static char *disk_build(const char *p)
+{
+	struct imginfo ii = {0};
+
+	if (elf_info(p, &ii) < 0)
+		return NULL;
+	return hex(ii.build_id, ii.build_id_len);
+}
+
+/* NEW's label that OLD's stale label from (form fo, path p) stands for:
+ * NEW's stale label of p that still holds OLD's build (a process mapping
+ * it since), else NEW's p if OLD has none (one lineage: the file at that
+ * path); LABEL_NONE if none or if unsure (no build-id to tell, or two). */
+static uint32_t stale_target(const struct pair_ctx *c, enum file_form fo,
+			     const char *p)
+{
+	char *disk = disk_build(p);
+	uint32_t to = LABEL_NONE, y;
+
+	for (int f = FORM_CHANGED; f < FORM__N; f++) {
+		char *l = xasprintf("%s%s%s", forms[f].pre, p, forms[f].suf);
+		int same;
+
+		y = labels_find(c->lb, l);
+		free(l);
+		if (y == LABEL_NONE || !ids_have(c->ib, c->nb, y))
+			continue;
+		same = same_build(c, fo, (enum file_form)f, p, disk);
+		if (same < 0 || (same && to != LABEL_NONE)) {
+			to = LABEL_NONE;
+			goto out;
+		}
+		if (same)
+			to = y;
+	}
+	y = labels_find(c->lb, p);
+	if (to == LABEL_NONE && y != LABEL_NONE && ids_have(c->ib, c->nb, y))
+		to = y;
+out:
+	free(disk);
+	if (to != LABEL_NONE && ids_have(c->ia, c->na, to))
+		return LABEL_NONE; /* OLD has it: its own row */
+	return to;
+}
+
+/* A pairing of a level under consideration. */
+struct pair_cand {
+	uint32_t from, to;
+	int rank;
+};
+
+/* Append to *out (*n renames, room *cap) the candidates cand[0..nc-1] at
+ * level lvl that no other of the same target outranks or ties: one row of
+ * OLD per row of NEW, whatever the order of the processes recorded. */
+static void pair_pick(const struct pair_cand *cand, size_t nc, size_t lvl,
+		      struct diff_rename **out, size_t *n, size_t *cap)
+{
+	for (size_t i = 0; i < nc; i++) {
+		bool keep = true;
+
+		for (size_t j = 0; j < nc && keep; j++)
+			keep = j == i || cand[j].to != cand[i].to ||
+			       cand[j].rank < cand[i].rank;
+		if (!keep)
+			continue;
+		xgrow(out, cap, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = (struct diff_rename){cand[i].from, cand[i].to,
+						      1ull << lvl, true};
+	}
+}
+
+/* Renames (appended to *out, *n of them, room *cap) that pair, at the
+ * level of each key that labels files by path, OLD's stale label of a
+ * file ("[changed since recording] PATH", "[deleted] PATH", "PATH
+ * (deleted)": its bytes are unknown, not its path nor its build-id) that
+ * NEW has not with the label of NEW holding that build (stale_target()),
+ * beside it only (under the same parent). */
+static void file_renames(const struct diff_opts *o,
+			 const struct report_result *a,
+			 const struct report_result *b, struct labels *lb,
+			 struct diff_rename **out, size_t *n, size_t *cap)
+{
+	for (size_t lvl = 0; lvl < o->nkeys && lvl < 64; lvl++) {
+		uint32_t *ia = NULL, *ib = NULL;
+		size_t na = 0, nb = 0, ca = 0, cb = 0, nc = 0, cc = 0;
+		struct pair_cand *cand = NULL;
+		struct pair_ctx c = {a, b, NULL, NULL, 0, 0, lb};
+
+		if (!(keydefs[o->keys[lvl]].flags & KEYF_FILE_PATH))
+			continue;
+		level_labels(&a->t->total, lvl, &ia, &na, &ca);
+		level_labels(&b->t->total, lvl, &ib, &nb, &cb);
+		ids_unique(ia, &na);
+		ids_unique(ib, &nb);
+		c.ia = ia, c.na = na, c.ib = ib, c.nb = nb;
+		for (size_t i = 0; i < na; i++) {
+			char *p;
+			enum file_form f =
+			    stale_form(labels_str(lb, ia[i]), &p);
+			uint32_t y = LABEL_NONE;
+
+			if (p && !ids_have(ib, nb, ia[i]))
+				y = stale_target(&c, f, p);
+			free(p);
+			if (y == LABEL_NONE)
+				continue;
+			xgrow(&cand, &cc, nc + 1, sizeof(*cand));
+			cand[nc++] =
+			    (struct pair_cand){ia[i], y, forms[f].rank};
+		}
+		pair_pick(cand, nc, lvl, out, n, cap);
+		free(cand);
+		free(ia);
+		free(ib);
+	}
 }
 
 /* "snapshot last", "snapshot #3" ... of side s; caller frees. */
@@ -355,7 +613,7 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 {
 	struct report_result a = {0}, b = {0};
 	struct diff_rename *rn = NULL;
-	size_t nrn = 0;
+	size_t nrn = 0, npid = 0, cap;
 	char *m = NULL;
 	int ret;
 
@@ -373,7 +631,9 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 	res->cgroup_charge = a.cgroup_charge || b.cgroup_charge;
 	res->unknown_cols = a.unknown_cols | b.unknown_cols;
 	if (strcmp(o->old.path, o->new.path))
-		nrn = pid_renames(o, a.t, b.t, &rn);
+		npid = nrn = pid_renames(o, a.t, b.t, &rn);
+	cap = nrn;
+	file_renames(o, &a, &b, lb, &rn, &nrn, &cap);
 	res->d = rowtree_diff(a.t, b.t, rn, nrn);
 	note_sides(o, &res->notes);
 	merge_notes(&res->notes, &a.notes, &b.notes);
@@ -381,8 +641,9 @@ static int diff_data(const struct diff_opts *o, struct labels *lb,
 		data_image_notes(o, &res->notes);
 	for (size_t i = 0; i < nrn; i++)
 		strlist_add(&res->notes,
-			    xasprintf("process '%s' of OLD is compared with "
+			    xasprintf("%s '%s' of OLD is compared with "
 				      "'%s' of NEW",
+				      i < npid ? "process" : "file",
 				      labels_str(lb, rn[i].from),
 				      labels_str(lb, rn[i].to)));
 out:
@@ -511,7 +772,7 @@ static int diff_elf(const struct diff_opts *o, struct labels *lb,
 {
 	struct strlist na = {0}, nb = {0}, sa = {0}, sb = {0};
 	struct rowtree *a = NULL, *b = NULL;
-	struct diff_rename rn;
+	struct diff_rename rn = {0};
 	int ret;
 
 	ret = elf_side(o, o->old.path, lb, &a, &na, msg);
@@ -520,9 +781,14 @@ static int diff_elf(const struct diff_opts *o, struct labels *lb,
 	ret = elf_side(o, o->new.path, lb, &b, &nb, msg);
 	if (ret < 0)
 		goto out;
-	/* ondisk labels the files level with the path as given */
+	/* ondisk labels the files level with the path as given; only
+	 * there is OLD's path NEW's (a symbol may be spelled as a path) */
 	rn.from = labels_intern(lb, o->old.path);
 	rn.to = labels_intern(lb, o->new.path);
+	rn.levels = 0;
+	for (size_t i = 0; i < o->nkeys; i++)
+		if (keydefs[o->keys[i]].flags & KEYF_FILE_PATH)
+			rn.levels |= 1ull << i;
 	res->d = rowtree_diff(a, b, &rn, 1);
 	strip_path(&sa, &na, o->old.path);
 	strip_path(&sb, &nb, o->new.path);

@@ -123,15 +123,16 @@ const struct keydef keydefs[KEY__COUNT] = {
 		   KEY_IN_REPORT,
 		   "the owner of each process (user name, or 'uid N'; "
 		   "'[unknown user]' if not recorded)"},
-    [KEY_FILES] = {"files", label_file, KEYMAP_NONE, -1, 0, 0, 0, BOTH,
+    [KEY_FILES] = {"files", label_file, KEYMAP_NONE, -1, 0, KEYF_FILE_PATH, 0,
+		   BOTH,
 		   "each file (image) by path; anonymous memory by "
 		   "kind"},
-    [KEY_INPUTFILES] = {"inputfiles", label_file, KEYMAP_NONE, -1, 0, 0, 0,
-			KEY_IN_SIZE,
+    [KEY_INPUTFILES] = {"inputfiles", label_file, KEYMAP_NONE, -1, 0,
+			KEYF_FILE_PATH, 0, KEY_IN_SIZE,
 			"each FILE given, an archive as a whole (as files; "
 			"Bloaty's name)"},
-    [KEY_ARMEMBERS] = {"armembers", label_member, KEYMAP_NONE, -1, 0, 0, 0,
-		       KEY_IN_SIZE,
+    [KEY_ARMEMBERS] = {"armembers", label_member, KEYMAP_NONE, -1, 0,
+		       KEYF_FILE_PATH, 0, KEY_IN_SIZE,
 		       "each member of a static archive (lib.a) as 'ar t' "
 		       "names it, its headers '[AR Headers]', its symbol "
 		       "index '[AR Symbol Table]'; any other file whole"},

@@ -85,6 +85,11 @@ enum key_map {
 	16u /* labels read from their start ("PID                              \
 	       command line"): a table too narrow for one                      \
 	       cuts its end, not its middle */
+#define KEYF_FILE_PATH                                                         \
+	32u /* a file's label is its path (size: as given):                    \
+	       a diff pairs OLD's path with NEW's (two ELF                     \
+	       files), or OLD's "[changed since recording]                     \
+	       PATH" with NEW's PATH, at this key's level */
 
 struct attrib_map;
 struct labels;

@@ -38,11 +38,42 @@ struct merge_ctx {
 	size_t nrenames;
 };
 
-static uint32_t renamed(const struct merge_ctx *m, uint32_t label)
+/* Whether label is among the n sides s (sorted by label). */
+static bool sides_have(const struct side *s, size_t n, uint32_t label)
 {
-	for (size_t i = 0; i < m->nrenames; i++)
-		if (m->renames[i].from == label)
-			return m->renames[i].to;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].label == label)
+			return true;
+		if (s[mid].label < label)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* label at level lvl of OLD's tree, renamed when a rename is for it at
+ * that level (a rename made only beside its target: when NEW's children
+ * sn[0..nn-1] of this parent hold it, OLD's own, so[0..no-1] unrenamed
+ * and sorted, do not). */
+static uint32_t renamed(const struct merge_ctx *m, uint32_t label, size_t lvl,
+			const struct side *sn, size_t nn, const struct side *so,
+			size_t no)
+{
+	for (size_t i = 0; i < m->nrenames; i++) {
+		const struct diff_rename *r = &m->renames[i];
+
+		if (r->from != label || lvl >= 64 || !(r->levels >> lvl & 1))
+			continue;
+		if (r->beside &&
+		    (!sides_have(sn, nn, r->to) || sides_have(so, no, r->to)))
+			continue;
+		return r->to;
+	}
 	return label;
 }
 
@@ -53,10 +84,8 @@ static int side_cmp(const void *a, const void *b)
 	return x->label < y->label ? -1 : x->label > y->label;
 }
 
-/* The children of r (NULL: none) with renamed labels, sorted by label;
- * caller frees. */
-static struct side *sides_of(const struct merge_ctx *m, const struct row *r,
-			     size_t *n, bool rename)
+/* The children of r (NULL: none) sorted by label; caller frees. */
+static struct side *sides_of(const struct row *r, size_t *n)
 {
 	struct side *s;
 
@@ -64,16 +93,34 @@ static struct side *sides_of(const struct merge_ctx *m, const struct row *r,
 	s = xcalloc(*n + 1, sizeof(*s));
 	for (size_t i = 0; i < *n; i++) {
 		s[i].r = &r->children[i];
-		s[i].label = rename ? renamed(m, r->children[i].label)
-				    : r->children[i].label;
+		s[i].label = r->children[i].label;
 	}
 	qsort(s, *n, sizeof(*s), side_cmp);
 	return s;
 }
 
-/* Fill d from o (OLD's row or NULL) and n (NEW's row or NULL). */
+/* OLD's children so[0..no-1] (at level lvl) with renamed labels, sorted
+ * again; NEW's of the same parent are sn[0..nn-1]. */
+static void rename_sides(const struct merge_ctx *m, struct side *so, size_t no,
+			 const struct side *sn, size_t nn, size_t lvl)
+{
+	uint32_t *to;
+
+	if (!m->nrenames)
+		return;
+	to = xcalloc(no + 1, sizeof(*to));
+	for (size_t i = 0; i < no; i++)
+		to[i] = renamed(m, so[i].label, lvl, sn, nn, so, no);
+	for (size_t i = 0; i < no; i++)
+		so[i].label = to[i];
+	free(to);
+	qsort(so, no, sizeof(*so), side_cmp);
+}
+
+/* Fill d from o (OLD's row or NULL) and n (NEW's row or NULL), rows
+ * whose children are at level lvl. */
 static void merge_rows(const struct merge_ctx *m, struct row *d,
-		       const struct row *o, const struct row *n)
+		       const struct row *o, const struct row *n, size_t lvl)
 {
 	struct side *so, *sn;
 	size_t no, nn, i = 0, j = 0;
@@ -84,8 +131,9 @@ static void merge_rows(const struct merge_ctx *m, struct row *d,
 		memcpy(d->vals, o->vals, sizeof(d->vals));
 	if (n)
 		memcpy(d->sets, n->vals, sizeof(n->vals));
-	so = sides_of(m, o, &no, true);
-	sn = sides_of(m, n, &nn, false);
+	so = sides_of(o, &no);
+	sn = sides_of(n, &nn);
+	rename_sides(m, so, no, sn, nn, lvl);
 	d->children = xcalloc(no + nn + 1, sizeof(*d->children));
 	d->cap = no + nn + 1;
 	while (i < no || j < nn) {
@@ -103,7 +151,7 @@ static void merge_rows(const struct merge_ctx *m, struct row *d,
 			ro = so[i++].r;
 			rn = sn[j++].r;
 		}
-		merge_rows(m, c, ro, rn);
+		merge_rows(m, c, ro, rn, lvl + 1);
 	}
 	free(so);
 	free(sn);
@@ -121,7 +169,7 @@ struct rowtree *rowtree_diff(const struct rowtree *old,
 	    new->leaves)
 		return NULL;
 	d = tree_new(new->lb, new->depth, ROWS_DIFF, 2);
-	merge_rows(&m, &d->total, &old->total, &new->total);
+	merge_rows(&m, &d->total, &old->total, &new->total, 0);
 	d->total.label = LABEL_NONE;
 	d->total.state = ROW_BOTH;
 	return d;

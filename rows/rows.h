@@ -225,9 +225,16 @@ void rowtree_add_steps(struct rowtree *t, const struct rows_step *steps,
 
 /* A label of OLD that stands for a label of NEW in rowtree_diff(): the
  * row OLD calls from is merged with the row NEW calls to (e.g. the paths
- * of the two files of an ELF diff, at the files level). */
+ * of the two files of an ELF diff, at the files level), at the levels of
+ * the keys in levels only: the label table is shared by every key, and a
+ * symbol may be spelled as the path of its file. */
 struct diff_rename {
 	uint32_t from, to;
+	uint64_t levels; /* bit L: level L (0: the outermost key) */
+	bool beside;	 /* only under a row whose NEW children hold to
+			    and whose OLD children do not: elsewhere the
+			    label stays OLD's own (a file's stale label
+			    under a process gone from NEW) */
 };
 
 /* A diff tree (kind ROWS_DIFF) of old and new, two single-set trees of

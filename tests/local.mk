@@ -319,6 +319,9 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3304-table-wide-labels.py \
 	tests/t3305-report-pprof-default-type.py \
 	tests/t3310-report-html.py \
+	tests/t3320-diff-path-named-symbol.py \
+	tests/t3321-diff-upgraded-library.py \
+	tests/t3322-diff-pids-inner-key.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \

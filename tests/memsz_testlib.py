@@ -360,13 +360,14 @@ def dwarf_unit_name(obj):
     return m.group(1) if m else None
 
 
-def nm_sizes(obj, names):
-    """{symbol: st_size} of nm -S obj, for the symbols named in names."""
+def nm_sizes(obj, names=None):
+    """{symbol: st_size} of nm -S obj, for the symbols named in names
+    (None: every symbol with a size)."""
     out = subprocess.run(["nm", "-S", obj], capture_output=True, text=True,
                          check=True).stdout
     return {f[3]: int(f[1], 16) for f in (x.split() for x in
                                           out.splitlines())
-            if len(f) == 4 and f[3] in names}
+            if len(f) == 4 and (names is None or f[3] in names)}
 
 
 def _pb_varint(b, i):

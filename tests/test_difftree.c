@@ -103,7 +103,7 @@ static void test_rename_and_fold(void **state)
 {
 	struct labels *lb = labels_new();
 	struct rowtree *o = rowtree_new(lb, 1), *n = rowtree_new(lb, 1);
-	struct diff_rename rn;
+	struct diff_rename rn = {0};
 	struct rowtree *d;
 	char name[16];
 
@@ -117,6 +117,7 @@ static void test_rename_and_fold(void **state)
 	}
 	rn.from = labels_intern(lb, "a/lib.so");
 	rn.to = labels_intern(lb, "b/lib.so");
+	rn.levels = 1; /* the outermost key's */
 	d = rowtree_diff(o, n, &rn, 1);
 	rowtree_finish(d, COL_FILE, 2);
 	/* s0 is unchanged and dropped; lib.so +30, s4 +4, then 3 others */
@@ -138,6 +139,85 @@ static void test_rename_and_fold(void **state)
 	rowtree_free(n);
 	n = rowtree_new(lb, 2);
 	assert_null(rowtree_diff(o, n, NULL, 0));
+	rowtree_free(o);
+	rowtree_free(n);
+	labels_free(lb);
+}
+
+/* A rename is made at the levels it names only: a symbol spelled as
+ * OLD's path (a program "main" with a function main) stays itself. */
+static void test_rename_level(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *o = rowtree_new(lb, 2), *n = rowtree_new(lb, 2);
+	struct diff_rename rn = {0};
+	struct rowtree *d;
+	const struct row *f;
+
+	(void)state;
+	add(o, "main", "main", 10, 0);
+	add(o, "main", "foo", 20, 0);
+	add(n, "foo", "main", 10, 0);
+	add(n, "foo", "foo", 25, 0);
+	rn.from = labels_intern(lb, "main");
+	rn.to = labels_intern(lb, "foo");
+	rn.levels = 1; /* the files level only */
+	d = rowtree_diff(o, n, &rn, 1);
+	rowtree_finish(d, COL_FILE, 0);
+	assert_int_equal(d->total.nchildren, 1);
+	f = &d->total.children[0];
+	assert_string_equal(labels_str(lb, f->label), "foo");
+	assert_int_equal(f->state, ROW_BOTH);
+	/* main is unchanged (left out); foo 20 -> 25, one row */
+	assert_int_equal(f->nchildren, 1);
+	assert_string_equal(labels_str(lb, f->children[0].label), "foo");
+	assert_int_equal(f->children[0].state, ROW_BOTH);
+	assert_int_equal(f->children[0].vals[COL_FILE], 20);
+	assert_int_equal(row_set(&f->children[0], 1)[COL_FILE], 25);
+	assert_int_equal(d->unchanged, 1);
+	rowtree_free(d);
+	rowtree_free(o);
+	rowtree_free(n);
+	labels_free(lb);
+}
+
+/* A rename made beside its target only: under a process of both sides
+ * OLD's stale label of a file is NEW's path; under a process NEW lacks
+ * (gone) it stays OLD's own label, not the path with OLD's bytes. */
+static void test_rename_beside(void **state)
+{
+	struct labels *lb = labels_new();
+	struct rowtree *o = rowtree_new(lb, 2), *n = rowtree_new(lb, 2);
+	struct diff_rename rn = {0};
+	struct rowtree *d;
+	const struct row *p, *f;
+
+	(void)state;
+	add(o, "1 a", "[deleted] /l.so", 0, 10);
+	add(o, "2 b", "[deleted] /l.so", 0, 5);
+	add(n, "1 a", "/l.so", 0, 12);
+	rn.from = labels_intern(lb, "[deleted] /l.so");
+	rn.to = labels_intern(lb, "/l.so");
+	rn.levels = 2; /* the files level, inside pids */
+	rn.beside = true;
+	d = rowtree_diff(o, n, &rn, 1);
+	rowtree_finish(d, COL_RSS, 0);
+	p = child(d, &d->total, "1 a");
+	assert_non_null(p);
+	assert_int_equal(p->nchildren, 1);
+	f = child(d, p, "/l.so");
+	assert_non_null(f);
+	assert_int_equal(f->state, ROW_BOTH);
+	assert_int_equal(f->vals[COL_RSS], 10);
+	assert_int_equal(row_set(f, 1)[COL_RSS], 12);
+	p = child(d, &d->total, "2 b");
+	assert_non_null(p);
+	assert_int_equal(p->state, ROW_GONE);
+	assert_null(child(d, p, "/l.so"));
+	f = child(d, p, "[deleted] /l.so");
+	assert_non_null(f);
+	assert_int_equal(f->vals[COL_RSS], 5);
+	rowtree_free(d);
 	rowtree_free(o);
 	rowtree_free(n);
 	labels_free(lb);
@@ -475,6 +555,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_merge_states),
 	    cmocka_unit_test(test_rename_and_fold),
+	    cmocka_unit_test(test_rename_level),
+	    cmocka_unit_test(test_rename_beside),
 	    cmocka_unit_test(test_csv),
 	    cmocka_unit_test(test_diff_table_width),
 	    cmocka_unit_test(test_timeline),
