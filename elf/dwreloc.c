@@ -139,6 +139,10 @@ static const struct dwreloc_kind {
     {EM_PPC64, R_PPC64_ADDR32, 4, OP_ABS},
     {EM_PPC64, R_PPC64_REL64, 8, OP_PCREL},
     {EM_PPC64, R_PPC64_REL32, 4, OP_PCREL},
+    /* an ELFv1 descriptor's TOC pointer (.opd): the TOC base, which
+     * memsz does not lay out; left as it is, only the entry address of a
+     * descriptor is read */
+    {EM_PPC64, R_PPC64_TOC, 8, OP_NONE},
     {EM_PPC64, R_PPC64_DTPREL64, 8, OP_TLS},
     {EM_S390, R_390_NONE, 0, OP_NONE},
     {EM_S390, R_390_32, 4, OP_ABS},
