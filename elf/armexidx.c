@@ -226,7 +226,8 @@ static void walk_index(const struct elfimg *img, struct exidx_walk *r)
 		    s->size && elf_armexidx_section(img, s))
 			r->extab[r->nextab++] = (struct extab_sec){s->addr, i};
 	}
-	qsort(r->extab, r->nextab, sizeof(*r->extab), extab_cmp);
+	if (r->nextab)
+		qsort(r->extab, r->nextab, sizeof(*r->extab), extab_cmp);
 }
 
 /* The extab entries r points to, each once (to the first exidx entry
@@ -238,6 +239,8 @@ static void extab_add(struct elfimg *img, struct metasink *ms,
 	unsigned char *b = NULL;
 	size_t sec = 0;
 
+	if (!r->n)
+		return;
 	qsort(r->v, r->n, sizeof(*r->v), ref_cmp);
 	for (size_t j = 0; j < r->n; j++) {
 		const struct elf_section *s = &img->secs[sec];

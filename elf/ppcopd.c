@@ -83,7 +83,8 @@ struct elf_opd *elf_opd_open(struct elfimg *img)
 	}
 	if (img->type != ET_REL) {
 		elf_relocs_foreach(img, opd_rel_add, o);
-		qsort(o->rel, o->nrel, sizeof(*o->rel), opd_rel_cmp);
+		if (o->nrel)
+			qsort(o->rel, o->nrel, sizeof(*o->rel), opd_rel_cmp);
 	}
 	return o;
 }
