@@ -25,12 +25,20 @@ struct opd_rel {
 	uint64_t at, value;
 };
 
+/* A loaded executable section: its address, its index */
+struct opd_code {
+	uint64_t addr;
+	size_t i;
+};
+
 struct elf_opd {
 	const struct elfimg *img;
 	const struct elf_section *sec; /* .opd */
 	unsigned char *bytes;	       /* its bytes (a .o's: relocated) */
 	struct opd_rel *rel;	       /* sorted by at */
 	size_t nrel, relcap;
+	struct opd_code *code; /* the executable sections, by address */
+	size_t ncode;
 };
 
 static void opd_rel_add(const struct elf_reloc *r, void *arg)
@@ -53,6 +61,33 @@ static int opd_rel_cmp(const void *a, const void *b)
 	const struct opd_rel *x = a, *y = b;
 
 	return u64_cmp(x->at, y->at);
+}
+
+static int opd_code_cmp(const void *a, const void *b)
+{
+	const struct opd_code *x = a, *y = b;
+
+	return x->addr != y->addr ? u64_cmp(x->addr, y->addr)
+				  : u64_cmp(x->i, y->i);
+}
+
+/* o->code: img's loaded executable sections sorted by address, so that a
+ * descriptor's entry is found in log time (a .o built with
+ * -ffunction-sections has a section a function) */
+static void opd_code_index(struct elf_opd *o)
+{
+	const struct elfimg *img = o->img;
+
+	o->code = xcalloc(img->nsecs, sizeof(*o->code));
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+
+		if ((s->flags & SHF_EXECINSTR) && (s->flags & SHF_ALLOC) &&
+		    s->type == SHT_PROGBITS && s->size)
+			o->code[o->ncode++] = (struct opd_code){s->addr, i};
+	}
+	if (o->ncode)
+		qsort(o->code, o->ncode, sizeof(*o->code), opd_code_cmp);
 }
 
 struct elf_opd *elf_opd_open(struct elfimg *img)
@@ -86,6 +121,7 @@ struct elf_opd *elf_opd_open(struct elfimg *img)
 		if (o->nrel)
 			qsort(o->rel, o->nrel, sizeof(*o->rel), opd_rel_cmp);
 	}
+	opd_code_index(o);
 	return o;
 }
 
@@ -109,28 +145,46 @@ static uint64_t opd_entry(const struct elf_opd *o, uint64_t desc)
 			    o->img->big_endian);
 }
 
+/* The executable section of o's file holding address addr, or NULL */
+static const struct elf_section *opd_code_section(const struct elf_opd *o,
+						  uint64_t addr)
+{
+	size_t lo = 0, hi = o->ncode;
+
+	while (lo < hi) { /* the first starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->code[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* sections may overlap (hostile): the one before, else none */
+	if (lo) {
+		const struct elf_section *s = &o->img->secs[o->code[lo - 1].i];
+
+		if (addr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
+}
+
 bool elf_opd_code(const struct elf_opd *o, uint64_t desc, uint64_t size,
 		  uint64_t *addr, uint64_t *out_size)
 {
-	const struct elfimg *img = o->img;
+	const struct elf_section *s;
 	uint64_t entry;
 
 	if (desc < o->sec->addr || desc - o->sec->addr > o->sec->size ||
 	    o->sec->size - (desc - o->sec->addr) < OPD_DESC)
 		return false;
 	entry = opd_entry(o, desc);
-	for (size_t i = 1; i < img->nsecs; i++) {
-		const struct elf_section *s = &img->secs[i];
-
-		if (!(s->flags & SHF_EXECINSTR) || !(s->flags & SHF_ALLOC) ||
-		    s->type != SHT_PROGBITS || entry < s->addr ||
-		    entry - s->addr >= s->size)
-			continue;
-		*addr = entry;
-		*out_size = MIN(size, s->size - (entry - s->addr));
-		return true;
-	}
-	return false;
+	s = opd_code_section(o, entry);
+	if (!s)
+		return false;
+	*addr = entry;
+	*out_size = MIN(size, s->size - (entry - s->addr));
+	return true;
 }
 
 void elf_opd_close(struct elf_opd *o)
@@ -139,5 +193,6 @@ void elf_opd_close(struct elf_opd *o)
 		return;
 	xfree_huge(o->bytes, (size_t)o->sec->size);
 	free(o->rel);
+	free(o->code);
 	free(o);
 }
