@@ -65,15 +65,19 @@ static uint32_t word(const struct elfimg *img, const unsigned char *p)
 	return (uint32_t)elf_get_uint(p, 4, img->big_endian);
 }
 
-/* The address a prel31 word w at address at points to (a 32-bit
- * address) */
+/* The address a prel31 word w at address at points to. A 32-bit
+ * file's addresses are 32-bit: the sum wraps as the hardware's does,
+ * except in a .o laid out from ELF_REL_VM_BASE (4 GiB: one of its
+ * loaded sections had an sh_addr, see elfimg.c), whose addresses sit
+ * above 4 GiB and whose relocated words hold the offsets between them:
+ * added in 64 bits there. */
 static uint64_t prel31(uint32_t w, uint64_t at)
 {
-	uint32_t off = w & 0x7fffffffu;
+	uint64_t off = w & 0x7fffffffu;
 
 	if (off & 0x40000000u)
-		off |= 0x80000000u; /* sign-extended */
-	return (uint32_t)(at + off);
+		off |= ~(uint64_t)0x7fffffff; /* sign-extended */
+	return at >> 32 ? at + off : (uint32_t)(at + off);
 }
 
 static void ref_add(struct exidx_walk *r, uint64_t addr, uint32_t id)

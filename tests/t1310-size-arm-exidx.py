@@ -24,7 +24,9 @@ for armv7 (C++ with exceptions; C with -funwind-tables; one object a
 function section with -ffunction-sections), as .o and linked by ld.lld
 -shared. A hostile copy (entries pointing anywhere, one extab entry
 pointed to twice, an odd section size) must be read without a crash,
-every byte once (I1), no extab byte to two functions.
+every byte once (I1), no extab byte to two functions. A .o whose
+.rodata has an sh_addr (0x10) is laid out from 4 GiB, not 2 GiB: its
+entries must be read there too.
 """
 import csv
 import io
@@ -58,6 +60,8 @@ int callee(int x) { int a[32]; for (int i = 0; i < 32; i++) a[i] = i * x;
   return big(a, 32); }
 '''
 TARGET = "--target=armv7-linux-gnueabihf"
+# a .rodata to give an sh_addr
+RODATA = "extern const int table[4] = {1, 2, 3, 4};\n"
 
 
 def run(args):
@@ -198,6 +202,25 @@ def check_file(path, least_extab):
               % (name, sec, shdrs(path)[sec][4] - mine))
 
 
+def placed(tmp):
+    """A .o of CXX with a .rodata whose sh_addr is 0x10 (no toolchain
+    writes one; memsz then lays the other sections out from 4 GiB)"""
+    src = os.path.join(tmp, "r.cpp")
+    obj = os.path.join(tmp, "rodata-at-0x10.o")
+    with open(src, "w") as f:
+        f.write(CXX + RODATA)
+    run(["clang", TARGET, "-O1", "-c", "-o", obj, src])
+    idx = shdrs(obj)[".rodata"][0]
+    with open(obj, "r+b") as f:
+        data = f.read()
+        e_shoff = struct.unpack_from("<I", data, 0x20)[0]
+        f.seek(e_shoff + 40 * idx + 12)  # sh_addr
+        f.write(struct.pack("<I", 0x10))
+    check(shdrs(obj)[".rodata"][2] == 0x10,
+          "readelf -S: .rodata's sh_addr patched to 0x10")
+    return obj
+
+
 def hostile(so, tmp):
     """A copy of so whose exidx entries point anywhere: read without a
     crash, every byte once (I1); an extab entry pointed to twice is the
@@ -285,6 +308,7 @@ def main():
         check_file(af, 1)
         check_file(b, 0)
         check_file(so, 1)
+        check_file(placed(tmp), 1)
         hostile(so, tmp)
     sys.exit(lib.finish())
 
