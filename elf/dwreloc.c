@@ -46,7 +46,7 @@ static Elf_Data *dwarf_data(struct elfimg *img, size_t i)
 
 /* The data of the SHT_SYMTAB_SHNDX section of symbol table symtab of
  * img (a file of more than 0xff00 sections), or NULL. */
-static Elf_Data *xindex_data(struct elfimg *img, size_t symtab)
+Elf_Data *elf_reloc_xindex(struct elfimg *img, size_t symtab)
 {
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (img->secs[i].type == SHT_SYMTAB_SHNDX &&
@@ -73,7 +73,9 @@ static Elf_Data *xindex_data(struct elfimg *img, size_t symtab)
 /* What a relocation type writes in its size bytes: nothing (R_*_NONE);
  * S + A (ABS); the symbol's offset in its TLS section plus A, a
  * DTPOFF/DTPREL offset (TLS); S + A - P (PCREL, only into a laid-out
- * section: .eh_frame's pointers); or, RISC-V's pairs (a difference of
+ * section: .eh_frame's pointers); the same into the low 31 bits, A
+ * their sign-extended value, bit 31 kept (PREL31: ARM's .ARM.exidx
+ * words); or, RISC-V's pairs (a difference of
  * two labels the assembler could not compute before linker relaxation),
  * S + A (SET), the bytes there plus or minus S + A (ADD, SUB), S + A into
  * the low 6 bits
@@ -84,6 +86,7 @@ enum dwreloc_op {
 	OP_ABS,
 	OP_TLS,
 	OP_PCREL,
+	OP_PREL31,
 	OP_SET,
 	OP_ADD,
 	OP_SUB,
@@ -114,6 +117,7 @@ static const struct dwreloc_kind {
     {EM_ARM, R_ARM_NONE, 0, OP_NONE},
     {EM_ARM, R_ARM_ABS32, 4, OP_ABS},
     {EM_ARM, R_ARM_REL32, 4, OP_PCREL},
+    {EM_ARM, R_ARM_PREL31, 4, OP_PREL31},
     {EM_ARM, R_ARM_TLS_LDO32, 4, OP_TLS},
     {EM_MIPS, R_MIPS_NONE, 0, OP_NONE},
     {EM_MIPS, R_MIPS_32, 4, OP_ABS},
@@ -139,6 +143,10 @@ static const struct dwreloc_kind {
     {EM_PPC64, R_PPC64_ADDR32, 4, OP_ABS},
     {EM_PPC64, R_PPC64_REL64, 8, OP_PCREL},
     {EM_PPC64, R_PPC64_REL32, 4, OP_PCREL},
+    /* an ELFv1 descriptor's TOC pointer (.opd): the TOC base, which
+     * memsz does not lay out; left as it is, only the entry address of a
+     * descriptor is read */
+    {EM_PPC64, R_PPC64_TOC, 8, OP_NONE},
     {EM_PPC64, R_PPC64_DTPREL64, 8, OP_TLS},
     {EM_S390, R_390_NONE, 0, OP_NONE},
     {EM_S390, R_390_32, 4, OP_ABS},
@@ -318,6 +326,13 @@ static bool apply_entry(const struct elfimg *img, const struct dwreloc_kind *k,
 	case OP_PCREL:
 		v -= addr + r->r_offset;
 		break;
+	case OP_PREL31:
+		old = get(img, p, 4);
+		if (rel) /* the addend: the low 31 bits, sign-extended */
+			v = s + (uint64_t)((int64_t)(old << 33) >> 33);
+		v = (old & 0x80000000u) |
+		    ((v - addr - r->r_offset) & 0x7fffffff);
+		break;
 	case OP_ADD:
 		v = old + v;
 		break;
@@ -409,7 +424,7 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 			break;
 		r.r_info = info_of(img, r.r_info);
 		k = kind_of(img->machine, (uint32_t)GELF_R_TYPE(r.r_info));
-		if (!k || (k->op == OP_PCREL && !addr))
+		if (!k || ((k->op == OP_PCREL || k->op == OP_PREL31) && !addr))
 			return false;
 		if (k->op == OP_NONE)
 			continue;
@@ -434,9 +449,10 @@ static bool apply_one(struct elfimg *img, Elf_Data *rel, bool isrel,
 }
 
 /* Apply relocation section i of img (SHT_REL or SHT_RELA) to buf, the n
- * bytes of its target laid out at addr (0: not laid out). */
-static bool apply_section(struct elfimg *img, size_t i, uint8_t *buf, size_t n,
-			  uint64_t addr)
+ * bytes of its target laid out at addr (0: not laid out); xs: the
+ * extended section indexes of its symbol table, or NULL. */
+static bool apply_section_xs(struct elfimg *img, size_t i, uint8_t *buf,
+			     size_t n, uint64_t addr, Elf_Data *xs)
 {
 	const struct elf_section *s = &img->secs[i];
 	Elf *elf = elfimg_elf(img);
@@ -451,8 +467,18 @@ static bool apply_section(struct elfimg *img, size_t i, uint8_t *buf, size_t n,
 		   : NULL;
 	return rel && syms && rel->d_type == (isrel ? ELF_T_REL : ELF_T_RELA) &&
 	       syms->d_type == ELF_T_SYM &&
-	       apply_one(img, rel, isrel, syms, xindex_data(img, s->link), buf,
-			 n, addr);
+	       apply_one(img, rel, isrel, syms, xs, buf, n, addr);
+}
+
+/* apply_section_xs() with the extended indexes of its symbol table */
+static bool apply_section(struct elfimg *img, size_t i, uint8_t *buf, size_t n,
+			  uint64_t addr)
+{
+	size_t link = img->secs[i].link;
+
+	return link < img->nsecs &&
+	       apply_section_xs(img, i, buf, n, addr,
+				elf_reloc_xindex(img, link));
 }
 
 bool elf_reloc_section(struct elfimg *img, size_t tgt, void *buf)
@@ -470,6 +496,20 @@ bool elf_reloc_section(struct elfimg *img, size_t tgt, void *buf)
 			return false;
 	}
 	return true;
+}
+
+bool elf_reloc_apply(struct elfimg *img, size_t rel, Elf_Data *xs, void *buf)
+{
+	const struct elf_section *s = &img->secs[rel];
+	const struct elf_section *t;
+
+	if (img->type != ET_REL)
+		return true;
+	if ((s->type != SHT_RELA && s->type != SHT_REL) || !s->info ||
+	    s->info >= img->nsecs)
+		return false;
+	t = &img->secs[s->info];
+	return apply_section_xs(img, rel, buf, (size_t)t->size, t->addr, xs);
 }
 
 bool elf_dwarf_relocate(struct elfimg *img)

@@ -4,6 +4,7 @@
  * with their versions, names and hash words (see elfmeta.h). */
 #include "config.h"
 
+#include "elf/armexidx.h"
 #include "elf/ehframe.h"
 #include "elf/elfmeta.h"
 #include "elf/elfpriv.h"
@@ -653,6 +654,7 @@ void elfmeta_add_relocs(struct elfimg *img, struct dualmap *base,
 enum meta_kind {
 	MK_FDES,     /* .eh_frame */
 	MK_HDR,	     /* .eh_frame_hdr */
+	MK_EXIDX,    /* ARM's .ARM.exidx and .ARM.extab */
 	MK_RELOCS,   /* every relocation section */
 	MK_ENTRIES,  /* a symbol table */
 	MK_VERSIONS, /* its .gnu.version */
@@ -718,7 +720,7 @@ static bool hulls_disjoint(uint64_t (*h)[2], size_t n)
 	return true;
 }
 
-/* The jobs of img into j (room for 3 + 4 * nsecs); their number. */
+/* The jobs of img into j (room for 4 + 4 * nsecs); their number. */
 static size_t meta_jobs(struct elfimg *img, struct dualmap *base,
 			struct meta_job *j)
 {
@@ -733,6 +735,8 @@ static size_t meta_jobs(struct elfimg *img, struct dualmap *base,
 			     !strcmp(s->name, ".eh_frame")) ||
 			    (kind == MK_HDR &&
 			     !strcmp(s->name, ".eh_frame_hdr")) ||
+			    (kind == MK_EXIDX &&
+			     elf_armexidx_section(img, s)) ||
 			    (kind == MK_RELOCS &&
 			     (s->type == SHT_REL || s->type == SHT_RELA ||
 			      s->type == SHT_RELR)))
@@ -811,6 +815,7 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 	switch (j->kind) {
 	case MK_FDES:
 	case MK_HDR:
+	case MK_EXIDX:
 	case MK_RELOCS:
 		/* each table read is done with once its entries are added:
 		 * free libelf's copies (.rela.dyn, .eh_frame: megabytes) as
@@ -820,6 +825,8 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 			meta_fdes(img, ms);
 		else if (j->kind == MK_HDR)
 			meta_hdr(img, ms);
+		else if (j->kind == MK_EXIDX)
+			elf_armexidx_add(img, ms);
 		else
 			meta_relocs(img, ms, false);
 		elfimg_drop_data(img);
@@ -850,7 +857,7 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 uint64_t elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 		     struct dualmap *base, struct dualmap *out)
 {
-	struct meta_job *j = xcalloc(3 + 4 * img->nsecs, sizeof(*j));
+	struct meta_job *j = xcalloc(4 + 4 * img->nsecs, sizeof(*j));
 	struct rmap_labels **ids =
 	    xcalloc(img->nsecs ? img->nsecs : 1, sizeof(*ids));
 	struct metasink ms;

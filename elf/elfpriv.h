@@ -257,6 +257,15 @@ bool elf_dwarf_relocate(struct elfimg *img);
  * type memsz does not apply or out of the section: buf is then not to be
  * read. */
 bool elf_reloc_section(struct elfimg *img, size_t tgt, void *buf);
+/* elf_reloc_section() of one relocation section, rel, to buf, a copy of
+ * the bytes of its target (sh_info), xs the elf_reloc_xindex() of its
+ * symbol table: for a caller that found each target's relocation section
+ * once (a .o of 20 000 function sections: elf_reloc_section() of each
+ * searched all 60 000, twice). */
+bool elf_reloc_apply(struct elfimg *img, size_t rel, Elf_Data *xs, void *buf);
+/* The SHT_SYMTAB_SHNDX data of symbol table symtab of img (its extended
+ * section indexes), or NULL. */
+Elf_Data *elf_reloc_xindex(struct elfimg *img, size_t symtab);
 /* End and close alt (none is fine): after dwarf_end() of the handle it
  * was given to. */
 void elf_dwarf_alt_end(struct elf_dwalt *alt);

@@ -6,6 +6,7 @@
 
 #include "elf/symtab.h"
 #include "elf/minidebug.h"
+#include "elf/ppcopd.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -214,11 +215,12 @@ static bool opd_descriptor(const struct elfimg *img,
  * STT_OBJECT, STT_GNU_IFUNC or STT_TLS of non-zero size in a real
  * section, placed by elf_sym_place(), its size (a powerpc64 function
  * descriptor's in .opd: opd_descriptor()) cut to its section's end
- * (counted in st->clipped). Returns 1 if it is one, 0 if it is skipped,
- * or -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB for an entry that cannot be
- * right. */
+ * (counted in st->clipped); a descriptor's st_size (its code's) into
+ * *code_size, else 0. Returns 1 if it is one, 0 if it is skipped, or
+ * -MEMSZ_EBADSYM / -MEMSZ_EBADSTRTAB for an entry that cannot be right. */
 static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
-		      struct sym *out, struct elfsrc_stats *st)
+		      struct sym *out, uint64_t *code_size,
+		      struct elfsrc_stats *st)
 {
 	GElf_Sym sym;
 	Elf32_Word xndx = 0;
@@ -255,8 +257,11 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
 		value &= ~(uint64_t)1;
 	size = sym.st_size;
 	sec = &img->secs[shndx];
-	if (opd_descriptor(img, sec, type))
+	*code_size = 0;
+	if (opd_descriptor(img, sec, type)) {
+		*code_size = size;
 		size = PPC64_OPD_DESC;
+	}
 	where = elf_sym_place(img, sec, type, value, &value);
 	/* SYM_FILE: value is a file offset now; SYM_NONE: no bytes */
 	secstart = where == SYM_FILE ? sec->offset : sec->addr;
@@ -295,29 +300,49 @@ static int symtab_get(struct elfimg *img, const struct symtab *t, size_t i,
  * and 21 s to sort and label. */
 #define SYMTAB_NAMES_RATIO 4
 
+/* The code of powerpc64 ELFv1 function one (its descriptor's symbol,
+ * whose st_size is code_size) as a symbol of its name into *code: found
+ * through opd (NULL: none), in VM. */
+static bool opd_code_sym(const struct elf_opd *opd, const struct sym *one,
+			 uint64_t code_size, struct sym *code)
+{
+	if (!opd || !code_size || one->where != SYM_VM ||
+	    !elf_opd_code(opd, one->addr, code_size, &code->addr,
+			  &code->size) ||
+	    !code->size)
+		return false;
+	code->name = one->name;
+	code->rank = one->rank;
+	code->where = SYM_VM;
+	return true;
+}
+
 /* Collect the usable symbols of the open table t into *out (*n), placed
- * in img. An entry that cannot be right fails the table, unless dropped
- * is given: then it is counted there and left out (a MiniDebugInfo's
- * symbol whose section the file lacks, or that lies outside it). Once
- * the names reach SYMTAB_NAMES_RATIO times the string table, this and
- * every later symbol is left out (st->names_dropped): a name repeated
- * by the next symbol counts once. */
+ * in img; a powerpc64 ELFv1 function twice, its descriptor and its code
+ * (found through opd: NULL for none). An entry that cannot be right fails
+ * the table, unless dropped is given: then it is counted there and left
+ * out (a MiniDebugInfo's symbol whose section the file lacks, or that
+ * lies outside it). Once the names reach SYMTAB_NAMES_RATIO times the
+ * string table, this and every later symbol is left out
+ * (st->names_dropped): a name repeated by the next symbol counts once. */
 static int collect_symbols(struct elfimg *img, const struct symtab *t,
-			   struct sym **out, size_t *n, struct elfsrc_stats *st,
+			   const struct elf_opd *opd, struct sym **out,
+			   size_t *n, struct elfsrc_stats *st,
 			   uint64_t *dropped)
 {
-	size_t cnt = 0;
+	size_t cnt = 0, cap = opd ? 2 * t->nsyms : t->nsyms;
 	struct sym *syms;
 	uint64_t budget = SYMTAB_NAMES_RATIO * (uint64_t)t->sd->d_size;
 	const char *last = NULL;
 	int ret;
 
 	/* room for every entry at once: no copies as it grows */
-	syms = xmalloc((t->nsyms ? t->nsyms : 1) * sizeof(*syms));
+	syms = xmalloc((cap ? cap : 1) * sizeof(*syms));
 	for (size_t i = 1, ready = 0; i < t->nsyms; i++) {
-		struct sym one;
+		struct sym one, code;
+		uint64_t code_size;
 
-		ret = symtab_get(img, t, i, &one, st);
+		ret = symtab_get(img, t, i, &one, &code_size, st);
 		if (ret < 0 && dropped) {
 			(*dropped)++;
 			continue;
@@ -340,16 +365,18 @@ static int collect_symbols(struct elfimg *img, const struct symtab *t,
 			budget -= len + 1;
 			last = one.name;
 		}
-		if (cnt >= ready) {
+		if (cnt + 1 >= ready) {
 			/* resident prefault_ahead() at a time, in one call
 			 * each, not a fault per 4 KiB (libLLVM-14: 350) */
-			ready = MIN(t->nsyms,
-				    cnt + prefault_ahead(cnt * sizeof(*syms)) /
-					      sizeof(*syms));
+			ready =
+			    MIN(cap, cnt + prefault_ahead(cnt * sizeof(*syms)) /
+					       sizeof(*syms));
 			prefault_write(&syms[cnt],
 				       (ready - cnt) * sizeof(*syms));
 		}
 		syms[cnt++] = one;
+		if (opd_code_sym(opd, &one, code_size, &code))
+			syms[cnt++] = code;
 	}
 	*out = syms;
 	*n = cnt;
@@ -434,10 +461,11 @@ static size_t syms_dedup(struct sym *syms, size_t *n,
 }
 
 /* Add the symbols of img's MiniDebugInfo to syms[0, *n) (grown; *out
- * may be NULL), its answer and counts into st, its string table into
- * *names. Returns whether any was added. */
-static bool add_minidebug(struct elfimg *img, struct sym **out, size_t *n,
-			  struct elfsrc_stats *st, struct name_range *names)
+ * may be NULL; opd: as collect_symbols() takes it), its answer and counts
+ * into st, its string table into *names. Returns whether any was added. */
+static bool add_minidebug(struct elfimg *img, const struct elf_opd *opd,
+			  struct sym **out, size_t *n, struct elfsrc_stats *st,
+			  struct name_range *names)
 {
 	const struct elf_mdi *m = elf_minidebug_get(img);
 	struct elfsrc_stats *s = st, none;
@@ -464,7 +492,7 @@ static bool add_minidebug(struct elfimg *img, struct sym **out, size_t *n,
 		t.nsecmap = m->img->nsecs;
 		names->lo = (uintptr_t)t.names;
 		names->hi = names->lo + t.sd->d_size;
-		ret = collect_symbols(img, &t, &more, &nmore, st,
+		ret = collect_symbols(img, &t, opd, &more, &nmore, st,
 				      &s->mdi_dropped);
 		free(map);
 	}
@@ -488,6 +516,8 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 		  struct elfsrc_stats *st)
 {
 	struct elfimg *from = img;
+	/* a powerpc64 ELFv1 function's code, named through its descriptor */
+	struct elf_opd *opd = elf_opd_open(img);
 	struct symtab t;
 	struct name_range names = {0, 0};
 	bool merged = false;
@@ -516,11 +546,14 @@ int elf_syms_load(struct elfimg *img, struct sym **out, size_t *n,
 	if (tab >= 0) {
 		ret = symtab_open(from, tab, &t);
 		if (!ret)
-			ret = collect_symbols(from, &t, out, n, st, NULL);
-		if (ret)
+			ret = collect_symbols(from, &t, opd, out, n, st, NULL);
+		if (ret) {
+			elf_opd_close(opd);
 			return ret;
+		}
 	}
-	merged = merged && add_minidebug(img, out, n, st, &names);
+	merged = merged && add_minidebug(img, opd, out, n, st, &names);
+	elf_opd_close(opd);
 	if (*n)
 		syms_sort(*out, *n);
 	if (merged) {

@@ -102,6 +102,15 @@ if command -v clang >/dev/null; then
 		clang --target=$t -O1 -g -funwind-tables -c \
 			-o "$out/elf/rel-$t.o" "$tmp/rel.c" 2>/dev/null || :
 	done
+	# 32-bit ARM's .ARM.exidx (R_ARM_PREL31) and powerpc64 ELFv1's
+	# .opd descriptors, as a .o and linked
+	for t in armv7-linux-gnueabihf powerpc64-linux-gnu; do
+		clang --target=$t -O1 -fPIC -funwind-tables -c \
+			-o "$out/elf/rel-$t.o" "$tmp/rel.c" 2>/dev/null &&
+			command -v ld.lld >/dev/null &&
+			ld.lld -shared -o "$out/elf/rel-$t.so" \
+				"$out/elf/rel-$t.o" 2>/dev/null || :
+	done
 fi
 
 # --- unwind tables of the ELF seeds (fuzz_ehframe.c's input: a flags

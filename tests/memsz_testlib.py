@@ -342,11 +342,13 @@ def size_rows(obj, by):
 
 def unit_code_vm(rows, unit):
     """{symbol: VM SIZE} of unit's rows (of --by compileunits,sections,
-    symbols) but .eh_frame's: a function's row also holds its FDE, as in a
-    linked file (t1196 checks those)."""
+    symbols) but the unwind tables': a function's row also holds its FDE
+    of .eh_frame, as in a linked file (t1196 checks those), or its
+    .ARM.exidx entry and .ARM.extab words (t1310)."""
     got = {}
     for x in rows:
-        if x["compileunits"] == unit and x["sections"] != ".eh_frame":
+        if (x["compileunits"] == unit and x["sections"] != ".eh_frame" and
+                not x["sections"].startswith((".ARM.exidx", ".ARM.extab"))):
             got[x["symbols"]] = got.get(x["symbols"], 0) + int(x["vm_size"])
     return got
 

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* armexidx.c — 32-bit ARM unwind tables charged to their functions, as
+ * .eh_frame's FDEs are (elfmeta.c). An .ARM.exidx entry (the ARM EHABI)
+ * is two words: a prel31 offset to the start of the function it covers,
+ * then EXIDX_CANTUNWIND (1), the unwind data inline (bit 31 set), or a
+ * prel31 offset to the function's .ARM.extab entry. That entry starts
+ * with a personality word: an ARM compact model (bit 31 set, the model's
+ * index in bits 27-24: __aeabi_unwind_cpp_pr0 holds its data in the word,
+ * pr1 and pr2 count the words of unwind data that follow in bits 23-16),
+ * or a prel31 to a generic personality routine, followed by a word whose
+ * top byte counts the words of unwind data after it. What follows the
+ * unwind data (the compact models' descriptors, a generic routine's
+ * LSDA) has no length memsz can bound from these words: it stays
+ * "[section .ARM.extab]". */
+#include "config.h"
+
+#include "elf/armexidx.h"
+#include "elf/elfpriv.h"
+#include "elf/metasink.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* the second word of an entry of a function that cannot be unwound */
+#define EXIDX_CANTUNWIND 1u
+
+/* An .ARM.extab entry an .ARM.exidx entry points to: where, whose, and
+ * the order it was met in (the first entry pointing there wins) */
+struct extab_ref {
+	uint64_t addr;
+	uint32_t id;
+	size_t seq;
+};
+
+/* An .ARM.extab section: its address, its index */
+struct extab_sec {
+	uint64_t addr;
+	size_t i;
+};
+
+/* The walk: the extab entries met; for a .o, each section's relocation
+ * section (0: none, SIZE_MAX: several); the .ARM.extab sections by
+ * address (n of them). */
+struct exidx_walk {
+	struct extab_ref *v;
+	size_t n, cap;
+	size_t *relfor;
+	struct extab_sec *extab;
+	size_t nextab;
+	/* the extended section indexes of symbol table xs_tab (0: not
+	 * looked up yet) */
+	size_t xs_tab;
+	Elf_Data *xs;
+};
+
+bool elf_armexidx_section(const struct elfimg *img, const struct elf_section *s)
+{
+	return img->machine == EM_ARM && (s->type == SHT_ARM_EXIDX ||
+					  !strncmp(s->name, ".ARM.extab", 10));
+}
+
+static uint32_t word(const struct elfimg *img, const unsigned char *p)
+{
+	return (uint32_t)elf_get_uint(p, 4, img->big_endian);
+}
+
+/* The address a prel31 word w at address at points to. A 32-bit
+ * file's addresses are 32-bit: the sum wraps as the hardware's does,
+ * except in a .o laid out from ELF_REL_VM_BASE (4 GiB: one of its
+ * loaded sections had an sh_addr, see elfimg.c), whose addresses sit
+ * above 4 GiB and whose relocated words hold the offsets between them:
+ * added in 64 bits there. */
+static uint64_t prel31(uint32_t w, uint64_t at)
+{
+	uint64_t off = w & 0x7fffffffu;
+
+	if (off & 0x40000000u)
+		off |= ~(uint64_t)0x7fffffff; /* sign-extended */
+	return at >> 32 ? at + off : (uint32_t)(at + off);
+}
+
+static void ref_add(struct exidx_walk *r, uint64_t addr, uint32_t id)
+{
+	if (r->n == r->cap)
+		xgrow(&r->v, &r->cap, r->n + 1, sizeof(*r->v));
+	r->v[r->n] = (struct extab_ref){addr, id, r->n};
+	r->n++;
+}
+
+/* Apply the relocations of section i of img (a .o's) to buf, its bytes */
+static bool exidx_reloc(struct elfimg *img, size_t i, struct exidx_walk *r,
+			unsigned char *buf)
+{
+	size_t link;
+
+	if (img->type != ET_REL || !r->relfor[i])
+		return true;
+	if (r->relfor[i] == SIZE_MAX)
+		return elf_reloc_section(img, i, buf);
+	link = img->secs[r->relfor[i]].link;
+	if (link >= img->nsecs)
+		return false;
+	if (link != r->xs_tab) {
+		r->xs_tab = link;
+		r->xs = elf_reloc_xindex(img, link);
+	}
+	return elf_reloc_apply(img, r->relfor[i], r->xs, buf);
+}
+
+/* Section i of img, an .ARM.exidx: each whole entry to the label at the
+ * function start it points to; the extab entries they point to into r. */
+static void exidx_one(struct elfimg *img, size_t i, struct metasink *ms,
+		      struct exidx_walk *r)
+{
+	const struct elf_section *s = &img->secs[i];
+	size_t n = (size_t)(s->size / 8), hint = 0;
+	unsigned char *b = elfimg_section_read(img, i);
+	struct rmap_labels *l;
+
+	if (!b)
+		return;
+	/* a .o's prel31 words are relocations against its code and its
+	 * .ARM.extab: applied as if linked where its sections lie */
+	if (!n || !exidx_reloc(img, i, r, b)) {
+		xfree_huge(b, (size_t)s->size);
+		return;
+	}
+	l = rmap_labels_new(n);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t at = s->addr + 8 * k;
+		uint32_t w0 = word(img, b + 8 * k),
+			 w1 = word(img, b + 8 * k + 4);
+
+		if (w0 & 0x80000000u) /* not a prel31: not an entry */
+			continue;
+		/* a Thumb function's start: its address without the bit */
+		l->id[k] = rmap_lookup_near(
+		    ms->out->vm, prel31(w0, at) & ~(uint64_t)1, &hint);
+		if (l->id[k] != LABEL_NONE && w1 != EXIDX_CANTUNWIND &&
+		    !(w1 & 0x80000000u))
+			ref_add(r, prel31(w1, at + 4), l->id[k]);
+	}
+	meta_table(ms, s->offset, 8, n, l, 0, s->flags & SHF_ALLOC);
+	rmap_labels_put(l);
+	xfree_huge(b, (size_t)s->size);
+}
+
+/* The length of the extab entry at p (room bytes of its section before
+ * the next entry or the section's end) its own words bound: the
+ * personality word and the unwind data words they count; 0 if not even
+ * the first word fits. A reserved model's: its first word. */
+static uint64_t extab_len(const struct elfimg *img, const unsigned char *p,
+			  uint64_t room)
+{
+	uint32_t w;
+	uint64_t len;
+
+	if (room < 4)
+		return 0;
+	w = word(img, p);
+	if (w & 0x80000000u) { /* compact: pr0 is one word, pr1, pr2 more */
+		unsigned idx = (w >> 24) & 0x7f;
+
+		len = idx == 1 || idx == 2
+			  ? 4 + 4 * (uint64_t)((w >> 16) & 0xff)
+			  : 4;
+	} else if (room < 8) {
+		len = 4;
+	} else { /* generic: prel31, then the count in the top byte */
+		len = 8 + 4 * (uint64_t)(word(img, p + 4) >> 24);
+	}
+	return MIN(len, room);
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct extab_ref *x = a, *y = b;
+
+	return x->addr != y->addr ? u64_cmp(x->addr, y->addr)
+				  : u64_cmp(x->seq, y->seq);
+}
+
+/* The .ARM.extab section of img holding address addr (r->extab sorted
+ * by address), or 0 */
+static size_t extab_section(const struct elfimg *img,
+			    const struct exidx_walk *r, uint64_t addr)
+{
+	size_t lo = 0, hi = r->nextab;
+
+	while (lo < hi) { /* the first starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->extab[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* sections may overlap (hostile): the one before, else none */
+	if (lo) {
+		const struct elf_section *s = &img->secs[r->extab[lo - 1].i];
+
+		if (addr - s->addr < s->size)
+			return r->extab[lo - 1].i;
+	}
+	return 0;
+}
+
+static int extab_cmp(const void *a, const void *b)
+{
+	const struct extab_sec *x = a, *y = b;
+
+	return x->addr != y->addr ? u64_cmp(x->addr, y->addr)
+				  : u64_cmp(x->i, y->i);
+}
+
+/* r's index of img: each target's relocation section (a .o), the
+ * .ARM.extab sections by address. */
+static void walk_index(const struct elfimg *img, struct exidx_walk *r)
+{
+	r->relfor = xcalloc(img->nsecs, sizeof(*r->relfor));
+	r->extab = xcalloc(img->nsecs, sizeof(*r->extab));
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+
+		if ((s->type == SHT_REL || s->type == SHT_RELA) && s->info &&
+		    s->info < img->nsecs)
+			r->relfor[s->info] = r->relfor[s->info] ? SIZE_MAX : i;
+		if ((s->flags & SHF_ALLOC) && s->type == SHT_PROGBITS &&
+		    s->size && elf_armexidx_section(img, s))
+			r->extab[r->nextab++] = (struct extab_sec){s->addr, i};
+	}
+	if (r->nextab)
+		qsort(r->extab, r->nextab, sizeof(*r->extab), extab_cmp);
+}
+
+/* The extab entries r points to, each once (to the first exidx entry
+ * pointing there), cut at the next one: one table a section. */
+static void extab_add(struct elfimg *img, struct metasink *ms,
+		      struct exidx_walk *r)
+{
+	struct vartab t = {0};
+	unsigned char *b = NULL;
+	size_t sec = 0;
+
+	if (!r->n)
+		return;
+	qsort(r->v, r->n, sizeof(*r->v), ref_cmp);
+	for (size_t j = 0; j < r->n; j++) {
+		const struct elf_section *s = &img->secs[sec];
+		uint64_t addr = r->v[j].addr, off, room, len;
+
+		if (j && addr == r->v[j - 1].addr)
+			continue;
+		if (!sec || addr < s->addr || addr - s->addr >= s->size) {
+			if (sec) {
+				vartab_push(&t, ms, s->offset,
+					    s->flags & SHF_ALLOC);
+				xfree_huge(b, (size_t)s->size);
+			}
+			sec = extab_section(img, r, addr);
+			b = sec ? elfimg_section_read(img, sec) : NULL;
+			if (!b)
+				sec = 0;
+			if (!sec)
+				continue;
+			s = &img->secs[sec];
+		}
+		off = addr - s->addr;
+		room = s->size - off;
+		for (size_t k = j + 1; k < r->n; k++)
+			if (r->v[k].addr != addr) {
+				room = MIN(room, r->v[k].addr - addr);
+				break;
+			}
+		len = extab_len(img, b + off, room);
+		if (len)
+			vartab_add(&t, off, off + len, r->v[j].id);
+	}
+	if (sec) {
+		vartab_push(&t, ms, img->secs[sec].offset,
+			    img->secs[sec].flags & SHF_ALLOC);
+		xfree_huge(b, (size_t)img->secs[sec].size);
+	}
+	vartab_free(&t);
+}
+
+void elf_armexidx_add(struct elfimg *img, struct metasink *ms)
+{
+	struct exidx_walk r = {0};
+
+	if (img->machine != EM_ARM)
+		return;
+	walk_index(img, &r);
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (img->secs[i].type == SHT_ARM_EXIDX &&
+		    (img->secs[i].flags & SHF_ALLOC))
+			exidx_one(img, i, ms, &r);
+	extab_add(img, ms, &r);
+	free(r.v);
+	free(r.relfor);
+	free(r.extab);
+}
