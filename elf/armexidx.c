@@ -17,6 +17,7 @@
 #include "elf/armexidx.h"
 #include "elf/elfpriv.h"
 #include "elf/metasink.h"
+#include "elf/secaddr.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -33,12 +34,6 @@ struct extab_ref {
 	size_t seq;
 };
 
-/* An .ARM.extab section: its address, its index */
-struct extab_sec {
-	uint64_t addr;
-	size_t i;
-};
-
 /* The walk: the extab entries met; for a .o, each section's relocation
  * section (0: none, SIZE_MAX: several); the .ARM.extab sections by
  * address (n of them). */
@@ -46,8 +41,7 @@ struct exidx_walk {
 	struct extab_ref *v;
 	size_t n, cap;
 	size_t *relfor;
-	struct extab_sec *extab;
-	size_t nextab;
+	struct elf_secaddr extab;
 	/* the extended section indexes of symbol table xs_tab (0: not
 	 * looked up yet) */
 	size_t xs_tab;
@@ -181,37 +175,11 @@ static int ref_cmp(const void *a, const void *b)
 				  : u64_cmp(x->seq, y->seq);
 }
 
-/* The .ARM.extab section of img holding address addr (r->extab sorted
- * by address), or 0 */
-static size_t extab_section(const struct elfimg *img,
-			    const struct exidx_walk *r, uint64_t addr)
+/* Whether s is an .ARM.extab section (loaded, with bytes). */
+static bool is_extab(const struct elfimg *img, const struct elf_section *s)
 {
-	size_t lo = 0, hi = r->nextab;
-
-	while (lo < hi) { /* the first starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->extab[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* sections may overlap (hostile): the one before, else none */
-	if (lo) {
-		const struct elf_section *s = &img->secs[r->extab[lo - 1].i];
-
-		if (addr - s->addr < s->size)
-			return r->extab[lo - 1].i;
-	}
-	return 0;
-}
-
-static int extab_cmp(const void *a, const void *b)
-{
-	const struct extab_sec *x = a, *y = b;
-
-	return x->addr != y->addr ? u64_cmp(x->addr, y->addr)
-				  : u64_cmp(x->i, y->i);
+	return (s->flags & SHF_ALLOC) && s->type == SHT_PROGBITS &&
+	       elf_armexidx_section(img, s);
 }
 
 /* r's index of img: each target's relocation section (a .o), the
@@ -219,19 +187,14 @@ static int extab_cmp(const void *a, const void *b)
 static void walk_index(const struct elfimg *img, struct exidx_walk *r)
 {
 	r->relfor = xcalloc(img->nsecs, sizeof(*r->relfor));
-	r->extab = xcalloc(img->nsecs, sizeof(*r->extab));
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
 		if ((s->type == SHT_REL || s->type == SHT_RELA) && s->info &&
 		    s->info < img->nsecs)
 			r->relfor[s->info] = r->relfor[s->info] ? SIZE_MAX : i;
-		if ((s->flags & SHF_ALLOC) && s->type == SHT_PROGBITS &&
-		    s->size && elf_armexidx_section(img, s))
-			r->extab[r->nextab++] = (struct extab_sec){s->addr, i};
 	}
-	if (r->nextab)
-		qsort(r->extab, r->nextab, sizeof(*r->extab), extab_cmp);
+	elf_secaddr_build(&r->extab, img, is_extab);
 }
 
 /* The extab entries r points to, each once (to the first exidx entry
@@ -258,7 +221,7 @@ static void extab_add(struct elfimg *img, struct metasink *ms,
 					    s->flags & SHF_ALLOC);
 				xfree_huge(b, (size_t)s->size);
 			}
-			sec = extab_section(img, r, addr);
+			sec = elf_secaddr_find(&r->extab, img, addr);
 			b = sec ? elfimg_section_read(img, sec) : NULL;
 			if (!b)
 				sec = 0;
@@ -299,5 +262,5 @@ void elf_armexidx_add(struct elfimg *img, struct metasink *ms)
 	extab_add(img, ms, &r);
 	free(r.v);
 	free(r.relfor);
-	free(r.extab);
+	elf_secaddr_free(&r.extab);
 }

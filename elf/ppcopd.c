@@ -12,6 +12,7 @@
 #include "elf/elfpriv.h"
 #include "elf/ppcopd.h"
 #include "elf/relocs.h"
+#include "elf/secaddr.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -25,20 +26,13 @@ struct opd_rel {
 	uint64_t at, value;
 };
 
-/* A loaded executable section: its address, its index */
-struct opd_code {
-	uint64_t addr;
-	size_t i;
-};
-
 struct elf_opd {
 	const struct elfimg *img;
 	const struct elf_section *sec; /* .opd */
 	unsigned char *bytes;	       /* its bytes (a .o's: relocated) */
 	struct opd_rel *rel;	       /* sorted by at */
 	size_t nrel, relcap;
-	struct opd_code *code; /* the executable sections, by address */
-	size_t ncode;
+	struct elf_secaddr code; /* the executable sections, by address */
 };
 
 static void opd_rel_add(const struct elf_reloc *r, void *arg)
@@ -63,31 +57,12 @@ static int opd_rel_cmp(const void *a, const void *b)
 	return u64_cmp(x->at, y->at);
 }
 
-static int opd_code_cmp(const void *a, const void *b)
+/* Whether s is loaded code (a descriptor's entry must lie in one). */
+static bool is_code(const struct elfimg *img, const struct elf_section *s)
 {
-	const struct opd_code *x = a, *y = b;
-
-	return x->addr != y->addr ? u64_cmp(x->addr, y->addr)
-				  : u64_cmp(x->i, y->i);
-}
-
-/* o->code: img's loaded executable sections sorted by address, so that a
- * descriptor's entry is found in log time (a .o built with
- * -ffunction-sections has a section a function) */
-static void opd_code_index(struct elf_opd *o)
-{
-	const struct elfimg *img = o->img;
-
-	o->code = xcalloc(img->nsecs, sizeof(*o->code));
-	for (size_t i = 1; i < img->nsecs; i++) {
-		const struct elf_section *s = &img->secs[i];
-
-		if ((s->flags & SHF_EXECINSTR) && (s->flags & SHF_ALLOC) &&
-		    s->type == SHT_PROGBITS && s->size)
-			o->code[o->ncode++] = (struct opd_code){s->addr, i};
-	}
-	if (o->ncode)
-		qsort(o->code, o->ncode, sizeof(*o->code), opd_code_cmp);
+	(void)img;
+	return (s->flags & SHF_EXECINSTR) && (s->flags & SHF_ALLOC) &&
+	       s->type == SHT_PROGBITS;
 }
 
 struct elf_opd *elf_opd_open(struct elfimg *img)
@@ -121,7 +96,7 @@ struct elf_opd *elf_opd_open(struct elfimg *img)
 		if (o->nrel)
 			qsort(o->rel, o->nrel, sizeof(*o->rel), opd_rel_cmp);
 	}
-	opd_code_index(o);
+	elf_secaddr_build(&o->code, img, is_code);
 	return o;
 }
 
@@ -145,43 +120,21 @@ static uint64_t opd_entry(const struct elf_opd *o, uint64_t desc)
 			    o->img->big_endian);
 }
 
-/* The executable section of o's file holding address addr, or NULL */
-static const struct elf_section *opd_code_section(const struct elf_opd *o,
-						  uint64_t addr)
-{
-	size_t lo = 0, hi = o->ncode;
-
-	while (lo < hi) { /* the first starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->code[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* sections may overlap (hostile): the one before, else none */
-	if (lo) {
-		const struct elf_section *s = &o->img->secs[o->code[lo - 1].i];
-
-		if (addr - s->addr < s->size)
-			return s;
-	}
-	return NULL;
-}
-
 bool elf_opd_code(const struct elf_opd *o, uint64_t desc, uint64_t size,
 		  uint64_t *addr, uint64_t *out_size)
 {
 	const struct elf_section *s;
 	uint64_t entry;
+	size_t i;
 
 	if (desc < o->sec->addr || desc - o->sec->addr > o->sec->size ||
 	    o->sec->size - (desc - o->sec->addr) < OPD_DESC)
 		return false;
 	entry = opd_entry(o, desc);
-	s = opd_code_section(o, entry);
-	if (!s)
+	i = elf_secaddr_find(&o->code, o->img, entry);
+	if (!i)
 		return false;
+	s = &o->img->secs[i];
 	*addr = entry;
 	*out_size = MIN(size, s->size - (entry - s->addr));
 	return true;
@@ -193,6 +146,6 @@ void elf_opd_close(struct elf_opd *o)
 		return;
 	xfree_huge(o->bytes, (size_t)o->sec->size);
 	free(o->rel);
-	free(o->code);
+	elf_secaddr_free(&o->code);
 	free(o);
 }
