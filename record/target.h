@@ -121,7 +121,8 @@ struct tracer_ops {
 	void (*at_exit)(void *arg, int tgid, int tid);
 	/* A thread is traced from now on (add), or is gone (!add): called
 	 * for each thread seized and each new thread or followed process
-	 * before it runs its first instruction, and as each exits. from is
+	 * before it runs its first instruction, and as each exits: at its
+	 * exit stop (it never runs user code again) and once reaped. from is
 	 * the traced thread that made a new thread (it starts with from's
 	 * signal mask: its own blocks every signal until its start routine
 	 * sets it, in glibc and musl), else 0. */

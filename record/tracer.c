@@ -301,6 +301,11 @@ static void handle_exit(struct tracer *tr, int tid)
 	struct tracee *t = tracee_add(tr, tid, 0);
 	struct tracee *l;
 
+	/* gone for the caller: it takes no user-mode fault any more, and
+	 * its leash could not stop it */
+	if (!t->exiting && !t->unwanted && tr->ops->at_thread)
+		tr->ops->at_thread(tr->arg, tid, 0, false);
+	t = tracee_add(tr, tid, 0);
 	t->exiting = true;
 	if (t->tgid <= 0) {
 		resume(tr, tid, PTRACE_CONT, 0);
