@@ -537,6 +537,18 @@ static bool snap_in_file(const struct session *r)
 	return ws.bytes >= r->sn.first_end;
 }
 
+/* Hold (on) or let go every thread an attached recording traces, to end
+ * it (see session_finish). A launched command has ended or is ending. */
+static void freeze_all(struct session *r, bool on)
+{
+	if (!r->tr || r->child || !r->cap.pc || !r->cap.nsattr)
+		return;
+	if (on)
+		tracer_freeze(r->tr, 0);
+	else
+		tracer_thaw(r->tr, 0);
+}
+
 void session_finish(struct session *r, struct session_stats *st)
 {
 	rec_drain(r, true);
@@ -545,10 +557,18 @@ void session_finish(struct session *r, struct session_stats *st)
 	rec_scan_note(r);
 	/* The recording ends here. Events counted after the last drain
 	 * (attached targets run on) would be taken for samples the kernel
-	 * dropped: the counts stop first, then the rings are drained. */
+	 * dropped: the counts stop first, then the rings are drained. The
+	 * events are disabled one by one, each with the copies its threads'
+	 * threads inherited; a thread made meanwhile inherits its maker's
+	 * copy as it was, still enabled, joins that list too late, and
+	 * counts on (so do the threads it makes). So every traced thread
+	 * is held until the counts are read: none then runs, let alone in
+	 * clone(), and nothing counts after the drain. */
+	freeze_all(r, true);
 	perf_capture_disable(r->cap.pc);
 	rec_drain(r, true);
 	unreported_lost(r);
+	freeze_all(r, false);
 	note_holds(r);
 	/* the batched samples now, so that the summary counts the file */
 	if (r->w)

@@ -157,14 +157,16 @@ int tracer_poll(struct tracer *t);
 /* True once the seized process has been reaped; *status (may be NULL) gets
  * its wait status. */
 bool tracer_done(const struct tracer *t, int *status);
-/* Hold every thread of process tgid in a ptrace stop (PTRACE_INTERRUPT),
- * waiting at most 1 s. Returns 0 or -errno. */
+/* Hold every thread of process tgid (of every traced process when 0) in
+ * a ptrace stop (PTRACE_INTERRUPT), waiting at most 1 s. Returns 0 or
+ * -errno. */
 int tracer_freeze(struct tracer *t, int tgid);
 /* Ask every thread of process tgid to stop (PTRACE_INTERRUPT) without
  * waiting: a later tracer_freeze() waits for them, tracer_thaw() lets
  * them go. */
 void tracer_interrupt(struct tracer *t, int tgid);
-/* Resume what tracer_freeze() or tracer_interrupt() held. */
+/* Resume what tracer_freeze() or tracer_interrupt() held (tgid 0: every
+ * traced process). */
 void tracer_thaw(struct tracer *t, int tgid);
 /* Ask every traced thread of every process to stop (PTRACE_INTERRUPT)
  * and hold it there, without waiting: each is held from its stop (seen by
