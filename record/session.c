@@ -562,8 +562,10 @@ void session_finish(struct session *r, struct session_stats *st)
 	 * threads inherited; a thread made meanwhile inherits its maker's
 	 * copy as it was, still enabled, joins that list too late, and
 	 * counts on (so do the threads it makes). So every traced thread
-	 * is held until the counts are read: none then runs, let alone in
-	 * clone(), and nothing counts after the drain. */
+	 * is held until the counts are read. One asked to stop inside
+	 * clone() stops at its clone event; the thread it made starts held
+	 * too (the tracer gives it its maker's holds), so none runs then
+	 * and nothing counts after the drain. */
 	freeze_all(r, true);
 	perf_capture_disable(r->cap.pc);
 	rec_drain(r, true);

@@ -83,6 +83,7 @@ struct tracer {
 	void *arg;
 	struct tracee *t;
 	size_t n, cap;
+	int group_tgid; /* the process a HOLD_GROUP hold is for (0: all) */
 };
 
 static struct tracee *tracee_find(struct tracer *tr, int tid)
@@ -368,20 +369,41 @@ static bool leash_stop(struct tracer *tr, int tid, int sig)
 	return mine;
 }
 
+/* The holds a task made by tracee m (of process tgid) starts with: its
+ * maker's. The maker was asked to stop while inside clone() (or stopped at
+ * its clone event) and is held; the new task, which no interrupt reached,
+ * must be held too, else it runs through the hold (and may make threads
+ * of its own). A new process keeps a group hold only when that hold is
+ * for every process: the thaw of its maker's process would not let it
+ * go. */
+static unsigned inherited_holds(const struct tracer *tr, const struct tracee *m,
+				int tgid)
+{
+	unsigned holds = m ? m->holds : 0;
+
+	if (m && tgid != m->tgid && tr->group_tgid)
+		holds &= ~HOLD_GROUP;
+	return holds;
+}
+
 /* Thread tid made task child (its fork, vfork or clone event). */
 static void handle_new(struct tracer *tr, int tid, int child)
 {
 	int tgid = target_tgid(child);
+	unsigned holds = inherited_holds(tr, tracee_find(tr, tid), tgid);
 	struct tracee *t = tracee_add(tr, child, tgid);
 
 	/* a process made by clone() is traced as a thread is; when not
 	 * following, it is let go */
-	if (tgid == child && !tr->follow)
+	if (tgid == child && !tr->follow) {
 		t->unwanted = true;
-	else if (t->born)
-		born_run(tr, child, tid);
-	else
-		thread_added(tr, child, tid);
+	} else {
+		t->holds |= holds;
+		if (t->born)
+			born_run(tr, child, tid);
+		else
+			thread_added(tr, child, tid);
+	}
 	t = tracee_add(tr, child, tgid);
 	if (!t->unwanted && tgid == child && tr->ops->at_fork)
 		tr->ops->at_fork(tr->arg, child, target_tgid(tid));
@@ -532,6 +554,8 @@ static bool group_held(struct tracer *tr, int tgid, unsigned reason)
  * (PTRACE_INTERRUPT) and stay stopped for reason. */
 static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
 {
+	if (reason == HOLD_GROUP)
+		tr->group_tgid = tgid;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct tracee *t = &tr->t[i];
 
