@@ -512,8 +512,8 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->lost = r->cap.lost - r->cap.lost_sideband;
 	st->lost_sideband = r->cap.lost_sideband;
 	st->nsnaps = r->sn.nsnaps;
-	st->held_ns = r->bp.held_ns;
-	st->nholds = r->bp.nholds;
+	st->held_ns = r->bp.held_ns + r->bp.end_held_ns;
+	st->nholds = r->bp.nholds + !!r->bp.end_held_ns;
 	st->snap_held_ns = r->sn.snap_held_ns;
 	st->nsnap_held = r->sn.nsnap_held;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
@@ -538,15 +538,22 @@ static bool snap_in_file(const struct session *r)
 }
 
 /* Hold (on) or let go every thread an attached recording traces, to end
- * it (see session_finish). A launched command has ended or is ending. */
+ * it (see session_finish); the summary counts it with the backpressure
+ * holds (their note in the file leaves it out). A
+ * launched command has ended or is ending. The wait for the stops is
+ * short: a thread that cannot stop (in vfork() while its child runs,
+ * say) makes no thread meanwhile, and the others stay held that long. */
 static void freeze_all(struct session *r, bool on)
 {
 	if (!r->tr || r->child || !r->cap.pc || !r->cap.nsattr)
 		return;
-	if (on)
-		tracer_freeze(r->tr, 0);
-	else
-		tracer_thaw(r->tr, 0);
+	if (on) {
+		r->bp.end_start = mono_ns();
+		tracer_freeze_for(r->tr, 0, END_HOLD_WAIT_MS);
+		return;
+	}
+	tracer_thaw(r->tr, 0);
+	r->bp.end_held_ns = mono_ns() - r->bp.end_start;
 }
 
 void session_finish(struct session *r, struct session_stats *st)

@@ -161,6 +161,10 @@ bool tracer_done(const struct tracer *t, int *status);
  * a ptrace stop (PTRACE_INTERRUPT), waiting at most 1 s. Returns 0 or
  * -errno. */
 int tracer_freeze(struct tracer *t, int tgid);
+/* tracer_freeze(), waiting at most wait_ms: the threads that have not
+ * stopped by then stay asked to (held at their next stop) until the
+ * thaw. */
+int tracer_freeze_for(struct tracer *t, int tgid, unsigned wait_ms);
 /* Ask every thread of process tgid to stop (PTRACE_INTERRUPT) without
  * waiting: a later tracer_freeze() waits for them, tracer_thaw() lets
  * them go. */

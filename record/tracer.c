@@ -570,11 +570,11 @@ static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
 	}
 }
 
-/* interrupt_group(), then wait until each is held, at most
- * FREEZE_WAIT_MS. */
-static int freeze_group(struct tracer *tr, int tgid, unsigned reason)
+/* interrupt_group(), then wait until each is held, at most wait_ms. */
+static int freeze_group(struct tracer *tr, int tgid, unsigned reason,
+			unsigned wait_ms)
 {
-	uint64_t until = mono_ns() + FREEZE_WAIT_MS * NSEC_PER_MSEC;
+	uint64_t until = mono_ns() + (uint64_t)wait_ms * NSEC_PER_MSEC;
 
 	interrupt_group(tr, tgid, reason);
 	for (;;) {
@@ -611,7 +611,12 @@ void tracer_interrupt(struct tracer *tr, int tgid)
 
 int tracer_freeze(struct tracer *tr, int tgid)
 {
-	return freeze_group(tr, tgid, HOLD_GROUP);
+	return freeze_group(tr, tgid, HOLD_GROUP, FREEZE_WAIT_MS);
+}
+
+int tracer_freeze_for(struct tracer *tr, int tgid, unsigned wait_ms)
+{
+	return freeze_group(tr, tgid, HOLD_GROUP, wait_ms);
 }
 
 void tracer_thaw(struct tracer *tr, int tgid)
