@@ -115,11 +115,12 @@ int perf_capture_add_task(struct perf_capture *pc, int tid);
  * leash_room_permille per mille, a ring cannot overflow however late the
  * reader comes, but for the events of one system call (a read(2) into a
  * fresh buffer faults in the kernel until it returns). K is chosen so that K
- * samples of every leashed thread (counted up to the next power of 2, the
- * periods being set again when that changes) and the growth trigger's
- * samples for them fit in leash_room_permille of the smallest ring, the
- * size of a sample taken at its largest (the whole stack copy, a full
- * callchain). Call after the rings are mapped (after the first
+ * samples of every leashed thread (as many as are leashed, not unleashed
+ * yet: the periods are set again when K changes, for more threads as soon
+ * as there are, for twice as many once a quarter are left) and the growth
+ * trigger's samples for them fit in leash_room_permille of the smallest
+ * ring, the size of a sample taken at its largest (the whole stack copy,
+ * a full callchain). Call after the rings are mapped (after the first
  * perf_capture_add_task). Returns 0 (also when there is nothing to leash)
  * or -errno. */
 int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec, int sig);
@@ -140,8 +141,14 @@ void perf_capture_leash_quiet(struct perf_capture *pc);
 void perf_capture_unleash(struct perf_capture *pc, int tid);
 /* Is fd (the si_fd of a signal thread tid got) tid's leash counter? */
 bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd);
-/* True once a ring was too small for K samples of every leashed thread
- * even at K = 1 (K is 1 then, and the bound does not hold). */
+/* Look whether the rings have room for LEASH_MIN samples of every thread
+ * leashed now (K is LEASH_MIN at least, and the bound does not hold when
+ * they have not). Called once the stops reported so far are handled: the
+ * count then leaves out the threads that ended, which attaching to a
+ * process whose threads come and go leashes for a while (at a period set
+ * for them all, since its rescale is not undone at once). */
+void perf_capture_leash_check(struct perf_capture *pc);
+/* True once perf_capture_leash_check() found the rings too small. */
 bool perf_capture_leash_short(const struct perf_capture *pc);
 /* The samples of the first sampling event a thread may take between two
  * leash signals now (for tests and notes; 0 when nothing is leashed). */

@@ -90,7 +90,7 @@ struct perf_capture {
 		      sampling event */
 	size_t nleash, leash_cap;
 	unsigned nleashed;    /* threads leashed */
-	unsigned leash_scale; /* power of 2 >= nleashed the
+	unsigned leash_scale; /* threads (>= nleashed) the
 				 periods are set for */
 	bool leash_short;     /* a ring too small for them */
 };

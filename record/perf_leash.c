@@ -99,25 +99,36 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 	return k;
 }
 
-/* The leash period of event ev, in events. Rings too small for that many
- * threads leave it at LEASH_MIN samples: the bound does not hold then,
- * which pc->leash_short records. */
-static uint64_t leash_period(struct perf_capture *pc, size_t ev)
+/* The samples of event ev a leash lets a thread take when scale threads
+ * are leashed: at least LEASH_MIN, which rings too small for that many
+ * threads leave it at (the bound does not hold then). */
+static uint64_t leash_k(const struct perf_capture *pc, size_t ev,
+			unsigned scale)
 {
-	uint64_t k = leash_samples(pc, ev, pc->leash_scale);
-
-	if (k < LEASH_MIN)
-		pc->leash_short = true;
-	return MAX(k, LEASH_MIN) * MAX(pc->sattr[ev].sample_period, 1);
+	return MAX(leash_samples(pc, ev, MAX(scale, 1)), LEASH_MIN);
 }
 
-/* Set every leash's period for scale threads. Each is disabled meanwhile:
- * a software event given a new period while it counts would first run
- * out the old one, while one enabled again starts the new one afresh. */
+/* The leash period of event ev, in events. */
+static uint64_t leash_period(const struct perf_capture *pc, size_t ev)
+{
+	return leash_k(pc, ev, pc->leash_scale) *
+	       MAX(pc->sattr[ev].sample_period, 1);
+}
+
+/* Set the leashes for scale threads. A period is set again only if it
+ * changes: each is disabled meanwhile (a software event given a new
+ * period while it counts would first run out the old one, while one
+ * enabled again starts the new one afresh), so the count of a thread
+ * since its last signal starts over. */
 static void leash_rescale(struct perf_capture *pc, unsigned scale)
 {
+	bool same = true;
+
+	for (size_t ev = 0; ev < pc->nuser; ev++)
+		same &=
+		    leash_k(pc, ev, scale) == leash_k(pc, ev, pc->leash_scale);
 	pc->leash_scale = scale;
-	for (size_t i = 0; i < pc->nleash; i++) {
+	for (size_t i = 0; !same && i < pc->nleash; i++) {
 		uint64_t p = leash_period(pc, pc->leash[i].ev);
 		int fd = pc->leash[i].fd;
 
@@ -166,17 +177,17 @@ static int leash_open(struct perf_capture *pc, size_t ev, int tid, bool at_exec,
 int perf_capture_leash(struct perf_capture *pc, int tid, bool at_exec, int sig)
 {
 	size_t first = pc->nleash;
-	unsigned scale = MAX(pc->leash_scale, 1);
 
 	if (!pc->nuser || !ev_ring_size(pc, 0))
 		return 0;
 	for (size_t i = 0; i < pc->nleash; i++)
 		if (pc->leash[i].tid == tid)
 			return 0;
-	while (scale < pc->nleashed + 1)
-		scale *= 2;
-	if (scale != pc->leash_scale)
-		leash_rescale(pc, scale);
+	/* the periods are for the threads leashed now, not a power of 2
+	 * above: 8 threads that churn are 9 at times, and with 256 KiB
+	 * rings 16 would leave no room for a leash of LEASH_MIN samples */
+	if (pc->nleashed + 1 > pc->leash_scale)
+		leash_rescale(pc, pc->nleashed + 1);
 	for (size_t ev = 0; ev < pc->nuser; ev++) {
 		int fd = leash_open(pc, ev, tid, at_exec, sig);
 
@@ -249,10 +260,11 @@ void perf_capture_unleash(struct perf_capture *pc, int tid)
 	if (!found)
 		return;
 	pc->nleashed--;
-	/* fewer threads: longer periods, with some slack so that a thread
-	 * count going up and down does not set them again each time */
-	if (pc->leash_scale > 1 && pc->nleashed * 4 <= pc->leash_scale)
-		leash_rescale(pc, pc->leash_scale / 2);
+	/* fewer threads: longer periods once a quarter of the threads they
+	 * are set for are left, for twice as many as there are (slack: a
+	 * thread count going up and down does not set them each time) */
+	if (pc->nleashed * 4 <= pc->leash_scale)
+		leash_rescale(pc, MAX(pc->nleashed * 2, 1));
 }
 
 bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd)
@@ -265,7 +277,14 @@ bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd)
 
 uint64_t perf_capture_leash_samples(const struct perf_capture *pc)
 {
-	return pc->nleashed ? MAX(leash_samples(pc, 0, pc->leash_scale), 1) : 0;
+	return pc->nleashed ? leash_k(pc, 0, pc->leash_scale) : 0;
+}
+
+void perf_capture_leash_check(struct perf_capture *pc)
+{
+	for (size_t ev = 0; pc->nleashed && ev < pc->nuser; ev++)
+		if (leash_samples(pc, ev, pc->nleashed) < LEASH_MIN)
+			pc->leash_short = true;
 }
 
 bool perf_capture_leash_short(const struct perf_capture *pc)

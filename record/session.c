@@ -512,8 +512,8 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->lost = r->cap.lost - r->cap.lost_sideband;
 	st->lost_sideband = r->cap.lost_sideband;
 	st->nsnaps = r->sn.nsnaps;
-	st->held_ns = r->bp.held_ns;
-	st->nholds = r->bp.nholds;
+	st->held_ns = r->bp.held_ns + r->bp.end_held_ns;
+	st->nholds = r->bp.nholds + !!r->bp.end_held_ns;
 	st->snap_held_ns = r->sn.snap_held_ns;
 	st->nsnap_held = r->sn.nsnap_held;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;
@@ -537,6 +537,25 @@ static bool snap_in_file(const struct session *r)
 	return ws.bytes >= r->sn.first_end;
 }
 
+/* Hold (on) or let go every thread an attached recording traces, to end
+ * it (see session_finish); the summary counts it with the backpressure
+ * holds (their note in the file leaves it out). A
+ * launched command has ended or is ending. The wait for the stops is
+ * short: a thread that cannot stop (in vfork() while its child runs,
+ * say) makes no thread meanwhile, and the others stay held that long. */
+static void freeze_all(struct session *r, bool on)
+{
+	if (!r->tr || r->child || !r->cap.pc || !r->cap.nsattr)
+		return;
+	if (on) {
+		r->bp.end_start = mono_ns();
+		tracer_freeze_for(r->tr, 0, END_HOLD_WAIT_MS);
+		return;
+	}
+	tracer_thaw(r->tr, 0);
+	r->bp.end_held_ns = mono_ns() - r->bp.end_start;
+}
+
 void session_finish(struct session *r, struct session_stats *st)
 {
 	rec_drain(r, true);
@@ -545,10 +564,20 @@ void session_finish(struct session *r, struct session_stats *st)
 	rec_scan_note(r);
 	/* The recording ends here. Events counted after the last drain
 	 * (attached targets run on) would be taken for samples the kernel
-	 * dropped: the counts stop first, then the rings are drained. */
+	 * dropped: the counts stop first, then the rings are drained. The
+	 * events are disabled one by one, each with the copies its threads'
+	 * threads inherited; a thread made meanwhile inherits its maker's
+	 * copy as it was, still enabled, joins that list too late, and
+	 * counts on (so do the threads it makes). So every traced thread
+	 * is held until the counts are read. One asked to stop inside
+	 * clone() stops at its clone event; the thread it made starts held
+	 * too (the tracer gives it its maker's holds), so none runs then
+	 * and nothing counts after the drain. */
+	freeze_all(r, true);
 	perf_capture_disable(r->cap.pc);
 	rec_drain(r, true);
 	unreported_lost(r);
+	freeze_all(r, false);
 	note_holds(r);
 	/* the batched samples now, so that the summary counts the file */
 	if (r->w)

@@ -292,9 +292,14 @@ static void at_thread(void *arg, int tid, int from, bool add)
 	 * what the others took since memsz last looked, up to the longer
 	 * leash, is not counted in it. Sampling, they are held until memsz
 	 * has looked at the rings: whether or not this thread's leash
-	 * opened, the others were shortened. */
+	 * opened, the others were shortened. Otherwise memsz looks now: the
+	 * leashes bound what the threads traced now take from here on,
+	 * and the threads that ended since the last look (no longer
+	 * counted) left their samples in the rings. */
 	if (r->traced_all && r->tr && k > perf_capture_leash_samples(r->cap.pc))
 		hold_all(r);
+	else
+		rec_backpressure(r);
 	if (err < 0 && err != -ESRCH && !r->bp.leash_told) {
 		char *msg = xasprintf("cannot leash thread %d (%s): samples "
 				      "may be lost when memsz falls behind",

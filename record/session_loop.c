@@ -152,9 +152,13 @@ void session_run(struct session *r)
 		n = fill_pollfds(r);
 		if (poll(r->loop.pfd, n, timeout) < 0 && errno != EINTR)
 			break;
-		/* threads at their leash first: they wait for it */
+		/* threads at their leash first: they wait for it; then the
+		 * threads leashed now, those that ended left out, fit the
+		 * rings or not */
 		if (r->tr)
 			tracer_poll(r->tr);
+		if (r->cap.pc)
+			perf_capture_leash_check(r->cap.pc);
 		handle_pollfds(r, n);
 		if (r->sc.scan && target_scan_is_cgroup(r->sc.scan))
 			rec_scan_targets(r);

@@ -121,7 +121,8 @@ struct tracer_ops {
 	void (*at_exit)(void *arg, int tgid, int tid);
 	/* A thread is traced from now on (add), or is gone (!add): called
 	 * for each thread seized and each new thread or followed process
-	 * before it runs its first instruction, and as each exits. from is
+	 * before it runs its first instruction, and as each exits: at its
+	 * exit stop (it never runs user code again) and once reaped. from is
 	 * the traced thread that made a new thread (it starts with from's
 	 * signal mask: its own blocks every signal until its start routine
 	 * sets it, in glibc and musl), else 0. */
@@ -156,14 +157,20 @@ int tracer_poll(struct tracer *t);
 /* True once the seized process has been reaped; *status (may be NULL) gets
  * its wait status. */
 bool tracer_done(const struct tracer *t, int *status);
-/* Hold every thread of process tgid in a ptrace stop (PTRACE_INTERRUPT),
- * waiting at most 1 s. Returns 0 or -errno. */
+/* Hold every thread of process tgid (of every traced process when 0) in
+ * a ptrace stop (PTRACE_INTERRUPT), waiting at most 1 s. Returns 0 or
+ * -errno. */
 int tracer_freeze(struct tracer *t, int tgid);
+/* tracer_freeze(), waiting at most wait_ms: the threads that have not
+ * stopped by then stay asked to (held at their next stop) until the
+ * thaw. */
+int tracer_freeze_for(struct tracer *t, int tgid, unsigned wait_ms);
 /* Ask every thread of process tgid to stop (PTRACE_INTERRUPT) without
  * waiting: a later tracer_freeze() waits for them, tracer_thaw() lets
  * them go. */
 void tracer_interrupt(struct tracer *t, int tgid);
-/* Resume what tracer_freeze() or tracer_interrupt() held. */
+/* Resume what tracer_freeze() or tracer_interrupt() held (tgid 0: every
+ * traced process). */
 void tracer_thaw(struct tracer *t, int tgid);
 /* Ask every traced thread of every process to stop (PTRACE_INTERRUPT)
  * and hold it there, without waiting: each is held from its stop (seen by

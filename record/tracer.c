@@ -83,6 +83,7 @@ struct tracer {
 	void *arg;
 	struct tracee *t;
 	size_t n, cap;
+	int group_tgid; /* the process a HOLD_GROUP hold is for (0: all) */
 };
 
 static struct tracee *tracee_find(struct tracer *tr, int tid)
@@ -301,6 +302,11 @@ static void handle_exit(struct tracer *tr, int tid)
 	struct tracee *t = tracee_add(tr, tid, 0);
 	struct tracee *l;
 
+	/* gone for the caller: it takes no user-mode fault any more, and
+	 * its leash could not stop it */
+	if (!t->exiting && !t->unwanted && tr->ops->at_thread)
+		tr->ops->at_thread(tr->arg, tid, 0, false);
+	t = tracee_add(tr, tid, 0);
 	t->exiting = true;
 	if (t->tgid <= 0) {
 		resume(tr, tid, PTRACE_CONT, 0);
@@ -363,20 +369,41 @@ static bool leash_stop(struct tracer *tr, int tid, int sig)
 	return mine;
 }
 
+/* The holds a task made by tracee m (of process tgid) starts with: its
+ * maker's. The maker was asked to stop while inside clone() (or stopped at
+ * its clone event) and is held; the new task, which no interrupt reached,
+ * must be held too, else it runs through the hold (and may make threads
+ * of its own). A new process keeps a group hold only when that hold is
+ * for every process: the thaw of its maker's process would not let it
+ * go. */
+static unsigned inherited_holds(const struct tracer *tr, const struct tracee *m,
+				int tgid)
+{
+	unsigned holds = m ? m->holds : 0;
+
+	if (m && tgid != m->tgid && tr->group_tgid)
+		holds &= ~HOLD_GROUP;
+	return holds;
+}
+
 /* Thread tid made task child (its fork, vfork or clone event). */
 static void handle_new(struct tracer *tr, int tid, int child)
 {
 	int tgid = target_tgid(child);
+	unsigned holds = inherited_holds(tr, tracee_find(tr, tid), tgid);
 	struct tracee *t = tracee_add(tr, child, tgid);
 
 	/* a process made by clone() is traced as a thread is; when not
 	 * following, it is let go */
-	if (tgid == child && !tr->follow)
+	if (tgid == child && !tr->follow) {
 		t->unwanted = true;
-	else if (t->born)
-		born_run(tr, child, tid);
-	else
-		thread_added(tr, child, tid);
+	} else {
+		t->holds |= holds;
+		if (t->born)
+			born_run(tr, child, tid);
+		else
+			thread_added(tr, child, tid);
+	}
 	t = tracee_add(tr, child, tgid);
 	if (!t->unwanted && tgid == child && tr->ops->at_fork)
 		tr->ops->at_fork(tr->arg, child, target_tgid(tid));
@@ -527,6 +554,8 @@ static bool group_held(struct tracer *tr, int tgid, unsigned reason)
  * (PTRACE_INTERRUPT) and stay stopped for reason. */
 static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
 {
+	if (reason == HOLD_GROUP)
+		tr->group_tgid = tgid;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct tracee *t = &tr->t[i];
 
@@ -541,11 +570,11 @@ static void interrupt_group(struct tracer *tr, int tgid, unsigned reason)
 	}
 }
 
-/* interrupt_group(), then wait until each is held, at most
- * FREEZE_WAIT_MS. */
-static int freeze_group(struct tracer *tr, int tgid, unsigned reason)
+/* interrupt_group(), then wait until each is held, at most wait_ms. */
+static int freeze_group(struct tracer *tr, int tgid, unsigned reason,
+			unsigned wait_ms)
 {
-	uint64_t until = mono_ns() + FREEZE_WAIT_MS * NSEC_PER_MSEC;
+	uint64_t until = mono_ns() + (uint64_t)wait_ms * NSEC_PER_MSEC;
 
 	interrupt_group(tr, tgid, reason);
 	for (;;) {
@@ -582,7 +611,12 @@ void tracer_interrupt(struct tracer *tr, int tgid)
 
 int tracer_freeze(struct tracer *tr, int tgid)
 {
-	return freeze_group(tr, tgid, HOLD_GROUP);
+	return freeze_group(tr, tgid, HOLD_GROUP, FREEZE_WAIT_MS);
+}
+
+int tracer_freeze_for(struct tracer *tr, int tgid, unsigned wait_ms)
+{
+	return freeze_group(tr, tgid, HOLD_GROUP, wait_ms);
 }
 
 void tracer_thaw(struct tracer *tr, int tgid)

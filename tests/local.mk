@@ -253,6 +253,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2196-record-shmem-swap.py \
 	tests/t2197-record-faults-fp-leaf.py \
 	tests/t2198-record-shmem-swap-cow.py \
+	tests/t2199-record-leash-threads.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
 	tests/t2311-record-memcg.py \
