@@ -53,6 +53,67 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 			       dst, &preads);
 }
 
+/* PG_anon_exclusive, kpageflags' KPF_MAPPEDTODISK on an anonymous page
+ * (the kernel's page-flags.h aliases the two): set on the first page of
+ * a huge page a PMD maps while that mapping is its only one; a fork
+ * clears it, and it stays clear until the process writes the huge page
+ * again after the other sharers are gone. */
+#define KPF_ANON_EXCLUSIVE 34
+
+/* pagemap gives every page of a huge page a PMD maps the exclusive bit of
+ * its first page (pagemap_pmd_range_thp: that page's mapcount), but smaps
+ * counts each page by its own (smaps_account): after a fork, once the
+ * other process has copied the first page away (or unmapped it) and
+ * still maps others by PTEs, those are shared, the first private, and
+ * pagemap says all private. Which pages are shared only the huge page's
+ * kpagecount entries tell, a pread of 4 KiB that costs the kernel
+ * hundreds of times a pagemap entry; an anonymous huge page that was
+ * never shared (PG_anon_exclusive on its first page, one kpageflags
+ * entry) needs none. A file huge page (shmem, a file system's large
+ * folio) has no such bit and is taken as pagemap says. */
+bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e)
+{
+	uint64_t pfn = e & PM_PFN_MASK, f;
+
+	if ((e & (PM_PRESENT | PM_EXCLUSIVE | PM_FILE)) !=
+		(PM_PRESENT | PM_EXCLUSIVE) ||
+	    !s->has_pfn || !pfn || s->kpageflags_fd < 0 || !s->pmd_pages)
+		return false;
+	pfn -= pfn % s->pmd_pages;
+	if (snap_pread_full(s->kpageflags_fd, &f, 8, pfn * 8) != 8)
+		return false;
+	return !(f & (1ull << KPF_ANON_EXCLUSIVE));
+}
+
+bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n)
+{
+	bool any = false;
+	size_t i = 0, g;
+
+	while (i < n) {
+		uint64_t e = c->pm[i], pfn = e & PM_PFN_MASK;
+
+		if (!(c->extra[i] & SCAN_PMD) || !pfn || !s->pmd_pages) {
+			i++;
+			continue;
+		}
+		/* the pages of the same huge page that follow: one look at
+		 * its first page's flags for all */
+		for (g = i + 1; g < n && (c->extra[g] & SCAN_PMD) &&
+				(c->pm[g] & PM_PFN_MASK) == pfn + (g - i) &&
+				(pfn + (g - i)) % s->pmd_pages;
+		     g++)
+			;
+		if (kpage_pmd_maybe_shared(s, e)) {
+			for (size_t k = i; k < g; k++)
+				c->pm[k] &= ~PM_EXCLUSIVE;
+			any = true;
+		}
+		i = g;
+	}
+	return any;
+}
+
 /* True when the cgroups of anonymous pages are looked up too: asked for
  * (snapper_set_anon_charges, -G) and charges are recorded (kpagecgroup
  * readable) for a known cgroup of the process (snapper_set_cgroup). It
