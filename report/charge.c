@@ -11,6 +11,7 @@
 #include "report/reportctx.h"
 
 #include "report/cgcharge.h"
+#include "report/hugeshare.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -779,15 +780,20 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	    .runs = sm->runs,
 	    .nruns = sm->nruns,
 	};
+	struct md_snap_mapping hm = *sm;
 	struct attrib_part parts[2];
 	int n, ret;
 
 	if (m.end <= m.start)
 		return 0;
+	/* shared hugetlb pages: their mappers in the snapshots charged */
+	hm.runs = m.runs =
+	    hugeshare_runs(c->hs, c->cur_snap, c->page_size, sm, &m.nruns);
+	hm.nruns = m.nruns;
 	if (c->cg)
 		m.runs =
 		    cgcharge_runs(c->cg, c->cur_snap_off, c->cur_pid->kp.pid,
-				  c->point, sm, &m.nruns);
+				  c->point, &hm, &m.nruns);
 	n = attrib_classify(c->a, &m, *have_prev ? prev : NULL, parts);
 	c->cur_subject[1] = m.name ? labels_intern(c->lb, m.name) : LABEL_NONE;
 	for (int i = 0; i < n; i++) {
@@ -889,8 +895,10 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 			     snap_enter(c, chosen, next);
 			have_prev = false;
 			with_pss = in && (c->snaps[next].flags & MD_SNAP_F_PFN);
-			if (in)
+			if (in) {
 				c->cur_snap_off = rec.offset;
+				c->cur_snap = (uint32_t)next;
+			}
 			break;
 		case MD_REC_SNAP_MAPPING:
 			if (!in)

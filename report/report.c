@@ -17,6 +17,7 @@
 
 #include "data/datafile.h"
 #include "report/cgcharge.h"
+#include "report/hugeshare.h"
 #include "report/reportctx.h"
 #include "util/util.h"
 
@@ -234,6 +235,8 @@ static void pass1_snap(struct report_ctx *c, const struct md_record *rec,
 		if (!s)
 			break;
 		s->seen++;
+		hugeshare_add(c->hs, (uint32_t)(s - c->snaps), c->page_size,
+			      &rec->u.mapping);
 		for (size_t i = 0; i < rec->u.mapping.nruns; i++)
 			if (rec->u.mapping.runs[i].flags & MD_PG_PRESENT)
 				s->rss_pages += rec->u.mapping.runs[i].npages;
@@ -730,7 +733,24 @@ static void ctx_free(struct report_ctx *c)
 	faults_free(c->faults);
 	jitsyms_free(c->jit);
 	cgcharge_free(c->cg);
+	hugeshare_free(c->hs);
 	attrib_free(c->a);
+}
+
+/* The snapshots charged to hugeshare_choose, with their points in time
+ * for a timeline. */
+static void hugeshare_setup(struct report_ctx *c, const bool *chosen)
+{
+	uint32_t *first = xcalloc(c->nsnaps + 1, sizeof(*first));
+	uint32_t *end = xcalloc(c->nsnaps + 1, sizeof(*end));
+
+	for (size_t i = 0; i < c->nsnaps; i++) {
+		first[i] = c->snaps[i].first;
+		end[i] = c->snaps[i].end;
+	}
+	hugeshare_choose(c->hs, chosen, first, end, c->o->pick == PICK_ALL);
+	free(first);
+	free(end);
 }
 
 int report_build(const struct report_opts *o, struct labels *lb,
@@ -746,6 +766,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 						    .disasm = o->disasm,
 						    .demangle = o->demangle});
 	c.jit = jitsyms_new(lb);
+	c.hs = hugeshare_new();
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	keys_setup(&c, o);
@@ -780,6 +801,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 			goto out;
 	}
 	charge_cg_setup(&c);
+	hugeshare_setup(&c, chosen);
 	ret = charge_snapshots(&c, chosen, msg);
 	if (ret < 0)
 		goto out;

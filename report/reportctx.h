@@ -234,9 +234,13 @@ struct report_ctx {
 	/* memory cgroup charges (cgcharge.h; NULL: none recorded) */
 	struct cgcharge *cg;
 	uint64_t cur_snap_off; /* SNAP_BEGIN offset of the snapshot read */
-	uint32_t payer_label;  /* -G: the cgroup paying for the piece
-				  charged, when not the one reported;
-				  else LABEL_NONE */
+	uint32_t cur_snap;     /* and its index in snaps */
+	/* the mappers of hugetlb pages shared through a page table
+	 * (hugeshare.h) */
+	struct hugeshare *hs;
+	uint32_t payer_label; /* -G: the cgroup paying for the piece
+				 charged, when not the one reported;
+				 else LABEL_NONE */
 	/* what the kernel rows of the trees could not explain, for the
 	 * notes charge_cg_finish() writes */
 	bool cg_missing;

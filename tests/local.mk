@@ -242,6 +242,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2170-record-thp-locked.py \
 	tests/t2171-record-status-long.py \
 	tests/t2172-record-hugetlb-shared.py \
+	tests/t2174-record-hugetlb-pss.py \
 	tests/t2185-record-children.py \
 	tests/t2186-record-users.py \
 	tests/t2190-record-cache-sparse.py \
@@ -338,6 +339,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/mmap_churn.c \
 	tests/workloads/rec_sleep.c \
 	tests/workloads/rec_hugetlb_shared.c \
+	tests/workloads/rec_hugetlb_pss.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rec_thpfork.c \
 	tests/workloads/rep_fault_paths.c \

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* hugeshare.h — the mappers of hugetlb pages that processes map through a
+ * shared PMD page table, counted over the snapshots a report charges.
+ *
+ * Processes that map the same 1 GiB aligned MAP_SHARED hugetlb range
+ * (PostgreSQL's shared buffers with huge_pages=on, after its fork) share
+ * the PMD page table that maps it: the kernel counts one mapping of each
+ * of its pages for all of them (kpagecount 1), and pagemap and smaps say
+ * the page is shared (Shared_Hugetlb). memsz's PSS is bytes / mappers; a
+ * snapshot records the kernel's count. A report takes as a page's mappers
+ * the most of: that count; 2, where the count is 1 and the page shared
+ * (some other process maps it through the shared table, how many only
+ * their own snapshots tell); and how many times the snapshots it charges
+ * at the same moment map the same page of the same file (hugetlb files
+ * have no page cache but their mappings: the page is the file's). So the
+ * PSS of all the processes that map such a page sums to its size when
+ * the recording holds them all (-a, -G, several -p). */
+#ifndef MEMSZ_REPORT_HUGESHARE_H
+#define MEMSZ_REPORT_HUGESHARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/datafile.h"
+
+struct hugeshare;
+
+struct hugeshare *hugeshare_new(void);
+void hugeshare_free(struct hugeshare *h);
+
+/* Pass 1: the pages of mapping m of snapshot snap (pages of page_size
+ * bytes) that are shared hugetlb pages of a file mapped MAP_SHARED. */
+void hugeshare_add(struct hugeshare *h, uint32_t snap, uint64_t page_size,
+		   const struct md_snap_mapping *m);
+
+/* Before pass 2: the snapshots charged (chosen[snap]) and, with a
+ * timeline (at), the points in time each counts in, [first[snap],
+ * end[snap]): two snapshots map a page at the same moment when the first
+ * point of the one being charged is among the other's. */
+void hugeshare_choose(struct hugeshare *h, const bool *chosen,
+		      const uint32_t *first, const uint32_t *end, bool at);
+
+/* Pass 2: the runs of mapping m of snapshot snap with each shared hugetlb
+ * page's mapcount raised to its mappers (above), cut where that differs
+ * within a run; m's own runs when none is such a page. Valid until the
+ * next call; *n their number. */
+const struct md_run *hugeshare_runs(struct hugeshare *h, uint32_t snap,
+				    uint64_t page_size,
+				    const struct md_snap_mapping *m, size_t *n);
+
+#endif
