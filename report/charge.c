@@ -788,7 +788,8 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 		return 0;
 	/* shared hugetlb pages: their mappers in the snapshots charged */
 	hm.runs = m.runs =
-	    hugeshare_runs(c->hs, c->cur_snap, c->page_size, sm, &m.nruns);
+	    hugeshare_runs(c->hs, c->o->pick == PICK_ALL ? c->point : 0,
+			   c->page_size, sm, &m.nruns);
 	hm.nruns = m.nruns;
 	if (c->cg)
 		m.runs =
@@ -895,10 +896,8 @@ int charge_snapshots(struct report_ctx *c, const bool *chosen, char **msg)
 			     snap_enter(c, chosen, next);
 			have_prev = false;
 			with_pss = in && (c->snaps[next].flags & MD_SNAP_F_PFN);
-			if (in) {
+			if (in)
 				c->cur_snap_off = rec.offset;
-				c->cur_snap = (uint32_t)next;
-			}
 			break;
 		case MD_REC_SNAP_MAPPING:
 			if (!in)

@@ -15,14 +15,15 @@ struct hs_range {
 	uint32_t snap;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
-	uint64_t lo, hi;     /* file offsets, bytes */
-	uint32_t first, end; /* hugeshare_choose: the snapshot's points */
+	uint64_t lo, hi; /* file offsets, bytes */
+	uint32_t point;	 /* hugeshare_choose: a point it counts in */
 };
 
 struct hugeshare {
+	/* after hugeshare_choose: one per point a range counts in, sorted
+	 * by point: the ranges of a moment are a slice */
 	struct hs_range *v;
 	size_t n, cap;
-	bool at; /* a timeline: ranges count at a moment */
 	struct md_run *out;
 	size_t nout, outcap;
 	uint64_t *cuts;
@@ -75,32 +76,64 @@ void hugeshare_add(struct hugeshare *h, uint32_t snap, uint64_t page_size,
 	}
 }
 
+static int cmp_point(const void *a, const void *b)
+{
+	const struct hs_range *x = a, *y = b;
+
+	return x->point < y->point ? -1 : x->point > y->point;
+}
+
 void hugeshare_choose(struct hugeshare *h, const bool *chosen,
 		      const uint32_t *first, const uint32_t *end, bool at)
 {
-	size_t k = 0;
+	struct hs_range *v = NULL;
+	size_t n = 0, cap = 0;
 
 	for (size_t i = 0; i < h->n; i++) {
 		struct hs_range x = h->v[i];
+		uint32_t p0 = at ? first[x.snap] : 0, p1 = at ? end[x.snap] : 1;
 
 		if (!chosen[x.snap])
 			continue;
-		x.first = at ? first[x.snap] : 0;
-		x.end = at ? end[x.snap] : 1;
-		h->v[k++] = x;
+		for (uint32_t p = p0; p < p1; p++) {
+			x.point = p;
+			xgrow(&v, &cap, n + 1, sizeof(*v));
+			v[n++] = x;
+		}
 	}
-	h->n = k;
-	h->at = at;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_point);
+	free(h->v);
+	h->v = v;
+	h->n = n;
+	h->cap = cap;
 }
 
-/* Whether range x is of the same file as m and counts with snapshot
- * snap (at its first point, x's snapshot counts too). */
-static bool range_with(const struct hugeshare *h, const struct hs_range *x,
-		       const struct md_snap_mapping *m, uint32_t point)
+/* The ranges that count at point: [*lo, *hi) of h->v. */
+static void point_slice(const struct hugeshare *h, uint32_t point, size_t *lo,
+			size_t *hi)
+{
+	size_t a = 0, b = h->n;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (h->v[mid].point < point)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	for (b = a; b < h->n && h->v[b].point == point; b++)
+		;
+	*hi = b;
+}
+
+/* Whether range x is of the same file as m. */
+static bool same_file(const struct hs_range *x, const struct md_snap_mapping *m)
 {
 	return x->ino == m->ino && x->dev_major == m->dev_major &&
-	       x->dev_minor == m->dev_minor &&
-	       (!h->at || (x->first <= point && point < x->end));
+	       x->dev_minor == m->dev_minor;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -115,17 +148,17 @@ static int cmp_u64(const void *a, const void *b)
  * most of its own, 2 (shared) and that number. */
 static void run_split(struct hugeshare *h, const struct md_snap_mapping *m,
 		      const struct md_run *r, uint64_t a, uint64_t b,
-		      uint64_t page_size, uint32_t point)
+		      uint64_t page_size, size_t lo0, size_t hi0)
 {
 	size_t nc = 0;
 
 	xgrow(&h->cuts, &h->cutcap, 2, sizeof(*h->cuts));
 	h->cuts[nc++] = a;
 	h->cuts[nc++] = b;
-	for (size_t i = 0; i < h->n; i++) {
+	for (size_t i = lo0; i < hi0; i++) {
 		const struct hs_range *x = &h->v[i];
 
-		if (!range_with(h, x, m, point) || x->hi <= a || x->lo >= b)
+		if (!same_file(x, m) || x->hi <= a || x->lo >= b)
 			continue;
 		xgrow(&h->cuts, &h->cutcap, nc + 2, sizeof(*h->cuts));
 		if (x->lo > a)
@@ -141,9 +174,9 @@ static void run_split(struct hugeshare *h, const struct md_snap_mapping *m,
 
 		if (hi <= lo)
 			continue;
-		for (size_t i = 0; i < h->n; i++)
-			users += range_with(h, &h->v[i], m, point) &&
-				 h->v[i].lo <= lo && hi <= h->v[i].hi;
+		for (size_t i = lo0; i < hi0; i++)
+			users += same_file(&h->v[i], m) && h->v[i].lo <= lo &&
+				 hi <= h->v[i].hi;
 		piece.vaddr = r->vaddr + (lo - a);
 		piece.npages = (uint32_t)((hi - lo) / page_size);
 		piece.mapcount = MAX(MAX(r->mapcount, 2u), users);
@@ -152,21 +185,18 @@ static void run_split(struct hugeshare *h, const struct md_snap_mapping *m,
 	}
 }
 
-const struct md_run *hugeshare_runs(struct hugeshare *h, uint32_t snap,
+const struct md_run *hugeshare_runs(struct hugeshare *h, uint32_t point,
 				    uint64_t page_size,
 				    const struct md_snap_mapping *m, size_t *n)
 {
-	uint32_t point = 0;
-	size_t i;
+	size_t i, lo, hi;
 
 	*n = m->nruns;
 	for (i = 0; i < m->nruns && !run_counts(m, &m->runs[i]); i++)
 		;
 	if (i == m->nruns)
 		return m->runs;
-	for (size_t k = 0; k < h->n; k++)
-		if (h->v[k].snap == snap)
-			point = h->v[k].first;
+	point_slice(h, point, &lo, &hi);
 	h->nout = 0;
 	for (i = 0; i < m->nruns; i++) {
 		const struct md_run *r = &m->runs[i];
@@ -175,7 +205,7 @@ const struct md_run *hugeshare_runs(struct hugeshare *h, uint32_t snap,
 		if (run_counts(m, r)) {
 			run_split(h, m, r, a,
 				  a + (uint64_t)r->npages * page_size,
-				  page_size, point);
+				  page_size, lo, hi);
 			continue;
 		}
 		xgrow(&h->out, &h->outcap, h->nout + 1, sizeof(*h->out));

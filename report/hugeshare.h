@@ -36,16 +36,15 @@ void hugeshare_add(struct hugeshare *h, uint32_t snap, uint64_t page_size,
 
 /* Before pass 2: the snapshots charged (chosen[snap]) and, with a
  * timeline (at), the points in time each counts in, [first[snap],
- * end[snap]): two snapshots map a page at the same moment when the first
- * point of the one being charged is among the other's. */
+ * end[snap]): a snapshot's pages count at each of its points. */
 void hugeshare_choose(struct hugeshare *h, const bool *chosen,
 		      const uint32_t *first, const uint32_t *end, bool at);
 
-/* Pass 2: the runs of mapping m of snapshot snap with each shared hugetlb
- * page's mapcount raised to its mappers (above), cut where that differs
- * within a run; m's own runs when none is such a page. Valid until the
- * next call; *n their number. */
-const struct md_run *hugeshare_runs(struct hugeshare *h, uint32_t snap,
+/* Pass 2: the runs of mapping m of a snapshot charged at point (0
+ * without a timeline) with each shared hugetlb page's mapcount raised to
+ * its mappers (above), cut where that differs within a run; m's own runs
+ * when none is such a page. Valid until the next call; *n their number. */
+const struct md_run *hugeshare_runs(struct hugeshare *h, uint32_t point,
 				    uint64_t page_size,
 				    const struct md_snap_mapping *m, size_t *n);
 

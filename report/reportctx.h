@@ -234,7 +234,6 @@ struct report_ctx {
 	/* memory cgroup charges (cgcharge.h; NULL: none recorded) */
 	struct cgcharge *cg;
 	uint64_t cur_snap_off; /* SNAP_BEGIN offset of the snapshot read */
-	uint32_t cur_snap;     /* and its index in snaps */
 	/* the mappers of hugetlb pages shared through a page table
 	 * (hugeshare.h) */
 	struct hugeshare *hs;

@@ -15,7 +15,8 @@ Ground truth: /proc/meminfo's HugePages_Free before and after the
 workload (the pages it holds), smaps' Shared_Hugetlb and Private_Hugetlb.
 Checks: a recording of all three processes (-p x3): the PSS of the
 hugetlb mappings summed over the processes is the memory the workload
-holds (meminfo, to a kB), each process's RSS of each hugetlb mapping is
+holds (meminfo, to a kB), in `report` and at the one point of
+`report --timeline`, each process's RSS of each hugetlb mapping is
 its smaps Shared_Hugetlb + Private_Hugetlb, its USS there its
 Private_Hugetlb (0); a recording of one child alone (-p): USS 0 too, and
 its PSS at most what a process can hold knowing only that the page is
@@ -116,6 +117,12 @@ def run(tmp, held):
         check(abs(total - used) < 1024,
               f"-p x3: hugetlb PSS summed over the processes {total:.0f} "
               f"== meminfo's pages held {used}")
+        # the timeline's one point: the same sum
+        tl = sum(float(r["pss"]) for r in lib.report(
+            data, "mappings", "--timeline=pss") if "/memfd:memsz-t2174" in
+            r["mappings"])
+        check(abs(tl - used) < 1024,
+              f"-p x3 --timeline: hugetlb PSS {tl:.0f} == meminfo's {used}")
         # one child alone: it knows each page shared, not by how many
         data = os.path.join(tmp, "one.data")
         subprocess.run([MEMSZ, "record", "-o", data, "--duration", "0",
