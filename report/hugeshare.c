@@ -10,24 +10,54 @@
 
 #include "util/util.h"
 
-/* A stretch of a file's pages one snapshot maps, shared hugetlb pages. */
-struct hs_range {
-	uint32_t snap;
+/* The file a page is of. */
+struct hs_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
-	uint64_t lo, hi; /* file offsets, bytes */
-	uint32_t point;	 /* hugeshare_choose: a point it counts in */
+};
+
+/* A stretch of a file's pages one snapshot maps, hugetlb pages that
+ * count (run_counts). */
+struct hs_range {
+	struct hs_file f;
+	uint64_t lo, hi;     /* file offsets, bytes */
+	uint32_t snap;	     /* pass 1: its snapshot */
+	uint32_t first, end; /* after hugeshare_choose: the points it
+				counts in, [first, end) */
+};
+
+/* A step of the number of ranges that map a file's pages at one point:
+ * users from off to the next step of the same file (a file's last step
+ * has 0). */
+struct hs_step {
+	struct hs_file f;
+	uint64_t off;
+	uint32_t users;
+};
+
+/* An end of a range: +1 where it starts, -1 where it ends. */
+struct hs_edge {
+	struct hs_file f;
+	uint64_t off;
+	int d;
 };
 
 struct hugeshare {
-	/* after hugeshare_choose: one per point a range counts in, sorted
-	 * by point: the ranges of a moment are a slice */
-	struct hs_range *v;
+	struct hs_range *v; /* after hugeshare_choose: its snapshots' */
 	size_t n, cap;
+	uint32_t *snap_first; /* per snapshot, its first point */
+	size_t nsnaps;
+	uint32_t *pmap; /* hugeshare_map_points: point charged -> point */
+	size_t npmap;
+	/* the step function of point step_at (step_built) */
+	struct hs_step *steps;
+	size_t nsteps, stepcap;
+	uint32_t step_at;
+	bool step_built;
+	struct hs_edge *edges;
+	size_t edgecap;
 	struct md_run *out;
 	size_t nout, outcap;
-	uint64_t *cuts;
-	size_t cutcap;
 };
 
 struct hugeshare *hugeshare_new(void)
@@ -40,8 +70,11 @@ void hugeshare_free(struct hugeshare *h)
 	if (!h)
 		return;
 	free(h->v);
+	free(h->snap_first);
+	free(h->pmap);
+	free(h->steps);
+	free(h->edges);
 	free(h->out);
-	free(h->cuts);
 	free(h);
 }
 
@@ -66,122 +99,152 @@ void hugeshare_add(struct hugeshare *h, uint32_t snap, uint64_t page_size,
 		lo = m->pgoff + (r->vaddr - m->start);
 		xgrow(&h->v, &h->cap, h->n + 1, sizeof(*h->v));
 		h->v[h->n++] = (struct hs_range){
-		    .snap = snap,
-		    .dev_major = m->dev_major,
-		    .dev_minor = m->dev_minor,
-		    .ino = m->ino,
+		    .f = {m->dev_major, m->dev_minor, m->ino},
 		    .lo = lo,
 		    .hi = lo + (uint64_t)r->npages * page_size,
+		    .snap = snap,
 		};
 	}
 }
 
-static int cmp_point(const void *a, const void *b)
-{
-	const struct hs_range *x = a, *y = b;
-
-	return x->point < y->point ? -1 : x->point > y->point;
-}
-
 void hugeshare_choose(struct hugeshare *h, const bool *chosen,
-		      const uint32_t *first, const uint32_t *end, bool at)
+		      const uint32_t *first, const uint32_t *end, size_t nsnaps,
+		      bool at)
 {
-	struct hs_range *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < h->n; i++) {
 		struct hs_range x = h->v[i];
-		uint32_t p0 = at ? first[x.snap] : 0, p1 = at ? end[x.snap] : 1;
 
 		if (!chosen[x.snap])
 			continue;
-		for (uint32_t p = p0; p < p1; p++) {
-			x.point = p;
-			xgrow(&v, &cap, n + 1, sizeof(*v));
-			v[n++] = x;
-		}
+		x.first = at ? first[x.snap] : 0;
+		x.end = at ? end[x.snap] : 1;
+		if (x.end > x.first)
+			h->v[n++] = x;
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_point);
-	free(h->v);
-	h->v = v;
 	h->n = n;
-	h->cap = cap;
+	h->nsnaps = nsnaps;
+	h->snap_first = xcalloc(nsnaps + 1, sizeof(*h->snap_first));
+	if (at)
+		memcpy(h->snap_first, first, nsnaps * sizeof(*first));
+	h->step_built = false;
 }
 
-/* The ranges that count at point: [*lo, *hi) of h->v. */
-static void point_slice(const struct hugeshare *h, uint32_t point, size_t *lo,
-			size_t *hi)
+uint32_t hugeshare_point_of(const struct hugeshare *h, size_t snap)
 {
-	size_t a = 0, b = h->n;
+	return snap < h->nsnaps ? h->snap_first[snap] : 0;
+}
+
+void hugeshare_map_points(struct hugeshare *h, const uint32_t *map, size_t n)
+{
+	free(h->pmap);
+	h->pmap = xcalloc(n + 1, sizeof(*h->pmap));
+	memcpy(h->pmap, map, n * sizeof(*map));
+	h->npmap = n;
+	h->step_built = false;
+}
+
+static int cmp_file(const struct hs_file *x, const struct hs_file *y)
+{
+	if (x->dev_major != y->dev_major)
+		return x->dev_major < y->dev_major ? -1 : 1;
+	if (x->dev_minor != y->dev_minor)
+		return x->dev_minor < y->dev_minor ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct hs_edge *x = a, *y = b;
+	int c = cmp_file(&x->f, &y->f);
+
+	if (c)
+		return c;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The step function of point: the ranges counting there, their ends
+ * sorted by file and offset, summed from the left (O(R log R)). */
+static void build_steps(struct hugeshare *h, uint32_t point)
+{
+	size_t ne = 0;
+	int64_t users = 0;
+
+	h->nsteps = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct hs_range *x = &h->v[i];
+
+		if (point < x->first || point >= x->end)
+			continue;
+		xgrow(&h->edges, &h->edgecap, ne + 2, sizeof(*h->edges));
+		h->edges[ne++] = (struct hs_edge){x->f, x->lo, 1};
+		h->edges[ne++] = (struct hs_edge){x->f, x->hi, -1};
+	}
+	if (ne)
+		qsort(h->edges, ne, sizeof(*h->edges), cmp_edge);
+	for (size_t i = 0; i < ne; i++) {
+		const struct hs_edge *e = &h->edges[i];
+
+		users += e->d;
+		if (i + 1 < ne && !cmp_edge(e, &h->edges[i + 1]))
+			continue; /* the count after all edges at off */
+		xgrow(&h->steps, &h->stepcap, h->nsteps + 1, sizeof(*h->steps));
+		h->steps[h->nsteps++] =
+		    (struct hs_step){e->f, e->off, (uint32_t)users};
+	}
+	h->step_at = point;
+	h->step_built = true;
+}
+
+/* The index of the first step after offset off of file f (sorted by file
+ * and offset: an upper bound). */
+static size_t step_after(const struct hugeshare *h, const struct hs_file *f,
+			 uint64_t off)
+{
+	size_t a = 0, b = h->nsteps;
 
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
+		int c = cmp_file(&h->steps[mid].f, f);
 
-		if (h->v[mid].point < point)
+		if (c < 0 || (!c && h->steps[mid].off <= off))
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	*lo = a;
-	for (b = a; b < h->n && h->v[b].point == point; b++)
-		;
-	*hi = b;
-}
-
-/* Whether range x is of the same file as m. */
-static bool same_file(const struct hs_range *x, const struct md_snap_mapping *m)
-{
-	return x->ino == m->ino && x->dev_major == m->dev_major &&
-	       x->dev_minor == m->dev_minor;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return a;
 }
 
 /* Append to h->out the run r (file offsets [a, b)) cut where the number of
  * ranges mapping its pages changes, each piece's mapcount raised to the
  * most of its own, 2 (shared) and that number. */
-static void run_split(struct hugeshare *h, const struct md_snap_mapping *m,
+static void run_split(struct hugeshare *h, const struct hs_file *f,
 		      const struct md_run *r, uint64_t a, uint64_t b,
-		      uint64_t page_size, size_t lo0, size_t hi0)
+		      uint64_t page_size)
 {
-	size_t nc = 0;
+	size_t k = step_after(h, f, a);
+	uint32_t floor = 2;
+	uint64_t lo = a;
 
-	xgrow(&h->cuts, &h->cutcap, 2, sizeof(*h->cuts));
-	h->cuts[nc++] = a;
-	h->cuts[nc++] = b;
-	for (size_t i = lo0; i < hi0; i++) {
-		const struct hs_range *x = &h->v[i];
-
-		if (!same_file(x, m) || x->hi <= a || x->lo >= b)
-			continue;
-		xgrow(&h->cuts, &h->cutcap, nc + 2, sizeof(*h->cuts));
-		if (x->lo > a)
-			h->cuts[nc++] = x->lo;
-		if (x->hi < b)
-			h->cuts[nc++] = x->hi;
-	}
-	qsort(h->cuts, nc, sizeof(*h->cuts), cmp_u64);
-	for (size_t c = 0; c + 1 < nc; c++) {
-		uint64_t lo = h->cuts[c], hi = h->cuts[c + 1];
-		uint32_t users = 0;
+	while (lo < b) {
+		/* the step at lo (0 before the file's first) and the next */
+		uint32_t users = k && !cmp_file(&h->steps[k - 1].f, f)
+				     ? h->steps[k - 1].users
+				     : 0;
+		uint64_t hi = b;
 		struct md_run piece = *r;
 
-		if (hi <= lo)
-			continue;
-		for (size_t i = lo0; i < hi0; i++)
-			users += same_file(&h->v[i], m) && h->v[i].lo <= lo &&
-				 hi <= h->v[i].hi;
+		if (k < h->nsteps && !cmp_file(&h->steps[k].f, f) &&
+		    h->steps[k].off < b)
+			hi = h->steps[k].off;
 		piece.vaddr = r->vaddr + (lo - a);
 		piece.npages = (uint32_t)((hi - lo) / page_size);
-		piece.mapcount = MAX(MAX(r->mapcount, 2u), users);
+		piece.mapcount = MAX(MAX(r->mapcount, floor), users);
 		xgrow(&h->out, &h->outcap, h->nout + 1, sizeof(*h->out));
 		h->out[h->nout++] = piece;
+		lo = hi;
+		k++;
 	}
 }
 
@@ -189,23 +252,27 @@ const struct md_run *hugeshare_runs(struct hugeshare *h, uint32_t point,
 				    uint64_t page_size,
 				    const struct md_snap_mapping *m, size_t *n)
 {
-	size_t i, lo, hi;
+	struct hs_file f = {m->dev_major, m->dev_minor, m->ino};
+	size_t i;
 
 	*n = m->nruns;
 	for (i = 0; i < m->nruns && !run_counts(m, &m->runs[i]); i++)
 		;
 	if (i == m->nruns)
 		return m->runs;
-	point_slice(h, point, &lo, &hi);
+	if (h->pmap && point < h->npmap)
+		point = h->pmap[point];
+	if (!h->step_built || h->step_at != point)
+		build_steps(h, point);
 	h->nout = 0;
 	for (i = 0; i < m->nruns; i++) {
 		const struct md_run *r = &m->runs[i];
 		uint64_t a = m->pgoff + (r->vaddr - m->start);
 
 		if (run_counts(m, r)) {
-			run_split(h, m, r, a,
+			run_split(h, &f, r, a,
 				  a + (uint64_t)r->npages * page_size,
-				  page_size, lo, hi);
+				  page_size);
 			continue;
 		}
 		xgrow(&h->out, &h->outcap, h->nout + 1, sizeof(*h->out));

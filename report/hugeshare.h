@@ -10,11 +10,15 @@
  * snapshot records the kernel's count. A report takes as a page's mappers
  * the most of: that count; 2, where the count is 1 and the page shared
  * (some other process maps it through the shared table, how many only
- * their own snapshots tell); and how many times the snapshots it charges
- * at the same moment map the same page of the same file (hugetlb files
- * have no page cache but their mappings: the page is the file's). So the
- * PSS of all the processes that map such a page sums to its size when
- * the recording holds them all (-a, -G, several -p). */
+ * their own snapshots tell); and how many times the snapshots of its
+ * pick (all processes, whatever --pid or --filter show) map the same
+ * page of the same file at the same moment (hugetlb files have no page
+ * cache but their mappings: the page is the file's). So the PSS of all
+ * the processes that map such a page sums to its size when the recording
+ * holds them all (-a, -G, several -p).
+ *
+ * Cost: the ranges of a point are summed once into a step function per
+ * file (O(R log R)), and each run looks its offset up in it. */
 #ifndef MEMSZ_REPORT_HUGESHARE_H
 #define MEMSZ_REPORT_HUGESHARE_H
 
@@ -34,11 +38,21 @@ void hugeshare_free(struct hugeshare *h);
 void hugeshare_add(struct hugeshare *h, uint32_t snap, uint64_t page_size,
 		   const struct md_snap_mapping *m);
 
-/* Before pass 2: the snapshots charged (chosen[snap]) and, with a
- * timeline (at), the points in time each counts in, [first[snap],
+/* Before pass 2: the snapshots whose pages count (chosen[snap], of
+ * nsnaps: those the report's pick chooses, --pid left out) and, with a
+ * timeline (at), the points in time each counts in among them, [first[snap],
  * end[snap]): a snapshot's pages count at each of its points. */
 void hugeshare_choose(struct hugeshare *h, const bool *chosen,
-		      const uint32_t *first, const uint32_t *end, bool at);
+		      const uint32_t *first, const uint32_t *end, size_t nsnaps,
+		      bool at);
+
+/* The first point of snapshot snap given to hugeshare_choose. */
+uint32_t hugeshare_point_of(const struct hugeshare *h, size_t snap);
+
+/* With a timeline of fewer snapshots than hugeshare_choose's (--pid):
+ * map[p], for each of its n points, is the point of hugeshare_choose's
+ * that hugeshare_runs reads for it. */
+void hugeshare_map_points(struct hugeshare *h, const uint32_t *map, size_t n);
 
 /* Pass 2: the runs of mapping m of a snapshot charged at point (0
  * without a timeline) with each shared hugetlb page's mapcount raised to

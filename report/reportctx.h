@@ -276,6 +276,9 @@ void points_set_exits(struct report_ctx *c);
  * and end, and pass 2's timeline (c->tlb, c->ptrees, c->ready). Returns
  * 0, or -EINVAL if the keys cannot make a timeline. */
 int points_plan(struct report_ctx *c, const bool *chosen);
+/* points_plan's first part: the points and each chosen snapshot's first
+ * and end, no timeline. */
+void points_assign(struct report_ctx *c, const bool *chosen);
 /* After pass 2: the footer note when the snapshots chosen[] of the
  * processes a kept row comes from are not one moment (no time at which
  * each is its process's latest and all of them live). */

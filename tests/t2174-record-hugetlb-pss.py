@@ -23,6 +23,8 @@ its PSS at most what a process can hold knowing only that the page is
 shared (half of each page), no less than its true share. The test raises
 the 2 MiB pool by 2 pages under the tests' hugetlb lock and restores it.
 """
+import csv
+import io
 import os
 import subprocess
 import sys
@@ -43,15 +45,53 @@ def pool(field):
     return lib.read_int(os.path.join(POOL, field))
 
 
-def rows(data):
+def rows(data, *extra):
     """{(pid, start, end): row} of `report --by pids,mappings`."""
     out = {}
-    for r in lib.report(data, "pids,mappings", "--fields", "rss,pss,uss"):
+    for r in lib.report(data, "pids,mappings", "--fields", "rss,pss,uss",
+                        *extra):
         first = r["mappings"].split()[0]
         if "-" in first:
             s, e = (int(x, 16) for x in first.split("-"))
             out[(int(r["pids"].split()[0]), s, e)] = r
     return out
+
+
+def pid_pss(got, pid):
+    """The PSS of pid's hugetlb mappings in rows got."""
+    return sum(float(r["pss"]) for (q, _, _), r in got.items()
+               if q == pid and "/memfd:memsz-t2174" in r["mappings"])
+
+
+def shown(data, got, pids):
+    """The PSS of a process does not depend on which others are shown:
+    --pid, --filter pids=, --pid with --timeline give each process's PSS
+    of the report of all three (got)."""
+    for q in pids:
+        want = pid_pss(got, q)
+        alone = pid_pss(rows(data, "--pid", str(q)), q)
+        check(abs(alone - want) < 1024,
+              f"--pid {q}: PSS {alone:.0f} == its PSS among all {want:.0f}")
+        filt = pid_pss(rows(data, "--filter", f"pids=^{q} "), q)
+        check(abs(filt - want) < 1024,
+              f"--filter pids=^{q}: PSS {filt:.0f} == {want:.0f}")
+        tl = sum(float(r["pss"]) for r in lib.report(
+            data, "mappings", "--timeline=pss", "--pid", str(q))
+            if "/memfd:memsz-t2174" in r["mappings"])
+        check(abs(tl - want) < 1024,
+              f"--pid {q} --timeline: PSS {tl:.0f} == {want:.0f}")
+
+
+def diff_pss(old, new, pid):
+    """The NEW PSS of pid's hugetlb mappings in `memsz diff --by mappings
+    --pid pid old new` (the rows differ: old holds pid alone)."""
+    out = subprocess.run([MEMSZ, "diff", "--by", "mappings", "-F", "pss",
+                          "--pid", str(pid), "--format", "csv", "-n", "0",
+                          old, new], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, check=True)
+    return sum(float(r["pss_new"]) for r in
+               csv.DictReader(io.StringIO(out.stdout))
+               if "/memfd:memsz-t2174" in r["mappings"])
 
 
 def compare(who, got, pid, regions):
@@ -123,6 +163,7 @@ def run(tmp, held):
             r["mappings"])
         check(abs(tl - used) < 1024,
               f"-p x3 --timeline: hugetlb PSS {tl:.0f} == meminfo's {used}")
+        shown(data, got, pids)
         # one child alone: it knows each page shared, not by how many
         data = os.path.join(tmp, "one.data")
         subprocess.run([MEMSZ, "record", "-o", data, "--duration", "0",
@@ -135,6 +176,12 @@ def run(tmp, held):
         check(true - 1024 < one <= HUGE / 2 + HUGE / 2 + 1024,
               f"-p child: PSS {one:.0f} in [its share {true:.0f}, half of "
               f"each page {HUGE}]")
+        # diff --pid: the NEW side's PSS is the child's among all three
+        new = diff_pss(data, os.path.join(tmp, "all.data"), kids[0])
+        want = pid_pss(got, kids[0])
+        check(abs(new - want) < 1024,
+              f"diff --pid {kids[0]}: NEW PSS {new:.0f} == its PSS among "
+              f"all three {want:.0f}")
     finally:
         for q in kids + [p.pid]:
             try:
