@@ -78,12 +78,15 @@ void hugeshare_free(struct hugeshare *h)
 	free(h);
 }
 
-/* A present hugetlb page that is not mapped exclusively, with a mapcount
- * (PFNs were readable), in a file mapping shared between processes. */
+/* A present hugetlb page with a mapcount (PFNs were readable) in a
+ * MAP_SHARED file mapping, whatever pagemap's exclusive bit says:
+ * kernels 6.1 to 6.9 set it on a page whose one mapping is a shared page
+ * table (pagemap_hugetlb_range did not check hugetlb_pmd_shared before
+ * 6.10), so the snapshots' own count of its mappers is all there is. */
 static bool run_counts(const struct md_snap_mapping *m, const struct md_run *r)
 {
 	return (m->flags & MAP_SHARED) && m->ino && r->mapcount &&
-	       (r->flags & (MD_PG_HUGE | MD_PG_PRESENT | MD_PG_EXCLUSIVE)) ==
+	       (r->flags & (MD_PG_HUGE | MD_PG_PRESENT)) ==
 		   (MD_PG_HUGE | MD_PG_PRESENT);
 }
 
@@ -218,13 +221,15 @@ static size_t step_after(const struct hugeshare *h, const struct hs_file *f,
 
 /* Append to h->out the run r (file offsets [a, b)) cut where the number of
  * ranges mapping its pages changes, each piece's mapcount raised to the
- * most of its own, 2 (shared) and that number. */
+ * most of its own, that number and, for a page pagemap does not call
+ * exclusive, 2 (shared: some other process maps it through the shared
+ * page table, how many only their own snapshots tell). */
 static void run_split(struct hugeshare *h, const struct hs_file *f,
 		      const struct md_run *r, uint64_t a, uint64_t b,
 		      uint64_t page_size)
 {
 	size_t k = step_after(h, f, a);
-	uint32_t floor = 2;
+	uint32_t floor = (r->flags & MD_PG_EXCLUSIVE) ? 0 : 2;
 	uint64_t lo = a;
 
 	while (lo < b) {

@@ -15,7 +15,10 @@
  * page of the same file at the same moment (hugetlb files have no page
  * cache but their mappings: the page is the file's). So the PSS of all
  * the processes that map such a page sums to its size when the recording
- * holds them all (-a, -G, several -p).
+ * holds them all (-a, -G, several -p). Kernels 6.1 to 6.9 call such a
+ * page exclusive when the shared table is its one mapping (fixed in
+ * 6.10): there only the snapshots' count tells, so a recording of one of
+ * the processes alone takes the page as its own (PSS and USS its size).
  *
  * Cost: the ranges of a point are summed once into a step function per
  * file (O(R log R)), and each run looks its offset up in it. */
