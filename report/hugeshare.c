@@ -78,16 +78,20 @@ void hugeshare_free(struct hugeshare *h)
 	free(h);
 }
 
-/* A present hugetlb page with a mapcount (PFNs were readable) in a
- * MAP_SHARED file mapping, whatever pagemap's exclusive bit says:
- * kernels 6.1 to 6.9 set it on a page whose one mapping is a shared page
- * table (pagemap_hugetlb_range did not check hugetlb_pmd_shared before
- * 6.10), so the snapshots' own count of its mappers is all there is. */
+/* A present hugetlb page with a mapcount (PFNs were readable) of a file
+ * other processes may map too: in a MAP_SHARED mapping, or in a private
+ * one still the file's page, not a copy (pagemap's file bit: a process
+ * reading the page through a MAP_PRIVATE mapping is one more mapper of
+ * it); whatever pagemap's exclusive bit says: kernels 6.1 to 6.9 set it
+ * on a page whose one mapping is a shared page table
+ * (pagemap_hugetlb_range did not check hugetlb_pmd_shared before 6.10),
+ * so the snapshots' own count of its mappers is all there is. */
 static bool run_counts(const struct md_snap_mapping *m, const struct md_run *r)
 {
-	return (m->flags & MAP_SHARED) && m->ino && r->mapcount &&
+	return m->ino && r->mapcount &&
 	       (r->flags & (MD_PG_HUGE | MD_PG_PRESENT)) ==
-		   (MD_PG_HUGE | MD_PG_PRESENT);
+		   (MD_PG_HUGE | MD_PG_PRESENT) &&
+	       ((m->flags & MAP_SHARED) || (r->flags & MD_PG_FILE));
 }
 
 void hugeshare_add(struct hugeshare *h, uint32_t snap, uint64_t page_size,

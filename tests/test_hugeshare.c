@@ -120,12 +120,35 @@ static void test_kernel_count_kept(void **state)
 	assert_int_equal(mc[1], 4);
 }
 
+/* Two processes through the shared page table and a third reading the
+ * page through a MAP_PRIVATE mapping of its own (the file's page, not a
+ * copy): the kernel counts 2 (the table, the private mapping), there are
+ * 3 mappers; a copy (no file bit) of the private mapping is its own. */
+static void test_private_reader(void **state)
+{
+	struct one o[3];
+	uint32_t mc[3];
+
+	(void)state;
+	one_set(&o[0], MAP_SHARED, 0, 2);
+	one_set(&o[1], MAP_SHARED, 0, 2);
+	one_set(&o[2], MAP_PRIVATE, MD_PG_FILE, 2);
+	mappers(o, 3, mc);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(mc[i], 3);
+	one_set(&o[2], MAP_PRIVATE, MD_PG_EXCLUSIVE, 1);
+	mappers(o, 3, mc);
+	assert_int_equal(mc[0], 2);
+	assert_int_equal(mc[2], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_old_kernel_exclusive),
 	    cmocka_unit_test(test_alone),
 	    cmocka_unit_test(test_kernel_count_kept),
+	    cmocka_unit_test(test_private_reader),
 	};
 
 	return test_run_group(tests, NULL, NULL);
