@@ -21,7 +21,9 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 /* True if e, the pagemap entry of a page of an anonymous huge page a PMD
  * maps, says the page is mapped exclusively but another process may map
  * pages of that huge page (see snap_kpage.c): read its pages' kpagecount
- * then. */
+ * then. For an entry pagemap calls shared, false, after checking that
+ * kpageflags' bit 34 is clear there (else it does not mean
+ * PG_anon_exclusive: every exclusive one is maybe shared from then on). */
 bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e);
 
 /* For the n entries of a chunk read page by page (c->pm, scan bits in

@@ -817,12 +817,15 @@ static int pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 		uint64_t h = MIN((a / psz + 1) * psz, b);
 		uint64_t n = (h - a) >> s->page_shift, e;
 		int ret = pmd_entry(j, a, b, n, &e, &next, &have);
+		bool maybe;
 
 		if (ret < 0)
 			return ret;
+		/* called for a shared one too: its check of the bit */
+		maybe = kpage_pmd_maybe_shared(s, e);
 		if ((e & (PM_PRESENT | PM_EXCLUSIVE)) ==
 			(PM_PRESENT | PM_EXCLUSIVE) &&
-		    !kpage_pmd_maybe_shared(s, e)) {
+		    !maybe) {
 			c->pm[*i] = e;
 			c->extra[*i] = x;
 			c->off[*i] = o;
