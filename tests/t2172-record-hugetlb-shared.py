@@ -109,6 +109,13 @@ def compare(who, data, vmas, htlb, thp):
                 priv = int(r["dirty"])
                 check(priv == 0, f"{name}: private dirty {priv} == "
                       "smaps Private_Hugetlb 0")
+            if not v.get("Private_Hugetlb", 0) and who.startswith("root"):
+                # the page written is all shared dirty (root: kpageflags
+                # tell dirty; nobody has no PFNs)
+                shd, sh = int(r["shared_dirty"]), v.get("Shared_Hugetlb", 0)
+                check(shd == sh and sh == 2 << 20,
+                      f"{name}: shared dirty {shd} == smaps Shared_Hugetlb "
+                      f"{sh} (2 MiB)")
         if key == thp:
             check(ht == wt and wt == 2 << 20,
                   f"{name}: THP {ht} == smaps AnonHugePages {wt} (2 MiB)")
