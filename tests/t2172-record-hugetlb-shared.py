@@ -135,17 +135,8 @@ def run(tmp, hfs):
     p = subprocess.Popen(NOBODY + [exe] + args, stdout=subprocess.PIPE, text=True)
     child = None
     try:
-        regions = {}
-        for line in p.stdout:
-            w = line.split()
-            if w == ["ready"]:
-                break
-            if w[0] == "child":
-                child = int(w[1])
-            else:
-                regions[w[0]] = (int(w[1], 16), int(w[2], 16))
-        else:
-            lib.fail("the workload ended before it was ready")
+        regions, kids = lib.workload_ready(p)
+        child = kids[0] if kids else None
         lib.wait_stopped(child)
         vmas = smaps_vmas(child)
         hv = [v for v in vmas if (v["start"], v["end"]) == regions["hugetlb"]]

@@ -42,20 +42,8 @@ def run(exe, mode, tmp):
                          start_new_session=True)
     kid = None
     try:
-        regions = {}
-        for line in p.stdout:
-            w = line.split()
-            if w == ["ready"]:
-                break
-            if w[0] == "child":
-                kid = int(w[1])
-            else:
-                regions[w[0]] = (int(w[1], 16), int(w[2], 16))
-        else:
-            lib.fail(f"{mode}: the workload ended before it was ready")
-        _, st = os.waitpid(p.pid, os.WUNTRACED)
-        if not os.WIFSTOPPED(st):
-            lib.fail(f"{mode}: the workload ended before it stopped")
+        regions, kids = lib.workload_stopped(p, f"{mode}: the workload")
+        kid = kids[0] if kids else None
         keeper = p.pid if mode == "child-first" else kid
         v4 = t2127.vmas_of(keeper, regions)["r4"]
         if not v4["AnonHugePages"]:

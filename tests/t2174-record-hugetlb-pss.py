@@ -125,20 +125,8 @@ def run(tmp, held):
                          text=True, start_new_session=True)
     kids = []
     try:
-        regions = {}
-        for line in p.stdout:
-            w = line.split()
-            if w == ["ready"]:
-                break
-            if w[0] == "child":
-                kids.append(int(w[1]))
-            else:
-                regions[w[0]] = (int(w[1], 16), int(w[2], 16))
-        else:
-            lib.fail("the workload ended before it was ready")
-        _, st = os.waitpid(p.pid, os.WUNTRACED)
-        if not os.WIFSTOPPED(st):
-            lib.fail("the workload ended before it stopped")
+        regions, got_kids = lib.workload_stopped(p)
+        kids += got_kids
         used = (free0 - pool("free_hugepages")) * HUGE
         check(used == held * HUGE,
               f"meminfo: the workload holds {used} bytes of hugetlb pages "
