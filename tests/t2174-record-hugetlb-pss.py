@@ -18,7 +18,10 @@ hugetlb mappings summed over the processes is the memory the workload
 holds (meminfo, to a kB), in `report` and at the one point of
 `report --timeline`, each process's RSS of each hugetlb mapping is
 its smaps Shared_Hugetlb + Private_Hugetlb, its USS there its
-Private_Hugetlb (0); a recording of one child alone (-p): USS 0 too, and
+Private_Hugetlb (0); each process's PSS is the same with --pid, with
+--filter pids=^PID and with --pid --timeline (the other processes still
+map the page though their rows are not shown), and on the NEW side of
+`diff --pid`; a recording of one child alone (-p): USS 0 too, and
 its PSS at most what a process can hold knowing only that the page is
 shared (half of each page), no less than its true share. The test raises
 the 2 MiB pool by 2 pages under the tests' hugetlb lock and restores it.
