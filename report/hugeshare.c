@@ -43,7 +43,8 @@ struct hs_edge {
 };
 
 struct hugeshare {
-	struct hs_range *v; /* after hugeshare_choose: its snapshots' */
+	struct hs_range *v; /* after hugeshare_choose: its snapshots', sorted
+			       by first */
 	size_t n, cap;
 	uint32_t *snap_first; /* per snapshot, its first point */
 	size_t nsnaps;
@@ -54,6 +55,10 @@ struct hugeshare {
 	size_t nsteps, stepcap;
 	uint32_t step_at;
 	bool step_built;
+	/* the ranges counting at step_at (indices into v) and the first of
+	 * v not yet looked at (its first is after step_at) */
+	size_t *act;
+	size_t nact, actcap, next;
 	struct hs_edge *edges;
 	size_t edgecap;
 	struct md_run *out;
@@ -73,6 +78,7 @@ void hugeshare_free(struct hugeshare *h)
 	free(h->snap_first);
 	free(h->pmap);
 	free(h->steps);
+	free(h->act);
 	free(h->edges);
 	free(h->out);
 	free(h);
@@ -114,6 +120,13 @@ void hugeshare_add(struct hugeshare *h, uint32_t snap, uint64_t page_size,
 	}
 }
 
+static int cmp_first(const void *a, const void *b)
+{
+	const struct hs_range *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
 void hugeshare_choose(struct hugeshare *h, const bool *chosen,
 		      const uint32_t *first, const uint32_t *end, size_t nsnaps,
 		      bool at)
@@ -131,6 +144,10 @@ void hugeshare_choose(struct hugeshare *h, const bool *chosen,
 			h->v[n++] = x;
 	}
 	h->n = n;
+	/* by first, so that the step function of the next point only adds
+	 * the ranges starting there (steps_at) */
+	if (n)
+		qsort(h->v, n, sizeof(*h->v), cmp_first);
 	h->nsnaps = nsnaps;
 	h->snap_first = xcalloc(nsnaps + 1, sizeof(*h->snap_first));
 	if (at)
@@ -171,20 +188,45 @@ static int cmp_edge(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* The ranges counting at point into h->act: from those at step_at, the
+ * ones ended dropped and the ones started since added (points are
+ * charged in nondecreasing order, so a long timeline reads each range
+ * twice, not once per point); from none when point goes back or nothing
+ * was built since hugeshare_choose (a full rebuild). */
+static void active_at(struct hugeshare *h, uint32_t point)
+{
+	size_t k = 0;
+
+	if (!h->step_built || point < h->step_at) {
+		h->nact = 0;
+		h->next = 0;
+	}
+	for (size_t i = 0; i < h->nact; i++)
+		if (h->v[h->act[i]].end > point)
+			h->act[k++] = h->act[i];
+	h->nact = k;
+	for (; h->next < h->n && h->v[h->next].first <= point; h->next++) {
+		if (h->v[h->next].end <= point)
+			continue; /* ended before point */
+		xgrow(&h->act, &h->actcap, h->nact + 1, sizeof(*h->act));
+		h->act[h->nact++] = h->next;
+	}
+}
+
 /* The step function of point: the ranges counting there, their ends
- * sorted by file and offset, summed from the left (O(R log R)). */
+ * sorted by file and offset, summed from the left (O(A log A) for the A
+ * ranges counting there). */
 static void build_steps(struct hugeshare *h, uint32_t point)
 {
 	size_t ne = 0;
 	int64_t users = 0;
 
+	active_at(h, point);
 	h->nsteps = 0;
-	for (size_t i = 0; i < h->n; i++) {
-		const struct hs_range *x = &h->v[i];
+	xgrow(&h->edges, &h->edgecap, 2 * h->nact + 1, sizeof(*h->edges));
+	for (size_t i = 0; i < h->nact; i++) {
+		const struct hs_range *x = &h->v[h->act[i]];
 
-		if (point < x->first || point >= x->end)
-			continue;
-		xgrow(&h->edges, &h->edgecap, ne + 2, sizeof(*h->edges));
 		h->edges[ne++] = (struct hs_edge){x->f, x->lo, 1};
 		h->edges[ne++] = (struct hs_edge){x->f, x->hi, -1};
 	}

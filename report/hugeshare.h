@@ -20,8 +20,12 @@
  * 6.10): there only the snapshots' count tells, so a recording of one of
  * the processes alone takes the page as its own (PSS and USS its size).
  *
- * Cost: the ranges of a point are summed once into a step function per
- * file (O(R log R)), and each run looks its offset up in it. */
+ * Cost: the ranges are sorted by their first point once; the A ranges
+ * counting at a point are summed into a step function per file (O(A log
+ * A)), kept from the point before with those ended dropped and those
+ * started added (points are charged in nondecreasing order; a point
+ * going back rebuilds from all R ranges), and each run looks its offset
+ * up in it. */
 #ifndef MEMSZ_REPORT_HUGESHARE_H
 #define MEMSZ_REPORT_HUGESHARE_H
 

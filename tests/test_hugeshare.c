@@ -19,6 +19,7 @@
 #include "data/datafile.h"
 #include "report/hugeshare.h"
 #include "tests/testutil.h"
+#include "util/util.h"
 
 #define PAGE 4096ull
 #define HUGE (2ull << 20)
@@ -142,6 +143,138 @@ static void test_private_reader(void **state)
 	assert_int_equal(mc[2], 1);
 }
 
+/* A long timeline of random ranges (3 files, 1-4 huge pages each, counting
+ * over random spans of points): the step function charging the points in
+ * order builds from the point before (ranges added and dropped) must give
+ * every page the mapcount of a full rebuild (the points charged backwards,
+ * each from none) and of the ranges counted here one by one. */
+#define TL_POINTS 1000
+#define TL_RANGES 2000
+#define TL_FILES 3
+#define TL_SPAN 24 /* huge pages of each file */
+
+static uint32_t tl_rand(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+struct tl_range {
+	uint32_t ino, lo, hi, first, end; /* lo, hi: huge pages */
+};
+
+/* A MAP_SHARED mapping of file ino's TL_SPAN huge pages, exclusive and
+ * mapped once, so each page's mapcount is the most of 1 and its users. */
+static void tl_probe(struct one *o, uint32_t ino)
+{
+	one_set(o, MAP_SHARED, MD_PG_EXCLUSIVE, 1);
+	o->run.npages = TL_SPAN * (HUGE / PAGE);
+	o->m.end = BASE + TL_SPAN * HUGE;
+	o->m.ino = ino;
+}
+
+/* Into mc[file][page], the mapcount hugeshare_runs gives each huge page of
+ * the probes at point. */
+static void tl_read(struct hugeshare *h, uint32_t point,
+		    uint32_t mc[TL_FILES][TL_SPAN])
+{
+	for (uint32_t f = 0; f < TL_FILES; f++) {
+		struct one o;
+		size_t nr, page = 0;
+		const struct md_run *r;
+
+		tl_probe(&o, f + 1);
+		r = hugeshare_runs(h, point, PAGE, &o.m, &nr);
+		for (size_t i = 0; i < nr; i++) {
+			assert_int_equal(r[i].npages % (HUGE / PAGE), 0);
+			for (size_t k = 0; k < r[i].npages / (HUGE / PAGE);
+			     k++) {
+				assert_true(page < TL_SPAN);
+				mc[f][page++] = r[i].mapcount;
+			}
+		}
+		assert_int_equal(page, TL_SPAN);
+	}
+}
+
+/* The mapcounts at point counted from the ranges one by one. */
+static void tl_expect(const struct tl_range *v, uint32_t point,
+		      uint32_t mc[TL_FILES][TL_SPAN])
+{
+	for (uint32_t f = 0; f < TL_FILES; f++)
+		for (uint32_t p = 0; p < TL_SPAN; p++)
+			mc[f][p] = 0;
+	for (size_t i = 0; i < TL_RANGES; i++)
+		if (v[i].first <= point && point < v[i].end)
+			for (uint32_t p = v[i].lo; p < v[i].hi; p++)
+				mc[v[i].ino - 1][p]++;
+	for (uint32_t f = 0; f < TL_FILES; f++)
+		for (uint32_t p = 0; p < TL_SPAN; p++)
+			mc[f][p] = mc[f][p] > 1 ? mc[f][p] : 1;
+}
+
+static struct hugeshare *tl_new(const struct tl_range *v)
+{
+	struct hugeshare *h = hugeshare_new();
+	bool *chosen = xcalloc(TL_RANGES, sizeof(*chosen));
+	uint32_t *first = xcalloc(TL_RANGES, sizeof(*first));
+	uint32_t *end = xcalloc(TL_RANGES, sizeof(*end));
+
+	for (uint32_t i = 0; i < TL_RANGES; i++) {
+		struct one o;
+
+		one_set(&o, MAP_SHARED, MD_PG_EXCLUSIVE, 1);
+		o.m.ino = v[i].ino;
+		o.m.pgoff = v[i].lo * HUGE;
+		o.run.npages = (v[i].hi - v[i].lo) * (HUGE / PAGE);
+		o.m.end = BASE + (v[i].hi - v[i].lo) * HUGE;
+		hugeshare_add(h, i, PAGE, &o.m);
+		chosen[i] = i % 7 != 0; /* some left out of the pick */
+		first[i] = v[i].first;
+		end[i] = v[i].end;
+	}
+	hugeshare_choose(h, chosen, first, end, TL_RANGES, true);
+	free(chosen);
+	free(first);
+	free(end);
+	return h;
+}
+
+static void test_timeline_incremental(void **state)
+{
+	struct tl_range *v = xcalloc(TL_RANGES, sizeof(*v));
+	uint32_t(*fwd)[TL_FILES][TL_SPAN] = xcalloc(TL_POINTS, sizeof(*fwd));
+	uint32_t back[TL_FILES][TL_SPAN], want[TL_FILES][TL_SPAN];
+	uint32_t seed = 17;
+	struct hugeshare *h;
+
+	(void)state;
+	for (uint32_t i = 0; i < TL_RANGES; i++) {
+		v[i].ino = 1 + tl_rand(&seed) % TL_FILES;
+		v[i].lo = tl_rand(&seed) % (TL_SPAN - 4);
+		v[i].hi = v[i].lo + 1 + tl_rand(&seed) % 4;
+		v[i].first = tl_rand(&seed) % TL_POINTS;
+		v[i].end = v[i].first + tl_rand(&seed) % 40; /* may be empty */
+	}
+	h = tl_new(v);
+	for (uint32_t p = 0; p < TL_POINTS; p++)
+		tl_read(h, p, fwd[p]);
+	for (uint32_t p = TL_POINTS; p-- > 0;) {
+		tl_read(h, p, back);
+		assert_memory_equal(back, fwd[p], sizeof(back));
+	}
+	hugeshare_free(h);
+	/* the ranges left out of the pick count nowhere */
+	for (uint32_t i = 0; i < TL_RANGES; i += 7)
+		v[i].end = v[i].first;
+	for (uint32_t p = 0; p < TL_POINTS; p++) {
+		tl_expect(v, p, want);
+		assert_memory_equal(fwd[p], want, sizeof(want));
+	}
+	free(fwd);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(test_alone),
 	    cmocka_unit_test(test_kernel_count_kept),
 	    cmocka_unit_test(test_private_reader),
+	    cmocka_unit_test(test_timeline_incremental),
 	};
 
 	return test_run_group(tests, NULL, NULL);
