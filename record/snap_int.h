@@ -344,8 +344,9 @@ struct snapper {
 	 * shared: it does not mean PG_anon_exclusive on this kernel, and no
 	 * anonymous huge page is taken as exclusive by it from then on
 	 * (kpage_pmd_maybe_shared; set and read atomically: jobs of
-	 * several threads) */
-	bool anon_excl_off;
+	 * several threads). Held outside the snapper, which the jobs see
+	 * const: one bool of snapper_new's. */
+	bool *anon_excl_off;
 	unsigned nthreads; /* 0 until a job needs threads (snap_pool.c) */
 	/* the image registry: the images mapped in this round of snapshots
 	 * or the last, indexed by (dev, ino); a round ends when a process is

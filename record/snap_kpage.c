@@ -76,7 +76,7 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
  * The bit is a kernel-internal one ("subject to change"): where a huge
  * page pagemap calls shared has it set, it cannot mean exclusive, and
  * every anonymous huge page is read from kpagecount for the rest of the
- * run (s->anon_excl_off). Such a shared one costs one more 8-byte read
+ * run (*s->anon_excl_off). Such a shared one costs one more 8-byte read
  * beside its 512 kpagecount entries. */
 bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e)
 {
@@ -86,14 +86,14 @@ bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e)
 	if ((e & (PM_PRESENT | PM_FILE)) != PM_PRESENT || !s->has_pfn || !pfn ||
 	    s->kpageflags_fd < 0 || !s->pmd_pages)
 		return false;
-	if (__atomic_load_n(&s->anon_excl_off, __ATOMIC_RELAXED))
+	if (__atomic_load_n(s->anon_excl_off, __ATOMIC_RELAXED))
 		return excl;
 	pfn -= pfn % s->pmd_pages;
 	if (snap_pread_full(s->kpageflags_fd, &f, 8, pfn * 8) != 8)
 		return false;
 	if (!excl) {
 		if (f & (1ull << KPF_ANON_EXCLUSIVE))
-			__atomic_store_n((bool *)&s->anon_excl_off, true,
+			__atomic_store_n(s->anon_excl_off, true,
 					 __ATOMIC_RELAXED);
 		return false;
 	}

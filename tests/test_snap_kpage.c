@@ -45,8 +45,10 @@ static void test_bit_not_exclusive(void **state)
 	uint64_t pfn[] = {512, 1024, 1536}, fl[] = {BIT34, BIT34, 0};
 	struct snapper *s = calloc(1, sizeof(*s));
 	uint64_t excl = PM_PRESENT | PM_EXCLUSIVE | 512;
+	bool off = false;
 
 	(void)state;
+	s->anon_excl_off = &off;
 	s->kpageflags_fd = flags_file(pfn, fl, 3);
 	s->has_pfn = true;
 	s->pmd_pages = 512;
@@ -57,8 +59,10 @@ static void test_bit_not_exclusive(void **state)
 	/* shared, bit clear: as it should be; nothing changes */
 	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | 1536));
 	assert_false(kpage_pmd_maybe_shared(s, excl));
+	assert_false(off);
 	/* shared with the bit: the bit is not PG_anon_exclusive */
 	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | 1024));
+	assert_true(off); /* the flag kept outside the snapper */
 	assert_true(kpage_pmd_maybe_shared(s, excl));
 	/* a file huge page is still as pagemap says */
 	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | PM_EXCLUSIVE |
