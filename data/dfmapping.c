@@ -305,6 +305,10 @@ static const char *mapping_check(struct md_reader *r,
 		return "more mappings than the snapshot announced";
 	if (m->start % ps || m->end % ps || m->pgoff % ps || m->start >= m->end)
 		return "mapping range empty or not page aligned";
+	/* the file offsets [pgoff, pgoff + length) hold in 64 bits: a
+	 * wrapped end would make the mapping's file pages an empty range */
+	if (m->pgoff > UINT64_MAX - (m->end - m->start))
+		return "mapping file offsets past 2^64";
 	if (m->end > MD_VA_LIMIT &&
 	    !(m->start == MD_VSYSCALL_START && m->end == MD_VSYSCALL_END))
 		return "mapping beyond the user address space";

@@ -340,7 +340,14 @@ struct snapper {
 	size_t page_size;
 	unsigned page_shift;
 	uint32_t pmd_pages; /* pages a PMD maps (THP); 0: no THP */
-	unsigned nthreads;  /* 0 until a job needs threads (snap_pool.c) */
+	/* kpageflags' bit 34 was seen set on a PMD huge page pagemap calls
+	 * shared: it does not mean PG_anon_exclusive on this kernel, and no
+	 * anonymous huge page is taken as exclusive by it from then on
+	 * (kpage_pmd_maybe_shared; set and read atomically: jobs of
+	 * several threads). Held outside the snapper, which the jobs see
+	 * const: one bool of snapper_new's. */
+	bool *anon_excl_off;
+	unsigned nthreads; /* 0 until a job needs threads (snap_pool.c) */
 	/* the image registry: the images mapped in this round of snapshots
 	 * or the last, indexed by (dev, ino); a round ends when a process is
 	 * snapshot again (its pids so far in round_pids, indexed). An image

@@ -53,6 +53,82 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
 			       dst, &preads);
 }
 
+/* kpageflags' bit 34: KPF_OWNER_2 (KPF_MAPPEDTODISK before 6.11), the
+ * page's PG_owner_2 (PG_mappedtodisk), which on an anonymous page is
+ * PG_anon_exclusive (the kernel's page-flags.h aliases them): set on the
+ * first page of a huge page a PMD maps while that mapping is its only
+ * one; a fork clears it, and it stays clear until the process writes the
+ * huge page again after the other sharers are gone. */
+#define KPF_ANON_EXCLUSIVE 34
+
+/* pagemap gives every page of a huge page a PMD maps the exclusive bit of
+ * its first page (pagemap_pmd_range_thp: that page's mapcount), but smaps
+ * counts each page by its own (smaps_account): after a fork, once the
+ * other process has copied the first page away (or unmapped it) and
+ * still maps others by PTEs, those are shared, the first private, and
+ * pagemap says all private. Which pages are shared only the huge page's
+ * kpagecount entries tell, a pread of 4 KiB that costs the kernel
+ * hundreds of times a pagemap entry; an anonymous huge page that was
+ * never shared (PG_anon_exclusive on its first page, one kpageflags
+ * entry) needs none. A file huge page (shmem, a file system's large
+ * folio) has no such bit and is taken as pagemap says.
+ *
+ * The bit is a kernel-internal one ("subject to change"): where a huge
+ * page pagemap calls shared has it set, it cannot mean exclusive, and
+ * every anonymous huge page is read from kpagecount for the rest of the
+ * run (*s->anon_excl_off). Such a shared one costs one more 8-byte read
+ * beside its 512 kpagecount entries. */
+bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e)
+{
+	uint64_t pfn = e & PM_PFN_MASK, f;
+	bool excl = e & PM_EXCLUSIVE;
+
+	if ((e & (PM_PRESENT | PM_FILE)) != PM_PRESENT || !s->has_pfn || !pfn ||
+	    s->kpageflags_fd < 0 || !s->pmd_pages)
+		return false;
+	if (__atomic_load_n(s->anon_excl_off, __ATOMIC_RELAXED))
+		return excl;
+	pfn -= pfn % s->pmd_pages;
+	if (snap_pread_full(s->kpageflags_fd, &f, 8, pfn * 8) != 8)
+		return false;
+	if (!excl) {
+		if (f & (1ull << KPF_ANON_EXCLUSIVE))
+			__atomic_store_n(s->anon_excl_off, true,
+					 __ATOMIC_RELAXED);
+		return false;
+	}
+	return !(f & (1ull << KPF_ANON_EXCLUSIVE));
+}
+
+bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n)
+{
+	bool any = false;
+	size_t i = 0, g;
+
+	while (i < n) {
+		uint64_t e = c->pm[i], pfn = e & PM_PFN_MASK;
+
+		if (!(c->extra[i] & SCAN_PMD) || !pfn || !s->pmd_pages) {
+			i++;
+			continue;
+		}
+		/* the pages of the same huge page that follow: one look at
+		 * its first page's flags for all */
+		for (g = i + 1; g < n && (c->extra[g] & SCAN_PMD) &&
+				(c->pm[g] & PM_PFN_MASK) == pfn + (g - i) &&
+				(pfn + (g - i)) % s->pmd_pages;
+		     g++)
+			;
+		if (kpage_pmd_maybe_shared(s, e)) {
+			for (size_t k = i; k < g; k++)
+				c->pm[k] &= ~PM_EXCLUSIVE;
+			any = true;
+		}
+		i = g;
+	}
+	return any;
+}
+
 /* True when the cgroups of anonymous pages are looked up too: asked for
  * (snapper_set_anon_charges, -G) and charges are recorded (kpagecgroup
  * readable) for a known cgroup of the process (snapper_set_cgroup). It

@@ -18,6 +18,20 @@
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
+/* True if e, the pagemap entry of a page of an anonymous huge page a PMD
+ * maps, says the page is mapped exclusively but another process may map
+ * pages of that huge page (see snap_kpage.c): read its pages' kpagecount
+ * then. For an entry pagemap calls shared, false, after checking that
+ * kpageflags' bit 34 is clear there (else it does not mean
+ * PG_anon_exclusive: every exclusive one is maybe shared from then on). */
+bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e);
+
+/* For the n entries of a chunk read page by page (c->pm, scan bits in
+ * c->extra): clear the exclusive bit of the pages of each huge page a PMD
+ * maps (SCAN_PMD) that kpage_pmd_maybe_shared finds maybe shared, so that
+ * they are looked up. Returns true if it cleared any. */
+bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n);
+
 /* Classify the n entries of one chunk at va (entries in c->pm,
  * scan bits in c->extra; c->weighted: entry i is c->w[i] pages of one class, a
  * huge page a PMD maps; the nlook pages to look up in c->look by

@@ -802,12 +802,10 @@ static int pmd_entry(const struct snap_job *j, uint64_t a, uint64_t b,
  * pages differ in their PFN only: a huge page whose entry is exclusive
  * (its first page mapped once: by this PMD alone) is one entry of the
  * pages it has here (their class is the first's: mapcount 1, the folio's
- * flags); any other is read by pmd_read_shared. (A huge page another
- * process maps some pages of by PTEs, not its first, after a fork and a
- * partial unmap there, is taken as mapped once: smaps counts those pages
- * shared, but only all 512 kpagecount entries of every huge page, ~44 us
- * where its pagemap entry costs 0.5 us, would tell.) Returns 0 or
- * -errno. */
+ * flags); any other, or an anonymous one that was shared after a fork
+ * (kpage_pmd_maybe_shared: the other process may still map pages of it
+ * but its first, which pagemap's bit does not show), is read by
+ * pmd_read_shared. Returns 0 or -errno. */
 static int pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 		    uint64_t a, uint64_t b, uint64_t o, uint8_t x)
 {
@@ -819,11 +817,15 @@ static int pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 		uint64_t h = MIN((a / psz + 1) * psz, b);
 		uint64_t n = (h - a) >> s->page_shift, e;
 		int ret = pmd_entry(j, a, b, n, &e, &next, &have);
+		bool maybe;
 
 		if (ret < 0)
 			return ret;
+		/* called for a shared one too: its check of the bit */
+		maybe = kpage_pmd_maybe_shared(s, e);
 		if ((e & (PM_PRESENT | PM_EXCLUSIVE)) ==
-		    (PM_PRESENT | PM_EXCLUSIVE)) {
+			(PM_PRESENT | PM_EXCLUSIVE) &&
+		    !maybe) {
 			c->pm[*i] = e;
 			c->extra[*i] = x;
 			c->off[*i] = o;
@@ -889,7 +891,10 @@ int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
 	c->nent = t->n;
 	if (!t->nreg) {
 		c->packed = false;
-		return pagemap_read_marked(s, c, j->pm, va, t->n, false);
+		ret = pagemap_read_marked(s, c, j->pm, va, t->n, false);
+		if (ret == 0)
+			kpage_pmd_unshare(s, c, t->n);
+		return ret;
 	}
 	if (task_has_pmd(j, t)) {
 		ret = task_read_weighted(j, c, t);
@@ -976,5 +981,11 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 	if (ret <= 0)
 		return ret;
 	ret = pmd_mark(j, c, m, va, n, sparse);
-	return ret < 0 ? ret : 1;
+	if (ret < 0)
+		return ret;
+	/* a huge page maybe shared though pagemap says exclusive is looked
+	 * up: list the look-ups again */
+	if (!c->deferred && kpage_pmd_unshare(s, c, n))
+		kpage_prepass(s, c, n, nlook, maxkey);
+	return 1;
 }

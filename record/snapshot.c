@@ -58,6 +58,7 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	while ((1ul << s->page_shift) < s->page_size)
 		s->page_shift++;
 	s->kpagecount_fd = -1;
+	s->anon_excl_off = xcalloc(1, sizeof(*s->anon_excl_off));
 	s->kpageflags_fd = -1;
 	s->kpagecgroup_fd = -1;
 	s->root_fd = -1;
@@ -114,6 +115,7 @@ void snapper_free(struct snapper *s)
 		close(s->kpagecgroup_fd);
 	if (s->self_pm_fd >= 0)
 		close(s->self_pm_fd);
+	free(s->anon_excl_off);
 	free(s->cgacc);
 	free(s->cgkey);
 	free(s->cgva);

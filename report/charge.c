@@ -11,6 +11,7 @@
 #include "report/reportctx.h"
 
 #include "report/cgcharge.h"
+#include "report/hugeshare.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -779,15 +780,21 @@ static int do_mapping(struct report_ctx *c, const struct md_snap_mapping *sm,
 	    .runs = sm->runs,
 	    .nruns = sm->nruns,
 	};
+	struct md_snap_mapping hm = *sm;
 	struct attrib_part parts[2];
 	int n, ret;
 
 	if (m.end <= m.start)
 		return 0;
+	/* shared hugetlb pages: their mappers in the snapshots charged */
+	hm.runs = m.runs =
+	    hugeshare_runs(c->hs, c->o->pick == PICK_ALL ? c->point : 0,
+			   c->page_size, sm, &m.nruns);
+	hm.nruns = m.nruns;
 	if (c->cg)
 		m.runs =
 		    cgcharge_runs(c->cg, c->cur_snap_off, c->cur_pid->kp.pid,
-				  c->point, sm, &m.nruns);
+				  c->point, &hm, &m.nruns);
 	n = attrib_classify(c->a, &m, *have_prev ? prev : NULL, parts);
 	c->cur_subject[1] = m.name ? labels_intern(c->lb, m.name) : LABEL_NONE;
 	for (int i = 0; i < n; i++) {

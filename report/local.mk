@@ -10,6 +10,7 @@ libmemsz_a_SOURCES += report/attrib.c report/attrib.h \
 	report/charge_runs.c \
 	report/charge_cg.c report/tmpl.c report/tmpl.h \
 	report/cgcharge.c report/cgcharge.h \
+	report/hugeshare.c report/hugeshare.h \
 	report/relocmap.c report/relocmap.h \
 	report/unwind.c report/unwind.h \
 	report/faults.c report/faults.h \

@@ -75,8 +75,9 @@ static int plan_ready(struct report_ctx *c, const bool *chosen)
  * round of snapshots of many processes is one point. At that time every
  * process of it holds that snapshot and lives, so a snapshot counts in
  * its own point and in every later one up to its process's next snapshot
- * or exit, and no snapshot counts nowhere. */
-int points_plan(struct report_ctx *c, const bool *chosen)
+ * or exit, and no snapshot counts nowhere. Sets each chosen snapshot's
+ * first and end and c->points (c->npoints). */
+void points_assign(struct report_ctx *c, const bool *chosen)
 {
 	struct snap_at *order = xcalloc(c->nsnaps + 1, sizeof(*order));
 	uint32_t *at = xcalloc(c->npids + 1, sizeof(*at));
@@ -121,6 +122,11 @@ int points_plan(struct report_ctx *c, const bool *chosen)
 	free(order);
 	free(at);
 	free(t);
+}
+
+int points_plan(struct report_ctx *c, const bool *chosen)
+{
+	points_assign(c, chosen);
 	return plan_ready(c, chosen);
 }
 

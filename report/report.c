@@ -17,6 +17,7 @@
 
 #include "data/datafile.h"
 #include "report/cgcharge.h"
+#include "report/hugeshare.h"
 #include "report/reportctx.h"
 #include "util/util.h"
 
@@ -234,6 +235,8 @@ static void pass1_snap(struct report_ctx *c, const struct md_record *rec,
 		if (!s)
 			break;
 		s->seen++;
+		hugeshare_add(c->hs, (uint32_t)(s - c->snaps), c->page_size,
+			      &rec->u.mapping);
 		for (size_t i = 0; i < rec->u.mapping.nruns; i++)
 			if (rec->u.mapping.runs[i].flags & MD_PG_PRESENT)
 				s->rss_pages += rec->u.mapping.runs[i].npages;
@@ -351,19 +354,22 @@ static void note_incomplete(struct report_ctx *c)
 				  incomplete, incomplete == 1 ? "" : "s"));
 }
 
-/* PICK_ALL: choose every complete snapshot of the pids asked for, each
- * numbered among its pid's; returns how many. *most: the most complete
- * snapshots any pid considered has. */
-static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
+/* PICK_ALL: choose every complete snapshot of process pid (-1: of all),
+ * each numbered among its pid's; returns how many. *most: the most
+ * complete snapshots any pid considered has. notes: say what was left
+ * out (the pick charged; hugeshare_setup's pick says nothing). */
+static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most,
+			 long want, bool notes)
 {
 	size_t nchosen = 0;
 
 	*most = 0;
-	note_incomplete(c);
+	if (notes)
+		note_incomplete(c);
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].kp.pid, n = 0;
 
-		if (c->o->pid >= 0 && (long)pid != c->o->pid)
+		if (want >= 0 && (long)pid != want)
 			continue;
 		for (size_t i = 0; i < c->nsnaps; i++) {
 			struct snapinfo *s = &c->snaps[i];
@@ -373,7 +379,7 @@ static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
 			s->nth = n++;
 			chosen[i] = true;
 			nchosen++;
-			if (s->unreadable)
+			if (notes && s->unreadable)
 				pid_notef(c, NOTE_SNAP_UNREADABLE, pid,
 					  "pid %u snapshot %u: %" PRIu64
 					  " page(s) could not be read from "
@@ -385,61 +391,76 @@ static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most)
 	return nchosen;
 }
 
-/* Choose one complete snapshot per pid; returns how many were chosen and
- * marks them in chosen[] (parallel to c->snaps). *most: the most complete
- * snapshots any pid considered has. */
-static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most)
+/* The snapshot of the pid of c->pids[p] the pick chooses (-1: none);
+ * *n: its complete snapshots. */
+static long choose_one(const struct report_ctx *c, size_t p, uint64_t *n)
+{
+	uint32_t pid = c->pids[p].kp.pid;
+	long best = -1;
+
+	*n = 0;
+	for (size_t i = 0; i < c->nsnaps; i++) {
+		const struct snapinfo *s = &c->snaps[i];
+
+		if (s->pid != pid || !s->complete)
+			continue;
+		switch (c->o->pick) {
+		case PICK_FIRST:
+			if (best < 0)
+				best = (long)i;
+			break;
+		case PICK_LAST:
+			best = (long)i;
+			break;
+		case PICK_PEAK:
+			if (best < 0 || s->rss_pages > c->snaps[best].rss_pages)
+				best = (long)i;
+			break;
+		case PICK_INDEX:
+			if (*n == c->o->index)
+				best = (long)i;
+			break;
+		case PICK_ALL: /* choose_all() */
+			break;
+		}
+		(*n)++;
+	}
+	return best;
+}
+
+/* Choose one complete snapshot per pid (of process want; -1: of all);
+ * returns how many were chosen and marks them in chosen[] (parallel to
+ * c->snaps). *most: the most complete snapshots any pid considered has.
+ * notes: as choose_all's. */
+static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most,
+		     long want, bool notes)
 {
 	size_t nchosen = 0;
 
 	*most = 0;
-	note_incomplete(c);
+	if (notes)
+		note_incomplete(c);
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].kp.pid;
-		long best = -1;
-		uint64_t n = 0;
+		uint64_t n;
+		long best;
 
-		if (c->o->pid >= 0 && (long)pid != c->o->pid)
+		if (want >= 0 && (long)pid != want)
 			continue;
-		for (size_t i = 0; i < c->nsnaps; i++) {
-			const struct snapinfo *s = &c->snaps[i];
-
-			if (s->pid != pid || !s->complete)
-				continue;
-			switch (c->o->pick) {
-			case PICK_FIRST:
-				if (best < 0)
-					best = (long)i;
-				break;
-			case PICK_LAST:
-				best = (long)i;
-				break;
-			case PICK_PEAK:
-				if (best < 0 ||
-				    s->rss_pages > c->snaps[best].rss_pages)
-					best = (long)i;
-				break;
-			case PICK_INDEX:
-				if (n == c->o->index)
-					best = (long)i;
-				break;
-			case PICK_ALL: /* choose_all() */
-				break;
-			}
-			n++;
-		}
+		best = choose_one(c, p, &n);
 		*most = MAX(*most, n);
-		if (best < 0) {
-			if (n && c->o->pick == PICK_INDEX)
-				pid_notef(c, NOTE_OTHER, pid,
-					  "pid %u has %" PRIu64
-					  " snapshots, no #%" PRIu64,
-					  pid, n, c->o->index);
-			continue;
+		if (best >= 0) {
+			chosen[best] = true;
+			nchosen++;
 		}
-		chosen[best] = true;
-		nchosen++;
-		if (c->snaps[best].unreadable)
+		if (!notes)
+			continue;
+		if (best < 0 && n && c->o->pick == PICK_INDEX)
+			pid_notef(c, NOTE_OTHER, pid,
+				  "pid %u has %" PRIu64
+				  " snapshots, no #%" PRIu64,
+				  pid, n, c->o->index);
+		if (best >= 0 && c->snaps[best].unreadable)
 			pid_notef(c, NOTE_SNAP_UNREADABLE, pid,
 				  "pid %u: %" PRIu64 " page(s) could not be "
 				  "read from pagemap",
@@ -730,7 +751,57 @@ static void ctx_free(struct report_ctx *c)
 	faults_free(c->faults);
 	jitsyms_free(c->jit);
 	cgcharge_free(c->cg);
+	hugeshare_free(c->hs);
 	attrib_free(c->a);
+}
+
+/* Before the pick charged is planned: to hugeshare_choose the
+ * snapshots the same pick chooses with --pid left out (the PSS of a
+ * process's pages must not depend on which others are shown) and, with
+ * a timeline, the points in time each counts in among them. */
+static void hugeshare_setup(struct report_ctx *c)
+{
+	bool *all = xcalloc(c->nsnaps + 1, sizeof(*all));
+	uint32_t *first = xcalloc(c->nsnaps + 1, sizeof(*first));
+	uint32_t *end = xcalloc(c->nsnaps + 1, sizeof(*end));
+	bool at = c->o->pick == PICK_ALL;
+	uint64_t most;
+
+	if (at && choose_all(c, all, &most, -1, false)) {
+		points_assign(c, all);
+		for (size_t i = 0; i < c->nsnaps; i++) {
+			first[i] = c->snaps[i].first;
+			end[i] = c->snaps[i].end;
+			c->snaps[i].first = c->snaps[i].end = 0;
+		}
+		free(c->points);
+		c->points = NULL;
+		c->npoints = 0;
+	} else if (!at) {
+		choose(c, all, &most, -1, false);
+	}
+	hugeshare_choose(c->hs, all, first, end, c->nsnaps, at);
+	free(all);
+	free(first);
+	free(end);
+}
+
+/* PICK_ALL, once the pick charged is planned: to hugeshare_points, per
+ * point of its timeline, the point of hugeshare_setup's that holds the
+ * latest snapshot starting there (the same one without --pid). */
+static void hugeshare_points(struct report_ctx *c, const bool *chosen)
+{
+	uint32_t *map = xcalloc(c->npoints + 1, sizeof(*map));
+
+	for (size_t i = 0; i < c->nsnaps; i++) {
+		const struct snapinfo *s = &c->snaps[i];
+
+		if (chosen[i] && s->end > s->first)
+			map[s->first] =
+			    MAX(map[s->first], hugeshare_point_of(c->hs, i));
+	}
+	hugeshare_map_points(c->hs, map, c->npoints);
+	free(map);
 }
 
 int report_build(const struct report_opts *o, struct labels *lb,
@@ -746,6 +817,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 						    .disasm = o->disasm,
 						    .demangle = o->demangle});
 	c.jit = jitsyms_new(lb);
+	c.hs = hugeshare_new();
 	c.jit_label = LABEL_NONE;
 	res->t = c.t = rowtree_new(lb, o->nkeys);
 	keys_setup(&c, o);
@@ -754,8 +826,10 @@ int report_build(const struct report_opts *o, struct labels *lb,
 	if (ret < 0)
 		goto out;
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
-	res->nsnapshots = o->pick == PICK_ALL ? choose_all(&c, chosen, &most)
-					      : choose(&c, chosen, &most);
+	res->nsnapshots = o->pick == PICK_ALL
+			      ? choose_all(&c, chosen, &most, o->pid, true)
+			      : choose(&c, chosen, &most, o->pid, true);
+	hugeshare_setup(&c);
 	result_set_snaps(&c, chosen);
 	if (o->pick == PICK_ALL && res->nsnapshots &&
 	    points_plan(&c, chosen) < 0) {
@@ -780,6 +854,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 			goto out;
 	}
 	charge_cg_setup(&c);
+	if (o->pick == PICK_ALL)
+		hugeshare_points(&c, chosen);
 	ret = charge_snapshots(&c, chosen, msg);
 	if (ret < 0)
 		goto out;

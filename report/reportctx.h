@@ -234,9 +234,12 @@ struct report_ctx {
 	/* memory cgroup charges (cgcharge.h; NULL: none recorded) */
 	struct cgcharge *cg;
 	uint64_t cur_snap_off; /* SNAP_BEGIN offset of the snapshot read */
-	uint32_t payer_label;  /* -G: the cgroup paying for the piece
-				  charged, when not the one reported;
-				  else LABEL_NONE */
+	/* the mappers of hugetlb pages shared through a page table
+	 * (hugeshare.h) */
+	struct hugeshare *hs;
+	uint32_t payer_label; /* -G: the cgroup paying for the piece
+				 charged, when not the one reported;
+				 else LABEL_NONE */
 	/* what the kernel rows of the trees could not explain, for the
 	 * notes charge_cg_finish() writes */
 	bool cg_missing;
@@ -273,6 +276,9 @@ void points_set_exits(struct report_ctx *c);
  * and end, and pass 2's timeline (c->tlb, c->ptrees, c->ready). Returns
  * 0, or -EINVAL if the keys cannot make a timeline. */
 int points_plan(struct report_ctx *c, const bool *chosen);
+/* points_plan's first part: the points and each chosen snapshot's first
+ * and end, no timeline. */
+void points_assign(struct report_ctx *c, const bool *chosen);
 /* After pass 2: the footer note when the snapshots chosen[] of the
  * processes a kept row comes from are not one moment (no time at which
  * each is its process's latest and all of them live). */

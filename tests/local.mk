@@ -4,13 +4,17 @@
 # end-to-end scripts numbered by family: t1xxx size, t2xxx record, t3xxx
 # report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
 tests_test_archive_SOURCES = tests/test_archive.c tests/testutil.c tests/testutil.h
 tests_test_archive_CFLAGS = $(TEST_CFLAGS)
 tests_test_archive_LDADD = $(TEST_LIBS)
+tests_test_hugeshare_SOURCES = tests/test_hugeshare.c tests/testutil.c tests/testutil.h
+tests_test_hugeshare_CFLAGS = $(TEST_CFLAGS)
+tests_test_hugeshare_LDADD = $(TEST_LIBS)
+
 tests_test_attrib_SOURCES = tests/test_attrib.c tests/testutil.c tests/testutil.h
 tests_test_attrib_CFLAGS = $(TEST_CFLAGS)
 tests_test_attrib_LDADD = $(TEST_LIBS)
@@ -140,6 +144,9 @@ tests_test_relocs_LDADD = $(TEST_LIBS)
 tests_test_rows_SOURCES = tests/test_rows.c tests/testutil.c tests/testutil.h
 tests_test_rows_CFLAGS = $(TEST_CFLAGS)
 tests_test_rows_LDADD = $(TEST_LIBS)
+tests_test_snap_kpage_SOURCES = tests/test_snap_kpage.c tests/testutil.c tests/testutil.h
+tests_test_snap_kpage_CFLAGS = $(TEST_CFLAGS)
+tests_test_snap_kpage_LDADD = $(TEST_LIBS)
 tests_test_snapshot_SOURCES = tests/test_snapshot.c tests/testutil.c tests/testutil.h
 tests_test_snapshot_CFLAGS = $(TEST_CFLAGS)
 tests_test_snapshot_LDADD = $(TEST_LIBS)
@@ -236,6 +243,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2125-record-fork-growth.py \
 	tests/t2126-record-fork-scattered.py \
 	tests/t2127-record-thp-fork.py \
+	tests/t2173-record-thp-fork-first.py \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \
 	tests/t2150-record-peak.py \
@@ -243,6 +251,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2170-record-thp-locked.py \
 	tests/t2171-record-status-long.py \
 	tests/t2172-record-hugetlb-shared.py \
+	tests/t2174-record-hugetlb-pss.py \
 	tests/t2185-record-children.py \
 	tests/t2186-record-users.py \
 	tests/t2190-record-cache-sparse.py \
@@ -345,6 +354,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/mmap_churn.c \
 	tests/workloads/rec_sleep.c \
 	tests/workloads/rec_hugetlb_shared.c \
+	tests/workloads/rec_hugetlb_pss.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rec_thpfork.c \
 	tests/workloads/rep_fault_paths.c \

@@ -442,6 +442,33 @@ def wait_stopped(pid):
     wait_until(lambda: proc_state(pid) in "Tt", f"pid {pid} to stop")
 
 
+def workload_ready(p, what="the workload"):
+    """Reads the lines a workload started by subprocess.Popen p (stdout a
+    text pipe) prints until "ready": "child PID" lines and "NAME HEX..."
+    ones. Returns (regions, kids): {NAME: (int, ...)} of the hex numbers
+    and the children's pids in order. Fails if it ends before."""
+    regions, kids = {}, []
+    for line in p.stdout:
+        w = line.split()
+        if w == ["ready"]:
+            return regions, kids
+        if w[0] == "child":
+            kids.append(int(w[1]))
+        else:
+            regions[w[0]] = tuple(int(x, 16) for x in w[1:])
+    fail(f"{what} ended before it was ready")
+
+
+def workload_stopped(p, what="the workload"):
+    """workload_ready, then waits for the workload p, a child of this
+    process, to stop itself (an event, not a poll). Fails if it ends."""
+    got = workload_ready(p, what)
+    _, st = os.waitpid(p.pid, os.WUNTRACED)
+    if not os.WIFSTOPPED(st):
+        fail(f"{what} ended before it stopped")
+    return got
+
+
 def stopped(pid):
     """Sends SIGSTOP to pid and waits until it is stopped."""
     os.kill(pid, signal.SIGSTOP)

@@ -113,21 +113,9 @@ def main():
                              start_new_session=True)
         kid = None
         try:
-            regions = {}
-            for line in p.stdout:
-                w = line.split()
-                if w == ["ready"]:
-                    break
-                if w[0] == "child":
-                    kid = int(w[1])
-                else:
-                    regions[w[0]] = (int(w[1], 16), int(w[2], 16))
-            else:
-                lib.fail("the workload ended before it was ready")
             # the parent stops itself: an event of its own child
-            _, st = os.waitpid(p.pid, os.WUNTRACED)
-            if not os.WIFSTOPPED(st):
-                lib.fail("the workload ended before it stopped")
+            regions, kids = lib.workload_stopped(p)
+            kid = kids[0] if kids else None
             v4 = vmas_of(p.pid, regions)["r4"]
             if not v4["AnonHugePages"]:
                 lib.skip("no huge page in the parent's 4 MiB mapping "

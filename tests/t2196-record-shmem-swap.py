@@ -218,17 +218,9 @@ def run(tmp):
                          stdout=subprocess.PIPE, text=True)
     child = None
     try:
-        regions = {}
-        for line in p.stdout:
-            w = line.split()
-            if w == ["ready"]:
-                break
-            if w[0] == "child":
-                child = int(w[1])
-            else:
-                regions[int(w[1], 16)] = w[0]
-        else:
-            lib.fail("the workload ended before it was ready")
+        named, kids = lib.workload_ready(p)
+        child = kids[0] if kids else None
+        regions = {at[0]: name for name, at in named.items()}
         lib.wait_stopped(p.pid)
         lib.wait_stopped(child)
         pids = (p.pid, child)

@@ -188,6 +188,12 @@ static void dm_overlap(uint8_t *raw, const uint64_t *b)
 	put_le64(raw + b[8] + 16, 0x1000); /* anon starts before map ends */
 }
 
+/* pgoff (payload + 16) so near 2^64 that the mapping's file offsets wrap */
+static void dm_pgoff_wrap(uint8_t *raw, const uint64_t *b)
+{
+	put_le64(raw + b[7] + 16 + 16, 0xfffffffffffff000ull);
+}
+
 static void dm_no_image(uint8_t *raw, const uint64_t *b)
 {
 	put_le32(raw + b[7] + 16 + 48, 8);
@@ -253,6 +259,7 @@ static void test_invariants(void **state)
 	    {"mapping out of order or overlapping the previous one", 8,
 	     dm_overlap},
 	    {"mapping of an image id with no IMAGE record", 7, dm_no_image},
+	    {"mapping file offsets past 2^64", 7, dm_pgoff_wrap},
 	    {"snapshot begins inside another one", 9, dm_nested},
 	    {"snapshot end without its begin", 9, dm_end_pairing},
 	    {"page states that do not decode", 7, dm_pal_not_present},

@@ -7,7 +7,13 @@
  * page, forks; the child writes the byte at 24576 + k * 151552 (every 37th
  * page from page 6) of each mapping and stops itself; the parent waits for
  * that, prints "NAME START END" per mapping, "child PID" and "ready", and
- * stops itself. */
+ * stops itself.
+ * With the argument "child-first" the child writes instead the first 4 KiB
+ * page of every huge page (each 2 MiB boundary in a mapping, and its first
+ * page): the huge page's head is then the page mapped once, and pagemap
+ * gives the parent's whole PMD mapping of it its exclusive bit. With
+ * "parent-first" the parent does so after the child has stopped (its
+ * output comes after), and the child keeps the PMD mappings. */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,8 +37,21 @@ static const struct {
 };
 #define NREG (sizeof(regions) / sizeof(regions[0]))
 
-int main(void)
+/* The first page of every huge page of mapping i: its first page and
+ * each 2 MiB boundary in it. */
+static void write_firsts(char *at, size_t size)
 {
+	at[0] = 3;
+	for (uintptr_t b = ((uintptr_t)at + HUGE - 1) & ~(HUGE - 1);
+	     b < (uintptr_t)at + size; b += HUGE)
+		*(char *)b = 3;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int child_first = !strcmp(mode, "child-first");
+	int parent_first = !strcmp(mode, "parent-first");
 	size_t span = HUGE;
 	char *at[NREG];
 
@@ -63,15 +82,22 @@ int main(void)
 	if (kid < 0)
 		return 1;
 	if (kid == 0) {
-		for (size_t i = 0; i < NREG; i++)
-			for (size_t o = 24576; o < regions[i].size; o += 151552)
-				at[i][o] = 2;
+		for (size_t i = 0; i < NREG; i++) {
+			if (child_first)
+				write_firsts(at[i], regions[i].size);
+			else if (!parent_first)
+				for (size_t o = 24576; o < regions[i].size;
+				     o += 151552)
+					at[i][o] = 2;
+		}
 		raise(SIGSTOP);
 		_exit(0);
 	}
 	int st;
 	if (waitpid(kid, &st, WUNTRACED) != kid || !WIFSTOPPED(st))
 		return 1;
+	for (size_t i = 0; parent_first && i < NREG; i++)
+		write_firsts(at[i], regions[i].size);
 	for (size_t i = 0; i < NREG; i++)
 		printf("%s %lx %lx\n", regions[i].name, (unsigned long)at[i],
 		       (unsigned long)(at[i] + regions[i].size));
