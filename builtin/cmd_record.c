@@ -609,10 +609,12 @@ static int record(struct record_args *a, const int *pids, int npids,
 
 	a->so.say = say;
 	a->so.launch = a->cmd != NULL;
-	/* a pipe whose reader left (-o /dev/stdout | head) is a write
-	 * error (EPIPE) said in one line, not a silent death; the launched
-	 * command gets SIGPIPE as memsz found it (target_launch()) */
-	target_ignore_sigpipe();
+	/* a pipe whose reader left (-o /dev/stdout | head) and a file
+	 * grown past the size limit (ulimit -f) are write errors (EPIPE,
+	 * EFBIG) said in one line, what was recorded kept as FILE.partial,
+	 * not a silent death that left only a temporary file; the launched
+	 * command gets both signals as memsz found them (target_launch()) */
+	target_ignore_write_signals();
 	if (session_open(&a->so, &s) < 0) {
 		memsz_error("%s", session_why(s));
 		target_scan_free(scan);
