@@ -391,10 +391,13 @@ static void trace_attached(struct session *r)
 	}
 }
 
-/* Say (and note) which targets were gone before their first snapshot. */
+/* Say (and note) which targets were gone before their first snapshot.
+ * After a write error none was written, gone or not: that error is the
+ * one line said (a full disk or ulimit -f at the start snapshot made
+ * every live target "exited while memsz attached"). */
 static void note_gone_at_attach(struct session *r)
 {
-	for (size_t i = 0; i < r->tg.n; i++) {
+	for (size_t i = 0; !r->werr && i < r->tg.n; i++) {
 		struct rec_target *t = r->tg.t[i];
 		char *msg;
 

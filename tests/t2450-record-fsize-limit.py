@@ -12,7 +12,9 @@ FILE.partial, the previous recording left as it was.
 
 Cases, each with SIGXFSZ by default as a shell leaves it and a limit the
 recording passes: a launched command with --interval, an attached process
-with --interval, and a one-shot (--duration 0) of an
+with --interval (a limit passed later, and one passed by the start
+snapshot: that error was said with a second line calling the live process
+"exited while memsz attached"), and a one-shot (--duration 0) of an
 attached process.
 Ground truth: the exit status (a signal death is negative in Python), the
 previous file's SHA-256, the directory's listing, `memsz report` of the
@@ -115,6 +117,11 @@ def main():
         run_case(tmp, "attach", ["--interval", "5", "-p", str(sleeper.pid)],
                  12288)
         check(sleeper.poll() is None, "attach: the attached process lives")
+        # the start snapshot passes 4 KiB: the write error is said, not
+        # the live process as "exited while memsz attached" (SIGXFSZ
+        # ignored, as by a service manager: the EFBIG path alone)
+        run_case(tmp, "attach-start",
+                 ["--interval", "5", "-p", str(sleeper.pid)], 4096, True)
         # the one-shot's single snapshot passes 4 KiB
         run_case(tmp, "one-shot",
                  ["--duration", "0", "-p", str(sleeper.pid)], 4096)
