@@ -55,7 +55,8 @@ static const struct opt record_opts[] = {
      NULL},
     {'p', "pid", OPT_ARG, "PID,...", 'p',
      "attach to running processes (all their threads)\n"
-     "and follow the children they fork",
+     "and follow the children they fork (a thread's id\n"
+     "names its process, with a warning)",
      NULL},
     {0, "children", OPT_NOARG, NULL, 'C',
      "with -p: also attach to every descendant the\n"
@@ -480,7 +481,7 @@ static int check_pids(const char *list, int **pids, int *npids)
 	}
 	*npids = 0;
 	for (int i = 0; i < n; i++) {
-		int err = target_check_pid((*pids)[i]);
+		int err = target_check_pid((*pids)[i]), tgid;
 		bool again = false;
 
 		if (target_is_kthread((*pids)[i])) {
@@ -505,6 +506,16 @@ static int check_pids(const char *list, int **pids, int *npids)
 			memsz_error("cannot read the memory of pid %d: %s",
 				    (*pids)[i], memsz_strerror(err));
 			return 1;
+		}
+		/* a thread's id names its process (as perf record -p
+		 * does): memory is the process's, and recorded under the
+		 * thread's id a -p PID,TID counted the process twice */
+		tgid = target_tgid((*pids)[i]);
+		if (tgid > 0 && tgid != (*pids)[i]) {
+			memsz_warning("pid %d is a thread of process %d: "
+				      "recording process %d",
+				      (*pids)[i], tgid, tgid);
+			(*pids)[i] = tgid;
 		}
 		/* a pid named twice is attached once: twice, its events
 		 * were opened again for each time it was named ('-p P,P,...'
