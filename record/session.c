@@ -280,6 +280,10 @@ int session_open(const struct session_opts *o, struct session **out)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	/* the soft CPU time limit (ulimit -t, systemd's LimitCPU=) passed:
+	 * by default it killed memsz and lost the recording; the kernel
+	 * sends it to be heeded before the hard limit's SIGKILL */
+	sigaddset(&mask, SIGXCPU);
 	sigaddset(&mask, SIGTSTP); /* Ctrl-Z: said, then stopped */
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &r->loop.oldmask);

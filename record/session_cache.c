@@ -160,8 +160,8 @@ static void scan_maps(struct session *r, int pid)
 }
 
 /* True if the walks of --cache-paths are to end: a write failed, or a
- * stop signal is pending. The session blocks SIGINT, SIGTERM and SIGHUP
- * and reads them from its signalfd between poll() turns, never during a
+ * stop signal is pending. The session blocks SIGINT, SIGTERM, SIGHUP and
+ * SIGXCPU and reads them from its signalfd between poll() turns, never during a
  * snapshot: a walk of a large tree (--cache-paths /) would go on for
  * minutes with the signal pending, and, in a one-shot recording, the
  * signal would kill memsz once the session unblocked it. Taken here
@@ -181,6 +181,7 @@ static bool walk_stopped(struct session *r, const char *root)
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGXCPU);
 	sig = sigtimedwait(&stop, NULL, &now);
 	if (sig <= 0)
 		return false;

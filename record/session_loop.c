@@ -94,6 +94,27 @@ static void stop_self(struct session *r)
 	kill(getpid(), SIGSTOP);
 }
 
+/* A signal read from the signalfd: Ctrl-Z stops memsz, SIGCHLD only
+ * wakes the loop, the others stop the recording; the soft CPU time limit
+ * (SIGXCPU) is said and noted once, as it is no request of the user's. */
+static void take_signal(struct session *r, uint32_t sig)
+{
+	static const char cpu[] = "the CPU time limit (ulimit -t) was "
+				  "reached: recording stopped (SIGXCPU)";
+
+	if (sig == SIGTSTP) {
+		stop_self(r);
+		return;
+	}
+	if (sig == SIGCHLD)
+		return;
+	if (sig == SIGXCPU && !r->loop.stop) {
+		rec_say(r, true, cpu);
+		rec_note(r, MD_NOTE_OTHER, cpu);
+	}
+	r->loop.stop = true;
+}
+
 /* Act on what poll() reported in r->loop.pfd[0..n). */
 static void handle_pollfds(struct session *r, size_t n)
 {
@@ -103,10 +124,7 @@ static void handle_pollfds(struct session *r, size_t n)
 		struct signalfd_siginfo si;
 
 		while (read(r->loop.sfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo == SIGTSTP)
-				stop_self(r);
-			else if (si.ssi_signo != SIGCHLD)
-				r->loop.stop = true;
+			take_signal(r, si.ssi_signo);
 	}
 	if (r->loop.tfd >= 0 && (pfd[PFD_TIMER].revents & POLLIN)) {
 		uint64_t ticks;

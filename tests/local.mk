@@ -281,6 +281,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2447-record-maps-newline-unprivileged.py \
 	tests/t2450-record-fsize-limit.py \
 	tests/t2451-record-pid-thread.py \
+	tests/t2452-record-cpu-limit.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
