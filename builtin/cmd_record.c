@@ -13,6 +13,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
@@ -92,10 +93,13 @@ static const struct opt record_opts[] = {
      "open or map; found without reading them",
      NULL},
     {0, "interval", OPT_ARG, "MS", 'I',
-     "also take a snapshot every MS milliseconds", NULL},
+     "also take a snapshot every MS milliseconds\n"
+     "(at most 292 years)",
+     NULL},
     {0, "duration", OPT_ARG, "S", 'd',
-     "stop after S seconds (0 with -p, -a or -G: one\n"
-     "snapshot of each process, then exit)",
+     "stop after S seconds, at most 292 years (0 with\n"
+     "-p, -a or -G: one snapshot of each process, then\n"
+     "exit)",
      NULL},
     {0, "freeze", OPT_NOARG, NULL, 'F',
      "stop the targets while a snapshot is taken (ptrace\n"
@@ -208,6 +212,13 @@ static int parse_events(struct record_args *a, const char *list,
 }
 
 /* Seconds >= 0 (0: one-shot). */
+/* The longest --duration and --interval: their nanoseconds fit in
+ * INT64_MAX, so that a deadline (now + duration) or a period in ns never
+ * wraps. --duration 18446744073 (2^64 ns) made the deadline wrap to the
+ * past: the recording stopped at once, said as a normal one. */
+#define DURATION_MAX_S 9223372036.0
+#define INTERVAL_MAX_MS 9223372036854ull
+
 static int parse_seconds(const char *s, double *out)
 {
 	char *end;
@@ -336,18 +347,19 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		break;
 	case 'I':
 		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
-		    !a->so.interval_ms) {
+		    !a->so.interval_ms || a->so.interval_ms > INTERVAL_MAX_MS) {
 			memsz_error("invalid --interval '%s': expected "
-				    "milliseconds > 0",
-				    arg);
+				    "milliseconds from 1 to %" PRIu64
+				    " (292 years)",
+				    arg, (uint64_t)INTERVAL_MAX_MS);
 			return EXIT_USAGE;
 		}
 		break;
 	case 'd':
-		if (parse_seconds(arg, &d) < 0) {
+		if (parse_seconds(arg, &d) < 0 || d > DURATION_MAX_S) {
 			memsz_error("invalid --duration '%s': expected "
-				    "seconds >= 0",
-				    arg);
+				    "seconds from 0 to %.0f (292 years)",
+				    arg, DURATION_MAX_S);
 			return EXIT_USAGE;
 		}
 		a->so.duration_ns = (uint64_t)(d * 1e9);
