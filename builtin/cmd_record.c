@@ -121,7 +121,9 @@ static const struct opt record_opts[] = {
      "sample these events (libpfm4 names: page-faults,\n"
      "minor-faults, major-faults, perf::PAGE-FAULTS:u ...)",
      NULL},
-    {'c', "count", OPT_ARG, "N", 'c', "sample every N-th event (default 1)",
+    {'c', "count", OPT_ARG, "N", 'c',
+     "sample every N-th event (default 1, at most\n"
+     "2^63-1, as the kernel takes)",
      NULL},
     {0, "call-graph", OPT_ARG, "MODE", 'g',
      "dwarf: copy registers and user stack for unwinding\n"
@@ -262,10 +264,14 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 		add_event(a, arg);
 		break;
 	case 'c':
-		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period) {
+		/* the kernel refuses a sample_period with bit 63 set
+		 * (EINVAL at perf_event_open: "cannot open perf events:
+		 * Invalid argument", after the command was started) */
+		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period ||
+		    a->fo.period > INT64_MAX) {
 			memsz_error("invalid --count '%s': expected an "
-				    "integer > 0",
-				    arg);
+				    "integer from 1 to %" PRId64,
+				    arg, INT64_MAX);
 			return EXIT_USAGE;
 		}
 		break;

@@ -105,10 +105,14 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 static uint64_t leash_period(struct perf_capture *pc, size_t ev)
 {
 	uint64_t k = leash_samples(pc, ev, pc->leash_scale);
+	uint64_t p = MAX(pc->sattr[ev].sample_period, 1);
 
 	if (k < LEASH_MIN)
 		pc->leash_short = true;
-	return MAX(k, LEASH_MIN) * MAX(pc->sattr[ev].sample_period, 1);
+	k = MAX(k, LEASH_MIN);
+	/* saturated: the kernel refuses a period with bit 63 set, and -c
+	 * up to INT64_MAX times k wrapped (each leash failed, EINVAL) */
+	return p > INT64_MAX / k ? INT64_MAX : k * p;
 }
 
 /* Set every leash's period for scale threads. Each is disabled meanwhile:

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t2453-record-duration-bounds.sh — a --duration or --interval whose
 # nanoseconds would not fit in 63 bits is a usage error in one line, not
-# a deadline that wraps to the past.
+# a deadline that wraps to the past; so is a -c past 63 bits, and the
+# largest -c leashes every thread.
 #
 # memsz computed the deadline as now + duration in unsigned 64-bit
 # nanoseconds: --duration 18446744073 (2^64 ns, 584 years) wrapped it to
@@ -43,4 +44,24 @@ fails "--duration 9223372036 is accepted" "^memsz: no process with pid $max\$" \
 fails "--interval 9223372036854 is accepted" "^memsz: no process with pid $max\$" \
 	--interval 9223372036854 -p "$max"
 check "the attached process was not signalled" kill -0 $S
+
+# -c: the kernel refuses a sample period with bit 63 set, which memsz
+# said only once the command had started ("cannot open perf events:
+# Invalid argument"); the largest accepted period times the leash's
+# samples wrapped, and every thread's leash failed with EINVAL.
+for c in 18446744073709551615 9223372036854775808; do
+	fails "-c $c" \
+		"^memsz: invalid --count '$c': expected an integer from 1 to 9223372036854775807\$" \
+		-c "$c" --faults -- true
+done
+if "$MEMSZ" record -o "$T/f.data" --faults -- true >/dev/null 2>&1; then
+	"$MEMSZ" record -o "$T/f.data" -c 9223372036854775807 --faults \
+		-- true >/dev/null 2>"$T/c.err"
+	rc=$?
+	check "-c 9223372036854775807: recorded (exit $rc)" test $rc -eq 0
+	check "-c 9223372036854775807: every thread leashed ($(cat "$T/c.err"))" \
+		sh -c "! grep -q 'cannot leash' '$T/c.err'"
+else
+	skip "-c at its largest: perf events cannot be opened here"
+fi
 finish
