@@ -130,10 +130,10 @@ def main():
             rec = sigign(tmp, f"memsz-{ignore}",
                          [MEMSZ, "record", "-o",
                           os.path.join(tmp, "s.data"), "--"], ignore)
+            how = "ignored" if ignore else "by default"
             check(base & XFSZ_BIT == rec & XFSZ_BIT,
-                  f"the command gets SIGXFSZ {'ignored' if ignore else 'by default'} "
-                  f"as memsz found it (SigIgn {rec:#x}, without memsz "
-                  f"{base:#x})")
+                  f"the command gets SIGXFSZ {how} as memsz found it "
+                  f"(SigIgn {rec:#x}, without memsz {base:#x})")
     finally:
         sleeper.kill()
         sleeper.wait()
