@@ -256,6 +256,19 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 	return 0;
 }
 
+/* The signals that stop the recording: SIGINT, SIGTERM, SIGHUP and
+ * SIGXCPU, the soft CPU time limit (ulimit -t, systemd's LimitCPU=)
+ * passed: by default it killed memsz and lost the recording; the kernel
+ * sends it to be heeded before the hard limit's SIGKILL. */
+static void stop_signals(sigset_t *set)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
+
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(set, sigs[i]);
+}
+
 int session_open(const struct session_opts *o, struct session **out)
 {
 	struct session *r = xcalloc(1, sizeof(*r));
@@ -276,14 +289,8 @@ int session_open(const struct session_opts *o, struct session **out)
 		       o->nsamples * sizeof(*r->cap.sattr));
 		r->cap.nsattr = o->nsamples;
 	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	/* the soft CPU time limit (ulimit -t, systemd's LimitCPU=) passed:
-	 * by default it killed memsz and lost the recording; the kernel
-	 * sends it to be heeded before the hard limit's SIGKILL */
-	sigaddset(&mask, SIGXCPU);
+	stop_signals(&r->loop.stopset);
+	mask = r->loop.stopset;
 	sigaddset(&mask, SIGTSTP); /* Ctrl-Z: said, then stopped */
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &r->loop.oldmask);
@@ -549,6 +556,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	rec_drain(r, true);
 	if (!r->werr && !r->child && !r->o.one_shot)
 		rec_final_snapshots(r);
+	/* said and noted while the file is open, not a death after it */
+	rec_take_pending_signals(r);
 	rec_scan_note(r);
 	/* The recording ends here. Events counted after the last drain
 	 * (attached targets run on) would be taken for samples the kernel
@@ -633,6 +642,11 @@ int session_free(struct session *r)
 		close(r->loop.tfd);
 	if (r->loop.sfd >= 0)
 		close(r->loop.sfd);
+	/* SIGXCPU comes again each CPU second past the soft limit: one
+	 * after rec_take_pending_signals() would kill memsz once unblocked
+	 * (the hard limit's SIGKILL still applies) */
+	if (r->loop.masked && sigismember(&r->loop.stopset, SIGXCPU))
+		signal(SIGXCPU, SIG_IGN);
 	if (r->loop.masked)
 		sigprocmask(SIG_SETMASK, &r->loop.oldmask, NULL);
 	free(r->cap.sattr);

@@ -94,10 +94,7 @@ static void stop_self(struct session *r)
 	kill(getpid(), SIGSTOP);
 }
 
-/* A signal read from the signalfd: Ctrl-Z stops memsz, SIGCHLD only
- * wakes the loop, the others stop the recording; the soft CPU time limit
- * (SIGXCPU) is said and noted once, as it is no request of the user's. */
-static void take_signal(struct session *r, uint32_t sig)
+void rec_take_signal(struct session *r, uint32_t sig)
 {
 	static const char cpu[] = "the CPU time limit (ulimit -t) was "
 				  "reached: recording stopped (SIGXCPU)";
@@ -124,7 +121,7 @@ static void handle_pollfds(struct session *r, size_t n)
 		struct signalfd_siginfo si;
 
 		while (read(r->loop.sfd, &si, sizeof(si)) == sizeof(si))
-			take_signal(r, si.ssi_signo);
+			rec_take_signal(r, si.ssi_signo);
 	}
 	if (r->loop.tfd >= 0 && (pfd[PFD_TIMER].revents & POLLIN)) {
 		uint64_t ticks;
@@ -148,6 +145,15 @@ static void handle_pollfds(struct session *r, size_t n)
 			t->pidfd = -1;
 		}
 	}
+}
+
+void rec_take_pending_signals(struct session *r)
+{
+	static const struct timespec now;
+	int sig;
+
+	while ((sig = sigtimedwait(&r->loop.stopset, NULL, &now)) > 0)
+		rec_take_signal(r, (uint32_t)sig);
 }
 
 void session_run(struct session *r)

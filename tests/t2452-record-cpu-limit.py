@@ -12,8 +12,13 @@ recording written, a launched command ended as at the end of --duration,
 and a warning and a report note saying why it stopped.
 
 Cases: a real soft limit of 1 s of CPU over `-a --interval 1` (hard limit
-far above, so SIGXCPU comes first); and SIGXCPU sent to a memsz that
-records a launched command, once its file shows a snapshot. Ground truth:
+far above, so SIGXCPU comes first); a one-shot `-a --frame-walk
+--duration 0` started by a wrapper that spent most of a 2 s soft limit
+(CPU time carries across exec), so that SIGXCPU comes while memsz takes
+its snapshots: no loop reads it there, and the session's mask restored
+after the file was written let it kill memsz (status -24, no warning);
+and SIGXCPU sent to a memsz that records a launched command, once its
+file shows a snapshot (no root needed: run by anyone). Ground truth:
 the exit status (a signal death is negative in Python), the directory's
 listing, the previous recording's SHA-256 (kept as FILE.old), `memsz
 report` of the new file and its note.
@@ -92,15 +97,64 @@ def finish_case(name, p, d, before, errf, want):
               f"{name}: the recording is reported, with the note")
 
 
+# Sets a soft CPU limit of 2 s, spends CPU until getrusage says argv[1]
+# seconds, then execs argv[2:] (its CPU time carries across exec).
+BURN = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_CPU, (2, 300))
+def spent():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+while spent() < float(sys.argv[1]):
+    pass
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def one_shot(tmp):
+    """-a --frame-walk --duration 0 reaching its soft CPU limit while it
+    takes its snapshots: first the CPU it spends unlimited is measured,
+    then the wrapper leaves it half of that before the 2 s limit."""
+    args = ["-a", "--frame-walk", "--duration", "0"]
+    out = os.path.join(tmp, "measure.data")
+    t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([MEMSZ, "record", "-o", out, *args],
+                   capture_output=True, timeout=600)
+    t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (t1.ru_utime + t1.ru_stime) - (t0.ru_utime + t0.ru_stime)
+    if cpu < 0.2:
+        print(f"# oneshot: skipped: the one-shot spends {cpu:.3f} s of "
+              "CPU, too little to reach a limit within it")
+        return
+    mem = os.path.realpath(subprocess.run(
+        ["sh", "-c", f'command -v "{MEMSZ}"'], capture_output=True,
+        text=True).stdout.strip() or MEMSZ)
+    d = os.path.join(tmp, "oneshot")
+    os.mkdir(d)
+    x = os.path.join(d, "x.data")
+    with open(x, "wb") as f:
+        f.write(b"previous recording " * 1000)
+    errf = os.path.join(tmp, "oneshot.err")
+    with open(errf, "w") as ef:
+        p = subprocess.Popen([sys.executable, "-c", BURN,
+                              str(2.0 - cpu / 2), mem, "record", "-o", x,
+                              *args], stdout=ef, stderr=ef,
+                             start_new_session=True)
+    finish_case("oneshot", p, d, sha(x), errf, 0)
+
+
 def main():
-    if os.geteuid() != 0:
-        lib.skip("-a reads every process's memory: needs root")
     tmp = tempfile.mkdtemp(prefix="memsz-t2452-")
     try:
-        # a round of -a every millisecond spends a second of CPU soon
-        finish_case("limit", *start(tmp, "limit",
-                                    ["-a", "--interval", "1"], cpu_limited),
-                    0)
+        if os.geteuid() != 0:
+            print("# limit, oneshot: skipped: -a reads every process's "
+                  "memory: needs root")
+        else:
+            # a round of -a every millisecond spends a second of CPU soon
+            finish_case("limit", *start(tmp, "limit",
+                                        ["-a", "--interval", "1"],
+                                        cpu_limited), 0)
+            one_shot(tmp)
         p, d, before, errf = start(tmp, "signal",
                                    ["--interval", "5", "--", "sleep",
                                     "1000"])
