@@ -256,6 +256,18 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 	return 0;
 }
 
+/* Add sig to set unless memsz found it ignored: Linux queues a blocked
+ * signal even when ignored, so the signalfd read what nohup (SIGHUP) or a
+ * shell's background job (SIGINT) meant to be ignored, and the recording
+ * stopped. */
+static void add_unless_ignored(sigset_t *set, int sig)
+{
+	struct sigaction sa;
+
+	if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+		sigaddset(set, sig);
+}
+
 /* The signals that stop the recording: SIGINT, SIGTERM, SIGHUP and
  * SIGXCPU, the soft CPU time limit (ulimit -t, systemd's LimitCPU=)
  * passed: by default it killed memsz and lost the recording; the kernel
@@ -266,7 +278,7 @@ static void stop_signals(sigset_t *set)
 
 	sigemptyset(set);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaddset(set, sigs[i]);
+		add_unless_ignored(set, sigs[i]);
 }
 
 int session_open(const struct session_opts *o, struct session **out)
@@ -291,7 +303,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	}
 	stop_signals(&r->loop.stopset);
 	mask = r->loop.stopset;
-	sigaddset(&mask, SIGTSTP); /* Ctrl-Z: said, then stopped */
+	add_unless_ignored(&mask, SIGTSTP); /* Ctrl-Z: said, then stopped */
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &r->loop.oldmask);
 	r->loop.masked = true;
