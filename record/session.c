@@ -340,7 +340,7 @@ static void reap_child(struct session *r)
 
 int session_launch(struct session *r, char **argv)
 {
-	int err = target_launch(argv);
+	int err = target_launch(argv, &r->loop.oldmask);
 
 	if (err < 0)
 		return rec_fail(r, err, "cannot fork: %s", memsz_strerror(err));

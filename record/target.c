@@ -411,11 +411,10 @@ void target_ignore_write_signals(void)
 		sigxfsz_found = SIG_IGN;
 }
 
-int target_launch(char **argv)
+int target_launch(char **argv, const sigset_t *mask)
 {
 	int go[2], err[2];
 	struct launch_pipes *l;
-	sigset_t none;
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) < 0)
@@ -444,8 +443,10 @@ int target_launch(char **argv)
 
 		close(go[1]);
 		close(err[0]);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* the mask memsz found, not memsz's own (nor none: what
+		 * the user's shell or service blocked stays blocked, as it
+		 * would for the command run without memsz) */
+		sigprocmask(SIG_SETMASK, mask, NULL);
 		signal(SIGPIPE, sigpipe_found);
 		signal(SIGXFSZ, sigxfsz_found);
 		if (read(go[0], &c, 1) != 1)
