@@ -213,7 +213,6 @@ static int parse_events(struct record_args *a, const char *list,
 	return ret;
 }
 
-/* Seconds >= 0 (0: one-shot). */
 /* The longest --duration and --interval: their nanoseconds fit in
  * INT64_MAX, so that a deadline (now + duration) or a period in ns never
  * wraps. --duration 18446744073 (2^64 ns) made the deadline wrap to the
@@ -221,6 +220,7 @@ static int parse_events(struct record_args *a, const char *list,
 #define DURATION_MAX_S 9223372036.0
 #define INTERVAL_MAX_MS 9223372036854ull
 
+/* Seconds >= 0 (0: one-shot). */
 static int parse_seconds(const char *s, double *out)
 {
 	char *end;
