@@ -258,8 +258,7 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 
 /* Add sig to set unless memsz found it ignored: Linux queues a blocked
  * signal even when ignored, so the signalfd read what nohup (SIGHUP) or a
- * shell's background job (SIGINT) meant to be ignored, and the recording
- * stopped. */
+ * parent (SIGXCPU) meant to be ignored, and the recording stopped. */
 static void add_unless_ignored(sigset_t *set, int sig)
 {
 	struct sigaction sa;
@@ -271,14 +270,17 @@ static void add_unless_ignored(sigset_t *set, int sig)
 /* The signals that stop the recording: SIGINT, SIGTERM, SIGHUP and
  * SIGXCPU, the soft CPU time limit (ulimit -t, systemd's LimitCPU=)
  * passed: by default it killed memsz and lost the recording; the kernel
- * sends it to be heeded before the hard limit's SIGKILL. */
+ * sends it to be heeded before the hard limit's SIGKILL. SIGINT and
+ * SIGTERM are taken even if found ignored, as perf record takes them: a
+ * script's background job (`memsz record ... &`) has SIGINT ignored, and
+ * `kill -INT $!` is how scripts end such a recording. */
 static void stop_signals(sigset_t *set)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
-
 	sigemptyset(set);
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		add_unless_ignored(set, sigs[i]);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	add_unless_ignored(set, SIGHUP);
+	add_unless_ignored(set, SIGXCPU);
 }
 
 int session_open(const struct session_opts *o, struct session **out)

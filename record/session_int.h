@@ -159,7 +159,7 @@ struct rec_loop {
 	int sfd, tfd; /* signalfd, interval timerfd (-1) */
 	sigset_t oldmask;
 	/* the stop signals the session blocks and reads: SIGINT, SIGTERM,
-	 * SIGHUP, SIGXCPU, each unless memsz found it ignored (nohup) */
+	 * and SIGHUP, SIGXCPU unless memsz found them ignored (nohup) */
 	sigset_t stopset;
 	bool masked; /* oldmask must be restored */
 	struct pollfd *pfd;
