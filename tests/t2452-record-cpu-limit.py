@@ -15,8 +15,9 @@ Cases: a real soft limit of 1 s of CPU over `-a --interval 1` (hard limit
 far above, so SIGXCPU comes first); a one-shot `-a --frame-walk
 --duration 0` started by a wrapper that spent most of a 2 s soft limit
 (CPU time carries across exec), so that SIGXCPU comes while memsz takes
-its snapshots: no loop reads it there, and the session's mask restored
-after the file was written let it kill memsz (status -24, no warning);
+its snapshots (how much is left to it is searched: see one_shot()): no
+loop reads it there, and the session's mask restored after the file was
+written let it kill memsz (status -24, no warning);
 and SIGXCPU sent to a memsz that records a launched command, once its
 file shows a snapshot (no root needed: run by anyone). Ground truth:
 the exit status (a signal death is negative in Python), the directory's
@@ -97,24 +98,63 @@ def finish_case(name, p, d, before, errf, want):
               f"{name}: the recording is reported, with the note")
 
 
-# Sets a soft CPU limit of 2 s, spends CPU until getrusage says argv[1]
-# seconds, then execs argv[2:] (its CPU time carries across exec).
+# Sets a soft CPU limit of 1 s and spends CPU until its SIGXCPU comes:
+# the kernel's clock for the limit (ticks) runs ahead of getrusage()'s
+# here (1 s of limit at 0.67-0.85 s of getrusage), so the getrusage
+# seconds g1 of that moment calibrate it. The kernel has then raised the
+# soft limit to 2 s: the wrapper spends CPU until 2 * g1 - argv[1]
+# (argv[1]: the getrusage seconds left to memsz before the next SIGXCPU),
+# then execs argv[2:] (CPU time carries across exec; the handler does
+# not: memsz gets SIGXCPU by default).
 BURN = """
-import os, resource, sys
-resource.setrlimit(resource.RLIMIT_CPU, (2, 300))
+import os, resource, signal, sys
 def spent():
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
-while spent() < float(sys.argv[1]):
+got = []
+signal.signal(signal.SIGXCPU, lambda s, f: got.append(spent()))
+resource.setrlimit(resource.RLIMIT_CPU, (1, 300))
+while not got:
+    pass
+while spent() < 2 * got[0] - float(sys.argv[1]):
     pass
 os.execv(sys.argv[2], sys.argv[2:])
 """
 
 
+def one_shot_try(tmp, n, mem, args, budget):
+    """One run of the wrapper leaving memsz budget s of CPU. Returns the
+    run as finish_case() takes it, and what came of it: "early" (SIGXCPU
+    before memsz had begun its recording: the file untouched), "none"
+    (memsz ended before it) or "ok" (the case to check)."""
+    d = os.path.join(tmp, f"oneshot{n}")
+    os.mkdir(d)
+    x = os.path.join(d, "x.data")
+    with open(x, "wb") as f:
+        f.write(b"previous recording " * 1000)
+    before = sha(x)
+    errf = os.path.join(tmp, f"oneshot{n}.err")
+    with open(errf, "w") as ef:
+        p = subprocess.Popen([sys.executable, "-c", BURN, str(budget),
+                              mem, "record", "-o", x, *args], stdout=ef,
+                             stderr=ef, start_new_session=True)
+    status = p.wait(timeout=600)
+    run = (p, d, before, errf)
+    with open(errf) as f:
+        err = f.read()
+    if os.listdir(d) == ["x.data"] and status == -signal.SIGXCPU:
+        return run, "early"
+    if status == 0 and "SIGXCPU" not in err:
+        return run, "none"
+    return run, "ok"
+
+
 def one_shot(tmp):
     """-a --frame-walk --duration 0 reaching its soft CPU limit while it
-    takes its snapshots: first the CPU it spends unlimited is measured,
-    then the wrapper leaves it half of that before the 2 s limit."""
+    takes its snapshots: the CPU it spends unlimited is measured, then
+    the wrapper leaves it part of that before the limit, halved toward
+    more if SIGXCPU came before the recording began, toward less if it
+    did not come at all (a search, not a timing assumption)."""
     args = ["-a", "--frame-walk", "--duration", "0"]
     out = os.path.join(tmp, "measure.data")
     t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -122,25 +162,27 @@ def one_shot(tmp):
                    capture_output=True, timeout=600)
     t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (t1.ru_utime + t1.ru_stime) - (t0.ru_utime + t0.ru_stime)
-    if cpu < 0.2:
+    if cpu < 0.1:
         print(f"# oneshot: skipped: the one-shot spends {cpu:.3f} s of "
               "CPU, too little to reach a limit within it")
         return
     mem = os.path.realpath(subprocess.run(
         ["sh", "-c", f'command -v "{MEMSZ}"'], capture_output=True,
         text=True).stdout.strip() or MEMSZ)
-    d = os.path.join(tmp, "oneshot")
-    os.mkdir(d)
-    x = os.path.join(d, "x.data")
-    with open(x, "wb") as f:
-        f.write(b"previous recording " * 1000)
-    errf = os.path.join(tmp, "oneshot.err")
-    with open(errf, "w") as ef:
-        p = subprocess.Popen([sys.executable, "-c", BURN,
-                              str(2.0 - cpu / 2), mem, "record", "-o", x,
-                              *args], stdout=ef, stderr=ef,
-                             start_new_session=True)
-    finish_case("oneshot", p, d, sha(x), errf, 0)
+    lo, hi = 0.0, cpu
+    for n in range(8):
+        run, what = one_shot_try(tmp, n, mem, args, (lo + hi) / 2)
+        print(f"# oneshot: {(lo + hi) / 2:.3f} s of {cpu:.3f} left to "
+              f"memsz: {what}")
+        if what == "ok":
+            finish_case("oneshot", *run, 0)
+            return
+        if what == "early":
+            lo = (lo + hi) / 2
+        else:
+            hi = (lo + hi) / 2
+    check(False, "oneshot: no budget let SIGXCPU come during the "
+          "recording")
 
 
 def main():
