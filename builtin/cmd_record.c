@@ -13,6 +13,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
@@ -55,7 +56,8 @@ static const struct opt record_opts[] = {
      NULL},
     {'p', "pid", OPT_ARG, "PID,...", 'p',
      "attach to running processes (all their threads)\n"
-     "and follow the children they fork; -p A -p B is\n"
+     "and follow the children they fork (a thread's id\n"
+     "names its process, with a warning); -p A -p B is\n"
      "-p A,B",
      NULL},
     {0, "children", OPT_NOARG, NULL, 'C',
@@ -92,10 +94,13 @@ static const struct opt record_opts[] = {
      "open or map; found without reading them",
      NULL},
     {0, "interval", OPT_ARG, "MS", 'I',
-     "also take a snapshot every MS milliseconds", NULL},
+     "also take a snapshot every MS milliseconds\n"
+     "(at most 292 years)",
+     NULL},
     {0, "duration", OPT_ARG, "S", 'd',
-     "stop after S seconds (0 with -p, -a or -G: one\n"
-     "snapshot of each process, then exit)",
+     "stop after S seconds, at most 292 years (0 with\n"
+     "-p, -a or -G: one snapshot of each process, then\n"
+     "exit)",
      NULL},
     {0, "freeze", OPT_NOARG, NULL, 'F',
      "stop the targets while a snapshot is taken (ptrace\n"
@@ -118,7 +123,9 @@ static const struct opt record_opts[] = {
      "minor-faults, major-faults, perf::PAGE-FAULTS:u ...);\n"
      "one given twice is opened once",
      NULL},
-    {'c', "count", OPT_ARG, "N", 'c', "sample every N-th event (default 1)",
+    {'c', "count", OPT_ARG, "N", 'c',
+     "sample every N-th event (default 1, at most\n"
+     "2^63-1, as the kernel takes)",
      NULL},
     {0, "call-graph", OPT_ARG, "MODE", 'g',
      "dwarf: copy registers and user stack for unwinding\n"
@@ -251,6 +258,13 @@ static int parse_events(struct record_args *a, const char *list,
 	return ret;
 }
 
+/* The longest --duration and --interval: their nanoseconds fit in
+ * INT64_MAX, so that a deadline (now + duration) or a period in ns never
+ * wraps. --duration 18446744073 (2^64 ns) made the deadline wrap to the
+ * past: the recording stopped at once, said as a normal one. */
+#define DURATION_MAX_S 9223372036.0
+#define INTERVAL_MAX_MS 9223372036854ull
+
 /* Seconds >= 0 (0: one-shot). */
 static int parse_seconds(const char *s, double *out)
 {
@@ -286,10 +300,14 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 		list_append(&a->events, arg);
 		break;
 	case 'c':
-		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period) {
+		/* the kernel refuses a sample_period with bit 63 set
+		 * (EINVAL at perf_event_open: "cannot open perf events:
+		 * Invalid argument", after the command was started) */
+		if (parse_u64(arg, &a->fo.period) < 0 || !a->fo.period ||
+		    a->fo.period > INT64_MAX) {
 			memsz_error("invalid --count '%s': expected an "
-				    "integer > 0",
-				    arg);
+				    "integer from 1 to %" PRId64,
+				    arg, INT64_MAX);
 			return EXIT_USAGE;
 		}
 		break;
@@ -373,18 +391,19 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		break;
 	case 'I':
 		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
-		    !a->so.interval_ms) {
+		    !a->so.interval_ms || a->so.interval_ms > INTERVAL_MAX_MS) {
 			memsz_error("invalid --interval '%s': expected "
-				    "milliseconds > 0",
-				    arg);
+				    "milliseconds from 1 to %" PRIu64
+				    " (292 years)",
+				    arg, (uint64_t)INTERVAL_MAX_MS);
 			return EXIT_USAGE;
 		}
 		break;
 	case 'd':
-		if (parse_seconds(arg, &d) < 0) {
+		if (parse_seconds(arg, &d) < 0 || d > DURATION_MAX_S) {
 			memsz_error("invalid --duration '%s': expected "
-				    "seconds >= 0",
-				    arg);
+				    "seconds from 0 to %.0f (292 years)",
+				    arg, DURATION_MAX_S);
 			return EXIT_USAGE;
 		}
 		a->so.duration_ns = (uint64_t)(d * 1e9);
@@ -518,7 +537,7 @@ static int check_pids(const char *list, int **pids, int *npids)
 	}
 	*npids = 0;
 	for (int i = 0; i < n; i++) {
-		int err = target_check_pid((*pids)[i]);
+		int err = target_check_pid((*pids)[i]), tgid;
 		bool again = false;
 
 		if (target_is_kthread((*pids)[i])) {
@@ -543,6 +562,16 @@ static int check_pids(const char *list, int **pids, int *npids)
 			memsz_error("cannot read the memory of pid %d: %s",
 				    (*pids)[i], memsz_strerror(err));
 			return 1;
+		}
+		/* a thread's id names its process (as perf record -p
+		 * does): memory is the process's, and recorded under the
+		 * thread's id a -p PID,TID counted the process twice */
+		tgid = target_tgid((*pids)[i]);
+		if (tgid > 0 && tgid != (*pids)[i]) {
+			memsz_warning("pid %d is a thread of process %d: "
+				      "recording process %d",
+				      (*pids)[i], tgid, tgid);
+			(*pids)[i] = tgid;
 		}
 		/* a pid named twice is attached once: twice, its events
 		 * were opened again for each time it was named ('-p P,P,...'
@@ -647,10 +676,12 @@ static int record(struct record_args *a, const int *pids, int npids,
 
 	a->so.say = say;
 	a->so.launch = a->cmd != NULL;
-	/* a pipe whose reader left (-o /dev/stdout | head) is a write
-	 * error (EPIPE) said in one line, not a silent death; the launched
-	 * command gets SIGPIPE as memsz found it (target_launch()) */
-	target_ignore_sigpipe();
+	/* a pipe whose reader left (-o /dev/stdout | head) and a file
+	 * grown past the size limit (ulimit -f) are write errors (EPIPE,
+	 * EFBIG) said in one line, what was recorded kept as FILE.partial,
+	 * not a silent death that left only a temporary file; the launched
+	 * command gets both signals as memsz found them (target_launch()) */
+	target_ignore_write_signals();
 	if (session_open(&a->so, &s) < 0) {
 		memsz_error("%s", session_why(s));
 		target_scan_free(scan);

@@ -111,8 +111,12 @@ static uint64_t leash_k(const struct perf_capture *pc, size_t ev,
 /* The leash period of event ev, in events. */
 static uint64_t leash_period(const struct perf_capture *pc, size_t ev)
 {
-	return leash_k(pc, ev, pc->leash_scale) *
-	       MAX(pc->sattr[ev].sample_period, 1);
+	uint64_t k = leash_k(pc, ev, pc->leash_scale);
+	uint64_t p = MAX(pc->sattr[ev].sample_period, 1);
+
+	/* saturated: the kernel refuses a period with bit 63 set, and -c
+	 * up to INT64_MAX times k wrapped (each leash failed, EINVAL) */
+	return p > INT64_MAX / k ? INT64_MAX : k * p;
 }
 
 /* Set the leashes for scale threads. A period is set again only if it

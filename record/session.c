@@ -256,6 +256,33 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 	return 0;
 }
 
+/* Add sig to set unless memsz found it ignored: Linux queues a blocked
+ * signal even when ignored, so the signalfd read what nohup (SIGHUP) or a
+ * parent (SIGXCPU) meant to be ignored, and the recording stopped. */
+static void add_unless_ignored(sigset_t *set, int sig)
+{
+	struct sigaction sa;
+
+	if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+		sigaddset(set, sig);
+}
+
+/* The signals that stop the recording: SIGINT, SIGTERM, SIGHUP and
+ * SIGXCPU, the soft CPU time limit (ulimit -t, systemd's LimitCPU=)
+ * passed: by default it killed memsz and lost the recording; the kernel
+ * sends it to be heeded before the hard limit's SIGKILL. SIGINT and
+ * SIGTERM are taken even if found ignored, as perf record takes them: a
+ * script's background job (`memsz record ... &`) has SIGINT ignored, and
+ * `kill -INT $!` is how scripts end such a recording. */
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	add_unless_ignored(set, SIGHUP);
+	add_unless_ignored(set, SIGXCPU);
+}
+
 int session_open(const struct session_opts *o, struct session **out)
 {
 	struct session *r = xcalloc(1, sizeof(*r));
@@ -276,11 +303,9 @@ int session_open(const struct session_opts *o, struct session **out)
 		       o->nsamples * sizeof(*r->cap.sattr));
 		r->cap.nsattr = o->nsamples;
 	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGTSTP); /* Ctrl-Z: said, then stopped */
+	stop_signals(&r->loop.stopset);
+	mask = r->loop.stopset;
+	add_unless_ignored(&mask, SIGTSTP); /* Ctrl-Z: said, then stopped */
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &r->loop.oldmask);
 	r->loop.masked = true;
@@ -317,7 +342,7 @@ static void reap_child(struct session *r)
 
 int session_launch(struct session *r, char **argv)
 {
-	int err = target_launch(argv);
+	int err = target_launch(argv, &r->loop.oldmask);
 
 	if (err < 0)
 		return rec_fail(r, err, "cannot fork: %s", memsz_strerror(err));
@@ -391,10 +416,13 @@ static void trace_attached(struct session *r)
 	}
 }
 
-/* Say (and note) which targets were gone before their first snapshot. */
+/* Say (and note) which targets were gone before their first snapshot.
+ * After a write error none was written, gone or not: that error is the
+ * one line said (a full disk or ulimit -f at the start snapshot made
+ * every live target "exited while memsz attached"). */
 static void note_gone_at_attach(struct session *r)
 {
-	for (size_t i = 0; i < r->tg.n; i++) {
+	for (size_t i = 0; !r->werr && i < r->tg.n; i++) {
 		struct rec_target *t = r->tg.t[i];
 		char *msg;
 
@@ -561,6 +589,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	rec_drain(r, true);
 	if (!r->werr && !r->child && !r->o.one_shot)
 		rec_final_snapshots(r);
+	/* said and noted while the file is open, not a death after it */
+	rec_take_pending_signals(r);
 	rec_scan_note(r);
 	/* The recording ends here. Events counted after the last drain
 	 * (attached targets run on) would be taken for samples the kernel
@@ -655,6 +685,11 @@ int session_free(struct session *r)
 		close(r->loop.tfd);
 	if (r->loop.sfd >= 0)
 		close(r->loop.sfd);
+	/* SIGXCPU comes again each CPU second past the soft limit: one
+	 * after rec_take_pending_signals() would kill memsz once unblocked
+	 * (the hard limit's SIGKILL still applies) */
+	if (r->loop.masked && sigismember(&r->loop.stopset, SIGXCPU))
+		signal(SIGXCPU, SIG_IGN);
 	if (r->loop.masked)
 		sigprocmask(SIG_SETMASK, &r->loop.oldmask, NULL);
 	free(r->cap.sattr);

@@ -2,8 +2,8 @@
 /* session.h — one `memsz record` run: the targets, the perf capture, the
  * snapshots and the event loop that drives them into memsz.data.
  *
- * The loop waits (poll) on a signalfd (SIGINT/SIGTERM/SIGHUP end the
- * recording, SIGCHLD wakes it), an optional interval timerfd, a pidfd per
+ * The loop waits (poll) on a signalfd (SIGINT/SIGTERM/SIGHUP/SIGXCPU end
+ * the recording, SIGCHLD wakes it), an optional interval timerfd, a pidfd per
  * attached target and the perf rings. Launched commands and attached
  * processes (with the children they fork) are run under one ptrace tracer:
  * each process gets a last snapshot at its exit, and can be held: for

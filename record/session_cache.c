@@ -160,32 +160,27 @@ static void scan_maps(struct session *r, int pid)
 }
 
 /* True if the walks of --cache-paths are to end: a write failed, or a
- * stop signal is pending. The session blocks SIGINT, SIGTERM and SIGHUP
- * and reads them from its signalfd between poll() turns, never during a
- * snapshot: a walk of a large tree (--cache-paths /) would go on for
- * minutes with the signal pending, and, in a one-shot recording, the
- * signal would kill memsz once the session unblocked it. Taken here
- * instead (sigtimedwait, not waiting), it stops the recording as the
- * loop would (r->loop.stop), with a NOTE that the walk was cut short
- * (root, the --cache-paths DIR being walked). */
+ * stop signal is pending. The session blocks SIGINT, SIGTERM, SIGHUP and
+ * SIGXCPU (r->loop.stopset) and reads them from its signalfd between
+ * poll() turns, never during a snapshot: a walk of a large tree
+ * (--cache-paths /) would go on for minutes with the signal pending.
+ * Taken here instead (sigtimedwait, not waiting), it stops the recording
+ * as the loop would (r->loop.stop, SIGXCPU's warning), with a NOTE that
+ * the walk was cut short (root, the --cache-paths DIR being walked). */
 static bool walk_stopped(struct session *r, const char *root)
 {
 	static const struct timespec now;
-	sigset_t stop;
 	char *msg;
 	int sig;
 
 	if (r->werr || r->cg.walk_cut)
 		return true;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sig = sigtimedwait(&stop, NULL, &now);
+	sig = sigtimedwait(&r->loop.stopset, NULL, &now);
 	if (sig <= 0)
 		return false;
 	r->cg.walk_cut = true;
-	r->loop.stop = true;
+	/* as the loop takes it: SIGXCPU says the CPU time limit */
+	rec_take_signal(r, (uint32_t)sig);
 	msg = xasprintf("the page cache walk of --cache-paths '%s' was cut "
 			"short by a signal (%s): the files under it not "
 			"reached yet, and any later walk, are not recorded",

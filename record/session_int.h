@@ -165,6 +165,9 @@ struct rec_snaps {
 struct rec_loop {
 	int sfd, tfd; /* signalfd, interval timerfd (-1) */
 	sigset_t oldmask;
+	/* the stop signals the session blocks and reads: SIGINT, SIGTERM,
+	 * and SIGHUP, SIGXCPU unless memsz found them ignored (nohup) */
+	sigset_t stopset;
 	bool masked; /* oldmask must be restored */
 	struct pollfd *pfd;
 	size_t pfd_cap;
@@ -398,13 +401,26 @@ void rec_cgroups_free(struct session *r);
 /* --- session_cache.c --- */
 
 /* -G: FILE_CACHE records of the files pid holds open or maps and of the
- * files under --cache-paths not scanned lately. SIGINT, SIGTERM or SIGHUP
- * arriving during a walk of --cache-paths ends it (and the recording,
- * r->loop.stop) with a NOTE: the signal is taken, so it cannot kill memsz
- * when the session unblocks it. */
+ * files under --cache-paths not scanned lately. A stop signal (SIGINT,
+ * SIGTERM, SIGHUP, SIGXCPU: r->loop.stopset) arriving during a walk of
+ * --cache-paths ends it (and the recording, r->loop.stop) with a NOTE:
+ * the signal is taken, so it cannot kill memsz when the session unblocks
+ * it. */
 void rec_scan_cache(struct session *r, int pid);
 
 /* --- session_loop.c --- */
+
+/* A signal read from the signalfd or taken pending: Ctrl-Z stops memsz,
+ * SIGCHLD only wakes the loop, the others stop the recording; the soft
+ * CPU time limit (SIGXCPU) is said and noted once, as it is no request of
+ * the user's. */
+void rec_take_signal(struct session *r, uint32_t sig);
+/* Take the stop signals pending (r->loop.stopset), not waiting: those
+ * the loop never read (a one-shot recording has no loop; SIGXCPU comes
+ * again each CPU second past the soft limit, also during the final
+ * snapshots). Left pending, the session's mask restored would let them
+ * kill memsz after the recording was written, with no word said. */
+void rec_take_pending_signals(struct session *r);
 
 /* After a write error: end the launched command and what it forked. */
 void rec_stop_launched(struct session *r);

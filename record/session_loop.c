@@ -94,6 +94,24 @@ static void stop_self(struct session *r)
 	kill(getpid(), SIGSTOP);
 }
 
+void rec_take_signal(struct session *r, uint32_t sig)
+{
+	static const char cpu[] = "the CPU time limit (ulimit -t) was "
+				  "reached: recording stopped (SIGXCPU)";
+
+	if (sig == SIGTSTP) {
+		stop_self(r);
+		return;
+	}
+	if (sig == SIGCHLD)
+		return;
+	if (sig == SIGXCPU && !r->loop.stop) {
+		rec_say(r, true, cpu);
+		rec_note(r, MD_NOTE_OTHER, cpu);
+	}
+	r->loop.stop = true;
+}
+
 /* Act on what poll() reported in r->loop.pfd[0..n). */
 static void handle_pollfds(struct session *r, size_t n)
 {
@@ -103,10 +121,7 @@ static void handle_pollfds(struct session *r, size_t n)
 		struct signalfd_siginfo si;
 
 		while (read(r->loop.sfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo == SIGTSTP)
-				stop_self(r);
-			else if (si.ssi_signo != SIGCHLD)
-				r->loop.stop = true;
+			rec_take_signal(r, si.ssi_signo);
 	}
 	if (r->loop.tfd >= 0 && (pfd[PFD_TIMER].revents & POLLIN)) {
 		uint64_t ticks;
@@ -130,6 +145,15 @@ static void handle_pollfds(struct session *r, size_t n)
 			t->pidfd = -1;
 		}
 	}
+}
+
+void rec_take_pending_signals(struct session *r)
+{
+	static const struct timespec now;
+	int sig;
+
+	while ((sig = sigtimedwait(&r->loop.stopset, NULL, &now)) > 0)
+		rec_take_signal(r, (uint32_t)sig);
 }
 
 void session_run(struct session *r)

@@ -398,21 +398,23 @@ struct launch_pipes {
 
 static struct launch_pipes *launches;
 
-/* SIGPIPE as memsz found it: ignored, or by default (a handler of the
- * parent's does not survive its exec anyway) */
+/* SIGPIPE and SIGXFSZ as memsz found them: ignored, or by default (a
+ * handler of the parent's does not survive its exec anyway) */
 static void (*sigpipe_found)(int) = SIG_DFL;
+static void (*sigxfsz_found)(int) = SIG_DFL;
 
-void target_ignore_sigpipe(void)
+void target_ignore_write_signals(void)
 {
 	if (signal(SIGPIPE, SIG_IGN) == SIG_IGN)
 		sigpipe_found = SIG_IGN;
+	if (signal(SIGXFSZ, SIG_IGN) == SIG_IGN)
+		sigxfsz_found = SIG_IGN;
 }
 
-int target_launch(char **argv)
+int target_launch(char **argv, const sigset_t *mask)
 {
 	int go[2], err[2];
 	struct launch_pipes *l;
-	sigset_t none;
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) < 0)
@@ -441,9 +443,12 @@ int target_launch(char **argv)
 
 		close(go[1]);
 		close(err[0]);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* the mask memsz found, not memsz's own (nor none: what
+		 * the user's shell or service blocked stays blocked, as it
+		 * would for the command run without memsz) */
+		sigprocmask(SIG_SETMASK, mask, NULL);
 		signal(SIGPIPE, sigpipe_found);
+		signal(SIGXFSZ, sigxfsz_found);
 		if (read(go[0], &c, 1) != 1)
 			_exit(EXIT_EXEC_FAILED);
 		execvp(argv[0], argv);

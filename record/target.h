@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -94,15 +95,18 @@ int target_tgid(int tid);
  * it cannot be read. */
 char target_state(int tgid, int tid);
 
-/* Ignore SIGPIPE in memsz (a write to a pipe whose reader left is then
- * an EPIPE error, not a silent death); what it was is remembered for
- * the command target_launch() starts. */
-void target_ignore_sigpipe(void);
+/* Ignore SIGPIPE and SIGXFSZ in memsz: a write to a pipe whose reader
+ * left is then an EPIPE error, and one past the file size limit (ulimit
+ * -f) an EFBIG error, each said in one line with what was recorded kept,
+ * not a silent death. What each was is remembered for the command
+ * target_launch() starts. */
+void target_ignore_write_signals(void);
 /* Fork a child that will execvp(argv[0], argv) once target_launch_go() is
- * called; until then it waits; it gets SIGPIPE ignored if memsz found it
- * so (target_ignore_sigpipe()), else by default. Returns the child's pid
- * or -errno. */
-int target_launch(char **argv);
+ * called; until then it waits; it gets SIGPIPE and SIGXFSZ ignored if
+ * memsz found them so (target_ignore_write_signals()), else by default,
+ * and mask as its signal mask (the one memsz found). Returns the child's
+ * pid or -errno. */
+int target_launch(char **argv, const sigset_t *mask);
 /* Let the child launched as pid exec. Returns 0 once it has exec'd, or the
  * negative errno of a failed exec (the child then exits with 127). */
 int target_launch_go(int pid);

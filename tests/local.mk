@@ -291,6 +291,13 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2445-record-comm-odd-bytes.py \
 	tests/t2446-record-jit-map-pidns.py \
 	tests/t2447-record-maps-newline-unprivileged.py \
+	tests/t2450-record-fsize-limit.py \
+	tests/t2451-record-pid-thread.py \
+	tests/t2452-record-cpu-limit.py \
+	tests/t2453-record-duration-bounds.sh \
+	tests/t2454-record-ignored-signals.py \
+	tests/t2455-record-launch-sigmask.py \
+	tests/t2456-record-cache-walk-cpu-limit.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \

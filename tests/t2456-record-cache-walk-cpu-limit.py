@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2456: SIGXCPU (the soft CPU time limit) that reaches `memsz record -G
+CG --cache-paths DIR --duration 0` while it walks DIR cuts the walk short
+as any stop signal does (t2314), and also says and notes why: the CPU time
+limit warning. The walk took the signal itself and said only that it was
+"cut short by a signal (CPU time limit exceeded)", not the warning a
+SIGXCPU gets elsewhere.
+
+Where memsz is in its walk is known without timing, as in t2314: a
+fanotify FAN_OPEN_PERM mark on DIR's files holds memsz in its open() of
+the first one until the test answers, and the signal is sent before the
+answer. Ground truth: fanotify's open events, memsz's exit status, its
+stderr and `memsz dump` of the recording (its NOTEs).
+"""
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import MEMSZ, check  # noqa: E402
+
+NFILES = 16
+GUARD = 120  # seconds: a guard against hanging, not a timing assumption
+CPU = ("the CPU time limit (ulimit -t) was reached: recording stopped "
+       "(SIGXCPU)")
+
+
+def walk_stopped(tmp, cg):
+    tree = os.path.join(tmp, "tree")
+    os.mkdir(tree)
+    for i in range(NFILES):
+        with open(os.path.join(tree, "f%02d" % i), "wb") as f:
+            f.write(b"x" * 4096)
+    out = os.path.join(tmp, "out")
+    os.mkdir(out)
+    data = os.path.join(out, "c.data")
+    fan = lib.fanotify(tree)
+    rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
+                            tree, "-o", data, "--duration", "0"],
+                           stderr=subprocess.PIPE, text=True)
+    opened, sent, end = 0, False, time.monotonic() + GUARD
+    try:
+        while rec.poll() is None and time.monotonic() < end:
+            if not select.select([fan], [], [], 0.1)[0]:
+                continue
+            for pid, efd in lib.fan_events(fan):
+                if pid == rec.pid:
+                    opened += 1
+                    if not sent:
+                        os.kill(rec.pid, signal.SIGXCPU)
+                        sent = True
+                lib.fan_allow(fan, efd)
+    finally:
+        os.close(fan)
+        if rec.poll() is None:
+            rec.kill()
+    err = rec.communicate()[1]
+    check(sent and opened == 1, "memsz opened one file of --cache-paths, "
+          "none after the signal (%d of %d)" % (opened, NFILES))
+    check(rec.returncode == 0 and "was cut short by a signal" in err,
+          "exit 0, the walk said cut short (exit %s, %r)" %
+          (rec.returncode, err))
+    check("memsz: warning: " + CPU in err,
+          "the CPU time limit warning is said: %r" % err)
+    dump = subprocess.run([MEMSZ, "dump", "-i", data], text=True,
+                          capture_output=True)
+    check(dump.returncode == 0 and "NOTE " + CPU in dump.stdout and
+          "was cut short" in dump.stdout,
+          "the recording notes the CPU time limit and the cut walk "
+          "(dump exit %d)" % dump.returncode)
+    check(os.listdir(out) == ["c.data"], "no temporary file is left "
+          "(%s)" % os.listdir(out))
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("making a cgroup and fanotify marks need root")
+    mnt = lib.cgroup2_mount()
+    if not mnt:
+        lib.skip("no cgroup2 file system mounted")
+    cg = os.path.join(mnt, "memsz-t2456-%d" % os.getpid())
+    os.mkdir(cg)
+    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
+    try:
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(cat.pid))
+        with tempfile.TemporaryDirectory(prefix="memsz-t2456-") as tmp:
+            walk_stopped(tmp, cg)
+    finally:
+        cat.kill()
+        cat.wait()
+        try:
+            lib.wait_until(lambda: lib.dir_removed(cg),
+                           "cgroup %s to be removed" % cg)
+        except TimeoutError as e:
+            print("# " + str(e))
+    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+
+
+main()
+sys.exit(lib.finish())
