@@ -348,12 +348,38 @@ static int parse_sample_option(struct record_args *a, int c, const char *arg)
 	return -1;
 }
 
+/* --interval ('I') or --duration ('d') into a->so. Returns -1 to go on,
+ * or EXIT_USAGE after printing why not. */
+static int parse_time_option(struct record_args *a, int c, const char *arg)
+{
+	double d;
+
+	if (c == 'I') {
+		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
+		    !a->so.interval_ms || a->so.interval_ms > INTERVAL_MAX_MS) {
+			memsz_error("invalid --interval '%s': expected "
+				    "milliseconds from 1 to %" PRIu64
+				    " (292 years)",
+				    arg, (uint64_t)INTERVAL_MAX_MS);
+			return EXIT_USAGE;
+		}
+		return -1;
+	}
+	if (parse_seconds(arg, &d) < 0 || d > DURATION_MAX_S) {
+		memsz_error("invalid --duration '%s': expected "
+			    "seconds from 0 to %.0f (292 years)",
+			    arg, DURATION_MAX_S);
+		return EXIT_USAGE;
+	}
+	a->so.duration_ns = (uint64_t)(d * 1e9);
+	a->so.one_shot = d == 0;
+	return -1;
+}
+
 /* Handle one option c with argument arg. Returns -1 to go on, or
  * EXIT_USAGE after printing why it is invalid. */
 static int parse_option(struct record_args *a, int c, const char *arg)
 {
-	double d;
-
 	switch (c) {
 	case 'o':
 		/* '' would write '.tmp.XXXXXX' and '.partial' in the current
@@ -390,25 +416,8 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		a->cache_paths[a->ncache_paths++] = arg;
 		break;
 	case 'I':
-		if (parse_u64(arg, &a->so.interval_ms) < 0 ||
-		    !a->so.interval_ms || a->so.interval_ms > INTERVAL_MAX_MS) {
-			memsz_error("invalid --interval '%s': expected "
-				    "milliseconds from 1 to %" PRIu64
-				    " (292 years)",
-				    arg, (uint64_t)INTERVAL_MAX_MS);
-			return EXIT_USAGE;
-		}
-		break;
 	case 'd':
-		if (parse_seconds(arg, &d) < 0 || d > DURATION_MAX_S) {
-			memsz_error("invalid --duration '%s': expected "
-				    "seconds from 0 to %.0f (292 years)",
-				    arg, DURATION_MAX_S);
-			return EXIT_USAGE;
-		}
-		a->so.duration_ns = (uint64_t)(d * 1e9);
-		a->so.one_shot = d == 0;
-		break;
+		return parse_time_option(a, c, arg);
 	case 'F':
 		a->so.freeze = true;
 		break;
