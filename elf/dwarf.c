@@ -5,6 +5,7 @@
 #include "elf/dwarf.h"
 #include "elf/dwtype.h"
 #include "elf/dwarfscan.h"
+#include "elf/dwp.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
 
@@ -44,6 +45,7 @@ struct dctx {
 	struct elf_dwalt alt; /* the dwz file handed to libdw, if any */
 	uint64_t *vars;
 	size_t nvars, varcap;
+	struct dwp_ctx dwp; /* split units from FILE.dwp */
 };
 
 static int asec_cmp(const void *a, const void *b)
@@ -496,7 +498,7 @@ static void charge_unit(struct dctx *c, const struct rawsec *r, uint64_t off,
 
 /* --- compileunits --- */
 
-static bool var_addr(Dwarf_Die *die, Dwarf_Addr *addr)
+static bool var_addr(struct dctx *c, Dwarf_Die *die, Dwarf_Addr *addr)
 {
 	Dwarf_Attribute a, res;
 	Dwarf_Op *ops;
@@ -510,6 +512,12 @@ static bool var_addr(Dwarf_Die *die, Dwarf_Addr *addr)
 		*addr = ops[0].number;
 		return true;
 	}
+	/* a unit from a .dwp is not linked to its skeleton in libdw: its
+	 * .debug_addr is read here */
+	if ((ops[0].atom == DW_OP_addrx ||
+	     ops[0].atom == DW_OP_GNU_addr_index) &&
+	    c->dwp.in_unit)
+		return dwp_addrx(&c->dwp, ops[0].number, addr);
 	if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index)
 		return dwarf_getlocation_attr(&a, ops, &res) == 0 &&
 		       dwarf_formaddr(&res, addr) == 0;
@@ -525,7 +533,7 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	Dwarf_Word size;
 	Dwarf_Addr addr;
 
-	if (!var_addr(die, &addr))
+	if (!var_addr(c, die, &addr))
 		return;
 	if (!dwarf_attr_integrate(die, DW_AT_type, &ta) ||
 	    !dwarf_formref_die(&ta, &type) ||
@@ -900,6 +908,24 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 		c->st->units++;
 }
 
+/* The split unit of the skeleton unit cu (DIE cudie) whose .dwo libdw
+ * did not find, from the .dwp (elf/dwp.h) into sub; if none, counted
+ * missing. */
+static bool dwp_split(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
+		      Dwarf_Die *sub)
+{
+	if (!c->dwp.img) {
+		c->dwp.img = c->img;
+		c->dwp.dimg = c->dimg;
+		c->dwp.addr = dwarf_bytes(c, "addr", &c->dwp.addr_len);
+	}
+	if (dwp_split_die(&c->dwp, cu, cudie, sub))
+		return true;
+	if (c->st)
+		c->st->split_missing++;
+	return false;
+}
+
 /* Where the DWARF of img is: img, or its debug file; NULL if neither has
  * any. In stats (may be NULL): which, or that there is none. */
 static struct elfimg *dwarf_image(struct elfimg *img,
@@ -968,8 +994,9 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 			continue;
 		split = type == DW_UT_skeleton && subdie.addr != NULL &&
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
-		if (type == DW_UT_skeleton && !split && stats)
-			stats->split_missing++;
+		c.dwp.in_unit = false;
+		if (type == DW_UT_skeleton && !split)
+			split = dwp_split(&c, cu, &cudie, &subdie);
 		one_cu(&c, cu, &cudie, split ? &subdie : NULL, &info, &line,
 		       cus);
 	}
@@ -978,6 +1005,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	if (cus)
 		add_aranges(&c);
 
+	dwp_ctx_end(&c.dwp, stats);
 	dwarf_end(c.dbg);
 	elf_dwarf_alt_end(&c.alt);
 	dwscan_free(&c.scan);

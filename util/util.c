@@ -70,6 +70,8 @@ static const char *const memsz_errors[] = {
 				       "samples with their stack copies "
 				       "(give a larger -m, or a smaller "
 				       "--stack-size)",
+    [MEMSZ_EBADDWP - MEMSZ_EBASE] = "its unit index (.debug_cu_index) is "
+				    "corrupt or out of its section",
 };
 
 const char *memsz_strerror(int err)

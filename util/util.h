@@ -50,6 +50,7 @@ enum memsz_error {
 	MEMSZ_ENOTWRITE,   /* -o's descriptor is not open for writing */
 	MEMSZ_EKERNFS,	   /* -o names a file of /proc, /sys, cgroupfs */
 	MEMSZ_ERINGSMALL,  /* a sample ring holds under two samples */
+	MEMSZ_EBADDWP,	   /* a .dwp's unit index is corrupt */
 	MEMSZ_ELAST
 };
 

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* dwp.c — split units from a DWARF package file (.dwp); see dwp.h. */
+#include "config.h"
+
+#include "elf/dwp.h"
+#include "elf/elfpriv.h"
+#include "util/util.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The sections of a .dwp memsz reads, by what they hold. */
+enum dsec {
+	DS_INFO,
+	DS_TYPES,
+	DS_ABBREV,
+	DS_LINE,
+	DS_LOC,
+	DS_LOCLISTS,
+	DS_STROFF,
+	DS_MACINFO,
+	DS_MACRO,
+	DS_RNGLISTS,
+	DS_STR, /* shared by every unit: not in the index */
+	DS_INDEX,
+	DS__COUNT
+};
+
+static const char *const dsec_name[DS__COUNT] = {
+    [DS_INFO] = ".debug_info.dwo",
+    [DS_TYPES] = ".debug_types.dwo",
+    [DS_ABBREV] = ".debug_abbrev.dwo",
+    [DS_LINE] = ".debug_line.dwo",
+    [DS_LOC] = ".debug_loc.dwo",
+    [DS_LOCLISTS] = ".debug_loclists.dwo",
+    [DS_STROFF] = ".debug_str_offsets.dwo",
+    [DS_MACINFO] = ".debug_macinfo.dwo",
+    [DS_MACRO] = ".debug_macro.dwo",
+    [DS_RNGLISTS] = ".debug_rnglists.dwo",
+    [DS_STR] = ".debug_str.dwo",
+    [DS_INDEX] = ".debug_cu_index",
+};
+
+/* The index's column ids (DW_SECT_*) and the section each names: DWARF 5
+ * (version 5; 2 is reserved) and GNU's version 2 (DWARF 4). -1: none. */
+#define SECT_MAX 8
+static const int sect_v5[SECT_MAX + 1] = {-1,	     DS_INFO,  -1,
+					  DS_ABBREV, DS_LINE,  DS_LOCLISTS,
+					  DS_STROFF, DS_MACRO, DS_RNGLISTS};
+static const int sect_v2[SECT_MAX + 1] = {-1,	     DS_INFO,	 DS_TYPES,
+					  DS_ABBREV, DS_LINE,	 DS_LOC,
+					  DS_STROFF, DS_MACINFO, DS_MACRO};
+
+/* The ELF header and section headers written in front of and after the
+ * sections (ELFCLASS64, the .dwp's byte order): one section header for
+ * the null section, each column, .debug_str.dwo and the name table. */
+#define EHDR_SIZE 64
+#define SHDR_SIZE 64
+#define SHDR_MAX (1 + SECT_MAX + 2)
+
+struct dwp_id {
+	uint64_t id;
+	uint32_t row; /* 1-based */
+};
+
+struct dwp {
+	unsigned char *buf; /* header, sections, section headers, names */
+	size_t len;
+	size_t shoff, stroff; /* where the section headers and names go */
+	uint32_t name_off[DS__COUNT]; /* of each name in the name table */
+	uint32_t shstr_name;
+	bool be;
+	uint16_t machine;
+	int version; /* of the index: 2 or 5 */
+	struct {
+		uint64_t off, size; /* in buf; size 0: not there */
+		bool there;
+	} sec[DS__COUNT];
+	const unsigned char *offs, *sizes; /* the index's rows */
+	uint32_t ncols, nunits;
+	int cols[SECT_MAX]; /* column -> enum dsec (-1: skipped) */
+	struct dwp_id *ids; /* sorted, each id once */
+	size_t nids;
+	uint64_t bad;
+	Elf *elf;
+	Dwarf *dbg;
+};
+
+static void put(unsigned char *p, uint64_t v, size_t n, bool be)
+{
+	for (size_t i = 0; i < n; i++)
+		p[be ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get(const struct dwp *p, const unsigned char *at, size_t n)
+{
+	return elf_get_uint(at, n, p->be);
+}
+
+static uint64_t align8(uint64_t v)
+{
+	return (v + 7) & ~(uint64_t)7;
+}
+
+/* Which of the .dwp's sections memsz reads, and where each goes in buf:
+ * the first of each name; -MEMSZ_ENOTSUP if one is compressed. */
+static int layout(struct dwp *p, const struct elfimg *img, size_t *idx)
+{
+	uint64_t off = EHDR_SIZE;
+
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+
+		if (!strncmp(s->name, ".zdebug_", 8))
+			return -MEMSZ_ENOTSUP;
+		for (int d = 0; d < DS__COUNT; d++) {
+			if (strcmp(s->name, dsec_name[d]) || p->sec[d].there ||
+			    s->type == SHT_NOBITS)
+				continue;
+			if (s->flags & SHF_COMPRESSED)
+				return -MEMSZ_ENOTSUP;
+			p->sec[d].there = true;
+			p->sec[d].off = off;
+			p->sec[d].size = s->size;
+			idx[d] = i;
+			/* each within the file (elfimg_open() checked) */
+			off = align8(off + s->size);
+		}
+	}
+	if (!p->sec[DS_INFO].there || !p->sec[DS_INDEX].there)
+		return -MEMSZ_EBADDWP;
+	p->shoff = off;
+	p->stroff = off + SHDR_MAX * SHDR_SIZE;
+	p->len = p->stroff + 1;
+	for (int d = 0; d < DS__COUNT; d++)
+		p->len += strlen(dsec_name[d]) + 1;
+	p->len += sizeof(".shstrtab");
+	return 0;
+}
+
+/* Read the sections layout() placed into buf, and the name table. */
+static int fill(struct dwp *p, struct elfimg *img, const size_t *idx)
+{
+	size_t at = p->stroff + 1;
+
+	p->buf = try_malloc_huge(p->len);
+	if (!p->buf)
+		return -ENOMEM;
+	memset(p->buf, 0, EHDR_SIZE);
+	for (int d = 0; d < DS__COUNT; d++) {
+		Elf_Scn *scn;
+		Elf_Data *data;
+
+		p->name_off[d] = (uint32_t)(at - p->stroff);
+		memcpy(p->buf + at, dsec_name[d], strlen(dsec_name[d]) + 1);
+		at += strlen(dsec_name[d]) + 1;
+		if (!p->sec[d].there || !p->sec[d].size)
+			continue;
+		scn = elf_getscn(elfimg_elf(img), idx[d]);
+		data = scn ? elf_rawdata(scn, NULL) : NULL;
+		if (!data || !data->d_buf || data->d_size != p->sec[d].size)
+			return -MEMSZ_ETRUNC;
+		memcpy(p->buf + p->sec[d].off, data->d_buf, data->d_size);
+	}
+	p->buf[p->stroff] = 0;
+	p->shstr_name = (uint32_t)(at - p->stroff);
+	memcpy(p->buf + at, ".shstrtab", sizeof(".shstrtab"));
+	return elfimg_changed(img) ? -MEMSZ_ETRUNC : 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct dwp_id *x = a, *y = b;
+
+	if (x->id != y->id)
+		return u64_cmp(x->id, y->id);
+	return u64_cmp(x->row, y->row);
+}
+
+/* The ids of the index's slots (its hash table, then its parallel table,
+ * at t),
+ * sorted; a slot naming a row past the units, and an id in two slots,
+ * refused (p->bad). */
+static void read_ids(struct dwp *p, const unsigned char *t, uint32_t nslots)
+{
+	size_t n = 0, o = 0;
+
+	p->ids = xmalloc((nslots ? nslots : 1) * sizeof(*p->ids));
+	for (uint32_t s = 0; s < nslots; s++) {
+		uint32_t row =
+		    (uint32_t)get(p, t + 8ull * nslots + 4ull * s, 4);
+
+		if (!row)
+			continue;
+		if (row > p->nunits) {
+			p->bad++;
+			continue;
+		}
+		p->ids[n].id = get(p, t + 8ull * s, 8);
+		p->ids[n++].row = row;
+	}
+	if (n > 1)
+		qsort(p->ids, n, sizeof(*p->ids), id_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && p->ids[j].id == p->ids[i].id)
+			j++;
+		if (j - i == 1)
+			p->ids[o++] = p->ids[i];
+		else
+			p->bad += j - i;
+		i = j;
+	}
+	p->nids = o;
+}
+
+/* Parse .debug_cu_index: header, columns, slots (see dwp.h's bounds). */
+static int read_index(struct dwp *p)
+{
+	const unsigned char *t = p->buf + p->sec[DS_INDEX].off;
+	uint64_t size = p->sec[DS_INDEX].size, need;
+	uint32_t nslots;
+	const int *map;
+	bool seen[SECT_MAX + 1] = {false};
+
+	if (size < 16)
+		return -MEMSZ_EBADDWP;
+	if (get(p, t, 4) == 2)
+		p->version = 2;
+	else if (get(p, t, 2) == 5 && get(p, t + 2, 2) == 0)
+		p->version = 5;
+	else
+		return -MEMSZ_EBADDWP;
+	map = p->version == 5 ? sect_v5 : sect_v2;
+	p->ncols = (uint32_t)get(p, t + 4, 4);
+	p->nunits = (uint32_t)get(p, t + 8, 4);
+	nslots = (uint32_t)get(p, t + 12, 4);
+	if (!p->ncols || p->ncols > SECT_MAX || p->nunits > nslots)
+		return -MEMSZ_EBADDWP;
+	/* no overflow: each count is below 2^32 */
+	need = 16 + 12ull * nslots + 4ull * p->ncols * (2ull * p->nunits + 1);
+	if (need > size)
+		return -MEMSZ_EBADDWP;
+	for (uint32_t c = 0; c < p->ncols; c++) {
+		uint64_t id = get(p, t + 16 + 12ull * nslots + 4 * c, 4);
+
+		if (!id || id > SECT_MAX || map[id] < 0 || seen[id])
+			return -MEMSZ_EBADDWP;
+		seen[id] = true;
+		/* type units are not compile units: not read */
+		p->cols[c] = map[id] == DS_TYPES ? -1 : map[id];
+	}
+	if (!seen[1])
+		return -MEMSZ_EBADDWP;
+	p->offs = t + 16 + 12ull * nslots + 4ull * p->ncols;
+	p->sizes = p->offs + 4ull * p->ncols * p->nunits;
+	read_ids(p, t + 16, nslots);
+	return 0;
+}
+
+int dwp_open(const char *path, struct dwp **out)
+{
+	struct elfimg *img = NULL;
+	struct dwp *p;
+	size_t idx[DS__COUNT] = {0};
+	int ret;
+
+	*out = NULL;
+	ret = elfimg_open(path, &img);
+	if (ret < 0)
+		return ret;
+	p = xcalloc(1, sizeof(*p));
+	p->be = img->big_endian;
+	p->machine = img->machine;
+	ret = layout(p, img, idx);
+	if (!ret)
+		ret = fill(p, img, idx);
+	elfimg_close(img);
+	if (!ret)
+		ret = read_index(p);
+	if (ret < 0) {
+		dwp_close(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+/* Section header n of the unit's image: a section named name_off of
+ * [off, off + size) in buf. */
+static void put_shdr(struct dwp *p, size_t n, uint32_t name_off, uint32_t type,
+		     uint64_t off, uint64_t size)
+{
+	unsigned char *h = p->buf + p->shoff + n * SHDR_SIZE;
+
+	memset(h, 0, SHDR_SIZE);
+	put(h, name_off, 4, p->be);
+	put(h + 4, type, 4, p->be);
+	put(h + 24, off, 8, p->be);
+	put(h + 32, size, 8, p->be);
+	put(h + 48, 1, 8, p->be); /* sh_addralign */
+}
+
+/* The ELF header of the unit's image: nsh section headers, the last the
+ * name table. */
+static void put_ehdr(struct dwp *p, size_t nsh)
+{
+	unsigned char *e = p->buf;
+
+	memset(e, 0, EHDR_SIZE);
+	memcpy(e, ELFMAG, SELFMAG);
+	e[EI_CLASS] = ELFCLASS64;
+	e[EI_DATA] = p->be ? ELFDATA2MSB : ELFDATA2LSB;
+	e[EI_VERSION] = EV_CURRENT;
+	put(e + 16, ET_REL, 2, p->be);
+	put(e + 18, p->machine, 2, p->be);
+	put(e + 20, EV_CURRENT, 4, p->be);
+	put(e + 40, p->shoff, 8, p->be);
+	put(e + 52, EHDR_SIZE, 2, p->be);
+	put(e + 58, SHDR_SIZE, 2, p->be);
+	put(e + 60, nsh, 2, p->be);
+	put(e + 62, nsh - 1, 2, p->be);
+}
+
+/* Section headers for row (0-based) of the index: its contributions,
+ * .debug_str.dwo and the name table; their count, or 0 if a contribution
+ * lies outside its section. */
+static size_t put_row(struct dwp *p, uint32_t row)
+{
+	size_t n = 1;
+
+	memset(p->buf + p->shoff, 0, SHDR_SIZE);
+	for (uint32_t c = 0; c < p->ncols; c++) {
+		uint64_t cell = 4ull * ((uint64_t)row * p->ncols + c);
+		uint64_t off = get(p, p->offs + cell, 4);
+		uint64_t size = get(p, p->sizes + cell, 4);
+		int d = p->cols[c];
+
+		if (d < 0 || !size)
+			continue;
+		if (!p->sec[d].there || off > p->sec[d].size ||
+		    size > p->sec[d].size - off)
+			return 0;
+		put_shdr(p, n++, p->name_off[d], SHT_PROGBITS,
+			 p->sec[d].off + off, size);
+	}
+	if (p->sec[DS_STR].there)
+		put_shdr(p, n++, p->name_off[DS_STR], SHT_PROGBITS,
+			 p->sec[DS_STR].off, p->sec[DS_STR].size);
+	put_shdr(p, n++, p->shstr_name, SHT_STRTAB, p->stroff,
+		 p->len - p->stroff);
+	return n;
+}
+
+static void unit_end(struct dwp *p)
+{
+	if (p->dbg)
+		dwarf_end(p->dbg);
+	if (p->elf)
+		elf_end(p->elf);
+	p->dbg = NULL;
+	p->elf = NULL;
+}
+
+int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg)
+{
+	struct dwp_id key = {.id = id}, *hit = NULL;
+	size_t lo = 0, hi = p->nids, nsh;
+
+	*dbg = NULL;
+	unit_end(p);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ids[mid].id < key.id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nids && p->ids[lo].id == id)
+		hit = &p->ids[lo];
+	if (!hit)
+		return -ENOENT;
+	nsh = put_row(p, hit->row - 1);
+	if (!nsh) {
+		p->bad++;
+		return -MEMSZ_EBADDWP;
+	}
+	put_ehdr(p, nsh);
+	p->elf = elf_memory((char *)p->buf, p->len);
+	p->dbg = p->elf ? dwarf_begin_elf(p->elf, DWARF_C_READ, NULL) : NULL;
+	if (!p->dbg) {
+		unit_end(p);
+		return -MEMSZ_EBADDWP;
+	}
+	*dbg = p->dbg;
+	return 0;
+}
+
+uint64_t dwp_bad(const struct dwp *p)
+{
+	return p->bad;
+}
+
+void dwp_close(struct dwp *p)
+{
+	if (!p)
+		return;
+	unit_end(p);
+	xfree_huge(p->buf, p->len);
+	free(p->ids);
+	free(p);
+}
+
+/* Open the .dwp at base + ".dwp": true if there is one (dc->err says if
+ * it was refused). */
+static bool ctx_open(struct dwp_ctx *dc, const char *base)
+{
+	int r;
+
+	if (snprintf(dc->path, sizeof(dc->path), "%s.dwp", base) >=
+	    (int)sizeof(dc->path)) {
+		dc->path[0] = 0;
+		return false;
+	}
+	r = dwp_open(dc->path, &dc->p);
+	if (r == -ENOENT || r == -ENOTDIR) {
+		dc->path[0] = 0;
+		return false;
+	}
+	dc->err = r;
+	return true;
+}
+
+/* The skeleton's DW_AT_addr_base (DW_AT_GNU_addr_base in DWARF 4), or 0. */
+static uint64_t addr_base(Dwarf_Die *cudie)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+
+	if ((dwarf_attr(cudie, DW_AT_addr_base, &a) ||
+	     dwarf_attr(cudie, DW_AT_GNU_addr_base, &a)) &&
+	    dwarf_formudata(&a, &v) == 0)
+		return v;
+	return 0;
+}
+
+bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
+		   Dwarf_Die *sub)
+{
+	Dwarf_CU *scu = NULL;
+	Dwarf *dbg;
+	uint64_t id, sid;
+	uint8_t type, asize;
+	Dwarf_Half version;
+
+	dc->in_unit = false;
+	if (!dc->tried) {
+		dc->tried = true;
+		if (!ctx_open(dc, dc->img->path) && dc->dimg != dc->img)
+			ctx_open(dc, dc->dimg->path);
+	}
+	if (!dc->p ||
+	    dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &id, &asize, NULL) != 0 ||
+	    dwp_unit(dc->p, id, &dbg) != 0)
+		return false;
+	/* the unit the row names must be a split compile unit of that id */
+	if (dwarf_get_units(dbg, NULL, &scu, &version, &type, sub, NULL) != 0 ||
+	    (type != DW_UT_split_compile && type != DW_UT_compile) ||
+	    dwarf_tag(sub) != DW_TAG_compile_unit ||
+	    dwarf_cu_info(scu, NULL, NULL, NULL, NULL, &sid, NULL, NULL) != 0 ||
+	    sid != id) {
+		dc->mismatched++;
+		return false;
+	}
+	dc->addr_base = addr_base(cudie);
+	dc->addr_size = asize;
+	dc->in_unit = true;
+	dc->units++;
+	return true;
+}
+
+bool dwp_addrx(const struct dwp_ctx *dc, uint64_t idx, Dwarf_Addr *addr)
+{
+	uint64_t n = dc->addr_size, off;
+
+	if (!dc->addr || (n != 4 && n != 8) || idx > dc->addr_len / n ||
+	    dc->addr_base > dc->addr_len)
+		return false;
+	off = dc->addr_base + idx * n;
+	if (off > dc->addr_len || dc->addr_len - off < n)
+		return false;
+	*addr = elf_get_uint(dc->addr + off, n, dc->dimg->big_endian);
+	return true;
+}
+
+void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
+{
+	if (stats) {
+		stats->split_dwp = dc->units;
+		stats->dwp_bad = dc->mismatched + (dc->p ? dwp_bad(dc->p) : 0);
+		stats->dwp_err = dc->err;
+		memcpy(stats->dwp_path, dc->path, sizeof(dc->path));
+	}
+	dwp_close(dc->p);
+	dc->p = NULL;
+}

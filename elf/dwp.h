@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dwp.h — split units from a DWARF package file (.dwp), which libdw 0.188
+ * cannot read; private to elf/ (elf/dwarf.c).
+ *
+ * A .dwp (binutils' dwp, llvm-dwp) holds the split units of many .dwo
+ * files, their sections concatenated, with a unit index (.debug_cu_index:
+ * DWARF 5's, version 5, or GNU's version 2 for DWARF 4 -gsplit-dwarf)
+ * giving each unit's DWO id and, per section, the offset and size of its
+ * contribution. dwp_unit() copies nothing per unit: the .dwp's sections
+ * are read once into one buffer behind an ELF header, and for each unit a
+ * section header table naming its contributions (and the shared
+ * .debug_str.dwo) is written after them, so that libdw reads it as the
+ * .dwo file it came from (elf_memory(), dwarf_begin_elf()).
+ *
+ * Bounds (a hostile .dwp): the index must fit its section (header, slots,
+ * rows: 16 + 12 * slots + 4 * columns * (2 * units + 1) bytes), have at
+ * most 8 columns, each a known section once and DW_SECT_INFO among them,
+ * no more units than slots; a slot naming a row past the units, a row
+ * whose contribution lies outside its section, and an id in two slots are
+ * refused (counted in dwp_bad(), that unit's .dwo then missing). A .dwp
+ * whose DWARF sections are compressed is not read (neither tool makes
+ * one). The whole file is read once (pread through libelf), never mapped.
+ */
+#ifndef MEMSZ_ELF_DWP_H
+#define MEMSZ_ELF_DWP_H
+
+#include <elfutils/libdw.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "elf/elfimg.h"
+
+struct dwp;
+
+/* Open the .dwp at path: 0 and *out set; -ENOENT if there is none; else
+ * a negative code (its ELF or index is unsound: -MEMSZ_EBADDWP; its DWARF
+ * is compressed: -MEMSZ_ENOTSUP; or from opening it) and *out NULL. */
+int dwp_open(const char *path, struct dwp **out);
+
+/* The split unit of DWO id id as a Dwarf of its own (valid until the next
+ * dwp_unit() or dwp_close()): 0 and *dbg set; -ENOENT if the index has no
+ * such id; -MEMSZ_EBADDWP if its row is refused (counted) or libdw cannot
+ * read what it names. */
+int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg);
+
+/* Rows or ids of the index refused so far (see above). */
+uint64_t dwp_bad(const struct dwp *p);
+
+/* NULL is fine. */
+void dwp_close(struct dwp *p);
+
+/* elf/dwarf.c's use: the split units of an image's skeleton units from
+ * the .dwp gdb and lldb look for, the image's path + ".dwp", else (its
+ * DWARF in a debug file) the debug file's + ".dwp"; opened on first use. */
+struct dwp_ctx {
+	const struct elfimg *img, *dimg; /* the image, where its DWARF is */
+	struct dwp *p;
+	bool tried;
+	/* the skeleton's .debug_addr (set by the caller; NULL: none) */
+	const uint8_t *addr;
+	size_t addr_len;
+	/* the unit dwp_split_die() last gave: its skeleton's address base
+	 * and size, for DW_OP_addrx (dwp_addrx()) */
+	bool in_unit;
+	uint64_t addr_base;
+	uint8_t addr_size;
+	uint64_t units, mismatched;
+	int err;
+	char path[PATH_MAX];
+};
+
+/* The split unit DIE (sub) of the skeleton unit cu (its DIE cudie) from
+ * the .dwp: true and dc->in_unit set; false if there is no .dwp, it has
+ * no unit of cu's DWO id, or that unit is refused or is not the one
+ * asked for (its own id another: counted). sub is valid until the next
+ * call or dwp_ctx_end(). */
+bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
+		   Dwarf_Die *sub);
+
+/* The address at index idx of .debug_addr for the unit dwp_split_die()
+ * gave last (DW_OP_addrx): false if out of the section. */
+bool dwp_addrx(const struct dwp_ctx *dc, uint64_t idx, Dwarf_Addr *addr);
+
+/* What was read or refused into stats (may be NULL); close the .dwp. */
+void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats);
+
+#endif
