@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`memsz size --by compileunits[,symbols]` of a split-DWARF program whose
+.dwo files were packed into FILE.dwp (binutils' dwp, llvm-dwp) and
+deleted, as Chromium, LLVM and other large C++ projects ship them.
+
+What a .dwo gives memsz is its split unit: the unit's name (without it
+the skeleton's DW_AT_dwo_name, "a.dwo") and its variables with a static
+address, whose data then go to the unit (without --disasm: the .dwo is
+their only source). libdw 0.188 cannot read a .dwp; memsz reads its
+.debug_cu_index (DWARF 5's version 5, GNU's version 2 for DWARF 4) and
+hands libdw each unit's contributions.
+
+Fixtures: two C files and a C++ one, built with clang -gsplit-dwarf
+(DWARF 5) packed by llvm-dwp, and with clang and gcc -gdwarf-4
+-gsplit-dwarf packed by dwp and by llvm-dwp. (gcc's DWARF 5 .dwo files
+cannot be packed here: binutils 2.40's dwp writes an index of no units
+for them, llvm-dwp 14 does not end.) Ground truth:
+  - the rows (csv, --no-disasm) with the .dwo files deleted and FILE.dwp
+    there are those with the .dwo files there;
+  - the units' labels are the DW_AT_name of the compile units
+    `llvm-dwarfdump --debug-info FILE.dwp` shows, and each global
+    variable there has, under its unit, the VM size `nm -S` gives it;
+  - a hostile .dwp (its .debug_cu_index patched: a row out of its section,
+    a size past it, an id in two slots, a slot past the units, huge slot
+    or unit counts, an unknown column) is sized (exit 0, FILE SIZE sums to
+    the file, the VM total unchanged) with a note, the units it names not
+    read (their .dwo names as labels), the others still read.
+"""
+import csv
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import check  # noqa: E402
+
+MEMSZ = os.environ.get("MEMSZ", "./memsz")
+if os.sep in MEMSZ:  # the test changes directory
+    MEMSZ = os.path.abspath(MEMSZ)
+
+SOURCES = {
+    "a.c": "int table_a[100] = { 1 };\nstatic int counter_a;\n"
+           "int fa1(int x) { static int calls; calls++; counter_a += x;\n"
+           "  return table_a[x % 100] + calls + counter_a; }\n",
+    "b.c": "const char msg_b[64] = \"hello\";\ndouble vals_b[33];\n"
+           "int fc(int);\nint fa1(int);\n"
+           "int main(int c, char **v) { vals_b[c & 31] += 1.5;\n"
+           "  return fa1(c) + fc(c) + msg_b[c & 7]; }\n",
+    "c.cc": "namespace ns { int arr_c[50] = {1}; struct S { long v[5]; };\n"
+            "S s_c; }\nstatic int cnt_c;\n"
+            "extern \"C\" int fc(int x) { ns::s_c.v[x & 3]++; cnt_c++;\n"
+            "  return ns::arr_c[x % 50] + (int)ns::s_c.v[1]; }\n",
+}
+
+
+def tool(*names):
+    for n in names:
+        if shutil.which(n):
+            return n
+    return None
+
+
+LLVM_DWP = tool("llvm-dwp", "llvm-dwp-16", "llvm-dwp-15", "llvm-dwp-14")
+DUMP = tool("llvm-dwarfdump", "llvm-dwarfdump-16", "llvm-dwarfdump-15",
+            "llvm-dwarfdump-14")
+VARIANTS = [  # name, C compiler, C++ compiler, flags, packer
+    ("clang-dwarf5-llvm-dwp", "clang", "clang++", [], LLVM_DWP),
+    ("clang-dwarf4-dwp", "clang", "clang++", ["-gdwarf-4"], "dwp"),
+    ("gcc-dwarf4-dwp", "gcc", "g++", ["-gdwarf-4"], "dwp"),
+    ("gcc-dwarf4-llvm-dwp", "gcc", "g++", ["-gdwarf-4"], LLVM_DWP),
+]
+BYS = ("compileunits", "compileunits,symbols")
+
+
+def one(err):
+    """stderr's last 300 characters on one line."""
+    return err.strip()[-300:].replace("\n", " | ")
+
+
+def size(by, path):
+    """The rows of `memsz size --no-disasm --by BY` as tuples, its stderr
+    and its VM total; checks exit 0, no sanitizer report, FILE SIZE sums
+    to the file's size."""
+    r = subprocess.run([MEMSZ, "size", "--no-disasm", "--by", by,
+                        "--format", "csv", "-n", "0", path],
+                       capture_output=True, text=True)
+    name = f"{path} --by {by}"
+    check("Sanitizer" not in r.stderr and "runtime error" not in r.stderr,
+          f"{name}: no sanitizer report: {one(r.stderr)}")
+    check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
+          f"{one(r.stderr)})")
+    rows = list(csv.DictReader(r.stdout.splitlines()))
+    check(sum(int(x["file_size"]) for x in rows) == os.path.getsize(path),
+          f"{name}: the rows' FILE SIZE sums to the file's size")
+    tuples = sorted(tuple(x.values()) for x in rows)
+    return rows, tuples, r.stderr, sum(int(x["vm_size"]) for x in rows)
+
+
+def unit_labels(rows):
+    return {x["compileunits"] for x in rows
+            if not x["compileunits"].startswith(("[", "LOAD #"))}
+
+
+def dwarf_units(dwp):
+    """{unit name: [global variable names]} from llvm-dwarfdump
+    --debug-info of the .dwp (variables with a DW_AT_location)."""
+    out = subprocess.run([DUMP, "--debug-info", dwp], capture_output=True,
+                         text=True, check=True).stdout
+    units, cur, var = {}, None, None
+    for line in out.splitlines():
+        if "DW_TAG_compile_unit" in line:
+            cur, var = "", None
+            continue
+        if "DW_TAG_" in line:
+            var = {"loc": False} if "DW_TAG_variable" in line else None
+            continue
+        m = re.search(r'DW_AT_name\s+\("([^"]*)"\)', line)
+        if m and cur == "":
+            cur = m.group(1)
+            units[cur] = []
+        elif m and var is not None:
+            var["name"] = m.group(1)
+        if var is not None and "DW_AT_location" in line and "name" in var:
+            units[cur].append(var["name"])
+            var = None
+    return units
+
+
+def nm_objects():
+    """{demangled name: size} of the data symbols nm -S -C gives prog."""
+    out = subprocess.run(["nm", "-S", "-C", "prog"], capture_output=True,
+                         text=True, check=True).stdout
+    got = {}
+    for line in out.splitlines():
+        f = line.split(None, 3)
+        if len(f) == 4 and f[2] in "DdBbRr":
+            got[f[3]] = int(f[1], 16)
+    return got
+
+
+def ground_truth(name, rows):
+    """The units and their variables' sizes against llvm-dwarfdump and nm."""
+    units = dwarf_units("prog.dwp")
+    check(len(units) == 3, f"{name}: llvm-dwarfdump shows 3 units in the "
+          f".dwp ({sorted(units)})")
+    check(unit_labels(rows) == set(units),
+          f"{name}: the units' labels are the .dwp's DW_AT_names "
+          f"({sorted(unit_labels(rows))} vs {sorted(units)})")
+    syms, vm = nm_objects(), {}
+    for x in rows:
+        key = (x["compileunits"], x["symbols"])
+        vm[key] = vm.get(key, 0) + int(x["vm_size"])
+    seen = 0
+    for unit, names in units.items():
+        for v in names:
+            hits = [s for s in syms if s == v or s.endswith("::" + v)]
+            if len(hits) != 1:
+                continue
+            seen += 1
+            check(vm.get((unit, hits[0])) == syms[hits[0]],
+                  f"{name}: {hits[0]} under {unit}: VM "
+                  f"{vm.get((unit, hits[0]))}, nm -S {syms[hits[0]]}")
+    check(seen >= 5, f"{name}: at least 5 variables checked ({seen})")
+
+
+def index_of(dwp):
+    """(file offset, bytes) of the .dwp's .debug_cu_index."""
+    _, off, sz, _ = lib.sections(dwp)[".debug_cu_index"]
+    return off, bytearray(open(dwp, "rb").read())
+
+
+def patch(data, off, what):
+    """A copy of the .dwp bytes data with its index (at off) patched: what
+    names the defect; returns (bytes, units expected unread, note)."""
+    b = bytearray(data)
+    ncols, nunits, nslots = struct.unpack_from("<III", b, off + 4)
+    par = off + 16 + 8 * nslots
+    cols = par + 4 * nslots
+    offs = cols + 4 * ncols
+    sizes = offs + 4 * ncols * nunits
+    used = [s for s in range(nslots)
+            if struct.unpack_from("<I", b, par + 4 * s)[0]]
+    bad = "units of its index not read"
+    corrupt = "not read: its unit index"
+    if what == "row out of its section":
+        struct.pack_into("<I", b, offs, 0xffffff00)
+        return b, 1, bad
+    if what == "size past its section":
+        struct.pack_into("<I", b, sizes, 0xfffffff0)
+        return b, 1, bad
+    if what == "an id in two slots":
+        sig = b[off + 16 + 8 * used[0]:off + 24 + 8 * used[0]]
+        b[off + 16 + 8 * used[1]:off + 24 + 8 * used[1]] = sig
+        return b, 2, bad
+    if what == "a slot past the units":
+        struct.pack_into("<I", b, par + 4 * used[0], 0x7fffffff)
+        return b, 1, bad
+    if what == "2^32-1 slots":
+        struct.pack_into("<I", b, off + 12, 0xffffffff)
+        return b, 3, corrupt
+    if what == "more units than slots":
+        struct.pack_into("<I", b, off + 8, nslots + 1)
+        return b, 3, corrupt
+    if what == "an unknown column":
+        struct.pack_into("<I", b, cols, 9)
+        return b, 3, corrupt
+    raise ValueError(what)
+
+
+HOSTILE = ("row out of its section", "size past its section",
+           "an id in two slots", "a slot past the units", "2^32-1 slots",
+           "more units than slots", "an unknown column")
+
+
+def hostile(name, vm_total):
+    off, data = index_of("prog.dwp")
+    shutil.copy("prog.dwp", "good.dwp")
+    for what in HOSTILE:
+        b, unread, note = patch(data, off, what)
+        open("prog.dwp", "wb").write(b)
+        rows, _, err, vm = size("compileunits", "prog")
+        check(note in err, f"{name}, {what}: the note says '{note}': "
+              f"{one(err)}")
+        check(vm == vm_total, f"{name}, {what}: VM total {vm} as with the "
+              f"good .dwp ({vm_total})")
+        dwo = {x for x in unit_labels(rows) if x.endswith(".dwo")}
+        check(len(dwo) == unread and len(unit_labels(rows)) == 3,
+              f"{name}, {what}: {unread} units unread, under their .dwo "
+              f"names ({sorted(unit_labels(rows))})")
+    shutil.copy("good.dwp", "prog.dwp")
+
+
+def build(cc, cxx, flags):
+    for src, text in SOURCES.items():
+        open(src, "w").write(text)
+        comp = cxx if src.endswith(".cc") else cc
+        subprocess.run([comp, "-O1", "-g"] + flags + ["-gsplit-dwarf", "-c",
+                       src], check=True)
+    subprocess.run([cxx, "-o", "prog", "a.o", "b.o", "c.o"], check=True)
+
+
+def variant(tmp, name, cc, cxx, flags, packer, first):
+    """One build: rows with the .dwo files, then with FILE.dwp only."""
+    d = os.path.join(tmp, name)
+    os.mkdir(d)
+    os.chdir(d)
+    build(cc, cxx, flags)
+    dwos = sorted(f for f in os.listdir(".") if f.endswith(".dwo"))
+    check(len(dwos) == 3, f"{name}: 3 .dwo files made ({dwos})")
+    with_dwo = {by: size(by, "prog") for by in BYS}
+    check("not found" not in with_dwo[BYS[0]][2],
+          f"{name}: the .dwo files are found")
+    try:
+        subprocess.run([packer, "-o", "prog.dwp"] + dwos, check=True,
+                       timeout=120)
+    except (subprocess.SubprocessError, OSError) as e:
+        lib.skip_part(f"{name}: {packer} failed: {e}")
+        return
+    for f in dwos:
+        os.unlink(f)
+    for by in BYS:
+        _, tuples, err, vm = size(by, "prog")
+        want = with_dwo[by][1]
+        diff = set(tuples) ^ set(want)
+        check(tuples == want, f"{name} --by {by}: the rows from prog.dwp "
+              f"are those from the .dwo files ({len(diff)} differ: "
+              f"{sorted(diff)[:4]})")
+        check("3 split DWARF units from DWARF package 'prog.dwp'" in err
+              and "not found" not in err,
+              f"{name} --by {by}: the note names the .dwp: "
+              f"{one(err)}")
+    rows = size(BYS[1], "prog")[0]
+    ground_truth(name, rows)
+    if first:
+        hostile(name, with_dwo[BYS[0]][3])
+
+
+def main():
+    if not DUMP or not shutil.which("nm") or not shutil.which("readelf"):
+        lib.skip("llvm-dwarfdump, nm or readelf is not installed")
+    ran = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, cc, cxx, flags, packer in VARIANTS:
+            if not packer or not shutil.which(cc) or not shutil.which(cxx) \
+                    or not shutil.which(packer):
+                lib.skip_part(f"{name}: {cc}, {cxx} or the packer is "
+                              "not installed")
+                continue
+            variant(tmp, name, cc, cxx, flags, packer, not ran)
+            ran += 1
+        os.chdir("/")
+    sys.exit(lib.finish())
+
+
+if __name__ == "__main__":
+    main()
