@@ -513,14 +513,12 @@ static bool var_addr(struct dctx *c, Dwarf_Die *die, Dwarf_Addr *addr)
 		return true;
 	}
 	/* a unit from a .dwp is not linked to its skeleton in libdw: its
-	 * .debug_addr is read here */
-	if ((ops[0].atom == DW_OP_addrx ||
-	     ops[0].atom == DW_OP_GNU_addr_index) &&
-	    c->dwp.in_unit)
-		return dwp_addrx(&c->dwp, ops[0].number, addr);
+	 * .debug_addr is read by dwp_addrx() */
 	if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index)
-		return dwarf_getlocation_attr(&a, ops, &res) == 0 &&
-		       dwarf_formaddr(&res, addr) == 0;
+		return c->dwp.in_unit
+			   ? dwp_addrx(&c->dwp, ops[0].number, addr)
+			   : dwarf_getlocation_attr(&a, ops, &res) == 0 &&
+				 dwarf_formaddr(&res, addr) == 0;
 	return false;
 }
 
@@ -908,24 +906,6 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 		c->st->units++;
 }
 
-/* The split unit of the skeleton unit cu (DIE cudie) whose .dwo libdw
- * did not find, from the .dwp (elf/dwp.h) into sub; if none, counted
- * missing. */
-static bool dwp_split(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
-		      Dwarf_Die *sub)
-{
-	if (!c->dwp.img) {
-		c->dwp.img = c->img;
-		c->dwp.dimg = c->dimg;
-		c->dwp.addr = dwarf_bytes(c, "addr", &c->dwp.addr_len);
-	}
-	if (dwp_split_die(&c->dwp, cu, cudie, sub))
-		return true;
-	if (c->st)
-		c->st->split_missing++;
-	return false;
-}
-
 /* Where the DWARF of img is: img, or its debug file; NULL if neither has
  * any. In stats (may be NULL): which, or that there is none. */
 static struct elfimg *dwarf_image(struct elfimg *img,
@@ -978,6 +958,9 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		scan_open(&c);
 	rawsec_open(&c, ".debug_info", &info);
 	rawsec_open(&c, ".debug_line", &line);
+	c.dwp.img = img;
+	c.dwp.dimg = c.dimg;
+	c.dwp.addr = dwarf_bytes(&c, "addr", &c.dwp.addr_len);
 
 	for (;;) {
 		Dwarf_Half version;
@@ -995,8 +978,11 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		split = type == DW_UT_skeleton && subdie.addr != NULL &&
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		c.dwp.in_unit = false;
-		if (type == DW_UT_skeleton && !split)
-			split = dwp_split(&c, cu, &cudie, &subdie);
+		/* libdw found no .dwo: the unit from FILE.dwp, if any */
+		if (type == DW_UT_skeleton && !split &&
+		    !(split = dwp_split_die(&c.dwp, cu, &cudie, &subdie)) &&
+		    stats)
+			stats->split_missing++;
 		one_cu(&c, cu, &cudie, split ? &subdie : NULL, &info, &line,
 		       cus);
 	}
