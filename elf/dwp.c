@@ -394,6 +394,7 @@ int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg)
 	p->elf = elf_memory((char *)p->buf, p->len);
 	p->dbg = p->elf ? dwarf_begin_elf(p->elf, DWARF_C_READ, NULL) : NULL;
 	if (!p->dbg) {
+		p->bad++;
 		unit_end(p);
 		return -MEMSZ_EBADDWP;
 	}

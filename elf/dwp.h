@@ -40,8 +40,8 @@ int dwp_open(const char *path, struct dwp **out);
 
 /* The split unit of DWO id id as a Dwarf of its own (valid until the next
  * dwp_unit() or dwp_close()): 0 and *dbg set; -ENOENT if the index has no
- * such id; -MEMSZ_EBADDWP if its row is refused (counted) or libdw cannot
- * read what it names. */
+ * such id; -MEMSZ_EBADDWP if its row is refused or libdw cannot read
+ * what it names (counted either way). */
 int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg);
 
 /* Rows or ids of the index refused so far (see above). */

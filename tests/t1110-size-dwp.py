@@ -25,7 +25,9 @@ for them, llvm-dwp 14 does not end.) Ground truth:
     a size past it, an id in two slots, a slot past the units, huge slot
     or unit counts, an unknown column) is sized (exit 0, FILE SIZE sums to
     the file, the VM total unchanged) with a note, the units it names not
-    read (their .dwo names as labels), the others still read.
+    read (their .dwo names as labels), the others still read;
+  - stripped, its skeletons in a debug file found by .gnu_debuglink: the
+    .dwp is found beside the file and beside the debug file.
 """
 import csv
 import os
@@ -280,6 +282,28 @@ def variant(tmp, name, cc, cxx, flags, packer, first):
     ground_truth(name, rows)
     if first:
         hostile(name, with_dwo[BYS[0]][3])
+        debug_file(name)
+
+
+def debug_file(name):
+    """The skeletons in a debug file (.gnu_debuglink beside the stripped
+    file): FILE.dwp beside the file, then beside the debug file."""
+    subprocess.run(["objcopy", "--only-keep-debug", "prog", "progs.debug"],
+                   check=True)
+    subprocess.run(["objcopy", "--strip-debug",
+                    "--add-gnu-debuglink=progs.debug", "prog", "progs"],
+                   check=True)
+    units = set(dwarf_units("prog.dwp"))
+    for dwp in ("progs.dwp", "progs.debug.dwp"):
+        shutil.copy("prog.dwp", dwp)
+        rows, _, err, _ = size("compileunits", "progs")
+        found = re.search(r"3 split DWARF units from DWARF package "
+                          r"'([^']*/)?" + re.escape(dwp) + "'", err)
+        check(unit_labels(rows) == units and found,
+              f"{name}: stripped, skeletons in its debug file, {dwp}: the "
+              f"units are named from it ({sorted(unit_labels(rows))}): "
+              f"{one(err)}")
+        os.unlink(dwp)
 
 
 def main():
