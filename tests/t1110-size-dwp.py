@@ -278,6 +278,10 @@ def variant(tmp, name, cc, cxx, flags, packer, first):
               and "not found" not in err,
               f"{name} --by {by}: the note names the .dwp: "
               f"{one(err)}")
+    # --by inlines reads no split unit: the .dwp is not opened for it
+    _, _, err, _ = size("inlines", "prog")
+    check("from DWARF package" not in err and "prog.dwp" not in err,
+          f"{name} --by inlines: the .dwp is not read for it: {one(err)}")
     rows = size(BYS[1], "prog")[0]
     ground_truth(name, rows)
     if first:
