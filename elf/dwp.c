@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The sections of a .dwp memsz reads, by what they hold. */
 enum dsec {
@@ -54,9 +56,9 @@ static const int sect_v2[SECT_MAX + 1] = {-1,	     DS_INFO,	 DS_TYPES,
 					  DS_ABBREV, DS_LINE,	 DS_LOC,
 					  DS_STROFF, DS_MACINFO, DS_MACRO};
 
-/* The ELF header and section headers written in front of and after the
- * sections (ELFCLASS64, the .dwp's byte order): one section header for
- * the null section, each column, .debug_str.dwo and the name table. */
+/* The ELF header and section headers of a unit's image (ELFCLASS64, the
+ * .dwp's byte order): one section header for the null section, each
+ * column, .debug_str.dwo and the name table. */
 #define EHDR_SIZE 64
 #define SHDR_SIZE 64
 #define SHDR_MAX (1 + SECT_MAX + 2)
@@ -66,25 +68,35 @@ struct dwp_id {
 	uint32_t row; /* 1-based */
 };
 
+/* buf, the image handed to libdw for a unit: the ELF header, the section
+ * headers (at shoff), the name table (at stroff), .debug_str.dwo (at
+ * sec[DS_STR].off, read once: shared by every unit) and from uoff on the
+ * unit's contributions, read with pread for each unit (at most umax
+ * bytes: the largest row's). Nothing else of the .dwp is read: libelf
+ * holds its section headers only. */
 struct dwp {
-	unsigned char *buf; /* header, sections, section headers, names */
-	size_t len;
-	size_t shoff, stroff; /* where the section headers and names go */
+	struct elfimg *img; /* the .dwp, open until dwp_close() */
+	unsigned char *buf;
+	size_t len, uoff, umax;
+	size_t shoff, stroff;
 	uint32_t name_off[DS__COUNT]; /* of each name in the name table */
 	uint32_t shstr_name;
 	bool be;
 	uint16_t machine;
 	int version; /* of the index: 2 or 5 */
 	struct {
-		uint64_t off, size; /* in buf; size 0: not there */
+		uint64_t foff, size; /* in the file */
+		uint64_t off;	     /* in buf (DS_STR) */
 		bool there;
 	} sec[DS__COUNT];
+	unsigned char *index;		   /* .debug_cu_index, read */
 	const unsigned char *offs, *sizes; /* the index's rows */
 	uint32_t ncols, nunits;
 	int cols[SECT_MAX]; /* column -> enum dsec (-1: skipped) */
 	struct dwp_id *ids; /* sorted, each id once */
 	size_t nids;
 	uint64_t bad;
+	int err; /* the .dwp changed while read: -MEMSZ_ETRUNC */
 	Elf *elf;
 	Dwarf *dbg;
 };
@@ -105,70 +117,86 @@ static uint64_t align8(uint64_t v)
 	return (v + 7) & ~(uint64_t)7;
 }
 
-/* Which of the .dwp's sections memsz reads, and where each goes in buf:
- * the first of each name; -MEMSZ_ENOTSUP if one is compressed. */
-static int layout(struct dwp *p, const struct elfimg *img, size_t *idx)
+/* len bytes of the .dwp at file offset off into dst: false if the file
+ * ends before or changed since it was opened. */
+static bool read_at(struct dwp *p, unsigned char *dst, uint64_t off,
+		    uint64_t len)
 {
-	uint64_t off = EHDR_SIZE;
+	const struct elfimg_priv *priv = p->img->priv;
+	uint64_t got = 0;
 
+	while (got < len) {
+		ssize_t n = pread(priv->fd, dst + got, (size_t)(len - got),
+				  (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		got += (uint64_t)n;
+	}
+	return !elfimg_changed(p->img);
+}
+
+/* Which of the .dwp's sections memsz reads (the first of each name), and
+ * the layout of buf's head; -MEMSZ_EDWPZ if one is compressed,
+ * -MEMSZ_EDWPNOINFO if it has no .debug_info.dwo. */
+static int layout(struct dwp *p, const struct elfimg *img)
+{
 	for (size_t i = 1; i < img->nsecs; i++) {
 		const struct elf_section *s = &img->secs[i];
 
 		if (!strncmp(s->name, ".zdebug_", 8))
-			return -MEMSZ_ENOTSUP;
+			return -MEMSZ_EDWPZ;
 		for (int d = 0; d < DS__COUNT; d++) {
 			if (strcmp(s->name, dsec_name[d]) || p->sec[d].there ||
 			    s->type == SHT_NOBITS)
 				continue;
 			if (s->flags & SHF_COMPRESSED)
-				return -MEMSZ_ENOTSUP;
-			p->sec[d].there = true;
-			p->sec[d].off = off;
-			p->sec[d].size = s->size;
-			idx[d] = i;
+				return -MEMSZ_EDWPZ;
 			/* each within the file (elfimg_open() checked) */
-			off = align8(off + s->size);
+			p->sec[d].there = true;
+			p->sec[d].foff = s->offset;
+			p->sec[d].size = s->size;
 		}
 	}
-	if (!p->sec[DS_INFO].there || !p->sec[DS_INDEX].there)
+	if (!p->sec[DS_INDEX].there)
 		return -MEMSZ_EBADDWP;
-	p->shoff = off;
-	p->stroff = off + SHDR_MAX * SHDR_SIZE;
-	p->len = p->stroff + 1;
+	if (!p->sec[DS_INFO].there)
+		return -MEMSZ_EDWPNOINFO;
+	p->shoff = EHDR_SIZE;
+	p->stroff = p->shoff + SHDR_MAX * SHDR_SIZE;
+	p->sec[DS_STR].off = p->stroff + 1 + sizeof(".shstrtab");
 	for (int d = 0; d < DS__COUNT; d++)
-		p->len += strlen(dsec_name[d]) + 1;
-	p->len += sizeof(".shstrtab");
+		p->sec[DS_STR].off += strlen(dsec_name[d]) + 1;
+	p->sec[DS_STR].off = align8(p->sec[DS_STR].off);
+	p->uoff = align8(p->sec[DS_STR].off + p->sec[DS_STR].size);
 	return 0;
 }
 
-/* Read the sections layout() placed into buf, and the name table. */
-static int fill(struct dwp *p, struct elfimg *img, const size_t *idx)
+/* The name table, .debug_str.dwo and the index, read (buf of umax bytes
+ * for the unit's contributions: read_index() sized it). */
+static int fill(struct dwp *p)
 {
 	size_t at = p->stroff + 1;
 
+	p->len = p->uoff + p->umax;
 	p->buf = try_malloc_huge(p->len);
 	if (!p->buf)
 		return -ENOMEM;
-	memset(p->buf, 0, EHDR_SIZE);
+	memset(p->buf, 0, p->uoff);
 	for (int d = 0; d < DS__COUNT; d++) {
-		Elf_Scn *scn;
-		Elf_Data *data;
-
 		p->name_off[d] = (uint32_t)(at - p->stroff);
 		memcpy(p->buf + at, dsec_name[d], strlen(dsec_name[d]) + 1);
 		at += strlen(dsec_name[d]) + 1;
-		if (!p->sec[d].there || !p->sec[d].size)
-			continue;
-		scn = elf_getscn(elfimg_elf(img), idx[d]);
-		data = scn ? elf_rawdata(scn, NULL) : NULL;
-		if (!data || !data->d_buf || data->d_size != p->sec[d].size)
-			return -MEMSZ_ETRUNC;
-		memcpy(p->buf + p->sec[d].off, data->d_buf, data->d_size);
 	}
-	p->buf[p->stroff] = 0;
 	p->shstr_name = (uint32_t)(at - p->stroff);
 	memcpy(p->buf + at, ".shstrtab", sizeof(".shstrtab"));
-	return elfimg_changed(img) ? -MEMSZ_ETRUNC : 0;
+	if (p->sec[DS_STR].there &&
+	    !read_at(p, p->buf + p->sec[DS_STR].off, p->sec[DS_STR].foff,
+		     p->sec[DS_STR].size))
+		return -MEMSZ_ETRUNC;
+	return 0;
 }
 
 static int id_cmp(const void *a, const void *b)
@@ -181,9 +209,8 @@ static int id_cmp(const void *a, const void *b)
 }
 
 /* The ids of the index's slots (its hash table, then its parallel table,
- * at t),
- * sorted; a slot naming a row past the units, and an id in two slots,
- * refused (p->bad). */
+ * at t), sorted; a slot naming a row past the units, and an id in two
+ * slots, refused (p->bad). */
 static void read_ids(struct dwp *p, const unsigned char *t, uint32_t nslots)
 {
 	size_t n = 0, o = 0;
@@ -218,10 +245,35 @@ static void read_ids(struct dwp *p, const unsigned char *t, uint32_t nslots)
 	p->nids = o;
 }
 
-/* Parse .debug_cu_index: header, columns, slots (see dwp.h's bounds). */
-static int read_index(struct dwp *p)
+/* The bytes of row's (0-based) contributions together, or UINT64_MAX if
+ * one lies outside its section or they and .debug_str.dwo would be more
+ * than the file (sections that overlap: a hostile .dwp would have memsz
+ * read its bytes many times over). */
+static uint64_t row_size(const struct dwp *p, uint32_t row)
 {
-	const unsigned char *t = p->buf + p->sec[DS_INDEX].off;
+	uint64_t sum = p->sec[DS_STR].size;
+
+	for (uint32_t c = 0; c < p->ncols; c++) {
+		uint64_t cell = 4ull * ((uint64_t)row * p->ncols + c);
+		uint64_t off = get(p, p->offs + cell, 4);
+		uint64_t size = get(p, p->sizes + cell, 4);
+		int d = p->cols[c];
+
+		if (d < 0 || !size)
+			continue;
+		if (!p->sec[d].there || off > p->sec[d].size ||
+		    size > p->sec[d].size - off)
+			return UINT64_MAX;
+		sum += align8(size);
+	}
+	return sum > p->img->file_size ? UINT64_MAX : sum - p->sec[DS_STR].size;
+}
+
+/* Parse the index (read into p->index): header, columns, slots (see
+ * dwp.h's bounds); p->umax, the largest row's bytes. */
+static int parse_index(struct dwp *p)
+{
+	const unsigned char *t = p->index;
 	uint64_t size = p->sec[DS_INDEX].size, need;
 	uint32_t nslots;
 	const int *map;
@@ -255,33 +307,56 @@ static int read_index(struct dwp *p)
 		p->cols[c] = map[id] == DS_TYPES ? -1 : map[id];
 	}
 	if (!seen[1])
-		return -MEMSZ_EBADDWP;
+		return -MEMSZ_EDWPNOINFO;
 	p->offs = t + 16 + 12ull * nslots + 4ull * p->ncols;
 	p->sizes = p->offs + 4ull * p->ncols * p->nunits;
 	read_ids(p, t + 16, nslots);
+	for (uint32_t r = 0; r < p->nunits; r++) {
+		uint64_t n = row_size(p, r);
+
+		if (n != UINT64_MAX && n > p->umax)
+			p->umax = (size_t)n;
+	}
 	return 0;
+}
+
+/* Read the index (at most the file's size: elfimg_open() checked) and
+ * parse it. */
+static int read_index(struct dwp *p)
+{
+	uint64_t size = p->sec[DS_INDEX].size;
+
+	p->index = try_malloc_huge(size ? size : 1);
+	if (!p->index)
+		return -ENOMEM;
+	if (!read_at(p, p->index, p->sec[DS_INDEX].foff, size))
+		return -MEMSZ_ETRUNC;
+	return parse_index(p);
 }
 
 int dwp_open(const char *path, struct dwp **out)
 {
-	struct elfimg *img = NULL;
 	struct dwp *p;
-	size_t idx[DS__COUNT] = {0};
+	struct stat st;
 	int ret;
 
 	*out = NULL;
-	ret = elfimg_open(path, &img);
-	if (ret < 0)
-		return ret;
+	/* a FIFO or device there is never opened (elf_file_open()) */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return -MEMSZ_ENOTREG;
 	p = xcalloc(1, sizeof(*p));
-	p->be = img->big_endian;
-	p->machine = img->machine;
-	ret = layout(p, img, idx);
-	if (!ret)
-		ret = fill(p, img, idx);
-	elfimg_close(img);
+	ret = elfimg_open(path, &p->img);
+	if (ret < 0) {
+		free(p);
+		return ret;
+	}
+	p->be = p->img->big_endian;
+	p->machine = p->img->machine;
+	ret = layout(p, p->img);
 	if (!ret)
 		ret = read_index(p);
+	if (!ret)
+		ret = fill(p);
 	if (ret < 0) {
 		dwp_close(p);
 		return ret;
@@ -326,13 +401,16 @@ static void put_ehdr(struct dwp *p, size_t nsh)
 	put(e + 62, nsh - 1, 2, p->be);
 }
 
-/* Section headers for row (0-based) of the index: its contributions,
- * .debug_str.dwo and the name table; their count, or 0 if a contribution
- * lies outside its section. */
+/* Read row's (0-based) contributions into buf from uoff on, with section
+ * headers for them, .debug_str.dwo and the name table: their count, or 0
+ * if the row is refused (row_size()) or the file changed (p->err). */
 static size_t put_row(struct dwp *p, uint32_t row)
 {
 	size_t n = 1;
+	uint64_t at = p->uoff;
 
+	if (row_size(p, row) > p->umax)
+		return 0;
 	memset(p->buf + p->shoff, 0, SHDR_SIZE);
 	for (uint32_t c = 0; c < p->ncols; c++) {
 		uint64_t cell = 4ull * ((uint64_t)row * p->ncols + c);
@@ -342,17 +420,18 @@ static size_t put_row(struct dwp *p, uint32_t row)
 
 		if (d < 0 || !size)
 			continue;
-		if (!p->sec[d].there || off > p->sec[d].size ||
-		    size > p->sec[d].size - off)
+		if (!read_at(p, p->buf + at, p->sec[d].foff + off, size)) {
+			p->err = -MEMSZ_ETRUNC;
 			return 0;
-		put_shdr(p, n++, p->name_off[d], SHT_PROGBITS,
-			 p->sec[d].off + off, size);
+		}
+		put_shdr(p, n++, p->name_off[d], SHT_PROGBITS, at, size);
+		at += align8(size);
 	}
 	if (p->sec[DS_STR].there)
 		put_shdr(p, n++, p->name_off[DS_STR], SHT_PROGBITS,
 			 p->sec[DS_STR].off, p->sec[DS_STR].size);
 	put_shdr(p, n++, p->shstr_name, SHT_STRTAB, p->stroff,
-		 p->len - p->stroff);
+		 p->sec[DS_STR].off - p->stroff);
 	return n;
 }
 
@@ -373,6 +452,8 @@ int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg)
 
 	*dbg = NULL;
 	unit_end(p);
+	if (p->err)
+		return p->err;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -386,6 +467,8 @@ int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg)
 	if (!hit)
 		return -ENOENT;
 	nsh = put_row(p, hit->row - 1);
+	if (p->err)
+		return p->err;
 	if (!nsh) {
 		p->bad++;
 		return -MEMSZ_EBADDWP;
@@ -402,6 +485,11 @@ int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg)
 	return 0;
 }
 
+int dwp_err(const struct dwp *p)
+{
+	return p->err;
+}
+
 uint64_t dwp_bad(const struct dwp *p)
 {
 	return p->bad;
@@ -413,7 +501,11 @@ void dwp_close(struct dwp *p)
 		return;
 	unit_end(p);
 	xfree_huge(p->buf, p->len);
+	if (p->index)
+		xfree_huge(p->index,
+			   p->sec[DS_INDEX].size ? p->sec[DS_INDEX].size : 1);
 	free(p->ids);
+	elfimg_close(p->img);
 	free(p);
 }
 
@@ -504,7 +596,7 @@ void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
 	if (stats) {
 		stats->split_dwp = dc->units;
 		stats->dwp_bad = dc->mismatched + (dc->p ? dwp_bad(dc->p) : 0);
-		stats->dwp_err = dc->err;
+		stats->dwp_err = dc->err ? dc->err : dc->p ? dwp_err(dc->p) : 0;
 		memcpy(stats->dwp_path, dc->path, sizeof(dc->path));
 	}
 	dwp_close(dc->p);

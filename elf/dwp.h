@@ -6,20 +6,27 @@
  * files, their sections concatenated, with a unit index (.debug_cu_index:
  * DWARF 5's, version 5, or GNU's version 2 for DWARF 4 -gsplit-dwarf)
  * giving each unit's DWO id and, per section, the offset and size of its
- * contribution. dwp_unit() copies nothing per unit: the .dwp's sections
- * are read once into one buffer behind an ELF header, and for each unit a
- * section header table naming its contributions (and the shared
- * .debug_str.dwo) is written after them, so that libdw reads it as the
- * .dwo file it came from (elf_memory(), dwarf_begin_elf()).
+ * contribution. memsz reads the index and the shared .debug_str.dwo
+ * once, and for each unit (dwp_unit()) only that unit's contributions
+ * (pread into a buffer of the largest row's size, the file checked
+ * unchanged each time), behind an ELF header and a section header table
+ * naming them and .debug_str.dwo, so that libdw reads it as the .dwo
+ * file it came from (elf_memory(), dwarf_begin_elf()). Peak memory is
+ * about .debug_str.dwo plus the largest unit, not the whole package
+ * twice (libelf's copy of each section, then memsz's).
  *
  * Bounds (a hostile .dwp): the index must fit its section (header, slots,
  * rows: 16 + 12 * slots + 4 * columns * (2 * units + 1) bytes), have at
  * most 8 columns, each a known section once and DW_SECT_INFO among them,
  * no more units than slots; a slot naming a row past the units, a row
  * whose contribution lies outside its section, and an id in two slots are
- * refused (counted in dwp_bad(), that unit's .dwo then missing). A .dwp
- * whose DWARF sections are compressed is not read (neither tool makes
- * one). The whole file is read once (pread through libelf), never mapped.
+ * refused (counted in dwp_bad(), that unit's .dwo then missing), and so
+ * is a row whose contributions and .debug_str.dwo are more bytes than
+ * the file (overlapping sections: no amplification). A .dwp whose DWARF
+ * sections are compressed is not read (neither tool makes one); nor is
+ * one without .debug_info.dwo (binutils 2.40's dwp of gcc's DWARF 5:
+ * -MEMSZ_EDWPNOINFO) or that is not a regular file (-MEMSZ_ENOTREG).
+ * Never mapped.
  */
 #ifndef MEMSZ_ELF_DWP_H
 #define MEMSZ_ELF_DWP_H
@@ -34,8 +41,10 @@
 struct dwp;
 
 /* Open the .dwp at path: 0 and *out set; -ENOENT if there is none; else
- * a negative code (its ELF or index is unsound: -MEMSZ_EBADDWP; its DWARF
- * is compressed: -MEMSZ_ENOTSUP; or from opening it) and *out NULL. */
+ * a negative code (its ELF or index is unsound: -MEMSZ_EBADDWP; no
+ * .debug_info.dwo: -MEMSZ_EDWPNOINFO; its DWARF is compressed:
+ * -MEMSZ_EDWPZ; not a regular file: -MEMSZ_ENOTREG; or from opening
+ * it) and *out NULL. */
 int dwp_open(const char *path, struct dwp **out);
 
 /* The split unit of DWO id id as a Dwarf of its own (valid until the next
@@ -46,6 +55,10 @@ int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg);
 
 /* Rows or ids of the index refused so far (see above). */
 uint64_t dwp_bad(const struct dwp *p);
+
+/* -MEMSZ_ETRUNC once the .dwp changed or shrank while read (no unit is
+ * read after), else 0. */
+int dwp_err(const struct dwp *p);
 
 /* NULL is fine. */
 void dwp_close(struct dwp *p);

@@ -72,6 +72,11 @@ static const char *const memsz_errors[] = {
 				       "--stack-size)",
     [MEMSZ_EBADDWP - MEMSZ_EBASE] = "its unit index (.debug_cu_index) is "
 				    "corrupt or out of its section",
+    [MEMSZ_EDWPNOINFO - MEMSZ_EBASE] = "it has no .debug_info.dwo (its index "
+				       "has no info column: binutils' dwp "
+				       "drops the units of gcc's DWARF 5)",
+    [MEMSZ_EDWPZ - MEMSZ_EBASE] = "its DWARF sections are compressed, "
+				  "which memsz does not read",
 };
 
 const char *memsz_strerror(int err)

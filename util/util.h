@@ -51,6 +51,8 @@ enum memsz_error {
 	MEMSZ_EKERNFS,	   /* -o names a file of /proc, /sys, cgroupfs */
 	MEMSZ_ERINGSMALL,  /* a sample ring holds under two samples */
 	MEMSZ_EBADDWP,	   /* a .dwp's unit index is corrupt */
+	MEMSZ_EDWPNOINFO,  /* a .dwp without .debug_info.dwo */
+	MEMSZ_EDWPZ,	   /* a .dwp's DWARF sections are compressed */
 	MEMSZ_ELAST
 };
 
