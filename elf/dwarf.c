@@ -530,15 +530,21 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	Dwarf_Die type, cu;
 	Dwarf_Word size;
 	Dwarf_Addr addr;
+	/* a unit from the .dwp: its types may be in its type units */
+	struct dwp_ctx *dc = c->dwp.in_unit ? &c->dwp : NULL;
+	uint64_t missing = c->dwp.sig8_missing;
 
-	if (!var_addr(c, die, &addr))
+	if (!var_addr(c, die, &addr) ||
+	    !dwarf_attr_integrate(die, DW_AT_type, &ta) ||
+	    !dwarf_diecu(die, &cu, NULL, NULL))
 		return;
-	if (!dwarf_attr_integrate(die, DW_AT_type, &ta) ||
-	    !dwarf_formref_die(&ta, &type) ||
-	    !dwarf_diecu(die, &cu, NULL, NULL) ||
-	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0) != 0 ||
-	    !size)
+	if (!elf_dwarf_ref_die(&ta, &type, dc) ||
+	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0, dc) != 0 ||
+	    !size) {
+		if (c->dwp.sig8_missing != missing && c->st)
+			c->st->dwp_types_missing++;
 		return;
+	}
 	if (addr + size < addr)
 		return;
 	add_range(c, addr, addr + size, label);

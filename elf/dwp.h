@@ -15,6 +15,12 @@
  * about .debug_str.dwo plus the largest unit, not the whole package
  * twice (libelf's copy of each section, then memsz's).
  *
+ * Type units (-fdebug-types-section) have an index of their own
+ * (.debug_tu_index, by type signature): a compile unit's reference to one
+ * (DW_FORM_ref_sig8), which libdw cannot follow from one unit's image to
+ * another, is resolved by dwp_type_unit(), whose image lives beside the
+ * compile unit's (both share the one copy of .debug_str.dwo).
+ *
  * Bounds (a hostile .dwp): the index must fit its section (header, slots,
  * rows: 16 + 12 * slots + 4 * columns * (2 * units + 1) bytes), have at
  * most 8 columns, each a known section once and DW_SECT_INFO among them,
@@ -53,6 +59,13 @@ int dwp_open(const char *path, struct dwp **out);
  * what it names (counted either way). */
 int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg);
 
+/* The type unit of signature sig (DW_FORM_ref_sig8) from the type
+ * units' index (.debug_tu_index), as dwp_unit() gives a compile unit: a
+ * Dwarf of its own, valid until the next dwp_type_unit() or dwp_unit();
+ * *version, the index's (2: the unit in .debug_types.dwo; 5: in
+ * .debug_info.dwo). -ENOENT if there is no such unit or no index. */
+int dwp_type_unit(struct dwp *p, uint64_t sig, Dwarf **dbg, int *version);
+
 /* Rows or ids of the index refused so far (see above). */
 uint64_t dwp_bad(const struct dwp *p);
 
@@ -79,6 +92,8 @@ struct dwp_ctx {
 	uint64_t addr_base;
 	uint8_t addr_size;
 	uint64_t units, mismatched;
+	/* type references (DW_FORM_ref_sig8) not resolved from the .dwp */
+	uint64_t sig8_missing;
 	int err;
 	char path[PATH_MAX];
 };
@@ -94,6 +109,13 @@ bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 /* The address at index idx of .debug_addr for the unit dwp_split_die()
  * gave last (DW_OP_addrx): false if out of the section. */
 bool dwp_addrx(const struct dwp_ctx *dc, uint64_t idx, Dwarf_Addr *addr);
+
+/* The type DIE a (a DW_FORM_ref_sig8 attribute of the unit
+ * dwp_split_die() gave last) refers to, from the .dwp's type units (libdw
+ * resolves none across the unit images): true and *out set, valid until
+ * the next call or dwp_split_die(); else false, counted in
+ * dc->sig8_missing if a was such an attribute. */
+bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out);
 
 /* What was read or refused into stats (may be NULL); close the .dwp. */
 void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats);

@@ -273,6 +273,9 @@ struct elfsrc_stats {
 	 * index rows or ids of it refused, why it was not read (-errno or
 	 * -MEMSZ_E*; 0: read, or none there), and its path ("": none) */
 	uint64_t split_dwp, dwp_bad;
+	/* variables of those units left unsized: their type is in a type
+	 * unit (DW_FORM_ref_sig8) the package does not give */
+	uint64_t dwp_types_missing;
 	int dwp_err;
 	char dwp_path[PATH_MAX];
 	uint64_t dwarf_errors; /* units or tables libdw could not read */

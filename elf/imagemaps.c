@@ -255,6 +255,14 @@ static void dwp_notes(struct strlist *notes, const char *path,
 				  "filed under)",
 				  path, key, st->dwp_path,
 				  (unsigned long long)st->dwp_bad);
+	if (st->dwp_types_missing)
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: DWARF package '%s': %llu variables "
+				  "not sized, their type in a type unit "
+				  "(DW_FORM_ref_sig8) it does not give: their "
+				  "bytes are under fallback labels",
+				  path, key, st->dwp_path,
+				  (unsigned long long)st->dwp_types_missing);
 	if (st->split_dwp)
 		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
 				  "%s: %s: %llu split DWARF units from DWARF "

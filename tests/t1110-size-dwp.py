@@ -366,6 +366,73 @@ def debug_file(name):
         os.unlink(dwp)
 
 
+TU_SOURCES = {  # types in type units (-fdebug-types-section)
+    "h.h": "struct Big2 { char c[300]; };\nstruct Inner { long v[7]; };\n"
+           "struct Outer { Inner in[2]; int k; };\nint g2();\n",
+    "t.cc": "#include \"h.h\"\nBig2 big_b[3];\n"
+            "int main() { return big_b[1].c[2] + g2(); }\n",
+    "u.cc": "#include \"h.h\"\nBig2 single_u;\nOuter arr_u[4];\n"
+            "int g2() { return single_u.c[1] + arr_u[1].k; }\n",
+}
+TU_VARS = {"big_b": "t.cc", "single_u": "u.cc", "arr_u": "u.cc"}
+TU_VARIANTS = [  # name, C++ compiler, flags, packer
+    ("g++-dwarf4-types-dwp", "g++", ["-gdwarf-4"], "dwp"),
+    ("clang++-dwarf5-types-llvm-dwp", "clang++", ["-gdwarf-5"], LLVM_DWP),
+]
+
+
+def type_units(tmp):
+    """Variables whose type is in a type unit (DW_FORM_ref_sig8, the
+    package's .debug_tu_index): under their unit with nm -S's size; with
+    the type units' index removed, a note counts them."""
+    for name, cxx, flags, packer in TU_VARIANTS:
+        if not packer or not shutil.which(cxx) or not shutil.which(packer):
+            lib.skip_part(f"{name}: {cxx} or {packer} is not installed")
+            continue
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        os.chdir(d)
+        for src, text in TU_SOURCES.items():
+            open(src, "w").write(text)
+        subprocess.run([cxx, "-O1", "-g"] + flags + [
+            "-fdebug-types-section", "-gsplit-dwarf", "-c", "t.cc", "u.cc"],
+            check=True)
+        subprocess.run([cxx, "-o", "prog", "t.o", "u.o"], check=True)
+        try:
+            subprocess.run([packer, "-o", "prog.dwp", "t.dwo", "u.dwo"],
+                           check=True, timeout=120)
+        except (subprocess.SubprocessError, OSError) as e:
+            lib.skip_part(f"{name}: {packer} failed: {e}")
+            continue
+        if ".debug_tu_index" not in lib.sections("prog.dwp"):
+            lib.skip_part(f"{name}: {packer} made no .debug_tu_index")
+            continue
+        os.unlink("t.dwo")
+        os.unlink("u.dwo")
+        syms = nm_objects()
+        for dwp in ("with", "without"):
+            if dwp == "without":
+                subprocess.run(["objcopy", "--remove-section",
+                                ".debug_tu_index", "prog.dwp"], check=True)
+            rows, _, err, _ = size("compileunits,symbols", "prog")
+            vm = {}
+            for x in rows:
+                key = (x["compileunits"], x["symbols"])
+                vm[key] = vm.get(key, 0) + int(x["vm_size"])
+            for var, unit in TU_VARS.items():
+                got = vm.get((unit, var)) if dwp == "with" else \
+                    vm.get(("[section .bss]", var))
+                check(got == syms.get(var),
+                      f"{name}, {dwp} .debug_tu_index: {var} "
+                      f"{'under ' + unit if dwp == 'with' else 'unsized'}: "
+                      f"VM {got}, nm -S {syms.get(var)}")
+            note = "3 variables not sized, their type in a type unit"
+            check((note in err) == (dwp == "without"),
+                  f"{name}, {dwp} .debug_tu_index: the note counts the "
+                  f"variables whose type unit is not there: {one(err)}")
+        os.chdir("/")
+
+
 def main():
     if not DUMP or not shutil.which("nm") or not shutil.which("readelf"):
         lib.skip("llvm-dwarfdump, nm or readelf is not installed")
@@ -380,6 +447,7 @@ def main():
             # counted only if it packed: the hostile checks run on the
             # first variant that did, never skipped silently
             ran += variant(tmp, name, cc, cxx, flags, packer, not ran)
+        type_units(tmp)
         os.chdir("/")
     if not ran:
         lib.skip_part("no variant packed: the hostile .dwp not checked")
