@@ -256,4 +256,11 @@ void memsz_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns 0 or -EINVAL / -ERANGE. */
 int parse_u64(const char *s, uint64_t *out);
 
+/* name made absolute with dir when relative and dir is not NULL, then
+ * "." and ".." components and repeated slashes removed lexically ("./csu"
+ * + "../sysdeps/x.c" -> "sysdeps/x.c"; a ".." with nothing left to remove
+ * stays). Returns a malloc'd string. (elf/dwarf.c's unit and line file
+ * names.) */
+char *path_norm(const char *dir, const char *name);
+
 #endif
