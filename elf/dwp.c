@@ -556,6 +556,16 @@ int dwp_type_unit(struct dwp *p, uint64_t sig, Dwarf **dbg, int *version)
 	return open_unit(p, IX_TU, sig, dbg);
 }
 
+bool dwp_id(const struct dwp *p, bool types, size_t i, uint64_t *id)
+{
+	const struct dwp_index *ix = &p->ix[types ? IX_TU : IX_CU];
+
+	if (!ix->version || i >= ix->nids)
+		return false;
+	*id = ix->ids[i].id;
+	return true;
+}
+
 int dwp_err(const struct dwp *p)
 {
 	return p->err;

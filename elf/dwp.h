@@ -66,6 +66,11 @@ int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg);
  * .debug_info.dwo). -ENOENT if there is no such unit or no index. */
 int dwp_type_unit(struct dwp *p, uint64_t sig, Dwarf **dbg, int *version);
 
+/* The i-th id (0-based, in id order) of the compile units' index, or
+ * with types of the type units': false past the last (fuzz/fuzz_dwp.c
+ * opens each). */
+bool dwp_id(const struct dwp *p, bool types, size_t i, uint64_t *id);
+
 /* Rows or ids of the index refused so far (see above). */
 uint64_t dwp_bad(const struct dwp *p);
 
