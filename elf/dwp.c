@@ -84,37 +84,32 @@ struct dwp_index {
 	int cols[SECT_MAX]; /* column -> enum dsec (-1: skipped) */
 	struct dwp_id *ids; /* sorted, each id once */
 	size_t nids;
-	size_t umax; /* the largest row's bytes */
 };
 
-/* A unit's image in buf: its ELF header and section headers at base, its
- * contributions from uoff on; what libdw made of it. */
+/* A unit's image handed to libdw, a buffer of its own: its ELF header
+ * and section headers, the name table (NAMES_AT), its contributions read
+ * with pread, and a string table of its own made of the strings its
+ * .debug_str_offsets.dwo slice names (not the shared .debug_str.dwo: in
+ * Chromium-sized packages that is most of the file), that slice rewritten
+ * to point into it. */
 struct dwp_image {
-	size_t base, uoff;
+	unsigned char *buf;
+	size_t len, cap;
 	uint64_t id; /* of the unit there (dbg set) */
 	Elf *elf;
 	Dwarf *dbg;
 };
 
-/* buf, two images handed to libdw (a compile unit's and a type unit's it
- * refers to, each valid while the other is used): the compile unit's ELF
- * and section headers at 0, the type unit's after them, the name table
- * (at stroff), .debug_str.dwo (at sec[DS_STR].off, read once: shared by
- * every unit), and the compile unit's then the type unit's
- * contributions, read with pread for each unit (room for the largest
- * row of each index). Nothing else of the .dwp is read: libelf holds its
- * section headers only. */
+/* A compile unit's image and a type unit's it refers to (each valid
+ * while the other is used). Nothing else of the .dwp is read: libelf
+ * holds its section headers only. */
 struct dwp {
-	struct elfimg *img; /* the .dwp, open until dwp_close() */
-	unsigned char *buf;
-	size_t len, stroff;
-	uint32_t name_off[DS__COUNT]; /* of each name in the name table */
-	uint32_t shstr_name;
+	struct elfimg *img;	/* the .dwp, open until dwp_close() */
+	struct elf_window strw; /* over .debug_str.dwo */
 	bool be;
 	uint16_t machine;
 	struct {
 		uint64_t foff, size; /* in the file */
-		uint64_t off;	     /* in buf (DS_STR) */
 		bool there;
 	} sec[DS__COUNT];
 	struct dwp_index ix[IX__COUNT];
@@ -122,6 +117,10 @@ struct dwp {
 	uint64_t bad;
 	int err; /* the .dwp changed while read: -MEMSZ_ETRUNC */
 };
+
+/* The name table of every image: the section names, then ".shstrtab". */
+#define NAMES_AT IMG_HEAD
+#define STRW_CAP (64 * 1024)
 
 static void put(unsigned char *p, uint64_t v, size_t n, bool be)
 {
@@ -137,6 +136,23 @@ static uint64_t get(const struct dwp *p, const unsigned char *at, size_t n)
 static uint64_t align8(uint64_t v)
 {
 	return (v + 7) & ~(uint64_t)7;
+}
+
+/* The offset of section d's name in the name table (DS__COUNT:
+ * ".shstrtab"), and the table's size: a NUL, then the names one after
+ * another. */
+static uint32_t name_at(int d)
+{
+	uint32_t at = 1; /* 0: the empty name */
+
+	for (int i = 0; i < d; i++)
+		at += (uint32_t)strlen(dsec_name[i]) + 1;
+	return at;
+}
+
+static size_t names_len(void)
+{
+	return name_at(DS__COUNT) + sizeof(".shstrtab");
 }
 
 /* len bytes of the .dwp at file offset off into dst: false if the file
@@ -160,9 +176,24 @@ static bool read_at(struct dwp *p, unsigned char *dst, uint64_t off,
 	return !elfimg_changed(p->img);
 }
 
-/* Which of the .dwp's sections memsz reads (the first of each name), and
- * where the name table and .debug_str.dwo go in buf; -MEMSZ_EDWPZ if one
- * is compressed, -MEMSZ_EDWPNOINFO if it has no .debug_info.dwo. */
+/* Whether two of the sections memsz reads share bytes (no packer makes
+ * such a file; a hostile one would have memsz read the same bytes as
+ * strings, abbreviations and units at once). */
+static bool overlap(const struct dwp *p)
+{
+	for (int a = 0; a < DS__COUNT; a++)
+		for (int b = a + 1; b < DS__COUNT; b++)
+			if (p->sec[a].there && p->sec[b].there &&
+			    p->sec[a].size && p->sec[b].size &&
+			    p->sec[a].foff < p->sec[b].foff + p->sec[b].size &&
+			    p->sec[b].foff < p->sec[a].foff + p->sec[a].size)
+				return true;
+	return false;
+}
+
+/* Which of the .dwp's sections memsz reads (the first of each name);
+ * -MEMSZ_EDWPZ if one is compressed, -MEMSZ_EDWPNOINFO if it has no
+ * .debug_info.dwo. */
 static int layout(struct dwp *p, const struct elfimg *img)
 {
 	for (size_t i = 1; i < img->nsecs; i++) {
@@ -186,40 +217,7 @@ static int layout(struct dwp *p, const struct elfimg *img)
 		return -MEMSZ_EBADDWP;
 	if (!p->sec[DS_INFO].there)
 		return -MEMSZ_EDWPNOINFO;
-	p->im[IX_TU].base = IMG_HEAD;
-	p->stroff = 2 * IMG_HEAD;
-	p->sec[DS_STR].off = p->stroff + 1 + sizeof(".shstrtab");
-	for (int d = 0; d < DS__COUNT; d++)
-		p->sec[DS_STR].off += strlen(dsec_name[d]) + 1;
-	p->sec[DS_STR].off = align8(p->sec[DS_STR].off);
-	return 0;
-}
-
-/* The name table and .debug_str.dwo read into buf, with room after for
- * each index's largest row (read_index() found them). */
-static int fill(struct dwp *p)
-{
-	size_t at = p->stroff + 1;
-
-	p->im[IX_CU].uoff = align8(p->sec[DS_STR].off + p->sec[DS_STR].size);
-	p->im[IX_TU].uoff = p->im[IX_CU].uoff + p->ix[IX_CU].umax;
-	p->len = p->im[IX_TU].uoff + p->ix[IX_TU].umax;
-	p->buf = try_malloc_huge(p->len);
-	if (!p->buf)
-		return -ENOMEM;
-	memset(p->buf, 0, p->im[IX_CU].uoff);
-	for (int d = 0; d < DS__COUNT; d++) {
-		p->name_off[d] = (uint32_t)(at - p->stroff);
-		memcpy(p->buf + at, dsec_name[d], strlen(dsec_name[d]) + 1);
-		at += strlen(dsec_name[d]) + 1;
-	}
-	p->shstr_name = (uint32_t)(at - p->stroff);
-	memcpy(p->buf + at, ".shstrtab", sizeof(".shstrtab"));
-	if (p->sec[DS_STR].there &&
-	    !read_at(p, p->buf + p->sec[DS_STR].off, p->sec[DS_STR].foff,
-		     p->sec[DS_STR].size))
-		return -MEMSZ_ETRUNC;
-	return 0;
+	return overlap(p) ? -MEMSZ_EDWPOVERLAP : 0;
 }
 
 static int id_cmp(const void *a, const void *b)
@@ -270,13 +268,13 @@ static void read_ids(struct dwp *p, struct dwp_index *ix,
 }
 
 /* The bytes of row's (0-based) contributions together, or UINT64_MAX if
- * one lies outside its section or they and .debug_str.dwo would be more
- * than the file (sections that overlap: a hostile .dwp would have memsz
- * read its bytes many times over). */
+ * one lies outside its section or they would be more than the file
+ * (sections that overlap: a hostile .dwp would have memsz read its bytes
+ * many times over). */
 static uint64_t row_size(const struct dwp *p, const struct dwp_index *ix,
 			 uint32_t row)
 {
-	uint64_t sum = p->sec[DS_STR].size;
+	uint64_t sum = 0;
 
 	for (uint32_t c = 0; c < ix->ncols; c++) {
 		uint64_t cell = 4ull * ((uint64_t)row * ix->ncols + c);
@@ -291,7 +289,7 @@ static uint64_t row_size(const struct dwp *p, const struct dwp_index *ix,
 			return UINT64_MAX;
 		sum += align8(size);
 	}
-	return sum > p->img->file_size ? UINT64_MAX : sum - p->sec[DS_STR].size;
+	return sum > p->img->file_size ? UINT64_MAX : sum;
 }
 
 /* The index's header and columns (see dwp.h's bounds): its version, or
@@ -340,7 +338,7 @@ static int parse_head(struct dwp *p, struct dwp_index *ix, int which,
 }
 
 /* Read and parse index which (at most the file's size: elfimg_open()
- * checked); ix->umax, the largest row's bytes. */
+ * checked). */
 static int read_index(struct dwp *p, int which)
 {
 	struct dwp_index *ix = &p->ix[which];
@@ -360,12 +358,6 @@ static int read_index(struct dwp *p, int which)
 	ix->offs = ix->raw + 16 + 12ull * nslots + 4ull * ix->ncols;
 	ix->sizes = ix->offs + 4ull * ix->ncols * ix->nunits;
 	read_ids(p, ix, ix->raw + 16, nslots);
-	for (uint32_t r = 0; r < ix->nunits; r++) {
-		uint64_t n = row_size(p, ix, r);
-
-		if (n != UINT64_MAX && n > ix->umax)
-			ix->umax = (size_t)n;
-	}
 	ix->version = v;
 	return 0;
 }
@@ -395,8 +387,7 @@ int dwp_open(const char *path, struct dwp **out)
 	 * them leaves their types unsized, counted by the caller */
 	if (!ret && p->sec[DS_TUINDEX].there && read_index(p, IX_TU) < 0)
 		p->ix[IX_TU].version = 0;
-	if (!ret)
-		ret = fill(p);
+	elf_window_init(&p->strw, p->img, STRW_CAP);
 	if (ret < 0) {
 		dwp_close(p);
 		return ret;
@@ -405,29 +396,27 @@ int dwp_open(const char *path, struct dwp **out)
 	return 0;
 }
 
-/* Section header n of image im: a section named name_off of [off, off +
- * size) in buf. */
-static void put_shdr(struct dwp *p, const struct dwp_image *im, size_t n,
-		     uint32_t name_off, uint32_t type, uint64_t off,
-		     uint64_t size)
+/* Section header n of image im: a section named name (an offset in the
+ * name table) of [off, off + size) in it. */
+static void put_shdr(struct dwp *p, struct dwp_image *im, size_t n,
+		     uint32_t name, uint32_t type, uint64_t off, uint64_t size)
 {
-	unsigned char *h = p->buf + im->base + EHDR_SIZE + n * SHDR_SIZE;
+	unsigned char *h = im->buf + EHDR_SIZE + n * SHDR_SIZE;
 
 	memset(h, 0, SHDR_SIZE);
-	put(h, name_off, 4, p->be);
+	put(h, name, 4, p->be);
 	put(h + 4, type, 4, p->be);
-	put(h + 24, off - im->base, 8, p->be);
+	put(h + 24, off, 8, p->be);
 	put(h + 32, size, 8, p->be);
 	put(h + 48, 1, 8, p->be); /* sh_addralign */
 }
 
 /* The ELF header of image im: nsh section headers, the last the name
  * table. */
-static void put_ehdr(struct dwp *p, const struct dwp_image *im, size_t nsh)
+static void put_ehdr(struct dwp *p, struct dwp_image *im, size_t nsh)
 {
-	unsigned char *e = p->buf + im->base;
+	unsigned char *e = im->buf;
 
-	memset(e, 0, EHDR_SIZE);
 	memcpy(e, ELFMAG, SELFMAG);
 	e[EI_CLASS] = ELFCLASS64;
 	e[EI_DATA] = p->be ? ELFDATA2MSB : ELFDATA2LSB;
@@ -442,20 +431,135 @@ static void put_ehdr(struct dwp *p, const struct dwp_image *im, size_t nsh)
 	put(e + 62, nsh - 1, 2, p->be);
 }
 
-/* Read row's (0-based) contributions of index which into its image, with
- * section headers for them, .debug_str.dwo and the name table: their
- * count, or 0 if the row is refused (row_size()) or the file changed
- * (p->err). */
+/* Room for need bytes in im (its contents kept). */
+static void image_room(struct dwp_image *im, size_t need)
+{
+	if (need > im->cap)
+		xgrow(&im->buf, &im->cap, need, 1);
+}
+
+/* Append the string at offset off of .debug_str.dwo to im (its NUL
+ * added if the section ends first): false if the file ends or changed
+ * (p->err), or im's strings would pass max bytes. */
+static bool add_string(struct dwp *p, struct dwp_image *im, uint64_t off,
+		       size_t max, size_t start)
+{
+	uint64_t size = p->sec[DS_STR].size;
+
+	while (off < size) {
+		size_t most = (size_t)MIN(size - off, (uint64_t)STRW_CAP);
+		size_t n = MIN(most, (size_t)256);
+		const unsigned char *b, *z;
+
+		/* a window hit for the short strings most are, wider only
+		 * while no NUL is seen */
+		for (;;) {
+			b = elf_window_get_ahead(
+			    &p->strw, p->sec[DS_STR].foff + off, n, STRW_CAP);
+			if (!b) {
+				p->err = -MEMSZ_ETRUNC;
+				return false;
+			}
+			z = memchr(b, 0, n);
+			if (z || n == most)
+				break;
+			n = MIN(most, n * 4);
+		}
+		n = z ? (size_t)(z - b) : n;
+		if (n > max - (im->len - start))
+			return false;
+		image_room(im, im->len + n);
+		memcpy(im->buf + im->len, b, n);
+		im->len += n;
+		if (z)
+			break;
+		off += n;
+	}
+	if (im->len - start >= max)
+		return false;
+	image_room(im, im->len + 1);
+	im->buf[im->len++] = 0;
+	return true;
+}
+
+struct stroff_ent {
+	uint64_t off;
+	size_t at; /* of the entry in the image */
+};
+
+static int stroff_cmp(const void *a, const void *b)
+{
+	const struct stroff_ent *x = a, *y = b;
+
+	return x->off != y->off ? u64_cmp(x->off, y->off)
+				: u64_cmp(x->at, y->at);
+}
+
+/* The unit's own string table, appended to im: each entry of its
+ * .debug_str_offsets.dwo slice (at so, size bytes in im; a DWARF 5
+ * header first with index version 5) read from .debug_str.dwo in offset
+ * order and rewritten to its string's place in the table. Its size, or
+ * SIZE_MAX if the slice is unsound, the file changed, or the strings
+ * would be more than .debug_str.dwo and a NUL per entry (offsets that
+ * overlap). */
+static size_t unit_strings(struct dwp *p, int version, struct dwp_image *im,
+			   size_t so, uint64_t size)
+{
+	size_t hdr = 0, esz = 4, n, start = im->len, max;
+	struct stroff_ent *e;
+	bool ok = true;
+
+	if (version == 5 && size >= 8)
+		hdr = get(p, im->buf + so, 4) == 0xffffffffu ? 16 : 8;
+	if (hdr == 16)
+		esz = 8;
+	if ((version == 5 && (!hdr || size < hdr)) || (size - hdr) % esz)
+		return SIZE_MAX;
+	n = (size_t)((size - hdr) / esz);
+	max = (size_t)MIN(p->sec[DS_STR].size + n + 1, (uint64_t)SIZE_MAX / 2);
+	e = xmalloc((n ? n : 1) * sizeof(*e));
+	for (size_t i = 0; i < n; i++) {
+		e[i].at = so + hdr + i * esz;
+		e[i].off = get(p, im->buf + e[i].at, esz);
+	}
+	if (n > 1)
+		qsort(e, n, sizeof(*e), stroff_cmp);
+	for (size_t i = 0; ok && i < n; i++) {
+		uint64_t here = im->len - start;
+
+		if (i && e[i].off == e[i - 1].off)
+			here = get(p, im->buf + e[i - 1].at, esz);
+		else
+			ok = add_string(p, im, e[i].off, max, start);
+		put(im->buf + e[i].at, here, esz, p->be);
+	}
+	free(e);
+	return ok && !elfimg_changed(p->img) ? im->len - start : SIZE_MAX;
+}
+
+/* Build row's (0-based) image of index which in im: the ELF and section
+ * headers, the name table, the row's contributions read with pread and
+ * the unit's strings: the section header count, or 0 if the row is
+ * refused (row_size(), unit_strings()) or the file changed (p->err). */
 static size_t put_row(struct dwp *p, int which, uint32_t row)
 {
 	const struct dwp_index *ix = &p->ix[which];
-	const struct dwp_image *im = &p->im[which];
-	size_t n = 1;
-	uint64_t at = im->uoff;
+	struct dwp_image *im = &p->im[which];
+	size_t n = 1, so = 0, at = NAMES_AT, strs;
+	uint64_t total = row_size(p, ix, row), sosize = 0;
 
-	if (row_size(p, ix, row) > ix->umax)
+	if (total == UINT64_MAX)
 		return 0;
-	memset(p->buf + im->base + EHDR_SIZE, 0, SHDR_SIZE);
+	im->len = 0;
+	image_room(im, align8(NAMES_AT + names_len()) + (size_t)total);
+	memset(im->buf, 0, NAMES_AT + 1);
+	at++;
+	for (int d = 0; d < DS__COUNT; d++) {
+		memcpy(im->buf + at, dsec_name[d], strlen(dsec_name[d]) + 1);
+		at += strlen(dsec_name[d]) + 1;
+	}
+	memcpy(im->buf + at, ".shstrtab", sizeof(".shstrtab"));
+	at = align8(NAMES_AT + names_len());
 	for (uint32_t c = 0; c < ix->ncols; c++) {
 		uint64_t cell = 4ull * ((uint64_t)row * ix->ncols + c);
 		uint64_t off = get(p, ix->offs + cell, 4);
@@ -464,18 +568,26 @@ static size_t put_row(struct dwp *p, int which, uint32_t row)
 
 		if (d < 0 || !size)
 			continue;
-		if (!read_at(p, p->buf + at, p->sec[d].foff + off, size)) {
+		if (!read_at(p, im->buf + at, p->sec[d].foff + off, size)) {
 			p->err = -MEMSZ_ETRUNC;
 			return 0;
 		}
-		put_shdr(p, im, n++, p->name_off[d], SHT_PROGBITS, at, size);
+		put_shdr(p, im, n++, name_at(d), SHT_PROGBITS, at, size);
+		if (d == DS_STROFF) {
+			so = at;
+			sosize = size;
+		}
 		at += align8(size);
 	}
-	if (p->sec[DS_STR].there)
-		put_shdr(p, im, n++, p->name_off[DS_STR], SHT_PROGBITS,
-			 p->sec[DS_STR].off, p->sec[DS_STR].size);
-	put_shdr(p, im, n++, p->shstr_name, SHT_STRTAB, p->stroff,
-		 p->sec[DS_STR].off - p->stroff);
+	im->len = at;
+	if (sosize && p->sec[DS_STR].there) {
+		strs = unit_strings(p, ix->version, im, so, sosize);
+		if (strs == SIZE_MAX)
+			return 0;
+		put_shdr(p, im, n++, name_at(DS_STR), SHT_PROGBITS, at, strs);
+	}
+	put_shdr(p, im, n++, name_at(DS__COUNT), SHT_STRTAB, NAMES_AT,
+		 names_len());
 	return n;
 }
 
@@ -531,7 +643,7 @@ static int open_unit(struct dwp *p, int which, uint64_t id, Dwarf **dbg)
 		return -MEMSZ_EBADDWP;
 	}
 	put_ehdr(p, im, nsh);
-	im->elf = elf_memory((char *)p->buf + im->base, p->len - im->base);
+	im->elf = elf_memory((char *)im->buf, im->len);
 	im->dbg = im->elf ? dwarf_begin_elf(im->elf, DWARF_C_READ, NULL) : NULL;
 	if (!im->dbg) {
 		p->bad++;
@@ -584,11 +696,12 @@ void dwp_close(struct dwp *p)
 		struct dwp_index *ix = &p->ix[i];
 
 		image_end(&p->im[i]);
+		free(p->im[i].buf);
 		if (ix->raw)
 			xfree_huge(ix->raw, ix->raw_len ? ix->raw_len : 1);
 		free(ix->ids);
 	}
-	xfree_huge(p->buf, p->len);
+	elf_window_free(&p->strw);
 	elfimg_close(p->img);
 	free(p);
 }

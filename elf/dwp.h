@@ -6,20 +6,21 @@
  * files, their sections concatenated, with a unit index (.debug_cu_index:
  * DWARF 5's, version 5, or GNU's version 2 for DWARF 4 -gsplit-dwarf)
  * giving each unit's DWO id and, per section, the offset and size of its
- * contribution. memsz reads the index and the shared .debug_str.dwo
- * once, and for each unit (dwp_unit()) only that unit's contributions
- * (pread into a buffer of the largest row's size, the file checked
- * unchanged each time), behind an ELF header and a section header table
- * naming them and .debug_str.dwo, so that libdw reads it as the .dwo
- * file it came from (elf_memory(), dwarf_begin_elf()). Peak memory is
- * about .debug_str.dwo plus the largest unit, not the whole package
- * twice (libelf's copy of each section, then memsz's).
+ * contribution. memsz reads the indexes once, and for each unit
+ * (dwp_unit()) only that unit's contributions (pread, the file checked
+ * unchanged each time) with a string table of its own, the strings its
+ * .debug_str_offsets.dwo slice names (that slice rewritten to point into
+ * it), behind an ELF header and a section header table naming them, so
+ * that libdw reads it as the .dwo file it came from (elf_memory(),
+ * dwarf_begin_elf()). Peak memory is about the largest unit and its
+ * strings, not the package (libelf's copy of each section, then
+ * memsz's, before: twice the package).
  *
  * Type units (-fdebug-types-section) have an index of their own
  * (.debug_tu_index, by type signature): a compile unit's reference to one
  * (DW_FORM_ref_sig8), which libdw cannot follow from one unit's image to
  * another, is resolved by dwp_type_unit(), whose image lives beside the
- * compile unit's (both share the one copy of .debug_str.dwo).
+ * compile unit's.
  *
  * Bounds (a hostile .dwp): the index must fit its section (header, slots,
  * rows: 16 + 12 * slots + 4 * columns * (2 * units + 1) bytes), have at
@@ -27,8 +28,10 @@
  * no more units than slots; a slot naming a row past the units, a row
  * whose contribution lies outside its section, and an id in two slots are
  * refused (counted in dwp_bad(), that unit's .dwo then missing), and so
- * is a row whose contributions and .debug_str.dwo are more bytes than
- * the file (overlapping sections: no amplification). A .dwp whose DWARF
+ * is a row whose contributions are more bytes than the file, or a unit
+ * whose strings would be more than .debug_str.dwo (and a NUL per entry);
+ * a package two of whose sections share bytes is not read
+ * (-MEMSZ_EDWPOVERLAP): no amplification. A .dwp whose DWARF
  * sections are compressed is not read (neither tool makes one); nor is
  * one without .debug_info.dwo (binutils 2.40's dwp of gcc's DWARF 5:
  * -MEMSZ_EDWPNOINFO) or that is not a regular file (-MEMSZ_ENOTREG).

@@ -246,7 +246,7 @@ def repack(what, good):
         h = section_header(b, ".debug_str.dwo")
         struct.pack_into("<QQ", b, h + 24, 0, len(b))
         open("prog.dwp", "wb").write(b)
-        return 3, "units of its index not read"
+        return 3, "not read: two of its DWARF sections share bytes"
     if what == "compressed":
         subprocess.run(["objcopy", "--compress-debug-sections=zlib", good,
                         "prog.dwp"], check=True)

@@ -77,6 +77,8 @@ static const char *const memsz_errors[] = {
 				       "drops the units of gcc's DWARF 5)",
     [MEMSZ_EDWPZ - MEMSZ_EBASE] = "its DWARF sections are compressed, "
 				  "which memsz does not read",
+    [MEMSZ_EDWPOVERLAP - MEMSZ_EBASE] = "two of its DWARF sections share "
+					"bytes",
 };
 
 const char *memsz_strerror(int err)

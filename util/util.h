@@ -53,6 +53,7 @@ enum memsz_error {
 	MEMSZ_EBADDWP,	   /* a .dwp's unit index is corrupt */
 	MEMSZ_EDWPNOINFO,  /* a .dwp without .debug_info.dwo */
 	MEMSZ_EDWPZ,	   /* a .dwp's DWARF sections are compressed */
+	MEMSZ_EDWPOVERLAP, /* two of a .dwp's DWARF sections overlap */
 	MEMSZ_ELAST
 };
 
