@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gelf.h>
 
 #include "elf/dwp.h"
 #include "testutil.h"
@@ -91,31 +92,54 @@ static size_t index_bytes(const struct pkg *p, uint8_t *b)
 	return at - p->index_cut;
 }
 
+/* The strings of .debug_str.dwo ("alpha" at 0, "beta" at 6, "gamma" at
+ * 11) and the units' .debug_str_offsets.dwo slices (a DWARF 5 header,
+ * then offsets): unit 0x11's at 0 names alpha, beta, alpha again; unit
+ * 0x22's at 20 names gamma and an offset past the section. */
+static const char strs[32] = "alpha\0beta\0gamma";
+static const uint32_t stroffs[9] = {12, 5, 0, 6, 0, 8, 5, 11, 1000};
+#define STROFF_U0 0
+#define STROFF_U1 20
+
 /* An ELF64 little-endian ET_REL file at path: .debug_info.dwo (64 bytes),
- * .debug_abbrev.dwo (16), .debug_str.dwo (32), .debug_cu_index and the
- * section name table. */
+ * .debug_abbrev.dwo (16), .debug_str.dwo (32: strs), .debug_cu_index,
+ * the section name table and .debug_str_offsets.dwo (36: stroffs, its
+ * version words 5 and padding 0 in one u32 each, little-endian). */
 static void write_pkg(const char *path, const struct pkg *p)
 {
 	static const char names[] = "\0.debug_info.dwo\0.debug_abbrev.dwo\0"
 				    ".debug_str.dwo\0.debug_cu_index\0"
-				    ".shstrtab";
-	static const uint32_t name_at[] = {0, 1, 17, 35, 50, 66};
+				    ".shstrtab\0.debug_str_offsets.dwo";
+	static const uint32_t name_at[] = {0, 1, 17, 35, 50, 66, 76};
 	uint8_t f[4096] = {0}, idx[512];
 	size_t ilen = index_bytes(p, idx), at = 64, shoff;
-	uint64_t off[6] = {0}, size[6] = {0, 64, 16, 32, ilen, sizeof(names)};
+	uint64_t off[7] = {0},
+		 size[7] = {0, 64, 16, 32, ilen, sizeof(names), 36};
 
-	for (int s = 1; s < 6; s++) {
+	for (int s = 1; s < 7; s++) {
 		off[s] = at;
-		if (s == 4)
+		if (s == 3)
+			memcpy(f + at, strs, sizeof(strs));
+		else if (s == 4)
 			memcpy(f + at, idx, ilen);
 		else if (s == 5)
 			memcpy(f + at, names, sizeof(names));
+		else if (s == 6)
+			for (size_t i = 0; i < 9; i++) {
+				size_t h = at + 4 * i;
+
+				/* the version (2 bytes) and padding (2) */
+				if (i == 1 || i == 6)
+					put(f, &h, 5, 2);
+				else
+					put(f, &h, stroffs[i], 4);
+			}
 		else
 			memset(f + at, s, size[s]);
 		at += (size[s] + 7) & ~(size_t)7;
 	}
 	shoff = at;
-	at = shoff + 6 * 64;
+	at = shoff + 7 * 64;
 	if (p->str_whole_file) {
 		off[3] = 0;
 		size[3] = at;
@@ -136,10 +160,10 @@ static void write_pkg(const char *path, const struct pkg *p)
 		put(f, &h, 64, 2);
 		h = 58;
 		put(f, &h, 64, 2);
-		put(f, &h, 6, 2);
+		put(f, &h, 7, 2);
 		put(f, &h, 5, 2);
 	}
-	for (int s = 1; s < 6; s++) {
+	for (int s = 1; s < 7; s++) {
 		size_t h = shoff + 64 * (size_t)s;
 		uint32_t name = name_at[s];
 
@@ -156,6 +180,49 @@ static void write_pkg(const char *path, const struct pkg *p)
 		put(f, &h, 1, 8);
 	}
 	write_file(path, f, at);
+}
+
+/* The bytes of section name of dbg's ELF image. */
+static Elf_Data *image_section(Dwarf *dbg, const char *name)
+{
+	Elf *elf = dwarf_getelf(dbg);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return elf_rawdata(scn, NULL);
+	}
+	return NULL;
+}
+
+/* Each entry of the unit's .debug_str_offsets.dwo (after its header)
+ * names, in its .debug_str.dwo, the string want[i] names in the
+ * package's; that table holds no more than those strings. */
+static void check_strings(Dwarf *dbg, const char *const *want, size_t n,
+			  size_t table)
+{
+	Elf_Data *so = image_section(dbg, ".debug_str_offsets.dwo");
+	Elf_Data *st = image_section(dbg, ".debug_str.dwo");
+
+	assert_non_null(so);
+	assert_non_null(st);
+	assert_int_equal(so->d_size, 8 + 4 * n);
+	assert_int_equal(st->d_size, table);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t o;
+
+		memcpy(&o, (const char *)so->d_buf + 8 + 4 * i, 4);
+		assert_true(o < st->d_size);
+		assert_string_equal((const char *)st->d_buf + o, want[i]);
+	}
 }
 
 /* dwp_open() of the package p, its code; *out the package (0) or NULL. */
@@ -183,6 +250,40 @@ static void test_good(void **state)
 	assert_int_equal(dwp_unit(d, 0x33, &dbg), -ENOENT);
 	assert_int_equal(dwp_bad(d), 0);
 	assert_int_equal(dwp_err(d), 0);
+	dwp_close(d);
+}
+
+/* Each unit's strings are those its .debug_str_offsets.dwo slice names,
+ * in a table of its own: alpha and beta (named twice: once in the table)
+ * for 0x11, gamma and an empty string for an offset past the section for
+ * 0x22, never the package's whole .debug_str.dwo. */
+static void test_strings(void **state)
+{
+	static const char *const u0[] = {"alpha", "beta", "alpha"};
+	static const char *const u1[] = {"gamma", ""};
+	struct pkg p = good();
+	struct dwp *d;
+	Dwarf *dbg;
+
+	(void)state;
+	p.ncols = 3;
+	p.cols[2] = 6; /* DW_SECT_STR_OFFSETS */
+	p.offs[0][2] = STROFF_U0;
+	p.sizes[0][2] = 20;
+	p.offs[1][2] = STROFF_U1;
+	p.sizes[1][2] = 16;
+	assert_int_equal(open_pkg(&p, &d), 0);
+	assert_int_equal(dwp_unit(d, 0x11, &dbg), 0);
+	check_strings(dbg, u0, 3, sizeof("alpha") + sizeof("beta"));
+	assert_int_equal(dwp_unit(d, 0x22, &dbg), 0);
+	check_strings(dbg, u1, 2, sizeof("gamma") + 1);
+	assert_int_equal(dwp_bad(d), 0);
+	dwp_close(d);
+
+	p.sizes[1][2] = 14; /* not whole entries after the header */
+	assert_int_equal(open_pkg(&p, &d), 0);
+	assert_int_equal(dwp_unit(d, 0x22, &dbg), -MEMSZ_EBADDWP);
+	assert_int_equal(dwp_bad(d), 1);
 	dwp_close(d);
 }
 
@@ -346,9 +447,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_good),    cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_rows),    cmocka_unit_test(test_overlap),
-	    cmocka_unit_test(test_changed), cmocka_unit_test(test_fifo),
+	    cmocka_unit_test(test_good),    cmocka_unit_test(test_strings),
+	    cmocka_unit_test(test_refused), cmocka_unit_test(test_rows),
+	    cmocka_unit_test(test_overlap), cmocka_unit_test(test_changed),
+	    cmocka_unit_test(test_fifo),
 	};
 
 	return test_run_group(tests, setup, teardown);
