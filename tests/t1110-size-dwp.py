@@ -13,9 +13,11 @@ hands libdw each unit's contributions.
 
 Fixtures: two C files and a C++ one, built with clang -gsplit-dwarf
 (DWARF 5) packed by llvm-dwp, and with clang and gcc -gdwarf-4
--gsplit-dwarf packed by dwp and by llvm-dwp. (gcc's DWARF 5 .dwo files
-cannot be packed here: binutils 2.40's dwp writes an index of no units
-for them, llvm-dwp 14 does not end.) Ground truth:
+-gsplit-dwarf packed by dwp and by llvm-dwp; C++ type units
+(-fdebug-types-section, .debug_tu_index) from g++ DWARF 4 + dwp and
+clang++ DWARF 5 + llvm-dwp. (gcc's DWARF 5 .dwo files cannot be packed
+here: binutils 2.40's dwp drops their .debug_info.dwo, which the note
+must say, and llvm-dwp 14 does not end.) Ground truth:
   - the rows (csv, --no-disasm) with the .dwo files deleted and FILE.dwp
     there are those with the .dwo files there;
   - the units' labels are the DW_AT_name of the compile units
@@ -28,6 +30,12 @@ for them, llvm-dwp 14 does not end.) Ground truth:
     read (their .dwo names as labels), the others still read;
   - stripped, its skeletons in a debug file found by .gnu_debuglink: the
     .dwp is found beside the file and beside the debug file.
+  - --by inlines does not read the .dwp (its footer does not name it);
+  - a variable whose type is in a type unit is under its unit with nm
+    -S's size; with .debug_tu_index removed a note counts it;
+  - a package compressed (objcopy), without .debug_info.dwo, whose
+    .debug_str.dwo covers the whole file, or a FIFO at FILE.dwp: a note
+    saying which, its units unread.
 """
 import csv
 import os
@@ -433,6 +441,38 @@ def type_units(tmp):
         os.chdir("/")
 
 
+def gcc_dwarf5_dwp(tmp):
+    """gcc's DWARF 5 .dwo packed by binutils' dwp: the package has no
+    .debug_info.dwo (readelf), and the note says so rather than
+    "corrupt"."""
+    if not shutil.which("gcc") or not shutil.which("dwp"):
+        lib.skip_part("gcc-dwarf5-dwp: gcc or dwp is not installed")
+        return
+    d = os.path.join(tmp, "gcc-dwarf5-dwp")
+    os.mkdir(d)
+    os.chdir(d)
+    open("m.c", "w").write(SOURCES["a.c"] + "int main(void) "
+                           "{ return fa1(1); }\n")
+    subprocess.run(["gcc", "-O1", "-g", "-gdwarf-5", "-gsplit-dwarf", "-c",
+                    "m.c"], check=True)
+    subprocess.run(["gcc", "-o", "prog", "m.o"], check=True)
+    try:
+        subprocess.run(["dwp", "-o", "prog.dwp", "m.dwo"], check=True,
+                       timeout=120)
+    except (subprocess.SubprocessError, OSError) as e:
+        lib.skip_part(f"gcc-dwarf5-dwp: dwp failed: {e}")
+        return
+    if ".debug_info.dwo" in lib.sections("prog.dwp"):
+        lib.skip_part("gcc-dwarf5-dwp: this dwp keeps .debug_info.dwo")
+        return
+    os.unlink("m.dwo")
+    _, _, err, _ = size("compileunits", "prog")
+    check("not read: it has no .debug_info.dwo (its index has no info "
+          "column" in err, f"gcc-dwarf5-dwp: the note says the package "
+          f"has no .debug_info.dwo: {one(err)}")
+    os.chdir("/")
+
+
 def main():
     if not DUMP or not shutil.which("nm") or not shutil.which("readelf"):
         lib.skip("llvm-dwarfdump, nm or readelf is not installed")
@@ -448,6 +488,7 @@ def main():
             # first variant that did, never skipped silently
             ran += variant(tmp, name, cc, cxx, flags, packer, not ran)
         type_units(tmp)
+        gcc_dwarf5_dwp(tmp)
         os.chdir("/")
     if not ran:
         lib.skip_part("no variant packed: the hostile .dwp not checked")
