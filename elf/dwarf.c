@@ -929,11 +929,11 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		split = type == DW_UT_skeleton && subdie.addr != NULL &&
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		c.dwp.in_unit = false;
-		/* libdw found no .dwo: the unit from FILE.dwp, if any (only
-		 * compileunits reads a split unit: inlines does not open it) */
-		if (type == DW_UT_skeleton && !split &&
-		    !(cus &&
-		      (split = dwp_split_die(&c.dwp, cu, &cudie, &subdie))) &&
+		/* libdw found no .dwo: the unit from FILE.dwp, if any. Only
+		 * compileunits reads a split unit: for inlines (the skeleton's
+		 * lines) none is opened, and none is missing. */
+		if (cus && type == DW_UT_skeleton && !split &&
+		    !(split = dwp_split_die(&c.dwp, cu, &cudie, &subdie)) &&
 		    stats)
 			stats->split_missing++;
 		one_cu(&c, cu, &cudie, split ? &subdie : NULL, &info, &line,

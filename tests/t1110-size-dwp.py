@@ -30,7 +30,8 @@ must say, and llvm-dwp 14 does not end.) Ground truth:
     read (their .dwo names as labels), the others still read;
   - stripped, its skeletons in a debug file found by .gnu_debuglink: the
     .dwp is found beside the file and beside the debug file.
-  - --by inlines does not read the .dwp (its footer does not name it);
+  - --by inlines does not read the .dwp (its footer does not name it)
+    and no split unit is noted as not found (none is read for it);
   - a variable whose type is in a type unit is under its unit with nm
     -S's size; with .debug_tu_index removed a note counts it;
   - a package compressed (objcopy), without .debug_info.dwo, whose
@@ -345,6 +346,9 @@ def variant(tmp, name, cc, cxx, flags, packer, first):
     _, _, err, _ = size("inlines", "prog")
     check("from DWARF package" not in err and "prog.dwp" not in err,
           f"{name} --by inlines: the .dwp is not read for it: {one(err)}")
+    check("not found" not in err,
+          f"{name} --by inlines: no split unit is missing (none is read, "
+          f"as with the .dwo files there): {one(err)}")
     rows = size(BYS[1], "prog")[0]
     ground_truth(name, rows)
     if first:
