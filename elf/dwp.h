@@ -33,7 +33,7 @@
  * a package two of whose sections share bytes is not read
  * (-MEMSZ_EDWPOVERLAP): no amplification. A .dwp whose DWARF
  * sections are compressed is not read (neither tool makes one); nor is
- * one without .debug_info.dwo (binutils 2.40's dwp of gcc's DWARF 5:
+ * one without .debug_info.dwo (binutils 2.40's dwp drops DWARF 5 units:
  * -MEMSZ_EDWPNOINFO) or that is not a regular file (-MEMSZ_ENOTREG).
  * Never mapped.
  */

@@ -16,8 +16,8 @@ Fixtures: two C files and a C++ one, built with clang -gsplit-dwarf
 -gsplit-dwarf packed by dwp and by llvm-dwp; C++ type units
 (-fdebug-types-section, .debug_tu_index) from g++ DWARF 4 + dwp and
 clang++ DWARF 5 + llvm-dwp. (gcc's DWARF 5 .dwo files cannot be packed
-here: binutils 2.40's dwp drops their .debug_info.dwo, which the note
-must say, and llvm-dwp 14 does not end.) Ground truth:
+here: binutils 2.40's dwp drops DWARF 5 units, gcc's or clang's, their
+.debug_info.dwo with gcc's, which the note must say, and llvm-dwp 14 does not end.) Ground truth:
   - the rows (csv, --no-disasm) with the .dwo files deleted and FILE.dwp
     there are those with the .dwo files there;
   - the units' labels are the DW_AT_name of the compile units

@@ -73,8 +73,8 @@ static const char *const memsz_errors[] = {
     [MEMSZ_EBADDWP - MEMSZ_EBASE] = "its unit index (.debug_cu_index) is "
 				    "corrupt or out of its section",
     [MEMSZ_EDWPNOINFO - MEMSZ_EBASE] = "it has no .debug_info.dwo (its index "
-				       "has no info column: binutils' dwp "
-				       "drops the units of gcc's DWARF 5)",
+				       "has no info column: binutils 2.40's "
+				       "dwp drops DWARF 5 units)",
     [MEMSZ_EDWPZ - MEMSZ_EBASE] = "its DWARF sections are compressed, "
 				  "which memsz does not read",
     [MEMSZ_EDWPOVERLAP - MEMSZ_EBASE] = "two of its DWARF sections share "
