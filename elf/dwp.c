@@ -439,12 +439,16 @@ static void image_room(struct dwp_image *im, size_t need)
 }
 
 /* Append the string at offset off of .debug_str.dwo to im (its NUL
- * added if the section ends first): false if the file ends or changed
- * (p->err), or im's strings would pass max bytes. */
+ * added if the section ends first): false if off is past the section
+ * (a unit naming no string there is unsound, not given ""), the file
+ * ends or changed (p->err), or im's strings would pass max bytes. */
 static bool add_string(struct dwp *p, struct dwp_image *im, uint64_t off,
 		       size_t max, size_t start)
 {
 	uint64_t size = p->sec[DS_STR].size;
+
+	if (off >= size)
+		return false;
 
 	while (off < size) {
 		size_t most = (size_t)MIN(size - off, (uint64_t)STRW_CAP);
@@ -499,9 +503,9 @@ static int stroff_cmp(const void *a, const void *b)
  * .debug_str_offsets.dwo slice (at so, size bytes in im; a DWARF 5
  * header first with index version 5) read from .debug_str.dwo in offset
  * order and rewritten to its string's place in the table. Its size, or
- * SIZE_MAX if the slice is unsound, the file changed, or the strings
- * would be more than .debug_str.dwo and a NUL per entry (offsets that
- * overlap). */
+ * SIZE_MAX if the slice is unsound (an offset past .debug_str.dwo),
+ * the file changed, or the strings would be more than .debug_str.dwo and
+ * a NUL per entry (offsets that overlap). */
 static size_t unit_strings(struct dwp *p, int version, struct dwp_image *im,
 			   size_t so, uint64_t size)
 {

@@ -255,12 +255,12 @@ static void test_good(void **state)
 
 /* Each unit's strings are those its .debug_str_offsets.dwo slice names,
  * in a table of its own: alpha and beta (named twice: once in the table)
- * for 0x11, gamma and an empty string for an offset past the section for
- * 0x22, never the package's whole .debug_str.dwo. */
+ * for 0x11, gamma for 0x22, never the package's whole .debug_str.dwo; a
+ * unit naming an offset past the section is refused. */
 static void test_strings(void **state)
 {
 	static const char *const u0[] = {"alpha", "beta", "alpha"};
-	static const char *const u1[] = {"gamma", ""};
+	static const char *const u1[] = {"gamma"};
 	struct pkg p = good();
 	struct dwp *d;
 	Dwarf *dbg;
@@ -271,13 +271,20 @@ static void test_strings(void **state)
 	p.offs[0][2] = STROFF_U0;
 	p.sizes[0][2] = 20;
 	p.offs[1][2] = STROFF_U1;
-	p.sizes[1][2] = 16;
+	p.sizes[1][2] = 12;
 	assert_int_equal(open_pkg(&p, &d), 0);
 	assert_int_equal(dwp_unit(d, 0x11, &dbg), 0);
 	check_strings(dbg, u0, 3, sizeof("alpha") + sizeof("beta"));
 	assert_int_equal(dwp_unit(d, 0x22, &dbg), 0);
-	check_strings(dbg, u1, 2, sizeof("gamma") + 1);
+	check_strings(dbg, u1, 1, sizeof("gamma"));
 	assert_int_equal(dwp_bad(d), 0);
+	dwp_close(d);
+
+	p.sizes[1][2] = 16; /* its second entry 1000, past the 32 bytes */
+	assert_int_equal(open_pkg(&p, &d), 0);
+	assert_int_equal(dwp_unit(d, 0x22, &dbg), -MEMSZ_EBADDWP);
+	assert_int_equal(dwp_bad(d), 1);
+	assert_int_equal(dwp_unit(d, 0x11, &dbg), 0);
 	dwp_close(d);
 
 	p.sizes[1][2] = 14; /* not whole entries after the header */
