@@ -42,6 +42,9 @@ struct pkg {
 	uint32_t rows[4];
 	uint32_t offs[2][10], sizes[2][10];
 	bool no_info, info_compressed, str_whole_file;
+	/* n: .debug_str_offsets.dwo a header and entries 0, 1, ..., n - 1
+	 * (each a string inside the one before it) */
+	uint32_t str_run;
 	size_t index_cut; /* bytes cut off the index's end */
 };
 
@@ -116,6 +119,9 @@ static void write_pkg(const char *path, const struct pkg *p)
 	uint64_t off[7] = {0},
 		 size[7] = {0, 64, 16, 32, ilen, sizeof(names), 36};
 
+	if (p->str_run)
+		size[6] = 8 + 4 * (uint64_t)p->str_run;
+
 	for (int s = 1; s < 7; s++) {
 		off[s] = at;
 		if (s == 3)
@@ -124,7 +130,14 @@ static void write_pkg(const char *path, const struct pkg *p)
 			memcpy(f + at, idx, ilen);
 		else if (s == 5)
 			memcpy(f + at, names, sizeof(names));
-		else if (s == 6)
+		else if (s == 6 && p->str_run) {
+			size_t h = at;
+
+			put(f, &h, 4 + 4 * (uint64_t)p->str_run, 4);
+			put(f, &h, 5, 4); /* version, padding */
+			for (uint32_t i = 0; i < p->str_run; i++)
+				put(f, &h, i, 4);
+		} else if (s == 6)
 			for (size_t i = 0; i < 9; i++) {
 				size_t h = at + 4 * i;
 
@@ -294,6 +307,35 @@ static void test_strings(void **state)
 	dwp_close(d);
 }
 
+/* Offsets 0, 1, 2, ... into "alpha\0beta\0gamma": the strings they name
+ * add up past .debug_str.dwo's 32 bytes and a NUL per entry (max in
+ * unit_strings()): 12 entries (42 bytes, at most 45) are read, 13 (47,
+ * at most 46) refused, counted. */
+static void test_strings_max(void **state)
+{
+	static const struct {
+		uint32_t n;
+		int want;
+		uint64_t bad;
+	} run[] = {{12, 0, 0}, {13, -MEMSZ_EBADDWP, 1}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(run) / sizeof(run[0]); i++) {
+		struct pkg p = good();
+		struct dwp *d;
+		Dwarf *dbg;
+
+		p.ncols = 3;
+		p.cols[2] = 6; /* DW_SECT_STR_OFFSETS */
+		p.sizes[0][2] = 8 + 4 * run[i].n;
+		p.str_run = run[i].n;
+		assert_int_equal(open_pkg(&p, &d), 0);
+		assert_int_equal(dwp_unit(d, 0x11, &dbg), run[i].want);
+		assert_int_equal(dwp_bad(d), run[i].bad);
+		dwp_close(d);
+	}
+}
+
 /* Indexes refused whole: dwp_open()'s code. */
 static void test_refused(void **state)
 {
@@ -454,10 +496,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_good),    cmocka_unit_test(test_strings),
-	    cmocka_unit_test(test_refused), cmocka_unit_test(test_rows),
-	    cmocka_unit_test(test_overlap), cmocka_unit_test(test_changed),
-	    cmocka_unit_test(test_fifo),
+	    cmocka_unit_test(test_good),	cmocka_unit_test(test_strings),
+	    cmocka_unit_test(test_strings_max), cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_rows),	cmocka_unit_test(test_overlap),
+	    cmocka_unit_test(test_changed),	cmocka_unit_test(test_fifo),
 	};
 
 	return test_run_group(tests, setup, teardown);
