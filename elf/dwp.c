@@ -267,6 +267,18 @@ static void read_ids(struct dwp *p, struct dwp_index *ix,
 	ix->nids = o;
 }
 
+/* Column c of row (0-based) of ix: its section (DS_*, negative if not
+ * read), offset and size in it. */
+static int cell(const struct dwp *p, const struct dwp_index *ix, uint32_t row,
+		uint32_t c, uint64_t *off, uint64_t *size)
+{
+	uint64_t at = 4ull * ((uint64_t)row * ix->ncols + c);
+
+	*off = get(p, ix->offs + at, 4);
+	*size = get(p, ix->sizes + at, 4);
+	return ix->cols[c];
+}
+
 /* The bytes of row's (0-based) contributions together, or UINT64_MAX if
  * one lies outside its section or they would be more than the file
  * (sections that overlap: a hostile .dwp would have memsz read its bytes
@@ -277,10 +289,8 @@ static uint64_t row_size(const struct dwp *p, const struct dwp_index *ix,
 	uint64_t sum = 0;
 
 	for (uint32_t c = 0; c < ix->ncols; c++) {
-		uint64_t cell = 4ull * ((uint64_t)row * ix->ncols + c);
-		uint64_t off = get(p, ix->offs + cell, 4);
-		uint64_t size = get(p, ix->sizes + cell, 4);
-		int d = ix->cols[c];
+		uint64_t off, size;
+		int d = cell(p, ix, row, c, &off, &size);
 
 		if (d < 0 || !size)
 			continue;
@@ -565,10 +575,8 @@ static size_t put_row(struct dwp *p, int which, uint32_t row)
 	memcpy(im->buf + at, ".shstrtab", sizeof(".shstrtab"));
 	at = align8(NAMES_AT + names_len());
 	for (uint32_t c = 0; c < ix->ncols; c++) {
-		uint64_t cell = 4ull * ((uint64_t)row * ix->ncols + c);
-		uint64_t off = get(p, ix->offs + cell, 4);
-		uint64_t size = get(p, ix->sizes + cell, 4);
-		int d = ix->cols[c];
+		uint64_t off, size;
+		int d = cell(p, ix, row, c, &off, &size);
 
 		if (d < 0 || !size)
 			continue;
