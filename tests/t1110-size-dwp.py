@@ -33,7 +33,12 @@ here: binutils 2.40's dwp drops DWARF 5 units, gcc's or clang's, their
   - --by inlines does not read the .dwp (its footer does not name it)
     and no split unit is noted as not found (none is read for it);
   - a variable whose type is in a type unit is under its unit with nm
-    -S's size; with .debug_tu_index removed a note counts it;
+    -S's size; with .debug_tu_index removed, or its slots' rows rotated
+    (each signature naming another type unit), a note counts it and it
+    is not sized from the wrong type. (Not compared with the .dwo
+    files: from them libdw leaves such variables unsized, with no note:
+    g++ DWARF 4 1 of 3, clang++ DWARF 5 all 3, a gap the man page
+    states);
   - a package compressed (objcopy), without .debug_info.dwo, whose
     .debug_str.dwo covers the whole file, or a FIFO at FILE.dwp: a note
     saying which, its units unread.
