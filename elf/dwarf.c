@@ -5,6 +5,7 @@
 #include "elf/dwarf.h"
 #include "elf/dwtype.h"
 #include "elf/dwarfscan.h"
+#include "elf/dwp.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
 
@@ -44,6 +45,7 @@ struct dctx {
 	struct elf_dwalt alt; /* the dwz file handed to libdw, if any */
 	uint64_t *vars;
 	size_t nvars, varcap;
+	struct dwp_ctx dwp; /* split units from FILE.dwp */
 };
 
 static int asec_cmp(const void *a, const void *b)
@@ -333,61 +335,6 @@ static bool has_dwarf(const struct elfimg *img)
 	return false;
 }
 
-/* name made absolute with dir when relative and dir is not NULL, then
- * "." and ".." components and repeated slashes removed lexically ("./csu"
- * + "../sysdeps/x.c" -> "sysdeps/x.c"; a ".." with nothing left to remove
- * stays). Returns a malloc'd string. */
-static char *path_norm(const char *dir, const char *name)
-{
-	/* joined without printf: names come from the file, and one of
-	 * gigabytes (a compressed .debug_str) would overflow its int */
-	size_t dl = name[0] != '/' && dir ? strlen(dir) : 0, nl = strlen(name);
-	char *in = xmalloc(dl + 1 + nl + 1);
-	char *out = xmalloc(dl + 1 + nl + 2);
-	size_t o = 0, keep = 0; /* keep: length that ".." may not remove */
-	bool abs;
-	char *p = in;
-
-	if (dl) {
-		memcpy(in, dir, dl);
-		in[dl++] = '/';
-	}
-	memcpy(in + dl, name, nl + 1);
-	abs = in[0] == '/';
-	if (abs)
-		out[o++] = '/';
-	keep = o;
-	while (*p) {
-		size_t n = strcspn(p, "/");
-
-		if ((n == 1 && p[0] == '.') || n == 0) {
-			/* skip */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.' && o > keep) {
-			while (o > keep && out[o - 1] != '/')
-				o--;
-			if (o > keep)
-				o--; /* the slash before it */
-			else if (abs)
-				o = keep;
-		} else {
-			if (o > (abs ? 1u : 0u))
-				out[o++] = '/';
-			memcpy(out + o, p, n);
-			o += n;
-			if (n == 2 && p[0] == '.' && p[1] == '.')
-				keep = o;
-		}
-		p += n;
-		if (*p == '/')
-			p++;
-	}
-	if (!o)
-		out[o++] = '.';
-	out[o] = 0;
-	free(in);
-	return out;
-}
-
 /* The label of a unit named name (NULL: none) whose DW_AT_comp_dir is
  * dir (NULL: none), its DIE at dieoff. */
 static uint32_t name_label(struct dctx *c, const char *name, const char *dir,
@@ -496,7 +443,7 @@ static void charge_unit(struct dctx *c, const struct rawsec *r, uint64_t off,
 
 /* --- compileunits --- */
 
-static bool var_addr(Dwarf_Die *die, Dwarf_Addr *addr)
+static bool var_addr(struct dctx *c, Dwarf_Die *die, Dwarf_Addr *addr)
 {
 	Dwarf_Attribute a, res;
 	Dwarf_Op *ops;
@@ -510,9 +457,13 @@ static bool var_addr(Dwarf_Die *die, Dwarf_Addr *addr)
 		*addr = ops[0].number;
 		return true;
 	}
+	/* a unit from a .dwp is not linked to its skeleton in libdw: its
+	 * .debug_addr is read by dwp_addrx() */
 	if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index)
-		return dwarf_getlocation_attr(&a, ops, &res) == 0 &&
-		       dwarf_formaddr(&res, addr) == 0;
+		return c->dwp.in_unit
+			   ? dwp_addrx(&c->dwp, ops[0].number, addr)
+			   : dwarf_getlocation_attr(&a, ops, &res) == 0 &&
+				 dwarf_formaddr(&res, addr) == 0;
 	return false;
 }
 
@@ -524,15 +475,21 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	Dwarf_Die type, cu;
 	Dwarf_Word size;
 	Dwarf_Addr addr;
+	/* a unit from the .dwp: its types may be in its type units */
+	struct dwp_ctx *dc = c->dwp.in_unit ? &c->dwp : NULL;
+	uint64_t missing = c->dwp.sig8_missing;
 
-	if (!var_addr(die, &addr))
+	if (!var_addr(c, die, &addr) ||
+	    !dwarf_attr_integrate(die, DW_AT_type, &ta) ||
+	    !dwarf_diecu(die, &cu, NULL, NULL))
 		return;
-	if (!dwarf_attr_integrate(die, DW_AT_type, &ta) ||
-	    !dwarf_formref_die(&ta, &type) ||
-	    !dwarf_diecu(die, &cu, NULL, NULL) ||
-	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0) != 0 ||
-	    !size)
+	if (!elf_dwarf_ref_die(&ta, &type, dc) ||
+	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0, dc) != 0 ||
+	    !size) {
+		if (c->dwp.sig8_missing != missing && c->st)
+			c->st->dwp_types_missing++;
 		return;
+	}
 	if (addr + size < addr)
 		return;
 	add_range(c, addr, addr + size, label);
@@ -952,6 +909,9 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		scan_open(&c);
 	rawsec_open(&c, ".debug_info", &info);
 	rawsec_open(&c, ".debug_line", &line);
+	c.dwp.img = img;
+	c.dwp.dimg = c.dimg;
+	c.dwp.addr = dwarf_bytes(&c, "addr", &c.dwp.addr_len);
 
 	for (;;) {
 		Dwarf_Half version;
@@ -968,7 +928,13 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 			continue;
 		split = type == DW_UT_skeleton && subdie.addr != NULL &&
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
-		if (type == DW_UT_skeleton && !split && stats)
+		c.dwp.in_unit = false;
+		/* libdw found no .dwo: the unit from FILE.dwp, if any. Only
+		 * compileunits reads a split unit: for inlines (the skeleton's
+		 * lines) none is opened, and none is missing. */
+		if (cus && type == DW_UT_skeleton && !split &&
+		    !(split = dwp_split_die(&c.dwp, cu, &cudie, &subdie)) &&
+		    stats)
 			stats->split_missing++;
 		one_cu(&c, cu, &cudie, split ? &subdie : NULL, &info, &line,
 		       cus);
@@ -978,6 +944,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	if (cus)
 		add_aranges(&c);
 
+	dwp_ctx_end(&c.dwp, stats);
 	dwarf_end(c.dbg);
 	elf_dwarf_alt_end(&c.alt);
 	dwscan_free(&c.scan);

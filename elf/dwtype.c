@@ -78,20 +78,64 @@ static int subrange_count(Dwarf_Die *sub, int lang, uint64_t *n)
 	return 0;
 }
 
-/* elf_dwarf_type_size() of array type t (peeled): its elements' size times each
- * subrange's count; -1 if unknown or past 64 bits, or strided. */
-static int array_size(Dwarf_Die *t, int lang, uint64_t *size, int depth)
+bool elf_dwarf_ref_die(Dwarf_Attribute *a, Dwarf_Die *out, struct dwp_ctx *dc)
+{
+	if (dwarf_formref_die(a, out))
+		return true;
+	return dc && dwp_type_die(dc, a, out);
+}
+
+/* dwarf_peel_type() that also follows a type unit's reference from a
+ * DWARF package (dc; NULL: dwarf_peel_type() itself), and a declaration's
+ * DW_AT_signature. */
+static int peel(Dwarf_Die *in, Dwarf_Die *out, struct dwp_ctx *dc)
+{
+	if (!dc)
+		return dwarf_peel_type(in, out);
+	*out = *in;
+	for (int i = 0; i < ELF_DWARF_TYPE_DEPTH * 4; i++) {
+		Dwarf_Attribute a;
+
+		/* gcc's stand-in for a type in a type unit: a declaration
+		 * naming it by DW_AT_signature */
+		if (dwarf_attr(out, DW_AT_signature, &a)) {
+			if (!elf_dwarf_ref_die(&a, out, dc))
+				return -1;
+			continue;
+		}
+		switch (dwarf_tag(out)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+		case DW_TAG_packed_type:
+		case DW_TAG_shared_type:
+			break;
+		default:
+			return 0;
+		}
+		if (!dwarf_attr_integrate(out, DW_AT_type, &a) ||
+		    !elf_dwarf_ref_die(&a, out, dc))
+			return -1;
+	}
+	return -1;
+}
+
+/* elf_dwarf_type_size() of array type t (peeled): its elements' size times
+ * each subrange's count; -1 if unknown or past 64 bits, or strided. The
+ * counts are read first: sizing the elements may replace the type unit
+ * image t lies in (dc). */
+static int array_size(Dwarf_Die *t, int lang, uint64_t *size, int depth,
+		      struct dwp_ctx *dc)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die elem, sub;
-	uint64_t n, total;
+	uint64_t n, count = 1, esize;
 	unsigned dims = 0;
 
 	if (dwarf_hasattr_integrate(t, DW_AT_byte_stride) ||
 	    dwarf_hasattr_integrate(t, DW_AT_bit_stride) ||
-	    !dwarf_attr_integrate(t, DW_AT_type, &a) ||
-	    !dwarf_formref_die(&a, &elem) ||
-	    elf_dwarf_type_size(&elem, lang, &total, depth + 1) != 0 ||
 	    dwarf_child(t, &sub) != 0)
 		return -1;
 	do {
@@ -102,25 +146,36 @@ static int array_size(Dwarf_Die *t, int lang, uint64_t *size, int depth)
 		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
 			continue;
 		if (subrange_count(&sub, lang, &n) != 0 ||
-		    (n && total > UINT64_MAX / n))
+		    (n && count > UINT64_MAX / n))
 			return -1;
-		total *= n;
+		count *= n;
 		dims++;
 	} while (dwarf_siblingof(&sub, &sub) == 0);
 	if (!dims) /* no dimension: unknown, as libdw says */
 		return -1;
-	*size = total;
+	if (!dwarf_attr_integrate(t, DW_AT_type, &a) ||
+	    !elf_dwarf_ref_die(&a, &elem, dc) ||
+	    elf_dwarf_type_size(&elem, lang, &esize, depth + 1, dc) != 0 ||
+	    (count && esize > UINT64_MAX / count))
+		return -1;
+	*size = esize * count;
 	return 0;
 }
 
-int elf_dwarf_type_size(Dwarf_Die *type, int lang, uint64_t *size, int depth)
+int elf_dwarf_type_size(Dwarf_Die *type, int lang, uint64_t *size, int depth,
+			struct dwp_ctx *dc)
 {
 	Dwarf_Die t;
 
 	if (dwarf_aggregate_size(type, size) == 0)
 		return 0;
-	if (depth > ELF_DWARF_TYPE_DEPTH || dwarf_peel_type(type, &t) != 0 ||
-	    dwarf_tag(&t) != DW_TAG_array_type)
+	if (depth > ELF_DWARF_TYPE_DEPTH || peel(type, &t, dc) != 0)
 		return -1;
-	return array_size(&t, lang, size, depth);
+	if (dwarf_tag(&t) == DW_TAG_array_type)
+		return array_size(&t, lang, size, depth, dc);
+	/* a type libdw could not reach (in a type unit of the .dwp): its
+	 * own size */
+	if (dc && t.addr != type->addr)
+		return dwarf_aggregate_size(&t, size) == 0 ? 0 : -1;
+	return -1;
 }

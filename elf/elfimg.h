@@ -269,9 +269,18 @@ struct elfsrc_stats {
 	uint64_t eh_unrelocated;
 	uint64_t units;		/* compile units that labelled bytes */
 	uint64_t split_missing; /* skeleton units whose .dwo was not found */
-	uint64_t dwarf_errors;	/* units or tables libdw could not read */
-	bool dwarf_from_debug;	/* the DWARF came from img->debug */
-	bool no_dwarf;		/* no DWARF anywhere: all is fallback */
+	/* split units read from the DWARF package (FILE.dwp, elf/dwp.h),
+	 * index rows or ids of it refused, why it was not read (-errno or
+	 * -MEMSZ_E*; 0: read, or none there), and its path ("": none) */
+	uint64_t split_dwp, dwp_bad;
+	/* variables of those units left unsized: their type is in a type
+	 * unit (DW_FORM_ref_sig8) the package does not give */
+	uint64_t dwp_types_missing;
+	int dwp_err;
+	char dwp_path[PATH_MAX];
+	uint64_t dwarf_errors; /* units or tables libdw could not read */
+	bool dwarf_from_debug; /* the DWARF came from img->debug */
+	bool no_dwarf;	       /* no DWARF anywhere: all is fallback */
 	/* DWARF not read (no_dwarf): its compressed sections, dwarf_zbytes
 	 * bytes, claim dwarf_zclaim inflated, past elf/dwarf.h's bound; in
 	 * img->debug if dwarf_from_debug; with those of the dwz and .dwo

@@ -234,6 +234,43 @@ static void dwarf_refusal_note(struct strlist *notes, const char *path,
 	    st->dwarf_zerr ? memsz_strerror(st->dwarf_zerr) : "");
 }
 
+/* The DWARF package (FILE.dwp) split units came from, or why it, or some
+ * of its index, was not read. */
+static void dwp_notes(struct strlist *notes, const char *path,
+		      enum elf_source src, const struct elfsrc_stats *st)
+{
+	const char *key = elfsrc_name(src);
+
+	if (st->dwp_err)
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: DWARF package '%s' not read: %s",
+				  path, key, st->dwp_path,
+				  memsz_strerror(st->dwp_err));
+	if (st->dwp_bad)
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: DWARF package '%s': %llu units of "
+				  "its index not read (a row out of its "
+				  "sections or past its units, an id in two "
+				  "slots, or a unit not of the id it is "
+				  "filed under)",
+				  path, key, st->dwp_path,
+				  (unsigned long long)st->dwp_bad);
+	if (st->dwp_types_missing)
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: DWARF package '%s': %llu variables "
+				  "not sized, their type in a type unit "
+				  "(DW_FORM_ref_sig8) it does not give: their "
+				  "bytes are under fallback labels",
+				  path, key, st->dwp_path,
+				  (unsigned long long)st->dwp_types_missing);
+	if (st->split_dwp)
+		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
+				  "%s: %s: %llu split DWARF units from DWARF "
+				  "package '%s'",
+				  path, key, (unsigned long long)st->split_dwp,
+				  st->dwp_path);
+}
+
 static void dwarf_notes(struct strlist *notes, const char *path,
 			const struct elfimg *img, enum elf_source src,
 			const struct elfsrc_stats *st)
@@ -269,6 +306,7 @@ static void dwarf_notes(struct strlist *notes, const char *path,
 		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
 				  "%s: %s from debug file '%s'", path, key,
 				  img->debug->path);
+	dwp_notes(notes, path, src, st);
 	if (st->split_missing)
 		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
 				  "%s: %s: %llu split DWARF units "

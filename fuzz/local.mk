@@ -6,6 +6,7 @@
 #   fuzz_elfhdr    ELF headers: elfimg_open, base map, segments, sections
 #   fuzz_elfsym    the symbols and bbs sources (eh_frame, relocs, demangler)
 #   fuzz_dwarf     the compileunits and inlines sources (libdw)
+#   fuzz_dwp       a DWARF package's unit indexes and units (elf/dwp.c)
 #   fuzz_ehframe   the .eh_frame and .eh_frame_hdr parsers over a buffer
 #   fuzz_relocs    the dynamic relocation reader and the relocs source
 #   fuzz_pgstate   the version 2 page-state decoder (and its round trip)
@@ -22,11 +23,12 @@
 # at build time); `make fuzz-check` runs each for FUZZ_SECONDS (7) as a
 # test; README.md gives the long run.
 fuzz_tests = fuzz/smoke-elfhdr.sh fuzz/smoke-elfsym.sh fuzz/smoke-dwarf.sh \
+	fuzz/smoke-dwp.sh \
 	fuzz/smoke-ehframe.sh fuzz/smoke-relocs.sh fuzz/smoke-pgstate.sh \
 	fuzz/smoke-datafile.sh fuzz/smoke-procmaps.sh fuzz/smoke-perf.sh \
 	fuzz/smoke-archive.sh
 EXTRA_DIST += fuzz/fuzzutil.h fuzz/fuzzutil.c \
-	fuzz/fuzz_elfhdr.c fuzz/fuzz_elfsym.c fuzz/fuzz_dwarf.c \
+	fuzz/fuzz_elfhdr.c fuzz/fuzz_elfsym.c fuzz/fuzz_dwarf.c fuzz/fuzz_dwp.c \
 	fuzz/fuzz_ehframe.c fuzz/fuzz_relocs.c fuzz/fuzz_pgstate.c \
 	fuzz/fuzz_datafile.c fuzz/fuzz_procmaps.c fuzz/fuzz_perf.c \
 	fuzz/fuzz_size.c fuzz/fuzz_report.c fuzz/fuzz_archive.c \
@@ -35,7 +37,7 @@ EXTRA_DIST += fuzz/fuzzutil.h fuzz/fuzzutil.c \
 	fuzz/seeds.sh fuzz/smoke.sh $(fuzz_tests)
 
 if FUZZING
-fuzz_programs = fuzz/fuzz_elfhdr fuzz/fuzz_elfsym fuzz/fuzz_dwarf \
+fuzz_programs = fuzz/fuzz_elfhdr fuzz/fuzz_elfsym fuzz/fuzz_dwarf fuzz/fuzz_dwp \
 	fuzz/fuzz_ehframe fuzz/fuzz_relocs fuzz/fuzz_pgstate \
 	fuzz/fuzz_datafile fuzz/fuzz_procmaps fuzz/fuzz_perf \
 	fuzz/fuzz_size fuzz/fuzz_report fuzz/fuzz_archive
@@ -51,6 +53,9 @@ fuzz_fuzz_elfsym_LDADD = $(MEMSZ_LIBS)
 fuzz_fuzz_dwarf_SOURCES = fuzz/fuzz_dwarf.c $(FUZZ_ELF_SOURCES)
 fuzz_fuzz_dwarf_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_dwarf_LDADD = $(MEMSZ_LIBS)
+fuzz_fuzz_dwp_SOURCES = fuzz/fuzz_dwp.c $(FUZZ_ELF_SOURCES)
+fuzz_fuzz_dwp_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_dwp_LDADD = $(MEMSZ_LIBS)
 fuzz_fuzz_relocs_SOURCES = fuzz/fuzz_relocs.c $(FUZZ_ELF_SOURCES)
 fuzz_fuzz_relocs_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_relocs_LDADD = $(MEMSZ_LIBS)

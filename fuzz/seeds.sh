@@ -11,7 +11,7 @@
 set -eu
 out=$1 memsz=$2 srcdir=$3
 cc=${CC:-cc}
-mkdir -p "$out/elf" "$out/datafile" "$out/procmaps" "$out/perf" \
+mkdir -p "$out/elf" "$out/dwp" "$out/datafile" "$out/procmaps" "$out/perf" \
 	"$out/archive" \
 	"$out/ehframe" "$out/pgstate"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memsz-seeds.XXXXXX")
@@ -68,6 +68,24 @@ C
 fi
 $cc -O2 -g -gsplit-dwarf -c -o "$out/elf/split.o" "$tmp/lib.c" 2>/dev/null ||
 	true
+# DWARF packages (fuzz_dwp): that unit packed, and C++ type units
+# (-fdebug-types-section: .debug_tu_index), by whichever packer is there
+for pk in dwp llvm-dwp; do
+	command -v $pk >/dev/null || continue
+	[ -f "$out/elf/split.dwo" ] &&
+		$pk -o "$out/dwp/split-$pk.dwp" "$out/elf/split.dwo" \
+			2>/dev/null || true
+	printf 'struct B { char c[300]; }; struct O { B b[2]; int k; };\n%s\n' \
+		'B bb[3]; O oo; int f() { return bb[1].c[2] + oo.k; }' \
+		>"$tmp/tu.cc"
+	for v in 4 5; do
+		${CXX:-c++} -O1 -g -gdwarf-$v -fdebug-types-section \
+			-gsplit-dwarf -c -o "$tmp/tu$v.o" "$tmp/tu.cc" \
+			2>/dev/null &&
+			$pk -o "$out/dwp/types$v-$pk.dwp" "$tmp/tu$v.dwo" \
+				2>/dev/null || true
+	done
+done
 if command -v clang >/dev/null &&
    clang -O1 -fbasic-block-sections=labels -o "$out/elf/bbs" \
 	"$tmp/main.c" 2>/dev/null; then :; fi

@@ -25,7 +25,7 @@ corpus=$top_builddir/fuzz/corpus/$t
 mkdir -p "$corpus"
 dict=
 case $kind in
-elf) dict=-dict=$top_srcdir/fuzz/elf.dict ;;
+elf | dwp) dict=-dict=$top_srcdir/fuzz/elf.dict ;;
 datafile) dict=-dict=$top_srcdir/fuzz/memsz.dict ;;
 procmaps) dict=-dict=$top_srcdir/fuzz/maps.dict ;;
 archive) dict=-dict=$top_srcdir/fuzz/ar.dict ;;

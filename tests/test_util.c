@@ -336,6 +336,31 @@ static void test_path_link_walk(void **state)
 	assert_int_equal(tmpdir_remove(), 0);
 }
 
+/* path_norm(): ".", ".." and repeated slashes removed lexically, a ".."
+ * with nothing before it kept (the cases: DW_AT_name / DW_AT_comp_dir
+ * pairs as glibc's and node's units have them). */
+static void test_path_norm(void **state)
+{
+	static const char *const cases[][3] = {
+	    {"/build/glibc", "./csu/../sysdeps/x.c",
+	     "/build/glibc/sysdeps/x.c"},
+	    {NULL, "./csu/../sysdeps/x.c", "sysdeps/x.c"},
+	    {"/b", "/abs//dir/./f.c", "/abs/dir/f.c"},
+	    {NULL, "../deps/a.c", "../deps/a.c"},
+	    {NULL, "a/../../b.c", "../b.c"},
+	    {"/", "../x", "/../x"}, /* nothing to remove: stays */
+	    {NULL, ".", "."},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = path_norm(cases[i][0], cases[i][1]);
+
+		assert_string_equal(got, cases[i][2]);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +370,7 @@ int main(void)
 	    cmocka_unit_test(test_path_dir_open),
 	    cmocka_unit_test(test_path_proc_link),
 	    cmocka_unit_test(test_path_link_walk),
+	    cmocka_unit_test(test_path_norm),
 	};
 
 	return test_run_group(tests, NULL, NULL);

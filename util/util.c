@@ -70,6 +70,15 @@ static const char *const memsz_errors[] = {
 				       "samples with their stack copies "
 				       "(give a larger -m, or a smaller "
 				       "--stack-size)",
+    [MEMSZ_EBADDWP - MEMSZ_EBASE] = "its unit index (.debug_cu_index) is "
+				    "corrupt or out of its section",
+    [MEMSZ_EDWPNOINFO - MEMSZ_EBASE] = "it has no .debug_info.dwo (its index "
+				       "has no info column: binutils 2.40's "
+				       "dwp drops DWARF 5 units)",
+    [MEMSZ_EDWPZ - MEMSZ_EBASE] = "its DWARF sections are compressed, "
+				  "which memsz does not read",
+    [MEMSZ_EDWPOVERLAP - MEMSZ_EBASE] = "two of its DWARF sections share "
+					"bytes",
 };
 
 const char *memsz_strerror(int err)
@@ -838,4 +847,59 @@ ssize_t read_small_file_at(int dfd, const char *path, size_t max, char **out)
 ssize_t read_small_fd(int fd, size_t max, char **out)
 {
 	return read_whole(fd, max, true, out);
+}
+
+/* name made absolute with dir when relative and dir is not NULL, then
+ * "." and ".." components and repeated slashes removed lexically ("./csu"
+ * + "../sysdeps/x.c" -> "sysdeps/x.c"; a ".." with nothing left to remove
+ * stays). Returns a malloc'd string. */
+char *path_norm(const char *dir, const char *name)
+{
+	/* joined without printf: names come from the file, and one of
+	 * gigabytes (a compressed .debug_str) would overflow its int */
+	size_t dl = name[0] != '/' && dir ? strlen(dir) : 0, nl = strlen(name);
+	char *in = xmalloc(dl + 1 + nl + 1);
+	char *out = xmalloc(dl + 1 + nl + 2);
+	size_t o = 0, keep = 0; /* keep: length that ".." may not remove */
+	bool abs;
+	char *p = in;
+
+	if (dl) {
+		memcpy(in, dir, dl);
+		in[dl++] = '/';
+	}
+	memcpy(in + dl, name, nl + 1);
+	abs = in[0] == '/';
+	if (abs)
+		out[o++] = '/';
+	keep = o;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || n == 0) {
+			/* skip */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.' && o > keep) {
+			while (o > keep && out[o - 1] != '/')
+				o--;
+			if (o > keep)
+				o--; /* the slash before it */
+			else if (abs)
+				o = keep;
+		} else {
+			if (o > (abs ? 1u : 0u))
+				out[o++] = '/';
+			memcpy(out + o, p, n);
+			o += n;
+			if (n == 2 && p[0] == '.' && p[1] == '.')
+				keep = o;
+		}
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	if (!o)
+		out[o++] = '.';
+	out[o] = 0;
+	free(in);
+	return out;
 }

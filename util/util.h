@@ -50,6 +50,10 @@ enum memsz_error {
 	MEMSZ_ENOTWRITE,   /* -o's descriptor is not open for writing */
 	MEMSZ_EKERNFS,	   /* -o names a file of /proc, /sys, cgroupfs */
 	MEMSZ_ERINGSMALL,  /* a sample ring holds under two samples */
+	MEMSZ_EBADDWP,	   /* a .dwp's unit index is corrupt */
+	MEMSZ_EDWPNOINFO,  /* a .dwp without .debug_info.dwo */
+	MEMSZ_EDWPZ,	   /* a .dwp's DWARF sections are compressed */
+	MEMSZ_EDWPOVERLAP, /* two of a .dwp's DWARF sections overlap */
 	MEMSZ_ELAST
 };
 
@@ -252,5 +256,12 @@ void memsz_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse a non-negative decimal integer that must fill the whole string.
  * Returns 0 or -EINVAL / -ERANGE. */
 int parse_u64(const char *s, uint64_t *out);
+
+/* name made absolute with dir when relative and dir is not NULL, then
+ * "." and ".." components and repeated slashes removed lexically ("./csu"
+ * + "../sysdeps/x.c" -> "sysdeps/x.c"; a ".." with nothing left to remove
+ * stays). Returns a malloc'd string. (elf/dwarf.c's unit and line file
+ * names.) */
+char *path_norm(const char *dir, const char *name);
 
 #endif

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dwp.h — split units from a DWARF package file (.dwp), which libdw 0.188
+ * cannot read; private to elf/ (elf/dwarf.c).
+ *
+ * A .dwp (binutils' dwp, llvm-dwp) holds the split units of many .dwo
+ * files, their sections concatenated, with a unit index (.debug_cu_index:
+ * DWARF 5's, version 5, or GNU's version 2 for DWARF 4 -gsplit-dwarf)
+ * giving each unit's DWO id and, per section, the offset and size of its
+ * contribution. memsz reads the indexes once, and for each unit
+ * (dwp_unit()) only that unit's contributions (pread, the file checked
+ * unchanged each time) with a string table of its own, the strings its
+ * .debug_str_offsets.dwo slice names (that slice rewritten to point into
+ * it), behind an ELF header and a section header table naming them, so
+ * that libdw reads it as the .dwo file it came from (elf_memory(),
+ * dwarf_begin_elf()). Peak memory is about the largest unit and its
+ * strings, not the package (libelf's copy of each section, then
+ * memsz's, before: twice the package).
+ *
+ * Type units (-fdebug-types-section) have an index of their own
+ * (.debug_tu_index, by type signature): a compile unit's reference to one
+ * (DW_FORM_ref_sig8), which libdw cannot follow from one unit's image to
+ * another, is resolved by dwp_type_unit(), whose image lives beside the
+ * compile unit's.
+ *
+ * Bounds (a hostile .dwp): the index must fit its section (header, slots,
+ * rows: 16 + 12 * slots + 4 * columns * (2 * units + 1) bytes), have at
+ * most 8 columns, each a known section once and DW_SECT_INFO among them,
+ * no more units than slots; a slot naming a row past the units, a row
+ * whose contribution lies outside its section, and an id in two slots are
+ * refused (counted in dwp_bad(), that unit's .dwo then missing), and so
+ * is a row whose contributions are more bytes than the file, or a unit
+ * whose strings would be more than .debug_str.dwo (and a NUL per entry);
+ * a package two of whose sections share bytes is not read
+ * (-MEMSZ_EDWPOVERLAP): no amplification. A .dwp whose DWARF
+ * sections are compressed is not read (neither tool makes one); nor is
+ * one without .debug_info.dwo (binutils 2.40's dwp drops DWARF 5 units:
+ * -MEMSZ_EDWPNOINFO) or that is not a regular file (-MEMSZ_ENOTREG).
+ * Never mapped.
+ */
+#ifndef MEMSZ_ELF_DWP_H
+#define MEMSZ_ELF_DWP_H
+
+#include <elfutils/libdw.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "elf/elfimg.h"
+
+struct dwp;
+
+/* Open the .dwp at path: 0 and *out set; -ENOENT if there is none; else
+ * a negative code (its ELF or index is unsound: -MEMSZ_EBADDWP; no
+ * .debug_info.dwo: -MEMSZ_EDWPNOINFO; its DWARF is compressed:
+ * -MEMSZ_EDWPZ; not a regular file: -MEMSZ_ENOTREG; or from opening
+ * it) and *out NULL. */
+int dwp_open(const char *path, struct dwp **out);
+
+/* The split unit of DWO id id as a Dwarf of its own (valid until the next
+ * dwp_unit() or dwp_close()): 0 and *dbg set; -ENOENT if the index has no
+ * such id; -MEMSZ_EBADDWP if its row is refused or libdw cannot read
+ * what it names (counted either way). */
+int dwp_unit(struct dwp *p, uint64_t id, Dwarf **dbg);
+
+/* The type unit of signature sig (DW_FORM_ref_sig8) from the type
+ * units' index (.debug_tu_index), as dwp_unit() gives a compile unit: a
+ * Dwarf of its own, valid until the next dwp_type_unit() or dwp_unit();
+ * *version, the index's (2: the unit in .debug_types.dwo; 5: in
+ * .debug_info.dwo). -ENOENT if there is no such unit or no index. */
+int dwp_type_unit(struct dwp *p, uint64_t sig, Dwarf **dbg, int *version);
+
+/* The i-th id (0-based, in id order) of the compile units' index, or
+ * with types of the type units': false past the last (fuzz/fuzz_dwp.c
+ * opens each). */
+bool dwp_id(const struct dwp *p, bool types, size_t i, uint64_t *id);
+
+/* Rows or ids of the index refused so far (see above). */
+uint64_t dwp_bad(const struct dwp *p);
+
+/* -MEMSZ_ETRUNC once the .dwp changed or shrank while read (no unit is
+ * read after), else 0. */
+int dwp_err(const struct dwp *p);
+
+/* NULL is fine. */
+void dwp_close(struct dwp *p);
+
+/* elf/dwarf.c's use: the split units of an image's skeleton units from
+ * the .dwp gdb and lldb look for, the image's path + ".dwp", else (its
+ * DWARF in a debug file) the debug file's + ".dwp"; opened on first use. */
+struct dwp_ctx {
+	const struct elfimg *img, *dimg; /* the image, where its DWARF is */
+	struct dwp *p;
+	bool tried;
+	/* the skeleton's .debug_addr (set by the caller; NULL: none) */
+	const uint8_t *addr;
+	size_t addr_len;
+	/* the unit dwp_split_die() last gave: its skeleton's address base
+	 * and size, for DW_OP_addrx (dwp_addrx()) */
+	bool in_unit;
+	uint64_t addr_base;
+	uint8_t addr_size;
+	uint64_t units, mismatched;
+	/* type references (DW_FORM_ref_sig8) not resolved from the .dwp */
+	uint64_t sig8_missing;
+	int err;
+	char path[PATH_MAX];
+};
+
+/* The split unit DIE (sub) of the skeleton unit cu (its DIE cudie) from
+ * the .dwp: true and dc->in_unit set; false if there is no .dwp, it has
+ * no unit of cu's DWO id, or that unit is refused or is not the one
+ * asked for (its own id another: counted). sub is valid until the next
+ * call or dwp_ctx_end(). */
+bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
+		   Dwarf_Die *sub);
+
+/* The address at index idx of .debug_addr for the unit dwp_split_die()
+ * gave last (DW_OP_addrx): false if out of the section. */
+bool dwp_addrx(const struct dwp_ctx *dc, uint64_t idx, Dwarf_Addr *addr);
+
+/* The type DIE a (a DW_FORM_ref_sig8 attribute of the unit
+ * dwp_split_die() gave last) refers to, from the .dwp's type units (libdw
+ * resolves none across the unit images): true and *out set, valid until
+ * the next call or dwp_split_die(); else false, counted in
+ * dc->sig8_missing if a was such an attribute. */
+bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out);
+
+/* What was read or refused into stats (may be NULL); close the .dwp. */
+void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats);
+
+#endif
