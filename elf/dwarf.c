@@ -6,6 +6,7 @@
 #include "elf/dwtype.h"
 #include "elf/dwarfscan.h"
 #include "elf/dwp.h"
+#include "elf/dwstrings.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
 
@@ -132,41 +133,6 @@ static const struct elf_section *find_named(const struct elfimg *img,
 	return NULL;
 }
 
-/* The string sections libdw hands out pointers into (DW_FORM_strp,
- * line_strp) end with a NUL: libdw does not check it, and a string running
- * off the end would be read past the section. Asked after
- * dwarf_begin_elf(), which inflates compressed sections (SHF_COMPRESSED,
- * .zdebug_) in place: their inflated bytes are checked too. */
-static bool strings_terminated(struct elfimg *img)
-{
-	static const char *const names[] = {".debug_str", ".debug_line_str",
-					    ".zdebug_str", ".zdebug_line_str"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const struct elf_section *s = find_named(img, names[i]);
-		Elf_Scn *scn;
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!s || s->type == SHT_NOBITS)
-			continue;
-		scn = elf_getscn(elfimg_elf(img), s->index);
-		/* still SHF_COMPRESSED: libdw could not inflate it and reads
-		 * none of it */
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_COMPRESSED))
-			continue;
-		/* no bytes for its size: a .zdebug_ name on a section that
-		 * is no compressed string table (a RELA one), which libdw
-		 * failed to inflate */
-		d = elf_getdata(scn, NULL);
-		if (!d ||
-		    (d->d_size &&
-		     (!d->d_buf || ((const char *)d->d_buf)[d->d_size - 1])))
-			return false;
-	}
-	return true;
-}
-
 /* DWARF sections a source never has libdw read. libdw reads every DWARF
  * section it knows at dwarf_begin_elf(), and inflates the compressed ones
  * there: in libc's debug file .debug_line and .debug_loclists are 27 % of
@@ -282,7 +248,7 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 		dbg = NULL;
 		z->ref.why = ELF_DWARF_RELOC;
 		refused = true;
-	} else if (dbg && !strings_terminated(dimg)) {
+	} else if (dbg && !elf_dwarf_strings_ok(dimg)) {
 		dwarf_end(dbg);
 		dbg = NULL;
 	}
@@ -297,7 +263,7 @@ static Dwarf *dwarf_open(struct elfimg *dimg, bool cus, bool line_raw,
 			/* the dwz file's strings, read as DW_FORM_GNU_strp_alt
 			 */
 			unterminated =
-			    alt->dbg && !strings_terminated(alt->img);
+			    alt->dbg && !elf_dwarf_strings_ok(alt->img);
 		}
 		if (!refused && !unterminated) {
 			elf_dwarf_claim_dwos(dimg, dbg, &in, &out, &z->ref);

@@ -12,6 +12,7 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/x86dec.c elf/x86dec.h elf/x86vex.c elf/x86evex.c elf/x86fast.c \
 	elf/symtab.c elf/symtab.h elf/minidebug.c elf/minidebug.h \
 	elf/ppcopd.c elf/ppcopd.h elf/armexidx.c elf/armexidx.h \
+	elf/dwstrings.c elf/dwstrings.h \
 	elf/secaddr.c elf/secaddr.h \
 	elf/elfmeta.c elf/elfmeta.h elf/metasink.c elf/metasink.h
 

@@ -200,6 +200,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1196-size-reloc-ehframe.py \
 	tests/t1197-size-reloc-mips.py \
 	tests/t1198-size-zdebug-not-strings.py \
+	tests/t1199-size-dwarf-strx-end.py \
 	tests/t1200-size-debuginfod.py \
 	tests/t1201-size-debuginfod-silent.py \
 	tests/t1202-size-debuginfod-latch.py \
