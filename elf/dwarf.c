@@ -124,15 +124,6 @@ static void add_range(struct dctx *c, uint64_t start, uint64_t end,
 	}
 }
 
-static const struct elf_section *find_named(const struct elfimg *img,
-					    const char *name)
-{
-	for (size_t i = 1; i < img->nsecs; i++)
-		if (!strcmp(img->secs[i].name, name))
-			return &img->secs[i];
-	return NULL;
-}
-
 /* DWARF sections a source never has libdw read. libdw reads every DWARF
  * section it knows at dwarf_begin_elf(), and inflates the compressed ones
  * there: in libc's debug file .debug_line and .debug_loclists are 27 % of
@@ -293,7 +284,7 @@ static bool has_dwarf(const struct elfimg *img)
 	static const char *const names[] = {".debug_info", ".zdebug_info"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const struct elf_section *s = find_named(img, names[i]);
+		const struct elf_section *s = elf_section_named(img, names[i]);
 
 		if (s && s->type != SHT_NOBITS && s->size)
 			return true;
@@ -368,7 +359,7 @@ static void rawsec_open(struct dctx *c, const char *name, struct rawsec *r)
 	memset(r, 0, sizeof(*r));
 	if (c->dimg != c->img)
 		return;
-	r->sec = find_named(c->img, name);
+	r->sec = elf_section_named(c->img, name);
 	if (!r->sec || r->sec->type == SHT_NOBITS ||
 	    (r->sec->flags & SHF_COMPRESSED))
 		return;

@@ -10,31 +10,24 @@
 
 #include <string.h>
 
-static const struct elf_section *find_named(const struct elfimg *img,
-					    const char *name)
+/* Whether libdw reads img's section named name: false if there is none,
+ * it is NOBITS, or it is still SHF_COMPRESSED (libdw could not inflate
+ * it and reads none of it). If it does, *d: the bytes libelf holds of it
+ * after libdw's inflating (NULL: libelf has none for it). */
+static bool read_by_libdw(struct elfimg *img, const char *name, Elf_Data **d)
 {
-	for (size_t i = 1; i < img->nsecs; i++)
-		if (!strcmp(img->secs[i].name, name))
-			return &img->secs[i];
-	return NULL;
-}
-
-/* The bytes libelf holds of img's section named name (after libdw's
- * inflating), or NULL: none, NOBITS, or still compressed. */
-static Elf_Data *named_data(struct elfimg *img, const char *name)
-{
-	const struct elf_section *s = find_named(img, name);
+	const struct elf_section *s = elf_section_named(img, name);
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 
+	*d = NULL;
 	if (!s || s->type == SHT_NOBITS)
-		return NULL;
+		return false;
 	scn = elf_getscn(elfimg_elf(img), s->index);
-	/* still SHF_COMPRESSED: libdw could not inflate it and reads none
-	 * of it */
 	if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_COMPRESSED))
-		return NULL;
-	return elf_getdata(scn, NULL);
+		return false;
+	*d = elf_getdata(scn, NULL);
+	return true;
 }
 
 /* The string sections libdw hands out pointers into (DW_FORM_strp,
@@ -48,22 +41,13 @@ static bool strings_terminated(struct elfimg *img)
 					    ".zdebug_str", ".zdebug_line_str"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const struct elf_section *s = find_named(img, names[i]);
-		Elf_Scn *scn;
-		GElf_Shdr sh;
 		Elf_Data *d;
 
-		if (!s || s->type == SHT_NOBITS)
-			continue;
-		scn = elf_getscn(elfimg_elf(img), s->index);
-		/* still SHF_COMPRESSED: libdw could not inflate it and reads
-		 * none of it */
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_COMPRESSED))
+		if (!read_by_libdw(img, names[i], &d))
 			continue;
 		/* no bytes for its size: a .zdebug_ name on a section that
 		 * is no compressed string table (a RELA one), which libdw
 		 * failed to inflate */
-		d = elf_getdata(scn, NULL);
 		if (!d ||
 		    (d->d_size &&
 		     (!d->d_buf || ((const char *)d->d_buf)[d->d_size - 1])))
@@ -118,9 +102,10 @@ static bool offsets_inside(const unsigned char *p, size_t n, bool be,
 
 bool elf_dwarf_strings_ok(struct elfimg *img)
 {
-	Elf_Data *off = named_data(img, ".debug_str_offsets");
-	Elf_Data *str = named_data(img, ".debug_str");
+	Elf_Data *off, *str;
 
+	read_by_libdw(img, ".debug_str_offsets", &off);
+	read_by_libdw(img, ".debug_str", &str);
 	if (!strings_terminated(img))
 		return false;
 	if (!off || !off->d_buf || !off->d_size)

@@ -56,6 +56,16 @@ static inline Elf *elfimg_elf(const struct elfimg *img)
 	return ((struct elfimg_priv *)img->priv)->elf;
 }
 
+/* The first section of img named name, or NULL. */
+static inline const struct elf_section *
+elf_section_named(const struct elfimg *img, const char *name)
+{
+	for (size_t i = 1; i < img->nsecs; i++)
+		if (!strcmp(img->secs[i].name, name))
+			return &img->secs[i];
+	return NULL;
+}
+
 /* The n-byte (n <= 8) unsigned integer at p, big-endian if be; the caller
  * checks that the n bytes are there. */
 static inline uint64_t elf_get_uint(const unsigned char *p, size_t n, bool be)
