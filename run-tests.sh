@@ -58,7 +58,7 @@ autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 
 # check DIR TARGET CONFIGURE-ARGS...: a fresh build in DIR and its
 # `make TARGET` (check, or fuzz-check: the fuzz targets' short runs).
-total_pass=0 total_fail=0 total_skip=0 status=0 skips=
+total_pass=0 total_fail=0 total_skip=0 status=0 skips= failed=
 check() {
 	dir=$1 target=$2
 	shift 2
@@ -79,6 +79,18 @@ check() {
 	total_pass=$((total_pass + ${p:-0}))
 	total_fail=$((total_fail + ${f:-0} + ${e:-0}))
 	total_skip=$((total_skip + ${s:-0}))
+	# each failed test with its failed checks and its last lines, printed
+	# again at the very end: CI shows a long output's head and tail only
+	for trs in "$dir"/tests/*.trs "$dir"/fuzz/*.trs; do
+		grep -q '^:test-result: \(FAIL\|ERROR\)' "$trs" 2>/dev/null ||
+			continue
+		t=${trs%.trs}
+		failed="$failed== failed: $t
+$(grep -m 20 -E 'NOT OK|^not ok|Error|error:' "$t.log")
+-- its last lines:
+$(tail -n 12 "$t.log")
+"
+	done
 	# each skipped test with its reasons
 	for trs in "$dir"/tests/*.trs; do
 		grep -q '^:test-result: SKIP' "$trs" 2>/dev/null || continue
@@ -112,6 +124,7 @@ step() {
 # installed and run (each a minute or two).
 step "release tarball" scripts/check-dist.sh _build-dist
 step "Debian package" scripts/check-deb.sh _build-deb-check
+printf '%s' "$failed"
 printf '%s' "$skips" | sed 's/^/SKIP: /'
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 exit "$status"
