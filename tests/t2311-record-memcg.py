@@ -424,8 +424,8 @@ def check_report(data, usage, data_file, file2, named2):
     unknown = float(rows.get("[page cache, file unknown]", {})
                     .get("charge", 0))
     near(float(rows.get(data_file, {}).get("charge", 0)),
-         cached(data_file), f"the file held open, never mapped: by name, "
-         f"its cached bytes (fincore)")
+         cached(data_file), "the file held open, never mapped: by name, "
+         "its cached bytes (fincore)")
     named = float(rows.get(file2, {}).get("charge", 0))
     if named2:
         near(named, cached(file2), "--cache-paths: the file read and "
