@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2481: guard regions (madvise MADV_GUARD_INSTALL, Linux 6.13+) are
+neither resident nor swapped, as smaps counts them. pagemap reports a
+guard page as swapped (bit 62, a PTE marker is a non-present swap-type
+entry) and PAGEMAP_SCAN as PAGE_IS_SWAPPED; smaps ignores PTE markers.
+
+The workload (tests/workloads/rec_guard.c) installs guard regions over
+written and untouched pages of a 64 MiB anonymous mapping (read with
+PAGEMAP_SCAN), of a 1 MiB one (read whole), of shared and private
+mappings of a file, of shared anonymous memory (shmem), and has a thread
+whose stack glibc 2.42+ guards with one; it stops itself. Each mapping's
+memsz numbers must be those of /proc/PID/smaps (read before and after,
+equal): Rss, Swap, Private_Clean, Private_Dirty, Shared_Clean and
+Shared_Dirty exactly, Pss within a kB (smaps rounds it down). Skipped
+where the kernel refuses guard regions in anonymous memory (before
+6.13); file-backed and shmem mappings are left out where refused
+(before 6.15), saying so."""
+import errno
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import SRCDIR, check, smaps_vmas  # noqa: E402
+
+MEMSZ = os.environ.get("MEMSZ", "memsz")
+FIELDS = ("Rss", "Pss", "Swap", "Private_Clean", "Private_Dirty",
+          "Shared_Clean", "Shared_Dirty")
+# pages guarded in each mapping (rec_guard.c): none of them resident
+GUARDED = {"anon64": 32 << 20, "anon1": 64 * 4096, "file": 4 << 20,
+           "filecow": 2 << 20, "shmem": 4 << 20}
+
+
+def vmas_of(pid, regions):
+    """smaps dicts of pid's mappings named in regions (name: (s, e)): the
+    one that holds s (the thread stack's line gives an address in it)."""
+    vmas = smaps_vmas(pid)
+    out = {}
+    for name, (s, _e) in regions.items():
+        v = [v for v in vmas if v["start"] <= s < v["end"]]
+        if not v:
+            lib.fail(f"pid {pid} has no mapping at {s:x}")
+        out[name] = v[0]
+    return out
+
+
+def memsz_rows(data):
+    """The report rows by mapping, keyed by (start, end)."""
+    rows = {}
+    for r in lib.report(data, "mappings", "-F",
+                        "rss,pss,uss,dirty,shclean,shdirty,swap"):
+        s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
+        rows[(s, e)] = r
+    return rows
+
+
+def compare(pid, regions, data):
+    """Records pid between two equal smaps reads and compares."""
+    for _ in range(20):
+        before = vmas_of(pid, regions)
+        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
+                        "--duration", "0"], check=True,
+                       stdout=subprocess.DEVNULL)
+        after = vmas_of(pid, regions)
+        if all(before[n].get(f) == after[n].get(f) for n in regions
+               for f in FIELDS):
+            break
+    else:
+        lib.fail("smaps kept changing while stopped")
+    rows = memsz_rows(data)
+    for name in regions:
+        v = after[name]
+        r = rows.get((v["start"], v["end"]))
+        check(r is not None, f"{name}: memsz reports the mapping")
+        if r is None:
+            continue
+        dirty, uss = int(r["dirty"]), int(r["uss"])
+        have = {"Rss": int(r["rss"]), "Swap": int(r["swap"]),
+                "Private_Dirty": dirty, "Private_Clean": uss - dirty,
+                "Shared_Clean": int(r["shared_clean"]),
+                "Shared_Dirty": int(r["shared_dirty"])}
+        for f, got in have.items():
+            check(got == v[f], f"{name}: {f} {got} == smaps {v[f]}")
+        pss = float(r["pss"])
+        check(v["Pss"] <= pss < v["Pss"] + 1024,
+              f"{name}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)")
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("needs root: page sharing needs PFNs (CAP_SYS_ADMIN)")
+    with tempfile.TemporaryDirectory(prefix="memsz-t2481.",
+                                     dir="/var/tmp") as tmp:
+        exe = os.path.join(tmp, "rec_guard")
+        subprocess.run(["gcc", "-O1", "-pthread", "-o", exe, os.path.join(
+            SRCDIR, "tests/workloads/rec_guard.c")], check=True)
+        p = subprocess.Popen([exe, os.path.join(tmp, "file")],
+                             stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        try:
+            got, _ = lib.workload_stopped(p)
+            refused = {n: r[2] for n, r in got.items() if r[2]}
+            if "anon64" in refused:
+                lib.skip("MADV_GUARD_INSTALL refused: "
+                         f"{os.strerror(refused['anon64'])} (Linux < 6.13)")
+            for n, e in refused.items():
+                lib.skip_part(f"{n}: MADV_GUARD_INSTALL refused "
+                              f"({errno.errorcode.get(e, e)}; Linux < 6.15 "
+                              "for file-backed and shmem mappings)")
+            regions = {n: r[:2] for n, r in got.items() if n not in refused}
+            # ground truth of the workload: what smaps says of the guard
+            # regions, where memsz was wrong (bit 62 is no swap)
+            v = vmas_of(p.pid, regions)
+            for n in GUARDED:
+                if n in regions:
+                    size = v[n]["end"] - v[n]["start"]
+                    check(v[n]["Swap"] == 0 and
+                          v[n]["Rss"] <= size - GUARDED[n],
+                          f"{n}: smaps counts no guard page "
+                          f"(Rss {v[n]['Rss']}, Swap {v[n]['Swap']})")
+            compare(p.pid, regions, os.path.join(tmp, "t.data"))
+        finally:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+    return lib.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
