@@ -71,6 +71,9 @@ struct snap_scan_arg {
 #define SCAN_IS_SWAPPED (1u << 4)
 #define SCAN_IS_PFNZERO (1u << 5)
 #define SCAN_IS_HUGE (1u << 6)
+/* 6.15+: a guard region (also PAGE_IS_SWAPPED); past c->extra's 8 bits:
+ * scans that look for pages held leave it out (snapper.scan_guard). */
+#define SCAN_IS_GUARD (1u << 8)
 /* Set in c->extra for every page PAGEMAP_SCAN returned, whatever its
  * categories, so that pagemap_read_marked() reads it. */
 #define SCAN_MARKED 0x80u
@@ -322,6 +325,10 @@ struct snapper {
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
 	int self_pm_fd; /* /proc/self/pagemap, or -1 (no PFNs) */
 	bool has_pfn, has_kpageflags, has_scan;
+	/* SCAN_IS_GUARD if PAGEMAP_SCAN knows it (6.15+), else 0: the
+	 * category (inverted) that keeps guard regions out of a scan for
+	 * pages present or swapped, which they are not */
+	uint32_t scan_guard;
 	bool has_kpagecgroup; /* kpagecgroup readable: charges recorded */
 	bool anon_cg;	      /* look the anonymous pages' cgroups up too
 				 (snapper_set_anon_charges) */

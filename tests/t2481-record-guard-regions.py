@@ -12,7 +12,9 @@ mappings of a file, of shared anonymous memory (shmem), and has a thread
 whose stack glibc 2.42+ guards with one; it stops itself. Each mapping's
 memsz numbers must be those of /proc/PID/smaps (read before and after,
 equal): Rss, Swap, Private_Clean, Private_Dirty, Shared_Clean and
-Shared_Dirty exactly, Pss within a kB (smaps rounds it down). Skipped
+Shared_Dirty exactly, Pss within a kB (smaps rounds it down); recorded
+with PAGEMAP_SCAN (6.7+, which leaves guard regions out from 6.15 on)
+and without it (MEMSZ_NO_PAGEMAP_SCAN: pagemap read whole). Skipped
 where the kernel refuses guard regions in anonymous memory (before
 6.13); file-backed and shmem mappings are left out where refused
 (before 6.15), saying so."""
@@ -59,12 +61,13 @@ def memsz_rows(data):
     return rows
 
 
-def compare(pid, regions, data):
-    """Records pid between two equal smaps reads and compares."""
+def compare(pid, regions, data, how, env):
+    """Records pid (environment env) between two equal smaps reads and
+    compares."""
     for _ in range(20):
         before = vmas_of(pid, regions)
         subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
-                        "--duration", "0"], check=True,
+                        "--duration", "0"], check=True, env=env,
                        stdout=subprocess.DEVNULL)
         after = vmas_of(pid, regions)
         if all(before[n].get(f) == after[n].get(f) for n in regions
@@ -76,7 +79,7 @@ def compare(pid, regions, data):
     for name in regions:
         v = after[name]
         r = rows.get((v["start"], v["end"]))
-        check(r is not None, f"{name}: memsz reports the mapping")
+        check(r is not None, f"{how}, {name}: memsz reports the mapping")
         if r is None:
             continue
         dirty, uss = int(r["dirty"]), int(r["uss"])
@@ -85,10 +88,10 @@ def compare(pid, regions, data):
                 "Shared_Clean": int(r["shared_clean"]),
                 "Shared_Dirty": int(r["shared_dirty"])}
         for f, got in have.items():
-            check(got == v[f], f"{name}: {f} {got} == smaps {v[f]}")
+            check(got == v[f], f"{how}, {name}: {f} {got} == smaps {v[f]}")
         pss = float(r["pss"])
         check(v["Pss"] <= pss < v["Pss"] + 1024,
-              f"{name}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)")
+              f"{how}, {name}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)")
 
 
 def main():
@@ -123,7 +126,11 @@ def main():
                           v[n]["Rss"] <= size - GUARDED[n],
                           f"{n}: smaps counts no guard page "
                           f"(Rss {v[n]['Rss']}, Swap {v[n]['Swap']})")
-            compare(p.pid, regions, os.path.join(tmp, "t.data"))
+            data = os.path.join(tmp, "t.data")
+            compare(p.pid, regions, data, "scan", os.environ)
+            # every mapping read whole, as before Linux 6.7
+            compare(p.pid, regions, data, "pread",
+                    dict(os.environ, MEMSZ_NO_PAGEMAP_SCAN="1"))
         finally:
             try:
                 os.killpg(p.pid, signal.SIGKILL)
