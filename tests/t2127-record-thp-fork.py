@@ -30,7 +30,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import SRCDIR, check, smaps_vmas  # noqa: E402
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 FIELDS = ("Rss", "Pss", "Private_Clean", "Private_Dirty", "Shared_Clean",
           "Shared_Dirty", "AnonHugePages")
@@ -56,47 +55,13 @@ def vmas_of(pid, regions):
     return out
 
 
-def memsz_rows(data):
-    """The report rows by mapping, keyed by (start, end)."""
-    rows = {}
-    for r in lib.report(data, "mappings", "-F",
-                        "rss,pss,uss,dirty,shclean,shdirty,thp"):
-        s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
-        rows[(s, e)] = r
-    return rows
-
-
 def compare(pid, regions, data, who):
     """Records pid between two equal smaps reads and compares."""
-    for _ in range(20):
-        before = vmas_of(pid, regions)
-        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
-                        "--duration", "0"], check=True,
-                       stdout=subprocess.DEVNULL)
-        after = vmas_of(pid, regions)
-        if all(before[n][f] == after[n][f] for n in regions
-               for f in FIELDS):
-            break
-    else:
-        lib.fail(f"{who}: smaps kept changing while stopped")
-    rows = memsz_rows(data)
+    after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
+                               FIELDS, who)
+    rows = lib.mapping_rows(data, "rss,pss,uss,dirty,shclean,shdirty,thp")
     for name, se in regions.items():
-        v, r = after[name], rows.get(se)
-        what = f"{who}, {name}"
-        check(r is not None, f"{what}: memsz reports the mapping")
-        if r is None:
-            continue
-        dirty, uss = int(r["dirty"]), int(r["uss"])
-        have = {"Rss": int(r["rss"]), "Private_Dirty": dirty,
-                "Private_Clean": uss - dirty,
-                "Shared_Clean": int(r["shared_clean"]),
-                "Shared_Dirty": int(r["shared_dirty"]),
-                "AnonHugePages": int(r["thp"])}
-        for f, got in have.items():
-            check(got == v[f], f"{what}: {f} {got} == smaps {v[f]}")
-        pss = float(r["pss"])
-        check(v["Pss"] <= pss < v["Pss"] + 1024,
-              f"{what}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)")
+        lib.check_mapping_row(f"{who}, {name}", rows.get(se), after[name])
 
 
 def main():

@@ -30,7 +30,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import SRCDIR, check, smaps_vmas  # noqa: E402
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
 FIELDS = ("Rss", "Pss", "Swap", "Private_Clean", "Private_Dirty",
           "Shared_Clean", "Shared_Dirty")
 # pages guarded in each mapping (rec_guard.c): none of them resident
@@ -51,47 +50,15 @@ def vmas_of(pid, regions):
     return out
 
 
-def memsz_rows(data):
-    """The report rows by mapping, keyed by (start, end)."""
-    rows = {}
-    for r in lib.report(data, "mappings", "-F",
-                        "rss,pss,uss,dirty,shclean,shdirty,swap"):
-        s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
-        rows[(s, e)] = r
-    return rows
-
-
 def compare(pid, regions, data, how, env):
     """Records pid (environment env) between two equal smaps reads and
     compares."""
-    for _ in range(20):
-        before = vmas_of(pid, regions)
-        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
-                        "--duration", "0"], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
-        after = vmas_of(pid, regions)
-        if all(before[n].get(f) == after[n].get(f) for n in regions
-               for f in FIELDS):
-            break
-    else:
-        lib.fail("smaps kept changing while stopped")
-    rows = memsz_rows(data)
-    for name in regions:
-        v = after[name]
-        r = rows.get((v["start"], v["end"]))
-        check(r is not None, f"{how}, {name}: memsz reports the mapping")
-        if r is None:
-            continue
-        dirty, uss = int(r["dirty"]), int(r["uss"])
-        have = {"Rss": int(r["rss"]), "Swap": int(r["swap"]),
-                "Private_Dirty": dirty, "Private_Clean": uss - dirty,
-                "Shared_Clean": int(r["shared_clean"]),
-                "Shared_Dirty": int(r["shared_dirty"])}
-        for f, got in have.items():
-            check(got == v[f], f"{how}, {name}: {f} {got} == smaps {v[f]}")
-        pss = float(r["pss"])
-        check(v["Pss"] <= pss < v["Pss"] + 1024,
-              f"{how}, {name}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)")
+    after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
+                               FIELDS, how, env)
+    rows = lib.mapping_rows(data, "rss,pss,uss,dirty,shclean,shdirty,swap")
+    for name, v in after.items():
+        lib.check_mapping_row(f"{how}, {name}",
+                              rows.get((v["start"], v["end"])), v)
 
 
 def main():
