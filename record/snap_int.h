@@ -33,6 +33,26 @@
 #define PM_EXCLUSIVE (1ull << 56)
 #define PM_SOFTDIRTY (1ull << 55)
 #define PM_PFN_MASK ((1ull << 55) - 1)
+/* 6.15+: the entry is a guard region's PTE marker (madvise
+ * MADV_GUARD_INSTALL), which also has PM_SWAPPED */
+#define PM_GUARD_REGION (1ull << 58)
+/* A swapped entry's frame, with PFNs (CAP_SYS_ADMIN; else zero): the swap
+ * type in its low 5 bits (MAX_SWAPFILES_SHIFT), the offset above. The
+ * types from MAX_SWAPFILES up are no swap (include/linux/swap.h): the
+ * hwpoison, migration and device-private ones (whose offset is a PFN),
+ * then at the top the PTE marker's (31; 30 below the swap-in error
+ * type of 5.19-6.1), whose offset is a few marker bits. MAX_SWAPFILES
+ * depends on the kernel's configuration, 22 the least (5.19-6.1, every
+ * option on): a real swap type is below, unless 22 swap areas are on. */
+#define PM_SWP_TYPE_BITS 5
+#define PM_SWP_TYPE(e) ((e) & ((1u << PM_SWP_TYPE_BITS) - 1))
+#define PM_SWP_OFFSET(e) (((e)&PM_PFN_MASK) >> PM_SWP_TYPE_BITS)
+#define PM_SWP_NOT_SWAP 22
+/* A no-swap entry's offset below this is a PTE marker's bits (uffd-wp 1,
+ * poisoned 2, guard 4), not a PFN: the first 1 MiB of RAM holds no user
+ * page (x86 reserves it). (5.19-6.1's swap-in error entries, after an I/O
+ * error, may hold a PFN: taken as PFN entries.) */
+#define PM_SWP_MARKER_END 256
 
 /* PAGEMAP_SCAN (linux/fs.h, 6.7+), declared here for older headers. */
 struct snap_page_region {
@@ -51,6 +71,9 @@ struct snap_scan_arg {
 #define SCAN_IS_SWAPPED (1u << 4)
 #define SCAN_IS_PFNZERO (1u << 5)
 #define SCAN_IS_HUGE (1u << 6)
+/* 6.15+: a guard region (also PAGE_IS_SWAPPED); past c->extra's 8 bits:
+ * scans that look for pages held leave it out (snapper.scan_guard). */
+#define SCAN_IS_GUARD (1u << 8)
 /* Set in c->extra for every page PAGEMAP_SCAN returned, whatever its
  * categories, so that pagemap_read_marked() reads it. */
 #define SCAN_MARKED 0x80u
@@ -302,6 +325,10 @@ struct snapper {
 	int kpagecount_fd, kpageflags_fd, kpagecgroup_fd;
 	int self_pm_fd; /* /proc/self/pagemap, or -1 (no PFNs) */
 	bool has_pfn, has_kpageflags, has_scan;
+	/* SCAN_IS_GUARD if PAGEMAP_SCAN knows it (6.15+), else 0: the
+	 * category (inverted) that keeps guard regions out of a scan for
+	 * pages present or swapped, which they are not */
+	uint32_t scan_guard;
 	bool has_kpagecgroup; /* kpagecgroup readable: charges recorded */
 	bool anon_cg;	      /* look the anonymous pages' cgroups up too
 				 (snapper_set_anon_charges) */

@@ -494,11 +494,43 @@ static inline bool needs_lookup(uint64_t e)
 _Static_assert(PM_PRESENT == 1ull << 63 && PM_SWAPPED == 1ull << 62,
 	       "PM_HELD tests the top two bits");
 
-size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
-		     size_t *nlook, uint64_t *maxkey)
+uint64_t kpage_swap_entry(const struct snapper *s, uint64_t e)
+{
+	if (e & PM_GUARD_REGION)
+		return 0;
+	if (!s->has_pfn || PM_SWP_TYPE(e) < PM_SWP_NOT_SWAP)
+		return e;
+	if (PM_SWP_OFFSET(e) < PM_SWP_MARKER_END)
+		return 0;
+	/* smaps counts the page a PFN entry names as resident, with its
+	 * whole PSS (no mapcount is read of a page being migrated), as
+	 * pagemap's exclusive bit does here */
+	return PM_PRESENT | PM_EXCLUSIVE | (e & (PM_FILE | PM_SOFTDIRTY));
+}
+
+/* kpage_swap_entry on the n entries of c that are swapped. Returns true
+ * if one changed. */
+static bool swap_entries_fix(const struct snapper *s, struct snap_ctx *c,
+			     size_t n)
+{
+	bool changed = false;
+
+	for (size_t i = 0; i < n; i++)
+		if (c->pm[i] & PM_SWAPPED) {
+			uint64_t e = kpage_swap_entry(s, c->pm[i]);
+
+			changed |= e != c->pm[i];
+			c->pm[i] = e;
+		}
+	return changed;
+}
+
+/* kpage_prepass's pass, which ORs every entry into *any. */
+static size_t prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
+		      size_t *nlook, uint64_t *maxkey, uint64_t *any)
 {
 	const uint64_t *pm = c->pm;
-	uint64_t *look = c->look, mx = 0;
+	uint64_t *look = c->look, mx = 0, all = 0;
 	/* a weighted chunk's w holds its entries' weights */
 	uint32_t *list = c->weighted ? NULL : c->w;
 	size_t i, amb = 0, nl = 0;
@@ -510,16 +542,20 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		for (i = 0; i < n; i++) {
 			list[amb] = (uint32_t)i;
 			amb += PM_HELD(pm[i]);
+			all |= pm[i];
 		}
 	} else if (!s->has_pfn) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			amb += PM_HELD(pm[i]);
+			all |= pm[i];
+		}
 	} else if (list) {
 		/* the entries held first, then those of them to look up: a
 		 * sparse chunk's absent entries cost only the first loop */
 		for (i = 0; i < n; i++) {
 			list[amb] = (uint32_t)i;
 			amb += PM_HELD(pm[i]);
+			all |= pm[i];
 		}
 		/* often none is to look up (exclusive anonymous memory):
 		 * the first that is found before any key is made */
@@ -536,6 +572,7 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 			uint64_t e = pm[i];
 
 			amb += PM_HELD(e);
+			all |= e;
 			look[nl] = LOOK_KEY(e & PM_PFN_MASK, (uint64_t)i);
 			nl += needs_lookup(e);
 		}
@@ -545,6 +582,20 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	c->npresent = amb;
 	*nlook = nl;
 	*maxkey = mx;
+	*any = all;
+	return amb;
+}
+
+size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
+		     size_t *nlook, uint64_t *maxkey)
+{
+	uint64_t any;
+	size_t amb = prepass(s, c, n, nlook, maxkey, &any);
+
+	/* a swapped entry may be no swap (kpage_swap_entry): those are
+	 * rare, and the pass runs again when one was */
+	if ((any & PM_SWAPPED) && swap_entries_fix(s, c, n))
+		amb = prepass(s, c, n, nlook, maxkey, &any);
 	return amb;
 }
 

@@ -13,10 +13,20 @@
 /* One pass over the n pagemap entries of a chunk (c->pm): the pages to
  * look up, when PFNs are readable, into c->look (*nlook of them, *maxkey
  * the largest key), and unless the chunk is weighted the entries present
- * or swapped into c->w (c->npresent of them). Returns how many pages are
- * present or swapped. */
+ * or swapped into c->w (c->npresent of them). Swapped entries that are no
+ * swap are first rewritten by kpage_swap_entry. Returns how many pages
+ * are present or swapped. */
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
+
+/* Swapped pagemap entry e (PM_SWAPPED) as smaps counts its page: a
+ * guard region's (PM_GUARD_REGION, 6.15+) or, with PFNs (s->has_pfn),
+ * any PTE marker's (uffd-wp, poisoned, guard) as absent (0); with PFNs a
+ * PFN entry's (a page being migrated, device-private or hwpoisoned) as a
+ * resident page of its own, exclusive, without its PFN; any other as it
+ * is. Without PFNs nor bit 58 (before 6.15) a marker is not told from
+ * swap, nor is a PFN entry. */
+uint64_t kpage_swap_entry(const struct snapper *s, uint64_t e);
 
 /* True if e, the pagemap entry of a page of an anonymous huge page a PMD
  * maps, says the page is mapped exclusively but another process may map

@@ -31,7 +31,7 @@ bool pagemap_probe_pfn(int pm, size_t page_size)
 	return (e & PM_PRESENT) && (e & PM_PFN_MASK);
 }
 
-bool pagemap_probe_scan(int pm, size_t page_size)
+bool pagemap_probe_scan(int pm, size_t page_size, uint64_t cats)
 {
 	static volatile char probe = 1;
 	struct snap_page_region r;
@@ -43,7 +43,7 @@ bool pagemap_probe_scan(int pm, size_t page_size)
 	    .vec = (uintptr_t)&r,
 	    .vec_len = 1,
 	    .category_anyof_mask = SCAN_IS_PRESENT,
-	    .return_mask = SCAN_IS_PRESENT,
+	    .return_mask = SCAN_IS_PRESENT | cats,
 	};
 
 	probe = 2;
@@ -119,6 +119,8 @@ static long scan_range(const struct snapper *s, struct snap_ctx *c, int pm,
 		       uint64_t base, size_t n, uint64_t mask)
 {
 	struct snap_scan_arg q = {
+	    .category_inverted = s->scan_guard,
+	    .category_mask = s->scan_guard,
 	    .category_anyof_mask = mask,
 	    .return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED | SCAN_IS_PFNZERO |
 			   SCAN_IS_HUGE,
@@ -591,6 +593,8 @@ int pagemap_prescan(struct snap_job *j, struct snap_ctx *c, uint32_t vma)
 		    .end = sampled ? m->end : sample_end,
 		    .vec = (uintptr_t)c->vec,
 		    .vec_len = SCAN_VEC,
+		    .category_inverted = j->s->scan_guard,
+		    .category_mask = j->s->scan_guard,
 		    .category_anyof_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED,
 		    .return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED |
 				   SCAN_IS_PFNZERO | SCAN_IS_HUGE,

@@ -16,9 +16,10 @@
  * resident pages. */
 bool pagemap_probe_pfn(int pm, size_t page_size);
 
-/* True if the kernel has PAGEMAP_SCAN (6.7+): ask it about one of our
- * own pages through pm, an open /proc/self/pagemap. */
-bool pagemap_probe_scan(int pm, size_t page_size);
+/* True if the kernel has PAGEMAP_SCAN (6.7+) and knows the categories
+ * cats (PAGE_IS_*, 0 for any): ask it about one of our own pages through
+ * pm, an open /proc/self/pagemap. */
+bool pagemap_probe_scan(int pm, size_t page_size, uint64_t cats);
 
 /* Pages a PMD maps, from the kernel's THP size; 0 if it has no THP. */
 uint32_t pagemap_pmd_pages(size_t page_size);

@@ -36,7 +36,7 @@
  * are readable is probed by each, as memsz's capabilities may differ. */
 static struct {
 	bool probed, has_scan;
-	uint32_t pmd_pages;
+	uint32_t pmd_pages, scan_guard;
 } kernel_probe;
 
 /* MEMSZ_NO_PAGEMAP_SCAN set (not "0"): snapshot as on a kernel without
@@ -67,13 +67,17 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pm >= 0 && !kernel_probe.probed) {
 		kernel_probe.has_scan = !scan_disabled_by_env() &&
-					pagemap_probe_scan(pm, s->page_size);
+					pagemap_probe_scan(pm, s->page_size, 0);
+		if (kernel_probe.has_scan &&
+		    pagemap_probe_scan(pm, s->page_size, SCAN_IS_GUARD))
+			kernel_probe.scan_guard = SCAN_IS_GUARD;
 		kernel_probe.pmd_pages = pagemap_pmd_pages(s->page_size);
 		kernel_probe.probed = true;
 	}
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
 		s->has_scan = kernel_probe.has_scan;
+		s->scan_guard = kernel_probe.scan_guard;
 	}
 	/* kept for the observer (snap_observer.c), which reads memsz's own
 	 * pages at every snapshot that needs their PFNs */

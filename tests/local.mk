@@ -267,6 +267,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2196-record-shmem-swap.py \
 	tests/t2197-record-faults-fp-leaf.py \
 	tests/t2198-record-shmem-swap-cow.py \
+	tests/t2481-record-guard-regions.py \
 	tests/t2199-record-leash-threads.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
@@ -369,6 +370,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_hugetlb_pss.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rec_thpfork.c \
+	tests/workloads/rec_guard.c \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_jit_semicolon.c \
 	tests/workloads/rep_stack_known.c \

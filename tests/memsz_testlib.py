@@ -481,6 +481,65 @@ def nmaps(pid):
         return sum(1 for _ in f)
 
 
+def mapping_rows(data, fields):
+    """The rows of `memsz report --by mappings -F fields` of data, keyed by
+    their mapping's (start, end)."""
+    rows = {}
+    for r in report(data, "mappings", "-F", fields):
+        s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
+        rows[(s, e)] = r
+    return rows
+
+
+def record_between(pid, data, read, fields, who, env=None):
+    """Runs `memsz record -o data -p pid --duration 0` (environment env)
+    between two calls of read() ({name: smaps_vmas() dict}) until both
+    agree on fields (a stopped process's smaps may still move: 20 tries,
+    then fails); returns the second."""
+    for _ in range(20):
+        before = read()
+        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
+                        "--duration", "0"], check=True, env=env,
+                       stdout=subprocess.DEVNULL)
+        after = read()
+        if all(before[n].get(f) == after[n].get(f) for n in after
+               for f in fields):
+            return after
+    fail(f"{who}: smaps kept changing while stopped")
+
+
+def mapping_row_checks(what, r, v):
+    """(ok, message) of each check of r, a `report --by mappings --format
+    csv` row of columns rss, pss, uss, dirty, shclean, shdirty and any of
+    swap and thp (None: the mapping is not reported, a failed check),
+    against v, the mapping's smaps_vmas() dict: Rss, Private_Dirty,
+    Private_Clean, Shared_Clean, Shared_Dirty, Swap and AnonHugePages
+    exactly, Pss within a kB (smaps rounds it down)."""
+    if r is None:
+        return [(False, f"{what}: memsz reports the mapping")]
+    dirty, uss = int(r["dirty"]), int(r["uss"])
+    have = {"Rss": int(r["rss"]), "Private_Dirty": dirty,
+            "Private_Clean": uss - dirty,
+            "Shared_Clean": int(r["shared_clean"]),
+            "Shared_Dirty": int(r["shared_dirty"])}
+    for col, field in (("swap", "Swap"), ("thp", "AnonHugePages")):
+        if col in r:
+            have[field] = int(r[col])
+    out = [(True, f"{what}: memsz reports the mapping")]
+    for f, got in have.items():
+        out.append((got == v[f], f"{what}: {f} {got} == smaps {v[f]}"))
+    pss = float(r["pss"])
+    out.append((v["Pss"] <= pss < v["Pss"] + 1024,
+                f"{what}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)"))
+    return out
+
+
+def check_mapping_row(what, r, v):
+    """Checks r against v as mapping_row_checks lists."""
+    for ok, m in mapping_row_checks(what, r, v):
+        check(ok, m)
+
+
 def smaps_vmas(pid):
     """The VMAs of /proc/PID/smaps in order, as dicts: "start", "end"
     (ints), "last" (the header's last field: the path, or the inode of an

@@ -30,7 +30,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import SRCDIR, check, smaps_vmas  # noqa: E402
 
-MEMSZ = os.environ.get("MEMSZ", "memsz")
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 FIELDS = ("Rss", "Pss", "Private_Clean", "Private_Dirty", "Shared_Clean",
           "Shared_Dirty", "AnonHugePages")
@@ -56,64 +55,22 @@ def vmas_of(pid, regions):
     return out
 
 
-def memsz_rows(data):
-    """The report rows by mapping, keyed by (start, end)."""
-    rows = {}
-    for r in lib.report(data, "mappings", "-F",
-                        "rss,pss,uss,dirty,shclean,shdirty,thp"):
-        s, e = (int(x, 16) for x in r["mappings"].split()[0].split("-"))
-        rows[(s, e)] = r
-    return rows
-
-
-def record_stable(pid, regions, data, who):
-    """Records pid between two equal smaps reads; returns the second."""
-    for _ in range(20):
-        before = vmas_of(pid, regions)
-        subprocess.run([MEMSZ, "record", "-o", data, "-p", str(pid),
-                        "--duration", "0"], check=True,
-                       stdout=subprocess.DEVNULL)
-        after = vmas_of(pid, regions)
-        if all(before[n][f] == after[n][f] for n in regions
-               for f in FIELDS):
-            return after
-    lib.fail(f"{who}: smaps kept changing while stopped")
-
-
-def differences(after, rows, regions, who):
-    """(ok, message) of each check of memsz's rows against smaps."""
-    out = []
-    for name, se in regions.items():
-        v, r = after[name], rows.get(se)
-        what = f"{who}, {name}"
-        out.append((r is not None, f"{what}: memsz reports the mapping"))
-        if r is None:
-            continue
-        dirty, uss = int(r["dirty"]), int(r["uss"])
-        have = {"Rss": int(r["rss"]), "Private_Dirty": dirty,
-                "Private_Clean": uss - dirty,
-                "Shared_Clean": int(r["shared_clean"]),
-                "Shared_Dirty": int(r["shared_dirty"]),
-                "AnonHugePages": int(r["thp"])}
-        for f, got in have.items():
-            out.append((got == v[f], f"{what}: {f} {got} == smaps {v[f]}"))
-        pss = float(r["pss"])
-        out.append((v["Pss"] <= pss < v["Pss"] + 1024,
-                    f"{what}: Pss {pss} in smaps [{v['Pss']}, + 1 kB)"))
-    return out
-
-
 def compare(pid, regions, data, who):
     """Records pid between two equal smaps reads and compares. Equal smaps
     reads do not prove the pages stood still in between: compaction (other
     processes' huge page allocations) migrates a stopped process's pages,
-    and a page caught mid-migration is a migration entry to pagemap for a
-    few microseconds. A recording that differs is taken again, up to
-    three times, each difference printed; a wrong number memsz always
-    gives fails every time."""
+    and a page caught mid-migration was a swap entry to memsz before it
+    knew migration entries (a few microseconds). A recording that differs
+    is taken again, up to three times, each difference printed; a wrong
+    number memsz always gives fails every time."""
     for attempt in range(1, 4):
-        after = record_stable(pid, regions, data, who)
-        res = differences(after, memsz_rows(data), regions, who)
+        after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
+                                   FIELDS, who)
+        rows = lib.mapping_rows(data,
+                                "rss,pss,uss,dirty,shclean,shdirty,thp")
+        res = [c for name, se in regions.items()
+               for c in lib.mapping_row_checks(f"{who}, {name}",
+                                               rows.get(se), after[name])]
         bad = [m for ok, m in res if not ok]
         if not bad or attempt == 3:
             break

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_snap_kpage.c — record/snap_kpage.c's reading of kpageflags' bit
  * 34 (PG_anon_exclusive) for PMD-mapped anonymous huge pages, against a
- * kpageflags file written here.
+ * kpageflags file written here; and of pagemap entries swapped that are
+ * no swap (guard regions, PTE markers, migration entries), crafted as
+ * fs/proc/task_mmu.c's pte_to_pagemap_entry() makes them.
  */
 #include "config.h"
 
@@ -19,6 +21,7 @@
 
 #include "record/snap_int.h"
 #include "record/snap_kpage.h"
+#include "util/util.h"
 #include "tests/testutil.h"
 
 #define BIT34 (1ull << 34)
@@ -71,10 +74,81 @@ static void test_bit_not_exclusive(void **state)
 	free(s);
 }
 
+/* A swapped entry's frame as pagemap shows it with PFNs: type | offset
+ * << 5 (offset the PFN of a PFN entry, the marker bits of a marker). */
+#define SWP(type, off) (PM_SWAPPED | (type) | (uint64_t)(off) << 5)
+
+/* The swapped entries that are no swap, with and without PFNs: each as
+ * smaps (smaps_pte_entry) counts its page. */
+static void test_swap_entry(void **state)
+{
+	struct snapper s = {.has_pfn = true};
+	uint64_t mig = SWP(27, 0x12345) | PM_FILE | PM_SOFTDIRTY;
+
+	(void)state;
+	/* real swap (type 3, offset 1000) and a frame zero (fabricated by
+	 * pagemap_reconcile): swap */
+	assert_true(kpage_swap_entry(&s, SWP(3, 1000)) == SWP(3, 1000));
+	assert_true(kpage_swap_entry(&s, PM_SWAPPED) == PM_SWAPPED);
+	/* a guard region: bit 58 (6.15+), or type 31 with marker bit 4
+	 * (6.13, 6.14) */
+	assert_true(kpage_swap_entry(&s, SWP(31, 4) | PM_GUARD_REGION) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(31, 4)) == 0);
+	/* uffd-wp and poisoned markers; 6.1's marker type 30 */
+	assert_true(kpage_swap_entry(&s, SWP(31, 1) | PM_SOFTDIRTY) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(31, 2)) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(30, 1)) == 0);
+	/* migration (27) and device-private (29) entries: their page is
+	 * resident, without its PFN */
+	assert_true(kpage_swap_entry(&s, mig) ==
+		    (PM_PRESENT | PM_EXCLUSIVE | PM_FILE | PM_SOFTDIRTY));
+	assert_true(kpage_swap_entry(&s, SWP(29, 0x80000)) ==
+		    (PM_PRESENT | PM_EXCLUSIVE));
+	/* without PFNs the frame is zero: only bit 58 tells */
+	s.has_pfn = false;
+	assert_true(kpage_swap_entry(&s, PM_SWAPPED | PM_GUARD_REGION) == 0);
+	assert_true(kpage_swap_entry(&s, PM_SWAPPED) == PM_SWAPPED);
+}
+
+/* kpage_prepass rewrites a chunk's swapped entries that are no swap
+ * before it lists the entries held and the pages to look up. */
+static void test_prepass_swap(void **state)
+{
+	struct snapper s = {.has_pfn = true};
+	uint64_t pm[] = {PM_PRESENT | PM_EXCLUSIVE | 4096,
+			 SWP(31, 4) | PM_GUARD_REGION,
+			 SWP(0, 77),
+			 0,
+			 SWP(26, 0x4000),
+			 PM_PRESENT | PM_FILE | 8192,
+			 SWP(31, 1)};
+	size_t n = ARRAY_SIZE(pm), nlook = 0;
+	uint64_t look[ARRAY_SIZE(pm)], maxkey = 0;
+	uint32_t w[ARRAY_SIZE(pm)];
+	uint8_t extra[ARRAY_SIZE(pm)] = {0};
+	struct snap_ctx c = {.pm = pm, .extra = extra, .look = look, .w = w};
+
+	(void)state;
+	assert_int_equal(kpage_prepass(&s, &c, n, &nlook, &maxkey), 4);
+	assert_int_equal(c.npresent, 4);
+	assert_int_equal(w[0], 0);
+	assert_int_equal(w[1], 2);
+	assert_int_equal(w[2], 4);
+	assert_int_equal(w[3], 5);
+	assert_true(pm[1] == 0 && pm[6] == 0);
+	assert_true(pm[2] == SWP(0, 77));
+	assert_true(pm[4] == (PM_PRESENT | PM_EXCLUSIVE));
+	/* only the file page is looked up: the migrated one has no PFN */
+	assert_int_equal(nlook, 1);
+	assert_true(LOOK_PFN(look[0]) == 8192 && LOOK_IDX(look[0]) == 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bit_not_exclusive),
+	    cmocka_unit_test(test_swap_entry),
+	    cmocka_unit_test(test_prepass_swap),
 	};
 
 	return test_run_group(tests, NULL, NULL);
