@@ -18,8 +18,8 @@ Measured by CPU time (user + system of the command and its children,
 getrusage), the median of paired runs: each run of memsz is followed by
 one of cat, so both see the same load. Prints both medians and the ratio
 memsz / cat (target: <= 1.5 for the small processes), then the start
-alone (`memsz --version` beside `true`: the cost of starting a dynamically
-linked program that both sides pay) and the `sleep` row without it (what
+alone (`memsz --version` beside `true` and `cat /dev/null`: the cost of
+starting a dynamically linked program that both sides pay) and the `sleep` row without it (what
 each side does once started). Asserts nothing. Run as root (PSS
 needs /proc/kpagecount). BENCH_RUNS sets the number of pairs (default 31).
 MEMSZ_BEFORE=PATH adds a column for another memsz (a build before a
@@ -29,7 +29,9 @@ names it), a column gives memsz / its floor: a program started to do the
 least such a one-shot must (the same page-frame look-ups, sorted once for
 the whole process, and the result linked as a new file; see
 bench_oneshot_floor.c for what it leaves out), run in turn with the
-others, its file removed before each run.
+others, its file removed before each run: the floor's time, its ratio
+to cat (the least memsz / cat the kernel's interfaces allow that row)
+and memsz / floor.
 """
 import os
 import resource
@@ -119,7 +121,8 @@ def row(name, pid, data, runs, fresh=False):
     if BEFORE:
         line += f" {t[2] * 1e3:>10.2f}ms {t[2] / cat:>6.2f}"
     if FLOOR:
-        line += f" {t[-1] * 1e3:>9.2f}ms {rec / t[-1]:>6.2f}"
+        line += (f" {t[-1] * 1e3:>9.2f}ms {t[-1] / cat:>6.2f} "
+                 f"{rec / t[-1]:>6.2f}")
     print(line, flush=True)
 
 
@@ -177,13 +180,18 @@ def main():
     print(f"{'process':>11} {'cat smaps':>11} {'memsz -d 0':>12} "
           f"{'ratio':>6}" +
           (f" {'before':>12} {'ratio':>6}" if BEFORE else "") +
-          (f" {'floor':>11} {'/floor':>6}" if FLOOR else ""))
+          (f" {'floor':>11} {'ratio':>6} {'/floor':>6}" if FLOOR else ""))
     try:
         small(tmp, data)
         resident(tmp, data)
-        ver, true = paired([[MEMSZ, "--version"], ["true"]], RUNS)
+        starts = [[MEMSZ, "--version"], ["true"], ["cat", "/dev/null"]]
+        if BEFORE:
+            starts.append([BEFORE, "--version"])
+        t = paired(starts, RUNS)
+        ver, true = t[0], t[1]
         print(f"start: memsz --version {ver * 1e3:.2f}ms, true "
-              f"{true * 1e3:.2f}ms")
+              f"{true * 1e3:.2f}ms, cat /dev/null {t[2] * 1e3:.2f}ms" +
+              (f", before --version {t[3] * 1e3:.2f}ms" if BEFORE else ""))
         for name in ("sleep", "sleep new"):
             if name not in ROWS:
                 continue
