@@ -19,19 +19,19 @@ getrusage), the median of paired runs: each run of memsz is followed by
 one of cat, so both see the same load. Prints both medians and the ratio
 memsz / cat (target: <= 1.5 for the small processes), then the start
 alone (`memsz --version` beside `true` and `cat /dev/null`: the cost of
-starting a dynamically linked program that both sides pay) and the `sleep` row without it (what
-each side does once started). Asserts nothing. Run as root (PSS
-needs /proc/kpagecount). BENCH_RUNS sets the number of pairs (default 31).
-MEMSZ_BEFORE=PATH adds a column for another memsz (a build before a
-change), run in turn with the two others so all three see the same load.
-When bench/bench_oneshot_floor is built beside MEMSZ (or MEMSZ_FLOOR
-names it), a column gives memsz / its floor: a program started to do the
-least such a one-shot must (the same page-frame look-ups, sorted once for
-the whole process, and the result linked as a new file; see
-bench_oneshot_floor.c for what it leaves out), run in turn with the
-others, its file removed before each run: the floor's time, its ratio
-to cat (the least memsz / cat the kernel's interfaces allow that row)
-and memsz / floor.
+starting a dynamically linked program that both sides pay) and the
+`sleep` row without it (what each side does once started). Asserts
+nothing. Run as root (PSS needs /proc/kpagecount). BENCH_RUNS sets the
+number of pairs (default 31). MEMSZ_BEFORE=PATH adds a column for
+another memsz (a build before a change), run in turn with the two others
+so all three see the same load. When bench/bench_oneshot_floor is built
+beside MEMSZ (or MEMSZ_FLOOR names it), a column gives memsz / its
+floor: a program started to do the least such a one-shot must (the same
+page-frame look-ups, sorted once for the whole process, and the result
+linked as a new file; see bench_oneshot_floor.c for what it leaves out),
+run in turn with the others, its file removed before each run: the
+floor's time, its ratio to cat (the least memsz / cat the kernel's
+interfaces allow that row) and memsz / floor.
 """
 import os
 import resource
