@@ -24,14 +24,18 @@ starting a dynamically linked program that both sides pay) and the
 nothing. Run as root (PSS needs /proc/kpagecount). BENCH_RUNS sets the
 number of pairs (default 31). MEMSZ_BEFORE=PATH adds a column for
 another memsz (a build before a change), run in turn with the two others
-so all three see the same load. When bench/bench_oneshot_floor is built
-beside MEMSZ (or MEMSZ_FLOOR names it), a column gives memsz / its
-floor: a program started to do the least such a one-shot must (the same
-page-frame look-ups, sorted once for the whole process, and the result
-linked as a new file; see bench_oneshot_floor.c for what it leaves out),
-run in turn with the others, its file removed before each run: the
-floor's time, its ratio to cat (the least memsz / cat the kernel's
-interfaces allow that row) and memsz / floor.
+so all three see the same load; give both builds as copies in one
+directory (MEMSZ_FLOOR then names the floor): the same binary took ~10
+us more a start run from a worktree's _build than as a copy in a
+directory of /tmp here (1 500 pairs), as much as some changes measure.
+When bench/bench_oneshot_floor is built beside MEMSZ (or MEMSZ_FLOOR
+names it), a column gives memsz / its floor: a program started to do the
+least such a one-shot must (the same page-frame look-ups, sorted once
+for the whole process, and the result linked as a new file; see
+bench_oneshot_floor.c for what it leaves out), run in turn with the
+others, its file removed before each run: the floor's time, its ratio to
+cat (the least memsz / cat the kernel's interfaces allow that row) and
+memsz / floor.
 """
 import os
 import resource
@@ -98,11 +102,14 @@ def cpu(argv, fresh=None):
 
 def paired(cmds, runs, fresh=None):
     """Median CPU seconds of each of cmds, run in turn runs times (with
-    fresh, the recording is removed before each, see cpu)."""
+    fresh, the recording is removed before each, see cpu). The order
+    turns by one command each round, so that none keeps the place after
+    a given other (which leaves it, say, the inode that one freed)."""
     times = [[] for _ in cmds]
-    for _ in range(runs):
-        for i, argv in enumerate(cmds):
-            times[i].append(cpu(argv, fresh))
+    for r in range(runs):
+        for k in range(len(cmds)):
+            i = (k + r) % len(cmds)
+            times[i].append(cpu(cmds[i], fresh))
     return [sorted(t)[len(t) // 2] for t in times]
 
 
