@@ -21,20 +21,36 @@ For such a file the CPU ratios against `eu-readelf -s` are also measured
 interleaved, one run of each in turn (PAIRS of them, 15 unless set), and
 printed as the best and the median of each: a ratio of two best-of-3 runs
 taken one after the other moved by 10 % with the load of a shared
-machine, the interleaved median hardly.
+machine, the interleaved median hardly. So are the ratios against Bloaty
+where its run takes under PAIR_MAX (libc's: 0.03 and 0.15 s). Beside
+Bloaty's compileunits row, the CPU time zlib takes to inflate the DWARF
+sections that key reads (zlib_floor()): both tools inflate them whole,
+with zlib, before they read a unit, so no ratio goes below that one.
+
+Bloaty as measured in the README: github:google/bloaty at 81a414c, built
+with cmake (Release, BUILD_TESTING=OFF) against Debian 12's protobuf,
+capstone, re2, zlib and zstd, and with BLOATY_PREFER_SYSTEM_ABSL=OFF: its
+abseil (third_party/abseil-cpp at d38452e) and demumble (at 10e00fb)
+submodules checked out from their own clones, since Debian's abseil
+20220623 is older than Bloaty's code needs.
 """
 import csv
 import io
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import time
+import zlib
 
 MEMSZ = os.environ.get("MEMSZ", "./memsz")
 RUNS = int(os.environ.get("RUNS", "3"))
 PAIRS = int(os.environ.get("PAIRS", "15"))
+# Bloaty runs shorter than this (seconds) are also measured interleaved
+PAIR_MAX = 0.5
 BLOATY = os.environ.get("BLOATY") or shutil.which("bloaty") or next(
     (b for b in ["/tmp/bloaty/build/bloaty"] if os.access(b, os.X_OK)), None)
 FILES = sys.argv[1:] or [
@@ -46,29 +62,32 @@ FILES = sys.argv[1:] or [
 
 def measure(cmd, may_fail=False):
     """(best CPU seconds over RUNS, peak RSS MiB, output of the last run).
-    GNU time measures the RSS: a child forked from this python would
-    start with python's RSS, and the kernel keeps the high-water mark
-    across exec. The CPU time comes from wait4() on GNU time, which counts
-    its waited-for child, in microseconds (GNU time prints hundredths:
-    libc's runs take a few of them)."""
-    best, peak, out = None, 0, ""
+    The CPU time comes from wait4() on cmd itself, run directly RUNS
+    times, in microseconds: under GNU time it would count GNU time's own
+    start too, ~1 ms on this machine, a tenth of libc's runs, which moved
+    their ratios. GNU time measures the RSS, in one more run: a child
+    forked from this python would start with python's RSS, and the
+    kernel keeps the high-water mark across exec."""
+    best, out = None, ""
     with tempfile.NamedTemporaryFile("r") as tf, \
             tempfile.TemporaryFile() as of:
-        for _ in range(RUNS):
+        for i in range(RUNS + 1):
             of.seek(0)
             of.truncate()
+            rss = i == RUNS
             p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o",
-                                  tf.name, *cmd], stdout=of,
-                                 stderr=subprocess.STDOUT)
+                                  tf.name, *cmd] if rss else cmd,
+                                 stdout=of, stderr=subprocess.STDOUT)
             _, status, ru = os.wait4(p.pid, 0)
             p.returncode = os.waitstatus_to_exitcode(status)
             if p.returncode and not may_fail:
                 raise SystemExit("failed: %s" % " ".join(cmd))
-            tf.seek(0)
-            m = tf.read().split()[-1]
+            if rss:
+                tf.seek(0)
+                peak = int(tf.read().split()[-1]) / 1024
+                continue
             cpu = ru.ru_utime + ru.ru_stime
             best = cpu if best is None else min(best, cpu)
-            peak = max(peak, int(m) / 1024)
             of.seek(0)
             out = of.read().decode("utf-8", "replace")
     return best, peak, out
@@ -138,6 +157,48 @@ def has_dwarf(path):
     return ".debug_info" in r.stdout
 
 
+# The DWARF sections `--by compileunits` has inflated (elf/dwarf.c hides
+# the line, location, macro and frame ones from libdw)
+CU_SECTIONS = {".debug_info", ".debug_types", ".debug_abbrev", ".debug_addr",
+               ".debug_aranges", ".debug_line_str", ".debug_pubnames",
+               ".debug_str", ".debug_str_offsets", ".debug_ranges",
+               ".debug_rnglists"}
+
+
+def zlib_floor(path):
+    """(best CPU seconds over RUNS, bytes) of inflating, with zlib in this
+    process (the library memsz and Bloaty inflate with), the SHF_COMPRESSED
+    zlib sections of CU_SECTIONS in the 64-bit little-endian ELF file
+    path; None if it has none. A floor under both tools' compileunits
+    runs: each inflates them whole before it reads a unit."""
+    with open(path, "rb") as fh:
+        b = fh.read()
+    if b[:6] != b"\x7fELF\x02\x01":
+        return None
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3a)
+    shdrs = [struct.unpack_from("<IIQQQQ", b, shoff + i * shentsize)
+             for i in range(shnum)]
+    names = shdrs[shstrndx][4]
+    streams = []
+    for name, _, flags, _, off, size in shdrs:
+        n = b[names + name:b.index(b"\0", names + name)].decode()
+        if (n in CU_SECTIONS and flags & 0x800 and size > 24 and
+                struct.unpack_from("<I", b, off)[0] == 1):
+            # ch_size: the output buffer zlib fills, allocated once
+            streams.append((b[off + 24:off + size],
+                            struct.unpack_from("<Q", b, off + 8)[0]))
+    if not streams:
+        return None
+    best, total = None, 0
+    for _ in range(RUNS):
+        t = time.process_time()
+        total = sum(len(zlib.decompress(z, bufsize=n)) for z, n in streams)
+        t = time.process_time() - t
+        best = t if best is None else min(best, t)
+    return best, total
+
+
 def row(label, cpu, rss, share, base=None):
     s = "%-44s %8.3f %8.1f %8s" % (label, cpu, rss,
                                     "-" if share is None else
@@ -162,12 +223,16 @@ def bench_file(f):
             eu = (c, r)
             row("%s: eu-readelf -s" % name, c, r, None)
         if BLOATY:
-            bk = key
-            c, r, out = measure([BLOATY, "-d", bk, "-n", "0", "--csv",
-                                 *(["--debug-file", dbg] if dbg else []),
-                                 f])
+            bloaty = [BLOATY, "-d", key, "-n", "0", "--csv",
+                      *(["--debug-file", dbg] if dbg else []), f]
+            c, r, out = measure(bloaty)
             base = (c, r)
             row("%s %s: bloaty" % (name, key), c, r, bloaty_share(out))
+            z = key == "compileunits" and zlib_floor(
+                f if has_dwarf(f) or not dbg else dbg)
+            if z:
+                print("  zlib inflating its %.1f MB of DWARF alone: %.3f s, "
+                      "%.2f of Bloaty's CPU" % (z[1] / 1e6, z[0], z[0] / c))
         elif key == "symbols" and dynsym_only:
             base = eu
         elif key == "symbols":
@@ -182,6 +247,12 @@ def bench_file(f):
                 memsz_share(out, key.split(",")[0]), base)
             if key == "symbols" and dynsym_only and BLOATY:
                 row("  ratios against eu-readelf -s", c, r, None, eu)
+            if BLOATY and PAIRS and base[0] < PAIR_MAX and not dynsym_only:
+                best, med = measure_pair(
+                    [MEMSZ, "size", *opt, "--by", key, "-n", "0", f],
+                    bloaty)
+                print("  CPU / bloaty's, %d interleaved runs: "
+                      "best %.2f, median %.2f" % (PAIRS, best, med))
             if key == "symbols" and dynsym_only and PAIRS:
                 best, med = measure_pair(
                     [MEMSZ, "size", *opt, "--by", key, "-n", "0", f],
