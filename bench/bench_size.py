@@ -15,7 +15,8 @@ says), its fallback share counted from its rows the same way ([section
 too); else `eu-readelf -s` (which names the symbols but attributes
 nothing: CPU and RSS only). A file with `.dynsym` only (no `.symtab`
 in it or its debug file: Bloaty reads no `.dynsym`) is measured beside
-`eu-readelf -s` too. The ratio columns are memsz / baseline.
+`eu-readelf -s` too, with its default key (sections) as well. The ratio
+columns are memsz / baseline.
 
 For such a file the CPU ratios against `eu-readelf -s` are also measured
 interleaved, one run of each in turn (PAIRS of them, 15 unless set), and
@@ -209,6 +210,21 @@ def row(label, cpu, rss, share, base=None):
     print(s)
 
 
+def bench_default(f, name):
+    """`memsz size FILE` (the default key, sections) of a file with
+    `.dynsym` only, beside `eu-readelf -s` (its CPU ratios interleaved,
+    as for the symbols key below)."""
+    c, r, _ = measure(["eu-readelf", "-s", f], may_fail=True)
+    eu = (c, r)
+    row("%s: eu-readelf -s" % name, c, r, None)
+    c, r, _ = measure([MEMSZ, "size", f])
+    row("%s (default key): memsz" % name, c, r, None, eu)
+    if PAIRS:
+        best, med = measure_pair([MEMSZ, "size", f], ["eu-readelf", "-s", f])
+        print("  CPU / eu-readelf -s's, %d interleaved runs: "
+              "best %.2f, median %.2f" % (PAIRS, best, med))
+
+
 def bench_file(f):
     name = os.path.basename(f)
     keys = ["symbols"]
@@ -216,6 +232,8 @@ def bench_file(f):
     if has_dwarf(f) or (dbg and has_dwarf(dbg)):
         keys += ["compileunits", "compileunits,symbols"]
     dynsym_only = not has_symtab(f) and not (dbg and has_symtab(dbg))
+    if dynsym_only:
+        bench_default(f, name)
     for key in keys:
         base = None
         if key == "symbols" and dynsym_only:

@@ -813,9 +813,15 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 	struct symtab_meta t;
 
 	switch (j->kind) {
+	case MK_EXIDX:
+		/* ARM's only: elsewhere the drop below would only make the
+		 * symbol tables' jobs read them again (libLLVM-14's .dynsym
+		 * and .dynstr, read by the symbols just before: 4 MB) */
+		if (img->machine != EM_ARM)
+			return;
+		/* fall through */
 	case MK_FDES:
 	case MK_HDR:
-	case MK_EXIDX:
 	case MK_RELOCS:
 		/* each table read is done with once its entries are added:
 		 * free libelf's copies (.rela.dyn, .eh_frame: megabytes) as
