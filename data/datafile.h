@@ -511,7 +511,9 @@ int md_writer_open_flags(const char *path, unsigned flags,
  * where path names nothing; else it is named first (see there). */
 int md_writer_commit(struct md_writer *w);
 /* Each md_write_* appends one record; returns 0 or -errno (e.g. -ENOSPC).
- * After an error the file still holds every complete earlier record. */
+ * After an error the file still holds every complete earlier record. Once
+ * the END record is written (md_writer_commit(), md_writer_close()) none
+ * is: -MEMSZ_EENDED, the file as it was. */
 /* Any record of a type with a plain encoding (all but SNAP_MAPPING,
  * SAMPLE and PACKED, which have their own calls below: else -EINVAL);
  * the typed calls below are this with the type filled in. */

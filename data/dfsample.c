@@ -27,6 +27,8 @@ int md_write_sample(struct md_writer *w, const struct md_sample *r)
 		w->samples_lost++;
 		return w->err;
 	}
+	if (w->ended) /* none after the END record (md_rec_begin) */
+		return -MEMSZ_EENDED;
 	nregs = r->nregs;
 	nchain = r->ncallchain;
 	/* In a packed batch, the top of the stack that equals the thread's

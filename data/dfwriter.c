@@ -128,13 +128,17 @@ int md_rec_commit(struct md_writer *w, enum md_rec_type type)
 	return 0;
 }
 
-/* Start a record: the header is reserved and filled by md_rec_commit. */
+/* Start a record: the header is reserved and filled by md_rec_commit.
+ * None after the END record (-MEMSZ_EENDED, the file as it was): a
+ * reader takes bytes after it for damage. */
 int md_rec_begin(struct md_writer *w)
 {
 	if (!w)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	if (w->ended)
+		return -MEMSZ_EENDED;
 	if (w->sb.len && md_samples_flush(w) < 0)
 		return w->err;
 	w->b.len = 0;

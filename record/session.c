@@ -643,6 +643,7 @@ void session_finish(struct session *r, struct session_stats *st)
 		if (kept == 1) /* where it was written: no rename there */
 			r->partial = xstrdup(md_writer_temp_path(r->w));
 	}
+	r->ended = true;
 	if (st)
 		fill_stats(r, st);
 }
@@ -670,8 +671,10 @@ int session_free(struct session *r)
 		return 0;
 	/* No leash signal may reach a thread once it is let go: none is
 	 * sent from now on, and those sent before are taken at the stops
-	 * tracer_free() handles before it detaches. */
+	 * tracer_free() handles before it detaches; nor is what those stops
+	 * tell recorded (r->ended). */
 	r->bp.closing = true;
+	r->ended = true;
 	perf_capture_leash_quiet(r->cap.pc);
 	tracer_free(r->tr);
 	perf_capture_free(r->cap.pc);

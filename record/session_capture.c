@@ -220,12 +220,16 @@ void rec_snapshot_tick(void *arg)
 	rec_backpressure(arg);
 }
 
+/* The tracer's callbacks below record nothing once the recording has
+ * ended (r->ended): tracer_free() still handles the stops pending then
+ * (a target that exited, forked or exec'd since the last look), and the
+ * file is complete, its END record written. */
 static void at_exec(void *arg, int pid)
 {
 	struct session *r = arg;
 	struct rec_target *t = rec_target_find(r, pid);
 
-	if (!t)
+	if (!t || r->ended)
 		return;
 	/* The address space was replaced: the fallback starts over. */
 	procmaps_free(&t->last);
@@ -244,7 +248,8 @@ static void at_fork(void *arg, int pid, int ppid)
 	struct session *r = arg;
 
 	(void)ppid;
-	rec_follow_child(r, pid, true);
+	if (!r->ended)
+		rec_follow_child(r, pid, true);
 }
 
 static void at_exit(void *arg, int tgid, int tid)
@@ -252,6 +257,8 @@ static void at_exit(void *arg, int tgid, int tid)
 	struct session *r = arg;
 	struct rec_target *t = rec_target_find(r, tgid);
 
+	if (r->ended)
+		return;
 	if (!t)
 		t = rec_target_add(r, tgid, true);
 	trigger_fire(r, TRIGGER_EXIT, t, tid, 0);

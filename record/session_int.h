@@ -238,6 +238,9 @@ struct session {
 	bool traced_all;   /* the targets at start are traced */
 	bool ptrace_told;  /* said once that ptrace was refused */
 	bool exec_failed;
+	/* the recording ended (session_finish(), or session_free() without
+	 * it): what the tracer tells from then on is not recorded */
+	bool ended;
 	char *why; /* explanation of the last failure, or NULL */
 	struct rec_targets tg;
 	struct rec_capture cap;

@@ -305,6 +305,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2455-record-launch-sigmask.py \
 	tests/t2456-record-cache-walk-cpu-limit.py \
 	tests/t2480-record-pid-repeated.py \
+	tests/t2486-record-exit-after-end.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
@@ -364,6 +365,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_fork.c \
 	tests/workloads/rec_fault_attach.c \
 	tests/workloads/rec_lib.c \
+	tests/workloads/rec_many_maps.c \
 	tests/workloads/mmap_churn.c \
 	tests/workloads/rec_sleep.c \
 	tests/workloads/rec_hugetlb_shared.c \

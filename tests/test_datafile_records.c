@@ -435,6 +435,53 @@ static void test_gather(void **state)
 	(void)state;
 }
 
+/* Nothing follows the END record: once md_writer_commit() wrote it, a
+ * record of any kind (one alone, a snapshot's mapping, a sample), in
+ * gather mode or not, is refused (-MEMSZ_EENDED) and leaves the file as
+ * it was, whole to its END, also after md_writer_flush() and
+ * md_writer_close(); in each writer mode. memsz record's tracer told it of
+ * a target's exit after the commit, whose snapshot then went after the
+ * END record, and readers called the recording damaged. */
+static void test_nothing_after_end(void **state)
+{
+	static const unsigned modes[] = {0, MD_WRITER_BATCH,
+					 MD_WRITER_BATCH | MD_WRITER_UNNAMED};
+	const struct md_snap_begin sb = {7, 44, 1, MD_SNAP_F_AT_EXIT, 1};
+	const struct md_snap_mapping map = {
+	    .start = 0x400000, .end = RUNS_END, .runs = runs, .nruns = 3};
+	const struct md_sample sm = {.time = 8, .pid = 44, .tid = 44};
+	char *path = tpath("ended.data");
+
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct md_writer *w;
+		struct md_reader *r;
+		struct stat st, st2;
+
+		assert_int_equal(md_writer_open_flags(path, modes[i], &w), 0);
+		write_all_types(w);
+		assert_int_equal(md_writer_commit(w), 0);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(
+		    md_write_note_kind(w, MD_NOTE_OTHER, NULL, "after the end"),
+		    -MEMSZ_EENDED);
+		assert_int_equal(md_writer_gather(w, true), 0);
+		assert_int_equal(md_write_snap_begin(w, &sb), -MEMSZ_EENDED);
+		assert_int_equal(md_write_mapping(w, &map), -MEMSZ_EENDED);
+		assert_int_equal(md_writer_gather(w, false), 0);
+		assert_int_equal(md_write_sample(w, &sm), -MEMSZ_EENDED);
+		assert_int_equal(md_writer_flush(w), 0);
+		assert_int_equal(md_writer_close(w), 0);
+		assert_int_equal(stat(path, &st2), 0);
+		assert_int_equal(st2.st_size, st.st_size);
+		assert_int_equal(md_reader_open(path, &r), 0);
+		check_all_types(r); /* to its END, nothing after it */
+		md_reader_close(r);
+		unlink(path);
+	}
+	free(path);
+	(void)state;
+}
+
 static void test_old_renamed(void **state)
 {
 	char *path = tpath("keep.data"), *old = tpath("keep.data.old");
@@ -859,6 +906,7 @@ int main(void)
 	    cmocka_unit_test(test_long_string),
 	    cmocka_unit_test(test_batch),
 	    cmocka_unit_test(test_gather),
+	    cmocka_unit_test(test_nothing_after_end),
 	    cmocka_unit_test(test_unnamed),
 	    cmocka_unit_test(test_comm_owner),
 	    cmocka_unit_test(test_old_renamed),

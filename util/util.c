@@ -79,6 +79,8 @@ static const char *const memsz_errors[] = {
 				  "which memsz does not read",
     [MEMSZ_EDWPOVERLAP - MEMSZ_EBASE] = "two of its DWARF sections share "
 					"bytes",
+    [MEMSZ_EENDED - MEMSZ_EBASE] = "the recording is complete (its END "
+				   "record is written): no record follows it",
 };
 
 const char *memsz_strerror(int err)

@@ -54,6 +54,7 @@ enum memsz_error {
 	MEMSZ_EDWPNOINFO,  /* a .dwp without .debug_info.dwo */
 	MEMSZ_EDWPZ,	   /* a .dwp's DWARF sections are compressed */
 	MEMSZ_EDWPOVERLAP, /* two of a .dwp's DWARF sections overlap */
+	MEMSZ_EENDED,	   /* memsz.data: a record after its END record */
 	MEMSZ_ELAST
 };
 
