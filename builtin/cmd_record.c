@@ -674,13 +674,35 @@ static void print_summary(const struct record_args *a,
 	free(path);
 }
 
+/* Where partial is PATH.partial.N (the session keeps a recording cut
+ * short there when earlier failed runs left PATH.partial and the numbers
+ * before N): a note that they are kept; else "". Caller frees. */
+static char *partial_earlier(const char *path, const char *partial)
+{
+	size_t n = strlen(path);
+	unsigned long num;
+	char *end;
+
+	if (strncmp(partial, path, n) || strncmp(partial + n, ".partial.", 9))
+		return xstrdup("");
+	num = strtoul(partial + n + 9, &end, 10);
+	if (*end || !num)
+		return xstrdup("");
+	if (num == 1)
+		return xasprintf(" ('%s.partial', an earlier run's, kept)",
+				 path);
+	return xasprintf(" ('%s.partial' to '%s.partial.%lu', earlier "
+			 "runs', kept)",
+			 path, path, num - 1);
+}
+
 /* Record with the parsed options; returns the exit status. */
 static int record(struct record_args *a, const int *pids, int npids,
 		  struct target_scan *scan)
 {
 	struct session_stats st = {0};
 	struct session *s = NULL;
-	char *what = NULL;
+	char *what = NULL, *earlier = NULL;
 	int ret = 1, err;
 
 	a->so.say = say;
@@ -717,13 +739,15 @@ static int record(struct record_args *a, const int *pids, int npids,
 	       : strcmp(st.werr_path, a->so.path)
 		   ? xasprintf("move '%s' to '%s'", a->so.path, st.werr_path)
 		   : xasprintf("write '%s'", a->so.path);
+	if (st.partial)
+		earlier = partial_earlier(a->so.path, st.partial);
 	if (st.werr && st.partial)
 		memsz_error("cannot %s: %s; recording stopped%s, "
 			    "'%s' left as it was, what was recorded is in "
-			    "'%s'",
+			    "'%s'%s",
 			    what, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path,
-			    st.partial);
+			    st.partial, earlier);
 	else if (st.werr)
 		memsz_error("cannot %s: %s; recording stopped%s, %s'%s'%s",
 			    what, memsz_strerror(st.werr),
@@ -743,6 +767,7 @@ static int record(struct record_args *a, const int *pids, int npids,
 	else
 		ret = session_exit_code(s);
 	free(what);
+	free(earlier);
 	if (st.committed)
 		print_summary(a, &st);
 out:

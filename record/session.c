@@ -29,6 +29,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The most names PATH.partial[.N] tried after a write error: each one an
+ * earlier failed run left is kept; past these the recording is lost. */
+#define PARTIAL_MAX 1000u
+
 /* Set the explanation of a failure and return err. */
 int rec_fail(struct session *r, int err, const char *fmt, ...)
 {
@@ -584,6 +588,27 @@ static void freeze_all(struct session *r, bool on)
 	r->bp.end_held_ns = mono_ns() - r->bp.end_start;
 }
 
+/* After a write error, keep what was written as PATH.partial, or where
+ * an earlier failed run left that, as PATH.partial.N (the first N from 1
+ * free): a recording already written is never lost. */
+static void keep_partial(struct session *r)
+{
+	int kept = -EEXIST;
+
+	for (unsigned n = 0; n < PARTIAL_MAX && kept == -EEXIST; n++) {
+		char *p = n ? xasprintf("%s.partial.%u", r->o.path, n)
+			    : xasprintf("%s.partial", r->o.path);
+
+		kept = md_writer_keep(r->w, p);
+		if (kept == 0)
+			r->partial = p;
+		else
+			free(p);
+	}
+	if (kept == 1) /* where it was written: no rename there */
+		r->partial = xstrdup(md_writer_temp_path(r->w));
+}
+
 void session_finish(struct session *r, struct session_stats *st)
 {
 	rec_drain(r, true);
@@ -631,18 +656,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	/* A write error keeps path as it was; what was written up to the
 	 * error (its complete snapshots readable, the file cut short) is
 	 * kept beside it rather than thrown away. */
-	if (r->w && r->werr && snap_in_file(r) && !r->partial) {
-		char *p = xasprintf("%s.partial", r->o.path);
-
-		int kept = md_writer_keep(r->w, p);
-
-		if (kept == 0)
-			r->partial = p;
-		else
-			free(p);
-		if (kept == 1) /* where it was written: no rename there */
-			r->partial = xstrdup(md_writer_temp_path(r->w));
-	}
+	if (r->w && r->werr && snap_in_file(r) && !r->partial)
+		keep_partial(r);
 	if (st)
 		fill_stats(r, st);
 }
