@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The options of one `memsz record`, parsed. */
 struct record_args {
@@ -674,6 +675,16 @@ static void print_summary(const struct record_args *a,
 	free(path);
 }
 
+/* What an uncommitted recording did to path, which it never replaces:
+ * a file there was left as it was; where there is none, none was
+ * made. */
+static const char *untouched(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) ? "not written" : "left as it was";
+}
+
 /* Where partial is PATH.partial.N (the session keeps a recording cut
  * short there when earlier failed runs left PATH.partial and the numbers
  * before N): a note that they are kept; else "". Caller frees. */
@@ -743,27 +754,26 @@ static int record(struct record_args *a, const int *pids, int npids,
 		earlier = partial_earlier(a->so.path, st.partial);
 	if (st.werr && st.partial)
 		memsz_error("cannot %s: %s; recording stopped%s, "
-			    "'%s' left as it was, what was recorded is in "
-			    "'%s'%s",
+			    "'%s' %s, what was recorded is in '%s'%s",
 			    what, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "", a->so.path,
-			    st.partial, earlier);
+			    untouched(a->so.path), st.partial, earlier);
 	else if (st.werr)
-		memsz_error("cannot %s: %s; recording stopped%s, %s'%s'%s",
+		memsz_error("cannot %s: %s; recording stopped%s, %s'%s' %s",
 			    what, memsz_strerror(st.werr),
 			    a->cmd ? " and the command ended" : "",
 			    st.direct ? "what " : "", a->so.path,
-			    st.direct ? " received is an incomplete recording"
-				      : " left as it was");
+			    st.direct ? "received is an incomplete recording"
+				      : untouched(a->so.path));
 	else if (!st.committed && a->cgroup && !st.ntargets)
 		/* its counters are written after its processes' snapshots */
 		memsz_error("nothing recorded: cgroup '%s' has no process; "
-			    "'%s' left as it was",
-			    a->cgroup, a->so.path);
+			    "'%s' %s",
+			    a->cgroup, a->so.path, untouched(a->so.path));
 	else if (!st.committed)
 		memsz_error("nothing recorded: no snapshot of any target "
-			    "could be taken; '%s' left as it was",
-			    a->so.path);
+			    "could be taken; '%s' %s",
+			    a->so.path, untouched(a->so.path));
 	else
 		ret = session_exit_code(s);
 	free(what);
