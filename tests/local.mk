@@ -349,6 +349,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3320-diff-path-named-symbol.py \
 	tests/t3321-diff-upgraded-library.py \
 	tests/t3322-diff-pids-inner-key.py \
+	tests/t3323-report-vm-once-note.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
