@@ -101,7 +101,8 @@ static const struct opt record_opts[] = {
     {0, "duration", OPT_ARG, "S", 'd',
      "stop after S seconds, at most 292 years (0 with\n"
      "-p, -a or -G: one snapshot of each process, then\n"
-     "exit)",
+     "exit; Ctrl-C stops it after the snapshot being\n"
+     "taken, writes those taken and exits 130)",
      NULL},
     {0, "freeze", OPT_NOARG, NULL, 'F',
      "stop the targets while a snapshot is taken (ptrace\n"
@@ -707,13 +708,69 @@ static char *partial_earlier(const char *path, const char *partial)
 			 path, path, num - 1);
 }
 
+/* A one-shot cut short by SIGINT, SIGTERM or SIGHUP (Ctrl-C), its
+ * recording committed: say how many processes it left out. Returns the exit
+ * status: 128 + the signal, as a shell gives perf record, which writes
+ * its file and then dies by the signal, so a script sees the interrupt. */
+static int say_cut(const struct record_args *a, const struct session_stats *st)
+{
+	memsz_error("interrupted by SIG%s: %zu of %zu processes not "
+		    "recorded; '%s' holds the others",
+		    sigabbrev_np(st->cut_sig), st->cut, st->cut_of, a->so.path);
+	return 128 + st->cut_sig;
+}
+
+/* Say why the recording ended without one, if it did (a write error,
+ * nothing recorded). Returns 1 then, else -1. */
+static int say_failure(const struct record_args *a,
+		       const struct session_stats *st)
+{
+	char *what, *earlier = NULL;
+	int ret = 1;
+
+	/* the write failed, or the move of the previous recording to
+	 * FILE.old (the writer names that file then) */
+	what = !st->werr ? NULL
+	       : strcmp(st->werr_path, a->so.path)
+		   ? xasprintf("move '%s' to '%s'", a->so.path, st->werr_path)
+		   : xasprintf("write '%s'", a->so.path);
+	if (st->partial)
+		earlier = partial_earlier(a->so.path, st->partial);
+	if (st->werr && st->partial)
+		memsz_error("cannot %s: %s; recording stopped%s, "
+			    "'%s' %s, what was recorded is in '%s'%s",
+			    what, memsz_strerror(st->werr),
+			    a->cmd ? " and the command ended" : "", a->so.path,
+			    untouched(a->so.path), st->partial, earlier);
+	else if (st->werr)
+		memsz_error("cannot %s: %s; recording stopped%s, %s'%s' %s",
+			    what, memsz_strerror(st->werr),
+			    a->cmd ? " and the command ended" : "",
+			    st->direct ? "what " : "", a->so.path,
+			    st->direct ? "received is an incomplete recording"
+				       : untouched(a->so.path));
+	else if (!st->committed && a->cgroup && !st->ntargets)
+		/* its counters are written after its processes' snapshots */
+		memsz_error("nothing recorded: cgroup '%s' has no process; "
+			    "'%s' %s",
+			    a->cgroup, a->so.path, untouched(a->so.path));
+	else if (!st->committed)
+		memsz_error("nothing recorded: no snapshot of any target "
+			    "could be taken; '%s' %s",
+			    a->so.path, untouched(a->so.path));
+	else
+		ret = -1;
+	free(what);
+	free(earlier);
+	return ret;
+}
+
 /* Record with the parsed options; returns the exit status. */
 static int record(struct record_args *a, const int *pids, int npids,
 		  struct target_scan *scan)
 {
 	struct session_stats st = {0};
 	struct session *s = NULL;
-	char *what = NULL, *earlier = NULL;
 	int ret = 1, err;
 
 	a->so.say = say;
@@ -744,42 +801,14 @@ static int record(struct record_args *a, const int *pids, int npids,
 	}
 	session_run(s);
 	session_finish(s, &st);
-	/* the write failed, or the move of the previous recording to
-	 * FILE.old (the writer names that file then) */
-	what = !st.werr ? NULL
-	       : strcmp(st.werr_path, a->so.path)
-		   ? xasprintf("move '%s' to '%s'", a->so.path, st.werr_path)
-		   : xasprintf("write '%s'", a->so.path);
-	if (st.partial)
-		earlier = partial_earlier(a->so.path, st.partial);
-	if (st.werr && st.partial)
-		memsz_error("cannot %s: %s; recording stopped%s, "
-			    "'%s' %s, what was recorded is in '%s'%s",
-			    what, memsz_strerror(st.werr),
-			    a->cmd ? " and the command ended" : "", a->so.path,
-			    untouched(a->so.path), st.partial, earlier);
-	else if (st.werr)
-		memsz_error("cannot %s: %s; recording stopped%s, %s'%s' %s",
-			    what, memsz_strerror(st.werr),
-			    a->cmd ? " and the command ended" : "",
-			    st.direct ? "what " : "", a->so.path,
-			    st.direct ? "received is an incomplete recording"
-				      : untouched(a->so.path));
-	else if (!st.committed && a->cgroup && !st.ntargets)
-		/* its counters are written after its processes' snapshots */
-		memsz_error("nothing recorded: cgroup '%s' has no process; "
-			    "'%s' %s",
-			    a->cgroup, a->so.path, untouched(a->so.path));
-	else if (!st.committed)
-		memsz_error("nothing recorded: no snapshot of any target "
-			    "could be taken; '%s' %s",
-			    a->so.path, untouched(a->so.path));
-	else
+	ret = say_failure(a, &st);
+	if (ret < 0)
 		ret = session_exit_code(s);
-	free(what);
-	free(earlier);
 	if (st.committed)
 		print_summary(a, &st);
+	/* cut only once a snapshot was taken: committed unless werr */
+	if (st.cut_sig && st.committed)
+		ret = say_cut(a, &st);
 out:
 	err = session_free(s);
 	if (err < 0 && ret == 0) {

@@ -443,6 +443,16 @@ static void note_gone_at_attach(struct session *r)
 	}
 }
 
+/* One-shot: targets from, on, left without a snapshot by a stop signal:
+ * counted, not said to have exited. */
+static void cut_targets(struct session *r, size_t from)
+{
+	r->loop.cut = r->tg.n - from;
+	r->loop.cut_of = r->tg.n;
+	for (size_t i = from; i < r->tg.n; i++)
+		r->tg.t[i]->told = true;
+}
+
 int session_attach(struct session *r, const int *pids, int n)
 {
 	int err;
@@ -487,8 +497,13 @@ int session_attach(struct session *r, const int *pids, int n)
 	 * synthesized only for a target of which no snapshot was taken. */
 	for (size_t i = 0; r->cap.pc && i < r->tg.n; i++)
 		r->tg.t[i]->maps_owed = true;
-	for (size_t i = 0; i < r->tg.n; i++)
+	for (size_t i = 0; i < r->tg.n; i++) {
+		if (r->sn.nsnaps && rec_one_shot_cut(r)) {
+			cut_targets(r, i);
+			break;
+		}
 		trigger_fire(r, TRIGGER_START, r->tg.t[i], 0, 0);
+	}
 	for (size_t i = 0; i < r->tg.n; i++)
 		if (r->tg.t[i]->maps_owed && r->tg.t[i]->alive &&
 		    !r->tg.t[i]->unreadable)
@@ -555,6 +570,9 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->ntargets = r->tg.n + r->sc.ndenied;
 	st->direct = r->w && md_writer_direct(r->w);
 	st->partial = r->partial;
+	st->cut_sig = r->loop.cut ? r->loop.int_sig : 0;
+	st->cut = r->loop.cut;
+	st->cut_of = r->loop.cut_of;
 }
 
 /* Whether a complete snapshot is in the file, not only in the batch a
@@ -588,6 +606,22 @@ static void freeze_all(struct session *r, bool on)
 	r->bp.end_held_ns = mono_ns() - r->bp.end_start;
 }
 
+/* One-shot cut short by a stop signal: NOTE how many targets have no
+ * snapshot (said by the command, with its exit status). */
+static void note_cut(struct session *r)
+{
+	char *msg;
+
+	if (!r->loop.cut || r->werr)
+		return;
+	msg = xasprintf("interrupted by SIG%s: %zu of %zu processes not "
+			"recorded (no snapshot)",
+			sigabbrev_np(r->loop.int_sig), r->loop.cut,
+			r->loop.cut_of);
+	rec_note(r, MD_NOTE_OTHER, msg);
+	free(msg);
+}
+
 /* After a write error, keep what was written as PATH.partial, or where
  * an earlier failed run left that, as PATH.partial.N (the first N from 1
  * free): a recording already written is never lost. */
@@ -617,6 +651,7 @@ void session_finish(struct session *r, struct session_stats *st)
 	/* said and noted while the file is open, not a death after it */
 	rec_take_pending_signals(r);
 	rec_scan_note(r);
+	note_cut(r);
 	/* The recording ends here. Events counted after the last drain
 	 * (attached targets run on) would be taken for samples the kernel
 	 * dropped: the counts stop first, then the rings are drained. The

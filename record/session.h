@@ -85,6 +85,10 @@ struct session_stats {
 	 * written is kept (path.partial, malloc'd, freed by session_free),
 	 * or NULL. */
 	char *partial;
+	/* A one-shot cut short by SIGINT, SIGTERM or SIGHUP (that signal;
+	 * 0: none): cut of cut_of targets have no snapshot. */
+	int cut_sig;
+	size_t cut, cut_of;
 };
 
 /* Block the signals the loop reads, open the output and start snapshots.

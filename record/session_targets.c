@@ -654,8 +654,14 @@ void rec_scan_targets(struct session *r)
 	r->sc.scan_err = 0;
 	if (!r->sc.kthreads)
 		r->sc.kthreads = st.kthreads;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (r->sn.nsnaps && rec_one_shot_cut(r)) {
+			r->loop.cut = (size_t)(n - i);
+			r->loop.cut_of = (size_t)n;
+			break;
+		}
 		scan_add(r, pids[i]);
+	}
 	free(pids);
 	rec_machine_round(r);
 }
