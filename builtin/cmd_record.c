@@ -102,7 +102,7 @@ static const struct opt record_opts[] = {
      "stop after S seconds, at most 292 years (0 with\n"
      "-p, -a or -G: one snapshot of each process, then\n"
      "exit; Ctrl-C stops it after the snapshot being\n"
-     "taken, writes those taken and exits 130)",
+     "taken, writes those taken and dies by SIGINT)",
      NULL},
     {0, "freeze", OPT_NOARG, NULL, 'F',
      "stop the targets while a snapshot is taken (ptrace\n"
@@ -708,15 +708,26 @@ static char *partial_earlier(const char *path, const char *partial)
 			 path, path, num - 1);
 }
 
-/* A one-shot cut short by SIGINT, SIGTERM or SIGHUP (Ctrl-C), its
- * recording committed: say how many processes it left out. Returns the exit
- * status: 128 + the signal, as a shell gives perf record, which writes
- * its file and then dies by the signal, so a script sees the interrupt. */
+/* A one-shot stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C), its recording
+ * committed: say how many processes it left out and how many the file
+ * holds. Returns the exit status, 128 + the signal; memsz then dies by
+ * the signal, as perf record does after writing its file, so that a
+ * script or loop that ran it stops too. */
 static int say_cut(const struct record_args *a, const struct session_stats *st)
 {
-	memsz_error("interrupted by SIG%s: %zu of %zu processes not "
-		    "recorded; '%s' holds the others",
-		    sigabbrev_np(st->cut_sig), st->cut, st->cut_of, a->so.path);
+	const char *sig = sigabbrev_np(st->cut_sig);
+
+	if (st->cut)
+		memsz_error("interrupted by SIG%s: %zu process%s not "
+			    "recorded; '%s' holds %zu",
+			    sig, st->cut, st->cut == 1 ? "" : "es", a->so.path,
+			    st->held);
+	else
+		memsz_error("interrupted by SIG%s during the last snapshot: "
+			    "none left out, '%s' holds %zu process%s",
+			    sig, a->so.path, st->held,
+			    st->held == 1 ? "" : "es");
+	memsz_die_by_signal(st->cut_sig);
 	return 128 + st->cut_sig;
 }
 

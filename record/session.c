@@ -448,7 +448,6 @@ static void note_gone_at_attach(struct session *r)
 static void cut_targets(struct session *r, size_t from)
 {
 	r->loop.cut = r->tg.n - from;
-	r->loop.cut_of = r->tg.n;
 	for (size_t i = from; i < r->tg.n; i++)
 		r->tg.t[i]->told = true;
 }
@@ -546,6 +545,16 @@ static void note_holds(struct session *r)
 	}
 }
 
+/* The processes of which a snapshot was taken. */
+static size_t snapped(const struct session *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->tg.n; i++)
+		n += r->tg.t[i]->nsnaps > 0;
+	return n;
+}
+
 /* What the finished session wrote, for the summary line. */
 static void fill_stats(struct session *r, struct session_stats *st)
 {
@@ -570,9 +579,9 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->ntargets = r->tg.n + r->sc.ndenied;
 	st->direct = r->w && md_writer_direct(r->w);
 	st->partial = r->partial;
-	st->cut_sig = r->loop.cut ? r->loop.int_sig : 0;
+	st->cut_sig = r->o.one_shot ? r->loop.int_sig : 0;
 	st->cut = r->loop.cut;
-	st->cut_of = r->loop.cut_of;
+	st->held = snapped(r);
 }
 
 /* Whether a complete snapshot is in the file, not only in the batch a
@@ -606,18 +615,26 @@ static void freeze_all(struct session *r, bool on)
 	r->bp.end_held_ns = mono_ns() - r->bp.end_start;
 }
 
-/* One-shot cut short by a stop signal: NOTE how many targets have no
- * snapshot (said by the command, with its exit status). */
+/* One-shot stopped by a stop signal, after the snapshot being taken (the
+ * last one's, maybe): NOTE how many processes have no snapshot and how
+ * many have one (said by the command, which then dies by the signal). */
 static void note_cut(struct session *r)
 {
+	const char *sig = sigabbrev_np(r->loop.int_sig);
+	size_t held = snapped(r);
 	char *msg;
 
-	if (!r->loop.cut || r->werr)
+	if (!r->o.one_shot || !r->loop.int_sig || r->werr)
 		return;
-	msg = xasprintf("interrupted by SIG%s: %zu of %zu processes not "
-			"recorded (no snapshot)",
-			sigabbrev_np(r->loop.int_sig), r->loop.cut,
-			r->loop.cut_of);
+	if (r->loop.cut)
+		msg = xasprintf("interrupted by SIG%s: %zu process%s not "
+				"recorded (no snapshot), %zu recorded",
+				sig, r->loop.cut, r->loop.cut == 1 ? "" : "es",
+				held);
+	else
+		msg = xasprintf("interrupted by SIG%s during the last "
+				"snapshot: no process left out",
+				sig);
 	rec_note(r, MD_NOTE_OTHER, msg);
 	free(msg);
 }

@@ -85,10 +85,11 @@ struct session_stats {
 	 * written is kept (path.partial, malloc'd, freed by session_free),
 	 * or NULL. */
 	char *partial;
-	/* A one-shot cut short by SIGINT, SIGTERM or SIGHUP (that signal;
-	 * 0: none): cut of cut_of targets have no snapshot. */
+	/* A one-shot that took SIGINT, SIGTERM or SIGHUP (that signal;
+	 * 0: none): cut processes were left without a snapshot (0: it
+	 * came during the last), held have one. */
 	int cut_sig;
-	size_t cut, cut_of;
+	size_t cut, held;
 };
 
 /* Block the signals the loop reads, open the output and start snapshots.

@@ -173,9 +173,9 @@ struct rec_loop {
 	size_t pfd_cap;
 	bool stop, term_sent, got_exit;
 	/* the first SIGINT, SIGTERM or SIGHUP taken (0: none); in a
-	 * one-shot, the targets it left without a snapshot, of cut_of */
+	 * one-shot, the processes it left without a snapshot */
 	int int_sig;
-	size_t cut, cut_of;
+	size_t cut;
 	uint64_t deadline, kill_at;
 	int status; /* wait status of the launched command */
 };

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """t2470: Ctrl-C (SIGINT) during a one-shot recording (--duration 0)
 stops it after the snapshot being taken: what was snapshotted is written,
-the processes left out are said and noted, and memsz exits 130 (128 +
-SIGINT), as a shell sees perf record end (it writes its file, then dies
-by the signal).
+the processes left out are said and noted with how many the file holds,
+and memsz then dies by SIGINT, as perf record does (it writes its file,
+then dies by the signal), so that bash stops the script or loop that ran
+it (an exit status of 130 would let a `for` loop go on).
 
 A one-shot has no loop to read the signal: it took every snapshot (of
 -a: every process of the machine), exited 0 and said nothing, so neither
@@ -13,12 +14,19 @@ made to come before the first snapshot deterministically: the test
 starts memsz with SIGINT blocked and already pending (both survive
 execve; memsz keeps it blocked and reads it). Three stopped `sleep`s are
 recorded with `-p A,B,C --duration 0`. Ground truth: A's smaps_rollup
-(its RSS in the recording), the exit status, `memsz dump` (one snapshot,
-of A), the report's footer note. Without the signal the same recording
-has all three and exits 0; an interval recording ended by SIGINT still
-exits 0 with its final snapshots (SIGINT is how it is meant to end).
+(its RSS in the recording), the wait status, `memsz dump` (one snapshot,
+of A), the report's footer note. A signal during the last snapshot
+(`-p A`) is not swallowed: A is recorded, the line says none was left
+out, memsz dies by it. With -a as nobody, the count left out is of the
+processes that could have been recorded, not of every pid listed (most
+of which nobody cannot read), and the number the file holds is that of
+`memsz dump`. Without the signal the same recording has all three and
+exits 0; an interval recording ended by SIGINT still exits 0 with its
+final snapshots (SIGINT is how it is meant to end).
 """
 import os
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,8 +45,11 @@ def sigint_pending():
     os.kill(os.getpid(), signal.SIGINT)
 
 
-def record(data, args, pre=None):
-    return subprocess.run([MEMSZ, "record", "-o", data, *args],
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def record(data, args, pre=None, wrap=()):
+    return subprocess.run([*wrap, MEMSZ, "record", "-o", data, *args],
                           preexec_fn=pre, capture_output=True, text=True,
                           timeout=300)
 
@@ -52,6 +63,47 @@ def snap_pids(data):
         if "SNAP_BEGIN" in w and w[w.index("SNAP_BEGIN") + 1] == "pid":
             pids.append(int(w[w.index("SNAP_BEGIN") + 2]))
     return pids
+
+
+def all_as_nobody(tmp):
+    """-a as nobody, SIGINT pending: three stopped sleeps of nobody's
+    (readable by it); most pids of the machine are not. The count left
+    out is at least the sleeps missing from the file and the number the
+    file holds is dump's; neither counts the processes nobody cannot
+    read."""
+    if subprocess.run(["setpriv", "--reuid=65534", "true"],
+                      capture_output=True).returncode:
+        lib.skip_part("setpriv cannot run a command as nobody")
+        return
+    os.chmod(tmp, 0o777)
+    sleeps = [subprocess.Popen([*NOBODY, "sleep", "1000"])
+              for _ in range(3)]
+    try:
+        for p in sleeps:
+            lib.stopped(p.pid)
+        data = os.path.join(tmp, "a.data")
+        r = record(data, ["-a", "--duration", "0"], sigint_pending, NOBODY)
+        err = r.stderr.strip()
+        got = set(snap_pids(data)) if os.path.exists(data) else set()
+        check(r.returncode == -signal.SIGINT and got,
+              f"-a as nobody, SIGINT: written, dies by SIGINT "
+              f"({r.returncode}, {len(got)} recorded, {err!r})")
+        m = re.search(r"interrupted by SIGINT: (\d+) process(?:es)? not "
+                      r"recorded; '" + re.escape(data) + r"' holds (\d+)",
+                      err)
+        check(m and int(m.group(2)) == len(got),
+              f"-a as nobody: the line says the file holds what dump "
+              f"shows ({len(got)}): {err!r}")
+        missing = [p.pid for p in sleeps if p.pid not in got]
+        check(m and len(missing) <= int(m.group(1)) and
+              "of" not in m.group(0),
+              f"-a as nobody: the processes left out count the sleeps "
+              f"missing ({len(missing)}), not of all pids: {err!r}")
+    finally:
+        for p in sleeps:
+            p.kill()
+            os.kill(p.pid, signal.SIGCONT)
+            p.wait()
 
 
 def main():
@@ -77,12 +129,13 @@ def main():
             r = record(data, ["--duration", "0", "-p", plist],
                        sigint_pending)
             err = r.stderr.strip()
-            check(r.returncode == 128 + signal.SIGINT,
-                  f"SIGINT: exit 130 ({r.returncode}, {err!r})")
-            check(f"memsz: interrupted by SIGINT: 2 of 3 processes not "
-                  f"recorded; '{data}' holds the others" in err,
-                  f"SIGINT: the line says what was left out and where "
-                  f"the rest is: {err!r}")
+            check(r.returncode == -signal.SIGINT,
+                  f"SIGINT: memsz dies by SIGINT, not an exit status "
+                  f"({r.returncode}, {err!r})")
+            check(f"memsz: interrupted by SIGINT: 2 processes not "
+                  f"recorded; '{data}' holds 1" in err,
+                  f"SIGINT: the line says what was left out and what "
+                  f"the file holds: {err!r}")
             got = snap_pids(data) if os.path.exists(data) else []
             check(got == [pids[0]],
                   f"SIGINT: the recording is written, with A's snapshot "
@@ -97,11 +150,26 @@ def main():
                 rep = subprocess.run([MEMSZ, "report", "-i", data],
                                      capture_output=True, text=True,
                                      timeout=300)
-                check("interrupted by SIGINT: 2 of 3 processes not "
-                      "recorded (no snapshot)" in rep.stdout,
+                check("interrupted by SIGINT: 2 processes not recorded "
+                      "(no snapshot), 1 recorded" in rep.stdout,
                       "SIGINT: the report's footer says it")
+            os.unlink(data)
+
+            r = record(data, ["--duration", "0", "-p", str(pids[0])],
+                       sigint_pending)
+            err = r.stderr.strip()
+            got = snap_pids(data) if os.path.exists(data) else []
+            check(r.returncode == -signal.SIGINT and got == [pids[0]],
+                  f"SIGINT during the last snapshot: A recorded, memsz "
+                  f"dies by SIGINT ({r.returncode}, {got}, {err!r})")
+            check(f"interrupted by SIGINT during the last snapshot: none "
+                  f"left out, '{data}' holds 1 process" in err,
+                  f"SIGINT during the last snapshot: said ({err!r})")
+            os.unlink(data)
             check(all(p.poll() is None for p in procs),
                   "SIGINT: the attached processes live on")
+
+            all_as_nobody(tmp)
 
             data2 = os.path.join(tmp, "y.data")
             r = record(data2, ["--interval", "100", "-p", plist],
