@@ -655,7 +655,8 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 }
 
 /* Say when the TOTAL is not the sum of its rows or not one moment: files
- * (FILE SIZE) and file ranges (VM SIZE: share_level(), share_copy())
+ * on disk (FILE SIZE) and their ranges (VM SIZE: share_level(),
+ * share_copy(); vm_share_range() leaves out what has no FILE SIZE)
  * counted once although several processes map them, snapshots of
  * several processes that no one moment has. */
 static void moment_notes(struct report_ctx *c, const bool *chosen)
@@ -672,12 +673,15 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 		strlist_add_about(
 		    &c->res->notes, NOTE_COUNT_ONCE,
 		    1u << COL_FILE | 1u << COL_VM, 0,
-		    xasprintf("FILE SIZE counts a file several processes "
-			      "map once, VM SIZE the same range of a file as "
-			      "often as one process maps it (a page two "
+		    xasprintf("FILE SIZE counts a file on disk several "
+			      "processes map once, VM SIZE the same range of "
+			      "it as often as one process maps it (a page two "
 			      "mappings of one process share, twice), in the "
 			      "TOTAL and in the rows above the %s key: there "
-			      "they are less than the sum of the rows below",
+			      "they are less than the sum of the rows below; "
+			      "shared memory (tmpfs, /dev/shm, memfd: no FILE "
+			      "SIZE) counts in VM SIZE once for each process "
+			      "that maps it",
 			      per_proc));
 	points_note(c, chosen);
 }

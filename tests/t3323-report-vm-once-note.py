@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """t3323: the footer note on FILE SIZE and VM SIZE counted once says what
-the numbers do: FILE SIZE counts a file several processes map once, VM
-SIZE the same range of a file as often as one process maps it, so a page
-two mappings of one process share counts twice.
+the numbers do: FILE SIZE counts a file on disk several processes map
+once, VM SIZE the same range of it as often as one process maps it, so a
+page two mappings of one process share counts twice; shared memory (no
+FILE SIZE) once for each process.
 
 The note said "FILE SIZE and VM SIZE count a file several processes map
 once": read as written, a file one process maps twice, over a shared
@@ -15,10 +16,13 @@ VM SIZE of the file is the sum of its mappings' sizes (24 and 16 pages);
 the file's row above the pids key has, per page, the most mappings any
 one process has of it (pages 0-7 once, 8-15 twice: 24 pages, not the
 file's 16 nor the rows' 40); its FILE SIZE is the file's size once. The
-note names that rule.
+note names that rule. It said so of every file: a file of /dev/shm
+(tmpfs, no FILE SIZE) two more processes map counts in VM SIZE once for
+each (the sum of their maps): the note says that too.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -65,17 +69,44 @@ def start(path, *ranges):
     return p
 
 
+def shm_file():
+    """A file of NPAGES in /dev/shm (tmpfs: no FILE SIZE), or None."""
+    try:
+        fd, path = tempfile.mkstemp(prefix="memsz-t3323-", suffix=".shm",
+                                    dir="/dev/shm")
+    except OSError:
+        return None
+    os.write(fd, b"y" * (NPAGES * PAGE))
+    os.close(fd)
+    return path
+
+
 def main():
+    shm = shm_file()
+    try:
+        return run(shm)
+    finally:
+        if shm:
+            os.unlink(shm)
+
+
+def run(shm):
     with tempfile.TemporaryDirectory(prefix="memsz-t3323-") as tmp:
         path = os.path.join(tmp, "shared.bin")
         with open(path, "wb") as f:
             f.write(b"x" * (NPAGES * PAGE))
         procs = []
+        shm_vm = {}
         try:
             procs.append(start(path, f"0:{NPAGES}", f"{NPAGES // 2}:"
                                f"{NPAGES // 2}"))
             procs.append(start(path, f"0:{NPAGES}"))
             maps = {p.pid: file_maps(p.pid, path) for p in procs}
+            # two more processes map the /dev/shm file, whole, once each
+            for _ in range(2 if shm else 0):
+                procs.append(start(shm, f"0:{NPAGES}"))
+                shm_vm[procs[-1].pid] = sum(
+                    n for _, n in file_maps(procs[-1].pid, shm)) * PAGE
             vm = {pid: sum(n for _, n in m) * PAGE
                   for pid, m in maps.items()}
             most = [max(sum(1 for first, n in m if first <= pg < first + n)
@@ -89,7 +120,8 @@ def main():
                   f"({sum(vm.values())}): maps {maps}")
             data = os.path.join(tmp, "r.data")
             r = subprocess.run([MEMSZ, "record", "-o", data, "--duration",
-                                "0", "-p", ",".join(str(p) for p in maps)],
+                                "0", "-p", ",".join(str(p.pid)
+                                                    for p in procs)],
                                capture_output=True, text=True, timeout=300)
             if r.returncode:
                 lib.fail(f"record: {r.returncode} {r.stderr}")
@@ -123,15 +155,42 @@ def main():
         notes = [n for n in j["notes"] if "VM SIZE" in n]
         check(len(notes) == 1, f"one note on VM SIZE ({notes})")
         note = notes[0] if notes else ""
-        check("FILE SIZE counts a file several processes map once" in note,
+        check("FILE SIZE counts a file on disk several processes map "
+              "once" in note,
               f"the note says FILE SIZE counts a file once: {note!r}")
-        check("VM SIZE the same range of a file as often as one process "
+        check("VM SIZE the same range of it as often as one process "
               "maps it (a page two mappings of one process share, twice)"
               in note,
               f"the note says VM SIZE counts a range as often as one "
               f"process maps it, a page shared in one process twice: "
               f"{note!r}")
+        shm_row(data, shm, shm_vm, note)
     return lib.finish()
+
+
+def shm_row(data, shm, shm_vm, note):
+    """The /dev/shm file has no FILE SIZE, and its VM SIZE is the sum of
+    the processes' mappings of it (maps): the note says so."""
+    if not shm:
+        lib.skip_part("no writable /dev/shm")
+        return
+    r = subprocess.run([MEMSZ, "report", "-i", data, "--by", "files,pids",
+                        "--filter", "files=" + re.escape(shm) + "$",
+                        "-n", "0", "--format", "json"],
+                       capture_output=True, text=True, timeout=300)
+    rows = [x for x in json.loads(r.stdout)["rows"]
+            if x["name"].startswith(shm)] if r.returncode == 0 else []
+    check(len(rows) == 1, f"one row for the /dev/shm file ({r.stderr!r})")
+    want = sum(shm_vm.values())
+    if rows:
+        check(int(rows[0]["vm_size"]) == want and
+              not int(rows[0].get("file_size") or 0),
+              f"the /dev/shm file: no FILE SIZE "
+              f"({rows[0].get('file_size')}), VM SIZE "
+              f"{rows[0]['vm_size']} the sum of its maps {want}")
+    check("shared memory (tmpfs, /dev/shm, memfd: no FILE SIZE) counts in "
+          "VM SIZE once for each process that maps it" in note,
+          f"the note says shared memory counts for each process: {note!r}")
 
 
 if __name__ == "__main__":
