@@ -65,7 +65,8 @@ static const struct opt report_opts[] = {
     VIEW_ROW_FILTER,
     {0, "pid", OPT_ARG, "PID,...", REPORT_OPT_PID,
      "only these processes; --pid A --pid B\n"
-     "is --pid A,B",
+     "is --pid A,B (a note names those not\n"
+     "recorded)",
      NULL},
     {0, "skip-frames", OPT_ARG, "REGEX", REPORT_OPT_SKIP_FRAMES,
      "frames the faultsite key looks past\n"

@@ -763,6 +763,30 @@ static void chosen_stats(struct report_ctx *c, const bool *chosen)
 	}
 }
 
+/* --pid names some pids the recording has and some it has not: name
+ * those left out, which the report could not show (with none recorded,
+ * no_pid_msg() says so as an error). */
+static void missing_pids_note(struct report_ctx *c)
+{
+	const struct report_opts *o = c->o;
+	struct strbuf sb = {0};
+	size_t nmissing = 0, k = 0;
+
+	for (size_t i = 0; i < o->npids; i++)
+		nmissing += !pid_recorded(c, o->pids[i]);
+	if (!nmissing)
+		return;
+	strbuf_addf(&sb, "--pid: %s ", nmissing > 1 ? "pids" : "pid");
+	for (size_t i = 0; i < o->npids; i++)
+		if (!pid_recorded(c, o->pids[i]))
+			strbuf_addf(&sb, "%s%" PRIu32,
+				    k++ ? (k < nmissing ? ", " : " and ") : "",
+				    o->pids[i]);
+	strbuf_addf(&sb, " %s not in '%s': not shown",
+		    nmissing > 1 ? "are" : "is", o->input);
+	note(c, strbuf_detach(&sb));
+}
+
 /* The footer notes of a report whose rows are charged. */
 static void final_notes(struct report_ctx *c, const bool *chosen)
 {
@@ -771,6 +795,7 @@ static void final_notes(struct report_ctx *c, const bool *chosen)
 	if (c->faults)
 		faults_notes(c->faults, &res->notes);
 	jit_note(c);
+	missing_pids_note(c);
 	moment_notes(c, chosen);
 	if (c->lost)
 		note(c, xasprintf("%" PRIu64 " perf records were lost while "
