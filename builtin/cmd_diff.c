@@ -76,18 +76,18 @@ static const struct opt diff_opts[] = {
 
 const struct opts_cmd diff_cmd = {
     .name = "diff",
-    .synopsis =
-	"usage: memsz diff [--by KEY[,KEY...]]"
-	" [-F|--fields COL[,COL...]] [--sort COL]\n"
-	"                  [-n N] [--filter [KEY=]REGEX]..."
-	" [--exclude [KEY=]REGEX]...\n"
-	"                  [--pid PID[,PID...]]..."
-	" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
-	"                  [-v] [--no-disasm] [--demangle full|short|none]\n"
-	"                  [--format table|csv|tsv|json] OLD NEW\n"
-	"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
-	" [...]\n"
-	"       memsz diff --list-keys\n",
+    .synopsis = "usage: memsz diff [--by KEY[,KEY...]]"
+		" [-F|--fields COL[,COL...]] [--sort COL]\n"
+		"                  [-n N] [--filter [KEY=]REGEX]..."
+		" [--exclude [KEY=]REGEX]...\n"
+		"                  [--pid PID[,PID...]]..."
+		" [--snapshot WHICH [--snapshot WHICH]]\n"
+		"                  [--width N] [-v] [--no-disasm]"
+		" [--demangle full|short|none]\n"
+		"                  [--format table|csv|tsv|json] OLD NEW\n"
+		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
+		" [...]\n"
+		"       memsz diff --list-keys\n",
     .about = "Compare two recordings of 'memsz record', two snapshots of\n"
 	     "one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
 	     "as 'memsz size' counts them); the kind is told by each file's\n"

@@ -308,6 +308,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2469-report-pid-list.py \
 	tests/t2470-record-one-shot-sigint.py \
 	tests/t2471-report-pid-not-recorded.py \
+	tests/t2472-help-usage-width.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
