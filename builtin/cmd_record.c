@@ -708,6 +708,20 @@ static char *partial_earlier(const char *path, const char *partial)
 			 path, path, num - 1);
 }
 
+/* Where the recording a write error cut short could not be kept: why,
+ * saying it is thrown away. Caller frees. */
+static char *partial_lost(const char *path, const struct session_stats *st)
+{
+	if (st->partial_err == -EEXIST)
+		return xasprintf("; what was recorded is thrown away: '%s."
+				 "partial' to '%s.partial.%u', earlier "
+				 "runs', all exist (remove them)",
+				 path, path, st->partial_max - 1);
+	return xasprintf("; what was recorded is thrown away: it cannot be "
+			 "kept as '%s.partial': %s",
+			 path, memsz_strerror(st->partial_err));
+}
+
 /* A one-shot stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C), its recording
  * committed: say how many processes it left out and how many the file
  * holds. Returns the exit status, 128 + the signal; memsz then dies by
@@ -747,6 +761,8 @@ static int say_failure(const struct record_args *a,
 		   : xasprintf("write '%s'", a->so.path);
 	if (st->partial)
 		earlier = partial_earlier(a->so.path, st->partial);
+	else if (st->partial_err)
+		earlier = partial_lost(a->so.path, st);
 	if (st->werr && st->partial)
 		memsz_error("cannot %s: %s; recording stopped%s, "
 			    "'%s' %s, what was recorded is in '%s'%s",
@@ -754,12 +770,13 @@ static int say_failure(const struct record_args *a,
 			    a->cmd ? " and the command ended" : "", a->so.path,
 			    untouched(a->so.path), st->partial, earlier);
 	else if (st->werr)
-		memsz_error("cannot %s: %s; recording stopped%s, %s'%s' %s",
+		memsz_error("cannot %s: %s; recording stopped%s, %s'%s' %s%s",
 			    what, memsz_strerror(st->werr),
 			    a->cmd ? " and the command ended" : "",
 			    st->direct ? "what " : "", a->so.path,
 			    st->direct ? "received is an incomplete recording"
-				       : untouched(a->so.path));
+				       : untouched(a->so.path),
+			    earlier ? earlier : "");
 	else if (!st->committed && a->cgroup && !st->ntargets)
 		/* its counters are written after its processes' snapshots */
 		memsz_error("nothing recorded: cgroup '%s' has no process; "

@@ -579,6 +579,8 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->ntargets = r->tg.n + r->sc.ndenied;
 	st->direct = r->w && md_writer_direct(r->w);
 	st->partial = r->partial;
+	st->partial_err = r->partial_err;
+	st->partial_max = PARTIAL_MAX;
 	st->cut_sig = r->o.one_shot ? r->loop.int_sig : 0;
 	st->cut = r->loop.cut;
 	st->held = snapped(r);
@@ -658,6 +660,8 @@ static void keep_partial(struct session *r)
 	}
 	if (kept == 1) /* where it was written: no rename there */
 		r->partial = xstrdup(md_writer_temp_path(r->w));
+	if (kept < 0) /* every name taken: the recording is thrown away */
+		r->partial_err = kept;
 }
 
 void session_finish(struct session *r, struct session_stats *st)

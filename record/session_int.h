@@ -232,7 +232,8 @@ struct rec_memcg {
 struct session {
 	struct session_opts o;
 	const char *path;
-	char *partial; /* path.partial kept after a write error */
+	char *partial;	 /* path.partial kept after a write error */
+	int partial_err; /* ... or why it could not be (thrown away) */
 	struct md_writer *w;
 	int werr; /* first write error */
 	uint64_t nevents;

@@ -10,7 +10,9 @@ recording was lost. Three runs under a file size limit (ulimit -f, as
 t2450) that the recording of an attached sleep passes after its first
 snapshot. Ground truth: each partial file's SHA-256 right after its run,
 compared with the file at the end; the directory's listing; the error
-line; `memsz report` reads each partial file.
+line; `memsz report` reads each partial file. When every name up to
+FILE.partial.999 is taken, the recording is thrown away: the line said
+only "'FILE' not written" and now says so.
 """
 import hashlib
 import os
@@ -84,10 +86,33 @@ def main():
                                      timeout=300)
                 check(rep.returncode == 0 and "TOTAL" in rep.stdout,
                       f"{name} is reported")
+            all_taken(d, out, sleeper.pid)
     finally:
         sleeper.kill()
         sleeper.wait()
     return lib.finish()
+
+
+def all_taken(d, out, pid):
+    """x.data.partial to x.data.partial.999 all exist (the limit): the
+    recording is thrown away, and the line says so, not only that x.data
+    was left as it was (or not written)."""
+    for n in range(3, 1000):
+        open(os.path.join(d, f"x.data.partial.{n}"), "w").close()
+    before = sorted(os.listdir(d))
+    r = subprocess.run([MEMSZ, "record", "-o", out, "--interval", "5",
+                        "-p", str(pid)],
+                       preexec_fn=limited, capture_output=True, text=True,
+                       timeout=300)
+    check(r.returncode == 1 and "File too large" in r.stderr,
+          f"all taken: a write error, exit 1 ({r.returncode}, "
+          f"{r.stderr.strip()!r})")
+    check(sorted(os.listdir(d)) == before,
+          "all taken: no file made, none replaced")
+    check(f"what was recorded is thrown away: '{out}.partial' to "
+          f"'{out}.partial.999', earlier runs', all exist" in r.stderr,
+          f"all taken: the line says the recording is thrown away: "
+          f"{r.stderr.strip()!r}")
 
 
 sys.exit(main())
