@@ -65,6 +65,12 @@ def snap_pids(data):
     return pids
 
 
+def as_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
 def all_as_nobody(tmp):
     """-a as nobody, SIGINT pending: three stopped sleeps of nobody's
     (readable by it); most pids of the machine are not. The count left
@@ -76,7 +82,9 @@ def all_as_nobody(tmp):
         lib.skip_part("setpriv cannot run a command as nobody")
         return
     os.chmod(tmp, 0o777)
-    sleeps = [subprocess.Popen([*NOBODY, "sleep", "1000"])
+    # nobody's from exec on (Popen returns once sleep is executed): a
+    # setpriv stopped before it dropped root would be unreadable
+    sleeps = [subprocess.Popen(["sleep", "1000"], preexec_fn=as_nobody)
               for _ in range(3)]
     try:
         for p in sleeps:
