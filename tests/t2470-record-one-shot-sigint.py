@@ -65,6 +65,13 @@ def snap_pids(data):
     return pids
 
 
+def end(procs):
+    for p in procs:
+        p.kill()
+        os.kill(p.pid, signal.SIGCONT)
+        p.wait()
+
+
 def as_nobody():
     os.setgroups([])
     os.setgid(65534)
@@ -108,10 +115,7 @@ def all_as_nobody(tmp):
               f"-a as nobody: the processes left out count the sleeps "
               f"missing ({len(missing)}), not of all pids: {err!r}")
     finally:
-        for p in sleeps:
-            p.kill()
-            os.kill(p.pid, signal.SIGCONT)
-            p.wait()
+        end(sleeps)
 
 
 def main():
@@ -188,10 +192,7 @@ def main():
                   f"snapshots of each ({r.returncode}, "
                   f"{r.stderr.strip()!r})")
     finally:
-        for p in procs:
-            p.kill()
-            os.kill(p.pid, signal.SIGCONT)
-            p.wait()
+        end(procs)
     return lib.finish()
 
 
