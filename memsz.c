@@ -196,5 +196,5 @@ int main(int argc, char **argv)
 		c->usage(stdout);
 		return stdout_flushed(0);
 	}
-	return stdout_flushed(c->fn(argc - 1, argv + 1));
+	return memsz_exit(stdout_flushed(c->fn(argc - 1, argv + 1)));
 }

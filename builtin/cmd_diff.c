@@ -55,7 +55,9 @@ static const struct opt diff_opts[] = {
      "compare two snapshots of FILE (default\n"
      "the first and the last)",
      NULL},
-    {0, "pid", OPT_ARG, "PID", DIFF_OPT_PID, "only this process (recordings)",
+    {0, "pid", OPT_ARG, "PID,...", DIFF_OPT_PID,
+     "only these processes (recordings);\n"
+     "--pid A --pid B is --pid A,B",
      NULL},
     {0, "snapshot", OPT_ARG, "WHICH", DIFF_OPT_SNAPSHOT,
      "first, last (default), peak or N, per\n"
@@ -74,18 +76,18 @@ static const struct opt diff_opts[] = {
 
 const struct opts_cmd diff_cmd = {
     .name = "diff",
-    .synopsis =
-	"usage: memsz diff [--by KEY[,KEY...]]"
-	" [-F|--fields COL[,COL...]] [--sort COL]\n"
-	"                  [-n N] [--filter [KEY=]REGEX]..."
-	" [--exclude [KEY=]REGEX]...\n"
-	"                  [--pid PID]"
-	" [--snapshot WHICH [--snapshot WHICH]] [--width N]\n"
-	"                  [-v] [--no-disasm] [--demangle full|short|none]\n"
-	"                  [--format table|csv|tsv|json] OLD NEW\n"
-	"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
-	" [...]\n"
-	"       memsz diff --list-keys\n",
+    .synopsis = "usage: memsz diff [--by KEY[,KEY...]]"
+		" [-F|--fields COL[,COL...]] [--sort COL]\n"
+		"                  [-n N] [--filter [KEY=]REGEX]..."
+		" [--exclude [KEY=]REGEX]...\n"
+		"                  [--pid PID[,PID...]]..."
+		" [--snapshot WHICH [--snapshot WHICH]]\n"
+		"                  [--width N] [-v] [--no-disasm]"
+		" [--demangle full|short|none]\n"
+		"                  [--format table|csv|tsv|json] OLD NEW\n"
+		"       memsz diff -i FILE [--snapshot WHICH --snapshot WHICH]"
+		" [...]\n"
+		"       memsz diff --list-keys\n",
     .about = "Compare two recordings of 'memsz record', two snapshots of\n"
 	     "one recording (-i), or two ELF files (FILE SIZE and VM SIZE,\n"
 	     "as 'memsz size' counts them); the kind is told by each file's\n"
@@ -106,8 +108,9 @@ void usage_diff(FILE *out)
 }
 
 struct diff_args {
-	const char *input; /* -i */
-	int nsnap;	   /* --snapshot given 0, 1 or 2 times */
+	const char *input;    /* -i */
+	int nsnap;	      /* --snapshot given 0, 1 or 2 times */
+	struct pid_list pids; /* --pid's, which diff_opts borrows */
 	struct diff_side snap[2];
 };
 
@@ -116,20 +119,17 @@ struct diff_args {
 static int diff_option(int c, const char *arg, const struct view *v,
 		       struct diff_opts *o, struct diff_args *a)
 {
-	uint64_t u;
+	int ret;
 
 	switch (c) {
 	case 'i':
 		a->input = arg;
 		return -1;
 	case DIFF_OPT_PID:
-		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
-			return view_usage_error(v,
-						"--pid wants a process id, "
-						"not '%s'",
-						arg);
-		o->pid = (long)u;
-		return -1;
+		ret = view_pid_option(v, arg, &a->pids);
+		o->pids = a->pids.v; /* moved by a realloc */
+		o->npids = a->pids.n;
+		return ret;
 	case DIFF_OPT_SNAPSHOT:
 		if (a->nsnap == 2)
 			return view_usage_error(v, "--snapshot given more "
@@ -244,7 +244,7 @@ static int diff_kinds(const struct view *v, struct diff_opts *o,
 					"ELF file ('%s', '%s')",
 					path[0], path[1]);
 	o->kind = k[0];
-	if (o->kind == DIFF_KIND_ELF && (a->nsnap || o->pid >= 0))
+	if (o->kind == DIFF_KIND_ELF && (a->nsnap || o->npids))
 		return view_usage_error(v, "--snapshot and --pid are for "
 					   "recordings, not ELF files");
 	return -1;
@@ -323,7 +323,7 @@ static size_t diff_cols(const struct view *v, const struct diff_opts *o,
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_opts o = {.pid = -1};
+	struct diff_opts o = {0};
 	struct diff_args a = {0};
 	struct view v = {
 	    .cmdname = "diff",
@@ -383,6 +383,7 @@ int cmd_diff(int argc, char **argv)
 	ret = view_write(&v, res.d, cols, ncols, false, &res.notes);
 out:
 	free(msg);
+	free(a.pids.v);
 	diff_result_free(&res);
 	labels_free(lb);
 	view_free(&v);

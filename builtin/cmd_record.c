@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The options of one `memsz record`, parsed. */
 struct record_args {
@@ -100,7 +101,8 @@ static const struct opt record_opts[] = {
     {0, "duration", OPT_ARG, "S", 'd',
      "stop after S seconds, at most 292 years (0 with\n"
      "-p, -a or -G: one snapshot of each process, then\n"
-     "exit)",
+     "exit; Ctrl-C stops it after the snapshot being\n"
+     "taken, writes those taken and dies by SIGINT)",
      NULL},
     {0, "freeze", OPT_NOARG, NULL, 'F',
      "stop the targets while a snapshot is taken (ptrace\n"
@@ -674,13 +676,129 @@ static void print_summary(const struct record_args *a,
 	free(path);
 }
 
+/* What an uncommitted recording did to path, which it never replaces:
+ * a file there was left as it was; where there is none, none was
+ * made. */
+static const char *untouched(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) ? "not written" : "left as it was";
+}
+
+/* Where partial is PATH.partial.N (the session keeps a recording cut
+ * short there when earlier failed runs left PATH.partial and the numbers
+ * before N): a note that they are kept; else "". Caller frees. */
+static char *partial_earlier(const char *path, const char *partial)
+{
+	size_t n = strlen(path);
+	unsigned long num;
+	char *end;
+
+	if (strncmp(partial, path, n) || strncmp(partial + n, ".partial.", 9))
+		return xstrdup("");
+	num = strtoul(partial + n + 9, &end, 10);
+	if (*end || !num)
+		return xstrdup("");
+	if (num == 1)
+		return xasprintf(" ('%s.partial', an earlier run's, kept)",
+				 path);
+	return xasprintf(" ('%s.partial' to '%s.partial.%lu', earlier "
+			 "runs', kept)",
+			 path, path, num - 1);
+}
+
+/* Where the recording a write error cut short could not be kept: why,
+ * saying it is thrown away. Caller frees. */
+static char *partial_lost(const char *path, const struct session_stats *st)
+{
+	if (st->partial_err == -EEXIST)
+		return xasprintf("; what was recorded is thrown away: '%s."
+				 "partial' to '%s.partial.%u', earlier "
+				 "runs', all exist (remove them)",
+				 path, path, st->partial_max - 1);
+	return xasprintf("; what was recorded is thrown away: it cannot be "
+			 "kept as '%s.partial': %s",
+			 path, memsz_strerror(st->partial_err));
+}
+
+/* A one-shot stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C), its recording
+ * committed: say how many processes it left out and how many the file
+ * holds. Returns the exit status, 128 + the signal; memsz then dies by
+ * the signal, as perf record does after writing its file, so that a
+ * script or loop that ran it stops too. */
+static int say_cut(const struct record_args *a, const struct session_stats *st)
+{
+	const char *sig = sigabbrev_np(st->cut_sig);
+
+	if (st->cut)
+		memsz_error("interrupted by SIG%s: %zu process%s not "
+			    "recorded; '%s' holds %zu",
+			    sig, st->cut, st->cut == 1 ? "" : "es", a->so.path,
+			    st->held);
+	else
+		memsz_error("interrupted by SIG%s during the last snapshot: "
+			    "none left out, '%s' holds %zu process%s",
+			    sig, a->so.path, st->held,
+			    st->held == 1 ? "" : "es");
+	memsz_die_by_signal(st->cut_sig);
+	return 128 + st->cut_sig;
+}
+
+/* Say why the recording ended without one, if it did (a write error,
+ * nothing recorded). Returns 1 then, else -1. */
+static int say_failure(const struct record_args *a,
+		       const struct session_stats *st)
+{
+	char *what, *earlier = NULL;
+	int ret = 1;
+
+	/* the write failed, or the move of the previous recording to
+	 * FILE.old (the writer names that file then) */
+	what = !st->werr ? NULL
+	       : strcmp(st->werr_path, a->so.path)
+		   ? xasprintf("move '%s' to '%s'", a->so.path, st->werr_path)
+		   : xasprintf("write '%s'", a->so.path);
+	if (st->partial)
+		earlier = partial_earlier(a->so.path, st->partial);
+	else if (st->partial_err)
+		earlier = partial_lost(a->so.path, st);
+	if (st->werr && st->partial)
+		memsz_error("cannot %s: %s; recording stopped%s, "
+			    "'%s' %s, what was recorded is in '%s'%s",
+			    what, memsz_strerror(st->werr),
+			    a->cmd ? " and the command ended" : "", a->so.path,
+			    untouched(a->so.path), st->partial, earlier);
+	else if (st->werr)
+		memsz_error("cannot %s: %s; recording stopped%s, %s'%s' %s%s",
+			    what, memsz_strerror(st->werr),
+			    a->cmd ? " and the command ended" : "",
+			    st->direct ? "what " : "", a->so.path,
+			    st->direct ? "received is an incomplete recording"
+				       : untouched(a->so.path),
+			    earlier ? earlier : "");
+	else if (!st->committed && a->cgroup && !st->ntargets)
+		/* its counters are written after its processes' snapshots */
+		memsz_error("nothing recorded: cgroup '%s' has no process; "
+			    "'%s' %s",
+			    a->cgroup, a->so.path, untouched(a->so.path));
+	else if (!st->committed)
+		memsz_error("nothing recorded: no snapshot of any target "
+			    "could be taken; '%s' %s",
+			    a->so.path, untouched(a->so.path));
+	else
+		ret = -1;
+	free(what);
+	free(earlier);
+	return ret;
+}
+
 /* Record with the parsed options; returns the exit status. */
 static int record(struct record_args *a, const int *pids, int npids,
 		  struct target_scan *scan)
 {
 	struct session_stats st = {0};
 	struct session *s = NULL;
-	char *what = NULL;
 	int ret = 1, err;
 
 	a->so.say = say;
@@ -711,40 +829,14 @@ static int record(struct record_args *a, const int *pids, int npids,
 	}
 	session_run(s);
 	session_finish(s, &st);
-	/* the write failed, or the move of the previous recording to
-	 * FILE.old (the writer names that file then) */
-	what = !st.werr ? NULL
-	       : strcmp(st.werr_path, a->so.path)
-		   ? xasprintf("move '%s' to '%s'", a->so.path, st.werr_path)
-		   : xasprintf("write '%s'", a->so.path);
-	if (st.werr && st.partial)
-		memsz_error("cannot %s: %s; recording stopped%s, "
-			    "'%s' left as it was, what was recorded is in "
-			    "'%s'",
-			    what, memsz_strerror(st.werr),
-			    a->cmd ? " and the command ended" : "", a->so.path,
-			    st.partial);
-	else if (st.werr)
-		memsz_error("cannot %s: %s; recording stopped%s, %s'%s'%s",
-			    what, memsz_strerror(st.werr),
-			    a->cmd ? " and the command ended" : "",
-			    st.direct ? "what " : "", a->so.path,
-			    st.direct ? " received is an incomplete recording"
-				      : " left as it was");
-	else if (!st.committed && a->cgroup && !st.ntargets)
-		/* its counters are written after its processes' snapshots */
-		memsz_error("nothing recorded: cgroup '%s' has no process; "
-			    "'%s' left as it was",
-			    a->cgroup, a->so.path);
-	else if (!st.committed)
-		memsz_error("nothing recorded: no snapshot of any target "
-			    "could be taken; '%s' left as it was",
-			    a->so.path);
-	else
+	ret = say_failure(a, &st);
+	if (ret < 0)
 		ret = session_exit_code(s);
-	free(what);
 	if (st.committed)
 		print_summary(a, &st);
+	/* cut only once a snapshot was taken: committed unless werr */
+	if (st.cut_sig && st.committed)
+		ret = say_cut(a, &st);
 out:
 	err = session_free(s);
 	if (err < 0 && ret == 0) {

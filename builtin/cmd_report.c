@@ -63,7 +63,11 @@ static const struct opt report_opts[] = {
 		   "name all; csv, tsv and json: all\n"
 		   "unless given; 0: all)"),
     VIEW_ROW_FILTER,
-    {0, "pid", OPT_ARG, "PID", REPORT_OPT_PID, "only this process", NULL},
+    {0, "pid", OPT_ARG, "PID,...", REPORT_OPT_PID,
+     "only these processes; --pid A --pid B\n"
+     "is --pid A,B (a note names those not\n"
+     "recorded)",
+     NULL},
     {0, "skip-frames", OPT_ARG, "REGEX", REPORT_OPT_SKIP_FRAMES,
      "frames the faultsite key looks past\n"
      "to name the first frame that is the\n"
@@ -118,12 +122,13 @@ const struct opts_cmd report_cmd = {
 	" [-F|--fields COL[,COL...]]\n"
 	"                    [--sort COL|addr|name] [-n N]"
 	" [--filter [KEY=]REGEX]...\n"
-	"                    [--exclude [KEY=]REGEX]... [--pid PID]"
-	" [--skip-frames REGEX]\n"
-	"                    [--snapshot first|last|peak|N |"
-	" --timeline[=COL[,COL...]]]\n"
-	"                    [--width N] [-v] [--no-disasm]"
-	" [--demangle full|short|none]\n"
+	"                    [--exclude [KEY=]REGEX]..."
+	" [--pid PID[,PID...]]...\n"
+	"                    [--skip-frames REGEX]"
+	" [--snapshot first|last|peak|N |\n"
+	"                    --timeline[=COL[,COL...]]]"
+	" [--width N] [-v] [--no-disasm]\n"
+	"                    [--demangle full|short|none]\n"
 	"                    [--format table|csv|tsv|json|folded|pprof|html]\n"
 	"       memsz report --list-keys\n",
     .about = "Attribute the resident memory recorded by 'memsz record'\n"
@@ -148,10 +153,12 @@ void usage_report(FILE *out)
 	opts_usage(&report_cmd, out);
 }
 
-/* --timeline[=COLS] and --snapshot, which exclude each other. */
+/* --timeline[=COLS] and --snapshot, which exclude each other; --pid's
+ * list, which report_opts borrows. */
 struct report_when {
 	bool timeline, snapshot;
 	const char *cols; /* --timeline=COLS */
+	struct pid_list pids;
 };
 
 /* One option of report's own (not a view option) into o. Returns -1 to
@@ -160,7 +167,6 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 			 const struct view *v, struct report_when *w)
 {
 	regex_t skip;
-	uint64_t u;
 
 	switch (c) {
 	case REPORT_OPT_TIMELINE:
@@ -171,13 +177,7 @@ static int report_option(int c, const char *arg, struct report_opts *o,
 		o->input = arg;
 		return -1;
 	case REPORT_OPT_PID:
-		if (parse_u64(arg, &u) < 0 || u > INT32_MAX)
-			return view_usage_error(v,
-						"--pid wants a process id, "
-						"not '%s'",
-						arg);
-		o->pid = (long)u;
-		return -1;
+		return view_pid_option(v, arg, &w->pids);
 	case REPORT_OPT_SKIP_FRAMES:
 		if (arg[0] && regcomp(&skip, arg, REG_EXTENDED | REG_NOSUB))
 			return view_usage_error(v,
@@ -342,7 +342,6 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {
 	    .input = "memsz.data",
-	    .pid = -1,
 	    .pick = PICK_LAST,
 	};
 	struct view v = {
@@ -365,6 +364,8 @@ int cmd_report(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	ret = 1;
+	o.pids = when.pids.v;
+	o.npids = when.pids.n;
 	memcpy(o.keys, v.keys, sizeof(o.keys));
 	o.nkeys = v.nkeys;
 	o.debug_root = v.debug_root;
@@ -389,6 +390,7 @@ int cmd_report(int argc, char **argv)
 	ret = report_print(&v, o.input, &res);
 out:
 	free(msg);
+	free(when.pids.v);
 	report_result_free(&res);
 	labels_free(lb);
 	view_free(&v);

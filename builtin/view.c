@@ -38,6 +38,37 @@ int view_usage_error(const struct view *v, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int view_pid_option(const struct view *v, const char *arg, struct pid_list *l)
+{
+	size_t had = l->n;
+	const char *p = arg;
+
+	do {
+		const char *end = strchrnul(p, ',');
+		char *tok = xstrndup(p, (size_t)(end - p));
+		uint64_t u;
+		size_t i;
+
+		if (parse_u64(tok, &u) < 0 || !u || u > INT32_MAX) {
+			l->n = had;
+			free(tok);
+			return view_usage_error(v,
+						"--pid wants process ids "
+						"(PID[,PID...]), not '%s'",
+						arg);
+		}
+		free(tok);
+		for (i = 0; i < l->n && l->v[i] != u; i++)
+			;
+		if (i == l->n) {
+			xgrow(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
+			l->v[l->n++] = (uint32_t)u;
+		}
+		p = *end ? end + 1 : end;
+	} while (*p || p[-1] == ',');
+	return -1;
+}
+
 void view_error(enum out_format fmt, const char *msg)
 {
 	/* the JSON object on stdout; on stderr too if it cannot be written

@@ -207,6 +207,18 @@ int view_parse(int argc, char **argv, struct view *v,
 int view_usage_error(const struct view *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The processes report's and diff's --pid name, each once. */
+struct pid_list {
+	uint32_t *v; /* caller frees */
+	size_t n, cap;
+};
+
+/* --pid PID[,PID...]: the pids of arg added to l: --pid A --pid B is
+ * --pid A,B, as record's -p. Returns -1 to go on, or the exit status of
+ * a usage error (a pid that is not a number from 1 to 2^31-1; nothing
+ * added). */
+int view_pid_option(const struct view *v, const char *arg, struct pid_list *l);
+
 /* Write msg in fmt's output mode: {"error": "..."} on stdout where the
  * format's row says OUTF_JSON_ERRORS (json), else "memsz: ..." on
  * stderr. */

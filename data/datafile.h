@@ -615,8 +615,10 @@ void md_writer_stats(const struct md_writer *w, struct md_writer_stats *st);
  * gathered, whose failure changes nothing kept): path is
  * left as it is, and dest reads as cut short unless the END record made
  * it. dest is a name in path's directory spelled as path is (path with a
- * suffix: "path.partial"); it is made in the directory the writer opened.
- * Returns 0; 1 when it could not be renamed: it is then left under
+ * suffix: "path.partial"); it is made in the directory the writer opened,
+ * never over something there. Returns 0; -EEXIST when dest names
+ * something (nothing done: try another name); 1 when it could not be
+ * renamed otherwise: it is then left under
  * its temporary name (md_writer_temp_path()), which md_writer_close() no
  * longer removes; -EINVAL when there is no temporary file, the
  * recording was committed or dest is not in path's directory, or -errno

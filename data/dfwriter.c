@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -608,6 +609,25 @@ static int dir_rename(const struct md_writer *w, const char *from,
 									: 0;
 }
 
+/* Rename from to to in w's directory unless to names something: 0,
+ * -EEXIST (nothing renamed) or -errno. A file system without
+ * RENAME_NOREPLACE gets a look first (a name made between the look and
+ * the rename is then replaced). */
+static int dir_rename_new(const struct md_writer *w, const char *from,
+			  const char *to)
+{
+	struct stat st;
+
+	if (!renameat2(w->dfd, in_dir(w, from), w->dfd, in_dir(w, to),
+		       RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (!fstatat(w->dfd, in_dir(w, to), &st, AT_SYMLINK_NOFOLLOW))
+		return -EEXIST;
+	return dir_rename(w, from, to);
+}
+
 /* Whether path names something in w's directory (not followed), *st its
  * lstat. */
 static bool path_exists(const struct md_writer *w, struct stat *st)
@@ -816,7 +836,10 @@ int md_writer_keep(struct md_writer *w, const char *dest)
 	(void)records_flush(w);
 	if (w->unnamed && (ret = unnamed_name(w)) < 0)
 		return ret;
-	if (dir_rename(w, w->tmp, dest) < 0) {
+	ret = dir_rename_new(w, w->tmp, dest);
+	if (ret == -EEXIST) /* an earlier run's, never replaced */
+		return ret;
+	if (ret < 0) {
 		w->left = true; /* where it is, which close leaves */
 		return 1;
 	}

@@ -29,6 +29,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The most names PATH.partial[.N] tried after a write error: each one an
+ * earlier failed run left is kept; past these the recording is lost. */
+#define PARTIAL_MAX 1000u
+
 /* Set the explanation of a failure and return err. */
 int rec_fail(struct session *r, int err, const char *fmt, ...)
 {
@@ -439,6 +443,15 @@ static void note_gone_at_attach(struct session *r)
 	}
 }
 
+/* One-shot: targets from, on, left without a snapshot by a stop signal:
+ * counted, not said to have exited. */
+static void cut_targets(struct session *r, size_t from)
+{
+	r->loop.cut = r->tg.n - from;
+	for (size_t i = from; i < r->tg.n; i++)
+		r->tg.t[i]->told = true;
+}
+
 int session_attach(struct session *r, const int *pids, int n)
 {
 	int err;
@@ -483,8 +496,13 @@ int session_attach(struct session *r, const int *pids, int n)
 	 * synthesized only for a target of which no snapshot was taken. */
 	for (size_t i = 0; r->cap.pc && i < r->tg.n; i++)
 		r->tg.t[i]->maps_owed = true;
-	for (size_t i = 0; i < r->tg.n; i++)
+	for (size_t i = 0; i < r->tg.n; i++) {
+		if (r->sn.nsnaps && rec_one_shot_cut(r)) {
+			cut_targets(r, i);
+			break;
+		}
 		trigger_fire(r, TRIGGER_START, r->tg.t[i], 0, 0);
+	}
 	for (size_t i = 0; i < r->tg.n; i++)
 		if (r->tg.t[i]->maps_owed && r->tg.t[i]->alive &&
 		    !r->tg.t[i]->unreadable)
@@ -527,6 +545,16 @@ static void note_holds(struct session *r)
 	}
 }
 
+/* The processes of which a snapshot was taken. */
+static size_t snapped(const struct session *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->tg.n; i++)
+		n += r->tg.t[i]->nsnaps > 0;
+	return n;
+}
+
 /* What the finished session wrote, for the summary line. */
 static void fill_stats(struct session *r, struct session_stats *st)
 {
@@ -551,6 +579,11 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->ntargets = r->tg.n + r->sc.ndenied;
 	st->direct = r->w && md_writer_direct(r->w);
 	st->partial = r->partial;
+	st->partial_err = r->partial_err;
+	st->partial_max = PARTIAL_MAX;
+	st->cut_sig = r->o.one_shot ? r->loop.int_sig : 0;
+	st->cut = r->loop.cut;
+	st->held = snapped(r);
 }
 
 /* Whether a complete snapshot is in the file, not only in the batch a
@@ -584,6 +617,53 @@ static void freeze_all(struct session *r, bool on)
 	r->bp.end_held_ns = mono_ns() - r->bp.end_start;
 }
 
+/* One-shot stopped by a stop signal, after the snapshot being taken (the
+ * last one's, maybe): NOTE how many processes have no snapshot and how
+ * many have one (said by the command, which then dies by the signal). */
+static void note_cut(struct session *r)
+{
+	const char *sig = sigabbrev_np(r->loop.int_sig);
+	size_t held = snapped(r);
+	char *msg;
+
+	if (!r->o.one_shot || !r->loop.int_sig || r->werr)
+		return;
+	if (r->loop.cut)
+		msg = xasprintf("interrupted by SIG%s: %zu process%s not "
+				"recorded (no snapshot), %zu recorded",
+				sig, r->loop.cut, r->loop.cut == 1 ? "" : "es",
+				held);
+	else
+		msg = xasprintf("interrupted by SIG%s during the last "
+				"snapshot: no process left out",
+				sig);
+	rec_note(r, MD_NOTE_OTHER, msg);
+	free(msg);
+}
+
+/* After a write error, keep what was written as PATH.partial, or where
+ * an earlier failed run left that, as PATH.partial.N (the first N from 1
+ * free): a recording already written is never lost. */
+static void keep_partial(struct session *r)
+{
+	int kept = -EEXIST;
+
+	for (unsigned n = 0; n < PARTIAL_MAX && kept == -EEXIST; n++) {
+		char *p = n ? xasprintf("%s.partial.%u", r->o.path, n)
+			    : xasprintf("%s.partial", r->o.path);
+
+		kept = md_writer_keep(r->w, p);
+		if (kept == 0)
+			r->partial = p;
+		else
+			free(p);
+	}
+	if (kept == 1) /* where it was written: no rename there */
+		r->partial = xstrdup(md_writer_temp_path(r->w));
+	if (kept < 0) /* every name taken: the recording is thrown away */
+		r->partial_err = kept;
+}
+
 void session_finish(struct session *r, struct session_stats *st)
 {
 	rec_drain(r, true);
@@ -592,6 +672,7 @@ void session_finish(struct session *r, struct session_stats *st)
 	/* said and noted while the file is open, not a death after it */
 	rec_take_pending_signals(r);
 	rec_scan_note(r);
+	note_cut(r);
 	/* The recording ends here. Events counted after the last drain
 	 * (attached targets run on) would be taken for samples the kernel
 	 * dropped: the counts stop first, then the rings are drained. The
@@ -631,18 +712,8 @@ void session_finish(struct session *r, struct session_stats *st)
 	/* A write error keeps path as it was; what was written up to the
 	 * error (its complete snapshots readable, the file cut short) is
 	 * kept beside it rather than thrown away. */
-	if (r->w && r->werr && snap_in_file(r) && !r->partial) {
-		char *p = xasprintf("%s.partial", r->o.path);
-
-		int kept = md_writer_keep(r->w, p);
-
-		if (kept == 0)
-			r->partial = p;
-		else
-			free(p);
-		if (kept == 1) /* where it was written: no rename there */
-			r->partial = xstrdup(md_writer_temp_path(r->w));
-	}
+	if (r->w && r->werr && snap_in_file(r) && !r->partial)
+		keep_partial(r);
 	r->ended = true;
 	if (st)
 		fill_stats(r, st);

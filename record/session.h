@@ -85,6 +85,15 @@ struct session_stats {
 	 * written is kept (path.partial, malloc'd, freed by session_free),
 	 * or NULL. */
 	char *partial;
+	/* ... or why it could not be kept and was thrown away (-EEXIST:
+	 * path.partial to path.partial.(partial_max - 1) all exist); 0 */
+	int partial_err;
+	unsigned partial_max;
+	/* A one-shot that took SIGINT, SIGTERM or SIGHUP (that signal;
+	 * 0: none): cut processes were left without a snapshot (0: it
+	 * came during the last), held have one. */
+	int cut_sig;
+	size_t cut, held;
 };
 
 /* Block the signals the loop reads, open the output and start snapshots.

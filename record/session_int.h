@@ -172,6 +172,10 @@ struct rec_loop {
 	struct pollfd *pfd;
 	size_t pfd_cap;
 	bool stop, term_sent, got_exit;
+	/* the first SIGINT, SIGTERM or SIGHUP taken (0: none); in a
+	 * one-shot, the processes it left without a snapshot */
+	int int_sig;
+	size_t cut;
 	uint64_t deadline, kill_at;
 	int status; /* wait status of the launched command */
 };
@@ -228,7 +232,8 @@ struct rec_memcg {
 struct session {
 	struct session_opts o;
 	const char *path;
-	char *partial; /* path.partial kept after a write error */
+	char *partial;	 /* path.partial kept after a write error */
+	int partial_err; /* ... or why it could not be (thrown away) */
 	struct md_writer *w;
 	int werr; /* first write error */
 	uint64_t nevents;
@@ -424,6 +429,11 @@ void rec_take_signal(struct session *r, uint32_t sig);
  * snapshots). Left pending, the session's mask restored would let them
  * kill memsz after the recording was written, with no word said. */
 void rec_take_pending_signals(struct session *r);
+/* One-shot, between two targets' snapshots: whether SIGINT, SIGTERM or
+ * SIGHUP came (taken pending), so that the snapshots not taken yet are
+ * left out, as Ctrl-C asks (SIGXCPU is no request of the user's: its
+ * one-shot takes every snapshot). */
+bool rec_one_shot_cut(struct session *r);
 
 /* After a write error: end the launched command and what it forked. */
 void rec_stop_launched(struct session *r);

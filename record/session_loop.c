@@ -109,7 +109,17 @@ void rec_take_signal(struct session *r, uint32_t sig)
 		rec_say(r, true, cpu);
 		rec_note(r, MD_NOTE_OTHER, cpu);
 	}
+	if (sig != SIGXCPU && !r->loop.int_sig)
+		r->loop.int_sig = (int)sig;
 	r->loop.stop = true;
+}
+
+bool rec_one_shot_cut(struct session *r)
+{
+	if (!r->o.one_shot)
+		return false;
+	rec_take_pending_signals(r);
+	return r->loop.int_sig != 0;
 }
 
 /* Act on what poll() reported in r->loop.pfd[0..n). */

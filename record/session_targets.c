@@ -629,6 +629,22 @@ static void scan_add(struct session *r, int pid)
 	}
 }
 
+/* One-shot stopped by a signal before pids[0..n) were reached: count
+ * those it left out, the processes that could have been recorded; one
+ * that cannot be read is named with the others denied, one gone is
+ * neither (as scan_add() would have found them). */
+static void scan_cut(struct session *r, const int *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int err = target_check_pid(pids[i]);
+
+		if (err == -EACCES || err == -EPERM)
+			rec_scan_denied(r, pids[i], err);
+		else if (!err)
+			r->loop.cut++;
+	}
+}
+
 /* Scan and follow what is new. A failed scan (the cgroup was removed) is
  * noted once; the processes already found are still followed. */
 void rec_scan_targets(struct session *r)
@@ -654,8 +670,13 @@ void rec_scan_targets(struct session *r)
 	r->sc.scan_err = 0;
 	if (!r->sc.kthreads)
 		r->sc.kthreads = st.kthreads;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (r->sn.nsnaps && rec_one_shot_cut(r)) {
+			scan_cut(r, pids + i, n - i);
+			break;
+		}
 		scan_add(r, pids[i]);
+	}
 	free(pids);
 	rec_machine_round(r);
 }

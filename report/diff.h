@@ -48,7 +48,9 @@ struct diff_opts {
 	struct diff_side old, new;
 	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
-	long pid;		/* recordings: only this pid; -1: all */
+	const uint32_t *pids; /* recordings: only these pids (borrowed);
+				 none: all */
+	size_t npids;
 	const char *debug_root; /* NULL: /usr/lib/debug */
 	unsigned disasm;	/* elf_map_opts.disasm: ELF_DISASM_* */
 	unsigned demangle;	/* elf_map_opts.demangle */

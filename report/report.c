@@ -19,6 +19,7 @@
 #include "report/cgcharge.h"
 #include "report/hugeshare.h"
 #include "report/reportctx.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 const struct report_pick_word report_pick_words[] = {
@@ -354,12 +355,23 @@ static void note_incomplete(struct report_ctx *c)
 				  incomplete, incomplete == 1 ? "" : "s"));
 }
 
-/* PICK_ALL: choose every complete snapshot of process pid (-1: of all),
- * each numbered among its pid's; returns how many. *most: the most
- * complete snapshots any pid considered has. notes: say what was left
- * out (the pick charged; hugeshare_setup's pick says nothing). */
+/* Whether the report shows process pid: one of --pid's, or any without
+ * --pid. */
+static bool pid_wanted(const struct report_opts *o, uint32_t pid)
+{
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return true;
+	return !o->npids;
+}
+
+/* PICK_ALL: choose every complete snapshot of the processes --pid names
+ * (only; else of all), each numbered among its pid's; returns how many.
+ * *most: the most complete snapshots any pid considered has. notes: say
+ * what was left out (the pick charged; hugeshare_setup's pick says
+ * nothing). */
 static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most,
-			 long want, bool notes)
+			 bool only, bool notes)
 {
 	size_t nchosen = 0;
 
@@ -369,7 +381,7 @@ static size_t choose_all(struct report_ctx *c, bool *chosen, uint64_t *most,
 	for (size_t p = 0; p < c->npids; p++) {
 		uint32_t pid = c->pids[p].kp.pid, n = 0;
 
-		if (want >= 0 && (long)pid != want)
+		if (only && !pid_wanted(c->o, pid))
 			continue;
 		for (size_t i = 0; i < c->nsnaps; i++) {
 			struct snapinfo *s = &c->snaps[i];
@@ -428,12 +440,12 @@ static long choose_one(const struct report_ctx *c, size_t p, uint64_t *n)
 	return best;
 }
 
-/* Choose one complete snapshot per pid (of process want; -1: of all);
- * returns how many were chosen and marks them in chosen[] (parallel to
- * c->snaps). *most: the most complete snapshots any pid considered has.
- * notes: as choose_all's. */
+/* Choose one complete snapshot per pid (only: of the processes --pid
+ * names; else of all); returns how many were chosen and marks them in
+ * chosen[] (parallel to c->snaps). *most: the most complete snapshots
+ * any pid considered has. notes: as choose_all's. */
 static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most,
-		     long want, bool notes)
+		     bool only, bool notes)
 {
 	size_t nchosen = 0;
 
@@ -445,7 +457,7 @@ static size_t choose(struct report_ctx *c, bool *chosen, uint64_t *most,
 		uint64_t n;
 		long best;
 
-		if (want >= 0 && (long)pid != want)
+		if (only && !pid_wanted(c->o, pid))
 			continue;
 		best = choose_one(c, p, &n);
 		*most = MAX(*most, n);
@@ -522,7 +534,7 @@ static void peak_summary(struct report_ctx *c, const struct peak *pk, size_t n)
  * peak beside its highest complete snapshot's RSS, so a peak no snapshot
  * caught shows; for several processes, one line that stands for them
  * unless -v (peak_summary). */
-static void peak_notes(struct report_ctx *c, long only_pid)
+static void peak_notes(struct report_ctx *c)
 {
 	struct peak *pk = xcalloc(c->npids + 1, sizeof(*pk));
 	size_t n = 0;
@@ -531,7 +543,7 @@ static void peak_notes(struct report_ctx *c, long only_pid)
 		const struct pidinfo *pi = &c->pids[p];
 		uint64_t best = 0;
 
-		if (!pi->vm_hwm || (only_pid >= 0 && pi->kp.pid != only_pid))
+		if (!pi->vm_hwm || !pid_wanted(c->o, pi->kp.pid))
 			continue;
 		for (size_t i = 0; i < c->nsnaps; i++)
 			if (c->snaps[i].pid == pi->kp.pid &&
@@ -572,32 +584,66 @@ static void fallback_notes(struct report_ctx *c)
 						   &c->fallback_rss[i], &c->rss,
 						   &rss));
 }
+/* Whether the recording has a process pid. */
+static bool pid_recorded(const struct report_ctx *c, uint32_t pid)
+{
+	for (size_t i = 0; i < c->npids; i++)
+		if (c->pids[i].kp.pid == pid)
+			return true;
+	return false;
+}
+
+/* ", " between the items of a list of n, " or " before the last. */
+static const char *list_sep(size_t i, size_t n)
+{
+	return !i ? "" : i + 1 < n ? ", " : " or ";
+}
+
+/* No snapshot of the processes --pid names: "of pid A" ("of pid A, B or
+ * C"), then those not recorded, if any. Caller frees. */
+static char *no_pid_msg(const struct report_ctx *c)
+{
+	const struct report_opts *o = c->o;
+	struct strbuf sb = {0};
+	size_t nmissing = 0, k = 0;
+
+	strbuf_addf(&sb, "'%s' has no complete snapshot of pid ", o->input);
+	for (size_t i = 0; i < o->npids; i++) {
+		strbuf_addf(&sb, "%s%" PRIu32, list_sep(i, o->npids),
+			    o->pids[i]);
+		nmissing += !pid_recorded(c, o->pids[i]);
+	}
+	if (nmissing)
+		strbuf_adds(&sb, nmissing > 1 ? " (pids " : " (pid ");
+	for (size_t i = 0; i < o->npids; i++)
+		if (!pid_recorded(c, o->pids[i]))
+			strbuf_addf(&sb, "%s%" PRIu32,
+				    k++ ? (k < nmissing ? ", " : " and ") : "",
+				    o->pids[i]);
+	if (nmissing)
+		strbuf_adds(&sb, nmissing > 1 ? " were not recorded)"
+					      : " was not recorded)");
+	return strbuf_detach(&sb);
+}
+
 /* Why no snapshot was chosen, for the error message; caller frees. */
 static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 {
 	const char *in = c->o->input;
+	size_t np = c->o->npids;
 
 	if (c->o->pick == PICK_INDEX && most)
 		return xasprintf(
 		    "--snapshot %" PRIu64 ": '%s' has %s%" PRIu64
 		    " complete snapshot%s%s, numbered 0 to %" PRIu64,
-		    c->o->index, in,
-		    c->o->pid < 0 && c->npids > 1 ? "at most " : "", most,
-		    most == 1 ? "" : "s",
-		    c->o->pid >= 0 ? " of that pid"
-		    : c->npids > 1 ? " per process"
-				   : "",
+		    c->o->index, in, np != 1 && c->npids > 1 ? "at most " : "",
+		    most, most == 1 ? "" : "s",
+		    np == 1		     ? " of that pid"
+		    : np > 1 || c->npids > 1 ? " per process"
+					     : "",
 		    most - 1);
-	if (c->o->pid >= 0) {
-		for (size_t i = 0; i < c->npids; i++)
-			if ((long)c->pids[i].kp.pid == c->o->pid)
-				return xasprintf("'%s' has no complete "
-						 "snapshot of pid %ld",
-						 in, c->o->pid);
-		return xasprintf("'%s' has no complete snapshot of pid %ld "
-				 "(pid %ld was not recorded)",
-				 in, c->o->pid, c->o->pid);
-	}
+	if (np)
+		return no_pid_msg(c);
 	if (c->stop) /* damaged or cut short: say where the read stopped */
 		return xasprintf("'%s' has no complete snapshot: it %s", in,
 				 c->stop);
@@ -609,6 +655,8 @@ static char *no_snapshot_msg(const struct report_ctx *c, uint64_t most)
 }
 
 /* Say when the TOTAL is not the sum of its rows or not one moment: files
+ * on disk (FILE SIZE) and their ranges (VM SIZE: share_level(),
+ * share_copy(); vm_share_range() leaves out what has no FILE SIZE)
  * counted once although several processes map them, snapshots of
  * several processes that no one moment has. */
 static void moment_notes(struct report_ctx *c, const bool *chosen)
@@ -625,10 +673,15 @@ static void moment_notes(struct report_ctx *c, const bool *chosen)
 		strlist_add_about(
 		    &c->res->notes, NOTE_COUNT_ONCE,
 		    1u << COL_FILE | 1u << COL_VM, 0,
-		    xasprintf("FILE SIZE and VM SIZE count a file several "
-			      "processes map once, in the TOTAL and in the "
-			      "rows above the %s key: there they are less "
-			      "than the sum of the rows below",
+		    xasprintf("FILE SIZE counts a file on disk several "
+			      "processes map once, VM SIZE the same range of "
+			      "it as often as one process maps it (a page two "
+			      "mappings of one process share, twice), in the "
+			      "TOTAL and in the rows above the %s key: there "
+			      "they are less than the sum of the rows below; "
+			      "shared memory (tmpfs, /dev/shm, memfd: no FILE "
+			      "SIZE) counts in VM SIZE once for each process "
+			      "that maps it",
 			      per_proc));
 	points_note(c, chosen);
 }
@@ -710,6 +763,30 @@ static void chosen_stats(struct report_ctx *c, const bool *chosen)
 	}
 }
 
+/* --pid names some pids the recording has and some it has not: name
+ * those left out, which the report could not show (with none recorded,
+ * no_pid_msg() says so as an error). */
+static void missing_pids_note(struct report_ctx *c)
+{
+	const struct report_opts *o = c->o;
+	struct strbuf sb = {0};
+	size_t nmissing = 0, k = 0;
+
+	for (size_t i = 0; i < o->npids; i++)
+		nmissing += !pid_recorded(c, o->pids[i]);
+	if (!nmissing)
+		return;
+	strbuf_addf(&sb, "--pid: %s ", nmissing > 1 ? "pids" : "pid");
+	for (size_t i = 0; i < o->npids; i++)
+		if (!pid_recorded(c, o->pids[i]))
+			strbuf_addf(&sb, "%s%" PRIu32,
+				    k++ ? (k < nmissing ? ", " : " and ") : "",
+				    o->pids[i]);
+	strbuf_addf(&sb, " %s not in '%s': not shown",
+		    nmissing > 1 ? "are" : "is", o->input);
+	note(c, strbuf_detach(&sb));
+}
+
 /* The footer notes of a report whose rows are charged. */
 static void final_notes(struct report_ctx *c, const bool *chosen)
 {
@@ -718,6 +795,7 @@ static void final_notes(struct report_ctx *c, const bool *chosen)
 	if (c->faults)
 		faults_notes(c->faults, &res->notes);
 	jit_note(c);
+	missing_pids_note(c);
 	moment_notes(c, chosen);
 	if (c->lost)
 		note(c, xasprintf("%" PRIu64 " perf records were lost while "
@@ -767,7 +845,7 @@ static void hugeshare_setup(struct report_ctx *c)
 	bool at = c->o->pick == PICK_ALL;
 	uint64_t most;
 
-	if (at && choose_all(c, all, &most, -1, false)) {
+	if (at && choose_all(c, all, &most, false, false)) {
 		points_assign(c, all);
 		for (size_t i = 0; i < c->nsnaps; i++) {
 			first[i] = c->snaps[i].first;
@@ -778,7 +856,7 @@ static void hugeshare_setup(struct report_ctx *c)
 		c->points = NULL;
 		c->npoints = 0;
 	} else if (!at) {
-		choose(c, all, &most, -1, false);
+		choose(c, all, &most, false, false);
 	}
 	hugeshare_choose(c->hs, all, first, end, c->nsnaps, at);
 	free(all);
@@ -827,8 +905,8 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		goto out;
 	chosen = xcalloc(c.nsnaps + 1, sizeof(*chosen));
 	res->nsnapshots = o->pick == PICK_ALL
-			      ? choose_all(&c, chosen, &most, o->pid, true)
-			      : choose(&c, chosen, &most, o->pid, true);
+			      ? choose_all(&c, chosen, &most, true, true)
+			      : choose(&c, chosen, &most, true, true);
 	hugeshare_setup(&c);
 	result_set_snaps(&c, chosen);
 	if (o->pick == PICK_ALL && res->nsnapshots &&
@@ -842,7 +920,7 @@ int report_build(const struct report_opts *o, struct labels *lb,
 		*msg = no_snapshot_msg(&c, most);
 		goto out;
 	}
-	peak_notes(&c, o->pid);
+	peak_notes(&c);
 	chosen_stats(&c, chosen);
 	c.at = (struct key_at){.lb = lb};
 	c.at.callers = c.at.site =

@@ -46,7 +46,8 @@ struct report_opts {
 	const char *input; /* memsz.data path */
 	enum key_id keys[KEYS_MAX];
 	size_t nkeys;
-	long pid; /* only this pid; -1: all */
+	const uint32_t *pids; /* only these pids (borrowed); none: all */
+	size_t npids;
 	enum report_pick pick;
 	uint64_t index;		/* PICK_INDEX */
 	struct filter *filter;	/* paths to keep; NULL or empty: all */

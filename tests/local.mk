@@ -304,6 +304,12 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2454-record-ignored-signals.py \
 	tests/t2455-record-launch-sigmask.py \
 	tests/t2456-record-cache-walk-cpu-limit.py \
+	tests/t2467-record-partial-kept.py \
+	tests/t2468-record-error-no-previous.py \
+	tests/t2469-report-pid-list.py \
+	tests/t2470-record-one-shot-sigint.py \
+	tests/t2471-report-pid-not-recorded.py \
+	tests/t2472-help-usage-width.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t2486-record-exit-after-end.py \
 	tests/t3000-report-i2.py \
@@ -348,6 +354,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t3320-diff-path-named-symbol.py \
 	tests/t3321-diff-upgraded-library.py \
 	tests/t3322-diff-pids-inner-key.py \
+	tests/t3323-report-vm-once-note.py \
 	tests/t3340-report-audit-real.py
 TESTS += $(e2e_tests)
 EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \

@@ -31,7 +31,7 @@ while time.monotonic() < end:
 rc=$?
 check "non-zero exit ($rc)" test $rc -ne 0
 check "one error line saying the command was ended and where the partial recording is" \
-	grep -q "^memsz: cannot write '$MNT/f.data': No space left on device; recording stopped and the command ended, '$MNT/f.data' left as it was, what was recorded is in '$MNT/f.data.partial'\$" "$T/err"
+	grep -q "^memsz: cannot write '$MNT/f.data': No space left on device; recording stopped and the command ended, '$MNT/f.data' not written, what was recorded is in '$MNT/f.data.partial'\$" "$T/err"
 [ "$(grep -c '^memsz:' "$T/err")" -eq 1 ] && ok "only one error line" ||
 	nok "only one error line: $(cat "$T/err")"
 
@@ -74,7 +74,7 @@ wait_file "$T/ready"
 rc=$?
 check "one-shot on a full disk: non-zero exit ($rc)" test $rc -ne 0
 check "one-shot: one error line, no partial recording named" \
-	grep -q "^memsz: cannot write '$T/one/o.data': No space left on device; recording stopped, '$T/one/o.data' left as it was\$" "$T/err1"
+	grep -q "^memsz: cannot write '$T/one/o.data': No space left on device; recording stopped, '$T/one/o.data' not written\$" "$T/err1"
 check "one-shot: nothing left on the full disk ($(ls "$T/one"))" \
 	test -z "$(ls "$T/one")"
 kill $P

@@ -157,7 +157,7 @@ def check_totals(rec):
     rss_rows = sum(int(r["rss"]) for r in j["rows"])
     check(int(j["total"]["rss"]) == rss_rows,
           "TOTAL RSS is still the sum of the processes' RSS")
-    check(any("count a file several processes map once" in n
+    check(any("counts a file on disk several processes map once" in n
               for n in j["notes"]), "the footer says files count once")
     over = [(p, r["res_pct"]) for p, r in json_rows(j)
             if r["res_pct"] is not None and float(r["res_pct"]) > 100.0]

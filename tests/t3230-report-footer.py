@@ -76,7 +76,7 @@ def check_footer(data, a):
     out, _ = memsz("report", "-i", data, "-v")
     peak = [ln for ln in footer(out) if "peak RSS" in ln]
     check(len(peak) == 2, f"-v: a peak RSS line per process ({len(peak)})")
-    once = "count a file several processes map once"
+    once = "counts a file on disk several processes map once"
     out, _ = memsz("report", "-i", data, "--by", "pids", "-F", "rss,pss")
     check(not any(once in ln for ln in footer(out)),
           "no note on FILE SIZE/VM SIZE when they are not shown")

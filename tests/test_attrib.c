@@ -293,7 +293,7 @@ static void test_symbols_exact(void **state)
 	    {obj.addr, MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY,
 	     1},
 	};
-	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_opts o = {.pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 
@@ -325,7 +325,7 @@ static void test_bss_tail(void **state)
 	    {z.addr + 2 * PAGE,
 	     MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY, 1},
 	};
-	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_opts o = {.pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 	const struct row *f;
@@ -362,7 +362,7 @@ static void test_same_image_twice(void **state)
 	    {obj.addr, MD_PG_PRESENT | MD_PG_EXCLUSIVE | MD_PG_PRIVATE_DIRTY,
 	     1},
 	};
-	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_opts o = {.pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 	const struct row *f;
@@ -401,7 +401,7 @@ static void test_replaced_image(void **state)
 	struct sym two = nm_sym("fn_two");
 	struct present pr[] = {{two.addr, MD_PG_PRESENT, 1}};
 	uint8_t wrong[20];
-	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_opts o = {.pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 
@@ -428,7 +428,7 @@ static void test_missing_image(void **state)
 {
 	struct sym two = nm_sym("fn_two");
 	struct present pr[] = {{two.addr, MD_PG_PRESENT, 1}};
-	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_opts o = {.pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 
@@ -453,7 +453,7 @@ static void test_truncated_and_incomplete(void **state)
 	    {two.addr, MD_PG_PRESENT, 1},
 	    {obj.addr, MD_PG_PRESENT, 1},
 	};
-	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_opts o = {.pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 	struct stat st;
@@ -502,7 +502,7 @@ static void test_no_pfn(void **state)
 {
 	struct sym two = nm_sym("fn_two");
 	struct present pr[] = {{two.addr, MD_PG_PRESENT, 0}};
-	struct report_opts o = {.pid = -1, .pick = PICK_LAST};
+	struct report_opts o = {.pick = PICK_LAST};
 	struct report_result res;
 	struct labels *lb;
 

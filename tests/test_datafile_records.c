@@ -379,10 +379,18 @@ static void test_unnamed(void **state)
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(stat(victim, &st), 0);
 	assert_int_equal(st.st_size, 6);
-	/* kept as dest, which it replaces */
+	/* never kept over something at dest (an earlier run's partial
+	 * recording; a symlink, neither followed nor replaced): -EEXIST,
+	 * then kept as dest once it is free */
 	assert_int_equal(symlink(victim, dest), 0);
 	assert_int_equal(md_writer_open_flags(path, MD_WRITER_UNNAMED, &w), 0);
 	write_all_types(w);
+	assert_int_equal(md_writer_keep(w, dest), -EEXIST);
+	assert_int_equal(lstat(dest, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(stat(victim, &st), 0);
+	assert_int_equal(st.st_size, 6);
+	assert_int_equal(unlink(dest), 0);
 	assert_int_equal(md_writer_keep(w, dest), 0);
 	assert_int_equal(md_writer_close(w), 0);
 	assert_int_equal(lstat(dest, &st), 0);

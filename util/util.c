@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +366,28 @@ void memsz_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("", fmt, ap);
 	va_end(ap);
+}
+
+static int die_sig;
+
+void memsz_die_by_signal(int sig)
+{
+	die_sig = sig;
+}
+
+int memsz_exit(int ret)
+{
+	sigset_t set;
+
+	if (!die_sig)
+		return ret;
+	fflush(NULL);
+	signal(die_sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, die_sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(die_sig);
+	return ret; /* not reached for SIGINT, SIGTERM, SIGHUP */
 }
 
 void memsz_warning(const char *fmt, ...)

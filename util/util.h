@@ -252,6 +252,14 @@ extern const char *memsz_progname;
 
 /* Print "memsz: <msg>\n" on stderr. Only cmd_* code may call these. */
 void memsz_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A command that took a signal asking it to stop (SIGINT: Ctrl-C) and
+ * then finished what it could asks that memsz end by that signal, as perf
+ * record does: a shell then stops the script or loop that ran it, which
+ * it would not for an exit status of 128 + the signal. */
+void memsz_die_by_signal(int sig);
+/* ret, memsz's exit status, or death by the signal asked for above (its
+ * default action restored and unblocked; stdio flushed first). */
+int memsz_exit(int ret);
 void memsz_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parse a non-negative decimal integer that must fill the whole string.
