@@ -267,7 +267,6 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2196-record-shmem-swap.py \
 	tests/t2197-record-faults-fp-leaf.py \
 	tests/t2198-record-shmem-swap-cow.py \
-	tests/t2481-record-guard-regions.py \
 	tests/t2199-record-leash-threads.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
@@ -305,6 +304,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2455-record-launch-sigmask.py \
 	tests/t2456-record-cache-walk-cpu-limit.py \
 	tests/t2480-record-pid-repeated.py \
+	tests/t2481-record-guard-regions.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
