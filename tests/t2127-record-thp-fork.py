@@ -59,10 +59,11 @@ def compare(pid, regions, data, who):
     """Records pid between two equal smaps reads and compares. Equal smaps
     reads do not prove the pages stood still in between: compaction (other
     processes' huge page allocations) migrates a stopped process's pages,
-    and a page caught mid-migration was a swap entry to memsz before it
-    knew migration entries (a few microseconds). A recording that differs
-    is taken again, up to three times, each difference printed; a wrong
-    number memsz always gives fails every time."""
+    and a page caught mid-migration (a few microseconds) is not looked up:
+    its sharing, dirtiness and THP are unknown to memsz, which counts it
+    private and resident. A recording that differs is taken again, up to
+    three times, each difference printed; a wrong number memsz always
+    gives fails every time."""
     for attempt in range(1, 4):
         after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
                                    FIELDS, who)
@@ -74,8 +75,9 @@ def compare(pid, regions, data, who):
         bad = [m for ok, m in res if not ok]
         if not bad or attempt == 3:
             break
-        print(f"# {who}, attempt {attempt}: {len(bad)} differ, e.g. "
-              f"{bad[0]}; recorded again")
+        for m in bad:
+            print(f"# {who}, attempt {attempt} differs: {m}")
+        print(f"# {who}: recorded again")
     for ok, m in res:
         check(ok, m)
 
