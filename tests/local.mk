@@ -305,6 +305,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2456-record-cache-walk-cpu-limit.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t2481-record-guard-regions.py \
+	tests/t2482-record-swap-areas-many.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
 	tests/t3002-report-errors.sh \
