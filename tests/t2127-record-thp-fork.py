@@ -64,22 +64,15 @@ def compare(pid, regions, data, who):
     private and resident. A recording that differs is taken again, up to
     three times, each difference printed; a wrong number memsz always
     gives fails every time."""
-    for attempt in range(1, 4):
+    def attempt():
         after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
                                    FIELDS, who)
         rows = lib.mapping_rows(data,
                                 "rss,pss,uss,dirty,shclean,shdirty,thp")
-        res = [c for name, se in regions.items()
-               for c in lib.mapping_row_checks(f"{who}, {name}",
-                                               rows.get(se), after[name])]
-        bad = [m for ok, m in res if not ok]
-        if not bad or attempt == 3:
-            break
-        for m in bad:
-            print(f"# {who}, attempt {attempt} differs: {m}")
-        print(f"# {who}: recorded again")
-    for ok, m in res:
-        check(ok, m)
+        return [c for name, se in regions.items()
+                for c in lib.mapping_row_checks(f"{who}, {name}",
+                                                rows.get(se), after[name])]
+    lib.checks_retried(attempt, who)
 
 
 def main():

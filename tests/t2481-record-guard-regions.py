@@ -61,23 +61,35 @@ def compare(pid, regions, data, how, env):
     recording that differs is taken again, up to three times, each
     difference printed; a wrong number memsz always gives fails every
     time."""
-    for attempt in range(1, 4):
+    def attempt():
         after = lib.record_between(pid, data,
                                    lambda: vmas_of(pid, regions), FIELDS,
                                    how, env)
         rows = lib.mapping_rows(data,
                                 "rss,pss,uss,dirty,shclean,shdirty,swap")
-        res = [c for name, v in after.items()
-               for c in lib.mapping_row_checks(
-                   f"{how}, {name}", rows.get((v["start"], v["end"])), v)]
-        bad = [m for ok, m in res if not ok]
-        if not bad or attempt == 3:
-            break
-        for m in bad:
-            print(f"# {how}, attempt {attempt} differs: {m}")
-        print(f"# {how}: recorded again")
-    for ok, m in res:
-        check(ok, m)
+        return [c for name, v in after.items()
+                for c in lib.mapping_row_checks(
+                    f"{how}, {name}", rows.get((v["start"], v["end"])), v)]
+    lib.checks_retried(attempt, how)
+
+
+def start_workload(tmp):
+    """Builds rec_guard in tmp and starts it (its file in tmp too), in a
+    session of its own."""
+    exe = os.path.join(tmp, "rec_guard")
+    subprocess.run(["gcc", "-O1", "-pthread", "-o", exe, os.path.join(
+        SRCDIR, "tests/workloads/rec_guard.c")], check=True)
+    return subprocess.Popen([exe, os.path.join(tmp, "file")],
+                            stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def skip_unguarded(err):
+    """Skips the test if err, the anonymous mapping's madvise errno, says
+    the kernel refused the guard region."""
+    if err:
+        lib.skip(f"MADV_GUARD_INSTALL refused: {os.strerror(err)} "
+                 "(Linux < 6.13)")
 
 
 def main():
@@ -85,18 +97,11 @@ def main():
         lib.skip("needs root: page sharing needs PFNs (CAP_SYS_ADMIN)")
     with tempfile.TemporaryDirectory(prefix="memsz-t2481.",
                                      dir="/var/tmp") as tmp:
-        exe = os.path.join(tmp, "rec_guard")
-        subprocess.run(["gcc", "-O1", "-pthread", "-o", exe, os.path.join(
-            SRCDIR, "tests/workloads/rec_guard.c")], check=True)
-        p = subprocess.Popen([exe, os.path.join(tmp, "file")],
-                             stdout=subprocess.PIPE, text=True,
-                             start_new_session=True)
+        p = start_workload(tmp)
         try:
             got, _ = lib.workload_stopped(p)
             refused = {n: r[2] for n, r in got.items() if r[2]}
-            if "anon64" in refused:
-                lib.skip("MADV_GUARD_INSTALL refused: "
-                         f"{os.strerror(refused['anon64'])} (Linux < 6.13)")
+            skip_unguarded(refused.get("anon64"))
             for n, e in refused.items():
                 lib.skip_part(f"{n}: MADV_GUARD_INSTALL refused "
                               f"({errno.errorcode.get(e, e)}; Linux < 6.15 "

@@ -12,13 +12,14 @@ In a mount namespace of its own, the test puts a file over /proc/swaps
 listing 21, then 22 swap areas (`cat /proc/swaps` must show them) and
 records the workload of t2481 (tests/workloads/rec_guard.c, guard
 regions in a 64 MiB anonymous mapping): with 21 no note, with 22 one
-note naming 22 areas. On Linux 6.15+ the guard pages, told by pagemap's
-bit 58 and not by their type, are still neither resident nor swapped:
-the mapping's numbers as smaps says (Rss, Swap, Private_*, Shared_*
-exactly, Pss within a kB), recorded again up to three times while they
+note naming 22 areas. With 21 the guard pages are neither resident nor
+swapped, as smaps counts them, and with 22 too on Linux 6.15+, told by
+pagemap's bit 58 and not by their type: the mapping's numbers as smaps
+says (Rss, Swap, Private_*, Shared_* exactly, Pss within a kB), recorded again up to three times while they
 differ (a page caught mid-migration by compaction). Needs root (PFNs,
 mounts) and unshare (util-linux); skipped where the kernel refuses guard
 regions (before 6.13)."""
+import importlib.util
 import os
 import shutil
 import signal
@@ -29,7 +30,13 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, SRCDIR, check, smaps_vmas  # noqa: E402
+from memsz_testlib import MEMSZ, check, smaps_vmas  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "t2481", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "t2481-record-guard-regions.py"))
+t2481 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(t2481)
 
 FIELDS = ("Rss", "Pss", "Swap", "Private_Clean", "Private_Dirty",
           "Shared_Clean", "Shared_Dirty")
@@ -59,21 +66,14 @@ def anon64(pid, region):
 
 
 def record(pid, region, data, how):
-    """Records pid between two equal smaps reads, up to three times while
-    the mapping's numbers differ from smaps; returns their checks."""
-    for attempt in range(1, 4):
-        after = lib.record_between(pid, data, lambda: anon64(pid, region),
-                                   FIELDS, how)
-        rows = lib.mapping_rows(data,
-                                "rss,pss,uss,dirty,shclean,shdirty,swap")
-        v = after["anon64"]
-        res = lib.mapping_row_checks(f"{how}, anon64",
-                                     rows.get((v["start"], v["end"])), v)
-        bad = [m for ok, m in res if not ok]
-        if not bad or attempt == 3:
-            return res
-        for m in bad:
-            print(f"# {how}, attempt {attempt} differs: {m}")
+    """Records pid between two equal smaps reads; returns the checks of
+    the mapping's numbers against smaps."""
+    after = lib.record_between(pid, data, lambda: anon64(pid, region),
+                               FIELDS, how)
+    rows = lib.mapping_rows(data, "rss,pss,uss,dirty,shclean,shdirty,swap")
+    v = after["anon64"]
+    return lib.mapping_row_checks(f"{how}, anon64",
+                                  rows.get((v["start"], v["end"])), v)
 
 
 def notes(data):
@@ -86,35 +86,30 @@ def notes(data):
 
 def inner(tmp):
     """In the mount namespace: the workload, then each count of areas."""
-    exe = os.path.join(tmp, "rec_guard")
-    subprocess.run(["gcc", "-O1", "-pthread", "-o", exe, os.path.join(
-        SRCDIR, "tests/workloads/rec_guard.c")], check=True)
-    p = subprocess.Popen([exe, os.path.join(tmp, "file")],
-                         stdout=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    p = t2481.start_workload(tmp)
     try:
         got, _ = lib.workload_stopped(p)
-        if got["anon64"][2]:
-            lib.skip("MADV_GUARD_INSTALL refused: "
-                     f"{os.strerror(got['anon64'][2])} (Linux < 6.13)")
+        t2481.skip_unguarded(got["anon64"][2])
         rel = tuple(int(x) for x in os.uname().release.split(".")[:2])
         for n in (21, 22):
             listed = fake_swaps(tmp, n)
             check(listed == n, f"cat /proc/swaps lists {listed} areas")
             data = os.path.join(tmp, f"t{n}.data")
-            res = record(p.pid, got["anon64"][:2], data, f"{n} areas")
+            how = f"{n} areas"
+            if rel >= (6, 15) or n < 22:
+                lib.checks_retried(
+                    lambda: record(p.pid, got["anon64"][:2], data, how), how)
+            else:
+                record(p.pid, got["anon64"][:2], data, how)
+                if n >= 22:
+                    lib.skip_part("guard pages with 22 areas: no pagemap bit "
+                                  "58 before Linux 6.15 (counted swapped)")
             found = notes(data)
             if n < 22:
                 check(not found, f"{n} areas: no note: {found}")
             else:
                 check(len(found) == 1 and f"{n} swap areas" in found[0],
                       f"{n} areas: one note naming them: {found}")
-            if rel >= (6, 15):
-                for ok, m in res:
-                    check(ok, m)
-            elif n >= 22:
-                lib.skip_part("guard pages with 22 areas: no pagemap "
-                              "bit 58 before Linux 6.15 (counted swapped)")
             subprocess.run(["umount", "/proc/swaps"], check=True)
     finally:
         try:
