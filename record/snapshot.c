@@ -375,8 +375,9 @@ static int swap_types_note(struct snapper *s)
 		return 0;
 	snprintf(txt, sizeof(txt),
 		 "%lu swap areas are on: pages under migration and PTE "
-		 "markers (uffd-wp, poisoned) may count as swapped, as a "
-		 "swap type from %d up may be a real swap area's",
+		 "markers (uffd-wp, poisoned; guard regions before Linux "
+		 "6.15) may count as swapped, as a swap type from %d up may "
+		 "be a real swap area's",
 		 kernel_probe.swap_areas, PM_SWP_NOT_SWAP);
 	ret = md_write_note_kind(s->w, MD_NOTE_OTHER, NULL, txt);
 	if (ret < 0)
