@@ -40,18 +40,24 @@
  * type in its low 5 bits (MAX_SWAPFILES_SHIFT), the offset above. The
  * types from MAX_SWAPFILES up are no swap (include/linux/swap.h): the
  * hwpoison, migration and device-private ones (whose offset is a PFN),
- * then at the top the PTE marker's (31; 30 below the swap-in error
- * type of 5.19-6.1), whose offset is a few marker bits. MAX_SWAPFILES
- * depends on the kernel's configuration, 22 the least (5.19-6.1, every
- * option on): a real swap type is below, unless 22 swap areas are on. */
+ * then at the top the PTE marker's (PM_SWP_MARKER: 31 since 6.2; on
+ * 5.19-6.1 30, below the swap-in error type 31, PM_SWP_MARKER_6_1),
+ * whose offset is a few marker bits. MAX_SWAPFILES depends on the
+ * kernel's version and configuration: 22 the least (5.19-6.1, every
+ * option on; 23 on 6.2-6.14, 24 since 6.15, 27 on 5.10). A real swap
+ * type is below 22 while fewer than 22 swap areas are on
+ * (kpage_swap_layout); with more, the type rule is off. */
 #define PM_SWP_TYPE_BITS 5
 #define PM_SWP_TYPE(e) ((e) & ((1u << PM_SWP_TYPE_BITS) - 1))
 #define PM_SWP_OFFSET(e) (((e)&PM_PFN_MASK) >> PM_SWP_TYPE_BITS)
 #define PM_SWP_NOT_SWAP 22
-/* A no-swap entry's offset below this is a PTE marker's bits (uffd-wp 1,
- * poisoned 2, guard 4), not a PFN: the first 1 MiB of RAM holds no user
- * page (x86 reserves it). (5.19-6.1's swap-in error entries, after an I/O
- * error, may hold a PFN: taken as PFN entries.) */
+#define PM_SWP_MARKER 31
+#define PM_SWP_MARKER_6_1 30
+#define PM_SWP_SWAPIN_ERROR_6_1 31
+/* A marker-type entry's offset below this is a PTE marker's bits
+ * (uffd-wp 1, poisoned 2, guard 4), not a PFN. Only the marker type is
+ * read so: a migration entry, whose type is below, is never taken for a
+ * marker even where RAM starts at physical 0 (arm64). */
 #define PM_SWP_MARKER_END 256
 
 /* PAGEMAP_SCAN (linux/fs.h, 6.7+), declared here for older headers. */
@@ -329,6 +335,12 @@ struct snapper {
 	 * category (inverted) that keeps guard regions out of a scan for
 	 * pages present or swapped, which they are not */
 	uint32_t scan_guard;
+	/* how pagemap's swap types read (kpage_swap_layout; both false:
+	 * 6.2+, fewer than PM_SWP_NOT_SWAP swap areas on). swp_types_off:
+	 * so many swap areas are on that a real swap type may reach
+	 * PM_SWP_NOT_SWAP, and every type is swap (bit 58 still read);
+	 * swp_6_1: 5.19-6.1, marker type 30, swap-in error 31 */
+	bool swp_types_off, swp_6_1;
 	bool has_kpagecgroup; /* kpagecgroup readable: charges recorded */
 	bool anon_cg;	      /* look the anonymous pages' cgroups up too
 				 (snapper_set_anon_charges) */
@@ -358,7 +370,7 @@ struct snapper {
 	 * to, each once (snapper_payers) */
 	uint64_t *payers;
 	size_t npayers, payers_cap;
-	bool pss_note_written;
+	bool pss_note_written, swp_note_written;
 	/* snap_shmswap.c: its NOTE written; cachestat(2) missing; swap
 	 * used on the machine (sysinfo(2)), asked once a snapshot: 0 not
 	 * asked yet, 1 none (no shmem page can be swapped out), 2 some */

@@ -494,13 +494,28 @@ static inline bool needs_lookup(uint64_t e)
 _Static_assert(PM_PRESENT == 1ull << 63 && PM_SWAPPED == 1ull << 62,
 	       "PM_HELD tests the top two bits");
 
+void kpage_swap_layout(struct snapper *s, unsigned major, unsigned minor,
+		       unsigned long nareas)
+{
+	unsigned v = major * 1000 + minor;
+
+	s->swp_types_off = nareas >= PM_SWP_NOT_SWAP;
+	s->swp_6_1 = v >= 5019 && v < 6002;
+}
+
 uint64_t kpage_swap_entry(const struct snapper *s, uint64_t e)
 {
+	unsigned type = PM_SWP_TYPE(e);
+
 	if (e & PM_GUARD_REGION)
 		return 0;
-	if (!s->has_pfn || PM_SWP_TYPE(e) < PM_SWP_NOT_SWAP)
+	if (!s->has_pfn || s->swp_types_off || type < PM_SWP_NOT_SWAP)
 		return e;
-	if (PM_SWP_OFFSET(e) < PM_SWP_MARKER_END)
+	/* 5.19-6.1's swap-in error entry: smaps counts nothing */
+	if (s->swp_6_1 && type == PM_SWP_SWAPIN_ERROR_6_1)
+		return 0;
+	if (type == (s->swp_6_1 ? PM_SWP_MARKER_6_1 : PM_SWP_MARKER) &&
+	    PM_SWP_OFFSET(e) < PM_SWP_MARKER_END)
 		return 0;
 	/* smaps counts the page a PFN entry names as resident, with its
 	 * whole PSS (no mapcount is read of a page being migrated), as

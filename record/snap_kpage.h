@@ -21,12 +21,21 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 
 /* Swapped pagemap entry e (PM_SWAPPED) as smaps counts its page: a
  * guard region's (PM_GUARD_REGION, 6.15+) or, with PFNs (s->has_pfn),
- * any PTE marker's (uffd-wp, poisoned, guard) as absent (0); with PFNs a
- * PFN entry's (a page being migrated, device-private or hwpoisoned) as a
+ * any PTE marker's (uffd-wp, poisoned, guard: the marker type with marker
+ * bits) and 5.19-6.1's swap-in error entry as absent (0); with PFNs a PFN
+ * entry's (a page being migrated, device-private or hwpoisoned) as a
  * resident page of its own, exclusive, without its PFN; any other as it
  * is. Without PFNs nor bit 58 (before 6.15) a marker is not told from
- * swap, nor is a PFN entry. */
+ * swap, nor is a PFN entry; nor are they when s->swp_types_off. */
 uint64_t kpage_swap_entry(const struct snapper *s, uint64_t e);
+
+/* Set how kpage_swap_entry reads swap types on kernel major.minor (0.0:
+ * unknown, read as 6.2+) with nareas swap areas on (/proc/swaps): with
+ * PM_SWP_NOT_SWAP or more, a real swap type may be as high as the lowest
+ * type that is no swap, and no type is read as no swap (swp_types_off);
+ * 5.19-6.1 put the PTE marker's type below the swap-in error's. */
+void kpage_swap_layout(struct snapper *s, unsigned major, unsigned minor,
+		       unsigned long nareas);
 
 /* True if e, the pagemap entry of a page of an anonymous huge page a PMD
  * maps, says the page is mapped exclusively but another process may map

@@ -15,6 +15,7 @@
 #include "record/snap_hold.h"
 #include "record/snap_images.h"
 #include "record/snap_int.h"
+#include "record/snap_kpage.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "record/snap_pool.h"
@@ -29,15 +30,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* What the kernel offers every snapper alike, probed by the first:
- * PAGEMAP_SCAN (an ioctl) and the PMD size (a sysfs file). Whether PFNs
- * are readable is probed by each, as memsz's capabilities may differ. */
+ * PAGEMAP_SCAN (an ioctl), the PMD size (a sysfs file), the release and
+ * the swap areas on (kpage_swap_layout). Whether PFNs are readable is
+ * probed by each, as memsz's capabilities may differ. */
 static struct {
 	bool probed, has_scan;
 	uint32_t pmd_pages, scan_guard;
+	unsigned major, minor;
+	unsigned long swap_areas;
 } kernel_probe;
+
+/* The swap areas /proc/swaps lists (a line each below its header); 0 if
+ * it cannot be read (no CONFIG_SWAP: no swap). */
+static unsigned long swap_areas(void)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	unsigned long n = 0;
+	int c, prev = '\n';
+
+	if (!f)
+		return 0;
+	while ((c = getc(f)) != EOF) {
+		n += prev == '\n';
+		prev = c;
+	}
+	fclose(f);
+	return n ? n - 1 : 0;
+}
+
+/* The running kernel's major.minor (uname(2)), 0.0 if not read. */
+static void kernel_release(unsigned *major, unsigned *minor)
+{
+	struct utsname u;
+
+	*major = *minor = 0;
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", major, minor) != 2)
+		*major = *minor = 0;
+}
 
 /* MEMSZ_NO_PAGEMAP_SCAN set (not "0"): snapshot as on a kernel without
  * PAGEMAP_SCAN (before Linux 6.7), a testing aid. */
@@ -72,12 +105,16 @@ int snapper_new(struct md_writer *w, struct snapper **out)
 		    pagemap_probe_scan(pm, s->page_size, SCAN_IS_GUARD))
 			kernel_probe.scan_guard = SCAN_IS_GUARD;
 		kernel_probe.pmd_pages = pagemap_pmd_pages(s->page_size);
+		kernel_release(&kernel_probe.major, &kernel_probe.minor);
+		kernel_probe.swap_areas = swap_areas();
 		kernel_probe.probed = true;
 	}
 	if (pm >= 0) {
 		s->has_pfn = pagemap_probe_pfn(pm, s->page_size);
 		s->has_scan = kernel_probe.has_scan;
 		s->scan_guard = kernel_probe.scan_guard;
+		kpage_swap_layout(s, kernel_probe.major, kernel_probe.minor,
+				  kernel_probe.swap_areas);
 	}
 	/* kept for the observer (snap_observer.c), which reads memsz's own
 	 * pages at every snapshot that needs their PFNs */
@@ -326,6 +363,29 @@ static int pss_note(struct snapper *s)
 	return 0;
 }
 
+/* NOTE, once per recording, that swap entries of types 22 and up are
+ * counted as swap, as so many swap areas are on that a real one may have
+ * such a type (kpage_swap_layout). Returns 0 or a write error. */
+static int swap_types_note(struct snapper *s)
+{
+	char txt[256];
+	int ret;
+
+	if (!s->has_pfn || !s->swp_types_off || s->swp_note_written)
+		return 0;
+	snprintf(txt, sizeof(txt),
+		 "%lu swap areas are on: pages under migration and PTE "
+		 "markers (uffd-wp, poisoned; guard regions before Linux "
+		 "6.15) may count as swapped, as a swap type from %d up may "
+		 "be a real swap area's",
+		 kernel_probe.swap_areas, PM_SWP_NOT_SWAP);
+	ret = md_write_note_kind(s->w, MD_NOTE_OTHER, NULL, txt);
+	if (ret < 0)
+		return ret;
+	s->swp_note_written = true;
+	return 0;
+}
+
 /* Write the SNAP_BEGIN of snapshot seq of pid (nmappings mappings) with
  * the flags the caller and the snapper's features give it. */
 static int snap_begin(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
@@ -529,6 +589,8 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	if (ret < 0)
 		goto out;
 	ret = pss_note(s);
+	if (ret >= 0)
+		ret = swap_types_note(s);
 	if (ret < 0)
 		goto out;
 	if (s->has_pfn && observer_ready(s, &maps, j.pm))

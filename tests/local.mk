@@ -267,7 +267,6 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2196-record-shmem-swap.py \
 	tests/t2197-record-faults-fp-leaf.py \
 	tests/t2198-record-shmem-swap-cow.py \
-	tests/t2481-record-guard-regions.py \
 	tests/t2199-record-leash-threads.py \
 	tests/t2300-record-all.py \
 	tests/t2310-record-cgroup.py \
@@ -311,6 +310,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2471-report-pid-not-recorded.py \
 	tests/t2472-help-usage-width.py \
 	tests/t2480-record-pid-repeated.py \
+	tests/t2481-record-guard-regions.py \
+	tests/t2482-record-swap-areas-many.py \
 	tests/t2486-record-exit-after-end.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \

@@ -534,6 +534,24 @@ def mapping_row_checks(what, r, v):
     return out
 
 
+def checks_retried(attempt, who):
+    """Checks what attempt() returns, (ok, message) pairs, calling it again
+    up to three times in all while one fails, each failure printed: a
+    recording between two equal smaps reads may still catch a page
+    mid-migration (compaction of other processes' huge page allocations
+    moves a stopped process's pages), which memsz cannot look up; a wrong
+    number memsz always gives fails every time."""
+    for n in range(1, 4):
+        res = attempt()
+        bad = [m for ok, m in res if not ok]
+        if not bad or n == 3:
+            break
+        for m in bad:
+            print(f"# {who}, attempt {n} differs: {m}")
+    for ok, m in res:
+        check(ok, m)
+
+
 def check_mapping_row(what, r, v):
     """Checks r against v as mapping_row_checks lists."""
     for ok, m in mapping_row_checks(what, r, v):

@@ -59,25 +59,20 @@ def compare(pid, regions, data, who):
     """Records pid between two equal smaps reads and compares. Equal smaps
     reads do not prove the pages stood still in between: compaction (other
     processes' huge page allocations) migrates a stopped process's pages,
-    and a page caught mid-migration was a swap entry to memsz before it
-    knew migration entries (a few microseconds). A recording that differs
-    is taken again, up to three times, each difference printed; a wrong
-    number memsz always gives fails every time."""
-    for attempt in range(1, 4):
+    and a page caught mid-migration (a few microseconds) is not looked up:
+    its sharing, dirtiness and THP are unknown to memsz, which counts it
+    private and resident. A recording that differs is taken again, up to
+    three times, each difference printed; a wrong number memsz always
+    gives fails every time."""
+    def attempt():
         after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
                                    FIELDS, who)
         rows = lib.mapping_rows(data,
                                 "rss,pss,uss,dirty,shclean,shdirty,thp")
-        res = [c for name, se in regions.items()
-               for c in lib.mapping_row_checks(f"{who}, {name}",
-                                               rows.get(se), after[name])]
-        bad = [m for ok, m in res if not ok]
-        if not bad or attempt == 3:
-            break
-        print(f"# {who}, attempt {attempt}: {len(bad)} differ, e.g. "
-              f"{bad[0]}; recorded again")
-    for ok, m in res:
-        check(ok, m)
+        return [c for name, se in regions.items()
+                for c in lib.mapping_row_checks(f"{who}, {name}",
+                                                rows.get(se), after[name])]
+    lib.checks_retried(attempt, who)
 
 
 def main():

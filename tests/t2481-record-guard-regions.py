@@ -12,7 +12,9 @@ mappings of a file, of shared anonymous memory (shmem), and has a thread
 whose stack glibc 2.42+ guards with one; it stops itself. Each mapping's
 memsz numbers must be those of /proc/PID/smaps (read before and after,
 equal): Rss, Swap, Private_Clean, Private_Dirty, Shared_Clean and
-Shared_Dirty exactly, Pss within a kB (smaps rounds it down); recorded
+Shared_Dirty exactly, Pss within a kB (smaps rounds it down), recorded
+again up to three times while they differ (a page caught mid-migration
+by compaction); recorded
 with PAGEMAP_SCAN (6.7+, which leaves guard regions out from 6.15 on)
 and without it (MEMSZ_NO_PAGEMAP_SCAN: pagemap read whole). Skipped
 where the kernel refuses guard regions in anonymous memory (before
@@ -52,13 +54,42 @@ def vmas_of(pid, regions):
 
 def compare(pid, regions, data, how, env):
     """Records pid (environment env) between two equal smaps reads and
-    compares."""
-    after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
-                               FIELDS, how, env)
-    rows = lib.mapping_rows(data, "rss,pss,uss,dirty,shclean,shdirty,swap")
-    for name, v in after.items():
-        lib.check_mapping_row(f"{how}, {name}",
-                              rows.get((v["start"], v["end"])), v)
+    compares. Equal smaps reads do not prove the pages stood still in
+    between: compaction (other processes' huge page allocations) migrates
+    a stopped process's pages, and a page caught mid-migration is not
+    looked up (its sharing and dirtiness are unknown to memsz). A
+    recording that differs is taken again, up to three times, each
+    difference printed; a wrong number memsz always gives fails every
+    time."""
+    def attempt():
+        after = lib.record_between(pid, data,
+                                   lambda: vmas_of(pid, regions), FIELDS,
+                                   how, env)
+        rows = lib.mapping_rows(data,
+                                "rss,pss,uss,dirty,shclean,shdirty,swap")
+        return [c for name, v in after.items()
+                for c in lib.mapping_row_checks(
+                    f"{how}, {name}", rows.get((v["start"], v["end"])), v)]
+    lib.checks_retried(attempt, how)
+
+
+def start_workload(tmp):
+    """Builds rec_guard in tmp and starts it (its file in tmp too), in a
+    session of its own."""
+    exe = os.path.join(tmp, "rec_guard")
+    subprocess.run(["gcc", "-O1", "-pthread", "-o", exe, os.path.join(
+        SRCDIR, "tests/workloads/rec_guard.c")], check=True)
+    return subprocess.Popen([exe, os.path.join(tmp, "file")],
+                            stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def skip_unguarded(err):
+    """Skips the test if err, the anonymous mapping's madvise errno, says
+    the kernel refused the guard region."""
+    if err:
+        lib.skip(f"MADV_GUARD_INSTALL refused: {os.strerror(err)} "
+                 "(Linux < 6.13)")
 
 
 def main():
@@ -66,18 +97,11 @@ def main():
         lib.skip("needs root: page sharing needs PFNs (CAP_SYS_ADMIN)")
     with tempfile.TemporaryDirectory(prefix="memsz-t2481.",
                                      dir="/var/tmp") as tmp:
-        exe = os.path.join(tmp, "rec_guard")
-        subprocess.run(["gcc", "-O1", "-pthread", "-o", exe, os.path.join(
-            SRCDIR, "tests/workloads/rec_guard.c")], check=True)
-        p = subprocess.Popen([exe, os.path.join(tmp, "file")],
-                             stdout=subprocess.PIPE, text=True,
-                             start_new_session=True)
+        p = start_workload(tmp)
         try:
             got, _ = lib.workload_stopped(p)
             refused = {n: r[2] for n, r in got.items() if r[2]}
-            if "anon64" in refused:
-                lib.skip("MADV_GUARD_INSTALL refused: "
-                         f"{os.strerror(refused['anon64'])} (Linux < 6.13)")
+            skip_unguarded(refused.get("anon64"))
             for n, e in refused.items():
                 lib.skip_part(f"{n}: MADV_GUARD_INSTALL refused "
                               f"({errno.errorcode.get(e, e)}; Linux < 6.15 "

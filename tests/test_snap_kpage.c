@@ -94,10 +94,9 @@ static void test_swap_entry(void **state)
 	 * (6.13, 6.14) */
 	assert_true(kpage_swap_entry(&s, SWP(31, 4) | PM_GUARD_REGION) == 0);
 	assert_true(kpage_swap_entry(&s, SWP(31, 4)) == 0);
-	/* uffd-wp and poisoned markers; 6.1's marker type 30 */
+	/* uffd-wp and poisoned markers */
 	assert_true(kpage_swap_entry(&s, SWP(31, 1) | PM_SOFTDIRTY) == 0);
 	assert_true(kpage_swap_entry(&s, SWP(31, 2)) == 0);
-	assert_true(kpage_swap_entry(&s, SWP(30, 1)) == 0);
 	/* migration (27) and device-private (29) entries: their page is
 	 * resident, without its PFN */
 	assert_true(kpage_swap_entry(&s, mig) ==
@@ -108,6 +107,95 @@ static void test_swap_entry(void **state)
 	s.has_pfn = false;
 	assert_true(kpage_swap_entry(&s, PM_SWAPPED | PM_GUARD_REGION) == 0);
 	assert_true(kpage_swap_entry(&s, PM_SWAPPED) == PM_SWAPPED);
+}
+
+/* The edges of the type rule on 6.2+ with few swap areas: type 21 is a
+ * real swap area's, 22 and 23 are no swap (a PFN entry's page, resident);
+ * the marker type's offset 255 is a marker's bits, 256 a PFN. */
+static void test_swap_type_edges(void **state)
+{
+	struct snapper s = {.has_pfn = true};
+	uint64_t res = PM_PRESENT | PM_EXCLUSIVE;
+
+	(void)state;
+	kpage_swap_layout(&s, 6, 18, 2);
+	assert_true(kpage_swap_entry(&s, SWP(21, 5)) == SWP(21, 5));
+	assert_true(kpage_swap_entry(&s, SWP(21, 1ull << 40)) ==
+		    SWP(21, 1ull << 40));
+	assert_true(kpage_swap_entry(&s, SWP(22, 0x9000)) == res);
+	assert_true(kpage_swap_entry(&s, SWP(23, 0x9000)) == res);
+	assert_true(kpage_swap_entry(&s, SWP(31, 255)) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(31, 256)) == res);
+}
+
+/* Where RAM starts at physical 0 (arm64), a page under migration may have
+ * a PFN below 256: its entry (migration types 24-26 on 6.2+, 28-30 without
+ * CONFIG_DEVICE_PRIVATE, device-private 27-30) is no marker, as its type
+ * is not the marker's. */
+static void test_swap_low_pfn(void **state)
+{
+	struct snapper s = {.has_pfn = true};
+	uint64_t res = PM_PRESENT | PM_EXCLUSIVE;
+
+	(void)state;
+	kpage_swap_layout(&s, 6, 18, 0);
+	for (unsigned type = 22; type < 31; type++) {
+		assert_true(kpage_swap_entry(&s, SWP(type, 1)) == res);
+		assert_true(kpage_swap_entry(&s, SWP(type, 4)) == res);
+		assert_true(kpage_swap_entry(&s, SWP(type, 255)) == res);
+	}
+}
+
+/* With 22 swap areas or more on (/proc/swaps), a real swap type may be 22
+ * or more (MAX_SWAPFILES is 23 on 6.2-6.14, 24 on 6.15+, 27 without
+ * CONFIG_DEVICE_PRIVATE): every swapped entry is swap, but for bit 58. */
+static void test_swap_many_areas(void **state)
+{
+	struct snapper s = {.has_pfn = true};
+
+	(void)state;
+	kpage_swap_layout(&s, 6, 18, 21);
+	assert_true(kpage_swap_entry(&s, SWP(22, 100)) ==
+		    (PM_PRESENT | PM_EXCLUSIVE));
+	kpage_swap_layout(&s, 6, 18, 22);
+	assert_true(kpage_swap_entry(&s, SWP(22, 100)) == SWP(22, 100));
+	assert_true(kpage_swap_entry(&s, SWP(22, 0x9000)) == SWP(22, 0x9000));
+	assert_true(kpage_swap_entry(&s, SWP(26, 7)) == SWP(26, 7));
+	assert_true(kpage_swap_entry(&s, SWP(31, 4)) == SWP(31, 4));
+	assert_true(kpage_swap_entry(&s, SWP(31, 4) | PM_GUARD_REGION) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(3, 9)) == SWP(3, 9));
+	kpage_swap_layout(&s, 6, 1, 30);
+	assert_true(kpage_swap_entry(&s, SWP(31, 9)) == SWP(31, 9));
+}
+
+/* 5.19-6.1 (include/linux/swap.h of 6.1): the PTE marker's type is 30,
+ * the swap-in error entry's 31, which smaps does not count; 5.18 had
+ * neither, 6.2 made the marker 31 (swap-in errors became its bit 2). */
+static void test_swap_layout_6_1(void **state)
+{
+	struct snapper s = {.has_pfn = true};
+	uint64_t res = PM_PRESENT | PM_EXCLUSIVE;
+
+	(void)state;
+	kpage_swap_layout(&s, 6, 1, 1);
+	assert_true(kpage_swap_entry(&s, SWP(30, 1)) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(30, 0x9000)) == res);
+	assert_true(kpage_swap_entry(&s, SWP(31, 0)) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(31, 0x9000)) == 0);
+	assert_true(kpage_swap_entry(&s, SWP(29, 1)) == res);
+	assert_true(kpage_swap_entry(&s, SWP(21, 1)) == SWP(21, 1));
+	kpage_swap_layout(&s, 5, 19, 0);
+	assert_true(kpage_swap_entry(&s, SWP(31, 0x9000)) == 0);
+	/* 5.18, 6.2 and an unknown release: the marker is 31 */
+	kpage_swap_layout(&s, 5, 18, 0);
+	assert_true(kpage_swap_entry(&s, SWP(30, 1)) == res);
+	assert_true(kpage_swap_entry(&s, SWP(31, 0x9000)) == res);
+	kpage_swap_layout(&s, 6, 2, 0);
+	assert_true(kpage_swap_entry(&s, SWP(30, 1)) == res);
+	assert_true(kpage_swap_entry(&s, SWP(31, 1)) == 0);
+	kpage_swap_layout(&s, 0, 0, 0);
+	assert_true(kpage_swap_entry(&s, SWP(31, 0x9000)) == res);
+	assert_true(kpage_swap_entry(&s, SWP(31, 4)) == 0);
 }
 
 /* kpage_prepass rewrites a chunk's swapped entries that are no swap
@@ -148,6 +236,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bit_not_exclusive),
 	    cmocka_unit_test(test_swap_entry),
+	    cmocka_unit_test(test_swap_type_edges),
+	    cmocka_unit_test(test_swap_low_pfn),
+	    cmocka_unit_test(test_swap_many_areas),
+	    cmocka_unit_test(test_swap_layout_6_1),
 	    cmocka_unit_test(test_prepass_swap),
 	};
 
