@@ -304,6 +304,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2454-record-ignored-signals.py \
 	tests/t2455-record-launch-sigmask.py \
 	tests/t2456-record-cache-walk-cpu-limit.py \
+	tests/t2475-record-attach-churn.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t3000-report-i2.py \
 	tests/t3001-report-layout.py \
