@@ -10,8 +10,8 @@ again even when their maker's were open already: such a thread had them
 twice, inherited and its own, and so did every thread it made. Each of
 its faults was sampled twice (two SAMPLE records, same thread, time and
 address), and its leash, which counts faults, let it fill the rings twice
-as fast as their room was set for: about one attach in 20 to a process
-of three churning threads with -m 64 lost samples at the start of the
+as fast as their room was set for: 3 attaches in 160 to a process of
+three churning threads with -m 64 lost samples at the start of the
 recording. memsz now holds the traced threads (ptrace stops) while it
 opens the events, so no thread is made meanwhile.
 
