@@ -85,7 +85,7 @@ static const char *paranoid_reason(int err, char *buf, size_t size)
 }
 
 /* Open perf events on every thread of every attached target (disabled:
- * session_attach() enables them). */
+ * capture_held() enables them). */
 static int attach_perf(struct session *r, unsigned ring_pages)
 {
 	struct perf_capture_opts o = {
@@ -103,7 +103,10 @@ static int attach_perf(struct session *r, unsigned ring_pages)
 		int *seen = NULL, nseen = 0;
 
 		/* Threads created while we open are caught by a rescan
-		 * (inherit covers those created after). */
+		 * (inherit covers those created after); with ptrace the
+		 * threads are held meanwhile (capture_held), so that none
+		 * made by a thread opened already, which inherited its
+		 * events, is opened again. */
 		for (int pass = 0; pass < 2 && !ret; pass++) {
 			int *tids = NULL;
 			int n = target_threads(r->tg.t[i]->pid, &tids);
@@ -452,6 +455,43 @@ static void cut_targets(struct session *r, size_t from)
 		r->tg.t[i]->told = true;
 }
 
+static void leash_traced(void *arg, int tid)
+{
+	rec_tracer_ops.at_thread(arg, tid, 0, true);
+}
+
+/* Open the perf events of the attached targets while their traced
+ * threads are held, then leash those threads (the leashes need the rings)
+ * and let them go. Held, no thread makes one: attach_perf() opened the
+ * events of a thread made meanwhile by one whose events it had opened, so
+ * the thread had them twice (inherited and its own), each of its faults
+ * was sampled twice, and its leash, counting faults, let it fill the
+ * rings twice as fast as their room was set for: samples were lost at the
+ * start of the recording. Only when sampling: without ptrace, or
+ * recording mappings alone, the threads run meanwhile. */
+static int capture_held(struct session *r)
+{
+	bool hold = r->tr && r->cap.nsattr;
+	int err;
+
+	if (hold)
+		tracer_freeze(r->tr, 0);
+	err = start_capture(r, r->o.ring_pages, 0);
+	if (!err && r->tr && r->cap.pc)
+		tracer_each_thread(r->tr, leash_traced, r);
+	/* The events count once the threads are traced and leashed: a
+	 * sample ring cannot fill before memsz can hold them. */
+	if (!err && r->cap.pc) {
+		err = perf_capture_enable(r->cap.pc);
+		if (err < 0)
+			rec_fail(r, err, "cannot enable perf events: %s",
+				 memsz_strerror(err));
+	}
+	if (hold)
+		tracer_thaw(r->tr, 0);
+	return err;
+}
+
 int session_attach(struct session *r, const int *pids, int n)
 {
 	int err;
@@ -464,23 +504,15 @@ int session_attach(struct session *r, const int *pids, int n)
 	}
 	if (r->o.children)
 		rec_add_descendants(r, pids, n);
+	if (!r->o.one_shot || r->sn.freeze)
+		trace_attached(r);
 	if (!r->o.one_shot) {
-		err = start_capture(r, r->o.ring_pages, 0);
+		err = capture_held(r);
 		if (err < 0)
 			return err;
 		note_samples_user_only(r, r->o.ring_pages);
 	}
-	if (!r->o.one_shot || r->sn.freeze)
-		trace_attached(r);
 	r->traced_all = true;
-	/* The events count once the threads are traced and leashed: a
-	 * sample ring cannot fill before memsz can hold them. */
-	if (r->cap.pc) {
-		err = perf_capture_enable(r->cap.pc);
-		if (err < 0)
-			return rec_fail(r, err, "cannot enable perf events: %s",
-					memsz_strerror(err));
-	}
 	/* Descendants forked between the first look and the tracing: from
 	 * now on the tracer (or perf FORK records) follows new ones. Those
 	 * forked after their parent's perf events were opened inherited

@@ -154,6 +154,11 @@ int tracer_seize(int pid, bool follow, const struct tracer_ops *ops, void *arg,
  * traced by another tracer). */
 int tracer_attach(struct tracer **tr, int pid, bool follow,
 		  const struct tracer_ops *ops, void *arg);
+/* fn(arg, tid) for each traced thread recorded and running (not at its
+ * exit, nor kept at its first stop: its maker's clone event tells
+ * ops->at_thread of it). */
+void tracer_each_thread(struct tracer *tr, void (*fn)(void *arg, int tid),
+			void *arg);
 /* Handle every pending wait status of the traced tasks (non-blocking):
  * resume them, calling ops at exec, fork and last-thread exit. Returns the
  * number of statuses handled. */

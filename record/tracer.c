@@ -255,6 +255,21 @@ int tracer_attach(struct tracer **trp, int pid, bool follow,
 	return ret;
 }
 
+void tracer_each_thread(struct tracer *tr, void (*fn)(void *arg, int tid),
+			void *arg)
+{
+	size_t n = 0;
+	int *tids = xcalloc(tr->n + 1, sizeof(*tids));
+
+	/* the tids first: fn may add tracees */
+	for (size_t i = 0; i < tr->n; i++)
+		if (!tr->t[i].exiting && !tr->t[i].unwanted && !tr->t[i].born)
+			tids[n++] = tr->t[i].tid;
+	for (size_t i = 0; i < n; i++)
+		fn(arg, tids[i]);
+	free(tids);
+}
+
 /* Is any thread of tgid other than tid still running toward its exit or
  * not exiting at all? Threads seen at their exit stop and zombies are not. */
 static bool others_live(struct tracer *tr, int tgid, int tid)

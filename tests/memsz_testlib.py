@@ -276,6 +276,27 @@ def start_fault_loop(name, data, args, wargs, launch):
     return rec, target.pid, target.stdout, target
 
 
+def stop_after_tick(name, rec, data, out, guard=120):
+    """Waits until memsz (rec, recording into data) has taken its first
+    snapshot and fault_loop (stdout out) ticks after it, then ends memsz
+    with SIGINT. Returns (its stderr, `memsz dump` of data), or None after
+    a failed check. guard: the hang guard of each wait, in seconds."""
+    wait_until(lambda: snap_ends(data) >= 1 or rec.poll() is not None,
+               f"{name}: memsz's first snapshot", guard)
+    if rec.poll() is not None:
+        check(False, f"{name}: memsz attached: {rec.stderr.read()}")
+        return None
+    check(next_tick(out) is not None,
+          f"{name}: the workload runs while recorded")
+    rec.send_signal(signal.SIGINT)
+    rec.wait(timeout=guard)
+    err = rec.stderr.read().strip()
+    check(rec.returncode == 0, f"{name}: memsz exits 0: {err}")
+    dump = subprocess.run([MEMSZ, "dump", "-i", data],
+                          capture_output=True, text=True).stdout
+    return err, dump
+
+
 def end_fault_loop(rec, pid, target):
     """Kills memsz (rec) if it still runs, then the workload, and reaps
     both (target: the workload's Popen when attached, else None)."""

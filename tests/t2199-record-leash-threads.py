@@ -23,15 +23,13 @@ SIGINT once the workload ticked after memsz's first snapshot:
 """
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import MEMSZ, check  # noqa: E402
+from memsz_testlib import check  # noqa: E402
 
 # hang guard on every wait for an event, not a timing assumption
 WAIT_S = 120
@@ -53,21 +51,7 @@ def record(tmp, exe, nt):
         ntask = len(os.listdir(f"/proc/{pid}/task"))
         check(ntask == nt, f"{name}: the workload has {nt} threads "
               f"({ntask} in /proc/{pid}/task)")
-        lib.wait_until(lambda: lib.snap_ends(data) >= 1 or
-                       rec.poll() is not None,
-                       f"{name}: memsz's first snapshot", WAIT_S)
-        if rec.poll() is not None:
-            check(False, f"{name}: memsz attached: {rec.stderr.read()}")
-            return None
-        ok = lib.next_tick(out) is not None
-        check(ok, f"{name}: the workload runs while recorded")
-        rec.send_signal(signal.SIGINT)
-        rec.wait(timeout=WAIT_S)
-        err = rec.stderr.read().strip()
-        check(rec.returncode == 0, f"{name}: memsz exits 0: {err}")
-        dump = subprocess.run([MEMSZ, "dump", "-i", data],
-                              capture_output=True, text=True).stdout
-        return err, dump
+        return lib.stop_after_tick(name, rec, data, out, WAIT_S)
     finally:
         lib.end_fault_loop(rec, pid, target)
 

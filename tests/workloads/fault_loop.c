@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fault_loop.c — workload of t2085 and t2107: faults without end.
+/* fault_loop.c — workload of t2085, t2107 and t2475: faults without end.
  *
- *   fault_loop [MIB [NT [block] [late] [churn]]]   (build with -pthread)
+ *   fault_loop [MIB [NT [block] [late] [churn] [spawn]]]
+ *   (build with -pthread)
  *
  * Keeps MIB MiB (default 0) resident, so that a snapshot of it takes a
  * while; then NT threads (default 1: the main thread alone) each map
@@ -16,12 +17,19 @@
  *    SIGUSR1 (so that a tracer that attached meanwhile sees them made);
  *  - churn: each of the other threads, after each of its rounds, starts
  *    the thread that takes its place and ends, so that threads are made
- *    all the time (there are NT or NT + 1 threads at any moment).
+ *    all the time (there are NT or NT + 1 threads at any moment);
+ *  - spawn: with churn, each line of threads that take each other's
+ *    place ends after SPAWN_ROUNDS rounds (t2475), and the main thread, the
+ *    first in /proc/PID/task, starts a new line after each of its own
+ *    rounds while fewer than NT - 1 run: threads are made all the time
+ *    by the main thread too.
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,6 +39,10 @@
 
 static volatile sig_atomic_t urg, go;
 static bool churn;
+static bool spawn;
+static atomic_int lines; /* lines of churning threads running (spawn) */
+
+#define SPAWN_ROUNDS 16
 
 static void on_urg(int sig)
 {
@@ -58,13 +70,19 @@ static void fault_round(void)
 
 static void *other(void *arg)
 {
+	uintptr_t gen = (uintptr_t)arg;
 	pthread_t t;
 
-	(void)arg;
 	for (;;) {
 		fault_round();
+		if (spawn && gen + 1 >= SPAWN_ROUNDS) {
+			atomic_fetch_sub(&lines, 1);
+			pthread_detach(pthread_self());
+			return NULL;
+		}
 		/* the new thread gets this one's signal mask */
-		if (churn && !pthread_create(&t, NULL, other, NULL)) {
+		if (churn &&
+		    !pthread_create(&t, NULL, other, (void *)(gen + 1))) {
 			pthread_detach(pthread_self());
 			return NULL;
 		}
@@ -76,9 +94,11 @@ static void start_others(int n)
 {
 	pthread_t t;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		atomic_fetch_add(&lines, 1);
 		if (pthread_create(&t, NULL, other, NULL))
 			exit(1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -103,6 +123,7 @@ int main(int argc, char **argv)
 		}
 		late |= !strcmp(argv[i], "late");
 		churn |= !strcmp(argv[i], "churn");
+		spawn |= !strcmp(argv[i], "spawn");
 	}
 	if (!blocked)
 		signal(SIGURG, on_urg);
@@ -112,6 +133,8 @@ int main(int argc, char **argv)
 		start_others(nt - 1);
 	for (;;) {
 		fault_round();
+		if (spawn && churn && !late && atomic_load(&lines) < nt - 1)
+			start_others(1);
 		if (late && go) {
 			late = false;
 			start_others(nt - 1);
