@@ -25,7 +25,6 @@ exits 0; an interval recording ended by SIGINT still exits 0 with its
 final snapshots (SIGINT is how it is meant to end).
 """
 import os
-import os
 import re
 import signal
 import subprocess
