@@ -107,12 +107,27 @@ static void kpc_span(struct kpc *f, uint64_t a, uint64_t b)
 	}
 }
 
+/* Whether the huge page of pagemap entry e, which pagemap calls
+ * exclusive, is: a file one is taken as pagemap says; an anonymous one
+ * only while its first page has PG_anon_exclusive (kpageflags' bit 34),
+ * one 8-byte kpageflags read, as memsz reads it (pagemap gives every
+ * page its first page's exclusive bit: kpage_pmd_maybe_shared). */
+static bool kpc_huge_excl(struct kpc *f, uint64_t e)
+{
+	uint64_t pfn = PM_PFN(e), x = 0;
+
+	if (PM_FILE_BIT(e) || !pfn || f->kflags < 0)
+		return true;
+	pfn -= pfn % (KPC_PMD / 4096);
+	return pread(f->kflags, &x, 8, (off_t)(pfn * 8)) == 8 && (x >> 34 & 1);
+}
+
 /* The region [a, b) of huge pages a PMD maps: one pread of two entries
  * (the last page of one, the first of the next: a huge page's entries
  * differ in their PFN only) per two huge pages. One mapped exclusively
- * is one entry (its mapcount is 1; its folio's cgroup is its first
- * page's); any other is read whole (kpc_span), its pages' mapcounts
- * differing. */
+ * (kpc_huge_excl) is one entry (its mapcount is 1; its folio's cgroup is
+ * its first page's); any other is read whole (kpc_span), its pages'
+ * mapcounts differing. */
 static void kpc_huge(struct kpc *f, uint64_t a, uint64_t b)
 {
 	for (uint64_t h = a; h < b; h += 2 * KPC_PMD) {
@@ -123,7 +138,7 @@ static void kpc_huge(struct kpc *f, uint64_t a, uint64_t b)
 		    (ssize_t)((two + 1) * 8))
 			return;
 		for (uint64_t k = 0; k <= two; k++)
-			if (PM_EXCL_BIT(e[k]))
+			if (PM_EXCL_BIT(e[k]) && kpc_huge_excl(f, e[k]))
 				kpc_entries(f, &e[k], 1);
 			else
 				kpc_span(f, h + k * KPC_PMD,

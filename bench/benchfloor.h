@@ -15,7 +15,9 @@
  * (kpc_mapping); the pagemap entries (PFN, exclusive bit, file bit) of
  * what it finds are read, regions in one pread through holes shorter
  * than KPC_HOLE pages and at most 1 MiB, a huge page a PMD maps one
- * entry per huge page (one pread per two, kpc_huge), the rest of a
+ * entry per huge page (one pread per two, kpc_huge; an anonymous one
+ * pagemap calls exclusive also one kpageflags entry of its first page,
+ * PG_anon_exclusive, as memsz must read it), the rest of a
  * dense mapping in 1 MiB preads. Each page with
  * a PFN not mapped exclusively is looked up in kpagecount (PSS); each
  * file page in kpagecgroup (CHARGE); a file page in kpageflags (dirty)
