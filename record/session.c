@@ -472,10 +472,11 @@ static void leash_traced(void *arg, int tid)
 static int capture_held(struct session *r)
 {
 	bool hold = r->tr && r->cap.nsattr;
+	uint64_t t0 = mono_ns();
 	int err;
 
 	if (hold)
-		tracer_freeze(r->tr, 0);
+		tracer_freeze_for(r->tr, 0, END_HOLD_WAIT_MS);
 	err = start_capture(r, r->o.ring_pages, 0);
 	if (!err && r->tr && r->cap.pc)
 		tracer_each_thread(r->tr, leash_traced, r);
@@ -487,8 +488,10 @@ static int capture_held(struct session *r)
 			rec_fail(r, err, "cannot enable perf events: %s",
 				 memsz_strerror(err));
 	}
-	if (hold)
+	if (hold) {
 		tracer_thaw(r->tr, 0);
+		r->bp.attach_held_ns = mono_ns() - t0;
+	}
 	return err;
 }
 
@@ -600,8 +603,9 @@ static void fill_stats(struct session *r, struct session_stats *st)
 	st->lost = r->cap.lost - r->cap.lost_sideband;
 	st->lost_sideband = r->cap.lost_sideband;
 	st->nsnaps = r->sn.nsnaps;
-	st->held_ns = r->bp.held_ns + r->bp.end_held_ns;
-	st->nholds = r->bp.nholds + !!r->bp.end_held_ns;
+	st->held_ns = r->bp.held_ns + r->bp.end_held_ns + r->bp.attach_held_ns;
+	st->nholds =
+	    r->bp.nholds + !!r->bp.end_held_ns + !!r->bp.attach_held_ns;
 	st->snap_held_ns = r->sn.snap_held_ns;
 	st->nsnap_held = r->sn.nsnap_held;
 	st->bytes = r->w ? md_writer_offset(r->w) : 0;

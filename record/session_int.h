@@ -61,10 +61,11 @@ _Static_assert(HOLD_FILL_PERMILLE + LEASH_ROOM_PERMILLE < 1000,
 /* While draining, the fill of the rings is looked at again after this many
  * samples: a long drain of one ring must not let another one overflow. */
 #define HOLD_CHECK_SAMPLES 64
-/* The end of an attached recording holds every traced thread: how long it
- * waits for them to stop (ms). A thread that cannot stop (in vfork() while
- * its child runs) makes no thread meanwhile; the others are held while
- * memsz waits. */
+/* The start and the end of an attached recording hold every traced
+ * thread: how long it waits for them to stop (ms). A thread that cannot
+ * stop (in vfork() while its child runs) makes no thread meanwhile (one
+ * asked to stop runs no user code before it does); the others are held
+ * while memsz waits. */
 #define END_HOLD_WAIT_MS 100
 
 struct rec_target {
@@ -143,6 +144,7 @@ struct rec_backpressure {
 	uint64_t hold_start;
 	uint64_t end_start, end_held_ns; /* the end hold of an attached
 					  * recording (session_finish) */
+	uint64_t attach_held_ns;	 /* the hold while the events open */
 };
 
 /* Snapshots: the snapper and what the triggers took. */
