@@ -183,8 +183,9 @@ static uint32_t vmflags_of(const char *p)
 	return fl;
 }
 
-/* The mapping of m (ordered) that starts at start, or NULL. */
-static struct procmap *find_start(struct procmaps *m, uint64_t start)
+/* The index of the mapping of m (ordered) that starts at start, or
+ * m->n. */
+static size_t find_start_idx(const struct procmaps *m, uint64_t start)
 {
 	size_t lo = 0, hi = m->n;
 
@@ -196,7 +197,15 @@ static struct procmap *find_start(struct procmaps *m, uint64_t start)
 		else
 			hi = mid;
 	}
-	return lo < m->n && m->maps[lo].start == start ? &m->maps[lo] : NULL;
+	return lo < m->n && m->maps[lo].start == start ? lo : m->n;
+}
+
+/* The mapping of m (ordered) that starts at start, or NULL. */
+static struct procmap *find_start(struct procmaps *m, uint64_t start)
+{
+	size_t i = find_start_idx(m, start);
+
+	return i < m->n ? &m->maps[i] : NULL;
 }
 
 int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
@@ -231,6 +240,65 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
 	}
 	/* the read's own error: -ESRCH from a process that exited while
 	 * its maps were read is that, not an I/O error */
+	if (!ret && ferror(f))
+		ret = errno ? -errno : -EIO;
+	free(line);
+	return ret < 0 ? ret : n;
+}
+
+/* The kB of a smaps field line ("Shared_Clean:    4 kB") past its name
+ * (len characters), or -1 if it has no number. */
+static int64_t smaps_kb(const char *line, size_t len)
+{
+	const char *p = line + len;
+	char *end;
+	unsigned long long v;
+
+	while (*p == ' ')
+		p++;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	return end == p || errno || v > INT64_MAX ? -1 : (int64_t)v;
+}
+
+int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
+			    uint8_t *unshared)
+{
+	struct procmap hdr;
+	size_t cur = m->n;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int64_t clean = -1, dirty = -1;
+	int n = 0, ret = 0;
+
+	errno = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (hexval(line[0]) >= 0 &&
+		    !(line[0] >= 'A' && line[0] <= 'F')) {
+			if (parse_line(line, &hdr) < 0) {
+				ret = -MEMSZ_EBADDATA;
+				break;
+			}
+			free(hdr.name);
+			cur = find_start_idx(m, hdr.start);
+			if (cur < m->n && m->maps[cur].end != hdr.end)
+				cur = m->n;
+			clean = dirty = -1;
+		} else if (cur < m->n && !strncmp(line, "Shared_Clean:", 13)) {
+			clean = smaps_kb(line, 13);
+		} else if (cur < m->n && !strncmp(line, "Shared_Dirty:", 13)) {
+			dirty = smaps_kb(line, 13);
+		} else if (cur < m->n && !strncmp(line, "VmFlags:", 8)) {
+			/* the entry's last line */
+			unshared[cur] = (clean == 0 && dirty == 0) |
+					(strstr(line + 8, " sd") ? 2 : 0);
+			n += clean == 0 && dirty == 0;
+			cur = m->n;
+		}
+	}
 	if (!ret && ferror(f))
 		ret = errno ? -errno : -EIO;
 	free(line);

@@ -43,6 +43,16 @@ int procmaps_parse(FILE *f, struct procmaps *out);
  * and end; other mappings keep theirs. Returns the number of mappings set
  * or -MEMSZ_EBADDATA on a malformed header line. */
 int procmaps_parse_vmflags(FILE *f, struct procmaps *m);
+/* Parse /proc/PID/smaps text from f and set unshared[i] (one per
+ * mapping of m, ordered; zeroed by the caller) for each mapping i whose
+ * entry has the same start and end: bit 0 when it counts no page as
+ * shared (Shared_Clean and Shared_Dirty 0 kB: every page of it mapped
+ * once, as smaps_account counts each page of a huge page), bit 1 when its
+ * VmFlags have "sd" (VM_SOFTDIRTY: pagemap calls all its pages
+ * soft-dirty). Returns the number of mappings with bit 0 set or
+ * -MEMSZ_EBADDATA on a malformed header line. */
+int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
+			    uint8_t *unshared);
 /* Read /proc/<pid>/maps (or /proc/<pid>/task/<tid>/maps when tid > 0).
  * Returns count or -errno (-ESRCH if the process is gone). */
 int procmaps_read(int pid, int tid, struct procmaps *out);

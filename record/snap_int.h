@@ -26,6 +26,8 @@
 #include "record/snapshot.h"
 #include "util/hashmap.h"
 
+struct snap_share;
+
 /* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAPPED (1ull << 62)
@@ -77,6 +79,7 @@ struct snap_scan_arg {
 #define SCAN_IS_SWAPPED (1u << 4)
 #define SCAN_IS_PFNZERO (1u << 5)
 #define SCAN_IS_HUGE (1u << 6)
+#define SCAN_IS_SOFTDIRTY (1u << 7) /* 6.9+: else the ioctl says EINVAL */
 /* 6.15+: a guard region (also PAGE_IS_SWAPPED); past c->extra's 8 bits:
  * scans that look for pages held leave it out (snapper.scan_guard). */
 #define SCAN_IS_GUARD (1u << 8)
@@ -522,7 +525,10 @@ struct snap_job {
 	struct snap_page_region *regions;
 	size_t nregions, regions_cap;
 	uint8_t *sparse; /* per VMA: read the next chunk by scanning */
-	bool pmd;	 /* mark PMD-mapped pages (pmd_mark) */
+	/* which mappings smaps counts no page of as shared, read once
+	 * the huge pages' checks would cost more (snap_share.h) */
+	struct snap_share *share;
+	bool pmd; /* mark PMD-mapped pages (pmd_mark) */
 	/* the process's resident pages (VmRSS, read with the rest of
 	 * /proc/PID/status by snapper_take; else statm, read by
 	 * pagemap_prescan when it first needs them): rss_known */

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include "record/snap_kpage.h"
+#include "record/snap_share.h"
 
 #include "record/snap_images.h"
 #include "record/snap_observer.h"
@@ -78,7 +79,8 @@ static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
  * every anonymous huge page is read from kpagecount for the rest of the
  * run (*s->anon_excl_off). Such a shared one costs one more 8-byte read
  * beside its 512 kpagecount entries. */
-bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e)
+bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e,
+			    struct snap_share *sh, uint32_t vma)
 {
 	uint64_t pfn = e & PM_PFN_MASK, f;
 	bool excl = e & PM_EXCLUSIVE;
@@ -88,6 +90,9 @@ bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e)
 		return false;
 	if (__atomic_load_n(s->anon_excl_off, __ATOMIC_RELAXED))
 		return excl;
+	/* every page of its mapping mapped once (smaps): so is this one's */
+	if (excl && snap_share_unshared(sh, vma))
+		return false;
 	pfn -= pfn % s->pmd_pages;
 	if (snap_pread_full(s->kpageflags_fd, &f, 8, pfn * 8) != 8)
 		return false;
@@ -100,7 +105,8 @@ bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e)
 	return !(f & (1ull << KPF_ANON_EXCLUSIVE));
 }
 
-bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n)
+bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n,
+		       struct snap_share *sh, uint32_t vma)
 {
 	bool any = false;
 	size_t i = 0, g;
@@ -119,7 +125,7 @@ bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n)
 				(pfn + (g - i)) % s->pmd_pages;
 		     g++)
 			;
-		if (kpage_pmd_maybe_shared(s, e)) {
+		if (kpage_pmd_maybe_shared(s, e, sh, vma)) {
 			for (size_t k = i; k < g; k++)
 				c->pm[k] &= ~PM_EXCLUSIVE;
 			any = true;
@@ -140,6 +146,11 @@ bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n)
 static inline bool anon_charged(const struct snapper *s)
 {
 	return s->anon_cg && s->has_kpagecgroup && s->own_cg;
+}
+
+bool kpage_anon_charged(const struct snapper *s)
+{
+	return anon_charged(s);
 }
 
 /* In c->kflags: the page's kpageflags were not read (no KPF_* bit is

@@ -9,6 +9,7 @@
 
 #include "record/snap_kpage.h"
 #include "record/snap_observer.h"
+#include "record/snap_pmd.h"
 #include "record/target.h"
 #include "util/util.h"
 
@@ -696,156 +697,6 @@ static int task_read_regions(const struct snap_job *j, struct snap_ctx *c,
 	return 0;
 }
 
-/* Append to c's entries (from entry *i) the n pages at va, o pages
- * after the task's first page, with their scan bits x, one entry each,
- * read by one pread. Returns 0, -ESRCH if the process's pages are gone,
- * or -errno. */
-static int entries_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
-			uint64_t va, uint64_t o, uint64_t n, uint8_t x)
-{
-	ssize_t r = snap_pread_full(j->pm, c->pm + *i, n * 8,
-				    (va >> j->s->page_shift) * 8);
-
-	if (r < 0)
-		return (int)r;
-	if ((uint64_t)r < n * 8)
-		return -ESRCH;
-	memset(c->extra + *i, x, n);
-	for (uint64_t k = 0; k < n; k++) {
-		c->off[*i + k] = o + k;
-		c->w[*i + k] = 1;
-	}
-	*i += n;
-	return 0;
-}
-
-/* Append to c's entries (from entry *i) the n pages at va of one huge
- * page a PMD maps but not exclusively, o pages after the task's first
- * page, with scan bits x; e is the pagemap entry of its page at va. smaps
- * (smaps_account) counts such a huge page page by page, each by its own
- * mapcount (folio_precise_page_mapcount, what kpagecount shows), and
- * pagemap's entries of its pages differ in their PFN only (their
- * exclusive bit follows the first page's): so its pages' mapcounts are
- * read in one pread of kpagecount, and each stretch of pages with one
- * mapcount (and the observer in all or none of them) is one entry,
- * exclusive when that mapcount is 1. Without PFNs the pages are read one
- * entry each. Returns 0, -ESRCH if the process's pages are gone, or
- * -errno. */
-static int pmd_read_shared(const struct snap_job *j, struct snap_ctx *c,
-			   size_t *i, uint64_t va, uint64_t n, uint64_t o,
-			   uint8_t x, uint64_t e)
-{
-	const struct snapper *s = j->s;
-	uint64_t pfn = e & PM_PFN_MASK, k, g;
-	ssize_t r;
-
-	if (!s->has_pfn || !pfn || !(e & PM_PRESENT))
-		return entries_read(j, c, i, va, o, n, x);
-	r = snap_pread_full(s->kpagecount_fd, c->kbuf, n * 8, pfn * 8);
-	if (r < 0)
-		return (int)r;
-	if ((uint64_t)r < n * 8)
-		return entries_read(j, c, i, va, o, n, x);
-	for (k = 0; k < n; k = g) {
-		bool self = observer_maps(s, pfn + k);
-
-		for (g = k + 1; g < n && c->kbuf[g] == c->kbuf[k] &&
-				observer_maps(s, pfn + g) == self;
-		     g++)
-			;
-		c->pm[*i] = (e & ~(PM_PFN_MASK | PM_EXCLUSIVE)) | (pfn + k) |
-			    (c->kbuf[k] == 1 ? PM_EXCLUSIVE : 0);
-		c->extra[*i] = x;
-		c->off[*i] = o + k;
-		c->w[*i] = (uint32_t)(g - k);
-		(*i)++;
-	}
-	return 0;
-}
-
-/* The pagemap entry of the page at a, in a huge page a PMD maps, of
- * which the region [a, b) holds n pages from a: when the next huge page
- * starts in the region too, read with its first entry (*next, *have) in
- * one pread of this one's last page and that one's first, and given this
- * one's first PFN (a PMD maps one naturally aligned folio: its pages'
- * frames follow each other, and their entries differ in nothing else).
- * Returns 0 or -errno. */
-static int pmd_entry(const struct snap_job *j, uint64_t a, uint64_t b,
-		     uint64_t n, uint64_t *e, uint64_t *next, bool *have)
-{
-	unsigned shift = j->s->page_shift;
-	uint64_t h = a + (n << shift), two[2], pfn;
-	ssize_t r;
-
-	if (*have) {
-		*have = false;
-		*e = *next;
-		return 0;
-	}
-	if (h >= b) {
-		r = snap_pread_full(j->pm, e, 8, (a >> shift) * 8);
-		return r < 0 ? (int)r : r < 8 ? -ESRCH : 0;
-	}
-	r = snap_pread_full(j->pm, two, 16, ((h >> shift) - 1) * 8);
-	if (r < 0)
-		return (int)r;
-	if (r < 16)
-		return -ESRCH;
-	pfn = two[0] & PM_PFN_MASK;
-	*e = pfn >= n - 1 && pfn ? (two[0] & ~PM_PFN_MASK) | (pfn - (n - 1))
-				 : two[0];
-	*next = two[1];
-	*have = true;
-	return 0;
-}
-
-/* Read the pages of a PMD-mapped region of a packed task, o pages after
- * its first page, [a, b): one step per huge page (per part of one, where
- * the region is cut), one pread of pagemap per two huge pages
- * (pmd_entry). A PMD maps one folio, and the pagemap entries of its
- * pages differ in their PFN only: a huge page whose entry is exclusive
- * (its first page mapped once: by this PMD alone) is one entry of the
- * pages it has here (their class is the first's: mapcount 1, the folio's
- * flags); any other, or an anonymous one that was shared after a fork
- * (kpage_pmd_maybe_shared: the other process may still map pages of it
- * but its first, which pagemap's bit does not show), is read by
- * pmd_read_shared. Returns 0 or -errno. */
-static int pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
-		    uint64_t a, uint64_t b, uint64_t o, uint8_t x)
-{
-	const struct snapper *s = j->s;
-	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift, next = 0;
-	bool have = false;
-
-	while (a < b) {
-		uint64_t h = MIN((a / psz + 1) * psz, b);
-		uint64_t n = (h - a) >> s->page_shift, e;
-		int ret = pmd_entry(j, a, b, n, &e, &next, &have);
-		bool maybe;
-
-		if (ret < 0)
-			return ret;
-		/* called for a shared one too: its check of the bit */
-		maybe = kpage_pmd_maybe_shared(s, e);
-		if ((e & (PM_PRESENT | PM_EXCLUSIVE)) ==
-			(PM_PRESENT | PM_EXCLUSIVE) &&
-		    !maybe) {
-			c->pm[*i] = e;
-			c->extra[*i] = x;
-			c->off[*i] = o;
-			c->w[*i] = (uint32_t)n;
-			(*i)++;
-		} else {
-			ret = pmd_read_shared(j, c, i, a, n, o, x, e);
-			if (ret < 0)
-				return ret;
-		}
-		o += n;
-		a = h;
-	}
-	return 0;
-}
-
 /* Read the entries of the packed task t that has PMD-mapped regions
  * (SCAN_PMD): those one step per huge page (pmd_read), the others one
  * entry per page; c->nent is the number of entries. Returns 0 or
@@ -864,10 +715,12 @@ static int task_read_weighted(const struct snap_job *j, struct snap_ctx *c,
 		uint8_t x = (uint8_t)g->categories;
 
 		if (x & SCAN_PMD)
-			ret = pmd_read(j, c, &i, g->start, g->end, o, x);
+			ret = snap_pmd_read(j, c, &i, t->vma, g->start, g->end,
+					    o, x);
 		else
-			ret = entries_read(j, c, &i, g->start, o,
-					   (g->end - g->start) >> shift, x);
+			ret =
+			    snap_entries_read(j, c, &i, g->start, o,
+					      (g->end - g->start) >> shift, x);
 	}
 	c->packed = true;
 	c->weighted = true;
@@ -897,7 +750,7 @@ int pagemap_read_deferred(const struct snap_job *j, struct snap_ctx *c,
 		c->packed = false;
 		ret = pagemap_read_marked(s, c, j->pm, va, t->n, false);
 		if (ret == 0)
-			kpage_pmd_unshare(s, c, t->n);
+			kpage_pmd_unshare(s, c, t->n, j->share, t->vma);
 		return ret;
 	}
 	if (task_has_pmd(j, t)) {
@@ -989,7 +842,7 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 		return ret;
 	/* a huge page maybe shared though pagemap says exclusive is looked
 	 * up: list the look-ups again */
-	if (!c->deferred && kpage_pmd_unshare(s, c, n))
+	if (!c->deferred && kpage_pmd_unshare(s, c, n, j->share, t->vma))
 		kpage_prepass(s, c, n, nlook, maxkey);
 	return 1;
 }

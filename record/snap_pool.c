@@ -10,6 +10,7 @@
 
 #include "record/snap_hold.h"
 #include "record/snap_kpage.h"
+#include "record/snap_share.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "record/snap_shmswap.h"
@@ -376,6 +377,24 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 	return 0;
 }
 
+/* Plan when smaps is read for the huge pages' sharing (snap_share.h): now,
+ * when the huge pages PAGEMAP_SCAN found PMD-mapped (SCAN_PMD regions)
+ * are enough to pay for it. */
+static void share_plan(struct snap_job *j)
+{
+	const struct snapper *s = j->s;
+	uint64_t pages = 0;
+
+	if (!s->pmd_pages)
+		return;
+	for (size_t r = 0; r < j->nregions; r++)
+		if (j->regions[r].categories & SCAN_PMD)
+			pages += (j->regions[r].end - j->regions[r].start) >>
+				 s->page_shift;
+	snap_share_plan(j->share, pages / s->pmd_pages, pages,
+			j->rss_known ? j->rss_pages : 0);
+}
+
 /* Split the mappings into tasks of at most CHUNK_PAGES pages (one even
  * for an empty mapping, so that every mapping gets its record): a large
  * one, where PAGEMAP_SCAN works, into packed tasks of the pages it finds
@@ -395,6 +414,7 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 		if (s->ctx[t])
 			s->ctx[t]->ra_n = 0;
 	j->sparse = xcalloc(j->maps->n + 1, 1);
+	j->share = snap_share_new(j->pid, j->maps);
 	for (i = 0; i < j->maps->n; i++) {
 		const struct procmap *m = &j->maps->maps[i];
 		uint64_t npages = m->start < m->end
@@ -430,6 +450,7 @@ static void tasks_make(struct snap_job *j, uint64_t *total_pages)
 	}
 	for (k = 0; k < j->ntasks; k++)
 		*total_pages += j->tasks[k].n;
+	share_plan(j);
 }
 
 /* Pages of charge queue kept from one snapshot to the next, and of a

@@ -16,6 +16,7 @@
 #include "record/snap_images.h"
 #include "record/snap_int.h"
 #include "record/snap_kpage.h"
+#include "record/snap_share.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "record/snap_pool.h"
@@ -613,6 +614,7 @@ out:
 	free(j.tasks);
 	free(j.regions);
 	free(j.sparse);
+	snap_share_free(j.share);
 	free(ids);
 	procmaps_free(&maps);
 	return ret;

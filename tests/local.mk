@@ -248,6 +248,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2125-record-fork-growth.py \
 	tests/t2126-record-fork-scattered.py \
 	tests/t2127-record-thp-fork.py \
+	tests/t2175-record-thp-smaps-share.py \
 	tests/t2173-record-thp-fork-first.py \
 	tests/t2130-record-pss-observer.py \
 	tests/t2140-record-postgres.py \

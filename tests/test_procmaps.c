@@ -305,6 +305,62 @@ static void test_vmflags(void **state)
 	(void)state;
 }
 
+/* procmaps_parse_unshared: bit 0 for a mapping smaps counts no page
+ * shared of (both Shared_ fields 0 kB), bit 1 for VmFlags' "sd"; a
+ * mapping whose entry lacks a field, or has another end, is left 0. */
+static void test_unshared(void **state)
+{
+	static const char smaps[] =
+	    "00600000-00800000 rw-p 00000000 00:00 0 \n"
+	    "Shared_Clean:          0 kB\n"
+	    "Shared_Dirty:          0 kB\n"
+	    "VmFlags: rd wr mr mw me ac sd hg\n"
+	    "00a00000-00c00000 rw-p 00000000 00:00 0 \n"
+	    "Shared_Clean:          0 kB\n"
+	    "Shared_Dirty:          4 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n"
+	    "00e00000-01000000 rw-p 00000000 00:00 0 \n"
+	    "Shared_Dirty:          0 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n"
+	    "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+	    "Shared_Clean:          0 kB\n"
+	    "Shared_Dirty:          0 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n"
+	    "7f0000400000-7f0000500000 rw-p 00000000 00:00 0 \n"
+	    "Shared_Clean:          0 kB\n"
+	    "Shared_Dirty:          0 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n";
+	static const struct procmap maps[] = {
+	    {.start = 0x600000, .end = 0x800000},
+	    {.start = 0xa00000, .end = 0xc00000},
+	    {.start = 0xe00000, .end = 0x1000000},
+	    {.start = 0x7f0000000000, .end = 0x7f0000200000},
+	    /* not the same end */
+	    {.start = 0x7f0000400000, .end = 0x7f0000480000},
+	};
+	uint8_t un[ARRAY_SIZE(maps)] = {0};
+	struct procmaps m = {0};
+	FILE *f = mem(smaps);
+
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+		xgrow(&m.maps, &m.cap, m.n + 1, sizeof(*m.maps));
+		m.maps[m.n] = maps[i];
+		m.maps[m.n++].name = xstrdup("");
+	}
+	assert_int_equal(procmaps_parse_unshared(f, &m, un), 2);
+	fclose(f);
+	assert_int_equal(un[0], 3);
+	assert_int_equal(un[1], 0);
+	assert_int_equal(un[2], 0);
+	assert_int_equal(un[3], 1);
+	assert_int_equal(un[4], 0);
+	f = mem("00400000-zz r-xp 00000000 08:01 99 /bin/true\n");
+	assert_int_equal(procmaps_parse_unshared(f, &m, un), -MEMSZ_EBADDATA);
+	fclose(f);
+	procmaps_free(&m);
+	(void)state;
+}
+
 /* The live maps of a stopped child (so `wc -l` and our read see the same
  * address space), every file mapping's name checked against the kernel's
  * own map_files link. */
@@ -428,13 +484,10 @@ static void test_live_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixture),
-	    cmocka_unit_test(test_order),
-	    cmocka_unit_test(test_malformed),
-	    cmocka_unit_test(test_read_error),
-	    cmocka_unit_test(test_vmflags),
-	    cmocka_unit_test(test_live),
-	    cmocka_unit_test(test_live_files),
+	    cmocka_unit_test(test_fixture),   cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_malformed), cmocka_unit_test(test_read_error),
+	    cmocka_unit_test(test_vmflags),   cmocka_unit_test(test_unshared),
+	    cmocka_unit_test(test_live),      cmocka_unit_test(test_live_files),
 	};
 
 	return test_run_group(tests, NULL, NULL);

@@ -55,21 +55,21 @@ static void test_bit_not_exclusive(void **state)
 	s->kpageflags_fd = flags_file(pfn, fl, 3);
 	s->has_pfn = true;
 	s->pmd_pages = 512;
-	assert_false(kpage_pmd_maybe_shared(s, excl));
+	assert_false(kpage_pmd_maybe_shared(s, excl, NULL, 0));
 	/* exclusive, bit clear: shared since a fork */
-	assert_true(
-	    kpage_pmd_maybe_shared(s, PM_PRESENT | PM_EXCLUSIVE | 1536));
+	assert_true(kpage_pmd_maybe_shared(s, PM_PRESENT | PM_EXCLUSIVE | 1536,
+					   NULL, 0));
 	/* shared, bit clear: as it should be; nothing changes */
-	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | 1536));
-	assert_false(kpage_pmd_maybe_shared(s, excl));
+	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | 1536, NULL, 0));
+	assert_false(kpage_pmd_maybe_shared(s, excl, NULL, 0));
 	assert_false(off);
 	/* shared with the bit: the bit is not PG_anon_exclusive */
-	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | 1024));
+	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | 1024, NULL, 0));
 	assert_true(off); /* the flag kept outside the snapper */
-	assert_true(kpage_pmd_maybe_shared(s, excl));
+	assert_true(kpage_pmd_maybe_shared(s, excl, NULL, 0));
 	/* a file huge page is still as pagemap says */
-	assert_false(kpage_pmd_maybe_shared(s, PM_PRESENT | PM_EXCLUSIVE |
-						   PM_FILE | 512));
+	assert_false(kpage_pmd_maybe_shared(
+	    s, PM_PRESENT | PM_EXCLUSIVE | PM_FILE | 512, NULL, 0));
 	close(s->kpageflags_fd);
 	free(s);
 }

@@ -13,7 +13,12 @@
  * page): the huge page's head is then the page mapped once, and pagemap
  * gives the parent's whole PMD mapping of it its exclusive bit. With
  * "parent-first" the parent does so after the child has stopped (its
- * output comes after), and the child keeps the PMD mappings. */
+ * output comes after), and the child keeps the PMD mappings. With
+ * "child-first-exit" the child does as with "child-first" and exits
+ * instead of stopping ("child 0" is printed): every page of the parent's
+ * huge pages is then mapped once, but their head pages keep
+ * PG_anon_exclusive clear (the parent has not written them since the
+ * fork). */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,7 +55,8 @@ static void write_firsts(char *at, size_t size)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	int child_first = !strcmp(mode, "child-first");
+	int child_exit = !strcmp(mode, "child-first-exit");
+	int child_first = child_exit || !strcmp(mode, "child-first");
 	int parent_first = !strcmp(mode, "parent-first");
 	size_t span = HUGE;
 	char *at[NREG];
@@ -90,12 +96,16 @@ int main(int argc, char **argv)
 				     o += 151552)
 					at[i][o] = 2;
 		}
-		raise(SIGSTOP);
+		if (!child_exit)
+			raise(SIGSTOP);
 		_exit(0);
 	}
 	int st;
-	if (waitpid(kid, &st, WUNTRACED) != kid || !WIFSTOPPED(st))
+	if (waitpid(kid, &st, WUNTRACED) != kid ||
+	    (child_exit ? !WIFEXITED(st) : !WIFSTOPPED(st)))
 		return 1;
+	if (child_exit)
+		kid = 0;
 	for (size_t i = 0; parent_first && i < NREG; i++)
 		write_firsts(at[i], regions[i].size);
 	for (size_t i = 0; i < NREG; i++)
