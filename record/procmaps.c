@@ -200,41 +200,45 @@ static size_t find_start_idx(const struct procmaps *m, uint64_t start)
 	return lo < m->n && m->maps[lo].start == start ? lo : m->n;
 }
 
-/* The mapping of m (ordered) that starts at start, or NULL. */
-static struct procmap *find_start(struct procmaps *m, uint64_t start)
+/* Whether line of /proc/PID/smaps is a mapping's header (field lines
+ * start with a capital, "Rss:", "VmFlags:", mapping lines with a hex
+ * digit): 1, and *cur the index of the mapping of m (ordered) with its
+ * start and end, else m->n; 0 for a field line; -MEMSZ_EBADDATA for a
+ * malformed header. */
+static int smaps_header(const struct procmaps *m, const char *line, size_t *cur)
 {
-	size_t i = find_start_idx(m, start);
+	struct procmap hdr;
 
-	return i < m->n ? &m->maps[i] : NULL;
+	if (hexval(line[0]) < 0 || (line[0] >= 'A' && line[0] <= 'F'))
+		return 0;
+	if (parse_line(line, &hdr) < 0)
+		return -MEMSZ_EBADDATA;
+	free(hdr.name);
+	*cur = find_start_idx(m, hdr.start);
+	if (*cur < m->n && m->maps[*cur].end != hdr.end)
+		*cur = m->n;
+	return 1;
 }
 
 int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
 {
-	struct procmap *cur = NULL, hdr;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, cur = m->n;
 	ssize_t len;
-	int n = 0, ret = 0;
+	int n = 0, ret = 0, h;
 
 	errno = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = 0;
-		/* field lines start with a capital ("Rss:", "VmFlags:"),
-		 * mapping lines with a hex digit */
-		if (hexval(line[0]) >= 0 &&
-		    !(line[0] >= 'A' && line[0] <= 'F')) {
-			if (parse_line(line, &hdr) < 0) {
-				ret = -MEMSZ_EBADDATA;
-				break;
-			}
-			free(hdr.name);
-			cur = find_start(m, hdr.start);
-			if (cur && cur->end != hdr.end)
-				cur = NULL;
-		} else if (cur && !strncmp(line, "VmFlags:", 8)) {
-			cur->vmflags = vmflags_of(line + 8);
-			cur = NULL;
+		h = smaps_header(m, line, &cur);
+		if (h < 0) {
+			ret = h;
+			break;
+		}
+		if (!h && cur < m->n && !strncmp(line, "VmFlags:", 8)) {
+			m->maps[cur].vmflags = vmflags_of(line + 8);
+			cur = m->n;
 			n++;
 		}
 	}
@@ -264,28 +268,22 @@ static int64_t smaps_kb(const char *line, size_t len)
 int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
 			    uint8_t *unshared)
 {
-	struct procmap hdr;
-	size_t cur = m->n;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, cur = m->n;
 	ssize_t len;
 	int64_t clean = -1, dirty = -1;
-	int n = 0, ret = 0;
+	int n = 0, ret = 0, h;
 
 	errno = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = 0;
-		if (hexval(line[0]) >= 0 &&
-		    !(line[0] >= 'A' && line[0] <= 'F')) {
-			if (parse_line(line, &hdr) < 0) {
-				ret = -MEMSZ_EBADDATA;
-				break;
-			}
-			free(hdr.name);
-			cur = find_start_idx(m, hdr.start);
-			if (cur < m->n && m->maps[cur].end != hdr.end)
-				cur = m->n;
+		h = smaps_header(m, line, &cur);
+		if (h < 0) {
+			ret = h;
+			break;
+		}
+		if (h) {
 			clean = dirty = -1;
 		} else if (cur < m->n && !strncmp(line, "Shared_Clean:", 13)) {
 			clean = smaps_kb(line, 13);
