@@ -36,8 +36,8 @@
  * its floor: the fastest look-up of the same columns this bench can write
  * with the interfaces memsz must use (time_kpc: PAGEMAP_SCAN, the pagemap
  * entries of what it finds, one pread per two huge pages a PMD maps and
- * a kpageflags read per anonymous one (PG_anon_exclusive, as memsz reads
- * it to tell a huge page never shared from one a fork shared),
+ * a kpageflags read per anonymous one (PG_anon_exclusive; memsz reads
+ * smaps once instead where the huge pages pay for it, see snap_share.h),
  * kpagecount for pages not mapped exclusively, kpagecgroup for file
  * pages, kpageflags only where cachestat(2) finds dirty pages, each kpage
  * file sorted once for the whole process and read in one pread per run
