@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 /* Append to c's entries (from entry *i) the n pages at va, o pages
  * after the task's first page, with their scan bits x, one entry each,
@@ -210,6 +211,11 @@ int snap_pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 {
 	const unsigned shift = j->s->page_shift;
 	const uint64_t want = SCAN_IS_PRESENT | SCAN_IS_HUGE;
+	const struct procmap *m = &j->maps->maps[vma];
+	/* a private anonymous mapping holds no file page: the kernel need
+	 * not look each huge page up to tell (vm_normal_page_pmd) */
+	const uint64_t file =
+	    !m->ino && m->flags != MAP_SHARED ? 0 : SCAN_IS_FILE;
 	struct snap_page_region v[64];
 	bool sd;
 	int ret = 0;
@@ -224,8 +230,8 @@ int snap_pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 		    .vec = (uintptr_t)v,
 		    .vec_len = ARRAY_SIZE(v),
 		    .category_anyof_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED,
-		    .return_mask = want | SCAN_IS_FILE | SCAN_IS_PFNZERO |
-				   SCAN_IS_SOFTDIRTY,
+		    .return_mask =
+			want | file | SCAN_IS_PFNZERO | SCAN_IS_SOFTDIRTY,
 		};
 		long r = ioctl(j->pm, SNAP_PAGEMAP_SCAN, &q);
 		uint64_t end =
