@@ -220,34 +220,55 @@ static int smaps_header(const struct procmaps *m, const char *line, size_t *cur)
 	return 1;
 }
 
-int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
-{
-	char *line = NULL;
-	size_t cap = 0, cur = m->n;
-	ssize_t len;
-	int n = 0, ret = 0, h;
+/* The next line of /proc/PID/smaps text f into *line (of *cap bytes,
+ * getline's; its '\n' cut): SMAPS_FIELD or SMAPS_HEADER (smaps_header:
+ * *cur its mapping's index), SMAPS_END at the end of f or on a read
+ * error (smaps_done tells), or -MEMSZ_EBADDATA. */
+enum { SMAPS_FIELD, SMAPS_HEADER, SMAPS_END };
 
-	errno = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = 0;
-		h = smaps_header(m, line, &cur);
-		if (h < 0) {
-			ret = h;
-			break;
-		}
-		if (!h && cur < m->n && !strncmp(line, "VmFlags:", 8)) {
-			m->maps[cur].vmflags = vmflags_of(line + 8);
-			cur = m->n;
-			n++;
-		}
-	}
+static int smaps_next(FILE *f, const struct procmaps *m, char **line,
+		      size_t *cap, size_t *cur)
+{
+	ssize_t len = getline(line, cap, f);
+
+	if (len < 0)
+		return SMAPS_END;
+	if (len > 0 && (*line)[len - 1] == '\n')
+		(*line)[--len] = 0;
+	return smaps_header(m, *line, cur);
+}
+
+/* The end of a parse of smaps text f that stopped at h (smaps_next's)
+ * having set n mappings: n, or the error; frees line. */
+static int smaps_done(FILE *f, char *line, int h, int n)
+{
+	int ret = h < 0 ? h : 0;
+
 	/* the read's own error: -ESRCH from a process that exited while
 	 * its maps were read is that, not an I/O error */
 	if (!ret && ferror(f))
 		ret = errno ? -errno : -EIO;
 	free(line);
 	return ret < 0 ? ret : n;
+}
+
+int procmaps_parse_vmflags(FILE *f, struct procmaps *m)
+{
+	char *line = NULL;
+	size_t cap = 0, cur = m->n;
+	int n = 0, h;
+
+	errno = 0;
+	while ((h = smaps_next(f, m, &line, &cap, &cur)) == SMAPS_FIELD ||
+	       h == SMAPS_HEADER) {
+		if (h == SMAPS_FIELD && cur < m->n &&
+		    !strncmp(line, "VmFlags:", 8)) {
+			m->maps[cur].vmflags = vmflags_of(line + 8);
+			cur = m->n;
+			n++;
+		}
+	}
+	return smaps_done(f, line, h, n);
 }
 
 /* The kB of a smaps field line ("Shared_Clean:    4 kB") past its name
@@ -270,20 +291,13 @@ int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
 {
 	char *line = NULL;
 	size_t cap = 0, cur = m->n;
-	ssize_t len;
 	int64_t clean = -1, dirty = -1;
-	int n = 0, ret = 0, h;
+	int n = 0, h;
 
 	errno = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = 0;
-		h = smaps_header(m, line, &cur);
-		if (h < 0) {
-			ret = h;
-			break;
-		}
-		if (h) {
+	while ((h = smaps_next(f, m, &line, &cap, &cur)) == SMAPS_FIELD ||
+	       h == SMAPS_HEADER) {
+		if (h == SMAPS_HEADER) {
 			clean = dirty = -1;
 		} else if (cur < m->n && !strncmp(line, "Shared_Clean:", 13)) {
 			clean = smaps_kb(line, 13);
@@ -297,10 +311,7 @@ int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
 			cur = m->n;
 		}
 	}
-	if (!ret && ferror(f))
-		ret = errno ? -errno : -EIO;
-	free(line);
-	return ret < 0 ? ret : n;
+	return smaps_done(f, line, h, n);
 }
 
 /* /proc/PID/maps prints a '\n' of a file's name as the four characters

@@ -259,6 +259,16 @@ static void test_read_error(void **state)
 	procmaps_free(&m);
 }
 
+/* Fill m with copies of the n mappings maps, each named "". */
+static void maps_of(struct procmaps *m, const struct procmap *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		xgrow(&m->maps, &m->cap, m->n + 1, sizeof(*m->maps));
+		m->maps[m->n] = maps[i];
+		m->maps[m->n++].name = xstrdup("");
+	}
+}
+
 static void test_vmflags(void **state)
 {
 	static const char smaps[] =
@@ -286,11 +296,7 @@ static void test_vmflags(void **state)
 	struct procmaps m = {0};
 	FILE *f = mem(smaps);
 
-	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
-		xgrow(&m.maps, &m.cap, m.n + 1, sizeof(*m.maps));
-		m.maps[m.n] = maps[i];
-		m.maps[m.n++].name = xstrdup("");
-	}
+	maps_of(&m, maps, ARRAY_SIZE(maps));
 	assert_int_equal(procmaps_parse_vmflags(f, &m), 3);
 	fclose(f);
 	assert_int_equal(m.maps[0].vmflags, PROCMAP_VM_LOCKED);
@@ -342,11 +348,7 @@ static void test_unshared(void **state)
 	struct procmaps m = {0};
 	FILE *f = mem(smaps);
 
-	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
-		xgrow(&m.maps, &m.cap, m.n + 1, sizeof(*m.maps));
-		m.maps[m.n] = maps[i];
-		m.maps[m.n++].name = xstrdup("");
-	}
+	maps_of(&m, maps, ARRAY_SIZE(maps));
 	assert_int_equal(procmaps_parse_unshared(f, &m, un), 2);
 	fclose(f);
 	assert_int_equal(un[0], 3);
