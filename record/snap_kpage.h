@@ -46,14 +46,14 @@ void kpage_swap_layout(struct snapper *s, unsigned major, unsigned minor,
 bool kpage_pmd_maybe_shared(const struct snapper *s, uint64_t e,
 			    struct snap_share *sh, uint32_t vma);
 
-/* For the n entries of a chunk read page by page (c->pm, scan bits in
- * c->extra): clear the exclusive bit of the pages of each huge page a PMD
- * maps (SCAN_PMD) that kpage_pmd_maybe_shared finds maybe shared, so that
- * they are looked up. Returns true if it cleared any. */
 /* True when anonymous pages are looked up in kpagecgroup too (-G with
  * charges recorded): their PFNs are needed. */
 bool kpage_anon_charged(const struct snapper *s);
 
+/* For the n entries of a chunk read page by page (c->pm, scan bits in
+ * c->extra): clear the exclusive bit of the pages of each huge page a PMD
+ * maps (SCAN_PMD) that kpage_pmd_maybe_shared finds maybe shared, so that
+ * they are looked up. Returns true if it cleared any. */
 bool kpage_pmd_unshare(const struct snapper *s, struct snap_ctx *c, size_t n,
 		       struct snap_share *sh, uint32_t vma);
 
