@@ -287,26 +287,31 @@ static int64_t smaps_kb(const char *line, size_t len)
 }
 
 int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
-			    uint8_t *unshared)
+			    uint8_t *unshared, uint64_t *anon_huge_kb)
 {
 	char *line = NULL;
 	size_t cap = 0, cur = m->n;
-	int64_t clean = -1, dirty = -1;
+	int64_t clean = -1, dirty = -1, thp = -1;
 	int n = 0, h;
 
 	errno = 0;
 	while ((h = smaps_next(f, m, &line, &cap, &cur)) == SMAPS_FIELD ||
 	       h == SMAPS_HEADER) {
-		if (h == SMAPS_HEADER) {
-			clean = dirty = -1;
-		} else if (cur < m->n && !strncmp(line, "Shared_Clean:", 13)) {
+		if (h == SMAPS_HEADER || cur >= m->n) {
+			clean = dirty = thp = -1;
+		} else if (!strncmp(line, "Shared_Clean:", 13)) {
 			clean = smaps_kb(line, 13);
-		} else if (cur < m->n && !strncmp(line, "Shared_Dirty:", 13)) {
+		} else if (!strncmp(line, "Shared_Dirty:", 13)) {
 			dirty = smaps_kb(line, 13);
-		} else if (cur < m->n && !strncmp(line, "VmFlags:", 8)) {
+		} else if (!strncmp(line, "AnonHugePages:", 14)) {
+			thp = smaps_kb(line, 14);
+		} else if (!strncmp(line, "VmFlags:", 8)) {
 			/* the entry's last line */
 			unshared[cur] = (clean == 0 && dirty == 0) |
 					(strstr(line + 8, " sd") ? 2 : 0);
+			if (anon_huge_kb)
+				anon_huge_kb[cur] =
+				    thp < 0 ? UINT64_MAX : (uint64_t)thp;
 			n += clean == 0 && dirty == 0;
 			cur = m->n;
 		}

@@ -49,10 +49,12 @@ int procmaps_parse_vmflags(FILE *f, struct procmaps *m);
  * shared (Shared_Clean and Shared_Dirty 0 kB: every page of it mapped
  * once, as smaps_account counts each page of a huge page), bit 1 when its
  * VmFlags have "sd" (VM_SOFTDIRTY: pagemap calls all its pages
- * soft-dirty). Returns the number of mappings with bit 0 set or
- * -MEMSZ_EBADDATA on a malformed header line. */
+ * soft-dirty). Unless anon_huge_kb is NULL, anon_huge_kb[i] is set too:
+ * the entry's AnonHugePages in kB (UINT64_MAX without the field). Returns
+ * the number of mappings with bit 0 set or -MEMSZ_EBADDATA on a
+ * malformed header line. */
 int procmaps_parse_unshared(FILE *f, const struct procmaps *m,
-			    uint8_t *unshared);
+			    uint8_t *unshared, uint64_t *anon_huge_kb);
 /* Read /proc/<pid>/maps (or /proc/<pid>/task/<tid>/maps when tid > 0).
  * Returns count or -errno (-ESRCH if the process is gone). */
 int procmaps_read(int pid, int tid, struct procmaps *out);

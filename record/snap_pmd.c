@@ -193,9 +193,11 @@ static void pmd_put(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 }
 
 /* The pages of a PMD-mapped region [a, b) of mapping vma of a packed task,
- * o pages after its first page, scan bits x. In a mapping smaps counts no
- * page of as shared (snap_share_known: every page mapped once), an
- * anonymous huge page's pagemap entry says present, exclusive (its first
+ * o pages after its first page, scan bits x. In a private anonymous
+ * mapping smaps counts no page of as shared and whose AnonHugePages are
+ * what the first scan found PMD-mapped (snap_share_known: every page
+ * mapped once, no huge zero page, SHARE_THP_ALL), an anonymous huge
+ * page's pagemap entry says present, exclusive (its first
  * page's mapcount is 1), anonymous, soft-dirty as the PMD or the mapping
  * is, and its PFN, which nothing looks up for such a page (no kpagecount:
  * exclusive; no kpageflags: anonymous, dirty; no kpagecgroup but with
@@ -211,11 +213,6 @@ int snap_pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 {
 	const unsigned shift = j->s->page_shift;
 	const uint64_t want = SCAN_IS_PRESENT | SCAN_IS_HUGE;
-	const struct procmap *m = &j->maps->maps[vma];
-	/* a private anonymous mapping holds no file page: the kernel need
-	 * not look each huge page up to tell (vm_normal_page_pmd) */
-	const uint64_t file =
-	    !m->ino && m->flags != MAP_SHARED ? 0 : SCAN_IS_FILE;
 	struct snap_page_region v[64];
 	bool sd;
 	int ret = 0;
@@ -230,8 +227,11 @@ int snap_pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 		    .vec = (uintptr_t)v,
 		    .vec_len = ARRAY_SIZE(v),
 		    .category_anyof_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED,
-		    .return_mask =
-			want | file | SCAN_IS_PFNZERO | SCAN_IS_SOFTDIRTY,
+		    /* no SCAN_IS_FILE: snap_share_known holds only for a
+		     * private anonymous mapping, which holds no file page,
+		     * so the kernel need not look each huge page up to tell
+		     * (vm_normal_page_pmd) */
+		    .return_mask = want | SCAN_IS_PFNZERO | SCAN_IS_SOFTDIRTY,
 		};
 		long r = ioctl(j->pm, SNAP_PAGEMAP_SCAN, &q);
 		uint64_t end =
@@ -251,8 +251,8 @@ int snap_pmd_read(const struct snap_job *j, struct snap_ctx *c, size_t *i,
 			a = ra;
 			if (ret)
 				break;
-			if ((v[k].categories &
-			     (want | SCAN_IS_FILE | SCAN_IS_PFNZERO)) != want) {
+			if ((v[k].categories & (want | SCAN_IS_PFNZERO)) !=
+			    want) {
 				ret = pmd_read_pm(j, c, i, vma, ra, rb, o, x);
 			} else {
 				if (sd || (v[k].categories & SCAN_IS_SOFTDIRTY))

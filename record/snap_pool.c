@@ -379,7 +379,8 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 
 /* Plan when smaps is read for the huge pages' sharing (snap_share.h): now,
  * when the huge pages PAGEMAP_SCAN found PMD-mapped (SCAN_PMD regions)
- * are enough to pay for it. */
+ * are enough to pay for it. Each mapping's share of them is counted, to
+ * be checked against its AnonHugePages (SHARE_THP_ALL). */
 static void share_plan(struct snap_job *j)
 {
 	const struct snapper *s = j->s;
@@ -387,10 +388,18 @@ static void share_plan(struct snap_job *j)
 
 	if (!s->pmd_pages)
 		return;
-	for (size_t r = 0; r < j->nregions; r++)
-		if (j->regions[r].categories & SCAN_PMD)
-			pages += (j->regions[r].end - j->regions[r].start) >>
-				 s->page_shift;
+	for (size_t k = 0; k < j->ntasks; k++) {
+		const struct snap_task *t = &j->tasks[k];
+
+		for (size_t r = t->reg; r < t->reg + t->nreg; r++) {
+			const struct snap_page_region *g = &j->regions[r];
+
+			if (!(g->categories & SCAN_PMD))
+				continue;
+			pages += (g->end - g->start) >> s->page_shift;
+			snap_share_pmd(j->share, t->vma, g->end - g->start);
+		}
+	}
 	snap_share_plan(j->share, pages / s->pmd_pages, pages,
 			j->rss_known ? j->rss_pages : 0);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct snap_share *snap_share_new(int pid, const struct procmaps *maps)
 {
@@ -19,6 +20,7 @@ struct snap_share *snap_share_new(int pid, const struct procmaps *maps)
 	sh->pid = pid;
 	sh->maps = maps;
 	sh->unshared = xcalloc(maps->n + 1, 1);
+	sh->pmd_bytes = xcalloc(maps->n + 1, sizeof(*sh->pmd_bytes));
 	sh->after = SHARE_AFTER + SHARE_PER_MAP * (uint64_t)maps->n;
 	return sh;
 }
@@ -29,6 +31,7 @@ void snap_share_free(struct snap_share *sh)
 		return;
 	pthread_mutex_destroy(&sh->mu);
 	free(sh->unshared);
+	free(sh->pmd_bytes);
 	free(sh);
 }
 
@@ -36,17 +39,26 @@ void snap_share_free(struct snap_share *sh)
  * (smaps unreadable, the process gone) stays 0: checked page by page. */
 static void share_read(struct snap_share *sh)
 {
+	const struct procmaps *m = sh->maps;
+	uint64_t *kb = xcalloc(m->n + 1, sizeof(*kb));
 	char path[64];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps", sh->pid);
 	f = fopen(path, "re");
 	if (!f)
-		return;
+		goto out;
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
-	if (procmaps_parse_unshared(f, sh->maps, sh->unshared) < 0)
-		memset(sh->unshared, 0, sh->maps->n + 1);
+	if (procmaps_parse_unshared(f, m, sh->unshared, kb) < 0)
+		memset(sh->unshared, 0, m->n + 1);
 	fclose(f);
+	for (size_t i = 0; i < m->n; i++)
+		if ((sh->unshared[i] & 1) && !m->maps[i].ino &&
+		    m->maps[i].flags != MAP_SHARED && kb[i] != UINT64_MAX &&
+		    kb[i] * 1024 == sh->pmd_bytes[i])
+			sh->unshared[i] |= SHARE_THP_ALL;
+out:
+	free(kb);
 }
 
 /* MEMSZ_SMAPS_SHARE: "1" reads smaps for every snapshot that may hold a
@@ -56,6 +68,12 @@ static int share_env(void)
 	const char *e = getenv("MEMSZ_SMAPS_SHARE");
 
 	return e && !strcmp(e, "1") ? 1 : e && !strcmp(e, "0") ? 0 : -1;
+}
+
+void snap_share_pmd(struct snap_share *sh, uint32_t vma, uint64_t bytes)
+{
+	if (sh && vma < sh->maps->n)
+		sh->pmd_bytes[vma] += bytes;
 }
 
 void snap_share_plan(struct snap_share *sh, uint64_t hps, uint64_t pages,
@@ -96,7 +114,8 @@ bool snap_share_unshared(struct snap_share *sh, uint32_t vma)
 bool snap_share_known(struct snap_share *sh, uint32_t vma, bool *softdirty)
 {
 	if (!sh || !__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE) ||
-	    vma >= sh->maps->n || !(sh->unshared[vma] & 1))
+	    vma >= sh->maps->n ||
+	    (sh->unshared[vma] & (1 | SHARE_THP_ALL)) != (1 | SHARE_THP_ALL))
 		return false;
 	*softdirty = sh->unshared[vma] & 2;
 	return true;

@@ -30,16 +30,33 @@ struct snap_share {
 	int pid;
 	const struct procmaps *maps;
 	/* per mapping of maps, once read: bit 0 no page shared, bit 1
-	 * VM_SOFTDIRTY (procmaps_parse_unshared) */
+	 * VM_SOFTDIRTY (procmaps_parse_unshared), bit 2 SHARE_THP_ALL */
 	uint8_t *unshared;
+	/* per mapping: the bytes the first scan found PMD-mapped there
+	 * (snap_share_pmd) */
+	uint64_t *pmd_bytes;
 	uint64_t reads; /* checks asked so far (atomic) */
 	uint64_t after; /* smaps is read when reads pass it */
 	bool done;	/* unshared is read (atomic; under mu) */
 };
 
+/* Bit 2 of snap_share.unshared: a private anonymous mapping (no inode,
+ * not MAP_SHARED) whose AnonHugePages in smaps are the bytes the first
+ * scan found PMD-mapped in it. Before 6.16, PAGEMAP_SCAN does not call
+ * the huge zero page PFNZERO, and smaps counts it nowhere (not shared,
+ * not in AnonHugePages): in a mapping smaps counts no page shared of,
+ * it would pass for a huge page of the process's own. A PMD-mapped
+ * range it finds where the mapping has no such page (a huge zero page,
+ * an fsdax or pfnmap PMD, no struct page) makes the two differ. */
+#define SHARE_THP_ALL 4u
+
 /* A share state for the mappings maps of pid, nothing read yet. */
 struct snap_share *snap_share_new(int pid, const struct procmaps *maps);
 void snap_share_free(struct snap_share *sh);
+
+/* Count bytes more that the first scan found PMD-mapped in mapping vma;
+ * called before snap_share_plan. */
+void snap_share_pmd(struct snap_share *sh, uint32_t vma, uint64_t bytes);
 
 /* Plan sh's smaps read: hps huge pages PMD-mapped (pages pages) found by
  * the first scan, rss resident pages in the process (0 if unknown). Reads
@@ -57,8 +74,10 @@ void snap_share_plan(struct snap_share *sh, uint64_t hps, uint64_t pages,
 bool snap_share_unshared(struct snap_share *sh, uint32_t vma);
 
 /* True if smaps was read (snap_share_unshared) and says no page of
- * mapping vma is mapped more than once; *softdirty then says whether the
- * mapping is VM_SOFTDIRTY (its VmFlags' "sd"). Counts nothing. */
+ * mapping vma is mapped more than once, and that the huge pages the first
+ * scan found there are all anonymous ones of the process (SHARE_THP_ALL);
+ * *softdirty then says whether the mapping is VM_SOFTDIRTY (its VmFlags'
+ * "sd"). Counts nothing. */
 bool snap_share_known(struct snap_share *sh, uint32_t vma, bool *softdirty);
 
 #endif

@@ -312,14 +312,16 @@ static void test_vmflags(void **state)
 }
 
 /* procmaps_parse_unshared: bit 0 for a mapping smaps counts no page
- * shared of (both Shared_ fields 0 kB), bit 1 for VmFlags' "sd"; a
- * mapping whose entry lacks a field, or has another end, is left 0. */
+ * shared of (both Shared_ fields 0 kB), bit 1 for VmFlags' "sd", its
+ * AnonHugePages (UINT64_MAX without it); a mapping whose entry lacks a
+ * field, or has another end, is left 0. */
 static void test_unshared(void **state)
 {
 	static const char smaps[] =
 	    "00600000-00800000 rw-p 00000000 00:00 0 \n"
 	    "Shared_Clean:          0 kB\n"
 	    "Shared_Dirty:          0 kB\n"
+	    "AnonHugePages:      2048 kB\n"
 	    "VmFlags: rd wr mr mw me ac sd hg\n"
 	    "00a00000-00c00000 rw-p 00000000 00:00 0 \n"
 	    "Shared_Clean:          0 kB\n"
@@ -345,19 +347,24 @@ static void test_unshared(void **state)
 	    {.start = 0x7f0000400000, .end = 0x7f0000480000},
 	};
 	uint8_t un[ARRAY_SIZE(maps)] = {0};
+	uint64_t kb[ARRAY_SIZE(maps)] = {0};
 	struct procmaps m = {0};
 	FILE *f = mem(smaps);
 
 	maps_of(&m, maps, ARRAY_SIZE(maps));
-	assert_int_equal(procmaps_parse_unshared(f, &m, un), 2);
+	assert_int_equal(procmaps_parse_unshared(f, &m, un, kb), 2);
 	fclose(f);
+	assert_int_equal(kb[0], 2048);
+	assert_true(kb[1] == UINT64_MAX);
+	assert_int_equal(kb[4], 0);
 	assert_int_equal(un[0], 3);
 	assert_int_equal(un[1], 0);
 	assert_int_equal(un[2], 0);
 	assert_int_equal(un[3], 1);
 	assert_int_equal(un[4], 0);
 	f = mem("00400000-zz r-xp 00000000 08:01 99 /bin/true\n");
-	assert_int_equal(procmaps_parse_unshared(f, &m, un), -MEMSZ_EBADDATA);
+	assert_int_equal(procmaps_parse_unshared(f, &m, un, NULL),
+			 -MEMSZ_EBADDATA);
 	fclose(f);
 	procmaps_free(&m);
 	(void)state;
