@@ -382,6 +382,7 @@ EXTRA_DIST += $(e2e_tests) tests/lib.sh tests/memsz_testlib.py \
 	tests/workloads/rec_hugetlb_pss.c \
 	tests/workloads/rec_thp.c \
 	tests/workloads/rec_thpfork.c \
+	tests/workloads/rec_thpzero.c \
 	tests/workloads/rec_guard.c \
 	tests/workloads/rep_fault_paths.c \
 	tests/workloads/rep_jit_semicolon.c \
