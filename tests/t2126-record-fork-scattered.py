@@ -146,9 +146,9 @@ def memsz_row(data, vma):
     return None
 
 
-def compare(pid, data, who):
-    """One stable round: smaps, memsz, smaps again, until both smaps
-    reads agree; then the checks of the docstring, for both mappings."""
+def record_stable(pid, data, who):
+    """smaps, memsz, smaps again, until both smaps reads agree; returns the
+    second read of both mappings."""
     for _ in range(20):
         before = [big_vma(pid, size) for size in (SIZE, SHM_SIZE)]
         record(pid, data)
@@ -157,34 +157,44 @@ def compare(pid, data, who):
         # the stopped processes (seen at load 10, child 2's grew 112 kB)
         if all(b[k] == a[k] for b, a in zip(before, after)
                for k in COMPARED):
-            break
-    else:
-        lib.fail(f"{who}: smaps kept changing while stopped")
-    for vma, what in zip(after, ("anonymous", "shared memory")):
-        compare_vma(data, vma, f"{who}, {what}")
+            return after
+    lib.fail(f"{who}: smaps kept changing while stopped")
 
 
-def compare_vma(data, vma, who):
-    """The checks of the docstring for one mapping."""
+def compare(pid, data, who):
+    """One stable round, then the checks of the docstring, for both
+    mappings; recorded again while one differs (lib.checks_retried)."""
+    def attempt():
+        after = record_stable(pid, data, who)
+        return [c for vma, what in zip(after, ("anonymous",
+                                               "shared memory"))
+                for c in vma_checks(data, vma, f"{who}, {what}")]
+    lib.checks_retried(attempt, who)
+
+
+def vma_checks(data, vma, who):
+    """(ok, message) of the checks of the docstring for one mapping."""
     row = memsz_row(data, vma)
-    check(row is not None, f"{who}: memsz reports the mapping")
     if row is None:
-        return
+        return [(False, f"{who}: memsz reports the mapping")]
     want_pss = vma["Pss"]
     uss = vma["Private_Clean"] + vma["Private_Dirty"]
-    check(int(row["rss"]) == vma["Rss"],
-          f"{who}: RSS {row['rss']} == smaps Rss {vma['Rss']}")
-    # smaps prints Pss in whole kB, rounded down; within a page per
-    # mapping is the contract (t2130: with large file folios, as shared
-    # memory's may be, memsz has been seen a few sharers off on a page)
-    check(want_pss - 8 <= float(row["pss"]) < want_pss + PAGE,
-          f"{who}: PSS {row['pss']} in smaps Pss [{want_pss}, + a page)")
-    check(int(row["uss"]) == uss, f"{who}: USS {row['uss']} == {uss}")
+    out = [(True, f"{who}: memsz reports the mapping"),
+           (int(row["rss"]) == vma["Rss"],
+            f"{who}: RSS {row['rss']} == smaps Rss {vma['Rss']}"),
+           # smaps prints Pss in whole kB, rounded down; within a page per
+           # mapping is the contract (t2130: with large file folios, as
+           # shared memory's may be, memsz has been seen a few sharers off
+           # on a page)
+           (want_pss - 8 <= float(row["pss"]) < want_pss + PAGE,
+            f"{who}: PSS {row['pss']} in smaps Pss [{want_pss}, + a page)"),
+           (int(row["uss"]) == uss, f"{who}: USS {row['uss']} == {uss}")]
     for col, field in (("dirty", "Private_Dirty"),
                        ("shared_clean", "Shared_Clean"),
                        ("shared_dirty", "Shared_Dirty")):
-        check(int(row[col]) == vma[field],
-              f"{who}: {col} {row[col]} == {field} {vma[field]}")
+        out.append((int(row[col]) == vma[field],
+                    f"{who}: {col} {row[col]} == {field} {vma[field]}"))
+    return out
 
 
 def main():
