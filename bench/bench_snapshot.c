@@ -42,7 +42,10 @@
  * pages, kpageflags only where cachestat(2) finds dirty pages, each kpage
  * file sorted once for the whole process and read in one pread per run
  * of nearby frames; nothing classified, encoded or written) and prints
- * memsz / floor and floor / smaps. Each time is the
+ * memsz / floor and floor / smaps; the sparse layout also its floor's
+ * page-table parts (bench_floor_parts: the scan, the pagemap preads) and
+ * what the scan and a read of smaps, instead of the preads, would take.
+ * Each time is the
  * best of RUNS runs, as wall time and as CPU time of every thread (the snapshot
  * reads pagemap on several threads; CPU time is what a loaded machine
  * shows best); the snapshot is timed writing a fresh file (the previous one
@@ -348,6 +351,22 @@ static void file_pages(const char *out, uint64_t *mapped, uint64_t *v1)
 	md_reader_close(r);
 }
 
+/* The sparse layout's page-table parts (bench_floor_parts) beside smaps
+ * (smaps_cpu, CPU seconds): where its floor goes, and what reading smaps
+ * for the exclusive bit (Shared_Clean and Shared_Dirty 0: every page
+ * mapped once) instead of a pagemap pread per lone page would cost. */
+static void print_parts(pid_t pid, int runs, double smaps_cpu)
+{
+	double scan, pr;
+
+	bench_floor_parts(pid, runs, &scan, &pr);
+	printf("%-15s parts: scan %.2f ms cpu (%.2fx smaps), pagemap preads "
+	       "%.2f ms (%.2fx): %.2fx; scan and smaps instead of the "
+	       "preads %.2fx\n",
+	       "", scan * 1e3, scan / smaps_cpu, pr * 1e3, pr / smaps_cpu,
+	       (scan + pr) / smaps_cpu, (scan + smaps_cpu) / smaps_cpu);
+}
+
 static void bench(enum layout l, size_t len, size_t resident, const char *out,
 		  int runs)
 {
@@ -393,6 +412,8 @@ static void bench(enum layout l, size_t len, size_t resident, const char *out,
 	       "cpu\n",
 	       "", kpc.wall * 1e3, kpc.cpu * 1e3, snap.cpu / kpc.cpu,
 	       kpc.cpu / smaps.cpu);
+	if (l == SPARSE2M)
+		print_parts(pid, runs, smaps.cpu);
 	fflush(stdout);
 	kill(-pid, SIGKILL);
 	waitpid(pid, NULL, 0);

@@ -8,12 +8,14 @@
 #include "util/util.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* PAGEMAP_SCAN (linux/fs.h, 6.7+), declared for older headers. */
@@ -368,5 +370,104 @@ uint64_t bench_floor(pid_t pid)
 	close(f.kcount);
 	close(f.kflags);
 	close(f.kcgroup);
+	return sum;
+}
+
+/* CPU time of this process, every thread, in seconds. */
+static double parts_cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* PAGEMAP_SCAN [s, e) of pm for present or swapped pages: append the
+ * regions found to *v (*n of them, *cap allocated). */
+static void parts_scan(int pm, uint64_t s, uint64_t e, struct kpc_region **v,
+		       size_t *n, size_t *cap)
+{
+	while (s < e) {
+		struct kpc_scan q = {
+		    .size = sizeof(q),
+		    .start = s,
+		    .end = e,
+		    .category_anyof_mask = KPC_PRESENT | KPC_SWAPPED,
+		    .return_mask = KPC_PRESENT | KPC_SWAPPED | KPC_HUGE,
+		};
+		long r;
+
+		if (*cap - *n < KPC_VEC) {
+			*cap = *cap * 2 + KPC_VEC;
+			*v = xrealloc(*v, *cap * sizeof(**v));
+		}
+		q.vec = (uintptr_t)(*v + *n);
+		q.vec_len = KPC_VEC;
+		r = ioctl(pm, KPC_SCAN, &q);
+		if (r < 0)
+			break; /* [vsyscall]: not in the page tables */
+		*n += (size_t)r;
+		if (q.walk_end <= s)
+			break;
+		s = q.walk_end;
+	}
+}
+
+/* bench_floor_parts reads at most this many mappings (a bench child has
+ * ~25). */
+#define PARTS_MAPS 256
+
+uint64_t bench_floor_parts(pid_t pid, int runs, double *scan, double *preads)
+{
+	static struct kpc f;
+	struct kpc_region *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t lo[PARTS_MAPS], hi[PARTS_MAPS], sum = 0;
+	size_t nmap = 0;
+	char path[64], line[512];
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	f.pm = open(path, O_RDONLY);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "r");
+	if (f.pm < 0 || !maps)
+		exit(1);
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo[nmap],
+			   &hi[nmap]) != 2)
+			continue;
+		if (++nmap == PARTS_MAPS)
+			exit(1);
+	}
+	fclose(maps);
+	*scan = *preads = 1e9;
+	for (int r = 0; r < runs; r++) {
+		double c = parts_cpu();
+
+		n = 0;
+		for (size_t m = 0; m < nmap; m++)
+			parts_scan(f.pm, lo[m], hi[m], &v, &n, &cap);
+		*scan = MIN(*scan, parts_cpu() - c);
+		c = parts_cpu();
+		for (size_t k = 0, g; k < n; k = g) {
+			for (g = k + 1;
+			     g < n &&
+			     v[g].start - v[g - 1].end < KPC_HOLE * 4096ull &&
+			     v[g].end - v[k].start <= KPC_BLOCK * 4096ull;
+			     g++)
+				;
+			/* a region longer than the buffer: its start */
+			if (pread(f.pm, f.buf,
+				  MIN((v[g - 1].end - v[k].start) / 512,
+				      sizeof(f.buf)),
+				  (off_t)(v[k].start / 512)) < 8)
+				exit(1);
+			sum += f.buf[0];
+		}
+		*preads = MIN(*preads, parts_cpu() - c);
+	}
+	free(v);
+	close(f.pm);
 	return sum;
 }

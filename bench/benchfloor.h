@@ -29,4 +29,14 @@
  * exits on an error. */
 uint64_t bench_floor(pid_t pid);
 
+/* The floor's two page-table parts for a process whose pages are
+ * neither huge nor file pages (bench_snapshot's sparse layout), in CPU
+ * seconds, each the best of runs: *scan, one PAGEMAP_SCAN walk of every
+ * mapping of pid for present or swapped pages, with nothing read of what
+ * it finds; *preads, the pagemap preads of the regions it found (through
+ * holes shorter than KPC_HOLE pages, as bench_floor reads them), which
+ * give the exclusive bit PSS needs and PAGEMAP_SCAN has no category for.
+ * Returns the sum of the entries read; exits on an error. */
+uint64_t bench_floor_parts(pid_t pid, int runs, double *scan, double *preads);
+
 #endif
