@@ -873,7 +873,6 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	c.dwp.img = img;
 	c.dwp.dimg = c.dimg;
 	c.dwp.addr = dwarf_bytes(&c, "addr", &c.dwp.addr_len);
-	c.dwp.dwo_budget = ELF_DWARF_SIG8_UNITS;
 
 	for (;;) {
 		Dwarf_Half version;

@@ -815,49 +815,32 @@ bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 }
 
 /* The type DIE of the type unit of signature sig in dbg (a type unit's
- * image from the .dwp, or a .dwo libdw read): version 5's in .debug_info
- * (.dwo), GNU's (2, or DWARF 4) in .debug_types(.dwo); the units looked
- * at are taken off *budget (a .dwo of many units and variables costs at
- * most the budget, not their product). */
-static bool type_die(Dwarf *dbg, int version, uint64_t sig, Dwarf_Die *out,
-		     uint64_t *budget)
+ * image): version 5's in .debug_info.dwo, GNU's (2) in .debug_types.dwo. */
+static bool type_die(Dwarf *dbg, int version, uint64_t sig, Dwarf_Die *out)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	Dwarf_Half v;
 	uint8_t type;
 	uint64_t s, toff;
-	Dwarf_Off off = 0, next;
+	Dwarf_Off next;
 	size_t hsize;
 
-	if (version == 2) {
-		while (*budget &&
-		       dwarf_next_unit(dbg, off, &next, &hsize, NULL, NULL,
-				       NULL, NULL, &s, &toff) == 0) {
-			(*budget)--;
-			if (s == sig)
-				return dwarf_offdie_types(dbg, off + toff,
-							  out) != NULL;
-			off = next;
-		}
+	if (version == 2)
+		return dwarf_next_unit(dbg, 0, &next, &hsize, NULL, NULL, NULL,
+				       NULL, &s, &toff) == 0 &&
+		       s == sig && dwarf_offdie_types(dbg, toff, out) != NULL;
+	if (dwarf_get_units(dbg, NULL, &cu, &v, &type, &cudie, out) != 0 ||
+	    (type != DW_UT_split_type && type != DW_UT_type) ||
+	    dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &s, NULL, NULL) != 0)
 		return false;
-	}
-	while (*budget &&
-	       dwarf_get_units(dbg, cu, &cu, &v, &type, &cudie, out) == 0) {
-		(*budget)--;
-		if ((type == DW_UT_split_type || type == DW_UT_type) &&
-		    dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &s, NULL, NULL) ==
-			0 &&
-		    s == sig)
-			return out->addr != NULL;
-	}
-	return false;
+	return s == sig && out->addr != NULL;
 }
 
 bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out)
 {
 	Dwarf *dbg;
-	uint64_t sig, one = 1;
+	uint64_t sig;
 	int version;
 
 	if ((!dc->in_unit || !dc->p) && !dc->in_dwo)
@@ -870,14 +853,13 @@ bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out)
 	if (dc->in_dwo) {
 		/* libdw 0.188 does not find a .dwo's own type units */
 		dbg = dwarf_cu_getdwarf(a->cu);
-		if (dbg && (type_die(dbg, 5, sig, out, &dc->dwo_budget) ||
-			    type_die(dbg, 2, sig, out, &dc->dwo_budget)))
+		if (dbg && dwo_type_die(&dc->dwo_sigs, dbg, sig, out))
 			return true;
 		dc->sig8_missing++;
 		return false;
 	}
 	if (dwp_type_unit(dc->p, sig, &dbg, &version) != 0 ||
-	    !type_die(dbg, version, sig, out, &one)) {
+	    !type_die(dbg, version, sig, out)) {
 		dc->sig8_missing++;
 		return false;
 	}
@@ -910,4 +892,5 @@ void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
 	}
 	dwp_close(dc->p);
 	dc->p = NULL;
+	dwo_sigs_free(&dc->dwo_sigs);
 }

@@ -45,15 +45,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "elf/dwotypes.h"
 #include "elf/elfimg.h"
 
 struct dwp;
-
-/* units of .dwo files dwp_type_die() looks at, all variables of an image
- * together, to find the type units libdw does not (DW_FORM_ref_sig8): a
- * .dwo of many type units and many variables costs this, not their
- * product (one lookup scans a .dwo's units in order) */
-#define ELF_DWARF_SIG8_UNITS (1u << 20)
 
 /* Open the .dwp at path: 0 and *out set; -ENOENT if there is none; else
  * a negative code (its ELF or index is unsound: -MEMSZ_EBADDWP; no
@@ -119,10 +114,9 @@ struct dwp_ctx {
 	uint64_t units, mismatched;
 	/* the unit is a .dwo's libdw read (not the .dwp's): its type units'
 	 * references libdw 0.188 does not follow are looked up in that .dwo
-	 * by dwp_type_die(), at most dwo_budget units in all (set by the
-	 * caller) */
+	 * by dwp_type_die() (elf/dwotypes.h) */
 	bool in_dwo;
-	uint64_t dwo_budget;
+	struct dwo_sigs dwo_sigs;
 	/* skeleton units the package has no unit for, and why if it tells
 	 * (enum dwp_absent) */
 	uint64_t absent;

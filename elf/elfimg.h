@@ -281,7 +281,7 @@ struct elfsrc_stats {
 	 * unit (DW_FORM_ref_sig8) the package does not give */
 	uint64_t dwp_types_missing;
 	/* the same from .dwo files: their type unit not in the .dwo, or
-	 * past elf/dwp.h's ELF_DWARF_SIG8_UNITS */
+	 * past elf/dwotypes.h's ELF_DWARF_SIG8_UNITS */
 	uint64_t dwo_types_missing;
 	int dwp_err;
 	char dwp_path[PATH_MAX];
