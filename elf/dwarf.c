@@ -432,8 +432,8 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	Dwarf_Die type, cu;
 	Dwarf_Word size;
 	Dwarf_Addr addr;
-	/* a unit from the .dwp: its types may be in its type units */
-	struct dwp_ctx *dc = c->dwp.in_unit ? &c->dwp : NULL;
+	/* a split unit: its types may be in its type units */
+	struct dwp_ctx *dc = c->dwp.in_unit || c->dwp.in_dwo ? &c->dwp : NULL;
 	uint64_t missing = c->dwp.sig8_missing;
 
 	if (!var_addr(c, die, &addr) ||
@@ -443,8 +443,12 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	if (!elf_dwarf_ref_die(&ta, &type, dc) ||
 	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0, dc) != 0 ||
 	    !size) {
-		if (c->dwp.sig8_missing != missing && c->st)
-			c->st->dwp_types_missing++;
+		if (c->dwp.sig8_missing != missing && c->st) {
+			if (c->dwp.in_unit)
+				c->st->dwp_types_missing++;
+			else
+				c->st->dwo_types_missing++;
+		}
 		return;
 	}
 	if (addr + size < addr)
@@ -886,6 +890,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 		split = type == DW_UT_skeleton && subdie.addr != NULL &&
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		c.dwp.in_unit = false;
+		c.dwp.in_dwo = split;
 		/* libdw found no .dwo: the unit from FILE.dwp, if any. Only
 		 * compileunits reads a split unit: for inlines (the skeleton's
 		 * lines) none is opened, and none is missing. */

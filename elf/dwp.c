@@ -629,6 +629,16 @@ static uint32_t find_row(const struct dwp_index *ix, uint64_t id)
 	return lo < ix->nids && ix->ids[lo].id == id ? ix->ids[lo].row : 0;
 }
 
+bool dwp_has_unit(const struct dwp *p, uint64_t id)
+{
+	return p->ix[IX_CU].version && find_row(&p->ix[IX_CU], id);
+}
+
+int dwp_version(const struct dwp *p)
+{
+	return p->ix[IX_CU].version;
+}
+
 /* The unit of id in index which as a Dwarf of its own (dwp_unit()). */
 static int open_unit(struct dwp *p, int which, uint64_t id, Dwarf **dbg)
 {
@@ -751,6 +761,19 @@ static uint64_t addr_base(Dwarf_Die *cudie)
 	return 0;
 }
 
+/* A skeleton unit of DWARF version skver that the package has no unit
+ * for: counted, with why if the package tells (binutils' dwp packs no
+ * DWARF 5 unit, and where it cannot read a unit's id writes 0). */
+static void absent(struct dwp_ctx *dc, Dwarf_Half skver)
+{
+	dc->absent++;
+	if (dwp_has_unit(dc->p, 0))
+		dc->absent_why = DWP_ABSENT_ID0;
+	else if (skver >= 5 && dwp_version(dc->p) == 2 &&
+		 dc->absent_why != DWP_ABSENT_ID0)
+		dc->absent_why = DWP_ABSENT_V5;
+}
+
 bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 		   Dwarf_Die *sub)
 {
@@ -758,7 +781,8 @@ bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 	Dwarf *dbg;
 	uint64_t id, sid;
 	uint8_t type, asize;
-	Dwarf_Half version;
+	Dwarf_Half version, skver;
+	int r;
 
 	dc->in_unit = false;
 	if (!dc->tried) {
@@ -767,8 +791,12 @@ bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 			ctx_open(dc, dc->dimg->path);
 	}
 	if (!dc->p ||
-	    dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &id, &asize, NULL) != 0 ||
-	    dwp_unit(dc->p, id, &dbg) != 0)
+	    dwarf_cu_info(cu, &skver, NULL, NULL, NULL, &id, &asize, NULL) != 0)
+		return false;
+	r = dwp_unit(dc->p, id, &dbg);
+	if (r == -ENOENT)
+		absent(dc, skver);
+	if (r != 0)
 		return false;
 	/* the unit the row names must be a split compile unit of that id */
 	if (dwarf_get_units(dbg, NULL, &scu, &version, &type, sub, NULL) != 0 ||
@@ -815,11 +843,21 @@ bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out)
 	uint64_t sig;
 	int version;
 
-	if (!dc->in_unit || !dc->p || dwarf_whatform(a) != DW_FORM_ref_sig8 ||
-	    !a->valp)
+	if ((!dc->in_unit || !dc->p) && !dc->in_dwo)
+		return false;
+	if (dwarf_whatform(a) != DW_FORM_ref_sig8 || !a->valp)
 		return false;
 	/* read before the image a lies in may be replaced */
-	sig = elf_get_uint(a->valp, 8, dc->p->be);
+	sig = elf_get_uint(a->valp, 8,
+			   dc->in_dwo ? dc->dimg->big_endian : dc->p->be);
+	if (dc->in_dwo) {
+		/* libdw 0.188 does not find a .dwo's own type units */
+		dbg = dwarf_cu_getdwarf(a->cu);
+		if (dbg && dwo_type_die(&dc->dwo_sigs, dbg, sig, out))
+			return true;
+		dc->sig8_missing++;
+		return false;
+	}
 	if (dwp_type_unit(dc->p, sig, &dbg, &version) != 0 ||
 	    !type_die(dbg, version, sig, out)) {
 		dc->sig8_missing++;
@@ -846,10 +884,13 @@ void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
 {
 	if (stats) {
 		stats->split_dwp = dc->units;
+		stats->dwp_absent = dc->absent;
+		stats->dwp_absent_why = dc->absent_why;
 		stats->dwp_bad = dc->mismatched + (dc->p ? dwp_bad(dc->p) : 0);
 		stats->dwp_err = dc->err ? dc->err : dc->p ? dwp_err(dc->p) : 0;
 		memcpy(stats->dwp_path, dc->path, sizeof(dc->path));
 	}
 	dwp_close(dc->p);
 	dc->p = NULL;
+	dwo_sigs_free(&dc->dwo_sigs);
 }

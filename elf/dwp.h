@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "elf/dwotypes.h"
 #include "elf/elfimg.h"
 
 struct dwp;
@@ -74,6 +75,11 @@ int dwp_type_unit(struct dwp *p, uint64_t sig, Dwarf **dbg, int *version);
  * opens each). */
 bool dwp_id(const struct dwp *p, bool types, size_t i, uint64_t *id);
 
+/* Whether the compile units' index has a unit of DWO id id, and its
+ * version (2: GNU's, DWARF 4; 5; 0: no index read). */
+bool dwp_has_unit(const struct dwp *p, uint64_t id);
+int dwp_version(const struct dwp *p);
+
 /* Rows or ids of the index refused so far (see above). */
 uint64_t dwp_bad(const struct dwp *p);
 
@@ -83,6 +89,12 @@ int dwp_err(const struct dwp *p);
 
 /* NULL is fine. */
 void dwp_close(struct dwp *p);
+
+/* Why a package has no unit for a skeleton unit (struct dwp_ctx):
+ * unknown; it has a unit of DWO id 0 (binutils' dwp writes 0 where it
+ * cannot read a unit's id); or the skeleton is DWARF 5 and the index is
+ * GNU's version 2 (binutils' dwp drops DWARF 5 units). */
+enum dwp_absent { DWP_ABSENT_UNKNOWN, DWP_ABSENT_ID0, DWP_ABSENT_V5 };
 
 /* elf/dwarf.c's use: the split units of an image's skeleton units from
  * the .dwp gdb and lldb look for, the image's path + ".dwp", else (its
@@ -100,6 +112,15 @@ struct dwp_ctx {
 	uint64_t addr_base;
 	uint8_t addr_size;
 	uint64_t units, mismatched;
+	/* the unit is a .dwo's libdw read (not the .dwp's): its type units'
+	 * references libdw 0.188 does not follow are looked up in that .dwo
+	 * by dwp_type_die() (elf/dwotypes.h) */
+	bool in_dwo;
+	struct dwo_sigs dwo_sigs;
+	/* skeleton units the package has no unit for, and why if it tells
+	 * (enum dwp_absent) */
+	uint64_t absent;
+	int absent_why;
 	/* type references (DW_FORM_ref_sig8) not resolved from the .dwp */
 	uint64_t sig8_missing;
 	int err;
@@ -122,7 +143,8 @@ bool dwp_addrx(const struct dwp_ctx *dc, uint64_t idx, Dwarf_Addr *addr);
  * dwp_split_die() gave last) refers to, from the .dwp's type units (libdw
  * resolves none across the unit images): true and *out set, valid until
  * the next call or dwp_split_die(); else false, counted in
- * dc->sig8_missing if a was such an attribute. */
+ * dc->sig8_missing if a was such an attribute. With dc->in_dwo, from the
+ * type units of the .dwo a lies in (valid while libdw keeps it). */
 bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out);
 
 /* What was read or refused into stats (may be NULL); close the .dwp. */

@@ -18,14 +18,14 @@
  * libdw takes a subrange's default lower bound from the language of the
  * type's own unit, and sizes no such array; here lang (dwarf_srclang() of
  * the unit using the type) gives it. depth: 0 (bounded at
- * ELF_DWARF_TYPE_DEPTH). dc: the DWARF package type is from (a type
- * of it may be in a type unit, DW_FORM_ref_sig8, which libdw cannot
- * reach there), or NULL. Returns 0, or -1 if unknown. */
+ * ELF_DWARF_TYPE_DEPTH). dc: the DWARF package or .dwo type is
+ * from (a type of it may be in a type unit, DW_FORM_ref_sig8, which libdw
+ * cannot reach there), or NULL. Returns 0, or -1 if unknown. */
 int elf_dwarf_type_size(Dwarf_Die *type, int lang, uint64_t *size, int depth,
 			struct dwp_ctx *dc);
 
 /* dwarf_formref_die(), and with dc (see above) a type unit's reference
- * resolved from the DWARF package (dwp_type_die()). */
+ * resolved from the DWARF package or .dwo (dwp_type_die()). */
 bool elf_dwarf_ref_die(Dwarf_Attribute *a, Dwarf_Die *out, struct dwp_ctx *dc);
 
 #endif

@@ -273,9 +273,16 @@ struct elfsrc_stats {
 	 * index rows or ids of it refused, why it was not read (-errno or
 	 * -MEMSZ_E*; 0: read, or none there), and its path ("": none) */
 	uint64_t split_dwp, dwp_bad;
+	/* skeleton units it has no unit for, and why if it tells (elf/dwp.h's
+	 * enum dwp_absent) */
+	uint64_t dwp_absent;
+	int dwp_absent_why;
 	/* variables of those units left unsized: their type is in a type
 	 * unit (DW_FORM_ref_sig8) the package does not give */
 	uint64_t dwp_types_missing;
+	/* the same from .dwo files: their type unit not in the .dwo, or
+	 * past elf/dwotypes.h's ELF_DWARF_SIG8_UNITS */
+	uint64_t dwo_types_missing;
 	int dwp_err;
 	char dwp_path[PATH_MAX];
 	uint64_t dwarf_errors; /* units or tables libdw could not read */

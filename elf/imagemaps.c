@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "elf/dwarf.h"
+#include "elf/dwp.h"
 #include "elf/minidebug.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -234,6 +235,21 @@ static void dwarf_refusal_note(struct strlist *notes, const char *path,
 	    st->dwarf_zerr ? memsz_strerror(st->dwarf_zerr) : "");
 }
 
+/* Why a DWARF package had no unit for skeleton units (dwp_notes()). */
+static const char *dwp_absent_why(int why)
+{
+	switch (why) {
+	case DWP_ABSENT_ID0:
+		return ": it has a unit of DWO id 0 (binutils' dwp writes 0 "
+		       "for an id it cannot read)";
+	case DWP_ABSENT_V5:
+		return ": they are DWARF 5 and its index GNU's version 2 "
+		       "(binutils' dwp drops DWARF 5 units)";
+	default:
+		return "";
+	}
+}
+
 /* The DWARF package (FILE.dwp) split units came from, or why it, or some
  * of its index, was not read. */
 static void dwp_notes(struct strlist *notes, const char *path,
@@ -255,6 +271,13 @@ static void dwp_notes(struct strlist *notes, const char *path,
 				  "filed under)",
 				  path, key, st->dwp_path,
 				  (unsigned long long)st->dwp_bad);
+	if (st->dwp_absent)
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: DWARF package '%s': %llu skeleton "
+				  "units have no unit of their DWO id in it%s",
+				  path, key, st->dwp_path,
+				  (unsigned long long)st->dwp_absent,
+				  dwp_absent_why(st->dwp_absent_why));
 	if (st->dwp_types_missing)
 		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
 				  "%s: %s: DWARF package '%s': %llu variables "
@@ -263,6 +286,14 @@ static void dwp_notes(struct strlist *notes, const char *path,
 				  "bytes are under fallback labels",
 				  path, key, st->dwp_path,
 				  (unsigned long long)st->dwp_types_missing);
+	if (st->dwo_types_missing)
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: %llu variables of .dwo files not "
+				  "sized, their type in a type unit "
+				  "(DW_FORM_ref_sig8) not in their .dwo: "
+				  "their bytes are under fallback labels",
+				  path, key,
+				  (unsigned long long)st->dwo_types_missing);
 	if (st->split_dwp)
 		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
 				  "%s: %s: %llu split DWARF units from DWARF "

@@ -340,6 +340,42 @@ def lea_targets(prog, funcs):
     return out
 
 
+def llvm_tool(name):
+    """name (an LLVM tool: llvm-dwp, llvm-dwarfdump) on PATH, else its
+    versioned name (16, 15, 14), or None."""
+    for n in (name, f"{name}-16", f"{name}-15", f"{name}-14"):
+        if shutil.which(n):
+            return n
+    return None
+
+
+# C++ whose types go to type units (-fdebug-types-section): Big2 the
+# type of a variable, Outer of an array of them, Inner of Outer's member
+TU_SOURCES = {
+    "h.h": "struct Big2 { char c[300]; };\nstruct Inner { long v[7]; };\n"
+           "struct Outer { Inner in[2]; int k; };\nint g2();\n",
+    "t.cc": "#include \"h.h\"\nBig2 big_b[3];\n"
+            "int main() { return big_b[1].c[2] + g2(); }\n",
+    "u.cc": "#include \"h.h\"\nBig2 single_u;\nOuter arr_u[4];\n"
+            "int g2() { return single_u.c[1] + arr_u[1].k; }\n",
+}
+
+
+def type_unit_prog(d, cxx, flags):
+    """prog, t.dwo and u.dwo from TU_SOURCES, built by cxx -gsplit-dwarf
+    -fdebug-types-section with flags in the new directory d, which
+    becomes the current one."""
+    os.mkdir(d)
+    os.chdir(d)
+    for src, text in TU_SOURCES.items():
+        with open(src, "w") as f:
+            f.write(text)
+    subprocess.run([cxx, "-O1", "-g"] + flags + [
+        "-fdebug-types-section", "-gsplit-dwarf", "-c", "t.cc", "u.cc"],
+        check=True)
+    subprocess.run([cxx, "-o", "prog", "t.o", "u.o"], check=True)
+
+
 def readelf(args, path):
     """Stdout of `readelf -W args path`; raises if readelf fails."""
     return subprocess.run(["readelf", "-W"] + args + [path],

@@ -37,10 +37,7 @@ llvm-dwp 14 does not end; the note for a package without
   - a variable whose type is in a type unit is under its unit with nm
     -S's size; with .debug_tu_index removed, or its slots' rows rotated
     (each signature naming another type unit), a note counts it and it
-    is not sized from the wrong type. (Not compared with the .dwo
-    files: from them libdw leaves such variables unsized, with no note:
-    g++ DWARF 4 1 of 3, clang++ DWARF 5 all 3, a gap the man page
-    states);
+    is not sized from the wrong type. (From the .dwo files: t1111);
   - a package compressed (objcopy), without .debug_info.dwo, whose
     .debug_str.dwo covers the whole file, or a FIFO at FILE.dwp: a note
     saying which, its units unread.
@@ -78,16 +75,8 @@ SOURCES = {
 }
 
 
-def tool(*names):
-    for n in names:
-        if shutil.which(n):
-            return n
-    return None
-
-
-LLVM_DWP = tool("llvm-dwp", "llvm-dwp-16", "llvm-dwp-15", "llvm-dwp-14")
-DUMP = tool("llvm-dwarfdump", "llvm-dwarfdump-16", "llvm-dwarfdump-15",
-            "llvm-dwarfdump-14")
+LLVM_DWP = lib.llvm_tool("llvm-dwp")
+DUMP = lib.llvm_tool("llvm-dwarfdump")
 VARIANTS = [  # name, C compiler, C++ compiler, flags, packer
     ("clang-dwarf5-llvm-dwp", "clang", "clang++", [], LLVM_DWP),
     ("clang-dwarf4-dwp", "clang", "clang++", ["-gdwarf-4"], "dwp"),
@@ -385,14 +374,6 @@ def debug_file(name):
         os.unlink(dwp)
 
 
-TU_SOURCES = {  # types in type units (-fdebug-types-section)
-    "h.h": "struct Big2 { char c[300]; };\nstruct Inner { long v[7]; };\n"
-           "struct Outer { Inner in[2]; int k; };\nint g2();\n",
-    "t.cc": "#include \"h.h\"\nBig2 big_b[3];\n"
-            "int main() { return big_b[1].c[2] + g2(); }\n",
-    "u.cc": "#include \"h.h\"\nBig2 single_u;\nOuter arr_u[4];\n"
-            "int g2() { return single_u.c[1] + arr_u[1].k; }\n",
-}
 TU_VARS = {"big_b": "t.cc", "single_u": "u.cc", "arr_u": "u.cc"}
 TU_VARIANTS = [  # name, C++ compiler, flags, packer
     ("g++-dwarf4-types-dwp", "g++", ["-gdwarf-4"], "dwp"),
@@ -424,15 +405,7 @@ def type_units(tmp):
         if not packer or not shutil.which(cxx) or not shutil.which(packer):
             lib.skip_part(f"{name}: {cxx} or {packer} is not installed")
             continue
-        d = os.path.join(tmp, name)
-        os.mkdir(d)
-        os.chdir(d)
-        for src, text in TU_SOURCES.items():
-            open(src, "w").write(text)
-        subprocess.run([cxx, "-O1", "-g"] + flags + [
-            "-fdebug-types-section", "-gsplit-dwarf", "-c", "t.cc", "u.cc"],
-            check=True)
-        subprocess.run([cxx, "-o", "prog", "t.o", "u.o"], check=True)
+        lib.type_unit_prog(os.path.join(tmp, name), cxx, flags)
         try:
             subprocess.run([packer, "-o", "prog.dwp", "t.dwo", "u.dwo"],
                            check=True, timeout=120)
