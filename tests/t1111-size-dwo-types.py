@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memsz size --by compileunits: split DWARF whose types are in type units
 (-fdebug-types-section), read from the .dwo files (no DWARF package), and
 why a DWARF package has no unit for a skeleton unit.
