@@ -17,6 +17,7 @@ import contextlib
 import csv
 import ctypes
 import fcntl
+import importlib.util
 import io
 import os
 import re
@@ -36,6 +37,17 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 failures = 0
 checks = 0
 skipped = []
+
+
+def sibling_test(name):
+    """The test tests/NAME.py loaded as a module (its name has dashes, so
+    import cannot), for a test that runs another's workload or checks."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        name + ".py")
+    spec = importlib.util.spec_from_file_location(name.split("-")[0], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def check(ok, what):

@@ -17,7 +17,6 @@ t2127 (Rss, Private_Clean, Private_Dirty, Shared_Clean, Shared_Dirty and
 AnonHugePages exactly, Pss within a kB). Skipped without root (PFNs),
 without THP in madvise or always mode, or if the 4 MiB mapping of the
 side keeping the PMDs got no huge page."""
-import importlib.util
 import os
 import signal
 import subprocess
@@ -30,10 +29,7 @@ sys.path.insert(0, HERE)
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import SRCDIR, check  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "t2127", os.path.join(HERE, "t2127-record-thp-fork.py"))
-t2127 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(t2127)
+t2127 = lib.sibling_test("t2127-record-thp-fork")
 
 
 def run(exe, mode, tmp):

@@ -19,7 +19,6 @@ says (Rss, Swap, Private_*, Shared_* exactly, Pss within a kB), recorded again u
 differ (a page caught mid-migration by compaction). Needs root (PFNs,
 mounts) and unshare (util-linux); skipped where the kernel refuses guard
 regions (before 6.13)."""
-import importlib.util
 import os
 import shutil
 import signal
@@ -32,11 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check, smaps_vmas  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "t2481", os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          "t2481-record-guard-regions.py"))
-t2481 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(t2481)
+t2481 = lib.sibling_test("t2481-record-guard-regions")
 
 FIELDS = ("Rss", "Pss", "Swap", "Private_Clean", "Private_Dirty",
           "Shared_Clean", "Shared_Dirty")
