@@ -1026,6 +1026,40 @@ def make_cgroup(tag, v1_first=False):
     skip("cannot make a cgroup")
 
 
+def remove_cgroup(cg, what=None):
+    """Removes the cgroup directory cg once its killed processes are
+    reaped (see wait_until, dir_removed); a cgroup still busy after the
+    guard is said in a "# " line (what: the wait's name, by default
+    "cgroup CG to be removed"), not raised: the caller checks it is
+    gone."""
+    try:
+        wait_until(lambda: dir_removed(cg),
+                   what or "cgroup %s to be removed" % cg)
+    except TimeoutError as e:
+        print("# " + str(e))
+
+
+@contextlib.contextmanager
+def cat_in_cgroup(tag):
+    """A new cgroup memsz-TAG-PID (make_cgroup: cgroup2 first, else the
+    v1 memory controller; a skip if neither) holding one process, a `cat`
+    that waits on its stdin: for a `record -G` that needs a process to
+    record. Yields the cgroup's path; on leaving, kills and reaps the cat,
+    removes the cgroup (remove_cgroup) and, unless the body raised (a
+    failure, a skip), checks that it is gone."""
+    cg = make_cgroup(tag)
+    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
+    try:
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(cat.pid))
+        yield cg
+    finally:
+        cat.kill()
+        cat.wait()
+        remove_cgroup(cg)
+    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+
+
 def wait_served(proc, url):
     """Waits (see wait_until) until url answers 200 (a debuginfod server
     proc has scanned the file); False if the server exits first, or at

@@ -106,25 +106,14 @@ def main():
         lib.skip("making a cgroup and fanotify marks need root")
     if not os.path.isdir("/dev/shm"):
         lib.skip("no /dev/shm (tmpfs)")
-    cg = lib.make_cgroup("t2191")
-    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
-    shm = tempfile.mkdtemp(prefix="memsz-t2191-", dir="/dev/shm")
-    out = tempfile.mkdtemp(prefix="memsz-t2191-")
-    try:
-        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-            f.write(str(cat.pid))
-        walk(shm, cg, out)
-    finally:
-        cat.kill()
-        cat.wait()
-        shutil.rmtree(shm, ignore_errors=True)
-        shutil.rmtree(out, ignore_errors=True)
+    with lib.cat_in_cgroup("t2191") as cg:
+        shm = tempfile.mkdtemp(prefix="memsz-t2191-", dir="/dev/shm")
+        out = tempfile.mkdtemp(prefix="memsz-t2191-")
         try:
-            lib.wait_until(lambda: lib.dir_removed(cg),
-                           "cgroup %s to be removed" % cg)
-        except TimeoutError as e:
-            print("# " + str(e))
-    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+            walk(shm, cg, out)
+        finally:
+            shutil.rmtree(shm, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
 
 
 main()

@@ -82,26 +82,9 @@ def walk_stopped(tmp, cg):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup and fanotify marks need root")
-    mnt = lib.cgroup2_mount()
-    if not mnt:
-        lib.skip("no cgroup2 file system mounted")
-    cg = os.path.join(mnt, "memsz-t2456-%d" % os.getpid())
-    os.mkdir(cg)
-    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
-    try:
-        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-            f.write(str(cat.pid))
-        with tempfile.TemporaryDirectory(prefix="memsz-t2456-") as tmp:
-            walk_stopped(tmp, cg)
-    finally:
-        cat.kill()
-        cat.wait()
-        try:
-            lib.wait_until(lambda: lib.dir_removed(cg),
-                           "cgroup %s to be removed" % cg)
-        except TimeoutError as e:
-            print("# " + str(e))
-    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+    with lib.cat_in_cgroup("t2456") as cg, \
+            tempfile.TemporaryDirectory(prefix="memsz-t2456-") as tmp:
+        walk_stopped(tmp, cg)
 
 
 main()
