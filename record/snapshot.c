@@ -569,12 +569,14 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 /* Tell (snapper_set_tell) what snapshot seq of j's process decided by
  * cost: whether smaps was read for the VmFlags of its locked memory and,
  * where the kernel has THP and PAGEMAP_SCAN, for the sharing of its huge
- * pages (snap_share.h). */
+ * pages (snap_share.h). Nothing if the snapshot failed (ret < 0). */
 static void tell_decisions(const struct snapper *s, const struct snap_job *j,
-			   const struct snap_status *ps, uint32_t seq)
+			   const struct snap_status *ps, uint32_t seq, int ret)
 {
 	char how[192], *msg;
 
+	if (ret < 0 || !s->tell)
+		return;
 	if (ps->lck > 0) {
 		msg = xasprintf(
 		    "pid %d snapshot %" PRIu32 ": smaps read for "
@@ -650,8 +652,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	if (ret < 0)
 		goto out;
 	ret = snap_run(s, &j, pid, seq, ps.hwm, sfd, ids, st);
-	if (ret >= 0 && s->tell)
-		tell_decisions(s, &j, &ps, seq);
+	tell_decisions(s, &j, &ps, seq, ret);
 out:
 	snap_release(s);
 	snap_images_close_fds(s);
