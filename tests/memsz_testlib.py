@@ -1131,6 +1131,29 @@ def fan_allow(fd, efd):
     os.close(efd)
 
 
+def fan_serve(fd, rec, on_open, guard=120):
+    """Answers every open the fanotify descriptor fd holds (rec's and any
+    other process's: fan_allow) until the process rec (a Popen, stderr a
+    text pipe) ends or guard seconds pass (a guard against hanging, not a
+    timing assumption), calling on_open(efd) before it lets each of rec's
+    own go on; then closes fd, kills rec if it still runs and returns its
+    stderr."""
+    end = time.monotonic() + guard
+    try:
+        while rec.poll() is None and time.monotonic() < end:
+            if not select.select([fd], [], [], 0.1)[0]:
+                continue
+            for pid, efd in fan_events(fd):
+                if pid == rec.pid:
+                    on_open(efd)
+                fan_allow(fd, efd)
+    finally:
+        os.close(fd)
+        if rec.poll() is None:
+            rec.kill()
+    return rec.communicate()[1]
+
+
 # Fedora's find-debuginfo.sh (add_minidebug), step by step: the names of
 # the defined dynamic symbols, the function symbols of the debug file,
 # those not dynamic kept; the debug file with only those symbols, its

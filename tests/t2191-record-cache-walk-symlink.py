@@ -18,12 +18,10 @@ truth: the fanotify open events of the outside directory's file, and the
 FILE_CACHE records).
 """
 import os
-import select
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,26 +62,17 @@ def walk(shm, cg, out):
     rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
                             tree, "-o", data, "--duration", "0"],
                            stderr=subprocess.PIPE, text=True)
-    opened, end = [], time.monotonic() + GUARD
-    try:
-        while rec.poll() is None and time.monotonic() < end:
-            if not select.select([fan], [], [], 0.1)[0]:
-                continue
-            for pid, efd in lib.fan_events(fan):
-                name = os.readlink("/proc/self/fd/%d" % efd)
-                if pid == rec.pid:
-                    opened.append(os.path.relpath(name, shm))
-                    if name == os.path.join(a, "f"):
-                        # a is listed: swap sub for a link out of DIR
-                        os.rename(os.path.join(a, "sub"),
-                                  os.path.join(shm, "sub.moved"))
-                        os.symlink(outside, os.path.join(a, "sub"))
-                lib.fan_allow(fan, efd)
-    finally:
-        os.close(fan)
-        if rec.poll() is None:
-            rec.kill()
-    err = rec.communicate()[1]
+    opened = []
+
+    def on_open(efd):
+        name = os.readlink("/proc/self/fd/%d" % efd)
+        opened.append(os.path.relpath(name, shm))
+        if name == os.path.join(a, "f"):
+            # a is listed: swap sub for a link out of DIR
+            os.rename(os.path.join(a, "sub"),
+                      os.path.join(shm, "sub.moved"))
+            os.symlink(outside, os.path.join(a, "sub"))
+    err = lib.fan_serve(fan, rec, on_open, GUARD)
     check(rec.returncode == 0, "record exits 0 (%s): %s" %
           (rec.returncode, err.strip()))
     check(opened[:1] == ["tree/a/f"],

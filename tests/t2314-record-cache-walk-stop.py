@@ -18,12 +18,10 @@ fanotify reports). Done once one-shot with SIGTERM, once with --interval
 and SIGINT.
 """
 import os
-import select
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,25 +45,16 @@ def walk_stopped(tmp, cg, sig, extra):
     rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
                             tree, "-o", data, *extra],
                            stderr=subprocess.PIPE, text=True)
-    opened, sent, end = 0, False, time.monotonic() + GUARD
-    try:
-        # answer every open (memsz's and any other process's), the first
-        # of memsz's only once the signal is on its way
-        while rec.poll() is None and time.monotonic() < end:
-            if not select.select([fan], [], [], 0.1)[0]:
-                continue
-            for pid, efd in lib.fan_events(fan):
-                if pid == rec.pid:
-                    opened += 1
-                    if not sent:
-                        os.kill(rec.pid, sig)
-                        sent = True
-                lib.fan_allow(fan, efd)
-    finally:
-        os.close(fan)
-        if rec.poll() is None:
-            rec.kill()
-    err = rec.communicate()[1]
+    opened, sent = 0, False
+
+    def on_open(efd):
+        # memsz's first open goes on only once the signal is on its way
+        nonlocal opened, sent
+        opened += 1
+        if not sent:
+            os.kill(rec.pid, sig)
+            sent = True
+    err = lib.fan_serve(fan, rec, on_open, GUARD)
     name = signal.Signals(sig).name
     what = "%s in the walk%s" % (name, " (%s)" % " ".join(extra))
     check(sent, "%s: memsz opened a file of --cache-paths" % what)
