@@ -151,6 +151,13 @@ static const struct opt record_opts[] = {
      "targets until memsz has caught up (and put\n"
      "no leash on their threads)",
      NULL},
+    {'v', "verbose", OPT_NOARG, NULL, 'v',
+     "say on stderr, a line each, the notes the\n"
+     "recording holds that are not said otherwise and\n"
+     "what each snapshot decides by cost: whether it\n"
+     "reads smaps for its huge pages' sharing or its\n"
+     "locked memory (the recording is the same)",
+     NULL},
     OPT_END,
 };
 
@@ -161,7 +168,7 @@ const struct opts_cmd record_cmd = {
 	"[--interval MS]\n"
 	"                    [--duration S] [--freeze] [--no-inherit] "
 	"[--no-growth]\n"
-	"                    [--faults] [-c N]\n"
+	"                    [--faults] [-c N] [-v]\n"
 	"                    [-e EVENT[,EVENT...]] "
 	"[--call-graph fp|dwarf]\n"
 	"                    [--stack-size BYTES] [-m PAGES] [--lossy]\n"
@@ -434,6 +441,9 @@ static int parse_option(struct record_args *a, int c, const char *arg)
 		break;
 	case 'W':
 		a->so.no_growth = true;
+		break;
+	case 'v':
+		a->so.verbose = true;
 		break;
 	case 'K':
 	case 'X': /* the last of the two wins */

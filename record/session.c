@@ -33,6 +33,24 @@
  * earlier failed run left is kept; past these the recording is lost. */
 #define PARTIAL_MAX 1000u
 
+/* snapper_set_tell's fn with -v: say msg, not as a warning. */
+static void rec_tell(void *arg, const char *msg)
+{
+	rec_say(arg, false, msg);
+}
+
+void rec_note_v(struct session *r, enum md_note_kind kind, const char *text)
+{
+	char *msg;
+
+	rec_note(r, kind, text);
+	if (!r->o.verbose || r->werr)
+		return;
+	msg = xasprintf("note: %s", text);
+	rec_say(r, false, msg);
+	free(msg);
+}
+
 /* Set the explanation of a failure and return err. */
 int rec_fail(struct session *r, int err, const char *fmt, ...)
 {
@@ -151,7 +169,7 @@ static void note_events(struct session *r, const char *list)
 	     name = strtok_r(NULL, ",", &save)) {
 		char *msg = xasprintf("event %u: %s", n++, name);
 
-		rec_note(r, MD_NOTE_EVENT, msg);
+		rec_note_v(r, MD_NOTE_EVENT, msg);
 		free(msg);
 	}
 	free(copy);
@@ -334,6 +352,8 @@ int session_open(const struct session_opts *o, struct session **out)
 		return rec_fail(r, err, "cannot start snapshots: %s",
 				memsz_strerror(err));
 	snapper_set_tick(r->sn.s, rec_snapshot_tick, r);
+	if (o->verbose)
+		snapper_set_tell(r->sn.s, rec_tell, r);
 	if (o->names)
 		note_events(r, o->names);
 	return 0;
@@ -415,9 +435,12 @@ static void trace_attached(struct session *r)
 				r->bp.hold ? "; samples may be lost when memsz "
 					     "falls behind"
 					   : "");
-		rec_note(r, MD_NOTE_NO_PTRACE, msg);
-		if (!r->ptrace_told)
+		if (!r->ptrace_told) {
+			rec_note(r, MD_NOTE_NO_PTRACE, msg);
 			rec_say(r, true, msg);
+		} else {
+			rec_note_v(r, MD_NOTE_NO_PTRACE, msg);
+		}
 		r->ptrace_told = true;
 		free(msg);
 	}
@@ -556,7 +579,7 @@ static void note_holds(struct session *r)
 				      (unsigned long long)r->bp.nleash,
 				      (unsigned long long)r->bp.leash_k);
 
-		rec_note(r, MD_NOTE_LEASH_STOPS, msg);
+		rec_note_v(r, MD_NOTE_LEASH_STOPS, msg);
 		free(msg);
 	}
 	if (r->cap.pc && perf_capture_leash_short(r->cap.pc) && !r->werr) {
@@ -575,7 +598,7 @@ static void note_holds(struct session *r)
 				      (unsigned long long)r->bp.nholds,
 				      r->bp.held_ns / 1e9);
 
-		rec_note(r, MD_NOTE_HELD, msg);
+		rec_note_v(r, MD_NOTE_HELD, msg);
 		free(msg);
 	}
 }

@@ -59,6 +59,10 @@ struct session_opts {
 	 * PSS); warning selects the "warning: " form. May be NULL. */
 	void (*say)(void *arg, bool warning, const char *msg);
 	void *arg;
+	/* record -v: also say (not as a warning) each NOTE written that is
+	 * not said otherwise, and what each snapshot decided by cost
+	 * (snapper_set_tell); the recording is the same either way */
+	bool verbose;
 };
 
 /* What a finished session wrote, for the summary line. */

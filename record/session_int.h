@@ -284,6 +284,10 @@ static inline void rec_note(struct session *r, enum md_note_kind kind,
 
 /* --- session.c --- */
 
+/* rec_note, and with -v (session_opts.verbose) "note: " and text said
+ * too: for a note the user is not told otherwise. */
+void rec_note_v(struct session *r, enum md_note_kind kind, const char *text);
+
 /* Set the explanation of a failure (session_why) and return err. */
 int rec_fail(struct session *r, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -731,13 +731,13 @@ void rec_scan_note(struct session *r)
 				"snapshot",
 				(unsigned long long)r->sc.scan_gone,
 				r->sc.scan_gone == 1 ? "" : "es");
-		rec_note(r, MD_NOTE_TARGET_EXITED, msg);
+		rec_note_v(r, MD_NOTE_TARGET_EXITED, msg);
 		free(msg);
 	}
 	if (r->sc.kthreads && !target_scan_is_cgroup(r->sc.scan)) {
 		msg = xasprintf("%zu kernel thread%s skipped (no user memory)",
 				r->sc.kthreads, r->sc.kthreads == 1 ? "" : "s");
-		rec_note(r, MD_NOTE_KTHREADS, msg);
+		rec_note_v(r, MD_NOTE_KTHREADS, msg);
 		free(msg);
 	}
 out:

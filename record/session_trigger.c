@@ -339,9 +339,12 @@ void rec_note_ended(struct session *r, struct rec_target *t)
 		msg = xasprintf("pid %d (%s) not recorded: it exited "
 				"before a snapshot could be taken",
 				t->pid, t->comm);
-	rec_note(r, MD_NOTE_TARGET_EXITED, msg);
-	if (!t->nsnaps)
+	if (t->nsnaps) {
+		rec_note_v(r, MD_NOTE_TARGET_EXITED, msg);
+	} else {
+		rec_note(r, MD_NOTE_TARGET_EXITED, msg);
 		rec_say(r, true, msg);
+	}
 	free(msg);
 }
 

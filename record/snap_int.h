@@ -449,6 +449,9 @@ struct snapper {
 	/* snapper_set_tick: called between chunks while the process runs */
 	void (*tick)(void *arg);
 	void *tick_arg;
+	/* snapper_set_tell: told what the snapshots decide (NULL: none) */
+	void (*tell)(void *arg, const char *msg);
+	void *tell_arg;
 	/* where a split job keeps each task's scan bits and pagemap
 	 * entries: kept for the next one (up to STASH_KEEP_BYTES), so that a
 	 * snapshot that holds the process does not spend the hold faulting
@@ -587,5 +590,12 @@ static inline void snap_release(struct snapper *s)
  * (snap_keys.c: every snapshot file is read through it). Returns the bytes
  * read (fewer at the end of the file) or -errno. */
 ssize_t snap_pread_full(int fd, void *buf, size_t n, uint64_t off);
+
+/* Tell msg to snapper_set_tell's fn, if there is one. */
+void snap_tell(const struct snapper *s, const char *msg);
+/* A NOTE of kind about subject (NULL or a name) into the recording, told
+ * (snap_tell) too. Returns 0 or the write error. */
+int snap_note(const struct snapper *s, enum md_note_kind kind,
+	      const char *subject, const char *text);
 
 #endif

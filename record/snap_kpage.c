@@ -394,6 +394,18 @@ static bool page_dirty(const struct snapper *s, uint64_t e, bool flags,
 	return !(e & PM_FILE);
 }
 
+/* The run flags of a page whose pagemap entry e says it is swapped out. */
+static inline uint32_t swapped_flags(uint64_t e)
+{
+	uint32_t fl = MD_PG_SWAPPED;
+
+	if (e & PM_FILE)
+		fl |= MD_PG_FILE;
+	if (e & PM_SOFTDIRTY)
+		fl |= MD_PG_SOFTDIRTY;
+	return fl;
+}
+
 /* Classify one page from its pagemap entry e, its PAGEMAP_SCAN bits x and,
  * if looked (see needs_lookup), its kpageflags kf and kpagecount kc. */
 static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
@@ -405,12 +417,7 @@ static enum page_kind page_class(const struct snapper *s, uint64_t e, uint8_t x,
 
 	*mcp = 0;
 	if (e & PM_SWAPPED) {
-		fl = MD_PG_SWAPPED;
-		if (e & PM_FILE)
-			fl |= MD_PG_FILE;
-		if (e & PM_SOFTDIRTY)
-			fl |= MD_PG_SOFTDIRTY;
-		*flp = fl;
+		*flp = swapped_flags(e);
 		return PAGE_SWAPPED;
 	}
 	if (!(e & PM_PRESENT))

@@ -360,8 +360,8 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 			char *txt = snap_unreadable_note(
 			    m->name, (unsigned long)a->unreadable);
 
-			ret = md_write_note_kind(s->w, MD_NOTE_UNREADABLE_PAGES,
-						 snap_map_label(m->name), txt);
+			ret = snap_note(s, MD_NOTE_UNREADABLE_PAGES,
+					snap_map_label(m->name), txt);
 			free(txt);
 			if (ret < 0)
 				return ret;

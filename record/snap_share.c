@@ -7,6 +7,7 @@
 
 #include "util/util.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct snap_share *snap_share_new(int pid, const struct procmaps *maps)
 	sh->unshared = xcalloc(maps->n + 1, 1);
 	sh->pmd_bytes = xcalloc(maps->n + 1, sizeof(*sh->pmd_bytes));
 	sh->after = SHARE_AFTER + SHARE_PER_MAP * (uint64_t)maps->n;
+	sh->env = -1;
 	return sh;
 }
 
@@ -87,6 +89,8 @@ void snap_share_plan(struct snap_share *sh, uint64_t hps, uint64_t pages,
 		    (rss > pages ? rss - pages : 0) / SHARE_PTE_PAGES;
 	if (env >= 0)
 		sh->after = env ? 0 : UINT64_MAX;
+	sh->hps = hps;
+	sh->env = env;
 	if (hps >= sh->after) {
 		share_read(sh);
 		sh->done = true;
@@ -109,6 +113,22 @@ bool snap_share_unshared(struct snap_share *sh, uint32_t vma)
 		pthread_mutex_unlock(&sh->mu);
 	}
 	return vma < sh->maps->n && (sh->unshared[vma] & 1);
+}
+
+void snap_share_tell(const struct snap_share *sh, char *buf, size_t n)
+{
+	const char *how = sh->done ? "smaps read once for the sharing of "
+				     "its huge pages"
+				   : "smaps not read: the sharing of its huge "
+				     "pages checked one by one";
+
+	if (sh->env >= 0)
+		snprintf(buf, n, "%s (MEMSZ_SMAPS_SHARE=%d)", how, sh->env);
+	else
+		snprintf(buf, n,
+			 "%s (%" PRIu64 " huge pages PMD-mapped, %" PRIu64
+			 " checked; smaps costs as much as %" PRIu64 " checks)",
+			 how, sh->hps, sh->reads, sh->after);
 }
 
 bool snap_share_known(struct snap_share *sh, uint32_t vma, bool *softdirty)

@@ -38,6 +38,10 @@ struct snap_share {
 	uint64_t reads; /* checks asked so far (atomic) */
 	uint64_t after; /* smaps is read when reads pass it */
 	bool done;	/* unshared is read (atomic; under mu) */
+	/* what snap_share_plan was given, for snap_share_tell: the huge
+	 * pages found PMD-mapped, MEMSZ_SMAPS_SHARE (-1: not set) */
+	uint64_t hps;
+	int env;
 };
 
 /* Bit 2 of snap_share.unshared: a private anonymous mapping (no inode,
@@ -78,6 +82,11 @@ bool snap_share_unshared(struct snap_share *sh, uint32_t vma);
  * scan found there are all anonymous ones of the process (SHARE_THP_ALL);
  * *softdirty then says whether the mapping is VM_SOFTDIRTY (its VmFlags'
  * "sd"). Counts nothing. */
+/* What the snapshot decided about reading smaps for the sharing of the
+ * huge pages, and why (MEMSZ_SMAPS_SHARE, or the pages against the
+ * cost), as one line into buf (of size n) for record -v. */
+void snap_share_tell(const struct snap_share *sh, char *buf, size_t n);
+
 bool snap_share_known(struct snap_share *sh, uint32_t vma, bool *softdirty);
 
 #endif

@@ -83,7 +83,7 @@ static int shm_note(struct snapper *s, const char *why)
 	txt = xasprintf("shared memory swapped out (tmpfs, memfd, SysV, "
 			"shared anonymous) is not counted in SWAP: %s",
 			why);
-	ret = md_write_note_kind(s->w, MD_NOTE_SHMEM_SWAP, NULL, txt);
+	ret = snap_note(s, MD_NOTE_SHMEM_SWAP, NULL, txt);
 	free(txt);
 	return ret;
 }

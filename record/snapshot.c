@@ -209,6 +209,33 @@ void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg)
 	s->tick_arg = arg;
 }
 
+void snapper_set_tell(struct snapper *s, void (*fn)(void *arg, const char *msg),
+		      void *arg)
+{
+	s->tell = fn;
+	s->tell_arg = arg;
+}
+
+void snap_tell(const struct snapper *s, const char *msg)
+{
+	if (s->tell)
+		s->tell(s->tell_arg, msg);
+}
+
+int snap_note(const struct snapper *s, enum md_note_kind kind,
+	      const char *subject, const char *text)
+{
+	int ret = md_write_note_kind(s->w, kind, subject, text);
+
+	if (ret >= 0 && s->tell) {
+		char *msg = xasprintf("note: %s", text);
+
+		s->tell(s->tell_arg, msg);
+		free(msg);
+	}
+	return ret;
+}
+
 /* Read /proc/PID/smaps for the VmFlags of maps (ordered). Returns the
  * number of mappings found or -errno. */
 static int smaps_vmflags(int pid, struct procmaps *maps)
@@ -353,11 +380,10 @@ static int pss_note(struct snapper *s)
 
 	if (s->has_pfn || s->pss_note_written)
 		return 0;
-	ret = md_write_note_kind(s->w, MD_NOTE_NO_PFN, NULL,
-				 "PSS unavailable: PFNs are not "
-				 "readable without CAP_SYS_ADMIN (mapcounts "
-				 "unknown; dirty is estimated: anonymous "
-				 "pages dirty, file pages clean)");
+	ret = snap_note(s, MD_NOTE_NO_PFN, NULL,
+			"PSS unavailable: PFNs are not readable without "
+			"CAP_SYS_ADMIN (mapcounts unknown; dirty is "
+			"estimated: anonymous pages dirty, file pages clean)");
 	if (ret < 0)
 		return ret;
 	s->pss_note_written = true;
@@ -380,7 +406,7 @@ static int swap_types_note(struct snapper *s)
 		 "6.15) may count as swapped, as a swap type from %d up may "
 		 "be a real swap area's",
 		 kernel_probe.swap_areas, PM_SWP_NOT_SWAP);
-	ret = md_write_note_kind(s->w, MD_NOTE_OTHER, NULL, txt);
+	ret = snap_note(s, MD_NOTE_OTHER, NULL, txt);
 	if (ret < 0)
 		return ret;
 	s->swp_note_written = true;
@@ -482,8 +508,7 @@ static int snap_run(struct snapper *s, struct snap_job *j, int pid,
 			      "page flags)",
 			      pid, seq, st->pages_changed);
 
-		ret =
-		    md_write_note_kind(s->w, MD_NOTE_PAGES_CHANGED, NULL, txt);
+		ret = snap_note(s, MD_NOTE_PAGES_CHANGED, NULL, txt);
 		free(txt);
 	}
 	return ret;
@@ -533,12 +558,39 @@ static int snap_maps(struct snapper *s, int pid, uint32_t seq,
 				      "(it changed while read) left out",
 				      pid, seq, dropped, pid);
 
-		ret = md_write_note_kind(s->w, MD_NOTE_MAPS_CHANGED, NULL, txt);
+		ret = snap_note(s, MD_NOTE_MAPS_CHANGED, NULL, txt);
 		free(txt);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* Tell (snapper_set_tell) what snapshot seq of j's process decided by
+ * cost: whether smaps was read for the VmFlags of its locked memory and,
+ * where the kernel has THP and PAGEMAP_SCAN, for the sharing of its huge
+ * pages (snap_share.h). Nothing if the snapshot failed (ret < 0). */
+static void tell_decisions(const struct snapper *s, const struct snap_job *j,
+			   const struct snap_status *ps, uint32_t seq, int ret)
+{
+	char how[192], *msg;
+
+	if (ret < 0 || !s->tell)
+		return;
+	if (ps->lck > 0) {
+		msg = xasprintf(
+		    "pid %d snapshot %" PRIu32 ": smaps read for "
+		    "the VmFlags of its locked memory (VmLck %" PRId64 " kB)",
+		    j->pid, seq, ps->lck);
+		snap_tell(s, msg);
+		free(msg);
+	}
+	if (!s->pmd_pages || !s->has_scan || !j->share)
+		return;
+	snap_share_tell(j->share, how, sizeof(how));
+	msg = xasprintf("pid %d snapshot %" PRIu32 ": %s", j->pid, seq, how);
+	snap_tell(s, msg);
+	free(msg);
 }
 
 int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
@@ -600,6 +652,7 @@ int snapper_take(struct snapper *s, int pid, uint32_t seq, uint32_t flags,
 	if (ret < 0)
 		goto out;
 	ret = snap_run(s, &j, pid, seq, ps.hwm, sfd, ids, st);
+	tell_decisions(s, &j, &ps, seq, ret);
 out:
 	snap_release(s);
 	snap_images_close_fds(s);

@@ -65,6 +65,13 @@ void snapper_set_release(struct snapper *s, void (*fn)(void *arg), void *arg);
  * takes long, and a caller that must stop it meanwhile (sampling
  * backpressure) can do so there. NULL: none. */
 void snapper_set_tick(struct snapper *s, void (*fn)(void *arg), void *arg);
+/* Have the snapshots call fn(arg, msg) with each NOTE they write ("note:
+ * " and its text) and, once a snapshot, what it decided by cost that the
+ * recording does not say (whether it read smaps for the sharing of the
+ * huge pages, or for the VmFlags of locked memory): record -v. NULL:
+ * none (the default). The recording is the same either way. */
+void snapper_set_tell(struct snapper *s, void (*fn)(void *arg, const char *msg),
+		      void *arg);
 /* The inode of the memory cgroup of the process the next snapshots are
  * of (0: unknown): the pages kpagecgroup charges elsewhere are recorded
  * (SNAP_CHARGE records). */

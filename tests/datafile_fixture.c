@@ -193,6 +193,14 @@ void put_le64(uint8_t *p, uint64_t v)
 		p[i] = v >> (8 * i);
 }
 
+void strip_checksums(uint8_t *raw, const uint64_t *bnd, size_t nb)
+{
+	put_le64(raw + 16, 0);
+	put_le32(raw + 44, 0);
+	for (size_t i = 0; i < nb; i++)
+		put_le32(raw + bnd[i] + 4, 0);
+}
+
 int datafile_setup(void **state)
 {
 	(void)state;

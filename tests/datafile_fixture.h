@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* datafile_fixture.h — what the memsz.data codec tests share
  * (test_datafile_records.c, test_datafile_corrupt.c,
- * test_datafile_pages.c, test_datafile_samples.c,
+ * test_datafile_pages.c, test_datafile_pgfields.c, test_datafile_samples.c,
  * test_datafile_nospace.c): their temporary directory, a file with a
- * record of every type, record boundaries, a copy of a file patched, and
- * raw little-endian fields.
+ * record of every type, record boundaries, a copy of a file patched, a
+ * file made one from before checksums, and raw little-endian fields.
  *
  * Include after <cmocka.h>; a failure inside a helper fails the running
  * test through cmocka's assertions.
@@ -61,5 +61,9 @@ int read_until_error(struct md_reader *r, uint64_t *off);
 /* Stores v little-endian at p (4 and 8 bytes). */
 void put_le32(uint8_t *p, uint32_t v);
 void put_le64(uint8_t *p, uint64_t v);
+
+/* Make raw (records at the nb offsets of bnd) a file as written before the
+ * header flags existed: no flags, no checksums. */
+void strip_checksums(uint8_t *raw, const uint64_t *bnd, size_t nb);
 
 #endif

@@ -4,7 +4,7 @@
 # end-to-end scripts numbered by family: t1xxx size, t2xxx record, t3xxx
 # report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_pgfields tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -35,6 +35,10 @@ tests_test_datafile_pages_SOURCES = tests/test_datafile_pages.c \
 	$(datafile_fixture)
 tests_test_datafile_pages_CFLAGS = $(TEST_CFLAGS)
 tests_test_datafile_pages_LDADD = $(TEST_LIBS)
+tests_test_datafile_pgfields_SOURCES = tests/test_datafile_pgfields.c \
+	$(datafile_fixture)
+tests_test_datafile_pgfields_CFLAGS = $(TEST_CFLAGS)
+tests_test_datafile_pgfields_LDADD = $(TEST_LIBS)
 tests_test_datafile_records_SOURCES = tests/test_datafile_records.c \
 	$(datafile_fixture)
 tests_test_datafile_records_CFLAGS = $(TEST_CFLAGS)
@@ -305,6 +309,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2454-record-ignored-signals.py \
 	tests/t2455-record-launch-sigmask.py \
 	tests/t2456-record-cache-walk-cpu-limit.py \
+	tests/t2459-record-verbose.py \
 	tests/t2467-record-partial-kept.py \
 	tests/t2468-record-error-no-previous.py \
 	tests/t2469-report-pid-list.py \

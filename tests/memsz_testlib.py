@@ -1026,6 +1026,40 @@ def make_cgroup(tag, v1_first=False):
     skip("cannot make a cgroup")
 
 
+def remove_cgroup(cg, what=None):
+    """Removes the cgroup directory cg once its killed processes are
+    reaped (see wait_until, dir_removed); a cgroup still busy after the
+    guard is said in a "# " line (what: the wait's name, by default
+    "cgroup CG to be removed"), not raised: the caller checks it is
+    gone."""
+    try:
+        wait_until(lambda: dir_removed(cg),
+                   what or "cgroup %s to be removed" % cg)
+    except TimeoutError as e:
+        print("# " + str(e))
+
+
+@contextlib.contextmanager
+def cat_in_cgroup(tag):
+    """A new cgroup memsz-TAG-PID (make_cgroup: cgroup2 first, else the
+    v1 memory controller; a skip if neither) holding one process, a `cat`
+    that waits on its stdin: for a `record -G` that needs a process to
+    record. Yields the cgroup's path; on leaving, kills and reaps the cat,
+    removes the cgroup (remove_cgroup) and, unless the body raised (a
+    failure, a skip), checks that it is gone."""
+    cg = make_cgroup(tag)
+    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
+    try:
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(cat.pid))
+        yield cg
+    finally:
+        cat.kill()
+        cat.wait()
+        remove_cgroup(cg)
+    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+
+
 def wait_served(proc, url):
     """Waits (see wait_until) until url answers 200 (a debuginfod server
     proc has scanned the file); False if the server exits first, or at
@@ -1095,6 +1129,29 @@ def fan_allow(fd, efd):
     """Let the open of event descriptor efd go on, and close it."""
     os.write(fd, struct.pack("=iI", efd, FAN_ALLOW))
     os.close(efd)
+
+
+def fan_serve(fd, rec, on_open, guard=120):
+    """Answers every open the fanotify descriptor fd holds (rec's and any
+    other process's: fan_allow) until the process rec (a Popen, stderr a
+    text pipe) ends or guard seconds pass (a guard against hanging, not a
+    timing assumption), calling on_open(efd) before it lets each of rec's
+    own go on; then closes fd, kills rec if it still runs and returns its
+    stderr."""
+    end = time.monotonic() + guard
+    try:
+        while rec.poll() is None and time.monotonic() < end:
+            if not select.select([fd], [], [], 0.1)[0]:
+                continue
+            for pid, efd in fan_events(fd):
+                if pid == rec.pid:
+                    on_open(efd)
+                fan_allow(fd, efd)
+    finally:
+        os.close(fd)
+        if rec.poll() is None:
+            rec.kill()
+    return rec.communicate()[1]
 
 
 # Fedora's find-debuginfo.sh (add_minidebug), step by step: the names of

@@ -18,12 +18,10 @@ truth: the fanotify open events of the outside directory's file, and the
 FILE_CACHE records).
 """
 import os
-import select
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,26 +62,17 @@ def walk(shm, cg, out):
     rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
                             tree, "-o", data, "--duration", "0"],
                            stderr=subprocess.PIPE, text=True)
-    opened, end = [], time.monotonic() + GUARD
-    try:
-        while rec.poll() is None and time.monotonic() < end:
-            if not select.select([fan], [], [], 0.1)[0]:
-                continue
-            for pid, efd in lib.fan_events(fan):
-                name = os.readlink("/proc/self/fd/%d" % efd)
-                if pid == rec.pid:
-                    opened.append(os.path.relpath(name, shm))
-                    if name == os.path.join(a, "f"):
-                        # a is listed: swap sub for a link out of DIR
-                        os.rename(os.path.join(a, "sub"),
-                                  os.path.join(shm, "sub.moved"))
-                        os.symlink(outside, os.path.join(a, "sub"))
-                lib.fan_allow(fan, efd)
-    finally:
-        os.close(fan)
-        if rec.poll() is None:
-            rec.kill()
-    err = rec.communicate()[1]
+    opened = []
+
+    def on_open(efd):
+        name = os.readlink("/proc/self/fd/%d" % efd)
+        opened.append(os.path.relpath(name, shm))
+        if name == os.path.join(a, "f"):
+            # a is listed: swap sub for a link out of DIR
+            os.rename(os.path.join(a, "sub"),
+                      os.path.join(shm, "sub.moved"))
+            os.symlink(outside, os.path.join(a, "sub"))
+    err = lib.fan_serve(fan, rec, on_open, GUARD)
     check(rec.returncode == 0, "record exits 0 (%s): %s" %
           (rec.returncode, err.strip()))
     check(opened[:1] == ["tree/a/f"],
@@ -106,25 +95,14 @@ def main():
         lib.skip("making a cgroup and fanotify marks need root")
     if not os.path.isdir("/dev/shm"):
         lib.skip("no /dev/shm (tmpfs)")
-    cg = lib.make_cgroup("t2191")
-    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
-    shm = tempfile.mkdtemp(prefix="memsz-t2191-", dir="/dev/shm")
-    out = tempfile.mkdtemp(prefix="memsz-t2191-")
-    try:
-        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-            f.write(str(cat.pid))
-        walk(shm, cg, out)
-    finally:
-        cat.kill()
-        cat.wait()
-        shutil.rmtree(shm, ignore_errors=True)
-        shutil.rmtree(out, ignore_errors=True)
+    with lib.cat_in_cgroup("t2191") as cg:
+        shm = tempfile.mkdtemp(prefix="memsz-t2191-", dir="/dev/shm")
+        out = tempfile.mkdtemp(prefix="memsz-t2191-")
         try:
-            lib.wait_until(lambda: lib.dir_removed(cg),
-                           "cgroup %s to be removed" % cg)
-        except TimeoutError as e:
-            print("# " + str(e))
-    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+            walk(shm, cg, out)
+        finally:
+            shutil.rmtree(shm, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
 
 
 main()

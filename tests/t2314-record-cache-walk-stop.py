@@ -18,12 +18,10 @@ fanotify reports). Done once one-shot with SIGTERM, once with --interval
 and SIGINT.
 """
 import os
-import select
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,25 +45,16 @@ def walk_stopped(tmp, cg, sig, extra):
     rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
                             tree, "-o", data, *extra],
                            stderr=subprocess.PIPE, text=True)
-    opened, sent, end = 0, False, time.monotonic() + GUARD
-    try:
-        # answer every open (memsz's and any other process's), the first
-        # of memsz's only once the signal is on its way
-        while rec.poll() is None and time.monotonic() < end:
-            if not select.select([fan], [], [], 0.1)[0]:
-                continue
-            for pid, efd in lib.fan_events(fan):
-                if pid == rec.pid:
-                    opened += 1
-                    if not sent:
-                        os.kill(rec.pid, sig)
-                        sent = True
-                lib.fan_allow(fan, efd)
-    finally:
-        os.close(fan)
-        if rec.poll() is None:
-            rec.kill()
-    err = rec.communicate()[1]
+    opened, sent = 0, False
+
+    def on_open(efd):
+        # memsz's first open goes on only once the signal is on its way
+        nonlocal opened, sent
+        opened += 1
+        if not sent:
+            os.kill(rec.pid, sig)
+            sent = True
+    err = lib.fan_serve(fan, rec, on_open, GUARD)
     name = signal.Signals(sig).name
     what = "%s in the walk%s" % (name, " (%s)" % " ".join(extra))
     check(sent, "%s: memsz opened a file of --cache-paths" % what)
@@ -90,27 +79,10 @@ def walk_stopped(tmp, cg, sig, extra):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup and fanotify marks need root")
-    mnt = lib.cgroup2_mount()
-    if not mnt:
-        lib.skip("no cgroup2 file system mounted")
-    cg = os.path.join(mnt, "memsz-t2314-%d" % os.getpid())
-    os.mkdir(cg)
-    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
-    try:
-        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-            f.write(str(cat.pid))
-        with tempfile.TemporaryDirectory(prefix="memsz-t2314-") as tmp:
-            walk_stopped(tmp, cg, signal.SIGTERM, ["--duration", "0"])
-            walk_stopped(tmp, cg, signal.SIGINT, ["--interval", "100"])
-    finally:
-        cat.kill()
-        cat.wait()
-        try:
-            lib.wait_until(lambda: lib.dir_removed(cg),
-                           "cgroup %s to be removed" % cg)
-        except TimeoutError as e:
-            print("# " + str(e))
-    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+    with lib.cat_in_cgroup("t2314") as cg, \
+            tempfile.TemporaryDirectory(prefix="memsz-t2314-") as tmp:
+        walk_stopped(tmp, cg, signal.SIGTERM, ["--duration", "0"])
+        walk_stopped(tmp, cg, signal.SIGINT, ["--interval", "100"])
 
 
 main()

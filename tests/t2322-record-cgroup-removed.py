@@ -95,11 +95,7 @@ def main():
             run(tmp, cg, out)
     finally:
         for d in (cg, out):
-            try:
-                lib.wait_until(lambda: lib.dir_removed(d),
-                               f"cgroup {d} to be removed")
-            except TimeoutError as e:
-                print("# " + str(e))
+            lib.remove_cgroup(d)
     check(not os.path.exists(cg) and not os.path.exists(out),
           "the cgroups removed")
 

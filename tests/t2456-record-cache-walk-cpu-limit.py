@@ -14,12 +14,10 @@ answer. Ground truth: fanotify's open events, memsz's exit status, its
 stderr and `memsz dump` of the recording (its NOTEs).
 """
 import os
-import select
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -45,23 +43,15 @@ def walk_stopped(tmp, cg):
     rec = subprocess.Popen([MEMSZ, "record", "-G", cg, "--cache-paths",
                             tree, "-o", data, "--duration", "0"],
                            stderr=subprocess.PIPE, text=True)
-    opened, sent, end = 0, False, time.monotonic() + GUARD
-    try:
-        while rec.poll() is None and time.monotonic() < end:
-            if not select.select([fan], [], [], 0.1)[0]:
-                continue
-            for pid, efd in lib.fan_events(fan):
-                if pid == rec.pid:
-                    opened += 1
-                    if not sent:
-                        os.kill(rec.pid, signal.SIGXCPU)
-                        sent = True
-                lib.fan_allow(fan, efd)
-    finally:
-        os.close(fan)
-        if rec.poll() is None:
-            rec.kill()
-    err = rec.communicate()[1]
+    opened, sent = 0, False
+
+    def on_open(efd):
+        nonlocal opened, sent
+        opened += 1
+        if not sent:
+            os.kill(rec.pid, signal.SIGXCPU)
+            sent = True
+    err = lib.fan_serve(fan, rec, on_open, GUARD)
     check(sent and opened == 1, "memsz opened one file of --cache-paths, "
           "none after the signal (%d of %d)" % (opened, NFILES))
     check(rec.returncode == 0 and "was cut short by a signal" in err,
@@ -82,26 +72,9 @@ def walk_stopped(tmp, cg):
 def main():
     if os.geteuid() != 0:
         lib.skip("making a cgroup and fanotify marks need root")
-    mnt = lib.cgroup2_mount()
-    if not mnt:
-        lib.skip("no cgroup2 file system mounted")
-    cg = os.path.join(mnt, "memsz-t2456-%d" % os.getpid())
-    os.mkdir(cg)
-    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
-    try:
-        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-            f.write(str(cat.pid))
-        with tempfile.TemporaryDirectory(prefix="memsz-t2456-") as tmp:
-            walk_stopped(tmp, cg)
-    finally:
-        cat.kill()
-        cat.wait()
-        try:
-            lib.wait_until(lambda: lib.dir_removed(cg),
-                           "cgroup %s to be removed" % cg)
-        except TimeoutError as e:
-            print("# " + str(e))
-    check(not os.path.exists(cg), "cgroup %s removed" % cg)
+    with lib.cat_in_cgroup("t2456") as cg, \
+            tempfile.TemporaryDirectory(prefix="memsz-t2456-") as tmp:
+        walk_stopped(tmp, cg)
 
 
 main()
