@@ -82,11 +82,11 @@ bool snap_share_unshared(struct snap_share *sh, uint32_t vma);
  * scan found there are all anonymous ones of the process (SHARE_THP_ALL);
  * *softdirty then says whether the mapping is VM_SOFTDIRTY (its VmFlags'
  * "sd"). Counts nothing. */
+bool snap_share_known(struct snap_share *sh, uint32_t vma, bool *softdirty);
+
 /* What the snapshot decided about reading smaps for the sharing of the
  * huge pages, and why (MEMSZ_SMAPS_SHARE, or the pages against the
  * cost), as one line into buf (of size n) for record -v. */
 void snap_share_tell(const struct snap_share *sh, char *buf, size_t n);
-
-bool snap_share_known(struct snap_share *sh, uint32_t vma, bool *softdirty);
 
 #endif
