@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "elf/armexidx.h"
+#include "elf/ehframe.h"
 #include "elf/elfpriv.h"
 #include "elf/metasink.h"
 #include "elf/secaddr.h"
@@ -167,6 +168,47 @@ static uint64_t extab_len(const struct elfimg *img, const unsigned char *p,
 	return MIN(len, room);
 }
 
+static int off_cmp(const void *a, const void *b)
+{
+	return u64_cmp(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+/* The offsets in section sec of img (a .o's .ARM.extab) of the words
+ * its relocation sections patch, sorted, into *v (*n, room *cap): an
+ * LSDA's specification list holds its types as R_ARM_TARGET2 words, 0
+ * in the .o, which must not be read as the list's end. */
+static void extab_relocs(struct elfimg *img, size_t sec, uint64_t **v,
+			 size_t *n, size_t *cap)
+{
+	*n = 0;
+	if (img->type != ET_REL)
+		return;
+	for (size_t i = 1; i < img->nsecs; i++) {
+		const struct elf_section *s = &img->secs[i];
+		bool rel = s->type == SHT_REL;
+		Elf_Data *d;
+		size_t m;
+
+		if ((!rel && s->type != SHT_RELA) || s->info != sec)
+			continue;
+		d = elf_getdata(elf_getscn(elfimg_elf(img), i), NULL);
+		if (!d)
+			continue;
+		m = d->d_size / (rel ? sizeof(Elf32_Rel) : sizeof(Elf32_Rela));
+		xgrow(v, cap, *n + m, sizeof(**v));
+		for (size_t k = 0; k < m; k++) {
+			GElf_Rel r;
+			GElf_Rela ra;
+
+			if (rel && gelf_getrel(d, (int)k, &r))
+				(*v)[(*n)++] = r.r_offset;
+			else if (!rel && gelf_getrela(d, (int)k, &ra))
+				(*v)[(*n)++] = ra.r_offset;
+		}
+	}
+	qsort(*v, *n, sizeof(**v), off_cmp);
+}
+
 static int ref_cmp(const void *a, const void *b)
 {
 	const struct extab_ref *x = a, *y = b;
@@ -202,6 +244,9 @@ static void walk_index(const struct elfimg *img, struct exidx_walk *r)
 static void extab_add(struct elfimg *img, struct metasink *ms,
 		      struct exidx_walk *r)
 {
+	struct elf_lsda_scratch sc = {0};
+	uint64_t *rel = NULL;
+	size_t relcap = 0;
 	struct vartab t = {0};
 	unsigned char *b = NULL;
 	size_t sec = 0;
@@ -228,6 +273,8 @@ static void extab_add(struct elfimg *img, struct metasink *ms,
 			if (!sec)
 				continue;
 			s = &img->secs[sec];
+			extab_relocs(img, sec, &rel, &sc.nreloc, &relcap);
+			sc.reloc = rel;
 		}
 		off = addr - s->addr;
 		room = s->size - off;
@@ -237,9 +284,20 @@ static void extab_add(struct elfimg *img, struct metasink *ms,
 				break;
 			}
 		len = extab_len(img, b + off, room);
+		/* a generic routine's LSDA after its unwind data */
+		if (len >= 8 && len < room && !(word(img, b + off) >> 31)) {
+			uint64_t l = elf_lsda_len(
+			    b, (size_t)(off + len), (size_t)(room - len),
+			    ELFCLASS32, img->big_endian, true, &sc);
+
+			len += l;
+			ms->lsda_skipped += !l;
+		}
 		if (len)
 			vartab_add(&t, off, off + len, r->v[j].id);
 	}
+	elf_lsda_scratch_free(&sc);
+	free(rel);
 	if (sec) {
 		vartab_push(&t, ms, img->secs[sec].offset,
 			    img->secs[sec].flags & SHF_ALLOC);

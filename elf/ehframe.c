@@ -218,17 +218,77 @@ static int record_header(struct cur *c, size_t *body, size_t *end,
 	return 1;
 }
 
-/* The R encoding of the CIE at buffer offset off, or -1 if it is not a
- * decodable CIE. */
-static int cie_fde_encoding(const struct cur *top, size_t off)
+/* What the walk keeps of a CIE: its offset, its R encoding (-1: not a
+ * decodable CIE), its L encoding (-1: none, or not known: after an
+ * augmentation letter memsz does not know) and whether its FDEs have
+ * augmentation data ('z') */
+struct cie_cache {
+	size_t off;
+	int enc, lsda_enc;
+	bool z;
+};
+
+/* The augmentation string aug of a CIE whose augmentation data c is at
+ * (if aug starts with 'z'): its encodings into *ci; its R encoding
+ * returned, -1 if it cannot be read. */
+static int cie_aug(struct cur *c, const char *aug, struct cie_cache *ci)
+{
+	size_t auglen;
+	int enc = PE_ABSPTR;
+
+	if (aug[0] == 0)
+		return ci->enc = enc;
+	if (aug[0] != 'z')
+		return -1; /* unknown augmentation without a length */
+	ci->z = true;
+	auglen = cur_uleb(c);
+	if (c->err || auglen > c->end - c->pos)
+		return -1;
+	c->end = c->pos + auglen;
+	for (aug++; *aug && !c->err; aug++) {
+		uint8_t pe;
+
+		switch (*aug) {
+		case 'R':
+			enc = cur_uint(c, 1);
+			break;
+		case 'L':
+			ci->lsda_enc = cur_uint(c, 1);
+			break;
+		case 'P':
+			pe = cur_uint(c, 1);
+			/* its value only needs skipping */
+			if (pe != PE_OMIT)
+				cur_pe_raw(c, pe & PE_FORMAT_MASK);
+			break;
+		case 'S':
+		case 'B':
+		case 'G':
+			break;
+		default:
+			/* unknown: the rest of the data is skipped by
+			 * its length, 'R' (and 'L') must have come
+			 * before */
+			return c->err ? -1 : (ci->enc = enc);
+		}
+	}
+	if (c->err || enc == PE_OMIT)
+		return -1;
+	return ci->enc = enc;
+}
+
+/* The encodings of the CIE at buffer offset off into *ci (off, enc,
+ * lsda_enc, z); its R encoding returned, -1 if it is not a decodable
+ * CIE. */
+static int cie_info(const struct cur *top, size_t off, struct cie_cache *ci)
 {
 	struct cur c = *top;
 	size_t body, end, idsize;
 	const char *aug;
-	size_t auglen, augend;
+	size_t auglen;
 	uint8_t version;
-	int enc = PE_ABSPTR;
 
+	*ci = (struct cie_cache){off, -1, -1, false};
 	c.pos = off;
 	if (record_header(&c, &body, &end, &idsize) != 1)
 		return -1;
@@ -259,50 +319,31 @@ static int cie_fde_encoding(const struct cur *top, size_t off)
 		cur_uleb(&c); /* return address register */
 	if (c.err)
 		return -1;
-	if (aug[0] == 0)
-		return enc;
-	if (aug[0] != 'z')
-		return -1; /* unknown augmentation without a length */
-	auglen = cur_uleb(&c);
-	if (c.err || auglen > c.end - c.pos)
-		return -1;
-	augend = c.pos + auglen;
-	c.end = augend;
-	for (aug++; *aug && !c.err; aug++) {
-		uint8_t pe;
-
-		switch (*aug) {
-		case 'R':
-			enc = cur_uint(&c, 1);
-			break;
-		case 'L':
-			cur_uint(&c, 1);
-			break;
-		case 'P':
-			pe = cur_uint(&c, 1);
-			/* its value only needs skipping */
-			if (pe != PE_OMIT)
-				cur_pe_raw(&c, pe & PE_FORMAT_MASK);
-			break;
-		case 'S':
-		case 'B':
-		case 'G':
-			break;
-		default:
-			/* unknown: the rest of the data is skipped by
-			 * its length, 'R' must have come before */
-			return c.err ? -1 : enc;
-		}
-	}
-	if (c.err || enc == PE_OMIT)
-		return -1;
-	return enc;
+	return cie_aug(&c, aug, ci);
 }
 
-struct cie_cache {
-	size_t off;
-	int enc;
-};
+/* The LSDA pointer of an FDE whose augmentation data c is at (c->end:
+ * its end), of encoding enc, into f; nothing if it is 0 (none, as libgcc
+ * reads it, whatever the encoding) or cannot be read. */
+static void fde_lsda(struct cur *c, int enc, uint64_t addr, struct elf_fde *f)
+{
+	uint64_t field = addr + c->pos;
+	uint64_t v = cur_pe_raw(c, enc);
+
+	if (c->err || !v || (enc & PE_INDIRECT))
+		return;
+	switch (enc & PE_APPL_MASK) {
+	case 0:
+		break;
+	case PE_PCREL:
+		v += field;
+		break;
+	default: /* text-, data-, func-relative: no base here */
+		return;
+	}
+	f->lsda = c->addr_size == 4 ? v & UINT32_MAX : v;
+	f->has_lsda = true;
+}
 
 /* The little-endian 4-byte signed word at p, sign-extended (what
  * cur_pe_raw() reads for PE_SDATA4 in a little-endian file). */
@@ -314,7 +355,7 @@ static inline uint64_t sle32(const unsigned char *p)
 /* The common FDE at c->pos, read as the general path of
  * elf_ehframe_walk() would read it, into *f: a 4-byte length (neither 0
  * nor the 64-bit escape) that fits the buffer, a CIE pointer to the
- * CIE of last (the one whose encoding cie_fde_encoding() looked up last:
+ * CIE of last (the one whose encodings cie_info() looked up last:
  * the walk's cache of it, not the last CIE record the walk passed), whose
  * pointers are pc-relative 4-byte signed words (pcrel|sdata4, what GCC
  * and Clang emit), and room for pc_begin and pc_range. Returns false, c
@@ -328,11 +369,18 @@ static inline bool fde_fast(struct cur *c, uint64_t addr,
 	size_t room = c->end - c->pos, body = c->pos + 4;
 	uint32_t len, id;
 	uint64_t pc, range;
+	bool lsda;
 
 	if (c->be || room < 16 || last->enc != (PE_PCREL | PE_SDATA4))
 		return false;
 	len = get_uint(p, 4, false);
 	if (len < 12 || len == DWARF64_LENGTH || len > room - 4)
+		return false;
+	/* an LSDA pointer: pcrel|sdata4 too, after a one-byte length of
+	 * the augmentation data */
+	lsda = last->z && last->lsda_enc >= 0 && last->lsda_enc != PE_OMIT;
+	if (lsda && (last->lsda_enc != (PE_PCREL | PE_SDATA4) || len < 17 ||
+		     p[16] < 4 || p[16] >= 0x80 || p[16] > len - 13))
 		return false;
 	id = get_uint(p + 4, 4, false);
 	if (id == 0 || id > body || body - id != last->off)
@@ -343,7 +391,14 @@ static inline bool fde_fast(struct cur *c, uint64_t addr,
 		pc &= UINT32_MAX;
 		range &= UINT32_MAX;
 	}
-	*f = (struct elf_fde){c->pos, 4 + (size_t)len, body - id, pc, range};
+	*f = (struct elf_fde){c->pos, 4 + (size_t)len, body - id, pc, range, 0,
+			      false};
+	if (lsda && sle32(p + 17)) {
+		f->lsda = addr + c->pos + 17 + sle32(p + 17);
+		if (c->addr_size == 4)
+			f->lsda &= UINT32_MAX;
+		f->has_lsda = true;
+	}
 	c->pos = body + len;
 	return true;
 }
@@ -360,7 +415,7 @@ int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
 	size_t cies = 0;
-	struct cie_cache last = {SIZE_MAX, -1};
+	struct cie_cache last = {SIZE_MAX, -1, -1, false};
 	int bad = 0;
 
 	while (c.pos < len) {
@@ -395,13 +450,10 @@ int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 			continue;
 		}
 		cie_off = body - id;
-		if (cie_off == last.off) {
+		if (cie_off == last.off)
 			enc = last.enc;
-		} else {
-			enc = cie_fde_encoding(&c, cie_off);
-			last.off = cie_off;
-			last.enc = enc;
-		}
+		else
+			enc = cie_info(&c, cie_off, &last);
 		if (enc < 0) {
 			bad++;
 			continue;
@@ -414,8 +466,17 @@ int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 		}
 		if (r.addr_size == 4)
 			range &= UINT32_MAX;
-		fn(arg,
-		   &(struct elf_fde){start, end - start, cie_off, pc, range});
+		f = (struct elf_fde){start, end - start, cie_off, pc,
+				     range, 0,		 false};
+		if (last.z && last.lsda_enc >= 0 && last.lsda_enc != PE_OMIT) {
+			uint64_t alen = cur_uleb(&r);
+
+			if (!r.err && alen <= r.end - r.pos) {
+				r.end = r.pos + alen;
+				fde_lsda(&r, last.lsda_enc, addr, &f);
+			}
+		}
+		fn(arg, &f);
 	}
 	if (ncies)
 		*ncies = cies;
@@ -657,4 +718,235 @@ int elf_ehframe_hdr_read(struct elfimg *img, struct elf_ehhdr_entry **out,
 	*out = hv.v;
 	*n = hv.n;
 	return 0;
+}
+
+/* --- LSDAs (GCC's format, read by __gxx_personality_v0) --- */
+
+/* Is enc a pointer encoding libgcc reads (a known format and
+ * application, maybe indirect)? */
+static bool pe_known(int enc)
+{
+	return (enc & PE_APPL_MASK) <= 0x50 &&
+	       (pe_size(enc, 4) || (enc & PE_FORMAT_MASK) == PE_ULEB128 ||
+		(enc & PE_FORMAT_MASK) == PE_SLEB128);
+}
+
+static int off_cmp(const void *a, const void *b)
+{
+	return u64_cmp(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+/* The end of the exception specification lists whose offsets are
+ * sc->spec[0, nspec) after the TType base tt of c's LSDA (ehabi: in
+ * words, each list of words; else in bytes, of ULEB128s), each ending
+ * at a 0; lim if none; 0 if one runs past c->end. Sorted, a list
+ * starting inside one read before ends where it does (or before): not
+ * read again. */
+static size_t spec_end(struct cur *c, size_t tt, size_t lim, bool ehabi,
+		       struct elf_lsda_scratch *sc)
+{
+	size_t done = 0;
+
+	qsort(sc->spec, sc->nspec, sizeof(*sc->spec), off_cmp);
+	for (size_t i = 0; i < sc->nspec; i++) {
+		uint64_t o = sc->spec[i], v = 1;
+
+		if (o > (c->end - tt) / (ehabi ? 4 : 1))
+			return 0;
+		c->pos = tt + (ehabi ? 4 : 1) * o;
+		if (c->pos < done)
+			continue;
+		while (v && !c->err) {
+			v = ehabi ? cur_uint(c, 4) : cur_uleb(c);
+			if (!v && ehabi && sc->nreloc &&
+			    bsearch(&(uint64_t){c->pos - 4}, sc->reloc,
+				    sc->nreloc, sizeof(*sc->reloc), off_cmp))
+				v = 1;
+		}
+		if (c->err)
+			return 0;
+		done = c->pos;
+	}
+	return MAX(done, lim);
+}
+
+/* Mark the action records of c's LSDA from the one at pos on (its
+ * action table starts at at, c->end its room) as sc->seen, raising *end
+ * to the end of each, *maxf to its largest type filter, and putting the
+ * negative ones' lists into sc->spec. Returns false if a record runs
+ * past c->end or links outside [at, c->end). */
+static bool action_chain(struct cur *c, size_t at, size_t pos, size_t *end,
+			 int64_t *maxf, struct elf_lsda_scratch *sc)
+{
+	while (pos >= at && pos < c->end) {
+		size_t k = pos - at, link;
+		int64_t filter, disp;
+
+		if (sc->seen[k / 64] & (1ull << (k % 64)))
+			return true; /* read: so is the rest of the chain */
+		sc->seen[k / 64] |= 1ull << (k % 64);
+		c->pos = pos;
+		filter = cur_sleb(c);
+		link = c->pos;
+		disp = cur_sleb(c);
+		if (c->err)
+			return false;
+		*end = MAX(*end, c->pos);
+		if (filter > *maxf)
+			*maxf = filter;
+		if (filter < 0) {
+			xgrow(&sc->spec, &sc->spec_cap, sc->nspec + 1,
+			      sizeof(*sc->spec));
+			sc->spec[sc->nspec++] = -(uint64_t)(filter + 1);
+		}
+		if (!disp)
+			return true;
+		pos = link + (size_t)disp; /* wraps: caught by the test */
+	}
+	return false;
+}
+
+/* The action records from at on, one after the other, up to the type
+ * entries their largest filter names before the TType base tt (of
+ * tsize bytes each), into *maxf and sc->spec as action_chain() does:
+ * those no call site reaches too. GCC writes the action and
+ * specification tables of a function whole into the LSDA of each of its
+ * parts (a .cold one reaches few of them); what follows the records
+ * (the alignment before the type table) is zeros, records of filter 0.
+ * A record that cannot be read ends the scan. */
+static void action_scan(struct cur *c, size_t at, size_t tt, size_t tsize,
+			int64_t *maxf, struct elf_lsda_scratch *sc)
+{
+	c->pos = at;
+	while (!c->err && (uint64_t)*maxf <= (tt - at) / tsize &&
+	       c->pos < tt - (uint64_t)*maxf * tsize) {
+		int64_t filter = cur_sleb(c);
+
+		cur_sleb(c);
+		if (c->err)
+			break;
+		if (filter > *maxf)
+			*maxf = filter;
+		if (filter < 0) {
+			xgrow(&sc->spec, &sc->spec_cap, sc->nspec + 1,
+			      sizeof(*sc->spec));
+			sc->spec[sc->nspec++] = -(uint64_t)(filter + 1);
+		}
+	}
+	c->err = false;
+}
+
+/* sc->seen cleared for n bytes of action table */
+static void seen_clear(struct elf_lsda_scratch *sc, size_t n)
+{
+	size_t words = n / 64 + 1;
+
+	if (words > sc->seen_cap) {
+		free(sc->seen);
+		sc->seen = xcalloc(words, sizeof(*sc->seen));
+		sc->seen_cap = words;
+		return;
+	}
+	memset(sc->seen, 0, words * sizeof(*sc->seen));
+}
+
+/* The call-site table of c's LSDA, [c->pos, cs_end), of encoding enc:
+ * each call site's action chain to action_chain() (the table at cs_end).
+ * Returns false if either cannot be read. */
+static bool call_sites(struct cur *c, uint8_t enc, size_t cs_end, size_t *end,
+		       int64_t *maxf, struct elf_lsda_scratch *sc)
+{
+	size_t lim = c->end;
+	bool cleared = false;
+
+	while (c->pos < cs_end) {
+		uint64_t action;
+		struct cur s = *c;
+
+		s.end = cs_end;
+		cur_pe_raw(&s, enc); /* start */
+		cur_pe_raw(&s, enc); /* length */
+		cur_pe_raw(&s, enc); /* landing pad */
+		action = cur_uleb(&s);
+		if (s.err)
+			return false;
+		c->pos = s.pos;
+		if (!action)
+			continue;
+		if (action - 1 >= lim - cs_end)
+			return false;
+		if (!cleared) {
+			seen_clear(sc, lim - cs_end);
+			cleared = true;
+		}
+		if (!action_chain(c, cs_end, cs_end + action - 1, end, maxf,
+				  sc))
+			return false;
+		c->pos = s.pos;
+	}
+	return true;
+}
+
+uint64_t elf_lsda_len(const unsigned char *buf, size_t off, size_t room,
+		      int elfclass, bool be, bool ehabi,
+		      struct elf_lsda_scratch *sc)
+{
+	struct cur c = {
+	    .buf = buf,
+	    .pos = off,
+	    .end = off + room,
+	    .be = be,
+	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
+	};
+	uint8_t lp_enc, tt_enc, cs_enc;
+	size_t tt = 0, cs_end, end;
+	uint64_t v;
+	int64_t maxf = 0;
+
+	sc->nspec = 0;
+	lp_enc = cur_uint(&c, 1);
+	if (lp_enc != PE_OMIT) {
+		if (!pe_known(lp_enc))
+			return 0;
+		cur_pe_raw(&c, lp_enc);
+	}
+	tt_enc = cur_uint(&c, 1);
+	if (tt_enc != PE_OMIT) {
+		/* the type table's entries are of one size */
+		if (!pe_known(tt_enc) || !pe_size(tt_enc, c.addr_size))
+			return 0;
+		v = cur_uleb(&c);
+		if (c.err || v > c.end - c.pos)
+			return 0;
+		tt = c.pos + v;
+	}
+	cs_enc = cur_uint(&c, 1);
+	v = cur_uleb(&c);
+	if (c.err || cs_enc == PE_OMIT || !pe_known(cs_enc) ||
+	    v > c.end - c.pos)
+		return 0;
+	cs_end = c.pos + v;
+	end = cs_end;
+	if (!call_sites(&c, cs_enc, cs_end, &end, &maxf, sc))
+		return 0;
+	if (tt_enc == PE_OMIT)
+		/* no type table: a filter has nothing to name */
+		return maxf || sc->nspec ? 0 : end - off;
+	/* the type entries the filters name lie between the action table
+	 * and the TType base */
+	if (tt < end ||
+	    (uint64_t)maxf > (tt - end) / pe_size(tt_enc, c.addr_size))
+		return 0;
+	action_scan(&c, cs_end, tt, pe_size(tt_enc, c.addr_size), &maxf, sc);
+	end = spec_end(&c, tt, tt, ehabi, sc);
+	return end ? end - off : 0;
+}
+
+void elf_lsda_scratch_free(struct elf_lsda_scratch *sc)
+{
+	free(sc->seen);
+	free(sc->spec);
+	sc->seen = NULL;
+	sc->spec = NULL;
+	sc->seen_cap = sc->nspec = sc->spec_cap = 0;
 }

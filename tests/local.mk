@@ -188,6 +188,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1106-size-dwarf-inflate-bound.py \
 	tests/t1110-size-dwp.py \
 	tests/t1111-size-dwo-types.py \
+	tests/t1112-size-lsda.py \
+	tests/t1113-size-arm-lsda.py \
 	tests/t1180-size-minidebuginfo.py \
 	tests/t1181-size-minidebuginfo-hostile.py \
 	tests/t1182-size-minidebuginfo-libc.py \
