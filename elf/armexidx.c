@@ -206,7 +206,8 @@ static void extab_relocs(struct elfimg *img, size_t sec, uint64_t **v,
 				(*v)[(*n)++] = ra.r_offset;
 		}
 	}
-	qsort(*v, *n, sizeof(**v), off_cmp);
+	if (*n > 1)
+		qsort(*v, *n, sizeof(**v), off_cmp);
 }
 
 static int ref_cmp(const void *a, const void *b)

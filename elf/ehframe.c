@@ -739,22 +739,25 @@ static int off_cmp(const void *a, const void *b)
 /* The end of the exception specification lists whose offsets are
  * sc->spec[0, nspec) after the TType base tt of c's LSDA (ehabi: in
  * words, each list of words; else in bytes, of ULEB128s), each ending
- * at a 0; lim if none; 0 if one runs past c->end. Sorted, a list
- * starting inside one read before ends where it does (or before): not
- * read again. */
-static size_t spec_end(struct cur *c, size_t tt, size_t lim, bool ehabi,
-		       struct elf_lsda_scratch *sc)
+ * at a 0; tt if none; 0 if one runs past c->end. *maxidx: the largest
+ * type index the lists hold (ULEB128 ones: ARM's words point to their
+ * types). Sorted, a list starting inside one read before ends where it
+ * does (or before), its indexes among that one's: not read again. */
+static size_t spec_sweep(struct cur *c, size_t tt, bool ehabi,
+			 struct elf_lsda_scratch *sc, uint64_t *maxidx)
 {
-	size_t done = 0;
+	size_t done = tt;
 
-	qsort(sc->spec, sc->nspec, sizeof(*sc->spec), off_cmp);
+	*maxidx = 0;
+	if (sc->nspec > 1)
+		qsort(sc->spec, sc->nspec, sizeof(*sc->spec), off_cmp);
 	for (size_t i = 0; i < sc->nspec; i++) {
 		uint64_t o = sc->spec[i], v = 1;
 
 		if (o > (c->end - tt) / (ehabi ? 4 : 1))
 			return 0;
 		c->pos = tt + (ehabi ? 4 : 1) * o;
-		if (c->pos < done)
+		if (i && c->pos < done)
 			continue;
 		while (v && !c->err) {
 			v = ehabi ? cur_uint(c, 4) : cur_uleb(c);
@@ -762,12 +765,14 @@ static size_t spec_end(struct cur *c, size_t tt, size_t lim, bool ehabi,
 			    bsearch(&(uint64_t){c->pos - 4}, sc->reloc,
 				    sc->nreloc, sizeof(*sc->reloc), off_cmp))
 				v = 1;
+			if (!ehabi && v > *maxidx)
+				*maxidx = v;
 		}
 		if (c->err)
 			return 0;
 		done = c->pos;
 	}
-	return MAX(done, lim);
+	return done;
 }
 
 /* Mark the action records of c's LSDA from the one at pos on (its
@@ -806,19 +811,22 @@ static bool action_chain(struct cur *c, size_t at, size_t pos, size_t *end,
 	return false;
 }
 
-/* The action records from at on, one after the other, up to the type
- * entries their largest filter names before the TType base tt (of
- * tsize bytes each), into *maxf and sc->spec as action_chain() does:
- * those no call site reaches too. GCC writes the action and
- * specification tables of a function whole into the LSDA of each of its
- * parts (a .cold one reaches few of them); what follows the records
- * (the alignment before the type table) is zeros, records of filter 0.
- * A record that cannot be read ends the scan. */
-static void action_scan(struct cur *c, size_t at, size_t tt, size_t tsize,
-			int64_t *maxf, struct elf_lsda_scratch *sc)
+/* The action records from at on, one after the other, up to bound
+ * (where the type table starts, as far as known) or the type entries
+ * their largest filter names before the TType base tt (of tsize bytes
+ * each), into *maxf and sc->spec as action_chain() does: those no call
+ * site reaches too. GCC writes the action and specification tables of a
+ * function whole into the LSDA of each of its parts (a .cold one
+ * reaches few of them); what follows the records (the alignment before
+ * the type table) is zeros, records of filter 0. A record that cannot
+ * be read ends the scan. */
+static void action_scan(struct cur *c, size_t at, size_t bound, size_t tt,
+			size_t tsize, int64_t *maxf,
+			struct elf_lsda_scratch *sc)
 {
 	c->pos = at;
-	while (!c->err && (uint64_t)*maxf <= (tt - at) / tsize &&
+	while (!c->err && c->pos < bound &&
+	       (uint64_t)*maxf <= (tt - at) / tsize &&
 	       c->pos < tt - (uint64_t)*maxf * tsize) {
 		int64_t filter = cur_sleb(c);
 
@@ -834,6 +842,55 @@ static void action_scan(struct cur *c, size_t at, size_t tt, size_t tsize,
 		}
 	}
 	c->err = false;
+}
+
+/* Where the type table of maxtype entries of tsize bytes before tt
+ * starts; at if they do not fit after at */
+static size_t types_start(size_t tt, size_t at, size_t tsize, int64_t maxf,
+			  uint64_t maxidx)
+{
+	uint64_t m = MAX((uint64_t)maxf, maxidx);
+
+	return m > (tt - at) / tsize ? at : tt - m * tsize;
+}
+
+/* The end of c's LSDA with a type table of tsize-byte entries ending at
+ * tt: its specification lists' (tt if none), 0 if one cannot be read.
+ * The action records no call site reaches are scanned up to the type
+ * table, whose size the filters and the lists' indexes give: first as
+ * the reached records (filters up to maxf, their lists in sc->spec) say,
+ * then, if the lists of the scanned records name more types, once more
+ * up to where those say it starts (the scan may have read type entries
+ * as records). A type entry neither a filter nor a list names (none in
+ * GCC's or LLVM's LSDAs) may be read as a record. */
+static size_t lsda_types(struct cur *c, size_t at, size_t tt, size_t tsize,
+			 bool ehabi, int64_t maxf, struct elf_lsda_scratch *sc)
+{
+	size_t nr = sc->nspec, bound, lim;
+	uint64_t maxidx;
+
+	xgrow(&sc->reach, &sc->reach_cap, nr ? nr : 1, sizeof(*sc->reach));
+	if (nr)
+		memcpy(sc->reach, sc->spec, nr * sizeof(*sc->reach));
+	if (!spec_sweep(c, tt, ehabi, sc, &maxidx))
+		return 0;
+	bound = types_start(tt, at, tsize, maxf, maxidx);
+	for (int pass = 0;; pass++) {
+		int64_t mf = maxf;
+		size_t nb;
+
+		if (nr)
+			memcpy(sc->spec, sc->reach, nr * sizeof(*sc->spec));
+		sc->nspec = nr;
+		action_scan(c, at, bound, tt, tsize, &mf, sc);
+		lim = spec_sweep(c, tt, ehabi, sc, &maxidx);
+		/* the scan stopped before the types its records' filters
+		 * name: only the lists' indexes can move the bound */
+		nb = types_start(tt, at, tsize, maxf, maxidx);
+		if (pass || nb >= bound)
+			return lim;
+		bound = nb;
+	}
 }
 
 /* sc->seen cleared for n bytes of action table */
@@ -937,8 +994,8 @@ uint64_t elf_lsda_len(const unsigned char *buf, size_t off, size_t room,
 	if (tt < end ||
 	    (uint64_t)maxf > (tt - end) / pe_size(tt_enc, c.addr_size))
 		return 0;
-	action_scan(&c, cs_end, tt, pe_size(tt_enc, c.addr_size), &maxf, sc);
-	end = spec_end(&c, tt, tt, ehabi, sc);
+	end = lsda_types(&c, cs_end, tt, pe_size(tt_enc, c.addr_size), ehabi,
+			 maxf, sc);
 	return end ? end - off : 0;
 }
 
@@ -946,7 +1003,7 @@ void elf_lsda_scratch_free(struct elf_lsda_scratch *sc)
 {
 	free(sc->seen);
 	free(sc->spec);
-	sc->seen = NULL;
-	sc->spec = NULL;
-	sc->seen_cap = sc->nspec = sc->spec_cap = 0;
+	free(sc->reach);
+	sc->seen = sc->spec = sc->reach = NULL;
+	sc->seen_cap = sc->nspec = sc->spec_cap = sc->reach_cap = 0;
 }

@@ -93,6 +93,8 @@ struct elf_lsda_scratch {
 	size_t seen_cap;
 	uint64_t *spec; /* exception specification lists' offsets */
 	size_t nspec, spec_cap;
+	uint64_t *reach; /* those the call sites reach */
+	size_t reach_cap;
 	/* the caller's: offsets in the buffer (sorted) of the words a .o
 	 * relocates, which hold 0 there: an ARM specification list's
 	 * entries (R_ARM_TARGET2), not its end */
