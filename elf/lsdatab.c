@@ -83,7 +83,13 @@ uint64_t elf_lsda_add(struct elfimg *img, struct metasink *ms,
 	if (!r->n)
 		return 0;
 	elf_secaddr_build(&x, img, is_except);
-	qsort(r->v, r->n, sizeof(*r->v), ref_cmp);
+	/* the FDEs mostly follow the code, and the LSDAs the code too: a
+	 * sort of libstdc++'s 1 056 in order took a fifth of the work */
+	for (size_t j = 1; j < r->n; j++)
+		if (r->v[j].addr < r->v[j - 1].addr) {
+			qsort(r->v, r->n, sizeof(*r->v), ref_cmp);
+			break;
+		}
 	for (size_t j = 0; j < r->n && x.n; j++) {
 		uint64_t addr = r->v[j].addr, off, room, len;
 		const struct elf_section *s;
