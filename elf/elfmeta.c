@@ -34,7 +34,8 @@ static void fde_push(void *arg, const struct elf_fde *f)
 	uint32_t id = rmap_lookup_near(w->ms->out->vm, f->pc_begin, &w->hint);
 
 	vartab_add(&w->t, f->off, f->off + f->size, id);
-	if (f->has_lsda && id != LABEL_NONE)
+	/* an LSDA of code no symbol covers ends the one before it too */
+	if (f->has_lsda)
 		lsda_ref_add(&w->lsda, f->lsda, id);
 }
 

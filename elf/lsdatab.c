@@ -78,7 +78,8 @@ uint64_t elf_lsda_add(struct elfimg *img, struct metasink *ms,
 	struct vartab t = {0};
 	unsigned char *b = NULL;
 	size_t sec = 0;
-	uint64_t bad = 0;
+	uint64_t bad = 0, last = 0;
+	bool done = false;
 
 	if (!r->n)
 		return 0;
@@ -94,8 +95,13 @@ uint64_t elf_lsda_add(struct elfimg *img, struct metasink *ms,
 		uint64_t addr = r->v[j].addr, off, room, len;
 		const struct elf_section *s;
 
-		if (j && addr == r->v[j - 1].addr)
+		/* an LSDA of no label's code is only where the one before
+		 * it ends: neither read nor charged (the first labelled
+		 * FDE pointing there owns it) */
+		if (r->v[j].id == LABEL_NONE || (done && addr == last))
 			continue;
+		done = true;
+		last = addr;
 		if (!lsda_section(img, &x, addr, &sec, &b, &t, ms))
 			continue;
 		s = &img->secs[sec];

@@ -25,6 +25,11 @@ encoding, an action record linked to itself (a loop), and two FDEs
 pointing to one LSDA. memsz must not crash nor hang; the LSDAs it cannot
 read stay under the section label, a note counts them, the shared one is
 the first FDE's.
+
+A shared object built with -fvisibility=hidden, cleanup()'s symbols
+stripped (objcopy): its LSDAs still end the LSDA before them, whose TType
+offset is raised past them (catch_int.cold's): that one must not take
+cleanup's bytes, which stay under the section label.
 """
 import os
 import re
@@ -411,6 +416,58 @@ def hostile(so, ranges, tmp):
           "memsz could not decode (%s)" % err.strip()[-300:])
 
 
+def unowned(tmp, flags):
+    """A shared object whose cleanup() (both parts) has no symbol left:
+    its LSDAs, which no function owns, still end the LSDA before them.
+    catch_int.cold's LSDA, its TType offset raised by 16 bytes, reads
+    past its end into cleanup's: memsz must not give it those bytes."""
+    o, mo, funcs = build(tmp, "hid", "g++", flags + ["-fvisibility=hidden"],
+                         CXX, ".cpp")
+    so, mso = os.path.join(tmp, "hid.so"), os.path.join(tmp, "hid-m.so")
+    run(["g++", "-shared", "-o", so, o])
+    run(["g++", "-shared", "-o", mso, mo])
+    for f in (so, mso):
+        run(["objcopy", "--strip-symbol=_Z7cleanupi",
+             "--strip-symbol=_Z7cleanupi.cold", f])
+    ranges = lsdas(mso, funcs)
+    byfn = {fn: (b, e) for _s, b, e, fn in ranges}
+    cold = "_Z9catch_inti.cold"
+    mine = [(b, e) for _s, b, e, fn in ranges if fn.startswith("_Z7clean")]
+    if cold not in byfn or not mine:
+        lib.skip_part("g++ made no catch_int.cold or no cleanup LSDA "
+                      "(%s)" % sorted(byfn))
+        return
+    secs = {v[0]: v for v in shdr_names(so).values()}
+    goff = secs[".gcc_except_table"][2]
+    b, e = byfn[cold]
+    nxt = min([x for _s, x, _e, _f in ranges if x > b],
+              default=secs[".gcc_except_table"][3])
+    data = bytearray(open(so, "rb").read())
+    check(data[goff + b] == 0xff and data[goff + b + 1] != 0xff and
+          data[goff + b + 2] < 0x70,
+          "hid.so: catch_int.cold's LSDA has a type table, a one-byte "
+          "TType offset")
+    data[goff + b + 2] += 16
+    bad = os.path.join(tmp, "hid-bad.so")
+    with open(bad, "wb") as f:
+        f.write(data)
+    got, err = memsz_rows(bad)
+    sec = ".gcc_except_table"
+    own = {k[1]: v[0] for k, v in got.items() if k[0] == sec}
+    check(own.get(cold, 0) <= nxt - b,
+          "hid-bad.so: %s owns at most the %d bytes before the next LSDA "
+          "(cleanup's, no symbol's) (got %s)" % (cold, nxt - b,
+                                                 own.get(cold)))
+    left = own.get("[section %s]" % sec, 0)
+    check(left >= sum(y - x for x, y in mine),
+          "hid-bad.so: cleanup's %d LSDA bytes stay under [section %s] "
+          "(got %d there)" % (sum(y - x for x, y in mine), sec, left))
+    for fn, (x, y) in sorted(byfn.items()):
+        if fn != cold and not fn.startswith("_Z7clean"):
+            check(own.get(fn) == y - x, "hid-bad.so: %s owns its %d bytes "
+                  "(got %s)" % (fn, y - x, own.get(fn)))
+
+
 def main():
     if not shutil.which("g++") or not shutil.which("gcc"):
         lib.skip("g++ is not installed")
@@ -450,6 +507,7 @@ def main():
                 check_lsdas(plain, lsdas(marked, fn), least)
             if cxx == "g++":
                 hostile(so, lsdas(mso, dict(funcs, **cfuncs)), tmp)
+                unowned(tmp, flags)
     sys.exit(lib.finish())
 
 
