@@ -34,6 +34,7 @@ enum {
 	PE_SDATA8 = 0x0c,
 	PE_PCREL = 0x10,
 	PE_DATAREL = 0x30,
+	PE_ALIGNED = 0x50,
 	PE_INDIRECT = 0x80,
 	PE_OMIT = 0xff,
 	PE_FORMAT_MASK = 0x0f, /* the low nibble: how the value is stored */
@@ -723,10 +724,12 @@ int elf_ehframe_hdr_read(struct elfimg *img, struct elf_ehhdr_entry **out,
 /* --- LSDAs (GCC's format, read by __gxx_personality_v0) --- */
 
 /* Is enc a pointer encoding libgcc reads (a known format and
- * application, maybe indirect)? */
+ * application, maybe indirect)? Not DW_EH_PE_aligned (0x50), which
+ * read_encoded_value() aligns to a pointer's size before reading and
+ * cur_pe_raw() does not (no compiler writes it in an LSDA). */
 static bool pe_known(int enc)
 {
-	return (enc & PE_APPL_MASK) <= 0x50 &&
+	return (enc & PE_APPL_MASK) < PE_ALIGNED &&
 	       (pe_size(enc, 4) || (enc & PE_FORMAT_MASK) == PE_ULEB128 ||
 		(enc & PE_FORMAT_MASK) == PE_SLEB128);
 }

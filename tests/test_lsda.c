@@ -147,6 +147,14 @@ static void test_hostile(void **state)
 	b.b[1] = 0x71;
 	assert_int_equal(
 	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	/* DW_EH_PE_aligned (libgcc aligns before reading it; no compiler
+	 * writes it): refused, alone or with a format */
+	b.b[1] = 0x50;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[1] = 0x5b;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
 	b.b[1] = 0x91; /* uleb128 type entries: no fixed size */
 	assert_int_equal(
 	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
