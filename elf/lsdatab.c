@@ -49,8 +49,9 @@ static bool is_except(const struct elfimg *img, const struct elf_section *s)
 	       (!s->name[17] || s->name[17] == '.');
 }
 
-/* The section and bytes r->v[j] lies in (*sec, *b: those of the
- * reference before, or found and read), false if none */
+/* The section and bytes addr lies in into *sec, *b (kept if they hold
+ * it, else the old ones' table pushed, they freed, and the new ones
+ * found and read); false if none */
 static bool lsda_section(struct elfimg *img, const struct elf_secaddr *x,
 			 uint64_t addr, size_t *sec, unsigned char **b,
 			 struct vartab *t, struct metasink *ms)
