@@ -45,7 +45,13 @@ static void fde_push(void *arg, const struct elf_fde *f)
  * walked one at a time (the FDEs are not kept) and their bytes freed after.
  * Then the LSDAs they point to in .gcc_except_table, to the same symbols
  * (elf/lsdatab.c): no other table writes there, so this job's hull
- * (meta_jobs()) leaves that section out. */
+ * (meta_jobs()) leaves that section out. That is right only while no
+ * other table's section overlaps .gcc_except_table: in a hostile file
+ * whose .gcc_except_table shares bytes with, say, .rela.dyn or .dynsym,
+ * the hulls may look disjoint and the jobs go in the order of their
+ * offsets, so the shared bytes go to whichever table writes them first
+ * there rather than in the canonical order (other labels, the same
+ * total). */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
 	struct fdewalk w = {.ms = ms};
