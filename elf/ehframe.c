@@ -734,11 +734,6 @@ static bool pe_known(int enc)
 		(enc & PE_FORMAT_MASK) == PE_SLEB128);
 }
 
-static int off_cmp(const void *a, const void *b)
-{
-	return u64_cmp(*(const uint64_t *)a, *(const uint64_t *)b);
-}
-
 /* The end of the exception specification lists whose offsets are
  * sc->spec[0, nspec) after the TType base tt of c's LSDA (ehabi: in
  * words, each list of words; else in bytes, of ULEB128s), each ending
@@ -753,7 +748,7 @@ static size_t spec_sweep(struct cur *c, size_t tt, bool ehabi,
 
 	*maxidx = 0;
 	if (sc->nspec > 1)
-		qsort(sc->spec, sc->nspec, sizeof(*sc->spec), off_cmp);
+		qsort(sc->spec, sc->nspec, sizeof(*sc->spec), u64_sort_cmp);
 	for (size_t i = 0; i < sc->nspec; i++) {
 		uint64_t o = sc->spec[i], v = 1;
 
@@ -766,7 +761,8 @@ static size_t spec_sweep(struct cur *c, size_t tt, bool ehabi,
 			v = ehabi ? cur_uint(c, 4) : cur_uleb(c);
 			if (!v && ehabi && sc->nreloc &&
 			    bsearch(&(uint64_t){c->pos - 4}, sc->reloc,
-				    sc->nreloc, sizeof(*sc->reloc), off_cmp))
+				    sc->nreloc, sizeof(*sc->reloc),
+				    u64_sort_cmp))
 				v = 1;
 			if (!ehabi && v > *maxidx)
 				*maxidx = v;

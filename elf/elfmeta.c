@@ -11,6 +11,7 @@
 #include "elf/lsdatab.h"
 #include "elf/metasink.h"
 #include "elf/relocs.h"
+#include "elf/secrefs.h"
 #include "elf/symtab.h"
 #include "util/util.h"
 
@@ -23,7 +24,7 @@ struct fdewalk {
 	struct metasink *ms;
 	struct vartab t;
 	size_t hint;
-	struct lsda_refs lsda;
+	struct elf_refs lsda;
 };
 
 /* FDEs mostly follow the code: looked up from the last one on. The CIEs
@@ -36,7 +37,7 @@ static void fde_push(void *arg, const struct elf_fde *f)
 	vartab_add(&w->t, f->off, f->off + f->size, id);
 	/* an LSDA of code no symbol covers ends the one before it too */
 	if (f->has_lsda)
-		lsda_ref_add(&w->lsda, f->lsda, id);
+		elf_ref_add(&w->lsda, f->lsda, id);
 }
 
 /* Each FDE (its whole record) to the symbol holding its pc_begin, one

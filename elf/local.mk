@@ -15,7 +15,7 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/symtab.c elf/symtab.h elf/minidebug.c elf/minidebug.h \
 	elf/ppcopd.c elf/ppcopd.h elf/armexidx.c elf/armexidx.h \
 	elf/dwstrings.c elf/dwstrings.h \
-	elf/secaddr.c elf/secaddr.h \
+	elf/secaddr.c elf/secaddr.h elf/secrefs.c elf/secrefs.h \
 	elf/elfmeta.c elf/elfmeta.h elf/metasink.c elf/metasink.h
 
 # x86_decode_tab()'s table (elf/x86fast.c) is computed by the decoder
