@@ -15,8 +15,8 @@
 #include "config.h"
 
 #include "elf/armexidx.h"
-#include "elf/ehframe.h"
 #include "elf/elfpriv.h"
+#include "elf/lsdatab.h"
 #include "elf/metasink.h"
 #include "elf/secaddr.h"
 #include "elf/secrefs.h"

@@ -86,36 +86,4 @@ int elf_ehframe_hdr_foreach(struct elfimg *img,
 				       const struct elf_ehhdr_entry *e),
 			    void *arg);
 
-/* Room elf_lsda_len() keeps between calls (zeroed: empty); freed by
- * elf_lsda_scratch_free(). */
-struct elf_lsda_scratch {
-	uint64_t *seen; /* a bit an action table byte: a record read there */
-	size_t seen_cap;
-	uint64_t *spec; /* exception specification lists' offsets */
-	size_t nspec, spec_cap;
-	uint64_t *reach; /* those the call sites reach */
-	size_t reach_cap;
-	/* the caller's: offsets in the buffer (sorted) of the words a .o
-	 * relocates, which hold 0 there: an ARM specification list's
-	 * entries (R_ARM_TARGET2), not its end */
-	const uint64_t *reloc;
-	size_t nreloc;
-};
-
-/* The length of the LSDA (the GCC format __gxx_personality_v0 and
- * __gcc_personality_v0 read: a header, the call-site table, the action
- * table, the type table ending at the TType base, the exception
- * specification lists after it) at buf[off], which must end within
- * room bytes (off + room <= the buffer's length). ehabi: an ARM EHABI
- * LSDA, whose specification lists are 4-byte words, not ULEB128. The
- * addresses it holds are not read, only skipped: no relocation needed.
- * Returns 0 if it cannot be decoded there: an unknown pointer encoding,
- * a table running past room, an action link leaving the LSDA, a type
- * filter without a type table. Each action record is read once (a loop
- * of links ends), each specification byte at most once. */
-uint64_t elf_lsda_len(const unsigned char *buf, size_t off, size_t room,
-		      int elfclass, bool be, bool ehabi,
-		      struct elf_lsda_scratch *sc);
-void elf_lsda_scratch_free(struct elf_lsda_scratch *sc);
-
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "elf/ehframe.h"
+#include "elf/lsdatab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_lsda.c — elf_lsda_len() (elf/ehframe.c) over hand-made LSDAs laid
+/* test_lsda.c — elf_lsda_len() (elf/lsdatab.c) over hand-made LSDAs laid
  * out as GCC and LLVM write them (gcc/except.c, EHStreamer.cpp), hostile
  * ones (loops of action links, links leaving the LSDA, unknown encodings,
  * tables past the room) and the LSDA pointer an FDE of a "zPLR" CIE
@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "elf/ehframe.h"
+#include "elf/lsdatab.h"
 
 #include <elf.h>
 #include <setjmp.h>
