@@ -16,8 +16,10 @@
 
 #include "elf/armexidx.h"
 #include "elf/elfpriv.h"
+#include "elf/lsdatab.h"
 #include "elf/metasink.h"
 #include "elf/secaddr.h"
+#include "elf/secrefs.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -26,20 +28,11 @@
 /* the second word of an entry of a function that cannot be unwound */
 #define EXIDX_CANTUNWIND 1u
 
-/* An .ARM.extab entry an .ARM.exidx entry points to: where, whose, and
- * the order it was met in (the first entry pointing there wins) */
-struct extab_ref {
-	uint64_t addr;
-	uint32_t id;
-	size_t seq;
-};
-
 /* The walk: the extab entries met; for a .o, each section's relocation
  * section (0: none, SIZE_MAX: several); the .ARM.extab sections by
  * address (n of them). */
 struct exidx_walk {
-	struct extab_ref *v;
-	size_t n, cap;
+	struct elf_refs refs;
 	size_t *relfor;
 	struct elf_secaddr extab;
 	/* the extended section indexes of symbol table xs_tab (0: not
@@ -72,14 +65,6 @@ static uint64_t prel31(uint32_t w, uint64_t at)
 	if (off & 0x40000000u)
 		off |= ~(uint64_t)0x7fffffff; /* sign-extended */
 	return at >> 32 ? at + off : (uint32_t)(at + off);
-}
-
-static void ref_add(struct exidx_walk *r, uint64_t addr, uint32_t id)
-{
-	if (r->n == r->cap)
-		xgrow(&r->v, &r->cap, r->n + 1, sizeof(*r->v));
-	r->v[r->n] = (struct extab_ref){addr, id, r->n};
-	r->n++;
 }
 
 /* Apply the relocations of section i of img (a .o's) to buf, its bytes */
@@ -133,7 +118,7 @@ static void exidx_one(struct elfimg *img, size_t i, struct metasink *ms,
 		    ms->out->vm, prel31(w0, at) & ~(uint64_t)1, &hint);
 		if (l->id[k] != LABEL_NONE && w1 != EXIDX_CANTUNWIND &&
 		    !(w1 & 0x80000000u))
-			ref_add(r, prel31(w1, at + 4), l->id[k]);
+			elf_ref_add(&r->refs, prel31(w1, at + 4), l->id[k]);
 	}
 	meta_table(ms, s->offset, 8, n, l, 0, s->flags & SHF_ALLOC);
 	rmap_labels_put(l);
@@ -167,12 +152,54 @@ static uint64_t extab_len(const struct elfimg *img, const unsigned char *p,
 	return MIN(len, room);
 }
 
-static int ref_cmp(const void *a, const void *b)
+/* The offsets of the words relocation section i of img patches
+ * appended to *v (*n, room *cap) */
+static void rel_offsets(struct elfimg *img, size_t i, uint64_t **v, size_t *n,
+			size_t *cap)
 {
-	const struct extab_ref *x = a, *y = b;
+	bool rel = img->secs[i].type == SHT_REL;
+	Elf_Data *d = elf_getdata(elf_getscn(elfimg_elf(img), i), NULL);
+	size_t m;
 
-	return x->addr != y->addr ? u64_cmp(x->addr, y->addr)
-				  : u64_cmp(x->seq, y->seq);
+	if (!d)
+		return;
+	m = d->d_size / (rel ? sizeof(Elf32_Rel) : sizeof(Elf32_Rela));
+	xgrow(v, cap, *n + m, sizeof(**v));
+	for (size_t k = 0; k < m; k++) {
+		GElf_Rel r;
+		GElf_Rela ra;
+
+		if (rel && gelf_getrel(d, (int)k, &r))
+			(*v)[(*n)++] = r.r_offset;
+		else if (!rel && gelf_getrela(d, (int)k, &ra))
+			(*v)[(*n)++] = ra.r_offset;
+	}
+}
+
+/* The offsets in section sec of img (a .o's .ARM.extab) of the words
+ * its relocation sections (w->relfor[sec]'s, or each one's for sec when
+ * there are several) patch, sorted, into *v (*n, room *cap): an LSDA's
+ * specification list holds its types as R_ARM_TARGET2 words, 0 in the
+ * .o, which must not be read as the list's end. */
+static void extab_relocs(struct elfimg *img, size_t sec,
+			 const struct exidx_walk *w, uint64_t **v, size_t *n,
+			 size_t *cap)
+{
+	*n = 0;
+	if (img->type != ET_REL || !w->relfor[sec])
+		return;
+	if (w->relfor[sec] != SIZE_MAX)
+		rel_offsets(img, w->relfor[sec], v, n, cap);
+	else
+		for (size_t i = 1; i < img->nsecs; i++) {
+			const struct elf_section *s = &img->secs[i];
+
+			if ((s->type == SHT_REL || s->type == SHT_RELA) &&
+			    s->info == sec)
+				rel_offsets(img, i, v, n, cap);
+		}
+	if (*n > 1)
+		qsort(*v, *n, sizeof(**v), u64_sort_cmp);
 }
 
 /* Whether s is an .ARM.extab section (loaded, with bytes). */
@@ -197,55 +224,58 @@ static void walk_index(const struct elfimg *img, struct exidx_walk *r)
 	elf_secaddr_build(&r->extab, img, is_extab);
 }
 
+/* extab_add()'s reader: the walk, the LSDA reader's scratch, the
+ * relocated words of the section entered (a .o's) */
+struct extab_read {
+	struct elfimg *img;
+	struct metasink *ms;
+	struct exidx_walk *r;
+	struct elf_lsda_scratch sc;
+	uint64_t *rel;
+	size_t relcap;
+};
+
+static void extab_enter(void *arg, size_t sec)
+{
+	struct extab_read *er = arg;
+
+	extab_relocs(er->img, sec, er->r, &er->rel, &er->sc.nreloc,
+		     &er->relcap);
+	er->sc.reloc = er->rel;
+}
+
+/* The entry at b + off: its words, and a generic routine's LSDA after
+ * its unwind data */
+static uint64_t extab_entry(void *arg, const unsigned char *b, uint64_t off,
+			    uint64_t room)
+{
+	struct extab_read *er = arg;
+	uint64_t len = extab_len(er->img, b + off, room);
+
+	if (len >= 8 && len < room && !(word(er->img, b + off) >> 31)) {
+		uint64_t l = elf_lsda_len(b, (size_t)(off + len),
+					  (size_t)(room - len), ELFCLASS32,
+					  er->img->big_endian, true, &er->sc);
+
+		len += l;
+		er->ms->lsda_skipped += !l;
+	}
+	return len;
+}
+
 /* The extab entries r points to, each once (to the first exidx entry
  * pointing there), cut at the next one: one table a section. */
 static void extab_add(struct elfimg *img, struct metasink *ms,
 		      struct exidx_walk *r)
 {
-	struct vartab t = {0};
-	unsigned char *b = NULL;
-	size_t sec = 0;
+	static const struct elf_refs_ops ops = {extab_enter, extab_entry};
+	struct extab_read er = {.img = img, .ms = ms, .r = r};
 
-	if (!r->n)
+	if (!r->refs.n)
 		return;
-	qsort(r->v, r->n, sizeof(*r->v), ref_cmp);
-	for (size_t j = 0; j < r->n; j++) {
-		const struct elf_section *s = &img->secs[sec];
-		uint64_t addr = r->v[j].addr, off, room, len;
-
-		if (j && addr == r->v[j - 1].addr)
-			continue;
-		if (!sec || addr < s->addr || addr - s->addr >= s->size) {
-			if (sec) {
-				vartab_push(&t, ms, s->offset,
-					    s->flags & SHF_ALLOC);
-				xfree_huge(b, (size_t)s->size);
-			}
-			sec = elf_secaddr_find(&r->extab, img, addr);
-			b = sec ? elfimg_section_read(img, sec) : NULL;
-			if (!b)
-				sec = 0;
-			if (!sec)
-				continue;
-			s = &img->secs[sec];
-		}
-		off = addr - s->addr;
-		room = s->size - off;
-		for (size_t k = j + 1; k < r->n; k++)
-			if (r->v[k].addr != addr) {
-				room = MIN(room, r->v[k].addr - addr);
-				break;
-			}
-		len = extab_len(img, b + off, room);
-		if (len)
-			vartab_add(&t, off, off + len, r->v[j].id);
-	}
-	if (sec) {
-		vartab_push(&t, ms, img->secs[sec].offset,
-			    img->secs[sec].flags & SHF_ALLOC);
-		xfree_huge(b, (size_t)img->secs[sec].size);
-	}
-	vartab_free(&t);
+	elf_refs_charge(img, ms, &r->extab, &r->refs, &ops, &er);
+	elf_lsda_scratch_free(&er.sc);
+	free(er.rel);
 }
 
 void elf_armexidx_add(struct elfimg *img, struct metasink *ms)
@@ -260,7 +290,6 @@ void elf_armexidx_add(struct elfimg *img, struct metasink *ms)
 		    (img->secs[i].flags & SHF_ALLOC))
 			exidx_one(img, i, ms, &r);
 	extab_add(img, ms, &r);
-	free(r.v);
 	free(r.relfor);
 	elf_secaddr_free(&r.extab);
 }

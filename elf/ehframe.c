@@ -8,11 +8,13 @@
  * 'R' augmentation says (DW_EH_PE_*: a format in the low nibble, an
  * application - absolute, pc-relative, data-relative - in the high one).
  *
- * Every read goes through a bounded cursor; a failed read marks the cursor
+ * Every read goes through a bounded cursor (elf/ehcur.h, which the LSDA
+ * reader of elf/lsdatab.c shares); a failed read marks the cursor
  * and the record is skipped.
  */
 #include "config.h"
 
+#include "elf/ehcur.h"
 #include "elf/ehframe.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
@@ -20,143 +22,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* DW_EH_PE_* pointer encodings */
-enum {
-	PE_ABSPTR = 0x00,
-	PE_ULEB128 = 0x01,
-	PE_UDATA2 = 0x02,
-	PE_UDATA4 = 0x03,
-	PE_UDATA8 = 0x04,
-	PE_SLEB128 = 0x09,
-	PE_SDATA2 = 0x0a,
-	PE_SDATA4 = 0x0b,
-	PE_SDATA8 = 0x0c,
-	PE_PCREL = 0x10,
-	PE_DATAREL = 0x30,
-	PE_INDIRECT = 0x80,
-	PE_OMIT = 0xff,
-	PE_FORMAT_MASK = 0x0f, /* the low nibble: how the value is stored */
-	PE_APPL_MASK = 0x70,   /* what it is relative to (PE_INDIRECT apart) */
-};
-
-struct cur {
-	const unsigned char *buf; /* whole buffer */
-	size_t pos, end;	  /* read position, limit */
-	bool be, err;
-	int addr_size; /* absptr: 4 or 8 */
-};
-
-/* elf_get_uint() of the usual sizes as one load (a byte loop was a
- * tenth of the walk of libLLVM-14's 100 k FDEs) */
-static inline uint64_t get_uint(const unsigned char *p, size_t n, bool be)
-{
-	bool swap = be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	uint32_t v4;
-	uint64_t v8;
-
-	switch (n) {
-	case 1:
-		return p[0];
-	case 4:
-		memcpy(&v4, p, 4);
-		return swap ? __builtin_bswap32(v4) : v4;
-	case 8:
-		memcpy(&v8, p, 8);
-		return swap ? __builtin_bswap64(v8) : v8;
-	default:
-		return elf_get_uint(p, n, be);
-	}
-}
-
-static uint64_t cur_uint(struct cur *c, size_t n)
-{
-	uint64_t v;
-
-	if (c->err || n > c->end - c->pos) {
-		c->err = true;
-		return 0;
-	}
-	v = get_uint(c->buf + c->pos, n, c->be);
-	c->pos += n;
-	return v;
-}
-
-/* The LEB128 number at c, sign-extended if sign; 0 with c->err set if it
- * runs past the end. Bits past the 64th are dropped. */
-static uint64_t cur_leb(struct cur *c, bool sign)
-{
-	const unsigned char *q;
-	uint64_t v;
-
-	if (c->err)
-		return 0;
-	q = elf_get_leb(c->buf + c->pos, c->buf + c->end, sign, &v, NULL);
-	if (!q) {
-		c->err = true;
-		return 0;
-	}
-	c->pos = q - c->buf;
-	return v;
-}
-
-static uint64_t cur_uleb(struct cur *c)
-{
-	return cur_leb(c, false);
-}
-
-static int64_t cur_sleb(struct cur *c)
-{
-	return (int64_t)cur_leb(c, true);
-}
-
-/* Fixed size of encoding enc's format, 0 for LEB128 or invalid ones. */
-static size_t pe_size(uint8_t enc, int addr_size)
-{
-	switch (enc & PE_FORMAT_MASK) {
-	case PE_ABSPTR:
-		return addr_size;
-	case PE_UDATA2:
-	case PE_SDATA2:
-		return 2;
-	case PE_UDATA4:
-	case PE_SDATA4:
-		return 4;
-	case PE_UDATA8:
-	case PE_SDATA8:
-		return 8;
-	default:
-		return 0;
-	}
-}
-
-/* Read a value of encoding enc's format (no application). */
-static uint64_t cur_pe_raw(struct cur *c, uint8_t enc)
-{
-	uint64_t v;
-
-	switch (enc & PE_FORMAT_MASK) {
-	case PE_ULEB128:
-		return cur_uleb(c);
-	case PE_SLEB128:
-		return (uint64_t)cur_sleb(c);
-	case PE_ABSPTR:
-	case PE_UDATA2:
-	case PE_UDATA4:
-	case PE_UDATA8:
-		return cur_uint(c, pe_size(enc, c->addr_size));
-	case PE_SDATA2:
-		return (uint64_t)(int64_t)(int16_t)cur_uint(c, 2);
-	case PE_SDATA4:
-		return (uint64_t)(int64_t)(int32_t)cur_uint(c, 4);
-	case PE_SDATA8:
-		v = cur_uint(c, 8);
-		return v;
-	default:
-		c->err = true;
-		return 0;
-	}
-}
 
 /* Read a pointer of encoding enc at the cursor, whose buffer is loaded at
  * VM address addr; datarel is the base of DW_EH_PE_datarel (or
@@ -218,17 +83,77 @@ static int record_header(struct cur *c, size_t *body, size_t *end,
 	return 1;
 }
 
-/* The R encoding of the CIE at buffer offset off, or -1 if it is not a
- * decodable CIE. */
-static int cie_fde_encoding(const struct cur *top, size_t off)
+/* What the walk keeps of a CIE: its offset, its R encoding (-1: not a
+ * decodable CIE), its L encoding (-1: none, or not known: after an
+ * augmentation letter memsz does not know) and whether its FDEs have
+ * augmentation data ('z') */
+struct cie_cache {
+	size_t off;
+	int enc, lsda_enc;
+	bool z;
+};
+
+/* The augmentation string aug of a CIE whose augmentation data c is at
+ * (if aug starts with 'z'): its encodings into *ci; its R encoding
+ * returned, -1 if it cannot be read. */
+static int cie_aug(struct cur *c, const char *aug, struct cie_cache *ci)
+{
+	size_t auglen;
+	int enc = PE_ABSPTR;
+
+	if (aug[0] == 0)
+		return ci->enc = enc;
+	if (aug[0] != 'z')
+		return -1; /* unknown augmentation without a length */
+	ci->z = true;
+	auglen = cur_uleb(c);
+	if (c->err || auglen > c->end - c->pos)
+		return -1;
+	c->end = c->pos + auglen;
+	for (aug++; *aug && !c->err; aug++) {
+		uint8_t pe;
+
+		switch (*aug) {
+		case 'R':
+			enc = cur_uint(c, 1);
+			break;
+		case 'L':
+			ci->lsda_enc = cur_uint(c, 1);
+			break;
+		case 'P':
+			pe = cur_uint(c, 1);
+			/* its value only needs skipping */
+			if (pe != PE_OMIT)
+				cur_pe_raw(c, pe & PE_FORMAT_MASK);
+			break;
+		case 'S':
+		case 'B':
+		case 'G':
+			break;
+		default:
+			/* unknown: the rest of the data is skipped by
+			 * its length, 'R' (and 'L') must have come
+			 * before */
+			return c->err ? -1 : (ci->enc = enc);
+		}
+	}
+	if (c->err || enc == PE_OMIT)
+		return -1;
+	return ci->enc = enc;
+}
+
+/* The encodings of the CIE at buffer offset off into *ci (off, enc,
+ * lsda_enc, z); its R encoding returned, -1 if it is not a decodable
+ * CIE. */
+static int cie_info(const struct cur *top, size_t off, struct cie_cache *ci)
 {
 	struct cur c = *top;
 	size_t body, end, idsize;
 	const char *aug;
-	size_t auglen, augend;
+	size_t auglen;
 	uint8_t version;
-	int enc = PE_ABSPTR;
 
+	*ci = (struct cie_cache){off, -1, -1, false};
 	c.pos = off;
 	if (record_header(&c, &body, &end, &idsize) != 1)
 		return -1;
@@ -259,50 +184,31 @@ static int cie_fde_encoding(const struct cur *top, size_t off)
 		cur_uleb(&c); /* return address register */
 	if (c.err)
 		return -1;
-	if (aug[0] == 0)
-		return enc;
-	if (aug[0] != 'z')
-		return -1; /* unknown augmentation without a length */
-	auglen = cur_uleb(&c);
-	if (c.err || auglen > c.end - c.pos)
-		return -1;
-	augend = c.pos + auglen;
-	c.end = augend;
-	for (aug++; *aug && !c.err; aug++) {
-		uint8_t pe;
-
-		switch (*aug) {
-		case 'R':
-			enc = cur_uint(&c, 1);
-			break;
-		case 'L':
-			cur_uint(&c, 1);
-			break;
-		case 'P':
-			pe = cur_uint(&c, 1);
-			/* its value only needs skipping */
-			if (pe != PE_OMIT)
-				cur_pe_raw(&c, pe & PE_FORMAT_MASK);
-			break;
-		case 'S':
-		case 'B':
-		case 'G':
-			break;
-		default:
-			/* unknown: the rest of the data is skipped by
-			 * its length, 'R' must have come before */
-			return c.err ? -1 : enc;
-		}
-	}
-	if (c.err || enc == PE_OMIT)
-		return -1;
-	return enc;
+	return cie_aug(&c, aug, ci);
 }
 
-struct cie_cache {
-	size_t off;
-	int enc;
-};
+/* The LSDA pointer of an FDE whose augmentation data c is at (c->end:
+ * its end), of encoding enc, into f; nothing if it is 0 (none, as libgcc
+ * reads it, whatever the encoding) or cannot be read. */
+static void fde_lsda(struct cur *c, int enc, uint64_t addr, struct elf_fde *f)
+{
+	uint64_t field = addr + c->pos;
+	uint64_t v = cur_pe_raw(c, enc);
+
+	if (c->err || !v || (enc & PE_INDIRECT))
+		return;
+	switch (enc & PE_APPL_MASK) {
+	case 0:
+		break;
+	case PE_PCREL:
+		v += field;
+		break;
+	default: /* text-, data-, func-relative: no base here */
+		return;
+	}
+	f->lsda = c->addr_size == 4 ? v & UINT32_MAX : v;
+	f->has_lsda = true;
+}
 
 /* The little-endian 4-byte signed word at p, sign-extended (what
  * cur_pe_raw() reads for PE_SDATA4 in a little-endian file). */
@@ -314,7 +220,7 @@ static inline uint64_t sle32(const unsigned char *p)
 /* The common FDE at c->pos, read as the general path of
  * elf_ehframe_walk() would read it, into *f: a 4-byte length (neither 0
  * nor the 64-bit escape) that fits the buffer, a CIE pointer to the
- * CIE of last (the one whose encoding cie_fde_encoding() looked up last:
+ * CIE of last (the one whose encodings cie_info() looked up last:
  * the walk's cache of it, not the last CIE record the walk passed), whose
  * pointers are pc-relative 4-byte signed words (pcrel|sdata4, what GCC
  * and Clang emit), and room for pc_begin and pc_range. Returns false, c
@@ -328,11 +234,18 @@ static inline bool fde_fast(struct cur *c, uint64_t addr,
 	size_t room = c->end - c->pos, body = c->pos + 4;
 	uint32_t len, id;
 	uint64_t pc, range;
+	bool lsda;
 
 	if (c->be || room < 16 || last->enc != (PE_PCREL | PE_SDATA4))
 		return false;
 	len = get_uint(p, 4, false);
 	if (len < 12 || len == DWARF64_LENGTH || len > room - 4)
+		return false;
+	/* an LSDA pointer: pcrel|sdata4 too, after a one-byte length of
+	 * the augmentation data */
+	lsda = last->z && last->lsda_enc >= 0 && last->lsda_enc != PE_OMIT;
+	if (lsda && (last->lsda_enc != (PE_PCREL | PE_SDATA4) || len < 17 ||
+		     p[16] < 4 || p[16] >= 0x80 || p[16] > len - 13))
 		return false;
 	id = get_uint(p + 4, 4, false);
 	if (id == 0 || id > body || body - id != last->off)
@@ -343,7 +256,14 @@ static inline bool fde_fast(struct cur *c, uint64_t addr,
 		pc &= UINT32_MAX;
 		range &= UINT32_MAX;
 	}
-	*f = (struct elf_fde){c->pos, 4 + (size_t)len, body - id, pc, range};
+	*f = (struct elf_fde){c->pos, 4 + (size_t)len, body - id, pc, range, 0,
+			      false};
+	if (lsda && sle32(p + 17)) {
+		f->lsda = addr + c->pos + 17 + sle32(p + 17);
+		if (c->addr_size == 4)
+			f->lsda &= UINT32_MAX;
+		f->has_lsda = true;
+	}
 	c->pos = body + len;
 	return true;
 }
@@ -360,7 +280,7 @@ int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 	    .addr_size = elfclass == ELFCLASS32 ? 4 : 8,
 	};
 	size_t cies = 0;
-	struct cie_cache last = {SIZE_MAX, -1};
+	struct cie_cache last = {SIZE_MAX, -1, -1, false};
 	int bad = 0;
 
 	while (c.pos < len) {
@@ -395,13 +315,10 @@ int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 			continue;
 		}
 		cie_off = body - id;
-		if (cie_off == last.off) {
+		if (cie_off == last.off)
 			enc = last.enc;
-		} else {
-			enc = cie_fde_encoding(&c, cie_off);
-			last.off = cie_off;
-			last.enc = enc;
-		}
+		else
+			enc = cie_info(&c, cie_off, &last);
 		if (enc < 0) {
 			bad++;
 			continue;
@@ -414,8 +331,17 @@ int elf_ehframe_walk(const void *buf, size_t len, uint64_t addr, int elfclass,
 		}
 		if (r.addr_size == 4)
 			range &= UINT32_MAX;
-		fn(arg,
-		   &(struct elf_fde){start, end - start, cie_off, pc, range});
+		f = (struct elf_fde){start, end - start, cie_off, pc,
+				     range, 0,		 false};
+		if (last.z && last.lsda_enc >= 0 && last.lsda_enc != PE_OMIT) {
+			uint64_t alen = cur_uleb(&r);
+
+			if (!r.err && alen <= r.end - r.pos) {
+				r.end = r.pos + alen;
+				fde_lsda(&r, last.lsda_enc, addr, &f);
+			}
+		}
+		fn(arg, &f);
 	}
 	if (ncies)
 		*ncies = cies;

@@ -25,6 +25,10 @@ struct elf_fde {
 	uint64_t cie_off;  /* its CIE, same space as off */
 	uint64_t pc_begin; /* VM address of the first instruction covered */
 	uint64_t pc_range; /* bytes covered */
+	/* VM address of its LSDA (its CIE's 'L' augmentation: the pointer
+	 * in the FDE's augmentation data; 0 there means none) */
+	uint64_t lsda;
+	bool has_lsda;
 };
 
 /* One entry of the .eh_frame_hdr search table; off as in struct elf_fde. */

@@ -267,6 +267,10 @@ struct elfsrc_stats {
 	/* symbols, compileunits, inlines: bytes of a .o's .eh_frame whose
 	 * relocations memsz does not apply (its FDEs not charged) */
 	uint64_t eh_unrelocated;
+	/* symbols, compileunits, inlines: LSDAs (.gcc_except_table, or
+	 * after an .ARM.extab entry's unwind data) pointed to that could
+	 * not be decoded, left under their section's label */
+	uint64_t lsda_skipped;
 	uint64_t units;		/* compile units that labelled bytes */
 	uint64_t split_missing; /* skeleton units whose .dwo was not found */
 	/* split units read from the DWARF package (FILE.dwp, elf/dwp.h),

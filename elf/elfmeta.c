@@ -8,8 +8,10 @@
 #include "elf/ehframe.h"
 #include "elf/elfmeta.h"
 #include "elf/elfpriv.h"
+#include "elf/lsdatab.h"
 #include "elf/metasink.h"
 #include "elf/relocs.h"
+#include "elf/secrefs.h"
 #include "elf/symtab.h"
 #include "util/util.h"
 
@@ -17,11 +19,12 @@
 #include <string.h>
 
 /* meta_fdes()'s walk: the sink, the table being built, the lookup
- * hint */
+ * hint, the LSDAs the FDEs point to */
 struct fdewalk {
 	struct metasink *ms;
 	struct vartab t;
 	size_t hint;
+	struct elf_refs lsda;
 };
 
 /* FDEs mostly follow the code: looked up from the last one on. The CIEs
@@ -29,15 +32,27 @@ struct fdewalk {
 static void fde_push(void *arg, const struct elf_fde *f)
 {
 	struct fdewalk *w = arg;
+	uint32_t id = rmap_lookup_near(w->ms->out->vm, f->pc_begin, &w->hint);
 
-	vartab_add(&w->t, f->off, f->off + f->size,
-		   rmap_lookup_near(w->ms->out->vm, f->pc_begin, &w->hint));
+	vartab_add(&w->t, f->off, f->off + f->size, id);
+	/* an LSDA of code no symbol covers ends the one before it too */
+	if (f->has_lsda)
+		elf_ref_add(&w->lsda, f->lsda, id);
 }
 
 /* Each FDE (its whole record) to the symbol holding its pc_begin, one
  * table a section (a .o's: its relocations applied). The sections are those
  * elf_ehframe_read() reads (ALLOC .eh_frame, PROGBITS or SHT_X86_64_UNWIND),
- * walked one at a time (the FDEs are not kept) and their bytes freed after. */
+ * walked one at a time (the FDEs are not kept) and their bytes freed after.
+ * Then the LSDAs they point to in .gcc_except_table, to the same symbols
+ * (elf/lsdatab.c): no other table writes there, so this job's hull
+ * (meta_jobs()) leaves that section out. That is right only while no
+ * other table's section overlaps .gcc_except_table: in a hostile file
+ * whose .gcc_except_table shares bytes with, say, .rela.dyn or .dynsym,
+ * the hulls may look disjoint and the jobs go in the order of their
+ * offsets, so the shared bytes go to whichever table writes them first
+ * there rather than in the canonical order (other labels, the same
+ * total). */
 static void meta_fdes(struct elfimg *img, struct metasink *ms)
 {
 	struct fdewalk w = {.ms = ms};
@@ -66,6 +81,7 @@ static void meta_fdes(struct elfimg *img, struct metasink *ms)
 		xfree_huge(b, (size_t)s->size);
 		vartab_push(&w.t, ms, s->offset, true);
 	}
+	ms->lsda_skipped += elf_lsda_add(img, ms, &w.lsda);
 }
 
 /* meta_hdr()'s walk: the labels of the entries so far (in the labels
@@ -861,7 +877,8 @@ static void meta_run(struct elfimg *img, const struct meta_job *j,
 }
 
 uint64_t elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
-		     struct dualmap *base, struct dualmap *out)
+		     struct dualmap *base, struct dualmap *out,
+		     uint64_t *lsda_skipped)
 {
 	struct meta_job *j = xcalloc(4 + 4 * img->nsecs, sizeof(*j));
 	struct rmap_labels **ids =
@@ -892,5 +909,7 @@ uint64_t elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
 		rmap_labels_put(ids[i]);
 	free(ids);
 	free(j);
+	if (lsda_skipped)
+		*lsda_skipped = ms.lsda_skipped;
 	return ms.eh_unrelocated;
 }

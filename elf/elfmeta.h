@@ -22,9 +22,12 @@ struct elfmeta_names {
  * never the metadata added. sn, when not NULL (the symbols source), names
  * the .tbss symbols, which have no address to look their label up by.
  * Returns the bytes of a .o's .eh_frame whose relocations memsz does not
- * apply (its FDEs left to "[section .eh_frame]"). */
+ * apply (its FDEs left to "[section .eh_frame]"); *lsda_skipped (may be
+ * NULL) receives the number of LSDAs pointed to that could not be decoded
+ * (left to their section's label). */
 uint64_t elfmeta_add(struct elfimg *img, const struct elfmeta_names *sn,
-		     struct dualmap *base, struct dualmap *out);
+		     struct dualmap *base, struct dualmap *out,
+		     uint64_t *lsda_skipped);
 
 /* Only the dynamic relocation entries, to the label now at their target
  * (after --disasm gave data to code). */

@@ -424,7 +424,7 @@ static int source_symbols(struct elfimg *img, const struct elf_map_opts *opts,
 	strbuf_free(&dm[1]);
 	strbuf_free(&adm);
 
-	left = elfmeta_add(img, &sn, base, out);
+	left = elfmeta_add(img, &sn, base, out, st ? &st->lsda_skipped : NULL);
 	if (st)
 		st->eh_unrelocated = left;
 	add_padding(img, lb, base, out, syms, elf_syms_count_vm(syms, n));
@@ -544,7 +544,8 @@ int elfimg_source_map(struct elfimg *img, enum elf_source src,
 				free(syms);
 				return ret;
 			}
-			left = elfmeta_add(img, NULL, base, out);
+			left = elfmeta_add(img, NULL, base, out,
+					   stats ? &stats->lsda_skipped : NULL);
 			if (stats)
 				stats->eh_unrelocated = left;
 			add_padding(img, lb, base, out, syms, n);

@@ -493,6 +493,14 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 				  "its section",
 				  path, elfsrc_name(src),
 				  (unsigned long long)st.eh_unrelocated);
+	if (st.lsda_skipped)
+		strlist_add_notef(notes, NOTE_LSDA_SKIPPED, path,
+				  "%s: %s: %llu LSDAs (exception tables an FDE "
+				  "or .ARM.extab entry points to) could not be "
+				  "decoded: their bytes stay under their "
+				  "section's label",
+				  path, elfsrc_name(src),
+				  (unsigned long long)st.lsda_skipped);
 	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)
 		dwarf_notes(notes, path, im->img, src, &st);
 	*out = &im->src[src];

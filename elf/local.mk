@@ -6,7 +6,8 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/dwarf.h elf/dwarf.c elf/dwarfscan.h elf/dwarfscan.c elf/dwinflate.c \
 	elf/dwlinked.c elf/dwotypes.c elf/dwotypes.h elf/dwp.c elf/dwp.h \
 	elf/dwreloc.c elf/dwtype.c elf/dwtype.h \
-	elf/relocs.h elf/relocs.c elf/ehframe.h elf/ehframe.c \
+	elf/relocs.h elf/relocs.c elf/ehcur.h elf/ehframe.h elf/ehframe.c \
+	elf/lsdatab.c elf/lsdatab.h \
 	elf/bbaddrmap.c elf/bbaddrmap.h elf/relocsrc.c elf/relocsrc.h \
 	elf/imagemaps.c elf/imagemaps.h elf/xrefs.c elf/xrefs.h \
 	elf/xzydis.c elf/xzydis.h \
@@ -14,7 +15,7 @@ libmemsz_a_SOURCES += elf/elfimg.h elf/elfpriv.h elf/elfimg.c elf/elfsrc.c \
 	elf/symtab.c elf/symtab.h elf/minidebug.c elf/minidebug.h \
 	elf/ppcopd.c elf/ppcopd.h elf/armexidx.c elf/armexidx.h \
 	elf/dwstrings.c elf/dwstrings.h \
-	elf/secaddr.c elf/secaddr.h \
+	elf/secaddr.c elf/secaddr.h elf/secrefs.c elf/secrefs.h \
 	elf/elfmeta.c elf/elfmeta.h elf/metasink.c elf/metasink.h
 
 # x86_decode_tab()'s table (elf/x86fast.c) is computed by the decoder

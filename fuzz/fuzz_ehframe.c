@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_ehframe.c — libFuzzer target: the .eh_frame and .eh_frame_hdr
- * parsers (elf/ehframe.c) over a buffer, no ELF file around it. Input:
- * a flags byte (bit 0: ELFCLASS64, bit 1: big-endian), the section's VM
- * address (8 bytes, little-endian), then the section bytes, parsed both
- * as .eh_frame and as .eh_frame_hdr. Every FDE handed out must lie inside
- * the buffer, as ehframe.h promises: one that does not aborts. */
+ * parsers and the LSDA reader (elf/ehframe.c) over a buffer, no ELF file
+ * around it. Input: a flags byte (bit 0: ELFCLASS64, bit 1: big-endian),
+ * the section's VM address (8 bytes, little-endian), then the section
+ * bytes, parsed as .eh_frame, as .eh_frame_hdr and as an LSDA (GCC's
+ * and ARM EHABI's). Every FDE handed out must lie inside the buffer, as
+ * ehframe.h promises, and an LSDA's length too: one that does not
+ * aborts. */
 #include "config.h"
 
 #include <elf.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "elf/ehframe.h"
+#include "elf/lsdatab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,5 +49,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ents[i].off > len || ents[i].size > len - ents[i].off)
 			abort();
 	free(ents);
+	/* the same bytes as an LSDA, both ways */
+	for (int ehabi = 0; ehabi < 2; ehabi++) {
+		struct elf_lsda_scratch sc = {0};
+		uint64_t l = elf_lsda_len(buf, 0, len, cls, be, ehabi, &sc);
+
+		if (l > len)
+			abort();
+		elf_lsda_scratch_free(&sc);
+	}
 	return 0;
 }

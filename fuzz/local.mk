@@ -7,7 +7,7 @@
 #   fuzz_elfsym    the symbols and bbs sources (eh_frame, relocs, demangler)
 #   fuzz_dwarf     the compileunits and inlines sources (libdw)
 #   fuzz_dwp       a DWARF package's unit indexes and units (elf/dwp.c)
-#   fuzz_ehframe   the .eh_frame and .eh_frame_hdr parsers over a buffer
+#   fuzz_ehframe   the .eh_frame, .eh_frame_hdr and LSDA parsers over a buffer
 #   fuzz_relocs    the dynamic relocation reader and the relocs source
 #   fuzz_pgstate   the version 2 page-state decoder (and its round trip)
 #   fuzz_datafile  the memsz.data reader and its dump printer

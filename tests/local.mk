@@ -4,7 +4,7 @@
 # end-to-end scripts numbered by family: t1xxx size, t2xxx record, t3xxx
 # report.
 # Fixtures are generated at test time.
-unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_pgfields tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
+unit_tests = tests/test_archive tests/test_attrib tests/test_bbaddrmap tests/test_datafile_corrupt tests/test_datafile_nospace tests/test_datafile_pages tests/test_datafile_pgfields tests/test_datafile_records tests/test_datafile_samples tests/test_difftree tests/test_dwp tests/test_ehframe tests/test_elf_debug tests/test_elf_demangle tests/test_elf_hostile tests/test_elf_images tests/test_elf_zrace tests/test_events tests/test_faults tests/test_filter tests/test_hashmap tests/test_hugeshare tests/test_jitmap tests/test_labels tests/test_lsda tests/test_machine tests/test_memcg tests/test_numfmt tests/test_openreg tests/test_output_pprof_html tests/test_output_text tests/test_pagecache tests/test_perf tests/test_procmaps tests/test_rangemap_literal tests/test_rangemap_random tests/test_relocs tests/test_rows tests/test_snap_kpage tests/test_snapshot tests/test_strbuf tests/test_strlist tests/test_targets_scan tests/test_unwind tests/test_util tests/test_x86dec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -56,6 +56,9 @@ tests_test_dwp_LDADD = $(TEST_LIBS)
 tests_test_ehframe_SOURCES = tests/test_ehframe.c tests/testutil.c tests/testutil.h
 tests_test_ehframe_CFLAGS = $(TEST_CFLAGS)
 tests_test_ehframe_LDADD = $(TEST_LIBS)
+tests_test_lsda_SOURCES = tests/test_lsda.c
+tests_test_lsda_CFLAGS = $(TEST_CFLAGS)
+tests_test_lsda_LDADD = $(TEST_LIBS)
 elf_fixture = tests/elf_fixture.c tests/elf_fixture.h tests/testutil.c \
 	tests/testutil.h
 elf_fixture_cppflags = $(AM_CPPFLAGS) -DELF_TEST_SRCDIR='"$(abs_top_srcdir)"'
@@ -192,6 +195,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1106-size-dwarf-inflate-bound.py \
 	tests/t1110-size-dwp.py \
 	tests/t1111-size-dwo-types.py \
+	tests/t1112-size-lsda.py \
+	tests/t1113-size-arm-lsda.py \
 	tests/t1180-size-minidebuginfo.py \
 	tests/t1181-size-minidebuginfo-hostile.py \
 	tests/t1182-size-minidebuginfo-libc.py \

@@ -11,9 +11,11 @@ start of a function, then EXIDX_CANTUNWIND (1), the unwind data inline
 starts with a personality word: ARM's compact models (bit 31 set; pr1
 and pr2 count their further words in bits 23-16), or a prel31 to a
 generic routine (__gxx_personality_v0) followed by a word whose top byte
-counts the further words of unwind data. The LSDA that follows has no
-length those words give: it stays "[section .ARM.extab]". memsz left
-both sections whole under their section labels.
+counts the further words of unwind data. The LSDA that follows goes to
+the function too (its length read through its tables: t1113 checks
+those; here its bounds come from t1112's markers in clang's assembly,
+the C++ objects being built through it). memsz left both sections whole
+under their section labels.
 
 Ground truth: readelf -u (binutils decodes the EHABI tables: each
 entry's function address, cantunwind / inline / the extab offset),
@@ -42,6 +44,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check, readelf  # noqa: E402
+
+T1112 = lib.sibling_test("t1112-size-lsda")
 
 CXX = r'''
 extern "C" int leaf(int x) { return x * 3 + 1; }
@@ -131,9 +135,10 @@ def extab_len(data, off, end):
     return min(n, end - off)
 
 
-def expected(path):
+def expected(path, ranges=()):
     """{(section, function): bytes} readelf says each function owns, and
-    the number of extab entries"""
+    the number of extab entries; an LSDA of ranges (t1112.lsdas()) that
+    starts right after an entry's words is its function's too"""
     secs = shdrs(path)
     syms = funcs(path)
     with open(path, "rb") as f:
@@ -159,6 +164,8 @@ def expected(path):
         base, size = secs[xsec][3], secs[xsec][4]
         end = min([size] + [o for s, o, _n in refs if s == xsec and o > off])
         n = extab_len(data, base + off, base + end)
+        n += sum(e - b for s, b, e, _f in ranges
+                 if s == xsec and b == off + n)
         want[(xsec, name)] = want.get((xsec, name), 0) + n
     return want, len(seen)
 
@@ -183,9 +190,9 @@ def memsz_rows(path):
     return got
 
 
-def check_file(path, least_extab):
+def check_file(path, least_extab, ranges=()):
     name = os.path.basename(path)
-    want, nextab = expected(path)
+    want, nextab = expected(path, ranges)
     check(nextab >= least_extab and want,
           "%s: readelf -u lists %d extab entries (want >= %d), %d "
           "function rows" % (name, nextab, least_extab, len(want)))
@@ -204,12 +211,12 @@ def check_file(path, least_extab):
 
 def placed(tmp):
     """A .o of CXX with a .rodata whose sh_addr is 0x10 (no toolchain
-    writes one; memsz then lays the other sections out from 4 GiB)"""
-    src = os.path.join(tmp, "r.cpp")
+    writes one; memsz then lays the other sections out from 4 GiB), and
+    its LSDAs"""
+    built, marked, funcs = T1112.build(tmp, "r", "clang", [TARGET, "-O1"],
+                                       CXX + RODATA, ".cpp")
     obj = os.path.join(tmp, "rodata-at-0x10.o")
-    with open(src, "w") as f:
-        f.write(CXX + RODATA)
-    run(["clang", TARGET, "-O1", "-c", "-o", obj, src])
+    shutil.copy(built, obj)
     idx = shdrs(obj)[".rodata"][0]
     with open(obj, "r+b") as f:
         data = f.read()
@@ -218,10 +225,10 @@ def placed(tmp):
         f.write(struct.pack("<I", 0x10))
     check(shdrs(obj)[".rodata"][2] == 0x10,
           "readelf -S: .rodata's sh_addr patched to 0x10")
-    return obj
+    return obj, T1112.lsdas(marked, funcs)
 
 
-def hostile(so, tmp):
+def hostile(so, tmp, ranges):
     """A copy of so whose exidx entries point anywhere: read without a
     crash, every byte once (I1); an extab entry pointed to twice is the
     first pointer's; a function far away, an extab entry in .ARM.exidx or
@@ -266,9 +273,11 @@ def hostile(so, tmp):
         name = os.path.basename(path)
         got = memsz_rows(path)
         ext = {k[1]: v[0] for k, v in got.items() if k[0] == ".ARM.extab"}
-        check(ext.get("leaf") == 8 and "_Z7catcheri" not in ext,
-              "%s: catcher's extab entry is leaf's, pointed to first (%s)"
-              % (name, ext))
+        lsda = sum(e - b for _s, b, e, f in ranges if f == "_Z7catcheri")
+        check(lsda and ext.get("leaf") == 8 + lsda and
+              "_Z7catcheri" not in ext,
+              "%s: catcher's extab entry (8 bytes of words, its LSDA %d) "
+              "is leaf's, pointed to first (%s)" % (name, lsda, ext))
         check("_Z8withdtori" not in ext and
               got.get((".ARM.exidx", "_Z7throweri")) is None and
               got.get((".ARM.exidx", "leaf")) == (8, 8),
@@ -287,29 +296,31 @@ def main():
         if not shutil.which(tool):
             lib.skip("%s is not installed" % tool)
     with tempfile.TemporaryDirectory(prefix="memsz-t1310-") as tmp:
-        cxx = os.path.join(tmp, "a.cpp")
         c = os.path.join(tmp, "b.c")
-        with open(cxx, "w") as f:
-            f.write(CXX)
         with open(c, "w") as f:
             f.write(C)
-        a = os.path.join(tmp, "a.o")
-        af = os.path.join(tmp, "af.o")
         b = os.path.join(tmp, "b.o")
         so = os.path.join(tmp, "a.so")
-        run(["clang", TARGET, "-O1", "-c", "-o", a, cxx])
-        run(["clang", TARGET, "-O1", "-ffunction-sections", "-c", "-o", af,
-             cxx])
+        mso = os.path.join(tmp, "a-m.so")
+        # the C++ objects through their assembly: t1112's markers give
+        # their LSDAs
+        a, ma, funcs = T1112.build(tmp, "a", "clang", [TARGET, "-O1"], CXX,
+                                   ".cpp")
+        af, maf, ffuncs = T1112.build(tmp, "af", "clang",
+                                      [TARGET, "-O1", "-ffunction-sections"],
+                                      CXX, ".cpp")
         run(["clang", TARGET, "-O1", "-funwind-tables", "-c", "-o", b, c])
         run(["ld.lld", "-shared", "-o", so, a])
+        run(["ld.lld", "-shared", "-o", mso, ma])
         if ".ARM.extab" not in shdrs(a):
             lib.skip("clang wrote no .ARM.extab")
-        check_file(a, 1)
-        check_file(af, 1)
+        check_file(a, 1, T1112.lsdas(ma, funcs))
+        check_file(af, 1, T1112.lsdas(maf, ffuncs))
         check_file(b, 0)
-        check_file(so, 1)
-        check_file(placed(tmp), 1)
-        hostile(so, tmp)
+        check_file(so, 1, T1112.lsdas(mso, funcs))
+        p, pranges = placed(tmp)
+        check_file(p, 1, pranges)
+        hostile(so, tmp, T1112.lsdas(mso, funcs))
     sys.exit(lib.finish())
 
 

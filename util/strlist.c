@@ -124,6 +124,10 @@ static const struct {
 			    "(overlapping names): the rest of their "
 			    "symbols are left out",
 			    NULL},
+    [NOTE_LSDA_SKIPPED] = {"images have exception tables (LSDAs) that "
+			   "cannot be decoded, left under their section's "
+			   "label",
+			   NULL},
 };
 
 /* Subjects named in a grouped line. */

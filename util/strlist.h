@@ -58,6 +58,7 @@ enum note_kind {
 	NOTE_MINIDEBUG,		 /* symbols from .gnu_debugdata */
 	NOTE_MINIDEBUG_DROPPED,	 /* .gnu_debugdata or its symbols dropped */
 	NOTE_NAMES_DROPPED,	 /* symbols whose names overlap dropped */
+	NOTE_LSDA_SKIPPED,	 /* LSDAs that cannot be decoded */
 	NOTE__COUNT
 };
 

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_lsda.c — elf_lsda_len() (elf/lsdatab.c) over hand-made LSDAs laid
+ * out as GCC and LLVM write them (gcc/except.c, EHStreamer.cpp), hostile
+ * ones (loops of action links, links leaving the LSDA, unknown encodings,
+ * tables past the room) and the LSDA pointer an FDE of a "zPLR" CIE
+ * holds, read by the walk's fast path (little-endian) and its general
+ * one (big-endian) alike. */
+#include "config.h"
+
+#include "elf/ehframe.h"
+#include "elf/lsdatab.h"
+
+#include <elf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+struct buf {
+	unsigned char b[256];
+	size_t n;
+};
+
+static void put(struct buf *b, uint64_t v, size_t n, bool be)
+{
+	for (size_t i = 0; i < n; i++)
+		b->b[b->n++] = v >> (8 * (be ? n - 1 - i : i));
+}
+
+static void bytes(struct buf *b, const char *s, size_t n)
+{
+	memcpy(b->b + b->n, s, n);
+	b->n += n;
+}
+
+/* A C++ LSDA: two call sites, a catch of type 1 chained to a
+ * specification list (filter -1), the alignment, two type entries of 4
+ * bytes, the TType base at 27, then the list (type 2, 0). 29 bytes, then
+ * padding. Returns the TType base. */
+static size_t cxx_lsda(struct buf *b)
+{
+	static const char l[] =
+	    "\xff\x9b\x18"     /* LPStart omit, TType pcrel|sdata4, TT off 24 */
+	    "\x01\x08"	       /* call sites uleb128, 8 bytes */
+	    "\x00\x10\x20\x03" /* start, len, pad, action 3 */
+	    "\x10\x08\x00\x00" /* no pad, no action */
+	    "\x7f\x00"	       /* action 1: filter -1, end */
+	    "\x01\x7d"	       /* action 3: type 1, next: action 1 */
+	    "\x00\x00"	       /* alignment */
+	    "\x11\x11\x11\x11\x22\x22\x22\x22" /* types 2, 1 */
+	    "\x02\x00"			       /* spec list: 2, end */
+	    "\x00\x00";			       /* padding after */
+
+	bytes(b, l, sizeof(l) - 1);
+	return 27;
+}
+
+static void test_cxx(void **state)
+{
+	struct elf_lsda_scratch sc = {0};
+	struct buf b = {0};
+	size_t want = cxx_lsda(&b);
+
+	(void)state;
+	/* the TType base at 3 + 24 = 27; the list's two bytes after */
+	assert_int_equal(want, 27);
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 29);
+	/* no room for the list: not decodable */
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, 28, ELFCLASS64, false, false, &sc), 0);
+	/* no call site reaches the records (a .cold part's LSDA): they are
+	 * read all the same, up to the type table the list's index 2 and
+	 * the filter 1 size */
+	b.b[8] = 0;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 29);
+	b.b[8] = 3;
+	/* at an offset in a larger buffer */
+	memmove(b.b + 5, b.b, b.n);
+	assert_int_equal(
+	    elf_lsda_len(b.b, 5, b.n + 5, ELFCLASS64, false, false, &sc), 29);
+	elf_lsda_scratch_free(&sc);
+}
+
+static void test_cleanups(void **state)
+{
+	struct elf_lsda_scratch sc = {0};
+	struct buf b = {0};
+
+	(void)state;
+	/* no type table: it ends with the call-site table */
+	bytes(&b, "\xff\xff\x01\x04\x00\x10\x20\x00\x00\x00", 10);
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 8);
+	/* a call site with an action but no type table: filter 1 names
+	 * nothing */
+	b.n = 0;
+	bytes(&b, "\xff\xff\x01\x04\x00\x10\x20\x01\x01\x00", 10);
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	/* filter 0 (a cleanup record) is fine: 10 bytes */
+	b.b[8] = 0;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 10);
+	/* udata4 call sites, C's personality's usual older form */
+	b.n = 0;
+	bytes(&b, "\xff\xff\x03\x0d", 4);
+	put(&b, 0, 4, false);
+	put(&b, 0x10, 4, false);
+	put(&b, 0x20, 4, false);
+	put(&b, 0, 1, false);
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 17);
+	elf_lsda_scratch_free(&sc);
+}
+
+static void test_hostile(void **state)
+{
+	struct elf_lsda_scratch sc = {0};
+	struct buf b = {0};
+
+	(void)state;
+	cxx_lsda(&b);
+	/* action 1 linked to itself (-1: back to its filter): read once */
+	b.b[14] = 0x7f;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 29);
+	/* and linked before the action table: refused */
+	b.b[14] = 0x70;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[14] = 0;
+	/* a call site's action past the room */
+	b.b[8] = 0x7f;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[8] = 3;
+	/* unknown LPStart, TType and call-site encodings */
+	b.b[0] = 0x0d;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[0] = 0xff;
+	b.b[1] = 0x71;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	/* DW_EH_PE_aligned (libgcc aligns before reading it; no compiler
+	 * writes it): refused, alone or with a format */
+	b.b[1] = 0x50;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[1] = 0x5b;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[1] = 0x91; /* uleb128 type entries: no fixed size */
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[1] = 0x9b;
+	b.b[3] = 0x0e;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[3] = 0x01;
+	/* a call-site table past the room */
+	b.b[4] = 0x7f;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[4] = 0x08;
+	/* a type filter beyond the type table (3 entries of 4 bytes do
+	 * not fit between the actions and the TType base) */
+	b.b[15] = 0x04;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS64, false, false, &sc), 0);
+	b.b[15] = 0x01;
+	/* a specification list without its end */
+	b.b[28] = 0x05;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, 29, ELFCLASS64, false, false, &sc), 0);
+	/* empty and one-byte rooms */
+	assert_int_equal(elf_lsda_len(b.b, 0, 0, ELFCLASS64, false, false, &sc),
+			 0);
+	assert_int_equal(elf_lsda_len(b.b, 0, 1, ELFCLASS64, false, false, &sc),
+			 0);
+	elf_lsda_scratch_free(&sc);
+}
+
+/* ARM EHABI: the specification list is words; in a .o the type words
+ * are relocations, 0 in the file */
+static void test_ehabi(void **state)
+{
+	struct elf_lsda_scratch sc = {0};
+	struct buf b = {0};
+	uint64_t reloc = 0;
+
+	(void)state;
+	/* LPStart omit, TType absptr, TT offset 14, cs uleb 4 bytes */
+	bytes(&b, "\xff\x00\x0e\x01\x04", 5);
+	bytes(&b, "\x00\x10\x20\x01", 4); /* action 1 */
+	bytes(&b, "\x7f\x00", 2);	  /* filter -1 */
+	bytes(&b, "\x00\x00", 2);	  /* alignment */
+	put(&b, 0, 4, false);		  /* type 1 (relocated) */
+	/* TType base at 17: the list, a relocated type word and 0 */
+	reloc = b.n;
+	put(&b, 0, 4, false);
+	put(&b, 0, 4, false);
+	assert_int_equal(b.n, 25);
+	/* without the relocation the first word ends the list */
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS32, false, true, &sc), 21);
+	sc.reloc = &reloc;
+	sc.nreloc = 1;
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS32, false, true, &sc), 25);
+	/* read as ULEB128 the list is its first byte */
+	assert_int_equal(
+	    elf_lsda_len(b.b, 0, b.n, ELFCLASS32, false, false, &sc), 18);
+	elf_lsda_scratch_free(&sc);
+}
+
+/* A "zPLR" CIE (personality absent: 'P' omitted) then an FDE whose LSDA
+ * pointer is pcrel|sdata4, raw value v, in byte order be. */
+static void zplr(struct buf *b, uint32_t v, bool be)
+{
+	b->n = 0;
+	put(b, 20, 4, be); /* CIE length */
+	put(b, 0, 4, be);
+	bytes(b, "\x01zLR\0\x01\x78\x10\x02\x1b\x1b\0\0\0\0", 15);
+	/* 4 + 4 + 1 + 4 + 3 + 2 = 18 bytes: pad to 24 */
+	b->n = 24;
+	put(b, 20, 4, be);     /* FDE length */
+	put(b, 28, 4, be);     /* CIE pointer: 28 back */
+	put(b, 0x1000, 4, be); /* pc_begin, pcrel */
+	put(b, 0x10, 4, be);   /* range */
+	put(b, 4, 1, be);      /* augmentation length */
+	put(b, v, 4, be);      /* LSDA at 24 + 17 = 41 */
+	put(b, 0, 3, be);      /* padding */
+	put(b, 0, 4, be);      /* terminator */
+}
+
+static void fde_one(void *arg, const struct elf_fde *f)
+{
+	*(struct elf_fde *)arg = *f;
+}
+
+static void test_fde_pointer(void **state)
+{
+	struct buf b;
+
+	(void)state;
+	for (int be = 0; be < 2; be++) {
+		struct elf_fde f = {0};
+
+		zplr(&b, 0x100, be);
+		assert_int_equal(elf_ehframe_walk(b.b, b.n, 0x5000, ELFCLASS64,
+						  be, fde_one, &f, NULL),
+				 0);
+		assert_int_equal(f.pc_begin, 0x5000 + 32 + 0x1000);
+		assert_true(f.has_lsda);
+		assert_int_equal(f.lsda, 0x5000 + 41 + 0x100);
+		/* 0 is no LSDA, whatever the encoding */
+		zplr(&b, 0, be);
+		f = (struct elf_fde){0};
+		assert_int_equal(elf_ehframe_walk(b.b, b.n, 0x5000, ELFCLASS64,
+						  be, fde_one, &f, NULL),
+				 0);
+		assert_int_equal(f.pc_range, 0x10);
+		assert_false(f.has_lsda);
+		/* an augmentation length too short for the pointer */
+		zplr(&b, 0x100, be);
+		b.b[40] = 2;
+		f = (struct elf_fde){0};
+		assert_int_equal(elf_ehframe_walk(b.b, b.n, 0x5000, ELFCLASS64,
+						  be, fde_one, &f, NULL),
+				 0);
+		assert_int_equal(f.pc_range, 0x10);
+		assert_false(f.has_lsda);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cxx),		cmocka_unit_test(test_cleanups),
+	    cmocka_unit_test(test_hostile),	cmocka_unit_test(test_ehabi),
+	    cmocka_unit_test(test_fde_pointer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
