@@ -223,32 +223,123 @@ static bool spans_pay(const struct snap_ctx *c, size_t nlook)
 }
 
 /* cachestat(2) of the file fd for [off, off + len) (len 0: to its end):
- * true if no page of it is dirty. */
-static bool range_clean(int fd, uint64_t off, uint64_t len)
+ * its dirty pages, or UINT64_MAX if it cannot be asked. */
+static uint64_t range_dirty(int fd, uint64_t off, uint64_t len)
 {
 	struct snap_cachestat_range r = {off, len};
 	struct snap_cachestat cs;
 
-	return syscall(__NR_cachestat, fd, &r, &cs, 0) == 0 && cs.nr_dirty == 0;
+	return syscall(__NR_cachestat, fd, &r, &cs, 0) == 0 ? cs.nr_dirty
+							    : UINT64_MAX;
+}
+
+/* cachestat(2) of the file fd for [off, off + len): true if no page of it
+ * is dirty. */
+static bool range_clean(int fd, uint64_t off, uint64_t len)
+{
+	return range_dirty(fd, off, len) == 0;
+}
+
+/* A span cachestat(2) found dirty pages in is cut into this many pieces
+ * of as many look-ups each, asked again, when it has at least
+ * CLEAN_SPLIT_MIN look-ups and at most one dirty page (of its file, mapped
+ * or not; a dirty large folio counts each of its pages) per
+ * CLEAN_SPLIT_SPARSE of them; a dirty piece is cut again the same way.
+ * The pieces' walk of the page cache (30-100 ns a cached page, all of
+ * them together about the span's) is paid for by the kpageflags look-ups
+ * their clean ones save (a pread entry, ~50 ns, and its share of the
+ * sort); where the dirty pages lie spread over every piece, it is lost. */
+#define CLEAN_SPLIT 16
+#define CLEAN_SPLIT_MIN 256
+#define CLEAN_SPLIT_SPARSE 4
+
+/* The file page offsets [*a, *b) (from the task's first page) of the
+ * file pages among positions [i0, i1) of c->look (in page order); false
+ * if none is a file page. */
+static bool look_span(const struct snap_ctx *c, size_t i0, size_t i1,
+		      uint64_t *a, uint64_t *b)
+{
+	bool have = false;
+
+	for (size_t i = i0; i < i1; i++) {
+		uint32_t idx = LOOK_IDX(c->look[i]);
+		uint64_t o = c->packed ? c->off[idx] : idx;
+
+		if (!(c->pm[idx] & PM_FILE))
+			continue;
+		if (!have)
+			*a = o;
+		have = true;
+		*b = o + (c->weighted ? c->w[idx] : 1);
+	}
+	return have;
+}
+
+/* Mark the file pages among positions [i0, i1) of c->look PM_CLEAN. */
+static void look_mark_clean(struct snap_ctx *c, size_t i0, size_t i1)
+{
+	for (size_t i = i0; i < i1; i++) {
+		uint32_t idx = LOOK_IDX(c->look[i]);
+
+		if (c->pm[idx] & PM_FILE)
+			c->pm[idx] |= PM_CLEAN;
+	}
+}
+
+/* Positions [i0, i1) of c->look, a part of the task's file pages that
+ * cachestat(2) found dirty pages in: cut into CLEAN_SPLIT pieces
+ * when that pays (see CLEAN_SPLIT), each asked; the file pages of a clean
+ * one are marked PM_CLEAN, a dirty one is cut again. */
+static void span_split(struct snap_ctx *c, size_t i0, size_t i1, uint64_t dirty,
+		       int fd, uint64_t off0, unsigned shift)
+{
+	size_t n = i1 - i0;
+
+	if (n < CLEAN_SPLIT_MIN || dirty > n / CLEAN_SPLIT_SPARSE)
+		return;
+	for (size_t p = 0; p < CLEAN_SPLIT; p++) {
+		size_t j0 = i0 + n * p / CLEAN_SPLIT;
+		size_t j1 = i0 + n * (p + 1) / CLEAN_SPLIT;
+		uint64_t a, b, d;
+
+		if (!look_span(c, j0, j1, &a, &b))
+			continue;
+		d = range_dirty(fd, off0 + (a << shift), (b - a) << shift);
+		if (!d)
+			look_mark_clean(c, j0, j1);
+		else
+			span_split(c, j0, j1, d, fd, off0, shift);
+	}
 }
 
 /* True if no span of the task's file pages to look up (the task's first
- * page at file offset off0) has a dirty page in the file fd. */
-static bool spans_clean(const struct snap_ctx *c, size_t nlook, int fd,
-			uint64_t off0, unsigned shift)
+ * page at file offset off0) has a dirty page in the file fd. Else the
+ * file pages of the spans without one are marked PM_CLEAN, and those of
+ * pieces without one of a span with a few (span_split). */
+static bool spans_clean(struct snap_ctx *c, size_t nlook, int fd, uint64_t off0,
+			unsigned shift)
 {
 	struct clean_spans it = {c, 0, nlook, 0};
-	uint64_t a, b;
+	uint64_t a, b, d;
+	bool clean = true;
 
-	while (span_next(&it, &a, &b))
-		if (!range_clean(fd, off0 + (a << shift), (b - a) << shift))
-			return false;
-	return true;
+	for (size_t i0 = 0; span_next(&it, &a, &b); i0 = it.i) {
+		d = range_dirty(fd, off0 + (a << shift), (b - a) << shift);
+		if (d && clean) {
+			/* the spans before were clean */
+			clean = false;
+			look_mark_clean(c, 0, i0);
+		}
+		if (!d && !clean)
+			look_mark_clean(c, i0, it.i);
+		else if (d)
+			span_split(c, i0, it.i, d, fd, off0, shift);
+	}
+	return clean;
 }
 
-enum kpage_clean kpage_file_clean(const struct snap_job *j,
-				  const struct snap_ctx *c, size_t k,
-				  size_t nlook, bool whole)
+enum kpage_clean kpage_file_clean(const struct snap_job *j, struct snap_ctx *c,
+				  size_t k, size_t nlook, bool whole)
 {
 	const struct snap_task *t = &j->tasks[k];
 	const struct procmap *m = &j->maps->maps[t->vma];

@@ -107,14 +107,16 @@ static const uint8_t kpage_wants_table[2][2] = {
 /* Which kpage files page e of c, looked up (kpage_prepass listed it),
  * wants read: kpagecount if it is not mapped exclusively; kpageflags, when
  * they can be read, if it is a file page of a mapping not known clean
- * (c->file_clean). Inline: it runs on every page looked up. */
+ * (c->file_clean) nor in a piece of its file known clean (PM_CLEAN). Inline: it
+ * runs on every page looked up. */
 static inline uint8_t kpage_wants(const struct snapper *s,
 				  const struct snap_ctx *c, uint64_t e)
 {
 	uint8_t w =
 	    kpage_wants_table[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
 
-	if (!s->has_kpageflags || ((e & PM_FILE) && c->file_clean))
+	if (!s->has_kpageflags ||
+	    ((e & PM_FILE) && (c->file_clean || (e & PM_CLEAN))))
 		w &= (uint8_t)~KF_FLAGS;
 	return w;
 }
@@ -198,8 +200,7 @@ enum kpage_clean {
  * in part (a later task of it, with more look-ups, may). Asked only of
  * mappings of files on a block device: shmem and tmpfs pages are dirty
  * without the page cache's dirty mark. */
-enum kpage_clean kpage_file_clean(const struct snap_job *j,
-				  const struct snap_ctx *c, size_t k,
-				  size_t nlook, bool whole);
+enum kpage_clean kpage_file_clean(const struct snap_job *j, struct snap_ctx *c,
+				  size_t k, size_t nlook, bool whole);
 
 #endif
