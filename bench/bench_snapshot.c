@@ -42,7 +42,8 @@
  * a kpageflags read per anonymous one (PG_anon_exclusive; memsz reads
  * smaps once instead where the huge pages pay for it, see snap_share.h),
  * kpagecount for pages not mapped exclusively, kpagecgroup for file
- * pages, kpageflags only where cachestat(2) finds dirty pages, each kpage
+ * pages, kpageflags only where cachestat(2) finds dirty pages (in
+ * pieces, as memsz asks), each kpage
  * file sorted once for the whole process and read in one pread per run
  * of nearby frames; nothing classified, encoded or written) and prints
  * memsz / floor and floor / smaps; the sparse layout also its floor's

@@ -12,19 +12,24 @@ that holds a dirty page, or a page marked clean outside its piece, makes
 memsz count that page clean where smaps counts it dirty.
 
 The workload, in a fresh directory on a file system with a block device
-(cachestat is asked only there), maps three sparse files whose pages it
-reads (clean; MADV_RANDOM: one page a folio) and dirties every 89th to
-101st page of (at every offset from the edges of the pieces somewhere)
+(cachestat is asked only there), maps four sparse files whose pages it
+reads (clean; MADV_RANDOM: one page a folio) and dirties every Nth page
+of (N a prime: at every offset from the edges of the pieces somewhere)
 and the last:
-  ro    96 MiB, MAP_SHARED read-only, the pages dirtied with pwrite(2)
-        (PG_dirty, the PTE clean)
-  rw    64 MiB, MAP_SHARED read-write, the pages written through it
-  priv  64 MiB, MAP_PRIVATE read-write: every other such page written
-        through it (a copy: anonymous), the others with pwrite(2) (file
-        pages, dirty)
+  ro    96 MiB, MAP_SHARED read-only, every 257th page dirtied with
+        pwrite(2) (PG_dirty, the PTE clean): a chunk of 64 MiB cut into
+        pieces of 64 look-ups
+  rw    64 MiB, MAP_SHARED read-write, every 4099th page written through
+        it: 4 dirty pages a chunk, pieces cut again and again (1024, 256,
+        64 look-ups)
+  priv  64 MiB, MAP_PRIVATE read-write: of every 263rd page, one in two
+        written through it (a copy: anonymous), the others with pwrite(2)
+        (file pages, dirty)
+  big   64 MiB as ro but every 4099th page, read with read-ahead (large
+        folios, where the file system makes them, dirty whole: cachestat
+        counts each of their pages, so few spans are cut)
 then forks a child, which reads every page again (mapped twice), and
-both stop. For both
-processes each mapping's memsz numbers must be smaps' (read before and
+both stop. For both processes each mapping's memsz numbers must be smaps' (read before and
 after, equal): Rss, Private_Clean, Private_Dirty, Shared_Clean and
 Shared_Dirty exactly, Pss within a kB. Skipped without root (PFNs), on a
 file system without a block device, or when smaps shows no dirty page in
@@ -51,35 +56,40 @@ d, page = sys.argv[1], int(sys.argv[2])
 MIB = 1 << 20
 def pages(size, step):
     # every step-th page (a prime: at every offset from the edges of the
-    # snapshot's pieces of 64 and 1024 pages somewhere) and the last
+    # snapshot's pieces somewhere) and the last
     n = size // page
     return sorted(set(range(step // 2, n, step)) | {n - 1})
-def mapped(name, size, flags, prot):
+def mapped(name, size, flags, prot, rand=True):
     path = os.path.join(d, name)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     os.ftruncate(fd, size)
     m = mmap.mmap(fd, size, flags, prot)
     # no read-ahead: a fault caches its own page only, a folio of one
     # page, dirtied alone
-    m.madvise(mmap.MADV_RANDOM)
+    if rand:
+        m.madvise(mmap.MADV_RANDOM)
     for off in range(0, size, page):
         m[off]
     return fd, m
 ro_fd, ro = mapped("ro", 96 * MIB, mmap.MAP_SHARED, mmap.PROT_READ)
-for p in pages(96 * MIB, 97):
+for p in pages(96 * MIB, 257):
     os.pwrite(ro_fd, b"d", p * page)
 rw_fd, rw = mapped("rw", 64 * MIB, mmap.MAP_SHARED,
                    mmap.PROT_READ | mmap.PROT_WRITE)
-for p in pages(64 * MIB, 89):
+for p in pages(64 * MIB, 4099):
     rw[p * page] = 1
 pv_fd, pv = mapped("priv", 64 * MIB, mmap.MAP_PRIVATE,
                    mmap.PROT_READ | mmap.PROT_WRITE)
-for i, p in enumerate(pages(64 * MIB, 101)):
+for i, p in enumerate(pages(64 * MIB, 263)):
     if i % 2:
         pv[p * page + 1] = 1
     else:
         os.pwrite(pv_fd, b"d", p * page)
-for name in ("ro", "rw", "priv"):
+big_fd, big = mapped("big", 64 * MIB, mmap.MAP_SHARED, mmap.PROT_READ,
+                     rand=False)
+for p in pages(64 * MIB, 4099):
+    os.pwrite(big_fd, b"d", p * page)
+for name in ("ro", "rw", "priv", "big"):
     path = os.path.join(d, name)
     with open("/proc/self/maps") as f:
         for line in f:
@@ -90,7 +100,8 @@ r, w = os.pipe()
 kid = os.fork()
 if kid == 0:
     # a shared file mapping's pages are not copied at fork: read again
-    for m, size in ((ro, 96 * MIB), (rw, 64 * MIB), (pv, 64 * MIB)):
+    for m, size in ((ro, 96 * MIB), (rw, 64 * MIB), (pv, 64 * MIB),
+                    (big, 64 * MIB)):
         for off in range(0, size, page):
             m[off]
     os.write(w, b"r")
@@ -141,7 +152,7 @@ def main():
         try:
             regions, kids = lib.workload_stopped(p)
             kid = kids[0] if kids else None
-            if set(regions) != {"ro", "rw", "priv"} or kid is None:
+            if set(regions) != {"ro", "rw", "priv", "big"} or kid is None:
                 lib.fail(f"the workload's mappings: {sorted(regions)}")
             lib.wait_stopped(kid)
             ro = vmas_of(p.pid, regions)["ro"]
