@@ -239,7 +239,7 @@ static uint64_t kpc_nr_dirty(int fd, uint64_t off, uint64_t len)
 /* The cgroup list's pages [i, j) of a mapping at lo (file offset off of
  * the file fd), d dirty pages where they lie: into the kpageflags list,
  * but those of pieces cachestat(2) finds clean, cut as memsz cuts them
- * (record/snap_kpage.c span_split: 4 a dirty page, of at least 32 pages
+ * (record/snap_clean.c span_split: 4 a dirty page, of at least 32 pages
  * each, a dirty one cut again). */
 static void kpc_pieces(struct kpc *f, int fd, uint64_t lo, uint64_t off,
 		       size_t i, size_t j, uint64_t d)

@@ -7,7 +7,7 @@ A snapshot reads a file page's kpageflags (PG_dirty: smaps' Private_Dirty
 and Shared_Dirty for a file page) only where cachestat(2) finds a dirty
 page in the part of the file its chunk's pages span; where it finds a
 few, the span is asked again in pieces and the pages of the clean pieces
-are not looked up (record/snap_kpage.c span_split). A piece taken clean
+are not looked up (record/snap_clean.c span_split). A piece taken clean
 that holds a dirty page, or a page marked clean outside its piece, makes
 memsz count that page clean where smaps counts it dirty.
 
