@@ -477,6 +477,11 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	 * rare, and the pass runs again when one was */
 	if ((any & PM_SWAPPED) && swap_entries_fix(s, c, n))
 		amb = prepass(s, c, n, nlook, maxkey, &any);
+	/* bit 60 is memsz's PM_CLEAN, set only later (kpage_file_clean):
+	 * were a kernel to set it, a dirty file page would go unread */
+	if (any & PM_CLEAN)
+		for (size_t i = 0; i < n; i++)
+			c->pm[i] &= ~PM_CLEAN;
 	return amb;
 }
 

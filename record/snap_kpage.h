@@ -14,8 +14,9 @@
  * look up, when PFNs are readable, into c->look (*nlook of them, *maxkey
  * the largest key), and unless the chunk is weighted the entries present
  * or swapped into c->w (c->npresent of them). Swapped entries that are no
- * swap are first rewritten by kpage_swap_entry. Returns how many pages
- * are present or swapped. */
+ * swap are first rewritten by kpage_swap_entry, and bit 60 (memsz's
+ * PM_CLEAN, which pagemap leaves 0) is cleared should the kernel set it.
+ * Returns how many pages are present or swapped. */
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
