@@ -16,12 +16,12 @@ The workload, in a fresh directory on a file system with a block device
 reads (clean; MADV_RANDOM: one page a folio) and dirties every Nth page
 of (N a prime: at every offset from the edges of the pieces somewhere)
 and the last:
-  ro    96 MiB, MAP_SHARED read-only, every 257th page dirtied with
-        pwrite(2) (PG_dirty, the PTE clean): a chunk of 64 MiB cut into
-        pieces of 64 look-ups
-  rw    64 MiB, MAP_SHARED read-write, every 4099th page written through
-        it: 4 dirty pages a chunk, pieces cut again and again (1024, 256,
-        64 look-ups)
+  ro    96 MiB from file offset 40 MiB, MAP_SHARED read-only, every 257th
+        page dirtied with pwrite(2) (PG_dirty, the PTE clean): a chunk of
+        64 MiB cut into pieces of 64 look-ups
+  rw    64 MiB from file offset 40 MiB, MAP_SHARED read-write, every
+        4099th page written through it: 4 dirty pages a chunk, pieces cut
+        again and again (1024, 256, 64 look-ups)
   priv  64 MiB, MAP_PRIVATE read-write: of every 263rd page, one in two
         written through it (a copy: anonymous), the others with pwrite(2)
         (file pages, dirty)
@@ -29,10 +29,13 @@ and the last:
         folios, where the file system makes them, dirty whole: cachestat
         counts each of their pages, so few spans are cut)
 then forks a child, which reads every page again (mapped twice), and
-both stop. For both processes each mapping's memsz numbers must be smaps' (read before and
-after, equal): Rss, Private_Clean, Private_Dirty, Shared_Clean and
-Shared_Dirty exactly, Pss within a kB. Skipped without root (PFNs), on a
-file system without a block device, or when smaps shows no dirty page in
+both stop. For both processes each mapping's memsz numbers must be
+smaps' (read before and after, equal): Rss, Private_Clean,
+Private_Dirty, Shared_Clean and Shared_Dirty exactly, Pss within a kB.
+ro and rw start at a file offset: a piece asked where the mapping's
+pages are not (the mapping's start taken as the file's) may find no
+dirty page where they have one. Skipped without root (PFNs), on a file
+system without a block device, or when smaps shows no dirty page in
 `ro` (written back already)."""
 import os
 import signal
@@ -59,11 +62,12 @@ def pages(size, step):
     # snapshot's pieces somewhere) and the last
     n = size // page
     return sorted(set(range(step // 2, n, step)) | {n - 1})
-def mapped(name, size, flags, prot, rand=True):
+def mapped(name, size, flags, prot, rand=True, off=0):
+    # size bytes of the file from offset off (its start a hole)
     path = os.path.join(d, name)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    os.ftruncate(fd, size)
-    m = mmap.mmap(fd, size, flags, prot)
+    os.ftruncate(fd, off + size)
+    m = mmap.mmap(fd, size, flags, prot, offset=off)
     # no read-ahead: a fault caches its own page only, a folio of one
     # page, dirtied alone
     if rand:
@@ -71,11 +75,13 @@ def mapped(name, size, flags, prot, rand=True):
     for off in range(0, size, page):
         m[off]
     return fd, m
-ro_fd, ro = mapped("ro", 96 * MIB, mmap.MAP_SHARED, mmap.PROT_READ)
+OFF = 40 * MIB
+ro_fd, ro = mapped("ro", 96 * MIB, mmap.MAP_SHARED, mmap.PROT_READ,
+                   off=OFF)
 for p in pages(96 * MIB, 257):
-    os.pwrite(ro_fd, b"d", p * page)
+    os.pwrite(ro_fd, b"d", OFF + p * page)
 rw_fd, rw = mapped("rw", 64 * MIB, mmap.MAP_SHARED,
-                   mmap.PROT_READ | mmap.PROT_WRITE)
+                   mmap.PROT_READ | mmap.PROT_WRITE, off=OFF)
 for p in pages(64 * MIB, 4099):
     rw[p * page] = 1
 pv_fd, pv = mapped("priv", 64 * MIB, mmap.MAP_PRIVATE,
