@@ -238,9 +238,14 @@ static uint64_t kpc_nr_dirty(int fd, uint64_t off, uint64_t len)
 
 /* The cgroup list's pages [i, j) of a mapping at lo (file offset off of
  * the file fd), d dirty pages where they lie: into the kpageflags list,
- * but those of pieces cachestat(2) finds clean, cut as memsz cuts them
- * (record/snap_clean.c span_split: 4 a dirty page, of at least 32 pages
- * each, a dirty one cut again). */
+ * but those of pieces cachestat(2) finds clean, cut by the same rule as
+ * memsz's (record/snap_clean.c span_split: 4 a dirty page, of at least 32
+ * pages each, a dirty one cut again). Not in the same places in general:
+ * this cuts by the position of the file pages within each 64 MiB of
+ * address range (kpc_dirty), memsz by the position of the look-ups within
+ * each chunk's spans. For the bench's own file layouts they agree: every
+ * other page cached from the mapping's start, each 64 MiB here is a
+ * chunk of memsz's (CHUNK_PAGES), its file pages one span. */
 static void kpc_pieces(struct kpc *f, int fd, uint64_t lo, uint64_t off,
 		       size_t i, size_t j, uint64_t d)
 {

@@ -200,7 +200,11 @@ enum kpage_clean {
  * once). KPAGE_CLEAN_UNASKED: whole, a small file neither asked whole nor
  * in part (a later task of it, with more look-ups, may). Asked only of
  * mappings of files on a block device: shmem and tmpfs pages are dirty
- * without the page cache's dirty mark. */
+ * without the page cache's dirty mark. It writes c: where spans are
+ * asked and some are dirty, it returns KPAGE_CLEAN_UNKNOWN but has marked
+ * the file pages of the clean spans, and of the clean pieces of the
+ * dirty ones (see CLEAN_SPLIT_PER_DIRTY in snap_clean.c), PM_CLEAN in
+ * c->pm: kpage_wants reads no kpageflags for those. */
 enum kpage_clean kpage_file_clean(const struct snap_job *j, struct snap_ctx *c,
 				  size_t k, size_t nlook, bool whole);
 
