@@ -4,7 +4,7 @@
  * until the end, nothing parsed), in the same run, for page layouts of
  * one large mapping, and the size of memsz.data per mapped page.
  * usage: bench_snapshot [MAPPED_GIB [RESIDENT_GIB [RUNS [LAYOUT [DIR]]]]]
- * (defaults 16, 4, 5, all, /tmp; LAYOUT 0-9 runs one of the layouts
+ * (defaults 16, 4, 5, all, /tmp; LAYOUT 0-10 runs one of the layouts
  * below; DIR is where the snapshot's file is written: its create costs
  * what that file system charges, on ext4 24-43 us a create and rename,
  * more in a directory where this bench has just deleted thousands, on
@@ -24,6 +24,9 @@
  *                (sparse, its cache dropped first, MADV_RANDOM) of which
  *                every other page is read: half of it cached and mapped,
  *                file pages whose dirtiness a snapshot must know
+ *   file, dirty  the same, then one cached page in 512 written with
+ *                pwrite(2) (PG_dirty: a few dirty pages among clean ones;
+ *                written back ~30 s later, dirty_expire_centisecs)
  *   fork, 3 ch.  the first RESIDENT_GIB, then 3 children forked that
  *                share every page copy-on-write (mapcount 4: PSS needs a
  *                kpagecount look-up per page)
@@ -39,7 +42,8 @@
  * a kpageflags read per anonymous one (PG_anon_exclusive; memsz reads
  * smaps once instead where the huge pages pay for it, see snap_share.h),
  * kpagecount for pages not mapped exclusively, kpagecgroup for file
- * pages, kpageflags only where cachestat(2) finds dirty pages, each kpage
+ * pages, kpageflags only where cachestat(2) finds dirty pages (in
+ * pieces, as memsz asks), each kpage
  * file sorted once for the whole process and read in one pread per run
  * of nearby frames; nothing classified, encoded or written) and prints
  * memsz / floor and floor / smaps; the sparse layout also its floor's
@@ -88,13 +92,14 @@ enum layout {
 	FILEHALF,
 	FORK,
 	FORK_SCATTERED,
+	FILEDIRTY,
 	LAYOUT_COUNT
 };
 
 static const char *const layout_names[] = {
     "contiguous",     "every 2nd page",	 "every 4th page", "random 25%",
     "1 page / 2 MiB", "20 TiB reserve",	 "THP contig.",	   "file, half",
-    "fork, 3 ch.",    "fork, scattered",
+    "fork, 3 ch.",    "fork, scattered", "file, dirty",
 };
 
 /* Children the fork layout forks. */
@@ -145,6 +150,7 @@ static void touch(char *a, size_t len, size_t resident, enum layout l)
 		break;
 	case RESERVE:
 	case FILEHALF:
+	case FILEDIRTY:
 		break;
 	case THP:
 	case FORK:
@@ -175,10 +181,11 @@ static void touch(char *a, size_t len, size_t resident, enum layout l)
 	}
 }
 
-/* The file layout: map a sparse file of 2 * resident bytes (its cache
+/* The file layouts: map a sparse file of 2 * resident bytes (its cache
  * dropped, so that only what is read is cached) and read every other
- * page of it. The file is unlinked at once; the mapping keeps it. */
-static char *map_file_half(size_t resident)
+ * page of it; with dirty, write a byte to every 512th page read. The file
+ * is unlinked at once; the mapping keeps it. */
+static char *map_file_half(size_t resident, bool dirty)
 {
 	char path[] = "/var/tmp/memsz-bench-file-XXXXXX";
 	size_t len = 2 * resident, pg = 4096;
@@ -197,6 +204,9 @@ static char *map_file_half(size_t resident)
 	madvise(a, len, MADV_RANDOM);
 	for (size_t i = 0; i < len; i += 2 * pg)
 		sum += a[i];
+	for (size_t i = 0; dirty && i < len; i += 1024 * pg)
+		if (pwrite(fd, "d", 1, (off_t)i) != 1)
+			_exit(1);
 	close(fd);
 	return a;
 }
@@ -216,8 +226,8 @@ static pid_t spawn(size_t len, size_t resident, enum layout l)
 		/* its own group, which the fork layout's children join:
 		 * killed together */
 		setpgid(0, 0);
-		if (l == FILEHALF) {
-			a = map_file_half(resident);
+		if (l == FILEHALF || l == FILEDIRTY) {
+			a = map_file_half(resident, l == FILEDIRTY);
 		} else {
 			a = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,

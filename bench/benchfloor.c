@@ -64,6 +64,9 @@ struct kpc_list {
 struct kpc {
 	int pm, kcount, kflags, kcgroup;
 	struct kpc_list count, cgroup, flags;
+	/* the address of each page of cgroup, for kpc_dirty */
+	uint64_t *cgva;
+	size_t cgva_cap;
 	uint64_t buf[KPC_BLOCK];
 };
 
@@ -74,11 +77,12 @@ static void kpc_push(struct kpc_list *l, uint64_t pfn)
 	l->v[l->n++] = pfn;
 }
 
-/* The PFNs of the n pagemap entries e: every present page with a PFN that
- * is not mapped exclusively into the kpagecount list (its mapcount, for
- * PSS), every file page into the kpagecgroup one (who paid for it, for
- * CHARGE). An exclusive anonymous page is looked up nowhere. */
-static void kpc_entries(struct kpc *f, const uint64_t *e, size_t n)
+/* The PFNs of the n pagemap entries e of the pages from va on: every
+ * present page with a PFN that is not mapped exclusively into the
+ * kpagecount list (its mapcount, for PSS), every file page into the
+ * kpagecgroup one (who paid for it, for CHARGE; its address in cgva). An
+ * exclusive anonymous page is looked up nowhere. */
+static void kpc_entries(struct kpc *f, const uint64_t *e, size_t n, uint64_t va)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t x = e[i];
@@ -87,8 +91,12 @@ static void kpc_entries(struct kpc *f, const uint64_t *e, size_t n)
 			continue;
 		if (!PM_EXCL_BIT(x))
 			kpc_push(&f->count, PM_PFN(x));
-		if (PM_FILE_BIT(x))
+		if (PM_FILE_BIT(x)) {
 			kpc_push(&f->cgroup, PM_PFN(x));
+			xgrow(&f->cgva, &f->cgva_cap, f->cgroup.n,
+			      sizeof(*f->cgva));
+			f->cgva[f->cgroup.n - 1] = va + i * 4096;
+		}
 	}
 }
 
@@ -104,7 +112,7 @@ static void kpc_span(struct kpc *f, uint64_t a, uint64_t b)
 		if (pread(f->pm, e, k * 8, (off_t)(a / 4096 * 8)) !=
 		    (ssize_t)(k * 8))
 			return;
-		kpc_entries(f, e, k);
+		kpc_entries(f, e, k, a);
 		a += k * 4096;
 	}
 }
@@ -141,7 +149,7 @@ static void kpc_huge(struct kpc *f, uint64_t a, uint64_t b)
 			return;
 		for (uint64_t k = 0; k <= two; k++)
 			if (PM_EXCL_BIT(e[k]) && kpc_huge_excl(f, e[k]))
-				kpc_entries(f, &e[k], 1);
+				kpc_entries(f, &e[k], 1, h + k * KPC_PMD);
 			else
 				kpc_span(f, h + k * KPC_PMD,
 					 MIN(h + (k + 1) * KPC_PMD, b));
@@ -217,20 +225,66 @@ static uint64_t kpc_read(struct kpc *f, struct kpc_list *l, int fd)
  * long walk of the page cache is interrupted and resumed more often). */
 #define KPC_CACHESTAT_BYTES (64ull << 20)
 
+/* cachestat(2) of fd for [off, off + len): its dirty pages, or
+ * UINT64_MAX if it cannot be asked. */
+static uint64_t kpc_nr_dirty(int fd, uint64_t off, uint64_t len)
+{
+	struct kpc_cachestat_range r = {off, len};
+	struct kpc_cachestat cs;
+
+	return syscall(__NR_cachestat, fd, &r, &cs, 0) ? UINT64_MAX
+						       : cs.nr_dirty;
+}
+
+/* The cgroup list's pages [i, j) of a mapping at lo (file offset off of
+ * the file fd), d dirty pages where they lie: into the kpageflags list,
+ * but those of pieces cachestat(2) finds clean, cut by the same rule as
+ * memsz's (record/snap_clean.c span_split: 4 a dirty page, of at least 32
+ * pages each, a dirty one cut again). Not in the same places in general:
+ * this cuts by the position of the file pages within each 64 MiB of
+ * address range (kpc_dirty), memsz by the position of the look-ups within
+ * each chunk's spans. For the bench's own file layouts they agree: every
+ * other page cached from the mapping's start, each 64 MiB here is a
+ * chunk of memsz's (CHUNK_PAGES), its file pages one span. */
+static void kpc_pieces(struct kpc *f, int fd, uint64_t lo, uint64_t off,
+		       size_t i, size_t j, uint64_t d)
+{
+	size_t n = j - i, k;
+
+	if (d > n / 32 / 4) {
+		for (; i < j; i++)
+			kpc_push(&f->flags, f->cgroup.v[i]);
+		return;
+	}
+	k = (size_t)d * 4;
+	for (size_t p = 0; p < k; p++) {
+		size_t i0 = i + n * p / k, i1 = i + n * (p + 1) / k;
+		uint64_t a, dd;
+
+		if (i0 == i1)
+			continue;
+		a = f->cgva[i0];
+		dd = kpc_nr_dirty(fd, off + (a - lo),
+				  f->cgva[i1 - 1] + 4096 - a);
+		if (dd)
+			kpc_pieces(f, fd, lo, off, i0, i1, dd);
+	}
+}
+
 /* After file mapping [lo, hi) of pid (file offset off, inode ino) was
  * read, its file pages' PFNs from cgroup entry first on, which the span
- * [a, b) of it holds: if cachestat(2) finds a dirty page in the part of
- * the file that span maps (or cannot be asked: no inode, the file not
- * openable), list them for kpageflags too (PG_dirty: Shared_Dirty,
- * Private_Dirty), else they are clean. */
+ * [a, b) of it holds: those of each 64 MiB of it where cachestat(2)
+ * finds a dirty page in the part of the file it maps (all, if it cannot
+ * be asked: no inode, the file not openable) are listed for kpageflags
+ * too (PG_dirty: Shared_Dirty, Private_Dirty), but those of pieces of it
+ * found clean (kpc_pieces), as memsz asks; the others are clean. */
 static void kpc_dirty(struct kpc *f, pid_t pid, uint64_t lo, uint64_t hi,
 		      uint64_t off, uint64_t ino, size_t first, uint64_t a,
 		      uint64_t b)
 {
-	struct kpc_cachestat cs;
 	char path[96];
 	int fd = -1;
-	bool dirty = true;
+	size_t i = first, j;
 
 	if (f->cgroup.n == first)
 		return;
@@ -239,19 +293,21 @@ static void kpc_dirty(struct kpc *f, pid_t pid, uint64_t lo, uint64_t hi,
 			 (int)pid, (unsigned long)lo, (unsigned long)hi);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	for (uint64_t o = a; fd >= 0 && o < b; o += KPC_CACHESTAT_BYTES) {
-		struct kpc_cachestat_range r = {
-		    off + (o - lo), MIN(KPC_CACHESTAT_BYTES, b - o)};
+	for (uint64_t o = a; o < b && i < f->cgroup.n;
+	     o += KPC_CACHESTAT_BYTES, i = j) {
+		uint64_t e = MIN(o + KPC_CACHESTAT_BYTES, b), d;
 
-		dirty = syscall(__NR_cachestat, fd, &r, &cs, 0) != 0 ||
-			cs.nr_dirty != 0;
-		if (dirty)
-			break;
+		for (j = i; j < f->cgroup.n && f->cgva[j] < e; j++)
+			;
+		if (j == i)
+			continue;
+		d = fd < 0 ? UINT64_MAX
+			   : kpc_nr_dirty(fd, off + (o - lo), e - o);
+		if (d)
+			kpc_pieces(f, fd, lo, off, i, j, d);
 	}
 	if (fd >= 0)
 		close(fd);
-	for (size_t i = first; dirty && i < f->cgroup.n; i++)
-		kpc_push(&f->flags, f->cgroup.v[i]);
 }
 
 /* PAGEMAP_SCAN [s, e) of a mapping; read what it finds: a PMD's huge

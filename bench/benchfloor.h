@@ -22,7 +22,9 @@
  * a PFN not mapped exclusively is looked up in kpagecount (PSS); each
  * file page in kpagecgroup (CHARGE); a file page in kpageflags (dirty)
  * only when cachestat(2) finds a dirty page in the part of its file the
- * mapping's pages span, asked 64 MiB at a time (kpc_dirty). Each kpage file's
+ * mapping's pages span, asked 64 MiB at a time, and in the piece of it
+ * the page lies in, where memsz cuts such a part in pieces (kpc_dirty).
+ * Each kpage file's
  * PFNs are sorted once for the whole process (radix) and read in one pread per
  * run of frames closer than KPC_GAP. Nothing is classified, encoded or written.
  * Returns the sum of what it read (so that nothing is optimised away);

@@ -38,6 +38,12 @@ struct snap_share;
 /* 6.15+: the entry is a guard region's PTE marker (madvise
  * MADV_GUARD_INSTALL), which also has PM_SWAPPED */
 #define PM_GUARD_REGION (1ull << 58)
+/* Set by memsz, not pagemap (its bits 59-60 are 0; kpage_prepass clears
+ * bit 60 should a kernel set it), in c->pm: a file page in a piece of its
+ * file cachestat(2) found no dirty page in, where the rest of its task's
+ * part of the file has some (kpage_file_clean): it needs no kpageflags
+ * look-up (kpage_wants), as a page of a task known clean. */
+#define PM_CLEAN (1ull << 60)
 /* A swapped entry's frame, with PFNs (CAP_SYS_ADMIN; else zero): the swap
  * type in its low 5 bits (MAX_SWAPFILES_SHIFT), the offset above. The
  * types from MAX_SWAPFILES up are no swap (include/linux/swap.h): the

@@ -9,7 +9,8 @@
  *                 maps them dirty on the write fault that creates them and a
  *                 fork keeps the bit), so an anonymous page is not looked
  *                 up in kpageflags; a file page uses KPF_DIRTY, unless its
- *                 file has no dirty page cached (kpage_file_clean).
+ *                 file has no dirty page cached where it lies
+ *                 (kpage_file_clean, snap_clean.c).
  *   Pss           sum of (page_size << 12) / mapcount, >> 12 when printed.
  * Without PFNs (no CAP_SYS_ADMIN) sharing is still exact (exclusive bit),
  * dirtiness is approximated (anonymous = dirty, file = clean) and PSS is
@@ -20,21 +21,16 @@
 #include "record/snap_kpage.h"
 #include "record/snap_share.h"
 
-#include "record/snap_images.h"
 #include "record/snap_observer.h"
 #include "record/snap_pagemap.h"
 #include "util/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <linux/kernel-page-flags.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Sort the n keys of c->look by PFN (kpage_keys_sort, through c->look2). */
@@ -156,147 +152,6 @@ bool kpage_anon_charged(const struct snapper *s)
 /* In c->kflags: the page's kpageflags were not read (no KPF_* bit is
  * this high); page_class takes it as an anonymous page, swap-backed. */
 #define KF_UNREAD (1ull << 63)
-
-#ifndef __NR_cachestat
-#define __NR_cachestat 451 /* the same number on every architecture */
-#endif
-
-/* cachestat(2)'s arguments (linux/mman.h, 6.5+), for older headers. */
-struct snap_cachestat_range {
-	uint64_t off, len;
-};
-struct snap_cachestat {
-	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted;
-	uint64_t nr_recently_evicted;
-};
-
-/* A span of the task's file pages to look up, [a, b) in pages from its
- * first page, is ended where the next lies more than this many pages on:
- * a cachestat(2) call costs about as much as walking that many cached
- * pages (30-100 ns each, see CLEAN_PAGES_PER_LOOKUP). */
-#define CLEAN_SPAN_GAP 16
-
-/* Walks the file pages to look up of the task c holds, by span: the
- * nlook keys of c->look are in page order as kpage_prepass lists them
- * (kpage_fill sorts them by PFN only later). */
-struct clean_spans {
-	const struct snap_ctx *c;
-	size_t i, n;
-	size_t pages; /* file pages to look up seen so far */
-};
-
-/* The next span into [*a, *b); false after the last. */
-static bool span_next(struct clean_spans *it, uint64_t *a, uint64_t *b)
-{
-	const struct snap_ctx *c = it->c;
-	bool have = false;
-
-	for (; it->i < it->n; it->i++) {
-		uint32_t idx = LOOK_IDX(c->look[it->i]);
-		uint64_t o = c->packed ? c->off[idx] : idx;
-
-		if (!(c->pm[idx] & PM_FILE))
-			continue;
-		if (have && o > *b + CLEAN_SPAN_GAP)
-			break;
-		if (!have)
-			*a = o;
-		have = true;
-		*b = o + (c->weighted ? c->w[idx] : 1);
-		it->pages++;
-	}
-	return have;
-}
-
-/* Whether asking cachestat(2) about the spans of the task's file pages
- * to look up pays for the walk: the cached pages of the spans, and a
- * call's worth more for each, at most CLEAN_PAGES_PER_LOOKUP a page to
- * look up. */
-static bool spans_pay(const struct snap_ctx *c, size_t nlook)
-{
-	struct clean_spans it = {c, 0, nlook, 0};
-	uint64_t a, b, cost = 0;
-
-	while (span_next(&it, &a, &b))
-		cost += b - a + CLEAN_SPAN_GAP;
-	return it.pages && cost <= (uint64_t)it.pages * CLEAN_PAGES_PER_LOOKUP;
-}
-
-/* cachestat(2) of the file fd for [off, off + len) (len 0: to its end):
- * true if no page of it is dirty. */
-static bool range_clean(int fd, uint64_t off, uint64_t len)
-{
-	struct snap_cachestat_range r = {off, len};
-	struct snap_cachestat cs;
-
-	return syscall(__NR_cachestat, fd, &r, &cs, 0) == 0 && cs.nr_dirty == 0;
-}
-
-/* True if no span of the task's file pages to look up (the task's first
- * page at file offset off0) has a dirty page in the file fd. */
-static bool spans_clean(const struct snap_ctx *c, size_t nlook, int fd,
-			uint64_t off0, unsigned shift)
-{
-	struct clean_spans it = {c, 0, nlook, 0};
-	uint64_t a, b;
-
-	while (span_next(&it, &a, &b))
-		if (!range_clean(fd, off0 + (a << shift), (b - a) << shift))
-			return false;
-	return true;
-}
-
-enum kpage_clean kpage_file_clean(const struct snap_job *j,
-				  const struct snap_ctx *c, size_t k,
-				  size_t nlook, bool whole)
-{
-	const struct snap_task *t = &j->tasks[k];
-	const struct procmap *m = &j->maps->maps[t->vma];
-	unsigned shift = j->s->page_shift;
-	uint64_t off0 = m->pgoff + (t->first << shift);
-	enum kpage_clean ret;
-	struct stat st;
-	char path[80];
-	uint64_t size;
-	bool own;
-	int fd;
-	/* the spans' walk pays for itself */
-	bool range = spans_pay(c, nlook);
-
-	if (!m->ino || !m->dev_major || (m->vmflags & PROCMAP_VM_HUGETLB) ||
-	    (!whole && !range))
-		return KPAGE_CLEAN_UNKNOWN;
-	/* the file the image registry opened in this snapshot, if it did */
-	fd = snap_images_fd(j->s, m, &size);
-	own = fd < 0;
-	if (own) {
-		snprintf(path, sizeof(path),
-			 "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, j->pid,
-			 m->start, m->end);
-		/* the target may map a device node here: not opened, nor
-		 * blocked on */
-		fd = open_regular_at(AT_FDCWD, path, &st);
-		if (fd < 0)
-			return KPAGE_CLEAN_UNKNOWN;
-		size = (uint64_t)st.st_size;
-	}
-	if (whole && size <= CLEAN_WHOLE_MAX_BYTES &&
-	    (uint64_t)nlook * CLEAN_PAGES_PER_LOOKUP >= size >> shift)
-		ret = range_clean(fd, 0, 0) ? KPAGE_CLEAN_FILE
-					    : KPAGE_CLEAN_UNKNOWN;
-	else if (range)
-		ret = spans_clean(c, nlook, fd, off0, shift)
-			  ? KPAGE_CLEAN_RANGE
-			  : KPAGE_CLEAN_UNKNOWN;
-	else /* too few look-ups to pay for the walk: a later task of the
-	      * file, with more, may ask it whole */
-		ret = whole && size <= CLEAN_WHOLE_MAX_BYTES
-			  ? KPAGE_CLEAN_UNASKED
-			  : KPAGE_CLEAN_UNKNOWN;
-	if (own)
-		close(fd);
-	return ret;
-}
 
 /* Read kcount/kflags for the n pages of c->look (maxkey the largest
  * key), whose keys are in page order: each file for the pages that want
@@ -629,6 +484,11 @@ size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 	 * rare, and the pass runs again when one was */
 	if ((any & PM_SWAPPED) && swap_entries_fix(s, c, n))
 		amb = prepass(s, c, n, nlook, maxkey, &any);
+	/* bit 60 is memsz's PM_CLEAN, set only later (kpage_file_clean):
+	 * were a kernel to set it, a dirty file page would go unread */
+	if (any & PM_CLEAN)
+		for (size_t i = 0; i < n; i++)
+			c->pm[i] &= ~PM_CLEAN;
 	return amb;
 }
 

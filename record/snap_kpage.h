@@ -14,8 +14,9 @@
  * look up, when PFNs are readable, into c->look (*nlook of them, *maxkey
  * the largest key), and unless the chunk is weighted the entries present
  * or swapped into c->w (c->npresent of them). Swapped entries that are no
- * swap are first rewritten by kpage_swap_entry. Returns how many pages
- * are present or swapped. */
+ * swap are first rewritten by kpage_swap_entry, and bit 60 (memsz's
+ * PM_CLEAN, which pagemap leaves 0) is cleared should the kernel set it.
+ * Returns how many pages are present or swapped. */
 size_t kpage_prepass(const struct snapper *s, struct snap_ctx *c, size_t n,
 		     size_t *nlook, uint64_t *maxkey);
 
@@ -107,14 +108,16 @@ static const uint8_t kpage_wants_table[2][2] = {
 /* Which kpage files page e of c, looked up (kpage_prepass listed it),
  * wants read: kpagecount if it is not mapped exclusively; kpageflags, when
  * they can be read, if it is a file page of a mapping not known clean
- * (c->file_clean). Inline: it runs on every page looked up. */
+ * (c->file_clean) nor in a piece of its file known clean (PM_CLEAN). Inline: it
+ * runs on every page looked up. */
 static inline uint8_t kpage_wants(const struct snapper *s,
 				  const struct snap_ctx *c, uint64_t e)
 {
 	uint8_t w =
 	    kpage_wants_table[(e & PM_FILE) != 0][(e & PM_EXCLUSIVE) != 0];
 
-	if (!s->has_kpageflags || ((e & PM_FILE) && c->file_clean))
+	if (!s->has_kpageflags ||
+	    ((e & PM_FILE) && (c->file_clean || (e & PM_CLEAN))))
 		w &= (uint8_t)~KF_FLAGS;
 	return w;
 }
@@ -197,9 +200,12 @@ enum kpage_clean {
  * once). KPAGE_CLEAN_UNASKED: whole, a small file neither asked whole nor
  * in part (a later task of it, with more look-ups, may). Asked only of
  * mappings of files on a block device: shmem and tmpfs pages are dirty
- * without the page cache's dirty mark. */
-enum kpage_clean kpage_file_clean(const struct snap_job *j,
-				  const struct snap_ctx *c, size_t k,
-				  size_t nlook, bool whole);
+ * without the page cache's dirty mark. It writes c: where spans are
+ * asked and some are dirty, it returns KPAGE_CLEAN_UNKNOWN but has marked
+ * the file pages of the clean spans, and of the clean pieces of the
+ * dirty ones (see CLEAN_SPLIT_PER_DIRTY in snap_clean.c), PM_CLEAN in
+ * c->pm: kpage_wants reads no kpageflags for those. */
+enum kpage_clean kpage_file_clean(const struct snap_job *j, struct snap_ctx *c,
+				  size_t k, size_t nlook, bool whole);
 
 #endif

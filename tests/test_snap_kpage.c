@@ -3,7 +3,8 @@
  * 34 (PG_anon_exclusive) for PMD-mapped anonymous huge pages, against a
  * kpageflags file written here; and of pagemap entries swapped that are
  * no swap (guard regions, PTE markers, migration entries), crafted as
- * fs/proc/task_mmu.c's pte_to_pagemap_entry() makes them.
+ * fs/proc/task_mmu.c's pte_to_pagemap_entry() makes them; and of bit 60,
+ * memsz's own mark, should pagemap set it.
  */
 #include "config.h"
 
@@ -231,6 +232,35 @@ static void test_prepass_swap(void **state)
 	assert_true(LOOK_PFN(look[0]) == 8192 && LOOK_IDX(look[0]) == 5);
 }
 
+/* A dirty file page whose pagemap entry has bit 60 set (pagemap leaves
+ * it 0 today; memsz's PM_CLEAN in c->pm) is still looked up in
+ * kpageflags: kpage_prepass clears the bit, entries without it are left
+ * as they were. */
+static void test_prepass_bit60(void **state)
+{
+	struct snapper s = {.has_pfn = true, .has_kpageflags = true};
+	uint64_t pm[] = {PM_PRESENT | PM_FILE | PM_CLEAN | 4096,
+			 PM_PRESENT | PM_FILE | PM_EXCLUSIVE | PM_CLEAN | 8192,
+			 PM_PRESENT | PM_FILE | 12288};
+	size_t n = ARRAY_SIZE(pm), nlook = 0;
+	uint64_t look[ARRAY_SIZE(pm)], maxkey = 0;
+	uint32_t w[ARRAY_SIZE(pm)];
+	uint8_t extra[ARRAY_SIZE(pm)] = {0};
+	struct snap_ctx c = {.pm = pm, .extra = extra, .look = look, .w = w};
+
+	(void)state;
+	assert_int_equal(kpage_prepass(&s, &c, n, &nlook, &maxkey), 3);
+	assert_int_equal(nlook, 3);
+	assert_true(pm[0] == (PM_PRESENT | PM_FILE | 4096));
+	assert_true(pm[1] == (PM_PRESENT | PM_FILE | PM_EXCLUSIVE | 8192));
+	assert_true(pm[2] == (PM_PRESENT | PM_FILE | 12288));
+	for (size_t i = 0; i < nlook; i++)
+		assert_true(kpage_wants(&s, &c, pm[LOOK_IDX(look[i])]) &
+			    KF_FLAGS);
+	/* a page memsz marks clean after the pass is not read */
+	assert_false(kpage_wants(&s, &c, pm[0] | PM_CLEAN) & KF_FLAGS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +271,7 @@ int main(void)
 	    cmocka_unit_test(test_swap_many_areas),
 	    cmocka_unit_test(test_swap_layout_6_1),
 	    cmocka_unit_test(test_prepass_swap),
+	    cmocka_unit_test(test_prepass_bit60),
 	};
 
 	return test_run_group(tests, NULL, NULL);

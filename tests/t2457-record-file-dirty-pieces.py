@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""t2457: a few dirty pages among many clean ones in file mappings, page
+by page as smaps counts them.
+
+A snapshot reads a file page's kpageflags (PG_dirty: smaps' Private_Dirty
+and Shared_Dirty for a file page) only where cachestat(2) finds a dirty
+page in the part of the file its chunk's pages span; where it finds a
+few, the span is asked again in pieces and the pages of the clean pieces
+are not looked up (record/snap_clean.c span_split). A piece taken clean
+that holds a dirty page, or a page marked clean outside its piece, makes
+memsz count that page clean where smaps counts it dirty.
+
+The workload, in a fresh directory on a file system with a block device
+(cachestat is asked only there), maps four sparse files whose pages it
+reads (clean; MADV_RANDOM: one page a folio) and dirties every Nth page
+of (N a prime: at every offset from the edges of the pieces somewhere)
+and the last:
+  ro    96 MiB from file offset 40 MiB, MAP_SHARED read-only, every 257th
+        page dirtied with pwrite(2) (PG_dirty, the PTE clean): a chunk of
+        64 MiB cut into pieces of 64 look-ups
+  rw    64 MiB from file offset 40 MiB, MAP_SHARED read-write, every
+        4099th page written through it: 4 dirty pages a chunk, pieces cut
+        again and again (1024, 256, 64 look-ups)
+  priv  64 MiB, MAP_PRIVATE read-write: of every 263rd page, one in two
+        written through it (a copy: anonymous), the others with pwrite(2)
+        (file pages, dirty)
+  big   64 MiB as ro but every 4099th page, read with read-ahead (large
+        folios, where the file system makes them, dirty whole: cachestat
+        counts each of their pages, so few spans are cut)
+then forks a child, which reads every page again (mapped twice), and
+both stop. For both processes each mapping's memsz numbers must be
+smaps' (read before and after, equal): Rss, Private_Clean,
+Private_Dirty, Shared_Clean and Shared_Dirty exactly, Pss within a kB.
+ro and rw start at a file offset: a piece asked where the mapping's
+pages are not (the mapping's start taken as the file's) may find no
+dirty page where they have one. Skipped without root (PFNs), on a file
+system without a block device, or when smaps shows no dirty page in
+`ro` (written back already)."""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memsz_testlib as lib  # noqa: E402
+from memsz_testlib import PAGE, smaps_vmas  # noqa: E402
+
+MIB = 1 << 20
+FIELDS = ("Rss", "Pss", "Private_Clean", "Private_Dirty", "Shared_Clean",
+          "Shared_Dirty")
+
+# The workload: argv dir, page size. Prints "NAME START END" per mapping,
+# "child PID" and "ready", then stops itself.
+WORKLOAD = r"""import mmap, os, signal, sys
+d, page = sys.argv[1], int(sys.argv[2])
+MIB = 1 << 20
+def pages(size, step):
+    # every step-th page (a prime: at every offset from the edges of the
+    # snapshot's pieces somewhere) and the last
+    n = size // page
+    return sorted(set(range(step // 2, n, step)) | {n - 1})
+def mapped(name, size, flags, prot, rand=True, off=0):
+    # size bytes of the file from offset off (its start a hole)
+    path = os.path.join(d, name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.ftruncate(fd, off + size)
+    m = mmap.mmap(fd, size, flags, prot, offset=off)
+    # no read-ahead: a fault caches its own page only, a folio of one
+    # page, dirtied alone
+    if rand:
+        m.madvise(mmap.MADV_RANDOM)
+    for off in range(0, size, page):
+        m[off]
+    return fd, m
+OFF = 40 * MIB
+ro_fd, ro = mapped("ro", 96 * MIB, mmap.MAP_SHARED, mmap.PROT_READ,
+                   off=OFF)
+for p in pages(96 * MIB, 257):
+    os.pwrite(ro_fd, b"d", OFF + p * page)
+rw_fd, rw = mapped("rw", 64 * MIB, mmap.MAP_SHARED,
+                   mmap.PROT_READ | mmap.PROT_WRITE, off=OFF)
+for p in pages(64 * MIB, 4099):
+    rw[p * page] = 1
+pv_fd, pv = mapped("priv", 64 * MIB, mmap.MAP_PRIVATE,
+                   mmap.PROT_READ | mmap.PROT_WRITE)
+for i, p in enumerate(pages(64 * MIB, 263)):
+    if i % 2:
+        pv[p * page + 1] = 1
+    else:
+        os.pwrite(pv_fd, b"d", p * page)
+big_fd, big = mapped("big", 64 * MIB, mmap.MAP_SHARED, mmap.PROT_READ,
+                     rand=False)
+for p in pages(64 * MIB, 4099):
+    os.pwrite(big_fd, b"d", p * page)
+for name in ("ro", "rw", "priv", "big"):
+    path = os.path.join(d, name)
+    with open("/proc/self/maps") as f:
+        for line in f:
+            if line.rstrip("\n").endswith(" " + path):
+                s, e = line.split()[0].split("-")
+                print(name, s, e)
+r, w = os.pipe()
+kid = os.fork()
+if kid == 0:
+    # a shared file mapping's pages are not copied at fork: read again
+    for m, size in ((ro, 96 * MIB), (rw, 64 * MIB), (pv, 64 * MIB),
+                    (big, 64 * MIB)):
+        for off in range(0, size, page):
+            m[off]
+    os.write(w, b"r")
+    os.kill(os.getpid(), signal.SIGSTOP)
+    os._exit(0)
+os.read(r, 1)
+print("child", kid)
+print("ready", flush=True)
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
+
+
+def vmas_of(pid, regions):
+    """smaps dicts of pid's mappings named in regions (name: (s, e))."""
+    by = {(v["start"], v["end"]): v for v in smaps_vmas(pid)}
+    out = {}
+    for name, se in regions.items():
+        if se not in by:
+            lib.fail(f"pid {pid} has no mapping {se[0]:x}-{se[1]:x}")
+        out[name] = by[se]
+    return out
+
+
+def compare(pid, regions, data, who):
+    """Records pid between two equal smaps reads and compares (retried as
+    lib.checks_retried says: a page caught mid-migration)."""
+    def attempt():
+        after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
+                                   FIELDS, who)
+        rows = lib.mapping_rows(data, "rss,pss,uss,dirty,shclean,shdirty")
+        return [c for name, se in regions.items()
+                for c in lib.mapping_row_checks(f"{who}, {name}",
+                                                rows.get(se), after[name])]
+    lib.checks_retried(attempt, who)
+
+
+def main():
+    if os.geteuid() != 0:
+        lib.skip("needs root: page sharing needs PFNs (CAP_SYS_ADMIN)")
+    base = "/var/tmp"
+    if os.major(os.stat(base).st_dev) == 0:
+        lib.skip(f"{base} has no block device: no cachestat(2) is asked")
+    with tempfile.TemporaryDirectory(prefix="memsz-t2457.", dir=base) as d:
+        p = subprocess.Popen([sys.executable, "-c", WORKLOAD, d, str(PAGE)],
+                             stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        kid = None
+        try:
+            regions, kids = lib.workload_stopped(p)
+            kid = kids[0] if kids else None
+            if set(regions) != {"ro", "rw", "priv", "big"} or kid is None:
+                lib.fail(f"the workload's mappings: {sorted(regions)}")
+            lib.wait_stopped(kid)
+            ro = vmas_of(p.pid, regions)["ro"]
+            dirty = ro["Shared_Dirty"] + ro["Private_Dirty"]
+            clean = ro["Shared_Clean"] + ro["Private_Clean"]
+            if not dirty:
+                lib.skip("ro's dirty pages were written back already")
+            lib.check(dirty < 2 * MIB and clean > 90 * MIB and
+                      ro["Shared_Dirty"] + ro["Shared_Clean"] == ro["Rss"],
+                      f"ro: a few dirty pages ({dirty} B) among clean ones "
+                      f"({clean} B), all shared with the child")
+            data = os.path.join(d, "t.data")
+            compare(p.pid, regions, data, "parent")
+            compare(kid, regions, data, "child")
+        finally:
+            for pid in (kid, p.pid):
+                if pid:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            p.wait()
+    return lib.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
