@@ -61,6 +61,27 @@ static int online_cpus(int **out, size_t *n)
 
 static void growth_attr(struct perf_event_attr *a, uint64_t period);
 
+/* Side-band ring pages with leashes: the leashes let the threads fill
+ * leash_room_permille of a sample ring however late memsz drains, and the
+ * side-band records that come with those samples (a new mapping, thread,
+ * exit every few faults) must fit the side-band ring as well: room for
+ * SIDEBAND_PER_SAMPLE bytes for each of the smallest samples of the room,
+ * a power of 2, DEFAULT_RING_BYTES at least. */
+static unsigned leashed_ring_pages(const struct perf_capture *pc)
+{
+	uint64_t min = UINT64_MAX, want, bytes = DEFAULT_RING_BYTES;
+
+	for (size_t ev = 0; ev < pc->nuser; ev++)
+		min = MIN(min, perf_sample_max_bytes(&pc->sattr[ev]));
+	if (!pc->nuser || !pc->o.leash_room_permille)
+		return ring_pages_of(bytes);
+	want = (uint64_t)pc->o.sample_ring_pages * page_size() *
+	       pc->o.leash_room_permille / 1000 / min * SIDEBAND_PER_SAMPLE;
+	while (bytes < want && bytes < SIDEBAND_RING_MAX)
+		bytes *= 2;
+	return ring_pages_of(bytes);
+}
+
 static unsigned sample_ring_pages(size_t ncpus)
 {
 	uint64_t bytes = SAMPLE_RING_MIN;
@@ -109,6 +130,8 @@ int perf_capture_new(const struct perf_capture_opts *o,
 		}
 	}
 	pc->o.samples = NULL;
+	if (!o->ring_pages)
+		pc->o.ring_pages = leashed_ring_pages(pc);
 	*out = pc;
 	return 0;
 }

@@ -26,7 +26,9 @@ struct perf_event_attr;
 struct perf_capture_opts {
 	bool inherit;	     /* follow new threads and forked children */
 	bool enable_on_exec; /* created disabled, enabled at the next exec */
-	/* data pages per cpu ring (power of 2); 0: 512 KiB of pages */
+	/* data pages per cpu side-band ring (power of 2); 0: 512 KiB of
+	 * pages, more with leashes (room for the records that come with a
+	 * leash's samples, up to 16 MiB) */
 	unsigned ring_pages;
 	/* Sampling events (faults.h builds them; copied by perf_capture_new).
 	 * Each is opened per task and per cpu into its own per-cpu ring of
@@ -190,8 +192,8 @@ int perf_capture_sample_counts(const struct perf_capture *pc, uint64_t *counts);
 bool perf_capture_samples_user_only(const struct perf_capture *pc);
 /* Data bytes of the smallest sample ring mapped (0: none yet). */
 uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
-/* How full the fullest sample ring is: its unread bytes in per mille of
- * its size (0 without sampling events). */
+/* How full the fullest sample or side-band ring is: its unread bytes in
+ * per mille of its size (0 without sampling events). */
 unsigned perf_capture_sample_fill(const struct perf_capture *pc);
 /* Malformed records seen and skipped so far. */
 uint64_t perf_capture_bad(const struct perf_capture *pc);

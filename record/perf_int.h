@@ -23,6 +23,12 @@
 /* Side-band ring per cpu: 512 KiB (128 pages of 4 KiB) hold the mmap,
  * comm and task records of a busy process between two drains. */
 #define DEFAULT_RING_BYTES (512ull << 10)
+/* With leashes the side-band ring is sized for the records that come
+ * with a leash's samples (perf.c leashed_ring_pages): 384 bytes for each,
+ * a new mapping (MMAP2 of a short path, 96 to 200 bytes), a new thread
+ * and an exit (FORK and EXIT, 48 bytes each), up to 16 MiB per cpu. */
+#define SIDEBAND_PER_SAMPLE 384
+#define SIDEBAND_RING_MAX (16ull << 20)
 /* A ring the kernel refuses (perf_event_mlock_kb, memory) is halved down
  * to this size before giving up. */
 #define RING_MIN_BYTES (32ull << 10)

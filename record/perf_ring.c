@@ -246,20 +246,28 @@ uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc)
 	return min;
 }
 
+/* Unread bytes of ring r in per mille of its size (0: not mapped). */
+static unsigned ring_fill(const struct ring *r)
+{
+	uint64_t used;
+
+	if (r->fd < 0)
+		return 0;
+	used = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE) -
+	       r->mp->data_tail;
+	return (unsigned)MIN(used * 1000 / r->size, 1000);
+}
+
 unsigned perf_capture_sample_fill(const struct perf_capture *pc)
 {
 	unsigned max = 0;
 
-	for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++) {
-		const struct ring *r = &pc->srings[i];
-		uint64_t head, used;
-
-		if (r->fd < 0)
-			continue;
-		head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
-		used = head - r->mp->data_tail;
-		max = MAX(max, (unsigned)MIN(used * 1000 / r->size, 1000));
-	}
+	for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++)
+		max = MAX(max, ring_fill(&pc->srings[i]));
+	/* the side-band rings too: the records of new mappings and
+	 * threads that come with the samples are held back the same way */
+	for (size_t i = 0; pc->nsattr && i < pc->ncpus; i++)
+		max = MAX(max, ring_fill(&pc->rings[i]));
 	return max;
 }
 
