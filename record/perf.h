@@ -192,6 +192,10 @@ int perf_capture_sample_counts(const struct perf_capture *pc, uint64_t *counts);
 bool perf_capture_samples_user_only(const struct perf_capture *pc);
 /* Data bytes of the smallest sample ring mapped (0: none yet). */
 uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
+/* Data bytes of the smallest side-band ring mapped if the kernel refused
+ * one at the size asked (the locked-memory limit: perf_event_mlock_kb,
+ * ulimit -l); 0 if none was refused. */
+uint64_t perf_capture_sideband_limited(const struct perf_capture *pc);
 /* How full the fullest sample or side-band ring is: its unread bytes in
  * per mille of its size (0 without sampling events). */
 unsigned perf_capture_sample_fill(const struct perf_capture *pc);

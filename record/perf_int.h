@@ -29,8 +29,8 @@
  * and an exit (FORK and EXIT, 48 bytes each), up to 16 MiB per cpu. */
 #define SIDEBAND_PER_SAMPLE 384
 #define SIDEBAND_RING_MAX (16ull << 20)
-/* A ring the kernel refuses (perf_event_mlock_kb, memory) is halved down
- * to this size before giving up. */
+/* A ring the kernel refuses (perf_event_mlock_kb and ulimit -l, memory)
+ * is halved down to this size before giving up. */
 #define RING_MIN_BYTES (32ull << 10)
 /* Sample rings: 512 MiB over all cpus, 8 to 64 MiB per cpu and event. A
  * page fault with an 8 KiB stack copy takes 8.4 KiB of ring: 64 MiB hold
@@ -50,6 +50,10 @@
  * of the walk (PERF_MAX_CONTEXTS_PER_STACK of the kernel). */
 #define CALLCHAIN_CONTEXTS 8
 #define DEFAULT_MAX_STACK 127 /* kernel.perf_event_max_stack's default */
+
+/* The event index of the side-band event (perf.c), beside the sampling
+ * events' 0 to nsattr - 1. */
+#define SIDEBAND_EV SIZE_MAX
 
 struct ring {
 	int cpu;
@@ -88,7 +92,10 @@ struct perf_capture {
 		size_t ev;
 	} * sfds; /* every sampling event fd */
 	size_t nsfds, sfds_cap;
-	bool user_only; /* kernel-mode samples refused */
+	bool user_only;	       /* kernel-mode samples refused */
+	bool sideband_limited; /* a side-band ring refused at the size
+				  asked */
+	uint64_t sideband_cap; /* side-band ring bytes at most (0: none) */
 	struct leash {
 		int tid, fd, sig;
 		size_t ev;

@@ -246,6 +246,16 @@ uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc)
 	return min;
 }
 
+uint64_t perf_capture_sideband_limited(const struct perf_capture *pc)
+{
+	uint64_t min = 0;
+
+	for (size_t i = 0; pc->sideband_limited && i < pc->ncpus; i++)
+		if (pc->rings[i].fd >= 0 && (!min || pc->rings[i].size < min))
+			min = pc->rings[i].size;
+	return min;
+}
+
 /* Unread bytes of ring r in per mille of its size (0: not mapped). */
 static unsigned ring_fill(const struct ring *r)
 {

@@ -157,8 +157,8 @@ static void note_events(struct session *r, const char *list)
 	free(copy);
 }
 
-/* Say when sampling is less than asked: user-mode faults only, or rings
- * smaller than asked (perf_event_mlock_kb). */
+/* Say when sampling is less than asked: user-mode faults only, or sample
+ * or side-band rings smaller than asked (perf_event_mlock_kb, ulimit -l). */
 static void note_samples_user_only(struct session *r, unsigned ring_pages)
 {
 	const char *msg = "kernel-mode faults not permitted "
@@ -178,8 +178,18 @@ static void note_samples_user_only(struct session *r, unsigned ring_pages)
 			  : 8ull << 20;
 	if (got && got < want) {
 		m = xasprintf("sample ring buffers limited to %llu KiB per "
-			      "cpu (perf_event_mlock_kb): samples may be "
-			      "lost",
+			      "cpu (perf_event_mlock_kb, ulimit -l): samples "
+			      "may be lost",
+			      (unsigned long long)got >> 10);
+		rec_say(r, true, m);
+		rec_note(r, MD_NOTE_RING_SMALL, m);
+		free(m);
+	}
+	got = perf_capture_sideband_limited(r->cap.pc);
+	if (got) {
+		m = xasprintf("side-band ring buffers limited to %llu KiB per "
+			      "cpu (perf_event_mlock_kb, ulimit -l): mapping "
+			      "records may be lost",
 			      (unsigned long long)got >> 10);
 		rec_say(r, true, m);
 		rec_note(r, MD_NOTE_RING_SMALL, m);
@@ -250,8 +260,14 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 	} else {
 		err = attach_perf(r, ring_pages);
 	}
-	if (err == -EACCES || err == -EPERM) {
-		paranoid_reason(err, reason, sizeof(reason));
+	if (err == -EACCES || err == -EPERM || err == -MEMSZ_EMLOCK) {
+		/* a ring refused by the locked-memory limit is not
+		 * perf_event_paranoid's doing */
+		if (err == -MEMSZ_EMLOCK)
+			snprintf(reason, sizeof(reason), "%s",
+				 memsz_strerror(err));
+		else
+			paranoid_reason(err, reason, sizeof(reason));
 		if (r->cap.nsattr)
 			return rec_fail(r, err, "cannot sample events: %s",
 					reason);
