@@ -150,8 +150,15 @@ bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd);
  * process whose threads come and go leashes for a while (at a period set
  * for them all, since its rescale is not undone at once). */
 void perf_capture_leash_check(struct perf_capture *pc);
-/* True once perf_capture_leash_check() found the rings too small. */
+/* True once perf_capture_leash_check() found the sample rings too small. */
 bool perf_capture_leash_short(const struct perf_capture *pc);
+/* True once perf_capture_leash_check() found the side-band rings too
+ * small: the records that come with LEASH_MIN samples of every thread
+ * (SIDEBAND_PER_SAMPLE bytes each) do not fit their room. */
+bool perf_capture_leash_short_sideband(const struct perf_capture *pc);
+/* True once perf_capture_leash_check() found the side-band rings allow
+ * a shorter leash than the sample rings (they set K). */
+bool perf_capture_leash_sideband(const struct perf_capture *pc);
 /* The samples of the first sampling event a thread may take between two
  * leash signals now (for tests and notes; 0 when nothing is leashed). */
 uint64_t perf_capture_leash_samples(const struct perf_capture *pc);

@@ -102,10 +102,13 @@ struct perf_capture {
 	} * leash; /* one per leashed thread and user
 		      sampling event */
 	size_t nleash, leash_cap;
-	unsigned nleashed;    /* threads leashed */
-	unsigned leash_scale; /* threads (>= nleashed) the
-				 periods are set for */
-	bool leash_short;     /* a ring too small for them */
+	unsigned nleashed;	   /* threads leashed */
+	unsigned leash_scale;	   /* threads (>= nleashed) the
+				      periods are set for */
+	bool leash_short;	   /* a sample ring too small for them */
+	bool leash_short_sideband; /* a side-band ring too small */
+	bool leash_sideband;	   /* a side-band ring shortened a
+				      leash */
 };
 
 static inline int sys_perf_event_open(struct perf_event_attr *attr, int pid,

@@ -566,11 +566,15 @@ int session_attach(struct session *r, const int *pids, int n)
 static void note_holds(struct session *r)
 {
 	if (r->bp.nleash && !r->werr) {
+		bool sb = r->cap.pc && perf_capture_leash_sideband(r->cap.pc);
 		char *msg = xasprintf("threads stopped %llu times at their "
-				      "leash (every %llu samples at most) "
+				      "leash (every %llu samples at most%s) "
 				      "for memsz to look at the sample rings",
 				      (unsigned long long)r->bp.nleash,
-				      (unsigned long long)r->bp.leash_k);
+				      (unsigned long long)r->bp.leash_k,
+				      sb ? ", set by the side-band rings' "
+					   "room for mapping records"
+					 : "");
 
 		rec_note(r, MD_NOTE_LEASH_STOPS, msg);
 		free(msg);
@@ -580,6 +584,17 @@ static void note_holds(struct session *r)
 				  "of two samples per traced thread: samples "
 				  "may be lost when memsz falls behind "
 				  "(a larger -m helps)";
+
+		rec_note(r, MD_NOTE_LEASH_SHORT, msg);
+		rec_say(r, true, msg);
+	}
+	if (r->cap.pc && perf_capture_leash_short_sideband(r->cap.pc) &&
+	    !r->werr) {
+		const char *msg = "the side-band rings are too small for a "
+				  "leash of two samples per traced thread: "
+				  "mapping records may be lost when memsz "
+				  "falls behind (perf_event_mlock_kb and "
+				  "ulimit -l limit them)";
 
 		rec_note(r, MD_NOTE_LEASH_SHORT, msg);
 		rec_say(r, true, msg);
