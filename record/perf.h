@@ -203,9 +203,10 @@ uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
  * one at the size asked (the locked-memory limit: perf_event_mlock_kb,
  * ulimit -l); 0 if none was refused. */
 uint64_t perf_capture_sideband_limited(const struct perf_capture *pc);
-/* How full the fullest sample or side-band ring is: its unread bytes in
- * per mille of its size (0 without sampling events). */
-unsigned perf_capture_sample_fill(const struct perf_capture *pc);
+/* How full the fullest ring backpressure looks at is, a sample ring or
+ * (with sampling events) a side-band ring: its unread bytes in per mille
+ * of its size (0 without sampling events). */
+unsigned perf_capture_ring_fill(const struct perf_capture *pc);
 /* Malformed records seen and skipped so far. */
 uint64_t perf_capture_bad(const struct perf_capture *pc);
 /* Close every event and unmap the rings. NULL is fine. */

@@ -2,7 +2,8 @@
 /* perf_ring.c — reading the perf rings (see perf.h): the records between
  * data_tail and head, side-band records merged across cpus in time order
  * behind a reordering window, samples handed out at once with their
- * space given back as they go; how full the sample rings are.
+ * space given back as they go; how full the sample and side-band rings
+ * are.
  */
 #include "config.h"
 
@@ -143,7 +144,7 @@ static void sample_rec_one(struct sample_ctx *c, const void *raw, size_t len)
 /* Hand out a record of a sample ring, then give the space read back to the
  * kernel once it is SAMPLE_DRAIN_CHUNK bytes, not only at the end of the
  * ring: the kernel has the room back sooner, and
- * perf_capture_sample_fill() called from fn sees the drain progress (a
+ * perf_capture_ring_fill() called from fn sees the drain progress (a
  * hold can end before the ring is empty). */
 static void sample_rec(const void *raw, size_t len, void *arg)
 {
@@ -268,7 +269,7 @@ static unsigned ring_fill(const struct ring *r)
 	return (unsigned)MIN(used * 1000 / r->size, 1000);
 }
 
-unsigned perf_capture_sample_fill(const struct perf_capture *pc)
+unsigned perf_capture_ring_fill(const struct perf_capture *pc)
 {
 	unsigned max = 0;
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """t2476: attached with --faults, memsz loses no mapping record while it
-is stopped: the leash bounds what the threads write to the side-band
-ring (MMAP, COMM, FORK, EXIT records) as well as to the sample rings.
+is stopped: the leash bounds the side-band records (MMAP, COMM, FORK,
+EXIT) that come with the threads' samples as well as the samples. (A
+mapping made without a fault, an mmap or munmap of pages not touched,
+comes with no sample: only the hold at 1/8 full bounds those, and only
+while memsz runs.)
 
 The leash signals a thread every K samples, K set so that every
 thread's samples fit the sample rings; nothing bounded the side-band
