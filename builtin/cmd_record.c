@@ -144,8 +144,9 @@ static const struct opt record_opts[] = {
      "ring buffer pages per cpu for samples (a power\n"
      "of 2; default 64 MiB per cpu, less with > 8 cpus;\n"
      "at least two whole samples; the ring of mapping\n"
-     "records grows with it: 512 KiB to 16 MiB; both\n"
-     "halved to fit perf_event_mlock_kb, ulimit -l)",
+     "records grows with it: 512 KiB to 16 MiB, 128\n"
+     "MiB in all; both halved to fit\n"
+     "perf_event_mlock_kb, ulimit -l)",
      NULL},
     {0, "lossy", OPT_NOARG, NULL, 'L',
      "when memsz falls behind, let the kernel drop\n"

@@ -68,13 +68,17 @@ static void growth_attr(struct perf_event_attr *a, uint64_t period);
  * must fit the side-band ring as well: room for SIDEBAND_PER_SAMPLE bytes
  * for each of the smallest samples of the room of the sample ring mapped
  * (not the one asked for: a ring the locked-memory limit halved), a power
- * of 2, DEFAULT_RING_BYTES at least, SIDEBAND_RING_MAX at most; no more
+ * of 2, DEFAULT_RING_BYTES at least, SIDEBAND_RING_MAX at most and
+ * SIDEBAND_RING_TOTAL over all cpus (but DEFAULT_RING_BYTES); no more
  * than sideband_cap once the locked-memory limit made all rings smaller
  * (perf_capture_add_task). */
 static unsigned sideband_pages(const struct perf_capture *pc, size_t i)
 {
 	uint64_t ring = 0, min = UINT64_MAX, want, bytes = DEFAULT_RING_BYTES;
+	uint64_t max = SIDEBAND_RING_MAX;
 
+	while (max > bytes && max * pc->ncpus > SIDEBAND_RING_TOTAL)
+		max /= 2;
 	if (pc->o.ring_pages)
 		return pc->o.ring_pages;
 	for (size_t ev = 0; ev < pc->nuser; ev++) {
@@ -87,7 +91,7 @@ static unsigned sideband_pages(const struct perf_capture *pc, size_t i)
 	if (ring && pc->o.leash_room_permille) {
 		want = ring * pc->o.leash_room_permille / 1000 / min *
 		       SIDEBAND_PER_SAMPLE;
-		while (bytes < want && bytes < SIDEBAND_RING_MAX)
+		while (bytes < want && bytes < max)
 			bytes *= 2;
 	}
 	if (pc->sideband_cap)
@@ -184,8 +188,13 @@ static void fill_attr(const struct perf_capture *pc, struct perf_event_attr *a,
 	a->clockid = CLOCK_MONOTONIC;
 	a->build_id = build_id;
 	a->watermark = 1;
-	/* wake the reader when the ring is a quarter full */
-	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
+	/* wake the reader when the ring is a quarter full; with leashes at
+	 * 1/16, as the sample rings: a side-band ring that woke memsz at
+	 * 1/4 was past the hold threshold (1/8), so a wake-up from it alone
+	 * always held the threads */
+	a->wakeup_watermark = (uint32_t)MAX(
+	    ring_bytes / (pc->nsattr && pc->o.leash_room_permille ? 16 : 4),
+	    page_size());
 }
 
 /* Open the side-band event of tid on cpu, its wake-up set for a ring of

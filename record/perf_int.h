@@ -29,6 +29,10 @@
  * and an exit (FORK and EXIT, 48 bytes each), up to 16 MiB per cpu. */
 #define SIDEBAND_PER_SAMPLE 384
 #define SIDEBAND_RING_MAX (16ull << 20)
+/* and 128 MiB over all cpus, as the sample rings have 512 MiB: 16 MiB
+ * per cpu up to 8 cpus, less with more (the leashes are shorter then:
+ * they fit the side-band rings too). */
+#define SIDEBAND_RING_TOTAL (128ull << 20)
 /* A ring the kernel refuses (perf_event_mlock_kb and ulimit -l, memory)
  * is halved down to this size before giving up. */
 #define RING_MIN_BYTES (32ull << 10)
