@@ -360,6 +360,7 @@ static int open_map(struct perf_capture *pc, size_t ev, int tid, size_t i,
 		if (ret != -EPERM && ret != -ENOMEM)
 			return ret;
 		pc->sideband_limited |= ev == SIDEBAND_EV;
+		pc->ring_limited = true;
 		if (pages <= min_pages)
 			return ret == -EPERM ? -MEMSZ_EMLOCK : ret;
 		pages = drop && pages > drop ? drop : pages / 2;
@@ -502,27 +503,37 @@ static void unmap_all(struct perf_capture *pc)
 	pc->nfds = pc->nsfds = 0;
 }
 
-/* The first task's rings are mapped cpu after cpu, and the first cpus'
- * may leave the last too little of the locked-memory limit: then all are
- * mapped again with sample rings half the largest the first cpus got, and
- * side-band rings no larger (as long as the sample rings hold what they
- * must), so that each cpu has its share. With 2 cpus, perf_event_mlock_kb
- * 516 and ulimit -l 128, cpu 0 took a 1 MiB sample ring and a 64 KiB
- * side-band ring and left cpu 1 no room for its growth trigger's ring. */
+/* The first task's rings are mapped cpu after cpu, and under the
+ * locked-memory limit the first cpus may leave the last too little: none
+ * for a ring (then memsz failed), or a sample ring under half the largest
+ * (the leashes are set for the smallest, and the rest of the largest is
+ * locked for nothing). Then all are mapped again with sample rings half
+ * the largest the first cpus got, and side-band rings no larger (as long
+ * as the sample rings hold what they must). With 2 cpus,
+ * perf_event_mlock_kb 516 and ulimit -l 128, cpu 0 took a 1 MiB sample
+ * ring and a 64 KiB side-band ring and left cpu 1 no room for its growth
+ * trigger's ring; with ulimit -l 8192, cpu 0 took 8 MiB and cpu 1 256 KiB. */
 int perf_capture_add_task(struct perf_capture *pc, int tid)
 {
 	bool first = !pc->nfds;
 	int ret;
 
 	for (;;) {
-		uint64_t half = 0;
+		uint64_t half = 0, least = 0;
 
 		ret = add_task_cpus(pc, tid);
-		if (ret != -MEMSZ_EMLOCK || !first || !pc->nuser)
+		for (size_t i = 0; i < pc->nuser * pc->ncpus; i++) {
+			uint64_t size = pc->srings[i].size;
+
+			if (pc->srings[i].fd < 0)
+				continue;
+			half = MAX(half, size);
+			least = least ? MIN(least, size) : size;
+		}
+		if (!first || !pc->nuser ||
+		    (ret != -MEMSZ_EMLOCK &&
+		     (ret || !pc->ring_limited || least * 2 >= half)))
 			return ret;
-		for (size_t i = 0; i < pc->nuser * pc->ncpus; i++)
-			if (pc->srings[i].fd >= 0)
-				half = MAX(half, pc->srings[i].size);
 		half =
 		    (half ? half : pc->o.sample_ring_pages * page_size()) / 2;
 		if (half < RING_MIN_BYTES)

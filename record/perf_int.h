@@ -100,6 +100,7 @@ struct perf_capture {
 	bool sideband_limited; /* a side-band ring refused at the size
 				  asked */
 	uint64_t sideband_cap; /* side-band ring bytes at most (0: none) */
+	bool ring_limited;     /* a ring refused at the size asked */
 	struct leash {
 		int tid, fd, sig;
 		size_t ev;
