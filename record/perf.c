@@ -69,13 +69,16 @@ static void growth_attr(struct perf_event_attr *a, uint64_t period);
  * for each of the smallest samples of the room of the sample ring mapped
  * (not the one asked for: a ring the locked-memory limit halved), a power
  * of 2, DEFAULT_RING_BYTES at least, SIDEBAND_RING_MAX at most and
- * SIDEBAND_RING_TOTAL over all cpus (but DEFAULT_RING_BYTES); no more
- * than sideband_cap once the locked-memory limit made all rings smaller
- * (perf_capture_add_task). */
+ * SIDEBAND_RING_TOTAL over all cpus (but DEFAULT_RING_BYTES). Once the
+ * locked-memory limit made all rings smaller (perf_capture_add_task), no
+ * more than sideband_cap and SIDEBAND_RING_MIN at least: with 32 KiB stack
+ * copies a 512 KiB sample ring wants 5 KiB of side-band ring, and a 512
+ * KiB one left the last cpu no room for its sample ring. */
 static unsigned sideband_pages(const struct perf_capture *pc, size_t i)
 {
-	uint64_t ring = 0, min = UINT64_MAX, want, bytes = DEFAULT_RING_BYTES;
-	uint64_t max = SIDEBAND_RING_MAX;
+	uint64_t ring = 0, min = UINT64_MAX, want, max = SIDEBAND_RING_MAX;
+	uint64_t bytes =
+	    pc->sideband_cap ? SIDEBAND_RING_MIN : DEFAULT_RING_BYTES;
 
 	while (max > bytes && max * pc->ncpus > SIDEBAND_RING_TOTAL)
 		max /= 2;
@@ -333,13 +336,18 @@ static int open_into(struct perf_capture *pc, size_t ev, int tid, size_t i,
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0 ? -errno : 0;
 }
 
+static bool sample_ring_small(const struct perf_capture *pc, size_t ev,
+			      uint64_t size);
+
 /* Open event ev (open_ev) and map its ring r at pages. A ring over the
  * locked-memory limit (EPERM: perf_event_mlock_kb per cpu for the user,
  * then ulimit -l, unless CAP_IPC_LOCK) or out of memory (ENOMEM) is tried
  * smaller: drop pages if that is smaller, else half, down to
- * RING_MIN_BYTES; the event is opened again for each, so that its wake-up
- * is set for the ring it gets. Returns 0 or -errno: -MEMSZ_EMLOCK when the
- * limit refused the smallest ring too. */
+ * RING_MIN_BYTES, and for a user event's sample ring no smaller than
+ * sample_ring_small accepts; the event is opened again for each, so that
+ * its wake-up is set for the ring it gets. Returns 0 or -errno:
+ * -MEMSZ_EMLOCK when the limit refused the smallest ring too (not
+ * -MEMSZ_ERINGSMALL for a ring the limit shrank, which blamed -m). */
 static int open_map(struct perf_capture *pc, size_t ev, int tid, size_t i,
 		    struct ring *r, unsigned pages, unsigned drop)
 {
@@ -364,6 +372,8 @@ static int open_map(struct perf_capture *pc, size_t ev, int tid, size_t i,
 		if (pages <= min_pages)
 			return ret == -EPERM ? -MEMSZ_EMLOCK : ret;
 		pages = drop && pages > drop ? drop : pages / 2;
+		if (sample_ring_small(pc, ev, (uint64_t)pages * page_size()))
+			return ret == -EPERM ? -MEMSZ_EMLOCK : ret;
 	}
 }
 

@@ -200,8 +200,8 @@ bool perf_capture_samples_user_only(const struct perf_capture *pc);
 /* Data bytes of the smallest sample ring mapped (0: none yet). */
 uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
 /* Data bytes of the smallest side-band ring mapped if the kernel refused
- * one at the size asked (the locked-memory limit: perf_event_mlock_kb,
- * ulimit -l); 0 if none was refused. */
+ * one at the size asked, or the locked-memory limit (perf_event_mlock_kb,
+ * ulimit -l) made it smaller than DEFAULT_RING_BYTES; 0 if neither. */
 uint64_t perf_capture_sideband_limited(const struct perf_capture *pc);
 /* How full the fullest ring backpressure looks at is, a sample ring or
  * (with sampling events) a side-band ring: its unread bytes in per mille

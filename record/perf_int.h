@@ -33,6 +33,9 @@
  * per cpu up to 8 cpus, less with more (the leashes are shorter then:
  * they fit the side-band rings too). */
 #define SIDEBAND_RING_TOTAL (128ull << 20)
+/* Side-band ring per cpu at least once the locked-memory limit made all
+ * rings smaller (perf.c sideband_pages): 64 KiB hold some 400 mappings. */
+#define SIDEBAND_RING_MIN (64ull << 10)
 /* A ring the kernel refuses (perf_event_mlock_kb and ulimit -l, memory)
  * is halved down to this size before giving up. */
 #define RING_MIN_BYTES (32ull << 10)

@@ -251,10 +251,15 @@ uint64_t perf_capture_sideband_limited(const struct perf_capture *pc)
 {
 	uint64_t min = 0;
 
-	for (size_t i = 0; pc->sideband_limited && i < pc->ncpus; i++)
+	for (size_t i = 0; i < pc->ncpus; i++)
 		if (pc->rings[i].fd >= 0 && (!min || pc->rings[i].size < min))
 			min = pc->rings[i].size;
-	return min;
+	/* refused at a size, or under DEFAULT_RING_BYTES for the limit
+	 * (sideband_cap) */
+	if (pc->sideband_limited ||
+	    (pc->sideband_cap && min && min < DEFAULT_RING_BYTES))
+		return min;
+	return 0;
 }
 
 /* Unread bytes of ring r in per mille of its size (0: not mapped). */

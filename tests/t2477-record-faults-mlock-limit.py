@@ -21,6 +21,16 @@ sort'`:
    (perf_event_mlock_kb times the online cpus, plus RLIMIT_MEMLOCK);
  - no "perf_event_open not permitted" on stderr.
 memsz before the fix failed 5 of the 6 runs (20 of 24 checks failed).
+
+With larger stack copies (--stack-size 32768 and 65528) and RLIMIT_MEMLOCK
+of 0, 128, 384, 3456 and 7680 KiB, `memsz record --faults --stack-size N
+-- true` either records, saying the sample rings were limited, or fails
+with the one line naming the locked-memory limit; never "give a larger
+-m" (memsz shrank a sample ring under two samples for the limit and blamed
+-m, and kept 512 KiB side-band rings that left the last cpu no room).
+Where the limits cannot hold 512 KiB side-band rings next to the sample
+rings said, the side-band rings are said limited too, and the rings said
+fit the limits.
 """
 import os
 import re
@@ -40,6 +50,12 @@ LIMITS_KIB = (1024, 4096, 8192)
 WAYS = ((), ("--call-graph", "fp"))
 # the smallest sample rings memsz asks for (SAMPLE_RING_MIN), per cpu
 SAMPLE_RING_KIB = 8 << 10
+STACK_LIMITS_KIB = (0, 128, 384, 3456, 7680)
+STACKS = (32768, 65528)
+# side-band ring without the limit (DEFAULT_RING_BYTES) and the growth
+# trigger's ring (GROWTH_RING_PAGES), in KiB; each ring maps one page more
+SIDEBAND_KIB = 512
+GROWTH_KIB = 32
 
 
 def read_int(path):
@@ -57,7 +73,8 @@ def online_cpus():
     return n
 
 
-def record(tmp, limit_kib, way):
+def record(tmp, limit_kib, way, cmd=("sh", "-c",
+                                      "seq 1 300000 | sort >/dev/null")):
     """memsz record as nobody with RLIMIT_MEMLOCK limit_kib; (rc, err)."""
     def limit():
         b = limit_kib << 10
@@ -65,11 +82,51 @@ def record(tmp, limit_kib, way):
 
     data = os.path.join(tmp, f"l{limit_kib}{len(way)}.data")
     p = subprocess.run(NOBODY + [lib.MEMSZ, "record", "--faults", *way,
-                                 "-o", data, "--", "sh", "-c",
-                                 "seq 1 300000 | sort >/dev/null"],
+                                 "-o", data, "--", *cmd],
                        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                        text=True, preexec_fn=limit, timeout=600)
+    if os.path.exists(data):
+        os.unlink(data)
     return p.returncode, p.stderr
+
+
+def stack_sizes(tmp, mlock_kib, ncpus):
+    """Large stack copies under small limits: recorded with the rings
+    said limited and within the limits, or the locked-memory line."""
+    page_kib = os.sysconf("SC_PAGE_SIZE") >> 10
+    for stack in STACKS:
+        for limit_kib in STACK_LIMITS_KIB:
+            budget = mlock_kib * ncpus + limit_kib
+            name = f"--stack-size {stack}, ulimit -l {limit_kib}"
+            rc, err = record(tmp, limit_kib, ("--stack-size", str(stack)),
+                             ("true",))
+            last = err.strip().splitlines()[-1:] or [""]
+            check("give a larger -m" not in err,
+                  f"{name}: -m not blamed ({last[0]})")
+            if rc:
+                check("locked-memory limit" in last[0] and
+                      "ulimit -l" in last[0],
+                      f"{name}: fails with the locked-memory line "
+                      f"({err.strip()[-300:]})")
+                continue
+            sample = re.search(r"sample ring buffers limited to (\d+) KiB",
+                               err)
+            side = re.search(r"side-band ring buffers limited to (\d+) "
+                             r"KiB", err)
+            check(sample, f"{name}: records, sample rings said limited")
+            if not sample:
+                continue
+            s_kib = int(sample.group(1))
+            full = ncpus * (s_kib + SIDEBAND_KIB + GROWTH_KIB + 3 * page_kib)
+            check(side or full <= budget,
+                  f"{name}: side-band rings said limited where {ncpus} x "
+                  f"({s_kib} KiB sample + {SIDEBAND_KIB} KiB side-band) "
+                  f"is over the {budget} KiB the limits give")
+            if side:
+                x_kib = int(side.group(1))
+                check(ncpus * (s_kib + x_kib) <= budget,
+                      f"{name}: {s_kib} + {x_kib} KiB rings per cpu within "
+                      f"the {budget} KiB the limits give")
 
 
 def main():
@@ -87,6 +144,7 @@ def main():
         os.chmod(tmp, 0o777)
         if subprocess.run(NOBODY + ["test", "-x", lib.MEMSZ]).returncode:
             lib.skip(f"{lib.MEMSZ} is not executable by nobody")
+        stack_sizes(tmp, mlock_kib, ncpus)
         for limit_kib in LIMITS_KIB:
             budget = mlock_kib * ncpus + limit_kib
             if budget >= SAMPLE_RING_KIB * ncpus * 2:
