@@ -143,7 +143,13 @@ static const struct opt record_opts[] = {
     {'m', "mmap-pages", OPT_ARG, "PAGES", 'm',
      "ring buffer pages per cpu for samples (a power\n"
      "of 2; default 64 MiB per cpu, less with > 8 cpus;\n"
-     "at least two whole samples)",
+     "at least two whole samples; the ring of mapping\n"
+     "records grows with it: 512 KiB to 16 MiB per\n"
+     "cpu, 128 MiB in all (but at least 512 KiB per\n"
+     "cpu); both made smaller to fit\n"
+     "perf_event_mlock_kb, ulimit -l (the mapping\n"
+     "records' ring down to 64 KiB, the sample ring\n"
+     "to two samples))",
      NULL},
     {0, "lossy", OPT_NOARG, NULL, 'L',
      "when memsz falls behind, let the kernel drop\n"

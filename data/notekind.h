@@ -19,7 +19,8 @@ enum md_note_kind {
 				      report; subject: the mapping's name */
 	MD_NOTE_EVENT,		   /* "event N: NAME": a sampling event */
 	MD_NOTE_USER_FAULTS_ONLY,  /* kernel-mode faults not permitted */
-	MD_NOTE_RING_SMALL,	   /* sample rings smaller than asked */
+	MD_NOTE_RING_SMALL,	   /* sample or side-band rings smaller
+				      than asked */
 	MD_NOTE_HELD,		   /* targets held while memsz drained the
 				      sample rings (backpressure) */
 	MD_NOTE_LEASH_FAILED,	   /* a thread could not be leashed */

@@ -26,7 +26,9 @@ struct perf_event_attr;
 struct perf_capture_opts {
 	bool inherit;	     /* follow new threads and forked children */
 	bool enable_on_exec; /* created disabled, enabled at the next exec */
-	/* data pages per cpu ring (power of 2); 0: 512 KiB of pages */
+	/* data pages per cpu side-band ring (power of 2); 0: 512 KiB of
+	 * pages, more with leashes (room for the records that come with a
+	 * leash's samples, up to 16 MiB) */
 	unsigned ring_pages;
 	/* Sampling events (faults.h builds them; copied by perf_capture_new).
 	 * Each is opened per task and per cpu into its own per-cpu ring of
@@ -148,8 +150,15 @@ bool perf_capture_is_leash(const struct perf_capture *pc, int tid, int fd);
  * process whose threads come and go leashes for a while (at a period set
  * for them all, since its rescale is not undone at once). */
 void perf_capture_leash_check(struct perf_capture *pc);
-/* True once perf_capture_leash_check() found the rings too small. */
+/* True once perf_capture_leash_check() found the sample rings too small. */
 bool perf_capture_leash_short(const struct perf_capture *pc);
+/* True once perf_capture_leash_check() found the side-band rings too
+ * small: the records that come with LEASH_MIN samples of every thread
+ * (SIDEBAND_PER_SAMPLE bytes each) do not fit their room. */
+bool perf_capture_leash_short_sideband(const struct perf_capture *pc);
+/* True once perf_capture_leash_check() found the side-band rings allow
+ * a shorter leash than the sample rings (they set K). */
+bool perf_capture_leash_sideband(const struct perf_capture *pc);
 /* The samples of the first sampling event a thread may take between two
  * leash signals now (for tests and notes; 0 when nothing is leashed). */
 uint64_t perf_capture_leash_samples(const struct perf_capture *pc);
@@ -190,9 +199,14 @@ int perf_capture_sample_counts(const struct perf_capture *pc, uint64_t *counts);
 bool perf_capture_samples_user_only(const struct perf_capture *pc);
 /* Data bytes of the smallest sample ring mapped (0: none yet). */
 uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc);
-/* How full the fullest sample ring is: its unread bytes in per mille of
- * its size (0 without sampling events). */
-unsigned perf_capture_sample_fill(const struct perf_capture *pc);
+/* Data bytes of the smallest side-band ring mapped if the kernel refused
+ * one at the size asked, or the locked-memory limit (perf_event_mlock_kb,
+ * ulimit -l) made it smaller than DEFAULT_RING_BYTES; 0 if neither. */
+uint64_t perf_capture_sideband_limited(const struct perf_capture *pc);
+/* How full the fullest ring backpressure looks at is, a sample ring or
+ * (with sampling events) a side-band ring: its unread bytes in per mille
+ * of its size (0 without sampling events). */
+unsigned perf_capture_ring_fill(const struct perf_capture *pc);
 /* Malformed records seen and skipped so far. */
 uint64_t perf_capture_bad(const struct perf_capture *pc);
 /* Close every event and unmap the rings. NULL is fine. */

@@ -23,8 +23,21 @@
 /* Side-band ring per cpu: 512 KiB (128 pages of 4 KiB) hold the mmap,
  * comm and task records of a busy process between two drains. */
 #define DEFAULT_RING_BYTES (512ull << 10)
-/* A ring the kernel refuses (perf_event_mlock_kb, memory) is halved down
- * to this size before giving up. */
+/* With leashes the side-band ring is sized for the records that come
+ * with a leash's samples (perf.c leashed_ring_pages): 384 bytes for each,
+ * a new mapping (MMAP2 of a short path, 96 to 200 bytes), a new thread
+ * and an exit (FORK and EXIT, 48 bytes each), up to 16 MiB per cpu. */
+#define SIDEBAND_PER_SAMPLE 384
+#define SIDEBAND_RING_MAX (16ull << 20)
+/* and 128 MiB over all cpus, as the sample rings have 512 MiB: 16 MiB
+ * per cpu up to 8 cpus, less with more (the leashes are shorter then:
+ * they fit the side-band rings too). */
+#define SIDEBAND_RING_TOTAL (128ull << 20)
+/* Side-band ring per cpu at least once the locked-memory limit made all
+ * rings smaller (perf.c sideband_pages): 64 KiB hold some 400 mappings. */
+#define SIDEBAND_RING_MIN (64ull << 10)
+/* A ring the kernel refuses (perf_event_mlock_kb and ulimit -l, memory)
+ * is halved down to this size before giving up. */
 #define RING_MIN_BYTES (32ull << 10)
 /* Sample rings: 512 MiB over all cpus, 8 to 64 MiB per cpu and event. A
  * page fault with an 8 KiB stack copy takes 8.4 KiB of ring: 64 MiB hold
@@ -44,6 +57,10 @@
  * of the walk (PERF_MAX_CONTEXTS_PER_STACK of the kernel). */
 #define CALLCHAIN_CONTEXTS 8
 #define DEFAULT_MAX_STACK 127 /* kernel.perf_event_max_stack's default */
+
+/* The event index of the side-band event (perf.c), beside the sampling
+ * events' 0 to nsattr - 1. */
+#define SIDEBAND_EV SIZE_MAX
 
 struct ring {
 	int cpu;
@@ -82,17 +99,24 @@ struct perf_capture {
 		size_t ev;
 	} * sfds; /* every sampling event fd */
 	size_t nsfds, sfds_cap;
-	bool user_only; /* kernel-mode samples refused */
+	bool user_only;	       /* kernel-mode samples refused */
+	bool sideband_limited; /* a side-band ring refused at the size
+				  asked */
+	uint64_t sideband_cap; /* side-band ring bytes at most (0: none) */
+	bool ring_limited;     /* a ring refused at the size asked */
 	struct leash {
 		int tid, fd, sig;
 		size_t ev;
 	} * leash; /* one per leashed thread and user
 		      sampling event */
 	size_t nleash, leash_cap;
-	unsigned nleashed;    /* threads leashed */
-	unsigned leash_scale; /* threads (>= nleashed) the
-				 periods are set for */
-	bool leash_short;     /* a ring too small for them */
+	unsigned nleashed;	   /* threads leashed */
+	unsigned leash_scale;	   /* threads (>= nleashed) the
+				      periods are set for */
+	bool leash_short;	   /* a sample ring too small for them */
+	bool leash_short_sideband; /* a side-band ring too small */
+	bool leash_sideband;	   /* a side-band ring shortened a
+				      leash */
 };
 
 static inline int sys_perf_event_open(struct perf_event_attr *attr, int pid,

@@ -76,11 +76,11 @@ static uint64_t ev_ring_size(const struct perf_capture *pc, size_t ev)
 }
 
 /* Samples of event ev a leashed thread may take between two signals when
- * scale threads are leashed: all of them fit in the allowed room of ev's
- * ring, and the growth trigger's samples for as many page faults fit in
- * the allowed room of its ring. At least 1. */
-static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
-			      unsigned scale)
+ * scale threads are leashed, for the sample rings: all of them fit in the
+ * allowed room of ev's ring, and the growth trigger's samples for as many
+ * page faults fit in the allowed room of its ring. */
+static uint64_t ring_samples(const struct perf_capture *pc, size_t ev,
+			     unsigned scale)
 {
 	uint64_t room = ev_ring_size(pc, ev) * pc->o.leash_room_permille / 1000;
 	uint64_t k = room / (perf_sample_max_bytes(&pc->sattr[ev]) * scale);
@@ -97,6 +97,35 @@ static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
 		k = MIN(k, faults / MAX(pc->sattr[ev].sample_period, 1));
 	}
 	return k;
+}
+
+/* Samples a leashed thread may take of each user event when scale
+ * threads are leashed, for the side-band rings: the records that come
+ * with them (SIDEBAND_PER_SAMPLE bytes each) fit in the allowed room of
+ * the smallest side-band ring, which the locked-memory limit or
+ * SIDEBAND_RING_MAX may leave smaller than the sample rings need (with
+ * -m 65536 and 8-byte stack copies, four threads mapping a page per fault
+ * lost 285,812 mapping records while memsz was stopped). */
+static uint64_t sideband_samples(const struct perf_capture *pc, unsigned scale)
+{
+	uint64_t min = 0;
+
+	for (size_t i = 0; i < pc->ncpus; i++)
+		if (pc->rings[i].fd >= 0 && (!min || pc->rings[i].size < min))
+			min = pc->rings[i].size;
+	if (!min)
+		return UINT64_MAX;
+	return min * pc->o.leash_room_permille / 1000 /
+	       (SIDEBAND_PER_SAMPLE * (uint64_t)scale * MAX(pc->nuser, 1));
+}
+
+/* Samples of event ev a leashed thread may take between two signals when
+ * scale threads are leashed: what the sample rings and the side-band
+ * rings allow. At least 1. */
+static uint64_t leash_samples(const struct perf_capture *pc, size_t ev,
+			      unsigned scale)
+{
+	return MIN(ring_samples(pc, ev, scale), sideband_samples(pc, scale));
 }
 
 /* The samples of event ev a leash lets a thread take when scale threads
@@ -286,12 +315,34 @@ uint64_t perf_capture_leash_samples(const struct perf_capture *pc)
 
 void perf_capture_leash_check(struct perf_capture *pc)
 {
-	for (size_t ev = 0; pc->nleashed && ev < pc->nuser; ev++)
-		if (leash_samples(pc, ev, pc->nleashed) < LEASH_MIN)
+	uint64_t sb;
+
+	if (!pc->nleashed)
+		return;
+	sb = sideband_samples(pc, pc->nleashed);
+	for (size_t ev = 0; ev < pc->nuser; ev++) {
+		uint64_t k = ring_samples(pc, ev, pc->nleashed);
+
+		if (k < LEASH_MIN)
 			pc->leash_short = true;
+		if (sb < LEASH_MIN)
+			pc->leash_short_sideband = true;
+		if (sb < k)
+			pc->leash_sideband = true;
+	}
 }
 
 bool perf_capture_leash_short(const struct perf_capture *pc)
 {
 	return pc->leash_short;
+}
+
+bool perf_capture_leash_short_sideband(const struct perf_capture *pc)
+{
+	return pc->leash_short_sideband;
+}
+
+bool perf_capture_leash_sideband(const struct perf_capture *pc)
+{
+	return pc->leash_sideband;
 }

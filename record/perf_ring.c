@@ -2,7 +2,8 @@
 /* perf_ring.c — reading the perf rings (see perf.h): the records between
  * data_tail and head, side-band records merged across cpus in time order
  * behind a reordering window, samples handed out at once with their
- * space given back as they go; how full the sample rings are.
+ * space given back as they go; how full the sample and side-band rings
+ * are.
  */
 #include "config.h"
 
@@ -143,7 +144,7 @@ static void sample_rec_one(struct sample_ctx *c, const void *raw, size_t len)
 /* Hand out a record of a sample ring, then give the space read back to the
  * kernel once it is SAMPLE_DRAIN_CHUNK bytes, not only at the end of the
  * ring: the kernel has the room back sooner, and
- * perf_capture_sample_fill() called from fn sees the drain progress (a
+ * perf_capture_ring_fill() called from fn sees the drain progress (a
  * hold can end before the ring is empty). */
 static void sample_rec(const void *raw, size_t len, void *arg)
 {
@@ -246,20 +247,43 @@ uint64_t perf_capture_sample_ring_size(const struct perf_capture *pc)
 	return min;
 }
 
-unsigned perf_capture_sample_fill(const struct perf_capture *pc)
+uint64_t perf_capture_sideband_limited(const struct perf_capture *pc)
+{
+	uint64_t min = 0;
+
+	for (size_t i = 0; i < pc->ncpus; i++)
+		if (pc->rings[i].fd >= 0 && (!min || pc->rings[i].size < min))
+			min = pc->rings[i].size;
+	/* refused at a size, or under DEFAULT_RING_BYTES for the limit
+	 * (sideband_cap) */
+	if (pc->sideband_limited ||
+	    (pc->sideband_cap && min && min < DEFAULT_RING_BYTES))
+		return min;
+	return 0;
+}
+
+/* Unread bytes of ring r in per mille of its size (0: not mapped). */
+static unsigned ring_fill(const struct ring *r)
+{
+	uint64_t used;
+
+	if (r->fd < 0)
+		return 0;
+	used = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE) -
+	       r->mp->data_tail;
+	return (unsigned)MIN(used * 1000 / r->size, 1000);
+}
+
+unsigned perf_capture_ring_fill(const struct perf_capture *pc)
 {
 	unsigned max = 0;
 
-	for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++) {
-		const struct ring *r = &pc->srings[i];
-		uint64_t head, used;
-
-		if (r->fd < 0)
-			continue;
-		head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
-		used = head - r->mp->data_tail;
-		max = MAX(max, (unsigned)MIN(used * 1000 / r->size, 1000));
-	}
+	for (size_t i = 0; i < pc->nsattr * pc->ncpus; i++)
+		max = MAX(max, ring_fill(&pc->srings[i]));
+	/* the side-band rings too: the records of new mappings and
+	 * threads that come with the samples are held back the same way */
+	for (size_t i = 0; pc->nsattr && i < pc->ncpus; i++)
+		max = MAX(max, ring_fill(&pc->rings[i]));
 	return max;
 }
 

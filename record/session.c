@@ -175,8 +175,8 @@ static void note_events(struct session *r, const char *list)
 	free(copy);
 }
 
-/* Say when sampling is less than asked: user-mode faults only, or rings
- * smaller than asked (perf_event_mlock_kb). */
+/* Say when sampling is less than asked: user-mode faults only, or sample
+ * or side-band rings smaller than asked (perf_event_mlock_kb, ulimit -l). */
 static void note_samples_user_only(struct session *r, unsigned ring_pages)
 {
 	const char *msg = "kernel-mode faults not permitted "
@@ -196,8 +196,18 @@ static void note_samples_user_only(struct session *r, unsigned ring_pages)
 			  : 8ull << 20;
 	if (got && got < want) {
 		m = xasprintf("sample ring buffers limited to %llu KiB per "
-			      "cpu (perf_event_mlock_kb): samples may be "
-			      "lost",
+			      "cpu (perf_event_mlock_kb, ulimit -l): samples "
+			      "may be lost",
+			      (unsigned long long)got >> 10);
+		rec_say(r, true, m);
+		rec_note(r, MD_NOTE_RING_SMALL, m);
+		free(m);
+	}
+	got = perf_capture_sideband_limited(r->cap.pc);
+	if (got) {
+		m = xasprintf("side-band ring buffers limited to %llu KiB per "
+			      "cpu (perf_event_mlock_kb, ulimit -l): mapping "
+			      "records may be lost",
 			      (unsigned long long)got >> 10);
 		rec_say(r, true, m);
 		rec_note(r, MD_NOTE_RING_SMALL, m);
@@ -268,8 +278,14 @@ static int start_capture(struct session *r, unsigned ring_pages, int pid)
 	} else {
 		err = attach_perf(r, ring_pages);
 	}
-	if (err == -EACCES || err == -EPERM) {
-		paranoid_reason(err, reason, sizeof(reason));
+	if (err == -EACCES || err == -EPERM || err == -MEMSZ_EMLOCK) {
+		/* a ring refused by the locked-memory limit is not
+		 * perf_event_paranoid's doing */
+		if (err == -MEMSZ_EMLOCK)
+			snprintf(reason, sizeof(reason), "%s",
+				 memsz_strerror(err));
+		else
+			paranoid_reason(err, reason, sizeof(reason));
 		if (r->cap.nsattr)
 			return rec_fail(r, err, "cannot sample events: %s",
 					reason);
@@ -573,11 +589,15 @@ int session_attach(struct session *r, const int *pids, int n)
 static void note_holds(struct session *r)
 {
 	if (r->bp.nleash && !r->werr) {
+		bool sb = r->cap.pc && perf_capture_leash_sideband(r->cap.pc);
 		char *msg = xasprintf("threads stopped %llu times at their "
-				      "leash (every %llu samples at most) "
+				      "leash (every %llu samples at most%s) "
 				      "for memsz to look at the sample rings",
 				      (unsigned long long)r->bp.nleash,
-				      (unsigned long long)r->bp.leash_k);
+				      (unsigned long long)r->bp.leash_k,
+				      sb ? ", set by the side-band rings' "
+					   "room for mapping records"
+					 : "");
 
 		rec_note_v(r, MD_NOTE_LEASH_STOPS, msg);
 		free(msg);
@@ -587,6 +607,17 @@ static void note_holds(struct session *r)
 				  "of two samples per traced thread: samples "
 				  "may be lost when memsz falls behind "
 				  "(a larger -m helps)";
+
+		rec_note(r, MD_NOTE_LEASH_SHORT, msg);
+		rec_say(r, true, msg);
+	}
+	if (r->cap.pc && perf_capture_leash_short_sideband(r->cap.pc) &&
+	    !r->werr) {
+		const char *msg = "the side-band rings are too small for a "
+				  "leash of two samples per traced thread: "
+				  "mapping records may be lost when memsz "
+				  "falls behind (perf_event_mlock_kb and "
+				  "ulimit -l limit them)";
 
 		rec_note(r, MD_NOTE_LEASH_SHORT, msg);
 		rec_say(r, true, msg);

@@ -89,9 +89,10 @@ static void hold_all(struct session *r)
 	tracer_interrupt_all(r->tr);
 }
 
-/* Backpressure: if memsz has fallen behind (a sample ring is
- * HOLD_FILL_PERMILLE full), hold every traced thread until the drain under
- * way has emptied the rings, so that the kernel never has to drop a sample.
+/* Backpressure: if memsz has fallen behind (a sample ring, or a side-band
+ * ring of mapping records, is HOLD_FILL_PERMILLE full), hold every traced
+ * thread until the drain under way has emptied the rings, so that the
+ * kernel never has to drop a sample or a mapping record.
  * Looked at before each drain and during it. The threads are asked to stop
  * and the drain goes on at once: waiting for the stops would only leave
  * the rings undrained meanwhile, and the free part of the rings absorbs
@@ -99,7 +100,7 @@ static void hold_all(struct session *r)
 void rec_backpressure(struct session *r)
 {
 	if (!r->bp.hold || !r->cap.pc || !r->tr || r->werr ||
-	    perf_capture_sample_fill(r->cap.pc) < HOLD_FILL_PERMILLE)
+	    perf_capture_ring_fill(r->cap.pc) < HOLD_FILL_PERMILLE)
 		return;
 	/* a thread may have come to block its leash signal, which then
 	 * stops nothing: the rings filled without it */
@@ -119,7 +120,7 @@ static void release(struct session *r)
 	tracer_poll(r->tr);
 	/* a thread that came to its leash meanwhile found the rings filling
 	 * again: the hold goes on until the next drain */
-	if (perf_capture_sample_fill(r->cap.pc) >= HOLD_FILL_PERMILLE)
+	if (perf_capture_ring_fill(r->cap.pc) >= HOLD_FILL_PERMILLE)
 		return;
 	tracer_release_all(r->tr);
 	r->bp.holding = false;
@@ -162,7 +163,7 @@ static int on_perf_rec(void *arg, const struct perf_rec *pr)
 			r->cap.nsamples++;
 		if (r->cap.nsamples % HOLD_CHECK_SAMPLES == 0) {
 			if (r->bp.holding &&
-			    perf_capture_sample_fill(r->cap.pc) <=
+			    perf_capture_ring_fill(r->cap.pc) <=
 				RELEASE_FILL_PERMILLE)
 				release(r);
 			rec_backpressure(r);

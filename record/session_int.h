@@ -42,11 +42,12 @@ struct tracer_ops;
 #define PFD_SIGNAL 0
 #define PFD_TIMER 1
 #define PFD_FIXED 2
-/* Backpressure: when a sample ring is this full (per mille) as memsz gets
- * to drain it, memsz has fallen behind: the targets are held until it has
- * drained the rings down to RELEASE_FILL_PERMILLE (then they run while it
- * drains the rest). Rings wake memsz at 1/16 full, so a memsz that keeps
- * up never holds; what stays free (7/8 of a ring) absorbs the faults made
+/* Backpressure: when a sample ring, or with sampling events a side-band
+ * ring, is this full (per mille) as memsz gets to drain it, memsz has
+ * fallen behind: the targets are held until it has drained the rings
+ * down to RELEASE_FILL_PERMILLE (then they run while it drains the
+ * rest). Rings wake memsz at 1/16 full, so a memsz that keeps up never
+ * holds; what stays free (7/8 of a ring) absorbs the faults made
  * while the hold takes effect. */
 #define HOLD_FILL_PERMILLE 125
 #define RELEASE_FILL_PERMILLE 31
@@ -357,7 +358,8 @@ extern const struct tracer_ops rec_tracer_ops;
 /* Hand the perf records to the file (all, or those older than the
  * time-ordering window), holding the targets while memsz is behind. */
 void rec_drain(struct session *r, bool all);
-/* Hold every traced thread if a sample ring is HOLD_FILL_PERMILLE full. */
+/* Hold every traced thread if a sample or side-band ring is
+ * HOLD_FILL_PERMILLE full (perf_capture_ring_fill). */
 void rec_backpressure(struct session *r);
 /* snapper_set_tick's callback: backpressure between chunks. */
 void rec_snapshot_tick(void *arg);

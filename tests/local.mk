@@ -323,6 +323,8 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2471-report-pid-not-recorded.py \
 	tests/t2472-help-usage-width.py \
 	tests/t2475-record-attach-churn.py \
+	tests/t2476-record-sideband-stopped.py \
+	tests/t2477-record-faults-mlock-limit.py \
 	tests/t2480-record-pid-repeated.py \
 	tests/t2481-record-guard-regions.py \
 	tests/t2482-record-swap-areas-many.py \

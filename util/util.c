@@ -82,6 +82,9 @@ static const char *const memsz_errors[] = {
 					"bytes",
     [MEMSZ_EENDED - MEMSZ_EBASE] = "the recording is complete (its END "
 				   "record is written): no record follows it",
+    [MEMSZ_EMLOCK - MEMSZ_EBASE] = "the perf ring buffers are over the "
+				   "locked-memory limit (perf_event_mlock_kb, "
+				   "ulimit -l)",
 };
 
 const char *memsz_strerror(int err)

@@ -55,6 +55,7 @@ enum memsz_error {
 	MEMSZ_EDWPZ,	   /* a .dwp's DWARF sections are compressed */
 	MEMSZ_EDWPOVERLAP, /* two of a .dwp's DWARF sections overlap */
 	MEMSZ_EENDED,	   /* memsz.data: a record after its END record */
+	MEMSZ_EMLOCK,	   /* perf rings over the locked-memory limit */
 	MEMSZ_ELAST
 };
 

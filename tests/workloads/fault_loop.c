@@ -22,7 +22,9 @@
  *    place ends after SPAWN_ROUNDS rounds (t2475), and the main thread, the
  *    first in /proc/PID/task, starts a new line after each of its own
  *    rounds while fewer than NT - 1 run: threads are made all the time
- *    by the main thread too.
+ *    by the main thread too;
+ *  - short: the other threads' rounds touch 1 page, not 1 MiB (with
+ *    churn: a thread made every page by each of them; t2476).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -40,9 +42,11 @@
 static volatile sig_atomic_t urg, go;
 static bool churn;
 static bool spawn;
+static size_t other_bytes = ROUND_BYTES; /* a round of the other threads */
 static atomic_int lines; /* lines of churning threads running (spawn) */
 
 #define SPAWN_ROUNDS 16
+#define SHORT_ROUND_BYTES 4096u
 
 static void on_urg(int sig)
 {
@@ -56,16 +60,16 @@ static void on_usr1(int sig)
 	go = 1;
 }
 
-static void fault_round(void)
+static void fault_round(size_t bytes)
 {
-	volatile char *p = mmap(NULL, ROUND_BYTES, PROT_READ | PROT_WRITE,
+	volatile char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		exit(1);
-	for (size_t i = 0; i < ROUND_BYTES; i += 4096)
+	for (size_t i = 0; i < bytes; i += 4096)
 		p[i] = 1;
-	munmap((void *)p, ROUND_BYTES);
+	munmap((void *)p, bytes);
 }
 
 static void *other(void *arg)
@@ -74,7 +78,7 @@ static void *other(void *arg)
 	pthread_t t;
 
 	for (;;) {
-		fault_round();
+		fault_round(other_bytes);
 		if (spawn && gen + 1 >= SPAWN_ROUNDS) {
 			atomic_fetch_sub(&lines, 1);
 			pthread_detach(pthread_self());
@@ -124,6 +128,8 @@ int main(int argc, char **argv)
 		late |= !strcmp(argv[i], "late");
 		churn |= !strcmp(argv[i], "churn");
 		spawn |= !strcmp(argv[i], "spawn");
+		if (!strcmp(argv[i], "short"))
+			other_bytes = SHORT_ROUND_BYTES;
 	}
 	if (!blocked)
 		signal(SIGURG, on_urg);
@@ -132,7 +138,7 @@ int main(int argc, char **argv)
 	if (!late)
 		start_others(nt - 1);
 	for (;;) {
-		fault_round();
+		fault_round(ROUND_BYTES);
 		if (spawn && churn && !late && atomic_load(&lines) < nt - 1)
 			start_others(1);
 		if (late && go) {
