@@ -10,8 +10,8 @@ it): a -G path kept as typed, "CG/", left every page of CG's descendants
 
 As root, a memory cgroup NAME (v1's memory hierarchy first, else cgroup2
 with the memory controller) with a child NAME/sub is made; a python3
-process moved into sub touches 16 MiB of anonymous memory and waits on
-its stdin. Ground truth: the process's smaps (Anonymous) and sub's
+process that moves itself into sub touches 16 MiB of anonymous memory
+and waits on its stdin. Ground truth: the process's smaps (Anonymous) and sub's
 memory.stat (anon / total_rss), which charges the memory to sub. For each
 spelling, `record -G SPELLING --duration 0`: the -G CGROUP record names
 the cgroup as the kernel's mount plus its path (no slash at the end), the
@@ -30,7 +30,12 @@ import memsz_testlib as lib  # noqa: E402
 from memsz_testlib import MEMSZ, check  # noqa: E402
 
 HELD = 16 << 20
-HOLDER = """import sys
+# The holder moves itself into sub (argv[1]) before it touches a page: a
+# move after the touch leaves the charge where it was (cgroup v1 moves no
+# charge by default), which a loaded machine made happen.
+HOLDER = """import os, sys
+with open(os.path.join(sys.argv[1], "cgroup.procs"), "w") as f:
+    f.write(str(os.getpid()))
 b = bytearray(%d)
 for i in range(0, len(b), 4096):
     b[i] = 1
@@ -78,12 +83,10 @@ def record(tmp, spelling, pid, cg):
 
 def run(tmp, cg, sub, mount):
     name = os.path.basename(cg)
-    work = subprocess.Popen([sys.executable, "-c", HOLDER],
+    work = subprocess.Popen([sys.executable, "-c", HOLDER, sub],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
     try:
-        with open(os.path.join(sub, "cgroup.procs"), "w") as f:
-            f.write(str(work.pid))
         check(work.stdout.readline().startswith("ready"),
               "the holder touched its memory in sub")
         anon = anon_of(work.pid)
