@@ -444,7 +444,7 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0, dc) != 0 ||
 	    !size) {
 		if (c->dwp.sig8_missing != missing && c->st) {
-			if (c->dwp.in_unit)
+			if (c->dwp.in_unit && !c->dwp.in_dwo)
 				c->st->dwp_types_missing++;
 			else
 				c->st->dwo_types_missing++;

@@ -36,7 +36,8 @@ static int by_sig(const void *a, const void *b)
 	return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
-/* List dbg's type units into t (its units counted in t->listed). */
+/* List dbg's type units into t (its units counted in t->listed): those
+ * of its .dwo joined if its sections are in pieces. */
 static void list(struct dwo_sigs *t, Dwarf *dbg)
 {
 	Dwarf_CU *cu = NULL;
@@ -47,12 +48,23 @@ static void list(struct dwo_sigs *t, Dwarf *dbg)
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 
+	int r;
+
+	dwo_sigs_reset(t);
 	t->dbg = dbg;
-	t->n = 0;
+	r = dwo_join(dwarf_getelf(dbg), &t->joined);
+	if (r < 0) {
+		t->unjoined++;
+		t->why = -r;
+	}
+	t->joined_n += r == 0;
+	t->src = dbg = r == 0 ? t->joined.dbg : dbg;
 	while (t->listed < ELF_DWARF_SIG8_UNITS &&
 	       dwarf_get_units(dbg, cu, &cu, &v, &ut, &cudie, &type) == 0) {
 		t->listed++;
-		if ((ut == DW_UT_split_type || ut == DW_UT_type) && type.addr &&
+		/* DWARF 4's, in .debug_types, are listed below */
+		if ((ut == DW_UT_split_type || ut == DW_UT_type) && v >= 5 &&
+		    type.addr &&
 		    dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &sig, NULL,
 				  NULL) == 0 &&
 		    !add(t, sig, dwarf_dieoffset(&type), false))
@@ -73,17 +85,30 @@ bool dwo_type_die(struct dwo_sigs *t, Dwarf *dbg, uint64_t sig, Dwarf_Die *out)
 {
 	struct dwo_sig key = {.sig = sig}, *hit;
 
-	if (t->dbg != dbg)
+	/* a type unit's own reference lies in the joined image */
+	if (t->dbg != dbg && t->src != dbg)
 		list(t, dbg);
 	hit = t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), by_sig) : NULL;
 	if (!hit)
 		return false;
-	return hit->types ? dwarf_offdie_types(dbg, hit->off, out) != NULL
-			  : dwarf_offdie(dbg, hit->off, out) != NULL;
+	/* a signature in two units (a hostile .dwo): neither is taken */
+	if ((hit > t->v && hit[-1].sig == sig) ||
+	    (hit + 1 < t->v + t->n && hit[1].sig == sig))
+		return false;
+	return hit->types ? dwarf_offdie_types(t->src, hit->off, out) != NULL
+			  : dwarf_offdie(t->src, hit->off, out) != NULL;
+}
+
+void dwo_sigs_reset(struct dwo_sigs *t)
+{
+	dwo_image_end(&t->joined);
+	t->dbg = t->src = NULL;
+	t->n = 0;
 }
 
 void dwo_sigs_free(struct dwo_sigs *t)
 {
+	dwo_image_end(&t->joined);
 	free(t->v);
 	*t = (struct dwo_sigs){0};
 }

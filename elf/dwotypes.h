@@ -5,9 +5,18 @@
  * libdw 0.188 follows no DW_FORM_ref_sig8 reference of a split unit read
  * from its .dwo: the .dwo's own type units (DWARF 5's in .debug_info.dwo,
  * DWARF 4's in .debug_types.dwo) are listed once per .dwo, sorted by
- * signature, and looked up there. gcc's DWARF 4 puts each type unit in a
- * .debug_types.dwo section of its own, of which libdw reads the first:
- * the others are not found.
+ * signature, and looked up there.
+ *
+ * gcc's DWARF 4 puts each type unit in a .debug_types.dwo section of its
+ * own (COMDAT groups), and its DWARF 5 each in a .debug_info.dwo of its
+ * own, the compile unit in the last: libdw reads the first section of a
+ * name. A .dwo with such pieces is read by memsz joined (dwo_join()): its
+ * DWARF sections (.debug_*.dwo) copied into an ELF image of their own,
+ * each name's pieces one after another (units are self-contained: their
+ * references are unit-relative or into other sections), handed to libdw
+ * (elf_memory(), dwarf_begin_elf()). Refused: a .dwo whose pieces share
+ * bytes (the image is then at most the file), one with a compressed
+ * piece, or with another section in pieces; at most 32 section names.
  */
 #ifndef MEMSZ_ELF_DWOTYPES_H
 #define MEMSZ_ELF_DWOTYPES_H
@@ -23,17 +32,58 @@
 
 struct dwo_sig;
 
-/* The type units of the .dwo last looked in (zeroed: none yet). */
-struct dwo_sigs {
+/* why a .dwo's pieces were not joined (dwo_join()'s -codes) */
+enum {
+	DWO_JOIN_Z = 256, /* a piece is compressed (past errno's) */
+	DWO_JOIN_OTHER,	  /* a section but those two is in pieces */
+	DWO_JOIN_OVERLAP, /* two DWARF sections share bytes */
+	DWO_JOIN_BAD,	  /* section headers libelf cannot read */
+	DWO_JOIN_LIBDW,	  /* libdw refused the joined image */
+};
+
+/* A .dwo's DWARF joined: the image and libdw's reading of it. */
+struct dwo_image {
+	unsigned char *buf;
+	size_t len;
+	Elf *elf;
 	Dwarf *dbg;
+};
+
+/* The .dwo elf's DWARF sections joined into *im (dbg set): 0; 1 if no
+ * section of it is in pieces (nothing to join, *im zeroed); else a
+ * negative DWO_JOIN_* code (*im zeroed). elf is only read. */
+int dwo_join(Elf *elf, struct dwo_image *im);
+
+/* dwo_join() of the .dwo file at path (a regular file): also -errno
+ * (which is above -DWO_JOIN_Z). */
+int dwo_join_file(const char *path, struct dwo_image *im);
+
+void dwo_image_end(struct dwo_image *im);
+
+/* A DWO_JOIN_* code (either sign) as words. */
+const char *dwo_join_why(int why);
+
+/* The type units of the .dwo last looked in (zeroed: none yet): dbg, or
+ * the image of it joined (src: joined.dbg, else dbg). */
+struct dwo_sigs {
+	Dwarf *dbg, *src;
+	struct dwo_image joined;
+	/* .dwo files in pieces read joined; not joined, and why
+	 * (DWO_JOIN_*) */
+	uint64_t joined_n, unjoined;
+	int why;
 	struct dwo_sig *v;
 	size_t n, cap;
 	uint64_t listed; /* units listed so far (ELF_DWARF_SIG8_UNITS) */
 };
 
 /* The type DIE of the type unit of signature sig in dbg (a .dwo's
- * Dwarf): true and *out set; false if dbg has none listed. */
+ * Dwarf, or the one *out came from): true and *out set, valid until dbg
+ * changes; false if dbg has none listed, or two (neither taken). */
 bool dwo_type_die(struct dwo_sigs *t, Dwarf *dbg, uint64_t sig, Dwarf_Die *out);
+
+/* Forget the list (dbg is let go); the counts are kept. */
+void dwo_sigs_reset(struct dwo_sigs *t);
 
 void dwo_sigs_free(struct dwo_sigs *t);
 

@@ -774,6 +774,77 @@ static void absent(struct dwp_ctx *dc, Dwarf_Half skver)
 		dc->absent_why = DWP_ABSENT_V5;
 }
 
+/* The path of cu's .dwo, its DW_AT_dwo_name in the directory of the
+ * file with the DWARF (where 0), or else in its DW_AT_comp_dir, into
+ * path: false if it has none or it is too long. */
+static bool dwo_path(const struct dwp_ctx *dc, Dwarf_Die *cudie, int where,
+		     char *path)
+{
+	Dwarf_Attribute a;
+	const char *name, *dir = NULL, *slash;
+	int n, dlen;
+
+	if (!(dwarf_attr(cudie, DW_AT_dwo_name, &a) ||
+	      dwarf_attr(cudie, DW_AT_GNU_dwo_name, &a)) ||
+	    !(name = dwarf_formstring(&a)) || !*name)
+		return false;
+	if (name[0] == '/' && where)
+		return false;
+	if (name[0] == '/')
+		n = snprintf(path, PATH_MAX, "%s", name);
+	else if (where == 0 && (slash = strrchr(dc->dimg->path, '/'))) {
+		dlen = (int)MIN(slash - dc->dimg->path, (ptrdiff_t)PATH_MAX);
+		n = snprintf(path, PATH_MAX, "%.*s/%s", dlen, dc->dimg->path,
+			     name);
+	} else if (where == 0) {
+		n = snprintf(path, PATH_MAX, "%s", name);
+	} else {
+		if (!dwarf_attr(cudie, DW_AT_comp_dir, &a) ||
+		    !(dir = dwarf_formstring(&a)) || !*dir)
+			return false;
+		n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
+	}
+	return n > 0 && n < PATH_MAX;
+}
+
+/* cu's split unit (of DWO id id) from its .dwo joined (dwp_split_die()). */
+static bool own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
+		    Dwarf_Die *sub)
+{
+	char path[PATH_MAX];
+	Dwarf_CU *scu = NULL;
+	Dwarf_Half v;
+	uint8_t type;
+	uint64_t sid;
+	int r = -ENOENT;
+
+	/* the list may be of the image let go */
+	dwo_sigs_reset(&dc->dwo_sigs);
+	dwo_image_end(&dc->own);
+	for (int w = 0; w < 2 && (r == -ENOENT || r == -ENOTDIR); w++)
+		if (dwo_path(dc, cudie, w, path))
+			r = dwo_join_file(path, &dc->own);
+	if (r <= -DWO_JOIN_Z) {
+		dc->dwo_sigs.unjoined++;
+		dc->dwo_sigs.why = -r;
+	}
+	if (r != 0)
+		return false;
+	dc->dwo_sigs.joined_n++;
+	for (uint32_t i = 0;
+	     i < ELF_DWARF_SIG8_UNITS &&
+	     dwarf_get_units(dc->own.dbg, scu, &scu, &v, &type, sub, NULL) == 0;
+	     i++)
+		if ((type == DW_UT_split_compile || type == DW_UT_compile) &&
+		    dwarf_tag(sub) == DW_TAG_compile_unit &&
+		    dwarf_cu_info(scu, NULL, NULL, NULL, NULL, &sid, NULL,
+				  NULL) == 0 &&
+		    sid == id)
+			return true;
+	dwo_image_end(&dc->own);
+	return false;
+}
+
 bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 		   Dwarf_Die *sub)
 {
@@ -785,6 +856,14 @@ bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 	int r;
 
 	dc->in_unit = false;
+	dc->in_dwo = false;
+	if (dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &id, &asize, NULL) == 0 &&
+	    own_dwo(dc, cudie, id, sub)) {
+		dc->addr_base = addr_base(cudie);
+		dc->addr_size = asize;
+		dc->in_unit = dc->in_dwo = true;
+		return true;
+	}
 	if (!dc->tried) {
 		dc->tried = true;
 		if (!ctx_open(dc, dc->img->path) && dc->dimg != dc->img)
@@ -890,7 +969,13 @@ void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
 		stats->dwp_err = dc->err ? dc->err : dc->p ? dwp_err(dc->p) : 0;
 		memcpy(stats->dwp_path, dc->path, sizeof(dc->path));
 	}
+	if (stats) {
+		stats->dwo_joined = dc->dwo_sigs.joined_n;
+		stats->dwo_unjoined = dc->dwo_sigs.unjoined;
+		stats->dwo_unjoined_why = dc->dwo_sigs.why;
+	}
 	dwp_close(dc->p);
 	dc->p = NULL;
 	dwo_sigs_free(&dc->dwo_sigs);
+	dwo_image_end(&dc->own);
 }

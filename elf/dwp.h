@@ -117,6 +117,10 @@ struct dwp_ctx {
 	 * by dwp_type_die() (elf/dwotypes.h) */
 	bool in_dwo;
 	struct dwo_sigs dwo_sigs;
+	/* the .dwo libdw did not find a unit in read joined by memsz
+	 * (elf/dwotypes.h): the unit dwp_split_die() gave is then from it,
+	 * with in_unit and in_dwo */
+	struct dwo_image own;
 	/* skeleton units the package has no unit for, and why if it tells
 	 * (enum dwp_absent) */
 	uint64_t absent;
@@ -127,7 +131,11 @@ struct dwp_ctx {
 	char path[PATH_MAX];
 };
 
-/* The split unit DIE (sub) of the skeleton unit cu (its DIE cudie) from
+/* The split unit DIE (sub) of the skeleton unit cu (its DIE cudie) that
+ * libdw did not find: from its .dwo read joined if its sections are in
+ * pieces (dwo_join_file(); the .dwo looked for as libdw does, in the
+ * directory of the file with its DWARF, then in the unit's
+ * DW_AT_comp_dir), with dc->in_dwo set; else from
  * the .dwp: true and dc->in_unit set; false if there is no .dwp, it has
  * no unit of cu's DWO id, or that unit is refused or is not the one
  * asked for (its own id another: counted). sub is valid until the next

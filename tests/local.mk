@@ -188,6 +188,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1106-size-dwarf-inflate-bound.py \
 	tests/t1110-size-dwp.py \
 	tests/t1111-size-dwo-types.py \
+	tests/t1114-size-dwo-pieces.py \
 	tests/t1180-size-minidebuginfo.py \
 	tests/t1181-size-minidebuginfo-hostile.py \
 	tests/t1182-size-minidebuginfo-libc.py \
