@@ -26,11 +26,13 @@ struct piece {
 	size_t name;
 	uint64_t off, size;
 	Elf_Scn *scn;
+	Elf_Data *d;
 };
 
 struct names {
 	const char *v[NAMES_MAX];
 	size_t n, count[NAMES_MAX];
+	bool z, other; /* a piece compressed; another name in pieces */
 };
 
 static void put(unsigned char *p, uint64_t v, size_t n, bool be)
@@ -54,7 +56,7 @@ static int by_off(const void *a, const void *b)
 }
 
 /* The .dwo's DWARF sections (.debug_*.dwo) into v (room for n), their
- * names in nm: their count, or a negative DWO_JOIN_* (why). */
+ * names in nm: their count, or -DWO_JOIN_BAD. */
 static long pieces(Elf *elf, size_t shstrndx, struct piece *v, size_t n,
 		   struct names *nm)
 {
@@ -73,8 +75,7 @@ static long pieces(Elf *elf, size_t shstrndx, struct piece *v, size_t n,
 		if (strncmp(name, ".debug_", 7) || len < 11 ||
 		    strcmp(name + len - 4, ".dwo") || sh.sh_type == SHT_NOBITS)
 			continue;
-		if (sh.sh_flags & SHF_COMPRESSED)
-			return -DWO_JOIN_Z;
+		nm->z |= (sh.sh_flags & SHF_COMPRESSED) != 0;
 		for (i = 0; i < nm->n && strcmp(nm->v[i], name); i++)
 			;
 		if (i == nm->n) {
@@ -82,11 +83,26 @@ static long pieces(Elf *elf, size_t shstrndx, struct piece *v, size_t n,
 				return -DWO_JOIN_BAD;
 			nm->v[nm->n++] = name;
 		}
-		if (nm->count[i]++ && !joinable(name))
-			return -DWO_JOIN_OTHER;
-		v[k++] = (struct piece){i, sh.sh_offset, sh.sh_size, scn};
+		nm->other |= nm->count[i]++ && !joinable(name);
+		v[k].scn = scn;
+		v[k].name = i;
+		v[k].off = sh.sh_offset;
+		v[k++].size = sh.sh_size;
 	}
 	return k;
+}
+
+/* The pieces' bytes: false if libelf cannot give them (one past the
+ * file), before memory is taken. */
+static bool piece_data(struct piece *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		v[k].d = elf_rawdata(v[k].scn, NULL);
+		if (!v[k].d || v[k].d->d_size != v[k].size ||
+		    (v[k].size && !v[k].d->d_buf))
+			return false;
+	}
+	return true;
 }
 
 /* No two pieces share bytes (a hostile .dwo naming the same bytes many
@@ -138,23 +154,16 @@ static void put_shdr(struct dwo_image *im, size_t i, uint32_t name,
 	put(h + 48, 1, 8, be); /* sh_addralign */
 }
 
-/* Name i's pieces one after another at *data in im: false if libelf
- * cannot give one's bytes. */
-static bool put_pieces(struct dwo_image *im, size_t *data, size_t i,
+/* Name i's pieces one after another at *data in im. */
+static void put_pieces(struct dwo_image *im, size_t *data, size_t i,
 		       const struct piece *v, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		Elf_Data *d;
-
-		if (v[k].name != i)
+		if (v[k].name != i || !v[k].size)
 			continue;
-		d = elf_rawdata(v[k].scn, NULL);
-		if (!d || d->d_size != v[k].size || (v[k].size && !d->d_buf))
-			return false;
-		memcpy(im->buf + *data, d->d_buf, d->d_size);
-		*data += d->d_size;
+		memcpy(im->buf + *data, v[k].d->d_buf, v[k].size);
+		*data += v[k].size;
 	}
-	return true;
 }
 
 /* The image: ELF header, section headers (null, one per name, the name
@@ -175,7 +184,7 @@ static int build(struct dwo_image *im, Elf *elf, const struct piece *v,
 	for (size_t i = 0; i < nm->n; i++)
 		names += strlen(nm->v[i]) + 1;
 	for (size_t i = 0; i < n; i++)
-		total += v[i].size; /* disjoint: at most the file */
+		total += v[i].size; /* disjoint, in the file: at most it */
 	at = EHDR_SIZE + nsh * SHDR_SIZE;
 	im->len = at + names + (size_t)total;
 	im->buf = xcalloc(im->len, 1);
@@ -185,8 +194,7 @@ static int build(struct dwo_image *im, Elf *elf, const struct piece *v,
 		size_t start = data;
 
 		memcpy(im->buf + at + nameat, nm->v[i], strlen(nm->v[i]) + 1);
-		if (!put_pieces(im, &data, i, v, n))
-			return -DWO_JOIN_BAD;
+		put_pieces(im, &data, i, v, n);
 		put_shdr(im, i + 1, (uint32_t)nameat, SHT_PROGBITS, start,
 			 data - start, be);
 		nameat += strlen(nm->v[i]) + 1;
@@ -212,16 +220,20 @@ int dwo_join(Elf *elf, struct dwo_image *im)
 	v = xmalloc((shnum ? shnum : 1) * sizeof(*v));
 	n = pieces(elf, shstrndx, v, shnum, &nm);
 	for (size_t i = 0; i < nm.n; i++)
-		some |= nm.count[i] > 1;
-	if (n < 0 || !some) {
+		some |= nm.count[i] > 1 && joinable(nm.v[i]);
+	r = n < 0 ? (int)n : !some ? 1 : 0;
+	if (r == 0 && (nm.other || nm.z))
+		r = nm.other ? -DWO_JOIN_OTHER : -DWO_JOIN_Z;
+	if (r != 0) {
 		free(v);
-		return n < 0 ? (int)n : 1;
+		return r;
 	}
 	if (!disjoint(v, (size_t)n)) {
 		free(v);
 		return -DWO_JOIN_OVERLAP;
 	}
-	r = build(im, elf, v, (size_t)n, &nm);
+	r = piece_data(v, (size_t)n) ? build(im, elf, v, (size_t)n, &nm)
+				     : -DWO_JOIN_BAD;
 	free(v);
 	if (r == 0) {
 		im->elf = elf_memory((char *)im->buf, im->len);

@@ -19,10 +19,12 @@ first section of a name.
     loops forever on gcc's DWARF 5 .dwo;
   - hostile .dwo files (g++ DWARF 4): a type unit's length past its
     section, a signature in two sections, a type_offset outside its unit,
-    two pieces over the same bytes: exit 0, no sanitizer report, each
+    a piece of a terabyte, two pieces over the same bytes: exit 0, no sanitizer report, each
     variable under its unit with nm -S's size or under [section .bss]
     with that size, and a note that counts those under [section .bss] (or,
-    pieces sharing bytes, says the .dwo was not read joined and why).
+    pieces sharing bytes, says the .dwo was not read joined and why; the
+    piece past the file has memsz's check of the .dwo files libdw would
+    open leave the DWARF unread, with a note).
 """
 import csv
 import os
@@ -275,6 +277,9 @@ def patched(dwo, how):
             b[types[0][1] + 11:types[0][1] + 19]
     elif how == "type_offset":
         struct.pack_into("<I", b, types[1][1] + 19, 0x7ffffff0)
+    elif how == "size":
+        # the second piece's size past the file (a terabyte)
+        struct.pack_into("<Q", b, types[1][3] + 32, 1 << 40)
     elif how == "overlap":
         # the second piece's header names the first's bytes
         struct.pack_into("<QQ", b, types[1][3] + 24, types[0][1],
@@ -290,16 +295,29 @@ def hostile(tmp):
         lib.skip_part("hostile: g++ put its type units in one section")
         return
     orig = open("t.dwo", "rb").read()
-    for how in ("length", "signature", "type_offset", "overlap"):
+    why = {"overlap": "two of its DWARF sections share bytes",
+           "size": "its section headers are unsound"}
+    for how in ("length", "signature", "type_offset", "size", "overlap"):
         patched("t.dwo", how)
         rows, err = size(f"hostile {how}")
-        if how == "overlap":
+        # memsz checks the .dwo files before libdw opens them: one with a
+        # section past its end leaves the DWARF unread, with a note
+        unread = how == "size" and re.search(
+            r"DWARF not read: it names '[^']*/t\.dwo'.* file is truncated",
+            err)
+        if how in why and not unread:
             check(re.search(r"1 \.dwo files have a DWARF section in pieces "
-                            r".*not read joined: two of its DWARF sections "
-                            r"share bytes", err) is not None,
-                  f"hostile overlap: a note says t.dwo was not read joined "
+                            r".*not read joined: " + why[how], err)
+                  is not None,
+                  f"hostile {how}: a note says t.dwo was not read joined "
                   f"and why: {one(err)}")
-        check_hostile(f"hostile {how}", want, rows, err)
+        if unread:
+            for v, (unit, n) in sorted(want.items()):
+                check(rows.get(v) == [("[section .bss]", n)],
+                      f"hostile {how}: DWARF not read: {v} under [section "
+                      f".bss] with nm -S's {n} bytes ({rows.get(v)})")
+        else:
+            check_hostile(f"hostile {how}", want, rows, err)
         open("t.dwo", "wb").write(orig)
     os.chdir("/")
 
