@@ -41,11 +41,17 @@ static void put(unsigned char *p, uint64_t v, size_t n, bool be)
 		p[be ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
 }
 
-/* The two sections the compilers write in pieces (COMDAT groups). */
-static bool joinable(const char *name)
+/* The two sections the compilers write in pieces (COMDAT groups): name
+ * as a string of static storage, or NULL if it is neither. */
+static const char *joinable(const char *name)
 {
-	return !strcmp(name, ".debug_info.dwo") ||
-	       !strcmp(name, ".debug_types.dwo");
+	static const char *const names[] = {".debug_info.dwo",
+					    ".debug_types.dwo"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return names[i];
+	return NULL;
 }
 
 static int by_off(const void *a, const void *b)
@@ -204,7 +210,7 @@ static int build(struct dwo_image *im, Elf *elf, const struct piece *v,
 	return 0;
 }
 
-int dwo_join(Elf *elf, struct dwo_image *im)
+int dwo_join(Elf *elf, struct dwo_image *im, const char **sec)
 {
 	struct names nm = {0};
 	struct piece *v;
@@ -214,13 +220,16 @@ int dwo_join(Elf *elf, struct dwo_image *im)
 	int r;
 
 	*im = (struct dwo_image){0};
+	*sec = NULL;
 	if (!elf || elf_getshdrnum(elf, &shnum) != 0 ||
 	    elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return -DWO_JOIN_BAD;
 	v = xmalloc((shnum ? shnum : 1) * sizeof(*v));
 	n = pieces(elf, shstrndx, v, shnum, &nm);
 	for (size_t i = 0; i < nm.n; i++)
-		some |= nm.count[i] > 1 && joinable(nm.v[i]);
+		if (nm.count[i] > 1 && joinable(nm.v[i]) && !*sec)
+			*sec = joinable(nm.v[i]);
+	some = *sec != NULL;
 	r = n < 0 ? (int)n : !some ? 1 : 0;
 	if (r == 0 && (nm.other || nm.z))
 		r = nm.other ? -DWO_JOIN_OTHER : -DWO_JOIN_Z;
@@ -247,17 +256,18 @@ int dwo_join(Elf *elf, struct dwo_image *im)
 	return r;
 }
 
-int dwo_join_file(const char *path, struct dwo_image *im)
+int dwo_join_file(const char *path, struct dwo_image *im, const char **sec)
 {
 	struct stat st;
 	Elf *elf;
 	int fd = open_regular_at(AT_FDCWD, path, &st), r;
 
 	*im = (struct dwo_image){0};
+	*sec = NULL;
 	if (fd < 0)
 		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	r = elf && elf_kind(elf) == ELF_K_ELF ? dwo_join(elf, im)
+	r = elf && elf_kind(elf) == ELF_K_ELF ? dwo_join(elf, im, sec)
 					      : -DWO_JOIN_BAD;
 	elf_end(elf);
 	close(fd);

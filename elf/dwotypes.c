@@ -48,14 +48,16 @@ static void list(struct dwo_sigs *t, Dwarf *dbg)
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 
+	const char *sec;
 	int r;
 
 	dwo_sigs_reset(t);
 	t->dbg = dbg;
-	r = dwo_join(dwarf_getelf(dbg), &t->joined);
-	if (r < 0) {
+	r = dwo_join(dwarf_getelf(dbg), &t->joined, &sec);
+	if (r < 0 && sec) {
 		t->unjoined++;
 		t->why = -r;
+		t->why_sec = sec;
 	}
 	t->joined_n += r == 0;
 	t->src = dbg = r == 0 ? t->joined.dbg : dbg;

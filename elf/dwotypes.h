@@ -49,14 +49,16 @@ struct dwo_image {
 	Dwarf *dbg;
 };
 
-/* The .dwo elf's DWARF sections joined into *im (dbg set): 0; 1 if no
- * section of it is in pieces (nothing to join, *im zeroed); else a
- * negative DWO_JOIN_* code (*im zeroed). elf is only read. */
-int dwo_join(Elf *elf, struct dwo_image *im);
+/* The .dwo elf's DWARF sections joined into *im (dbg set): 0; 1 if
+ * neither .debug_info.dwo nor .debug_types.dwo is in pieces (nothing to
+ * join, *im zeroed); else a negative DWO_JOIN_* code (*im zeroed). *sec:
+ * the name of the section in pieces (static storage), or NULL. elf is
+ * only read. */
+int dwo_join(Elf *elf, struct dwo_image *im, const char **sec);
 
 /* dwo_join() of the .dwo file at path (a regular file): also -errno
  * (which is above -DWO_JOIN_Z). */
-int dwo_join_file(const char *path, struct dwo_image *im);
+int dwo_join_file(const char *path, struct dwo_image *im, const char **sec);
 
 void dwo_image_end(struct dwo_image *im);
 
@@ -68,10 +70,11 @@ const char *dwo_join_why(int why);
 struct dwo_sigs {
 	Dwarf *dbg, *src;
 	struct dwo_image joined;
-	/* .dwo files in pieces read joined; not joined, and why
-	 * (DWO_JOIN_*) */
+	/* .dwo files in pieces read joined; not joined, why (DWO_JOIN_*)
+	 * and the section in pieces of the last (static storage) */
 	uint64_t joined_n, unjoined;
 	int why;
+	const char *why_sec;
 	struct dwo_sig *v;
 	size_t n, cap;
 	uint64_t listed; /* units listed so far (ELF_DWARF_SIG8_UNITS) */

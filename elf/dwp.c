@@ -812,6 +812,7 @@ static bool own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
 		    Dwarf_Die *sub)
 {
 	char path[PATH_MAX];
+	const char *sec = NULL;
 	Dwarf_CU *scu = NULL;
 	Dwarf_Half v;
 	uint8_t type;
@@ -823,10 +824,11 @@ static bool own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
 	dwo_image_end(&dc->own);
 	for (int w = 0; w < 2 && (r == -ENOENT || r == -ENOTDIR); w++)
 		if (dwo_path(dc, cudie, w, path))
-			r = dwo_join_file(path, &dc->own);
-	if (r <= -DWO_JOIN_Z) {
+			r = dwo_join_file(path, &dc->own, &sec);
+	if (r <= -DWO_JOIN_Z && sec) {
 		dc->dwo_sigs.unjoined++;
 		dc->dwo_sigs.why = -r;
+		dc->dwo_sigs.why_sec = sec;
 	}
 	if (r != 0)
 		return false;
@@ -973,6 +975,7 @@ void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
 		stats->dwo_joined = dc->dwo_sigs.joined_n;
 		stats->dwo_unjoined = dc->dwo_sigs.unjoined;
 		stats->dwo_unjoined_why = dc->dwo_sigs.why;
+		stats->dwo_unjoined_sec = dc->dwo_sigs.why_sec;
 	}
 	dwp_close(dc->p);
 	dc->p = NULL;

@@ -289,6 +289,7 @@ struct elfsrc_stats {
 	 * DWO_JOIN_*) */
 	uint64_t dwo_joined, dwo_unjoined;
 	int dwo_unjoined_why;
+	const char *dwo_unjoined_sec; /* the last's section in pieces */
 	int dwp_err;
 	char dwp_path[PATH_MAX];
 	uint64_t dwarf_errors; /* units or tables libdw could not read */

@@ -297,13 +297,14 @@ static void dwp_notes(struct strlist *notes, const char *path,
 				  (unsigned long long)st->dwo_types_missing);
 	if (st->dwo_unjoined)
 		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
-				  "%s: %s: %llu .dwo files have a DWARF "
-				  "section in pieces (-fdebug-types-section), "
-				  "of which libdw reads the first, not read "
-				  "joined: %s: the units in the other pieces "
-				  "are not found",
+				  "%s: %s: %llu .dwo files have their %s in "
+				  "pieces (-fdebug-types-section), of which "
+				  "libdw reads the first, not read joined: %s: "
+				  "the units in the other pieces are not found",
 				  path, key,
 				  (unsigned long long)st->dwo_unjoined,
+				  st->dwo_unjoined_sec ? st->dwo_unjoined_sec
+						       : "DWARF section",
 				  dwo_join_why(st->dwo_unjoined_why));
 	if (st->dwo_joined)
 		strlist_add_notef(notes, NOTE_DEBUG_USED, path,

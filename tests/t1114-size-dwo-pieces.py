@@ -22,7 +22,8 @@ first section of a name.
     a piece of a terabyte, two pieces over the same bytes: exit 0, no sanitizer report, each
     variable under its unit with nm -S's size or under [section .bss]
     with that size, and a note that counts those under [section .bss] (or,
-    pieces sharing bytes, says the .dwo was not read joined and why; the
+    pieces sharing bytes, says the .dwo was not read joined, why, and
+    which section is in pieces; the
     piece past the file has memsz's check of the .dwo files libdw would
     open leave the DWARF unread, with a note).
 """
@@ -306,8 +307,9 @@ def hostile(tmp):
             r"DWARF not read: it names '[^']*/t\.dwo'.* file is truncated",
             err)
         if how in why and not unread:
-            check(re.search(r"1 \.dwo files have a DWARF section in pieces "
-                            r".*not read joined: " + why[how], err)
+            check(re.search(r"1 \.dwo files have their \.debug_types\.dwo "
+                            r"in pieces .*not read joined: " + why[how],
+                            err)
                   is not None,
                   f"hostile {how}: a note says t.dwo was not read joined "
                   f"and why: {one(err)}")
