@@ -891,6 +891,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		c.dwp.in_unit = false;
 		c.dwp.in_dwo = split;
+		c.dwp.skel = cudie;
 		/* libdw found no .dwo: the unit from FILE.dwp, if any. Only
 		 * compileunits reads a split unit: for inlines (the skeleton's
 		 * lines) none is opened, and none is missing. */

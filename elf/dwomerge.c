@@ -3,6 +3,7 @@
  * dwotypes.h. */
 #include "config.h"
 
+#include "elf/dwarf.h"
 #include "elf/dwotypes.h"
 #include "elf/elfpriv.h"
 #include "util/util.h"
@@ -25,14 +26,12 @@
 struct piece {
 	size_t name;
 	uint64_t off, size;
-	Elf_Scn *scn;
-	Elf_Data *d;
 };
 
 struct names {
 	const char *v[NAMES_MAX];
 	size_t n, count[NAMES_MAX];
-	bool z, other; /* a piece compressed; another name in pieces */
+	bool z; /* a section compressed */
 };
 
 static void put(unsigned char *p, uint64_t v, size_t n, bool be)
@@ -78,10 +77,13 @@ static long pieces(Elf *elf, size_t shstrndx, struct piece *v, size_t n,
 		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			return -DWO_JOIN_BAD;
 		len = strlen(name);
+		/* GNU's compressed (.zdebug_*.dwo): not joined, said */
+		if (!strncmp(name, ".zdebug_", 8) && len > 12 &&
+		    !strcmp(name + len - 4, ".dwo"))
+			nm->z = true;
 		if (strncmp(name, ".debug_", 7) || len < 11 ||
 		    strcmp(name + len - 4, ".dwo") || sh.sh_type == SHT_NOBITS)
 			continue;
-		nm->z |= (sh.sh_flags & SHF_COMPRESSED) != 0;
 		for (i = 0; i < nm->n && strcmp(nm->v[i], name); i++)
 			;
 		if (i == nm->n) {
@@ -89,8 +91,11 @@ static long pieces(Elf *elf, size_t shstrndx, struct piece *v, size_t n,
 				return -DWO_JOIN_BAD;
 			nm->v[nm->n++] = name;
 		}
-		nm->other |= nm->count[i]++ && !joinable(name);
-		v[k].scn = scn;
+		/* another name in pieces (-g3's .debug_macro.dwo): its
+		 * first, the one libdw reads unjoined (memsz reads none) */
+		if (nm->count[i]++ && !joinable(name))
+			continue;
+		nm->z |= (sh.sh_flags & SHF_COMPRESSED) != 0;
 		v[k].name = i;
 		v[k].off = sh.sh_offset;
 		v[k++].size = sh.sh_size;
@@ -98,16 +103,13 @@ static long pieces(Elf *elf, size_t shstrndx, struct piece *v, size_t n,
 	return k;
 }
 
-/* The pieces' bytes: false if libelf cannot give them (one past the
- * file), before memory is taken. */
-static bool piece_data(struct piece *v, size_t n)
+/* The pieces lie in the file of fsize bytes: false if one runs past
+ * its end, checked before memory is taken. */
+static bool in_file(const struct piece *v, size_t n, uint64_t fsize)
 {
-	for (size_t k = 0; k < n; k++) {
-		v[k].d = elf_rawdata(v[k].scn, NULL);
-		if (!v[k].d || v[k].d->d_size != v[k].size ||
-		    (v[k].size && !v[k].d->d_buf))
+	for (size_t k = 0; k < n; k++)
+		if (v[k].off > fsize || v[k].size > fsize - v[k].off)
 			return false;
-	}
 	return true;
 }
 
@@ -118,9 +120,14 @@ static bool disjoint(struct piece *v, size_t n)
 	struct piece *s = xmalloc((n ? n : 1) * sizeof(*s));
 	bool ok = true;
 
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), by_off);
-	for (size_t i = 1; ok && i < n; i++)
+	size_t m = 0;
+
+	/* an empty piece shares no byte, wherever it is */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].size)
+			s[m++] = v[i];
+	qsort(s, m, sizeof(*s), by_off);
+	for (size_t i = 1; ok && i < m; i++)
 		ok = s[i - 1].off + s[i - 1].size >= s[i - 1].off &&
 		     s[i - 1].off + s[i - 1].size <= s[i].off;
 	free(s);
@@ -160,23 +167,38 @@ static void put_shdr(struct dwo_image *im, size_t i, uint32_t name,
 	put(h + 48, 1, 8, be); /* sh_addralign */
 }
 
-/* Name i's pieces one after another at *data in im. */
-static void put_pieces(struct dwo_image *im, size_t *data, size_t i,
-		       const struct piece *v, size_t n)
+/* Name i's pieces one after another at *data in im, read from fd
+ * (pread: a file mapped and truncated meanwhile would kill memsz with
+ * SIGBUS; read, it gives a short read): false on a short read. */
+static bool put_pieces(struct dwo_image *im, size_t *data, size_t i,
+		       const struct piece *v, size_t n, int fd)
 {
 	for (size_t k = 0; k < n; k++) {
-		if (v[k].name != i || !v[k].size)
+		size_t got = 0;
+
+		if (v[k].name != i)
 			continue;
-		memcpy(im->buf + *data, v[k].d->d_buf, v[k].size);
+		while (got < v[k].size) {
+			ssize_t r = pread(fd, im->buf + *data + got,
+					  (size_t)v[k].size - got,
+					  (off_t)(v[k].off + got));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return false; /* truncated meanwhile */
+			got += (size_t)r;
+		}
 		*data += v[k].size;
 	}
+	return true;
 }
 
 /* The image: ELF header, section headers (null, one per name, the name
  * table), the name table, each name's pieces one after another in
  * section order. */
 static int build(struct dwo_image *im, Elf *elf, const struct piece *v,
-		 size_t n, const struct names *nm)
+		 size_t n, const struct names *nm, int fd)
 {
 	GElf_Ehdr eh;
 	const char *id = elf_getident(elf, NULL);
@@ -191,6 +213,10 @@ static int build(struct dwo_image *im, Elf *elf, const struct piece *v,
 		names += strlen(nm->v[i]) + 1;
 	for (size_t i = 0; i < n; i++)
 		total += v[i].size; /* disjoint, in the file: at most it */
+	/* a sparse file's holes cost nothing on disk: bounded as DWARF
+	 * inflated is */
+	if (total > DWARF_INFLATE_BYTES_MAX)
+		return -DWO_JOIN_BIG;
 	at = EHDR_SIZE + nsh * SHDR_SIZE;
 	im->len = at + names + (size_t)total;
 	im->buf = xcalloc(im->len, 1);
@@ -200,7 +226,8 @@ static int build(struct dwo_image *im, Elf *elf, const struct piece *v,
 		size_t start = data;
 
 		memcpy(im->buf + at + nameat, nm->v[i], strlen(nm->v[i]) + 1);
-		put_pieces(im, &data, i, v, n);
+		if (!put_pieces(im, &data, i, v, n, fd))
+			return -DWO_JOIN_CHANGED;
 		put_shdr(im, i + 1, (uint32_t)nameat, SHT_PROGBITS, start,
 			 data - start, be);
 		nameat += strlen(nm->v[i]) + 1;
@@ -210,17 +237,17 @@ static int build(struct dwo_image *im, Elf *elf, const struct piece *v,
 	return 0;
 }
 
-int dwo_join(Elf *elf, struct dwo_image *im, const char **sec)
+/* The .dwo elf (libelf reading fd, fsize bytes) joined: dwo_join_file()
+ * but for the file's opening. */
+static int join(Elf *elf, int fd, uint64_t fsize, struct dwo_image *im,
+		const char **sec)
 {
 	struct names nm = {0};
 	struct piece *v;
 	size_t shnum, shstrndx;
 	long n;
-	bool some = false;
 	int r;
 
-	*im = (struct dwo_image){0};
-	*sec = NULL;
 	if (!elf || elf_getshdrnum(elf, &shnum) != 0 ||
 	    elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return -DWO_JOIN_BAD;
@@ -229,20 +256,13 @@ int dwo_join(Elf *elf, struct dwo_image *im, const char **sec)
 	for (size_t i = 0; i < nm.n; i++)
 		if (nm.count[i] > 1 && joinable(nm.v[i]) && !*sec)
 			*sec = joinable(nm.v[i]);
-	some = *sec != NULL;
-	r = n < 0 ? (int)n : !some ? 1 : 0;
-	if (r == 0 && (nm.other || nm.z))
-		r = nm.other ? -DWO_JOIN_OTHER : -DWO_JOIN_Z;
-	if (r != 0) {
-		free(v);
-		return r;
-	}
-	if (!disjoint(v, (size_t)n)) {
-		free(v);
-		return -DWO_JOIN_OVERLAP;
-	}
-	r = piece_data(v, (size_t)n) ? build(im, elf, v, (size_t)n, &nm)
-				     : -DWO_JOIN_BAD;
+	r = n < 0 ? (int)n : !*sec ? 1 : nm.z ? -DWO_JOIN_Z : 0;
+	if (r == 0 && !disjoint(v, (size_t)n))
+		r = -DWO_JOIN_OVERLAP;
+	if (r == 0)
+		r = in_file(v, (size_t)n, fsize)
+			? build(im, elf, v, (size_t)n, &nm, fd)
+			: -DWO_JOIN_BAD;
 	free(v);
 	if (r == 0) {
 		im->elf = elf_memory((char *)im->buf, im->len);
@@ -258,7 +278,7 @@ int dwo_join(Elf *elf, struct dwo_image *im, const char **sec)
 
 int dwo_join_file(const char *path, struct dwo_image *im, const char **sec)
 {
-	struct stat st;
+	struct stat st, now;
 	Elf *elf;
 	int fd = open_regular_at(AT_FDCWD, path, &st), r;
 
@@ -266,10 +286,23 @@ int dwo_join_file(const char *path, struct dwo_image *im, const char **sec)
 	*sec = NULL;
 	if (fd < 0)
 		return fd;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	r = elf && elf_kind(elf) == ELF_K_ELF ? dwo_join(elf, im, sec)
-					      : -DWO_JOIN_BAD;
+	/* read (pread), never mapped: see put_pieces() */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	r = elf && elf_kind(elf) == ELF_K_ELF
+		? join(elf, fd, (uint64_t)st.st_size, im, sec)
+		: -DWO_JOIN_BAD;
 	elf_end(elf);
+	/* truncated or rewritten meanwhile: the image may mix two files */
+	if (r == 0 && (fstat(fd, &now) < 0 || now.st_size != st.st_size ||
+		       now.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+		       now.st_mtim.tv_nsec != st.st_mtim.tv_nsec)) {
+		dwo_image_end(im);
+		r = -DWO_JOIN_CHANGED;
+	}
+	if (r == 0) {
+		im->dev = st.st_dev;
+		im->ino = st.st_ino;
+	}
 	close(fd);
 	return r;
 }
@@ -288,10 +321,11 @@ const char *dwo_join_why(int why)
 {
 	switch (why < 0 ? -why : why) {
 	case DWO_JOIN_Z:
-		return "a piece is compressed";
-	case DWO_JOIN_OTHER:
-		return "a section other than .debug_info.dwo and "
-		       ".debug_types.dwo is in pieces too";
+		return "one of its DWARF sections is compressed";
+	case DWO_JOIN_BIG:
+		return "they are more than 256 MiB joined";
+	case DWO_JOIN_CHANGED:
+		return "it changed (truncated or rewritten) while it was read";
 	case DWO_JOIN_OVERLAP:
 		return "two of its DWARF sections share bytes";
 	case DWO_JOIN_LIBDW:

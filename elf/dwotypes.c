@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "elf/dwotypes.h"
+#include "util/util.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -36,9 +37,30 @@ static int by_sig(const void *a, const void *b)
 	return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
+void dwo_sigs_used(struct dwo_sigs *t, const struct dwo_image *im)
+{
+	for (size_t i = 0; i < t->used_n; i++)
+		if (t->used[i].dev == im->dev && t->used[i].ino == im->ino)
+			return;
+	t->used = xrealloc(t->used, (t->used_n + 1) * sizeof(*t->used));
+	t->used[t->used_n].dev = im->dev;
+	t->used[t->used_n++].ino = im->ino;
+	t->joined_n++;
+}
+
+void dwo_sigs_unjoined(struct dwo_sigs *t, int r, const char *sec)
+{
+	if (r <= -DWO_JOIN_Z && sec) {
+		t->unjoined++;
+		t->why = -r;
+		t->why_sec = sec;
+	}
+}
+
 /* List dbg's type units into t (its units counted in t->listed): those
- * of its .dwo joined if its sections are in pieces. */
-static void list(struct dwo_sigs *t, Dwarf *dbg)
+ * of its .dwo (at path, NULL: unknown) joined if its sections are in
+ * pieces. */
+static void list(struct dwo_sigs *t, Dwarf *dbg, const char *path)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie, type;
@@ -53,13 +75,12 @@ static void list(struct dwo_sigs *t, Dwarf *dbg)
 
 	dwo_sigs_reset(t);
 	t->dbg = dbg;
-	r = dwo_join(dwarf_getelf(dbg), &t->joined, &sec);
-	if (r < 0 && sec) {
-		t->unjoined++;
-		t->why = -r;
-		t->why_sec = sec;
-	}
-	t->joined_n += r == 0;
+	/* from the file, read: libdw's Elf of it is mapped (SIGBUS if
+	 * the file is truncated while its pieces are copied) */
+	r = path ? dwo_join_file(path, &t->joined, &sec) : 1;
+	dwo_sigs_unjoined(t, r, sec);
+	if (r == 0)
+		dwo_sigs_used(t, &t->joined);
 	t->src = dbg = r == 0 ? t->joined.dbg : dbg;
 	while (t->listed < ELF_DWARF_SIG8_UNITS &&
 	       dwarf_get_units(dbg, cu, &cu, &v, &ut, &cudie, &type) == 0) {
@@ -83,13 +104,19 @@ static void list(struct dwo_sigs *t, Dwarf *dbg)
 	qsort(t->v, t->n, sizeof(*t->v), by_sig);
 }
 
-bool dwo_type_die(struct dwo_sigs *t, Dwarf *dbg, uint64_t sig, Dwarf_Die *out)
+bool dwo_sigs_listed(const struct dwo_sigs *t, Dwarf *dbg)
+{
+	/* a type unit's own reference lies in the joined image */
+	return dbg && (t->dbg == dbg || t->src == dbg);
+}
+
+bool dwo_type_die(struct dwo_sigs *t, Dwarf *dbg, const char *path,
+		  uint64_t sig, Dwarf_Die *out)
 {
 	struct dwo_sig key = {.sig = sig}, *hit;
 
-	/* a type unit's own reference lies in the joined image */
-	if (t->dbg != dbg && t->src != dbg)
-		list(t, dbg);
+	if (!dwo_sigs_listed(t, dbg))
+		list(t, dbg, path);
 	hit = t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), by_sig) : NULL;
 	if (!hit)
 		return false;
@@ -112,5 +139,6 @@ void dwo_sigs_free(struct dwo_sigs *t)
 {
 	dwo_image_end(&t->joined);
 	free(t->v);
+	free(t->used);
 	*t = (struct dwo_sigs){0};
 }

@@ -774,65 +774,62 @@ static void absent(struct dwp_ctx *dc, Dwarf_Half skver)
 		dc->absent_why = DWP_ABSENT_V5;
 }
 
-/* The path of cu's .dwo, its DW_AT_dwo_name in the directory of the
- * file with the DWARF (where 0), or else in its DW_AT_comp_dir, into
- * path: false if it has none or it is too long. */
-static bool dwo_path(const struct dwp_ctx *dc, Dwarf_Die *cudie, int where,
-		     char *path)
+/* The path of cu's .dwo where libdw's __libdw_find_split_unit() looks
+ * for it: its DW_AT_dwo_name in libdw's debugdir (the real directory of
+ * the file with the DWARF; where 0), else in its DW_AT_comp_dir (a
+ * relative one under debugdir). malloc'd; NULL if it has none, the name
+ * is too long, or (where 1) it is the first place again. */
+static char *dwo_path(struct dwp_ctx *dc, Dwarf_Die *cudie, int where)
 {
 	Dwarf_Attribute a;
-	const char *name, *dir = NULL, *slash;
-	int n, dlen;
+	const char *name, *dir;
+	char *first, *path;
 
 	if (!(dwarf_attr(cudie, DW_AT_dwo_name, &a) ||
 	      dwarf_attr(cudie, DW_AT_GNU_dwo_name, &a)) ||
 	    !(name = dwarf_formstring(&a)) || !*name)
-		return false;
-	if (name[0] == '/' && where)
-		return false;
-	if (name[0] == '/')
-		n = snprintf(path, PATH_MAX, "%s", name);
-	else if (where == 0 && (slash = strrchr(dc->dimg->path, '/'))) {
-		dlen = (int)MIN(slash - dc->dimg->path, (ptrdiff_t)PATH_MAX);
-		n = snprintf(path, PATH_MAX, "%.*s/%s", dlen, dc->dimg->path,
-			     name);
-	} else if (where == 0) {
-		n = snprintf(path, PATH_MAX, "%s", name);
-	} else {
-		if (!dwarf_attr(cudie, DW_AT_comp_dir, &a) ||
-		    !(dir = dwarf_formstring(&a)) || !*dir)
-			return false;
-		n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
+		return NULL;
+	if (!dc->debugdir_done) {
+		dc->debugdir_done = true;
+		dc->debugdir = libdw_debugdir(dc->dimg);
 	}
-	return n > 0 && n < PATH_MAX;
+	first = libdw_path(dc->debugdir, NULL, name);
+	if (where == 0)
+		return first;
+	dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &a));
+	path = dir ? libdw_path(dc->debugdir, dir, name) : NULL;
+	if (path && first && !strcmp(path, first)) {
+		free(path);
+		path = NULL;
+	}
+	free(first);
+	return path;
 }
 
-/* cu's split unit (of DWO id id) from its .dwo joined (dwp_split_die()). */
-static bool own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
-		    Dwarf_Die *sub)
+/* The .dwo at path joined into dc->own: the one there if it is of the
+ * same file (the skeletons naming one .dwo join it once). */
+static int own_join(struct dwp_ctx *dc, const char *path, const char **sec)
 {
-	char path[PATH_MAX];
-	const char *sec = NULL;
+	struct stat st;
+
+	*sec = NULL;
+	if (dc->own.dbg && stat(path, &st) == 0 && st.st_dev == dc->own.dev &&
+	    st.st_ino == dc->own.ino)
+		return 0;
+	/* the list may be of the image let go */
+	dwo_sigs_reset(&dc->dwo_sigs);
+	dwo_image_end(&dc->own);
+	return dwo_join_file(path, &dc->own, sec);
+}
+
+/* The unit of DWO id id in dc->own into sub. */
+static bool own_unit(struct dwp_ctx *dc, uint64_t id, Dwarf_Die *sub)
+{
 	Dwarf_CU *scu = NULL;
 	Dwarf_Half v;
 	uint8_t type;
 	uint64_t sid;
-	int r = -ENOENT;
 
-	/* the list may be of the image let go */
-	dwo_sigs_reset(&dc->dwo_sigs);
-	dwo_image_end(&dc->own);
-	for (int w = 0; w < 2 && (r == -ENOENT || r == -ENOTDIR); w++)
-		if (dwo_path(dc, cudie, w, path))
-			r = dwo_join_file(path, &dc->own, &sec);
-	if (r <= -DWO_JOIN_Z && sec) {
-		dc->dwo_sigs.unjoined++;
-		dc->dwo_sigs.why = -r;
-		dc->dwo_sigs.why_sec = sec;
-	}
-	if (r != 0)
-		return false;
-	dc->dwo_sigs.joined_n++;
 	for (uint32_t i = 0;
 	     i < ELF_DWARF_SIG8_UNITS &&
 	     dwarf_get_units(dc->own.dbg, scu, &scu, &v, &type, sub, NULL) == 0;
@@ -843,8 +840,46 @@ static bool own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
 				  NULL) == 0 &&
 		    sid == id)
 			return true;
-	dwo_image_end(&dc->own);
 	return false;
+}
+
+/* cu's split unit (of DWO id id) from its .dwo joined (dwp_split_die()):
+ * the places libdw looks, the next one when a file does not open or has
+ * no such unit, as libdw does. */
+static bool own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
+		    Dwarf_Die *sub)
+{
+	for (int w = 0; w < 2; w++) {
+		char *path = dwo_path(dc, cudie, w);
+		const char *sec;
+		int r;
+
+		if (!path)
+			continue;
+		r = own_join(dc, path, &sec);
+		free(path);
+		dwo_sigs_unjoined(&dc->dwo_sigs, r, sec);
+		if (r == 0 && own_unit(dc, id, sub)) {
+			dwo_sigs_used(&dc->dwo_sigs, &dc->own);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The .dwo libdw read the split unit of the skeleton dc->skel from: the
+ * first place it looks that holds a regular file. malloc'd, or NULL. */
+static char *libdw_dwo(struct dwp_ctx *dc)
+{
+	for (int w = 0; w < 2; w++) {
+		char *path = dwo_path(dc, &dc->skel, w);
+		struct stat st;
+
+		if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return path;
+		free(path);
+	}
+	return NULL;
 }
 
 bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
@@ -933,8 +968,17 @@ bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out)
 			   dc->in_dwo ? dc->dimg->big_endian : dc->p->be);
 	if (dc->in_dwo) {
 		/* libdw 0.188 does not find a .dwo's own type units */
+		char *path = NULL;
+		bool ok;
+
 		dbg = dwarf_cu_getdwarf(a->cu);
-		if (dbg && dwo_type_die(&dc->dwo_sigs, dbg, sig, out))
+		/* a .dwo libdw read (not one memsz joined): its file */
+		if (dbg && !dwo_sigs_listed(&dc->dwo_sigs, dbg) &&
+		    dbg != dc->own.dbg && dc->skel.addr)
+			path = libdw_dwo(dc);
+		ok = dbg && dwo_type_die(&dc->dwo_sigs, dbg, path, sig, out);
+		free(path);
+		if (ok)
 			return true;
 		dc->sig8_missing++;
 		return false;
@@ -981,4 +1025,7 @@ void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
 	dc->p = NULL;
 	dwo_sigs_free(&dc->dwo_sigs);
 	dwo_image_end(&dc->own);
+	free(dc->debugdir);
+	dc->debugdir = NULL;
+	dc->debugdir_done = false;
 }

@@ -121,6 +121,12 @@ struct dwp_ctx {
 	 * (elf/dwotypes.h): the unit dwp_split_die() gave is then from it,
 	 * with in_unit and in_dwo */
 	struct dwo_image own;
+	/* the skeleton unit DIE of the unit in_dwo is about (set by the
+	 * caller), and libdw's debugdir (once asked) its .dwo is looked
+	 * for under */
+	Dwarf_Die skel;
+	char *debugdir;
+	bool debugdir_done;
 	/* skeleton units the package has no unit for, and why if it tells
 	 * (enum dwp_absent) */
 	uint64_t absent;
