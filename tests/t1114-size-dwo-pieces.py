@@ -7,7 +7,8 @@ first section of a name.
 
   - g++ DWARF 4 (each type unit in a .debug_types.dwo of its own), g++ and
     gcc DWARF 5 (each in a .debug_info.dwo of its own, the compile unit in
-    the last one, which libdw then does not find at all): each variable
+    the last one, which libdw then does not find at all), g++ DWARF 5
+    -g3 (.debug_macro.dwo in pieces too: its first kept): each variable
     the .dwo has (llvm-dwarfdump or readelf --debug-dump=info:
     DW_TAG_variable with a DW_AT_location) is under its unit (the .dwo's DW_AT_name) with nm -S's
     size, no "not sized" note, and a note says the .dwo files were read
@@ -17,6 +18,11 @@ first section of a name.
     note must say the package has no .debug_info.dwo, or lacks the units
     of those ids; llvm-dwarfdump tells which); not llvm-dwp, which 14
     loops forever on gcc's DWARF 5 .dwo;
+  - g++ DWARF 5 with a relative DW_AT_comp_dir ("sub", built in
+    top/sub, prog in top), memsz run elsewhere on ../top/prog, whose sub/
+    holds .dwo files of another build: the 5 variables sized from
+    top/sub's .dwo files, where libdw looks (its debugdir: the real
+    directory of prog);
   - hostile .dwo files (g++ DWARF 4): a type unit's length past its
     section, a signature in two sections, a type_offset outside its unit,
     a piece of a terabyte, two pieces over the same bytes: exit 0, no sanitizer report, each
@@ -71,13 +77,13 @@ def one(err):
         err.strip()[-300:].replace("\n", " | ")
 
 
-def size(name):
+def size(name, prog="prog"):
     """{symbol: [(unit, VM size)]} of `memsz size --by
     compileunits,symbols` of prog, and its stderr; checks exit 0 and no
     sanitizer report."""
     r = subprocess.run([MEMSZ, "size", "--no-disasm", "--by",
                         "compileunits,symbols", "--format", "csv", "-n", "0",
-                        "prog"], capture_output=True, text=True, timeout=300)
+                        prog], capture_output=True, text=True, timeout=300)
     check("Sanitizer" not in r.stderr and "runtime error" not in r.stderr,
           f"{name}: no sanitizer report: {one(r.stderr)}")
     check(r.returncode == 0, f"{name}: exit 0 ({r.returncode}: "
@@ -144,8 +150,8 @@ def in_pieces(dwo, sec):
     return sum(p[0] == sec for p in pieces(dwo)) > 1
 
 
-def build(d, cc, flags, lang):
-    os.mkdir(d)
+def build(d, cc, flags, lang, prog="prog"):
+    os.makedirs(d)
     os.chdir(d)
     srcs = []
     for stem, text in SOURCES.items():
@@ -153,14 +159,14 @@ def build(d, cc, flags, lang):
         srcs.append(f"{stem}.{lang}")
     subprocess.run([cc, "-O1", "-g"] + flags + [
         "-fdebug-types-section", "-gsplit-dwarf", "-c"] + srcs, check=True)
-    subprocess.run([cc, "-o", "prog", "t.o", "u.o"], check=True)
+    subprocess.run([cc, "-o", prog, "t.o", "u.o"], check=True)
 
 
-def expected(lang):
+def expected(lang, prog="prog"):
     """{variable: (unit, nm -S size)} of the variables of t.dwo and u.dwo,
     their unit the source file each was compiled from (t.LANG, u.LANG),
     which readelf must show as its DW_AT_name."""
-    syms = lib.nm_sizes("prog")
+    syms = lib.nm_sizes(prog)
     want = {}
     for stem in SOURCES:
         unit = f"{stem}.{lang}"
@@ -324,6 +330,33 @@ def hostile(tmp):
     os.chdir("/")
 
 
+def comp_dir(tmp):
+    """g++ DWARF 5 built in top/sub with DW_AT_comp_dir "sub" (a relative
+    one, -fdebug-prefix-map), prog in top, memsz run from elsewhere on
+    ../top/prog: the .dwo files are where libdw looks, under the real
+    directory of prog (top/sub), not under the working directory (where
+    elsewhere/sub holds .dwo files of another build, with no unit of
+    those ids)."""
+    top = os.path.join(tmp, "compdir", "top")
+    build(os.path.join(top, "sub"), "g++", [
+        "-gdwarf-5", f"-fdebug-prefix-map={top}/sub=sub"], "cc",
+        prog="../prog")
+    if not in_pieces("t.dwo", ".debug_info.dwo"):
+        lib.skip_part("comp_dir: g++ put no .debug_info.dwo in pieces")
+        os.chdir("/")
+        return
+    want = expected("cc", "../prog")
+    out = lib.readelf(["--debug-dump=info"], "../prog")
+    check(re.search(r"DW_AT_comp_dir\s*:.*\bsub\s*$", out, re.M)
+          is not None, "comp_dir: readelf shows DW_AT_comp_dir \"sub\"")
+    build(os.path.join(tmp, "compdir", "elsewhere", "sub"), "g++",
+          ["-gdwarf-5"], "cc")
+    os.chdir("..")
+    rows, err = size("comp_dir", "../top/prog")
+    check_sized("comp_dir", want, rows, err, True)
+    os.chdir("/")
+
+
 def main():
     if not shutil.which("readelf") or not shutil.which("nm"):
         lib.skip("readelf or nm is not installed")
@@ -334,6 +367,9 @@ def main():
                 ("g++-dwarf5", "g++", ["-gdwarf-5"], "cc",
                  ".debug_info.dwo"),
                 ("gcc-dwarf5", "gcc", ["-gdwarf-5"], "c",
+                 ".debug_info.dwo"),
+                # -g3: .debug_macro.dwo in pieces too
+                ("g++-dwarf5-g3", "g++", ["-gdwarf-5", "-g3"], "cc",
                  ".debug_info.dwo")):
             if not shutil.which(cc):
                 lib.skip_part(f"{name}: {cc} is not installed")
@@ -343,6 +379,9 @@ def main():
                 lib.skip_part(f"{name}: {cc} put no {sec} in pieces")
                 os.chdir("/")
                 continue
+            if "-g3" in flags:
+                check(in_pieces("t.dwo", ".debug_macro.dwo"),
+                      f"{name}: readelf shows .debug_macro.dwo in pieces")
             want = expected(lang)
             rows, err = size(name)
             check_sized(name, want, rows, err, True)
@@ -350,6 +389,7 @@ def main():
             os.chdir("/")
         if shutil.which("g++"):
             hostile(tmp)
+            comp_dir(tmp)
         os.chdir("/")
     sys.exit(lib.finish())
 
