@@ -137,6 +137,18 @@ struct dwp_ctx {
 	char path[PATH_MAX];
 };
 
+/* cu's split unit (of DWO id id; cudie its skeleton DIE) from its .dwo
+ * read joined (elf/dwofind.c; dwo_join_file()): the places libdw looks,
+ * the next one when a file does not open or has no such unit, as libdw
+ * does; dc->own holds it, kept for the next skeleton naming the same
+ * file. true and *sub set. */
+bool dwp_own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
+		 Dwarf_Die *sub);
+
+/* The .dwo libdw read the split unit of the skeleton dc->skel from: the
+ * first place it looks that holds a regular file. malloc'd, or NULL. */
+char *dwp_libdw_dwo(struct dwp_ctx *dc);
+
 /* The split unit DIE (sub) of the skeleton unit cu (its DIE cudie) that
  * libdw did not find: from its .dwo read joined if its sections are in
  * pieces (dwo_join_file(); the .dwo looked for as libdw does, in the
