@@ -45,15 +45,26 @@ static char *dwo_path(struct dwp_ctx *dc, Dwarf_Die *cudie, int where)
 }
 
 /* The .dwo at path joined into dc->own: the one there if it is of the
- * same file (the skeletons naming one .dwo join it once). */
+ * same file (the skeletons naming one .dwo join it once); a file refused
+ * before is not read again. */
 static int own_join(struct dwp_ctx *dc, const char *path, const char **sec)
 {
 	struct stat st;
 
 	*sec = NULL;
-	if (dc->own.dbg && stat(path, &st) == 0 && st.st_dev == dc->own.dev &&
-	    st.st_ino == dc->own.ino)
-		return 0;
+	if (stat(path, &st) == 0) {
+		const struct dwo_seen *s =
+		    dwo_sigs_seen(&dc->dwo_sigs, st.st_dev, st.st_ino);
+
+		if (dc->own.dbg && st.st_dev == dc->own.dev &&
+		    st.st_ino == dc->own.ino)
+			return 0;
+		/* refused for a skeleton before: the same again */
+		if (s && s->r < 0) {
+			*sec = s->sec;
+			return s->r;
+		}
+	}
 	/* the list may be of the image let go */
 	dwo_sigs_reset(&dc->dwo_sigs);
 	dwo_image_end(&dc->own);
@@ -93,7 +104,7 @@ bool dwp_own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
 			continue;
 		r = own_join(dc, path, &sec);
 		free(path);
-		dwo_sigs_unjoined(&dc->dwo_sigs, r, sec);
+		dwo_sigs_unjoined(&dc->dwo_sigs, r, sec, &dc->own);
 		if (r == 0 && own_unit(dc, id, sub)) {
 			dwo_sigs_used(&dc->dwo_sigs, &dc->own);
 			return true;

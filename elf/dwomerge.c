@@ -299,10 +299,8 @@ int dwo_join_file(const char *path, struct dwo_image *im, const char **sec)
 		dwo_image_end(im);
 		r = -DWO_JOIN_CHANGED;
 	}
-	if (r == 0) {
-		im->dev = st.st_dev;
-		im->ino = st.st_ino;
-	}
+	im->dev = st.st_dev;
+	im->ino = st.st_ino;
 	close(fd);
 	return r;
 }

@@ -37,20 +37,35 @@ static int by_sig(const void *a, const void *b)
 	return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
-void dwo_sigs_used(struct dwo_sigs *t, const struct dwo_image *im)
+const struct dwo_seen *dwo_sigs_seen(const struct dwo_sigs *t, dev_t dev,
+				     ino_t ino)
 {
-	for (size_t i = 0; i < t->used_n; i++)
-		if (t->used[i].dev == im->dev && t->used[i].ino == im->ino)
-			return;
-	t->used = xrealloc(t->used, (t->used_n + 1) * sizeof(*t->used));
-	t->used[t->used_n].dev = im->dev;
-	t->used[t->used_n++].ino = im->ino;
-	t->joined_n++;
+	for (size_t i = 0; i < t->seen_n; i++)
+		if (t->seen[i].dev == dev && t->seen[i].ino == ino)
+			return &t->seen[i];
+	return NULL;
 }
 
-void dwo_sigs_unjoined(struct dwo_sigs *t, int r, const char *sec)
+/* Remember the file of im as r left it: false if it was already. */
+static bool seen_add(struct dwo_sigs *t, const struct dwo_image *im, int r,
+		     const char *sec)
 {
-	if (r <= -DWO_JOIN_Z && sec) {
+	if (dwo_sigs_seen(t, im->dev, im->ino))
+		return false;
+	t->seen = xrealloc(t->seen, (t->seen_n + 1) * sizeof(*t->seen));
+	t->seen[t->seen_n++] = (struct dwo_seen){im->dev, im->ino, r, sec};
+	return true;
+}
+
+void dwo_sigs_used(struct dwo_sigs *t, const struct dwo_image *im)
+{
+	t->joined_n += seen_add(t, im, 0, NULL);
+}
+
+void dwo_sigs_unjoined(struct dwo_sigs *t, int r, const char *sec,
+		       const struct dwo_image *im)
+{
+	if (r <= -DWO_JOIN_Z && sec && seen_add(t, im, r, sec)) {
 		t->unjoined++;
 		t->why = -r;
 		t->why_sec = sec;
@@ -78,7 +93,7 @@ static void list(struct dwo_sigs *t, Dwarf *dbg, const char *path)
 	/* from the file, read: libdw's Elf of it is mapped (SIGBUS if
 	 * the file is truncated while its pieces are copied) */
 	r = path ? dwo_join_file(path, &t->joined, &sec) : 1;
-	dwo_sigs_unjoined(t, r, sec);
+	dwo_sigs_unjoined(t, r, sec, &t->joined);
 	if (r == 0)
 		dwo_sigs_used(t, &t->joined);
 	t->src = dbg = r == 0 ? t->joined.dbg : dbg;
@@ -139,6 +154,6 @@ void dwo_sigs_free(struct dwo_sigs *t)
 {
 	dwo_image_end(&t->joined);
 	free(t->v);
-	free(t->used);
+	free(t->seen);
 	*t = (struct dwo_sigs){0};
 }

@@ -57,15 +57,24 @@ struct dwo_image {
 };
 
 /* The DWARF sections of the .dwo file at path (a regular file, read with
- * pread, never mapped) joined into *im (dbg, dev and ino set): 0; 1 if
- * neither .debug_info.dwo nor .debug_types.dwo is in pieces (nothing to
- * join, *im zeroed); else a negative DWO_JOIN_* code or -errno (*im
- * zeroed). *sec: the name of the section in pieces (static storage), or
- * NULL. Another section in pieces (-g3's .debug_macro.dwo) keeps its
- * first piece, the one libdw reads. */
+ * pread, never mapped) joined into *im (dbg set): 0; 1 if neither
+ * .debug_info.dwo nor .debug_types.dwo is in pieces (nothing to join);
+ * else a negative DWO_JOIN_* code or -errno. *im is zeroed but for dev
+ * and ino, the file's (set once it opened), when not 0. *sec: the name of the
+ * section in pieces (static storage), or NULL. Another section in pieces (-g3's
+ * .debug_macro.dwo) keeps its first piece, the one libdw reads. */
 int dwo_join_file(const char *path, struct dwo_image *im, const char **sec);
 
 void dwo_image_end(struct dwo_image *im);
+
+/* A .dwo file joined and used (r 0), or not joined (r a DWO_JOIN_*
+ * code; sec its section in pieces). */
+struct dwo_seen {
+	dev_t dev;
+	ino_t ino;
+	int r;
+	const char *sec;
+};
 
 /* A DWO_JOIN_* code (either sign) as words. */
 const char *dwo_join_why(int why);
@@ -78,11 +87,8 @@ struct dwo_sigs {
 	/* .dwo files in pieces read joined; not joined, why (DWO_JOIN_*)
 	 * and the section in pieces of the last (static storage) */
 	uint64_t joined_n, unjoined;
-	struct {
-		dev_t dev;
-		ino_t ino;
-	} * used; /* the files joined_n counts */
-	size_t used_n;
+	struct dwo_seen *seen; /* the files those count */
+	size_t seen_n;
 	int why;
 	const char *why_sec;
 	struct dwo_sig *v;
@@ -93,9 +99,16 @@ struct dwo_sigs {
 /* The .dwo im is joined from used: counted in joined_n once per file. */
 void dwo_sigs_used(struct dwo_sigs *t, const struct dwo_image *im);
 
-/* dwo_join_file()'s r refused the join of a .dwo whose sec is in
- * pieces: counted in unjoined, why kept. */
-void dwo_sigs_unjoined(struct dwo_sigs *t, int r, const char *sec);
+/* dwo_join_file()'s r refused the join of the .dwo of im (its dev and
+ * ino) whose sec is in pieces: counted in unjoined once per file, why
+ * kept. */
+void dwo_sigs_unjoined(struct dwo_sigs *t, int r, const char *sec,
+		       const struct dwo_image *im);
+
+/* The file of dev and ino as dwo_sigs_used() or dwo_sigs_unjoined() saw
+ * it, or NULL. */
+const struct dwo_seen *dwo_sigs_seen(const struct dwo_sigs *t, dev_t dev,
+				     ino_t ino);
 
 /* True if t's list is of dbg (dwo_type_die() needs no path). */
 bool dwo_sigs_listed(const struct dwo_sigs *t, Dwarf *dbg);

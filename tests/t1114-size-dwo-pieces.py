@@ -23,6 +23,8 @@ first section of a name.
     holds .dwo files of another build: the 5 variables sized from
     top/sub's .dwo files, where libdw looks (its debugdir: the real
     directory of prog);
+  - g++ DWARF 5 whose two skeletons name the same .dwo: the note counts
+    the .dwo once;
   - hostile .dwo files (g++ DWARF 4): a type unit's length past its
     section, a signature in two sections, a type_offset outside its unit,
     a piece of a terabyte, two pieces over the same bytes, a piece over
@@ -382,6 +384,37 @@ def comp_dir(tmp):
     os.chdir("/")
 
 
+def same_dwo(tmp):
+    """g++ DWARF 5 whose two skeletons both name t.dwo (u.dwo's name
+    patched in prog's strings): t.cc's variables sized, u.cc's under
+    [section .bss] (t.dwo has no unit of u's DWO id), and the note counts
+    1 .dwo file read joined, not one per skeleton."""
+    build(os.path.join(tmp, "same"), "g++", ["-gdwarf-5"], "cc")
+    if not in_pieces("t.dwo", ".debug_info.dwo"):
+        lib.skip_part("same .dwo: g++ put no .debug_info.dwo in pieces")
+        os.chdir("/")
+        return
+    want = expected("cc")
+    b = open("prog", "rb").read()
+    if b.count(b"u.dwo\0") != 1:
+        lib.skip_part("same .dwo: prog does not name u.dwo once")
+        os.chdir("/")
+        return
+    open("prog", "wb").write(b.replace(b"u.dwo\0", b"t.dwo\0"))
+    rows, err = size("same .dwo")
+    for v, (unit, n) in sorted(want.items()):
+        exp = unit if unit == "t.cc" else "[section .bss]"
+        check(rows.get(v) == [(exp, n)],
+              f"same .dwo: {v} under {exp} with nm -S's {n} bytes "
+              f"({rows.get(v)})")
+    check(re.search(r": 1 \.dwo files read with their DWARF sections "
+                    r"joined", err) is not None,
+          f"same .dwo: the note counts 1 .dwo file joined: {one(err)}")
+    check("1 split DWARF units (.dwo) not found" in err,
+          f"same .dwo: a note says u's unit was not found: {one(err)}")
+    os.chdir("/")
+
+
 def main():
     if not shutil.which("readelf") or not shutil.which("nm"):
         lib.skip("readelf or nm is not installed")
@@ -415,6 +448,7 @@ def main():
         if shutil.which("g++"):
             hostile(tmp)
             comp_dir(tmp)
+            same_dwo(tmp)
         os.chdir("/")
     sys.exit(lib.finish())
 
