@@ -36,7 +36,7 @@
 
 struct dwo_sig;
 
-/* why a .dwo's pieces were not joined (dwo_join()'s -codes) */
+/* why a .dwo's pieces were not joined (dwo_join_file()'s -codes) */
 enum {
 	DWO_JOIN_Z = 256, /* a section is compressed (past errno's) */
 	DWO_JOIN_BIG,	  /* joined, past DWARF_INFLATE_BYTES_MAX */

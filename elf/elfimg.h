@@ -285,7 +285,7 @@ struct elfsrc_stats {
 	uint64_t dwo_types_missing;
 	/* .dwo files whose DWARF sections are in pieces (gcc's
 	 * -fdebug-types-section), of which libdw reads the first: read
-	 * joined (elf/dwotypes.h's dwo_join()), or not, and why (its
+	 * joined (elf/dwotypes.h's dwo_join_file()), or not, and why (its
 	 * DWO_JOIN_*) */
 	uint64_t dwo_joined, dwo_unjoined;
 	int dwo_unjoined_why;
