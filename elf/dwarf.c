@@ -444,7 +444,7 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0, dc) != 0 ||
 	    !size) {
 		if (c->dwp.sig8_missing != missing && c->st) {
-			if (c->dwp.in_unit)
+			if (c->dwp.in_unit && !c->dwp.in_dwo)
 				c->st->dwp_types_missing++;
 			else
 				c->st->dwo_types_missing++;
@@ -891,6 +891,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 			dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		c.dwp.in_unit = false;
 		c.dwp.in_dwo = split;
+		c.dwp.skel = cudie;
 		/* libdw found no .dwo: the unit from FILE.dwp, if any. Only
 		 * compileunits reads a split unit: for inlines (the skeleton's
 		 * lines) none is opened, and none is missing. */

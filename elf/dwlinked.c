@@ -182,11 +182,7 @@ static void claim_cache_free(struct claim_cache *cc)
 	hashmap_free(&cc->by_id);
 }
 
-/* libdw's __libdw_filepath(): file if absolute, else under dir if that
- * is absolute, else under debugdir/dir (dir may be NULL). NULL if no
- * path can be made or it would be too long to open (names from a
- * hostile file can be gigabytes). Returns a malloc'd string. */
-static char *libdw_path(const char *debugdir, const char *dir, const char *file)
+char *libdw_path(const char *debugdir, const char *dir, const char *file)
 {
 	if (!file || strnlen(file, PATH_MAX) >= PATH_MAX ||
 	    (dir && strnlen(dir, PATH_MAX) >= PATH_MAX))
@@ -204,12 +200,9 @@ static char *libdw_path(const char *debugdir, const char *dir, const char *file)
 	return xasprintf("%s%s", debugdir, file);
 }
 
-/* libdw's debugdir of img (__libdw_debugdir()): the directory of the
- * file its descriptor names, with a trailing slash; NULL if unknown.
- * malloc'd. */
-static char *libdw_debugdir(struct elfimg *img)
+char *libdw_debugdir(const struct elfimg *img)
 {
-	struct elfimg_priv *priv = img->priv;
+	const struct elfimg_priv *priv = img->priv;
 	char link[64], *path, *slash;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", priv->fd);

@@ -785,6 +785,14 @@ bool dwp_split_die(struct dwp_ctx *dc, Dwarf_CU *cu, Dwarf_Die *cudie,
 	int r;
 
 	dc->in_unit = false;
+	dc->in_dwo = false;
+	if (dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &id, &asize, NULL) == 0 &&
+	    dwp_own_dwo(dc, cudie, id, sub)) {
+		dc->addr_base = addr_base(cudie);
+		dc->addr_size = asize;
+		dc->in_unit = dc->in_dwo = true;
+		return true;
+	}
 	if (!dc->tried) {
 		dc->tried = true;
 		if (!ctx_open(dc, dc->img->path) && dc->dimg != dc->img)
@@ -852,8 +860,17 @@ bool dwp_type_die(struct dwp_ctx *dc, Dwarf_Attribute *a, Dwarf_Die *out)
 			   dc->in_dwo ? dc->dimg->big_endian : dc->p->be);
 	if (dc->in_dwo) {
 		/* libdw 0.188 does not find a .dwo's own type units */
+		char *path = NULL;
+		bool ok;
+
 		dbg = dwarf_cu_getdwarf(a->cu);
-		if (dbg && dwo_type_die(&dc->dwo_sigs, dbg, sig, out))
+		/* a .dwo libdw read (not one memsz joined): its file */
+		if (dbg && !dwo_sigs_listed(&dc->dwo_sigs, dbg) &&
+		    dbg != dc->own.dbg && dc->skel.addr)
+			path = dwp_libdw_dwo(dc);
+		ok = dbg && dwo_type_die(&dc->dwo_sigs, dbg, path, sig, out);
+		free(path);
+		if (ok)
 			return true;
 		dc->sig8_missing++;
 		return false;
@@ -890,7 +907,17 @@ void dwp_ctx_end(struct dwp_ctx *dc, struct elfsrc_stats *stats)
 		stats->dwp_err = dc->err ? dc->err : dc->p ? dwp_err(dc->p) : 0;
 		memcpy(stats->dwp_path, dc->path, sizeof(dc->path));
 	}
+	if (stats) {
+		stats->dwo_joined = dc->dwo_sigs.joined_n;
+		stats->dwo_unjoined = dc->dwo_sigs.unjoined;
+		stats->dwo_unjoined_why = dc->dwo_sigs.why;
+		stats->dwo_unjoined_sec = dc->dwo_sigs.why_sec;
+	}
 	dwp_close(dc->p);
 	dc->p = NULL;
 	dwo_sigs_free(&dc->dwo_sigs);
+	dwo_image_end(&dc->own);
+	free(dc->debugdir);
+	dc->debugdir = NULL;
+	dc->debugdir_done = false;
 }

@@ -117,6 +117,16 @@ struct dwp_ctx {
 	 * by dwp_type_die() (elf/dwotypes.h) */
 	bool in_dwo;
 	struct dwo_sigs dwo_sigs;
+	/* the .dwo libdw did not find a unit in read joined by memsz
+	 * (elf/dwotypes.h): the unit dwp_split_die() gave is then from it,
+	 * with in_unit and in_dwo */
+	struct dwo_image own;
+	/* the skeleton unit DIE of the unit in_dwo is about (set by the
+	 * caller), and libdw's debugdir (once asked) its .dwo is looked
+	 * for under */
+	Dwarf_Die skel;
+	char *debugdir;
+	bool debugdir_done;
 	/* skeleton units the package has no unit for, and why if it tells
 	 * (enum dwp_absent) */
 	uint64_t absent;
@@ -127,7 +137,23 @@ struct dwp_ctx {
 	char path[PATH_MAX];
 };
 
-/* The split unit DIE (sub) of the skeleton unit cu (its DIE cudie) from
+/* cu's split unit (of DWO id id; cudie its skeleton DIE) from its .dwo
+ * read joined (elf/dwofind.c; dwo_join_file()): the places libdw looks,
+ * the next one when a file does not open or has no such unit, as libdw
+ * does; dc->own holds it, kept for the next skeleton naming the same
+ * file. true and *sub set. */
+bool dwp_own_dwo(struct dwp_ctx *dc, Dwarf_Die *cudie, uint64_t id,
+		 Dwarf_Die *sub);
+
+/* The .dwo libdw read the split unit of the skeleton dc->skel from: the
+ * first place it looks that holds a regular file. malloc'd, or NULL. */
+char *dwp_libdw_dwo(struct dwp_ctx *dc);
+
+/* The split unit DIE (sub) of the skeleton unit cu (its DIE cudie) that
+ * libdw did not find: from its .dwo read joined if its sections are in
+ * pieces (dwo_join_file(); the .dwo looked for as libdw does, in the
+ * directory of the file with its DWARF, then in the unit's
+ * DW_AT_comp_dir), with dc->in_dwo set; else from
  * the .dwp: true and dc->in_unit set; false if there is no .dwp, it has
  * no unit of cu's DWO id, or that unit is refused or is not the one
  * asked for (its own id another: counted). sub is valid until the next

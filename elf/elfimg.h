@@ -287,6 +287,13 @@ struct elfsrc_stats {
 	/* the same from .dwo files: their type unit not in the .dwo, or
 	 * past elf/dwotypes.h's ELF_DWARF_SIG8_UNITS */
 	uint64_t dwo_types_missing;
+	/* .dwo files whose DWARF sections are in pieces (gcc's
+	 * -fdebug-types-section), of which libdw reads the first: read
+	 * joined (elf/dwotypes.h's dwo_join_file()), or not, and why (its
+	 * DWO_JOIN_*) */
+	uint64_t dwo_joined, dwo_unjoined;
+	int dwo_unjoined_why;
+	const char *dwo_unjoined_sec; /* the last's section in pieces */
 	int dwp_err;
 	char dwp_path[PATH_MAX];
 	uint64_t dwarf_errors; /* units or tables libdw could not read */

@@ -232,6 +232,16 @@ bool elf_dwarf_refused(const struct elf_zclaim *z);
  * set), else libdw cannot read it (counted in st->dwarf_errors). */
 void elf_dwarf_refused_stats(struct elfsrc_stats *st,
 			     const struct elf_zclaim *z);
+/* libdw's __libdw_filepath(): file if absolute, else under dir if that
+ * is absolute, else under debugdir/dir (dir may be NULL). NULL if no
+ * path can be made or it would be too long to open (names from a
+ * hostile file can be gigabytes). Returns a malloc'd string
+ * (elf/dwlinked.c). */
+char *libdw_path(const char *debugdir, const char *dir, const char *file);
+/* libdw's debugdir of img (__libdw_debugdir()): the directory of the
+ * file its descriptor names (its real path), with a trailing slash; NULL
+ * if unknown. malloc'd. */
+char *libdw_debugdir(const struct elfimg *img);
 /* The dwz file (.gnu_debugaltlink) of a libdw handle, which memsz opens
  * and checks itself, where libdw would, and hands to libdw
  * (dwarf_setalt()), so that libdw opens no other (elf/dwlinked.c, as

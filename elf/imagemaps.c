@@ -290,10 +290,30 @@ static void dwp_notes(struct strlist *notes, const char *path,
 		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
 				  "%s: %s: %llu variables of .dwo files not "
 				  "sized, their type in a type unit "
-				  "(DW_FORM_ref_sig8) not in their .dwo: "
-				  "their bytes are under fallback labels",
+				  "(DW_FORM_ref_sig8) not in their .dwo, or "
+				  "in two of its units: their bytes are under "
+				  "fallback labels",
 				  path, key,
 				  (unsigned long long)st->dwo_types_missing);
+	if (st->dwo_unjoined)
+		strlist_add_notef(notes, NOTE_SPLIT_MISSING, path,
+				  "%s: %s: %llu .dwo files have their %s in "
+				  "pieces (-fdebug-types-section), of which "
+				  "libdw reads the first, not read joined: %s: "
+				  "the units in the other pieces are not found",
+				  path, key,
+				  (unsigned long long)st->dwo_unjoined,
+				  st->dwo_unjoined_sec ? st->dwo_unjoined_sec
+						       : "DWARF section",
+				  dwo_join_why(st->dwo_unjoined_why));
+	if (st->dwo_joined)
+		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
+				  "%s: %s: %llu .dwo files read with their "
+				  "DWARF sections joined: a section of theirs "
+				  "is in pieces (-fdebug-types-section), of "
+				  "which libdw reads the first",
+				  path, key,
+				  (unsigned long long)st->dwo_joined);
 	if (st->split_dwp)
 		strlist_add_notef(notes, NOTE_DEBUG_USED, path,
 				  "%s: %s: %llu split DWARF units from DWARF "

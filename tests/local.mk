@@ -197,6 +197,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t1111-size-dwo-types.py \
 	tests/t1112-size-lsda.py \
 	tests/t1113-size-arm-lsda.py \
+	tests/t1114-size-dwo-pieces.py \
 	tests/t1180-size-minidebuginfo.py \
 	tests/t1181-size-minidebuginfo-hostile.py \
 	tests/t1182-size-minidebuginfo-libc.py \

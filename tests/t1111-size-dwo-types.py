@@ -11,9 +11,8 @@ units: memsz looks the signature up among the .dwo's own units.
     type is in a type unit is under its unit (llvm-dwarfdump's DW_AT_name
     of the .dwo) with nm -S's size, and no note;
   - g++ DWARF 4 (each type unit in a .debug_types.dwo section of its own,
-    libdw reads the first): each such variable is under its unit or under
-    [section .bss], with nm -S's size either way, and one note counts
-    those under [section .bss];
+    libdw reads the first; memsz reads the .dwo joined, t1114): each such
+    variable is under its unit with nm -S's size, and no note;
   - a clang DWARF 5 unit and a gcc DWARF 4 one packed by binutils' dwp,
     which drops the DWARF 5 unit (its index is GNU's version 2): a note
     says so, if llvm-dwarfdump shows no unit of that DWO id in the package;
@@ -222,7 +221,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name, cxx, flags, all_sized in (
                 ("clang++-dwarf5", "clang++", ["-gdwarf-5"], True),
-                ("g++-dwarf4", "g++", ["-gdwarf-4"], False)):
+                ("g++-dwarf4", "g++", ["-gdwarf-4"], True)):
             if shutil.which(cxx):
                 dwo_types(tmp, name, cxx, flags, all_sized)
             else:
