@@ -116,8 +116,9 @@ static void exidx_one(struct elfimg *img, size_t i, struct metasink *ms,
 		/* a Thumb function's start: its address without the bit */
 		l->id[k] = rmap_lookup_near(
 		    ms->out->vm, prel31(w0, at) & ~(uint64_t)1, &hint);
-		if (l->id[k] != LABEL_NONE && w1 != EXIDX_CANTUNWIND &&
-		    !(w1 & 0x80000000u))
+		/* an extab entry of code no symbol covers is not charged
+		 * but ends the one before it too, as an FDE's LSDA does */
+		if (w1 != EXIDX_CANTUNWIND && !(w1 & 0x80000000u))
 			elf_ref_add(&r->refs, prel31(w1, at + 4), l->id[k]);
 	}
 	meta_table(ms, s->offset, 8, n, l, 0, s->flags & SHF_ALLOC);
@@ -264,7 +265,8 @@ static uint64_t extab_entry(void *arg, const unsigned char *b, uint64_t off,
 }
 
 /* The extab entries r points to, each once (to the first exidx entry
- * pointing there), cut at the next one: one table a section. */
+ * of a symbol's code pointing there), cut at the next one (of a
+ * symbol's code or not): one table a section. */
 static void extab_add(struct elfimg *img, struct metasink *ms,
 		      struct exidx_walk *r)
 {

@@ -23,9 +23,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* *v, the value of a pointer of encoding enc read at VM address field,
+ * made absolute (datarel: the base of DW_EH_PE_datarel, or UINT64_MAX:
+ * not allowed) and cut to addr_size bytes; false, *v unchanged, for an
+ * indirect or text/func-relative pointer. */
+static bool pe_apply(uint8_t enc, uint64_t field, uint64_t datarel,
+		     int addr_size, uint64_t *v)
+{
+	if (enc & PE_INDIRECT)
+		return false;
+	switch (enc & PE_APPL_MASK) {
+	case 0:
+		break;
+	case PE_PCREL:
+		*v += field;
+		break;
+	case PE_DATAREL:
+		if (datarel == UINT64_MAX)
+			return false;
+		*v += datarel;
+		break;
+	default:
+		return false;
+	}
+	if (addr_size == 4)
+		*v &= UINT32_MAX;
+	return true;
+}
+
 /* Read a pointer of encoding enc at the cursor, whose buffer is loaded at
- * VM address addr; datarel is the base of DW_EH_PE_datarel (or
- * UINT64_MAX: not allowed). Indirect and text/func-relative pointers mark
+ * VM address addr, as pe_apply() makes it; one pe_apply() refuses marks
  * the cursor failed (after consuming the bytes). */
 static uint64_t cur_pe(struct cur *c, uint8_t enc, uint64_t addr,
 		       uint64_t datarel)
@@ -33,27 +60,8 @@ static uint64_t cur_pe(struct cur *c, uint8_t enc, uint64_t addr,
 	uint64_t field = addr + c->pos;
 	uint64_t v = cur_pe_raw(c, enc);
 
-	if (enc & PE_INDIRECT) {
+	if (!pe_apply(enc, field, datarel, c->addr_size, &v))
 		c->err = true;
-		return 0;
-	}
-	switch (enc & PE_APPL_MASK) {
-	case 0:
-		break;
-	case PE_PCREL:
-		v += field;
-		break;
-	case PE_DATAREL:
-		if (datarel == UINT64_MAX)
-			c->err = true;
-		v += datarel;
-		break;
-	default:
-		c->err = true;
-		break;
-	}
-	if (c->addr_size == 4)
-		v &= UINT32_MAX;
 	return v;
 }
 
@@ -195,18 +203,10 @@ static void fde_lsda(struct cur *c, int enc, uint64_t addr, struct elf_fde *f)
 	uint64_t field = addr + c->pos;
 	uint64_t v = cur_pe_raw(c, enc);
 
-	if (c->err || !v || (enc & PE_INDIRECT))
+	/* data-relative: no base here */
+	if (c->err || !v || !pe_apply(enc, field, UINT64_MAX, c->addr_size, &v))
 		return;
-	switch (enc & PE_APPL_MASK) {
-	case 0:
-		break;
-	case PE_PCREL:
-		v += field;
-		break;
-	default: /* text-, data-, func-relative: no base here */
-		return;
-	}
-	f->lsda = c->addr_size == 4 ? v & UINT32_MAX : v;
+	f->lsda = v;
 	f->has_lsda = true;
 }
 

@@ -17,6 +17,10 @@ for its words (t1310's helpers). Each function must own its words and,
 right after them, its LSDA; the section's other bytes (alignment) are
 zeros under the section label. A hostile copy whose LSDA has an unknown
 call-site encoding keeps the words but not the LSDA, and a note counts it.
+In a copy of hidden functions whose cleanup() symbol is stripped
+(llvm-objcopy), cleanup's extab entry, no function's, still ends the
+one before it: that one's LSDA, its TType offset raised so that it
+reads into cleanup's entry, takes none of cleanup's bytes.
 """
 import os
 import re
@@ -149,6 +153,92 @@ def hostile(so, ranges, want, tmp):
           % r.stderr.strip()[-300:])
 
 
+def extab_entries(so):
+    """[(offset in .ARM.extab, function)] of readelf -u, by offset"""
+    secs, syms = T1310.shdrs(so), T1310.funcs(so)
+    base = secs[".ARM.extab"][2]
+    return sorted((what - base, syms.get((secs[sec][5], addr & ~1)))
+                  for sec, addr, what in T1310.unwind(so)
+                  if isinstance(what, int) and sec == ".ARM.exidx")
+
+
+def owns(path, want, skip=()):
+    """memsz's rows of path: each function of want (but skip) owns its
+    bytes of .ARM.extab; {function: bytes} of that section"""
+    name = os.path.basename(path)
+    got = T1310.memsz_rows(path)
+    for (sec, fn), n in sorted(want.items()):
+        if fn not in skip:
+            check(got.get((sec, fn)) == (n, n),
+                  "%s: %s owns %d bytes of %s (got %s)"
+                  % (name, fn, n, sec, got.get((sec, fn))))
+    return {k[1]: v[0] for k, v in got.items() if k[0] == ".ARM.extab"}
+
+
+def unowned(tmp):
+    """A shared object of hidden functions whose cleanup() has no symbol
+    left: its extab entry, which no function owns, still ends the entry
+    before it. That entry's LSDA, its TType offset raised by 16 bytes,
+    reads past its end into cleanup's: memsz must not give it those
+    bytes (as t1112's unowned() for .gcc_except_table)."""
+    o, mo, funcs = T1112.build(tmp, "hid", "clang",
+                               FLAGS + ["-fvisibility=hidden"], CXX, ".cpp")
+    so, mso = os.path.join(tmp, "hid.so"), os.path.join(tmp, "hid-m.so")
+    T1310.run(["ld.lld", "-shared", "-o", so, o])
+    T1310.run(["ld.lld", "-shared", "-o", mso, mo])
+    ranges = T1112.lsdas(mso, funcs)
+    byfn = {fn: (b, e) for _s, b, e, fn in ranges}
+    ents = extab_entries(so)
+    at = [i for i, (_o, fn) in enumerate(ents) if fn == "_Z7cleanupi"]
+    if not at or not at[0] or "_Z7cleanupi" not in byfn:
+        lib.skip_part("no extab entry of cleanup after another (%s)" % ents)
+        return
+    (poff, prev), coff = ents[at[0] - 1], ents[at[0]][0]
+    secs = T1310.shdrs(so)
+    nxt = ents[at[0] + 1][0] if at[0] + 1 < len(ents) else \
+        secs[".ARM.extab"][4]
+    # GNU objcopy may not know ARM: llvm-objcopy's is the same edit
+    strip = shutil.which("llvm-objcopy") or "objcopy"
+    for f in (so, mso):
+        T1310.run([strip, "--strip-symbol=_Z7cleanupi", f])
+    check("_Z7cleanupi" not in T1310.funcs(so).values(),
+          "hid.so: cleanup's symbol stripped")
+    want, _found = expected(so, ranges)
+    mine = byfn["_Z7cleanupi"][1] - coff  # its words and its LSDA
+    check(want.get((".ARM.extab", prev)) == byfn[prev][1] - poff and
+          coff >= byfn[prev][1],
+          "hid.so: %s's entry (%d bytes, readelf -u and its assembly) "
+          "ends before cleanup's" % (prev, byfn[prev][1] - poff))
+    own = owns(so, want)
+    check(own.get("[section .ARM.extab]") ==
+          secs[".ARM.extab"][4] - sum(want.values()),
+          "hid.so: cleanup's %d bytes and the padding stay under "
+          "[section .ARM.extab] (got %s)"
+          % (mine, own.get("[section .ARM.extab]")))
+    b = byfn[prev][0]
+    p = secs[".ARM.extab"][3] + b
+    data = bytearray(open(so, "rb").read())
+    check(data[p] == 0xff and data[p + 1] != 0xff and data[p + 2] < 0x70,
+          "hid.so: %s's LSDA has a type table, a one-byte TType offset"
+          % prev)
+    data[p + 2] += 16
+    tt = b + 3 + data[p + 2]
+    check(coff < tt <= nxt, "hid-bad.so: %s's TType base (%#x) lies in "
+          "cleanup's entry [%#x, %#x)" % (prev, tt, coff, nxt))
+    bad = os.path.join(tmp, "hid-bad.so")
+    with open(bad, "wb") as f:
+        f.write(data)
+    own = owns(bad, want, (prev,))
+    check(own.get(prev, 0) <= want[(".ARM.extab", prev)],
+          "hid-bad.so: %s owns at most its entry's %d bytes, up to "
+          "cleanup's (no symbol's) (got %s)"
+          % (prev, want[(".ARM.extab", prev)], own.get(prev)))
+    left = own.get("[section .ARM.extab]", 0)
+    check(left >= mine,
+          "hid-bad.so: cleanup's %d bytes stay under [section .ARM.extab] "
+          "(got %d there)" % (mine, left))
+
+
 def main():
     for tool in ("clang", "ld.lld"):
         if not shutil.which(tool):
@@ -174,6 +264,7 @@ def main():
             ranges = T1112.lsdas(marked, fn)
             want = check_file(plain, ranges, 6)
         hostile(so, T1112.lsdas(mso, funcs), want, tmp)
+        unowned(tmp)
     sys.exit(lib.finish())
 
 

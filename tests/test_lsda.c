@@ -4,7 +4,8 @@
  * ones (loops of action links, links leaving the LSDA, unknown encodings,
  * tables past the room) and the LSDA pointer an FDE of a "zPLR" CIE
  * holds, read by the walk's fast path (little-endian) and its general
- * one (big-endian) alike. */
+ * one (big-endian) alike, and in its other encodings (absolute,
+ * backwards, wrapping in 32 bits; none without a base). */
 #include "config.h"
 
 #include "elf/ehframe.h"
@@ -280,12 +281,65 @@ static void test_fde_pointer(void **state)
 	}
 }
 
+/* The LSDA pointer of zplr()'s FDE of L encoding enc (at CIE byte 17),
+ * walked as a class cls file loaded at addr: has_lsda and lsda of the
+ * FDE, which is read (pc_range) whatever the LSDA pointer is. */
+static struct elf_fde lsda_of(uint8_t enc, uint32_t v, uint64_t addr, int cls,
+			      bool be)
+{
+	struct buf b;
+	struct elf_fde f = {0};
+
+	zplr(&b, v, be);
+	b.b[17] = enc;
+	assert_int_equal(
+	    elf_ehframe_walk(b.b, b.n, addr, cls, be, fde_one, &f, NULL), 0);
+	assert_int_equal(f.pc_range, 0x10);
+	return f;
+}
+
+/* The other encodings of the LSDA pointer (the general path, whatever
+ * the byte order): absolute, pc-relative backwards, wrapping in a
+ * 32-bit file; those with no base here (indirect, data-, text-,
+ * func-relative) are no LSDA. */
+static void test_fde_lsda_enc(void **state)
+{
+	static const uint8_t none[] = {0x3b, 0x2b, 0x4b, 0x9b, 0x93};
+
+	(void)state;
+	for (int be = 0; be < 2; be++) {
+		struct elf_fde f;
+
+		f = lsda_of(0x03, 0x100, 0x5000, ELFCLASS64, be);
+		assert_true(f.has_lsda);
+		assert_int_equal(f.lsda, 0x100);
+		f = lsda_of(0x00, 0x100, 0x5000, ELFCLASS32, be);
+		assert_true(f.has_lsda);
+		assert_int_equal(f.lsda, 0x100);
+		f = lsda_of(0x1b, (uint32_t)-0x100, 0x5000, ELFCLASS64, be);
+		assert_true(f.has_lsda);
+		assert_int_equal(f.lsda, 0x5000 + 41 - 0x100);
+		f = lsda_of(0x13, 0x100, 0xffffff00u, ELFCLASS32, be);
+		assert_true(f.has_lsda);
+		assert_int_equal(f.lsda, 41);
+		f = lsda_of(0x13, 0x100, 0xffffff00u, ELFCLASS64, be);
+		assert_int_equal(f.lsda, 0xffffff00ull + 41 + 0x100);
+		for (size_t i = 0; i < sizeof(none); i++) {
+			f = lsda_of(none[i], 0x100, 0x5000, ELFCLASS64, be);
+			assert_false(f.has_lsda);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_cxx),		cmocka_unit_test(test_cleanups),
-	    cmocka_unit_test(test_hostile),	cmocka_unit_test(test_ehabi),
+	    cmocka_unit_test(test_cxx),
+	    cmocka_unit_test(test_cleanups),
+	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_ehabi),
 	    cmocka_unit_test(test_fde_pointer),
+	    cmocka_unit_test(test_fde_lsda_enc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
