@@ -380,10 +380,13 @@ static int pss_note(struct snapper *s)
 
 	if (s->has_pfn || s->pss_note_written)
 		return 0;
-	ret = snap_note(s, MD_NOTE_NO_PFN, NULL,
-			"PSS unavailable: PFNs are not readable without "
-			"CAP_SYS_ADMIN (mapcounts unknown; dirty is "
-			"estimated: anonymous pages dirty, file pages clean)");
+	/* not snap_note: the session says this on stderr already */
+	ret =
+	    md_write_note_kind(s->w, MD_NOTE_NO_PFN, NULL,
+			       "PSS unavailable: PFNs are not readable without "
+			       "CAP_SYS_ADMIN (mapcounts unknown; dirty is "
+			       "estimated: anonymous pages dirty, file pages "
+			       "clean)");
 	if (ret < 0)
 		return ret;
 	s->pss_note_written = true;

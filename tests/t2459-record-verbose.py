@@ -17,9 +17,12 @@ with --duration 0, with and without -v, MEMSZ_SMAPS_SHARE=0 and =1:
 A command launched with -e page-faults: with -v, its "event 0:
 page-faults" note, otherwise silent, is said ("memsz: note: ..."), and
 every note line said is a NOTE record of the file; without -v it is not
-said."""
+said. As nobody (setpriv; no PFNs), `record -v -- true` says no line
+twice: the "page frame numbers are not readable" line memsz says anyway
+is not said again as a note (it was, as "note: PSS unavailable ...")."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -154,6 +157,30 @@ def launched(tmp):
           f"without -v the event note is not said ({said(err)})")
 
 
+def unprivileged(tmp):
+    """record -v as nobody: each line said once, no PFN note said again."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        lib.skip_part("record -v as nobody needs root and setpriv")
+        return
+    d = os.path.join(tmp, "nobody")
+    os.mkdir(d)
+    os.chmod(tmp, 0o755)  # nobody goes through to d, which it writes
+    os.chmod(d, 0o777)
+    r = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup",
+                        "--clear-groups", MEMSZ, "record", "-v", "-o",
+                        os.path.join(d, "np.data"), "--", "true"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    err = r.stderr.splitlines()
+    check(r.returncode == 0 and
+          any("page frame numbers are not readable" in x for x in err),
+          f"as nobody, record -v says PFNs are not readable ({err})")
+    check(r.returncode == 0 and len(set(err)) == len(err) and
+          not any(x.startswith("memsz: note: PSS unavailable") for x in err),
+          f"as nobody, no line said twice, the PFN one not again as a "
+          f"note ({err})")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="memsz-t2459-") as tmp:
         p = subprocess.Popen([sys.executable, "-c", WORKLOAD],
@@ -165,6 +192,7 @@ def main():
             p.kill()
             p.wait()
         launched(tmp)
+        unprivileged(tmp)
     sys.exit(lib.finish())
 
 
