@@ -22,10 +22,12 @@ enum md_note_kind {
 	MD_NOTE_RING_SMALL,	   /* sample or side-band rings smaller
 				      than asked */
 	MD_NOTE_HELD,		   /* targets held while memsz drained the
-				      sample rings (backpressure) */
+				      sample or side-band rings
+				      (backpressure) */
 	MD_NOTE_LEASH_FAILED,	   /* a thread could not be leashed */
 	MD_NOTE_LEASH_STOPS,	   /* threads stopped at their leash */
-	MD_NOTE_LEASH_SHORT,	   /* rings too small for a leash */
+	MD_NOTE_LEASH_SHORT,	   /* sample or side-band rings too small
+				      for a leash */
 	MD_NOTE_LOST,		   /* perf records lost */
 	MD_NOTE_POLLING,	   /* no perf events: maps polled instead */
 	MD_NOTE_NO_PTRACE,	   /* a target could not be ptraced */

@@ -625,7 +625,7 @@ static void note_holds(struct session *r)
 	if (r->bp.nholds && !r->werr) {
 		char *msg = xasprintf("targets held %llu times, %.3f s in "
 				      "all, while memsz drained the sample "
-				      "rings (backpressure)",
+				      "or side-band rings (backpressure)",
 				      (unsigned long long)r->bp.nholds,
 				      r->bp.held_ns / 1e9);
 
