@@ -37,27 +37,7 @@ from memsz_testlib import check  # noqa: E402
 T1112 = lib.sibling_test("t1112-size-lsda")
 T1310 = lib.sibling_test("t1310-size-arm-exidx")
 
-CXX = r'''
-struct S { ~S(); int x; };
-struct E { virtual ~E(); };
-int thrower(int x);
-int catch_int(int x) { try { return thrower(x); } catch (int e) { return e; } }
-int cleanup(int x) { S s; return thrower(x) + 1; }
-int many(int x)
-{
-	try { S s; return thrower(x); }
-	catch (E &e) { return 2; } catch (int) { return 3; }
-	catch (long) { return 5; } catch (...) { return 4; }
-}
-int spec(int x) throw(int, long) { return thrower(x); }
-int nothrow(int x) noexcept { return thrower(x); }
-int nested(int x)
-{
-	try { S a; try { S b; return thrower(x); } catch (long) { throw; } }
-	catch (E &) { return 7; }
-}
-int plain(int x) { return x + 1; }
-'''
+CXX = T1112.CXX  # the same C++ source as t1112's
 FLAGS = [T1310.TARGET, "-O2", "-std=c++14", "-Wno-deprecated",
          "-Wno-dynamic-exception-spec"]
 
