@@ -445,8 +445,9 @@ static int snap_and_compare(const char *data, int parent, int child,
 
 /* Up to SMAPS_ATTEMPTS snapshots while one differs from smaps: compaction
  * (the suite's THP and hugetlb tests cause it) moves a stopped process's
- * pages, and a page being moved is briefly absent from its page table;
- * the differences of each attempt are printed. A wrong count memsz always
+ * pages, and a page caught being moved may be counted by smaps and by
+ * the snapshot as it was at different moments; the differences of each
+ * attempt are printed. A wrong count memsz always
  * gives fails every attempt. */
 #define SMAPS_ATTEMPTS 3
 
