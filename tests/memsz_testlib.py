@@ -621,6 +621,36 @@ def checks_retried(attempt, who):
         check(ok, m)
 
 
+def smaps_regions(pid, regions):
+    """smaps dicts (smaps_vmas) of pid's mappings named in regions (name:
+    (start, end)), each the mapping of exactly that range; a failure if
+    one is not there."""
+    by = {(v["start"], v["end"]): v for v in smaps_vmas(pid)}
+    out = {}
+    for name, se in regions.items():
+        if se not in by:
+            fail(f"pid {pid} has no mapping {se[0]:x}-{se[1]:x}")
+        out[name] = by[se]
+    return out
+
+
+def compare_regions(pid, regions, data, who, fields, cols):
+    """Records pid into data between two equal smaps reads of its
+    mappings named in regions (record_between: smaps fields) and checks
+    each against memsz's row of it (mapping_rows cols,
+    mapping_row_checks), recording again while one differs
+    (checks_retried)."""
+    def attempt():
+        after = record_between(pid, data,
+                               lambda: smaps_regions(pid, regions),
+                               fields, who)
+        rows = mapping_rows(data, cols)
+        return [c for name, se in regions.items()
+                for c in mapping_row_checks(f"{who}, {name}", rows.get(se),
+                                            after[name])]
+    checks_retried(attempt, who)
+
+
 def check_mapping_row(what, r, v):
     """Checks r against v as mapping_row_checks lists."""
     for ok, m in mapping_row_checks(what, r, v):

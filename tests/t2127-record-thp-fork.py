@@ -28,7 +28,7 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import SRCDIR, check, smaps_vmas  # noqa: E402
+from memsz_testlib import SRCDIR, check  # noqa: E402
 
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 FIELDS = ("Rss", "Pss", "Private_Clean", "Private_Dirty", "Shared_Clean",
@@ -44,15 +44,8 @@ def thp_mode():
         return None
 
 
-def vmas_of(pid, regions):
-    """smaps dicts of pid's mappings named in regions (name: (s, e))."""
-    by = {(v["start"], v["end"]): v for v in smaps_vmas(pid)}
-    out = {}
-    for name, se in regions.items():
-        if se not in by:
-            lib.fail(f"pid {pid} has no mapping {se[0]:x}-{se[1]:x}")
-        out[name] = by[se]
-    return out
+# the smaps dicts of the mappings named in regions (t2173, t2175 too)
+vmas_of = lib.smaps_regions
 
 
 def compare(pid, regions, data, who):
@@ -64,15 +57,8 @@ def compare(pid, regions, data, who):
     private and resident. A recording that differs is taken again, up to
     three times, each difference printed; a wrong number memsz always
     gives fails every time."""
-    def attempt():
-        after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
-                                   FIELDS, who)
-        rows = lib.mapping_rows(data,
-                                "rss,pss,uss,dirty,shclean,shdirty,thp")
-        return [c for name, se in regions.items()
-                for c in lib.mapping_row_checks(f"{who}, {name}",
-                                                rows.get(se), after[name])]
-    lib.checks_retried(attempt, who)
+    lib.compare_regions(pid, regions, data, who, FIELDS,
+                        "rss,pss,uss,dirty,shclean,shdirty,thp")
 
 
 def main():

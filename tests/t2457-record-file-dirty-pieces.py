@@ -46,7 +46,7 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memsz_testlib as lib  # noqa: E402
-from memsz_testlib import PAGE, smaps_vmas  # noqa: E402
+from memsz_testlib import PAGE  # noqa: E402
 
 MIB = 1 << 20
 FIELDS = ("Rss", "Pss", "Private_Clean", "Private_Dirty", "Shared_Clean",
@@ -120,28 +120,11 @@ os.kill(os.getpid(), signal.SIGSTOP)
 """
 
 
-def vmas_of(pid, regions):
-    """smaps dicts of pid's mappings named in regions (name: (s, e))."""
-    by = {(v["start"], v["end"]): v for v in smaps_vmas(pid)}
-    out = {}
-    for name, se in regions.items():
-        if se not in by:
-            lib.fail(f"pid {pid} has no mapping {se[0]:x}-{se[1]:x}")
-        out[name] = by[se]
-    return out
-
-
 def compare(pid, regions, data, who):
     """Records pid between two equal smaps reads and compares (retried as
     lib.checks_retried says: a page caught mid-migration)."""
-    def attempt():
-        after = lib.record_between(pid, data, lambda: vmas_of(pid, regions),
-                                   FIELDS, who)
-        rows = lib.mapping_rows(data, "rss,pss,uss,dirty,shclean,shdirty")
-        return [c for name, se in regions.items()
-                for c in lib.mapping_row_checks(f"{who}, {name}",
-                                                rows.get(se), after[name])]
-    lib.checks_retried(attempt, who)
+    lib.compare_regions(pid, regions, data, who, FIELDS,
+                        "rss,pss,uss,dirty,shclean,shdirty")
 
 
 def main():
@@ -161,7 +144,7 @@ def main():
             if set(regions) != {"ro", "rw", "priv", "big"} or kid is None:
                 lib.fail(f"the workload's mappings: {sorted(regions)}")
             lib.wait_stopped(kid)
-            ro = vmas_of(p.pid, regions)["ro"]
+            ro = lib.smaps_regions(p.pid, regions)["ro"]
             dirty = ro["Shared_Dirty"] + ro["Private_Dirty"]
             clean = ro["Shared_Clean"] + ro["Private_Clean"]
             if not dirty:
