@@ -764,6 +764,18 @@ def children(pid):
     return kids
 
 
+def stop_kill(p, *kids):
+    """Kills the stopped workload p (a Popen) and its children kids (pids;
+    None: none), and reaps p."""
+    for pid in (*kids, p.pid):
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    p.wait()
+
+
 def stopped_child(pid):
     """Waits until pid's first child exists and is stopped (state T or t),
     as a workload that stops itself is; returns its pid. See wait_until."""

@@ -20,7 +20,6 @@ madvise or always mode, or if the parent's 4 MiB mapping got no huge
 page."""
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -89,13 +88,7 @@ def main():
             compare(p.pid, regions, data, "parent")
             compare(kid, regions, data, "child")
         finally:
-            for pid in (kid, p.pid):
-                if pid:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-            p.wait()
+            lib.stop_kill(p, kid)
     return lib.finish()
 
 

@@ -18,7 +18,6 @@ AnonHugePages exactly, Pss within a kB). Skipped without root (PFNs),
 without THP in madvise or always mode, or if the 4 MiB mapping of the
 side keeping the PMDs got no huge page."""
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -56,13 +55,7 @@ def run(exe, mode, tmp):
         t2127.compare(p.pid, regions, data, f"{mode}, parent")
         t2127.compare(kid, regions, data, f"{mode}, child")
     finally:
-        for pid in (kid, p.pid):
-            if pid:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        p.wait()
+        lib.stop_kill(p, kid)
 
 
 def main():

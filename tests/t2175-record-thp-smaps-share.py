@@ -42,7 +42,6 @@ if the 4 MiB mapping of the side keeping the PMDs got no huge page."""
 import os
 import re
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -103,18 +102,6 @@ def huge_zero_at(pid, addr):
     return bool(fl >> 24 & 1 and fl >> 22 & 1)
 
 
-def stop_kill(p, *kids):
-    """Kills the stopped workload p and its children kids (None: none),
-    and reaps p."""
-    for pid in (*kids, p.pid):
-        if pid:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    p.wait()
-
-
 def run(exe, mode, tmp):
     """One run of the workload in mode, each of its processes compared
     with smaps with MEMSZ_SMAPS_SHARE=1 and =0."""
@@ -162,7 +149,7 @@ def run(exe, mode, tmp):
               f"at least {hp10} (one per two huge pages of the 10 MiB "
               "mapping) fewer")
     finally:
-        stop_kill(p, kid)
+        lib.stop_kill(p, kid)
 
 
 def set_share(env):
@@ -199,7 +186,7 @@ def run_zero(exe, tmp):
                           f"zero, MEMSZ_SMAPS_SHARE={env or 'unset'}")
     finally:
         set_share(None)
-        stop_kill(p)
+        lib.stop_kill(p)
 
 
 def run_many(exe, tmp):
@@ -228,7 +215,7 @@ def run_many(exe, tmp):
         check(flags < hp, f"many: kpageflags reads {flags} with smaps read "
               f"by the cost rule: fewer than the {hp} huge pages")
     finally:
-        stop_kill(p)
+        lib.stop_kill(p)
 
 
 def main():

@@ -38,7 +38,6 @@ dirty page where they have one. Skipped without root (PFNs), on a file
 system without a block device, or when smaps shows no dirty page in
 `ro` (written back already)."""
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -157,13 +156,7 @@ def main():
             compare(p.pid, regions, data, "parent")
             compare(kid, regions, data, "child")
         finally:
-            for pid in (kid, p.pid):
-                if pid:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-            p.wait()
+            lib.stop_kill(p, kid)
     return lib.finish()
 
 
