@@ -15,16 +15,20 @@ Ground truth: hand-written assembly (.fnstart, .personalityindex 0/1/2,
 .handlerdata with descriptors of each kind, .fnend), assembled by clang
 for armv7 with labels at both ends of each handler data and again
 without them (same .ARM.extab bytes, checked), as a .o and linked by
-ld.lld -shared; readelf -u gives each function's extab entry (where it
+ld.lld -shared, and as a big-endian .o (ld.lld 14 cannot link
+big-endian ARM); readelf -u gives each function's extab entry (where it
 starts), readelf -s the labels (where the handler data starts and ends)
 or, without handler data, the next entry's start (or the section's end):
-the entry's bytes, all of them its function's. Also a C function clang
-gives a pr1 entry (a frame of 4 KiB, 8 registers saved and 8 VFP
-ones: more unwind opcodes than pr0 holds), .o and .so. Hostile copies:
-a list whose end word is a scope (the list runs past the next entry),
-a count of 2^31-1 types, the reserved descriptor kind, and (a .o) a
-scope word a relocation patches, 0 in the .o: each keeps its words, not
-the list, and a note counts them.
+the entry's bytes, all of them its function's. One handler data has a
+word after its list's zero word (an extab entry no exidx entry points
+to), labelled: its list ends before the next entry, and the word stays
+under the section's label. Also a C function clang gives a pr1 entry (a
+frame of 4 KiB, 8 registers saved and 8 VFP ones: more unwind opcodes
+than pr0 holds), .o and .so. Hostile copies: a list whose end word is
+a scope (the list runs past the next entry), a count of 2^31-1 types,
+the reserved descriptor kind, and (a .o) a scope word a relocation
+patches, 0 in the .o: each keeps its words, not the list, and a note
+counts them.
 """
 import os
 import re
@@ -171,6 +175,29 @@ pr0_desc:
 	.fnend
 	.size pr0_desc, .-pr0_desc
 
+	.globl pr1_stray
+	.type pr1_stray,%function
+pr1_stray:
+	.fnstart
+	.personalityindex 1
+	.save {r4, lr}
+	push {r4, lr}
+.L3s1:	bl pr1_plain
+.L3e:	pop {r4, pc}
+.L3lp:	bl pr1_plain
+	.handlerdata
+.LM_pr1_stray_b:
+	.short .L3e-.L3s1, .L3s1-pr1_stray
+	.word .L3lp(prel31)
+	.word 0
+.LM_pr1_stray_e:
+	@ after the list's end, before the next entry: an extab entry no
+	@ exidx entry points to (pr0's, "finish")
+	.word 0x80b0b0b0
+.LM_pr1_stray_x:
+	.fnend
+	.size pr1_stray, .-pr1_stray
+
 	.globl pr1_last
 	.type pr1_last,%function
 pr1_last:
@@ -223,16 +250,18 @@ double framed(double a, double b, double c, int n)
 '''
 
 FUNCS = ("pr1_plain", "pr2_plain", "pr1_desc", "pr2_desc", "pr0_desc",
-         "pr1_last")
+         "pr1_stray", "pr1_last")
+BE = "--target=armebv7-linux-gnueabihf"
 
 
-def build(tmp, name, src, ext, *flags):
-    """tmp/NAME.o of src (a file NAME.ext) by clang for armv7"""
+def build(tmp, name, src, ext, *flags, target=T1310.TARGET):
+    """tmp/NAME.o of src (a file NAME.ext) by clang for armv7 (target:
+    BE for big-endian)"""
     path = os.path.join(tmp, name + ext)
     o = os.path.join(tmp, name + ".o")
     with open(path, "w") as f:
         f.write(src)
-    T1310.run(["clang", T1310.TARGET] + list(flags) + ["-c", "-o", o, path])
+    T1310.run(["clang", target] + list(flags) + ["-c", "-o", o, path])
     return o
 
 
@@ -271,9 +300,12 @@ def entries(path):
 
 def truth(marked, plain):
     """{function: (start, end)} of plain's extab entries, checked against
-    marked's labels; the label offsets (entry-relative) of marked"""
+    marked's labels: an entry ends where its handler data does (_e), or,
+    with words after its list (up to _x), where the list does; and the
+    label offsets (entry-relative) of marked"""
     name = os.path.basename(plain)
-    check(extab_bytes(marked) == extab_bytes(plain),
+    data = extab_bytes(plain)
+    check(extab_bytes(marked) == data,
           "%s: .ARM.extab's bytes are those of the marked build" % name)
     secs = T1310.shdrs(marked)
     base = secs[".ARM.extab"][2]
@@ -281,7 +313,13 @@ def truth(marked, plain):
     got, rel = entries(plain), {}
     want = entries(marked)
     for fn, (s, e) in want.items():
-        if fn + "_e" in m:
+        if fn + "_x" in m:
+            check(m[fn + "_e"] < m[fn + "_x"] == e,
+                  "%s: %s's list ends at %#x, %d bytes before the next "
+                  "entry (%#x)" % (name, fn, m[fn + "_e"],
+                                   m[fn + "_x"] - m[fn + "_e"], e))
+            got[fn] = (got[fn][0], got[fn][0] + m[fn + "_e"] - s)
+        elif fn + "_e" in m:
             check(m[fn + "_e"] == e,
                   "%s: %s's handler data ends where the next entry "
                   "starts or the section ends (%#x, %#x)"
@@ -384,6 +422,18 @@ def compiled(tmp):
         whole(path, ent)
 
 
+def big_endian(tmp):
+    """the marked and plain .o assembled big-endian (ld.lld 14 cannot
+    link big-endian ARM): the same entries and checks"""
+    o = {}
+    for kind, src in (("m", ASM.replace(".LM_", "M_")), ("p", ASM)):
+        o[kind] = build(tmp, kind + "-be", src, ".s", target=BE)
+    check("big endian" in readelf(["-h"], o["p"]),
+          "p-be.o: readelf -h: big endian")
+    ent, _rel = truth(o["m"], o["p"])
+    whole(o["p"], ent)
+
+
 def main():
     for tool in ("clang", "ld.lld"):
         if not shutil.which(tool):
@@ -399,6 +449,7 @@ def main():
             ent, rel = truth(built["m"][i], built["p"][i])
             whole(built["p"][i], ent)
         hostile(built["p"][1], ent, rel, tmp)
+        big_endian(tmp)
         reloc_scope(tmp)
         compiled(tmp)
     sys.exit(lib.finish())
