@@ -155,11 +155,23 @@ static uint64_t extab_len(const struct elfimg *img, const unsigned char *p,
 	return MIN(len, room);
 }
 
-/* Whether a relocation patches the word at off (reloc: sorted) */
-static bool patched(const uint64_t *reloc, size_t nreloc, uint64_t off)
+/* Whether a relocation starts in the n bytes at off (reloc: sorted):
+ * the first offset >= off (a lower-bound search) is below off + n. Not
+ * only at off: an R_ARM_ABS16 patches a scope's second halfword. */
+static bool patched(const uint64_t *reloc, size_t nreloc, uint64_t off,
+		    uint64_t n)
 {
-	return nreloc &&
-	       bsearch(&off, reloc, nreloc, sizeof(*reloc), u64_sort_cmp);
+	size_t lo = 0, hi = nreloc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (reloc[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nreloc && reloc[lo] - off < n;
 }
 
 /* The words after a descriptor's scope, by its kind (the low bits of
@@ -182,12 +194,14 @@ uint64_t elf_armdesc_len(const unsigned char *buf, size_t off, size_t room,
 		uint64_t words;
 		int tail;
 
-		if (patched(reloc, nreloc, off + pos))
-			return 0; /* its value is the linker's */
+		/* a word a relocation patches, whole or in part: its
+		 * value is the linker's */
+		if (patched(reloc, nreloc, off + pos, 4))
+			return 0;
 		if (!elf_get_uint(p, 4, be))
 			return pos + 4; /* the list's end */
 		if (room - pos < scope ||
-		    (idx == 2 && patched(reloc, nreloc, off + pos + 4)))
+		    patched(reloc, nreloc, off + pos + 4, scope - 4))
 			return 0;
 		len = (uint32_t)elf_get_uint(p, scope / 2, be);
 		at = (uint32_t)elf_get_uint(p + scope / 2, scope / 2, be);
@@ -199,7 +213,8 @@ uint64_t elf_armdesc_len(const unsigned char *buf, size_t off, size_t room,
 		if (tail < 0) { /* the count word, its types, a landing pad */
 			uint32_t c;
 
-			if (room - pos < 4 || patched(reloc, nreloc, off + pos))
+			if (room - pos < 4 ||
+			    patched(reloc, nreloc, off + pos, 4))
 				return 0;
 			c = (uint32_t)elf_get_uint(buf + off + pos, 4, be);
 			words = 1 + (uint64_t)(c & 0x7fffffffu) + (c >> 31);

@@ -26,10 +26,10 @@ bool elf_armexidx_section(const struct elfimg *img,
  * exception specification's count word, its types and, if the count's
  * bit 31 is set, its landing pad; then the zero word ending the list.
  * be: big-endian words. reloc: the offsets in buf (sorted, nreloc of
- * them) of the words a .o's relocations patch. Returns 0 if it cannot be
+ * them) where a .o's relocations patch it. Returns 0 if it cannot be
  * read: a list not ended within room, a scope of length 0 or of the
  * reserved kind, a count past room, a scope or count word a relocation
- * patches (its value is not in the .o). */
+ * patches, at any of its bytes (its value is not in the .o). */
 uint64_t elf_armdesc_len(const unsigned char *buf, size_t off, size_t room,
 			 unsigned idx, bool be, const uint64_t *reloc,
 			 size_t nreloc);

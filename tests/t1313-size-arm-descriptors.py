@@ -26,9 +26,10 @@ under the section's label. Also a C function clang gives a pr1 entry (a
 frame of 4 KiB, 8 registers saved and 8 VFP ones: more unwind opcodes
 than pr0 holds), .o and .so. Hostile copies: a list whose end word is
 a scope (the list runs past the next entry), a count of 2^31-1 types,
-the reserved descriptor kind, and (a .o) a scope word a relocation
-patches, 0 in the .o: each keeps its words, not the list, and a note
-counts them.
+the reserved descriptor kind, and (a .o, both byte orders) a scope word
+a relocation patches, 0 in the .o, and a scope whose offset halfword an
+R_ARM_ABS16 patches (readelf -r): each keeps its words, not the list,
+and a note counts them.
 """
 import os
 import re
@@ -210,7 +211,10 @@ pr1_last:
 	.size pr1_last, .-pr1_last
 '''
 
-# A scope word a relocation patches (0 in the .o): its value is unknown
+# A scope word a relocation patches (0 in the .o), a scope whose offset
+# halfword an R_ARM_ABS16 patches (1 in the .o: read, an exception
+# specification of no types, 12 bytes with the end word): their values
+# are unknown
 RELOC_ASM = r'''
 	.syntax unified
 	.arch armv7-a
@@ -230,6 +234,21 @@ rel_scope:
 	.word 0
 	.fnend
 	.size rel_scope, .-rel_scope
+
+	.globl rel_half
+	.type rel_half,%function
+rel_half:
+	.fnstart
+	.personalityindex 1
+	.save {r4, lr}
+	push {r4, lr}
+	pop {r4, pc}
+	.handlerdata
+	.short 0x10, ext16+1
+	.word 0
+	.word 0
+	.fnend
+	.size rel_half, .-rel_half
 '''
 
 C = r'''
@@ -393,17 +412,39 @@ def hostile(so, ent, rel, tmp):
           "decode (%s)" % n)
 
 
-def reloc_scope(tmp):
-    """a .o whose list starts with a scope word a relocation patches, 0
-    there: not the list's end, not read"""
-    o = build(tmp, "rel", RELOC_ASM, ".s")
-    check("R_ARM_ABS32" in readelf(["-r"], o),
-          "rel.o: readelf -r: the scope word is relocated (R_ARM_ABS32)")
-    (s0, e0), = entries(o).values()
-    n = owns(o, {"rel_scope": 4})
-    check(e0 - s0 == 16 and n == 1,
-          "rel.o: rel_scope owns its word of its 16-byte entry; a note "
-          "counts its list (%s)" % n)
+def extab_relocs(path):
+    """{offset: type} of readelf -r's relocations of .ARM.extab"""
+    out, sec = {}, None
+    for line in readelf(["-r"], path).splitlines():
+        m = re.match(r"Relocation section '(\S+)'", line)
+        if m:
+            sec = m.group(1)
+            continue
+        f = line.split()
+        if sec == ".rel.ARM.extab" and len(f) >= 3 and f[2].startswith(
+                "R_ARM_"):
+            out[int(f[0], 16)] = f[2]
+    return out
+
+
+def reloc_scope(tmp, target=T1310.TARGET, tag=""):
+    """a .o whose lists start with a scope word a relocation patches, 0
+    there, and with a scope whose offset halfword one patches (an
+    R_ARM_ABS16 2 bytes into the word): neither the list's end nor read"""
+    o = build(tmp, "rel" + tag, RELOC_ASM, ".s", target=target)
+    name = os.path.basename(o)
+    ent, relocs = entries(o), extab_relocs(o)
+    scope = ent.get("rel_scope", (-1, 0))[0] + 4
+    half = ent.get("rel_half", (-1, 0))[0] + 4 + 2
+    check(relocs.get(scope) == "R_ARM_ABS32" and
+          relocs.get(half) == "R_ARM_ABS16",
+          "%s: readelf -r: R_ARM_ABS32 at rel_scope's scope word (%#x), "
+          "R_ARM_ABS16 at rel_half's offset halfword (%#x): %s"
+          % (name, scope, half, relocs))
+    n = owns(o, {"rel_scope": 4, "rel_half": 4})
+    check(sorted(e - s for s, e in ent.values()) == [16, 16] and n == 2,
+          "%s: rel_scope and rel_half own their word of their 16-byte "
+          "entries; a note counts their 2 lists (%s, %s)" % (name, ent, n))
 
 
 def compiled(tmp):
@@ -451,6 +492,7 @@ def main():
         hostile(built["p"][1], ent, rel, tmp)
         big_endian(tmp)
         reloc_scope(tmp)
+        reloc_scope(tmp, BE, "-be")
         compiled(tmp)
     sys.exit(lib.finish())
 

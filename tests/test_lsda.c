@@ -287,6 +287,47 @@ static void test_armdesc(void **state)
 		}
 }
 
+/* A relocation patching part of a scope, count or end word (an
+ * R_ARM_ABS16 at a pr0/pr1 scope's offset halfword): the list cannot be
+ * read; among the relocated landing pads and types it reads as before. */
+static void test_armdesc_part_reloc(void)
+{
+	/* pr1's list: the landing pads and types desc_list() relocates */
+	static const uint64_t lp[] = {4, 12, 16, 28, 32, 36};
+	static const uint64_t at[] = {1, 2, 3, 22, 26, 50};
+	struct buf b = {0};
+	uint64_t r[8];
+	size_t n;
+
+	for (int be = 0; be <= 1; be++) {
+		n = desc_list(&b, 1, be);
+		assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 1, be, lp, 6), n);
+		for (size_t k = 0; k < sizeof(at) / sizeof(*at); k++) {
+			size_t m = 0;
+
+			/* alone, then among the others, sorted */
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, b.n, 1, be, &at[k], 1), 0);
+			for (size_t j = 0; j < 6; j++) {
+				if (m == j && lp[j] > at[k])
+					r[m++] = at[k];
+				r[m++] = lp[j];
+			}
+			if (m == 6)
+				r[m++] = at[k];
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, b.n, 1, be, r, 7), 0);
+		}
+		/* pr2: its scope's length and offset words, any byte */
+		n = desc_list(&b, 2, be);
+		for (uint64_t k = 28; k < 36; k++)
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, b.n, 2, be, &k, 1), 0);
+		r[0] = 42; /* inside a type word: skipped as the word is */
+		assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 2, be, r, 1), n);
+	}
+}
+
 /* Lists that cannot be read: 0, never a length past the room */
 static void test_armdesc_hostile(void **state)
 {
@@ -336,6 +377,7 @@ static void test_armdesc_hostile(void **state)
 	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 2, false, &reloc, 1), 0);
 	reloc = 32; /* its scope's offset word */
 	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 2, false, &reloc, 1), 0);
+	test_armdesc_part_reloc();
 }
 
 /* A "zPLR" CIE (personality absent: 'P' omitted) then an FDE whose LSDA
