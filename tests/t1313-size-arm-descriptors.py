@@ -22,14 +22,16 @@ or, without handler data, the next entry's start (or the section's end):
 the entry's bytes, all of them its function's. One handler data has a
 word after its list's zero word (an extab entry no exidx entry points
 to), labelled: its list ends before the next entry, and the word stays
-under the section's label. Also a C function clang gives a pr1 entry (a
-frame of 4 KiB, 8 registers saved and 8 VFP ones: more unwind opcodes
-than pr0 holds), .o and .so. Hostile copies: a list whose end word is
-a scope (the list runs past the next entry), a count of 2^31-1 types,
-the reserved descriptor kind, and (a .o, both byte orders) a scope word
-a relocation patches, 0 in the .o, and a scope whose offset halfword an
-R_ARM_ABS16 patches (readelf -r): each keeps its words, not the list,
-and a note counts them.
+under the section's label. t1310's model of an entry (its words and
+list by the EHABI's rules) must give the labels' lengths. Also a C
+function clang gives a pr1 entry (t1310's framed(): a frame of 4 KiB,
+8 registers saved and 8 VFP ones: more unwind opcodes than pr0 holds),
+.o and .so. Hostile copies: a list whose end word is a scope (the list
+runs past the next entry), a count of 2^31-1 types, the reserved
+descriptor kind, and (a .o, both byte orders) a scope word a relocation
+patches, 0 in the .o, and a scope whose offset halfword an R_ARM_ABS16
+patches (readelf -r): each keeps its words, not the list, and a note
+counts them.
 """
 import os
 import re
@@ -251,22 +253,7 @@ rel_half:
 	.size rel_half, .-rel_half
 '''
 
-C = r'''
-extern void use(char *, double *);
-double framed(double a, double b, double c, int n)
-{
-	char buf[4000];
-	double d[8];
-	double x = a, y = b, z = c, w = a * b, v = b * c, u = a * c,
-	       t = a + b + c, s = 1;
-	for (int i = 0; i < n; i++) {
-		use(buf, d);
-		x += y * z; y += z * w; z += w * v; w += v * u;
-		v += u * t; u += t * s; t += s * x; s += x * y;
-	}
-	return x + y + z + w + v + u + t + s;
-}
-'''
+C = T1310.C  # framed(): a pr1 entry of a C function
 
 FUNCS = ("pr1_plain", "pr2_plain", "pr1_desc", "pr2_desc", "pr0_desc",
          "pr1_stray", "pr1_last")
@@ -317,11 +304,13 @@ def entries(path):
     return {fn: (s, edges[edges.index(s) + 1]) for fn, s in starts.items()}
 
 
-def truth(marked, plain):
+def truth(marked, plain, be=False):
     """{function: (start, end)} of plain's extab entries, checked against
     marked's labels: an entry ends where its handler data does (_e), or,
     with words after its list (up to _x), where the list does; and the
-    label offsets (entry-relative) of marked"""
+    label offsets (entry-relative) of marked. t1310's model of an entry
+    (its words and descriptor list by the EHABI's rules, be: big-endian)
+    must give the same lengths."""
     name = os.path.basename(plain)
     data = extab_bytes(plain)
     check(extab_bytes(marked) == data,
@@ -330,6 +319,7 @@ def truth(marked, plain):
     base = secs[".ARM.extab"][2]
     m = {k: v - base for k, v in marks(marked).items()}
     got, rel = entries(plain), {}
+    room = dict(got)  # to the next entry or the section's end
     want = entries(marked)
     for fn, (s, e) in want.items():
         if fn + "_x" in m:
@@ -349,6 +339,12 @@ def truth(marked, plain):
           all(f in got for f in FUNCS),
           "%s: readelf -u: an extab entry for each of %s (%s)"
           % (name, ", ".join(FUNCS), sorted(f for f in got if f)))
+    model = {fn: T1310.extab_len(data, s, e, be)
+             for fn, (s, e) in room.items()}
+    bad = {fn: (model[fn], e - s) for fn, (s, e) in got.items()
+           if model.get(fn) != e - s}
+    check(not bad, "%s: t1310's model gives each entry's length (%d "
+          "entries; wrong, model and labels: %s)" % (name, len(got), bad))
     return got, rel
 
 
@@ -471,7 +467,7 @@ def big_endian(tmp):
         o[kind] = build(tmp, kind + "-be", src, ".s", target=BE)
     check("big endian" in readelf(["-h"], o["p"]),
           "p-be.o: readelf -h: big endian")
-    ent, _rel = truth(o["m"], o["p"])
+    ent, _rel = truth(o["m"], o["p"], be=True)
     whole(o["p"], ent)
 
 
