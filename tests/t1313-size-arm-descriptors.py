@@ -92,8 +92,11 @@ pr2_plain:
 	.fnend
 	.size pr2_plain, .-pr2_plain
 
+	@ a Thumb function (its exidx entry's address has bit 0 set)
+	.thumb
 	.globl pr1_desc
 	.type pr1_desc,%function
+	.thumb_func
 pr1_desc:
 	.fnstart
 	.personalityindex 1
@@ -130,6 +133,7 @@ pr1_desc:
 .LM_pr1_desc_e:
 	.fnend
 	.size pr1_desc, .-pr1_desc
+	.arm
 
 	.globl pr2_desc
 	.type pr2_desc,%function
@@ -185,13 +189,15 @@ pr1_stray:
 	.personalityindex 1
 	.save {r4, lr}
 	push {r4, lr}
-.L3s1:	bl pr1_plain
+.L3s1:	bl pr2_plain
+	bl pr2_plain
 .L3e:	pop {r4, pc}
-.L3lp:	bl pr1_plain
 	.handlerdata
 .LM_pr1_stray_b:
-	.short .L3e-.L3s1, .L3s1-pr1_stray
-	.word .L3lp(prel31)
+	@ a catch (...), landing where the scope ends
+	.short .L3e-.L3s1+1, .L3s1-pr1_stray
+	.word .L3e(prel31)
+	.word 0xffffffff
 	.word 0
 .LM_pr1_stray_e:
 	@ after the list's end, before the next entry: an extab entry no
@@ -213,10 +219,10 @@ pr1_last:
 	.size pr1_last, .-pr1_last
 '''
 
-# A scope word a relocation patches (0 in the .o), a scope whose offset
-# halfword an R_ARM_ABS16 patches (1 in the .o: read, an exception
-# specification of no types, 12 bytes with the end word): their values
-# are unknown
+# A scope word a relocation patches (0 in the .o; pr1), a scope whose
+# offset halfword an R_ARM_ABS16 patches (1 in the .o: read, an
+# exception specification of no types, 12 bytes with the end word; pr0):
+# their values are unknown
 RELOC_ASM = r'''
 	.syntax unified
 	.arch armv7-a
@@ -241,10 +247,8 @@ rel_scope:
 	.type rel_half,%function
 rel_half:
 	.fnstart
-	.personalityindex 1
-	.save {r4, lr}
-	push {r4, lr}
-	pop {r4, pc}
+	.personalityindex 0
+	bx lr
 	.handlerdata
 	.short 0x10, ext16+1
 	.word 0
