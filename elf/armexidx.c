@@ -8,10 +8,12 @@
  * index in bits 27-24: __aeabi_unwind_cpp_pr0 holds its data in the word,
  * pr1 and pr2 count the words of unwind data that follow in bits 23-16),
  * or a prel31 to a generic personality routine, followed by a word whose
- * top byte counts the words of unwind data after it. What follows the
- * unwind data (the compact models' descriptors, a generic routine's
- * LSDA) has no length memsz can bound from these words: it stays
- * "[section .ARM.extab]". */
+ * top byte counts the words of unwind data after it. After the unwind
+ * data, a compact model's entry holds its descriptor list (the EHABI's
+ * "Personality routine exception-handling table entries", ended by a
+ * zero word; the assemblers write that word alone when the function has
+ * no handler data), a generic routine's its LSDA: neither has a stored
+ * length, each is read through (elf_armdesc_len(), elf_lsda_len()). */
 #include "config.h"
 
 #include "elf/armexidx.h"
@@ -153,6 +155,77 @@ static uint64_t extab_len(const struct elfimg *img, const unsigned char *p,
 	return MIN(len, room);
 }
 
+/* Whether a relocation starts in the n bytes at off (reloc: sorted):
+ * the first offset >= off (a lower-bound search) is below off + n. Not
+ * only at off: an R_ARM_ABS16 patches a scope's second halfword. */
+static bool patched(const uint64_t *reloc, size_t nreloc, uint64_t off,
+		    uint64_t n)
+{
+	size_t lo = 0, hi = nreloc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (reloc[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nreloc && reloc[lo] - off < n;
+}
+
+/* The words after a descriptor's scope, by its kind (the low bits of
+ * the scope's offset and length): a cleanup's landing pad; a catch's
+ * landing pad and type; an exception specification's count word (and
+ * what it counts, read then: -1); the reserved kind's: none known (0). */
+static const int desc_tail[4] = {1, 2, -1, 0};
+
+uint64_t elf_armdesc_len(const unsigned char *buf, size_t off, size_t room,
+			 unsigned idx, bool be, const uint64_t *reloc,
+			 size_t nreloc)
+{
+	/* pos: the next word's offset from off; each descriptor takes at
+	 * least 8 bytes, so the walk ends */
+	size_t pos = 0, scope = idx == 2 ? 8 : 4;
+
+	while (room - pos >= 4) {
+		const unsigned char *p = buf + off + pos;
+		uint32_t len, at;
+		uint64_t words;
+		int tail;
+
+		/* a word a relocation patches, whole or in part: its
+		 * value is the linker's */
+		if (patched(reloc, nreloc, off + pos, 4))
+			return 0;
+		if (!elf_get_uint(p, 4, be))
+			return pos + 4; /* the list's end */
+		if (room - pos < scope ||
+		    patched(reloc, nreloc, off + pos + 4, scope - 4))
+			return 0;
+		len = (uint32_t)elf_get_uint(p, scope / 2, be);
+		at = (uint32_t)elf_get_uint(p + scope / 2, scope / 2, be);
+		tail = desc_tail[((at & 1) << 1) | (len & 1)];
+		if (!len || !tail)
+			return 0;
+		pos += scope;
+		words = (uint64_t)tail;
+		if (tail < 0) { /* the count word, its types, a landing pad */
+			uint32_t c;
+
+			if (room - pos < 4 ||
+			    patched(reloc, nreloc, off + pos, 4))
+				return 0;
+			c = (uint32_t)elf_get_uint(buf + off + pos, 4, be);
+			words = 1 + (uint64_t)(c & 0x7fffffffu) + (c >> 31);
+		}
+		if (words > (room - pos) / 4)
+			return 0; /* a count past the room */
+		pos += 4 * (size_t)words;
+	}
+	return 0;
+}
+
 /* The offsets of the words relocation section i of img patches
  * appended to *v (*n, room *cap) */
 static void rel_offsets(struct elfimg *img, size_t i, uint64_t **v, size_t *n,
@@ -245,23 +318,37 @@ static void extab_enter(void *arg, size_t sec)
 	er->sc.reloc = er->rel;
 }
 
-/* The entry at b + off: its words, and a generic routine's LSDA after
- * its unwind data */
+/* The entry at b + off: its words, and what follows them: a compact
+ * model's descriptor list, a generic routine's LSDA (one that cannot be
+ * read counted, its bytes left to the section) */
 static uint64_t extab_entry(void *arg, const unsigned char *b, uint64_t off,
 			    uint64_t room)
 {
 	struct extab_read *er = arg;
-	uint64_t len = extab_len(er->img, b + off, room);
+	uint64_t len = extab_len(er->img, b + off, room), l = 0;
+	uint32_t w;
 
-	if (len >= 8 && len < room && !(word(er->img, b + off) >> 31)) {
-		uint64_t l = elf_lsda_len(b, (size_t)(off + len),
-					  (size_t)(room - len), ELFCLASS32,
-					  er->img->big_endian, true, &er->sc);
-
-		len += l;
-		er->ms->lsda_skipped += !l;
+	if (len < 4)
+		return len;
+	w = word(er->img, b + off);
+	if (w >> 31) {
+		/* pr0-pr2's list must be there: at least its zero word */
+		if (((w >> 24) & 0x7f) > 2)
+			return len; /* a reserved model: unknown */
+		if (len < room)
+			l = elf_armdesc_len(b, (size_t)(off + len),
+					    (size_t)(room - len), (w >> 24) & 3,
+					    er->img->big_endian, er->sc.reloc,
+					    er->sc.nreloc);
+	} else if (len >= 8 && len < room) {
+		l = elf_lsda_len(b, (size_t)(off + len), (size_t)(room - len),
+				 ELFCLASS32, er->img->big_endian, true,
+				 &er->sc);
+	} else {
+		return len; /* a generic routine's entry without an LSDA */
 	}
-	return len;
+	er->ms->lsda_skipped += !l;
+	return len + l;
 }
 
 /* The extab entries r points to, each once (to the first exidx entry

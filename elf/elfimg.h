@@ -268,8 +268,9 @@ struct elfsrc_stats {
 	 * relocations memsz does not apply (its FDEs not charged) */
 	uint64_t eh_unrelocated;
 	/* symbols, compileunits, inlines: LSDAs (.gcc_except_table, or
-	 * after an .ARM.extab entry's unwind data) pointed to that could
-	 * not be decoded, left under their section's label */
+	 * after an .ARM.extab entry's unwind data: a generic routine's, or
+	 * a compact model's descriptor list) pointed to that could not be
+	 * decoded, left under their section's label */
 	uint64_t lsda_skipped;
 	uint64_t units;		/* compile units that labelled bytes */
 	uint64_t split_missing; /* skeleton units whose .dwo was not found */

@@ -516,9 +516,10 @@ int imgmaps_source(struct imgmaps *im, enum elf_source src, struct labels *lb,
 	if (st.lsda_skipped)
 		strlist_add_notef(notes, NOTE_LSDA_SKIPPED, path,
 				  "%s: %s: %llu LSDAs (exception tables an FDE "
-				  "or .ARM.extab entry points to) could not be "
-				  "decoded: their bytes stay under their "
-				  "section's label",
+				  "or .ARM.extab entry points to, ARM's "
+				  "compact-model descriptor lists too) could "
+				  "not be decoded: their bytes stay under "
+				  "their section's label",
 				  path, elfsrc_name(src),
 				  (unsigned long long)st.lsda_skipped);
 	if (src == ELFSRC_COMPILEUNITS || src == ELFSRC_INLINES)

@@ -38,8 +38,9 @@ struct metasink {
 	/* bytes of a .o's .eh_frame whose relocations memsz does not apply:
 	 * its FDEs left under "[section .eh_frame]" */
 	uint64_t eh_unrelocated;
-	/* LSDAs an FDE or .ARM.extab entry points to that could not be
-	 * decoded: left under their section's label */
+	/* LSDAs an FDE or .ARM.extab entry points to (an ARM compact
+	 * model's descriptor list too) that could not be decoded: left
+	 * under their section's label */
 	uint64_t lsda_skipped;
 };
 

@@ -3,10 +3,12 @@
  * parsers and the LSDA reader (elf/ehframe.c) over a buffer, no ELF file
  * around it. Input: a flags byte (bit 0: ELFCLASS64, bit 1: big-endian),
  * the section's VM address (8 bytes, little-endian), then the section
- * bytes, parsed as .eh_frame, as .eh_frame_hdr and as an LSDA (GCC's
- * and ARM EHABI's). Every FDE handed out must lie inside the buffer, as
- * ehframe.h promises, and an LSDA's length too: one that does not
- * aborts. */
+ * bytes, parsed as .eh_frame, as .eh_frame_hdr, as an LSDA (GCC's and
+ * ARM EHABI's) and as a descriptor list of ARM's compact models (pr0-pr2,
+ * without relocations and with the address's low byte a relocated
+ * word's offset). Every FDE handed out must lie inside the buffer, as
+ * ehframe.h promises, and an LSDA's or a list's length too: one that
+ * does not aborts. */
 #include "config.h"
 
 #include <elf.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/armexidx.h"
 #include "elf/ehframe.h"
 #include "elf/lsdatab.h"
 
@@ -57,6 +60,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (l > len)
 			abort();
 		elf_lsda_scratch_free(&sc);
+	}
+	for (unsigned idx = 0; idx < 3; idx++) {
+		uint64_t rel = addr & 0xfc;
+
+		if (elf_armdesc_len(buf, 0, len, idx, be, NULL, 0) > len ||
+		    elf_armdesc_len(buf, 0, len, idx, be, &rel, 1) > len)
+			abort();
 	}
 	return 0;
 }

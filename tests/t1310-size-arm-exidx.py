@@ -14,8 +14,11 @@ generic routine (__gxx_personality_v0) followed by a word whose top byte
 counts the further words of unwind data. The LSDA that follows goes to
 the function too (its length read through its tables: t1113 checks
 those; here its bounds come from t1112's markers in clang's assembly,
-the C++ objects being built through it). memsz left both sections whole
-under their section labels.
+the C++ objects being built through it), and so does a compact model's
+descriptor list, ended by a zero word (desc_len(), the EHABI's rules,
+which t1313 checks against the assembler's labels; clang writes the
+zero word alone for a C function's pr1 entry: framed()). memsz left both
+sections whole under their section labels.
 
 Ground truth: readelf -u (binutils decodes the EHABI tables: each
 entry's function address, cantunwind / inline / the extab offset),
@@ -24,9 +27,9 @@ section links to: readelf -S), the extab words read from the file at
 the offset readelf -u gives, by the EHABI's rules. Built with clang 14
 for armv7 (C++ with exceptions; C with -funwind-tables; one object a
 function section with -ffunction-sections), as .o and linked by ld.lld
--shared. A hostile copy (entries pointing anywhere, one extab entry
-pointed to twice, an odd section size) must be read without a crash,
-every byte once (I1), no extab byte to two functions. A .o whose
+-shared (the C one too). A hostile copy (entries pointing anywhere, one
+extab entry pointed to twice, an odd section size) must be read without
+a crash, every byte once (I1), no extab byte to two functions. A .o whose
 .rodata has an sh_addr (0x10) is laid out from 4 GiB, not 2 GiB: its
 entries must be read there too.
 """
@@ -62,6 +65,22 @@ __attribute__((noinline)) int big(int *p, int n)
 { int s = 0; for (int i = 0; i < n; i++) s += p[i] * leaf(i); return s; }
 int callee(int x) { int a[32]; for (int i = 0; i < 32; i++) a[i] = i * x;
   return big(a, 32); }
+/* a frame of 4 KiB, 8 registers saved and 8 VFP ones: more unwind
+   opcodes than pr0 holds, a pr1 entry in .ARM.extab */
+extern void use(char *, double *);
+double framed(double a, double b, double c, int n)
+{
+	char buf[4000];
+	double d[8];
+	double x = a, y = b, z = c, w = a * b, v = b * c, u = a * c,
+	       t = a + b + c, s = 1;
+	for (int i = 0; i < n; i++) {
+		use(buf, d);
+		x += y * z; y += z * w; z += w * v; w += v * u;
+		v += u * t; u += t * s; t += s * x; s += x * y;
+	}
+	return x + y + z + w + v + u + t + s;
+}
 '''
 TARGET = "--target=armv7-linux-gnueabihf"
 # a .rodata to give an sh_addr
@@ -119,19 +138,63 @@ def unwind(path):
     return out
 
 
-def extab_len(data, off, end):
-    """The words of the extab entry at off the EHABI bounds (end: the
-    next entry or the section's end)"""
+# The words after a descriptor's scope by its kind (the low bits of its
+# length and offset): a cleanup's landing pad, a catch's landing pad and
+# type; an exception specification's count word says (None); the fourth
+# kind is reserved
+DESC_TAIL = (1, 2, None, 0)
+
+
+def desc_len(data, off, end, idx, be=False):
+    """The length of the descriptor list at off of an extab entry of
+    ARM's compact model idx (the EHABI's "Personality routine
+    exception-handling table entries", after the unwind data words):
+    scopes of two halfwords (pr2: two words), each followed by the words
+    of its kind, the list ended by a zero word before end; 0 if it does
+    not end there or cannot be read (a scope of length 0 or of the
+    reserved kind, a count past end)"""
+    order = ">" if be else "<"
+    scope = "II" if idx == 2 else "HH"
+    pos = off
+    while end - pos >= 4:
+        if struct.unpack_from(order + "I", data, pos)[0] == 0:
+            return pos + 4 - off
+        if end - pos < struct.calcsize(scope):
+            return 0
+        length, at = struct.unpack_from(order + scope, data, pos)
+        tail = DESC_TAIL[(at & 1) << 1 | (length & 1)]
+        if not length or tail == 0:
+            return 0
+        pos += struct.calcsize(scope)
+        if tail is None:  # the count word, its types, a landing pad
+            if end - pos < 4:
+                return 0
+            c = struct.unpack_from(order + "I", data, pos)[0]
+            tail = 1 + (c & 0x7fffffff) + (c >> 31)
+        if 4 * tail > end - pos:
+            return 0
+        pos += 4 * tail
+    return 0
+
+
+def extab_len(data, off, end, be=False):
+    """The extab entry at off the EHABI bounds (end: the next entry or
+    the section's end): its words, and for ARM's compact models pr0-pr2
+    the descriptor list after them (desc_len(); none if it cannot be
+    read). A generic routine's LSDA is not counted."""
+    order = ">" if be else "<"
     if end - off < 4:
         return 0
-    w = struct.unpack_from("<I", data, off)[0]
+    w = struct.unpack_from(order + "I", data, off)[0]
     if w & 0x80000000:
         idx = (w >> 24) & 0x7f
         n = 4 + 4 * ((w >> 16) & 0xff) if idx in (1, 2) else 4
+        if idx <= 2 and n < end - off:
+            n += desc_len(data, off + n, end, idx, be)
     elif end - off < 8:
         n = 4
     else:
-        n = 8 + 4 * (struct.unpack_from("<I", data, off + 4)[0] >> 24)
+        n = 8 + 4 * (struct.unpack_from(order + "I", data, off + 4)[0] >> 24)
     return min(n, end - off)
 
 
@@ -300,6 +363,7 @@ def main():
         with open(c, "w") as f:
             f.write(C)
         b = os.path.join(tmp, "b.o")
+        bso = os.path.join(tmp, "b.so")
         so = os.path.join(tmp, "a.so")
         mso = os.path.join(tmp, "a-m.so")
         # the C++ objects through their assembly: t1112's markers give
@@ -316,7 +380,12 @@ def main():
             lib.skip("clang wrote no .ARM.extab")
         check_file(a, 1, T1112.lsdas(ma, funcs))
         check_file(af, 1, T1112.lsdas(maf, ffuncs))
+        if "Compact model index: 1" not in readelf(["-u"], b):
+            lib.skip_part("clang wrote no pr1 entry for framed(): no "
+                          "descriptor list to count")
+        run(["ld.lld", "-shared", "-o", bso, b])
         check_file(b, 0)
+        check_file(bso, 0)
         check_file(so, 1, T1112.lsdas(mso, funcs))
         p, pranges = placed(tmp)
         check_file(p, 1, pranges)

@@ -5,9 +5,12 @@
  * tables past the room) and the LSDA pointer an FDE of a "zPLR" CIE
  * holds, read by the walk's fast path (little-endian) and its general
  * one (big-endian) alike, and in its other encodings (absolute,
- * backwards, wrapping in 32 bits; none without a base). */
+ * backwards, wrapping in 32 bits; none without a base); and
+ * elf_armdesc_len() (elf/armexidx.c) over ARM EHABI descriptor lists of
+ * each kind, with 16-bit and 32-bit scopes, and hostile ones. */
 #include "config.h"
 
+#include "elf/armexidx.h"
 #include "elf/ehframe.h"
 #include "elf/lsdatab.h"
 
@@ -221,6 +224,162 @@ static void test_ehabi(void **state)
 	elf_lsda_scratch_free(&sc);
 }
 
+/* A scope: two halfwords (pr0, pr1) or two words (pr2) */
+static void scope(struct buf *b, unsigned idx, uint32_t len, uint32_t at,
+		  bool be)
+{
+	put(b, len, idx == 2 ? 4 : 2, be);
+	put(b, at, idx == 2 ? 4 : 2, be);
+}
+
+/* An ARM EHABI descriptor list of model idx: a cleanup, a catch, an
+ * exception specification with a landing pad and 2 types, one without
+ * (throw()), the zero word; 4 bytes of the next entry after it.
+ * Returns the list's length. */
+static size_t desc_list(struct buf *b, unsigned idx, bool be)
+{
+	size_t s = idx == 2 ? 8 : 4;
+
+	b->n = 0;
+	scope(b, idx, 0x10, 0x8, be); /* cleanup */
+	put(b, 0x7ffffff0, 4, be);    /* its landing pad */
+	scope(b, idx, 0x11, 0x8, be); /* catch */
+	put(b, 0x20, 4, be);	      /* landing pad */
+	put(b, 0xffffffff, 4, be);    /* catch (...) */
+	scope(b, idx, 0x10, 0x9, be); /* specification */
+	put(b, 0x80000002, 4, be);    /* 2 types and a landing pad */
+	put(b, 0, 4, be);	      /* a type (relocated in a .o) */
+	put(b, 0, 4, be);
+	put(b, 0x30, 4, be);
+	scope(b, idx, 0x4, 0x1, be); /* throw() */
+	put(b, 0, 4, be);	     /* no types, no landing pad */
+	put(b, 0, 4, be);	     /* the end */
+	put(b, 0xb0b0b080, 4, be);   /* the next entry */
+	assert_int_equal(b->n, 4 * s + 10 * 4);
+	return b->n - 4;
+}
+
+static void test_armdesc(void **state)
+{
+	struct buf b = {0};
+	unsigned char z[4] = {0};
+
+	(void)state;
+	/* the assemblers' list of a function without handler data */
+	assert_int_equal(elf_armdesc_len(z, 0, 4, 1, false, NULL, 0), 4);
+	for (unsigned idx = 0; idx <= 2; idx++)
+		for (int be = 0; be <= 1; be++) {
+			size_t n = desc_list(&b, idx, be);
+
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, b.n, idx, be, NULL, 0), n);
+			/* the next entry is no part of it; the room must
+			 * hold the end */
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, n, idx, be, NULL, 0), n);
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, n - 1, idx, be, NULL, 0),
+			    0);
+			/* the same list after a word (its offset) */
+			memmove(b.b + 4, b.b, b.n);
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 4, n, idx, be, NULL, 0), n);
+		}
+}
+
+/* A relocation patching part of a scope, count or end word (an
+ * R_ARM_ABS16 at a pr0/pr1 scope's offset halfword): the list cannot be
+ * read; among the relocated landing pads and types it reads as before. */
+static void test_armdesc_part_reloc(void)
+{
+	/* pr1's list: the landing pads and types desc_list() relocates */
+	static const uint64_t lp[] = {4, 12, 16, 28, 32, 36};
+	static const uint64_t at[] = {1, 2, 3, 22, 26, 50};
+	struct buf b = {0};
+	uint64_t r[8];
+	size_t n;
+
+	for (int be = 0; be <= 1; be++) {
+		n = desc_list(&b, 1, be);
+		assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 1, be, lp, 6), n);
+		for (size_t k = 0; k < sizeof(at) / sizeof(*at); k++) {
+			size_t m = 0;
+
+			/* alone, then among the others, sorted */
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, b.n, 1, be, &at[k], 1), 0);
+			for (size_t j = 0; j < 6; j++) {
+				if (m == j && lp[j] > at[k])
+					r[m++] = at[k];
+				r[m++] = lp[j];
+			}
+			if (m == 6)
+				r[m++] = at[k];
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, b.n, 1, be, r, 7), 0);
+		}
+		/* pr2: its scope's length and offset words, any byte */
+		n = desc_list(&b, 2, be);
+		for (uint64_t k = 28; k < 36; k++)
+			assert_int_equal(
+			    elf_armdesc_len(b.b, 0, b.n, 2, be, &k, 1), 0);
+		r[0] = 42; /* inside a type word: skipped as the word is */
+		assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 2, be, r, 1), n);
+	}
+}
+
+/* Lists that cannot be read: 0, never a length past the room */
+static void test_armdesc_hostile(void **state)
+{
+	struct buf b = {0};
+	size_t n;
+	uint64_t reloc;
+
+	(void)state;
+	assert_int_equal(elf_armdesc_len(b.b, 0, 3, 1, false, NULL, 0), 0);
+	/* no end: the room ends inside a descriptor, or after one */
+	n = desc_list(&b, 1, false);
+	for (size_t room = 0; room < n; room++)
+		assert_int_equal(
+		    elf_armdesc_len(b.b, 0, room, 1, false, NULL, 0), 0);
+	/* a count of 2^31 - 1 types, with and without a landing pad */
+	desc_list(&b, 1, false);
+	memset(b.b + 24, 0xff, 3); /* the specification's count word */
+	b.b[27] = 0x7f;
+	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 1, false, NULL, 0), 0);
+	b.b[27] = 0xff;
+	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 1, false, NULL, 0), 0);
+	/* throw() counting a type: the end word read as it, the list runs
+	 * into the next entry */
+	desc_list(&b, 1, false);
+	b.b[44] = 1;
+	assert_int_equal(elf_armdesc_len(b.b, 0, n, 1, false, NULL, 0), 0);
+	/* the reserved kind (both low bits); a scope of length 0 */
+	desc_list(&b, 1, false);
+	b.b[0] |= 1;
+	b.b[2] |= 1;
+	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 1, false, NULL, 0), 0);
+	desc_list(&b, 1, false);
+	b.b[0] = 0;
+	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 1, false, NULL, 0), 0);
+	/* a .o: a zero scope word a relocation patches is not the end, its
+	 * value unknown; a relocated type word is skipped as any other */
+	b.n = 0;
+	put(&b, 0, 4, false);
+	put(&b, 0, 4, false);
+	reloc = 0;
+	assert_int_equal(elf_armdesc_len(b.b, 0, 8, 1, false, NULL, 0), 4);
+	assert_int_equal(elf_armdesc_len(b.b, 0, 8, 1, false, &reloc, 1), 0);
+	n = desc_list(&b, 2, false);
+	reloc = 40; /* the first of the specification's types */
+	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 2, false, &reloc, 1), n);
+	reloc = 36; /* its count */
+	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 2, false, &reloc, 1), 0);
+	reloc = 32; /* its scope's offset word */
+	assert_int_equal(elf_armdesc_len(b.b, 0, b.n, 2, false, &reloc, 1), 0);
+	test_armdesc_part_reloc();
+}
+
 /* A "zPLR" CIE (personality absent: 'P' omitted) then an FDE whose LSDA
  * pointer is pcrel|sdata4, raw value v, in byte order be. */
 static void zplr(struct buf *b, uint32_t v, bool be)
@@ -338,6 +497,8 @@ int main(void)
 	    cmocka_unit_test(test_cleanups),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_ehabi),
+	    cmocka_unit_test(test_armdesc),
+	    cmocka_unit_test(test_armdesc_hostile),
 	    cmocka_unit_test(test_fde_pointer),
 	    cmocka_unit_test(test_fde_lsda_enc),
 	};
