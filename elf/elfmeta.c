@@ -336,36 +336,6 @@ static uint32_t entry_label(const struct elfimg *img,
 	return LABEL_NONE;
 }
 
-/* Sort keys k[0, n) by their bits from 32 on, max the or of those bits
- * (LSD radix, stable: keys of equal high bits keep their order). */
-static void key_sort(uint64_t *k, size_t n, uint64_t max)
-{
-	uint64_t *buf = xmalloc((n ? n : 1) * sizeof(*buf));
-	uint64_t *src = k, *dst = buf, *swap;
-	int bits = 64 - __builtin_clzll(max | 1);
-
-	for (int shift = 32; shift < 32 + bits; shift += 11) {
-		size_t count[2048] = {0}, sum = 0;
-
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 2047]++;
-		for (size_t d = 0; d < 2048; d++) {
-			size_t c = count[d];
-
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 2047]++] = src[i];
-		swap = src;
-		src = dst;
-		dst = swap;
-	}
-	if (src != k)
-		memcpy(k, src, n * sizeof(*k));
-	free(buf);
-}
-
 /* The labels at VM addresses k[0, n) (address << 32 | entry, max the or
  * of the addresses) into ids[entry], looked up in address order: a
  * .dynsym is in hash order, a search each missed the cache. */
@@ -374,7 +344,7 @@ static void ids_at_vm(struct metasink *ms, uint64_t *k, size_t n, uint64_t max,
 {
 	size_t hint = 0;
 
-	key_sort(k, n, max);
+	u64_sort_high(k, n, max);
 	for (size_t j = 0; j < n; j++)
 		ids[(uint32_t)k[j]] =
 		    rmap_lookup_near(ms->out->vm, k[j] >> 32, &hint);
@@ -539,7 +509,7 @@ static void symtab_push_names(const struct symtab_meta *t, const uint32_t *ids,
 	if (ok) {
 		size_t m = 0;
 
-		key_sort(k, n, max);
+		u64_sort_high(k, n, max);
 		/* the lengths in string table order (entry_name() in entry
 		 * order missed the cache a name); unterminated names out */
 		for (size_t j = 0; j < n; j++) {

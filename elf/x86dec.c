@@ -460,23 +460,28 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
 	return i;
 }
 
-/* --- the length and the address named, from one table ---
+/* --- the length and the address named, from two tables ---
  *
  * For an instruction without legacy prefixes, x86_decode_fast()'s answer
  * depends only on its REX.W bit, its opcode (one-byte map or 0F map),
  * the byte after the opcode (ModRM, which the group opcodes also read)
- * and, under mod 0 with a SIB byte, that byte's base (5 brings a disp32).
- * x86_fast_tab[map][opcode][next byte] holds that answer (x86dec.h's
- * X86_* bits), computed by x86_decode_fast() itself on the opcode and
+ * and, under mod 0 with a SIB byte, that byte's base (5 brings a disp32);
+ * behind one 66 (operand size: 16-bit immediates), F3 (the 0F map's SSE
+ * opcodes) or FS/GS prefix likewise. x86_fast_tab[page][opcode][next
+ * byte] holds that answer for each prefix (the page; x86dec.h's X86_*
+ * bits), computed by x86_decode_fast() itself on the prefix, opcode and
  * ModRM followed by zeros, so that the table answers exactly as the
- * decoder does; where the address named lies (the displacement after the
- * ModRM or SIB byte, a MOV's immediate at the end) follows from the same
- * bits. A sweep then reads one table entry per instruction instead of
- * walking the decoder's branches one after the other. The table is
- * computed by this decoder when memsz is built (elf/x86gen.c writes
- * elf/x86fast.inc, which elf/x86fast.c compiles in): filled on first use
- * instead, its entries cost libc.so.6's sweep 0.6 ms, a sixth of its
- * decoding; all of them at start, a millisecond. */
+ * decoder does; x86_pre_tab[first byte][second byte] says how many prefix
+ * bytes come first and which page they make. Where the address named lies
+ * (the displacement after the ModRM or SIB byte, a MOV's immediate at the
+ * end) follows from the same bits. A sweep then reads two table entries
+ * per instruction instead of walking the decoder's branches one after the
+ * other (66 and FS were 70 % of the instructions left to the decoder in
+ * libLLVM-14's code: operand-size stores, TLS and stack-protector
+ * loads). The tables are computed by this decoder when memsz is built
+ * (elf/x86gen.c writes elf/x86fast.inc, which elf/x86fast.c compiles in):
+ * filled on first use instead, the entries cost libc.so.6's sweep 0.6 ms,
+ * a sixth of its decoding; all of them at start, a millisecond. */
 
 /* Is the MOV immediate of in one x86_insn_target() takes? */
 static bool movi(const struct x86_insn *in)
@@ -484,23 +489,81 @@ static bool movi(const struct x86_insn *in)
 	return in->mov && in->imm_size >= 32;
 }
 
-uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m)
+/* Each page's prefix (0: none) and opcode map (0F or not) */
+static const uint8_t page_prefix[X86_PAGES] = {
+    [X86_PG_66] = 0x66,
+    [X86_PG_66_0F] = 0x66,
+    [X86_PG_F3_0F] = 0xf3,
+    [X86_PG_FS] = 0x64,
+};
+static const bool page_0f[X86_PAGES] = {
+    [X86_PG_PLAIN_0F] = true,
+    [X86_PG_66_0F] = true,
+    [X86_PG_F3_0F] = true,
+};
+
+static bool is_rex(unsigned b)
+{
+	return (b & 0xf0) == 0x40;
+}
+
+uint8_t x86_pre_entry(unsigned b0, unsigned b1)
+{
+#define PRE(n, w, fs, page)                                                    \
+	(uint8_t)((n) | ((w) ? X86P_W : 0) | ((fs) ? X86P_FS : 0) |            \
+		  (page) << X86P_PAGE)
+	bool w0 = b0 & 8, w1 = b1 & 8;
+
+	if (is_rex(b0))
+		return b1 == 0x0f ? PRE(2, w0, 0, X86_PG_PLAIN_0F)
+				  : PRE(1, w0, 0, X86_PG_PLAIN);
+	if (b0 == 0x0f)
+		return PRE(1, 0, 0, X86_PG_PLAIN_0F);
+	if (b0 == 0x66) {
+		/* 66 and REX.W: the immediate's size is REX.W's */
+		if (b1 == 0x0f)
+			return PRE(2, 0, 0, X86_PG_66_0F);
+		if (is_rex(b1))
+			return w1 ? 0 : PRE(2, 0, 0, X86_PG_66);
+		return prefix_kind[b1] ? 0 : PRE(1, 0, 0, X86_PG_66);
+	}
+	if (b0 == 0xf3)
+		return b1 == 0x0f ? PRE(2, 0, 0, X86_PG_F3_0F) : 0;
+	if (prefix_kind[b0] == P_FSGS) {
+		if (is_rex(b1))
+			return PRE(2, w1, 1, X86_PG_FS);
+		return prefix_kind[b1] || b1 == 0x0f ? 0
+						     : PRE(1, 0, 1, X86_PG_FS);
+	}
+	return 0;
+#undef PRE
+}
+
+uint8_t x86_fast_entry(unsigned page, unsigned op, unsigned m)
 {
 	uint8_t b[X86_FAST_READ] = {0}, bw[X86_FAST_READ] = {0};
+	unsigned pfx = page_prefix[page];
+	/* the page's REX: with W (but behind 66, which W overrides) */
+	uint8_t rex = pfx == 0x66 ? 0x40 : 0x48;
 	struct x86_insn in, inw;
 	size_t i = 0, len, lenw;
 	uint8_t e;
 
-	/* a legacy prefix or a second REX read as the opcode: the decoder
-	 * reads it another way */
-	if (!two && (prefix_kind[op] || (op & 0xf0) == 0x40))
+	/* a legacy prefix, a REX or a 0F read as the opcode of the one-byte
+	 * map: the decoder reads it another way (a 0F behind a prefix and a
+	 * REX: x86_pre_tab did not see it) */
+	if (!page_0f[page] && (prefix_kind[op] || is_rex(op) || op == 0x0f))
 		return X86_NONE;
 	/* VEX, EVEX: the table's key (opcode, next byte) does not hold
 	 * their fields */
-	if (!two && (op == 0xc4 || op == 0xc5 || op == 0x62))
+	if (!page_0f[page] && (op == 0xc4 || op == 0xc5 || op == 0x62))
 		return X86_NONE;
-	bw[0] = 0x48; /* REX.W */
-	if (two) {
+	if (pfx) {
+		b[i] = bw[i] = (uint8_t)pfx;
+		i++;
+	}
+	bw[i] = rex;
+	if (page_0f[page]) {
 		b[i] = bw[i + 1] = 0x0f;
 		i++;
 	}
@@ -508,11 +571,11 @@ uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m)
 	b[i + 1] = bw[i + 2] = (uint8_t)m;
 	len = x86_decode_fast(b, sizeof(b), &in);
 	lenw = x86_decode_fast(bw, sizeof(bw), &inw);
-	/* a table entry counts from the opcode on: the 0F byte is in it */
-	if (!len || len > X86_LEN || !lenw ||
+	/* an entry counts from the opcode on, x86_pre_tab the bytes before */
+	if (!len || len - i > X86_LEN || !lenw ||
 	    (lenw - 1 != len && lenw - 1 != len + 4))
 		return X86_NONE;
-	e = (uint8_t)len;
+	e = (uint8_t)(len - i);
 	if (lenw - 1 == len + 4)
 		e |= X86_W4;
 	if (in.modrm && in.mod == 0 && in.rm == 5 && in.disp_size == 32)
@@ -521,10 +584,10 @@ uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m)
 		e |= X86_SIB0;
 	if (movi(&in))
 		e |= X86_MOVI;
-	/* the answers the table cannot give are left to the decoder: an
-	 * FS/GS operand or anything else that REX.W changes otherwise (a
-	 * longer immediate is a MOV's 64-bit one only) */
-	if (in.fs_gs || inw.modrm != in.modrm ||
+	/* the answers the table cannot give are left to the decoder:
+	 * anything else that REX.W changes otherwise (a longer immediate is
+	 * a MOV's 64-bit one only) */
+	if (in.fs_gs != (page == X86_PG_FS) || inw.modrm != in.modrm ||
 	    inw.disp_size != in.disp_size || movi(&inw) != movi(&in) ||
 	    ((e & X86_W4) && !(e & X86_MOVI)))
 		return X86_NONE;

@@ -68,12 +68,20 @@ enum { X86E_IB = 1 << 22, X86E_GROUP = 24 };
 extern const uint32_t x86_evex_tab[5][4][256][2];
 extern const uint32_t x86_evex_group[][8][2];
 
-/* The table x86_decode_tab() reads (see x86dec.c): the answer for an
- * unprefixed instruction from its REX.W bit, whether its opcode is in the
- * 0F map, its opcode, the byte after it and the SIB base, indexed
- * [0F map][opcode][byte after the opcode]; computed when memsz is built
- * (x86_fast_entry()). One byte each: the entries that code uses (a few
- * dozen opcodes, all their ModRM bytes) stay in the first-level cache. */
+/* The tables x86_decode_tab() reads (see x86dec.c), computed when memsz
+ * is built (x86_pre_entry(), x86_fast_entry()).
+ * x86_pre_tab[b0][b1]: what the instruction's first two bytes say of its
+ * prefixes: how many bytes come before the opcode (X86P_SH: a REX, 0F,
+ * 66, F3, FS or GS byte, or two of them), its REX.W bit, an FS or GS
+ * prefix, and the page of x86_fast_tab its opcode is looked up in
+ * (X86P_PAGE: which prefix, which opcode map); 0 (no prefix, page
+ * X86_PG_PLAIN) where the first byte is none of them, or the prefixes
+ * are of a kind no page holds (their opcode, a prefix, answers nothing).
+ * x86_fast_tab[page][opcode][byte after it]: the answer for an
+ * instruction of that page from its opcode, the byte after it and the
+ * SIB base, from its REX.W bit. One byte each: the entries that code
+ * uses (a few dozen opcodes, all their ModRM bytes) stay in the
+ * first-level cache. */
 enum {
 	X86_LEN = 15,	    /* the length from the opcode on; 0: not answered */
 	X86_RIP = 1 << 4,   /* ModRM mod 0, r/m 5: disp32 relative to RIP */
@@ -83,12 +91,35 @@ enum {
 	X86_NONE = X86_W4,  /* not answered (W4 without a length) */
 	X86_FAST_READ = 32, /* bytes the table's path may read from p */
 };
-extern const uint8_t x86_fast_tab[2][256][256];
+enum {
+	X86P_SH = 3,	  /* bytes before the opcode: 0, 1 or 2 */
+	X86P_W = 1 << 2,  /* REX.W */
+	X86P_FS = 1 << 3, /* an FS or GS prefix */
+	X86P_PAGE = 4,	  /* the page, from this bit on */
+};
+/* The pages of x86_fast_tab: no prefix but REX; 66 (REX without W
+ * after it: operand size and REX.W together are left to the decoder);
+ * F3 (SSE's mandatory prefix: 0F map only); FS or GS (a segment
+ * prefix: the address it names is no image address unless relative
+ * to RIP). An opcode byte 0F in a page of the one-byte map answers
+ * nothing: a 0F after a prefix and a REX is not seen by x86_pre_tab. */
+enum {
+	X86_PG_PLAIN,
+	X86_PG_PLAIN_0F,
+	X86_PG_66,
+	X86_PG_66_0F,
+	X86_PG_F3_0F,
+	X86_PG_FS,
+	X86_PAGES
+};
+extern const uint8_t x86_pre_tab[256][256];
+extern const uint8_t x86_fast_tab[X86_PAGES][256][256];
 
-/* x86_fast_tab[two][op][m]: x86_decode_fast()'s answer for opcode op
- * (of the 0F map if two) followed by byte m, as the table holds it
- * (elf/x86gen.c calls it when memsz is built). */
-uint8_t x86_fast_entry(unsigned two, unsigned op, unsigned m);
+/* x86_pre_tab[b0][b1] and x86_fast_tab[page][op][m], computed from
+ * x86_decode_fast()'s answers (elf/x86gen.c calls them when memsz is
+ * built). */
+uint8_t x86_pre_entry(unsigned b0, unsigned b1);
+uint8_t x86_fast_entry(unsigned page, unsigned op, unsigned m);
 
 /* x86_decode_ref() where x86_decode_tab() gives no answer: by
  * x86_decode_fast() and x86_insn_target(). */
@@ -123,45 +154,45 @@ struct x86_ref {
 
 /* x86_decode_ref() of an instruction with X86_FAST_READ bytes available
  * at p, from its table entry alone: not ok where the entry gives no
- * answer (legacy prefixes, VEX, EVEX, what x86_decode_fast() leaves to
- * Zydis: ask x86_decode_ref()). No branch
+ * answer (prefixes no page holds, VEX, EVEX, what x86_decode_fast()
+ * leaves to Zydis: ask x86_decode_ref()). No branch
  * depends on the kind of instruction (the sweep of a 50 MB .text decodes
  * 12 M instructions, and its time was mostly branches missed); inlined
  * into the sweeps, thread-safe. */
 static inline __attribute__((always_inline)) struct x86_ref
 x86_decode_tab(const uint8_t *p, uint64_t addr, bool abs)
 {
-	unsigned rex, rexw, two, sh, e, sib5, w8;
+	unsigned v, sh, e, sib5, w8;
 	uint64_t w, rip_t, sib_t, imm_t;
 	struct x86_ref r;
 	size_t at;
 
-	/* REX, 0F, opcode, ModRM and SIB shifted out of one load; a legacy
-	 * prefix is read as an opcode whose entry answers nothing */
+	/* the prefixes, opcode, ModRM and SIB shifted out of one load; the
+	 * first two bytes say how many prefix bytes to shift out and which
+	 * page the opcode is looked up in */
 	w = x86_get_u64(p);
-	rex = (w & 0xf0) == 0x40;
-	rexw = rex & (unsigned)(w >> 3);
-	sh = rex * 8;
-	two = ((w >> sh) & 0xff) == 0x0f;
-	sh += two * 8;
+	v = (&x86_pre_tab[0][0])[__builtin_bswap16((uint16_t)w)];
+	sh = (v & X86P_SH) * 8;
 	/* the opcode and the byte after it, swapped into one index */
-	e = (&x86_fast_tab[two][0][0])[__builtin_bswap16((uint16_t)(w >> sh))];
+	e = (&x86_fast_tab[0][0][0])[(size_t)(v >> X86P_PAGE) << 16 |
+				     __builtin_bswap16((uint16_t)(w >> sh))];
 	/* 4 more bytes: a disp32 for SIB base 5, or a MOV's imm64 (never
 	 * both: X86_W4 is for opcodes without ModRM) */
 	sib5 = (e >> 5) & (((w >> (sh + 16)) & 7) == 5);
-	w8 = (e >> 6) & rexw;
-	r.len = rex + (e & X86_LEN) + 4 * ((sib5 | w8) & 1);
+	w8 = (e >> 6) & (v >> 2);
+	r.len = (v & X86P_SH) + (e & X86_LEN) + 4 * ((sib5 | w8) & 1);
 	r.ok = e & X86_LEN;
-	at = rex + two + 2; /* after the ModRM byte */
+	at = (v & X86P_SH) + 2; /* after the ModRM byte */
 	rip_t = addr + r.len + (uint64_t)x86_get_s32(p + at);
 	if (!abs) {
 		r.ref = e & X86_RIP;
 		r.t = rip_t;
 		return r;
 	}
-	/* position-dependent: RIP-relative, else a disp32 without base,
-	 * else a MOV's immediate (x86_insn_target()'s order) */
-	sib5 &= 1;
+	/* position-dependent: RIP-relative, else a disp32 without base
+	 * (not behind FS or GS), else a MOV's immediate
+	 * (x86_insn_target()'s order) */
+	sib5 &= ~(v >> 3) & 1;
 	w8 &= 1;
 	sib_t = (uint64_t)x86_get_s32(p + at + 1);
 	/* the immediate ends the instruction: read from 0 when there is

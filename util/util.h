@@ -228,6 +228,11 @@ static inline int u64_cmp(uint64_t a, uint64_t b)
  * uint64_t key. */
 int u64_sort_cmp(const void *a, const void *b);
 
+/* Sort keys k[0, n) by their bits from 32 on (value << 32 | index),
+ * max the or of those values; stable: keys of equal high bits keep their
+ * order. */
+void u64_sort_high(uint64_t *k, size_t n, uint64_t max);
+
 /* Human-readable size with binary units as Bloaty prints them
  * ("0", "812", "1.50Ki", "23.4Mi"). buf must hold 16 bytes. Returns buf. */
 char *fmt_human(char *buf, size_t len, double bytes);
