@@ -476,7 +476,7 @@ size_t x86_decode_fast(const uint8_t *p, size_t n, struct x86_insn *in)
  * (the displacement after the ModRM or SIB byte, a MOV's immediate at the
  * end) follows from the same bits. A sweep then reads two table entries
  * per instruction instead of walking the decoder's branches one after the
- * other (66 and FS were 70 % of the instructions left to the decoder in
+ * other (66 and FS were 91 % of the instructions left to the decoder in
  * libLLVM-14's code: operand-size stores, TLS and stack-protector
  * loads). The tables are computed by this decoder when memsz is built
  * (elf/x86gen.c writes elf/x86fast.inc, which elf/x86fast.c compiles in):
