@@ -361,6 +361,57 @@ static void test_path_norm(void **state)
 	}
 }
 
+/* A key as test_u64_sort_high() sorts it: the high bits, then where
+ * the key stood (a stable sort keeps that order among equal highs). */
+struct high_pos {
+	uint64_t high, pos, key;
+};
+
+static int high_pos_cmp(const void *a, const void *b)
+{
+	const struct high_pos *x = a, *y = b;
+
+	return x->high != y->high ? u64_cmp(x->high, y->high)
+				  : u64_cmp(x->pos, y->pos);
+}
+
+/* u64_sort_high(): keys ordered by their bits from 32 on, keys of equal
+ * high bits in the order they came (their low bits deliberately not in
+ * order), against qsort by (high bits, position); empty and single
+ * inputs, highs of one value, of a few (many ties) and up to 2^32 - 1
+ * (three passes of 11 bits). */
+static void test_u64_sort_high(void **state)
+{
+	static const struct {
+		size_t n;
+		uint64_t max;
+	} cases[] = {{0, 0},	   {1, 5},	 {1000, 0},	     {5000, 3},
+		     {4999, 2047}, {3000, 2048}, {6000, 0xffffffffu}};
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+
+	(void)state;
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		size_t n = cases[c].n;
+		uint64_t *k = xmalloc((n ? n : 1) * sizeof(*k));
+		struct high_pos *ref = xmalloc((n ? n : 1) * sizeof(*ref));
+
+		for (size_t i = 0; i < n; i++) {
+			seed =
+			    seed * 6364136223846793005u + 1442695040888963407u;
+			uint64_t high = (seed >> 20) % (cases[c].max + 1);
+
+			k[i] = high << 32 | (seed >> 40 & 0xffffffffu);
+			ref[i] = (struct high_pos){high, i, k[i]};
+		}
+		u64_sort_high(k, n, cases[c].max);
+		qsort(ref, n, sizeof(*ref), high_pos_cmp);
+		for (size_t i = 0; i < n; i++)
+			assert_true(k[i] == ref[i].key);
+		free(k);
+		free(ref);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +422,7 @@ int main(void)
 	    cmocka_unit_test(test_path_proc_link),
 	    cmocka_unit_test(test_path_link_walk),
 	    cmocka_unit_test(test_path_norm),
+	    cmocka_unit_test(test_u64_sort_high),
 	};
 
 	return test_run_group(tests, NULL, NULL);
