@@ -537,6 +537,34 @@ static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
  * itself. */
 #define CGQ_PFN_MAX (UINT64_MAX >> CGQ_IDX_BITS)
 
+/* The charge queue's arrays grow as xgrow_huge grows them (doubling) up
+ * to this many entries, then straight to CGQ_MAX: a large snapshot's
+ * queue (an 8 GiB file half cached: 1 Mi pages) was copied at every
+ * doubling, 16 MiB of copies and faults on memory touched once; the part
+ * of CGQ_MAX it never fills costs no memory. */
+#define CGQ_RESERVE (1u << 16)
+
+/* Make room for need entries in the charge queue's array *a of *cap, its
+ * first keep entries kept. */
+static void charge_room(uint64_t **a, size_t *cap, size_t need, size_t keep)
+{
+	size_t got;
+	uint64_t *q;
+
+	if (need <= *cap)
+		return;
+	if (need <= CGQ_RESERVE || need > CGQ_MAX) {
+		xgrow_huge(a, cap, need, sizeof(**a));
+		return;
+	}
+	q = xmalloc_huge_aligned(CGQ_MAX * sizeof(*q), &got);
+	if (keep)
+		memcpy(q, *a, keep * sizeof(*q));
+	free(*a);
+	*a = q;
+	*cap = got / sizeof(*q);
+}
+
 int kpage_charges_flush(struct snapper *s)
 {
 	uint64_t *key = s->cgkey, *va = s->cgva, mx = 0;
@@ -547,7 +575,7 @@ int kpage_charges_flush(struct snapper *s)
 	if (!n)
 		return 0;
 	s->ncgq = 0;
-	xgrow_huge(&s->cgtmp, &s->cgtmp_cap, n, sizeof(*s->cgtmp));
+	charge_room(&s->cgtmp, &s->cgtmp_cap, n, 0);
 	for (i = 1; i < n && key[i] >= key[i - 1]; i++)
 		;
 	if (i < n) {
@@ -574,8 +602,8 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
 	if (s->ncgq + sl->ncg > CGQ_MAX)
 		ret = kpage_charges_flush(s);
 	n = s->ncgq;
-	xgrow_huge(&s->cgkey, &s->cgkey_cap, n + sl->ncg, sizeof(*s->cgkey));
-	xgrow_huge(&s->cgva, &s->cgva_cap, n + sl->ncg, sizeof(*s->cgva));
+	charge_room(&s->cgkey, &s->cgkey_cap, n + sl->ncg, n);
+	charge_room(&s->cgva, &s->cgva_cap, n + sl->ncg, n);
 	for (size_t i = 0; i < sl->ncg; i++, n++) {
 		s->cgkey[n] =
 		    MIN(sl->cg[i].pfn, CGQ_PFN_MAX) << CGQ_IDX_BITS | n;
