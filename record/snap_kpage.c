@@ -565,32 +565,60 @@ static void charge_room(uint64_t **a, size_t *cap, size_t need, size_t keep)
 	*cap = got / sizeof(*q);
 }
 
+/* Sort the n keys of a by the bits above their low CGQ_IDX_BITS, unless
+ * they rise already, through tmp (room for n). */
+static void charge_sort(uint64_t *a, uint64_t *tmp, size_t n)
+{
+	uint64_t mx = 0;
+	size_t i;
+
+	for (i = 1; i < n && a[i] >= a[i - 1]; i++)
+		;
+	if (i >= n)
+		return;
+	for (i = 0; i < n; i++)
+		mx = MAX(mx, a[i]);
+	kpage_keys_sort(a, tmp, n, mx, CGQ_IDX_BITS);
+}
+
 int kpage_charges_flush(struct snapper *s)
 {
-	uint64_t *key = s->cgkey, *va = s->cgva, mx = 0;
-	uint64_t pmask = s->page_size - 1;
-	size_t n = s->ncgq, i;
+	uint64_t *key = s->cgkey, *va = s->cgva, *cg, *tmp;
+	uint64_t pmask = s->page_size - 1, imask = (1u << CGQ_IDX_BITS) - 1;
+	size_t n = s->ncgq, i, m;
 	int ret;
 
 	if (!n)
 		return 0;
 	s->ncgq = 0;
 	charge_room(&s->cgtmp, &s->cgtmp_cap, n, 0);
-	for (i = 1; i < n && key[i] >= key[i - 1]; i++)
-		;
-	if (i < n) {
-		for (i = 0; i < n; i++)
-			mx = MAX(mx, key[i]);
-		kpage_keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
-	}
-	ret = kpage_keys_read_all(s, key, n, CGQ_IDX_BITS, s->kpagecgroup_fd,
-				  s->cgtmp, NULL);
+	cg = s->cgtmp;
+	charge_sort(key, cg, n);
+	/* the cgroups in the keys' order, not scattered to their indexes */
+	ret = kpage_keys_read_sorted(s, key, n, CGQ_IDX_BITS, s->kpagecgroup_fd,
+				     cg);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < n; i++)
-		if (s->cgtmp[i] != s->own_cg)
-			charge_add(s, va[i] & ~pmask, s->cgtmp[i],
-				   (uint32_t)(va[i] & pmask) + 1);
+	/* the pages charged elsewhere, kept in place (m <= i), each key now
+	 * its queue index above its position among them */
+	for (i = m = 0; i < n; i++) {
+		uint64_t c = cg[i];
+
+		key[m] = (key[i] & imask) << CGQ_IDX_BITS | m;
+		cg[m] = c;
+		m += c != s->own_cg;
+	}
+	/* in queue order (by address), the free end of key as scratch */
+	tmp = m <= n - m ? key + m : xmalloc(m * sizeof(*tmp));
+	charge_sort(key, tmp, m);
+	if (tmp != key + m)
+		free(tmp);
+	for (i = 0; i < m; i++) {
+		uint64_t q = key[i] >> CGQ_IDX_BITS;
+
+		charge_add(s, va[q] & ~pmask, cg[key[i] & imask],
+			   (uint32_t)(va[q] & pmask) + 1);
+	}
 	return 0;
 }
 
