@@ -773,30 +773,44 @@ static void classify_plain(const struct snapper *s, struct snap_ctx *c,
 	sl->swapped += cnt[PAGE_SWAPPED];
 }
 
-/* In a key of classify_unread: the page is looked up (needs_lookup),
+/* In a key of classify_single: the page is looked up (needs_lookup),
  * above KEY_HAS_PFN, below PM_KEY_MASK's bits. */
 #define KEY_LOOKED 0x200u
 
-/* kpage_classify_filled of a chunk of single pages when no kpage file
- * was read for it (kpage_fill found no page wanting one: the exclusive
- * file pages of a file known clean where they lie, the common case of a
- * mapped file). A page looked up then takes what the files would say (a
- * mapcount of 1, no flags: looked_values), so its class is its entry's
- * key and whether it is looked up, and, as in classify_plain, a page is
- * classified only when the key changes, its run is built without a
- * branch on whether it continues the last, and its cgroup look-up is
- * queued the same way (written always, kept when wanted). Room for a run
- * and a look-up a page is made first. On an 8 GiB file half cached,
+/* The kpageflags bits page_class reads (those of kpf_kept, the zero page
+ * and no-page ones) and KF_UNREAD: two pages whose flags differ only
+ * elsewhere (referenced, LRU, active...) are of one class. */
+#define KF_CLASS_BITS                                                          \
+	(KF_UNREAD | 1ull << KPF_DIRTY | 1ull << KPF_ANON |                    \
+	 1ull << KPF_SWAPBACKED | 1ull << KPF_KSM | 1ull << KPF_THP |          \
+	 1ull << KPF_HUGE | 1ull << KPF_IDLE | 1ull << KPF_ZERO_PAGE |         \
+	 1ull << KPF_NOPAGE)
+
+/* kpage_classify_filled of a chunk of single pages (its entries present
+ * or swapped listed by kpage_prepass), each page looked up taking its
+ * values from count and flags where it wanted them read (looked_values;
+ * read false: no file was read, kpage_fill found no page wanting one, as
+ * for the exclusive file pages of a file known clean where they lie, and
+ * every page takes what the files would say, a mapcount of 1 and no
+ * flags). As in classify_plain, a page is classified only when its key
+ * (its entry's bits, whether it is looked up, the flags page_class reads
+ * and its mapcount) changes, its run is built without a branch on
+ * whether it continues the last, and its cgroup look-up is queued the
+ * same way (written always, kept when wanted); room for a run and a
+ * look-up a page is made first. On an 8 GiB file half cached,
  * kpage_classify_filled's memo, branches and checks of room cost ~15 ns
- * a page. */
-static void classify_unread(const struct snapper *s, struct snap_ctx *c,
-			    struct snap_slot *sl, uint64_t va)
+ * a page. Inline: read is a constant where it is called. */
+static inline __attribute__((always_inline)) void
+classify_single(const struct snapper *s, struct snap_ctx *c,
+		struct snap_slot *sl, uint64_t va, const uint64_t *count,
+		const uint64_t *flags, bool read)
 {
 	const uint64_t *pm = c->pm, *off = c->packed ? c->off : NULL;
 	const uint32_t *list = c->w;
 	const uint8_t *extra = c->extra;
 	const unsigned shift = s->page_shift;
 	uint64_t cnt[4] = {0}, key = UINT64_MAX, next = UINT64_MAX, rva = 0;
+	uint64_t mkf = 0, mkc = 0;
 	uint32_t fl = 0, mc = 0, rn = 0;
 	enum page_kind kind = PAGE_NONE;
 	size_t nr = sl->nruns, ncg = sl->ncg;
@@ -814,15 +828,22 @@ static void classify_unread(const struct snapper *s, struct snap_ctx *c,
 		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
 			      (looked ? KEY_LOOKED : 0);
-		uint64_t join;
+		uint64_t kf = looked ? KF_UNREAD : 0, kc = looked, join;
 
-		if (kk != key) {
+		if (read && looked) {
+			looked_values(s, c, i, e, count, flags, &kf, &kc);
+			kf &= KF_CLASS_BITS;
+		}
+		if (kk != key || kf != mkf || kc != mkc) {
 			uint32_t nfl, nmc;
 
-			kind = page_class(s, e, extra[i], looked,
-					  looked ? KF_UNREAD : 0, looked, &nfl,
+			kind = page_class(s, e, extra[i], looked, kf, kc, &nfl,
 					  &nmc);
-			key = kk;
+			/* a page mapped more than once may be memsz's own
+			 * (observer_maps): classified each time */
+			key = kc > 1 && s->self_set ? UINT64_MAX : kk;
+			mkf = kf;
+			mkc = kc;
 			/* another class ends the run */
 			if (nfl != fl || nmc != mc)
 				next = UINT64_MAX;
@@ -864,7 +885,12 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		c->kpage_lookups += nlook;
 	}
 	if (!ret && !c->weighted) {
-		classify_unread(s, c, sl, va);
+		classify_single(s, c, sl, va, NULL, NULL, false);
+		return 0;
+	}
+	if (!c->weighted) {
+		classify_single(s, c, sl, va, c->kcount,
+				ret & KF_FLAGS ? c->kflags : NULL, true);
 		return 0;
 	}
 	kpage_classify_filled(s, c, sl, va, n, c->kcount,
