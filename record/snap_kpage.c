@@ -540,8 +540,15 @@ static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
 /* The charge queue's arrays grow as xgrow_huge grows them (doubling) up
  * to this many entries, then straight to CGQ_MAX: a large snapshot's
  * queue (an 8 GiB file half cached: 1 Mi pages) was copied at every
- * doubling, 16 MiB of copies and faults on memory touched once; the part
- * of CGQ_MAX it never fills costs no memory. */
+ * doubling, 16 MiB of copies and faults on memory touched once. The
+ * 8 MiB is advised for huge pages whole (xmalloc_huge_aligned), a fault
+ * per 2 MiB: the 2 MiB pages it never touches cost no memory, but the
+ * one it stops in is resident whole, up to 2 MiB more than it fills for
+ * each of cgkey, cgva and cgtmp, until the snapshot ends (a queue this
+ * large is then freed, snap_pool.c). Advising only what is filled, as
+ * xgrow_huge does, would leave cgkey and cgva next to no huge page: a
+ * chunk appends its pages' look-ups, at most 128 KiB (16 Ki pages), and
+ * a 2 MiB page is first touched part filled. */
 #define CGQ_RESERVE (1u << 16)
 
 /* Make room for need entries in the charge queue's array *a of *cap, its
