@@ -715,71 +715,6 @@ class_of(const struct snapper *s, const struct snap_ctx *c, size_t i,
 	return m->kind;
 }
 
-/* kpage_classify of a chunk of single pages none of which is looked up
- * (nlook 0, no anonymous cgroups: exclusive anonymous memory, or no
- * PFNs): a page's class is its entry's key alone, and a run goes on while
- * the key repeats on the next page. One tight pass over the entries
- * kpage_prepass listed; at most one run a page, room made first. Without
- * a branch on whether a page continues the run (on scattered pages that
- * branch is mispredicted often): the run being built is kept in
- * registers and stored at its slot on every page, the slot moving on
- * when a page does not continue it; pages are counted by class when the
- * key changes. */
-static void classify_plain(const struct snapper *s, struct snap_ctx *c,
-			   struct snap_slot *sl, uint64_t va)
-{
-	const uint64_t *pm = c->pm, *off = c->packed ? c->off : NULL;
-	const uint32_t *list = c->w;
-	const uint8_t *extra = c->extra;
-	const unsigned shift = s->page_shift;
-	struct md_run *runs;
-	uint64_t key = UINT64_MAX, next = UINT64_MAX, cnt[4] = {0};
-	uint64_t same = 0, rva = 0;
-	uint32_t fl = 0, mc = 0, rn = 0;
-	enum page_kind kind = PAGE_NONE;
-	size_t nr = sl->nruns;
-
-	xgrow(&sl->runs, &sl->cap, nr + c->npresent, sizeof(*sl->runs));
-	/* runs[nr - 1] is the run being built, from the first page on */
-	runs = sl->runs;
-	for (size_t k = 0; k < c->npresent; k++) {
-		size_t i = list[k];
-		uint64_t e = pm[i], o = off ? off[i] : i;
-		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
-			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
-		uint64_t join;
-
-		if (kk != key) {
-			uint32_t nfl = fl, nmc = mc;
-
-			cnt[kind] += same;
-			same = 0;
-			kind =
-			    page_class(s, e, extra[i], false, 0, 0, &nfl, &nmc);
-			key = kk;
-			/* another class ends the run */
-			if (nfl != fl || nmc != mc)
-				next = UINT64_MAX;
-			fl = nfl;
-			mc = nmc;
-		}
-		same++;
-		/* all ones if the page continues the run, else zero (a mask,
-		 * which the compiler does not turn back into a branch) */
-		join = -(uint64_t)(o == next);
-		nr += 1 + join;
-		rva = (rva & join) | ((va + (o << shift)) & ~join);
-		rn = (rn & (uint32_t)join) + 1;
-		runs[nr - 1] = (struct md_run){
-		    .vaddr = rva, .npages = rn, .flags = fl, .mapcount = mc};
-		next = o + 1;
-	}
-	cnt[kind] += same;
-	sl->nruns = nr;
-	sl->present += cnt[PAGE_PRESENT];
-	sl->swapped += cnt[PAGE_SWAPPED];
-}
-
 /* In a key of classify_single: the page is looked up (needs_lookup),
  * above KEY_HAS_PFN, below PM_KEY_MASK's bits. */
 #define KEY_LOOKED 0x200u
@@ -799,39 +734,47 @@ static void classify_plain(const struct snapper *s, struct snap_ctx *c,
  * read false: no file was read, kpage_fill found no page wanting one, as
  * for the exclusive file pages of a file known clean where they lie, and
  * every page takes what the files would say, a mapcount of 1 and no
- * flags). As in classify_plain, a page is classified only when its key
- * (its entry's bits, whether it is looked up, the flags page_class reads
- * and its mapcount) changes, its run is built without a branch on
- * whether it continues the last, and its cgroup look-up is queued the
+ * flags). A page is classified only when its key (its entry's bits,
+ * whether it is looked up, the flags page_class reads and its mapcount)
+ * changes, and pages are counted by class then. Its run is built
+ * without a branch on whether it continues the last (on scattered pages
+ * that branch is mispredicted often): the run being built is kept in
+ * registers and stored at its slot on every page, the slot moving on
+ * when a page does not continue it. Its cgroup look-up is queued the
  * same way (written always, kept when wanted); room for a run and a
  * look-up a page is made first. On an 8 GiB file half cached,
  * kpage_classify_filled's memo, branches and checks of room cost ~15 ns
- * a page. Inline: read is a constant where it is called. */
+ * a page. plain: none of the chunk's pages is looked up (nlook 0, no
+ * anonymous cgroups: exclusive anonymous memory, or no PFNs), a page's
+ * class is its entry's key alone and no look-up is queued. Inline: read
+ * and plain are constants where it is called. */
 static inline __attribute__((always_inline)) void
 classify_single(const struct snapper *s, struct snap_ctx *c,
 		struct snap_slot *sl, uint64_t va, const uint64_t *count,
-		const uint64_t *flags, bool read)
+		const uint64_t *flags, bool read, bool plain)
 {
 	const uint64_t *pm = c->pm, *off = c->packed ? c->off : NULL;
 	const uint32_t *list = c->w;
 	const uint8_t *extra = c->extra;
 	const unsigned shift = s->page_shift;
 	uint64_t cnt[4] = {0}, key = UINT64_MAX, next = UINT64_MAX, rva = 0;
-	uint64_t mkf = 0, mkc = 0;
+	uint64_t mkf = 0, mkc = 0, same = 0;
 	uint32_t fl = 0, mc = 0, rn = 0;
 	enum page_kind kind = PAGE_NONE;
 	size_t nr = sl->nruns, ncg = sl->ncg;
 	struct md_run *runs;
-	struct cg_ref *cg;
+	struct cg_ref *cg = NULL;
 
 	xgrow(&sl->runs, &sl->cap, nr + c->npresent, sizeof(*sl->runs));
-	xgrow(&sl->cg, &sl->cgcap, ncg + c->npresent, sizeof(*sl->cg));
+	if (!plain) {
+		xgrow(&sl->cg, &sl->cgcap, ncg + c->npresent, sizeof(*sl->cg));
+		cg = sl->cg;
+	}
 	runs = sl->runs;
-	cg = sl->cg;
 	for (size_t k = 0; k < c->npresent; k++) {
 		size_t i = list[k];
 		uint64_t e = pm[i], o = off ? off[i] : i, a = va + (o << shift);
-		bool looked = s->has_pfn && needs_lookup(e);
+		bool looked = !plain && s->has_pfn && needs_lookup(e);
 		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
 			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
 			      (looked ? KEY_LOOKED : 0);
@@ -844,6 +787,8 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 		if (kk != key || kf != mkf || kc != mkc) {
 			uint32_t nfl, nmc;
 
+			cnt[kind] += same;
+			same = 0;
 			kind = page_class(s, e, extra[i], looked, kf, kc, &nfl,
 					  &nmc);
 			/* a page mapped more than once may be memsz's own
@@ -857,8 +802,9 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 			fl = nfl;
 			mc = nmc;
 		}
-		cnt[kind]++;
-		/* all ones if the page continues the run, else zero */
+		same++;
+		/* all ones if the page continues the run, else zero (a mask,
+		 * which the compiler does not turn back into a branch) */
 		join = -(uint64_t)(o == next);
 		nr += 1 + join;
 		rva = (rva & join) | (a & ~join);
@@ -866,9 +812,12 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 		runs[nr - 1] = (struct md_run){
 		    .vaddr = rva, .npages = rn, .flags = fl, .mapcount = mc};
 		next = o + 1;
-		cg[ncg] = (struct cg_ref){e & PM_PFN_MASK, a};
-		ncg += (kind == PAGE_PRESENT) & charge_wanted(s, e);
+		if (!plain) {
+			cg[ncg] = (struct cg_ref){e & PM_PFN_MASK, a};
+			ncg += (kind == PAGE_PRESENT) & charge_wanted(s, e);
+		}
 	}
+	cnt[kind] += same;
 	sl->nruns = nr;
 	sl->ncg = ncg;
 	sl->present += cnt[PAGE_PRESENT];
@@ -882,7 +831,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	int ret = 0;
 
 	if (!nlook && !c->weighted && !anon_charged(s)) {
-		classify_plain(s, c, sl, va);
+		classify_single(s, c, sl, va, NULL, NULL, false, true);
 		return 0;
 	}
 	if (nlook) {
@@ -892,12 +841,12 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		c->kpage_lookups += nlook;
 	}
 	if (!ret && !c->weighted) {
-		classify_single(s, c, sl, va, NULL, NULL, false);
+		classify_single(s, c, sl, va, NULL, NULL, false, false);
 		return 0;
 	}
 	if (!c->weighted) {
 		classify_single(s, c, sl, va, c->kcount,
-				ret & KF_FLAGS ? c->kflags : NULL, true);
+				ret & KF_FLAGS ? c->kflags : NULL, true, false);
 		return 0;
 	}
 	kpage_classify_filled(s, c, sl, va, n, c->kcount,
