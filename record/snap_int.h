@@ -427,6 +427,18 @@ struct snapper {
 
 	struct snap_ctx *ctx[SNAP_THREADS_MAX];
 	struct snap_slot slots[WINDOW];
+	/* the run and charge arrays of slots written (snap_pool.c
+	 * slot_bufs_put), for the next tasks claimed to take: a few
+	 * (the tasks in flight) serve every slot, where each slot's own
+	 * grew to its chunk's pages (up to 20 MiB over the window, faulted
+	 * in once and written once, at every one-shot) */
+	struct slot_bufs {
+		struct md_run *runs;
+		size_t cap;
+		struct cg_ref *cg;
+		size_t cgcap;
+	} spare[WINDOW];
+	size_t nspare;
 	/* PFNs memsz's own file mappings hold (observer-free mapcounts): an
 	 * open-addressed hash set of self_mask + 1 slots, 0 an empty one. */
 	uint64_t *self_set;

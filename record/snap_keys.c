@@ -146,8 +146,11 @@ size_t kpage_keys_blocks(const uint64_t *look, size_t n, unsigned idx_bits,
 	return blocks;
 }
 
-int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
-		    unsigned idx_bits, int fd, uint64_t *dst, size_t *preads)
+/* kpage_keys_read, the entry of key k into dst[k] when by_pos, else at
+ * the key's index. */
+static int keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
+		     unsigned idx_bits, int fd, uint64_t *dst, bool by_pos,
+		     size_t *preads)
 {
 	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
 	size_t i = 0, j, k;
@@ -165,12 +168,18 @@ int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
 		for (k = i; k < j; k++) {
 			uint64_t o = (look[k] >> idx_bits) - first;
 
-			dst[look[k] & mask] =
+			dst[by_pos ? k : look[k] & mask] =
 			    (o + 1) * 8 <= (uint64_t)r ? buf[o] : 0;
 		}
 		i = j;
 	}
 	return 0;
+}
+
+int kpage_keys_read(uint64_t *buf, size_t nbuf, const uint64_t *look, size_t n,
+		    unsigned idx_bits, int fd, uint64_t *dst, size_t *preads)
+{
+	return keys_read(buf, nbuf, look, n, idx_bits, fd, dst, false, preads);
 }
 
 /* One part of sorted keys, read by keys_part_read through the buffer buf
@@ -183,6 +192,7 @@ struct keys_part {
 	unsigned idx_bits;
 	int fd;
 	uint64_t *dst;
+	bool by_pos;
 	size_t preads;
 	int ret;
 	pthread_t tid;
@@ -190,11 +200,12 @@ struct keys_part {
 
 /* Read the part's keys into dst at their index (kpage_keys_read: each key its
  * own index, so parts read on threads of their own never write the same
- * entry). Returns 0 or -errno. */
+ * entry), or by_pos at their position (dst is then the part's own).
+ * Returns 0 or -errno. */
 static int keys_part_read(struct keys_part *p)
 {
-	return kpage_keys_read(p->buf, p->nbuf, p->key, p->n, p->idx_bits,
-			       p->fd, p->dst, &p->preads);
+	return keys_read(p->buf, p->nbuf, p->key, p->n, p->idx_bits, p->fd,
+			 p->dst, p->by_pos, &p->preads);
 }
 
 static void *keys_part_main(void *arg)
@@ -208,9 +219,10 @@ static void *keys_part_main(void *arg)
 /* From this many keys on, kpage_keys_read_all reads in parallel parts. */
 #define KEYS_PARALLEL_MIN (1u << 16)
 
-int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
-			unsigned idx_bits, int fd, uint64_t *dst,
-			size_t *preads)
+/* kpage_keys_read_all, or kpage_keys_read_sorted when by_pos. */
+static int keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
+			 unsigned idx_bits, int fd, uint64_t *dst, bool by_pos,
+			 size_t *preads)
 {
 	struct keys_part part[SNAP_THREADS_MAX];
 	unsigned np = 1;
@@ -228,7 +240,8 @@ int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
 		    .n = n * (t + 1) / np - n * t / np,
 		    .idx_bits = idx_bits,
 		    .fd = fd,
-		    .dst = dst,
+		    .dst = by_pos ? dst + n * t / np : dst,
+		    .by_pos = by_pos,
 		};
 		/* a part no thread could be started for is read here */
 		if (t && pthread_create(&part[t].tid, NULL, keys_part_main,
@@ -249,4 +262,17 @@ int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
 	if (preads)
 		*preads = part[0].preads;
 	return ret;
+}
+
+int kpage_keys_read_all(struct snapper *s, const uint64_t *key, size_t n,
+			unsigned idx_bits, int fd, uint64_t *dst,
+			size_t *preads)
+{
+	return keys_read_all(s, key, n, idx_bits, fd, dst, false, preads);
+}
+
+int kpage_keys_read_sorted(struct snapper *s, const uint64_t *key, size_t n,
+			   unsigned idx_bits, int fd, uint64_t *dst)
+{
+	return keys_read_all(s, key, n, idx_bits, fd, dst, true, NULL);
 }

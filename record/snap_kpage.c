@@ -537,32 +537,95 @@ static void charge_add(struct snapper *s, uint64_t va, uint64_t cg,
  * itself. */
 #define CGQ_PFN_MAX (UINT64_MAX >> CGQ_IDX_BITS)
 
+/* The charge queue's arrays grow as xgrow_huge grows them (doubling) up
+ * to this many entries, then straight to CGQ_MAX: a large snapshot's
+ * queue (an 8 GiB file half cached: 1 Mi pages) was copied at every
+ * doubling, 16 MiB of copies and faults on memory touched once. The
+ * 8 MiB is advised for huge pages whole (xmalloc_huge_aligned), a fault
+ * per 2 MiB: the 2 MiB pages it never touches cost no memory, but the
+ * one it stops in is resident whole, up to 2 MiB more than it fills for
+ * each of cgkey, cgva and cgtmp, until the snapshot ends (a queue this
+ * large is then freed, snap_pool.c). Advising only what is filled, as
+ * xgrow_huge does, would leave cgkey and cgva next to no huge page: a
+ * chunk appends its pages' look-ups, at most 128 KiB (16 Ki pages), and
+ * a 2 MiB page is first touched part filled. */
+#define CGQ_RESERVE (1u << 16)
+
+/* Make room for need entries in the charge queue's array *a of *cap, its
+ * first keep entries kept. */
+static void charge_room(uint64_t **a, size_t *cap, size_t need, size_t keep)
+{
+	size_t got;
+	uint64_t *q;
+
+	if (need <= *cap)
+		return;
+	if (need <= CGQ_RESERVE || need > CGQ_MAX) {
+		xgrow_huge(a, cap, need, sizeof(**a));
+		return;
+	}
+	q = xmalloc_huge_aligned(CGQ_MAX * sizeof(*q), &got);
+	if (keep)
+		memcpy(q, *a, keep * sizeof(*q));
+	free(*a);
+	*a = q;
+	*cap = got / sizeof(*q);
+}
+
+/* Sort the n keys of a by the bits above their low CGQ_IDX_BITS, unless
+ * they rise already, through tmp (room for n). */
+static void charge_sort(uint64_t *a, uint64_t *tmp, size_t n)
+{
+	uint64_t mx = 0;
+	size_t i;
+
+	for (i = 1; i < n && a[i] >= a[i - 1]; i++)
+		;
+	if (i >= n)
+		return;
+	for (i = 0; i < n; i++)
+		mx = MAX(mx, a[i]);
+	kpage_keys_sort(a, tmp, n, mx, CGQ_IDX_BITS);
+}
+
 int kpage_charges_flush(struct snapper *s)
 {
-	uint64_t *key = s->cgkey, *va = s->cgva, mx = 0;
-	uint64_t pmask = s->page_size - 1;
-	size_t n = s->ncgq, i;
+	uint64_t *key = s->cgkey, *va = s->cgva, *cg, *tmp;
+	uint64_t pmask = s->page_size - 1, imask = (1u << CGQ_IDX_BITS) - 1;
+	size_t n = s->ncgq, i, m;
 	int ret;
 
 	if (!n)
 		return 0;
 	s->ncgq = 0;
-	xgrow_huge(&s->cgtmp, &s->cgtmp_cap, n, sizeof(*s->cgtmp));
-	for (i = 1; i < n && key[i] >= key[i - 1]; i++)
-		;
-	if (i < n) {
-		for (i = 0; i < n; i++)
-			mx = MAX(mx, key[i]);
-		kpage_keys_sort(key, s->cgtmp, n, mx, CGQ_IDX_BITS);
-	}
-	ret = kpage_keys_read_all(s, key, n, CGQ_IDX_BITS, s->kpagecgroup_fd,
-				  s->cgtmp, NULL);
+	charge_room(&s->cgtmp, &s->cgtmp_cap, n, 0);
+	cg = s->cgtmp;
+	charge_sort(key, cg, n);
+	/* the cgroups in the keys' order, not scattered to their indexes */
+	ret = kpage_keys_read_sorted(s, key, n, CGQ_IDX_BITS, s->kpagecgroup_fd,
+				     cg);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < n; i++)
-		if (s->cgtmp[i] != s->own_cg)
-			charge_add(s, va[i] & ~pmask, s->cgtmp[i],
-				   (uint32_t)(va[i] & pmask) + 1);
+	/* the pages charged elsewhere, kept in place (m <= i), each key now
+	 * its queue index above its position among them */
+	for (i = m = 0; i < n; i++) {
+		uint64_t c = cg[i];
+
+		key[m] = (key[i] & imask) << CGQ_IDX_BITS | m;
+		cg[m] = c;
+		m += c != s->own_cg;
+	}
+	/* in queue order (by address), the free end of key as scratch */
+	tmp = m <= n - m ? key + m : xmalloc(m * sizeof(*tmp));
+	charge_sort(key, tmp, m);
+	if (tmp != key + m)
+		free(tmp);
+	for (i = 0; i < m; i++) {
+		uint64_t q = key[i] >> CGQ_IDX_BITS;
+
+		charge_add(s, va[q] & ~pmask, cg[key[i] & imask],
+			   (uint32_t)(va[q] & pmask) + 1);
+	}
 	return 0;
 }
 
@@ -574,8 +637,8 @@ int kpage_charges_add(struct snapper *s, const struct snap_slot *sl)
 	if (s->ncgq + sl->ncg > CGQ_MAX)
 		ret = kpage_charges_flush(s);
 	n = s->ncgq;
-	xgrow_huge(&s->cgkey, &s->cgkey_cap, n + sl->ncg, sizeof(*s->cgkey));
-	xgrow_huge(&s->cgva, &s->cgva_cap, n + sl->ncg, sizeof(*s->cgva));
+	charge_room(&s->cgkey, &s->cgkey_cap, n + sl->ncg, n);
+	charge_room(&s->cgva, &s->cgva_cap, n + sl->ncg, n);
 	for (size_t i = 0; i < sl->ncg; i++, n++) {
 		s->cgkey[n] =
 		    MIN(sl->cg[i].pfn, CGQ_PFN_MAX) << CGQ_IDX_BITS | n;
@@ -652,48 +715,87 @@ class_of(const struct snapper *s, const struct snap_ctx *c, size_t i,
 	return m->kind;
 }
 
-/* kpage_classify of a chunk of single pages none of which is looked up
- * (nlook 0, no anonymous cgroups: exclusive anonymous memory, or no
- * PFNs): a page's class is its entry's key alone, and a run goes on while
- * the key repeats on the next page. One tight pass over the entries
- * kpage_prepass listed; at most one run a page, room made first. Without
- * a branch on whether a page continues the run (on scattered pages that
- * branch is mispredicted often): the run being built is kept in
+/* In a key of classify_single: the page is looked up (needs_lookup),
+ * above KEY_HAS_PFN, below PM_KEY_MASK's bits. */
+#define KEY_LOOKED 0x200u
+
+/* The kpageflags bits page_class reads (those of kpf_kept, the zero page
+ * and no-page ones) and KF_UNREAD: two pages whose flags differ only
+ * elsewhere (referenced, LRU, active...) are of one class. */
+#define KF_CLASS_BITS                                                          \
+	(KF_UNREAD | 1ull << KPF_DIRTY | 1ull << KPF_ANON |                    \
+	 1ull << KPF_SWAPBACKED | 1ull << KPF_KSM | 1ull << KPF_THP |          \
+	 1ull << KPF_HUGE | 1ull << KPF_IDLE | 1ull << KPF_ZERO_PAGE |         \
+	 1ull << KPF_NOPAGE)
+
+/* kpage_classify_filled of a chunk of single pages (its entries present
+ * or swapped listed by kpage_prepass), each page looked up taking its
+ * values from count and flags where it wanted them read (looked_values;
+ * read false: no file was read, kpage_fill found no page wanting one, as
+ * for the exclusive file pages of a file known clean where they lie, and
+ * every page takes what the files would say, a mapcount of 1 and no
+ * flags). A page is classified only when its key (its entry's bits,
+ * whether it is looked up, the flags page_class reads and its mapcount)
+ * changes, and pages are counted by class then. Its run is built
+ * without a branch on whether it continues the last (on scattered pages
+ * that branch is mispredicted often): the run being built is kept in
  * registers and stored at its slot on every page, the slot moving on
- * when a page does not continue it; pages are counted by class when the
- * key changes. */
-static void classify_plain(const struct snapper *s, struct snap_ctx *c,
-			   struct snap_slot *sl, uint64_t va)
+ * when a page does not continue it. Its cgroup look-up is queued the
+ * same way (written always, kept when wanted); room for a run and a
+ * look-up a page is made first. On an 8 GiB file half cached,
+ * kpage_classify_filled's memo, branches and checks of room cost ~15 ns
+ * a page. plain: none of the chunk's pages is looked up (nlook 0, no
+ * anonymous cgroups: exclusive anonymous memory, or no PFNs), a page's
+ * class is its entry's key alone and no look-up is queued. Inline: read
+ * and plain are constants where it is called. */
+static inline __attribute__((always_inline)) void
+classify_single(const struct snapper *s, struct snap_ctx *c,
+		struct snap_slot *sl, uint64_t va, const uint64_t *count,
+		const uint64_t *flags, bool read, bool plain)
 {
 	const uint64_t *pm = c->pm, *off = c->packed ? c->off : NULL;
 	const uint32_t *list = c->w;
 	const uint8_t *extra = c->extra;
 	const unsigned shift = s->page_shift;
-	struct md_run *runs;
-	uint64_t key = UINT64_MAX, next = UINT64_MAX, cnt[4] = {0};
-	uint64_t same = 0, rva = 0;
+	uint64_t cnt[4] = {0}, key = UINT64_MAX, next = UINT64_MAX, rva = 0;
+	uint64_t mkf = 0, mkc = 0, same = 0;
 	uint32_t fl = 0, mc = 0, rn = 0;
 	enum page_kind kind = PAGE_NONE;
-	size_t nr = sl->nruns;
+	size_t nr = sl->nruns, ncg = sl->ncg;
+	struct md_run *runs;
+	struct cg_ref *cg = NULL;
 
 	xgrow(&sl->runs, &sl->cap, nr + c->npresent, sizeof(*sl->runs));
-	/* runs[nr - 1] is the run being built, from the first page on */
+	if (!plain) {
+		xgrow(&sl->cg, &sl->cgcap, ncg + c->npresent, sizeof(*sl->cg));
+		cg = sl->cg;
+	}
 	runs = sl->runs;
 	for (size_t k = 0; k < c->npresent; k++) {
 		size_t i = list[k];
-		uint64_t e = pm[i], o = off ? off[i] : i;
+		uint64_t e = pm[i], o = off ? off[i] : i, a = va + (o << shift);
+		bool looked = !plain && s->has_pfn && needs_lookup(e);
 		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
-			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
-		uint64_t join;
+			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
+			      (looked ? KEY_LOOKED : 0);
+		uint64_t kf = looked ? KF_UNREAD : 0, kc = looked, join;
 
-		if (kk != key) {
-			uint32_t nfl = fl, nmc = mc;
+		if (read && looked) {
+			looked_values(s, c, i, e, count, flags, &kf, &kc);
+			kf &= KF_CLASS_BITS;
+		}
+		if (kk != key || kf != mkf || kc != mkc) {
+			uint32_t nfl, nmc;
 
 			cnt[kind] += same;
 			same = 0;
-			kind =
-			    page_class(s, e, extra[i], false, 0, 0, &nfl, &nmc);
-			key = kk;
+			kind = page_class(s, e, extra[i], looked, kf, kc, &nfl,
+					  &nmc);
+			/* a page mapped more than once may be memsz's own
+			 * (observer_maps): classified each time */
+			key = kc > 1 && s->self_set ? UINT64_MAX : kk;
+			mkf = kf;
+			mkc = kc;
 			/* another class ends the run */
 			if (nfl != fl || nmc != mc)
 				next = UINT64_MAX;
@@ -705,14 +807,19 @@ static void classify_plain(const struct snapper *s, struct snap_ctx *c,
 		 * which the compiler does not turn back into a branch) */
 		join = -(uint64_t)(o == next);
 		nr += 1 + join;
-		rva = (rva & join) | ((va + (o << shift)) & ~join);
+		rva = (rva & join) | (a & ~join);
 		rn = (rn & (uint32_t)join) + 1;
 		runs[nr - 1] = (struct md_run){
 		    .vaddr = rva, .npages = rn, .flags = fl, .mapcount = mc};
 		next = o + 1;
+		if (!plain) {
+			cg[ncg] = (struct cg_ref){e & PM_PFN_MASK, a};
+			ncg += (kind == PAGE_PRESENT) & charge_wanted(s, e);
+		}
 	}
 	cnt[kind] += same;
 	sl->nruns = nr;
+	sl->ncg = ncg;
 	sl->present += cnt[PAGE_PRESENT];
 	sl->swapped += cnt[PAGE_SWAPPED];
 }
@@ -724,7 +831,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	int ret = 0;
 
 	if (!nlook && !c->weighted && !anon_charged(s)) {
-		classify_plain(s, c, sl, va);
+		classify_single(s, c, sl, va, NULL, NULL, false, true);
 		return 0;
 	}
 	if (nlook) {
@@ -732,6 +839,15 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		if (ret < 0)
 			return ret;
 		c->kpage_lookups += nlook;
+	}
+	if (!ret && !c->weighted) {
+		classify_single(s, c, sl, va, NULL, NULL, false, false);
+		return 0;
+	}
+	if (!c->weighted) {
+		classify_single(s, c, sl, va, c->kcount,
+				ret & KF_FLAGS ? c->kflags : NULL, true, false);
+		return 0;
 	}
 	kpage_classify_filled(s, c, sl, va, n, c->kcount,
 			      nlook && (ret & KF_FLAGS) ? c->kflags : NULL);

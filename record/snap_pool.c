@@ -190,6 +190,35 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 	sl->ret = ret < 0 ? ret : 0;
 }
 
+/* Give the run and charge arrays of slot sl, written, to the spares, for
+ * the next task claimed (slot_bufs_take). Called with j->mu held (or on
+ * the job's only thread). */
+static void slot_bufs_put(struct snapper *s, struct snap_slot *sl)
+{
+	if (!sl->runs && !sl->cg)
+		return;
+	s->spare[s->nspare++] =
+	    (struct slot_bufs){sl->runs, sl->cap, sl->cg, sl->cgcap};
+	sl->runs = NULL;
+	sl->cg = NULL;
+	sl->cap = sl->cgcap = sl->nruns = sl->ncg = 0;
+}
+
+/* Give slot sl, about to be claimed, the spare arrays last put, if it has
+ * none of its own. Called as slot_bufs_put. */
+static void slot_bufs_take(struct snapper *s, struct snap_slot *sl)
+{
+	struct slot_bufs *b;
+
+	if (sl->runs || sl->cg || !s->nspare)
+		return;
+	b = &s->spare[--s->nspare];
+	sl->runs = b->runs;
+	sl->cap = b->cap;
+	sl->cg = b->cg;
+	sl->cgcap = b->cgcap;
+}
+
 /* Claim the next task, waiting while the window is full. Returns its index
  * or SIZE_MAX when there is nothing left to claim. Called with j->mu held;
  * the caller's thread (flusher) must not wait on itself. */
@@ -204,6 +233,7 @@ static size_t task_claim(struct snap_job *j, bool flusher)
 	if (j->stop || j->next >= j->ntasks)
 		return SIZE_MAX;
 	j->s->slots[j->next % WINDOW].done = false;
+	slot_bufs_take(j->s, &j->s->slots[j->next % WINDOW]);
 	return j->next++;
 }
 
@@ -505,6 +535,12 @@ static void ctx_collect(struct snapper *s, struct snap_stats *st)
 			sl->ncg = sl->cgcap = 0;
 		}
 	}
+	for (size_t k = 0; k < s->nspare; k++)
+		if (s->spare[k].cgcap > CGQ_SLOT_KEEP) {
+			free(s->spare[k].cg);
+			s->spare[k].cg = NULL;
+			s->spare[k].cgcap = 0;
+		}
 }
 /* At most this many bytes of page table entries are kept for a split job
  * (9 per page of its tasks); a larger one runs whole before the release. */
@@ -579,6 +615,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 		sl->present = sl->swapped = 0;
 		sl->unreadable = sh[k].unreadable;
 		sl->ret = 0;
+		slot_bufs_take(s, sl);
 		if (sh[k].ret > 0) {
 			/* kpage_classify reads the entries where
 			 * pagemap_read_task left them */
@@ -602,6 +639,8 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			c->extra = extra;
 		}
 		ret = flush_tasks(j, k, k + 1, ids, &acc, e, st);
+		if (ret >= 0)
+			slot_bufs_put(s, sl);
 	}
 	if (ret >= 0)
 		ret = kpage_charges_flush(s);
@@ -680,6 +719,8 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 			continue;
 		ret = flush_tasks(j, from, to, ids, &acc, e, st);
 		pthread_mutex_lock(&j->mu);
+		for (k = from; k < to && ret >= 0; k++)
+			slot_bufs_put(s, &s->slots[k % WINDOW]);
 		j->flushed = to;
 		if (ret < 0)
 			j->stop = true;

@@ -189,6 +189,10 @@ void snapper_free(struct snapper *s)
 		free(s->slots[i].runs);
 		free(s->slots[i].cg);
 	}
+	for (i = 0; i < s->nspare; i++) {
+		free(s->spare[i].runs);
+		free(s->spare[i].cg);
+	}
 	free(s);
 }
 

@@ -12,7 +12,7 @@ that holds a dirty page, or a page marked clean outside its piece, makes
 memsz count that page clean where smaps counts it dirty.
 
 The workload, in a fresh directory on a file system with a block device
-(cachestat is asked only there), maps four sparse files whose pages it
+(cachestat is asked only there), maps five sparse files whose pages it
 reads (clean; MADV_RANDOM: one page a folio) and dirties every Nth page
 of (N a prime: at every offset from the edges of the pieces somewhere)
 and the last:
@@ -28,15 +28,22 @@ and the last:
   big   64 MiB as ro but every 4099th page, read with read-ahead (large
         folios, where the file system makes them, dirty whole: cachestat
         counts each of their pages, so few spans are cut)
-then forks a child, which reads every page again (mapped twice), and
-both stop. For both processes each mapping's memsz numbers must be
+  solo  64 MiB as rw but read-only, dirtied with pwrite(2), and never
+        read by the child: its pages mapped once (exclusive), only those
+        of its few dirty pieces are looked up, too few for the chunk to
+        be held (snap_hold.c hold_pays), so they are classified as
+        classify_single does, from the flags read (the pages of the other
+        mappings, mapped twice, are all looked up for their mapcount, in
+        chunks held or of large folios)
+then forks a child, which reads every page again but solo's (mapped
+twice), and both stop. For both processes each mapping's memsz numbers must be
 smaps' (read before and after, equal): Rss, Private_Clean,
 Private_Dirty, Shared_Clean and Shared_Dirty exactly, Pss within a kB.
 ro and rw start at a file offset: a piece asked where the mapping's
 pages are not (the mapping's start taken as the file's) may find no
 dirty page where they have one. Skipped without root (PFNs), on a file
 system without a block device, or when smaps shows no dirty page in
-`ro` (written back already)."""
+`ro` or `solo` (written back already)."""
 import os
 import subprocess
 import sys
@@ -94,7 +101,10 @@ big_fd, big = mapped("big", 64 * MIB, mmap.MAP_SHARED, mmap.PROT_READ,
                      rand=False)
 for p in pages(64 * MIB, 4099):
     os.pwrite(big_fd, b"d", p * page)
-for name in ("ro", "rw", "priv", "big"):
+solo_fd, solo = mapped("solo", 64 * MIB, mmap.MAP_SHARED, mmap.PROT_READ)
+for p in pages(64 * MIB, 4099):
+    os.pwrite(solo_fd, b"d", p * page)
+for name in ("ro", "rw", "priv", "big", "solo"):
     path = os.path.join(d, name)
     with open("/proc/self/maps") as f:
         for line in f:
@@ -105,6 +115,7 @@ r, w = os.pipe()
 kid = os.fork()
 if kid == 0:
     # a shared file mapping's pages are not copied at fork: read again
+    # (not solo's: mapped once)
     for m, size in ((ro, 96 * MIB), (rw, 64 * MIB), (pv, 64 * MIB),
                     (big, 64 * MIB)):
         for off in range(0, size, page):
@@ -140,18 +151,27 @@ def main():
         try:
             regions, kids = lib.workload_stopped(p)
             kid = kids[0] if kids else None
-            if set(regions) != {"ro", "rw", "priv", "big"} or kid is None:
+            if (set(regions) != {"ro", "rw", "priv", "big", "solo"} or
+                    kid is None):
                 lib.fail(f"the workload's mappings: {sorted(regions)}")
             lib.wait_stopped(kid)
-            ro = lib.smaps_regions(p.pid, regions)["ro"]
+            sm = lib.smaps_regions(p.pid, regions)
+            ro, solo = sm["ro"], sm["solo"]
             dirty = ro["Shared_Dirty"] + ro["Private_Dirty"]
             clean = ro["Shared_Clean"] + ro["Private_Clean"]
-            if not dirty:
-                lib.skip("ro's dirty pages were written back already")
+            if not dirty or not solo["Private_Dirty"]:
+                lib.skip("ro's or solo's dirty pages were written back "
+                         "already")
             lib.check(dirty < 2 * MIB and clean > 90 * MIB and
                       ro["Shared_Dirty"] + ro["Shared_Clean"] == ro["Rss"],
                       f"ro: a few dirty pages ({dirty} B) among clean ones "
                       f"({clean} B), all shared with the child")
+            lib.check(solo["Private_Dirty"] < MIB and
+                      solo["Private_Clean"] > 60 * MIB and
+                      solo["Private_Clean"] + solo["Private_Dirty"] ==
+                      solo["Rss"],
+                      f"solo: a few dirty pages ({solo['Private_Dirty']} B) "
+                      f"among clean ones, all private")
             data = os.path.join(d, "t.data")
             compare(p.pid, regions, data, "parent")
             compare(kid, regions, data, "child")
