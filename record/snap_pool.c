@@ -190,13 +190,40 @@ static void task_run(struct snap_job *j, struct snap_ctx *c, size_t k)
 	sl->ret = ret < 0 ? ret : 0;
 }
 
-/* Claim the next task, waiting while the window is full. Returns its index
- * or SIZE_MAX when there is nothing left to claim. Called with j->mu held;
- * the caller's thread (flusher) must not wait on itself. */
+/* Give slot sl a run buffer of those written (s->runbufs), if it has
+ * none and one is free. Under j->mu where threads run. */
+static void runs_take(struct snapper *s, struct snap_slot *sl)
+{
+	struct snap_runbuf *b;
+
+	if (sl->runs || !s->nrunbufs)
+		return;
+	b = &s->runbufs[--s->nrunbufs];
+	sl->runs = b->runs;
+	sl->cap = b->cap;
+}
+
+/* Put the run buffer of slot sl, written, back with the free ones. Under
+ * j->mu where threads run. */
+static void runs_give(struct snapper *s, struct snap_slot *sl)
+{
+	if (!sl->runs)
+		return;
+	xgrow(&s->runbufs, &s->runbufs_cap, s->nrunbufs + 1,
+	      sizeof(*s->runbufs));
+	s->runbufs[s->nrunbufs++] = (struct snap_runbuf){sl->runs, sl->cap};
+	sl->runs = NULL;
+	sl->nruns = sl->cap = 0;
+}
+
+/* Claim the next task, waiting while the window is full (TASKS_AHEAD
+ * until a chunk is held). Returns its index or SIZE_MAX when there is
+ * nothing left to claim. Called with j->mu held; the caller's thread
+ * (flusher) must not wait on itself. */
 static size_t task_claim(struct snap_job *j, bool flusher)
 {
 	while (!j->stop && j->next < j->ntasks &&
-	       j->next >= j->flushed + WINDOW) {
+	       j->next >= j->flushed + (j->held ? WINDOW : TASKS_AHEAD)) {
 		if (flusher)
 			return SIZE_MAX;
 		pthread_cond_wait(&j->cv, &j->mu);
@@ -204,6 +231,7 @@ static size_t task_claim(struct snap_job *j, bool flusher)
 	if (j->stop || j->next >= j->ntasks)
 		return SIZE_MAX;
 	j->s->slots[j->next % WINDOW].done = false;
+	runs_take(j->s, &j->s->slots[j->next % WINDOW]);
 	return j->next++;
 }
 
@@ -211,6 +239,7 @@ static void task_done(struct snap_job *j, size_t k)
 {
 	pthread_mutex_lock(&j->mu);
 	j->s->slots[k % WINDOW].done = true;
+	j->held |= j->s->slots[k % WINDOW].held.on;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
 }
@@ -573,6 +602,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 	for (k = 0; k < j->ntasks && ret >= 0; k++) {
 		struct snap_slot *sl = &s->slots[k % WINDOW];
 
+		runs_take(s, sl);
 		n = j->tasks[k].n;
 		sl->nruns = 0;
 		sl->ncg = 0;
@@ -602,6 +632,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 			c->extra = extra;
 		}
 		ret = flush_tasks(j, k, k + 1, ids, &acc, e, st);
+		runs_give(s, sl);
 	}
 	if (ret >= 0)
 		ret = kpage_charges_flush(s);
@@ -680,6 +711,8 @@ int snap_job_run(struct snap_job *j, const uint32_t *ids, struct md_snap_end *e,
 			continue;
 		ret = flush_tasks(j, from, to, ids, &acc, e, st);
 		pthread_mutex_lock(&j->mu);
+		for (k = from; k < to; k++)
+			runs_give(s, &s->slots[k % WINDOW]);
 		j->flushed = to;
 		if (ret < 0)
 			j->stop = true;

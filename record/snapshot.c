@@ -189,6 +189,9 @@ void snapper_free(struct snapper *s)
 		free(s->slots[i].runs);
 		free(s->slots[i].cg);
 	}
+	for (i = 0; i < s->nrunbufs; i++)
+		free(s->runbufs[i].runs);
+	free(s->runbufs);
 	free(s);
 }
 
