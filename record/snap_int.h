@@ -434,9 +434,9 @@ struct snapper {
 	struct snap_ctx *ctx[SNAP_THREADS_MAX];
 	struct snap_slot slots[WINDOW];
 	/* the run buffers of slots written (snap_pool.c runs_give), which a
-	 * slot takes when its task is claimed (runs_take): the buffers
-	 * written are those of the tasks in flight (TASKS_AHEAD), not one
-	 * a slot of the window */
+	 * slot takes when its task is claimed (runs_take): a job writes as
+	 * many buffers as it has tasks in flight at once, reused while
+	 * still in the caches, not one a slot of the window */
 	struct snap_runbuf *runbufs;
 	size_t nrunbufs, runbufs_cap;
 	/* PFNs memsz's own file mappings hold (observer-free mapcounts): an
@@ -533,13 +533,7 @@ struct snap_task {
 /* One snapshot's work, shared by its threads. The tasks are claimed in
  * order (next) and written in order (flushed) by the caller's thread; a
  * task k may be claimed only while k < flushed + WINDOW, so its slot
- * (k % WINDOW) is free, and until a chunk is held only while k < flushed
- * + TASKS_AHEAD: the threads that classify run ahead of the one that
- * writes, and a window of chunks' runs (~200 KiB a chunk of scattered
- * pages, 12 MiB over the window) was faulted in at every snapshot and
- * written back from the caches before it was read. */
-#define TASKS_AHEAD (2 * SNAP_THREADS_MAX)
-_Static_assert(TASKS_AHEAD <= WINDOW, "the tasks ahead have slots");
+ * (k % WINDOW) is free. */
 struct snap_job {
 	struct snapper *s;
 	int pid, pm;
@@ -573,9 +567,6 @@ struct snap_job {
 	pthread_cond_t cv;
 	size_t next, flushed; /* under mu */
 	bool stop;	      /* under mu */
-	/* a chunk was held (snap_hold): tasks may be claimed up to WINDOW
-	 * ahead of the oldest not written, not TASKS_AHEAD (under mu) */
-	bool held;
 };
 
 /* A chunk with at least this many pages to look up asks whether its file,

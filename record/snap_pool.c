@@ -216,14 +216,13 @@ static void runs_give(struct snapper *s, struct snap_slot *sl)
 	sl->nruns = sl->cap = 0;
 }
 
-/* Claim the next task, waiting while the window is full (TASKS_AHEAD
- * until a chunk is held). Returns its index or SIZE_MAX when there is
- * nothing left to claim. Called with j->mu held; the caller's thread
- * (flusher) must not wait on itself. */
+/* Claim the next task, waiting while the window is full. Returns its index
+ * or SIZE_MAX when there is nothing left to claim. Called with j->mu held;
+ * the caller's thread (flusher) must not wait on itself. */
 static size_t task_claim(struct snap_job *j, bool flusher)
 {
 	while (!j->stop && j->next < j->ntasks &&
-	       j->next >= j->flushed + (j->held ? WINDOW : TASKS_AHEAD)) {
+	       j->next >= j->flushed + WINDOW) {
 		if (flusher)
 			return SIZE_MAX;
 		pthread_cond_wait(&j->cv, &j->mu);
@@ -239,7 +238,6 @@ static void task_done(struct snap_job *j, size_t k)
 {
 	pthread_mutex_lock(&j->mu);
 	j->s->slots[k % WINDOW].done = true;
-	j->held |= j->s->slots[k % WINDOW].held.on;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
 }
