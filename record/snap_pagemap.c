@@ -228,7 +228,7 @@ static bool pmd_candidate(const struct snapper *s, const uint64_t *pm,
 
 /* PAGEMAP_SCAN [start, end) of the chunk at base for present pages mapped
  * by a PMD (PAGE_IS_HUGE, not the huge zero page) and set SCAN_PMD on them
- * in c->extra. Returns 0 or -errno. */
+ * in c->extra. Returns 1 if it found some, 0 if none, or -errno. */
 static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
 		    uint64_t base, uint64_t start, uint64_t end)
 {
@@ -239,7 +239,7 @@ static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
 	};
 	long r = scan_mark(s, c, pm, base, start, end, q, SCAN_PMD);
 
-	return r < 0 ? (int)r : 0;
+	return r < 0 ? (int)r : r > 0;
 }
 
 /* Mark (SCAN_PMD in c->extra) the present pages of the chunk at va, n
@@ -251,16 +251,19 @@ static int pmd_scan(const struct snapper *s, struct snap_ctx *c, int pm,
  * of its pages already, one read by pread asks PAGEMAP_SCAN about the
  * parts of ranges pmd_candidate() keeps, one call per stretch of them. A
  * process without THP costs a look at its pagemap entries and no system
- * call. Returns 0 or -errno. */
+ * call. *marked: whether a page was marked (none: kpage_pmd_unshare has
+ * nothing to look at). Returns 0 or -errno. */
 static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
 		    const struct procmap *m, uint64_t va, size_t n,
-		    bool scanned)
+		    bool scanned, bool *marked)
 {
 	const struct snapper *s = j->s;
 	uint64_t psz = (uint64_t)s->pmd_pages << s->page_shift;
 	uint64_t lo, hi, a, b, p;
+	uint8_t any = 0;
 	int ret;
 
+	*marked = false;
 	if (!j->pmd || (m->vmflags & PROCMAP_VM_HUGETLB))
 		return 0;
 	lo = MAX(va, (m->start + psz - 1) / psz * psz);
@@ -273,7 +276,9 @@ static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
 				   SCAN_IS_PFNZERO)) ==
 			    (SCAN_IS_HUGE | SCAN_IS_PRESENT))
 				*x |= SCAN_PMD;
+			any |= *x;
 		}
+		*marked = any & SCAN_PMD;
 		return 0;
 	}
 	for (a = lo; a < hi; a = b) {
@@ -287,6 +292,7 @@ static int pmd_mark(const struct snap_job *j, struct snap_ctx *c,
 		ret = pmd_scan(s, c, j->pm, va, a, b);
 		if (ret < 0)
 			return ret;
+		*marked |= ret > 0;
 	}
 	return 0;
 }
@@ -807,6 +813,7 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 	uint64_t va = m->start + (t->first << s->page_shift);
 	size_t n = t->n;
 	bool sparse = __atomic_load_n(&j->sparse[t->vma], __ATOMIC_RELAXED);
+	bool marked;
 	long got = -1;
 	int ret;
 
@@ -837,12 +844,14 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 	}
 	if (ret <= 0)
 		return ret;
-	ret = pmd_mark(j, c, m, va, n, sparse);
+	ret = pmd_mark(j, c, m, va, n, sparse, &marked);
 	if (ret < 0)
 		return ret;
 	/* a huge page maybe shared though pagemap says exclusive is looked
-	 * up: list the look-ups again */
-	if (!c->deferred && kpage_pmd_unshare(s, c, n, j->share, t->vma))
+	 * up: list the look-ups again (no page marked: no huge page, and
+	 * no pass over the chunk's entries to find one) */
+	if (!c->deferred && marked &&
+	    kpage_pmd_unshare(s, c, n, j->share, t->vma))
 		kpage_prepass(s, c, n, nlook, maxkey);
 	return 1;
 }
