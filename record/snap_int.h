@@ -428,10 +428,12 @@ struct snapper {
 	struct snap_ctx *ctx[SNAP_THREADS_MAX];
 	struct snap_slot slots[WINDOW];
 	/* the run and charge arrays of slots written (snap_pool.c
-	 * slot_bufs_put), for the next tasks claimed to take: a few
-	 * (the tasks in flight) serve every slot, where each slot's own
-	 * grew to its chunk's pages (up to 20 MiB over the window, faulted
-	 * in once and written once, at every one-shot) */
+	 * slot_bufs_put), for the next tasks claimed to take (the smallest
+	 * that holds the task's pages, slot_bufs_take): those of the tasks
+	 * in flight serve every slot, where each slot's own grew to its
+	 * chunk's pages (up to 20 MiB over the window, faulted in once and
+	 * written once, at every one-shot); at most WINDOW sets, as a set
+	 * is made only when none is spare */
 	struct slot_bufs {
 		struct md_run *runs;
 		size_t cap;

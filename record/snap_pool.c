@@ -204,19 +204,40 @@ static void slot_bufs_put(struct snapper *s, struct snap_slot *sl)
 	sl->cap = sl->cgcap = sl->nruns = sl->ncg = 0;
 }
 
-/* Give slot sl, about to be claimed, the spare arrays last put, if it has
- * none of its own. Called as slot_bufs_put. */
-static void slot_bufs_take(struct snapper *s, struct snap_slot *sl)
+/* Give slot sl, about to be claimed for a task of n pages, spare arrays
+ * if it has none of its own: the smallest whose runs hold n, else the
+ * largest (it grows). Taking the last put instead made every array grow to
+ * the largest chunk's runs over a recording's snapshots (a slot's own
+ * grows only to its own chunks'): a recording of a 512 MiB mapping a
+ * quarter touched and 400 small ones held 64 arrays of 4 096 runs where
+ * the slots' held 34 656 runs in all, 5 MiB more of peak RSS. Called as
+ * slot_bufs_put. */
+static void slot_bufs_take(struct snapper *s, struct snap_slot *sl, uint32_t n)
 {
+	size_t best = SIZE_MAX;
 	struct slot_bufs *b;
 
 	if (sl->runs || sl->cg || !s->nspare)
 		return;
-	b = &s->spare[--s->nspare];
+	for (size_t i = 0; i < s->nspare; i++) {
+		size_t c = s->spare[i].cap, bc;
+
+		if (best == SIZE_MAX) {
+			best = i;
+			continue;
+		}
+		bc = s->spare[best].cap;
+		/* one that holds n beats one that does not; of two that do,
+		 * the smaller; of two that do not, the larger */
+		if (c >= n ? bc < n || c < bc : bc < n && c > bc)
+			best = i;
+	}
+	b = &s->spare[best];
 	sl->runs = b->runs;
 	sl->cap = b->cap;
 	sl->cg = b->cg;
 	sl->cgcap = b->cgcap;
+	*b = s->spare[--s->nspare];
 }
 
 /* Claim the next task, waiting while the window is full. Returns its index
@@ -233,7 +254,8 @@ static size_t task_claim(struct snap_job *j, bool flusher)
 	if (j->stop || j->next >= j->ntasks)
 		return SIZE_MAX;
 	j->s->slots[j->next % WINDOW].done = false;
-	slot_bufs_take(j->s, &j->s->slots[j->next % WINDOW]);
+	slot_bufs_take(j->s, &j->s->slots[j->next % WINDOW],
+		       j->tasks[j->next].n);
 	return j->next++;
 }
 
@@ -615,7 +637,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 		sl->present = sl->swapped = 0;
 		sl->unreadable = sh[k].unreadable;
 		sl->ret = 0;
-		slot_bufs_take(s, sl);
+		slot_bufs_take(s, sl, n);
 		if (sh[k].ret > 0) {
 			/* kpage_classify reads the entries where
 			 * pagemap_read_task left them */
