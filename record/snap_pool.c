@@ -210,7 +210,7 @@ static void slot_bufs_put(struct snapper *s, struct snap_slot *sl)
  * the largest chunk's runs over a recording's snapshots (a slot's own
  * grows only to its own chunks'): a recording of a 512 MiB mapping a
  * quarter touched and 400 small ones held 64 arrays of 4 096 runs where
- * the slots' held 34 656 runs in all, 5 MiB more of peak RSS. Called as
+ * the slots' held 34 656 runs in all, 5.5 MiB more of peak RSS. Called as
  * slot_bufs_put. */
 static void slot_bufs_take(struct snapper *s, struct snap_slot *sl, uint32_t n)
 {
