@@ -28,7 +28,6 @@ shared), no byte of the mapping private dirty (kpagecount is 1 there).
 """
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -164,13 +163,7 @@ def run(tmp, hfs):
                                check=True, stderr=subprocess.DEVNULL)
                 compare(f"{who}, {name}", data, pvmas, htlb, thp)
     finally:
-        for pid in (child, p.pid):
-            if pid:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        p.wait()
+        lib.stop_kill(p, child)
         # the child (not ours to reap) holds the hugetlbfs file until its
         # memory is gone: dead (a zombie) or reaped
         if child:

@@ -34,7 +34,6 @@ open map_files: recording their own process with a memfd paged out, memsz
 writes a note (kind shmem-swap) that such pages are not counted.
 """
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -254,13 +253,7 @@ def run(tmp):
                   f"{(r['swap'], r['rss']) if r else None} == smaps_rollup "
                   f"Swap, Rss {roll['Swap']}, {roll['Rss']}")
     finally:
-        for pid in (child, p.pid):
-            if pid:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        p.wait()
+        lib.stop_kill(p, child)
         if os.path.exists(shm):
             os.unlink(shm)
 
