@@ -106,7 +106,7 @@ $(tail -n 12 "$t.log")
 # FUZZ_SECONDS (7) in a clang build (fuzz/, README.md "Fuzzing").
 check _build check --enable-werror
 check _build-san check --enable-werror --enable-sanitizers
-check _build-fuzz fuzz-check CC=clang --enable-fuzzing
+check _build-fuzz fuzz-check CC=clang --enable-werror --enable-fuzzing
 
 # step NAME CMD...: one check more in the summary, passed if CMD succeeds.
 step() {

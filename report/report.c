@@ -99,14 +99,14 @@ static const struct {
 	bool faults_only;
 	bool own_count;
 } recorded_kinds[MD_NOTE__COUNT] = {
-    [MD_NOTE_NO_PFN] = {NOTE_NO_PSS, false},
-    [MD_NOTE_UNREADABLE_PAGES] = {NOTE_UNREADABLE, false},
-    [MD_NOTE_EVENT] = {NOTE_SAMPLING, true},
-    [MD_NOTE_USER_FAULTS_ONLY] = {NOTE_SAMPLING, true},
-    [MD_NOTE_RING_SMALL] = {NOTE_SAMPLING, true},
-    [MD_NOTE_HELD] = {NOTE_SAMPLING, true},
-    [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false},
-    [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false},
+    [MD_NOTE_NO_PFN] = {NOTE_NO_PSS, false, false},
+    [MD_NOTE_UNREADABLE_PAGES] = {NOTE_UNREADABLE, false, false},
+    [MD_NOTE_EVENT] = {NOTE_SAMPLING, true, false},
+    [MD_NOTE_USER_FAULTS_ONLY] = {NOTE_SAMPLING, true, false},
+    [MD_NOTE_RING_SMALL] = {NOTE_SAMPLING, true, false},
+    [MD_NOTE_HELD] = {NOTE_SAMPLING, true, false},
+    [MD_NOTE_PAGES_CHANGED] = {NOTE_PAGES_CHANGED, false, false},
+    [MD_NOTE_MAPS_CHANGED] = {NOTE_MAPS_CHANGED, false, false},
     [MD_NOTE_LOST] = {NOTE_OTHER, false, true},
 };
 

@@ -110,8 +110,8 @@ static const struct json_kind {
 		     const struct out_opts *o, const struct row *r);
 	void (*before_total)(struct jw *w, const struct rowtree *t);
 } json_kinds[ROWS__KIND_COUNT] = {
-    [ROWS_SINGLE] = {single_vals, true, false, false, nested_rows},
-    [ROWS_DIFF] = {diff_vals, false, true, true, nested_rows},
+    [ROWS_SINGLE] = {single_vals, true, false, false, nested_rows, NULL},
+    [ROWS_DIFF] = {diff_vals, false, true, true, nested_rows, NULL},
     [ROWS_TIMELINE] = {timeline_vals, false, false, false, series_rows,
 		       timeline_points},
 };

@@ -19,65 +19,69 @@ static const struct {
 	const char *hint;
 	bool counted;
 } note_kinds[NOTE__COUNT] = {
-    [NOTE_OTHER] = {NULL, NULL},
+    [NOTE_OTHER] = {NULL, NULL, false},
     [NOTE_DYNSYM] = {"images have only .dynsym symbols",
 		     "install their debug symbols (-dbgsym or -dbg "
 		     "packages) or name their directory with "
-		     "--debug-root"},
+		     "--debug-root",
+		     false},
     [NOTE_ALIASES] = {"images have symbols that share an address and "
 		      "size with another, counted as its aliases",
-		      NULL},
+		      NULL, false},
     [NOTE_DEBUG_USED] = {"images take symbols or DWARF from a debug "
 			 "file",
-			 NULL},
+			 NULL, false},
     [NOTE_DEBUG_REJECTED] = {"images have a debug file that was "
 			     "rejected",
-			     "-v says why"},
+			     "-v says why", false},
     [NOTE_DEBUG_LOOKUP] = {"images could not be searched for a debug "
 			   "file",
-			   "-v says why"},
+			   "-v says why", false},
     [NOTE_RELR] = {"images would be smaller with RELR relocations",
 		   "link with ld -z pack-relative-relocs; -v gives the "
-		   "bytes"},
-    [NOTE_RELR_STATS] = {"images have RELR relocations", "-v gives the bytes"},
+		   "bytes",
+		   false},
+    [NOTE_RELR_STATS] = {"images have RELR relocations", "-v gives the bytes",
+			 false},
     [NOTE_RELOC_ERRORS] = {"images have relocation entries or tables "
 			   "that cannot be read",
-			   NULL},
+			   NULL, false},
     [NOTE_CLIPPED] = {"images have symbols that run past the end of "
 		      "their section, cut there",
-		      NULL},
+		      NULL, false},
     [NOTE_BBS_ERROR] = {"images have a basic block address map read "
 			"only up to a record it cannot use",
-			NULL},
-    [NOTE_NO_DWARF] = {"images have no DWARF that libdw can read", NULL},
+			NULL, false},
+    [NOTE_NO_DWARF] = {"images have no DWARF that libdw can read", NULL, false},
     [NOTE_DWARF_ERRORS] = {"images have DWARF units or tables that "
 			   "cannot be read",
-			   NULL},
-    [NOTE_SPLIT_MISSING] = {"images miss split DWARF units (.dwo)", NULL},
+			   NULL, false},
+    [NOTE_SPLIT_MISSING] = {"images miss split DWARF units (.dwo)", NULL,
+			    false},
     [NOTE_SOURCE_ERROR] = {"images cannot be read for a key: their "
 			   "bytes are charged to their segments",
-			   "-v says why"},
+			   "-v says why", false},
     [NOTE_IMAGE_BROKEN] = {"images cannot be used: their bytes are "
 			   "charged to [LOAD #?]",
-			   "-v says why"},
+			   "-v says why", false},
     [NOTE_NO_SEGMENT] = {"images have mapped bytes that match no "
 			 "PT_LOAD segment, charged to [no segment]",
-			 NULL},
+			 NULL, false},
     [NOTE_FALLBACK] = {"files have bytes under fallback labels",
-		       "-v gives the bytes"},
+		       "-v gives the bytes", false},
     [NOTE_UNREADABLE] = {"mappings have pages that cannot be read "
 			 "from pagemap",
-			 NULL},
-    [NOTE_NO_PSS] = {NULL, NULL},
-    [NOTE_SAMPLING] = {NULL, NULL},
-    [NOTE_JIT] = {NULL, NULL},
+			 NULL, false},
+    [NOTE_NO_PSS] = {NULL, NULL, false},
+    [NOTE_SAMPLING] = {NULL, NULL, false},
+    [NOTE_JIT] = {NULL, NULL, false},
     [NOTE_DISASM] = {"images have data charged to the code that "
 		     "refers to it (--disasm)",
-		     "-v gives the bytes"},
+		     "-v gives the bytes", false},
     [NOTE_NO_DISASM] = {"images' code is not decoded for references "
 			"to data (not x86-64, or no libZydis)",
-			"-v says which"},
-    [NOTE_PEAK_RSS] = {NULL, NULL},
+			"-v says which", false},
+    [NOTE_PEAK_RSS] = {NULL, NULL, false},
     [NOTE_PAGES_CHANGED] = {"snapshots have pages that changed between "
 			    "the stop and the reading of their pagemap "
 			    "entries: counted as they were at the "
@@ -90,44 +94,44 @@ static const struct {
     [NOTE_SNAP_UNREADABLE] = {"snapshots have pages that could not be "
 			      "read from pagemap",
 			      "-v lists each", true},
-    [NOTE_COUNT_ONCE] = {NULL, NULL},
+    [NOTE_COUNT_ONCE] = {NULL, NULL, false},
     [NOTE_IMAGE_DELETED] = {"files were deleted since they were "
 			    "mapped, their bytes charged to "
 			    "\"[deleted] PATH\"",
-			    "-v lists each"},
+			    "-v lists each", false},
     [NOTE_IMAGE_CHANGED] = {"images changed on disk since the "
 			    "recording, their bytes charged to "
 			    "\"[changed since recording] PATH\"",
-			    "-v says how"},
-    [NOTE_MOMENT] = {NULL, NULL},
+			    "-v says how", false},
+    [NOTE_MOMENT] = {NULL, NULL, false},
     [NOTE_IMAGE_CHANGED_READ] = {"images changed (truncated or rewritten) "
 				 "while they were read: their rows may be "
 				 "incomplete",
-				 NULL},
+				 NULL, false},
     [NOTE_NOT_ELF] = {"files mapped executable or readable only by "
 		      "some users are not ELF: labelled by their path",
-		      NULL},
+		      NULL, false},
     [NOTE_DWARF_REFUSED] = {"images have DWARF memsz does not read: "
 			    "compressed past what memsz inflates, or "
 			    "named files it cannot check",
-			    "-v says why"},
+			    "-v says why", false},
     [NOTE_MINIDEBUG] = {"images without .symtab have the symbols of "
 			"their MiniDebugInfo (.gnu_debugdata) named, with "
 			".dynsym",
-			NULL},
+			NULL, false},
     [NOTE_MINIDEBUG_DROPPED] = {"images have a MiniDebugInfo "
 				"(.gnu_debugdata) or symbols of it that "
 				"memsz does not read",
-				"-v says what and why"},
+				"-v says what and why", false},
     [NOTE_NAMES_DROPPED] = {"images have symbol tables whose names add "
 			    "up past 4 times their string table "
 			    "(overlapping names): the rest of their "
 			    "symbols are left out",
-			    NULL},
+			    NULL, false},
     [NOTE_LSDA_SKIPPED] = {"images have exception tables (LSDAs) that "
 			   "cannot be decoded, left under their section's "
 			   "label",
-			   NULL},
+			   NULL, false},
 };
 
 /* Subjects named in a grouped line. */
