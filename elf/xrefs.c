@@ -109,10 +109,11 @@ static uint64_t refsrc_target(const struct refsrc *src, size_t i)
  * by target only. When the targets' offsets in the data span and the
  * ranks fit 32 bits (all but a span of 4 GiB or more), each reference is
  * one 8-byte key, offset << 32 | seq, radix-sorted on the offset
- * (u64_sort_high()) in the first half of xv's own array and written back
- * from the last (a reference is at least as far in as its key): half the
- * bytes of each pass of the 16-byte records' sort, and no second array
- * as large as xv (libLLVM's 200 k references: 3.2 MiB). Else an LSD
+ * (u64_sort_high_tmp()) in the first half of xv's own array, the second
+ * half its scratch, and written back from the last (a reference is at
+ * least as far in as its key): half the bytes of each pass of the
+ * 16-byte records' sort, and no second array (libLLVM's 200 k
+ * references: 3.2 MiB, or 1.6 MiB of scratch to fault in). Else an LSD
  * radix sort of the records on the bytes in which the targets differ
  * (qsort's callbacks took three times as long). */
 static void xrefs_sort(struct xrefvec *xv)
@@ -135,7 +136,8 @@ static void xrefs_sort(struct xrefvec *xv)
 			key = (r.target - xv->lo) << 32 | r.seq;
 			memcpy(k + i * sizeof(key), &key, sizeof(key));
 		}
-		u64_sort_high((uint64_t *)xv->v, n, diff);
+		u64_sort_high_tmp((uint64_t *)xv->v, n, diff,
+				  (uint64_t *)xv->v + n);
 		for (size_t i = n; i-- > 0;) {
 			struct xref r;
 

@@ -465,6 +465,13 @@ int keylist_parse(const char *spec, const char *(*name)(int), int nnames,
 void u64_sort_high(uint64_t *k, size_t n, uint64_t max)
 {
 	uint64_t *buf = xmalloc((n ? n : 1) * sizeof(*buf));
+
+	u64_sort_high_tmp(k, n, max, buf);
+	free(buf);
+}
+
+void u64_sort_high_tmp(uint64_t *k, size_t n, uint64_t max, uint64_t *buf)
+{
 	uint64_t *src = k, *dst = buf, *swap;
 	int bits = 64 - __builtin_clzll(max | 1);
 
@@ -487,7 +494,6 @@ void u64_sort_high(uint64_t *k, size_t n, uint64_t max)
 	}
 	if (src != k)
 		memcpy(k, src, n * sizeof(*k));
-	free(buf);
 }
 
 int u64_sort_cmp(const void *a, const void *b)

@@ -232,6 +232,9 @@ int u64_sort_cmp(const void *a, const void *b);
  * max the or of those values; stable: keys of equal high bits keep their
  * order. */
 void u64_sort_high(uint64_t *k, size_t n, uint64_t max);
+/* u64_sort_high() through buf, n keys of scratch the caller has (not
+ * overlapping k), instead of an array allocated (and faulted in) for it. */
+void u64_sort_high_tmp(uint64_t *k, size_t n, uint64_t max, uint64_t *buf);
 
 /* Human-readable size with binary units as Bloaty prints them
  * ("0", "812", "1.50Ki", "23.4Mi"). buf must hold 16 bytes. Returns buf. */
