@@ -46,6 +46,11 @@ struct dctx {
 	struct elf_dwalt alt; /* the dwz file handed to libdw, if any */
 	uint64_t *vars;
 	size_t nvars, varcap;
+	/* compileunits: dwarf_srclang() of the current unit's DIE, if
+	 * lang_known (read by dwarfscan: libdw would read the unit's whole
+	 * abbreviation table for it, GCC numbering the unit DIE's last) */
+	int lang;
+	bool lang_known;
 	struct dwp_ctx dwp; /* split units from FILE.dwp */
 };
 
@@ -436,13 +441,15 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	struct dwp_ctx *dc = c->dwp.in_unit || c->dwp.in_dwo ? &c->dwp : NULL;
 	uint64_t missing = c->dwp.sig8_missing;
 
+	int lang;
+
 	if (!var_addr(c, die, &addr) ||
 	    !dwarf_attr_integrate(die, DW_AT_type, &ta) ||
-	    !dwarf_diecu(die, &cu, NULL, NULL))
+	    (!c->lang_known && !dwarf_diecu(die, &cu, NULL, NULL)))
 		return;
+	lang = c->lang_known ? c->lang : dwarf_srclang(&cu);
 	if (!elf_dwarf_ref_die(&ta, &type, dc) ||
-	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0, dc) != 0 ||
-	    !size) {
+	    elf_dwarf_type_size(&type, lang, &size, 0, dc) != 0 || !size) {
 		if (c->dwp.sig8_missing != missing && c->st) {
 			if (c->dwp.in_unit && !c->dwp.in_dwo)
 				c->st->dwp_types_missing++;
@@ -516,6 +523,7 @@ static bool scan_unit(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 	}
 	if (len > c->scan.info_len - hdr - lensize)
 		return false;
+	u->start = hdr;
 	u->end = hdr + lensize + len;
 	u->abbrev_off = abbrev;
 	u->version = version;
@@ -775,6 +783,9 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 		/* the unit DIE read by the scan, not by libdw (which reads the
 		 * unit's whole abbreviation table for it), where it can */
 		bool fast = scanned && dwscan_unit_die(&c->scan, &u, &du) == 0;
+
+		c->lang_known = fast && du.has_lang;
+		c->lang = fast ? du.lang : -1;
 
 		label = fast ? name_label(c, du.name, du.comp_dir,
 					  dwarf_dieoffset(cudie))

@@ -105,20 +105,35 @@ static const uint16_t walked_tags[] = {
 
 #define NO_LOC UINT32_MAX
 
+/* The size of values whose sizes are known from their unit: fixed bytes,
+ * plus naddr times the address size, noff times the offset size and nref
+ * times DW_FORM_ref_addr's size. */
+struct dwsize {
+	uint32_t fixed, naddr, noff, nref;
+};
+
 struct dwabbrev {
 	uint32_t tag; /* 0: no abbreviation of this code */
 	bool children;
 	bool walked;	   /* tag is one of walked_tags */
 	uint32_t first, n; /* its kinds: s->forms[first .. first + n) */
 	uint32_t loc;	   /* which is DW_AT_location; NO_LOC: none */
-	uint64_t specs;	   /* its attribute specs, in .debug_abbrev */
-	/* sized: every value has a size known from the unit alone, the
-	 * DIE's then being fixed + naddr * address size + noff * offset
-	 * size + nref * DW_FORM_ref_addr's size (most DIEs: no strings,
-	 * LEB128 numbers or blocks) */
+	/* which is the first DW_AT_sibling (NO_LOC: none), and whether its
+	 * form is one libdw reads as a reference (ref1-8, ref_udata) */
+	uint32_t sib;
+	bool sibref;
+	uint64_t specs; /* its attribute specs, in .debug_abbrev */
+	/* sized: every value has a size known from the unit alone (most
+	 * DIEs: no strings, LEB128 numbers or blocks), size */
 	bool sized;
-	uint32_t fixed, naddr, noff, nref;
+	struct dwsize size;
 	uint64_t len; /* sized: that size for the unit being scanned */
+	/* sibsized: the values before DW_AT_sibling are sized alike
+	 * (sibsize), its value then sitting siblen bytes into the DIE's
+	 * values for the unit being scanned */
+	bool sibsized;
+	struct dwsize sibsize;
+	uint64_t siblen;
 };
 
 static uint8_t kind_of(uint64_t form)
@@ -184,37 +199,45 @@ void dwscan_free(struct dwscan *s)
 	s->forms = NULL;
 }
 
-/* Whether a's DIEs have a size known from the unit, and its parts. */
-static void abbrev_size(const struct dwscan *s, struct dwabbrev *a)
+/* Add a value of layout kind k to the size z counts; false if its size
+ * is not known from the unit alone. */
+static inline bool size_add(struct dwsize *z, uint16_t k)
 {
-	a->sized = true;
-	for (uint32_t i = 0; i < a->n && a->sized; i++) {
-		uint16_t k = s->forms[a->first + i];
+	if (k <= 16)
+		z->fixed += k;
+	else if (k == K_ADDR)
+		z->naddr++;
+	else if (k == K_OFF)
+		z->noff++;
+	else if (k == K_REFADDR)
+		z->nref++;
+	else
+		return false;
+	return true;
+}
 
-		if (k <= 16)
-			a->fixed += k;
-		else if (k == K_ADDR)
-			a->naddr++;
-		else if (k == K_OFF)
-			a->noff++;
-		else if (k == K_REFADDR)
-			a->nref++;
-		else
-			a->sized = false;
+/* Note attribute attr of form form, the i-th of a, in a. */
+static inline void abbrev_attr(struct dwabbrev *a, uint64_t attr, uint64_t form,
+			       uint32_t i)
+{
+	if (attr == DW_AT_location && a->loc == NO_LOC)
+		a->loc = i;
+	if (attr == DW_AT_sibling && a->sib == NO_LOC) {
+		a->sib = i;
+		a->sibref = form == DW_FORM_ref1 || form == DW_FORM_ref2 ||
+			    form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
+			    form == DW_FORM_ref_udata;
+		a->sibsized = a->sized;
+		a->sibsize = a->size;
 	}
 }
 
-/* Add the abbreviation of code code at *p (after its code) to s's table.
- * False if it cannot be decoded. */
-static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
-		       const uint8_t *end)
+/* The struct dwabbrev of code code in s's table, zeroed; NULL if code is
+ * out of bounds or given twice. */
+static struct dwabbrev *abbrev_slot(struct dwscan *s, uint64_t code)
 {
-	struct dwabbrev *a;
-	uint64_t tag, attr, form, ic;
-
-	if (code > MAX_ABBREV_CODE || !leb(p, end, &tag) || !tag ||
-	    tag > UINT32_MAX || *p >= end)
-		return false;
+	if (code > MAX_ABBREV_CODE)
+		return NULL;
 	if (code > s->nabbrevs) {
 		size_t old = s->nabbrevs;
 
@@ -222,31 +245,48 @@ static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
 		memset(s->abbrevs + old, 0, (code - old) * sizeof(*s->abbrevs));
 		s->nabbrevs = code;
 	}
-	a = &s->abbrevs[code - 1];
-	if (a->tag)
-		return false; /* a code given twice */
+	return s->abbrevs[code - 1].tag ? NULL : &s->abbrevs[code - 1];
+}
+
+/* Add the abbreviation of code code at *p (after its code) to s's table,
+ * with its size (abbrev_lens()) as far as it is known from the unit.
+ * False if it cannot be decoded. */
+static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
+		       const uint8_t *end)
+{
+	struct dwabbrev *a;
+	uint64_t tag, attr, form, ic;
+	size_t nf = s->nforms;
+
+	if (!leb(p, end, &tag) || !tag || tag > UINT32_MAX || *p >= end ||
+	    !(a = abbrev_slot(s, code)))
+		return false;
 	a->tag = (uint32_t)tag;
 	a->walked = is_walked(tag);
 	a->children = *(*p)++ != DW_CHILDREN_no;
 	a->specs = (uint64_t)(*p - s->abbrev);
-	a->first = (uint32_t)s->nforms;
-	a->loc = NO_LOC;
+	a->first = (uint32_t)nf;
+	a->loc = a->sib = NO_LOC;
+	a->sized = true;
 	for (;;) {
+		uint16_t k;
+
 		if (!leb(p, end, &attr) || !leb(p, end, &form))
 			return false;
 		if (!attr && !form)
 			break;
 		if (form == DW_FORM_implicit_const && !leb(p, end, &ic))
 			return false;
-		if (attr == DW_AT_location && a->loc == NO_LOC)
-			a->loc = (uint32_t)(s->nforms - a->first);
-		if (s->nforms == s->formcap)
-			xgrow(&s->forms, &s->formcap, s->nforms + 1,
+		abbrev_attr(a, attr, form, (uint32_t)(nf - a->first));
+		if (nf == s->formcap)
+			xgrow(&s->forms, &s->formcap, nf + 1,
 			      sizeof(*s->forms));
-		s->forms[s->nforms++] = kind_of(form);
+		k = kind_of(form);
+		s->forms[nf++] = k;
+		a->sized = a->sized && size_add(&a->size, k);
 	}
-	a->n = (uint32_t)(s->nforms - a->first);
-	abbrev_size(s, a);
+	s->nforms = nf;
+	a->n = (uint32_t)(nf - a->first);
 	return true;
 }
 
@@ -272,6 +312,14 @@ static bool abbrev_load(struct dwscan *s, uint64_t off)
 	return true;
 }
 
+/* The bytes of z in unit u, whose DW_FORM_ref_addr is ref bytes. */
+static uint64_t size_len(const struct dwsize *z, const struct dwunit *u,
+			 unsigned ref)
+{
+	return z->fixed + (uint64_t)z->naddr * u->addr_size +
+	       (uint64_t)z->noff * u->offset_size + (uint64_t)z->nref * ref;
+}
+
 /* The sizes of the sized abbreviations of s's table for the DIEs of u
  * (computed again only when u's sizes differ from the last unit's). */
 static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
@@ -285,9 +333,8 @@ static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
 	for (size_t i = 0; i < s->nabbrevs; i++) {
 		struct dwabbrev *a = &s->abbrevs[i];
 
-		a->len = a->fixed + (uint64_t)a->naddr * u->addr_size +
-			 (uint64_t)a->noff * u->offset_size +
-			 (uint64_t)a->nref * ref;
+		a->len = size_len(&a->size, u, ref);
+		a->siblen = size_len(&a->sibsize, u, ref);
 	}
 	s->sized_for = key;
 }
@@ -415,6 +462,48 @@ static bool may_have_addr(const struct dwscan *s, const struct dwunit *u,
 	       *p == DW_OP_GNU_addr_index;
 }
 
+/* Where libdw's dwarf_siblingof() goes from the DIE at die (abbreviation
+ * a, which has a DW_AT_sibling): its value, an offset from the unit's
+ * header, into *to (in .debug_info). 0 if it is one dwarf_siblingof()
+ * follows; -1 if libdw would fail there (a form that is no reference, a
+ * value not past the DIE or not before the unit's end, bytes past the
+ * unit): the unit then goes to libdw. */
+static int sibling(const struct dwscan *s, const struct dwunit *u,
+		   const struct dwabbrev *a, const uint8_t *die,
+		   const uint8_t *end, uint64_t *to)
+{
+	const uint8_t *p = die;
+	uint64_t code, off;
+	uint8_t kind;
+
+	if (!a->sibref || !leb(&p, end, &code))
+		return -1;
+	if (a->sibsized) {
+		if (a->siblen > (uint64_t)(end - p))
+			return -1;
+		p += a->siblen;
+	} else {
+		for (uint32_t i = 0; i < a->sib; i++)
+			if (!skip_value(s, u, (uint8_t)s->forms[a->first + i],
+					&p, end))
+				return -1;
+	}
+	kind = (uint8_t)s->forms[a->first + a->sib];
+	if (kind == K_LEB) {
+		if (!leb(&p, end, &off))
+			return -1;
+	} else {
+		if (kind > (uint64_t)(end - p))
+			return -1;
+		off = elf_get_uint(p, kind, s->be);
+	}
+	if (off >= u->end - u->start ||
+	    off <= (uint64_t)(die - s->info) - u->start)
+		return -1;
+	*to = u->start + off;
+	return 0;
+}
+
 int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 		size_t *n, size_t *cap)
 {
@@ -456,8 +545,19 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 		if (!ab->children)
 			continue;
 		if (level <= vtop && ab->walked &&
-		    level + 1 <= DWARF_MAX_DIE_DEPTH)
+		    level + 1 <= DWARF_MAX_DIE_DEPTH) {
 			vtop = level + 1;
+		} else if (level <= vtop && ab->sib != NO_LOC) {
+			/* children not walked (a type's members, mostly):
+			 * skipped as libdw's walk skips them, by the DIE's
+			 * DW_AT_sibling, not decoded */
+			uint64_t to;
+
+			if (sibling(s, u, ab, s->info + off, end, &to) < 0)
+				goto fail;
+			p = s->info + to;
+			continue;
+		}
 		level++;
 	}
 	return 0;
@@ -513,6 +613,7 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 					[DW_FORM_data4] = 4,
 					[DW_FORM_data8] = 8};
 	const uint8_t *q = v;
+	uint64_t lang = 0;
 
 	switch (attr) {
 	case DW_AT_name:
@@ -551,6 +652,21 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 	case DW_AT_ranges:
 		cu->ranges = true;
 		return true;
+	case DW_AT_language:
+		if (cu->lang_attr)
+			return true;
+		cu->lang_attr = true;
+		cu->has_lang = false;
+		/* dwarf_formudata()'s value; other forms: libdw's */
+		if (form == DW_FORM_udata) {
+			cu->has_lang = leb(&q, end, &lang);
+		} else if ((form == DW_FORM_data1 || form == DW_FORM_data2) &&
+			   (size_t)(end - v) >= fixed[form]) {
+			lang = elf_get_uint(v, fixed[form], s->be);
+			cu->has_lang = true;
+		}
+		cu->lang = (int)lang;
+		return true;
 	case DW_AT_stmt_list:
 		if (cu->has_stmt)
 			return true;
@@ -583,6 +699,8 @@ int dwscan_unit_die(struct dwscan *s, const struct dwunit *u, struct dwcu *cu)
 	uint64_t code;
 
 	memset(cu, 0, sizeof(*cu));
+	cu->lang = -1; /* no DW_AT_language */
+	cu->has_lang = true;
 	if (u->end > s->info_len || u->die_off >= u->end ||
 	    !abbrev_load(s, u->abbrev_off))
 		return -1;

@@ -50,10 +50,16 @@ struct dwcu {
 	bool ranges;   /* it has a DW_AT_ranges */
 	uint64_t stmt; /* DW_AT_stmt_list, if has_stmt */
 	bool has_stmt;
+	/* what dwarf_srclang() answers for the DIE (-1: no DW_AT_language),
+	 * if has_lang (not set: a form not read here, libdw's answer) */
+	int lang;
+	bool has_lang;
+	bool lang_attr; /* it has a DW_AT_language (the first one is read) */
 };
 
 /* One unit: where its DIE is and how its forms are sized. */
 struct dwunit {
+	uint64_t start;	  /* unit header, in .debug_info */
 	uint64_t die_off; /* unit DIE, in .debug_info */
 	uint64_t end;	  /* end of the unit, in .debug_info */
 	uint64_t abbrev_off;
@@ -70,14 +76,13 @@ void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
 		    const uint8_t *line_str, size_t line_str_len);
 
 /* The unit DIE of u, decoded into *cu as libdw answers dwarf_diename(),
- * the DW_AT_comp_dir string, dwarf_lowpc(), dwarf_highpc() and the
- * DW_AT_stmt_list offset for it, without libdw's reading of the unit's
- * whole abbreviation table (GCC numbers abbreviations by use, so the
- * unit DIE's comes last: in libc's debug file that reading was 6 % of
- * `size --by compileunits`).
- * Returns 0, or -1 when the DIE holds what is not read here alike
- * (strings by index or in another file, addresses by index, split or
- * skeleton units, DW_AT_abstract_origin or DW_AT_specification, other
+ * the DW_AT_comp_dir string, dwarf_lowpc(), dwarf_highpc(),
+ * dwarf_srclang() and the DW_AT_stmt_list offset for it, without libdw's
+ * reading of the unit's whole abbreviation table (GCC numbers abbreviations by
+ * use, so the unit DIE's comes last: in libc's debug file that reading was 6 %
+ * of `size --by compileunits`). Returns 0, or -1 when the DIE holds what is not
+ * read here alike (strings by index or in another file, addresses by index,
+ * split or skeleton units, DW_AT_abstract_origin or DW_AT_specification, other
  * forms of these attributes, bytes past the unit): libdw reads it then. */
 int dwscan_unit_die(struct dwscan *s, const struct dwunit *u, struct dwcu *cu);
 
