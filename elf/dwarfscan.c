@@ -136,6 +136,23 @@ struct dwabbrev {
 	uint64_t siblen;
 };
 
+/* What dwscan_vars() reads of an abbreviation for each DIE, for the
+ * unit being scanned (abbrev_lens()): 8 bytes, where struct dwabbrev
+ * takes over 100 (a unit's table then fits the L1 cache). */
+enum {
+	H_CODE = 1,	/* an abbreviation of this code exists */
+	H_SIZED = 2,	/* len is its DIEs' size */
+	H_CHILDREN = 4, /* its DIEs have children */
+	H_WALKED = 8,	/* its tag is one of walked_tags */
+	H_VAR = 16,	/* a DW_TAG_variable with a DW_AT_location */
+	H_SIB = 32,	/* it has a DW_AT_sibling */
+};
+
+struct dwhot {
+	uint32_t len;
+	uint32_t flags;
+};
+
 static uint8_t kind_of(uint64_t form)
 {
 	if (form < ARRAY_SIZE(form_kind))
@@ -195,8 +212,10 @@ void dwscan_free(struct dwscan *s)
 {
 	free(s->abbrevs);
 	free(s->forms);
+	free(s->hot);
 	s->abbrevs = NULL;
 	s->forms = NULL;
+	s->hot = NULL;
 }
 
 /* Add a value of layout kind k to the size z counts; false if its size
@@ -330,11 +349,24 @@ static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
 
 	if (s->sized_for == key)
 		return;
+	xgrow(&s->hot, &s->hotcap, s->nabbrevs ? s->nabbrevs : 1,
+	      sizeof(*s->hot));
 	for (size_t i = 0; i < s->nabbrevs; i++) {
 		struct dwabbrev *a = &s->abbrevs[i];
+		struct dwhot *h = &s->hot[i];
 
 		a->len = size_len(&a->size, u, ref);
 		a->siblen = size_len(&a->sibsize, u, ref);
+		h->len =
+		    a->sized && a->len <= UINT32_MAX ? (uint32_t)a->len : 0;
+		h->flags =
+		    (a->tag ? H_CODE : 0) |
+		    (a->sized && a->len <= UINT32_MAX ? H_SIZED : 0) |
+		    (a->children ? H_CHILDREN : 0) |
+		    (a->walked ? H_WALKED : 0) |
+		    (a->tag == DW_TAG_variable && a->loc != NO_LOC ? H_VAR
+								   : 0) |
+		    (a->sib != NO_LOC ? H_SIB : 0);
 	}
 	s->sized_for = key;
 }
@@ -391,6 +423,17 @@ static bool skip_value(const struct dwscan *s, const struct dwunit *u,
 	return true;
 }
 
+/* Move *p past the values of a DIE of abbreviation a, one by one. */
+static bool die_values(const struct dwscan *s, const struct dwunit *u,
+		       const struct dwabbrev *a, const uint8_t **p,
+		       const uint8_t *end)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + i], p, end))
+			return false;
+	return true;
+}
+
 /* Decode the DIE at *p: its abbreviation into *ab (NULL for a null
  * entry), *p past its attributes. False if it cannot be decoded. */
 static inline bool die_next(const struct dwscan *s, const struct dwunit *u,
@@ -417,10 +460,7 @@ static inline bool die_next(const struct dwscan *s, const struct dwunit *u,
 		*p += a->len;
 		return true;
 	}
-	for (uint32_t i = 0; i < a->n; i++)
-		if (!skip_value(s, u, (uint8_t)s->forms[a->first + i], p, end))
-			return false;
-	return true;
+	return die_values(s, u, a, p, end);
 }
 
 /* False if the variable DIE at die (abbreviation a) cannot have the
@@ -526,34 +566,52 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 		return 0;
 	/* the end of the unit ends the walk too, as it ends libdw's */
 	while (p < end) {
-		uint64_t off = (uint64_t)(p - s->info);
+		const uint8_t *die = p;
+		uint64_t code;
+		struct dwhot h;
 
-		if (!die_next(s, u, &p, end, &ab))
+		if (!(*p & 0x80)) /* most codes are one byte */
+			code = *p++;
+		else if (!leb(&p, end, &code))
 			goto fail;
-		if (!ab) { /* the end of a list of children */
+		if (!code) { /* the end of a list of children */
 			if (!level)
 				break;
 			level--;
 			vtop = MIN(vtop, level);
 			continue;
 		}
-		if (level <= vtop && ab->tag == DW_TAG_variable &&
-		    may_have_addr(s, u, ab, s->info + off, end)) {
-			xgrow(offs, cap, *n + 1, sizeof(**offs));
-			(*offs)[(*n)++] = off;
+		if (code > s->nabbrevs || !(s->hot[code - 1].flags & H_CODE))
+			goto fail;
+		h = s->hot[code - 1];
+		ab = &s->abbrevs[code - 1];
+		if (!(h.flags & H_SIZED)) {
+			if (!die_values(s, u, ab, &p, end))
+				goto fail;
+		} else if (h.len > (uint64_t)(end - p)) {
+			goto fail;
+		} else {
+			p += h.len;
 		}
-		if (!ab->children)
+		if (level > vtop) { /* in a subtree not walked */
+			level += !!(h.flags & H_CHILDREN);
 			continue;
-		if (level <= vtop && ab->walked &&
-		    level + 1 <= DWARF_MAX_DIE_DEPTH) {
+		}
+		if ((h.flags & H_VAR) && may_have_addr(s, u, ab, die, end)) {
+			xgrow(offs, cap, *n + 1, sizeof(**offs));
+			(*offs)[(*n)++] = (uint64_t)(die - s->info);
+		}
+		if (!(h.flags & H_CHILDREN))
+			continue;
+		if ((h.flags & H_WALKED) && level + 1 <= DWARF_MAX_DIE_DEPTH) {
 			vtop = level + 1;
-		} else if (level <= vtop && ab->sib != NO_LOC) {
+		} else if (h.flags & H_SIB) {
 			/* children not walked (a type's members, mostly):
 			 * skipped as libdw's walk skips them, by the DIE's
 			 * DW_AT_sibling, not decoded */
 			uint64_t to;
 
-			if (sibling(s, u, ab, s->info + off, end, &to) < 0)
+			if (sibling(s, u, ab, die, end, &to) < 0)
 				goto fail;
 			p = s->info + to;
 			continue;
