@@ -33,9 +33,10 @@ struct dctx {
 	size_t nsecs;
 	/* CU DIE offset -> label, in .debug_info order (for aranges) */
 	struct cuent {
-		uint64_t dieoff;
+		uint64_t dieoff, hdroff; /* unit DIE, unit header */
 		uint32_t label;
 	} * cus;
+	bool units_all; /* every unit libdw knows was read (no error) */
 	size_t ncus, cucap;
 	const char *comp_dir; /* of the current CU (inlines), or NULL */
 	struct asec *cur;     /* ranges of the current CU (inlines) */
@@ -532,6 +533,29 @@ static bool scan_unit(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 	return true;
 }
 
+/* add_variable() of the variable DIE at off in unit u where dwarfscan
+ * reads its address and type (die: its Dwarf_Die, in cudie's unit): libdw
+ * then reads its type only, not the variable (whose abbreviation it would
+ * look up, reading the unit's table up to it). False if libdw is to read
+ * it all. */
+static bool plain_variable(struct dctx *c, const struct dwunit *u, uint64_t off,
+			   Dwarf_Die *die, uint32_t label)
+{
+	uint64_t addr, toff;
+	Dwarf_Word size;
+	Dwarf_Die type;
+
+	if (dwscan_var(&c->scan, u, off, &addr, &toff) < 0)
+		return false;
+	/* dwarf_formref_die()'s DIE of a reference into the unit */
+	type =
+	    (Dwarf_Die){.addr = (void *)(c->scan.info + toff), .cu = die->cu};
+	if (elf_dwarf_type_size(&type, c->lang, &size, 0, NULL) == 0 && size &&
+	    addr + size >= addr)
+		add_range(c, addr, addr + size, label);
+	return true;
+}
+
 /* The variables below the unit DIE cudie (sub: its split unit's, or
  * NULL) to label: found by dwarfscan where it can read the unit (u: as
  * scan_unit() gave it; NULL: it cannot), else by walk_vars(). The same
@@ -551,7 +575,9 @@ static void cu_vars(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
 		Dwarf_Die die = {.addr = (void *)(c->scan.info + c->vars[i]),
 				 .cu = cudie->cu};
 
-		add_variable(c, &die, label);
+		if (!c->lang_known ||
+		    !plain_variable(c, u, c->vars[i], &die, label))
+			add_variable(c, &die, label);
 	}
 }
 
@@ -615,12 +641,73 @@ static int cuent_cmp(const void *a, const void *b)
 	return u64_cmp(x->dieoff, y->dieoff);
 }
 
+static int hdroff_cmp(const void *a, const void *b)
+{
+	const struct cuent *x = a, *y = b;
+
+	return u64_cmp(x->hdroff, y->hdroff);
+}
+
+/* By address, then by place in the section: the order of libdw's
+ * (glibc's qsort() is a merge sort, which keeps equal ones in order). */
+static int dwarange_cmp(const void *a, const void *b)
+{
+	const struct dwarange *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return u64_cmp(x->addr, y->addr);
+	return u64_cmp(x->idx, y->idx);
+}
+
+/* The entries of .debug_aranges read by dwarfscan, each with the unit's
+ * label in its cu field, sorted as dwarf_getaranges() sorts them, into
+ * *v (*n); false where dwarf_getaranges() is asked instead: no scan, a
+ * unit it reads that is not one of c->cus (another kind, or not read),
+ * or no section (libdw's answer then: none, or its error). */
+static bool scan_aranges(struct dctx *c, struct dwarange **v, size_t *n)
+{
+	size_t len = 0;
+	const uint8_t *ar =
+	    c->scan.info ? dwarf_bytes(c, "aranges", &len) : NULL;
+
+	if (!ar || !c->units_all ||
+	    dwscan_aranges(ar, len, c->scan.info_len, c->dimg->big_endian, v,
+			   n) < 0)
+		return false;
+	for (size_t i = 0; i < *n; i++) {
+		struct cuent key = {.hdroff = (*v)[i].cu}, *hit;
+
+		hit =
+		    bsearch(&key, c->cus, c->ncus, sizeof(*c->cus), hdroff_cmp);
+		/* libdw checks the unit's DIE is in the section */
+		if (!hit || hit->dieoff >= c->scan.info_len) {
+			free(*v);
+			return false;
+		}
+		(*v)[i].cu = hit->label;
+	}
+	qsort(*v, *n, sizeof(**v), dwarange_cmp);
+	return true;
+}
+
 static void add_aranges(struct dctx *c)
 {
 	Dwarf_Aranges *ar;
+	struct dwarange *v;
 	size_t n;
 
-	if (!c->ncus || dwarf_getaranges(c->dbg, &ar, &n) != 0)
+	if (!c->ncus)
+		return;
+	/* the units were read in .debug_info's order */
+	if (scan_aranges(c, &v, &n)) {
+		for (size_t i = 0; i < n; i++)
+			if (v[i].len && v[i].addr + v[i].len >= v[i].addr)
+				add_range(c, v[i].addr, v[i].addr + v[i].len,
+					  (uint32_t)v[i].cu);
+		free(v);
+		return;
+	}
+	if (dwarf_getaranges(c->dbg, &ar, &n) != 0)
 		return;
 	qsort(c->cus, c->ncus, sizeof(*c->cus), cuent_cmp);
 	for (size_t i = 0; i < n; i++) {
@@ -792,6 +879,8 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 			     : cu_label(c, cudie, sub);
 		xgrow(&c->cus, &c->cucap, c->ncus + 1, sizeof(*c->cus));
 		c->cus[c->ncus].dieoff = dwarf_dieoffset(cudie);
+		c->cus[c->ncus].hdroff =
+		    dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie);
 		c->cus[c->ncus++].label = label;
 		if (fast && du.has_low && du.has_high) {
 			/* dwarf_ranges()'s one range, from low and high pc */
@@ -915,6 +1004,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (r < 0 && stats)
 		stats->dwarf_errors++;
+	c.units_all = r > 0;
 	if (cus)
 		add_aranges(&c);
 

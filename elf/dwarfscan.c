@@ -122,6 +122,10 @@ struct dwabbrev {
 	 * form is one libdw reads as a reference (ref1-8, ref_udata) */
 	uint32_t sib;
 	bool sibref;
+	/* which is the first DW_AT_type (NO_LOC: none), and whether its form
+	 * is a reference into the unit (ref1-8, ref_udata) */
+	uint32_t type;
+	bool typeref;
 	uint64_t specs; /* its attribute specs, in .debug_abbrev */
 	/* sized: every value has a size known from the unit alone (most
 	 * DIEs: no strings, LEB128 numbers or blocks), size */
@@ -239,13 +243,19 @@ static inline bool size_add(struct dwsize *z, uint16_t k)
 static inline void abbrev_attr(struct dwabbrev *a, uint64_t attr, uint64_t form,
 			       uint32_t i)
 {
+	bool ref = form == DW_FORM_ref1 || form == DW_FORM_ref2 ||
+		   form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
+		   form == DW_FORM_ref_udata;
+
 	if (attr == DW_AT_location && a->loc == NO_LOC)
 		a->loc = i;
+	if (attr == DW_AT_type && a->type == NO_LOC) {
+		a->type = i;
+		a->typeref = ref;
+	}
 	if (attr == DW_AT_sibling && a->sib == NO_LOC) {
 		a->sib = i;
-		a->sibref = form == DW_FORM_ref1 || form == DW_FORM_ref2 ||
-			    form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
-			    form == DW_FORM_ref_udata;
+		a->sibref = ref;
 		a->sibsized = a->sized;
 		a->sibsize = a->size;
 	}
@@ -285,7 +295,7 @@ static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
 	a->children = *(*p)++ != DW_CHILDREN_no;
 	a->specs = (uint64_t)(*p - s->abbrev);
 	a->first = (uint32_t)nf;
-	a->loc = a->sib = NO_LOC;
+	a->loc = a->sib = a->type = NO_LOC;
 	a->sized = true;
 	for (;;) {
 		uint16_t k;
@@ -622,6 +632,161 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 fail:
 	*n = n0;
 	return -1;
+}
+
+/* The set header of .debug_aranges at *p (before end): its unit's
+ * offset and address size; *p then at its first entry. */
+static bool aranges_set(const uint8_t **p, const uint8_t *end, bool be,
+			uint64_t *cu, unsigned *asize)
+{
+	const uint8_t *h = *p, *q = h;
+	unsigned lsize = 4;
+	uint64_t len;
+
+	if (end - q < 4)
+		return false;
+	len = elf_get_uint(q, 4, be);
+	q += 4;
+	if (len == DWARF64_LENGTH) {
+		if (end - q < 8)
+			return false;
+		q += 8; /* the length itself is not checked, as libdw */
+		lsize = 8;
+	} else if (len >= DWARF_LENGTH_RESERVED) {
+		return false;
+	}
+	if (end - q < 2 || elf_get_uint(q, 2, be) != 2)
+		return false;
+	q += 2;
+	if ((size_t)(end - q) < lsize)
+		return false;
+	*cu = elf_get_uint(q, lsize, be);
+	q += lsize;
+	if (end - q < 2 || (q[0] != 4 && q[0] != 8) || q[1] != 0)
+		return false;
+	*asize = q[0];
+	q += 2;
+	/* the entries start at a multiple of twice the address size */
+	q += (2 * *asize - (size_t)(q - h) % (2 * *asize)) % (2 * *asize);
+	*p = q;
+	return true;
+}
+
+int dwscan_aranges(const uint8_t *ar, size_t n, size_t info_len, bool be,
+		   struct dwarange **v, size_t *nv)
+{
+	const uint8_t *p = ar, *end = ar + n;
+	size_t cap = 0;
+
+	*v = NULL;
+	*nv = 0;
+	while (p < end) {
+		uint64_t cu;
+		unsigned as;
+
+		if (!aranges_set(&p, end, be, &cu, &as) || info_len < 4 ||
+		    cu > info_len - 4)
+			goto fail;
+		for (;;) {
+			uint64_t addr, len;
+
+			if (p > end || (size_t)(end - p) < 2 * (size_t)as)
+				goto fail;
+			addr = elf_get_uint(p, as, be);
+			len = elf_get_uint(p + as, as, be);
+			p += 2 * as;
+			if (!addr && !len)
+				break;
+			if (*nv >= UINT32_MAX)
+				goto fail;
+			xgrow(v, &cap, *nv + 1, sizeof(**v));
+			(*v)[*nv] = (struct dwarange){
+			    .addr = addr, .len = len, .cu = cu, .idx = *nv};
+			(*nv)++;
+		}
+	}
+	return 0;
+fail:
+	free(*v);
+	*v = NULL;
+	*nv = 0;
+	return -1;
+}
+
+/* The value of the i-th attribute of a DIE of abbreviation a whose
+ * values start at p (before end), or NULL if it cannot be reached. */
+static const uint8_t *value_at(const struct dwscan *s, const struct dwunit *u,
+			       const struct dwabbrev *a, uint32_t i,
+			       const uint8_t *p, const uint8_t *end)
+{
+	for (uint32_t k = 0; k < i; k++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + k], &p, end))
+			return NULL;
+	return p;
+}
+
+/* The reference into unit u of form kind at v (1, 2, 4, 8 bytes or a
+ * LEB128 number) as a .debug_info offset, as dwarf_formref_die() takes
+ * it: false if it is not before the unit's end. */
+static bool unit_ref(const struct dwscan *s, const struct dwunit *u,
+		     uint8_t kind, const uint8_t *v, const uint8_t *end,
+		     uint64_t *off)
+{
+	uint64_t r;
+
+	if (kind == K_LEB) {
+		if (!leb(&v, end, &r))
+			return false;
+	} else if (kind > 8 || kind > (uint64_t)(end - v)) {
+		return false;
+	} else {
+		r = elf_get_uint(v, kind, s->be);
+	}
+	if (r >= u->end - u->start)
+		return false;
+	*off = u->start + r;
+	return true;
+}
+
+int dwscan_var(struct dwscan *s, const struct dwunit *u, uint64_t off,
+	       uint64_t *addr, uint64_t *type)
+{
+	const uint8_t *p = s->info + off, *end = s->info + u->end, *v;
+	const struct dwabbrev *a;
+	uint64_t code, len;
+	uint8_t kind;
+
+	if (off >= u->end || u->end > s->info_len ||
+	    s->abbrev_off != u->abbrev_off || !leb(&p, end, &code) || !code ||
+	    code > s->nabbrevs)
+		return -1;
+	a = &s->abbrevs[code - 1];
+	if (!a->tag || a->loc == NO_LOC || a->type == NO_LOC || !a->typeref)
+		return -1;
+	/* DW_AT_location: one DW_OP_addr and its address, nothing else
+	 * (what dwarf_getlocation() gives as one operation) */
+	v = value_at(s, u, a, a->loc, p, end);
+	kind = v ? (uint8_t)s->forms[a->first + a->loc] : K_BAD;
+	if (kind == K_BLOCK1 || kind == K_BLOCK2 || kind == K_BLOCK4) {
+		size_t w = kind == K_BLOCK1 ? 1 : kind == K_BLOCK2 ? 2 : 4;
+
+		if ((size_t)(end - v) < w)
+			return -1;
+		len = elf_get_uint(v, w, s->be);
+		v += w;
+	} else if (kind != K_BLOCKLEB || !leb(&v, end, &len)) {
+		return -1;
+	}
+	if (len != 1 + (uint64_t)u->addr_size || (uint64_t)(end - v) < len ||
+	    *v != DW_OP_addr)
+		return -1;
+	*addr = elf_get_uint(v + 1, u->addr_size, s->be);
+	/* DW_AT_type: a DIE of the unit */
+	v = value_at(s, u, a, a->type, p, end);
+	if (!v || !unit_ref(s, u, (uint8_t)s->forms[a->first + a->type], v, end,
+			    type))
+		return -1;
+	return 0;
 }
 
 void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
