@@ -888,6 +888,17 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 			if (end > du.low)
 				add_range(c, du.low, end, label);
 		} else if (!fast || du.ranges) {
+			/* the list from its start, with libdw's base address:
+			 * from offset 0 dwarf_ranges() tries dwarf_highpc()
+			 * first, which has libdw read the unit's whole
+			 * abbreviation table (the unit DIE's is GCC's last);
+			 * it takes 1 for the end of a single range */
+			if (fast && dwscan_unit_ranges(&du) &&
+			    du.ranges_off >= 2 &&
+			    du.ranges_off <= PTRDIFF_MAX) {
+				off = (ptrdiff_t)du.ranges_off;
+				base = du.base;
+			}
 			while ((off = dwarf_ranges(cudie, off, &base, &start,
 						   &end)) > 0)
 				if (end > start)

@@ -789,6 +789,24 @@ int dwscan_var(struct dwscan *s, const struct dwunit *u, uint64_t off,
 	return 0;
 }
 
+bool dwscan_unit_ranges(struct dwcu *cu)
+{
+	if (!cu->ranges || !cu->ranges_known)
+		return false;
+	/* __libdw_cu_base_address(): DW_AT_low_pc, else DW_AT_entry_pc as
+	 * an address, else 0 */
+	if (cu->has_low)
+		cu->base = cu->low;
+	else if (!cu->entry_attr)
+		cu->base = 0;
+	else if (cu->entry_known)
+		cu->base = cu->entry;
+	else
+		return false;
+	/* an all-ones base is libdw's "none": dwarf_ranges() fails */
+	return cu->base != UINT64_MAX;
+}
+
 void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
 		    const uint8_t *line_str, size_t line_str_len)
 {
@@ -873,7 +891,29 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 		cu->high = elf_get_uint(v, fixed[form], s->be);
 		return true;
 	case DW_AT_ranges:
+		if (cu->ranges)
+			return true;
 		cu->ranges = true;
+		/* __libdw_formptr()'s forms; others: libdw's reading */
+		if (form == DW_FORM_sec_offset &&
+		    (size_t)(end - v) >= u->offset_size) {
+			cu->ranges_off = elf_get_uint(v, u->offset_size, s->be);
+			cu->ranges_known = true;
+		} else if (u->version <= 3 &&
+			   (form == DW_FORM_data4 || form == DW_FORM_data8) &&
+			   (size_t)(end - v) >= fixed[form]) {
+			cu->ranges_off = elf_get_uint(v, fixed[form], s->be);
+			cu->ranges_known = true;
+		}
+		return true;
+	case DW_AT_entry_pc:
+		if (cu->entry_attr)
+			return true;
+		cu->entry_attr = true;
+		if (form == DW_FORM_addr && (size_t)(end - v) >= u->addr_size) {
+			cu->entry = elf_get_uint(v, u->addr_size, s->be);
+			cu->entry_known = true;
+		}
 		return true;
 	case DW_AT_language:
 		if (cu->lang_attr)

@@ -50,6 +50,13 @@ struct dwcu {
 	bool has_low, has_high;
 	bool high_off; /* high is a constant: an offset from low */
 	bool ranges;   /* it has a DW_AT_ranges */
+	/* ranges_known: where its list starts (ranges_off, read as
+	 * __libdw_formptr() reads it) and the base address libdw gives it
+	 * (base: DW_AT_low_pc, else DW_AT_entry_pc, else 0) are read here */
+	bool ranges_known;
+	uint64_t ranges_off, base;
+	bool entry_attr, entry_known; /* DW_AT_entry_pc (the first), read */
+	uint64_t entry;
 	uint64_t stmt; /* DW_AT_stmt_list, if has_stmt */
 	bool has_stmt;
 	/* what dwarf_srclang() answers for the DIE (-1: no DW_AT_language),
@@ -87,6 +94,11 @@ void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
  * split or skeleton units, DW_AT_abstract_origin or DW_AT_specification, other
  * forms of these attributes, bytes past the unit): libdw reads it then. */
 int dwscan_unit_die(struct dwscan *s, const struct dwunit *u, struct dwcu *cu);
+
+/* Whether the unit DIE read into cu (dwscan_unit_die()) says where its
+ * DW_AT_ranges list starts and its base address, as libdw's
+ * dwarf_ranges() would take them (then in cu->ranges_off, cu->base). */
+bool dwscan_unit_ranges(struct dwcu *cu);
 
 /* The variable DIE at off in unit u (one dwscan_vars() gave, its
  * unit's abbreviations still those held) as libdw reads it where it is
