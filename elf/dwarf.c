@@ -36,7 +36,6 @@ struct dctx {
 		uint64_t dieoff, hdroff; /* unit DIE, unit header */
 		uint32_t label;
 	} * cus;
-	bool units_all; /* every unit libdw knows was read (no error) */
 	size_t ncus, cucap;
 	const char *comp_dir; /* of the current CU (inlines), or NULL */
 	struct asec *cur;     /* ranges of the current CU (inlines) */
@@ -661,18 +660,18 @@ static int dwarange_cmp(const void *a, const void *b)
 
 /* The entries of .debug_aranges read by dwarfscan, each with the unit's
  * label in its cu field, sorted as dwarf_getaranges() sorts them, into
- * *v (*n); false where dwarf_getaranges() is asked instead: no scan, a
- * unit it reads that is not one of c->cus (another kind, or not read),
- * or no section (libdw's answer then: none, or its error). */
+ * *v (*n), every unit libdw knows having been read into c->cus; false
+ * where dwarf_getaranges() is asked instead: no scan, a unit it reads
+ * that is not one of c->cus (another kind), or no section (libdw's
+ * answer then: none, or its error). */
 static bool scan_aranges(struct dctx *c, struct dwarange **v, size_t *n)
 {
 	size_t len = 0;
 	const uint8_t *ar =
 	    c->scan.info ? dwarf_bytes(c, "aranges", &len) : NULL;
 
-	if (!ar || !c->units_all ||
-	    dwscan_aranges(ar, len, c->scan.info_len, c->dimg->big_endian, v,
-			   n) < 0)
+	if (!ar || dwscan_aranges(ar, len, c->scan.info_len,
+				  c->dimg->big_endian, v, n) < 0)
 		return false;
 	for (size_t i = 0; i < *n; i++) {
 		struct cuent key = {.hdroff = (*v)[i].cu}, *hit;
@@ -690,7 +689,8 @@ static bool scan_aranges(struct dctx *c, struct dwarange **v, size_t *n)
 	return true;
 }
 
-static void add_aranges(struct dctx *c)
+/* all: every unit libdw knows was read (no error) */
+static void add_aranges(struct dctx *c, bool all)
 {
 	Dwarf_Aranges *ar;
 	struct dwarange *v;
@@ -699,7 +699,7 @@ static void add_aranges(struct dctx *c)
 	if (!c->ncus)
 		return;
 	/* the units were read in .debug_info's order */
-	if (scan_aranges(c, &v, &n)) {
+	if (all && scan_aranges(c, &v, &n)) {
 		for (size_t i = 0; i < n; i++)
 			if (v[i].len && v[i].addr + v[i].len >= v[i].addr)
 				add_range(c, v[i].addr, v[i].addr + v[i].len,
@@ -1015,9 +1015,8 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	}
 	if (r < 0 && stats)
 		stats->dwarf_errors++;
-	c.units_all = r > 0;
 	if (cus)
-		add_aranges(&c);
+		add_aranges(&c, r > 0);
 
 	dwp_ctx_end(&c.dwp, stats);
 	dwarf_end(c.dbg);

@@ -843,11 +843,12 @@ static bool die_string(const struct dwscan *s, uint64_t form, const uint8_t *v,
 	return true;
 }
 
-/* One attribute of a unit DIE (name attr, form form, value at v) into
- * cu. False if it is not read here. */
-static bool die_attr(const struct dwscan *s, const struct dwunit *u,
-		     uint64_t attr, uint64_t form, const uint8_t *v,
-		     const uint8_t *end, struct dwcu *cu)
+/* die_attr() of the attributes that only speed libdw's part up (its
+ * range list, language): one of a form not read here is left to libdw,
+ * the DIE still read. */
+static bool unit_attr_more(const struct dwscan *s, const struct dwunit *u,
+			   uint64_t attr, uint64_t form, const uint8_t *v,
+			   const uint8_t *end, struct dwcu *cu)
 {
 	static const uint8_t fixed[] = {[DW_FORM_data1] = 1,
 					[DW_FORM_data2] = 2,
@@ -857,39 +858,6 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 	uint64_t lang = 0;
 
 	switch (attr) {
-	case DW_AT_name:
-		return cu->name ||
-		       die_string(s, form, v, end, u->offset_size, &cu->name);
-	case DW_AT_comp_dir:
-		return cu->comp_dir ||
-		       die_string(s, form, v, end, u->offset_size,
-				  &cu->comp_dir);
-	case DW_AT_low_pc:
-		if (cu->has_low)
-			return true;
-		if (form != DW_FORM_addr || (size_t)(end - v) < u->addr_size)
-			return false;
-		cu->low = elf_get_uint(v, u->addr_size, s->be);
-		cu->has_low = true;
-		return true;
-	case DW_AT_high_pc:
-		if (cu->has_high)
-			return true;
-		cu->has_high = true;
-		if (form == DW_FORM_addr) {
-			if ((size_t)(end - v) < u->addr_size)
-				return false;
-			cu->high = elf_get_uint(v, u->addr_size, s->be);
-			return true;
-		}
-		cu->high_off = true;
-		if (form == DW_FORM_udata)
-			return leb(&q, end, &cu->high);
-		if (form >= ARRAY_SIZE(fixed) || !fixed[form] ||
-		    (size_t)(end - v) < fixed[form])
-			return false;
-		cu->high = elf_get_uint(v, fixed[form], s->be);
-		return true;
 	case DW_AT_ranges:
 		if (cu->ranges)
 			return true;
@@ -930,6 +898,57 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 		}
 		cu->lang = (int)lang;
 		return true;
+	default:
+		return true;
+	}
+}
+
+/* One attribute of a unit DIE (name attr, form form, value at v) into
+ * cu. False if it is not read here. */
+static bool die_attr(const struct dwscan *s, const struct dwunit *u,
+		     uint64_t attr, uint64_t form, const uint8_t *v,
+		     const uint8_t *end, struct dwcu *cu)
+{
+	static const uint8_t fixed[] = {[DW_FORM_data1] = 1,
+					[DW_FORM_data2] = 2,
+					[DW_FORM_data4] = 4,
+					[DW_FORM_data8] = 8};
+	const uint8_t *q = v;
+
+	switch (attr) {
+	case DW_AT_name:
+		return cu->name ||
+		       die_string(s, form, v, end, u->offset_size, &cu->name);
+	case DW_AT_comp_dir:
+		return cu->comp_dir ||
+		       die_string(s, form, v, end, u->offset_size,
+				  &cu->comp_dir);
+	case DW_AT_low_pc:
+		if (cu->has_low)
+			return true;
+		if (form != DW_FORM_addr || (size_t)(end - v) < u->addr_size)
+			return false;
+		cu->low = elf_get_uint(v, u->addr_size, s->be);
+		cu->has_low = true;
+		return true;
+	case DW_AT_high_pc:
+		if (cu->has_high)
+			return true;
+		cu->has_high = true;
+		if (form == DW_FORM_addr) {
+			if ((size_t)(end - v) < u->addr_size)
+				return false;
+			cu->high = elf_get_uint(v, u->addr_size, s->be);
+			return true;
+		}
+		cu->high_off = true;
+		if (form == DW_FORM_udata)
+			return leb(&q, end, &cu->high);
+		if (form >= ARRAY_SIZE(fixed) || !fixed[form] ||
+		    (size_t)(end - v) < fixed[form])
+			return false;
+		cu->high = elf_get_uint(v, fixed[form], s->be);
+		return true;
 	case DW_AT_stmt_list:
 		if (cu->has_stmt)
 			return true;
@@ -951,7 +970,7 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 	case DW_AT_GNU_dwo_id:
 		return false;
 	default:
-		return true;
+		return unit_attr_more(s, u, attr, form, v, end, cu);
 	}
 }
 
