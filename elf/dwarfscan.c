@@ -140,23 +140,6 @@ struct dwabbrev {
 	uint64_t siblen;
 };
 
-/* What dwscan_vars() reads of an abbreviation for each DIE, for the
- * unit being scanned (abbrev_lens()): 8 bytes, where struct dwabbrev
- * takes over 100 (a unit's table then fits the L1 cache). */
-enum {
-	H_CODE = 1,	/* an abbreviation of this code exists */
-	H_SIZED = 2,	/* len is its DIEs' size */
-	H_CHILDREN = 4, /* its DIEs have children */
-	H_WALKED = 8,	/* its tag is one of walked_tags */
-	H_VAR = 16,	/* a DW_TAG_variable with a DW_AT_location */
-	H_SIB = 32,	/* it has a DW_AT_sibling */
-};
-
-struct dwhot {
-	uint32_t len;
-	uint32_t flags;
-};
-
 static uint8_t kind_of(uint64_t form)
 {
 	if (form < ARRAY_SIZE(form_kind))
@@ -216,10 +199,8 @@ void dwscan_free(struct dwscan *s)
 {
 	free(s->abbrevs);
 	free(s->forms);
-	free(s->hot);
 	s->abbrevs = NULL;
 	s->forms = NULL;
-	s->hot = NULL;
 }
 
 /* Add a value of layout kind k to the size z counts; false if its size
@@ -359,24 +340,11 @@ static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
 
 	if (s->sized_for == key)
 		return;
-	xgrow(&s->hot, &s->hotcap, s->nabbrevs ? s->nabbrevs : 1,
-	      sizeof(*s->hot));
 	for (size_t i = 0; i < s->nabbrevs; i++) {
 		struct dwabbrev *a = &s->abbrevs[i];
-		struct dwhot *h = &s->hot[i];
 
 		a->len = size_len(&a->size, u, ref);
 		a->siblen = size_len(&a->sibsize, u, ref);
-		h->len =
-		    a->sized && a->len <= UINT32_MAX ? (uint32_t)a->len : 0;
-		h->flags =
-		    (a->tag ? H_CODE : 0) |
-		    (a->sized && a->len <= UINT32_MAX ? H_SIZED : 0) |
-		    (a->children ? H_CHILDREN : 0) |
-		    (a->walked ? H_WALKED : 0) |
-		    (a->tag == DW_TAG_variable && a->loc != NO_LOC ? H_VAR
-								   : 0) |
-		    (a->sib != NO_LOC ? H_SIB : 0);
 	}
 	s->sized_for = key;
 }
@@ -577,45 +545,30 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 	/* the end of the unit ends the walk too, as it ends libdw's */
 	while (p < end) {
 		const uint8_t *die = p;
-		uint64_t code;
-		struct dwhot h;
 
-		if (!(*p & 0x80)) /* most codes are one byte */
-			code = *p++;
-		else if (!leb(&p, end, &code))
+		if (!die_next(s, u, &p, end, &ab))
 			goto fail;
-		if (!code) { /* the end of a list of children */
+		if (!ab) { /* the end of a list of children */
 			if (!level)
 				break;
 			level--;
 			vtop = MIN(vtop, level);
 			continue;
 		}
-		if (code > s->nabbrevs || !(s->hot[code - 1].flags & H_CODE))
-			goto fail;
-		h = s->hot[code - 1];
-		ab = &s->abbrevs[code - 1];
-		if (!(h.flags & H_SIZED)) {
-			if (!die_values(s, u, ab, &p, end))
-				goto fail;
-		} else if (h.len > (uint64_t)(end - p)) {
-			goto fail;
-		} else {
-			p += h.len;
-		}
 		if (level > vtop) { /* in a subtree not walked */
-			level += !!(h.flags & H_CHILDREN);
+			level += ab->children;
 			continue;
 		}
-		if ((h.flags & H_VAR) && may_have_addr(s, u, ab, die, end)) {
+		if (ab->tag == DW_TAG_variable &&
+		    may_have_addr(s, u, ab, die, end)) {
 			xgrow(offs, cap, *n + 1, sizeof(**offs));
 			(*offs)[(*n)++] = (uint64_t)(die - s->info);
 		}
-		if (!(h.flags & H_CHILDREN))
+		if (!ab->children)
 			continue;
-		if ((h.flags & H_WALKED) && level + 1 <= DWARF_MAX_DIE_DEPTH) {
+		if (ab->walked && level + 1 <= DWARF_MAX_DIE_DEPTH) {
 			vtop = level + 1;
-		} else if (h.flags & H_SIB) {
+		} else if (ab->sib != NO_LOC) {
 			/* children not walked (a type's members, mostly):
 			 * skipped as libdw's walk skips them, by the DIE's
 			 * DW_AT_sibling, not decoded */

@@ -35,8 +35,6 @@ struct dwscan {
 	/* cache of one table (dwarfscan.c) */
 	struct dwabbrev *abbrevs; /* by code - 1 */
 	size_t nabbrevs, abbrevcap;
-	struct dwhot *hot; /* what the scan reads of each, by code - 1 */
-	size_t hotcap;
 	uint16_t *forms; /* the layout of each value of every abbreviation */
 	size_t nforms, formcap;
 	uint64_t abbrev_off; /* of the table cached; UINT64_MAX: none */
