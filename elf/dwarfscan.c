@@ -480,6 +480,41 @@ static bool may_have_addr(const struct dwscan *s, const struct dwunit *u,
 	       *p == DW_OP_GNU_addr_index;
 }
 
+/* The value of the i-th attribute of a DIE of abbreviation a whose
+ * values start at p (before end), or NULL if it cannot be reached. */
+static const uint8_t *value_at(const struct dwscan *s, const struct dwunit *u,
+			       const struct dwabbrev *a, uint32_t i,
+			       const uint8_t *p, const uint8_t *end)
+{
+	for (uint32_t k = 0; k < i; k++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + k], &p, end))
+			return NULL;
+	return p;
+}
+
+/* The reference into unit u of form kind at v (1, 2, 4, 8 bytes or a
+ * LEB128 number) as a .debug_info offset, as dwarf_formref_die() takes
+ * it: false if it is not before the unit's end. */
+static bool unit_ref(const struct dwscan *s, const struct dwunit *u,
+		     uint8_t kind, const uint8_t *v, const uint8_t *end,
+		     uint64_t *off)
+{
+	uint64_t r;
+
+	if (kind == K_LEB) {
+		if (!leb(&v, end, &r))
+			return false;
+	} else if (kind > 8 || kind > (uint64_t)(end - v)) {
+		return false;
+	} else {
+		r = elf_get_uint(v, kind, s->be);
+	}
+	if (r >= u->end - u->start)
+		return false;
+	*off = u->start + r;
+	return true;
+}
+
 /* Where libdw's dwarf_siblingof() goes from the DIE at die (abbreviation
  * a, which has a DW_AT_sibling): its value, an offset from the unit's
  * header, into *to (in .debug_info). 0 if it is one dwarf_siblingof()
@@ -491,8 +526,7 @@ static int sibling(const struct dwscan *s, const struct dwunit *u,
 		   const uint8_t *end, uint64_t *to)
 {
 	const uint8_t *p = die;
-	uint64_t code, off;
-	uint8_t kind;
+	uint64_t code;
 
 	if (!a->sibref || !leb(&p, end, &code))
 		return -1;
@@ -500,25 +534,13 @@ static int sibling(const struct dwscan *s, const struct dwunit *u,
 		if (a->siblen > (uint64_t)(end - p))
 			return -1;
 		p += a->siblen;
-	} else {
-		for (uint32_t i = 0; i < a->sib; i++)
-			if (!skip_value(s, u, (uint8_t)s->forms[a->first + i],
-					&p, end))
-				return -1;
-	}
-	kind = (uint8_t)s->forms[a->first + a->sib];
-	if (kind == K_LEB) {
-		if (!leb(&p, end, &off))
-			return -1;
-	} else {
-		if (kind > (uint64_t)(end - p))
-			return -1;
-		off = elf_get_uint(p, kind, s->be);
-	}
-	if (off >= u->end - u->start ||
-	    off <= (uint64_t)(die - s->info) - u->start)
+	} else if (!(p = value_at(s, u, a, a->sib, p, end))) {
 		return -1;
-	*to = u->start + off;
+	}
+	/* a reference into the unit, past the DIE */
+	if (!unit_ref(s, u, (uint8_t)s->forms[a->first + a->sib], p, end, to) ||
+	    *to <= (uint64_t)(die - s->info))
+		return -1;
 	return 0;
 }
 
@@ -666,41 +688,6 @@ fail:
 	return -1;
 }
 
-/* The value of the i-th attribute of a DIE of abbreviation a whose
- * values start at p (before end), or NULL if it cannot be reached. */
-static const uint8_t *value_at(const struct dwscan *s, const struct dwunit *u,
-			       const struct dwabbrev *a, uint32_t i,
-			       const uint8_t *p, const uint8_t *end)
-{
-	for (uint32_t k = 0; k < i; k++)
-		if (!skip_value(s, u, (uint8_t)s->forms[a->first + k], &p, end))
-			return NULL;
-	return p;
-}
-
-/* The reference into unit u of form kind at v (1, 2, 4, 8 bytes or a
- * LEB128 number) as a .debug_info offset, as dwarf_formref_die() takes
- * it: false if it is not before the unit's end. */
-static bool unit_ref(const struct dwscan *s, const struct dwunit *u,
-		     uint8_t kind, const uint8_t *v, const uint8_t *end,
-		     uint64_t *off)
-{
-	uint64_t r;
-
-	if (kind == K_LEB) {
-		if (!leb(&v, end, &r))
-			return false;
-	} else if (kind > 8 || kind > (uint64_t)(end - v)) {
-		return false;
-	} else {
-		r = elf_get_uint(v, kind, s->be);
-	}
-	if (r >= u->end - u->start)
-		return false;
-	*off = u->start + r;
-	return true;
-}
-
 int dwscan_var(struct dwscan *s, const struct dwunit *u, uint64_t off,
 	       uint64_t *addr, uint64_t *type)
 {
@@ -796,6 +783,12 @@ static bool die_string(const struct dwscan *s, uint64_t form, const uint8_t *v,
 	return true;
 }
 
+/* The sizes of DW_FORM_data1-8, which unit_attr_more() and die_attr() read. */
+static const uint8_t data_size[] = {[DW_FORM_data1] = 1,
+				    [DW_FORM_data2] = 2,
+				    [DW_FORM_data4] = 4,
+				    [DW_FORM_data8] = 8};
+
 /* die_attr() of the attributes that only speed libdw's part up (its
  * range list, language): one of a form not read here is left to libdw,
  * the DIE still read. */
@@ -803,10 +796,6 @@ static bool unit_attr_more(const struct dwscan *s, const struct dwunit *u,
 			   uint64_t attr, uint64_t form, const uint8_t *v,
 			   const uint8_t *end, struct dwcu *cu)
 {
-	static const uint8_t fixed[] = {[DW_FORM_data1] = 1,
-					[DW_FORM_data2] = 2,
-					[DW_FORM_data4] = 4,
-					[DW_FORM_data8] = 8};
 	const uint8_t *q = v;
 	uint64_t lang = 0;
 
@@ -822,8 +811,9 @@ static bool unit_attr_more(const struct dwscan *s, const struct dwunit *u,
 			cu->ranges_known = true;
 		} else if (u->version <= 3 &&
 			   (form == DW_FORM_data4 || form == DW_FORM_data8) &&
-			   (size_t)(end - v) >= fixed[form]) {
-			cu->ranges_off = elf_get_uint(v, fixed[form], s->be);
+			   (size_t)(end - v) >= data_size[form]) {
+			cu->ranges_off =
+			    elf_get_uint(v, data_size[form], s->be);
 			cu->ranges_known = true;
 		}
 		return true;
@@ -845,8 +835,8 @@ static bool unit_attr_more(const struct dwscan *s, const struct dwunit *u,
 		if (form == DW_FORM_udata) {
 			cu->has_lang = leb(&q, end, &lang);
 		} else if ((form == DW_FORM_data1 || form == DW_FORM_data2) &&
-			   (size_t)(end - v) >= fixed[form]) {
-			lang = elf_get_uint(v, fixed[form], s->be);
+			   (size_t)(end - v) >= data_size[form]) {
+			lang = elf_get_uint(v, data_size[form], s->be);
 			cu->has_lang = true;
 		}
 		cu->lang = (int)lang;
@@ -862,10 +852,6 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 		     uint64_t attr, uint64_t form, const uint8_t *v,
 		     const uint8_t *end, struct dwcu *cu)
 {
-	static const uint8_t fixed[] = {[DW_FORM_data1] = 1,
-					[DW_FORM_data2] = 2,
-					[DW_FORM_data4] = 4,
-					[DW_FORM_data8] = 8};
 	const uint8_t *q = v;
 
 	switch (attr) {
@@ -897,10 +883,10 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 		cu->high_off = true;
 		if (form == DW_FORM_udata)
 			return leb(&q, end, &cu->high);
-		if (form >= ARRAY_SIZE(fixed) || !fixed[form] ||
-		    (size_t)(end - v) < fixed[form])
+		if (form >= ARRAY_SIZE(data_size) || !data_size[form] ||
+		    (size_t)(end - v) < data_size[form])
 			return false;
-		cu->high = elf_get_uint(v, fixed[form], s->be);
+		cu->high = elf_get_uint(v, data_size[form], s->be);
 		return true;
 	case DW_AT_stmt_list:
 		if (cu->has_stmt)
@@ -912,9 +898,9 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 			return true;
 		}
 		if ((form != DW_FORM_data4 && form != DW_FORM_data8) ||
-		    (size_t)(end - v) < fixed[form])
+		    (size_t)(end - v) < data_size[form])
 			return false;
-		cu->stmt = elf_get_uint(v, fixed[form], s->be);
+		cu->stmt = elf_get_uint(v, data_size[form], s->be);
 		return true;
 	case DW_AT_abstract_origin:
 	case DW_AT_specification:
