@@ -4,6 +4,7 @@
 
 #include "elf/dwarf.h"
 #include "elf/dwtype.h"
+#include "elf/dwaranges.h"
 #include "elf/dwarfscan.h"
 #include "elf/dwp.h"
 #include "elf/dwstrings.h"
@@ -32,10 +33,7 @@ struct dctx {
 	struct asec *secs; /* SHF_ALLOC sections of img, by address */
 	size_t nsecs;
 	/* CU DIE offset -> label, in .debug_info order (for aranges) */
-	struct cuent {
-		uint64_t dieoff, hdroff; /* unit DIE, unit header */
-		uint32_t label;
-	} * cus;
+	struct dwcuent *cus;
 	size_t ncus, cucap;
 	const char *comp_dir; /* of the current CU (inlines), or NULL */
 	struct asec *cur;     /* ranges of the current CU (inlines) */
@@ -635,58 +633,25 @@ static void scan_open(struct dctx *c)
 
 static int cuent_cmp(const void *a, const void *b)
 {
-	const struct cuent *x = a, *y = b;
+	const struct dwcuent *x = a, *y = b;
 
 	return u64_cmp(x->dieoff, y->dieoff);
 }
 
-static int hdroff_cmp(const void *a, const void *b)
-{
-	const struct cuent *x = a, *y = b;
-
-	return u64_cmp(x->hdroff, y->hdroff);
-}
-
-/* By address, then by place in the section: the order of libdw's
- * (glibc's qsort() is a merge sort, which keeps equal ones in order). */
-static int dwarange_cmp(const void *a, const void *b)
-{
-	const struct dwarange *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return u64_cmp(x->addr, y->addr);
-	return u64_cmp(x->idx, y->idx);
-}
-
-/* The entries of .debug_aranges read by dwarfscan, each with the unit's
- * label in its cu field, sorted as dwarf_getaranges() sorts them, into
- * *v (*n), every unit libdw knows having been read into c->cus; false
- * where dwarf_getaranges() is asked instead: no scan, a unit it reads
- * that is not one of c->cus (another kind), or no section (libdw's
- * answer then: none, or its error). */
+/* dwaranges_read() of .debug_aranges into *v (*n), every unit libdw
+ * knows having been read into c->cus; false where dwarf_getaranges() is
+ * asked instead: no scan, a unit it reads that is not one of c->cus
+ * (another kind), or no section (libdw's answer: none, or its error). */
 static bool scan_aranges(struct dctx *c, struct dwarange **v, size_t *n)
 {
 	size_t len = 0;
 	const uint8_t *ar =
 	    c->scan.info ? dwarf_bytes(c, "aranges", &len) : NULL;
 
-	if (!ar || dwscan_aranges(ar, len, c->scan.info_len,
-				  c->dimg->big_endian, v, n) < 0)
-		return false;
-	for (size_t i = 0; i < *n; i++) {
-		struct cuent key = {.hdroff = (*v)[i].cu}, *hit;
-
-		hit =
-		    bsearch(&key, c->cus, c->ncus, sizeof(*c->cus), hdroff_cmp);
-		/* libdw checks the unit's DIE is in the section */
-		if (!hit || hit->dieoff >= c->scan.info_len) {
-			free(*v);
-			return false;
-		}
-		(*v)[i].cu = hit->label;
-	}
-	qsort(*v, *n, sizeof(**v), dwarange_cmp);
-	return true;
+	/* the units were read in .debug_info's order: by hdroff */
+	return ar &&
+	       dwaranges_read(ar, len, c->scan.info_len, c->dimg->big_endian,
+			      c->cus, c->ncus, v, n) == 0;
 }
 
 /* all: every unit libdw knows was read (no error) */
@@ -698,7 +663,6 @@ static void add_aranges(struct dctx *c, bool all)
 
 	if (!c->ncus)
 		return;
-	/* the units were read in .debug_info's order */
 	if (all && scan_aranges(c, &v, &n)) {
 		for (size_t i = 0; i < n; i++)
 			if (v[i].len && v[i].addr + v[i].len >= v[i].addr)
@@ -715,7 +679,7 @@ static void add_aranges(struct dctx *c, bool all)
 		Dwarf_Addr addr;
 		Dwarf_Word len;
 		Dwarf_Off off;
-		struct cuent key, *hit;
+		struct dwcuent key, *hit;
 
 		if (!a || dwarf_getarangeinfo(a, &addr, &len, &off) != 0 ||
 		    !len || addr + len < addr)

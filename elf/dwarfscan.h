@@ -108,24 +108,6 @@ bool dwscan_unit_ranges(struct dwcu *cu);
 int dwscan_var(struct dwscan *s, const struct dwunit *u, uint64_t off,
 	       uint64_t *addr, uint64_t *type);
 
-/* One entry of .debug_aranges: [addr, addr + len) of the unit whose
- * header is at cu in .debug_info; idx: its place in the section. */
-struct dwarange {
-	uint64_t addr, len, cu;
-	uint32_t idx;
-};
-
-/* The entries of the .debug_aranges bytes ar (n bytes; big-endian if be)
- * into *v (*nv of them, malloc'd, in the section's order), read as libdw
- * 0.188's dwarf_getaranges() reads them (DWARF 2 sets, addresses of 4 or
- * 8 bytes, no segments; a set's entries end at two zeros). Returns 0, or
- * -1 where that would fail (*v NULL, *nv 0): a set cut short or of
- * another version or sizes, a unit offset past .debug_info (info_len
- * bytes). dwarf_getaranges() also fails where an
- * entry's unit is not one it knows: the caller checks cu. */
-int dwscan_aranges(const uint8_t *ar, size_t n, size_t info_len, bool be,
-		   struct dwarange **v, size_t *nv);
-
 /* Free what s holds (not the sections). */
 void dwscan_free(struct dwscan *s);
 
