@@ -10,7 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <elfutils/version.h>
 #include <stdbool.h>
+
+/* Whether dwarf.c reads .debug_aranges with dwaranges_read(): only when
+ * built against the elfutils whose reading it follows (0.188, Debian
+ * 12's). Later ones read a set's entries on past a (0, 0) pair up to the
+ * set's length, where 0.188 ends the set there; against any other
+ * version dwarf_getaranges() is asked. */
+#define DWARANGES_OWN (_ELFUTILS_VERSION == 188)
 
 /* A unit the compileunits source read: the .debug_info offsets of its
  * DIE and of its header, and its label. */

@@ -663,7 +663,8 @@ static void add_aranges(struct dctx *c, bool all)
 
 	if (!c->ncus)
 		return;
-	if (all && scan_aranges(c, &v, &n)) {
+	/* read here only against the elfutils it follows (dwaranges.h) */
+	if (DWARANGES_OWN && all && scan_aranges(c, &v, &n)) {
 		for (size_t i = 0; i < n; i++)
 			if (v[i].len && v[i].addr + v[i].len >= v[i].addr)
 				add_range(c, v[i].addr, v[i].addr + v[i].len,
