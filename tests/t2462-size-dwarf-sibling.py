@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""`memsz size --by compileunits`: the variables of a unit are those
-libdw's walk of its DIEs reaches, which follows DW_AT_sibling.
+"""`memsz size --by compileunits`: the pass over a unit's DIEs follows
+DW_AT_sibling for the children of what it does not walk (a type's
+members), as libdw's walk does there.
 
 memsz finds a unit's variables by one forward pass over its DIEs
-(elf/dwarfscan.c) and skips the children of a type by its DW_AT_sibling,
-as libdw's dwarf_siblingof() does. A hand-written .debug_info (h.s) has
-two units whose sibling links disagree with the order the DIEs are
+(elf/dwarfscan.c), in the order they are stored, and passes over the
+children of a DIE it does not walk (a structure's members) by that
+DIE's DW_AT_sibling (libdw's dwarf_siblingof() follows it on every DIE,
+the pass only there). A hand-written .debug_info (h.s) has two units
+where a structure's sibling link disagrees with the order the DIEs are
 stored in:
 
 - s.c: a structure whose DW_AT_sibling points past the variable stored
@@ -18,6 +21,10 @@ The pass once read the DIEs in stored order and gave both "skipped" and
 "after_bad" to their units. Ground truth: libdw's own walk (through
 ctypes: dwarf_child and dwarf_siblingof, into the tags memsz walks) for
 which variables are reached, nm -S for their sizes.
+
+memsz runs under a generous timeout (MEMSZ_TIMEOUT, not a timing
+check): a pass that took the self-pointing sibling as a step forward
+would loop there for ever, and the test fails instead of hanging.
 """
 import csv
 import ctypes
@@ -100,8 +107,17 @@ WALKED = (0x2e, 0x0b, 0x1d, 0x39, 0x1e)
 DW_TAG_variable = 0x34
 
 
+# seconds memsz may take on the tiny program before it is taken as hung
+# (it takes milliseconds): a hang guard, not a timing assertion
+MEMSZ_TIMEOUT = 120
+
+
 def run(args, **kw):
-    r = subprocess.run(args, capture_output=True, text=True, **kw)
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, **kw)
+    except subprocess.TimeoutExpired:
+        lib.fail("%s did not end within %d s (a loop?)"
+                 % (" ".join(args), kw["timeout"]))
     if r.returncode:
         lib.fail("%s failed (exit %d): %s" % (" ".join(args), r.returncode,
                                             r.stderr[-600:]))
@@ -195,7 +211,7 @@ def main():
               % sizes)
         r = run([MEMSZ, "size", "--no-disasm", "--by",
                  "compileunits,symbols", "-n", "0", "--format", "csv",
-                 prog])
+                 prog], timeout=MEMSZ_TIMEOUT)
         got = {}
         for row in csv.DictReader(io.StringIO(r.stdout)):
             if row["compileunits"] in ("s.c", "b.c"):
