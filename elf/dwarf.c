@@ -4,6 +4,7 @@
 
 #include "elf/dwarf.h"
 #include "elf/dwtype.h"
+#include "elf/dwaranges.h"
 #include "elf/dwarfscan.h"
 #include "elf/dwp.h"
 #include "elf/dwstrings.h"
@@ -32,10 +33,7 @@ struct dctx {
 	struct asec *secs; /* SHF_ALLOC sections of img, by address */
 	size_t nsecs;
 	/* CU DIE offset -> label, in .debug_info order (for aranges) */
-	struct cuent {
-		uint64_t dieoff;
-		uint32_t label;
-	} * cus;
+	struct dwcuent *cus;
 	size_t ncus, cucap;
 	const char *comp_dir; /* of the current CU (inlines), or NULL */
 	struct asec *cur;     /* ranges of the current CU (inlines) */
@@ -46,6 +44,11 @@ struct dctx {
 	struct elf_dwalt alt; /* the dwz file handed to libdw, if any */
 	uint64_t *vars;
 	size_t nvars, varcap;
+	/* compileunits: dwarf_srclang() of the current unit's DIE, if
+	 * lang_known (read by dwarfscan: libdw would read the unit's whole
+	 * abbreviation table for it, GCC numbering the unit DIE's last) */
+	int lang;
+	bool lang_known;
 	struct dwp_ctx dwp; /* split units from FILE.dwp */
 };
 
@@ -436,13 +439,15 @@ static void add_variable(struct dctx *c, Dwarf_Die *die, uint32_t label)
 	struct dwp_ctx *dc = c->dwp.in_unit || c->dwp.in_dwo ? &c->dwp : NULL;
 	uint64_t missing = c->dwp.sig8_missing;
 
+	int lang;
+
 	if (!var_addr(c, die, &addr) ||
 	    !dwarf_attr_integrate(die, DW_AT_type, &ta) ||
-	    !dwarf_diecu(die, &cu, NULL, NULL))
+	    (!c->lang_known && !dwarf_diecu(die, &cu, NULL, NULL)))
 		return;
+	lang = c->lang_known ? c->lang : dwarf_srclang(&cu);
 	if (!elf_dwarf_ref_die(&ta, &type, dc) ||
-	    elf_dwarf_type_size(&type, dwarf_srclang(&cu), &size, 0, dc) != 0 ||
-	    !size) {
+	    elf_dwarf_type_size(&type, lang, &size, 0, dc) != 0 || !size) {
 		if (c->dwp.sig8_missing != missing && c->st) {
 			if (c->dwp.in_unit && !c->dwp.in_dwo)
 				c->st->dwp_types_missing++;
@@ -516,11 +521,35 @@ static bool scan_unit(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 	}
 	if (len > c->scan.info_len - hdr - lensize)
 		return false;
+	u->start = hdr;
 	u->end = hdr + lensize + len;
 	u->abbrev_off = abbrev;
 	u->version = version;
 	u->addr_size = asize;
 	u->offset_size = osize;
+	return true;
+}
+
+/* add_variable() of the variable DIE at off in unit u where dwarfscan
+ * reads its address and type (die: its Dwarf_Die, in cudie's unit): libdw
+ * then reads its type only, not the variable (whose abbreviation it would
+ * look up, reading the unit's table up to it). False if libdw is to read
+ * it all. */
+static bool plain_variable(struct dctx *c, const struct dwunit *u, uint64_t off,
+			   Dwarf_Die *die, uint32_t label)
+{
+	uint64_t addr, toff;
+	Dwarf_Word size;
+	Dwarf_Die type;
+
+	if (dwscan_var(&c->scan, u, off, &addr, &toff) < 0)
+		return false;
+	/* dwarf_formref_die()'s DIE of a reference into the unit */
+	type =
+	    (Dwarf_Die){.addr = (void *)(c->scan.info + toff), .cu = die->cu};
+	if (elf_dwarf_type_size(&type, c->lang, &size, 0, NULL) == 0 && size &&
+	    addr + size >= addr)
+		add_range(c, addr, addr + size, label);
 	return true;
 }
 
@@ -543,7 +572,9 @@ static void cu_vars(struct dctx *c, Dwarf_Die *cudie, Dwarf_Die *sub,
 		Dwarf_Die die = {.addr = (void *)(c->scan.info + c->vars[i]),
 				 .cu = cudie->cu};
 
-		add_variable(c, &die, label);
+		if (!c->lang_known ||
+		    !plain_variable(c, u, c->vars[i], &die, label))
+			add_variable(c, &die, label);
 	}
 }
 
@@ -602,17 +633,46 @@ static void scan_open(struct dctx *c)
 
 static int cuent_cmp(const void *a, const void *b)
 {
-	const struct cuent *x = a, *y = b;
+	const struct dwcuent *x = a, *y = b;
 
 	return u64_cmp(x->dieoff, y->dieoff);
 }
 
-static void add_aranges(struct dctx *c)
+/* dwaranges_read() of .debug_aranges into *v (*n), every unit libdw
+ * knows having been read into c->cus; false where dwarf_getaranges() is
+ * asked instead: no scan, a unit it reads that is not one of c->cus
+ * (another kind), or no section (libdw's answer: none, or its error). */
+static bool scan_aranges(struct dctx *c, struct dwarange **v, size_t *n)
+{
+	size_t len = 0;
+	const uint8_t *ar =
+	    c->scan.info ? dwarf_bytes(c, "aranges", &len) : NULL;
+
+	/* the units were read in .debug_info's order: by hdroff */
+	return ar &&
+	       dwaranges_read(ar, len, c->scan.info_len, c->dimg->big_endian,
+			      c->cus, c->ncus, v, n) == 0;
+}
+
+/* all: every unit libdw knows was read (no error) */
+static void add_aranges(struct dctx *c, bool all)
 {
 	Dwarf_Aranges *ar;
+	struct dwarange *v;
 	size_t n;
 
-	if (!c->ncus || dwarf_getaranges(c->dbg, &ar, &n) != 0)
+	if (!c->ncus)
+		return;
+	/* read here only against the elfutils it follows (dwaranges.h) */
+	if (DWARANGES_OWN && all && scan_aranges(c, &v, &n)) {
+		for (size_t i = 0; i < n; i++)
+			if (v[i].len && v[i].addr + v[i].len >= v[i].addr)
+				add_range(c, v[i].addr, v[i].addr + v[i].len,
+					  (uint32_t)v[i].cu);
+		free(v);
+		return;
+	}
+	if (dwarf_getaranges(c->dbg, &ar, &n) != 0)
 		return;
 	qsort(c->cus, c->ncus, sizeof(*c->cus), cuent_cmp);
 	for (size_t i = 0; i < n; i++) {
@@ -620,7 +680,7 @@ static void add_aranges(struct dctx *c)
 		Dwarf_Addr addr;
 		Dwarf_Word len;
 		Dwarf_Off off;
-		struct cuent key, *hit;
+		struct dwcuent key, *hit;
 
 		if (!a || dwarf_getarangeinfo(a, &addr, &len, &off) != 0 ||
 		    !len || addr + len < addr)
@@ -776,11 +836,16 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 		 * unit's whole abbreviation table for it), where it can */
 		bool fast = scanned && dwscan_unit_die(&c->scan, &u, &du) == 0;
 
+		c->lang_known = fast && du.has_lang;
+		c->lang = fast ? du.lang : -1;
+
 		label = fast ? name_label(c, du.name, du.comp_dir,
 					  dwarf_dieoffset(cudie))
 			     : cu_label(c, cudie, sub);
 		xgrow(&c->cus, &c->cucap, c->ncus + 1, sizeof(*c->cus));
 		c->cus[c->ncus].dieoff = dwarf_dieoffset(cudie);
+		c->cus[c->ncus].hdroff =
+		    dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie);
 		c->cus[c->ncus++].label = label;
 		if (fast && du.has_low && du.has_high) {
 			/* dwarf_ranges()'s one range, from low and high pc */
@@ -788,6 +853,17 @@ static void one_cu(struct dctx *c, Dwarf_CU *cu, Dwarf_Die *cudie,
 			if (end > du.low)
 				add_range(c, du.low, end, label);
 		} else if (!fast || du.ranges) {
+			/* the list from its start, with libdw's base address:
+			 * from offset 0 dwarf_ranges() tries dwarf_highpc()
+			 * first, which has libdw read the unit's whole
+			 * abbreviation table (the unit DIE's is GCC's last);
+			 * it takes 1 for the end of a single range */
+			if (fast && dwscan_unit_ranges(&du) &&
+			    du.ranges_off >= 2 &&
+			    du.ranges_off <= PTRDIFF_MAX) {
+				off = (ptrdiff_t)du.ranges_off;
+				base = du.base;
+			}
 			while ((off = dwarf_ranges(cudie, off, &base, &start,
 						   &end)) > 0)
 				if (end > start)
@@ -905,7 +981,7 @@ int elf_dwarf_source(struct elfimg *img, enum elf_source src, struct labels *lb,
 	if (r < 0 && stats)
 		stats->dwarf_errors++;
 	if (cus)
-		add_aranges(&c);
+		add_aranges(&c, r > 0);
 
 	dwp_ctx_end(&c.dwp, stats);
 	dwarf_end(c.dbg);

@@ -105,20 +105,39 @@ static const uint16_t walked_tags[] = {
 
 #define NO_LOC UINT32_MAX
 
+/* The size of values whose sizes are known from their unit: fixed bytes,
+ * plus naddr times the address size, noff times the offset size and nref
+ * times DW_FORM_ref_addr's size. */
+struct dwsize {
+	uint32_t fixed, naddr, noff, nref;
+};
+
 struct dwabbrev {
 	uint32_t tag; /* 0: no abbreviation of this code */
 	bool children;
 	bool walked;	   /* tag is one of walked_tags */
 	uint32_t first, n; /* its kinds: s->forms[first .. first + n) */
 	uint32_t loc;	   /* which is DW_AT_location; NO_LOC: none */
-	uint64_t specs;	   /* its attribute specs, in .debug_abbrev */
-	/* sized: every value has a size known from the unit alone, the
-	 * DIE's then being fixed + naddr * address size + noff * offset
-	 * size + nref * DW_FORM_ref_addr's size (most DIEs: no strings,
-	 * LEB128 numbers or blocks) */
+	/* which is the first DW_AT_sibling (NO_LOC: none), and whether its
+	 * form is one libdw reads as a reference (ref1-8, ref_udata) */
+	uint32_t sib;
+	bool sibref;
+	/* which is the first DW_AT_type (NO_LOC: none), and whether its form
+	 * is a reference into the unit (ref1-8, ref_udata) */
+	uint32_t type;
+	bool typeref;
+	uint64_t specs; /* its attribute specs, in .debug_abbrev */
+	/* sized: every value has a size known from the unit alone (most
+	 * DIEs: no strings, LEB128 numbers or blocks), size */
 	bool sized;
-	uint32_t fixed, naddr, noff, nref;
+	struct dwsize size;
 	uint64_t len; /* sized: that size for the unit being scanned */
+	/* sibsized: the values before DW_AT_sibling are sized alike
+	 * (sibsize), its value then sitting siblen bytes into the DIE's
+	 * values for the unit being scanned */
+	bool sibsized;
+	struct dwsize sibsize;
+	uint64_t siblen;
 };
 
 static uint8_t kind_of(uint64_t form)
@@ -184,37 +203,51 @@ void dwscan_free(struct dwscan *s)
 	s->forms = NULL;
 }
 
-/* Whether a's DIEs have a size known from the unit, and its parts. */
-static void abbrev_size(const struct dwscan *s, struct dwabbrev *a)
+/* Add a value of layout kind k to the size z counts; false if its size
+ * is not known from the unit alone. */
+static inline bool size_add(struct dwsize *z, uint16_t k)
 {
-	a->sized = true;
-	for (uint32_t i = 0; i < a->n && a->sized; i++) {
-		uint16_t k = s->forms[a->first + i];
+	if (k <= 16)
+		z->fixed += k;
+	else if (k == K_ADDR)
+		z->naddr++;
+	else if (k == K_OFF)
+		z->noff++;
+	else if (k == K_REFADDR)
+		z->nref++;
+	else
+		return false;
+	return true;
+}
 
-		if (k <= 16)
-			a->fixed += k;
-		else if (k == K_ADDR)
-			a->naddr++;
-		else if (k == K_OFF)
-			a->noff++;
-		else if (k == K_REFADDR)
-			a->nref++;
-		else
-			a->sized = false;
+/* Note attribute attr of form form, the i-th of a, in a. */
+static inline void abbrev_attr(struct dwabbrev *a, uint64_t attr, uint64_t form,
+			       uint32_t i)
+{
+	bool ref = form == DW_FORM_ref1 || form == DW_FORM_ref2 ||
+		   form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
+		   form == DW_FORM_ref_udata;
+
+	if (attr == DW_AT_location && a->loc == NO_LOC)
+		a->loc = i;
+	if (attr == DW_AT_type && a->type == NO_LOC) {
+		a->type = i;
+		a->typeref = ref;
+	}
+	if (attr == DW_AT_sibling && a->sib == NO_LOC) {
+		a->sib = i;
+		a->sibref = ref;
+		a->sibsized = a->sized;
+		a->sibsize = a->size;
 	}
 }
 
-/* Add the abbreviation of code code at *p (after its code) to s's table.
- * False if it cannot be decoded. */
-static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
-		       const uint8_t *end)
+/* The struct dwabbrev of code code in s's table, zeroed; NULL if code is
+ * out of bounds or given twice. */
+static struct dwabbrev *abbrev_slot(struct dwscan *s, uint64_t code)
 {
-	struct dwabbrev *a;
-	uint64_t tag, attr, form, ic;
-
-	if (code > MAX_ABBREV_CODE || !leb(p, end, &tag) || !tag ||
-	    tag > UINT32_MAX || *p >= end)
-		return false;
+	if (code > MAX_ABBREV_CODE)
+		return NULL;
 	if (code > s->nabbrevs) {
 		size_t old = s->nabbrevs;
 
@@ -222,31 +255,48 @@ static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
 		memset(s->abbrevs + old, 0, (code - old) * sizeof(*s->abbrevs));
 		s->nabbrevs = code;
 	}
-	a = &s->abbrevs[code - 1];
-	if (a->tag)
-		return false; /* a code given twice */
+	return s->abbrevs[code - 1].tag ? NULL : &s->abbrevs[code - 1];
+}
+
+/* Add the abbreviation of code code at *p (after its code) to s's table,
+ * with its size (abbrev_lens()) as far as it is known from the unit.
+ * False if it cannot be decoded. */
+static bool abbrev_one(struct dwscan *s, uint64_t code, const uint8_t **p,
+		       const uint8_t *end)
+{
+	struct dwabbrev *a;
+	uint64_t tag, attr, form, ic;
+	size_t nf = s->nforms;
+
+	if (!leb(p, end, &tag) || !tag || tag > UINT32_MAX || *p >= end ||
+	    !(a = abbrev_slot(s, code)))
+		return false;
 	a->tag = (uint32_t)tag;
 	a->walked = is_walked(tag);
 	a->children = *(*p)++ != DW_CHILDREN_no;
 	a->specs = (uint64_t)(*p - s->abbrev);
-	a->first = (uint32_t)s->nforms;
-	a->loc = NO_LOC;
+	a->first = (uint32_t)nf;
+	a->loc = a->sib = a->type = NO_LOC;
+	a->sized = true;
 	for (;;) {
+		uint16_t k;
+
 		if (!leb(p, end, &attr) || !leb(p, end, &form))
 			return false;
 		if (!attr && !form)
 			break;
 		if (form == DW_FORM_implicit_const && !leb(p, end, &ic))
 			return false;
-		if (attr == DW_AT_location && a->loc == NO_LOC)
-			a->loc = (uint32_t)(s->nforms - a->first);
-		if (s->nforms == s->formcap)
-			xgrow(&s->forms, &s->formcap, s->nforms + 1,
+		abbrev_attr(a, attr, form, (uint32_t)(nf - a->first));
+		if (nf == s->formcap)
+			xgrow(&s->forms, &s->formcap, nf + 1,
 			      sizeof(*s->forms));
-		s->forms[s->nforms++] = kind_of(form);
+		k = kind_of(form);
+		s->forms[nf++] = k;
+		a->sized = a->sized && size_add(&a->size, k);
 	}
-	a->n = (uint32_t)(s->nforms - a->first);
-	abbrev_size(s, a);
+	s->nforms = nf;
+	a->n = (uint32_t)(nf - a->first);
 	return true;
 }
 
@@ -272,6 +322,14 @@ static bool abbrev_load(struct dwscan *s, uint64_t off)
 	return true;
 }
 
+/* The bytes of z in unit u, whose DW_FORM_ref_addr is ref bytes. */
+static uint64_t size_len(const struct dwsize *z, const struct dwunit *u,
+			 unsigned ref)
+{
+	return z->fixed + (uint64_t)z->naddr * u->addr_size +
+	       (uint64_t)z->noff * u->offset_size + (uint64_t)z->nref * ref;
+}
+
 /* The sizes of the sized abbreviations of s's table for the DIEs of u
  * (computed again only when u's sizes differ from the last unit's). */
 static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
@@ -285,9 +343,8 @@ static void abbrev_lens(struct dwscan *s, const struct dwunit *u)
 	for (size_t i = 0; i < s->nabbrevs; i++) {
 		struct dwabbrev *a = &s->abbrevs[i];
 
-		a->len = a->fixed + (uint64_t)a->naddr * u->addr_size +
-			 (uint64_t)a->noff * u->offset_size +
-			 (uint64_t)a->nref * ref;
+		a->len = size_len(&a->size, u, ref);
+		a->siblen = size_len(&a->sibsize, u, ref);
 	}
 	s->sized_for = key;
 }
@@ -344,6 +401,17 @@ static bool skip_value(const struct dwscan *s, const struct dwunit *u,
 	return true;
 }
 
+/* Move *p past the values of a DIE of abbreviation a, one by one. */
+static bool die_values(const struct dwscan *s, const struct dwunit *u,
+		       const struct dwabbrev *a, const uint8_t **p,
+		       const uint8_t *end)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + i], p, end))
+			return false;
+	return true;
+}
+
 /* Decode the DIE at *p: its abbreviation into *ab (NULL for a null
  * entry), *p past its attributes. False if it cannot be decoded. */
 static inline bool die_next(const struct dwscan *s, const struct dwunit *u,
@@ -370,10 +438,7 @@ static inline bool die_next(const struct dwscan *s, const struct dwunit *u,
 		*p += a->len;
 		return true;
 	}
-	for (uint32_t i = 0; i < a->n; i++)
-		if (!skip_value(s, u, (uint8_t)s->forms[a->first + i], p, end))
-			return false;
-	return true;
+	return die_values(s, u, a, p, end);
 }
 
 /* False if the variable DIE at die (abbreviation a) cannot have the
@@ -415,6 +480,70 @@ static bool may_have_addr(const struct dwscan *s, const struct dwunit *u,
 	       *p == DW_OP_GNU_addr_index;
 }
 
+/* The value of the i-th attribute of a DIE of abbreviation a whose
+ * values start at p (before end), or NULL if it cannot be reached. */
+static const uint8_t *value_at(const struct dwscan *s, const struct dwunit *u,
+			       const struct dwabbrev *a, uint32_t i,
+			       const uint8_t *p, const uint8_t *end)
+{
+	for (uint32_t k = 0; k < i; k++)
+		if (!skip_value(s, u, (uint8_t)s->forms[a->first + k], &p, end))
+			return NULL;
+	return p;
+}
+
+/* The reference into unit u of form kind at v (1, 2, 4, 8 bytes or a
+ * LEB128 number) as a .debug_info offset, as dwarf_formref_die() takes
+ * it: false if it is not before the unit's end. */
+static bool unit_ref(const struct dwscan *s, const struct dwunit *u,
+		     uint8_t kind, const uint8_t *v, const uint8_t *end,
+		     uint64_t *off)
+{
+	uint64_t r;
+
+	if (kind == K_LEB) {
+		if (!leb(&v, end, &r))
+			return false;
+	} else if (kind > 8 || kind > (uint64_t)(end - v)) {
+		return false;
+	} else {
+		r = elf_get_uint(v, kind, s->be);
+	}
+	if (r >= u->end - u->start)
+		return false;
+	*off = u->start + r;
+	return true;
+}
+
+/* Where libdw's dwarf_siblingof() goes from the DIE at die (abbreviation
+ * a, which has a DW_AT_sibling): its value, an offset from the unit's
+ * header, into *to (in .debug_info). 0 if it is one dwarf_siblingof()
+ * follows; -1 if libdw would fail there (a form that is no reference, a
+ * value not past the DIE or not before the unit's end, bytes past the
+ * unit): the unit then goes to libdw. */
+static int sibling(const struct dwscan *s, const struct dwunit *u,
+		   const struct dwabbrev *a, const uint8_t *die,
+		   const uint8_t *end, uint64_t *to)
+{
+	const uint8_t *p = die;
+	uint64_t code;
+
+	if (!a->sibref || !leb(&p, end, &code))
+		return -1;
+	if (a->sibsized) {
+		if (a->siblen > (uint64_t)(end - p))
+			return -1;
+		p += a->siblen;
+	} else if (!(p = value_at(s, u, a, a->sib, p, end))) {
+		return -1;
+	}
+	/* a reference into the unit, past the DIE */
+	if (!unit_ref(s, u, (uint8_t)s->forms[a->first + a->sib], p, end, to) ||
+	    *to <= (uint64_t)(die - s->info))
+		return -1;
+	return 0;
+}
+
 int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 		size_t *n, size_t *cap)
 {
@@ -437,7 +566,7 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 		return 0;
 	/* the end of the unit ends the walk too, as it ends libdw's */
 	while (p < end) {
-		uint64_t off = (uint64_t)(p - s->info);
+		const uint8_t *die = p;
 
 		if (!die_next(s, u, &p, end, &ab))
 			goto fail;
@@ -448,22 +577,95 @@ int dwscan_vars(struct dwscan *s, const struct dwunit *u, uint64_t **offs,
 			vtop = MIN(vtop, level);
 			continue;
 		}
-		if (level <= vtop && ab->tag == DW_TAG_variable &&
-		    may_have_addr(s, u, ab, s->info + off, end)) {
+		if (level > vtop) { /* in a subtree not walked */
+			level += ab->children;
+			continue;
+		}
+		if (ab->tag == DW_TAG_variable &&
+		    may_have_addr(s, u, ab, die, end)) {
 			xgrow(offs, cap, *n + 1, sizeof(**offs));
-			(*offs)[(*n)++] = off;
+			(*offs)[(*n)++] = (uint64_t)(die - s->info);
 		}
 		if (!ab->children)
 			continue;
-		if (level <= vtop && ab->walked &&
-		    level + 1 <= DWARF_MAX_DIE_DEPTH)
+		if (ab->walked && level + 1 <= DWARF_MAX_DIE_DEPTH) {
 			vtop = level + 1;
+		} else if (ab->sib != NO_LOC) {
+			/* children not walked (a type's members, mostly):
+			 * skipped as libdw's walk skips them, by the DIE's
+			 * DW_AT_sibling, not decoded */
+			uint64_t to;
+
+			if (sibling(s, u, ab, die, end, &to) < 0)
+				goto fail;
+			p = s->info + to;
+			continue;
+		}
 		level++;
 	}
 	return 0;
 fail:
 	*n = n0;
 	return -1;
+}
+
+int dwscan_var(struct dwscan *s, const struct dwunit *u, uint64_t off,
+	       uint64_t *addr, uint64_t *type)
+{
+	const uint8_t *p = s->info + off, *end = s->info + u->end, *v;
+	const struct dwabbrev *a;
+	uint64_t code, len;
+	uint8_t kind;
+
+	if (off >= u->end || u->end > s->info_len ||
+	    s->abbrev_off != u->abbrev_off || !leb(&p, end, &code) || !code ||
+	    code > s->nabbrevs)
+		return -1;
+	a = &s->abbrevs[code - 1];
+	if (!a->tag || a->loc == NO_LOC || a->type == NO_LOC || !a->typeref)
+		return -1;
+	/* DW_AT_location: one DW_OP_addr and its address, nothing else
+	 * (what dwarf_getlocation() gives as one operation) */
+	v = value_at(s, u, a, a->loc, p, end);
+	kind = v ? (uint8_t)s->forms[a->first + a->loc] : K_BAD;
+	if (kind == K_BLOCK1 || kind == K_BLOCK2 || kind == K_BLOCK4) {
+		size_t w = kind == K_BLOCK1 ? 1 : kind == K_BLOCK2 ? 2 : 4;
+
+		if ((size_t)(end - v) < w)
+			return -1;
+		len = elf_get_uint(v, w, s->be);
+		v += w;
+	} else if (kind != K_BLOCKLEB || !leb(&v, end, &len)) {
+		return -1;
+	}
+	if (len != 1 + (uint64_t)u->addr_size || (uint64_t)(end - v) < len ||
+	    *v != DW_OP_addr)
+		return -1;
+	*addr = elf_get_uint(v + 1, u->addr_size, s->be);
+	/* DW_AT_type: a DIE of the unit */
+	v = value_at(s, u, a, a->type, p, end);
+	if (!v || !unit_ref(s, u, (uint8_t)s->forms[a->first + a->type], v, end,
+			    type))
+		return -1;
+	return 0;
+}
+
+bool dwscan_unit_ranges(struct dwcu *cu)
+{
+	if (!cu->ranges || !cu->ranges_known)
+		return false;
+	/* __libdw_cu_base_address(): DW_AT_low_pc, else DW_AT_entry_pc as
+	 * an address, else 0 */
+	if (cu->has_low)
+		cu->base = cu->low;
+	else if (!cu->entry_attr)
+		cu->base = 0;
+	else if (cu->entry_known)
+		cu->base = cu->entry;
+	else
+		return false;
+	/* an all-ones base is libdw's "none": dwarf_ranges() fails */
+	return cu->base != UINT64_MAX;
 }
 
 void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
@@ -502,16 +704,75 @@ static bool die_string(const struct dwscan *s, uint64_t form, const uint8_t *v,
 	return true;
 }
 
+/* The sizes of DW_FORM_data1-8, which unit_attr_more() and die_attr() read. */
+static const uint8_t data_size[] = {[DW_FORM_data1] = 1,
+				    [DW_FORM_data2] = 2,
+				    [DW_FORM_data4] = 4,
+				    [DW_FORM_data8] = 8};
+
+/* die_attr() of the attributes that only speed libdw's part up (its
+ * range list, language): one of a form not read here is left to libdw,
+ * the DIE still read. */
+static bool unit_attr_more(const struct dwscan *s, const struct dwunit *u,
+			   uint64_t attr, uint64_t form, const uint8_t *v,
+			   const uint8_t *end, struct dwcu *cu)
+{
+	const uint8_t *q = v;
+	uint64_t lang = 0;
+
+	switch (attr) {
+	case DW_AT_ranges:
+		if (cu->ranges)
+			return true;
+		cu->ranges = true;
+		/* __libdw_formptr()'s forms; others: libdw's reading */
+		if (form == DW_FORM_sec_offset &&
+		    (size_t)(end - v) >= u->offset_size) {
+			cu->ranges_off = elf_get_uint(v, u->offset_size, s->be);
+			cu->ranges_known = true;
+		} else if (u->version <= 3 &&
+			   (form == DW_FORM_data4 || form == DW_FORM_data8) &&
+			   (size_t)(end - v) >= data_size[form]) {
+			cu->ranges_off =
+			    elf_get_uint(v, data_size[form], s->be);
+			cu->ranges_known = true;
+		}
+		return true;
+	case DW_AT_entry_pc:
+		if (cu->entry_attr)
+			return true;
+		cu->entry_attr = true;
+		if (form == DW_FORM_addr && (size_t)(end - v) >= u->addr_size) {
+			cu->entry = elf_get_uint(v, u->addr_size, s->be);
+			cu->entry_known = true;
+		}
+		return true;
+	case DW_AT_language:
+		if (cu->lang_attr)
+			return true;
+		cu->lang_attr = true;
+		cu->has_lang = false;
+		/* dwarf_formudata()'s value; other forms: libdw's */
+		if (form == DW_FORM_udata) {
+			cu->has_lang = leb(&q, end, &lang);
+		} else if ((form == DW_FORM_data1 || form == DW_FORM_data2) &&
+			   (size_t)(end - v) >= data_size[form]) {
+			lang = elf_get_uint(v, data_size[form], s->be);
+			cu->has_lang = true;
+		}
+		cu->lang = (int)lang;
+		return true;
+	default:
+		return true;
+	}
+}
+
 /* One attribute of a unit DIE (name attr, form form, value at v) into
  * cu. False if it is not read here. */
 static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 		     uint64_t attr, uint64_t form, const uint8_t *v,
 		     const uint8_t *end, struct dwcu *cu)
 {
-	static const uint8_t fixed[] = {[DW_FORM_data1] = 1,
-					[DW_FORM_data2] = 2,
-					[DW_FORM_data4] = 4,
-					[DW_FORM_data8] = 8};
 	const uint8_t *q = v;
 
 	switch (attr) {
@@ -543,13 +804,10 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 		cu->high_off = true;
 		if (form == DW_FORM_udata)
 			return leb(&q, end, &cu->high);
-		if (form >= ARRAY_SIZE(fixed) || !fixed[form] ||
-		    (size_t)(end - v) < fixed[form])
+		if (form >= ARRAY_SIZE(data_size) || !data_size[form] ||
+		    (size_t)(end - v) < data_size[form])
 			return false;
-		cu->high = elf_get_uint(v, fixed[form], s->be);
-		return true;
-	case DW_AT_ranges:
-		cu->ranges = true;
+		cu->high = elf_get_uint(v, data_size[form], s->be);
 		return true;
 	case DW_AT_stmt_list:
 		if (cu->has_stmt)
@@ -561,9 +819,9 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 			return true;
 		}
 		if ((form != DW_FORM_data4 && form != DW_FORM_data8) ||
-		    (size_t)(end - v) < fixed[form])
+		    (size_t)(end - v) < data_size[form])
 			return false;
-		cu->stmt = elf_get_uint(v, fixed[form], s->be);
+		cu->stmt = elf_get_uint(v, data_size[form], s->be);
 		return true;
 	case DW_AT_abstract_origin:
 	case DW_AT_specification:
@@ -572,7 +830,7 @@ static bool die_attr(const struct dwscan *s, const struct dwunit *u,
 	case DW_AT_GNU_dwo_id:
 		return false;
 	default:
-		return true;
+		return unit_attr_more(s, u, attr, form, v, end, cu);
 	}
 }
 
@@ -583,6 +841,8 @@ int dwscan_unit_die(struct dwscan *s, const struct dwunit *u, struct dwcu *cu)
 	uint64_t code;
 
 	memset(cu, 0, sizeof(*cu));
+	cu->lang = -1; /* no DW_AT_language */
+	cu->has_lang = true;
 	if (u->end > s->info_len || u->die_off >= u->end ||
 	    !abbrev_load(s, u->abbrev_off))
 		return -1;

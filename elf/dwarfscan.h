@@ -48,12 +48,25 @@ struct dwcu {
 	bool has_low, has_high;
 	bool high_off; /* high is a constant: an offset from low */
 	bool ranges;   /* it has a DW_AT_ranges */
+	/* ranges_known: where its list starts (ranges_off, read as
+	 * __libdw_formptr() reads it) and the base address libdw gives it
+	 * (base: DW_AT_low_pc, else DW_AT_entry_pc, else 0) are read here */
+	bool ranges_known;
+	uint64_t ranges_off, base;
+	bool entry_attr, entry_known; /* DW_AT_entry_pc (the first), read */
+	uint64_t entry;
 	uint64_t stmt; /* DW_AT_stmt_list, if has_stmt */
 	bool has_stmt;
+	/* what dwarf_srclang() answers for the DIE (-1: no DW_AT_language),
+	 * if has_lang (not set: a form not read here, libdw's answer) */
+	int lang;
+	bool has_lang;
+	bool lang_attr; /* it has a DW_AT_language (the first one is read) */
 };
 
 /* One unit: where its DIE is and how its forms are sized. */
 struct dwunit {
+	uint64_t start;	  /* unit header, in .debug_info */
 	uint64_t die_off; /* unit DIE, in .debug_info */
 	uint64_t end;	  /* end of the unit, in .debug_info */
 	uint64_t abbrev_off;
@@ -70,16 +83,30 @@ void dwscan_strings(struct dwscan *s, const uint8_t *str, size_t str_len,
 		    const uint8_t *line_str, size_t line_str_len);
 
 /* The unit DIE of u, decoded into *cu as libdw answers dwarf_diename(),
- * the DW_AT_comp_dir string, dwarf_lowpc(), dwarf_highpc() and the
- * DW_AT_stmt_list offset for it, without libdw's reading of the unit's
- * whole abbreviation table (GCC numbers abbreviations by use, so the
- * unit DIE's comes last: in libc's debug file that reading was 6 % of
- * `size --by compileunits`).
- * Returns 0, or -1 when the DIE holds what is not read here alike
- * (strings by index or in another file, addresses by index, split or
- * skeleton units, DW_AT_abstract_origin or DW_AT_specification, other
+ * the DW_AT_comp_dir string, dwarf_lowpc(), dwarf_highpc(),
+ * dwarf_srclang() and the DW_AT_stmt_list offset for it, without libdw's
+ * reading of the unit's whole abbreviation table (GCC numbers abbreviations by
+ * use, so the unit DIE's comes last: in libc's debug file that reading was 6 %
+ * of `size --by compileunits`). Returns 0, or -1 when the DIE holds what is not
+ * read here alike (strings by index or in another file, addresses by index,
+ * split or skeleton units, DW_AT_abstract_origin or DW_AT_specification, other
  * forms of these attributes, bytes past the unit): libdw reads it then. */
 int dwscan_unit_die(struct dwscan *s, const struct dwunit *u, struct dwcu *cu);
+
+/* Whether the unit DIE read into cu (dwscan_unit_die()) says where its
+ * DW_AT_ranges list starts and its base address, as libdw's
+ * dwarf_ranges() would take them (then in cu->ranges_off, cu->base). */
+bool dwscan_unit_ranges(struct dwcu *cu);
+
+/* The variable DIE at off in unit u (one dwscan_vars() gave, its
+ * unit's abbreviations still those held) as libdw reads it where it is
+ * plain: its DW_AT_location one DW_OP_addr (*addr: its address), its
+ * DW_AT_type a reference into u (*type: the type DIE's .debug_info
+ * offset, before u's end). Returns 0, or -1 for anything else (a location
+ * of other operations, a type by DW_FORM_ref_addr or signature, none, a
+ * reference past the unit): libdw then reads the DIE. */
+int dwscan_var(struct dwscan *s, const struct dwunit *u, uint64_t off,
+	       uint64_t *addr, uint64_t *type);
 
 /* Free what s holds (not the sections). */
 void dwscan_free(struct dwscan *s);
