@@ -290,6 +290,15 @@ struct snap_held {
 struct snap_slot {
 	struct md_run *runs;
 	size_t nruns, cap;
+	/* nbits > 0: its pages instead as a bitmap (classify_bits, all of
+	 * one class: exclusive anonymous memory), page i of the chunk at
+	 * bits_va present or swapped, of flags bits_fl and mapcount
+	 * bits_mc, if bit i % 64 of bits[i / 64] is set (i < nbits); the
+	 * encoder takes it as it is (md_mapping_add_bits) */
+	size_t nbits;
+	uint64_t bits_va;
+	uint32_t bits_fl, bits_mc;
+	uint64_t bits[CHUNK_PAGES / 64];
 	uint64_t present, swapped, unreadable;
 	/* its present pages whose cgroup is to be looked up, in address
 	 * order: not looked up chunk by chunk, but appended when the chunk
