@@ -732,16 +732,26 @@ static int bits_word(struct pgstate_enc *e, struct add_state *a,
 {
 	const uint64_t none = UINT64_MAX, base = x->base;
 	struct pgstate_seg *segs = e->segs;
+	/* a's fields the common case changes, in registers (a's address
+	 * goes to bits_slow: kept there, they would be reloaded after every
+	 * segment stored) */
+	uint64_t spage = a->spage, slen = a->slen, pos = a->pos;
+	uint64_t bstart = a->bstart;
+	size_t nseg = a->bnseg;
+	uint32_t present = a->bpresent, sidx = a->sidx;
 	int ret = 0;
 
 	if (*rs != none && !(w & 1)) {
 		ret = bits_slow(e, a, x, *rs, p, fast);
 		*rs = none;
+		spage = a->spage, slen = a->slen, pos = a->pos;
+		bstart = a->bstart, nseg = a->bnseg, present = a->bpresent;
+		sidx = a->sidx;
 	}
 	while (w && !ret) {
 		uint64_t sum = w + (w & -w),
 			 st = p + (uint64_t)__builtin_ctzll(w);
-		uint64_t en, len, send;
+		uint64_t en, send = spage + slen;
 
 		w &= sum;
 		if (!sum) {
@@ -751,24 +761,29 @@ static int bits_word(struct pgstate_enc *e, struct add_state *a,
 		st = *rs == none ? st : *rs;
 		*rs = none;
 		en = p + (uint64_t)__builtin_ctzll(sum);
-		len = en - st;
-		send = a->spage + a->slen;
 		if (!*fast || base + st - send - 1 >= LONG_PAGES - 1 ||
-		    len - 1 >= LONG_PAGES - 1 ||
-		    base + en - a->bstart > PGSTATE_MAP_MAX) {
+		    en - st - 1 >= LONG_PAGES - 1 ||
+		    base + en - bstart > PGSTATE_MAP_MAX) {
+			a->spage = spage, a->slen = slen, a->pos = pos;
+			a->bnseg = nseg, a->bpresent = present;
 			ret = bits_slow(e, a, x, st, en, fast);
+			spage = a->spage, slen = a->slen, pos = a->pos;
+			bstart = a->bstart, nseg = a->bnseg;
+			present = a->bpresent, sidx = a->sidx;
 			continue;
 		}
-		segs[a->bnseg++] = (struct pgstate_seg){
-		    (uint32_t)(a->spage - a->bstart),
-		    (uint32_t)a->slen,
-		    a->sidx,
+		segs[nseg++] = (struct pgstate_seg){
+		    (uint32_t)(spage - bstart),
+		    (uint32_t)slen,
+		    sidx,
 		};
-		a->bpresent += (uint32_t)a->slen;
-		a->pos = send;
-		a->spage = base + st;
-		a->slen = len;
+		present += (uint32_t)slen;
+		pos = send;
+		spage = base + st;
+		slen = en - st;
 	}
+	a->spage = spage, a->slen = slen, a->pos = pos;
+	a->bnseg = nseg, a->bpresent = present;
 	return ret;
 }
 
