@@ -470,6 +470,94 @@ static void test_pgstate_bits(void **state)
 	(void)state;
 }
 
+/* pgstate_add_bits() into encoder a and pgstate_add() of the same runs
+ * into b, both begun on a mapping of 100 pages at LAYOUT_START: every
+ * 2nd page of the n at vaddr, of the first `set` of them, as pages of
+ * entry 0 (single pages: the runs are the set bits). Both return the
+ * same, want; pgstate_end too, and the same stream if they succeed. */
+static void bits_against_runs(struct pgstate_enc *a, struct pgstate_enc *b,
+			      uint64_t vaddr, size_t n, size_t set, int want)
+{
+	uint64_t w[4] = {0};
+	struct md_run rl[128];
+	size_t nr = 0;
+
+	assert_true(n <= 64 * ARRAY_SIZE(w) && set <= n);
+	for (size_t i = 0; i < set; i += 2) {
+		w[i / 64] |= (uint64_t)1 << (i % 64);
+		rl[nr++] = (struct md_run){vaddr + i * 4096, 1, ref_flags[0],
+					   ref_mc[0], 0};
+	}
+	pgstate_begin(a, LAYOUT_START, 100, 12);
+	pgstate_begin(b, LAYOUT_START, 100, 12);
+	assert_int_equal(pgstate_add(b, rl, nr), want);
+	assert_int_equal(
+	    pgstate_add_bits(a, vaddr, w, n, ref_flags[0], ref_mc[0]), want);
+	assert_int_equal(pgstate_end(b), want);
+	assert_int_equal(pgstate_end(a), want);
+	if (want)
+		return;
+	assert_int_equal(a->nruns, b->nruns);
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->out, b->out, a->len);
+}
+
+/* pgstate_add_bits() at a mapping's bounds, scattered: its common case
+ * (a short run after a short gap joining the open block) must not take a
+ * page past the mapping's end (the end bound of bits_ctx.checked); a
+ * bitmap at a vaddr not page-aligned is refused as its runs are; pages
+ * up to the end, and a bitmap longer than the mapping whose set bits are
+ * all in it, are taken as their runs are. And a
+ * bitmap of an entry new to an open block that holds its 256 local
+ * entries (the most) closes it as the runs do: the block's segments
+ * cannot name an entry it does not hold. */
+static void test_pgstate_bits_bounds(void **state)
+{
+	static const struct {
+		uint64_t off;
+		size_t n, set;
+		int ret;
+	} cases[] = {
+	    {0, 100, 100, 0},		  /* up to the mapping's end */
+	    {0, 200, 100, 0},		  /* longer, the pages past it clear */
+	    {0, 200, 200, -EINVAL},	  /* past the end */
+	    {60 * 4096, 64, 64, -EINVAL}, /* from inside it past the end */
+	    {100, 50, 50, -EINVAL},	  /* not page-aligned */
+	};
+	struct pgstate_enc a = {0}, b = {0};
+	struct md_run rl[257];
+	uint64_t w = 0x5555555555555555ull;
+
+	ref_palette();
+	for (size_t ci = 0; ci < ARRAY_SIZE(cases); ci++)
+		bits_against_runs(&a, &b, LAYOUT_START + cases[ci].off,
+				  cases[ci].n, cases[ci].set, cases[ci].ret);
+	/* 256 entries in a block, every 2nd page, then a bitmap of a 257th */
+	for (uint32_t k = 0; k < 256; k++)
+		rl[k] = (struct md_run){LAYOUT_START + 2 * k * 4096ull, 1,
+					ref_flags[k + 4], ref_mc[k + 4], 0};
+	pgstate_begin(&a, LAYOUT_START, 1024, 12);
+	pgstate_begin(&b, LAYOUT_START, 1024, 12);
+	assert_int_equal(pgstate_add(&a, rl, 256), 0);
+	assert_int_equal(pgstate_add(&b, rl, 256), 0);
+	for (uint32_t i = 0; i < 32; i++)
+		rl[i] = (struct md_run){LAYOUT_START + (512 + 2 * i) * 4096ull,
+					1, ref_flags[300], ref_mc[300], 0};
+	assert_int_equal(pgstate_add_bits(&a, LAYOUT_START + 512 * 4096ull, &w,
+					  64, ref_flags[300], ref_mc[300]),
+			 0);
+	assert_int_equal(pgstate_add(&b, rl, 32), 0);
+	assert_int_equal(pgstate_end(&a), 0);
+	assert_int_equal(pgstate_end(&b), 0);
+	assert_int_equal(a.npal, 257);
+	assert_int_equal(a.nruns, b.nruns);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.out, b.out, a.len);
+	pgstate_enc_free(&a);
+	pgstate_enc_free(&b);
+	(void)state;
+}
+
 /* The worst layout, every other page present: at most 2 bits per mapped
  * page for the whole file with one or two distinct page states (a
  * presence bit per page, a code bit per present page); four states take
@@ -603,6 +691,7 @@ int main(void)
 	    cmocka_unit_test(test_layouts_round_trip),
 	    cmocka_unit_test(test_mapping_pieces),
 	    cmocka_unit_test(test_pgstate_bits),
+	    cmocka_unit_test(test_pgstate_bits_bounds),
 	    cmocka_unit_test(test_worst_layout_bits),
 	    cmocka_unit_test(test_corrupt_pages),
 	    cmocka_unit_test(test_forked_layout_bits),
