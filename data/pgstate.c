@@ -708,8 +708,14 @@ static int bits_slow(struct pgstate_enc *e, struct add_state *a,
 			return ret;
 	}
 	add_load(e, a);
-	*fast = x->checked && a->bopen && a->slen && a->sidx == a->pidx &&
-		a->pfl == x->fl && a->pmc == x->mc &&
+	/* add_scattered's conditions but those that hold here: a run of
+	 * entry (fl, mc) just added by pgstate_add (at least one: callers
+	 * give i < end), joined or started, leaves the run being joined
+	 * non-empty and of that entry (slen > 0, sidx == pidx, pfl and pmc
+	 * x's). What is left may fail: that run may have left no block
+	 * open, be long or after a long gap, end past the block's room or
+	 * be of an entry new to the block */
+	*fast = x->checked && a->bopen &&
 		((a->spage - a->pos) | a->slen) < LONG_PAGES &&
 		a->spage + a->slen - a->bstart <= PGSTATE_MAP_MAX &&
 		e->local_gen[a->sidx] == e->lgen;
