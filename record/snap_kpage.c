@@ -824,14 +824,17 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 	sl->swapped += cnt[PAGE_SWAPPED];
 }
 
-/* classify_single's plain case for a chunk whose listed pages (present
- * or swapped) all have one key, so all one class: the chunk's pages as a
- * bitmap in the slot (snap_slot.nbits), not as runs. The run list costs
- * 24 bytes a page written here and read back by the encoder (a quarter of
- * memsz's own CPU on every 4th page of 16 GiB); a bit a page fits in the
- * first level cache. One pass over the listed pages sets their bits and
- * compares their keys; false (nothing kept) if the keys differ, the chunk
- * is packed (its pages are not its entries) or runs precede. */
+/* classify_single's plain case (no page looked up) for a chunk whose
+ * listed pages (present, swapped or the zero page) all have one key, so
+ * all one class: exclusive anonymous pages, pages without a PFN (not
+ * root: file pages too), swap entries or zero pages, all alike. The
+ * chunk's pages as a bitmap in the slot (snap_slot.nbits), not as runs.
+ * The run list costs 24 bytes a page written here and read back by the
+ * encoder (a quarter of memsz's own CPU on every 4th page of 16 GiB); a
+ * bit a page fits in the first level cache. One pass over the listed
+ * pages sets their bits and compares their keys; false (nothing kept) if
+ * the keys differ, the chunk is packed (its pages are not its entries)
+ * or runs precede. */
 static bool classify_bits(const struct snapper *s, struct snap_ctx *c,
 			  struct snap_slot *sl, uint64_t va)
 {
