@@ -38,6 +38,15 @@ int md_mapping_add(struct md_writer *w, const struct md_run *runs, size_t nruns)
 	return pgstate_add(&w->enc, runs, nruns);
 }
 
+int md_mapping_add_bits(struct md_writer *w, uint64_t vaddr,
+			const uint64_t *words, uint64_t npages, uint32_t fl,
+			uint32_t mc)
+{
+	if (!w || (npages && !words))
+		return -EINVAL;
+	return pgstate_add_bits(&w->enc, vaddr, words, npages, fl, mc);
+}
+
 int md_write_mapping(struct md_writer *w, const struct md_snap_mapping *r)
 {
 	int ret;

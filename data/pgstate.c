@@ -679,6 +679,157 @@ int pgstate_add(struct pgstate_enc *e, const struct md_run *runs, size_t nruns)
 	return ret ? (e->err = ret) : 0;
 }
 
+/* What pgstate_add_bits hands its runs with: the bitmap's first page
+ * and vaddr, its entry, whether the bitmap passed pgstate_add's checks. */
+struct bits_ctx {
+	uint64_t base, vaddr;
+	uint32_t fl, mc;
+	bool checked;
+};
+
+/* The run of bitmap pages [i, end) through pgstate_add, in pieces of at
+ * most UINT32_MAX pages (it joins them, as the decoder does), the state
+ * in a stored and loaded around it; in *fast whether the next run may
+ * then take bits_word's common case (add_scattered's conditions on the
+ * run being joined, which that case keeps). Returns 0 or its error. */
+static int bits_slow(struct pgstate_enc *e, struct add_state *a,
+		     const struct bits_ctx *x, uint64_t i, uint64_t end,
+		     bool *fast)
+{
+	struct md_run r = {.flags = x->fl, .mapcount = x->mc};
+	int ret;
+
+	add_store(e, a);
+	for (; i < end; i += r.npages) {
+		r.vaddr = x->vaddr + (i << e->page_shift);
+		r.npages = (uint32_t)MIN(end - i, UINT32_MAX);
+		ret = pgstate_add(e, &r, 1);
+		if (ret)
+			return ret;
+	}
+	add_load(e, a);
+	/* add_scattered's conditions but those that hold here: a run of
+	 * entry (fl, mc) just added by pgstate_add (at least one: callers
+	 * give i < end), joined or started, leaves the run being joined
+	 * non-empty and of that entry (slen > 0, sidx == pidx, pfl and pmc
+	 * x's). What is left may fail: that run may have left no block
+	 * open, be long or after a long gap, end past the block's room or
+	 * be of an entry new to the block */
+	*fast = x->checked && a->bopen &&
+		((a->spage - a->pos) | a->slen) < LONG_PAGES &&
+		a->spage + a->slen - a->bstart <= PGSTATE_MAP_MAX &&
+		e->local_gen[a->sidx] == e->lgen;
+	return 0;
+}
+
+/* The runs of the bitmap's word w (its bit 0: page p of the bitmap) into
+ * the encoder, *rs the start of a run that reached the end of the word
+ * before (none: UINT64_MAX), set to that of a run reaching the end of
+ * this one. The common case (*fast and the run's own checks) as in
+ * add_scattered: the run being joined goes to the open block as a segment
+ * when this one, short, starts a short gap past it and ends inside the
+ * block (and the mapping, which x->checked says). The runs are found with
+ * the word in a register, not bit by bit: the lowest run of w is cleared
+ * by w & (w + (w & -w)), whose sum's lowest set bit is the run's end (no
+ * sum: it reaches the word's end). Returns 0 or an error of pgstate_add. */
+static int bits_word(struct pgstate_enc *e, struct add_state *a,
+		     const struct bits_ctx *x, uint64_t w, uint64_t p,
+		     uint64_t *rs, bool *fast)
+{
+	const uint64_t none = UINT64_MAX, base = x->base;
+	struct pgstate_seg *segs = e->segs;
+	/* a's fields the common case changes, in registers (a's address
+	 * goes to bits_slow: kept there, they would be reloaded after every
+	 * segment stored) */
+	uint64_t spage = a->spage, slen = a->slen, pos = a->pos;
+	uint64_t bstart = a->bstart;
+	size_t nseg = a->bnseg;
+	uint32_t present = a->bpresent, sidx = a->sidx;
+	int ret = 0;
+
+	if (*rs != none && !(w & 1)) {
+		ret = bits_slow(e, a, x, *rs, p, fast);
+		*rs = none;
+		spage = a->spage, slen = a->slen, pos = a->pos;
+		bstart = a->bstart, nseg = a->bnseg, present = a->bpresent;
+		sidx = a->sidx;
+	}
+	while (w && !ret) {
+		uint64_t sum = w + (w & -w),
+			 st = p + (uint64_t)__builtin_ctzll(w);
+		uint64_t en, send = spage + slen;
+
+		w &= sum;
+		if (!sum) {
+			*rs = *rs == none ? st : *rs;
+			break;
+		}
+		st = *rs == none ? st : *rs;
+		*rs = none;
+		en = p + (uint64_t)__builtin_ctzll(sum);
+		if (!*fast || base + st - send - 1 >= LONG_PAGES - 1 ||
+		    en - st - 1 >= LONG_PAGES - 1 ||
+		    base + en - bstart > PGSTATE_MAP_MAX) {
+			a->spage = spage, a->slen = slen, a->pos = pos;
+			a->bnseg = nseg, a->bpresent = present;
+			ret = bits_slow(e, a, x, st, en, fast);
+			spage = a->spage, slen = a->slen, pos = a->pos;
+			bstart = a->bstart, nseg = a->bnseg;
+			present = a->bpresent, sidx = a->sidx;
+			continue;
+		}
+		segs[nseg++] = (struct pgstate_seg){
+		    (uint32_t)(spage - bstart),
+		    (uint32_t)slen,
+		    sidx,
+		};
+		present += (uint32_t)slen;
+		pos = send;
+		spage = base + st;
+		slen = en - st;
+	}
+	a->spage = spage, a->slen = slen, a->pos = pos;
+	a->bnseg = nseg, a->bpresent = present;
+	return ret;
+}
+
+int pgstate_add_bits(struct pgstate_enc *e, uint64_t vaddr,
+		     const uint64_t *words, uint64_t npages, uint32_t fl,
+		     uint32_t mc)
+{
+	const uint32_t kinds = MD_PG_PRESENT | MD_PG_SWAPPED | MD_PG_ZERO;
+	struct bits_ctx x = {(vaddr - e->start) >> e->page_shift, vaddr, fl, mc,
+			     false};
+	uint64_t rs = UINT64_MAX;
+	struct add_state a;
+	bool fast = false;
+	int ret = 0;
+
+	if (!e->open)
+		return -EINVAL;
+	if (e->err)
+		return e->err;
+	/* the runs' checks of pgstate_add, once for all: a bitmap that
+	 * fails them goes to it run by run, which fails it */
+	x.checked = !((vaddr - e->start) & e->pgmask) && (fl & kinds) &&
+		    x.base >= e->spage + e->slen && x.base <= e->npages &&
+		    npages <= e->npages - x.base;
+	add_load(e, &a);
+	for (uint64_t wi = 0; wi < (npages + 63) / 64 && !ret; wi++) {
+		uint64_t w = words[wi], p = wi * 64;
+
+		if (npages - p < 64)
+			w &= ((uint64_t)1 << (npages - p)) - 1;
+		ret = bits_word(e, &a, &x, w, p, &rs, &fast);
+	}
+	if (rs != UINT64_MAX && !ret)
+		ret = bits_slow(e, &a, &x, rs, npages, &fast);
+	if (ret)
+		return ret;
+	add_store(e, &a);
+	return 0;
+}
+
 int pgstate_end(struct pgstate_enc *e)
 {
 	if (!e->open)

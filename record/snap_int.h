@@ -290,6 +290,19 @@ struct snap_held {
 struct snap_slot {
 	struct md_run *runs;
 	size_t nruns, cap;
+	/* nbits > 0: its pages instead as a bitmap (classify_bits: a chunk
+	 * on the plain path, no page looked up, whose listed pages all
+	 * have one pagemap key, so one class: exclusive anonymous pages,
+	 * pages without a PFN (recorded without root, file pages too),
+	 * swap entries or zero pages), page i of the chunk at bits_va
+	 * listed, of flags bits_fl (MD_PG_HUGE added in a hugetlb
+	 * mapping) and mapcount bits_mc, if bit i % 64 of bits[i / 64] is
+	 * set (i < nbits); the encoder takes it as it is
+	 * (md_mapping_add_bits), a shmem mapping's as runs (slot_add) */
+	size_t nbits;
+	uint64_t bits_va;
+	uint32_t bits_fl, bits_mc;
+	uint64_t bits[CHUNK_PAGES / 64];
 	uint64_t present, swapped, unreadable;
 	/* its present pages whose cgroup is to be looked up, in address
 	 * order: not looked up chunk by chunk, but appended when the chunk

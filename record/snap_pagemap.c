@@ -823,6 +823,7 @@ int pagemap_read_task(struct snap_job *j, struct snap_ctx *c, size_t k,
 	c->weighted = false;
 	c->nent = n;
 	sl->nruns = 0;
+	sl->nbits = 0;
 	sl->ncg = 0;
 	sl->present = sl->swapped = sl->unreadable = 0;
 	if (!n)

@@ -333,9 +333,54 @@ static void hugetlb_runs(const struct snapper *s, const struct procmap *m,
 {
 	if (!s->has_kpageflags || !(m->vmflags & PROCMAP_VM_HUGETLB))
 		return;
+	if (sl->nbits && (sl->bits_fl & MD_PG_PRESENT))
+		sl->bits_fl |= MD_PG_HUGE;
 	for (size_t i = 0; i < sl->nruns; i++)
 		if (sl->runs[i].flags & MD_PG_PRESENT)
 			sl->runs[i].flags |= MD_PG_HUGE;
+}
+
+/* The bitmap of slot sl (snap_slot.nbits) as its runs, pages of 1 << shift
+ * bytes, for shmswap_fill (a shared mapping whose pages may be swapped out
+ * between them). */
+static void slot_bits_runs(struct snap_slot *sl, unsigned shift)
+{
+	size_t nr = 0;
+	bool prev = false;
+
+	xgrow(&sl->runs, &sl->cap, sl->nbits, sizeof(*sl->runs));
+	for (size_t i = 0; i < sl->nbits; i++) {
+		bool set = sl->bits[i >> 6] >> (i & 63) & 1;
+
+		if (set && prev)
+			sl->runs[nr - 1].npages++;
+		else if (set)
+			sl->runs[nr++] = (struct md_run){
+			    .vaddr = sl->bits_va + (i << shift),
+			    .npages = 1,
+			    .flags = sl->bits_fl,
+			    .mapcount = sl->bits_mc,
+			};
+		prev = set;
+	}
+	sl->nruns = nr;
+	sl->nbits = 0;
+}
+
+/* Add slot sl's pages to the mapping's record: its bitmap as it is, else
+ * its runs with the shmem pages swapped out in the gaps between them
+ * (shmswap_fill; last: the mapping's last task). */
+static int slot_add(struct snap_job *j, struct snap_slot *sl, bool last)
+{
+	if (sl->nbits && !j->shm.on) {
+		j->shm.added = 0;
+		return md_mapping_add_bits(j->s->w, sl->bits_va, sl->bits,
+					   sl->nbits, sl->bits_fl, sl->bits_mc);
+	}
+	if (sl->nbits)
+		slot_bits_runs(sl, j->s->page_shift);
+	shmswap_fill(j, sl->runs, sl->nruns, last);
+	return md_mapping_add(j->s->w, j->shm.out, j->shm.nout);
 }
 
 /* Write the finished tasks [from, to) in order, the chunks held among them
@@ -375,11 +420,10 @@ static int flush_tasks(struct snap_job *j, size_t from, size_t to,
 				return ret;
 		}
 		hugetlb_runs(s, m, sl);
-		shmswap_fill(j, sl->runs, sl->nruns, t->flags & TASK_END);
+		ret = slot_add(j, sl, t->flags & TASK_END);
 		a->present += sl->present;
 		a->swapped += sl->swapped + j->shm.added;
 		a->unreadable += sl->unreadable;
-		ret = md_mapping_add(s->w, j->shm.out, j->shm.nout);
 		if (ret < 0)
 			return ret;
 		ret = kpage_charges_add(s, sl);
@@ -633,6 +677,7 @@ static int snap_job_run_split(struct snap_job *j, const uint32_t *ids,
 
 		n = j->tasks[k].n;
 		sl->nruns = 0;
+		sl->nbits = 0;
 		sl->ncg = 0;
 		sl->present = sl->swapped = 0;
 		sl->unreadable = sh[k].unreadable;

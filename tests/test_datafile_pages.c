@@ -353,6 +353,211 @@ static void test_mapping_pieces(void **state)
 	(void)state;
 }
 
+/* Fill the bitmap of n pages at w: each page set with probability
+ * d / 1024, or (d > 1024) in stretches of random lengths, some long; the
+ * bits of the last word past n set at random (they are not pages). */
+static void bits_make(uint64_t *w, size_t n, unsigned d)
+{
+	size_t i = 0;
+
+	memset(w, 0, (n + 63) / 64 * sizeof(*w));
+	while (i < n) {
+		size_t len = d > 1024 ? 1 + rnd() % (rnd() % 4 ? 8 : 300) : 1;
+		bool set = d > 1024 ? rnd() % 2 : rnd() % 1024 < d;
+
+		for (; len && i < n; len--, i++)
+			w[i / 64] |= (uint64_t)set << (i % 64);
+	}
+	if (n % 64)
+		w[n / 64] |= rnd() << (n % 64);
+}
+
+/* The maximal runs of the set bits of the n pages of w at page (absent
+ * pages between them), of entry k, page by page: pgstate_add_bits'
+ * reference. Returns their count. */
+static size_t bits_runs(const uint64_t *w, size_t n, uint64_t page, uint32_t k,
+			struct md_run *out)
+{
+	size_t nr = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(w[i / 64] >> (i % 64) & 1))
+			continue;
+		if (nr && i && (w[(i - 1) / 64] >> ((i - 1) % 64) & 1)) {
+			out[nr - 1].npages++;
+			continue;
+		}
+		out[nr++] = (struct md_run){
+		    .vaddr = LAYOUT_START + (page + i) * 4096ull,
+		    .npages = 1,
+		    .flags = ref_flags[k],
+		    .mapcount = ref_mc[k],
+		};
+	}
+	return nr;
+}
+
+/* pgstate_add_bits() encodes what pgstate_add() does for the maximal runs
+ * of its set bits: the same palette, block stream and run count, for
+ * chunks of every density (empty, scattered, full, in stretches) and
+ * length (some not a multiple of 64, with bits set past the end), of one
+ * entry each, between slices of runs of other entries and of long holes,
+ * the runs going on from one chunk or slice to the next. */
+static void test_pgstate_bits(void **state)
+{
+	static const unsigned dens[] = {0, 16, 256, 512, 768, 1008, 1024, 2000};
+	enum { CHUNK = 1 << 14, MAPPING = 1 << 21 };
+	uint64_t *w = xcalloc(CHUNK / 64, sizeof(*w));
+	struct md_run *rl = xcalloc(CHUNK, sizeof(*runs));
+	struct pgstate_enc a = {0}, b = {0};
+
+	ref_palette();
+	for (int round = 0; round < 60; round++) {
+		uint64_t page = 0;
+
+		pgstate_begin(&a, LAYOUT_START, MAPPING, 12);
+		pgstate_begin(&b, LAYOUT_START, MAPPING, 12);
+		while (page < MAPPING - CHUNK - 1000) {
+			size_t n = rnd() % 3 ? 1 + rnd() % CHUNK : 0, nr, cnt;
+			uint32_t k = (uint32_t)(rnd() % 5);
+
+			if (n) {
+				bits_make(w, n, dens[rnd() % ARRAY_SIZE(dens)]);
+				nr = bits_runs(w, n, page, k, rl);
+				assert_int_equal(
+				    pgstate_add_bits(
+					&a, LAYOUT_START + page * 4096, w, n,
+					ref_flags[k], ref_mc[k]),
+				    0);
+				assert_int_equal(pgstate_add(&b, rl, nr), 0);
+				page += n;
+				continue;
+			}
+			/* runs of other entries, or a hole */
+			cnt = rnd() % 40;
+			for (nr = 0; nr < cnt; nr++) {
+				page += rnd() % 3 ? rnd() % 4 : rnd() % 500;
+				k = (uint32_t)(rnd() % 8);
+				rl[nr] = (struct md_run){
+				    LAYOUT_START + page * 4096ull,
+				    (uint32_t)(1 +
+					       rnd() % (rnd() % 2 ? 3 : 90)),
+				    ref_flags[k], ref_mc[k], 0};
+				page += rl[nr].npages;
+			}
+			assert_int_equal(pgstate_add(&a, rl, nr), 0);
+			assert_int_equal(pgstate_add(&b, rl, nr), 0);
+		}
+		assert_int_equal(pgstate_end(&a), 0);
+		assert_int_equal(pgstate_end(&b), 0);
+		assert_int_equal(a.npal, b.npal);
+		assert_memory_equal(a.pal, b.pal, a.npal * PGSTATE_PAL_SIZE);
+		assert_int_equal(a.nruns, b.nruns);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.out, b.out, a.len);
+	}
+	/* a bitmap past the mapping's end is refused, as its runs are */
+	pgstate_begin(&a, LAYOUT_START, 100, 12);
+	memset(w, 0xff, 2 * sizeof(*w));
+	assert_int_equal(
+	    pgstate_add_bits(&a, LAYOUT_START, w, 101, ref_flags[0], 1),
+	    -EINVAL);
+	assert_int_equal(pgstate_end(&a), -EINVAL);
+	pgstate_enc_free(&a);
+	pgstate_enc_free(&b);
+	free(rl);
+	free(w);
+	(void)state;
+}
+
+/* pgstate_add_bits() into encoder a and pgstate_add() of the same runs
+ * into b, both begun on a mapping of 100 pages at LAYOUT_START: every
+ * 2nd page of the n at vaddr, of the first `set` of them, as pages of
+ * entry 0 (single pages: the runs are the set bits). Both return the
+ * same, want; pgstate_end too, and the same stream if they succeed. */
+static void bits_against_runs(struct pgstate_enc *a, struct pgstate_enc *b,
+			      uint64_t vaddr, size_t n, size_t set, int want)
+{
+	uint64_t w[4] = {0};
+	struct md_run rl[128];
+	size_t nr = 0;
+
+	assert_true(n <= 64 * ARRAY_SIZE(w) && set <= n);
+	for (size_t i = 0; i < set; i += 2) {
+		w[i / 64] |= (uint64_t)1 << (i % 64);
+		rl[nr++] = (struct md_run){vaddr + i * 4096, 1, ref_flags[0],
+					   ref_mc[0], 0};
+	}
+	pgstate_begin(a, LAYOUT_START, 100, 12);
+	pgstate_begin(b, LAYOUT_START, 100, 12);
+	assert_int_equal(pgstate_add(b, rl, nr), want);
+	assert_int_equal(
+	    pgstate_add_bits(a, vaddr, w, n, ref_flags[0], ref_mc[0]), want);
+	assert_int_equal(pgstate_end(b), want);
+	assert_int_equal(pgstate_end(a), want);
+	if (want)
+		return;
+	assert_int_equal(a->nruns, b->nruns);
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->out, b->out, a->len);
+}
+
+/* pgstate_add_bits() at a mapping's bounds, scattered: its common case
+ * (a short run after a short gap joining the open block) must not take a
+ * page past the mapping's end (the end bound of bits_ctx.checked); a
+ * bitmap at a vaddr not page-aligned is refused as its runs are; pages
+ * up to the end, and a bitmap longer than the mapping whose set bits are
+ * all in it, are taken as their runs are. And a
+ * bitmap of an entry new to an open block that holds its 256 local
+ * entries (the most) closes it as the runs do: the block's segments
+ * cannot name an entry it does not hold. */
+static void test_pgstate_bits_bounds(void **state)
+{
+	static const struct {
+		uint64_t off;
+		size_t n, set;
+		int ret;
+	} cases[] = {
+	    {0, 100, 100, 0},		  /* up to the mapping's end */
+	    {0, 200, 100, 0},		  /* longer, the pages past it clear */
+	    {0, 200, 200, -EINVAL},	  /* past the end */
+	    {60 * 4096, 64, 64, -EINVAL}, /* from inside it past the end */
+	    {100, 50, 50, -EINVAL},	  /* not page-aligned */
+	};
+	struct pgstate_enc a = {0}, b = {0};
+	struct md_run rl[257];
+	uint64_t w = 0x5555555555555555ull;
+
+	ref_palette();
+	for (size_t ci = 0; ci < ARRAY_SIZE(cases); ci++)
+		bits_against_runs(&a, &b, LAYOUT_START + cases[ci].off,
+				  cases[ci].n, cases[ci].set, cases[ci].ret);
+	/* 256 entries in a block, every 2nd page, then a bitmap of a 257th */
+	for (uint32_t k = 0; k < 256; k++)
+		rl[k] = (struct md_run){LAYOUT_START + 2 * k * 4096ull, 1,
+					ref_flags[k + 4], ref_mc[k + 4], 0};
+	pgstate_begin(&a, LAYOUT_START, 1024, 12);
+	pgstate_begin(&b, LAYOUT_START, 1024, 12);
+	assert_int_equal(pgstate_add(&a, rl, 256), 0);
+	assert_int_equal(pgstate_add(&b, rl, 256), 0);
+	for (uint32_t i = 0; i < 32; i++)
+		rl[i] = (struct md_run){LAYOUT_START + (512 + 2 * i) * 4096ull,
+					1, ref_flags[300], ref_mc[300], 0};
+	assert_int_equal(pgstate_add_bits(&a, LAYOUT_START + 512 * 4096ull, &w,
+					  64, ref_flags[300], ref_mc[300]),
+			 0);
+	assert_int_equal(pgstate_add(&b, rl, 32), 0);
+	assert_int_equal(pgstate_end(&a), 0);
+	assert_int_equal(pgstate_end(&b), 0);
+	assert_int_equal(a.npal, 257);
+	assert_int_equal(a.nruns, b.nruns);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.out, b.out, a.len);
+	pgstate_enc_free(&a);
+	pgstate_enc_free(&b);
+	(void)state;
+}
+
 /* The worst layout, every other page present: at most 2 bits per mapped
  * page for the whole file with one or two distinct page states (a
  * presence bit per page, a code bit per present page); four states take
@@ -485,6 +690,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_layouts_round_trip),
 	    cmocka_unit_test(test_mapping_pieces),
+	    cmocka_unit_test(test_pgstate_bits),
+	    cmocka_unit_test(test_pgstate_bits_bounds),
 	    cmocka_unit_test(test_worst_layout_bits),
 	    cmocka_unit_test(test_corrupt_pages),
 	    cmocka_unit_test(test_forked_layout_bits),
