@@ -33,12 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Sort the n keys of c->look by PFN (kpage_keys_sort, through c->look2). */
-static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
-{
-	kpage_keys_sort(c->look, c->look2, n, maxkey, LOOK_IDX_BITS);
-}
-
 /* kpage_keys_read of the n sorted keys of a chunk's look-ups (LOOK_KEY) into
  * dst[page]. */
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
@@ -159,12 +153,12 @@ bool kpage_anon_charged(const struct snapper *s)
  * are (kpage_classify_filled gives them what the file would say, or
  * KF_UNREAD, by what they want). What the pages want is found in one pass
  * in page order (the entries read in order); only when some page wants a
- * file are the keys sorted by PFN (unless they already rise, as the pages
- * of a file read in order often do) and that file read, for the keys
- * that want it listed in c->look2 (or read from c->look when all do, as
- * pages shared after a fork do): exclusive file pages of a clean file
- * want neither, and cost no sort. Returns the files read (enum
- * kpage_file) or -errno. */
+ * file is that file read, for the keys that want it listed in c->look2,
+ * sorted by PFN alone (unless they already rise, as the pages of a file
+ * read in order often do), or c->look sorted when all do (as pages
+ * shared after a fork do): exclusive file pages of a clean file want
+ * neither, and cost no sort. Returns the files read (enum kpage_file) or
+ * -errno. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
@@ -190,21 +184,27 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	}
 	if (!need)
 		return 0;
-	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
-		;
-	if (i < n)
-		look_sort(c, n, maxkey);
 	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
 		const uint64_t *keys = c->look;
 
 		if (!(need & files[f].file))
 			continue;
+		if (want[f] == n)
+			kpage_keys_sort_rising(c->look, c->look2, n, maxkey,
+					       LOOK_IDX_BITS);
 		for (i = m = 0; want[f] < n && i < n; i++) {
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
 			if (kpage_wants(s, c, c->pm[idx]) & files[f].file)
 				c->look2[m++] = c->look[i];
 		}
+		/* those that want it sorted alone, through the array the
+		 * other file is read into after (kflags), or c->look, not
+		 * looked at after the last file's keys were listed */
+		if (want[f] < n)
+			kpage_keys_sort_rising(c->look2,
+					       f ? c->look : c->kflags, m,
+					       maxkey, LOOK_IDX_BITS);
 		if (want[f] < n)
 			keys = c->look2;
 		ret = kpage_read(c, keys, want[f], files[f].fd, files[f].dst);
