@@ -844,11 +844,15 @@ static inline uint64_t bits_key(const struct snapper *s, uint64_t e, uint8_t x,
  * first level cache. One pass over the listed pages sets their bits and
  * compares their keys; false (nothing kept) if the keys differ, the chunk
  * is packed (its pages are not its entries) or runs precede. plain as
- * classify_single's: else (file pages, known clean, whose cgroups are
- * looked up) each page looked up is taken as classify_single takes it
- * (no flags, a mapcount of 1) and its cgroup look-up queued in a second
- * pass, in the same order. Inline: plain is a constant where it is
- * called. */
+ * classify_single's (no page looked up, no cgroup queued: exclusive
+ * anonymous pages but under anon_charged, pages without a PFN (not root:
+ * file pages too), swap entries or zero pages, hugetlb pages with
+ * MD_PG_HUGE). Else (file pages known clean, whose cgroups are looked
+ * up, or exclusive anonymous pages under -G, anon_charged: every page's
+ * charge queued) each page looked up is taken as classify_single takes
+ * it (no flags, a mapcount of 1) and each page's cgroup look-up is
+ * queued in a second pass, in the same order. Inline: plain is a
+ * constant where it is called. */
 static inline __attribute__((always_inline)) bool
 classify_bits(const struct snapper *s, struct snap_ctx *c, struct snap_slot *sl,
 	      uint64_t va, bool plain)
