@@ -728,6 +728,18 @@ class_of(const struct snapper *s, const struct snap_ctx *c, size_t i,
 	 1ull << KPF_HUGE | 1ull << KPF_IDLE | 1ull << KPF_ZERO_PAGE |         \
 	 1ull << KPF_NOPAGE)
 
+/* The key of entry e, scan bits x, that classify_single and
+ * classify_bits class a page by (with KEY_LOOKED for a page looked up
+ * when lk, a read of no file). */
+static inline uint64_t bits_key(const struct snapper *s, uint64_t e, uint8_t x,
+				bool lk)
+{
+	bool looked = lk && s->has_pfn && needs_lookup(e);
+
+	return (e & PM_KEY_MASK) | x | ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
+	       (looked ? KEY_LOOKED : 0);
+}
+
 /* kpage_classify_filled of a chunk of single pages (its entries present
  * or swapped listed by kpage_prepass), each page looked up taking its
  * values from count and flags where it wanted them read (looked_values;
@@ -774,10 +786,8 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 	for (size_t k = 0; k < c->npresent; k++) {
 		size_t i = list[k];
 		uint64_t e = pm[i], o = off ? off[i] : i, a = va + (o << shift);
-		bool looked = !plain && s->has_pfn && needs_lookup(e);
-		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
-			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
-			      (looked ? KEY_LOOKED : 0);
+		uint64_t kk = bits_key(s, e, extra[i], !plain);
+		bool looked = kk & KEY_LOOKED;
 		uint64_t kf = looked ? KF_UNREAD : 0, kc = looked, join;
 
 		if (read && looked) {
@@ -822,17 +832,6 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 	sl->ncg = ncg;
 	sl->present += cnt[PAGE_PRESENT];
 	sl->swapped += cnt[PAGE_SWAPPED];
-}
-
-/* The key of classify_bits of entry e, scan bits x: classify_single's
- * (with KEY_LOOKED for a page looked up when lk, a read of no file). */
-static inline uint64_t bits_key(const struct snapper *s, uint64_t e, uint8_t x,
-				bool lk)
-{
-	bool looked = lk && s->has_pfn && needs_lookup(e);
-
-	return (e & PM_KEY_MASK) | x | ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
-	       (looked ? KEY_LOOKED : 0);
 }
 
 /* classify_single's case with no file read (read false) for a chunk
