@@ -105,6 +105,17 @@ void kpage_keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
 		memcpy(a, src, n * sizeof(*src));
 }
 
+void kpage_keys_sort_rising(uint64_t *a, uint64_t *tmp, size_t n,
+			    uint64_t maxkey, unsigned idx_bits)
+{
+	size_t i;
+
+	for (i = 1; i < n && a[i] >= a[i - 1]; i++)
+		;
+	if (i < n)
+		kpage_keys_sort(a, tmp, n, maxkey, idx_bits);
+}
+
 /* The end of the block of kpage_keys_read that starts at key i of the n keys
  * of look (sorted): past the last key whose PFN is at most KPAGE_GAP
  * after the one before and within nbuf entries of the first. */

@@ -33,12 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Sort the n keys of c->look by PFN (kpage_keys_sort, through c->look2). */
-static void look_sort(struct snap_ctx *c, size_t n, uint64_t maxkey)
-{
-	kpage_keys_sort(c->look, c->look2, n, maxkey, LOOK_IDX_BITS);
-}
-
 /* kpage_keys_read of the n sorted keys of a chunk's look-ups (LOOK_KEY) into
  * dst[page]. */
 static int kpage_read(struct snap_ctx *c, const uint64_t *look, size_t n,
@@ -159,12 +153,12 @@ bool kpage_anon_charged(const struct snapper *s)
  * are (kpage_classify_filled gives them what the file would say, or
  * KF_UNREAD, by what they want). What the pages want is found in one pass
  * in page order (the entries read in order); only when some page wants a
- * file are the keys sorted by PFN (unless they already rise, as the pages
- * of a file read in order often do) and that file read, for the keys
- * that want it listed in c->look2 (or read from c->look when all do, as
- * pages shared after a fork do): exclusive file pages of a clean file
- * want neither, and cost no sort. Returns the files read (enum
- * kpage_file) or -errno. */
+ * file is that file read, for the keys that want it listed in c->look2,
+ * sorted by PFN alone (unless they already rise, as the pages of a file
+ * read in order often do), or c->look sorted when all do (as pages
+ * shared after a fork do): exclusive file pages of a clean file want
+ * neither, and cost no sort. Returns the files read (enum kpage_file) or
+ * -errno. */
 static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 		      uint64_t maxkey)
 {
@@ -190,21 +184,27 @@ static int kpage_fill(const struct snapper *s, struct snap_ctx *c, size_t n,
 	}
 	if (!need)
 		return 0;
-	for (i = 1; i < n && c->look[i] >= c->look[i - 1]; i++)
-		;
-	if (i < n)
-		look_sort(c, n, maxkey);
 	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
 		const uint64_t *keys = c->look;
 
 		if (!(need & files[f].file))
 			continue;
+		if (want[f] == n)
+			kpage_keys_sort_rising(c->look, c->look2, n, maxkey,
+					       LOOK_IDX_BITS);
 		for (i = m = 0; want[f] < n && i < n; i++) {
 			uint32_t idx = LOOK_IDX(c->look[i]);
 
 			if (kpage_wants(s, c, c->pm[idx]) & files[f].file)
 				c->look2[m++] = c->look[i];
 		}
+		/* those that want it sorted alone, through the array the
+		 * other file is read into after (kflags), or c->look, not
+		 * looked at after the last file's keys were listed */
+		if (want[f] < n)
+			kpage_keys_sort_rising(c->look2,
+					       f ? c->look : c->kflags, m,
+					       maxkey, LOOK_IDX_BITS);
 		if (want[f] < n)
 			keys = c->look2;
 		ret = kpage_read(c, keys, want[f], files[f].fd, files[f].dst);
@@ -728,6 +728,18 @@ class_of(const struct snapper *s, const struct snap_ctx *c, size_t i,
 	 1ull << KPF_HUGE | 1ull << KPF_IDLE | 1ull << KPF_ZERO_PAGE |         \
 	 1ull << KPF_NOPAGE)
 
+/* The key of entry e, scan bits x, that classify_single and
+ * classify_bits class a page by (with KEY_LOOKED for a page looked up
+ * when lk, a read of no file). */
+static inline uint64_t bits_key(const struct snapper *s, uint64_t e, uint8_t x,
+				bool lk)
+{
+	bool looked = lk && s->has_pfn && needs_lookup(e);
+
+	return (e & PM_KEY_MASK) | x | ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
+	       (looked ? KEY_LOOKED : 0);
+}
+
 /* kpage_classify_filled of a chunk of single pages (its entries present
  * or swapped listed by kpage_prepass), each page looked up taking its
  * values from count and flags where it wanted them read (looked_values;
@@ -774,10 +786,8 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 	for (size_t k = 0; k < c->npresent; k++) {
 		size_t i = list[k];
 		uint64_t e = pm[i], o = off ? off[i] : i, a = va + (o << shift);
-		bool looked = !plain && s->has_pfn && needs_lookup(e);
-		uint64_t kk = (e & PM_KEY_MASK) | extra[i] |
-			      ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0) |
-			      (looked ? KEY_LOOKED : 0);
+		uint64_t kk = bits_key(s, e, extra[i], !plain);
+		bool looked = kk & KEY_LOOKED;
 		uint64_t kf = looked ? KF_UNREAD : 0, kc = looked, join;
 
 		if (read && looked) {
@@ -824,52 +834,71 @@ classify_single(const struct snapper *s, struct snap_ctx *c,
 	sl->swapped += cnt[PAGE_SWAPPED];
 }
 
-/* classify_single's plain case (no page looked up) for a chunk whose
- * listed pages (present, swapped or the zero page) all have one key, so
- * all one class: exclusive anonymous pages, pages without a PFN (not
- * root: file pages too), swap entries or zero pages, all alike. The
- * chunk's pages as a bitmap in the slot (snap_slot.nbits), not as runs.
- * The run list costs 24 bytes a page written here and read back by the
- * encoder (a quarter of memsz's own CPU on every 4th page of 16 GiB); a
- * bit a page fits in the first level cache. One pass over the listed
- * pages sets their bits and compares their keys; false (nothing kept) if
- * the keys differ, the chunk is packed (its pages are not its entries)
- * or runs precede. */
-static bool classify_bits(const struct snapper *s, struct snap_ctx *c,
-			  struct snap_slot *sl, uint64_t va)
+/* classify_single's case with no file read (read false) for a chunk
+ * whose listed pages (present or swapped) all have one key, so all one
+ * class: the chunk's pages as a bitmap in the slot (snap_slot.nbits), not
+ * as runs. The run list costs 24 bytes a page written here and read back
+ * by the encoder (a quarter of memsz's own CPU on every 4th page of
+ * 16 GiB, ~20% on an 8 GiB file half cached); a bit a page fits in the
+ * first level cache. One pass over the listed pages sets their bits and
+ * compares their keys; false (nothing kept) if the keys differ, the chunk
+ * is packed (its pages are not its entries) or runs precede. plain as
+ * classify_single's (no page looked up, no cgroup queued: exclusive
+ * anonymous pages but under anon_charged, pages without a PFN (not root:
+ * file pages too), swap entries or zero pages, hugetlb pages with
+ * MD_PG_HUGE). Else (file pages known clean, whose cgroups are looked
+ * up, or exclusive anonymous pages under -G, anon_charged: every page's
+ * charge queued) each page looked up is taken as classify_single takes
+ * it (no flags, a mapcount of 1) and each page's cgroup look-up is
+ * queued in a second pass, in the same order. Inline: plain is a
+ * constant where it is called. */
+static inline __attribute__((always_inline)) bool
+classify_bits(const struct snapper *s, struct snap_ctx *c, struct snap_slot *sl,
+	      uint64_t va, bool plain)
 {
 	const uint64_t *pm = c->pm;
 	const uint32_t *list = c->w;
 	const uint8_t *extra = c->extra;
 	uint64_t *bits = sl->bits, key0, diff = 0;
 	enum page_kind kind;
-	size_t i0;
+	size_t i0, ncg;
+	bool looked;
 
 	if (c->packed || !c->npresent || c->nent > CHUNK_PAGES || sl->nruns)
 		return false;
 	memset(bits, 0, (c->nent + 63) / 64 * sizeof(*bits));
 	i0 = list[0];
-	key0 = (pm[i0] & PM_KEY_MASK) | extra[i0] |
-	       ((pm[i0] & PM_PFN_MASK) ? KEY_HAS_PFN : 0);
+	key0 = bits_key(s, pm[i0], extra[i0], !plain);
 	for (size_t k = 0; k < c->npresent; k++) {
 		size_t i = list[k];
-		uint64_t e = pm[i];
 
-		diff |= ((e & PM_KEY_MASK) | extra[i] |
-			 ((e & PM_PFN_MASK) ? KEY_HAS_PFN : 0)) ^
-			key0;
+		diff |= bits_key(s, pm[i], extra[i], !plain) ^ key0;
 		bits[i >> 6] |= (uint64_t)1 << (i & 63);
 	}
 	if (diff)
 		return false;
-	kind = page_class(s, pm[i0], extra[i0], false, 0, 0, &sl->bits_fl,
-			  &sl->bits_mc);
+	looked = key0 & KEY_LOOKED;
+	kind = page_class(s, pm[i0], extra[i0], looked, looked ? KF_UNREAD : 0,
+			  looked, &sl->bits_fl, &sl->bits_mc);
 	sl->nbits = c->nent;
 	sl->bits_va = va;
 	if (kind == PAGE_PRESENT)
 		sl->present += c->npresent;
 	else if (kind == PAGE_SWAPPED)
 		sl->swapped += c->npresent;
+	if (plain || kind != PAGE_PRESENT)
+		return true;
+	ncg = sl->ncg;
+	xgrow(&sl->cg, &sl->cgcap, ncg + c->npresent, sizeof(*sl->cg));
+	for (size_t k = 0; k < c->npresent; k++) {
+		size_t i = list[k];
+		uint64_t e = pm[i];
+
+		sl->cg[ncg] = (struct cg_ref){
+		    e & PM_PFN_MASK, va + ((uint64_t)i << s->page_shift)};
+		ncg += charge_wanted(s, e);
+	}
+	sl->ncg = ncg;
 	return true;
 }
 
@@ -880,7 +909,7 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 	int ret = 0;
 
 	if (!nlook && !c->weighted && !anon_charged(s)) {
-		if (!classify_bits(s, c, sl, va))
+		if (!classify_bits(s, c, sl, va, true))
 			classify_single(s, c, sl, va, NULL, NULL, false, true);
 		return 0;
 	}
@@ -891,7 +920,8 @@ int kpage_classify(const struct snapper *s, struct snap_ctx *c,
 		c->kpage_lookups += nlook;
 	}
 	if (!ret && !c->weighted) {
-		classify_single(s, c, sl, va, NULL, NULL, false, false);
+		if (!classify_bits(s, c, sl, va, false))
+			classify_single(s, c, sl, va, NULL, NULL, false, false);
 		return 0;
 	}
 	if (!c->weighted) {

@@ -127,6 +127,11 @@ static inline uint8_t kpage_wants(const struct snapper *s,
 void kpage_keys_sort(uint64_t *a, uint64_t *tmp, size_t n, uint64_t maxkey,
 		     unsigned idx_bits);
 
+/* kpage_keys_sort, unless the n keys of a rise already (as the pages of a
+ * file read in order often do; maxkey at least the largest). */
+void kpage_keys_sort_rising(uint64_t *a, uint64_t *tmp, size_t n,
+			    uint64_t maxkey, unsigned idx_bits);
+
 /* Read kpage file fd for the n keys of look, sorted by the PFN above
  * their low idx_bits (an index): the entry of each key's PFN into
  * dst[index], one pread per block of nearby PFNs (through gaps up to

@@ -167,7 +167,8 @@ static int task_classify(struct snap_job *j, struct snap_ctx *c, size_t k,
 
 	task_clean(j, c, k, nlook);
 	/* memsz's own pages, before their mapcounts are read (it reads
-	 * c->look in page order, which snap_hold sorts) */
+	 * c->look in page order, as kpage_prepass lists it: kpage_fill may
+	 * sort it later) */
 	observer_task(j->s, c, &j->maps->maps[j->tasks[k].vma], va, nlook);
 	if (hold && snap_hold(j, c, k, va, nlook, maxkey))
 		return 0;

@@ -317,6 +317,7 @@ e2e_tests = tests/t0001-layers.py \
 	tests/t2455-record-launch-sigmask.py \
 	tests/t2456-record-cache-walk-cpu-limit.py \
 	tests/t2457-record-file-dirty-pieces.py \
+	tests/t2458-record-file-charge-bitmap.py \
 	tests/t2459-record-verbose.py \
 	tests/t2462-size-dwarf-sibling.py \
 	tests/t2467-record-partial-kept.py \
