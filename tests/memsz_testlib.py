@@ -1250,3 +1250,72 @@ def eh_frame_fdes(path):
         if m:
             fdes[int(m.group(2), 16)] = int(m.group(1), 16) + 4
     return fdes
+
+
+# --- page-cache and cgroup v1 charge tests (t2315, t2458) ---
+
+
+def start_in_cgroup(script, cg, *args):
+    """python3 -c script args, moved into cg before it goes on."""
+    p = subprocess.Popen([sys.executable, "-c", script, *map(str, args)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+        f.write(str(p.pid))
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    return p
+
+
+def smaps_mapping(pid, path):
+    """(start, end, fields in bytes) of pid's mapping of path."""
+    cur = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$",
+                         line)
+            if m:
+                if cur:
+                    return cur
+                if m[3] == path:
+                    cur = (int(m[1], 16), int(m[2], 16), {})
+                continue
+            m = re.match(r"(\w+):\s+(\d+) kB", line)
+            if cur and m:
+                cur[2][m[1]] = int(m[2]) * 1024
+    return cur
+
+
+def fincore_bytes(path):
+    """The bytes of path in the page cache, as fincore says (None
+    without fincore)."""
+    try:
+        fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", path],
+                            capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    return int(fc.stdout.split()[0]) if fc.returncode == 0 else None
+
+
+def charge_runs(data, start, end):
+    """The SNAP_CHARGE runs of data within [start, end) as merged
+    (vaddr, end, cgroup inode) ranges, in address order."""
+    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data], text=True,
+                         capture_output=True).stdout
+    runs, inrec = [], False
+    for line in out.splitlines():
+        if not line.startswith("    "):
+            inrec = "SNAP_CHARGE" in line
+            continue
+        m = re.match(r"    (0x[0-9a-f]+) (\d+) cgroup (\d+)$", line)
+        if not (inrec and m):
+            continue
+        va, n, cg = int(m[1], 16), int(m[2]), int(m[3])
+        s, e = max(va, start), min(va + n * PAGE, end)
+        if s >= e:
+            continue
+        if runs and runs[-1][1] == s and runs[-1][2] == cg:
+            runs[-1] = (runs[-1][0], e, cg)
+        else:
+            runs.append((s, e, cg))
+    return sorted(runs)

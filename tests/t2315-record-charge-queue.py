@@ -30,7 +30,6 @@ index or a part left unread shows there). `record -p`: the file's row
 has smaps' Rss and B's stripes as CHARGE.
 """
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -86,72 +85,6 @@ sys.stdin.readline()
 """
 
 
-def start(script, cg, *args):
-    """python3 -c script args, moved into cg before it goes on."""
-    p = subprocess.Popen([sys.executable, "-c", script, *map(str, args)],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         text=True)
-    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-        f.write(str(p.pid))
-    p.stdin.write("go\n")
-    p.stdin.flush()
-    return p
-
-
-def smaps_of(pid, path):
-    """(start, end, fields in bytes) of pid's mapping of path."""
-    cur = None
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$",
-                         line)
-            if m:
-                if cur:
-                    return cur
-                if m[3] == path:
-                    cur = (int(m[1], 16), int(m[2], 16), {})
-                continue
-            m = re.match(r"(\w+):\s+(\d+) kB", line)
-            if cur and m:
-                cur[2][m[1]] = int(m[2]) * 1024
-    return cur
-
-
-def cached(path):
-    """The bytes of path in the page cache, as fincore says (None
-    without fincore)."""
-    try:
-        fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", path],
-                            capture_output=True, text=True)
-    except FileNotFoundError:
-        return None
-    return int(fc.stdout.split()[0]) if fc.returncode == 0 else None
-
-
-def charge_runs(data, start, end):
-    """The SNAP_CHARGE runs of data within [start, end) as merged
-    (vaddr, end, cgroup inode) ranges, in address order."""
-    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data], text=True,
-                         capture_output=True).stdout
-    runs, inrec = [], False
-    for line in out.splitlines():
-        if not line.startswith("    "):
-            inrec = "SNAP_CHARGE" in line
-            continue
-        m = re.match(r"    (0x[0-9a-f]+) (\d+) cgroup (\d+)$", line)
-        if not (inrec and m):
-            continue
-        va, n, cg = int(m[1], 16), int(m[2]), int(m[3])
-        s, e = max(va, start), min(va + n * PAGE, end)
-        if s >= e:
-            continue
-        if runs and runs[-1][1] == s and runs[-1][2] == cg:
-            runs[-1] = (runs[-1][0], e, cg)
-        else:
-            runs.append((s, e, cg))
-    return sorted(runs)
-
-
 def merged_stripes(start, n, first):
     """[start + i * STRIPE, ...) for i = first, first + 2, ... < n."""
     return [(start + i * STRIPE, start + (i + 1) * STRIPE)
@@ -176,11 +109,11 @@ def run_size(what, n, shm, a, b, tmp):
     try:
         shmem_a = lib.memcg_stat(a, "shmem")
         shmem_b = lib.memcg_stat(b, "shmem")
-        w = start(WRITER, a, path, STRIPE, n)
+        w = lib.start_in_cgroup(WRITER, a, path, STRIPE, n)
         procs.append(w)
         check(w.stdout.readline().startswith("done") and w.wait() == 0,
               f"{what}: the writer in A wrote the odd stripes")
-        m = start(MAPPER, b, path, STRIPE, n, PAGE)
+        m = lib.start_in_cgroup(MAPPER, b, path, STRIPE, n, PAGE)
         procs.append(m)
         if not m.stdout.readline().startswith("ready"):
             check(False, f"{what}: the recorded process maps the file")
@@ -197,13 +130,13 @@ def run_size(what, n, shm, a, b, tmp):
               lib.memcg_stat(b, "mapped_file") >= paid_b,
               f"{what}: memory.stat mapped_file: A's and B's pages all "
               f"mapped")
-        sm = smaps_of(m.pid, path)
+        sm = lib.smaps_mapping(m.pid, path)
         if not sm:
             check(False, f"{what}: the mapping in /proc/{m.pid}/smaps")
             return
         va, vend, st = sm
         rss = st.get("Rss", 0)
-        res = cached(path)
+        res = lib.fincore_bytes(path)
         check(rss == size and (res is None or res == size),
               f"{what}: smaps Rss {rss} == file size {size} (fincore "
               f"{res})")
@@ -240,7 +173,7 @@ def run_size(what, n, shm, a, b, tmp):
         check(sum(g[1] for g in got) + sum(o[0] for o in own) == rss,
               f"{what}: the two rows make smaps Rss {rss}")
         ino_a = os.stat(a).st_ino
-        runs = charge_runs(data, va, vend)
+        runs = lib.charge_runs(data, va, vend)
         want_runs = [(s, e, ino_a) for s, e in merged_stripes(va, n, 1)]
         bad = [x for x in runs if x not in want_runs] + \
             [x for x in want_runs if x not in runs]

@@ -37,7 +37,6 @@ all, then a skip).
 """
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -83,68 +82,6 @@ sys.stdin.readline()
 """
 
 
-def start(script, cg, *args):
-    """python3 -c script args, moved into cg before it goes on."""
-    p = subprocess.Popen([sys.executable, "-c", script, *map(str, args)],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         text=True)
-    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-        f.write(str(p.pid))
-    p.stdin.write("go\n")
-    p.stdin.flush()
-    return p
-
-
-def smaps_of(pid, path):
-    """(start, end, fields in bytes) of pid's mapping of path."""
-    cur = None
-    with open(f"/proc/{pid}/smaps") as f:
-        for line in f:
-            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$",
-                         line)
-            if m:
-                if cur:
-                    return cur
-                if m[3] == path:
-                    cur = (int(m[1], 16), int(m[2], 16), {})
-                continue
-            m = re.match(r"(\w+):\s+(\d+) kB", line)
-            if cur and m:
-                cur[2][m[1]] = int(m[2]) * 1024
-    return cur
-
-
-def cached(path):
-    """The bytes of path in the page cache, as fincore says."""
-    fc = subprocess.run(["fincore", "-b", "-n", "-o", "RES", path],
-                        capture_output=True, text=True)
-    return int(fc.stdout.split()[0]) if fc.returncode == 0 else None
-
-
-def charge_runs(data, start, end):
-    """The SNAP_CHARGE runs of data within [start, end) as merged
-    (vaddr, end, cgroup inode) ranges, in address order."""
-    out = subprocess.run([MEMSZ, "dump", "-v", "-i", data], text=True,
-                         capture_output=True).stdout
-    runs, inrec = [], False
-    for line in out.splitlines():
-        if not line.startswith("    "):
-            inrec = "SNAP_CHARGE" in line
-            continue
-        m = re.match(r"    (0x[0-9a-f]+) (\d+) cgroup (\d+)$", line)
-        if not (inrec and m):
-            continue
-        va, n, cg = int(m[1], 16), int(m[2]), int(m[3])
-        s, e = max(va, start), min(va + n * PAGE, end)
-        if s >= e:
-            continue
-        if runs and runs[-1][1] == s and runs[-1][2] == cg:
-            runs[-1] = (runs[-1][0], e, cg)
-        else:
-            runs.append((s, e, cg))
-    return sorted(runs)
-
-
 def page_runs(va, pages, ino):
     """The pages (sorted file page numbers) mapped from va as merged
     (vaddr, end, ino) ranges."""
@@ -179,7 +116,7 @@ def write_uncached(path):
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     finally:
         os.close(fd)
-    return cached(path) == 0
+    return lib.fincore_bytes(path) == 0
 
 
 class Disturbed(Exception):
@@ -203,13 +140,13 @@ def records(path, pa, a, b, tmp, m):
     size = NPAGES * PAGE
     a_bytes = len(pa) * PAGE
     b_bytes = size - a_bytes
-    sm = smaps_of(m.pid, path)
+    sm = lib.smaps_mapping(m.pid, path)
     if not sm:
         return [(False, f"the mapping in /proc/{m.pid}/smaps")]
     va, vend, st = sm
     rss = st.get("Rss", 0)
-    res = [(rss == size and cached(path) == size,
-            f"smaps Rss {rss} and fincore {cached(path)} == file size "
+    res = [(rss == size and lib.fincore_bytes(path) == size,
+            f"smaps Rss {rss} and fincore {lib.fincore_bytes(path)} == file size "
             f"{size}")]
     if st.get("FilePmdMapped", 0):
         lib.skip("the file is mapped by huge pages here")
@@ -233,7 +170,7 @@ def records(path, pa, a, b, tmp, m):
                 f"the file's own row: the pages not in P_A, {b_bytes} RSS "
                 f"and CHARGE: {own}"))
     ino_a = os.stat(a).st_ino
-    runs = charge_runs(data, va, vend)
+    runs = lib.charge_runs(data, va, vend)
     want_runs = page_runs(va, pa, ino_a)
     bad = [x for x in runs if x not in want_runs] + \
         [x for x in want_runs if x not in runs]
@@ -262,16 +199,16 @@ def run(d, a, b, tmp):
     pa = pages_of_a()
     if not write_uncached(path):
         lib.skip(f"{path} stays cached after POSIX_FADV_DONTNEED "
-                 f"(fincore {cached(path)})")
+                 f"(fincore {lib.fincore_bytes(path)})")
     procs = []
     try:
         cache_a = lib.memcg_stat(a, "cache")
-        w = start(READER, a, path, PAGE, *pa)
+        w = lib.start_in_cgroup(READER, a, path, PAGE, *pa)
         procs.append(w)
         if not (w.stdout.readline().startswith("done") and w.wait() == 0):
             return [(False, "the reader in A read P_A")]
         a_holds(a, cache_a, pa, "read by A")
-        m = start(MAPPER, b, path, PAGE)
+        m = lib.start_in_cgroup(MAPPER, b, path, PAGE)
         procs.append(m)
         if not m.stdout.readline().startswith("ready"):
             return [(False, "the recorded process maps the file")]
