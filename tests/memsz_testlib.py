@@ -1319,3 +1319,32 @@ def charge_runs(data, start, end):
         else:
             runs.append((s, e, cg))
     return sorted(runs)
+
+
+# --- hand-written DWARF tests (t1309, t2462) ---
+
+
+def run_ok(args, **kw):
+    """subprocess.run(args) with its output captured as text; the test
+    fails if it exits non-zero, or (timeout= given) does not end in
+    time: a hang guard, not a timing check."""
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, **kw)
+    except subprocess.TimeoutExpired:
+        fail("%s did not end within %d s (a loop?)"
+             % (" ".join(args), kw["timeout"]))
+    if r.returncode:
+        fail("%s failed (exit %d): %s" % (" ".join(args), r.returncode,
+                                        r.stderr[-600:]))
+    return r
+
+
+def build_c_asm(tmp, c_text, asm_text):
+    """tmp/prog built by gcc -O1 from tmp/main.c (c_text) and tmp/h.s
+    (asm_text); its path."""
+    for name, text in (("main.c", c_text), ("h.s", asm_text)):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    prog = os.path.join(tmp, "prog")
+    run_ok(["gcc", "-O1", "-o", prog, "main.c", "h.s"], cwd=tmp)
+    return prog

@@ -26,7 +26,6 @@ import csv
 import io
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -115,23 +114,11 @@ ASM = r'''
 WRONG = {"enumidx": 40, "memberidx": 4}
 
 
-def run(args, **kw):
-    r = subprocess.run(args, capture_output=True, text=True, **kw)
-    if r.returncode:
-        lib.fail("%s failed (exit %d): %s" % (" ".join(args), r.returncode,
-                                            r.stderr[-600:]))
-    return r
-
-
 def main():
     if os.uname().machine != "x86_64":
         lib.skip("h.s is x86-64 assembly")
     with tempfile.TemporaryDirectory(prefix="memsz-t1309-") as tmp:
-        for name, text in (("main.c", MAIN), ("h.s", ASM)):
-            with open(os.path.join(tmp, name), "w") as f:
-                f.write(text)
-        prog = os.path.join(tmp, "prog")
-        run(["gcc", "-O1", "-o", prog, "main.c", "h.s"], cwd=tmp)
+        prog = lib.build_c_asm(tmp, MAIN, ASM)
         info = lib.readelf(["-wi"], prog)
         check(re.search(r"DW_AT_lower_bound\s*: \(sdata\) -1\n.*"
                         r"DW_AT_upper_bound\s*: \(sdata\) "
@@ -140,15 +127,15 @@ def main():
               "readelf -wi reads h.s's units (upper bound INT64_MAX, "
               "enumerators)")
         sizes = {}
-        for line in run(["nm", "-S", prog]).stdout.splitlines():
+        for line in lib.run_ok(["nm", "-S", prog]).stdout.splitlines():
             f = line.split()
             if len(f) == 4 and f[3] in ("hostile", "enumidx", "memberidx"):
                 sizes[f[3]] = int(f[1], 16)
         check(len(sizes) == 3, "nm -S sizes the three variables (got %s)"
               % sizes)
-        r = run([MEMSZ, "size", "--no-disasm", "--by",
-                 "compileunits,symbols", "-n", "0", "--format", "csv",
-                 prog])
+        r = lib.run_ok([MEMSZ, "size", "--no-disasm", "--by",
+                     "compileunits,symbols", "-n", "0", "--format", "csv",
+                     prog])
         check("runtime error" not in r.stderr,
               "no undefined behaviour (got %s)" % r.stderr[-300:])
         got = {}

@@ -32,7 +32,6 @@ import ctypes.util
 import io
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -112,18 +111,6 @@ DW_TAG_variable = 0x34
 MEMSZ_TIMEOUT = 120
 
 
-def run(args, **kw):
-    try:
-        r = subprocess.run(args, capture_output=True, text=True, **kw)
-    except subprocess.TimeoutExpired:
-        lib.fail("%s did not end within %d s (a loop?)"
-                 % (" ".join(args), kw["timeout"]))
-    if r.returncode:
-        lib.fail("%s failed (exit %d): %s" % (" ".join(args), r.returncode,
-                                            r.stderr[-600:]))
-    return r
-
-
 def libdw_walk(path):
     """{unit name: [variable names libdw's walk reaches]}."""
     name = ctypes.util.find_library("dw")
@@ -188,11 +175,7 @@ def main():
     if os.uname().machine != "x86_64":
         lib.skip("h.s is x86-64 assembly")
     with tempfile.TemporaryDirectory(prefix="memsz-t2462-") as tmp:
-        for name, text in (("main.c", MAIN), ("h.s", ASM)):
-            with open(os.path.join(tmp, name), "w") as f:
-                f.write(text)
-        prog = os.path.join(tmp, "prog")
-        run(["gcc", "-O1", "-o", prog, "main.c", "h.s"], cwd=tmp)
+        prog = lib.build_c_asm(tmp, MAIN, ASM)
         info = lib.readelf(["-wi"], prog)
         check(all(re.search(r"DW_AT_name\s*: (\(string\) )?%s\s*$" % n, info,
                             re.M)
@@ -203,15 +186,15 @@ def main():
               "libdw's walk reaches seen only (got %s)" % walked)
         unit = {"skipped": "s.c", "seen": "s.c", "after_bad": "b.c"}
         sizes = {}
-        for line in run(["nm", "-S", prog]).stdout.splitlines():
+        for line in lib.run_ok(["nm", "-S", prog]).stdout.splitlines():
             f = line.split()
             if len(f) == 4 and f[3] in NAMES:
                 sizes[f[3]] = int(f[1], 16)
         check(len(sizes) == 3, "nm -S sizes the three variables (got %s)"
               % sizes)
-        r = run([MEMSZ, "size", "--no-disasm", "--by",
-                 "compileunits,symbols", "-n", "0", "--format", "csv",
-                 prog], timeout=MEMSZ_TIMEOUT)
+        r = lib.run_ok([MEMSZ, "size", "--no-disasm", "--by",
+                     "compileunits,symbols", "-n", "0", "--format", "csv",
+                     prog], timeout=MEMSZ_TIMEOUT)
         got = {}
         for row in csv.DictReader(io.StringIO(r.stdout)):
             if row["compileunits"] in ("s.c", "b.c"):
