@@ -594,3 +594,68 @@ bool elf_sym_value(const struct elfimg *img, const char *name, uint64_t *v)
 	}
 	return false;
 }
+
+/* Whether img was linked by Go (its build-id note or build information
+ * section), and where its Go code lies, [*lo, *hi): Go's compiler
+ * addresses data relative to RIP only, also in the position-dependent
+ * executables go build writes, so an immediate or an absolute
+ * displacement in its code is a number (0x4c4b40 is 5 000 000, and fell
+ * inside .gopclntab, which no code addresses). Go's linker brackets its
+ * code with the symbols runtime.text and runtime.etext; C code outside
+ * them (cgo's, or a C program's linked with a Go c-archive) is compiled
+ * as any and keeps its absolute references. Without those symbols
+ * (stripped), all of img's code is taken for Go's. */
+bool elf_go_text(const struct elfimg *img, uint64_t *lo, uint64_t *hi)
+{
+	bool go = false;
+
+	for (size_t i = 0; i < img->nsecs; i++)
+		if (!strcmp(img->secs[i].name, ".note.go.buildid") ||
+		    !strcmp(img->secs[i].name, ".go.buildinfo"))
+			go = true;
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (go && (!elf_sym_value(img, "runtime.text", lo) ||
+		   !elf_sym_value(img, "runtime.etext", hi) || *hi < *lo)) {
+		*lo = 0;
+		*hi = UINT64_MAX;
+	}
+	return go;
+}
+
+/* The index of the first symbol of syms (sorted by start) that starts
+ * after a (n if none). */
+static size_t range_after(const struct elf_range *syms, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The symbol range of syms (sorted by start) holding a, or NULL. */
+const struct elf_range *elf_range_holding(const struct elf_range *syms,
+					  size_t n, uint64_t a)
+{
+	size_t i = range_after(syms, n, a);
+
+	return i && a < syms[i - 1].end ? &syms[i - 1] : NULL;
+}
+
+/* The start of the first symbol of syms (sorted by start) after a, if
+ * below end; else end. Under compileunits the map holds units only, and
+ * the symbols no unit describes still end a reference's range. */
+uint64_t elf_range_next(const struct elf_range *syms, size_t n, uint64_t a,
+			uint64_t end)
+{
+	size_t i = range_after(syms, n, a);
+
+	return i < n && syms[i].start < end ? syms[i].start : end;
+}

@@ -62,4 +62,23 @@ enum sym_where elf_sym_place(const struct elfimg *img,
  * labels? */
 bool elf_sym_type_used(int type, uint64_t size);
 
+/* A symbol's VM range [start, end). */
+struct elf_range {
+	uint64_t start, end;
+};
+
+/* The range of syms (n of them, sorted by start) holding a, or NULL. */
+const struct elf_range *elf_range_holding(const struct elf_range *syms,
+					  size_t n, uint64_t a);
+
+/* The start of the first range of syms (sorted by start) after a, if
+ * below end; else end. */
+uint64_t elf_range_next(const struct elf_range *syms, size_t n, uint64_t a,
+			uint64_t end);
+
+/* Whether img was linked by Go, and where its Go code lies, [*lo, *hi)
+ * (all of it when runtime.text and runtime.etext are missing): see
+ * symtab.c. */
+bool elf_go_text(const struct elfimg *img, uint64_t *lo, uint64_t *hi);
+
 #endif

@@ -17,13 +17,13 @@
  * executable (ET_EXEC) so do a memory operand without base register
  * (SIB base 5 under mod 0, as in "jmp *TABLE(,%rax,8)", or a moffs) and
  * the 32- or 64-bit immediate of a mov ("mov $STRING, %edi"), except in
- * a Go program's own code (go_text()). A target in a loaded non-code section
- * that no label covers yet (string literals, switch tables, constants no symbol
- * describes) starts a range given to the label of the referring instruction
- * (its symbol, compile unit or line): the range runs to the next such target,
- * the next labelled byte, the next symbol or the section's end, whichever comes
- * first (as Bloaty sizes its references). Of several references to one
- * target the first labelled one in address order wins. References from
+ * a Go program's own code (elf_go_text()). A target in a loaded non-code
+ * section that no label covers yet (string literals, switch tables, constants
+ * no symbol describes) starts a range given to the label of the referring
+ * instruction (its symbol, compile unit or line): the range runs to the next
+ * such target, the next labelled byte, the next symbol or the section's end,
+ * whichever comes first (as Bloaty sizes its references). Of several references
+ * to one target the first labelled one in address order wins. References from
  * code no label covers (under compileunits, all code without DWARF) are
  * collected too: they charge nothing but end the ranges before them, so
  * that one unit's reference never runs over data only other code uses.
@@ -672,34 +672,6 @@ static bool stream_join(const struct sweepctx *x, struct stream *st, size_t ns)
 	return true;
 }
 
-/* Whether img was linked by Go (its build-id note or build information
- * section), and where its Go code lies, [*lo, *hi): Go's compiler
- * addresses data relative to RIP only, also in the position-dependent
- * executables go build writes, so an immediate or an absolute
- * displacement in its code is a number (0x4c4b40 is 5 000 000, and fell
- * inside .gopclntab, which no code addresses). Go's linker brackets its
- * code with the symbols runtime.text and runtime.etext; C code outside
- * them (cgo's, or a C program's linked with a Go c-archive) is compiled
- * as any and keeps its absolute references. Without those symbols
- * (stripped), all of img's code is taken for Go's. */
-static bool go_text(const struct elfimg *img, uint64_t *lo, uint64_t *hi)
-{
-	bool go = false;
-
-	for (size_t i = 0; i < img->nsecs; i++)
-		if (!strcmp(img->secs[i].name, ".note.go.buildid") ||
-		    !strcmp(img->secs[i].name, ".go.buildinfo"))
-			go = true;
-	*lo = 0;
-	*hi = UINT64_MAX;
-	if (go && (!elf_sym_value(img, "runtime.text", lo) ||
-		   !elf_sym_value(img, "runtime.etext", hi) || *hi < *lo)) {
-		*lo = 0;
-		*hi = UINT64_MAX;
-	}
-	return go;
-}
-
 /* Decode bytes [from, to) of section s once, absolute references too if
  * abs, and keep the [instruction, target] of each reference into xv's
  * data span in sink, in code order.
@@ -738,7 +710,7 @@ static void sweep_part(struct elfimg *img, const ZydisDecoder *dec,
 
 /* Decode section s into sink: in a position-dependent executable
  * (ET_EXEC) with absolute references, but for Go's code, [golo, gohi)
- * if go (go_text()), which is swept without. */
+ * if go (elf_go_text()), which is swept without. */
 static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		  const struct elf_section *s, const struct xrefvec *xv,
 		  struct refsink *sink, bool go, uint64_t golo, uint64_t gohi)
@@ -760,43 +732,6 @@ static void sweep(struct elfimg *img, const ZydisDecoder *dec,
 		sweep_part(img, dec, s, xv, sink, a, b, false);
 	if (b < s->size)
 		sweep_part(img, dec, s, xv, sink, b, s->size, true);
-}
-
-/* The index of the first symbol of syms (sorted by start) that starts
- * after a (n if none). */
-static size_t sym_after(const struct elf_range *syms, size_t n, uint64_t a)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The symbol range of syms (sorted by start) holding a, or NULL. */
-static const struct elf_range *sym_holding(const struct elf_range *syms,
-					   size_t n, uint64_t a)
-{
-	size_t i = sym_after(syms, n, a);
-
-	return i && a < syms[i - 1].end ? &syms[i - 1] : NULL;
-}
-
-/* The start of the first symbol of syms (sorted by start) after a, if
- * below end; else end. Under compileunits the map holds units only, and
- * the symbols no unit describes still end a reference's range. */
-static uint64_t next_sym_start(const struct elf_range *syms, size_t n,
-			       uint64_t a, uint64_t end)
-{
-	size_t i = sym_after(syms, n, a);
-
-	return i < n && syms[i].start < end ? syms[i].start : end;
 }
 
 /* Is s a section of code the sweep decodes? */
@@ -830,7 +765,7 @@ static int sweep_all(struct elfimg *img, const struct xrefvec *xv,
 	pv->xref_code_base = lo;
 	pv->xref_data_base = xv->lo;
 	sink->compact = hi - lo <= UINT32_MAX && xv->hi - xv->lo <= UINT32_MAX;
-	go = go_text(img, &golo, &gohi);
+	go = elf_go_text(img, &golo, &gohi);
 	for (size_t i = 1; i < img->nsecs; i++)
 		if (is_code(&img->secs[i]))
 			sweep(img, &dec, &img->secs[i], xv, sink, go, golo,
@@ -903,7 +838,7 @@ static uint64_t target_end(const struct elfimg *img, const struct rmap_entry *e,
 		(*k)++;
 	if (*k < ne && e[*k].start < end)
 		end = e[*k].start;
-	return next_sym_start(syms, nsyms, xv->v[i].target, end);
+	return elf_range_next(syms, nsyms, xv->v[i].target, end);
 }
 
 /* Give [start, end) to label in out (VM, and file through cur, a cursor
@@ -973,7 +908,7 @@ int elf_xrefs_add(struct elfimg *img, struct dualmap *base, struct dualmap *out,
 
 		if (i && xv.v[i].target == xv.v[i - 1].target)
 			continue;
-		sym = sym_holding(syms, nsyms, xv.v[i].target);
+		sym = elf_range_holding(syms, nsyms, xv.v[i].target);
 		if (!sym) {
 			/* the first labelled code to address it */
 			label = first_referrer(&xv, i, xv.v[i].target + 1);

@@ -4,11 +4,7 @@
 #define MEMSZ_ELF_XREFS_H
 
 #include "elf/elfimg.h"
-
-/* A symbol's VM range [start, end). */
-struct elf_range {
-	uint64_t start, end;
-};
+#include "elf/symtab.h"
 
 /* When img is x86-64 (callers ask only with elf_map_opts.disasm): disassemble
  * its code and give each unlabelled data range that an instruction
