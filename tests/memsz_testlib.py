@@ -1081,6 +1081,66 @@ def remove_cgroup(cg, what=None):
         print("# " + str(e))
 
 
+def memory_cgroup_root(v1=False):
+    """Where memsz's tests make memory cgroups: cgroup v1's memory
+    hierarchy (V1_MEMORY), else (unless v1: a test of v1's charging) a
+    cgroup2 hierarchy whose root hands the memory controller down; None
+    where neither is."""
+    if os.path.exists(os.path.join(V1_MEMORY, "memory.usage_in_bytes")):
+        return V1_MEMORY
+    root = None if v1 else cgroup2_mount()
+    try:
+        with open(os.path.join(root, "cgroup.subtree_control")) as f:
+            return root if "memory" in f.read().split() else None
+    except (OSError, TypeError):
+        return None
+
+
+def cgroup_kill(cg):
+    """SIGKILL to every process still in the cgroup directory cg (one a
+    test left there, or that escaped its clean-up)."""
+    try:
+        with open(os.path.join(cg, "cgroup.procs")) as f:
+            pids = [int(x) for x in f.read().split()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@contextlib.contextmanager
+def memory_cgroups(tag, *names, v1=False):
+    """New memory cgroups memsz-TAG-PID-NAME, one per name (one
+    memsz-TAG-PID without names), under memory_cgroup_root(v1): a skip
+    where there is none. Yields their paths, in names' order; on leaving,
+    even on a failure or a skip, kills what is still in them (cgroup_kill),
+    removes them (remove_cgroup) and, unless the body raised, checks that
+    they are gone."""
+    root = memory_cgroup_root(v1)
+    if root is None:
+        skip("no cgroup v1 memory hierarchy at " + V1_MEMORY if v1 else
+             "no memory cgroup hierarchy (cgroup v1 memory, or cgroup2 "
+             "with +memory)")
+    base = os.path.join(root, "memsz-%s-%d" % (tag, os.getpid()))
+    paths = ["%s-%s" % (base, n) for n in names] or [base]
+    made = []
+    try:
+        for cg in paths:
+            os.mkdir(cg)
+            made.append(cg)
+        yield paths
+    finally:
+        for cg in made:
+            cgroup_kill(cg)
+            remove_cgroup(cg)
+    check(not any(os.path.exists(cg) for cg in paths),
+          "cgroup%s %s removed" % ("s" if len(paths) > 1 else "",
+                                   " and ".join(paths)))
+
+
 @contextlib.contextmanager
 def cat_in_cgroup(tag):
     """A new cgroup memsz-TAG-PID (make_cgroup: cgroup2 first, else the
