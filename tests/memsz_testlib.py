@@ -441,6 +441,28 @@ def nm_sizes(obj, names=None):
             if len(f) == 4 and (names is None or f[3] in names)}
 
 
+def check_unit_symbols(obj, tag, named, dwarf_read=False):
+    """The checks of a relocatable object's one unit a.c (t1192, t1194,
+    t1195, t1197), tag naming it: readelf -wi names the unit a.c; its
+    size_rows(--by compileunits,sections,symbols) (with dwarf_read: and
+    memsz says nothing of DWARF not read) hold each symbol of named at
+    the size nm -S gives it. Returns those rows and {symbol: VM SIZE} of
+    the unit (unit_code_vm)."""
+    want = dwarf_unit_name(obj)
+    check(want == "a.c", f"{tag}: readelf -wi names the unit a.c ({want})")
+    rows, err = size_rows(obj, "compileunits,sections,symbols")
+    if dwarf_read:
+        check("DWARF not read" not in err,
+              f"{tag}: DWARF read ({err.strip()[-200:]})")
+    got = unit_code_vm(rows, want)
+    sizes = nm_sizes(obj, named)
+    check(len(sizes) == len(named) and
+          all(got.get(s) == n for s, n in sizes.items()),
+          f"{tag}: the unit holds each symbol nm -S sizes, at its size "
+          f"({sizes} vs {got})")
+    return rows, got
+
+
 def _pb_varint(b, i):
     v = s = 0
     while True:
