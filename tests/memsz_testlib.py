@@ -1164,6 +1164,30 @@ def memory_cgroups(tag, *names, v1=False):
 
 
 @contextlib.contextmanager
+def swap_file(d, name, mib):
+    """A swap file d/NAME of mib MiB, turned on (a skip where that cannot
+    be done). Yields its path; on leaving, even on a failure, turns it off
+    and checks that swapoff exits 0 (d's owner removes the file)."""
+    path = os.path.join(d, name)
+    try:
+        subprocess.run(["fallocate", "-l", f"{mib}M", path], check=True,
+                       capture_output=True)
+        os.chmod(path, 0o600)
+        subprocess.run(["mkswap", path], check=True, capture_output=True)
+        r = subprocess.run(["swapon", path], capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        skip(f"cannot make a swap file in {d}: {e}")
+    if r.returncode:
+        skip(f"swapon {path} failed: {r.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        r = subprocess.run(["swapoff", path], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"swapoff {path}: {r.stderr.strip()}")
+
+
+@contextlib.contextmanager
 def cat_in_cgroup(tag):
     """A new cgroup memsz-TAG-PID (make_cgroup: cgroup2 first, else the
     v1 memory controller; a skip if neither) holding one process, a `cat`
