@@ -697,6 +697,21 @@ def smaps_vmas(pid):
     return vmas
 
 
+def smaps_inode_rss(pid, ino):
+    """smaps' Rss (bytes) of pid's mappings of inode ino, summed; None
+    where it maps none (a file whose name has a newline is found by its
+    inode, not its name)."""
+    rss, cur = None, False
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            p = line.split()
+            if p and "-" in p[0] and not p[0].endswith(":"):
+                cur = len(p) > 4 and p[4] == str(ino)
+            elif cur and p and p[0] == "Rss:":
+                rss = (rss or 0) + int(p[1]) * 1024
+    return rss
+
+
 def smaps_rollup(pid):
     """The "kB" fields of /proc/PID/smaps_rollup in bytes ("Rss", "Pss",
     ...); {} for a process without user memory (a kernel thread); None if
